@@ -1,0 +1,75 @@
+# loopwork — build, run and test.
+#
+#   make run        build and start the server (starts a private PostgreSQL under .data/ when DATABASE_URL is unset)
+#   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
+#   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything)
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+GO        ?= go
+BIN       := bin/loopwork
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS   := -X github.com/loopwork/loopwork/internal/buildinfo.Version=$(VERSION)
+OAPI      := $(GO) run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
+DATA      := .data
+SPECTRAL  := @stoplight/spectral-cli@6.16.3
+SWAGGER_UI_VERSION := 5.35.0
+REDOC_VERSION      := 3.0.1
+
+.PHONY: build run test test-short bench generate generate-check spec-check spec-lint lint db-start db-stop docs-assets clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
+
+run: build
+	@./internal/tools/run.sh $(BIN) $(DATA)
+
+test:
+	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./...
+
+bench:
+	./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
+
+generate:
+	$(GO) run ./internal/tools/specbundle -out gen
+	$(OAPI) -config openapi/v1/oapi-codegen.yaml gen/v1api/openapi.json
+	$(OAPI) -config openapi/api/oapi-codegen.yaml gen/platformapi/openapi.json
+	$(GO) run ./internal/tools/stubgen -in gen/v1api/v1api.gen.go -out gen/v1api/unimplemented.gen.go
+	$(GO) run ./internal/tools/stubgen -in gen/platformapi/platformapi.gen.go -out gen/platformapi/unimplemented.gen.go
+
+# generate-check fails when the committed gen/ is not what `make generate` produces.
+generate-check: generate
+	@git diff --exit-code --stat -- gen/ || { echo "gen/ is stale: run make generate and commit the result"; exit 1; }
+	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/; echo "gen/ has untracked files: run make generate and commit"; exit 1; }
+
+# spec-check validates the contracts and compiles code generated from them, without touching gen/.
+spec-check:
+	./internal/tools/spec-check.sh
+
+# spec-lint runs Spectral's OpenAPI ruleset over all three served documents; errors fail, warnings are shown.
+spec-lint: generate
+	@printf 'extends: ["spectral:oas"]\n' > $(DATA)/.spectral.yaml 2>/dev/null || { mkdir -p $(DATA) && printf 'extends: ["spectral:oas"]\n' > $(DATA)/.spectral.yaml; }
+	npx --yes $(SPECTRAL) lint --ruleset $(DATA)/.spectral.yaml --fail-severity error \
+		gen/platformapi/openapi.json gen/v1api/openapi.json gen/v1api/swagger.json
+
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+
+db-start:
+	@./internal/tools/pg.sh start $(DATA)/pg dev
+
+db-stop:
+	@./internal/tools/pg.sh stop $(DATA)/pg
+
+# docs-assets refreshes the Swagger UI and ReDoc files the server embeds (pinned versions above).
+docs-assets:
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent swagger-ui-dist@$(SWAGGER_UI_VERSION) redoc@$(REDOC_VERSION) >/dev/null && \
+	  mkdir s r && tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz -C s && tar xzf redoc-$(REDOC_VERSION).tgz -C r && \
+	  cd - >/dev/null && d=internal/httpx/docsassets && \
+	  cp $$tmp/s/package/{swagger-ui-bundle.js,swagger-ui-standalone-preset.js,swagger-ui.css,favicon-32x32.png} $$d/ && \
+	  cp $$tmp/s/package/LICENSE $$d/swagger-ui.LICENSE && cp $$tmp/r/package/bundles/redoc.standalone.js $$d/ && \
+	  cp $$tmp/r/package/LICENSE $$d/redoc.LICENSE && rm -rf $$tmp && echo "docs assets refreshed"
+
+clean:
+	rm -rf bin

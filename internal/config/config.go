@@ -1,0 +1,156 @@
+// Package config holds loopwork's whole configuration in one documented struct.
+//
+// Only cmd/ reads the environment (FromEnv); packages receive the values they need. Every setting has a
+// default that works for local development, and Validate names the setting that is wrong.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is every setting of the server. The env tag names the environment variable that sets it.
+type Config struct {
+	// DatabaseURL is the PostgreSQL connection string (required for serve and migrate).
+	DatabaseURL string `env:"DATABASE_URL"`
+	// Addr is the listen address of the HTTP server.
+	Addr string `env:"LOOPWORK_ADDR" default:"127.0.0.1:8080"`
+	// PublicURL is the externally visible base URL, used in links the server hands out. Empty means
+	// "derive from the request".
+	PublicURL string `env:"LOOPWORK_PUBLIC_URL"`
+	// Migrate runs pending migrations when serve starts.
+	Migrate bool `env:"LOOPWORK_MIGRATE" default:"true"`
+	// LogLevel is debug, info, warn or error.
+	LogLevel string `env:"LOOPWORK_LOG_LEVEL" default:"info"`
+	// LogFormat is json or text.
+	LogFormat string `env:"LOOPWORK_LOG_FORMAT" default:"json"`
+	// BodyLimit is the largest request body accepted on ordinary routes (bytes, or with K/M/G suffix).
+	BodyLimit string `env:"LOOPWORK_BODY_LIMIT" default:"10M"`
+	// CORSOrigins is a comma-separated list of allowed browser origins; * allows any.
+	CORSOrigins string `env:"LOOPWORK_CORS_ORIGINS" default:"*"`
+	// ReadHeaderTimeout, ReadTimeout, WriteTimeout and IdleTimeout bound slow clients.
+	ReadHeaderTimeout time.Duration `env:"LOOPWORK_READ_HEADER_TIMEOUT" default:"10s"`
+	ReadTimeout       time.Duration `env:"LOOPWORK_READ_TIMEOUT" default:"60s"`
+	WriteTimeout      time.Duration `env:"LOOPWORK_WRITE_TIMEOUT" default:"60s"`
+	IdleTimeout       time.Duration `env:"LOOPWORK_IDLE_TIMEOUT" default:"120s"`
+	// ShutdownTimeout is how long in-flight requests get to finish after SIGTERM.
+	ShutdownTimeout time.Duration `env:"LOOPWORK_SHUTDOWN_TIMEOUT" default:"20s"`
+	// DBMaxOpenConns, DBMaxIdleConns and DBConnMaxLifetime size the connection pool.
+	DBMaxOpenConns    int           `env:"LOOPWORK_DB_MAX_OPEN_CONNS" default:"25"`
+	DBMaxIdleConns    int           `env:"LOOPWORK_DB_MAX_IDLE_CONNS" default:"25"`
+	DBConnMaxLifetime time.Duration `env:"LOOPWORK_DB_CONN_MAX_LIFETIME" default:"30m"`
+	// ReadinessTimeout bounds each readiness check.
+	ReadinessTimeout time.Duration `env:"LOOPWORK_READINESS_TIMEOUT" default:"2s"`
+}
+
+// Setting describes one configuration entry, for the README table and error messages.
+type Setting struct {
+	Env, Default string
+}
+
+// FromEnv builds a Config from defaults overridden by the environment (getenv is os.Getenv in cmd/).
+func FromEnv(getenv func(string) string) (Config, error) {
+	var c Config
+	var errs []error
+	for _, f := range fields(&c) {
+		raw := getenv(f.env)
+		if raw == "" {
+			raw = f.def
+		}
+		if err := f.set(raw); err != nil {
+			errs = append(errs, fmt.Errorf("%s=%q: %w", f.env, raw, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// Validate checks the values together; the message names the setting that is wrong.
+func (c Config) Validate() error {
+	var errs []error
+	if c.DatabaseURL != "" {
+		if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			errs = append(errs, errors.New("DATABASE_URL: must be a postgres:// or postgresql:// URL"))
+		}
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("LOOPWORK_ADDR=%q: must be host:port: %v", c.Addr, err))
+	}
+	if c.PublicURL != "" {
+		if u, err := url.Parse(c.PublicURL); err != nil || u.Scheme == "" || u.Host == "" {
+			errs = append(errs, fmt.Errorf("LOOPWORK_PUBLIC_URL=%q: must be an absolute URL", c.PublicURL))
+		}
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("LOOPWORK_LOG_LEVEL=%q: must be debug, info, warn or error", c.LogLevel))
+	}
+	switch c.LogFormat {
+	case "json", "text":
+	default:
+		errs = append(errs, fmt.Errorf("LOOPWORK_LOG_FORMAT=%q: must be json or text", c.LogFormat))
+	}
+	if n, err := ParseBytes(c.BodyLimit); err != nil || n <= 0 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_BODY_LIMIT=%q: must be a positive size such as 10M", c.BodyLimit))
+	}
+	if c.DBMaxOpenConns < 1 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_DB_MAX_OPEN_CONNS=%d: must be at least 1", c.DBMaxOpenConns))
+	}
+	if c.DBMaxIdleConns < 0 || c.DBMaxIdleConns > c.DBMaxOpenConns {
+		errs = append(errs, fmt.Errorf("LOOPWORK_DB_MAX_IDLE_CONNS=%d: must be between 0 and LOOPWORK_DB_MAX_OPEN_CONNS", c.DBMaxIdleConns))
+	}
+	for _, d := range []struct {
+		env string
+		v   time.Duration
+	}{
+		{"LOOPWORK_READ_HEADER_TIMEOUT", c.ReadHeaderTimeout}, {"LOOPWORK_READ_TIMEOUT", c.ReadTimeout},
+		{"LOOPWORK_WRITE_TIMEOUT", c.WriteTimeout}, {"LOOPWORK_IDLE_TIMEOUT", c.IdleTimeout},
+		{"LOOPWORK_SHUTDOWN_TIMEOUT", c.ShutdownTimeout}, {"LOOPWORK_READINESS_TIMEOUT", c.ReadinessTimeout},
+	} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s=%s: must be positive", d.env, d.v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// RequireDatabase reports the missing DATABASE_URL for commands that need it.
+func (c Config) RequireDatabase() error {
+	if c.DatabaseURL == "" {
+		return errors.New("DATABASE_URL: not set (for example postgres://user@127.0.0.1:5432/loopwork?sslmode=disable)")
+	}
+	return nil
+}
+
+// BodyLimitBytes is BodyLimit in bytes; Validate guarantees it parses.
+func (c Config) BodyLimitBytes() int64 {
+	n, _ := ParseBytes(c.BodyLimit)
+	return n
+}
+
+// ParseBytes reads sizes such as 512, 64K, 10M or 1G (powers of 1024).
+func ParseBytes(s string) (int64, error) {
+	s = strings.TrimSpace(strings.ToUpper(s))
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "K"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "K")
+	case strings.HasSuffix(s, "M"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "M")
+	case strings.HasSuffix(s, "G"):
+		mult, s = 1<<30, strings.TrimSuffix(s, "G")
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("not a size: %w", err)
+	}
+	return n * mult, nil
+}

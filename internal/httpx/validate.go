@@ -1,0 +1,249 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/labstack/echo/v4"
+	echomw "github.com/oapi-codegen/echo-middleware"
+)
+
+func init() {
+	// kin-openapi checks only date and date-time out of the box; ids and e-mails must be refused at the
+	// door too, so that a malformed id is a 4xx and never reaches SQL.
+	openapi3.DefineStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(
+		`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`))
+	openapi3.DefineStringFormatValidator("email", openapi3.NewRegexpFormatValidator(
+		`^[^@\s]+@[^@\s]+\.[^@\s]+$`))
+}
+
+// ValidationStyle says how an interface reports request-validation failures.
+type ValidationStyle int
+
+const (
+	// Style422 answers 422 HTTPValidationError {detail: [...]} (the /api interface).
+	Style422 ValidationStyle = iota
+	// Style400 answers 400 ErrorResponse with the items in error.details (the /v1 interface).
+	Style400
+)
+
+// Authenticator checks one security requirement of an operation; it may store the principal on the
+// echo context (echomw.GetEchoContext(ctx)). Errors it returns are sent as they are when they are *Error.
+type Authenticator func(ctx context.Context, in *openapi3filter.AuthenticationInput) error
+
+// LoadSpec parses an embedded contract.
+func LoadSpec(data []byte) (*openapi3.T, error) {
+	loader := openapi3.NewLoader()
+	doc, err := loader.LoadFromData(data)
+	if err != nil {
+		return nil, err
+	}
+	return doc, doc.Validate(loader.Context)
+}
+
+// Validator returns the request-validation middleware of one interface. It checks authentication
+// first, so an anonymous caller learns nothing about the shape of a request it may not make.
+func Validator(spec *openapi3.T, style ValidationStyle, auth Authenticator) echo.MiddlewareFunc {
+	toHTTP := func(e *Error) *echo.HTTPError {
+		return &echo.HTTPError{Code: e.Status, Message: e.Message, Internal: e}
+	}
+	return echomw.OapiRequestValidatorWithOptions(spec, &echomw.Options{
+		DoNotValidateServers:  true,
+		SilenceServersWarning: true,
+		Options: openapi3filter.Options{
+			MultiError:         true,
+			AuthenticationFunc: openapi3filter.AuthenticationFunc(auth),
+		},
+		MultiErrorHandler: func(me openapi3.MultiError) *echo.HTTPError {
+			return toHTTP(validationError(me, style))
+		},
+		ErrorHandler: func(_ echo.Context, he *echo.HTTPError) error {
+			var e *Error
+			if errors.As(he.Internal, &e) {
+				return e
+			}
+			if he.Internal != nil {
+				return validationError(openapi3.MultiError{he.Internal}, style)
+			}
+			return he
+		},
+	})
+}
+
+// validationError turns the validator's findings into one response. A failed security requirement
+// wins over everything else.
+func validationError(me openapi3.MultiError, style ValidationStyle) *Error {
+	var items []ValidationItem
+	var authErr error
+	var walk func(err error)
+	walk = func(err error) {
+		var multi openapi3.MultiError
+		var sec *openapi3filter.SecurityRequirementsError
+		var req *openapi3filter.RequestError
+		switch {
+		case errors.As(err, &sec):
+			if authErr == nil {
+				authErr = securityError(sec)
+			}
+		case errors.As(err, &multi):
+			for _, e := range multi {
+				walk(e)
+			}
+		case errors.As(err, &req):
+			items = append(items, requestItems(req)...)
+		default:
+			items = append(items, ValidationItem{Loc: []any{"request"}, Msg: err.Error(), Type: "invalid"})
+		}
+	}
+	for _, err := range me {
+		walk(err)
+	}
+	if authErr != nil {
+		var e *Error
+		if errors.As(authErr, &e) {
+			return e
+		}
+		return &Error{Status: http.StatusUnauthorized, Code: "unauthorized", Message: "missing or invalid credentials", Internal: authErr}
+	}
+	if style == Style422 {
+		return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: summary(items), Validation: items}
+	}
+	return &Error{Status: http.StatusBadRequest, Code: "validation_failed", Message: summary(items), Details: items}
+}
+
+func securityError(sec *openapi3filter.SecurityRequirementsError) error {
+	for _, err := range sec.Errors {
+		var e *Error
+		if errors.As(err, &e) {
+			return e
+		}
+	}
+	if len(sec.Errors) > 0 {
+		return sec.Errors[0]
+	}
+	return sec
+}
+
+// summary is the one-line message: the first problem, and how many more there are.
+func summary(items []ValidationItem) string {
+	if len(items) == 0 {
+		return "the request is not valid"
+	}
+	first := items[0]
+	parts := make([]string, len(first.Loc))
+	for i, l := range first.Loc {
+		parts[i] = fmt.Sprint(l)
+	}
+	msg := fmt.Sprintf("%s: %s", strings.Join(parts, "."), first.Msg)
+	if len(items) > 1 {
+		msg += fmt.Sprintf(" (and %d more problems)", len(items)-1)
+	}
+	return msg
+}
+
+func requestItems(req *openapi3filter.RequestError) []ValidationItem {
+	var base []any
+	switch {
+	case req.Parameter != nil:
+		base = []any{req.Parameter.In, req.Parameter.Name}
+	case req.RequestBody != nil:
+		base = []any{"body"}
+	default:
+		base = []any{"request"}
+	}
+	var out []ValidationItem
+	var add func(err error)
+	add = func(err error) {
+		var multi openapi3.MultiError
+		var se *openapi3.SchemaError
+		var pe *openapi3filter.ParseError
+		switch {
+		case err == nil:
+			msg := req.Reason
+			if msg == "" {
+				msg = "invalid value"
+			}
+			out = append(out, ValidationItem{Loc: base, Msg: msg, Type: "invalid"})
+		case errors.As(err, &multi):
+			for _, e := range multi {
+				add(e)
+			}
+		case errors.Is(err, openapi3filter.ErrInvalidRequired):
+			out = append(out, ValidationItem{Loc: base, Msg: "is required", Type: "missing"})
+		case errors.As(err, &se):
+			loc := append([]any{}, base...)
+			for _, p := range se.JSONPointer() {
+				loc = append(loc, p)
+			}
+			out = append(out, ValidationItem{Loc: loc, Msg: se.Reason, Type: schemaErrorType(se), Input: inputOf(se)})
+		case errors.As(err, &pe):
+			loc := append([]any{}, base...)
+			for _, p := range pe.Path() {
+				loc = append(loc, p)
+			}
+			out = append(out, ValidationItem{Loc: loc, Msg: pe.Error(), Type: "parsing", Input: pe.Value})
+		default:
+			msg := req.Reason
+			if msg == "" {
+				msg = err.Error()
+			} else if !strings.Contains(msg, err.Error()) {
+				msg += ": " + err.Error()
+			}
+			out = append(out, ValidationItem{Loc: base, Msg: msg, Type: "invalid"})
+		}
+	}
+	add(req.Err)
+	return out
+}
+
+// inputOf returns the offending value when it is small enough to echo back usefully.
+func inputOf(se *openapi3.SchemaError) any {
+	switch v := se.Value.(type) {
+	case map[string]any, []any:
+		return nil
+	case string:
+		if len(v) > 200 {
+			return v[:200] + "…"
+		}
+		return v
+	default:
+		return v
+	}
+}
+
+func schemaErrorType(se *openapi3.SchemaError) string {
+	switch se.SchemaField {
+	case "required":
+		return "missing"
+	case "maxLength":
+		return "string_too_long"
+	case "minLength":
+		return "string_too_short"
+	case "maxItems":
+		return "too_long"
+	case "minItems":
+		return "too_short"
+	case "maximum", "exclusiveMaximum":
+		return "less_than_equal"
+	case "minimum", "exclusiveMinimum":
+		return "greater_than_equal"
+	case "enum":
+		return "enum"
+	case "pattern":
+		return "string_pattern_mismatch"
+	case "format":
+		return "format"
+	case "type":
+		return "type_error"
+	case "additionalProperties":
+		return "extra_forbidden"
+	case "":
+		return "invalid"
+	}
+	return se.SchemaField
+}
