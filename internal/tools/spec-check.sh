@@ -18,7 +18,7 @@ for iface in v1api platformapi; do
   fi
 done
 # Compile the generated packages as part of a copy of this module, so imports resolve from go.sum.
-mkdir -p "$work/mod"
+mkdir -p "$work/mod" "$work/gen"
 cp go.mod go.sum "$work/mod/"
 cp -r "$work/gen" "$work/mod/gen"
 (cd "$work/mod" && GOFLAGS=-mod=mod go build ./gen/... ) || status=1

@@ -74,7 +74,7 @@ func bundleAPI(dir, outDir string) error {
 	sort.Strings(files)
 	var errs []error
 	for _, f := range files {
-		if filepath.Base(f) == "openapi.yaml" {
+		if base := filepath.Base(f); base == "openapi.yaml" || base == "oapi-codegen.yaml" {
 			continue
 		}
 		part, err := readYAML(f)
