@@ -66,7 +66,7 @@ db-stop:
 docs-assets:
 	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent swagger-ui-dist@$(SWAGGER_UI_VERSION) redoc@$(REDOC_VERSION) >/dev/null && \
 	  mkdir s r && tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz -C s && tar xzf redoc-$(REDOC_VERSION).tgz -C r && \
-	  cd - >/dev/null && d=internal/httpx/docsassets && \
+	  cd - >/dev/null && d=internal/platform/docs/assets && \
 	  cp $$tmp/s/package/{swagger-ui-bundle.js,swagger-ui-standalone-preset.js,swagger-ui.css,favicon-32x32.png} $$d/ && \
 	  cp $$tmp/s/package/LICENSE $$d/swagger-ui.LICENSE && cp $$tmp/r/package/bundles/redoc.standalone.js $$d/ && \
 	  cp $$tmp/r/package/LICENSE $$d/redoc.LICENSE && rm -rf $$tmp && echo "docs assets refreshed"

@@ -85,17 +85,18 @@ func validationError(me openapi3.MultiError, style ValidationStyle) *Error {
 		var multi openapi3.MultiError
 		var sec *openapi3filter.SecurityRequirementsError
 		var req *openapi3filter.RequestError
+		// A RequestError unwraps to the MultiError of its findings, so it is matched before MultiError.
 		switch {
 		case errors.As(err, &sec):
 			if authErr == nil {
 				authErr = securityError(sec)
 			}
+		case errors.As(err, &req):
+			items = append(items, requestItems(req)...)
 		case errors.As(err, &multi):
 			for _, e := range multi {
 				walk(e)
 			}
-		case errors.As(err, &req):
-			items = append(items, requestItems(req)...)
 		default:
 			items = append(items, ValidationItem{Loc: []any{"request"}, Msg: err.Error(), Type: "invalid"})
 		}
@@ -180,7 +181,7 @@ func requestItems(req *openapi3filter.RequestError) []ValidationItem {
 			for _, p := range se.JSONPointer() {
 				loc = append(loc, p)
 			}
-			out = append(out, ValidationItem{Loc: loc, Msg: se.Reason, Type: schemaErrorType(se), Input: inputOf(se)})
+			out = append(out, ValidationItem{Loc: loc, Msg: schemaErrorMessage(se), Type: schemaErrorType(se), Input: inputOf(se)})
 		case errors.As(err, &pe):
 			loc := append([]any{}, base...)
 			for _, p := range pe.Path() {
@@ -246,4 +247,22 @@ func schemaErrorType(se *openapi3.SchemaError) string {
 		return "invalid"
 	}
 	return se.SchemaField
+}
+
+// formatHints replace kin-openapi's regular-expression dumps with what a caller can act on.
+var formatHints = map[string]string{
+	"uuid":      "must be a UUID such as 5b0c9b9e-3c1d-4c55-9a52-9c3e2a7f5d11",
+	"date-time": "must be an RFC 3339 date-time such as 2026-01-31T15:04:05Z",
+	"date":      "must be a date such as 2026-01-31",
+	"email":     "must be an e-mail address",
+	"uri":       "must be an absolute URI",
+}
+
+func schemaErrorMessage(se *openapi3.SchemaError) string {
+	if se.SchemaField == "format" && se.Schema != nil {
+		if hint, ok := formatHints[se.Schema.Format]; ok {
+			return hint
+		}
+	}
+	return se.Reason
 }

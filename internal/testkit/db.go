@@ -202,3 +202,21 @@ func DSN(t testing.TB, db *sqlx.DB) string {
 	}
 	return dsn
 }
+
+// DropDB drops a database created by DB or EmptyDB while connections to it are open: the closest a
+// test gets to the database going away under a running server.
+func DropDB(t testing.TB, db *sqlx.DB) {
+	t.Helper()
+	var name string
+	if err := db.Get(&name, `SELECT current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := sqlx.Open("postgres", ServerURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(`DROP DATABASE ` + name + ` WITH (FORCE)`); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,28 +1,6 @@
-package httpx
+package docs
 
-import (
-	"embed"
-	"html/template"
-	"io/fs"
-	"net/http"
-
-	"github.com/labstack/echo/v4"
-)
-
-// The documentation pages work offline: Swagger UI and ReDoc are served from files embedded in the
-// binary (refreshed with `make docs-assets`, versions pinned in the Makefile), never from a CDN.
-//
-//go:embed docsassets
-var docsAssets embed.FS
-
-// DocsAssetsPrefix is where the embedded files are served.
-const DocsAssetsPrefix = "/api/docs/assets/"
-
-// DocSpec is one interface shown in the pages.
-type DocSpec struct {
-	Name string
-	URL  string
-}
+import "html/template"
 
 var swaggerPage = template.Must(template.New("swagger").Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -73,35 +51,3 @@ var redocPage = template.Must(template.New("redoc").Parse(`<!DOCTYPE html>
 </body>
 </html>
 `))
-
-// RegisterDocs serves the pages and their assets. specs lists the interfaces in the order shown.
-func RegisterDocs(e *echo.Echo, specs []DocSpec) {
-	data := struct {
-		Assets string
-		Specs  []DocSpec
-	}{DocsAssetsPrefix, specs}
-	page := func(t *template.Template) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-			c.Response().WriteHeader(http.StatusOK)
-			return t.Execute(c.Response(), data)
-		}
-	}
-	e.GET("/api/docs", page(swaggerPage))
-	e.GET("/api/redoc", page(redocPage))
-	sub, _ := fs.Sub(docsAssets, "docsassets")
-	assets := http.StripPrefix(DocsAssetsPrefix, http.FileServer(http.FS(sub)))
-	e.GET(DocsAssetsPrefix+"*", func(c echo.Context) error {
-		// The files change only with the binary; let browsers keep them for a day.
-		c.Response().Header().Set("Cache-Control", "public, max-age=86400")
-		assets.ServeHTTP(c.Response(), c.Request())
-		return nil
-	})
-}
-
-// JSONDocument serves an embedded contract as it is.
-func JSONDocument(doc []byte) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, doc)
-	}
-}

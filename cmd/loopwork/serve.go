@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+
+	"github.com/loopwork/loopwork/db/migrations"
+	"github.com/loopwork/loopwork/internal/buildinfo"
+	"github.com/loopwork/loopwork/internal/config"
+	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/server"
+)
+
+// serve runs until ctx ends (SIGINT/SIGTERM), then drains: readiness turns not_ready, new connections
+// are refused, and requests in flight get ShutdownTimeout to finish.
+func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
+	if err := cfg.RequireDatabase(); err != nil {
+		return err
+	}
+	db, err := dbx.Open(ctx, cfg.DatabaseURL, dbx.PoolOptions{
+		MaxOpenConns: cfg.DBMaxOpenConns, MaxIdleConns: cfg.DBMaxIdleConns, ConnMaxLifetime: cfg.DBConnMaxLifetime,
+	})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	if cfg.Migrate {
+		p, err := migrations.NewProvider(db.DB, logger)
+		if err != nil {
+			return err
+		}
+		res, err := p.Up(ctx)
+		if err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+		logger.Info("migrations applied", "count", len(res))
+	}
+
+	srv, err := server.New(server.Deps{Config: cfg, DB: db, Logger: logger})
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+		ReadTimeout:       cfg.ReadTimeout,
+		WriteTimeout:      cfg.WriteTimeout,
+		IdleTimeout:       cfg.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("LOOPWORK_ADDR=%s: %w", cfg.Addr, err)
+	}
+	logger.Info("listening", "addr", ln.Addr().String(), "version", buildinfo.Version)
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	srv.SetDraining()
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
