@@ -42,11 +42,11 @@ var redocPage = template.Must(template.New("redoc").Parse(`<!DOCTYPE html>
 <body>
   <nav class="lw">Interfaces: {{range .Specs}}<a href="?spec={{.URL}}">{{.Name}}</a> · {{end}}<a href="/api/docs">Swagger UI</a></nav>
   <div id="redoc"></div>
-  <script src="{{.Assets}}redoc.standalone.js"></script>
-  <script>
-    var allowed = [{{range .Specs}}{{.URL}},{{end}}];
-    var asked = new URLSearchParams(window.location.search).get("spec");
-    Redoc.init(allowed.indexOf(asked) >= 0 ? asked : allowed[0], {}, document.getElementById("redoc"));
+  <script type="module">
+    import { init } from "{{.Assets}}redoc.standalone.js";
+    const allowed = [{{range .Specs}}{{.URL}},{{end}}];
+    const asked = new URLSearchParams(window.location.search).get("spec");
+    init(allowed.indexOf(asked) >= 0 ? asked : allowed[0], {}, document.getElementById("redoc"));
   </script>
 </body>
 </html>
