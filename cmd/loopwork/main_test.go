@@ -37,6 +37,10 @@ func TestInvalidConfigurationStopsStartUp(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Fatalf("error %v does not name DATABASE_URL", err)
 	}
+	err = run(context.Background(), []string{"serve"}, &out, envOf(map[string]string{"DATABASE_URL": "postgres://x@127.0.0.1:1/x"}))
+	if err == nil || !strings.Contains(err.Error(), "LOOPWORK_ENCRYPTION_KEY") {
+		t.Fatalf("error %v does not name LOOPWORK_ENCRYPTION_KEY", err)
+	}
 }
 
 func TestMigrateCommands(t *testing.T) {
@@ -79,7 +83,8 @@ func TestServeMigratesServesAndShutsDown(t *testing.T) {
 	t.Parallel()
 	db := testkit.EmptyDB(t)
 	addr := freeAddr(t)
-	e := envOf(map[string]string{"DATABASE_URL": testkit.DSN(t, db), "LOOPWORK_ADDR": addr, "LOOPWORK_LOG_LEVEL": "error"})
+	e := envOf(map[string]string{"DATABASE_URL": testkit.DSN(t, db), "LOOPWORK_ADDR": addr, "LOOPWORK_LOG_LEVEL": "error",
+		"LOOPWORK_ENCRYPTION_KEY": testkit.EncryptionKey})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"serve"}, &bytes.Buffer{}, e) }()

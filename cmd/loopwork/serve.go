@@ -21,6 +21,9 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err := cfg.RequireDatabase(); err != nil {
 		return err
 	}
+	if err := cfg.RequireSecrets(); err != nil {
+		return err
+	}
 	db, err := dbx.Open(ctx, cfg.DatabaseURL, dbx.PoolOptions{
 		MaxOpenConns: cfg.DBMaxOpenConns, MaxIdleConns: cfg.DBMaxIdleConns, ConnMaxLifetime: cfg.DBConnMaxLifetime,
 	})
@@ -59,6 +62,9 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	logger.Info("listening", "addr", ln.Addr().String(), "version", buildinfo.Version)
 
+	if err := srv.Start(ctx); err != nil {
+		return fmt.Errorf("start background workers: %w", err)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -72,6 +78,9 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := srv.Stop(cfg.ShutdownTimeout); err != nil {
+		logger.Warn("background workers stopped with an error", "error", err.Error())
 	}
 	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

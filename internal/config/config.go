@@ -5,6 +5,7 @@
 package config
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -46,6 +47,43 @@ type Config struct {
 	DBConnMaxLifetime time.Duration `env:"LOOPWORK_DB_CONN_MAX_LIFETIME" default:"30m"`
 	// ReadinessTimeout bounds each readiness check.
 	ReadinessTimeout time.Duration `env:"LOOPWORK_READINESS_TIMEOUT" default:"2s"`
+
+	// AnonKey is the anonymous key clients send to the authentication service in the apikey header.
+	AnonKey string `env:"LOOPWORK_ANON_KEY" secret:"true"`
+	// EncryptionKey seals secrets at rest (signing keys, credentials): 32 bytes, base64-encoded.
+	EncryptionKey string `env:"LOOPWORK_ENCRYPTION_KEY" secret:"true"`
+	// JWTIssuer and JWTAudience are the iss and aud of the access tokens this server issues.
+	JWTIssuer   string `env:"LOOPWORK_JWT_ISSUER" default:"loopwork"`
+	JWTAudience string `env:"LOOPWORK_JWT_AUDIENCE" default:"authenticated"`
+	// AccessTokenTTL, RefreshTokenTTL: lifetimes of issued tokens.
+	AccessTokenTTL  time.Duration `env:"LOOPWORK_ACCESS_TOKEN_TTL" default:"1h"`
+	RefreshTokenTTL time.Duration `env:"LOOPWORK_REFRESH_TOKEN_TTL" default:"720h"`
+	// SigningKeyRotation is how long a signing key signs before a new one takes over.
+	SigningKeyRotation time.Duration `env:"LOOPWORK_SIGNING_KEY_ROTATION" default:"720h"`
+	// ExternalJWKSURL, when set, makes the server also trust access tokens of an outside issuer
+	// (ExternalIssuer, ExternalAudience) whose sub is a loopwork user id.
+	ExternalJWKSURL  string `env:"LOOPWORK_EXTERNAL_JWKS_URL"`
+	ExternalIssuer   string `env:"LOOPWORK_EXTERNAL_JWT_ISSUER"`
+	ExternalAudience string `env:"LOOPWORK_EXTERNAL_JWT_AUDIENCE"`
+	// InviteTTL and RecoveryTTL: how long e-mailed links stay valid.
+	InviteTTL   time.Duration `env:"LOOPWORK_INVITE_TTL" default:"72h"`
+	RecoveryTTL time.Duration `env:"LOOPWORK_RECOVERY_TTL" default:"1h"`
+	// WebURL is the web client that e-mailed links open; empty uses PublicURL, then the listen address.
+	WebURL string `env:"LOOPWORK_WEB_URL"`
+	// SMTP settings; with no SMTPHost, mail is logged and kept in the outbox instead of sent.
+	SMTPHost     string `env:"LOOPWORK_SMTP_HOST"`
+	SMTPPort     int    `env:"LOOPWORK_SMTP_PORT" default:"587"`
+	SMTPUsername string `env:"LOOPWORK_SMTP_USERNAME"`
+	SMTPPassword string `env:"LOOPWORK_SMTP_PASSWORD" secret:"true"`
+	SMTPFrom     string `env:"LOOPWORK_SMTP_FROM" default:"loopwork <no-reply@loopwork.local>"`
+	// SMTPTLS is starttls (upgrade required), tls (implicit TLS) or none.
+	SMTPTLS string `env:"LOOPWORK_SMTP_TLS" default:"starttls"`
+	// SignInLimitPerIP and SignInLimitPerEmail bound sign-in attempts per minute.
+	SignInLimitPerIP    int `env:"LOOPWORK_SIGNIN_LIMIT_PER_IP" default:"30"`
+	SignInLimitPerEmail int `env:"LOOPWORK_SIGNIN_LIMIT_PER_EMAIL" default:"10"`
+	// OutboundAllow lists CIDRs that tenant-controlled outbound calls may reach even though they are
+	// private, loopback or link-local (comma-separated); empty refuses all of those.
+	OutboundAllow string `env:"LOOPWORK_OUTBOUND_ALLOW"`
 }
 
 // Setting describes one configuration entry, for the README table and error messages.
@@ -119,7 +157,81 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s=%s: must be positive", d.env, d.v))
 		}
 	}
+	if c.EncryptionKey != "" {
+		if k, err := base64.StdEncoding.DecodeString(c.EncryptionKey); err != nil || len(k) != 32 {
+			errs = append(errs, errors.New("LOOPWORK_ENCRYPTION_KEY: must be 32 random bytes, base64-encoded (openssl rand -base64 32)"))
+		}
+	}
+	for _, d := range []struct {
+		env string
+		v   time.Duration
+	}{
+		{"LOOPWORK_ACCESS_TOKEN_TTL", c.AccessTokenTTL}, {"LOOPWORK_REFRESH_TOKEN_TTL", c.RefreshTokenTTL},
+		{"LOOPWORK_SIGNING_KEY_ROTATION", c.SigningKeyRotation}, {"LOOPWORK_INVITE_TTL", c.InviteTTL},
+		{"LOOPWORK_RECOVERY_TTL", c.RecoveryTTL},
+	} {
+		if d.v <= 0 {
+			errs = append(errs, fmt.Errorf("%s=%s: must be positive", d.env, d.v))
+		}
+	}
+	if c.ExternalJWKSURL != "" {
+		if u, err := url.Parse(c.ExternalJWKSURL); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("LOOPWORK_EXTERNAL_JWKS_URL=%q: must be an http(s) URL", c.ExternalJWKSURL))
+		}
+		if c.ExternalIssuer == "" {
+			errs = append(errs, errors.New("LOOPWORK_EXTERNAL_JWT_ISSUER: required with LOOPWORK_EXTERNAL_JWKS_URL"))
+		}
+	}
+	if c.WebURL != "" {
+		if u, err := url.Parse(c.WebURL); err != nil || u.Scheme == "" || u.Host == "" {
+			errs = append(errs, fmt.Errorf("LOOPWORK_WEB_URL=%q: must be an absolute URL", c.WebURL))
+		}
+	}
+	switch c.SMTPTLS {
+	case "starttls", "tls", "none":
+	default:
+		errs = append(errs, fmt.Errorf("LOOPWORK_SMTP_TLS=%q: must be starttls, tls or none", c.SMTPTLS))
+	}
+	if c.SMTPPort < 1 || c.SMTPPort > 65535 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_SMTP_PORT=%d: must be a TCP port", c.SMTPPort))
+	}
+	if c.SignInLimitPerIP < 1 || c.SignInLimitPerEmail < 1 {
+		errs = append(errs, errors.New("LOOPWORK_SIGNIN_LIMIT_PER_IP and LOOPWORK_SIGNIN_LIMIT_PER_EMAIL: must be at least 1"))
+	}
+	if _, err := c.OutboundAllowNets(); err != nil {
+		errs = append(errs, fmt.Errorf("LOOPWORK_OUTBOUND_ALLOW=%q: %v", c.OutboundAllow, err))
+	}
 	return errors.Join(errs...)
+}
+
+// OutboundAllowNets parses OutboundAllow.
+func (c Config) OutboundAllowNets() ([]*net.IPNet, error) {
+	var out []*net.IPNet
+	for _, s := range strings.Split(c.OutboundAllow, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		_, n, err := net.ParseCIDR(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR such as 10.0.0.0/8", s)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// EncryptionKeyBytes is the decoded EncryptionKey; Validate guarantees it decodes when set.
+func (c Config) EncryptionKeyBytes() []byte {
+	k, _ := base64.StdEncoding.DecodeString(c.EncryptionKey)
+	return k
+}
+
+// RequireSecrets reports what serve needs beyond the database.
+func (c Config) RequireSecrets() error {
+	if c.EncryptionKey == "" {
+		return errors.New("LOOPWORK_ENCRYPTION_KEY: not set (generate one with: openssl rand -base64 32)")
+	}
+	return nil
 }
 
 // RequireDatabase reports the missing DATABASE_URL for commands that need it.

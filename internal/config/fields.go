@@ -83,6 +83,9 @@ func (c Config) Lookup(env string) string {
 			continue
 		}
 		s := fmt.Sprint(v.Field(i).Interface())
+		if t.Field(i).Tag.Get("secret") == "true" && s != "" {
+			return "(set)"
+		}
 		if u, err := url.Parse(s); err == nil && u.User != nil {
 			if _, has := u.User.Password(); has {
 				u.User = url.UserPassword(u.User.Username(), "xxxxx")

@@ -50,7 +50,7 @@ func TestLivenessAndReadiness(t *testing.T) {
 // with a 503 (and no driver detail), while liveness stays alive.
 func TestReadinessWhenDatabaseIsGone(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t)
+	env := testkit.NewEnv(t, testkit.WithoutWorkers())
 	testkit.DropDB(t, env.DB)
 	ctx := context.Background()
 
@@ -83,7 +83,7 @@ func TestReadinessWhenDatabaseIsGone(t *testing.T) {
 // TestReadinessWithPendingMigrations runs the server on an empty database: it must not take traffic.
 func TestReadinessWithPendingMigrations(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t, testkit.WithDB(testkit.EmptyDB(t)))
+	env := testkit.NewEnv(t, testkit.WithDB(testkit.EmptyDB(t)), testkit.WithoutWorkers())
 	ready, err := env.API.GetReadinessWithResponse(context.Background())
 	if err != nil {
 		t.Fatal(err)

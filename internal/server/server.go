@@ -1,39 +1,58 @@
 // Package server assembles the HTTP stack: middleware, both interfaces with their request validators,
-// and the services that implement them.
+// the authenticator, the background queue, and the services that implement the operations.
 package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
-	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
+	"github.com/riverqueue/river"
 
 	"github.com/loopwork/loopwork/db/migrations"
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/mail"
+	"github.com/loopwork/loopwork/internal/netguard"
+	"github.com/loopwork/loopwork/internal/platform/apikeys"
+	"github.com/loopwork/loopwork/internal/platform/authn"
 	"github.com/loopwork/loopwork/internal/platform/docs"
 	"github.com/loopwork/loopwork/internal/platform/health"
+	"github.com/loopwork/loopwork/internal/platform/orgs"
+	"github.com/loopwork/loopwork/internal/platform/sso"
+	"github.com/loopwork/loopwork/internal/platform/users"
+	"github.com/loopwork/loopwork/internal/queue"
+	"github.com/loopwork/loopwork/internal/ratelimit"
+	"github.com/loopwork/loopwork/internal/secret"
 )
 
-// Deps are what the server needs from the process.
+// Deps are what the server needs from the process. Optional fields replace a part for tests.
 type Deps struct {
 	Config config.Config
 	DB     *sqlx.DB
 	Logger *slog.Logger
-	// Authenticator checks credentials for operations that require them; nil refuses every credential.
+	// Authenticator replaces the real one (nil: JWTs and API keys as configured).
 	Authenticator httpx.Authenticator
+	// MailSender replaces the configured one (nil: SMTP when configured, else the log).
+	MailSender mail.Sender
+	// OutboundClient replaces the SSRF-guarded client for tenant-controlled URLs.
+	OutboundClient *http.Client
 }
 
-// Server is the whole HTTP application.
+// Server is the whole application: the HTTP handler and the background workers.
 type Server struct {
 	echo   *echo.Echo
 	health *health.Service
+	queue  *queue.Client
+	tokens *auth.Tokens
 }
 
 // platform implements the /api interface: each area service contributes its operations, and whatever
@@ -41,13 +60,23 @@ type Server struct {
 type platform struct {
 	*healthService
 	*docsService
+	*authnService
+	*orgsService
+	*usersService
+	*apikeysService
+	*ssoService
 	platformPending
 }
 
 // Aliases give the embedded services distinct field names.
 type (
-	healthService = health.Service
-	docsService   = docs.Service
+	healthService  = health.Service
+	docsService    = docs.Service
+	authnService   = authn.Service
+	orgsService    = orgs.Service
+	usersService   = users.Service
+	apikeysService = apikeys.Service
+	ssoService     = sso.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -64,8 +93,12 @@ var (
 	_ v1api.StrictServerInterface       = v1{}
 )
 
-// New builds the server. It fails only on a broken embedded contract or configuration.
+// New builds the server. It fails on a broken embedded contract or an unusable configuration.
 func New(d Deps) (*Server, error) {
+	cfg := d.Config
+	if err := cfg.RequireSecrets(); err != nil {
+		return nil, err
+	}
 	apiSpec, err := httpx.LoadSpec(platformapi.OpenAPIJSON)
 	if err != nil {
 		return nil, fmt.Errorf("load /api contract: %w", err)
@@ -74,6 +107,45 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load /v1 contract: %w", err)
 	}
+	box, err := secret.NewBox(cfg.EncryptionKeyBytes())
+	if err != nil {
+		return nil, err
+	}
+	allow, err := cfg.OutboundAllowNets()
+	if err != nil {
+		return nil, err
+	}
+	outbound := d.OutboundClient
+	if outbound == nil {
+		outbound = netguard.New(allow).Client(netguard.Options{})
+	}
+
+	keys := auth.NewKeyStore(d.DB, box, cfg.SigningKeyRotation, cfg.AccessTokenTTL)
+	var external *auth.ExternalIssuer
+	if cfg.ExternalJWKSURL != "" {
+		external = &auth.ExternalIssuer{JWKSURL: cfg.ExternalJWKSURL, Issuer: cfg.ExternalIssuer,
+			Audience: cfg.ExternalAudience, Client: outbound}
+	}
+	tokens := auth.NewTokens(keys, cfg.JWTIssuer, cfg.JWTAudience, cfg.AccessTokenTTL, external)
+	authenticate := d.Authenticator
+	if authenticate == nil {
+		authenticate = auth.NewAuthenticator(d.DB, tokens, cfg.AnonKey).Authenticate
+	}
+
+	sender := d.MailSender
+	if sender == nil {
+		if sender, err = mail.NewSender(cfg, d.Logger); err != nil {
+			return nil, err
+		}
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, mail.NewWorker(d.DB, sender, d.Logger))
+	q, err := queue.New(d.DB.DB, workers, queue.Options{Logger: d.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("background queue: %w", err)
+	}
+	limiter := ratelimit.New(d.DB)
+
 	migrationState := func(ctx context.Context) (bool, error) {
 		p, err := migrations.NewProvider(d.DB.DB, nil)
 		if err != nil {
@@ -81,7 +153,7 @@ func New(d Deps) (*Server, error) {
 		}
 		return p.HasPending(ctx)
 	}
-	hs := health.New(d.DB, migrationState, d.Config.ReadinessTimeout, apiSpec.Info.Version)
+	hs := health.New(d.DB, migrationState, cfg.ReadinessTimeout, apiSpec.Info.Version)
 	ds, err := docs.New(platformapi.OpenAPIJSON, v1api.SwaggerJSON, v1api.OpenAPIJSON, []docs.Spec{
 		{Name: "/api — workflow platform", URL: "/api/openapi.json"},
 		{Name: "/v1 — apps and jobs", URL: "/v1/openapi.json"},
@@ -89,30 +161,53 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	api := platform{
+		healthService: hs,
+		docsService:   ds,
+		authnService: authn.New(authn.Deps{DB: d.DB, Keys: keys, Tokens: tokens, Limiter: limiter, Logger: d.Logger,
+			AnonKey: cfg.AnonKey, RefreshTTL: cfg.RefreshTokenTTL, PerIP: cfg.SignInLimitPerIP, PerEmail: cfg.SignInLimitPerEmail}),
+		orgsService: orgs.New(orgs.Deps{DB: d.DB}),
+		usersService: users.New(users.Deps{DB: d.DB, Queue: q, Limiter: limiter, Logger: d.Logger,
+			InviteTTL: cfg.InviteTTL, RecoveryTTL: cfg.RecoveryTTL, WebURL: webURL(cfg)}),
+		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
+		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
+	}
 
 	e := httpx.NewEcho(httpx.EchoOptions{
-		Logger: d.Logger, BodyLimit: d.Config.BodyLimit, CORSOrigins: d.Config.CORSOrigins, PublicURL: d.Config.PublicURL,
+		Logger: d.Logger, BodyLimit: cfg.BodyLimit, CORSOrigins: cfg.CORSOrigins, PublicURL: cfg.PublicURL,
 	})
-	auth := d.Authenticator
-	if auth == nil {
-		auth = refuseAll
-	}
-	apiRoutes := routeWith{e, httpx.Validator(apiSpec, httpx.Style422, auth)}
-	platformapi.RegisterHandlers(apiRoutes, platformapi.NewStrictHandler(platform{healthService: hs, docsService: ds}, nil))
-	v1Routes := routeWith{e, httpx.Validator(v1Spec, httpx.Style400, auth)}
+	apiRoutes := routeWith{e, httpx.Validator(apiSpec, httpx.Style422, authenticate)}
+	platformapi.RegisterHandlers(apiRoutes, platformapi.NewStrictHandler(api, nil))
+	v1Routes := routeWith{e, httpx.Validator(v1Spec, httpx.Style400, authenticate)}
 	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(v1{}, nil))
 
-	return &Server{echo: e, health: hs}, nil
+	return &Server{echo: e, health: hs, queue: q, tokens: tokens}, nil
+}
+
+func webURL(cfg config.Config) string {
+	if cfg.WebURL != "" {
+		return cfg.WebURL
+	}
+	return cfg.PublicURL
 }
 
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
+// Start runs the background workers until Stop.
+func (s *Server) Start(ctx context.Context) error { return s.queue.Start(ctx) }
+
+// Stop lets background work in progress finish for up to grace.
+func (s *Server) Stop(grace time.Duration) error {
+	err := queue.Stop(s.queue, grace)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
 // SetDraining makes readiness fail while a graceful shutdown lets requests in flight finish.
 func (s *Server) SetDraining() { s.health.SetDraining() }
 
-// refuseAll is the authenticator until identity is in place: no credential is accepted yet, so every
-// operation that needs one answers 401 and only the public routes work.
-func refuseAll(context.Context, *openapi3filter.AuthenticationInput) error {
-	return httpx.Unauthorized("missing or invalid credentials")
-}
+// Tokens issues access tokens; the test harness signs its callers in with it.
+func (s *Server) Tokens() *auth.Tokens { return s.tokens }

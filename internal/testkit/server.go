@@ -1,11 +1,13 @@
 package testkit
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -13,12 +15,14 @@ import (
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/mail"
 	"github.com/loopwork/loopwork/internal/server"
 )
 
 // Env is one running loopwork: its own database, the real HTTP stack on a local port, and generated
 // clients for both interfaces. Every response they receive is checked against the contract.
 type Env struct {
+	Config config.Config
 	DB     *sqlx.DB
 	Server *server.Server
 	URL    string
@@ -33,6 +37,37 @@ type Settings struct {
 	Authenticator httpx.Authenticator
 	// DB, when set, is used instead of a fresh migrated database.
 	DB *sqlx.DB
+	// NoWorkers leaves the background workers stopped (for a server on an unmigrated database).
+	NoWorkers bool
+	// MailSender and OutboundClient replace the server's (see server.Deps).
+	MailSender     mail.Sender
+	OutboundClient *http.Client
+}
+
+// EncryptionKey and AnonKey are the secrets every test server runs with.
+const (
+	EncryptionKey = "bG9vcHdvcmstdGVzdC1lbmNyeXB0aW9uLWtleS0zMmI="
+	AnonKey       = "lw-anon-test-key"
+)
+
+// WithoutWorkers leaves the background workers stopped.
+func WithoutWorkers() Option {
+	return func(s *Settings) { s.NoWorkers = true }
+}
+
+// WithConfig adjusts the configuration.
+func WithConfig(f func(*config.Config)) Option {
+	return func(s *Settings) { f(&s.Config) }
+}
+
+// WithMailSender makes the server deliver mail through m.
+func WithMailSender(m mail.Sender) Option {
+	return func(s *Settings) { s.MailSender = m }
+}
+
+// WithOutboundClient replaces the SSRF-guarded client for tenant-controlled URLs.
+func WithOutboundClient(c *http.Client) Option {
+	return func(s *Settings) { s.OutboundClient = c }
 }
 
 // Option adjusts an Env before it starts.
@@ -65,6 +100,12 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	}
 	cfg = st.Config
 	cfg.DatabaseURL = DSN(t, db)
+	if cfg.EncryptionKey == "" {
+		cfg.EncryptionKey = EncryptionKey
+	}
+	if cfg.AnonKey == "" {
+		cfg.AnonKey = AnonKey
+	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +113,25 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	srv, err := server.New(server.Deps{Config: cfg, DB: db, Logger: logger, Authenticator: st.Authenticator})
+	srv, err := server.New(server.Deps{Config: cfg, DB: db, Logger: logger, Authenticator: st.Authenticator,
+		MailSender: st.MailSender, OutboundClient: st.OutboundClient})
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if !st.NoWorkers {
+		if err := srv.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ts := httptest.NewServer(srv)
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		ts.Close()
+		if !st.NoWorkers {
+			_ = srv.Stop(5 * time.Second)
+		}
+		cancel()
+	})
 	hc := &http.Client{Transport: &ContractTransport{T: t}}
 	api, err := platformapi.NewClientWithResponses(ts.URL, platformapi.WithHTTPClient(hc))
 	if err != nil {
@@ -87,7 +141,7 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Env{DB: db, Server: srv, URL: ts.URL, HTTP: hc, API: api, V1: v1c}
+	return &Env{Config: cfg, DB: db, Server: srv, URL: ts.URL, HTTP: hc, API: api, V1: v1c}
 }
 
 type testWriter struct{ t testing.TB }

@@ -1,0 +1,57 @@
+// Package queue runs loopwork's durable background work on River, in the same PostgreSQL as the data.
+//
+// Work is enqueued with InsertTx inside the transaction of the change that causes it, so a change and
+// its consequences commit together or not at all; River delivers each job at least once, to any
+// replica, and rescues jobs of a replica that died. Workers therefore make every step idempotent.
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+)
+
+// Client is River's client over database/sql, so jobs can be inserted in the stores' *sql.Tx.
+type Client = river.Client[*sql.Tx]
+
+// Options tune the worker side.
+type Options struct {
+	// MaxWorkers per replica for the default queue.
+	MaxWorkers int
+	// PollInterval is how often idle replicas look for new jobs (the database/sql driver polls).
+	PollInterval time.Duration
+	Logger       *slog.Logger
+}
+
+// New returns a client that can insert jobs and, once started, works the ones registered in workers.
+func New(db *sql.DB, workers *river.Workers, o Options) (*Client, error) {
+	if o.MaxWorkers <= 0 {
+		o.MaxWorkers = 10
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 250 * time.Millisecond
+	}
+	return river.NewClient(riverdatabasesql.New(db), &river.Config{
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.MaxWorkers}},
+		Workers:              workers,
+		Logger:               o.Logger,
+		FetchPollInterval:    o.PollInterval,
+		FetchCooldown:        o.PollInterval / 5,
+		JobTimeout:           10 * time.Minute,
+		RescueStuckJobsAfter: 15 * time.Minute,
+	})
+}
+
+// Stop lets running jobs finish for up to grace, then cancels them; River retries what was cut off.
+func Stop(c *Client, grace time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
+	defer cancel()
+	if err := c.Stop(ctx); err != nil {
+		return c.StopAndCancel(context.Background())
+	}
+	return nil
+}
