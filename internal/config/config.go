@@ -84,6 +84,8 @@ type Config struct {
 	// OutboundAllow lists CIDRs that tenant-controlled outbound calls may reach even though they are
 	// private, loopback or link-local (comma-separated); empty refuses all of those.
 	OutboundAllow string `env:"LOOPWORK_OUTBOUND_ALLOW"`
+	// TrustedProxies lists the CIDRs of reverse proxies whose X-Forwarded-For is believed (comma-separated).
+	TrustedProxies string `env:"LOOPWORK_TRUSTED_PROXIES"`
 }
 
 // Setting describes one configuration entry, for the README table and error messages.
@@ -198,16 +200,24 @@ func (c Config) Validate() error {
 	if c.SignInLimitPerIP < 1 || c.SignInLimitPerEmail < 1 {
 		errs = append(errs, errors.New("LOOPWORK_SIGNIN_LIMIT_PER_IP and LOOPWORK_SIGNIN_LIMIT_PER_EMAIL: must be at least 1"))
 	}
-	if _, err := c.OutboundAllowNets(); err != nil {
+	if _, err := parseCIDRs(c.OutboundAllow); err != nil {
 		errs = append(errs, fmt.Errorf("LOOPWORK_OUTBOUND_ALLOW=%q: %v", c.OutboundAllow, err))
+	}
+	if _, err := parseCIDRs(c.TrustedProxies); err != nil {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TRUSTED_PROXIES=%q: %v", c.TrustedProxies, err))
 	}
 	return errors.Join(errs...)
 }
 
 // OutboundAllowNets parses OutboundAllow.
-func (c Config) OutboundAllowNets() ([]*net.IPNet, error) {
+func (c Config) OutboundAllowNets() ([]*net.IPNet, error) { return parseCIDRs(c.OutboundAllow) }
+
+// TrustedProxyNets parses TrustedProxies.
+func (c Config) TrustedProxyNets() ([]*net.IPNet, error) { return parseCIDRs(c.TrustedProxies) }
+
+func parseCIDRs(list string) ([]*net.IPNet, error) {
 	var out []*net.IPNet
-	for _, s := range strings.Split(c.OutboundAllow, ",") {
+	for _, s := range strings.Split(list, ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
 		}

@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"log/slog"
+	"net"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -14,6 +15,8 @@ type EchoOptions struct {
 	BodyLimit   string // e.g. "10M"
 	CORSOrigins string // comma-separated; "*" for any
 	PublicURL   string // externally visible base URL; empty derives it from each request
+	// TrustedProxies may set X-Forwarded-For; with none, the peer address is the client address.
+	TrustedProxies []*net.IPNet
 }
 
 // NewEcho returns echo with the middleware every route gets, in this order: request id (so everything
@@ -23,6 +26,7 @@ func NewEcho(o EchoOptions) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = ErrorHandler(o.Logger)
+	e.IPExtractor = ipExtractor(o.TrustedProxies)
 	e.Use(
 		RequestIDMiddleware(),
 		AccessLog(o.Logger),
@@ -41,6 +45,7 @@ func NewEcho(o EchoOptions) *echo.Echo {
 		}),
 		middleware.BodyLimit(o.BodyLimit),
 		BaseURLMiddleware(o.PublicURL),
+		ClientIPMiddleware(),
 	)
 	return e
 }

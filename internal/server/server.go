@@ -173,8 +173,13 @@ func New(d Deps) (*Server, error) {
 		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
 	}
 
+	proxies, err := cfg.TrustedProxyNets()
+	if err != nil {
+		return nil, err
+	}
 	e := httpx.NewEcho(httpx.EchoOptions{
 		Logger: d.Logger, BodyLimit: cfg.BodyLimit, CORSOrigins: cfg.CORSOrigins, PublicURL: cfg.PublicURL,
+		TrustedProxies: proxies,
 	})
 	apiRoutes := routeWith{e, httpx.Validator(apiSpec, httpx.Style422, authenticate)}
 	platformapi.RegisterHandlers(apiRoutes, platformapi.NewStrictHandler(api, nil))
