@@ -109,7 +109,7 @@ func (k *KeyStore) refresh(ctx context.Context, force bool) error {
 			return err
 		}
 		return tx.SelectContext(ctx, &rows, `SELECT kid, private_key, public_jwk, activated_at, retire_at
-			FROM auth_signing_keys WHERE retire_at IS NULL OR retire_at > now() ORDER BY activated_at`)
+			FROM auth_signing_keys WHERE retire_at IS NULL OR retire_at > $1 ORDER BY activated_at`, k.now())
 	})
 	if err != nil {
 		return fmt.Errorf("load signing keys: %w", err)

@@ -101,16 +101,16 @@ const (
 
 // EndSessions revokes sessions of a user; their access tokens are refused from then on.
 func EndSessions(ctx context.Context, db dbx.DBTX, userID, current uuid.UUID, scope LogoutScope) error {
-	q := `UPDATE auth_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`
+	const q = `UPDATE auth_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`
+	var err error
 	switch scope {
 	case LogoutLocal:
-		q += ` AND id = $2`
+		_, err = db.ExecContext(ctx, q+` AND id = $2`, userID, current)
 	case LogoutOthers:
-		q += ` AND id <> $2`
+		_, err = db.ExecContext(ctx, q+` AND id <> $2`, userID, current)
 	default:
-		q += ` AND $2::uuid IS NOT NULL`
+		_, err = db.ExecContext(ctx, q, userID)
 	}
-	_, err := db.ExecContext(ctx, q, userID, current)
 	return err
 }
 

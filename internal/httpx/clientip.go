@@ -7,14 +7,18 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-type clientIPKey struct{}
+type (
+	clientIPKey  struct{}
+	userAgentKey struct{}
+)
 
-// ClientIPMiddleware records the caller's address for handlers behind the strict interfaces (rate
+// ClientIPMiddleware records the caller's address and user agent for handlers behind the strict interfaces (rate
 // limits, audit). Which address that is depends on the echo IPExtractor NewEcho installs.
 func ClientIPMiddleware() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			ctx := context.WithValue(c.Request().Context(), clientIPKey{}, c.RealIP())
+			ctx = context.WithValue(ctx, userAgentKey{}, c.Request().UserAgent())
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}
@@ -24,6 +28,15 @@ func ClientIPMiddleware() echo.MiddlewareFunc {
 // ClientIP returns the caller's address ("" outside a request).
 func ClientIP(ctx context.Context) string {
 	s, _ := ctx.Value(clientIPKey{}).(string)
+	return s
+}
+
+// UserAgent returns the caller's User-Agent header ("" outside a request), recorded with sessions.
+func UserAgent(ctx context.Context) string {
+	s, _ := ctx.Value(userAgentKey{}).(string)
+	if len(s) > 512 {
+		s = s[:512]
+	}
 	return s
 }
 

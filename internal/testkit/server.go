@@ -90,6 +90,7 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg.EncryptionKey, cfg.AnonKey = EncryptionKey, AnonKey
 	st := Settings{Config: cfg}
 	for _, o := range opts {
 		o(&st)
@@ -100,12 +101,6 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	}
 	cfg = st.Config
 	cfg.DatabaseURL = DSN(t, db)
-	if cfg.EncryptionKey == "" {
-		cfg.EncryptionKey = EncryptionKey
-	}
-	if cfg.AnonKey == "" {
-		cfg.AnonKey = AnonKey
-	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}

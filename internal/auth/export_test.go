@@ -1,0 +1,8 @@
+package auth
+
+import "time"
+
+// SetClock and Lead let the external tests drive a key store through simulated time.
+func (k *KeyStore) SetClock(now func() time.Time) { k.now = now }
+
+func (k *KeyStore) Lead() time.Duration { return k.lead }
