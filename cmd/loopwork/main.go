@@ -2,6 +2,7 @@
 //
 //	loopwork serve                  run the HTTP server (migrates first unless LOOPWORK_MIGRATE=false)
 //	loopwork migrate up|down|status|reset
+//	loopwork admin create-user|mail-outbox
 //	loopwork config                 print the effective configuration
 //	loopwork version
 package main
@@ -24,6 +25,7 @@ const usage = `usage: loopwork <command>
 commands:
   serve                         run the HTTP server (runs pending migrations first unless LOOPWORK_MIGRATE=false)
   migrate up|down|status|reset  apply all, roll back one, list, or roll back all migrations
+  admin create-user|mail-outbox bootstrap accounts, read the mail outbox (loopwork admin for details)
   config                        print the effective configuration
   version                       print the version
 `
@@ -59,6 +61,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 		return serve(ctx, cfg, logger)
 	case "migrate":
 		return migrate(ctx, cfg, logger, args[1:], stdout)
+	case "admin":
+		return admin(ctx, cfg, args[1:], stdout)
 	case "config":
 		return printConfig(cfg, stdout)
 	case "help", "-h", "--help":

@@ -103,7 +103,12 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 	if row.HTML != nil {
 		m.HTML = *row.HTML
 	}
-	if err := w.sender.Send(ctx, m); err != nil {
+	sendErr := w.sender.Send(ctx, m)
+	// The attempt is recorded even when it ended because the job's time ran out: that is exactly
+	// when an administrator needs last_error, and a delivered message must not stay 'pending'.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := sendErr; err != nil {
 		status := "pending"
 		if job.Attempt >= job.MaxAttempts {
 			status = "failed"
