@@ -27,10 +27,11 @@ func randomString(n int) string {
 	return b.String()
 }
 
-// NewAPIKey returns a token (lw_ + 43 base62 characters, about 256 bits) and its display prefix.
+// NewAPIKey returns a token (lw_ + 43 base62 characters, about 256 bits) and its display prefix, the
+// first 12 characters as the contract describes token_prefix.
 func NewAPIKey() (token, prefix string) {
 	token = APIKeyPrefix + randomString(43)
-	return token, token[:len(APIKeyPrefix)+8]
+	return token, token[:12]
 }
 
 // NewOpaqueToken returns a random token for refresh tokens and e-mailed links.

@@ -1,6 +1,11 @@
 package httpx
 
-import "net/http"
+import (
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+)
 
 // Invalid reports input the contract's schema accepts but a rule the schema cannot express refuses
 // (a field required by one grant type, a date range that ends before it starts). On /api it is sent
@@ -14,4 +19,15 @@ func Invalid(loc []any, typ, msg string) *Error {
 func InvalidV1(loc []any, typ, msg string) *Error {
 	items := []ValidationItem{{Loc: loc, Msg: msg, Type: typ}}
 	return &Error{Status: http.StatusBadRequest, Code: "validation_failed", Message: summary(items), Details: items}
+}
+
+// TooManyRequests is the 429 of every rate limit: msg says what was limited, Retry-After when to retry.
+func TooManyRequests(retry time.Duration, msg string) *Error {
+	secs := int(math.Ceil(retry.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
+		Message: msg + "; retry in " + strconv.Itoa(secs) + " seconds",
+		Header:  http.Header{"Retry-After": {strconv.Itoa(secs)}}}
 }

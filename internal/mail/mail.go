@@ -109,12 +109,15 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	if err := sendErr; err != nil {
-		status := "pending"
-		if job.Attempt >= job.MaxAttempts {
+		status, permanent := "pending", Permanent(err)
+		if permanent || job.Attempt >= job.MaxAttempts {
 			status = "failed"
 		}
 		_, _ = w.db.ExecContext(ctx, `UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2, status = $3
 			WHERE id = $1`, job.Args.OutboxID, err.Error(), status)
+		if permanent {
+			return river.JobCancel(err)
+		}
 		return err
 	}
 	status := "sent"

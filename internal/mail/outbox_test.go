@@ -163,27 +163,48 @@ func TestOutboxRetriesWhileSMTPFails(t *testing.T) {
 	}
 }
 
-// TestOutboxGivesUpAfterTheLastAttempt inserts the job with a single attempt: a refused recipient
-// then marks the row failed and River discards the job.
-func TestOutboxGivesUpAfterTheLastAttempt(t *testing.T) {
-	t.Parallel()
-	srv := startSMTP(t, serverOptions{RejectRcpt: "gone@example.com"})
-	env := testkit.NewEnv(t, testkit.WithMailSender(newSender(t, srv, nil)))
+// insertMail writes an outbox row and its job with the given options, as Enqueue does.
+func insertMail(t *testing.T, env *testkit.Env, to string, opts *river.InsertOpts) uuid.UUID {
+	t.Helper()
 	q := insertClient(t, env.DB)
 	var id uuid.UUID
 	err := dbx.WithTx(context.Background(), env.DB, func(tx *sqlx.Tx) error {
-		if err := tx.Get(&id, `INSERT INTO mail_outbox (recipient, subject, text_body) VALUES ('gone@example.com', 's', 't')
-			RETURNING id`); err != nil {
+		if err := tx.Get(&id, `INSERT INTO mail_outbox (recipient, subject, text_body) VALUES ($1, 's', 't')
+			RETURNING id`, to); err != nil {
 			return err
 		}
-		_, err := q.InsertTx(context.Background(), tx.Tx, mail.SendArgs{OutboxID: id}, &river.InsertOpts{MaxAttempts: 1})
+		_, err := q.InsertTx(context.Background(), tx.Tx, mail.SendArgs{OutboxID: id}, opts)
 		return err
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return id
+}
+
+// TestOutboxGivesUpOnPermanentRefusal: a 550 cannot get better with retries, so the first one marks
+// the row failed and cancels the job, although attempts remain.
+func TestOutboxGivesUpOnPermanentRefusal(t *testing.T) {
+	t.Parallel()
+	srv := startSMTP(t, serverOptions{RejectRcpt: "gone@example.com"})
+	env := testkit.NewEnv(t, testkit.WithMailSender(newSender(t, srv, nil)))
+	id := insertMail(t, env, "gone@example.com", nil)
 	r := waitOutbox(t, env.DB, id, "failed", func(r outboxRow) bool { return r.Status == "failed" })
 	if r.Attempts != 1 || r.LastError == nil || !strings.Contains(*r.LastError, "550") || r.SentAt != nil {
+		t.Fatalf("failed row %+v", r)
+	}
+	waitJob(t, env.DB, "cancelled", func(state string, errs int) bool { return state == "cancelled" && errs == 1 })
+}
+
+// TestOutboxGivesUpAfterTheLastAttempt: a temporary refusal (451) is retried until the attempts run
+// out; with a single attempt the row is then failed and River discards the job.
+func TestOutboxGivesUpAfterTheLastAttempt(t *testing.T) {
+	t.Parallel()
+	srv := startSMTP(t, serverOptions{FailData: 100})
+	env := testkit.NewEnv(t, testkit.WithMailSender(newSender(t, srv, nil)))
+	id := insertMail(t, env, "later@example.com", &river.InsertOpts{MaxAttempts: 1})
+	r := waitOutbox(t, env.DB, id, "failed", func(r outboxRow) bool { return r.Status == "failed" })
+	if r.Attempts != 1 || r.LastError == nil || !strings.Contains(*r.LastError, "451") || r.SentAt != nil {
 		t.Fatalf("failed row %+v", r)
 	}
 	waitJob(t, env.DB, "discarded", func(state string, errs int) bool { return state == "discarded" && errs == 1 })

@@ -195,6 +195,13 @@ func (s *SMTPSender) fail(stage string, err error) error {
 	return e
 }
 
+// Permanent reports a refusal that retrying cannot change (an SMTP 5xx such as an unknown mailbox),
+// so the outbox gives up at once instead of after every retry.
+func Permanent(err error) bool {
+	var se *gomail.SendError
+	return errors.As(err, &se) && !se.IsTemp() && se.ErrorCode() >= 500
+}
+
 // sendStage says which SMTP command refused the message.
 func sendStage(err error) string {
 	var se *gomail.SendError

@@ -114,13 +114,13 @@ func TestForgedTokensAreRefused(t *testing.T) {
 		"session_id": good.session, "organization_id": good.org, "exp": good.exp.Unix()}) + "." + parts[2]
 
 	forgeries := map[string]string{
-		"expired":         sign(t, build(t, with(func(c *claims) { c.exp = time.Now().Add(-time.Hour) })), jwa.ES256(), key),
-		"other issuer":    sign(t, build(t, with(func(c *claims) { c.iss = "https://evil.example" })), jwa.ES256(), key),
-		"other audience":  sign(t, build(t, with(func(c *claims) { c.aud = "someone-else" })), jwa.ES256(), key),
-		"unknown session": sign(t, build(t, with(func(c *claims) { c.session = uuid.NewString() })), jwa.ES256(), key),
-		"other org":       sign(t, build(t, with(func(c *claims) { c.org = uuid.NewString() })), jwa.ES256(), key),
-		"wrong key, same kid": sign(t, build(t, good), jwa.ES256(), otherSameKid),
-		"unknown kid":         sign(t, build(t, good), jwa.ES256(), otherNewKid),
+		"expired":                             sign(t, build(t, with(func(c *claims) { c.exp = time.Now().Add(-time.Hour) })), jwa.ES256(), key),
+		"other issuer":                        sign(t, build(t, with(func(c *claims) { c.iss = "https://evil.example" })), jwa.ES256(), key),
+		"other audience":                      sign(t, build(t, with(func(c *claims) { c.aud = "someone-else" })), jwa.ES256(), key),
+		"unknown session":                     sign(t, build(t, with(func(c *claims) { c.session = uuid.NewString() })), jwa.ES256(), key),
+		"other org":                           sign(t, build(t, with(func(c *claims) { c.org = uuid.NewString() })), jwa.ES256(), key),
+		"wrong key, same kid":                 sign(t, build(t, good), jwa.ES256(), otherSameKid),
+		"unknown kid":                         sign(t, build(t, good), jwa.ES256(), otherNewKid),
 		"HS256 with the public key as secret": sign(t, build(t, good), jwa.HS256(), hsKey),
 		"alg none": b64(map[string]string{"alg": "none", "kid": kid, "typ": "JWT"}) + "." +
 			b64(map[string]any{"iss": good.iss, "aud": good.aud, "sub": good.sub, "session_id": good.session,

@@ -120,4 +120,3 @@ func (s *Service) GetAnonKey(context.Context, platformapi.GetAnonKeyRequestObjec
 	}
 	return platformapi.GetAnonKey200JSONResponse{AnonKey: s.d.AnonKey}, nil
 }
-

@@ -3,8 +3,6 @@ package authn
 import (
 	"context"
 	"errors"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -127,8 +125,5 @@ func (s *Service) limit(ctx context.Context, key string, perMinute int) error {
 	if ok {
 		return nil
 	}
-	secs := int(retry.Round(time.Second).Seconds())
-	return &httpx.Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
-		Message: "too many sign-in attempts; retry in " + strconv.Itoa(secs) + " seconds",
-		Header:  http.Header{"Retry-After": {strconv.Itoa(secs)}}}
+	return httpx.TooManyRequests(retry, "too many sign-in attempts")
 }

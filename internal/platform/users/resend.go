@@ -2,9 +2,6 @@ package users
 
 import (
 	"context"
-	"math"
-	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -43,10 +40,7 @@ func (s *Service) ResendInvitation(ctx context.Context, req platformapi.ResendIn
 		return nil, err
 	}
 	if !ok {
-		secs := strconv.Itoa(int(math.Ceil(retry.Seconds())))
-		return nil, &httpx.Error{Status: http.StatusTooManyRequests, Code: "rate_limited",
-			Message: "a link was sent to this address less than a minute ago; try again in " + secs + " seconds",
-			Header:  http.Header{"Retry-After": {secs}}}
+		return nil, httpx.TooManyRequests(retry, "a link was sent to this address less than a minute ago")
 	}
 	invites := 0
 	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
