@@ -24,7 +24,9 @@ if [ ! -f "$secrets" ]; then
     echo "LOOPWORK_ANON_KEY=lw-anon-$(head -c 24 /dev/urandom | base64 | tr -d '/+=')"
   } > "$secrets"
 fi
-while IFS='=' read -r k v; do
+# Split at the first "=" only: base64 values end in "=" padding that read's field splitting would drop.
+while IFS= read -r line; do
+  k=${line%%=*}; v=${line#*=}
   [ -n "${!k:-}" ] || export "$k=$v"
 done < "$secrets"
 
