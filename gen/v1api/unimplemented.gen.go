@@ -24,6 +24,7 @@ var Operations = []string{
 	"AddAppWorker",
 	"AddAppWorkerGroup",
 	"AddJobTags",
+	"AddWorkerGroupMember",
 	"CancelJobs",
 	"CheckJobScoreExists",
 	"CloneApp",
@@ -34,10 +35,12 @@ var Operations = []string{
 	"CreateBaselineData",
 	"CreateBaselineDataFromJob",
 	"CreateMeasurerOperation",
+	"CreateWorkerGroup",
 	"DeleteAppTag",
 	"DeleteBaselineData",
 	"DeleteJob",
 	"DeleteJobs",
+	"DeleteWorkerGroup",
 	"ExportJobResponses",
 	"GetApiMetrics",
 	"GetApp",
@@ -58,6 +61,8 @@ var Operations = []string{
 	"GetMeasurements",
 	"GetMeasurerConfidences",
 	"GetMeasurerConfiguration",
+	"GetWorker",
+	"GetWorkerGroup",
 	"ListAllMetrics",
 	"ListAppTags",
 	"ListAppWorkerGroups",
@@ -70,9 +75,13 @@ var Operations = []string{
 	"ListJobs",
 	"ListJobsWithFeedbackMessage",
 	"ListMeasurerOperations",
+	"ListWorkerGroups",
+	"ListWorkers",
 	"RemoveAppWorker",
 	"RemoveAppWorkerGroup",
 	"RemoveJobTags",
+	"RemoveWorkerGroupMember",
+	"RenameWorkerGroup",
 	"SetDesiredApiMetrics",
 	"SubmitJob",
 	"SubmitJobFeedback",
@@ -96,6 +105,10 @@ func (Unimplemented) AddAppWorkerGroup(context.Context, AddAppWorkerGroupRequest
 
 func (Unimplemented) AddJobTags(context.Context, AddJobTagsRequestObject) (AddJobTagsResponseObject, error) {
 	return nil, NotImplementedError{Operation: "AddJobTags"}
+}
+
+func (Unimplemented) AddWorkerGroupMember(context.Context, AddWorkerGroupMemberRequestObject) (AddWorkerGroupMemberResponseObject, error) {
+	return nil, NotImplementedError{Operation: "AddWorkerGroupMember"}
 }
 
 func (Unimplemented) CancelJobs(context.Context, CancelJobsRequestObject) (CancelJobsResponseObject, error) {
@@ -138,6 +151,10 @@ func (Unimplemented) CreateMeasurerOperation(context.Context, CreateMeasurerOper
 	return nil, NotImplementedError{Operation: "CreateMeasurerOperation"}
 }
 
+func (Unimplemented) CreateWorkerGroup(context.Context, CreateWorkerGroupRequestObject) (CreateWorkerGroupResponseObject, error) {
+	return nil, NotImplementedError{Operation: "CreateWorkerGroup"}
+}
+
 func (Unimplemented) DeleteAppTag(context.Context, DeleteAppTagRequestObject) (DeleteAppTagResponseObject, error) {
 	return nil, NotImplementedError{Operation: "DeleteAppTag"}
 }
@@ -152,6 +169,10 @@ func (Unimplemented) DeleteJob(context.Context, DeleteJobRequestObject) (DeleteJ
 
 func (Unimplemented) DeleteJobs(context.Context, DeleteJobsRequestObject) (DeleteJobsResponseObject, error) {
 	return nil, NotImplementedError{Operation: "DeleteJobs"}
+}
+
+func (Unimplemented) DeleteWorkerGroup(context.Context, DeleteWorkerGroupRequestObject) (DeleteWorkerGroupResponseObject, error) {
+	return nil, NotImplementedError{Operation: "DeleteWorkerGroup"}
 }
 
 func (Unimplemented) ExportJobResponses(context.Context, ExportJobResponsesRequestObject) (ExportJobResponsesResponseObject, error) {
@@ -234,6 +255,14 @@ func (Unimplemented) GetMeasurerConfiguration(context.Context, GetMeasurerConfig
 	return nil, NotImplementedError{Operation: "GetMeasurerConfiguration"}
 }
 
+func (Unimplemented) GetWorker(context.Context, GetWorkerRequestObject) (GetWorkerResponseObject, error) {
+	return nil, NotImplementedError{Operation: "GetWorker"}
+}
+
+func (Unimplemented) GetWorkerGroup(context.Context, GetWorkerGroupRequestObject) (GetWorkerGroupResponseObject, error) {
+	return nil, NotImplementedError{Operation: "GetWorkerGroup"}
+}
+
 func (Unimplemented) ListAllMetrics(context.Context, ListAllMetricsRequestObject) (ListAllMetricsResponseObject, error) {
 	return nil, NotImplementedError{Operation: "ListAllMetrics"}
 }
@@ -282,6 +311,14 @@ func (Unimplemented) ListMeasurerOperations(context.Context, ListMeasurerOperati
 	return nil, NotImplementedError{Operation: "ListMeasurerOperations"}
 }
 
+func (Unimplemented) ListWorkerGroups(context.Context, ListWorkerGroupsRequestObject) (ListWorkerGroupsResponseObject, error) {
+	return nil, NotImplementedError{Operation: "ListWorkerGroups"}
+}
+
+func (Unimplemented) ListWorkers(context.Context, ListWorkersRequestObject) (ListWorkersResponseObject, error) {
+	return nil, NotImplementedError{Operation: "ListWorkers"}
+}
+
 func (Unimplemented) RemoveAppWorker(context.Context, RemoveAppWorkerRequestObject) (RemoveAppWorkerResponseObject, error) {
 	return nil, NotImplementedError{Operation: "RemoveAppWorker"}
 }
@@ -292,6 +329,14 @@ func (Unimplemented) RemoveAppWorkerGroup(context.Context, RemoveAppWorkerGroupR
 
 func (Unimplemented) RemoveJobTags(context.Context, RemoveJobTagsRequestObject) (RemoveJobTagsResponseObject, error) {
 	return nil, NotImplementedError{Operation: "RemoveJobTags"}
+}
+
+func (Unimplemented) RemoveWorkerGroupMember(context.Context, RemoveWorkerGroupMemberRequestObject) (RemoveWorkerGroupMemberResponseObject, error) {
+	return nil, NotImplementedError{Operation: "RemoveWorkerGroupMember"}
+}
+
+func (Unimplemented) RenameWorkerGroup(context.Context, RenameWorkerGroupRequestObject) (RenameWorkerGroupResponseObject, error) {
+	return nil, NotImplementedError{Operation: "RenameWorkerGroup"}
 }
 
 func (Unimplemented) SetDesiredApiMetrics(context.Context, SetDesiredApiMetricsRequestObject) (SetDesiredApiMetricsResponseObject, error) {

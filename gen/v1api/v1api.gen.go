@@ -2369,6 +2369,78 @@ func (e GetMeasurementsParamsGroupBy) Valid() bool {
 	}
 }
 
+// Defines values for ListWorkerGroupsParamsSortBy.
+const (
+	ListWorkerGroupsParamsSortById   ListWorkerGroupsParamsSortBy = "id"
+	ListWorkerGroupsParamsSortByName ListWorkerGroupsParamsSortBy = "name"
+)
+
+// Valid indicates whether the value is a known member of the ListWorkerGroupsParamsSortBy enum.
+func (e ListWorkerGroupsParamsSortBy) Valid() bool {
+	switch e {
+	case ListWorkerGroupsParamsSortById:
+		return true
+	case ListWorkerGroupsParamsSortByName:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWorkerGroupsParamsOrderBy.
+const (
+	ListWorkerGroupsParamsOrderByAsc  ListWorkerGroupsParamsOrderBy = "asc"
+	ListWorkerGroupsParamsOrderByDesc ListWorkerGroupsParamsOrderBy = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListWorkerGroupsParamsOrderBy enum.
+func (e ListWorkerGroupsParamsOrderBy) Valid() bool {
+	switch e {
+	case ListWorkerGroupsParamsOrderByAsc:
+		return true
+	case ListWorkerGroupsParamsOrderByDesc:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWorkersParamsSortBy.
+const (
+	ListWorkersParamsSortById       ListWorkersParamsSortBy = "id"
+	ListWorkersParamsSortByUsername ListWorkersParamsSortBy = "username"
+)
+
+// Valid indicates whether the value is a known member of the ListWorkersParamsSortBy enum.
+func (e ListWorkersParamsSortBy) Valid() bool {
+	switch e {
+	case ListWorkersParamsSortById:
+		return true
+	case ListWorkersParamsSortByUsername:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWorkersParamsOrderBy.
+const (
+	ListWorkersParamsOrderByAsc  ListWorkersParamsOrderBy = "asc"
+	ListWorkersParamsOrderByDesc ListWorkersParamsOrderBy = "desc"
+)
+
+// Valid indicates whether the value is a known member of the ListWorkersParamsOrderBy enum.
+func (e ListWorkersParamsOrderBy) Valid() bool {
+	switch e {
+	case ListWorkersParamsOrderByAsc:
+		return true
+	case ListWorkersParamsOrderByDesc:
+		return true
+	default:
+		return false
+	}
+}
+
 // ApiMetrics The desired metrics of an API and the latest measured value of each metric and field.
 type ApiMetrics struct {
 	// ApiId Id of the API.
@@ -3829,6 +3901,26 @@ type SuperTask struct {
 	Type string `json:"type"`
 }
 
+// Worker A worker of the organization, that is one of its users as the /v1 interface identifies them.
+type Worker struct {
+	// Email The user's e-mail address.
+	Email     *string `json:"email,omitempty"`
+	FirstName string  `json:"first_name"`
+
+	// IsActive False for a deactivated user, who keeps its memberships but cannot act.
+	IsActive bool   `json:"is_active"`
+	LastName string `json:"last_name"`
+
+	// UserId The user's id on the /api interface.
+	UserId openapi_types.UUID `json:"user_id"`
+
+	// Username The username, that is the user's e-mail address.
+	Username string `json:"username"`
+
+	// WorkerId The worker id (the user's integer id on this interface).
+	WorkerId int64 `json:"worker_id"`
+}
+
 // WorkerApp A worker's membership of an app.
 type WorkerApp struct {
 	// AddedAt When the worker was added to the app.
@@ -3877,6 +3969,18 @@ type WorkerAppList struct {
 	Total int64 `json:"total"`
 }
 
+// WorkerGroup A worker group of the organization.
+type WorkerGroup struct {
+	CreatedAt     time.Time `json:"created_at"`
+	MemberCount   int       `json:"member_count"`
+	Name          string    `json:"name"`
+	UpdatedAt     time.Time `json:"updated_at"`
+	WorkerGroupId int64     `json:"worker_group_id"`
+
+	// WorkerIds The members' worker ids, ascending.
+	WorkerIds []int64 `json:"worker_ids"`
+}
+
 // WorkerGroupApp A worker group's membership of an app.
 type WorkerGroupApp struct {
 	// AddedAt When the group was added to the app.
@@ -3919,6 +4023,28 @@ type WorkerGroupAppList struct {
 	Total int64 `json:"total"`
 }
 
+// WorkerGroupInput A new worker group.
+type WorkerGroupInput struct {
+	// Name Name, unique in the organization ignoring case.
+	Name string `json:"name"`
+
+	// WorkerIds Its first members.
+	WorkerIds *[]int64 `json:"worker_ids,omitempty"`
+}
+
+// WorkerGroupList One page of the organization's worker groups.
+type WorkerGroupList struct {
+	Items []WorkerGroup `json:"items"`
+	Page  int           `json:"page"`
+	Size  int           `json:"size"`
+	Total int           `json:"total"`
+}
+
+// WorkerGroupRename defines model for WorkerGroupRename.
+type WorkerGroupRename struct {
+	Name string `json:"name"`
+}
+
 // WorkerLabelingProgress Labeling progress of one worker.
 type WorkerLabelingProgress struct {
 	// Holding Jobs the worker holds for labeling now (0 or 1).
@@ -3935,6 +4061,16 @@ type WorkerLabelingProgress struct {
 
 	// WorkerId Id of the worker.
 	WorkerId int64 `json:"worker_id"`
+}
+
+// WorkerList One page of the organization's workers.
+type WorkerList struct {
+	Items []Worker `json:"items"`
+	Page  int      `json:"page"`
+	Size  int      `json:"size"`
+
+	// Total Number of workers matching, ignoring paging.
+	Total int `json:"total"`
 }
 
 // ApiIdPath defines model for ApiIdPath.
@@ -6165,6 +6301,108 @@ type GetBulkOperationParams struct {
 	XFields *XFields `json:"X-Fields,omitempty"`
 }
 
+// ListWorkerGroupsParams defines parameters for ListWorkerGroups.
+type ListWorkerGroupsParams struct {
+	// Page Page number, starting at 0. Default 0.
+	Page *PageParam `form:"page,omitempty" json:"page,omitempty"`
+
+	// Size Items per page, 1 to 1000. Default 10.
+	Size *SizeParam `form:"size,omitempty" json:"size,omitempty"`
+
+	// SortBy Field to sort by, `id` (default) or `name`.
+	SortBy *ListWorkerGroupsParamsSortBy `form:"sortBy,omitempty" json:"sortBy,omitempty"`
+
+	// OrderBy Sort direction, `asc` (default) or `desc`. Ties are broken by id in the same direction.
+	OrderBy *ListWorkerGroupsParamsOrderBy `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// XFields Optional field mask that filters the response body, in the flask-restx style: a comma-separated list of
+	// field names (`id,name`), with nested masks in braces (`{id,jobs{id,status}}`); `*` selects every field
+	// of a level. Only the named fields are returned, even fields the schema marks as required; unknown names
+	// are ignored. Without the header the whole body is returned.
+	XFields *XFields `json:"X-Fields,omitempty"`
+}
+
+// ListWorkerGroupsParamsSortBy defines parameters for ListWorkerGroups.
+type ListWorkerGroupsParamsSortBy string
+
+// ListWorkerGroupsParamsOrderBy defines parameters for ListWorkerGroups.
+type ListWorkerGroupsParamsOrderBy string
+
+// CreateWorkerGroupParams defines parameters for CreateWorkerGroup.
+type CreateWorkerGroupParams struct {
+	// XFields Optional field mask that filters the response body, in the flask-restx style: a comma-separated list of
+	// field names (`id,name`), with nested masks in braces (`{id,jobs{id,status}}`); `*` selects every field
+	// of a level. Only the named fields are returned, even fields the schema marks as required; unknown names
+	// are ignored. Without the header the whole body is returned.
+	XFields *XFields `json:"X-Fields,omitempty"`
+}
+
+// GetWorkerGroupParams defines parameters for GetWorkerGroup.
+type GetWorkerGroupParams struct {
+	// XFields Optional field mask that filters the response body, in the flask-restx style: a comma-separated list of
+	// field names (`id,name`), with nested masks in braces (`{id,jobs{id,status}}`); `*` selects every field
+	// of a level. Only the named fields are returned, even fields the schema marks as required; unknown names
+	// are ignored. Without the header the whole body is returned.
+	XFields *XFields `json:"X-Fields,omitempty"`
+}
+
+// RenameWorkerGroupParams defines parameters for RenameWorkerGroup.
+type RenameWorkerGroupParams struct {
+	// XFields Optional field mask that filters the response body, in the flask-restx style: a comma-separated list of
+	// field names (`id,name`), with nested masks in braces (`{id,jobs{id,status}}`); `*` selects every field
+	// of a level. Only the named fields are returned, even fields the schema marks as required; unknown names
+	// are ignored. Without the header the whole body is returned.
+	XFields *XFields `json:"X-Fields,omitempty"`
+}
+
+// AddWorkerGroupMemberParams defines parameters for AddWorkerGroupMember.
+type AddWorkerGroupMemberParams struct {
+	// XFields Optional field mask that filters the response body, in the flask-restx style: a comma-separated list of
+	// field names (`id,name`), with nested masks in braces (`{id,jobs{id,status}}`); `*` selects every field
+	// of a level. Only the named fields are returned, even fields the schema marks as required; unknown names
+	// are ignored. Without the header the whole body is returned.
+	XFields *XFields `json:"X-Fields,omitempty"`
+}
+
+// ListWorkersParams defines parameters for ListWorkers.
+type ListWorkersParams struct {
+	// Page Page number, starting at 0. Default 0.
+	Page *PageParam `form:"page,omitempty" json:"page,omitempty"`
+
+	// Size Items per page, 1 to 1000. Default 10.
+	Size *SizeParam `form:"size,omitempty" json:"size,omitempty"`
+
+	// SortBy Field to sort by, `id` (default) or `username`.
+	SortBy *ListWorkersParamsSortBy `form:"sortBy,omitempty" json:"sortBy,omitempty"`
+
+	// OrderBy Sort direction, `asc` (default) or `desc`. Ties are broken by id in the same direction.
+	OrderBy *ListWorkersParamsOrderBy `form:"orderBy,omitempty" json:"orderBy,omitempty"`
+
+	// UsernameContains Keep workers whose username contains this text, ignoring case.
+	UsernameContains *string `form:"usernameContains,omitempty" json:"usernameContains,omitempty"`
+
+	// XFields Optional field mask that filters the response body, in the flask-restx style: a comma-separated list of
+	// field names (`id,name`), with nested masks in braces (`{id,jobs{id,status}}`); `*` selects every field
+	// of a level. Only the named fields are returned, even fields the schema marks as required; unknown names
+	// are ignored. Without the header the whole body is returned.
+	XFields *XFields `json:"X-Fields,omitempty"`
+}
+
+// ListWorkersParamsSortBy defines parameters for ListWorkers.
+type ListWorkersParamsSortBy string
+
+// ListWorkersParamsOrderBy defines parameters for ListWorkers.
+type ListWorkersParamsOrderBy string
+
+// GetWorkerParams defines parameters for GetWorker.
+type GetWorkerParams struct {
+	// XFields Optional field mask that filters the response body, in the flask-restx style: a comma-separated list of
+	// field names (`id,name`), with nested masks in braces (`{id,jobs{id,status}}`); `*` selects every field
+	// of a level. Only the named fields are returned, even fields the schema marks as required; unknown names
+	// are ignored. Without the header the whole body is returned.
+	XFields *XFields `json:"X-Fields,omitempty"`
+}
+
 // CreateBaselineDataJSONRequestBody defines body for CreateBaselineData for application/json ContentType.
 type CreateBaselineDataJSONRequestBody = BaselineDataInput
 
@@ -6221,6 +6459,12 @@ type UpdateMeasurerConfigurationJSONRequestBody = MeasurerConfigurationUpdate
 
 // CreateMeasurerOperationJSONRequestBody defines body for CreateMeasurerOperation for application/json ContentType.
 type CreateMeasurerOperationJSONRequestBody = MeasurerOperationInput
+
+// CreateWorkerGroupJSONRequestBody defines body for CreateWorkerGroup for application/json ContentType.
+type CreateWorkerGroupJSONRequestBody = WorkerGroupInput
+
+// RenameWorkerGroupJSONRequestBody defines body for RenameWorkerGroup for application/json ContentType.
+type RenameWorkerGroupJSONRequestBody = WorkerGroupRename
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -7171,6 +7415,113 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /v1/apps/{app_id}/operations/{operation_id} (the `GetBulkOperation` operationId).
 	GetBulkOperation(ctx context.Context, appId AppIdPath, operationId OperationIdPath, params *GetBulkOperationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWorkerGroups List the organization's worker groups
+	//
+	// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
+	// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
+	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	//
+	// Corresponds with GET /v1/worker-groups (the `ListWorkerGroups` operationId).
+	ListWorkerGroups(ctx context.Context, params *ListWorkerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWorkerGroupWithBody Create a worker group
+	//
+	// Creates a worker group in the caller's organization, optionally with its first members. Names are
+	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
+	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /v1/worker-groups (the `CreateWorkerGroup` operationId).
+	CreateWorkerGroupWithBody(ctx context.Context, params *CreateWorkerGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWorkerGroup Create a worker group
+	//
+	// Creates a worker group in the caller's organization, optionally with its first members. Names are
+	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
+	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /v1/worker-groups (the `CreateWorkerGroup` operationId).
+	CreateWorkerGroup(ctx context.Context, params *CreateWorkerGroupParams, body CreateWorkerGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWorkerGroup Delete a worker group
+	//
+	// Deletes a worker group; its members lose the access the group gave them on apps (their own
+	// memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
+	// groups. Not in Document 1; added with the worker groups.
+	//
+	// Corresponds with DELETE /v1/worker-groups/{worker_group_id} (the `DeleteWorkerGroup` operationId).
+	DeleteWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWorkerGroup Get a worker group
+	//
+	// Answers a worker group of the caller's organization with its members' worker ids. Any user of the
+	// organization may call it. Not in Document 1; added with the worker groups.
+	//
+	// Corresponds with GET /v1/worker-groups/{worker_group_id} (the `GetWorkerGroup` operationId).
+	GetWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenameWorkerGroupWithBody Rename a worker group
+	//
+	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
+	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /v1/worker-groups/{worker_group_id} (the `RenameWorkerGroup` operationId).
+	RenameWorkerGroupWithBody(ctx context.Context, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RenameWorkerGroup Rename a worker group
+	//
+	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
+	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /v1/worker-groups/{worker_group_id} (the `RenameWorkerGroup` operationId).
+	RenameWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, body RenameWorkerGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemoveWorkerGroupMember Remove a worker from a group
+	//
+	// Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
+	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	//
+	// Corresponds with DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `RemoveWorkerGroupMember` operationId).
+	RemoveWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddWorkerGroupMember Add a worker to a group
+	//
+	// Makes the worker a member of the group; adding a member twice changes nothing. Users with the
+	// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
+	// the worker groups.
+	//
+	// Corresponds with PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `AddWorkerGroupMember` operationId).
+	AddWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWorkers List the organization's workers
+	//
+	// Lists the workers of the caller's organization: every active user, identified on this interface by an
+	// integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
+	// app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
+	// page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
+	// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
+	// to find.
+	//
+	// Corresponds with GET /v1/workers (the `ListWorkers` operationId).
+	ListWorkers(ctx context.Context, params *ListWorkersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWorker Get a worker of the organization
+	//
+	// Answers one worker of the caller's organization. Any user of the organization may call it.
+	// Not in Document 1; added with the worker list.
+	//
+	// Corresponds with GET /v1/workers/{worker_id} (the `GetWorker` operationId).
+	GetWorker(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListBaselineData List the baseline data of an API
@@ -8859,6 +9210,223 @@ func (c *Client) CreateMeasurerOperation(ctx context.Context, appId AppIdPath, p
 // Corresponds with GET /v1/apps/{app_id}/operations/{operation_id} (the `GetBulkOperation` operationId).
 func (c *Client) GetBulkOperation(ctx context.Context, appId AppIdPath, operationId OperationIdPath, params *GetBulkOperationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetBulkOperationRequest(c.Server, appId, operationId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWorkerGroups List the organization's worker groups
+//
+// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
+// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
+// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+//
+// Corresponds with GET /v1/worker-groups (the `ListWorkerGroups` operationId).
+func (c *Client) ListWorkerGroups(ctx context.Context, params *ListWorkerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWorkerGroupsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWorkerGroupWithBody Create a worker group
+//
+// Creates a worker group in the caller's organization, optionally with its first members. Names are
+// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
+// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /v1/worker-groups (the `CreateWorkerGroup` operationId).
+func (c *Client) CreateWorkerGroupWithBody(ctx context.Context, params *CreateWorkerGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWorkerGroupRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWorkerGroup Create a worker group
+//
+// Creates a worker group in the caller's organization, optionally with its first members. Names are
+// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
+// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /v1/worker-groups (the `CreateWorkerGroup` operationId).
+func (c *Client) CreateWorkerGroup(ctx context.Context, params *CreateWorkerGroupParams, body CreateWorkerGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWorkerGroupRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWorkerGroup Delete a worker group
+//
+// Deletes a worker group; its members lose the access the group gave them on apps (their own
+// memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
+// groups. Not in Document 1; added with the worker groups.
+//
+// Corresponds with DELETE /v1/worker-groups/{worker_group_id} (the `DeleteWorkerGroup` operationId).
+func (c *Client) DeleteWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWorkerGroupRequest(c.Server, workerGroupId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWorkerGroup Get a worker group
+//
+// Answers a worker group of the caller's organization with its members' worker ids. Any user of the
+// organization may call it. Not in Document 1; added with the worker groups.
+//
+// Corresponds with GET /v1/worker-groups/{worker_group_id} (the `GetWorkerGroup` operationId).
+func (c *Client) GetWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWorkerGroupRequest(c.Server, workerGroupId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameWorkerGroupWithBody Rename a worker group
+//
+// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
+// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /v1/worker-groups/{worker_group_id} (the `RenameWorkerGroup` operationId).
+func (c *Client) RenameWorkerGroupWithBody(ctx context.Context, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameWorkerGroupRequestWithBody(c.Server, workerGroupId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RenameWorkerGroup Rename a worker group
+//
+// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
+// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /v1/worker-groups/{worker_group_id} (the `RenameWorkerGroup` operationId).
+func (c *Client) RenameWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, body RenameWorkerGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenameWorkerGroupRequest(c.Server, workerGroupId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemoveWorkerGroupMember Remove a worker from a group
+//
+// Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
+// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+//
+// Corresponds with DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `RemoveWorkerGroupMember` operationId).
+func (c *Client) RemoveWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveWorkerGroupMemberRequest(c.Server, workerGroupId, workerId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddWorkerGroupMember Add a worker to a group
+//
+// Makes the worker a member of the group; adding a member twice changes nothing. Users with the
+// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
+// the worker groups.
+//
+// Corresponds with PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `AddWorkerGroupMember` operationId).
+func (c *Client) AddWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddWorkerGroupMemberRequest(c.Server, workerGroupId, workerId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWorkers List the organization's workers
+//
+// Lists the workers of the caller's organization: every active user, identified on this interface by an
+// integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
+// app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
+// page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
+// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
+// to find.
+//
+// Corresponds with GET /v1/workers (the `ListWorkers` operationId).
+func (c *Client) ListWorkers(ctx context.Context, params *ListWorkersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWorkersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWorker Get a worker of the organization
+//
+// Answers one worker of the caller's organization. Any user of the organization may call it.
+// Not in Document 1; added with the worker list.
+//
+// Corresponds with GET /v1/workers/{worker_id} (the `GetWorker` operationId).
+func (c *Client) GetWorker(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWorkerRequest(c.Server, workerId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -17068,6 +17636,574 @@ func NewGetBulkOperationRequest(server string, appId AppIdPath, operationId Oper
 	return req, nil
 }
 
+// NewListWorkerGroupsRequest constructs an http.Request for the ListWorkerGroups method
+func NewListWorkerGroupsRequest(server string, params *ListWorkerGroupsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/worker-groups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Size != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "size", *params.Size, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sortBy", *params.SortBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XFields != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Fields", *params.XFields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Fields", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewCreateWorkerGroupRequest calls the generic CreateWorkerGroup builder with application/json body
+func NewCreateWorkerGroupRequest(server string, params *CreateWorkerGroupParams, body CreateWorkerGroupJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateWorkerGroupRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateWorkerGroupRequestWithBody constructs an http.Request for the CreateWorkerGroup method, with any body, and a specified content type
+func NewCreateWorkerGroupRequestWithBody(server string, params *CreateWorkerGroupParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/worker-groups")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XFields != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Fields", *params.XFields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Fields", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteWorkerGroupRequest constructs an http.Request for the DeleteWorkerGroup method
+func NewDeleteWorkerGroupRequest(server string, workerGroupId WorkerGroupIdPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "worker_group_id", workerGroupId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/worker-groups/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetWorkerGroupRequest constructs an http.Request for the GetWorkerGroup method
+func NewGetWorkerGroupRequest(server string, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "worker_group_id", workerGroupId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/worker-groups/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XFields != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Fields", *params.XFields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Fields", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRenameWorkerGroupRequest calls the generic RenameWorkerGroup builder with application/json body
+func NewRenameWorkerGroupRequest(server string, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, body RenameWorkerGroupJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRenameWorkerGroupRequestWithBody(server, workerGroupId, params, "application/json", bodyReader)
+}
+
+// NewRenameWorkerGroupRequestWithBody constructs an http.Request for the RenameWorkerGroup method, with any body, and a specified content type
+func NewRenameWorkerGroupRequestWithBody(server string, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "worker_group_id", workerGroupId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/worker-groups/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XFields != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Fields", *params.XFields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Fields", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRemoveWorkerGroupMemberRequest constructs an http.Request for the RemoveWorkerGroupMember method
+func NewRemoveWorkerGroupMemberRequest(server string, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "worker_group_id", workerGroupId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "worker_id", workerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/worker-groups/%s/workers/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAddWorkerGroupMemberRequest constructs an http.Request for the AddWorkerGroupMember method
+func NewAddWorkerGroupMemberRequest(server string, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "worker_group_id", workerGroupId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "worker_id", workerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/worker-groups/%s/workers/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XFields != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Fields", *params.XFields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Fields", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListWorkersRequest constructs an http.Request for the ListWorkers method
+func NewListWorkersRequest(server string, params *ListWorkersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Size != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "size", *params.Size, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SortBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sortBy", *params.SortBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.OrderBy != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "orderBy", *params.OrderBy, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UsernameContains != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "usernameContains", *params.UsernameContains, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XFields != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Fields", *params.XFields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Fields", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetWorkerRequest constructs an http.Request for the GetWorker method
+func NewGetWorkerRequest(server string, workerId WorkerIdPath, params *GetWorkerParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "worker_id", workerId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/v1/workers/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XFields != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Fields", *params.XFields, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Fields", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 func (c *Client) applyEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
 	for _, r := range c.RequestEditors {
 		if err := r(ctx, req); err != nil {
@@ -18075,6 +19211,127 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /v1/apps/{app_id}/operations/{operation_id} (the `GetBulkOperation` operationId).
 	GetBulkOperationWithResponse(ctx context.Context, appId AppIdPath, operationId OperationIdPath, params *GetBulkOperationParams, reqEditors ...RequestEditorFn) (*GetBulkOperationResponse, error)
+
+	// ListWorkerGroupsWithResponse List the organization's worker groups
+	//
+	// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
+	// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
+	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/worker-groups (the `ListWorkerGroups` operationId).
+	ListWorkerGroupsWithResponse(ctx context.Context, params *ListWorkerGroupsParams, reqEditors ...RequestEditorFn) (*ListWorkerGroupsResponse, error)
+
+	// CreateWorkerGroupWithBodyWithResponse Create a worker group
+	//
+	// Creates a worker group in the caller's organization, optionally with its first members. Names are
+	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
+	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/worker-groups (the `CreateWorkerGroup` operationId).
+	CreateWorkerGroupWithBodyWithResponse(ctx context.Context, params *CreateWorkerGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWorkerGroupResponse, error)
+
+	// CreateWorkerGroupWithResponse Create a worker group
+	//
+	// Creates a worker group in the caller's organization, optionally with its first members. Names are
+	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
+	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /v1/worker-groups (the `CreateWorkerGroup` operationId).
+	CreateWorkerGroupWithResponse(ctx context.Context, params *CreateWorkerGroupParams, body CreateWorkerGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWorkerGroupResponse, error)
+
+	// DeleteWorkerGroupWithResponse Delete a worker group
+	//
+	// Deletes a worker group; its members lose the access the group gave them on apps (their own
+	// memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
+	// groups. Not in Document 1; added with the worker groups.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/worker-groups/{worker_group_id} (the `DeleteWorkerGroup` operationId).
+	DeleteWorkerGroupWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, reqEditors ...RequestEditorFn) (*DeleteWorkerGroupResponse, error)
+
+	// GetWorkerGroupWithResponse Get a worker group
+	//
+	// Answers a worker group of the caller's organization with its members' worker ids. Any user of the
+	// organization may call it. Not in Document 1; added with the worker groups.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/worker-groups/{worker_group_id} (the `GetWorkerGroup` operationId).
+	GetWorkerGroupWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams, reqEditors ...RequestEditorFn) (*GetWorkerGroupResponse, error)
+
+	// RenameWorkerGroupWithBodyWithResponse Rename a worker group
+	//
+	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
+	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/worker-groups/{worker_group_id} (the `RenameWorkerGroup` operationId).
+	RenameWorkerGroupWithBodyWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenameWorkerGroupResponse, error)
+
+	// RenameWorkerGroupWithResponse Rename a worker group
+	//
+	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
+	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /v1/worker-groups/{worker_group_id} (the `RenameWorkerGroup` operationId).
+	RenameWorkerGroupWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, body RenameWorkerGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*RenameWorkerGroupResponse, error)
+
+	// RemoveWorkerGroupMemberWithResponse Remove a worker from a group
+	//
+	// Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
+	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `RemoveWorkerGroupMember` operationId).
+	RemoveWorkerGroupMemberWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, reqEditors ...RequestEditorFn) (*RemoveWorkerGroupMemberResponse, error)
+
+	// AddWorkerGroupMemberWithResponse Add a worker to a group
+	//
+	// Makes the worker a member of the group; adding a member twice changes nothing. Users with the
+	// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
+	// the worker groups.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `AddWorkerGroupMember` operationId).
+	AddWorkerGroupMemberWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams, reqEditors ...RequestEditorFn) (*AddWorkerGroupMemberResponse, error)
+
+	// ListWorkersWithResponse List the organization's workers
+	//
+	// Lists the workers of the caller's organization: every active user, identified on this interface by an
+	// integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
+	// app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
+	// page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
+	// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
+	// to find.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/workers (the `ListWorkers` operationId).
+	ListWorkersWithResponse(ctx context.Context, params *ListWorkersParams, reqEditors ...RequestEditorFn) (*ListWorkersResponse, error)
+
+	// GetWorkerWithResponse Get a worker of the organization
+	//
+	// Answers one worker of the caller's organization. Any user of the organization may call it.
+	// Not in Document 1; added with the worker list.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /v1/workers/{worker_id} (the `GetWorker` operationId).
+	GetWorkerWithResponse(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*GetWorkerResponse, error)
 }
 
 type ListBaselineDataResponse struct {
@@ -22893,6 +24150,676 @@ func (r GetBulkOperationResponse) ContentType() string {
 	return ""
 }
 
+type ListWorkerGroupsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WorkerGroupList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWorkerGroupsResponse) GetJSON200() *WorkerGroupList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWorkerGroupsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWorkerGroupsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListWorkerGroupsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListWorkerGroupsResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWorkerGroupsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWorkerGroupsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWorkerGroupsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWorkerGroupsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CreateWorkerGroupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WorkerGroup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateWorkerGroupResponse) GetJSON201() *WorkerGroup {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateWorkerGroupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateWorkerGroupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateWorkerGroupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateWorkerGroupResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWorkerGroupResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateWorkerGroupResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateWorkerGroupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateWorkerGroupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateWorkerGroupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateWorkerGroupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type DeleteWorkerGroupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteWorkerGroupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteWorkerGroupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteWorkerGroupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteWorkerGroupResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteWorkerGroupResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWorkerGroupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWorkerGroupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWorkerGroupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWorkerGroupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetWorkerGroupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WorkerGroup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWorkerGroupResponse) GetJSON200() *WorkerGroup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetWorkerGroupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWorkerGroupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetWorkerGroupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWorkerGroupResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetWorkerGroupResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWorkerGroupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWorkerGroupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWorkerGroupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWorkerGroupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RenameWorkerGroupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WorkerGroup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RenameWorkerGroupResponse) GetJSON200() *WorkerGroup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RenameWorkerGroupResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RenameWorkerGroupResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RenameWorkerGroupResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RenameWorkerGroupResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RenameWorkerGroupResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RenameWorkerGroupResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RenameWorkerGroupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RenameWorkerGroupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RenameWorkerGroupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RenameWorkerGroupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type RemoveWorkerGroupMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RemoveWorkerGroupMemberResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RemoveWorkerGroupMemberResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RemoveWorkerGroupMemberResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RemoveWorkerGroupMemberResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RemoveWorkerGroupMemberResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RemoveWorkerGroupMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemoveWorkerGroupMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemoveWorkerGroupMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemoveWorkerGroupMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AddWorkerGroupMemberResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WorkerGroup
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AddWorkerGroupMemberResponse) GetJSON200() *WorkerGroup {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AddWorkerGroupMemberResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AddWorkerGroupMemberResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r AddWorkerGroupMemberResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddWorkerGroupMemberResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AddWorkerGroupMemberResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AddWorkerGroupMemberResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddWorkerGroupMemberResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddWorkerGroupMemberResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddWorkerGroupMemberResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListWorkersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WorkerList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWorkersResponse) GetJSON200() *WorkerList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWorkersResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWorkersResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListWorkersResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListWorkersResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWorkersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWorkersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWorkersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWorkersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetWorkerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Worker
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *UnexpectedError
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWorkerResponse) GetJSON200() *Worker {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetWorkerResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWorkerResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetWorkerResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWorkerResponse) GetJSON404() *ErrorResponse {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetWorkerResponse) GetJSONDefault() *UnexpectedError {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWorkerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWorkerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWorkerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWorkerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListBaselineDataWithResponse List the baseline data of an API
 //
 // Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
@@ -24347,6 +26274,193 @@ func (c *ClientWithResponses) GetBulkOperationWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParseGetBulkOperationResponse(rsp)
+}
+
+// ListWorkerGroupsWithResponse List the organization's worker groups
+//
+// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
+// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
+// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/worker-groups (the `ListWorkerGroups` operationId).
+func (c *ClientWithResponses) ListWorkerGroupsWithResponse(ctx context.Context, params *ListWorkerGroupsParams, reqEditors ...RequestEditorFn) (*ListWorkerGroupsResponse, error) {
+	rsp, err := c.ListWorkerGroups(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWorkerGroupsResponse(rsp)
+}
+
+// CreateWorkerGroupWithBodyWithResponse Create a worker group
+//
+// Creates a worker group in the caller's organization, optionally with its first members. Names are
+// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
+// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/worker-groups (the `CreateWorkerGroup` operationId).
+func (c *ClientWithResponses) CreateWorkerGroupWithBodyWithResponse(ctx context.Context, params *CreateWorkerGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWorkerGroupResponse, error) {
+	rsp, err := c.CreateWorkerGroupWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWorkerGroupResponse(rsp)
+}
+
+// CreateWorkerGroupWithResponse Create a worker group
+//
+// Creates a worker group in the caller's organization, optionally with its first members. Names are
+// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
+// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /v1/worker-groups (the `CreateWorkerGroup` operationId).
+func (c *ClientWithResponses) CreateWorkerGroupWithResponse(ctx context.Context, params *CreateWorkerGroupParams, body CreateWorkerGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWorkerGroupResponse, error) {
+	rsp, err := c.CreateWorkerGroup(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWorkerGroupResponse(rsp)
+}
+
+// DeleteWorkerGroupWithResponse Delete a worker group
+//
+// Deletes a worker group; its members lose the access the group gave them on apps (their own
+// memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
+// groups. Not in Document 1; added with the worker groups.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/worker-groups/{worker_group_id} (the `DeleteWorkerGroup` operationId).
+func (c *ClientWithResponses) DeleteWorkerGroupWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, reqEditors ...RequestEditorFn) (*DeleteWorkerGroupResponse, error) {
+	rsp, err := c.DeleteWorkerGroup(ctx, workerGroupId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWorkerGroupResponse(rsp)
+}
+
+// GetWorkerGroupWithResponse Get a worker group
+//
+// Answers a worker group of the caller's organization with its members' worker ids. Any user of the
+// organization may call it. Not in Document 1; added with the worker groups.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/worker-groups/{worker_group_id} (the `GetWorkerGroup` operationId).
+func (c *ClientWithResponses) GetWorkerGroupWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams, reqEditors ...RequestEditorFn) (*GetWorkerGroupResponse, error) {
+	rsp, err := c.GetWorkerGroup(ctx, workerGroupId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWorkerGroupResponse(rsp)
+}
+
+// RenameWorkerGroupWithBodyWithResponse Rename a worker group
+//
+// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
+// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/worker-groups/{worker_group_id} (the `RenameWorkerGroup` operationId).
+func (c *ClientWithResponses) RenameWorkerGroupWithBodyWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenameWorkerGroupResponse, error) {
+	rsp, err := c.RenameWorkerGroupWithBody(ctx, workerGroupId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenameWorkerGroupResponse(rsp)
+}
+
+// RenameWorkerGroupWithResponse Rename a worker group
+//
+// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
+// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /v1/worker-groups/{worker_group_id} (the `RenameWorkerGroup` operationId).
+func (c *ClientWithResponses) RenameWorkerGroupWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, params *RenameWorkerGroupParams, body RenameWorkerGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*RenameWorkerGroupResponse, error) {
+	rsp, err := c.RenameWorkerGroup(ctx, workerGroupId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRenameWorkerGroupResponse(rsp)
+}
+
+// RemoveWorkerGroupMemberWithResponse Remove a worker from a group
+//
+// Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
+// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `RemoveWorkerGroupMember` operationId).
+func (c *ClientWithResponses) RemoveWorkerGroupMemberWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, reqEditors ...RequestEditorFn) (*RemoveWorkerGroupMemberResponse, error) {
+	rsp, err := c.RemoveWorkerGroupMember(ctx, workerGroupId, workerId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemoveWorkerGroupMemberResponse(rsp)
+}
+
+// AddWorkerGroupMemberWithResponse Add a worker to a group
+//
+// Makes the worker a member of the group; adding a member twice changes nothing. Users with the
+// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
+// the worker groups.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `AddWorkerGroupMember` operationId).
+func (c *ClientWithResponses) AddWorkerGroupMemberWithResponse(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams, reqEditors ...RequestEditorFn) (*AddWorkerGroupMemberResponse, error) {
+	rsp, err := c.AddWorkerGroupMember(ctx, workerGroupId, workerId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddWorkerGroupMemberResponse(rsp)
+}
+
+// ListWorkersWithResponse List the organization's workers
+//
+// Lists the workers of the caller's organization: every active user, identified on this interface by an
+// integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
+// app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
+// page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
+// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
+// to find.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/workers (the `ListWorkers` operationId).
+func (c *ClientWithResponses) ListWorkersWithResponse(ctx context.Context, params *ListWorkersParams, reqEditors ...RequestEditorFn) (*ListWorkersResponse, error) {
+	rsp, err := c.ListWorkers(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWorkersResponse(rsp)
+}
+
+// GetWorkerWithResponse Get a worker of the organization
+//
+// Answers one worker of the caller's organization. Any user of the organization may call it.
+// Not in Document 1; added with the worker list.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /v1/workers/{worker_id} (the `GetWorker` operationId).
+func (c *ClientWithResponses) GetWorkerWithResponse(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*GetWorkerResponse, error) {
+	rsp, err := c.GetWorker(ctx, workerId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWorkerResponse(rsp)
 }
 
 // ParseListBaselineDataResponse parses an HTTP response from a ListBaselineDataWithResponse call
@@ -28244,6 +30358,547 @@ func ParseGetBulkOperationResponse(rsp *http.Response) (*GetBulkOperationRespons
 	return response, nil
 }
 
+// ParseListWorkerGroupsResponse parses an HTTP response from a ListWorkerGroupsWithResponse call
+func ParseListWorkerGroupsResponse(rsp *http.Response) (*ListWorkerGroupsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWorkerGroupsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WorkerGroupList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateWorkerGroupResponse parses an HTTP response from a CreateWorkerGroupWithResponse call
+func ParseCreateWorkerGroupResponse(rsp *http.Response) (*CreateWorkerGroupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateWorkerGroupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WorkerGroup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWorkerGroupResponse parses an HTTP response from a DeleteWorkerGroupWithResponse call
+func ParseDeleteWorkerGroupResponse(rsp *http.Response) (*DeleteWorkerGroupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWorkerGroupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetWorkerGroupResponse parses an HTTP response from a GetWorkerGroupWithResponse call
+func ParseGetWorkerGroupResponse(rsp *http.Response) (*GetWorkerGroupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWorkerGroupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WorkerGroup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRenameWorkerGroupResponse parses an HTTP response from a RenameWorkerGroupWithResponse call
+func ParseRenameWorkerGroupResponse(rsp *http.Response) (*RenameWorkerGroupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RenameWorkerGroupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WorkerGroup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseRemoveWorkerGroupMemberResponse parses an HTTP response from a RemoveWorkerGroupMemberWithResponse call
+func ParseRemoveWorkerGroupMemberResponse(rsp *http.Response) (*RemoveWorkerGroupMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemoveWorkerGroupMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAddWorkerGroupMemberResponse parses an HTTP response from a AddWorkerGroupMemberWithResponse call
+func ParseAddWorkerGroupMemberResponse(rsp *http.Response) (*AddWorkerGroupMemberResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddWorkerGroupMemberResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WorkerGroup
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListWorkersResponse parses an HTTP response from a ListWorkersWithResponse call
+func ParseListWorkersResponse(rsp *http.Response) (*ListWorkersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWorkersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WorkerList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetWorkerResponse parses an HTTP response from a GetWorkerWithResponse call
+func ParseGetWorkerResponse(rsp *http.Response) (*GetWorkerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWorkerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Worker
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest UnexpectedError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// ListBaselineData List the baseline data of an API
@@ -28435,6 +31090,33 @@ type ServerInterface interface {
 	// GetBulkOperation Get the status of a bulk operation
 	// (GET /v1/apps/{app_id}/operations/{operation_id})
 	GetBulkOperation(ctx echo.Context, appId AppIdPath, operationId OperationIdPath, params GetBulkOperationParams) error
+	// ListWorkerGroups List the organization's worker groups
+	// (GET /v1/worker-groups)
+	ListWorkerGroups(ctx echo.Context, params ListWorkerGroupsParams) error
+	// CreateWorkerGroup Create a worker group
+	// (POST /v1/worker-groups)
+	CreateWorkerGroup(ctx echo.Context, params CreateWorkerGroupParams) error
+	// DeleteWorkerGroup Delete a worker group
+	// (DELETE /v1/worker-groups/{worker_group_id})
+	DeleteWorkerGroup(ctx echo.Context, workerGroupId WorkerGroupIdPath) error
+	// GetWorkerGroup Get a worker group
+	// (GET /v1/worker-groups/{worker_group_id})
+	GetWorkerGroup(ctx echo.Context, workerGroupId WorkerGroupIdPath, params GetWorkerGroupParams) error
+	// RenameWorkerGroup Rename a worker group
+	// (PATCH /v1/worker-groups/{worker_group_id})
+	RenameWorkerGroup(ctx echo.Context, workerGroupId WorkerGroupIdPath, params RenameWorkerGroupParams) error
+	// RemoveWorkerGroupMember Remove a worker from a group
+	// (DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id})
+	RemoveWorkerGroupMember(ctx echo.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath) error
+	// AddWorkerGroupMember Add a worker to a group
+	// (PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id})
+	AddWorkerGroupMember(ctx echo.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params AddWorkerGroupMemberParams) error
+	// ListWorkers List the organization's workers
+	// (GET /v1/workers)
+	ListWorkers(ctx echo.Context, params ListWorkersParams) error
+	// GetWorker Get a worker of the organization
+	// (GET /v1/workers/{worker_id})
+	GetWorker(ctx echo.Context, workerId WorkerIdPath, params GetWorkerParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -33330,6 +36012,346 @@ func (w *ServerInterfaceWrapper) GetBulkOperation(ctx echo.Context) error {
 	return err
 }
 
+// ListWorkerGroups converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWorkerGroups(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWorkerGroupsParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "size", ctx.QueryParams(), &params.Size, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter size: %s", err))
+	}
+
+	// ------------- Optional query parameter "sortBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sortBy", ctx.QueryParams(), &params.SortBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sortBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "X-Fields" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Fields")]; found {
+		var XFields XFields
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Fields, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Fields", valueList[0], &XFields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Fields: %s", err))
+		}
+
+		params.XFields = &XFields
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWorkerGroups(ctx, params)
+	return err
+}
+
+// CreateWorkerGroup converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWorkerGroup(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWorkerGroupParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "X-Fields" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Fields")]; found {
+		var XFields XFields
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Fields, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Fields", valueList[0], &XFields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Fields: %s", err))
+		}
+
+		params.XFields = &XFields
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWorkerGroup(ctx, params)
+	return err
+}
+
+// DeleteWorkerGroup converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWorkerGroup(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "worker_group_id" -------------
+	var workerGroupId WorkerGroupIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "worker_group_id", ctx.Param("worker_group_id"), &workerGroupId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter worker_group_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWorkerGroup(ctx, workerGroupId)
+	return err
+}
+
+// GetWorkerGroup converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWorkerGroup(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "worker_group_id" -------------
+	var workerGroupId WorkerGroupIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "worker_group_id", ctx.Param("worker_group_id"), &workerGroupId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter worker_group_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetWorkerGroupParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "X-Fields" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Fields")]; found {
+		var XFields XFields
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Fields, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Fields", valueList[0], &XFields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Fields: %s", err))
+		}
+
+		params.XFields = &XFields
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWorkerGroup(ctx, workerGroupId, params)
+	return err
+}
+
+// RenameWorkerGroup converts echo context to params.
+func (w *ServerInterfaceWrapper) RenameWorkerGroup(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "worker_group_id" -------------
+	var workerGroupId WorkerGroupIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "worker_group_id", ctx.Param("worker_group_id"), &workerGroupId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter worker_group_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RenameWorkerGroupParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "X-Fields" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Fields")]; found {
+		var XFields XFields
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Fields, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Fields", valueList[0], &XFields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Fields: %s", err))
+		}
+
+		params.XFields = &XFields
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RenameWorkerGroup(ctx, workerGroupId, params)
+	return err
+}
+
+// RemoveWorkerGroupMember converts echo context to params.
+func (w *ServerInterfaceWrapper) RemoveWorkerGroupMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "worker_group_id" -------------
+	var workerGroupId WorkerGroupIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "worker_group_id", ctx.Param("worker_group_id"), &workerGroupId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter worker_group_id: %s", err))
+	}
+
+	// ------------- Path parameter "worker_id" -------------
+	var workerId WorkerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "worker_id", ctx.Param("worker_id"), &workerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter worker_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RemoveWorkerGroupMember(ctx, workerGroupId, workerId)
+	return err
+}
+
+// AddWorkerGroupMember converts echo context to params.
+func (w *ServerInterfaceWrapper) AddWorkerGroupMember(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "worker_group_id" -------------
+	var workerGroupId WorkerGroupIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "worker_group_id", ctx.Param("worker_group_id"), &workerGroupId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter worker_group_id: %s", err))
+	}
+
+	// ------------- Path parameter "worker_id" -------------
+	var workerId WorkerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "worker_id", ctx.Param("worker_id"), &workerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter worker_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddWorkerGroupMemberParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "X-Fields" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Fields")]; found {
+		var XFields XFields
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Fields, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Fields", valueList[0], &XFields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Fields: %s", err))
+		}
+
+		params.XFields = &XFields
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddWorkerGroupMember(ctx, workerGroupId, workerId, params)
+	return err
+}
+
+// ListWorkers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWorkers(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWorkersParams
+	// ------------- Optional query parameter "page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "page", ctx.QueryParams(), &params.Page, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter page: %s", err))
+	}
+
+	// ------------- Optional query parameter "size" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "size", ctx.QueryParams(), &params.Size, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter size: %s", err))
+	}
+
+	// ------------- Optional query parameter "sortBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "sortBy", ctx.QueryParams(), &params.SortBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter sortBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "orderBy" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "orderBy", ctx.QueryParams(), &params.OrderBy, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter orderBy: %s", err))
+	}
+
+	// ------------- Optional query parameter "usernameContains" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "usernameContains", ctx.QueryParams(), &params.UsernameContains, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter usernameContains: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "X-Fields" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Fields")]; found {
+		var XFields XFields
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Fields, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Fields", valueList[0], &XFields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Fields: %s", err))
+		}
+
+		params.XFields = &XFields
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWorkers(ctx, params)
+	return err
+}
+
+// GetWorker converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWorker(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "worker_id" -------------
+	var workerId WorkerIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "worker_id", ctx.Param("worker_id"), &workerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter worker_id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetWorkerParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "X-Fields" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Fields")]; found {
+		var XFields XFields
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Fields, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Fields", valueList[0], &XFields, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Fields: %s", err))
+		}
+
+		params.XFields = &XFields
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWorker(ctx, workerId, params)
+	return err
+}
+
 // This is a simple interface which specifies echo.Route addition functions which
 // are present on both echo.Echo and echo.Group, since we want to allow using
 // either of them for path registration
@@ -33440,6 +36462,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/v1/apps/:app_id/measurer/operation", wrapper.ListMeasurerOperations, options.OperationMiddlewares["listMeasurerOperations"]...)
 	router.POST(options.BaseURL+"/v1/apps/:app_id/measurer/operation", wrapper.CreateMeasurerOperation, options.OperationMiddlewares["createMeasurerOperation"]...)
 	router.GET(options.BaseURL+"/v1/apps/:app_id/operations/:operation_id", wrapper.GetBulkOperation, options.OperationMiddlewares["getBulkOperation"]...)
+	router.GET(options.BaseURL+"/v1/worker-groups", wrapper.ListWorkerGroups, options.OperationMiddlewares["listWorkerGroups"]...)
+	router.POST(options.BaseURL+"/v1/worker-groups", wrapper.CreateWorkerGroup, options.OperationMiddlewares["createWorkerGroup"]...)
+	router.DELETE(options.BaseURL+"/v1/worker-groups/:worker_group_id", wrapper.DeleteWorkerGroup, options.OperationMiddlewares["deleteWorkerGroup"]...)
+	router.GET(options.BaseURL+"/v1/worker-groups/:worker_group_id", wrapper.GetWorkerGroup, options.OperationMiddlewares["getWorkerGroup"]...)
+	router.PATCH(options.BaseURL+"/v1/worker-groups/:worker_group_id", wrapper.RenameWorkerGroup, options.OperationMiddlewares["renameWorkerGroup"]...)
+	router.DELETE(options.BaseURL+"/v1/worker-groups/:worker_group_id/workers/:worker_id", wrapper.RemoveWorkerGroupMember, options.OperationMiddlewares["removeWorkerGroupMember"]...)
+	router.PUT(options.BaseURL+"/v1/worker-groups/:worker_group_id/workers/:worker_id", wrapper.AddWorkerGroupMember, options.OperationMiddlewares["addWorkerGroupMember"]...)
+	router.GET(options.BaseURL+"/v1/workers", wrapper.ListWorkers, options.OperationMiddlewares["listWorkers"]...)
+	router.GET(options.BaseURL+"/v1/workers/:worker_id", wrapper.GetWorker, options.OperationMiddlewares["getWorker"]...)
 
 }
 
@@ -39655,6 +42686,857 @@ func (response GetBulkOperationdefaultJSONResponse) VisitGetBulkOperationRespons
 	return err
 }
 
+type ListWorkerGroupsRequestObject struct {
+	Params ListWorkerGroupsParams
+}
+
+type ListWorkerGroupsResponseObject interface {
+	VisitListWorkerGroupsResponse(w http.ResponseWriter) error
+}
+
+type ListWorkerGroups200JSONResponse WorkerGroupList
+
+func (response ListWorkerGroups200JSONResponse) VisitListWorkerGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkerGroups400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWorkerGroups400JSONResponse) VisitListWorkerGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkerGroups401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWorkerGroups401JSONResponse) VisitListWorkerGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkerGroups403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWorkerGroups403JSONResponse) VisitListWorkerGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkerGroupsdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListWorkerGroupsdefaultJSONResponse) VisitListWorkerGroupsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkerGroupRequestObject struct {
+	Params CreateWorkerGroupParams
+	Body   *CreateWorkerGroupJSONRequestBody
+}
+
+type CreateWorkerGroupResponseObject interface {
+	VisitCreateWorkerGroupResponse(w http.ResponseWriter) error
+}
+
+type CreateWorkerGroup201JSONResponse WorkerGroup
+
+func (response CreateWorkerGroup201JSONResponse) VisitCreateWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkerGroup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWorkerGroup400JSONResponse) VisitCreateWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkerGroup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWorkerGroup401JSONResponse) VisitCreateWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkerGroup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWorkerGroup403JSONResponse) VisitCreateWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkerGroup404JSONResponse ErrorResponse
+
+func (response CreateWorkerGroup404JSONResponse) VisitCreateWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkerGroup409JSONResponse ErrorResponse
+
+func (response CreateWorkerGroup409JSONResponse) VisitCreateWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWorkerGroupdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response CreateWorkerGroupdefaultJSONResponse) VisitCreateWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkerGroupRequestObject struct {
+	WorkerGroupId WorkerGroupIdPath `json:"worker_group_id"`
+}
+
+type DeleteWorkerGroupResponseObject interface {
+	VisitDeleteWorkerGroupResponse(w http.ResponseWriter) error
+}
+
+type DeleteWorkerGroup204Response struct {
+}
+
+func (response DeleteWorkerGroup204Response) VisitDeleteWorkerGroupResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteWorkerGroup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteWorkerGroup400JSONResponse) VisitDeleteWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkerGroup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteWorkerGroup401JSONResponse) VisitDeleteWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkerGroup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteWorkerGroup403JSONResponse) VisitDeleteWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkerGroup404JSONResponse ErrorResponse
+
+func (response DeleteWorkerGroup404JSONResponse) VisitDeleteWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWorkerGroupdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response DeleteWorkerGroupdefaultJSONResponse) VisitDeleteWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkerGroupRequestObject struct {
+	WorkerGroupId WorkerGroupIdPath `json:"worker_group_id"`
+	Params        GetWorkerGroupParams
+}
+
+type GetWorkerGroupResponseObject interface {
+	VisitGetWorkerGroupResponse(w http.ResponseWriter) error
+}
+
+type GetWorkerGroup200JSONResponse WorkerGroup
+
+func (response GetWorkerGroup200JSONResponse) VisitGetWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkerGroup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWorkerGroup400JSONResponse) VisitGetWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkerGroup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWorkerGroup401JSONResponse) VisitGetWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkerGroup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWorkerGroup403JSONResponse) VisitGetWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkerGroup404JSONResponse ErrorResponse
+
+func (response GetWorkerGroup404JSONResponse) VisitGetWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkerGroupdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response GetWorkerGroupdefaultJSONResponse) VisitGetWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenameWorkerGroupRequestObject struct {
+	WorkerGroupId WorkerGroupIdPath `json:"worker_group_id"`
+	Params        RenameWorkerGroupParams
+	Body          *RenameWorkerGroupJSONRequestBody
+}
+
+type RenameWorkerGroupResponseObject interface {
+	VisitRenameWorkerGroupResponse(w http.ResponseWriter) error
+}
+
+type RenameWorkerGroup200JSONResponse WorkerGroup
+
+func (response RenameWorkerGroup200JSONResponse) VisitRenameWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenameWorkerGroup400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RenameWorkerGroup400JSONResponse) VisitRenameWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenameWorkerGroup401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RenameWorkerGroup401JSONResponse) VisitRenameWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenameWorkerGroup403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RenameWorkerGroup403JSONResponse) VisitRenameWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenameWorkerGroup404JSONResponse ErrorResponse
+
+func (response RenameWorkerGroup404JSONResponse) VisitRenameWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenameWorkerGroup409JSONResponse ErrorResponse
+
+func (response RenameWorkerGroup409JSONResponse) VisitRenameWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RenameWorkerGroupdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RenameWorkerGroupdefaultJSONResponse) VisitRenameWorkerGroupResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveWorkerGroupMemberRequestObject struct {
+	WorkerGroupId WorkerGroupIdPath `json:"worker_group_id"`
+	WorkerId      WorkerIdPath      `json:"worker_id"`
+}
+
+type RemoveWorkerGroupMemberResponseObject interface {
+	VisitRemoveWorkerGroupMemberResponse(w http.ResponseWriter) error
+}
+
+type RemoveWorkerGroupMember204Response struct {
+}
+
+func (response RemoveWorkerGroupMember204Response) VisitRemoveWorkerGroupMemberResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveWorkerGroupMember400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RemoveWorkerGroupMember400JSONResponse) VisitRemoveWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveWorkerGroupMember401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RemoveWorkerGroupMember401JSONResponse) VisitRemoveWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveWorkerGroupMember403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RemoveWorkerGroupMember403JSONResponse) VisitRemoveWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveWorkerGroupMember404JSONResponse ErrorResponse
+
+func (response RemoveWorkerGroupMember404JSONResponse) VisitRemoveWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveWorkerGroupMemberdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response RemoveWorkerGroupMemberdefaultJSONResponse) VisitRemoveWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkerGroupMemberRequestObject struct {
+	WorkerGroupId WorkerGroupIdPath `json:"worker_group_id"`
+	WorkerId      WorkerIdPath      `json:"worker_id"`
+	Params        AddWorkerGroupMemberParams
+}
+
+type AddWorkerGroupMemberResponseObject interface {
+	VisitAddWorkerGroupMemberResponse(w http.ResponseWriter) error
+}
+
+type AddWorkerGroupMember200JSONResponse WorkerGroup
+
+func (response AddWorkerGroupMember200JSONResponse) VisitAddWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkerGroupMember400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddWorkerGroupMember400JSONResponse) VisitAddWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkerGroupMember401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddWorkerGroupMember401JSONResponse) VisitAddWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkerGroupMember403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddWorkerGroupMember403JSONResponse) VisitAddWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkerGroupMember404JSONResponse ErrorResponse
+
+func (response AddWorkerGroupMember404JSONResponse) VisitAddWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddWorkerGroupMemberdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response AddWorkerGroupMemberdefaultJSONResponse) VisitAddWorkerGroupMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkersRequestObject struct {
+	Params ListWorkersParams
+}
+
+type ListWorkersResponseObject interface {
+	VisitListWorkersResponse(w http.ResponseWriter) error
+}
+
+type ListWorkers200JSONResponse WorkerList
+
+func (response ListWorkers200JSONResponse) VisitListWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWorkers400JSONResponse) VisitListWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWorkers401JSONResponse) VisitListWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWorkers403JSONResponse) VisitListWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWorkersdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ListWorkersdefaultJSONResponse) VisitListWorkersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkerRequestObject struct {
+	WorkerId WorkerIdPath `json:"worker_id"`
+	Params   GetWorkerParams
+}
+
+type GetWorkerResponseObject interface {
+	VisitGetWorkerResponse(w http.ResponseWriter) error
+}
+
+type GetWorker200JSONResponse Worker
+
+func (response GetWorker200JSONResponse) VisitGetWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorker400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWorker400JSONResponse) VisitGetWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorker401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWorker401JSONResponse) VisitGetWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorker403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWorker403JSONResponse) VisitGetWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorker404JSONResponse ErrorResponse
+
+func (response GetWorker404JSONResponse) VisitGetWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWorkerdefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response GetWorkerdefaultJSONResponse) VisitGetWorkerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
 	// ListBaselineData List the baseline data of an API
@@ -39846,6 +43728,33 @@ type StrictServerInterface interface {
 	// GetBulkOperation Get the status of a bulk operation
 	// (GET /v1/apps/{app_id}/operations/{operation_id})
 	GetBulkOperation(ctx context.Context, request GetBulkOperationRequestObject) (GetBulkOperationResponseObject, error)
+	// ListWorkerGroups List the organization's worker groups
+	// (GET /v1/worker-groups)
+	ListWorkerGroups(ctx context.Context, request ListWorkerGroupsRequestObject) (ListWorkerGroupsResponseObject, error)
+	// CreateWorkerGroup Create a worker group
+	// (POST /v1/worker-groups)
+	CreateWorkerGroup(ctx context.Context, request CreateWorkerGroupRequestObject) (CreateWorkerGroupResponseObject, error)
+	// DeleteWorkerGroup Delete a worker group
+	// (DELETE /v1/worker-groups/{worker_group_id})
+	DeleteWorkerGroup(ctx context.Context, request DeleteWorkerGroupRequestObject) (DeleteWorkerGroupResponseObject, error)
+	// GetWorkerGroup Get a worker group
+	// (GET /v1/worker-groups/{worker_group_id})
+	GetWorkerGroup(ctx context.Context, request GetWorkerGroupRequestObject) (GetWorkerGroupResponseObject, error)
+	// RenameWorkerGroup Rename a worker group
+	// (PATCH /v1/worker-groups/{worker_group_id})
+	RenameWorkerGroup(ctx context.Context, request RenameWorkerGroupRequestObject) (RenameWorkerGroupResponseObject, error)
+	// RemoveWorkerGroupMember Remove a worker from a group
+	// (DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id})
+	RemoveWorkerGroupMember(ctx context.Context, request RemoveWorkerGroupMemberRequestObject) (RemoveWorkerGroupMemberResponseObject, error)
+	// AddWorkerGroupMember Add a worker to a group
+	// (PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id})
+	AddWorkerGroupMember(ctx context.Context, request AddWorkerGroupMemberRequestObject) (AddWorkerGroupMemberResponseObject, error)
+	// ListWorkers List the organization's workers
+	// (GET /v1/workers)
+	ListWorkers(ctx context.Context, request ListWorkersRequestObject) (ListWorkersResponseObject, error)
+	// GetWorker Get a worker of the organization
+	// (GET /v1/workers/{worker_id})
+	GetWorker(ctx context.Context, request GetWorkerRequestObject) (GetWorkerResponseObject, error)
 }
 
 type StrictHandlerFunc func(ctx echo.Context, request any) (any, error)
@@ -41950,13 +45859,290 @@ func (sh *strictHandler) GetBulkOperation(ctx echo.Context, appId AppIdPath, ope
 	return nil
 }
 
+// ListWorkerGroups operation middleware
+func (sh *strictHandler) ListWorkerGroups(ctx echo.Context, params ListWorkerGroupsParams) error {
+	var request ListWorkerGroupsRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWorkerGroups(ctx.Request().Context(), request.(ListWorkerGroupsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWorkerGroups")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWorkerGroupsResponseObject); ok {
+		return validResponse.VisitListWorkerGroupsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWorkerGroup operation middleware
+func (sh *strictHandler) CreateWorkerGroup(ctx echo.Context, params CreateWorkerGroupParams) error {
+	var request CreateWorkerGroupRequestObject
+
+	request.Params = params
+
+	var body CreateWorkerGroupJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWorkerGroup(ctx.Request().Context(), request.(CreateWorkerGroupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWorkerGroup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWorkerGroupResponseObject); ok {
+		return validResponse.VisitCreateWorkerGroupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteWorkerGroup operation middleware
+func (sh *strictHandler) DeleteWorkerGroup(ctx echo.Context, workerGroupId WorkerGroupIdPath) error {
+	var request DeleteWorkerGroupRequestObject
+
+	request.WorkerGroupId = workerGroupId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWorkerGroup(ctx.Request().Context(), request.(DeleteWorkerGroupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWorkerGroup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteWorkerGroupResponseObject); ok {
+		return validResponse.VisitDeleteWorkerGroupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWorkerGroup operation middleware
+func (sh *strictHandler) GetWorkerGroup(ctx echo.Context, workerGroupId WorkerGroupIdPath, params GetWorkerGroupParams) error {
+	var request GetWorkerGroupRequestObject
+
+	request.WorkerGroupId = workerGroupId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWorkerGroup(ctx.Request().Context(), request.(GetWorkerGroupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWorkerGroup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWorkerGroupResponseObject); ok {
+		return validResponse.VisitGetWorkerGroupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RenameWorkerGroup operation middleware
+func (sh *strictHandler) RenameWorkerGroup(ctx echo.Context, workerGroupId WorkerGroupIdPath, params RenameWorkerGroupParams) error {
+	var request RenameWorkerGroupRequestObject
+
+	request.WorkerGroupId = workerGroupId
+	request.Params = params
+
+	var body RenameWorkerGroupJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RenameWorkerGroup(ctx.Request().Context(), request.(RenameWorkerGroupRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RenameWorkerGroup")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RenameWorkerGroupResponseObject); ok {
+		return validResponse.VisitRenameWorkerGroupResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RemoveWorkerGroupMember operation middleware
+func (sh *strictHandler) RemoveWorkerGroupMember(ctx echo.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath) error {
+	var request RemoveWorkerGroupMemberRequestObject
+
+	request.WorkerGroupId = workerGroupId
+	request.WorkerId = workerId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveWorkerGroupMember(ctx.Request().Context(), request.(RemoveWorkerGroupMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveWorkerGroupMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RemoveWorkerGroupMemberResponseObject); ok {
+		return validResponse.VisitRemoveWorkerGroupMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddWorkerGroupMember operation middleware
+func (sh *strictHandler) AddWorkerGroupMember(ctx echo.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params AddWorkerGroupMemberParams) error {
+	var request AddWorkerGroupMemberRequestObject
+
+	request.WorkerGroupId = workerGroupId
+	request.WorkerId = workerId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddWorkerGroupMember(ctx.Request().Context(), request.(AddWorkerGroupMemberRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddWorkerGroupMember")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddWorkerGroupMemberResponseObject); ok {
+		return validResponse.VisitAddWorkerGroupMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWorkers operation middleware
+func (sh *strictHandler) ListWorkers(ctx echo.Context, params ListWorkersParams) error {
+	var request ListWorkersRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWorkers(ctx.Request().Context(), request.(ListWorkersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWorkers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWorkersResponseObject); ok {
+		return validResponse.VisitListWorkersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWorker operation middleware
+func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, params GetWorkerParams) error {
+	var request GetWorkerRequestObject
+
+	request.WorkerId = workerId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWorker(ctx.Request().Context(), request.(GetWorkerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWorker")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWorkerResponseObject); ok {
+		return validResponse.VisitGetWorkerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // Base64 encoded, compressed with deflate, json marshaled OpenAPI spec.
 // Stored as a slice of fixed-width chunks rather than one concatenated
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1vd9s2ti+OvxUs3btWpV5acdJ07q29zgPFVlPnJHZ+tjOZOVWPCJGQhJgCVIKyo8kv7/27sDcAghQp",
-	"UbLsJnP8YKaxSOLvxsb++9lfWpGczaVgIlOtoy+tOU3pjGUshb96c34Wv6fZVP8RMxWlfJ5xKVpHrbOY",
+	"7P1vd9s2ti+OvxUs3btWpV5acdJ07q295oFiq6lzEjs/25nMnKpHhEhIQkwBKkHZ0eSX9/5d2BsAQYqU",
+	"KFl2k3P8YKaxSOLvxsb++9lfWpGczaVgIlOtoy+tOU3pjGUshb96c34Wv6fZVP8RMxWlfJ5xKVpHrbOY",
 	"yDHJpoz03p8FJJvSjHBlf5svRglXUxaTcSLv4Cc6nytCU0a4UBkVEYOX25R8+HB22um2ghbX7c51b0FL",
 	"0BlrHbXonA953ApaKftzwVMWt46ydMGCloqmbEb1sMYyndGsddRaLODNbDnXX6os5WLS+vo1aPXm882z",
 	"oPP55sHM9zKYK5lmr5bv9Uqvjqg3n5MxZ0lMMkmUTDMyWgYk5HFI2jEb00WSdQIS6iGFAQlVRrOF0v+K",
@@ -41965,7 +46151,7 @@ var swaggerSpec = []string{
 	"biaxkXmbxDSjJGWRTOOa8dlXh/rVxkTHRfa3l62gNeOCz/TGPXeD5iJjE5aujHotLb4qDLgBVerOHocW",
 	"YVpbkmD/81ym2eZ9YvCeJcOAhPjDsEh7p/JOJJLGb+RIkZTNk2UdsbnP70ltOP61O4avNNmq8haNuQCG",
 	"vcc9KmyO13717vzKE6b7qd6dc80G5JhoMkwYmacyXkQsJqMlocLtWDg2jbiNMgsi0+22zLazdsdm9PNb",
-	"JiZ6uC9+/hmOnf37eaAbzFiqm/7v33sH/0UP/nV48Msf+T+7w4M/fvzfrZqlyFj6imbR9CxeXYsLkSzJ",
+	"JiZ6uC9+/hmOnf37eaAbzFiqm/6v33sH/0kP/n148Msf+T+7w4M/fvzfrZqlyFj6imbR9CxeXYsLkSzJ",
 	"Jz2Hu6lUjIQj/SaQJ/tzQRNFsilXhmm22WcaZQGJqGIHignFM37LyEx/0qnb6JHpuma2zw8Py7Otm8SJ",
 	"nM0TlrG4L+JTmrF1s4nsu2TExjJlOA0UFzI9kShZKD14JuJOl8AuCnbLUu/LWBIhM5xe3eyi8pgqj6Hm",
 	"JQcZBxrYOLurjKZZ8/lRoEg6zlhamiQXdpJKN7mXaeaDu8dE05RF2ers8LG9ej/J0Q96nvCyYEqRW5bG",
@@ -41978,481 +46164,505 @@ var swaggerSpec = []string{
 	"Y5UtE+hXprNWvkI8VdmZ5fZbneux/pSk7JazO3vvwBl3l8dO53pcHFGj830Wv4bjk15PqdgswPGYcAW3",
 	"YpQlSzLBb/WOi5Iot+kQ80LHzZTEw0ol0U7kLVNqp1kk+vrfaQquy32MvwHjgdHHLOIzmuhZwEVmGFI2",
 	"Zfohn/BMkfY8ZWP+GcWuYxI+fxHiv5kiz18E5PmLQ/1/P71cM7kKZuJrClpH+PI8eP7L13WqwZmYL7J3",
-	"uudreKM8ud+MzY3r96z1JCMh/K0VrFBvlRYQacpinCk+/Lt+N+ySsyvyjJxdDc8vro+gKWjkB8tqrQw3",
+	"uudreKM8ud+MzY3r96z1JCMh/K0VrFBvlRYQacpinCk+/Id+N+ySsyvyjJxdDc8vro+gKWjkB8tqrQw3",
 	"EPpbuciIXp8/FzJjKiBULI0VxhluoK8oI2+uLs47uvNn+v+0AAf6SbJE1UXrrIWBDMTJxfl17+xcj8f+",
-	"s2ZUsWS6XfiPbtncEYUGV2+JgXDXRKdrpjzsv3t//U/sQiuGhH3mKlNgbtITxWmZCWiJMSDhoDVohQEJ",
+	"s2ZUsWS6XfiPbtncEYUGV2+JgXDXRKdrpjzsv3t//S/sQiuGhH3mKlNgbtITxWmZCWiJMSDhoDVohQEJ",
 	"f/8DFeovX8PjYtdcDQSfCJmyuEtOUXHWCw1MqfQmmfBbJurvJl6kgCrB9uyqFbRwPq2gZdfO+6d54k95",
 	"neR7Zolnld70ruJCcZFJTxWAYQbkLuVZxoQWR3jMyCilEVNHsEZ6riAwSpkFJPxCu6PuYf4zrjQKlQPB",
 	"EjZjIiOHzlyobxMSjpy+L0efWJSRkIZd8kFV0TbaDIvrFx4TmujblGcDoVjCokxZ5sBAlirQQZf08E9r",
-	"9dZkUJgboULdsVSRl4eHGzbxPRoeKmWLn/XF6bGHweDL7//95esfPw4Gm/lDU85n9ogqOJxwlIIt5asN",
+	"9dZkUJgboULdsVSRl4eHGzbxPRoeKmWLn/XF6bGHweDL7//15esfPw4Gm/lDU85n9ogqOJxwlIIt5asN",
 	"5gTuDWcPUtSZ28zVycHPJc62gRO2FWMrBNE5JuaokrFMC2xhw37iwNZOs25i71hGY5rRpjs3M+8/6ObN",
 	"ioPaw/6dy+x+AvD5xXnfHngj6GZ0ompsXZ2GArAww/rLZF891bOx1RGayr4b1aYu+eikXtDiR4qJLCBC",
 	"alUYxDUuRd32y+KgGom/lyyhI5Y01svN24RO9HWNVgZq5Hl4tpPgnrpRNBw0mgUaiFXOgpDzE/tTnXBl",
 	"nzeSrwbCCVhk7/LVQKwMZg8iVrHJgVjDb/YoZQ2EEbOK3etv6gWt1Xc3yFrpCmU8hrh16VHUFhKXHew+",
 	"hK6BAHfYrkJXaaFB7lpZy/B4IKzsRR5P9PLP676lL7tzTa/xfMv2cY2DwyDXy2jOrQpOg40rs7/7/tKn",
 	"g+Yi20Yui4LbKkUVZbeBaCa8Fah1N/ntEmxPVdfeqmRzTKimAWc/AN7EM/e35vFGtoH5ay59edk/udZX",
-	"uJ6O+fPInn1yR9VApGYIdhlpZk1hXfjqsv/3s/7H/mn+2ZQqFAX0h7g8DYQl20+1tGR5ohljK2h5IzZ/",
+	"uJ6O+fPInn1yR9VApGYIdhlpZk1hXfjqsv+Ps/7H/mn+2ZQqFAX0h7g8DYQl20+1tGR5ohljK2h5IzZ/",
 	"2ZFU8MCmApNdb3TyfqOrXr3i1Cx4QO6mNAPvHlx55qvH2YY9bMFVJFO2lbFzJmOWaN425jETESOh0m2E",
 	"lSZQ316IntCcr8FnhqkZA3/96VblcZYOuIuXqTArisVsVLAqwqSbG0YbzRjMpfudbqUddeu5QrTXmdhW",
 	"W8OpY6wYBAYKVlLZ4IA19U4oO4y1hH518lv/9MPb/qmWs86H7y8vXl/2r7QQdvXh6n3//BSe/No7w1dO",
-	"eucnffxn/x/vzy7xx4t379/2r+93KsxoT6iIWPJQS3eMmtBC2Nga8w1TJKKCjNhARDAALQZ/dHoE0dym",
+	"eucnffxn/5/vzy7xx4t379/2r+93KsxoT6iIWPJQS3eMmtBC2Nga8w1TJKKCjNhARDAALQZ/dHoE0dym",
 	"8JlmSm23dgHxli4gbuUCov97dv66gxzO8kywzKE6MobZw6Bdz01Z2T532Az0HjvY3EBhFzZcKHZNJ69T",
-	"uZirkLRlasRg//f/wMCGTs01pG+G3tu3KHc3sWxA76UuMKiC0Wiaa1CUTPRDICPdnmJ6BhmLB2K01LLX",
-	"jCrSDvWz/6DBaLA4PHzxN/gr0oMV8ZoB0yQB2oSG5bhojMBu21SQi0vQKHrnpwfwozoiIOCHbUp656dk",
-	"1NGvRGGnMcVkDa01D2SuuU4XKtv+/gsz/d1wx0sPPt7uLsgqx3mfOyGfefNLsH7aG2++1TmTxlPeyx34",
-	"wTtea01acOjgFIX+2YPzdeDOXOksohoDH3VycwUwijrTln/eq8Mx0VRWZe36jatMpsu1YaTmnU1xpAFq",
-	"/2nMUn2piEyRO32kMbSZxRistb+A0rrQ0TdytDmqFy45SubSKM7GWVwXAfpJjvYdd/1Gjtau+hs5Wlnx",
-	"o7WRu0EhtFo/szF/5u88PcAcPLCZ+UfRnjaUOXSnudltkWixdcZIotk5F4RxuOZjnjI0GtcLoPcIFfbi",
-	"uIOWPyM/+QBG3wpa3lyqieNizlKqB9sgQH+R3BBp3/cCwN1vNgackheHL9aHEPvf3DPw+0KfsFqy0TSV",
-	"b0lAQqoij2LgDOovwi655gxzcEapvGGCjJYQtSHyTIt8a+v8ATiWmp2lKvK2Fv/SfVdvzXs6YTWT0o8I",
-	"MuIAAzK4mGjR4jBnkYd1Y5zTCase4OHGuJEr/q+6MYGIQOYsJbqDgDzX51TLF/mQnteOSfF/1Yzp+WHg",
-	"3UhWXFnHSK7ppJqUr1EMM7ZCOz4STWlKIy2Zg9cHrqNKL1kFGWd00jQIvsIx5oe2/Hfwx/+pNpt+UCyt",
-	"D/23T+0pvZPpDUpJuUjsW0RL7szidBamscZz+rmBmfMjjAiu481Mxgw/lwHgCp1Qwf9FCwevOHD8bAif",
-	"7fti8sa/9oL6tXA5+RNRnnCgJ4Sz43FAKnLWUpkwjJGhcfwQGWq6Ay0umNarmQ9OuvF+tSnRtFO1Y4RG",
-	"yJ20rIevd9bv4oPs39ZbV940M9PSrtkT87A755/LJrv3D5hQhTR+Af+giZGkZlTdoLnC2iYKroWRjJeB",
-	"vQDHCVU3BylT2WcCKt9RheyutXJQZLF9PWatOfM4gEXqBKj1CwbKu+5e6faNb6odfuFxoNUi/V8UZr5+",
-	"DTvHJPwxdO4vNNBABwMB0kbCbllibER6qLqvGN/ACz1l2SIVLA5AELdP4FqH9Sczmt4oTaKW7I7JQtwI",
-	"eSdwDgMBubnWa2qtGrqFKaMxhKNCBHaCq6YFRNupJwbiuzkZ/OPAbFRd4lSlQ+Vr4NwxsMWvaHzJ/lww",
-	"BUb+SIqMCfgnnc8THsEpfPZJSdBD837+d8rGraPW/3qW5zg/w6fqWT9NpfNMYZerd2mKnYI/WdzShMea",
-	"JJzxR58EkBv1eowpT9A0x2MjP4aRjFlIwvy3Ib6lz1LMMsoTFQ5EAl7v8Esio4DM1CQgej2+hgTsGZ3A",
-	"dmNHE1GhdeARIxFNU85iAnqyIooJcB1oxVWmIx7HTDzugkU0SVj6gyL6EOdhAjTBLHCucvG6q4d5LrNf",
-	"5ULEjzfK3nwOQxrrbkmbZ/kowcOsF3vEEikmSrNLaiybPr/vwNA/CLrIpjLl/2KPOPx3XCkuJgGZ0URf",
-	"E3DiP8/1gdYjT9mtvGExiVIWM5FxmijSNqRLeu/PyA1bQgxQFEF4ttYC7HTY5zlkwsAYHm9GeceE6XdJ",
-	"++fDQyR6KjxtDKhHsfRWK6B2y+apvOUx0988J6GQ2ZBrdXHGRMbiUM/sq2U8FtDgHctSHqlq4TlmCpZy",
-	"hi+Bqidg4aiI0QJPM30GZ4yqRWpN8fo9sP3gd/AysGB9O85TPYmMIysziAbr8RT0ZxvUQlhGFB/Wb8Ap",
-	"vtabz+3MvwYtnMXqKN5Wzk6rPOWZBUTqnaBJgsgO+eBJeyYhESNiwjWld2Qg7rhQNuHG2mrXjf0dfpzi",
-	"yKus93akWlCoscxNGfEHhAOF6Ek3MgV5Ihm9YQIIDywfYOPWxx/CsKhyq1LYHT8JSn9GR4kzWq+KLbnM",
-	"93uObWE30m1LLvFgZE0L8RMqwCKEXvxA06hF1fBIVt4JlyFd1jB2IErSLqJ6dBxgA1elERzjCo7xDOtX",
-	"cmuu/rSKvjcsXgCDRKmiLjkc5bxE3rlN7DZp2DM+1ZMQTIK6jMhaGqg6pnl7K2J5ytgBRtblvzca9Prt",
-	"AhgNC4wR5DAZeq0BKGPGZiOWqimf+0gZG3nOJzkaaql148l9I0fqRC5E9h69ocx+nWXJULFIiirh3ZpR",
-	"9Frq2zfR+nw+pR8wMgwEdtMGGadyRtRiNNMXoxRHxlHleTdHIDILMmKRBEHX+Hq75FwT6YxRYSLOMMsa",
-	"r1OyEOCYgKazzAW1eeMPjWmNxgkXkKtSv3FOXbOScT0Nw1S7VavvH+IN57Wgn8K5kHdC+a1v3GvNPtIN",
-	"3YBKfDeVLvnUER/PFDCgtFPiqDAY/A60kZm8LR2npgxBsUzr3RtpsTefX9lXvzoTcoOP8EX9yWLO0mGm",
-	"lbkKuUHOD0A/I/BCkV41Nzom85QpuHu0/oZ0pP//Sjd7rT9Cp2236b3oPqy6Ej3z+WZ2Bpb9aErFpDlP",
-	"K91jsFll0lxFC3K71QS1pXDvGSAMz5Bf6ZlPlubu03PDVjHmyvRgr8rY0qF9AoGWXCyYspaAEY1uJilo",
-	"CCDluP0cCGAU7ReHLzqBeTWLpoTnOfws5xjwrhUceZ2bIZZawOAm6Kt8Mc8bECrejvNNZzVfhkbn36KK",
-	"VOECmTlD4DQx8ccrM2+jyUU/nBmqN8AiYcdICFKAK+UQXSmNLr6CX2ULZ074un9Nnt0+f6bF1WdfcL2+",
-	"PnNvqGdf/Ka/1o0RdmlLXrUi+RkTrt5eb6FLk6s5DieJFKzO8KW8MxDJ+bJL+rkxCYKJjH3sGAPBIznn",
-	"LM91tYY/tSojAtBDzIZGCk6HENA2WeB4C/Y9XIPi8E7kfGmS7/F7UvgewTz0peGL5Z4/XLfpXYrOox14",
-	"AwORptlIrAUU2EHBkG2XgqdgxFCk/euHt2+HJxfv/wlvX/3zatg7fXd2Dtx8qxFmLqioyULhBZLRid4U",
-	"Ljhsb5PuNgsYSBmupSkjSi7SiP2gwBhIxjJJ5B3KTiFp69c7cDsVLXdlz8jms7tJgLmm6YRlRelFaxEX",
-	"l69752f/1bs+uzgfXnw8759WbEge9g02mzuOARRbyxUo+DiL9OpJ08/RC/yu/+5V/9IfUclPkK1OqHNs",
-	"TxnuBZjMSosLbqfNTKWKPfggV+vuSfSqstiAZ1UphZtulKY3SSMFy2B43RkTNdjPm2tZbEZ5RaBlL45T",
-	"xCFgJOHihtzxJCEjRtjBDO21mSwoi643bLABteTobg0g5WouIXysnn1xjX0NmylkDqis+ryDW4MnDOcN",
-	"yZOlMWidzNnah3qNnn2xjX7VqmLEyNWHk5N+/7SPyJirYzCDrMCG0qxEPwxIGKlbVJg+KSmSkLQh0+Ut",
-	"F0b3tO6gSN22gha8VBm/2Ux8N1h5RoIv3b8+IJ+7i52g6mG/mZkVKLjmVoak5Bq/m38pZ1ZXIu33F1fX",
-	"EJ6B8jdpv+9dn/zW6ZILQfQz4zFFTwuOnrRfHh7m7A1CMwfChvm421v30ju5Pvt7HxvT7fpeJV8QAB7q",
-	"UiqN48gqLDiy44EIvWmFAQnRYmSSukp6fQiOCEJNBBFNGYkSRlPrKPoObU+7GXFW/Fwb+9nZQiLYnbGN",
-	"/O3Q2UYySX76288kpkvlrYqQaOJYmiGiZ/mn5z//9Ldi8MnfDvdmzgjIQvA/Fwz2wihZhUse6Br1Moo+",
-	"iU3CxsrapSxdiGFu+Bl+cjdgMSiyFGkEh0MfAOO6pVYfdlR+ZEaWLpgnmRUD6K0bNteBjFok2N1AAAry",
-	"qnJpdUPQLDQpvzh8UQoBJe1yP/iXwbLiKZ4HPFmrsuBj2Ui+1nFFPJf96uv5I6Z4Ss0wYu+i/EGR2Igx",
-	"cG2vCicN7vtCCxBxrLlSJk0asO4ShmUC5tuOx2ZTJgJSZLROZsPYfOfnpKZDZ1LAJxj3qwXBLjkzQqll",
-	"Q3nPYUmZbChz1Kz1Gzmyfjb1losKAIEeUVOZZgeaaZhlyWS+TjmQqr4CV9fc+AOHWWVy/DsWcwqea3vu",
-	"dSsBCTVnfOZu/7InMQkrZQo0wqr1IuOHy7dEZVIrbTK94WJC2s9/JjMuFhlTPlphHqjZTJrcIFV586sc",
-	"vOL/YsPRMmMVDPyK/6vQAASH6FcLo7OBP5vZ7yJNqjqZCBbD+vgb7EmDwOfmCeWCvO5fB444Pcdx8aJM",
-	"+UZDoCc46VEVNrFGanpLRyzhYqKVFeOevLhl6TWvWnv7MvlzQROeLcEvGdPlQ6ouo0V0w7KqOCPBCD60",
-	"wwiITGKmMgSuaGzLtbMy038FbVbZdZmomFE/Rw8FUy4OqTmla0pKb2kFDeFVi6qimWhbCkY+XJ/o2RZk",
-	"9pgu62T1qrzcKx8pFGE+tht3nT3NzcZ2jauWb2MDMtS014AGQQDTsrtUjgJIO1wInoVE0aW+EriJQ/3+",
-	"iVMvxhNlNhq3poCKIGbBod0wkxlNQIO6ZSmdWFyMmb49QbNySlQbSMx4Z+Hu1MyZZwoscirDR4XZWrUB",
-	"FFb9anXw5KazA1PY8Qi9T2XElHon46rE19/kHRnT1FCFOUpOOTb+XcgqjOSMPeTZoXeUa3F3CMOoTMZR",
-	"xLyDyiQOGP2XQkLM31QmcfXFvXpRj5jrrQohAvqbat0cgIiNTVqU9NX65tc3bJ42bGvO0kgLerVthuZJ",
-	"iDHP5n06YTmJg/YVkvahE41Tg+UjWKegeT4/PFybhpePJ63F1wjto+oRueHuZTj1w3hrgKw+YYEBfK3h",
-	"ouerVrOHXmgH0iDDmD/9XxYTSqaLGRW41Q37NF6QivSbVE5Ar9HXh6HFu6m0dBS4yekBwCnAuIsAQ63g",
-	"NbXlXYNR7B4fgRGs3jd1DMxbwJXjXT5++XkJfAyNMuFXkF6+aBsYob4y37JxxV3QVxmf0cypAcDnzS5m",
-	"0rEZhmSkMp4klhNVcMQo47dsWLuTH42jy9u9Yob2JznyScsYKeDK/r9gOupWks4eOTFehNbmNZyzVO9i",
-	"lYZpydsJYJo8YQLWS++N+7gmjM/jhTXqVX7UNZkuNrsu7IbeGSS2xXa+C/N5PDTJjlyKyg5DbzghmScL",
-	"RcL8Y7t+CRtnYbVTY4tgRX9YfsuVvHdGudDHC3m+7kA5Aae8ryGJ+S2PjXOxSL6hv2fci3QfCDca0ga0",
-	"IojlNHwGjZrYlEvAWReN5fNyf+xbiAFtuKuh56zTiN3W8a3SEILykS5SYQ3XufLsfCusXAtkkKAk4vz8",
-	"WMtgLn51ifFW6H2GnAIQsW3awQ1jc2NyzKFbSsxokUlLxMwk5VYfG8WywITqbQbJcfzKQxJXN3yOdj68",
-	"9lTG5g4nGOz8GN6X58FioB96QXS/EwngJalcTKblhgwBYvwWyKNSMCSpOvCAjaRmBjKcp1ymPFsWTNM/",
-	"r5ilzVt6TngPFAIRYXcEI+3nJJF3TGUBeX5IpnwyZSrzghJ+Lsk263PJzLWoaZEJPZl4Y7jCxymDBIlP",
-	"5YOCq4m4uzTVl92YpblZHMV9G4bhbwOeL1BuugPx0QP+VItomndkXTzsc8ZSQRPTWClCosYu7uaZyOhm",
-	"aEyGhcn+dBhUKC+J1OcI6AccFXUjJyqjS0BjZOmtARHW9FQe40+HxQ16+XLjFqEoMkxd6ZY8t7mkzE5x",
-	"3d29j3RE9fHEEZliCe15ziNUpi+yt71X/bf9U7IQGU+csNcp5V43x9GoZFnOx7Cig2eLAltCV+YRZK3M",
-	"LTykZmbpAmNaZ13yvvfhqn9aeme0yCyav4DTkk3ZErZmIAxGkGbhDlSoYybsORexb4SmPc65JzAPKbqk",
-	"d3ny29nfdc8po/GBFMny2HnjMKkuZeOFQt/tLx07bgGar2DWn9MlPbG0oE8I36SZJJpqwUd1TGgaTfkt",
-	"RAuCesFSxUeJoXFrA8ABt4IWrkgraNkhVhpCevP5NZ1U+Qpc5BHUEbGb8ZBhIjLBxKOSy5OreUKXBB4H",
-	"JPxfaTqZjEbh/mL79Uy16GZmu6fY/o9aSbPNw+XTaMSf5GgYyYWoGPA5HKjVgHjIA1xyU/olo5OmKmfV",
-	"xvsYApXejUbxxXZJ9xBfnCt4AEWQr8/WgcTXdFITpnECI8SMPz32YxsI4UShFeknMPgoCaOpYUIVHrN7",
-	"U7SHoPC/fj88+IUejHsHv/7x5W9VELQ7UWQZ8XY37+M1nbzlVSllF4IBXkbBzJfRSVWIqTUTVFKksYBw",
-	"Bc01NisYBldhtgaYkMreYLyII6z59uHBiCp9/VWeIkD2qG9GPyaa/3frzT5rj7qeOWBa2ANuBPIAwx31",
-	"r3M6McaBbbUQXEI7jMBBp+g51ZwidQlp3xt2ej7fboPzJMIdNvj73V2Y9jezu35l4MrwgQwiGVwh43bK",
-	"tFAvItYxoF95+uHOWYZ5fJdpMk/H3l+0qWl6p4w+28FouRmspjJBynTediFZ+IMmhJiZfDWilipjs84e",
-	"kgHzStMNZAJefUEiGoLZbNTqPIrPKajGm3I1lakx1xRHdZzfsKBzG9BLW7UH4ubBomqQMxsth41nrZ6G",
-	"qeSWg4DoHcD6L2HlnDA2fmgQ4TZAzJWIC3Z0nMpZtUGueZyHDbpZxwn94wt1CppKa96A95UQ5rKbTaVu",
-	"pCtvb7aT3gqV1qtJtFcm0Gduh+eUp15YLZQpLwTLXnw871+iJxaINNQ/wm7l8bOGRAaiUMgghOAiGmFk",
-	"oGGQWq8zWbfYl9+yJ0ma11GgNAfAHIeqUNnmZzMgFCsJmNIMakrnEPJ1w9B6YWtzbXOIHbQORJGhgedA",
-	"a72acqsON2nro8U+g8XBRMcpKPQQSa28VkZ5PuDpbrIq9ruH5ARc35HLSkbgm34eiimUj2v5ZG46f5vl",
-	"fCcgxDSj9nbbShy0N+JOEmFBjPluRcNcKPgGpcPqAkkXKZ9wYSJzKmigi4z2yOK22OR8Lfj9AH4cVA8h",
-	"A4u0aaJkUTaCbH86EHkl9E9y1LFFFo78l3IXdaEqOYvzI05eX7w9HX68uPzPX99efIRRxYvI1oKeyCQe",
-	"CF/EBWdAuhDGZSEX2XwB4FAAQorVzU03RZsczNoVXGgFrULHlXa5V4vkxmU8V112fo6yy3IFP+iMCgO9",
-	"nNtQHzIKbXOecF1udPuyf/nhfPjm4tUVZlM+AHBHvjiPJ+zb1Dqe5eAHxlthQJgazY9ZJKby1JalmSGq",
-	"2HaL59IkalePZ8S+tLsXeQNMRY4G1oDSjJuiKvImZ5smgkzECYuJkmRM04aqj9m1tQtid9ZY8HdfF1Xj",
-	"/fj/feh/6J8G5PLD+fnZ+esAsUtcBp7eYqxfQdoh0IeLNl0eG8dIomWyZb4GGV0SJQuBgtiL5kjYDdRP",
-	"MF3kFTIqyydsurZMrUafPFHaCzCZEDAH76kElYy3UMYDuUgb6050AnLaf9u/7ptfYwYeaT02CKX0+E47",
-	"h4vIGZS+WOFlf9G8flpBy2sfOLttcHPIZTHv0OhHLv0wJ/KNaYcnzlveF1m6rJZFVhzrcgyeY4fxpWVV",
-	"zZygdmQ1aFn+dUVUTrn9sYErNDBhh4BCvIW7MGitq/4OzmbX/A82HACqGyqTX4WCx3EBdCb/3Va8wg/R",
-	"MbuGY3pO481yv7+ou4hkDnXeW/H1O68ua9Wh9yw9wHTPvDXlaSg5opnBcgNRTbEHzQU3XWxozRtIgxTo",
-	"GiRYqCnIZga+zszUUXgjTQICYrzFbh6N6M3TDbFyJ+GIY5ReJcbbpUwgRW7Cb1keGLzGIQv4uRuB9fRZ",
-	"002vzAA+3zRSwIreYrgG7frxB72KfljNJBHdENEaPNjH4xIUIjzimUK7PWQ2l+sWVrgBZ+u6Nn0eE5ph",
-	"8Kzmw1WIi+Xc7y7pCcJm8wxL1hkoLRPhNBDY7hZgi2apcqzFDVVxGvqBcUWhLgjYFhXLSNup2BgvYXE7",
-	"uLAKruo0Fq20tHMhkmUz7B27F2uIxaxAJUMxeB753UHtPplYOWt1qr5IXXmFIh5273r4tt+7um4Fay68",
-	"EiinmspFEpMRy8PjCjUfLDmFOOTQl2S8/nrXw3cXV9eVsh5MwsNctMP98nVloHk92lzX81bCx0LhSi9c",
-	"UKzaauCI8hmYUrQAOD0QTmW3IXg71mgNzP67Sa3nN/rVc/0mBEvo0a87w7gxDk4ce4JEce7bWb2wqFXC",
-	"HJoEStNbFZUCou4poEfXuPjvmMjIXSqr4sUjKKq1IsTRaMoFy625+rWA+OZbQNcF1OQwqIG0XniQyPrv",
-	"sQWhDoOBCLUQkvAI6tLM6XKGYfW4APo3SEASNME84TKW79p4Xj/+AVC1K4LuP2cpBaQ3qK1LxRJNwabM",
-	"568y9aG79ZwWKQC2r860A7cYFEGW44GoAO7GzVJHJExkBCGseTFjBDnmqmgcD38fIIL+oBWQAdjgBi1b",
-	"4/r3QWskY/MIzLX6WScg4UxNQqggCsYN2HLf7aD7u+GYiGfAlQudzhBNGrZH8wbcGjhM+p9GYA8rg6nh",
-	"LEGB+Yo0r6JrwHuoR3JXpFELyZdWJVOvHBLssfZc1EvDr2QMwbQYAIyrkVo0JLAxAwGOaVSRd+YsMRuh",
-	"rs3BNONmqlrS/fD27DTnlMakq7dGLeaQga/XJGajxWQCae1gCQX8AsNcwn8cGET8g7PT0ED0N3EWl6Fw",
-	"YGKVy1lTVLfnUAJQ2XecPi/cPje5O985ptS9TH959/czATbEteJqn5BW6+2OFiRiB6NjI1iHHLBqxCxA",
-	"LGljUo9BdUC7JBeTzu4WuHuCPDyS/fRxwbWaoJg1BoreGMWKofwpzzImjLUG46+dLXJHOyFiW9UoXHDN",
-	"5kU8VJlT2BOsFbqAjJYIidi29WNQH0uYAdBSnWpP8S4QIHtdg7/Imr0zKNv+0Niwmy2iUQ383lYOavPN",
-	"bg5qc7d+t65pM/m/xAtdIKL1ySM4zCOyyafSdifRJF5YxBxTwrTkcBkI63HpHBMDJo++jfz2yqHNzY0V",
-	"5ldfWHQON/PF5CXKq/j2r4zFIxrdvKuTyHtkbF4hRoY2kUYCI18qc/mmVVJAWfLB9+4l5NTa+/2AnluW",
-	"xjzKDOa0Ayw2s2kihniW/EbSo12onfzGdrk90N/C9W13A8K7q+dE2jO6BLDS2TwzdUYtd9lY1nyTnwJ6",
-	"aOgYbRTv1LCtWp3x2ps46ug+ReXUS2OGcJU2Nh6McIY6tleA4LZxbpfirm28aewuXtPJSbWw85u88+Ix",
-	"IE8HHW3e/q+evV1ygAz1cLXSdhPX95RWpeqGbiDFrG3d4VB3OLR9hVs5+GoTj8pDX793qwlBOI/KrSp7",
-	"clbdyEUnmd6lTeZcJrKUszqfwmoVpNhgdDrb7Ix+HppGmld/KLt9K05/2XK71lRrHLUFe2y32nZKxXCt",
-	"L5hRUXA132Jl8HRZdDcXvXwrBUI8bJZGKA3ZNGVqKpN43abqRdesYiRvGWJzrbqRjZ/CXjncQTryEYYy",
-	"uKEOxIiNZcrAkHjSe3v26rJ33W8EOrCCmue2KnAEVUXBb6owMXp2PR8+zosqBbCCw0w2LtKrN8WGLto4",
-	"A5tDu53loD7K7Brb/kG5WhxbRpH5FcbrpQE9/BGL9BxPLt69f9u/1iLlvVE21so+pthcSQRygQ1a0hQy",
-	"I58W8WQtoMm2kg/AMlAPc2ALMJOYZ1UBWtfpguH5BnQmBWFBNiLTdxhV1zTYYJLSA0ZB+QHsUbpx8yLh",
-	"Yw/3dw/b7wQOI/qodfRdFuHVjqh+ZW2h6gJZL76aoiLebW1kWJkvWRsqImq9aEvRFSYz5KL+aDhayvK1",
-	"AbA+A2hgdQVNw66dasIaJ/JuyD6zaNGgpozpKpF3xH1C2mbO4TM652HuReis6ER7AiPflyi+Jp2kUYbI",
-	"5qwiIz25vCILRAG4mfbwQ7A1soQ9HCg7siZGe8OHEBqrbnj+TLZjLjOW0bgyk9KEnMBTdOs43Q9ODvjC",
-	"DXCVwadb2YIijEz1Btp3AvKctBEnpgPheIek7bBiqiEAHSII1Pvb6CvPUYZctb+U1eIHrhxgH5gLsTaM",
-	"2YSag+1Q7VZP8Pp8oGJWjzH1JPIOWIagiYnid0WWMY3J3VHuBuz4xlkAAUch1eEC1ZBDvmE+bOC6pbyE",
-	"9/6OLAyUs2ocpXcVgZ1FYsXQy3IcJGYxMDRfWhl7Z1SjZpbfN3KUV9OrvlLyzbLgAM1vDMi/qMOb8lSA",
-	"zAIgOHrgiqR8Ms3sYgUkkrMRwHE5BCp3NlHbNnfMlKtMpkugqIFQFmvHzzoBPVLxGU9oSqAxU3bacJcC",
-	"TRm8MyjrbSHk7gc41ShASx++/eV8lq33K2wkTwR13NEQxHb5oG/k6AQivVllMUC1SAx6GcaDW/dvRTxM",
-	"bSslP5V9kRjFL6/b0KYJJD6GkKnFsMDqi8NDTVPwrxedpsYxbGDdWMrVIICkzXfW/pwh4KO7hhG/jaYp",
-	"v20MR9q4zF6ehlSuuPfi8EVFVs/9SufZFQryjasjD6nblSnNqhQH1JunVBjQTRep6muoFdr0HnTgdl4m",
-	"IrBVZsNPcnQWh+BqjA2+mAMDxhL0A1FANqzyuDbgwiAiyehm2EjzQfgy3M6EzhUqQMJilPKdNESHd7iO",
-	"zGUOKueBk1YAMe4YZd8q2jNWF8UfZw2FnUJSyQb+g5kn9fwnrmukxH7Me38x9/mfzXLsXtXQg1Wr60qB",
-	"WW3Z+tyOi0C8sIeokUPwpK+BGwQBIzegsZ2L9x4lPV8N9KzRnk9KDrW2TZXV4ghjMQZEYKpq/1Kv47ve",
-	"ee91/xLqYTazMm3l/SrGJEJM4FBzEAhBxAjFIVhJw6Ihwa+X2KA+VB7O/nNFNHutXyqv7uU5zYoRyNsW",
-	"wvy6nn6uKShRG9YNsAK5ynj0SHm+q06fbb1TBXIvG7OaY9ZtyvXxzVIGkBzwF3czkjnfXuPUn4qFMuOu",
-	"YRy/oSqxIVrFaEdG79guWOVWT223WJV8fLXepu8kaAUW4S+JWSmvYeVGw/gIF5t3mkZZk8gMz7wVUTgB",
-	"5Xz0HGeKbB+1sS6wbErnc7YllGZd4L5elgM1ZxEf8wh8huXw/VWcGbhXaByjMQ8WQ99xcpGbgiqCpb8G",
-	"LdiEmrQKO6mjgtXq5LLfu+6fHkPks8FvlSlZgdQ1+vVxrmpkUt4Qng1Eu3d1dfb6vH8K0UYJw0LYWiJF",
-	"qZu0L/tv+72r/mnnODdNGYzegFz2LVyvTEn/9Oy6fwoN2JkeEzoQxi6R2otdv3Kcs0o9E1ivY1w78IO6",
-	"BTShTMW4JTPxVtC6uu5df7ganvzWO38NP7y/vDjpX12dnb8e6md975GdKuRM46RaQctMAH90/8a5ONwM",
-	"DIfq909f9U7+c9g7xfio697rq+Ifl/13F3Vwt+NUzoZ1uffvLY2s2cZ2cbIgl9VN11QIv79NH1lDm4so",
-	"ZRQGA5lykUxBs5SpDf5/5GCeTNau5Tm7e/RlXBvaAzodHu8aFn0Wq81Bo/rY8y3BjMw39fdvk6X+Lu9c",
-	"zDL/VgCM9B7XYccBYpc09owuCQv1jEH5ihmNEy5YCHm/7HOULBS/ZV7p2pHUQm7K0BdaUfqtPojhJOH6",
-	"moumUukbNMaMaQtDQfyqshNMCTUB6QYqEVo+MxrSesWoQQ4dTrSCR0A514yMll4EjV652UJlZMRI7hk3",
-	"sTPjRbZImRcmW1mZfztEmUZuyzLW25wqVa4+AJ4QquCyrPd11rvxtGpYBJTLpJ8KDksDeO+AmIsAUVyR",
-	"tmI0jaaQG4fbZ/u4ggfhth6/9w38fK6CrbcAoS0C0i0Xpwi3rBtR49NxqM02JOAzjTIT3ikkieRsRrdR",
-	"6r1M39//O/jj/1Sn+K7PW19bX/var6vNhSulDZhicAqV4lJULma5DPo+6mtXYvXV8Dab+1jL4yr92wWg",
-	"xJpY8PUu1tzhWA+v6LvPTLpgBY2XUR3WIRK+kaOrSKas/5mrrDoc0WbPm/hbrwr/FKrErUDjgI/uIW0o",
-	"TA9WrY2OWlObC0dt3JJVzvA6i4Tptm4ZN+dSmNpuPE3xznalcVwYTJeYghq2BIe+BHx7fUTnNIKCNikx",
-	"1Sm7A+FKbxyRPxdsgRwa0pIgrqYyaCZvN5P60jFk3emSs/Ph+8uL15f9q6sj5+seiDxWJ10I1SVXH670",
-	"YHWndRVr2nl1SlsmpdPNA/+O3E1nLFseRIEJRDsyeWW2a0yXXEXt0s0CsJT+JHcyLl39cHN1HulFHwh7",
-	"OYNe6zMrc8EZ/4Cfe0iuUyoUh2y1I7tN5GCwODz8ieXFT9wv3ioS+CkyTwbCrZx72S3JsdeSTMmaN20Y",
-	"4KoT6bjQt+sVF/QYzrEc2xkEeYeB/11Q1bdZYdCQcT27fhiniR0cCPeivrat0KJFOggWKSrArvtW0PL6",
-	"h/wdMwCtC+No/Uwe24mX1BO03Ggq9VZ9TO0qVTmcTB67Pi/m9AHzyG+svwYB8hrcNQYFUjGRPQDAozXE",
-	"2IlvEavaNPoTkpHx7f1HgG4TgFgKPbT5m9aWBzLWxnDEBwg6NAWPmgMtbhcz1CzYZEOyzhs5uq6XUjNJ",
-	"aAy3j7N3odCn9a/Vw1Mfw4Qurb9C0J1xYf/c4KpY54z4yLNpg3RCPBbZ1LouQSIoxyevrls53nmHUOWm",
-	"gQ6VTv+V/mtWQYHP5z1Ly4GNNcYO5awdc1Zl7lKMkVJTVaXhbdVaEEVqqlH2PvbOrs/OXw9/+/Cud97w",
-	"yMWySp+H9k4vzvsNW6mJwodmuCD9y8uLy73UqzY24Kb1qt3C1jSXWxYbtoiyaE1rmLDbsKX6YtHQlrVs",
-	"b1MkenOomqZdLWuCf2cxc2i7WhtSO1UrtSY2szCFNQ/KdFtTXRloMFgDOeOfuy1OG14AVaF91eEsxehj",
-	"WCysN48MH8OzomlNJkp9wCBsqJXtGm6oSz6qa85KhY3bg61fL9KYKZtct63LFYMcVDdgK103Gy4qRTVN",
-	"obzcOJlhaGGHaprzRPTGdfBFvIapoGDfVObRtLion6xTJpq2t1B6ePXtWRXke+Es+QIVN9Ofar4ljnS8",
-	"A5mTpn+u6hhNI1fP1n6e3YMsnpw8e3PyqAoZttl2BwSS1kCw1RKtn8NdFbD0OKRRJZI/UcteqOWtMfMZ",
-	"dOBXi+imCuTTvkb+XNCEZ0sy5hPAhzRAAWCJG8HHVeE60SKl0bKyoD8GdBbQFazIVKiGL2QGC4bIMvjC",
-	"vRJ3auNDMf9I5V4sGyjq5VE20RVqEoEvHVxgZQpg09ZFRdN9kccIw15oPdy4aTvNBZz1qol1ohgHZ77p",
-	"DUYtZDbcft2F3Hbt16TeFeYAmXb7UWRc3tMu6wJ2rEoHBMJM+jsKRQG32tESi8DOkIRqNBW7R8UdczTt",
-	"L/A6pnLNZ2wjR9mKk9yytJLJh8DvVkBaDHZLkY+U8y0bQWw85HlrjhV4n7M3YzGvsqm8g99BkQQnFxck",
-	"XAi+l1V7WLquvWyv9c9ISW3jjO6g01dlpG2cbx0cgFTGgaZczAbklfygzDJsRq4uHigfjgfHV3VE3iEc",
-	"zKwy2vIiL08ysz4DfTZMFYGx/9BknYTwbDhahrBJEIDTJR+N39AF0yAWzQ1bEq4GQrHsGNmtewGQpfQi",
-	"uF9u2BKR/hVDWN5c34GfwaJeUazx3oUuGgCYbgHyUyyAUYH20yCdHVvYBJrmtgZ2IqM3TJD2XXknXEzf",
-	"bl4Tr5vNvKNALobIkZbaz0l5ZI2zpYpA8rU1JdqU5EDyGK/cLCTUIZQON5ORe5fsSkxzlnIZD5twrA/X",
-	"J2QqF2lAYgru/DvGbuxDs65un0dLZET33G8Fsd3Dat2krFxYUm+rxWxmq9u4wTXdYNiquq31SzE47IAZ",
-	"o8JEpPursZmDYlfFWVbR+AZOWg9+/s4/AXkYTJUa9qDhLyIewo5XrmpoH4cmo1C3m/C9eFnt9VDdc4nZ",
-	"217zciQYYr0dKIHPddaSkdkVUyVHNbYM+HdoRf9wlNctd/7C3he8LhDJbUNpedYQdgr4DZNFXSXM3+Sd",
-	"JWfunX1QbRRmUmB10UJB0kotnc2zoX/oNDdZX4TML1fqAi8wP9a7B4ErpQtB2hTAH1RmI6A6XfIBwB9g",
-	"FeHFgciDfTE4VIqRpBDpj6HHKRtDNk/75eEvnS45NZGIUCC9kBzueS32GeyByzjUT6oIW/+8WgSYQoyA",
-	"EXf0To0WXA86lbN8CnkZ7kKB1J0K/9oC6OVjwYSm23jjvhapKSM0ScprXQ0oVVOOzElkSsv6nvDVqS6Z",
-	"k/d+bKo86evFq4rj3h+I8MvXsFTpqSl7GkKAyC1NhvpKVzWSHaA0UvKu37v6cNn3Mq6Bh5iaU2jcBLRT",
-	"aMsoUDhshGwV/i3jTFf/7//+7XDb0tezzeW8FFEsQQPTWKb+ieySvreiQq5+0F45vzSFOkRw9DpblNUq",
-	"VREq7UJ+tofVlXlOZAwxfnOqFKGqyA1A9fFKVpYHfWyOnVaeuCJcqYVZDEaj6UD470NCfZec59CC3kEQ",
-	"MiPm4OirASsoZjnLK3eM67Mban2V2/fs9G3/iAh265Xy65KT3tuTD2971xh1ah+kHnlyZcNKZWpR7kl7",
-	"zlIYGpTLV2TEuJgMRESTaJFQCENc3X1hqijai8jk86kCRwZ+jVz5st87/edR4YofCP0uvaUcFqEYTKhn",
-	"CKGBbkqQ99Y7/WdlPGAjbJ/igB0Km8tELOSBmoB2E++LS20b0BywdD3sQRiwnDg/zI57rlwzQe39bGmm",
-	"sQjxAZau4qSZDQU0GEdLhTU8tqwZsdMXGblhbK6Xj6cGQbZLeoUsdwscvAmuobH40YMXSVsvNVh1VCbn",
-	"5iQCdcPd1Fk9kpW31Y63uXeX4wnIb3PSTtk80RebqU5jMOZ2vsDrw9qC1kLwPxfMPLYpvDtc8Dtf5TVX",
-	"dyZt0yVLy8bVuVdtuzWJL9Vr1VQI+E3/TEYsu2P6xrGu+lWBwF76miiV9yJ2ZJx6D3/x5+t/L3Is3t35",
-	"8v6/Bov7dQ0/WldhslTmEbixMSVhhs4mUPLNon4u1s7npO1uAQOBTSeTlE307eLjd+tXXVnUzk4mpq0s",
-	"oiua3COaSIsrXF2pkldJ4nWo6Q3sprjbUGpi64isGWOZGtYVqLRsL4QuQgJvu7KghAvQkV1l0pLbIy/a",
-	"aSyLm8F/di6xubPF023dkZF7ZiMuqK03CEHztyxVHDKKkOxt5mNeDDulWIKjOxA9JzUb/UavBrstKP0h",
-	"nfMhj8PAJUP9oMh8MUowLcj2B+XFvUzL0IhfJQm5KUFvYwetJitUuZuC7dTXPI2xWK5XChfVv1LV4hK4",
-	"vzCqyHpiyj1oWxhh91F2tQDGv9YqW5tmYHn8hb0Sa9IxbT1K6myMLvOtSpXpbuVgOjVMNJNkoViXAJuB",
-	"XQCAERReg3VGGVhLNJxFizTVUmRRBJRjQMEtCsj6XBRFypC0XXkErLu0UOYu9oOrrCBhxtLZ8Xh49TSq",
-	"ityC2EGEOyZuRoiloc+vQeDx16VdHqwUTHn51BTtpF629GEx0beRXLOZ+b0vsLxcxKlKRrZ7ZuB9t15I",
-	"/KGR/TmndJTYy/Gd+sdGB+Xa9Fmc9X+a+rUVR8JSzRHkdTq5HvD1zOZZOACrwQMPVAXtmMUDYeVG32rs",
-	"EYfNWM4rfRyRmKX8lkEE+gHWuI58oGFTkUS5wzQQRecUyFZunEVjgJkX2gOww0orgFcRv7oQP/AXAzck",
-	"05pq/CboEQIQHFKppvE8mbRrMjIuj0jKaOzWeiBszVeMnszoDTOIb5lBCQ2MgUqVCsWuJgs5zMEjAvVu",
-	"J3p9B6JU/UIFNhhKGWwFDF8gLuQX1V2LWmgas+YaM3C8tTM6UYHefUgqCHIa0w0X2F0+C2cOAporAlDi",
-	"A1tOsLClZv1yMCP9TzPEmr11olFF+pW5Zj2xNXXU3SU24jAg85RFXEHlmpRFNEkCMn5+RKKEKsXHPEIh",
-	"yZI/kIupiDMQTh/AM4HQm2ZN2giX3ekSyHQbgifxiHgw2Hav7yDEBE8I+3NBE1VoaSCggWTpNWkgs3m2",
-	"PEKfKsAv5r9aFI+K0SQ0YyJaWgwG+z2fsYEoYTjoTwzNADOJpMqGxi9jvjN/2eCg4o66sE59MZtVhtAw",
-	"vcya5z6HiHS3OhCGaqcAkWeFoULYWT6CSppwrPISAEWqCWPFCPrNlWXOh7ZTab171WUuQ+DlJor8FHf3",
-	"r82iww5CiBRRUu+KIjyXuXbTqDdUxcnXeZdazY9U4Hj9+hXk343Ud38FcrfYmdrEoyvLDy0eOImlcJUZ",
-	"tqqZ9xfV8y12tKmS6mqxVOLVSnXgCi75DkG9wTMSTfkKxGDT0qgOUOGPBxVli3nn0G6x1oHNWNqQiX5x",
-	"J1jaizJ+W1u/BRUSFhNqXisULMaAA5mSGRV0goEpD8XRE6qyoR3Fer7uxopJCmYGbSHvtohptUCd6/u8",
-	"9iA9k2XVcolc1Lt39JC+RTYsp71oVO0y5LD/nQYLX+c0s0Op2JgqUtuYvv4RCtlgxQHuoiORzLw09jmf",
-	"g6gVaI4PdjAqPMTTrkmKPvKheYAbDUTb4bXI1MeIKaD7GGifTtfL1T6qgrwAqbvt5XJ2ugNRTIk/KtUJ",
-	"MHipmStbkJG2S49cO6occ6gTDMSdMaRqcpJZrlihnpcrSadHFfWDCoisaIW0lWS4XkWeJFoUnkP4gVOF",
-	"oCkH3Tqht8yrdQuZ+0cero5u1eYJzSTWJ7JN6mNoUWAJWrTiThdT9o9c7bwqnJxqjpxvUytoFde/hOfq",
-	"oFv1cFtBC7qs5NTFykc1CTIGUcGiUun5X172T671kM8vrof2T3fHmCKKZuqwhhChZZYxgK/sMGGXBRFy",
-	"JOOll9RSUtBNJ62g5XVp/nIzrpri1WLO0muqbqpk90zODxJ2yxKSUXVTRFGHY9B2OXwYGab/37Wo/kNz",
-	"r7BTVWPC66cas0Td/KCI96CRhFjtVzn3xG/dcEDQOeYgIU3du1XOLxGkqsIvlsY5qjysjdeWy2dEE7Cc",
-	"y0ROeEQTDxe3Dk91FQpG3RD9KCCFogRJMgsDEgK8wRCpQv+dpVQozcjhYZbNh8aWG24uXmyMzEaKcHOv",
-	"YuIfgc/05vMqokEm9IMixoox5fO19QDieJN6Ztiag4T2QDObX+P6woKbbR9hw+Mx0/ccG6bG1LVelnNG",
-	"Mf3tjPKkmurdyrED/ZKerJbfquUFbKfBodh+iI1ieXSzOxXqQpGhPk3BrYJ9rfJs4lsbZCB8aZe03bx5",
-	"b7geEZllXSGFIKfnjSXD3CnanAruBG0c13YoAOabQrY3aYd6vNZtzFMtwsOeBiQszik0hlhm38So8OZB",
-	"Czm3+G5zxM0S/iUZ4bh8r/Wir+W4uC/75Ltolv922C5ObHN6lSV4P7OqeuM3Cwz+2lYyom+PvRrehakN",
-	"TRhkPrsd2aTrKmjVMsrC5m3PJi39b80rvSSWLTmm+XI3lIzSqf3OOZ9Zir+Q/9n09Pe1pk2XwG7tXjaD",
-	"PZcCigRg6iDW4AeUCiaqQiFGIkDM14LZ85p9WQ944IEoex15qdz3B0Co7sKH6mjQx/crqlXiKNgt/6MK",
-	"6VuxaJHybHmlj7C1WvJrecMqNMArJmIS9hbZVKb8X2CiPSKvGE1ZajCKTekiTSNvPl5DQLRSJNPNIQhw",
-	"2CXXLiKKK8K4AQcn7tMxOuplOqHC9AL58hgMWY2rGhA11cKcFPBvrAAwpWrKYgjPpivDsXkYo+VAhO8v",
-	"rq7JM7rIps9unz+D52GXvMOydwGZ0URvkFZuDbiVAaSWNywG/yQTGaeJMgyMvDx8bpJT9LJNGY1Zau+J",
-	"o1ZhAfO9pnP+n2zZ+voVgNTGEusHioyiGcZ8nEg5Bx/GjHKRUS5YqrBeRJlQ6XyuDqiID8BZPqXJWK+t",
-	"/b5LeoL8+GPv/dmPP5K2jaPr6D2hXgQd6PYeucLf84RmekEGoo0b0TnWO/jjj3Q+//FHaEIQDmUqIpYH",
-	"rILF3FRTJf72dklvPgcrLeO3jPz4ox7xjz8eYUgEGkUHELS2EBwyoLFQBLnKs27QeGoiBWnZYFlhxZlz",
-	"IXL5zg9PHAjPiyNF59iGJ/o1zE3oqeuiVMrc+XtN+R1EbS990x2InrFzgs1ar5HJ8xlBZc1MAtw2DA6s",
-	"k7AH6sgFe4CRlbSd6bTjYaj74OlUDAT7nGlGkVi2MxAD8eOPmhg19WIQQvfHH0kfQo1zt6XhOzj20HKH",
-	"EJy2M3ZEFBPxQNybLZh3MHrDfwNzGwDrDmRUgUMZiDITMPkXCllMgX9g5bl0qfdPLlJMOUJUhBxuMj/H",
-	"gUm9gWd0IDBAWbORkYyXxxj/je0AdUtjkvZ6RE6gyMvDl8QGV0ARBkpMOU1TtR42AaarF/+DghquFn2o",
-	"0CSIx6FMJ0Maz7gI9YhCuCFwp0Iyo0vwbpjJ5nuIbHMgNE8wh4EXB3xMwhGNbuR4zCMWkrY94wT64iqD",
-	"Gs6qA31AMA+NMkKjVGqhw2tIIVWHIA0rlppRAf8GngQbPKWKjBdJku+0PaCwufaD+FgPHZc3fwaoztNU",
-	"LiZTCH/kqa//wTK1aX5R51q+ybIy1VjwTT86C5U/6GPEEgkelM7RQJi4oWLYFdkYdQVvrA+8OnbxVgNB",
-	"4xjMjzRJrNVbkXY58qpTCLg6dnVh9SrHEncevQ++9y2PK4MCBjYQOsDoK+KCr0qhVIGNo4JObVhLl/SM",
-	"E805aBB/nGmNGVZ1wjJN+z8ZAn+DvDlb2PlneTUETfa2HkK7cdmKTkXthDamGXYGoqqKQrvGkeW15EoW",
-	"tGtKUhyRipIUeY0EvzuI2AKSy+FjSa+uPoO+vCAF0sErjVgkZ0yVKzbA9tl3/NsoLwJOemJZKlFP2s3r",
-	"NXRIRIXp3qvF0EaIz47nlSJtSFpYXwyjU6wnYadlIhSsg8ivDzKmPFFVlSHI+sIQmi/nq6VnrSeC9+YI",
-	"8obNugW5T0k3BDhFXhVGQ9Jgg7B1VoyHFakZAkpwXU3VbU3DF3kAIri2MI3ZcARqyu/8udCM2dbqjtmY",
-	"CxAyIi3bxCwdiNDFxKjQyb0A/XKqOWi323VDNTCUJ/jOK4gT7XRJL0lcDzg3mtp8DOu16p2fdgeir+Ur",
-	"fLXoeUL/HhblQhR9h1KSLhJ7bb1HfVifXzqBk49xvXqyoVZxQ88tZMOjDzsBCbXiG5L2c6yPdXiYP36O",
-	"z2WavVqGA9G2v4eQ5UGTRN7ZbAMFiWQshshA6Bt5Ywgup1fLUMu1KsJ7Uk8uzLuBB50AhQ24qgfC4re1",
-	"QVt3M14xAOgB4uygN5yLFq/0bEL4ODQr9CtEXM6oulFVohXQiZUUULiwQowJvML7gIT/OICmVOgSFVCr",
-	"CLR4Mna9ELWIppChzuNAaww4+S88DjQd6v8iJX/9Gh7nOFv6zdimTWIuNdZKM9Pog/CazwCiitzAQ3hs",
-	"cW/0qn+BF47IFxNWHJBIxkyvPtSX/RrYWQx5/DXEXYOLK6/gQyKaptxKnf84uMQPDs5OQzN1fcd/eHt2",
-	"2sFlDPMm9SLNGdWSoPlMEwyPYdEHQvMXQPtr01y1I1zTKM1YQJhYzGw+i8tPC1zGwgI0kJSKCUOZ0Mpz",
-	"VkHHhewMhNMGD42rWK9CCDlgZjBDjAkESkLUO7NEmtaBvKEi/ZdERgGZqUkAftGvIdTZ1uzogwtXIG5a",
-	"ptufDw9BLfPJDZJ+Ui3axpKhpjFP5S2PmdvNnw+fk1DIbMhn8wQyl1lscC0yniUFHdSJc8DktATfvn3e",
-	"aQUto0m1jlrPu4fdQwBZmDNB57x11Pqpe9j9CYxg2RQsDlrppnOunn1BNfTrs5GXgqzfqEyAestVpkox",
-	"yCkbs5SJiHVcOonR/XrvzwIwD8ZdEupV1FSislTLVCZ9GN83oihwzoGA/BnSNlWPsimbdY7dFcEzC7qx",
-	"nMMljAypq8VycB+Bfe4/IBk8JAmjt0yREG6h0BKSo3vdO97dKI15EFHWGqtX2Mn4POsS5MAONuAI7Z+H",
-	"AZpAn+t/ACfV1D0Qhi8SqiLcUEcaZ7FZTz/3u+XFcqrW0e/Vxt/8lWf/QB7V+hpU1EZC+417u0suhIsZ",
-	"c2ZLXGLFYEHBfs0+zxPA5EBPLxhU4BLN7Sk2BhCs0AUrt40UAUgbFwfTCloFZJs1AYs+kNMSaF9zC5jg",
-	"hrXQNyLkCjV5+Yr/q/nL/hZdwe42/vQCCSB/v8IRA8QaOCrlHs6Cp0UjsVokHr033Vb17vgnobBLhmjr",
-	"Uli//hG42oOwmS8OD61JzABWAlAWGi6efVIYs5K33xTiALwrYHWr968Us+4M0XY1XbzEUVV15kb/7BWN",
-	"zUWEnzzf/MkHQY1BhcX40U+bP/pVpiMex0zgFy/3tl6FG75qsa6Rw+bXClQ71PcjKtKI6FFhKOmi8dKQ",
-	"wuZVsdcdjKhgwgYOlRuvf/9DU5BazGY0XRruVrwsTAalsU62bP3U33UjqvXH123ZX2/Oz+L3NJu2dM9z",
-	"qSoxHCVc0ZDb6C4rVC7dPMmc8tRhwvTen6FFy2WVQO1JsDV4VgVrN8d0UbyZ86Qh5e63LjkB1V2Bvg49",
-	"WBMC2kNE1a3TNkZEf+sO7rTcoD/qVF0nqJbs50L5A90fTGWvZLx8EDaAGcJfi54WZE2fD2TKJ1rFBM6J",
-	"6WAtLa2jS+oRmFTdmcNNLabwPHGl74cr9eJYK34V1wsOrZozfQ02yMzPPsnRsy9Ydv+rnsDOnCyod18C",
-	"UjdUw41ZxGc0ISg+kbatta9VSQyqhELO4Ms0QVS6Ka0A5IICjra1evxyYvAL8j0/+OWP3w8Pfvnjy2Hw",
-	"/P9VYfHUc+ETOefAhQvpqkUhlHiMlAvAo9I8u5StfqRF/fkic1gkfvXzgQhTpxX7NuDAaiAgmObCFiTE",
-	"oVEBvAtDXJPQbznGy8Ar+D4QudWr/fLwl7y+O2rWzpRtGTvoy6teupzZvzx86TXiboyBWLkyZOoM2O76",
-	"yAcL0DZwc5B7XRy/pnL2BkoH3uf+eGLT3zib9gqoFjl24D8yHlJaqibuEbBZ218edwbe2DzTtZKEZwar",
-	"0XiInZgHuc/z5aNdNifGCVd936Czs8gSd7l6vjjsEd26vYBiphutAEmB330LjGeThexczNG9o6pLCgja",
-	"NEkZjZc5po4pGAW3zg2bZ+v41kZRdxuGhXPYo6T7bXAq3LIYwx/ANs2L++Q25omX1fEys1QV7OxbkUCR",
-	"eGuYwl6V4u1MW74qDcgNlQXXHaYgjvcH5eQxEKNy8SsPqRBMQRX0YyuEwZtGAvOgRDGKzCFwgKdSWhfr",
-	"7jr0NowFUVKfVOgH5XgmFNsaNZ942ffLy/C8NOZllbKMB21a6XXqGckk8+D3cuTyzDfboVfPIn1XoPJ5",
-	"mbEYEWsRMAYCkKm0zqgV0C3dQhWc5DXLenP+zkE8f4PSiTe+Glq0y61X0CybQ/IyW/B0fL8n69drlvln",
-	"wEfAehib/CLbIEag0ad8rtuY8pxCVNsK3BdNmSoBYWIIZ8dJHQMBvnwUO6gwtSTgt5TN5C1z1Rugk53l",
-	"i4HYTsC4YtkpznVv3GH/IoYb4bzAH74REaNmdPXcy8EcKiNiPvGs74lnXRmeVd7ONUzLyRlz/T+QNeYg",
-	"a+B7G8Nb9GterGAe1atkair3ZnSCAH1URVid3QS7kDb4sF30nQkNMX8PxPPDTpeEGZ2cSEgnUagDeR1j",
-	"bgI0Hpl38gAZ/L0dUcUOuFBMGGO/WozQDA/IMAXhxYZPb5BY9PR78/m1XqL7BKI8XJxGOVwgWa5bMK42",
-	"rhWGHHbqIim8TSoEUnjVCp4byFv3d6VT5AFFOL1fTQIq8mwcvWRPHHAldet7iKQAanfqSIHvzQ/g37sI",
-	"bHMnsK3lm8++ZHSy1rR8aSQrM9QfDA/lGGRu035sJkdafBtfQKHMOBryzFKa2fDUgeAZBG5C2eiUCkUj",
-	"TGkDuxpmpgFzNj43vaOWlWNoujV1vzh8WS/3DYTvXaPzeb0dGg9ha+WYv6yDHZr41t6no/g9HUVnvNW7",
-	"uPEkbrRnAC1YQ2mO0J4za1PSwND/EmJQ19/u+oDUGiQMoX6TxggYWw1RZHTydE5Wz4mxfGkqqvHf6re+",
-	"JeNDw4Oz8xW2WaS8ppNNfo4TDzXd3mN5pg5C6icybVAXLbCvKCbAsYoBJykbiChhFOr52TsBhFWeKZaM",
-	"SUSF3ktTNGWzcWLNHYUm2r0c/f1bGnBY354bYz03sg6MJ670b8CVnAujGWOqMmiegniZ3+jegSRnMZvN",
-	"pV79oxycU79koylgZSwqusPjWQiLyEQAZyWiYiCwpAPIAaAJYDZbygoy7pSZ2ihc5MIwFJWAUI0VVkaR",
-	"mTWJ3VjDZTDS5bsWMFzuJ5Cp3Z55yjTv7jwd9O9JTHeBV+Y4rjvUntL7xSKKfX2GAAUHCEnVwGRYRPMq",
-	"Q9kFTsrnqYFGMJlxGxPKBiLPKCN+Qhm5j5XPQw77Vq19G172ZnCvpKyH5DkVqHKNzXQlYLkn7vMd2utW",
-	"IP5W+JDBAdlN6fmw4BWWuzom9uxLCUixsS3PYn6uQMd0yUeDggmaDxVL986ULckUUccBN8YDgM2hYwZC",
-	"pgZsBsd47Go4LgEQr4iHh4nyCaOqUUTYGnEFZ1fkg40NeDliKZow44Jt8+mo1moEBdCfGtUAH7qQ85X7",
-	"7dEOMZJIGaoIY7Yf6BRvdeltDte8ssETNbBLVsRdwd1tdLQA22qtwaF4tr4twwMKiGX81G/IAlE1tKpq",
-	"sA6FywTjK0x0lQl7YkT/HowIrZHrDnKVglNgSZU5ea95HgVli2WOvamv3Pa5pwLGodXiLvFKMThEd3zO",
-	"DWqgBX/LUfAMPBzikpnmPJQ8I/Le64LvxfETB3oMDrQOvv2J/+zIf5ooMo+eblcYNM/TwSp4I2kvFCPv",
-	"e9cnv0HOHXIwSMiFwMjHTfYuYk3KdbxynRrV3Aq0ehYIFzG/5fGCJslye2PQQFTAC+3bGPRd24G+cRPQ",
-	"jtafJ7vP92z3+essPurZaHlgYeqffbH/+toox6YA41ss8+Ks2WNAyx4tHSb/apRl54gUqv+YgCoTxCq9",
-	"riqKAfmgwXIMjqsKWTEfqrWwCYAnRiXWlay5m0rIBzcCrQFhRKsUtcJujh69Iy/F+Bo87q+WH/IaAd+g",
-	"L8wrlrTuri+U+XliRZtYEZZQk47s8JLneeEKxPr/6zRJDMDJdT2T0uId47/CpmWPSiO+9sUV4mhsvd7M",
-	"z45zqzVyhaLdniuDblAq2TIQFTVbHsxG3dg87RUyfLJP76KW1RiEzNNv0DT9TRil72OPvp8l2pZ2W2uG",
-	"/qbtP9+m6efJ7vw/lcGsMznfx9jszbJNsXh8Qev1tbZOQwO0zyFQ+t/RTPzEIfavQTwZhvfFIL5lk/Au",
-	"xmB7iv8iY3BTM3ATo69X48lU6SmxMgzUzR9jmRTGSBu9b3qRtBKxgiOANhMV5NiQhaJNrjlbqy8taZid",
-	"fViW9Uabuh/QMQYgC0nCT3I0VBnNFEI66Z/UYs7SYUbVjQrXWJy/U1tzbz7fLwB8LUw/rDTmNZuCdlwV",
-	"APu75KOriRAYL66pmdMMxB9fPhPrgfx7J9dnf++3gtb73oer/mkraPUuT347+3v/dDcQ/4oUbm+qYCSR",
-	"aSFGfa8Z3YrRNJpes3RWl9D9YnNC98ZpADbIOJF3HbQ74rzMRPQgt5oK1GocCFsCw5R2jCVcEPCOV/qy",
-	"NF9bQfIcbTu7zviB4/LVJVS/2eQdAWCmb1t2eDQvA0Ue6oWzr5O+UZJU1uBnSpZX31VtfYsIKHsYdrok",
-	"xKJGXOXVdsznAFDZfnl4OBA5dPExCZGxhO6u0XctshG8S+C2AokGC5N54v+d0AzwI5bu8aTfMEAPApZN",
-	"KkoYhcGDJKLkqv8VjmHRMFtUFLpeJUhUI7zCj0Gp7KNM/XKLoGeUai6uzZHZY52XHBy8KHBIO5jcAe2q",
-	"hxzV7765ffJ6s8VilKTt16zE0pTA20ogSCamN5tS4cX8tF8e/uSjXNdyLZlOCsxqQ83+1VWxJmVUXH09",
-	"s7xKNHZkIthdM1IZCMDrhmwuIbECGPSBqVwd/2r2/AHcaEL18/ZJvhZw5Odm3PpBcjX3laj5fJ+DWqdW",
-	"PeF/rwV9Qn46WhJbjjpYPSRwEVj9FMi8yJpLyuqjp3hVZHaVVLhnn+ToAEq4HOAJdbgmG/3hd1OGpXAz",
-	"kjCqMhDBS+gkKOKF0EFI2jMZs0QLe2MeQ120gNxNeTQlGUsSRaKE6zUYCNs0fOfKR0IBW/hFq2PWoTRj",
-	"VMuN40Vi0C65Mj7uXTzVJ1MW3byRoyvdTx9W5Nt0UxfGqNeyipY/2i0y64Zb/H2c9vVfnMvsV7kQ8WOd",
-	"qGuWJDnFi2UJ7x/pvEzeuOqVougeYIjg7A7d7IYJFzfPvox5wprFs1CipjLNDhJ+y2Ki+ESwmHy4fKvv",
-	"/FjeiUTSmFB9+hiZpzJeRK5ePtZhJu3w/cXV9UC4ATlMpMLItKh8nVtkTKEQVz41k2DvwWL0ul2s1YF1",
-	"5Y1ADJVFXZmP/DSvA7Hukl95wpRD4CcLkfGk2E/IPs95ytSQZmFN4MobObLXhXrLxc03m8G9MtA66Ee7",
-	"t5pgnm7+fHE0ucBljRFc7YW4EfJOBPAbmnCXLIMq5Fq6A9NzTcX9ziPHrRT2FO7B/JTqA+zxIFNDfQc2",
-	"9KthLRWcCLTTAxpl/JZny4IMsTurq4XINaVRi4bjgOjutVBglGW9PTMq6KQgAASga2AqhlaKtRZyh3Yk",
-	"Y6GCj9VAQIammmrtTEhi54aLS7CIEZ8xU5+czOlCGfTLkpSo2VlBUzyGEVtb10DkEJcooKQ3DOtZCC1T",
-	"NvfzIzIwzn0K9TDW4Phf6Nd6ZlLfJk8rDnFtiRC9YObFJ+lml6AZrKFiabzoeNbbsF6JaKwz5LnRYMf6",
-	"JEdXGc3Uf2g9OSS2vnqn4D7BQLIiCJwWDSAbeq61BDCqHaMZmIT6/68Wc5ZeU3Vjmy44X8BlYyBp5Pwg",
-	"YbcsIfCoOPNxAqzB1yNcDG2zkNc9WrOgHq6eTL5MQWGduNKsPrG1h4oLVlqsOh+A3ZCtauPWDzW4z7rb",
-	"er5QA7huwMXNrh42FhF+3Jq+620vTzxqR0GnxqAR3E/K2Ix0Z5DqDOCRb+VvAHTXJa9kNiUpmyfc6CNU",
-	"DERvPn+lez6LL3LOgR5klA1yMDVgmS8OD4112qSMKVceDWzPWTSF8oxUxAMROm6Ev6UM4PU6XQKH09q0",
-	"TFvKFihKF2K4EGMtrExZPNRcA3MU4DA7e7myIxsImhGpVV3dgObK+dfIc9rv++enZ+evA3J18lv/9MPb",
-	"/mlArj5c6Z/7px0TE6wWIyxm5BucNRsAhXMgRjS6maSYWLFIboibHVmIGAwcWA4zi6aEx0emQsw8sVXC",
-	"BHlx+CLni/ZFmzkxEHmDPCbtsdS6KRQUgyvldf+arCq57hv17Iu/3F/DzqrQlquv2+ASfoughN8kIuHq",
-	"Sdpk+jYUfKy1u6k+cHooXCyYcsfbER3w6xeHL76JEdceNX2URkxPxT9Q1ZN5UvlRLp3Pc43fBZtWmv//",
-	"Klu+xWBsYMt3nIkmyXCb0lGFsk9ybEJmTImoQokZrVe6GpfjHLIyAOs/z9gMpEz8NBgIU1sqphlVDDPV",
-	"HLciimV5vq+rYYFVZ8jdlKUMW4VaVloQh6Mg9Oi84lQ2Pa1QyeY+Sb9J8peXpnKxRuuo2xQgTXG0qyFG",
-	"tdwEcte+owpV35YgCjEmhRPiyi0Zw1s5dBK3aY+Gf3fQIyoiltzbzFYdGANtWxSU4mVTCGGtkvDOzofv",
-	"Ly9eX/avrgriHhjtIDDL4qtoHpFoboDZr23zl+YWbw5wfp1jI0+DRMg+s2gBYhfcePgKSI7SlLMrX4rA",
-	"MQYik4toyuIu+QBQB88PDw9xKPrKdC+79kZsLFPmiZLtF4eHnS55xZYSxEaaJzSTdCGgiNJaWdXl6VrJ",
-	"1Aml+joviewlIXQg9iGFbgVbCwvxRo4eNCD1V9hudFjHVxlNs1Oasa2/7It4u++uTIgnzrL5dyD9XkGo",
-	"5BYfxdt+AZWGGr99LrPtPvig2DWdGIjTxl+9YxnVN/n2038Nu5ReT6nY5rO3TKktv9Hb0zQ5z/vk71r0",
-	"2fKbd5p3XOsrt/F3Ruhv/sGvjMWaoWy75Pa77cjiQiTLs7H9doveeKqyMxHJNGVR1vy7fswztsVqXDLI",
-	"Jd7mEwiS2In84MvtKfA6Xahs917zz/OuHziO5MTceLUJjYU78o55l+TeFeOth5Mrve7i/k413m9LysVd",
-	"sHKuXfKiFOgJuVrSqdNGo0QK9kAyqg3edhGqTp1ULMu4mChXlVQKhjAFgfGMo9XTiOcz3X0uLZJIzjnE",
-	"o/764e3b4cnF+3/mfpcjojAZI3fyHrv+Aqg/ENg0YL+PFGODJgsrD+qTBP0MRBuqMtMokmkM5l+0g4Zc",
-	"RMkiZsMfQzJO6ER1uuTi8nXv/Oy/etdnF+fDi4/n/VMYnzEOyzmIljbviYuBCP2RonCZrcbjeDHduqWU",
-	"dczYzTxMLQW3MO/67171L6sH4GXkeT21JSSXheBRHFpcjRCiAKWLedeysBTJciCw66AuKP3qn1fD3um7",
-	"s/MjF5RN1sdkA7xNKdQ6GAguIOVtWdjRAGaitwLOANoIwRegt4EolrAoawoHq+QijeolbX1A9ust/E3e",
-	"FchBLzlaDu+g9purGUfaNvgq11O8pjq5H84dhDpfHJzzdzJm1W64lmugFbgcKv+3GrpuBa0VUmsFLbf7",
-	"FclWD2j9hr361qzfdVelYYpPFt9NFl9jcyzmaaQmluavCuLWlLad3Rchf8Bttw4BCAv1qTUFJQsWGrLG",
-	"QDNeJEknyI0YY6M7BAMx5SqT6RKtHnSijn3pQQpWMreMtQ6Rp4dodmx6qhwmVwNhq0SuN+iYt/5ie86G",
-	"m2IgmlTT/Hc1xpwYP/ZOfdpvt+71m7SxWLvUNguwpdZ9yW45u9tGid7J6GW58MMby3a1Sz2aNebbNoDZ",
-	"jXp4s5nt6ZGsbba7HT59sp892c+aGqzwbt7GfOaXt96z9WyrweTGMyskPdnO9lcIu2Q7qzSY7d0jbNM7",
-	"GkHz/KCsKcyB4ZxLCG88ldFixkRGnh8bwIARi+hCMWc7SxeCULUU0TSVQi5UgpL+Qnl1MiUZcxETRtOE",
-	"AzyaiTQ03lyeMNWgyl8d+s5A3Me9qReibxbruwTcwcF/s+DuOLwmyO6Gop44zT1Q1e2prEJV3z3jqym3",
-	"efYF/9EoB0QKO1xfn3dqs4F0omCdEREjVx9OTvr90/5pgBYGyNKjM1bFqwaiyKwgQZVsyk91COdaf4cS",
-	"5piITiwXuxHyLq9QrEcwEID6QuPl/YIsXjPDhL7NFCwzthphAnfxybpYC1loyLwG09Q8tZimonAqDIrB",
-	"Y2ZXgNcMTx+yEWYpc6+cpOnNtp7zfJKjA2tsPIAMqE2MJ4DwPHCz2Q+hBDLkbean9AfMLAuqEqhccgbP",
-	"AjKTKsOPwXQZmPyzis/AtAjppGDVNJ3vXkvhjRw5S4TJ1vo2ESo8LRoHWpV17e+F3kiusqfI1N08BnIh",
-	"8Bj7BK4chaNkYAj84WApqm/ZhwkAAIMxgrd5usiqfGEm7Xk3mvk2Aht8mRqjaUgyeqNZwMnF5WX/5Dog",
-	"5xfXQ/OH5uyX/b+f9T9CapMWYUBqCD/J0VmMqVTQU2ByzXmsf0IE0e5AXPu+iRcdEHOUf1fY1A8tghyT",
-	"hhGiFUIagpI61AAr1dgiD+Wm1gKNhCimcbjJnLBmU3wVE3F/RnliEnEzD4FiIACuwALTQWqdxaWL45Qp",
-	"5WfareB5aHb+f0lMl+qezhW8b3z8jCcny5OTZT9OFitBP7lanlwtT66WJ1fLv7mrZQ1shRMyuCInV38n",
-	"bSkYSeUdJAx+kqPOMQpLANfgYYG8ubo4J2+5YAo/kaNPLMoGQn+WcLEOLDVSt9tBQjRB3SCCKXSVzBco",
-	"kVnRyAwNRZRxQrOMCXgRENUgG/eGLdVAtEP7SZd2R2Fx5tmULaGFu5TrFghVtktYijYXev0C/Tv8AGDZ",
-	"XIBhLZLJYibWLIkb1sUimy+yPQF9oFr9SY5cWKEfDERmTCk6YVoFLygmYGvDk0huWRrzSKu8ReCPevxu",
-	"nk3d+d/XLlfOw0YysVt9ELZAJvkNP9zb6LIyfJs+S+xAi9doqAyZ/ndoFR+AoQbp3D98aLZsvM5Ogt/X",
-	"NAICCapgZbInpp3RUcJUxwr87khRgK2cUxHbk+SzDZZA4LaBwEYcNjwCeppYP6C8X5uOxjWM5J6T1QxO",
-	"imRp8Dbc7k0ZjVkK4+c5ZkhDkmKfIRb8N2jjUt49wBhRKcZEcK7InwsJGAmVjBmiqRHiBPVqUL54Vjd8",
-	"aAzkkfuubm1pCCj/YIBHVMaThKgFUJjVK5FEDKJsp2E5CNTeq4tBOPxtLrK/vWwB/jSfLWY++jTgo7O0",
-	"9TVozejnM/z0+eHh4dZFIaombkUvuFsIE5A+AKZIvyYGmUuVjflnfYuCHfQz1SodCYeRnOkzFAIWy0BQ",
-	"IWSGCaWWjdywJbElFvTfpilg3/5FlfLJNCN0nLHUGS8bLG/e43ts+D/Zsma1fbDvjaUZ/NX+efu1zo8H",
-	"6PYkZgmf8Qxq8uo1oyFph0EYEA+OS7EZj2QihX52HHYADX/O50z//f8Pa2tvAEzCqe2gJn4eOvVi5+3f",
-	"rtNW0NJ9VQXEr8zuFXU1RcbudgjcNrPPGRMKah6E3UjdIq5/95OSIgkdXHunhJuPhjaDem8qjn24PkGg",
-	"RNOPicvvkh5ZCP7nghG1GGtqso0a8HjG1uLB6+FurNwx1ww91V//9++9g/+iB/86PPjlj/yf3eHBHz/+",
-	"79bjwsSrjIqI4Y16/zyCvWLSnBrZAuKM1zr9AJBGZTT9btDjvy1TPZqFCqIOsNtCfFal563O0t485Gcn",
-	"QziZJws1EFZ+f4cSvbFFvoLQ+s0VtTaG9JCecHlfW8K2PHRs/MMF8ryRo/tWznoyOT+ZnJ/i+p+MzU/G",
-	"5idj8/8oY/NWm14ltDx4DIxqEgKrRbInMfoe8a8g01YFv4JkfG+E4A3gE5/kKAcpQL8AFuD+aGNGUfLu",
-	"vT/Tau4IkkkzSSggmgXmvzmyGWpWCmAaBkK3bsERPIg1gLX1cNasF2GlStWUAhDDHeUYMxHROY14trQL",
-	"B7m0BsTNpuEarEVXWBMHmFcq0J+5sZjKKhgBYjiR1u+xLioWjosiNs8UmgRgQnqNcJYWgNVvBYsiEjqh",
-	"XBxDXU9TWhVaS9l4ocA4T9ovD3/pdAeAciFGkgJ6RghVFPKRYnWeHOijlEz8gyL5t1h3xtmfDcoyTQ2u",
-	"Os6g9/7sB0VGVLGECwbwlnqJTRc5zP1Z5uA1AI1hkaa6e2+ow0jGLCwMRitAlXgh7ZeHhz5yRRm/JE/q",
-	"wQWKcXXI3RRje/KaXEJmA4F7wlabCMw7FiXSgF2Ykid6eeYsBcMnBP4oB8CTRIuEYijTQPSdK0UqrOQT",
-	"c60Lvjx8sYZQhRQM7OJNoTU2lQEibX3qwDYqx8QrValItpxzrVUuCcLlwuQra2ZcwfM3kMGzL4iOC0cD",
-	"RNOA1cg30u0GwI5jfSo00Q0E+3NBE4/ILfk58lqhw0J5xpw94OrGXFBMxF9TntI1WF2lcsVKfrhqJX8o",
-	"69sbOfr2ijRq5d9iNdeZ3OB60bRgDqwvKTxOXPuZuKUJjz02CTTrQtnNdpExeiLhZcOzfGfDSGZTEmZZ",
-	"MlQskiJWFq0+ZjTWnDS04ZFQZMf+ap2Cc6qwpE0u9Tzu9A0nASCjGVeKi4krB6WHnLJbecNi4HVMZJwm",
-	"qmM268XjjfY9XQKzsDePQzqvYbiWNaM7MpOQ2udJpA8uKb48/OVxUzTQwS+ExEJ09h7kooJZqoxm7Civ",
-	"8Amrip9UXJwyHQhzwbpb016jQNUbbs5jkmNqgxxkxB5D9T8/5qF3KyUXSUzMYjlg+Rw4H10BMnXQ9GCu",
-	"1e/qdQER7tHyWJCXGpEcUL2q9YFaK/qzSCYJHUkAENvBpO7BnWk6MNJwQGz8uN5fQ1rJ0tQ20iwSXgR+",
-	"Ajb0YCAkdAbiScqUpiBTH4MiuBtc/DRjJKViwnYzug+EtbrvhpV+4i3WkwH+8Qzw34LNolAo/cmAsQ8D",
-	"hsc8oDA6Zu1oJaDAlfZq3VjHCRdIS5UsEJKNHsutmBcuI6+WlsXpZaHRVMtbkPike5YqI387JEa8JDKJ",
-	"zWVk60RopTjEzzAJJoSPWTykWUgUXRIlO8ckXCh2ot/6DwhKCjWPjhgWmfhMowy7rOCcqJBuqjKtP34C",
-	"83py+j05/Z6cfk9Ovyen35PT75Gdfo0SPbaRL4gVL45NnHSE8pGQd3VBn1bE2CoH46ElfxBN3uPVVWkV",
-	"eIMWAZEV68k+if67ZesXcvK9FX1UIf9gtDyYpzJiYNIEOA22u+APWSpYsw6Qf224vbXt6knmvaGBDbwa",
-	"A/He/Qz01+mSUK9CSKAYHE3u6FKRGaNCkUFrqjWjBB0cmEIPWUWD1o4GDSeVv1qWxvEkpv/FYvpjcb3y",
-	"vm/mf2VCfuKE++OE5bV9LJ7I403B1NIkGxEeq3uijPBY2cBpQCgaCIs+Bq3c0eTGwnKQGRVLNLX9VSHW",
-	"mAf1ZOP9hhj5N2n52K1M3rddvO3xbBmPaGLY2myys1r8qJXsnpTw7xlR+yxuGjWrL+AnkeseficjwNRB",
-	"wz2onIWd1NepuWQzeWsA0DIsuiUyMk7lbI+la7gYQMxhllKhaKS7rqxC4waB8ZV6ZHH9WLrk2g06o8uB",
-	"iNmYiwLQ5P2AY3Ft3sgR8MVt9+dJ6XzyDT35hp58Q0++oSff0L+bWPoggeNIHveOG3+5KuQ4OQEqwxjB",
-	"4kmk3V6kRYkI19KTyx6u/krQmi+q4MbjuCyyZnKvAiuRgg2EJ7Aee2ZHmgC+F2KVEwoOmBvG5oRnAAW2",
-	"XYnFjE4A0eE+omovjp/k1Cc59UlOfZJTn+TUJzn1SU79N5BTAantSUrdXkrtxRilksuE6wXUeuvpHc+m",
-	"eQkcA7G7Q8YSFqbJSMKoygAzsozbi3nmDdzZA+FF9ZMNQf0AtevKfkFkXcoizItCIMCVcbRNnYt1LYdY",
-	"ucdrD4GR8Z28CjjNCAcsvqyz6k0fiG3c6WRnwLKPHoaxmcyTe/1JFXhSBZ5UgSdV4EkVeFIFntIZvgkM",
-	"swo5pSmsmS/oVQmXT0rEjtEbWE7eoI7x/4+9a+ttI7fCf4XwSyRg1lHSLYra6IPjOIFRx3ETG1ugU2go",
-	"DSVxPSK15IwVbbD/veA5vI00IymxZTtbPe3GmssZkufKw+9TtYh3eZAfq6Pj669y4EiA27o6kB0deYCX",
-	"Ks4+G3DyJ557w54l0AAGVokRF1xPWG6e8EIvw6dxnYohFUNjThyi2UZic5DXZAGUaC7GBUrnWm8tRHoJ",
-	"J4hNbkaUrErLA2zmng6AyOE+hXIcGUSZ2i4hd8hAlr5/T8XbSsVrRqqFh9diXAEJb1iRj0zAi3PvlKJJ",
-	"XzeSam9SJk/Ds4UyxD3oqdAxqoojxVaM5kuM3QE2b2AyZQ8fWHBtNGtNsmz0dQPl7bNluV2DnbNXyB9W",
-	"Id+zcp027pD+Ghpgt3a1L51634tg99ukakNEha1vulq3s+Q7v8rBEQAa2r+yL8Cf9lKqVV6wl4AAt0QO",
-	"RjrGGoVCJdqQafeQnJDMXpv5i82CsbhLR4SXRLPSQyu+0NENAAPiCX5T0YnofCN23+6xjQKUDhJZ5tpS",
-	"kwx+6HPhnwsol4hn6qinNhremL3ZoUaBgL7SG5+oBFtMyZwuzBhjjTOgqawrTmom8mgu4je4OMt/o3kL",
-	"jpwlN/4EOGdxZLMWNDNiabuPBd/JhomT7fkhQy7XhVtM6oqyAVLkj7M9s3c+7TB2fm6lQGG+BcjOOwib",
-	"Qm3YGprjXtBsBpyVwWKTjkObS+JIb/m4OBlOqACKRyjjmLQ/56V2JkwnwSwl0JNkrw9nH2WRA4QomNeB",
-	"R3naIlgNBOkvdCqyiHkxI4iiR/h0VnDA6nYJZaWNAQXzPafYowUR7Ugq5/fbT1mmYjf7QhjpBtrIH3An",
-	"yAp/r92gHQfsbny3ALjDUMGumb1B/aGjeeDftNovR20G9TmF9u7THze0b2pq/VyPnX2e72g1BSOUzJjS",
-	"UkBoqQ/JO4jgP998vjq7fHv21iyHwBiAnAbGttqqP+lMWJGnYrCIURBd9S17f3ZNVkcL7s1gpQ0WREgT",
-	"k3VxcXGk7oUrjvw6tDQKqTj9+OHq4uz67C3cbFSGi8rRFhdyHhDq4V8TgLhlM23ZLWEpVVMq4K8IxJ/Z",
-	"L+kPFsCQCGCA+B1uMPxbbWmRLfEMQN7A8iOSMdg9yTzvg+XNxUTFvigjpZQgaKBVmNDcdwAPGBN+eAcL",
-	"P0FbeFSHRmtDf5dhpGJiRMAkYWIvOyQX9avNLxcnb84uzj4lccZQK4Ueu8/FimttZFKBD2q4d22e4e3V",
-	"M8wznGwPlWc8VgUrlBEFm/vluveEO/GETwmEXtJbBvUSa5CExKoJ18RywyQx20xC3p2cAw/N6cnl6dkF",
-	"Gvizf1+df0KjmgpqCbkBylZZrGvLQeMMjMU1f1RocGcSwfBbkxu+ewSWuh4aOGnb8i34vTW/cjV6swQE",
-	"+1KuFOopByuIb0a3Ak9EgmWt+VjAwFlna33jKCDFQ9qjWWkeow+dtP1CDm/7Uy6qkunM49qRv/SOiWaM",
-	"ZPA70hfoPi2zLjpKm4h1Cjk3/+V5l1QCxWA50hFh+5yOvHv8EfgJwIOU1N2+yWObmIUSEtDOU7EV3Pml",
-	"JOVc2sWFp2fI2EZ5mk5hbR8DhB/iKU+kd4y4Eil+ypg5qB1gXBlTLpJA5mSGiCgm2JzleHKGZEAHnoV7",
-	"gB8Fwf+SaMp8Fu2iAMJHVqHqMx7mGiMYrymHxK5Z72tRsOzq5joV2waPWcOm5Eb3HNPrtCeq1xJc/wOS",
-	"4pznGJrPqCr5sCqockj++P1c6NJk6VZ9QJ2kaGXMh6nakommga/9z4fsHgP2r3MKbsCT5cVs9QncVeO2",
-	"9KX0SnFHeUEHBfNP24cNK2FDLTgwqxZCdWtjEijmGu88kpXIHy1bvjaxQM1duRlsdooP3kzing0mrT+U",
-	"uuzLO6b6JZ+yTX4WASZzuiDmFms7tXF75o+adG6uT+H/utgpLipXpIOOGhcdQMPJhHlyHD3DVvJU+OSo",
-	"nLAp6WSV4CVkfJm9Nuseknd8XCmGaCFmEKrSwYVg2jeUKsf2FVeTODZyc5lr5xtTQYclv+PlwvoX8jtT",
-	"0oIPfn+B0WVriHuoy493TF3zKXue++sns1kssBHUC9yiVbqkJdclH+6Rgb6nt8ytbqN1VoX4lJHOVA5v",
-	"u0+i/5Y/adcmQC/bgMDak5Bfq3wMSNCQMKRCKuJ3enGvw9oMX55JvAnRE2MF6k/Y1kJgkNpmIsjOLcQH",
-	"HPsfykgsy7y3E7u0E79VtDAr0JGFPguTYd7/ZCEDfDzEC0vBQoL6jSH11CJDeEY1m+LEAYWjSdwUUJic",
-	"eYuIYvfmouaf9wHF3lBEhgLU4qmtw0zJsWJab6zWTeScjKgKtRfzCatQzxMKBNHsyPbjr1Z2kvpGV2Jt",
-	"gg8XXIRhRsboGXRX+LLpd2USqXhUxb9yY/rcFd7Cu3+QOSv2yr5TZXd69kRqDv6/YKNyo55TQZgu+ZSW",
-	"vukDzJNgLMeqF7plT9KnS14UTtGToInU6O84MhbmMaCJWPCvRRZ/w8DCRQwhoHD1bFBYy3xMS+vI1xgD",
-	"3ALeeRSQio3WwHjSCzPyz90aeEH3lmAHluDMKlVeVwgkmX5Uo+Do7l8OpRjxnIkh05szAuAtp8OJI3mO",
-	"twjNOnUwEzkrSHiw05mcllSz8oUOt4PxALrz+YTBxigejKS+8yPad4qeWE4U0xNZoKXw3P05UxwgiG39",
-	"GIQ6JCdIUpWKbEq/9JkoFWc6w5d3loAxumBGLHWOsVPuGd8ZD3ywsp1G4/xwW0M3N+dvl4aXdGiNg9v9",
-	"OUjdJfOJ1PF4ou10G3ZtG0f2SX2eH6w2ajTsJlUVXGk3kHSpzFr+Y/UjPtAvfFpNVzLIpTlIyCvjeV71",
-	"er1D8tbu277q9drEjea6mU3sVa+XmKvsVlcP/rlu52uXNjhaH+t2SKLLotW530Jq6zxxq7+l+8T9bDtQ",
-	"/PmZJ+rEnDH1E8xoTTflqG4wIxfhLN/uXcS4Qru2VY4YkfU7yY0FDfiesIUH7Qnu4ZD6hZ4Q111OOjnX",
-	"dAClYyFT4QpqmhUw1N0Hssz+855lgNYsasvq996wNm/7cO371bJ5RANFxMMrpLm3HE4aiAbxhEiIbjSZ",
-	"KQaAuhx7cwcyXxy73yCwNOkNoN0iJsIdLSoGSQ2q2+teL8RY84ksWCpqHwrW8nXvZ7xKSHhFaAa2zaEA",
-	"rsuZJtmVYiOmjohiZaXEP8Cl0iI7JE54qqA4O6o0y0nn597fTUTCC7B/ED2YEI9rWyMa0mJYFRA1dzI4",
-	"V5OR05OL05uLk+vzy/fddnyBVGwBMHAzy2nJHtgYrMQ42dJgEKpvta2ImaFVbFYsogYwnEV3l2J2kkGs",
-	"DINWT8kKT0mFmcfwmBAxewsAHw+R0oTRnKkQKuGM1aIkJkwU9J+DutwQ+DWIdPDf1ThvR33DjTOFk/is",
-	"Woi/yWZXIH/eYLJbYS7qtsg4VPeQDq6CUjpVXNbE7p/NGTxqj/DVeiN1TEq1wJ5JtJHOZkGMSQopxkzF",
-	"BuzRokxUknt4tPVhYpR06q36fnHHIL5tPUlkQuh4rNgYMSvxTEw2VrKawfGSW7bQpMPocJIK+KtrY4XP",
-	"Fej3Qv9BNZ2ynGg6nRUMES3lCFE3I4G6x94mR28C0UwsGrLsqN/V+BvzHDkXCRFs7g9wJp4t2+SaPXdS",
-	"/xBWiCphVxaWCRfDotL8jmFpJGMitz+yL/aXe4e9OE0P5+A+imKxNJf0lgnzycY92RNC8HEAMEo6/iu7",
-	"bRl8GJbmdlWznH+yP2+sMrQJ6MFPY9n8OLfK5uZkJ5K5HNSPPLAddG5uzt+2CuSv7fsazT1qMg0y3bkZ",
-	"9IWmtfLUqkUPK4kdnXrt0UwaHVrrcUyyr39kvg4IUa2/vlVkeE4f/hGLPKVfLpgYl5ODo7/aGpH796t7",
-	"fQAms631K/h1VRwXmdHhsFJ0CEeiFRtyjRGrYkb/D5KD0auD5ADGpA9jYh7Cp7yg4CqSA+OtxHDRt/0U",
-	"B8kB9JTafs2miC5ZJaObIYKwX3yH5J/GDJeSoAmuffdgcRR7H/PHF5pk0YdmCcnCLGRJKrKwjjJjSbLl",
-	"dZ75Ys7N9SnJJrJS5ik5XeD1c8ZuM8Kx5oAqz20szL7MCpkzFyg2TYIz+rUZ4CWb6ngq6lNVW0Y1NWjQ",
-	"USMvXGZeYWRtGHj/B6oUhahVl4sCVqxU00cpPZi52lR2i+d6X274vnKD55yc1t30oxb8fMzw7WGcIv5m",
-	"3Rb9+A3fV73e98KfXXDtC3gf/RufrnrnTcI6XfKCfoJ8bFWxNxT0wtDu1ese9K4N47njWl4jMBgcjNKE",
-	"wtHxMeBlNoh2RD6cnXy++XRGVCW8wrmaFpwnROl9WGYyHNsGobEDopbkvdChKxUTHj+6mLXaUQq7tQOq",
-	"WcFFCKD0sclfz998Ork+SwVuuurGzYuwUatDUwjs7vkdDYgrvfSBiavm+GkqBJvH2zWOu8A/9eTq/IUm",
-	"w0opk495mc0tzrAsj0PmruobNdRZKszYmSHheS2j46ImziH5BcqVVIR5Mtf/6+bsBs/8frq5vDy/fN/0",
-	"1lREBYGoDICnJAlGY7ATBSGuL5L2uqFk+3OvRzoDmrvaazdUY6E2y3UquLijBc+T8FM918cdFKhJ2PUQ",
-	"LlXMVivqw1hKMqh4kYfpSoUZf4jA4F53vLk2LKoSApAu74MDi2cCV0z+s4M1WJHw+YGorbihZrcT5hDa",
-	"May+mVX6W8WqOpTa41Te3oQVTzp2fcOCT6JV7LcGk5UFDOu0prT29HMq7Brt2rP3/w+HK31jiFqqM+CJ",
-	"y2g76amOXIKHJLTBK35DfTI4+Zdf/f87PO71XZCxZwZ467BwolAVNmOy+NEZOuTXvdd2Q0aOCEJvJ8Zd",
-	"FqxkfXCCuBzNQ7B23w3IIq5XdCuoN6kZQm87n5UK83KIBCxosUMovhUxkM9cqltjonMp7lFSfFMVtw9l",
-	"kXeUxtZFbNGO+hzvu2pau2qCHrT01dT8/3PorLEojaCX9Wl+UP7bLUD9gvK4XHzj1zB150SpVHFwdPAS",
-	"lMWK/XXFS1qX14HNPxOGdzF+M/YgZ9qEIHEOQIUJnhMPYIJgE9WgQDaBUSHnh6EiRme8qf5/Mptp45R1",
-	"SV3TEj6XyLmwWFuCSDWmgv8OA4Dnxjj4HABpSciwkAKwr0wobBuya6+eNb36mo41ydmIC9x8QZNqolk+",
-	"RGMKxnZIBRIA15/4U+koY+pP/cU1nYvcofVAMTDKFZOYasLEsPowLt/C+dmGJyOACXbKWxT4BFvN3bdz",
-	"oWcWBgzpQvAVMQayT9lEHqAYY4yPxk2aKOG9q1Ec11iXqdt261ivZbkUAKQ0IZUo6bjrdtLMBIJyRa8H",
-	"RVp9/TtmWf0aYRTggb4vOm4098/1HdENTaQQBuAA2pKU3x9wpzFdersUFNb6YEMSbuuY0YTaQKNh8euF",
-	"GE6UFLLSFnXVHZxemqpczkUhaW5HwUwqr68be7sxDP8LAAD//w==",
+	"uZirkLRlasRg//e/Y2BDp+Ya0jdD7+1blLubWDag91IXGFTBaDTNNShKJvohkJFuTzE9g4zFAzFaatlr",
+	"RhVph/rZ32kwGiwOD1/8Df6K9GBFvGbANEmANqFhOS4aI7DbNhXk4hI0it756QH8qI4ICPhhm5Le+SkZ",
+	"dfQrUdhpTDFZQ2vNA5lrrtOFyra//8JMfzfc8dKDj7e7C7LKcd7nTshn3vwSrJ/2xptvdc6k8ZT3cgd+",
+	"8I7XWpMWHDo4RaF/9uB8HbgzVzqLqMbAR53cXAGMos605Z/36nBMNJVVWbt+4yqT6XJtGKl5Z1McaYDa",
+	"fxqzVF8qIlPkTh9pDG1mMQZr7S+gtC509I0cbY7qhUuOkrk0irNxFtdFgH6So33HXb+Ro7Wr/kaOVlb8",
+	"aG3kblAIrdbPbMyf+TtPDzAHD2xm/lG0pw1lDt1pbnZbJFpsnTGSaHbOBWEcrvmYpwyNxvUC6D1Chb04",
+	"7qDlz8hPPoDRt4KWN5dq4riYs5TqwTYI0F8kN0Ta970AcPebjQGn5MXhi/UhxP439wz8vtAnrJZsNE3l",
+	"WxKQkKrIoxg4g/qLsEuuOcMcnFEqb5ggoyVEbYg80yLf2jp/AI6lZmepirytxb9039Vb855OWM2k9COC",
+	"jDjAgAwuJlq0OMxZ5GHdGOd0wqoHeLgxbuSK/7tuTCAikDlLie4gIM/1OdXyRT6k57VjUvzfNWN6fhh4",
+	"N5IVV9Yxkms6qSblaxTDjK3Qjo9EU5rSSEvm4PWB66jSS1ZBxhmdNA2Cr3CM+aEt/xX88X+qzaYfFEvr",
+	"Q//tU3tK72R6g1JSLhL7FtGSO7M4nYVprPGcfm5g5vwII4LreDOTMcPPZQC4QidU8H/TwsErDhw/G8Jn",
+	"+76YvPGvvaB+LVxO/kSUJxzoCeHseByQipy1VCYMY2RoHD9EhpruQIsLpvVq5oOTbrxfbUo07VTtGKER",
+	"cict6+HrnfW7+CD7t/XWlTfNzLS0a/bEPOzO+eeyye79EyZUIY1fwD9oYiSpGVU3aK6wtomCa2Ek42Vg",
+	"L8BxQtXNQcpU9pmAyndUIbtrrRwUWWxfj1lrzjwOYJE6AWr9goHyrrtXun3jm2qHX3gcaLVI/xeFma9f",
+	"w84xCX8MnfsLDTTQwUCAtJGwW5YYG5Eequ4rxjfwQk9ZtkgFiwMQxO0TuNZh/cmMpjdKk6glu2OyEDdC",
+	"3gmcw0BAbq71mlqrhm5hymgM4agQgZ3gqmkB0XbqiYH4bk4G/zwwG1WXOFXpUPkaOHcMbPErGl+yPxdM",
+	"gZE/kiJjAv5J5/OER3AKn31SEvTQvJ//nbJx66j1v57lOc7P8Kl61k9T6TxT2OXqXZpip+BPFrc04bEm",
+	"CWf80ScB5Ea9HmPKEzTN8djIj2EkYxaSMP9tiG/psxSzjPJEhQORgNc7/JLIKCAzNQmIXo+vIQF7Riew",
+	"3djRRFRoHXjESETTlLOYgJ6siGICXAdacZXpiMcxE4+7YBFNEpb+oIg+xHmYAE0wC5yrXLzu6mGey+xX",
+	"uRDx442yN5/DkMa6W9LmWT5K8DDrxR6xRIqJ0uySGsumz+87MPQPgi6yqUz5v9kjDv8dV4qLSUBmNNHX",
+	"BJz4z3N9oPXIU3Yrb1hMopTFTGScJoq0DemS3vszcsOWEAMURRCerbUAOx32eQ6ZMDCGx5tR3jFh+l3S",
+	"/vnwEImeCk8bA+pRLL3VCqjdsnkqb3nM9DfPSShkNuRaXZwxkbE41DP7ahmPBTR4x7KUR6paeI6ZgqWc",
+	"4Uug6glYOCpitMDTTJ/BGaNqkVpTvH4PbD/4HbwMLFjfjvNUTyLjyMoMosF6PAX92Qa1EJYRxYf1G3CK",
+	"r/Xmczvzr0ELZ7E6ireVs9MqT3lmAZF6J2iSILJDPnjSnklIxIiYcE3pHRmIOy6UTbixttp1Y3+HH6c4",
+	"8irrvR2pFhRqLHNTRvwB4UAhetKNTEGeSEZvmADCA8sH2Lj18YcwLKrcqhR2x0+C0p/RUeKM1qtiSy7z",
+	"/Z5jW9iNdNuSSzwYWdNC/IQKsAihFz/QNGpRNTySlXfCZUiXNYwdiJK0i6geHQfYwFVpBMe4gmM8w/qV",
+	"3JqrP62i7w2LF8AgUaqoSw5HOS+Rd24Tu00a9oxP9SQEk6AuI7KWBqqOad7eilieMnaAkXX5740GvX67",
+	"AEbDAmMEOUyGXmsAypix2YilasrnPlLGRp7zSY6GWmrdeHLfyJE6kQuRvUdvKLNfZ1kyVCySokp4t2YU",
+	"vZb69k20Pp9P6QeMDAOB3bRBxqmcEbUYzfTFKMWRcVR53s0RiMyCjFgkQdA1vt4uOddEOmNUmIgzzLLG",
+	"65QsBDgmoOksc0Ft3vhDY1qjccIF5KrUb5xT16xkXE/DMNVu1er7h3jDeS3op3Au5J1Qfusb91qzj3RD",
+	"N6AS302lSz51xMczBQwo7ZQ4KgwGvwNtZCZvS8epKUNQLNN690Za7M3nV/bVr86E3OAjfFF/spizdJhp",
+	"Za5CbpDzA9DPCLxQpFfNjY7JPGUK7h6tvyEd6f+/0s1e64/Qadttei+6D6uuRM98vpmdgWU/mlIxac7T",
+	"SvcYbFaZNFfRgtxuNUFtKdx7BgjDM+RXeuaTpbn79NywVYy5Mj3YqzK2dGifQKAlFwumrCVgRKObSQoa",
+	"Akg5bj8HAhhF+8Xhi05gXs2iKeF5Dj/LOQa8awVHXudmiKUWMLgJ+ipfzPMGhIq343zTWc2XodH5t6gi",
+	"VbhAZs4QOE1M/PHKzNtoctEPZ4bqDbBI2DESghTgSjlEV0qji6/gV9nCmRO+7l+TZ7fPn2lx9dkXXK+v",
+	"z9wb6tkXv+mvdWOEXdqSV61IfsaEq7fXW+jS5GqOw0kiBaszfCnvDERyvuySfm5MgmAiYx87xkDwSM45",
+	"y3NdreFPrcqIAPQQs6GRgtMhBLRNFjjegn0P16A4vBM5X5rke/yeFL5HMA99afhiuecP1216l6LzaAfe",
+	"wECkaTYSawEFdlAwZNul4CkYMRRp//rh7dvhycX7f8HbV/+6GvZO352dAzffaoSZCypqslB4gWR0ojeF",
+	"Cw7b26S7zQIGUoZracqIkos0Yj8oMAaSsUwSeYeyU0ja+vUO3E5Fy13ZM7L57G4SYK5pOmFZUXrRWsTF",
+	"5eve+dl/9q7PLs6HFx/P+6cVG5KHfYPN5o5jAMXWcgUKPs4ivXrS9HP0Ar/rv3vVv/RHVPITZKsT6hzb",
+	"U4Z7ASaz0uKC22kzU6liDz7I1bp7Er2qLDbgWVVK4aYbpelN0kjBMhhed8ZEDfbz5loWm1FeEWjZi+MU",
+	"cQgYSbi4IXc8SciIEXYwQ3ttJgvKousNG2xALTm6WwNIuZpLCB+rZ19cY1/DZgqZAyqrPu/g1uAJw3lD",
+	"8mRpDFonc7b2oV6jZ19so1+1qhgxcvXh5KTfP+0jMubqGMwgK7ChNCvRDwMSRuoWFaZPSookJG3IdHnL",
+	"hdE9rTsoUretoAUvVcZvNhPfDVaekeBL968PyOfuYieoethvZmYFCq65lSEpucbv5l/KmdWVSPv9xdU1",
+	"hGeg/E3a73vXJ791uuRCEP3MeEzR04KjJ+2Xh4c5e4PQzIGwYT7u9ta99E6uz/7Rx8Z0u75XyRcEgIe6",
+	"lErjOLIKC47seCBCb1phQEK0GJmkrpJeH4IjglATQURTRqKE0dQ6ir5D29NuRpwVP9fGfna2kAh2Z2wj",
+	"fzt0tpFMkp/+9jOJ6VJ5qyIkmjiWZojoWf7p+c8//a0YfPK3w72ZMwKyEPzPBYO9MEpW4ZIHuka9jKJP",
+	"YpOwsbJ2KUsXYpgbfoaf3A1YDIosRRrB4dAHwLhuqdWHHZUfmZGlC+ZJZsUAeuuGzXUgoxYJdjcQgIK8",
+	"qlxa3RA0C03KLw5flEJASbvcD/5lsKx4iucBT9aqLPhYNpKvdVwRz2W/+nr+iCmeUjOM2Lsof1AkNmIM",
+	"XNurwkmD+77QAkQca66USZMGrLuEYZmA+bbjsdmUiYAUGa2T2TA23/k5qenQmRTwCcb9akGwS86MUGrZ",
+	"UN5zWFImG8ocNWv9Ro6sn0295aICQKBH1FSm2YFmGmZZMpmvUw6kqq/A1TU3/sBhVpkc/47FnILn2p57",
+	"3UpAQs0Zn7nbv+xJTMJKmQKNsGq9yPjh8i1RmdRKm0xvuJiQ9vOfyYyLRcaUj1aYB2o2kyY3SFXe/CoH",
+	"r/i/2XC0zFgFA7/i/y40AMEh+tXC6Gzgz2b2u0iTqk4mgsWwPv4Ge9Ig8Ll5Qrkgr/vXgSNOz3FcvChT",
+	"vtEQ6AlOelSFTayRmt7SEUu4mGhlxbgnL25Zes2r1t6+TP5c0IRnS/BLxnT5kKrLaBHdsKwqzkgwgg/t",
+	"MAIik5ipDIErGtty7azM9F9Bm1V2XSYqZtTP0UPBlItDak7pmpLSW1pBQ3jVoqpoJtqWgpEP1yd6tgWZ",
+	"PabLOlm9Ki/3ykcKRZiP7cZdZ09zs7Fd46rl29iADDXtNaBBEMC07C6VowDSDheCZyFRdKmvBG7iUL9/",
+	"4tSL8USZjcatKaAiiFlwaDfMZEYT0KBuWUonFhdjpm9P0KycEtUGEjPeWbg7NXPmmQKLnMrwUWG2Vm0A",
+	"hVW/Wh08uenswBR2PELvUxkxpd7JuCrx9Td5R8Y0NVRhjpJTjo1/F7IKIzljD3l26B3lWtwdwjAqk3EU",
+	"Me+gMokDRv+lkBDzN5VJXH1xr17UI+Z6q0KIgP6mWjcHIGJjkxYlfbW++fUNm6cN25qzNNKCXm2boXkS",
+	"YsyzeZ9OWE7ioH2FpH3oROPUYPkI1ilons8PD9em4eXjSWvxNUL7qHpEbrh7GU79MN4aIKtPWGAAX2u4",
+	"6Pmq1eyhF9qBNMgw5k//l8WEkuliRgVudcM+jRekIv0mlRPQa/T1YWjxbiotHQVucnoAcAow7iLAUCt4",
+	"TW1512AUu8dHYASr900dA/MWcOV4l49ffl4CH0OjTPgVpJcv2gZGqK/Mt2xccRf0VcZnNHNqAPB5s4uZ",
+	"dGyGIRmpjCeJ5UQVHDHK+C0b1u7kR+Po8navmKH9SY580jJGCriy/y+YjrqVpLNHTowXobV5Decs1btY",
+	"pWFa8nYCmCZPmID10nvjPq4J4/N4YY16lR91TaaLza4Lu6F3BoltsZ3vwnweD02yI5eissPQG05I5slC",
+	"kTD/2K5fwsZZWO3U2CJY0R+W33Il751RLvTxQp6vO1BOwCnva0hifstj41wskm/o7xn3It0Hwo2GtAGt",
+	"CGI5DZ9BoyY25RJw1kVj+bzcH/sWYkAb7mroOes0Yrd1fKs0hKB8pItUWMN1rjw73wor1wIZJCiJOD8/",
+	"1jKYi19dYrwVep8hpwBEbJt2cMPY3Jgcc+iWEjNaZNISMTNJudXHRrEsMKF6m0FyHL/ykMTVDZ+jnQ+v",
+	"PZWxucMJBjs/hvflebAY6IdeEN3vRAJ4SSoXk2m5IUOAGL8F8qgUDEmqDjxgI6mZgQznKZcpz5YF0/TP",
+	"K2Zp85aeE94DhUBE2B3BSPs5SeQdU1lAnh+SKZ9Mmcq8oISfS7LN+lwycy1qWmRCTybeGK7wccogQeJT",
+	"+aDgaiLuLk31ZTdmaW4WR3HfhmH424DnC5Sb7kB89IA/1SKa5h1ZFw/7nLFU0MQ0VoqQqLGLu3kmMroZ",
+	"GpNhYbI/HQYVyksi9TkC+gFHRd3IicroEtAYWXprQIQ1PZXH+NNhcYNevty4RSiKDFNXuiXPbS4ps1Nc",
+	"d3fvIx1RfTxxRKZYQnue8wiV6Yvsbe9V/23/lCxExhMn7HVKudfNcTQqWZbzMazo4NmiwJbQlXkEWStz",
+	"Cw+pmVm6wJjWWZe873246p+W3hktMovmL+C0ZFO2hK0ZCIMRpFm4AxXqmAl7zkXsG6Fpj3PuCcxDii7p",
+	"XZ78dvYP3XPKaHwgRbI8dt44TKpL2Xih0Hf7S8eOW4DmK5j153RJTywt6BPCN2kmiaZa8FEdE5pGU34L",
+	"0YKgXrBU8VFiaNzaAHDAraCFK9IKWnaIlYaQ3nx+TSdVvgIXeQR1ROxmPGSYiEww8ajk8uRqntAlgccB",
+	"Cf9Xmk4mo1G4v9h+PVMtupnZ7im2/6NW0mzzcPk0GvEnORpGciEqBnwOB2o1IB7yAJfclH7J6KSpylm1",
+	"8T6GQKV3o1F8sV3SPcQX5woeQBHk67N1IPE1ndSEaZzACDHjT4/92AZCOFFoRfoJDD5KwmhqmFCFx+ze",
+	"FO0hKPyv3w8PfqEH497Br398+VsVBO1OFFlGvN3N+3hNJ295VUrZhWCAl1Ew82V0UhVias0ElRRpLCBc",
+	"QXONzQqGwVWYrQEmpLI3GC/iCGu+fXgwokpff5WnCJA96pvRj4nm/916s8/ao65nDpgW9oAbgTzAcEf9",
+	"65xOjHFgWy0El9AOI3DQKXpONadIXULa94adns+32+A8iXCHDf5+dxem/c3srl8ZuDJ8IINIBlfIuJ0y",
+	"LdSLiHUM6FeefrhzlmEe32WazNOx9xdtapreKaPPdjBabgarqUyQMp23XUgW/qAJIWYmX42opcrYrLOH",
+	"ZMC80nQDmYBXX5CIhmA2G7U6j+JzCqrxplxNZWrMNcVRHec3LOjcBvTSVu2BuHmwqBrkzEbLYeNZq6dh",
+	"KrnlICB6B7D+S1g5J4yNHxpEuA0QcyXigh0dp3JWbZBrHudhg27WcUL/+EKdgqbSmjfgfSWEuexmU6kb",
+	"6crbm+2kt0Kl9WoS7ZUJ9Jnb4TnlqRdWC2XKC8GyFx/P+5foiQUiDfWPsFt5/KwhkYEoFDIIIbiIRhgZ",
+	"aBik1utM1i325bfsSZLmdRQozQEwx6EqVLb52QwIxUoCpjSDmtI5hHzdMLRe2Npc2xxiB60DUWRo4DnQ",
+	"Wq+m3KrDTdr6aLHPYHEw0XEKCj1EUiuvlVGeD3i6m6yK/e4hOQHXd+SykhH4pp+HYgrl41o+mZvO32Y5",
+	"3wkIMc2ovd22EgftjbiTRFgQY75b0TAXCr5B6bC6QNJFyidcmMicChroIqM9srgtNjlfC34/gB8H1UPI",
+	"wCJtmihZlI0g258ORF4J/ZMcdWyRhSP/pdxFXahKzuL8iJPXF29Phx8vLv/j17cXH2FU8SKytaAnMokH",
+	"whdxwRmQLoRxWchFNl8AOBSAkGJ1c9NN0SYHs3YFF1pBq9BxpV3u1SK5cRnPVZedn6PsslzBDzqjwkAv",
+	"5zbUh4xC25wnXJcb3b7sX344H765eHWF2ZQPANyRL87jCfs2tY5nOfiB8VYYEKZG82MWiak8tWVpZogq",
+	"tt3iuTSJ2tXjGbEv7e5F3gBTkaOBNaA046aoirzJ2aaJIBNxwmKiJBnTtKHqY3Zt7YLYnTUW/N3XRdV4",
+	"P/5/H/of+qcBufxwfn52/jpA7BKXgae3GOtXkHYI9OGiTZfHxjGSaJlsma9BRpdEyUKgIPaiORJ2A/UT",
+	"TBd5hYzK8gmbri1Tq9EnT5T2AkwmBMzBeypBJeMtlPFALtLGuhOdgJz23/av++bXmIFHWo8NQik9vtPO",
+	"4SJyBqUvVnjZXzSvn1bQ8toHzm4b3BxyWcw7NPqRSz/MiXxj2uGJ85b3RZYuq2WRFce6HIPn2GF8aVlV",
+	"MyeoHVkNWpZ/XRGVU25/bOAKDUzYIaAQb+EuDFrrqr+Ds9k1/4MNB4DqhsrkV6HgcVwAncl/txWv8EN0",
+	"zK7hmJ7TeLPc7y/qLiKZQ533Vnz9zqvLWnXoPUsPMN0zb015GkqOaGaw3EBUU+xBc8FNFxta8wbSIAW6",
+	"BgkWagqymYGvMzN1FN5Ik4CAGG+xm0cjevN0Q6zcSTjiGKVXifF2KRNIkZvwW5YHBq9xyAJ+7kZgPX3W",
+	"dNMrM4DPN40UsKK3GK5Bu378Qa+iH1YzSUQ3RLQGD/bxuASFCI94ptBuD5nN5bqFFW7A2bquTZ/HhGYY",
+	"PKv5cBXiYjn3u0t6grDZPMOSdQZKy0Q4DQS2uwXYolmqHGtxQ1Wchn5gXFGoCwK2RcUy0nYqNsZLWNwO",
+	"LqyCqzqNRSst7VyIZNkMe8fuxRpiMStQyVAMnkd+d1C7TyZWzlqdqi9SV16hiIfdux6+7feurlvBmguv",
+	"BMqppnKRxGTE8vC4Qs0HS04hDjn0JRmvv9718N3F1XWlrAeT8DAX7XC/fF0ZaF6PNtf1vJXwsVC40gsX",
+	"FKu2GjiifAamFC0ATg+EU9ltCN6ONVoDs/9uUuv5jX71XL8JwRJ69OvOMG6MgxPHniBRnPt2Vi8sapUw",
+	"hyaB0vRWRaWAqHsK6NE1Lv47JjJyl8qqePEIimqtCHE0mnLBcmuufi0gvvkW0HUBNTkMaiCtFx4ksv57",
+	"bEGow2AgQi2EJDyCujRzupxhWD0ugP4NEpAETTBPuIzluzae149/AFTtiqD7z1lKAekNautSsURTsCnz",
+	"+atMfehuPadFCoDtqzPtwC0GRZDleCAqgLtxs9QRCRMZQQhrXswYQY65KhrHw98HiKA/aAVkADa4QcvW",
+	"uP590BrJ2DwCc61+1glIOFOTECqIgnEDttx3O+j+bjgm4hlw5UKnM0SThu3RvAG3Bg6T/qcR2MPKYGo4",
+	"S1BgviLNq+ga8B7qkdwVadRC8qVVydQrhwR7rD0X9dLwKxlDMC0GAONqpBYNCWzMQIBjGlXknTlLzEao",
+	"a3MwzbiZqpZ0P7w9O805pTHp6q1Rizlk4Os1idloMZlAWjtYQgG/wDCX8J8HBhH/4Ow0NBD9TZzFZSgc",
+	"mFjlctYU1e05lABU9h2nzwu3z03uzneOKXUv01/e/f1MgA1xrbjaJ6TVerujBYnYwejYCNYhB6waMQsQ",
+	"S9qY1GNQHdAuycWks7sF7p4gD49kP31ccK0mKGaNgaI3RrFiKH/Ks4wJY63B+Gtni9zRTojYVjUKF1yz",
+	"eREPVeYU9gRrhS4goyVCIrZt/RjUxxJmALRUp9pTvAsEyF7X4C+yZu8MyrY/NDbsZotoVAO/t5WD2nyz",
+	"m4Pa3K3frWvaTP4v8UIXiGh98ggO84hs8qm03Uk0iRcWMceUMC05XAbCelw6x8SAyaNvI7+9cmhzc2OF",
+	"+dUXFp3DzXwxeYnyKr79K2PxiEY37+ok8h4Zm1eIkaFNpJHAyJfKXL5plRRQlnzwvXsJObX2fj+g55al",
+	"MY8ygzntAIvNbJqIIZ4lv5H0aBdqJ7+xXW4P9LdwfdvdgPDu6jmR9owuAax0Ns9MnVHLXTaWNd/kp4Ae",
+	"GjpGG8U7NWyrVme89iaOOrpPUTn10pghXKWNjQcjnKGO7RUguG2c26W4axtvGruL13RyUi3s/CbvvHgM",
+	"yNNBR5u3/6tnb5ccIEM9XK203cT1PaVVqbqhG0gxa1t3ONQdDm1f4VYOvtrEo/LQ1+/dakIQzqNyq8qe",
+	"nFU3ctFJpndpkzmXiSzlrM6nsFoFKTYYnc42O6Ofh6aR5tUfym7fitNfttyuNdUaR23BHtuttp1SMVzr",
+	"C2ZUFFzNt1gZPF0W3c1FL99KgRAPm6URSkM2TZmayiRet6l60TWrGMlbhthcq25k46ewVw53kI58hKEM",
+	"bqgDMWJjmTIwJJ703p69uuxd9xuBDqyg5rmtChxBVVHwmypMjJ5dz4eP86JKAazgMJONi/TqTbGhizbO",
+	"wObQbmc5qI8yu8a2f1CuFseWUWR+hfF6aUAPf8QiPceTi3fv3/avtUh5b5SNtbKPKTZXEoFcYIOWNIXM",
+	"yKdFPFkLaLKt5AOwDNTDHNgCzCTmWVWA1nW6YHi+AZ1JQViQjcj0HUbVNQ02mKT0gFFQfgB7lG7cvEj4",
+	"2MP93cP2O4HDiD5qHX2XRXi1I6pfWVuoukDWi6+mqIh3WxsZVuZL1oaKiFov2lJ0hckMuag/Go6Wsnxt",
+	"AKzPABpYXUHTsGunmrDGibwbss8sWjSoKWO6SuQdcZ+Qtplz+IzOeZh7ETorOtGewMj3JYqvSSdplCGy",
+	"OavISE8ur8gCUQBupj38EGyNLGEPB8qOrInR3vAhhMaqG54/k+2Yy4xlNK7MpDQhJ/AU3TpO94OTA75w",
+	"A1xl8OlWtqAII1O9gfadgDwnbcSJ6UA43iFpO6yYaghAhwgC9f42+spzlCFX7S9ltfiBKwfYB+ZCrA1j",
+	"NqHmYDtUu9UTvD4fqJjVY0w9ibwDliFoYqL4XZFlTGNyd5S7ATu+cRZAwFFIdbhANeSQb5gPG7huKS/h",
+	"vX8gCwPlrBpH6V1FYGeRWDH0shwHiVkMDM2XVsbeGdWomeX3jRzl1fSqr5R8syw4QPMbA/Iv6vCmPBUg",
+	"swAIjh64IimfTDO7WAGJ5GwEcFwOgcqdTdS2zR0z5SqT6RIoaiCUxdrxs05Aj1R8xhOaEmjMlJ023KVA",
+	"UwbvDMp6Wwi5+wFONQrQ0odvfzmfZev9ChvJE0EddzQEsV0+6Bs5OoFIb1ZZDFAtEoNehvHg1v1bEQ9T",
+	"20rJT2VfJEbxy+s2tGkCiY8hZGoxLLD64vBQ0xT860WnqXEMG1g3lnI1CCBp8521P2cI+OiuYcRvo2nK",
+	"bxvDkTYus5enIZUr7r04fFGR1XO/0nl2hYJ84+rIQ+p2ZUqzKsUB9eYpFQZ000Wq+hpqhTa9Bx24nZeJ",
+	"CGyV2fCTHJ3FIbgaY4Mv5sCAsQT9QBSQDas8rg24MIhIMroZNtJ8EL4MtzOhc4UKkLAYpXwnDdHhHa4j",
+	"c5mDynngpBVAjDtG2beK9ozVRfHHWUNhp5BUsoH/YOZJPf+J6xopsR/z3l/Mff5nsxy7VzX0YNXqulJg",
+	"Vlu2PrfjIhAv7CFq5BA86WvgBkHAyA1obOfivUdJz1cDPWu055OSQ61tU2W1OMJYjAERmKrav9Tr+K53",
+	"3nvdv4R6mM2sTFt5v4oxiRATONQcBEIQMUJxCFbSsGhI8OslNqgPlYez/1wRzV7rl8qre3lOs2IE8raF",
+	"ML+up59rCkrUhnUDrECuMh49Up7vqtNnW+9UgdzLxqzmmHWbcn18s5QBJAf8xd2MZM631zj1p2KhzLhr",
+	"GMdvqEpsiFYx2pHRO7YLVrnVU9stViUfX6236TsJWoFF+EtiVsprWLnRMD7CxeadplHWJDLDM29FFE5A",
+	"OR89x5ki20dtrAssm9L5nG0JpVkXuK+X5UDNWcTHPAKfYTl8fxVnBu4VGsdozIPF0HecXOSmoIpg6a9B",
+	"CzahJq3CTuqoYLU6uez3rvunxxD5bPBbZUpWIHWNfn2cqxqZlDeEZwPR7l1dnb0+759CtFHCsBC2lkhR",
+	"6ibty/7bfu+qf9o5zk1TBqM3IJd9C9crU9I/Pbvun0IDdqbHhA6EsUuk9mLXrxznrFLPBNbrGNcO/KBu",
+	"AU0oUzFuyUy8FbSurnvXH66GJ7/1zl/DD+8vL076V1dn56+H+lnfe2SnCjnTOKlW0DITwB/dv3EuDjcD",
+	"w6H6/dNXvZP/GPZOMT7quvf6qvjHZf/dRR3c7TiVs2Fd7v17SyNrtrFdnCzIZXXTNRXC72/TR9bQ5iJK",
+	"GYXBQKZcJFPQLGVqg/8fOZgnk7Vrec7uHn0Z14b2gE6Hx7uGRZ/FanPQqD72fEswI/NN/f3bZKm/yzsX",
+	"s8y/FQAjvcd12HGA2CWNPaNLwkI9Y1C+YkbjhAsWQt4v+xwlC8VvmVe6diS1kJsy9IVWlH6rD2I4Sbi+",
+	"5qKpVPoGjTFj2sJQEL+q7ARTQk1AuoFKhJbPjIa0XjFqkEOHE63gEVDONSOjpRdBo1dutlAZGTGSe8ZN",
+	"7Mx4kS1S5oXJVlbm3w5RppHbsoz1NqdKlasPgCeEKrgs632d9W48rRoWAeUy6aeCw9IA3jsg5iJAFFek",
+	"rRhNoynkxuH22T6u4EG4rcfvfQM/n6tg6y1AaIuAdMvFKcIt60bU+HQcarMNCfhMo8yEdwpJIjmb0W2U",
+	"ei/T9/f/Cv74P9Upvuvz1tfW177262pz4UppA6YYnEKluBSVi1kug76P+tqVWH01vM3mPtbyuEr/dgEo",
+	"sSYWfL2LNXc41sMr+u4zky5YQeNlVId1iIRv5Ogqkinrf+Yqqw5HtNnzJv7Wq8I/hSpxK9A44KN7SBsK",
+	"04NVa6Oj1tTmwlEbt2SVM7zOImG6rVvGzbkUprYbT1O8s11pHBcG0yWmoIYtwaEvAd9eH9E5jaCgTUpM",
+	"dcruQLjSG0fkzwVbIIeGtCSIq6kMmsnbzaS+dAxZd7rk7Hz4/vLi9WX/6urI+boHIo/VSRdCdcnVhys9",
+	"WN1pXcWadl6d0pZJ6XTzwL8jd9MZy5YHUWAC0Y5MXpntGtMlV1G7dLMALKU/yZ2MS1c/3FydR3rRB8Je",
+	"zqDX+szKXHDGP+DnHpLrlArFIVvtyG4TORgsDg9/YnnxE/eLt4oEforMk4FwK+dedkty7LUkU7LmTRsG",
+	"uOpEOi707XrFBT2GcyzHdgZB3mHgfxdU9W1WGDRkXM+uH8ZpYgcHwr2or20rtGiRDoJFigqw674VtLz+",
+	"IX/HDEDrwjhaP5PHduIl9QQtN5pKvVUfU7tKVQ4nk8euz4s5fcA88hvrr0GAvAZ3jUGBVExkDwDwaA0x",
+	"duJbxKo2jf6EZGR8e/8RoNsEIJZCD23+prXlgYy1MRzxAYIOTcGj5kCL28UMNQs22ZCs80aOruul1EwS",
+	"GsPt4+xdKPRp/Wv18NTHMKFL668QdGdc2D83uCrWOSM+8mzaIJ0Qj0U2ta5LkAjK8cmr61aOd94hVLlp",
+	"oEOl03+l/5pVUODzec/ScmBjjbFDOWvHnFWZuxRjpNRUVWl4W7UWRJGaapS9j72z67Pz18PfPrzrnTc8",
+	"crGs0uehvdOL837DVmqi8KEZLkj/8vLici/1qo0NuGm9arewNc3llsWGLaIsWtMaJuw2bKm+WDS0ZS3b",
+	"2xSJ3hyqpmlXy5rg31nMHNqu1obUTtVKrYnNLExhzYMy3dZUVwYaDNZAzvjnbovThhdAVWhfdThLMfoY",
+	"FgvrzSPDx/CsaFqTiVIfMAgbamW7hhvqko/qmrNSYeP2YOvXizRmyibXbetyxSAH1Q3YStfNhotKUU1T",
+	"KC83TmYYWtihmuY8Eb1xHXwRr2EqKNg3lXk0LS7qJ+uUiabtLZQeXn17VgX5XjhLvkDFzfSnmm+JIx3v",
+	"QOak6Z+rOkbTyNWztZ9n9yCLJyfP3pw8qkKGbbbdAYGkNRBstUTr53BXBSw9DmlUieRP1LIXanlrzHwG",
+	"HfjVIrqpAvm0r5E/FzTh2ZKM+QTwIQ1QAFjiRvBxVbhOtEhptKws6I8BnQV0BSsyFarhC5nBgiGyDL5w",
+	"r8Sd2vhQzD9SuRfLBop6eZRNdIWaROBLBxdYmQLYtHVR0XRf5DHCsBdaDzdu2k5zAWe9amKdKMbBmW96",
+	"g1ELmQ23X3cht137Nal3hTlApt1+FBmX97TLuoAdq9IBgTCT/o5CUcCtdrTEIrAzJKEaTcXuUXHHHE37",
+	"C7yOqVzzGdvIUbbiJLcsrWTyIfC7FZAWg91S5CPlfMtGEBsPed6aYwXe5+zNWMyrbCrv4HdQJMHJxQUJ",
+	"F4LvZdUelq5rL9tr/TNSUts4ozvo9FUZaRvnWwcHIJVxoCkXswF5JT8oswybkauLB8qH48HxVR2RdwgH",
+	"M6uMtrzIy5PMrM9Anw1TRWDsPzRZJyE8G46WIWwSBOB0yUfjN3TBNIhFc8OWhKuBUCw7RnbrXgBkKb0I",
+	"7pcbtkSkf8UQljfXd+BnsKhXFGu8d6GLBgCmW4D8FAtgVKD9NEhnxxY2gaa5rYGdyOgNE6R9V94JF9O3",
+	"m9fE62Yz7yiQiyFypKX2c1IeWeNsqSKQfG1NiTYlOZA8xis3Cwl1CKXDzWTk3iW7EtOcpVzGwyYc68P1",
+	"CZnKRRqQmII7/46xG/vQrKvb59ESGdE991tBbPewWjcpKxeW1NtqMZvZ6jZucE03GLaqbmv9UgwOO2DG",
+	"qDAR6f5qbOag2FVxllU0voGT1oOfv/NPQB4GU6WGPWj4i4iHsOOVqxrax6HJKNTtJnwvXlZ7PVT3XGL2",
+	"tte8HAmGWG8HSuBznbVkZHbFVMlRjS0D/h1a0T8c5XXLnb+w9wWvC0Ry21BanjWEnQJ+w2RRVwnzN3ln",
+	"yZl7Zx9UG4WZFFhdtFCQtFJLZ/Ns6B86zU3WFyHzy5W6wAvMj/XuQeBK6UKQNgXwB5XZCKhOl3wA8AdY",
+	"RXhxIPJgXwwOlWIkKUT6Y+hxysaQzdN+efhLp0tOTSQiFEgvJId7Xot9BnvgMg71kyrC1j+vFgGmECNg",
+	"xB29U6MF14NO5SyfQl6Gu1AgdafCv7YAevlYMKHpNt64r0VqyghNkvJaVwNK1ZQjcxKZ0rK+J3x1qkvm",
+	"5L0fmypP+nrxquK49wci/PI1LFV6asqehhAgckuTob7SVY1kByiNlLzr964+XPa9jGvgIabmFBo3Ae0U",
+	"2jIKFA4bIVuFf8s409X/+79/O9y29PVsczkvRRRL0MA0lql/Iruk762okKsftFfOL02hDhEcvc4WZbVK",
+	"VYRKu5Cf7WF1ZZ4TGUOM35wqRagqcgNQfbySleVBH5tjp5UnrghXamEWg9FoOhD++5BQ3yXnObSgdxCE",
+	"zIg5OPpqwAqKWc7yyh3j+uyGWl/l9j07fds/IoLdeqX8uuSk9/bkw9veNUad2gepR55c2bBSmVqUe9Ke",
+	"sxSGBuXyFRkxLiYDEdEkWiQUwhBXd1+YKor2IjL5fKrAkYFfI1e+7PdO/3VUuOIHQr9LbymHRSgGE+oZ",
+	"QmigmxLkvfVO/1UZD9gI26c4YIfC5jIRC3mgJqDdxPviUtsGNAcsXQ97EAYsJ84Ps+OeK9dMUHs/W5pp",
+	"LEJ8gKWrOGlmQwENxtFSYQ2PLWtG7PRFRm4Ym+vl46lBkO2SXiHL3QIHb4JraCx+9OBF0tZLDVYdlcm5",
+	"OYlA3XA3dVaPZOVtteNt7t3leALy25y0UzZP9MVmqtMYjLmdL/D6sLagtRD8zwUzj20K7w4X/M5Xec3V",
+	"nUnbdMnSsnF17lXbbk3iS/VaNRUCftM/kxHL7pi+cayrflUgsJe+JkrlvYgdGafew1/8+frfixyLd3e+",
+	"vP+vweJ+XcOP1lWYLJV5BG5sTEmYobMJlHyzqJ+LtfM5abtbwEBg08kkZRN9u/j43fpVVxa1s5OJaSuL",
+	"6Iom94gm0uIKV1eq5FWSeB1qegO7Ke42lJrYOiJrxlimhnUFKi3bC6GLkMDbriwo4QJ0ZFeZtOT2yIt2",
+	"GsviZvCfnUts7mzxdFt3ZOSe2YgLausNQtD8LUsVh4wiJHub+ZgXw04pluDoDkTPSc1Gv9GrwW4LSn9I",
+	"53zI4zBwyVA/KDJfjBJMC7L9QXlxL9MyNOJXSUJuStDb2EGryQpV7qZgO/U1T2MsluuVwkX1r1S1uATu",
+	"L4wqsp6Ycg/aFkbYfZRdLYDxr7XK1qYZWB5/Ya/EmnRMW4+SOhujy3yrUmW6WzmYTg0TzSRZKNYlwGZg",
+	"FwBgBIXXYJ1RBtYSDWfRIk21FFkUAeUYUHCLArI+F0WRMiRtVx4B6y4tlLmL/eAqK0iYsXR2PB5ePY2q",
+	"IrcgdhDhjombEWJp6PNrEHj8dWmXBysFU14+NUU7qZctfVhM9G0k12xmfu8LLC8XcaqSke2eGXjfrRcS",
+	"f2hkf84pHSX2cnyn/rHRQbk2fRZn/R+mfm3FkbBUcwR5nU6uB3w9s3kWDsBq8MADVUE7ZvFAWLnRtxp7",
+	"xGEzlvNKH0ckZim/ZRCBfoA1riMfaNhUJFHuMA1E0TkFspUbZ9EYYOaF9gDssNIK4FXEry7ED/zFwA3J",
+	"tKYavwl6hAAEh1SqaTxPJu2ajIzLI5IyGru1Hghb8xWjJzN6wwziW2ZQQgNjoFKlQrGryUIOc/CIQL3b",
+	"iV7fgShVv1CBDYZSBlsBwxeIC/lFddeiFprGrLnGDBxv7YxOVKB3H5IKgpzGdMMFdpfPwpmDgOaKAJT4",
+	"wJYTLGypWb8czEj/0wyxZm+daFSRfmWuWU9sTR11d4mNOAzIPGURV1C5JmURTZKAjJ8fkSihSvExj1BI",
+	"suQP5GIq4gyE0wfwTCD0plmTNsJld7oEMt2G4Ek8Ih4Mtt3rOwgxwRPC/lzQRBVaGghoIFl6TRrIbJ4t",
+	"j9CnCvCL+a8WxaNiNAnNmIiWFoPBfs9nbCBKGA76E0MzwEwiqbKh8cuY78xfNjiouKMurFNfzGaVITRM",
+	"L7Pmuc8hIt2tDoSh2ilA5FlhqBB2lo+gkiYcq7wEQJFqwlgxgn5zZZnzoe1UWu9edZnLEHi5iSI/xd39",
+	"a7PosIMQIkWU1LuiCM9lrt006g1VcfJ13qVW8yMVOF6/fgX5dyP13V+B3C12pjbx6MryQ4sHTmIpXGWG",
+	"rWrm/UX1fIsdbaqkuloslXi1Uh24gku+Q1Bv8IxEU74CMdi0NKoDVPjjQUXZYt45tFusdWAzljZkol/c",
+	"CZb2oozf1tZvQYWExYSa1woFizHgQKZkRgWdYGDKQ3H0hKpsaEexnq+7sWKSgplBW8i7LWJaLVDn+j6v",
+	"PUjPZFm1XCIX9e4dPaRvkQ3LaS8aVbsMOex/p8HC1znN7FAqNqaK1Damr3+EQjZYcYC76EgkMy+Nfc7n",
+	"IGoFmuODHYwKD/G0a5Kij3xoHuBGA9F2eC0y9TFiCug+Btqn0/VytY+qIC9A6m57uZyd7kAUU+KPSnUC",
+	"DF5q5soWZKTt0iPXjirHHOoEA3FnDKmanGSWK1ao5+VK0ulRRf2gAiIrWiFtJRmuV5EniRaF5xB+4FQh",
+	"aMpBt07oLfNq3ULm/pGHq6NbtXlCM4n1iWyT+hhaFFiCFq2408WU/SNXO68KJ6eaI+fb1ApaxfUv4bk6",
+	"6FY93FbQgi4rOXWx8lFNgoxBVLCoVHr+l5f9k2s95POL66H9090xpoiimTqsIURomWUM4Cs7TNhlQYQc",
+	"yXjpJbWUFHTTSStoeV2av9yMq6Z4tZiz9JqqmyrZPZPzg4TdsoRkVN0UUdThGLRdDh9Ghun/dy2qv2vu",
+	"FXaqakx4/VRjlqibHxTxHjSSEKv9Kuee+K0bDgg6xxwkpKl7t8r5JYJUVfjF0jhHlYe18dpy+YxoApZz",
+	"mcgJj2ji4eLW4amuQsGoG6IfBaRQlCBJZmFAQoA3GCJV6L+zlAqlGTk8zLL50Nhyw83Fi42R2UgRbu5V",
+	"TPwj8JkqirGmHSMspxMq+L9NpVogcqxQZgFa9OUBUUT67We3z3N0IMJjJjI+5mgimVXUOp5RnlSTj272",
+	"B0XYgX6F0Di2WmYDHSNVmfMUreoGRgqoKstAE4dZGDN4C1yWeiwBaHw3jM0R29PYd6Z8rrUtKLOF0Us1",
+	"NSHhZq0dVK0w4C0Fj60A8ozOeb7MjSSuhdFh63vQT/MNztZtwUrrSDK1EzAUxY3AYueDB8fNiysPWGqX",
+	"PN18FL5I42ZeoAx/Q3yaqD8qvfm8/rT84BPE2tIZcbzJkmFWy6Gne/iyzSVeLdsBLewjwn48ZrA6w9RY",
+	"hderPc5+rL+tP+Fu5YoEVi1aYzsNTv/2Q2wU9qab3amm3aaj51bBvrbtAcv3E1/ax8kxx8IRkVnWFVII",
+	"cnreWF3PnaLNqAlOJ8VxbQeYYb4pACOQdqjHayMseKq1XdjTgITFOYXGZ8Hsm5hA0Ty+J+cW3y2cglnC",
+	"vwQ8AZfvtV70NcKJy9osiygViE0F63HT4Be9FHkSYEXWfe1NXuAmzbozxw8TWfCMNwikcIe2Nm4NLqQf",
+	"8utXBYSqCNFu7lcroJp/uAkEVhItLGRhyNuV5vSoYu09jISxz9sYKe3buYzLpLnhDBdSU6vZwWaNy1/b",
+	"yuvp27t0K47U+mszn92Ol+cq8a9en6XjsO3lael/6xvUywLc8h41X+4GM1Q6td/5fWiW4q++FWuR+AW7",
+	"W6Hl4m7Xn/SyPcW/UvP5RlSVKxW+WAczOxhcrRVmKyjvLFOmOrvh4OvvqfUFJAqx64cb7jBYnA1rv/ng",
+	"lRdviyO47ZFad57qj8ga8n84mr1klvSqCfJeBLXdPlqMnPe1/lWHomOdbxZGJ9evirMwxZhrQIxKVZtV",
+	"oRo0EWBr1Crv8xreth51yavk4HXk4cncH4WpugsfL6xBH9+vElwJ5mS3fA2d7c4q9sQk9s4fNomaFvmh",
+	"8obcK3PR42XRIuXZ8krP2fqn+bW8YRW2/ismYhL2FtlUpma1j8grRlOWmmoUpkilPohvPl5D6ptSJNPN",
+	"YbmHsEuuXew7V4RxUwaGuE/HGJJZuDvbRsshNQj6AVFTeSeIFPBvrPU0pWrKYkjEoyvDsRm3o+VAhO8v",
+	"rq7JM7rIps9unz+D52GXvMMCxwGZ0USfAhYHptKAqbx4K29YDJFoTGScJspIWuTl4XOThqyXbcpozFIr",
+	"0B61CguY7ymd8/9g+kIFyNyxxErRIqPocDMfJ1LOIVplRrnIKBcsVVgZrMwN6HyuDqiIDyAsckqTsV5b",
+	"+32X9AT58cfe+7MffyRtmzHR0XtCvVwJ8OJ4PAH+nic00wsyEG3ciM6x3sEff6Tz+Y8/QhOCcChIFrE8",
+	"NQliI0zd/KK1gfTmc/DHM37LyI8/6hH/+OMRBr+i+3sA6QkLwQHrBkuCkas8vxrd5CYnhJZd0xX+ujkX",
+	"IldE/USUgfDidaToHNtEFK9EkjXuuy50u1zQhMhFNl9kLrLPFFrE+jylb7oD0TMebYhO0GtkMrpHUEM9",
+	"k1BYBQYHfmjYA3XkwnrBnU7azkne8arl+GVyqBgI9llf/zSxvH0gBuLHHzUxaurFcNPujz+SPiSV5QFq",
+	"hr/g2EPLHUIIz5uxI6KYiAfi3mzBvINxuv4bmMUKqMagTAscykCUmYDJtFXIYgr8A2sMp0u9f3KRYnI5",
+	"4l/lwOL5OQ5MkjU8owOBqWiajYxkvDzGTD9sB6hbmuADr0fkBIq8PHxJbBgtlNuixBROhwQAswkwXb34",
+	"H8AN6HAmC02CHh/KdDKk8YyLUI8ohJsAdyokM7qEOBYz2XwPkW0OhOYJ5jDw4oCPSTii0Y0cj3nEQtK2",
+	"Z5xAX1xlKc1kqjrQB4Rt0ygjNEqlluy8hhRSdQhqu2KpGRXwb+BJsMFTqsh4kST5TtsDCptrP4iP9dBx",
+	"efNnUL9jmsrFZAqJLjz1DVWwTG2aS0O5kdrk05u6e/imH4ePViroY8QSCbEynaOBMBHixQB7sjG+Ht5Y",
+	"H2J/7CLrB4LGMTiaaZLY+AZF2uUY+04htP7YxtLDKscSdx7jTPw4qzyDAEpV2ZS3AOPsiQuzLwXNBzZi",
+	"Hjq1Acxd0jPhUi4UByvNsJjFuKoTlmna/8kQ+BvkzdnCzj/L615psreVr9qNC5R1KqpktRFQojMQVfWy",
+	"2jUhS15LrjhVu6b42BGpKD6WV8Pyu4PYfCC5vFAA6dVV4tKXF4BdOCDNEYvkjKlybS7YPvuOfxu5cCZ9",
+	"sy+9QkhYeqh5Za4Oiagw3XtVt9oI5t7x4o9IG9JT15c96xQrh9lpmVhUGwrkV4IbU56oqhpgZH0JMM2X",
+	"89XSs9YTwXtzBAgxZt2CPHpINwSIlF69bUPSYCy1FfVMLB1SM4QO47oiOBfQ8EWeagLufwSsMRyBmkKL",
+	"fy40YzZfkZiNuQAhI9KyTczSgQhd9LMKndwLIH+nmoN2u103VAM4foLvvIKMoE6X9JLE9YBzo6nNvLXx",
+	"Sb3z0+5A9LV8ha8WY4wwkgtDNLBeksOjSxeJvbbeo1qizy+dwMnHDC492VCrHqEXAGQT4Q47AQm1QhKS",
+	"9nOshHp4mD9+js9lmr1ahgPRtr+HkM9Lk0Te2bxSBZABLIYcEOgbeWMIwUWvlqGWa1WE96SeXJh3Aw86",
+	"AQobcFUPhEXqbYMWVa+H6QHi7KA3nIsWr/RsQvg4NCv0K+TWzKi6UVWiFdCJlRRQuLBCjAmxx/uAhP88",
+	"gKZU6FJSUasItHgydr0QtYimgEXE40BrDDj5LzwONB3q/yIlf/0aHueIqvrN2AJkIGoOVsU10+iD8JrP",
+	"AOLH3cBDeGwRDvWqf4EXjsgXk0AWkEjGTK9+ps/218DOYsjjryHuGlxcea1GEtE05Vbq/OfBJX5wcHYa",
+	"mqnrO/7D27PTDi5jmDepF2nOqJYEzWeaYHgMiz4Qmr8ArnOb5qod4ZpGacYCwsRiZjOXHRJB4HJTF6CB",
+	"pFRMGMqEVp6zijguZGcgnDZ4aIIC9SqEkO1vBjPE7A+gJMQ3NkukaR3IW/cVfklkFJCZmgQQAfc1JEBl",
+	"3YH44AJTiZuW6fbnw0NQy3xyg/TuVIu2sWSoacxTectj5nbz58PnJBQyG/LZPAGMGhYbBLOMZ0lBB3Xi",
+	"HDA5LcG3b593WkHLaFKto9bz7mH3EOC05kzQOW8dtX7qHnZ/AuNENgWLg1a66ZyrZ19QDf36bOSBzeg3",
+	"KlPd33KVqVK2WcrGLGUiYh2XOGx0v977swCMRnGXhHoVNZWoLNUylQGKwfeNKAqccyAgU5q0TX3LbMpm",
+	"nWN3RfDMwqst53AJI0PqarEcoh/ACPp3gP0JScLoLVMkhFsotITk6F73jnc3SmMeGKh1G+kVdjI+z7oE",
+	"ObADiDpCq9hhgL6a5/ofwEk1dQ+E4YuEqgg31JHGWWzW00f5aXlZO6p19Hu1tSx/5dk/kUe1vgYVVTDR",
+	"fuPe7pIL4bIDnG0Yl1gxWFAw4LHP8wTQ1zBQCQwqcInm9hSb7QFmu4J1z8YEA3ihi3huBa0ChuGa1BQf",
+	"snMJtK+5BUxww1roGxGywpu8fMX/3fxlf4uuYHcbf3qBBJC/X+ExBmINHJVyD1HL06KRWC3mot6bbqt6",
+	"d/yTUNglQ7R1YCVf/whclWnYzBeHh9YkZqDJARIVDRfPPimMTs7bbwpmBSZmsLrVG5mL+AqGaLuaLl7i",
+	"qKo6c6N/9orG5iLCT55v/uSDoMagwmL86KfNH/0q0xGPYybwi5d7W6/CDV+1WNfIYfNrBepa6/sRFWnE",
+	"bqswlHTReGlIYfOq2OsORlQwYQOHyo3Xv/+hKUgtZjOaLg13K14WBivDWCdbtlL+77oR1frj67bsrzfn",
+	"Z/F7mk1buue5VJVo3RKuaHAzu8sKlUs3TzKnPHXof733Z2jRcvnDUGUcbA2eVcHazREYBG/mPD1cufut",
+	"S05AdVegr0MP1oSA9hBRdeu0jRHR37qDOy036I86VdcJqiX7uVD+QDcHU9krGS8fhA1gQMDXokcFWdPn",
+	"A5nyiVYxgXNi4n9LS+vo93sEJlV35nBTi8naT1zp++FKvTjWil/F9YJDq+ZMX4MNMvOzT3L07MsnOdJP",
+	"IGBgV04W1PuIoSYLVZDlEfEZTQiKT6QNLhujSmL6zC2ziQomBlg3pRWAXFDA0bZWj19ODH7p5ecHv/zx",
+	"++HBL398OQye/78q1MV6Lnwi5xy4cAGYpCiEEo+RcgHIo5pnl3CJjrSoP19kDnUO3UTwWzAQYeq0Yt8G",
+	"HFgNBATTXNgC6AM0KoB3YYhrEvotx3gZ6PHOFioDy1Zu9Wq/PPwF7eV3XBl7iDNlW8Zus1NKXrqc2b88",
+	"fOk14m6MgVi5MmTqDNju+sgHCyCGcHOQe10cv6Zy9gaKRN/n/nhi0984m/ZK5Rc5duA/Mh5Sao/sqrRi",
+	"1vaXx52BNzbPdK0k4ZlB5TYeYifmAcrNfPlol82JccJV3zfo7CyyxF2uni8OZU63bi+gmOlGK+Dw4Hff",
+	"AuPZZAGHBdFY7qjqkkKtFJqkjMbLHD3RlAaFW+eGzbN1fGujqLsNw8I57FHS/TY4FW5ZjOEPYJvmxX1y",
+	"G/PEy+p4mVmqCnb2rUigSLw1TGGvSvF2pi1flQaMrgrQAQ89Gsf7g3LyGIhRufiVh1QIpohiIju2Qhi8",
+	"aSQwDzQeo8gc1hp4KqV1se6uQ2/DWBAP/0mFflCOZ3JGrFHziZd9v7wMz0tjXlYpy3gg9pVep56RTDIP",
+	"aDmvUZP5Zjv06tmaLhX4yx4GCkbEWqyzgQAMUq0zagV0S7dQBSd5zbLenL9zxTy+QenEG18NLdrl1ito",
+	"ls1htpoteDq+35P16zXL/DPgY50+jE1+kW0QI9DoUz7XbQS3SSGqbQXYlaZMlSDPMYSz46SOgQBfPood",
+	"VJiqYfBbymbylrk6XdDJzvLFQGwnYFyx7BTnujfusH8Rw41wXuAP34iIUTO6eu7lAK2VETGfeNb3xLOu",
+	"DM8qb+capuXkjLn+H8gac5A18L2N4S36NS9WMI/qVRJyFEaab0wQitkhE5hgF9IGH7aLvjOhIebvgXh+",
+	"2OmSMKOTEwnpJCo06EyuY8xNgMYj804eIIO/tyOq2AEXiglj7FeLEZrhAQOwILzY8OkNEouefm8+v9ZL",
+	"dJ9AlIeL0yiHCyTLdQvG1ca1wpDDTl0khbdJhUAKL+3z+WraZ4VT5AFFOL1fTQIq8mwcvWRPHHAldet7",
+	"iKQAanfqSIHvzQ/g37sIbHMnsK3lm8++ZHSy1rR8aSQrM9QfDA/lGGRu035sJkdafBtfQKHMOBry9F2a",
+	"2fDUgeAZBG5KwTCpgUaY0gZ2NcxMA+ZsfG56Ry0rx9B0a+p+cfiyXu4bCN+7Rufzejs0HsLWyjF/WQcw",
+	"OfGtvU9H8Xs6is54q3dx40ncaM8AWrCG0rwWT86sTfEqQ/9LiEFdf7vrA1JrkDCE+k0aI2BsNUSR0cnT",
+	"OVk9J8bypamoxn+r3/qWjA8ND87OV9hmkfKaTjb5OU68+jj2HsszdbB4UiLTBhVwA/uKYgIcqxhwkrKB",
+	"iBJGoXKzvRNAWOWZYsnYorKa8nibjRNr7ig00e7l6O/f0oDD+vbcGOu5kXVgPHGl/wZcybkwmjGmKoPm",
+	"KYiX+Y3uHUhyFrPZXOrVP8ph2PVLNpoCVsbWv3HAYQthoeMIgNlEVAwEFu8COQA0AcxmS1lBxp0yUwWP",
+	"i1wYhvJhEKqxwsooMrMmsRtruAxGunzXAobL/QQytdszT5nm3Z2ng/49ieku8Mocx3WH2lN6v1jow6/P",
+	"EKDgANHPGpgMi7CDZczNwEn5PDXQCCYzbmNC2UDkGWXETygj97HyeSBn36q1b8PL3gzulZT1kDynAv6y",
+	"sZmuBL/3xH2+Q3vdChbpCh8yOCC7KT0fFrzCclfHxJ59KSG+NrblWXDiFeiYLvloMNRA86Fi6d6ZsiWZ",
+	"Yn0ZwI3x8Mtz6JiBkKkBm8ExHrtq3UtAHSyCDmKifMKoahQRtkZcwdkV+WBjA14OrYwmzLhg23w6qrUa",
+	"QQH0p0Y1wIcu5Hzlfnu0Q4wkUoYqwpjtBzrFW116m8M1r2zwRA3skhVxVwDCGx0twLZaa3Aonq1vy/CA",
+	"AmIZ6PkbskBUDa0WK3/K5zYYX2Giq0zYEyP678GI0Bq57iBXKTgFllSZk/ea51FQxdpZhj2Ub/vcUwHj",
+	"0Gpxl3iVhFxBEnzODWqgBX/LUfAMPBzikpnmPJQ8I/Le64LvxfETB3oMDrSuzsQT/9mR/zRRZB493a4w",
+	"aJ6ng1XwRtJeKEbe965PfoOcO+RgkJALgZGPm+xdxJqU63jlOjWquRVo9SwQLmJ+y+MFTZLl9saggaiA",
+	"F9q3Mei7tgN94yagHa0/T3af79nu89dZfNSz0fLA1gJ49sX+62ujHJsCjG+xHpWzZo8BLXu0dIUPVqMs",
+	"O0ekULzOBFSZIFbpdVVRy84HDYZ6rZWyYj5Ua2ETAE+MSqyrrXU3lZAPbgRaA8KIVilqhd0cPXpHXorx",
+	"NXjcXy0/5IUYvkFfmFfrb91dX6hH9sSKNrEirAAqHdnhJc/z6iCI9f/XaZIYgJPreialxTvGf4VNyx6V",
+	"Rnzti6t20th6vZmfHedWa+QKRbs9VwbdoFQXZyAqCuM8mI26sXnaq8P7ZJ/eRS2rMQjZcpTfnmn6mzBK",
+	"38cefT9LtK1BudYM/U3bf75N08+T3fl/KoNZZ3K+j7HZm2WbgtBR1Hp9ra3T0ADtcwiU/nc0Ez9xiP1r",
+	"EE+G4X0xiG/ZJLyLMdie4r/IGNzUDNzE6OvVeDJVekqsDAN188dYJoUx0kbvm14krUSs4AigzUQFOTZk",
+	"oWiTa87W6ktLGmZnH5ZlvdGm7gd0jAHIQpLwkxwNVUYzhZBO+ie1mLN0mFF1o8I1Fufv1Nbcm8/3CwBf",
+	"C9MPK415zaagHVcFwP4u+ehqIgTGi2tq5jQD8ceXz8R6IP/eyfXZP/qtoPW+9+Gqf9oKWr3Lk9/O/tE/",
+	"3Q3EvyKF25sqGElkWohR32tGt2I0jabXLJ3VJXS/2JzQvXEagA0yTuRdB+2OOC8zET3IraYCtRoHwpbA",
+	"MKUdYwkXBLzjlb4szddWkDxH286uM37guHx1CdVvNnlHAJjp25YdHs3LQJGHeuHs66RvlCSVNfiZYunV",
+	"d1Vb3yICyh6GnS4JsagRV3m1HfM5AFS2Xx4eDkQOXXxMQmQsobtr9F2LbATvEritQKLBwmSe+H8nNAP8",
+	"iKV7POk3DNCDgGWTihJGseS7MqUSy/5XOIZFw2xRUeh6lSBRjfAKPwalso8y9cstgp5Rqrm4Nkdmj3Ve",
+	"cnDwosAh7WByB7SrHnJUv/vm9snrzRaLUZK2X7MSS1MCbyuBIJmY3mxKhRfz0355+JOPcl3LtWQ6KTAr",
+	"VxF7sQC88o0M2ZqUUXH19czyKtHYkYlgd81IZSAArxuyuYTECmDQB6Zydfyr2fMHcKMJ1c/bJ/lawJGf",
+	"m3HrB8nV3Fei5vN9DmqdWvWE/70W9An56WhJbDnqYPWQwEVg9VMg8yJrLimrj57iVZHZVVLhnn2SowMo",
+	"4XKAJ9Thmmz0h99NGZbCzUjCqMpABC+hk6CIF0IHIWnPZMwSLeyNeQx10QJyN+XRlGQsSRSJEq7XYCBs",
+	"0/CdKx8JBWzhF62OWYfSjFEtN44XiUG75Mr4uHfxVJ9MWXTzRo6udD99WJFv001dGKNeyypa/mi3yKwb",
+	"bvH3cdrXf3Eus1/lQsSPdaKuWZLkFC+WJbx/pPMyeeOqV4qie4AhgrM7dLMbJlzcPPsy5glrFs9CiZrK",
+	"NDtI+C2LieITwWLy4fKtvvNjeScSSWNC9eljZJ7KeBG5evlYh5m0w/cXV9cD4QbkMJEKI9Oi8nVukTGF",
+	"Qlz51EyCvQeL0et2sVYH1pU3AjFUFnVlPvLTvA7Eukt+5QlTDoGfLETGk2I/Ifs85ylTQ5qFNYErb+TI",
+	"XhfqLRc332wG98pA66Af7d5qgnm6+fPF0eQClzVGcLUX4kbIOxHAb2jCXbIMqpBr6Q5MzzUV9zuPHLdS",
+	"2FO4B/NTqg+wx4NMDfUd2NCvhrVUcCLQTg9olPFbni0LMsTurK4WIteURi0ajgOiu9dCgVGW9fbMqKCT",
+	"ggAQgK6BqRhaKdZayB3akYyFCj5WAwEZmmqqtTMhiZ0bLi7BIkZ8xkx9cjKnC2XQL0tSomZnBU3xGEZs",
+	"bV0DkUNcooCS3jCsZyG0TNncz4/IwDj3KdTDWIPjf6Ff65lJfZs8rTjEtSVC9IKZF5+km12CZrCGiqXx",
+	"ouNZb8N6JaKxzpDnRoMd65McXWU0U3/XenJIbH31TsF9goFkRRA4LRpANvRcawlgVDtGMzAJ9f9fLeYs",
+	"vabqxjZdcL6Ay8ZA0sj5QcJuWULgUXHm4wRYg69HuBjaZiGve7RmQT1cPZl8mYLCOnGlWX1iaw8VF6y0",
+	"WHU+ALshW9XGrR9qcJ91t/V8oQZw3YCLm109bCwi/Lg1fdfbXp541I6CTo1BI7iflLEZ6c4g1RnAI9/K",
+	"3wDorkteyWxKUjZPuNFHqBiI3nz+Svd8Fl/knAM9yCgb5GBqwDJfHB4a67RJGVOuPBrYnrNoCuUZqYgH",
+	"InTcCH9LGcDrdboEDqe1aZm2lC1QlC7EcCHGWliZsniouQbmKMBhdvZyZUc2EDQjUqu6ugHNlfOvkee0",
+	"3/fPT8/OXwfk6uS3/umHt/3TgFx9uNI/9087JiZYLUZYzMg3OGs2AArnQIxodDNJMbFikdwQNzuyEDEY",
+	"OLAcZhZNCY+PTIWYeWKrhAny4vBFzhftizZzYiDyBnlM2mOpdVMoKAZXyuv+NVlVct036tkXf7m/hp1V",
+	"oS1XX7fBJfwWQQm/SUTC1ZO0yfRtKPhYa3dTfeD0ULhYMOWOtyM64NcvDl98EyOuPWr6KI2Ynop/oKon",
+	"86Tyo1w6n+cavws2rTT//1W2fIvB2MCW7zgTTZLhNqWjCmWf5NiEzJgSUYUSM1qvdDUuxzlkZQDWf56x",
+	"GUiZ+GkwEKa2VEwzqhhmqjluRRTL8nxfV8MCq86QuylLGbYKtay0IA5HQejRecWpbHpaoZLNfZJ+k+Qv",
+	"L03lYo3WUbcpQJriaFdDjGq5CeSufUcVqr4tQRRiTAonxJVbMoa3cugkbtMeDf/uoEdURCy5t5mtOjAG",
+	"2rYoKMXLphDCWiXhnZ0P319evL7sX10VxD0w2kFglsVX0Twi0dwAs1/b5i/NLd4c4Pw6x0aeBomQfWbR",
+	"AsQuuPHwFZAcpSlnV74UgWMMRCYX0ZTFXfIBoA6eHx4e4lD0leledu2N2FimzBMl2y8ODztd8ootJYiN",
+	"NE9oJulCQBGltbKqy9O1kqkTSvV1XhLZS0LoQOxDCt0KthYW4o0cPWhA6q+w3eiwjq8ymmanNGNbf9kX",
+	"8XbfXZkQT5xl8+9A+r2CUMktPoq3/QIqDTV++1xm233wQbFrOjEQp42/escyqm/y7af/GnYpvZ5Ssc1n",
+	"b5lSW36jt6dpcp73yT+06LPlN+8077jWV27j74zQ3/yDXxmLNUPZdsntd9uRxYVIlmdj++0WvfFUZWci",
+	"kmnKoqz5d/2YZ2yL1bhkkEu8zScQJLET+cGX21PgdbpQ2e695p/nXT9wHMmJufFqExoLd+Qd8y7JvSvG",
+	"Ww8nV3rdxf2darzflpSLu2DlXLvkRSnQE3K1pFOnjUaJFOyBZFQbvO0iVJ06qViWcTFRriqpFAxhCgLj",
+	"GUerpxHPZ7r7XFokkZxziEf99cPbt8OTi/f/yv0uR0RhMkbu5D12/QVQfyCwacB+HynGBk0WVh7UJwn6",
+	"GYg2VGWmUSTTGMy/aAcNuYiSRcyGP4ZknNCJ6nTJxeXr3vnZf/auzy7Ohxcfz/unMD5jHJZzEC1t3hMX",
+	"AxH6I0XhMluNx/FiunVLKeuYsZt5mFoKbmHe9d+96l9WD8DLyPN6aktILgvBozi0uBohRAFKF/OuZWEp",
+	"kuVAYNdBXVD61b+uhr3Td2fnRy4om6yPyQZ4m1KodTAQXEDK27KwowHMRG8FnAG0EYIvQG8DUSxhUdYU",
+	"DlbJRRrVS9r6gOzXW/ibvCuQg15ytBzeQe03VzOOtG3wVa6neE11cj+cOwh1vjg45+9kzKrdcC3XQCtw",
+	"OVT+bzV03QpaK6TWClpu9yuSrR7Q+g179a1Zv+uuSsMUnyy+myy+xuZYzNNITSzNXxXErSltO7svQv6A",
+	"224dAhAW6lNrCkoWLDRkjYFmvEiSTpAbMcZGdwgGYspVJtMlWj3oRB370oMUrGRuGWsdIk8P0ezY9FQ5",
+	"TK4GwlaJXG/QMW/9xfacDTfFQDSppvnf1RhzYvzYO/Vpv92612/SxmLtUtsswJZa9yW75exuGyV6J6OX",
+	"5cIPbyzb1S71aNaYb9sAZjfq4c1mtqdHsrbZ7nb49Ml+9mQ/a2qwwrt5G/OZX956z9azrQaTG8+skPRk",
+	"O9tfIeyS7azSYLZ3j7BN72gEzfODsqYwB4ZzLiG88VRGixkTGXl+bAADRiyiC8Wc7SxdCELVUkTTVAq5",
+	"UAlK+gvl1cmUZMxFTBhNEw7waCbS0HhzecJUgyp/deg7A3Ef96ZeiL5ZrO8ScAcH/82Cu+PwmiC7G4p6",
+	"4jT3QFW3p7IKVX33jK+m3ObZF/xHoxwQKexwfX3eqc0G0omCdUZEjFx9ODnp90/7pwFaGCBLj85YFa8a",
+	"iCKzggRVsik/1SGca/0dSphjIjqxXOxGyLu8QrEewUAA6guNl/cLsnjNDBP6NlOwzNhqhAncxSfrYi1k",
+	"oSHzGkxT89RimorCqTAoBo+ZXQFeMzx9yEaYpcy9cpKmN9t6zvNJjg6ssfEAMqA2MZ4AwvPAzWY/hBLI",
+	"kLeZn9IfMLMsqEqgcskZPAvITKoMPwbTZWDyzyo+A9MipJOCVdN0vnsthTdy5CwRJlvr20So8LRoHGhV",
+	"1rW/F3ojucqeIlN38xjIhcBj7BO4chSOkoEh8IeDpai+ZR8mAAAMxgje5ukiq/KFmbTn3Wjm2whs8GVq",
+	"jKYhyeiNZgEnF5eX/ZPrgJxfXA/NH5qzX/b/cdb/CKlNWoQBqSH8JEdnMaZSQU+ByTXnsf4JEUS7A3Ht",
+	"+yZedEDMUf5dYVM/tAhyTBpGiFYIaQhK6lADrFRjizyUm1oLNBKimMbhJnPCmk3xVUzE/RnliUnEzTwE",
+	"ioEAuAILTAepdRaXLo5TppSfabeC56HZ+f8lMV2qezpX8L7x8TOenCxPTpb9OFmsBP3kanlytTy5Wp5c",
+	"Lf/NXS1rYCuckMEVObn6B2lLwUgq7yBh8JMcdY5RWAK4Bg8L5M3VxTl5ywVT+IkcfWJRNhD6s4SLdWCp",
+	"kbrdDhKiCeoGEUyhq2S+QInMikZmaCiijBOaZUzAi4CoBtm4N2ypBqId2k+6tDsKizPPpmwJLdylXLdA",
+	"qLJdwlK0udDrF+jf4QcAy+YCDGuRTBYzsWZJ3LAuFtl8ke0J6APV6k9y5MIK/WAgMmNK0QnTKnhBMQFb",
+	"G55EcsvSmEda5S0Cf9Tjd/Ns6s7/vna5ch42kond6oOwBTLJb/jh3kaXleHb9FliB1q8RkNlyPS/Q6v4",
+	"AAw1SOf+4UOzZeN1dhL8vqYREEhQBSuTPTHtjI4SpjpW4HdHigJs5ZyK2J4kn22wBAK3DQQ24rDhEdDT",
+	"xPoB5f3adDSuYST3nKxmcFIkS4O34XZvymjMUhg/zzFDGpIU+wyx4L9BG5fy7gHGiEoxJoJzRf5cSMBI",
+	"qGTMEE2NECeoV4PyxbO64UNjII/cd3VrS0NA+QcDPKIyniRELYDCrF6JJGIQZTsNy0Gg9l5dDMLhb3OR",
+	"/e1lC/Cn+Wwx89GnAR+dpa2vQWtGP5/hp88PDw+3LgpRNXEresHdQpiA9AEwRfo1MchcqmzMP+tbFOyg",
+	"n6lW6Ug4jORMn6EQsFgGggohM0wotWzkhi2JLbGg/zZNAfv2L6qUT6YZoeOMpc542WB58x7fY8P/wZY1",
+	"q+2DfW8szeCv9s/br3V+PEC3JzFL+IxnUJNXrxkNSTsMwoB4cFyKzXgkEyn0s+OwA2j4cz5n+u//f1hb",
+	"ewNgEk5tBzXx89CpFztv/3adtoKW7qsqIH5ldq+oqykydrdD4LaZfc6YUFDzIOxG6hZx/buflBRJ6ODa",
+	"OyXcfDS0GdR7U3Hsw/UJAiWafkxcfpf0yELwPxeMqMVYU5Nt1IDHM7YWD14Pd2Pljrlm6Kn++r9+7x38",
+	"Jz349+HBL3/k/+wOD/748X+3HhcmXmVURAxv1PvnEewVk+bUyBYQZ7zW6QeANCqj6XeDHv9tmerRLFQQ",
+	"dYDdFuKzKj1vdZb25iE/OxnCyTxZqIGw8vs7lOiNLfIVhNZvrqi1MaSH9ITL+9oStuWhY+MfLpDnjRzd",
+	"t3LWk8n5yeT8FNf/ZGx+MjY/GZv/Rxmbt9r0KqHlwWNgVJMQWC2SPYnR94h/BZm2KvgVJON7IwRvAJ/4",
+	"JEc5SAH6BbAA90cbM4qSd+/9mVZzR5BMmklCAdEsMP/Nkc1Qs1IA0zAQunULjuBBrAGsrYezZr0IK1Wq",
+	"phSAGO4ox5iJiM5pxLOlXTjIpTUgbjYN12AtusKaOMC8UoH+zI3FVFbBCBDDibR+j3VRsXBcFLF5ptAk",
+	"ABPSa4SztACsfitYFJHQCeXiGOp6mtKq0FrKxgsFxnnSfnn4S6c7AJQLMZIU0DNCqKKQjxSr8+RAH6Vk",
+	"4h8Uyb/FujPO/mxQlmlqcNVxBr33Zz8oMqKKJVwwgLfUS2y6yGHuzzIHrwFoDIs01d17Qx1GMmZhYTBa",
+	"AarEC2m/PDz0kSvK+CV5Ug8uUIyrQ+6mGNuT1+QSMhsI3BO22kRg3rEokQbswpQ80cszZykYPiHwRzkA",
+	"niRaJBRDmQai71wpUmEln5hrXfDl4Ys1hCqkYGAXbwqtsakMEGnrUwe2UTkmXqlKRbLlnGutckkQLhcm",
+	"X1kz4wqev4EMnn1BdFw4GiCaBqxGvpFuNwB2HOtToYluINifC5p4RG7Jz5HXCh0WyjPm7AFXN+aCYiL+",
+	"mvKUrsHqKpUrVvLDVSv5Q1nf3sjRt1ekUSv/Fqu5zuQG14umBXNgfUnhceLaz8QtTXjssUmgWRfKbraL",
+	"jNETCS8bnuU7G0Yym5Iwy5KhYpEUsbJo9TGjseakoQ2PhCI79lfrFJxThSVtcqnncadvOAkAGc24UlxM",
+	"XDkoPeSU3cobFgOvYyLjNFEds1kvHm+07+kSmIW9eRzSeQ3DtawZ3ZGZhNQ+TyJ9cEnx5eEvj5uigQ5+",
+	"ISQWorP3IBcVzFJlNGNHeYVPWFX8pOLilOlAmAvW3Zr2GgWq3nBzHpMcUxvkICP2GKr/+TEPvVspuUhi",
+	"YhbLAcvnwPnoCpCpg6YHc61+V68LiHCPlseCvNSI5IDqVa0P1FrRn0UySehIAoDYDiZ1D+5M04GRhgNi",
+	"48f1/hrSSpamtpFmkfAi8BOwoQcDIaEzEE9SpjQFmfoYFMHd4OKnGSMpFRO2m9F9IKzVfTes9BNvsZ4M",
+	"8I9ngP8WbBaFQulPBox9GDA85gGF0TFrRysBBa60V+vGOk64QFqqZIGQbPRYbsW8cBl5tbQsTi8LjaZa",
+	"3oLEJ92zVBn52yEx4iWRSWwuI1snQivFIX6GSTAhfMziIc1CouiSKNk5JuFCsRP91t8hKCnUPDpiWGTi",
+	"M40y7LKCc6JCuqnKtP74Cczryen35PR7cvo9Of2enH5PTr9Hdvo1SvTYRr4gVrw4NnHSEcpHQt7VBX1a",
+	"EWOrHIyHlvxBNHmPV1elVeANWgREVqwn+yT675atX8jJ91b0UYX8g9HyYJ7KiIFJE+A02O6CP2SpYM06",
+	"QP614fbWtqsnmfeGBjbwagzEe/cz0F+nS0K9CiGBYnA0uaNLRWaMCkUGranWjBJ0cGAKPWQVDVo7GjSc",
+	"VP5qWRrHk5j+F4vpj8X1yvu+mf+VCfmJE+6PE5bX9rF4Io83BVNLk2xEeKzuiTLCY2UDpwGhaCAs+hi0",
+	"ckeTGwvLQWZULNHU9leFWGMe1JON9xti5N+k5WO3MnnfdvG2x7NlPKKJYWuzyc5q8aNWsntSwr9nRO2z",
+	"uGnUrL6An0Sue/idjABTBw33oHIWdlJfp+aSzeStAUD7/9i72t62cS39V4h8iQ1oUnduF4tNsB8ybabI",
+	"3rTT7SSYBVaLiJZomxOZ9IhSXN/i/vcFz+GbbMl2Ett1e/WpjS1LRyTP4XNe+JwSm26JkowKOd1h6xou",
+	"Yqg5LAsqFE31oxu70DghsL5SS5a1y3JGbp3QJV3EImMjLmpEky8jjsWx+S85BLv41PnpnM4uN9Tlhrrc",
+	"UJcb6nJDPxos3UvhOC6PF9eNv1kFOQ4nQGcYAyw6SPt0SIuICMcywGX7678SncyqJrrxLFuGrKXcKWAl",
+	"UrBYBID1Igg70hz4vZCrnFBIwDwwNiO8BCqwp7VYLOkYGB1eAlUvs6zDqR1O7XBqh1M7nNrh1A6n/gA4",
+	"FZjaOpT6dJR6mWGViseE6wFqe/R0zsuJb4FjKHafcWIJG9OUJGdUlcAZuczbi+fMt0hnxyKo6icbivqB",
+	"ate1/YLKuoKleC4KiQBX5OiZPhfr7pxg557gfkiMjNf4LuC0JBy4+Mr+ajY9Fk9Jp5NnE5b9EXAYm5fp",
+	"0uudK9C5Ap0r0LkCnSvQuQLdcYaj4DBrwCnb0pqFQK8JXHZOxDOrN7CdvGEd40UN8S4P8qEqOr7+KYe2",
+	"CXBbVQd2R8c+wEsRZ+cNWPkj13vDnCVQQAZWiREXXE1Ypu9wqpbp07iKRUpFqs2JZTTb2Ngc5NVeACWK",
+	"i3GO0tnSW0ORXsIJYu2bkUJWpekDrOeeDqGRw0sC5TgyyDK1nUNumYFM+/6uFW9rK149Ui19eA3HFTTh",
+	"9SvywA14ce6tUjTp68am2puUybXh2UIZwhr0WKiQVcU2xS4YzZY6dnvavKH2lB19YM6V1qw1zrLW1w0t",
+	"b4+2y+0a7pxOIb9bhXzPynXauMf211AAu/VW+8qq94sa7D5NqjZGVEh909W4nWm+86ccngOhofmUfYH+",
+	"aa9ksdoX7BUwwC01ByM9bY18oBJtyLR/Ri5JYq5N3MV6wRjepXPCS6JY6agVT1XwA6ABcQ1+Y9EL2vkG",
+	"3X37FwYFFMpLZDrXlook8MU9F+6+wHKJfKa29dRGwxt2b7asUSCgi/SGJyrBFlMypws9xhjj9Gwq64KT",
+	"ioksmIvwCRZnuXfUT8GRM82NPwPPWYhs1pJmBl3aXmLB95IwsbIdHzPkcly4xaSuKBswRX4/6Zlu82mn",
+	"sXNzKwUK8xQiO7dBGBdqQ2pojrmg2Qx6VnqLTXqWbS4Kkd7ycXGSTqiAFo8QxtFuf8ZLZU2YirxZiqAm",
+	"yVzvzz7KPAMKUTCvQ8fytAVY9Q3ST1UskqDzYkKQRY/w6SznwNVtHcpKaQMK5ntOsUYLEO1IFnbfbz9l",
+	"GYv95IUQ6fq2kd9hJsgI/6Js0J4Bux3fLQjuECqYNdMZ1O8azUP/TaP9ctRmUI8J2ttXPyy0bypq/b2O",
+	"nZ2fb9tqCkYombFCSQHQUp2RXwHB/373+6erj++u3unl4DsGYE8DbVtN1J/0JizPYjFchCyINvqWvL+6",
+	"JaujBb9NYKUNF0RIjcn6uLg4tu6FK87dOjRtFGLx9rcPn26ubq/ewY+1ynBR2bbFuZx7hnr4awIUt2ym",
+	"THdLWErVlAr4FIn4E/Mm98MFdEgEMkB8DzsY7qkmtMiW+gyA38Cyc5IwyJ4kru+D6ZuLjop5UEJKKUFQ",
+	"31ZhQjNXATxkTLjhHS7cBG2xo1o2WgP9rYcRi4kWAZ2EibnsjNzUr9bf3Fz+cnVz9TkKPYZaKPTCvi5G",
+	"XGsjEwu8UcNv1/oZzl4doZ9hZduVn3GoCJYPIwo2d8u12wn3shN+SyL0kj4wiJcYgyQkRk24IqY3TBR2",
+	"m4nIr5fX0Ifm7eXHt1c3aOCv/ufT9Wc0qrGgpiE3UNkWhuva9KCxBsbwmh+UGtyaRDD8xuT69x6Bpa5D",
+	"Ayttm78F37f6VzZGr5eAYF/KlUA95WAF8cm4rcAdscGyUnwsYODMZmv2xpFnige3R7FS30adWWnvc5k+",
+	"3E+5qEqmEsdrR/42uCCKMZLA99i+QN3TMunjRmkcsV4u5/pfnvVJJVAMlmE7IiyfU8HuHr4EvgL0QYrq",
+	"2772Y5s6C0XEs53HYiu684+SlHNpFheeniFjg/IUncLavgAKP+RTnki3MeJKpPgqY2apdqDjyphyEflm",
+	"TnqISMEEm7MMT86QBNqBJ/430B8Fyf+iYMqcF21RAOEjo1D1GfdzjQjGacoZMWvW7bUoWPLp7jYW24LH",
+	"pCEpuXF7DtvrtDuqtxK2/h02xbnOEJrPaFHytMppYZn88f25UKX20o36gDpJ0doxH6Zqy040Df3afzxm",
+	"95Cwf92mYAc8Wl7MRp9gu2pMS3+UTikeKc/pMGfubh1sWIENNXCgVy1AdWNjIgjm6t15JCuRHcxbvtVY",
+	"oLZd2Rls3hR3Xkxi7w0m7T6VqryXj6y4L/mUbdpnkWAyowuif2Jsp9Lbnv5Qkd7d7Vv4Xx8rxUVlg3RQ",
+	"UWPRARScTJhrjqNmWEoeC+cclRM2Jb2kErwEjy8x1yb9M/IrH1cFQ7YQPQhVaelC0O1LZZFh+YqNSVxo",
+	"ubnMlN0bY0HTkj/ycmH2F/IPVkhDPvj8AKP11pD3UJW/PbLilk/ZcebXL2ezUGAtqBO4RatUSUuuSp52",
+	"zEDPqS2zq1trnVEhPmWkN5XpQ/+b6L/pn7RvE6CWbYDv2hORP6tsDEzQ4DDEQhbEZXox12FshgvPRM6E",
+	"qIm2AvU7bGshEKS2mQiydwvxAcf+uzISyzJ3dmKfduKviuZ6BdpmoUdhMvTzvxlkgJcHvLAEFiLUb4TU",
+	"U8MM4TqqGRcnBBS2TeImQKF95i0Qxf7NRW1/7gBFZygCQwFq8a2tw6yQ44IptTFaN5FzMqKFj73oV1il",
+	"ep5QaBDNzk09/mpkJ6onuiJjExxcsAhDj4zWM6iucGHTZ3kSsTio4n+yY3rsCm/o3T/IjOWdsu9V2a2e",
+	"fSM1h/0/Z6Nyo55TQZgq+ZSWrugDzJNgLMOoF27LrkmfKnmeW0WPvCZSrb/jwFjo24AmYsC/hiz+HYGF",
+	"RQweUNh4Niis6XxMS7ORrzEGmALeOwqIxUZroHfSGz3yx24NnKCdJdiDJbgySpXVFQKbTB/UKNh2969S",
+	"KUY8YyJlarNHAH3LaTqxTZ7DFKFep5ZmImM58Te2OpPRkipWnir/czAe0O58PmGQGMWDkdRVfgR5p+CO",
+	"5aRgaiJztBSud3/GCg4UxCZ+DEKdkUtsUhWLZEq/3DNRFpypBB/eWyLG6IMZMa1ztJ2y93gmHvhgZHsb",
+	"jPPuUkN3d9fvloaX9GitB7f92EvdJ/OJVOF4ou20Cbu2xJG50z3PTlYLNRqySVUFV5oEkioLvZb/ufoS",
+	"H+gXPq2mKx7k0hxE5LXeeV4PBoMz8s7kbV8PBm3iBnPd3E3s9WAQ6atMqmsAf67LfO3TBgfrY12GJLgs",
+	"WJ1dCqmt8sSu/pbqE/u1qUBx52e+USXmjBU/wYzWdFOO6gYz2CKs5dv/FjGu0K5t5SMGzfqt5NqCen5P",
+	"SOFBeYK9Obh+vibEVpeTXsYVHULoWMhY2ICaYjkMdX9Hltm93lECtGZRW1a/2w1r89bBteerZfOI+hYR",
+	"u1dI/dsynTQ0GsQTIh7dKDIrGBDqcqzNHcpscWG/A2Cp3Rtgu0VOhEeaVwycGlS3nwcDj7HmE5mzWNRe",
+	"FKzlz4M3eJWQ8AhfDGyKQ4FclzNFkk8FG7HinBSsrArxn7Cl0jw5I1Z4WkBwdlQplpHem8F/aETCc7B/",
+	"gB40xOPKxIhSmqdVDqi5l8C5moS8vbx5e3dzeXv98X2/nV8gFlsQDNzNMlqyHRuDFYyTLA0GoepBmYiY",
+	"HtqCzfJFUACGs2h/VTAzySBWgqDVtWSFu8RCz6O/jUfMzgLAywNSmjCascJDJZyxGkpiQqOg/z2pyw3A",
+	"r0Gkk/9bxXl7qhtunCmcxKMqIX6Sza5A/qzBZLfSXNRtkd5Q7U16uApKaVVxWRP7P9pmcNAa4U/rjdQF",
+	"KYsF1kyijbQ2CzAmyaUYsyI0YAdDmagkL9jR1sPEwOlUW9X9YsYg/Nn6JpERoeNxwcbIWYlnYpJxIasZ",
+	"HC95YAtFeoymk1jAp7aMFV5X4L7n6w+q6ZRlRNHpLGfIaClHyLoZCNS/cDY5eBKIprGo97KDele93+j7",
+	"yLmIiGBzd4Azct2yta85sCf1z2CFFCVkZWGZcJHmleKPDEMjCROZ+ZJ9Md+8GPbiNO1ug/tN5IuluaQP",
+	"TOhX1tuTOSEELwcEo6Tn3rLf5sH7YWkuV9XL+Sfz9cYoQ5uAjvw0lM2Nc6tsdk72Ipn1Qd3IQ7eD3t3d",
+	"9btWgdy19y5G84KYTINMj3YGXaBprTy1aNFuJTGjU4896kmjqbEeFyT5+s/ExQEB1brrW0WG+9zDH6HI",
+	"U/rlholxOTk5/zcTI7J/v37RC6Az2xq/gm9XxbHIjKZpVdAUjkQXLOUKEWvBtP6fRCej1yfRCYzJPYyJ",
+	"vgmf8pzCVhGd6N1KpIt7U09xEp1ATamp12xCdNFqM7oZMgi7xXdG/q7NcCkJmuDaew8X5+Huoz88VSQJ",
+	"XjSJSOJnIYlikfh1lGhLkiyv88QFc+5u35JkIqtC3yWjC7x+zthDQjjGHFDlucHC7MsslxmzQLFpEqzR",
+	"r80AL9lUhVNRn6raMqqpQYOOannhMv0ILWvDwLsPaFFQQK2qXOSwYmUxPUjoQc/VprBbONdduOF54QbX",
+	"c3Ja36YPGvBzmOHpMK4g7seqDf24hO/rweC59Gc3XLkA3m/uid8ueudMwjpdcoJ+Bn9sVbE3BPT80Hbq",
+	"9YL2rg3juedYXiMxGByMUoTC0fEx8GU2iHZOPlxd/n73+YoUlXAKZ2NacJ4QpXewTHs4pgxCYQVEzck7",
+	"Vb4qFR0eN7rotZpR8tnaIVUs58IDKHWh/dfrXz5f3l7FApOuqjF54RO1yheFQHbPZTQAVzrpfSeu2sZP",
+	"YyHYPEzX2N4F7q6Xn65PFUmrotD+mJNZ/8QaluVxSOxV91oNVRILPXZ6SHhW8+i4qIlzRv6AcCUVfp70",
+	"9f99d3WHZ34/3338eP3xfdNTYxEEBIIwAJ6SJIjGIBMFENcFSQd9H7J9MxiQ3pBmNvba99FYiM1yFQsu",
+	"HmnOs8h/Vff1MYMCMQmzHvylBTPRivowlpIMK55nfrpioccfEBj81h5vrg1LUQkBTJcv4YHFM4ErJv/o",
+	"aA1WJDw+ErWVbah52/FzCOUYRt/0Kv2rYlWdSu0wkbdf/IonPbO+YcFHwSp2qcFoZQHDOq0prTn9HAuz",
+	"Rvvm7P2/wuFKVxhSLMUZ8MRlkE76VkcuYYcktGFXfEJ80m/yr766/1s+7vVVkOHODPTWfuEEUBWSMUl4",
+	"6wQ35J8HP5uEjBwRpN6O9HaZs5LdwyaIy1HfBGP3fc8sYmtFt6J6k4oh9bbds2KhHw5IwJAWW4biBxES",
+	"+cxl8aBNdCbFC0KKv1T5w64s8p7c2LqILdpRn+Ouqqa1qsbrQUtdTW3/P4bKGsPSCHpZn+ad9r/dgtTP",
+	"K0/dF8ci55/G2H9oc8sywyCD1zuECwjrVFuWMRX8H2b/DhoioHrbwuYXcjlWypuK2hPrNmOjBdMWG8l2",
+	"6m9FlREYq8LNp3WCX1h4bSGCP+B2pqfTcVJH1ucXHgkn4GRRkuEiIoneT3ou2S8LkkBstDVpAvPVXPF4",
+	"AiFHG7WEP+BXzbHeo6GnDGZxmw4rtTV05Fb8oIGPUEVPVX2cAjNojlugJWwMXaAzBhx4wT0sZGw0QiGb",
+	"UdCGAYhtjY6fEe0BmfKgSvC/KmZvWb8THwtZYNZdMSggIuB2zrlifdMMReMcYcXjvrjwzeDNGbkDnlts",
+	"nIjorRjf02zKRRKRRKM+ORrxlGEGAQqAC1N6A66qNm9TKoBZumawem8Gfwtk+Wa2Dyco0Juj85MD2Y7P",
+	"Qw4HrgUNCTbHOelgYuA52TXsXEj8+55nagkqNmn24fn+Lo3lAgxD0fVF+ZSNDRwMqqLOLtnURrPchBhf",
+	"fTVDjRnLLftN1R92Yepf0Ork0tCI0zRlCkGnqauhjwyJfqRA+9VDdCnnIhbm9xM+gzY4i35ob8lOzK0p",
+	"8FnnHPuK1hoaaO0wVbeV23WawtHoek21uow4QEuKLwsyZLkU2O/ZRYyX7cABG0xtoXLRplBRDQht9sYC",
+	"RTv1KEWtuFWxaPWrdrH237NydyBh/+h/7TrrlO/7Uj4od9hG8562JkNgufE4xWcm0OWo6y+4FC5ICqCA",
+	"m+Khp+1msXiC97ATjcY3+k6QPwp7VGX7W1ibgiG87azOjq3Ovyz0Rz3YHfQ33/tvNrgDn9lUPrJaXNnV",
+	"VTiL+AYtIjK1I3Y5fmOo3ytQ6Q8g9tYA3wKz8OSGffdO8RsUPwrnxeSCvD+4ZBYOqF56GXj1QsK5/WKO",
+	"aMsfbWoy84E+1BWTLqVojedOswy7hphvyzlPXQMyPeYTKMGpq2ssdhX53KCuGGbdqK+XWdakrN+xU7Li",
+	"7XVmo2mU7DkNXCDH67NcZpk3I9CHYcutevuM7vpc7rk5F2eosCrFiojwjImSjziePTMnmUpWjGgKXaep",
+	"iIVhMallRPS76DsA+IAyFv3XqSLspynludbfgimFu7xptjHi5gCdv5Eehwz/EdgcgST2tm+lKCkXKoET",
+	"6Mq9IzLQuIen5jKkGmNfyqUkz2qmOhYmVU0OmqkO3twU3LjK4VoSh2fmMGOt/gYSN7Eww7g+af0D5avt",
+	"NO8qZ23vt4u89cob/Z2x2RbLlKvGddrygsvq0Ha+7G8/D1oO0u91H9s+q97l0zfl09UWm8GyX7Y2tiyF",
+	"R9Rrdobd2Lll3ypvSTC7wPExw7M2zGFYZDsk1uTsficB44Y1vkNXzhfnbRSPFY/21lWRn5yfvIKlbST5",
+	"ulLCburRe8DMwUTK+ni4QsOxjClesCw8oEMFufx0HbnuYtgJqhrmXE1YBo3Czvw+Q2e86XD+JeRo8XR7",
+	"yoL7EjkXphGmqI0lkrpzKAiHDmoRSXMpwMXUuNGwpdYePWt69C0dK43auEB0ilgpIvMJT9ExgkrolAog",
+	"EFq6408wjKt3/cMywopstRDSPcKXPWrfVZ2FZ6vBGWuSt9Wuk56WFlpkR4Z+ghdkBVf3V4UKHmwX5uqD",
+	"sa0Z8udqqwv/gTpNO+hcqJlpDqrHzM6QbyEeHOQSmW/QHHb+aqRuCI7BPbLCeBiupR0cHocciSHj6Jla",
+	"dpP1htblEalEScd9y6+hVw6U3AaPh/LaBgjJynRiugGsNleCGzq21JB+1t3X8aQ2UEvC4QAcQHNQ1bEG",
+	"2B4N9tDb0lGRGjumP5pnTjcHK8kcP2jQOrUQ6aSQQlbK9GK37VSWpiqTc5FLmplR0JPK6wvW/FxbpP8P",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

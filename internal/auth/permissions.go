@@ -115,7 +115,12 @@ var Permissions = map[string]Access{
 	"updateBaselineData": roles(all), "deleteBaselineData": roles(all), "getApiMetrics": roles(all),
 	"setDesiredApiMetrics": roles(all),
 	"listAppTags":          roles(all), "createAppTag": roles(all), "getAppTag": roles(all), "updateAppTag": roles(all),
-	"deleteAppTag":        roles(all),
+	"deleteAppTag": roles(all),
+	// The organization's workers and worker groups: any user reads them; administrators and service
+	// accounts manage the groups.
+	"listWorkers": roles(all), "getWorker": roles(all), "listWorkerGroups": roles(all), "getWorkerGroup": roles(all),
+	"createWorkerGroup": roles(automation), "renameWorkerGroup": roles(automation), "deleteWorkerGroup": roles(automation),
+	"addWorkerGroupMember": roles(automation), "removeWorkerGroupMember": roles(automation),
 	"listAppWorkerGroups": roles(all), "addAppWorkerGroup": roles(all), "updateAppWorkerGroup": roles(all),
 	"removeAppWorkerGroup": roles(all), "listAppWorkers": roles(all), "getAppWorkerByUsername": roles(all),
 	"addAppWorker": roles(all), "updateAppWorker": roles(all), "removeAppWorker": roles(all),

@@ -26,13 +26,14 @@ type UserRow struct {
 	CreatedAt        time.Time  `db:"created_at"`
 	UpdatedAt        time.Time  `db:"updated_at"`
 	ModifiedBy       string     `db:"modified_by"`
+	WorkerID         int64      `db:"worker_id"`
 }
 
 // SelectColumns selects a UserRow from a query that names the users table u, as in
 // `SELECT ` + SelectColumns + ` FROM users u WHERE …`, so that it can be joined with other tables.
 const SelectColumns = `u.id, u.organization_id, u.email, u.first_name, u.last_name, u.role, u.is_active,
 	u.is_service_account, (u.password_hash IS NOT NULL) AS has_password, u.last_login_at, u.created_at,
-	u.updated_at, u.modified_by`
+	u.updated_at, u.modified_by, u.worker_id`
 
 // Status derives the account state: deactivated while is_active is false, invited while a person has
 // not set a password yet (service accounts never have one), active otherwise.
@@ -61,5 +62,6 @@ func ToResponse(r UserRow) platformapi.UserResponse {
 		CreatedAt:      r.CreatedAt,
 		UpdatedAt:      r.UpdatedAt,
 		ModifiedBy:     r.ModifiedBy,
+		WorkerId:       r.WorkerID,
 	}
 }
