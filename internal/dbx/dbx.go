@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -78,3 +79,6 @@ func WithTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err e
 
 // IsNoRows reports whether err means a single-row query found nothing.
 func IsNoRows(err error) bool { return err == sql.ErrNoRows }
+
+// Placeholder is the n-th query argument ($n), for queries assembled from parts.
+func Placeholder(n int) string { return "$" + strconv.Itoa(n) }

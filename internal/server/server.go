@@ -24,6 +24,7 @@ import (
 	"github.com/loopwork/loopwork/internal/netguard"
 	"github.com/loopwork/loopwork/internal/platform/apikeys"
 	"github.com/loopwork/loopwork/internal/platform/authn"
+	"github.com/loopwork/loopwork/internal/platform/billing"
 	"github.com/loopwork/loopwork/internal/platform/docs"
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
@@ -32,6 +33,12 @@ import (
 	"github.com/loopwork/loopwork/internal/queue"
 	"github.com/loopwork/loopwork/internal/ratelimit"
 	"github.com/loopwork/loopwork/internal/secret"
+	"github.com/loopwork/loopwork/internal/v1/apps"
+	"github.com/loopwork/loopwork/internal/v1/bulk"
+	"github.com/loopwork/loopwork/internal/v1/jobs"
+	"github.com/loopwork/loopwork/internal/v1/members"
+	"github.com/loopwork/loopwork/internal/v1/tags"
+	"github.com/loopwork/loopwork/internal/v1/workers"
 )
 
 // Deps are what the server needs from the process. Optional fields replace a part for tests.
@@ -65,6 +72,7 @@ type platform struct {
 	*usersService
 	*apikeysService
 	*ssoService
+	*billingService
 	platformPending
 }
 
@@ -77,14 +85,30 @@ type (
 	usersService   = users.Service
 	apikeysService = apikeys.Service
 	ssoService     = sso.Service
+	billingService = billing.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
 
 // v1 implements the /v1 interface the same way.
 type v1 struct {
+	*appsService
+	*tagsService
+	*membersService
+	*workersService
+	*jobsService
+	*bulkService
 	v1Pending
 }
+
+type (
+	appsService    = apps.Service
+	tagsService    = tags.Service
+	membersService = members.Service
+	workersService = workers.Service
+	jobsService    = jobs.Service
+	bulkService    = bulk.Service
+)
 
 type v1Pending struct{ v1api.Unimplemented }
 
@@ -138,9 +162,9 @@ func New(d Deps) (*Server, error) {
 			return nil, err
 		}
 	}
-	workers := river.NewWorkers()
-	river.AddWorker(workers, mail.NewWorker(d.DB, sender, d.Logger))
-	q, err := queue.New(d.DB.DB, workers, queue.Options{Logger: d.Logger})
+	jobWorkers := river.NewWorkers()
+	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
+	q, err := queue.New(d.DB.DB, jobWorkers, queue.Options{Logger: d.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
@@ -171,6 +195,15 @@ func New(d Deps) (*Server, error) {
 			InviteTTL: cfg.InviteTTL, RecoveryTTL: cfg.RecoveryTTL, WebURL: webURL(cfg)}),
 		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
 		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
+		billingService: billing.New(billing.Deps{DB: d.DB}),
+	}
+	jobsAPI := v1{
+		appsService:    apps.New(apps.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
+		tagsService:    tags.New(tags.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
+		membersService: members.New(members.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
+		workersService: workers.New(workers.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
+		jobsService:    jobs.New(jobs.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
+		bulkService:    bulk.New(bulk.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
 	}
 
 	proxies, err := cfg.TrustedProxyNets()
@@ -181,10 +214,10 @@ func New(d Deps) (*Server, error) {
 		Logger: d.Logger, BodyLimit: cfg.BodyLimit, CORSOrigins: cfg.CORSOrigins, PublicURL: cfg.PublicURL,
 		TrustedProxies: proxies,
 	})
-	apiRoutes := routeWith{e, httpx.Validator(apiSpec, httpx.Style422, authenticate)}
+	apiRoutes := routeWith{e, httpx.Validator(apiSpec, httpx.Style422, authenticate), httpx.NewQueryGuard(apiSpec, httpx.Style422)}
 	platformapi.RegisterHandlers(apiRoutes, platformapi.NewStrictHandler(api, nil))
-	v1Routes := routeWith{e, httpx.Validator(v1Spec, httpx.Style400, authenticate)}
-	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(v1{}, nil))
+	v1Routes := routeWith{e, httpx.Validator(v1Spec, httpx.Style400, authenticate), httpx.NewQueryGuard(v1Spec, httpx.Style400)}
+	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(jobsAPI, nil))
 
 	return &Server{echo: e, health: hs, queue: q, tokens: tokens}, nil
 }

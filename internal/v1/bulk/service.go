@@ -1,0 +1,25 @@
+// Package bulk implements the /v1 routes of operations over every job matching a filter: tag, untag, cancel, delete, and their status.
+package bulk
+
+import (
+	"log/slog"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/queue"
+)
+
+// Deps are what the service needs.
+type Deps struct {
+	DB     *sqlx.DB
+	Queue  *queue.Client
+	Logger *slog.Logger
+}
+
+// Service implements its operations of v1api.StrictServerInterface.
+type Service struct {
+	d Deps
+}
+
+// New returns the service.
+func New(d Deps) *Service { return &Service{d: d} }

@@ -1,0 +1,25 @@
+// Package workers implements the /v1 routes of the organization's workers (its users by integer worker id) and worker groups.
+package workers
+
+import (
+	"log/slog"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/queue"
+)
+
+// Deps are what the service needs.
+type Deps struct {
+	DB     *sqlx.DB
+	Queue  *queue.Client
+	Logger *slog.Logger
+}
+
+// Service implements its operations of v1api.StrictServerInterface.
+type Service struct {
+	d Deps
+}
+
+// New returns the service.
+func New(d Deps) *Service { return &Service{d: d} }
