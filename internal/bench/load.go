@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Result is what one load run measured.
+type Result struct {
+	Requests int
+	Errors   int64
+	Elapsed  time.Duration
+	P50, P90 time.Duration
+	P99, Max time.Duration
+}
+
+// PerSecond is the throughput of successful requests.
+func (r Result) PerSecond() float64 {
+	return float64(r.Requests-int(r.Errors)) / r.Elapsed.Seconds()
+}
+
+// Run calls do from `clients` goroutines until `duration` has passed, and reports the latency
+// distribution of the calls. An error counts against the run but keeps the client going.
+func Run(clients int, duration time.Duration, do func(client int) error) Result {
+	var mu sync.Mutex
+	var lat []time.Duration
+	var errs atomic.Int64
+	deadline := time.Now().Add(duration)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			mine := make([]time.Duration, 0, 4096)
+			for time.Now().Before(deadline) {
+				t := time.Now()
+				if err := do(c); err != nil {
+					errs.Add(1)
+				}
+				mine = append(mine, time.Since(t))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}(c)
+	}
+	wg.Wait()
+	r := Result{Requests: len(lat), Errors: errs.Load(), Elapsed: time.Since(start)}
+	if len(lat) == 0 {
+		return r
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
+	r.P50, r.P90, r.P99, r.Max = pct(0.50), pct(0.90), pct(0.99), lat[len(lat)-1]
+	return r
+}
+
+// Ms renders a duration in milliseconds for reports.
+func Ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,242 @@
+package bench_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/bench"
+	"github.com/loopwork/loopwork/internal/credits"
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+const (
+	clients  = 16
+	million  = 1_000_000
+	loadTime = 10 * time.Second
+)
+
+type client struct {
+	t     testing.TB
+	http  *http.Client
+	base  string
+	token string
+}
+
+func (c client) do(method, path string, body any) (int, []byte, error) {
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, c.base+path, r)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	res, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer res.Body.Close()
+	out, err := io.ReadAll(res.Body)
+	return res.StatusCode, out, err
+}
+
+func (c client) expect(status int) func(method, path string, body any) error {
+	return func(method, path string, body any) error {
+		got, b, err := c.do(method, path, body)
+		if err != nil {
+			return err
+		}
+		if got != status {
+			return fmt.Errorf("%s %s: %d %s", method, path, got, b)
+		}
+		return nil
+	}
+}
+
+func newApp(b *testing.B, env *testkit.Env, org uuid.UUID, name string) uuid.UUID {
+	var id uuid.UUID
+	if err := env.DB.Get(&id, `INSERT INTO apps (organization_id, name) VALUES ($1, $2) RETURNING id`, org, name); err != nil {
+		b.Fatal(err)
+	}
+	return id
+}
+
+// BenchmarkV1 runs the /v1 scenario of the performance goals once (use -benchtime=1x): a million jobs
+// in one app, then list, count, submission against pgbench, tagging 100,000 and cancelling 1,000,000.
+func BenchmarkV1(b *testing.B) {
+	ctx := context.Background()
+	// A keep-alive pool as large as the number of clients, as any load tool uses.
+	transport := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
+	env := testkit.NewEnv(b)
+	org := env.Org(b)
+	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
+	if err := credits.Grant(ctx, env.DB, org, 1_000_000_000); err != nil {
+		b.Fatal(err)
+	}
+	c := client{t: b, http: &http.Client{Transport: transport}, base: env.URL, token: admin.Token}
+	app := newApp(b, env, org, "bench")
+	took, err := bench.SeedJobs(ctx, env.DB, org, app, million, false)
+	if err != nil {
+		b.Fatal(err)
+	}
+	report(b, "seed 1,000,000 jobs (SQL, for setup)", "%.1f s", took.Seconds())
+	appPath := "/v1/apps/" + app.String()
+
+	b.Run("list_status_tags_size10", func(b *testing.B) {
+		get := c.expect(200)
+		path := appPath + "/jobs?statusIn=SCHEDULED&tags=t3&size=10&sortBy=id&orderBy=asc"
+		r := bench.Run(clients, loadTime, func(int) error { return get("GET", path, nil) })
+		reportLoad(b, "list, size 10, statusIn+tags, sorted by id", r)
+		b.ReportMetric(bench.Ms(r.P50), "p50-ms")
+		b.ReportMetric(bench.Ms(r.P99), "p99-ms")
+	})
+
+	b.Run("count_cached", func(b *testing.B) {
+		get := c.expect(200)
+		r := bench.Run(clients, loadTime/2, func(int) error { return get("GET", appPath+"/jobs/count", nil) })
+		reportLoad(b, "count, useCache=true (counters)", r)
+		b.ReportMetric(bench.Ms(r.P50), "p50-ms")
+	})
+
+	b.Run("count_exact", func(b *testing.B) {
+		get := c.expect(200)
+		r := bench.Run(1, 5*time.Second, func(int) error { return get("GET", appPath+"/jobs/count?useCache=false", nil) })
+		reportLoad(b, "count, useCache=false (exact count of 1,000,000)", r)
+		b.ReportMetric(bench.Ms(r.P50), "p50-ms")
+	})
+
+	b.Run("submit_vs_pgbench", func(b *testing.B) {
+		post := c.expect(201)
+		body := map[string]any{"input": map[string]any{"text": "hello", "n": 1}, "tags": []string{"t1"}}
+		r := bench.Run(clients, loadTime, func(int) error { return post("POST", appPath+"/jobs", body) })
+		reportLoad(b, "job submission (HTTP, 16 clients)", r)
+		pg := pgbench(b, testkit.DSN(b, env.DB), org, app)
+		ratio := r.PerSecond() / pg
+		report(b, "same INSERT through pgbench (16 clients)", "%.0f tx/s", pg)
+		report(b, "submission / pgbench", "%.2f", ratio)
+		b.ReportMetric(r.PerSecond(), "submits/s")
+		b.ReportMetric(pg, "pgbench-tps")
+		b.ReportMetric(ratio, "ratio")
+	})
+
+	b.Run("tag_100k_by_filter", func(b *testing.B) {
+		var first int64
+		if err := env.DB.Get(&first, `SELECT min(id) FROM jobs WHERE app_id = $1`, app); err != nil {
+			b.Fatal(err)
+		}
+		path := fmt.Sprintf("%s/jobs/tags?idGreaterThan=%d&idLessThan=%d", appPath, first-1, first+100_000)
+		start := time.Now()
+		if err := c.expect(204)("PUT", path, map[string]any{"tags": []string{"bench-tagged"}}); err != nil {
+			b.Fatal(err)
+		}
+		took := time.Since(start)
+		var n int
+		_ = env.DB.Get(&n, `SELECT count(*) FROM jobs WHERE app_id = $1 AND tags @> ARRAY['bench-tagged']`, app)
+		report(b, fmt.Sprintf("tag 100,000 jobs by filter (%d tagged)", n), "%.2f s", took.Seconds())
+		b.ReportMetric(took.Seconds(), "s")
+	})
+
+	b.Run("cancel_1M_by_filter", func(b *testing.B) {
+		app2 := newApp(b, env, org, "bench-cancel")
+		if _, err := bench.SeedJobs(ctx, env.DB, org, app2, million, true); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		status, body, err := c.do("POST", "/v1/apps/"+app2.String()+"/cancel", nil)
+		if err != nil || status != 202 {
+			b.Fatalf("cancel: %d %s %v", status, body, err)
+		}
+		var res struct {
+			OperationID string `json:"operation_id"`
+			Matched     int    `json:"matched"`
+		}
+		_ = json.Unmarshal(body, &res)
+		for {
+			_, ob, err := c.do("GET", "/v1/apps/"+app2.String()+"/operations/"+res.OperationID, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var op struct {
+				Status    string `json:"status"`
+				Processed int    `json:"processed"`
+			}
+			_ = json.Unmarshal(ob, &op)
+			if op.Status == "SUCCEEDED" || op.Status == "FAILED" {
+				if op.Status == "FAILED" {
+					b.Fatalf("operation failed: %s", ob)
+				}
+				break
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		took := time.Since(start)
+		var left int
+		_ = env.DB.Get(&left, `SELECT count(*) FROM jobs WHERE app_id = $1 AND status <> 'CANCELED'`, app2)
+		report(b, fmt.Sprintf("cancel 1,000,000 jobs by filter (matched %d, %d left uncanceled)", res.Matched, left), "%.1f s", took.Seconds())
+		b.ReportMetric(took.Seconds(), "s")
+	})
+}
+
+func report(b testing.TB, what, format string, v ...any) {
+	line := fmt.Sprintf("%-62s "+format, append([]any{what}, v...)...)
+	fmt.Fprintln(os.Stdout, "BENCH "+line)
+}
+
+func reportLoad(b testing.TB, what string, r bench.Result) {
+	report(b, what, "p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.1f ms  %.0f req/s  (%d requests, %d errors)",
+		bench.Ms(r.P50), bench.Ms(r.P90), bench.Ms(r.P99), bench.Ms(r.Max), r.PerSecond(), r.Requests, r.Errors)
+	if r.Errors > 0 {
+		b.Errorf("%s: %d errors", what, r.Errors)
+	}
+}
+
+var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+// pgbench runs the job INSERT alone, at the same concurrency and on the same database, as the baseline.
+func pgbench(b testing.TB, dsn string, org, app uuid.UUID) float64 {
+	bin, err := exec.LookPath("pgbench")
+	if err != nil {
+		matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
+		if len(matches) == 0 {
+			b.Fatal("pgbench not found")
+		}
+		bin = matches[len(matches)-1]
+	}
+	script := filepath.Join(b.TempDir(), "insert.sql")
+	sql := fmt.Sprintf(`INSERT INTO jobs (organization_id, app_id, status, processing_state, input, tags, priority) `+
+		`VALUES ('%s', '%s', 'SCHEDULED', 'AWAITING_HUMAN', '{"text": "hello", "n": 1}', '{t1}', 5);`+"\n", org, app)
+	if err := os.WriteFile(script, []byte(sql), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	out, err := exec.Command(bin, "-n", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(loadTime.Seconds())),
+		"-f", script, dsn).CombinedOutput()
+	if err != nil {
+		b.Fatalf("pgbench: %v\n%s", err, out)
+	}
+	m := tpsLine.FindSubmatch(out)
+	if m == nil {
+		b.Fatalf("pgbench output without tps: %s", out)
+	}
+	tps, _ := strconv.ParseFloat(strings.TrimSpace(string(m[1])), 64)
+	return tps
+}
