@@ -164,6 +164,7 @@ func New(d Deps) (*Server, error) {
 	}
 	jobWorkers := river.NewWorkers()
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
+	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
 	q, err := queue.New(d.DB.DB, jobWorkers, queue.Options{Logger: d.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
@@ -216,7 +217,11 @@ func New(d Deps) (*Server, error) {
 	})
 	apiRoutes := routeWith{e, httpx.Validator(apiSpec, httpx.Style422, authenticate), httpx.NewQueryGuard(apiSpec, httpx.Style422)}
 	platformapi.RegisterHandlers(apiRoutes, platformapi.NewStrictHandler(api, nil))
-	v1Routes := routeWith{e, httpx.Validator(v1Spec, httpx.Style400, authenticate), httpx.NewQueryGuard(v1Spec, httpx.Style400)}
+	// /v1 answers X-Fields masks; the mask is read after authentication and validation, so a caller
+	// who may not make the request learns nothing from a malformed one.
+	validateV1, xfields := httpx.Validator(v1Spec, httpx.Style400, authenticate), httpx.XFields()
+	v1Chain := func(next echo.HandlerFunc) echo.HandlerFunc { return validateV1(xfields(next)) }
+	v1Routes := routeWith{e, v1Chain, httpx.NewQueryGuard(v1Spec, httpx.Style400)}
 	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(jobsAPI, nil))
 
 	return &Server{echo: e, health: hs, queue: q, tokens: tokens}, nil

@@ -1,0 +1,84 @@
+package apps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/v1/access"
+)
+
+// mergeSettings applies the fields present in a request to the current settings; fields left out keep
+// their values, and auto_complete_score sent as null is cleared.
+func mergeSettings(cur access.Settings, in *v1api.AppSettings) access.Settings {
+	if in == nil {
+		return cur
+	}
+	if in.DefaultPriority != nil {
+		cur.DefaultPriority = *in.DefaultPriority
+	}
+	if in.LabelingEnabled != nil {
+		cur.LabelingEnabled = *in.LabelingEnabled
+	}
+	if in.LabelingLockMinutes != nil {
+		cur.LabelingLockMinutes = *in.LabelingLockMinutes
+	}
+	if in.ReviewRate != nil {
+		cur.ReviewRate = float64(*in.ReviewRate)
+	}
+	if in.AutoCompleteScore.IsSpecified() {
+		if in.AutoCompleteScore.IsNull() {
+			cur.AutoCompleteScore = nil
+		} else {
+			v := float64(in.AutoCompleteScore.MustGet())
+			cur.AutoCompleteScore = &v
+		}
+	}
+	return cur
+}
+
+// settingsJSON is how settings are stored: every field explicit, so what was chosen is on record.
+func settingsJSON(s access.Settings) string {
+	b, _ := json.Marshal(s) // a struct of numbers and booleans always marshals
+	return string(b)
+}
+
+// appName checks a name sent in a body: not blank once surrounding spaces are removed.
+func appName(name string) (string, error) {
+	n := strings.TrimSpace(name)
+	if n == "" {
+		return "", httpx.InvalidV1([]any{"body", "name"}, "value_error", "name must not be blank")
+	}
+	return n, nil
+}
+
+// checkAPI answers 404 unless id is a flow of the organization that has not been deleted.
+func checkAPI(ctx context.Context, db dbx.DBTX, org, id uuid.UUID) error {
+	var ok bool
+	err := db.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM flows
+		WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL)`, id, org)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return httpx.NotFound("API")
+	}
+	return nil
+}
+
+// writeError maps a failed app insert or update: a taken name is the 400 the contract names.
+func writeError(err error, name string) error {
+	var ce *dbx.ConstraintError
+	if errors.As(dbx.Translate(err), &ce) && ce.Constraint == "apps_org_name_key" {
+		return httpx.InvalidV1([]any{"body", "name"}, "value_error", "an app named "+quote(name)+" exists already in the organization")
+	}
+	return err
+}
+
+func quote(s string) string { return `"` + s + `"` }
