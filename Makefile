@@ -16,7 +16,7 @@ SPECTRAL  := @stoplight/spectral-cli@6.16.3
 SWAGGER_UI_VERSION := 5.35.0
 REDOC_VERSION      := 3.0.1
 
-.PHONY: build run test test-short bench generate generate-check spec-check spec-lint lint db-start db-stop docs-assets clean
+.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint db-start db-stop docs-assets clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -56,6 +56,10 @@ spec-lint: generate
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+
+# load drives a running server (make run) with hey: submission, list and count at 16 clients.
+load:
+	./internal/tools/load.sh $(LOAD_URL)
 
 db-start:
 	@./internal/tools/pg.sh start $(DATA)/pg dev

@@ -46,17 +46,17 @@ func SeedJobs(ctx context.Context, db *sqlx.DB, org, app uuid.UUID, n int, unfin
 			            WHEN 'PENDING' THEN 'QUEUED' ELSE 'ERROR' END,
 			       jsonb_build_object('text', 'item ' || i, 'n', i, 'lang', (ARRAY['en','de','fr'])[1 + i % 3]),
 			       jsonb_build_object('source', 'seed', 'shard', i % 16),
-			       ARRAY(SELECT 't' || k FROM generate_series(0, 19) k WHERE (i * 31 + k * 17) % 7 = 0),
+			       ARRAY(SELECT 't' || k FROM generate_series(0, 19) k WHERE (i::bigint * 31 + k * 17) % 7 = 0),
 			       'batch-' || (i / 10000),
 			       1 + i % 10,
 			       (i % 1000) / 1000.0,
-			       ((i * 7) % 1000) / 1000.0,
+			       ((i::bigint * 7) % 1000) / 1000.0,
 			       CASE WHEN s.status = 'COMPLETED' AND i % 5 = 0 THEN (i % 2 = 0) END,
 			       CASE WHEN s.status = 'COMPLETED' AND i % 5 = 0 THEN (CASE WHEN i % 2 = 0 THEN 'CORRECT' ELSE 'NOT_CORRECT' END) END,
 			       now() - ($4::int - i) * interval '1 second',
 			       CASE WHEN s.status = 'COMPLETED' THEN now() - ($4::int - i) * interval '1 second' + interval '5 minutes' END
 			FROM generate_series($3::int, $5::int) i,
-			     LATERAL (SELECT (`+statuses+`)[1 + (i * 7919) % array_length(`+statuses+`, 1)] AS status) s`,
+			     LATERAL (SELECT (`+statuses+`)[1 + (i::bigint * 7919) % array_length(`+statuses+`, 1)] AS status) s`,
 			org, app, from, n, to)
 		if err != nil {
 			return 0, fmt.Errorf("seed jobs %d..%d: %w", from, to, err)

@@ -1,0 +1,154 @@
+package jobs
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/loopwork/loopwork/gen/v1api"
+)
+
+// Row is a job as Columns selects it, ready for ToResponse. Usernames are resolved in the query
+// itself, so a page of jobs is one statement whatever its size.
+type Row struct {
+	ID              int64          `db:"id"`
+	AppID           uuid.UUID      `db:"app_id"`
+	Status          string         `db:"status"`
+	ProcessingState string         `db:"processing_state"`
+	Input           []byte         `db:"input"`
+	Response        *[]byte        `db:"response"`
+	Metadata        []byte         `db:"metadata"`
+	Tags            pq.StringArray `db:"tags"`
+	BatchID         *string        `db:"batch_id"`
+	Priority        int            `db:"priority"`
+	Score           *float64       `db:"score"`
+	TrustScore      *float64       `db:"trust_score"`
+	Correct         *bool          `db:"correct"`
+	Reviewed        *string        `db:"reviewed"`
+	FirstIncorrect  bool           `db:"first_incorrect"`
+	Edited          bool           `db:"edited"`
+	Relabeled       bool           `db:"relabeled"`
+	FeedbackTags    pq.StringArray `db:"feedback_tags"`
+	LabeledBy       *string        `db:"labeled_by_name"`
+	LabeledAt       *time.Time     `db:"labeled_at"`
+	AssignedTo      *string        `db:"assigned_to_name"`
+	Error           *string        `db:"error"`
+	CreatedAt       time.Time      `db:"created_at"`
+	UpdatedAt       time.Time      `db:"updated_at"`
+	CompletedAt     *time.Time     `db:"completed_at"`
+	ExpiresAt       *time.Time     `db:"expires_at"`
+	FlowExecutionID *uuid.UUID     `db:"flow_execution_id"`
+}
+
+// Columns selects a Row from `jobs j`. A worker holds a job only while its lock runs, so a lapsed
+// lock shows no assignee.
+const Columns = `j.id, j.app_id, j.status, j.processing_state, j.input, j.response, j.metadata, j.tags, j.batch_id,
+	j.priority, j.score, j.trust_score, j.correct, j.reviewed, j.first_incorrect, j.edited, j.relabeled, j.feedback_tags,
+	(SELECT u.email::text FROM users u WHERE u.id = j.labeled_by) AS labeled_by_name, j.labeled_at,
+	CASE WHEN j.lock_expires_at > now() THEN (SELECT u.email::text FROM users u WHERE u.id = j.assigned_to) END AS assigned_to_name,
+	j.error, j.created_at, j.updated_at, j.completed_at, j.expires_at, j.flow_execution_id`
+
+// ToResponse renders a job. Its feedback messages are left out: single-job answers add them with
+// WithFeedback, lists do without them.
+func ToResponse(r Row) v1api.Job {
+	reviewed := v1api.ReviewVerdict("NOT_REVIEWED")
+	if r.Reviewed != nil {
+		reviewed = v1api.ReviewVerdict(*r.Reviewed)
+	}
+	j := v1api.Job{
+		Id:              r.ID,
+		AppId:           r.AppID,
+		Status:          v1api.JobStatus(r.Status),
+		ProcessingState: v1api.ProcessingState(r.ProcessingState),
+		Input:           object(r.Input),
+		Metadata:        object(r.Metadata),
+		Tags:            nonNil(r.Tags),
+		BatchId:         r.BatchID,
+		Priority:        &r.Priority,
+		Score:           float32Ptr(r.Score),
+		TrustScore:      float32Ptr(r.TrustScore),
+		Correct:         r.Correct,
+		Reviewed:        &reviewed,
+		FirstIncorrect:  &r.FirstIncorrect,
+		Edited:          &r.Edited,
+		Relabeled:       &r.Relabeled,
+		FeedbackTags:    ptr(nonNil(r.FeedbackTags)),
+		LabeledBy:       r.LabeledBy,
+		LabeledAt:       r.LabeledAt,
+		AssignedTo:      r.AssignedTo,
+		Error:           r.Error,
+		CreatedAt:       r.CreatedAt,
+		UpdatedAt:       r.UpdatedAt,
+		CompletedAt:     r.CompletedAt,
+		ExpiresAt:       r.ExpiresAt,
+		FlowExecutionId: r.FlowExecutionID,
+	}
+	if r.Response != nil {
+		resp := object(*r.Response)
+		j.Response = &resp
+	}
+	return j
+}
+
+// WithFeedback adds the job's feedback messages, oldest first.
+func WithFeedback(j v1api.Job, messages []Feedback) v1api.Job {
+	out := make([]v1api.FeedbackMessage, len(messages))
+	for i, m := range messages {
+		out[i] = m.Response()
+	}
+	j.FeedbackMessages = &out
+	return j
+}
+
+// Feedback is a feedback message as FeedbackColumns selects it.
+type Feedback struct {
+	ID           int64          `db:"id"`
+	JobID        int64          `db:"job_id"`
+	Message      *string        `db:"message"`
+	FeedbackTags pq.StringArray `db:"feedback_tags"`
+	Correct      *bool          `db:"correct"`
+	Author       *string        `db:"author_name"`
+	CreatedAt    time.Time      `db:"created_at"`
+}
+
+// FeedbackColumns selects a Feedback from `job_feedback f`.
+const FeedbackColumns = `f.id, f.job_id, f.message, f.feedback_tags, f.correct,
+	(SELECT u.email::text FROM users u WHERE u.id = f.author) AS author_name, f.created_at`
+
+// Response renders the message.
+func (f Feedback) Response() v1api.FeedbackMessage {
+	return v1api.FeedbackMessage{Id: f.ID, JobId: f.JobID, Message: f.Message, FeedbackTags: nonNil(f.FeedbackTags),
+		Correct: f.Correct, Author: f.Author, CreatedAt: f.CreatedAt}
+}
+
+// object decodes a stored JSON object. Jobs hold objects only (the contract admits no other input or
+// response), so anything else renders as an empty object rather than failing the whole page.
+func object(b []byte) map[string]any {
+	m := map[string]any{}
+	if len(b) > 0 {
+		_ = json.Unmarshal(b, &m)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func float32Ptr(f *float64) *float32 {
+	if f == nil {
+		return nil
+	}
+	v := float32(*f)
+	return &v
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,135 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/credits"
+	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/v1/access"
+)
+
+// submission is a validated JobInput with the app's defaults applied.
+type submission struct {
+	input, metadata string
+	tags            []string
+	batchID         *string
+	priority        int
+	deadline        *time.Time
+	ttlSeconds      *int
+}
+
+func newSubmission(g *access.Grant, in *v1api.JobInput, now time.Time) (submission, error) {
+	if in == nil || in.Input == nil {
+		return submission{}, httpx.InvalidV1([]any{"body", "input"}, "missing", "input is required and must be an object")
+	}
+	if in.TtlSeconds != nil && in.Deadline != nil {
+		return submission{}, httpx.InvalidV1([]any{"body", "deadline"}, "value_error", "ttl_seconds and deadline are exclusive; send one of them")
+	}
+	if in.Deadline != nil && !in.Deadline.After(now) {
+		return submission{}, httpx.InvalidV1([]any{"body", "deadline"}, "value_error", "deadline must be in the future")
+	}
+	input, err := json.Marshal(in.Input)
+	if err != nil {
+		return submission{}, err
+	}
+	metadata := []byte("{}")
+	if in.Metadata != nil && *in.Metadata != nil {
+		if metadata, err = json.Marshal(*in.Metadata); err != nil {
+			return submission{}, err
+		}
+	}
+	s := submission{input: string(input), metadata: string(metadata), tags: []string{}, batchID: in.BatchId,
+		priority: g.App.ParsedSettings().DefaultPriority, deadline: in.Deadline, ttlSeconds: in.TtlSeconds}
+	if in.Priority != nil {
+		s.priority = *in.Priority
+	}
+	if in.Tags != nil {
+		s.tags = dedupe(*in.Tags)
+	}
+	if s.ttlSeconds == nil && s.deadline == nil {
+		s.ttlSeconds = g.App.JobTTLSeconds
+	}
+	return s, nil
+}
+
+// initialState is where a new job starts. Nothing is started here: a job waits SCHEDULED, on an app
+// without a flow for a person (or an external worker when labeling is off), otherwise for the flow
+// execution that the flow runner attaches; a PAUSED app keeps it SCHEDULED all the same.
+func initialState(g *access.Grant) (status, processing string) {
+	if g.App.APIID == nil && g.App.ParsedSettings().LabelingEnabled {
+		return "SCHEDULED", "AWAITING_HUMAN"
+	}
+	return "SCHEDULED", "QUEUED"
+}
+
+// SubmitJob accepts a job: the credit it costs is reserved, the job inserted and the usage recorded in
+// one transaction, so a job is never stored unpaid and a refused one costs nothing.
+func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObject) (v1api.SubmitJobResponseObject, error) {
+	g, p, err := s.grant(ctx, req.AppId, access.Manager)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := newSubmission(g, req.Body, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	if req.Params.Onboarding != nil {
+		// Measurement jobs need the app's measurer configuration and its onboarding code; no app has one
+		// yet, so no code can match.
+		return nil, httpx.InvalidV1([]any{"query", "onboarding"}, "value_error", "invalid onboarding code")
+	}
+	if g.App.Status == "ARCHIVED" {
+		return nil, httpx.Conflict("the app is archived and accepts no jobs")
+	}
+	status, processing := initialState(g)
+	org := g.App.OrganizationID
+	out := v1api.JobSubmitted{AppId: g.App.ID, Status: v1api.JobStatus(status), BatchId: sub.batchID}
+	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
+		if err := credits.Reserve(ctx, tx, org, 1); err != nil {
+			return err
+		}
+		err := tx.QueryRowxContext(ctx, `
+			INSERT INTO jobs (organization_id, app_id, status, processing_state, input, metadata, tags, batch_id, priority,
+			                  created_by, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+			        coalesce($11::timestamptz, now() + make_interval(secs => $12::int)))
+			RETURNING id, created_at, expires_at`,
+			org, g.App.ID, status, processing, sub.input, sub.metadata, pq.StringArray(sub.tags), sub.batchID, sub.priority,
+			authorID(p), sub.deadline, sub.ttlSeconds).Scan(&out.Id, &out.CreatedAt, &out.ExpiresAt)
+		if err != nil {
+			return err
+		}
+		_, err = credits.Record(ctx, tx, credits.Usage{OrganizationID: org, ProductID: credits.JobSubmissionProduct,
+			JobID: &out.Id, Amount: 1, CreatedBy: p.Actor()})
+		return err
+	})
+	if errors.Is(err, credits.ErrNoCredits) {
+		return nil, httpx.NewError(http.StatusPaymentRequired, "payment_required", "the organization has no credits left to run jobs")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return v1api.SubmitJob201JSONResponse(out), nil
+}
+
+// dedupe keeps the first of each value, in order.
+func dedupe(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := make(map[string]bool, len(in))
+	for _, v := range in {
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
+	}
+	return out
+}

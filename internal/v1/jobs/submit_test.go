@@ -1,0 +1,182 @@
+package jobs_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/credits"
+)
+
+func TestSubmitJob(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+
+	t.Run("defaults come from the app, and the job is paid for", func(t *testing.T) {
+		t.Parallel()
+		app := f.newApp(t, appOpts{settings: `{"default_priority": 7}`, ttl: ptr(3600)})
+		before, err := credits.Get(ctx, f.env.DB, f.org)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := f.admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{
+			Input: map[string]any{"text": "hello"}, Tags: &[]string{"a", "b", "a"}, BatchId: ptr("b1"),
+			Metadata: &map[string]any{"src": "test"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantStatus(t, "submit", res.StatusCode(), res.Body, http.StatusCreated)
+		s := res.JSON201
+		if s.Status != "SCHEDULED" || s.AppId != app || s.BatchId == nil || *s.BatchId != "b1" || s.FlowExecutionId != nil {
+			t.Fatalf("submitted %+v", s)
+		}
+		if s.ExpiresAt == nil || d(s.ExpiresAt.Sub(s.CreatedAt)-time.Hour) > time.Second {
+			t.Fatalf("expires_at %v, created_at %v; want one hour later", s.ExpiresAt, s.CreatedAt)
+		}
+		got, err := f.admin.V1.GetJobWithResponse(ctx, app, s.Id, nil)
+		if err != nil || got.JSON200 == nil {
+			t.Fatalf("get: %v %s", err, got.Body)
+		}
+		j := got.JSON200
+		if *j.Priority != 7 || j.ProcessingState != "AWAITING_HUMAN" || len(j.Tags) != 2 || j.Metadata["src"] != "test" ||
+			j.Input["text"] != "hello" || j.Response != nil || *j.Reviewed != "NOT_REVIEWED" {
+			t.Fatalf("job %+v", j)
+		}
+		after, _ := credits.Get(ctx, f.env.DB, f.org)
+		if after.Consumed < before.Consumed+1 {
+			t.Fatalf("consumed %d then %d", before.Consumed, after.Consumed)
+		}
+		var n int
+		if err := f.env.DB.Get(&n, `SELECT count(*) FROM usage_records WHERE job_id = $1 AND product_id = $2 AND amount = 1
+			AND organization_id = $3`, s.Id, credits.JobSubmissionProduct, f.org); err != nil || n != 1 {
+			t.Fatalf("usage records of the job: %d %v", n, err)
+		}
+	})
+
+	t.Run("initial state follows the app", func(t *testing.T) {
+		t.Parallel()
+		for _, c := range []struct {
+			name  string
+			o     appOpts
+			state string
+		}{
+			{"no flow", appOpts{}, "AWAITING_HUMAN"},
+			{"no flow, labeling off", appOpts{settings: `{"labeling_enabled": false}`}, "QUEUED"},
+			{"flow", appOpts{flow: true}, "QUEUED"},
+			{"paused", appOpts{status: "PAUSED"}, "AWAITING_HUMAN"},
+		} {
+			app := f.newApp(t, c.o)
+			id := f.submit(t, app, v1api.JobInput{Input: map[string]any{}, Priority: ptr(2), Deadline: ptr(time.Now().Add(time.Hour))})
+			got, _ := f.admin.V1.GetJobWithResponse(ctx, app, id, nil)
+			if j := got.JSON200; j.Status != "SCHEDULED" || string(j.ProcessingState) != c.state || *j.Priority != 2 || j.ExpiresAt == nil {
+				t.Errorf("%s: %s %s priority %d expires %v", c.name, j.Status, j.ProcessingState, *j.Priority, j.ExpiresAt)
+			}
+		}
+	})
+
+	t.Run("400", func(t *testing.T) {
+		t.Parallel()
+		for name, c := range map[string]struct {
+			in     v1api.JobInput
+			params *v1api.SubmitJobParams
+			loc    string
+		}{
+			"ttl and deadline": {in: v1api.JobInput{Input: map[string]any{}, TtlSeconds: ptr(60), Deadline: ptr(time.Now().Add(time.Hour))}, loc: "deadline"},
+			"deadline past":    {in: v1api.JobInput{Input: map[string]any{}, Deadline: ptr(time.Now().Add(-time.Minute))}, loc: "deadline"},
+			"ttl too short":    {in: v1api.JobInput{Input: map[string]any{}, TtlSeconds: ptr(5)}, loc: "ttl_seconds"},
+			"priority":         {in: v1api.JobInput{Input: map[string]any{}, Priority: ptr(11)}, loc: "priority"},
+			"comma in tag":     {in: v1api.JobInput{Input: map[string]any{}, Tags: &[]string{"a,b"}}, loc: "tags"},
+			"onboarding": {in: v1api.JobInput{Input: map[string]any{}}, params: &v1api.SubmitJobParams{Onboarding: ptr(int64(12))},
+				loc: "onboarding"},
+		} {
+			res, err := f.admin.V1.SubmitJobWithResponse(ctx, f.app, c.params, c.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode() != http.StatusBadRequest || !mentions(res.Body, c.loc) {
+				t.Errorf("%s: %d %s", name, res.StatusCode(), res.Body)
+			}
+		}
+		res, err := f.admin.V1.SubmitJobWithBodyWithResponse(ctx, f.app, nil, "application/json", jsonBody(`{"tags": ["x"]}`))
+		if err != nil || res.StatusCode() != http.StatusBadRequest || !mentions(res.Body, "input") {
+			t.Errorf("missing input: %d %s", res.StatusCode(), res.Body)
+		}
+	})
+
+	t.Run("archived app refuses jobs", func(t *testing.T) {
+		t.Parallel()
+		app := f.newApp(t, appOpts{status: "ARCHIVED"})
+		res, _ := f.admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: map[string]any{}})
+		wantStatus(t, "archived", res.StatusCode(), res.Body, http.StatusConflict)
+	})
+
+	t.Run("roles", func(t *testing.T) {
+		t.Parallel()
+		app := f.newApp(t, appOpts{})
+		in := v1api.JobInput{Input: map[string]any{}}
+		for role, want := range map[string]int{"LABELER": 403, "REVIEWER": 403, "MANAGER": 201} {
+			res, _ := f.member(t, app, role).V1.SubmitJobWithResponse(ctx, app, nil, in)
+			wantStatus(t, role, res.StatusCode(), res.Body, want)
+		}
+		key := f.env.KeyCaller(t, f.org, auth.RoleIntegration)
+		res, _ := key.V1.SubmitJobWithResponse(ctx, app, nil, in)
+		wantStatus(t, "integration key", res.StatusCode(), res.Body, 201)
+		// An app_user who is no member does not see the app at all.
+		res, _ = f.env.User(t, f.org, auth.RoleAppUser).V1.SubmitJobWithResponse(ctx, app, nil, in)
+		wantStatus(t, "stranger", res.StatusCode(), res.Body, 404)
+		res, _ = f.env.V1.SubmitJobWithResponse(ctx, app, nil, in)
+		wantStatus(t, "anonymous", res.StatusCode(), res.Body, 401)
+	})
+
+	t.Run("another organization's app is 404 like a random id", func(t *testing.T) {
+		t.Parallel()
+		other := f.newApp(t, appOpts{org: f.env.Org(t)})
+		in := v1api.JobInput{Input: map[string]any{}}
+		a, _ := f.admin.V1.SubmitJobWithResponse(ctx, other, nil, in)
+		b, _ := f.admin.V1.SubmitJobWithResponse(ctx, uuid.New(), nil, in)
+		if a.StatusCode() != 404 || b.StatusCode() != 404 || a.JSON404.Error.Message != b.JSON404.Error.Message {
+			t.Fatalf("other org %d %s, random %d %s", a.StatusCode(), a.Body, b.StatusCode(), b.Body)
+		}
+	})
+}
+
+// TestSubmitWithoutCredits: submissions consume the balance; once it is spent the answer is 402
+// payment_required and nothing is stored.
+func TestSubmitWithoutCredits(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	poor := f.env.Org(t)
+	if err := credits.Grant(ctx, f.env.DB, poor, 2); err != nil {
+		t.Fatal(err)
+	}
+	admin := f.env.User(t, poor, auth.RoleOrgAdmin)
+	app := f.newApp(t, appOpts{org: poor})
+	in := v1api.JobInput{Input: map[string]any{"n": 1}}
+	for i := 0; i < 2; i++ {
+		res, _ := admin.V1.SubmitJobWithResponse(ctx, app, nil, in)
+		wantStatus(t, "paid", res.StatusCode(), res.Body, 201)
+	}
+	res, _ := admin.V1.SubmitJobWithResponse(ctx, app, nil, in)
+	wantStatus(t, "unpaid", res.StatusCode(), res.Body, http.StatusPaymentRequired)
+	if code := errorCode(t, res.Body); code != "payment_required" {
+		t.Fatalf("code %q", code)
+	}
+	var jobs, usage int
+	_ = f.env.DB.Get(&jobs, `SELECT count(*) FROM jobs WHERE app_id = $1`, app)
+	_ = f.env.DB.Get(&usage, `SELECT count(*) FROM usage_records WHERE organization_id = $1`, poor)
+	b, _ := credits.Get(ctx, f.env.DB, poor)
+	if jobs != 2 || usage != 2 || b.Remaining() != 0 {
+		t.Fatalf("jobs %d, usage records %d, balance %+v", jobs, usage, b)
+	}
+}
+
+func d(x time.Duration) time.Duration {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
