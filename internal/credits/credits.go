@@ -1,14 +1,13 @@
 // Package credits keeps each organization's credit balance: grants add to it, recorded usage consumes
 // it. The ledger is credit_grants and usage_records; credit_balances is its running total, written in
-// the same transaction as each ledger row and spread over 16 shards so that concurrent writers of one
-// organization rarely wait on the same row.
+// the same transaction as each ledger row and spread over shards so that concurrent writers of one
+// organization do not wait on the same row.
 package credits
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
 
 	"github.com/google/uuid"
 
@@ -21,12 +20,28 @@ var JobSubmissionProduct = uuid.MustParse("00000000-0000-4000-8000-000000000001"
 // ErrNoCredits means the organization cannot pay for what it asked (402).
 var ErrNoCredits = errors.New("the organization has no credits left")
 
-// shards must match the CHECK of credit_balances.shard.
-const shards = 16
+// shard picks a connection's own row of credit_balances (see 00009_shard_by_connection.sql): a
+// connection runs one transaction at a time, so concurrent writers of one organization do not wait
+// on each other's rows.
+const shard = `(pg_backend_pid() % 64)::smallint`
 
-// comfortable is the balance above which concurrent consumers need not be serialised: with at most a
+// Comfortable is the balance above which concurrent consumers need not be serialised: with at most a
 // few hundred requests in flight, none of them can take the balance below zero.
-const comfortable = 1024
+const Comfortable = 1024
+
+// RemainingSQL is the remaining balance of the organization named by the placeholder orgArg, for
+// statements that check and spend in one go (see Reserve for the rule they follow).
+func RemainingSQL(orgArg string) string {
+	return `(SELECT coalesce(sum(granted), 0) - coalesce(sum(consumed), 0) FROM credit_balances WHERE organization_id = ` + orgArg + `)`
+}
+
+// ConsumeSQL is an INSERT … SELECT that consumes one credit of orgArg for each row of fromRows, for
+// the same statements.
+func ConsumeSQL(orgArg, fromRows string) string {
+	return `INSERT INTO credit_balances (organization_id, shard, consumed) SELECT ` + orgArg + `, ` + shard + `, count(*) FROM ` + fromRows + `
+		HAVING count(*) > 0
+		ON CONFLICT (organization_id, shard) DO UPDATE SET consumed = credit_balances.consumed + EXCLUDED.consumed`
+}
 
 // Balance is an organization's totals.
 type Balance struct {
@@ -47,9 +62,9 @@ func Get(ctx context.Context, db dbx.DBTX, org uuid.UUID) (Balance, error) {
 
 // Grant records a credit grant and raises the balance, in tx.
 func Grant(ctx context.Context, tx dbx.DBTX, org uuid.UUID, amount int64) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO credit_balances (organization_id, shard, granted) VALUES ($1, $2, $3)
+	_, err := tx.ExecContext(ctx, `INSERT INTO credit_balances (organization_id, shard, granted) VALUES ($1, `+shard+`, $2)
 		ON CONFLICT (organization_id, shard) DO UPDATE SET granted = credit_balances.granted + EXCLUDED.granted`,
-		org, rand.IntN(shards), amount)
+		org, amount)
 	return err
 }
 
@@ -84,12 +99,12 @@ func Record(ctx context.Context, tx dbx.DBTX, u Usage) (uuid.UUID, error) {
 		                             metadata, idempotency_key, request_hash, created_by)
 		  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
 		), bal AS (
-		  INSERT INTO credit_balances (organization_id, shard, consumed) VALUES ($1, $11, $5)
+		  INSERT INTO credit_balances (organization_id, shard, consumed) VALUES ($1, `+shard+`, $5)
 		  ON CONFLICT (organization_id, shard) DO UPDATE SET consumed = credit_balances.consumed + EXCLUDED.consumed
 		)
 		SELECT id FROM rec`,
 		u.OrganizationID, u.ProductID, u.FlowExecutionID, u.JobID, u.Amount, u.EstimatedCost, meta,
-		u.IdempotencyKey, u.RequestHash, u.CreatedBy, rand.IntN(shards))
+		u.IdempotencyKey, u.RequestHash, u.CreatedBy)
 	return id, err
 }
 
@@ -101,7 +116,7 @@ func Reserve(ctx context.Context, tx dbx.DBTX, org uuid.UUID, amount int64) erro
 	if err != nil {
 		return err
 	}
-	if b.Remaining() >= comfortable+amount {
+	if b.Remaining() >= Comfortable+amount {
 		return nil
 	}
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('credits:' || $1::text, 0))`, org); err != nil {

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
 	"github.com/labstack/echo/v4"
 	echomw "github.com/oapi-codegen/echo-middleware"
 )
@@ -46,33 +48,62 @@ func LoadSpec(data []byte) (*openapi3.T, error) {
 	return doc, doc.Validate(loader.Context)
 }
 
-// Validator returns the request-validation middleware of one interface. It checks authentication
-// first, so an anonymous caller learns nothing about the shape of a request it may not make.
-func Validator(spec *openapi3.T, style ValidationStyle, auth Authenticator) echo.MiddlewareFunc {
-	toHTTP := func(e *Error) *echo.HTTPError {
-		return &echo.HTTPError{Code: e.Status, Message: e.Message, Internal: e}
+// Validator checks requests of one interface against its contract. It checks authentication first,
+// so an anonymous caller learns nothing about the shape of a request it may not make.
+type Validator struct {
+	routes map[string]*routers.Route // "GET /v1/apps/:app_id" (echo's form of the path)
+	style  ValidationStyle
+	opts   *openapi3filter.Options
+}
+
+// NewValidator indexes the operations of spec by method and echo path, so that a request, which echo
+// has already routed, needs no second search through the contract's paths.
+func NewValidator(spec *openapi3.T, style ValidationStyle, auth Authenticator) *Validator {
+	v := &Validator{routes: map[string]*routers.Route{}, style: style,
+		opts: &openapi3filter.Options{MultiError: true, AuthenticationFunc: openapi3filter.AuthenticationFunc(auth)}}
+	for path, item := range spec.Paths.Map() {
+		for method, op := range item.Operations() {
+			v.routes[method+" "+echoPath(path)] = &routers.Route{Spec: spec, Path: path, PathItem: item, Method: method, Operation: op}
+		}
 	}
-	return echomw.OapiRequestValidatorWithOptions(spec, &echomw.Options{
-		DoNotValidateServers:  true,
-		SilenceServersWarning: true,
-		Options: openapi3filter.Options{
-			MultiError:         true,
-			AuthenticationFunc: openapi3filter.AuthenticationFunc(auth),
-		},
-		MultiErrorHandler: func(me openapi3.MultiError) *echo.HTTPError {
-			return toHTTP(validationError(me, style))
-		},
-		ErrorHandler: func(_ echo.Context, he *echo.HTTPError) error {
-			var e *Error
-			if errors.As(he.Internal, &e) {
-				return e
+	return v
+}
+
+// For returns the middleware of the operation echo registers at method and path.
+func (v *Validator) For(method, path string) echo.MiddlewareFunc {
+	route := v.routes[method+" "+path]
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		if route == nil {
+			// A route the contract does not describe is a wiring error: refuse rather than serve unchecked.
+			return func(echo.Context) error {
+				return &Error{Status: http.StatusInternalServerError, Code: "internal_error", Message: "internal server error",
+					Internal: errors.New("no contract operation for " + method + " " + path)}
 			}
-			if he.Internal != nil {
-				return validationError(openapi3.MultiError{he.Internal}, style)
+		}
+		return func(c echo.Context) error {
+			params := make(map[string]string, len(c.ParamNames()))
+			for i, name := range c.ParamNames() {
+				val := c.ParamValues()[i]
+				if u, err := url.PathUnescape(val); err == nil {
+					val = u
+				}
+				params[name] = val
 			}
-			return he
-		},
-	})
+			// The authenticator finds the echo context here, to attach the principal to the request.
+			ctx := context.WithValue(c.Request().Context(), echomw.EchoContextKey, c) //nolint:staticcheck
+			err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
+				Request: c.Request(), PathParams: params, Route: route, Options: v.opts,
+			})
+			if err != nil {
+				var me openapi3.MultiError
+				if !errors.As(err, &me) {
+					me = openapi3.MultiError{err}
+				}
+				return validationError(me, v.style)
+			}
+			return next(c)
+		}
+	}
 }
 
 // validationError turns the validator's findings into one response. A failed security requirement

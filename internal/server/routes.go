@@ -4,21 +4,24 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
-
-	"github.com/loopwork/loopwork/internal/httpx"
 )
 
-// routeWith registers routes on echo with an interface's query guard and request validator. It
+// routeWith registers routes on echo with an interface's request validator and query guard. It
 // satisfies the generated EchoRouter, so each interface validates only its own routes, and a route
 // that exists in neither contract is never validated against the wrong one.
 type routeWith struct {
-	e     *echo.Echo
-	mw    echo.MiddlewareFunc
-	query *httpx.QueryGuard
+	e *echo.Echo
+	// per are the middleware factories every route of the interface gets, outermost first; each is
+	// told the route it serves.
+	per []func(method, path string) echo.MiddlewareFunc
 }
 
 func (r routeWith) with(method, path string, m []echo.MiddlewareFunc) []echo.MiddlewareFunc {
-	return append([]echo.MiddlewareFunc{r.mw, r.query.For(method, path)}, m...)
+	out := make([]echo.MiddlewareFunc, 0, len(r.per)+len(m))
+	for _, f := range r.per {
+		out = append(out, f(method, path))
+	}
+	return append(out, m...)
 }
 
 func (r routeWith) CONNECT(p string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {

@@ -215,13 +215,19 @@ func New(d Deps) (*Server, error) {
 		Logger: d.Logger, BodyLimit: cfg.BodyLimit, CORSOrigins: cfg.CORSOrigins, PublicURL: cfg.PublicURL,
 		TrustedProxies: proxies,
 	})
-	apiRoutes := routeWith{e, httpx.Validator(apiSpec, httpx.Style422, authenticate), httpx.NewQueryGuard(apiSpec, httpx.Style422)}
+	apiRoutes := routeWith{e, []func(string, string) echo.MiddlewareFunc{
+		httpx.NewValidator(apiSpec, httpx.Style422, authenticate).For,
+		httpx.NewQueryGuard(apiSpec, httpx.Style422).For,
+	}}
 	platformapi.RegisterHandlers(apiRoutes, platformapi.NewStrictHandler(api, nil))
 	// /v1 answers X-Fields masks; the mask is read after authentication and validation, so a caller
 	// who may not make the request learns nothing from a malformed one.
-	validateV1, xfields := httpx.Validator(v1Spec, httpx.Style400, authenticate), httpx.XFields()
-	v1Chain := func(next echo.HandlerFunc) echo.HandlerFunc { return validateV1(xfields(next)) }
-	v1Routes := routeWith{e, v1Chain, httpx.NewQueryGuard(v1Spec, httpx.Style400)}
+	xfields := httpx.XFields()
+	v1Routes := routeWith{e, []func(string, string) echo.MiddlewareFunc{
+		httpx.NewValidator(v1Spec, httpx.Style400, authenticate).For,
+		httpx.NewQueryGuard(v1Spec, httpx.Style400).For,
+		func(string, string) echo.MiddlewareFunc { return xfields },
+	}}
 	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(jobsAPI, nil))
 
 	return &Server{echo: e, health: hs, queue: q, tokens: tokens}, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/counts"
 	"github.com/loopwork/loopwork/internal/v1/filter"
 )
@@ -28,20 +29,31 @@ func (s *Service) CountJobs(ctx context.Context, req v1api.CountJobsRequestObjec
 		return nil, err
 	}
 	useCache := req.Params.UseCache == nil || *req.Params.UseCache
+	per, cached, at, err := s.statusCounts(ctx, g, set, sel, useCache)
+	if err != nil {
+		return nil, err
+	}
+	return v1api.CountJobs200JSONResponse(perState(per, cached, at)), nil
+}
+
+// statusCounts counts a selection per status: from the status counters when they answer exactly,
+// else from the cache when allowed and younger than a minute, else by counting (and caching) now.
+// cached says the answer came from the cache, and at when it was counted.
+func (s *Service) statusCounts(ctx context.Context, g *access.Grant, set filter.Set, sel selection, useCache bool) (per map[string]int64, cached bool, at time.Time, err error) {
 	if useCache && sel.statuses != nil {
-		per, err := counts.PerStatus(ctx, s.d.DB, g.App.ID)
+		all, err := counts.PerStatus(ctx, s.d.DB, g.App.ID)
 		if err != nil {
-			return nil, err
+			return nil, false, at, err
 		}
-		keep := map[string]int64{}
+		per = map[string]int64{}
 		for _, st := range sel.statuses {
-			keep[st] = per[st]
+			per[st] = all[st]
 		}
-		return v1api.CountJobs200JSONResponse(perState(keep, false, time.Now())), nil
+		return per, false, time.Now(), nil
 	}
 	hash, err := filterHash(set)
 	if err != nil {
-		return nil, err
+		return nil, false, at, err
 	}
 	if useCache {
 		var c struct {
@@ -53,31 +65,25 @@ func (s *Service) CountJobs(ctx context.Context, req v1api.CountJobsRequestObjec
 			g.App.ID, hash, cacheTTL.Seconds())
 		switch {
 		case err == nil:
-			var per map[string]int64
 			if err := json.Unmarshal(c.Counts, &per); err != nil {
-				return nil, err
+				return nil, false, at, err
 			}
-			return v1api.CountJobs200JSONResponse(perState(per, true, c.CountedAt)), nil
+			return per, true, c.CountedAt, nil
 		case !errors.Is(err, sql.ErrNoRows):
-			return nil, err
+			return nil, false, at, err
 		}
 	}
-	per, err := s.groupCount(ctx, sel, "j.status")
-	if err != nil {
-		return nil, err
+	if per, err = s.groupCount(ctx, sel, "j.status"); err != nil {
+		return nil, false, at, err
 	}
 	stored, err := json.Marshal(per)
 	if err != nil {
-		return nil, err
+		return nil, false, at, err
 	}
-	var at time.Time
 	err = s.d.DB.GetContext(ctx, &at, `INSERT INTO job_count_cache (app_id, filter_hash, counts, counted_at) VALUES ($1, $2, $3, now())
 		ON CONFLICT (app_id, filter_hash) DO UPDATE SET counts = EXCLUDED.counts, counted_at = EXCLUDED.counted_at
 		RETURNING counted_at`, g.App.ID, hash, string(stored))
-	if err != nil {
-		return nil, err
-	}
-	return v1api.CountJobs200JSONResponse(perState(per, false, at)), nil
+	return per, false, at, err
 }
 
 // CountJobsByProcessingState counts the app's jobs per processing state, exactly: no counter keeps

@@ -23,6 +23,10 @@ type selection struct {
 	// statuses, when set, are the statuses whose counters count the selection exactly: the selection
 	// is "every job of the app" or "every job in these statuses".
 	statuses []string
+	// set is the filter the selection was compiled from; cacheable says the selection is that filter
+	// and nothing else (no condition of the route itself), so its count may be shared by filter hash.
+	set       filter.Set
+	cacheable bool
 }
 
 // filtered resolves the app for any member and compiles the filters of a route's parameters.
@@ -52,9 +56,10 @@ func newSelection(g *access.Grant, set filter.Set, routeArgs []any, extra ...str
 	if w.SQL != "TRUE" {
 		conds = append(conds, w.SQL)
 	}
-	sel := selection{cond: strings.Join(conds, " AND "), args: append(args, w.Args...)}
+	sel := selection{cond: strings.Join(conds, " AND "), args: append(args, w.Args...), set: set}
 	if len(extra) == 0 {
 		sel.statuses = statusesOnly(set)
+		sel.cacheable = len(routeArgs) == 0
 	}
 	return sel, nil
 }
@@ -91,20 +96,22 @@ func (s selection) paged(query string, pg paging.Page) (string, []any) {
 	return q, s.args
 }
 
-// total counts the selection exactly: from the status counters when they answer, otherwise with
-// count(*). A page shorter than its size already tells the total, which spares the count.
+// total counts the selection as the contract's list total describes: exactly from the status
+// counters when they answer (no filter, or statusIn alone), from the count countJobs keeps for the same
+// filter when it is under a minute old, and otherwise by counting now (and keeping that count). A page
+// shorter than its size already tells the exact total, which spares any count.
 func (s *Service) total(ctx context.Context, g *access.Grant, sel selection, pg paging.Page, got int) (int64, error) {
 	if got < pg.Limit() && (got > 0 || pg.Offset() == 0) {
 		return int64(pg.Offset() + got), nil
 	}
-	if sel.statuses != nil {
-		per, err := counts.PerStatus(ctx, s.d.DB, g.App.ID)
+	if sel.statuses != nil || sel.cacheable {
+		per, _, _, err := s.statusCounts(ctx, g, sel.set, sel, true)
 		if err != nil {
 			return 0, err
 		}
 		var n int64
-		for _, st := range sel.statuses {
-			n += per[st]
+		for _, v := range per {
+			n += v
 		}
 		return n, nil
 	}

@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
@@ -71,8 +73,8 @@ func initialState(g *access.Grant) (status, processing string) {
 	return "SCHEDULED", "QUEUED"
 }
 
-// SubmitJob accepts a job: the credit it costs is reserved, the job inserted and the usage recorded in
-// one transaction, so a job is never stored unpaid and a refused one costs nothing.
+// SubmitJob accepts a job: the credit it costs is checked, the job inserted and the usage recorded
+// atomically, so a job is never stored unpaid and a refused one costs nothing.
 func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObject) (v1api.SubmitJobResponseObject, error) {
 	g, p, err := s.grant(ctx, req.AppId, access.Manager)
 	if err != nil {
@@ -91,27 +93,24 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 		return nil, httpx.Conflict("the app is archived and accepts no jobs")
 	}
 	status, processing := initialState(g)
-	org := g.App.OrganizationID
 	out := v1api.JobSubmitted{AppId: g.App.ID, Status: v1api.JobStatus(status), BatchId: sub.batchID}
-	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
-		if err := credits.Reserve(ctx, tx, org, 1); err != nil {
+	ok, err := s.insertPaid(ctx, g, p, sub, status, processing, &out)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
+			if err := credits.Reserve(ctx, tx, g.App.OrganizationID, 1); err != nil {
+				return err
+			}
+			if err := insertJob(ctx, tx, g, p, sub, status, processing, &out); err != nil {
+				return err
+			}
+			_, err := credits.Record(ctx, tx, credits.Usage{OrganizationID: g.App.OrganizationID,
+				ProductID: credits.JobSubmissionProduct, JobID: &out.Id, Amount: 1, CreatedBy: p.Actor()})
 			return err
-		}
-		err := tx.QueryRowxContext(ctx, `
-			INSERT INTO jobs (organization_id, app_id, status, processing_state, input, metadata, tags, batch_id, priority,
-			                  created_by, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-			        coalesce($11::timestamptz, now() + make_interval(secs => $12::int)))
-			RETURNING id, created_at, expires_at`,
-			org, g.App.ID, status, processing, sub.input, sub.metadata, pq.StringArray(sub.tags), sub.batchID, sub.priority,
-			authorID(p), sub.deadline, sub.ttlSeconds).Scan(&out.Id, &out.CreatedAt, &out.ExpiresAt)
-		if err != nil {
-			return err
-		}
-		_, err = credits.Record(ctx, tx, credits.Usage{OrganizationID: org, ProductID: credits.JobSubmissionProduct,
-			JobID: &out.Id, Amount: 1, CreatedBy: p.Actor()})
-		return err
-	})
+		})
+	}
 	if errors.Is(err, credits.ErrNoCredits) {
 		return nil, httpx.NewError(http.StatusPaymentRequired, "payment_required", "the organization has no credits left to run jobs")
 	}
@@ -119,6 +118,44 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 		return nil, err
 	}
 	return v1api.SubmitJob201JSONResponse(out), nil
+}
+
+const jobInsert = `INSERT INTO jobs (organization_id, app_id, status, processing_state, input, metadata, tags, batch_id,
+	priority, created_by, expires_at)`
+
+const jobValues = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, coalesce($11::timestamptz, now() + make_interval(secs => $12::int))`
+
+func jobArgs(g *access.Grant, p *auth.Principal, sub submission, status, processing string) []any {
+	return []any{g.App.OrganizationID, g.App.ID, status, processing, sub.input, sub.metadata, pq.StringArray(sub.tags),
+		sub.batchID, sub.priority, authorID(p), sub.deadline, sub.ttlSeconds}
+}
+
+// insertPaid is the common case in one statement, so one round trip and no explicit transaction: while
+// the organization's balance is comfortable, the job, its usage record and the credit it consumes are
+// written together. It reports false, writing nothing, when the balance is near zero; then the
+// careful path (Reserve under a lock) decides.
+func (s *Service) insertPaid(ctx context.Context, g *access.Grant, p *auth.Principal, sub submission, status, processing string, out *v1api.JobSubmitted) (bool, error) {
+	args := append(jobArgs(g, p, sub, status, processing), credits.JobSubmissionProduct, p.Actor(), credits.Comfortable+1)
+	err := s.d.DB.QueryRowxContext(ctx, `
+		WITH job AS (
+		  `+jobInsert+` SELECT `+jobValues+` WHERE `+credits.RemainingSQL("$1")+` >= $15
+		  RETURNING id, created_at, expires_at
+		), usage AS (
+		  INSERT INTO usage_records (organization_id, product_id, job_id, amount, created_by)
+		  SELECT $1, $13, job.id, 1, $14 FROM job
+		), spend AS (
+		  `+credits.ConsumeSQL("$1::uuid", "job")+`
+		)
+		SELECT id, created_at, expires_at FROM job`, args...).Scan(&out.Id, &out.CreatedAt, &out.ExpiresAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func insertJob(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, sub submission, status, processing string, out *v1api.JobSubmitted) error {
+	return tx.QueryRowxContext(ctx, jobInsert+` VALUES (`+jobValues+`) RETURNING id, created_at, expires_at`,
+		jobArgs(g, p, sub, status, processing)...).Scan(&out.Id, &out.CreatedAt, &out.ExpiresAt)
 }
 
 // dedupe keeps the first of each value, in order.

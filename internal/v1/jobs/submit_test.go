@@ -180,3 +180,32 @@ func d(x time.Duration) time.Duration {
 	}
 	return x
 }
+
+// TestSubmitRecordsUsageOnBothPaths: far from zero a submission writes job, usage and spent credit in
+// one statement; near zero it takes the locked path. Both leave the same ledger behind.
+func TestSubmitRecordsUsageOnBothPaths(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	org := f.env.Org(t)
+	// Remaining credits before each submission: 1027, 1026, 1025 (one statement), then 1024 (locked).
+	if err := credits.Grant(ctx, f.env.DB, org, credits.Comfortable+3); err != nil {
+		t.Fatal(err)
+	}
+	admin := f.env.User(t, org, auth.RoleOrgAdmin)
+	app := f.newApp(t, appOpts{org: org})
+	var ids []int64
+	for i := 0; i < 4; i++ {
+		res, _ := admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: map[string]any{"n": i}})
+		wantStatus(t, "submit", res.StatusCode(), res.Body, 201)
+		ids = append(ids, res.JSON201.Id)
+	}
+	var usage []int64
+	if err := f.env.DB.Select(&usage, `SELECT job_id FROM usage_records WHERE organization_id = $1 AND product_id = $2
+		AND amount = 1 ORDER BY job_id`, org, credits.JobSubmissionProduct); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := credits.Get(ctx, f.env.DB, org)
+	if len(usage) != 4 || usage[0] != ids[0] || usage[3] != ids[3] || b.Consumed != 4 || b.Remaining() != credits.Comfortable-1 {
+		t.Fatalf("usage for jobs %v (submitted %v), balance %+v", usage, ids, b)
+	}
+}
