@@ -93,7 +93,7 @@ func TestFeedback(t *testing.T) {
 func TestHistoryPaging(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	id := f.submit(t, f.app, v1api.JobInput{Input: map[string]any{}})
+	id := f.submit(t, f.app, v1api.JobInput{Input: doc(map[string]any{})})
 	for _, m := range []string{"one", "two", "three"} {
 		_, _ = f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Message: ptr(m)})
 	}

@@ -206,3 +206,21 @@ func (f *fx) recorded(t *testing.T, id int64) []string {
 	}
 	return evs
 }
+
+// doc renders a JSON object for the raw-document fields of jobs.
+func doc(m map[string]any) json.RawMessage {
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// fields reads a raw document back.
+func fields(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		panic(err)
+	}
+	return m
+}

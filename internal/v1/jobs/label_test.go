@@ -91,16 +91,16 @@ func TestLabeling(t *testing.T) {
 			t.Fatalf("bob: job %d remaining %d", b.Job.Id, b.Remaining)
 		}
 		// Someone else's job cannot be labeled, by a labeler or a manager.
-		res, _ := bob.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: map[string]any{"x": 1}})
+		res, _ := bob.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: doc(map[string]any{"x": 1})})
 		wantStatus(t, "held by other", res.StatusCode(), res.Body, http.StatusConflict)
-		res, _ = f.admin.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: map[string]any{"x": 1}})
+		res, _ = f.admin.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: doc(map[string]any{"x": 1})})
 		wantStatus(t, "held by other, admin", res.StatusCode(), res.Body, http.StatusConflict)
 
-		res, _ = ann.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: map[string]any{"label": "cat"}})
+		res, _ = ann.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: doc(map[string]any{"label": "cat"})})
 		wantStatus(t, "label", res.StatusCode(), res.Body, http.StatusOK)
 		j := res.JSON200
 		if j.Status != "COMPLETED" || j.ProcessingState != "DONE" || j.CompletedAt == nil || *j.LabeledBy != ann.Email ||
-			j.LabeledAt == nil || j.AssignedTo != nil || (*j.Response)["label"] != "cat" || *j.Edited || *j.Relabeled {
+			j.LabeledAt == nil || j.AssignedTo != nil || fields(*j.Response)["label"] != "cat" || *j.Edited || *j.Relabeled {
 			t.Fatalf("labeled job %+v", j)
 		}
 		// Released: ann's next request takes the next free job.
@@ -133,7 +133,7 @@ func TestLabeling(t *testing.T) {
 			t.Fatalf("bob got %+v", got)
 		}
 		// Ann's label comes too late now.
-		res, _ := ann.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: map[string]any{}})
+		res, _ := ann.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: doc(map[string]any{})})
 		wantStatus(t, "late label", res.StatusCode(), res.Body, http.StatusConflict)
 		if evs := f.recorded(t, id); !slices.Equal(evs, []string{"ASSIGNED", "RELEASED", "ASSIGNED"}) {
 			t.Fatalf("history %v", evs)
@@ -196,7 +196,7 @@ func TestLabeling(t *testing.T) {
 		app := f.newApp(t, appOpts{settings: `{"review_rate": 1}`})
 		id := f.seed(t, app, row{status: "SUSPENDED"})[0]
 		w := f.member(t, app, "LABELER")
-		res, _ := w.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: map[string]any{"a": 1}})
+		res, _ := w.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: doc(map[string]any{"a": 1})})
 		if res.JSON200 == nil || res.JSON200.ProcessingState != "LABELED" {
 			t.Fatalf("review_rate 1: %s", res.Body)
 		}
@@ -207,17 +207,17 @@ func TestLabeling(t *testing.T) {
 		app := f.newApp(t, appOpts{})
 		id := f.seed(t, app, row{status: "SCHEDULED"})[0]
 		labeler, reviewer := f.member(t, app, "LABELER"), f.member(t, app, "REVIEWER")
-		res, _ := labeler.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: map[string]any{"v": 1}})
+		res, _ := labeler.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: doc(map[string]any{"v": 1})})
 		wantStatus(t, "label", res.StatusCode(), res.Body, 200)
-		res, _ = labeler.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: map[string]any{"v": 2}})
+		res, _ = labeler.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: doc(map[string]any{"v": 2})})
 		wantStatus(t, "labeler correcting", res.StatusCode(), res.Body, http.StatusForbidden)
-		res, _ = reviewer.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: map[string]any{"v": 3}})
+		res, _ = reviewer.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: doc(map[string]any{"v": 3})})
 		wantStatus(t, "reviewer correcting", res.StatusCode(), res.Body, 200)
-		if j := res.JSON200; !*j.Edited || !*j.Relabeled || *j.LabeledBy != reviewer.Email || (*j.Response)["v"] != float64(3) {
+		if j := res.JSON200; !*j.Edited || !*j.Relabeled || *j.LabeledBy != reviewer.Email || fields(*j.Response)["v"] != float64(3) {
 			t.Fatalf("corrected %+v", j)
 		}
 		failed := f.seed(t, app, row{status: "FAILED"})[0]
-		res, _ = reviewer.V1.SubmitJobResponseWithResponse(ctx, app, failed, nil, v1api.JobResponseInput{Response: map[string]any{}})
+		res, _ = reviewer.V1.SubmitJobResponseWithResponse(ctx, app, failed, nil, v1api.JobResponseInput{Response: doc(map[string]any{})})
 		wantStatus(t, "failed job", res.StatusCode(), res.Body, http.StatusConflict)
 		res, _ = f.admin.V1.SubmitJobResponseWithBodyWithResponse(ctx, app, id, nil, "application/json", jsonBody(`{}`))
 		wantStatus(t, "no response", res.StatusCode(), res.Body, http.StatusBadRequest)
@@ -230,7 +230,7 @@ func TestLabeling(t *testing.T) {
 		t.Parallel()
 		app := f.newApp(t, appOpts{})
 		id := f.seed(t, app, row{status: "COMPLETED", state: "DONE"})[0]
-		res, _ := f.admin.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: map[string]any{"v": 1}})
+		res, _ := f.admin.V1.SubmitJobResponseWithResponse(ctx, app, id, nil, v1api.JobResponseInput{Response: doc(map[string]any{"v": 1})})
 		if j := res.JSON200; j == nil || !*j.Edited || *j.Relabeled {
 			t.Fatalf("edited: %s", res.Body)
 		}

@@ -179,7 +179,7 @@ func TestListCollaboratorJobs(t *testing.T) {
 	ids := f.seed(t, app, row{status: "SCHEDULED"}, row{status: "SCHEDULED"}, row{status: "COMPLETED"}, row{status: "COMPLETED"}, row{status: "SCHEDULED"})
 	me, other := f.member(t, app, "REVIEWER"), f.member(t, app, "REVIEWER")
 	take(t, me, app, &v1api.GetJobToLabelParams{JobId: &ids[0]}, 200)
-	res, _ := me.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: map[string]any{}})
+	res, _ := me.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: doc(map[string]any{})})
 	wantStatus(t, "label", res.StatusCode(), res.Body, 200)
 	fb, _ := me.V1.SubmitJobFeedbackWithResponse(ctx, app, ids[2], nil, v1api.JobFeedbackInput{Correct: ptr(true)})
 	wantStatus(t, "review", fb.StatusCode(), fb.Body, 201)

@@ -15,9 +15,9 @@ import (
 func TestJobTenancy(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	mine := f.submit(t, f.app, v1api.JobInput{Input: map[string]any{}})
+	mine := f.submit(t, f.app, v1api.JobInput{Input: doc(map[string]any{})})
 	sibling := f.newApp(t, appOpts{})
-	siblingJob := f.submit(t, sibling, v1api.JobInput{Input: map[string]any{}})
+	siblingJob := f.submit(t, sibling, v1api.JobInput{Input: doc(map[string]any{})})
 	otherOrg := f.env.Org(t)
 	otherApp := f.newApp(t, appOpts{org: otherOrg})
 	otherJob := f.seed(t, otherApp, row{status: "SCHEDULED"})[0]
@@ -43,7 +43,7 @@ func TestJobTenancy(t *testing.T) {
 		h, _ := f.admin.V1.GetJobHistoryWithResponse(ctx, app, c.job, nil)
 		fb, _ := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, app, c.job, nil, v1api.JobFeedbackInput{Message: ptr("x")})
 		del, _ := f.admin.V1.DeleteJobWithResponse(ctx, app, c.job)
-		resp, _ := f.admin.V1.SubmitJobResponseWithResponse(ctx, app, c.job, nil, v1api.JobResponseInput{Response: map[string]any{}})
+		resp, _ := f.admin.V1.SubmitJobResponseWithResponse(ctx, app, c.job, nil, v1api.JobResponseInput{Response: doc(map[string]any{})})
 		if h.StatusCode() != 404 || fb.StatusCode() != 404 || del.StatusCode() != 404 || resp.StatusCode() != 404 {
 			t.Errorf("%s: history %d, feedback %d, delete %d, response %d", name, h.StatusCode(), fb.StatusCode(), del.StatusCode(), resp.StatusCode())
 		}
@@ -63,7 +63,7 @@ func TestJobTenancy(t *testing.T) {
 func TestDeleteJob(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	id := f.submit(t, f.app, v1api.JobInput{Input: map[string]any{}})
+	id := f.submit(t, f.app, v1api.JobInput{Input: doc(map[string]any{})})
 	if _, err := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Message: ptr("m")}); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestDeleteJob(t *testing.T) {
 func TestGetJobRoles(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	id := f.submit(t, f.app, v1api.JobInput{Input: map[string]any{"k": "v"}})
+	id := f.submit(t, f.app, v1api.JobInput{Input: doc(map[string]any{"k": "v"})})
 	for _, c := range []*struct {
 		name string
 		want int

@@ -62,8 +62,8 @@ func ToResponse(r Row) v1api.Job {
 		AppId:           r.AppID,
 		Status:          v1api.JobStatus(r.Status),
 		ProcessingState: v1api.ProcessingState(r.ProcessingState),
-		Input:           object(r.Input),
-		Metadata:        object(r.Metadata),
+		Input:           document(r.Input),
+		Metadata:        document(r.Metadata),
 		Tags:            nonNil(r.Tags),
 		BatchId:         r.BatchID,
 		Priority:        &r.Priority,
@@ -86,7 +86,7 @@ func ToResponse(r Row) v1api.Job {
 		FlowExecutionId: r.FlowExecutionID,
 	}
 	if r.Response != nil {
-		resp := object(*r.Response)
+		resp := document(*r.Response)
 		j.Response = &resp
 	}
 	return j
@@ -125,15 +125,12 @@ func (f Feedback) Response() v1api.FeedbackMessage {
 
 // object decodes a stored JSON object. Jobs hold objects only (the contract admits no other input or
 // response), so anything else renders as an empty object rather than failing the whole page.
-func object(b []byte) map[string]any {
-	m := map[string]any{}
-	if len(b) > 0 {
-		_ = json.Unmarshal(b, &m)
+// document passes a stored jsonb document through as it is, without decoding it (an empty one is {}).
+func document(b []byte) json.RawMessage {
+	if len(b) == 0 {
+		return json.RawMessage("{}")
 	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m
+	return json.RawMessage(b)
 }
 
 func nonNil(s []string) []string {

@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -30,7 +31,7 @@ type submission struct {
 }
 
 func newSubmission(g *access.Grant, in *v1api.JobInput, now time.Time) (submission, error) {
-	if in == nil || in.Input == nil {
+	if in == nil || len(in.Input) == 0 || isNull(in.Input) {
 		return submission{}, httpx.InvalidV1([]any{"body", "input"}, "missing", "input is required and must be an object")
 	}
 	if in.TtlSeconds != nil && in.Deadline != nil {
@@ -39,17 +40,13 @@ func newSubmission(g *access.Grant, in *v1api.JobInput, now time.Time) (submissi
 	if in.Deadline != nil && !in.Deadline.After(now) {
 		return submission{}, httpx.InvalidV1([]any{"body", "deadline"}, "value_error", "deadline must be in the future")
 	}
-	input, err := json.Marshal(in.Input)
-	if err != nil {
-		return submission{}, err
+	// The documents are stored as sent, byte for byte into jsonb: decoding them into Go values would
+	// round large integers through float64. The validator has checked they are JSON objects.
+	metadata := "{}"
+	if in.Metadata != nil && !isNull(*in.Metadata) {
+		metadata = string(*in.Metadata)
 	}
-	metadata := []byte("{}")
-	if in.Metadata != nil && *in.Metadata != nil {
-		if metadata, err = json.Marshal(*in.Metadata); err != nil {
-			return submission{}, err
-		}
-	}
-	s := submission{input: string(input), metadata: string(metadata), tags: []string{}, batchID: in.BatchId,
+	s := submission{input: string(in.Input), metadata: metadata, tags: []string{}, batchID: in.BatchId,
 		priority: g.App.ParsedSettings().DefaultPriority, deadline: in.Deadline, ttlSeconds: in.TtlSeconds}
 	if in.Priority != nil {
 		s.priority = *in.Priority
@@ -157,6 +154,9 @@ func insertJob(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Princi
 	return tx.QueryRowxContext(ctx, jobInsert+` VALUES (`+jobValues+`) RETURNING id, created_at, expires_at`,
 		jobArgs(g, p, sub, status, processing)...).Scan(&out.Id, &out.CreatedAt, &out.ExpiresAt)
 }
+
+// isNull reports a JSON null (which the schema of an optional object lets through).
+func isNull(raw json.RawMessage) bool { return string(bytes.TrimSpace(raw)) == "null" }
 
 // dedupe keeps the first of each value, in order.
 func dedupe(in []string) []string {

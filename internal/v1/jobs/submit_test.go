@@ -1,7 +1,9 @@
 package jobs_test
 
 import (
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,8 +26,8 @@ func TestSubmitJob(t *testing.T) {
 			t.Fatal(err)
 		}
 		res, err := f.admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{
-			Input: map[string]any{"text": "hello"}, Tags: &[]string{"a", "b", "a"}, BatchId: ptr("b1"),
-			Metadata: &map[string]any{"src": "test"}})
+			Input: doc(map[string]any{"text": "hello"}), Tags: &[]string{"a", "b", "a"}, BatchId: ptr("b1"),
+			Metadata: ptr(doc(map[string]any{"src": "test"}))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,8 +44,8 @@ func TestSubmitJob(t *testing.T) {
 			t.Fatalf("get: %v %s", err, got.Body)
 		}
 		j := got.JSON200
-		if *j.Priority != 7 || j.ProcessingState != "AWAITING_HUMAN" || len(j.Tags) != 2 || j.Metadata["src"] != "test" ||
-			j.Input["text"] != "hello" || j.Response != nil || *j.Reviewed != "NOT_REVIEWED" {
+		if *j.Priority != 7 || j.ProcessingState != "AWAITING_HUMAN" || len(j.Tags) != 2 || fields(j.Metadata)["src"] != "test" ||
+			fields(j.Input)["text"] != "hello" || j.Response != nil || *j.Reviewed != "NOT_REVIEWED" {
 			t.Fatalf("job %+v", j)
 		}
 		after, _ := credits.Get(ctx, f.env.DB, f.org)
@@ -70,7 +72,7 @@ func TestSubmitJob(t *testing.T) {
 			{"paused", appOpts{status: "PAUSED"}, "AWAITING_HUMAN"},
 		} {
 			app := f.newApp(t, c.o)
-			id := f.submit(t, app, v1api.JobInput{Input: map[string]any{}, Priority: ptr(2), Deadline: ptr(time.Now().Add(time.Hour))})
+			id := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), Priority: ptr(2), Deadline: ptr(time.Now().Add(time.Hour))})
 			got, _ := f.admin.V1.GetJobWithResponse(ctx, app, id, nil)
 			if j := got.JSON200; j.Status != "SCHEDULED" || string(j.ProcessingState) != c.state || *j.Priority != 2 || j.ExpiresAt == nil {
 				t.Errorf("%s: %s %s priority %d expires %v", c.name, j.Status, j.ProcessingState, *j.Priority, j.ExpiresAt)
@@ -85,12 +87,12 @@ func TestSubmitJob(t *testing.T) {
 			params *v1api.SubmitJobParams
 			loc    string
 		}{
-			"ttl and deadline": {in: v1api.JobInput{Input: map[string]any{}, TtlSeconds: ptr(60), Deadline: ptr(time.Now().Add(time.Hour))}, loc: "deadline"},
-			"deadline past":    {in: v1api.JobInput{Input: map[string]any{}, Deadline: ptr(time.Now().Add(-time.Minute))}, loc: "deadline"},
-			"ttl too short":    {in: v1api.JobInput{Input: map[string]any{}, TtlSeconds: ptr(5)}, loc: "ttl_seconds"},
-			"priority":         {in: v1api.JobInput{Input: map[string]any{}, Priority: ptr(11)}, loc: "priority"},
-			"comma in tag":     {in: v1api.JobInput{Input: map[string]any{}, Tags: &[]string{"a,b"}}, loc: "tags"},
-			"onboarding": {in: v1api.JobInput{Input: map[string]any{}}, params: &v1api.SubmitJobParams{Onboarding: ptr(int64(12))},
+			"ttl and deadline": {in: v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: ptr(60), Deadline: ptr(time.Now().Add(time.Hour))}, loc: "deadline"},
+			"deadline past":    {in: v1api.JobInput{Input: doc(map[string]any{}), Deadline: ptr(time.Now().Add(-time.Minute))}, loc: "deadline"},
+			"ttl too short":    {in: v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: ptr(5)}, loc: "ttl_seconds"},
+			"priority":         {in: v1api.JobInput{Input: doc(map[string]any{}), Priority: ptr(11)}, loc: "priority"},
+			"comma in tag":     {in: v1api.JobInput{Input: doc(map[string]any{}), Tags: &[]string{"a,b"}}, loc: "tags"},
+			"onboarding": {in: v1api.JobInput{Input: doc(map[string]any{})}, params: &v1api.SubmitJobParams{Onboarding: ptr(int64(12))},
 				loc: "onboarding"},
 		} {
 			res, err := f.admin.V1.SubmitJobWithResponse(ctx, f.app, c.params, c.in)
@@ -110,14 +112,14 @@ func TestSubmitJob(t *testing.T) {
 	t.Run("archived app refuses jobs", func(t *testing.T) {
 		t.Parallel()
 		app := f.newApp(t, appOpts{status: "ARCHIVED"})
-		res, _ := f.admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: map[string]any{}})
+		res, _ := f.admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: doc(map[string]any{})})
 		wantStatus(t, "archived", res.StatusCode(), res.Body, http.StatusConflict)
 	})
 
 	t.Run("roles", func(t *testing.T) {
 		t.Parallel()
 		app := f.newApp(t, appOpts{})
-		in := v1api.JobInput{Input: map[string]any{}}
+		in := v1api.JobInput{Input: doc(map[string]any{})}
 		for role, want := range map[string]int{"LABELER": 403, "REVIEWER": 403, "MANAGER": 201} {
 			res, _ := f.member(t, app, role).V1.SubmitJobWithResponse(ctx, app, nil, in)
 			wantStatus(t, role, res.StatusCode(), res.Body, want)
@@ -135,7 +137,7 @@ func TestSubmitJob(t *testing.T) {
 	t.Run("another organization's app is 404 like a random id", func(t *testing.T) {
 		t.Parallel()
 		other := f.newApp(t, appOpts{org: f.env.Org(t)})
-		in := v1api.JobInput{Input: map[string]any{}}
+		in := v1api.JobInput{Input: doc(map[string]any{})}
 		a, _ := f.admin.V1.SubmitJobWithResponse(ctx, other, nil, in)
 		b, _ := f.admin.V1.SubmitJobWithResponse(ctx, uuid.New(), nil, in)
 		if a.StatusCode() != 404 || b.StatusCode() != 404 || a.JSON404.Error.Message != b.JSON404.Error.Message {
@@ -155,7 +157,7 @@ func TestSubmitWithoutCredits(t *testing.T) {
 	}
 	admin := f.env.User(t, poor, auth.RoleOrgAdmin)
 	app := f.newApp(t, appOpts{org: poor})
-	in := v1api.JobInput{Input: map[string]any{"n": 1}}
+	in := v1api.JobInput{Input: doc(map[string]any{"n": 1})}
 	for i := 0; i < 2; i++ {
 		res, _ := admin.V1.SubmitJobWithResponse(ctx, app, nil, in)
 		wantStatus(t, "paid", res.StatusCode(), res.Body, 201)
@@ -195,7 +197,7 @@ func TestSubmitRecordsUsageOnBothPaths(t *testing.T) {
 	app := f.newApp(t, appOpts{org: org})
 	var ids []int64
 	for i := 0; i < 4; i++ {
-		res, _ := admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: map[string]any{"n": i}})
+		res, _ := admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: doc(map[string]any{"n": i})})
 		wantStatus(t, "submit", res.StatusCode(), res.Body, 201)
 		ids = append(ids, res.JSON201.Id)
 	}
@@ -207,5 +209,28 @@ func TestSubmitRecordsUsageOnBothPaths(t *testing.T) {
 	b, _ := credits.Get(ctx, f.env.DB, org)
 	if len(usage) != 4 || usage[0] != ids[0] || usage[3] != ids[3] || b.Consumed != 4 || b.Remaining() != credits.Comfortable-1 {
 		t.Fatalf("usage for jobs %v (submitted %v), balance %+v", usage, ids, b)
+	}
+}
+
+// TestDocumentsKeepTheirNumbers: input, metadata and response are stored and answered as sent, so an
+// integer beyond float64's 2^53 keeps every digit.
+func TestDocumentsKeepTheirNumbers(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	big := `{"id": 12345678901234567890, "price": 0.1, "nested": {"n": 9007199254740993}}`
+	meta := json.RawMessage(`{"trace": 18446744073709551615}`)
+	id := f.submit(t, f.app, v1api.JobInput{Input: json.RawMessage(big), Metadata: &meta})
+	res, err := f.admin.V1.GetJobWithResponse(ctx, f.app, id, nil)
+	if err != nil || res.StatusCode() != 200 {
+		t.Fatalf("get: %v %s", err, res.Body)
+	}
+	for _, want := range []string{"12345678901234567890", "9007199254740993", "18446744073709551615"} {
+		if !strings.Contains(string(res.Body), want) {
+			t.Fatalf("%s lost in %s", want, res.Body)
+		}
+	}
+	r, _ := f.admin.V1.SubmitJobResponseWithResponse(ctx, f.app, id, nil, v1api.JobResponseInput{Response: json.RawMessage(`{"total": 98765432109876543210}`)})
+	if r.StatusCode() != 200 || !strings.Contains(string(r.Body), "98765432109876543210") {
+		t.Fatalf("response: %d %s", r.StatusCode(), r.Body)
 	}
 }
