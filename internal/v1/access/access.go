@@ -80,6 +80,19 @@ func OrgWide(p *auth.Principal) bool {
 
 // Resolve loads the app for the caller, or answers 404 when the caller cannot see it.
 func Resolve(ctx context.Context, db dbx.DBTX, p *auth.Principal, appID uuid.UUID) (*Grant, error) {
+	if OrgWide(p) {
+		// Organization-wide roles act as MANAGER on every app they can see: no membership to look up.
+		var a App
+		err := db.GetContext(ctx, &a, `SELECT `+AppColumns+` FROM apps a WHERE a.id = $1 AND (a.organization_id = $2 OR $3)`,
+			appID, p.OrganizationID, p.IsBackoffice())
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, httpx.NotFound("app")
+		}
+		if err != nil {
+			return nil, err
+		}
+		return &Grant{App: a, Role: Manager, OrgWide: true}, nil
+	}
 	var row struct {
 		App
 		OwnRole   *string `db:"own_role"`
@@ -92,8 +105,8 @@ func Resolve(ctx context.Context, db dbx.DBTX, p *auth.Principal, appID uuid.UUI
 		     FROM app_worker_groups g JOIN worker_group_members m ON m.group_id = g.group_id
 		    WHERE g.app_id = a.id AND m.user_id = $2) AS group_rank
 		FROM apps a
-		WHERE a.id = $1 AND (a.organization_id = $3 OR $4)`,
-		appID, p.UserID, p.OrganizationID, p.IsBackoffice())
+		WHERE a.id = $1 AND a.organization_id = $3`,
+		appID, p.UserID, p.OrganizationID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, httpx.NotFound("app")
 	}
@@ -102,8 +115,6 @@ func Resolve(ctx context.Context, db dbx.DBTX, p *auth.Principal, appID uuid.UUI
 	}
 	g := &Grant{App: row.App}
 	switch {
-	case OrgWide(p):
-		g.Role, g.OrgWide = Manager, true
 	case row.OwnerID != nil && *row.OwnerID == p.UserID:
 		g.Role = Manager
 	default:
