@@ -203,6 +203,6 @@ func (k *KeyStore) insertKey(ctx context.Context, tx *sqlx.Tx, activateAt time.T
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO auth_signing_keys (kid, algorithm, private_key, public_jwk, activated_at)
-		VALUES ($1, 'ES256', $2, $3, $4)`, kid, sealed, pubJSON, activateAt)
+		VALUES ($1, 'ES256', $2, $3, $4)`, kid, sealed, string(pubJSON), activateAt)
 	return err
 }

@@ -85,12 +85,16 @@ type Usage struct {
 // Record writes a usage record and consumes its amount, in tx; it does not check the balance (usage
 // that happened is recorded even past zero). It returns the record's id.
 func Record(ctx context.Context, tx dbx.DBTX, u Usage) (uuid.UUID, error) {
-	var meta []byte
+	// jsonb parameters travel as text: with lib/pq's binary_parameters a []byte would be sent as
+	// binary jsonb, which it is not.
+	var meta *string
 	if u.Metadata != nil {
-		var err error
-		if meta, err = json.Marshal(u.Metadata); err != nil {
+		b, err := json.Marshal(u.Metadata)
+		if err != nil {
 			return uuid.Nil, err
 		}
+		s := string(b)
+		meta = &s
 	}
 	var id uuid.UUID
 	err := tx.GetContext(ctx, &id, `

@@ -6,7 +6,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	neturl "net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -34,7 +36,7 @@ type PoolOptions struct {
 
 // Open connects and pings, so a wrong URL fails at start-up rather than on the first request.
 func Open(ctx context.Context, url string, opts PoolOptions) (*sqlx.DB, error) {
-	db, err := sqlx.Open("postgres", url)
+	db, err := sqlx.Open("postgres", WithBinaryParameters(url))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
@@ -82,3 +84,20 @@ func IsNoRows(err error) bool { return err == sql.ErrNoRows }
 
 // Placeholder is the n-th query argument ($n), for queries assembled from parts.
 func Placeholder(n int) string { return "$" + strconv.Itoa(n) }
+
+// WithBinaryParameters turns on lib/pq's binary_parameters unless the connection string decides
+// otherwise. lib/pq then sends a parameterised query in one round trip instead of two, which halves
+// the round trips of every request. The code base keeps to what that mode requires: JSON parameters
+// travel as strings, []byte only goes to bytea columns.
+func WithBinaryParameters(dsn string) string {
+	if strings.Contains(dsn, "binary_parameters") {
+		return dsn
+	}
+	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		q := u.Query()
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " binary_parameters=yes"
+}

@@ -26,7 +26,7 @@ func (s *Service) SubmitJobResponse(ctx context.Context, req v1api.SubmitJobResp
 	if req.Body == nil || len(req.Body.Response) == 0 || isNull(req.Body.Response) {
 		return nil, httpx.InvalidV1([]any{"body", "response"}, "missing", "response is required and must be an object")
 	}
-	resp := []byte(req.Body.Response)
+	resp := string(req.Body.Response)
 	var out v1api.Job
 	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
 		j, err := lockJob(ctx, tx, g, req.JobId)
