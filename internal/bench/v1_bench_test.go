@@ -106,15 +106,31 @@ func BenchmarkV1(b *testing.B) {
 		get := c.expect(200)
 		path := appPath + "/jobs?statusIn=SCHEDULED&tags=t3&size=10&sortBy=id&orderBy=asc"
 		r := bench.Run(clients, loadTime, func(int) error { return get("GET", path, nil) })
-		reportLoad(b, "list, size 10, statusIn+tags, sorted by id", r)
+		reportLoad(b, "list, size 10, statusIn+tags, sorted by id, 16 clients", r)
 		b.ReportMetric(bench.Ms(r.P50), "p50-ms")
 		b.ReportMetric(bench.Ms(r.P99), "p99-ms")
+	})
+
+	b.Run("list_status_tags_size10_one_client", func(b *testing.B) {
+		get := c.expect(200)
+		path := appPath + "/jobs?statusIn=SCHEDULED&tags=t3&size=10&sortBy=id&orderBy=asc"
+		r := bench.Run(1, loadTime/2, func(int) error { return get("GET", path, nil) })
+		reportLoad(b, "list, size 10, statusIn+tags, one client", r)
+		b.ReportMetric(bench.Ms(r.P50), "p50-ms")
+		b.ReportMetric(bench.Ms(r.P99), "p99-ms")
+	})
+
+	b.Run("count_cached_one_client", func(b *testing.B) {
+		get := c.expect(200)
+		r := bench.Run(1, loadTime/2, func(int) error { return get("GET", appPath+"/jobs/count", nil) })
+		reportLoad(b, "count, useCache=true (counters), one client", r)
+		b.ReportMetric(bench.Ms(r.P50), "p50-ms")
 	})
 
 	b.Run("count_cached", func(b *testing.B) {
 		get := c.expect(200)
 		r := bench.Run(clients, loadTime/2, func(int) error { return get("GET", appPath+"/jobs/count", nil) })
-		reportLoad(b, "count, useCache=true (counters)", r)
+		reportLoad(b, "count, useCache=true (counters), 16 clients", r)
 		b.ReportMetric(bench.Ms(r.P50), "p50-ms")
 	})
 
