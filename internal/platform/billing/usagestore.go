@@ -15,18 +15,18 @@ import (
 
 // usageRow is one usage record with its product's name and unit as they are now.
 type usageRow struct {
-	ID              uuid.UUID `db:"id"`
-	CreatedAt       time.Time `db:"created_at"`
-	CreatedBy       string    `db:"created_by"`
-	OrganizationID  uuid.UUID `db:"organization_id"`
+	ID              uuid.UUID  `db:"id"`
+	CreatedAt       time.Time  `db:"created_at"`
+	CreatedBy       string     `db:"created_by"`
+	OrganizationID  uuid.UUID  `db:"organization_id"`
 	FlowExecutionID *uuid.UUID `db:"flow_execution_id"`
 	JobID           *int64     `db:"job_id"`
-	ProductID       uuid.UUID `db:"product_id"`
-	ProductName     string    `db:"product_name"`
-	Unit            string    `db:"unit"`
-	Amount          int64     `db:"amount"`
-	EstimatedCost   *float64  `db:"estimated_cost"`
-	Metadata        []byte    `db:"metadata"`
+	ProductID       uuid.UUID  `db:"product_id"`
+	ProductName     string     `db:"product_name"`
+	Unit            string     `db:"unit"`
+	Amount          int64      `db:"amount"`
+	EstimatedCost   *float64   `db:"estimated_cost"`
+	Metadata        []byte     `db:"metadata"`
 }
 
 // usageSelect reads usage records, those of flow executions and those of /v1 job submissions alike.

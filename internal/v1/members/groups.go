@@ -53,15 +53,12 @@ func (s *Service) ListAppWorkerGroups(ctx context.Context, req v1api.ListAppWork
 	prm := req.Params
 	pg := paging.New(prm.Page, prm.Size, (*string)(prm.SortBy), (*string)(prm.OrderBy), groupSort)
 	out := v1api.ListAppWorkerGroups200JSONResponse{Items: []v1api.WorkerGroupApp{}, Page: pg.Page, Size: pg.Size}
-	if err := s.d.DB.GetContext(ctx, &out.Total, `SELECT count(*) FROM app_worker_groups WHERE app_id = $1`, g.App.ID); err != nil {
+	rows, total, err := paging.List[groupAppRow](ctx, s.d.DB, pg, groupAppColumns,
+		"app_worker_groups ag JOIN worker_groups g ON g.id = ag.group_id", "ag.app_id = $1", []any{g.App.ID})
+	if err != nil {
 		return nil, err
 	}
-	var rows []groupAppRow
-	if err := s.d.DB.SelectContext(ctx, &rows, `SELECT `+groupAppColumns+` FROM app_worker_groups ag
-		JOIN worker_groups g ON g.id = ag.group_id WHERE ag.app_id = $1
-		ORDER BY `+pg.OrderBy()+` OFFSET $2 LIMIT $3`, g.App.ID, pg.Offset(), pg.Limit()); err != nil {
-		return nil, err
-	}
+	out.Total = total
 	for _, r := range rows {
 		out.Items = append(out.Items, r.response())
 	}

@@ -58,14 +58,12 @@ func (s *Service) ListAppWorkers(ctx context.Context, req v1api.ListAppWorkersRe
 	prm := req.Params
 	pg := paging.New(prm.Page, prm.Size, (*string)(prm.SortBy), (*string)(prm.OrderBy), workerSort)
 	out := v1api.ListAppWorkers200JSONResponse{Items: []v1api.WorkerApp{}, Page: pg.Page, Size: pg.Size}
-	if err := s.d.DB.GetContext(ctx, &out.Total, `SELECT count(*) FROM app_workers WHERE app_id = $1`, g.App.ID); err != nil {
+	rows, total, err := paging.List[workerAppRow](ctx, s.d.DB, pg, workerAppColumns,
+		"app_workers w JOIN users u ON u.id = w.user_id", "w.app_id = $1", []any{g.App.ID})
+	if err != nil {
 		return nil, err
 	}
-	var rows []workerAppRow
-	if err := s.d.DB.SelectContext(ctx, &rows, `SELECT `+workerAppColumns+` FROM app_workers w JOIN users u ON u.id = w.user_id
-		WHERE w.app_id = $1 ORDER BY `+pg.OrderBy()+` OFFSET $2 LIMIT $3`, g.App.ID, pg.Offset(), pg.Limit()); err != nil {
-		return nil, err
-	}
+	out.Total = total
 	for _, r := range rows {
 		out.Items = append(out.Items, r.response())
 	}

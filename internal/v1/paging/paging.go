@@ -2,7 +2,12 @@
 // ORDER BY and OFFSET/LIMIT. Sort fields are looked up in a per-route allow-list, never spliced in.
 package paging
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+
+	"github.com/loopwork/loopwork/internal/dbx"
+)
 
 // Page is one page of a /v1 list.
 type Page struct {
@@ -51,3 +56,19 @@ func (p Page) Offset() int { return p.Page * p.Size }
 
 // Limit is the page size.
 func (p Page) Limit() int { return p.Size }
+
+// List runs a paged list over `FROM from WHERE where`: the number of matching rows and one page of
+// them, selected by columns and ordered by the page's order.
+func List[T any](ctx context.Context, db dbx.DBTX, pg Page, columns, from, where string, args []any) ([]T, int64, error) {
+	var total int64
+	if err := db.GetContext(ctx, &total, `SELECT count(*) FROM `+from+` WHERE `+where, args...); err != nil {
+		return nil, 0, err
+	}
+	rows := []T{}
+	q := `SELECT ` + columns + ` FROM ` + from + ` WHERE ` + where + ` ORDER BY ` + pg.OrderBy() +
+		` OFFSET ` + dbx.Placeholder(len(args)+1) + ` LIMIT ` + dbx.Placeholder(len(args)+2)
+	if err := db.SelectContext(ctx, &rows, q, append(args[:len(args):len(args)], pg.Offset(), pg.Limit())...); err != nil {
+		return nil, 0, err
+	}
+	return rows, total, nil
+}

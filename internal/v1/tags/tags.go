@@ -71,15 +71,11 @@ func (s *Service) ListAppTags(ctx context.Context, req v1api.ListAppTagsRequestO
 		args = append(args, *req.Params.TagContains)
 	}
 	out := v1api.ListAppTags200JSONResponse{Items: []v1api.AppTag{}, Page: pg.Page, Size: pg.Size}
-	if err := s.d.DB.GetContext(ctx, &out.Total, `SELECT count(*) FROM app_tags t WHERE `+where, args...); err != nil {
+	rows, total, err := paging.List[tagRow](ctx, s.d.DB, pg, tagColumns, "app_tags t", where, args)
+	if err != nil {
 		return nil, err
 	}
-	var rows []tagRow
-	q := `SELECT ` + tagColumns + ` FROM app_tags t WHERE ` + where + ` ORDER BY ` + pg.OrderBy() +
-		` OFFSET ` + dbx.Placeholder(len(args)+1) + ` LIMIT ` + dbx.Placeholder(len(args)+2)
-	if err := s.d.DB.SelectContext(ctx, &rows, q, append(args, pg.Offset(), pg.Limit())...); err != nil {
-		return nil, err
-	}
+	out.Total = total
 	for _, r := range rows {
 		out.Items = append(out.Items, r.response())
 	}

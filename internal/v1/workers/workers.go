@@ -56,15 +56,11 @@ func (s *Service) ListWorkers(ctx context.Context, req v1api.ListWorkersRequestO
 		args = append(args, *prm.UsernameContains)
 	}
 	out := v1api.ListWorkers200JSONResponse{Items: []v1api.Worker{}, Page: pg.Page, Size: pg.Size}
-	if err := s.d.DB.GetContext(ctx, &out.Total, `SELECT count(*) FROM users u WHERE `+where, args...); err != nil {
+	rows, total, err := paging.List[workerRow](ctx, s.d.DB, pg, workerColumns, "users u", where, args)
+	if err != nil {
 		return nil, err
 	}
-	var rows []workerRow
-	q := `SELECT ` + workerColumns + ` FROM users u WHERE ` + where + ` ORDER BY ` + pg.OrderBy() +
-		` OFFSET ` + dbx.Placeholder(len(args)+1) + ` LIMIT ` + dbx.Placeholder(len(args)+2)
-	if err := s.d.DB.SelectContext(ctx, &rows, q, append(args, pg.Offset(), pg.Limit())...); err != nil {
-		return nil, err
-	}
+	out.Total = int(total)
 	for _, r := range rows {
 		out.Items = append(out.Items, r.response())
 	}
