@@ -152,6 +152,7 @@ func TestSignInRateLimit(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) { c.SignInLimitPerEmail = 2 }))
 	_, email := env.NewUser(t, env.Org(t), auth.RoleAppUser)
+	testkit.AwayFromMinuteBoundary()
 	for i := 0; i < 2; i++ {
 		if res := signIn(t, env, email, "wrong"); res.StatusCode() != http.StatusBadRequest {
 			t.Fatalf("attempt %d: %d", i+1, res.StatusCode())
