@@ -36,10 +36,11 @@ type PoolOptions struct {
 
 // Open connects and pings, so a wrong URL fails at start-up rather than on the first request.
 func Open(ctx context.Context, url string, opts PoolOptions) (*sqlx.DB, error) {
-	db, err := sqlx.Open("postgres", WithBinaryParameters(url))
+	connector, err := newCachingConnector(WithConnectionDefaults(url))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
 	}
+	db := sqlx.NewDb(sql.OpenDB(connector), "postgres")
 	if opts.MaxOpenConns > 0 {
 		db.SetMaxOpenConns(opts.MaxOpenConns)
 	}
@@ -85,19 +86,27 @@ func IsNoRows(err error) bool { return err == sql.ErrNoRows }
 // Placeholder is the n-th query argument ($n), for queries assembled from parts.
 func Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 
-// WithBinaryParameters turns on lib/pq's binary_parameters unless the connection string decides
-// otherwise. lib/pq then sends a parameterised query in one round trip instead of two, which halves
-// the round trips of every request. The code base keeps to what that mode requires: JSON parameters
-// travel as strings, []byte only goes to bytea columns.
-func WithBinaryParameters(dsn string) string {
-	if strings.Contains(dsn, "binary_parameters") {
-		return dsn
-	}
+// WithConnectionDefaults sets what the code base is built for, unless the connection string decides
+// otherwise: lib/pq's binary_parameters (a parameterised query in one round trip instead of two; JSON
+// parameters therefore always travel as strings and []byte only goes to bytea columns), and
+// plan_cache_mode=force_custom_plan (the statement cache saves parsing, while every execution is still
+// planned for its own values — a generic plan could serve a large app's list with a small app's plan).
+func WithConnectionDefaults(dsn string) string {
+	defaults := [][2]string{{"binary_parameters", "yes"}, {"plan_cache_mode", "force_custom_plan"}}
 	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		q := u.Query()
-		q.Set("binary_parameters", "yes")
+		for _, d := range defaults {
+			if !q.Has(d[0]) {
+				q.Set(d[0], d[1])
+			}
+		}
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	return dsn + " binary_parameters=yes"
+	for _, d := range defaults {
+		if !strings.Contains(dsn, d[0]+"=") {
+			dsn += " " + d[0] + "=" + d[1]
+		}
+	}
+	return dsn
 }
