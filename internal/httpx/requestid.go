@@ -1,16 +1,12 @@
 package httpx
 
 import (
-	"context"
-
 	"github.com/labstack/echo/v4"
 	"github.com/oklog/ulid/v2"
 )
 
 // HeaderRequestID carries the request's ULID both ways.
 const HeaderRequestID = "X-Request-ID"
-
-type requestIDKey struct{}
 
 // RequestIDMiddleware gives every request a ULID: the caller's, when it sends a valid one (so a trace
 // can span services), otherwise a new one. It is echoed in the response header and in error bodies.
@@ -23,8 +19,6 @@ func RequestIDMiddleware() echo.MiddlewareFunc {
 			}
 			c.Set(HeaderRequestID, id)
 			c.Response().Header().Set(HeaderRequestID, id)
-			ctx := context.WithValue(c.Request().Context(), requestIDKey{}, id)
-			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}
 	}
@@ -33,11 +27,5 @@ func RequestIDMiddleware() echo.MiddlewareFunc {
 // RequestID returns the request's ULID ("" outside the middleware).
 func RequestID(c echo.Context) string {
 	id, _ := c.Get(HeaderRequestID).(string)
-	return id
-}
-
-// RequestIDFrom returns the request id carried by ctx, for logs written below the HTTP layer.
-func RequestIDFrom(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
 	return id
 }
