@@ -20,6 +20,7 @@ import (
 
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/bench"
+	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
@@ -87,7 +88,16 @@ func BenchmarkV1(b *testing.B) {
 	ctx := context.Background()
 	// A keep-alive pool as large as the number of clients, as any load tool uses.
 	transport := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
-	env := testkit.NewEnv(b)
+	// The pool the server gets by default (LOOPWORK_DB_MAX_OPEN_CONNS, …), not the small one of tests:
+	// with fewer idle connections than clients, every burst would open new connections.
+	cfg, err := config.FromEnv(func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	db := testkit.DB(b)
+	db.SetMaxOpenConns(cfg.DBMaxOpenConns)
+	db.SetMaxIdleConns(cfg.DBMaxIdleConns)
+	env := testkit.NewEnv(b, testkit.WithDB(db))
 	org := env.Org(b)
 	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
 	if err := credits.Grant(ctx, env.DB, org, 1_000_000_000); err != nil {

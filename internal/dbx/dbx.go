@@ -88,11 +88,10 @@ func Placeholder(n int) string { return "$" + strconv.Itoa(n) }
 
 // WithConnectionDefaults sets what the code base is built for, unless the connection string decides
 // otherwise: lib/pq's binary_parameters (a parameterised query in one round trip instead of two; JSON
-// parameters therefore always travel as strings and []byte only goes to bytea columns), and
-// plan_cache_mode=force_custom_plan (the statement cache saves parsing, while every execution is still
-// planned for its own values — a generic plan could serve a large app's list with a small app's plan).
+// parameters therefore always travel as strings and []byte only goes to bytea columns). Plans are
+// left to PostgreSQL's default plan_cache_mode: see CustomPlan for the queries that must not share one.
 func WithConnectionDefaults(dsn string) string {
-	defaults := [][2]string{{"binary_parameters", "yes"}, {"plan_cache_mode", "force_custom_plan"}}
+	defaults := [][2]string{{"binary_parameters", "yes"}}
 	if u, err := neturl.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
 		q := u.Query()
 		for _, d := range defaults {

@@ -8,8 +8,9 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-// TestStatementCache: a parameterised query runs through one prepared statement per connection,
-// every execution is planned for its values, and the results are those of the unprepared query.
+// TestStatementCache: a parameterised query runs through one prepared statement per connection, which
+// settles on a generic plan; a CustomPlan query is never prepared, so it is planned for its values
+// every time; results are those of the unprepared query.
 func TestStatementCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -18,23 +19,33 @@ func TestStatementCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var mode string
-	if err := db.GetContext(ctx, &mode, `SHOW plan_cache_mode`); err != nil || mode != "force_custom_plan" {
-		t.Fatalf("plan_cache_mode = %q (%v)", mode, err)
-	}
-	const q = `SELECT $1::int + $2::int`
-	for i := 0; i < 20; i++ {
-		var n int
-		if err := db.GetContext(ctx, &n, q, i, 1); err != nil || n != i+1 {
-			t.Fatalf("run %d: %d %v", i, n, err)
-		}
-	}
-	var prepared int
-	if err := db.GetContext(ctx, &prepared, `SELECT count(*) FROM pg_prepared_statements WHERE statement = $1`, q); err != nil {
+	if _, err := db.ExecContext(ctx, `CREATE TABLE k (id int PRIMARY KEY, v text)`); err != nil {
 		t.Fatal(err)
 	}
-	if prepared != 1 {
-		t.Fatalf("%d prepared statements for the query, want 1", prepared)
+	const q = `SELECT count(*) FROM k WHERE id = $1 OR v = $2`
+	custom := dbx.CustomPlan + q
+	for i := 0; i < 20; i++ {
+		for _, text := range []string{q, custom} {
+			var n int
+			if err := db.GetContext(ctx, &n, text, i, "x"); err != nil || n != 0 {
+				t.Fatalf("run %d: %d %v", i, n, err)
+			}
+		}
+	}
+	var plans []struct {
+		Statement string `db:"statement"`
+		Generic   int64  `db:"generic_plans"`
+		Custom    int64  `db:"custom_plans"`
+	}
+	if err := db.SelectContext(ctx, &plans, `SELECT statement, generic_plans, custom_plans FROM pg_prepared_statements
+		WHERE statement LIKE '%FROM k WHERE%'`); err != nil {
+		t.Fatal(err)
+	}
+	if len(plans) != 1 || plans[0].Statement != q {
+		t.Fatalf("prepared statements %+v, want only the query without CustomPlan", plans)
+	}
+	if plans[0].Generic == 0 {
+		t.Fatalf("the cached statement never used a generic plan: %+v", plans[0])
 	}
 	// A schema change under a cached statement is survived: the statement is prepared again.
 	if _, err := db.ExecContext(ctx, `CREATE TABLE t (a int)`); err != nil {

@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"context"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -104,7 +103,7 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	logger := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	logger := slog.New(slog.DiscardHandler)
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
 
@@ -42,7 +43,7 @@ func (s *Service) CheckJobScoreExists(ctx context.Context, req v1api.CheckJobSco
 	}
 	var exists bool
 	if err := s.d.DB.GetContext(ctx, &exists,
-		`SELECT EXISTS (SELECT 1 FROM jobs WHERE app_id = $1 AND score IS NOT NULL)`, g.App.ID); err != nil {
+		dbx.CustomPlan+`SELECT EXISTS (SELECT 1 FROM jobs WHERE app_id = $1 AND score IS NOT NULL)`, g.App.ID); err != nil {
 		return nil, err
 	}
 	return v1api.CheckJobScoreExists200JSONResponse{AppId: g.App.ID, Exists: exists}, nil
@@ -78,14 +79,14 @@ func (s *Service) GetJobFeedbackStats(ctx context.Context, req v1api.GetJobFeedb
 	}
 	out := v1api.GetJobFeedbackStats200JSONResponse{AppId: g.App.ID, Tags: []v1api.FeedbackTagCount{}}
 	if err := s.d.DB.GetContext(ctx, &out.JobsWithFeedback,
-		`SELECT count(*) FROM jobs WHERE app_id = $1 AND feedback_count > 0`, g.App.ID); err != nil {
+		dbx.CustomPlan+`SELECT count(*) FROM jobs WHERE app_id = $1 AND feedback_count > 0`, g.App.ID); err != nil {
 		return nil, err
 	}
 	var rows []struct {
 		Tag string `db:"tag"`
 		N   int64  `db:"n"`
 	}
-	if err := s.d.DB.SelectContext(ctx, &rows, `SELECT t.tag, count(DISTINCT j.id) AS n
+	if err := s.d.DB.SelectContext(ctx, &rows, dbx.CustomPlan+`SELECT t.tag, count(DISTINCT j.id) AS n
 		FROM jobs j CROSS JOIN LATERAL unnest(j.feedback_tags) AS t(tag)
 		WHERE j.app_id = $1 AND j.feedback_count > 0
 		GROUP BY t.tag ORDER BY n DESC, t.tag`, g.App.ID); err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/dbx"
 )
 
 // Operation types, as bulk_operations.type stores them.
@@ -40,7 +42,7 @@ func (r result) more(w window) bool { return r.Seen >= w.Limit }
 // $2 organization, $3 after, $4 up to, $5 limit.
 func batchCTE(cond, filterSQL string) string {
 	return `batch AS (
-		SELECT j.id, j.status, j.flow_execution_id FROM jobs j
+		SELECT ` + dbx.CustomPlan + ` j.id, j.status, j.flow_execution_id FROM jobs j
 		WHERE j.app_id = $1 AND j.organization_id = $2 AND j.id > $3 AND j.id <= $4` + cond + `
 		  AND (` + filterSQL + `)
 		ORDER BY j.id LIMIT $5

@@ -92,7 +92,7 @@ func count(ctx context.Context, tx *sqlx.Tx, t target, typ string, limit *int) (
 		N    int64 `db:"n"`
 		UpTo int64 `db:"up_to"`
 	}
-	err = tx.GetContext(ctx, &row, `SELECT count(*) AS n, coalesce(max(id), 0) AS up_to FROM (
+	err = tx.GetContext(ctx, &row, dbx.CustomPlan+`SELECT count(*) AS n, coalesce(max(id), 0) AS up_to FROM (
 		SELECT j.id FROM jobs j WHERE j.app_id = $1 AND j.organization_id = $2`+scope(typ)+` AND (`+where.SQL+`)
 		LIMIT $3) s`, append(fixed, where.Args...)...)
 	return row.N, row.UpTo, err

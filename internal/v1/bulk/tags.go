@@ -39,7 +39,7 @@ func (s *Service) RemoveJobTags(ctx context.Context, req v1api.RemoveJobTagsRequ
 // while the UPDATE writes from the row's current tags.
 const (
 	addTags = `WITH sel AS (
-		SELECT j.id, j.tags FROM jobs j
+		SELECT ` + dbx.CustomPlan + ` j.id, j.tags FROM jobs j
 		WHERE j.app_id = $1 AND j.organization_id = $2 AND NOT j.tags @> $3::text[] AND (%s)),
 	changed AS (
 		UPDATE jobs j SET tags = j.tags || ARRAY(
@@ -51,7 +51,7 @@ const (
 	SELECT c.id, $2, 'TAGS_ADDED', $4, jsonb_build_object('tags', to_jsonb(c.diff)) FROM changed c`
 
 	removeTags = `WITH sel AS (
-		SELECT j.id, j.tags FROM jobs j
+		SELECT ` + dbx.CustomPlan + ` j.id, j.tags FROM jobs j
 		WHERE j.app_id = $1 AND j.organization_id = $2 AND j.tags && $3::text[] AND (%s)),
 	changed AS (
 		UPDATE jobs j SET tags = ARRAY(

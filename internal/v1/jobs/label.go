@@ -110,7 +110,7 @@ func (s *Service) GetJobToLabel(ctx context.Context, req v1api.GetJobToLabelRequ
 // takeNext renews the lock of the job the caller holds, or else leases the oldest free job.
 func (q labelQueue) takeNext(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, dates filter.Set) (*lease, error) {
 	var l lease
-	err := tx.GetContext(ctx, &l, `
+	err := tx.GetContext(ctx, &l, dbx.CustomPlan+`
 		WITH held AS (
 		  SELECT j.id FROM jobs j
 		  WHERE j.app_id = $1 AND j.organization_id = $2 AND j.assigned_to = $3 AND j.lock_expires_at > now() AND `+q.cond+`
@@ -130,7 +130,7 @@ func (q labelQueue) takeNext(ctx context.Context, tx *sqlx.Tx, p *auth.Principal
 	if err != nil {
 		return nil, err
 	}
-	err = tx.GetContext(ctx, &l, `
+	err = tx.GetContext(ctx, &l, dbx.CustomPlan+`
 		WITH pick AS (
 		  SELECT j.id, j.assigned_to, j.lock_expires_at FROM jobs j
 		  WHERE j.app_id = $1 AND j.organization_id = $2 AND `+q.cond+`
@@ -200,7 +200,7 @@ func (q labelQueue) remaining(ctx context.Context, tx *sqlx.Tx) (int64, error) {
 		return 0, err
 	}
 	var held int64
-	if err := tx.GetContext(ctx, &held, `SELECT count(*) FROM jobs j WHERE j.app_id = $1 AND j.organization_id = $2
+	if err := tx.GetContext(ctx, &held, dbx.CustomPlan+`SELECT count(*) FROM jobs j WHERE j.app_id = $1 AND j.organization_id = $2
 		AND j.assigned_to IS NOT NULL AND j.lock_expires_at > now() AND `+q.cond, q.g.App.ID, q.g.App.OrganizationID); err != nil {
 		return 0, err
 	}

@@ -52,7 +52,8 @@ func newSelection(g *access.Grant, set filter.Set, routeArgs []any, extra ...str
 		}
 		return selection{}, err
 	}
-	conds := append([]string{"j.app_id = $1", "j.organization_id = $2"}, extra...)
+	// The plan of a filtered query depends on its values (an app of ten jobs or of a million).
+	conds := append([]string{dbx.CustomPlan + " j.app_id = $1", "j.organization_id = $2"}, extra...)
 	if w.SQL != "TRUE" {
 		conds = append(conds, w.SQL)
 	}
