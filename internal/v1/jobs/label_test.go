@@ -109,6 +109,22 @@ func TestLabeling(t *testing.T) {
 		}
 		take(t, f.member(t, app, "LABELER"), app, nil, http.StatusNoContent)
 
+		// Lists name labelers and holders as single reads do: ann labeled ids[1] and holds ids[3], bob holds ids[2].
+		list, _ := f.admin.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{})
+		wantStatus(t, "list", list.StatusCode(), list.Body, http.StatusOK)
+		name := func(s *string) string {
+			if s == nil {
+				return ""
+			}
+			return *s
+		}
+		want := map[int64][2]string{ids[0]: {"", ""}, ids[1]: {ann.Email, ""}, ids[2]: {"", bob.Email}, ids[3]: {"", ann.Email}}
+		for _, j := range list.JSON200.Items {
+			if got := [2]string{name(j.LabeledBy), name(j.AssignedTo)}; got != want[j.Id] {
+				t.Errorf("job %d in the list: labeled_by, assigned_to = %q, want %q", j.Id, got, want[j.Id])
+			}
+		}
+
 		h, _ := ann.V1.GetJobHistoryWithResponse(ctx, app, ids[1], &v1api.GetJobHistoryParams{Size: ptr(20)})
 		var events []string
 		for _, e := range h.JSON200.Items {

@@ -50,6 +50,13 @@ func (s *Service) jobList(ctx context.Context, g *access.Grant, sel selection, p
 	if err := s.d.DB.SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, 0, 0, 0, err
 	}
+	ptrs := make([]*Row, len(rows))
+	for i := range rows {
+		ptrs[i] = &rows[i]
+	}
+	if err := withUsernames(ctx, s.d.DB, ptrs...); err != nil {
+		return nil, 0, 0, 0, err
+	}
 	total, err := s.total(ctx, g, sel, pg, len(rows))
 	if err != nil {
 		return nil, 0, 0, 0, err
@@ -112,6 +119,13 @@ func (s *Service) ListJobsWithFeedbackMessage(ctx context.Context, req v1api.Lis
 	q, args := sel.paged(q, pg)
 	var rows []rowWithFeedback
 	if err := s.d.DB.SelectContext(ctx, &rows, q, args...); err != nil {
+		return nil, err
+	}
+	ptrs := make([]*Row, len(rows))
+	for i := range rows {
+		ptrs[i] = &rows[i].Row
+	}
+	if err := withUsernames(ctx, s.d.DB, ptrs...); err != nil {
 		return nil, err
 	}
 	total, err := s.total(ctx, g, count, pg, len(rows))

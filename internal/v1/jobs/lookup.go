@@ -39,7 +39,10 @@ func getRow(ctx context.Context, db dbx.DBTX, g *access.Grant, id int64) (Row, e
 	if errors.Is(err, sql.ErrNoRows) {
 		return Row{}, errJobNotFound()
 	}
-	return r, err
+	if err != nil {
+		return Row{}, err
+	}
+	return r, withUsernames(ctx, db, &r)
 }
 
 // feedbackOf lists a job's feedback messages, oldest first.
