@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -54,33 +55,31 @@ func principalByToken(ctx context.Context, db *sqlx.DB, c *AccessClaims) (*Princ
 	return p, nil
 }
 
-// principalByAPIKey loads the owner of an unrevoked key and records its use, at most once a minute so
-// that a busy key does not turn every request into a write.
-func principalByAPIKey(ctx context.Context, db *sqlx.DB, hash []byte) (*Principal, error) {
-	var r struct {
-		principalRow
-		KeyID uuid.UUID `db:"key_id"`
-		Stale bool      `db:"stale"`
-	}
+// apiKeyRow is the owner of an unrevoked API key as the database has it.
+type apiKeyRow struct {
+	principalRow
+	KeyID uuid.UUID `db:"key_id"`
+	// LastUsedAt is when the key's use was last recorded.
+	LastUsedAt *time.Time `db:"last_used_at"`
+}
+
+// apiKeyOwner loads the owner of an unrevoked key of an active user in an active organization.
+func apiKeyOwner(ctx context.Context, db *sqlx.DB, hash []byte) (apiKeyRow, error) {
+	var r apiKeyRow
 	err := db.GetContext(ctx, &r, `
-		SELECT k.id AS key_id, u.id AS user_id, u.organization_id, u.role, u.email, u.is_service_account,
-		       (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute') AS stale
+		SELECT k.id AS key_id, u.id AS user_id, u.organization_id, u.role, u.email, u.is_service_account, k.last_used_at
 		FROM api_keys k
 		JOIN users u ON u.id = coalesce(k.user_id, k.service_account_id)
 		JOIN organizations o ON o.id = k.organization_id
 		WHERE k.token_hash = $1 AND k.revoked_at IS NULL AND u.is_active AND o.is_active`, hash)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, errNoPrincipal
+		return apiKeyRow{}, errNoPrincipal
 	}
-	if err != nil {
-		return nil, err
-	}
-	if r.Stale {
-		if _, err := db.ExecContext(ctx, `UPDATE api_keys SET last_used_at = now() WHERE id = $1`, r.KeyID); err != nil {
-			return nil, err
-		}
-	}
-	p := r.principal(CredentialAPIKey)
-	p.APIKeyID = r.KeyID
-	return p, nil
+	return r, err
+}
+
+// recordKeyUse sets the key's last use to now.
+func recordKeyUse(ctx context.Context, db *sqlx.DB, keyID uuid.UUID) error {
+	_, err := db.ExecContext(ctx, `UPDATE api_keys SET last_used_at = now() WHERE id = $1`, keyID)
+	return err
 }

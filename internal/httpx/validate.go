@@ -69,6 +69,14 @@ func NewValidator(spec *openapi3.T, style ValidationStyle, auth Authenticator) *
 	return v
 }
 
+// OperationID is the contract's operationId of a route in echo's form, or "" for none.
+func (v *Validator) OperationID(method, path string) string {
+	if r := v.routes[method+" "+path]; r != nil {
+		return r.Operation.OperationID
+	}
+	return ""
+}
+
 // For returns the middleware of the operation echo registers at method and path.
 func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 	route := v.routes[method+" "+path]

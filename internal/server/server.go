@@ -21,6 +21,7 @@ import (
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/mail"
+	"github.com/loopwork/loopwork/internal/memo"
 	"github.com/loopwork/loopwork/internal/netguard"
 	"github.com/loopwork/loopwork/internal/platform/apikeys"
 	"github.com/loopwork/loopwork/internal/platform/authn"
@@ -33,6 +34,7 @@ import (
 	"github.com/loopwork/loopwork/internal/queue"
 	"github.com/loopwork/loopwork/internal/ratelimit"
 	"github.com/loopwork/loopwork/internal/secret"
+	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/apps"
 	"github.com/loopwork/loopwork/internal/v1/bulk"
 	"github.com/loopwork/loopwork/internal/v1/jobs"
@@ -60,6 +62,9 @@ type Server struct {
 	health *health.Service
 	queue  *queue.Client
 	tokens *auth.Tokens
+	bus    *memo.Bus
+	dsn    string
+	logger *slog.Logger
 }
 
 // platform implements the /api interface: each area service contributes its operations, and whatever
@@ -151,10 +156,13 @@ func New(d Deps) (*Server, error) {
 			Audience: cfg.ExternalAudience, Client: outbound}
 	}
 	tokens := auth.NewTokens(keys, cfg.JWTIssuer, cfg.JWTAudience, cfg.AccessTokenTTL, external)
+	// Principals and app grants are memoised; the bus forgets them when the database says they changed.
+	bus := memo.NewBus()
 	authenticate := d.Authenticator
 	if authenticate == nil {
-		authenticate = auth.NewAuthenticator(d.DB, tokens, cfg.AnonKey).Authenticate
+		authenticate = auth.NewAuthenticator(d.DB, tokens, cfg.AnonKey, bus).Authenticate
 	}
+	grants := access.NewGrants(d.DB, bus)
 
 	sender := d.MailSender
 	if sender == nil {
@@ -199,12 +207,12 @@ func New(d Deps) (*Server, error) {
 		billingService: billing.New(billing.Deps{DB: d.DB}),
 	}
 	jobsAPI := v1{
-		appsService:    apps.New(apps.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
-		tagsService:    tags.New(tags.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
-		membersService: members.New(members.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
-		workersService: workers.New(workers.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
-		jobsService:    jobs.New(jobs.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
-		bulkService:    bulk.New(bulk.Deps{DB: d.DB, Queue: q, Logger: d.Logger}),
+		appsService:    apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		tagsService:    tags.New(tags.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		membersService: members.New(members.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		workersService: workers.New(workers.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		jobsService:    jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		bulkService:    bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
 	}
 
 	proxies, err := cfg.TrustedProxyNets()
@@ -215,22 +223,26 @@ func New(d Deps) (*Server, error) {
 		Logger: d.Logger, BodyLimit: cfg.BodyLimit, CORSOrigins: cfg.CORSOrigins, PublicURL: cfg.PublicURL,
 		TrustedProxies: proxies,
 	})
+	apiValidator := httpx.NewValidator(apiSpec, httpx.Style422, authenticate)
 	apiRoutes := routeWith{e, []func(string, string) echo.MiddlewareFunc{
-		httpx.NewValidator(apiSpec, httpx.Style422, authenticate).For,
+		forgetOnWrite(bus, apiValidator.OperationID),
+		apiValidator.For,
 		httpx.NewQueryGuard(apiSpec, httpx.Style422).For,
 	}}
 	platformapi.RegisterHandlers(apiRoutes, platformapi.NewStrictHandler(api, nil))
 	// /v1 answers X-Fields masks; the mask is read after authentication and validation, so a caller
 	// who may not make the request learns nothing from a malformed one.
 	xfields := httpx.XFields()
+	v1Validator := httpx.NewValidator(v1Spec, httpx.Style400, authenticate)
 	v1Routes := routeWith{e, []func(string, string) echo.MiddlewareFunc{
-		httpx.NewValidator(v1Spec, httpx.Style400, authenticate).For,
+		forgetOnWrite(bus, v1Validator.OperationID),
+		v1Validator.For,
 		httpx.NewQueryGuard(v1Spec, httpx.Style400).For,
 		func(string, string) echo.MiddlewareFunc { return xfields },
 	}}
 	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(jobsAPI, nil))
 
-	return &Server{echo: e, health: hs, queue: q, tokens: tokens}, nil
+	return &Server{echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger}, nil
 }
 
 func webURL(cfg config.Config) string {
@@ -243,8 +255,17 @@ func webURL(cfg config.Config) string {
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
-// Start runs the background workers until Stop.
-func (s *Server) Start(ctx context.Context) error { return s.queue.Start(ctx) }
+// Start runs the background workers until Stop, and listens for the changes that make memoised
+// principals and grants stale until ctx ends (without it, nothing is memoised).
+func (s *Server) Start(ctx context.Context) error {
+	if err := s.bus.Listen(ctx, s.dsn, s.logger); err != nil {
+		return fmt.Errorf("listen for access changes: %w", err)
+	}
+	return s.queue.Start(ctx)
+}
+
+// Memo is the bus of the memoised principals and grants (tests wait on it).
+func (s *Server) Memo() *memo.Bus { return s.bus }
 
 // Stop lets background work in progress finish for up to grace.
 func (s *Server) Stop(grace time.Duration) error {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -139,4 +140,25 @@ func (e *Env) Clients(t testing.TB, token string) (*platformapi.ClientWithRespon
 func AnonEditor(_ context.Context, r *http.Request) error {
 	r.Header.Set("apikey", AnonKey)
 	return nil
+}
+
+// ChangeAccess runs a statement that changes what memoised principals or grants come from (a user, an
+// organization, a key, a session, an app or a membership) straight in the database, as another
+// replica or an operator would, and returns once the server has heard of it. It fails the test when
+// the server never hears: that is the notification the statement's trigger must send.
+func (e *Env) ChangeAccess(t testing.TB, query string, args ...any) {
+	t.Helper()
+	bus := e.Server.Memo()
+	before, live := bus.Generation(), bus.Live()
+	if _, err := e.DB.Exec(query, args...); err != nil {
+		t.Fatal(err)
+	}
+	if !live {
+		return // nothing is memoised without the bus (WithoutWorkers)
+	}
+	for deadline := time.Now().Add(5 * time.Second); bus.Generation() == before; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server heard no change after %s", query)
+		}
+	}
 }

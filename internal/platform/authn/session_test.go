@@ -67,9 +67,7 @@ func TestRefreshOfDeactivatedOrganization(t *testing.T) {
 	org := env.Org(t)
 	_, email := env.NewUser(t, org, auth.RoleAppUser)
 	s := signIn(t, env, email, testkit.Password).JSON200
-	if _, err := env.DB.Exec(`UPDATE organizations SET is_active = false WHERE id = $1`, org); err != nil {
-		t.Fatal(err)
-	}
+	env.ChangeAccess(t, `UPDATE organizations SET is_active = false WHERE id = $1`, org)
 	if res := refresh(t, env, s.RefreshToken); res.StatusCode() != http.StatusBadRequest {
 		t.Fatalf("refresh in a deactivated organization: %d", res.StatusCode())
 	}

@@ -169,9 +169,7 @@ func TestDeactivatedUserCannotSignIn(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
-	if _, err := env.DB.Exec(`UPDATE users SET is_active = false WHERE id = $1`, c.UserID); err != nil {
-		t.Fatal(err)
-	}
+	env.ChangeAccess(t, `UPDATE users SET is_active = false WHERE id = $1`, c.UserID)
 	if res := signIn(t, env, c.Email, testkit.Password); res.StatusCode() != http.StatusBadRequest {
 		t.Fatalf("sign-in of a deactivated user: %d", res.StatusCode())
 	}

@@ -36,9 +36,7 @@ func TestGrantCredits(t *testing.T) {
 		t.Fatalf("default reason %q", d.Reason)
 	}
 
-	if _, err := env.DB.Exec(`UPDATE organizations SET is_active = false WHERE id = $1`, org); err != nil {
-		t.Fatal(err)
-	}
+	env.ChangeAccess(t, `UPDATE organizations SET is_active = false WHERE id = $1`, org)
 	grant(t, staff, org, 1)
 	if b := balance(t, staff, &org); b.CreditsGranted != 106 || b.CreditsRemaining != 106 {
 		t.Fatalf("balance after three grants %+v", b)

@@ -26,9 +26,7 @@ func TestLookup(t *testing.T) {
 	if l := lookup(t, env.API, "a@"+d); !l.SsoEnabled || *l.SsoProviderId != p.SsoProviderId {
 		t.Fatalf("lookup of a served domain: %+v", l)
 	}
-	if _, err := env.DB.Exec(`UPDATE organizations SET is_active = false WHERE id = $1`, org); err != nil {
-		t.Fatal(err)
-	}
+	env.ChangeAccess(t, `UPDATE organizations SET is_active = false WHERE id = $1`, org)
 	if l := lookup(t, env.API, "a@"+d); l.SsoEnabled {
 		t.Fatalf("a deactivated organization's provider still serves sign-in: %+v", l)
 	}

@@ -117,9 +117,7 @@ func TestCreateUserRules(t *testing.T) {
 	t.Run("deactivated organization is 409 organization_inactive", func(t *testing.T) {
 		t.Parallel()
 		off := env.Org(t)
-		if _, err := env.DB.Exec(`UPDATE organizations SET is_active = false WHERE id = $1`, off); err != nil {
-			t.Fatal(err)
-		}
+		env.ChangeAccess(t, `UPDATE organizations SET is_active = false WHERE id = $1`, off)
 		res, err := bo.API.AdminCreateOrganizationUserWithResponse(ctx, off, person(nil))
 		if err != nil {
 			t.Fatal(err)

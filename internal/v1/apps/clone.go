@@ -30,7 +30,7 @@ type clonePlan struct {
 // clone mode says. The caller needs the MANAGER role on the source app.
 func (s *Service) CloneApp(ctx context.Context, req v1api.CloneAppRequestObject) (v1api.CloneAppResponseObject, error) {
 	p := auth.MustFromContext(ctx)
-	g, err := access.Resolve(ctx, s.d.DB, p, req.AppId)
+	g, err := s.d.Grants.Resolve(ctx, p, req.AppId)
 	if err != nil {
 		return nil, err
 	}

@@ -11,7 +11,7 @@ import (
 
 // GetApp answers the app with, by default, its job counts per status, and on request its flow's tasks.
 func (s *Service) GetApp(ctx context.Context, req v1api.GetAppRequestObject) (v1api.GetAppResponseObject, error) {
-	g, err := access.Resolve(ctx, s.d.DB, auth.MustFromContext(ctx), req.AppId)
+	g, err := s.d.Grants.Resolve(ctx, auth.MustFromContext(ctx), req.AppId)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func (s *Service) GetApp(ctx context.Context, req v1api.GetAppRequestObject) (v1
 
 // CheckJobScoreExists tells whether any job of the app has a model confidence score.
 func (s *Service) CheckJobScoreExists(ctx context.Context, req v1api.CheckJobScoreExistsRequestObject) (v1api.CheckJobScoreExistsResponseObject, error) {
-	g, err := access.Resolve(ctx, s.d.DB, auth.MustFromContext(ctx), req.AppId)
+	g, err := s.d.Grants.Resolve(ctx, auth.MustFromContext(ctx), req.AppId)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (s *Service) CheckJobScoreExists(ctx context.Context, req v1api.CheckJobSco
 // before moves to previous_owner_activity_at. It is not a change of the app, so updated_at stays.
 func (s *Service) UpdateOwnerActivity(ctx context.Context, req v1api.UpdateOwnerActivityRequestObject) (v1api.UpdateOwnerActivityResponseObject, error) {
 	p := auth.MustFromContext(ctx)
-	g, err := access.Resolve(ctx, s.d.DB, p, req.AppId)
+	g, err := s.d.Grants.Resolve(ctx, p, req.AppId)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (s *Service) UpdateOwnerActivity(ctx context.Context, req v1api.UpdateOwner
 // GetJobFeedbackStats counts, per feedback tag, the app's jobs that carry it, most used first (ties by
 // tag text), next to the number of jobs with any feedback. A job counts once per tag.
 func (s *Service) GetJobFeedbackStats(ctx context.Context, req v1api.GetJobFeedbackStatsRequestObject) (v1api.GetJobFeedbackStatsResponseObject, error) {
-	g, err := access.Resolve(ctx, s.d.DB, auth.MustFromContext(ctx), req.AppId)
+	g, err := s.d.Grants.Resolve(ctx, auth.MustFromContext(ctx), req.AppId)
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ var unfinishedStatuses = []string{"PENDING", "SCHEDULED", "SUSPENDED"}
 // is set, a RERUN_JOBS bulk operation is queued in the same transaction and the reply is 202.
 func (s *Service) UpdateApp(ctx context.Context, req v1api.UpdateAppRequestObject) (v1api.UpdateAppResponseObject, error) {
 	p := auth.MustFromContext(ctx)
-	g, err := access.Resolve(ctx, s.d.DB, p, req.AppId)
+	g, err := s.d.Grants.Resolve(ctx, p, req.AppId)
 	if err != nil {
 		return nil, err
 	}

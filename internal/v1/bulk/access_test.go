@@ -88,9 +88,7 @@ func TestOwnerAndActor(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	key := f.env.KeyCaller(t, f.org, auth.RoleAppUser)
-	if _, err := f.env.DB.Exec(`UPDATE apps SET owner_id = $2 WHERE id = $1`, f.app, key.UserID); err != nil {
-		t.Fatal(err)
-	}
+	f.env.ChangeAccess(t, `UPDATE apps SET owner_id = $2 WHERE id = $1`, f.app, key.UserID)
 	ids := f.seed(t, f.app, 2, "SCHEDULED")
 	res, err := key.V1.CancelJobsWithResponse(context.Background(), f.app, &v1api.CancelJobsParams{})
 	if err != nil {

@@ -124,10 +124,7 @@ func (f *fixture) checkCounters(t testing.TB, app uuid.UUID) map[string]int64 {
 func (f *fixture) member(t testing.TB, role string) *testkit.Caller {
 	t.Helper()
 	c := f.env.User(t, f.org, auth.RoleAppUser)
-	if _, err := f.env.DB.Exec(`INSERT INTO app_workers (app_id, user_id, organization_id, role) VALUES ($1, $2, $3, $4)`,
-		f.app, c.UserID, f.org, role); err != nil {
-		t.Fatal(err)
-	}
+	f.env.ChangeAccess(t, `INSERT INTO app_workers (app_id, user_id, organization_id, role) VALUES ($1, $2, $3, $4)`, f.app, c.UserID, f.org, role)
 	return c
 }
 

@@ -15,7 +15,6 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/queue"
-	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/filter"
 )
 
@@ -100,7 +99,7 @@ func (o operation) api() v1api.BulkOperation {
 // GetBulkOperation answers an operation of the app. As the contract says, any member of the app may
 // follow its operations; an operation of another app is 404 like a missing one.
 func (s *Service) GetBulkOperation(ctx context.Context, req v1api.GetBulkOperationRequestObject) (v1api.GetBulkOperationResponseObject, error) {
-	g, err := access.Resolve(ctx, s.d.DB, auth.MustFromContext(ctx), req.AppId)
+	g, err := s.d.Grants.Resolve(ctx, auth.MustFromContext(ctx), req.AppId)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func actorOf(p *auth.Principal) actor {
 // answers its 404 and 403 the same way.
 func (s *Service) managed(ctx context.Context, appID uuid.UUID) (*access.Grant, *auth.Principal, error) {
 	p := auth.MustFromContext(ctx)
-	g, err := access.Resolve(ctx, s.d.DB, p, appID)
+	g, err := s.d.Grants.Resolve(ctx, p, appID)
 	if err != nil {
 		return nil, nil, err
 	}

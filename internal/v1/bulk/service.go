@@ -7,11 +7,14 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/queue"
+	"github.com/loopwork/loopwork/internal/v1/access"
 )
 
 // Deps are what the service needs.
 type Deps struct {
-	DB     *sqlx.DB
+	DB *sqlx.DB
+	// Grants resolves callers' grants on apps (memoised).
+	Grants *access.Grants
 	Queue  *queue.Client
 	Logger *slog.Logger
 }

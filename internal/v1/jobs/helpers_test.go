@@ -81,10 +81,7 @@ func (f *fx) newApp(t *testing.T, o appOpts) uuid.UUID {
 func (f *fx) member(t *testing.T, app uuid.UUID, role string) *testkit.Caller {
 	t.Helper()
 	c := f.env.User(t, f.org, auth.RoleAppUser)
-	if _, err := f.env.DB.Exec(`INSERT INTO app_workers (app_id, user_id, organization_id, role) VALUES ($1, $2, $3, $4)`,
-		app, c.UserID, f.org, role); err != nil {
-		t.Fatal(err)
-	}
+	f.env.ChangeAccess(t, `INSERT INTO app_workers (app_id, user_id, organization_id, role) VALUES ($1, $2, $3, $4)`, app, c.UserID, f.org, role)
 	return c
 }
 

@@ -17,7 +17,7 @@ import (
 // grant resolves the app for the caller and checks the role the operation needs.
 func (s *Service) grant(ctx context.Context, appID uuid.UUID, min access.Role) (*access.Grant, *auth.Principal, error) {
 	p := auth.MustFromContext(ctx)
-	g, err := access.Resolve(ctx, s.d.DB, p, appID)
+	g, err := s.d.Grants.Resolve(ctx, p, appID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -24,7 +24,7 @@ func roleOfRank(rank int) v1api.MemberRole { return v1api.MemberRole(access.Role
 
 // resolve loads the app for the caller and checks the role the operation needs.
 func (s *Service) resolve(ctx context.Context, app uuid.UUID, min access.Role) (*access.Grant, error) {
-	g, err := access.Resolve(ctx, s.d.DB, auth.MustFromContext(ctx), app)
+	g, err := s.d.Grants.Resolve(ctx, auth.MustFromContext(ctx), app)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,7 @@ func (r tagRow) response() v1api.AppTag {
 
 // resolve loads the app for the caller and checks the role the operation needs.
 func (s *Service) resolve(ctx context.Context, app uuid.UUID, min access.Role) (*access.Grant, error) {
-	g, err := access.Resolve(ctx, s.d.DB, auth.MustFromContext(ctx), app)
+	g, err := s.d.Grants.Resolve(ctx, auth.MustFromContext(ctx), app)
 	if err != nil {
 		return nil, err
 	}

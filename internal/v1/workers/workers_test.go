@@ -22,9 +22,7 @@ func TestWorkers(t *testing.T) {
 	user := env.User(t, org, auth.RoleAppUser)
 	admin, adminEmail := env.NewUser(t, org, auth.RoleOrgAdmin)
 	gone, _ := env.NewUser(t, org, auth.RoleAppUser)
-	if _, err := env.DB.Exec(`UPDATE users SET is_active = false WHERE id = $1`, gone); err != nil {
-		t.Fatal(err)
-	}
+	env.ChangeAccess(t, `UPDATE users SET is_active = false WHERE id = $1`, gone)
 	outsider, _ := env.NewUser(t, other, auth.RoleAppUser)
 	ctx := context.Background()
 

@@ -1,0 +1,150 @@
+// Package memo keeps in process memory the rows that every request reads before doing its work — who
+// the caller is, and what it may do on an app — and forgets them as soon as the database says they
+// changed.
+//
+// The database says so through LISTEN/NOTIFY: statement triggers on the tables those rows come from
+// (users, organizations, api_keys, auth_sessions, apps and the app memberships; migration 00010)
+// notify Channel when a transaction changing them commits, on whichever replica made the change. A
+// notification, or any doubt about having heard every one (the listening connection dropped or is
+// not up yet), moves the Bus to a new generation, and every memo filled in an older generation is
+// ignored from then on. Changes made through this process also move it before their response is
+// written, so a caller's next request always sees its own change.
+package memo
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// Channel is the notification channel of migration 00010's triggers.
+const Channel = "loopwork_access"
+
+// Bus counts the generations of the memoised rows. Its state is one word: the generation in the
+// upper bits and, in the lowest bit, whether the process is listening (memos are used only then).
+type Bus struct {
+	state atomic.Uint64
+}
+
+// NewBus returns a bus that is not listening yet: until Listen connects, memos always load.
+func NewBus() *Bus { return &Bus{} }
+
+// Invalidate starts a new generation: everything memoised before is reloaded on its next use.
+func (b *Bus) Invalidate() {
+	if b != nil {
+		b.state.Add(2)
+	}
+}
+
+func (b *Bus) setLive(live bool) {
+	for {
+		old := b.state.Load()
+		next := (old + 2) &^ 1 // a new generation either way
+		if live {
+			next |= 1
+		}
+		if b.state.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
+// current is the generation and whether memos may be used in it.
+func (b *Bus) current() (gen uint64, live bool) {
+	if b == nil {
+		return 0, false
+	}
+	s := b.state.Load()
+	return s >> 1, s&1 == 1
+}
+
+// Generation counts the changes heard so far (with Live, what a test waits on).
+func (b *Bus) Generation() uint64 {
+	gen, _ := b.current()
+	return gen
+}
+
+// Live reports whether the bus is listening, so that memos are in use.
+func (b *Bus) Live() bool {
+	_, live := b.current()
+	return live
+}
+
+// pingEvery is how often the listening connection is checked; a connection that died without a word
+// (a network partition) is noticed within this time, and memos stop being used until it is back.
+const pingEvery = 5 * time.Second
+
+// Listen connects to the database at dsn, listens on Channel and keeps doing so, reconnecting as
+// needed, until ctx ends. It returns once the first LISTEN is in place (or with the error that
+// prevented it); the bus is live from then on except while the connection is down.
+func (b *Bus) Listen(ctx context.Context, dsn string, logger *slog.Logger) error {
+	l := pq.NewListener(dsn, 100*time.Millisecond, 5*time.Second, func(ev pq.ListenerEventType, err error) {
+		switch ev {
+		case pq.ListenerEventDisconnected, pq.ListenerEventConnectionAttemptFailed:
+			b.setLive(false)
+			logger.Warn("memo: listening connection lost; memos unused until it is back", "error", err)
+		case pq.ListenerEventReconnected:
+			// pq has issued LISTEN again before it reports the reconnection; what changed meanwhile was
+			// not heard, so the new generation forgets it all.
+			b.setLive(true)
+			logger.Info("memo: listening again")
+		}
+	})
+	listening := make(chan error, 1)
+	go func() { listening <- l.Listen(Channel) }()
+	select {
+	case err := <-listening:
+		if err != nil {
+			_ = l.Close()
+			return err
+		}
+	case <-ctx.Done():
+		_ = l.Close()
+		return ctx.Err()
+	}
+	b.setLive(true)
+	go func() {
+		for n := range l.Notify {
+			_ = n // a notification, or nil after a reconnection: either way, memos may be stale
+			b.Invalidate()
+		}
+	}()
+	go b.watch(ctx, l)
+	return nil
+}
+
+// watch pings the listening connection until ctx ends, then closes it. A ping that does not come back
+// in time means notifications may not be coming either, so memos go unused until one does. Pings run
+// apart from the reading of notifications: pq answers both through one connection.
+func (b *Bus) watch(ctx context.Context, l *pq.Listener) {
+	tick := time.NewTicker(pingEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			b.setLive(false)
+			_ = l.Close()
+			return
+		case <-tick.C:
+		}
+		done := make(chan error, 1)
+		go func() { done <- l.Ping() }()
+		select {
+		case <-done:
+			// A failed ping means a lost connection, which pq reports as an event.
+		case <-time.After(pingEvery):
+			b.setLive(false)
+			select {
+			case err := <-done:
+				if err == nil {
+					b.setLive(true)
+				}
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package memo_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/memo"
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+// listening starts a bus on a fresh migrated database.
+func listening(t *testing.T) (*memo.Bus, *sqlx.DB) {
+	t.Helper()
+	db := testkit.DB(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	bus := memo.NewBus()
+	if err := bus.Listen(ctx, testkit.DSN(t, db), slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Fatal(err)
+	}
+	if !bus.Live() {
+		t.Fatal("not live after Listen returned")
+	}
+	return bus, db
+}
+
+// heard runs a statement and reports how many generations the bus moved by once a marker sent after
+// it has arrived: notifications arrive in commit order, so anything the statement sent came first.
+func heard(t *testing.T, bus *memo.Bus, db *sqlx.DB, query string, args ...any) uint64 {
+	t.Helper()
+	before := bus.Generation()
+	if _, err := db.Exec(query, args...); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	if _, err := db.Exec(`SELECT pg_notify($1, 'marker')`, memo.Channel); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		// The marker is the last notification; give the ones before it their turn first.
+		time.Sleep(20 * time.Millisecond)
+		if n := bus.Generation() - before; n > 0 {
+			return n - 1
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the marker never arrived")
+		}
+	}
+}
+
+// TestTriggersNotifyAccessChanges: every change to a row principals or grants come from is heard,
+// and the busy writes to other columns of those tables are not.
+func TestTriggersNotifyAccessChanges(t *testing.T) {
+	t.Parallel()
+	bus, db := listening(t)
+	var org, user, app, session, key string
+	var group int64
+	must := func(dst any, q string, args ...any) {
+		t.Helper()
+		if err := db.Get(dst, q, args...); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	must(&org, `INSERT INTO organizations (name) VALUES ('o') RETURNING id`)
+	must(&user, `INSERT INTO users (organization_id, email, first_name, last_name, role) VALUES ($1, 'u@example.com', 'U', 'V', 'app_user') RETURNING id`, org)
+	must(&app, `INSERT INTO apps (organization_id, name) VALUES ($1, 'a') RETURNING id`, org)
+	must(&session, `INSERT INTO auth_sessions (user_id, organization_id) VALUES ($1, $2) RETURNING id`, user, org)
+	must(&key, `INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) VALUES ($1, $2, 'k', 'lw_x', '\x01') RETURNING id`, org, user)
+	must(&group, `INSERT INTO worker_groups (organization_id, name) VALUES ($1, 'g') RETURNING id`, org)
+
+	changes := []struct {
+		query string
+		args  []any
+	}{
+		{`UPDATE organizations SET is_active = false WHERE id = $1`, []any{org}},
+		{`UPDATE users SET role = 'org_admin' WHERE id = $1`, []any{user}},
+		{`UPDATE users SET is_active = false WHERE id = $1`, []any{user}},
+		{`UPDATE users SET email = 'w@example.com' WHERE id = $1`, []any{user}},
+		{`UPDATE api_keys SET revoked_at = now() WHERE id = $1`, []any{key}},
+		{`UPDATE auth_sessions SET revoked_at = now() WHERE id = $1`, []any{session}},
+		{`UPDATE apps SET settings = '{"x": 1}' WHERE id = $1`, []any{app}},
+		{`INSERT INTO app_workers (app_id, user_id, organization_id, role) VALUES ($1, $2, $3, 'LABELER')`, []any{app, user, org}},
+		{`UPDATE app_workers SET role = 'MANAGER' WHERE app_id = $1`, []any{app}},
+		{`DELETE FROM app_workers WHERE app_id = $1`, []any{app}},
+		{`INSERT INTO worker_group_members (group_id, user_id, organization_id) VALUES ($1, $2, $3)`, []any{group, user, org}},
+		{`INSERT INTO app_worker_groups (app_id, group_id, organization_id, role) VALUES ($1, $2, $3, 'REVIEWER')`, []any{app, group, org}},
+		{`DELETE FROM worker_groups WHERE id = $1`, []any{group}}, // cascades to both memberships
+		{`DELETE FROM api_keys WHERE id = $1`, []any{key}},
+		{`DELETE FROM auth_sessions WHERE id = $1`, []any{session}},
+		{`DELETE FROM apps WHERE id = $1`, []any{app}},
+	}
+	for _, c := range changes {
+		if n := heard(t, bus, db, c.query, c.args...); n == 0 {
+			t.Errorf("not heard: %s", c.query)
+		}
+	}
+
+	quiet := []string{
+		`UPDATE users SET last_login_at = now() WHERE id = $1`,
+		`UPDATE users SET first_name = 'X' WHERE id = $1`,
+		`INSERT INTO auth_sessions (user_id, organization_id) SELECT id, organization_id FROM users WHERE id = $1`,
+		`UPDATE auth_sessions SET refreshed_at = now() WHERE user_id = $1`,
+		`INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) SELECT organization_id, id, 'k2', 'lw_y', '\x02' FROM users WHERE id = $1`,
+		`UPDATE api_keys SET last_used_at = now() WHERE user_id = $1`,
+	}
+	for _, q := range quiet {
+		if n := heard(t, bus, db, q, user); n != 0 {
+			t.Errorf("heard %d changes from a write that changes no access: %s", n, q)
+		}
+	}
+}
+
+// TestBusGoesQuietWithoutItsConnection: when the listening connection is killed, memos stop being used
+// until pq has reconnected and listens again, and nothing kept before is used after.
+func TestBusGoesQuietWithoutItsConnection(t *testing.T) {
+	t.Parallel()
+	bus, db := listening(t)
+	tab := memo.NewTable[string, int](bus, time.Minute, 10)
+	loads := 0
+	load := func() (int, error) { loads++; return loads, nil }
+	_, _ = tab.Load("k", load)
+	_, _ = tab.Load("k", load)
+	if loads != 1 {
+		t.Fatalf("%d loads while live, want 1", loads)
+	}
+	if _, err := db.Exec(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE datname = current_database() AND query ILIKE 'listen%'`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for bus.Live() {
+		if time.Now().After(deadline) {
+			t.Fatal("still live after its connection was terminated")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for !bus.Live() {
+		if time.Now().After(deadline) {
+			t.Fatal("never listened again")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if v, _ := tab.Load("k", load); v != 2 {
+		t.Fatalf("a value kept before the connection was lost was used after: %d", v)
+	}
+	if heard(t, bus, db, `UPDATE organizations SET is_active = is_active`) == 0 {
+		t.Fatal("not heard after reconnecting")
+	}
+}
