@@ -21,7 +21,8 @@ const cacheTTL = 60 * time.Second
 
 // CountJobs counts the app's jobs per status. Without filters (or with statusIn alone) the status
 // counters answer: they are exact in every transaction, so the answer is not a cached one. Other
-// filters are counted with one GROUP BY, and the result is kept a minute under the filter's hash.
+// filters are counted with one GROUP BY, and the result is kept a minute under the filter's hash, in
+// job_count_cache for every replica and in this process's memory (recentCounts).
 // useCache=false always counts the rows themselves (and refreshes the cache).
 func (s *Service) CountJobs(ctx context.Context, req v1api.CountJobsRequestObject) (v1api.CountJobsResponseObject, error) {
 	g, set, sel, err := s.filtered(ctx, req.AppId, req.Params, nil)
@@ -56,11 +57,16 @@ func (s *Service) statusCounts(ctx context.Context, g *access.Grant, set filter.
 		return nil, false, at, err
 	}
 	if useCache {
+		if per, at, ok := s.recent.get(g.App.ID, hash); ok {
+			return per, true, at, nil
+		}
 		var c struct {
 			Counts    []byte    `db:"counts"`
 			CountedAt time.Time `db:"counted_at"`
+			Age       float64   `db:"age"`
 		}
-		err := s.d.DB.GetContext(ctx, &c, `SELECT counts, counted_at FROM job_count_cache
+		err := s.d.DB.GetContext(ctx, &c, `SELECT counts, counted_at, extract(epoch FROM now() - counted_at)::float8 AS age
+			FROM job_count_cache
 			WHERE app_id = $1 AND filter_hash = $2 AND counted_at > now() - make_interval(secs => $3)`,
 			g.App.ID, hash, cacheTTL.Seconds())
 		switch {
@@ -68,6 +74,7 @@ func (s *Service) statusCounts(ctx context.Context, g *access.Grant, set filter.
 			if err := json.Unmarshal(c.Counts, &per); err != nil {
 				return nil, false, at, err
 			}
+			s.recent.put(g.App.ID, hash, per, c.CountedAt, time.Duration(c.Age*float64(time.Second)))
 			return per, true, c.CountedAt, nil
 		case !errors.Is(err, sql.ErrNoRows):
 			return nil, false, at, err
@@ -83,7 +90,11 @@ func (s *Service) statusCounts(ctx context.Context, g *access.Grant, set filter.
 	err = s.d.DB.GetContext(ctx, &at, `INSERT INTO job_count_cache (app_id, filter_hash, counts, counted_at) VALUES ($1, $2, $3, now())
 		ON CONFLICT (app_id, filter_hash) DO UPDATE SET counts = EXCLUDED.counts, counted_at = EXCLUDED.counted_at
 		RETURNING counted_at`, g.App.ID, hash, string(stored))
-	return per, false, at, err
+	if err != nil {
+		return nil, false, at, err
+	}
+	s.recent.put(g.App.ID, hash, per, at, 0)
+	return per, false, at, nil
 }
 
 // CountJobsByProcessingState counts the app's jobs per processing state, exactly: no counter keeps

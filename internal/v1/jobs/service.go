@@ -21,8 +21,9 @@ type Deps struct {
 
 // Service implements its operations of v1api.StrictServerInterface.
 type Service struct {
-	d Deps
+	d      Deps
+	recent *recentCounts
 }
 
 // New returns the service.
-func New(d Deps) *Service { return &Service{d: d} }
+func New(d Deps) *Service { return &Service{d: d, recent: newRecentCounts()} }
