@@ -48,6 +48,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err != nil {
 		return err
 	}
+	server.TuneRuntime()
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: cfg.ReadHeaderTimeout,

@@ -22,6 +22,7 @@ import (
 	"github.com/loopwork/loopwork/internal/bench"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/credits"
+	"github.com/loopwork/loopwork/internal/server"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -94,6 +95,7 @@ func BenchmarkV1(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	server.TuneRuntime() // as `loopwork serve` does
 	db := testkit.DB(b)
 	db.SetMaxOpenConns(cfg.DBMaxOpenConns)
 	db.SetMaxIdleConns(cfg.DBMaxIdleConns)
