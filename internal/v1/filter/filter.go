@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/loopwork/loopwork/internal/httpx"
@@ -47,14 +48,13 @@ func FromParams(params any) Set {
 	var s Set
 	dst := reflect.ValueOf(&s).Elem()
 	src := reflect.Indirect(reflect.ValueOf(params))
-	for i := 0; i < dst.NumField(); i++ {
-		name := dst.Type().Field(i).Name
-		f := src.FieldByName(name)
-		if !f.IsValid() || (f.Kind() == reflect.Pointer && f.IsNil()) {
+	for _, m := range fieldsOf(src.Type()) {
+		f := src.Field(m.src)
+		if f.Kind() == reflect.Pointer && f.IsNil() {
 			continue
 		}
 		f = reflect.Indirect(f)
-		d := dst.Field(i)
+		d := dst.Field(m.dst)
 		switch {
 		case d.Kind() == reflect.Slice && f.Kind() == reflect.Slice:
 			out := reflect.MakeSlice(d.Type(), f.Len(), f.Len())
@@ -69,6 +69,28 @@ func FromParams(params any) Set {
 		}
 	}
 	return s
+}
+
+// fieldPair is a field of Set and the parameters field of the same name.
+type fieldPair struct{ dst, src int }
+
+// pairs maps each parameters struct type to its fields that Set has, found once per type (looking
+// fields up by name on every request cost 3% of a job list's CPU).
+var pairs sync.Map // reflect.Type -> []fieldPair
+
+func fieldsOf(t reflect.Type) []fieldPair {
+	if v, ok := pairs.Load(t); ok {
+		return v.([]fieldPair)
+	}
+	set := reflect.TypeOf(Set{})
+	var out []fieldPair
+	for i := 0; i < set.NumField(); i++ {
+		if f, ok := t.FieldByName(set.Field(i).Name); ok && len(f.Index) == 1 {
+			out = append(out, fieldPair{dst: i, src: f.Index[0]})
+		}
+	}
+	pairs.Store(t, out)
+	return out
 }
 
 // Problem is a filter value the schema accepts but the filter cannot use; the route answers 400
