@@ -76,12 +76,12 @@ func cancelBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor, 
 	changed AS (
 		UPDATE jobs j SET status = 'CANCELED', processing_state = 'ERROR', assigned_to = NULL,
 		       lock_expires_at = NULL, updated_at = now()
-		FROM batch b WHERE j.id = b.id AND j.status IN ` + unfinishedJobs + `
+		FROM batch b WHERE j.app_id = $1 AND j.id = b.id AND j.status IN ` + unfinishedJobs + `
 		RETURNING j.id, b.status, b.flow_execution_id),
 	` + stopExecutions("changed") + `,
 	history AS (
-		INSERT INTO job_history (job_id, organization_id, event, actor, from_status, to_status, details)
-		SELECT c.id, $2, 'STATUS_CHANGED', $7, c.status, 'CANCELED', $8::jsonb FROM changed c)` + batchResult
+		INSERT INTO job_history (job_id, app_id, organization_id, event, actor, from_status, to_status, details)
+		SELECT c.id, $1, $2, 'STATUS_CHANGED', $7, c.status, 'CANCELED', $8::jsonb FROM changed c)` + batchResult
 	return run(ctx, tx, q, append(fixed, where.Args...))
 }
 
@@ -95,7 +95,7 @@ func deleteBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor) 
 	}
 	q := `WITH ` + batchCTE("", where.SQL) + `,
 	changed AS (
-		DELETE FROM jobs j USING batch b WHERE j.id = b.id
+		DELETE FROM jobs j USING batch b WHERE j.app_id = $1 AND j.id = b.id
 		RETURNING j.id, j.status, j.flow_execution_id),
 	` + stopExecutions("changed") + batchResult
 	return run(ctx, tx, q, append(fixed, where.Args...))
@@ -120,12 +120,12 @@ func rerunBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor, b
 		       processing_state = CASE WHEN j.status = 'PENDING' OR (SELECT has_flow FROM app) THEN 'QUEUED'
 		                               ELSE 'AWAITING_HUMAN' END,
 		       flow_execution_id = NULL, assigned_to = NULL, lock_expires_at = NULL, updated_at = now()
-		FROM batch b WHERE j.id = b.id AND j.status IN ` + rerunnableJobs + `
+		FROM batch b WHERE j.app_id = $1 AND j.id = b.id AND j.status IN ` + rerunnableJobs + `
 		RETURNING j.id, b.status, b.flow_execution_id, j.status AS new_status),
 	` + stopExecutions("changed") + `,
 	history AS (
-		INSERT INTO job_history (job_id, organization_id, event, actor, from_status, to_status, details)
-		SELECT c.id, $2, 'STATUS_CHANGED', $7, c.status, c.new_status, $8::jsonb FROM changed c
+		INSERT INTO job_history (job_id, app_id, organization_id, event, actor, from_status, to_status, details)
+		SELECT c.id, $1, $2, 'STATUS_CHANGED', $7, c.status, c.new_status, $8::jsonb FROM changed c
 		WHERE c.status <> c.new_status)` + batchResult
 	return run(ctx, tx, q, append(fixed, where.Args...))
 }

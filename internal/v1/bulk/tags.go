@@ -45,10 +45,10 @@ const (
 		UPDATE jobs j SET tags = j.tags || ARRAY(
 		         SELECT t FROM unnest($3::text[]) WITH ORDINALITY AS u(t, o) WHERE t <> ALL (j.tags) ORDER BY o),
 		       updated_at = now()
-		FROM sel WHERE j.id = sel.id
+		FROM sel WHERE j.app_id = $1 AND j.id = sel.id
 		RETURNING j.id, ARRAY(SELECT t FROM unnest($3::text[]) AS u(t) WHERE t <> ALL (sel.tags)) AS diff)
-	INSERT INTO job_history (job_id, organization_id, event, actor, details)
-	SELECT c.id, $2, 'TAGS_ADDED', $4, jsonb_build_object('tags', to_jsonb(c.diff)) FROM changed c`
+	INSERT INTO job_history (job_id, app_id, organization_id, event, actor, details)
+	SELECT c.id, $1, $2, 'TAGS_ADDED', $4, jsonb_build_object('tags', to_jsonb(c.diff)) FROM changed c`
 
 	removeTags = `WITH sel AS (
 		SELECT ` + dbx.CustomPlan + ` j.id, j.tags FROM jobs j
@@ -57,10 +57,10 @@ const (
 		UPDATE jobs j SET tags = ARRAY(
 		         SELECT t FROM unnest(j.tags) WITH ORDINALITY AS u(t, o) WHERE t <> ALL ($3::text[]) ORDER BY o),
 		       updated_at = now()
-		FROM sel WHERE j.id = sel.id
+		FROM sel WHERE j.app_id = $1 AND j.id = sel.id
 		RETURNING j.id, ARRAY(SELECT t FROM unnest($3::text[]) AS u(t) WHERE t = ANY (sel.tags)) AS diff)
-	INSERT INTO job_history (job_id, organization_id, event, actor, details)
-	SELECT c.id, $2, 'TAGS_REMOVED', $4, jsonb_build_object('tags', to_jsonb(c.diff)) FROM changed c`
+	INSERT INTO job_history (job_id, app_id, organization_id, event, actor, details)
+	SELECT c.id, $1, $2, 'TAGS_REMOVED', $4, jsonb_build_object('tags', to_jsonb(c.diff)) FROM changed c`
 )
 
 func (s *Service) retag(ctx context.Context, appID uuid.UUID, set filter.Set, tags []string, stmt string) error {

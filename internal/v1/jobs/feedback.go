@@ -61,7 +61,7 @@ func (s *Service) SubmitJobFeedback(ctx context.Context, req v1api.SubmitJobFeed
 			  first_incorrect = CASE WHEN $4::boolean IS NOT NULL AND reviewed IS NULL THEN NOT $4::boolean ELSE first_incorrect END,
 			  processing_state = $5,
 			  updated_at = now()
-			WHERE id = $1`, j.ID, pq.StringArray(tags), fb.CreatedAt, b.Correct, state)
+			WHERE app_id = $6 AND id = $1`, j.ID, pq.StringArray(tags), fb.CreatedAt, b.Correct, state, j.AppID)
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func (s *Service) SubmitJobFeedback(ctx context.Context, req v1api.SubmitJobFeed
 		if state != j.ProcessingState {
 			evs = append(evs, event{Event: "PROCESSING_STATE_CHANGED", Actor: actor, From: &j.ProcessingState, To: &state})
 		}
-		return record(ctx, tx, g.App.OrganizationID, j.ID, evs...)
+		return record(ctx, tx, g.App.OrganizationID, g.App.ID, j.ID, evs...)
 	})
 	if err != nil {
 		return nil, err

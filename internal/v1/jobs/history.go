@@ -46,11 +46,11 @@ type event struct {
 }
 
 // record writes the events of one job in one statement, in their order.
-func record(ctx context.Context, db dbx.DBTX, org uuid.UUID, jobID int64, evs ...event) error {
+func record(ctx context.Context, db dbx.DBTX, org, app uuid.UUID, jobID int64, evs ...event) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	args := []any{org, jobID}
+	args := []any{org, jobID, app}
 	rows := make([]string, len(evs))
 	for i, e := range evs {
 		var details *string
@@ -63,10 +63,10 @@ func record(ctx context.Context, db dbx.DBTX, org uuid.UUID, jobID int64, evs ..
 			details = &s
 		}
 		n := len(args)
-		rows[i] = fmt.Sprintf("($1, $2, coalesce($%d::timestamptz, now()), $%d, $%d, $%d, $%d, $%d::jsonb)", n+1, n+2, n+3, n+4, n+5, n+6)
+		rows[i] = fmt.Sprintf("($1, $3, $2, coalesce($%d::timestamptz, now()), $%d, $%d, $%d, $%d, $%d::jsonb)", n+1, n+2, n+3, n+4, n+5, n+6)
 		args = append(args, e.At, e.Event, e.Actor, e.From, e.To, details)
 	}
-	_, err := db.ExecContext(ctx, `INSERT INTO job_history (organization_id, job_id, at, event, actor, from_status, to_status, details)
+	_, err := db.ExecContext(ctx, `INSERT INTO job_history (organization_id, app_id, job_id, at, event, actor, from_status, to_status, details)
 		VALUES `+strings.Join(rows, ", "), args...)
 	return err
 }
@@ -107,11 +107,11 @@ func (s *Service) GetJobHistory(ctx context.Context, req v1api.GetJobHistoryRequ
 		  SELECT 0::bigint AS id, j.created_at AS at, 'CREATED' AS event,
 		         (SELECT u.email::text FROM users u WHERE u.id = j.created_by) AS actor,
 		         NULL::text AS from_status, NULL::text AS to_status, NULL::jsonb AS details
-		  FROM jobs j WHERE j.id = $1
+		  FROM jobs j WHERE j.app_id = $4 AND j.id = $1
 		  UNION ALL
 		  SELECT h.id, h.at, h.event, h.actor, h.from_status, h.to_status, h.details FROM job_history h WHERE h.job_id = $1
 		) e
-		ORDER BY `+pg.OrderBy()+` LIMIT $2 OFFSET $3`, req.JobId, pg.Limit(), pg.Offset())
+		ORDER BY `+pg.OrderBy()+` LIMIT $2 OFFSET $3`, req.JobId, pg.Limit(), pg.Offset(), g.App.ID)
 	if err != nil {
 		return nil, err
 	}

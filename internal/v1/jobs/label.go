@@ -117,7 +117,7 @@ func (q labelQueue) takeNext(ctx context.Context, tx *sqlx.Tx, p *auth.Principal
 		  ORDER BY j.id LIMIT 1 FOR UPDATE
 		)
 		UPDATE jobs j SET lock_expires_at = now() + make_interval(mins => $4), updated_at = now()
-		FROM held WHERE j.id = held.id
+		FROM held WHERE j.app_id = $1 AND j.id = held.id
 		RETURNING j.id, j.lock_expires_at, NULL::text AS prev_holder, NULL::timestamptz AS prev_lock`,
 		q.g.App.ID, q.g.App.OrganizationID, p.UserID, q.minutes)
 	if err == nil {
@@ -138,7 +138,7 @@ func (q labelQueue) takeNext(ctx context.Context, tx *sqlx.Tx, p *auth.Principal
 		  ORDER BY j.id LIMIT 1 FOR UPDATE SKIP LOCKED
 		)
 		UPDATE jobs j SET assigned_to = $3, lock_expires_at = now() + make_interval(mins => $4), updated_at = now()
-		FROM pick WHERE j.id = pick.id
+		FROM pick WHERE j.app_id = $1 AND j.id = pick.id
 		RETURNING j.id, j.lock_expires_at, pick.lock_expires_at AS prev_lock,
 		          (SELECT u.email::text FROM users u WHERE u.id = pick.assigned_to) AS prev_holder`,
 		append([]any{q.g.App.ID, q.g.App.OrganizationID, p.UserID, q.minutes}, w.Args...)...)
@@ -164,16 +164,16 @@ func (q labelQueue) takeNamed(ctx context.Context, tx *sqlx.Tx, p *auth.Principa
 	}
 	var l lease
 	if j.Held && *j.AssignedTo != p.UserID {
-		err := tx.GetContext(ctx, &l, `SELECT id, lock_expires_at FROM jobs WHERE id = $1`, id)
+		err := tx.GetContext(ctx, &l, `SELECT id, lock_expires_at FROM jobs WHERE app_id = $2 AND id = $1`, id, q.g.App.ID)
 		return &l, err
 	}
 	err = tx.GetContext(ctx, &l, `
 		UPDATE jobs j SET assigned_to = $2, lock_expires_at = now() + make_interval(mins => $3), updated_at = now()
-		FROM (SELECT assigned_to, lock_expires_at FROM jobs WHERE id = $1) prev
-		WHERE j.id = $1
+		FROM (SELECT assigned_to, lock_expires_at FROM jobs WHERE app_id = $4 AND id = $1) prev
+		WHERE j.app_id = $4 AND j.id = $1
 		RETURNING j.id, j.lock_expires_at, prev.lock_expires_at AS prev_lock,
 		          (SELECT u.email::text FROM users u WHERE u.id = prev.assigned_to) AS prev_holder`,
-		id, p.UserID, q.minutes)
+		id, p.UserID, q.minutes, q.g.App.ID)
 	if err != nil || j.Held {
 		return &l, err // a renewal is no new assignment
 	}
@@ -187,7 +187,7 @@ func assigned(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Princip
 		evs = append(evs, event{Event: "RELEASED", Actor: l.PrevHolder, At: l.PrevExpiry, Details: map[string]any{"reason": "lock expired"}})
 	}
 	evs = append(evs, event{Event: "ASSIGNED", Actor: HistoryActor(p), Details: map[string]any{"lock_expires_at": l.ExpiresAt}})
-	return record(ctx, tx, g.App.OrganizationID, l.ID, evs...)
+	return record(ctx, tx, g.App.OrganizationID, g.App.ID, l.ID, evs...)
 }
 
 // remaining counts the other jobs of the app that wait for a label and nobody holds, whatever the

@@ -68,6 +68,7 @@ func fullJob(ctx context.Context, db dbx.DBTX, g *access.Grant, id int64) (v1api
 // lockedJob is the state a change of one job decides on, read under the row lock.
 type lockedJob struct {
 	ID              int64      `db:"id"`
+	AppID           uuid.UUID  `db:"app_id"`
 	Status          string     `db:"status"`
 	ProcessingState string     `db:"processing_state"`
 	Reviewed        *string    `db:"reviewed"`
@@ -81,7 +82,7 @@ type lockedJob struct {
 // lockJob reads a job of the app and locks its row until the transaction ends.
 func lockJob(ctx context.Context, db dbx.DBTX, g *access.Grant, id int64) (lockedJob, error) {
 	var j lockedJob
-	err := db.GetContext(ctx, &j, `SELECT id, status, processing_state, reviewed, labeled_by, assigned_to,
+	err := db.GetContext(ctx, &j, `SELECT id, app_id, status, processing_state, reviewed, labeled_by, assigned_to,
 		       coalesce(assigned_to IS NOT NULL AND lock_expires_at > now(), false) AS held, response
 		FROM jobs WHERE id = $1 AND app_id = $2 AND organization_id = $3 FOR UPDATE`, id, g.App.ID, g.App.OrganizationID)
 	if errors.Is(err, sql.ErrNoRows) {

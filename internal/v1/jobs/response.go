@@ -54,7 +54,7 @@ func (s *Service) SubmitJobResponse(ctx context.Context, req v1api.SubmitJobResp
 		for i := range evs {
 			evs[i].Actor = HistoryActor(p)
 		}
-		if err := record(ctx, tx, g.App.OrganizationID, j.ID, evs...); err != nil {
+		if err := record(ctx, tx, g.App.OrganizationID, g.App.ID, j.ID, evs...); err != nil {
 			return err
 		}
 		out, err = fullJob(ctx, tx, g, j.ID)
@@ -78,7 +78,7 @@ func label(ctx context.Context, tx *sqlx.Tx, g *access.Grant, j lockedJob, user 
 		UPDATE jobs SET status = 'COMPLETED', processing_state = $2, response = $3, completed_at = now(),
 		  labeled_by = $4, labeled_at = now(), relabeled = relabeled OR $5, assigned_to = NULL, lock_expires_at = NULL,
 		  updated_at = now()
-		WHERE id = $1`, j.ID, state, resp, user, again)
+		WHERE app_id = $6 AND id = $1`, j.ID, state, resp, user, again, j.AppID)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func correct(ctx context.Context, tx *sqlx.Tx, j lockedJob, user uuid.UUID, resp
 	_, err := tx.ExecContext(ctx, `
 		UPDATE jobs SET response = $2, edited = true, relabeled = relabeled OR $3, labeled_by = $4, labeled_at = now(),
 		  updated_at = now()
-		WHERE id = $1`, j.ID, resp, again, user)
+		WHERE app_id = $5 AND id = $1`, j.ID, resp, again, user, j.AppID)
 	if err != nil {
 		return nil, err
 	}
