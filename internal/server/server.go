@@ -38,6 +38,7 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/apps"
 	"github.com/loopwork/loopwork/internal/v1/bulk"
 	"github.com/loopwork/loopwork/internal/v1/jobs"
+	"github.com/loopwork/loopwork/internal/v1/measurer"
 	"github.com/loopwork/loopwork/internal/v1/members"
 	"github.com/loopwork/loopwork/internal/v1/tags"
 	"github.com/loopwork/loopwork/internal/v1/workers"
@@ -103,16 +104,18 @@ type v1 struct {
 	*workersService
 	*jobsService
 	*bulkService
+	*measurerService
 	v1Pending
 }
 
 type (
-	appsService    = apps.Service
-	tagsService    = tags.Service
-	membersService = members.Service
-	workersService = workers.Service
-	jobsService    = jobs.Service
-	bulkService    = bulk.Service
+	appsService     = apps.Service
+	tagsService     = tags.Service
+	membersService  = members.Service
+	workersService  = workers.Service
+	measurerService = measurer.Service
+	jobsService     = jobs.Service
+	bulkService     = bulk.Service
 )
 
 type v1Pending struct{ v1api.Unimplemented }
@@ -207,12 +210,13 @@ func New(d Deps) (*Server, error) {
 		billingService: billing.New(billing.Deps{DB: d.DB}),
 	}
 	jobsAPI := v1{
-		appsService:    apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		tagsService:    tags.New(tags.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		membersService: members.New(members.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		workersService: workers.New(workers.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		jobsService:    jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		bulkService:    bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		tagsService:     tags.New(tags.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		membersService:  members.New(members.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		workersService:  workers.New(workers.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		bulkService:     bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		measurerService: measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
 	}
 
 	proxies, err := cfg.TrustedProxyNets()

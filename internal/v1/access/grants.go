@@ -52,3 +52,17 @@ func (gs *Grants) Resolve(ctx context.Context, p *auth.Principal, appID uuid.UUI
 	}
 	return &g, nil
 }
+
+// Require resolves the calling principal's grant on the app and answers 403 unless it acts with at
+// least the role min.
+func (gs *Grants) Require(ctx context.Context, appID uuid.UUID, min Role) (*Grant, *auth.Principal, error) {
+	p := auth.MustFromContext(ctx)
+	g, err := gs.Resolve(ctx, p, appID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := g.Require(min); err != nil {
+		return nil, nil, err
+	}
+	return g, p, nil
+}

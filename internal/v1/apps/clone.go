@@ -14,6 +14,7 @@ import (
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/v1/access"
+	"github.com/loopwork/loopwork/internal/v1/measurer"
 )
 
 // clonePlan is what a clone mode decides: where the copy goes, who owns it, and what it carries.
@@ -23,18 +24,15 @@ type clonePlan struct {
 	ownerIsOnly  bool // MEMBER_OWNED_COPY: the owner becomes the copy's only member
 	copyTags     bool
 	copyMembers  bool
+	copyMeasurer bool
 	explicitName *string
 }
 
 // CloneApp copies an app's settings (never its jobs, exports or measurements) into a new app, as the
 // clone mode says. The caller needs the MANAGER role on the source app.
 func (s *Service) CloneApp(ctx context.Context, req v1api.CloneAppRequestObject) (v1api.CloneAppResponseObject, error) {
-	p := auth.MustFromContext(ctx)
-	g, err := s.d.Grants.Resolve(ctx, p, req.AppId)
+	g, p, err := s.d.Grants.Require(ctx, req.AppId, access.Manager)
 	if err != nil {
-		return nil, err
-	}
-	if err := g.Require(access.Manager); err != nil {
 		return nil, err
 	}
 	in := v1api.AppClone{}
@@ -69,7 +67,7 @@ func (s *Service) CloneApp(ctx context.Context, req v1api.CloneAppRequestObject)
 func planClone(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, src access.App, mode v1api.CloneAppParamsCloneMode,
 	in v1api.AppClone) (clonePlan, error) {
 	plan := clonePlan{org: src.OrganizationID, owner: p.UserID, copyTags: flag(in.IncludeTags),
-		copyMembers: flag(in.IncludeMembers), explicitName: in.Name}
+		copyMembers: flag(in.IncludeMembers), copyMeasurer: flag(in.IncludeMeasurerConfiguration), explicitName: in.Name}
 	switch mode {
 	case "ORGANIZATION_OWNED_COPY":
 		if in.OrganizationId != nil {
@@ -138,6 +136,11 @@ func insertCopy(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, src access.
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO app_worker_groups (app_id, group_id, organization_id, role)
 			SELECT $1, group_id, organization_id, role FROM app_worker_groups WHERE app_id = $2`, id, src.ID); err != nil {
+			return uuid.Nil, err
+		}
+	}
+	if plan.copyMeasurer {
+		if err := measurer.CopyConfiguration(ctx, tx, src.ID, id, plan.org, p.Actor()); err != nil {
 			return uuid.Nil, err
 		}
 	}

@@ -52,12 +52,8 @@ func (s *Service) CheckJobScoreExists(ctx context.Context, req v1api.CheckJobSco
 // UpdateOwnerActivity records that a manager of the app is active on it now; the activity recorded
 // before moves to previous_owner_activity_at. It is not a change of the app, so updated_at stays.
 func (s *Service) UpdateOwnerActivity(ctx context.Context, req v1api.UpdateOwnerActivityRequestObject) (v1api.UpdateOwnerActivityResponseObject, error) {
-	p := auth.MustFromContext(ctx)
-	g, err := s.d.Grants.Resolve(ctx, p, req.AppId)
+	g, p, err := s.d.Grants.Require(ctx, req.AppId, access.Manager)
 	if err != nil {
-		return nil, err
-	}
-	if err := g.Require(access.Manager); err != nil {
 		return nil, err
 	}
 	out := v1api.UpdateOwnerActivity200JSONResponse{AppId: g.App.ID, UserId: p.UserID}

@@ -22,12 +22,8 @@ var unfinishedStatuses = []string{"PENDING", "SCHEDULED", "SUSPENDED"}
 // UpdateApp changes the fields present in the body. When the flow changes and rerun_unfinished_jobs
 // is set, a RERUN_JOBS bulk operation is queued in the same transaction and the reply is 202.
 func (s *Service) UpdateApp(ctx context.Context, req v1api.UpdateAppRequestObject) (v1api.UpdateAppResponseObject, error) {
-	p := auth.MustFromContext(ctx)
-	g, err := s.d.Grants.Resolve(ctx, p, req.AppId)
+	g, p, err := s.d.Grants.Require(ctx, req.AppId, access.Manager)
 	if err != nil {
-		return nil, err
-	}
-	if err := g.Require(access.Manager); err != nil {
 		return nil, err
 	}
 	in := req.Body

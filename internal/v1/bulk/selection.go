@@ -55,15 +55,7 @@ func actorOf(p *auth.Principal) actor {
 // managed resolves the app for the caller and requires the MANAGER role on it, so every bulk route
 // answers its 404 and 403 the same way.
 func (s *Service) managed(ctx context.Context, appID uuid.UUID) (*access.Grant, *auth.Principal, error) {
-	p := auth.MustFromContext(ctx)
-	g, err := s.d.Grants.Resolve(ctx, p, appID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := g.Require(access.Manager); err != nil {
-		return nil, nil, err
-	}
-	return g, p, nil
+	return s.d.Grants.Require(ctx, appID, access.Manager)
 }
 
 // compile compiles the target's filter after argBase fixed arguments; a filter the schema accepts but

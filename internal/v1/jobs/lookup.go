@@ -16,15 +16,7 @@ import (
 
 // grant resolves the app for the caller and checks the role the operation needs.
 func (s *Service) grant(ctx context.Context, appID uuid.UUID, min access.Role) (*access.Grant, *auth.Principal, error) {
-	p := auth.MustFromContext(ctx)
-	g, err := s.d.Grants.Resolve(ctx, p, appID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := g.Require(min); err != nil {
-		return nil, nil, err
-	}
-	return g, p, nil
+	return s.d.Grants.Require(ctx, appID, min)
 }
 
 // errJobNotFound is the one answer for a job that is missing, of another app or of another

@@ -18,6 +18,7 @@ import (
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/v1/access"
+	"github.com/loopwork/loopwork/internal/v1/measurer"
 )
 
 // submission is a validated JobInput with the app's defaults applied.
@@ -28,6 +29,8 @@ type submission struct {
 	priority        int
 	deadline        *time.Time
 	ttlSeconds      *int
+	// onboarding is the measurement round of a measurement job; nil for other jobs.
+	onboarding *int64
 }
 
 func newSubmission(g *access.Grant, in *v1api.JobInput, now time.Time) (submission, error) {
@@ -81,22 +84,26 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	if req.Params.Onboarding != nil {
-		// Measurement jobs need the app's measurer configuration and its onboarding code; no app has one
-		// yet, so no code can match.
-		return nil, httpx.InvalidV1([]any{"query", "onboarding"}, "value_error", "invalid onboarding code")
-	}
+	sub.onboarding = req.Params.Onboarding
 	if g.App.Status == "ARCHIVED" {
 		return nil, httpx.Conflict("the app is archived and accepts no jobs")
 	}
 	status, processing := initialState(g)
 	out := v1api.JobSubmitted{AppId: g.App.ID, Status: v1api.JobStatus(status), BatchId: sub.batchID}
-	ok, err := s.insertPaid(ctx, g, p, sub, status, processing, &out)
-	if err != nil {
-		return nil, err
+	// A measurement job takes the careful path: its round is checked and held in the same transaction.
+	ok := false
+	if sub.onboarding == nil {
+		if ok, err = s.insertPaid(ctx, g, p, sub, status, processing, &out); err != nil {
+			return nil, err
+		}
 	}
 	if !ok {
 		err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
+			if sub.onboarding != nil {
+				if err := measurer.CheckOnboarding(ctx, tx, g.App.ID, *sub.onboarding); err != nil {
+					return err
+				}
+			}
 			if err := credits.Reserve(ctx, tx, g.App.OrganizationID, 1); err != nil {
 				return err
 			}
@@ -118,13 +125,13 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 }
 
 const jobInsert = `INSERT INTO jobs (organization_id, app_id, status, processing_state, input, metadata, tags, batch_id,
-	priority, created_by, expires_at)`
+	priority, created_by, expires_at, onboarding_code)`
 
-const jobValues = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, coalesce($11::timestamptz, now() + make_interval(secs => $12::int))`
+const jobValues = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, coalesce($11::timestamptz, now() + make_interval(secs => $12::int)), $13`
 
 func jobArgs(g *access.Grant, p *auth.Principal, sub submission, status, processing string) []any {
 	return []any{g.App.OrganizationID, g.App.ID, status, processing, sub.input, sub.metadata, pq.StringArray(sub.tags),
-		sub.batchID, sub.priority, authorID(p), sub.deadline, sub.ttlSeconds}
+		sub.batchID, sub.priority, authorID(p), sub.deadline, sub.ttlSeconds, sub.onboarding}
 }
 
 // insertPaid is the common case in one statement, so one round trip and no explicit transaction: while
@@ -135,11 +142,11 @@ func (s *Service) insertPaid(ctx context.Context, g *access.Grant, p *auth.Princ
 	args := append(jobArgs(g, p, sub, status, processing), credits.JobSubmissionProduct, p.Actor(), credits.Comfortable+1)
 	err := s.d.DB.QueryRowxContext(ctx, `
 		WITH job AS (
-		  `+jobInsert+` SELECT `+jobValues+` WHERE `+credits.RemainingSQL("$1")+` >= $15
+		  `+jobInsert+` SELECT `+jobValues+` WHERE `+credits.RemainingSQL("$1")+` >= $16
 		  RETURNING id, created_at, expires_at
 		), usage AS (
 		  INSERT INTO usage_records (organization_id, product_id, job_id, amount, created_by)
-		  SELECT $1, $13, job.id, 1, $14 FROM job
+		  SELECT $1, $14, job.id, 1, $15 FROM job
 		), spend AS (
 		  `+credits.ConsumeSQL("$1::uuid", "job")+`
 		)

@@ -92,8 +92,6 @@ func TestSubmitJob(t *testing.T) {
 			"ttl too short":    {in: v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: ptr(5)}, loc: "ttl_seconds"},
 			"priority":         {in: v1api.JobInput{Input: doc(map[string]any{}), Priority: ptr(11)}, loc: "priority"},
 			"comma in tag":     {in: v1api.JobInput{Input: doc(map[string]any{}), Tags: &[]string{"a,b"}}, loc: "tags"},
-			"onboarding": {in: v1api.JobInput{Input: doc(map[string]any{})}, params: &v1api.SubmitJobParams{Onboarding: ptr(int64(12))},
-				loc: "onboarding"},
 		} {
 			res, err := f.admin.V1.SubmitJobWithResponse(ctx, f.app, c.params, c.in)
 			if err != nil {
