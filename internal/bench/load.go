@@ -14,6 +14,7 @@ type Result struct {
 	Elapsed  time.Duration
 	P50, P90 time.Duration
 	P99, Max time.Duration
+	lat      []time.Duration // every call's, sorted
 }
 
 // PerSecond is the throughput of successful requests.
@@ -48,14 +49,26 @@ func Run(clients int, duration time.Duration, do func(client int) error) Result 
 		}(c)
 	}
 	wg.Wait()
-	r := Result{Requests: len(lat), Errors: errs.Load(), Elapsed: time.Since(start)}
-	if len(lat) == 0 {
-		return r
-	}
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
-	r.P50, r.P90, r.P99, r.Max = pct(0.50), pct(0.90), pct(0.99), lat[len(lat)-1]
+	r := Result{Requests: len(lat), Errors: errs.Load(), Elapsed: time.Since(start), lat: lat}
+	r.percentiles()
 	return r
+}
+
+// Merge is the result of two runs taken as one: their calls together, over their times added up.
+func (r Result) Merge(o Result) Result {
+	m := Result{Requests: r.Requests + o.Requests, Errors: r.Errors + o.Errors, Elapsed: r.Elapsed + o.Elapsed,
+		lat: append(append(make([]time.Duration, 0, len(r.lat)+len(o.lat)), r.lat...), o.lat...)}
+	m.percentiles()
+	return m
+}
+
+func (r *Result) percentiles() {
+	if len(r.lat) == 0 {
+		return
+	}
+	sort.Slice(r.lat, func(i, j int) bool { return r.lat[i] < r.lat[j] })
+	pct := func(p float64) time.Duration { return r.lat[int(p*float64(len(r.lat)-1))] }
+	r.P50, r.P90, r.P99, r.Max = pct(0.50), pct(0.90), pct(0.99), r.lat[len(r.lat)-1]
 }
 
 // Ms renders a duration in milliseconds for reports.
