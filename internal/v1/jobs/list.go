@@ -46,8 +46,8 @@ func (s *Service) ListCollaboratorJobs(ctx context.Context, req v1api.ListCollab
 func (s *Service) jobList(ctx context.Context, g *access.Grant, sel selection, page, size *int, sortBy, orderBy *string) ([]v1api.Job, int64, int, int, error) {
 	pg, order := jobPage(page, size, sortBy, orderBy)
 	q, args := sel.paged(`SELECT `+Columns+` FROM jobs j WHERE `+sel.cond+` ORDER BY `+order, pg)
-	var rows []Row
-	if err := s.d.DB.SelectContext(ctx, &rows, q, args...); err != nil {
+	rows, err := selectRows(ctx, s.d.DB, q, args...)
+	if err != nil {
 		return nil, 0, 0, 0, err
 	}
 	ptrs := make([]*Row, len(rows))

@@ -26,8 +26,8 @@ func errJobNotFound() error { return httpx.NotFound("job") }
 // getRow loads one job of the app.
 func getRow(ctx context.Context, db dbx.DBTX, g *access.Grant, id int64) (Row, error) {
 	var r Row
-	err := db.GetContext(ctx, &r, `SELECT `+Columns+` FROM jobs j WHERE j.id = $1 AND j.app_id = $2 AND j.organization_id = $3`,
-		id, g.App.ID, g.App.OrganizationID)
+	err := db.QueryRowxContext(ctx, `SELECT `+Columns+` FROM jobs j WHERE j.id = $1 AND j.app_id = $2 AND j.organization_id = $3`,
+		id, g.App.ID, g.App.OrganizationID).Scan(r.dest()...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Row{}, errJobNotFound()
 	}

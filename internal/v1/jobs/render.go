@@ -56,6 +56,32 @@ const Columns = `j.id, j.app_id, j.status, j.processing_state, j.input, j.respon
 	j.labeled_by, j.labeled_at, j.assigned_to, coalesce(j.lock_expires_at > now(), false) AS held,
 	j.error, j.created_at, j.updated_at, j.completed_at, j.expires_at, j.flow_execution_id`
 
+// dest are the scan destinations of a Row in the order of Columns. Pages of jobs are scanned through
+// them rather than by sqlx's reflection, which cost 6% of a job list's CPU.
+func (r *Row) dest() []any {
+	return []any{&r.ID, &r.AppID, &r.Status, &r.ProcessingState, &r.Input, &r.Response, &r.Metadata, &r.Tags, &r.BatchID,
+		&r.Priority, &r.Score, &r.TrustScore, &r.Correct, &r.Reviewed, &r.FirstIncorrect, &r.Edited, &r.Relabeled, &r.FeedbackTags,
+		&r.LabeledByID, &r.LabeledAt, &r.AssignedToID, &r.Held,
+		&r.Error, &r.CreatedAt, &r.UpdatedAt, &r.CompletedAt, &r.ExpiresAt, &r.FlowExecutionID}
+}
+
+// selectRows runs a query selecting Columns and scans its rows.
+func selectRows(ctx context.Context, db dbx.DBTX, q string, args ...any) ([]Row, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Row
+	for rows.Next() {
+		out = append(out, Row{})
+		if err := rows.Scan(out[len(out)-1].dest()...); err != nil {
+			return nil, err
+		}
+	}
+	return out, rows.Err()
+}
+
 // withUsernames fills in the usernames (e-mail addresses) of the rows' labelers and holders, with one
 // query when any row has one.
 func withUsernames(ctx context.Context, db dbx.DBTX, rows ...*Row) error {
