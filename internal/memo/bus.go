@@ -77,9 +77,14 @@ func (b *Bus) Live() bool {
 // (a network partition) is noticed within this time, and memos stop being used until it is back.
 const pingEvery = 5 * time.Second
 
+// firstListenWait bounds how long Listen waits for its first LISTEN before letting the server start
+// without memos (they come into use once it is in place).
+const firstListenWait = 5 * time.Second
+
 // Listen connects to the database at dsn, listens on Channel and keeps doing so, reconnecting as
-// needed, until ctx ends. It returns once the first LISTEN is in place (or with the error that
-// prevented it); the bus is live from then on except while the connection is down.
+// needed, until ctx ends. It returns once the first LISTEN is in place, or after firstListenWait
+// without it (the bus turns live when it is); the bus is live from then on except while the
+// connection is down.
 func (b *Bus) Listen(ctx context.Context, dsn string, logger *slog.Logger) error {
 	l := pq.NewListener(dsn, 100*time.Millisecond, 5*time.Second, func(ev pq.ListenerEventType, err error) {
 		switch ev {
@@ -95,25 +100,41 @@ func (b *Bus) Listen(ctx context.Context, dsn string, logger *slog.Logger) error
 	})
 	listening := make(chan error, 1)
 	go func() { listening <- l.Listen(Channel) }()
-	select {
-	case err := <-listening:
+	started := func(err error) error {
 		if err != nil {
 			_ = l.Close()
 			return err
 		}
+		b.setLive(true)
+		go func() {
+			for n := range l.Notify {
+				_ = n // a notification, or nil after a reconnection: either way, memos may be stale
+				b.Invalidate()
+			}
+		}()
+		go b.watch(ctx, l)
+		return nil
+	}
+	select {
+	case err := <-listening:
+		return started(err)
 	case <-ctx.Done():
 		_ = l.Close()
 		return ctx.Err()
+	case <-time.After(firstListenWait):
+		logger.Warn("memo: not listening yet; memos unused until it is")
+		go func() {
+			select {
+			case err := <-listening:
+				if err := started(err); err != nil {
+					logger.Error("memo: listen", "error", err)
+				}
+			case <-ctx.Done():
+				_ = l.Close()
+			}
+		}()
+		return nil
 	}
-	b.setLive(true)
-	go func() {
-		for n := range l.Notify {
-			_ = n // a notification, or nil after a reconnection: either way, memos may be stale
-			b.Invalidate()
-		}
-	}()
-	go b.watch(ctx, l)
-	return nil
 }
 
 // watch pings the listening connection until ctx ends, then closes it. A ping that does not come back

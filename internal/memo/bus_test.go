@@ -152,3 +152,29 @@ func TestBusGoesQuietWithoutItsConnection(t *testing.T) {
 		t.Fatal("not heard after reconnecting")
 	}
 }
+
+// TestBusStartsWithoutItsDatabase: a server whose database does not answer yet starts anyway, with
+// memos unused.
+func TestBusStartsWithoutItsDatabase(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	bus := memo.NewBus()
+	start := time.Now()
+	err := bus.Listen(ctx, "postgres://loopwork@127.0.0.1:1/none?sslmode=disable&connect_timeout=1",
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil || bus.Live() {
+		t.Fatalf("Listen = %v, live %v; want nil and not live", err, bus.Live())
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Fatalf("Listen held the start for %s", took)
+	}
+	tab := memo.NewTable[int, int](bus, time.Minute, 10)
+	loads := 0
+	for i := 0; i < 2; i++ {
+		_, _ = tab.Load(1, func() (int, error) { loads++; return 1, nil })
+	}
+	if loads != 2 {
+		t.Fatalf("%d loads without listening, want 2", loads)
+	}
+}
