@@ -9,12 +9,14 @@ import (
 )
 
 // keepsAccess are the writes that never change a row memoised principals or grants come from (users,
-// organizations, API keys, sessions, apps, app memberships): the job writes, which are the busy ones.
+// organizations, API keys, sessions, apps, app memberships): the job writes and the credit ledger's,
+// which are the busy ones.
 // Leaving an operation out of this list is always safe; it only makes its calls forget the memos.
 var keepsAccess = map[string]bool{
 	"submitJob": true, "deleteJob": true, "submitJobFeedback": true, "submitJobResponse": true,
 	"addJobTags": true, "removeJobTags": true, "cancelJobs": true, "deleteJobs": true,
 	"createAppTag": true, "updateAppTag": true, "deleteAppTag": true,
+	"recordUsage": true, "grantCredits": true,
 }
 
 // forgetOnWrite makes every other write forget the memoised principals and grants before its response
