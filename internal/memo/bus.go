@@ -27,6 +27,7 @@ const Channel = "loopwork_access"
 // upper bits and, in the lowest bit, whether the process is listening (memos are used only then).
 type Bus struct {
 	state atomic.Uint64
+	last  atomic.Pointer[string] // payload of the latest notification
 }
 
 // NewBus returns a bus that is not listening yet: until Listen connects, memos always load.
@@ -65,6 +66,15 @@ func (b *Bus) current() (gen uint64, live bool) {
 func (b *Bus) Generation() uint64 {
 	gen, _ := b.current()
 	return gen
+}
+
+// LastHeard is the payload of the latest notification heard ("" before any). Notifications are heard
+// in commit order, so once a payload sent after a change is the latest, the change has been heard.
+func (b *Bus) LastHeard() string {
+	if p := b.last.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // Live reports whether the bus is listening, so that memos are in use.
@@ -108,8 +118,11 @@ func (b *Bus) Listen(ctx context.Context, dsn string, logger *slog.Logger) error
 		b.setLive(true)
 		go func() {
 			for n := range l.Notify {
-				_ = n // a notification, or nil after a reconnection: either way, memos may be stale
+				// A notification, or nil after a reconnection: either way, memos may be stale.
 				b.Invalidate()
+				if n != nil {
+					b.last.Store(&n.Extra)
+				}
 			}
 		}()
 		go b.watch(ctx, l)
