@@ -161,7 +161,7 @@ func (e *Env) ChangeAccess(t testing.TB, query string, args ...any) {
 	deadline := time.Now().Add(5 * time.Second)
 	for attempt := 0; ; attempt++ {
 		// Another notification may arrive after a marker and hide it; then a new marker is sent.
-		marker := fmt.Sprintf("testkit marker %s %d", t.Name(), attempt)
+		marker := fmt.Sprintf("testkit marker %s %d %d", t.Name(), time.Now().UnixNano(), attempt)
 		if _, err := e.DB.Exec(`SELECT pg_notify($1, $2)`, memo.Channel, marker); err != nil {
 			t.Fatal(err)
 		}
