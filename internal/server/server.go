@@ -200,22 +200,22 @@ func New(d Deps) (*Server, error) {
 	api := platform{
 		healthService: hs,
 		docsService:   ds,
-		authnService: authn.New(authn.Deps{DB: d.DB, Keys: keys, Tokens: tokens, Limiter: limiter, Logger: d.Logger,
+		authnService: authn.New(authn.Deps{DB: d.DB, Keys: keys, Tokens: tokens, Limiter: limiter,
 			AnonKey: cfg.AnonKey, RefreshTTL: cfg.RefreshTokenTTL, PerIP: cfg.SignInLimitPerIP, PerEmail: cfg.SignInLimitPerEmail}),
 		orgsService: orgs.New(orgs.Deps{DB: d.DB}),
-		usersService: users.New(users.Deps{DB: d.DB, Queue: q, Limiter: limiter, Logger: d.Logger,
+		usersService: users.New(users.Deps{DB: d.DB, Queue: q, Limiter: limiter,
 			InviteTTL: cfg.InviteTTL, RecoveryTTL: cfg.RecoveryTTL, WebURL: webURL(cfg)}),
 		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
 		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
 		billingService: billing.New(billing.Deps{DB: d.DB}),
 	}
 	jobsAPI := v1{
-		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		tagsService:     tags.New(tags.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		membersService:  members.New(members.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		workersService:  workers.New(workers.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
-		bulkService:     bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q, Logger: d.Logger}),
+		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),
+		tagsService:     tags.New(tags.Deps{DB: d.DB, Grants: grants}),
+		membersService:  members.New(members.Deps{DB: d.DB, Grants: grants}),
+		workersService:  workers.New(workers.Deps{DB: d.DB, Grants: grants}),
+		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants}),
+		bulkService:     bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
 		measurerService: measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
 	}
 

@@ -4,7 +4,6 @@
 package authn
 
 import (
-	"log/slog"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -19,7 +18,6 @@ type Deps struct {
 	Keys    *auth.KeyStore
 	Tokens  *auth.Tokens
 	Limiter *ratelimit.Limiter
-	Logger  *slog.Logger
 	// AnonKey is the configured anonymous key ("" when none is configured).
 	AnonKey string
 	// RefreshTTL is the lifetime of refresh tokens.

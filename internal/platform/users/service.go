@@ -3,7 +3,6 @@
 package users
 
 import (
-	"log/slog"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -17,7 +16,6 @@ type Deps struct {
 	DB      *sqlx.DB
 	Queue   *queue.Client
 	Limiter *ratelimit.Limiter
-	Logger  *slog.Logger
 	// InviteTTL and RecoveryTTL are the lifetimes of e-mailed links.
 	InviteTTL, RecoveryTTL time.Duration
 	// WebURL is the web client the links open (its /auth/verify page); empty derives it from the request.

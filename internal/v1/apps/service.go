@@ -2,8 +2,6 @@
 package apps
 
 import (
-	"log/slog"
-
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/queue"
@@ -16,7 +14,6 @@ type Deps struct {
 	// Grants resolves callers' grants on apps (memoised).
 	Grants *access.Grants
 	Queue  *queue.Client
-	Logger *slog.Logger
 }
 
 // Service implements its operations of v1api.StrictServerInterface.

@@ -2,11 +2,8 @@
 package tags
 
 import (
-	"log/slog"
-
 	"github.com/jmoiron/sqlx"
 
-	"github.com/loopwork/loopwork/internal/queue"
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
 
@@ -15,8 +12,6 @@ type Deps struct {
 	DB *sqlx.DB
 	// Grants resolves callers' grants on apps (memoised).
 	Grants *access.Grants
-	Queue  *queue.Client
-	Logger *slog.Logger
 }
 
 // Service implements its operations of v1api.StrictServerInterface.
