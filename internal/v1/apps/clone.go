@@ -115,13 +115,10 @@ func insertCopy(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, src access.
 	if plan.org != src.OrganizationID {
 		api = nil
 	}
-	var id uuid.UUID
-	err = tx.GetContext(ctx, &id, `INSERT INTO apps (organization_id, name, description, api_id, status,
-		job_ttl_seconds, settings, owner_id, owner_activity_at, modified_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), $9) RETURNING id`,
-		plan.org, name, src.Description, api, src.Status, src.JobTTLSeconds, string(src.Settings), plan.owner, p.Actor())
+	id, err := insertApp(ctx, tx, newApp{org: plan.org, name: name, description: src.Description, api: api,
+		status: src.Status, ttl: src.JobTTLSeconds, settings: string(src.Settings), owner: plan.owner, actor: p.Actor()})
 	if err != nil {
-		return uuid.Nil, writeError(err, name)
+		return uuid.Nil, err
 	}
 	if plan.copyTags {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO app_tags (app_id, tag, organization_id, description, color)

@@ -47,13 +47,11 @@ func (s *Service) CreateApp(ctx context.Context, req v1api.CreateAppRequestObjec
 		if err != nil {
 			return err
 		}
-		err = tx.GetContext(ctx, &id, `INSERT INTO apps (organization_id, name, description, api_id, status,
-			job_ttl_seconds, settings, owner_id, owner_activity_at, modified_by)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), $9) RETURNING id`,
-			org, name, nullableString(in.Description.Get()), apiID, status, nullableInt(in.JobTtlSeconds.Get()),
-			settingsJSON(mergeSettings(access.DefaultSettings(), in.Settings)), p.UserID, p.Actor())
+		id, err = insertApp(ctx, tx, newApp{org: org, name: name, description: nullableString(in.Description.Get()),
+			api: apiID, status: string(status), ttl: nullableInt(in.JobTtlSeconds.Get()),
+			settings: settingsJSON(mergeSettings(access.DefaultSettings(), in.Settings)), owner: p.UserID, actor: p.Actor()})
 		if err != nil {
-			return writeError(err, name)
+			return err
 		}
 		if req.Params.CreateWorker != nil {
 			return addManager(ctx, tx, id, org, *req.Params.CreateWorker)
@@ -68,6 +66,31 @@ func (s *Service) CreateApp(ctx context.Context, req v1api.CreateAppRequestObjec
 		return nil, err
 	}
 	return v1api.CreateApp201JSONResponse(a), nil
+}
+
+// newApp is the row a new app (created or cloned) starts with; its owner's activity starts now.
+type newApp struct {
+	org, owner  uuid.UUID
+	name        string
+	description *string
+	api         *uuid.UUID
+	status      string
+	ttl         *int
+	settings    string
+	actor       string
+}
+
+// insertApp writes a new app and answers its id; a name the organization already uses is a 400.
+func insertApp(ctx context.Context, tx *sqlx.Tx, a newApp) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := tx.GetContext(ctx, &id, `INSERT INTO apps (organization_id, name, description, api_id, status,
+		job_ttl_seconds, settings, owner_id, owner_activity_at, modified_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now(), $9) RETURNING id`,
+		a.org, a.name, a.description, a.api, a.status, a.ttl, a.settings, a.owner, a.actor)
+	if err != nil {
+		return uuid.Nil, writeError(err, a.name)
+	}
+	return id, nil
 }
 
 // orgExists answers 404 for an organization that does not exist.
