@@ -119,44 +119,8 @@ func (s *Service) UpdateMeasurerConfiguration(ctx context.Context, req v1api.Upd
 		if c.State == StateCalculating {
 			return httpx.Conflict("performance is being calculated; change the configuration when state is no longer CALCULATING")
 		}
-		was := c.measuring()
-		if b.Enabled != nil {
-			c.Enabled = *b.Enabled
-		}
-		if b.AcceptMeasurementJobs != nil {
-			c.Accept = *b.AcceptMeasurementJobs
-		}
-		if b.Metrics != nil {
-			c.Metrics = make(pq.StringArray, len(*b.Metrics))
-			for i, m := range *b.Metrics {
-				c.Metrics[i] = string(m)
-			}
-		}
-		if b.Fields != nil {
-			c.Fields = pq.StringArray(*b.Fields)
-		}
-		if b.BaselineTypes != nil {
-			c.BaselineTypes = make(pq.StringArray, len(*b.BaselineTypes))
-			for i, t := range *b.BaselineTypes {
-				c.BaselineTypes[i] = string(t)
-			}
-		}
-		if b.MeasureIntervalHours.IsSpecified() {
-			c.IntervalHours = nil
-			if !b.MeasureIntervalHours.IsNull() {
-				h := b.MeasureIntervalHours.MustGet()
-				c.IntervalHours = &h
-			}
-		}
-		switch {
-		case !c.measuring():
-			c.OnboardingCode = nil
-		case !was || c.OnboardingCode == nil:
-			code, err := newCode()
-			if err != nil {
-				return err
-			}
-			c.OnboardingCode = &code
+		if err := c.apply(b); err != nil {
+			return err
 		}
 		return tx.GetContext(ctx, &out, `UPDATE measurer_configurations SET enabled = $2, metrics = $3, fields = $4,
 			  baseline_types = $5, accept_measurement_jobs = $6, onboarding_code = $7, measure_interval_hours = $8,
@@ -171,6 +135,53 @@ func (s *Service) UpdateMeasurerConfiguration(ctx context.Context, req v1api.Upd
 		return v1api.UpdateMeasurerConfiguration204Response{}, nil
 	}
 	return v1api.UpdateMeasurerConfiguration200JSONResponse(out.Response()), nil
+}
+
+// apply changes the fields present in an update. Turning measurement jobs on starts a new round (a new
+// onboarding code); turning them off withdraws the code.
+func (c *Config) apply(b *v1api.MeasurerConfigurationUpdate) error {
+	was := c.measuring()
+	if b.Enabled != nil {
+		c.Enabled = *b.Enabled
+	}
+	if b.AcceptMeasurementJobs != nil {
+		c.Accept = *b.AcceptMeasurementJobs
+	}
+	if b.Metrics != nil {
+		c.Metrics = texts(*b.Metrics)
+	}
+	if b.Fields != nil {
+		c.Fields = pq.StringArray(*b.Fields)
+	}
+	if b.BaselineTypes != nil {
+		c.BaselineTypes = texts(*b.BaselineTypes)
+	}
+	if b.MeasureIntervalHours.IsSpecified() {
+		c.IntervalHours = nil
+		if h, err := b.MeasureIntervalHours.Get(); err == nil {
+			c.IntervalHours = &h
+		}
+	}
+	switch {
+	case !c.measuring():
+		c.OnboardingCode = nil
+	case !was || c.OnboardingCode == nil:
+		code, err := newCode()
+		if err != nil {
+			return err
+		}
+		c.OnboardingCode = &code
+	}
+	return nil
+}
+
+// texts converts enum values to the text[] they are stored as.
+func texts[S ~string](in []S) pq.StringArray {
+	out := make(pq.StringArray, len(in))
+	for i, v := range in {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // lockConfig reads the app's configuration under its row lock, creating the row with the defaults the
