@@ -62,8 +62,8 @@ func (t *Table[K, V]) Load(k K, load func() (V, error)) (V, error) {
 	return v, nil
 }
 
-// Len is the number of values memoised in the current generation.
-func (t *Table[K, V]) Len() int {
+// len is the number of values memoised in the current generation (for tests).
+func (t *Table[K, V]) len() int {
 	gen, _ := t.bus.current()
 	t.mu.RLock()
 	defer t.mu.RUnlock()

@@ -22,8 +22,8 @@ func TestTableMemoisesOnlyWhileLive(t *testing.T) {
 			t.Fatalf("load: %q %v", v, err)
 		}
 	}
-	if c.loads != 3 || tab.Len() != 0 {
-		t.Fatalf("not listening: %d loads, %d kept; want 3 and 0", c.loads, tab.Len())
+	if c.loads != 3 || tab.len() != 0 {
+		t.Fatalf("not listening: %d loads, %d kept; want 3 and 0", c.loads, tab.len())
 	}
 	bus.setLive(true)
 	for i := 0; i < 3; i++ {
@@ -55,8 +55,8 @@ func TestTableForgetsOnInvalidate(t *testing.T) {
 	if v, _ := tab.Load("a", c.load("2")); v != "2" || c.loads != 3 {
 		t.Fatalf("after a change: %q after %d loads, want the new value after 3", v, c.loads)
 	}
-	if tab.Len() != 1 {
-		t.Fatalf("%d kept, want only the one loaded since", tab.Len())
+	if tab.len() != 1 {
+		t.Fatalf("%d kept, want only the one loaded since", tab.len())
 	}
 }
 
@@ -67,8 +67,8 @@ func TestTableDropsAValueLoadedAcrossAChange(t *testing.T) {
 	bus.setLive(true)
 	tab := NewTable[string, string](bus, time.Minute, 10)
 	v, _ := tab.Load("k", func() (string, error) { bus.Invalidate(); return "old", nil })
-	if v != "old" || tab.Len() != 0 {
-		t.Fatalf("got %q with %d kept; want the value, not kept", v, tab.Len())
+	if v != "old" || tab.len() != 0 {
+		t.Fatalf("got %q with %d kept; want the value, not kept", v, tab.len())
 	}
 	var c counter
 	if v, _ := tab.Load("k", c.load("new")); v != "new" || c.loads != 1 {
@@ -100,7 +100,7 @@ func TestTableKeepsNoErrorsAndHonoursTTLAndSize(t *testing.T) {
 	for k := 10; k < 14; k++ {
 		_, _ = tab.Load(k, c.load("x"))
 	}
-	if n := tab.Len(); n > 3 {
+	if n := tab.len(); n > 3 {
 		t.Fatalf("%d kept, max 3", n)
 	}
 }
