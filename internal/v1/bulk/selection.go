@@ -1,13 +1,11 @@
 package bulk
 
 import (
-	"context"
 	"errors"
 
 	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/filter"
 )
 
@@ -50,12 +48,6 @@ func actorOf(p *auth.Principal) actor {
 		a.Username = &email
 	}
 	return a
-}
-
-// managed resolves the app for the caller and requires the MANAGER role on it, so every bulk route
-// answers its 404 and 403 the same way.
-func (s *Service) managed(ctx context.Context, appID uuid.UUID) (*access.Grant, *auth.Principal, error) {
-	return s.d.Grants.Require(ctx, appID, access.Manager)
 }
 
 // compile compiles the target's filter after argBase fixed arguments; a filter the schema accepts but

@@ -8,6 +8,7 @@ import (
 
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/filter"
 )
 
@@ -52,7 +53,7 @@ type outcome struct {
 // the reply's matched and the operation's total. Either way the selection is bounded by the highest
 // id counted, so jobs submitted meanwhile are not swept up.
 func (s *Service) sweep(ctx context.Context, appID uuid.UUID, set filter.Set, typ string) (outcome, error) {
-	g, p, err := s.managed(ctx, appID)
+	g, p, err := s.d.Grants.Require(ctx, appID, access.Manager)
 	if err != nil {
 		return outcome{}, err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/filter"
 )
 
@@ -64,7 +65,7 @@ const (
 )
 
 func (s *Service) retag(ctx context.Context, appID uuid.UUID, set filter.Set, tags []string, stmt string) error {
-	g, p, err := s.managed(ctx, appID)
+	g, p, err := s.d.Grants.Require(ctx, appID, access.Manager)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,7 @@ import (
 // SubmitJobFeedback adds a feedback message. The job row keeps what the filters test (feedback count
 // and tags, the latest verdict, the first verdict's outcome), so it changes in the same transaction.
 func (s *Service) SubmitJobFeedback(ctx context.Context, req v1api.SubmitJobFeedbackRequestObject) (v1api.SubmitJobFeedbackResponseObject, error) {
-	g, p, err := s.grant(ctx, req.AppId, access.Labeler)
+	g, p, err := s.d.Grants.Require(ctx, req.AppId, access.Labeler)
 	if err != nil {
 		return nil, err
 	}

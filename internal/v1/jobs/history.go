@@ -85,7 +85,7 @@ type historyRow struct {
 // GetJobHistory answers the job's events. Creation writes no history row: the CREATED entry (id 0,
 // so it comes first in recording order) is made from the job row, and pages over both alike.
 func (s *Service) GetJobHistory(ctx context.Context, req v1api.GetJobHistoryRequestObject) (v1api.GetJobHistoryResponseObject, error) {
-	g, _, err := s.grant(ctx, req.AppId, access.Labeler)
+	g, _, err := s.d.Grants.Require(ctx, req.AppId, access.Labeler)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ type lease struct {
 // FOR UPDATE SKIP LOCKED, so concurrent workers each lock a different row and never get the same job;
 // one worker's own requests are serialised, so asking twice at once does not take two jobs.
 func (s *Service) GetJobToLabel(ctx context.Context, req v1api.GetJobToLabelRequestObject) (v1api.GetJobToLabelResponseObject, error) {
-	g, p, err := s.grant(ctx, req.AppId, access.Labeler)
+	g, p, err := s.d.Grants.Require(ctx, req.AppId, access.Labeler)
 	if err != nil {
 		return nil, err
 	}

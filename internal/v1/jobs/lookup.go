@@ -8,16 +8,10 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/gen/v1api"
-	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
-
-// grant resolves the app for the caller and checks the role the operation needs.
-func (s *Service) grant(ctx context.Context, appID uuid.UUID, min access.Role) (*access.Grant, *auth.Principal, error) {
-	return s.d.Grants.Require(ctx, appID, min)
-}
 
 // errJobNotFound is the one answer for a job that is missing, of another app or of another
 // organization.

@@ -9,7 +9,7 @@ import (
 
 // GetJob answers one job of the app with its feedback messages.
 func (s *Service) GetJob(ctx context.Context, req v1api.GetJobRequestObject) (v1api.GetJobResponseObject, error) {
-	g, _, err := s.grant(ctx, req.AppId, access.Labeler)
+	g, _, err := s.d.Grants.Require(ctx, req.AppId, access.Labeler)
 	if err != nil {
 		return nil, err
 	}
@@ -24,7 +24,7 @@ func (s *Service) GetJob(ctx context.Context, req v1api.GetJobRequestObject) (v1
 // counters follow through their trigger. Jobs carry no flow execution yet (the flow runner attaches
 // them), so there is none to cancel first.
 func (s *Service) DeleteJob(ctx context.Context, req v1api.DeleteJobRequestObject) (v1api.DeleteJobResponseObject, error) {
-	g, _, err := s.grant(ctx, req.AppId, access.Manager)
+	g, _, err := s.d.Grants.Require(ctx, req.AppId, access.Manager)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ import (
 // of a completed job. The job row is locked while deciding, so a label and a lease of the same job
 // never interleave.
 func (s *Service) SubmitJobResponse(ctx context.Context, req v1api.SubmitJobResponseRequestObject) (v1api.SubmitJobResponseResponseObject, error) {
-	g, p, err := s.grant(ctx, req.AppId, access.Labeler)
+	g, p, err := s.d.Grants.Require(ctx, req.AppId, access.Labeler)
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,7 @@ type selection struct {
 
 // filtered resolves the app for any member and compiles the filters of a route's parameters.
 func (s *Service) filtered(ctx context.Context, appID uuid.UUID, params any, routeArgs []any, extra ...string) (*access.Grant, filter.Set, selection, error) {
-	g, _, err := s.grant(ctx, appID, access.Labeler)
+	g, _, err := s.d.Grants.Require(ctx, appID, access.Labeler)
 	if err != nil {
 		return nil, filter.Set{}, selection{}, err
 	}

@@ -76,7 +76,7 @@ func initialState(g *access.Grant) (status, processing string) {
 // SubmitJob accepts a job: the credit it costs is checked, the job inserted and the usage recorded
 // atomically, so a job is never stored unpaid and a refused one costs nothing.
 func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObject) (v1api.SubmitJobResponseObject, error) {
-	g, p, err := s.grant(ctx, req.AppId, access.Manager)
+	g, p, err := s.d.Grants.Require(ctx, req.AppId, access.Manager)
 	if err != nil {
 		return nil, err
 	}

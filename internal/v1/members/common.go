@@ -22,15 +22,6 @@ func rankOf(col string) string {
 // roleOfRank turns a rank back into the contract's role.
 func roleOfRank(rank int) v1api.MemberRole { return v1api.MemberRole(access.Role(rank).String()) }
 
-// resolve loads the app for the caller and checks the role the operation needs.
-func (s *Service) resolve(ctx context.Context, app uuid.UUID, min access.Role) (*access.Grant, error) {
-	g, err := s.d.Grants.Resolve(ctx, auth.MustFromContext(ctx), app)
-	if err != nil {
-		return nil, err
-	}
-	return g, g.Require(min)
-}
-
 // affected answers the 404 of a membership that did not exist when a write touched no row.
 func affected(res interface{ RowsAffected() (int64, error) }, what string) error {
 	n, err := res.RowsAffected()

@@ -46,7 +46,7 @@ func loadGroup(ctx context.Context, db dbx.DBTX, app uuid.UUID, group int64) (v1
 
 // ListAppWorkerGroups lists the worker groups added to the app, with their roles.
 func (s *Service) ListAppWorkerGroups(ctx context.Context, req v1api.ListAppWorkerGroupsRequestObject) (v1api.ListAppWorkerGroupsResponseObject, error) {
-	g, err := s.resolve(ctx, req.AppUuid, access.Labeler)
+	g, _, err := s.d.Grants.Require(ctx, req.AppUuid, access.Labeler)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (s *Service) ListAppWorkerGroups(ctx context.Context, req v1api.ListAppWork
 // changeGroup runs write on a worker group of the app's organization, as a MANAGER of the app and in
 // one transaction, and answers the group's membership afterwards (zero when write removed it).
 func (s *Service) changeGroup(ctx context.Context, appID uuid.UUID, group int64, write func(tx *sqlx.Tx, app access.App) error) (v1api.WorkerGroupApp, error) {
-	g, err := s.resolve(ctx, appID, access.Manager)
+	g, _, err := s.d.Grants.Require(ctx, appID, access.Manager)
 	if err != nil {
 		return v1api.WorkerGroupApp{}, err
 	}

@@ -51,7 +51,7 @@ func loadWorker(ctx context.Context, db dbx.DBTX, app, user uuid.UUID) (v1api.Wo
 
 // ListAppWorkers lists the workers added to the app individually, with their roles.
 func (s *Service) ListAppWorkers(ctx context.Context, req v1api.ListAppWorkersRequestObject) (v1api.ListAppWorkersResponseObject, error) {
-	g, err := s.resolve(ctx, req.AppUuid, access.Labeler)
+	g, _, err := s.d.Grants.Require(ctx, req.AppUuid, access.Labeler)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) ListAppWorkers(ctx context.Context, req v1api.ListAppWorkersRe
 
 // GetAppWorkerByUsername answers a worker's own membership of the app, found by e-mail in any case.
 func (s *Service) GetAppWorkerByUsername(ctx context.Context, req v1api.GetAppWorkerByUsernameRequestObject) (v1api.GetAppWorkerByUsernameResponseObject, error) {
-	g, err := s.resolve(ctx, req.AppUuid, access.Labeler)
+	g, _, err := s.d.Grants.Require(ctx, req.AppUuid, access.Labeler)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func (s *Service) GetAppWorkerByUsername(ctx context.Context, req v1api.GetAppWo
 // transaction, and answers the worker's membership afterwards (zero when write removed it).
 func (s *Service) changeWorker(ctx context.Context, appID uuid.UUID, workerID int64,
 	write func(tx *sqlx.Tx, app access.App, user uuid.UUID) error) (v1api.WorkerApp, error) {
-	g, err := s.resolve(ctx, appID, access.Manager)
+	g, _, err := s.d.Grants.Require(ctx, appID, access.Manager)
 	if err != nil {
 		return v1api.WorkerApp{}, err
 	}

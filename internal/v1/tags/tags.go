@@ -11,7 +11,6 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/loopwork/loopwork/gen/v1api"
-	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/v1/access"
@@ -38,15 +37,6 @@ func (r tagRow) response() v1api.AppTag {
 		JobCount: r.JobCount, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 }
 
-// resolve loads the app for the caller and checks the role the operation needs.
-func (s *Service) resolve(ctx context.Context, app uuid.UUID, min access.Role) (*access.Grant, error) {
-	g, err := s.d.Grants.Resolve(ctx, auth.MustFromContext(ctx), app)
-	if err != nil {
-		return nil, err
-	}
-	return g, g.Require(min)
-}
-
 func (s *Service) load(ctx context.Context, db dbx.DBTX, app uuid.UUID, tag string) (v1api.AppTag, error) {
 	var r tagRow
 	err := db.GetContext(ctx, &r, `SELECT `+tagColumns+` FROM app_tags t WHERE t.app_id = $1 AND t.tag = $2`, app, tag)
@@ -58,7 +48,7 @@ func (s *Service) load(ctx context.Context, db dbx.DBTX, app uuid.UUID, tag stri
 
 // ListAppTags lists the app's tags by tag text, optionally those containing a text in any case.
 func (s *Service) ListAppTags(ctx context.Context, req v1api.ListAppTagsRequestObject) (v1api.ListAppTagsResponseObject, error) {
-	g, err := s.resolve(ctx, req.AppId, access.Labeler)
+	g, _, err := s.d.Grants.Require(ctx, req.AppId, access.Labeler)
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +74,7 @@ func (s *Service) ListAppTags(ctx context.Context, req v1api.ListAppTagsRequestO
 
 // CreateAppTag defines the tag on the app; a tag already defined is answered unchanged.
 func (s *Service) CreateAppTag(ctx context.Context, req v1api.CreateAppTagRequestObject) (v1api.CreateAppTagResponseObject, error) {
-	g, err := s.resolve(ctx, req.AppId, access.Manager)
+	g, _, err := s.d.Grants.Require(ctx, req.AppId, access.Manager)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +91,7 @@ func (s *Service) CreateAppTag(ctx context.Context, req v1api.CreateAppTagReques
 
 // GetAppTag answers a defined tag of the app.
 func (s *Service) GetAppTag(ctx context.Context, req v1api.GetAppTagRequestObject) (v1api.GetAppTagResponseObject, error) {
-	g, err := s.resolve(ctx, req.AppId, access.Labeler)
+	g, _, err := s.d.Grants.Require(ctx, req.AppId, access.Labeler)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +104,7 @@ func (s *Service) GetAppTag(ctx context.Context, req v1api.GetAppTagRequestObjec
 
 // UpdateAppTag changes the fields present in the body; a field sent as null is cleared.
 func (s *Service) UpdateAppTag(ctx context.Context, req v1api.UpdateAppTagRequestObject) (v1api.UpdateAppTagResponseObject, error) {
-	g, err := s.resolve(ctx, req.AppId, access.Manager)
+	g, _, err := s.d.Grants.Require(ctx, req.AppId, access.Manager)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +143,7 @@ func change(v nullable.Nullable[string]) (*string, bool) {
 
 // DeleteAppTag removes the tag's definition and takes the tag off every job of the app, at once.
 func (s *Service) DeleteAppTag(ctx context.Context, req v1api.DeleteAppTagRequestObject) (v1api.DeleteAppTagResponseObject, error) {
-	g, err := s.resolve(ctx, req.AppId, access.Manager)
+	g, _, err := s.d.Grants.Require(ctx, req.AppId, access.Manager)
 	if err != nil {
 		return nil, err
 	}
