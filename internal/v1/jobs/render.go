@@ -192,8 +192,6 @@ func (f Feedback) Response() v1api.FeedbackMessage {
 		Correct: f.Correct, Author: f.Author, CreatedAt: f.CreatedAt}
 }
 
-// object decodes a stored JSON object. Jobs hold objects only (the contract admits no other input or
-// response), so anything else renders as an empty object rather than failing the whole page.
 // document passes a stored jsonb document through as it is, without decoding it (an empty one is {}).
 func document(b []byte) json.RawMessage {
 	if len(b) == 0 {
