@@ -1,0 +1,141 @@
+// Package dsl parses and validates flow definitions (DESIGN.md §6, the FlowDefinition schema of the /api contract)
+// and orders their tasks topologically. It finds every problem in one pass and reports each as an Error shaped
+// like the contract's ErrorDetails, with a loc path into the request body.
+//
+// Decisions the contract leaves open:
+//   - Unknown fields of the definition, of a task, of an edge and of a retry object are errors (extra_forbidden),
+//     so that a misspelt field is reported instead of silently ignored. The read-only fields a task carries in
+//     replies (`dynamic_data`, `output_schema`) are accepted and ignored, so a definition read with them can be
+//     saved again as it is.
+//   - An edge repeated with the same source and target is allowed and counts once in the order; each copy's
+//     condition is still checked.
+//   - Limits (MaxTasks, MaxEdges, MaxDepth, ...) are checked first; an array over its limit is reported once and
+//     its items are not examined, which keeps the work bounded whatever the input.
+package dsl
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+
+	"github.com/loopwork/loopwork/internal/engine/tasks"
+)
+
+// Limits of a definition.
+const (
+	MaxTasks            = 10000                   // tasks in one definition
+	MaxEdges            = 50000                   // edges in one definition
+	MaxNameLength       = 200                     // characters of a task name
+	MaxDescriptionLen   = 5000                    // characters of a task description
+	MaxDepth            = tasks.MaxParameterDepth // nesting of objects and arrays inside a task's parameters
+	MaxExpressionLength = 10000                   // characters of one jq expression or template
+	MaxAttempts         = 20                      // retry.max_attempts
+	MaxBackoffSeconds   = 3600                    // retry.backoff_seconds
+	MaxTimeoutSeconds   = 30 * 86400              // timeout_seconds
+	MaxErrors           = 1000                    // errors returned; one more says how many were left out
+)
+
+// Error kinds (Error.Type) this package produces itself; parameter problems carry the registry's words
+// (missing, type, enum, format, minimum, additional_property, ...).
+const (
+	KindJSONInvalid       = "json_invalid"
+	KindType              = "type"
+	KindMissing           = "missing"
+	KindExtraForbidden    = "extra_forbidden"
+	KindVersion           = "enum"
+	KindStringTooShort    = "string_too_short"
+	KindStringTooLong     = "string_too_long"
+	KindMinimum           = "minimum"
+	KindMaximum           = "maximum"
+	KindUnknownTaskType   = "unknown_task_type"
+	KindDuplicateTaskName = "duplicate_task_name"
+	KindUnknownTask       = "unknown_task"
+	KindSelfLoop          = "self_loop"
+	KindCycle             = "cycle"
+	KindJQSyntax          = "jq_syntax"
+	KindTemplateSyntax    = "template_syntax"
+	KindTooManyTasks      = "too_many_tasks"
+	KindTooManyEdges      = "too_many_edges"
+	KindTooDeep           = "too_deep"
+	KindTooManyErrors     = "too_many_errors"
+)
+
+// Definition is a parsed flow definition.
+type Definition struct {
+	Version int
+	Tasks   []Task
+	Edges   []Edge
+}
+
+// Task is one task of a definition.
+type Task struct {
+	Name           string
+	Type           string
+	Parameters     map[string]any
+	Retry          Retry
+	TimeoutSeconds *int
+	Description    *string
+	Index          int // position in the tasks array
+}
+
+// Retry is how often a failing task is tried.
+type Retry struct {
+	MaxAttempts    int     // default 1
+	BackoffSeconds float64 // default 0
+}
+
+// Edge is a dependency: Target runs after Source.
+type Edge struct {
+	Source, Target string
+	Condition      *string
+}
+
+// Error is one problem, shaped like the contract's ErrorDetails.
+type Error struct {
+	Type  string         // kind, see the Kind constants
+	Loc   []any          // path into the request body, starting with "definition": ["definition","tasks",2,"parameters","url"]
+	Msg   string         // a sentence in English
+	Input any            // the offending value, shortened when large
+	Ctx   map[string]any // extra, e.g. {"tasks": ["a","b","a"]} for a cycle
+}
+
+// Result is the outcome of a validation.
+type Result struct {
+	Definition *Definition // the parsed definition, as far as its shape allowed (nil when `definition` is not an object)
+	Errors     []Error     // empty means valid
+	Order      []string    // topological order of task names; nil unless the task graph is sound (names unique and non-empty, every edge between existing tasks, no cycle, no self-loop)
+}
+
+// Validate checks a decoded definition (what encoding/json gives for a JSON object; json.Number accepted too).
+// Within a definition every expression is compiled once, however often it repeats.
+func Validate(def any, reg *tasks.Registry) Result {
+	v := newValidator(reg)
+	obj, ok := def.(map[string]any)
+	if !ok {
+		v.add(Error{Type: KindType, Loc: []any{"definition"}, Msg: "The definition must be a JSON object.", Input: def})
+		return Result{Errors: v.errors()}
+	}
+	v.def = &Definition{}
+	v.definition(obj)
+	return Result{Definition: v.def, Errors: v.errors(), Order: v.order}
+}
+
+// ValidateJSON decodes and validates; a body that is not JSON or not an object is one Error at ["definition"].
+// Numbers are decoded as json.Number, so that large integers keep every digit.
+func ValidateJSON(raw []byte, reg *tasks.Registry) Result {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var def any
+	err := dec.Decode(&def)
+	if err == nil {
+		if _, tail := dec.Token(); !errors.Is(tail, io.EOF) {
+			err = errors.New("unexpected data after the JSON value")
+		}
+	}
+	if err != nil {
+		return Result{Errors: []Error{{Type: KindJSONInvalid, Loc: []any{"definition"},
+			Msg: "The definition is not valid JSON: " + err.Error() + "."}}}
+	}
+	return Validate(def, reg)
+}

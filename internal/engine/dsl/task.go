@@ -1,0 +1,181 @@
+package dsl
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+var (
+	taskFields  = []string{"name", "type", "parameters", "retry", "timeout_seconds", "description"}
+	replyFields = []string{"dynamic_data", "output_schema"} // added to tasks in replies; accepted back, ignored
+	retryFields = []string{"max_attempts", "backoff_seconds"}
+)
+
+func (v *validator) task(i int, raw any) {
+	loc := []any{"definition", "tasks", i}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		v.add(Error{Type: KindType, Loc: loc, Msg: "A task must be a JSON object.", Input: raw})
+		v.unsound = true
+		return
+	}
+	v.extraFields(loc, obj, taskFields, replyFields)
+	t := Task{Index: i, Retry: Retry{MaxAttempts: 1}}
+
+	if rawName, ok := obj["name"]; !ok {
+		v.add(Error{Type: KindMissing, Loc: at(loc, "name"), Msg: "Field \"name\" is required.", Input: obj})
+		v.unsound = true
+	} else if name, ok := v.name(at(loc, "name"), rawName, "A task name"); !ok {
+		v.unsound = true
+	} else if first, dup := v.names[name]; dup {
+		v.add(Error{Type: KindDuplicateTaskName, Loc: at(loc, "name"), Input: name,
+			Msg: fmt.Sprintf("Task name %q is already used by task %d; names must be unique.", name, first),
+			Ctx: map[string]any{"first_index": first}})
+		v.unsound = true
+		t.Name = name
+	} else {
+		v.names[name] = i
+		t.Name = name
+	}
+
+	known := false
+	if rawType, ok := obj["type"]; !ok {
+		v.add(Error{Type: KindMissing, Loc: at(loc, "type"), Msg: "Field \"type\" is required.", Input: obj})
+	} else if typ, ok := rawType.(string); !ok {
+		v.add(Error{Type: KindType, Loc: at(loc, "type"), Msg: "A task type must be a string.", Input: rawType})
+	} else if _, known = v.reg.Lookup(typ); !known {
+		v.add(Error{Type: KindUnknownTaskType, Loc: at(loc, "type"), Input: typ,
+			Msg: fmt.Sprintf("Unknown task type %q; the types are %s.", typ, quoteList(v.reg.Names())),
+			Ctx: map[string]any{"expected": v.reg.Names()}})
+		t.Type = typ
+	} else {
+		t.Type = typ
+	}
+
+	t.Parameters = map[string]any{}
+	if rawParams, ok := obj["parameters"]; ok {
+		if params, ok := rawParams.(map[string]any); ok {
+			t.Parameters = params
+		} else {
+			v.add(Error{Type: KindType, Loc: at(loc, "parameters"), Msg: "Parameters must be a JSON object.", Input: rawParams})
+			known = false
+		}
+	}
+	if known {
+		v.parameters(at(loc, "parameters"), t.Type, t.Parameters)
+	}
+
+	if rawRetry, ok := obj["retry"]; ok {
+		t.Retry = v.retry(at(loc, "retry"), rawRetry)
+	}
+	if rawTimeout, ok := obj["timeout_seconds"]; ok && rawTimeout != nil {
+		if n, ok := v.bounded(at(loc, "timeout_seconds"), rawTimeout, "timeout_seconds", 1, MaxTimeoutSeconds); ok {
+			t.TimeoutSeconds = &n
+		}
+	}
+	if rawDesc, ok := obj["description"]; ok && rawDesc != nil {
+		if s, ok := rawDesc.(string); !ok {
+			v.add(Error{Type: KindType, Loc: at(loc, "description"), Msg: "A description must be a string.", Input: rawDesc})
+		} else if n := utf8.RuneCountInString(s); n > MaxDescriptionLen {
+			v.add(Error{Type: KindStringTooLong, Loc: at(loc, "description"), Input: s,
+				Msg: fmt.Sprintf("A description may have at most %d characters, not %d.", MaxDescriptionLen, n),
+				Ctx: map[string]any{"max_length": MaxDescriptionLen}})
+		} else {
+			t.Description = &s
+		}
+	}
+	v.def.Tasks = append(v.def.Tasks, t)
+}
+
+// parameters checks a task's parameters against its type's schema, then compiles its jq expressions and
+// templates and records the task names it refers to.
+func (v *validator) parameters(loc []any, typeName string, params map[string]any) {
+	problems := v.reg.CheckParameters(typeName, params)
+	bad := map[string]bool{} // top-level parameters with a schema problem: not examined further
+	for _, p := range problems {
+		v.add(Error{Type: p.Type, Loc: at(loc, p.Loc...), Msg: p.Msg, Input: p.Input})
+		if len(p.Loc) > 0 {
+			if s, ok := p.Loc[0].(string); ok {
+				bad[s] = true
+			}
+		} else {
+			return
+		}
+	}
+	typ, _ := v.reg.Lookup(typeName)
+	for _, f := range typ.JQFields {
+		if s, ok := params[f].(string); ok && !bad[f] {
+			v.expression(at(loc, f), s)
+		}
+	}
+	for _, f := range typ.Templates {
+		if s, ok := params[f].(string); ok && !bad[f] {
+			v.template(at(loc, f), s)
+		}
+	}
+	for _, f := range typ.TaskRefs {
+		if s, ok := params[f].(string); ok && !bad[f] {
+			v.refs = append(v.refs, taskRef{loc: at(loc, f), name: s})
+		}
+	}
+}
+
+// checkRefs reports parameters naming tasks that do not exist; it runs once every task name is known, so a
+// reference may point to a task further down the array.
+func (v *validator) checkRefs() {
+	for _, r := range v.refs {
+		if _, ok := v.names[r.name]; !ok {
+			v.add(Error{Type: KindUnknownTask, Loc: r.loc, Input: r.name,
+				Msg: fmt.Sprintf("There is no task named %q.", r.name)})
+		}
+	}
+}
+
+func (v *validator) retry(loc []any, raw any) Retry {
+	r := Retry{MaxAttempts: 1}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		v.add(Error{Type: KindType, Loc: loc, Msg: "Retry must be a JSON object.", Input: raw})
+		return r
+	}
+	v.extraFields(loc, obj, retryFields, nil)
+	if n, ok := obj["max_attempts"]; ok {
+		if m, ok := v.bounded(at(loc, "max_attempts"), n, "max_attempts", 1, MaxAttempts); ok {
+			r.MaxAttempts = m
+		}
+	}
+	if b, ok := obj["backoff_seconds"]; ok {
+		f, ok := number(b)
+		switch {
+		case !ok:
+			v.add(Error{Type: KindType, Loc: at(loc, "backoff_seconds"), Msg: "backoff_seconds must be a number.", Input: b})
+		case f < 0:
+			v.add(Error{Type: KindMinimum, Loc: at(loc, "backoff_seconds"), Msg: "backoff_seconds must be at least 0.",
+				Input: b, Ctx: map[string]any{"minimum": 0}})
+		case f > MaxBackoffSeconds:
+			v.add(Error{Type: KindMaximum, Loc: at(loc, "backoff_seconds"), Input: b,
+				Msg: fmt.Sprintf("backoff_seconds must be at most %d.", MaxBackoffSeconds), Ctx: map[string]any{"maximum": MaxBackoffSeconds}})
+		default:
+			r.BackoffSeconds = f
+		}
+	}
+	return r
+}
+
+// bounded reads an integer field within [lo, hi].
+func (v *validator) bounded(loc []any, raw any, field string, lo, hi int) (int, bool) {
+	n, ok := integer(raw)
+	switch {
+	case !ok:
+		v.add(Error{Type: KindType, Loc: loc, Msg: fmt.Sprintf("%s must be an integer.", field), Input: raw})
+	case n < lo:
+		v.add(Error{Type: KindMinimum, Loc: loc, Msg: fmt.Sprintf("%s must be at least %d.", field, lo),
+			Input: raw, Ctx: map[string]any{"minimum": lo}})
+	case n > hi:
+		v.add(Error{Type: KindMaximum, Loc: loc, Msg: fmt.Sprintf("%s must be at most %d.", field, hi),
+			Input: raw, Ctx: map[string]any{"maximum": hi}})
+	default:
+		return n, true
+	}
+	return 0, false
+}

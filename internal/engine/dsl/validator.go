@@ -1,0 +1,207 @@
+package dsl
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/loopwork/loopwork/internal/engine/tasks"
+)
+
+// validator holds the state of one Validate call.
+type validator struct {
+	reg     *tasks.Registry
+	def     *Definition
+	list    []Error
+	omitted int
+	// unsound is set by anything that keeps the task graph from being known exactly: a task without a valid
+	// unique name, an edge whose ends are not known tasks, a self-loop, a cycle, a missing or malformed array.
+	unsound bool
+	names   map[string]int   // valid task name → index of its first task
+	jq      map[string]error // compile result by expression, so repeated expressions cost one compilation
+	refs    []taskRef        // parameters naming other tasks, checked once every name is known
+	links   []link           // edges between known tasks, self-loops left out
+	order   []string
+}
+
+type taskRef struct {
+	loc  []any
+	name string
+}
+
+func newValidator(reg *tasks.Registry) *validator {
+	return &validator{reg: reg, names: map[string]int{}, jq: map[string]error{}}
+}
+
+// add records a problem, or only counts it once MaxErrors are recorded: a garbage definition of 100,000 edges
+// must not produce a reply of 100,000 items.
+func (v *validator) add(e Error) {
+	if len(v.list) >= MaxErrors {
+		v.omitted++
+		return
+	}
+	e.Input = tasks.Shorten(e.Input)
+	v.list = append(v.list, e)
+}
+
+func (v *validator) errors() []Error {
+	out := v.list
+	if v.omitted > 0 {
+		out = append(out, Error{Type: KindTooManyErrors, Loc: []any{"definition"},
+			Msg: fmt.Sprintf("%d more problems were found and are not listed.", v.omitted),
+			Ctx: map[string]any{"omitted": v.omitted}})
+	}
+	if out == nil {
+		out = []Error{}
+	}
+	return out
+}
+
+var definitionFields = []string{"version", "tasks", "edges"}
+
+func (v *validator) definition(obj map[string]any) {
+	root := []any{"definition"}
+	v.extraFields(root, obj, definitionFields, nil)
+
+	if raw, ok := obj["version"]; !ok {
+		v.add(Error{Type: KindMissing, Loc: at(root, "version"), Msg: "Field \"version\" is required; it must be 1.", Input: obj})
+	} else if n, ok := integer(raw); !ok {
+		v.add(Error{Type: KindType, Loc: at(root, "version"), Msg: "Field \"version\" must be the integer 1.", Input: raw})
+	} else if n != 1 {
+		v.add(Error{Type: KindVersion, Loc: at(root, "version"), Msg: "Version must be 1, the only version of the DSL.",
+			Input: raw, Ctx: map[string]any{"expected": []any{1}}})
+	} else {
+		v.def.Version = 1
+	}
+
+	taskList, tasksOK := v.array(root, obj, "tasks", MaxTasks, KindTooManyTasks)
+	edgeList, edgesOK := v.array(root, obj, "edges", MaxEdges, KindTooManyEdges)
+	if !tasksOK || !edgesOK {
+		v.unsound = true
+	}
+	v.def.Tasks = make([]Task, 0, len(taskList))
+	for i, t := range taskList {
+		v.task(i, t)
+	}
+	v.checkRefs()
+	v.def.Edges = make([]Edge, 0, len(edgeList))
+	for k, e := range edgeList {
+		v.edge(k, e)
+	}
+	v.graph(len(taskList), edgeList)
+}
+
+// array returns the array in field name of obj, reporting a missing field, another type or too many items.
+func (v *validator) array(root []any, obj map[string]any, name string, limit int, tooMany string) ([]any, bool) {
+	raw, ok := obj[name]
+	if !ok {
+		v.add(Error{Type: KindMissing, Loc: at(root, name), Msg: fmt.Sprintf("Field %q is required; it is an array.", name), Input: obj})
+		return nil, false
+	}
+	list, ok := raw.([]any)
+	if !ok {
+		v.add(Error{Type: KindType, Loc: at(root, name), Msg: fmt.Sprintf("Field %q must be an array.", name), Input: raw})
+		return nil, false
+	}
+	if len(list) > limit {
+		v.add(Error{Type: tooMany, Loc: at(root, name), Input: fmt.Sprintf("[…%d items]", len(list)),
+			Msg: fmt.Sprintf("A definition may have at most %d %s; this one has %d.", limit, name, len(list)),
+			Ctx: map[string]any{"limit": limit, "count": len(list)}})
+		return nil, false
+	}
+	return list, true
+}
+
+// extraFields reports every field of obj that is neither in known nor in ignored, in sorted order.
+func (v *validator) extraFields(loc []any, obj map[string]any, known, ignored []string) {
+	var extra []string
+	for k := range obj {
+		if !slices.Contains(known, k) && !slices.Contains(ignored, k) {
+			extra = append(extra, k)
+		}
+	}
+	sort.Strings(extra)
+	for _, k := range extra {
+		v.add(Error{Type: KindExtraForbidden, Loc: at(loc, k), Input: obj[k],
+			Msg: fmt.Sprintf("Unknown field %q; the allowed fields are %s.", k, quoteList(known))})
+	}
+}
+
+// name checks a task name or an edge end: a string of 1..MaxNameLength characters.
+func (v *validator) name(loc []any, raw any, what string) (string, bool) {
+	s, ok := raw.(string)
+	if !ok {
+		v.add(Error{Type: KindType, Loc: loc, Msg: fmt.Sprintf("%s must be a string.", what), Input: raw})
+		return "", false
+	}
+	if s == "" {
+		v.add(Error{Type: KindStringTooShort, Loc: loc, Msg: fmt.Sprintf("%s must not be empty.", what), Input: s,
+			Ctx: map[string]any{"min_length": 1}})
+		return "", false
+	}
+	if n := utf8.RuneCountInString(s); n > MaxNameLength {
+		v.add(Error{Type: KindStringTooLong, Loc: loc, Input: s,
+			Msg: fmt.Sprintf("%s must have at most %d characters, not %d.", what, MaxNameLength, n),
+			Ctx: map[string]any{"max_length": MaxNameLength}})
+		return "", false
+	}
+	return s, true
+}
+
+// at returns a new path: loc followed by more. Paths are never shared between errors.
+func at(loc []any, more ...any) []any {
+	out := make([]any, 0, len(loc)+len(more))
+	return append(append(out, loc...), more...)
+}
+
+// number reads a JSON number as encoding/json (float64, or json.Number with UseNumber) or Go code gives it.
+func number(raw any) (float64, bool) {
+	switch n := raw.(type) {
+	case float64:
+		return n, true
+	case json.Number:
+		f, err := strconv.ParseFloat(string(n), 64)
+		if err != nil && !math.IsInf(f, 0) {
+			return 0, false
+		}
+		return f, true
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case float32:
+		return float64(n), true
+	}
+	return 0, false
+}
+
+// integer reads a JSON number with an integral value (2.0 is the integer 2, as in JSON schema); values beyond the
+// int range saturate, which every bound check then refuses.
+func integer(raw any) (int, bool) {
+	f, ok := number(raw)
+	if !ok || f != math.Trunc(f) {
+		return 0, false
+	}
+	switch {
+	case f >= math.MaxInt32:
+		return math.MaxInt32, true
+	case f <= math.MinInt32:
+		return math.MinInt32, true
+	}
+	return int(f), true
+}
+
+func quoteList(list []string) string {
+	s := ""
+	for i, e := range list {
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.Quote(e)
+	}
+	return s
+}

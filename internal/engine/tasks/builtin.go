@@ -1,0 +1,199 @@
+package tasks
+
+// The built-in task types. Every parameter carries a description: the agent shows these schemas to a language
+// model, and the flows service shows them to people editing a flow.
+
+const inputNote = " It runs on the task's input: the output of its predecessor, an object keyed by predecessor name " +
+	"when it has several, or the execution's input when it has none."
+
+const templateNote = " `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's " +
+	"input (strings as they are, other values as JSON); an expression ends at the first `}}`."
+
+func builtinTypes() []Type {
+	return []Type{
+		transformType(), conditionType(), httpRequestType(), llmType(), humanReviewType(),
+		sqlQueryType(), emailType(), delayType(), externalType(),
+	}
+}
+
+func transformType() Type {
+	return Type{
+		Name:        "transform",
+		Description: "Reshapes data with a jq expression; the first result of the expression is the task's output.",
+		Parameters: object("Parameters of a transform task.", m{
+			"expression": with(str("A jq expression (gojq dialect), for example `{total: (.items | map(.price) | add)}`."+inputNote),
+				"minLength", 1),
+		}, "expression"),
+		Output:   anyValue("The first result of the expression, any JSON value."),
+		JQFields: []string{"expression"},
+	}
+}
+
+func conditionType() Type {
+	return Type{
+		Name: "condition",
+		Description: "Evaluates a jq expression to true or false; outgoing edges usually test `.result`. A result " +
+			"that is not a boolean fails the task.",
+		Parameters: object("Parameters of a condition task.", m{
+			"expression": with(str("A jq expression that yields a boolean, for example `.score > 0.8`."+inputNote),
+				"minLength", 1),
+		}, "expression"),
+		Output: output("The outcome of the condition.", m{
+			"result": boolean("The value of the expression."),
+		}, "result"),
+		JQFields: []string{"expression"},
+	}
+}
+
+func httpRequestType() Type {
+	return Type{
+		Name: "http_request",
+		Description: "Calls an HTTP endpoint and returns its status, headers and body. Private, loopback and " +
+			"link-local targets are refused unless the server allows them. Responses with status 5xx fail the " +
+			"attempt (and are retried per the task's retry policy); other statuses are output as they are.",
+		Parameters: object("Parameters of an http_request task.", m{
+			"url": with(str("Absolute http or https URL to call."),
+				"format", "uri", "pattern", "^[hH][tT][tT][pP][sS]?://", "maxLength", 8192),
+			"method": with(str("HTTP method."),
+				"enum", []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}, "default", "GET"),
+			"headers": stringMap("Request headers, name to value. Authorization is better set through credential_id."),
+			"query":   stringMap("Query string parameters, name to value; added to those already in url."),
+			"body": anyValue("Request body. A string is sent as it is (set Content-Type in headers); any other " +
+				"value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD."),
+			"timeout_seconds": with(seconds("Seconds to wait for the response before the attempt fails.", 600),
+				"default", 30),
+			"credential_id": uuidString("Id of one of the organization's credentials; its secret authenticates the " +
+				"request (for example as a bearer token or basic auth, depending on its provider)."),
+		}, "url"),
+		Output: output("The response.", m{
+			"status":  integer("HTTP status code."),
+			"headers": stringMap("Response headers; repeated headers are joined with \", \"."),
+			"body":    anyValue("Response body: parsed JSON when the response is JSON, a string otherwise."),
+		}, "status", "headers", "body"),
+		Dynamic: credentialsOptions,
+	}
+}
+
+func llmType() Type {
+	return Type{
+		Name:        "llm",
+		Description: "Prompts a language model and returns its answer, as text and, with output_schema, as JSON.",
+		Parameters: object("Parameters of an llm task.", m{
+			"prompt": with(str("The user message sent to the model."+templateNote),
+				"minLength", 1, "maxLength", 200000),
+			"model": with(str("Name of a configured model; omitted means the server's default model."),
+				"minLength", 1),
+			"system": with(str("System message, instructions that frame the prompt."+templateNote),
+				"maxLength", 200000),
+			"temperature": with(number("Sampling temperature; lower is more deterministic."),
+				"minimum", 0, "maximum", 2),
+			"max_tokens": with(integer("Upper bound of tokens in the answer."), "minimum", 1),
+			"output_schema": m{"type": "object", "description": "A JSON schema the answer must follow; the " +
+				"parsed answer is then in the output's `json`."},
+		}, "prompt"),
+		Output: output("The model's answer.", m{
+			"text":  str("The answer as text."),
+			"json":  anyValue("The answer parsed as JSON; present only with output_schema."),
+			"model": str("The model that answered."),
+			"usage": output("Tokens used.", m{
+				"input_tokens":  integer("Tokens in the prompt."),
+				"output_tokens": integer("Tokens in the answer."),
+			}),
+		}, "text", "model", "usage"),
+		Templates: []string{"prompt", "system"},
+		Dynamic:   modelOptions,
+	}
+}
+
+func humanReviewType() Type {
+	return Type{
+		Name: "human_review",
+		Description: "Creates a human review task and puts the execution in awaiting_input until a reviewer " +
+			"completes it; the reviewed (possibly corrected) output continues the flow.",
+		Parameters: object("Parameters of a human_review task.", m{
+			"instructions": with(str("What the reviewer should check, in Markdown."), "maxLength", 20000),
+			"assigned_users": with(arrayOf("Ids of the users who may review; omitted or empty means any user of "+
+				"the organization with a reviewer role.", uuidString("A user id.")), "uniqueItems", true, "maxItems", 100),
+			"review_of": with(str("Name of the task whose output is reviewed; omitted means the predecessor "+
+				"(the task must then have exactly one)."), "minLength", 1, "maxLength", 200),
+			"timeout_seconds": with(integer("Seconds the review may stay open before it expires and the task "+
+				"fails; omitted means no limit."), "minimum", 1, "maximum", month),
+		}),
+		Output: with(output("The reviewed output: the fields of the reviewed object, as the reviewer left them, "+
+			"plus review_result.", m{
+			"review_result": boolean("True when the output was correct as it was, false when the reviewer corrected it."),
+		}, "review_result"), "additionalProperties", true),
+		TaskRefs: []string{"review_of"},
+	}
+}
+
+func sqlQueryType() Type {
+	return Type{
+		Name:        "sql_query",
+		Description: "Runs one SQL statement on one of the organization's SQL databases and returns the rows.",
+		Parameters: object("Parameters of a sql_query task.", m{
+			"database_id": uuidString("Id of one of the organization's SQL databases."),
+			"query": with(str("One SQL statement; use placeholders ($1, $2, … or ? depending on the database) "+
+				"for values, never string concatenation."), "minLength", 1, "maxLength", 100000),
+			"parameters": arrayOf("Values bound to the placeholders, in order.",
+				m{"type": []string{"string", "number", "integer", "boolean", "null"}}),
+			"max_rows": with(integer("Rows returned at most; further rows are dropped."),
+				"minimum", 1, "maximum", 100000, "default", 1000),
+		}, "database_id", "query"),
+		Output: output("The result of the statement.", m{
+			"rows":      arrayOf("The rows, each an object keyed by column name.", m{"type": "object"}),
+			"row_count": integer("Rows returned, or rows affected for statements that return none."),
+		}, "rows", "row_count"),
+		Dynamic: sqlDatabaseOptions,
+	}
+}
+
+func emailType() Type {
+	addresses := func(desc string) m {
+		return with(arrayOf(desc, m{"type": "string", "format": "email"}), "maxItems", 50)
+	}
+	return Type{
+		Name:        "email",
+		Description: "Sends an e-mail from the server's configured sender address.",
+		Parameters: object("Parameters of an email task.", m{
+			"to":      with(addresses("Recipients."), "minItems", 1),
+			"cc":      addresses("Copy recipients."),
+			"bcc":     addresses("Blind copy recipients."),
+			"subject": with(str("Subject line."+templateNote), "minLength", 1, "maxLength", 998),
+			"body":    with(str("Message body."+templateNote), "maxLength", 1000000),
+			"content_type": with(str("Whether body is plain text or HTML."),
+				"enum", []string{"text", "html"}, "default", "text"),
+		}, "to", "subject", "body"),
+		Output: output("The sent message.", m{
+			"message_id": str("The Message-ID header of the message sent."),
+		}, "message_id"),
+		Templates: []string{"subject", "body"},
+	}
+}
+
+func delayType() Type {
+	return Type{
+		Name:        "delay",
+		Description: "Waits a number of seconds without holding a worker; its output says how long it waited.",
+		Parameters: object("Parameters of a delay task.", m{
+			"seconds": seconds("Seconds to wait, at most 30 days.", month),
+		}, "seconds"),
+		Output: output("What the wait was.", m{
+			"waited_seconds": number("Seconds actually waited."),
+		}, "waited_seconds"),
+	}
+}
+
+func externalType() Type {
+	return Type{
+		Name: "external",
+		Description: "Work done by an outside worker, which claims it and reports its output through the " +
+			"task-executions routes.",
+		Parameters: object("Parameters of an external task.", m{
+			"queue": with(str("Name of the queue workers claim from; omitted means the default queue."),
+				"pattern", "^[A-Za-z0-9_.:-]{1,200}$"),
+			"payload": anyValue("Data handed to the worker along with the task's input."),
+		}),
+		Output: anyValue("Whatever the worker reports, any JSON value."),
+	}
+}
