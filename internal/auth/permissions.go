@@ -68,13 +68,14 @@ var Permissions = map[string]Access{
 	"editProduct": roles(backoffice), "deleteProduct": roles(backoffice),
 	"recordUsage": roles(automation), "listUsageRecords": roles(all), "getUsageSummary": roles(all),
 
-	// Flows, views, invitations.
-	"createFlow": roles(people), "listFlows": roles(all), "getFlow": roles(all), "updateFlow": roles(people),
-	"modifyFlow": roles(people), "updateFlowDefinition": roles(people), "deleteFlow": roles(people),
+	// Flows, views, invitations. Service accounts may provision flows too; which flows a caller may
+	// change (its own, those it is invited to, or any as an admin) is the flows service's rule.
+	"createFlow": roles(all), "listFlows": roles(all), "getFlow": roles(all), "updateFlow": roles(all),
+	"modifyFlow": roles(all), "updateFlowDefinition": roles(all), "deleteFlow": roles(all),
 	"listFlowVersions": roles(all),
-	"createFlowView":   roles(people), "listFlowViews": roles(all), "getFlowView": roles(all),
-	"updateFlowView": roles(people), "deleteFlowView": roles(people),
-	"inviteFlowUsers": roles(people), "listFlowInvitations": roles(all), "revokeFlowInvitation": roles(people),
+	"createFlowView":   roles(all), "listFlowViews": roles(all), "getFlowView": roles(all),
+	"updateFlowView": roles(all), "deleteFlowView": roles(all),
+	"inviteFlowUsers": roles(all), "listFlowInvitations": roles(all), "revokeFlowInvitation": roles(all),
 
 	// Executions, task executions, statuses, tags, human review.
 	"startFlowExecution": roles(all), "listFlowExecutions": roles(all), "getFlowExecution": roles(all),

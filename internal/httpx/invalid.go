@@ -15,6 +15,11 @@ func Invalid(loc []any, typ, msg string) *Error {
 	return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: summary(items), Validation: items}
 }
 
+// InvalidItems is Invalid for several problems found at once, sent in the order given.
+func InvalidItems(items []ValidationItem) *Error {
+	return &Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: summary(items), Validation: items}
+}
+
 // InvalidV1 is Invalid for the /v1 interface: 400 ErrorResponse with the item in error.details.
 func InvalidV1(loc []any, typ, msg string) *Error {
 	items := []ValidationItem{{Loc: loc, Msg: msg, Type: typ}}

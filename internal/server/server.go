@@ -27,6 +27,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/authn"
 	"github.com/loopwork/loopwork/internal/platform/billing"
 	"github.com/loopwork/loopwork/internal/platform/docs"
+	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
 	"github.com/loopwork/loopwork/internal/platform/sso"
@@ -79,6 +80,7 @@ type platform struct {
 	*apikeysService
 	*ssoService
 	*billingService
+	*flowsService
 	platformPending
 }
 
@@ -92,6 +94,7 @@ type (
 	apikeysService = apikeys.Service
 	ssoService     = sso.Service
 	billingService = billing.Service
+	flowsService   = flows.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -208,6 +211,7 @@ func New(d Deps) (*Server, error) {
 		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
 		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
 		billingService: billing.New(billing.Deps{DB: d.DB}),
+		flowsService:   flows.New(flows.Deps{DB: d.DB}),
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),

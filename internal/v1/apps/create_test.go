@@ -86,19 +86,23 @@ func TestCreateApp(t *testing.T) {
 			}
 		}
 	})
-	t.Run("api_id, createWorker and org must exist for the caller", func(t *testing.T) {
+	t.Run("api_id must name a usable flow, createWorker and org must exist for the caller", func(t *testing.T) {
 		t.Parallel()
 		for name, c := range map[string]struct {
 			params *v1api.CreateAppParams
 			api    uuid.UUID
+			status int
 		}{
-			"another organization's flow": {nil, foreignFlow},
-			"a random flow":               {nil, uuid.New()},
-			"a user of another org":       {&v1api.CreateAppParams{CreateWorker: ptr(outsiderEmail)}, flow},
-			"an unknown user":             {&v1api.CreateAppParams{CreateWorker: ptr("nobody@example.com")}, flow},
+			"another organization's flow": {nil, foreignFlow, http.StatusBadRequest},
+			"a random flow":               {nil, uuid.New(), http.StatusBadRequest},
+			"a user of another org":       {&v1api.CreateAppParams{CreateWorker: ptr(outsiderEmail)}, flow, http.StatusNotFound},
+			"an unknown user":             {&v1api.CreateAppParams{CreateWorker: ptr("nobody@example.com")}, flow, http.StatusNotFound},
 		} {
 			res, err := admin.V1.CreateAppWithResponse(ctx, c.params, v1api.AppInput{Name: ptr(name), ApiId: nullable.NewNullableWithValue(c.api)})
-			appstest.Expect(t, res, err, http.StatusNotFound)
+			appstest.Expect(t, res, err, c.status)
+			if e := appstest.ErrorOf(t, res); c.status == http.StatusBadRequest && (len(e.Details) == 0 || e.Details[0].Loc[1] != "api_id") {
+				t.Errorf("%s: error %+v does not name api_id", name, e)
+			}
 		}
 		var n int
 		_ = env.DB.Get(&n, `SELECT count(*) FROM apps WHERE organization_id = $1 AND name IN

@@ -2,6 +2,7 @@ package apps
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -58,16 +59,24 @@ func appName(name string) (string, error) {
 	return n, nil
 }
 
-// checkAPI answers 404 unless id is a flow of the organization that has not been deleted.
+// checkAPI answers 400 naming api_id unless id is a flow the organization may bind an app to: one of
+// its own or a public one of another organization, not deleted, whose latest version is valid (the
+// engine only ever runs valid versions).
 func checkAPI(ctx context.Context, db dbx.DBTX, org, id uuid.UUID) error {
-	var ok bool
-	err := db.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM flows
-		WHERE id = $1 AND organization_id = $2 AND deleted_at IS NULL)`, id, org)
+	var valid sql.NullBool
+	err := db.GetContext(ctx, &valid, `SELECT v.valid FROM flows f
+		JOIN flow_versions v ON v.flow_id = f.id AND v.version = f.latest_version
+		WHERE f.id = $1 AND f.deleted_at IS NULL AND (f.organization_id = $2 OR f.visibility = 'public')`, id, org)
+	if errors.Is(err, sql.ErrNoRows) {
+		return httpx.InvalidV1([]any{"body", "api_id"}, "value_error",
+			"api_id names no flow this organization may use: it must be one of its flows or a public flow")
+	}
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return httpx.NotFound("API")
+	if !valid.Bool {
+		return httpx.InvalidV1([]any{"body", "api_id"}, "value_error",
+			"the flow named by api_id has validation errors in its latest version; fix them before binding an app to it")
 	}
 	return nil
 }

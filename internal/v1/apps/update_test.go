@@ -101,7 +101,10 @@ func TestUpdateApp(t *testing.T) {
 		if e := appstest.ErrorOf(t, res); e.Details[0].Loc[1] != "name" {
 			t.Errorf("error %+v", e)
 		}
-		update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(foreignFlow), Status: ptr(v1api.AppStatus("PAUSED"))}, http.StatusNotFound)
+		res = update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(foreignFlow), Status: ptr(v1api.AppStatus("PAUSED"))}, http.StatusBadRequest)
+		if e := appstest.ErrorOf(t, res); e.Details[0].Loc[1] != "api_id" {
+			t.Errorf("error %+v", e)
+		}
 		update(a.Id, v1api.AppInput{JobTtlSeconds: nullable.NewNullableWithValue(5)}, http.StatusBadRequest)
 		got, err := admin.V1.GetAppWithResponse(ctx, a.Id, nil)
 		appstest.Expect(t, got, err, http.StatusOK)

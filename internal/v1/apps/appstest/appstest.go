@@ -12,15 +12,17 @@ import (
 	"github.com/lib/pq"
 )
 
-// Flow inserts a flow of org whose latest version has the name and definition, and returns its id.
+// Flow inserts a flow of org whose latest version has the name and definition, and returns its id. The
+// version is marked valid, as the flows service marks a definition without problems, whatever the
+// definition: tests of apps need a flow an app may be bound to, not a flow that could run.
 func Flow(t testing.TB, db *sqlx.DB, org uuid.UUID, name, definition string) uuid.UUID {
 	t.Helper()
 	var id uuid.UUID
 	if err := db.Get(&id, `INSERT INTO flows (organization_id) VALUES ($1) RETURNING id`, org); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`INSERT INTO flow_versions (flow_id, version, organization_id, display_name, status, definition)
-		VALUES ($1, 1, $2, $3, 'published', $4)`, id, org, name, definition); err != nil {
+	if _, err := db.Exec(`INSERT INTO flow_versions (flow_id, version, organization_id, display_name, status, definition, valid)
+		VALUES ($1, 1, $2, $3, 'published', $4, true)`, id, org, name, definition); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -30,8 +32,8 @@ func Flow(t testing.TB, db *sqlx.DB, org uuid.UUID, name, definition string) uui
 func RenameFlow(t testing.TB, db *sqlx.DB, flow uuid.UUID, name string) {
 	t.Helper()
 	if _, err := db.Exec(`WITH f AS (UPDATE flows SET latest_version = latest_version + 1 WHERE id = $1 RETURNING *)
-		INSERT INTO flow_versions (flow_id, version, organization_id, display_name, status, definition)
-		SELECT f.id, f.latest_version, f.organization_id, $2, 'published', '{"tasks":[]}' FROM f`, flow, name); err != nil {
+		INSERT INTO flow_versions (flow_id, version, organization_id, display_name, status, definition, valid)
+		SELECT f.id, f.latest_version, f.organization_id, $2, 'published', '{"tasks":[]}', true FROM f`, flow, name); err != nil {
 		t.Fatal(err)
 	}
 }

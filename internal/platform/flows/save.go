@@ -1,0 +1,148 @@
+package flows
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/httpx"
+)
+
+// change is what a PUT or PATCH asks for; nil fields keep the previous version's value.
+type change struct {
+	definition  map[string]any // from the body (PUT); nil: the previous version's
+	displayName *string
+	description *string // "" clears
+	settings    *platformapi.FlowSettings
+	status      *platformapi.FlowStatus
+	visibility  *platformapi.FlowVisibility
+	// always saves a new version even when nothing differs (PUT); PATCH saves one only for a change.
+	always bool
+	// statusLoc is where the status of the request is, for the 422 of publishing an invalid definition.
+	statusLoc []any
+}
+
+// saved is the outcome of a change: the latest version after it, its validation, and the flow.
+type saved struct {
+	v    version
+	chk  checked
+	head flowHead
+}
+
+// save applies a change as a new version, the latest plus one, under the flow's row lock so that two
+// concurrent changes get consecutive numbers and neither is lost.
+func (s *Service) save(ctx context.Context, id uuid.UUID, ch change) (saved, error) {
+	c := callerOf(ctx)
+	var out saved
+	err := dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		f, err := visibleFlow(ctx, tx, c, id, true)
+		if err != nil {
+			return err
+		}
+		if !f.changeable(c) {
+			return httpx.Forbidden("only the flow's creator, users invited to it and administrators of its organization may change it")
+		}
+		prev, err := getVersion(ctx, tx, f, 0)
+		if err != nil {
+			return err
+		}
+		next, def, err := apply(prev, ch)
+		if err != nil {
+			return err
+		}
+		chk := s.check(def)
+		out = saved{v: prev, chk: chk, head: f}
+		if !ch.always && same(prev, next) {
+			return nil
+		}
+		if err := chk.refusal(ch.definition != nil); err != nil {
+			return err
+		}
+		if next.Status == string(platformapi.Published) && !chk.valid() {
+			return chk.publishRefusal(ch.definition != nil, ch.statusLoc)
+		}
+		next.Valid, next.ModifiedBy = chk.valid(), c.actor
+		if err := tx.GetContext(ctx, &next.Version, `UPDATE flows SET latest_version = latest_version + 1,
+			modified_by = $2 WHERE id = $1 RETURNING latest_version`, f.ID, c.actor); err != nil {
+			return err
+		}
+		if err := insertVersion(ctx, tx, &next); err != nil {
+			return err
+		}
+		// Finished executions of earlier versions no longer reflect the flow.
+		if _, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'stale', updated_at = now(), modified_by = $3
+			WHERE flow_id = $1 AND flow_version < $2 AND status IN ('completed', 'failed') AND deleted_at IS NULL`,
+			f.ID, next.Version, c.actor); err != nil {
+			return err
+		}
+		f.LatestVersion = next.Version
+		out = saved{v: next, chk: chk, head: f}
+		return nil
+	})
+	return out, err
+}
+
+// apply returns the next version: the previous one with the change's fields, and its definition decoded.
+func apply(prev version, ch change) (version, map[string]any, error) {
+	next := prev
+	def := ch.definition
+	if def == nil {
+		var err error
+		if def, err = decodeObject(prev.Definition); err != nil {
+			return next, nil, err
+		}
+	} else {
+		raw, err := json.Marshal(def)
+		if err != nil {
+			return next, nil, err
+		}
+		next.Definition = raw
+	}
+	if ch.displayName != nil {
+		next.DisplayName = *ch.displayName
+	}
+	if ch.description != nil {
+		next.Description = emptyIsNull(ch.description)
+	}
+	if ch.settings != nil {
+		st, err := settingsJSON(ch.settings)
+		if err != nil {
+			return next, nil, err
+		}
+		next.Settings = st
+	}
+	if ch.status != nil {
+		next.Status = string(*ch.status)
+	}
+	if ch.visibility != nil {
+		next.Visibility = string(*ch.visibility)
+	}
+	return next, def, nil
+}
+
+// same is whether a patch changed nothing.
+func same(a, b version) bool {
+	return a.DisplayName == b.DisplayName && eqPtr(a.Description, b.Description) && a.Status == b.Status &&
+		a.Visibility == b.Visibility && bytes.Equal(a.Definition, b.Definition) && jsonEqual(a.Settings, b.Settings)
+}
+
+func eqPtr(a, b *string) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
+
+// jsonEqual compares two settings documents by meaning (jsonb reorders keys).
+func jsonEqual(a, b nullRaw) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}

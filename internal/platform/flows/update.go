@@ -1,0 +1,69 @@
+package flows
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+)
+
+// UpdateFlow saves a new version with the body's definition; omitted or null fields keep their value.
+func (s *Service) UpdateFlow(ctx context.Context, req platformapi.UpdateFlowRequestObject) (platformapi.UpdateFlowResponseObject, error) {
+	b := req.Body
+	if b.DisplayName != nil {
+		if err := nameOK(*b.DisplayName, []any{"body", "display_name"}); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.saveAndRender(ctx, req.Id, change{definition: b.Definition, displayName: b.DisplayName,
+		description: b.Description, settings: b.Settings, status: b.Status, visibility: b.Visibility,
+		always: true, statusLoc: []any{"body", "status"}})
+	if err != nil {
+		return nil, err
+	}
+	return platformapi.UpdateFlow200JSONResponse(out), nil
+}
+
+// UpdateFlowDefinition saves a new version with the body's definition and everything else unchanged.
+func (s *Service) UpdateFlowDefinition(ctx context.Context, req platformapi.UpdateFlowDefinitionRequestObject) (platformapi.UpdateFlowDefinitionResponseObject, error) {
+	out, err := s.saveAndRender(ctx, req.Id, change{definition: req.Body.Definition, always: true,
+		statusLoc: []any{"status"}})
+	if err != nil {
+		return nil, err
+	}
+	return platformapi.UpdateFlowDefinition200JSONResponse(out), nil
+}
+
+// ModifyFlow changes the given attributes; a patch that changes nothing saves no version.
+func (s *Service) ModifyFlow(ctx context.Context, req platformapi.ModifyFlowRequestObject) (platformapi.ModifyFlowResponseObject, error) {
+	b := req.Body
+	if b.DisplayName != nil {
+		if err := nameOK(*b.DisplayName, []any{"body", "display_name"}); err != nil {
+			return nil, err
+		}
+	}
+	out, err := s.saveAndRender(ctx, req.Id, change{displayName: b.DisplayName, description: b.Description,
+		settings: b.Settings, status: b.Status, visibility: b.Visibility, statusLoc: []any{"body", "status"}})
+	if err != nil {
+		return nil, err
+	}
+	return platformapi.ModifyFlow200JSONResponse(out), nil
+}
+
+func (s *Service) saveAndRender(ctx context.Context, id uuid.UUID, ch change) (platformapi.FlowResponse, error) {
+	sv, err := s.save(ctx, id, ch)
+	if err != nil {
+		return platformapi.FlowResponse{}, err
+	}
+	counts, err := executionCounts(ctx, s.db, []uuid.UUID{id})
+	if err != nil {
+		return platformapi.FlowResponse{}, err
+	}
+	out, err := s.renderer(callerOf(ctx), expand{}).flow(ctx, sv.v, sv.head.LatestVersion, counts[id], &sv.chk.result)
+	if err != nil {
+		return out, err
+	}
+	withResult(&out, sv.chk)
+	return out, nil
+}
