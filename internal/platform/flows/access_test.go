@@ -31,8 +31,8 @@ func TestVisibility(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		who    *testkit.Caller
-		flow   uuid.UUID
+		who     *testkit.Caller
+		flow    uuid.UUID
 		visible bool
 	}{
 		{creator, private.Id, true}, {admin, private.Id, true}, {colleague, private.Id, false}, {outsider, private.Id, false},
