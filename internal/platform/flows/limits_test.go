@@ -52,8 +52,8 @@ func TestHostileDefinitions(t *testing.T) {
 	longName := strings.Repeat("n", dsl.MaxNameLength+1)
 	for _, c := range []struct {
 		name, definition string
-		status             int
-		loc, kind          string
+		status           int
+		loc, kind        string
 	}{
 		{"several megabytes", tasksJSON(dsl.MaxTasks, dsl.MaxTasks-1, func(i int) string { return fmt.Sprintf("%0150d", i) }),
 			http.StatusCreated, "", ""},
