@@ -54,6 +54,9 @@ func (v *validator) end(p path, obj map[string]any, field string) (string, bool)
 		return "", false
 	}
 	if _, ok := v.names[name]; !ok {
+		if !v.tasksKnown {
+			return name, false
+		}
 		v.add(Error{Type: KindUnknownTask, Loc: p.loc(field), Input: name,
 			Msg: fmt.Sprintf("There is no task named %q.", name)})
 		v.unsound = true

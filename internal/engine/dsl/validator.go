@@ -25,7 +25,10 @@ type validator struct {
 	jqOK    map[string]struct{} // keys (jqKey) of expressions that compiled, so a repeated shape compiles once
 	refs    []taskRef           // parameters naming other tasks, checked once every name is known
 	links   []link              // edges between known tasks, self-loops left out
-	order   []string
+	// tasksKnown says the tasks array could be read; without it, edges naming tasks are not reported as
+	// dangling, since every one of them would be.
+	tasksKnown bool
+	order      []string
 }
 
 type taskRef struct {
@@ -83,11 +86,14 @@ func (v *validator) definition(obj map[string]any) {
 	if !tasksOK || !edgesOK {
 		v.unsound = true
 	}
+	v.tasksKnown = tasksOK
 	v.def.Tasks = make([]Task, 0, len(taskList))
 	for i, t := range taskList {
 		v.task(i, t)
 	}
-	v.checkRefs()
+	if tasksOK {
+		v.checkRefs()
+	}
 	v.def.Edges = make([]Edge, 0, len(edgeList))
 	for k, e := range edgeList {
 		v.edge(k, e)
