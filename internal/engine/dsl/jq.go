@@ -21,22 +21,23 @@ func CompileJQ(expr string) (*gojq.Code, error) {
 }
 
 // expression checks one jq expression and reports whether it compiled.
-func (v *validator) expression(loc []any, expr string) bool {
+func (v *validator) expression(p path, expr string) bool {
 	if n := utf8.RuneCountInString(expr); n > MaxExpressionLength {
-		v.add(Error{Type: KindStringTooLong, Loc: loc, Input: expr,
+		v.add(Error{Type: KindStringTooLong, Loc: p.loc(), Input: expr,
 			Msg: fmt.Sprintf("A jq expression may have at most %d characters, not %d.", MaxExpressionLength, n),
 			Ctx: map[string]any{"max_length": MaxExpressionLength}})
 		return false
 	}
-	err, seen := v.jq[expr]
-	if !seen {
-		_, err = CompileJQ(expr)
-		v.jq[expr] = err
-	}
-	if err == nil {
+	key := jqKey(expr)
+	if _, ok := v.jqOK[key]; ok {
 		return true
 	}
-	e := Error{Type: KindJQSyntax, Loc: loc, Input: expr, Msg: "Invalid jq expression: " + err.Error() + "."}
+	_, err := CompileJQ(expr)
+	if err == nil {
+		v.jqOK[key] = struct{}{}
+		return true
+	}
+	e := Error{Type: KindJQSyntax, Loc: p.loc(), Input: expr, Msg: "Invalid jq expression: " + err.Error() + "."}
 	var perr *gojq.ParseError
 	if errors.As(err, &perr) {
 		e.Ctx = map[string]any{"offset": perr.Offset}
@@ -81,15 +82,15 @@ func ParseTemplate(s string) ([]TemplatePart, error) {
 }
 
 // template checks a template parameter: its syntax, then each expression in it.
-func (v *validator) template(loc []any, s string) {
+func (v *validator) template(p path, s string) {
 	parts, err := ParseTemplate(s)
 	if err != nil {
-		v.add(Error{Type: KindTemplateSyntax, Loc: loc, Input: s, Msg: "Invalid template: " + err.Error() + "."})
+		v.add(Error{Type: KindTemplateSyntax, Loc: p.loc(), Input: s, Msg: "Invalid template: " + err.Error() + "."})
 		return
 	}
-	for _, p := range parts {
-		if p.IsExpr {
-			v.expression(loc, p.Text)
+	for _, part := range parts {
+		if part.IsExpr {
+			v.expression(p, part.Text)
 		}
 	}
 }

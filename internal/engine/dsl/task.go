@@ -12,23 +12,23 @@ var (
 )
 
 func (v *validator) task(i int, raw any) {
-	loc := []any{"definition", "tasks", i}
+	p := path{section: "tasks", index: i}
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		v.add(Error{Type: KindType, Loc: loc, Msg: "A task must be a JSON object.", Input: raw})
+		v.add(Error{Type: KindType, Loc: p.loc(), Msg: "A task must be a JSON object.", Input: raw})
 		v.unsound = true
 		return
 	}
-	v.extraFields(loc, obj, taskFields, replyFields)
+	v.extraFields(func(k string) []any { return p.loc(k) }, obj, taskFields, replyFields)
 	t := Task{Index: i, Retry: Retry{MaxAttempts: 1}}
 
 	if rawName, ok := obj["name"]; !ok {
-		v.add(Error{Type: KindMissing, Loc: at(loc, "name"), Msg: "Field \"name\" is required.", Input: obj})
+		v.add(Error{Type: KindMissing, Loc: p.loc("name"), Msg: "Field \"name\" is required.", Input: obj})
 		v.unsound = true
-	} else if name, ok := v.name(at(loc, "name"), rawName, "A task name"); !ok {
+	} else if name, ok := v.name(p.with("name"), rawName); !ok {
 		v.unsound = true
 	} else if first, dup := v.names[name]; dup {
-		v.add(Error{Type: KindDuplicateTaskName, Loc: at(loc, "name"), Input: name,
+		v.add(Error{Type: KindDuplicateTaskName, Loc: p.loc("name"), Input: name,
 			Msg: fmt.Sprintf("Task name %q is already used by task %d; names must be unique.", name, first),
 			Ctx: map[string]any{"first_index": first}})
 		v.unsound = true
@@ -40,11 +40,11 @@ func (v *validator) task(i int, raw any) {
 
 	known := false
 	if rawType, ok := obj["type"]; !ok {
-		v.add(Error{Type: KindMissing, Loc: at(loc, "type"), Msg: "Field \"type\" is required.", Input: obj})
+		v.add(Error{Type: KindMissing, Loc: p.loc("type"), Msg: "Field \"type\" is required.", Input: obj})
 	} else if typ, ok := rawType.(string); !ok {
-		v.add(Error{Type: KindType, Loc: at(loc, "type"), Msg: "A task type must be a string.", Input: rawType})
+		v.add(Error{Type: KindType, Loc: p.loc("type"), Msg: "A task type must be a string.", Input: rawType})
 	} else if _, known = v.reg.Lookup(typ); !known {
-		v.add(Error{Type: KindUnknownTaskType, Loc: at(loc, "type"), Input: typ,
+		v.add(Error{Type: KindUnknownTaskType, Loc: p.loc("type"), Input: typ,
 			Msg: fmt.Sprintf("Unknown task type %q; the types are %s.", typ, quoteList(v.reg.Names())),
 			Ctx: map[string]any{"expected": v.reg.Names()}})
 		t.Type = typ
@@ -57,27 +57,27 @@ func (v *validator) task(i int, raw any) {
 		if params, ok := rawParams.(map[string]any); ok {
 			t.Parameters = params
 		} else {
-			v.add(Error{Type: KindType, Loc: at(loc, "parameters"), Msg: "Parameters must be a JSON object.", Input: rawParams})
+			v.add(Error{Type: KindType, Loc: p.loc("parameters"), Msg: "Parameters must be a JSON object.", Input: rawParams})
 			known = false
 		}
 	}
 	if known {
-		v.parameters(at(loc, "parameters"), t.Type, t.Parameters)
+		v.parameters(p.with("parameters"), t.Type, t.Parameters)
 	}
 
 	if rawRetry, ok := obj["retry"]; ok {
-		t.Retry = v.retry(at(loc, "retry"), rawRetry)
+		t.Retry = v.retry(p.with("retry"), rawRetry)
 	}
 	if rawTimeout, ok := obj["timeout_seconds"]; ok && rawTimeout != nil {
-		if n, ok := v.bounded(at(loc, "timeout_seconds"), rawTimeout, "timeout_seconds", 1, MaxTimeoutSeconds); ok {
+		if n, ok := v.bounded(p.with("timeout_seconds"), rawTimeout, "timeout_seconds", 1, MaxTimeoutSeconds); ok {
 			t.TimeoutSeconds = &n
 		}
 	}
 	if rawDesc, ok := obj["description"]; ok && rawDesc != nil {
 		if s, ok := rawDesc.(string); !ok {
-			v.add(Error{Type: KindType, Loc: at(loc, "description"), Msg: "A description must be a string.", Input: rawDesc})
+			v.add(Error{Type: KindType, Loc: p.loc("description"), Msg: "A description must be a string.", Input: rawDesc})
 		} else if n := utf8.RuneCountInString(s); n > MaxDescriptionLen {
-			v.add(Error{Type: KindStringTooLong, Loc: at(loc, "description"), Input: s,
+			v.add(Error{Type: KindStringTooLong, Loc: p.loc("description"), Input: s,
 				Msg: fmt.Sprintf("A description may have at most %d characters, not %d.", MaxDescriptionLen, n),
 				Ctx: map[string]any{"max_length": MaxDescriptionLen}})
 		} else {
@@ -89,13 +89,13 @@ func (v *validator) task(i int, raw any) {
 
 // parameters checks a task's parameters against its type's schema, then compiles its jq expressions and
 // templates and records the task names it refers to.
-func (v *validator) parameters(loc []any, typeName string, params map[string]any) {
+func (v *validator) parameters(p path, typeName string, params map[string]any) {
 	problems := v.reg.CheckParameters(typeName, params)
 	bad := map[string]bool{} // top-level parameters with a schema problem: not examined further
-	for _, p := range problems {
-		v.add(Error{Type: p.Type, Loc: at(loc, p.Loc...), Msg: p.Msg, Input: p.Input})
-		if len(p.Loc) > 0 {
-			if s, ok := p.Loc[0].(string); ok {
+	for _, pr := range problems {
+		v.add(Error{Type: pr.Type, Loc: p.loc(pr.Loc...), Msg: pr.Msg, Input: pr.Input})
+		if len(pr.Loc) > 0 {
+			if s, ok := pr.Loc[0].(string); ok {
 				bad[s] = true
 			}
 		} else {
@@ -105,17 +105,17 @@ func (v *validator) parameters(loc []any, typeName string, params map[string]any
 	typ, _ := v.reg.Lookup(typeName)
 	for _, f := range typ.JQFields {
 		if s, ok := params[f].(string); ok && !bad[f] {
-			v.expression(at(loc, f), s)
+			v.expression(p.with(f), s)
 		}
 	}
 	for _, f := range typ.Templates {
 		if s, ok := params[f].(string); ok && !bad[f] {
-			v.template(at(loc, f), s)
+			v.template(p.with(f), s)
 		}
 	}
 	for _, f := range typ.TaskRefs {
 		if s, ok := params[f].(string); ok && !bad[f] {
-			v.refs = append(v.refs, taskRef{loc: at(loc, f), name: s})
+			v.refs = append(v.refs, taskRef{loc: p.loc(f), name: s})
 		}
 	}
 }
@@ -131,16 +131,16 @@ func (v *validator) checkRefs() {
 	}
 }
 
-func (v *validator) retry(loc []any, raw any) Retry {
+func (v *validator) retry(p path, raw any) Retry {
 	r := Retry{MaxAttempts: 1}
 	obj, ok := raw.(map[string]any)
 	if !ok {
-		v.add(Error{Type: KindType, Loc: loc, Msg: "Retry must be a JSON object.", Input: raw})
+		v.add(Error{Type: KindType, Loc: p.loc(), Msg: "Retry must be a JSON object.", Input: raw})
 		return r
 	}
-	v.extraFields(loc, obj, retryFields, nil)
+	v.extraFields(func(k string) []any { return p.loc(k) }, obj, retryFields, nil)
 	if n, ok := obj["max_attempts"]; ok {
-		if m, ok := v.bounded(at(loc, "max_attempts"), n, "max_attempts", 1, MaxAttempts); ok {
+		if m, ok := v.bounded(p.with("max_attempts"), n, "max_attempts", 1, MaxAttempts); ok {
 			r.MaxAttempts = m
 		}
 	}
@@ -148,12 +148,12 @@ func (v *validator) retry(loc []any, raw any) Retry {
 		f, ok := number(b)
 		switch {
 		case !ok:
-			v.add(Error{Type: KindType, Loc: at(loc, "backoff_seconds"), Msg: "backoff_seconds must be a number.", Input: b})
+			v.add(Error{Type: KindType, Loc: p.loc("backoff_seconds"), Msg: "backoff_seconds must be a number.", Input: b})
 		case f < 0:
-			v.add(Error{Type: KindMinimum, Loc: at(loc, "backoff_seconds"), Msg: "backoff_seconds must be at least 0.",
+			v.add(Error{Type: KindMinimum, Loc: p.loc("backoff_seconds"), Msg: "backoff_seconds must be at least 0.",
 				Input: b, Ctx: map[string]any{"minimum": 0}})
 		case f > MaxBackoffSeconds:
-			v.add(Error{Type: KindMaximum, Loc: at(loc, "backoff_seconds"), Input: b,
+			v.add(Error{Type: KindMaximum, Loc: p.loc("backoff_seconds"), Input: b,
 				Msg: fmt.Sprintf("backoff_seconds must be at most %d.", MaxBackoffSeconds), Ctx: map[string]any{"maximum": MaxBackoffSeconds}})
 		default:
 			r.BackoffSeconds = f
@@ -163,8 +163,12 @@ func (v *validator) retry(loc []any, raw any) Retry {
 }
 
 // bounded reads an integer field within [lo, hi].
-func (v *validator) bounded(loc []any, raw any, field string, lo, hi int) (int, bool) {
+func (v *validator) bounded(p path, raw any, field string, lo, hi int) (int, bool) {
 	n, ok := integer(raw)
+	if ok && n >= lo && n <= hi {
+		return n, true
+	}
+	loc := p.loc()
 	switch {
 	case !ok:
 		v.add(Error{Type: KindType, Loc: loc, Msg: fmt.Sprintf("%s must be an integer.", field), Input: raw})
