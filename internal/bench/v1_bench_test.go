@@ -270,6 +270,13 @@ var tpsLine = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection t
 
 // pgbench runs the job INSERT alone, at the same concurrency and on the same database, as the baseline.
 func pgbench(b testing.TB, dsn string, org, app uuid.UUID, d time.Duration) float64 {
+	sql := fmt.Sprintf(`INSERT INTO jobs (organization_id, app_id, status, processing_state, input, tags, priority) `+
+		`VALUES ('%s', '%s', 'SCHEDULED', 'AWAITING_HUMAN', '{"text": "hello", "n": 1}', '{t1}', 5);`+"\n", org, app)
+	return pgbenchScript(b, dsn, sql, clients, d)
+}
+
+// pgbenchScript runs a SQL script with pgbench for d at the concurrency given and returns its rate.
+func pgbenchScript(b testing.TB, dsn, sql string, concurrency int, d time.Duration) float64 {
 	bin, err := exec.LookPath("pgbench")
 	if err != nil {
 		matches, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pgbench")
@@ -278,13 +285,11 @@ func pgbench(b testing.TB, dsn string, org, app uuid.UUID, d time.Duration) floa
 		}
 		bin = matches[len(matches)-1]
 	}
-	script := filepath.Join(b.TempDir(), "insert.sql")
-	sql := fmt.Sprintf(`INSERT INTO jobs (organization_id, app_id, status, processing_state, input, tags, priority) `+
-		`VALUES ('%s', '%s', 'SCHEDULED', 'AWAITING_HUMAN', '{"text": "hello", "n": 1}', '{t1}', 5);`+"\n", org, app)
+	script := filepath.Join(b.TempDir(), "script.sql")
 	if err := os.WriteFile(script, []byte(sql), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	out, err := exec.Command(bin, "-n", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(int(d.Seconds())),
+	out, err := exec.Command(bin, "-n", "-c", strconv.Itoa(concurrency), "-j", "2", "-T", strconv.Itoa(int(d.Seconds())),
 		"-f", script, dsn).CombinedOutput()
 	if err != nil {
 		b.Fatalf("pgbench: %v\n%s", err, out)

@@ -24,16 +24,19 @@ import (
 
 // Limits of a definition.
 const (
-	MaxTasks            = 10000                   // tasks in one definition
-	MaxEdges            = 50000                   // edges in one definition
-	MaxNameLength       = 200                     // characters of a task name
-	MaxDescriptionLen   = 5000                    // characters of a task description
-	MaxDepth            = tasks.MaxParameterDepth // nesting of objects and arrays inside a task's parameters
-	MaxExpressionLength = 10000                   // characters of one jq expression or template
-	MaxAttempts         = 20                      // retry.max_attempts
-	MaxBackoffSeconds   = 3600                    // retry.backoff_seconds
-	MaxTimeoutSeconds   = 30 * 86400              // timeout_seconds
-	MaxErrors           = 1000                    // errors returned; one more says how many were left out
+	MaxTasks          = 10000                   // tasks in one definition
+	MaxEdges          = 50000                   // edges in one definition
+	MaxNameLength     = 200                     // characters of a task name
+	MaxDescriptionLen = 5000                    // characters of a task description
+	MaxDepth          = tasks.MaxParameterDepth // nesting of objects and arrays inside a task's parameters
+	// MaxDefinitionDepth bounds the nesting of the whole definition, unknown fields included, so that
+	// nothing stored as a definition is deeper than a reader's JSON decoder accepts.
+	MaxDefinitionDepth  = MaxDepth + 16
+	MaxExpressionLength = 10000      // characters of one jq expression or template
+	MaxAttempts         = 20         // retry.max_attempts
+	MaxBackoffSeconds   = 3600       // retry.backoff_seconds
+	MaxTimeoutSeconds   = 30 * 86400 // timeout_seconds
+	MaxErrors           = 1000       // errors returned; one more says how many were left out
 )
 
 // Error kinds (Error.Type) this package produces itself; parameter problems carry the registry's words

@@ -28,7 +28,7 @@ func TestDeepParameterValue(t *testing.T) {
 	body := def(`{"name": "a", "type": "external", "parameters": {"payload": `+nested(9990, "1")+`}}`, ``)
 	r := ValidateJSON([]byte(body), reg)
 	e := onlyError(t, r, KindTooDeep, r.Errors[0].Loc)
-	if len(e.Loc) != 4+MaxDepth || e.Loc[4] != "payload" {
+	if len(e.Loc) != 1+MaxDefinitionDepth || e.Loc[4] != "payload" {
 		t.Fatalf("loc = %v", e.Loc)
 	}
 	// Deeper than encoding/json accepts: one json_invalid error, no panic.
@@ -44,16 +44,23 @@ func TestDeepParameterValue(t *testing.T) {
 	onlyError(t, r, KindTooDeep, r.Errors[0].Loc)
 }
 
+// TestDeepDefinitionStructure: nesting anywhere in a definition, not only in parameters, is bounded, so
+// nothing stored is deeper than a reader's JSON decoder accepts; the input is never echoed whole.
 func TestDeepDefinitionStructure(t *testing.T) {
-	r := ValidateJSON([]byte(`{"version": 1, "edges": [], "tasks": `+nested(9000, "")+`}`), reg)
-	e := onlyError(t, r, KindType, l("tasks", 0))
-	if b, _ := json.Marshal(e.Input); len(b) > 200 {
-		t.Fatalf("input of %d bytes", len(b))
+	for _, body := range []string{
+		`{"version": 1, "edges": [], "tasks": ` + nested(9000, "") + `}`,
+		`{"version": 1, "tasks": [], "edges": [{"source": ` + nested(9000, "") + `}]}`,
+		`{"version": 1, "tasks": [], "edges": [], "notes": ` + nested(MaxDefinitionDepth, "") + `}`,
+	} {
+		r := ValidateJSON([]byte(body), reg)
+		e := onlyError(t, r, KindTooDeep, r.Errors[0].Loc)
+		if b, _ := json.Marshal(e.Input); len(b) > 200 || r.Order != nil {
+			t.Fatalf("input of %d bytes, order %v", len(b), r.Order)
+		}
 	}
-	r = ValidateJSON([]byte(`{"version": 1, "tasks": [], "edges": [{"source": `+nested(9000, "")+`}]}`), reg)
-	if len(r.Errors) != 2 || r.Errors[0].Type != KindType || r.Errors[1].Type != KindMissing {
-		t.Fatalf("%+v", r.Errors)
-	}
+	// Just within the bound, an unknown field is only an unknown field.
+	r := ValidateJSON([]byte(`{"version": 1, "tasks": [], "edges": [], "notes": `+nested(MaxDefinitionDepth-1, "")+`}`), reg)
+	onlyError(t, r, KindExtraForbidden, l("notes"))
 }
 
 func TestTooManyTasksAndEdges(t *testing.T) {

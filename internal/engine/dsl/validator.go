@@ -68,6 +68,12 @@ var definitionFields = []string{"version", "tasks", "edges"}
 
 func (v *validator) definition(obj map[string]any) {
 	root := []any{"definition"}
+	if path, deep := tasks.TooDeep(obj, MaxDefinitionDepth); deep {
+		v.unsound = true
+		v.add(Error{Type: KindTooDeep, Loc: append(root, path...), Input: "[…]", Ctx: map[string]any{"limit": MaxDefinitionDepth},
+			Msg: fmt.Sprintf("The definition nests objects and arrays more than %d levels deep.", MaxDefinitionDepth)})
+		return
+	}
 	v.extraFields(func(k string) []any { return at(root, k) }, obj, definitionFields, nil)
 
 	if raw, ok := obj["version"]; !ok {

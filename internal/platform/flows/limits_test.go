@@ -61,6 +61,8 @@ func TestHostileDefinitions(t *testing.T) {
 		{"100,000 edges", tasksJSON(3, 100000, seq), http.StatusUnprocessableEntity, `["body","definition","edges"]`, dsl.KindTooManyEdges},
 		{"nested 10,000 deep", `{"version": 1, "tasks": [], "edges": [], "x": ` + deep + `}`, http.StatusUnprocessableEntity, "", ""},
 		{"deep parameters", deepParams, http.StatusUnprocessableEntity, "", dsl.KindTooDeep},
+		{"an unknown field nested 9,990 deep", `{"version": 1, "tasks": [], "edges": [], "x": ` +
+			strings.Repeat(`[`, 9990) + strings.Repeat(`]`, 9990) + `}`, http.StatusUnprocessableEntity, "", dsl.KindTooDeep},
 		{"long task name", `{"version": 1, "tasks": [{"name": "` + longName + `", "type": "delay", "parameters": {"seconds": 1}}], "edges": []}`,
 			http.StatusCreated, `["definition","tasks",0,"name"]`, dsl.KindStringTooLong},
 		{"jq that is a number", `{"version": 1, "tasks": [{"name": "x", "type": "transform", "parameters": {"expression": 42}}], "edges": []}`,

@@ -12,17 +12,17 @@ import (
 )
 
 // ListFlows pages through the latest versions of the flows the caller may see, most recently updated
-// first. The page and its total come from the flows table alone (its list columns follow the latest
-// version), then the page's versions are read by key.
+// first. The page comes from the flows table alone (its list columns follow the latest version) and its
+// total from kept counts (see countFlows); then the page's versions are read by key.
 func (s *Service) ListFlows(ctx context.Context, req platformapi.ListFlowsRequestObject) (platformapi.ListFlowsResponseObject, error) {
 	c := callerOf(ctx)
 	p := req.Params
 	pg := httpx.NewPaging(p.Page, p.Limit)
-	where, args := listFilter(c, p)
-	var total int
-	if err := s.db.GetContext(ctx, &total, `SELECT count(*) FROM flows f WHERE `+where, args...); err != nil {
+	total, err := s.countFlows(ctx, c, p)
+	if err != nil {
 		return nil, err
 	}
+	where, args := listFilter(c, p)
 	out := platformapi.ListFlows200JSONResponse{Flows: []platformapi.FlowResponse{}, Total: total, Page: pg.Page, Limit: pg.Limit}
 	if pg.Offset() >= total {
 		return out, nil

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/testkit"
@@ -55,5 +57,53 @@ func TestListFilters(t *testing.T) {
 	}
 	if names, total := list(platformapi.ListFlowsParams{Page: ptr(9)}); total != 3 || len(names) != 0 {
 		t.Errorf("a page past the end: %v (%d)", names, total)
+	}
+}
+
+// TestCountsFollowFlows: the kept counts that list totals come from agree with the flows themselves
+// after creation, changes of status and visibility, and deletion, and so do the totals of every caller.
+func TestCountsFollowFlows(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	org := env.Org(t)
+	admin := env.User(t, org, auth.RoleOrgAdmin)
+	user := env.User(t, org, auth.RoleAppUser)
+	a := createFlow(t, user.API, "a", validDef, ptr(platformapi.Private))
+	b := createFlow(t, admin.API, "b", validDef, ptr(platformapi.Private))
+	c := createFlow(t, admin.API, "c", validDef, nil)
+	createFlow(t, admin.API, "d", validDef, ptr(platformapi.Public))
+	res, err := admin.API.ModifyFlowWithResponse(ctx, c.Id, platformapi.PatchFlowRequest{Status: ptr(platformapi.Published), Visibility: ptr(platformapi.Public)})
+	expect(t, res, err, http.StatusOK)
+	inv, err := admin.API.InviteFlowUsersWithResponse(ctx, b.Id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{user.UserID}})
+	expect(t, inv, err, http.StatusOK)
+	del, err := user.API.DeleteFlowWithResponse(ctx, a.Id)
+	expect(t, del, err, http.StatusNoContent)
+
+	var drift int
+	if err := env.DB.Get(&drift, `SELECT count(*) FROM (
+		SELECT organization_id, visibility, status, count(*) AS n FROM flows WHERE deleted_at IS NULL GROUP BY 1, 2, 3) truth
+		FULL JOIN (SELECT * FROM flow_counts WHERE n <> 0) kept USING (organization_id, visibility, status)
+		WHERE truth.n IS DISTINCT FROM kept.n`); err != nil {
+		t.Fatal(err)
+	}
+	if drift != 0 {
+		t.Fatalf("%d kept counts differ from the flows", drift)
+	}
+	for _, cse := range []struct {
+		who    *testkit.Caller
+		params platformapi.ListFlowsParams
+		want   int
+	}{
+		{admin, platformapi.ListFlowsParams{}, 3},
+		{user, platformapi.ListFlowsParams{}, 3}, // b through the invitation, c and d
+		{user, platformapi.ListFlowsParams{Visibility: ptr(platformapi.Private)}, 1},
+		{user, platformapi.ListFlowsParams{Status: ptr(platformapi.Published)}, 1},
+		{admin, platformapi.ListFlowsParams{Visibility: ptr(platformapi.Public), Status: ptr(platformapi.Draft)}, 1},
+	} {
+		res, err := cse.who.API.ListFlowsWithResponse(ctx, &cse.params)
+		expect(t, res, err, http.StatusOK)
+		if res.JSON200.Total != cse.want || len(res.JSON200.Flows) != cse.want {
+			t.Errorf("%s %+v: total %d, %d flows, want %d", cse.who.Role, cse.params, res.JSON200.Total, len(res.JSON200.Flows), cse.want)
+		}
 	}
 }
