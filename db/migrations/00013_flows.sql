@@ -17,17 +17,18 @@ ALTER TABLE flows
   ADD COLUMN status       text NOT NULL DEFAULT 'draft',
   ADD COLUMN visibility   text NOT NULL DEFAULT 'organization';
 
+-- Statement-level, so that a statement writing many versions updates their flows in one join.
 -- +goose StatementBegin
 CREATE FUNCTION flows_follow_latest_version() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  UPDATE flows SET display_name = NEW.display_name, description = NEW.description, status = NEW.status,
-    visibility = coalesce(NEW.visibility, 'organization'), updated_at = NEW.updated_at
-  WHERE id = NEW.flow_id AND latest_version = NEW.version;
+  UPDATE flows f SET display_name = v.display_name, description = v.description, status = v.status,
+    visibility = coalesce(v.visibility, 'organization'), updated_at = v.updated_at
+  FROM new_versions v WHERE f.id = v.flow_id AND f.latest_version = v.version;
   RETURN NULL;
 END $$;
 -- +goose StatementEnd
-CREATE TRIGGER flow_versions_latest AFTER INSERT OR UPDATE ON flow_versions
-  FOR EACH ROW EXECUTE FUNCTION flows_follow_latest_version();
+CREATE TRIGGER flow_versions_latest AFTER INSERT ON flow_versions
+  REFERENCING NEW TABLE AS new_versions FOR EACH STATEMENT EXECUTE FUNCTION flows_follow_latest_version();
 
 UPDATE flows f SET display_name = v.display_name, description = v.description, status = v.status,
   visibility = coalesce(v.visibility, 'organization')
@@ -43,27 +44,39 @@ CREATE TABLE flow_counts (
   PRIMARY KEY (organization_id, visibility, status)
 );
 
+-- Statement-level with transition tables: a statement changing many flows moves each count once, and
+-- the counts are locked in key order, so concurrent writers cannot deadlock on them.
 -- +goose StatementBegin
 CREATE FUNCTION flows_count() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP <> 'INSERT' AND OLD.deleted_at IS NULL THEN
-    IF TG_OP = 'UPDATE' AND NEW.deleted_at IS NULL AND NEW.organization_id = OLD.organization_id
-       AND NEW.visibility = OLD.visibility AND NEW.status = OLD.status THEN
-      RETURN NULL; -- a change that moves no count
-    END IF;
-    UPDATE flow_counts SET n = n - 1
-    WHERE organization_id = OLD.organization_id AND visibility = OLD.visibility AND status = OLD.status;
-  END IF;
-  IF TG_OP <> 'DELETE' AND NEW.deleted_at IS NULL THEN
+  IF TG_OP = 'INSERT' THEN
     INSERT INTO flow_counts AS c (organization_id, visibility, status, n)
-    VALUES (NEW.organization_id, NEW.visibility, NEW.status, 1)
-    ON CONFLICT (organization_id, visibility, status) DO UPDATE SET n = c.n + 1;
+    SELECT organization_id, visibility, status, count(*) FROM new_flows WHERE deleted_at IS NULL
+    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (organization_id, visibility, status) DO UPDATE SET n = c.n + excluded.n;
+  ELSIF TG_OP = 'DELETE' THEN
+    INSERT INTO flow_counts AS c (organization_id, visibility, status, n)
+    SELECT organization_id, visibility, status, -count(*) FROM old_flows WHERE deleted_at IS NULL
+    GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (organization_id, visibility, status) DO UPDATE SET n = c.n + excluded.n;
+  ELSE
+    INSERT INTO flow_counts AS c (organization_id, visibility, status, n)
+    SELECT organization_id, visibility, status, sum(d) FROM (
+      SELECT organization_id, visibility, status, -1 AS d FROM old_flows WHERE deleted_at IS NULL
+      UNION ALL
+      SELECT organization_id, visibility, status, 1 FROM new_flows WHERE deleted_at IS NULL) moved
+    GROUP BY 1, 2, 3 HAVING sum(d) <> 0 ORDER BY 1, 2, 3
+    ON CONFLICT (organization_id, visibility, status) DO UPDATE SET n = c.n + excluded.n;
   END IF;
   RETURN NULL;
 END $$;
 -- +goose StatementEnd
-CREATE TRIGGER flows_counted AFTER INSERT OR UPDATE OR DELETE ON flows
-  FOR EACH ROW EXECUTE FUNCTION flows_count();
+CREATE TRIGGER flows_counted_insert AFTER INSERT ON flows
+  REFERENCING NEW TABLE AS new_flows FOR EACH STATEMENT EXECUTE FUNCTION flows_count();
+CREATE TRIGGER flows_counted_update AFTER UPDATE ON flows
+  REFERENCING OLD TABLE AS old_flows NEW TABLE AS new_flows FOR EACH STATEMENT EXECUTE FUNCTION flows_count();
+CREATE TRIGGER flows_counted_delete AFTER DELETE ON flows
+  REFERENCING OLD TABLE AS old_flows FOR EACH STATEMENT EXECUTE FUNCTION flows_count();
 INSERT INTO flow_counts (organization_id, visibility, status, n)
 SELECT organization_id, visibility, status, count(*) FROM flows WHERE deleted_at IS NULL
 GROUP BY organization_id, visibility, status;
@@ -120,7 +133,9 @@ DROP INDEX flows_search_idx;
 DROP INDEX flows_creator_idx;
 DROP INDEX flows_public_idx;
 DROP INDEX flows_list_idx;
-DROP TRIGGER flows_counted ON flows;
+DROP TRIGGER flows_counted_delete ON flows;
+DROP TRIGGER flows_counted_update ON flows;
+DROP TRIGGER flows_counted_insert ON flows;
 DROP FUNCTION flows_count();
 DROP TABLE flow_counts;
 CREATE INDEX flows_org_idx ON flows (organization_id, created_at DESC) WHERE deleted_at IS NULL;

@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"net/http"
 	"encoding/json"
 	"strings"
 
@@ -48,8 +49,8 @@ func (s *Service) CreateFlow(ctx context.Context, req platformapi.CreateFlowRequ
 	if err != nil {
 		return nil, err
 	}
-	withResult(&out, chk)
-	return platformapi.CreateFlow201JSONResponse(out), nil
+	withResult(&out.FlowResponse, chk)
+	return flowReply{out, http.StatusCreated}, nil
 }
 
 // withResult fills what the replies of create and update always carry: the problems of the

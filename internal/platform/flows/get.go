@@ -3,6 +3,7 @@ package flows
 import (
 	"context"
 	"errors"
+	"net/http"
 
 	"github.com/google/uuid"
 
@@ -40,7 +41,7 @@ func (s *Service) GetFlow(ctx context.Context, req platformapi.GetFlowRequestObj
 	if err != nil {
 		return nil, err
 	}
-	return platformapi.GetFlow200JSONResponse(out), nil
+	return flowReply{out, http.StatusOK}, nil
 }
 
 // ListFlowVersions pages through a flow's versions, newest first.
@@ -62,7 +63,7 @@ func (s *Service) ListFlowVersions(ctx context.Context, req platformapi.ListFlow
 	}
 	r := s.renderer(c, expand{order: flag(p.IncludeOrderedTaskNames), errors: flag(p.IncludeValidationErrors),
 		dynamic: flag(p.IncludeDynamicData), outputs: flag(p.IncludeOutputSchemas)})
-	out := make(platformapi.ListFlowVersions200JSONResponse, 0, len(rows))
+	out := make(versionsReply, 0, len(rows))
 	for _, v := range rows {
 		fr, err := r.flow(ctx, v, f.LatestVersion, counts[f.ID], nil)
 		if err != nil {

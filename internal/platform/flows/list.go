@@ -23,7 +23,7 @@ func (s *Service) ListFlows(ctx context.Context, req platformapi.ListFlowsReques
 		return nil, err
 	}
 	where, args := listFilter(c, p)
-	out := platformapi.ListFlows200JSONResponse{Flows: []platformapi.FlowResponse{}, Total: total, Page: pg.Page, Limit: pg.Limit}
+	out := flowListReply{Flows: []flowJSON{}, Total: total, Page: pg.Page, Limit: pg.Limit}
 	if pg.Offset() >= total {
 		return out, nil
 	}

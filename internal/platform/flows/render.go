@@ -30,19 +30,16 @@ func (s *Service) renderer(c caller, ex expand) *renderer {
 }
 
 // flow renders a version. latest is the flow's latest version number, executions its execution count;
-// known, when not nil, is the version's validation result already at hand.
-func (r *renderer) flow(ctx context.Context, v version, latest, executions int, known *dsl.Result) (platformapi.FlowResponse, error) {
-	def, err := decodeObject(v.Definition)
-	if err != nil {
-		return platformapi.FlowResponse{}, err
-	}
+// known, when not nil, is the version's validation result already at hand. The definition is decoded
+// only when an expansion needs it.
+func (r *renderer) flow(ctx context.Context, v version, latest, executions int, known *dsl.Result) (flowJSON, error) {
 	vis := platformapi.FlowVisibility(v.Visibility)
-	out := platformapi.FlowResponse{
+	out := flowJSON{FlowResponse: platformapi.FlowResponse{
 		Id: v.FlowID, Version: v.Version, OrganizationId: v.Org, DisplayName: v.DisplayName,
 		Description: v.Description, Status: platformapi.FlowStatus(v.Status), Visibility: &vis,
 		IsLatest: v.Version == latest, FlowExecutionsCount: executions,
 		CreatedAt: v.CreatedAt, UpdatedAt: v.UpdatedAt, ModifiedBy: v.ModifiedBy,
-	}
+	}, Definition: json.RawMessage(v.Definition)}
 	if v.Settings != nil {
 		var st platformapi.FlowSettings
 		if err := json.Unmarshal(v.Settings, &st); err != nil {
@@ -50,27 +47,40 @@ func (r *renderer) flow(ctx context.Context, v version, latest, executions int, 
 		}
 		out.Settings = &st
 	}
-	if r.ex.order || r.ex.errors {
-		res := known
-		if res == nil {
-			checked := dsl.Validate(def, r.s.registry)
-			res = &checked
+	needs := ((r.ex.order || r.ex.errors) && known == nil) || r.ex.dynamic || r.ex.outputs
+	if !needs && known == nil {
+		return out, nil
+	}
+	var def map[string]any
+	if needs {
+		var err error
+		if def, err = decodeObject(v.Definition); err != nil {
+			return out, err
 		}
-		if r.ex.order && res.Order != nil {
-			names := res.Order
-			out.TaskNames = &names
-		}
-		if r.ex.errors {
-			d := details(*res)
-			out.ValidationErrors = &d
-		}
+	}
+	res := known
+	if (r.ex.order || r.ex.errors) && res == nil {
+		checked := dsl.Validate(def, r.s.registry)
+		res = &checked
+	}
+	if r.ex.order && res.Order != nil {
+		names := res.Order
+		out.TaskNames = &names
+	}
+	if r.ex.errors {
+		d := details(*res)
+		out.ValidationErrors = &d
 	}
 	if r.ex.dynamic || r.ex.outputs {
 		if err := r.annotate(ctx, def); err != nil {
 			return out, err
 		}
+		raw, err := json.Marshal(def)
+		if err != nil {
+			return out, err
+		}
+		out.Definition = raw
 	}
-	out.Definition = def
 	return out, nil
 }
 

@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/google/uuid"
 
@@ -22,7 +23,7 @@ func (s *Service) UpdateFlow(ctx context.Context, req platformapi.UpdateFlowRequ
 	if err != nil {
 		return nil, err
 	}
-	return platformapi.UpdateFlow200JSONResponse(out), nil
+	return out, nil
 }
 
 // UpdateFlowDefinition saves a new version with the body's definition and everything else unchanged.
@@ -32,7 +33,7 @@ func (s *Service) UpdateFlowDefinition(ctx context.Context, req platformapi.Upda
 	if err != nil {
 		return nil, err
 	}
-	return platformapi.UpdateFlowDefinition200JSONResponse(out), nil
+	return out, nil
 }
 
 // ModifyFlow changes the given attributes; a patch that changes nothing saves no version.
@@ -48,22 +49,22 @@ func (s *Service) ModifyFlow(ctx context.Context, req platformapi.ModifyFlowRequ
 	if err != nil {
 		return nil, err
 	}
-	return platformapi.ModifyFlow200JSONResponse(out), nil
+	return out, nil
 }
 
-func (s *Service) saveAndRender(ctx context.Context, id uuid.UUID, ch change) (platformapi.FlowResponse, error) {
+func (s *Service) saveAndRender(ctx context.Context, id uuid.UUID, ch change) (flowReply, error) {
 	sv, err := s.save(ctx, id, ch)
 	if err != nil {
-		return platformapi.FlowResponse{}, err
+		return flowReply{}, err
 	}
 	counts, err := executionCounts(ctx, s.db, []uuid.UUID{id})
 	if err != nil {
-		return platformapi.FlowResponse{}, err
+		return flowReply{}, err
 	}
 	out, err := s.renderer(callerOf(ctx), expand{}).flow(ctx, sv.v, sv.head.LatestVersion, counts[id], &sv.chk.result)
 	if err != nil {
-		return out, err
+		return flowReply{}, err
 	}
-	withResult(&out, sv.chk)
-	return out, nil
+	withResult(&out.FlowResponse, sv.chk)
+	return flowReply{out, http.StatusOK}, nil
 }
