@@ -2,8 +2,8 @@ package flows
 
 import (
 	"context"
-	"net/http"
 	"encoding/json"
+	"net/http"
 	"strings"
 
 	"github.com/jmoiron/sqlx"

@@ -25,10 +25,10 @@ type flowReply struct {
 
 func (r flowReply) write(w http.ResponseWriter) error { return writeJSON(w, r.status, r.flowJSON) }
 
-func (r flowReply) VisitCreateFlowResponse(w http.ResponseWriter) error   { return r.write(w) }
-func (r flowReply) VisitGetFlowResponse(w http.ResponseWriter) error      { return r.write(w) }
-func (r flowReply) VisitUpdateFlowResponse(w http.ResponseWriter) error   { return r.write(w) }
-func (r flowReply) VisitModifyFlowResponse(w http.ResponseWriter) error   { return r.write(w) }
+func (r flowReply) VisitCreateFlowResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r flowReply) VisitGetFlowResponse(w http.ResponseWriter) error    { return r.write(w) }
+func (r flowReply) VisitUpdateFlowResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r flowReply) VisitModifyFlowResponse(w http.ResponseWriter) error { return r.write(w) }
 func (r flowReply) VisitUpdateFlowDefinitionResponse(w http.ResponseWriter) error {
 	return r.write(w)
 }
@@ -41,7 +41,9 @@ type flowListReply struct {
 	Limit int        `json:"limit"`
 }
 
-func (r flowListReply) VisitListFlowsResponse(w http.ResponseWriter) error { return writeJSON(w, 200, r) }
+func (r flowListReply) VisitListFlowsResponse(w http.ResponseWriter) error {
+	return writeJSON(w, 200, r)
+}
 
 // versionsReply is the list of a flow's versions.
 type versionsReply []flowJSON
