@@ -6937,7 +6937,7 @@ type ClientInterface interface {
 	// CancelJobs Cancel every matching unfinished job
 	//
 	// Cancels every unfinished job of the app (PENDING, SCHEDULED, IN_PROGRESS, SUSPENDED) that matches every
-	// filter given (filter set J-cancel); their flow executions are canceled too and finished jobs are never
+	// filter given; their flow executions are canceled too and finished jobs are never
 	// touched. Up to 1000 matching jobs are canceled before the reply (200). Beyond that the work runs as a
 	// background bulk operation and the reply is 202 with its `operation_id` (follow it with
 	// `GET /v1/apps/{app_id}/operations/{operation_id}`). Callers need the MANAGER role on the app.
@@ -6979,7 +6979,7 @@ type ClientInterface interface {
 
 	// DeleteJobs Delete every matching job
 	//
-	// Deletes every job of the app that matches every filter given (filter set J-full), with its feedback,
+	// Deletes every job of the app that matches every filter given, with its feedback,
 	// history and tags; unfinished ones are canceled first. Without any filter every job of the app is
 	// deleted. Up to 1000 matching jobs are deleted before the reply (200). Beyond that the work runs as a
 	// background bulk operation and the reply is 202 with its `operation_id`. Callers need the MANAGER role
@@ -6990,18 +6990,18 @@ type ClientInterface interface {
 
 	// ListExports List the exports of an app
 	//
-	// Lists the app's exports, paged. Not in Document 1; added because exports run asynchronously and users
-	// need to find earlier ones and their files. Paging defaults: page 0, size 10, sortBy id, orderBy asc.
-	// Callers need the MANAGER role on the app.
+	// Lists the app's exports with their status and files, paged. Exports run in the
+	// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
+	// orderBy asc. Callers need the MANAGER role on the app.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 	ListExports(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetExport Get the status of an export
 	//
-	// Answers one export of the app with its status and, once SUCCEEDED, its file name. Not in Document 1;
-	// added because `POST /v1/apps/{app_id}/job_responses` answers 202 and clients need to know when the file
-	// is ready. Callers need the MANAGER role on the app.
+	// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
+	// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
+	// role on the app.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/exports/{export_id} (the `GetExport` operationId).
 	GetExport(ctx context.Context, appId AppIdPath, exportId ExportIdPath, params *GetExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7016,8 +7016,8 @@ type ClientInterface interface {
 
 	// ExportJobResponsesWithBody Export the responses of matching jobs
 	//
-	// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-	// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 	// The reply (202) names the export and its file; follow it with
 	// `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 	// `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -7031,8 +7031,8 @@ type ClientInterface interface {
 
 	// ExportJobResponses Export the responses of matching jobs
 	//
-	// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-	// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 	// The reply (202) names the export and its file; follow it with
 	// `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 	// `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -7046,8 +7046,7 @@ type ClientInterface interface {
 
 	// ListJobs List the jobs of an app
 	//
-	// Lists the app's jobs that match every filter given (filter set J-full plus
-	// feedbackMessageCreatedBefore), paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
+	// Lists the app's jobs that match every filter given, paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 	// member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/jobs (the `ListJobs` operationId).
@@ -7104,8 +7103,7 @@ type ClientInterface interface {
 
 	// CountJobs Count an app's jobs per status
 	//
-	// Counts the app's jobs that match every filter given (filter set J-full plus
-	// feedbackMessageCreatedBefore), per status. By default a cached count at most 60 seconds old may be
+	// Counts the app's jobs that match every filter given, per status. By default a cached count at most 60 seconds old may be
 	// answered (`cached` and `counted_at` say so); `useCache=false` forces an exact count. Any member of the
 	// app may call it.
 	//
@@ -7122,7 +7120,7 @@ type ClientInterface interface {
 
 	// ListJobIds List the ids of an app's jobs
 	//
-	// Lists only the ids of the app's jobs that match every filter given (filter set J-ids), paged, for
+	// Lists only the ids of the app's jobs that match every filter given, paged, for
 	// clients that walk through many jobs. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 	// member of the app may call it.
 	//
@@ -7131,7 +7129,7 @@ type ClientInterface interface {
 
 	// RemoveJobTagsWithBody Remove tags from every matching job
 	//
-	// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+	// Removes the tags sent from every job of the app that matches every filter given, in
 	// one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 	// defined on the app. Callers need the MANAGER role on the app.
 	//
@@ -7142,7 +7140,7 @@ type ClientInterface interface {
 
 	// RemoveJobTags Remove tags from every matching job
 	//
-	// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+	// Removes the tags sent from every job of the app that matches every filter given, in
 	// one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 	// defined on the app. Callers need the MANAGER role on the app.
 	//
@@ -7153,7 +7151,7 @@ type ClientInterface interface {
 
 	// AddJobTagsWithBody Add tags to every matching job
 	//
-	// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+	// Adds the tags sent to every job of the app that matches every filter given, in one
 	// transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 	// tagged. Callers need the MANAGER role on the app.
 	//
@@ -7164,7 +7162,7 @@ type ClientInterface interface {
 
 	// AddJobTags Add tags to every matching job
 	//
-	// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+	// Adds the tags sent to every job of the app that matches every filter given, in one
 	// transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 	// tagged. Callers need the MANAGER role on the app.
 	//
@@ -7175,8 +7173,7 @@ type ClientInterface interface {
 
 	// ListJobsWithFeedbackMessage List jobs with their most recent feedback message
 	//
-	// Lists the app's jobs that have at least one feedback message and match every filter given (filter set
-	// J-full plus feedbackMessageCreatedBefore), each with its most recently added feedback message (with
+	// Lists the app's jobs that have at least one feedback message and match every filter given, each with its most recently added feedback message (with
 	// `feedbackMessageCreatedBefore`, the most recent one created before that instant). Paging defaults:
 	// page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 	//
@@ -7186,17 +7183,15 @@ type ClientInterface interface {
 	// DeleteJob Delete one job
 	//
 	// Deletes one job of the app with its feedback, history and tags; an unfinished job's flow execution is
-	// canceled first. Not in Document 1; added because deleting a single job through the filtered bulk route
-	// is roundabout. Callers need the MANAGER role on the app.
+	// canceled first. Callers need the MANAGER role on the app.
 	//
 	// Corresponds with DELETE /v1/apps/{app_id}/jobs/{job_id} (the `DeleteJob` operationId).
 	DeleteJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetJob Get one job
 	//
-	// Answers one job of the app with its feedback messages. Not in Document 1; added because clients that
-	// submit a job need to read its status and response by id without listing. Any member of the app may
-	// call it.
+	// Answers one job of the app with its status, response and feedback messages, for example to follow a
+	// job after submitting it. Any member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/jobs/{job_id} (the `GetJob` operationId).
 	GetJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7206,9 +7201,8 @@ type ClientInterface interface {
 	// Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 	// least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 	// (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-	// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-	// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-	// MANAGER role.
+	// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+	// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7220,9 +7214,8 @@ type ClientInterface interface {
 	// Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 	// least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 	// (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-	// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-	// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-	// MANAGER role.
+	// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+	// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7232,9 +7225,8 @@ type ClientInterface interface {
 	// GetJobHistory Get the history of a job
 	//
 	// Lists what happened to the job (creation, status and processing-state changes, labels, edits, reviews,
-	// feedback, tag changes), paged, oldest first by default. Not in Document 1; added because the export's
-	// `withHistory` option implies a history users also want to read for one job. Paging defaults: page 0,
-	// size 10, sortBy id, orderBy asc. Any member of the app may call it.
+	// feedback, tag changes), paged, oldest first by default; exports with `withHistory` include the same
+	// events. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/jobs/{job_id}/history (the `GetJobHistory` operationId).
 	GetJobHistory(ctx context.Context, appId AppIdPath, jobId JobIdPath, params *GetJobHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7245,9 +7237,8 @@ type ClientInterface interface {
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-	// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-	// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-	// needs REVIEWER or MANAGER.
+	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7260,9 +7251,8 @@ type ClientInterface interface {
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-	// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-	// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-	// needs REVIEWER or MANAGER.
+	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7423,17 +7413,17 @@ type ClientInterface interface {
 	// GetBulkOperation Get the status of a bulk operation
 	//
 	// Answers a background bulk operation of the app (the `operation_id` of a 202 reply of cancel,
-	// delete_jobs or an app update) with its progress. Not in Document 1; added because those routes answer
-	// 202 and clients need to know when the work is done. Any member of the app may call it.
+	// delete_jobs or an app update) with its progress; poll it to know when the work is done. Any member of
+	// the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/operations/{operation_id} (the `GetBulkOperation` operationId).
 	GetBulkOperation(ctx context.Context, appId AppIdPath, operationId OperationIdPath, params *GetBulkOperationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWorkerGroups List the organization's worker groups
 	//
-	// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
-	// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// Lists the worker groups of the caller's organization with their member counts; a group can be made a
+	// member of an app, giving the app's access to every worker in it. Paging defaults: page 0, size 10,
+	// sortBy id, orderBy asc. Any user of the organization may call it.
 	//
 	// Corresponds with GET /v1/worker-groups (the `ListWorkerGroups` operationId).
 	ListWorkerGroups(ctx context.Context, params *ListWorkerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7442,8 +7432,8 @@ type ClientInterface interface {
 	//
 	// Creates a worker group in the caller's organization, optionally with its first members. Names are
 	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+	// can then be made a member of apps, giving their access to every worker in it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7454,8 +7444,8 @@ type ClientInterface interface {
 	//
 	// Creates a worker group in the caller's organization, optionally with its first members. Names are
 	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+	// can then be made a member of apps, giving their access to every worker in it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7466,7 +7456,7 @@ type ClientInterface interface {
 	//
 	// Deletes a worker group; its members lose the access the group gave them on apps (their own
 	// memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
-	// groups. Not in Document 1; added with the worker groups.
+	// groups.
 	//
 	// Corresponds with DELETE /v1/worker-groups/{worker_group_id} (the `DeleteWorkerGroup` operationId).
 	DeleteWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7474,7 +7464,7 @@ type ClientInterface interface {
 	// GetWorkerGroup Get a worker group
 	//
 	// Answers a worker group of the caller's organization with its members' worker ids. Any user of the
-	// organization may call it. Not in Document 1; added with the worker groups.
+	// organization may call it.
 	//
 	// Corresponds with GET /v1/worker-groups/{worker_group_id} (the `GetWorkerGroup` operationId).
 	GetWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7482,7 +7472,7 @@ type ClientInterface interface {
 	// RenameWorkerGroupWithBody Rename a worker group
 	//
 	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7492,7 +7482,7 @@ type ClientInterface interface {
 	// RenameWorkerGroup Rename a worker group
 	//
 	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7502,7 +7492,7 @@ type ClientInterface interface {
 	// RemoveWorkerGroupMember Remove a worker from a group
 	//
 	// Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Corresponds with DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `RemoveWorkerGroupMember` operationId).
 	RemoveWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7510,8 +7500,7 @@ type ClientInterface interface {
 	// AddWorkerGroupMember Add a worker to a group
 	//
 	// Makes the worker a member of the group; adding a member twice changes nothing. Users with the
-	// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
-	// the worker groups.
+	// `org_admin`, `backoffice` or `integration` role may manage worker groups.
 	//
 	// Corresponds with PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `AddWorkerGroupMember` operationId).
 	AddWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7522,8 +7511,6 @@ type ClientInterface interface {
 	// integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
 	// app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
 	// page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-	// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
-	// to find.
 	//
 	// Corresponds with GET /v1/workers (the `ListWorkers` operationId).
 	ListWorkers(ctx context.Context, params *ListWorkersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7531,7 +7518,6 @@ type ClientInterface interface {
 	// GetWorker Get a worker of the organization
 	//
 	// Answers one worker of the caller's organization. Any user of the organization may call it.
-	// Not in Document 1; added with the worker list.
 	//
 	// Corresponds with GET /v1/workers/{worker_id} (the `GetWorker` operationId).
 	GetWorker(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -8311,7 +8297,7 @@ func (c *Client) ListAllMetrics(ctx context.Context, appId AppIdPath, params *Li
 // CancelJobs Cancel every matching unfinished job
 //
 // Cancels every unfinished job of the app (PENDING, SCHEDULED, IN_PROGRESS, SUSPENDED) that matches every
-// filter given (filter set J-cancel); their flow executions are canceled too and finished jobs are never
+// filter given; their flow executions are canceled too and finished jobs are never
 // touched. Up to 1000 matching jobs are canceled before the reply (200). Beyond that the work runs as a
 // background bulk operation and the reply is 202 with its `operation_id` (follow it with
 // `GET /v1/apps/{app_id}/operations/{operation_id}`). Callers need the MANAGER role on the app.
@@ -8383,7 +8369,7 @@ func (c *Client) CloneApp(ctx context.Context, appId AppIdPath, params *CloneApp
 
 // DeleteJobs Delete every matching job
 //
-// Deletes every job of the app that matches every filter given (filter set J-full), with its feedback,
+// Deletes every job of the app that matches every filter given, with its feedback,
 // history and tags; unfinished ones are canceled first. Without any filter every job of the app is
 // deleted. Up to 1000 matching jobs are deleted before the reply (200). Beyond that the work runs as a
 // background bulk operation and the reply is 202 with its `operation_id`. Callers need the MANAGER role
@@ -8404,9 +8390,9 @@ func (c *Client) DeleteJobs(ctx context.Context, appId AppIdPath, params *Delete
 
 // ListExports List the exports of an app
 //
-// Lists the app's exports, paged. Not in Document 1; added because exports run asynchronously and users
-// need to find earlier ones and their files. Paging defaults: page 0, size 10, sortBy id, orderBy asc.
-// Callers need the MANAGER role on the app.
+// Lists the app's exports with their status and files, paged. Exports run in the
+// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
+// orderBy asc. Callers need the MANAGER role on the app.
 //
 // Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 func (c *Client) ListExports(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8423,9 +8409,9 @@ func (c *Client) ListExports(ctx context.Context, appId AppIdPath, params *ListE
 
 // GetExport Get the status of an export
 //
-// Answers one export of the app with its status and, once SUCCEEDED, its file name. Not in Document 1;
-// added because `POST /v1/apps/{app_id}/job_responses` answers 202 and clients need to know when the file
-// is ready. Callers need the MANAGER role on the app.
+// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
+// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
+// role on the app.
 //
 // Corresponds with GET /v1/apps/{app_id}/exports/{export_id} (the `GetExport` operationId).
 func (c *Client) GetExport(ctx context.Context, appId AppIdPath, exportId ExportIdPath, params *GetExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8460,8 +8446,8 @@ func (c *Client) GetJobFeedbackStats(ctx context.Context, appId AppIdPath, param
 
 // ExportJobResponsesWithBody Export the responses of matching jobs
 //
-// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 // The reply (202) names the export and its file; follow it with
 // `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 // `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -8485,8 +8471,8 @@ func (c *Client) ExportJobResponsesWithBody(ctx context.Context, appId AppIdPath
 
 // ExportJobResponses Export the responses of matching jobs
 //
-// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 // The reply (202) names the export and its file; follow it with
 // `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 // `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -8510,8 +8496,7 @@ func (c *Client) ExportJobResponses(ctx context.Context, appId AppIdPath, params
 
 // ListJobs List the jobs of an app
 //
-// Lists the app's jobs that match every filter given (filter set J-full plus
-// feedbackMessageCreatedBefore), paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
+// Lists the app's jobs that match every filter given, paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 // member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/jobs (the `ListJobs` operationId).
@@ -8608,8 +8593,7 @@ func (c *Client) ListCollaboratorJobs(ctx context.Context, appId AppIdPath, para
 
 // CountJobs Count an app's jobs per status
 //
-// Counts the app's jobs that match every filter given (filter set J-full plus
-// feedbackMessageCreatedBefore), per status. By default a cached count at most 60 seconds old may be
+// Counts the app's jobs that match every filter given, per status. By default a cached count at most 60 seconds old may be
 // answered (`cached` and `counted_at` say so); `useCache=false` forces an exact count. Any member of the
 // app may call it.
 //
@@ -8646,7 +8630,7 @@ func (c *Client) CountJobsByProcessingState(ctx context.Context, appId AppIdPath
 
 // ListJobIds List the ids of an app's jobs
 //
-// Lists only the ids of the app's jobs that match every filter given (filter set J-ids), paged, for
+// Lists only the ids of the app's jobs that match every filter given, paged, for
 // clients that walk through many jobs. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 // member of the app may call it.
 //
@@ -8665,7 +8649,7 @@ func (c *Client) ListJobIds(ctx context.Context, appId AppIdPath, params *ListJo
 
 // RemoveJobTagsWithBody Remove tags from every matching job
 //
-// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+// Removes the tags sent from every job of the app that matches every filter given, in
 // one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 // defined on the app. Callers need the MANAGER role on the app.
 //
@@ -8686,7 +8670,7 @@ func (c *Client) RemoveJobTagsWithBody(ctx context.Context, appId AppIdPath, par
 
 // RemoveJobTags Remove tags from every matching job
 //
-// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+// Removes the tags sent from every job of the app that matches every filter given, in
 // one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 // defined on the app. Callers need the MANAGER role on the app.
 //
@@ -8707,7 +8691,7 @@ func (c *Client) RemoveJobTags(ctx context.Context, appId AppIdPath, params *Rem
 
 // AddJobTagsWithBody Add tags to every matching job
 //
-// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+// Adds the tags sent to every job of the app that matches every filter given, in one
 // transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 // tagged. Callers need the MANAGER role on the app.
 //
@@ -8728,7 +8712,7 @@ func (c *Client) AddJobTagsWithBody(ctx context.Context, appId AppIdPath, params
 
 // AddJobTags Add tags to every matching job
 //
-// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+// Adds the tags sent to every job of the app that matches every filter given, in one
 // transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 // tagged. Callers need the MANAGER role on the app.
 //
@@ -8749,8 +8733,7 @@ func (c *Client) AddJobTags(ctx context.Context, appId AppIdPath, params *AddJob
 
 // ListJobsWithFeedbackMessage List jobs with their most recent feedback message
 //
-// Lists the app's jobs that have at least one feedback message and match every filter given (filter set
-// J-full plus feedbackMessageCreatedBefore), each with its most recently added feedback message (with
+// Lists the app's jobs that have at least one feedback message and match every filter given, each with its most recently added feedback message (with
 // `feedbackMessageCreatedBefore`, the most recent one created before that instant). Paging defaults:
 // page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 //
@@ -8770,8 +8753,7 @@ func (c *Client) ListJobsWithFeedbackMessage(ctx context.Context, appId AppIdPat
 // DeleteJob Delete one job
 //
 // Deletes one job of the app with its feedback, history and tags; an unfinished job's flow execution is
-// canceled first. Not in Document 1; added because deleting a single job through the filtered bulk route
-// is roundabout. Callers need the MANAGER role on the app.
+// canceled first. Callers need the MANAGER role on the app.
 //
 // Corresponds with DELETE /v1/apps/{app_id}/jobs/{job_id} (the `DeleteJob` operationId).
 func (c *Client) DeleteJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8788,9 +8770,8 @@ func (c *Client) DeleteJob(ctx context.Context, appId AppIdPath, jobId JobIdPath
 
 // GetJob Get one job
 //
-// Answers one job of the app with its feedback messages. Not in Document 1; added because clients that
-// submit a job need to read its status and response by id without listing. Any member of the app may
-// call it.
+// Answers one job of the app with its status, response and feedback messages, for example to follow a
+// job after submitting it. Any member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/jobs/{job_id} (the `GetJob` operationId).
 func (c *Client) GetJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8810,9 +8791,8 @@ func (c *Client) GetJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, p
 // Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 // least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 // (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-// MANAGER role.
+// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8834,9 +8814,8 @@ func (c *Client) SubmitJobFeedbackWithBody(ctx context.Context, appId AppIdPath,
 // Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 // least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 // (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-// MANAGER role.
+// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8856,9 +8835,8 @@ func (c *Client) SubmitJobFeedback(ctx context.Context, appId AppIdPath, jobId J
 // GetJobHistory Get the history of a job
 //
 // Lists what happened to the job (creation, status and processing-state changes, labels, edits, reviews,
-// feedback, tag changes), paged, oldest first by default. Not in Document 1; added because the export's
-// `withHistory` option implies a history users also want to read for one job. Paging defaults: page 0,
-// size 10, sortBy id, orderBy asc. Any member of the app may call it.
+// feedback, tag changes), paged, oldest first by default; exports with `withHistory` include the same
+// events. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/jobs/{job_id}/history (the `GetJobHistory` operationId).
 func (c *Client) GetJobHistory(ctx context.Context, appId AppIdPath, jobId JobIdPath, params *GetJobHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8879,9 +8857,8 @@ func (c *Client) GetJobHistory(ctx context.Context, appId AppIdPath, jobId JobId
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 // caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-// needs REVIEWER or MANAGER.
+// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+// correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8904,9 +8881,8 @@ func (c *Client) SubmitJobResponseWithBody(ctx context.Context, appId AppIdPath,
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 // caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-// needs REVIEWER or MANAGER.
+// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+// correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9217,8 +9193,8 @@ func (c *Client) CreateMeasurerOperation(ctx context.Context, appId AppIdPath, p
 // GetBulkOperation Get the status of a bulk operation
 //
 // Answers a background bulk operation of the app (the `operation_id` of a 202 reply of cancel,
-// delete_jobs or an app update) with its progress. Not in Document 1; added because those routes answer
-// 202 and clients need to know when the work is done. Any member of the app may call it.
+// delete_jobs or an app update) with its progress; poll it to know when the work is done. Any member of
+// the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/operations/{operation_id} (the `GetBulkOperation` operationId).
 func (c *Client) GetBulkOperation(ctx context.Context, appId AppIdPath, operationId OperationIdPath, params *GetBulkOperationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9235,9 +9211,9 @@ func (c *Client) GetBulkOperation(ctx context.Context, appId AppIdPath, operatio
 
 // ListWorkerGroups List the organization's worker groups
 //
-// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
-// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// Lists the worker groups of the caller's organization with their member counts; a group can be made a
+// member of an app, giving the app's access to every worker in it. Paging defaults: page 0, size 10,
+// sortBy id, orderBy asc. Any user of the organization may call it.
 //
 // Corresponds with GET /v1/worker-groups (the `ListWorkerGroups` operationId).
 func (c *Client) ListWorkerGroups(ctx context.Context, params *ListWorkerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9256,8 +9232,8 @@ func (c *Client) ListWorkerGroups(ctx context.Context, params *ListWorkerGroupsP
 //
 // Creates a worker group in the caller's organization, optionally with its first members. Names are
 // unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+// can then be made a member of apps, giving their access to every worker in it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9278,8 +9254,8 @@ func (c *Client) CreateWorkerGroupWithBody(ctx context.Context, params *CreateWo
 //
 // Creates a worker group in the caller's organization, optionally with its first members. Names are
 // unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+// can then be made a member of apps, giving their access to every worker in it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9300,7 +9276,7 @@ func (c *Client) CreateWorkerGroup(ctx context.Context, params *CreateWorkerGrou
 //
 // Deletes a worker group; its members lose the access the group gave them on apps (their own
 // memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
-// groups. Not in Document 1; added with the worker groups.
+// groups.
 //
 // Corresponds with DELETE /v1/worker-groups/{worker_group_id} (the `DeleteWorkerGroup` operationId).
 func (c *Client) DeleteWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9318,7 +9294,7 @@ func (c *Client) DeleteWorkerGroup(ctx context.Context, workerGroupId WorkerGrou
 // GetWorkerGroup Get a worker group
 //
 // Answers a worker group of the caller's organization with its members' worker ids. Any user of the
-// organization may call it. Not in Document 1; added with the worker groups.
+// organization may call it.
 //
 // Corresponds with GET /v1/worker-groups/{worker_group_id} (the `GetWorkerGroup` operationId).
 func (c *Client) GetWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9336,7 +9312,7 @@ func (c *Client) GetWorkerGroup(ctx context.Context, workerGroupId WorkerGroupId
 // RenameWorkerGroupWithBody Rename a worker group
 //
 // Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9356,7 +9332,7 @@ func (c *Client) RenameWorkerGroupWithBody(ctx context.Context, workerGroupId Wo
 // RenameWorkerGroup Rename a worker group
 //
 // Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9376,7 +9352,7 @@ func (c *Client) RenameWorkerGroup(ctx context.Context, workerGroupId WorkerGrou
 // RemoveWorkerGroupMember Remove a worker from a group
 //
 // Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Corresponds with DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `RemoveWorkerGroupMember` operationId).
 func (c *Client) RemoveWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9394,8 +9370,7 @@ func (c *Client) RemoveWorkerGroupMember(ctx context.Context, workerGroupId Work
 // AddWorkerGroupMember Add a worker to a group
 //
 // Makes the worker a member of the group; adding a member twice changes nothing. Users with the
-// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
-// the worker groups.
+// `org_admin`, `backoffice` or `integration` role may manage worker groups.
 //
 // Corresponds with PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `AddWorkerGroupMember` operationId).
 func (c *Client) AddWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9416,8 +9391,6 @@ func (c *Client) AddWorkerGroupMember(ctx context.Context, workerGroupId WorkerG
 // integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
 // app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
 // page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
-// to find.
 //
 // Corresponds with GET /v1/workers (the `ListWorkers` operationId).
 func (c *Client) ListWorkers(ctx context.Context, params *ListWorkersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9435,7 +9408,6 @@ func (c *Client) ListWorkers(ctx context.Context, params *ListWorkersParams, req
 // GetWorker Get a worker of the organization
 //
 // Answers one worker of the caller's organization. Any user of the organization may call it.
-// Not in Document 1; added with the worker list.
 //
 // Corresponds with GET /v1/workers/{worker_id} (the `GetWorker` operationId).
 func (c *Client) GetWorker(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -18683,7 +18655,7 @@ type ClientWithResponsesInterface interface {
 	// CancelJobsWithResponse Cancel every matching unfinished job
 	//
 	// Cancels every unfinished job of the app (PENDING, SCHEDULED, IN_PROGRESS, SUSPENDED) that matches every
-	// filter given (filter set J-cancel); their flow executions are canceled too and finished jobs are never
+	// filter given; their flow executions are canceled too and finished jobs are never
 	// touched. Up to 1000 matching jobs are canceled before the reply (200). Beyond that the work runs as a
 	// background bulk operation and the reply is 202 with its `operation_id` (follow it with
 	// `GET /v1/apps/{app_id}/operations/{operation_id}`). Callers need the MANAGER role on the app.
@@ -18727,7 +18699,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteJobsWithResponse Delete every matching job
 	//
-	// Deletes every job of the app that matches every filter given (filter set J-full), with its feedback,
+	// Deletes every job of the app that matches every filter given, with its feedback,
 	// history and tags; unfinished ones are canceled first. Without any filter every job of the app is
 	// deleted. Up to 1000 matching jobs are deleted before the reply (200). Beyond that the work runs as a
 	// background bulk operation and the reply is 202 with its `operation_id`. Callers need the MANAGER role
@@ -18740,9 +18712,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListExportsWithResponse List the exports of an app
 	//
-	// Lists the app's exports, paged. Not in Document 1; added because exports run asynchronously and users
-	// need to find earlier ones and their files. Paging defaults: page 0, size 10, sortBy id, orderBy asc.
-	// Callers need the MANAGER role on the app.
+	// Lists the app's exports with their status and files, paged. Exports run in the
+	// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
+	// orderBy asc. Callers need the MANAGER role on the app.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18751,9 +18723,9 @@ type ClientWithResponsesInterface interface {
 
 	// GetExportWithResponse Get the status of an export
 	//
-	// Answers one export of the app with its status and, once SUCCEEDED, its file name. Not in Document 1;
-	// added because `POST /v1/apps/{app_id}/job_responses` answers 202 and clients need to know when the file
-	// is ready. Callers need the MANAGER role on the app.
+	// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
+	// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
+	// role on the app.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18772,8 +18744,8 @@ type ClientWithResponsesInterface interface {
 
 	// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs
 	//
-	// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-	// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 	// The reply (202) names the export and its file; follow it with
 	// `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 	// `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -18787,8 +18759,8 @@ type ClientWithResponsesInterface interface {
 
 	// ExportJobResponsesWithResponse Export the responses of matching jobs
 	//
-	// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-	// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 	// The reply (202) names the export and its file; follow it with
 	// `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 	// `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -18802,8 +18774,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListJobsWithResponse List the jobs of an app
 	//
-	// Lists the app's jobs that match every filter given (filter set J-full plus
-	// feedbackMessageCreatedBefore), paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
+	// Lists the app's jobs that match every filter given, paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 	// member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -18864,8 +18835,7 @@ type ClientWithResponsesInterface interface {
 
 	// CountJobsWithResponse Count an app's jobs per status
 	//
-	// Counts the app's jobs that match every filter given (filter set J-full plus
-	// feedbackMessageCreatedBefore), per status. By default a cached count at most 60 seconds old may be
+	// Counts the app's jobs that match every filter given, per status. By default a cached count at most 60 seconds old may be
 	// answered (`cached` and `counted_at` say so); `useCache=false` forces an exact count. Any member of the
 	// app may call it.
 	//
@@ -18886,7 +18856,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListJobIdsWithResponse List the ids of an app's jobs
 	//
-	// Lists only the ids of the app's jobs that match every filter given (filter set J-ids), paged, for
+	// Lists only the ids of the app's jobs that match every filter given, paged, for
 	// clients that walk through many jobs. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 	// member of the app may call it.
 	//
@@ -18897,7 +18867,7 @@ type ClientWithResponsesInterface interface {
 
 	// RemoveJobTagsWithBodyWithResponse Remove tags from every matching job
 	//
-	// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+	// Removes the tags sent from every job of the app that matches every filter given, in
 	// one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 	// defined on the app. Callers need the MANAGER role on the app.
 	//
@@ -18908,7 +18878,7 @@ type ClientWithResponsesInterface interface {
 
 	// RemoveJobTagsWithResponse Remove tags from every matching job
 	//
-	// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+	// Removes the tags sent from every job of the app that matches every filter given, in
 	// one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 	// defined on the app. Callers need the MANAGER role on the app.
 	//
@@ -18919,7 +18889,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddJobTagsWithBodyWithResponse Add tags to every matching job
 	//
-	// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+	// Adds the tags sent to every job of the app that matches every filter given, in one
 	// transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 	// tagged. Callers need the MANAGER role on the app.
 	//
@@ -18930,7 +18900,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddJobTagsWithResponse Add tags to every matching job
 	//
-	// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+	// Adds the tags sent to every job of the app that matches every filter given, in one
 	// transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 	// tagged. Callers need the MANAGER role on the app.
 	//
@@ -18941,8 +18911,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListJobsWithFeedbackMessageWithResponse List jobs with their most recent feedback message
 	//
-	// Lists the app's jobs that have at least one feedback message and match every filter given (filter set
-	// J-full plus feedbackMessageCreatedBefore), each with its most recently added feedback message (with
+	// Lists the app's jobs that have at least one feedback message and match every filter given, each with its most recently added feedback message (with
 	// `feedbackMessageCreatedBefore`, the most recent one created before that instant). Paging defaults:
 	// page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 	//
@@ -18954,8 +18923,7 @@ type ClientWithResponsesInterface interface {
 	// DeleteJobWithResponse Delete one job
 	//
 	// Deletes one job of the app with its feedback, history and tags; an unfinished job's flow execution is
-	// canceled first. Not in Document 1; added because deleting a single job through the filtered bulk route
-	// is roundabout. Callers need the MANAGER role on the app.
+	// canceled first. Callers need the MANAGER role on the app.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18964,9 +18932,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetJobWithResponse Get one job
 	//
-	// Answers one job of the app with its feedback messages. Not in Document 1; added because clients that
-	// submit a job need to read its status and response by id without listing. Any member of the app may
-	// call it.
+	// Answers one job of the app with its status, response and feedback messages, for example to follow a
+	// job after submitting it. Any member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18978,9 +18945,8 @@ type ClientWithResponsesInterface interface {
 	// Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 	// least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 	// (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-	// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-	// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-	// MANAGER role.
+	// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+	// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18992,9 +18958,8 @@ type ClientWithResponsesInterface interface {
 	// Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 	// least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 	// (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-	// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-	// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-	// MANAGER role.
+	// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+	// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19004,9 +18969,8 @@ type ClientWithResponsesInterface interface {
 	// GetJobHistoryWithResponse Get the history of a job
 	//
 	// Lists what happened to the job (creation, status and processing-state changes, labels, edits, reviews,
-	// feedback, tag changes), paged, oldest first by default. Not in Document 1; added because the export's
-	// `withHistory` option implies a history users also want to read for one job. Paging defaults: page 0,
-	// size 10, sortBy id, orderBy asc. Any member of the app may call it.
+	// feedback, tag changes), paged, oldest first by default; exports with `withHistory` include the same
+	// events. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19019,9 +18983,8 @@ type ClientWithResponsesInterface interface {
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-	// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-	// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-	// needs REVIEWER or MANAGER.
+	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19034,9 +18997,8 @@ type ClientWithResponsesInterface interface {
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-	// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-	// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-	// needs REVIEWER or MANAGER.
+	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19217,8 +19179,8 @@ type ClientWithResponsesInterface interface {
 	// GetBulkOperationWithResponse Get the status of a bulk operation
 	//
 	// Answers a background bulk operation of the app (the `operation_id` of a 202 reply of cancel,
-	// delete_jobs or an app update) with its progress. Not in Document 1; added because those routes answer
-	// 202 and clients need to know when the work is done. Any member of the app may call it.
+	// delete_jobs or an app update) with its progress; poll it to know when the work is done. Any member of
+	// the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19227,9 +19189,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListWorkerGroupsWithResponse List the organization's worker groups
 	//
-	// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
-	// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// Lists the worker groups of the caller's organization with their member counts; a group can be made a
+	// member of an app, giving the app's access to every worker in it. Paging defaults: page 0, size 10,
+	// sortBy id, orderBy asc. Any user of the organization may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19240,8 +19202,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a worker group in the caller's organization, optionally with its first members. Names are
 	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+	// can then be made a member of apps, giving their access to every worker in it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19252,8 +19214,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a worker group in the caller's organization, optionally with its first members. Names are
 	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+	// can then be made a member of apps, giving their access to every worker in it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19264,7 +19226,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Deletes a worker group; its members lose the access the group gave them on apps (their own
 	// memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
-	// groups. Not in Document 1; added with the worker groups.
+	// groups.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19274,7 +19236,7 @@ type ClientWithResponsesInterface interface {
 	// GetWorkerGroupWithResponse Get a worker group
 	//
 	// Answers a worker group of the caller's organization with its members' worker ids. Any user of the
-	// organization may call it. Not in Document 1; added with the worker groups.
+	// organization may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19284,7 +19246,7 @@ type ClientWithResponsesInterface interface {
 	// RenameWorkerGroupWithBodyWithResponse Rename a worker group
 	//
 	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19294,7 +19256,7 @@ type ClientWithResponsesInterface interface {
 	// RenameWorkerGroupWithResponse Rename a worker group
 	//
 	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19304,7 +19266,7 @@ type ClientWithResponsesInterface interface {
 	// RemoveWorkerGroupMemberWithResponse Remove a worker from a group
 	//
 	// Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19314,8 +19276,7 @@ type ClientWithResponsesInterface interface {
 	// AddWorkerGroupMemberWithResponse Add a worker to a group
 	//
 	// Makes the worker a member of the group; adding a member twice changes nothing. Users with the
-	// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
-	// the worker groups.
+	// `org_admin`, `backoffice` or `integration` role may manage worker groups.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19328,8 +19289,6 @@ type ClientWithResponsesInterface interface {
 	// integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
 	// app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
 	// page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-	// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
-	// to find.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19339,7 +19298,6 @@ type ClientWithResponsesInterface interface {
 	// GetWorkerWithResponse Get a worker of the organization
 	//
 	// Answers one worker of the caller's organization. Any user of the organization may call it.
-	// Not in Document 1; added with the worker list.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -25489,7 +25447,7 @@ func (c *ClientWithResponses) ListAllMetricsWithResponse(ctx context.Context, ap
 // CancelJobsWithResponse Cancel every matching unfinished job
 //
 // Cancels every unfinished job of the app (PENDING, SCHEDULED, IN_PROGRESS, SUSPENDED) that matches every
-// filter given (filter set J-cancel); their flow executions are canceled too and finished jobs are never
+// filter given; their flow executions are canceled too and finished jobs are never
 // touched. Up to 1000 matching jobs are canceled before the reply (200). Beyond that the work runs as a
 // background bulk operation and the reply is 202 with its `operation_id` (follow it with
 // `GET /v1/apps/{app_id}/operations/{operation_id}`). Callers need the MANAGER role on the app.
@@ -25551,7 +25509,7 @@ func (c *ClientWithResponses) CloneAppWithResponse(ctx context.Context, appId Ap
 
 // DeleteJobsWithResponse Delete every matching job
 //
-// Deletes every job of the app that matches every filter given (filter set J-full), with its feedback,
+// Deletes every job of the app that matches every filter given, with its feedback,
 // history and tags; unfinished ones are canceled first. Without any filter every job of the app is
 // deleted. Up to 1000 matching jobs are deleted before the reply (200). Beyond that the work runs as a
 // background bulk operation and the reply is 202 with its `operation_id`. Callers need the MANAGER role
@@ -25570,9 +25528,9 @@ func (c *ClientWithResponses) DeleteJobsWithResponse(ctx context.Context, appId 
 
 // ListExportsWithResponse List the exports of an app
 //
-// Lists the app's exports, paged. Not in Document 1; added because exports run asynchronously and users
-// need to find earlier ones and their files. Paging defaults: page 0, size 10, sortBy id, orderBy asc.
-// Callers need the MANAGER role on the app.
+// Lists the app's exports with their status and files, paged. Exports run in the
+// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
+// orderBy asc. Callers need the MANAGER role on the app.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25587,9 +25545,9 @@ func (c *ClientWithResponses) ListExportsWithResponse(ctx context.Context, appId
 
 // GetExportWithResponse Get the status of an export
 //
-// Answers one export of the app with its status and, once SUCCEEDED, its file name. Not in Document 1;
-// added because `POST /v1/apps/{app_id}/job_responses` answers 202 and clients need to know when the file
-// is ready. Callers need the MANAGER role on the app.
+// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
+// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
+// role on the app.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25620,8 +25578,8 @@ func (c *ClientWithResponses) GetJobFeedbackStatsWithResponse(ctx context.Contex
 
 // ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs
 //
-// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 // The reply (202) names the export and its file; follow it with
 // `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 // `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -25641,8 +25599,8 @@ func (c *ClientWithResponses) ExportJobResponsesWithBodyWithResponse(ctx context
 
 // ExportJobResponsesWithResponse Export the responses of matching jobs
 //
-// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 // The reply (202) names the export and its file; follow it with
 // `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 // `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -25662,8 +25620,7 @@ func (c *ClientWithResponses) ExportJobResponsesWithResponse(ctx context.Context
 
 // ListJobsWithResponse List the jobs of an app
 //
-// Lists the app's jobs that match every filter given (filter set J-full plus
-// feedbackMessageCreatedBefore), paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
+// Lists the app's jobs that match every filter given, paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 // member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -25748,8 +25705,7 @@ func (c *ClientWithResponses) ListCollaboratorJobsWithResponse(ctx context.Conte
 
 // CountJobsWithResponse Count an app's jobs per status
 //
-// Counts the app's jobs that match every filter given (filter set J-full plus
-// feedbackMessageCreatedBefore), per status. By default a cached count at most 60 seconds old may be
+// Counts the app's jobs that match every filter given, per status. By default a cached count at most 60 seconds old may be
 // answered (`cached` and `counted_at` say so); `useCache=false` forces an exact count. Any member of the
 // app may call it.
 //
@@ -25782,7 +25738,7 @@ func (c *ClientWithResponses) CountJobsByProcessingStateWithResponse(ctx context
 
 // ListJobIdsWithResponse List the ids of an app's jobs
 //
-// Lists only the ids of the app's jobs that match every filter given (filter set J-ids), paged, for
+// Lists only the ids of the app's jobs that match every filter given, paged, for
 // clients that walk through many jobs. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 // member of the app may call it.
 //
@@ -25799,7 +25755,7 @@ func (c *ClientWithResponses) ListJobIdsWithResponse(ctx context.Context, appId 
 
 // RemoveJobTagsWithBodyWithResponse Remove tags from every matching job
 //
-// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+// Removes the tags sent from every job of the app that matches every filter given, in
 // one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 // defined on the app. Callers need the MANAGER role on the app.
 //
@@ -25816,7 +25772,7 @@ func (c *ClientWithResponses) RemoveJobTagsWithBodyWithResponse(ctx context.Cont
 
 // RemoveJobTagsWithResponse Remove tags from every matching job
 //
-// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+// Removes the tags sent from every job of the app that matches every filter given, in
 // one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 // defined on the app. Callers need the MANAGER role on the app.
 //
@@ -25833,7 +25789,7 @@ func (c *ClientWithResponses) RemoveJobTagsWithResponse(ctx context.Context, app
 
 // AddJobTagsWithBodyWithResponse Add tags to every matching job
 //
-// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+// Adds the tags sent to every job of the app that matches every filter given, in one
 // transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 // tagged. Callers need the MANAGER role on the app.
 //
@@ -25850,7 +25806,7 @@ func (c *ClientWithResponses) AddJobTagsWithBodyWithResponse(ctx context.Context
 
 // AddJobTagsWithResponse Add tags to every matching job
 //
-// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+// Adds the tags sent to every job of the app that matches every filter given, in one
 // transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 // tagged. Callers need the MANAGER role on the app.
 //
@@ -25867,8 +25823,7 @@ func (c *ClientWithResponses) AddJobTagsWithResponse(ctx context.Context, appId 
 
 // ListJobsWithFeedbackMessageWithResponse List jobs with their most recent feedback message
 //
-// Lists the app's jobs that have at least one feedback message and match every filter given (filter set
-// J-full plus feedbackMessageCreatedBefore), each with its most recently added feedback message (with
+// Lists the app's jobs that have at least one feedback message and match every filter given, each with its most recently added feedback message (with
 // `feedbackMessageCreatedBefore`, the most recent one created before that instant). Paging defaults:
 // page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 //
@@ -25886,8 +25841,7 @@ func (c *ClientWithResponses) ListJobsWithFeedbackMessageWithResponse(ctx contex
 // DeleteJobWithResponse Delete one job
 //
 // Deletes one job of the app with its feedback, history and tags; an unfinished job's flow execution is
-// canceled first. Not in Document 1; added because deleting a single job through the filtered bulk route
-// is roundabout. Callers need the MANAGER role on the app.
+// canceled first. Callers need the MANAGER role on the app.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25902,9 +25856,8 @@ func (c *ClientWithResponses) DeleteJobWithResponse(ctx context.Context, appId A
 
 // GetJobWithResponse Get one job
 //
-// Answers one job of the app with its feedback messages. Not in Document 1; added because clients that
-// submit a job need to read its status and response by id without listing. Any member of the app may
-// call it.
+// Answers one job of the app with its status, response and feedback messages, for example to follow a
+// job after submitting it. Any member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25922,9 +25875,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, appId AppI
 // Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 // least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 // (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-// MANAGER role.
+// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25942,9 +25894,8 @@ func (c *ClientWithResponses) SubmitJobFeedbackWithBodyWithResponse(ctx context.
 // Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 // least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 // (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-// MANAGER role.
+// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25960,9 +25911,8 @@ func (c *ClientWithResponses) SubmitJobFeedbackWithResponse(ctx context.Context,
 // GetJobHistoryWithResponse Get the history of a job
 //
 // Lists what happened to the job (creation, status and processing-state changes, labels, edits, reviews,
-// feedback, tag changes), paged, oldest first by default. Not in Document 1; added because the export's
-// `withHistory` option implies a history users also want to read for one job. Paging defaults: page 0,
-// size 10, sortBy id, orderBy asc. Any member of the app may call it.
+// feedback, tag changes), paged, oldest first by default; exports with `withHistory` include the same
+// events. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25981,9 +25931,8 @@ func (c *ClientWithResponses) GetJobHistoryWithResponse(ctx context.Context, app
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 // caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-// needs REVIEWER or MANAGER.
+// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+// correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26002,9 +25951,8 @@ func (c *ClientWithResponses) SubmitJobResponseWithBodyWithResponse(ctx context.
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 // caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-// needs REVIEWER or MANAGER.
+// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+// correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26275,8 +26223,8 @@ func (c *ClientWithResponses) CreateMeasurerOperationWithResponse(ctx context.Co
 // GetBulkOperationWithResponse Get the status of a bulk operation
 //
 // Answers a background bulk operation of the app (the `operation_id` of a 202 reply of cancel,
-// delete_jobs or an app update) with its progress. Not in Document 1; added because those routes answer
-// 202 and clients need to know when the work is done. Any member of the app may call it.
+// delete_jobs or an app update) with its progress; poll it to know when the work is done. Any member of
+// the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26291,9 +26239,9 @@ func (c *ClientWithResponses) GetBulkOperationWithResponse(ctx context.Context, 
 
 // ListWorkerGroupsWithResponse List the organization's worker groups
 //
-// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
-// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// Lists the worker groups of the caller's organization with their member counts; a group can be made a
+// member of an app, giving the app's access to every worker in it. Paging defaults: page 0, size 10,
+// sortBy id, orderBy asc. Any user of the organization may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26310,8 +26258,8 @@ func (c *ClientWithResponses) ListWorkerGroupsWithResponse(ctx context.Context, 
 //
 // Creates a worker group in the caller's organization, optionally with its first members. Names are
 // unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+// can then be made a member of apps, giving their access to every worker in it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26328,8 +26276,8 @@ func (c *ClientWithResponses) CreateWorkerGroupWithBodyWithResponse(ctx context.
 //
 // Creates a worker group in the caller's organization, optionally with its first members. Names are
 // unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+// can then be made a member of apps, giving their access to every worker in it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26346,7 +26294,7 @@ func (c *ClientWithResponses) CreateWorkerGroupWithResponse(ctx context.Context,
 //
 // Deletes a worker group; its members lose the access the group gave them on apps (their own
 // memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
-// groups. Not in Document 1; added with the worker groups.
+// groups.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26362,7 +26310,7 @@ func (c *ClientWithResponses) DeleteWorkerGroupWithResponse(ctx context.Context,
 // GetWorkerGroupWithResponse Get a worker group
 //
 // Answers a worker group of the caller's organization with its members' worker ids. Any user of the
-// organization may call it. Not in Document 1; added with the worker groups.
+// organization may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26378,7 +26326,7 @@ func (c *ClientWithResponses) GetWorkerGroupWithResponse(ctx context.Context, wo
 // RenameWorkerGroupWithBodyWithResponse Rename a worker group
 //
 // Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26394,7 +26342,7 @@ func (c *ClientWithResponses) RenameWorkerGroupWithBodyWithResponse(ctx context.
 // RenameWorkerGroupWithResponse Rename a worker group
 //
 // Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26410,7 +26358,7 @@ func (c *ClientWithResponses) RenameWorkerGroupWithResponse(ctx context.Context,
 // RemoveWorkerGroupMemberWithResponse Remove a worker from a group
 //
 // Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26426,8 +26374,7 @@ func (c *ClientWithResponses) RemoveWorkerGroupMemberWithResponse(ctx context.Co
 // AddWorkerGroupMemberWithResponse Add a worker to a group
 //
 // Makes the worker a member of the group; adding a member twice changes nothing. Users with the
-// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
-// the worker groups.
+// `org_admin`, `backoffice` or `integration` role may manage worker groups.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26446,8 +26393,6 @@ func (c *ClientWithResponses) AddWorkerGroupMemberWithResponse(ctx context.Conte
 // integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
 // app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
 // page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
-// to find.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26463,7 +26408,6 @@ func (c *ClientWithResponses) ListWorkersWithResponse(ctx context.Context, param
 // GetWorkerWithResponse Get a worker of the organization
 //
 // Answers one worker of the caller's organization. Any user of the organization may call it.
-// Not in Document 1; added with the worker list.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -46154,536 +46098,534 @@ func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1rd9s4si8OfxUsnbNWS31oxU6nZ07ba79QbHXa2Ymdx3YmM7vVW4RISEJMAWqCtKPJk+/+X6gCQJAi",
-	"JcqXdLKPX8x0LJK4Fgp1/dXnTiQXSymYyFTn8HNnSVO6YBlL4a/Bkp/G72g213/ETEUpX2Zcis5h5zQm",
-	"ckqyOSODd6cByeY0I1zZ35b5JOFqzmIyTeQt/ESXS0VoyggXKqMiYvByl5L3709Pev1O0OG63aXuLegI",
-	"umCdww5d8jGPO0EnZX/mPGVx5zBLcxZ0VDRnC6qHNZXpgmadw06ew5vZaqm/VFnKxazz5UvQGSyX22dB",
-	"l8vtg1k+yGAuZZq9XL3TK70+osFySaacJTHJJFEyzchkFZCQxyHpxmxK8yTrBSTUQwoDEqqMZrnS/4pS",
-	"RjMWj2kWEpmSMF/G9m83nz9zlq6KCSkYSMefgOmic9iB8TORLzqHv+Mf8FXQwS47QafosRN0iu46fzTM",
-	"+33Od9mGI/hB0QUjNzTJGaEK18HS3XJJqIhJiPsSEingd5nNWUpSmWdMbdpKs0X32cyXVLGEC3ZCM7qd",
-	"xCbmbRLTjJKURTKNG8ZnXx3rV1sTHRfZ3150gs6CC77QG3fgBs1FxmYsXRv1Rlp8WRpwC6rUnX0dWoRp",
-	"7UiCw09LmWbb94nBe5YMAxLiD+My7Z3IW5FIGr+WE0VStkxWTcTmPr8nteH4N+4YvtJmq6pbNOUCGPYD",
-	"7lFpc7z263fnV54w3U/97pxpNiCnRJNhwsgylXEesZhMVoQKt2Ph1DTiNsosiEx32zLbzsYdW9BPb5iY",
-	"6eE+//lnOHb274NAN5ixVDf9378P9v6L7v17f++XP4p/9sd7f/z4vzsNS5Gx9CXNovlpvL4W5yJZkY96",
-	"DrdzqRgJJ/pNIE/2Z04TRbI5V4ZpdtknGmUBiahie4oJxTN+w8hCf9Jr2uiJ6bphtgf7+9XZNk3iWC6W",
-	"CctYPBTxCc3YptlE9l0yYVOZMpwGiguZnkiU5EoPnom41yewi4LdsNT7MpZEyAyn1zS7qDqm2mOoecle",
-	"xoEGts7uMqNp1n5+FCiSTjOWVibJhZ2k0k0+yDSLwd1jomnKomx9dvjYXr0f5eQHPU94WTClyA1LY67p",
-	"b0mV0jNXhBJs/pCE+kSFpPsxj2cstt9p7jSliSqejAQX9iEwK5EnSUi6eglWLCP4Vq8/Eo1LgcP3529Z",
-	"lR6D5k+6R/1FniSNDEqvBDK1NuSMb7YgZsusUipmrPFQRuWe776X2E47kjVzaE2wO03lAQhzGPOM1fDI",
-	"D3MmCDBsIivsMmVqKYVi5JY6WjU3CVmyVElxRG7150AS5nsnWKqmOTEciT8TM+iJlAmjwhv1r4zFExpd",
-	"v2VK0RkzO/ISCGXTdoCWNac3TN+Dpg2ywEZa0lvjnkw3jenO+2NnesloGs033mU8m2s6SxhVGZGCrc8Q",
-	"9y9jnzISSZFRLsxVBz914YrjorjkVD7BAY0EcErLpmx7+rMNXGNaHnvzZdj6NrSrcUVnan0tLtgSd9Ap",
-	"4X1Su/e1i5TRGaELKWYwxYQr3ZIUDAiWfVomMmZWhtk0WxibP1eesYXaWQII9Oun+Cm8bZ7TNKUr/Vhl",
-	"qwT6lemiU6wQT1V2arn9Tud6qj8lKbvh7NbeO3DG3eVxp3M9LY+o1fk+jV/B8Umv5lRsF+B4TLiCWzHK",
-	"khWZ4bd6x0VFlNt2iHmp43ZK4n6tkmgn8oYpdadZJPr6v9MUXJcPMf4WjAdGH7OIL2iiZwEXmWFI2Zzp",
-	"h3zGM0W6y5RN+ScUu45IePA8xH8zRQ6eB+Tg+b7+v59ebJhcDTPxNQWtI3w+CA5++bJJNTgVyzx7q3u+",
-	"gjeqk/vN2Ny4fs9aTzISwt9awQr1VmkBkaYsxpniw3/od8M+Ob0kz8jp5fjs/OoQmoJGfrCs1spwI6G/",
-	"lXlG9Pr8mcuMqYBQsTJWGGe4gb6ijLy+PD/r6c6f6f/TAhzoJ8kKVRets5YGMhLH52dXg9MzPR77z4ZR",
-	"xZLpduE/umVzR5QaXL8lRsJdE72+mfJ4+Pbd1b+wC60YEvaJq0yBuUlPFKdlJqAlxoCEo86oEwYk/P0P",
-	"VKg/fwmPyl1zNRJ8JmTK4j45QcVZLzQwpcqbZMZvmGi+m3iZAuoE29PLTtDB+XSCjl0775/miT/lTZLv",
-	"qSWedXrTu4oLxUUmPVUAhhmQ25RnGRNaHOExI5OURkwdwhrpuYLAKGUWkPAz7U/6+8XPuNIoVI4ES9iC",
-	"iYzsO3Ohvk1IOHH6vpx8ZFFGQhr2yXtVR9toMyyvX3hEaKJvU56NhGIJizJlmQMDWapEB30ywD+t1VuT",
-	"QWluhAp1y1JFXuzvb9nEd2h4qJUtftYXp8ceRqPPv//35y9//DgabecPbTmf2SOq4HDCUQp2lK+2mBO4",
-	"N5wHkKJO3WauTw5+rnC2LZywqxhbI4jeETFHlUxlWmILW/YTB7Zxmk0Te8syGtOMtt25hXn/UTdvUR7U",
-	"A+zfmczuJwCfnZ8N7YE3gm5GZ6rB1tVrKQALM6y/TPbVUz2dWh2hrey7VW3qkw9O6gUtfqKYyAIipFaF",
-	"QVzjUjRtvywPqpX4e8ESOmFJa73cvE3oTF/XaGWgRp6HZ3cS3FM3ipaDRrNAC7HKWRAKfmJ/ahKu7PNW",
-	"8tVIOAGLPLh8NRJrg3kAEavc5Ehs4DcPKGWNhBGzyt3rb5oFrfV3t8ha6RplfA1x68KjqB0kLjvYhxC6",
-	"RgLcYXcVuioLDXLX2lqGRyNhZS/y9UQv/7w+tPRld67tNV5s2UNc4+AwKPQyWnCrktNg68o83H1/4dNB",
-	"e5FtK5dFwW2dosqy20i0E95K1Ho3+e0CbE911966ZHNEqKYBZz8A3sQz97fm8Ua2gflrLn1xMTy+0le4",
-	"no7589CefXJL1UikZgh2GWlmTWF9+Opi+I/T4YfhSfHZnCoUBfSHuDwthCXbT720ZHmiGWMn6HgjNn/Z",
-	"kdTwwLYCk11vdPJ+o6tev+LULHhAbuc0A+8eXHnmq6+zDQ+wBZeRTNlOxs6FjFmieduUx0xEjIRKtxHW",
-	"mkB9eyF6Qgu+Bp8ZpmYM/M2nW1XHWTngLl6mxqwo8sWkZFWESbc3jLaaMZhLH3a6tXbUnecK0V6nYldt",
-	"DaeOsWIQGChYRWWDA9bWO6HsMDYS+uXxb8OT92+GJ1rOOhu/uzh/dTG81ELY5fvLd8OzE3jy6+AUXzke",
-	"nB0P8Z/Df747vcAfz9++ezO8ut+pMKM9piJiyWMt3RFqQrmwsTXmG6ZIRAWZsJGIYABaDP7g9AiiuU3p",
-	"M82Uum7tAuItXUDcygVE//f07FUPOZzlmWCZQ3VkCrOHQbue27Kyh9xhM9B77GB7A4Vd2DBX7IrOXqUy",
-	"X6qQdGVqxGD/9//AwIZewzWkb4bBmzcod7exbEDvlS4wqILRaF5oUJTM9EMgI92eYnoGGYtHYrLSsteC",
-	"KtIN9bP/oMFklO/vP/8b/BXpwYp4w4BpkgBtQsNyWjZGYLddKsj5BWgUg7OTPfhRHRIQ8MMuJYOzEzLp",
-	"6VeisNeaYrKW1ppHMtdcpbnKdr//wkx/N77jpQcf73YXZLXjvM+dUMy8/SXYPO2tN9/6nEnrKT/IHfje",
-	"O14bTVpw6OAUhf7Zg/O1585c5SyiGgMf9QpzBTCKJtOWf97rwzHRVFZn7fqNq0ymq41hpOadbXGkAWr/",
-	"acxSfamITJFbfaQxtJnFGKz1cAGlTaGjr+Vke1QvXHKULKVRnI2zuCkC9KOcPHTc9Ws52bjqr+VkbcUP",
-	"N0buBqXQav3MxvyZv4v0AHPwwGbmH0V72lDm0J0WZrc80WLrgpFEs3MuCONwzcc8ZWg0bhZA7xEq7MVx",
-	"Bx1/Rn7yAYy+E3S8udQTx/mSpVQPtkWAfp5cE2nf9wLA3W82BpyS5/vPN4cQ+9/cM/D7XJ+wRrLRNFVs",
-	"SUBCqiKPYuAM6i/CPrniDHNwJqm8ZoJMVhC1IYpMi2Jrm/wBOJaGnaUq8rYW/9J912/NOzpjDZPSjwgy",
-	"4gADMriYadFiv2CR+01jXNIZqx/g/ta4kUv+76YxgYhAliwluoOAHOhzquWLYkgHjWNS/N8NYzrYD7wb",
-	"yYormxjJFZ3Vk/IVimHGVmjHR6I5TWmkJXPw+sB1VOslqyHjjM7aBsHXOMb80Jb/Dv74P/Vm0/eKpc2h",
-	"//apPaW3Mr1GKakQiX2LaMWdWZ5ObhprPaefW5g5P8CI4DrezmTM8AsZAK7QGRX837R08MoDx8/G8NlD",
-	"X0ze+DdeUL+WLid/IsoTDvSEcHY8DkhNzloqE4YxMjSOHyNDTXegxQXTej3zwUm33q8uJZp26naM0Ai5",
-	"k5b18PXe5l18lP3beeuqm2ZmWtk1e2Ied+f8c9lm9/4JE6qRxs/hHzQxktSCqms0V1jbRMm1MJHxKrAX",
-	"4DSh6novZSr7REDlO6yR3bVWDoostq/HrDVnHgewSL0AtX7BQHnX3SvdvvFNdcPPPA60WqT/i8LMly9h",
-	"74iEP4bO/YUGGuhgJEDaSNgNS4yNSA9V9xXjG3ihpyzLU8HiAARx+wSudVh/sqDptdIkasnuiOTiWshb",
-	"gXMYCcjNtV5Ta9XQLcwZjSEcFSKwE1w1LSDaTj0xEN8tyOCfe2ajmhKnah0qXwLnjoEtfknjC/ZnzhQY",
-	"+SMpMibgn3S5THgEp/DZRyVBDy36+d8pm3YOO//rWZHj/AyfqmfDNJXOM4Vdrt+lKXYK/mRxQxMea5Jw",
-	"xh99EkBu1OsxpTxB0xyPjfwYRjJmIQmL38b4lj5LMcsoT1Q4Egl4vcPPiYwCslCzgOj1+BISsGf0AtuN",
-	"HU1EhdaBJ4xENE05iwnoyYooJsB1oBVXmU54HDPxdRcsoknC0h8U0Ye4CBOgCWaBc1WI1309zDOZ/Spz",
-	"EX+9UQ6WSxjSVHdLujwrRgkeZr3YE5ZIMVOaXVJj2fT5fQ+G/l7QPJvLlP+bfcXhv+VKcTELyIIm+pqA",
-	"E/9pqQ+0HnnKbuQ1i0mUspiJjNNEka4hXTJ4d0qu2QpigKIIwrO1FmCnwz4tIRMGxvD1ZlR0TJh+l3R/",
-	"3t9HoqfC08aAehRLb7QCardsmcobHjP9zQEJhczGXKuLCyYyFod6Zl8s47GABm9ZlvJI1QvPMVOwlAt8",
-	"CVQ9AQtHRYwWeJrpM7hgVOWpNcXr98D2g9/By8CC9e24TPUkMo6szCAabMZT0J9tUQthGVF82LwBJ/ja",
-	"YLm0M/8SdHAW66N4Uzs7rfJUZxYQqXeCJgkiOxSDJ92FhESMiAnXlN6RkbjlQtmEG2ur3TT2t/hxiiOv",
-	"s97bkWpBocEyN2fEHxAOFKIn3cgU5Ilk9JoJIDywfICNWx9/CMOiyq1KaXf8JCj9GZ0kzmi9LrYUMt/v",
-	"BbaF3Ui3LYXEg5E1HcRPqAGLEHrxA02jFlXDI1l5K1yGdFXDuANRkm4Z1aPnABu4qozgCFdwimdYv1JY",
-	"c/WndfS9ZfECGCRKFU3J4SjnJfLWbWK/TcOe8amZhGAS1GVENtJA3TEt2lsTy1PG9jCyrvi91aA3bxfA",
-	"aFhgjKCAydBrDUAZC7aYsFTN+dJHytjKcz7KyVhLrVtP7ms5UccyF9k79IYy+3WWJWPFIinqhHdrRtFr",
-	"qW/fROvzxZR+wMgwENhNG2SaygVR+WShL0YpDo2jyvNuTkBkFmTCIgmCrvH19smZJtIFo8JEnGGWNV6n",
-	"JBfgmICms8wFtXnjD41pjcYJF5Cr0rxxTl2zknEzDcNU+3Wr7x/iLee1pJ/CuZC3Qvmtb91rzT7SLd2A",
-	"Snw7ly751BEfzxQwoLRX4agwGPwOtJGFvKkcp7YMQbFM691baXGwXF7aV784E3KLj/BF/Um+ZOk408pc",
-	"jdwgl3ugnxF4oUyvmhsdkWXKFNw9Wn9DOtL/f6mbvdIfodO23/ZedB/WXYme+Xw7OwPLfjSnYtaep1Xu",
-	"MdisKmmuowW53WqD2lK69wwQhmfIr/XMJytz9+m5YasYc2V6sFdlbOnQPoFASy5ypqwlYEKj61kKGgJI",
-	"OW4/RwIYRff5/vNeYF7NojnhRQ4/KzgGvGsFR97kZoilFjC4CfqqXszLFoSKt+Ny21ktlqHV+beoInW4",
-	"QGbOEDhNTPzx2sy7aHLRDxeG6g2wSNgzEoIU4ErZR1dKq4uv5FfZwZkTvhpekWc3B8+0uPrsM67Xl2fu",
-	"DfXss9/0l6Yxwi7tyKvWJD9jwtXb6y10ZXINx+E4kYI1Gb6UdwYiuVz1ybAwJkEwkbGPHWEgeCSXnBW5",
-	"rtbwp9ZlRAB6iNnYSMHpGALaZjmOt2TfwzUoD+9YLlcm+R6/J6XvEcxDXxq+WO75w3Wb3qXoPNqBNzAQ",
-	"adqNxFpAgR2UDNl2KXgKRgxFur++f/NmfHz+7l/w9uW/LseDk7enZ8DNdxph5oKK2iwUXiAZnelN4YLD",
-	"9rbpbruAgZThWpozomSeRuwHBcZAMpVJIm9RdgpJV7/eg9upbLmreka2n91tAswVTWcsK0svWos4v3g1",
-	"ODv9r8HV6fnZ+PzD2fCkZkOKsG+w2dxyDKDYWa5AwcdZpNdPmn6OXuC3w7cvhxf+iCp+gmx9Qr0je8pw",
-	"L8BkVllccDttZyp17MEHudp0T6JXlcUGPKtOKdx2o7S9SVopWAbD69aYqMF+3l7LYgvKawItB3GcIg4B",
-	"IwkX1+SWJwmZMML2FmivzWRJWXS9YYMtqKVAd2sBKddwCeFj9eyza+xL2E4hc0Bl9ecd3Bo8YThvSJ6s",
-	"jEHrZM7WPtZr9OyzbfSLVhUjRi7fHx8PhydDRMZcH4MZZA02lGYl+mFAwkjdoML0UUmRhKQLmS5vuDC6",
-	"p3UHReqmE3Tgpdr4zXbiu8HKMxJ85f71AfncXewEVQ/7zcysRMENtzIkJTf43fxLObO6Eum+O7+8gvAM",
-	"lL9J993g6vi3Xp+cC6KfGY8pelpw9KT7Yn+/YG8QmjkSNszH3d66l8Hx1ek/htiYbtf3KvmCAPBQl1Jp",
-	"HEdWYcGRHY1E6E0rDEiIFiOT1FXR60NwRBBqIohoykiUMJpaR9H3ZnsKOp/2ZnLPRQfiu/0z84/f5ZIJ",
-	"PQv9guq/f3968of/zR5f2PQUcAYfdmY8m+eTfiQXzyRd8r1IxmzGxDM3jC/+5+qaL/fsbu0tJRcZS3Gk",
-	"dzYvrXng7rcC+NpXnPWdLUmC3Rob0t/2nQ0pk+Snv/1MYrpSHvUIiaaglVkw9MD/dPDzT38rB+n8bX+r",
-	"2WfbAnKRfcXVa2WBCkgu+J85g+Nj9OKSXAasCFVpim6kbfLhGi9PWZqLcWGrG390Qks5jrUSHAb8TPMs",
-	"422n1oThGNOhGVmaM0+YLuc8WM95obYaTVaw25EA4Op1e4BV50EZ1Nzn+f7zStQu6Vb7wb8M/BhPkYUh",
-	"M1wX37+WWetL00WGrHRYL1F9wKxcqXl87Mk2PygSG8kTJK11ebKFiFZqAYLE9UWSSZO5rbuEYZkch667",
-	"FrM5EwEp341OzMZ0CueapqZDZwXCJxiqrWX3Pjk1eoS9OYqew4r+31JMbFjr13JiXaPqDRc1mA8DouYy",
-	"zfY0/zLLkslinQrsWy21rK+5ceGOs1o8g7cs5hSCDey5160EJNRXxjMnsFWdv0lYKwai3VxtlvLfX7wh",
-	"KpNaz5bpNRcz0j34mSy4yDOmfIDJIra2nQKwRRD25lc7eMX/zcaTVcZq7pJL/u9SAxDPo18tjc7Gam13",
-	"AORpUtfJTLAY1sffYE+ABz63TCgX5NXwKnDE6fn6y7JNyrfabj1ZV4+qtIkNgu4bOmEJFzOtXxqP8vkN",
-	"S6943drbl8mfOU14tgJXckxXj6ltTvLommV1oWGCEXxohxEQmcRMZYg10tr8bmdlpv8S2qwzxTNRM6Nh",
-	"AfgK1nccUntKh7v8htbQEF61qN2biXalYOT91bGebUnNiumqSb2qS6W+9MFdEZllt3E3mUDdbGzXuGrF",
-	"NrYgQ017LWgQZEGtbknlKIB0w1zwLCSKrvSVwE3o8PdPnHoxniiz1bg1BdTEnQsO7YaZzGgCSu8NS+nM",
-	"Qpks9O0JyrDTe7tAYsahDnenZs48U2BEVRk+Ks3WajBgY9Cv1se7bjs7MIU7HqF3qYyYUm9lXJer/Ju8",
-	"JVOaGqowR8nZM4xLHhJBI7lgj3l26C3lWtwdwzBq86cUMe+g/o8DRpezkBCmOZdJXH9xr1/UE+Z6qwP1",
-	"gP7mLDHY0caNIComhubmNzdsnrZsa8nSSAt6jW2G5kmIYermfTpjBYmD9hWS7r4TjVMDvyRYr6QEH+zv",
-	"b8ycLMaTNkKihPZR/YjccB9kOM3DeGOwxz5iTQh8reWiF6vWsIdeNA7SIMMwTf1fFhNK5vmCCtzqln0a",
-	"x1VNxlQqZ6DX6OvD0OLtXFo6Ctzk9ADgFGCoTIDRcfCa2vGuwcQDj4/ACNbvmyYG5i3g2vGuHr/ivAQ+",
-	"7EmV8GtIr1i0LYxQX5lv2LTmLhiqjC9o5tQA4PNmFzPp2AxDMlIZTxLLiWo4YpTxGzZu3MkPxjfp7V45",
-	"qf6jnPikZYwUcGX/HaxY/VrSeUBOjBehNb+NlyzVu1inYVrydgKYJk+YgA2s8MZ91BB56fHCBvWqOOqa",
-	"TPPt3ia7obcGPC/fzd1kPo/HJj+VS1HbYegNJyTLJFckLD6265ewaRbW+6F2iC/1h+W3XMt7F5QLfbyQ",
-	"5+sOlBNwqvsakpjf8Nj4g8vkG/p7xr3khJFwoyFdAJiC8FvDZ9C+ik25nKlNAXQ+L/fHvoMY0IW7GnrO",
-	"eq3YbRPfqgwhqB7pMhU2cJ1Lz863xsq1QAY5ZSIuzo+1DBbiV58YB5PeZ0gDARHbZopcM7Y0JscCbafC",
-	"jPJMWiJmJo+6/tgolgUmunI7rpHjVx74u7rmS7Tz4bWnMrZ00M7gmsGIzCJ1GWMz0XGl+51JwJtJZT6b",
-	"VxsyBIghdyCPSsGQpJrwHjaT2jab/TSRNPvp+Vf19cC6jJcplynPViVL+c9rVnLzll5ivJZKoaxALIKR",
-	"7gFJ5C1TWUAO9smcz+ZMZV5Yy88VUWtzNqK5pfXRYELPL94a8PJhziDF5mP13OLmInIzTfXdO2VpYaVH",
-	"7cMG8vhUgccddK3+SHzwoGNVHs2LjqyTkH3KWCpoYhqrxNg0mOndPBMZXY+NBbM02Z/2gxpdKpH6WAM5",
-	"g9+kaeREZXQFeJ4svTEw1Jq8q2P8ab+8QS9ebN0ilIzGqSv+U2THV3TrOa67E0OQjqjmFjgiU26juyxY",
-	"lsr0vfpm8HL4ZnhCcpHxxMmevUr2fnsklloO6lweayaBLC9xSXSGH0Le09ICjGremuYYFb3ok3eD95fD",
-	"k8o7kzyz9SAEnJZszlawNSNhUKb0jeJgqXpmwp57GvtGcOOjgpkDL5OiTwYXx7+d/kP3nDIa70mRrI6c",
-	"nxLTMlM2zRV6/3/p2XELUMQFs+6lPhmIlYUNQwAwzbPRcgwusyNC02jObyDeFLQdliqumRpCLhmTBA64",
-	"E3RwRTpBxw6x1i4zWC6v6KzOdeFi16ASjd2Mxww0kgmmrlWcwVwtE7oi8Dgg4f9K09lsMgkfLjtEz1RL",
-	"kma2D5Qd8kHrjLZ5uAtbjfijnIwjmYuaAZ/BgVpPqYBM0hU3xYMyOmurAddtvI9CUetsaRWhbpf0ASLU",
-	"C30TwCyK9dk5FP2KzhoCfY5hhJgzqsd+ZENpnGS2JowFBmEnYTQ1TKjGgXdvivYwOP7X7/t7v9C96WDv",
-	"1z8+/60GxPibC/S4w/moIjh/V6EtXxrp7g2vS9g8FwzQaEoW2YzO6gK4rUWn9rQaYxVX0FxrC5Bh/jUe",
-	"BgDhqe0Nxoso3fpO29+bUKVFg1oOA7g5zc3ox0Tfjf1mC91GNqhnDogxlvkZ3SnAYGL965LOjB1nV4UR",
-	"l9AOI3DARHpODRxGXQCowpadXi532+AiRfcOG/z97i5M+5vZXb/udm2kRwZBJ65MeDdlWuEREesZSL0i",
-	"uffOObxF9KRpsgA7eLhYbtP0nfJlbQeT1XYoqNr0Q9N51wXy4Q+aEGJmskGJWqmMLXoPkGpb1HFvIS/x",
-	"euEBsUbMZqPG61F8QUENjq/LuUyNZa08qqNC+gDziIGUtTWxICsFjN8Gl7bVctho8fppmDqJBcSO3gGs",
-	"rhTWzgkzT8YGb3ELgGOFuGBHp6lc1NtO24fk2PioTZzQP75QBaStJOsN+KHSLR12gKmDj3Tl7c1ukq0/",
-	"tQb5dlAl0Gduh5eUp17Qum69HIp+/uFseIFOcyDSUP8Iu1VEpxsSGYlSmZAQ4sBohEGchkFqndfktGNf",
-	"fsuelG1eR2HbHABzHOoC0dufzYBQrNNhCp+oOV1CdN41Q8uOrXy3yyF2wFUQ8IfGr72U0VhTbt3hJl19",
-	"tNgnsMaYQEYFZVQiqRX72oDcRzzdbVbFfveYnIDrO3JVywh8s9hjMYXqca2ezG3nb7uc7wSEmGbU3m47",
-	"iYP2RryTRFgSY75b0bAQCr5B6bC+/Nh5ymdcmCCqGhroI6M9tKhIFvpCC34/gMsN1UPIbyRdmihZlo0A",
-	"S4OOhMPc1SetZ0uYHPovFdEEpZr/LC6OOHl1/uZk/OH84j9/fXP+AUYV55GttD6TSTwSvogLfps0F8a7",
-	"JPNsmQP0GkD8spgU5drL9kqYtStn0gk6pY5rbZYv8+Ta4QnUXXY+AoDLIQeX9YIKA2xe2JcfM2BwexZ+",
-	"E/JA92J48f5s/Pr85SXmKj8CLE6xOF9P2LeJqzwroEWMJ8dAnLWaH7M4Z9WprSozQ8y+3RbPZbQ0rh7P",
-	"iH3p7g7/LSAwBdZeC0ozLpy6IKmCbZpgPxEnLCZKkilNW6o+Ztc2LojdWePduPu6qAbP0P/v/fD98CQg",
-	"F+/Pzk7PXgWIDOTyW/UWY3UY0g2BPlxg8OrIOI0SLZOtijXI6IooWYrpxF40R8JuoDqJ6aKoP1NbnGTb",
-	"tWUqofrkidJegKm6gOh5TyWoYtiGIjnIRbpY1aUXkJPhm+HV0PwaMwge0GODqFeP73QLMJaCQemLFV72",
-	"F83rpxN0vPaBs9sGt0fHlrN6jX7kknsLIt+a1HvsAhuGIktX9bLIWgyEnIJX3SHoaVlVMyeozFoPCVh8",
-	"XRNAVW1/asBADQjfPmB87+BKDTrmDq09heCId83/YCM3oHaoMqlwKHgclSCdit9tPTn8EJ3WGzim51Df",
-	"Lvf7i3oXkczVdPBWfPPOq4tGdegdS/cwmbpoTXkaSoEXaJASQVRT7FGRFkwXW1rzBtICYKABZxkqdrKF",
-	"AYc0M3UU3kqTgNglb7HbB45683RDrN1JOOIYUFmLoHghE8hmnPEbVsRwb3BWAzr1VthKfdZ002szgM+3",
-	"jRSQ2HcYrsGS//qDXscWrWeSiB2KWCgeqOpRBWgUHvFMod0ecAOqVUFrXKSLTV2bPo8IzTDOWfPhOjzT",
-	"KrJCnwwEYYtlhgUhDVCdCUYbCWx3ByhTs1QFkumWmlMtfeS4olB1B2yLimWk61RsjCWxqDhcWAVX9VqL",
-	"VlraORfJqh2yld2LDcRiVqCWoRi0nOLuoHafTFijtTrVX6SueEkZbX5wNX4zHFxedYINF14F8lbNZZ7E",
-	"ZMKKSMZSRRVLTiEOOfQlGa+/wdX47fnlVa2sB5PwEE3tcD9/WRtoUe250PW8lfCRhrjSCxeUayIbsK9i",
-	"BqbQM8C5j4RT2W205B0rIAdm/92kNvMb/eqZfhMCSfToN51h3BgH1o89QU4/9+2sXsjYOmGOTa6r6a2O",
-	"SgGv+gSw2RsCDm6ZyMhtKutC+yMoWbcmxNFozgUrrLn6tYD45lvArgZM8jBoAIzPPcBx/ffUQryHwUiE",
-	"WghJeARVn5Z0tcAMCFwA/RsEGQiaYEp3FSl7Y+i1H60EmPUgsyTJ+bRz+PsWGFglBRZU/vJHlaiHn7KU",
-	"AvYiVLumYoXmY1N491eZ+mD6eh3yFEoorK9OD24+KEsupyNRA6WPG6wOSZjICCKUi/LiCDvOVdmgHv4+",
-	"wpoWo05ARmC3G3Vs1fnfR52JjM0jMPHqZ72AhAs1C6GmLxhEgEx8V4Xu75pjnqWBOy91ukB8d9hSzU9w",
-	"O+EA6n8aIR+LJMJ5U6rW3Ppb2X3gPdQ935bp2IJipnW58WsHCXtsPDvNEvNLGUMwMsZz4+xTi0cGdmgg",
-	"0imNatIInbVmK9i8Obxm3EzVS8Pv35yeFNzUmH31Vqh8CYAKek1iNslnM0ApAGspwFEYBhT+c8/UpNg7",
-	"PQlNkYw2DuUqGBVMrHY5G8paDxzoAxoE3G2AIa1agFqaVKzvHNXtXubBovv7mQlbIstx9ZCgcpttkxbz",
-	"4w6GyVYoHQVk3IRZiGbSxRwtA9KBtksuZr27W+nuidnxlWysXxferg2OYGuo9q1RwJgKkfIsY8JYdDB+",
-	"3dkr72hLxPDGBqUMrtWijI6qcgp7grXSF5DJCkFJu7aCE+psCTMQdqpX702+C6LLg67BX2TxvjMs4sPh",
-	"IWI3O0SsGgDMnZzY5pu7ObHN3frduq/N5P8ST3WJiDYn3+AwD8k2v0vXnUSTuGIBkEwR4YpTZiSsV6Z3",
-	"REw5B/R/FLdXUVzA3FhhcfWFZQdyO39N0DE91fLtXxmLJzS6ftskkQ/I1LxCjAxtopEERsfUpmbO66SA",
-	"quSD791LyGn0CfhBPzcsjXmUGdR3BxluZtNGDPGs/a2kR7tQd/It2+X2YLdL17fdDQgBr58T6S7oCuCC",
-	"F8vMVPq13GXdd1dhJNt8GdBDS+dpq5iolm016oxX3sRRJ/cpqqBeGjMEjLXx82CoM9SxuwIEt41zzZR3",
-	"betNY3fxis6O64Wd3+StF7MBeU7ojPP2f/3s3SWHylAPV2ttt3GPz2ld5nXoBlJOwtcdjnWHY9tXuJMT",
-	"sDFxqzr0zXu3nlCF86jdqqq3Z93VXHak6V3aZvJlIks5a/I7rNchiw36q7PfLuinsWmkff2Vqmu45vRX",
-	"rbsbzbnGmVuy2fbr7atUjDf6ixkVJXf0DdbmT1dll3TZE7hWoseD2mkFupHNU6bmMok3bapedM0qJvKG",
-	"IdTauqvZ+DLslcMdQiefYLiDG+pITNhUpgwMh8eDN6cvLwZXw1YYEmsgiG6rAkdQdRT8ug7iZGDX8/Fj",
-	"wahSgBI5zmTrMtl6U2x4o41FsDnIu1kOmiPRrrDtH5SrhrNjpJlf479ZGtDDn7BIz/H4/O27N8MrLVLe",
-	"GzRlo+xjyj1WRCAX/KAlTSEz8jGPZxvxaXaVfABlg3qYDTtg08Q8qwviukpzhucbwLYUhA7ZqE3fqVRf",
-	"VWSLSUoPGAXlR7BH6cbNi4RPPRjnB9h+J3AY0Udtou+qCK/uCNJY1RbqLpDN4qsp6+Pd1kaGlcWSdaEm",
-	"qdaLdhRdYTJjLpqPhqOlrFgbwF40gBBWV9A07NqpJ6xpIm/H7BOL8hZVnUxXibwl7hPSNXMOn9ElDwsv",
-	"Qm9NJ3qgUpQPJYpvSDnZmEVSTlr+qKToX9Bbj5gMXse2vCQjW7nMJAvzASCpljVAuDYyjAc4bnZkbUz6",
-	"hkshDlrT8PyZ7MZ6FiyjcW0upglagafo9HGaIZwr8KYblDIDRrjjBpUhfOo3374TkAPSRYyeHoT77ZOu",
-	"w+mpR4N0aCxQrXOrL74AnHK1OlPWCCW5dvh9jDbEOTEmF2qYggM4XD/9m/ONyllDxkyUyFtgN4ImJkvA",
-	"lUjHNCl3v7nbs+cbdgEPHgVcBxHVQCxtt9PHl9y00Bfw3j+QOYLaVw+49bYmrLRM6Bj4WY3CxBwKhoZR",
-	"K73fDf6qtU35tZwUlTLrL6tiKy00Qfu7CLI/moDJPOUis2AQjlq4IimfzTO7WAGJ5GICuG0Oqsyda9Tj",
-	"ze015yqT6QrobSSURUHyc15AQ1V8wROaEmjMlJQ3nKlEcQYYD0r2W6zBeyCTtQ0P00fz4TJOq36BNSZT",
-	"pKE6zmoIYrds1Ndycgxx5qy20KfKEwNzh9Ho1rFcE43T2ErFA2ZfJEalLAp8dGkCaZch5IkxLJ78fH9f",
-	"0xT863mvrdkNG9g0lmrZECBp8521bGeIDOqucAT6o2nKb1rj1rYuoVkkQVWraT7ff16TU3S/sph2hYJi",
-	"45rIQ+p2ZUqzOpUENfI5FQad1cXJ+rpvjZ7+ANp1t6gnEtgK0uFHOTmNQ3Bixgb5zaFGC4g4HYkSBGad",
-	"L7cFFwbxSkbX41Y6FQLL4XYmdKlQtRIWzJbfSfd0wJibyFwWcH8eim0NYucdY/w7ZUvJ+qL442ygsBNI",
-	"adnCfzDvpZn/xE2NVNiPee8v5j7/b7Mcu1cN9GAV9qYyf1YPt968ozJiM+whiosQuunr9ga/wMgNaMbn",
-	"4p1HSQfrYaYNevlxxVXXtYm6WhxhLMZQC0yUHV7odXw7OBu8Gl5Ardt29qud/Grl6EaINhxrDgLBjBjr",
-	"OAb7a1g2Ufi1UFsUEiuC6X+uiaVv9HgV9fE8d1w5/nnXIrdfNtPPFQUVa8u6AYojVxmPvlKW8bo7aVe/",
-	"V4ncq2ay9miC2zKNfIOXQa4HZMy7md+c17B14lHNQplxNzCO31CV2BIHY7Qjo3fsFgZzo6d2tyiYYnyN",
-	"fqzvJBwGFuEviYaprmHtRsP4CBfbd5pGWZuYD880FlE4AdVs+ALliuweD7IpZG1Ol0u2I8hpkTYQxxxx",
-	"bvwLrg4WeqiXbE8tWcSnPAJPZRVhZg0AB64cGsdoI4R10tefzAsb0qYI7WJTYb8a8j/s/A9L5q/ji+Hg",
-	"anhyBOHXBoRXpmQNF9mo4keFVpJJeU14NhLdweXl6auz4QmEPCUM6+Fr4RUFdNK9GL4ZDi6HJ72jwsZl",
-	"gJYDcjG0mMsyJcOT06vhCTRgZ35E6EgYE0ZqZQD9ylHBVfVMYP2OcC3BGesW1MRTlYOnzMQ7QefyanD1",
-	"/nJ8/Nvg7BX88O7i/Hh4eXl69mqsnw29R3aqkNyNk+oEHTMB/NH9G+fiAD4wJms4PHk5OP7P8eAEg7Su",
-	"Bq8uy39cDN+eN2EWT1O5GDeBBLyzNLNhG7vlyYII1zRdlFofAGoOuUiXiyhlFAYDKX2RTEEJlanNQPjK",
-	"EUWZbFzLM3b71ZdxY3wRqH94vBu4+Wmstkeu6mPPd0RdMt80X9Vtlvq7vJ4xHb4V0hIZfqJR5lm0jf6p",
-	"WKJZ/sQhnNNECjYSXaznoeVPmiS9APGJIBpJf3bNlhmJ8jQ19y+GwmQpFYpGGE9ikp+wO5iuyY5MjDjb",
-	"H4kPWsRFu4UdEM/se9AZaSjtr6f+zARwXTO2VMXlrK9z01owEjYiyatLLZOYdOFbKAVCFjxJtCqMNYWl",
-	"DeyBMd9CvuqCXjOzkkQVRYa/ggzUCBsIYG3SGJP6JCwVigfNN2Y0TrhgIaR8s09Rkit+w7wC0xOpNYyU",
-	"oYu7pkBjc2zKccK1HBHNpdLiS4zJ8haBhPi1n2eYDWzyDAxKJrR8atTTzVppi/RJnGgN14Wiy0DeRWCU",
-	"XrlFrjIyYaQIeDAhUdM8y1PmRT/bzPV7gAm18kZXhbAlVapalAPcUFSB+HFXF3azd1Zr7WWkwUz6GAGw",
-	"cFAkAaCUETmMK9JVjKbRHBIicXNtH5fwIHxYR+67Fu5bV6PaW7zQlvnpV+u9hDuWYmlwxjmwbxslAhwX",
-	"I36FJJFcLOgu1hgvQfz3/w7++D/1meGb4Q42FvO/8ov4c+H4I7B6OMFKcSlqF1Nf/D7LeYBi/vUQjw18",
-	"0abDNvLH2qCGEr5mQ3rAZs954SluRuX0/Z4mg3TnE1CFCtkEc/laTi4jmbLhJ66y+vhVC8lgArYL6xfg",
-	"CtF1vCVwvT6maYzpwaqN4XQbavPhqI23uS4CosnQZLptWsbtyTemtiNPU5SvXGksFzfVJ6aCja15o68X",
-	"3w0T0SWNoIJUSkx12v5IuFo3h+TPnOXI+yGPDQKxaqOsinYzqa8zQ/S9Pjk9G7+7OH91Mby8PHQhDCNR",
-	"BHeluVB9cvn+Ug9Wd9pUIqpbVKe1dYl6/SJS9NDdocZg6eFemMjFQ5OIaLvG/Np1KDjdLKCV6U8K3/GK",
-	"UMhC7ttL+VAv+kjYax9sEj4rM1encfv4yarkSkuoYClRh3abyN4o39//iRXVhtwv3ioS+CkyT0bCrZx7",
-	"2S3JkdeSTMmGN23c6Lpv8KjUt+sVF/QIzrGc2hkERYeB/11Q17dZYbBm4Hr2/bhfE2w6Eu5FfeVbcUgL",
-	"ixAhVDZWuO47QcfrHxK+zAA6QceM1k/9sp14WWBBx42m1sagj6ldpTo/ogE+0OfFnD5gHsV99tfAil6B",
-	"F85AiyomskdADbVGMzvxHYKb24YLQ/Y6vv3wIcO7RKxWYlVtwq/VAkEC2xq/+ghRqqbCWHv0zt1CwdrF",
-	"EG3J7notJ1fNMmwmCY3h9nG2SRQJtWa3fniaQ9PQU/lXiMELLuyfWzxQm3xMH3g2b5F/iscim1uPNEgE",
-	"1YD29XWrBsjfIba9bfxKbSzHWv8Nq6DAlfeOpdVo1gbDlHKWqSWrM00qxkilqRrLg6taDaJIQzXawYfB",
-	"6dXp2avxb+/fDs5aHrlY1lkKoL2T87Nhy1Ya0jagGS7I8OLi/OJB6tUbe33bevVuYRuaK6zALVtEWbSh",
-	"NczwbtlSc7F4aMt6IXYpEr89AhEMljEGkKl84SCctTak7lSt2BrvzMKU1jyo0m1DdXWgwWADRpF/7nY4",
-	"bXgB1EVs1kcplUPOYbGgbLdh+Bh1F80bUpea40BhQ61s13JDXbZaU3NWKmzdHmz9ZpHGTNkkR+5crhzk",
-	"oKYBW+m63XBRKWpoCuXl1tkvY4tT1dCcJ6K35StMxBuYCgr2bWUeTYt582SdMtG2vVzp4TW3Z1WQ74Wz",
-	"FAtU3kx/qsWWONLxDmRBmv65amI0rdxyO/vk7h478+SQe3LIfbMOOVWjFbQ7QAGBvFFQFbSO4MMo1EX2",
-	"fZ3DVqfkPJ2/p/P3bZ4/h3tbg97p49weEkpQTgsIJZjfpf9lpNfAB7b1PoP6d8alUxiJYGpSMAPMWxUD",
-	"P6+lkX1eF5Y/tzyQBbDv2hncHOW3Jfbuj7K/ydnCABW7bdXoN8YTYFDpX+bRdR24tH2N/JnThGcrMuUz",
-	"wBg24DNgrJ/Ax3WBmlGe0qjG8etC+UuIPVarCv2cTSEz4ACIVoYv3CtlszEzADNPVeEktykCXm5+G3NC",
-	"A7jEhYOgrU0cb9u6qGl6KIrsENgL0nUxIr32OtBm64X1wproimLTW4xayGy8+7prHr3b2m9IyS7NATKw",
-	"H8bW4TJe77IuYOqu9VEidLG/o1CMdqcdrXBo7AxJqMGYYfeovGOOpv0FruPplltc8QXbylF24iQ3LK2V",
-	"WkK4btaAvwweWJmPVPPwW8E2PeZ5a48/e5+zt2AxrzO7voXfwdYEfnAuSJgL/iCr9rh03Sg9XumfkZK6",
-	"RiDqYdSIykjX+Od7OACpjI9duYAxyCj8QZll2F4xoXygfIg3HF/dEXmLEGOL2uD586Is1sK6FfXZMNVr",
-	"pv5Dk28YwrPxZBXCJkH0X598MKEFLpIPpb5rtiJcjYRi2RGyW/cCoBXqRXC/XLMVVphRDKHeC5MI/FzI",
-	"U5WUzvsWWGoBir0DcFy58FINglwLEBRsYRsQp9sa2ImMXjNBurfVnXAh2ndzrHrdbOcdJXIxRI601D0g",
-	"1ZG1zpMtFzBprGXUpaQoYIIyebsIf4d6Pd5ORu5dcldiWrKUy3jchmO9vzomc5mnAYkpRPzcMnZtH5p1",
-	"dfs8WSEjuud+K0jdGdcr21Vt2ZJ6V+WLha2q5gbXdoNv6rWyq7USQA5TZsGoMFWB/NXYzkGxq/Is62h8",
-	"CydtLqjx1j8BRaRcnV3hUSPkRDyGHa9d1dA+Do1ur9tN+IMEYtjrob7nCrO3vRZlsDBjZjc4Gp/rbCQj",
-	"syumOptqbery79Ca/uEob1ru4oUHX/CmWEW3DZXl2UDYKSD3zPKmCsy/yVtLztw7+6DaKEyMw6rWpULY",
-	"tVo6W2Zj/9BpbrK5+KVfJtvFZiEygncPAldKc0G6FGB/VGaDJHt98h5gf2AV4cWRKDINMPZciomkkLiF",
-	"eQ8pm0IeZ/fF/i+9PjkxocxTmtjCXOuOzYeMB8NlHOsndYStf14vPk8hjMiIO3qnJjnXg07lopgC1OcG",
-	"IatUmPtOBeexxv76sWBC0228dV/L1AQm0upa14MUNpTBdBKZ0rK+J3z16ku1Fb0fmeqC+nrxqrG590ci",
-	"/PwlrFQYbMuexmAPu6HJWF/pqkGyA+RfSt4OB5fvL4Ye1gbwEGVtw3O9ZlSsQDywJTJw2AgDLvxbxpmu",
-	"/u/f/1bJUNheMmOxvYyktXybGDrvRPbJ0FtRIdc/6K6dX5pC/Ts4er0dyjlWqtdVdqE42+P6inDHMoYw",
-	"4CVVilBV5gag+nilkquDPjLHTitPXBGuVG4Wg9FoPhL++wCl0idnBVytdxCEzIg5OPpqwMq9WcHyqh03",
-	"2M7djv+yv//3g19+ef7zi7+/2P/ll4Ndd1/VB5CcnrwZHhLBbrxKs31yPHhz/P7N4Arj1+2D1KNirmyA",
-	"ukxtgRXSXbIUZiAiWL0J42I2EhFNojyhENC8TiTCFPm195XJ4lYlxg1sHZn3xXBw8q/DkiQwEvpdekM5",
-	"LEI5LFnPEIKM3ZQg23lw8q/ayOJW4G/lATuIT5d/XgIKMIkzJnMAl9o2oBll5RZ5AJnBMuzizDsmu3Yb",
-	"BY3XuKWZ1pLGe1i6mgNpNhTgwhwtldbwyHJwLNuRZ+C+0svHU+OV6ZNBCQbFYtZvw/NpLaUM4EXS1UsN",
-	"xh+VyaU5sEDdcIX11k9u7aV2x0vfu/LxBBSXPummbJno+88URjMQpXe+55sDZINOLvifOTOPjefnLnLA",
-	"nW/8hhs+k7bpikFm6+rcq/TqhgS7+rVqKyv8pn8mE5bdMn0x2aCfdbnBygaaKJX3InZk8FjuLh+UPYP2",
-	"5f6Z+cfvXGR/lJyEfGELKOr96hx2Zjyb55N+JBfPJF3yPX05z5h45jr+0t7H2EpUKUjhXiejLG0UO/1/",
-	"W+zzlw2scVMt5kpBZLgYjPELkxK3lebYrpwUgvhySbruQjKFIOhslrKZvuj8Khb6VVdAvHcno9hONtw1",
-	"3fMrGnXLK1xf05nX6Q5NtUNaWHpxt6Hg0s5hpgvGMjVuKuVsOXAIXYQE3nYFtAkXoNW7Gt4VR01R3trY",
-	"QrcD1d25GPWdbbRu6w6NCLaYcEFt1V3IBLphqeKQJolkb5O9bTKQIinFQlT9kRg4Od9oZHo12E3JTBHS",
-	"JR/zOAxchucPiizzSYK5jrY/mcJzl1weGkmwItO3JehdLLf1ZIVGgrbAcM3VwWMsK+8VjUeFtVLfv1Li",
-	"RhjlaTMxFT6/HczGD1GgvFSSZqMduTF3yvL4c3s7N2Sg26rM1FlFXTpvnVbV38kldmKYaCZJrlifAJuB",
-	"XQCEK5Sjg01mJFhLNPXZqLWyNCqngOdeltX1uShLtyHpuiJBWH0wV+Yu9uMbrUxjxtK74/HwqkrVlYMH",
-	"CchEe5XkawRz0ufXoMX569KtDlYKpjwICYqWXQ8gYr+MbdBKCd/O/N6VWF4h4tThL9g9M1D0Oy8k/tDK",
-	"Yl5QOioP1aB1/WOrg3Jl+izP+j9N1faaI2Gp5hCS1Z2KAViwZvMseoo1JgAPVCVFncUjYeVG387tEYcF",
-	"aSjqXR2SmKX8hkFazR6wDR8dwdXlUu4wjUTZnQaylRtn2S5h5oWmCeyw1iDxlmlKvpBJzbrpX5G/GLw7",
-	"mdp/Gc+/xQwwcccQMuFQtTWNFxnyfZNmdnFIUkZjt9YjYSufYwBzRq+ZQSfNDKJ1YExqqlIufT0D0uHj",
-	"HhKo+j7T6zsSlRpQKrDhW8qAzWDABXF5DKh5W4Rd05i1HJmB462d0ZkK9O5DplRQ0JhuuMTuilk4yxTQ",
-	"XBksGR/YorqlLTXrV6Dp6X+aITbsrRONanJKzTXria2po+4+sTGSAVmmLOIKwotTFtEkCcj04JBECVWK",
-	"T3mEQpIlfyAXUxduJJw+gGcCYaLNmnSxtEOvTyB9dwy+z0PilWywe30LQTF4QtifOU1UqaWRgAaSldek",
-	"Ke/As9UheoEBKrj41YIe1YwmoRkT0crCztjv+YKNRAW2Rn9iaAaYSSRVNjaeJPOd+cuGM5V31AWi6ovZ",
-	"rDIEs+ll1jz3ANJs3OpA3LKdAsTKlYYKgXLFCGppwrHKC0BYqieMNXusPaI2T+gxfdKtYAiKod2pwKzt",
-	"o00po1yxFNBabf5/Fa61sJYUp7j/8Nosuhgh6EkRJfWu2Mh9kLnuplFvqQ1XrDNmgO2GKPGVyvxvXr+S",
-	"/LuV+u6vQN4t2qcxm/LS8kNbu4LEUrgqQjtVjv2LqtqXO9pWT3y9ZDjxKoY7xBiX5YIFKMBJE835GsZt",
-	"2wLhDiXmj0cVZctgGtBuuS6PTcPcAq9xfitYOogyftNYiQwVEhYTal4rle3HEAmZkgUVdIahNI/F0ROq",
-	"srEdxWa+7saKaRVmBl0hb3eIwrXI0Zv7vPIwppNV3XKJQtS7d7yTvkW2LKe9aFTjMhQlanotFr7Jf2eH",
-	"UrMxdaS2FZPjA5Rkw+o43MVzIpl52BxLvgRRK9AcH+xgVHiQ232D9HDo440BNxqJrgOhkqkPfFWCLDN4",
-	"Zb2+B0BxWIfjA1J310tQ7/VHoozzcVipaWMAuzNXYicjXZfzvXFUBZBaLxiJW2NItYl+fjEi5SlJJ4c1",
-	"lfBKkOBohbRVz7heRZ4kWhReQsCEU4WgKYcdPqM3zKv4DnAkhx5YmG7VZjYtJFbas03qY2hhyAlatOJe",
-	"H3FIDl0F2Trwr3qOXGxTJ+iU178CKO6ww/VwO0EHuqzl1OUqfQ0pPQYmxkLt6flfXAyPr/SQz86vxvZP",
-	"d8eYUsJm6rCGEFNmljGAr+wwYZcFEXIi45WXhlNR0E0nnaDjdWn+cjOum+JlvmTpFVXXdbJ7Jpd7Cbth",
-	"Ccmoui5X/IBj0HVptBjLpv/ftaj+Q3OvsFdXD8nrpx6ISV3/oIj3oJWEWO9XOfPEb91wQNA55hB0TfXX",
-	"dc4vEXmvxi+WxkUFFFgbry2XUowmYLmUiZzxiCYeMHsToPc6vpW6JvpRQEoFdJJkEQYkBMyWMVKF/hvS",
-	"dzUjh4dZthwbW264vYS/MTIbKcLNvY6JfwA+U0cx1rRjhOV0RgX/t6nXDkSOtTYt6pS+PCDuSb/97Oag",
-	"gDwjPGYi41OOJpJFTcX/BeVJPfnoZn9QhO3pVwiNY6tlttAxUpU5T9G6bmCkgLoSQjRxMK0xg7fAZanH",
-	"EoDGh0nOkEiP9p05X2ptC0pCYrxVQ2VkuFkbB9UoDHhLwWMrgDyjS14scyuJKzc6bHMP+mmxwdmmLVhr",
-	"HUmmcQKGorgRWOx88OC4eXHloeXdBcqkGIUv0riZlyjD3xCfJpqPymC5bD4tP/gEsbHMUxxvs2SY1XLl",
-	"Ozw47vYSr5btgBYeIidgOmWwOuPUWIU3qz3Ofqy/bT7hbuXKBFYvWmM7LU7/7kNsFYGnm71T/dVtR8+t",
-	"gn1t1wNW7Ce+9BAnxxwLR0RmWddIISjoeWslWHeKtgOXOJ0Ux7UbCpD5poRNQrqhHq+NsOCp1nZhTwMS",
-	"lucUGp8Fs29iykf7+J6CW3y3iCZmCf+SEly4fK/0om8QTlyeaVVEqYGhK1mP2wa/6KUo0hZrcAIab/IS",
-	"N2nXnTl+mHqDZ7xFIIU7tI1xa3Ah/VBcvyogVEUI4XW/YjX1/MNNILCSaGkhS0PerYy0RxUb72EkjIe8",
-	"jZHSvp3LuEqaW85wKZm2nh1s17j8ta29nr69S7fmSG2+NovZ3fHyXCf+9euzchx2vTwt/e98g3p5izve",
-	"o+bLuyF9VU7td34fmqX4q2/FxuIjgt2u0XJ5t5tPetWe4l+pxXwjqqpVdZ9vws4ejS43CrM1lHeaKaz/",
-	"ajn45ntqc82cUhj9/pY7DBZny9pvP3jVxdvhCO56pDadp+YjsoH8H49mL5glvXqCvBdB7baPFtXnXaN/",
-	"1eH+WOebBf4p9KvyLOYy2YBT610xJnhLpsSVNxFga9Qq70EDb9uME+WVp/E68hBw7o8bVd+Fj3DWoo/v",
-	"VwmuhZ+yW76Bzu7OKh6ISTw4f9gmalqsitob8kGZix4vi/KUZ6tLPWfrn+ZX8prV2PovmYhJOMizuUzN",
-	"ah+Sl4ymLDUldkxBZX0QX3+4giw8pUimm8MaNmGfXLnYd64I46a2FXGfTjEks3R3do2WQxrKggREzeWt",
-	"IFLAv7H43ZyqOYshJ5CuDcfmCE9WIxG+O7+8Is9ons2f3Rw8g+dhn7zFYvwBWdBEnwIWB6Z8iin9eyOv",
-	"WQyRaExknCbKSFrkxf6BSZzWyzZnNIZcLTy5ndICFntKl/w/mb5QAQd8KkHrliKj6HAzHydSLiFaZUG5",
-	"yCgXLFVYSLHKDehyqfaoiPcgLHJOk6leW/t9nwwE+fHHwbvTH38kXZsx0dN7Qr1cCfDieDwB/l4mNNML",
-	"MhJd3Ijekd7BH3+ky+WPP0ITgnCo3xixIjUJYiMQA1GUrQ1ksFyCP57xG0Z+/FGP+McfDzH4Fd3fI0hP",
-	"yAUHdB6soEgui4xwdJObnBBadU3X+OuWXIhCEfUTUUbCi9eRondkE1G8qnDWuO+60O1yQRMi82yZZy6y",
-	"zyDRYtGxyjf9kRgYjzZEJ+g1MjnoE5kLGBwVKxwc+KFhD9ShC+sFdzrpOid5zysB5tf+omIk2Cd9/dPE",
-	"8vaRGIkff9TEqKkXw037P/5IhpBUVgSoGf6CYw8tdwghPG/BDoliIh6Je7MF8w7G6fpvYEKtQ8OF6Gfg",
-	"EFUmYJJ+FbKYEv/AevjpSu+fzFPMc0fErqJaQnGOA5PvDc/oSGAqWgogtPHqCDP9sB2gbmmCD7wekRMo",
-	"8mL/BbFhtFBhkJIF8hUDGwybANPVi/8e3IAOGbPUJOjxoUxnYxovuAj1iEK4CXCnQrKgK4hjMZMt9hDZ",
-	"5khonmAOAy8P+IiEExpdy+mURywkXXvGCfTFVZbSTKaqB31A2DaNMkKjVGrJzmtIIVWHoLYrlppRAf8G",
-	"ngQbPKeKTPMkKXbaHlDYXPtBfKSHjstbPIOiRPNU5rM5JLrw1DdUwTJ1aSENFUZqk9pvSo3im34cPlqp",
-	"oI8JSyTEyvQOR8JEiJcD7MnW+Hp4Y3OI/ZGLrB+JAiI4sfENinSrMfa9Umj9kY2lh1WOJe48xpn4cVZF",
-	"BgHU37MpbwHG2RMXZl8Jmg9sxDx0agOY+2RgwqVcKA6Wz2Ixi3FVZyzTtP+TIfDXyJuz3M4/K4r5abK3",
-	"5fy6rasu9mpK/3UR26I3EnVFALsNIUteS67iXrehouIhqamoWJT487uD2HwguaL6CRk0lRfUlxfgbjjo",
-	"zwmL5IKpasFB2D77jn8buXAmfbOvvOpuWE+tfbnBHomoMN17pQS7WKGi58UfkS6kp26u5dgrl0O00zKx",
-	"qDYUyC9vOaU8UXWFDcnmuoaaLxerpWetJ4L35gQwbcy6BUX0kG4IMDSLpBdL0mAstWVCTSwdUjOEDuO6",
-	"Gmx2TcPnRaoJuP8NGj1yBGpqy/6Za8Zs8eFjNuUChIxIyzYxS0cidNHPKnRyL8ASnmgO2u/33VAN5v8x",
-	"vvMSMoJ6fTJIEtcDzo2mNvPWxicNzk76IzHU8hW+Wo4xwkguDNHAInAOQS/NE3ttvUO1RJ9fOoOTjxlc",
-	"erKhVj1CLwDIJsLt9wISaoUkJN0DLP68v188PsDnMs1ersKR6NrfQ8jnpUkib21eqQLIABZDDgj0jbwx",
-	"hOCil6tQy7UqwntSTy4suoEHPQT2x6t6JCy2cBe0qGY9TA8QZwe94Vy0eKVnE8LHoVmhXyG3ZkHVtaoT",
-	"rYBOrKSAwoUVYkyIPd4HJPznHjSlQpeSilpFoMWTqeuFqDyaA3oSjwOtMeDkP/M40HSo/4uU/OVLeFRg",
-	"wOo3Y4vVgQA+WCbcTGMIwmsxA4gfdwMP4bHFZNSr/hleOCSfTQJZQCIZM736mT7bXwI7izGPv4S4a3Bx",
-	"FQVoSUTTlFup8597F/jB3ulJaKau7/j3b05PeriMYdGkXqQlo1oSNJ9pguExLPpIaP4CSNRdWqh2hGsa",
-	"pRkLCBP5wmYuOySCwOWm5qCBpFTMGMqEVp6zijguZG8knDa4b4IC9SqEkO1vBjPG7A+gJERkNkukaR3I",
-	"W/cVfk5kFJCFmgUQAfclJEBl/ZF47wJTiZuW6fbn/X1Qy3xyg/TuVIu2sWSoaSxTecNj5nbz5/0DEgqZ",
-	"jflimQBcDosN5lrGs6SkgzpxDpicluC7Nwe9TtAxmlTnsHPQ3+/vAwDYkgm65J3Dzk/9/f5PYJzI5mBx",
-	"wIoYHCpicKiIMfFwb/Qbtanub7jKVCXbLGVTljIRsZ5LHDa63+DdaQBGo7hPQr2KmkpUlmqZymDW4PtG",
-	"FAXOORKQKU26pmhvNmeL3pG7InhmAeFWS7iEkSH1tVgO0Q9gBP0PQCAKScLoDVMkhFsotITk6F73jnc3",
-	"SmMefKl1G+kVdjI+z/oEObDDqjpEq9h+gL6aA/0P4KSaukfC8EVCVWQKY7hE+Nispw841PGydhSUz6iz",
-	"lhWvPPsn8iiod7FW2hftN+7tPjkXLjvA2YZxiRWDBQUDHvu0TAAvDgOVwKACl2hhT7HZHmC2K1n3bEww",
-	"wC26iOdO0CmhLm5ITfFBRldA+5pbwAS3rIW+ESErvM3Ll/zf7V/2t+gSdrf1p+dIAMX7NR5jINbAUSn3",
-	"wL08LRqJ1aJE6r3pd+p3xz8JpV0yRNsEVvLlj8CVzofNfL6/b01iBkwdQFzRcPHso8Lo5KL9trhaYGIG",
-	"q1uzkbmMr2CItq/p4gWOqq4zN/pnL2lsLiL85GD7J+8FNQYVFuNHP23/6FeZTngcM4FfvHiw9Srd8HWL",
-	"dYUctrhWoFi/vh9RkUYYuRpDSR+Nl4YUtq+Kve5gRCUTNnCownj9+x+aglS+WNB0Zbhb+bIwWBnGOqnv",
-	"NyiH/LtuRHX++LIr+xss+Wn8jmZzKNmzlKoWX1zCFQ1uZndZoXLp5kmWlKcOiHDw7hQtWi5/WEXQiNY/",
-	"CquCtZsjMAjezEV6uHL3W58cg+quQF+HHqwJAe0hou7W6Rojor91e7dabtAf9equE1RLHuZC+QPdHExl",
-	"L2W8ehQ2gAEBX8oeFWRNn/ZkymdaxQTOiYn/HS2to9/vKzCppjOHm1pO1n7iSt8PVxrEsVb8aq4XHFo9",
-	"Z/oSbJGZn32Uk2efP8qJfoJof3fkZEGzjxiqyFAFWR4RX9DElG0jXXDZGFUS02dumE1UMDHAuimAIHSC",
-	"Ao62s378CmLw68kf7P3yx+/7e7/88Xk/OPi/dQCQzVz4WC45cOESMElZCCUeI+UCQFA1z67gEh1qUX+Z",
-	"Zw51Dt1E8FswEmHqtGLfBhxYDQQE00LYAugDNCqAd2GMaxL6Lcd4GejxLnKVgWWrsHp1X+z/gvbyW66M",
-	"PcSZsi1jt9kpFS9dwexf7L/wGnE3xkisXRkydQZsd30UgwUQQ7g5yL0ujl9TuXgNle/vc388selvnE0b",
-	"gUeTdpljB/4j4yGl9siuSytmbX/5ujPwxuaZrpUkPDM44sZD7MQ8QLlZrr7aZXNsnHD19w06O8ss8S5X",
-	"z2eHMqdbtxdQzHSjNXB48LtvgfFssoDDgmgst1T1Sam6C01SRuNVgZ5oqvPCrXPNltkmvrVV1N2FYeEc",
-	"HlDS/TY4FW5ZjOEPYJvm5X1yG/PEy5p4mVmqGnb2rUigSLwNTOFBleLdTFu+Kg0YXTWgAx56NI73B+Xk",
-	"MRCjCvGrCKkQTBHFRHZkhTB400hgHn49RpE5rDXwVErrYr27Dr0LY0Fo/icV+lE5nskZsUbNJ172/fIy",
-	"PC+teVmtLOOB2Nd6nQZGMsk8oOWiqk7mm+3Qq2er0NTgL3sYKBgRa7HORgIwSLXOqBXQHd1CNZzkFcsG",
-	"S/7W1RX5BqUTb3wNtGiXW6+gWTaH2Wq24On4fk/Wr1cs88+Aj3X6ODb5PNsiRqDRp3quuwhuk0JU2xqw",
-	"K02ZqkCeYwhnz0kdIwG+fBQ7qDB1zuC3lC3kDXOVxaCTO8sXI7GbgHHJshOc64Nxh4cXMdwIlyX+8I2I",
-	"GA2ja+ZeDtBaGRHziWd9Tzzr0vCs6nZuYFpOzljq/4GssQRZA9/bGt6iX/NiBYuoXiUhR2Gi+cYMoZgd",
-	"MoEJdiFd8GG76DsTGmL+HomD/V6fhBmdHUtIJ1GhQWdyHWNuAjQemXeKABn8vRtRxfa4UEwYY7/KJ2iG",
-	"BwzAkvBiw6e3SCx6+oPl8kov0X0CUR4vTqMaLpCsNi0YV1vXCkMOe02RFN4mlQIpvLTPg/W0zxqnyCOK",
-	"cHq/2gRUFNk4esmeOOBa6tb3EEkB1O7UkRLfW+7Bv+8isC2dwLaRbz77nNHZRtPyhZGszFB/MDyUY5C5",
-	"TfuxmRxp+W18AYUy42go0ndpZsNTR4JnELgpBcOkBhphShvY1TAzDZiz8bnpHbWsHEPTran7+f6LZrlv",
-	"JHzvGl0um+3QeAg7a8f8RRPA5My39j4dxe/pKDrjrd7FrSdxqz0DaMEaSotaPAWzNsWrDP2vIAZ18+2u",
-	"D0ijQcIQ6jdpjICxNRBFRmdP52T9nBjLl6aiBv+tfutbMj60PDh3vsK2i5RXdLbNz3Hs1cex91iRqYPF",
-	"kxKZtijGG9hXFBPgWMWAk5SNRJQwCkWk7Z0AwirPFEumFpXVlMfbbpzYcEehifZBjv7DWxpwWN+eG2Mz",
-	"N7IOjCeu9D+AKzkXRjvGVGfQPAHxsrjRvQNJTmO2WEq9+ocFDLt+yUZTwMrY+jcOOCwXFjqOAJhNRMVI",
-	"YPEukANAE8BstpSVZNw5M1XwuCiEYSgfBqEaa6yMIjNrE7uxgctgpMt3LWC43E8gU7s9y5Rp3t17Oujf",
-	"k5juAq/Mcdx0qD2l97OFPvzyDAEK9hD9rIXJsAw7WMXcDJyUz1MDjWAy47YmlI1EkVFG/IQych8rnwdy",
-	"9q1a+7a87M3gXklZj8lzauAvW5vpKvB7T9znO7TXrWGRrvEhgwNyN6Xnfc5rLHdNTOzZ5wria2tbngUn",
-	"XoOO6ZMPBkMNNB8qVu6dOVuROdaXAdwYD7+8gI4ZCZkasBkc45Gr1r0C1MEy6CAmyieMqlYRYRvEFZxd",
-	"mQ+2NuAV0MpowoxLts2no9qoEZRAfxpUA3zoQs7X7revdoiRRKpQRRiz/UineKdLb3u45qUNnmiAXbIi",
-	"7hpAeKujBdhWGw0O5bP1bRkeUECsAj1/QxaIuqE1YuXP+dIG4ytMdJUJe2JE/zMYEVojNx3kOgWnxJJq",
-	"c/Je8SIKqlw7y7CH6m1feCpgHFot7hOvkpArSILPuUENtOBvBQqegYdDXDLTnIeSZ0Tee13wgzh+4kBf",
-	"gwNtqjPxxH/uyH/aKDJfPd2uNGhepIPV8EbSzRUj7wZXx79Bzh1yMEjIhcDIr5vsXcaalJt45SY1qr0V",
-	"aP0sEC5ifsPjnCbJandj0EjUwAs9tDHou7YDfeMmoDtaf57sPt+z3eevs/ioZ5PVnq0F8Oyz/deXVjk2",
-	"JRjfcj0qZ82eAlr2ZOUKH6xHWfYOSal4nQmoMkGs0uuqppadDxoM9VprZcViqNbCJgCeGJVYV1vrdi4h",
-	"H9wItAaEEa1S1Aq7BXr0HXkpxtfgcX+5el8UYvgGfWFerb9Nd32pHtkTK9rGirACqHRkh5c8L6qDINb/",
-	"X6dJYgBOoeuZlBbvGP8VNi17VFrxtc+u2klr6/V2fnZUWK2RK5Tt9lwZdINKXZyRqCmM82g26tbmaa8O",
-	"75N9+i5qWYNByJaj/PZM09+EUfo+9uj7WaJtDcqNZuhv2v7zbZp+nuzO/68ymE0m5/sYm71ZdikIHWWt",
-	"19faei0N0D6HQOn/jmbiJw7x8BrEk2H4oRjEt2wSvosx2J7iv8gY3NYM3Mbo69V4MlV6KqwMA3WLx1gm",
-	"hTHSRe+bXiStRKzhCKDNRAUFNmSpaJNrztbqSysaZu8hLMt6o03dD+gYA5CFJOFHORmrjGYKIZ30Typf",
-	"snScUXWtwg0W5+/U1jxYLh8WAL4Rph9WGvOaTUE7rkqA/X3ywdVECIwX19TMaQfijy+fis1A/oPjq9N/",
-	"DDtB593g/eXwpBN0BhfHv53+Y3hyNxD/mhRub6pgJJFpKUb9QTO6FaNpNL9i6aIpofv59oTurdMAbJBp",
-	"Im97aHfEeZmJ6EHuNBWo1TgStgSGKe0YS7gg4B2v9GVlvraC5Bnadu4640eOy1cXUP1mm3cEgJm+bdnh",
-	"q3kZKPJQL5x9k/SNkqSyBj9TLL3+rurqW0RA2cOw1ychFjXiqqi2Yz4HgMrui/39kSigi49IiIwldHeN",
-	"vmuRjeBdArcVSDRYmMwT/2+FZoAfsHSPJ/2GAXoQsGxSWcIol3xXplRi1f8Kx7BsmC0rCn2vEiSqEV7h",
-	"x6BS9lGmfrlF0DMqNRc35sg8YJ2XAhy8LHBIO5jCAe2qhxw27765fYp6s+VilKTr16zE0pTA2yogSCam",
-	"N5tT4cX8dF/s/+SjXDdyLZnOSszKVcTOc8Ar38qQrUkZFVdfz6yuEo0dmQh2245URgLwuiGbS0isAAZ9",
-	"YCpXz7+aPX8AN5pQ87x9km8EHPm5Hbd+lFzNh0rUPHjIQW1Sq57wvzeCPiE/nayILUcdrB8SuAisfgpk",
-	"XmbNFWX1q6d41WR2VVS4Zx/lZA9KuOzhCXW4Jlv94bdzhqVwM5IwqjIQwSvoJCjihdBBSLoLGbNEC3tT",
-	"HkNdtIDcznk0JxlLEkWihOs1GAnbNHznykdCAVv4Ratj1qG0YFTLjdM8MWiXXBkf91081cdzFl2/lpNL",
-	"3c8QVuTbdFOXxqjXso6WP9gtMuuGW/x9nPbNX5zJ7FeZi/hrnagrliQFxYtVBe8f6bxK3rjqtaLoA8AQ",
-	"wdkdu9mNEy6un32e8oS1i2ehRM1lmu0l/IbFRPGZYDF5f/FG3/mxvBWJpDGh+vQxskxlnEeuXj7WYSbd",
-	"8N355dVIuAE5TKTSyLSofFVYZEyhEFc+NZNg78Fi9LpdrNWBdeWNQAyVRV2Zj+I0bwKx7pNfecKUQ+An",
-	"uch4Uu4nZJ+WPGVqTLOwIXDltZzY60K94eL6m83gXhtoE/Sj3VtNME83f7E4mlzgssYIrm4uroW8FQH8",
-	"hibcFcugCrmW7sD03FBxv/eV41ZKewr3YHFK9QH2eJCpoX4HNvSrYS01nAi00z0aZfyGZ6uSDHF3VtcI",
-	"kWtKo5YNxwHR3WuhwCjLensWVNBZSQAIQNfAVAytFGst5BbtSMZCBR+rkYAMTTXX2pmQxM4NF5dgESO+",
-	"YKY+OVnSXBn0y4qUqNlZSVM8ghFbW9dIFBCXKKCk1wzrWQgtU7b38yMyMM59DvUwNuD4n+vXBmZS3yZP",
-	"Kw9xY4kQvWDmxSfp5i5BM1hDxdJ42fGst2GzEtFaZyhyo8GO9VFOLjOaqf/QenJIbH31Xsl9goFkZRA4",
-	"LRpANvRSawlgVDtCMzAJ9f9f5kuWXlF1bZsuOV/AZWMgaeRyL2E3LCHwqDzzaQKswdcjXAxtu5DXB7Rm",
-	"QT1cPZlimYLSOnGlWX1iaw+VF6yyWE0+ALshO9XGbR5qcJ91t/V8oQZw04DLm10/bCwi/HVr+m62vTzx",
-	"qDsKOg0GjeB+UsZ2pDuDVGcAj3wrfwuguz55KbM5Sdky4UYfoWIkBsvlS93zaXxecA70IKNsUICpAct8",
-	"vr9vrNMmZUy58mhge86iOZRnpCIeidBxI/wtZQCv1+sTOJzWpmXaUrZAUZqLcS6mWliZs3isuQbmKMBh",
-	"dvZyZUc2EjQjUqu6ugHNlYuvked03w3PTk7PXgXk8vi34cn7N8OTgFy+v9Q/D096JiZY5RMsZuQbnDUb",
-	"AIVzJCY0up6lmFiRJ9fEzY7kIgYDB5bDzKI54fGhqRCzTGyVMEGe7z8v+KJ90WZOjETRII9Jdyq1bgoF",
-	"xeBKeTW8IutKrvtGPfvsL/eXsLcutBXq6y64hN8iKOE3iUi4fpK2mb4NBR9p7W6uD5weChc5U+54O6ID",
-	"fv18//k3MeLGo6aP0oTpqfgHqn4yTyo/yqXLZaHxu2DTWvP/X2XLtxiMLWz5jjPRJBnvUjqqVPZJTk3I",
-	"jCkRVSoxo/VKV+NyWkBWBmD95xlbgJSJnwYjYWpLxTSjimGmmuNWRLGsyPd1NSyw6gy5nbOUYatQy0oL",
-	"4nAUhB6dV5zKpqeVKtncJ+k3Sf7y0lQu1mgTdZsCpCmOdj3EqJGbQO7ad1Sh6tsSRCHGpHRCXLklY3ir",
-	"hk7iNj2g4d8d9IiKiCX3NrPVB8ZA2xYFpXzZlEJY6yS807Pxu4vzVxfDy8uSuAdGOwjMsvgqmkckmhtg",
-	"9mvX/KW5xes9nF/vyMjTIBGyTyzKQeyCGw9fAclRmnJ21UsROMZIZDKP5izuk/cAdXCwv7+PQ9FXpnvZ",
-	"tTdhU5kyT5TsPt/f7/XJS7aSIDbSIqGZpLmAIkobZVWXp2slUyeU6uu8IrJXhNCReAgpdCfYWliI13Ly",
-	"qAGpv8J2o8M6vsxomp3QjO385VDEu313aUI8cZbtvwPp9xJCJXf4KN71C6g01PrtM5nt9sF7xa7ozECc",
-	"tv7qLcuovsl3n/4r2KX0ak7FLp+9YUrt+I3enrbJed4n/9Ciz47fvNW840pfua2/M0J/+w9+ZSzWDGXX",
-	"Jbff7UYW5yJZnU7ttzv0xlOVnYpIpimLsvbfDWOesR1W44JBLvEun0CQxJ3ID77cnQKv0lxld++1+Lzo",
-	"+pHjSI7NjdeY0Fi6I2+Zd0k+uGK883AKpddd3N+pxvttSbm4C1bOtUtelgI9IVdLOk3aaJRIwR5JRrXB",
-	"2y5C1amTimUZFzPlqpJKwRCmIDCecbR6GvF8obsvpEUSySWHeNRf3795Mz4+f/evwu9ySBQmYxRO3iPX",
-	"XwD1BwKbBuz3kWJs0Cy38qA+SdDPSHShKjONIpnGYP5FO2jIRZTkMRv/GJJpQmeq1yfnF68GZ6f/Nbg6",
-	"PT8bn384G57A+IxxWC5BtLR5T1yMROiPFIXLbD0ex4vp1i2lrGfGbuZhaim4hXk7fPtyeFE/AC8jz+up",
-	"KyG5LASP4tjiaoQQBShdzLuWhaVIViOBXQdNQemX/7ocD07enp4duqBssjkmG+BtKqHWwUhwASlvq9KO",
-	"BjATvRVwBtBGCL4AvQ1EsYRFWVs4WCXzNGqWtPUBeVhv4W/ytkQOesnRcngLtd9czTjStcFXhZ7iNdUr",
-	"/HDuIDT54uCcv5Uxq3fDdVwDncDlUPm/NdB1J+iskVon6Ljdr0m2ekTrN+zVt2b9broqDVN8svhus/ga",
-	"m2M5TyM1sTR/VRC3prTd7L4I+QNuu00IQFioT20oKFmy0JANBpppniS9oDBiTI3uEIzEnKtMpiu0etCZ",
-	"OvKlBylYxdwy1TpEkR6i2bHpqXaYXI2ErRK52aBj3vqL7TlbboqRaFNN83+qMebY+LHv1Kf9dudev0kb",
-	"i7VL7bIAO2rdF+yGs9tdlOg7Gb0sF358Y9ld7VJfzRrzbRvA7EY9vtnM9vSVrG22uzt8+mQ/e7KftTVY",
-	"4d28i/nML2/9wNaznQZTGM+skPRkO3u4QtgV21mtwezBPcI2vaMVNM8PyprCHBjOmYTwxhMZ5QsmMnJw",
-	"ZAADJiyiuWLOdpbmglC1EtE8lULmKkFJP1denUxJplzEhNE04QCPZiINjTeXJ0y1qPLXhL4zEvdxb+qF",
-	"GJrF+i4Bd3Dw3yy4Ow6vDbK7oagnTnMPVHV7KutQ1e+e8dWW2zz7jP9olQMihR2ur887tdlAOlGwzoiI",
-	"kcv3x8fD4cnwJEALA2Tp0QWr41UjUWZWkKBKtuWnOoRzrb9DCXNMRCeWi10LeVtUKNYjGAlAfaHx6n5B",
-	"Fq+YYULfZgqWGVuDMIG7+GRdbIQsNGTegGlqnlpMU1E6FQbF4GtmV4DXDE8fshFmKfNBOUnbm20z5/ko",
-	"J3vW2LgHGVDbGE8A4XngZrMfQglkyNssTukPmFkW1CVQueQMngVkIVWGH4PpMjD5ZzWfgWkR0knBqmk6",
-	"v3sthddy4iwRJlvr20So8LRoHGhd1rW/F3ojucqeIlPv5jGQucBj7BO4chSOkoEh8MeDpai/ZR8nAAAM",
-	"xgje5uki6/KFmbTn3Wjn2whs8GVqjKYhyei1ZgHH5xcXw+OrgJydX43NH5qzXwz/cTr8AKlNWoQBqSH8",
-	"KCenMaZSQU+ByTXnsf4JEUT7I3Hl+yae90DMUf5dYVM/tAhyRFpGiNYIaQhK6lADrFRjizxUm9oINBKi",
-	"mMbhJnPCmk3xVUzEwwXliUnEzTwEipEAuAILTAepdRaXLo5TppSfabeG56HZ+d9JTFfqns4VvG98/Iwn",
-	"J8uTk+VhnCxWgn5ytTy5Wp5cLU+ulv/hrpYNsBVOyOCKHF/+g3SlYCSVt5Aw+FFOekcoLAFcg4cF8vry",
-	"/Iy84YIp/EROPrIoGwn9WcLFJrDUSN3sBgnRBnWDCKbQVbLMUSKzopEZGooo04RmGRPwIiCqQTbuNVup",
-	"keiG9pM+7U/C8syzOVtBC7cp1y0QqmyXsBRdLvT6Bfp3+AHAsrkAw1okk3whNiyJG9Z5ni3z7IGAPlCt",
-	"/ignLqzQDwYiC6YUnTGtgpcUE7C14UkkNyyNeaRV3jLwRzN+N8/m7vw/1C7XzsNGMrEbfRB2QCb5DT98",
-	"sNFlVfg2fZbYnhav0VAZMv3v0Co+AEMN0rl/+NBs2XqdnQT/UNMICCSogpXJnphuRicJUz0r8LsjRQG2",
-	"cklFbE+SzzZYAoHbBgIbcdjwCOhpYv2A6n5tOxpXMJJ7TlYzOCmSlcHbcLs3ZzRmKYyfF5ghLUmKfYJY",
-	"8N+gjQt5+whjRKUYE8G5In/mEjASahkzRFMjxAnq1aB88axp+NAYyCP3Xd3G0hBQ/sEAj6iMJwlROVCY",
-	"1SuRRAyibK9lOQjU3uuLQTj8bS6yv73oAP40X+QLH30a8NFZ2vkSdBb00yl+erC/v79zUYi6iVvRC+4W",
-	"wgSkD4Ap0q+JQZZSZVP+Sd+iYAf9RLVKR8JxJBf6DIWAxTISVAiZYUKpZSPXbEVsiQX9t2kK2Ld/UaV8",
-	"Ns8InWYsdcbLFstb9PgOG/5PtmpYbR/se2tpBn+1f959rYvjAbo9iVnCFzyDmrx6zWhIumEQBsSD41Js",
-	"wSOZSKGfHYU9QMNf8iXTf///w8baGwCTcGI7aIifh0692Hn7t+u0E3R0X3UB8Wuze0ldTZGpux0Ct83s",
-	"U8aEgpoHYT9SN4jr3/+opEhCB9feq+Dmo6HNoN6bimPvr44RKNH0Y+Ly+2RAcsH/zBlR+VRTk23UgMcz",
-	"thEPXg93a+WOpWboqf76v38f7P0X3fv3/t4vfxT/7I/3/vjxf3e+Lky8yqiIGN6o988jeFBMmhMjW0Cc",
-	"8UanHwDSqIym3w16/LdlqkezUEnUAXZbis+q9bw1Wdrbh/zcyRBOlkmuRsLK729Roje2yJcQWr+9otbW",
-	"kB4yEC7va0fYlseOjX+8QJ7XcnLfyllPJucnk/NTXP+TsfnJ2PxkbP5/yti806bXCS2PHgOj2oTAapHs",
-	"SYy+R/wryLR1wa8gGd8bIXgL+MRHOSlACtAvgAW4P9iYUZS8B+9OtZo7gWTSTBIKiGaB+W+BbIaalQKY",
-	"hpHQrVtwBA9iDWBtPZw160VYq1I1pwDEcEs5xkxEdEkjnq3swkEurQFxs2m4BmvRFdbEARaVCvRnbiym",
-	"sgpGgBhOpPV7rIuKheOiiC0zhSYBmJBeI5ylBWD1W8GiiITOKBdHUNfTlFaF1lI2zRUY50n3xf4vvf4I",
-	"UC7ERFJAzwihikIxUqzOUwB9VJKJf1Ck+Bbrzjj7s0FZpqnBVccZDN6d/qDIhCqWcMEA3lIvsemigLk/",
-	"zRy8BqAx5Gmqu/eGOo5kzMLSYLQCVIsX0n2xv+8jV1TxS4qkHlygGFeH3M4xtqeoySVkNhK4J2y9icC8",
-	"Y1EiDdiFKXmil2fJUjB8QuCPcgA8SZQnFEOZRmLoXClSYSWfmGtd8MX+8w2EKqRgYBdvC62xrQwQ6epT",
-	"B7ZROSVeqUpFstWSa61yRRAuFyZfWzPjEp6/hgyeh4LoOHc0QDQNWI18K91uAew40qdCE91IsD9zmnhE",
-	"bsnPkdcaHZbKMxbsAVc35oJiIv6G8pSuwfoqlc5KTj+hlfyX/f2/H/zyy/OfX/z9xf4vvxx4BvT9dQP6",
-	"YxnmXsvJt1e/8bWcXFoY5yZrHNw8mkzMWfaFiK8T8n4qbmjCY4+DAjm7KHezXWSKTkp42bAz3w8xkdmc",
-	"hFmWjBWLpIiVBbKPGY01kw1t5CTU37G/Wn/hkiqsdlMIRF93+obJAMbRgivFxcxVitJDTtmNvGYxsEEm",
-	"Mk4T1TOb9fzrjfYdXQEfsZeSA0Fv4MWWa6OnMpOQ9ecJq48uRL7Y/+XrZm+g718IiTXq7BXJRQ0fVRn9",
-	"/9i7tua2cSz9V1B+iVTFOEpPZrfWrnlwEneXZ5K0N21Xb9Vyy4RISEKbAtQEaUXTNf99C+fgRomUZFuS",
-	"lR4+dcfiBcTl4DsXfF/Jzrz4J/Qq3tKwp8oiFmbvdRuq3WFhVm/YVM+Jp9sGiGQQkZn1fz3konc9Jas8",
-	"I6azHOe859THLIEsHGs9RHL1tbpfAN0d7IgL2lKD1oHwq9lVaA2wv0llntOhBG6xJ0TbAyY0PQ8MUI6I",
-	"LS3X42umVr4wskfaRMKFYE8gvB7FQsLLALkUTOkZZKQzKPK+ASagJSMFFWP2tHh8LGxA/mk06h+Czupi",
-	"84eLzR9DOKOmod7FNnYR2wiMB2im44Ee7R/UrNJOAx/rLGGFc6nRBMI5pENlHL2mGXm/sCZOdwtNJxpv",
-	"wZko/WapSvIfA2LgJZF5ZjYjKyGh/eUEb8PzMQnczLI7WiZE0QVRsn9OkkqxD/qqv0G9UqJtdMpQf+Ib",
-	"TUt8ZYPlRF91kwC1vrnj+erygV0+sMsHdvnALh/Y5QMPnA/c6gzIY/AFsfDi3JRQp4iPhJy31YNaiPGo",
-	"4xn7Rv4ATa5x62qMCvwdIwKirEvNdtD/aQf5a8f1gx49KMh/PVy8nhUyZRDSBKYN9nTgDwdYUM4OSIFt",
-	"Jb6N7eqP9G/DABskPGJx7f4M869/ShLdCwkBnTiaz+lCkSmjQpH4ZKI9oxxzH3i6Hg4cxSdPDGg4VP5+",
-	"sdSODqa/MEw/lNVbHvfN9m95IneWcHeWcLlvD2UTebapzlqac0iEZ+qZBCQ8U7amGsiLYmGJyeApc5rf",
-	"W8YOMqVigaG2l6q+xiNSXYz3iAz5UUY+nqagd9y6boeLZRwwxPDosMmT3eKDitx1Tvj3TLZ9lW1bUKs3",
-	"4A5yPSPvZABMG2vcXnEWvqRdwuYrm8oHw41Woh6XKMmokNMdqtpwEUM5YllQoWiqX90oUOMagaWXumVZ",
-	"e1tOyY1rdEkXscjYiIsaB+XzOGWxb/4uh2AXHzs+ndPZ5Ya63FCXG+pyQ11u6M8GS/dSOI7T49l14+9W",
-	"QY7DCSAaY4BFB2kfD2kREWFfBrhsf9Is0cmsamIiz7JlyFrKnQJWIgWLRQBYz4OwI82B+gtpzAmFBMw9",
-	"YzPCS2AJe5z6YknHQPbwHKh6kWUdTu1waodTO5za4dQOp3Y49U+AU4HErUOpj0epFxlWqXhMuB6gtkdP",
-	"57yceHUcw777hBNLqFlTkpxRVQKd5DKlLx5B3yKdHYugqp9sKOoHFl6nCAaVdQVL8VwUcgSutKNnJDDW",
-	"PTlBUZ/geciZjNd4gXBaEg40fWV/NZsei8ek08mTucx+DeiNzcd06fXOFehcgc4V6FyBzhXoXIHuOMNR",
-	"0Js14JRtGc9CoNcELjsn4onVG6g0bwjJeFFDvMudfKiKjj9+k0OrD9xW1YHC6SgRvBRxdt6AbX/kZDnM",
-	"WQIFPGGVGHHB1YRl+gmv1DKzGlexSKlItTmxZGcbNc+hvdoLoERxMc6xdbb01rCnl3CCWPtmpJBVaSSC",
-	"9djTIWg8PCdQjj2DBFTbOeSWGcgo+3cqva0qvbqnWiR6Df0V6PP6GXlgbV4ce7somtbrRr3tTYvJKfRs",
-	"sRjCGvRYqJBVxeplF4xmS2LenlFvqD1lxyyYc6VX1hpnWa/XDWq4RyuAu4Y7p1uQ3+2C/ImV61bjHpWx",
-	"oQB26632jV3ez9LefVyr2shSIfVNV+N2RpfnNzk8A65D81f2DaTV3shiVTLsDTDALemGkZ62Rj5QiTZk",
-	"2j8lFyQx1ybuYj1hDO/SGeElUax0rIuvVHAD0IA47d9Y9AKl30D4t39uUEChfIuMqG2pSAI/3HHhngsE",
-	"mEh1alWpNhreUNjZskZBA12kNzxRCbaYkjld6D7GGKdnU1kXnFRMZMFYhG+wOMt9o34L9pzRPf4KPGch",
-	"slnLpxkIuD3Hgu8lYWLbdnzMkMtx4RaTurLYgCny+0nPdJtPO42dG1spsDGPIbJzG4RxoTakhuaYC5rN",
-	"QM7SW2zSs2xzUYj0lo+Lk3RCBag/QhhHu/0ZL5U1YSryZimCmiRzvT/7KPMMKETBvA4dy9MWYNVrp79S",
-	"sUgCUcaEIIse4dNZzoHG2zqUldIGFMz3nGKNFiDakSzsvt9+yjIW+8kLIdL1ipLfYSbINP5Z2aA9A3bb",
-	"v1sQ3CFUMHOmM6jfNZoHaU6z+uWozaAeE7S3n35YaN9U1PpLHTs7P98qbgpGKJmxQkkB0FKdkh8Bwf9y",
-	"+8v15ZePlx/1dPBiAih3oG2rifqT3oTlWSyGi5AF0Ubfkp8ub8hqb8G9Ccy04YIIqTFZHycXR1VfuOLM",
-	"zUOjsBCLDz9/vv50eXP5EW7WS4aLyioa53LuyevhXxOguGUzZYQvYSpVUyrgr8jRn5gvuRsuQDwRyADx",
-	"O2xnuLea0CJbkiAAv4FlZyRhkD1JnCSEkdRFR8W8KCGllNBQr7gwoZmrAB4yJlz3DhdugLbYUS0brYH+",
-	"1sOIxUQ3AZ2EibnslHyqX61/+XTx/vLT5dco9BhqodBz+7kYca31TCzwQQ33rvUznL06Qj/Dtm1Xfsah",
-	"Ilg+jCjY3E3Xbifcy074kkToJb1nEC8xBklIjJpwRYxsTBQK0UTkx4srkKj5cPHlw+UnNPCX/3N99RWN",
-	"aiyo0eoGKtvCcF0beRprYAyv+UGpwa1JBMNvTK7/7hFY6jo0sK1t87fg91b/ysbo9RQQ7Fu5EqinHKwg",
-	"vhm3FXgiai8rxccCOs5stmZvHHmmeHB7FCv1Y9Spbe1dLtP7uykXVclU4njtyF8G50QxRhL4HeUL1B0t",
-	"kz5ulMYR6+Vyrv/Lsz6pBDaDZahUhOVzKtjdw4/ATwCJpKi+7Ws/tkl0KCKe7TwWW9Gdf5GknEszufD0",
-	"DBkblKfoFOb2OVD4IZ/yRLqNEWcixU8ZM0u1A2IsY8pF5HWedBeRggk2ZxmenCEJKIUn/h6QTkHyvygY",
-	"MudFWxRA+MgsqPqI+7FGBONWyikxc9bttdiw5Pr2JhbbgsekISm5cXsOlXfaHdUbCVv/DvVyrjKE5jNa",
-	"lDytclpYJn/8fi5Uqb10s3xgOUnRKqYPQ7VBpGaNlPufj9k9JOxftynYDo+WJ7NZT7BdNaalv0i3KB4o",
-	"z+kwZ+5pHWxYgQ01cKBnLUB1Y2MiCObq3XkkK5EdzFu+0Vigtl3ZEWzeFHdeTGKfDSbtLpWqvJMPrLgr",
-	"+ZRt2meRYDKjC6JvMbZT6W1P/1GR3u3NB/i/PlaKi8oG6aCixqIDKDiZMCeOo2ZYSh4L5xyVEzYlvaQS",
-	"vASPLzHXJv1T8iMfVwVDthDdCVVp6ULQ7UtlkWH5io1JnOt2c5kpuzfGgqYlf+Dlwuwv5J+skIZ88OkB",
-	"RuutIe+hKn9+YMUNn7LjzK9fzGZhg3VDXYNbVpUqaclVydOOGegptWV2dutVZ5YQnzLSm8r0vv8i69/o",
-	"J+3bBKhlG+BVeyLyW5WNgQkaHIZYyIK4TC/mOozNcOGZyJkQNdFWoP6EbS0EgtQ2E0H2biE+Y99/V0Zi",
-	"uc2dndinnfi9ormegVZH9ChMhn7/i0EG+HjAC0tgIcL1jZB6apghnKKacXFCQGFlEjcBCu0zb4Eo9m8u",
-	"avtzByg6QxEYClgWL20dZoUcF0ypjdG6iZyTES187EV/wirV84SCdjQ7M/X4q5GdqJ7oioxNcHDBIgzd",
-	"M3qdQXWFC5s+yZOIxUEX/rXt02Nf8Ibe/bPMWN4t9r0udrvOXmiZw/6fs1G5cZ1TQZgq+ZSWrugDzJNg",
-	"LMOoF27LTqRPlTzP7UKP/Eqkev2OA2OhHwMrEQP+NWTxnwgsLGLwgMLGs2HBGuVjWpqNfI0xwBTw3lFA",
-	"LDZaA72TftI9f+zWwDW0swR7sASXZlFl9QWBItMHNQpWCf9NKsWIZ0ykTG32CEC3nKYTK/Icpgj1PLU0",
-	"ExnLiX+wXTMZLali5SvlbwfjAXLn8wmDxCgejKSu8iPIOwVPLCcFUxOZo6Vwsv4ZKzhQEJv4MTTqlFyg",
-	"SFUskin9dsdEWXCmEnx5b4kYow9mxEjnaDtln/FEPPDZtO1D0M+7Sw3d3l59XOpe0qM1DW77Z9/qPplP",
-	"pAr7E22nTdi1JY7Mk+54drJaqNGQTaoquNIkkFRZ6Ln8r9WP+Ey/8Wk1XfEgl8YgIm/1zvN2MBicko8m",
-	"b/t2MGhrbjDWzWpibweDSF9lUl0D+Oe6zNc+bXAwP9ZlSILLgtnZpZDaKk/s7G+pPrE/mwoUd37mhSox",
-	"Z6x4DSNaW5tyVDeYwRZhLd/+t4hxhXZtKx8xEOu3LdcW1PN7QgoPyhPsw8H18zUhtrqc9DKu6BBCx0LG",
-	"wgbUFMuhq/s7sszu844SoDU3tWX2u92wNm4dXHv6smzuUS8RsfsFqe8t00mD0CCeEPHoRpFZwYBQl2Nt",
-	"7lBmi3P7GwBL7d4A2y1yIjzQvGLg1OBy+2Ew8BhrPpE5i0XtQ8Fa/jB4h1cJCa/wxcCmOBTIdTlTJLku",
-	"2IgVZ6RgZVWIv8GWSvPklNjG0wKCs6NKsYz03g3+SyMSnoP9A/SgIR5XJkaU0jytckDNvQTO1STkw8Wn",
-	"D7efLm6uvvzUb+cXiMUWBAO3s4yWbMfGYAXjJEudQai6VyYipru2YLN8ERSA4SjauwpmBhmalSBodZKs",
-	"8JRY6HH0j/GI2VkA+HhAShNGM1Z4qIQjVkNJTGgU9L8n9XYD8Gto0sn/reK8PdUNN44UDuJRlRA/ymZX",
-	"0P6swWS30lzUbZHeUO1DejgLSmmX4vJK7P/ZNoOD1ghfrzdS56QsFlgziTbS2izAmCSXYsyK0IAdDGXi",
-	"InnGjrYeJgZOp9qq7hczBuFt60UiI0LH44KNkbMSz8Qk40JWMzhecs8WivQYTSexgL/aMlb4XIH7nq8/",
-	"qKZTlhFFp7OcIaOlHCHrZtCg/rmzycGboGkai3ovO6h31fuNfo6ci4gINncHOCOnlq19zYE9qX8KM6Qo",
-	"ISsL04SLNK8Uf2AYGkmYyMyP7Jv55dmwF4dpdxvczyJfLI0lvWdCf7LenswJIfg4IBglPfeV/TYP3ndL",
-	"c7mqns6vzc8bowxtDXTkp2HbXD+3ts2OyV5aZn1Q1/OgdtC7vb362Nogd+2di9E8IybT0KYHO4Iu0LS2",
-	"PbVo0W5bYnqnHnvUg0ZTYz3OSfLHvxIXBwRU665vbTI85w7+ETZ5Sr99YmJcTk7O/mpiRPbfb5/1AejM",
-	"tsav4NfV5lhkRtO0KmgKR6ILlnKFiLVgev2fRCejtyfRCfTJHfSJfgif8pzCVhGd6N1KpIs7U09xEp1A",
-	"Tamp12xCdNGqGN0MGYTd5Dsl/9BmuJQETXDtu4eLs3D30X98pUgSfGgSkcSPQhLFIvHzKNGWJFme54kL",
-	"5tzefCDJRFaFfkpGF3j9nLH7hHCMOeCS5wYLs2+zXGbMAsWmQbBGvzYCvGRTFQ5Ffahq06i2DBrWqG4v",
-	"XKZfodva0PHuD7QoKKBWVS5ymLGymB4k9KDHalPYLRzrLtzwtHCD05yc1rfpgwb8HGZ4PIwriLtZtaEf",
-	"l/B9Oxg8lf7sE1cugPeze+PLRe+cSVi3llxDv4I/trqwNwT0fNd2y+sZ8q4N/bnnWF4jMRgcjFKEwtHx",
-	"MfBlNjTtjHy+vPjl9uslKSrhFpyNacF5Qmy9g2XawzFlEAorIGpO3ivlq1LR4XG9i16r6SWfrR1SxXIu",
-	"PIBS59p/vXr/9eLmMhaYdFWNyQufqFW+KASyey6jAbjStd4rcdU2fhoLweZhusZqF7inXlxfvVIkrYpC",
-	"+2OuzfoWa1iW+yGxV93pZaiSWOi+013Cs5pHx0WtOafkVwhXUuHHSV//37eXt3jm9+vtly9XX35qemss",
-	"goBAEAbAU5IE0RhkogDiuiDpoO9Dtu8GA9Ib0szGXvs+GguxWa5iwcUDzXkW+Z/qvj5mUCAmYeaDv7Rg",
-	"JlpR78ZSkmHF88wPVyx0/wMCg3vt8eZatxSVEMB0+RweWDwTuGLyj47WYKWFx0eitrINNW87fgyhHMOs",
-	"Nz1Lf69YVadSO0zk7b2f8aRn5jdM+CiYxS41GK1MYJintUVrTj/HwszRvjl7/+9wuNIVhhRLcQY8cRmk",
-	"k17qyCXskIQ27IqPiE/6Tf7NH+7/LR/3+irIcGcGems/cQKoCsmYJHx0ghvyD4MfTEJGjghSb0d6u8xZ",
-	"ye5gE8TpqB+Csfu+ZxaxtaJbUb1JxZB62+5ZsdAvByRgSIstQ/G9CIl85rK41yY6k+IZIcX3VX6/K4u8",
-	"Jze23sSW1VEf466qprWqxq+Dlrqa2v5/DJU1hqUR1mV9mHeqf7sFqZ9fPHVfHIucX49Rf2izZJlhkMHr",
-	"HcIFhPVKW5YxFfyfZv8OBBFwedvC5mdyOVbKm4raG+s2Y6MF0xYbyXbqX0WVaTBWhZu/1gl+YeK1hQh+",
-	"hccZTafjpI6sjy+8Ek7AyaIkw0VEEr2f9FyyXxYkgdhoa9IExqu54vEEQo42agn/gLuaY71HQ08ZjOI2",
-	"Ciu1OXTkVvyggY9wib5S9X4KzKA5boGWsDF0gc4YcOAFz7CQsdEIhWxGgQwDENuaNX5KtAdkyoMqwX+v",
-	"mH1k/Ul8LGSBWXfFoICIgNs554r1jRiKxjnCNo/74sJ3g3en5BZ4blE4EdFbMb6j2ZSLJCKJRn1yNOIp",
-	"wwwCFAAXpvQGXFVt3qZUALN0zWD13g3+ErTlxWwfDlCwbo7OTw7adnwecthxLWhIsDmOSQcTA8/JzmHn",
-	"QuK/73imlqBi08o+PN/fhbFcgGEour7YPmVjAweDqrhml2xqo1luQoxv/jBdjRnLLfWm6i87N/UvaHVy",
-	"aWjEaZoyhaDT1NXQB4ZEP1Kg/eohupRzEQtz/4TPQAZn0Q/tLdmJuTUFPuucY1/RWkMDrQpTdVu5ndIU",
-	"9kanNdXqMmIHLS18WZAhy6VAvWcXMV62AwcUmNpiyUWbQkU1ILTZGwsW2iuPUtSKWxWLVr9qF3P/J1bu",
-	"DiTsH/2vnWfd4vu+Fh+UO2yz8h43J0NgufE4xVcm0OWor19wKVyQFEABN8VDj9vNYvEI72EnKxq/6DtB",
-	"/tjYoyrb38LaFAzhbWd1dmx1/m2hP66D3UF/87v/ZYM78JVN5QOrxZVdXYWziO/QIiJTO2KX4zeG+ruC",
-	"Jf0Zmr01wLfALDy5Yb+9W/gNCz8Kx8Xkgrw/uGQWDri89DTwywsJ5/aLOaItb9okMvOZ3tcXJl1K0RrP",
-	"nWYZqoaYX8s5T50Ame7zCZTg1JdrLHYV+dywXDHMunG9XmRZ02L9jp2SFW+vMxtNvWTPaeAEOV6f5SLL",
-	"vBkBHYYtt+rtM7rrc7ln5lycocKqFCsiwjMmSj7iePbMnGQqWTGiKahOUxELw2JSy4job9FPAPABZSz6",
-	"X68UYa+nlOd6/RZMKdzljdjGiJsDdP5Buh8y/I9AcQSS2Md+kKKkXKgETqAr943IQONenprLkGqMfSuX",
-	"kjyrmepYmFQ1OWimOvhyU3DjKodrSRyemcOMtfobSNzEwnTj+qT1nyhfbYd5Vzlr+7xd5K1XvugfjM22",
-	"mKZcNc7Tlg9cXg5t58v+8sOg5SD9Xvex7bPqXT59Uz5dbbEZLPtla2PLUnhEvWZn2I2dW/at8pYEswsc",
-	"HzM8a8MchkW2Q2JNzu53EjBumOM7dOV8cd7G5rHiwT66KvKTs5M3MLVNS/5YKWE39eg9YOZgImV9PFyh",
-	"4VjGFC9YFh7QoYJcXF9FTl0MlaCqYc7VhGUgFHbq9xk6402H8y8gR4un21MWPJfIuTBCmKLWl0jqzqEg",
-	"HBTUIpLmUoCLqXGjYUutvXrW9OobOlYatXGB6BSxUkTmE56iYwSV0CkVQCC09MTX0I2rT/3VMsKKbLUQ",
-	"0r3Clz1q31WdhmerwRlram+rXSc93VqQyI4M/QQvyAqu7q82KnixnZirL0ZZM+TP1VYX/gfqNG2nc6Fm",
-	"RhxU95kdIS8hHhzkEpkXaA6VvxqpG4JjcA+sMB6Gk7SDw+OQIzFkHD1Ty26y3iBdHpFKlHTct/waeuZA",
-	"yW3weiivbYCQrEwnRg1gVVwJHujYUkP6Wfdcx5PaQC0JhwOwA81BVccaYDUa7KG3paMiNXZMfzTPnG4O",
-	"ZpI5ftCw6tRCpJNCClkpo8Vu5VSWhiqTc5FLmple0IPK6xPW3K4t0v8HAAD//w==",
+	"7P1rd9s4si8OfxUsnbNWS31oxUmnZ07ba79QbHXa2Ymdx3YmM7vVW4RISEJMAWyCsqPJk+/+X6gCQJAi",
+	"Jcq3Tvbxi5mORRLXQqGuv/rSieQilYKJXHUOvnRSmtEFy1kGfw1SfhK/p/lc/xEzFWU8zbkUnYPOSUzk",
+	"lORzRgbvTwKSz2lOuLK/pctJwtWcxWSayBv4iaapIjRjhAuVUxExeLlLyYcPJ8e9fifocN1uqnsLOoIu",
+	"WOegQ1M+5nEn6GTszyXPWNw5yLMlCzoqmrMF1cOaymxB885BZ7mEN/NVqr9UecbFrPP1a9AZpOn2WdA0",
+	"3T6Y9F4GcyGz/NXqvV7p9REN0pRMOUtikkuiZJaTySogIY9D0o3ZlC6TvBeQUA8pDEiocpovlf5XlDGa",
+	"s3hM85DIjITLNLZ/u/n8uWTZqpiQgoF0/AmYLjoHHRg/E8tF5+B3/AO+CjrYZSfoFD12gk7RXeePhnl/",
+	"WPJdtuEQflB0wcg1TZaMUIXrYOkuTQkVMQlxX0IiBfwu8znLSCaXOVObttJs0V028xVVLOGCHdOcbiex",
+	"iXmbxDSnJGORzOKG8dlXx/rV1kTHRf63l52gs+CCL/TGPXeD5iJnM5atjXojLb4qDbgFVerOHocWYVo7",
+	"kuDwcyqzfPs+MXjPkmFAQvxhXKa9Y3kjEknjN3KiSMbSZNVEbO7zO1Ibjn/jjuErbbaqukVTLoBh3+Me",
+	"lTbHa79+d37lCdP91O/OqWYDcko0GSaMpJmMlxGLyWRFqHA7Fk5NI26jzILIbLcts+1s3LEF/fyWiZke",
+	"7ouff4ZjZ/9+HugGc5bppv/798Hef9G9f+/v/fJH8c/+eO+PH/93p2Epcpa9onk0P4nX1+JMJCvySc/h",
+	"Zi4VI+FEvwnkyf5c0kSRfM6VYZpd9plGeUAiqtieYkLxnF8zstCf9Jo2emK6bpjt8/396mybJnEkF2nC",
+	"chYPRXxMc7ZpNpF9l0zYVGYMp4HiQq4nEiVLpQfPRNzrE9hFwa5Z5n0ZSyJkjtNrml1UHVPtMdS8ZC/n",
+	"QANbZ3eR0yxvPz8KFEmnOcsqk+TCTlLpJu9lmsXg7jDRLGNRvj47fGyv3k9y8oOeJ7wsmFLkmmUx1/SX",
+	"UqX0zBWhBJs/IKE+USHpflrGMxbb7zR3mtJEFU9Gggv7EJiVWCZJSLp6CVYsJ/hWrz8SjUuBw/fnb1mV",
+	"HoPmT7pH/cUySRoZlF4JZGptyBnfbEHMllllVMxY46GMyj3ffi+xnXYka+bQmmB3mso9EOYw5jmr4ZEf",
+	"50wQYNhEVthlxlQqhWLkhjpaNTcJSVmmpDgkN/pzIAnzvRMsVdOcGI7En4kZ9ETKhFHhjfpXxuIJja7e",
+	"MaXojJkdeQWEsmk7QMua02um70HTBllgIy3prXFPppvGdOv9sTO9YDSL5hvvMp7PNZ0ljKqcSMHWZ4j7",
+	"l7PPOYmkyCkX5qqDn7pwxXFRXHJqOcEBjQRwSsumbHv6sw1cY1oee/Nl2Po2tKtxSWdqfS3OWYo76JTw",
+	"Pqnd+9pFyumM0IUUM5hiwpVuSQoGBMs+p4mMmZVhNs0WxubPledsoXaWAAL9+gl+Cm+b5zTL6Eo/Vvkq",
+	"gX5ltugUK8QzlZ9Ybr/TuZ7qT0nGrjm7sfcOnHF3edzqXE/LI2p1vk/i13B8sss5FdsFOB4TruBWjPJk",
+	"RWb4rd5xURHlth1iXuq4nZK4X6sk2om8ZUrdahaJvv5vNQXX5X2MvwXjgdHHLOILmuhZwEVmGFI+Z/oh",
+	"n/FckW6asSn/jGLXIQmfvwjx30yR5y8C8vzFvv6/n15umFwNM/E1Ba0jfHkePP/l6ybV4ESky/yd7vkS",
+	"3qhO7jdjc+P6PWs9yUkIf2sFK9RbpQVEmrEYZ4oP/6HfDfvk5II8IycX49OzywNoChr5wbJaK8ONhP5W",
+	"LnOi1+fPpcyZCggVK2OFcYYb6CvKyZuLs9Oe7vyZ/j8twIF+kqxQddE6a2kgI3F0dno5ODnV47H/bBhV",
+	"LJluF/6jWzZ3RKnB9VtiJNw10eubKY+H795f/gu70IohYZ+5yhWYm/REcVpmAlpiDEg46ow6YUDC3/9A",
+	"hfrL1/Cw3DVXI8FnQmYs7pNjVJz1QgNTqrxJZvyaiea7iZcpoE6wPbnoBB2cTyfo2LXz/mme+FPeJPme",
+	"WOJZpze9q7hQXOTSUwVgmAG5yXieM6HFER4zMsloxNQBrJGeKwiMUuYBCb/Q/qS/X/yMK41C5UiwhC2Y",
+	"yMm+Mxfq24SEE6fvy8knFuUkpGGffFB1tI02w/L6hYeEJvo25flIKJawKFeWOTCQpUp00CcD/NNavTUZ",
+	"lOZGqFA3LFPk5f7+lk18j4aHWtniZ31xeuxhNPry+39/+frHj6PRdv7QlvOZPaIKDiccpWBH+WqLOYF7",
+	"w7kHKerEbeb65ODnCmfbwgm7irE1gugdEnNUyVRmJbawZT9xYBun2TSxdyynMc1p251bmPcfdPMW5UHd",
+	"w/6dyvxuAvDp2enQHngj6OZ0phpsXb2WArAww/rLZF891ZOp1RHayr5b1aY++eikXtDiJ4qJPCBCalUY",
+	"xDUuRdP2y/KgWom/5yyhE5a01svN24TO9HWNVgZq5Hl4divBPXOjaDloNAu0EKucBaHgJ/anJuHKPm8l",
+	"X42EE7DIvctXI7E2mHsQscpNjsQGfnOPUtZIGDGr3L3+plnQWn93i6yVrVHGY4hb5x5F7SBx2cHeh9A1",
+	"EuAOu63QVVlokLvW1jI8HAkre5HHE73883rf0pfdubbXeLFl93GNg8Og0Mtowa1KToOtK3N/9/25Twft",
+	"RbatXBYFt3WKKstuI9FOeCtR6+3kt3OwPdVde+uSzSGhmgac/QB4E8/d35rHG9kG5q+59Pn58OhSX+F6",
+	"OubPA3v2yQ1VI5GZIdhlpLk1hfXhq/PhP06GH4fHxWdzqlAU0B/i8rQQlmw/9dKS5YlmjJ2g443Y/GVH",
+	"UsMD2wpMdr3RyfuNrnr9ilOz4AG5mdMcvHtw5ZmvHmcb7mELLiKZsZ2MnQsZs0TztimPmYgYCZVuI6w1",
+	"gfr2QvSEFnwNPjNMzRj4m0+3qo6zcsBdvEyNWVEsF5OSVREm3d4w2mrGYC693+nW2lF3nitEe52IXbU1",
+	"nDrGikFgoGAVlQ0OWFvvhLLD2EjoF0e/DY8/vB0eaznrdPz+/Oz1+fBCC2EXHy7eD0+P4cmvgxN85Whw",
+	"ejTEfw7/+f7kHH88e/f+7fDybqfCjPaIioglD7V0h6gJLYWNrTHfMEUiKsiEjUQEA9Bi8EenRxDNbUqf",
+	"aabUdWsXEG/pAuJWLiD6vyenr3vI4SzPBMscqiNTmD0M2vXclpXd5w6bgd5hB9sbKOzChkvFLunsdSaX",
+	"qQpJV2ZGDPZ//w8MbOg1XEP6Zhi8fYtydxvLBvRe6QKDKhiN5oUGRclMPwQy0u0ppmeQs3gkJistey2o",
+	"It1QP/sPGkxGy/39F3+DvyI9WBFvGDBNEqBNaFhOy8YI7LZLBTk7B41icHq8Bz+qAwICftilZHB6TCY9",
+	"/UoU9lpTTN7SWvNA5prLbKny3e+/MNffjW956cHHu90Fee0473InFDNvfwk2T3vrzbc+Z9J6yvdyB37w",
+	"jtdGkxYcOjhFoX/24HztuTNXOYuoxsBHvcJcAYyiybTln/f6cEw0ldVZu37jKpfZamMYqXlnWxxpgNp/",
+	"FrNMXyoiV+RGH2kMbWYxBmvdX0BpU+joGznZHtULlxwlqTSKs3EWN0WAfpKT+467fiMnG1f9jZysrfjB",
+	"xsjdoBRarZ/ZmD/zd5EeYA4e2Mz8o2hPG8ocutPC7LZMtNi6YCTR7JwLwjhc8zHPGBqNmwXQO4QKe3Hc",
+	"QcefkZ98AKPvBB1vLvXEcZayjOrBtgjQXyZXRNr3vQBw95uNAafkxf6LzSHE/jd3DPw+0yeskWw0TRVb",
+	"EpCQqsijGDiD+ouwTy45wxycSSavmCCTFURtiCLTotjaJn8AjqVhZ6mKvK3Fv3Tf9Vvzns5Yw6T0I4KM",
+	"OMCADC5mWrTYL1jkftMYUzpj9QPc3xo3csH/3TQmEBFIyjKiOwjIc31OtXxRDOl545gU/3fDmJ7vB96N",
+	"ZMWVTYzkks7qSfkSxTBjK7TjI9GcZjTSkjl4feA6qvWS1ZBxTmdtg+BrHGN+aMt/B3/8n3qz6QfFsubQ",
+	"f/vUntIbmV2hlFSIxL5FtOLOLE9naRprPaefW5g5P8KI4DrezmTM8AsZAK7QGRX837R08MoDx8/G8Nl9",
+	"X0ze+DdeUL+WLid/IsoTDvSEcHY8DkhNzlomE4YxMjSOHyJDTXegxQXTej3zwUm33q8uJZp26naM0Ai5",
+	"k5b18PXe5l18kP3beeuqm2ZmWtk1e2Ieduf8c9lm9/4JE6qRxs/gHzQxktSCqis0V1jbRMm1MJHxKrAX",
+	"4DSh6movYyr/TEDlO6iR3bVWDoostq/HrDVnHgewSL0AtX7BQHnX3SvdvvFNdcMvPA60WqT/i8LM169h",
+	"75CEP4bO/YUGGuhgJEDaSNg1S4yNSA9V9xXjG3ihZyxfZoLFAQji9glc67D+ZEGzK6VJ1JLdIVmKKyFv",
+	"BM5hJCA313pNrVVDtzBnNIZwVIjATnDVtIBoO/XEQHy3IIN/7pmNakqcqnWofA2cOwa2+BWNz9mfS6bA",
+	"yB9JkTMB/6RpmvAITuGzT0qCHlr0878zNu0cdP7XsyLH+Rk+Vc+GWSadZwq7XL9LM+wU/MnimiY81iTh",
+	"jD/6JIDcqNdjSnmCpjkeG/kxjGTMQhIWv43xLX2WYpZTnqhwJBLweodfEhkFZKFmAdHr8TUkYM/oBbYb",
+	"O5qICq0DTxiJaJZxFhPQkxVRTIDrQCuuMpvwOGbicRcsoknCsh8U0Ye4CBOgCWaBc1WI1309zFOZ/yqX",
+	"In68UQ7SFIY01d2SLs+LUYKHWS/2hCVSzJRml9RYNn1+34OhfxB0mc9lxv/NHnH477hSXMwCsqCJvibg",
+	"xH9O9YHWI8/YtbxiMYkyFjORc5oo0jWkSwbvT8gVW0EMUBRBeLbWAux02OcUMmFgDI83o6JjwvS7pPvz",
+	"/j4SPRWeNgbUo1h2rRVQu2VpJq95zPQ3z0koZD7mWl1cMJGzONQz+2oZjwU0eMfyjEeqXniOmYKlXOBL",
+	"oOoJWDgqYrTA01yfwQWjaplZU7x+D2w/+B28DCxY345ppieRc2RlBtFgM56C/myLWgjLiOLD5g04xtcG",
+	"aWpn/jXo4CzWR/G2dnZa5anOLCBS7wRNEkR2KAZPugsJiRgRE64pvSMjccOFsgk31la7aezv8OMMR15n",
+	"vbcj1YJCg2Vuzog/IBwoRE+6kSnIE8npFRNAeGD5ABu3Pv4QhkWVW5XS7vhJUPozOkmc0XpdbClkvt8L",
+	"bAu7kW5bCokHI2s6iJ9QAxYh9OIHmkYtqoZHsvJGuAzpqoZxC6Ik3TKqR88BNnBVGcEhruAUz7B+pbDm",
+	"6k/r6HvL4gUwSJQqmpLDUc5L5I3bxH6bhj3jUzMJwSSoy4hspIG6Y1q0tyaWZ4ztYWRd8XurQW/eLoDR",
+	"sMAYQQGTodcagDIWbDFhmZrz1EfK2MpzPsnJWEutW0/uGzlRR3Ip8vfoDWX26zxPxopFUtQJ79aMotdS",
+	"376J1ueLKf2AkWEgsJs2yDSTC6KWk4W+GKU4MI4qz7s5AZFZkAmLJAi6xtfbJ6eaSBeMChNxhlnWeJ2S",
+	"pQDHBDSd5y6ozRt/aExrNE64gFyV5o1z6pqVjJtpGKbar1t9/xBvOa8l/RTOhbwRym99615r9pFt6QZU",
+	"4pu5dMmnjvh4roABZb0KR4XB4HegjSzkdeU4tWUIiuVa795Ki4M0vbCvfnUm5BYf4Yv6k2XKsnGulbka",
+	"uUGme6CfEXihTK+aGx2SNGMK7h6tvyEd6f+/0M1e6o/Qadtvey+6D+uuRM98vp2dgWU/mlMxa8/TKvcY",
+	"bFaVNNfRgtxutUFtKd17BgjDM+TXeuaTlbn79NywVYy5Mj3YqzK2dGifQKAlF0umrCVgQqOrWQYaAkg5",
+	"bj9HAhhF98X+i15gXs2jOeFFDj8rOAa8awVH3uRmiKUWMLgJ+qpezGkLQsXbMd12VotlaHX+LapIHS6Q",
+	"mTMEThMTf7w28y6aXPTDhaF6AywS9oyEIAW4UvbRldLq4iv5VXZw5oSvh5fk2fXzZ1pcffYF1+vrM/eG",
+	"evbFb/pr0xhhl3bkVWuSnzHh6u31FroyuYbjcJRIwZoMX8o7A5FMV30yLIxJEExk7GOHGAgeyZSzItfV",
+	"Gv7UuowIQA8xGxspOBtDQNtsieMt2fdwDcrDO5LpyiTf4/ek9D2CeehLwxfLPX+4btO7FJ1HO/AGBiJN",
+	"u5FYCyiwg5Ih2y4Fz8CIoUj31w9v346Pzt7/C96++NfFeHD87uQUuPlOI8xdUFGbhcILJKczvSlccNje",
+	"Nt1tFzCQMlxLc0aUXGYR+0GBMZBMZZLIG5SdQtLVr/fgdipb7qqeke1nd5sAc0mzGcvL0ovWIs7OXw9O",
+	"T/5rcHlydjo++3g6PK7ZkCLsG2w2NxwDKHaWK1DwcRbp9ZOmn6MX+N3w3avhuT+iip8gX59Q79CeMtwL",
+	"MJlVFhfcTtuZSh178EGuNt2T6FVlsQHPqlMKt90obW+SVgqWwfC6MSZqsJ+317LYgvKaQMtBHGeIQ8BI",
+	"wsUVueFJQiaMsL0F2mtzWVIWXW/YYAtqKdDdWkDKNVxC+Fg9++Ia+xq2U8gcUFn9eQe3Bk8YzhuSJytj",
+	"0DqZs7WP9Ro9+2Ib/apVxYiRiw9HR8Ph8RCRMdfHYAZZgw2lWYl+GJAwUteoMH1SUiQh6UKmy1sujO5p",
+	"3UGRuu4EHXipNn6znfhusPKMBF+5f31APncXO0HVw34zMytRcMOtDEnJDX43/1LOra5Euu/PLi4hPAPl",
+	"b9J9P7g8+q3XJ2eC6GfGY4qeFhw96b7c3y/YG4RmjoQN83G3t+5lcHR58o8hNqbb9b1KviAAPNSlVBrH",
+	"kVVYcGSHIxF60woDEqLFyCR1VfT6EBwRhJoIIpoxEiWMZtZR9L3ZnoLO572Z3HPRgfhu/9T843eZMqFn",
+	"oV9Q/Q8fTo7/8L/Z4wubngLO4IPOjOfz5aQfycUzSVO+F8mYzZh45obx1f9cXfF0z+7WXiq5yFmGI721",
+	"eWnNA3e3FcDXHnHWt7YkCXZjbEh/23c2pFySn/72M4npSnnUIySaglZmwdAD/9Pzn3/6WzlI52/7W80+",
+	"2xaQi/wRV6+VBSogS8H/XDI4PkYvLsllwIpQlaboRtomH67x8oxlSzEubHXjT05oKcexVoLDgJ9pnmW8",
+	"7dSaMBxjOjAjy5bME6bLOQ/Wc16orUaTFexmJAC4et0eYNV5UAY193mx/6IStUu61X7wLwM/xjNkYcgM",
+	"18X3xzJrfW26yJCVDuslqo+YlSs1j4892eYHRWIjeYKktS5PthDRSi1AkLi+SHJpMrd1lzAsk+PQdddi",
+	"PmciIOW70YnZmE7hXNPUdOisQPgEQ7W17N4nJ0aPsDdH0XNY0f9biokNa/1GTqxrVL3logbzYUDUXGb5",
+	"nuZfZllyWaxTgX2rpZb1NTcu3HFei2fwjsWcQrCBPfe6lYCE+sp45gS2qvM3CWvFQLSbq81S/ofzt0Tl",
+	"UuvZMrviYka6z38mCy6WOVM+wGQRW9tOAdgiCHvzqx284v9m48kqZzV3yQX/d6kBiOfRr5ZGZ2O1tjsA",
+	"lllS18lMsBjWx99gT4AHPpcmlAvyengZOOL0fP1l2SbjW223nqyrR1XaxAZB9y2dsISLmdYvjUf57Jpl",
+	"l7xu7e3L5M8lTXi+AldyTFcPqW1OltEVy+tCwwQj+NAOIyAyiZnKEWuktfndzspM/xW0WWeKZ6JmRsMC",
+	"8BWs7zik9pQOd/k1raEhvGpRuzcT7UrByIfLIz3bkpoV01WTelWXSn3hg7siMstu424ygbrZ2K5x1Ypt",
+	"bEGGmvZa0CDIglrdkspRAOmGS8HzkCi60lcCN6HD3z9x6sV4osxW49YUUBN3Lji0G+YypwkovdcsozML",
+	"ZbLQtycow07v7QKJGYc63J2aOfNcgRFV5fioNFurwYCNQb9aH++67ezAFG55hN5nMmJKvZNxXa7yb/KG",
+	"TGlmqMIcJWfPMC55SASN5II95NmhN5RrcXcMw6jNn1LEvIP6Pw4YXc5CQpjmXCZx/cW9flFPmOutDtQD",
+	"+puzxGBHGzeCqJgYmpvf3LB52rKtlGWRFvQa2wzNkxDD1M37dMYKEgftKyTdfScaZwZ+SbBeSQl+vr+/",
+	"MXOyGE/WCIkS2kf1I3LDvZfhNA/jrcEe+4Q1IfC1loterFrDHnrROEiDDMM09X9ZTCiZLxdU4Fa37NM4",
+	"rmoypjI5A71GXx+GFm/m0tJR4CanBwCnAENlAoyOg9fUjncNJh54fARGsH7fNDEwbwHXjnf1+BXnJfBh",
+	"T6qEX0N6xaJtYYT6ynzLpjV3wVDlfEFzpwYAnze7mEvHZhiSkcp5klhOVMMRo5xfs3HjTn40vklv98pJ",
+	"9Z/kxCctY6SAK/vvYMXq15LOPXJivAit+W2cskzvYp2GacnbCWCaPGECNrDCG/dhQ+Slxwsb1KviqGsy",
+	"XW73NtkNvTHgecvd3E3m83hs8lO5FLUdht5wQpImS0XC4mO7fgmb5mG9H2qH+FJ/WH7Ltbx3QbnQxwt5",
+	"vu5AOQGnuq8hifk1j40/uEy+ob9n3EtOGAk3GtIFgCkIvzV8Bu2r2JTLmdoUQOfzcn/sO4gBXbiroee8",
+	"14rdNvGtyhCC6pEuU2ED17nw7HxrrFwLZJBTJuLi/FjLYCF+9YlxMOl9hjQQELFtpsgVY6kxORZoOxVm",
+	"tMylJWJm8qjrj41ieWCiK7fjGjl+5YG/qyueop0Prz2Vs9RBO4NrBiMyi9RljM1Ex5XudyYBbyaTy9m8",
+	"2pAhQAy5A3lUCoYk1YT3sJnUttnsp4mk+U8vHtXXA+syTjMuM56vSpbyn9es5OYtvcR4LZVCWYFYBCPd",
+	"5ySRN0zlAXm+T+Z8Nmcq98Jafq6IWpuzEc0trY8GE3p+8daAl49zBik2n6rnFjcXkZtppu/eKcsKKz1q",
+	"HzaQx6cKPO6ga/VH4qMHHauW0bzoyDoJ2eecZYImprFKjE2Dmd7NM5HR1dhYMEuT/Wk/qNGlEqmPNZAz",
+	"+E2aRk5UTleA58myawNDrcm7Osaf9ssb9PLl1i1CyWicueI/RXZ8Rbee47o7MQTpiGpugSMy5Ta6acGy",
+	"VK7v1beDV8O3w2OyFDlPnOzZq2Tvt0diqeWgzuWxZhLIlyUuic7wA8h7Si3AqOat2RKjohd98n7w4WJ4",
+	"XHlnssxtPQgBpyWfsxVszUgYlCl9ozhYqp6ZsOeexr4R3PiwYObAy6Tok8H50W8n/9A9Z4zGe1Ikq0Pn",
+	"p8S0zIxNlwq9/7/07LgFKOKCWfdSnwzEysKGIQCY5tloOQaX2SGhWTTn1xBvCtoOyxTXTA0hl4xJAgfc",
+	"CTq4Ip2gY4dYa5cZpOklndW5LlzsGlSisZvxkIFGMsHUtYozmKs0oSsCjwMS/q8sm80mk/D+skP0TLUk",
+	"aWZ7T9khH7XOaJuHu7DViD/JyTiSS1Ez4FM4UOspFZBJuuKmeFBOZ2014LqN91Eoap0trSLU7ZLeQ4R6",
+	"oW8CmEWxPjuHol/SWUOgzxGMEHNG9dgPbSiNk8zWhLHAIOwkjGaGCdU48O5M0R4Gx//6fX/vF7o3Hez9",
+	"+seXv9WAGH9zgR63OB9VBOfvKrTlayPdveV1CZtnggEaTckim9NZXQC3tejUnlZjrOIKmmttATLMv8bD",
+	"ACA8tb3BeBGlW99p+3sTqrRoUMthADenuRn9mOi7sd9sodvIBvXMATHGMj+jOwUYTKx/TenM2HF2VRhx",
+	"Ce0wAgdMpOfUwGHUOYAqbNnpNN1tg4sU3Vts8Pe7uzDtb2Z3/brbtZEeOQSduDLh3YxphUdErGcg9Yrk",
+	"3lvn8BbRk6bJAuzg/mK5TdO3ype1HUxW26GgatMPTeddF8iHP2hCiJnJBiVqpXK26N1Dqm1Rx72FvMTr",
+	"hQfEGjGbjRqvR/EFBTU4vi7mMjOWtfKoDgvpA8wjBlLW1sSCrBQwfhtc2lbLYaPF66dh6iQWEDt6B7C6",
+	"Ulg7J8w8GRu8xS0AjhXigh2dZnJRbzttH5Jj46M2cUL/+EIVkLaSrDfg+0q3dNgBpg4+0pW3N7tJtv7U",
+	"GuTbQZVAn7kdTinPvKB13Xo5FP3s4+nwHJ3mQKSh/hF2q4hONyQyEqUyISHEgdEIgzgNg9Q6r8lpx778",
+	"lj0p27yOwrY5AOY41AWitz+bAaFYp8MUPlFzmkJ03hVDy46tfLfLIXbAVRDwh8avvYzRWFNu3eEmXX20",
+	"2GewxphARgVlVCKpFfvagNwHPN1tVsV+95CcgOs7clXLCHyz2EMxhepxrZ7Mbedvu5zvBISY5tTebjuJ",
+	"g/ZGvJVEWBJjvlvRsBAKvkHpsL782FnGZ1yYIKoaGugjoz2wqEgW+kILfj+Ayw3VQ8hvJF2aKFmWjQBL",
+	"g46Ew9zVJ61nS5gc+C8V0QSlmv8sLo44eX329nj88ez8P399e/YRRhUvI1tpfSaTeCR8ERf8NtlSGO+S",
+	"XObpEqDXAOKXxaQo1162V8KsXTmTTtApdVxrs3y1TK4cnkDdZecjALgccnBZL6gwwOaFffkhAwa3Z+E3",
+	"IQ90z4fnH07Hb85eXWCu8gPA4hSL83jCvk1c5XkBLWI8OQbirNX8mMU5q05tVZkZYvbttnguo6Vx9XhO",
+	"7Eu3d/hvAYEpsPZaUJpx4dQFSRVs0wT7iThhMVGSTGnWUvUxu7ZxQezOGu/G7ddFNXiG/n8fhh+GxwE5",
+	"/3B6enL6OkBkIJffqrcYq8OQbgj04QKDV4fGaZRomWxVrEFOV0TJUkwn9qI5EnYD1UlMF0X9mdriJNuu",
+	"LVMJ1SdPlPYCTNUFRM87KkEVwzYUyUEu0sWqLr2AHA/fDi+H5teYQfCAHhtEvXp8p1uAsRQMSl+s8LK/",
+	"aF4/naDjtQ+c3Ta4PTq2nNVr9COX3FsQ+dak3iMX2DAUebaql0XWYiDkFLzqDkFPy6qaOUFl1npIwOLr",
+	"mgCqavtTAwZqQPj2AeN7B1dq0DF3aO0pBEe8a/4HG7kBtUOVSYVDweOwBOlU/G7ryeGH6LTewDE9h/p2",
+	"ud9f1NuIZK6mg7fim3denTeqQ+9ZtofJ1EVrytNQCrxAg5QIoppiD4q0YLrY0po3kBYAAw04y1Cxky0M",
+	"OKSZqaPwVpoExC55i90+cNSbpxti7U7CEceAyloExXOZQDbjjF+zIoZ7g7Ma0Km3wlbqs6abXpsBfL5t",
+	"pIDEvsNwDZb84w96HVu0nkkidihioXigqocVoFF4xHOFdnvADahWBa1xkS42dW36PCQ0xzhnzYfr8Eyr",
+	"yAp9MhCELdIcC0IaoDoTjDYS2O4OUKZmqQok0y01p1r6yHFFoeoO2BYVy0nXqdgYS2JRcbiwCq7qtRat",
+	"tLRzJpJVO2QruxcbiMWsQC1DMWg5xd1B7T6ZsEZrdaq/SF3xkjLa/OBy/HY4uLjsBBsuvArkrZrLZRKT",
+	"CSsiGUsVVSw5hTjk0JdkvP4Gl+N3ZxeXtbIeTMJDNLXD/fJ1baBFtedC1/NWwkca4kovXFCuiWzAvooZ",
+	"mELPAOc+Ek5lt9GSt6yAHJj9d5PazG/0q6f6TQgk0aPfdIZxYxxYP/YEOf3ct7N6IWPrhDk2ua6mtzoq",
+	"BbzqY8Bmbwg4uGEiJzeZrAvtj6Bk3ZoQR6M5F6yw5urXAuKbbwG7GjDJw6ABMH7pAY7rv6cW4j0MRiLU",
+	"QkjCI6j6lNLVAjMgcAH0bxBkIGiCKd1VpOyNodd+tBJg1oPMkiRn087B71tgYJUUWFD56x9Voh5+zjMK",
+	"2ItQ7ZqKFZqPTeHdX2Xmg+nrdVhmUEJhfXV6cPNBWXI5HYkaKH3cYHVAwkRGEKFclBdH2HGuygb18PcR",
+	"1rQYdQIyArvdqGOrzv8+6kxkbB6BiVc/6wUkXKhZCDV9wSACZOK7KnR/VxzzLA3ceanTBeK7w5ZqfoLb",
+	"CQdQ/9MI+VgkEc6bUrXm1t/K7gPvoe75pkzHFhQzq8uNXztI2GPj2WmWmF/JGIKRMZ4bZ59ZPDKwQwOR",
+	"TmlUk0borDVbwebN4TXjZqpeGv7w9uS44KbG7Ku3Qi1TAFTQaxKzyXI2A5QCsJYCHIVhQOE/90xNir2T",
+	"49AUyWjjUK6CUcHEapezoaz1wIE+oEHA3QYY0qoFqNSkYn3nqG53Mg8W3d/NTNgSWY6r+wSV22ybtJgf",
+	"tzBMtkLpKCDjJsxCNJMu5mgZkA60XXIx693eSndHzI5HsrE+LrxdGxzB1lDtW6OAMRUi43nOhLHoYPy6",
+	"s1fe0paI4Y0NShlcq0UZHVXlFPYEa6UvIJMVgpJ2bQUn1NkSZiDsVK/em3wbRJd7XYO/yOJ9a1jE+8ND",
+	"xG52iFg1AJg7ObHNN7dzYpu79bt1X5vJ/yWe6hIRbU6+wWEekG1+l647iSZxxQIgmSLCFafMSFivTO+Q",
+	"mHIO6P8obq+iuIC5scLi6gvLDuR2/pqgY3qq5du/MhZPaHT1rkkiH5CpeYUYGdpEIwmMjqlNzZzXSQFV",
+	"yQffu5OQ0+gT8IN+rlkW8yg3qO8OMtzMpo0Y4ln7W0mPdqFu5Vu2y+3Bbpeub7sbEAJePyfSXdAVwAUv",
+	"0txU+rXcZd13V2Ek23wZ0ENL52mrmKiWbTXqjJfexFEn9ymqoF4aMwSMtfHzYKgz1LG7AgS3jXPNlHdt",
+	"601jd/GSzo7qhZ3f5I0XswF5TuiM8/Z//ezdJofKUA9Xa223cY/PaV3mdegGUk7C1x2OdYdj21e4kxOw",
+	"MXGrOvTNe7eeUIXzqN2qqrdn3dVcdqTpXdpm8mUizzhr8jus1yGLDfqrs98u6OexaaR9/ZWqa7jm9Fet",
+	"uxvNucaZW7LZ9uvtq1SMN/qLGRUld/Q11ubPVmWXdNkTuFaix4PaaQW6kc8zpuYyiTdtql50zSom8poh",
+	"1Nq6q9n4MuyVwx1CJ59guIMb6khM2FRmDAyHR4O3J6/OB5fDVhgSayCIbqsCR1B1FPymDuJkYNfz4WPB",
+	"qFKAEjnOZesy2XpTbHijjUWwOci7WQ6aI9Euse0flKuGs2OkmV/jv1ka0MOfsEjP8ejs3fu3w0stUt4Z",
+	"NGWj7GPKPVZEIBf8oCVNIXPyaRnPNuLT7Cr5AMoG9TAbdsCmiXleF8R1mS0Znm8A21IQOmSjNn2nUn1V",
+	"kS0mKT1gFJQfwB6lGzcvEj71YJzvYfudwGFEH7WJvqsivLolSGNVW6i7QDaLr6asj3dbGxlWFkvWhZqk",
+	"Wi/aUXSFyYy5aD4ajpbyYm0Ae9EAQlhdQdOwa6eesKaJvBmzzyxatqjqZLpK5A1xn5CumXP4jKY8LLwI",
+	"vTWd6J5KUd6XKL4h5WRjFkk5afmTkqJ/Tm88YjJ4Hdvykoxs5TKTLMwHgKRa1gDh2sgw7uG42ZG1Mekb",
+	"LoU4aE3D82eyG+tZsJzGtbmYJmgFnqLTx2mGcK7Am25QygwY4Y4bVIbwqd98+05AnpMuYvT0INxvn3Qd",
+	"Tk89GqRDY4FqnVt98QXglKvVmbFGKMm1w+9jtCHOiTG5UMMUHMDh+unfnG9UzhoyZqJE3gC7ETQxWQKu",
+	"RDqmSbn7zd2ePd+wC3jwKOA6iKgGYmm7nT6+5KaFPof3/oHMEdS+esCtdzVhpWVCx8DPahQm5lAwNIxa",
+	"6f128Fetbcpv5KSolFl/WRVbaaEJ2t9FkP3RBEzmKRe5BYNw1MIVyfhsntvFCkgkFxPAbXNQZe5cox5v",
+	"bq85V7nMVkBvI6EsCpKf8wIaquILntCMQGOmpLzhTCWKM8B4ULLfYg3eAZmsbXiYPpr3l3Fa9QusMZki",
+	"DdVxVkMQu2WjvpGTI4gzZ7WFPtUyMTB3GI1uHcs10TiNrVQ8YPZFYlTKosBHlyaQdhlCnhjD4skv9vc1",
+	"TcG/XvTamt2wgU1jqZYNAZI231nLdo7IoO4KR6A/mmX8ujVubesSmkUSVLWa5ov9FzU5RXcri2lXKCg2",
+	"rok8pG5XZjSvU0lQI59TYdBZXZysr/vW6On3oF13i3oiga0gHX6Sk5M4BCdmbJDfHGq0gIjTkShBYNb5",
+	"cltwYRCvZHQ1bqVTIbAcbmdCU4WqlbBgtvxWuqcDxtxE5rKA+/NQbGsQO28Z498pW0rWF8UfZwOFHUNK",
+	"yxb+g3kvzfwnbmqkwn7Me38x9/l/m+XYvWqgB6uwN5X5s3q49eYdlhGbYQ9RXITQTV+3N/gFRm5AMz4X",
+	"7z1Ker4eZtqglx9VXHVdm6irxRHGYgy1wETZ4blex3eD08Hr4TnUum1nv9rJr1aOboRow7HmIBDMiLGO",
+	"Y7C/hmUThV8LtUUhsSKY/ueaWPpGj1dRH89zx5Xjn3ctcvt1M/1cUlCxtqwboDhylfPokbKM191Ju/q9",
+	"SuReNZO1RxPclmnkG7wMcj0gY97O/Oa8hq0Tj2oWyoy7gXH8hqrEljgYox0ZvWO3MJhrPbXbRcEU42v0",
+	"Y30n4TCwCH9JNEx1DWs3GsZHuNi+0zTK28R8eKaxiMIJqGbDFyhXZPd4kE0ha3OapmxHkNMibSCOOeLc",
+	"+BdcHSz0UC/ZnkpZxKc8Ak9lFWFmDQAHrhwax2gjhHXS159cFjakTRHaxabCfjXkf9j5H5TMX0fnw8Hl",
+	"8PgQwq8NCK/MyBouslHFDwutJJfyivB8JLqDi4uT16fDYwh5ShjWw9fCKwropHs+fDscXAyPe4eFjcsA",
+	"LQfkfGgxl2VGhscnl8NjaMDO/JDQkTAmjMzKAPqVw4Kr6pnA+h3iWoIz1i2oiacqB0+ZiXeCzsXl4PLD",
+	"xfjot8Hpa/jh/fnZ0fDi4uT09Vg/G3qP7FQhuRsn1Qk6ZgL4o/s3zsUBfGBM1nB4/Gpw9J/jwTEGaV0O",
+	"Xl+U/zgfvjtrwiyeZnIxbgIJeG9pZsM2dsuTBRGuabootd4D1BxykS4XUcYoDAZS+iKZgRIqM5uB8MgR",
+	"RblsXMtTdvPoy7gxvgjUPzzeDdz8JFbbI1f1sec7oi6Zb5qv6jZL/V1ez5gO3wppiQw/0yj3LNpG/1Qs",
+	"0Sx/4hDOaSIFG4ku1vPQ8idNkl6A+EQQjaQ/u2JpTqJllpn7F0Nh8owKRSOMJzHJT9gdTNdkRyZGnO2P",
+	"xEct4qLdwg6I5/Y96Iw0lPbXU39mAriuGEtVcTnr69y0FoyEjUjy6lLLJCZd+BZKgZAFTxKtCmNNYWkD",
+	"e2DMN5CvuqBXzKwkUUWR4UeQgRphAwGsTRpjUp+EpULxoPnGjMYJFyyElG/2OUqWil8zr8D0RGoNI2Po",
+	"4q4p0Ngcm3KUcC1HRHOptPgSY7K8RSAhfu3nGWYDmzwDg5IJLZ8Y9XSzVtoifRInWsN1oegykHcRGKVX",
+	"brFUOZkwUgQ8mJCo6TJfZsyLfraZ63cAE2rlja4KYSlVqlqUA9xQVIH4cVsXdrN3VmvtZaTBXPoYAbBw",
+	"UCQBoJQROYwr0lWMZtEcEiJxc20fF/AgvF9H7vsW7ltXo9pbvNCW+elX672EO5ZiaXDGObBvGyUCHBcj",
+	"foUkkVws6C7WGC9B/Pf/Dv74P/WZ4ZvhDjYW87/0i/hz4fgjsHo4wUpxKWoXU1/8Psu5h2L+9RCPDXzR",
+	"psM28sfaoIYSvmZDesBmz3nhKW5G5fT9niaDdOcTUIUK2QRz+UZOLiKZseFnrvL6+FULyWACtgvrF+AK",
+	"0XW8JXC9PqRpjOnBqo3hdBtq8+Gojbe5LgKiydBkum1axu3JN6a2I88ylK9caSwXN9UnpoKNrXmjrxff",
+	"DRPRlEZQQSojpjptfyRcrZsD8ueSLZH3Qx4bBGLVRlkV7eZSX2eG6Ht9cnI6fn9+9vp8eHFx4EIYRqII",
+	"7sqWQvXJxYcLPVjdaVOJqG5RndbWJer1i0jRA3eHGoOlh3thIhcPTCKi7Rrza9eh4HSzgFamPyl8xytC",
+	"IQu5by/lA73oI2GvfbBJ+KzMXJ3G7eMnq5JLLaGCpUQd2G0ie6Pl/v5PrKg25H7xVpHAT5F5MhJu5dzL",
+	"bkkOvZZkRja8aeNG132Dh6W+Xa+4oIdwjuXUziAoOgz874K6vs0KgzUD17Pvx/2aYNORcC/qK9+KQ1pY",
+	"hAihsrHCdd8JOl7/kPBlBtAJOma0fuqX7cTLAgs6bjS1NgZ9TO0q1fkRDfCBPi/m9AHzKO6zvwZW9BK8",
+	"cAZaVDGRPwBqqDWa2YnvENzcNlwYstfx7fsPGd4lYrUSq2oTfq0WCBLY1vjVB4hSNRXG2qN37hYK1i6G",
+	"aEt21xs5uWyWYXNJaAy3j7NNokioNbv1w9Mcmoaeyr9CDF5wYf/c4oHa5GP6yPN5i/xTPBb53HqkQSKo",
+	"BrSvr1s1QP4Wse1t41dqYznW+m9YBQWuvPcsq0azNhimlLNMpazONKkYI5WmaiwPrmo1iCIN1WgHHwcn",
+	"lyenr8e/fXg3OG155GJZZymA9o7PToctW2lI24BmuCDD8/Oz83upV2/s9W3r1buFbWiusAK3bBFl0YbW",
+	"MMO7ZUvNxeKhLeuF2KVI/PYIRDBYxhhAppYLB+GstSF1q2rF1nhnFqa05kGVbhuqqwMNBhswivxzt8Np",
+	"wwugLmKzPkqpHHIOiwVluw3Dx6i7aN6QutQcBwobamW7lhvqstWamrNSYev2YOs3izRmyiY5cudy5SAH",
+	"NQ3YStfthotKUUNTKC+3zn4ZW5yqhuY8Eb0tX2Ei3sBUULBvK/NoWlw2T9YpE23bWyo9vOb2rAryvXCW",
+	"YoHKm+lPtdgSRzregSxI0z9XTYymlVtuZ5/c7WNnnhxyTw65b9Yhp2q0gnYHKCCQNwqqgtYRfBiFusi+",
+	"xzlsdUrO0/l7On/f5vlzuLc16J0+zu0BoQTltIBQgvld+l9Geg18YFvvM6h/Z1w6hZEIpiYFM8C8VTHw",
+	"y1oa2Zd1YflLywNZAPuuncHNUX5bYu/+KPubnC0MULHbVo1+azwBBpX+1TK6qgOXtq+RP5c04fmKTPkM",
+	"MIYN+AwY6yfwcV2gZrTMaFTj+HWh/CXEHqtVhX7OppA5cABEK8MX7pSy2ZgZgJmnqnCS2xQBLze/jTmh",
+	"AVzi3EHQ1iaOt21d1DQ9FEV2COwF6boYkV57HWiz9cJ6YU10RbHpLUYtZD7efd01j95t7TekZJfmABnY",
+	"92PrcBmvt1kXMHXX+igRutjfUShGu9OOVjg0doYk1GDMsHtU3jFH0/4C1/F0yy0u+YJt5Sg7cZJrltVK",
+	"LSFcN2vAXwYPrMxHqnn4rWCbHvK8tcefvcvZW7CY15ld38HvYGsCPzgXJFwKfi+r9rB03Sg9XuqfkZK6",
+	"RiDqYdSIyknX+Od7OACpjI9duYAxyCj8QZll2F4xoXygfIg3HF/dEXmHEGOL2uD5s6Is1sK6FfXZMNVr",
+	"pv5Dk28YwrPxZBXCJkH0X598NKEFLpIPpb4rtiJcjYRi+SGyW/cCoBXqRXC/XLEVVphRDKHeC5MI/FzI",
+	"U5WUzrsWWGoBir0DcFy58FINglwLEBRsYRsQp9sa2ImcXjFBujfVnXAh2rdzrHrdbOcdJXIxRI601H1O",
+	"qiNrnSdbLmDSWMuoS0lRwARl8nYR/g71erydjNy75LbElLKMy3jchmN9uDwic7nMAhJTiPi5YezKPjTr",
+	"6vZ5skJGdMf9VpC6M65XtqvasiX1rlouFraqmhtc2w2+rtfKLtdKADlMmQWjwlQF8ldjOwfFrsqzrKPx",
+	"LZy0uaDGO/8EFJFydXaFB42QE/EYdrx2VUP7ODS6vW434fcSiGGvh/qeK8ze9lqUwcKMmd3gaHyus5GM",
+	"zK6Y6myqtanLv0Nr+oejvGm5ixfufcGbYhXdNlSWZwNhZ4DcM1s2VWD+Td5Ycube2QfVRmFiHFa1LhXC",
+	"rtXSWZqP/UOnucnm4pd+mWwXm4XICN49CFwpWwrSpQD7o3IbJNnrkw8A+wOrCC+ORJFpgLHnUkwkhcQt",
+	"zHvI2BTyOLsv93/p9cmxCWWe0sQW5lp3bN5nPBgu41g/qSNs/fN68XkKYURG3NE7NVlyPehMLoopQH1u",
+	"ELJKhblvVXAea+yvHwsmNN3GW/e1TE1gIq2udT1IYUMZTCeRKS3re8JXr75UW9H7oakuqK8Xrxqbe38k",
+	"wi9fw0qFwbbsaQz2sGuajPWVrhokO0D+peTdcHDx4XzoYW0AD1HWNjzXa0bFCsQDWyIDh40w4MK/ZZzp",
+	"6v/+/W+VDIXtJTMW28tIWsu3iaHzTmSfDL0VFXL9g+7a+aUZ1L+Do9fboZxjpXpdZReKsz2urwh3JGMI",
+	"A06pUoSqMjcA1ccrlVwd9KE5dlp54opwpZZmMRiN5iPhvw9QKn1yWsDVegdByJyYg6OvBqzcmxcsr9px",
+	"g+3c7fgv+/t/f/7LLy9+fvn3l/u//PJ8191X9QEkJ8dvhwdEsGuv0myfHA3eHn14O7jE+HX7IPOomCsb",
+	"oC4zW2CFdFOWwQxEBKs3YVzMRiKiSbRMKAQ0rxOJMEV+7X1lsrhViXEDW0fmfT4cHP/roCQJjIR+l15T",
+	"DotQDkvWM4QgYzclyHYeHP+rNrK4FfhbecAO4tPln5eAAkzijMkcwKW2DWhGWblF7kFmsAy7OPOOya7d",
+	"RkHjNW5pprWk8QGWruZAmg0FuDBHS6U1PLQcHMt2LHNwX+nl45nxyvTJoASDYjHrt+H5tJZSBvAi6eql",
+	"BuOPymVqDixQN1xhvfWTW3up3fLS9658PAHFpU+6GUsTff+ZwmgGovTW93xzgGzQWQr+55KZx8bzcxs5",
+	"4NY3fsMNn0vbdMUgs3V17lR6dUOCXf1atZUVftM/kwnLb5i+mGzQz7rcYGUDTZTKexE7Mngst5cPyp5B",
+	"+3L/1Pzjdy7yP0pOQr6wBRT1fnUOOjOez5eTfiQXzyRN+Z6+nGdMPHMdf23vY2wlqhSkcKeTUZY2ip3+",
+	"vy32+esG1ripFnOlIDJcDMb4hUmJ20pzbFdOCkE8TUnXXUimEASdzTI20xedX8VCv+oKiPduZRTbyYa7",
+	"pns+olG3vML1NZ15ne7QVDukhaUXdxsKLu0cZrpgLFfjplLOlgOH0EVI4G1XQJtwAVq9q+FdcdQU5a2N",
+	"LXQ7UN2ti1Hf2kbrtu7AiGCLCRfUVt2FTKBrlikOaZJI9jbZ2yYDKZJRLETVH4mBk/ONRqZXg12XzBQh",
+	"TfmYx2HgMjx/UCRdThLMdbT9yQyeu+Ty0EiCFZm+LUHvYrmtJys0ErQFhmuuDh5jWXmvaDwqrJX6/pUS",
+	"N8IoT5uJqfD57WA2vo8C5aWSNBvtyI25U5bHn9nbuSED3VZlps4q6tJ567Sq/k4usWPDRHNJlor1CbAZ",
+	"2AVAuEI5OthkRoK1RFOfjVorS6NyCnjuZVldn4uydBuSrisShNUHl8rcxX58o5VpzFh6tzweXlWpunLw",
+	"IAGZaK+SfI1gTvr8GrQ4f1261cFKwZQHIUHRsusBROyXsQ1aKeHbmd/7EssrRJw6/AW7ZwaKfueFxB9a",
+	"WcwLSkfloRq0rn9sdVAuTZ/lWf+nqdpecyQs1RxAsrpTMQAL1myeRU+xxgTggaqkqLN4JKzc6Nu5PeKw",
+	"IA1FvasDErOMXzNIq9kDtuGjI7i6XModppEou9NAtnLjLNslzLzQNIEd1hok3jFNyecyqVk3/SvyF4N3",
+	"JzP7L+P5t5gBJu4YQiYcqram8SJDvm/SzM4PSMZo7NZ6JGzlcwxgzukVM+ikuUG0DoxJTVXKpa9nQDp8",
+	"3AMCVd9nen1HolIDSgU2fEsZsBkMuCAujwE1b4uwaxqzliMzcLy1czpTgd59yJQKChrTDZfYXTELZ5kC",
+	"miuDJeMDW1S3tKVm/Qo0Pf1PM8SGvXWiUU1OqblmPbE1c9TdJzZGMiBpxiKuILw4YxFNkoBMnx+QKKFK",
+	"8SmPUEiy5A/kYurCjYTTB/BMIEy0WZMulnbo9Qmk747B93lAvJINdq9vICgGTwj7c0kTVWppJKCBZOU1",
+	"aco78Hx1gF5ggAoufrWgRzWjSWjORLSysDP2e75gI1GBrdGfGJoBZhJJlY+NJ8l8Z/6y4UzlHXWBqPpi",
+	"NqsMwWx6mTXPfQ5pNm51IG7ZTgFi5UpDhUC5YgS1NOFY5TkgLNUTxpo91h5Rmyf0kD7pVjAExdBuVWDW",
+	"9tGmlNFSsQzQWm3+fxWutbCWFKe4f//aLLoYIehJESX1rtjIfZC5bqdRb6kNV6wzZoDthijxSGX+N69f",
+	"Sf7dSn13VyBvF+3TmE15YfmhrV1BYilcFaGdKsf+RVXtyx1tqye+XjKceBXDHWKMy3LBAhTgpInmfA3j",
+	"tm2BcIcS88eDirJlMA1ot1yXx6ZhboHXOLsRLBtEOb9urESGCgmLCTWvlcr2Y4iEzMiCCjrDUJqH4ugJ",
+	"VfnYjmIzX3djxbQKM4OukDc7ROFa5OjNfV56GNPJqm65RCHq3TneSd8iW5bTXjSqcRmKEjW9Fgvf5L+z",
+	"Q6nZmDpS24rJ8RFKsmF1HO7iOZHMPGyOlKcgagWa44MdjAoPcrtvkB4OfLwx4EYj0XUgVDLzga9KkGUG",
+	"r6zX9wAoDupwfEDq7noJ6r3+SJRxPg4qNW0MYHfuSuzkpOtyvjeOqgBS6wUjcWMMqTbRzy9GpDwl6fig",
+	"phJeCRIcrZC26hnXq8iTRIvCKQRMOFUImnLY4TN6zbyK7wBHcuCBhelWbWbTQmKlPdukPoYWhpygRSvu",
+	"9RGH5MBVkK0D/6rnyMU2dYJOef0rgOIOO1wPtxN0oMtaTl2u0teQ0mNgYizUnp7/+fnw6FIP+fTscmz/",
+	"dHeMKSVspg5rCDFlZhkD+MoOE3ZZECEnMl55aTgVBd100gk6XpfmLzfjuileLFOWXVJ1VSe75zLdS9g1",
+	"S0hO1VW54gccg65Lo8VYNv3/rkX1H5p7hb26ekheP/VATOrqB0W8B60kxHq/yqknfuuGA4LOMYega6q/",
+	"rnN+ich7NX6xLC4qoMDaeG25lGI0ActUJnLGI5p4wOxNgN7r+FbqiuhHASkV0EmSRRiQEDBbxkgV+m9I",
+	"39WMHB7meTo2ttxwewl/Y2Q2UoSbex0T/wh8po5irGnHCMvZjAr+b1OvHYgca21a1Cl9eUDck3772fXz",
+	"AvKM8JiJnE85mkgWNRX/F5Qn9eSjm/1BEbanXyE0jq2W2ULHyFTuPEXruoGRAupKCNHEwbTGDN4Cl6Ue",
+	"SwAaHyY5QyI92nfmPNXaFpSExHirhsrIcLM2DqpRGPCWgsdWAHlGU14scyuJa2l02OYe9NNig/NNW7DW",
+	"OpJM4wQMRXEjsNj54MFx8+LKQ8u7DZRJMQpfpHEzL1GGvyE+TTQflUGaNp+WH3yC2FjmKY63WTLMarny",
+	"HR4cd3uJV8t2QAv3kRMwnTJYnXFmrMKb1R5nP9bfNp9wt3JlAqsXrbGdFqd/9yG2isDTzd6q/uq2o+dW",
+	"wb626wEr9hNfuo+TY46FIyKzrGukEBT0vLUSrDtF24FLnE6K49oNBch8U8ImId1Qj9dGWPBMa7uwpwEJ",
+	"y3MKjc+C2Tcx5aN9fE/BLb5bRBOzhH9JCS5cvtd60TcIJy7PtCqi1MDQlazHbYNf9FIUaYs1OAGNN3mJ",
+	"m7Trzhw/TL3BM94ikMId2sa4NbiQfiiuXxUQqiKE8LpbsZp6/uEmEFhJtLSQpSHvVkbao4qN9zASxn3e",
+	"xkhp385lXCXNLWe4lExbzw62a1z+2tZeT9/epVtzpDZfm8Xsbnl5rhP/+vVZOQ67Xp6W/ne+Qb28xR3v",
+	"UfPl7ZC+Kqf2O78PzVL81bdiY/ERwW7WaLm8280nvWpP8a/UYr4RVdWqui82YWePRhcbhdkayjvJFdZ/",
+	"tRx88z21uWZOKYx+f8sdBouzZe23H7zq4u1wBHc9UpvOU/MR2UD+D0ez58ySXj1B3omgdttHi+rzvtG/",
+	"6nB/rPPNAv8U+lV5FnOZbMCp9a4YE7wlM+LKmwiwNWqV93kDb9uME+WVp/E68hBw7o4bVd+Fj3DWoo/v",
+	"VwmuhZ+yW76Bzm7PKu6JSdw7f9gmalqsitob8l6Zix4vi5YZz1cXes7WP80v5RWrsfVfMBGTcLDM5zIz",
+	"q31AXjGascyU2DEFlfVBfPPxErLwlCK5bg5r2IR9culi37kijJvaVsR9OsWQzNLd2TVaDmkoCxIQNZc3",
+	"gkgB/8bid3Oq5iyGnEC6NhybIzxZjUT4/uzikjyjy3z+7Pr5M3ge9sk7LMYfkAVN9ClgcWDKp5jSv9fy",
+	"isUQicZEzmmijKRFXu4/N4nTetnmjMaQq4Unt1NawGJPacr/k+kLFXDApxK0bilyig4383EiZQrRKgvK",
+	"RU65YJnCQopVbkDTVO1REe9BWOScJlO9tvb7PhkI8uOPg/cnP/5IujZjoqf3hHq5EuDF8XgC/J0mNNcL",
+	"MhJd3Ijeod7BH3+kafrjj9CEIBzqN0asSE2C2AjEQBRlawMZpCn44xm/ZuTHH/WIf/zxAINf0f09gvSE",
+	"peCAzoMVFMlFkRGObnKTE0Krrukaf13KhSgUUT8RZSS8eB0peoc2EcWrCmeN+64L3S4XNCFymafL3EX2",
+	"GSRaLDpW+aY/EgPj0YboBL1GJgd9IpcCBkfFCgcHfmjYA3XgwnrBnU66zkne80qA+bW/qBgJ9llf/zSx",
+	"vH0kRuLHHzUxaurFcNP+jz+SISSVFQFqhr/g2EPLHUIIz1uwA6KYiEfizmzBvINxuv4bmFDr0HAh+hk4",
+	"RJUJmKRfhSymxD+wHn620vsnlxnmuSNiV1EtoTjHgcn3hmd0JDAVLQMQ2nh1iJl+2A5QtzTBB16PyAkU",
+	"ebn/ktgwWqgwSMkC+YqBDYZNgOnqxf8AbkCHjFlqEvT4UGazMY0XXIR6RCHcBLhTIVnQFcSxmMkWe4hs",
+	"cyQ0TzCHgZcHfEjCCY2u5HTKIxaSrj3jBPriKs9oLjPVgz4gbJtGOaFRJrVk5zWkkKpDUNsVy8yogH8D",
+	"T4INnlNFpsskKXbaHlDYXPtBfKiHjstbPIOiRPNMLmdzSHThmW+ogmXq0kIaKozUJrXflBrFN/04fLRS",
+	"QR8TlkiIlekdjISJEC8H2JOt8fXwxuYQ+0MXWT8SBURwYuMbFOlWY+x7pdD6QxtLD6scS9x5jDPx46yK",
+	"DAKov2dT3gKMsycuzL4SNB/YiHno1AYw98nAhEu5UBwsn8ViFuOqzliuaf8nQ+BvkDfnSzv/vCjmp8ne",
+	"lvPrtq662Ksp/ddFbIveSNQVAew2hCx5LbmKe92GiooHpKaiYlHiz+8OYvOB5IrqJ2TQVF5QX16Au+Gg",
+	"PycskgumqgUHYfvsO/5t5MKZ9M2+8qq7YT219uUGeySiwnTvlRLsYoWKnhd/RLqQnrq5lmOvXA7RTsvE",
+	"otpQIL+85ZTyRNUVNiSb6xpqvlyslp61ngjemxPAtDHrFhTRQ7ohwNAskl4sSYOx1JYJNbF0SM0QOozr",
+	"arDZNQ2fFakm4P43aPTIEaipLfvnUjNmiw8fsykXIGREWraJWTYSoYt+VqGTewGW8Fhz0H6/74ZqMP+P",
+	"8J1XkBHU65NBkrgecG40s5m3Nj5pcHrcH4mhlq/w1XKMEUZyYYgGFoFzCHrZMrHX1ntUS/T5pTM4+ZjB",
+	"pScbatUj9AKAbCLcfi8goVZIQtJ9jsWf9/eLx8/xuczyV6twJLr29xDyeWmSyBubV6oAMoDFkAMCfSNv",
+	"DCG46NUq1HKtivCe1JMLi27gQQ+B/fGqHgmLLdwFLapZD9MDxNlBbzgXLV7p2YTwcWhW6FfIrVlQdaXq",
+	"RCugEyspoHBhhRgTYo/3AQn/uQdNqdClpKJWEWjxZOp6IWoZzQE9iceB1hhw8l94HGg61P9FSv76NTws",
+	"MGD1m7HF6kAAHywTbqYxBOG1mAHEj7uBh/DYYjLqVf8CLxyQLyaBLCCRjJle/Vyf7a+BncWYx19D3DW4",
+	"uIoCtCSiWcat1PnPvXP8YO/kODRT13f8h7cnxz1cxrBoUi9SyqiWBM1nmmB4DIs+Epq/ABJ1lxaqHeGa",
+	"RmnOAsLEcmEzlx0SQeByU5eggWRUzBjKhFaes4o4LmRvJJw2uG+CAvUqhJDtbwYzxuwPoCREZDZLpGkd",
+	"yFv3FX5JZBSQhZoFEAH3NSRAZf2R+OACU4mblun25/19UMt8coP07kyLtrFkqGmkmbzmMXO7+fP+cxIK",
+	"mY/5Ik0ALofFBnMt53lS0kGdOAdMTkvw3evnvU7QMZpU56DzvL/f3wcAsJQJmvLOQeen/n7/JzBO5HOw",
+	"OGBFDA4VMThUxJh4uDf6jdpU97dc5aqSbZaxKcuYiFjPJQ4b3W/w/iQAo1HcJ6FeRU0lKs+0TGUwa/B9",
+	"I4oC5xwJyJQmXVO0N5+zRe/QXRE8t4BwqxQuYWRIfS2WQ/QDGEH/AxCIQpIwes0UCeEWCi0hObrXvePd",
+	"jdKYB19q3UZ6hZ2Mz/M+QQ7ssKoO0Cq2H6Cv5rn+B3BSTd0jYfgioSoyhTFcInxs1tMHHOp4WTsKymfU",
+	"WcuKV579E3kU1LtYK+2L9hv3dp+cCZcd4GzDuMSKwYKCAY99ThPAi8NAJTCowCVa2FNstgeY7UrWPRsT",
+	"DHCLLuK5E3RKqIsbUlN8kNEV0L7mFjDBLWuhb0TICm/z8gX/d/uX/S26gN1t/ekZEkDxfo3HGIg1cFTK",
+	"PXAvT4tGYrUokXpv+p363fFPQmmXDNE2gZV8/SNwpfNhM1/s71uTmAFTBxBXNFw8+6QwOrlovy2uFpiY",
+	"werWbGQu4ysYou1runiJo6rrzI3+2Ssam4sIP3m+/ZMPghqDCovxo5+2f/SrzCY8jpnAL17e23qVbvi6",
+	"xbpEDltcK1CsX9+PqEgjjFyNoaSPxktDCttXxV53MKKSCRs4VGG8/v0PTUFquVjQbGW4W/myMFgZxjqp",
+	"7zcoh/y7bkR1/vi6K/sbpPwkfk/zOZTsSaWqxReXcEWDm9ldVqhcunmSlPLMAREO3p+gRcvlD6sIGtH6",
+	"R2FVsHZzBAbBm7lID1fufuuTI1DdFejr0IM1IaA9RNTdOl1jRPS3bu9Gyw36o17ddYJqyf1cKH+gm4Op",
+	"/JWMVw/CBjAg4GvZo4Ks6fOezPhMq5jAOTHxv6OldfT7PQKTajpzuKnlZO0nrvT9cKVBHGvFr+Z6waHV",
+	"c6avwRaZ+dknOXn25ZOc6CeI9ndLThY0+4ihigxVkOUR8QVNTNk20gWXjVElMX3mmtlEBRMDrJsCCEIn",
+	"KOBoO+vHryAGv578871f/vh9f++XP77sB8//bx0AZDMXPpIpBy5cAiYpC6HEY6RcAAiq5tkVXKIDLeqn",
+	"y9yhzqGbCH4LRiLMnFbs24ADq4GAYFoIWwB9gEYF8C6McU1Cv+UYLwM93sVS5WDZKqxe3Zf7v6C9/IYr",
+	"Yw9xpmzL2G12SsVLVzD7l/svvUbcjTESa1eGzJwB210fxWABxBBuDnKni+PXTC7eQOX7u9wfT2z6G2fT",
+	"RuDRpF3m2IH/yHhIqT2y69KKWdtfHncG3tg807WShOcGR9x4iJ2YByg36erRLpsj44Srv2/Q2Vlmibe5",
+	"er44lDndur2AYqYbrYHDg999C4xnkwUcFkRjuaGqT0rVXWiSMRqvCvREU50Xbp0rluab+NZWUXcXhoVz",
+	"uEdJ99vgVLhlMYY/gG2al/fJbcwTL2viZWapatjZtyKBIvE2MIV7VYp3M235qjRgdNWADnjo0TjeH5ST",
+	"x0CMKsSvIqRCMEUUE/mhFcLgTSOBefj1GEXmsNbAUymti/X2OvQujAWh+Z9U6AfleCZnxBo1n3jZ98vL",
+	"8Ly05mW1sowHYl/rdRoYyST3gJaLqjq5b7ZDr56tQlODv+xhoGBErMU6GwnAINU6o1ZAd3QL1XCS1ywf",
+	"pPydqyvyDUon3vgaaNEut15Bs2wOs9VswdPx/Z6sX69Z7p8BH+v0YWzyy3yLGIFGn+q57iK4TQZRbWvA",
+	"rjRjqgJ5jiGcPSd1jAT48lHsoMLUOYPfMraQ18xVFoNObi1fjMRuAsYFy49xrvfGHe5fxHAjTEv84RsR",
+	"MRpG18y9HKC1MiLmE8/6nnjWheFZ1e3cwLScnJHq/4GskYKsge9tDW/Rr3mxgkVUr5KQozDRfGOGUMwO",
+	"mcAEu5Au+LBd9J0JDTF/j8Tz/V6fhDmdHUlIJ1GhQWdyHWNuAjQemXeKABn8vRtRxfa4UEwYY79aTtAM",
+	"DxiAJeHFhk9vkVj09AdpeqmX6C6BKA8Xp1ENF0hWmxaMq61rhSGHvaZICm+TSoEUXtrn8/W0zxqnyAOK",
+	"cHq/2gRUFNk4esmeOOBa6tb3EEkB1O7UkRLfS/fg37cR2FInsG3km8++5HS20bR8biQrM9QfDA/lGGRu",
+	"035sJkdWfhtfQKHMOBqK9F2a2/DUkeA5BG5KwTCpgUaY0gZ2NcxMA+ZsfG56Ry0rx9B0a+p+sf+yWe4b",
+	"Cd+7RtO02Q6Nh7CzdsxfNgFMznxr79NR/J6OojPe6l3cehK32jOAFqyhtKjFUzBrU7zK0P8KYlA33+76",
+	"gDQaJAyhfpPGCBhbA1HkdPZ0TtbPibF8aSpq8N/qt74l40PLg3PrK2y7SHlJZ9v8HEdefRx7jxWZOlg8",
+	"KZFZi2K8gX1FMQGOVQw4ydhIRAmjUETa3gkgrPJcsWRqUVlNebztxokNdxSaaO/l6N+/pQGH9e25MTZz",
+	"I+vAeOJK/wO4knNhtGNMdQbNYxAvixvdO5DkJGaLVOrVPyhg2PVLNpoCVsbWv3HAYUthoeMIgNlEVIwE",
+	"Fu8COQA0Acxmy1hJxp0zUwWPi0IYhvJhEKqxxsooMrM2sRsbuAxGunzXAobL/QQytduTZkzz7t7TQf+e",
+	"xHQXeGWO46ZD7Sm9Xyz04ddnCFCwh+hnLUyGZdjBKuZm4KR8nhloBJMZtzWhbCSKjDLiJ5SRu1j5PJCz",
+	"b9Xat+VlbwZ3Ssp6SJ5TA3/Z2kxXgd974j7fob1uDYt0jQ8ZHJDbKT0flrzGctfExJ59qSC+trblWXDi",
+	"NeiYPvloMNRA86Fi5d6ZsxWZY30ZwI3x8MsL6JiRkJkBm8ExHrpq3StAHSyDDmKifMKoahURtkFcwdmV",
+	"+WBrA14BrYwmzLhk23w6qo0aQQn0p0E1wIcu5Hztfnu0Q4wkUoUqwpjtBzrFO11628M1L2zwRAPskhVx",
+	"1wDCWx0twLbaaHAon61vy/CAAmIV6PkbskDUDa0RK3/OUxuMrzDRVSbsiRH9z2BEaI3cdJDrFJwSS6rN",
+	"yXvNiyiocu0swx6qt33hqYBxaLW4T7xKQq4gCT7nBjXQgr8VKHgGHg5xyUxzHkqeEXnvdMEP4viJAz0G",
+	"B9pUZ+KJ/9yS/7RRZB493a40aF6kg9XwRtJdKkbeDy6PfoOcO+RgkJALgZGPm+xdxpqUm3jlJjWqvRVo",
+	"/SwQLmJ+zeMlTZLV7sagkaiBF7pvY9B3bQf6xk1At7T+PNl9vme7z19n8VHPJqs9Wwvg2Rf7r6+tcmxK",
+	"ML7lelTOmj0FtOzJyhU+WI+y7B2QUvE6E1Blglil11VNLTsfNBjqtdbKisVQrYVNADwxKrGuttbNXEI+",
+	"uBFoDQgjWqWoFXYL9Ohb8lKMr8Hj/mr1oSjE8A36wrxaf5vu+lI9sidWtI0VYQVQ6cgOL3leVAdBrP+/",
+	"TpPEAJxC1zMpLd4x/itsWvaotOJrX1y1k9bW6+387LCwWiNXKNvtuTLoBpW6OCNRUxjnwWzUrc3TXh3e",
+	"J/v0bdSyBoOQLUf57Zmmvwmj9F3s0XezRNsalBvN0N+0/efbNP082Z3/X2Uwm0zOdzE2e7PsUhA6ylqv",
+	"r7X1WhqgfQ6B0v8tzcRPHOL+NYgnw/B9MYhv2SR8G2OwPcV/kTG4rRm4jdHXq/FkqvRUWBkG6haPsUwK",
+	"Y6SL3je9SFqJWMMRQJuJCgpsyFLRJtecrdWXVTTM3n1YlvVGm7of0DEGIAtJwk9yMlY5zRVCOumf1DJl",
+	"2Tin6kqFGyzO36mteZCm9wsA3wjTDyuNec2moB1XJcD+PvnoaiIExotraua0A/HHl0/EZiD/wdHlyT+G",
+	"naDzfvDhYnjcCTqD86PfTv4xPL4diH9NCrc3VTCSyKwUo36vGd2K0SyaX7Js0ZTQ/WJ7QvfWaQA2yDSR",
+	"Nz20O+K8zET0IHeaCtRqHAlbAsOUdowlXBDwjlf6sjJfW0HyFG07t53xA8flq3OofrPNOwLATN+27PBo",
+	"XgaKPNQLZ98kfaMkqazBzxRLr7+ruvoWEVD2MOz1SYhFjbgqqu2YzwGgsvtyf38kCujiQxIiYwndXaPv",
+	"WmQjeJfAbQUSDRYm88T/G6EZ4Ecs3eNJv2GAHgQsm1SWMMol35UplVj1v8IxLBtmy4pC36sEiWqEV/gx",
+	"qJR9lJlfbhH0jErNxY05MvdY56UABy8LHNIOpnBAu+ohB827b26fot5suRgl6fo1K7E0JfC2CgiSienN",
+	"51R4MT/dl/s/+SjXjVxLZrMSs3IVsZdLwCvfypCtSRkVV1/PrK4SjR2ZCHbTjlRGAvC6IZtLSKwABn1g",
+	"KlfPv5o9fwA3mlDzvH2SbwQc+bkdt36QXM37StR8fp+D2qRWPeF/bwR9Qn46WRFbjjpYPyRwEVj9FMi8",
+	"zJoryuqjp3jVZHZVVLhnn+RkD0q47OEJdbgmW/3hN3OGpXBzkjCqchDBK+gkKOKF0EFIugsZs0QLe1Me",
+	"Q120gNzMeTQnOUsSRaKE6zUYCds0fOfKR0IBW/hFq2PWobRgVMuN02Vi0C65Mj7u23iqj+YsunojJxe6",
+	"nyGsyLfppi6NUa9lHS1/tFtk1g23+Ps47Zu/OJX5r3Ip4sc6UZcsSQqKF6sK3j/SeZW8cdVrRdF7gCGC",
+	"szt2sxsnXFw9+zLlCWsXz0KJmsss30v4NYuJ4jPBYvLh/K2+82N5IxJJY0L16WMkzWS8jFy9fKzDTLrh",
+	"+7OLy5FwA3KYSKWRaVH5srDImEIhrnxqLsHeg8XodbtYqwPryhuBGCqLujIfxWneBGLdJ7/yhCmHwE+W",
+	"IudJuZ+QfU55xtSY5mFD4MobObHXhXrLxdU3m8G9NtAm6Ee7t5pgnm7+YnE0ucBljRFc3aW4EvJGBPAb",
+	"mnBXLIcq5Fq6A9NzQ8X93iPHrZT2FO7B4pTqA+zxIFND/RZs6FfDWmo4EWinezTK+TXPVyUZ4vasrhEi",
+	"15RGLRuOA6K710KBUZb19iyooLOSABCAroGpGFop1lrIDdqRjIUKPlYjARmaaq61MyGJnRsuLsEiRnzB",
+	"TH1yktKlMuiXFSlRs7OSpngII7a2rpEoIC5RQMmuGNazEFqmbO/nR2RgnPsc6mFswPE/068NzKS+TZ5W",
+	"HuLGEiF6wcyLT9LNbYJmsIaKpfGy41lvw2YlorXOUORGgx3rk5xc5DRX/6H15JDY+uq9kvsEA8nKIHBa",
+	"NIBs6FRrCWBUO0QzMAn1/18sU5ZdUnVlmy45X8BlYyBpZLqXsGuWEHhUnvk0Adbg6xEuhrZdyOs9WrOg",
+	"Hq6eTLFMQWmduNKsPrG1h8oLVlmsJh+A3ZCdauM2DzW4y7rber5QA7hpwOXNrh82FhF+3Jq+m20vTzzq",
+	"loJOg0EjuJuUsR3pziDVGcAj38rfAuiuT17JfE4ylibc6CNUjMQgTV/pnk/is4JzoAcZZYMCTA1Y5ov9",
+	"fWOdNiljypVHA9tzHs2hPCMV8UiEjhvhbxkDeL1en8DhtDYt05ayBYqypRgvxVQLK3MWjzXXwBwFOMzO",
+	"Xq7syEaC5kRqVVc3oLly8TXynO774enxyenrgFwc/TY8/vB2eByQiw8X+ufhcc/EBKvlBIsZ+QZnzQZA",
+	"4RyJCY2uZhkmViyTK+JmR5YiBgMHlsPMoznh8YGpEJMmtkqYIC/2XxR80b5oMydGomiQx6Q7lVo3hYJi",
+	"cKW8Hl6SdSXXfaOeffGX+2vYWxfaCvV1F1zCbxGU8JtEJFw/SdtM34aCD7V2N9cHTg+FiyVT7ng7ogN+",
+	"/WL/xTcx4sajpo/ShOmp+AeqfjJPKj/KpWlaaPwu2LTW/P9X2fItBmMLW77jTDRJxruUjiqVfZJTEzJj",
+	"SkSVSsxovdLVuJwWkJUBWP95zhYgZeKnwUiY2lIxzalimKnmuBVRLC/yfV0NC6w6Q27mLGPYKtSy0oI4",
+	"HAWhR+cVp7LpaaVKNndJ+k2Sv7w0lYs12kTdpgBphqNdDzFq5CaQu/YdVaj6tgRRiDEpnRBXbskY3qqh",
+	"k7hN92j4dwc9oiJiyZ3NbPWBMdC2RUEpXzalENY6Ce/kdPz+/Oz1+fDioiTugdEOArMsvormEYnmBpD9",
+	"emgkZ5D92GcWLUHAgrsNJwsyojSF66rXH/CGkcjlMpqzuE8+AKjB8/39fexUX47uZdfehE1lxjyhsfti",
+	"f7/XJ6/YSoKASIvUZZItBZRL2iiVuoxcK4M68VNf3BXhvCJujsR9yJs7AdTCQryRkwcNPf0Vthld0/FF",
+	"TrP8mOZs5y+HIt7tuwsTzImzbP8dyLkXEBS5w0fxrl9ATaHWb5/KfLcPPih2SWcGzLT1V+9YTvWdvfv0",
+	"X8MuZZdzKnb57C1Tasdv9Pa0TcPzPvmHFnJ2/Oad5h2X+nJt/Z0R79t/8CtjsWYouy65/W43sjgTyepk",
+	"ar/doTeeqfxERDLLWJS3/24Y85ztsBrnDLKGd/kEwiFuRX7w5e4UeJktVX77XovPi64fOGLkyNx4jamL",
+	"pTvyhnmX5L2rwDsPp1Bv3cX9neq235Y8i7tgJVq75GV5zxNntaTTpHdGiRTsgaRRG6btYlGd4qhYnnMx",
+	"U67+qBQMAQkC4wNH+6YRxBe6+0JaJJFMOUSe/vrh7dvx0dn7fxUelgOiMO2icOceuv4CqDQQ2IRfv48M",
+	"o4BmSysP6pME/YxEF+ov0yiSWQyGXrR4hlxEyTJm4x9DMk3oTPX65Oz89eD05L8Glydnp+Ozj6fDYxif",
+	"MQPLFERLm+HExUiE/khRuMzXI2+86G3dUsZ6ZuxmHqZqgluYd8N3r4bn9QPwcu+8nroS0shC8B2OLYJG",
+	"CPF+0kW3a1lYimQ1Eth10BR+fvGvi/Hg+N3J6YELvyabo68ByKYSVB2MBBeQ3LYq7WgAM9FbAWcArYFg",
+	"9dfbQBRLWJS3BX5VcplFzZK2PiD36xf8Td6UyEEvOdoIb6DKm6sOR7o2zKrQU7ymeoXHzR2EJq8bnPN3",
+	"Mmb1DreOa6ATuGwp/7cGuu4EnTVS6wQdt/s1aVUPaOeGvfrW7NxNV6Vhik+23W22XWNdLGdkZCZq5q8K",
+	"19aUtpuFF8F9wEG3CesHS/KpDaUjS7YY4ptigsJgMTV6QjASc65yma3QwkFn6tCXFKRgFdPKVOsLRdKH",
+	"Zr2mj9ohcTUStvbjZuONeesvtt1suRVGok2NzP+phpcj452+VZ/22517/SbtKdYGtcsC7Khhn7Nrzm52",
+	"UZhvZeCyHPfhDWO3tUE9muXl2zZ22Y16eBOZ7emRLGu2u1t8+mQre7KVtTVO4d28i6nML1p9z5aynQZT",
+	"GMqskPRkJ7u/8tYVO1mtceze/bw2aaMV4M4Pypm9PDB1A5WCflMAzjHwN0PzbrYUhlB86fgQTWpTLmJF",
+	"GM0SDjhnJmTQOGt1ey3K9XkwOiNRwtG5i/dSz93M4ftEzsHBf7Mo7Ti8NhDthuqemMsd4NHtya2DR799",
+	"6lZbBvPsC/6jVTKHFHa4vgrvNOWC4QQYInzx4ehoODweHgdoVIB0O7pgBySVEJFF6DRn2UhAWinZllWq",
+	"Nf0XPZJLciXkTVFAGNoFTBYar5pZi8Fc38xbXjPDWr7NDCkztgapAPfmySTYiChoiLcBctQ8tZCjokTr",
+	"BmTgMZMfwNWFZwqZA7OUea/8oe19tZmffJKTPWs13IMEpW3sJIDoOfCN2Q+hQjGkVRan9AdM/Arq8ptc",
+	"7gTPA7KQKsePwQYZmPSwms/ARgjZnmCeNJ3fvtTBGzlxJgWTTPVtAkh46jAOtC4p2t8LvZFc5U+Bo7cz",
+	"88ulwGPsE7hyFI73vSHwh0ONqL9OH8ZrD5ZfxFZTKxHNMynkUq1LDWbSnkuixiFBumFmjJzhSOT0iily",
+	"dHZ+Pjy6DMjp2eXY/KEZ+PnwHyfDj8Nj4tzbAUoI4Sc5OYkxq8m6OSDtm8f6JwTz7I/Epe9QeNEDQUX5",
+	"94LNwtDixiFpGcJZI2YhPqhL4HcSjKm3UG1qI+ZHiIIWh1vLiVs221YxEQ8XlCcmJzb3wCBGApADLEYc",
+	"ZLlZiLg4zphSftLbGrSGZt1/JzFdqTt6RPBu8aEsnjwjT56R+/GMWGn5yT/y5B958o88+Uf+h/tHNiBI",
+	"+GaSo4t/kK4UjGTyBnL3PslJ7xCFJUBO8GA53lycnZK3XDCFn8jJJxblI6E/S7jYhFsaqevd0BnaAGAQ",
+	"wRT6N9IlSmRWNDJDQxFlmtA8ZwJeBHAzSIy9Yis1ElqmxE/6tD8JyzPP52wFLdxkXLdAqLJdwlJ0udDr",
+	"F+jf4QfAreYCTGORTJYLsWFJ3LDOlnm6zO8JcwNV6E9y4uL+/AgesmBK0RnT6nZJCdGLZ04iuWZZzCOt",
+	"3pYxOJqhtHk+d+f/vna5dh42/Ihd64OwA0jIb/jhvY0uryKp6bPE9rR4jSgGIdP/Dq2SA4jQIJ2v2yhb",
+	"r7OT4O9rGgGBXFGwKNkT083pJGGqZwV+d6QoIEimVMT2JPlsgyUQWW3QqBESDY+AniZC+Vf3a9vRuISR",
+	"3HGymsFJkawM9IXbvTmjMctg/LyA72hJUuwzBGv/Bm2cy5sHGCMqwJiTzRX5cykBrqCWMUO4M6KNoA4N",
+	"yhfPm4YPjYE8ctfVbazSAJUYDAaIynmSELUECrN6JZKIAXfttazMgNp7fV0GB4XNRf63lx2AguaL5cIH",
+	"ggaocpZ1vgadBf18gp8+39/f37k+Q93EregFdwthAuL7wezol6cgqVT5lH/WtyjYPD9TrdKRcBzJhT5D",
+	"IcCijAQVQuaY8WnZyBVbEVvtQP9tmgL27V9UGZ/NjT/FGSpbLG/R43ts+D/ZqmG1fdztrVUS/NX+efe1",
+	"Lo4H6PYkZglf8BzK4+o1oyHphkEYEA8ZS7EFj2QihX52GPYAmD7lKdN////DxjIYgFhwbDtoCHCHTr3g",
+	"dvu367QTdHRfdRHra7N7RV15j6m7HQK3zexzzoSC8gNhP1LXCLHf/6SkSEKHnN6rQNijUc0A0JviXx8u",
+	"jxCz0PRjAuf7ZECWgv+5ZEQtp5qabKMGx52xjdDserhbi2ikmqFn+uv//n2w919079/7e7/8UfyzP977",
+	"48f/3XlcxHaVUxExvFHvHuh/r/Awx0a2gODgjQ4+wIZROc2+GyD3b8ssj2ahkqgD7LYUVFXrZWuyqreP",
+	"09lu9N5apYpsLVI1EC7DakcolIeOTH+4mJo3cnLXalRPtuMn2/FTVP2T1fjJavxkNf5/ymq806a/Q3ui",
+	"uc1eQTbegweuqDbRqFq2epKH7xCKCsJpXRwqiLh3Rt3dAvPwSU4KOAA08GNR64820BNF6MH7E62vTiCV",
+	"M5eEAnZYYP5bYIihiqQAEGEkdOsWhsCDLQOoWA+7zLoD1io/zSlAHtxQjsEPEU1pxPOVXTjIZDXAaDYJ",
+	"1uAXumKVOMAC/V9/5sZiqpVgKIfhRFpRx1qjWIwtiliaK9TtYUJ6jXCWFtTUbwULDRI6o1wcQq1MU64U",
+	"WsvYdKnAyk66L/d/6fVHgCchJpICTkUIlQmKkWLFmwJSo5LK+4MixbdYy8UZkg1yMc0MVjnOYPD+5AdF",
+	"JlSxhAsGkJF6iU0XBXT8Se6ALAD3YJlluntvqONIxiwsDUYrQLXIHN2X+/s+RkQVKaRIqcEFinF1yM0c",
+	"g3SKOldC5iOBe8LWmwjMOxZ50cBKmDIienlSloEFEyJ4lIO6SaJlQjEmaSSGziciFVbHibnWBV/uv9hA",
+	"qEIKBgbutiAW20rrkK4+dWDklFPilX9UJF+lXGuVK4IQtDD52joUF/D8DeTP3BcYxpmjAaJpwKrWW+l2",
+	"CzTGoT4VmuhGgv25pIlH5Jb8HHmt0WGp5GHBHnB1Yy4opsFvKPnoGqyv/OjM3fQzmrt/2d//+/Nffnnx",
+	"88u/v9z/5ZfnniV8f90S/lAWtjdy8u3VRHwjJxcWGrnJrAY3jyYTc5Z9IeJx4tRPxDVNeOxxUCBnF5pu",
+	"totM0dsILxt25jsUJjKfkzDPk7FikRSxsuDwMaOxZrKhtTFBTRv7q3X8pVRhBZlCIHrc6RsmA2hCC64U",
+	"FzNXfUkPOWPX8orFwAaZyDlNVM9s1ovHG+17ugI+Yi8lByzewIst10aXYy4h8c4TVh9ciHy5/8vjplyg",
+	"E18IiXXf7BXJRQ0fVTnN2UFRUBNWFT+puVNlNhLm7nUXqr1hgaq3XKqHpICwBhHJSESG6n9+zEPvVkou",
+	"k5iYxXI47gVOPZr7ZeaQ4MGSq9/V6wLS3aPlpSAvNdI6QGv9f+xdbXPbOJL+Kyh/sXTFOMps7q7Orv3g",
+	"OJ4p7yYZX8auuarjlQmRkIQxBWgI0op2av/7FboBEKRISZYlRZ7lp5lYfAEBdOPpt6ebTYVWT/nbWKYp",
+	"HUpg8drCbe5xjul9YIByQGyiuF5fs7XShWklpFUkXAj6BNzrQSgkvAyQS8aU3kGmHQVFhjXABDRnJKNi",
+	"zLbzx4fCOuS3oya/8iar880fzjd/DO6MSl/yzrexC9+GpzygDzlW4Wj7oKKVdur4WKUJC9xLjSoQioee",
+	"HTosG36RDwurq/T30XiigRNUJOlHSJWT/xgQgxOJTBNzqtj+CtrwjfA2rFiJ4GaWPNA8IoouiJL9CxIV",
+	"il3pq/4KGUSRVrYxw+YM32ic4ysbVCAaneu6M+ubO7qsLrDXBfa6wF4X2OsCe11g78CBvY2qMp6DL4iF",
+	"FxcmqTlGoCPkvC1D00KMZxVM7BvCAzS5xaOr0bz/G5r2Iq/2Ye0w/HZl9JVieW9GD4rW3wwXb2aZjBn4",
+	"JoHngm2P4KGkBHu9AbeuzY330Xz5NvSUQeQiFLfuz7D/+mck0rMQQfk7oemcLhSZMioUCU8m2sRJMYiB",
+	"9e5QAhSebOmZcKj8w6I2jg6mf2eYfiitV1/39fqvvpE7Tbg7TVif20PpRJ6sy3yWpjKI8EQ9l/7DumrJ",
+	"SGahiFPOUJ3SnMxp+mgJM8iUigU6yL5XzjRWKHWe2SPS2kfp5tiuw9xx9z07nOPigP6EZ/tItraBD9oE",
+	"rrO4XzNB9U2yaRqsPm07fPWCaJFBK20EbXsFVfiS9hYvX9lUPhlqshz7VYmcjDI53bLrCxchJAzmGRWK",
+	"xvo1jQ1c3AsxOVKPIml/7xm5cwPM6SIUCRtxUaF2fBkNNM7D3+QQdOBz16KzJrugTxf06YI+XdCnC/r8",
+	"2SDoXlK7cXu8OLP7/TKgcTgBmqoYYNHB1+fDV0REOJceLttf65LgZFY0EXwnSR2e5nJrcEqkYKHwwOmF",
+	"5zukKTBqIRM4oRBFeWRsRngO5FvP60SY0zFQL7wEll4mSYdJO0zaYdIOk3aYtMOkHSb9E2BS4EbrEOnz",
+	"EellgqkmJf5bDUbbvaJznk/KBjOG1HaL+iFs+5KTlFGVA0tjnSkXC8JbY9LAUut6XkGeW8ZiLDdCDr2l",
+	"B/ZMi4jRiky7CBvceM9DTmG8pux6TXPCgcYu7y+Hu0PxnHg32Zoi7FeP/td8TBf/7jB9h+k7TN9h+g7T",
+	"d5i+Ky44CtawBpyyKZGYD/SaUGJnDWyZXoHt08s21T7irU/yoVIu/vhNDm0H3La0C+wGjk1wa65jZw3Y",
+	"8QeubYXJ7FdAv1WIERdcTViin3Cq6oRlXIUipiLW6sRyiL3EFY1DRsKlzUxey4Tjd7bvWsk2tZLVM9XS",
+	"R9bQPUET2XKrHLiBrGleb3ZrkyCtbfXctsux7ibw+oSIpLHfjMdMlEvbMZEiFx92KjBsJ9jC9UUNWI+2",
+	"5+oK5pdOvF6teP3E8lWytcdmzJAIuvGJ9tbK5YvavT5vVG1UnxAWpsvuMdMe5jc5PAemPvNX9g06fL2V",
+	"2XLnqrfAX1ZrX0V6NA9F6dhDFTLtn5FLEplrI3ex3jCGNeic8JwoljvOwFPl3QDcF14f2p7XddZrQtu/",
+	"MK08MlWOyPRWzRWJ4IcHLtxzgb4RiTptcyR7BNs6wLrH8N+iwBsKjmzkmVWR4cRCkDVcoFxUGly3Fbko",
+	"JhJv9isq3QAY91Uai+Bcma67X/Vc+MBkJf2j1zjsJSp7LxEFO7bjIzKs+1tbdOiSdAGx4euJX3SnTTvr",
+	"mltbKXAwz+FdcyeCMU3WxE7mGCyZzaCNYqmiSc+SowUGCIKuqBdFk3hCBaBAcI9oczrhubI8bSoIRWks",
+	"5XRsr++7oj+ZJsB4Cfp06LiMLkwTHGNDRl6rv4hwAU3aYKyKTlkobNvAFxUGbotJyxaErzA0Ygb/ovDI",
+	"nqG1nd8NiNTwUDdbv9OErxp3Qy9H41+RozZNeEwg3H76YUF4U2rmL1WU60x426JRMELJjGVKCoCE6oz8",
+	"CFj7l/tfbq+/fLz+qLdDSVqPtPpatRo3OOlNWJqEYrjw2fZsqXb00/UdWZ4tuDeCnTZcECE1mOrj5uLY",
+	"BhauOHf70DD5h+Lq58+3n67vrj/CzVpkuChsC9xUzkuSdPjXBKhU2UwZ/wNspWJKBfwVueAj8yUPwwV0",
+	"2wOuOvwOOxnurUiD6vdMBap7QPgsOScRg3BC5FoPmB6saFKYF0UklxIGWjL7T2jicluHjAk3vcOFW6Az",
+	"8smQmnqI/NPlh+tP11+DVmh+EVoTRN9Y/xZ8UMO9KxG9UzBHiOjt2HaF6A/lHCr9bYLN3f7qjq69HF3f",
+	"kyE7p48MXBFGgwiJDgmuiOknEvgdSgLy4+UN9C65uvxydf0JNfL1/9zefEUtGApqujEDx2lmSJBN3xLL",
+	"g2wIrw/KGW11GGhqoyPL7x6Baq2e5Xa0bZYN/N5qyVhntt4Cgn3LlzzalIMSxDfjOQBPxO66SvGxgIkz",
+	"p6M5zEYlhfipCkWkGHiw1Zkd7UMq48eHKRdFzlTkeNLIXwYXRDFGIvgdee3VA82jPp5sxuTppXKu/8uT",
+	"PikEDoMl6DbHBDDlHcf+R+AnQO+coHpOa4uxqRtNQEoa7FBsxIP9RZJ8Ls3mwqINMjawTBtdepYvgBIO",
+	"iXYn0p1kuBNNBGDMLJsLxAPGlIugbACkp4hkTLA5S7CIg0TQCzoq74GeGkgmF3hL5uxVe2wTPjICVV3x",
+	"cq0RcjhJOSNmz8JI4Cq0Nm/v70KxKdqLGqJ3a49nvyVLu2V5J+Ho32EjlZsEsfSMZjmPi5RmluIdv58L",
+	"lTOaWPEBcZKitV06LNWa7iUrmnX/+Si/fSb3VYeCnfCgvpmNPMFx1Ri//SKdUDxRntIhht3gaR1sWIIN",
+	"FXCgdy1ga6NjAnCb6tN5JAuRHMy8vdNYoHJc2RVsPhR3ng5hnw0q7SGWKn+QTyx7yPmUrTtnkbAwoQui",
+	"bzG6U+ljT/9Rkd793RX8Xx9znUVhvWoQrrDoAFImJsx1TVEzTIYOhR0chHVILyoEz8FEi8y1Uf+M/MjH",
+	"RcaQpEJPQpFblgq002KZJZiAYZ0IF3rcXCbKno2hoHHOn3i+MOcL+QfLpCGz294jaK015NFT+c9PLLvj",
+	"U3acoevL2cwfsB6oG3CLVKmc5lzlPO7IZ7bJjrK7W0udESE+ZaQ3lfFj/7vIv2mss28VoOo6oGznEpDf",
+	"imQMzMJgMIRCZsQFUTGqYHSG86cEToWoidYC1SdsqiEQpLapCLJ3DfEZ5/5VKYn6mDs9sU898XtBU70D",
+	"bYPJo1AZ+v3fDTLAxwNeqIGFAOUbIfXUEBK4VlvGxPEBhe2ftw5QaJt5A0Sxf3VROZ87QNEpCk9RgFh8",
+	"b+0wy+Q4Y0qt9dZN5JyMaFb6XvQnLFMHTyg0FWbnJqN82bMTVCNTgdEJDi5YhKFnRssZ5DE4t+lWlkQo",
+	"Dir4t3ZOj13gDV34Z5mwtBP2vQq7lbPvJOZw/qdslK+VcyoIUzmf0txlaYB6Eowl6PXCY9l1b1M5T1Mr",
+	"6EEpiVTL79hTFvoxIIno8K8gi/9EYGERQwkorD8bBNa0xKW5OchXKAOM2e4dBYRirTbQJ+knPfPHrg3c",
+	"QDtNsAdNcG2EKqkKBHYfPqhSsC3S30IH/oSJmKn1FgGUjdB4Yrv/+iFCvU8tUULCUlI+2MpMQnOqWH6q",
+	"ytuxob9IQjGfMAiMYmkfdakaXtzJe2I+yZiayBQ1hev3nrCMA/Ot8R/DoM7IJTY9CkU0pd8emMgzzlSE",
+	"L+/VqB36oEZMKxatp+wztsQDn83Yrrx53l1o6P7+5mNtekmv2lLf/rkcdZ/MJ1L584m60wbs2gJH5kkP",
+	"PDlZTtRoiCYVBVxpAkgqz/Re/ufyR3zGXvlLFmRtDQLyTp887waDwRn5aOK27waDtuF6a93cnerdYOA1",
+	"6tfPXRP52qcO9vbHqgiJd5m3O7sQUlvmid39Ldkn9meTgeJKU75T6uSMZW9gRSuyKUdVhekdEVbz7f+I",
+	"GBeo1zayEb0u7nbkWoOWtJIQwoP0BPtwMP3KnBCbDU56CVd0CK5jIUNhHWq2wXx/R5rZfd5RArTmobbs",
+	"fncaVtatg2vbi2XzjJZdCHYvkPrePJ40NK7DWowS3SgyyxjwuHJMph3KZHFhfwNgqc0bIF7Fqv4nmhYM",
+	"jBoUtx8GgxJjzScyZaGofChoyx8G7/EqIeEVZfauSQ4FnlfOFIluMzZi2TnJWF5k4q9wpNI0OiN28DQD",
+	"5+yoUCwhvfeD/9KIhKeg/wA9aIjHlfERxTSNixRQcy+CCpaIXF1+urr/dHl38+Wnfnshfig2qMS/nyU0",
+	"ZztWBksYJ6pNBqHqURmPmJ7ajM3ShZcAhqto78qYWWQYVoSg1bX4hKeEQq9j+ZgSMTsNAB8PSGnCaMKy",
+	"EirhilVQEhMaBf3vSXXcAPwahnTyf8s4b095w40rhYt4VCnEz9LZBYw/aVDZrXwQVV2kD1T7kB7uglxa",
+	"UaxLYv/PdhgcNEf4drWSuiB5tsCcSdSRVmcBxiSpFGOW+QrsYCgTheQFJ9pqmOgZnWqjvF+MGPi3rWs6",
+	"SMfjjI2RdRGLWKJxJosZ1IM8soUiPUbjSSjgrzaNFT5X4LlX5h8U0ylLiEIODCg1lCPkjfQG1L9wOtl7",
+	"EwxNY9HSyvbyXfV5o58j5yIggs1dqWTgui9rW3Ngi+DPYIdkOURlYZtAraTiTwxdIxETifmRfTO/vBj2",
+	"4jLt7oD7WaSL2lrSRyb0J+vjyZT0wMcBRSbpua/st1nw5bQ0p6vq7fzG/LzWy9A2QEff6Y/NzXPr2Oya",
+	"7GVk1gZ1M0/AsXN/f/OxdUDu2gfno3mBT6ZhTE92BZ2jaeV4Kt6i3Y7EzE7V96gXjcZGe1yQ6I9/Rs4P",
+	"CKjWXd86ZHjOA/zDH/KUfvvExDifnJz/u/ER2X+/e9EHoDHb6r+CX5eHY5EZjeMiozHUMGcs5goRa8a0",
+	"/J8EJ6N3J8EJzMkDzIl+CJ/ylMJREZzo00rEiweTT3ESnEBOqcnXbEJ0wXK/sxly4LrNd0b+rtVwLgmq",
+	"4Mp3Dxfn/umj/3iqSOR9aBSQqFyFKAhFVO6jSGuSqL7PI+fMub+7ItFEFpl+SkIXeP2csceIcPQ5oMhz",
+	"g4XZt1kqE2aBYtMiWKVfWQGes6nyl6K6VJVtVBGDBhnV44XL9Cv0WBsm3v2BZhkF1KryRQo7VmbTg7ge",
+	"9Fqtc7v5a925G7ZzN7i2htPqMX1Qh5/DDM+HcRlxN6s29OMCvu8GgxU4BkuEVtBdWwvrZ/fG7+e9cyph",
+	"lSy5gX4Fe2xZsNc49Mqp7cTrBR1EG+Zzz768Rs4tKIxShJIhjR/1OSOShqGdk8/Xl7/cf70mWSGcwFmf",
+	"FtQT4ugdLNMWjkmDUJgBUTHyTlWZlYoGj5tdtFrNLJXR2iFVLOWiBFDqQtuvNx++Xt5dhwKDrqoxeFEG",
+	"alWZFALRPRfRAFzpRl82haoc/DQUgs39cI1l33dPvby9OVUkLrJM22NuzPoWq1jq8xDZqx60GKooFHru",
+	"9JTwpGLRcVEZzhn5FdyVVJTrpK//7/vre6z5/Xr/5cvNl5+a3hoKzyHguQGwSpIgGoNIFEBc5yQd9EuX",
+	"7fvBgPSGNLG+137pjQXfLFeh4OKJpjwJyp+qtj5GUMAnYfZDeWnGjLeiOo25JMOCp0m5XKHQ8w8IDO61",
+	"5c2VackKIbgYv4wwFWsCl1T+0dEaLI3w+OjKlo6h5mOnXENIxzDypnfp7wUrqqRlh/G8fSh3POmZ/Q0b",
+	"PvB2sQsNBksbGPZpRWhN9XMozB7tm9r7f4XiSpcYktX8DFhx6YWTvlfJJZyQhDacis/wT5aH/Ns/3P9b",
+	"RunVWZD+yTws0kdv43hQFYIxkf/oCA/kHwY/mICMHBEkjw70cZmynD3AIYjbUT8Efff9klnE5opekJkE",
+	"FKy176PwaXPmMnvU+jWRou4PxHN/M4fghyJ93JU+3ZMRWh1iy96urlCXE9OaE1Pu4pasmMrpfQx5MYbN",
+	"EKSqusw7bZq6AYdeKTxVSxpTlN+Msf/N+t5Xhv8Fr3f4FPDRqdYLYyr4P8zp6xHyo3xjWvIFocbJFlNB",
+	"hoxMacI0Ui6taVQuARnzJ1NuZax1GsdMea2/zHC4AIaNtYyMoVhFyVio0pavfMkGLax+hYGYNkLHSc5Y",
+	"XVJ4JZSsySwnw0VAIn0A9Fx0XmYkAmdma5QDprI5RfEEfITWzQj/gLuanbNHQwDpreImTT0qwnDkivug",
+	"ngpfek5VdZ48zWfqI1D5Nfoa0HrSkMZ/hsV4jXrHpx/y2mgA5ytqGHVGtMli8nkKwX8vmH1k9Ul8LGSG",
+	"YXLFIOOHgJ0454r1Tf8NjW2EU0RlNuD7wfszcq/0/2KvPoRb2fiBJlMuokCb8fGjHI14zNDlDxm7mcmV",
+	"AdtSa54pFUC6XNG8vfeDv3hjOSOX+At0+9Bf4mlWz02pIaavVnm2WqW2GrSepBydKeuN7fiMWH/iWiCP",
+	"YHNczA4LesaN3ZjOysN/P/BE1fBgkywfnpLPCCQCCorWKY5PWfP9YHgUZbamRRsVcRMsfPuHmWoMKm7Y",
+	"1Kj6sguTooLcHKlUmM9jlc+Emdka0yeGXDwSMCAWuvCMyLmwCFFN+Axaxiz6voYlO1GwJgdHtTc/qqq+",
+	"zZog4cd1bZBazTycoJocy4wMWSoFNvt1Ptq6WB+w99EGEhSsc85UkMx6C8qTm9MSZqglkyUUz7FZfmL5",
+	"7o7w/aPxldumk6XXJUuQL7CJID1vT/qwb209wlcm0ASoiiNAfOeohCObm+yb5501oXgGmm8SUBzgK4HZ",
+	"ONijSmPfQHlkDLFkp0R2rET+ZXE2ysHucLb5vfxlDfb+yqbyiVU8tS7PwCm496jgkLkckcXBdZsepieh",
+	"n2EUG6Npi4L8wgT7KZ0cN8hx4O8IEywpbamalB9QWvQ2KKUF+dT2iwiCDW9a1/TkM32syhmtJQMaq5cm",
+	"CfbEML/mcx67TlZ6zieQYVKVvlDsyk/YJH2XSdIkeq/YAFgylDol0DRLtqgAN8jx2geXSVIqBWgasOE5",
+	"unkAc3Xo8ty4wg1vkzayA8ITJnI+4lgoZcpucpaNaMyghY4IhaHcqEQD9LfoJwAygJwL/a9TRdibKeWp",
+	"1hAZUwqPYJMvMeKm2qt8kJ6HBP8jkMmfRPaxV1LklAsVQbm0ct+IdCnu5bG5DHmx2Le8FuBYDqCG4lk9",
+	"7V4eQP0TxU7ttO8qfmqft4sY6tIX/Z2x2QbbRtvCDfum5QPr27OtOOkvPwxaqrD3eq5sHuHtYrvrYrtq",
+	"A+VcN2LWNou3eHWFpn6Z3nFO0GOGP21nuqEU7ZBOk2n4SpyfDXt2h4ZPmeu1dngse7KPLrL05PzkLWxt",
+	"M5I/lvKZTXJyD2gamIhZHzPtNdxJmOIZS/xqDSrI5e1N4FpNYVugYphyNWEJdI06K88NOuNNldqXEA3E",
+	"UmdDL4XPJXIuTBtDUZlLZPjmkB0M7bQCEqdSgEGmcZmhzqy8etb06js6VhoVcYHoz+anzSc8RsMD0mJj",
+	"KoBNpvbENzCNy0/91dKDimQ5r869osyi05aeOvMLbcHYaRpvq54mPT1arTBVYLgIeEaWcGt/eVDei+3G",
+	"XH4x9rhCMtWUK/wfSPuzk86FmplGkXrO7AqVnZu9qh6RlO11/TZQjXX8Xk3UE8sMgnf9zaCSGPz9hpmh",
+	"ZxKbTUAWOkYHpBA5Hfct2YLeOZDB6b0esjUbICHL44nNVVzqtAMPdNSZPhepe64jzWzgGYRMcZxAkwfp",
+	"SsgtYb+tgKrVDVSoEss6LVPq6u0kk4veIHVqIeJJJoUslOuTjVSHtaVK5FykkiZlatGIVzesuV1rpP8P",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
