@@ -3968,6 +3968,9 @@ type Forbidden = ErrorResponse
 // NotFound defines model for NotFound.
 type NotFound = ErrorResponse
 
+// NotImplemented defines model for NotImplemented.
+type NotImplemented = ErrorResponse
+
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = ErrorResponse
 
@@ -5579,7 +5582,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/users/{id}/deactivate (the `AdminDeactivateUser` operationId).
 	AdminDeactivateUser(ctx context.Context, id UserIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListConversations List conversations
+	// ListConversations List conversations (not available yet)
 	//
 	// Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 	// users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -5587,7 +5590,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/agent/conversations (the `ListConversations` operationId).
 	ListConversations(ctx context.Context, params *ListConversationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartConversationWithBody Start a conversation
+	// StartConversationWithBody Start a conversation (not available yet)
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -5605,7 +5608,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartConversation Start a conversation
+	// StartConversation Start a conversation (not available yet)
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -5623,7 +5626,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversation(ctx context.Context, body StartConversationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteConversation Delete a conversation
+	// DeleteConversation Delete a conversation (not available yet)
 	//
 	// Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 	// edited is not touched. A reply that is still streaming is cancelled first.
@@ -5631,14 +5634,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/agent/conversations/{id} (the `DeleteConversation` operationId).
 	DeleteConversation(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetConversation Get a conversation
+	// GetConversation Get a conversation (not available yet)
 	//
 	// Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 	//
 	// Corresponds with GET /api/agent/conversations/{id} (the `GetConversation` operationId).
 	GetConversation(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateConversationPhaseWithBody Change the conversation phase
+	// UpdateConversationPhaseWithBody Change the conversation phase (not available yet)
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -5650,7 +5653,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithBody(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateConversationPhase Change the conversation phase
+	// UpdateConversationPhase Change the conversation phase (not available yet)
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -5662,7 +5665,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhase(ctx context.Context, id ConversationId, body UpdateConversationPhaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StreamConversationChatWithBody Send a message and stream the agent's reply
+	// StreamConversationChatWithBody Send a message and stream the agent's reply (not available yet)
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -5707,7 +5710,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithBody(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StreamConversationChat Send a message and stream the agent's reply
+	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -5752,7 +5755,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChat(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListConversationMessages List the messages of a conversation
+	// ListConversationMessages List the messages of a conversation (not available yet)
 	//
 	// Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 	// `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -5761,7 +5764,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id}/messages (the `ListConversationMessages` operationId).
 	ListConversationMessages(ctx context.Context, id ConversationId, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RunDirectAgentWithBody Call an agent directly
+	// RunDirectAgentWithBody Call an agent directly (not available yet)
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -5776,7 +5779,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RunDirectAgent Call an agent directly
+	// RunDirectAgent Call an agent directly (not available yet)
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -5791,7 +5794,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgent(ctx context.Context, body RunDirectAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TranscribeAudioWithBody Transcribe audio to text
+	// TranscribeAudioWithBody Transcribe audio to text (not available yet)
 	//
 	// Transcribes one audio recording (for example a spoken chat message) to text. The audio is not stored.
 	//
@@ -5875,7 +5878,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/auth/resend-invite (the `ResendInvitation` operationId).
 	ResendInvitation(ctx context.Context, body ResendInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCredentials List credentials
+	// ListCredentials List credentials (not available yet)
 	//
 	// Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 	// the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -5884,7 +5887,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credentials (the `ListCredentials` operationId).
 	ListCredentials(ctx context.Context, params *ListCredentialsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateCredentialWithBody Create a credential
+	// CreateCredentialWithBody Create a credential (not available yet)
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -5897,7 +5900,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateCredential Create a credential
+	// CreateCredential Create a credential (not available yet)
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -5910,7 +5913,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredential(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCredentialProviders List credential providers
+	// ListCredentialProviders List credential providers (not available yet)
 	//
 	// Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 	// schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -5919,7 +5922,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credentials/providers (the `ListCredentialProviders` operationId).
 	ListCredentialProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteCredential Delete a credential
+	// DeleteCredential Delete a credential (not available yet)
 	//
 	// Deletes a credential and its secret permanently. A credential still used by an integration or a document
 	// file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -5928,14 +5931,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/credentials/{id} (the `DeleteCredential` operationId).
 	DeleteCredential(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetCredential Get a credential
+	// GetCredential Get a credential (not available yet)
 	//
 	// Returns one credential of the caller's organization, without its secret.
 	//
 	// Corresponds with GET /api/credentials/{id} (the `GetCredential` operationId).
 	GetCredential(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateCredentialWithBody Update a credential
+	// UpdateCredentialWithBody Update a credential (not available yet)
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -5946,7 +5949,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/credentials/{id} (the `UpdateCredential` operationId).
 	UpdateCredentialWithBody(ctx context.Context, id CredentialId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateCredential Update a credential
+	// UpdateCredential Update a credential (not available yet)
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -5964,14 +5967,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credits/balance (the `GetCreditBalance` operationId).
 	GetCreditBalance(ctx context.Context, params *GetCreditBalanceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocuments List document files
+	// ListDocuments List document files (not available yet)
 	//
 	// Lists the document files of the caller's organization, most recently updated first.
 	//
 	// Corresponds with GET /api/database (the `ListDocuments` operationId).
 	ListDocuments(ctx context.Context, params *ListDocumentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateDocumentWithBody Create a document file
+	// CreateDocumentWithBody Create a document file (not available yet)
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -5989,7 +5992,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateDocument Create a document file
+	// CreateDocument Create a document file (not available yet)
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -6007,7 +6010,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocument(ctx context.Context, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteDocument Delete a document file
+	// DeleteDocument Delete a document file (not available yet)
 	//
 	// Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 	// `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -6015,14 +6018,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/database/{db_id} (the `DeleteDocument` operationId).
 	DeleteDocument(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetDocument Get a document file
+	// GetDocument Get a document file (not available yet)
 	//
 	// Returns one document file of the caller's organization; poll it to follow an import.
 	//
 	// Corresponds with GET /api/database/{db_id} (the `GetDocument` operationId).
 	GetDocument(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocumentColumns List the columns of a document file
+	// ListDocumentColumns List the columns of a document file (not available yet)
 	//
 	// Returns the column names of the document's current data, in table order: for `csv` documents the header
 	// of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -6031,7 +6034,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/columns (the `ListDocumentColumns` operationId).
 	ListDocumentColumns(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetDocumentDownloadUrl Get a download link for a document file
+	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
 	//
 	// Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 	// link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -6040,7 +6043,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/download (the `GetDocumentDownloadUrl` operationId).
 	GetDocumentDownloadUrl(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocumentRows Read the rows of a document file
+	// ListDocumentRows Read the rows of a document file (not available yet)
 	//
 	// Returns one page of the document's current data, in file order for `csv` documents and in the table's
 	// primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -6049,7 +6052,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/rows (the `ListDocumentRows` operationId).
 	ListDocumentRows(ctx context.Context, dbId DocumentDbId, params *ListDocumentRowsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartDocumentUploadWithBody Upload a CSV file
+	// StartDocumentUploadWithBody Upload a CSV file (not available yet)
 	//
 	// Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 	// is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -6065,7 +6068,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload (the `StartDocumentUpload` operationId).
 	StartDocumentUploadWithBody(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteDocumentUploadWithBody Import a staged CSV file
+	// CompleteDocumentUploadWithBody Import a staged CSV file (not available yet)
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -6082,7 +6085,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithBody(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteDocumentUpload Import a staged CSV file
+	// CompleteDocumentUpload Import a staged CSV file (not available yet)
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -6099,7 +6102,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUpload(ctx context.Context, dbId DocumentDbId, body CompleteDocumentUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PreviewDocumentUploadWithBody Preview a CSV file
+	// PreviewDocumentUploadWithBody Preview a CSV file (not available yet)
 	//
 	// Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 	// importing anything. Send exactly one of:
@@ -6133,14 +6136,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/docs/assets/{file} (the `GetDocsAsset` operationId).
 	GetDocsAsset(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListEmailTasks List e-mail tasks
+	// ListEmailTasks List e-mail tasks (not available yet)
 	//
 	// Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 	//
 	// Corresponds with GET /api/email-tasks (the `ListEmailTasks` operationId).
 	ListEmailTasks(ctx context.Context, params *ListEmailTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateEmailTaskWithBody Create an e-mail task
+	// CreateEmailTaskWithBody Create an e-mail task (not available yet)
 	//
 	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -6154,7 +6157,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateEmailTask Create an e-mail task
+	// CreateEmailTask Create an e-mail task (not available yet)
 	//
 	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -6168,7 +6171,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTask(ctx context.Context, body CreateEmailTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteEmailTask Delete an e-mail task
+	// DeleteEmailTask Delete an e-mail task (not available yet)
 	//
 	// Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 	// reused for another task); the recorded messages are deleted.
@@ -6176,21 +6179,21 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/email-tasks/{task_id} (the `DeleteEmailTask` operationId).
 	DeleteEmailTask(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetEmailTaskStatus Get the status of an e-mail task
+	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 	//
 	// Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 	//
 	// Corresponds with GET /api/email-tasks/{task_id}/status (the `GetEmailTaskStatus` operationId).
 	GetEmailTaskStatus(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListFlowExecutions List flow executions
+	// ListFlowExecutions List flow executions (not available yet)
 	//
 	// Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 	//
 	// Corresponds with GET /api/flow-executions (the `ListFlowExecutions` operationId).
 	ListFlowExecutions(ctx context.Context, params *ListFlowExecutionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartFlowExecutionWithBody Start a flow execution
+	// StartFlowExecutionWithBody Start a flow execution (not available yet)
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -6199,7 +6202,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartFlowExecution Start a flow execution
+	// StartFlowExecution Start a flow execution (not available yet)
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -6208,28 +6211,28 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecution(ctx context.Context, body StartFlowExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteFlowExecution Delete a flow execution
+	// DeleteFlowExecution Delete a flow execution (not available yet)
 	//
 	// Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 	//
 	// Corresponds with DELETE /api/flow-executions/{id} (the `DeleteFlowExecution` operationId).
 	DeleteFlowExecution(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetFlowExecution Read a flow execution
+	// GetFlowExecution Read a flow execution (not available yet)
 	//
 	// Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 	//
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskStatuses List task statuses
+	// ListTaskStatuses List task statuses (not available yet)
 	//
 	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
 	//
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddTaskStatusesWithBody Record task statuses
+	// AddTaskStatusesWithBody Record task statuses (not available yet)
 	//
 	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 	//
@@ -6238,7 +6241,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddTaskStatuses Record task statuses
+	// AddTaskStatuses Record task statuses (not available yet)
 	//
 	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 	//
@@ -6247,14 +6250,14 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatuses(ctx context.Context, id FlowExecutionIdPath, body AddTaskStatusesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListFlowViews List flow views
+	// ListFlowViews List flow views (not available yet)
 	//
 	// Lists the views of the flows the caller may see, ordered by flow, then by version (newest first), then with the default view first and the others by name. `flow_version` is only accepted together with `flow_id`; alone it answers 400.
 	//
 	// Corresponds with GET /api/flow-views (the `ListFlowViews` operationId).
 	ListFlowViews(ctx context.Context, params *ListFlowViewsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateFlowViewWithBody Create a flow view
+	// CreateFlowViewWithBody Create a flow view (not available yet)
 	//
 	// Saves a named view of one version of a flow: the order in which its tasks are shown and which tasks are hidden. View names are unique per flow version; a duplicate name answers 409. When the view is created with `view_data.is_default` true, it becomes the only default view of that flow version (any previous default loses the flag). Task names in the view are not checked against the definition; names the version does not have are ignored when the view is shown. A flow or version that does not exist, or that the caller may not see, answers 404.
 	//
@@ -6263,7 +6266,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-views (the `CreateFlowView` operationId).
 	CreateFlowViewWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateFlowView Create a flow view
+	// CreateFlowView Create a flow view (not available yet)
 	//
 	// Saves a named view of one version of a flow: the order in which its tasks are shown and which tasks are hidden. View names are unique per flow version; a duplicate name answers 409. When the view is created with `view_data.is_default` true, it becomes the only default view of that flow version (any previous default loses the flag). Task names in the view are not checked against the definition; names the version does not have are ignored when the view is shown. A flow or version that does not exist, or that the caller may not see, answers 404.
 	//
@@ -6272,21 +6275,21 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-views (the `CreateFlowView` operationId).
 	CreateFlowView(ctx context.Context, body CreateFlowViewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteFlowView Delete a flow view
+	// DeleteFlowView Delete a flow view (not available yet)
 	//
 	// Deletes a view permanently. Deleting the default view leaves the version without a default view.
 	//
 	// Corresponds with DELETE /api/flow-views/{id} (the `DeleteFlowView` operationId).
 	DeleteFlowView(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetFlowView Read a flow view
+	// GetFlowView Read a flow view (not available yet)
 	//
 	// Returns one view. A view of a flow the caller may not see answers 404.
 	//
 	// Corresponds with GET /api/flow-views/{id} (the `GetFlowView` operationId).
 	GetFlowView(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateFlowViewWithBody Change a flow view
+	// UpdateFlowViewWithBody Change a flow view (not available yet)
 	//
 	// Changes the name and/or the data of a view; omitted fields keep their value and `view_data`, when given, replaces the stored data as a whole. A view stays attached to its flow version. Renaming to a name another view of the same version has answers 409. Setting `is_default` true removes the flag from the version's other views.
 	//
@@ -6295,7 +6298,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/flow-views/{id} (the `UpdateFlowView` operationId).
 	UpdateFlowViewWithBody(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateFlowView Change a flow view
+	// UpdateFlowView Change a flow view (not available yet)
 	//
 	// Changes the name and/or the data of a view; omitted fields keep their value and `view_data`, when given, replaces the stored data as a whole. A view stays attached to its flow version. Renaming to a name another view of the same version has answers 409. Setting `is_default` true removes the flag from the version's other views.
 	//
@@ -6304,14 +6307,14 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/flow-views/{id} (the `UpdateFlowView` operationId).
 	UpdateFlowView(ctx context.Context, id openapi_types.UUID, body UpdateFlowViewJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListFlows List flows
+	// ListFlows List flows (not available yet)
 	//
 	// Lists the latest version of every flow the caller may see, most recently updated first. The caller sees the flows of its organization with visibility `organization` or `public`, the `private` flows it created or was invited to, and, with role `org_admin` or `backoffice`, every flow of the organization. With `visibility=public` the list also holds public flows of other organizations. Expansion fields (`task_names`, `validation_errors`) are null in lists; read a single flow to get them.
 	//
 	// Corresponds with GET /api/flows (the `ListFlows` operationId).
 	ListFlows(ctx context.Context, params *ListFlowsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateFlowWithBody Create a flow
+	// CreateFlowWithBody Create a flow (not available yet)
 	//
 	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, while `task_names` is filled only when the definition is valid. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Roles `org_admin`, `backoffice` and `app_user` may create flows; `integration` service accounts may too, so that automated setups can provision flows.
 	//
@@ -6320,7 +6323,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flows (the `CreateFlow` operationId).
 	CreateFlowWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateFlow Create a flow
+	// CreateFlow Create a flow (not available yet)
 	//
 	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, while `task_names` is filled only when the definition is valid. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Roles `org_admin`, `backoffice` and `app_user` may create flows; `integration` service accounts may too, so that automated setups can provision flows.
 	//
@@ -6329,21 +6332,21 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flows (the `CreateFlow` operationId).
 	CreateFlow(ctx context.Context, body CreateFlowJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteFlow Delete a flow
+	// DeleteFlow Delete a flow (not available yet)
 	//
 	// Deletes a flow with all its versions, views and invitations. Its finished executions are soft-deleted (status `deleted`). A flow that still has executions in status `queued`, `running`, `in_progress` or `awaiting_input`, or that apps of the /v1 interface are bound to, answers 409 and nothing is deleted. Only the flow's creator and callers with role `org_admin` or `backoffice` may delete a flow.
 	//
 	// Corresponds with DELETE /api/flows/{id} (the `DeleteFlow` operationId).
 	DeleteFlow(ctx context.Context, id FlowIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetFlow Read a flow
+	// GetFlow Read a flow (not available yet)
 	//
 	// Returns the latest version of a flow, or the version given in `version`. The expansion parameters add computed data: `include_ordered_task_names` fills `task_names`, `include_validation_errors` fills `validation_errors`, `include_dynamic_data` adds the runtime configuration options to each task of `definition` (key `dynamic_data`), and `include_output_schemas` adds the JSON schema of each task's output to each task of `definition` (key `output_schema`). A flow the caller may not see answers 404 like a missing one.
 	//
 	// Corresponds with GET /api/flows/{id} (the `GetFlow` operationId).
 	GetFlow(ctx context.Context, id FlowIdPath, params *GetFlowParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ModifyFlowWithBody Change flow attributes
+	// ModifyFlowWithBody Change flow attributes (not available yet)
 	//
 	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back). A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The same callers as for PUT may patch a flow.
 	//
@@ -6352,7 +6355,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/flows/{id} (the `ModifyFlow` operationId).
 	ModifyFlowWithBody(ctx context.Context, id FlowIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ModifyFlow Change flow attributes
+	// ModifyFlow Change flow attributes (not available yet)
 	//
 	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back). A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The same callers as for PUT may patch a flow.
 	//
@@ -6361,7 +6364,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/flows/{id} (the `ModifyFlow` operationId).
 	ModifyFlow(ctx context.Context, id FlowIdPath, body ModifyFlowJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateFlowWithBody Update a flow
+	// UpdateFlowWithBody Update a flow (not available yet)
 	//
 	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` like the reply of create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed.
 	//
@@ -6370,7 +6373,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/flows/{id} (the `UpdateFlow` operationId).
 	UpdateFlowWithBody(ctx context.Context, id FlowIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateFlow Update a flow
+	// UpdateFlow Update a flow (not available yet)
 	//
 	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` like the reply of create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed.
 	//
@@ -6379,7 +6382,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/flows/{id} (the `UpdateFlow` operationId).
 	UpdateFlow(ctx context.Context, id FlowIdPath, body UpdateFlowJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateFlowDefinitionWithBody Replace a flow's definition
+	// UpdateFlowDefinitionWithBody Replace a flow's definition (not available yet)
 	//
 	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 	//
@@ -6388,7 +6391,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/flows/{id}/definition (the `UpdateFlowDefinition` operationId).
 	UpdateFlowDefinitionWithBody(ctx context.Context, id FlowIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateFlowDefinition Replace a flow's definition
+	// UpdateFlowDefinition Replace a flow's definition (not available yet)
 	//
 	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 	//
@@ -6397,14 +6400,14 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/flows/{id}/definition (the `UpdateFlowDefinition` operationId).
 	UpdateFlowDefinition(ctx context.Context, id FlowIdPath, body UpdateFlowDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListFlowInvitations List the invitations of a flow
+	// ListFlowInvitations List the invitations of a flow (not available yet)
 	//
 	// Lists the users invited to a flow, oldest invitation first, with their name, e-mail and role. Any caller who may see the flow may list its invitations.
 	//
 	// Corresponds with GET /api/flows/{id}/invitations (the `ListFlowInvitations` operationId).
 	ListFlowInvitations(ctx context.Context, id FlowIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// InviteFlowUsersWithBody Invite users to a flow
+	// InviteFlowUsersWithBody Invite users to a flow (not available yet)
 	//
 	// Invites users of the caller's organization to a flow. An invited user may read the flow even when it is `private`, may update it, and may review its human review tasks. Users lacking a reviewer or publisher role are skipped: roles `org_admin`, `backoffice` and `app_user` may review and publish, `integration` service accounts may not. Ids that match no active user of the organization are skipped as well, so the reply never reveals users of other organizations. Inviting a user who is already invited is not an error: the user is listed in `invited_user_ids` again and no duplicate is created. Only the flow's creator and callers with role `org_admin` or `backoffice` may invite.
 	//
@@ -6413,7 +6416,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flows/{id}/invitations (the `InviteFlowUsers` operationId).
 	InviteFlowUsersWithBody(ctx context.Context, id FlowIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// InviteFlowUsers Invite users to a flow
+	// InviteFlowUsers Invite users to a flow (not available yet)
 	//
 	// Invites users of the caller's organization to a flow. An invited user may read the flow even when it is `private`, may update it, and may review its human review tasks. Users lacking a reviewer or publisher role are skipped: roles `org_admin`, `backoffice` and `app_user` may review and publish, `integration` service accounts may not. Ids that match no active user of the organization are skipped as well, so the reply never reveals users of other organizations. Inviting a user who is already invited is not an error: the user is listed in `invited_user_ids` again and no duplicate is created. Only the flow's creator and callers with role `org_admin` or `backoffice` may invite.
 	//
@@ -6422,35 +6425,35 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flows/{id}/invitations (the `InviteFlowUsers` operationId).
 	InviteFlowUsers(ctx context.Context, id FlowIdPath, body InviteFlowUsersJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RevokeFlowInvitation Revoke an invitation
+	// RevokeFlowInvitation Revoke an invitation (not available yet)
 	//
 	// Removes a user's invitation to a flow. The user loses the access the invitation gave; human review assignments the user already has are kept. A user who is not invited answers 404. The flow's creator, callers with role `org_admin` or `backoffice`, and the invited user (to leave a flow) may revoke.
 	//
 	// Corresponds with DELETE /api/flows/{id}/invitations/{user_id} (the `RevokeFlowInvitation` operationId).
 	RevokeFlowInvitation(ctx context.Context, id FlowIdPath, userId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListFlowVersions List the versions of a flow
+	// ListFlowVersions List the versions of a flow (not available yet)
 	//
 	// Returns the versions of a flow, newest first, one FlowResponse per version. Versions are numbered 1 to N without gaps, so the latest version number is also the total count. `page` and `limit` page through the versions; the expansion parameters work as on `GET /api/flows/{id}` and apply to every returned version.
 	//
 	// Corresponds with GET /api/flows/{id}/versions (the `ListFlowVersions` operationId).
 	ListFlowVersions(ctx context.Context, id FlowIdPath, params *ListFlowVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListMyHumanReviewAssignments List the caller's review assignments
+	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
 	//
 	// Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 	//
 	// Corresponds with GET /api/human-review-assignments (the `ListMyHumanReviewAssignments` operationId).
 	ListMyHumanReviewAssignments(ctx context.Context, params *ListMyHumanReviewAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListHumanReviewTasks List human review tasks
+	// ListHumanReviewTasks List human review tasks (not available yet)
 	//
 	// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 	//
 	// Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 	ListHumanReviewTasks(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateHumanReviewTaskWithBody Create a human review task
+	// CreateHumanReviewTaskWithBody Create a human review task (not available yet)
 	//
 	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 	//
@@ -6459,7 +6462,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateHumanReviewTask Create a human review task
+	// CreateHumanReviewTask Create a human review task (not available yet)
 	//
 	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 	//
@@ -6468,21 +6471,21 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTask(ctx context.Context, body CreateHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetHumanReviewTask Read a human review task
+	// GetHumanReviewTask Read a human review task (not available yet)
 	//
 	// Returns one review task.
 	//
 	// Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 	GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListHumanReviewTaskAssignments List the assignments of a review task
+	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
 	//
 	// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 	//
 	// Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 	ListHumanReviewTaskAssignments(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteHumanReviewTaskWithBody Complete a review
+	// CompleteHumanReviewTaskWithBody Complete a review (not available yet)
 	//
 	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 	//
@@ -6491,7 +6494,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanReviewTaskIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteHumanReviewTask Complete a review
+	// CompleteHumanReviewTask Complete a review (not available yet)
 	//
 	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 	//
@@ -6500,21 +6503,21 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, body CompleteHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartHumanReviewTask Start reviewing
+	// StartHumanReviewTask Start reviewing (not available yet)
 	//
 	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 	StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListIntegrations List integrations
+	// ListIntegrations List integrations (not available yet)
 	//
 	// Lists the integrations of the caller's organization, newest first.
 	//
 	// Corresponds with GET /api/integrations (the `ListIntegrations` operationId).
 	ListIntegrations(ctx context.Context, params *ListIntegrationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateIntegrationWithBody Connect a flow task to a credential
+	// CreateIntegrationWithBody Connect a flow task to a credential (not available yet)
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -6528,7 +6531,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateIntegration Connect a flow task to a credential
+	// CreateIntegration Connect a flow task to a credential (not available yet)
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -6542,7 +6545,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegration(ctx context.Context, body CreateIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListIntegrationCatalog List the integration catalog
+	// ListIntegrationCatalog List the integration catalog (not available yet)
 	//
 	// Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 	// name. Any authenticated caller may read it.
@@ -6550,14 +6553,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/integrations/catalog (the `ListIntegrationCatalog` operationId).
 	ListIntegrationCatalog(ctx context.Context, params *ListIntegrationCatalogParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegrationCatalogEntry Get a catalog entry
+	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
 	//
 	// Returns one entry of the integration catalog.
 	//
 	// Corresponds with GET /api/integrations/catalog/{id} (the `GetIntegrationCatalogEntry` operationId).
 	GetIntegrationCatalogEntry(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BuildUiSchemaWithBody Build a form description for parameters
+	// BuildUiSchemaWithBody Build a form description for parameters (not available yet)
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -6572,7 +6575,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BuildUiSchema Build a form description for parameters
+	// BuildUiSchema Build a form description for parameters (not available yet)
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -6587,7 +6590,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchema(ctx context.Context, body BuildUiSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteIntegration Delete an integration
+	// DeleteIntegration Delete an integration (not available yet)
 	//
 	// Deletes an integration. The flow and the credential stay; the task runs without the credential from then
 	// on. Requires role `org_admin`, `app_user` or `integration`.
@@ -6595,14 +6598,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/integrations/{id} (the `DeleteIntegration` operationId).
 	DeleteIntegration(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegration Get an integration
+	// GetIntegration Get an integration (not available yet)
 	//
 	// Returns one integration of the caller's organization.
 	//
 	// Corresponds with GET /api/integrations/{id} (the `GetIntegration` operationId).
 	GetIntegration(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegrationMetadata Describe what an integration connects to
+	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
 	//
 	// Fetches, live through the integration's credential, a plain-text description of what the integration
 	// connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
@@ -6672,7 +6675,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/internal/products/{id} (the `EditProduct` operationId).
 	EditProduct(ctx context.Context, id ProductIdPath, body EditProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListModels List the available language models
+	// ListModels List the available language models (not available yet)
 	//
 	// Lists the language models the agent and `llm` tasks can use, one entry per model name with the regions, locations and providers that serve it and the number of configured endpoints. Models are configured on the server and are the same for every organization; any authenticated caller may list them. The optional `region` filter keeps only models served in that region. The list is sorted by `model_name`.
 	//
@@ -6700,14 +6703,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/redoc (the `GetRedoc` operationId).
 	GetRedoc(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListSqlDatabases List SQL databases
+	// ListSqlDatabases List SQL databases (not available yet)
 	//
 	// Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 	//
 	// Corresponds with GET /api/sql-databases (the `ListSqlDatabases` operationId).
 	ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateSqlDatabaseWithBody Register a SQL database
+	// CreateSqlDatabaseWithBody Register a SQL database (not available yet)
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -6723,7 +6726,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateSqlDatabase Register a SQL database
+	// CreateSqlDatabase Register a SQL database (not available yet)
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -6739,7 +6742,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabase(ctx context.Context, body CreateSqlDatabaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteSqlDatabase Remove a SQL database
+	// DeleteSqlDatabase Remove a SQL database (not available yet)
 	//
 	// Removes a registered SQL database and its credential. The database itself is not touched. When an
 	// integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -6748,14 +6751,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/sql-databases/{id} (the `DeleteSqlDatabase` operationId).
 	DeleteSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetSqlDatabase Get a SQL database
+	// GetSqlDatabase Get a SQL database (not available yet)
 	//
 	// Returns one registered SQL database of the caller's organization, without its password.
 	//
 	// Corresponds with GET /api/sql-databases/{id} (the `GetSqlDatabase` operationId).
 	GetSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TestSqlDatabaseConnection Test the connection to a SQL database
+	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
 	//
 	// Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 	// outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
@@ -6831,7 +6834,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/sso/providers/{id} (the `UpdateSsoProvider` operationId).
 	UpdateSsoProvider(ctx context.Context, id SSOProviderIdPath, body UpdateSsoProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DownloadStorageObject Download through a pre-signed link
+	// DownloadStorageObject Download through a pre-signed link (not available yet)
 	//
 	// The target of the pre-signed links issued by loopwork (when objects are stored on local disk; with S3
 	// storage the links may point to S3 directly). No authentication header is needed: the token itself
@@ -6842,7 +6845,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/storage/download/{token} (the `DownloadStorageObject` operationId).
 	DownloadStorageObject(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePresignedDownloadUrlWithBody Create a download link for a stored object
+	// CreatePresignedDownloadUrlWithBody Create a download link for a stored object (not available yet)
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -6853,7 +6856,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePresignedDownloadUrl Create a download link for a stored object
+	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -6864,7 +6867,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrl(ctx context.Context, body CreatePresignedDownloadUrlJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ResolveStorageUriWithBody Resolve a storage URI to a download link
+	// ResolveStorageUriWithBody Resolve a storage URI to a download link (not available yet)
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
 	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -6881,7 +6884,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ResolveStorageUri Resolve a storage URI to a download link
+	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
 	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -6898,14 +6901,14 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUri(ctx context.Context, body ResolveStorageUriJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskExecutionRecords List task executions
+	// ListTaskExecutionRecords List task executions (not available yet)
 	//
 	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
 	//
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecords(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecordTaskExecutionWithBody Report a task execution
+	// RecordTaskExecutionWithBody Report a task execution (not available yet)
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -6914,7 +6917,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecordTaskExecution Report a task execution
+	// RecordTaskExecution Report a task execution (not available yet)
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -6923,14 +6926,14 @@ type ClientInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecution(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskTags List active task tags
+	// ListTaskTags List active task tags (not available yet)
 	//
 	// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
 	//
 	// Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 	ListTaskTags(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BatchPatchTaskTagsWithBody Add and remove task tags
+	// BatchPatchTaskTagsWithBody Add and remove task tags (not available yet)
 	//
 	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 	//
@@ -6939,7 +6942,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/task-tags (the `BatchPatchTaskTags` operationId).
 	BatchPatchTaskTagsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BatchPatchTaskTags Add and remove task tags
+	// BatchPatchTaskTags Add and remove task tags (not available yet)
 	//
 	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 	//
@@ -7474,7 +7477,7 @@ func (c *Client) AdminDeactivateUser(ctx context.Context, id UserIdPath, reqEdit
 	return c.Client.Do(req)
 }
 
-// ListConversations List conversations
+// ListConversations List conversations (not available yet)
 //
 // Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 // users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -7492,7 +7495,7 @@ func (c *Client) ListConversations(ctx context.Context, params *ListConversation
 	return c.Client.Do(req)
 }
 
-// StartConversationWithBody Start a conversation
+// StartConversationWithBody Start a conversation (not available yet)
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -7520,7 +7523,7 @@ func (c *Client) StartConversationWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// StartConversation Start a conversation
+// StartConversation Start a conversation (not available yet)
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -7548,7 +7551,7 @@ func (c *Client) StartConversation(ctx context.Context, body StartConversationJS
 	return c.Client.Do(req)
 }
 
-// DeleteConversation Delete a conversation
+// DeleteConversation Delete a conversation (not available yet)
 //
 // Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 // edited is not touched. A reply that is still streaming is cancelled first.
@@ -7566,7 +7569,7 @@ func (c *Client) DeleteConversation(ctx context.Context, id ConversationId, reqE
 	return c.Client.Do(req)
 }
 
-// GetConversation Get a conversation
+// GetConversation Get a conversation (not available yet)
 //
 // Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 //
@@ -7583,7 +7586,7 @@ func (c *Client) GetConversation(ctx context.Context, id ConversationId, reqEdit
 	return c.Client.Do(req)
 }
 
-// UpdateConversationPhaseWithBody Change the conversation phase
+// UpdateConversationPhaseWithBody Change the conversation phase (not available yet)
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -7605,7 +7608,7 @@ func (c *Client) UpdateConversationPhaseWithBody(ctx context.Context, id Convers
 	return c.Client.Do(req)
 }
 
-// UpdateConversationPhase Change the conversation phase
+// UpdateConversationPhase Change the conversation phase (not available yet)
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -7627,7 +7630,7 @@ func (c *Client) UpdateConversationPhase(ctx context.Context, id ConversationId,
 	return c.Client.Do(req)
 }
 
-// StreamConversationChatWithBody Send a message and stream the agent's reply
+// StreamConversationChatWithBody Send a message and stream the agent's reply (not available yet)
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -7682,7 +7685,7 @@ func (c *Client) StreamConversationChatWithBody(ctx context.Context, id Conversa
 	return c.Client.Do(req)
 }
 
-// StreamConversationChat Send a message and stream the agent's reply
+// StreamConversationChat Send a message and stream the agent's reply (not available yet)
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -7737,7 +7740,7 @@ func (c *Client) StreamConversationChat(ctx context.Context, id ConversationId, 
 	return c.Client.Do(req)
 }
 
-// ListConversationMessages List the messages of a conversation
+// ListConversationMessages List the messages of a conversation (not available yet)
 //
 // Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 // `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -7756,7 +7759,7 @@ func (c *Client) ListConversationMessages(ctx context.Context, id ConversationId
 	return c.Client.Do(req)
 }
 
-// RunDirectAgentWithBody Call an agent directly
+// RunDirectAgentWithBody Call an agent directly (not available yet)
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -7781,7 +7784,7 @@ func (c *Client) RunDirectAgentWithBody(ctx context.Context, contentType string,
 	return c.Client.Do(req)
 }
 
-// RunDirectAgent Call an agent directly
+// RunDirectAgent Call an agent directly (not available yet)
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -7806,7 +7809,7 @@ func (c *Client) RunDirectAgent(ctx context.Context, body RunDirectAgentJSONRequ
 	return c.Client.Do(req)
 }
 
-// TranscribeAudioWithBody Transcribe audio to text
+// TranscribeAudioWithBody Transcribe audio to text (not available yet)
 //
 // Transcribes one audio recording (for example a spoken chat message) to text. The audio is not stored.
 //
@@ -7980,7 +7983,7 @@ func (c *Client) ResendInvitation(ctx context.Context, body ResendInvitationJSON
 	return c.Client.Do(req)
 }
 
-// ListCredentials List credentials
+// ListCredentials List credentials (not available yet)
 //
 // Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 // the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -7999,7 +8002,7 @@ func (c *Client) ListCredentials(ctx context.Context, params *ListCredentialsPar
 	return c.Client.Do(req)
 }
 
-// CreateCredentialWithBody Create a credential
+// CreateCredentialWithBody Create a credential (not available yet)
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -8022,7 +8025,7 @@ func (c *Client) CreateCredentialWithBody(ctx context.Context, contentType strin
 	return c.Client.Do(req)
 }
 
-// CreateCredential Create a credential
+// CreateCredential Create a credential (not available yet)
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -8045,7 +8048,7 @@ func (c *Client) CreateCredential(ctx context.Context, body CreateCredentialJSON
 	return c.Client.Do(req)
 }
 
-// ListCredentialProviders List credential providers
+// ListCredentialProviders List credential providers (not available yet)
 //
 // Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 // schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -8064,7 +8067,7 @@ func (c *Client) ListCredentialProviders(ctx context.Context, reqEditors ...Requ
 	return c.Client.Do(req)
 }
 
-// DeleteCredential Delete a credential
+// DeleteCredential Delete a credential (not available yet)
 //
 // Deletes a credential and its secret permanently. A credential still used by an integration or a document
 // file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -8083,7 +8086,7 @@ func (c *Client) DeleteCredential(ctx context.Context, id CredentialId, reqEdito
 	return c.Client.Do(req)
 }
 
-// GetCredential Get a credential
+// GetCredential Get a credential (not available yet)
 //
 // Returns one credential of the caller's organization, without its secret.
 //
@@ -8100,7 +8103,7 @@ func (c *Client) GetCredential(ctx context.Context, id CredentialId, reqEditors 
 	return c.Client.Do(req)
 }
 
-// UpdateCredentialWithBody Update a credential
+// UpdateCredentialWithBody Update a credential (not available yet)
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -8121,7 +8124,7 @@ func (c *Client) UpdateCredentialWithBody(ctx context.Context, id CredentialId, 
 	return c.Client.Do(req)
 }
 
-// UpdateCredential Update a credential
+// UpdateCredential Update a credential (not available yet)
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -8159,7 +8162,7 @@ func (c *Client) GetCreditBalance(ctx context.Context, params *GetCreditBalanceP
 	return c.Client.Do(req)
 }
 
-// ListDocuments List document files
+// ListDocuments List document files (not available yet)
 //
 // Lists the document files of the caller's organization, most recently updated first.
 //
@@ -8176,7 +8179,7 @@ func (c *Client) ListDocuments(ctx context.Context, params *ListDocumentsParams,
 	return c.Client.Do(req)
 }
 
-// CreateDocumentWithBody Create a document file
+// CreateDocumentWithBody Create a document file (not available yet)
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -8204,7 +8207,7 @@ func (c *Client) CreateDocumentWithBody(ctx context.Context, contentType string,
 	return c.Client.Do(req)
 }
 
-// CreateDocument Create a document file
+// CreateDocument Create a document file (not available yet)
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -8232,7 +8235,7 @@ func (c *Client) CreateDocument(ctx context.Context, body CreateDocumentJSONRequ
 	return c.Client.Do(req)
 }
 
-// DeleteDocument Delete a document file
+// DeleteDocument Delete a document file (not available yet)
 //
 // Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 // `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -8250,7 +8253,7 @@ func (c *Client) DeleteDocument(ctx context.Context, dbId DocumentDbId, reqEdito
 	return c.Client.Do(req)
 }
 
-// GetDocument Get a document file
+// GetDocument Get a document file (not available yet)
 //
 // Returns one document file of the caller's organization; poll it to follow an import.
 //
@@ -8267,7 +8270,7 @@ func (c *Client) GetDocument(ctx context.Context, dbId DocumentDbId, reqEditors 
 	return c.Client.Do(req)
 }
 
-// ListDocumentColumns List the columns of a document file
+// ListDocumentColumns List the columns of a document file (not available yet)
 //
 // Returns the column names of the document's current data, in table order: for `csv` documents the header
 // of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -8286,7 +8289,7 @@ func (c *Client) ListDocumentColumns(ctx context.Context, dbId DocumentDbId, req
 	return c.Client.Do(req)
 }
 
-// GetDocumentDownloadUrl Get a download link for a document file
+// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
 //
 // Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 // link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -8305,7 +8308,7 @@ func (c *Client) GetDocumentDownloadUrl(ctx context.Context, dbId DocumentDbId, 
 	return c.Client.Do(req)
 }
 
-// ListDocumentRows Read the rows of a document file
+// ListDocumentRows Read the rows of a document file (not available yet)
 //
 // Returns one page of the document's current data, in file order for `csv` documents and in the table's
 // primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -8324,7 +8327,7 @@ func (c *Client) ListDocumentRows(ctx context.Context, dbId DocumentDbId, params
 	return c.Client.Do(req)
 }
 
-// StartDocumentUploadWithBody Upload a CSV file
+// StartDocumentUploadWithBody Upload a CSV file (not available yet)
 //
 // Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 // is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -8350,7 +8353,7 @@ func (c *Client) StartDocumentUploadWithBody(ctx context.Context, dbId DocumentD
 	return c.Client.Do(req)
 }
 
-// CompleteDocumentUploadWithBody Import a staged CSV file
+// CompleteDocumentUploadWithBody Import a staged CSV file (not available yet)
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -8377,7 +8380,7 @@ func (c *Client) CompleteDocumentUploadWithBody(ctx context.Context, dbId Docume
 	return c.Client.Do(req)
 }
 
-// CompleteDocumentUpload Import a staged CSV file
+// CompleteDocumentUpload Import a staged CSV file (not available yet)
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -8404,7 +8407,7 @@ func (c *Client) CompleteDocumentUpload(ctx context.Context, dbId DocumentDbId, 
 	return c.Client.Do(req)
 }
 
-// PreviewDocumentUploadWithBody Preview a CSV file
+// PreviewDocumentUploadWithBody Preview a CSV file (not available yet)
 //
 // Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 // importing anything. Send exactly one of:
@@ -8468,7 +8471,7 @@ func (c *Client) GetDocsAsset(ctx context.Context, file string, reqEditors ...Re
 	return c.Client.Do(req)
 }
 
-// ListEmailTasks List e-mail tasks
+// ListEmailTasks List e-mail tasks (not available yet)
 //
 // Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 //
@@ -8485,7 +8488,7 @@ func (c *Client) ListEmailTasks(ctx context.Context, params *ListEmailTasksParam
 	return c.Client.Do(req)
 }
 
-// CreateEmailTaskWithBody Create an e-mail task
+// CreateEmailTaskWithBody Create an e-mail task (not available yet)
 //
 // Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 // address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -8509,7 +8512,7 @@ func (c *Client) CreateEmailTaskWithBody(ctx context.Context, contentType string
 	return c.Client.Do(req)
 }
 
-// CreateEmailTask Create an e-mail task
+// CreateEmailTask Create an e-mail task (not available yet)
 //
 // Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 // address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -8533,7 +8536,7 @@ func (c *Client) CreateEmailTask(ctx context.Context, body CreateEmailTaskJSONRe
 	return c.Client.Do(req)
 }
 
-// DeleteEmailTask Delete an e-mail task
+// DeleteEmailTask Delete an e-mail task (not available yet)
 //
 // Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 // reused for another task); the recorded messages are deleted.
@@ -8551,7 +8554,7 @@ func (c *Client) DeleteEmailTask(ctx context.Context, taskId EmailTaskId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetEmailTaskStatus Get the status of an e-mail task
+// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 //
 // Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 //
@@ -8568,7 +8571,7 @@ func (c *Client) GetEmailTaskStatus(ctx context.Context, taskId EmailTaskId, req
 	return c.Client.Do(req)
 }
 
-// ListFlowExecutions List flow executions
+// ListFlowExecutions List flow executions (not available yet)
 //
 // Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 //
@@ -8585,7 +8588,7 @@ func (c *Client) ListFlowExecutions(ctx context.Context, params *ListFlowExecuti
 	return c.Client.Do(req)
 }
 
-// StartFlowExecutionWithBody Start a flow execution
+// StartFlowExecutionWithBody Start a flow execution (not available yet)
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -8604,7 +8607,7 @@ func (c *Client) StartFlowExecutionWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// StartFlowExecution Start a flow execution
+// StartFlowExecution Start a flow execution (not available yet)
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -8623,7 +8626,7 @@ func (c *Client) StartFlowExecution(ctx context.Context, body StartFlowExecution
 	return c.Client.Do(req)
 }
 
-// DeleteFlowExecution Delete a flow execution
+// DeleteFlowExecution Delete a flow execution (not available yet)
 //
 // Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 //
@@ -8640,7 +8643,7 @@ func (c *Client) DeleteFlowExecution(ctx context.Context, id FlowExecutionIdPath
 	return c.Client.Do(req)
 }
 
-// GetFlowExecution Read a flow execution
+// GetFlowExecution Read a flow execution (not available yet)
 //
 // Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 //
@@ -8657,7 +8660,7 @@ func (c *Client) GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, p
 	return c.Client.Do(req)
 }
 
-// ListTaskStatuses List task statuses
+// ListTaskStatuses List task statuses (not available yet)
 //
 // Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
 //
@@ -8674,7 +8677,7 @@ func (c *Client) ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, p
 	return c.Client.Do(req)
 }
 
-// AddTaskStatusesWithBody Record task statuses
+// AddTaskStatusesWithBody Record task statuses (not available yet)
 //
 // Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 //
@@ -8693,7 +8696,7 @@ func (c *Client) AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionId
 	return c.Client.Do(req)
 }
 
-// AddTaskStatuses Record task statuses
+// AddTaskStatuses Record task statuses (not available yet)
 //
 // Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 //
@@ -8712,7 +8715,7 @@ func (c *Client) AddTaskStatuses(ctx context.Context, id FlowExecutionIdPath, bo
 	return c.Client.Do(req)
 }
 
-// ListFlowViews List flow views
+// ListFlowViews List flow views (not available yet)
 //
 // Lists the views of the flows the caller may see, ordered by flow, then by version (newest first), then with the default view first and the others by name. `flow_version` is only accepted together with `flow_id`; alone it answers 400.
 //
@@ -8729,7 +8732,7 @@ func (c *Client) ListFlowViews(ctx context.Context, params *ListFlowViewsParams,
 	return c.Client.Do(req)
 }
 
-// CreateFlowViewWithBody Create a flow view
+// CreateFlowViewWithBody Create a flow view (not available yet)
 //
 // Saves a named view of one version of a flow: the order in which its tasks are shown and which tasks are hidden. View names are unique per flow version; a duplicate name answers 409. When the view is created with `view_data.is_default` true, it becomes the only default view of that flow version (any previous default loses the flag). Task names in the view are not checked against the definition; names the version does not have are ignored when the view is shown. A flow or version that does not exist, or that the caller may not see, answers 404.
 //
@@ -8748,7 +8751,7 @@ func (c *Client) CreateFlowViewWithBody(ctx context.Context, contentType string,
 	return c.Client.Do(req)
 }
 
-// CreateFlowView Create a flow view
+// CreateFlowView Create a flow view (not available yet)
 //
 // Saves a named view of one version of a flow: the order in which its tasks are shown and which tasks are hidden. View names are unique per flow version; a duplicate name answers 409. When the view is created with `view_data.is_default` true, it becomes the only default view of that flow version (any previous default loses the flag). Task names in the view are not checked against the definition; names the version does not have are ignored when the view is shown. A flow or version that does not exist, or that the caller may not see, answers 404.
 //
@@ -8767,7 +8770,7 @@ func (c *Client) CreateFlowView(ctx context.Context, body CreateFlowViewJSONRequ
 	return c.Client.Do(req)
 }
 
-// DeleteFlowView Delete a flow view
+// DeleteFlowView Delete a flow view (not available yet)
 //
 // Deletes a view permanently. Deleting the default view leaves the version without a default view.
 //
@@ -8784,7 +8787,7 @@ func (c *Client) DeleteFlowView(ctx context.Context, id openapi_types.UUID, reqE
 	return c.Client.Do(req)
 }
 
-// GetFlowView Read a flow view
+// GetFlowView Read a flow view (not available yet)
 //
 // Returns one view. A view of a flow the caller may not see answers 404.
 //
@@ -8801,7 +8804,7 @@ func (c *Client) GetFlowView(ctx context.Context, id openapi_types.UUID, reqEdit
 	return c.Client.Do(req)
 }
 
-// UpdateFlowViewWithBody Change a flow view
+// UpdateFlowViewWithBody Change a flow view (not available yet)
 //
 // Changes the name and/or the data of a view; omitted fields keep their value and `view_data`, when given, replaces the stored data as a whole. A view stays attached to its flow version. Renaming to a name another view of the same version has answers 409. Setting `is_default` true removes the flag from the version's other views.
 //
@@ -8820,7 +8823,7 @@ func (c *Client) UpdateFlowViewWithBody(ctx context.Context, id openapi_types.UU
 	return c.Client.Do(req)
 }
 
-// UpdateFlowView Change a flow view
+// UpdateFlowView Change a flow view (not available yet)
 //
 // Changes the name and/or the data of a view; omitted fields keep their value and `view_data`, when given, replaces the stored data as a whole. A view stays attached to its flow version. Renaming to a name another view of the same version has answers 409. Setting `is_default` true removes the flag from the version's other views.
 //
@@ -8839,7 +8842,7 @@ func (c *Client) UpdateFlowView(ctx context.Context, id openapi_types.UUID, body
 	return c.Client.Do(req)
 }
 
-// ListFlows List flows
+// ListFlows List flows (not available yet)
 //
 // Lists the latest version of every flow the caller may see, most recently updated first. The caller sees the flows of its organization with visibility `organization` or `public`, the `private` flows it created or was invited to, and, with role `org_admin` or `backoffice`, every flow of the organization. With `visibility=public` the list also holds public flows of other organizations. Expansion fields (`task_names`, `validation_errors`) are null in lists; read a single flow to get them.
 //
@@ -8856,7 +8859,7 @@ func (c *Client) ListFlows(ctx context.Context, params *ListFlowsParams, reqEdit
 	return c.Client.Do(req)
 }
 
-// CreateFlowWithBody Create a flow
+// CreateFlowWithBody Create a flow (not available yet)
 //
 // Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, while `task_names` is filled only when the definition is valid. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Roles `org_admin`, `backoffice` and `app_user` may create flows; `integration` service accounts may too, so that automated setups can provision flows.
 //
@@ -8875,7 +8878,7 @@ func (c *Client) CreateFlowWithBody(ctx context.Context, contentType string, bod
 	return c.Client.Do(req)
 }
 
-// CreateFlow Create a flow
+// CreateFlow Create a flow (not available yet)
 //
 // Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, while `task_names` is filled only when the definition is valid. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Roles `org_admin`, `backoffice` and `app_user` may create flows; `integration` service accounts may too, so that automated setups can provision flows.
 //
@@ -8894,7 +8897,7 @@ func (c *Client) CreateFlow(ctx context.Context, body CreateFlowJSONRequestBody,
 	return c.Client.Do(req)
 }
 
-// DeleteFlow Delete a flow
+// DeleteFlow Delete a flow (not available yet)
 //
 // Deletes a flow with all its versions, views and invitations. Its finished executions are soft-deleted (status `deleted`). A flow that still has executions in status `queued`, `running`, `in_progress` or `awaiting_input`, or that apps of the /v1 interface are bound to, answers 409 and nothing is deleted. Only the flow's creator and callers with role `org_admin` or `backoffice` may delete a flow.
 //
@@ -8911,7 +8914,7 @@ func (c *Client) DeleteFlow(ctx context.Context, id FlowIdPath, reqEditors ...Re
 	return c.Client.Do(req)
 }
 
-// GetFlow Read a flow
+// GetFlow Read a flow (not available yet)
 //
 // Returns the latest version of a flow, or the version given in `version`. The expansion parameters add computed data: `include_ordered_task_names` fills `task_names`, `include_validation_errors` fills `validation_errors`, `include_dynamic_data` adds the runtime configuration options to each task of `definition` (key `dynamic_data`), and `include_output_schemas` adds the JSON schema of each task's output to each task of `definition` (key `output_schema`). A flow the caller may not see answers 404 like a missing one.
 //
@@ -8928,7 +8931,7 @@ func (c *Client) GetFlow(ctx context.Context, id FlowIdPath, params *GetFlowPara
 	return c.Client.Do(req)
 }
 
-// ModifyFlowWithBody Change flow attributes
+// ModifyFlowWithBody Change flow attributes (not available yet)
 //
 // Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back). A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The same callers as for PUT may patch a flow.
 //
@@ -8947,7 +8950,7 @@ func (c *Client) ModifyFlowWithBody(ctx context.Context, id FlowIdPath, contentT
 	return c.Client.Do(req)
 }
 
-// ModifyFlow Change flow attributes
+// ModifyFlow Change flow attributes (not available yet)
 //
 // Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back). A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The same callers as for PUT may patch a flow.
 //
@@ -8966,7 +8969,7 @@ func (c *Client) ModifyFlow(ctx context.Context, id FlowIdPath, body ModifyFlowJ
 	return c.Client.Do(req)
 }
 
-// UpdateFlowWithBody Update a flow
+// UpdateFlowWithBody Update a flow (not available yet)
 //
 // Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` like the reply of create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed.
 //
@@ -8985,7 +8988,7 @@ func (c *Client) UpdateFlowWithBody(ctx context.Context, id FlowIdPath, contentT
 	return c.Client.Do(req)
 }
 
-// UpdateFlow Update a flow
+// UpdateFlow Update a flow (not available yet)
 //
 // Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` like the reply of create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed.
 //
@@ -9004,7 +9007,7 @@ func (c *Client) UpdateFlow(ctx context.Context, id FlowIdPath, body UpdateFlowJ
 	return c.Client.Do(req)
 }
 
-// UpdateFlowDefinitionWithBody Replace a flow's definition
+// UpdateFlowDefinitionWithBody Replace a flow's definition (not available yet)
 //
 // Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 //
@@ -9023,7 +9026,7 @@ func (c *Client) UpdateFlowDefinitionWithBody(ctx context.Context, id FlowIdPath
 	return c.Client.Do(req)
 }
 
-// UpdateFlowDefinition Replace a flow's definition
+// UpdateFlowDefinition Replace a flow's definition (not available yet)
 //
 // Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 //
@@ -9042,7 +9045,7 @@ func (c *Client) UpdateFlowDefinition(ctx context.Context, id FlowIdPath, body U
 	return c.Client.Do(req)
 }
 
-// ListFlowInvitations List the invitations of a flow
+// ListFlowInvitations List the invitations of a flow (not available yet)
 //
 // Lists the users invited to a flow, oldest invitation first, with their name, e-mail and role. Any caller who may see the flow may list its invitations.
 //
@@ -9059,7 +9062,7 @@ func (c *Client) ListFlowInvitations(ctx context.Context, id FlowIdPath, reqEdit
 	return c.Client.Do(req)
 }
 
-// InviteFlowUsersWithBody Invite users to a flow
+// InviteFlowUsersWithBody Invite users to a flow (not available yet)
 //
 // Invites users of the caller's organization to a flow. An invited user may read the flow even when it is `private`, may update it, and may review its human review tasks. Users lacking a reviewer or publisher role are skipped: roles `org_admin`, `backoffice` and `app_user` may review and publish, `integration` service accounts may not. Ids that match no active user of the organization are skipped as well, so the reply never reveals users of other organizations. Inviting a user who is already invited is not an error: the user is listed in `invited_user_ids` again and no duplicate is created. Only the flow's creator and callers with role `org_admin` or `backoffice` may invite.
 //
@@ -9078,7 +9081,7 @@ func (c *Client) InviteFlowUsersWithBody(ctx context.Context, id FlowIdPath, con
 	return c.Client.Do(req)
 }
 
-// InviteFlowUsers Invite users to a flow
+// InviteFlowUsers Invite users to a flow (not available yet)
 //
 // Invites users of the caller's organization to a flow. An invited user may read the flow even when it is `private`, may update it, and may review its human review tasks. Users lacking a reviewer or publisher role are skipped: roles `org_admin`, `backoffice` and `app_user` may review and publish, `integration` service accounts may not. Ids that match no active user of the organization are skipped as well, so the reply never reveals users of other organizations. Inviting a user who is already invited is not an error: the user is listed in `invited_user_ids` again and no duplicate is created. Only the flow's creator and callers with role `org_admin` or `backoffice` may invite.
 //
@@ -9097,7 +9100,7 @@ func (c *Client) InviteFlowUsers(ctx context.Context, id FlowIdPath, body Invite
 	return c.Client.Do(req)
 }
 
-// RevokeFlowInvitation Revoke an invitation
+// RevokeFlowInvitation Revoke an invitation (not available yet)
 //
 // Removes a user's invitation to a flow. The user loses the access the invitation gave; human review assignments the user already has are kept. A user who is not invited answers 404. The flow's creator, callers with role `org_admin` or `backoffice`, and the invited user (to leave a flow) may revoke.
 //
@@ -9114,7 +9117,7 @@ func (c *Client) RevokeFlowInvitation(ctx context.Context, id FlowIdPath, userId
 	return c.Client.Do(req)
 }
 
-// ListFlowVersions List the versions of a flow
+// ListFlowVersions List the versions of a flow (not available yet)
 //
 // Returns the versions of a flow, newest first, one FlowResponse per version. Versions are numbered 1 to N without gaps, so the latest version number is also the total count. `page` and `limit` page through the versions; the expansion parameters work as on `GET /api/flows/{id}` and apply to every returned version.
 //
@@ -9131,7 +9134,7 @@ func (c *Client) ListFlowVersions(ctx context.Context, id FlowIdPath, params *Li
 	return c.Client.Do(req)
 }
 
-// ListMyHumanReviewAssignments List the caller's review assignments
+// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
 //
 // Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 //
@@ -9148,7 +9151,7 @@ func (c *Client) ListMyHumanReviewAssignments(ctx context.Context, params *ListM
 	return c.Client.Do(req)
 }
 
-// ListHumanReviewTasks List human review tasks
+// ListHumanReviewTasks List human review tasks (not available yet)
 //
 // Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 //
@@ -9165,7 +9168,7 @@ func (c *Client) ListHumanReviewTasks(ctx context.Context, params *ListHumanRevi
 	return c.Client.Do(req)
 }
 
-// CreateHumanReviewTaskWithBody Create a human review task
+// CreateHumanReviewTaskWithBody Create a human review task (not available yet)
 //
 // Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 //
@@ -9184,7 +9187,7 @@ func (c *Client) CreateHumanReviewTaskWithBody(ctx context.Context, contentType 
 	return c.Client.Do(req)
 }
 
-// CreateHumanReviewTask Create a human review task
+// CreateHumanReviewTask Create a human review task (not available yet)
 //
 // Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 //
@@ -9203,7 +9206,7 @@ func (c *Client) CreateHumanReviewTask(ctx context.Context, body CreateHumanRevi
 	return c.Client.Do(req)
 }
 
-// GetHumanReviewTask Read a human review task
+// GetHumanReviewTask Read a human review task (not available yet)
 //
 // Returns one review task.
 //
@@ -9220,7 +9223,7 @@ func (c *Client) GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPat
 	return c.Client.Do(req)
 }
 
-// ListHumanReviewTaskAssignments List the assignments of a review task
+// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
 //
 // Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 //
@@ -9237,7 +9240,7 @@ func (c *Client) ListHumanReviewTaskAssignments(ctx context.Context, id HumanRev
 	return c.Client.Do(req)
 }
 
-// CompleteHumanReviewTaskWithBody Complete a review
+// CompleteHumanReviewTaskWithBody Complete a review (not available yet)
 //
 // Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 //
@@ -9256,7 +9259,7 @@ func (c *Client) CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanRe
 	return c.Client.Do(req)
 }
 
-// CompleteHumanReviewTask Complete a review
+// CompleteHumanReviewTask Complete a review (not available yet)
 //
 // Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 //
@@ -9275,7 +9278,7 @@ func (c *Client) CompleteHumanReviewTask(ctx context.Context, id HumanReviewTask
 	return c.Client.Do(req)
 }
 
-// StartHumanReviewTask Start reviewing
+// StartHumanReviewTask Start reviewing (not available yet)
 //
 // The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
 //
@@ -9292,7 +9295,7 @@ func (c *Client) StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdP
 	return c.Client.Do(req)
 }
 
-// ListIntegrations List integrations
+// ListIntegrations List integrations (not available yet)
 //
 // Lists the integrations of the caller's organization, newest first.
 //
@@ -9309,7 +9312,7 @@ func (c *Client) ListIntegrations(ctx context.Context, params *ListIntegrationsP
 	return c.Client.Do(req)
 }
 
-// CreateIntegrationWithBody Connect a flow task to a credential
+// CreateIntegrationWithBody Connect a flow task to a credential (not available yet)
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -9333,7 +9336,7 @@ func (c *Client) CreateIntegrationWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// CreateIntegration Connect a flow task to a credential
+// CreateIntegration Connect a flow task to a credential (not available yet)
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -9357,7 +9360,7 @@ func (c *Client) CreateIntegration(ctx context.Context, body CreateIntegrationJS
 	return c.Client.Do(req)
 }
 
-// ListIntegrationCatalog List the integration catalog
+// ListIntegrationCatalog List the integration catalog (not available yet)
 //
 // Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 // name. Any authenticated caller may read it.
@@ -9375,7 +9378,7 @@ func (c *Client) ListIntegrationCatalog(ctx context.Context, params *ListIntegra
 	return c.Client.Do(req)
 }
 
-// GetIntegrationCatalogEntry Get a catalog entry
+// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
 //
 // Returns one entry of the integration catalog.
 //
@@ -9392,7 +9395,7 @@ func (c *Client) GetIntegrationCatalogEntry(ctx context.Context, id openapi_type
 	return c.Client.Do(req)
 }
 
-// BuildUiSchemaWithBody Build a form description for parameters
+// BuildUiSchemaWithBody Build a form description for parameters (not available yet)
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -9417,7 +9420,7 @@ func (c *Client) BuildUiSchemaWithBody(ctx context.Context, contentType string, 
 	return c.Client.Do(req)
 }
 
-// BuildUiSchema Build a form description for parameters
+// BuildUiSchema Build a form description for parameters (not available yet)
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -9442,7 +9445,7 @@ func (c *Client) BuildUiSchema(ctx context.Context, body BuildUiSchemaJSONReques
 	return c.Client.Do(req)
 }
 
-// DeleteIntegration Delete an integration
+// DeleteIntegration Delete an integration (not available yet)
 //
 // Deletes an integration. The flow and the credential stay; the task runs without the credential from then
 // on. Requires role `org_admin`, `app_user` or `integration`.
@@ -9460,7 +9463,7 @@ func (c *Client) DeleteIntegration(ctx context.Context, id IntegrationId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetIntegration Get an integration
+// GetIntegration Get an integration (not available yet)
 //
 // Returns one integration of the caller's organization.
 //
@@ -9477,7 +9480,7 @@ func (c *Client) GetIntegration(ctx context.Context, id IntegrationId, reqEditor
 	return c.Client.Do(req)
 }
 
-// GetIntegrationMetadata Describe what an integration connects to
+// GetIntegrationMetadata Describe what an integration connects to (not available yet)
 //
 // Fetches, live through the integration's credential, a plain-text description of what the integration
 // connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
@@ -9627,7 +9630,7 @@ func (c *Client) EditProduct(ctx context.Context, id ProductIdPath, body EditPro
 	return c.Client.Do(req)
 }
 
-// ListModels List the available language models
+// ListModels List the available language models (not available yet)
 //
 // Lists the language models the agent and `llm` tasks can use, one entry per model name with the regions, locations and providers that serve it and the number of configured endpoints. Models are configured on the server and are the same for every organization; any authenticated caller may list them. The optional `region` filter keeps only models served in that region. The list is sorted by `model_name`.
 //
@@ -9695,7 +9698,7 @@ func (c *Client) GetRedoc(ctx context.Context, reqEditors ...RequestEditorFn) (*
 	return c.Client.Do(req)
 }
 
-// ListSqlDatabases List SQL databases
+// ListSqlDatabases List SQL databases (not available yet)
 //
 // Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 //
@@ -9712,7 +9715,7 @@ func (c *Client) ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesP
 	return c.Client.Do(req)
 }
 
-// CreateSqlDatabaseWithBody Register a SQL database
+// CreateSqlDatabaseWithBody Register a SQL database (not available yet)
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -9738,7 +9741,7 @@ func (c *Client) CreateSqlDatabaseWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// CreateSqlDatabase Register a SQL database
+// CreateSqlDatabase Register a SQL database (not available yet)
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -9764,7 +9767,7 @@ func (c *Client) CreateSqlDatabase(ctx context.Context, body CreateSqlDatabaseJS
 	return c.Client.Do(req)
 }
 
-// DeleteSqlDatabase Remove a SQL database
+// DeleteSqlDatabase Remove a SQL database (not available yet)
 //
 // Removes a registered SQL database and its credential. The database itself is not touched. When an
 // integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -9783,7 +9786,7 @@ func (c *Client) DeleteSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetSqlDatabase Get a SQL database
+// GetSqlDatabase Get a SQL database (not available yet)
 //
 // Returns one registered SQL database of the caller's organization, without its password.
 //
@@ -9800,7 +9803,7 @@ func (c *Client) GetSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditor
 	return c.Client.Do(req)
 }
 
-// TestSqlDatabaseConnection Test the connection to a SQL database
+// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
 //
 // Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 // outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
@@ -9966,7 +9969,7 @@ func (c *Client) UpdateSsoProvider(ctx context.Context, id SSOProviderIdPath, bo
 	return c.Client.Do(req)
 }
 
-// DownloadStorageObject Download through a pre-signed link
+// DownloadStorageObject Download through a pre-signed link (not available yet)
 //
 // The target of the pre-signed links issued by loopwork (when objects are stored on local disk; with S3
 // storage the links may point to S3 directly). No authentication header is needed: the token itself
@@ -9987,7 +9990,7 @@ func (c *Client) DownloadStorageObject(ctx context.Context, token string, reqEdi
 	return c.Client.Do(req)
 }
 
-// CreatePresignedDownloadUrlWithBody Create a download link for a stored object
+// CreatePresignedDownloadUrlWithBody Create a download link for a stored object (not available yet)
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -10008,7 +10011,7 @@ func (c *Client) CreatePresignedDownloadUrlWithBody(ctx context.Context, content
 	return c.Client.Do(req)
 }
 
-// CreatePresignedDownloadUrl Create a download link for a stored object
+// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -10029,7 +10032,7 @@ func (c *Client) CreatePresignedDownloadUrl(ctx context.Context, body CreatePres
 	return c.Client.Do(req)
 }
 
-// ResolveStorageUriWithBody Resolve a storage URI to a download link
+// ResolveStorageUriWithBody Resolve a storage URI to a download link (not available yet)
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
 // authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -10056,7 +10059,7 @@ func (c *Client) ResolveStorageUriWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// ResolveStorageUri Resolve a storage URI to a download link
+// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
 // authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -10083,7 +10086,7 @@ func (c *Client) ResolveStorageUri(ctx context.Context, body ResolveStorageUriJS
 	return c.Client.Do(req)
 }
 
-// ListTaskExecutionRecords List task executions
+// ListTaskExecutionRecords List task executions (not available yet)
 //
 // Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
 //
@@ -10100,7 +10103,7 @@ func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskE
 	return c.Client.Do(req)
 }
 
-// RecordTaskExecutionWithBody Report a task execution
+// RecordTaskExecutionWithBody Report a task execution (not available yet)
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -10119,7 +10122,7 @@ func (c *Client) RecordTaskExecutionWithBody(ctx context.Context, contentType st
 	return c.Client.Do(req)
 }
 
-// RecordTaskExecution Report a task execution
+// RecordTaskExecution Report a task execution (not available yet)
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -10138,7 +10141,7 @@ func (c *Client) RecordTaskExecution(ctx context.Context, body RecordTaskExecuti
 	return c.Client.Do(req)
 }
 
-// ListTaskTags List active task tags
+// ListTaskTags List active task tags (not available yet)
 //
 // Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
 //
@@ -10155,7 +10158,7 @@ func (c *Client) ListTaskTags(ctx context.Context, params *ListTaskTagsParams, r
 	return c.Client.Do(req)
 }
 
-// BatchPatchTaskTagsWithBody Add and remove task tags
+// BatchPatchTaskTagsWithBody Add and remove task tags (not available yet)
 //
 // Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 //
@@ -10174,7 +10177,7 @@ func (c *Client) BatchPatchTaskTagsWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// BatchPatchTaskTags Add and remove task tags
+// BatchPatchTaskTags Add and remove task tags (not available yet)
 //
 // Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 //
@@ -17159,7 +17162,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/users/{id}/deactivate (the `AdminDeactivateUser` operationId).
 	AdminDeactivateUserWithResponse(ctx context.Context, id UserIdPath, reqEditors ...RequestEditorFn) (*AdminDeactivateUserResponse, error)
 
-	// ListConversationsWithResponse List conversations
+	// ListConversationsWithResponse List conversations (not available yet)
 	//
 	// Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 	// users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -17169,7 +17172,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations (the `ListConversations` operationId).
 	ListConversationsWithResponse(ctx context.Context, params *ListConversationsParams, reqEditors ...RequestEditorFn) (*ListConversationsResponse, error)
 
-	// StartConversationWithBodyWithResponse Start a conversation
+	// StartConversationWithBodyWithResponse Start a conversation (not available yet)
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -17187,7 +17190,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartConversationResponse, error)
 
-	// StartConversationWithResponse Start a conversation
+	// StartConversationWithResponse Start a conversation (not available yet)
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -17205,7 +17208,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithResponse(ctx context.Context, body StartConversationJSONRequestBody, reqEditors ...RequestEditorFn) (*StartConversationResponse, error)
 
-	// DeleteConversationWithResponse Delete a conversation
+	// DeleteConversationWithResponse Delete a conversation (not available yet)
 	//
 	// Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 	// edited is not touched. A reply that is still streaming is cancelled first.
@@ -17215,7 +17218,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/agent/conversations/{id} (the `DeleteConversation` operationId).
 	DeleteConversationWithResponse(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*DeleteConversationResponse, error)
 
-	// GetConversationWithResponse Get a conversation
+	// GetConversationWithResponse Get a conversation (not available yet)
 	//
 	// Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 	//
@@ -17224,7 +17227,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id} (the `GetConversation` operationId).
 	GetConversationWithResponse(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*GetConversationResponse, error)
 
-	// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase
+	// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase (not available yet)
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -17236,7 +17239,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithBodyWithResponse(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateConversationPhaseResponse, error)
 
-	// UpdateConversationPhaseWithResponse Change the conversation phase
+	// UpdateConversationPhaseWithResponse Change the conversation phase (not available yet)
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -17248,7 +17251,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithResponse(ctx context.Context, id ConversationId, body UpdateConversationPhaseJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateConversationPhaseResponse, error)
 
-	// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply
+	// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply (not available yet)
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -17293,7 +17296,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithBodyWithResponse(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
 
-	// StreamConversationChatWithResponse Send a message and stream the agent's reply
+	// StreamConversationChatWithResponse Send a message and stream the agent's reply (not available yet)
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -17338,7 +17341,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithResponse(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
 
-	// ListConversationMessagesWithResponse List the messages of a conversation
+	// ListConversationMessagesWithResponse List the messages of a conversation (not available yet)
 	//
 	// Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 	// `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -17349,7 +17352,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id}/messages (the `ListConversationMessages` operationId).
 	ListConversationMessagesWithResponse(ctx context.Context, id ConversationId, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*ListConversationMessagesResponse, error)
 
-	// RunDirectAgentWithBodyWithResponse Call an agent directly
+	// RunDirectAgentWithBodyWithResponse Call an agent directly (not available yet)
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -17364,7 +17367,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunDirectAgentResponse, error)
 
-	// RunDirectAgentWithResponse Call an agent directly
+	// RunDirectAgentWithResponse Call an agent directly (not available yet)
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -17379,7 +17382,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgentWithResponse(ctx context.Context, body RunDirectAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*RunDirectAgentResponse, error)
 
-	// TranscribeAudioWithBodyWithResponse Transcribe audio to text
+	// TranscribeAudioWithBodyWithResponse Transcribe audio to text (not available yet)
 	//
 	// Transcribes one audio recording (for example a spoken chat message) to text. The audio is not stored.
 	//
@@ -17471,7 +17474,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/auth/resend-invite (the `ResendInvitation` operationId).
 	ResendInvitationWithResponse(ctx context.Context, body ResendInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendInvitationResponse, error)
 
-	// ListCredentialsWithResponse List credentials
+	// ListCredentialsWithResponse List credentials (not available yet)
 	//
 	// Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 	// the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -17482,7 +17485,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials (the `ListCredentials` operationId).
 	ListCredentialsWithResponse(ctx context.Context, params *ListCredentialsParams, reqEditors ...RequestEditorFn) (*ListCredentialsResponse, error)
 
-	// CreateCredentialWithBodyWithResponse Create a credential
+	// CreateCredentialWithBodyWithResponse Create a credential (not available yet)
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -17495,7 +17498,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error)
 
-	// CreateCredentialWithResponse Create a credential
+	// CreateCredentialWithResponse Create a credential (not available yet)
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -17508,7 +17511,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithResponse(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error)
 
-	// ListCredentialProvidersWithResponse List credential providers
+	// ListCredentialProvidersWithResponse List credential providers (not available yet)
 	//
 	// Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 	// schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -17519,7 +17522,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials/providers (the `ListCredentialProviders` operationId).
 	ListCredentialProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCredentialProvidersResponse, error)
 
-	// DeleteCredentialWithResponse Delete a credential
+	// DeleteCredentialWithResponse Delete a credential (not available yet)
 	//
 	// Deletes a credential and its secret permanently. A credential still used by an integration or a document
 	// file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -17530,7 +17533,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/credentials/{id} (the `DeleteCredential` operationId).
 	DeleteCredentialWithResponse(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*DeleteCredentialResponse, error)
 
-	// GetCredentialWithResponse Get a credential
+	// GetCredentialWithResponse Get a credential (not available yet)
 	//
 	// Returns one credential of the caller's organization, without its secret.
 	//
@@ -17539,7 +17542,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials/{id} (the `GetCredential` operationId).
 	GetCredentialWithResponse(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error)
 
-	// UpdateCredentialWithBodyWithResponse Update a credential
+	// UpdateCredentialWithBodyWithResponse Update a credential (not available yet)
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -17550,7 +17553,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/credentials/{id} (the `UpdateCredential` operationId).
 	UpdateCredentialWithBodyWithResponse(ctx context.Context, id CredentialId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCredentialResponse, error)
 
-	// UpdateCredentialWithResponse Update a credential
+	// UpdateCredentialWithResponse Update a credential (not available yet)
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -17570,7 +17573,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credits/balance (the `GetCreditBalance` operationId).
 	GetCreditBalanceWithResponse(ctx context.Context, params *GetCreditBalanceParams, reqEditors ...RequestEditorFn) (*GetCreditBalanceResponse, error)
 
-	// ListDocumentsWithResponse List document files
+	// ListDocumentsWithResponse List document files (not available yet)
 	//
 	// Lists the document files of the caller's organization, most recently updated first.
 	//
@@ -17579,7 +17582,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database (the `ListDocuments` operationId).
 	ListDocumentsWithResponse(ctx context.Context, params *ListDocumentsParams, reqEditors ...RequestEditorFn) (*ListDocumentsResponse, error)
 
-	// CreateDocumentWithBodyWithResponse Create a document file
+	// CreateDocumentWithBodyWithResponse Create a document file (not available yet)
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -17597,7 +17600,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
 
-	// CreateDocumentWithResponse Create a document file
+	// CreateDocumentWithResponse Create a document file (not available yet)
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -17615,7 +17618,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithResponse(ctx context.Context, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
 
-	// DeleteDocumentWithResponse Delete a document file
+	// DeleteDocumentWithResponse Delete a document file (not available yet)
 	//
 	// Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 	// `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -17625,7 +17628,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/database/{db_id} (the `DeleteDocument` operationId).
 	DeleteDocumentWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*DeleteDocumentResponse, error)
 
-	// GetDocumentWithResponse Get a document file
+	// GetDocumentWithResponse Get a document file (not available yet)
 	//
 	// Returns one document file of the caller's organization; poll it to follow an import.
 	//
@@ -17634,7 +17637,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id} (the `GetDocument` operationId).
 	GetDocumentWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*GetDocumentResponse, error)
 
-	// ListDocumentColumnsWithResponse List the columns of a document file
+	// ListDocumentColumnsWithResponse List the columns of a document file (not available yet)
 	//
 	// Returns the column names of the document's current data, in table order: for `csv` documents the header
 	// of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -17645,7 +17648,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/columns (the `ListDocumentColumns` operationId).
 	ListDocumentColumnsWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*ListDocumentColumnsResponse, error)
 
-	// GetDocumentDownloadUrlWithResponse Get a download link for a document file
+	// GetDocumentDownloadUrlWithResponse Get a download link for a document file (not available yet)
 	//
 	// Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 	// link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -17656,7 +17659,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/download (the `GetDocumentDownloadUrl` operationId).
 	GetDocumentDownloadUrlWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*GetDocumentDownloadUrlResponse, error)
 
-	// ListDocumentRowsWithResponse Read the rows of a document file
+	// ListDocumentRowsWithResponse Read the rows of a document file (not available yet)
 	//
 	// Returns one page of the document's current data, in file order for `csv` documents and in the table's
 	// primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -17667,7 +17670,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/rows (the `ListDocumentRows` operationId).
 	ListDocumentRowsWithResponse(ctx context.Context, dbId DocumentDbId, params *ListDocumentRowsParams, reqEditors ...RequestEditorFn) (*ListDocumentRowsResponse, error)
 
-	// StartDocumentUploadWithBodyWithResponse Upload a CSV file
+	// StartDocumentUploadWithBodyWithResponse Upload a CSV file (not available yet)
 	//
 	// Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 	// is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -17683,7 +17686,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload (the `StartDocumentUpload` operationId).
 	StartDocumentUploadWithBodyWithResponse(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartDocumentUploadResponse, error)
 
-	// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file
+	// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file (not available yet)
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -17700,7 +17703,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithBodyWithResponse(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteDocumentUploadResponse, error)
 
-	// CompleteDocumentUploadWithResponse Import a staged CSV file
+	// CompleteDocumentUploadWithResponse Import a staged CSV file (not available yet)
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -17717,7 +17720,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithResponse(ctx context.Context, dbId DocumentDbId, body CompleteDocumentUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteDocumentUploadResponse, error)
 
-	// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file
+	// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file (not available yet)
 	//
 	// Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 	// importing anything. Send exactly one of:
@@ -17755,7 +17758,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/docs/assets/{file} (the `GetDocsAsset` operationId).
 	GetDocsAssetWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*GetDocsAssetResponse, error)
 
-	// ListEmailTasksWithResponse List e-mail tasks
+	// ListEmailTasksWithResponse List e-mail tasks (not available yet)
 	//
 	// Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 	//
@@ -17764,7 +17767,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/email-tasks (the `ListEmailTasks` operationId).
 	ListEmailTasksWithResponse(ctx context.Context, params *ListEmailTasksParams, reqEditors ...RequestEditorFn) (*ListEmailTasksResponse, error)
 
-	// CreateEmailTaskWithBodyWithResponse Create an e-mail task
+	// CreateEmailTaskWithBodyWithResponse Create an e-mail task (not available yet)
 	//
 	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -17778,7 +17781,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateEmailTaskResponse, error)
 
-	// CreateEmailTaskWithResponse Create an e-mail task
+	// CreateEmailTaskWithResponse Create an e-mail task (not available yet)
 	//
 	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -17792,7 +17795,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithResponse(ctx context.Context, body CreateEmailTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateEmailTaskResponse, error)
 
-	// DeleteEmailTaskWithResponse Delete an e-mail task
+	// DeleteEmailTaskWithResponse Delete an e-mail task (not available yet)
 	//
 	// Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 	// reused for another task); the recorded messages are deleted.
@@ -17802,7 +17805,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/email-tasks/{task_id} (the `DeleteEmailTask` operationId).
 	DeleteEmailTaskWithResponse(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*DeleteEmailTaskResponse, error)
 
-	// GetEmailTaskStatusWithResponse Get the status of an e-mail task
+	// GetEmailTaskStatusWithResponse Get the status of an e-mail task (not available yet)
 	//
 	// Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 	//
@@ -17811,7 +17814,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/email-tasks/{task_id}/status (the `GetEmailTaskStatus` operationId).
 	GetEmailTaskStatusWithResponse(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*GetEmailTaskStatusResponse, error)
 
-	// ListFlowExecutionsWithResponse List flow executions
+	// ListFlowExecutionsWithResponse List flow executions (not available yet)
 	//
 	// Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 	//
@@ -17820,7 +17823,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions (the `ListFlowExecutions` operationId).
 	ListFlowExecutionsWithResponse(ctx context.Context, params *ListFlowExecutionsParams, reqEditors ...RequestEditorFn) (*ListFlowExecutionsResponse, error)
 
-	// StartFlowExecutionWithBodyWithResponse Start a flow execution
+	// StartFlowExecutionWithBodyWithResponse Start a flow execution (not available yet)
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -17829,7 +17832,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartFlowExecutionResponse, error)
 
-	// StartFlowExecutionWithResponse Start a flow execution
+	// StartFlowExecutionWithResponse Start a flow execution (not available yet)
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -17838,7 +17841,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithResponse(ctx context.Context, body StartFlowExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*StartFlowExecutionResponse, error)
 
-	// DeleteFlowExecutionWithResponse Delete a flow execution
+	// DeleteFlowExecutionWithResponse Delete a flow execution (not available yet)
 	//
 	// Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 	//
@@ -17847,7 +17850,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/flow-executions/{id} (the `DeleteFlowExecution` operationId).
 	DeleteFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*DeleteFlowExecutionResponse, error)
 
-	// GetFlowExecutionWithResponse Read a flow execution
+	// GetFlowExecutionWithResponse Read a flow execution (not available yet)
 	//
 	// Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 	//
@@ -17856,7 +17859,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*GetFlowExecutionResponse, error)
 
-	// ListTaskStatusesWithResponse List task statuses
+	// ListTaskStatusesWithResponse List task statuses (not available yet)
 	//
 	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
 	//
@@ -17865,7 +17868,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatusesWithResponse(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*ListTaskStatusesResponse, error)
 
-	// AddTaskStatusesWithBodyWithResponse Record task statuses
+	// AddTaskStatusesWithBodyWithResponse Record task statuses (not available yet)
 	//
 	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 	//
@@ -17874,7 +17877,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithBodyWithResponse(ctx context.Context, id FlowExecutionIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddTaskStatusesResponse, error)
 
-	// AddTaskStatusesWithResponse Record task statuses
+	// AddTaskStatusesWithResponse Record task statuses (not available yet)
 	//
 	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 	//
@@ -17883,7 +17886,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithResponse(ctx context.Context, id FlowExecutionIdPath, body AddTaskStatusesJSONRequestBody, reqEditors ...RequestEditorFn) (*AddTaskStatusesResponse, error)
 
-	// ListFlowViewsWithResponse List flow views
+	// ListFlowViewsWithResponse List flow views (not available yet)
 	//
 	// Lists the views of the flows the caller may see, ordered by flow, then by version (newest first), then with the default view first and the others by name. `flow_version` is only accepted together with `flow_id`; alone it answers 400.
 	//
@@ -17892,7 +17895,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-views (the `ListFlowViews` operationId).
 	ListFlowViewsWithResponse(ctx context.Context, params *ListFlowViewsParams, reqEditors ...RequestEditorFn) (*ListFlowViewsResponse, error)
 
-	// CreateFlowViewWithBodyWithResponse Create a flow view
+	// CreateFlowViewWithBodyWithResponse Create a flow view (not available yet)
 	//
 	// Saves a named view of one version of a flow: the order in which its tasks are shown and which tasks are hidden. View names are unique per flow version; a duplicate name answers 409. When the view is created with `view_data.is_default` true, it becomes the only default view of that flow version (any previous default loses the flag). Task names in the view are not checked against the definition; names the version does not have are ignored when the view is shown. A flow or version that does not exist, or that the caller may not see, answers 404.
 	//
@@ -17901,7 +17904,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-views (the `CreateFlowView` operationId).
 	CreateFlowViewWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFlowViewResponse, error)
 
-	// CreateFlowViewWithResponse Create a flow view
+	// CreateFlowViewWithResponse Create a flow view (not available yet)
 	//
 	// Saves a named view of one version of a flow: the order in which its tasks are shown and which tasks are hidden. View names are unique per flow version; a duplicate name answers 409. When the view is created with `view_data.is_default` true, it becomes the only default view of that flow version (any previous default loses the flag). Task names in the view are not checked against the definition; names the version does not have are ignored when the view is shown. A flow or version that does not exist, or that the caller may not see, answers 404.
 	//
@@ -17910,7 +17913,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-views (the `CreateFlowView` operationId).
 	CreateFlowViewWithResponse(ctx context.Context, body CreateFlowViewJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFlowViewResponse, error)
 
-	// DeleteFlowViewWithResponse Delete a flow view
+	// DeleteFlowViewWithResponse Delete a flow view (not available yet)
 	//
 	// Deletes a view permanently. Deleting the default view leaves the version without a default view.
 	//
@@ -17919,7 +17922,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/flow-views/{id} (the `DeleteFlowView` operationId).
 	DeleteFlowViewWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*DeleteFlowViewResponse, error)
 
-	// GetFlowViewWithResponse Read a flow view
+	// GetFlowViewWithResponse Read a flow view (not available yet)
 	//
 	// Returns one view. A view of a flow the caller may not see answers 404.
 	//
@@ -17928,7 +17931,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-views/{id} (the `GetFlowView` operationId).
 	GetFlowViewWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetFlowViewResponse, error)
 
-	// UpdateFlowViewWithBodyWithResponse Change a flow view
+	// UpdateFlowViewWithBodyWithResponse Change a flow view (not available yet)
 	//
 	// Changes the name and/or the data of a view; omitted fields keep their value and `view_data`, when given, replaces the stored data as a whole. A view stays attached to its flow version. Renaming to a name another view of the same version has answers 409. Setting `is_default` true removes the flag from the version's other views.
 	//
@@ -17937,7 +17940,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/flow-views/{id} (the `UpdateFlowView` operationId).
 	UpdateFlowViewWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateFlowViewResponse, error)
 
-	// UpdateFlowViewWithResponse Change a flow view
+	// UpdateFlowViewWithResponse Change a flow view (not available yet)
 	//
 	// Changes the name and/or the data of a view; omitted fields keep their value and `view_data`, when given, replaces the stored data as a whole. A view stays attached to its flow version. Renaming to a name another view of the same version has answers 409. Setting `is_default` true removes the flag from the version's other views.
 	//
@@ -17946,7 +17949,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/flow-views/{id} (the `UpdateFlowView` operationId).
 	UpdateFlowViewWithResponse(ctx context.Context, id openapi_types.UUID, body UpdateFlowViewJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateFlowViewResponse, error)
 
-	// ListFlowsWithResponse List flows
+	// ListFlowsWithResponse List flows (not available yet)
 	//
 	// Lists the latest version of every flow the caller may see, most recently updated first. The caller sees the flows of its organization with visibility `organization` or `public`, the `private` flows it created or was invited to, and, with role `org_admin` or `backoffice`, every flow of the organization. With `visibility=public` the list also holds public flows of other organizations. Expansion fields (`task_names`, `validation_errors`) are null in lists; read a single flow to get them.
 	//
@@ -17955,7 +17958,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flows (the `ListFlows` operationId).
 	ListFlowsWithResponse(ctx context.Context, params *ListFlowsParams, reqEditors ...RequestEditorFn) (*ListFlowsResponse, error)
 
-	// CreateFlowWithBodyWithResponse Create a flow
+	// CreateFlowWithBodyWithResponse Create a flow (not available yet)
 	//
 	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, while `task_names` is filled only when the definition is valid. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Roles `org_admin`, `backoffice` and `app_user` may create flows; `integration` service accounts may too, so that automated setups can provision flows.
 	//
@@ -17964,7 +17967,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flows (the `CreateFlow` operationId).
 	CreateFlowWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFlowResponse, error)
 
-	// CreateFlowWithResponse Create a flow
+	// CreateFlowWithResponse Create a flow (not available yet)
 	//
 	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, while `task_names` is filled only when the definition is valid. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Roles `org_admin`, `backoffice` and `app_user` may create flows; `integration` service accounts may too, so that automated setups can provision flows.
 	//
@@ -17973,7 +17976,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flows (the `CreateFlow` operationId).
 	CreateFlowWithResponse(ctx context.Context, body CreateFlowJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFlowResponse, error)
 
-	// DeleteFlowWithResponse Delete a flow
+	// DeleteFlowWithResponse Delete a flow (not available yet)
 	//
 	// Deletes a flow with all its versions, views and invitations. Its finished executions are soft-deleted (status `deleted`). A flow that still has executions in status `queued`, `running`, `in_progress` or `awaiting_input`, or that apps of the /v1 interface are bound to, answers 409 and nothing is deleted. Only the flow's creator and callers with role `org_admin` or `backoffice` may delete a flow.
 	//
@@ -17982,7 +17985,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/flows/{id} (the `DeleteFlow` operationId).
 	DeleteFlowWithResponse(ctx context.Context, id FlowIdPath, reqEditors ...RequestEditorFn) (*DeleteFlowResponse, error)
 
-	// GetFlowWithResponse Read a flow
+	// GetFlowWithResponse Read a flow (not available yet)
 	//
 	// Returns the latest version of a flow, or the version given in `version`. The expansion parameters add computed data: `include_ordered_task_names` fills `task_names`, `include_validation_errors` fills `validation_errors`, `include_dynamic_data` adds the runtime configuration options to each task of `definition` (key `dynamic_data`), and `include_output_schemas` adds the JSON schema of each task's output to each task of `definition` (key `output_schema`). A flow the caller may not see answers 404 like a missing one.
 	//
@@ -17991,7 +17994,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flows/{id} (the `GetFlow` operationId).
 	GetFlowWithResponse(ctx context.Context, id FlowIdPath, params *GetFlowParams, reqEditors ...RequestEditorFn) (*GetFlowResponse, error)
 
-	// ModifyFlowWithBodyWithResponse Change flow attributes
+	// ModifyFlowWithBodyWithResponse Change flow attributes (not available yet)
 	//
 	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back). A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The same callers as for PUT may patch a flow.
 	//
@@ -18000,7 +18003,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/flows/{id} (the `ModifyFlow` operationId).
 	ModifyFlowWithBodyWithResponse(ctx context.Context, id FlowIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ModifyFlowResponse, error)
 
-	// ModifyFlowWithResponse Change flow attributes
+	// ModifyFlowWithResponse Change flow attributes (not available yet)
 	//
 	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back). A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The same callers as for PUT may patch a flow.
 	//
@@ -18009,7 +18012,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/flows/{id} (the `ModifyFlow` operationId).
 	ModifyFlowWithResponse(ctx context.Context, id FlowIdPath, body ModifyFlowJSONRequestBody, reqEditors ...RequestEditorFn) (*ModifyFlowResponse, error)
 
-	// UpdateFlowWithBodyWithResponse Update a flow
+	// UpdateFlowWithBodyWithResponse Update a flow (not available yet)
 	//
 	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` like the reply of create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed.
 	//
@@ -18018,7 +18021,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/flows/{id} (the `UpdateFlow` operationId).
 	UpdateFlowWithBodyWithResponse(ctx context.Context, id FlowIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateFlowResponse, error)
 
-	// UpdateFlowWithResponse Update a flow
+	// UpdateFlowWithResponse Update a flow (not available yet)
 	//
 	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` like the reply of create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed.
 	//
@@ -18027,7 +18030,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/flows/{id} (the `UpdateFlow` operationId).
 	UpdateFlowWithResponse(ctx context.Context, id FlowIdPath, body UpdateFlowJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateFlowResponse, error)
 
-	// UpdateFlowDefinitionWithBodyWithResponse Replace a flow's definition
+	// UpdateFlowDefinitionWithBodyWithResponse Replace a flow's definition (not available yet)
 	//
 	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 	//
@@ -18036,7 +18039,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/flows/{id}/definition (the `UpdateFlowDefinition` operationId).
 	UpdateFlowDefinitionWithBodyWithResponse(ctx context.Context, id FlowIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateFlowDefinitionResponse, error)
 
-	// UpdateFlowDefinitionWithResponse Replace a flow's definition
+	// UpdateFlowDefinitionWithResponse Replace a flow's definition (not available yet)
 	//
 	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 	//
@@ -18045,7 +18048,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/flows/{id}/definition (the `UpdateFlowDefinition` operationId).
 	UpdateFlowDefinitionWithResponse(ctx context.Context, id FlowIdPath, body UpdateFlowDefinitionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateFlowDefinitionResponse, error)
 
-	// ListFlowInvitationsWithResponse List the invitations of a flow
+	// ListFlowInvitationsWithResponse List the invitations of a flow (not available yet)
 	//
 	// Lists the users invited to a flow, oldest invitation first, with their name, e-mail and role. Any caller who may see the flow may list its invitations.
 	//
@@ -18054,7 +18057,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flows/{id}/invitations (the `ListFlowInvitations` operationId).
 	ListFlowInvitationsWithResponse(ctx context.Context, id FlowIdPath, reqEditors ...RequestEditorFn) (*ListFlowInvitationsResponse, error)
 
-	// InviteFlowUsersWithBodyWithResponse Invite users to a flow
+	// InviteFlowUsersWithBodyWithResponse Invite users to a flow (not available yet)
 	//
 	// Invites users of the caller's organization to a flow. An invited user may read the flow even when it is `private`, may update it, and may review its human review tasks. Users lacking a reviewer or publisher role are skipped: roles `org_admin`, `backoffice` and `app_user` may review and publish, `integration` service accounts may not. Ids that match no active user of the organization are skipped as well, so the reply never reveals users of other organizations. Inviting a user who is already invited is not an error: the user is listed in `invited_user_ids` again and no duplicate is created. Only the flow's creator and callers with role `org_admin` or `backoffice` may invite.
 	//
@@ -18063,7 +18066,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flows/{id}/invitations (the `InviteFlowUsers` operationId).
 	InviteFlowUsersWithBodyWithResponse(ctx context.Context, id FlowIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InviteFlowUsersResponse, error)
 
-	// InviteFlowUsersWithResponse Invite users to a flow
+	// InviteFlowUsersWithResponse Invite users to a flow (not available yet)
 	//
 	// Invites users of the caller's organization to a flow. An invited user may read the flow even when it is `private`, may update it, and may review its human review tasks. Users lacking a reviewer or publisher role are skipped: roles `org_admin`, `backoffice` and `app_user` may review and publish, `integration` service accounts may not. Ids that match no active user of the organization are skipped as well, so the reply never reveals users of other organizations. Inviting a user who is already invited is not an error: the user is listed in `invited_user_ids` again and no duplicate is created. Only the flow's creator and callers with role `org_admin` or `backoffice` may invite.
 	//
@@ -18072,7 +18075,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flows/{id}/invitations (the `InviteFlowUsers` operationId).
 	InviteFlowUsersWithResponse(ctx context.Context, id FlowIdPath, body InviteFlowUsersJSONRequestBody, reqEditors ...RequestEditorFn) (*InviteFlowUsersResponse, error)
 
-	// RevokeFlowInvitationWithResponse Revoke an invitation
+	// RevokeFlowInvitationWithResponse Revoke an invitation (not available yet)
 	//
 	// Removes a user's invitation to a flow. The user loses the access the invitation gave; human review assignments the user already has are kept. A user who is not invited answers 404. The flow's creator, callers with role `org_admin` or `backoffice`, and the invited user (to leave a flow) may revoke.
 	//
@@ -18081,7 +18084,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/flows/{id}/invitations/{user_id} (the `RevokeFlowInvitation` operationId).
 	RevokeFlowInvitationWithResponse(ctx context.Context, id FlowIdPath, userId openapi_types.UUID, reqEditors ...RequestEditorFn) (*RevokeFlowInvitationResponse, error)
 
-	// ListFlowVersionsWithResponse List the versions of a flow
+	// ListFlowVersionsWithResponse List the versions of a flow (not available yet)
 	//
 	// Returns the versions of a flow, newest first, one FlowResponse per version. Versions are numbered 1 to N without gaps, so the latest version number is also the total count. `page` and `limit` page through the versions; the expansion parameters work as on `GET /api/flows/{id}` and apply to every returned version.
 	//
@@ -18090,7 +18093,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flows/{id}/versions (the `ListFlowVersions` operationId).
 	ListFlowVersionsWithResponse(ctx context.Context, id FlowIdPath, params *ListFlowVersionsParams, reqEditors ...RequestEditorFn) (*ListFlowVersionsResponse, error)
 
-	// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments
+	// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments (not available yet)
 	//
 	// Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 	//
@@ -18099,7 +18102,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-assignments (the `ListMyHumanReviewAssignments` operationId).
 	ListMyHumanReviewAssignmentsWithResponse(ctx context.Context, params *ListMyHumanReviewAssignmentsParams, reqEditors ...RequestEditorFn) (*ListMyHumanReviewAssignmentsResponse, error)
 
-	// ListHumanReviewTasksWithResponse List human review tasks
+	// ListHumanReviewTasksWithResponse List human review tasks (not available yet)
 	//
 	// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 	//
@@ -18108,7 +18111,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 	ListHumanReviewTasksWithResponse(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*ListHumanReviewTasksResponse, error)
 
-	// CreateHumanReviewTaskWithBodyWithResponse Create a human review task
+	// CreateHumanReviewTaskWithBodyWithResponse Create a human review task (not available yet)
 	//
 	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 	//
@@ -18117,7 +18120,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateHumanReviewTaskResponse, error)
 
-	// CreateHumanReviewTaskWithResponse Create a human review task
+	// CreateHumanReviewTaskWithResponse Create a human review task (not available yet)
 	//
 	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 	//
@@ -18126,7 +18129,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithResponse(ctx context.Context, body CreateHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateHumanReviewTaskResponse, error)
 
-	// GetHumanReviewTaskWithResponse Read a human review task
+	// GetHumanReviewTaskWithResponse Read a human review task (not available yet)
 	//
 	// Returns one review task.
 	//
@@ -18135,7 +18138,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 	GetHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*GetHumanReviewTaskResponse, error)
 
-	// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task
+	// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task (not available yet)
 	//
 	// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 	//
@@ -18144,7 +18147,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 	ListHumanReviewTaskAssignmentsWithResponse(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*ListHumanReviewTaskAssignmentsResponse, error)
 
-	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
+	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review (not available yet)
 	//
 	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 	//
@@ -18153,7 +18156,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithBodyWithResponse(ctx context.Context, id HumanReviewTaskIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteHumanReviewTaskResponse, error)
 
-	// CompleteHumanReviewTaskWithResponse Complete a review
+	// CompleteHumanReviewTaskWithResponse Complete a review (not available yet)
 	//
 	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 	//
@@ -18162,7 +18165,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, body CompleteHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteHumanReviewTaskResponse, error)
 
-	// StartHumanReviewTaskWithResponse Start reviewing
+	// StartHumanReviewTaskWithResponse Start reviewing (not available yet)
 	//
 	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
 	//
@@ -18171,7 +18174,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 	StartHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*StartHumanReviewTaskResponse, error)
 
-	// ListIntegrationsWithResponse List integrations
+	// ListIntegrationsWithResponse List integrations (not available yet)
 	//
 	// Lists the integrations of the caller's organization, newest first.
 	//
@@ -18180,7 +18183,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations (the `ListIntegrations` operationId).
 	ListIntegrationsWithResponse(ctx context.Context, params *ListIntegrationsParams, reqEditors ...RequestEditorFn) (*ListIntegrationsResponse, error)
 
-	// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential
+	// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential (not available yet)
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -18194,7 +18197,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateIntegrationResponse, error)
 
-	// CreateIntegrationWithResponse Connect a flow task to a credential
+	// CreateIntegrationWithResponse Connect a flow task to a credential (not available yet)
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -18208,7 +18211,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithResponse(ctx context.Context, body CreateIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIntegrationResponse, error)
 
-	// ListIntegrationCatalogWithResponse List the integration catalog
+	// ListIntegrationCatalogWithResponse List the integration catalog (not available yet)
 	//
 	// Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 	// name. Any authenticated caller may read it.
@@ -18218,7 +18221,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/catalog (the `ListIntegrationCatalog` operationId).
 	ListIntegrationCatalogWithResponse(ctx context.Context, params *ListIntegrationCatalogParams, reqEditors ...RequestEditorFn) (*ListIntegrationCatalogResponse, error)
 
-	// GetIntegrationCatalogEntryWithResponse Get a catalog entry
+	// GetIntegrationCatalogEntryWithResponse Get a catalog entry (not available yet)
 	//
 	// Returns one entry of the integration catalog.
 	//
@@ -18227,7 +18230,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/catalog/{id} (the `GetIntegrationCatalogEntry` operationId).
 	GetIntegrationCatalogEntryWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetIntegrationCatalogEntryResponse, error)
 
-	// BuildUiSchemaWithBodyWithResponse Build a form description for parameters
+	// BuildUiSchemaWithBodyWithResponse Build a form description for parameters (not available yet)
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -18242,7 +18245,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BuildUiSchemaResponse, error)
 
-	// BuildUiSchemaWithResponse Build a form description for parameters
+	// BuildUiSchemaWithResponse Build a form description for parameters (not available yet)
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -18257,7 +18260,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithResponse(ctx context.Context, body BuildUiSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*BuildUiSchemaResponse, error)
 
-	// DeleteIntegrationWithResponse Delete an integration
+	// DeleteIntegrationWithResponse Delete an integration (not available yet)
 	//
 	// Deletes an integration. The flow and the credential stay; the task runs without the credential from then
 	// on. Requires role `org_admin`, `app_user` or `integration`.
@@ -18267,7 +18270,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/integrations/{id} (the `DeleteIntegration` operationId).
 	DeleteIntegrationWithResponse(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*DeleteIntegrationResponse, error)
 
-	// GetIntegrationWithResponse Get an integration
+	// GetIntegrationWithResponse Get an integration (not available yet)
 	//
 	// Returns one integration of the caller's organization.
 	//
@@ -18276,7 +18279,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/{id} (the `GetIntegration` operationId).
 	GetIntegrationWithResponse(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*GetIntegrationResponse, error)
 
-	// GetIntegrationMetadataWithResponse Describe what an integration connects to
+	// GetIntegrationMetadataWithResponse Describe what an integration connects to (not available yet)
 	//
 	// Fetches, live through the integration's credential, a plain-text description of what the integration
 	// connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
@@ -18354,7 +18357,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/internal/products/{id} (the `EditProduct` operationId).
 	EditProductWithResponse(ctx context.Context, id ProductIdPath, body EditProductJSONRequestBody, reqEditors ...RequestEditorFn) (*EditProductResponse, error)
 
-	// ListModelsWithResponse List the available language models
+	// ListModelsWithResponse List the available language models (not available yet)
 	//
 	// Lists the language models the agent and `llm` tasks can use, one entry per model name with the regions, locations and providers that serve it and the number of configured endpoints. Models are configured on the server and are the same for every organization; any authenticated caller may list them. The optional `region` filter keeps only models served in that region. The list is sorted by `model_name`.
 	//
@@ -18390,7 +18393,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/redoc (the `GetRedoc` operationId).
 	GetRedocWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetRedocResponse, error)
 
-	// ListSqlDatabasesWithResponse List SQL databases
+	// ListSqlDatabasesWithResponse List SQL databases (not available yet)
 	//
 	// Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 	//
@@ -18399,7 +18402,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/sql-databases (the `ListSqlDatabases` operationId).
 	ListSqlDatabasesWithResponse(ctx context.Context, params *ListSqlDatabasesParams, reqEditors ...RequestEditorFn) (*ListSqlDatabasesResponse, error)
 
-	// CreateSqlDatabaseWithBodyWithResponse Register a SQL database
+	// CreateSqlDatabaseWithBodyWithResponse Register a SQL database (not available yet)
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -18415,7 +18418,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSqlDatabaseResponse, error)
 
-	// CreateSqlDatabaseWithResponse Register a SQL database
+	// CreateSqlDatabaseWithResponse Register a SQL database (not available yet)
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -18431,7 +18434,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithResponse(ctx context.Context, body CreateSqlDatabaseJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSqlDatabaseResponse, error)
 
-	// DeleteSqlDatabaseWithResponse Remove a SQL database
+	// DeleteSqlDatabaseWithResponse Remove a SQL database (not available yet)
 	//
 	// Removes a registered SQL database and its credential. The database itself is not touched. When an
 	// integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -18442,7 +18445,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/sql-databases/{id} (the `DeleteSqlDatabase` operationId).
 	DeleteSqlDatabaseWithResponse(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*DeleteSqlDatabaseResponse, error)
 
-	// GetSqlDatabaseWithResponse Get a SQL database
+	// GetSqlDatabaseWithResponse Get a SQL database (not available yet)
 	//
 	// Returns one registered SQL database of the caller's organization, without its password.
 	//
@@ -18451,7 +18454,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/sql-databases/{id} (the `GetSqlDatabase` operationId).
 	GetSqlDatabaseWithResponse(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*GetSqlDatabaseResponse, error)
 
-	// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database
+	// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database (not available yet)
 	//
 	// Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 	// outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
@@ -18537,7 +18540,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/sso/providers/{id} (the `UpdateSsoProvider` operationId).
 	UpdateSsoProviderWithResponse(ctx context.Context, id SSOProviderIdPath, body UpdateSsoProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSsoProviderResponse, error)
 
-	// DownloadStorageObjectWithResponse Download through a pre-signed link
+	// DownloadStorageObjectWithResponse Download through a pre-signed link (not available yet)
 	//
 	// The target of the pre-signed links issued by loopwork (when objects are stored on local disk; with S3
 	// storage the links may point to S3 directly). No authentication header is needed: the token itself
@@ -18550,7 +18553,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/storage/download/{token} (the `DownloadStorageObject` operationId).
 	DownloadStorageObjectWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*DownloadStorageObjectResponse, error)
 
-	// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object
+	// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object (not available yet)
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -18561,7 +18564,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePresignedDownloadUrlResponse, error)
 
-	// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object
+	// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object (not available yet)
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -18572,7 +18575,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithResponse(ctx context.Context, body CreatePresignedDownloadUrlJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePresignedDownloadUrlResponse, error)
 
-	// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link
+	// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link (not available yet)
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
 	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -18589,7 +18592,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResolveStorageUriResponse, error)
 
-	// ResolveStorageUriWithResponse Resolve a storage URI to a download link
+	// ResolveStorageUriWithResponse Resolve a storage URI to a download link (not available yet)
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
 	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -18606,7 +18609,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithResponse(ctx context.Context, body ResolveStorageUriJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolveStorageUriResponse, error)
 
-	// ListTaskExecutionRecordsWithResponse List task executions
+	// ListTaskExecutionRecordsWithResponse List task executions (not available yet)
 	//
 	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
 	//
@@ -18615,7 +18618,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecordsWithResponse(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*ListTaskExecutionRecordsResponse, error)
 
-	// RecordTaskExecutionWithBodyWithResponse Report a task execution
+	// RecordTaskExecutionWithBodyWithResponse Report a task execution (not available yet)
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -18624,7 +18627,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
 
-	// RecordTaskExecutionWithResponse Report a task execution
+	// RecordTaskExecutionWithResponse Report a task execution (not available yet)
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -18633,7 +18636,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithResponse(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
 
-	// ListTaskTagsWithResponse List active task tags
+	// ListTaskTagsWithResponse List active task tags (not available yet)
 	//
 	// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
 	//
@@ -18642,7 +18645,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 	ListTaskTagsWithResponse(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*ListTaskTagsResponse, error)
 
-	// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags
+	// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags (not available yet)
 	//
 	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 	//
@@ -18651,7 +18654,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/task-tags (the `BatchPatchTaskTags` operationId).
 	BatchPatchTaskTagsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BatchPatchTaskTagsResponse, error)
 
-	// BatchPatchTaskTagsWithResponse Add and remove task tags
+	// BatchPatchTaskTagsWithResponse Add and remove task tags (not available yet)
 	//
 	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 	//
@@ -19974,6 +19977,8 @@ type ListConversationsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19991,6 +19996,11 @@ func (r ListConversationsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListConversationsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListConversationsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20040,6 +20050,8 @@ type StartConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20067,6 +20079,11 @@ func (r StartConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StartConversationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20112,6 +20129,8 @@ type DeleteConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20129,6 +20148,11 @@ func (r DeleteConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteConversationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20176,6 +20200,8 @@ type GetConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20198,6 +20224,11 @@ func (r GetConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetConversationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20247,6 +20278,8 @@ type UpdateConversationPhaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20274,6 +20307,11 @@ func (r UpdateConversationPhaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateConversationPhaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateConversationPhaseResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20333,6 +20371,8 @@ type StreamConversationChatResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -20364,6 +20404,11 @@ func (r StreamConversationChatResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r StreamConversationChatResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StreamConversationChatResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20411,6 +20456,8 @@ type ListConversationMessagesResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20433,6 +20480,11 @@ func (r ListConversationMessagesResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListConversationMessagesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListConversationMessagesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20485,6 +20537,8 @@ type RunDirectAgentResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -20509,6 +20563,11 @@ func (r RunDirectAgentResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RunDirectAgentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r RunDirectAgentResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20565,6 +20624,8 @@ type TranscribeAudioResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -20599,6 +20660,11 @@ func (r TranscribeAudioResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r TranscribeAudioResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r TranscribeAudioResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21051,6 +21117,8 @@ type ListCredentialsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21068,6 +21136,11 @@ func (r ListCredentialsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListCredentialsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListCredentialsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21117,6 +21190,8 @@ type CreateCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21144,6 +21219,11 @@ func (r CreateCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateCredentialResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21187,6 +21267,8 @@ type ListCredentialProvidersResponse struct {
 	JSON200 *CredentialProviderListResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21199,6 +21281,11 @@ func (r ListCredentialProvidersResponse) GetJSON200() *CredentialProviderListRes
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListCredentialProvidersResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListCredentialProvidersResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21248,6 +21335,8 @@ type DeleteCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21275,6 +21364,11 @@ func (r DeleteCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteCredentialResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21322,6 +21416,8 @@ type GetCredentialResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21344,6 +21440,11 @@ func (r GetCredentialResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetCredentialResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21395,6 +21496,8 @@ type UpdateCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21427,6 +21530,11 @@ func (r UpdateCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateCredentialResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21541,6 +21649,8 @@ type ListDocumentsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21558,6 +21668,11 @@ func (r ListDocumentsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListDocumentsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21609,6 +21724,8 @@ type CreateDocumentResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21641,6 +21758,11 @@ func (r CreateDocumentResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateDocumentResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21688,6 +21810,8 @@ type DeleteDocumentResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21710,6 +21834,11 @@ func (r DeleteDocumentResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteDocumentResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21757,6 +21886,8 @@ type GetDocumentResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21779,6 +21910,11 @@ func (r GetDocumentResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetDocumentResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21826,6 +21962,8 @@ type ListDocumentColumnsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21848,6 +21986,11 @@ func (r ListDocumentColumnsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentColumnsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListDocumentColumnsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21897,6 +22040,8 @@ type GetDocumentDownloadUrlResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21924,6 +22069,11 @@ func (r GetDocumentDownloadUrlResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetDocumentDownloadUrlResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetDocumentDownloadUrlResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21971,6 +22121,8 @@ type ListDocumentRowsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21993,6 +22145,11 @@ func (r ListDocumentRowsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentRowsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListDocumentRowsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22046,6 +22203,8 @@ type StartDocumentUploadResponse struct {
 	JSON413 *ErrorResponse
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22083,6 +22242,11 @@ func (r StartDocumentUploadResponse) GetJSON413() *ErrorResponse {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StartDocumentUploadResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22134,6 +22298,8 @@ type CompleteDocumentUploadResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22166,6 +22332,11 @@ func (r CompleteDocumentUploadResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CompleteDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CompleteDocumentUploadResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22215,6 +22386,8 @@ type PreviewDocumentUploadResponse struct {
 	JSON413 *ErrorResponse
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22242,6 +22415,11 @@ func (r PreviewDocumentUploadResponse) GetJSON413() *ErrorResponse {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PreviewDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r PreviewDocumentUploadResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22383,6 +22561,8 @@ type ListEmailTasksResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22400,6 +22580,11 @@ func (r ListEmailTasksResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListEmailTasksResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListEmailTasksResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22451,6 +22636,8 @@ type CreateEmailTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22483,6 +22670,11 @@ func (r CreateEmailTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateEmailTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateEmailTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22530,6 +22722,8 @@ type DeleteEmailTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22552,6 +22746,11 @@ func (r DeleteEmailTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteEmailTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteEmailTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22599,6 +22798,8 @@ type GetEmailTaskStatusResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22621,6 +22822,11 @@ func (r GetEmailTaskStatusResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetEmailTaskStatusResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetEmailTaskStatusResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22668,6 +22874,8 @@ type ListFlowExecutionsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22690,6 +22898,11 @@ func (r ListFlowExecutionsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFlowExecutionsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListFlowExecutionsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22743,6 +22956,8 @@ type StartFlowExecutionResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22780,6 +22995,11 @@ func (r StartFlowExecutionResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StartFlowExecutionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22827,6 +23047,8 @@ type DeleteFlowExecutionResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22849,6 +23071,11 @@ func (r DeleteFlowExecutionResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteFlowExecutionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22896,6 +23123,8 @@ type GetFlowExecutionResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22918,6 +23147,11 @@ func (r GetFlowExecutionResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetFlowExecutionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22965,6 +23199,8 @@ type ListTaskStatusesResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22987,6 +23223,11 @@ func (r ListTaskStatusesResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskStatusesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListTaskStatusesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23038,6 +23279,8 @@ type AddTaskStatusesResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23070,6 +23313,11 @@ func (r AddTaskStatusesResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r AddTaskStatusesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r AddTaskStatusesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23117,6 +23365,8 @@ type ListFlowViewsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23139,6 +23389,11 @@ func (r ListFlowViewsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFlowViewsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListFlowViewsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23188,6 +23443,8 @@ type CreateFlowViewResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23215,6 +23472,11 @@ func (r CreateFlowViewResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateFlowViewResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateFlowViewResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23260,6 +23522,8 @@ type DeleteFlowViewResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23277,6 +23541,11 @@ func (r DeleteFlowViewResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFlowViewResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteFlowViewResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23324,6 +23593,8 @@ type GetFlowViewResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23346,6 +23617,11 @@ func (r GetFlowViewResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFlowViewResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetFlowViewResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23395,6 +23671,8 @@ type UpdateFlowViewResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23422,6 +23700,11 @@ func (r UpdateFlowViewResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateFlowViewResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateFlowViewResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23467,6 +23750,8 @@ type ListFlowsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23484,6 +23769,11 @@ func (r ListFlowsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFlowsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListFlowsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23531,6 +23821,8 @@ type CreateFlowResponse struct {
 	JSON403 *Forbidden
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23553,6 +23845,11 @@ func (r CreateFlowResponse) GetJSON403() *Forbidden {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateFlowResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateFlowResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23602,6 +23899,8 @@ type DeleteFlowResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23629,6 +23928,11 @@ func (r DeleteFlowResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFlowResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteFlowResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23676,6 +23980,8 @@ type GetFlowResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23698,6 +24004,11 @@ func (r GetFlowResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFlowResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetFlowResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23747,6 +24058,8 @@ type ModifyFlowResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23774,6 +24087,11 @@ func (r ModifyFlowResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ModifyFlowResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ModifyFlowResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23823,6 +24141,8 @@ type UpdateFlowResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23850,6 +24170,11 @@ func (r UpdateFlowResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateFlowResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateFlowResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23899,6 +24224,8 @@ type UpdateFlowDefinitionResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23926,6 +24253,11 @@ func (r UpdateFlowDefinitionResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateFlowDefinitionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateFlowDefinitionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23973,6 +24305,8 @@ type ListFlowInvitationsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23995,6 +24329,11 @@ func (r ListFlowInvitationsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFlowInvitationsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListFlowInvitationsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24044,6 +24383,8 @@ type InviteFlowUsersResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24071,6 +24412,11 @@ func (r InviteFlowUsersResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r InviteFlowUsersResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r InviteFlowUsersResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24118,6 +24464,8 @@ type RevokeFlowInvitationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24140,6 +24488,11 @@ func (r RevokeFlowInvitationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RevokeFlowInvitationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r RevokeFlowInvitationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24187,6 +24540,8 @@ type ListFlowVersionsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24209,6 +24564,11 @@ func (r ListFlowVersionsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFlowVersionsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListFlowVersionsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24254,6 +24614,8 @@ type ListMyHumanReviewAssignmentsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24271,6 +24633,11 @@ func (r ListMyHumanReviewAssignmentsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListMyHumanReviewAssignmentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListMyHumanReviewAssignmentsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24316,6 +24683,8 @@ type ListHumanReviewTasksResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24333,6 +24702,11 @@ func (r ListHumanReviewTasksResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListHumanReviewTasksResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListHumanReviewTasksResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24384,6 +24758,8 @@ type CreateHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24416,6 +24792,11 @@ func (r CreateHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateHumanReviewTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24463,6 +24844,8 @@ type GetHumanReviewTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24485,6 +24868,11 @@ func (r GetHumanReviewTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetHumanReviewTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24532,6 +24920,8 @@ type ListHumanReviewTaskAssignmentsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24554,6 +24944,11 @@ func (r ListHumanReviewTaskAssignmentsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListHumanReviewTaskAssignmentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListHumanReviewTaskAssignmentsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24605,6 +25000,8 @@ type CompleteHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24637,6 +25034,11 @@ func (r CompleteHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CompleteHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CompleteHumanReviewTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24688,6 +25090,8 @@ type StartHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24720,6 +25124,11 @@ func (r StartHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StartHumanReviewTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24765,6 +25174,8 @@ type ListIntegrationsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24782,6 +25193,11 @@ func (r ListIntegrationsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListIntegrationsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListIntegrationsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24833,6 +25249,8 @@ type CreateIntegrationResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24865,6 +25283,11 @@ func (r CreateIntegrationResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateIntegrationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24910,6 +25333,8 @@ type ListIntegrationCatalogResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24927,6 +25352,11 @@ func (r ListIntegrationCatalogResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListIntegrationCatalogResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListIntegrationCatalogResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24974,6 +25404,8 @@ type GetIntegrationCatalogEntryResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24996,6 +25428,11 @@ func (r GetIntegrationCatalogEntryResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationCatalogEntryResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetIntegrationCatalogEntryResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25041,6 +25478,8 @@ type BuildUiSchemaResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25058,6 +25497,11 @@ func (r BuildUiSchemaResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BuildUiSchemaResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r BuildUiSchemaResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25105,6 +25549,8 @@ type DeleteIntegrationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25127,6 +25573,11 @@ func (r DeleteIntegrationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteIntegrationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25174,6 +25625,8 @@ type GetIntegrationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25196,6 +25649,11 @@ func (r GetIntegrationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetIntegrationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25245,6 +25703,8 @@ type GetIntegrationMetadataResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25272,6 +25732,11 @@ func (r GetIntegrationMetadataResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationMetadataResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetIntegrationMetadataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25683,6 +26148,8 @@ type ListModelsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25700,6 +26167,11 @@ func (r ListModelsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListModelsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListModelsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25889,6 +26361,8 @@ type ListSqlDatabasesResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25906,6 +26380,11 @@ func (r ListSqlDatabasesResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListSqlDatabasesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListSqlDatabasesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25957,6 +26436,8 @@ type CreateSqlDatabaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25989,6 +26470,11 @@ func (r CreateSqlDatabaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateSqlDatabaseResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26038,6 +26524,8 @@ type DeleteSqlDatabaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26065,6 +26553,11 @@ func (r DeleteSqlDatabaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteSqlDatabaseResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26112,6 +26605,8 @@ type GetSqlDatabaseResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26134,6 +26629,11 @@ func (r GetSqlDatabaseResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetSqlDatabaseResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26190,6 +26690,8 @@ type TestSqlDatabaseConnectionResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -26224,6 +26726,11 @@ func (r TestSqlDatabaseConnectionResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r TestSqlDatabaseConnectionResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r TestSqlDatabaseConnectionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26712,6 +27219,8 @@ type DownloadStorageObjectResponse struct {
 	JSON410 *ErrorResponse
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -26736,6 +27245,11 @@ func (r DownloadStorageObjectResponse) GetJSON410() *ErrorResponse {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DownloadStorageObjectResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DownloadStorageObjectResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26783,6 +27297,8 @@ type CreatePresignedDownloadUrlResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26805,6 +27321,11 @@ func (r CreatePresignedDownloadUrlResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreatePresignedDownloadUrlResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreatePresignedDownloadUrlResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26852,6 +27373,8 @@ type ResolveStorageUriResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26874,6 +27397,11 @@ func (r ResolveStorageUriResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ResolveStorageUriResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ResolveStorageUriResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26921,6 +27449,8 @@ type ListTaskExecutionRecordsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26943,6 +27473,11 @@ func (r ListTaskExecutionRecordsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskExecutionRecordsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListTaskExecutionRecordsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26996,6 +27531,8 @@ type RecordTaskExecutionResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27033,6 +27570,11 @@ func (r RecordTaskExecutionResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RecordTaskExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r RecordTaskExecutionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27078,6 +27620,8 @@ type ListTaskTagsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27095,6 +27639,11 @@ func (r ListTaskTagsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskTagsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListTaskTagsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27144,6 +27693,8 @@ type BatchPatchTaskTagsResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27171,6 +27722,11 @@ func (r BatchPatchTaskTagsResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BatchPatchTaskTagsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r BatchPatchTaskTagsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -28363,7 +28919,7 @@ func (c *ClientWithResponses) AdminDeactivateUserWithResponse(ctx context.Contex
 	return ParseAdminDeactivateUserResponse(rsp)
 }
 
-// ListConversationsWithResponse List conversations
+// ListConversationsWithResponse List conversations (not available yet)
 //
 // Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 // users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -28379,7 +28935,7 @@ func (c *ClientWithResponses) ListConversationsWithResponse(ctx context.Context,
 	return ParseListConversationsResponse(rsp)
 }
 
-// StartConversationWithBodyWithResponse Start a conversation
+// StartConversationWithBodyWithResponse Start a conversation (not available yet)
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -28403,7 +28959,7 @@ func (c *ClientWithResponses) StartConversationWithBodyWithResponse(ctx context.
 	return ParseStartConversationResponse(rsp)
 }
 
-// StartConversationWithResponse Start a conversation
+// StartConversationWithResponse Start a conversation (not available yet)
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -28427,7 +28983,7 @@ func (c *ClientWithResponses) StartConversationWithResponse(ctx context.Context,
 	return ParseStartConversationResponse(rsp)
 }
 
-// DeleteConversationWithResponse Delete a conversation
+// DeleteConversationWithResponse Delete a conversation (not available yet)
 //
 // Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 // edited is not touched. A reply that is still streaming is cancelled first.
@@ -28443,7 +28999,7 @@ func (c *ClientWithResponses) DeleteConversationWithResponse(ctx context.Context
 	return ParseDeleteConversationResponse(rsp)
 }
 
-// GetConversationWithResponse Get a conversation
+// GetConversationWithResponse Get a conversation (not available yet)
 //
 // Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 //
@@ -28458,7 +29014,7 @@ func (c *ClientWithResponses) GetConversationWithResponse(ctx context.Context, i
 	return ParseGetConversationResponse(rsp)
 }
 
-// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase
+// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase (not available yet)
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -28476,7 +29032,7 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithBodyWithResponse(ctx co
 	return ParseUpdateConversationPhaseResponse(rsp)
 }
 
-// UpdateConversationPhaseWithResponse Change the conversation phase
+// UpdateConversationPhaseWithResponse Change the conversation phase (not available yet)
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -28494,7 +29050,7 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithResponse(ctx context.Co
 	return ParseUpdateConversationPhaseResponse(rsp)
 }
 
-// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply
+// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply (not available yet)
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -28545,7 +29101,7 @@ func (c *ClientWithResponses) StreamConversationChatWithBodyWithResponse(ctx con
 	return ParseStreamConversationChatResponse(rsp)
 }
 
-// StreamConversationChatWithResponse Send a message and stream the agent's reply
+// StreamConversationChatWithResponse Send a message and stream the agent's reply (not available yet)
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -28596,7 +29152,7 @@ func (c *ClientWithResponses) StreamConversationChatWithResponse(ctx context.Con
 	return ParseStreamConversationChatResponse(rsp)
 }
 
-// ListConversationMessagesWithResponse List the messages of a conversation
+// ListConversationMessagesWithResponse List the messages of a conversation (not available yet)
 //
 // Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 // `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -28613,7 +29169,7 @@ func (c *ClientWithResponses) ListConversationMessagesWithResponse(ctx context.C
 	return ParseListConversationMessagesResponse(rsp)
 }
 
-// RunDirectAgentWithBodyWithResponse Call an agent directly
+// RunDirectAgentWithBodyWithResponse Call an agent directly (not available yet)
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -28634,7 +29190,7 @@ func (c *ClientWithResponses) RunDirectAgentWithBodyWithResponse(ctx context.Con
 	return ParseRunDirectAgentResponse(rsp)
 }
 
-// RunDirectAgentWithResponse Call an agent directly
+// RunDirectAgentWithResponse Call an agent directly (not available yet)
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -28655,7 +29211,7 @@ func (c *ClientWithResponses) RunDirectAgentWithResponse(ctx context.Context, bo
 	return ParseRunDirectAgentResponse(rsp)
 }
 
-// TranscribeAudioWithBodyWithResponse Transcribe audio to text
+// TranscribeAudioWithBodyWithResponse Transcribe audio to text (not available yet)
 //
 // Transcribes one audio recording (for example a spoken chat message) to text. The audio is not stored.
 //
@@ -28801,7 +29357,7 @@ func (c *ClientWithResponses) ResendInvitationWithResponse(ctx context.Context, 
 	return ParseResendInvitationResponse(rsp)
 }
 
-// ListCredentialsWithResponse List credentials
+// ListCredentialsWithResponse List credentials (not available yet)
 //
 // Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 // the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -28818,7 +29374,7 @@ func (c *ClientWithResponses) ListCredentialsWithResponse(ctx context.Context, p
 	return ParseListCredentialsResponse(rsp)
 }
 
-// CreateCredentialWithBodyWithResponse Create a credential
+// CreateCredentialWithBodyWithResponse Create a credential (not available yet)
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -28837,7 +29393,7 @@ func (c *ClientWithResponses) CreateCredentialWithBodyWithResponse(ctx context.C
 	return ParseCreateCredentialResponse(rsp)
 }
 
-// CreateCredentialWithResponse Create a credential
+// CreateCredentialWithResponse Create a credential (not available yet)
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -28856,7 +29412,7 @@ func (c *ClientWithResponses) CreateCredentialWithResponse(ctx context.Context, 
 	return ParseCreateCredentialResponse(rsp)
 }
 
-// ListCredentialProvidersWithResponse List credential providers
+// ListCredentialProvidersWithResponse List credential providers (not available yet)
 //
 // Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 // schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -28873,7 +29429,7 @@ func (c *ClientWithResponses) ListCredentialProvidersWithResponse(ctx context.Co
 	return ParseListCredentialProvidersResponse(rsp)
 }
 
-// DeleteCredentialWithResponse Delete a credential
+// DeleteCredentialWithResponse Delete a credential (not available yet)
 //
 // Deletes a credential and its secret permanently. A credential still used by an integration or a document
 // file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -28890,7 +29446,7 @@ func (c *ClientWithResponses) DeleteCredentialWithResponse(ctx context.Context, 
 	return ParseDeleteCredentialResponse(rsp)
 }
 
-// GetCredentialWithResponse Get a credential
+// GetCredentialWithResponse Get a credential (not available yet)
 //
 // Returns one credential of the caller's organization, without its secret.
 //
@@ -28905,7 +29461,7 @@ func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, id 
 	return ParseGetCredentialResponse(rsp)
 }
 
-// UpdateCredentialWithBodyWithResponse Update a credential
+// UpdateCredentialWithBodyWithResponse Update a credential (not available yet)
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -28922,7 +29478,7 @@ func (c *ClientWithResponses) UpdateCredentialWithBodyWithResponse(ctx context.C
 	return ParseUpdateCredentialResponse(rsp)
 }
 
-// UpdateCredentialWithResponse Update a credential
+// UpdateCredentialWithResponse Update a credential (not available yet)
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -28954,7 +29510,7 @@ func (c *ClientWithResponses) GetCreditBalanceWithResponse(ctx context.Context, 
 	return ParseGetCreditBalanceResponse(rsp)
 }
 
-// ListDocumentsWithResponse List document files
+// ListDocumentsWithResponse List document files (not available yet)
 //
 // Lists the document files of the caller's organization, most recently updated first.
 //
@@ -28969,7 +29525,7 @@ func (c *ClientWithResponses) ListDocumentsWithResponse(ctx context.Context, par
 	return ParseListDocumentsResponse(rsp)
 }
 
-// CreateDocumentWithBodyWithResponse Create a document file
+// CreateDocumentWithBodyWithResponse Create a document file (not available yet)
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -28993,7 +29549,7 @@ func (c *ClientWithResponses) CreateDocumentWithBodyWithResponse(ctx context.Con
 	return ParseCreateDocumentResponse(rsp)
 }
 
-// CreateDocumentWithResponse Create a document file
+// CreateDocumentWithResponse Create a document file (not available yet)
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -29017,7 +29573,7 @@ func (c *ClientWithResponses) CreateDocumentWithResponse(ctx context.Context, bo
 	return ParseCreateDocumentResponse(rsp)
 }
 
-// DeleteDocumentWithResponse Delete a document file
+// DeleteDocumentWithResponse Delete a document file (not available yet)
 //
 // Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 // `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -29033,7 +29589,7 @@ func (c *ClientWithResponses) DeleteDocumentWithResponse(ctx context.Context, db
 	return ParseDeleteDocumentResponse(rsp)
 }
 
-// GetDocumentWithResponse Get a document file
+// GetDocumentWithResponse Get a document file (not available yet)
 //
 // Returns one document file of the caller's organization; poll it to follow an import.
 //
@@ -29048,7 +29604,7 @@ func (c *ClientWithResponses) GetDocumentWithResponse(ctx context.Context, dbId 
 	return ParseGetDocumentResponse(rsp)
 }
 
-// ListDocumentColumnsWithResponse List the columns of a document file
+// ListDocumentColumnsWithResponse List the columns of a document file (not available yet)
 //
 // Returns the column names of the document's current data, in table order: for `csv` documents the header
 // of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -29065,7 +29621,7 @@ func (c *ClientWithResponses) ListDocumentColumnsWithResponse(ctx context.Contex
 	return ParseListDocumentColumnsResponse(rsp)
 }
 
-// GetDocumentDownloadUrlWithResponse Get a download link for a document file
+// GetDocumentDownloadUrlWithResponse Get a download link for a document file (not available yet)
 //
 // Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 // link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -29082,7 +29638,7 @@ func (c *ClientWithResponses) GetDocumentDownloadUrlWithResponse(ctx context.Con
 	return ParseGetDocumentDownloadUrlResponse(rsp)
 }
 
-// ListDocumentRowsWithResponse Read the rows of a document file
+// ListDocumentRowsWithResponse Read the rows of a document file (not available yet)
 //
 // Returns one page of the document's current data, in file order for `csv` documents and in the table's
 // primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -29099,7 +29655,7 @@ func (c *ClientWithResponses) ListDocumentRowsWithResponse(ctx context.Context, 
 	return ParseListDocumentRowsResponse(rsp)
 }
 
-// StartDocumentUploadWithBodyWithResponse Upload a CSV file
+// StartDocumentUploadWithBodyWithResponse Upload a CSV file (not available yet)
 //
 // Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 // is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -29121,7 +29677,7 @@ func (c *ClientWithResponses) StartDocumentUploadWithBodyWithResponse(ctx contex
 	return ParseStartDocumentUploadResponse(rsp)
 }
 
-// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file
+// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file (not available yet)
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -29144,7 +29700,7 @@ func (c *ClientWithResponses) CompleteDocumentUploadWithBodyWithResponse(ctx con
 	return ParseCompleteDocumentUploadResponse(rsp)
 }
 
-// CompleteDocumentUploadWithResponse Import a staged CSV file
+// CompleteDocumentUploadWithResponse Import a staged CSV file (not available yet)
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -29167,7 +29723,7 @@ func (c *ClientWithResponses) CompleteDocumentUploadWithResponse(ctx context.Con
 	return ParseCompleteDocumentUploadResponse(rsp)
 }
 
-// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file
+// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file (not available yet)
 //
 // Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 // importing anything. Send exactly one of:
@@ -29223,7 +29779,7 @@ func (c *ClientWithResponses) GetDocsAssetWithResponse(ctx context.Context, file
 	return ParseGetDocsAssetResponse(rsp)
 }
 
-// ListEmailTasksWithResponse List e-mail tasks
+// ListEmailTasksWithResponse List e-mail tasks (not available yet)
 //
 // Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 //
@@ -29238,7 +29794,7 @@ func (c *ClientWithResponses) ListEmailTasksWithResponse(ctx context.Context, pa
 	return ParseListEmailTasksResponse(rsp)
 }
 
-// CreateEmailTaskWithBodyWithResponse Create an e-mail task
+// CreateEmailTaskWithBodyWithResponse Create an e-mail task (not available yet)
 //
 // Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 // address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -29258,7 +29814,7 @@ func (c *ClientWithResponses) CreateEmailTaskWithBodyWithResponse(ctx context.Co
 	return ParseCreateEmailTaskResponse(rsp)
 }
 
-// CreateEmailTaskWithResponse Create an e-mail task
+// CreateEmailTaskWithResponse Create an e-mail task (not available yet)
 //
 // Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 // address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -29278,7 +29834,7 @@ func (c *ClientWithResponses) CreateEmailTaskWithResponse(ctx context.Context, b
 	return ParseCreateEmailTaskResponse(rsp)
 }
 
-// DeleteEmailTaskWithResponse Delete an e-mail task
+// DeleteEmailTaskWithResponse Delete an e-mail task (not available yet)
 //
 // Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 // reused for another task); the recorded messages are deleted.
@@ -29294,7 +29850,7 @@ func (c *ClientWithResponses) DeleteEmailTaskWithResponse(ctx context.Context, t
 	return ParseDeleteEmailTaskResponse(rsp)
 }
 
-// GetEmailTaskStatusWithResponse Get the status of an e-mail task
+// GetEmailTaskStatusWithResponse Get the status of an e-mail task (not available yet)
 //
 // Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 //
@@ -29309,7 +29865,7 @@ func (c *ClientWithResponses) GetEmailTaskStatusWithResponse(ctx context.Context
 	return ParseGetEmailTaskStatusResponse(rsp)
 }
 
-// ListFlowExecutionsWithResponse List flow executions
+// ListFlowExecutionsWithResponse List flow executions (not available yet)
 //
 // Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 //
@@ -29324,7 +29880,7 @@ func (c *ClientWithResponses) ListFlowExecutionsWithResponse(ctx context.Context
 	return ParseListFlowExecutionsResponse(rsp)
 }
 
-// StartFlowExecutionWithBodyWithResponse Start a flow execution
+// StartFlowExecutionWithBodyWithResponse Start a flow execution (not available yet)
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -29339,7 +29895,7 @@ func (c *ClientWithResponses) StartFlowExecutionWithBodyWithResponse(ctx context
 	return ParseStartFlowExecutionResponse(rsp)
 }
 
-// StartFlowExecutionWithResponse Start a flow execution
+// StartFlowExecutionWithResponse Start a flow execution (not available yet)
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -29354,7 +29910,7 @@ func (c *ClientWithResponses) StartFlowExecutionWithResponse(ctx context.Context
 	return ParseStartFlowExecutionResponse(rsp)
 }
 
-// DeleteFlowExecutionWithResponse Delete a flow execution
+// DeleteFlowExecutionWithResponse Delete a flow execution (not available yet)
 //
 // Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 //
@@ -29369,7 +29925,7 @@ func (c *ClientWithResponses) DeleteFlowExecutionWithResponse(ctx context.Contex
 	return ParseDeleteFlowExecutionResponse(rsp)
 }
 
-// GetFlowExecutionWithResponse Read a flow execution
+// GetFlowExecutionWithResponse Read a flow execution (not available yet)
 //
 // Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 //
@@ -29384,7 +29940,7 @@ func (c *ClientWithResponses) GetFlowExecutionWithResponse(ctx context.Context, 
 	return ParseGetFlowExecutionResponse(rsp)
 }
 
-// ListTaskStatusesWithResponse List task statuses
+// ListTaskStatusesWithResponse List task statuses (not available yet)
 //
 // Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
 //
@@ -29399,7 +29955,7 @@ func (c *ClientWithResponses) ListTaskStatusesWithResponse(ctx context.Context, 
 	return ParseListTaskStatusesResponse(rsp)
 }
 
-// AddTaskStatusesWithBodyWithResponse Record task statuses
+// AddTaskStatusesWithBodyWithResponse Record task statuses (not available yet)
 //
 // Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 //
@@ -29414,7 +29970,7 @@ func (c *ClientWithResponses) AddTaskStatusesWithBodyWithResponse(ctx context.Co
 	return ParseAddTaskStatusesResponse(rsp)
 }
 
-// AddTaskStatusesWithResponse Record task statuses
+// AddTaskStatusesWithResponse Record task statuses (not available yet)
 //
 // Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 //
@@ -29429,7 +29985,7 @@ func (c *ClientWithResponses) AddTaskStatusesWithResponse(ctx context.Context, i
 	return ParseAddTaskStatusesResponse(rsp)
 }
 
-// ListFlowViewsWithResponse List flow views
+// ListFlowViewsWithResponse List flow views (not available yet)
 //
 // Lists the views of the flows the caller may see, ordered by flow, then by version (newest first), then with the default view first and the others by name. `flow_version` is only accepted together with `flow_id`; alone it answers 400.
 //
@@ -29444,7 +30000,7 @@ func (c *ClientWithResponses) ListFlowViewsWithResponse(ctx context.Context, par
 	return ParseListFlowViewsResponse(rsp)
 }
 
-// CreateFlowViewWithBodyWithResponse Create a flow view
+// CreateFlowViewWithBodyWithResponse Create a flow view (not available yet)
 //
 // Saves a named view of one version of a flow: the order in which its tasks are shown and which tasks are hidden. View names are unique per flow version; a duplicate name answers 409. When the view is created with `view_data.is_default` true, it becomes the only default view of that flow version (any previous default loses the flag). Task names in the view are not checked against the definition; names the version does not have are ignored when the view is shown. A flow or version that does not exist, or that the caller may not see, answers 404.
 //
@@ -29459,7 +30015,7 @@ func (c *ClientWithResponses) CreateFlowViewWithBodyWithResponse(ctx context.Con
 	return ParseCreateFlowViewResponse(rsp)
 }
 
-// CreateFlowViewWithResponse Create a flow view
+// CreateFlowViewWithResponse Create a flow view (not available yet)
 //
 // Saves a named view of one version of a flow: the order in which its tasks are shown and which tasks are hidden. View names are unique per flow version; a duplicate name answers 409. When the view is created with `view_data.is_default` true, it becomes the only default view of that flow version (any previous default loses the flag). Task names in the view are not checked against the definition; names the version does not have are ignored when the view is shown. A flow or version that does not exist, or that the caller may not see, answers 404.
 //
@@ -29474,7 +30030,7 @@ func (c *ClientWithResponses) CreateFlowViewWithResponse(ctx context.Context, bo
 	return ParseCreateFlowViewResponse(rsp)
 }
 
-// DeleteFlowViewWithResponse Delete a flow view
+// DeleteFlowViewWithResponse Delete a flow view (not available yet)
 //
 // Deletes a view permanently. Deleting the default view leaves the version without a default view.
 //
@@ -29489,7 +30045,7 @@ func (c *ClientWithResponses) DeleteFlowViewWithResponse(ctx context.Context, id
 	return ParseDeleteFlowViewResponse(rsp)
 }
 
-// GetFlowViewWithResponse Read a flow view
+// GetFlowViewWithResponse Read a flow view (not available yet)
 //
 // Returns one view. A view of a flow the caller may not see answers 404.
 //
@@ -29504,7 +30060,7 @@ func (c *ClientWithResponses) GetFlowViewWithResponse(ctx context.Context, id op
 	return ParseGetFlowViewResponse(rsp)
 }
 
-// UpdateFlowViewWithBodyWithResponse Change a flow view
+// UpdateFlowViewWithBodyWithResponse Change a flow view (not available yet)
 //
 // Changes the name and/or the data of a view; omitted fields keep their value and `view_data`, when given, replaces the stored data as a whole. A view stays attached to its flow version. Renaming to a name another view of the same version has answers 409. Setting `is_default` true removes the flag from the version's other views.
 //
@@ -29519,7 +30075,7 @@ func (c *ClientWithResponses) UpdateFlowViewWithBodyWithResponse(ctx context.Con
 	return ParseUpdateFlowViewResponse(rsp)
 }
 
-// UpdateFlowViewWithResponse Change a flow view
+// UpdateFlowViewWithResponse Change a flow view (not available yet)
 //
 // Changes the name and/or the data of a view; omitted fields keep their value and `view_data`, when given, replaces the stored data as a whole. A view stays attached to its flow version. Renaming to a name another view of the same version has answers 409. Setting `is_default` true removes the flag from the version's other views.
 //
@@ -29534,7 +30090,7 @@ func (c *ClientWithResponses) UpdateFlowViewWithResponse(ctx context.Context, id
 	return ParseUpdateFlowViewResponse(rsp)
 }
 
-// ListFlowsWithResponse List flows
+// ListFlowsWithResponse List flows (not available yet)
 //
 // Lists the latest version of every flow the caller may see, most recently updated first. The caller sees the flows of its organization with visibility `organization` or `public`, the `private` flows it created or was invited to, and, with role `org_admin` or `backoffice`, every flow of the organization. With `visibility=public` the list also holds public flows of other organizations. Expansion fields (`task_names`, `validation_errors`) are null in lists; read a single flow to get them.
 //
@@ -29549,7 +30105,7 @@ func (c *ClientWithResponses) ListFlowsWithResponse(ctx context.Context, params 
 	return ParseListFlowsResponse(rsp)
 }
 
-// CreateFlowWithBodyWithResponse Create a flow
+// CreateFlowWithBodyWithResponse Create a flow (not available yet)
 //
 // Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, while `task_names` is filled only when the definition is valid. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Roles `org_admin`, `backoffice` and `app_user` may create flows; `integration` service accounts may too, so that automated setups can provision flows.
 //
@@ -29564,7 +30120,7 @@ func (c *ClientWithResponses) CreateFlowWithBodyWithResponse(ctx context.Context
 	return ParseCreateFlowResponse(rsp)
 }
 
-// CreateFlowWithResponse Create a flow
+// CreateFlowWithResponse Create a flow (not available yet)
 //
 // Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, while `task_names` is filled only when the definition is valid. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Roles `org_admin`, `backoffice` and `app_user` may create flows; `integration` service accounts may too, so that automated setups can provision flows.
 //
@@ -29579,7 +30135,7 @@ func (c *ClientWithResponses) CreateFlowWithResponse(ctx context.Context, body C
 	return ParseCreateFlowResponse(rsp)
 }
 
-// DeleteFlowWithResponse Delete a flow
+// DeleteFlowWithResponse Delete a flow (not available yet)
 //
 // Deletes a flow with all its versions, views and invitations. Its finished executions are soft-deleted (status `deleted`). A flow that still has executions in status `queued`, `running`, `in_progress` or `awaiting_input`, or that apps of the /v1 interface are bound to, answers 409 and nothing is deleted. Only the flow's creator and callers with role `org_admin` or `backoffice` may delete a flow.
 //
@@ -29594,7 +30150,7 @@ func (c *ClientWithResponses) DeleteFlowWithResponse(ctx context.Context, id Flo
 	return ParseDeleteFlowResponse(rsp)
 }
 
-// GetFlowWithResponse Read a flow
+// GetFlowWithResponse Read a flow (not available yet)
 //
 // Returns the latest version of a flow, or the version given in `version`. The expansion parameters add computed data: `include_ordered_task_names` fills `task_names`, `include_validation_errors` fills `validation_errors`, `include_dynamic_data` adds the runtime configuration options to each task of `definition` (key `dynamic_data`), and `include_output_schemas` adds the JSON schema of each task's output to each task of `definition` (key `output_schema`). A flow the caller may not see answers 404 like a missing one.
 //
@@ -29609,7 +30165,7 @@ func (c *ClientWithResponses) GetFlowWithResponse(ctx context.Context, id FlowId
 	return ParseGetFlowResponse(rsp)
 }
 
-// ModifyFlowWithBodyWithResponse Change flow attributes
+// ModifyFlowWithBodyWithResponse Change flow attributes (not available yet)
 //
 // Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back). A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The same callers as for PUT may patch a flow.
 //
@@ -29624,7 +30180,7 @@ func (c *ClientWithResponses) ModifyFlowWithBodyWithResponse(ctx context.Context
 	return ParseModifyFlowResponse(rsp)
 }
 
-// ModifyFlowWithResponse Change flow attributes
+// ModifyFlowWithResponse Change flow attributes (not available yet)
 //
 // Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back). A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The same callers as for PUT may patch a flow.
 //
@@ -29639,7 +30195,7 @@ func (c *ClientWithResponses) ModifyFlowWithResponse(ctx context.Context, id Flo
 	return ParseModifyFlowResponse(rsp)
 }
 
-// UpdateFlowWithBodyWithResponse Update a flow
+// UpdateFlowWithBodyWithResponse Update a flow (not available yet)
 //
 // Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` like the reply of create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed.
 //
@@ -29654,7 +30210,7 @@ func (c *ClientWithResponses) UpdateFlowWithBodyWithResponse(ctx context.Context
 	return ParseUpdateFlowResponse(rsp)
 }
 
-// UpdateFlowWithResponse Update a flow
+// UpdateFlowWithResponse Update a flow (not available yet)
 //
 // Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` like the reply of create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed.
 //
@@ -29669,7 +30225,7 @@ func (c *ClientWithResponses) UpdateFlowWithResponse(ctx context.Context, id Flo
 	return ParseUpdateFlowResponse(rsp)
 }
 
-// UpdateFlowDefinitionWithBodyWithResponse Replace a flow's definition
+// UpdateFlowDefinitionWithBodyWithResponse Replace a flow's definition (not available yet)
 //
 // Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 //
@@ -29684,7 +30240,7 @@ func (c *ClientWithResponses) UpdateFlowDefinitionWithBodyWithResponse(ctx conte
 	return ParseUpdateFlowDefinitionResponse(rsp)
 }
 
-// UpdateFlowDefinitionWithResponse Replace a flow's definition
+// UpdateFlowDefinitionWithResponse Replace a flow's definition (not available yet)
 //
 // Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 //
@@ -29699,7 +30255,7 @@ func (c *ClientWithResponses) UpdateFlowDefinitionWithResponse(ctx context.Conte
 	return ParseUpdateFlowDefinitionResponse(rsp)
 }
 
-// ListFlowInvitationsWithResponse List the invitations of a flow
+// ListFlowInvitationsWithResponse List the invitations of a flow (not available yet)
 //
 // Lists the users invited to a flow, oldest invitation first, with their name, e-mail and role. Any caller who may see the flow may list its invitations.
 //
@@ -29714,7 +30270,7 @@ func (c *ClientWithResponses) ListFlowInvitationsWithResponse(ctx context.Contex
 	return ParseListFlowInvitationsResponse(rsp)
 }
 
-// InviteFlowUsersWithBodyWithResponse Invite users to a flow
+// InviteFlowUsersWithBodyWithResponse Invite users to a flow (not available yet)
 //
 // Invites users of the caller's organization to a flow. An invited user may read the flow even when it is `private`, may update it, and may review its human review tasks. Users lacking a reviewer or publisher role are skipped: roles `org_admin`, `backoffice` and `app_user` may review and publish, `integration` service accounts may not. Ids that match no active user of the organization are skipped as well, so the reply never reveals users of other organizations. Inviting a user who is already invited is not an error: the user is listed in `invited_user_ids` again and no duplicate is created. Only the flow's creator and callers with role `org_admin` or `backoffice` may invite.
 //
@@ -29729,7 +30285,7 @@ func (c *ClientWithResponses) InviteFlowUsersWithBodyWithResponse(ctx context.Co
 	return ParseInviteFlowUsersResponse(rsp)
 }
 
-// InviteFlowUsersWithResponse Invite users to a flow
+// InviteFlowUsersWithResponse Invite users to a flow (not available yet)
 //
 // Invites users of the caller's organization to a flow. An invited user may read the flow even when it is `private`, may update it, and may review its human review tasks. Users lacking a reviewer or publisher role are skipped: roles `org_admin`, `backoffice` and `app_user` may review and publish, `integration` service accounts may not. Ids that match no active user of the organization are skipped as well, so the reply never reveals users of other organizations. Inviting a user who is already invited is not an error: the user is listed in `invited_user_ids` again and no duplicate is created. Only the flow's creator and callers with role `org_admin` or `backoffice` may invite.
 //
@@ -29744,7 +30300,7 @@ func (c *ClientWithResponses) InviteFlowUsersWithResponse(ctx context.Context, i
 	return ParseInviteFlowUsersResponse(rsp)
 }
 
-// RevokeFlowInvitationWithResponse Revoke an invitation
+// RevokeFlowInvitationWithResponse Revoke an invitation (not available yet)
 //
 // Removes a user's invitation to a flow. The user loses the access the invitation gave; human review assignments the user already has are kept. A user who is not invited answers 404. The flow's creator, callers with role `org_admin` or `backoffice`, and the invited user (to leave a flow) may revoke.
 //
@@ -29759,7 +30315,7 @@ func (c *ClientWithResponses) RevokeFlowInvitationWithResponse(ctx context.Conte
 	return ParseRevokeFlowInvitationResponse(rsp)
 }
 
-// ListFlowVersionsWithResponse List the versions of a flow
+// ListFlowVersionsWithResponse List the versions of a flow (not available yet)
 //
 // Returns the versions of a flow, newest first, one FlowResponse per version. Versions are numbered 1 to N without gaps, so the latest version number is also the total count. `page` and `limit` page through the versions; the expansion parameters work as on `GET /api/flows/{id}` and apply to every returned version.
 //
@@ -29774,7 +30330,7 @@ func (c *ClientWithResponses) ListFlowVersionsWithResponse(ctx context.Context, 
 	return ParseListFlowVersionsResponse(rsp)
 }
 
-// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments
+// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments (not available yet)
 //
 // Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 //
@@ -29789,7 +30345,7 @@ func (c *ClientWithResponses) ListMyHumanReviewAssignmentsWithResponse(ctx conte
 	return ParseListMyHumanReviewAssignmentsResponse(rsp)
 }
 
-// ListHumanReviewTasksWithResponse List human review tasks
+// ListHumanReviewTasksWithResponse List human review tasks (not available yet)
 //
 // Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 //
@@ -29804,7 +30360,7 @@ func (c *ClientWithResponses) ListHumanReviewTasksWithResponse(ctx context.Conte
 	return ParseListHumanReviewTasksResponse(rsp)
 }
 
-// CreateHumanReviewTaskWithBodyWithResponse Create a human review task
+// CreateHumanReviewTaskWithBodyWithResponse Create a human review task (not available yet)
 //
 // Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 //
@@ -29819,7 +30375,7 @@ func (c *ClientWithResponses) CreateHumanReviewTaskWithBodyWithResponse(ctx cont
 	return ParseCreateHumanReviewTaskResponse(rsp)
 }
 
-// CreateHumanReviewTaskWithResponse Create a human review task
+// CreateHumanReviewTaskWithResponse Create a human review task (not available yet)
 //
 // Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 //
@@ -29834,7 +30390,7 @@ func (c *ClientWithResponses) CreateHumanReviewTaskWithResponse(ctx context.Cont
 	return ParseCreateHumanReviewTaskResponse(rsp)
 }
 
-// GetHumanReviewTaskWithResponse Read a human review task
+// GetHumanReviewTaskWithResponse Read a human review task (not available yet)
 //
 // Returns one review task.
 //
@@ -29849,7 +30405,7 @@ func (c *ClientWithResponses) GetHumanReviewTaskWithResponse(ctx context.Context
 	return ParseGetHumanReviewTaskResponse(rsp)
 }
 
-// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task
+// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task (not available yet)
 //
 // Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 //
@@ -29864,7 +30420,7 @@ func (c *ClientWithResponses) ListHumanReviewTaskAssignmentsWithResponse(ctx con
 	return ParseListHumanReviewTaskAssignmentsResponse(rsp)
 }
 
-// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
+// CompleteHumanReviewTaskWithBodyWithResponse Complete a review (not available yet)
 //
 // Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 //
@@ -29879,7 +30435,7 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithBodyWithResponse(ctx co
 	return ParseCompleteHumanReviewTaskResponse(rsp)
 }
 
-// CompleteHumanReviewTaskWithResponse Complete a review
+// CompleteHumanReviewTaskWithResponse Complete a review (not available yet)
 //
 // Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 //
@@ -29894,7 +30450,7 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithResponse(ctx context.Co
 	return ParseCompleteHumanReviewTaskResponse(rsp)
 }
 
-// StartHumanReviewTaskWithResponse Start reviewing
+// StartHumanReviewTaskWithResponse Start reviewing (not available yet)
 //
 // The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
 //
@@ -29909,7 +30465,7 @@ func (c *ClientWithResponses) StartHumanReviewTaskWithResponse(ctx context.Conte
 	return ParseStartHumanReviewTaskResponse(rsp)
 }
 
-// ListIntegrationsWithResponse List integrations
+// ListIntegrationsWithResponse List integrations (not available yet)
 //
 // Lists the integrations of the caller's organization, newest first.
 //
@@ -29924,7 +30480,7 @@ func (c *ClientWithResponses) ListIntegrationsWithResponse(ctx context.Context, 
 	return ParseListIntegrationsResponse(rsp)
 }
 
-// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential
+// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential (not available yet)
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -29944,7 +30500,7 @@ func (c *ClientWithResponses) CreateIntegrationWithBodyWithResponse(ctx context.
 	return ParseCreateIntegrationResponse(rsp)
 }
 
-// CreateIntegrationWithResponse Connect a flow task to a credential
+// CreateIntegrationWithResponse Connect a flow task to a credential (not available yet)
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -29964,7 +30520,7 @@ func (c *ClientWithResponses) CreateIntegrationWithResponse(ctx context.Context,
 	return ParseCreateIntegrationResponse(rsp)
 }
 
-// ListIntegrationCatalogWithResponse List the integration catalog
+// ListIntegrationCatalogWithResponse List the integration catalog (not available yet)
 //
 // Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 // name. Any authenticated caller may read it.
@@ -29980,7 +30536,7 @@ func (c *ClientWithResponses) ListIntegrationCatalogWithResponse(ctx context.Con
 	return ParseListIntegrationCatalogResponse(rsp)
 }
 
-// GetIntegrationCatalogEntryWithResponse Get a catalog entry
+// GetIntegrationCatalogEntryWithResponse Get a catalog entry (not available yet)
 //
 // Returns one entry of the integration catalog.
 //
@@ -29995,7 +30551,7 @@ func (c *ClientWithResponses) GetIntegrationCatalogEntryWithResponse(ctx context
 	return ParseGetIntegrationCatalogEntryResponse(rsp)
 }
 
-// BuildUiSchemaWithBodyWithResponse Build a form description for parameters
+// BuildUiSchemaWithBodyWithResponse Build a form description for parameters (not available yet)
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -30016,7 +30572,7 @@ func (c *ClientWithResponses) BuildUiSchemaWithBodyWithResponse(ctx context.Cont
 	return ParseBuildUiSchemaResponse(rsp)
 }
 
-// BuildUiSchemaWithResponse Build a form description for parameters
+// BuildUiSchemaWithResponse Build a form description for parameters (not available yet)
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -30037,7 +30593,7 @@ func (c *ClientWithResponses) BuildUiSchemaWithResponse(ctx context.Context, bod
 	return ParseBuildUiSchemaResponse(rsp)
 }
 
-// DeleteIntegrationWithResponse Delete an integration
+// DeleteIntegrationWithResponse Delete an integration (not available yet)
 //
 // Deletes an integration. The flow and the credential stay; the task runs without the credential from then
 // on. Requires role `org_admin`, `app_user` or `integration`.
@@ -30053,7 +30609,7 @@ func (c *ClientWithResponses) DeleteIntegrationWithResponse(ctx context.Context,
 	return ParseDeleteIntegrationResponse(rsp)
 }
 
-// GetIntegrationWithResponse Get an integration
+// GetIntegrationWithResponse Get an integration (not available yet)
 //
 // Returns one integration of the caller's organization.
 //
@@ -30068,7 +30624,7 @@ func (c *ClientWithResponses) GetIntegrationWithResponse(ctx context.Context, id
 	return ParseGetIntegrationResponse(rsp)
 }
 
-// GetIntegrationMetadataWithResponse Describe what an integration connects to
+// GetIntegrationMetadataWithResponse Describe what an integration connects to (not available yet)
 //
 // Fetches, live through the integration's credential, a plain-text description of what the integration
 // connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
@@ -30194,7 +30750,7 @@ func (c *ClientWithResponses) EditProductWithResponse(ctx context.Context, id Pr
 	return ParseEditProductResponse(rsp)
 }
 
-// ListModelsWithResponse List the available language models
+// ListModelsWithResponse List the available language models (not available yet)
 //
 // Lists the language models the agent and `llm` tasks can use, one entry per model name with the regions, locations and providers that serve it and the number of configured endpoints. Models are configured on the server and are the same for every organization; any authenticated caller may list them. The optional `region` filter keeps only models served in that region. The list is sorted by `model_name`.
 //
@@ -30254,7 +30810,7 @@ func (c *ClientWithResponses) GetRedocWithResponse(ctx context.Context, reqEdito
 	return ParseGetRedocResponse(rsp)
 }
 
-// ListSqlDatabasesWithResponse List SQL databases
+// ListSqlDatabasesWithResponse List SQL databases (not available yet)
 //
 // Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 //
@@ -30269,7 +30825,7 @@ func (c *ClientWithResponses) ListSqlDatabasesWithResponse(ctx context.Context, 
 	return ParseListSqlDatabasesResponse(rsp)
 }
 
-// CreateSqlDatabaseWithBodyWithResponse Register a SQL database
+// CreateSqlDatabaseWithBodyWithResponse Register a SQL database (not available yet)
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -30291,7 +30847,7 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithBodyWithResponse(ctx context.
 	return ParseCreateSqlDatabaseResponse(rsp)
 }
 
-// CreateSqlDatabaseWithResponse Register a SQL database
+// CreateSqlDatabaseWithResponse Register a SQL database (not available yet)
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -30313,7 +30869,7 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithResponse(ctx context.Context,
 	return ParseCreateSqlDatabaseResponse(rsp)
 }
 
-// DeleteSqlDatabaseWithResponse Remove a SQL database
+// DeleteSqlDatabaseWithResponse Remove a SQL database (not available yet)
 //
 // Removes a registered SQL database and its credential. The database itself is not touched. When an
 // integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -30330,7 +30886,7 @@ func (c *ClientWithResponses) DeleteSqlDatabaseWithResponse(ctx context.Context,
 	return ParseDeleteSqlDatabaseResponse(rsp)
 }
 
-// GetSqlDatabaseWithResponse Get a SQL database
+// GetSqlDatabaseWithResponse Get a SQL database (not available yet)
 //
 // Returns one registered SQL database of the caller's organization, without its password.
 //
@@ -30345,7 +30901,7 @@ func (c *ClientWithResponses) GetSqlDatabaseWithResponse(ctx context.Context, id
 	return ParseGetSqlDatabaseResponse(rsp)
 }
 
-// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database
+// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database (not available yet)
 //
 // Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 // outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
@@ -30485,7 +31041,7 @@ func (c *ClientWithResponses) UpdateSsoProviderWithResponse(ctx context.Context,
 	return ParseUpdateSsoProviderResponse(rsp)
 }
 
-// DownloadStorageObjectWithResponse Download through a pre-signed link
+// DownloadStorageObjectWithResponse Download through a pre-signed link (not available yet)
 //
 // The target of the pre-signed links issued by loopwork (when objects are stored on local disk; with S3
 // storage the links may point to S3 directly). No authentication header is needed: the token itself
@@ -30504,7 +31060,7 @@ func (c *ClientWithResponses) DownloadStorageObjectWithResponse(ctx context.Cont
 	return ParseDownloadStorageObjectResponse(rsp)
 }
 
-// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object
+// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object (not available yet)
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -30521,7 +31077,7 @@ func (c *ClientWithResponses) CreatePresignedDownloadUrlWithBodyWithResponse(ctx
 	return ParseCreatePresignedDownloadUrlResponse(rsp)
 }
 
-// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object
+// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object (not available yet)
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -30538,7 +31094,7 @@ func (c *ClientWithResponses) CreatePresignedDownloadUrlWithResponse(ctx context
 	return ParseCreatePresignedDownloadUrlResponse(rsp)
 }
 
-// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link
+// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link (not available yet)
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
 // authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -30561,7 +31117,7 @@ func (c *ClientWithResponses) ResolveStorageUriWithBodyWithResponse(ctx context.
 	return ParseResolveStorageUriResponse(rsp)
 }
 
-// ResolveStorageUriWithResponse Resolve a storage URI to a download link
+// ResolveStorageUriWithResponse Resolve a storage URI to a download link (not available yet)
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
 // authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -30584,7 +31140,7 @@ func (c *ClientWithResponses) ResolveStorageUriWithResponse(ctx context.Context,
 	return ParseResolveStorageUriResponse(rsp)
 }
 
-// ListTaskExecutionRecordsWithResponse List task executions
+// ListTaskExecutionRecordsWithResponse List task executions (not available yet)
 //
 // Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
 //
@@ -30599,7 +31155,7 @@ func (c *ClientWithResponses) ListTaskExecutionRecordsWithResponse(ctx context.C
 	return ParseListTaskExecutionRecordsResponse(rsp)
 }
 
-// RecordTaskExecutionWithBodyWithResponse Report a task execution
+// RecordTaskExecutionWithBodyWithResponse Report a task execution (not available yet)
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -30614,7 +31170,7 @@ func (c *ClientWithResponses) RecordTaskExecutionWithBodyWithResponse(ctx contex
 	return ParseRecordTaskExecutionResponse(rsp)
 }
 
-// RecordTaskExecutionWithResponse Report a task execution
+// RecordTaskExecutionWithResponse Report a task execution (not available yet)
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -30629,7 +31185,7 @@ func (c *ClientWithResponses) RecordTaskExecutionWithResponse(ctx context.Contex
 	return ParseRecordTaskExecutionResponse(rsp)
 }
 
-// ListTaskTagsWithResponse List active task tags
+// ListTaskTagsWithResponse List active task tags (not available yet)
 //
 // Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
 //
@@ -30644,7 +31200,7 @@ func (c *ClientWithResponses) ListTaskTagsWithResponse(ctx context.Context, para
 	return ParseListTaskTagsResponse(rsp)
 }
 
-// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags
+// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags (not available yet)
 //
 // Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 //
@@ -30659,7 +31215,7 @@ func (c *ClientWithResponses) BatchPatchTaskTagsWithBodyWithResponse(ctx context
 	return ParseBatchPatchTaskTagsResponse(rsp)
 }
 
-// BatchPatchTaskTagsWithResponse Add and remove task tags
+// BatchPatchTaskTagsWithResponse Add and remove task tags (not available yet)
 //
 // Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 //
@@ -31884,6 +32440,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31945,6 +32508,13 @@ func ParseStartConversationResponse(rsp *http.Response) (*StartConversationRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31994,6 +32564,13 @@ func ParseDeleteConversationResponse(rsp *http.Response) (*DeleteConversationRes
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32048,6 +32625,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32110,6 +32694,13 @@ func ParseUpdateConversationPhaseResponse(rsp *http.Response) (*UpdateConversati
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32170,6 +32761,13 @@ func ParseStreamConversationChatResponse(rsp *http.Response) (*StreamConversatio
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32248,6 +32846,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32301,6 +32906,13 @@ func ParseRunDirectAgentResponse(rsp *http.Response) (*RunDirectAgentResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32382,6 +32994,13 @@ func ParseTranscribeAudioResponse(rsp *http.Response) (*TranscribeAudioResponse,
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32769,6 +33388,13 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32830,6 +33456,13 @@ func ParseCreateCredentialResponse(rsp *http.Response) (*CreateCredentialRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32869,6 +33502,13 @@ func ParseListCredentialProvidersResponse(rsp *http.Response) (*ListCredentialPr
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32934,6 +33574,13 @@ func ParseDeleteCredentialResponse(rsp *http.Response) (*DeleteCredentialRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32987,6 +33634,13 @@ func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, err
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33055,6 +33709,13 @@ func ParseUpdateCredentialResponse(rsp *http.Response) (*UpdateCredentialRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33157,6 +33818,13 @@ func ParseListDocumentsResponse(rsp *http.Response) (*ListDocumentsResponse, err
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33225,6 +33893,13 @@ func ParseCreateDocumentResponse(rsp *http.Response) (*CreateDocumentResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33282,6 +33957,13 @@ func ParseDeleteDocumentResponse(rsp *http.Response) (*DeleteDocumentResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33336,6 +34018,13 @@ func ParseGetDocumentResponse(rsp *http.Response) (*GetDocumentResponse, error) 
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33389,6 +34078,13 @@ func ParseListDocumentColumnsResponse(rsp *http.Response) (*ListDocumentColumnsR
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33451,6 +34147,13 @@ func ParseGetDocumentDownloadUrlResponse(rsp *http.Response) (*GetDocumentDownlo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33504,6 +34207,13 @@ func ParseListDocumentRowsResponse(rsp *http.Response) (*ListDocumentRowsRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33580,6 +34290,13 @@ func ParseStartDocumentUploadResponse(rsp *http.Response) (*StartDocumentUploadR
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33648,6 +34365,13 @@ func ParseCompleteDocumentUploadResponse(rsp *http.Response) (*CompleteDocumentU
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33708,6 +34432,13 @@ func ParsePreviewDocumentUploadResponse(rsp *http.Response) (*PreviewDocumentUpl
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33822,6 +34553,13 @@ func ParseListEmailTasksResponse(rsp *http.Response) (*ListEmailTasksResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33890,6 +34628,13 @@ func ParseCreateEmailTaskResponse(rsp *http.Response) (*CreateEmailTaskResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33947,6 +34692,13 @@ func ParseDeleteEmailTaskResponse(rsp *http.Response) (*DeleteEmailTaskResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34001,6 +34753,13 @@ func ParseGetEmailTaskStatusResponse(rsp *http.Response) (*GetEmailTaskStatusRes
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34054,6 +34813,13 @@ func ParseListFlowExecutionsResponse(rsp *http.Response) (*ListFlowExecutionsRes
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34130,6 +34896,13 @@ func ParseStartFlowExecutionResponse(rsp *http.Response) (*StartFlowExecutionRes
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34187,6 +34960,13 @@ func ParseDeleteFlowExecutionResponse(rsp *http.Response) (*DeleteFlowExecutionR
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34241,6 +35021,13 @@ func ParseGetFlowExecutionResponse(rsp *http.Response) (*GetFlowExecutionRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34294,6 +35081,13 @@ func ParseListTaskStatusesResponse(rsp *http.Response) (*ListTaskStatusesRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34363,6 +35157,13 @@ func ParseAddTaskStatusesResponse(rsp *http.Response) (*AddTaskStatusesResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34416,6 +35217,13 @@ func ParseListFlowViewsResponse(rsp *http.Response) (*ListFlowViewsResponse, err
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34478,6 +35286,13 @@ func ParseCreateFlowViewResponse(rsp *http.Response) (*CreateFlowViewResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34527,6 +35342,13 @@ func ParseDeleteFlowViewResponse(rsp *http.Response) (*DeleteFlowViewResponse, e
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34581,6 +35403,13 @@ func ParseGetFlowViewResponse(rsp *http.Response) (*GetFlowViewResponse, error) 
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34643,6 +35472,13 @@ func ParseUpdateFlowViewResponse(rsp *http.Response) (*UpdateFlowViewResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34689,6 +35525,13 @@ func ParseListFlowsResponse(rsp *http.Response) (*ListFlowsResponse, error) {
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34743,6 +35586,13 @@ func ParseCreateFlowResponse(rsp *http.Response) (*CreateFlowResponse, error) {
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34808,6 +35658,13 @@ func ParseDeleteFlowResponse(rsp *http.Response) (*DeleteFlowResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34861,6 +35718,13 @@ func ParseGetFlowResponse(rsp *http.Response) (*GetFlowResponse, error) {
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34923,6 +35787,13 @@ func ParseModifyFlowResponse(rsp *http.Response) (*ModifyFlowResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34983,6 +35854,13 @@ func ParseUpdateFlowResponse(rsp *http.Response) (*UpdateFlowResponse, error) {
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35045,6 +35923,13 @@ func ParseUpdateFlowDefinitionResponse(rsp *http.Response) (*UpdateFlowDefinitio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35098,6 +35983,13 @@ func ParseListFlowInvitationsResponse(rsp *http.Response) (*ListFlowInvitationsR
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35160,6 +36052,13 @@ func ParseInviteFlowUsersResponse(rsp *http.Response) (*InviteFlowUsersResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35217,6 +36116,13 @@ func ParseRevokeFlowInvitationResponse(rsp *http.Response) (*RevokeFlowInvitatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35271,6 +36177,13 @@ func ParseListFlowVersionsResponse(rsp *http.Response) (*ListFlowVersionsRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35318,6 +36231,13 @@ func ParseListMyHumanReviewAssignmentsResponse(rsp *http.Response) (*ListMyHuman
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35364,6 +36284,13 @@ func ParseListHumanReviewTasksResponse(rsp *http.Response) (*ListHumanReviewTask
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35433,6 +36360,13 @@ func ParseCreateHumanReviewTaskResponse(rsp *http.Response) (*CreateHumanReviewT
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35487,6 +36421,13 @@ func ParseGetHumanReviewTaskResponse(rsp *http.Response) (*GetHumanReviewTaskRes
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35540,6 +36481,13 @@ func ParseListHumanReviewTaskAssignmentsResponse(rsp *http.Response) (*ListHuman
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35609,6 +36557,13 @@ func ParseCompleteHumanReviewTaskResponse(rsp *http.Response) (*CompleteHumanRev
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35677,6 +36632,13 @@ func ParseStartHumanReviewTaskResponse(rsp *http.Response) (*StartHumanReviewTas
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35723,6 +36685,13 @@ func ParseListIntegrationsResponse(rsp *http.Response) (*ListIntegrationsRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35792,6 +36761,13 @@ func ParseCreateIntegrationResponse(rsp *http.Response) (*CreateIntegrationRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35838,6 +36814,13 @@ func ParseListIntegrationCatalogResponse(rsp *http.Response) (*ListIntegrationCa
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35893,6 +36876,13 @@ func ParseGetIntegrationCatalogEntryResponse(rsp *http.Response) (*GetIntegratio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35939,6 +36929,13 @@ func ParseBuildUiSchemaResponse(rsp *http.Response) (*BuildUiSchemaResponse, err
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35997,6 +36994,13 @@ func ParseDeleteIntegrationResponse(rsp *http.Response) (*DeleteIntegrationRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36050,6 +37054,13 @@ func ParseGetIntegrationResponse(rsp *http.Response) (*GetIntegrationResponse, e
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36111,6 +37122,13 @@ func ParseGetIntegrationMetadataResponse(rsp *http.Response) (*GetIntegrationMet
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36453,6 +37471,13 @@ func ParseListModelsResponse(rsp *http.Response) (*ListModelsResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36599,6 +37624,13 @@ func ParseListSqlDatabasesResponse(rsp *http.Response) (*ListSqlDatabasesRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36667,6 +37699,13 @@ func ParseCreateSqlDatabaseResponse(rsp *http.Response) (*CreateSqlDatabaseRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36731,6 +37770,13 @@ func ParseDeleteSqlDatabaseResponse(rsp *http.Response) (*DeleteSqlDatabaseRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36784,6 +37830,13 @@ func ParseGetSqlDatabaseResponse(rsp *http.Response) (*GetSqlDatabaseResponse, e
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36852,6 +37905,13 @@ func ParseTestSqlDatabaseConnectionResponse(rsp *http.Response) (*TestSqlDatabas
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37274,6 +38334,13 @@ func ParseDownloadStorageObjectResponse(rsp *http.Response) (*DownloadStorageObj
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37348,6 +38415,13 @@ func ParseCreatePresignedDownloadUrlResponse(rsp *http.Response) (*CreatePresign
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37402,6 +38476,13 @@ func ParseResolveStorageUriResponse(rsp *http.Response) (*ResolveStorageUriRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37455,6 +38536,13 @@ func ParseListTaskExecutionRecordsResponse(rsp *http.Response) (*ListTaskExecuti
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37531,6 +38619,13 @@ func ParseRecordTaskExecutionResponse(rsp *http.Response) (*RecordTaskExecutionR
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37577,6 +38672,13 @@ func ParseListTaskTagsResponse(rsp *http.Response) (*ListTaskTagsResponse, error
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37638,6 +38740,13 @@ func ParseBatchPatchTaskTagsResponse(rsp *http.Response) (*BatchPatchTaskTagsRes
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -38371,31 +39480,31 @@ type ServerInterface interface {
 	// AdminDeactivateUser Deactivate a user
 	// (POST /api/admin/users/{id}/deactivate)
 	AdminDeactivateUser(ctx echo.Context, id UserIdPath) error
-	// ListConversations List conversations
+	// ListConversations List conversations (not available yet)
 	// (GET /api/agent/conversations)
 	ListConversations(ctx echo.Context, params ListConversationsParams) error
-	// StartConversation Start a conversation
+	// StartConversation Start a conversation (not available yet)
 	// (POST /api/agent/conversations)
 	StartConversation(ctx echo.Context) error
-	// DeleteConversation Delete a conversation
+	// DeleteConversation Delete a conversation (not available yet)
 	// (DELETE /api/agent/conversations/{id})
 	DeleteConversation(ctx echo.Context, id ConversationId) error
-	// GetConversation Get a conversation
+	// GetConversation Get a conversation (not available yet)
 	// (GET /api/agent/conversations/{id})
 	GetConversation(ctx echo.Context, id ConversationId) error
-	// UpdateConversationPhase Change the conversation phase
+	// UpdateConversationPhase Change the conversation phase (not available yet)
 	// (PATCH /api/agent/conversations/{id})
 	UpdateConversationPhase(ctx echo.Context, id ConversationId) error
-	// StreamConversationChat Send a message and stream the agent's reply
+	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
 	// (POST /api/agent/conversations/{id}/chat/stream)
 	StreamConversationChat(ctx echo.Context, id ConversationId) error
-	// ListConversationMessages List the messages of a conversation
+	// ListConversationMessages List the messages of a conversation (not available yet)
 	// (GET /api/agent/conversations/{id}/messages)
 	ListConversationMessages(ctx echo.Context, id ConversationId, params ListConversationMessagesParams) error
-	// RunDirectAgent Call an agent directly
+	// RunDirectAgent Call an agent directly (not available yet)
 	// (POST /api/agent/direct)
 	RunDirectAgent(ctx echo.Context) error
-	// TranscribeAudio Transcribe audio to text
+	// TranscribeAudio Transcribe audio to text (not available yet)
 	// (POST /api/agent/transcription)
 	TranscribeAudio(ctx echo.Context) error
 	// ListApiKeys List API keys
@@ -38416,55 +39525,55 @@ type ServerInterface interface {
 	// ResendInvitation Send a user a new invitation link
 	// (POST /api/auth/resend-invite)
 	ResendInvitation(ctx echo.Context) error
-	// ListCredentials List credentials
+	// ListCredentials List credentials (not available yet)
 	// (GET /api/credentials)
 	ListCredentials(ctx echo.Context, params ListCredentialsParams) error
-	// CreateCredential Create a credential
+	// CreateCredential Create a credential (not available yet)
 	// (POST /api/credentials)
 	CreateCredential(ctx echo.Context) error
-	// ListCredentialProviders List credential providers
+	// ListCredentialProviders List credential providers (not available yet)
 	// (GET /api/credentials/providers)
 	ListCredentialProviders(ctx echo.Context) error
-	// DeleteCredential Delete a credential
+	// DeleteCredential Delete a credential (not available yet)
 	// (DELETE /api/credentials/{id})
 	DeleteCredential(ctx echo.Context, id CredentialId) error
-	// GetCredential Get a credential
+	// GetCredential Get a credential (not available yet)
 	// (GET /api/credentials/{id})
 	GetCredential(ctx echo.Context, id CredentialId) error
-	// UpdateCredential Update a credential
+	// UpdateCredential Update a credential (not available yet)
 	// (PATCH /api/credentials/{id})
 	UpdateCredential(ctx echo.Context, id CredentialId) error
 	// GetCreditBalance The credit balance of an organization
 	// (GET /api/credits/balance)
 	GetCreditBalance(ctx echo.Context, params GetCreditBalanceParams) error
-	// ListDocuments List document files
+	// ListDocuments List document files (not available yet)
 	// (GET /api/database)
 	ListDocuments(ctx echo.Context, params ListDocumentsParams) error
-	// CreateDocument Create a document file
+	// CreateDocument Create a document file (not available yet)
 	// (POST /api/database)
 	CreateDocument(ctx echo.Context) error
-	// DeleteDocument Delete a document file
+	// DeleteDocument Delete a document file (not available yet)
 	// (DELETE /api/database/{db_id})
 	DeleteDocument(ctx echo.Context, dbId DocumentDbId) error
-	// GetDocument Get a document file
+	// GetDocument Get a document file (not available yet)
 	// (GET /api/database/{db_id})
 	GetDocument(ctx echo.Context, dbId DocumentDbId) error
-	// ListDocumentColumns List the columns of a document file
+	// ListDocumentColumns List the columns of a document file (not available yet)
 	// (GET /api/database/{db_id}/columns)
 	ListDocumentColumns(ctx echo.Context, dbId DocumentDbId) error
-	// GetDocumentDownloadUrl Get a download link for a document file
+	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
 	// (GET /api/database/{db_id}/download)
 	GetDocumentDownloadUrl(ctx echo.Context, dbId DocumentDbId) error
-	// ListDocumentRows Read the rows of a document file
+	// ListDocumentRows Read the rows of a document file (not available yet)
 	// (GET /api/database/{db_id}/rows)
 	ListDocumentRows(ctx echo.Context, dbId DocumentDbId, params ListDocumentRowsParams) error
-	// StartDocumentUpload Upload a CSV file
+	// StartDocumentUpload Upload a CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload)
 	StartDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
-	// CompleteDocumentUpload Import a staged CSV file
+	// CompleteDocumentUpload Import a staged CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload/complete)
 	CompleteDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
-	// PreviewDocumentUpload Preview a CSV file
+	// PreviewDocumentUpload Preview a CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload/preview)
 	PreviewDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
 	// GetSwaggerUi Interactive API documentation
@@ -38473,127 +39582,127 @@ type ServerInterface interface {
 	// GetDocsAsset Documentation page asset
 	// (GET /api/docs/assets/{file})
 	GetDocsAsset(ctx echo.Context, file string) error
-	// ListEmailTasks List e-mail tasks
+	// ListEmailTasks List e-mail tasks (not available yet)
 	// (GET /api/email-tasks)
 	ListEmailTasks(ctx echo.Context, params ListEmailTasksParams) error
-	// CreateEmailTask Create an e-mail task
+	// CreateEmailTask Create an e-mail task (not available yet)
 	// (POST /api/email-tasks)
 	CreateEmailTask(ctx echo.Context) error
-	// DeleteEmailTask Delete an e-mail task
+	// DeleteEmailTask Delete an e-mail task (not available yet)
 	// (DELETE /api/email-tasks/{task_id})
 	DeleteEmailTask(ctx echo.Context, taskId EmailTaskId) error
-	// GetEmailTaskStatus Get the status of an e-mail task
+	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 	// (GET /api/email-tasks/{task_id}/status)
 	GetEmailTaskStatus(ctx echo.Context, taskId EmailTaskId) error
-	// ListFlowExecutions List flow executions
+	// ListFlowExecutions List flow executions (not available yet)
 	// (GET /api/flow-executions)
 	ListFlowExecutions(ctx echo.Context, params ListFlowExecutionsParams) error
-	// StartFlowExecution Start a flow execution
+	// StartFlowExecution Start a flow execution (not available yet)
 	// (POST /api/flow-executions)
 	StartFlowExecution(ctx echo.Context) error
-	// DeleteFlowExecution Delete a flow execution
+	// DeleteFlowExecution Delete a flow execution (not available yet)
 	// (DELETE /api/flow-executions/{id})
 	DeleteFlowExecution(ctx echo.Context, id FlowExecutionIdPath) error
-	// GetFlowExecution Read a flow execution
+	// GetFlowExecution Read a flow execution (not available yet)
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx echo.Context, id FlowExecutionIdPath, params GetFlowExecutionParams) error
-	// ListTaskStatuses List task statuses
+	// ListTaskStatuses List task statuses (not available yet)
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx echo.Context, id FlowExecutionIdPath, params ListTaskStatusesParams) error
-	// AddTaskStatuses Record task statuses
+	// AddTaskStatuses Record task statuses (not available yet)
 	// (POST /api/flow-executions/{id}/task-statuses)
 	AddTaskStatuses(ctx echo.Context, id FlowExecutionIdPath) error
-	// ListFlowViews List flow views
+	// ListFlowViews List flow views (not available yet)
 	// (GET /api/flow-views)
 	ListFlowViews(ctx echo.Context, params ListFlowViewsParams) error
-	// CreateFlowView Create a flow view
+	// CreateFlowView Create a flow view (not available yet)
 	// (POST /api/flow-views)
 	CreateFlowView(ctx echo.Context) error
-	// DeleteFlowView Delete a flow view
+	// DeleteFlowView Delete a flow view (not available yet)
 	// (DELETE /api/flow-views/{id})
 	DeleteFlowView(ctx echo.Context, id openapi_types.UUID) error
-	// GetFlowView Read a flow view
+	// GetFlowView Read a flow view (not available yet)
 	// (GET /api/flow-views/{id})
 	GetFlowView(ctx echo.Context, id openapi_types.UUID) error
-	// UpdateFlowView Change a flow view
+	// UpdateFlowView Change a flow view (not available yet)
 	// (PATCH /api/flow-views/{id})
 	UpdateFlowView(ctx echo.Context, id openapi_types.UUID) error
-	// ListFlows List flows
+	// ListFlows List flows (not available yet)
 	// (GET /api/flows)
 	ListFlows(ctx echo.Context, params ListFlowsParams) error
-	// CreateFlow Create a flow
+	// CreateFlow Create a flow (not available yet)
 	// (POST /api/flows)
 	CreateFlow(ctx echo.Context) error
-	// DeleteFlow Delete a flow
+	// DeleteFlow Delete a flow (not available yet)
 	// (DELETE /api/flows/{id})
 	DeleteFlow(ctx echo.Context, id FlowIdPath) error
-	// GetFlow Read a flow
+	// GetFlow Read a flow (not available yet)
 	// (GET /api/flows/{id})
 	GetFlow(ctx echo.Context, id FlowIdPath, params GetFlowParams) error
-	// ModifyFlow Change flow attributes
+	// ModifyFlow Change flow attributes (not available yet)
 	// (PATCH /api/flows/{id})
 	ModifyFlow(ctx echo.Context, id FlowIdPath) error
-	// UpdateFlow Update a flow
+	// UpdateFlow Update a flow (not available yet)
 	// (PUT /api/flows/{id})
 	UpdateFlow(ctx echo.Context, id FlowIdPath) error
-	// UpdateFlowDefinition Replace a flow's definition
+	// UpdateFlowDefinition Replace a flow's definition (not available yet)
 	// (PUT /api/flows/{id}/definition)
 	UpdateFlowDefinition(ctx echo.Context, id FlowIdPath) error
-	// ListFlowInvitations List the invitations of a flow
+	// ListFlowInvitations List the invitations of a flow (not available yet)
 	// (GET /api/flows/{id}/invitations)
 	ListFlowInvitations(ctx echo.Context, id FlowIdPath) error
-	// InviteFlowUsers Invite users to a flow
+	// InviteFlowUsers Invite users to a flow (not available yet)
 	// (POST /api/flows/{id}/invitations)
 	InviteFlowUsers(ctx echo.Context, id FlowIdPath) error
-	// RevokeFlowInvitation Revoke an invitation
+	// RevokeFlowInvitation Revoke an invitation (not available yet)
 	// (DELETE /api/flows/{id}/invitations/{user_id})
 	RevokeFlowInvitation(ctx echo.Context, id FlowIdPath, userId openapi_types.UUID) error
-	// ListFlowVersions List the versions of a flow
+	// ListFlowVersions List the versions of a flow (not available yet)
 	// (GET /api/flows/{id}/versions)
 	ListFlowVersions(ctx echo.Context, id FlowIdPath, params ListFlowVersionsParams) error
-	// ListMyHumanReviewAssignments List the caller's review assignments
+	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
 	// (GET /api/human-review-assignments)
 	ListMyHumanReviewAssignments(ctx echo.Context, params ListMyHumanReviewAssignmentsParams) error
-	// ListHumanReviewTasks List human review tasks
+	// ListHumanReviewTasks List human review tasks (not available yet)
 	// (GET /api/human-review-tasks)
 	ListHumanReviewTasks(ctx echo.Context, params ListHumanReviewTasksParams) error
-	// CreateHumanReviewTask Create a human review task
+	// CreateHumanReviewTask Create a human review task (not available yet)
 	// (POST /api/human-review-tasks)
 	CreateHumanReviewTask(ctx echo.Context) error
-	// GetHumanReviewTask Read a human review task
+	// GetHumanReviewTask Read a human review task (not available yet)
 	// (GET /api/human-review-tasks/{id})
 	GetHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// ListHumanReviewTaskAssignments List the assignments of a review task
+	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
 	// (GET /api/human-review-tasks/{id}/assignments)
 	ListHumanReviewTaskAssignments(ctx echo.Context, id HumanReviewTaskIdPath, params ListHumanReviewTaskAssignmentsParams) error
-	// CompleteHumanReviewTask Complete a review
+	// CompleteHumanReviewTask Complete a review (not available yet)
 	// (POST /api/human-review-tasks/{id}/complete)
 	CompleteHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// StartHumanReviewTask Start reviewing
+	// StartHumanReviewTask Start reviewing (not available yet)
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// ListIntegrations List integrations
+	// ListIntegrations List integrations (not available yet)
 	// (GET /api/integrations)
 	ListIntegrations(ctx echo.Context, params ListIntegrationsParams) error
-	// CreateIntegration Connect a flow task to a credential
+	// CreateIntegration Connect a flow task to a credential (not available yet)
 	// (POST /api/integrations)
 	CreateIntegration(ctx echo.Context) error
-	// ListIntegrationCatalog List the integration catalog
+	// ListIntegrationCatalog List the integration catalog (not available yet)
 	// (GET /api/integrations/catalog)
 	ListIntegrationCatalog(ctx echo.Context, params ListIntegrationCatalogParams) error
-	// GetIntegrationCatalogEntry Get a catalog entry
+	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
 	// (GET /api/integrations/catalog/{id})
 	GetIntegrationCatalogEntry(ctx echo.Context, id openapi_types.UUID) error
-	// BuildUiSchema Build a form description for parameters
+	// BuildUiSchema Build a form description for parameters (not available yet)
 	// (POST /api/integrations/ui-schema)
 	BuildUiSchema(ctx echo.Context) error
-	// DeleteIntegration Delete an integration
+	// DeleteIntegration Delete an integration (not available yet)
 	// (DELETE /api/integrations/{id})
 	DeleteIntegration(ctx echo.Context, id IntegrationId) error
-	// GetIntegration Get an integration
+	// GetIntegration Get an integration (not available yet)
 	// (GET /api/integrations/{id})
 	GetIntegration(ctx echo.Context, id IntegrationId) error
-	// GetIntegrationMetadata Describe what an integration connects to
+	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
 	// (GET /api/integrations/{id}/metadata)
 	GetIntegrationMetadata(ctx echo.Context, id IntegrationId) error
 	// ListProducts List billable products
@@ -38611,7 +39720,7 @@ type ServerInterface interface {
 	// EditProduct Update a billable product
 	// (PATCH /api/internal/products/{id})
 	EditProduct(ctx echo.Context, id ProductIdPath) error
-	// ListModels List the available language models
+	// ListModels List the available language models (not available yet)
 	// (GET /api/models)
 	ListModels(ctx echo.Context, params ListModelsParams) error
 	// GetOpenApiDocument OpenAPI document of the /api interface
@@ -38623,19 +39732,19 @@ type ServerInterface interface {
 	// GetRedoc Reference API documentation
 	// (GET /api/redoc)
 	GetRedoc(ctx echo.Context) error
-	// ListSqlDatabases List SQL databases
+	// ListSqlDatabases List SQL databases (not available yet)
 	// (GET /api/sql-databases)
 	ListSqlDatabases(ctx echo.Context, params ListSqlDatabasesParams) error
-	// CreateSqlDatabase Register a SQL database
+	// CreateSqlDatabase Register a SQL database (not available yet)
 	// (POST /api/sql-databases)
 	CreateSqlDatabase(ctx echo.Context) error
-	// DeleteSqlDatabase Remove a SQL database
+	// DeleteSqlDatabase Remove a SQL database (not available yet)
 	// (DELETE /api/sql-databases/{id})
 	DeleteSqlDatabase(ctx echo.Context, id SqlDatabaseId) error
-	// GetSqlDatabase Get a SQL database
+	// GetSqlDatabase Get a SQL database (not available yet)
 	// (GET /api/sql-databases/{id})
 	GetSqlDatabase(ctx echo.Context, id SqlDatabaseId) error
-	// TestSqlDatabaseConnection Test the connection to a SQL database
+	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
 	// (POST /api/sql-databases/{id}/test)
 	TestSqlDatabaseConnection(ctx echo.Context, id SqlDatabaseId) error
 	// LookupSsoProvider Find the single sign-on provider for an e-mail address
@@ -38656,25 +39765,25 @@ type ServerInterface interface {
 	// UpdateSsoProvider Update a single sign-on provider
 	// (PATCH /api/sso/providers/{id})
 	UpdateSsoProvider(ctx echo.Context, id SSOProviderIdPath) error
-	// DownloadStorageObject Download through a pre-signed link
+	// DownloadStorageObject Download through a pre-signed link (not available yet)
 	// (GET /api/storage/download/{token})
 	DownloadStorageObject(ctx echo.Context, token string) error
-	// CreatePresignedDownloadUrl Create a download link for a stored object
+	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
 	// (POST /api/storage/presigned-download)
 	CreatePresignedDownloadUrl(ctx echo.Context) error
-	// ResolveStorageUri Resolve a storage URI to a download link
+	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx echo.Context) error
-	// ListTaskExecutionRecords List task executions
+	// ListTaskExecutionRecords List task executions (not available yet)
 	// (GET /api/task-executions)
 	ListTaskExecutionRecords(ctx echo.Context, params ListTaskExecutionRecordsParams) error
-	// RecordTaskExecution Report a task execution
+	// RecordTaskExecution Report a task execution (not available yet)
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx echo.Context) error
-	// ListTaskTags List active task tags
+	// ListTaskTags List active task tags (not available yet)
 	// (GET /api/task-tags)
 	ListTaskTags(ctx echo.Context, params ListTaskTagsParams) error
-	// BatchPatchTaskTags Add and remove task tags
+	// BatchPatchTaskTags Add and remove task tags (not available yet)
 	// (PATCH /api/task-tags)
 	BatchPatchTaskTags(ctx echo.Context) error
 	// ListUsageRecords List usage records
@@ -41446,6 +42555,8 @@ type ForbiddenJSONResponse ErrorResponse
 
 type NotFoundJSONResponse ErrorResponse
 
+type NotImplementedJSONResponse ErrorResponse
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 }
@@ -42939,6 +44050,20 @@ func (response ListConversations422JSONResponse) VisitListConversationsResponse(
 	return err
 }
 
+type ListConversations501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListConversations501JSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListConversationsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -43034,6 +44159,20 @@ func (response StartConversation422JSONResponse) VisitStartConversationResponse(
 	return err
 }
 
+type StartConversation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StartConversation501JSONResponse) VisitStartConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StartConversationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -43105,6 +44244,20 @@ func (response DeleteConversation422JSONResponse) VisitDeleteConversationRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteConversation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteConversation501JSONResponse) VisitDeleteConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43186,6 +44339,20 @@ func (response GetConversation422JSONResponse) VisitGetConversationResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetConversation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetConversation501JSONResponse) VisitGetConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43282,6 +44449,20 @@ func (response UpdateConversationPhase422JSONResponse) VisitUpdateConversationPh
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateConversationPhase501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateConversationPhase501JSONResponse) VisitUpdateConversationPhaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43436,6 +44617,20 @@ func (response StreamConversationChat429JSONResponse) VisitStreamConversationCha
 	return err
 }
 
+type StreamConversationChat501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StreamConversationChat501JSONResponse) VisitStreamConversationChatResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StreamConversationChatdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -43514,6 +44709,20 @@ func (response ListConversationMessages422JSONResponse) VisitListConversationMes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListConversationMessages501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListConversationMessages501JSONResponse) VisitListConversationMessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43598,6 +44807,20 @@ func (response RunDirectAgent429JSONResponse) VisitRunDirectAgentResponse(w http
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunDirectAgent501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response RunDirectAgent501JSONResponse) VisitRunDirectAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43710,6 +44933,20 @@ func (response TranscribeAudio429JSONResponse) VisitTranscribeAudioResponse(w ht
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TranscribeAudio501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response TranscribeAudio501JSONResponse) VisitTranscribeAudioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44249,6 +45486,20 @@ func (response ListCredentials422JSONResponse) VisitListCredentialsResponse(w ht
 	return err
 }
 
+type ListCredentials501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListCredentials501JSONResponse) VisitListCredentialsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCredentialsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44344,6 +45595,20 @@ func (response CreateCredential422JSONResponse) VisitCreateCredentialResponse(w 
 	return err
 }
 
+type CreateCredential501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateCredential501JSONResponse) VisitCreateCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCredentialdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44392,6 +45657,20 @@ func (response ListCredentialProviders401JSONResponse) VisitListCredentialProvid
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCredentialProviders501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListCredentialProviders501JSONResponse) VisitListCredentialProvidersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44499,6 +45778,20 @@ func (response DeleteCredential422JSONResponse) VisitDeleteCredentialResponse(w 
 	return err
 }
 
+type DeleteCredential501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteCredential501JSONResponse) VisitDeleteCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteCredentialdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44576,6 +45869,20 @@ func (response GetCredential422JSONResponse) VisitGetCredentialResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredential501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetCredential501JSONResponse) VisitGetCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44686,6 +45993,20 @@ func (response UpdateCredential422JSONResponse) VisitUpdateCredentialResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCredential501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateCredential501JSONResponse) VisitUpdateCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44838,6 +46159,20 @@ func (response ListDocuments422JSONResponse) VisitListDocumentsResponse(w http.R
 	return err
 }
 
+type ListDocuments501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListDocuments501JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDocumentsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44947,6 +46282,20 @@ func (response CreateDocument422JSONResponse) VisitCreateDocumentResponse(w http
 	return err
 }
 
+type CreateDocument501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateDocument501JSONResponse) VisitCreateDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45036,6 +46385,20 @@ func (response DeleteDocument422JSONResponse) VisitDeleteDocumentResponse(w http
 	return err
 }
 
+type DeleteDocument501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteDocument501JSONResponse) VisitDeleteDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45117,6 +46480,20 @@ func (response GetDocument422JSONResponse) VisitGetDocumentResponse(w http.Respo
 	return err
 }
 
+type GetDocument501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetDocument501JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45194,6 +46571,20 @@ func (response ListDocumentColumns422JSONResponse) VisitListDocumentColumnsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocumentColumns501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListDocumentColumns501JSONResponse) VisitListDocumentColumnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -45293,6 +46684,20 @@ func (response GetDocumentDownloadUrl422JSONResponse) VisitGetDocumentDownloadUr
 	return err
 }
 
+type GetDocumentDownloadUrl501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetDocumentDownloadUrl501JSONResponse) VisitGetDocumentDownloadUrlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDocumentDownloadUrldefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45371,6 +46776,20 @@ func (response ListDocumentRows422JSONResponse) VisitListDocumentRowsResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocumentRows501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListDocumentRows501JSONResponse) VisitListDocumentRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -45499,6 +46918,20 @@ func (response StartDocumentUpload422JSONResponse) VisitStartDocumentUploadRespo
 	return err
 }
 
+type StartDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StartDocumentUpload501JSONResponse) VisitStartDocumentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StartDocumentUploaddefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45609,6 +47042,20 @@ func (response CompleteDocumentUpload422JSONResponse) VisitCompleteDocumentUploa
 	return err
 }
 
+type CompleteDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CompleteDocumentUpload501JSONResponse) VisitCompleteDocumentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CompleteDocumentUploaddefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45701,6 +47148,20 @@ func (response PreviewDocumentUpload422JSONResponse) VisitPreviewDocumentUploadR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response PreviewDocumentUpload501JSONResponse) VisitPreviewDocumentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -45929,6 +47390,20 @@ func (response ListEmailTasks422JSONResponse) VisitListEmailTasksResponse(w http
 	return err
 }
 
+type ListEmailTasks501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListEmailTasks501JSONResponse) VisitListEmailTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListEmailTasksdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46038,6 +47513,20 @@ func (response CreateEmailTask422JSONResponse) VisitCreateEmailTaskResponse(w ht
 	return err
 }
 
+type CreateEmailTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateEmailTask501JSONResponse) VisitCreateEmailTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateEmailTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46127,6 +47616,20 @@ func (response DeleteEmailTask422JSONResponse) VisitDeleteEmailTaskResponse(w ht
 	return err
 }
 
+type DeleteEmailTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteEmailTask501JSONResponse) VisitDeleteEmailTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteEmailTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46208,6 +47711,20 @@ func (response GetEmailTaskStatus422JSONResponse) VisitGetEmailTaskStatusRespons
 	return err
 }
 
+type GetEmailTaskStatus501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetEmailTaskStatus501JSONResponse) VisitGetEmailTaskStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetEmailTaskStatusdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46285,6 +47802,20 @@ func (response ListFlowExecutions422JSONResponse) VisitListFlowExecutionsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFlowExecutions501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListFlowExecutions501JSONResponse) VisitListFlowExecutionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46412,6 +47943,20 @@ func (response StartFlowExecution422JSONResponse) VisitStartFlowExecutionRespons
 	return err
 }
 
+type StartFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StartFlowExecution501JSONResponse) VisitStartFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StartFlowExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46501,6 +48046,20 @@ func (response DeleteFlowExecution422JSONResponse) VisitDeleteFlowExecutionRespo
 	return err
 }
 
+type DeleteFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteFlowExecution501JSONResponse) VisitDeleteFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFlowExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46583,6 +48142,20 @@ func (response GetFlowExecution422JSONResponse) VisitGetFlowExecutionResponse(w 
 	return err
 }
 
+type GetFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetFlowExecution501JSONResponse) VisitGetFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFlowExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46661,6 +48234,20 @@ func (response ListTaskStatuses422JSONResponse) VisitListTaskStatusesResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskStatuses501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListTaskStatuses501JSONResponse) VisitListTaskStatusesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46775,6 +48362,20 @@ func (response AddTaskStatuses422JSONResponse) VisitAddTaskStatusesResponse(w ht
 	return err
 }
 
+type AddTaskStatuses501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response AddTaskStatuses501JSONResponse) VisitAddTaskStatusesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type AddTaskStatusesdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46852,6 +48453,20 @@ func (response ListFlowViews422JSONResponse) VisitListFlowViewsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFlowViews501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListFlowViews501JSONResponse) VisitListFlowViewsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46951,6 +48566,20 @@ func (response CreateFlowView422JSONResponse) VisitCreateFlowViewResponse(w http
 	return err
 }
 
+type CreateFlowView501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateFlowView501JSONResponse) VisitCreateFlowViewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateFlowViewdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47022,6 +48651,20 @@ func (response DeleteFlowView422JSONResponse) VisitDeleteFlowViewResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteFlowView501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteFlowView501JSONResponse) VisitDeleteFlowViewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -47103,6 +48746,20 @@ func (response GetFlowView422JSONResponse) VisitGetFlowViewResponse(w http.Respo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFlowView501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetFlowView501JSONResponse) VisitGetFlowViewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -47203,6 +48860,20 @@ func (response UpdateFlowView422JSONResponse) VisitUpdateFlowViewResponse(w http
 	return err
 }
 
+type UpdateFlowView501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateFlowView501JSONResponse) VisitUpdateFlowViewResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateFlowViewdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47266,6 +48937,20 @@ func (response ListFlows422JSONResponse) VisitListFlowsResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFlows501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListFlows501JSONResponse) VisitListFlowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -47347,6 +49032,20 @@ func (response CreateFlow422JSONResponse) VisitCreateFlowResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFlow501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateFlow501JSONResponse) VisitCreateFlowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -47454,6 +49153,20 @@ func (response DeleteFlow422JSONResponse) VisitDeleteFlowResponse(w http.Respons
 	return err
 }
 
+type DeleteFlow501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteFlow501JSONResponse) VisitDeleteFlowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFlowdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47532,6 +49245,20 @@ func (response GetFlow422JSONResponse) VisitGetFlowResponse(w http.ResponseWrite
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetFlow501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetFlow501JSONResponse) VisitGetFlowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -47632,6 +49359,20 @@ func (response ModifyFlow422JSONResponse) VisitModifyFlowResponse(w http.Respons
 	return err
 }
 
+type ModifyFlow501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ModifyFlow501JSONResponse) VisitModifyFlowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ModifyFlowdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47724,6 +49465,20 @@ func (response UpdateFlow422JSONResponse) VisitUpdateFlowResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFlow501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateFlow501JSONResponse) VisitUpdateFlowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -47824,6 +49579,20 @@ func (response UpdateFlowDefinition422JSONResponse) VisitUpdateFlowDefinitionRes
 	return err
 }
 
+type UpdateFlowDefinition501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateFlowDefinition501JSONResponse) VisitUpdateFlowDefinitionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateFlowDefinitiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47901,6 +49670,20 @@ func (response ListFlowInvitations422JSONResponse) VisitListFlowInvitationsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFlowInvitations501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListFlowInvitations501JSONResponse) VisitListFlowInvitationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48001,6 +49784,20 @@ func (response InviteFlowUsers422JSONResponse) VisitInviteFlowUsersResponse(w ht
 	return err
 }
 
+type InviteFlowUsers501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response InviteFlowUsers501JSONResponse) VisitInviteFlowUsersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type InviteFlowUsersdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48091,6 +49888,20 @@ func (response RevokeFlowInvitation422JSONResponse) VisitRevokeFlowInvitationRes
 	return err
 }
 
+type RevokeFlowInvitation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response RevokeFlowInvitation501JSONResponse) VisitRevokeFlowInvitationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeFlowInvitationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48173,6 +49984,20 @@ func (response ListFlowVersions422JSONResponse) VisitListFlowVersionsResponse(w 
 	return err
 }
 
+type ListFlowVersions501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListFlowVersions501JSONResponse) VisitListFlowVersionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFlowVersionsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48240,6 +50065,20 @@ func (response ListMyHumanReviewAssignments422JSONResponse) VisitListMyHumanRevi
 	return err
 }
 
+type ListMyHumanReviewAssignments501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListMyHumanReviewAssignments501JSONResponse) VisitListMyHumanReviewAssignmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMyHumanReviewAssignmentsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48303,6 +50142,20 @@ func (response ListHumanReviewTasks422JSONResponse) VisitListHumanReviewTasksRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHumanReviewTasks501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListHumanReviewTasks501JSONResponse) VisitListHumanReviewTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48416,6 +50269,20 @@ func (response CreateHumanReviewTask422JSONResponse) VisitCreateHumanReviewTaskR
 	return err
 }
 
+type CreateHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateHumanReviewTask501JSONResponse) VisitCreateHumanReviewTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48493,6 +50360,20 @@ func (response GetHumanReviewTask422JSONResponse) VisitGetHumanReviewTaskRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetHumanReviewTask501JSONResponse) VisitGetHumanReviewTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48575,6 +50456,20 @@ func (response ListHumanReviewTaskAssignments422JSONResponse) VisitListHumanRevi
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHumanReviewTaskAssignments501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListHumanReviewTaskAssignments501JSONResponse) VisitListHumanReviewTaskAssignmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48689,6 +50584,20 @@ func (response CompleteHumanReviewTask422JSONResponse) VisitCompleteHumanReviewT
 	return err
 }
 
+type CompleteHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CompleteHumanReviewTask501JSONResponse) VisitCompleteHumanReviewTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CompleteHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48798,6 +50707,20 @@ func (response StartHumanReviewTask422JSONResponse) VisitStartHumanReviewTaskRes
 	return err
 }
 
+type StartHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StartHumanReviewTask501JSONResponse) VisitStartHumanReviewTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StartHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48861,6 +50784,20 @@ func (response ListIntegrations422JSONResponse) VisitListIntegrationsResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListIntegrations501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListIntegrations501JSONResponse) VisitListIntegrationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48974,6 +50911,20 @@ func (response CreateIntegration422JSONResponse) VisitCreateIntegrationResponse(
 	return err
 }
 
+type CreateIntegration501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateIntegration501JSONResponse) VisitCreateIntegrationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateIntegrationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -49037,6 +50988,20 @@ func (response ListIntegrationCatalog422JSONResponse) VisitListIntegrationCatalo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListIntegrationCatalog501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListIntegrationCatalog501JSONResponse) VisitListIntegrationCatalogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49122,6 +51087,20 @@ func (response GetIntegrationCatalogEntry422JSONResponse) VisitGetIntegrationCat
 	return err
 }
 
+type GetIntegrationCatalogEntry501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetIntegrationCatalogEntry501JSONResponse) VisitGetIntegrationCatalogEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetIntegrationCatalogEntrydefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -49185,6 +51164,20 @@ func (response BuildUiSchema422JSONResponse) VisitBuildUiSchemaResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildUiSchema501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BuildUiSchema501JSONResponse) VisitBuildUiSchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49278,6 +51271,20 @@ func (response DeleteIntegration422JSONResponse) VisitDeleteIntegrationResponse(
 	return err
 }
 
+type DeleteIntegration501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteIntegration501JSONResponse) VisitDeleteIntegrationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteIntegrationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -49355,6 +51362,20 @@ func (response GetIntegration422JSONResponse) VisitGetIntegrationResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIntegration501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetIntegration501JSONResponse) VisitGetIntegrationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49450,6 +51471,20 @@ func (response GetIntegrationMetadata422JSONResponse) VisitGetIntegrationMetadat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIntegrationMetadata501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetIntegrationMetadata501JSONResponse) VisitGetIntegrationMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49977,6 +52012,20 @@ func (response ListModels422JSONResponse) VisitListModelsResponse(w http.Respons
 	return err
 }
 
+type ListModels501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListModels501JSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListModelsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50178,6 +52227,20 @@ func (response ListSqlDatabases422JSONResponse) VisitListSqlDatabasesResponse(w 
 	return err
 }
 
+type ListSqlDatabases501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListSqlDatabases501JSONResponse) VisitListSqlDatabasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSqlDatabasesdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50287,6 +52350,20 @@ func (response CreateSqlDatabase422JSONResponse) VisitCreateSqlDatabaseResponse(
 	return err
 }
 
+type CreateSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateSqlDatabase501JSONResponse) VisitCreateSqlDatabaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSqlDatabasedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50390,6 +52467,20 @@ func (response DeleteSqlDatabase422JSONResponse) VisitDeleteSqlDatabaseResponse(
 	return err
 }
 
+type DeleteSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteSqlDatabase501JSONResponse) VisitDeleteSqlDatabaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteSqlDatabasedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50467,6 +52558,20 @@ func (response GetSqlDatabase422JSONResponse) VisitGetSqlDatabaseResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetSqlDatabase501JSONResponse) VisitGetSqlDatabaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -50579,6 +52684,20 @@ func (response TestSqlDatabaseConnection429JSONResponse) VisitTestSqlDatabaseCon
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestSqlDatabaseConnection501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response TestSqlDatabaseConnection501JSONResponse) VisitTestSqlDatabaseConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51221,6 +53340,20 @@ func (response DownloadStorageObject422JSONResponse) VisitDownloadStorageObjectR
 	return err
 }
 
+type DownloadStorageObject501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DownloadStorageObject501JSONResponse) VisitDownloadStorageObjectResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DownloadStorageObjectdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51298,6 +53431,20 @@ func (response CreatePresignedDownloadUrl422JSONResponse) VisitCreatePresignedDo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePresignedDownloadUrl501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreatePresignedDownloadUrl501JSONResponse) VisitCreatePresignedDownloadUrlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51383,6 +53530,20 @@ func (response ResolveStorageUri422JSONResponse) VisitResolveStorageUriResponse(
 	return err
 }
 
+type ResolveStorageUri501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ResolveStorageUri501JSONResponse) VisitResolveStorageUriResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveStorageUridefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51460,6 +53621,20 @@ func (response ListTaskExecutionRecords422JSONResponse) VisitListTaskExecutionRe
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskExecutionRecords501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListTaskExecutionRecords501JSONResponse) VisitListTaskExecutionRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51587,6 +53762,20 @@ func (response RecordTaskExecution422JSONResponse) VisitRecordTaskExecutionRespo
 	return err
 }
 
+type RecordTaskExecution501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response RecordTaskExecution501JSONResponse) VisitRecordTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RecordTaskExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51650,6 +53839,20 @@ func (response ListTaskTags422JSONResponse) VisitListTaskTagsResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskTags501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListTaskTags501JSONResponse) VisitListTaskTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51745,6 +53948,20 @@ func (response BatchPatchTaskTags422JSONResponse) VisitBatchPatchTaskTagsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchPatchTaskTags501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BatchPatchTaskTags501JSONResponse) VisitBatchPatchTaskTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -52713,31 +54930,31 @@ type StrictServerInterface interface {
 	// AdminDeactivateUser Deactivate a user
 	// (POST /api/admin/users/{id}/deactivate)
 	AdminDeactivateUser(ctx context.Context, request AdminDeactivateUserRequestObject) (AdminDeactivateUserResponseObject, error)
-	// ListConversations List conversations
+	// ListConversations List conversations (not available yet)
 	// (GET /api/agent/conversations)
 	ListConversations(ctx context.Context, request ListConversationsRequestObject) (ListConversationsResponseObject, error)
-	// StartConversation Start a conversation
+	// StartConversation Start a conversation (not available yet)
 	// (POST /api/agent/conversations)
 	StartConversation(ctx context.Context, request StartConversationRequestObject) (StartConversationResponseObject, error)
-	// DeleteConversation Delete a conversation
+	// DeleteConversation Delete a conversation (not available yet)
 	// (DELETE /api/agent/conversations/{id})
 	DeleteConversation(ctx context.Context, request DeleteConversationRequestObject) (DeleteConversationResponseObject, error)
-	// GetConversation Get a conversation
+	// GetConversation Get a conversation (not available yet)
 	// (GET /api/agent/conversations/{id})
 	GetConversation(ctx context.Context, request GetConversationRequestObject) (GetConversationResponseObject, error)
-	// UpdateConversationPhase Change the conversation phase
+	// UpdateConversationPhase Change the conversation phase (not available yet)
 	// (PATCH /api/agent/conversations/{id})
 	UpdateConversationPhase(ctx context.Context, request UpdateConversationPhaseRequestObject) (UpdateConversationPhaseResponseObject, error)
-	// StreamConversationChat Send a message and stream the agent's reply
+	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
 	// (POST /api/agent/conversations/{id}/chat/stream)
 	StreamConversationChat(ctx context.Context, request StreamConversationChatRequestObject) (StreamConversationChatResponseObject, error)
-	// ListConversationMessages List the messages of a conversation
+	// ListConversationMessages List the messages of a conversation (not available yet)
 	// (GET /api/agent/conversations/{id}/messages)
 	ListConversationMessages(ctx context.Context, request ListConversationMessagesRequestObject) (ListConversationMessagesResponseObject, error)
-	// RunDirectAgent Call an agent directly
+	// RunDirectAgent Call an agent directly (not available yet)
 	// (POST /api/agent/direct)
 	RunDirectAgent(ctx context.Context, request RunDirectAgentRequestObject) (RunDirectAgentResponseObject, error)
-	// TranscribeAudio Transcribe audio to text
+	// TranscribeAudio Transcribe audio to text (not available yet)
 	// (POST /api/agent/transcription)
 	TranscribeAudio(ctx context.Context, request TranscribeAudioRequestObject) (TranscribeAudioResponseObject, error)
 	// ListApiKeys List API keys
@@ -52758,55 +54975,55 @@ type StrictServerInterface interface {
 	// ResendInvitation Send a user a new invitation link
 	// (POST /api/auth/resend-invite)
 	ResendInvitation(ctx context.Context, request ResendInvitationRequestObject) (ResendInvitationResponseObject, error)
-	// ListCredentials List credentials
+	// ListCredentials List credentials (not available yet)
 	// (GET /api/credentials)
 	ListCredentials(ctx context.Context, request ListCredentialsRequestObject) (ListCredentialsResponseObject, error)
-	// CreateCredential Create a credential
+	// CreateCredential Create a credential (not available yet)
 	// (POST /api/credentials)
 	CreateCredential(ctx context.Context, request CreateCredentialRequestObject) (CreateCredentialResponseObject, error)
-	// ListCredentialProviders List credential providers
+	// ListCredentialProviders List credential providers (not available yet)
 	// (GET /api/credentials/providers)
 	ListCredentialProviders(ctx context.Context, request ListCredentialProvidersRequestObject) (ListCredentialProvidersResponseObject, error)
-	// DeleteCredential Delete a credential
+	// DeleteCredential Delete a credential (not available yet)
 	// (DELETE /api/credentials/{id})
 	DeleteCredential(ctx context.Context, request DeleteCredentialRequestObject) (DeleteCredentialResponseObject, error)
-	// GetCredential Get a credential
+	// GetCredential Get a credential (not available yet)
 	// (GET /api/credentials/{id})
 	GetCredential(ctx context.Context, request GetCredentialRequestObject) (GetCredentialResponseObject, error)
-	// UpdateCredential Update a credential
+	// UpdateCredential Update a credential (not available yet)
 	// (PATCH /api/credentials/{id})
 	UpdateCredential(ctx context.Context, request UpdateCredentialRequestObject) (UpdateCredentialResponseObject, error)
 	// GetCreditBalance The credit balance of an organization
 	// (GET /api/credits/balance)
 	GetCreditBalance(ctx context.Context, request GetCreditBalanceRequestObject) (GetCreditBalanceResponseObject, error)
-	// ListDocuments List document files
+	// ListDocuments List document files (not available yet)
 	// (GET /api/database)
 	ListDocuments(ctx context.Context, request ListDocumentsRequestObject) (ListDocumentsResponseObject, error)
-	// CreateDocument Create a document file
+	// CreateDocument Create a document file (not available yet)
 	// (POST /api/database)
 	CreateDocument(ctx context.Context, request CreateDocumentRequestObject) (CreateDocumentResponseObject, error)
-	// DeleteDocument Delete a document file
+	// DeleteDocument Delete a document file (not available yet)
 	// (DELETE /api/database/{db_id})
 	DeleteDocument(ctx context.Context, request DeleteDocumentRequestObject) (DeleteDocumentResponseObject, error)
-	// GetDocument Get a document file
+	// GetDocument Get a document file (not available yet)
 	// (GET /api/database/{db_id})
 	GetDocument(ctx context.Context, request GetDocumentRequestObject) (GetDocumentResponseObject, error)
-	// ListDocumentColumns List the columns of a document file
+	// ListDocumentColumns List the columns of a document file (not available yet)
 	// (GET /api/database/{db_id}/columns)
 	ListDocumentColumns(ctx context.Context, request ListDocumentColumnsRequestObject) (ListDocumentColumnsResponseObject, error)
-	// GetDocumentDownloadUrl Get a download link for a document file
+	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
 	// (GET /api/database/{db_id}/download)
 	GetDocumentDownloadUrl(ctx context.Context, request GetDocumentDownloadUrlRequestObject) (GetDocumentDownloadUrlResponseObject, error)
-	// ListDocumentRows Read the rows of a document file
+	// ListDocumentRows Read the rows of a document file (not available yet)
 	// (GET /api/database/{db_id}/rows)
 	ListDocumentRows(ctx context.Context, request ListDocumentRowsRequestObject) (ListDocumentRowsResponseObject, error)
-	// StartDocumentUpload Upload a CSV file
+	// StartDocumentUpload Upload a CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload)
 	StartDocumentUpload(ctx context.Context, request StartDocumentUploadRequestObject) (StartDocumentUploadResponseObject, error)
-	// CompleteDocumentUpload Import a staged CSV file
+	// CompleteDocumentUpload Import a staged CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload/complete)
 	CompleteDocumentUpload(ctx context.Context, request CompleteDocumentUploadRequestObject) (CompleteDocumentUploadResponseObject, error)
-	// PreviewDocumentUpload Preview a CSV file
+	// PreviewDocumentUpload Preview a CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload/preview)
 	PreviewDocumentUpload(ctx context.Context, request PreviewDocumentUploadRequestObject) (PreviewDocumentUploadResponseObject, error)
 	// GetSwaggerUi Interactive API documentation
@@ -52815,127 +55032,127 @@ type StrictServerInterface interface {
 	// GetDocsAsset Documentation page asset
 	// (GET /api/docs/assets/{file})
 	GetDocsAsset(ctx context.Context, request GetDocsAssetRequestObject) (GetDocsAssetResponseObject, error)
-	// ListEmailTasks List e-mail tasks
+	// ListEmailTasks List e-mail tasks (not available yet)
 	// (GET /api/email-tasks)
 	ListEmailTasks(ctx context.Context, request ListEmailTasksRequestObject) (ListEmailTasksResponseObject, error)
-	// CreateEmailTask Create an e-mail task
+	// CreateEmailTask Create an e-mail task (not available yet)
 	// (POST /api/email-tasks)
 	CreateEmailTask(ctx context.Context, request CreateEmailTaskRequestObject) (CreateEmailTaskResponseObject, error)
-	// DeleteEmailTask Delete an e-mail task
+	// DeleteEmailTask Delete an e-mail task (not available yet)
 	// (DELETE /api/email-tasks/{task_id})
 	DeleteEmailTask(ctx context.Context, request DeleteEmailTaskRequestObject) (DeleteEmailTaskResponseObject, error)
-	// GetEmailTaskStatus Get the status of an e-mail task
+	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 	// (GET /api/email-tasks/{task_id}/status)
 	GetEmailTaskStatus(ctx context.Context, request GetEmailTaskStatusRequestObject) (GetEmailTaskStatusResponseObject, error)
-	// ListFlowExecutions List flow executions
+	// ListFlowExecutions List flow executions (not available yet)
 	// (GET /api/flow-executions)
 	ListFlowExecutions(ctx context.Context, request ListFlowExecutionsRequestObject) (ListFlowExecutionsResponseObject, error)
-	// StartFlowExecution Start a flow execution
+	// StartFlowExecution Start a flow execution (not available yet)
 	// (POST /api/flow-executions)
 	StartFlowExecution(ctx context.Context, request StartFlowExecutionRequestObject) (StartFlowExecutionResponseObject, error)
-	// DeleteFlowExecution Delete a flow execution
+	// DeleteFlowExecution Delete a flow execution (not available yet)
 	// (DELETE /api/flow-executions/{id})
 	DeleteFlowExecution(ctx context.Context, request DeleteFlowExecutionRequestObject) (DeleteFlowExecutionResponseObject, error)
-	// GetFlowExecution Read a flow execution
+	// GetFlowExecution Read a flow execution (not available yet)
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx context.Context, request GetFlowExecutionRequestObject) (GetFlowExecutionResponseObject, error)
-	// ListTaskStatuses List task statuses
+	// ListTaskStatuses List task statuses (not available yet)
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx context.Context, request ListTaskStatusesRequestObject) (ListTaskStatusesResponseObject, error)
-	// AddTaskStatuses Record task statuses
+	// AddTaskStatuses Record task statuses (not available yet)
 	// (POST /api/flow-executions/{id}/task-statuses)
 	AddTaskStatuses(ctx context.Context, request AddTaskStatusesRequestObject) (AddTaskStatusesResponseObject, error)
-	// ListFlowViews List flow views
+	// ListFlowViews List flow views (not available yet)
 	// (GET /api/flow-views)
 	ListFlowViews(ctx context.Context, request ListFlowViewsRequestObject) (ListFlowViewsResponseObject, error)
-	// CreateFlowView Create a flow view
+	// CreateFlowView Create a flow view (not available yet)
 	// (POST /api/flow-views)
 	CreateFlowView(ctx context.Context, request CreateFlowViewRequestObject) (CreateFlowViewResponseObject, error)
-	// DeleteFlowView Delete a flow view
+	// DeleteFlowView Delete a flow view (not available yet)
 	// (DELETE /api/flow-views/{id})
 	DeleteFlowView(ctx context.Context, request DeleteFlowViewRequestObject) (DeleteFlowViewResponseObject, error)
-	// GetFlowView Read a flow view
+	// GetFlowView Read a flow view (not available yet)
 	// (GET /api/flow-views/{id})
 	GetFlowView(ctx context.Context, request GetFlowViewRequestObject) (GetFlowViewResponseObject, error)
-	// UpdateFlowView Change a flow view
+	// UpdateFlowView Change a flow view (not available yet)
 	// (PATCH /api/flow-views/{id})
 	UpdateFlowView(ctx context.Context, request UpdateFlowViewRequestObject) (UpdateFlowViewResponseObject, error)
-	// ListFlows List flows
+	// ListFlows List flows (not available yet)
 	// (GET /api/flows)
 	ListFlows(ctx context.Context, request ListFlowsRequestObject) (ListFlowsResponseObject, error)
-	// CreateFlow Create a flow
+	// CreateFlow Create a flow (not available yet)
 	// (POST /api/flows)
 	CreateFlow(ctx context.Context, request CreateFlowRequestObject) (CreateFlowResponseObject, error)
-	// DeleteFlow Delete a flow
+	// DeleteFlow Delete a flow (not available yet)
 	// (DELETE /api/flows/{id})
 	DeleteFlow(ctx context.Context, request DeleteFlowRequestObject) (DeleteFlowResponseObject, error)
-	// GetFlow Read a flow
+	// GetFlow Read a flow (not available yet)
 	// (GET /api/flows/{id})
 	GetFlow(ctx context.Context, request GetFlowRequestObject) (GetFlowResponseObject, error)
-	// ModifyFlow Change flow attributes
+	// ModifyFlow Change flow attributes (not available yet)
 	// (PATCH /api/flows/{id})
 	ModifyFlow(ctx context.Context, request ModifyFlowRequestObject) (ModifyFlowResponseObject, error)
-	// UpdateFlow Update a flow
+	// UpdateFlow Update a flow (not available yet)
 	// (PUT /api/flows/{id})
 	UpdateFlow(ctx context.Context, request UpdateFlowRequestObject) (UpdateFlowResponseObject, error)
-	// UpdateFlowDefinition Replace a flow's definition
+	// UpdateFlowDefinition Replace a flow's definition (not available yet)
 	// (PUT /api/flows/{id}/definition)
 	UpdateFlowDefinition(ctx context.Context, request UpdateFlowDefinitionRequestObject) (UpdateFlowDefinitionResponseObject, error)
-	// ListFlowInvitations List the invitations of a flow
+	// ListFlowInvitations List the invitations of a flow (not available yet)
 	// (GET /api/flows/{id}/invitations)
 	ListFlowInvitations(ctx context.Context, request ListFlowInvitationsRequestObject) (ListFlowInvitationsResponseObject, error)
-	// InviteFlowUsers Invite users to a flow
+	// InviteFlowUsers Invite users to a flow (not available yet)
 	// (POST /api/flows/{id}/invitations)
 	InviteFlowUsers(ctx context.Context, request InviteFlowUsersRequestObject) (InviteFlowUsersResponseObject, error)
-	// RevokeFlowInvitation Revoke an invitation
+	// RevokeFlowInvitation Revoke an invitation (not available yet)
 	// (DELETE /api/flows/{id}/invitations/{user_id})
 	RevokeFlowInvitation(ctx context.Context, request RevokeFlowInvitationRequestObject) (RevokeFlowInvitationResponseObject, error)
-	// ListFlowVersions List the versions of a flow
+	// ListFlowVersions List the versions of a flow (not available yet)
 	// (GET /api/flows/{id}/versions)
 	ListFlowVersions(ctx context.Context, request ListFlowVersionsRequestObject) (ListFlowVersionsResponseObject, error)
-	// ListMyHumanReviewAssignments List the caller's review assignments
+	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
 	// (GET /api/human-review-assignments)
 	ListMyHumanReviewAssignments(ctx context.Context, request ListMyHumanReviewAssignmentsRequestObject) (ListMyHumanReviewAssignmentsResponseObject, error)
-	// ListHumanReviewTasks List human review tasks
+	// ListHumanReviewTasks List human review tasks (not available yet)
 	// (GET /api/human-review-tasks)
 	ListHumanReviewTasks(ctx context.Context, request ListHumanReviewTasksRequestObject) (ListHumanReviewTasksResponseObject, error)
-	// CreateHumanReviewTask Create a human review task
+	// CreateHumanReviewTask Create a human review task (not available yet)
 	// (POST /api/human-review-tasks)
 	CreateHumanReviewTask(ctx context.Context, request CreateHumanReviewTaskRequestObject) (CreateHumanReviewTaskResponseObject, error)
-	// GetHumanReviewTask Read a human review task
+	// GetHumanReviewTask Read a human review task (not available yet)
 	// (GET /api/human-review-tasks/{id})
 	GetHumanReviewTask(ctx context.Context, request GetHumanReviewTaskRequestObject) (GetHumanReviewTaskResponseObject, error)
-	// ListHumanReviewTaskAssignments List the assignments of a review task
+	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
 	// (GET /api/human-review-tasks/{id}/assignments)
 	ListHumanReviewTaskAssignments(ctx context.Context, request ListHumanReviewTaskAssignmentsRequestObject) (ListHumanReviewTaskAssignmentsResponseObject, error)
-	// CompleteHumanReviewTask Complete a review
+	// CompleteHumanReviewTask Complete a review (not available yet)
 	// (POST /api/human-review-tasks/{id}/complete)
 	CompleteHumanReviewTask(ctx context.Context, request CompleteHumanReviewTaskRequestObject) (CompleteHumanReviewTaskResponseObject, error)
-	// StartHumanReviewTask Start reviewing
+	// StartHumanReviewTask Start reviewing (not available yet)
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx context.Context, request StartHumanReviewTaskRequestObject) (StartHumanReviewTaskResponseObject, error)
-	// ListIntegrations List integrations
+	// ListIntegrations List integrations (not available yet)
 	// (GET /api/integrations)
 	ListIntegrations(ctx context.Context, request ListIntegrationsRequestObject) (ListIntegrationsResponseObject, error)
-	// CreateIntegration Connect a flow task to a credential
+	// CreateIntegration Connect a flow task to a credential (not available yet)
 	// (POST /api/integrations)
 	CreateIntegration(ctx context.Context, request CreateIntegrationRequestObject) (CreateIntegrationResponseObject, error)
-	// ListIntegrationCatalog List the integration catalog
+	// ListIntegrationCatalog List the integration catalog (not available yet)
 	// (GET /api/integrations/catalog)
 	ListIntegrationCatalog(ctx context.Context, request ListIntegrationCatalogRequestObject) (ListIntegrationCatalogResponseObject, error)
-	// GetIntegrationCatalogEntry Get a catalog entry
+	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
 	// (GET /api/integrations/catalog/{id})
 	GetIntegrationCatalogEntry(ctx context.Context, request GetIntegrationCatalogEntryRequestObject) (GetIntegrationCatalogEntryResponseObject, error)
-	// BuildUiSchema Build a form description for parameters
+	// BuildUiSchema Build a form description for parameters (not available yet)
 	// (POST /api/integrations/ui-schema)
 	BuildUiSchema(ctx context.Context, request BuildUiSchemaRequestObject) (BuildUiSchemaResponseObject, error)
-	// DeleteIntegration Delete an integration
+	// DeleteIntegration Delete an integration (not available yet)
 	// (DELETE /api/integrations/{id})
 	DeleteIntegration(ctx context.Context, request DeleteIntegrationRequestObject) (DeleteIntegrationResponseObject, error)
-	// GetIntegration Get an integration
+	// GetIntegration Get an integration (not available yet)
 	// (GET /api/integrations/{id})
 	GetIntegration(ctx context.Context, request GetIntegrationRequestObject) (GetIntegrationResponseObject, error)
-	// GetIntegrationMetadata Describe what an integration connects to
+	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
 	// (GET /api/integrations/{id}/metadata)
 	GetIntegrationMetadata(ctx context.Context, request GetIntegrationMetadataRequestObject) (GetIntegrationMetadataResponseObject, error)
 	// ListProducts List billable products
@@ -52953,7 +55170,7 @@ type StrictServerInterface interface {
 	// EditProduct Update a billable product
 	// (PATCH /api/internal/products/{id})
 	EditProduct(ctx context.Context, request EditProductRequestObject) (EditProductResponseObject, error)
-	// ListModels List the available language models
+	// ListModels List the available language models (not available yet)
 	// (GET /api/models)
 	ListModels(ctx context.Context, request ListModelsRequestObject) (ListModelsResponseObject, error)
 	// GetOpenApiDocument OpenAPI document of the /api interface
@@ -52965,19 +55182,19 @@ type StrictServerInterface interface {
 	// GetRedoc Reference API documentation
 	// (GET /api/redoc)
 	GetRedoc(ctx context.Context, request GetRedocRequestObject) (GetRedocResponseObject, error)
-	// ListSqlDatabases List SQL databases
+	// ListSqlDatabases List SQL databases (not available yet)
 	// (GET /api/sql-databases)
 	ListSqlDatabases(ctx context.Context, request ListSqlDatabasesRequestObject) (ListSqlDatabasesResponseObject, error)
-	// CreateSqlDatabase Register a SQL database
+	// CreateSqlDatabase Register a SQL database (not available yet)
 	// (POST /api/sql-databases)
 	CreateSqlDatabase(ctx context.Context, request CreateSqlDatabaseRequestObject) (CreateSqlDatabaseResponseObject, error)
-	// DeleteSqlDatabase Remove a SQL database
+	// DeleteSqlDatabase Remove a SQL database (not available yet)
 	// (DELETE /api/sql-databases/{id})
 	DeleteSqlDatabase(ctx context.Context, request DeleteSqlDatabaseRequestObject) (DeleteSqlDatabaseResponseObject, error)
-	// GetSqlDatabase Get a SQL database
+	// GetSqlDatabase Get a SQL database (not available yet)
 	// (GET /api/sql-databases/{id})
 	GetSqlDatabase(ctx context.Context, request GetSqlDatabaseRequestObject) (GetSqlDatabaseResponseObject, error)
-	// TestSqlDatabaseConnection Test the connection to a SQL database
+	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
 	// (POST /api/sql-databases/{id}/test)
 	TestSqlDatabaseConnection(ctx context.Context, request TestSqlDatabaseConnectionRequestObject) (TestSqlDatabaseConnectionResponseObject, error)
 	// LookupSsoProvider Find the single sign-on provider for an e-mail address
@@ -52998,25 +55215,25 @@ type StrictServerInterface interface {
 	// UpdateSsoProvider Update a single sign-on provider
 	// (PATCH /api/sso/providers/{id})
 	UpdateSsoProvider(ctx context.Context, request UpdateSsoProviderRequestObject) (UpdateSsoProviderResponseObject, error)
-	// DownloadStorageObject Download through a pre-signed link
+	// DownloadStorageObject Download through a pre-signed link (not available yet)
 	// (GET /api/storage/download/{token})
 	DownloadStorageObject(ctx context.Context, request DownloadStorageObjectRequestObject) (DownloadStorageObjectResponseObject, error)
-	// CreatePresignedDownloadUrl Create a download link for a stored object
+	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
 	// (POST /api/storage/presigned-download)
 	CreatePresignedDownloadUrl(ctx context.Context, request CreatePresignedDownloadUrlRequestObject) (CreatePresignedDownloadUrlResponseObject, error)
-	// ResolveStorageUri Resolve a storage URI to a download link
+	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx context.Context, request ResolveStorageUriRequestObject) (ResolveStorageUriResponseObject, error)
-	// ListTaskExecutionRecords List task executions
+	// ListTaskExecutionRecords List task executions (not available yet)
 	// (GET /api/task-executions)
 	ListTaskExecutionRecords(ctx context.Context, request ListTaskExecutionRecordsRequestObject) (ListTaskExecutionRecordsResponseObject, error)
-	// RecordTaskExecution Report a task execution
+	// RecordTaskExecution Report a task execution (not available yet)
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx context.Context, request RecordTaskExecutionRequestObject) (RecordTaskExecutionResponseObject, error)
-	// ListTaskTags List active task tags
+	// ListTaskTags List active task tags (not available yet)
 	// (GET /api/task-tags)
 	ListTaskTags(ctx context.Context, request ListTaskTagsRequestObject) (ListTaskTagsResponseObject, error)
-	// BatchPatchTaskTags Add and remove task tags
+	// BatchPatchTaskTags Add and remove task tags (not available yet)
 	// (PATCH /api/task-tags)
 	BatchPatchTaskTags(ctx context.Context, request BatchPatchTaskTagsRequestObject) (BatchPatchTaskTagsResponseObject, error)
 	// ListUsageRecords List usage records
@@ -57271,833 +59488,838 @@ var swaggerSpec = []string{
 	"tCwLnsF5/+hvylD6y8ivgTb51n4EP7kt/iv8KMmoEFKTKzhQM6aUkVeKKCb08QRdh4uCZ78WdfbrqnEs",
 	"ZHVVGU1eaao7zgNK8hrJQnt6BiOAD3458t8LdleyzLAxaM1k+s3JyQz8FlQQWTLrCjGzTm8oL6ixoYy5",
 	"ZVhOseqGwTOPSSqknnMzMmO6MFAePiWTF7K64nnOxJddEucJh11BcskUDqEwZy/Q7scGZP4k9QtZi/xL",
-	"M46SdZUFBLI7Y/bIilyxQoolePZjrngg+p2UP1KxsTtSfTna3xqeBeuCsLuMsZzlZ6Riutp4vcEp4Uae",
-	"K5ZJkYNXKH1r7jo6N3eBybpiNLeRmeDStty7sO/QktxSrt1RCx/lYnkcE6uNpg6CVdBar2TF/86+4DL/",
-	"yJXRtxOypoU5mVieEHZXmqPLLHPFbuQ1y0MHISxtY22/oLx4QIL/+O7dm44pPyTWFkABaQzsM5LmTFNe",
-	"pETRjdEwWMUIFTm5XW2O4RRTjdvrPMtYqT/I6tqotObURXrbH8S7FKFGspfSCPZb+8gZSUEZDh1j01Iq",
-	"xa+KDWE5N9LrauPVhhkxoone4NlAiWC3qHNbf7rhFfMRVmmOxxrtI6q4NeNLKRA3dwQB4zJhzMK/TjrX",
-	"Jh+3NI5k0iEfPpnn8Dct3gSkoC6zvRRAfuDP1BIGSKapHVOaOK9oQlKWL5lC482Sgv5CQ8qaKaOzzvFC",
-	"/4BhmtvjhHs+xhSqRhnz93W+tD0HHyPEIXN8J/NN3AqkS3OWgofZLTYIyEwfO5rhc54vebYiKbr81YqW",
-	"jCykOQHU6aVIwddvVEXzlOX1lEyfBT9byWqM01lC0jXuZXQNQ1RZpWRqd/g7qq7fwG94+6VIqVL1muXz",
-	"JgCdkuk5/vjG/+beDufvXNXrNa02KZnC3rzAf8I9ZoddCnClOm4L6H5bC7fHQrKPL0UPu/ewgJnnay5A",
-	"EbdvPyXxyeqZkoTERm4mpDNEWZH4aJDorW2U2zDQLvmGLAQBo0/uFZ+Byy1ThzNp6evn63gUy8x3STeF",
-	"pDDlVBB8KbH758yyMfIv1+A+Ry4mxuJuM74ZixTs9WJy+tfdE9XD55NPye7nouw++FSU6wef6m6BwQfi",
-	"m2Dy6aNZhBxiXhea6loFVkx7byi4HIuK4YOkLo1lrpLAAuEYb1ryGyYwUgV2mGZrNciuEaJearYGUU3v",
-	"XuI7nBfN/dOzGETAtpjTjyHKi31f7JmKOMfiNTiHVvIW7AUIvk2NgbzmWrN8Zq5mBaMV4fqYvGuFdphY",
-	"csFIzjKeMyepb2hRM0VoxVDZOCOZXK+lwGiO+dmIC8HF0sgYM5sQ7DH/QB0lBSUkVde8LFkOmyHwTnxz",
-	"kkwMkcaEcUftlozxYb/tcf9E18y5JyBaN82oYkeKCcW1c/G0vCHfDHtDWkLFfzu6cObwc6rms1UtrreX",
-	"LFQRi2KEFPiTkuIvZtonnz5G7Sjzna/QX8SETggVG4w4wmKdEkpwMJC4YOQ+V5oKbVeiYlRJu2DGngzC",
-	"7qkZaHop4D5aLSF1RaX4Hi1lMTc2HDyX45RLWUDcS9WFDm6rmK4rAWdGr8QPDzUY0mmL1qlmd/hKr0Mm",
-	"IfHobAbtAyiwv5ubGkovxZQCkcTfjGZonuCIuVFv3UDBldQaAJnerqj2QyX4M8vtEe5PKEc2OMEsJea0",
-	"dIS4v/H50UeZY50o6wkpfmAbb+fElTMhxWYta0Wu2cZPZkpLfs02KUFDz+0fY4oZewdtGHAk8IxFNHMh",
-	"xfyabUZ8EvIAwDPGhNniCiMcXCREy2smSMUWFVMrYKiCi2tibK516ZzwA2qtIyQ6PyXvje1WmCbidBxS",
-	"FlQbQxCCidWCZsaSvmFqe+xXVLF5XRURBeZKyaLWjLx/+8pHmNx7K1lrpjC27vJZWE7K+qrgWfiEnXQj",
-	"sxPMmhBSMKNfNI9higFIC7TwVlJp9wKrrs2sPtJYYWXFFvwO9Cp0dk1OJyutS3X66FEhZWkm49heOs7k",
-	"+hEteUzhw/f06Ux6ZT/UMwUJSc2L0zYd8W91Vtt+OGnWoGfZf2CbZxWjmgUKRWetwP4Msknbi9y6uRs6",
-	"G3Ngxc+qc8z11EaiWFvIyhazOUGFrM5sGo9gLCfWrVoL/nPN9j7IkollpjnNMlkLHYu5d9awqhlmbzBn",
-	"pDuGtO8gU3DepUHUPU2A5jxwM12zzcxpYN7rF7rKgG25UrVNpDAToCVo0kJphmp3K4HWpc/Kajmn+ZoL",
-	"e5p102kV00a1mUTTCUJ26j/TWxzUJ11bLNScJQujcIFoQ+0KpRxX/uRAaeidM43zvGK64uyG5aSgGrXV",
-	"jh4BFOVzqsfGpJIuJw8yLs9HRGuSSUGVntfKExM15UD3hNRJmCq706J0D9K1ljlfcJbPrzYxgS6JoYhk",
-	"KyqWLLdyMJNVfkYoeiR4DspOwLaYOmgOfLVRmq3T48mOndzdeVs3dtOrx0yjdTR+qUnsiANLZcSO6Gx5",
-	"t0Eb9/dZQxfM7jXbqBZddsTDmr3ZHnEqYCeZz07T4naets6zp1+Tiopcrok5C759WleFWfyKZsaMnR2T",
-	"C2bkiyZUkfTcephhaU7Jd4xWrEpBM+EKTCWBm5LbCErFymIT5QYgd77rBFzwSmny+ElAjjdPQCq0pfjT",
-	"k8hX0Jrdb6NjJlnPgqJPbtcq2iU/ckt+4IJ2RCw8Eoit1tDam9rutM4UJ5GqBWSZfsH9iivdL7ZfCwaJ",
-	"WmZRrPCOaHm05EavhL/HuQzg003MoesMSGzeF0qSkRleCaZBmWd23qWlphGF9Ccf6zFDIWuqs5UxCiHB",
-	"nReGNRMibxjmtptPwUz4b51Es6ta+rebJkdD4hK3cLT9i7TjXBVuXdBCk7XGRG88U887PEwYhzicFfMg",
-	"KDvy6x/4JP3g0qbNoOGIC2w0o3H5eNDU7ixCNVmDOSDMDJA1F7VmM7vV+YIIdoPKxf8cxOMO4tYa3FLl",
-	"woNnLrOdF84F7HNi/791Pt/rwGvnV5ij/OvFD7+nT/79539JZwnWzmVyKbhibiD/c0be74yMit2orz+S",
-	"qWuvO7+vDiJ88Abv+oMJUytZFznJViy73pazEPycGyk+h6exdKc/0ro7Ars1ps4iUnVtDWwZ+DXlgviA",
-	"V3PZjgUGGQnJRnzAkXFE57nWqwumVDx0TbBc4IgLovCmxJnJf5BgfCMzxaLhGVNqvkNf/tOHd+D6N5pv",
-	"v9pLpED70p0cyijCimQF5WtfnUFSVV9ZD6uV2hANvSvThKScQpiRKwwr1nlKpmnrYErh7jXlhbnDDnXO",
-	"XSyAluV8zTTFILDPy7JFFGmHn53bWhYsPQNdIL02v1rnJfpLMId6KYyCA94UnNU/ffjhInqcYLqH2i3x",
-	"cdKtHLNPwIK9F/zOZdC0RAAX+tunk5iS5j7II8v3ii8YpKY6R2z4XeAVzLOZfv3tyQmpRWGzRZ0bEVKR",
-	"brmy0Y6dyqJ1uPZx0uuS/ly7dPSjWjkpDq79N68v3pFHZqUf3Tx+BBf+17KiQkOc819br06DEjA4F+EV",
-	"X5+Q3PwiF4QLyL3kekOmvsTvqmAzN0B0hwLrEKhAg6Nmh122O7B8Ze2+wG2PP0WzQwwvDir9tV69VzG9",
-	"ONysLepafNDiwu7KWBL6ZMx7FUvIOre7NSJSEiMU+r38toJdWd9Z1xxq9uvYSTkvyx/dI5+SCa0j5+55",
-	"nXNm9NQgv/gry/fqjFCXEtASLa3MgPBKdB0PUfUxnTq83SVYx2+d20SMIQUS1gZTk6xuzMUN17gOUwy3",
-	"2lfZpcLEcKe9Y3rd4fplTPVpJ3e3CzhSSDq2ltqxKz0ZZ9IYWTznYsSEgMFgy+i4eDBDBbKrIxzXYn5z",
-	"U9LHZ+C/dZERzFmdujRsSGfjon2UHcMRtR9/HqzH7rsfm80YU0DN9kxcRrrj9ta27362X2ndJbJCqbC1",
-	"OEYlJfTKWPxNJtmK2gBiK5iUUWGNzG1pFTEA4+p+JyYxirldJdb2W/8IScyWbLSKPFd7bYhMS6rUraxy",
-	"jDUrJU8v65OTr7NOmRf8yOKmsLstkgbyHEq3b2mTeAll1p6QVg7M9jHa8Vm5PTSyMKEbrrMzFRIcc+jB",
-	"V3YxTT/HvKnkwpjf5mq3SKXNFLAgPockLrN6rn6KkPbs4i8hVd3wIbi/YkwCkCDusiE1J1OXokRypiHr",
-	"fxZddTPQueJ/Z312OJQP/t0cKuRqo4edecEr5+urEW9dsyWFN5Mp/s8j8vjk6e+++ZdvE1LJWuTmVJPk",
-	"CWQQrWmhZj0k2KLtT8lkRdUc9fjoMQGuPe29DJW8BQ+MpkYltfoMPh4L+Fmv5DyTRb0WPUlTTUa8vW14",
-	"2vCtlbwdfCXwpbmRTK21ArVnuV3jPVytwTe7wwpZo7OmrQlOAsb8GOfpN4giEnpn26wdVAbE8H8MQWiQ",
-	"nZEU/zl/jHlh8PcTtOWUNGaow4SoIL1BSGfQVfJ2PzE19igMNy0mMpjB7lhI5LpvwmVcsFtWNXAWsD+M",
-	"hIXfZw4tQCAMhmGBBWeFdTSo1rD2GJ/POfxmIMnQLU9ncMEURReeiowVfUUAeNWCBDCRGwsbywEARISA",
-	"FyGAigBv0f7p/Bl8pqU94U9RtelXypiPzt6K6h/xpv4keZvIBcnETRJxupUXfyXzDTqTDdE5N+9Zc0E1",
-	"1p+taVkaaoP53JVxDfT4IfQmDwfEh+lrfem87gb7gMtIjd+NKa32Vl1Rgbgicy3nVzUv8r7n3vlb38nv",
-	"zI32FT4tHRXOvsddwvF7uAue/eQ5cvOTrfI1S/lpbG52MJLBjOfWFA0mbwfzP3RvdFxjku9H3RqfdEjU",
-	"Dri8/3S4svy/Uwh3tssnyHL0uHG9Cnt4E2I84UsCX/0oBb7tEOgxTN27jbJhHyDT9++ezXrt0Xh5ER+H",
-	"lAc5iLexj99WXGsmfC73QUGcPirshzxqyuDcKSbyYbeYXd0LvHnLxh2Y8lb8cK853y+w0mW6ZsX8OBNk",
-	"6AGhr7oJB+09UcRhYzBbcmmVa2MItKFj9skSsFOndmc7KC0rlrt5VgmRRQ6VhM6rOirRISYHIipLGcWB",
-	"8YN2yXARNJiDUh3aWndnpE4xCVf8nokPfsb3SHwwM3ehK0bXvXUu/qAeNrntGvRRFqcAfYtvCip6lb3Q",
-	"/VgWVJyRtbyx8ZWWCMYyJ3NLatg2hdM8PUDvwy/O4U0t7S+48JvXAXvqtvYrmMxYqbH+GCKXSq6Zhoyd",
-	"KYW1wOyWrVLc2bErhk1dNSK8IIXqHP8Jvx2mAf/YKKma4QIXHHARLN4f/gbZysC3EMEBAydbSZ6xeBmj",
-	"IWT/Ylon/l0E009IQlr5A79ctlbjcnJKLu1CXU6S4G/ze8hCl5NPabT4FifrQSjGV92LYjB5emiNRJlK",
-	"DBzB9R7G9Ft2ICf+tQXWbJJNw/1+BrISjFms+kIcTlpEXG27NB9QdbQE5iVGDqPds66VtppcFze57aMl",
-	"oDDYajanFSXeTX8p2tnreUUXGj/qil/CUSEH758Vw3U0uEDgQvRLiU005aItRgsOIfjzQkl0B1qvVs5V",
-	"WTh0aLAaBbstNm58OYypPRtYFoIkNNCbOMQwa2ob/Ws4Y2UnY71Z0b76o9JcQvpb825PjtMwvyTMK6HL",
-	"ijF0EtkSCV+rY1NOcnl8KeypE77Gr7/IAYZANYC+TaH7MbES2+VDgnid2iLf9pk0wxPwUtBRByB5i9WQ",
-	"baKnvsoSKsbJgt+Ze6BigPKiroxchkrsS1ExKCTCeytGbJicN5qM/RbObgJlIvCnu4FXRN4alpM+dKIY",
-	"0bfSZfUAokm7hA2O2WSCRnnsuA1XvF/dHWVetebxc9lYKGm2viara8SyhTgj5n0vMMwET2C4RGTGsGTC",
-	"YZc+qN0VxUkfjjy5XTZQQN7Zlv3iKkIK3NkUDjf1Z2aRIE5xPGbgowy+thgMrL7EZiGZDQIUmF0CN4SW",
-	"sVXy9+SYnSmA8lY0xZAheShfVI0ZZVNIjpr5G9059acP7zy2tE2agtJrm2FxKVziIM9nnYYGyH9uF3Ad",
-	"xVrYz751Iw3tWmShIT0BfUu9egLYWuy2V7Rv6QOHMm43njiK+AFrPKR0wF5urW3rucSM/wDTOSZAI7bz",
-	"KBu3RVAst/+eFm57ohxR0dkHFhx5Oozx9HVVz/Ei8h7ngdviZVlwlltwI56nfkdznygT6JQ+O8Tuw+NL",
-	"Ye1OxTQW3npEtjNrXimnwSjNi8KZfY2qdr904n631o61q4yi9IeKCt276/EehD7Lc5di28me6JiC66bo",
-	"NF6XkrVeekaWQA4kfQhyEk2sDP1izf8NJz1S5ZwQtv518iMVNS0I5C+apYKi0kmydVxtfLMAQ+otqxg+",
-	"Yw6qujS0f3NyEmS/bwFcnAz6GXCi+hcoxHkeqGnevSQN4GU4FTEL9wUtVFMK3IWPDqE245H3YbSO8H3W",
-	"9/mkNZGo2F4VVFyf2RpoMjVylZqDH2A+uPBAH4WHuav4GvR6VVeQlYB6BNeMqJJmzJmcUOhnVHsPEWtU",
-	"Ci6WW5Ah2wZTSbVmlRnR5eXF4EndW2mMq2tRdgcW9oqjGAjhdR+4ap0pzdegQWRS6XnJqnktYs7r5+5G",
-	"klnkAaMjmnshOfri+7NAf6zFtZC37eyqXNZXkGoWnkg99DXJImGcf7yv5kXF2BEkjeXt/LJgIns+3axU",
-	"nJ3fI1OKgKvtS3cy6qzjIVqW+uipJFyUhjJIfk2HeXCP1LQPK+mONhVS2aFDlkxQjhBgN0zksprTLiGP",
-	"RxASZ5oPmMln+UQuSIpyLyVcdQjBBPKEpEZzQXoAzSWCHbQPlI+tngHygunq35nvqLr2gOK9Xnvm0GHH",
-	"ofu0XmqxHqMwP9YxcIZGKlRJWIQnh6w0inW3McvHVMQBMz4MZNFL4GuXHaI1W5dbmEXH5LV16V0zVtrc",
-	"f7TwgBLA38TeKA9DFDaCGaAqNvUNwhXQ1OBxjV5zTCTwuFbh0kRq7P6DVfLoioJrEKkkXOTsLiHLSt7C",
-	"2WbIA7c8or3KCvRSUlKlziyu0xYT2KIaj26VQtYJwJ0ufHcT/N6IhLg98LlsbUIXPHMItutkz70eQ+pv",
-	"yIxOvV/MfoHwHuOePQf1eweDT/0xYPTKSG+BcYrye2E0TowN22mz7/1KkdSIsXRLZ0ZPchvq1+mumRRQ",
-	"9hZXrHcq0G3VIBY3VM3ZbwzPCiDkvIjXfN0+eswIevSN9AFUhajQ67EJGwA88MKAFz6g9MzsjNHxiTFm",
-	"6n31GEgmu+uc3n6DoTZSNX3QfI04WtGDB0bQoGEUcv/Qtms1fBi0dbDmZKcqDBneBG6HzAH0tmEzBYXF",
-	"5b6spgl/mhW0xrbT9229II/sSV8D1NF8Wx0bEmeWGCFrd2jLTNqpBToEEle6eMSFawaaW/jmTo3QUrJ2",
-	"uaGr1Oi2e4gkj4fp73vqc/exGmHuA2uxAXVQNpe0Pca4NdlKz9+T+lHlIK1VCwsJyFvL3UQKXwBZ8kfg",
-	"LXgE7R7SM+zS0XNP+Gr16Beef7KPJcEiA3BaU8k6JFJGVz8dVLkRMEs49U1hUG/FRtOYdSvYvBUmsjf6",
-	"9I2drlN/+7tNyZ6Leh1CD+8Xt1csq5juwBL8cunATDAO/1//+X8uJ5/Q9PjlEpzpZg6Ciwm5nLhantYz",
-	"uK9B3IBb9lLYwwSsDXPuBYO3vQOdKGAiqzalhfGojMw2sgAq4XzOVCs2YKc+mdxWXLPXotjgwIcw6BZb",
-	"PTCdC+abb1oumN0C7gBMutBK3bXkrnXWeclxvePGXFBl1OWpHdjPDT8NhAuaDgC7gwWtVgFj4wHNM6OA",
-	"g4YSCPdNG/xVc/R8xCLswnq/iEWwVvuk5fnH3gSc2SutmoYO+0mdsCGobqSQxcHHKJr/it2e2EsL+8A1",
-	"8iSaxMTVXNI61r0prKKyH+WKyCtNuQBFt5L1EkpWXp/XeoUqcQDCeMXgkN6Uvn5wrLP3XVvseeOySggl",
-	"ne2N9nZHKKuFLtPZMAysH7wHSNlesHFLv1saDNZduhvAXOuOcD8M8ghbfhoo/mnI2z1Yf4RGS1hbfBjW",
-	"L6tWCiUelpNkAjP/xAWc3Yk4SSbXbDNfcDDdMPA1b+9Q52GcVyxj2IPL/nTlf4rmofi3jAhU24Q1LW1y",
-	"wZmRYQWjAJDFrIQJ9+/j5LehqZxb8FXYsGCXVqwsaOYUxALa6RLnjSo2Z+OUh/upDuwW1IcHVws+7WRY",
-	"tQuFNeDWEC4OZ24I+q0vNSV45+HZSQ/COb05RO3GmuP8DkPYbWuaozkSpOOQ6XjgttlO5LaBQZjbjicP",
-	"qTGOTURqVltWAfPcoxRlDNbY7Up6zmqTEUbPttAMwyyhXwV8LNC43SD7zhuuv6MFFRnbDVKP/klyhffa",
-	"hiu7A9nWpTl3Ls2WZ+KkK0wvzPFrUyedR1IubJ/7sF1oLDZNpmHQCu+2n1Uog4GW2Rk5sWCAQtrbVlRh",
-	"FqFrRjoSK8qNzuYZRNqe4ICMqmwnD25Vfa2e9/hmZYx8YYtM219NO3SlgC5pDdpwNdCezaggeSVL8Jve",
-	"kr+zSibkimW0VsxOEFdBi1uPHg4ZNVyRXAp2BofO3+SVctUM0DMAnLS10Lwga1k16Rm0yc4YOe794SI7",
-	"e2gb0KK7fLHJ7d8ykIczHsS2tf59GwVJGQ9n28oI+m1i2vYzfHJ/O7KZsT0tye6kRRQWz/Dhyt0ne2o/",
-	"fj8EEMt+Iao3dACkzKlmbw/zppJQTQDz1q4fqBy2Q4U76bhWrFhEdYGR0etfDaX2MPBZl5z2AOhQ9zng",
-	"tyWZZUJPY4sVYnvAtYx/htgkuzJBARAkizP5gcAsO4FeQnQSCKdi19wtq3wQjsO1vO9V73KZQT8hQAcZ",
-	"q553Fi78SDOwpD1vu1bge3krCknz/iXI7R3xdjbovWFHFjqq4OIaIqGYMOtMrQ6YoMUfsSczdKIFgMPD",
-	"ITihJ5DSslTwZaiGvEdReGvMu6bvjZTFhaa6p+ccV5pnyre8N7Y5z+hXirh1MyqiYFhPVEpZJKRiNG+K",
-	"/BFu0Wg5RgJGMjXzWMnGy7wI3zxiS3Axr2Pn0LPmJa4fNnZAqBUbfuua3s0NhfOskCqmoLZeD/d4zQ+T",
-	"qQsG0wL29QJK+LDoxsZKAP8U/M5D6Qq99BUWVPVAGjdmwbIVHg+8IlbFIe61D0+wLJnZ2J6onupshHx1",
-	"5DRS0jwe8oaxR9aMCrMbEfYpH17YUTREGMc8l1j2ASs6L0aw0S3luvcIMGpXMDzMIGkA71c0932nsWQ1",
-	"2HEPuTRAZF6jFjBfqz5SAcBXlUbum0dc+71xdMHcrXlR8BiqcDQHppPz0sUBiDFUZH29hEhQ5LQWJTL4",
-	"XTLzrbwdPPFHHM4+2QnOZqdd2spFY7ZDqtu+IGGf59T+BwzPxeHOQpPS3BFBMrMrABXMsFqoO5FnF38J",
-	"u4Ti1KizYMVS9XORXgo3w3ifjYjRglaKTPGpxG74hNjo0swD30DUexs8rcFuGsqJ+GUrS+yXrVDWx2Ry",
-	"d7SUR8GsQTfAXz5NgitH6pqXR64A/qiUcJ/3nm/Vcx1S3wVoc/eyY/s0yBBDcIxZ+z10lWf5Hxkt9Krf",
-	"snX3GSWw0Cun4djiAKshHZMUkyxTo/qkeOsmRb0I/XHQSwCSVw1zp7kxwHKW23sgIVdIccSUsk5beEC5",
-	"jviAYHxFs+slFH+Qn2tWN/lwlBekYgXdYBl2Wos2CVDf5VQ4WZE1t+afsnThVyJ+FiAivqpc5PyG57Wn",
-	"9RTjvuYj2K/bfcT8CwiG9FzbABKI7jSATAFNdnQ0Edfumfk4LtMuCTn0sm0V2Ty864D8I5TKGQlV+OXS",
-	"Ul4TLZcQnb7/8ZdMYN6GaP+zuckT3ddM+fUNqwyp2Nb2jCjGmpablAQ3hzFRy0lQQoY8C8UG7uePUSCJ",
-	"NVOarssI4wT9AJyxcFDjgboELdg+FDFnbHMBp5tg1sE9laYbVsVbYPwFL/iRWbAEgB3oVIE8Pj45PkmJ",
-	"1aHWa+4yWHebeHZRGxq2piCc9zbnJm4fB7vBcVZUNvKKZdo2ge5JdQNYigCkyNUffnj99ocXr15/mH/3",
-	"/uWr75+/nSS9WEFamok6I2n3GScUsXYiZMbI2/1Pb16d//RT+6eL9z/+eP725X88fxvl07KS61L3STel",
-	"qxr1W5dWBmTbjLKvn5zsqo+Ey4NZYx720azu4C53KIkXcHMkT8IMZnA9exXZVS36RL1rR42lKh1Nlmsw",
-	"dzEfGpdrXHO57SbjQ7kglsboGK0W9oIXbHyWZkxrfgHe0J+L1OvOCjFozI9zf8KFAdZpxZZcaWZM2Is/",
-	"v/Jn7Qzhk2gOsCqjFG+v32xvrUzdbO2mNFM3tqONvXGG/bHKQhpZDWqseeeZHRMab+gl5AIszyjpLcwy",
-	"+LD6OQ5a2ynQjJTHOfXDHPdTX1x80uptuVVefLJXzN0tlY24f6m0T5jHnhqhXj7CyZ86TbvYkBT3xDFc",
-	"ST3X3LfJf2+FbrhZdieHedJ321YtK3N8rmhIx3/jZNH27N3TPvILto8xFFuHw0CQ/FgeJsVoLwEdSGQs",
-	"d7LC12+6s6an1OG4s9Y9CFmA/c0MscoTgNQd6go+Ryp2w7FHWguQKICMF4xMAU5re6Cze5G8S1y985Jp",
-	"JQtfwuKINuJ7F8GjAJQiZ9v2WebG/JkOoFGE+trnOGoGhFn5GqwXZ593aphnMVY7GFrrQCfeVrzYaRIY",
-	"642ggnz5ZLnOwX3c08cUdsx8u9//VlKUMcrXVGzs+iii6ixjzKhCU/D9wb+VWtSFW0LuYBXdd2bDPv5x",
-	"BdKhXA3qozuNNvqG0td0o0ee7N+MY2Qmoee+Pjgzy/t4Rd0f3tqm5LXFRdKYwPu0aIosQY/AptpWObd2",
-	"2+mlSNm61JuU/Nd//j/uREuIkLgiG6bJNFM3jYgGZ97s7FKkqIRzscRnKR4HHDwQS9tz9JZaqKCrJu3Z",
-	"uvug2YWsVXBi8AWhYpNYIExzuEFvQfMx691oviYcf1e1UM5ka1yIZ4CoS3M7MKef0xvKEZFl2jl6wL0N",
-	"TyBIJEyF2S3mTVbswav6RGQKYtU3htjMzshewzy+FD/KG6ZOiV2RhLgRGAHkSfi//m8STv0U/56dtX6F",
-	"u8I5m7rZ355Nc+v2h7bfpz0f2VJcyB+Cexo/rF17+7PLJGiBVsLogLXt69EvawnCvBVoG4GURA9Fx/e2",
-	"980LWUUqI57f0QzinAJYPzX8aSEU8NuIFVYWtfLIuKSklSHD/qBiiD07G0Vh6xh/U4LZps5KO/P9orac",
-	"QGGF7KBlBjUakTw1Yw/DNtSS2G4yDvDq8ckJ+fG7luC64oJWm9iZ1G3xtKN8ON7xyWhZDoC8iRLGK5H8",
-	"YkSb77YYyuVueCHWjDOsf0JZtDcKzqcdEvY9EOAYrdunrA+q061HQt6/e3H0O6NqFAyYHtp9HaGPaU0x",
-	"d9ZWJM8OWLKtauBit20Msu0Vj/rE3lC98udwHj6ANlsC0RjNb5iDVfD9SKWMZEVCpC0sRo9ao1hX7Roc",
-	"QyLyFSO64iwnstYJSaE+O5cZAi1Zl/PkdOJ/jyb3lUzQksc//Lpk4vzNy8ggyfTili6XrCLvX87u+e35",
-	"35Ts6f9c0dstItzX7NPH5unYV8Prcb0yl1n8s2/Z9zIjFVuwClq5mhG7z8Jjse/h+wYzq+18u+93ZiFp",
-	"cUOMQ5+vKS/eUXW923WDTVyhyfdu5w1CTADMxnjXjSfiv7HfJpy4+3ltwrXaw28TLEKPr3ucbWyBP4yE",
-	"Xcgq6osdtF2HUUpt3I1cbRyuE5RD5nYeHahTB7zJAsezvIZQO8ifa7Y5yA8yCjwgWNWoG/kgN3EvktQ7",
-	"B3BjTxOL5wq1jjA9KiCqhXvF88EJui8+/ihn8rYkeDAuHHbUwL6xD/ZUpaHPn4srSJzwGDdtaL6jrxe/",
-	"p4+zJ1f/xsWxw789ttfTKDrNHk6OgKV2+TnCwL1z1dhzYCvug7+nFvtHEWSPNOfKTFie2q4dyrBIq/68",
-	"KUjC/lxUOTT4WbebDH7XvjEe6TeM3bfp26M+JF3cvb670MkIbmyM/QO82AHp93Fkj2DPDl+O4zTXn328",
-	"N8zBSN2iComCd9g/BDA5+DX30K6sdmP026mjVQWyHWYshr2/ourwNuh9KS77bIt/IG6Peb6izF9VsrKp",
-	"UJFM1Twinn6kRpdhR87JQsxtHekopJ4vDJdiz1uxKHimzd8LWV3xPEdUU3MXNw8YFX03jGfouzfEqodB",
-	"v3x+pyvqcOQMy93Qgud4IoLvSZGpz/u0CZ1Jkwlqm0YBs1Jh/zk7DppyRXLA6jUVzeQFF80boc3LLUTD",
-	"KimWw1k+u/qcBYurYkpMd7DE6PFkCpEwLlDap81Nc5wRdNh3OEXfDcE6bEO1PByyKiCXLRYWSA2BVEEY",
-	"xYy1Dx5szA66e7T/9RI2lrqcJOQkIZcTRLz6OD7N8JVErepCszLayFgtd+Rqx+rfsDJpQBqg07sAC9F8",
-	"ws1xL2/sMAVdPGunRRcID0sLUzoq796/evl9k8UH9+Gsq7oEly8VOcnZVb1cYqO3QknngU7//chaK0cv",
-	"v09tbdXseO8ifxxT72Rc1Os1rSJ1kudue4QKN1WEktuVLCI1S3D3vFcCfNh3j7ffNzSAeMO9c6LwckTK",
-	"YFqPGdZXihRUQ0sPdME3mKBmgTj2oAn6R8WbnqGgiHiPUaTG57GtdAaQuFsyeTbe5xAubCwFHdBvB6kN",
-	"Epf383kA3jHsEttrfWeyWkhN0prJ6Jp3cJSj9Xm1sr7bNvSuza7O09MmPhUW64B0FEsu2DFJbW6q7S6G",
-	"P3vTnOPWNWwB6+WmyH7MPM/FvKzk0mgm6SlZ1BX6tuEuWjGLrGXDFSw/Jim1tMxBfqWnhJKVOTaJdUuH",
-	"5m/DoVxB+RVUZ6I/B8Jkre83URVQPaFWzL7URXPUcQhufWqz8eGThiXViuVBSLjYkKm65mXJcnJVUZGt",
-	"mCIIUEKVf2B27INAp5BMp1wGvbWufGsnh23tusA17d60NB85Jqk1vtJTouRCH9l/YojNaO6o+yVkBYoW",
-	"/m7b66VK04IBDcEYW8GwZj5vV1LZXbqUGiPerCI2nThUhpGZJsnEsgpWU7lJh6oL+60mBGXOcPcTUDVJ",
-	"Ju11j2rUL3jBMG7wzL5zhyerFVVy9nESTTAeijFh6jUl0zRJZ/cLNH2mQNAZUrUA6NnmIu6x1NZLP0aF",
-	"HP5+goE7aI4XjyKNy/7R0udFCC3JtJCGTTKqGCmYxjzKnC8BlkTkJJ2nCaGarKXS5NuvtxqdeAfsLder",
-	"S0Hx2dkZyRkaiMDQrTQD8MahoQjN7Cq/NhAl7aoJTdeS//1XevT3+Ufz35Oj388//nKSfPvk0z9FgYz6",
-	"I2rvtoK0fkoOiZeFR0Lz1dgR8KKQtwOpy805uj9WYxeb3upjvtnT9xevEmvAXKGX1lw2RH3fPIRH4SlJ",
-	"rdwwi48uW5VaS8pwBRUkZfmSuR+PyblrQYDjhVQDsNFtHgQmzJ2Zg+OqYGuXbWBmHe2XiOkSFJIUmyiA",
-	"5E7H4ysplgDj3NhsXJAfaXWd284u+3vBbYPTXW0DsGOqO5eh4en+HmXFtNlVexjOZiEv3FPbRtd3bEVv",
-	"uKwr4l591t1+tu46yDVXo5DXb7jiV7zgejOkYBka/9LcvZXbGk5uEm6Gvu3UcC6iKj7sjgo2k+VEwW7d",
-	"iZrENhiZKtbdU7NfZ3N053Z4Mr2KOiCkRnVKhsof1JPAQrGzZobuAoJ7dHPZa9l42LnFK0hIjVrR0ixs",
-	"GTYLd3t09ww2DSn77fTWNO4O37Z7DowHuWp9wr3+A9ert7X4yZcV/pYwr5pBxjo+qnsCX3XncY/wanQq",
-	"hyIKe/f4Hdf/sbf00G8qt4PaZhQk/yF323Q6e4vfcNpbf0ZFG46R791q6YDN2R4DNsZt07i1WPuDY/kP",
-	"JCPwsaz1lj88UNa4VOJIn6UvC6PViLcWPwbBCVzx7UkYvbXaUiri9Oo0toFguJHaVS1sfsYQNO7/7M7/",
-	"2Z37wdjVYi56GPKNVC3tL3Cvrh0uQHC4yQV2xjfscLXx+dMIsTN93JgEvFJ6lriwPJEC8EkwqR/a34NG",
-	"XbicJHNsbsiK3jCypKU6Ji94UcBzrstbap+eN6P5V7PEaRKpUgn5q0e337sQ4h9YerVYoE+UvfSdfr6r",
-	"i+sBpW70Fr3hZjQWjljFOrOZxb9dSbAHBHQ4gGfIVLDbAnrm0QJT9n1GOlfQ42sG9omDndrGCxwkbysK",
-	"1hcgOUdvbxMktaGLTpzuCWxy5YaQkMfEemLjm9leHDU9kPUgpHYvP7XfKmh2jb220Gts9NGKlPVVwdWK",
-	"VaSCQEYHqhphAvFaGgijFMFXeB6osUISTC1ACdaDY3z4pGMpUdNnSu3Ss4PbmojNiiqfEmRZ4xAF29o9",
-	"HY6NrFKM5mRn3Lu9v3qtzn4+cNjkED9AGs+Iy5ZjvjSm4OYEAl+/FBnbb2HW9O4l3uzsJvfPgSiRJ3vM",
-	"0O9VmYtAttTvsD3TmFrT0JuZ1O7Idi/FqtUd7WHO8r3ahx1yRLUQ8g/oMQj3uVc0ncl6W5fBiJI4WPfo",
-	"EjnDZcO+CNWv3DaIoVgY0Hbp7BHgNZQckE8OW42UrILvP0wu+RszEgfb9jBZ5I0kxkn7TM6OvV0cuxHZ",
-	"bxpoI+o9YXuLH678i8BeoDf7CKAHctKOdcgmBEwaWbH8mHxoKdD5RtA1z+a2wVXVXEFsHNuYSaWY4g6h",
-	"Ych+yWhVcaZIuv2G1pPpf684Rsc7NyanNeo4DJNQ/A4y1pYTQh1zytVIj4Aaznehw5sPIviEcjUE3S+P",
-	"c2WrOUrNXa3OuHLZ/u3sHrezoGoY2nqAwFe2U9JtOFG1YrN4eHjQRIdN29rLn9U074iisHcJ1EfI20CP",
-	"HTXJXyBo5k9CO0M2iLYdOSO0tHGZwfjZOBP7hUUGC3qwQyJB5Nh2/ZRR9ZWlLOSSZ9AoKGfVWcxxAFdY",
-	"Pm/eG3cg2Fy/FkpIKILB3CDZJivYbDfSbc+0eF1gBHRBcOi0mx65rQl2M1+va4uaL4yVZxNjzD5id1x1",
-	"MVd2HlRbYbiIYuFieK581E+OBaeFiackLWSWYgddSMTo1nG0ElufJOQSqLmcfATske0V3CINF9BlArpQ",
-	"IUdsWzzS4SJO9JaniJwLAoXqaDi1ONwfuArT/fbL8HM5ziOYYBCQETW4M/LYAp8ZaYgym4ussqnqviIN",
-	"hzqs4D1YRHsvH9ZW+LsZcAgL2Xi0/JkSsxACnSqQjK2x9R3PLfESY/o+TfMiEMBjJCm1a2XRlIChYaGC",
-	"rLW2Kloxm6k4l2Je+5i/1yYgnyqJigvDYOaMQ4dQEMknFTsCRz0ktmGqo0skHM67w75fjFYFb9LtyFpC",
-	"ZZ/czhoIcx1tWmcC+9BR4VriK5vSF+w3J+AAsCHIdDR6oNIVo65h2Bo8hHgxUA5ggpGiO20rMcO293dG",
-	"tiB8LKxPLbzH3ud/XrNSH5MPPnnNaEeGzFBZM9LpimVyzVwO4zF53lxXmheFB1EF3ya0ezSTlvfktuli",
-	"/Kn+7t2rzqFuueOXT1sNK2st11TzDNVHu6DNWM7CQ93KQ5vEgfqmIkJqY+Udx9ETgmN7OOXXMskpSfOK",
-	"LnRKpphty3KuWQ6o4qnzXuYpmVq0FlkZLa3tb73aGA3En0KPbh4Tjws+OyY/WTlpQzvGILLfPHOMVVGh",
-	"vJinRSFvjbn0ndQrAncC03pq7NssaIHdpC1sV3jIbGj3SDxjtJC3TXnf+ZuXcavVysojC03U9MHDdN0D",
-	"O2ja1xgL1vU3Oax+rS1XR0cExt12vyB0HBqpdulgeIzaiQA9PCsYrXznxpapOWImWqXR9wG7bII7rXkN",
-	"vxCcjWNj1IbV3tFllM/OiaZLIoVLAY+m5k+3SEqIp8j8uYT/AMYV/rVmmuZU0xnkQmH1so0nYihB06U6",
-	"Jt87ecQVZI4fFPn+dRl1/6CwmfApsqAz52EGb1fS/8D1bFTp4UNuE1d3ig3hXEq/DayY7WKOLmIWh3bx",
-	"1YMCb0yg/zhq1yz7criXZJpRxY4UA/F8w2bDSACx93s+fJiiPp/iiC3Rqda2DZF0C3tGSlr5vDxkfMGU",
-	"QjADS1QcOfIHLtAjExl9J8xY0CtWoK72c02NmpvundW9Q2qNeHaX4fqqYfgzEuVzJhzgtr1w6CE0Vnxu",
-	"Ww6hQDWMGKzMgBjdHWX4nDmIdLlfBmUg98f3Omk8k4Gk/hxufhjOnl7+gbby38kcignTN+/fEUAzAoXt",
-	"0S88/5RCmZKzMlLsb4vUOG0QnAO27Aa0Aq582rir/b9mrFRN1yO30z3+X69R91vI0d7bK2806B6X/BlY",
-	"hGAr4G5EHUrFVKiH8Nbb/vYHeeyHoRge2qlqyHUvTcAnRTO3fTyvgBO/XbW7hx91DzqtR3WLysY26/DU",
-	"KN3j4UoihtP2/8LZ7f0z9s2u5ewWul6LpSJajnK5D2dH3rRbp+z62pBTjt3OncIyPKXs1lXxwoM7Al2u",
-	"VRtCRaJCXhppF5jk94Xq781Pa4gLR7hrreMV43+Ut4TipBoxELqRtvwL2xIYi09DMDnrMfnrNnpDE13w",
-	"y7jieacrwGBmE1fzxi0z7L/bipA5lwx8P8y89IEZV7QohaWyDPxzvAeJM4yD7DETrYYpflr8QqzP7FII",
-	"qcGdznKykEUBGX2tI2zfvr6fdjDKiPoTQ+Z+ipN58W+1uTqM5rPVmOBc7amVtabrV68seZDU8v2tepSs",
-	"DxVKPiRr62HOji+Rr7z/eTCg+L+2Wjro7gqUdNsb2CLvdM+Cz3LOOhX1c521PbMTamGxXggb3yQPtGWS",
-	"lhW/oZqlp3CgwGrKKvH5lT65ElJNNQZuMloUkIncpA3Lajmn+ZoL9ERc0exaLhY8Y8bUCi1uj1jRyh++",
-	"hcBIK43YOv6z9JQ0BlKxsU8HDc2ZIwgjU5vWa2DI0DOFawwfYLTmzIH7J00cxAyNhUEbumkCSBESZ8fk",
-	"p05BsRQu0Izh4/bQzzxyMqtsBMgFx1ytgnOi2WXpuCtcMCEb5VP7AxOsopq9qRh2h39fFS9k5TrOx0Gt",
-	"59ds098Bhi4ZuWYbv24YGEJwf+vroiS1d54+epSS929fBgiNsJO2HHiPT5483VO7dJTG5MQfmH7PL2DP",
-	"9hoIJa3ompmTcn8L3D/rWudqiY0RcV/Jag0m6dTqjNLelgBz/uni9U9x4xu8UHF34Dn64+HYaOdMrLQu",
-	"57boAYA/MICaFRDBaCi1LTHVStZFTq4akOL9nGrBtMVm/o/v3r35iw+eP3cgXV3nh4PzG6WDdd8XUcH2",
-	"RPbaf9iW5OiQt1q2xlG/Icbsuuza1rvQxDLmHeqBxENkLmp73GIpfWJkzoLyoq5YQm5XGyPomu63256V",
-	"UQ1gAZ8FGulqKa8fou2ra6+6PTtVzZrMqrCrcNxgGbZr4R0dL3lPH1/rNmc1S4dxzqySEvaPxYVqz2o/",
-	"l4wB37esUVbyan/Y/dz2du7pTBTt/JyQ9BH+8Mjd0IWC71yOt1e/gdhG/MvuKg4r+KK70PNF/9Yo1j3N",
-	"ef8n/eWtb/orPR9tXjzEEAF54UN+nqKcUK+peAvFWefKHMtrJvRuw5X6+8ZbrsFnjNXefOq3asrCxgU1",
-	"7itFghF/Dus2nNA9zNvo0vWluqQlwn0a9VWh+hXgRwFQWht4zlc0udLjaWr/mlOdEsX0rIP8Bt4heKTp",
-	"s+ScYOZWKjJWWEw3gfGMnrsTZ4y2i6BdQI4880+g+m9fDJlMCy5oW3XFge8EWfOviKbEDDPvgzgWoIpz",
-	"joWS8wAK+dfLBmgY81dHcKjGld/ZO89cgjQ3h61j/YeAwx4p5LY25D2q3cYHVKC2zgvUKO6v2/wwXV+5",
-	"xK1oQjOWyYmF7C9lHwwJHVytt5czJ7pzwjq/7Ri7T1QKeMtO94CsNSJgEEzR0oJq9pCSqWRdZcw2/0aF",
-	"WlaVsWSpsskIiQUqvG0y5Ww9tb3V54dta6j21txWUO1vYFrC0GzGtwGgBmaYYjjA3mNPTk2rJdM+E3A3",
-	"rlN7rrbpHbMeu8NvjumBpXcWMFN17fra4jCDMuagdLmTm4/vV6EnKXBTtQ6yr5SPCx9c/NzVkw7MIWsa",
-	"8Eem5GVw1Ue0HdMpMnWh9m3fybiIOvL8fDsDuqdBvsV5tfxldwy2jwAfg+U/rhyRIyrPQhoGmsfs/Mi+",
-	"qV9mbxw68s7O2j3A8FMDA9zuiOOG6EY9rVUNHk8AGQ9FbtpCGM7bSR17zc5OaDGXHNUZ064ZjazxLtZL",
-	"upJihOjZbSttnUwHm0y/WUMJ4qqfwSqKTN1hxtHu1kneDLhXGm/zlqtN//kCabRtc8edM6Cv1kLzornh",
-	"sFbkh4Y0P1cScvecGRzBIVnLxmb8VVGs9tH3dil6/ZzQM2+fXdHbk54gHWzXEb//yXx/oyzoWjV0Du9/",
-	"rsZTmFs53qPX4pntsLNAnDGLFG0DdVR7ZLPTplNdYv90sNGIHW7nEdc1tfXrLU3dn/JWz5iNM+u+KLbY",
-	"tvX25RWDAMYsEGfJoPGStA+YzknR5ZIRJ9kIB1/QQ/1K5pteFx/VpGDUZmhZzYcFd4fOPSqaO6bYvwni",
-	"61zpimpZzYJzjeuzQ9xwMdfbS2iSoZnrvyOLG3aexROCz40iAm6rpe3LTAUtNopFEB2i/VoQN42roN1R",
-	"pPs27ft8cUs3yswxkoy1uoYzDNFpOBfxW6ITYIG7+gKx9ptIU9ote2klrfbsRHtf50sxRnzZnKjPqKaF",
-	"HCg38Fpuf2fcDN9DmNAVZ+MbxWyT8t+5Sy5O3v20bZz2PRTsHUsQawkVqmO+GEAuFiy2xTKq2VJWm/3Y",
-	"AB9BFThnQnNaGEFzw/Nep4+/bA385kmUJCHVtuNhp9Ui10QwlivouTiaf5/577yxFIwBYwjGZS71jKm5",
-	"C/Te3oGcWQ/Wgwzj3aZkz43kiWy/cc1pQwpzyRSZrkMX054lGQ4Tc1FxJvJiQ7Aa1C2dlpAbTFJogzyq",
-	"oqAvez8UYZuxjSkh/bos6iUX+2Rft2eJK8e/oCJSgi8kFbW3UwF5QJpwsU/uAjTb9KMx67vgrOok+qif",
-	"i/nPNas2aXx53M7ave/IFVtx27opGNoZocRtjPOSG8bCpCUs/3TyIwXHJAzxiAsoWTkeqXk6aREQmkyi",
-	"uB9bm25YGHrZFeUWuGpRK8LlbDFS6yS3EAlADnpFuJjrFZubiTAE22QSf4ijngVqUOdWmwrXo2s1g9jt",
-	"Tw/mpHdbBFLI+RhrxQbF597+jv2lC7a/NvJlA1AJRgqekbo0UuGbk5OToMXSLFoudkBrdjxeYBa4sfqF",
-	"gJjNKFExwn1rm167MohuJ6IpdllvDS0h961i7q2wabNHd0M1wxnYSQPaZXPjgJIZ3nmIhvnfWLUMp+6e",
-	"+mW4XIepmfeE5w1FwD1ajj+E7Puigu548sUlVt+LA+LGa0qD7uA1zVnToxL9wmQ67A12TuBhBWZc9kVH",
-	"Y+lJwGiY4yuvv1XBqcj1Staa0ODGUfrpvU+JEbU+I3ZWGwdwn631MNU89zl7GniNiAUbomucEmoLyxNC",
-	"PYgxJVa1Bo7zXc+bxyDl3hYpNLIAei5KwSyHdZfgl63c5V+2NfmRIcUAP2TrKNvtnx7wCH9MJndHS3kU",
-	"HAIAdPXLp0lw5Uhd8/JIlviRo1LCffhKO/0f2NUPWPAx3lsOZz2UoUAtyPTti2fkX755/C+zY/JhxbMV",
-	"WTPs4kErKHBXTOiwA1l6rTfpKUmd05yhXfH24ty8TyUkzaqbNCHpnb1hgzewojA0ZEdZXd1AHUrMW1hE",
-	"gGQu+FJQXVeM0GIpK65X605++NuLJ998i+ngz+HP4/hZdBPpw2zJIkBW571vjnpfFuF6MwXsDrmITI2J",
-	"8e3TuiriAvM6JvV/YBsQwaBRsJzQJeVC4VGVXvPc9Se3yGHymsXl0HWshMy8HGGdOnN3bmfuWXykIj7S",
-	"tczrolaDA63VDk+s4suWG1bxZdTYuutfOMtPdySTssq5oJoN0rQZfN1m/Os6kvgakCqvXUqdsSyLZa8A",
-	"xR18wXTMKQOy8AO7ImbpLpgONqtHK/E7WWFSyg2r+GIDXiulkEUi+8zcPzq1IpA0Q03G4b2xsRrrBPqV",
-	"+wq9fv20HVHq8ds1KRRt0MgE8HKVxrZFLa+dRT60u2vPPuvuAx+4Xr2jSxWF4om2XG8GEp8YrELodwe/",
-	"9cVHeqsYY3tlmSvb6mofG4tYAo3QEcvN1sKctT0MAJ/Ib9goPaq3zc4fo012mjiqGdPxfphmhqigx7ob",
-	"SmbUB6FuIQgPLhgVJt+mfpztgE+BMGf+alTuGN1LabouI0zI1wFmkLwCRfG94HckVmbFhf726WTQ7vNx",
-	"0+bDu7vRvJIZxUZWrIzb9UqzEs+Lwt5rCKVBryVCfbNro5YhahKWP1eNbsZFzu6OB5SvXSbug2g9P+Jc",
-	"fCfzTUxigp5Ai6OCimVtLH87d0nT1xsrlyvX0R7Dn5GgihSaiR5nhX0rgbSDAc/77lCkfVOLNbfXu+eo",
-	"gauJJzXGH3a+LpiIepeNQXhbSc0IdYM6JqmZotQhl4AL9YykVCmuNBXaX1kywSqe2QDyjeQZOyPpB1ld",
-	"g630pqBCsCq9FLcVt42NyhU1W7IsqEjDe8+bl0MtLvYKYDnXQW+o5nm4x7wAAt3ERrrNp3JOl0IqprZi",
-	"1uqMpBd1yaobrmSVkkrWhqgrpm+ZlSgwEGXRjUtZaWU/aKvN0fhwywTZ75gDCaRPksn2eMIf7YRMkkmb",
-	"7EkyaQiLiqEfbcZD/5kZZs50N0VZUC6OgFdDBDC5ILcxP4h1XjiUo90suDMX40euFBdLc36+oRVdqzgW",
-	"0LsAPdq9uyl+DpMUMqh/FhJzfWygZlt56PFw2nr3klU2Bc437MTAVkJSMwQ0WwBGC0rArYxP1ziaNCCt",
-	"pULsMsG2y8WH9Ia4tvCjzFnxUixkbJ0boWfuglHcrljF7KEOCVF5RGMQOUjZsNlJPHk1k2LBl7VZHveQ",
-	"1Trh3TBN8O3hXGt3FvWVnLrLbvbhtV+p4LvtABurzZiOjOb3NJ0l3jHUFCTsh/cE39vhIMIphkNSS3Om",
-	"wKEKTOqUELR+i2JtE77bbNPrQRuMvUMRsc0dBjLuP9qKLfvXwl7sXYnBz+/Srd/Cywd3RLAcDbUhF4Xz",
-	"l3RZuncn7dC6oZjghnJQfztbK5aDMbR3YDagNz6+Ih3eI3jjaDOtkQ2jZhOzyfqmJ+xv040s9ceOwtTD",
-	"yCQdlHjfeufoyQjp3xWReqC0/haRnyO9vz0Le0SEohMRSzlq4e5MNRNUYHrr/Ut1x6a+q7lFnw6TPGI+",
-	"zBft6r4W6VyRnMF7qCt5FlIwB7oX5izdyup6oPnUTk9+67u3VLXc+eNjZHvgdVkJ2HL0h7TGOOCN4UZs",
-	"rNeDuXVeFA5vi1aMOOML5g4qXXVzANmGZQ4Umo4C2YX+Y3H4rv8Brf3coLWAW7WxyLU2WfeOK4iC++42",
-	"DXYtmaa/fEpJxRTTviWMaxM2+/LItjAUuJj4PiPtxiK7W4B8dvzb/g1nUbtVb2aQwwHv2kPLBptfJdCa",
-	"jTNoi4WInZi9hePFhOTR+lYfbS81W9+rcTAM5eMeswFfjMN87l1b5WdrjCv3HV2+9vc3zQt+Yy0JjskL",
-	"w+U0z1NnvwVdp3zzCSdvEbDOMPrMPolNHuBhxQo06O1T2LjqjmYaZDtXxI3kbEuA42vw2cDnvlTgPAAU",
-	"PIRndK/Y6o3wxXoZdFUmv8jDjVhG9A2I8HF/AGPZ44KwQGJl46sGw8ADvyv0unZRdffc0eYbbkM/2Kb1",
-	"L42aSrLW0D/LQqTpUIRtH/q/wi4fV/7WfTKsf1v21K0t57t7spq50A77jeY5yxNCC+yFBQcx7jZzFTdb",
-	"jpVnEMCC2QRF17dtccFhZTYfLWZBJ6RUSD1fyFrk6UFJUw8v1NBbjm/0uJNudrGxMbjfOzJjt1TYve+b",
-	"pkoPLAAqmdeZHm8Nl/jAQxnC40xV99HRlrId1i4jedD8dR/9HJavH9AeRm93TBFn6RXHveBofxhLt2PN",
-	"DG44pjRfw1cyqfS8ZNW8FrEU2efuRpIBSDyKWXMvhB0vvg+DuLW4FrbV9jbOYw9NDdbjWHyskbW6g9bC",
-	"OFvbLtPDm9nt3MXt9BW7HOONc3iiVSmxn7leyQUvWMi7h8BZJV2lpIVEfJD3bIdLKjKSeDqnwwiEKKxr",
-	"2yeXWLLj4zEtKGk7Ka1k0T4dRPG8QdmcuiWYtfJDg0RfF8q7YSKX1ZxOkola6NJcWVNezO2boJ8t3HFl",
-	"7vi5mAc1JBCfFrSYd34HkGNXQOJfQOdZwZnQc8WyiulotO/PNauZ0Tx6enD6tIMrml0vK3PcgyuLABQq",
-	"mbI7iF0m5KourluWJHYzoepaJYQdmSEmhN2VvNoQdctYqWYJUSsAH77agMSGHswZVcfkmawhOFq51HeI",
-	"CGBLWPI3eQXObeiGq4DGAHvLkGNm3TWp7OT8OS/79mj/ZF6LmpKWpKqx8PiWcnBeYEMyM3JUl7eSLXa7",
-	"13OuMlrlMbxV+C7obDaKXLJqTc0eKTZAgussCzRwoUrmzfA9qZBFzpSe+0mY0yWb2wySyLm19IuPDwYx",
-	"ir/JK7ME9tnwPBASLyo3dcMIwIOnRMV0tdmxauHswaLxoiBXUIpR8Y7YHjdTtgFvz/ew8ywwAwC5V3y5",
-	"0kTIW4BYpmLjWPmALxuxmNdFL6eEDInGsH+CmNNo7092i879DmlmIaQqXI2Qr2PHy1sHdTs24awDxRvR",
-	"k1Ysu1Z9JQw5v+F5TQvEdVZk2gfmPBtt8W6DdsfKaEchZRsRZwnTUl77o+gLYWaj33IYNfsLZtmBtE37",
-	"yGsl1hljE28Pz1L4xWhD7upvK7HOTWWIBB4m2w1hgb9lVEmzA+MpaO9crspXioBXuYAdhI/smWXmn3uA",
-	"PDP/ru5a4a8PkmtmY/kxHb6CBDPImXCxeZe/yRQxEuGUpKy2lQI+x4MLUOgMJzyHBA8KnCBFQtJlIa9o",
-	"0X0Cjp013fjsUHA8ULGBTJhw7KyeJBN8SZRD3zIzLpe81YeigncpQs0HS6kYqmLmkbMgcaliN9yMlOv9",
-	"EVIq+MTcvbazgK1r0YGA6+M+PSvxI7ZnelAClRAlgzEam1M1KWUIMExvo90yfiWclu3JiPOxYiJ/CZCk",
-	"vaEbMBAidjpo1b5eHVFNjZ6KHVhhUhqwdODUNRV02dYR8OWdsOLToTHjU8Mj6nNb9wwJRFqeV1BPABno",
-	"4hrMcIW4QejFw+CEi4uacR5P7pEvjkdXp1QFBoDRdvPteLmKqqH0YQhVzrnfzUBWVOROT8U4By+sZQPI",
-	"vQCwIaSGKEtzhwVZ5zesih/c3TPIUhYeQjvXTBY3COWkxoM4WTFkLF4PdezEg18eD92UH4zbZFGYEJNJ",
-	"dYRSeOm3jtNk5/l9xXv3el3xmAvRtVR6//alj6ZRRcD/DgEdgHkFYDPV4eSmx5I11h+hlXycqZt0C1rg",
-	"6e/2i3wZeoeG2icEcttfal5XPbLA3QGC4IzUCjasr8RtWnuZfYr1avGMR/A8MLXb7wfSRmlZYrqO0Yam",
-	"Ly9ek999e/I4IfsVo7sPctFvYV/gBQvh6Cmwj56Rr789ObGeB8Fuiw3hStUMJ2NPz3ZrqlvTESU1uqJS",
-	"7vByvxQ4LwBjdGVWJ2xCE+YHK18BQj2+W6uXDaFVzHVT8iFj7bzkLidxZ6rPawHoGpqJjHXT1AOq4+BG",
-	"Ie1DBH0f3ow9fbyxNs7y9A/1HmbnZFkxpjEQQjVxyqlNpgkpON7lqu7vkmSnIwngfdr9cNzP+xl/6FxA",
-	"88/F9r0qjUVW6pi8s41tzZFIW+2wziAVOuI2sEcP1W0qG2/Gdk5OX5fmv7Q7NJ+/eYnx0pSLhTz2iJ5w",
-	"mTeMPeuI4MfHJ8cnnUmD38Z2kmqaYLar5r2p2WZLz2MJbJvdZV1va+EsD3sq9ZRO+KPfnvvKOUpddhpa",
-	"Ieh0RvQTBZlzHsqRLxp1nRq2VT3x+t0NueGrIxAqemBwYpNwcfH6e7mmXETzVdF/TXK4g6g6W5nDN7WL",
-	"eZzJdUqmQtqmhQkRkqT/liYNjKe+laSgV6zYwi168s3XrQP362RSUq1ZZT79v/96fvQf9OjvJ0e//zht",
-	"/j76+MtJ8u3jT8HV2f+aXl4e73H77P//T7GdcHHx+pWU13XZL+kd6BndmhfotADZJZWslyuiuFgWDH4/",
-	"iqVm5D0zjic/vNNuvCW/YcJZBuAwKyS02KAqLqaVknMmjLaQ79LOqXDWksc9g/IS20gbaDizDSgciL4d",
-	"LPZH1BADVSwy1m3XmiHKfaeXxT0hWsLbzGCNwhM62dNgeFAiB+h0B3QrxAVoT9c2nT0bZmS6d2dqmgGi",
-	"4dqOv22d+lpX/KrWbL6mZWld8vu5FPwriH1FOJNwvmkqclrlwZ1YjUWrwe6XzYQcFMKH+e/xZ7c2lyup",
-	"cojTDTzN1l7Yq9H8/knwsIzBJg+psamDZdnvXMZAflzjf//2FVq8LonHcDbDDKRFJdfdhfP3GevYighF",
-	"/v3HVyPLyS0td+tivqJqFXEUsDty8cfzoyfffOuVIXQ++E831cxG42JF4Vo1K0JLWmlL8xVbyMrCHUOu",
-	"FYxrFJ0R0PtIPLpVHgDljSi1nAiJLhfoMraT81cq3rJYFBtrg/jHsFW/sP14uo2UE3IL2C6gERmNCbU7",
-	"3B/qoFyxQcHZZMA1Y6Pk/fuX39uM/RnqJukvPP8E+lr6iJb8kVLykS/megQXH6ixetcf0xlBP4BSj7B1",
-	"WQmI/xitR2e35OL8x1cWGVRv/Fwckz+YI875DWyFShpuRoufE+6J9MGl8R+lpZAqZe4zxp97ozLS2dY3",
-	"VrZC5BSxRowYTsF5BVj6ZvvMXRFtQd0/cACVLMzvtt2yebIr1Nu1nL9colvscnJKLid1JU4lz09Pjn9/",
-	"/OTrp0+OH//+ycnJ1ycnx4/N/x9/fTn5lM6OyQcPBWbnYdw5ggVC7NZuzSXTtic6LUtoa5OOOml6T43n",
-	"7RNjrBjoGCuhVntMLlDetU6ZM8y9sJpQRgW5YtgMWAJzNSe8KDajQ62NCr5PbQDkQP1cM3vZQjfsPmdW",
-	"WpeKmNOmIzS+Usif7vHEHz8U24vZev1FxZT5NaccB9hItIp3PWq/+3rvGp1wG+7WErsU+/OIcK1YsYj1",
-	"ABtVotR4S61aMFF0XUy6W/pNJbXMZNGdSdu2MDUPgYaq6rKUlYUp9BBM5pUfx2mpakgy7k6Whb70cUVU",
-	"bXWV3a2ThrJ8fO5rn8K8Kwd2Dwdfmyj3joEpew/HzvZkPUMMCjjd+2atKd+w5XzXjJU2JaWn/u6ex8dP",
-	"7HZbmSdTxRjZOiBdpnq7pASeGJaxbfAYd+/xT/aPv65p+Vfk1Y8BsszHFrQMXxt2B583NTtvsuR6VV8Z",
-	"qfpI0pIfZTJnSyYeeVI+jUem2Wk3mAPGte7AJohy0TEmfhWZ3LE2ts0L9Lzvsi/OiHkXBOzWPsK9r5Vh",
-	"2GjrBGgJ0TNXwKi21H1rXOwn7/eU7z85RW5LqAeE0ebq+7ev+sT8tmDdFgc/F9/bLKkhbHEEazFmiH1h",
-	"tLbbVfQuzP5rnoHZnqalVHpZMXX66NF//ef/SWeuQExX1D6qGgebUsVa5iw9s6Yn08ml8D0qPHiMzeVN",
-	"4HTmmqxrpS1ehqtzWkml4TLkh1KL9AOC65g8F1m1KTUe8xXDOy8F2i0OzxkBeYJJfnry+2+HDtJkAnhE",
-	"r0WxaTavy9uN+73sVaB/uNx3u1W1VD0pPjAFDmrr5RsfZ3d+LfdhbGZ1wKdLqtStrPI+mJUlF8Tdc0ZY",
-	"bNJJZ867bP3k6ZgZdpJ3m4h3z954DnBAsWYCcr7kW4HTy8k3T79+cjlJLUr7t9988/U3CFMQeGhPjn7/",
-	"8ZfHyTef/qmvS3Q/sgvOiUtg2Gu6uy0ZzbLbkQdfDRYlYLyPu8XAbnT3fzhc9TBXfgCPvmJLrjSrQLW3",
-	"T4w/K5sZPKDAqQ3zHiPkfqVN7VnYo74pNqyI9yGg+OLPrzzVDWAP18rvfiOBgpMBeXqoKqonaO/lFhY1",
-	"eir2BI/fUypvy12q5iMOSB882R5/UHc99SAWEPpsycRZXOfZW+4f7wMP78YP2PDOwQfABzYtj+cO9CQN",
-	"OS3tYKX/ViHl+0W0sIHwNp5LQtLL+uTk68xJWvgX+zf80cw4/nCKPxixjD88wh/c/OCPcZ/j8Cl2OC48",
-	"7pN7A8M3jfx3N9YNtmW4ZUN/Pm1yRTJs557zw9rs7nPkPiDQvT1vew/ioFwrLiuayRwQw+/YzvOZaiay",
-	"ze5aBPd1c4jaRERoGQWVCVsFCd24i2t8jiU3x/uW8/SmsqTPAplYZxljOcuPAYLl1mIKtz/dceb646WT",
-	"GIY392x9VHfnvSkghmnsxZiebEvOoFyhGpyn4UhHX0Zp2GosODrA6X3x/NXzZ+/I4zSYtUNSRKN8Bxkm",
-	"fRi4CINjc0KgbygRUptdDAm7dsoygG3UFaNrc3QULEgjNZZcxyl/OfkLLXhObU4TuxQuqfRyMjsmSJGD",
-	"kLVVglLbsxPNtJGVD+dErYw1sGonBPchlyLFkOdj9ZVYulM8SWtNsxUXrPmICDOsNCs7xodecXHNxTJN",
-	"SJrRouBiOddSQgjkxk8PwhMpemP+PrsUmHuj0ALGboJYRWMjIjg7ezh/o0D6sABtLH3MQ3qIyo53715d",
-	"BBBVHRJsw7WM5KxgboGoayHbAPAek/OwZBUqThNiU8BsgiI69Mmai1qzhCi50EfwWqbIFEdEUvwhT2e2",
-	"QqlJZrJrhylJKzBiKcQKmoQV+xIjciHjSWLrv+aGRuO3ojYhcPjZgLcF0LJf/MpWo+Mh5OKzFeng8hg6",
-	"j8m5QyyzSLQIjtZMkOE2Zu383rb7C82q4fRVbEqOOmHQmZhMsdG1pgUz09d82uxYO6/2aAlJD7Pkvj15",
-	"+ruu5djDvYHFh/L2IPLtUXEYtU+++f2Tk33JjfnkoAtAVcmqPxMPEt4bCBx1jUjr9lwEpvRj6EHun/ce",
-	"xNCz6hbEcyV7JB2+Ii4pGgKvuQe4bpJXEBG5Je7e8TWTtYZBj+v6GcX1iZDRJB8Kn5hgZ6w5l/fPSKiX",
-	"S6bMJlnwu92lefZWUERkRRb8zgWMcYratXbjukltdcXf/vzfWSWPjKLiG8g3IEHqOqyZHqnAtbrsP3xH",
-	"q1g/C6s6t7n1Y9+GcXPyvL8tBRURpayLbj6uaiiSN25eWVdx/4CuaMbMiRTFWciuCdwA4hzOawsub446",
-	"qMj0x0GDQXDgMf6D2ZJy4ajt6h24EY2asdK6xMIaUDPwLDIqBSC3F7TxHY+maQvRfeSS9rXWt7qgFYMB",
-	"n1NgwlOSYmlVSrQkTcr5tCuRcACzBPM5g0MsaY4Eo2llVGSsMP88JimW22B0m2kMeMvu027+3EX7tlB5",
-	"QhJb9fZN6313mkFrXPvxaJlTb+eYqMdza6qSEOwPtq9NjNV0qXYqCbv8DO4zTjUaM7OtjLleT8Qg8x+S",
-	"j+kb2oxDwYlInTgUjd1qdmS1KIyhFLLCYM7PYSh2Y28TZa0fBoPtpXmVEwt29RNIEWzgJttwIcJ5bl16",
-	"SDzlcRixD3bjw4ziNbxr3DDcajacfWwNwWr09rhimTkrvYB6oC0wHoewK2gRIq8nwSAQDL7yBXSKKfzU",
-	"5IJ5ZQNbvBsj3WaI2YGPx+EI8CGj3bDG6UX/sa0T+VZDu2FZDkcKfYDkUWD4GKpgd590cQa3ZiSoGMJN",
-	"7/eNE34tzk3acn6XM7QX3nMLIDPSbSvPU5cfHJRkaLo8a7BlW+a5bUnuK3VzBKYxd/YejhGszSgpLE9P",
-	"seIyICTsS3zsiDI36taGwFr1hlJzr8XfnAP+pjLvFjZFN6NF+KwF6Ex88zgHOxdibZ4SIcOHHEInevUN",
-	"VdvPt2eKNXOVQ8fAkDwLpgLfis+kvGaiF939O5kDIkz65vXFO/KI1nr16ObxI2gNaFSmZUWFBqPxX52z",
-	"NrVt5m2GL3o0/cWz1jM283KO73MPtn89Ji8wHw28LObZpqa+VgzMeb4Usor2p9mJtNDJmIDwxtQ7neFb",
-	"s2PyTK5LgDWDLu5c+D7unVTRkcALu/Iq3vh46i6KhpMoQN4Ek9iHEQO3YKPHpjhUoWtckkwKzUXNjHod",
-	"vGwPMqK+kIoKT0lvbhKtcy7nC16wPtozaLG5JNMf33ydkA/nf0nIj0/PE/L6D39IyItX588Scm7+8/rN",
-	"+wujkX5gVz+2A2FXXNBqE9M9XMuW3QlRLy9ek2+//v3R46bFy4oL3e0uJNLZGcmZRjwF6jyetChsb0nr",
-	"7+smotCjv3/85UksDaWLV9DM1cfhCe8t3nfgRb0ONgi3wXI3IFFuFRrwuE7cJMAT3Suo1L8Ehoxm6jOZ",
-	"N273EvjTr8YUnbKy8tM/66du2Ppmdz3xW+1nuNMzlKiSsWxlFeJMLgVv43T1OUvMp3rXEjwu7+R3NS/y",
-	"fiSpTIobVimMmCE0NPgcwjZ6APoRtsWzzlPI0Syo7d4vxYJX65h4HVHb68Ms2JvvIOcckDikUT4LxvsG",
-	"HjBPFlT0Tg+OCgfaOO22SPYOBYRBqeT6+P4xl6bfxFzLOU5+eK5Hro+OxuB0xdjnPb+A2eqXAn9TRgLA",
-	"Tfslc9uOw/gomUKzDfLk5MnJ0eMnM1caiqEL75gI+vRRqPW3X0h8zxDo1QflKlEoqJofROtb6GhpxNbK",
-	"QoU52IFMH5kZwJceGUYlSm8KdkrSmp8CuH7qENZZkSPc/gwTUV2Z06Uw997yfMl0Sqap2czQH5DdaVox",
-	"ChHAFcuur+Sd+dso3cZsMH9jt4UU32heo7kuWIphvs7wO4sfrlw4M1E+AE2/Xb7QowGGpQPt4t4DCgYG",
-	"U8ab7ktqq0tS4pLFm1v6EsZ39+EJXGOQS1zVBcMuNhpNAuvQ3m0WNkf15eXFZJTqg9PuAcZHzLiDrj5g",
-	"rjuIKZ1s8uFE590lE7Zc4suVSDw42nmr5dN9AG2HpmpRSKq/ffoF52osvHpXKtpSBDjvoJ1T030BeDg2",
-	"c//glTcHuoBC2Pc9e9Q4rm11GRtODu8RJgjcPkaSGFvyADHSlOceMNa95b0hcg8576uFD6CtksWgTgmz",
-	"a+7rWYFC0vxC02pH+p5LL+tVk32B58IlUtXwXut3da2UB/3loxDRIJ0pd1/ginjAZ+f39g5CMn3ylKxk",
-	"XanAKMAH98VOAzj7/vAyDBwb5EGKgjuc8WPHvW9U/O+9haF/D3KxYMjwES7I1UYP59rD2T+HW3vMYFot",
-	"mU/J6r6eTB+fPP3dN//y7clJ4rsbPj45IT9+Nxv+NA67l19aS2jzt6F/D/7yqKzYDWe31vFmf3Srmg7b",
-	"ns3nkxbzhssYLkA4Vy0ujCqeii7ZW/AajO+FUyusFzFPfdmGOIPNayxRD9K7JpnAQOf2naMLkYM57a9T",
-	"6S5y60t7VI/EPhatHjF3GDZVdhFpf7Mcuo43QH4vuIZuH/lZU5jQZNhlFfb4z6RQ9XqoLUB0fUcVpOAQ",
-	"nAvHjMpijywqubbbTMvULTu0XISeE13VcmekuqXeRo5yo8ui/ooxCqwmQYFpKPWuuBbMOk5tCp0EVKsX",
-	"TkU1I5AHa/7D1+0oLuPYVIUqcp92QCNzutrZbT2TTuiScqF00LIsFAy27Qh5dPMYGlao+gqa7tuMUmGW",
-	"pQEaxU9OMTvkb/JqzvPUgnuYr/9NXs0O8lSNjG3jF+OT4QaAaB/BMPw4IUALY/fezCjvD+d9PXwfpr4y",
-	"n4B4u7hnZHyRT1QHOCSpwHL/vrcPY2r6FlOGo7i2nNujvcQNVyPuOq/7PNhFe5XBbIekY4HrYF47s+Z7",
-	"WlkpvyXqek+ZC2xIEe8bCXcQOLZ8uljvAXPPVd+v6Rdy+nywqX9LqwFU7YM628AUzPuO0It6DeFbew74",
-	"XqF2iF8pcIwc/NmhU8t9vn1f6h0xbvSNXAafDdaLUUVODmidMq7p2giGDZqwtSa5Z/CdlR9i637tqcXa",
-	"Jau8bLFs3oKGQxXT3MZlLEBTyXU0y7JqRA08SqZcZEWt+A2bEZBd4FPwKfI2oKUJqIY7WucNH5FOp91W",
-	"+M2l1ojBFMSN4hgXqE2I8ume7l5XyTteZw4FTCQB6ZDz5Ytv/oj/U+TdpWV3X2Zp95JFgXVku3TG6pC3",
-	"1f1gYE7zJ9MaTAUAflgsWGUL2LCvKIDG5WCMlASzfsyLZl9c6m0N+DPKwR39Fu0pbiQDcJDbMg8o5obA",
-	"u9rWPat+Y1Y9Quw9lE2/D6hYpw/nkBEfQoONMt5Z9WM/7rzN3m9KE8wHTgnFggV3dZqGbTFSkkKVs/0t",
-	"nUHDGkz5k6J786VwfTlsDM7900hvSCPRM4x1SsFGti19x+60G9SnZDBHYMGr9ZuCCtsVZfAJSGMfefM5",
-	"eAM7bZ+GHor2ihp66KXgmlONHV5sa47R39vuDfPpo+WOXT6doO3qwzQ89sl5Wyl0EX9vGIU4OC9+KBxx",
-	"2/h8EPy4iU/kOyIQgEEw5ERiFVZ7Kr4UCMA5DeFT2qh8Du6OL5qyxMPO5FaIZH94jhaWRJPy9asY7/tF",
-	"bMamy5snmiz5/Y3rZILFRjtRM8BP78rnH908JrQs1REV+ZHtfmtjn4ntqoInEM3g9Mf3g3pjHrMdK/xX",
-	"03bVFqlkrZk682zngNMqAJ/RDRK5TX+dHdITsSdd3W3gYL+GLGjXMNyJQQZ7ey+Nd1E089936L2VsTxS",
-	"8yu6pgE+hKSyWs5pvuYiPUW0OwqICujLVZ1kFLCXIPcRg5bnb16Sa4YtfjsQm9ilbc2EPibpFc2u5WLB",
-	"M5aekrKg2kz9UcFumFkRo0wAkAsWAwftWs7sa9p0qMTqs5iVqzAVyau+Ioc2cYaRpOvJ2QJDDbCKT/0H",
-	"YLC3Apyk+JKwED8NNnt6ugXzAtjimOQatA9T0AzNd5SA8jnQAOy0qTD5za/DJJk00wXNT5BW2zrbEhHN",
-	"aw+29fZZZklVriG25wDbdS89dbUBCaIhNc3joG+Ni/ptmE5IRgXAVSAi8zHqNDcM5nMT/BycJekpSf0W",
-	"aBo+nHXeZfEPFWZo40q4+QKzpmILh8zm5s6OwEyW22DBh3unKtSiYljkVNcVLY58am1UV9yj+BbSZtmd",
-	"TghA8X395OTkxJwzFc20tQeCeP7Xvgx/NwrnmMZwLXU1nLnwwnCuZdOGb7BLnEM/CSqZO2lxD1evB70D",
-	"FgsmbFZ2WWsMFSVeucFzACpujH4gs76uq01JO+9CKf71cgL4QpeThFyixXE5+YiVn3+9nFzJ3F6ChvHm",
-	"zxPzL0DWmnxMR/tpXsnM1vewMuajWatlH9qBOTh7wQ7iLPLcQxx0hgshGMRuwXfMtZTzQuJPhoHM/xq9",
-	"ZV7SSrlWubs5yMw8jsDeGeUdVvHFZt/6nBt4KgL4vxvSU7DbANJvEWTk/M5s0sdPfte/RR8/aTca/F3U",
-	"P9RbiyIF6le2GKUBSwFVJeyR1y05GRAK8ZW2gh47ALtuqxY9jYvrhKRGzzXHZeqaZdh5OaqYYtqT0xa7",
-	"1jtinhudrY2TElQFxdjAmYfmROuRpj5DHUCteMWM8hhAMkHCrk2D22YM2Ke7X/wVVoWOB9BsEf2OqutB",
-	"jwZSMTgB8K6oUwnbZpoD3U8H1oC49nnBvMRSZksmciayWArt5GWuQsQNhXFYKRipamGTpPbs15PvxNvA",
-	"osIFZxUCSO7A35j1NMw9JA/0RcUYpr4jijOPdoI0NEZz8puk/v1bO9mBN6+IfqEfowaRUDZlFwSjKNZ4",
-	"NgEEhnWApyMBA11VRTOuXQyKaZl9+GqdZWsaf1vcCmRM8lK7FomK3kBunmsoiq32QP9UEGe2yXLgWTO/",
-	"Nr2+vQ8OvermTbYNWvN9yB8xKrbhq7TT4DpFVGVzKgDdFjVvdnYpthqLu0RCyNWMQLbdp4e4B7/3s9Wd",
-	"xmnqWjcmJIXNCedyvmSqhRLYwV8YrFzCD9ICNHRZjcrDhDfvRB8MJ3PrM1jNLsUIHGQMX/XoP633ogMH",
-	"G+2VlVRsb5CinSq144I5GuktrbpzLWqA3HgF2fV93q6MreRVwdauQzLosjctVMGGOxrGOIOmhlCRB40T",
-	"EOiLw+6Cp0efZYjexTTlBfiJemas51gL+sc3KRRhD9AdPeUB0jKrK643ULxlc+aEFD+wntI/c3GzlrUC",
-	"hwQ01Ej/8NzohyVHHdHccXTNNunMNnYB4dNG2QwMeyttYLag4Q50ZnYgqacTWvJrFlTS0pIb4j4lkytG",
-	"K1ad19gfF//1wm2hP314Z6SyNWknkZKyD+8aH4zXC6PF6IkNPNiXGVKxe+fk1H62Ic+cApNPnwApZSEd",
-	"oiTNQMG2Q/JdCdaUC025MIL/U7JL8XLOHLKixcKoCu4dp263W9GFegToEOBcyWFv5nUFQFSNryW5FHCi",
-	"Bb9YCEKGT2q6VAmiXRJM+00coKivhaQFnipJ128EPsbkUjiPQhLgIRtybF669zDBI5B01nFvgcfL9jM3",
-	"erE6vhSX4rnRghG3oODm6KlFbrPIoVdbSsqKLfidxaCCC+220dP0Ef7w6J9ThHIilZSaTJGZ09mlcGC3",
-	"Paw7TR2XpDMg6p//+bx15/E//zO5YCInqfldVnZ2Tsl3wDIE0Z2Bwyy0s3XQggoELMkVsdmSdItf/1/2",
-	"3r25jRvbF/0qKNWtMnkuRcmys88esabqKn5kPDuJvSU7uXWGc9UgGxIxagJMo1sK90y++y2stfBqdvNh",
-	"i9Io8R97dkx149XAwnr+fmNFDN+TZfuuTTct62XF3SXQaAzZx+5pIRUUHVx+I8xYVSvHnhTFDM9mRmzq",
-	"tAoY/bGzf4MomGD5Ekkzy1xYCWJBWcjIJ83pmWGfvn/3GnQG+gn80D0I24NOwWlM2f97SMbr4bvXbhD9",
-	"IXM/BtHvQJUcVzR7eXLCsr98/Pih4T/JhmN1xkphdF1O0X2nEGMtyYxxk3l5/NIz5RXyBhFCwZwHHwjo",
-	"KoWcCop60fG3ekkpRWUvWHv/ySphxm459Gcf3kXEzo4P+rfBgV4IBWTnBy+Gx8MXWOU/Ayl+ZP/nWrQY",
-	"9ueADo/6Guj9dqffpuzVnsfbUVnTgXKHAroJNLcxR/sCkXabTO246yCAYPf1op4Ucko8HiK3GmksI6yM",
-	"1Q6B5V1+cHrwnajOtcYkAdw8MM2T4+MGbC9fLAra1Uf/MKgohUreteHLmLUeZHgTBZTOSLBahii3ifes",
-	"vXk/3iPC/Yqu3YPTv/09UrfaunCAOad/O8Co18HfbQt44eZzqY4S4dv52b+XphFoMFGqExavckyd4BXj",
-	"kLg9ZO+Bmi0KLIDnecqLwl7aLEM+RUSMTdvGJGPYYHAFStpyEPHvNQFP+qPEbY0NEnYNgCx4P7M9Wi37",
-	"48wuhZ3j+2Q1UqOxw/sZHjn6sC7WHz33PWRC2AcbiIlCLLZaCGnISQ0AMwDB40h5bTvgAg1aEIW4wj7e",
-	"qaiwa5j229Ia96yuCRkW8Gu83j0IIPTTWXUNNIm++dGuwIv/fY/HON4ASa5Qy5GOs4Ua8/ttcPDy+Pnm",
-	"Q/1JcbrfRY4vvdj80ltdTmSeCwj0vzw52fxGuKneIsjjZwoeL2q+B7q3xmFxkib9/e9AMdFaOxKQuNLY",
-	"3wa58WMgOwX6twFY4h1QSK5IsJRzyOQxdQlQ3fa/72ayEsws+BSy/q3Kotyt5i7pP6GWAXAu2VSrq0JO",
-	"q2zIPmEk3OfwQTd33GXLebWqXdACBfARaLpZhzjC1Yn34wFab8JUzo1zL1t+tSPn1v8tNRipNLlx9p7v",
-	"5eytO3cuJJCyZz7gkTv+0+Y3XtFWebwzit+1ebrWnNM1igHs141KYTMLfLh6iEvB8xUmb6xVC1kOeI1Q",
-	"tH9EQMWlLiId/PgFQM8nrQRqVegK3JQiPssvO47ad6JaOWcPcL9s2uOPt79fbn7jR129BfC+R9vf34lq",
-	"h829qy4Xf6h3+QdezSCqTQHxRmUEuBAjo4hQrEk9uir4tUMa2gmnZtNFeLbblUV0F4muXGlM8WAz4qoE",
-	"5BlxdSUwxyv7cPbx1V823GNB4ctGzFAvEkBYVyATVtFzYl4Ee+Zp1TDVbMpVyDq55lHuSa1KcatvRJR6",
-	"AhYwPDVkmc/F4lXmHM0h2YhIaa7qwtFctIuGVUSiPd3C3dBHW93CjyOhKPntCUmqp3F1nws0qcPBsiIl",
-	"HKN7vNSP0Il6iGl6GxwAcMMmaX2rYm1gdTNhKga5lm1ugRWBBjGQnZQC1tvkW+t36g0rB93O7RXM6jtc",
-	"hD3b/fu0X6N57GK+Jh/1q67Rbu9us/ujkziRwKZ1j7pHqxV9lucmFKGtoOE9M2zCCw4UVECRQxVdM42T",
-	"wPT5OfzxbrbcoHN0HSp4nXvc0s5TOWTfUTpwCdVyc24nf8o45sQRjrI0bKrLEoFpJ8sIzpVgO0pGgTEX",
-	"Y8UDrUsEf58sibYL1JAhe0WrYycyEWHemvHUOZhcYytOZPsaNbVXUzw6w49kiScjWK8CeAAFWNWvomPV",
-	"TIEt3X1AWyXGxls7bFtMn7wP8cKr6WxVvryOlPddPXVvMV2SV2yuAUsMraIQiDSDFO27kUtOfLhUdaLy",
-	"ZlJ/km3Oei+PnyNCqdITSkBtmhuxQTHyAPZQUQXoYsjt7/j7GuxshbgCo+ZKKmlmQ+aXBvlNGUHcd8oU",
-	"b4a4flFqonQ8OT52ZIK4lphTRZn3kSboVKCk5d7L4z8NnMkHr1yGVy71nbqMH88g0ulbJIflpw3+yi5P",
-	"Zdgh/45elG4B/9VO+VLZ9novFokvTd5giaBYaDvkDmeAV7MYkgGTtvdkknT7KT+GOm1yUYAjIkp9gpVY",
-	"Gw1oBic/UY31vgOUGx50RWz/DYG8LV94B+W9t7u99MZ+OnpjnwbUCkjABsuJYAK+qj1dFpM/pd0SAg/8",
-	"nu0kH22kAmG1VmxgAhzIC9NSiBGqWBMKZFmxXnvJi8MQMcJBhVBZRZ/Yt0ApwdoorPiMK1gzN1xQa6Tx",
-	"xDKrgovnOS05qJotAsz+aIXUaFWUuYLSVQsuB8MKFAX7btpv7+Xxiz5SAVMFLylCoJa1rfQmZ/VojWXW",
-	"9XK6Zoo83EP2M2g3kc8bHd5xOT0VVSZd4pzjDw/8i1ifsVW89hNWhO7PUIxBlh/YQkwBQbpjtFimBV/J",
-	"MV27WlbW02Vafdr/qpN9ueA9y3Mn49Yam07opurYNroXipet1KpIwBghGmpbm6gZpZIFXlotD38W24QQ",
-	"6+VlibURc7JmViQosB/FA2rzICMewhLjcT5H306rP2TvO/S7zP5EgKuxmAGVz+V4jjzxGKan4fgxvYuk",
-	"5kqmW0t+V4dq+IdWB9ckqEUmgjQNi7k24qougLA32nL9ruS0VVCJICk3FN/8wRXWx9M/PRLVqqK5jY74",
-	"qDrge4WbFrOeWzRCRMyz1z3rRbnjRCOGOMxeVTo56bcoi6j30CmB2HqLvgjydI3SKFWHS2pjiG4rvXJt",
-	"/s8fXt/8qmN+1TEfL7WQEejNFjrl9hmEK6BHIXFwreqIClgsP6zQInqZLhGCR3KbWp2G+tidSuiP5B4v",
-	"/I2JOYB689Up1ZYy2LVpd9WeQXfdGD7zXEeUG2gGeNHpciU9cEsqJPAnO5MBo0MTEXE4Nw4O5mhtODqT",
-	"unJtYQhel9QiFuvFpwqGT1fzikZBvbmTN2SvICHXuNZDo7KEYbjFiAJc1oozorgVpi2sBXl9y0sjiqus",
-	"/7lJjY3c/CChds5lRCpkd+/QCKDoN1xCHr4xutzvuEEIRY/a1bfiCJaDFglEBNJkwe4Rv1au0jGGeaOf",
-	"DJvznGJ5Th+iKk8Mra7NcNyjHrFKCPbAGY1bCUzKZPz3F5xPQ0P4RHJgVw3hixIbmhK51cZL8hkISpiO",
-	"70RM9VyYVGEcuIxhIiAXwCW98Ehm/kS79Cp4GurNman0AkJ+LthfBdzNNsA8jy+lmDWgqplYwp+t5KRs",
-	"5wEzOgghl/9EGLim0iXKpTlE+DHXyz/gzA5T8eXqRRFJ4HvXs5JMiaWuSygU77LKVgX9drkWOMkNORab",
-	"chj+HdS35qS+SqT7zVXYKJWuhaqOYrSKrTKjQdV5hicmeTnNiWa9yZJlAUU2G+CRt79Ka6GymDMcaWTs",
-	"uRqr2hcdoupQSFOBzgdQ6xmjpCgUWAnROiZhWRWV9Bb0TmO+pEdaWfBrQh5oyZBOVuOhS6Mh0SxZU4/5",
-	"JQ2Al3T5bQO6zb+HvzZZx51ytOMXv0AiPJ47dtrYQu74wXFb45YFXhgH+ZVsa4rYU9WfxwPxKBiIWzZW",
-	"Y/WxAT8T0Zj6JhxoMushGiu5WcGCqJEjPunwmWF//fnjwJV7oSuhHKsm9DC9RDc+uj2lYbfSyIm1fij0",
-	"DmcUWx4yQGjPaPPCMAAwcBBQ9ua1qcYKpxHPAkVQ4okNzHve7dqE42GYnyqrtq7JJB0r8i4PPIQQ6RTu",
-	"4yC9PpLY5dIsCo7oEASQhKzxaB19UvCvAMWcjTDcNlYRglr2z7HDLhkfnLLnEXbrKfvb3+0/AaYI//kb",
-	"MdSX5E6CGeXw/c9WN4/BbSUVW8y4ESxbFFxZfQ+Bf7zVZmowxAjezSkeMyRmLwQ3Ffit7LCsXTZW6Oaf",
-	"2jZlFXWTTWpZ5FCJR18A7wMHWuz379TuBFOVgs+Zl8RtghlORixR9uULjrpA519iy7Vh48WnFP5iRnQx",
-	"gWMDthXBfoJOm/3zN9hrHBHQINVlePDAWe+8EvFUN+lpySzvuHfsf3W9rVwAyO3FkyVruQLWaGDeg4yp",
-	"2m2Wnf2dytAbcrqhOliboCichUPnD8w6KkkplpS36SAX4wbGygpLkTswzErX05nVw85YKYBklbiVTSWL",
-	"gg4y5ZlPgbilAP9eaaq2Q43zWDnVya5/2Y6wt7IhKa39Szbkk9heuGab99dgCwSDdVvHfuOmBuJCBxQz",
-	"DiGDFlivNmiq9V96P5rnLpLtd795MCywcefsZvHEq/0uXxciuPD5AKCGODrF9dvwW13NCDba16fwotB3",
-	"Ij8lTQZTW0DlAF/SWDX84ODanyL31CW+gti8g4jxrSo5gOlo5eRknzxA2DKg9NqesIFepceqFLeSQt72",
-	"18hND1OqS2TCg+liVT9c/Eof6gUKT5ScSW3MzzNZwAm3f0c5K81YBel6RXp4w/B165pGIHovj//Ub5O+",
-	"6LmMv94H+/oDKFbY8yM5yXcRDs5Z/lhC4okEyUP8LNmRC9pOu6o+R3bjH+F239033iaO2o1tofIQiA/0",
-	"egC9R1FLrfr2yG+naOGITcARf2bw+I4VN1DRJ8pDAOcUt3bUrJfZvo7gX4f4todJfQOPRACh9t9oiymW",
-	"wb9OM1ZIJYD/K5M5/ROGYgec5bzi9OOpbfRf1Mi/mP0L+9dY/evw8BD+z/4xw+BAxv7FOMtezbjjo4lw",
-	"SCGL0+Xmc5YhwY8VFFYgggAl6s/rUhgzQmyiSpci7zPspRTcaCXV9dqOILjHsnP3MHaBLTjumC3epz/E",
-	"bzexsrdoZRVaPmM93omG7mbqqBU3daBYhjSAbh3d/mHEciBClvO0cq2H6+qy0pd0R22ey0f/2kf9rX0p",
-	"6hSvj4mY2tuTrj3XHQDUQgdqBZ72rxfvf2QIlz0imFp7aV0hcQjh0s2EM/RnPEdfgcip8Vwr+BD2oagx",
-	"cIrE5+xS5uODUzY+QFjgupY5ogIj1w2MHx+wt/H4wB7j8QFMZHzwWzZiHAHTbT9ArEcHwvnN8J/gxxG/",
-	"1LwwLAPrHIk2SQI4QSErNuVlKa05hSnR9giSG80/lA/ZGz6dudM4VnBGZ7og2eOx9WHeDiSWacW4g3m2",
-	"b6CRRgtIswD5hUnguIA9XGr6VmPlHTvx9+iTE94B2IqSTQttyFvuJD2q/3MYC4y4l51ChsYhL+StyPou",
-	"aQ9dHWP1/BtmxFTDkEB/CbsY6E9IrF2ALPCGqJVvZym9KViT8BDFEIwA3GrwVGYDlD5AcZgFzlNIYJ3O",
-	"tN1uBukY8O0gLODbggMGxHgBgqoQPHKfsbNIxwySyzbpBjyijA7SLc1M35mxokxM9xBqdlfaaqlDkt+4",
-	"FG6S5HnzIjdMGr4ZAuQjjrO14BcLwSFxFTGdXSuFNJVD1Z6GewiOASxtQ+d1oPs+nTV2B2KJgXYcFalu",
-	"6fXrserxDtmDhwdnbfpAw9bgwwgMGKtMF+E0edKLsWrgLcdjeobBkBFbw4SRUDB4pHL4EKi4E1lGJonN",
-	"FdkPLktkaKVKB/oXMSNksDlalxHXYRT1Qnt3rFBiMqJ+LbM+nsFScBomycqoDp/mjK5Y5BRcwDG9kr8K",
-	"M4To8VQUGcTeac+7YL2ftC4ZKNmAYXDmWYGd28bucZwK7eCGxRKFrSlxm6vlWOGXdlm7MaC5eyyS9ugV",
-	"/l//i/UcZkr8GQdMquAGHXgXA0os54L2ps9Yoe0jU/2rTye2nPMCBSniqXu9dcheFdp4u0wrheYkealM",
-	"kJIjf4rHyncvkKtwSYd0yM5oE2HeEiQ28EocEoE7UOg3UAtOKPKfnYuqXB6eWUmd9dtd3XayiSN6xqt9",
-	"mWUzXmGHX2SOreix6QhWEcJTTXjERHRHssYVmd6M4OuzzU2sZJ7oW9FGI9RqziVKOYoZF3u4atXPjRAR",
-	"6o79kFGjUECDePqwKq/4dCYOX2lVlbro5mpR+nBqn8yGbeDPYQK/Qyvz5ckWPX3U+geuHOOe+XJ/vLA3",
-	"qL8zg6G2aqd9jq3qpMVWRAIm1X628oANmC7yLVIq7DWWZ/0BtNisT/zoTTOvcsSDaIbimvoP8A9ACido",
-	"ImM1E6UYsmwBmhXF/XjFnuONCWIQ1A3gFn1+fMx69A3ZyXF/5AooF5xK50UUykwIg7bJ0fjBfYGnjGYX",
-	"TLadUiW8Hv1791x7lIV42+7flZ0ef/RCg0uq1aN0XlNkBbU/q7gq0EDni2olXH83g4TwulrUlT07WgH7",
-	"uHdHJwq4K0/TdTVW9lRiwh/R+0BWtiiASpxl0PklmqwLOb2JHFKnLPv5/fl/vf3+/c+X33569/3rN+eZ",
-	"P5r9oGLqErMkkP7IDKLXPnx/9uOP9rW7UmI6hLUePK9Z/OjFpx9+ODt/93/s0+7KxsEgJaTT2K0G7r0y",
-	"MJWMyHIpE4Rs6oRgM2XWJN4UuNcLn6fmhDst8nRWq5tgremS6JCW7E6Ugki7rXb3ihcFGXFlrVih1TU8",
-	"yWOr+ZmhMVgJaz9Z7/nJsbeBa2U/x1iBAXZdWynqc1P6LmP0m+OXrJqVur7GbIiMvkRGM4lSRamTzA2u",
-	"qXJa3f8LdM7zWr2GzQ2K7Z50zaiHR/L9JyNY7/pP984jZKE9irJkNxckHcPORnm3hV4E/oCwgF3y8SM9",
-	"NqHcBV7nUkegl72YM5QzswB+L1BMfESu0uAucvRctgHH1Im2GeRAOX54zH/E4/LDhxcD9vPZTwP2w8uz",
-	"AXv/3XcD9vb7s1cDdmb/5/2HTxcgZ38Wkx8oJwLeRtC8CkE6PS/ylSwEHO8K3Eo+o2nBS7tt7J/Jkfhr",
-	"JZRxQpxeQAcWN2wmwfyBemQwfKlPb3o//2bIzsYK2it42S6IIilTLwrNcwZigfVOvmE/fEvCiK2TRbYn",
-	"qDQeK9S+oMOoqpqy5ZRmZiHEdHZY6UPw20349EZgnl/UQWo1uXa+OX4+VpnS1aW039jacyLP1snALnm3",
-	"xsQeq83yLuzEM7uF1gq8eV1U0n7WI/ttDh2f73YS52N8Mh5J6jXGsF7uhaP8BTLv+Yt7G3wSaugU1iAH",
-	"YMtKs9UxgW2EM3z+zaMM1ssWTEwHdX4bEaVLlFBP73IJh47WgGT5uutlIQ9vxHJTUUJg0NwIyZ7g4uQr",
-	"IDyUuXkjHKiqLBug76EekbKfD132sx1BWhlkG3Q1B1QGah8asnNidPB1UYC4arVIktUZdiMuqRoKA0sl",
-	"VMUSfqwvjkCrQuQD7CuDKshL5CLM2lHgz4Af9uGrG84KoxFysoxWoJMmLV2DxF/mdyIUwA4eljwNl28X",
-	"Q93t0CdZzuAGHx9UdzC3Yj1z9KpNG/iqLgos2h2A/XvqIl/od5pxMyP3U6j/LkVVSnFrZTivRMl6GEQx",
-	"M33Xtv/7Q/btkjnvk70O7EBaaiLSaggjKowq8mllonx156KD8mWpumsRHDwKCYlLEhIZFldXgeVTmUrw",
-	"vFFe0Cys6HFX+Wh15RhGBvjI8XRnrrAClsqRyVDg30HwDEArjaPyvlKDw9JYHRygfRojd8syYGGVVF0U",
-	"jsB6rWSFsksq/Oi9PH4RKaBW6UTInRipBwQjDsWI4mrgpkGM1SnPdCrfcN/hEd2TJYuNt9QHPFwOfzqE",
-	"zdgxN2IZ313p6fv9o2QFjrhAdt4iy5p6x8ZUfLzIYyF3yjK6r4CQCaKklY8+AzG0aZZBe9x458eCUy4N",
-	"uxHkOQQ0d0gVBRHI8wA4gaAxtseGmjHafCbpvQ1KT2yfohiPeC5gBRq1ytHlvqFM+eWQncFj0WjwyK8e",
-	"bFzr6GBvUyjgFxxG9Lv3k+MabdznW1QHuDvbeaSR1MEKC7/zKDy6/ZbbQsHG62DdXnNq8+qRaKs56Nou",
-	"960MbpLB/rr6I5QYbNx9u1kduMIe8MIL6bqaHXGllW13q/hrStCP2hIkgkEqS95B2e+0RNufUBXtEq+j",
-	"9TKHf2iVzUjmmBlQ9U6WUILlOoL03JgLYAABhsNC3pKua/iVsH2K+QRR/ialvgsosHoCrrnFwoC6TAxN",
-	"SjM4dQAxxCvu2EcwG7hYMqH4BGxSea0OpRrgYfasJPa5QqobVopczBd4FHcio2fvqsjRdxxHL+y6X96I",
-	"5aXS1WXwwhBgkB168mFSV6KOvTjtZ1xpte9Djl1s9O3E84Cz/s09DmI791JzKaEWpGM5WW/9B+rfN3X/",
-	"yghjCVFXs1gHs4eqFPZgHiLCVHdk4Y0DL0W+ZCUOKzkXuKGB/crDnFK6mYe1ErwsJCBMqBufCwHlQ9Vy",
-	"ITxw3t1MQ/K9XUyHY9VEulqKKgBkOUysPrsWvqR/BViVq5gF1D3qbLVDB8sF8+hh0qtD3sn6kMxqW7Dn",
-	"XpoKiMHgWpyJYuEmbUdeaIJtNcZRGUXXNIRd1iLh9FevcnipCaPa34ZCzaMUELQbYMoCYofHngVg0mRl",
-	"GpTHc674tRgFM9JnFw4a8KZdkIf9yAZPdAw7MhiXNOyXWtQBaNVO/xo41bGOm6hVMzYXXLkUQjAGoSJ1",
-	"xlVeiByRR+CuqVzTVLAqbwVkE0KCOM/zEqI0XFmFBpN/YdfA1wcTwWCaAAQ//sMHm0fMaK3AO0AAaW6x",
-	"WwPAbYq1PWTv/Obck9UcdfNYxV/pEDZbzbD09mvRTrCb3mCS7e+z9P0xU/RQRrcJyu5LIlJAtqR0padX",
-	"ku5SmEhC8+hBcp3M+yEzB00WI6alqAxaK3OrqVlJg+n5SUueY6maiTkyNLoROJQyF/6M0BrNLwUEGifc",
-	"CEo5J2d4znqLUt9KTCs3vxSX7rn2SKfjfHWL9Dh4Rs11t+okzaLL+e/+nnj9153tD/TC2UK+UfV83+hG",
-	"fkq70s86fflJAhslO8mdyfjXdeBGgNnHo0ZYj9NJYqhOMF1XRubCGVf9UOvc7mSHqihsQSpMIM/GKlIp",
-	"sPTb93iJ388Xc7ldhrnegaksmtKRe8ZkkLo6lwaaHqskPSIeiWFCTcslKIlQw20q1jt7c3H43asfPCpS",
-	"GrwDM9GqU+70jgBnBwy4sYq8/MCoYQ2/ybIh055hEdM53qYUo4gUvYE1bBeXUEdFuK0hdjAcqx/5nIoZ",
-	"aiV/qRGmpw1kvvfy+E9YoZbXeH5Eq+wJLK84wP3ht1MHj+qRj6TsRtCJcAIiMB3Wi31tuJceGMX9aYGy",
-	"T+Od1S6MWvSEcJ43aAzoqfQSIhFcpKW7L3elS0y8F6qy74iSNa4jxLSOEsX+evH+x7HCzRN9cJJhqVUE",
-	"ZYFgwmB8VE8qLlWkOnDF3p/V1QwBAkEWgdIhAyw0lk6tUgyhChP5tkQeW1oARy+rzarFB7+qD3Lruu42",
-	"3b4fIyH/BXfufV6dYTw7bdttUaGSfQp3TdhcCezTWfwgetIhKAU3EYsuBzDGfQUWJSPGxYHkRZLKXi72",
-	"lsQxsgrwAhD/ad29FOMK3s20O1aoTodBrsGQSu+YrRCkUhl8D/hRXwFomxBVm+XzFoGo6EOts9kGbPX2",
-	"bEehWrNXjh9XG/ijAFBtsy92rNzxb6+HoDoXCrXcZFthvTGfChNvHvSUYrI3MFSATw7j2SO6p6lQxUAS",
-	"uG8EirGxwIcEL0RuUqvE3QLPTJuBgpe4Vz4STKeGLB2rbYQp2yxLCRHq4fT1xwWC2v6EehyoyHJ9dF39",
-	"d86nsKNyLytzNOEFV1OxVSiY3sHwKVCHrLta4jemWpl6jnoSZuoAeL0rLr5D1LY5l8psp1uvxlueGUZz",
-	"aeGyW3BjWmjyKo3tdbB9UnsjcKikgRmXbrHKDxoHRrquUll9S8u+q8z+VgISdcwk/AC858mYNx189xV+",
-	"7/fyR7+/3ZTXE5lP8NNFZ9B5obfwwnsoB2tHmA1KHQS9SjEFm8ULYjQpWi3S19T6I7m62yZnrfDlQnR5",
-	"ut3SQc1u4u4Wqp6D2DO39vdfioO/r0JdbDUOSSSbGJ7uGgn+dWuPu1vqt7IQiAS3Z6d73OEubvd0MZ6k",
-	"5z2dQnQUc7/ft6F7TZphPc4qDsj8V5A01F+f0j5WY3WIiq/frxnLpuaWAORcJflpQHHwHfrMCPgdEJCw",
-	"/ulKAkr0ZEm1i5Akyl5d/DRWDIY5TPRje9dBNgKM/NLuXPKWUYEAaOk9IIJtHa75pchOGWe3UtyRlBO/",
-	"SoOorbAaUjHOSnEtTSVKkbOL//6euVZWB9PjdqBpKK7FaE3FWlzpCmkkOQIadPTaxzAAS2eNhEqOGvfl",
-	"yUnIhxh5KkeumAde8oOiRDX/caQBYMZ8mTFe2X406Ar4QRrMTZCUD3thTwEDd8r3VYYeCZFHDRjEA9lI",
-	"lJSc2yeDwP/EAgrJKnfI2KbCc/TPfHK5tWu28R2Rw7AAIwAg6TAh1AMgFsIMmJwvNIBllvqOEP4I543O",
-	"55C9tQcd8wGy0AfQ6zuJBoeSoqtu7Ku4/op6I0APQHFN0Py7fbDJsd3GA7u6p5+EE/ZxfarbbNEtnKrp",
-	"2q9TwUdsoWGHAtsooDtCeAC2SatV2L0Rjh9fdv5BXKzbbZPd7CO35q8nCTZSUxAeTXVRz9V2iGj4LBIG",
-	"u23oxvjMeDxK28cApBiqq2UuylNkqgbt008LGsC0/bFy25oacQIWta9UVsaj8QPBzqDAlBXyViRAFUGZ",
-	"GozVxcX528Prmpc50dv69XduQsjJhwxhhY6apR9PfzfsM/cZXtEy7/OU0aelrjZzacBjfxwwsmi/PO6R",
-	"y/WdsqrAxjPH2aIUh0ZeK5H79HiHZ7PmALq9inbeq4ufCCDGkA4C2/7jTAC+9U0oEGnUzFBBjeOFA+BX",
-	"exhf/MexT2duPT7cjwSBd1ZP0QCj1Omx7reFqZW+tI2050tG99drWtRPZfEQh8x1t/k6w+fg831lo+i6",
-	"/6JFQjv4UQ+oVd03Hk4duaw2XYR4XgHCru0a5KGaDW6xZ2asFqW0a3QItZfwZk+XbDFbGjmFKGhO1JL2",
-	"wGlFyZeNe3Lt5TZW7iazx9NZK4609XjTjXZuF+kJo3i6k2znsa1r0q7SH6AqmedUb3P3b3Bb4pW1O7VM",
-	"o/0ub+sn5zUL92Tv08e3h/85YPXCAeL+8C37M3t+/PI/v/nf9u6bLCth+lirlp5lh8QGnBnXCFnPfsRi",
-	"+rGSJrgHlqI6tdc7ODZlRaU/ONkj+j1DAGH88VLmxJ3gjP7GS46cIhuO1Rn27xHmxK8LyEBAIJGTl2ym",
-	"69KwXkZ/uORV1o9zKDzg1XQmpjciZzNRknYNejY3gAY1VugViRlHC6mSYq+XJyf9EVvwEiDdZ3yxAESk",
-	"ys8+zMlXm0XCtMmC7/3OGatVJQvMn8BpQi0qrgKUk9HsEOUf5B4Kaytexa3UdXDkAGS8YX6Cc8EVcGNY",
-	"GUogZWkq3fMXoxUVZlWDIQg9u0v6SD1iNMt16l9Cqh73XR1DY7Yo9VQAS1/WSbPqtjnu4/1h46X9vNXl",
-	"/KE9sNgzTHqT1uV9VHgKfmdu14cG7GuD6kOpOHzM1BM48UFs7+gBPmpIzb1dMO/gVCN9QSySuWmqjUrc",
-	"RQbSSh1rDJssDTs5PvH56WMVgkPKScxYfJBfMJTMNJfDCVOZhJegom6sMjeqS4LFmnHDrkt9B7V3WokB",
-	"y0jnBWPNXlXRT0kUzKuYl1a9CFjTOA1g64bYplVmkWeFhuFZrYyV03ezpYfpWZHlAyavGFfLAQl1Gkjf",
-	"0fuU+o7Kjmb8Fu6yOVdLlzjIY7/UiE0Krm7gUsPombmRiwVB1yYBPnSLBVeUV6GgINDd+1JVekRQCnUB",
-	"6YzEY05rn4sSwCUceG30bbHKsdB3kGNoxIAprQ55sZhxVc9FKafGpTVCiDa7zACxy8cU/ZWYx1qFu7TG",
-	"6uXxSyhzd1uUEIL8nYpmO+Us0XW1elcN4luwNXJI7e1wd32+iHsrC4EduG53iiCePIoXnNbWXmEewADw",
-	"+GplWiTD17DiF98nKKaDlP7Ca4V0273dKh94aURitTThGlF+DRA8DthIvkEV2Jv6SDJecXRTOPeAIyzQ",
-	"5VjhNozpC4YM6r/Fr3xaFUuCwj2lXJMgUk5XrjuXWxVSTDw6t3vCyYg+6uuUko2tkA4yVgwsCUGoDvFN",
-	"AlcLXD9G/o+IbhZZeQlWLEcwUnApnsbLZ5yLBIfpsCF6sRE4sko/ym7UhfojjxQ050uEJXIQsnaoE3Et",
-	"lYLVtGY0vATdDfzl5T4AMsME5gXITAUV1tF2XVAceaKrmZXDSkiQw6u431kuEHm7BEi75v1C6Oh8rtU1",
-	"ywb2qh5lA3trYeJK9q/M2i7zOce51ioXU5mLvE+bzF9lLHPDH4YuR5j0ChlDUEcHjHQtRmo24+YSt2nm",
-	"spEQ5bOsBd2RABgb3cd4m2boy798DmoG/vdJ5qwrrYbs3F28ZlFIZ6aev33FXj7/z2P2S63trrb22xXS",
-	"HwYozomgHRYvbKgEBLorVQOGQMok2HbTfUAx8NBGGnW7vZV2jxm7Fz9R75sL/eCxh/SnfbWcwp7cwXTS",
-	"0253OPDDodp7ccev7TQ/vUOHqWf/CzI/gwb1Qii+kEO74lkfqnJKEQBxqFy3KqXIAWab4GQngpcA8Aa4",
-	"hi1wZ60JDjSqT/JgO2K8WTUv0m2wFV1dNPm/fPzhe1iB+8bjeqcqURLQ0tmHd35dmwnfZmkqMW98wSNu",
-	"jKjM0T/tF/9tm++JycixkUpU4eDZhDu7F03bSt9zq9MzbA9So5b2ap0JUQ2YnGqFccclSGZAzMsDYhOB",
-	"nE2k4uXSUb9iX3e6vAkVg3YVlHAYWaOAuId4VtMZXBhzF0jiy+03y2s9NWd2nVYjG+kyvXWUIWl2aGZw",
-	"PQ5reTipVV6I4T9M5jO4F7yahQRuOnqpbI7Tuef81++Fuq5mB6fPj4+hTM5O/eD04P/729nh/+GH/3N8",
-	"+Kfh5eHf/+//q4VVccfgCb/lOMH1m39wIOf8Whwt1HX6ILqMD04P8AO2DGiAB2xqzGecrygd6N85itJx",
-	"cl+vHCDGaZt1Hlox57I4BFyRLeo0CJ8NYUjWwiX1SILY85pLwyfIMx2TMbQXa7yxPXyE8TxKtcbqFCXy",
-	"CndVSABHmUypCPw2rWv4yxeemt10BreAu5RDxLN+ksUQ8QSi/R5v7614CaJ2rOVGWexSTexBd391wHwt",
-	"efzO+0dPlmIqEMW1QnPNvQrWH1UKcpVT0XBGm8mBhA88k6YKRNDYLa+QCJqiOgro7IguG3py9Ka9zNrA",
-	"1oaptP1fUwOTPvwgfoX/b7UR+//daAGmHCxdXlV8OgNdLWMcaRhso5/O35n+yJEr2dUi/2TCdB9BGmJS",
-	"kV0Fbm5iJushey1cCYDU6rS5EFTY4ToYK3urg3WKlIEIHu6QIaPPR5ohr9iCyxILOsyA7FOPsVQrLKAm",
-	"BoWT42PPv6CvxgpS6rH8hGBEWe/k+DkVS8AHABcvskesLRllvZfHL2OWg85qB3+C9+Ss9O0/Upl11H+3",
-	"dDpb800JjtUTocOfwG/tnMnwtUU+anxuEG33GS7caiof05vz6dRqPDIvQ7RmnSK9RY85+ieIi20LMJJ+",
-	"huydlbYkpJFHH33jVgig8CfE1R6SzThg2FL8gzxejhp5rErh66NcPMN2Qq5HL/89ga0Vba7gobOoIpUO",
-	"21RVNPfe15qKTTUV2+29XfVT/+WSXKTWnXtEdbfbUYhDJJbqFuNv7dyJ5En0ep6J9BJEEkPjuHDZNVaP",
-	"uBXt9Al+FheuNHj/F4UvJd4kW5+FeuY/QFHHuq+/511r795Dr5JuZTv6h2P1zzRxvI0QDTOR4anM4xYC",
-	"1V0BFz3rAfw2rMWfSb5lbEmxdldDYa2dvqPh8lRytbrEA/Jnq/hkTPDpjMlKzL0+LSvDsvBcB4Pe20Lf",
-	"vQkr8jjWa2ORyXZlPV4U7FaUUE3Yv09TduM4ypqCU4Q3QKOINwGp8jLS+0eMF1YSyTjb7XjtwKnhZPRz",
-	"qeS8nh+cPvcjBxQ7UW4z9L1AJPgt4oXaxnE4vCarepSep00aMFW4qrpGRu9dwhvtXzXnFTIjfM6ndeOa",
-	"iCtdip2GhK981pg2nI93eK7Pa/UjnNb9Jngnh34nj4tfRrqqjjffA9/y3JtsT89FAyddxALSX1Dhx3Vg",
-	"0R2eEAG0j6aKJQuH3kbpxUMat4sa09Ne6tAP6HK4EWKRyC5ZMWGFlFeWYDrSeAAaMAeG7HXJrxDcDSIA",
-	"QFeJFx1EnHQ1YxM3JkHpdmGEMhyqKMcOqQYyH84X6lrarSSnN/ZyYvWig5Ci8rl8kAysdMXuuHTQ2ksy",
-	"eQCnesYXsC8zcCVlLBcLoXLjyGFwOdGannGVB3ws9JSGuMlUz+2SifxaQGkIrBOsuB8DWOfMuWcaCgAw",
-	"VYqEgmNE35OcXfS5c3EllcQiMk6lY+hpgRw+k6RJe12Y/taDbfpaVFYdBpATzPwb5vhTNmpiHfkpIpKX",
-	"naPD/wodnaD5R8R24Wsi7BfN0rkN73BvJX3MtNOCwiaDH+zuBwoV7miX4G8dXCbRkF4M2ERMeW0SFcxU",
-	"fBmDc9jGmuAu7bngicTbVzpd3MejInIkI9no5PHnOMbwtjsCT/CXGCUnD5tUkGwmpDny2x2YqXt0XqY6",
-	"F+CuzqQy9dWVnEqhqkt6NnMIiF8zAInYBM4xb1yGXXdhh7W1Efj5Ql9Vh3nk4fIbE/LhrOjHu+UUwSob",
-	"1S/egMIEPgjgLRaClwbftzYXIBlGDTvsJszUdRcnMjcvFgJS0e9EUWCPRJ5D2aYKgZbMTSyhcDQs8zgj",
-	"2cBuwqu69I40io5gnhvimHNj5LWCPBBirqJEFLym3CiRAc0V8fiJh76wqrnxrpgbUdwKA9qBo33BtXOM",
-	"rEoDd58oAXfKDg+LhHxnfbJnG/yoedPGjRlRGb/mUg3Zx3SJBtS5MANmtw8lzkVDxrq6laZB+PsipAlE",
-	"jhpDvytlVQnEaaJoh4ePddNKlKsB3W7G32GoGGFqKNigwKfx4RMVB4BSBDuZKs78+x1U1sAYjQ46TyWW",
-	"sIh1OExXL6ytnKaxTvbVY7oRhWY7gbYFDo1/HuqKV/ZuEDEU0yECBacrO9k1TDw2cObromC1KoQx3d6f",
-	"Vpdncwft5th5RIPU3fI/y2oW9b9Be/ljFB9vv2V3+9zJB1hhqG27yY+ssD50snw7kBwq/g/eX/BauuB6",
-	"cuX3rAQmjypawP0BlvZjAY+Pnjp+IbSykjfYtBBAXRu5nHkpUBXUddV0qs6kqXS5dB5VLIjyHOY++k6h",
-	"9gHTRe4dvoStbDtE21sYDxVpz3DfE5+1+2FDwECYTRl24NFybgGPzGoXpDflRhwaoYys5K3o9Jn61ISD",
-	"jqS6k2++GRzMpfJJdls42iDBHhL1aO1o+t1LyBrIRvTCgjSlrtE3vlcyB3/EID3ej3qidSG4uocsJlmJ",
-	"udlGnoUvevbhnT39NBRelnzZJc6SJfujIBCRUuz2vhNoIGD2INW6fHXndKJyaRYFX/ohwS71mqmKtUfy",
-	"Q2AkAKQT/GY1gqrkyvAp5RViOSO5WPpElQrhGij6z6kINnz7UYfE5LhcEuM7ibgbuLQiaBcBEPDFDNUI",
-	"kE4IvGD3GlSgoES8KoUA1AI2tWJUOVK2II/JewfFL1DHk5EJhHUmZCfYf1Bp6oBlVA+aYeoApjabmb5T",
-	"rNJE1AuZlpoFTohGtwDSappmFhkVyuO24vsIxwBmBwFbBW9bXCJcxESa4O1wwlQqX94EX3PIfhBcVT6D",
-	"h1YByMgJg/JOlzeiNKebLIFBwlWsywQQv80waFUk4/LRlXvkLM8b18g+3FxJL3t0cD2koEUT+06UfksM",
-	"VvfC11LSe9BhQRXYXuInGuitFHfbBO3huc3x+kibtA8NsM5wsvRBll4c0e/T371PnhYC8bexjNSFOugw",
-	"E/vusBmqkQZLIQMBu75GWjwU2pvDye1x/J9gfR4lhB8t+R4yz7fpc7sI/f3G4vdtEtsPukt4FlbkDxWZ",
-	"vaUt7yRIJCfWBGX5LRSI22+fe/x8e9JWgrGnlCufY03r3UyC3mYcqa3XaDAlTZI5i3+ZgTwfMvsZI2WF",
-	"0vOtlYNzwE5HMaw8JQZHtz3WLzvxFsdcUWjYXwG4fyjNJa1uRuaYrLy3GKYDxBqx+EqS873442oZEETc",
-	"84U2rgiu4FaVjVQxGQ1wO7VsFGGDuH59xBUhSErB5LUCIPG75hLA2vt4rS59Gy2h28GG2O1gPU0QBvTc",
-	"qdxjCNE2/+jRw5+2qFKGj3BPaeG/c0B+L6u6RNWqnrMDTyp8iIQS1QdrVhSVQvDbxnkL2LTxk+sCE/4E",
-	"bBOT8NvkHuIRTzC6sO6rbxFYgE/BzgLLi0tN2ZR+0hkTaP94x48iPv5QTvv1O2Gtx/ddnui17ny2VE7L",
-	"fG3d9BY1nh2Mo6/APYOSg5ST/IjcIg4/EkXRyMOqEGxYFHhG1BMoj/MKiyMfBW09ZR91DCLQAbeyDqBv",
-	"/IFAEDOs98PkLh+4Jek2ZECVKrHOjbuhY/JR0H2oOMuJxBk3qfJ1ISqQp1lTuWKlmOvbSCPy6GSusWeG",
-	"hd7MsIOt9IEUi0dlKt1JsXAJw8KRxX7VLpraBTpMd9QutnGgrKamYkCn7eoBzXkduyE4XukFI/xJIQRl",
-	"oA1tJiyyW2nkRBayWqYMoeg4xVTCDENu2aKUt7wSGbUpK28Y6RL0DqluJXpZBlS1HDy03S7ZQTzn1prp",
-	"n8nuckP9M42LwJBMxXhhNJtpKwOj9EeY92r2oxmyN78uuIIlJ8nZC0XEJhuwLKSLXmJKaNZHQ6suCmt9",
-	"gWd7RASqzEh1XdCVUWl2jcU3824H0iM5j3BRkjTZWBDffzWDnWt3IcMrbsShVD6KioERsByhbFpPp7VH",
-	"uHLBIrhX3HUYmouv7WemMbvO2QheTmf3GZqNl9kDuYWd2zWQ8MROS/tTeG3/PrJd/GOwAsOn6uxq+rm2",
-	"Y8rEjP91dJggoJW4I5+pqIIz9bkDbMcspZJfVaCt8QrK2CB5X+dLAJ4lKsaQ345plCVmUSKzfChGkJF7",
-	"BkDxgmijIgDuM04J9crwW/ABAXIYJEROBKD+1bKoRlHZAC/uANuWCuFapCbrJRRFwbGUDh9e7LuaBMQz",
-	"xDtsUepJIebGFVYPaFyxvI5IQcHjtq4TB09oUM80CTqhLlHAR8a8YfbULFkvKwWVZVxqdYk3b4bYgAMi",
-	"rtFzXskpmt8SgKawr3C6O3sLOyK9hpNLPXYtkpyDG1iXQ3YO3NwJr39CBI54HYvFZW1EidmSeHvjjh81",
-	"simNKG/lVDA+BbhlxLWqtI62DM5X5MyIql5gAcui1ARlTxKg27m3R/370Z16GzH5oFolLgKIJMGDhj8f",
-	"31vXImsTLXoH9xwua0yR6WpaBxTDQpabW1k5RfAdINMqLMRqVBCbkCafBzZil0HaT6uXMOvUalFphWij",
-	"SGuQpHNIdek4M1Et5ndcWrF0iWVWwZPOFwsfaD26fY4AdFd8im57hB9CtTsUNTVqjZxXMGLYSGRIV5Z1",
-	"t+Ye51xzH4vs8mVu7cf0p+NJ5FU/DRM2cZW2qjcbk0q7yigHTht3fwnBYBeId3WMzugK9grjeQ7VD3VF",
-	"3qfTkCZKeQOX8VVv73nDGtaae6FF/6DnV/8SvZYvFZ/LKfrI7IhwwmWtKjkXbKrVlbyucVMzvcCzXek0",
-	"qTYLykbGejdiybKkXWJeCZOrq0VdXdK1EXX714v3PzL8OcnctdokvLNN10nriaza5M5mhbyxG2UuAUmf",
-	"aSU6Pdyb8mc/RruiQv49UAh1kYsQQpRIeXNodTenM5GONGjbeTFiEztbF4lsuulbTa/PwAXYLqX/PW7f",
-	"j9zcAPH5wfavhvMPh3mXV1/jpnvNK77DW+9hv1zgZtx/CcJWCpI33v84oYt2w3PnVNw4A3d9kEF7XQD9",
-	"YItSGKJw8TYnnNiGzQKPUxk8KFq8qMUI0ee9xYduEnvyISG26bIhgfjP3zIUDsZh1pBpRiXksvS2WH8Y",
-	"GW5rghlw+G3Xvqk4pPEmzpmH7GFvIvKi0HdW2yMTHGDjfaU+WlFWAQKBCktLuO20nAkJGa6RcTkwIiR8",
-	"OOoCELUfPn0cJMluzmQldc8nhkTpKy1dO03Pibw4q7khQD2qIRX387nwih83kIP74dNHuCCwoy7l7ged",
-	"y6vlHq25D7Z7FBiPFkjZJKsai3uf4ZTfK4YfxlMQoLGqSjmpK9HhdKtb+RLz2OeWy1LAcZos7WkLeJz0",
-	"STC1LPrhmfHsCYlquyhqg1RSjTwu+nsvk+YS/xtjkv1V/ie3DRpUfpg6Fr0OjqPgEfRKDL/BEuug0Pkw",
-	"pxXGIwqWYFQDJYyrWm7KaJTOlStA6JInQ/Ymsnup4NgV8UJEOcFoijS6mQgP2gkO2StfNG0XBgsUGqhT",
-	"gpeFDNpfqOQ2FS9ENgiYc17UD1tdb/bblbUIFQ+lOCxr5UYZryrUFkMsglrsx1UK69yXIKGDw1Nfkcum",
-	"04oeUL1FiIVhVvHnmNZUIu3QalYqF4CO16rszuG59Eo9+H/trGXVH7IPm2NiEfWIuxzWBND36Lx79MD5",
-	"JnlvN1YzvPRVxK9QI+Y7uviOgszbnbGqqfTW65KRI8EQ5/pgWDQNGWASr4jV4TYJvLWk/Qn/Q6prQGco",
-	"hCKgcCcVY/iGKM5Ct4xX0khN5aUIKTWkubVCKKw7y6/Duu/vVIdOsOOvB/uJHuxztLPoZD8z0YHZ7phH",
-	"7vctEmRWLlPvc8SS8NCaqw53lpQsiRvFofKrHG7dBGurE1ALgpXWsI2jBZ3pHO+iOT1U1XPoM+zr7Sry",
-	"oiklUPt/jBro1QVovaQO43365V6Ydlpe2NaGNvlawhS/8wFXyZ0HwNyZE1pP2MBJ8F+akLk1SJF3UNfG",
-	"94kD3rBZPecqwQkask8wwIJPb9C4wr+CCulxDEvUaSN62lP4ZcegdMTHTi0PtglNK10N2TtXXzoHr4XS",
-	"jiMA1qkltSwerUOgaiAjIoxwKW4FL6Iv1ZpVBt8TV8ijIclgU7mvRgBTnJAIT72gA5o2BCyWys4anofF",
-	"uZS5ybC0h+J6UQlTDCR4v8E9HMKq4MOdC+q6XZE9Kg6xmHs0kyAM4tu62EjmoOsKLFog5SJsExg6ndiv",
-	"WsUq8y3sJzpeXtatF8nrdYujf9KxWZs7cE455Xhgn8XXfSxyPb5ZqMlD4rfGdcKu+a0YpSI0QM4FjcaL",
-	"BEh/LwW7EYtqyM4SsWFlhBMZcRzLc8vEToedjnZgfk0ukl6lsWqJ5t13AlnftIiAc/g9PR1bh/ijJbvj",
-	"hlL7vwKotanbdpUBayRe5T1pKoPucph4p3RUxNCB+7KymJZT7TyFW0FfebdilJ8QowsMwJ6PzUGoD25a",
-	"6IR2Al5ikbPnVhr86Av4rvnCeD2h4f8PnmVISgcMZF3xgoG2MmTZgl871QfoijPMmq1mpa6vZ8kkHEJ1",
-	"S94E0FFyAGDOvnuzavEjRA2kLlbaX0OEChWlRXcAHLgl33+a+tdY+n1ZhLvagfFRcRpjk4Pxj2ISroqN",
-	"+w7FO8EGysEhKgeHkXKwhTOkRaOIjEZreFgR3JR3BKUQNwGqDkgQSEscsm8DTEGCKOcNkpFt2lOoLJAG",
-	"PgMVF9qxyspSVC4c1C5Zflj+xU7+HMZwFk39UYph4mXcC5VH62TjapjtxIm1sN6pK73frJzWwe5S8pH4",
-	"LqK1fZJVIMlkVo9dJBvi4xwZJckp35Y/twnO3OBF2kyFlOEYRX5Z6cu5IHxNjE5gpg8heAoKHFBzWIUb",
-	"o2PHSNgR7nX7uY72ziNS8+Lc9n2SE76xdQNJCJYi8Nw1sEj+qS+GbYoQQqPv7nZHSkTaNaR0Lz0s9ucO",
-	"H2MXGZV4NZ+iXFp1znaLos0Va1E7camCv93BmWDNpfBTJCKs2eR3FJiFmOWNyI1T6qWaCQMo76K4wvgk",
-	"DPMS+85iJHrHySMN8eQXojJN+Ee0a/K5VNJUJa90aViuQxS0Rz7nTkTIwSY8SF+25Q8AuKUg4QTyGl3B",
-	"MrpsQ2gqEdfPjKcAcu0M2Vm8XMZxA8de6lbWaKppCW53cPD0QDbH8+zTbJjMw4ROTux8ZNEE/ASZn2yB",
-	"VvaDQUwBIc1KicqQnW1uJCXmjWBdK15CsbR9E6l64d+8quxKp3y95hQRIs4Uq9WN0neqFa7z5SAiNbCb",
-	"F16CPEdR3kLIPlQQzEXFMes/BQQctJE+VejbXdSVh7LQdTkVNHw3ZiqLBxeitDsyw8co4z/rg+fAfUsD",
-	"scc7Qsty8Y+uwrmG7NuT373Ry6OW0zXGssn3Hm/FJ0Ok/MQwtlYuoc9Rh31Z30Zgpqij1kKUtjPxMKrH",
-	"Dpvxj1LEsMPe2NVIaCz+esdK2GNH2/tY2jiCkiuyyUTg6/PDHdmkOkCnuLrSMX1s1IVLPoWYUqwePAt4",
-	"/oplECDfyvr6Er/KvXsctvJddk5gV4dmi2PsD3H2vMuisQD83+sgOnVw9/TOrh43EQxETpVSmLqgRGwa",
-	"h/E7ZIBJ9sHM6XHF5NzubEk+zT4EUeOCbVQqQdMIDGEen58USuz9EnuH6m/U+3KnDcag/pe8osBQ+Gmy",
-	"JLIxNNb7oy5HW+sgAvMZGgYdHp61XGcuVR7H7TTgBOY2UYojnX4Q5SR5VZ2AMZuGBOtBxpLSNFT6boBc",
-	"BdUNC6GICUyrSqoa+EMbBhVf+rmMPiPdxb0bkDpjp9iQvW/jDkjMHmexTKNCiDVEAq5e4nH0eur8kRJr",
-	"dlSmworek1r1Va8nvd5tenddfLY6fwSScv/iPca5Q9rnO13eUIVScunF8DmptMS8n4bYr3QDk8OKG0Tl",
-	"ocCWFdEjf29s2YojSQbqAqTqnSyBZpM0PjFkF1ZM88L/gsIMo/xV8J1UEoi4fGuVjoWWMkMGFKKQhAjJ",
-	"gnfe9RNNHvlYk3k6NsljFJeyiqtEz3y+dJtcdPMjL45nFh45Dh0nHBP6GshJbLuQEkrPBBs0lGxJ03UN",
-	"dtASP56R2KbOdki41dkMmEJQMfepvgq8+yLZRSkh1fVmcRf5WLcJ48WPr83qbiZbtFl37+K+HyWutjqd",
-	"ByMeSboG+VAbgQOYliIXqpK86BpGeGLXwewzehV9z10iV/FKPMnIlUz3sTtxyc9bxKxU3NAp1GlLlaOj",
-	"0NNbEqHwZBnhBGV9TOgNuyJA2bnLawzLZf86hd6olAg9+vSWr6soa3vbZskuI/q3ueAqGJdMCZEDQ7oR",
-	"01JUrHely7ESv3J7GTqf2aFUh9VMHBZaL+C1fkj0DfV/YRgUOyo0Amx0ypix6r08fok21Z00oh+ZrSn/",
-	"R6UJNCfl/HcYElFh5NJOAlSKa1Cl+BJgnGQ1VgWvRNkfsvcqkYOBgwWjPERkcsq4XRStMFKTXPbnaIiY",
-	"FcttMFZRzQha5SEGNhyrjthJdPL2ZF9FPTxqzCQaxyadI/5GX+Ml92xXKSWmHlsVNeFUBHULwjbV42jK",
-	"K17o611VECtSwJDQV1f2ePWqAPoCDUaVKrHoSHmArUi81iUUI48V0q2dWRMmEpl5nJ8ENWmyajuQDcXm",
-	"Fc3rUdQboSpwwDvNxs2zU62gv2+dPJROFN99MB2DlnYXVcNtClqYJ5u/F4u2qd9hn3Hetg9V2iVbhoqJ",
-	"lf5b45erX+uNbebgQTfIZts0bIrl7z6g8p2wYjuZ81qddRMGYtLSM8NkvidSmdZtXMvD0ES7fv1tLQuK",
-	"l9g+Ird9LitdAv0bwktYhQ1c/WHSLl8KdG07pMxx8NGlt1wIiASMlf1PwAyYFsAX7xtxgJcSamxzr/ES",
-	"dbJULAsdZg4zyI33mQlw3T2uxsolCPn+g255ctInR75Vh1cQN6Xt7EqUdnSBYAZGcUqAdmZART5mMFaE",
-	"C2kGjLIfzYBBkBIz1RSWferJP8S0MiPXAloVC14awO04f/uKvXjx4k8s55U4rKRdvGtRjVWGX/w0/IHC",
-	"MZ/euQFfy1swVfJrUbGZVBWQWYhfK14Kjhn6rlNrLAA2GVfsP4/ZdMZLPrULOla6hLAKlwD0VEgl2KQU",
-	"/MYMWAbEghP9KzYWppnZQcGY4A9h7AEWC+FRkNVRX41V/BGH7McAToz49W26AmzNTxLLafakuH8nKtfD",
-	"IwVDQvcbgDHt6Yx+fmq3M3xNqxI35gE7KJKju13UW0OEJ+6D9Qa2qfgy8vRbc9+7vxuPOjmhxgp5sLos",
-	"V7aj4Yrjbhqu2xXYpnbdk4DSflRk7GRrrLvtN2qB8dqvc/9u0gYfSAPcwUXwx1D8tt4JuyZX+dff5Qcd",
-	"uhqEUV1WcqfN8VZU05kwA1YAa1JUORw19swkzk7OFgWX6hA4lhrESS79OH59rKbowDBALADyWWjwWKqQ",
-	"0A0ewFNM7De/FAB1PuHGFTgDTYHixWX6N5SqkwJEcj5WCNc01UU9V6g3WZ3NjKjdq2pB7V3JQlxaXQFq",
-	"qLG2enFYiFtROHuVXhJzLotLworJUPuUCokSeJ6XwtCTmG0CxCW5w811//L8i02Jb4eH14euK2yUVguB",
-	"48bq4uL87eF1zctc5KeMAHgG4IuZ8ClmuxdS3RwWemobhKQZQziWV6AD16oQJoC9TZaEjlzeWlEyVvCH",
-	"Q0Cq6r08Ph6wqc4Fy4wpry4nhZ7eEEuFYrUqBZ/OAImU0nN0yUphlVKRs0Jfy5BC/83xCevZpsYqqxem",
-	"KgWfX9aK33JZ2BayfrLjMs/SCKHZtmssFWs/uN29R/Hm+tgk21Y1qQdic38qd6NdngnVJ6SCkUXi4WGE",
-	"pBUkR4tS5/V0q3LpiSxgwzL3DuvNdS4KMwBfl0HUFOPPN2G9QpSRXwvkGZha48WTqkPtBuDdTpYEL8fR",
-	"cQYkWtb6GbIPrjt7mBcFr6yye3gncyCKwsKplBdsrR+1IIfWPASsXC3UlCt2JT0EMXQLxT+Apw7JwzgV",
-	"Gv6QZU60ubJQvzb6ysOSo3FKD7aHpd0cH9xn+19CLLCmMR45eG691O7BRBAFrN/lx3VPd7H/PT8+3sT+",
-	"t08fLi3wLo5btyBP0mO7clgjmWL/Zle8Oz58lueG8ZVGCA5tNc8T+aGG7Ef0U5WC1Ur+UosBZFOBa2ra",
-	"IKcslpjPdCOUUwsC1RJEivH6nVLgqSVb/yzP6bPuyY+BUUfq45GCj773zWCr7is9qFH6JGKHZ3nesp1b",
-	"j0TnDbkDcZq7OkDwK02XxowbNhFCrdyCG4/VmW8Rc6/d+3QZtR8ceuVSqsvaiGzAJmLKayPorZJy+hGR",
-	"XlyJ0pGLyKqLdiw+bdt4TfwV+pV7bB/cY1vt5y0cLF66b44/hzuxxSjp3B7HDy0N70ESPqHA2pb7YEfF",
-	"EtvanvrIi72RZ84gEiQQMeiTQDx3iOTUNGh6CNiKNCZ8WQUCKI48Aus62biLDsHO4KbMhKkksK1eTrWp",
-	"LheivKyVrDKAeIP6QZ3ISSusrypR3vEyB57yRAIH3ibb2urZeJPLar+aCqLAf46m8uBn05HsP4q28vu8",
-	"ETw7xE4aDhrvWxj+BVfXtd3n+EZwVBLqYjF3uCPWgK6NGETZG9Y6h/fwhHpirlJcIy1DoaeUWAUg1ZHj",
-	"kFfonXOML0BDg3CQ+srTSIqcCZUvtFSVGbIfcIggQcIDVFFBiBUAeRJTPbTna42wpGSjH4Ecl7BuvGAZ",
-	"zgyoMitRxnBRtH4wjBzzQnlFK4GtIE6+ibwiGbyEObcdMHD4HTfkTQRDn0aBICgxwZpbRg/6RCPrsPjx",
-	"r1vnbZ3j4/s183EtNokg73ultXiyOVlhIo0zGh18+iGce70Qii/k0K3sBgxYadj7hVBnH96xF8Pj4QuW",
-	"62mNxTTgxdeqKvnUl6ve6fIGYsDOUxe4lQeMG0gOodIjACWSBoHpp60qJfS8kK+pyy9VLRteDtUxs2HI",
-	"BcJMk66N1P66J5bmCxlmP/zczy6mdSmr5cHp3/4ebwLX9/peo41glqYS82gjLEp9JQtxNBdbQQEDPhO5",
-	"QZM4LKv0tYCwD9W6NeKy7B26WJ3MUcso9nNKaVB//fkjVSaDWIYy5EOpCIITnyEcBzvrG4HhmxuxfGbo",
-	"IRdI447T4JA4DfzTDa4D1uPJrKLK5gQHqnVr/rD8gOu3Z3vHdrF1qVs8G7scaXz8c6XcFwmrZHwLv2Ru",
-	"V0KlebQpS5Hraed+vLBXJ26Rc/FaT9FzIdSU3LYYR5UmnIpetiL0sv72AugchrPxC1fi1+poVs2L9NM2",
-	"PdytHw8n8pePP3wPc7hvOXHuVyiWFs1g/IpwML8Uhy7CvI2SePHf3zP/PGgOpnK57ltW7A18QtCCG3On",
-	"y7yDI+jil+K1H9qeIyb71FaieewSmEiW+knqLskM4l2YbLru+MQ5bS9IQXOIhnGjrGcW+kYA64Q3OT5o",
-	"U12Xwj63KHWlp7ro+8yL9pSisXpXhXxKpD2O8hYwSoRRspZ8DciUBayhS7ejMZc3H6tsXB8fv5jaP9pf",
-	"4F/i/8EfZ9pU+MMp/rDQJf1whD+4fvDHDEKZ9t7NZJ4hUD5euDDgZlFdLw4qD+y6jZWXl1Y8mwHOBhR+",
-	"su1IZrp5hCyOkKdB/NTWtBJqWi4XgNdhDRxTUfburSjHKrDN2xbtZIFyZyamN0FeXFycv2WQ8MF6G9M9",
-	"KANFJAkfY0UZH3GaB4uyPHg+lyi95iP20pXqt2d9RICHvsxv6iqSKjunawTQBMOxpkxoYDLw8utzUxlH",
-	"3lIdK7taA2b3wyBsdrsabiOx6g40nKj2r7OEL5I/e/JLRT08aglfNI6NOSxuVZFJxd9jPXc52T3jjkH/",
-	"gdNcfqfxOSfPGU+k+JqboVVN2RiiC/xE0YdN7g17lMCRG+rhWbIrCHqXkJ4qXU9nVpJByQZXVMDgslXt",
-	"hBLJykwli8IeVmOtHbDhEf1Iote6h+KHgnb99XW7dHV5lqNoUu2Fghg6ah77bUJ5ySI9GY6hp7L77VJu",
-	"v/cH24B8tm/v9fAZbRKu1Spau4OOH0Nqx7P8g4T9tt4tu9lH0aInKYOrkvbIqje7w1M1O+gEqQgJkT5i",
-	"QHs6SCLncCIF3VHcD7DAJLt48/2bVx/Zc9THc2lcliVI9bFy3IJ0LhzotGd3WRRLYKk+hSsD84iDxjtg",
-	"3JHyY84vCPxKzoU9Rb3nx4TGYPpjtQIJlZkaOO8yBqj/XqEuBTdaQYneXBjDr4WHRoRMY2lYmgxdBSXa",
-	"6qFGF7dU8UcArKgcJzq2uNJl0N3V9QjCt00tW5ctSrbH+BirNqXaa8egXUd66LG721LV2gudMBiHTAXK",
-	"EqTNKD1W9jMM2UdhXFo3r8QhMH6JfCUHlPVenlAIODsXVbk8PLuqRJn1225F22asqPrv+0Cyzfa/LQmm",
-	"E+DB6qI9+zvNt355ssUV/lHrH7ha0qzMl7ssheOsCcsMUBO7KqdGHxVa39SLTgfaRwEp0+DwPpQKfTx3",
-	"M3Sn2yHkes4lVJVw5bm36STal4iiBQsIuHLkB0aq6wL96IdaeS/FwB19rzciV03skTet3lHWU5pNBC/B",
-	"338jPG8uV1ot57o24GVXQuQi74PPPxZ5UrGJttY1uAd7mTH6Uig+KUTuBKDDK6UZeMeKCT5fXAysh3Uc",
-	"woqqXvkEVBeVy1uZ11ZeEaExjEUaEBgsFhjTQkIQG1ezxdUIn+7C6A8ht3ljbXrjE/l1rpYLkY8wAmsv",
-	"LPquVKDdFWOFspvtatjdo1HO9ck3Lx82y/ri4j0u2jpx9vPq7gZ7KN2ywycjNjr87m9dIUHHUcRQVfNM",
-	"x1LF6IYs8ckRW/jjO3rdhKAXA7K73KsI5RcSPjpzsd7H/N2IgnWFecnYd+D4pDQHKN/g110Ed9HRMwf7",
-	"3baun01++I9ROVsrucxDGsRf7ojv2iUr23ALTzy7OPvheybhFqmW6T7v9rATGf7dTBsvPINstLasvmIZ",
-	"/mKg8FDBcONrT1YjxxFv/wQYCMr3S8iuch4zuztUtlVeIPSzBG9sj5qB38lIKOXEXo5zvljYzpaQwojX",
-	"kmN9wlssG7I3VAXkpuKqUS/rsqAD5X/6dV5knsboWt4KUGRPIrg59AW7F+yErqB4NWdY8G/Q5a7VlHxZ",
-	"6taKx/BGBNwxZK6uj306/574k2oj2KyqFpiOZY83HFLIC6r0tkYCgIm77wgGg0PyRow9ZCVXabHoALWc",
-	"ZUMkdSR1YuOXkP2Z7SqquhziyV2/F4d4EDXY5YN7wi/ex2J6M+eKN7pDBdtX//Ua/7UVgh1idbvLfbdC",
-	"E5SxkPpSCmEi3dI42epEXhCXcUq2U5ORC4DQKY0wgTF7CXmdTugiDjYJmJQ6jpXCCIXAR3PGQS7Yg27A",
-	"X+VDh73sw/sLoti2G+QIX0PidXB673SYR/FCgARBsZKI9pjxv8st3jj8W1a4YL/yKybIFhUr256L7YpW",
-	"/Bdfo1088E76TlRrt9HxY8nxxxHeT8ibvv3W3NHbHS78HWtp4J2NxTTDSDkuxaLgU/KV3M2swmotrRFE",
-	"IYMqtkYF21LZ+k7eWr23ocvqsqnKJgPyKijRPPausRXwC8V4ciOo0bkvHTeT5pKUcXI0mUovjPe4xeAb",
-	"fhmcUxpkOtgT1YPLEqzqeFCVFLt86MKhHUVZVED0BETaE6sg2llzRfCgo1zfqULz/Oif4BzuxneNIll0",
-	"cy9KcUi0U1ZhNEwaU2MimIdaRjIrgn2E8A8F/LRiaHjm0tyMUGRdvBgrGhd5m2yr9mx6M/biBctlKaxh",
-	"3h+yH3Vc5gNsvoKTVocO7VMCR7oBsHojiqtx2EvON40r4NzNXLG//HD2yk0NKx8Vn0OVdcPzgKUUOD1w",
-	"o1MwcKzErwtZLgkJ5YxG4Khd5ry40uUcBSN6UGxvvKpLEQJxt6KUV8sGk4xi0DIwLd8IFeKTL58fw59p",
-	"MI7510grbd1qQgYIfaZYhrGLerHQZWVYdm5vssxF8UxrNgqt2AV+q/dYarGToNHTSlSHCKqUChzvF59I",
-	"xRFvdptkbJz2M8OoQyuWcTPAaF7hr4evpVloI/HF5hbPeFXx6WwuVDWCrB/F5+LP4wNM3aziXiAnKOR/",
-	"jg+gxqs7gXzgR+B8/P9cNwkj/0dA6GVZCdPaMuGt2uUIAvFepDqImU2ynE5UYytDQL9rIw8/Tw4/P37Y",
-	"mcExmXHjztnwwYV7R1zCnboQNGxK4FjY49HcDpaZmsBvCsQhjYY7UJrhhbVBriim9fL4T/+xEUioeTst",
-	"SkEVRU5Kd2M3Bz7/aPTuNZjGgKG+eaVL9uI/jn2Wx8CFdEh2rrNMxwrdu5OlT1/BSvIl8gkseFlhyTnL",
-	"6I+nR0cefw7hmG/EEom/4L0OJXMQyfbjl93JwB/cGrkN8qks9oYPrGz/octPZfFWl67jh9Y/XR6G639j",
-	"hnC8GX73yWaepzyZtiu0Iy3MXd2rcqN5FClBqfv8fQQXD/dH4tP5O3YFkJCSAMiRH9UwqSApw8x0WR0W",
-	"8rZ5TgO4m4caTiiJgqJnhuxsOhVQsPDp/B1qmNG5w5v7Riyp3gIIbSN1rSWY9Mwfakj+ygeY3xCVocPa",
-	"Ga/USsUuXgxYZl74Dif19EakhR/RGEIqkCtzx+epHh1HN69NNVZbEBuNQpBpgOok8jL52xfIjAYrKcsv",
-	"rUSCV8cKDpRAiRQudPsBY4t8rMYKYTjgI0nTIU5ZL8O701xKdUk/ZvBIWpBhNXupTCV4zrC2xPmeZTVW",
-	"pKYKXhYyikZC4T8tEni+qZSVVGvM0w4D84Xy37C5VHUl0DWuxqp1kBId8aWYewj4K8B2b5O/53gkSA3+",
-	"VMo9iV3q51MpHwkhJB7AVxEbh49gXRpCD4RbshBrBawVjYeeFnqbFBEQpuENK1C0avJLpyWawAIH8STI",
-	"iZNzZKIAPQYJK/yLlzL/NQNEWCRy7Q+QrN+X49nHnxmX7mUnBsqNmC8qQtdA4jeX4AX4k4Ie8vTXcGBT",
-	"IcV0GYjoIsQO+4ARYr3XzS7PR25u3rgeiPx8m9yvBjM3WuTNVbZXi51dd9IXED7G6/hFJCbtNE2UNRrQ",
-	"PmGYPUBp9BiNnWCfngawC+3zZDPa54ZxOQwSzKfoGgj+dWsMkuTDXuC7+82IW9lOG8FJYJuDkyjdOL97",
-	"KYioJumkI4nXlG/dOUk/A5zv4RWfQjL5uUCXFNz6ldVlSdC5bH8wVZFfH7OXriS6H3vZylHMBjEJ5qBV",
-	"6DXhBbhi9cKIsgoYjJwwh1kZDw4gzGhQhgiskb2GQ7mYYy0W5jTKbMImKMrvChcAAaJ3cvy8P2BAIul7",
-	"IrUx6Qxd6raL3knQrjCTyUpOwg26BYCFO17mpyz7pRa1yJGeu6yV1XIyxODwf9Jl+BM8FxNWZ1g5gU8F",
-	"jmr4XvZ+ITepz0jA0djldJo6qG0UMYMReoocwwxgP8hczBfanmKrGJZSmP7I6qZ2Ji55Sde0A66kQp4S",
-	"20/CnZmhxZElvUOPcJm5lK8wO1wGYTd51vIgzTxSuTFUdZZ8KrzD9BzruhUMAMGkcCeD5QW/J9qwAX71",
-	"WLWHom9PvoQX4iChYA+2idsRuLWQF8pEXxEm5ica3pV2hbm9nxsrmTgsGhdkdBEjKJd3N9vjCUv/CkZr",
-	"uqBZBkk8zu6kZjgO15KW2n1X9vL4xbBFD7enJpHWewUWbqgZj6KSJ2P4WVazj/zanH141wmdRfvDpfOB",
-	"wkVn8Y4bF5yDy+o+09Y+d5xYqkpojasZoV9jh/dhvYC04o27e+3VnRgt+NhGcyUyFHZIYh95mQIvWu0b",
-	"YCicDs7OioKg+vCvCHaPLoFYGR6ynykpoEUrIL8OL6czNtW3ti0svosNlcQYMUIM2N1MTmdAOYBsgJ7E",
-	"uihik6Hi19e0fZFMv9tsscficYhfw3chPvswg10MnS81bJJh2O318DYMdX3d3fP1/feZTHu5EGs6B1LJ",
-	"f1OehreFvqN9vAskUuxEeIqASH785gYm0RSe8A8MwrUmjp0RbDFnE/sA7AR+HaBnwJ52FbXAHzlgkMUr",
-	"WFVyZTgUOZ6C4IG6ZAzEKuBfM4SKnA9ZxvM886ZGKDe0nTl+JUVWFJQD4J8BXfRXkOQ9RFxt+Jg8hb39",
-	"z2v4H8czGvK6RqwUpi4qlpH2cYltZv1BpEmj/QPPSQMDBqsiQ8CKjBl9VR3mlEJdxQZ3NJeeU9Xp8rCK",
-	"Jqk2oPNi2YbOwVS8nCwzZ3JBJggkjWkVxktgGVl/hNpyZk+hmxaYFS7Lzy56DQlkhLDhLpJocORB49WG",
-	"ZcQsEreSdzNewcWHyYOud2t1YE/YJHnZokJM2wKyomZKV5cQi8lcjTbMDwha6Vqd8hL4v8H4MadQz2Ht",
-	"nboMjjeu2F8+fvyAz1AdKfr4yJyzg2rYCm1+vt56R18/NjBGDesiNvBWSVLtInyw/xPdqfswBKCPSOaZ",
-	"x8LuXh3HesFLXx7q7t3SDVaEzEP6rJ4QEwlUL+OR2yDwnZ4MOPNb6Mgpt8d6LTmFXlzl3dqORWu0anIv",
-	"uGnzQFQa32pLUnjmrDSTKuRTPZ9IJUYsuyr1HONqalrUxgomEMKVzpj4lX4i/xM+i74UYGeGp+IYZKv+",
-	"/MkuXqe7/9516A0PwmjskfRm73+DJrftqwTHv9tLb0s93+2Nj3rr579FCPo415fe3adGGX3VXTTK5CT9",
-	"MXzvyZR34gujQ0OVns2rG1BzMj7XtaoyViuJXuiIMATMe/g7aJuF0WyqlannMWt8Q15MS5FLAvJp9kgl",
-	"tBuTHlhPViCyJpAmaXUVVPwGKGZyq5OQ1hBY2B2tEfQCmsioqX+C6z92byIUTS4qLguTxXnAc2mM/W9w",
-	"XA+b1CQZ07eiLGUuTNJ3ySsxigC7KBXEkNJLa43Bg+i9Z6ab+2TglU/vDXa9IQYPdDpc54BtLYiImRNH",
-	"cWV1lJEMSSE/Ew0jsSJU5ZKZma6LnBmh7LXJsnfOoT9dHv6XWGaIy7QQvApxZTAwbgT63KViJy/ZTNel",
-	"v2ECYojK2QosUxxXsY+PVtu0mqS8AlTlCtChuqpmZBjt5Y1YXpbCHoWsy/MMkmpTnPmMqPUoodwqYHhu",
-	"xS2EPGI30mqQn8mcPO1Q9CnKEOLFTKjgKGgsdafH4ptvtvIX7MuJTuL9UbTm6GrZWLQC3+iOG+85DxxC",
-	"KheEWr6yv0cr+/HePes7TEKJu+SS+Oo9vw/vecQrG9+Ka7l74PEj30oXWn4939UsAIHixL4mdwGbzrQR",
-	"8Depc9bjBcalCbJJSNDnSe1WukR9WxqEsOhvQywnq60NieF9GwPsXSXmVFXkeXfcGlhpOArkuO7GJUpj",
-	"uiZxXSCzR1xVTNdVa2kwHLUL+mi7Ghhf7YF7lHf0ETaXp1S8+P1r/7AkNNlYAHSLoLqaHd0+PxreiaI4",
-	"hNj+0T/ubsx6TqEP9aSQZuY0UoSVuxFL0vioTs3Rv0DxDxoKgJOJdSVmgJj2f714/yP7WUzYf4klu4Ck",
-	"Z/gzsoyhizPKzM5uZJ5RsvfQvmNYqSteCatA2msNniWsOzMLEJmyIpQ97J10RqaLHF4xFV/Gb9WqkgV5",
-	"bF21oKuLiYqBAAgL5iutEMKy4emMKMlERS4iKHu2LTiFfMnmAv7qMypgYtvTmfz17mavSFp/NVr9LCb/",
-	"JZYXopM1aeXb3XOF04eOnZXso2hv293c2NiFvtZ11V2k8EZBjhGCpKQXajOJzP7lrz9/THoHdNczEhUc",
-	"Qy/fArZixnpEb0Sxal2FlKOZKEV/yDIz1QvxZ6h7zbBciFavzxz8ihtcVGRrhKpcedaAZdeFntj34Q3c",
-	"sY13AFAL7lBMnml9VvxqB9foQyvhAgRXpTAzd3qoYaFywOql5UPOhlt9IzytBOLShK8V8zp4j4BiWg3Z",
-	"K0BxxEMEngMwFuHQ84W8EUt37l24vZlCZpfY2QyNk5RARhbyxkeXfHFXo5yECKbasCRhQ20w7n6GAfqF",
-	"qbRdqs7cV7sLErPMn6ED2BsHgwOh6rnd4vixDwb+D/hFD/6+TXS3A/sm+X7wSR8h9Po4QI//PEAkVHuE",
-	"rfT5LZE/F/IaWGnWixiseuyUMO+MqSGg6w5aj6+KETTlk0PWTD4FAv5KToqIe/M7/bGsBTtiF/WCaA9a",
-	"tzFcU+DggtgcHTQoyK8VhuroxJA679GfGqiw7hZODySkYpL3S5fsrtTqmqrfnTvlOTqGwHl2XXJVQe7C",
-	"nwObjm0WXDDgjJvyslyyDKBQyRvlHx2yM+rC/TSIL1KEHhw4HMG7mSavVyR/bWcAUoWrtKSLmrNcQKwU",
-	"LBt4XTeBPorCpR56d1KDcYZQTC4jIN7MA2YiEjlGWB3wrUMJhig88tlhPLx9zWiXXMIu6Vi49JkhO0/F",
-	"N1hIABBxWBtxGo3MRX1RmUo2pHebWp1JKwe/YncRpGeH9NBBUI/cdaBL7y8B0Z+0DA5L2yIWWrQuvCfd",
-	"jz7RIEElb/kEsGrZyF1o6CtcMxC8d3DMzfsxFyVUJsKlBawcY3WGzt7YtIYuAWzCsEldhc9T8OmNic1V",
-	"ciUXepqx7G/jA/vU+GDAHL4ANO3gBP4eE1HRWctGLknadoId+8A6JKdbvfdaabgPLwgmxxdmOOz1NVDK",
-	"yOQrSjpUo+BIgHfaXOStaO2r1yhIxY9UL772Kg0HP8BkQw8Ob9cOkR4ZNXe+1Wo8FFPyqbsu43DQ1hbr",
-	"uPvY9QwPRz13Xsj37z6FVXwkx6m9Ny/wgKzzNdIZelho+6emidib9r/EskMNQVIKt4W9NrFeNbGSdHtK",
-	"WNKEd7BxBk4hIEUEmsF0zyFbb/4gt1r23RvCjwwcthmhLywT7qb7tQ7aTGo7xU9mv2B/vo+Ow5LS5X6J",
-	"Gv7vp02vzm/95kVjv1uxPhe5EOQXD1AlTgEkpBKEckbHj9vn0hqbJZUmwaFCxFJQD/ARbANzIIOeCA32",
-	"MtDCHMbpKAZEtWpGFV4GRz0oEfGb7kdXXgZ/0wtBQ7wTE7qF3U5GZRyqh2wDmXORwwVnz1KDt7mK6R39",
-	"rEE/GbJvtX1iuRAG/FPuz89MdIniuSFtKZo/nDvMZfTNgjqU4WpQEZlDzLYa0veIHOu1Tq3EIUQcgNbG",
-	"aolSXZ82FxmfDUX7//uEIr/oTosWFdPtn8OfWQ+ZKQhHgU8K0bd2AG4OhI+AGi6tphRUkMbU+Nk9jEFc",
-	"VgfqFimTvibPARBoJUyq9VqF0uu+dmfNpcE0zJz10GTBL9iP9F4e4+xssj82arxO4f8SW65LQVyVmj/B",
-	"EbXH/Xusat+HfoOd/PsqOB5HrQSBZLdAcgKNty6dKUEFe1/Voc9ShxDgpSGa4CClcrj9dpkJXlSzI0zg",
-	"Efka7SjU896K0mCZY87qBYgvV6FhrWY55YM4Wx0YympHHXlFdiR2jMxdA1/DLE0lp96f6unQIr6ihdaF",
-	"N7192TOYlXx6c10Cog64cqBad4WwB/PUMRsKQq0ZjmSJZZa5uC557kpdvzl+4ctA7aO1cg87NzCWKGtV",
-	"cQmQDsyIaSkqM0DqMmtFGdvwCp0w4qxsFdx4TR/nL9D3PvWxtKdNUUTyptnR07LYmboVhOP8zT0C7332",
-	"4PxXu++AjBuR28y4HbrY5+moFfJWKGHMBuqsmCtrUeopMd3xwiUF2PscoY7B/eYBKRnBYk8EHi7YlblY",
-	"CJULNZUC2Wp4xJ1ZV/w6giOc8xuID16Bi6MGbljbUS6mMo9IvDQEDHhZxWNcPW9xgTiMHhPy4GjFfwtn",
-	"q40yEGvOtw8Ifu9Wea8YGNjHFhjlyee795PxGQMBA5R2EBTYhw10z4fEDQ735IbDUQqey51OR7h0gM2h",
-	"spu3KvnVlZyeppeI25WUPln5Y+KJLU88r6XfgnPpCOXxjgHQVavTArYZUEGBG9ZXkq3b/uBn7dj+SleX",
-	"+PcRIofDrIQhFza66D0HHJ5sIMJoP52cAbrShBdcTb3W675xoB6Fldv+WJ3777NXOC3qZDOJC3542AM8",
-	"X8K0og1w7wdtq5GdOUg1rUgEE5nqKF5zlwIMbNvNMd/j8fNDXn/+bp8fWZubL+T6XJfYS2aXtOQBEDQ7",
-	"un2e2ZNgDrnKD/+hJ4BlKMorPoWnb0WJkXr2fiHU2Yd37MXwGBJf/nrx/kc4O9jbRETIMbAvASrGdnBk",
-	"7vj1tShhmDtcCD89hz4X8jXxln/pDm58dBXPyZOjD0N9N2FJdmzltpfduh7dPg/reN/7Y+uO1+yc+JPs",
-	"Yedww+5KWVUCiIkvsDN2Eg9YKtpC228HamdP26F1mFvvhtY5PsRu2Lrj1t2whfsTsHwwrlWXxcHpwRFk",
-	"RVJbK3tGa/tt0YUO/h7StEGWof/LDZM7RAaXRoLDWsUV+NiZ3sJ6mXO3ZgNy4h+GRIP+YNVtNIisbuO1",
-	"Bp+CTG78aFhge7cMSigOnK5vwDouBZGJRJwmIibcS5gZfePxz6allw9CAwyHyv2UPU0WeotXifMpbanU",
-	"BUKtU1e1sd9xtYvvtbom0Noo4g9uSXiltfNRTENg7NV4h1Rc8cIt5OGNWLb1uY6bzKxwaMd7xOiW5l5B",
-	"BRZGkM3A6VADNpFFATqzz5oGD0haUOfbdpmlLUvE1XVtX5rrXBSG8VsuC6eMXxX6Lmwkfk1igxrFN1ra",
-	"/Al9MgJ9H1A2losrqSRuzDnP0U/CzQ22LvLr5HtCv21ry2+BkwQyBrgH1KRiOOcK6iGAMQIwzKC4Afvq",
-	"N7o4vJWitR+kdCPHORqX9lGgxsE0VOqz2WB0/lqaPa/bxpvs7IUoD2H4qIonqxKB+6y2fRZhTdLuw/WV",
-	"ylhdnKsYwwCdAyF3UqhrCSfZGuDwPELnxd03AYZa5Abgo9Biu4iPe2HkIRvgVOmrqtk2yN2WVcO1x0Yh",
-	"1XSB8H4xQinmBHO7ftZK/0edY14B4Z8itlzU4ayec3WIn7VDLKOOaOBr8iJsZTgGKH2R3gR/QU4icIbU",
-	"udQI+eGajEWHfbhtb6OvDoRTVPxnBkyoabnEWGmFeZEQM6U8JavIoP+fOogkXcfMoubZlFe80Nf+kMdd",
-	"swk4MEkQ4BeIOoofbenpza+VKO3KxYTuJmBqYLwYUjxiKZjQvK+2+k7hoFJGZ9+uEDk2Pmzwe8OpamvQ",
-	"6Vx4fzv73F6UZsBeXfzE6oW1XgdW7MBGxHueeGhCL+7qb9/CRhe18zlH+MNwl3Ziq8eTcFjEv/39t/8/",
-	"AAD//w==",
+	"M46SdZUFBLI7Y/bIilyxQoolePZjrnhH9Mtmwr8c6T9JTYKVJhumz1oM4UIEhi9gK2QyZ9scQmqheUG4",
+	"JlzBgN5J+SMVGyti1Jcb0VuzCcFcIuwuYyxn+RmpmK42XhFyVoU5oBTLpMjBzZW+NXcdnZu7wAZfMZrb",
+	"UFNwaVuQX9h3aEluKddOd4CPcrE8jp0TjekBJ4WgtV7Jiv/9Sy7+j1wZAyIha1qYo5blCWF3pTmLDd9W",
+	"7EZeszz0eMLSNu6DF5QXD0jwH9+9e9PxTQzJ6QVQQBqPwRlJc6YpL1Ki6MaoTKxihIqc3K42x3Asq8aP",
+	"d55lrNQfZHVtdHSjRiC97Q/iXYpQc1SV0pxUt/aRM5KCdh96+qalVIpfFRvCcm421dXG60EzYrYWvcHD",
+	"jhLBbtGIsAECwyvmI6zSHM9p2kdUcWvGl1Igbu4IAsZlwti5f510rk0+bqlQyaRDPnwyz+FvWrwJSEHl",
+	"bHspgPzAQaslDJBMUzumNHFu3oSkLF8yhdaoJQUdoIaUNVNGCZ/jhf4BwzS3xwn3fIxpiI126e/rfGl7",
+	"Dj5GiEPm+E7mm7hZS5dGOQCXuVtskPiZPnY0w+c8X/JsRVKMYagVLRlZSHOkqdNLkULwwui+5inL6ymZ",
+	"Pgt+tpLVWNuzhKRr3Mvo64YwuUrJ1O7wd1Rdv4Hf8PZLkVKl6jXL501EPSXTc/zxjf/NvR0Uirmq12ta",
+	"bVIyhb15gf+Ee8wOuxTgG3bcFtD9thZuj4VkH1+KHnbvYQEzz9dcgGVh335K4pPVMyUJiY3cTEhniLIi",
+	"8dEg0VvbKLdxrV3yDVkIImCf3Cs+A5dbpg5n0tLXz9fxsJyZ75JuCklhyqkg+FJi98+ZZWPkXzj8HReT",
+	"RSXXbcY3Y5GCvV5MTv+6e6J6+HzyKdn9XJTdB5+Kcv3gU90tMPhAfBNMPn00i5BDEO9CU12rwCxr7w0F",
+	"l2NhPnyQ1GVONVNJYFJxDKAt+Q0TGHoDw1KztRpk1whRLzVbg6imdy/xHc4t6P7pWQxCelvM6ccQ5cW+",
+	"L/ZMRZxj8RqcQyt5CwYQRBOnxuJfc61ZPjNXs4LRinB9TN61YlVMLLlgJGcZz5mT1De0qJkitGKobJyR",
+	"TK7XUmB4yvxsxIXgYmlkjJlNiF6Zf6COkoISkqprXpYsh80QuFu+OUkmhkhjk7mjdkvG+Djm9rh/omvm",
+	"/C0QfpxmVLEjxYTi2vmsWu6db4bdOy2h4r8dXThz+DlV89mqFtfbSxaqiEUxQgr8SUnxFzPtk08fo4ah",
+	"+c5X6ABjQieEig2GUGGxTgklOBjIxDBynytNhbYrUTGqpF0wYyAHeQSpGWh6KeA+Wi0hF0el+B4tZTE3",
+	"Rik8l+OUS1lAIE/VhQ5uq5iuKwFnRq/EDw81GNJpi9apZnf4Sq9DJiHx6D0H7QMosL+bmxpKL8WUApHE",
+	"34x2dZ7giLlRb91AwTfWGgCZ3q6o9kMl+DPL7RHuTyhHNnj1LCXmtHSEuL/x+dFHmWOdKOsJKX5gG2/n",
+	"xJUzIcVmLWtFrtnGT2ZKS37NNilBQ8/tH2OKGXsHbRgwhHnGIpq5kGJ+zTYjPgmJDeDqY8JscYUhGy4S",
+	"ouU1E6Rii4qpFTBUwcU1MTbXunRRhQG11hESnZ+S9warK8x7cToOKQuqjSEI0dFqQTNjSd8wtT32K6rY",
+	"vK6KiAJzpWRRa0bev33lQ2buvZWsNVOYLOASdFhOyvqq4Fn4hJ10I7MTTAMRUjCjXzSPYc4ESAu08FZS",
+	"afcCq67NrD7SWGFlxRb8DvQq9N5NTicrrUt1+uhRIWVpJuPYXjrO5PoRLXlM4cP39OlMemU/1DMFCUnN",
+	"i9M2HfFvdVbbfjhp1qBn2X9gm2cVo5oFCkVnrcD+DNJj24vcurkbCxxzYMXPqnNMXtVGolhbyMoWszlB",
+	"hazObF6SYCwn1k9cC/5zzfY+yJKJZaY5zTJZCx1LIuisYVUzTEdhzkh3DGnfQabgjUyDNII0AZrzwM10",
+	"zTYzp4F5N2bo+wO25UrVNjPETICWoEkLpRmq3a2MYJcPLKvlnOZrLuxp1s0PVkwb1WYSzY8I2an/TG9x",
+	"UJ90bbFQc5YsjMIFog21K5RyXPmTA6Whd8400YCK6YqzG5aTgmrUVjt6BFCUz6keG2RLupw8yLg8HxF+",
+	"SiYFVXpeK09M1JQD3RNyQWGq7E6L0j1I11rmfMFZPr/axAS6JIYikq2oWLLcysFMVvkZoeiR4DkoOwHb",
+	"Yi6kOfDVRmm2To8nO3Zyd+dt3djNFx8zjdbR+KUmsSMOLJURO6Kz5d0Gbfz5Zw1dMLvXbKNadNkRD2v2",
+	"ZnvEqYCdZD47TYvbedo6z55+TSoqcrkm5iz49mldFWbxK5oZM3Z2TC6YkS+aUEXSc+thhqU5Jd8xWrEq",
+	"Bc2EKzCVBG5KbkNCFSuLTZQbgNz5rhNwwSulyeMnATnePAGp0JbiT08iX0Frdr+NjqlxPQuKPrldq2iX",
+	"/Mgt+YEL2hGx8EggtlpDa29qu9M6U5xEyjCQZfoF9yuudL/Yfi0YZJ6ZRbHCO6Ll0ZIbvRL+HucygE83",
+	"MYeuMyCxiWwoSUamrCWY12We2XmXlppGFNKffKzHDIWsqc5WxiiEjH1eGNZMiIRYV1HApMBM+G+dRNPF",
+	"Wvq3myZHQ+Iy0XC0/Yu041wVbl3QQpO1xsx1PFPPOzxMGIfAohXzICg78usf+CT94PLAzaDhiAtsNKNx",
+	"+XjQ1O4sQjVZgzkgzAyQNRe1ZjO71fmCCHaDysX/HMTjDuLWGtxS5cKDZy5VnxfOBeyTfP+/dT7f68Br",
+	"J4yYo/zrxQ+/p0/+/ed/SWcJFgNmcim4Ym4g/3NG3u+MjIrdqK8/knpsrzu/rw4ifPAG7/qDCVMrWRc5",
+	"yVYsu96WsxD8nBspPoensRapP9K6OwK7NabOIlJ1bQ1sGfg15YL4gFdz2Y4FBhkJyUZ8wJFxROe51qsL",
+	"plQ8dE2w/uGIC6LwpsSZyX+QYHwjM8Wi4RlTar5DX/7Th3fg+jeab7/aS6RA+9KdHMoowopkBeVrX25C",
+	"UlVfWQ+rldoQDb0r04SknEKYkSsMK9Z5SqZp62BK4e415YW5ww51zl0sgJblfM00xSCwTzSzVSFph5+d",
+	"21oWLD0DXSC9Nr9a5yX6SzApfCmMggPeFJzVP3344SJ6nGC6h9ot8XHSrRyzT8CCvRf8zmXQtEQAF/rb",
+	"p5OYkuY+yCPL94ovGOTaOkds+F3gFcyzmX797ckJqUVh01+dGxFyq265stGOncqidbj2cdLrkv5cu/z6",
+	"o1o5KQ6u/TevL96RR2alH908fgQX/teyokJDnPNfW69Og5o2OBfhFV+fkNz8IheEC0gm5XpDpr5m8apg",
+	"MzdAdIcC6xAoqYOjZoddtjuwfGXtvsBtjz9Fs0MMLw4q/bVevVcxvTjcrC3qWnzQ4sLuylgS+mTMexVL",
+	"yDq3uzUiUhIjFPq9/LYkX1nfWdccavbr2Ek5L8sf3SOfkgmtI+fueZ1zZvTUIGH6K8v36oxQlxLQEi2t",
+	"zIDwSnQdD1H1MT88vN1ljMdvndtEjCEFEtYGU5OsbszFDde4DlMMt9pX2aXCTHenvWN63eH6ZUz1aWer",
+	"tytSUsiitpbasaulGWfSGFk852LEhIDBYOsCuXgwQwXSxSMc12J+c1PSx2fgv3WREUzCnbq8ckhn46J9",
+	"lB3DEbUffx6sx+67H5vNGFNAzfZMXIq94/bWtu9+tl9p3SWyQqmwtThGJSX0ylj8TSbZitoAYiuYlFFh",
+	"jcxtaRUxAOPqficmMYq5XWnZ9lv/CFnZlmy0ijxXe22ITEuq1K2scow1KyVPL+uTk6+zTt0a/MjiprC7",
+	"LZIG8hxq0W9pk3gJdeOekFYOzPYx2vFZuT00stKiG66zMxUSHHPowVd2MU0/x7yp5MKY3+Zqt+qmzRSw",
+	"ID6HJC6zeq5+ipD27OIvIVXd8CG4v2JMAhgn7rIhNSdTl6JEcqahjGEWXXUz0Lnif2d9djjUQ/7dHCrk",
+	"aqOHnXnBK+frqxFvXbMlhTeTKf7PI/L45OnvvvmXbxNSyVrk5lST5AlkEK1poWY9JNgq9E/JZEXVHPX4",
+	"6DEBrj3tvQyVvAUPjKZGJbX6DD4eC/hZr+Q8k0W9Fj1JU01GvL1teNrwrZW8HXwl8KW5kUyttQLFdLld",
+	"4z1crcE3u8MKWaOzpq0JTgLG/Bjn6TcIixJ6Z9usHVQGxACNDEFokJ2RFP85f4x5YfD3E7TllDRmqAO5",
+	"qCC9QUhn0FXydj8xNfYoDDctJjKYwe5YSOS6b8JlXLBbVjX4HLA/jISF32cO/kAgrodhgQVnhXU0qNaw",
+	"9hifzzn8ZiDJ0C1PZ3DBFEUXnoqMFX1FAHjVoh4wkRsLG8sBABWFgBchwL4Ab9H+6fwZfKalPeFPUbXp",
+	"V8qYj87eiuof8ab+JHmbyAXJxE0ScbqVF38l840rJkomOTfvWXNBNRbUrWlZGmqD+dyVcQ30+CH0Jg8H",
+	"xIfpa33pvO4G+4DLSI3fjSmt9lZdUYFAKXMt51c1L/K+5975W9/J78yN9hU+LR0Vzr7HXcLxe7gLnv3k",
+	"OXLzky1bNkv5aWxudjCSwYzn1hQNJm8H8z90b3RcY5LvR90an3RI1A64vP90uLL8v1MId7bLJ8hy9EB4",
+	"vQp7eBOCVuFLAl/9KAW+7RDoMUzdu42yYR8g0/fvns167dF4eREfB/0HOYi3sY/fVlxrJnwu90FBnD4q",
+	"7Ic8DMzg3Ckm8mG3mF3dC7x5y8YdmPJW/HCvOd8vsNJlumbF/DgTZOgBoa+6CQftPVHEcXAwW3JplWtj",
+	"CLSxcPbJErBTp3ZnOygtK5a7eVYJkUUOlYTOqzoq0SEmByIqSxkFtvGDdslwEXibg1Id2lp3Z6ROMQlX",
+	"/J6JD37G90h8MDN3oStG1711Lv6gHja57Rr0URanAH2LbwoqepW90P1YFlSckbW8sfGVlgjGMidzS2rY",
+	"NoXTPD1A78MvzuFNLe0vuPCb1wF76rb2K5jMWKmx/hgil0qumYaMnSmFtcDslq1S3NmxK4ZNXTUivCCF",
+	"6hz/Cb8dpgH/2CipmuECFxyAHiyAIf4G2crAtxDBAQMnW0mesXgZoyFk/2JaJ/5dBNNPSEJa+QO/XLZW",
+	"43JySi7tQl1OkuBv83vIQpeTT2m0+BYn60Eoxlfdi2IweXpojUSZSgwcwfUexvRbdiAn/rVFCm2STcP9",
+	"fgayEoxZrPpCYFFaRFxtuzQfUHW0BOYlRg6j3bOulbaaXBcIuu2jJaAw2Go2pxUl3k1/KdrZ63lFFxo/",
+	"6opfwlEhB++fFcN1NLhA4EL0S4lNNOWiLUYLDiH480JJdAdar1bOVVk4uGuwGgW7LTZufDmMqT0bWBaC",
+	"JDRYojjEMGtqG85sOGNlJ2O9WdG++qPSXEL6W/NuT47TML8kzCuhy4oxdBLZEglfq2NTTnJ5fCnsqRO+",
+	"xq+/yAGGQDUIxU2h+zGxEtvlQ4J4ndoi3/aZNMMT8FLQUQcgeYvVkG2ip77KEirGyYLfmXugYoDyoq6M",
+	"XIZK7EtRMSgkwnsrRmyYnDeajP0Wzm4CZSLwp7uBV0TeGpaTPnSiGNG30mX1AERLu4QNjtlkgkZ57LgN",
+	"V7xf3R1lXrXm8XPZWChptr4mq2sE54U4I+Z9LzDMBE9guERkxrBkwoGxPqjdFQV+H448uV02UEDe2Zb9",
+	"4ipCCtzZFA439WdmkSBOcTxm4KMMvrYYDKy+xGYhmQ0CFJhdAjeElrFV8vfkmJ0pgPJWNMWQIXkoX1SN",
+	"GWVTSI6a+RvdOfWnD+88WLZNmoLSa5thcSlc4iDPZ50ODch/bhdwHcVa2M++dSMN7VpkoSE9AX1LvXoC",
+	"2Frstle0b+kDhzJuN544ivgBazykdMBebq1t67nEjP8A0zkmQCO28ygbt0VQLLf/nhZue6IcUdHZBxYc",
+	"eTqM8fR1Vc/xIvIe54Hb4mVZcJZbcCOep35Hc58oE+iUPjvE7sPjS2HtTsU0Ft56RLEza14pp8EozYvC",
+	"mX2Nqna/dOJ+t9aOtauMovSHigrdu+vxHsRyy3OXYtvJnuiYguum6DRel5K1XnpGlkAOJH0IchJNrAz9",
+	"Ys3/DSc9UuWcELb+dfIjFTUtCOQvmqWCotJJsnVcbXz3A0PqLasYPmMOqro0tH9zchJkv28BXJwM+hlw",
+	"ovoXKASuHqhp3r0kDYJnOBUxC/cFLVRTCtzFww6xQ+OR92G0jvB91vf5pDWRqNheFVRcn9kaaDI1cpWa",
+	"gx9gPrjwQB+Fh7mr+Br0elVXkJWAegTXjKiSZsyZnFDoZ1R7j3lrVAoulluQIdsGU0m1ZpUZ0eXlxeBJ",
+	"3VtpjKtrYYMHFvaKoxgI8YIfuGqdKc3XoEFkUul5yap5LWLO6+fuRpJZ5AGjI5p7ITn64vuzQH+sxbWQ",
+	"t+3sqlzWV5BqFp5IPfQ1ySJhnH+8r+ZFxdgRJI3l7fyyYCJ7Pt2sVJyd3yNTioCr7Ut3Muqs4yFalvro",
+	"qSRclIYySH5Nh3lwj9S0DyvpjjYVUtmhQ5ZMUI4QYDdM5LKa0y4hj0cQEmeaD5jJZ/lELkiKci8lXHUI",
+	"wQTyhKRGc0F6AM0lgh20D5SPrZ4B8oLp6t+Z76i69gjpvV575uBux6H7tF5qsR6jMD/WMXCGRipUSViE",
+	"J4esNIp1t0HYx1TEATM+DGTRS+Brlx2iNVuXW5hFx+S1deldM1ba3H+08IASwN/EZi8PQxR2thmgKjb1",
+	"DcIV0NTgcY1ec0wk8LhW4dJEauz+g1Xy6IqCaxCpJFzk7C4hy0rewtlmyAO3PKK9ygr0UlJSpc4srtMW",
+	"E9iiGo9ulULWCcCdLny7FvzeiIS4PfC5bG1CFzxzCLbrZM+9Hms90JAZnXq/mP0C4T3GPXsO6vcO15/6",
+	"Y8DolZFmCeMU5ffCaJwYG7bTZt/7lSKpEWPpls6MnuQ21K/TXTMpoOwtrljvVKDbqkEsbqias98YnhVA",
+	"yHkRr/m6ffSYEfToG+kDqApRoddjEzYAeOCFAS98QOmZ2Rmj4xNjzNT76jGQTHbXOb39BkNtpGoau/ka",
+	"cbSiBw+MoOPEqFYEQ9uu1cFi0NbBmpOdqjBkeBO4HTIH0NuG3SEUFpf7spom/GlW0BrbTt+39YI8sid9",
+	"DVBH8221oEicWWKErN2hLTNppxboEEhc6eIRF667aW7hmzs1QkvJ2uWGrlKj278ikjwepr/vqc/dx2qE",
+	"uQ+sxQbUQdlc0vYY49ZkKz1/T+pHlYO0Vi0sJCBvLXcTKXwBZMkfgbfgEfSvSM+w7UjPPeGr1aNfeP7J",
+	"PpYEiwzAaU0l65BIGV39dFDlRsAs4dQ3hUG9FRtNp9mtYPNWmMje6NM3drpO/e3vNiV7Lup1CD28X9xe",
+	"saxiugNL8MulAzPBOPx//ef/uZx8QtPjl0twpps5CC4m5HLianlaz+C+BnEDbtlLYQ8TsDbMuRcM3jZD",
+	"dKKAiazalBbGozIy28gCqITzOVOt2ICd+mRyW3HNXotigwMfwqBbbDX1dC6Yb75puWB2C7gDMOlCK3XX",
+	"krteYOclx/WOG3NBlVGXp3ZgPzf8NBAuaDoA7A4WtFoFjI0HNM+MAg4aSiDcN23wV83R8xGLsK3s/SIW",
+	"wVrtk5bnH3sTcGavtGoaOuwndcIOp7qRQhYHH6No/it2e2JzMGxs18iTaBITV3NJ61g7qrCKyn6UKyKv",
+	"NOUCFN1K1ksoWXl9XusVqsQBCOMVg0N6U/r6wbHO3ndtseeNyyohlHS2N9rbHaGsFrpMZ8MwsH7wHiBl",
+	"e8HGLf1uaTBYd+luAHOtO8L9MMgjbPlpoPinIW/3YP0RGi1hbfFhWL+sWimUeFhOkgnM/BMXcHYn4iSZ",
+	"XLPNfMHBdMPA17y9Q52HcV6xjGFTMfvTlf8pmofi3zIiUG0T1rS0yQVnRoYVjAJAFrMSJty/j5PfhqZy",
+	"bsFXYcOCXVqxsqCZUxAL6A9MnDeq2JyNUx7upzqwW1AfHlwt+LSTYdUuFNaAW0O4OJy5Iei3vtSU4J2H",
+	"Zyc9COf05hC1O4WO8zsMYbetaY7mSJCOQ6bjgdtmO5HbBgZhbjuePKTGODYRqVltWQXMc49SlDFYY7cr",
+	"6TmrTUYYPdtCMwyzhH4V8LFA43aD7DtvuP6OFlRkbDdIPfonyRXeaxuu7A5kW5fm3Lk0W56Jk64wvTDH",
+	"r02ddB5JubCN+8P+p7HYNJmGQSu8235WoQwGWmZn5MSCAQppb1tRhVmErrvqSKwoNzqbZxBpe4IDMqqy",
+	"nTy4VfX1rt7jm5Ux8oUtMm1/Ne3QlQK6pDVow9VAezajguSVLMFvekv+ziqZkCuW0VoxO0FcBT17PXo4",
+	"ZNRwRXIp2BkcOn+TV8pVM0DPAHDSYuu9taya9AzaZGeMHPf+cJGdPbQNaNFdvtjk9m8ZyMMZD2LbWv++",
+	"jYKkjIezbWUE/TYxbfsZPrm/HdnM2J6WZHfSIgqLZ/hw5e6TPbUfvx8CiGW/ENUbOgBS5lSzt4d5U0mo",
+	"JoB5a9cPVA7bocKddFwrViyiusDI6PWvhlJ7GPisS057AHSo+xzw25LMMqGnscUKsT3geuA/Q2ySXZmg",
+	"AAiSxZn8QGCWnUAvIToJhFOxDfCWVT4Ix+F6+Peqd7nMoJ8QoIOMVc87Cxd+pBlY0p63XSvwvbwVhaR5",
+	"/xLk9o54Oxv03rAjCx1VcHENkVBMmHWmVgdM0OKPNE1xLcDh4RCc0BNIaVkq+DJUQ96jKLw15l3T90bK",
+	"4kJT3dNzjivNM+V7+BvbnGf0K0XcuhkVUTCsJyqlLBJSMZo3Rf4It2i0HCMBI5maeaxk42VehG8esSW4",
+	"mNexc+hZ8xLX4Bs7INSKDb91Te/mhsJ5VkgVU1Bbr4d7vOaHydQFg2kB+3oBJXxYdGNjJYB/Cn7noXSF",
+	"XvoKC6p6II0bs2DZCo8HXhGr4hD32ocnWJbMbGxPVE91NkK+OnIaKWkeD3nD2CNrRoXZjQj7lA8v7Cga",
+	"Ioxjnkss+4AVnRcj2OiWct17BBi1KxgeZpA0gPcrmvu+01iyGuy4h1waIDKvUQuYr1UfqQDgq0oj980j",
+	"rv3eOLpg7ta8KHgMVTiaA9PJeeniAMQYKrK+XkIkKHJaixIZ/C6Z+VbeDp74Iw5nn+wEZ7PTLm3lojHb",
+	"IdVtX5Cwz3Nq/wOG5+JwZ6FJae6IIJnZFYAKZlgt1J3Is4u/hF1CcWrUWbBiqfq5SC+Fm2G8z0bEaEEr",
+	"Rab4VGI3fEJsdGnmgW8g6r0NntZgNw3lRPyylSX2y1Yo62MyuTtayqNg1qAb4C+fJsGVI3XNyyNXAH9U",
+	"SrjPe8+36rkOqe8CtLl72bF9GmSIITjGrP0eusqz/I+MFnrVb9m6+4wSWOiV03BscYDVkI5JikmWqVF9",
+	"Urx1k6JehP446CUAyauGudPcGGA5y+09kJArpDhiSlmnLTygXEd8QDC+otn1Eoo/yM81q5t8OMoLUrGC",
+	"brAMO61FmwSo73IqnKzImlvzT1m68CsRPwsQEV9VLnJ+w/Pa03qKcV/zEezX7T5i/gUEQ3qubQAJRHca",
+	"QKaAJjs6mohr98x8HJdpl4Qcetm2imwe3nVA/hFK5YyEKvxyaSmviZZLiE7f//hLJjBvQ7T/2dzkie5r",
+	"pvz6hlWGVGxre0YUY03LTUqCm8OYqOUkKCFDnoViA/fzxyiQxJopTddlhHGCfgDOWDio8UBdghZsH4qY",
+	"M7a5gNNNMOvgnkrTDaviLTD+ghf8yCxYAsAOdKpAHh+fHJ+kxOpQ6zV3Gay7TTy7qA0NW1MQznubcxO3",
+	"j4Pd4DgrKht5xTJtm0D3pLoBLEUAUuTqDz+8fvvDi1evP8y/e//y1ffP306SXqwgLc1EnZG0+4wTilg7",
+	"ETJj5O3+pzevzn/6qf3Txfsffzx/+/I/nr+N8mlZyXWp+6Sb0lWN+q1LKwOybUbZ109OdtVHwuXBrDEP",
+	"+2hWd3CXO5TEC7g5kidhBjO4nr2K7KoWfaLetaPGUpWOJss1mLuYD43LNa653HaT8aFcEEtjdIxWC3vB",
+	"CzY+SzOmNb8Ab+jPRep1Z4UYNObHuT/hwgDrtGJLrjQzJuzFn1/5s3aG8Ek0B1iVUYq312+2t1ambrZ2",
+	"U5qpG9vRxt44w/5YZSGNrAY11rzzzI4JjTf0EnIBlmeU9BZmGXxY/RwHre0UaEbK45z6YY77qS8uPmn1",
+	"ttwqLz7ZK+bulspG3L9U2ifMY0+NUC8f4eRPnaZdbEiKe+IYrqSea+7b5L+3QjfcLLuTwzzpu22rlpU5",
+	"Plc0pOO/cbJoe/buaR/5BdvHGIqtw2EgSH4sD5NitJeADiQyljtZ4es33VnTU+pw3FnrHoQswP5mhljl",
+	"CUDqDnUFnyMVu+HYI60FSBRAxgtGpgCntT3Q2b1I3iWu3nnJtJKFL2FxRBvxvYvgUQBKkbNt+yxzY/5M",
+	"B9AoQn3tcxw1A8KsfA3Wi7PPOzXMsxirHQytdaATbyte7DQJjPVGUEG+fLJc5+A+7uljCjtmvt3vfysp",
+	"yhjlayo2dn0UUXWWMWZUoSn4/uDfSi3qwi0hd7CK7juzYR//uALpUK4G9dGdRht9Q+lrutEjT/ZvxjEy",
+	"k9BzXx+cmeV9vKLuD29tU/La4iJpTOB9WjRFlqBHYFNtq5xbu+30UqRsXepNSv7rP/8fd6IlREhckQ3T",
+	"ZJqpm0ZEgzNvdnYpUlTCuVjisxSPAw4eiKXtOXpLLVTQVZP2bN190OxC1io4MfiCULFJLBCmOdygt6D5",
+	"mPVuNF8Tjr+rWihnsjUuxDNA1KW5HZjTz+kN5YjIMu0cPeDehicQJBKmwuwW8yYr9uBVfSIyBbHqG0Ns",
+	"Zmdkr2EeX4of5Q1Tp8SuSELcCIwA8iT8X/83Cad+in/Pzlq/wl3hnE3d7G/Pprl1+0Pb79Oej2wpLuQP",
+	"wT2NH9auvf3ZZRK0QCthdMDa9vXol7UEYd4KtI1ASqKHouN72/vmhawilRHP72gGcU4BrJ8a/rQQCvht",
+	"xAori1p5ZFxS0sqQYX9QMcSenY2isHWMvynBbFNnpZ35flFbTqCwQnbQMoMajUiemrGHYRtqSWw3GQd4",
+	"9fjkhPz4XUtwXXFBq03sTOq2eNpRPhzv+GS0LAdA3kQJ45VIfjGizXdbDOVyN7wQa8YZ1j+hLNobBefT",
+	"Dgn7HghwjNbtU9YH1enWIyHv3704+p1RNQoGTA/tvo7Qx7SmmDtrK5JnByzZVjVwsds2Btn2ikd9Ym+o",
+	"XvlzOA8fQJstgWiM5jfMwSr4fqRSRrIiIdIWFqNHrVGsq3YNjiER+YoRXXGWE1nrhKRQn53LDIGWrMt5",
+	"cjrxv0eT+0omaMnjH35dMnH+5mVkkGR6cUuXS1aR9y9n9/z2/G9K9vR/rujtFhHua/bpY/N07Kvh9bhe",
+	"mcss/tm37HuZkYotWAWtXM2I3Wfhsdj38H2DmdV2vt33O7OQtLghxqHP15QX76i63u26wSau0OR7t/MG",
+	"ISYAZmO868YT8d/YbxNO3P28NuFa7eG3CRahx9c9zja2wB9Gwi5kFfXFDtquwyilNu5GrjYO1wnKIXM7",
+	"jw7UqQPeZIHjWV5DqB3kzzXbHOQHGQUeEKxq1I18kJu4F0nqnQO4saeJxXOFWkeYHhUQ1cK94vngBN0X",
+	"H3+UM3lbEjwYFw47amDf2Ad7qtLQ58/FFSROeIybNjTf0deL39PH2ZOrf+Pi2OHfHtvraRSdZg8nR8BS",
+	"u/wcYeDeuWrsObAV98HfU4v9owiyR5pzZSYsT23XDmVYpFV/3hQkYX8uqhwa/KzbTQa/a98Yj/Qbxu7b",
+	"9O1RH5Iu7l7fXehkBDc2xv4BXuyA9Ps4skewZ4cvx3Ga688+3hvmYKRuUYVEwTvsHwKYHPyae2hXVrsx",
+	"+u3U0aoC2Q4zFsPeX1F1eBv0vhSXfbbFPxC3xzxfUeavKlnZVKhIpmoeEU8/UqPLsCPnZCHmto50FFLP",
+	"F4ZLseetWBQ80+bvhayueJ4jqqm5i5sHjIq+G8Yz9N0bYtXDoF8+v9MVdThyhuVuaMFzPBHB96TI1Od9",
+	"2oTOpMkEtU2jgFmpsP+cHQdNuSI5YPWaimbygovmjdDm5RaiYZUUy+Esn119zoLFVTElpjtYYvR4MoVI",
+	"GBco7dPmpjnOCDrsO5yi74ZgHbahWh4OWRWQyxYLC6SGQKogjGLG2gcPNmYH3T3a/3oJG0tdThJykpDL",
+	"CSJefRyfZvhKolZ1oVkZbWSsljtytWP1b1iZNCAN0OldgIVoPuHmuJc3dpiCLp6106ILhIelhSkdlXfv",
+	"X738vsnig/tw1lVdgsuXipzk7KpeLrHRW6Gk80Cn/35krZWjl9+ntrZqdrx3kT+OqXcyLur1mlaROslz",
+	"tz1ChZsqQsntShaRmiW4e94rAT7su8fb7xsaQLzh3jlReDkiZTCtxwzrK0UKqqGlB7rgG0xQs0Ace9AE",
+	"/aPiTc9QUES8xyhS4/PYVjoDSNwtmTwb73MIFzaWgg7ot4PUBonL+/k8AO8Ydonttb4zWS2kJmnNZHTN",
+	"OzjK0fq8WlnfbRt612ZX5+lpE58Ki3VAOoolF+yYpDY31XYXw5+9ac5x6xq2gPVyU2Q/Zp7nYl5Wcmk0",
+	"k/SULOoKfdtwF62YRday4QqWH5OUWlrmIL/SU0LJyhybxLqlQ/O34VCuoPwKqjPRnwNhstb3m6gKqJ5Q",
+	"K2Zf6qI56jgEtz612fjwScOSasXyICRcbMhUXfOyZDm5qqjIVkwRBCihyj8wO/ZBoFNIplMug95aV761",
+	"k8O2dl3gmnZvWpqPHJPUGl/pKVFyoY/sPzHEZjR31P0SsgJFC3+37fVSpWnBgIZgjK1gWDOftyup7C5d",
+	"So0Rb1YRm04cKsPITJNkYlkFq6ncpEPVhf1WE4IyZ7j7CaiaJJP2ukc16he8YBg3eGbfucOT1YoqOfs4",
+	"iSYYD8WYMPWakmmapLP7BZo+UyDoDKlaAPRscxH3WGrrpR+jQg5/P8HAHTTHi0eRxmX/aOnzIoSWZFpI",
+	"wyYZVYwUTGMeZc6XAEsicpLO04RQTdZSafLt11uNTrwD9pbr1aWg+OzsjOQMDURg6FaaAXjj0FCEZnaV",
+	"XxuIknbVhKZryf/+Kz36+/yj+e/J0e/nH385Sb598umfokBG/RG1d1tBWj8lh8TLwiOh+WrsCHhRyNuB",
+	"1OXmHN0fq7GLTW/1Md/s6fuLV4k1YK7QS2suG6K+bx7Co/CUpFZumMVHl61KrSVluIIKkrJ8ydyPx+Tc",
+	"tSDA8UKqAdjoNg8CE+bOzMFxVbC1yzYws472S8R0CQpJik0UQHKn4/GVFEuAcW5sNi7Ij7S6zm1nl/29",
+	"4LbB6a62Adgx1Z3L0PB0f4+yYtrsqj0MZ7OQF+6pbaPrO7aiN1zWFXGvPutuP1t3HeSaq1HI6zdc8Ste",
+	"cL0ZUrAMjX9p7t7KbQ0nNwk3Q992ajgXURUfdkcFm8lyomC37kRNYhuMTBXr7qnZr7M5unM7PJleRR0Q",
+	"UqM6JUPlD+pJYKHYWTNDdwHBPbq57LVsPOzc4hUkpEataGkWtgybhbs9unsGm4aU/XZ6axp3h2/bPQfG",
+	"g1y1PuFe/4Hr1dta/OTLCn9LmFfNIGMdH9U9ga+687hHeDU6lUMRhb17/I7r/9hbeug3ldtBbTMKkv+Q",
+	"u206nb3FbzjtrT+jog3HyPdutXTA5myPARvjtmncWqz9wbH8B5IR+FjWessfHihrXCpxpM/Sl4XRasRb",
+	"ix+D4ASu+PYkjN5abSkVcXp1GttAMNxI7aoWNj9jCBr3f3bn/+zO/WDsajEXPQz5RqqW9he4V9cOFyA4",
+	"3OQCO+Mbdrja+PxphNiZPm5MAl4pPUtcWJ5IAfgkmNQP7e9Boy5cTpI5NjdkRW8YWdJSHZMXvCjgOdfl",
+	"LbVPz5vR/KtZ4jSJVKmE/NWj2+9dCPEPLL1aLNAnyl76Tj/f1cX1gFI3eovecDMaC0esYp3ZzOLfriTY",
+	"AwI6HMAzZCrYbQE982iBKfs+I50r6PE1A/vEwU5t4wUOkrcVBesLkJyjt7cJktrQRSdO9wQ2uXJDSMhj",
+	"Yj2x8c1sL46aHsh6EFK7l5/abxU0u8ZeW+g1NvpoRcr6quBqxSpSQSCjA1WNMIF4LQ2EUYrgKzwP1Fgh",
+	"CaYWoATrwTE+fNKxlKjpM6V26dnBbU3EZkWVTwmyrHGIgm3tng7HRlYpRnOyM+7d3l+9Vmc/Hzhscogf",
+	"II1nxGXLMV8aU3BzAoGvX4qM7bcwa3r3Em92dpP750CUyJM9Zuj3qsxFIFvqd9ieaUytaejNTGp3ZLuX",
+	"YtXqjvYwZ/le7cMOOaJaCPkH9BiE+9wrms5kva3LYERJHKx7dImc4bJhX4TqV24bxFAsDGi7dPYI8BpK",
+	"Dsgnh61GSlbB9x8ml/yNGYmDbXuYLPJGEuOkfSZnx94ujt2I7DcNtBH1nrC9xQ9X/kVgL9CbfQTQAzlp",
+	"xzpkEwImjaxYfkw+tBTofCPommdz2+Cqaq4gNo5tzKRSTHGH0DBkv2S0qjhTJN1+Q+vJ9L9XHKPjnRuT",
+	"0xp1HIZJKH4HGWvLCaGOOeVqpEdADee70OHNBxF8Qrkagu6Xx7my1Ryl5q5WZ1y5bP92do/bWVA1DG09",
+	"QOAr2ynpNpyoWrFZPDw8aKLDpm3t5c9qmndEUdi7BOoj5G2gx46a5C8QNPMnoZ0hG0TbjpwRWtq4zGD8",
+	"bJyJ/cIigwU92CGRIHJsu37KqPrKUhZyyTNoFJSz6izmOIArLJ837407EGyuXwslJBTBYG6QbJMVbLYb",
+	"6bZnWrwuMAK6IDh02k2P3NYEu5mv17VFzRfGyrOJMWYfsTuuupgrOw+qrTBcRLFwMTxXPuonx4LTwsRT",
+	"khYyS7GDLiRidOs4WomtTxJyCdRcTj4C9sj2Cm6RhgvoMgFdqJAjti0e6XARJ3rLU0TOBYFCdTScWhzu",
+	"D1yF6X77Zfi5HOcRTDAIyIga3Bl5bIHPjDREmc1FVtlUdV+RhkMdVvAeLKK9lw9rK/zdDDiEhWw8Wv5M",
+	"iVkIgU4VSMbW2PqO55Z4iTF9n6Z5EQjgMZKU2rWyaErA0LBQQdZaWxWtmM1UnEsxr33M32sTkE+VRMWF",
+	"YTBzxqFDKIjkk4odgaMeEtsw1dElEg7n3WHfL0argjfpdmQtobJPbmcNhLmONq0zgX3oqHAt8ZVN6Qv2",
+	"mxNwANgQZDoaPVDpilHXMGwNHkK8GCgHMMFI0Z22lZhh2/s7I1sQPhbWpxbeY+/zP69ZqY/JB5+8ZrQj",
+	"Q2aorBnpdMUyuWYuh/GYPG+uK82LwoOogm8T2j2aSct7ctt0Mf5Uf/fuVedQt9zxy6ethpW1lmuqeYbq",
+	"o13QZixn4aFu5aFN4kB9UxEhtbHyjuPoCcGxPZzya5nklKR5RRc6JVPMtmU51ywHVPHUeS/zlEwtWous",
+	"jJbW9rdebYwG4k+hRzePiccFnx2Tn6yctKEdYxDZb545xqqoUF7M06KQt8Zc+k7qFYE7gWk9NfZtFrTA",
+	"btIWtis8ZDa0eySeMVrI26a87/zNy7jVamXlkYUmavrgYbrugR007WuMBev6mxxWv9aWq6MjAuNuu18Q",
+	"Og6NVLt0MDxG7USAHp4VjFa+c2PL1BwxE63S6PuAXTbBnda8hl8IzsaxMWrDau/oMspn50TTJZHCpYBH",
+	"U/OnWyQlxFNk/lzCfwDjCv9aM01zqukMcqGwetnGEzGUoOlSHZPvnTziCjLHD4p8/7qMun9Q2Ez4FFnQ",
+	"mfMwg7cr6X/gejaq9PAht4mrO8WGcC6l3wZWzHYxRxcxi0O7+OpBgTcm0H8ctWuWfTncSzLNqGJHioF4",
+	"vmGzYSSA2Ps9Hz5MUZ9PccSW6FRr24ZIuoU9IyWtfF4eMr5gSiGYgSUqjhz5AxfokYmMvhNmLOgVK1BX",
+	"+7mmRs1N987q3iG1Rjy7y3B91TD8GYnyORMOcNteOPQQGis+ty2HUKAaRgxWZkCM7o4yfM4cRLrcL4My",
+	"kPvje500nslAUn8ONz8MZ08v/0Bb+e9kDsWE6Zv37wigGYHC9ugXnn9KoUzJWRkp9rdFapw2CM4BW3YD",
+	"WgFXPm3c1f5fM1aqpuuR2+ke/6/XqPst5Gjv7ZU3GnSPS/4MLEKwFXA3og6lYirUQ3jrbX/7gzz2w1AM",
+	"D+1UNeS6lybgk6KZ2z6eV8CJ367a3cOPuged1qO6RWVjm3V4apTu8XAlEcNp+3/h7Pb+Gftm13J2C12v",
+	"xVIRLUe53IezI2/arVN2fW3IKcdu505hGZ5SduuqeOHBHYEu16oNoSJRIS+NtAtM8vtC9ffmpzXEhSPc",
+	"tdbxivE/yltCcVKNGAjdSFv+hW0JjMWnIZic9Zj8dRu9oYku+GVc8bzTFWAws4mreeOWGfbfbUXInEsG",
+	"vh9mXvrAjCtalMJSWQb+Od6DxBnGQfaYiVbDFD8tfiHWZ3YphNTgTmc5WciigIy+1hG2b1/fTzsYZUT9",
+	"iSFzP8XJvPi32lwdRvPZakxwrvbUylrT9atXljxIavn+Vj1K1ocKJR+StfUwZ8eXyFfe/zwYUPxfWy0d",
+	"dHcFSrrtDWyRd7pnwWc5Z52K+rnO2p7ZCbWwWC+EjW+SB9oyScuK31DN0lM4UGA1ZZX4/EqfXAmpphoD",
+	"NxktCshEbtKGZbWc03zNBXoirmh2LRcLnjFjaoUWt0esaOUP30JgpJVGbB3/WXpKGgOp2Ning4bmzBGE",
+	"kalN6zUwZOiZwjWGDzBac+bA/ZMmDmKGxsKgDd00AaQIibNj8lOnoFgKF2jG8HF76GceOZlVNgLkgmOu",
+	"VsE50eyydNwVLpiQjfKp/YEJVlHN3lQMu8O/r4oXsnId5+Og1vNrtunvAEOXjFyzjV83DAwhuL/1dVGS",
+	"2jtPHz1Kyfu3LwOERthJWw68xydPnu6pXTpKY3LiD0y/5xewZ3sNhJJWdM3MSbm/Be6fda1ztcTGiLiv",
+	"ZLUGk3RqdUZpb0uAOf908fqnuPENXqi4O/Ac/fFwbLRzJlZal3Nb9ADAHxhAzQqIYDSU2paYaiXrIidX",
+	"DUjxfk61YNpiM//Hd+/e/MUHz587kK6u88PB+Y3Swbrvi6hgeyJ77T9sS3J0yFstW+Oo3xBjdl12betd",
+	"aGIZ8w71QOIhMhe1PW6xlD4xMmdBeVFXLCG3q40RdE33223PyqgGsIDPAo10tZTXD9H21bVX3Z6dqmZN",
+	"ZlXYVThusAzbtfCOjpe8p4+vdZuzmqXDOGdWSQn7x+JCtWe1n0vGgO9b1igrebU/7H5uezv3dCaKdn5O",
+	"SPoIf3jkbuhCwXcux9ur30BsI/5ldxWHFXzRXej5on9rFOue5rz/k/7y1jf9lZ6PNi8eYoiAvPAhP09R",
+	"TqjXVLyF4qxzZY7lNRN6t+FK/X3jLdfgM8Zqbz71WzVlYeOCGveVIsGIP4d1G07oHuZtdOn6Ul3SEuE+",
+	"jfqqUP0K8KMAKK0NPOcrmlzp8TS1f82pTolietZBfgPvEDzS9FlyTjBzKxUZKyymm8B4Rs/diTNG20XQ",
+	"LiBHnvknUP23L4ZMpgUXtK264sB3gqz5V0RTYoaZ90EcC1DFOcdCyXkAhfzrZQM0jPmrIzhU48rv7J1n",
+	"LkGam8PWsf5DwGGPFHJbG/Ie1W7jAypQW+cFahT3121+mK6vXOJWNKEZy+TEQvaXsg+GhA6u1tvLmRPd",
+	"OWGd33aM3ScqBbxlp3tA1hoRMAimaGlBNXtIyVSyrjJmm3+jQi2ryliyVNlkhMQCFd42mXK2ntre6vPD",
+	"tjVUe2tuK6j2NzAtYWg249sAUAMzTDEcYO+xJ6em1ZJpnwm4G9epPVfb9I5Zj93hN8f0wNI7C5ipunZ9",
+	"bXGYQRlzULrcyc3H96vQkxS4qVoH2VfKx4UPLn7u6kkH5pA1DfgjU/IyuOoj2o7pFJm6UPu272RcRB15",
+	"fr6dAd3TIN/ivFr+sjsG20eAj8HyH1eOyBGVZyENA81jdn5k39QvszcOHXlnZ+0eYPipgQFud8RxQ3Sj",
+	"ntaqBo8ngIyHIjdtIQzn7aSOvWZnJ7SYS47qjGnXjEbWeBfrJV1JMUL07LaVtk6mg02m36yhBHHVz2AV",
+	"RabuMONod+skbwbcK423ecvVpv98gTTatrnjzhnQV2uhedHccFgr8kNDmp8rCbl7zgyO4JCsZWMz/qoo",
+	"Vvvoe7sUvX5O6Jm3z67o7UlPkA6264jf/2S+v1EWdK0aOof3P1fjKcytHO/Ra/HMdthZIM6YRYq2gTqq",
+	"PbLZadOpLrF/OthoxA6384jrmtr69Zam7k95q2fMxpl1XxRbbNt6+/KKQQBjFoizZNB4SdoHTOek6HLJ",
+	"iJNshIMv6KF+JfNNr4uPalIwajO0rObDgrtD5x4VzR1T7N8E8XWudEW1rGbBucb12SFuuJjr7SU0ydDM",
+	"9d+RxQ07z+IJwedGEQG31dL2ZaaCFhvFIogO0X4tiJvGVdDuKNJ9m/Z9vrilG2XmGEnGWl3DGYboNJyL",
+	"+C3RCbDAXX2BWPtNpCntlr20klZ7dqK9r/OlGCO+bE7UZ1TTQg6UG3gtt78zbobvIUzoirPxjWK2Sfnv",
+	"3CUXJ+9+2jZO+x4K9o4liLWECtUxXwwgFwsW22IZ1Wwpq81+bICPoAqcM6E5LYygueF5r9PHX7YGfvMk",
+	"SpKQatvxsNNqkWsiGMsV9Fwczb/P/HfeWArGgDEE4zKXesbU3AV6b+9AzqwH60GG8W5TsudG8kS237jm",
+	"tCGFuWSKTNehi2nPkgyHibmoOBN5sSFYDeqWTkvIDSYptEEeVVHQl70firDN2MaUkH5dFvWSi32yr9uz",
+	"xJXjX1ARKcEXkora26mAPCBNuNgndwGabfrRmPVdcFZ1En3Uz8X855pVmzS+PG5n7d535IqtuG3dFAzt",
+	"jFDiNsZ5yQ1jYdISln86+ZGCYxKGeMQFlKwcj9Q8nbQICE0mUdyPrU03LAy97IpyC1y1qBXhcrYYqXWS",
+	"W4gEIAe9IlzM9YrNzUQYgm0yiT/EUc8CNahzq02F69G1mkHs9qcHc9K7LQIp5HyMtWKD4nNvf8f+0gXb",
+	"Xxv5sgGoBCMFz0hdGqnwzcnJSdBiaRYtFzugNTseLzAL3Fj9QkDMZpSoGOG+tU2vXRlEtxPRFLust4aW",
+	"kPtWMfdW2LTZo7uhmuEM7KQB7bK5cUDJDO88RMP8b6xahlN3T/0yXK7D1Mx7wvOGIuAeLccfQvZ9UUF3",
+	"PPniEqvvxQFx4zWlQXfwmuas6VGJfmEyHfYGOyfwsAIzLvuio7H0JGA0zPGV19+q4FTkeiVrTWhw4yj9",
+	"9N6nxIhanxE7q40DuM/WephqnvucPQ28RsSCDdE1Tgm1heUJoR7EmBKrWgPH+a7nzWOQcm+LFBpZAD0X",
+	"pWCWw7pL8MtW7vIv25r8yJBigB+ydZTt9k8PeIQ/JpO7o6U8Cg4BALr65dMkuHKkrnl5JEv8yFEp4T58",
+	"pZ3+D+zqByz4GO8th7MeylCgFmT69sUz8i/fPP6X2TH5sOLZiqwZdvGgFRS4KyZ02IEsvdab9JSkzmnO",
+	"0K54e3Fu3qcSkmbVTZqQ9M7esMEbWFEYGrKjrK5uoA4l5i0sIkAyF3wpqK4rRmixlBXXq3UnP/ztxZNv",
+	"vsV08Ofw53H8LLqJ9GG2ZBEgq/PeN0e9L4twvZkCdodcRKbGxPj2aV0VcYF5HZP6P7ANiGDQKFhO6JJy",
+	"ofCoSq957vqTW+Qwec3icug6VkJmXo6wTp25O7cz9yw+UhEf6VrmdVGrwYHWaocnVvFlyw2r+DJqbN31",
+	"L5zlpzuSSVnlXFDNBmnaDL5uM/51HUl8DUiV1y6lzliWxbJXgOIOvmA65pQBWfiBXRGzdBdMB5vVo5X4",
+	"nawwKeWGVXyxAa+VUsgikX1m7h+dWhFImqEm4/De2FiNdQL9yn2FXr9+2o4o9fjtmhSKNmhkAni5SmPb",
+	"opbXziIf2t21Z59194EPXK/e0aWKQvFEW643A4lPDFYh9LuD3/riI71VjLG9ssyVbXW1j41FLIFG6Ijl",
+	"ZmthztoeBoBP5DdslB7V22bnj9EmO00c1YzpeD9MM0NU0GPdDSUz6oNQtxCEBxeMCpNvUz/OdsCnQJgz",
+	"fzUqd4zupTRdlxEm5OsAM0hegaL4XvA7Eiuz4kJ/+3QyaPf5uGnz4d3daF7JjGIjK1bG7XqlWYnnRWHv",
+	"NYTSoNcSob7ZtVHLEDUJy5+rRjfjImd3xwPK1y4T90G0nh9xLr6T+SYmMUFPoMVRQcWyNpa/nbuk6euN",
+	"lcuV62iP4c9IUEUKzUSPs8K+lUDawYDnfXco0r6pxZrb691z1MDVxJMa4w87XxdMRL3LxiC8raRmhLpB",
+	"HZPUTFHqkEvAhXpGUqoUV5oK7a8smWAVz2wA+UbyjJ2R9IOsrsFWelNQIViVXorbitvGRuWKmi1ZFlSk",
+	"4b3nzcuhFhd7BbCc66A3VPM83GNeAIFuYiPd5lM5p0shFVNbMWt1RtKLumTVDVeySkkla0PUFdO3zEoU",
+	"GIiy6MalrLSyH7TV5mh8uGWC7HfMgQTSJ8lkezzhj3ZCJsmkTfYkmTSERcXQjzbjof/MDDNnupuiLCgX",
+	"R8CrIQKYXJDbmB/EOi8cytFuFtyZi/EjV4qLpTk/39CKrlUcC+hdgB7t3t0UP4dJChnUPwuJuT42ULOt",
+	"PPR4OG29e8kqmwLnG3ZiYCshqRkCmi0AowUl4FbGp2scTRqQ1lIhdplg2+XiQ3pDXFv4UeaseCkWMrbO",
+	"jdAzd8EoblesYvZQh4SoPKIxiBykbNjsJJ68mkmx4MvaLI97yGqd8G6YJvj2cK61O4v6Sk7dZTf78Nqv",
+	"VPDddoCN1WZMR0bze5rOEu8YagoS9sN7gu/tcBDhFMMhqaU5U+BQBSZ1Sghav0Wxtgnfbbbp9aANxt6h",
+	"iNjmDgMZ9x9txZb9a2Ev9q7E4Od36dZv4eWDOyJYjobakIvC+Uu6LN27k3Zo3VBMcEM5qL+drRXLwRja",
+	"OzAb0BsfX5EO7xG8cbSZ1siGUbOJ2WR90xP2t+lGlvpjR2HqYWSSDkq8b71z9GSE9O+KSD1QWn+LyM+R",
+	"3t+ehT0iQtGJiKUctXB3ppoJKjC99f6lumNT39Xcok+HSR4xH+aLdnVfi3SuSM7gPdSVPAspmAPdC3OW",
+	"bmV1PdB8aqcnv/XdW6pa7vzxMbI98LqsBGw5+kNaYxzwxnAjNtbrwdw6LwqHt0UrRpzxBXMHla66OYBs",
+	"wzIHCk1HgexC/7E4fNf/gNZ+btBawK3aWORam6x7xxVEwX13mwa7lkzTXz6lpGKKad8SxrUJm315ZFsY",
+	"ClxMfJ+RdmOR3S1APjv+bf+Gs6jdqjczyOGAd+2hZYPNrxJozcYZtMVCxE7M3sLxYkLyaH2rj7aXmq3v",
+	"1TgYhvJxj9mAL8ZhPveurfKzNcaV+44uX/v7m+YFv7GWBMfkheFymueps9+CrlO++YSTtwhYZxh9Zp/E",
+	"Jg/wsGIFGvT2KWxcdUczDbKdK+JGcrYlwPE1+Gzgc18qcB4ACh7CM7pXbPVG+GK9DLoqk1/k4UYsI/oG",
+	"RPi4P4Cx7HFBWCCxsvFVg2Hggd8Vel27qLp77mjzDbehH2zT+pdGTSVZa+ifZSHSdCjCtg/9X2GXjyt/",
+	"6z4Z1r8te+rWlvPdPVnNXGiH/UbznOUJoQX2woKDGHebuYqbLcfKMwhgwWyCouvbtrjgsDKbjxazoBNS",
+	"KqSeL2Qt8vSgpKmHF2roLcc3etxJN7vY2Bjc7x2ZsVsq7N73TVOlBxYAlczrTI+3hkt84KEM4XGmqvvo",
+	"aEvZDmuXkTxo/rqPfg7L1w9oD6O3O6aIs/SK415wtD+MpduxZgY3HFOar+ErmVR6XrJqXotYiuxzdyPJ",
+	"ACQexay5F8KOF9+HQdxaXAvbansb57GHpgbrcSw+1sha3UFrYZytbZfp4c3sdu7idvqKXY7xxjk80aqU",
+	"2M9cr+SCFyzk3UPgrJKuUtJCIj7Ie7bDJRUZSTyd02EEQhTWte2TSyzZ8fGYFpS0nZRWsmifDqJ43qBs",
+	"Tt0SzFr5oUGirwvl3TCRy2pOJ8lELXRprqwpL+b2TdDPFu64Mnf8XMyDGhKITwtazDu/A8ixKyDxL6Dz",
+	"rOBM6LliWcV0NNr355rVzGgePT04fdrBFc2ul5U57sGVRQAKlUzZHcQuE3JVF9ctSxK7mVB1rRLCjswQ",
+	"E8LuSl5tiLplrFSzhKgVgA9fbUBiQw/mjKpj8kzWEBytXOo7RASwJSz5m7wC5zZ0w1VAY4C9Zcgxs+6a",
+	"VHZy/pyXfXu0fzKvRU1JS1LVWHh8Szk4L7AhmRk5qstbyRa73es5Vxmt8hjeKnwXdDYbRS5ZtaZmjxQb",
+	"IMF1lgUauFAl82b4nlTIImdKz/0kzOmSzW0GSeTcWvrFxweDGMXf5JVZAvtseB4IiReVm7phBODBU6Ji",
+	"utrsWLVw9mDReFGQKyjFqHhHbI+bKduAt+d72HkWmAGA3Cu+XGki5C1ALFOxcax8wJeNWMzropdTQoZE",
+	"Y9g/QcxptPcnu0Xnfoc0sxBSFa5GyNex4+Wtg7odm3DWgeKN6Ekrll2rvhKGnN/wvKYF4jorMu0Dc56N",
+	"tni3QbtjZbSjkLKNiLOEaSmv/VH0hTCz0W85jJr9BbPsQNqmfeS1EuuMsYm3h2cp/GK0IXf1t5VY56Yy",
+	"RAIPk+2GsMDfMqqk2YHxFLR3LlflK0XAq1zADsJH9swy8889QJ6Zf1d3rfDXB8k1s7H8mA5fQYIZ5Ey4",
+	"2LzL32SKGIlwSlJW20oBn+PBBSh0hhOeQ4IHBU6QIiHpspBXtOg+AcfOmm58dig4HqjYQCZMOHZWT5IJ",
+	"viTKoW+ZGZdL3upDUcG7FKHmg6VUDFUx88hZkLhUsRtuRsr1/ggpFXxi7l7bWcDWtehAwPVxn56V+BHb",
+	"Mz0ogUqIksEYjc2pmpQyBBimt9FuGb8STsv2ZMT5WDGRvwRI0t7QDRgIETsdtGpfr46opkZPxQ6sMCkN",
+	"WDpw6poKumzrCPjyTljx6dCY8anhEfW5rXuGBCItzyuoJ4AMdHENZrhC3CD04mFwwsVFzTiPJ/fIF8ej",
+	"q1OqAgPAaLv5drxcRdVQ+jCEKufc72YgKypyp6dinIMX1rIB5F4A2BBSQ5SlucOCrPMbVsUP7u4ZZCkL",
+	"D6GdayaLG4RyUuNBnKwYMhavhzp24sEvj4duyg/GbbIoTIjJpDpCKbz0W8dpsvP8vuK9e72ueMyF6Foq",
+	"vX/70kfTqCLgf4eADsC8ArCZ6nBy02PJGuuP0Eo+ztRNugUt8PR3+0W+DL1DQ+0TArntLzWvqx5Z4O4A",
+	"QXBGagUb1lfiNq29zD7FerV4xiN4Hpja7fcDaaO0LDFdx2hD05cXr8nvvj15nJD9itHdB7not7Av8IKF",
+	"cPQU2EfPyNffnpxYz4Ngt8WGcKVqhpOxp2e7NdWt6YiSGl1RKXd4uV8KnBeAMboyqxM2oQnzg5WvAKEe",
+	"363Vy4bQKua6KfmQsXZecpeTuDPV57UAdA3NRMa6aeoB1XFwo5D2IYK+D2/Gnj7eWBtnefqHeg+zc7Ks",
+	"GNMYCKGaOOXUJtOEFBzvclX3d0my05EE8D7tfjju5/2MP3QuoPnnYvtelcYiK3VM3tnGtuZIpK12WGeQ",
+	"Ch1xG9ijh+o2lY03Yzsnp69L81/aHZrP37zEeGnKxUIee0RPuMwbxp51RPDj45Pjk86kwW9jO0k1TTDb",
+	"VfPe1GyzpeexBLbN7rKut7Vwloc9lXpKJ/zRb8995RylLjsNrRB0OiP6iYLMOQ/lyBeNuk4N26qeeP3u",
+	"htzw1REIFT0wOLFJuLh4/b1cUy6i+arovyY53EFUna3M4ZvaxTzO5DolUyFt08KECEnSf0uTBsZT30pS",
+	"0CtWbOEWPfnm69aB+3UyKanWrDKf/t9/PT/6D3r095Oj33+cNn8fffzlJPn28afg6ux/TS8vj/e4ffb/",
+	"/6fYTri4eP1Kyuu67Jf0DvSMbs0LdFqA7JJK1ssVUVwsCwa/H8VSM/KeGceTH95pN96S3zDhLANwmBUS",
+	"WmxQFRfTSsk5E0ZbyHdp51Q4a8njnkF5iW2kDTSc2QYUDkTfDhb7I2qIgSoWGeu2a80Q5b7Ty+KeEC3h",
+	"bWawRuEJnexpMDwokQN0ugO6FeICtKdrm86eDTMy3bszNc0A0XBtx9+2Tn2tK35VazZf07K0Lvn9XAr+",
+	"FcS+IpxJON80FTmt8uBOrMai1WD3y2ZCDgrhw/z3+LNbm8uVVDnE6QaeZmsv7NVofv8keFjGYJOH1NjU",
+	"wbLsdy5jID+u8b9/+wotXpfEYzibYQbSopLr7sL5+4x1bEWEIv/+46uR5eSWlrt1MV9RtYo4Ctgdufjj",
+	"+dGTb771yhA6H/ynm2pmo3GxonCtmhWhJa20pfmKLWRl4Y4h1wrGNYrOCOh9JB7dKg+A8kaUWk6ERJcL",
+	"dBnbyfkrFW9ZLIqNtUH8Y9iqX9h+PN1Gygm5BWwX0IiMxoTaHe4PdVCu2KDgbDLgmrFR8v79y+9txv4M",
+	"dZP0F55/An0tfURL/kgp+cgXcz2Ciw/UWL3rj+mMoB9AqUfYuqwExH+M1qOzW3Jx/uMriwyqN34ujskf",
+	"zBHn/Aa2QiUNN6PFzwn3RPrg0viP0lJIlTL3GePPvVEZ6WzrGytbIXKKWCNGDKfgvAIsfbN95q6ItqDu",
+	"HziAShbmd9tu2TzZFertWs5fLtEtdjk5JZeTuhKnkuenJ8e/P37y9dMnx49//+Tk5OuTk+PH5v+Pv76c",
+	"fEpnx+SDhwKz8zDuHMECIXZrt+aSadsTnZYltLVJR500vafG8/aJMVYMdIyVUKs9Jhco71qnzBnmXlhN",
+	"KKOCXDFsBiyBuZoTXhSb0aHWRgXfpzYAcqB+rpm9bKEbdp8zK61LRcxp0xEaXynkT/d44o8fiu3FbL3+",
+	"omLK/JpTjgNsJFrFux613329d41OuA13a4ldiv15RLhWrFjEeoCNKlFqvKVWLZgoui4m3S39ppJaZrLo",
+	"zqRtW5iah0BDVXVZysrCFHoIJvPKj+O0VDUkGXcny0Jf+rgiqra6yu7WSUNZPj73tU9h3pUDu4eDr02U",
+	"e8fAlL2HY2d7sp4hBgWc7n2z1pRv2HK+a8ZKm5LSU393z+PjJ3a7rcyTqWKMbB2QLlO9XVICTwzL2DZ4",
+	"jLv3+Cf7x1/XtPwr8urHAFnmYwtahq8Nu4PPm5qdN1lyvaqvjFR9JGnJjzKZsyUTjzwpn8Yj0+y0G8wB",
+	"41p3YBNEuegYE7+KTO5YG9vmBXred9kXZ8S8CwJ2ax/h3tfKMGy0dQK0hOiZK2BUW+q+NS72k/d7yvef",
+	"nCK3JdQDwmhz9f3bV31ifluwbouDn4vvbZbUELY4grUYM8S+MFrb7Sp6F2b/Nc/AbE/TUiq9rJg6ffTo",
+	"v/7z/6QzVyCmK2ofVY2DTaliLXOWnlnTk+nkUvgeFR48xubyJnA6c03WtdIWL8PVOa2k0nAZ8kOpRfoB",
+	"wXVMnous2pQaj/mK4Z2XAu0Wh+eMgDzBJD89+f23QwdpMgE8otei2DSb1+Xtxv1e9irQP1zuu92qWqqe",
+	"FB+YAge19fKNj7M7v5b7MDazOuDTJVXqVlZ5H8zKkgvi7jkjLDbppDPnXbZ+8nTMDDvJu03Eu2dvPAc4",
+	"oFgzATlf8q3A6eXkm6dfP7mcpBal/dtvvvn6G4QpCDy0J0e///jL4+SbT//U1yW6H9kF58QlMOw13d2W",
+	"jGbZ7ciDrwaLEjDex91iYDe6+z8crnqYKz+AR1+xJVeaVaDa2yfGn5XNDB5Q4NSGeY8Rcr/SpvYs7FHf",
+	"FBtWxPsQUHzx51ee6gawh2vld7+RQMHJgDw9VBXVE7T3cguLGj0Ve4LH7ymVt+UuVfMRB6QPnmyPP6i7",
+	"nnoQCwh9tmTiLK7z7C33j/eBh3fjB2x45+AD4AOblsdzB3qShpyWdrDSf6uQ8v0iWthAeBvPJSHpZX1y",
+	"8nXmJC38i/0b/mhmHH84xR+MWMYfHuEPbn7wx7jPcfgUOxwXHvfJvYHhm0b+uxvrBtsy3LKhP582uSIZ",
+	"tnPP+WFtdvc5ch8Q6N6et70HcVCuFZcVzWQOiOF3bOf5TDUT2WZ3LYL7ujlEbSIitIyCyoStgoRu3MU1",
+	"PseSm+N9y3l6U1nSZ4FMrLOMsZzlxwDBcmsxhduf7jhz/fHSSQzDm3u2Pqq7894UEMM09mJMT7YlZ1Cu",
+	"UA3O03Ckoy+jNGw1Fhwd4PS+eP7q+bN35HEazNohKaJRvoMMkz4MXITBsTkh0DeUCKnNLoaEXTtlGcA2",
+	"6orRtTk6ChakkRpLruOUv5z8hRY8pzaniV0Kl1R6OZkdE6TIQcjaKkGp7dmJZtrIyodzolbGGli1E4L7",
+	"kEuRYsjzsfpKLN0pnqS1ptmKC9Z8RIQZVpqVHeNDr7i45mKZJiTNaFFwsZxrKSEEcuOnB+GJFL0xf59d",
+	"Csy9UWgBYzdBrKKxERGcnT2cv1EgfViANpY+5iE9RGXHu3evLgKIqg4JtuFaRnJWMLdA1LWQbQB4j8l5",
+	"WLIKFacJsSlgNkERHfpkzUWtWUKUXOgjeC1TZIojIin+kKczW6HUJDPZtcOUpBUYsRRiBU3Cin2JEbmQ",
+	"8SSx9V9zQ6PxW1GbEDj8bMDbAmjZL35lq9HxEHLx2Yp0cHkMncfk3CGWWSRaBEdrJshwG7N2fm/b/YVm",
+	"1XD6KjYlR50w6ExMptjoWtOCmelrPm12rJ1Xe7SEpIdZct+ePP1d13Ls4d7A4kN5exD59qg4jNon3/z+",
+	"ycm+5MZ8ctAFoKpk1Z+JBwnvDQSOukakdXsuAlP6MfQg9897D2LoWXUL4rmSPZIOXxGXFA2B19wDXDfJ",
+	"K4iI3BJ37/iayVrDoMd1/Yzi+kTIaJIPhU9MsDPWnMv7ZyTUyyVTZpMs+N3u0jx7KygisiILfucCxjhF",
+	"7Vq7cd2ktrrib3/+76ySR0ZR8Q3kG5AgdR3WTI9U4Fpd9h++o1Wsn4VVndvc+rFvw7g5ed7floKKiFLW",
+	"RTcfVzUUyRs3r6yruH9AVzRj5kSK4ixk1wRuAHEO57UFlzdHHVRk+uOgwSA48Bj/wWxJuXDUdvUO3IhG",
+	"zVhpXWJhDagZeBYZlQKQ2wva+I5H07SF6D5ySfta61td0IrBgM8pMOEpSbG0KiVakiblfNqVSDiAWYL5",
+	"nMEhljRHgtG0MioyVph/HpMUy20wus00Brxl92k3f+6ifVuoPCGJrXr7pvW+O82gNa79eLTMqbdzTNTj",
+	"uTVVSQj2B9vXJsZqulQ7lYRdfgb3GacajZnZVsZcrydikPkPycf0DW3GoeBEpE4cisZuNTuyWhTGUApZ",
+	"YTDn5zAUu7G3ibLWD4PB9tK8yokFu/oJpAg2cJNtuBDhPLcuPSSe8jiM2Ae78WFG8RreNW4YbjUbzj62",
+	"hmA1entcscyclV5APdAWGI9D2BW0CJHXk2AQCAZf+QI6xRR+anLBvLKBLd6NkW4zxOzAx+NwBPiQ0W5Y",
+	"4/Si/9jWiXyrod2wLIcjhT5A8igwfAxVsLtPujiDWzMSVAzhpvf7xgm/FucmbTm/yxnaC++5BZAZ6baV",
+	"56nLDw5KMjRdnjXYsi3z3LYk95W6OQLTmDt7D8cI1maUFJanp1hxGRAS9iU+dkSZG3VrQ2CtekOpudfi",
+	"b84Bf1OZdwubopvRInzWAnQmvnmcg50LsTZPiZDhQw6hE736hqrt59szxZq5yqFjYEieBVOBb8VnUl4z",
+	"0Yvu/p3MAREmffP64h15RGu9enTz+BG0BjQq07KiQoPR+K/OWZvaNvM2wxc9mv7iWesZm3k5x/e5B9u/",
+	"HpMXmI8GXhbzbFNTXysG5jxfCllF+9PsRFroZExAeGPqnc7wrdkxeSbXJcCaQRd3Lnwf906q6EjghV15",
+	"FW98PHUXRcNJFCBvgknsw4iBW7DRY1McqtA1LkkmheaiZka9Dl62BxlRX0hFhaekNzeJ1jmX8wUvWB/t",
+	"GbTYXJLpj2++TsiH878k5Men5wl5/Yc/JOTFq/NnCTk3/3n95v2F0Ug/sKsf24GwKy5otYnpHq5ly+6E",
+	"qJcXr8m3X//+6HHT4mXFhe52FxLp7IzkTCOeAnUeT1oUtrek9fd1E1Ho0d8//vIklobSxSto5urj8IT3",
+	"Fu878KJeBxuE22C5G5AotwoNeFwnbhLgie4VVOpfAkNGM/WZzBu3ewn86Vdjik5ZWfnpn/VTN2x9s7ue",
+	"+K32M9zpGUpUyVi2sgpxJpeCt3G6+pwl5lO9awkel3fyu5oXeT+SVCbFDasURswQGhp8DmEbPQD9CNvi",
+	"Wecp5GgW1Hbvl2LBq3VMvI6o7fVhFuzNd5BzDkgc0iifBeN9Aw+YJwsqeqcHR4UDbZx2WyR7hwLCoFRy",
+	"fXz/mEvTb2Ku5RwnPzzXI9dHR2NwumLs855fwGz1S4G/KSMB4Kb9krltx2F8lEyh2QZ5cvLk5Ojxk5kr",
+	"DcXQhXdMBH36KNT62y8kvmcI9OqDcpUoFFTND6L1LXS0NGJrZaHCHOxApo/MDOBLjwyjEqU3BTslac1P",
+	"AVw/dQjrrMgRbn+GiaiuzOlSmHtveb5kOiXT1Gxm6A/I7jStGIUI4Ipl11fyzvxtlG5jNpi/sdtCim80",
+	"r9FcFyzFMF9n+J3FD1cunJkoH4Cm3y5f6NEAw9KBdnHvAQUDgynjTfcltdUlKXHJ4s0tfQnju/vwBK4x",
+	"yCWu6oJhFxuNJoF1aO82C5uj+vLyYjJK9cFp9wDjI2bcQVcfMNcdxJRONvlwovPukglbLvHlSiQeHO28",
+	"1fLpPoC2Q1O1KCTV3z79gnM1Fl69KxVtKQKcd9DOqem+ADwcm7l/8MqbA11AIez7nj1qHNe2uowNJ4f3",
+	"CBMEbh8jSYwteYAYacpzDxjr3vLeELmHnPfVwgfQVsliUKeE2TX39axAIWl+oWm1I33PpZf1qsm+wHPh",
+	"EqlqeK/1u7pWyoP+8lGIaJDOlLsvcEU84LPze3sHIZk+eUpWsq5UYBTgg/tipwGcfX94GQaODfIgRcEd",
+	"zvix4943Kv733sLQvwe5WDBk+AgX5Gqjh3Pt4eyfw609ZjCtlsynZHVfT6aPT57+7pt/+fbkJPHdDR+f",
+	"nJAfv5sNfxqH3csvrSW0+dvQvwd/eVRW7IazW+t4sz+6VU2Hbc/m80mLecNlDBcgnKsWF0YVT0WX7C14",
+	"Dcb3wqkV1ouYp75sQ5zB5jWWqAfpXZNMYKBz+87RhcjBnPbXqXQXufWlPapHYh+LVo+YOwybKruItL9Z",
+	"Dl3HGyC/F1xDt4/8rClMaDLssgp7/GdSqHo91BYgur6jClJwCM6FY0ZlsUcWlVzbbaZl6pYdWi5Cz4mu",
+	"arkzUt1SbyNHudFlUX/FGAVWk6DANJR6V1wLZh2nNoVOAqrVC6eimhHIgzX/4et2FJdxbKpCFblPO6CR",
+	"OV3t7LaeSSd0SblQOmhZFgoG23aEPLp5DA0rVH0FTfdtRqkwy9IAjeInp5gd8jd5Ned5asE9zNf/Jq9m",
+	"B3mqRsa28YvxyXADQLSPYBh+nBCghbF7b2aU94fzvh6+D1NfmU9AvF3cMzK+yCeqAxySVGC5f9/bhzE1",
+	"fYspw1FcW87t0V7ihqsRd53XfR7sor3KYLZD0rHAdTCvnVnzPa2slN8Sdb2nzAU2pIj3jYQ7CBxbPl2s",
+	"94C556rv1/QLOX0+2NS/pdUAqvZBnW1gCuZ9R+hFvYbwrT0HfK9QO8SvFDhGDv7s0KnlPt++L/WOGDf6",
+	"Ri6DzwbrxagiJwe0ThnXdG0EwwZN2FqT3DP4zsoPsXW/9tRi7ZJVXrZYNm9Bw6GKaW7jMhagqeQ6mmVZ",
+	"NaIGHiVTLrKiVvyGzQjILvAp+BR5G9DSBFTDHa3zho9Ip9NuK/zmUmvEYAriRnGMC9QmRPl0T3evq+Qd",
+	"rzOHAiaSgHTI+fLFN3/E/yny7tKyuy+ztHvJosA6sl06Y3XI2+p+MDCn+ZNpDaYCAD8sFqyyBWzYVxRA",
+	"43IwRkqCWT/mRbMvLvW2BvwZ5eCOfov2FDeSATjIbZkHFHND4F1t655VvzGrHiH2Hsqm3wdUrNOHc8iI",
+	"D6HBRhnvrPqxH3feZu83pQnmA6eEYsGCuzpNw7YYKUmhytn+ls6gYQ2m/EnRvflSuL4cNgbn/mmkN6SR",
+	"6BnGOqVgI9uWvmN32g3qUzKYI7Dg1fpNQYXtijL4BKSxj7z5HLyBnbZPQw9Fe0UNPfRScM2pxg4vtjXH",
+	"6O9t94b59NFyxy6fTtB29WEaHvvkvK0Uuoi/N4xCHJwXPxSOuG18Pgh+3MQn8h0RCMAgGHIisQqrPRVf",
+	"CgTgnIbwKW1UPgd3xxdNWeJhZ3IrRLI/PEcLS6JJ+fpVjPf9IjZj0+XNE02W/P7GdTLBYqOdqBngp3fl",
+	"849uHhNaluqIivzIdr+1sc/EdlXBE4hmcPrj+0G9MY/ZjhX+q2m7aotUstZMnXm2c8BpFYDP6AaJ3Ka/",
+	"zg7pidiTru42cLBfQxa0axjuxCCDvb2XxrsomvnvO/TeylgeqfkVXdMAH0JSWS3nNF9zkZ4i2h0FRAX0",
+	"5apOMgrYS5D7iEHL8zcvyTXDFr8diE3s0rZmQh+T9Ipm13Kx4BlLT0lZUG2m/qhgN8ysiFEmAMgFi4GD",
+	"di1n9jVtOlRi9VnMylWYiuRVX5FDmzjDSNL15GyBoQZYxaf+AzDYWwFOUnxJWIifBps9Pd2CeQFscUxy",
+	"DdqHKWiG5jtKQPkcaAB22lSY/ObXYZJMmumC5idIq22dbYmI5rUH23r7LLOkKtcQ23OA7bqXnrragATR",
+	"kJrmcdC3xkX9NkwnJKMC4CoQkfkYdZobBvO5CX4OzpL0lKR+CzQNH84677L4hwoztHEl3HyBWVOxhUNm",
+	"c3NnR2Amy22w4MO9UxVqUTEscqrrihZHPrU2qivuUXwLabPsTicEoPi+fnJycmLOmYpm2toDQTz/a1+G",
+	"vxuFc0xjuJa6Gs5ceGE417JpwzfYJc6hnwSVzJ20uIer14PeAYsFEzYru6w1hooSr9zgOQAVN0Y/kFlf",
+	"19WmpJ13oRT/ejkBfKHLSUIu0eK4nHzEys+/Xk6uZG4vQcN48+eJ+Rcga00+pqP9NK9kZut7WBnz0azV",
+	"sg/twBycvWAHcRZ57iEOOsOFEAxit+A75lrKeSHxJ8NA5n+N3jIvaaVcq9zdHGRmHkdg74zyDqv4YrNv",
+	"fc4NPBUB/N8N6SnYbQDptwgycn5nNunjJ7/r36KPn7QbDf4u6h/qrUWRAvUrW4zSgKWAqhL2yOuWnAwI",
+	"hfhKW0GPHYBdt1WLnsbFdUJSo+ea4zJ1zTLsvBxVTDHtyWmLXesdMc+NztbGSQmqgmJs4MxDc6L1SFOf",
+	"oQ6gVrxiRnkMIJkgYdemwW0zBuzT3S/+CqtCxwNotoh+R9X1oEcDqRicAHhX1KmEbTPNge6nA2tAXPu8",
+	"YF5iKbMlEzkTWSyFdvIyVyHihsI4rBSMVLWwSVJ79uvJd+JtYFHhgrMKASR34G/MehrmHpIH+qJiDFPf",
+	"EcWZRztBGhqjOflNUv/+rZ3swJtXRL/Qj1GDSCibsguCURRrPJsAAsM6wNORgIGuqqIZ1y4GxbTMPny1",
+	"zrI1jb8tbgUyJnmpXYtERW8gN881FMVWe6B/Kogz22Q58KyZX5te394Hh1518ybbBq35PuSPGBXb8FXa",
+	"aXCdIqqyORWAbouaNzu7FFuNxV0iIeRqRiDb7tND3IPf+9nqTuM0da0bE5LC5oRzOV8y1UIJ7OAvDFYu",
+	"4QdpARq6rEblYcKbd6IPhpO59RmsZpdiBA4yhq969J/We9GBg432ykoqtjdI0U6V2nHBHI30llbduRY1",
+	"QG68guz6Pm9XxlbyqmBr1yEZdNmbFqpgwx0NY5xBU0OoyIPGCQj0xWF3wdOjzzJE72Ka8gL8RD0z1nOs",
+	"Bf3jmxSKsAfojp7yAGmZ1RXXGyjesjlzQoofWE/pn7m4WctagUMCGmqkf3hu9MOSo45o7ji6Zpt0Zhu7",
+	"gPBpo2wGhr2VNjBb0HAHOjM7kNTTCS35NQsqaWnJDXGfkskVoxWrzmvsj4v/euG20J8+vDNS2Zq0k0hJ",
+	"2Yd3jQ/G64XRYvTEBh7sywyp2L1zcmo/25BnToHJp0+AlLKQDlGSZqBg2yH5rgRryoWmXBjB/ynZpXg5",
+	"Zw5Z0WJhVAX3jlO3263oQj0CdAhwruSwN/O6AiCqxteSXAo40YJfLAQhwyc1XaoE0S4Jpv0mDlDU10LS",
+	"Ak+VpOs3Ah9jcimcRyEJ8JANOTYv3XuY4BFIOuu4t8DjZfuZG71YHV+KS/HcaMGIW1Bwc/TUIrdZ5NCr",
+	"LSVlxRb8zmJQwYV22+hp+gh/ePTPKUI5kUpKTabIzOnsUjiw2x7WnaaOS9IZEPXP//z/svfuzW3c2L7o",
+	"V0GpbpXJfSlKfmSfPWJN1VX8yHh2EntLdnLrDHPVIBsSMWoCTAMtmWcm3/0W1lp4dLObD1uU4kR/7Nmx",
+	"2I1XAwvr+fud1p4c/sd/sHOhcpa5v+uSVueEfQtbhiG6M+wwgnYmBy2oQLAlpWGULclX9utYEcP3ZNm+",
+	"a+ublvWy4vYCaDSG7EP3tJAKig4uvxZmrOzKsSdFMcOzmRGbOq0CRn/c7F8jCiZYvkTSzDIfVoJYUBYz",
+	"8klzemLYx+/fvgKdgf4EfugehO1Bp+A0puz/PSTj9fDtKz+I/pD5P0bR70GVPFc0e/HsGcv+9uHD+4b/",
+	"JBuO1SkrhdFVOUX3nUKMtVpmjJ/Mi+MXgSmvkNeIEArmPPhAQFcp5FRQ1IuOv9NLSimsu2Dd/SdtjRm7",
+	"5dCfvn+bEDt7PujfBgd6IRSQnR88Hx4Pn2OV/wyk+JH7nyvRYtifATo86mug97udflNnrw483p7Kmg6U",
+	"PxTQTaS5TTnaF4i022Rqx10HAQS3rxfVpJBT4vEQudNIUxnhZKz2CCxv84OTg++EPdMakwRw88A0nx0f",
+	"N2B7+WJR0K4++qdBRSlW8q4NX6as9SDDmyigdEai1TJEuU28Z+3Nh/EeEe5Xcu0enPzjl0TdauvCA+ac",
+	"/OMAo14Hv7gW8MLN51Id1YRv52f/XppGoMEkqU5YvMoxdYJbxiFxe8jeATVbElgAz/OUF4W7tFmGfIqI",
+	"GFtvG5OMYYPBFShpy0HEv9cEPOmPam5rbJCwawBkIfiZ3dFq2R+nbincHN/VVqNuNHZ4P+MjR+/XxfqT",
+	"576HTAj3YAMxUYjFVgshDTmpAWAGIHg8Ka9rB1ygUQuiEFfcxzsVFXYN031bWuOe0zUhwwL+mq53DwII",
+	"/fqsugZai76F0a7Ai/+yx2OcboBarlDLkU6zhRrz+21w8OL46eZD/VFxut9Fji893/zSG11OZJ4LCPS/",
+	"ePZs8xvxpnqDII+fKXiCqPke6N4ah8VLmvrffwGKidbakYjEVY/9bZAbP0ayU6B/G4Al3gGF5IsESzmH",
+	"TB5TlQDV7f77diatYGbBp5D171QW5W81f0n/BbUMgHPJplpdFnJqsyH7iJHwkMMH3dxyny0X1Kp2QQsU",
+	"wEeg6WYd4ghXJ92PB2i9CWO9G+dOtvxqR96t/1vdYKTS5MbZe7qXs7fu3PmQQJ098x6P3PFfNr/xkrbK",
+	"w51R/K7N07XmnK5RDGC/blQKm1ngw9VDXAqerzB5Y61azHLAa4Si/SMCKi51kejgx88Ber7WSqRWha7A",
+	"TSnSs/yi46h9J+zKObuH+2XTHn+4/f1i8xs/avsGwPsebH9/J+wOm3tXXS79UG/z99zOIKpNAfFGZQS4",
+	"EBOjiFCsST26LPiVRxraCadm00V4utuVRXQXNV3ZakzxYDPiqgTkGXF5KTDHK3t/+uHl3zbcY1Hhy0bM",
+	"UC8SQFhXIBNW0XNSXgR35mnVMNVsylXMOrniSe5JpUpxo69FknoCFjA8NWRZyMXiNvOO5phsRKQ0l1Xh",
+	"aS7aRcMqItGebuFu6KOtbuGHkVCU/PYVSaqv4+o+E2hSx4PlREo8Rnd4qR+hE/UQ0/Q2OADghq2l9a2K",
+	"tYHTzYSxDHIt29wCKwINYiA7KQWst8m31u/UG1YOupvbS5jVd7gIe7b792m/JvPYxXytfdRHXaPd3t1m",
+	"9ycncSKBTesOdY9WK/o0z00sQltBw3ti2IQXHCiogCKHKrpmGieB6fNz+PF2ttygc3QdKnidB9zSzlM5",
+	"ZN9ROnAJ1XJz7iZ/wjjmxBGOsjRsqssSgWknywTOlWA7SkaBMR9jxQOtSwR/nyyJtgvUkCF7SavjJjIR",
+	"cd6a8bpzsHaNrTiR3WvU1F5N8eQMP5AlXhvBehUgACjAqj6KjlUzBbZ09wFtlRgbb+24bTF98i7EC7fT",
+	"2ap8eZUo77t66t5guiS3bK4BSwytohiINIM62ncjl5z4cKnqROXNpP5atjnrvTh+igilSk8oAbVpbqQG",
+	"xSgA2ENFFaCLIbe/5+9rsLMV4hKMmkuppJkNWVga5DdlBHHfKVOCGeL7RamJ0vHZ8bEnE8S1xJwqyrxP",
+	"NEGvAtVa7r04/svAm3zwykV85ULfqov08QwinaFFclh+3OCv7PJUxh3ye/SidAv4RzvlS2Xbq71YJKE0",
+	"eYMlgmKh7ZB7nAFuZykkAyZt78kk6fZTfoh12uSiAEdEkvoEK7E2GtAMTn6kGut9Byg3POiL2P4HAnlb",
+	"vvAWyntvdnvptft09MY+DagVkIANlhPBBDyqPV0WUzil3RICD/ye7aQQbaQCYbVWbGACHMgL01KIEatY",
+	"axTI0rJee8mLxxAxwkOFUFlFn9i3QCnB2iis+EwrWDM/XFBrpAnEMquCi+c5LTmomi0CzP3RCanRqijz",
+	"BaWrFlwOhhUoCu7der+9F8fP+0gFTBW8pAiBWta20puc1aM1llnXy/U1U+ThHrKfQbtJfN7o8E7L6amo",
+	"stYlzjn98MC/iPUZW8VrP2JF6P4MxRRk+Z4txDogSHeMFsu04Ct5pmtfy8p6uqxXn/YfdbIvF7ynee5l",
+	"3Fpj0wvdujq2je6F4mUrtSoRMEaIhtrWJmpGdckCL62Whz9JbUKI9fKyxNqIOVkzKxIU2I/SAbV5kBEP",
+	"YYnxuJCj76bVH7J3Hfpd5v5EgKupmAGVz+d4jgLxGKan4fgxvYuk5kqmW0t+V4dq+KdWB9ckqCUmgjQN",
+	"i7ky4rIqgLA32XL9ruS0VVCJKCk3FN/8yRXWh9M/AxLVqqK5jY74oDrgO4WbFrOeWzRCRMxz1z3rJbnj",
+	"RCOGOMxBVXr2rN+iLKLeQ6cEYust+iLI0zVKo1QdLqmNIbqt9Mq1+T9/en3zUcd81DEfLrWQEejNFjrl",
+	"9hmEK6BHMXFwreqIClgqP5zQInqZLhGCR3KbWp2G+tidShiO5B4v/I2JOYB68+iUaksZ7Nq0u2rPoLtu",
+	"DJ8FriPKDTQDvOh0uZIeuCUVEviTvcmA0aGJSDicGwcHc7Q2HJ1JZX1bGILXJbWIxXrpqYLh09W8olFQ",
+	"b/7kDdlLSMg1vvXYqCxhGH4xkgCXs+KMKG6EaQtrQV7f8sKI4jLrf25SYyM3P0qonXMZkQrZ3zs0Aij6",
+	"jZdQgG9MLvdbbhBCMaB29Z04guWgRQIRgTRZsHvEJ+srHVOYN/qTYXOeUyzP60NU5Ymh1bUZjnvUI1YJ",
+	"we45o3ErgUmZjL9/wfl1aAgfSQ7sqiF8UWJDUyK32ni1fAaCEqbjOxFTPRemrjAOfMYwEZAL4JJeBCSz",
+	"cKJ9ehU8DfXmzFi9gJCfD/bbiLvZBpgX8KUUcwaUnYkl/OwkJ2U7D5jRUQj5/CfCwDVWlyiX5hDhx1yv",
+	"8IA3O4zly9WLIpHAd65n1TIllroqoVC8yypbFfTb5VrgJDfkWGzKYfg9qG/NST1KpLvNVdgola6Eskcp",
+	"WsVWmdGg6jzBE1N7uZ4TzXqTJcsiimw2wCPv/iqdhcpSznCkkXHnaqyqUHSIqkMhjQWdD6DWM0ZJUSiw",
+	"akTrmITlVFTSW9A7jfmSAWllwa8IeaAlQ7q2GvddGg2JZrU1DZhf0gB4SZffNqLb/D78tbV13ClHO33x",
+	"CyTC556+b7bp7Udt384XBYAK35UXt/7Ze4B0e8Ml4ByxpbD95CTDyV3j4QWKGY8eVjshFPynAsIALRIA",
+	"NRACbazG6kMDySZhRA1NePxl1kNgV/LYgjFSId18rcMnhv395w8DXzmGXolyrJooxvQSKQ/oQZWG3Ugj",
+	"3Wr4KD4cd2x5yADsPaNzAMMA7MFBBOybV8aOFU4jnQVKs5pTN5L4BQ9uE9mHYaqrtG1dk3U7VuSoHgQ0",
+	"IlJP/MdBpn7kw8ulWRQcgSYIawkJ6NHQ+qjgXxHVORth5G6sEjC27F9jD4MyPjhhTxMY2BP2j1/cPwHx",
+	"CP/5G5Hdl+SZghnl8P1PVzePwW0lFVvMuBEsWxRcOdURMYSCAWgqsOkIKc7rMDPkeC8ENxZcYG5YzsQb",
+	"K4wYTF2b0ibdZJNKFjkU9dEXwKvF4x+H/Tt1O8HYUvA5C0K9TcbDyUiF077cykkX6EesmYVtMHvpKYVf",
+	"zIjuOPCRwLYiBFFQj7N//QZ7jSOYGmTNDA/uOYGeW5FOdZPKV5vlLQ8xgj+mF+8h7hJkF+P1ld7uNlmj",
+	"Fwa/NiaQt9mb7u9UHN8Q+Q2FxlkqReHtLjrKYGxSoUyxpGxSDwSZNjBWTu6K3EN0Wl1NZ047PGWlAOpX",
+	"Ynw2VhYFyQTKfp8CnUwBXsfS2Db5gPNYERC1A/SiHfdvZW9Tsv2X7O0/8k7Fpf68rTrYAqJh3S5026Wp",
+	"F/nYCAXFY0ykBbesDXtr/abZj2q9i7x93IfrwiWftQl3sw7TD/c2XxdOOQ+5E6BneerJ9Tv6W21nBLEd",
+	"anl4UehbkZ+QqoZpQKBTgd9trBoxAwiDTJGn6wJfQRzjQcKOZ0sOwENaeendJ28ZtgyIxq4nbKBn9ViV",
+	"4kZSeoD7axLSgClVJbIGwnQRAQE0G6UP9QJFOsrzWh3RzzNZgABxv6P0l2asosy/JEOj4STw61qP1vRe",
+	"HP+l33YnoJc3/Xrv3ev3oDlizw8UUNhFzvjAwkPJm3tzzj2EgHoZQ5S1jYyb+G50uyN3ho7w5OwekmiT",
+	"bO2OCaHymP8QWQ0B8ZCCxVr1nfTYTpPEEZsI3/7EoCQYK26gkFKUh4CJKm7cqFkvc30dwb8O8e2ATvsa",
+	"HklwWd2/0W5VLIN/nWSskEoA7Vomc/onDMUNOMu55fTHE9fov6mRfzP3C/v3WP378PAQ/s/9mGFMJmP/",
+	"ZpxlL2fc0wAl8K+QPOtLIjjLkFfJyRwnW0EWE+PqVSmMGSEklNWlyPsMeykFN1pJdbW2I4ipsuzMP4xd",
+	"YAuesmeL9+mH9O0mRPkWrawi+mesxztB6P1MPaPlpg4Uy5B90a+j3z+MyCVETC6fWt96vPkurL6g627z",
+	"XD6E1z7ob91LSad4iCdi6i5iukF9d4ALDB2oFVTgv5+/+5EhSvmI0IHd/XeJfC0EBzgT3iky4zn6VURO",
+	"jedawYdwDyWNgQMpPWcXMh8fnLDxAaIxV5XMEYwZKYZg/PiAu9jHB+4Yjw9gIuOD37IR44hT7/oBPkM6",
+	"EN7HiP8En5f4teKFYRl4MpDflCSAFxTSsikvS+nsRcxEd0eQXI7hoXzIXvPpzJ/GsYIzOtMFyZ5AaQDz",
+	"9ti8TCvGPbq2ewOtUFpAmgXIL8y9xwXs4VLTtxqr4ARLv0efYh8eN1iUbFpoQ0EKL/3RKJnDWGDEvewE",
+	"EmMOeSFvRNb3uZLoFhqrp98wI6YahgSqUNzFwDpDYu0cZEGwtJ18O62zyoK5DA9R6MYIgAsHr242QOkD",
+	"zJJZpJqFvOHpTLvtZpAFA9+OwgK+LTirQIwXIKgKwRNXIztN1NUouVyTfsAjSqQhNdXM9K0ZK0qA9Q+h",
+	"knipncI7JPmNS+EnSV7KIHLjpOGbIS8BwmernPHFQnDIF0Yobd9KIY31YObTeA/BMYClbajPnusgZBGn",
+	"rlOs7NCeGqSupgZVfax6vEP24OHBWZs+sN81aEgi8cgqwUg8TYFrZKwaMNfpmJ5gDGrE1hCQ1JgvAkA8",
+	"fAi0AYijJJNEooukExclEuNSgQn9iwgpMtgcrcuI6zBKeqG9O1YoMRkx7pZZH89gKTgNk2RlAn9Ac0a3",
+	"NVI5LuCYXspPwgwhaD8VRQYpD7TnfY5EmLQuGejrAB1xGsiYvV/K7XGcCu3ghvGTZAtQvjxXy7HCL+2T",
+	"pVMcef9YIu3Rg/4f/8F6Hqom/YwDJlV0GQ+C4wMllnfXBytqrNCMknX9q08ntpzzAgUpwtgHXXbIXhba",
+	"BBNPK4WWKbnhTJSSo3CKxyp0L5AickmHdMhOaRNhuhjkk3ArDok3ny2aaa29F88o4SI7E7ZcHp46SZ31",
+	"28MCbrI1p/2M231ZeDNuscMvsuxW9Nj6CFaB2eua8IiJ5I5kjSuyfjOCM9M1N3GSeaJvRBt7U6tlWFPK",
+	"Ucz4OM1lq35uhEjAjtyHTBqFuiWkMYBVecmnM3H4Uitb6qKbIkfpw6l7Mhu2YW7HCfwBDdYXz7bo6YPW",
+	"P3DliQ7Ng8UuhLt4w1Ub7btV8+6uzF4veLaigjB1RWorv9yA6SLfIinG3Yh51h9Ai80K0w/BygvaSzqI",
+	"ZgS0qUoBgwQk4YJSM1YzUYohyxagpFG4lVv2FC9fkKiguQA77NPjY9aj78qeHfdHvgR2wQn8QCQR5Brl",
+	"0zZZNj/4L/A14xFG62+nZJegkj+65tfDa6S7/WF89XVJgm52cJS1+rnOKopCoU7q1GkFevF8YVcSLm5n",
+	"UB1Q2UVl3THUCqjog7+9Nl1fq6grO1bugGP2J3E9QYq+KIBXnmXQ+QUa0gs5vU7cZCcs+/nd2X+/+f7d",
+	"zxfffnz7/avXZ1k45f2o+OoS81yQC8sMktfef3/644/utdtSYkKLs2kCyV366PnHH344PXv7v93TXpHA",
+	"wSA/qLcjnF0QfEUwlYyYkymXhyz9GttqnWaVSHTgjihC0qK/O2iRp7NKXUcbUpfEjbVkt6IUxODudM6X",
+	"vCjItCwrxQqtruBJntryTwyNwQlr98l6T58dB8u8Uu5zjBWYhVeVE8ghu6jv04e/OX7B7KzU1RXms2T0",
+	"JTKaSZI3TJ1kfnBNRdhZJF+gCZ9V6hVsblC396QBJz08UHCjNoL1sY363nmAlMSvSYVzexIS1+FAoJj8",
+	"TG0NHB7xW3SJ2g/02ISyT3iVS52AqfZSLlrOzAJ440BdCtFLq8Ef5mnfXAOeARaNT0iIowomhnm1ePJ+",
+	"eP98wH4+/WnAfnhxOmDvvvtuwN58f/pywE7d/7x7//EcRPbPYvIDZbXA2wjGaBH8NfBtX8pCgKSw4DcL",
+	"6W0LXrod6H4mT+knK5Tx9wG9gB46bthMgn0Hde5g2VOfwbfw9JshOx0raK/gZbtMSwRWtSg0zxlIGNZ7",
+	"9g374VuSa2ydWHM9QQX7WKFOCB0m1fqUOqk0MwshprNDqw/BMTnh02uBSZ9JB3Wz0LfzzfHTscqUthcy",
+	"buRsnTjtEp1rfAhjtVl0xp146rbQWtk5rwor3Wc9ct/m0PNEbye8PqQn44EEaGMM60VoPMpfID6fPr+z",
+	"wddiKZ1yH+QAbFlptjomsI1whk+/eZDBBtmCBQ9gZGwjonSJEupPc0/Fs0pLR1fArjfVQh5ei+WmuplI",
+	"8rqRNaAG3ZSv4ERRRvC18Li/smzwEsSSWcqqP/RZ9W4E9eI116Avi6FKZffQkJ0R6Ugo3QNQYKfbktjP",
+	"sBtxQQV7GIQroXCbII5D/Q7aOiIfYF8ZFOpeIF1m1k5UcAoUxvdfgHNaGI2oqGWyAp1MfvU1qPkWw+6E",
+	"Gu3B/fL74fLt4onwO/QB1Nsv9xD4wacH1R/MrYj5PANw0zK/rIoC68oHYJWf+CghOtZm3MzIvxYhCkph",
+	"Sylu3HXArShZDwNOZqZv2/Z/f8i+XTLvXnM3ixtIS61NvcrGCIsRWD61JqmD8D5IqLCXqrvGxSP4kJC4",
+	"ICGRYf2/jUS0yljB80bZSrNgp8d9ca5Tu1OkI6DMx9Od+YIdWCrPd0RJEh4lagAKbprBECqAOCyNU+cB",
+	"faoxcr8sAxZXSVVF4TnW10pWqAymgqLei+PniS7r9FdEhUrBpEAw4lCMKC4HfhpEql6nQq/LN9x3eET3",
+	"ZF9j4y11J/dXG1IfwmZ4o2uxTO+u+un74wO5RRrDyMffIsuaesfGugy8yFMhd8Iyuq+AMwwiyjZE6oG7",
+	"3DQr9QO1gfeuwSmXhl0L8mcC4QBk6III5HnEREFcI9djQ80YbT6T9N4GpSc1dVGMJ1QssAKNcvrkct9Q",
+	"Sf9iyE7hsWQ0eORXDzaudXKwt6kaCQsOI/oaAgFfyPkFS7hpn29R3+HvbO8nR94RJyzCzqNQ8vZbbgsF",
+	"G6+DdXvNq82rR6KtaqRru9y1MrhJBofr6g++AYlPc8Pu283qwBUOmCxBSFd2dsSVVq7drQLM7uHlXFcG",
+	"thZqS5A0B2k/IWMo4wt5LZYZw0wIryW6/oSytEuCjtbLPESnUzYTmWNmwCY9WUI9nu8IUplTuooBhD0O",
+	"C3lDuq7hl8L1KeYTBKKclPo2AhXrCXj5FgsD6jKRiCnN4NQBCha33BPkYOZ0sWRCOYPbgF54KNUAD3Mg",
+	"znHPFVJds1LkYr7Ao/ghqqmGLapJIacU7RY5dDl1TysreWGG7K1NfIbHaUzFrfvFtVheKG0vokOHMK3c",
+	"0Gsfpu6V1KlDqP2MK632fcixi41uonQeQ3S+HN+zp6q5lFCC07GcrLf+AyHO5ecIBDGtSmmXByf/+KXm",
+	"F2qOMJUQlZ2lOpg7VKVwB/MQQdC6gxSvPb4uUnorcWjlXOCGBoK2gMRLqXkBeU3wspAAgqKuQ7IHVG3Z",
+	"5UIEbMfbmYZCBfBe+UBFA4xtKWzEcPOwbX12JQJUxAr2L1cpUa1/1Ntqhx45DubRwwRhDw6V9SHx17Xg",
+	"zr00Frjr4FqciWLhJ+1GXmhCFjbGs20l1zREcNaCNfVXr3J4qYn029+G5S+gXxD6IMAeA6hMgEcG7Nza",
+	"yjRYuedc8SsximZkyMQcNBB4u1A5+4kNXtMx3MhgXNKwXytRRSxgN/2r0l2viA9A7L8ZmwuufLolGINQ",
+	"njzjKi9EjuA4cNdY3zRVL8sbAZmXkEzP87yEgA9XTqHBRGnYNfD1wUQwmLwAcZT/DCHwETNaK/AOEIaf",
+	"X+zWsHSbYu0O2duwOfdkNSfdPFTNXX0Im61mWHr3tWgnuE1vMCH5jwmp8LkxhrvIS0QZ3SYouy+JRAHZ",
+	"knWYnl7JKqwjmRJKTA+yB2Xej/lCaLIYMS2FNWitzJ2m5iQNljLUWgo0YHYm5kgi6kfggfR8JDUBFDW/",
+	"FhCznHAjKD2fnOE56y1KfSMxBd/8Wlz459qDpp6W2C/Sw0BuNdfdqZM0iy7nv/+95vVfd7bf0wunC/la",
+	"VfN9A3CFKe3KkOz15T8T9lby/dcHANPzvA5/CxAqedIw63E6lAw1E6Yra2QuvJ3Wj9Xq7f56KEbDFqTC",
+	"vP1srBLtBIv3Q48XuBVCDZ3fsJhiH3n5kikd+WdMBmm+c2mg6bGqJW2kIzFMqGm5BH0TqvCNZb3T1+eH",
+	"3738IQB31eOAYHE6zcwLghFAQYEtOFZJwAD4Y5wNOVk2xOMTrB07w4uZwh2JzjhwNvLiAsrXCKU4hiGG",
+	"Y/Ujn1MNSaXkrxUiSbVRKvReHP8FCwPzCo+iaBVjkdMYB7g/tgLq4EGd+4nA3ohAEk9AgvfEeqnbDvfS",
+	"PXMW/KERAzxzQSp/dpBrLdpLFA0b9Bj0nwZhUxsD2Q5+E1zqEusdhLLuHVGyxiWJYPBJJtzfz9/9OFa4",
+	"D5O9Q+KwbqtBYScYVhi11RPLpUoUGq7Yu9PKzhBZE8QaqEIy4qlj8dsqNxcqVonHTeSp/Qc8DtJuVnje",
+	"h1W9F13Ad7dJJ/iQ3BdfoAn8Di70OI0vPgHbYqDVtjzcgHGf1kDOTtMHMVQAUTe4H1lyZYG3IZTjUeJm",
+	"WilKbjKp3JXn7m4cI7MAHoFoZ+tuyxSQ83am/QlFeyEOcg1iWv3m2wovrX4z3AFa2h8IBPphAdk+79bY",
+	"ImiXtLzOvh2wVfWgHXNtzbY7flh157Gmay3c2udusR3LuMLb6wHXzoRCi6C2Q7Eknk+FSfchOqgxXR+4",
+	"a8AVimkEI1JEqGrJQBp/aATwArDai64DCJjVLTh/Xz0xbcYcailBu6ohmDUk/FhtI+LZZglP+Gf3Z9s8",
+	"LOzZ9oc9oJ4lm/nB7ZrHK62NoOUODCFpzdGEF1xNxVbBfHoHA+DAT7TuwkvfmGplqjkqgphrBQwZvib+",
+	"FuEO51wqs50dshoxe2IYzaWFMHPBjWnh4rQa2+ugFKb2RuDHqofWfMLMKglxGtrquuCl/ZaWfVfx/60E",
+	"jPqUrpzYdPfteg1j3iRD/Ff4o+fdfAj7208ZI59dxN0T/HTJGfRxhC3iKAG4xBlKZoOqCWHLUkzBKAsy",
+	"HW2mVuv9FbX+QMGKtslJg+kAHbEKv3RQC14LWAhVzUHsmRv391+Lg19WgV22GockJl9MMOgaCf66dczE",
+	"L/UbWQjEPdxz2CTtcJfASX0x/kyxk8Y2WH+75uHobENPXWua9Tiz0KZbbm55f319w1iN1SGq42HrZyyb",
+	"mhtCXvRgBycRsyR0GNJk4O8AHYZ1dZcS8OMnS6qJhYxh9vL8p7FiMMxhTWt31yakpsDIL9whICclVYuA",
+	"7dAD4urW4Zpfi+yEcXYjxS0JTPFJGkROhtWQinFWiitprChFzs7/53vmW1kdTI+7gdbjsi1WeV1CphXU",
+	"kFOUIw5HR699DOSw+qyRAM5Teb949iwmx4wC9SxXLCCWhUFR1mL4ONIAomm+zBi3rh8Nagd+kAbTHFRo",
+	"wF7YU8jHC4x9ISUk8uhBQz7pQDYSu9XO7VdD8/HnCAk1hOrW4rqphh39K59cbO0Rb2wJpG8twDQBWEhM",
+	"NA4gpIUwAybnCw2AtaW+JZRNwlqkoz5kb5zMwDyTLPbhjnQQjnC+KdTux75KHqKoN4KvASTlGmVIt+u7",
+	"JgG2cXyvHo+vwvf9VbqyP3e3b+HLrje9zsYYsYWGzQ6czQDWCgEe2HGtZm/3njp+eIn+6Nle59n+/B23",
+	"my3pP9+rSQ2frCmej6a6qOZqO4BDfBYZ3P2O9mN8YgJSretjALIV9fEyF+UJ6FqoXodpQQNYpDJW/oRQ",
+	"I17so3pZl+DpaMJAsDMop2aFvBE1hJeoLQ7G6vz87M3hVcXLnPjGwzfx3lmoQIF8eIVOrWUYT383KEP/",
+	"GV7SMu/zwNKnpa42c//AY4+ndQO2YLLNfn+nN9e3yuk6G48vZ4tSHBp5pUQe6ko8ptSas+y3PdrEL89/",
+	"IpAmQ0oWnKAPMwEg+texsqpRbEaVaJ6oE9Cl3bl+/p/HoQ6g9STyMBIEv1o9kAPMfqhLiH5b+oPSF66R",
+	"9kTj5FZ9RYv6sSzu47z67jZfsvgcfL5H9pw7vpWTtUVXw+/urDszZ+M514nTcdP1jEcfwC3bLmceK0rh",
+	"bn1ixmpRSrduh1D/DG/2dMkWs6WRUwiJ50Qb7M6uVpS13Li91165Y+XvV3fSvWXnub2PN92zZ26RvmKo",
+	"YC8U3Dy2dS67VXq8xrsABXhOpXK3v9M7HC/S3Vm1Gu13+cs/er9nvL17Hz+8OfyvAasWHsD7h2/ZX9nT",
+	"4xf/9c3/cjfyZGmF6WPpaV0seIxGoAu6QrYO9iNiY4yVNNErsxT2xCkd4JqWlir5cLJH9PcMAc/xjxcy",
+	"J9oY72tpvOR5ebLhWJ1i/wF7UnxaQGYL4gI9e8FmuioN62X0wwW3WT/NzQlQeNOZmF6LnM1ESeYDbARu",
+	"APBtrNAZlRJTF1LVajdfPHvWH7EFL4HNYsYXCwA4s2H2cU6heDSRyxRLmIipdnZVFiIHGauUlQXm5eA0",
+	"obQcVwGqQ2l2SHACIhTlvpPU4kbqKvrPgC3DsDDBueAKaIGcOCb4wnri6NPnoxXFalWvInBNt0v6yLpk",
+	"NMt13a2HLGX+u3r23WxR6qkA2tSsk43bb3Pcx/tDzaz380aX8/v2oWPPMOlNumBwDeIp+IM5zu8byrMN",
+	"xBOl4vArTGkCQZFK+y/24R81BPDe7qq3ICCQBCaV7tw0lVklbhMLcKXCPYV5l4Y9O34WakTGKkYKlRe+",
+	"qSQid2ysgGsuh5fLshZrhFrbscr8qC4IMG/GDbsq9S1U5WolBiwjTRysUXfrJX+qhUSD4nvhtJeIjY/T",
+	"cEuAgW6nYiNbFQ0jcAMaJ/JvZ8sA4LVyLQyYvGRcLQd0P9BA+p4krdS3VEU44zdwLc65WvrcVp768EZs",
+	"UnB1DfcjhlLNtVwsCB+7Fu1FF2J02wUNDUqFvQohldUjAlmpCsi41XNp4SeCyC4BdsYjZCffFuufC30L",
+	"abBGDJjS6pAXixlX1VyUcmp85i3E67OLDLD8QoA53K55qqD4+2+sXhy/AAAMv0UJOyxcz+iXoFw4uvlW",
+	"r71BeqG2hpGpvR2uwc+Xlm9kIbAD3+1O4eRnDxJ8oLV1t2GANgGkzkqZFsnwGGN+qKsJpXsU7nu4oUjj",
+	"3tsF9Z6XRtRsqSYmLIrCASJUAqfTN6iYB1+G+2UuLEc/jPd/eK4WXY4V7uiUuWXIAGRCfOLAl4DQ3SeU",
+	"wxSl08nKzenT/2LqUmAT8E94cdNHK4IKELAV0ozGioF9Iwg6Jr2U4JaCm8zI/yOSS0raIAyL5QhGCu7X",
+	"k3T5jPcB4TA9AE0vNU1HzhTBawA1tP4owJHN+RKxzzxOtRvqRFxJpWA1ncEPL0F3g3AP+g+A/FqRdAaS",
+	"p0Gx9jyK55RUMNF25kS6EhJE+ipPQZYLZAooATezeVURmwOfa3XFsoG79UfZwF2AmBCV/TtzFtV8znGu",
+	"lcrFVOYi79MmC7ciy/zwh7HLEeZlQyYalMUCRWiL6ZzNuLnAbZr5LDeEEi4rQdctoFInVztezBnGQi6e",
+	"gsaC//0s8zafVkN25u9wsyikN57P3rxkL57+1zH7tdJuVzur8hL5aCPe70TQDksXNhb2Av+gqgCopE7t",
+	"2nZpvkcxcN+mI3W7ve14h0nl5z9R75vrduGx+3QYPtpzn39pvvc+pC+6LvW0O3QA3J+ojJ/f8iu3Yh/f",
+	"onM5MLvG6yODBvVCKL6QQ/fxsj6Us5UiAnhRIb8tpciBFoDgryeClwBICTisLfCMrdkuNKqP8mA70tOZ",
+	"nRf1HbUVFWky+b99+OF7WIG7xg98q6woCRju9P3bsK7N8gazNFbMG1/wiBsjrDn6l9sFv23zPTHnOjWd",
+	"MRy7ANctXP+9ZNpOkJ85S4Nhe5Byt3S39EwIO2ByqhWGe5cg5AHhM48IcwTKOJGKl0tP64193eryOlbt",
+	"ulVQwmP6jSJCKOLvTWdw98x9II4vt98sr/TUnLp1Wo0C1ZfpjWdLqicwZwbX47CSh5NK5YUY/tNkoV5h",
+	"we0sliu49T1oivm0eGHOP30v1JWdHZw8PT6G+lI39YOTg//vH6eH/5sf/p/jw78MLw5/+b//rxbG3B0D",
+	"TfyG4wTXb/7BgZzzK3G0UFf1B9EnfnBygB+wZUADPGBTYz7jfCW5Yb/nkqSOk/tq5QAxTtus89CKOZfF",
+	"IYAXbVGVRHiSiHW0Ft6tRxLEnddcGncL5P06eUx7adJr18MHGM+D1CatTlEiZ3xXPRAwPco6dUrYplUF",
+	"v3zhqdlN/fALuEvxTzrrP1PpT+1rr1da0pOyFSVL0razJ6lmQ6qJkxn+V49J2lK14t2b9GQppgIBrC0a",
+	"kf5VsEmpxJarnAr3M9qXnh9hEFiSFROfxLRCVJZLtHCAipQiYAr4RXlZSl/w7+mse5mzzJ1lZbX7X1NN",
+	"/immFv4gPsH/d4qN+/9+tMDQAPY3t5ZPZ6D2ZYwjA41r9OPZW9MfeYo6t1rkgE0MKLROCc0V08LcKnBz",
+	"7RcO8Y9eCV/wIrU6aS4ElTH5DsbKKQhgMyOHK/ImeFDc5PORksktW3BZYvmSGZDVHDDhKoUgBkQe8+z4",
+	"OFDP6MuxggISLLYiBGXWe3b8lEqD4AOADxuJc9bWWrPei+MXKcFLZ21PEAZ78saG9h8I6iDpv1vQna75",
+	"poREfYkJ7Tn+BI557y2Hry3yUeNzg5S8y9DqVlP5UL+Ev57KpK+x0Kgmwne6HVq0q6N/geTZttyo1veQ",
+	"vXWCm+S9sXrh4whOnuA9QrjVPaTs8vDapfgnufQ8g/5YlSIUFvrYj+uEfKvhKgmE5U5K+vKezhKiuqDZ",
+	"poaouY0fK4j2VEH0+dt4VwU8bIJaNlnrITiiMvptajooAE61w+m28a5X8roGRdYk2hKCKKL1X/j8KKfd",
+	"3Ih2Ppswi3Nf6b//6ysgA2yS+E8iPMFjNmVXsvTaTXP/B8ApF4dB597Kzg4Pp/qtaXI0GCEaJjXDQ5+n",
+	"LUQa0wI0GdYDagVYn7+S1M3YkrIlfMWQswz7nmIx0IRW6gLP2l+dZpcxwaczJq2YB4NBWsOy+FwHO+qb",
+	"Qt++jivyMJZ+Y5HJzmc9XhTsRpRQ0du/S7N/4zjKimKChERCo0g3AdkqMjFsRowXTqjJNPXxeO3AqeHa",
+	"6OdSyXk1Pzh5GkYOAJ6i3GboewFPCVskyMeN4/CgcE4hKgMHpzRgi3Flu0ZG713AG+1fNecWWW8+59P6",
+	"cU3EpS7FTkPCVz5rTBvOx1s812eV+hFO634LB2qHfifvVFhGuvWON98N3/I82KR/GncWCIhk022466IA",
+	"XkcE0OE1EsAObGwqpDiMYFS/w8ik8HF/ejoIMPoDumeuhVjUxKC0TDh5F1Q4mKI0AeUK7J0he1XySwSj",
+	"hMALsBrjnQmBPm1nbOLHJCj3Mo5QxvOZJFwiI00WEjKEupJuV8rptbvnWLXo4C2yIbETkszdR7jl0tMm",
+	"LMmmAw6CGV/AFs/A7ZaxXCyEyo3nEMPlRM/DjKs8gvChyzKGq6Z67pZM5FcCqpdgnWDFwxjAk8G8K6uh",
+	"SwChsagxNY3oe5JjkD53Li6lklgyyalQEr1SkNBpaun3QUOn33qwdV8J65R0gD/CNNBhjn/KRk1AtTBF",
+	"hAt0c/Qgg7GjZ2jfEv9p/JqILUiz9C7WW9xbtT5m2itUcZPBH9zuB6Yt7tn54LcOyqtkSM8HbCKmvDI1",
+	"bc5Yvkxhe1xjTdin9hqDmvDcV25l2seDYvXURrLRIRbOccrP4HYEnuAvMZWe3W9aSG0zIRte2O6FuLSs",
+	"R+dlqnMBrv1MKlNdXsqpFMpe0LOZR2x9TAf9MtosOP68ca/ucq122IAbkfjP9aU9zBNvYOgckiPdLYLX",
+	"1Ani9DYKtIJZh9mcEIJdLAQvDb7vLEFAXk0a9gBxmAHu72CJDseFgBKHW1EU2CPRtVEWs0I0N3OdCjsc",
+	"DcsCAlE2cPv5siqD05GCUpj0iBwV3Bh5pSCTh7gSKb0Ibzw/SuTc9HVmYeKxL4QDaLwr5kYUN8KAouGJ",
+	"xnDtPAe40sAWK0oAt3PDwzq20FmfrOwGI3fetLxTDm7Gr7hUQ/ahvkQD6lyYAXPbh7IokyFjOehK03CP",
+	"hDq5CQTsGkO/LaW1AsHgKMgUkLP9tGp62oAuShOuQ9SxME8YLGOgXXr/kYpOQL+CnUxFkeF9d+sjRUPK",
+	"WgRtEq1DIK+s8VZ2OJdX776tHMypevfoXd4XPtXny8YtEKrC81CQv3IMorSiqBzx7HgN3ovBYc0lBeKj",
+	"KgpWqUIY0+3eanUPNzfjbp6rB7S4ve7xs7SzpP8NOtWjn3lN1f6X7f7ddk7tW64wtbfpF0fuCjn0N8x2",
+	"8FkEwBG95+Dh9ZkWNUWk5+4F8j6jid8fILwGlquFULonx0MzsvYGmxYCKNwTlz0vBeq6urJNB/RMGqvL",
+	"pfc+Y/kftpSmYlDexYDpIg/OcUKodx2ic0GYgJLrxEE/EIC2+6xjnEaYTZmb4P3zfo+Abw3hhyk34tAI",
+	"ZaSVN6LTvxzyVA46kjWfffPN4GAuVUje3MIpCTUgkABKa0fT715C1sA8oxcWpL91jb7xvWpzCMcOKjjC",
+	"qCdaF4KrO8iOk1bMzTaiMX7R0/dvnUSgofCy5MsuyVhbsscw3FpsMtLw4chskI0gq/YgILv8mmd0OHNp",
+	"FgVfxmG6DR9Ub5Wqx+SzwQAMCDr4m9NTbMmV4VNKfcU6YHJH9Yl9HKJkALyRU/V43EajDuHLcQklhtVq",
+	"knPg09WgXQQhwRczVG5A0CH4idu2UG+FwvWyFAKQQ9jUSWTlyUmjaCdPJ5R6QdVaRjYeVlWRIeT+QTXd",
+	"A5ZRIXWGeSSYfW9m+lYxq4n7HpKBNYt8P41uAeraNO1IsppUQL/G9xESBewqgsGLnsm0tr5IuanBM+Tl",
+	"slShmA++5pD9ILiyITOMVsGN2sPv3uryWpTmZJOpM6jR/+uyxlDSZvm0qrdp3fXKlXSa540baR8uwVov",
+	"e3QG3qfMRh/CrSjDlhis7oXHGuyH06xBGfmyy6OmF99IcbtN2gU8tznjItFx3UMDLNCdLENsq5fmZPTp",
+	"9xAKocVBQgSsv/YRJpILxI0/bEbIpMEa4oAhYPUV0sOi/N+cENCeifETrM+DJGEkS76HOott+twux+Ju",
+	"syn2bfO7D7pLgB1W5DG2vjm2jltnvTBKRM6asDq/AZAGt43ywI3iDu1KOP2EKkNyrCu/nUnQJo2nnA96",
+	"FqY6SrLX8ZcZ3DJD5nZEokJRMYoz43Be2OkopQyhNPhEB0EMAS8p06g5yh/3VyBlGUpzQSuekb0pbXDS",
+	"w3SAfymVhLVSlCBJuVpGQCD/fKGNrx4tuFOwEwVRJgPcTlkcJVA/vt8QM0dEoVIweaWA2eG2uQSw9iHi",
+	"rsvQRkvwfbAh+j5YzyaHIVl/wPcYBHbNP3j896ctkALgI9xREcSjEtZGthLE3i5Sb1X72oF6HDqrsYyH",
+	"cNuK+lQIftM4uhGWO31yXWgpHKZtokphx91BROnPEx/adQNtERqCr8pOI6+YT3nalNbUGdVp3wfHDyLU",
+	"HrfV5rDL7ptqrc/+bV6zAbzUaMFUkPlaRIUtqr87SLxfglcM5RlpX/kReaM8dC4KyFHAbiKYwyShAaGV",
+	"oNo1aGSezxssmzqht+esgg64k8CArxXOFoIuYvku5h+GhACSuUMG7OMSy1a5Hzrmx0XljmotvaCecVPX",
+	"Ls+FBSmfNbVHVoq5vklUvoCm6Bt7YljszQw7CMDvSXN6UPLvnTQnnx4vPP/6o/p0R+oTurfvQH3axm+1",
+	"moiN0b22CxGsjHWEweA6pxeMCIeOsOmBibuZnstupJETWUi7rJNuo+sbE2czjL9mi1LecCsyalPaYETq",
+	"EhQrqW4kOrcGhGcQfezdTvVBOudWNIWfyUb1Q/0rjYvA24xlvDCazbQTp0myL8x7NdfXDNnrTwuuYMlJ",
+	"CPcivIDJBiyLydEXmACd9dEorYrCWaoQmxgRJzkzUl0VdPtYza6wkm3e7bd7IJ8dLkotKTyV6XdfBuTm",
+	"2l0B9JIbcShVCKljaAusbABU0NNpFRD5fLgPrih/s8bmUg3giWnMrnM2gpfT2V3G6dNlDsCTced2DSQ+",
+	"sdPS/hRf279rche3JKzA8E/mY9zGvbgd+TSWyqxjmAZZr8Qteb2Fje7wp55BAxPpSn5pQYfkFkpJoepF",
+	"50uA7yZ241gYgknDJeYMG6HsIKnikYlXDPBAo5Sk6hkecq4Jpc/wG3C9AWgipP9OBACeVrKwo6Tehhe3",
+	"gBBOxagtApj1aqR40Z9XHz682PfFPAjlitfhotSTQsyNh1wY0LhS0Z/wbIOjc10nHpnVoPZrasCsusS7",
+	"InF8GOYO4JL1slJQPdOFVhd4iWcIizogfjM951ZO0VUhARgP+4qCorO3uCPqN3pNP0g9uiQy4TLX5ZCd",
+	"6UKY9MYe1O5rAgVaLC4qI0rMDUZFAE/BqJE7bER5I6eC8SmA1iMOn9U62TI4X5EzI2y1wMqvRamJW4SE",
+	"SbdPdY9WwYP7UjfCkUKZV1o9k0iCe42Ff71O0u3Edk2338Eril8oZZ32JeoDikohGdqNtF49fQv43gqL",
+	"IRuAACbWl+QhCzLkS/frFYSYY+10u3rBd6NQclBLE5LqwtNQo7LOb7l0Eu4CSx1jLIQvFiHqfnTzFLE3",
+	"L/kUAy8Il4bGQCwsbNT7eWdswp5UE0dd5Qnd9kRarMBDYLrLhby1+zgctK+iIOEPbaPXPdTbKl0bU6i7",
+	"qqIH3tzwv8QkA5/g4cuSvVUZDTLG8xwqkCpLnrqTmBRN+SgXqQLitA/DGuaof6FFK6LnV39JXsuXis/l",
+	"FP2JbkQ44bJSVs4Fm2p1Ka8qPB9ML1BMWF1PIc+iCpSx3rVYsqzWLhF0xclVdlHZC7rMkm7/fv7uR4Z/",
+	"ruWpOx0X3tmm61rrNbG3KYrACnntNs9cAksK00p0BhY2ZYt/SHaFRfJYUFN1kYsYT5bIjHboNEqvyZHm",
+	"NmjbeSlYHTtdF5ZuRkdabcvPQAzZrhbmHW7fD9xc/+h26sH2r0ZRAgd8l1df4aZ7xS3f4a13sF/OcTPu",
+	"v3ZnK7UteCceI0abIkZbW9Y7J56n+ebrYzs6aCjoM1yUwhDTVzCq4fA3jDJ4nAAyQP3jRSVGyCwSTFp0",
+	"KTkhAunfTfcWydZ//ZahnDEeLItsTwKXkGUwNvvDxDJdE0MCOeK6Dk2lkaTXabEJ5MoHG5gXhb51Oij5",
+	"GIASJGB4oJno1DKQzbC0xMlBy1mjvcQ1Mj63SsREIk9LA1L7/ccPg1o+prfJSQkNCUdJWlRL117/9NIz",
+	"zeFvyOKADUuwH3wugjrKDWScv//4Ae4a7KhL5fxB5/JyuUdz9b3rHmXPg8WvNom9xuLeZRTrsci3JYyF",
+	"6LjWlnJSWbGDg7JqJfvNU/9kLksBJ3OydAc3AiTT18Xsx+QPT0wg2akp3IuiMkhe2Eg1pN97mTQX+N8Y",
+	"Ve6vMg76HdXgocXsxuR1cLJF72lQrfg1gi9ENTMEqp1cH1GMCoNJKKw8nkFT3KOgt75yp0s0DdnrxLAn",
+	"KAJf3g85ATVMuUTPnIn4oJvgkL0McApuYbCyp4GSJ3hZyKiTRowHY3khskGE2wy3xrDVTem+XVmJWCpU",
+	"isOyUn6U6aoC6gCEgKjFflres87VC8I+Oof1Jbm3Ot0EAypUiiFIzKH/HN8BgSd4SKyVkh+gpXeGhHcO",
+	"L4OpAb5yN2tp+0P2fnMoMmGo8vfMmhSIPTo6Hzz1YdPV4TZWM6r3eFvcFa9vfgfu0KMoPnfnSGyq4tW6",
+	"1PtExqSJXxjYrkdqMGVdpEp6mzDfWmj/hP8h1RVAwBRCEQmEF7ApRkwS3qILK6iOpDzzUsT8KtInW3Fa",
+	"1omFV3Hd9ycgYifY8aOM+HPJiDM0GklIPDHpOftsiZFEPbbIllq54oN/FsEiYmseN8KbirIkNi5P3qJy",
+	"0AVqMIOdWIIQbnaWexqk6czteZvM6b7wEGKf8YhsV2CbTKnGyPLok1qDjrC6bltfnYfplv9yj1U70z2c",
+	"EEPnZS3bVzhEACnnjxbAjc0JqCyehVomiDQxI3BQBx1DYwLfx2Ira9ismnNVg0gbso8wwIJPr9F6xF9B",
+	"Rw5osCUq7Qnj+wn8ZccMBc90GXFmB9vkKShth+ytrzyfg4dHac9KA+vUkrKYjtaD7zXwZRHXvRQ3ghfJ",
+	"l2rNVoTviSsUgOBkNBr9VyNsPU54ridBZgJdKSLIS+VmDc/D4lzI3GRYXkeR2aSMMIVjvdvwLA5hVYbi",
+	"zgV7xK3IHtWZVGI+mM0TB/FtVWykD9KVBZMdGCUJQAmGTif2Ude5MzJ52IZ0KoOI3F26r9d4jv5FJ3Bt",
+	"IskZVVDg2X+SKiGp9A4okbHEFglQG7cVu+I3YlSXxhG4M+pZQbpAsUcp2LVY2CE7rUkgtx5e+qSRyECM",
+	"ljpodpISkUy9dif1rMbKQZp338t2fd0iTc7g7/WDtnW+R7Jkt9xQIcsjDOUd2hPu4wAOUlzpe9WfBt11",
+	"ZOmm6yglo7P7ZfVkLQLCO2i3Qv0L3twkWSWFMBmA7yM1nQE5oOnNIHQmcM6LnD11guXHUI97xRcmaC+N",
+	"CE506EMJBuDba8sLBjrUkGULfuUVskLOpc0wR9zOSl1dzWqT8OwDLUk0wPDMAVw/++71qncEIbUgu9bq",
+	"cDkSIF5SBNCBouKXfP9FGY+JFXdl8u5q6KZHxeuxTVrjR5t3rc27Km3uIy/Dy0hQWQ5RZTlMVJYtHEct",
+	"ek5iFTvLyknzpugkvJa0CVDAQBhB5uyQfRuxUGq4nMHiGrmmA2nXQqhcqqsMdHhox63fUlgf0GsXUj8s",
+	"/+YmfwZjOE2m/iBVZOky7oU8qnWyaRnZdpLJmZBv1aXeb7ZX62B3qZWqOWeStf0zlU/V1qDltK4XM6lk",
+	"SKyumsDYlii/ieHfIPXbzOOX4bhFfmH1xVwQ4DHGlzCDjCCVBYV+qDksqk9JFFLChIQeoV1EJNvwATn4",
+	"cW77Fgo13s11A6mxAybA6GsQ4cJTX4xYl0A2J9/d7446TXjXkOp76X7BmHf4GLuIu5oH+E8k4lb937tJ",
+	"tc1Vo0nbaY1P0DnA8eLswfinRNo4uzBsTrB7saYBoXSn1IudCQO8IqK4xGA1DPMC+85S7hNPKCcNK3Vl",
+	"BSuENU08XjTc8rlU0tiSW10alusYEu+Rq78TonewCaA3lE6GswRuPUhkgtRbjz+AnvIYXKxJ/icm8Nf5",
+	"dobsNF0ugzXrE5EGB0xrdACLwWK0A5xhsBlq8+zTbJjM44SePXPzkUUTgRmuj9oWaOXbGaSkQ9Ks1HYN",
+	"2enmRuoM/AnOtuUlYB+4N5GTH/7NrXUrXSfmNyeIHXOqWKWulb5VrfjJLwYJjY7bvPASpOKK8gbyN2K9",
+	"zFxYjjUudVjVQRtjoUWX+qKyAeRGV+VU0PD9mAnlAtyt0u3IDB+j+pasD64R/y0NRI9vCSjQh526ilcb",
+	"YnRP4Y5GLw9a0toYy6aQR7oV7wgs8LH27m4qZ1fus7tS0kNp7UYguaTz1gqutuN1PwrRDvv60eu0tvrn",
+	"C7fZrlZQ4zuud0LF7Xq0vT+qjSuvdnE3uW8Ccke8uZvkOhiLUJc6JXdPuvCp1hAVTJWWJ5FBRrEMsiW2",
+	"Mi+/xAd1596ZrVzGnRPY1Y/c4kR8PMZbuHca68Z//2fa67u7JzN39biJ0iZxQJXCVAVVMNA4TNhsA6xO",
+	"iXZcjysm5+6QSHIl9yGinkI5oNYMyx1JNwMjDGnM2PsF9g64EKjY5l7dTWlkLril0F7802RJ/J3o2OiP",
+	"uvybrYOIZKJo+XR4w9bSh/oaExy3V/FrEOY1rT8xWgZJrluwRQipuGkpsR5kwilNQ6XvBkh7UBa0EIrI",
+	"NbWyUlXA7t2wGPkyzGX0GWlU/t0InZw6EIfsXRtbTc2u8ybZNKkgWkNd4wuNHsZwoc4fKGFrRxUvrugd",
+	"KXuPhsuXGS7+rISb5y7tlSMQuvu/KVKITyBgBkcaVQnW7tQU7qsueDGfrHGDWN0A/nGSC1HEKDTppP0o",
+	"XEFbtkJVgUiWg5z8kyWQYJMeKobs3El8XoS/oFzElA8b/UxWAiFlaM3qVP4pM2RA+g15spDPehvcZMnk",
+	"kXi9Nk/P9XyMklfatOj7NFQHtIlYPz/yeHnJ+XzkCeC8nK1xr0HabNvdViPcriEsx7JJabpu1FVxDQvy",
+	"cFZwm5LdISxXZzNgCkEQ/ad6lJ0PzKaPwsWdr8+SnIlre5tAbPr42hqGZhJPm/n6Nu37QSKjq9O5N9as",
+	"WtcgaiojcADTUuRCWcmLrmHEJ3YdzD7jj8n33CX2mK7Enyn2WNsB6w9v7ZRuEXVUaeMngOAgVY7+2UA+",
+	"Tblik2WCa5b1MX09brAICOqv1DGsvPt1Cr1ROR/GZOitUJBUVk4HyGoblhhV54KraD0zJUTuDElmxLQU",
+	"lvUudTlW4hN36+59jodSHdqZOCy0XsBr/ZjWHst54zAo+ldoRPHpFFdj1Xtx/AKNxltpRD+xy+vkVVYT",
+	"yBfVLvuEegKqSeovl24SoOhcgYLHlwA7J+1YFdyKsj9k71RNpEYCMYzTEQvXCeNuUbTCWFtNBTlDS8us",
+	"mKaDsUqKrdDtEKOYw7HqiH4lh3hPBmTSw4NGvZJxbNKE0m/0GPH6fRiOSolpALZGtb4uuXaTqW0K0dGU",
+	"W17oq10VIyedwFLSl5fupPZsBKmCBpNqsVQK1Qn/nXS90iXAFIwVMpieOhstkb55mvcGdaHStp3thrr1",
+	"kub1IEqXUBbiHl7f8vPsVHbo962T0uoTxXfvTfOhpd1FAfKbghbmz5ZimgpXvxR3dnS3j1u71V/GUqOV",
+	"MbUGs1c//GvXzMG97rXNdnzcX8vHkFj7dvxOuMuktlQ7K+WbQGlrrT8xTOZ7YkRrPRGVPIxNtBsQ31ay",
+	"oIiX6yMJvOTS6hLIWREOx2mkEKyJk/YpfWBMuCFlniGXruflQkAsZ6zcfwJYybTg7rYLjXgEYgnV93lQ",
+	"6QH/B3KYs9hh5uHS/HifmMjq0ONqrHwOW+g/Ks/PnvUpFOP0/RUIZOk6uxSlG11kR4NRnBAsqBlQoZ0Z",
+	"jBUB9ZoBo1xfM2AQscZkSoUF4XryTzG1ZuRbQLNpwUsDOENnb16y58+f/4Xl3IpDK93iXQk7Vhl+8ZP4",
+	"AwXUPr71A76SN2CL5VfCspmE/PzMik+Wl4JjaYvv1FlDgPDIFfuvYzad8ZJP3YKOlS4hMMYlYNwVUgk2",
+	"KQW/NgOWAe3vRH/CxuI0MzcoGBP8EMceEQERzgk5l/XlWKUfcch+jMDzSHPSpsHA1vwosaRtT5bJd8L6",
+	"Hh4onBW734BU7E5n8uc/ic4Am8Dp/I3pw8ZLKlO/XH3Ymkmi5mpZ74wwli+TWE1ZKRMCGI1HvchRY4V8",
+	"kF1WPtvRyMdxN4387Urv6zbwV8G48DUSKNR21K46yEY1N217nQN/k7p7TyruDp6ZR812jWb7RZtq11TC",
+	"8Prb/KBDGYXwvK8M6LTP3gg7nQkzYAUQESbwBEljT0zNXc3ZouBSHQJtYYOL0JcApK+P1RR9SQZYceAm",
+	"ERp8zioWVYAP9wSLa8yvBZBrTLjxKArAsaN4cVH/DWX9pICLIh8rBL2b6qKaK1QMnVJqRtTupV1Qe5ey",
+	"EBdOGQKgBgRwWBwW4kYU3k1AL4k5l8UFwWRlqF5LhSw/PM9LYehJTIgCAq/cw6v7fwV25OY95IaHl5qu",
+	"LDZKq4VInmN1fn725vCq4mUu8hNG2GMDcIFN+BQrTgqprg8LPXUNQl6XIYziS1DyK1UIE9E3J0sC0S9v",
+	"nFQaK/jhEPD+ei+OjwdsqnPBMmPKy4tJoafXRLGkWKVKwacz2NSUQaZLVgqndYucFfpKxjKWb46fsZ5r",
+	"aqyyamFsKfj8olLhWGT92o7LAocyhPzbLte6hPzB7+49SkrfxyYxuaoqHm8WJt/yPKjBj5K19cZ2qzqh",
+	"0qKGjE2kysPJWyeTjhalzqvpVpgME1ngEP07rDfXuSjMALyVBgGjTBAVBAkO0Wt+JZAkZ+oMvRzzfYyF",
+	"UiyARZ8sCe+To+sTeCmdpThk7313Ti4sCm6dhn94K3PgXsQ6yDrV5lpPeEG+xXmMXvrSxilX7FIGpHro",
+	"Fmr5gMEDsu5xKjT8Icu8lPQF42Ft9GUgwkBDnh5sT3fwc7x3r/t/C7HAaud05OB7DxdADyaCWIr9Lk+8",
+	"f7qLm/fp8fEmbt59euFpgXdxvfsFeQD7+cud5yuHNZEp7je34t3JAqd5bhhfaYRAJVezmpEncch+RJ9e",
+	"KVil5K+VGEDCH7jxpg3q6GKJKXfXQnkNI1IOQtoA3uRTikK2lLmc5jl91j35fDAETX08UCQ69L4ZSNt/",
+	"pXu1uu8rkPxFR+I0z1u2c+uR6LwhdyAQ9VcHCH6l6dKYccMmQqiVW3DjsToNLWKlgX+fLqP2g0OvXEh1",
+	"URmRDdhETHllBL1VUgULEpeIS1F6Oitpu+g309O2jVsoXKGPHJx3uJkDmeZW+3kLt0+Q7pszCOKd2GLf",
+	"dG6P4/uWhncgCe/LNrmDwOSW+2BHxRLb2p5sL4i9USBYIto9EDHo3kCuDoh6VTRoegj48TRm/zkFAkj1",
+	"Ao71Otm4iw7BTuGmzISxEgjML6ba2IuFKC8qJW0GkJRQeKtrctIJ60srylte5mbUlMCRKdC1tno2XufS",
+	"7ldTQYaPz9FU7v1sIuh8/jDayh/zRghsQDtpOGi8b2H4F1xdVW6f4xvR50koscXcwwg5A7oyYpAkzTjr",
+	"HN7DExqoIEtxhZQ7hZ5SahxA/Sc+SG7R0eeJwYCtDOFr9WXgQBY5EypfaKmsGbIfcIggQeIDVPRDADSA",
+	"YJTS+LRn3I2w6mmjH4F8oLBuvGAZzgx4nq0oUyA5Wj8YRo5JwtzSSmArSFxiEq9IBi9hAnYH1iR+xw05",
+	"JtHQp1EgplFK6emXMcDB0cg6LH78devMuzN8fL9mPq7FJhEUvW24Fn+2rLo4/+bRXu+MJIkRRYheCMUX",
+	"cug/0gb4a2nYu4VQp+/fsufD4+FzlutphaVjEFvQypZ8Guq8b3V5DfFy7/QDH2p5yadiwLiBnBwqtAO4",
+	"MmmQKWTaqp1Czwv5irr8Ui214TBRHTMbxhQsTPDp2pPtr/ulcKsdZz/83K0gplUp7fLg5B+/pBvD972+",
+	"12QjmKWxYp5shEWpL2UhjuZiKxR0QG4jj2ot0MysvhIQjKLKzkbgmb1Fb60XX2qZRKROKPvs7z9/oJJ+",
+	"kPBQv38oFUEG4zOEpeJmfS0wqHQtlk8MPeTDe9yTzBwSyUx4ukE+w3q8NqsEEqCGENe6NX9Yvsf127Pp",
+	"5LrYurAznY1bjnoCwOcKzC8SYLXxLcKS+V0JEA3JpixFrqed+/Hc3cK4Rc7EKz1FJ4hQU/IAY3RXmngq",
+	"etmK0Mv62wugMxjOxi9sxSd7NLPzov5pm87y1o+HE/nbhx++hznctZw4CyuUSguf8tEpHMyvxaGPe2+j",
+	"b57/z/csPA9KiLG+8GHLotJBSJ5acGNudZl38L+d/1q8CkPbc/Bln4pPMo9dYhy1pf4zqUH1PbZe7anv",
+	"3+6oyRntVMj887CpaUesZxb6WgANUDCE3mtjr0rhnluU2uqpLvohtaQ9/Wqs3tqYEYv0/0liBsauMHbX",
+	"kpACuc4AHXbhDwdmY+djlY2r4+PnU/ej+wv8S/w/+MeZNhb/cIJ/WOiS/nCEf/D94B8zCLC6KzyTeYZ0",
+	"I3h3w4CbdZ+9NNQ9cOs2VkH0OklvBjgbMEPI4iTx6+cR01RiIgpKTDD4hJqWywVg5jizy1jKv74R5Vh5",
+	"9hFs0U0W6NRmYnodRc/5+dkbBhktrLcxn4VSbEQto2WsKKUlzWNhSRoLz+cSBeF8xF54jIv2tJYEVTVU",
+	"ok599Zt1c7pClF4wZyvKZQc+mCAKPzeDdBTs57FyqzVgbj8M4mZ3q+E3ErO3oCwl5amdVaaJKNuTtyzp",
+	"4UGrTJNxbEzS8auK1FbhSuz5e87tGX8M+vecx/P7jRo+DA4mfh3GG8J/p0umVXnaGIOM3HPJHqmNwp1K",
+	"8FRHIAlW22AEFU7AbVZX05kTilC/wxVVs/gkYTfJmpBmxsqicOfeOBsMvA0IZibRLd9DSUZRyf76KnW6",
+	"BQODXTKp9lpWjI01Jcg2scraIn01/HF/8IPkvsCXHaPBNqDE7SdlPYRNm9xtNfvWbsbjh7hL0lk+Jsav",
+	"i6x+0cbbzZZMvl8tU3NV/h85/W134LpmB51AMUluqg/U0PGI8tE758gCMcJarHqEwqXs/PX3r19+YE/R",
+	"4Mil8QmvcNeMlSfGpSPmofsDc9eiWLKJzpcncJFhJnhU6QeMs0vYHZS1DdeQlXPhDmTv6TEhopj+WK2A",
+	"xWWmApbVjAENS7AYSsGNVlBFOhfG8CsR8FchV1waVk9nt9FKcIq20cUNFaUSYDRq/zUjQlzqMhon6moE",
+	"UfOmGaHLFisi4OyMVZvVENR/MB8SRfvY37h12yHIrzgYj1kH2iBkKyk9Vu4zDNkHYXxiPrfiEIghRb6S",
+	"est6L55R5D07E7ZcHp5eWlFm/ba72rWZauLh+96TmHT9b8vg7O+CaFbSnv2DZsy/eLaFYvFB6x+4WtKs",
+	"zEOJavcdm18H4F7uQvs2+qjQ+rpadPotPwhIeoc4w6FU6Fq7nWEUww0r13MuocSIKyYO51zGQ+1eIvot",
+	"rCbhyrPRGKmuCgxfHGoVPDoDL0WCYow8ZGkgxLQ6pd0SsIngJYRZrkXgj+dKq+VcVwaCG0qIXOR9CLWk",
+	"0lMqNtF2Bom8hvUyY/SFUG4xcy9LPb4yzSA4oUx0teNiYPW359JXVOPNJ6BQqVzeyLxyoo+I/WEs0oDs",
+	"YansmRYS0hBwNVs8vPDpzo1+H7PTNyIxND5RWGe7XIh8hDF0d/fRdyU4gq4oOdRgbYfY4B9NsuafffPi",
+	"fvPkz8/f4aKtk4w/r+5uMPjqW3b4IBLoDsMdb3wpSMdRxAhh80ynUsXohiwJ6S1bhEE6et2ErZlyUfjs",
+	"uQSVHFJ2OrPp3iVNGQS1u8TMcuw7skpTogoU4PCrLh7U5OiZg/1uW9/PpvDHh6S2sZXt6z4t/i8PZHTt",
+	"kpVtuEXUgp2f/vA9k3CL2GV9n3dHI9hHgMa/nWkThGeUjc7C1pcsw78YqEJVMNz02pN2REF5+AkQP1To",
+	"l+Cj5RxuMwLY8yCLq0Rt6EiKnuseNQN/J3ujlBN3Oc75YuE6W0ISKl5LnoYPb7FsyF5THZefii9NvqjK",
+	"gg5U+NOneZEFXrkreSNAJ36WoEei39y/4CZ0CZXMOUOcCoPhCa2m5KxTN048xjcSmJoh80We7OPZ90Ro",
+	"VxnBZtYuMKHOHW84pJDZZfW29gaQH/jvCLaHZx5AyEywD7mqVw4PUMtZNkRSR1ouNn4B+bvZrqKqK3hQ",
+	"u+v3EjyIoga7vPeowfm7VExvZq4K9nusQXysEFrjtHdCsEOsbne571YqhDIWMo5KIUyiWxovW73Ii+Iy",
+	"Tar3ajJylxDYrBEGqN9HSGs45VHoItg+CZg6lycrhREKYb7mjINccAfdgDsshFl72ft35x8gP+zIbZAj",
+	"fO0QyTiz/o6HeZQuBEgQFCs10Z4wTHbVJzUP/5Y1Stiv/IPD1txNzdG252K7sqPwxddoF/e8k74Tdu02",
+	"On4oOf4wwvsrKoPafmvu6DiPF/6O1VDwzsZyqGGiHJdiUfAp+UpuZ05hdZbWCMKsURVbo4JtqWx9J2+c",
+	"3tvQZXXZVGVrAwoqKPHu9q6wFfALpeiJI6iyuisdN5PmgpRxcjQZqxcmeNxSJJawDN6/DTId7Al777IE",
+	"63LuVSXFLu+79GtHUZaUgH0FIu0rqwHbWXNFJKmjXN+qQvP86F/gHO4GRk6CYnRzL0pxSDR5TmE0TBpT",
+	"YdJcgDtH8j0COYVIEsUOtWJoeObSXI9QZJ0/HysaF3mbXKvubAYz9vw5y2UpnGHeH7IfdVqoBfTqgpNW",
+	"hw7tE0LKugbuCSOKy3HcS943jSvg3c1csb/9cPrSTw1rVxWfQ518w/OAFSw4PXCjU1xxrMSnhSyXhGVz",
+	"SiPw/FFzXlzqco6CET0orjduq1LEmN6NKOXlskFXpRi0DNT310LFUOeLp8fwMw3GU7Eb6aStX01IcaHP",
+	"lMowdl4tFrq0hmVn7ibLfEDQtKbb0Iqd47d6hxUuOwkaPbXCHiLCVl3gBL/4RCoOLvWtcuBx2k8Mow6d",
+	"WMbNAKN5iX89fCXNQhuJLza3eMat5dPZXCg7grQmxefir+MDTHO1aS+Q9BRzZccHUKXXnbc/CCPwPv5/",
+	"rZuEkf9HQOhlaYVpbZnQhd1yRIF4J1IdxMwmWU4nqrGVITegayMPP08OPz2+35nBMZlx48/Z8GtJYukI",
+	"Z/jDGmONTcG9KUiKp3w7PHNqFrcHUAo1OuuAN4cX1sbLkvDYi+O//OdGVKnmRbcoBdWEeYHfDXoeWJPS",
+	"0fvXYBoDhqrrpS7Z8/88DrknAx8dIjG8zsgdK/QUT5YhqQZhBZZID7LgpUX8AZbRjydHRwHXEHHMr8US",
+	"iQrhvQ59dZBcE8cvunOw3/s18pvmY1nsDVhbuf5jlx/L4o0ufcf3rcr67BDf/8bE7HQzPGbTdTDywKYC",
+	"IzZZLV9hSXognpNtRVDzVFMGVvdR/gCOJx5O18ezt+wSUEslkQAgy7RhUkH6iJnp0h4W8qZ55CNoYMDo",
+	"rvGeRfXTDNnpdCqg5OTj2VvUe5MjjPrEtVhSxQzQgidKZEuI60mQD5Ddlg8w6yKBN4D1NEHVloqdPx+w",
+	"zDwPHU6q6bWol+4kY4i5Th4+AZ8nnAMc3bwydqy2YE8bxdDXAJVcJH8LOgEwpg1WMsVfOOEGr44VnE2B",
+	"wi2qGe4Dpn6CsRorhHeBjyRNh2RmvQxvdHMh1QX9MYNH6iU1zt6QyljBc4bVQd4jLu1YkfIseFnIJEYK",
+	"gBK0SOCPp7pmUvgxPT4OLAAwfMPmUlVWoMNejVXrICWGB0oxDzQMl8Cv0CbKz/BIkHL+sZR7kuDUz8dS",
+	"PhDyTDqAR2l9B7EwWM6GrASZWJeDu8pqJ2UPA0//NjkwIJfjG042adUk/K+X/gJrJQTMIBFQzpFYBrQr",
+	"5J8JL17I/FMG+MdIh90fMMGns1ib6R5/Ynw+m5sYqFxivrAEAINElT6DDSBSBT3ke8GzX5d3TJeRODMB",
+	"lXEPGCHWuxXd8nzg5vq17+EMsfy2SW6rrxy5HJqr7G4pN7vurDbguk3X8Ys4idq54CjDNgLSwjB7ACQa",
+	"YEQ78WgDbWkXIO2zzYC0G8blYXIwYaRrIPjr1jA5tQ97ju/uN+VvZTttxM+BbQ5esPrGeRSo64B3Gods",
+	"vfBsisru/K2fAbz68JJPIYf/TKD7DnQR67Rukpm+yAJscdf8gDK9LiW6anvZyqnOBin/76BVfjYRMLhi",
+	"1cKI0kbEUU4I26xMBweAfTQoI25EyQuGvFYcagc9jbwwJ0kWGDZBGRG+XgRASnrPjp/2Bwz4c0NPpMzW",
+	"OsPwg+ui9yzqfJj15YQwoWTdAAbILS/zE5b9WolK5Jm7BbOyUk73yhAmJvyky/gTPOf2B/he3cphwQo+",
+	"NeVqKgr3T/he7qoil3LI3sDRuOX09gMokxRdhBEG8izDDMCTyFzMF9oJBKeullKY/shpzG4mPtFLV7QD",
+	"LqVC2iHXT402OEM7KKv1Dj3CvejT4+LscBmE2/hZy4M088QQwLDeae1T4XWo54gXoGAACJ2GOxlsRPh7",
+	"TUc3wj2fGhwAJhBo2fBudeaP5aUV+QW3WbSY/I7ArYWMcSb5ijCxMNH4rnQrzN1V31jJmkemcdcmdzpC",
+	"0AXXvDuesPQvYbSmCz1oUItdup3UDF3iWtJS++/KXhw/H7ZYB+7U1AT/XmG0GxrLgxgKtTH8LO3sA78y",
+	"p+/fdgLF0f7wqY+gu9FZvOXGBzLh3rvLFL/PHSfWLRM26Wr27GOc9QFtKhByvKEG7KwF1EwpfGyjEZWY",
+	"LzvUDoyCeIIXnU0ASCneMmCnRUEYl/grskSgzyNV0YfsZ8rFaFEwyHHFy+mMTfWNawvLJ1PzqWYiGSEG",
+	"7HYmpzPg6kDKUfGJz4GWqShSHcvyqys6CaW4keK225hyJ+xhOK/jd5GmcWfsYn59qblVG4bbXvdvWVHX",
+	"V909X919n7VpLxdiTefAXPs7JTh5U+hb2se7AIClro0/EfxXmLa5xh2whRyGf2DsszX175SgwzmbuAdg",
+	"U/GrCLQEDgNfXg18twMGediC2ZIrw6F09QRkGBSpYyhdATOjIWTyfMgynudZMIBiwajrzNOlKbLtoKAD",
+	"fwaE309wKfQQ9bjhRIPFQBImy6/gfzwvcszMG7FSmKqwLCOd6ALbzPqDRL9HqwyekwYGDLZOhpgqGTP6",
+	"0h7mlARvU49CMpeeNyDoHnLqLylcoIlj4Y3OwYC9mCwzbwhCLg+k/WkVx0t4Lll/hDp85g60nxYYOz5P",
+	"0y16BSmABALj76RkcOQi5HbDMmIekF/J2xm3cIdi+qfv3dlC2BM2SW7EpJTWtYAszpnS9gLiVpkv2If5",
+	"AaE03dBTXjrrj4FJZk6gIsdZYVUZPYtcsb99+PAen6FKYHRikpHpBtWwYNocmb31nsx+avaMGjZPanau",
+	"kjq7RXjv/ie5nvdhnkAfifg0D4WfvzqO9TKcvjyAMPilG6wImft0yv2hVXggEYKydTypn3F3eO0daCO2",
+	"0NzrVD3rdfc6/Okqjd52pHijVZ/Cgps2F4vV+FZbmskTb4aaupkw1fOJVGLEsstSzzGcqaZFZZyMA3lu",
+	"dcbEJ/oTOdjwWXQWATE9PJWGflu1+o9u8TpDI3eu2W94EEbjTnew6/8H9MttXyV2jd1eelPq+W5vfNBb",
+	"P/8tMkqkid/07j713OSr7qLn1k7SH54XCHTc2pR3ov+jQ0Nlv00tANCYMj7XlbIZq5REN3vC/wNOB/gd",
+	"FNfCaDbVylRzZ4t7z2xDXkxLkUsCiGr2SPXUG3NNWE9aEFkTyJl1ag/qkAMUM7lTb0gB6QfkJ89SBr2A",
+	"UjNqqrIQ20j9twhxlAvLZWGyNCl8Lo1x/w2e+WGTaShj+kaUpcyFqfVdcitGCaYcZeAY0p9prTE6krz3",
+	"xHRTGQ2CHhvc3b43xHaCTofrPMyt1TEpEeooLbNP0tMhF+dnYlUlkhNbLpmZ6arImRHKXaUse+sjFtPl",
+	"4X+LZYZ4XwvBbYzBg61yLTCoIBV79oLNdFWGGybCx6icrcB9pYEj9/hotU2nlMpLQDa3gDrWVUIl42gv",
+	"rsXyohTuKGRdrnWQVJti8qfElEnVBU6Xw3MrbiCmkzq3VhMimMwplAAVwKKM4XBMQIvui8ZSd/pRvvlm",
+	"Ky/GvqIEJN4fRAFPrpaNFUzwjW65CaGBSAmmckHMASv7e7SyH+88dLDDJJS4rV0Sj+GBu/DzJzTR6a24",
+	"looLHj8KrXQxVlTzXc0CEChe7GvyPLDpTBsBv0mdsx4vMPBO+F1Cgj5ParfSJerb0iCeSX8bnkhptzYk",
+	"hndtDLC3VsypxCzQaPk1cNJwFLmu/Y1LDOV0TeK6QBaUuLRMV7a1ThyO2jl9tF0NjEd74A7lHX2EzbVK",
+	"lhd/fO0floQmmwqAbhFU2dnRzdOj4a0oikNIXjj65+21Wc/r9b6aFNLMvEaKGIPXYkkaHxUtegomqARD",
+	"QwHwV7EyyAyQDOLv5+9+ZD+LCftvsWTnkGsOPyNpIHpLk4T47FrmGeXYD907hpXaciucAumuNXiWgA/N",
+	"LEKvSkuQi9g76YxMFzm8Yixfpm9VysqCnL++dNRXNiWVYYCKBvOVTghhDfl0RgyDwpLbCGrgXQteIV+y",
+	"uYBfQ8oITGx7SqG/317vFVbt70arn8Xkv8XyXHQyl618uzuuW3vfsbNq+yjZ2243NzZ2oa90ZbtrQ14r",
+	"SKJCxJz6hdrMknO//P3nD7XeATX4lEQFxyjOtwC0mbEeUYxRBF3bmFM1E6XoD1lmpnoh/gpF0BkWfNHq",
+	"9ZnH4vGDSyquDXg1cQADll0VeuLehzdwxzbeAXQ1uEMxO6j1WfHJDa7Rh1bCxxouS2Fm/vRQw0LlgAFN",
+	"y4dkJzf6WgQ+FgQpil8rJUQJHgHFtBqylwDpiYcIPAdgLMKh5wt5LZb+3PskgGaOnFtibzM0TlINP7SQ",
+	"1yFQFcrzGlU8RPLWBiwKG2qDcfczDDAsjNVuqTrzhN0uqJll4QwdwN44GBwIVc3dFsePfTAIP+AXPfhl",
+	"m5hzBxBS7fvBJ32AgPDDoH7+6wBhcd0RdtLnt5r8OZdXQOe0XsRg3WqnhHlrTAWxYX/QenxVjKApXztk",
+	"zexaNylu5aRIqHS/0x/KSrAjdl4tiOSjdRvDNQUOLgjz0UEDdIZKYdSPTgyp8wEKrAER7G/h+oGEXFPy",
+	"fumS3ZZaXREUgnenPEXHEDjPrkquLGRU/DXSULlmwQUDzrgpL8slywAXl7xR4dEhO6Uu/J8G6UWKOJQD",
+	"Dyp5O9Pk9Urkr+sMEMtwlZZ0UXOWCwi7gmUDr+sm6ktR+NzK4E5qUDURpM1FgsqcBfRURLjHYK1HQfaQ",
+	"0RDQR05JDK23rxntkgvYJR0LV39myM7q4hssJEALOayMOElG5gPIqEzVNmRwmzqdSSuPxeN2EeSfx/zX",
+	"QVSP/HWgy+AvAdFfaxkclq5FLEppXXj3DSdCqPQTDWpo9y2fAFYtG/kLDX2FawaC9w6OuXk/5qKEglC4",
+	"tICDZqxO0dmbmtbQJSCPGDapbPw8BZ9em9RcJVdyoacZy/4xPnBPjQ8GzINNQNMeW+KXlMGNzlo28lng",
+	"rhPsOMToIfve6b1XSsN9eE6YSaGIxWP6r8HVRmJuUdKhGkVHArzT5iJvZQFYvUZBKn6giv+1V2k8+BEz",
+	"HXrw4MtuiPTIqLnznVYTcLlqn7rrMo4HbW1hk7+Pfc/wcNJz54V89+5TWMUHcpy6e/McD8g6XyOdoful",
+	"TPjaNBF30/63WHaoIUh24rdw0CbWqyZOkm5Py0ya8A42zsArBKSIQDOYhDpk680fJCXMvntNYKKRRzoj",
+	"/Ixljansbq2DNpPaTfGj2S/yY+ij47DUKau/RA3//WnTq/Nbv3nR2O9WrM9ELgT5xSPYjFcAPbAN4Hqj",
+	"48fvc+mMzZJqr+BQIXwtqAf4CLaB6ZRRT8TS5wy0MA94O0rRcZ2aYePL4KgHJSJ90//R18/Bb3ohaIi3",
+	"YkK3sN/JqIxDeZRrIPMucrjg3FlqcKfblBc1zBr0kyH7VrsnlgthwD/lf35ikksUzw1pS8n84dxhWmRo",
+	"FtShDFeDquQ8fLrTkL5HGOGgdWolDiHiAHRJTkuU6uqkucj4bMRK+F/PKPKL7rRkUbEI4Cn8zHpIU0Lw",
+	"FXxSiL6zA3BzIGoHFKlpNaWggjSmws8e0CPSukFQt0iZDEWHHvdBK2HqWq9TKIPu63bWXBrM6MxZD00W",
+	"/IL9RO/lKVLSJvtjo8brFf4vseW6FMRVqfkTHFF33N133lOWJnby+1VwAqheCQLJbYHaCTTBuvSmBFUk",
+	"PqpDn6UOIa5OQzTBQarL4fbbZSZ4YWdHmMAj8jXaUSxYvhGlwTrOnFULEF++bsRZzXLKB2niOzDfVZ4o",
+	"9ZLsSOwYGeEGoUhbGiunwZ8aOKsSQquF1kUwvUNdN5iVfHp9VQKQEbhyoBx5hb0JU94xGwpCrRmOZIl1",
+	"pLm4Knnua3m/OX4e6lzdo5XyD3s3MNZga2W5BPgLZsS0FNYMkBLPWVHGNbzCw43wNlsFN17Rx/kb9L1P",
+	"faze06YoInnT3OhpWdxM/QoOMT35+cMPLny1uw7I+BH5zYzbIUV+WRor5vWjVsgboYQxG3jUUuK0Ramn",
+	"xKDIC58UACnWgHsN7reATsoII30i8HDBrszFQqhcqKkUSF3EE3rXyvKrBJtyzq8hPngJLo4KmJBdR7mY",
+	"yjxhdNMQMOClTce4et7SCngYPSbkwdFKf4tnq42KEovqtw8Ifu9Xea94IdjHFoD1tc935yfjMwYCBijt",
+	"IEAQiBvojg+JHxzuyQ2HoxQ8lzudjnjpALWHdZvXlvzyUk5P6peI35WUPmnDMQmEqc8CX2rYgnN55YvW",
+	"4I4BBF6n0wKkHPCCgRs2FKWt2/7gZ+3Y/krbC/x9hDDyMCthyIWNLvpACIgnG1hR2k8nZ4BONeEFV9Og",
+	"9fpvHCltYeW2P1Zn4fvsFcWMOtnM6IMfHvYAz5cwrWQD3PlB22pkpx7JTisSwUTSO0rX3KcAA7d8c8x3",
+	"ePzCkNefv5unR87m5gu5Ptcl9ZK5JS15hHTNjm6eZu4kmEOu8sN/6glASIrykk/h6RtRYqSevVsIdfr+",
+	"LXs+PIbEl7+fv/sRzg72NhEJNA7sS8DCcR0cmVt+dSVKGOYOF8JPT6HPhXxFLP1fuoMbH12lc2I5dTKM",
+	"VecIhdi1ldte9ut6dPM0ruNd74+tO16zc9JPsoedww27LaW1Agivz7Ez9iwdsFS0hbbfDtTOnrZD6zC3",
+	"3g2tc7yP3bB1x627YQv3J4AVYVyrKouDk4MjyIqktlb2jNbu26ILHfw9pGmDLEP/lx8m9zgRPo0Eh7WK",
+	"dvChM72F9TLvbs0G5MQ/jIkG/cGq22iQWN0maA0hBZnc+MmwwPZuGZRQHAh+X4N1XApilkkIbkTKvlij",
+	"6QyNp382Lb28FxrAQVQephw409BbXPeuef+pLAGEySRdVcZ9x9UuvtfqirCCk4g/uCXhldbORyknhXFX",
+	"4y3ysqULt5CH12LZ1uc6ojqzws2e7hGjW5p7CRVYGEE2A69DDdhEFljYGrKmwQNSL6gLbfvM0pYl4uqq",
+	"ci/NdS4Kk1TMWg0VX3Ej8SsSG9QovtHS5k/okxHo+4CysVxcSiVxY855jn4Sbq6xdZFf1b4n9Nu2tvwG",
+	"CGogY4AH8FEqhvOuoB7iRiOWwwyKG7CvfqOLwxspWvtBfj9ynKNx6R4FniRMQ6U+mw0m56+l2bOqbby1",
+	"nb0Q5SEMH1Xx2qokkEOrbZ8muJy0+3B9pTJOF+cqhUNA50DMnRTqSsJJdgY4PI/YgGn3TdijFrkBqC20",
+	"2D7i418YBfQHOFX60jbbBrnbsmq49tgopJouEL8wRXPFnGDu1s9Z6f+scswrIKxYBM9LOpxVc64O8bN2",
+	"iGXUEQ18TV7ErQzHAKUvct3gX5CgCpwhVS41oof4JlPR4R5u29voqwPhlBT/mQETalouMVZqMS8SYqaU",
+	"p+QUGfT/UweJpOuYWdI8m3LLC30VDnnaNZuAA5MEAX6BpKP00ZaeXn+yonQrlzL+mwjPgfFiSPFIpWCN",
+	"83+11bcKB1Wn9w7tCpFj48MG2TucqrYGvc6F97e3z91FaQbs5flPrFo463XgxA5sRLzniZQo9uKv/vYt",
+	"bHRReZ9zgt8Md2knpH06CY/b/Nsvv/3/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -4272,6 +4272,9 @@ type Forbidden = ErrorResponse
 // NotFound Body of every error reply of this interface.
 type NotFound = ErrorResponse
 
+// NotImplemented Body of every error reply of this interface.
+type NotImplemented = ErrorResponse
+
 // Unauthorized Body of every error reply of this interface.
 type Unauthorized = ErrorResponse
 
@@ -6553,7 +6556,7 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// ListBaselineData List the baseline data of an API
+	// ListBaselineData List the baseline data of an API (not available yet)
 	//
 	// Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 	// types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -6563,7 +6566,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/baselineData (the `ListBaselineData` operationId).
 	ListBaselineData(ctx context.Context, apiId ApiIdPath, params *ListBaselineDataParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineDataWithBody Add a baseline data record to an API
+	// CreateBaselineDataWithBody Add a baseline data record to an API (not available yet)
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -6574,7 +6577,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineData Add a baseline data record to an API
+	// CreateBaselineData Add a baseline data record to an API (not available yet)
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -6585,7 +6588,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineData(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, body CreateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
 	//
 	// Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
 	// `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
@@ -6595,7 +6598,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData/job/{job_id} (the `CreateBaselineDataFromJob` operationId).
 	CreateBaselineDataFromJob(ctx context.Context, apiId ApiIdPath, jobId string, params *CreateBaselineDataFromJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteBaselineData Delete a baseline data record
+	// DeleteBaselineData Delete a baseline data record (not available yet)
 	//
 	// Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 	// need the MANAGER role on an app of this API (or an organization-wide role).
@@ -6603,7 +6606,7 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `DeleteBaselineData` operationId).
 	DeleteBaselineData(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *DeleteBaselineDataParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateBaselineDataWithBody Update a baseline data record
+	// UpdateBaselineDataWithBody Update a baseline data record (not available yet)
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -6613,7 +6616,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateBaselineData Update a baseline data record
+	// UpdateBaselineData Update a baseline data record (not available yet)
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -6623,7 +6626,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineData(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, body UpdateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetApiMetrics Get the latest metrics of an API
+	// GetApiMetrics Get the latest metrics of an API (not available yet)
 	//
 	// Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 	// over its apps. Any member of an app of this API may call it.
@@ -6631,7 +6634,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/metrics (the `GetApiMetrics` operationId).
 	GetApiMetrics(ctx context.Context, apiId ApiIdPath, params *GetApiMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SetDesiredApiMetricsWithBody Set the desired metrics of an API
+	// SetDesiredApiMetricsWithBody Set the desired metrics of an API (not available yet)
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -6642,7 +6645,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /v1/apis/{api_id}/metrics (the `SetDesiredApiMetrics` operationId).
 	SetDesiredApiMetricsWithBody(ctx context.Context, apiId ApiIdPath, params *SetDesiredApiMetricsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SetDesiredApiMetrics Set the desired metrics of an API
+	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -6868,7 +6871,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/job-score-exists/{app_id} (the `CheckJobScoreExists` operationId).
 	CheckJobScoreExists(ctx context.Context, appId AppIdPath, params *CheckJobScoreExistsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetJobResponsesLink Get a download link for an export file
+	// GetJobResponsesLink Get a download link for an export file (not available yet)
 	//
 	// Answers a short-lived signed URL to download a file produced by an export (`POST
 	// /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -6925,7 +6928,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id} (the `UpdateApp` operationId).
 	UpdateApp(ctx context.Context, appId AppIdPath, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAllMetrics List every metric measured for an app
+	// ListAllMetrics List every metric measured for an app (not available yet)
 	//
 	// Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 	// field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -6988,7 +6991,7 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/apps/{app_id}/delete_jobs (the `DeleteJobs` operationId).
 	DeleteJobs(ctx context.Context, appId AppIdPath, params *DeleteJobsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListExports List the exports of an app
+	// ListExports List the exports of an app (not available yet)
 	//
 	// Lists the app's exports with their status and files, paged. Exports run in the
 	// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
@@ -6997,7 +7000,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 	ListExports(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetExport Get the status of an export
+	// GetExport Get the status of an export (not available yet)
 	//
 	// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
 	// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
@@ -7014,7 +7017,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/job-feedback-stats (the `GetJobFeedbackStats` operationId).
 	GetJobFeedbackStats(ctx context.Context, appId AppIdPath, params *GetJobFeedbackStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportJobResponsesWithBody Export the responses of matching jobs
+	// ExportJobResponsesWithBody Export the responses of matching jobs (not available yet)
 	//
 	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -7029,7 +7032,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/job_responses (the `ExportJobResponses` operationId).
 	ExportJobResponsesWithBody(ctx context.Context, appId AppIdPath, params *ExportJobResponsesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportJobResponses Export the responses of matching jobs
+	// ExportJobResponses Export the responses of matching jobs (not available yet)
 	//
 	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -7273,7 +7276,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/label (the `GetJobToLabel` operationId).
 	GetJobToLabel(ctx context.Context, appId AppIdPath, params *GetJobToLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
 	// labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
@@ -7282,7 +7285,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
 	GetLabelingJobsCostOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsCostOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
 	// or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
@@ -7291,7 +7294,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time (the `GetLabelingJobsMetricsOverTime` operationId).
 	GetLabelingJobsMetricsOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsMetricsOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
 	// labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
@@ -7300,7 +7303,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 	GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingProgress Labeling progress (mock)
+	// GetLabelingProgress Labeling progress (mock) (not available yet)
 	//
 	// Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
 	// labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
@@ -7309,7 +7312,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/progress (the `GetLabelingProgress` operationId).
 	GetLabelingProgress(ctx context.Context, appId AppIdPath, params *GetLabelingProgressParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingTimeLeft Estimated labeling time left (mock)
+	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
 	//
 	// Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
 	// per job over the last 7 days and the number of workers active in that period. Figures are computed from
@@ -7319,7 +7322,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/time_left (the `GetLabelingTimeLeft` operationId).
 	GetLabelingTimeLeft(ctx context.Context, appId AppIdPath, params *GetLabelingTimeLeftParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
 	//
 	// Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 	// whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -7360,7 +7363,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id}/measurer/configuration (the `UpdateMeasurerConfiguration` operationId).
 	UpdateMeasurerConfiguration(ctx context.Context, appId AppIdPath, params *UpdateMeasurerConfigurationParams, body UpdateMeasurerConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMeasurements Get an app's measurements
+	// GetMeasurements Get an app's measurements (not available yet)
 	//
 	// Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 	// group gets the mean value and the summed sample size of its measurements); without `group_by` every
@@ -7370,7 +7373,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/measurements (the `GetMeasurements` operationId).
 	GetMeasurements(ctx context.Context, appId AppIdPath, params *GetMeasurementsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListMeasurerOperations List the measurer operations of an app
+	// ListMeasurerOperations List the measurer operations of an app (not available yet)
 	//
 	// Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 	// call it.
@@ -7378,7 +7381,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/operation (the `ListMeasurerOperations` operationId).
 	ListMeasurerOperations(ctx context.Context, appId AppIdPath, params *ListMeasurerOperationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateMeasurerOperationWithBody Start a measurer operation
+	// CreateMeasurerOperationWithBody Start a measurer operation (not available yet)
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -7394,7 +7397,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/measurer/operation (the `CreateMeasurerOperation` operationId).
 	CreateMeasurerOperationWithBody(ctx context.Context, appId AppIdPath, params *CreateMeasurerOperationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateMeasurerOperation Start a measurer operation
+	// CreateMeasurerOperation Start a measurer operation (not available yet)
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -7523,7 +7526,7 @@ type ClientInterface interface {
 	GetWorker(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// ListBaselineData List the baseline data of an API
+// ListBaselineData List the baseline data of an API (not available yet)
 //
 // Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 // types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -7543,7 +7546,7 @@ func (c *Client) ListBaselineData(ctx context.Context, apiId ApiIdPath, params *
 	return c.Client.Do(req)
 }
 
-// CreateBaselineDataWithBody Add a baseline data record to an API
+// CreateBaselineDataWithBody Add a baseline data record to an API (not available yet)
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -7564,7 +7567,7 @@ func (c *Client) CreateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath
 	return c.Client.Do(req)
 }
 
-// CreateBaselineData Add a baseline data record to an API
+// CreateBaselineData Add a baseline data record to an API (not available yet)
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -7585,7 +7588,7 @@ func (c *Client) CreateBaselineData(ctx context.Context, apiId ApiIdPath, params
 	return c.Client.Do(req)
 }
 
-// CreateBaselineDataFromJob Create a baseline data record from a completed job
+// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
 //
 // Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
 // `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
@@ -7605,7 +7608,7 @@ func (c *Client) CreateBaselineDataFromJob(ctx context.Context, apiId ApiIdPath,
 	return c.Client.Do(req)
 }
 
-// DeleteBaselineData Delete a baseline data record
+// DeleteBaselineData Delete a baseline data record (not available yet)
 //
 // Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 // need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7623,7 +7626,7 @@ func (c *Client) DeleteBaselineData(ctx context.Context, apiId ApiIdPath, baseli
 	return c.Client.Do(req)
 }
 
-// UpdateBaselineDataWithBody Update a baseline data record
+// UpdateBaselineDataWithBody Update a baseline data record (not available yet)
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7643,7 +7646,7 @@ func (c *Client) UpdateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath
 	return c.Client.Do(req)
 }
 
-// UpdateBaselineData Update a baseline data record
+// UpdateBaselineData Update a baseline data record (not available yet)
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7663,7 +7666,7 @@ func (c *Client) UpdateBaselineData(ctx context.Context, apiId ApiIdPath, baseli
 	return c.Client.Do(req)
 }
 
-// GetApiMetrics Get the latest metrics of an API
+// GetApiMetrics Get the latest metrics of an API (not available yet)
 //
 // Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 // over its apps. Any member of an app of this API may call it.
@@ -7681,7 +7684,7 @@ func (c *Client) GetApiMetrics(ctx context.Context, apiId ApiIdPath, params *Get
 	return c.Client.Do(req)
 }
 
-// SetDesiredApiMetricsWithBody Set the desired metrics of an API
+// SetDesiredApiMetricsWithBody Set the desired metrics of an API (not available yet)
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -7702,7 +7705,7 @@ func (c *Client) SetDesiredApiMetricsWithBody(ctx context.Context, apiId ApiIdPa
 	return c.Client.Do(req)
 }
 
-// SetDesiredApiMetrics Set the desired metrics of an API
+// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -8168,7 +8171,7 @@ func (c *Client) CheckJobScoreExists(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetJobResponsesLink Get a download link for an export file
+// GetJobResponsesLink Get a download link for an export file (not available yet)
 //
 // Answers a short-lived signed URL to download a file produced by an export (`POST
 // /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -8275,7 +8278,7 @@ func (c *Client) UpdateApp(ctx context.Context, appId AppIdPath, params *UpdateA
 	return c.Client.Do(req)
 }
 
-// ListAllMetrics List every metric measured for an app
+// ListAllMetrics List every metric measured for an app (not available yet)
 //
 // Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 // field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -8388,7 +8391,7 @@ func (c *Client) DeleteJobs(ctx context.Context, appId AppIdPath, params *Delete
 	return c.Client.Do(req)
 }
 
-// ListExports List the exports of an app
+// ListExports List the exports of an app (not available yet)
 //
 // Lists the app's exports with their status and files, paged. Exports run in the
 // background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
@@ -8407,7 +8410,7 @@ func (c *Client) ListExports(ctx context.Context, appId AppIdPath, params *ListE
 	return c.Client.Do(req)
 }
 
-// GetExport Get the status of an export
+// GetExport Get the status of an export (not available yet)
 //
 // Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
 // `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
@@ -8444,7 +8447,7 @@ func (c *Client) GetJobFeedbackStats(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// ExportJobResponsesWithBody Export the responses of matching jobs
+// ExportJobResponsesWithBody Export the responses of matching jobs (not available yet)
 //
 // Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 // takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -8469,7 +8472,7 @@ func (c *Client) ExportJobResponsesWithBody(ctx context.Context, appId AppIdPath
 	return c.Client.Do(req)
 }
 
-// ExportJobResponses Export the responses of matching jobs
+// ExportJobResponses Export the responses of matching jobs (not available yet)
 //
 // Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 // takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -8923,7 +8926,7 @@ func (c *Client) GetJobToLabel(ctx context.Context, appId AppIdPath, params *Get
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsCostOverTime Labeling cost over time (mock)
+// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
 // labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
@@ -8942,7 +8945,7 @@ func (c *Client) GetLabelingJobsCostOverTime(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
+// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
 // or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
@@ -8961,7 +8964,7 @@ func (c *Client) GetLabelingJobsMetricsOverTime(ctx context.Context, appId AppId
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsTimeOverTime Labeling time over time (mock)
+// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
 // labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
@@ -8980,7 +8983,7 @@ func (c *Client) GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetLabelingProgress Labeling progress (mock)
+// GetLabelingProgress Labeling progress (mock) (not available yet)
 //
 // Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
 // labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
@@ -8999,7 +9002,7 @@ func (c *Client) GetLabelingProgress(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetLabelingTimeLeft Estimated labeling time left (mock)
+// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
 //
 // Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
 // per job over the last 7 days and the number of workers active in that period. Figures are computed from
@@ -9019,7 +9022,7 @@ func (c *Client) GetLabelingTimeLeft(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetMeasurerConfidences Get the per-field confidences of measured jobs
+// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
 //
 // Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 // whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -9100,7 +9103,7 @@ func (c *Client) UpdateMeasurerConfiguration(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetMeasurements Get an app's measurements
+// GetMeasurements Get an app's measurements (not available yet)
 //
 // Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 // group gets the mean value and the summed sample size of its measurements); without `group_by` every
@@ -9120,7 +9123,7 @@ func (c *Client) GetMeasurements(ctx context.Context, appId AppIdPath, params *G
 	return c.Client.Do(req)
 }
 
-// ListMeasurerOperations List the measurer operations of an app
+// ListMeasurerOperations List the measurer operations of an app (not available yet)
 //
 // Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 // call it.
@@ -9138,7 +9141,7 @@ func (c *Client) ListMeasurerOperations(ctx context.Context, appId AppIdPath, pa
 	return c.Client.Do(req)
 }
 
-// CreateMeasurerOperationWithBody Start a measurer operation
+// CreateMeasurerOperationWithBody Start a measurer operation (not available yet)
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -9164,7 +9167,7 @@ func (c *Client) CreateMeasurerOperationWithBody(ctx context.Context, appId AppI
 	return c.Client.Do(req)
 }
 
-// CreateMeasurerOperation Start a measurer operation
+// CreateMeasurerOperation Start a measurer operation (not available yet)
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -18233,7 +18236,7 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// ListBaselineDataWithResponse List the baseline data of an API
+	// ListBaselineDataWithResponse List the baseline data of an API (not available yet)
 	//
 	// Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 	// types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -18245,7 +18248,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/baselineData (the `ListBaselineData` operationId).
 	ListBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, params *ListBaselineDataParams, reqEditors ...RequestEditorFn) (*ListBaselineDataResponse, error)
 
-	// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API
+	// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API (not available yet)
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -18256,7 +18259,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBaselineDataResponse, error)
 
-	// CreateBaselineDataWithResponse Add a baseline data record to an API
+	// CreateBaselineDataWithResponse Add a baseline data record to an API (not available yet)
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -18267,7 +18270,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, body CreateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBaselineDataResponse, error)
 
-	// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job
+	// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job (not available yet)
 	//
 	// Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
 	// `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
@@ -18279,7 +18282,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData/job/{job_id} (the `CreateBaselineDataFromJob` operationId).
 	CreateBaselineDataFromJobWithResponse(ctx context.Context, apiId ApiIdPath, jobId string, params *CreateBaselineDataFromJobParams, reqEditors ...RequestEditorFn) (*CreateBaselineDataFromJobResponse, error)
 
-	// DeleteBaselineDataWithResponse Delete a baseline data record
+	// DeleteBaselineDataWithResponse Delete a baseline data record (not available yet)
 	//
 	// Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 	// need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18289,7 +18292,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `DeleteBaselineData` operationId).
 	DeleteBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *DeleteBaselineDataParams, reqEditors ...RequestEditorFn) (*DeleteBaselineDataResponse, error)
 
-	// UpdateBaselineDataWithBodyWithResponse Update a baseline data record
+	// UpdateBaselineDataWithBodyWithResponse Update a baseline data record (not available yet)
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18299,7 +18302,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBaselineDataResponse, error)
 
-	// UpdateBaselineDataWithResponse Update a baseline data record
+	// UpdateBaselineDataWithResponse Update a baseline data record (not available yet)
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18309,7 +18312,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, body UpdateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateBaselineDataResponse, error)
 
-	// GetApiMetricsWithResponse Get the latest metrics of an API
+	// GetApiMetricsWithResponse Get the latest metrics of an API (not available yet)
 	//
 	// Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 	// over its apps. Any member of an app of this API may call it.
@@ -18319,7 +18322,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/metrics (the `GetApiMetrics` operationId).
 	GetApiMetricsWithResponse(ctx context.Context, apiId ApiIdPath, params *GetApiMetricsParams, reqEditors ...RequestEditorFn) (*GetApiMetricsResponse, error)
 
-	// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API
+	// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API (not available yet)
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -18330,7 +18333,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /v1/apis/{api_id}/metrics (the `SetDesiredApiMetrics` operationId).
 	SetDesiredApiMetricsWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, params *SetDesiredApiMetricsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDesiredApiMetricsResponse, error)
 
-	// SetDesiredApiMetricsWithResponse Set the desired metrics of an API
+	// SetDesiredApiMetricsWithResponse Set the desired metrics of an API (not available yet)
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -18578,7 +18581,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/job-score-exists/{app_id} (the `CheckJobScoreExists` operationId).
 	CheckJobScoreExistsWithResponse(ctx context.Context, appId AppIdPath, params *CheckJobScoreExistsParams, reqEditors ...RequestEditorFn) (*CheckJobScoreExistsResponse, error)
 
-	// GetJobResponsesLinkWithResponse Get a download link for an export file
+	// GetJobResponsesLinkWithResponse Get a download link for an export file (not available yet)
 	//
 	// Answers a short-lived signed URL to download a file produced by an export (`POST
 	// /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -18641,7 +18644,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id} (the `UpdateApp` operationId).
 	UpdateAppWithResponse(ctx context.Context, appId AppIdPath, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error)
 
-	// ListAllMetricsWithResponse List every metric measured for an app
+	// ListAllMetricsWithResponse List every metric measured for an app (not available yet)
 	//
 	// Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 	// field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -18710,7 +18713,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/apps/{app_id}/delete_jobs (the `DeleteJobs` operationId).
 	DeleteJobsWithResponse(ctx context.Context, appId AppIdPath, params *DeleteJobsParams, reqEditors ...RequestEditorFn) (*DeleteJobsResponse, error)
 
-	// ListExportsWithResponse List the exports of an app
+	// ListExportsWithResponse List the exports of an app (not available yet)
 	//
 	// Lists the app's exports with their status and files, paged. Exports run in the
 	// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
@@ -18721,7 +18724,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 	ListExportsWithResponse(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*ListExportsResponse, error)
 
-	// GetExportWithResponse Get the status of an export
+	// GetExportWithResponse Get the status of an export (not available yet)
 	//
 	// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
 	// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
@@ -18742,7 +18745,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/job-feedback-stats (the `GetJobFeedbackStats` operationId).
 	GetJobFeedbackStatsWithResponse(ctx context.Context, appId AppIdPath, params *GetJobFeedbackStatsParams, reqEditors ...RequestEditorFn) (*GetJobFeedbackStatsResponse, error)
 
-	// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs
+	// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs (not available yet)
 	//
 	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -18757,7 +18760,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/job_responses (the `ExportJobResponses` operationId).
 	ExportJobResponsesWithBodyWithResponse(ctx context.Context, appId AppIdPath, params *ExportJobResponsesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExportJobResponsesResponse, error)
 
-	// ExportJobResponsesWithResponse Export the responses of matching jobs
+	// ExportJobResponsesWithResponse Export the responses of matching jobs (not available yet)
 	//
 	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -19021,7 +19024,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/label (the `GetJobToLabel` operationId).
 	GetJobToLabelWithResponse(ctx context.Context, appId AppIdPath, params *GetJobToLabelParams, reqEditors ...RequestEditorFn) (*GetJobToLabelResponse, error)
 
-	// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock)
+	// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
 	// labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
@@ -19032,7 +19035,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
 	GetLabelingJobsCostOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsCostOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsCostOverTimeResponse, error)
 
-	// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock)
+	// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
 	// or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
@@ -19043,7 +19046,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time (the `GetLabelingJobsMetricsOverTime` operationId).
 	GetLabelingJobsMetricsOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsMetricsOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsMetricsOverTimeResponse, error)
 
-	// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock)
+	// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
 	// labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
@@ -19054,7 +19057,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 	GetLabelingJobsTimeOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsTimeOverTimeResponse, error)
 
-	// GetLabelingProgressWithResponse Labeling progress (mock)
+	// GetLabelingProgressWithResponse Labeling progress (mock) (not available yet)
 	//
 	// Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
 	// labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
@@ -19065,7 +19068,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/progress (the `GetLabelingProgress` operationId).
 	GetLabelingProgressWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingProgressParams, reqEditors ...RequestEditorFn) (*GetLabelingProgressResponse, error)
 
-	// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock)
+	// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock) (not available yet)
 	//
 	// Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
 	// per job over the last 7 days and the number of workers active in that period. Figures are computed from
@@ -19077,7 +19080,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/time_left (the `GetLabelingTimeLeft` operationId).
 	GetLabelingTimeLeftWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingTimeLeftParams, reqEditors ...RequestEditorFn) (*GetLabelingTimeLeftResponse, error)
 
-	// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs
+	// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs (not available yet)
 	//
 	// Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 	// whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -19122,7 +19125,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id}/measurer/configuration (the `UpdateMeasurerConfiguration` operationId).
 	UpdateMeasurerConfigurationWithResponse(ctx context.Context, appId AppIdPath, params *UpdateMeasurerConfigurationParams, body UpdateMeasurerConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateMeasurerConfigurationResponse, error)
 
-	// GetMeasurementsWithResponse Get an app's measurements
+	// GetMeasurementsWithResponse Get an app's measurements (not available yet)
 	//
 	// Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 	// group gets the mean value and the summed sample size of its measurements); without `group_by` every
@@ -19134,7 +19137,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/measurements (the `GetMeasurements` operationId).
 	GetMeasurementsWithResponse(ctx context.Context, appId AppIdPath, params *GetMeasurementsParams, reqEditors ...RequestEditorFn) (*GetMeasurementsResponse, error)
 
-	// ListMeasurerOperationsWithResponse List the measurer operations of an app
+	// ListMeasurerOperationsWithResponse List the measurer operations of an app (not available yet)
 	//
 	// Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 	// call it.
@@ -19144,7 +19147,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/operation (the `ListMeasurerOperations` operationId).
 	ListMeasurerOperationsWithResponse(ctx context.Context, appId AppIdPath, params *ListMeasurerOperationsParams, reqEditors ...RequestEditorFn) (*ListMeasurerOperationsResponse, error)
 
-	// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation
+	// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation (not available yet)
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -19160,7 +19163,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/measurer/operation (the `CreateMeasurerOperation` operationId).
 	CreateMeasurerOperationWithBodyWithResponse(ctx context.Context, appId AppIdPath, params *CreateMeasurerOperationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMeasurerOperationResponse, error)
 
-	// CreateMeasurerOperationWithResponse Start a measurer operation
+	// CreateMeasurerOperationWithResponse Start a measurer operation (not available yet)
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -19318,6 +19321,8 @@ type ListBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19345,6 +19350,11 @@ func (r ListBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListBaselineDataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19394,6 +19404,8 @@ type CreateBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19421,6 +19433,11 @@ func (r CreateBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateBaselineDataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19472,6 +19489,8 @@ type CreateBaselineDataFromJobResponse struct {
 	JSON404 *ErrorResponse
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19504,6 +19523,11 @@ func (r CreateBaselineDataFromJobResponse) GetJSON404() *ErrorResponse {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateBaselineDataFromJobResponse) GetJSON409() *ErrorResponse {
 	return r.JSON409
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateBaselineDataFromJobResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19553,6 +19577,8 @@ type DeleteBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19580,6 +19606,11 @@ func (r DeleteBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteBaselineDataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19629,6 +19660,8 @@ type UpdateBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19656,6 +19689,11 @@ func (r UpdateBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateBaselineDataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19705,6 +19743,8 @@ type GetApiMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19732,6 +19772,11 @@ func (r GetApiMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetApiMetricsResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetApiMetricsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19781,6 +19826,8 @@ type SetDesiredApiMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19808,6 +19855,11 @@ func (r SetDesiredApiMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SetDesiredApiMetricsResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r SetDesiredApiMetricsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21135,6 +21187,8 @@ type GetJobResponsesLinkResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21162,6 +21216,11 @@ func (r GetJobResponsesLinkResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetJobResponsesLinkResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetJobResponsesLinkResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21446,6 +21505,8 @@ type ListAllMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21473,6 +21534,11 @@ func (r ListAllMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListAllMetricsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListAllMetricsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21764,6 +21830,8 @@ type ListExportsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21791,6 +21859,11 @@ func (r ListExportsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListExportsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListExportsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21840,6 +21913,8 @@ type GetExportResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21867,6 +21942,11 @@ func (r GetExportResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetExportResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetExportResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21992,6 +22072,8 @@ type ExportJobResponsesResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -22019,6 +22101,11 @@ func (r ExportJobResponsesResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ExportJobResponsesResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ExportJobResponsesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23215,6 +23302,8 @@ type GetLabelingJobsCostOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23242,6 +23331,11 @@ func (r GetLabelingJobsCostOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsCostOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingJobsCostOverTimeResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23291,6 +23385,8 @@ type GetLabelingJobsMetricsOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23318,6 +23414,11 @@ func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23367,6 +23468,8 @@ type GetLabelingJobsTimeOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23394,6 +23497,11 @@ func (r GetLabelingJobsTimeOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsTimeOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingJobsTimeOverTimeResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23443,6 +23551,8 @@ type GetLabelingProgressResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23470,6 +23580,11 @@ func (r GetLabelingProgressResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingProgressResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingProgressResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23519,6 +23634,8 @@ type GetLabelingTimeLeftResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23546,6 +23663,11 @@ func (r GetLabelingTimeLeftResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingTimeLeftResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingTimeLeftResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23595,6 +23717,8 @@ type GetMeasurerConfidencesResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23622,6 +23746,11 @@ func (r GetMeasurerConfidencesResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMeasurerConfidencesResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetMeasurerConfidencesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23830,6 +23959,8 @@ type GetMeasurementsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23857,6 +23988,11 @@ func (r GetMeasurementsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMeasurementsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetMeasurementsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23906,6 +24042,8 @@ type ListMeasurerOperationsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23933,6 +24071,11 @@ func (r ListMeasurerOperationsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListMeasurerOperationsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListMeasurerOperationsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23982,6 +24125,8 @@ type CreateMeasurerOperationResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -24009,6 +24154,11 @@ func (r CreateMeasurerOperationResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateMeasurerOperationResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateMeasurerOperationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24791,7 +24941,7 @@ func (r GetWorkerResponse) ContentType() string {
 	return ""
 }
 
-// ListBaselineDataWithResponse List the baseline data of an API
+// ListBaselineDataWithResponse List the baseline data of an API (not available yet)
 //
 // Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 // types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -24809,7 +24959,7 @@ func (c *ClientWithResponses) ListBaselineDataWithResponse(ctx context.Context, 
 	return ParseListBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API
+// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API (not available yet)
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -24826,7 +24976,7 @@ func (c *ClientWithResponses) CreateBaselineDataWithBodyWithResponse(ctx context
 	return ParseCreateBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataWithResponse Add a baseline data record to an API
+// CreateBaselineDataWithResponse Add a baseline data record to an API (not available yet)
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -24843,7 +24993,7 @@ func (c *ClientWithResponses) CreateBaselineDataWithResponse(ctx context.Context
 	return ParseCreateBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job
+// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job (not available yet)
 //
 // Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
 // `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
@@ -24861,7 +25011,7 @@ func (c *ClientWithResponses) CreateBaselineDataFromJobWithResponse(ctx context.
 	return ParseCreateBaselineDataFromJobResponse(rsp)
 }
 
-// DeleteBaselineDataWithResponse Delete a baseline data record
+// DeleteBaselineDataWithResponse Delete a baseline data record (not available yet)
 //
 // Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 // need the MANAGER role on an app of this API (or an organization-wide role).
@@ -24877,7 +25027,7 @@ func (c *ClientWithResponses) DeleteBaselineDataWithResponse(ctx context.Context
 	return ParseDeleteBaselineDataResponse(rsp)
 }
 
-// UpdateBaselineDataWithBodyWithResponse Update a baseline data record
+// UpdateBaselineDataWithBodyWithResponse Update a baseline data record (not available yet)
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -24893,7 +25043,7 @@ func (c *ClientWithResponses) UpdateBaselineDataWithBodyWithResponse(ctx context
 	return ParseUpdateBaselineDataResponse(rsp)
 }
 
-// UpdateBaselineDataWithResponse Update a baseline data record
+// UpdateBaselineDataWithResponse Update a baseline data record (not available yet)
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -24909,7 +25059,7 @@ func (c *ClientWithResponses) UpdateBaselineDataWithResponse(ctx context.Context
 	return ParseUpdateBaselineDataResponse(rsp)
 }
 
-// GetApiMetricsWithResponse Get the latest metrics of an API
+// GetApiMetricsWithResponse Get the latest metrics of an API (not available yet)
 //
 // Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 // over its apps. Any member of an app of this API may call it.
@@ -24925,7 +25075,7 @@ func (c *ClientWithResponses) GetApiMetricsWithResponse(ctx context.Context, api
 	return ParseGetApiMetricsResponse(rsp)
 }
 
-// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API
+// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API (not available yet)
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -24942,7 +25092,7 @@ func (c *ClientWithResponses) SetDesiredApiMetricsWithBodyWithResponse(ctx conte
 	return ParseSetDesiredApiMetricsResponse(rsp)
 }
 
-// SetDesiredApiMetricsWithResponse Set the desired metrics of an API
+// SetDesiredApiMetricsWithResponse Set the desired metrics of an API (not available yet)
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -25334,7 +25484,7 @@ func (c *ClientWithResponses) CheckJobScoreExistsWithResponse(ctx context.Contex
 	return ParseCheckJobScoreExistsResponse(rsp)
 }
 
-// GetJobResponsesLinkWithResponse Get a download link for an export file
+// GetJobResponsesLinkWithResponse Get a download link for an export file (not available yet)
 //
 // Answers a short-lived signed URL to download a file produced by an export (`POST
 // /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -25427,7 +25577,7 @@ func (c *ClientWithResponses) UpdateAppWithResponse(ctx context.Context, appId A
 	return ParseUpdateAppResponse(rsp)
 }
 
-// ListAllMetricsWithResponse List every metric measured for an app
+// ListAllMetricsWithResponse List every metric measured for an app (not available yet)
 //
 // Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 // field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -25526,7 +25676,7 @@ func (c *ClientWithResponses) DeleteJobsWithResponse(ctx context.Context, appId 
 	return ParseDeleteJobsResponse(rsp)
 }
 
-// ListExportsWithResponse List the exports of an app
+// ListExportsWithResponse List the exports of an app (not available yet)
 //
 // Lists the app's exports with their status and files, paged. Exports run in the
 // background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
@@ -25543,7 +25693,7 @@ func (c *ClientWithResponses) ListExportsWithResponse(ctx context.Context, appId
 	return ParseListExportsResponse(rsp)
 }
 
-// GetExportWithResponse Get the status of an export
+// GetExportWithResponse Get the status of an export (not available yet)
 //
 // Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
 // `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
@@ -25576,7 +25726,7 @@ func (c *ClientWithResponses) GetJobFeedbackStatsWithResponse(ctx context.Contex
 	return ParseGetJobFeedbackStatsResponse(rsp)
 }
 
-// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs
+// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs (not available yet)
 //
 // Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 // takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -25597,7 +25747,7 @@ func (c *ClientWithResponses) ExportJobResponsesWithBodyWithResponse(ctx context
 	return ParseExportJobResponsesResponse(rsp)
 }
 
-// ExportJobResponsesWithResponse Export the responses of matching jobs
+// ExportJobResponsesWithResponse Export the responses of matching jobs (not available yet)
 //
 // Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 // takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -25987,7 +26137,7 @@ func (c *ClientWithResponses) GetJobToLabelWithResponse(ctx context.Context, app
 	return ParseGetJobToLabelResponse(rsp)
 }
 
-// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock)
+// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
 // labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
@@ -26004,7 +26154,7 @@ func (c *ClientWithResponses) GetLabelingJobsCostOverTimeWithResponse(ctx contex
 	return ParseGetLabelingJobsCostOverTimeResponse(rsp)
 }
 
-// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock)
+// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
 // or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
@@ -26021,7 +26171,7 @@ func (c *ClientWithResponses) GetLabelingJobsMetricsOverTimeWithResponse(ctx con
 	return ParseGetLabelingJobsMetricsOverTimeResponse(rsp)
 }
 
-// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock)
+// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
 // labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
@@ -26038,7 +26188,7 @@ func (c *ClientWithResponses) GetLabelingJobsTimeOverTimeWithResponse(ctx contex
 	return ParseGetLabelingJobsTimeOverTimeResponse(rsp)
 }
 
-// GetLabelingProgressWithResponse Labeling progress (mock)
+// GetLabelingProgressWithResponse Labeling progress (mock) (not available yet)
 //
 // Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
 // labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
@@ -26055,7 +26205,7 @@ func (c *ClientWithResponses) GetLabelingProgressWithResponse(ctx context.Contex
 	return ParseGetLabelingProgressResponse(rsp)
 }
 
-// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock)
+// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock) (not available yet)
 //
 // Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
 // per job over the last 7 days and the number of workers active in that period. Figures are computed from
@@ -26073,7 +26223,7 @@ func (c *ClientWithResponses) GetLabelingTimeLeftWithResponse(ctx context.Contex
 	return ParseGetLabelingTimeLeftResponse(rsp)
 }
 
-// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs
+// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs (not available yet)
 //
 // Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 // whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -26142,7 +26292,7 @@ func (c *ClientWithResponses) UpdateMeasurerConfigurationWithResponse(ctx contex
 	return ParseUpdateMeasurerConfigurationResponse(rsp)
 }
 
-// GetMeasurementsWithResponse Get an app's measurements
+// GetMeasurementsWithResponse Get an app's measurements (not available yet)
 //
 // Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 // group gets the mean value and the summed sample size of its measurements); without `group_by` every
@@ -26160,7 +26310,7 @@ func (c *ClientWithResponses) GetMeasurementsWithResponse(ctx context.Context, a
 	return ParseGetMeasurementsResponse(rsp)
 }
 
-// ListMeasurerOperationsWithResponse List the measurer operations of an app
+// ListMeasurerOperationsWithResponse List the measurer operations of an app (not available yet)
 //
 // Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 // call it.
@@ -26176,7 +26326,7 @@ func (c *ClientWithResponses) ListMeasurerOperationsWithResponse(ctx context.Con
 	return ParseListMeasurerOperationsResponse(rsp)
 }
 
-// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation
+// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation (not available yet)
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -26198,7 +26348,7 @@ func (c *ClientWithResponses) CreateMeasurerOperationWithBodyWithResponse(ctx co
 	return ParseCreateMeasurerOperationResponse(rsp)
 }
 
-// CreateMeasurerOperationWithResponse Start a measurer operation
+// CreateMeasurerOperationWithResponse Start a measurer operation (not available yet)
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -26469,6 +26619,13 @@ func ParseListBaselineDataResponse(rsp *http.Response) (*ListBaselineDataRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26529,6 +26686,13 @@ func ParseCreateBaselineDataResponse(rsp *http.Response) (*CreateBaselineDataRes
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -26598,6 +26762,13 @@ func ParseCreateBaselineDataFromJobResponse(rsp *http.Response) (*CreateBaseline
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26658,6 +26829,13 @@ func ParseDeleteBaselineDataResponse(rsp *http.Response) (*DeleteBaselineDataRes
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -26720,6 +26898,13 @@ func ParseUpdateBaselineDataResponse(rsp *http.Response) (*UpdateBaselineDataRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26781,6 +26966,13 @@ func ParseGetApiMetricsResponse(rsp *http.Response) (*GetApiMetricsResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26841,6 +27033,13 @@ func ParseSetDesiredApiMetricsResponse(rsp *http.Response) (*SetDesiredApiMetric
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -27935,6 +28134,13 @@ func ParseGetJobResponsesLinkResponse(rsp *http.Response) (*GetJobResponsesLinkR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28185,6 +28391,13 @@ func ParseListAllMetricsResponse(rsp *http.Response) (*ListAllMetricsResponse, e
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -28444,6 +28657,13 @@ func ParseListExportsResponse(rsp *http.Response) (*ListExportsResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28504,6 +28724,13 @@ func ParseGetExportResponse(rsp *http.Response) (*GetExportResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -28626,6 +28853,13 @@ func ParseExportJobResponsesResponse(rsp *http.Response) (*ExportJobResponsesRes
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -29622,6 +29856,13 @@ func ParseGetLabelingJobsCostOverTimeResponse(rsp *http.Response) (*GetLabelingJ
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29682,6 +29923,13 @@ func ParseGetLabelingJobsMetricsOverTimeResponse(rsp *http.Response) (*GetLabeli
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -29744,6 +29992,13 @@ func ParseGetLabelingJobsTimeOverTimeResponse(rsp *http.Response) (*GetLabelingJ
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29804,6 +30059,13 @@ func ParseGetLabelingProgressResponse(rsp *http.Response) (*GetLabelingProgressR
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -29866,6 +30128,13 @@ func ParseGetLabelingTimeLeftResponse(rsp *http.Response) (*GetLabelingTimeLeftR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29926,6 +30195,13 @@ func ParseGetMeasurerConfidencesResponse(rsp *http.Response) (*GetMeasurerConfid
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -30120,6 +30396,13 @@ func ParseGetMeasurementsResponse(rsp *http.Response) (*GetMeasurementsResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30181,6 +30464,13 @@ func ParseListMeasurerOperationsResponse(rsp *http.Response) (*ListMeasurerOpera
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30241,6 +30531,13 @@ func ParseCreateMeasurerOperationResponse(rsp *http.Response) (*CreateMeasurerOp
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -30858,25 +31155,25 @@ func ParseGetWorkerResponse(rsp *http.Response) (*GetWorkerResponse, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
-	// ListBaselineData List the baseline data of an API
+	// ListBaselineData List the baseline data of an API (not available yet)
 	// (GET /v1/apis/{api_id}/baselineData)
 	ListBaselineData(ctx echo.Context, apiId ApiIdPath, params ListBaselineDataParams) error
-	// CreateBaselineData Add a baseline data record to an API
+	// CreateBaselineData Add a baseline data record to an API (not available yet)
 	// (POST /v1/apis/{api_id}/baselineData)
 	CreateBaselineData(ctx echo.Context, apiId ApiIdPath, params CreateBaselineDataParams) error
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
 	// (POST /v1/apis/{api_id}/baselineData/job/{job_id})
 	CreateBaselineDataFromJob(ctx echo.Context, apiId ApiIdPath, jobId string, params CreateBaselineDataFromJobParams) error
-	// DeleteBaselineData Delete a baseline data record
+	// DeleteBaselineData Delete a baseline data record (not available yet)
 	// (DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	DeleteBaselineData(ctx echo.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params DeleteBaselineDataParams) error
-	// UpdateBaselineData Update a baseline data record
+	// UpdateBaselineData Update a baseline data record (not available yet)
 	// (PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	UpdateBaselineData(ctx echo.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params UpdateBaselineDataParams) error
-	// GetApiMetrics Get the latest metrics of an API
+	// GetApiMetrics Get the latest metrics of an API (not available yet)
 	// (GET /v1/apis/{api_id}/metrics)
 	GetApiMetrics(ctx echo.Context, apiId ApiIdPath, params GetApiMetricsParams) error
-	// SetDesiredApiMetrics Set the desired metrics of an API
+	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
 	// (PUT /v1/apis/{api_id}/metrics)
 	SetDesiredApiMetrics(ctx echo.Context, apiId ApiIdPath, params SetDesiredApiMetricsParams) error
 	// ListAppTags List the tags of an app
@@ -30930,7 +31227,7 @@ type ServerInterface interface {
 	// CheckJobScoreExists Tell whether any job of an app has a model confidence score
 	// (GET /v1/apps/job-score-exists/{app_id})
 	CheckJobScoreExists(ctx echo.Context, appId AppIdPath, params CheckJobScoreExistsParams) error
-	// GetJobResponsesLink Get a download link for an export file
+	// GetJobResponsesLink Get a download link for an export file (not available yet)
 	// (GET /v1/apps/job_responses_link/{filename})
 	GetJobResponsesLink(ctx echo.Context, filename FilenamePath, params GetJobResponsesLinkParams) error
 	// UpdateOwnerActivity Record activity of the app's owner
@@ -30942,7 +31239,7 @@ type ServerInterface interface {
 	// UpdateApp Update an app
 	// (PATCH /v1/apps/{app_id})
 	UpdateApp(ctx echo.Context, appId AppIdPath, params UpdateAppParams) error
-	// ListAllMetrics List every metric measured for an app
+	// ListAllMetrics List every metric measured for an app (not available yet)
 	// (GET /v1/apps/{app_id}/all_metrics)
 	ListAllMetrics(ctx echo.Context, appId AppIdPath, params ListAllMetricsParams) error
 	// CancelJobs Cancel every matching unfinished job
@@ -30954,16 +31251,16 @@ type ServerInterface interface {
 	// DeleteJobs Delete every matching job
 	// (DELETE /v1/apps/{app_id}/delete_jobs)
 	DeleteJobs(ctx echo.Context, appId AppIdPath, params DeleteJobsParams) error
-	// ListExports List the exports of an app
+	// ListExports List the exports of an app (not available yet)
 	// (GET /v1/apps/{app_id}/exports)
 	ListExports(ctx echo.Context, appId AppIdPath, params ListExportsParams) error
-	// GetExport Get the status of an export
+	// GetExport Get the status of an export (not available yet)
 	// (GET /v1/apps/{app_id}/exports/{export_id})
 	GetExport(ctx echo.Context, appId AppIdPath, exportId ExportIdPath, params GetExportParams) error
 	// GetJobFeedbackStats Count the feedback tags used on an app's jobs
 	// (GET /v1/apps/{app_id}/job-feedback-stats)
 	GetJobFeedbackStats(ctx echo.Context, appId AppIdPath, params GetJobFeedbackStatsParams) error
-	// ExportJobResponses Export the responses of matching jobs
+	// ExportJobResponses Export the responses of matching jobs (not available yet)
 	// (POST /v1/apps/{app_id}/job_responses)
 	ExportJobResponses(ctx echo.Context, appId AppIdPath, params ExportJobResponsesParams) error
 	// ListJobs List the jobs of an app
@@ -31011,22 +31308,22 @@ type ServerInterface interface {
 	// GetJobToLabel Take the next job to label
 	// (GET /v1/apps/{app_id}/label)
 	GetJobToLabel(ctx echo.Context, appId AppIdPath, params GetJobToLabelParams) error
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_cost_over_time)
 	GetLabelingJobsCostOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsCostOverTimeParams) error
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time)
 	GetLabelingJobsMetricsOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsMetricsOverTimeParams) error
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_time_over_time)
 	GetLabelingJobsTimeOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsTimeOverTimeParams) error
-	// GetLabelingProgress Labeling progress (mock)
+	// GetLabelingProgress Labeling progress (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/progress)
 	GetLabelingProgress(ctx echo.Context, appId AppIdPath, params GetLabelingProgressParams) error
-	// GetLabelingTimeLeft Estimated labeling time left (mock)
+	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/time_left)
 	GetLabelingTimeLeft(ctx echo.Context, appId AppIdPath, params GetLabelingTimeLeftParams) error
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/confidences)
 	GetMeasurerConfidences(ctx echo.Context, appId AppIdPath, params GetMeasurerConfidencesParams) error
 	// GetMeasurerConfiguration Get the measurer configuration of an app
@@ -31035,13 +31332,13 @@ type ServerInterface interface {
 	// UpdateMeasurerConfiguration Update the measurer configuration of an app
 	// (PATCH /v1/apps/{app_id}/measurer/configuration)
 	UpdateMeasurerConfiguration(ctx echo.Context, appId AppIdPath, params UpdateMeasurerConfigurationParams) error
-	// GetMeasurements Get an app's measurements
+	// GetMeasurements Get an app's measurements (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/measurements)
 	GetMeasurements(ctx echo.Context, appId AppIdPath, params GetMeasurementsParams) error
-	// ListMeasurerOperations List the measurer operations of an app
+	// ListMeasurerOperations List the measurer operations of an app (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/operation)
 	ListMeasurerOperations(ctx echo.Context, appId AppIdPath, params ListMeasurerOperationsParams) error
-	// CreateMeasurerOperation Start a measurer operation
+	// CreateMeasurerOperation Start a measurer operation (not available yet)
 	// (POST /v1/apps/{app_id}/measurer/operation)
 	CreateMeasurerOperation(ctx echo.Context, appId AppIdPath, params CreateMeasurerOperationParams) error
 	// GetBulkOperation Get the status of a bulk operation
@@ -36437,6 +36734,8 @@ type ForbiddenJSONResponse ErrorResponse
 
 type NotFoundJSONResponse ErrorResponse
 
+type NotImplementedJSONResponse ErrorResponse
+
 type UnauthorizedJSONResponse ErrorResponse
 
 type UnexpectedErrorJSONResponse ErrorResponse
@@ -36516,6 +36815,20 @@ func (response ListBaselineData404JSONResponse) VisitListBaselineDataResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListBaselineData501JSONResponse) VisitListBaselineDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -36613,6 +36926,20 @@ func (response CreateBaselineData404JSONResponse) VisitCreateBaselineDataRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateBaselineData501JSONResponse) VisitCreateBaselineDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -36728,6 +37055,20 @@ func (response CreateBaselineDataFromJob409JSONResponse) VisitCreateBaselineData
 	return err
 }
 
+type CreateBaselineDataFromJob501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateBaselineDataFromJob501JSONResponse) VisitCreateBaselineDataFromJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateBaselineDataFromJobdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -36821,6 +37162,20 @@ func (response DeleteBaselineData404JSONResponse) VisitDeleteBaselineDataRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteBaselineData501JSONResponse) VisitDeleteBaselineDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -36923,6 +37278,20 @@ func (response UpdateBaselineData404JSONResponse) VisitUpdateBaselineDataRespons
 	return err
 }
 
+type UpdateBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateBaselineData501JSONResponse) VisitUpdateBaselineDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateBaselineDatadefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -37015,6 +37384,20 @@ func (response GetApiMetrics404JSONResponse) VisitGetApiMetricsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetApiMetrics501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetApiMetrics501JSONResponse) VisitGetApiMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -37112,6 +37495,20 @@ func (response SetDesiredApiMetrics404JSONResponse) VisitSetDesiredApiMetricsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDesiredApiMetrics501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response SetDesiredApiMetrics501JSONResponse) VisitSetDesiredApiMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -38852,6 +39249,20 @@ func (response GetJobResponsesLink404JSONResponse) VisitGetJobResponsesLinkRespo
 	return err
 }
 
+type GetJobResponsesLink501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetJobResponsesLink501JSONResponse) VisitGetJobResponsesLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJobResponsesLinkdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -39247,6 +39658,20 @@ func (response ListAllMetrics404JSONResponse) VisitListAllMetricsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllMetrics501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListAllMetrics501JSONResponse) VisitListAllMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -39664,6 +40089,20 @@ func (response ListExports404JSONResponse) VisitListExportsResponse(w http.Respo
 	return err
 }
 
+type ListExports501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListExports501JSONResponse) VisitListExportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListExportsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -39757,6 +40196,20 @@ func (response GetExport404JSONResponse) VisitGetExportResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExport501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetExport501JSONResponse) VisitGetExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -39950,6 +40403,20 @@ func (response ExportJobResponses404JSONResponse) VisitExportJobResponsesRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportJobResponses501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ExportJobResponses501JSONResponse) VisitExportJobResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -41545,6 +42012,20 @@ func (response GetLabelingJobsCostOverTime404JSONResponse) VisitGetLabelingJobsC
 	return err
 }
 
+type GetLabelingJobsCostOverTime501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingJobsCostOverTime501JSONResponse) VisitGetLabelingJobsCostOverTimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLabelingJobsCostOverTimedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -41637,6 +42118,20 @@ func (response GetLabelingJobsMetricsOverTime404JSONResponse) VisitGetLabelingJo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelingJobsMetricsOverTime501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingJobsMetricsOverTime501JSONResponse) VisitGetLabelingJobsMetricsOverTimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -41737,6 +42232,20 @@ func (response GetLabelingJobsTimeOverTime404JSONResponse) VisitGetLabelingJobsT
 	return err
 }
 
+type GetLabelingJobsTimeOverTime501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingJobsTimeOverTime501JSONResponse) VisitGetLabelingJobsTimeOverTimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLabelingJobsTimeOverTimedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -41829,6 +42338,20 @@ func (response GetLabelingProgress404JSONResponse) VisitGetLabelingProgressRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelingProgress501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingProgress501JSONResponse) VisitGetLabelingProgressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -41929,6 +42452,20 @@ func (response GetLabelingTimeLeft404JSONResponse) VisitGetLabelingTimeLeftRespo
 	return err
 }
 
+type GetLabelingTimeLeft501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingTimeLeft501JSONResponse) VisitGetLabelingTimeLeftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLabelingTimeLeftdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42021,6 +42558,20 @@ func (response GetMeasurerConfidences404JSONResponse) VisitGetMeasurerConfidence
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMeasurerConfidences501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetMeasurerConfidences501JSONResponse) VisitGetMeasurerConfidencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -42336,6 +42887,20 @@ func (response GetMeasurements404JSONResponse) VisitGetMeasurementsResponse(w ht
 	return err
 }
 
+type GetMeasurements501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetMeasurements501JSONResponse) VisitGetMeasurementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMeasurementsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42428,6 +42993,20 @@ func (response ListMeasurerOperations404JSONResponse) VisitListMeasurerOperation
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMeasurerOperations501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListMeasurerOperations501JSONResponse) VisitListMeasurerOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -42525,6 +43104,20 @@ func (response CreateMeasurerOperation404JSONResponse) VisitCreateMeasurerOperat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMeasurerOperation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateMeasurerOperation501JSONResponse) VisitCreateMeasurerOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43496,25 +44089,25 @@ func (response GetWorkerdefaultJSONResponse) VisitGetWorkerResponse(w http.Respo
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
-	// ListBaselineData List the baseline data of an API
+	// ListBaselineData List the baseline data of an API (not available yet)
 	// (GET /v1/apis/{api_id}/baselineData)
 	ListBaselineData(ctx context.Context, request ListBaselineDataRequestObject) (ListBaselineDataResponseObject, error)
-	// CreateBaselineData Add a baseline data record to an API
+	// CreateBaselineData Add a baseline data record to an API (not available yet)
 	// (POST /v1/apis/{api_id}/baselineData)
 	CreateBaselineData(ctx context.Context, request CreateBaselineDataRequestObject) (CreateBaselineDataResponseObject, error)
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
 	// (POST /v1/apis/{api_id}/baselineData/job/{job_id})
 	CreateBaselineDataFromJob(ctx context.Context, request CreateBaselineDataFromJobRequestObject) (CreateBaselineDataFromJobResponseObject, error)
-	// DeleteBaselineData Delete a baseline data record
+	// DeleteBaselineData Delete a baseline data record (not available yet)
 	// (DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	DeleteBaselineData(ctx context.Context, request DeleteBaselineDataRequestObject) (DeleteBaselineDataResponseObject, error)
-	// UpdateBaselineData Update a baseline data record
+	// UpdateBaselineData Update a baseline data record (not available yet)
 	// (PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	UpdateBaselineData(ctx context.Context, request UpdateBaselineDataRequestObject) (UpdateBaselineDataResponseObject, error)
-	// GetApiMetrics Get the latest metrics of an API
+	// GetApiMetrics Get the latest metrics of an API (not available yet)
 	// (GET /v1/apis/{api_id}/metrics)
 	GetApiMetrics(ctx context.Context, request GetApiMetricsRequestObject) (GetApiMetricsResponseObject, error)
-	// SetDesiredApiMetrics Set the desired metrics of an API
+	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
 	// (PUT /v1/apis/{api_id}/metrics)
 	SetDesiredApiMetrics(ctx context.Context, request SetDesiredApiMetricsRequestObject) (SetDesiredApiMetricsResponseObject, error)
 	// ListAppTags List the tags of an app
@@ -43568,7 +44161,7 @@ type StrictServerInterface interface {
 	// CheckJobScoreExists Tell whether any job of an app has a model confidence score
 	// (GET /v1/apps/job-score-exists/{app_id})
 	CheckJobScoreExists(ctx context.Context, request CheckJobScoreExistsRequestObject) (CheckJobScoreExistsResponseObject, error)
-	// GetJobResponsesLink Get a download link for an export file
+	// GetJobResponsesLink Get a download link for an export file (not available yet)
 	// (GET /v1/apps/job_responses_link/{filename})
 	GetJobResponsesLink(ctx context.Context, request GetJobResponsesLinkRequestObject) (GetJobResponsesLinkResponseObject, error)
 	// UpdateOwnerActivity Record activity of the app's owner
@@ -43580,7 +44173,7 @@ type StrictServerInterface interface {
 	// UpdateApp Update an app
 	// (PATCH /v1/apps/{app_id})
 	UpdateApp(ctx context.Context, request UpdateAppRequestObject) (UpdateAppResponseObject, error)
-	// ListAllMetrics List every metric measured for an app
+	// ListAllMetrics List every metric measured for an app (not available yet)
 	// (GET /v1/apps/{app_id}/all_metrics)
 	ListAllMetrics(ctx context.Context, request ListAllMetricsRequestObject) (ListAllMetricsResponseObject, error)
 	// CancelJobs Cancel every matching unfinished job
@@ -43592,16 +44185,16 @@ type StrictServerInterface interface {
 	// DeleteJobs Delete every matching job
 	// (DELETE /v1/apps/{app_id}/delete_jobs)
 	DeleteJobs(ctx context.Context, request DeleteJobsRequestObject) (DeleteJobsResponseObject, error)
-	// ListExports List the exports of an app
+	// ListExports List the exports of an app (not available yet)
 	// (GET /v1/apps/{app_id}/exports)
 	ListExports(ctx context.Context, request ListExportsRequestObject) (ListExportsResponseObject, error)
-	// GetExport Get the status of an export
+	// GetExport Get the status of an export (not available yet)
 	// (GET /v1/apps/{app_id}/exports/{export_id})
 	GetExport(ctx context.Context, request GetExportRequestObject) (GetExportResponseObject, error)
 	// GetJobFeedbackStats Count the feedback tags used on an app's jobs
 	// (GET /v1/apps/{app_id}/job-feedback-stats)
 	GetJobFeedbackStats(ctx context.Context, request GetJobFeedbackStatsRequestObject) (GetJobFeedbackStatsResponseObject, error)
-	// ExportJobResponses Export the responses of matching jobs
+	// ExportJobResponses Export the responses of matching jobs (not available yet)
 	// (POST /v1/apps/{app_id}/job_responses)
 	ExportJobResponses(ctx context.Context, request ExportJobResponsesRequestObject) (ExportJobResponsesResponseObject, error)
 	// ListJobs List the jobs of an app
@@ -43649,22 +44242,22 @@ type StrictServerInterface interface {
 	// GetJobToLabel Take the next job to label
 	// (GET /v1/apps/{app_id}/label)
 	GetJobToLabel(ctx context.Context, request GetJobToLabelRequestObject) (GetJobToLabelResponseObject, error)
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_cost_over_time)
 	GetLabelingJobsCostOverTime(ctx context.Context, request GetLabelingJobsCostOverTimeRequestObject) (GetLabelingJobsCostOverTimeResponseObject, error)
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time)
 	GetLabelingJobsMetricsOverTime(ctx context.Context, request GetLabelingJobsMetricsOverTimeRequestObject) (GetLabelingJobsMetricsOverTimeResponseObject, error)
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_time_over_time)
 	GetLabelingJobsTimeOverTime(ctx context.Context, request GetLabelingJobsTimeOverTimeRequestObject) (GetLabelingJobsTimeOverTimeResponseObject, error)
-	// GetLabelingProgress Labeling progress (mock)
+	// GetLabelingProgress Labeling progress (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/progress)
 	GetLabelingProgress(ctx context.Context, request GetLabelingProgressRequestObject) (GetLabelingProgressResponseObject, error)
-	// GetLabelingTimeLeft Estimated labeling time left (mock)
+	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/time_left)
 	GetLabelingTimeLeft(ctx context.Context, request GetLabelingTimeLeftRequestObject) (GetLabelingTimeLeftResponseObject, error)
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/confidences)
 	GetMeasurerConfidences(ctx context.Context, request GetMeasurerConfidencesRequestObject) (GetMeasurerConfidencesResponseObject, error)
 	// GetMeasurerConfiguration Get the measurer configuration of an app
@@ -43673,13 +44266,13 @@ type StrictServerInterface interface {
 	// UpdateMeasurerConfiguration Update the measurer configuration of an app
 	// (PATCH /v1/apps/{app_id}/measurer/configuration)
 	UpdateMeasurerConfiguration(ctx context.Context, request UpdateMeasurerConfigurationRequestObject) (UpdateMeasurerConfigurationResponseObject, error)
-	// GetMeasurements Get an app's measurements
+	// GetMeasurements Get an app's measurements (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/measurements)
 	GetMeasurements(ctx context.Context, request GetMeasurementsRequestObject) (GetMeasurementsResponseObject, error)
-	// ListMeasurerOperations List the measurer operations of an app
+	// ListMeasurerOperations List the measurer operations of an app (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/operation)
 	ListMeasurerOperations(ctx context.Context, request ListMeasurerOperationsRequestObject) (ListMeasurerOperationsResponseObject, error)
-	// CreateMeasurerOperation Start a measurer operation
+	// CreateMeasurerOperation Start a measurer operation (not available yet)
 	// (POST /v1/apps/{app_id}/measurer/operation)
 	CreateMeasurerOperation(ctx context.Context, request CreateMeasurerOperationRequestObject) (CreateMeasurerOperationResponseObject, error)
 	// GetBulkOperation Get the status of a bulk operation
@@ -46098,534 +46691,535 @@ func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1rd9s4si8OfxUsnbNWS31oxUmnZ07ba79QbHXa2Ymdx3YmM7vVW4RISEJMAWyCsqPJk+/+X6gCQJAi",
-	"Jcq3Tvbxi5mORRLXQqGuv/rSieQilYKJXHUOvnRSmtEFy1kGfw1SfhK/p/lc/xEzFWU8zbkUnYPOSUzk",
-	"lORzRgbvTwKSz2lOuLK/pctJwtWcxWSayBv4iaapIjRjhAuVUxExeLlLyYcPJ8e9fifocN1uqnsLOoIu",
-	"WOegQ1M+5nEn6GTszyXPWNw5yLMlCzoqmrMF1cOaymxB885BZ7mEN/NVqr9UecbFrPP1a9AZpOn2WdA0",
-	"3T6Y9F4GcyGz/NXqvV7p9REN0pRMOUtikkuiZJaTySogIY9D0o3ZlC6TvBeQUA8pDEiocpovlf5XlDGa",
-	"s3hM85DIjITLNLZ/u/n8uWTZqpiQgoF0/AmYLjoHHRg/E8tF5+B3/AO+CjrYZSfoFD12gk7RXeePhnl/",
-	"WPJdtuEQflB0wcg1TZaMUIXrYOkuTQkVMQlxX0IiBfwu8znLSCaXOVObttJs0V028xVVLOGCHdOcbiex",
-	"iXmbxDSnJGORzOKG8dlXx/rV1kTHRf63l52gs+CCL/TGPXeD5iJnM5atjXojLb4qDbgFVerOHocWYVo7",
-	"kuDwcyqzfPs+MXjPkmFAQvxhXKa9Y3kjEknjN3KiSMbSZNVEbO7zO1Ibjn/jjuErbbaqukVTLoBh3+Me",
-	"lTbHa79+d37lCdP91O/OqWYDcko0GSaMpJmMlxGLyWRFqHA7Fk5NI26jzILIbLcts+1s3LEF/fyWiZke",
-	"7ouff4ZjZ/9+HugGc5bppv/798Hef9G9f+/v/fJH8c/+eO+PH/93p2Epcpa9onk0P4nX1+JMJCvySc/h",
-	"Zi4VI+FEvwnkyf5c0kSRfM6VYZpd9plGeUAiqtieYkLxnF8zstCf9Jo2emK6bpjt8/396mybJnEkF2nC",
-	"chYPRXxMc7ZpNpF9l0zYVGYMp4HiQq4nEiVLpQfPRNzrE9hFwa5Z5n0ZSyJkjtNrml1UHVPtMdS8ZC/n",
-	"QANbZ3eR0yxvPz8KFEmnOcsqk+TCTlLpJu9lmsXg7jDRLGNRvj47fGyv3k9y8oOeJ7wsmFLkmmUx1/SX",
-	"UqX0zBWhBJs/IKE+USHpflrGMxbb7zR3mtJEFU9Gggv7EJiVWCZJSLp6CVYsJ/hWrz8SjUuBw/fnb1mV",
-	"HoPmT7pH/cUySRoZlF4JZGptyBnfbEHMllllVMxY46GMyj3ffi+xnXYka+bQmmB3mso9EOYw5jmr4ZEf",
-	"50wQYNhEVthlxlQqhWLkhjpaNTcJSVmmpDgkN/pzIAnzvRMsVdOcGI7En4kZ9ETKhFHhjfpXxuIJja7e",
-	"MaXojJkdeQWEsmk7QMua02um70HTBllgIy3prXFPppvGdOv9sTO9YDSL5hvvMp7PNZ0ljKqcSMHWZ4j7",
-	"l7PPOYmkyCkX5qqDn7pwxXFRXHJqOcEBjQRwSsumbHv6sw1cY1oee/Nl2Po2tKtxSWdqfS3OWYo76JTw",
-	"Pqnd+9pFyumM0IUUM5hiwpVuSQoGBMs+p4mMmZVhNs0WxubPledsoXaWAAL9+gl+Cm+b5zTL6Eo/Vvkq",
-	"gX5ltugUK8QzlZ9Ybr/TuZ7qT0nGrjm7sfcOnHF3edzqXE/LI2p1vk/i13B8sss5FdsFOB4TruBWjPJk",
-	"RWb4rd5xURHlth1iXuq4nZK4X6sk2om8ZUrdahaJvv5vNQXX5X2MvwXjgdHHLOILmuhZwEVmGFI+Z/oh",
-	"n/FckW6asSn/jGLXIQmfvwjx30yR5y8C8vzFvv6/n15umFwNM/E1Ba0jfHkePP/l6ybV4ESky/yd7vkS",
-	"3qhO7jdjc+P6PWs9yUkIf2sFK9RbpQVEmrEYZ4oP/6HfDfvk5II8IycX49OzywNoChr5wbJaK8ONhP5W",
-	"LnOi1+fPpcyZCggVK2OFcYYb6CvKyZuLs9Oe7vyZ/j8twIF+kqxQddE6a2kgI3F0dno5ODnV47H/bBhV",
-	"LJluF/6jWzZ3RKnB9VtiJNw10eubKY+H795f/gu70IohYZ+5yhWYm/REcVpmAlpiDEg46ow6YUDC3/9A",
-	"hfrL1/Cw3DVXI8FnQmYs7pNjVJz1QgNTqrxJZvyaiea7iZcpoE6wPbnoBB2cTyfo2LXz/mme+FPeJPme",
-	"WOJZpze9q7hQXOTSUwVgmAG5yXieM6HFER4zMsloxNQBrJGeKwiMUuYBCb/Q/qS/X/yMK41C5UiwhC2Y",
-	"yMm+Mxfq24SEE6fvy8knFuUkpGGffFB1tI02w/L6hYeEJvo25flIKJawKFeWOTCQpUp00CcD/NNavTUZ",
-	"lOZGqFA3LFPk5f7+lk18j4aHWtniZ31xeuxhNPry+39/+frHj6PRdv7QlvOZPaIKDiccpWBH+WqLOYF7",
-	"w7kHKerEbeb65ODnCmfbwgm7irE1gugdEnNUyVRmJbawZT9xYBun2TSxdyynMc1p251bmPcfdPMW5UHd",
-	"w/6dyvxuAvDp2enQHngj6OZ0phpsXb2WArAww/rLZF891ZOp1RHayr5b1aY++eikXtDiJ4qJPCBCalUY",
-	"xDUuRdP2y/KgWom/5yyhE5a01svN24TO9HWNVgZq5Hl4divBPXOjaDloNAu0EKucBaHgJ/anJuHKPm8l",
-	"X42EE7DIvctXI7E2mHsQscpNjsQGfnOPUtZIGDGr3L3+plnQWn93i6yVrVHGY4hb5x5F7SBx2cHeh9A1",
-	"EuAOu63QVVlokLvW1jI8HAkre5HHE73883rf0pfdubbXeLFl93GNg8Og0Mtowa1KToOtK3N/9/25Twft",
-	"RbatXBYFt3WKKstuI9FOeCtR6+3kt3OwPdVde+uSzSGhmgac/QB4E8/d35rHG9kG5q+59Pn58OhSX+F6",
-	"OubPA3v2yQ1VI5GZIdhlpLk1hfXhq/PhP06GH4fHxWdzqlAU0B/i8rQQlmw/9dKS5YlmjJ2g443Y/GVH",
-	"UsMD2wpMdr3RyfuNrnr9ilOz4AG5mdMcvHtw5ZmvHmcb7mELLiKZsZ2MnQsZs0TztimPmYgYCZVuI6w1",
-	"gfr2QvSEFnwNPjNMzRj4m0+3qo6zcsBdvEyNWVEsF5OSVREm3d4w2mrGYC693+nW2lF3nitEe52IXbU1",
-	"nDrGikFgoGAVlQ0OWFvvhLLD2EjoF0e/DY8/vB0eaznrdPz+/Oz1+fBCC2EXHy7eD0+P4cmvgxN85Whw",
-	"ejTEfw7/+f7kHH88e/f+7fDybqfCjPaIioglD7V0h6gJLYWNrTHfMEUiKsiEjUQEA9Bi8EenRxDNbUqf",
-	"aabUdWsXEG/pAuJWLiD6vyenr3vI4SzPBMscqiNTmD0M2vXclpXd5w6bgd5hB9sbKOzChkvFLunsdSaX",
-	"qQpJV2ZGDPZ//w8MbOg1XEP6Zhi8fYtydxvLBvRe6QKDKhiN5oUGRclMPwQy0u0ppmeQs3gkJistey2o",
-	"It1QP/sPGkxGy/39F3+DvyI9WBFvGDBNEqBNaFhOy8YI7LZLBTk7B41icHq8Bz+qAwICftilZHB6TCY9",
-	"/UoU9lpTTN7SWvNA5prLbKny3e+/MNffjW956cHHu90Fee0473InFDNvfwk2T3vrzbc+Z9J6yvdyB37w",
-	"jtdGkxYcOjhFoX/24HztuTNXOYuoxsBHvcJcAYyiybTln/f6cEw0ldVZu37jKpfZamMYqXlnWxxpgNp/",
-	"FrNMXyoiV+RGH2kMbWYxBmvdX0BpU+joGznZHtULlxwlqTSKs3EWN0WAfpKT+467fiMnG1f9jZysrfjB",
-	"xsjdoBRarZ/ZmD/zd5EeYA4e2Mz8o2hPG8ocutPC7LZMtNi6YCTR7JwLwjhc8zHPGBqNmwXQO4QKe3Hc",
-	"QcefkZ98AKPvBB1vLvXEcZayjOrBtgjQXyZXRNr3vQBw95uNAafkxf6LzSHE/jd3DPw+0yeskWw0TRVb",
-	"EpCQqsijGDiD+ouwTy45wxycSSavmCCTFURtiCLTotjaJn8AjqVhZ6mKvK3Fv3Tf9Vvzns5Yw6T0I4KM",
-	"OMCADC5mWrTYL1jkftMYUzpj9QPc3xo3csH/3TQmEBFIyjKiOwjIc31OtXxRDOl545gU/3fDmJ7vB96N",
-	"ZMWVTYzkks7qSfkSxTBjK7TjI9GcZjTSkjl4feA6qvWS1ZBxTmdtg+BrHGN+aMt/B3/8n3qz6QfFsubQ",
-	"f/vUntIbmV2hlFSIxL5FtOLOLE9naRprPaefW5g5P8KI4DrezmTM8AsZAK7QGRX837R08MoDx8/G8Nl9",
-	"X0ze+DdeUL+WLid/IsoTDvSEcHY8DkhNzlomE4YxMjSOHyJDTXegxQXTej3zwUm33q8uJZp26naM0Ai5",
-	"k5b18PXe5l18kP3beeuqm2ZmWtk1e2Ieduf8c9lm9/4JE6qRxs/gHzQxktSCqis0V1jbRMm1MJHxKrAX",
-	"4DSh6movYyr/TEDlO6iR3bVWDoostq/HrDVnHgewSL0AtX7BQHnX3SvdvvFNdcMvPA60WqT/i8LM169h",
-	"75CEP4bO/YUGGuhgJEDaSNg1S4yNSA9V9xXjG3ihZyxfZoLFAQji9glc67D+ZEGzK6VJ1JLdIVmKKyFv",
-	"BM5hJCA313pNrVVDtzBnNIZwVIjATnDVtIBoO/XEQHy3IIN/7pmNakqcqnWofA2cOwa2+BWNz9mfS6bA",
-	"yB9JkTMB/6RpmvAITuGzT0qCHlr0878zNu0cdP7XsyLH+Rk+Vc+GWSadZwq7XL9LM+wU/MnimiY81iTh",
-	"jD/6JIDcqNdjSnmCpjkeG/kxjGTMQhIWv43xLX2WYpZTnqhwJBLweodfEhkFZKFmAdHr8TUkYM/oBbYb",
-	"O5qICq0DTxiJaJZxFhPQkxVRTIDrQCuuMpvwOGbicRcsoknCsh8U0Ye4CBOgCWaBc1WI1309zFOZ/yqX",
-	"In68UQ7SFIY01d2SLs+LUYKHWS/2hCVSzJRml9RYNn1+34OhfxB0mc9lxv/NHnH477hSXMwCsqCJvibg",
-	"xH9O9YHWI8/YtbxiMYkyFjORc5oo0jWkSwbvT8gVW0EMUBRBeLbWAux02OcUMmFgDI83o6JjwvS7pPvz",
-	"/j4SPRWeNgbUo1h2rRVQu2VpJq95zPQ3z0koZD7mWl1cMJGzONQz+2oZjwU0eMfyjEeqXniOmYKlXOBL",
-	"oOoJWDgqYrTA01yfwQWjaplZU7x+D2w/+B28DCxY345ppieRc2RlBtFgM56C/myLWgjLiOLD5g04xtcG",
-	"aWpn/jXo4CzWR/G2dnZa5anOLCBS7wRNEkR2KAZPugsJiRgRE64pvSMjccOFsgk31la7aezv8OMMR15n",
-	"vbcj1YJCg2Vuzog/IBwoRE+6kSnIE8npFRNAeGD5ABu3Pv4QhkWVW5XS7vhJUPozOkmc0XpdbClkvt8L",
-	"bAu7kW5bCokHI2s6iJ9QAxYh9OIHmkYtqoZHsvJGuAzpqoZxC6Ik3TKqR88BNnBVGcEhruAUz7B+pbDm",
-	"6k/r6HvL4gUwSJQqmpLDUc5L5I3bxH6bhj3jUzMJwSSoy4hspIG6Y1q0tyaWZ4ztYWRd8XurQW/eLoDR",
-	"sMAYQQGTodcagDIWbDFhmZrz1EfK2MpzPsnJWEutW0/uGzlRR3Ip8vfoDWX26zxPxopFUtQJ79aMotdS",
-	"376J1ueLKf2AkWEgsJs2yDSTC6KWk4W+GKU4MI4qz7s5AZFZkAmLJAi6xtfbJ6eaSBeMChNxhlnWeJ2S",
-	"pQDHBDSd5y6ozRt/aExrNE64gFyV5o1z6pqVjJtpGKbar1t9/xBvOa8l/RTOhbwRym99615r9pFt6QZU",
-	"4pu5dMmnjvh4roABZb0KR4XB4HegjSzkdeU4tWUIiuVa795Ki4M0vbCvfnUm5BYf4Yv6k2XKsnGulbka",
-	"uUGme6CfEXihTK+aGx2SNGMK7h6tvyEd6f+/0M1e6o/Qadtvey+6D+uuRM98vp2dgWU/mlMxa8/TKvcY",
-	"bFaVNNfRgtxutUFtKd17BgjDM+TXeuaTlbn79NywVYy5Mj3YqzK2dGifQKAlF0umrCVgQqOrWQYaAkg5",
-	"bj9HAhhF98X+i15gXs2jOeFFDj8rOAa8awVH3uRmiKUWMLgJ+qpezGkLQsXbMd12VotlaHX+LapIHS6Q",
-	"mTMEThMTf7w28y6aXPTDhaF6AywS9oyEIAW4UvbRldLq4iv5VXZw5oSvh5fk2fXzZ1pcffYF1+vrM/eG",
-	"evbFb/pr0xhhl3bkVWuSnzHh6u31FroyuYbjcJRIwZoMX8o7A5FMV30yLIxJEExk7GOHGAgeyZSzItfV",
-	"Gv7UuowIQA8xGxspOBtDQNtsieMt2fdwDcrDO5LpyiTf4/ek9D2CeehLwxfLPX+4btO7FJ1HO/AGBiJN",
-	"u5FYCyiwg5Ih2y4Fz8CIoUj31w9v346Pzt7/C96++NfFeHD87uQUuPlOI8xdUFGbhcILJKczvSlccNje",
-	"Nt1tFzCQMlxLc0aUXGYR+0GBMZBMZZLIG5SdQtLVr/fgdipb7qqeke1nd5sAc0mzGcvL0ovWIs7OXw9O",
-	"T/5rcHlydjo++3g6PK7ZkCLsG2w2NxwDKHaWK1DwcRbp9ZOmn6MX+N3w3avhuT+iip8gX59Q79CeMtwL",
-	"MJlVFhfcTtuZSh178EGuNt2T6FVlsQHPqlMKt90obW+SVgqWwfC6MSZqsJ+317LYgvKaQMtBHGeIQ8BI",
-	"wsUVueFJQiaMsL0F2mtzWVIWXW/YYAtqKdDdWkDKNVxC+Fg9++Ia+xq2U8gcUFn9eQe3Bk8YzhuSJytj",
-	"0DqZs7WP9Ro9+2Ib/apVxYiRiw9HR8Ph8RCRMdfHYAZZgw2lWYl+GJAwUteoMH1SUiQh6UKmy1sujO5p",
-	"3UGRuu4EHXipNn6znfhusPKMBF+5f31APncXO0HVw34zMytRcMOtDEnJDX43/1LOra5Euu/PLi4hPAPl",
-	"b9J9P7g8+q3XJ2eC6GfGY4qeFhw96b7c3y/YG4RmjoQN83G3t+5lcHR58o8hNqbb9b1KviAAPNSlVBrH",
-	"kVVYcGSHIxF60woDEqLFyCR1VfT6EBwRhJoIIpoxEiWMZtZR9L3ZnoLO572Z3HPRgfhu/9T843eZMqFn",
-	"oV9Q/Q8fTo7/8L/Z4wubngLO4IPOjOfz5aQfycUzSVO+F8mYzZh45obx1f9cXfF0z+7WXiq5yFmGI721",
-	"eWnNA3e3FcDXHnHWt7YkCXZjbEh/23c2pFySn/72M4npSnnUIySaglZmwdAD/9Pzn3/6WzlI52/7W80+",
-	"2xaQi/wRV6+VBSogS8H/XDI4PkYvLsllwIpQlaboRtomH67x8oxlSzEubHXjT05oKcexVoLDgJ9pnmW8",
-	"7dSaMBxjOjAjy5bME6bLOQ/Wc16orUaTFexmJAC4et0eYNV5UAY193mx/6IStUu61X7wLwM/xjNkYcgM",
-	"18X3xzJrfW26yJCVDuslqo+YlSs1j4892eYHRWIjeYKktS5PthDRSi1AkLi+SHJpMrd1lzAsk+PQdddi",
-	"PmciIOW70YnZmE7hXNPUdOisQPgEQ7W17N4nJ0aPsDdH0XNY0f9biokNa/1GTqxrVL3logbzYUDUXGb5",
-	"nuZfZllyWaxTgX2rpZb1NTcu3HFei2fwjsWcQrCBPfe6lYCE+sp45gS2qvM3CWvFQLSbq81S/ofzt0Tl",
-	"UuvZMrviYka6z38mCy6WOVM+wGQRW9tOAdgiCHvzqx284v9m48kqZzV3yQX/d6kBiOfRr5ZGZ2O1tjsA",
-	"lllS18lMsBjWx99gT4AHPpcmlAvyengZOOL0fP1l2SbjW223nqyrR1XaxAZB9y2dsISLmdYvjUf57Jpl",
-	"l7xu7e3L5M8lTXi+AldyTFcPqW1OltEVy+tCwwQj+NAOIyAyiZnKEWuktfndzspM/xW0WWeKZ6JmRsMC",
-	"8BWs7zik9pQOd/k1raEhvGpRuzcT7UrByIfLIz3bkpoV01WTelWXSn3hg7siMstu424ygbrZ2K5x1Ypt",
-	"bEGGmvZa0CDIglrdkspRAOmGS8HzkCi60lcCN6HD3z9x6sV4osxW49YUUBN3Lji0G+YypwkovdcsozML",
-	"ZbLQtycow07v7QKJGYc63J2aOfNcgRFV5fioNFurwYCNQb9aH++67ezAFG55hN5nMmJKvZNxXa7yb/KG",
-	"TGlmqMIcJWfPMC55SASN5II95NmhN5RrcXcMw6jNn1LEvIP6Pw4YXc5CQpjmXCZx/cW9flFPmOutDtQD",
-	"+puzxGBHGzeCqJgYmpvf3LB52rKtlGWRFvQa2wzNkxDD1M37dMYKEgftKyTdfScaZwZ+SbBeSQl+vr+/",
-	"MXOyGE/WCIkS2kf1I3LDvZfhNA/jrcEe+4Q1IfC1loterFrDHnrROEiDDMM09X9ZTCiZLxdU4Fa37NM4",
-	"rmoypjI5A71GXx+GFm/m0tJR4CanBwCnAENlAoyOg9fUjncNJh54fARGsH7fNDEwbwHXjnf1+BXnJfBh",
-	"T6qEX0N6xaJtYYT6ynzLpjV3wVDlfEFzpwYAnze7mEvHZhiSkcp5klhOVMMRo5xfs3HjTn40vklv98pJ",
-	"9Z/kxCctY6SAK/vvYMXq15LOPXJivAit+W2cskzvYp2GacnbCWCaPGECNrDCG/dhQ+Slxwsb1KviqGsy",
-	"XW73NtkNvTHgecvd3E3m83hs8lO5FLUdht5wQpImS0XC4mO7fgmb5mG9H2qH+FJ/WH7Ltbx3QbnQxwt5",
-	"vu5AOQGnuq8hifk1j40/uEy+ob9n3EtOGAk3GtIFgCkIvzV8Bu2r2JTLmdoUQOfzcn/sO4gBXbiroee8",
-	"14rdNvGtyhCC6pEuU2ED17nw7HxrrFwLZJBTJuLi/FjLYCF+9YlxMOl9hjQQELFtpsgVY6kxORZoOxVm",
-	"tMylJWJm8qjrj41ieWCiK7fjGjl+5YG/qyueop0Prz2Vs9RBO4NrBiMyi9RljM1Ex5XudyYBbyaTy9m8",
-	"2pAhQAy5A3lUCoYk1YT3sJnUttnsp4mk+U8vHtXXA+syTjMuM56vSpbyn9es5OYtvcR4LZVCWYFYBCPd",
-	"5ySRN0zlAXm+T+Z8Nmcq98Jafq6IWpuzEc0trY8GE3p+8daAl49zBik2n6rnFjcXkZtppu/eKcsKKz1q",
-	"HzaQx6cKPO6ga/VH4qMHHauW0bzoyDoJ2eecZYImprFKjE2Dmd7NM5HR1dhYMEuT/Wk/qNGlEqmPNZAz",
-	"+E2aRk5UTleA58myawNDrcm7Osaf9ssb9PLl1i1CyWicueI/RXZ8Rbee47o7MQTpiGpugSMy5Ta6acGy",
-	"VK7v1beDV8O3w2OyFDlPnOzZq2Tvt0diqeWgzuWxZhLIlyUuic7wA8h7Si3AqOat2RKjohd98n7w4WJ4",
-	"XHlnssxtPQgBpyWfsxVszUgYlCl9ozhYqp6ZsOeexr4R3PiwYObAy6Tok8H50W8n/9A9Z4zGe1Ikq0Pn",
-	"p8S0zIxNlwq9/7/07LgFKOKCWfdSnwzEysKGIQCY5tloOQaX2SGhWTTn1xBvCtoOyxTXTA0hl4xJAgfc",
-	"CTq4Ip2gY4dYa5cZpOklndW5LlzsGlSisZvxkIFGMsHUtYozmKs0oSsCjwMS/q8sm80mk/D+skP0TLUk",
-	"aWZ7T9khH7XOaJuHu7DViD/JyTiSS1Ez4FM4UOspFZBJuuKmeFBOZ2014LqN91Eoap0trSLU7ZLeQ4R6",
-	"oW8CmEWxPjuHol/SWUOgzxGMEHNG9dgPbSiNk8zWhLHAIOwkjGaGCdU48O5M0R4Gx//6fX/vF7o3Hez9",
-	"+seXv9WAGH9zgR63OB9VBOfvKrTlayPdveV1CZtnggEaTckim9NZXQC3tejUnlZjrOIKmmttATLMv8bD",
-	"ACA8tb3BeBGlW99p+3sTqrRoUMthADenuRn9mOi7sd9sodvIBvXMATHGMj+jOwUYTKx/TenM2HF2VRhx",
-	"Ce0wAgdMpOfUwGHUOYAqbNnpNN1tg4sU3Vts8Pe7uzDtb2Z3/brbtZEeOQSduDLh3YxphUdErGcg9Yrk",
-	"3lvn8BbRk6bJAuzg/mK5TdO3ype1HUxW26GgatMPTeddF8iHP2hCiJnJBiVqpXK26N1Dqm1Rx72FvMTr",
-	"hQfEGjGbjRqvR/EFBTU4vi7mMjOWtfKoDgvpA8wjBlLW1sSCrBQwfhtc2lbLYaPF66dh6iQWEDt6B7C6",
-	"Ulg7J8w8GRu8xS0AjhXigh2dZnJRbzttH5Jj46M2cUL/+EIVkLaSrDfg+0q3dNgBpg4+0pW3N7tJtv7U",
-	"GuTbQZVAn7kdTinPvKB13Xo5FP3s4+nwHJ3mQKSh/hF2q4hONyQyEqUyISHEgdEIgzgNg9Q6r8lpx778",
-	"lj0p27yOwrY5AOY41AWitz+bAaFYp8MUPlFzmkJ03hVDy46tfLfLIXbAVRDwh8avvYzRWFNu3eEmXX20",
-	"2GewxphARgVlVCKpFfvagNwHPN1tVsV+95CcgOs7clXLCHyz2EMxhepxrZ7Mbedvu5zvBISY5tTebjuJ",
-	"g/ZGvJVEWBJjvlvRsBAKvkHpsL782FnGZ1yYIKoaGugjoz2wqEgW+kILfj+Ayw3VQ8hvJF2aKFmWjQBL",
-	"g46Ew9zVJ61nS5gc+C8V0QSlmv8sLo44eX329nj88ez8P399e/YRRhUvI1tpfSaTeCR8ERf8NtlSGO+S",
-	"XObpEqDXAOKXxaQo1162V8KsXTmTTtApdVxrs3y1TK4cnkDdZecjALgccnBZL6gwwOaFffkhAwa3Z+E3",
-	"IQ90z4fnH07Hb85eXWCu8gPA4hSL83jCvk1c5XkBLWI8OQbirNX8mMU5q05tVZkZYvbttnguo6Vx9XhO",
-	"7Eu3d/hvAYEpsPZaUJpx4dQFSRVs0wT7iThhMVGSTGnWUvUxu7ZxQezOGu/G7ddFNXiG/n8fhh+GxwE5",
-	"/3B6enL6OkBkIJffqrcYq8OQbgj04QKDV4fGaZRomWxVrEFOV0TJUkwn9qI5EnYD1UlMF0X9mdriJNuu",
-	"LVMJ1SdPlPYCTNUFRM87KkEVwzYUyUEu0sWqLr2AHA/fDi+H5teYQfCAHhtEvXp8p1uAsRQMSl+s8LK/",
-	"aF4/naDjtQ+c3Ta4PTq2nNVr9COX3FsQ+dak3iMX2DAUebaql0XWYiDkFLzqDkFPy6qaOUFl1npIwOLr",
-	"mgCqavtTAwZqQPj2AeN7B1dq0DF3aO0pBEe8a/4HG7kBtUOVSYVDweOwBOlU/G7ryeGH6LTewDE9h/p2",
-	"ud9f1NuIZK6mg7fim3denTeqQ+9ZtofJ1EVrytNQCrxAg5QIoppiD4q0YLrY0po3kBYAAw04y1Cxky0M",
-	"OKSZqaPwVpoExC55i90+cNSbpxti7U7CEceAyloExXOZQDbjjF+zIoZ7g7Ma0Km3wlbqs6abXpsBfL5t",
-	"pIDEvsNwDZb84w96HVu0nkkidihioXigqocVoFF4xHOFdnvADahWBa1xkS42dW36PCQ0xzhnzYfr8Eyr",
-	"yAp9MhCELdIcC0IaoDoTjDYS2O4OUKZmqQok0y01p1r6yHFFoeoO2BYVy0nXqdgYS2JRcbiwCq7qtRat",
-	"tLRzJpJVO2QruxcbiMWsQC1DMWg5xd1B7T6ZsEZrdaq/SF3xkjLa/OBy/HY4uLjsBBsuvArkrZrLZRKT",
-	"CSsiGUsVVSw5hTjk0JdkvP4Gl+N3ZxeXtbIeTMJDNLXD/fJ1baBFtedC1/NWwkca4kovXFCuiWzAvooZ",
-	"mELPAOc+Ek5lt9GSt6yAHJj9d5PazG/0q6f6TQgk0aPfdIZxYxxYP/YEOf3ct7N6IWPrhDk2ua6mtzoq",
-	"BbzqY8Bmbwg4uGEiJzeZrAvtj6Bk3ZoQR6M5F6yw5urXAuKbbwG7GjDJw6ABMH7pAY7rv6cW4j0MRiLU",
-	"QkjCI6j6lNLVAjMgcAH0bxBkIGiCKd1VpOyNodd+tBJg1oPMkiRn087B71tgYJUUWFD56x9Voh5+zjMK",
-	"2ItQ7ZqKFZqPTeHdX2Xmg+nrdVhmUEJhfXV6cPNBWXI5HYkaKH3cYHVAwkRGEKFclBdH2HGuygb18PcR",
-	"1rQYdQIyArvdqGOrzv8+6kxkbB6BiVc/6wUkXKhZCDV9wSACZOK7KnR/VxzzLA3ceanTBeK7w5ZqfoLb",
-	"CQdQ/9MI+VgkEc6bUrXm1t/K7gPvoe75pkzHFhQzq8uNXztI2GPj2WmWmF/JGIKRMZ4bZ59ZPDKwQwOR",
-	"TmlUk0borDVbwebN4TXjZqpeGv7w9uS44KbG7Ku3Qi1TAFTQaxKzyXI2A5QCsJYCHIVhQOE/90xNir2T",
-	"49AUyWjjUK6CUcHEapezoaz1wIE+oEHA3QYY0qoFqNSkYn3nqG53Mg8W3d/NTNgSWY6r+wSV22ybtJgf",
-	"tzBMtkLpKCDjJsxCNJMu5mgZkA60XXIx693eSndHzI5HsrE+LrxdGxzB1lDtW6OAMRUi43nOhLHoYPy6",
-	"s1fe0paI4Y0NShlcq0UZHVXlFPYEa6UvIJMVgpJ2bQUn1NkSZiDsVK/em3wbRJd7XYO/yOJ9a1jE+8ND",
-	"xG52iFg1AJg7ObHNN7dzYpu79bt1X5vJ/yWe6hIRbU6+wWEekG1+l647iSZxxQIgmSLCFafMSFivTO+Q",
-	"mHIO6P8obq+iuIC5scLi6gvLDuR2/pqgY3qq5du/MhZPaHT1rkkiH5CpeYUYGdpEIwmMjqlNzZzXSQFV",
-	"yQffu5OQ0+gT8IN+rlkW8yg3qO8OMtzMpo0Y4ln7W0mPdqFu5Vu2y+3Bbpeub7sbEAJePyfSXdAVwAUv",
-	"0txU+rXcZd13V2Ek23wZ0ENL52mrmKiWbTXqjJfexFEn9ymqoF4aMwSMtfHzYKgz1LG7AgS3jXPNlHdt",
-	"601jd/GSzo7qhZ3f5I0XswF5TuiM8/Z//ezdJofKUA9Xa223cY/PaV3mdegGUk7C1x2OdYdj21e4kxOw",
-	"MXGrOvTNe7eeUIXzqN2qqrdn3dVcdqTpXdpm8mUizzhr8jus1yGLDfqrs98u6OexaaR9/ZWqa7jm9Fet",
-	"uxvNucaZW7LZ9uvtq1SMN/qLGRUld/Q11ubPVmWXdNkTuFaix4PaaQW6kc8zpuYyiTdtql50zSom8poh",
-	"1Nq6q9n4MuyVwx1CJ59guIMb6khM2FRmDAyHR4O3J6/OB5fDVhgSayCIbqsCR1B1FPymDuJkYNfz4WPB",
-	"qFKAEjnOZesy2XpTbHijjUWwOci7WQ6aI9Euse0flKuGs2OkmV/jv1ka0MOfsEjP8ejs3fu3w0stUt4Z",
-	"NGWj7GPKPVZEIBf8oCVNIXPyaRnPNuLT7Cr5AMoG9TAbdsCmiXleF8R1mS0Znm8A21IQOmSjNn2nUn1V",
-	"kS0mKT1gFJQfwB6lGzcvEj71YJzvYfudwGFEH7WJvqsivLolSGNVW6i7QDaLr6asj3dbGxlWFkvWhZqk",
-	"Wi/aUXSFyYy5aD4ajpbyYm0Ae9EAQlhdQdOwa6eesKaJvBmzzyxatqjqZLpK5A1xn5CumXP4jKY8LLwI",
-	"vTWd6J5KUd6XKL4h5WRjFkk5afmTkqJ/Tm88YjJ4Hdvykoxs5TKTLMwHgKRa1gDh2sgw7uG42ZG1Mekb",
-	"LoU4aE3D82eyG+tZsJzGtbmYJmgFnqLTx2mGcK7Am25QygwY4Y4bVIbwqd98+05AnpMuYvT0INxvn3Qd",
-	"Tk89GqRDY4FqnVt98QXglKvVmbFGKMm1w+9jtCHOiTG5UMMUHMDh+unfnG9UzhoyZqJE3gC7ETQxWQKu",
-	"RDqmSbn7zd2ePd+wC3jwKOA6iKgGYmm7nT6+5KaFPof3/oHMEdS+esCtdzVhpWVCx8DPahQm5lAwNIxa",
-	"6f128Fetbcpv5KSolFl/WRVbaaEJ2t9FkP3RBEzmKRe5BYNw1MIVyfhsntvFCkgkFxPAbXNQZe5cox5v",
-	"bq85V7nMVkBvI6EsCpKf8wIaquILntCMQGOmpLzhTCWKM8B4ULLfYg3eAZmsbXiYPpr3l3Fa9QusMZki",
-	"DdVxVkMQu2WjvpGTI4gzZ7WFPtUyMTB3GI1uHcs10TiNrVQ8YPZFYlTKosBHlyaQdhlCnhjD4skv9vc1",
-	"TcG/XvTamt2wgU1jqZYNAZI231nLdo7IoO4KR6A/mmX8ujVubesSmkUSVLWa5ov9FzU5RXcri2lXKCg2",
-	"rok8pG5XZjSvU0lQI59TYdBZXZysr/vW6On3oF13i3oiga0gHX6Sk5M4BCdmbJDfHGq0gIjTkShBYNb5",
-	"cltwYRCvZHQ1bqVTIbAcbmdCU4WqlbBgtvxWuqcDxtxE5rKA+/NQbGsQO28Z498pW0rWF8UfZwOFHUNK",
-	"yxb+g3kvzfwnbmqkwn7Me38x9/l/m+XYvWqgB6uwN5X5s3q49eYdlhGbYQ9RXITQTV+3N/gFRm5AMz4X",
-	"7z1Ker4eZtqglx9VXHVdm6irxRHGYgy1wETZ4blex3eD08Hr4TnUum1nv9rJr1aOboRow7HmIBDMiLGO",
-	"Y7C/hmUThV8LtUUhsSKY/ueaWPpGj1dRH89zx5Xjn3ctcvt1M/1cUlCxtqwboDhylfPokbKM191Ju/q9",
-	"SuReNZO1RxPclmnkG7wMcj0gY97O/Oa8hq0Tj2oWyoy7gXH8hqrEljgYox0ZvWO3MJhrPbXbRcEU42v0",
-	"Y30n4TCwCH9JNEx1DWs3GsZHuNi+0zTK28R8eKaxiMIJqGbDFyhXZPd4kE0ha3OapmxHkNMibSCOOeLc",
-	"+BdcHSz0UC/ZnkpZxKc8Ak9lFWFmDQAHrhwax2gjhHXS159cFjakTRHaxabCfjXkf9j5H5TMX0fnw8Hl",
-	"8PgQwq8NCK/MyBouslHFDwutJJfyivB8JLqDi4uT16fDYwh5ShjWw9fCKwropHs+fDscXAyPe4eFjcsA",
-	"LQfkfGgxl2VGhscnl8NjaMDO/JDQkTAmjMzKAPqVw4Kr6pnA+h3iWoIz1i2oiacqB0+ZiXeCzsXl4PLD",
-	"xfjot8Hpa/jh/fnZ0fDi4uT09Vg/G3qP7FQhuRsn1Qk6ZgL4o/s3zsUBfGBM1nB4/Gpw9J/jwTEGaV0O",
-	"Xl+U/zgfvjtrwiyeZnIxbgIJeG9pZsM2dsuTBRGuabootd4D1BxykS4XUcYoDAZS+iKZgRIqM5uB8MgR",
-	"RblsXMtTdvPoy7gxvgjUPzzeDdz8JFbbI1f1sec7oi6Zb5qv6jZL/V1ez5gO3wppiQw/0yj3LNpG/1Qs",
-	"0Sx/4hDOaSIFG4ku1vPQ8idNkl6A+EQQjaQ/u2JpTqJllpn7F0Nh8owKRSOMJzHJT9gdTNdkRyZGnO2P",
-	"xEct4qLdwg6I5/Y96Iw0lPbXU39mAriuGEtVcTnr69y0FoyEjUjy6lLLJCZd+BZKgZAFTxKtCmNNYWkD",
-	"e2DMN5CvuqBXzKwkUUWR4UeQgRphAwGsTRpjUp+EpULxoPnGjMYJFyyElG/2OUqWil8zr8D0RGoNI2Po",
-	"4q4p0Ngcm3KUcC1HRHOptPgSY7K8RSAhfu3nGWYDmzwDg5IJLZ8Y9XSzVtoifRInWsN1oegykHcRGKVX",
-	"brFUOZkwUgQ8mJCo6TJfZsyLfraZ63cAE2rlja4KYSlVqlqUA9xQVIH4cVsXdrN3VmvtZaTBXPoYAbBw",
-	"UCQBoJQROYwr0lWMZtEcEiJxc20fF/AgvF9H7vsW7ltXo9pbvNCW+elX672EO5ZiaXDGObBvGyUCHBcj",
-	"foUkkVws6C7WGC9B/Pf/Dv74P/WZ4ZvhDjYW87/0i/hz4fgjsHo4wUpxKWoXU1/8Psu5h2L+9RCPDXzR",
-	"psM28sfaoIYSvmZDesBmz3nhKW5G5fT9niaDdOcTUIUK2QRz+UZOLiKZseFnrvL6+FULyWACtgvrF+AK",
-	"0XW8JXC9PqRpjOnBqo3hdBtq8+Gojbe5LgKiydBkum1axu3JN6a2I88ylK9caSwXN9UnpoKNrXmjrxff",
-	"DRPRlEZQQSojpjptfyRcrZsD8ueSLZH3Qx4bBGLVRlkV7eZSX2eG6Ht9cnI6fn9+9vp8eHFx4EIYRqII",
-	"7sqWQvXJxYcLPVjdaVOJqG5RndbWJer1i0jRA3eHGoOlh3thIhcPTCKi7Rrza9eh4HSzgFamPyl8xytC",
-	"IQu5by/lA73oI2GvfbBJ+KzMXJ3G7eMnq5JLLaGCpUQd2G0ie6Pl/v5PrKg25H7xVpHAT5F5MhJu5dzL",
-	"bkkOvZZkRja8aeNG132Dh6W+Xa+4oIdwjuXUziAoOgz874K6vs0KgzUD17Pvx/2aYNORcC/qK9+KQ1pY",
-	"hAihsrHCdd8JOl7/kPBlBtAJOma0fuqX7cTLAgs6bjS1NgZ9TO0q1fkRDfCBPi/m9AHzKO6zvwZW9BK8",
-	"cAZaVDGRPwBqqDWa2YnvENzcNlwYstfx7fsPGd4lYrUSq2oTfq0WCBLY1vjVB4hSNRXG2qN37hYK1i6G",
-	"aEt21xs5uWyWYXNJaAy3j7NNokioNbv1w9Mcmoaeyr9CDF5wYf/c4oHa5GP6yPN5i/xTPBb53HqkQSKo",
-	"BrSvr1s1QP4Wse1t41dqYznW+m9YBQWuvPcsq0azNhimlLNMpazONKkYI5WmaiwPrmo1iCIN1WgHHwcn",
-	"lyenr8e/fXg3OG155GJZZymA9o7PToctW2lI24BmuCDD8/Oz83upV2/s9W3r1buFbWiusAK3bBFl0YbW",
-	"MMO7ZUvNxeKhLeuF2KVI/PYIRDBYxhhAppYLB+GstSF1q2rF1nhnFqa05kGVbhuqqwMNBhswivxzt8Np",
-	"wwugLmKzPkqpHHIOiwVluw3Dx6i7aN6QutQcBwobamW7lhvqstWamrNSYev2YOs3izRmyiY5cudy5SAH",
-	"NQ3YStfthotKUUNTKC+3zn4ZW5yqhuY8Eb0tX2Ei3sBUULBvK/NoWlw2T9YpE23bWyo9vOb2rAryvXCW",
-	"YoHKm+lPtdgSRzregSxI0z9XTYymlVtuZ5/c7WNnnhxyTw65b9Yhp2q0gnYHKCCQNwqqgtYRfBiFusi+",
-	"xzlsdUrO0/l7On/f5vlzuLc16J0+zu0BoQTltIBQgvld+l9Geg18YFvvM6h/Z1w6hZEIpiYFM8C8VTHw",
-	"y1oa2Zd1YflLywNZAPuuncHNUX5bYu/+KPubnC0MULHbVo1+azwBBpX+1TK6qgOXtq+RP5c04fmKTPkM",
-	"MIYN+AwY6yfwcV2gZrTMaFTj+HWh/CXEHqtVhX7OppA5cABEK8MX7pSy2ZgZgJmnqnCS2xQBLze/jTmh",
-	"AVzi3EHQ1iaOt21d1DQ9FEV2COwF6boYkV57HWiz9cJ6YU10RbHpLUYtZD7efd01j95t7TekZJfmABnY",
-	"92PrcBmvt1kXMHXX+igRutjfUShGu9OOVjg0doYk1GDMsHtU3jFH0/4C1/F0yy0u+YJt5Sg7cZJrltVK",
-	"LSFcN2vAXwYPrMxHqnn4rWCbHvK8tcefvcvZW7CY15ld38HvYGsCPzgXJFwKfi+r9rB03Sg9XuqfkZK6",
-	"RiDqYdSIyknX+Od7OACpjI9duYAxyCj8QZll2F4xoXygfIg3HF/dEXmHEGOL2uD5s6Is1sK6FfXZMNVr",
-	"pv5Dk28YwrPxZBXCJkH0X598NKEFLpIPpb4rtiJcjYRi+SGyW/cCoBXqRXC/XLEVVphRDKHeC5MI/FzI",
-	"U5WUzrsWWGoBir0DcFy58FINglwLEBRsYRsQp9sa2ImcXjFBujfVnXAh2rdzrHrdbOcdJXIxRI601H1O",
-	"qiNrnSdbLmDSWMuoS0lRwARl8nYR/g71erydjNy75LbElLKMy3jchmN9uDwic7nMAhJTiPi5YezKPjTr",
-	"6vZ5skJGdMf9VpC6M65XtqvasiX1rlouFraqmhtc2w2+rtfKLtdKADlMmQWjwlQF8ldjOwfFrsqzrKPx",
-	"LZy0uaDGO/8EFJFydXaFB42QE/EYdrx2VUP7ODS6vW434fcSiGGvh/qeK8ze9lqUwcKMmd3gaHyus5GM",
-	"zK6Y6myqtanLv0Nr+oejvGm5ixfufcGbYhXdNlSWZwNhZ4DcM1s2VWD+Td5Ycube2QfVRmFiHFa1LhXC",
-	"rtXSWZqP/UOnucnm4pd+mWwXm4XICN49CFwpWwrSpQD7o3IbJNnrkw8A+wOrCC+ORJFpgLHnUkwkhcQt",
-	"zHvI2BTyOLsv93/p9cmxCWWe0sQW5lp3bN5nPBgu41g/qSNs/fN68XkKYURG3NE7NVlyPehMLoopQH1u",
-	"ELJKhblvVXAea+yvHwsmNN3GW/e1TE1gIq2udT1IYUMZTCeRKS3re8JXr75UW9H7oakuqK8Xrxqbe38k",
-	"wi9fw0qFwbbsaQz2sGuajPWVrhokO0D+peTdcHDx4XzoYW0AD1HWNjzXa0bFCsQDWyIDh40w4MK/ZZzp",
-	"6v/+/W+VDIXtJTMW28tIWsu3iaHzTmSfDL0VFXL9g+7a+aUZ1L+Do9fboZxjpXpdZReKsz2urwh3JGMI",
-	"A06pUoSqMjcA1ccrlVwd9KE5dlp54opwpZZmMRiN5iPhvw9QKn1yWsDVegdByJyYg6OvBqzcmxcsr9px",
-	"g+3c7fgv+/t/f/7LLy9+fvn3l/u//PJ8191X9QEkJ8dvhwdEsGuv0myfHA3eHn14O7jE+HX7IPOomCsb",
-	"oC4zW2CFdFOWwQxEBKs3YVzMRiKiSbRMKAQ0rxOJMEV+7X1lsrhViXEDW0fmfT4cHP/roCQJjIR+l15T",
-	"DotQDkvWM4QgYzclyHYeHP+rNrK4FfhbecAO4tPln5eAAkzijMkcwKW2DWhGWblF7kFmsAy7OPOOya7d",
-	"RkHjNW5pprWk8QGWruZAmg0FuDBHS6U1PLQcHMt2LHNwX+nl45nxyvTJoASDYjHrt+H5tJZSBvAi6eql",
-	"BuOPymVqDixQN1xhvfWTW3up3fLS9658PAHFpU+6GUsTff+ZwmgGovTW93xzgGzQWQr+55KZx8bzcxs5",
-	"4NY3fsMNn0vbdMUgs3V17lR6dUOCXf1atZUVftM/kwnLb5i+mGzQz7rcYGUDTZTKexE7Mngst5cPyp5B",
-	"+3L/1Pzjdy7yP0pOQr6wBRT1fnUOOjOez5eTfiQXzyRN+Z6+nGdMPHMdf23vY2wlqhSkcKeTUZY2ip3+",
-	"vy32+esG1ripFnOlIDJcDMb4hUmJ20pzbFdOCkE8TUnXXUimEASdzTI20xedX8VCv+oKiPduZRTbyYa7",
-	"pns+olG3vML1NZ15ne7QVDukhaUXdxsKLu0cZrpgLFfjplLOlgOH0EVI4G1XQJtwAVq9q+FdcdQU5a2N",
-	"LXQ7UN2ti1Hf2kbrtu7AiGCLCRfUVt2FTKBrlikOaZJI9jbZ2yYDKZJRLETVH4mBk/ONRqZXg12XzBQh",
-	"TfmYx2HgMjx/UCRdThLMdbT9yQyeu+Ty0EiCFZm+LUHvYrmtJys0ErQFhmuuDh5jWXmvaDwqrJX6/pUS",
-	"N8IoT5uJqfD57WA2vo8C5aWSNBvtyI25U5bHn9nbuSED3VZlps4q6tJ567Sq/k4usWPDRHNJlor1CbAZ",
-	"2AVAuEI5OthkRoK1RFOfjVorS6NyCnjuZVldn4uydBuSrisShNUHl8rcxX58o5VpzFh6tzweXlWpunLw",
-	"IAGZaK+SfI1gTvr8GrQ4f1261cFKwZQHIUHRsusBROyXsQ1aKeHbmd/7EssrRJw6/AW7ZwaKfueFxB9a",
-	"WcwLSkfloRq0rn9sdVAuTZ/lWf+nqdpecyQs1RxAsrpTMQAL1myeRU+xxgTggaqkqLN4JKzc6Nu5PeKw",
-	"IA1FvasDErOMXzNIq9kDtuGjI7i6XModppEou9NAtnLjLNslzLzQNIEd1hok3jFNyecyqVk3/SvyF4N3",
-	"JzP7L+P5t5gBJu4YQiYcqram8SJDvm/SzM4PSMZo7NZ6JGzlcwxgzukVM+ikuUG0DoxJTVXKpa9nQDp8",
-	"3AMCVd9nen1HolIDSgU2fEsZsBkMuCAujwE1b4uwaxqzliMzcLy1czpTgd59yJQKChrTDZfYXTELZ5kC",
-	"miuDJeMDW1S3tKVm/Qo0Pf1PM8SGvXWiUU1OqblmPbE1c9TdJzZGMiBpxiKuILw4YxFNkoBMnx+QKKFK",
-	"8SmPUEiy5A/kYurCjYTTB/BMIEy0WZMulnbo9Qmk747B93lAvJINdq9vICgGTwj7c0kTVWppJKCBZOU1",
-	"aco78Hx1gF5ggAoufrWgRzWjSWjORLSysDP2e75gI1GBrdGfGJoBZhJJlY+NJ8l8Z/6y4UzlHXWBqPpi",
-	"NqsMwWx6mTXPfQ5pNm51IG7ZTgFi5UpDhUC5YgS1NOFY5TkgLNUTxpo91h5Rmyf0kD7pVjAExdBuVWDW",
-	"9tGmlNFSsQzQWm3+fxWutbCWFKe4f//aLLoYIehJESX1rtjIfZC5bqdRb6kNV6wzZoDthijxSGX+N69f",
-	"Sf7dSn13VyBvF+3TmE15YfmhrV1BYilcFaGdKsf+RVXtyx1tqye+XjKceBXDHWKMy3LBAhTgpInmfA3j",
-	"tm2BcIcS88eDirJlMA1ot1yXx6ZhboHXOLsRLBtEOb9urESGCgmLCTWvlcr2Y4iEzMiCCjrDUJqH4ugJ",
-	"VfnYjmIzX3djxbQKM4OukDc7ROFa5OjNfV56GNPJqm65RCHq3TneSd8iW5bTXjSqcRmKEjW9Fgvf5L+z",
-	"Q6nZmDpS24rJ8RFKsmF1HO7iOZHMPGyOlKcgagWa44MdjAoPcrtvkB4OfLwx4EYj0XUgVDLzga9KkGUG",
-	"r6zX9wAoDupwfEDq7noJ6r3+SJRxPg4qNW0MYHfuSuzkpOtyvjeOqgBS6wUjcWMMqTbRzy9GpDwl6fig",
-	"phJeCRIcrZC26hnXq8iTRIvCKQRMOFUImnLY4TN6zbyK7wBHcuCBhelWbWbTQmKlPdukPoYWhpygRSvu",
-	"9RGH5MBVkK0D/6rnyMU2dYJOef0rgOIOO1wPtxN0oMtaTl2u0teQ0mNgYizUnp7/+fnw6FIP+fTscmz/",
-	"dHeMKSVspg5rCDFlZhkD+MoOE3ZZECEnMl55aTgVBd100gk6XpfmLzfjuileLFOWXVJ1VSe75zLdS9g1",
-	"S0hO1VW54gccg65Lo8VYNv3/rkX1H5p7hb26ekheP/VATOrqB0W8B60kxHq/yqknfuuGA4LOMYega6q/",
-	"rnN+ich7NX6xLC4qoMDaeG25lGI0ActUJnLGI5p4wOxNgN7r+FbqiuhHASkV0EmSRRiQEDBbxkgV+m9I",
-	"39WMHB7meTo2ttxwewl/Y2Q2UoSbex0T/wh8po5irGnHCMvZjAr+b1OvHYgca21a1Cl9eUDck3772fXz",
-	"AvKM8JiJnE85mkgWNRX/F5Qn9eSjm/1BEbanXyE0jq2W2ULHyFTuPEXruoGRAupKCNHEwbTGDN4Cl6Ue",
-	"SwAaHyY5QyI92nfmPNXaFpSExHirhsrIcLM2DqpRGPCWgsdWAHlGU14scyuJa2l02OYe9NNig/NNW7DW",
-	"OpJM4wQMRXEjsNj54MFx8+LKQ8u7DZRJMQpfpHEzL1GGvyE+TTQflUGaNp+WH3yC2FjmKY63WTLMarny",
-	"HR4cd3uJV8t2QAv3kRMwnTJYnXFmrMKb1R5nP9bfNp9wt3JlAqsXrbGdFqd/9yG2isDTzd6q/uq2o+dW",
-	"wb626wEr9hNfuo+TY46FIyKzrGukEBT0vLUSrDtF24FLnE6K49oNBch8U8ImId1Qj9dGWPBMa7uwpwEJ",
-	"y3MKjc+C2Tcx5aN9fE/BLb5bRBOzhH9JCS5cvtd60TcIJy7PtCqi1MDQlazHbYNf9FIUaYs1OAGNN3mJ",
-	"m7Trzhw/TL3BM94ikMId2sa4NbiQfiiuXxUQqiKE8LpbsZp6/uEmEFhJtLSQpSHvVkbao4qN9zASxn3e",
-	"xkhp385lXCXNLWe4lExbzw62a1z+2tZeT9/epVtzpDZfm8Xsbnl5rhP/+vVZOQ67Xp6W/ne+Qb28xR3v",
-	"UfPl7ZC+Kqf2O78PzVL81bdiY/ERwW7WaLm8280nvWpP8a/UYr4RVdWqui82YWePRhcbhdkayjvJFdZ/",
-	"tRx88z21uWZOKYx+f8sdBouzZe23H7zq4u1wBHc9UpvOU/MR2UD+D0ez58ySXj1B3omgdttHi+rzvtG/",
-	"6nB/rPPNAv8U+lV5FnOZbMCp9a4YE7wlM+LKmwiwNWqV93kDb9uME+WVp/E68hBw7o4bVd+Fj3DWoo/v",
-	"VwmuhZ+yW76Bzm7PKu6JSdw7f9gmalqsitob8l6Zix4vi5YZz1cXes7WP80v5RWrsfVfMBGTcLDM5zIz",
-	"q31AXjGascyU2DEFlfVBfPPxErLwlCK5bg5r2IR9culi37kijJvaVsR9OsWQzNLd2TVaDmkoCxIQNZc3",
-	"gkgB/8bid3Oq5iyGnEC6NhybIzxZjUT4/uzikjyjy3z+7Pr5M3ge9sk7LMYfkAVN9ClgcWDKp5jSv9fy",
-	"isUQicZEzmmijKRFXu4/N4nTetnmjMaQq4Unt1NawGJPacr/k+kLFXDApxK0bilyig4383EiZQrRKgvK",
-	"RU65YJnCQopVbkDTVO1REe9BWOScJlO9tvb7PhkI8uOPg/cnP/5IujZjoqf3hHq5EuDF8XgC/J0mNNcL",
-	"MhJd3Ijeod7BH3+kafrjj9CEIBzqN0asSE2C2AjEQBRlawMZpCn44xm/ZuTHH/WIf/zxAINf0f09gvSE",
-	"peCAzoMVFMlFkRGObnKTE0Krrukaf13KhSgUUT8RZSS8eB0peoc2EcWrCmeN+64L3S4XNCFymafL3EX2",
-	"GSRaLDpW+aY/EgPj0YboBL1GJgd9IpcCBkfFCgcHfmjYA3XgwnrBnU66zkne80qA+bW/qBgJ9llf/zSx",
-	"vH0kRuLHHzUxaurFcNP+jz+SISSVFQFqhr/g2EPLHUIIz1uwA6KYiEfizmzBvINxuv4bmFDr0HAh+hk4",
-	"RJUJmKRfhSymxD+wHn620vsnlxnmuSNiV1EtoTjHgcn3hmd0JDAVLQMQ2nh1iJl+2A5QtzTBB16PyAkU",
-	"ebn/ktgwWqgwSMkC+YqBDYZNgOnqxf8AbkCHjFlqEvT4UGazMY0XXIR6RCHcBLhTIVnQFcSxmMkWe4hs",
-	"cyQ0TzCHgZcHfEjCCY2u5HTKIxaSrj3jBPriKs9oLjPVgz4gbJtGOaFRJrVk5zWkkKpDUNsVy8yogH8D",
-	"T4INnlNFpsskKXbaHlDYXPtBfKiHjstbPIOiRPNMLmdzSHThmW+ogmXq0kIaKozUJrXflBrFN/04fLRS",
-	"QR8TlkiIlekdjISJEC8H2JOt8fXwxuYQ+0MXWT8SBURwYuMbFOlWY+x7pdD6QxtLD6scS9x5jDPx46yK",
-	"DAKov2dT3gKMsycuzL4SNB/YiHno1AYw98nAhEu5UBwsn8ViFuOqzliuaf8nQ+BvkDfnSzv/vCjmp8ne",
-	"lvPrtq662Ksp/ddFbIveSNQVAew2hCx5LbmKe92GiooHpKaiYlHiz+8OYvOB5IrqJ2TQVF5QX16Au+Gg",
-	"PycskgumqgUHYfvsO/5t5MKZ9M2+8qq7YT219uUGeySiwnTvlRLsYoWKnhd/RLqQnrq5lmOvXA7RTsvE",
-	"otpQIL+85ZTyRNUVNiSb6xpqvlyslp61ngjemxPAtDHrFhTRQ7ohwNAskl4sSYOx1JYJNbF0SM0QOozr",
-	"arDZNQ2fFakm4P43aPTIEaipLfvnUjNmiw8fsykXIGREWraJWTYSoYt+VqGTewGW8Fhz0H6/74ZqMP+P",
-	"8J1XkBHU65NBkrgecG40s5m3Nj5pcHrcH4mhlq/w1XKMEUZyYYgGFoFzCHrZMrHX1ntUS/T5pTM4+ZjB",
-	"pScbatUj9AKAbCLcfi8goVZIQtJ9jsWf9/eLx8/xuczyV6twJLr29xDyeWmSyBubV6oAMoDFkAMCfSNv",
-	"DCG46NUq1HKtivCe1JMLi27gQQ+B/fGqHgmLLdwFLapZD9MDxNlBbzgXLV7p2YTwcWhW6FfIrVlQdaXq",
-	"RCugEyspoHBhhRgTYo/3AQn/uQdNqdClpKJWEWjxZOp6IWoZzQE9iceB1hhw8l94HGg61P9FSv76NTws",
-	"MGD1m7HF6kAAHywTbqYxBOG1mAHEj7uBh/DYYjLqVf8CLxyQLyaBLCCRjJle/Vyf7a+BncWYx19D3DW4",
-	"uIoCtCSiWcat1PnPvXP8YO/kODRT13f8h7cnxz1cxrBoUi9SyqiWBM1nmmB4DIs+Epq/ABJ1lxaqHeGa",
-	"RmnOAsLEcmEzlx0SQeByU5eggWRUzBjKhFaes4o4LmRvJJw2uG+CAvUqhJDtbwYzxuwPoCREZDZLpGkd",
-	"yFv3FX5JZBSQhZoFEAH3NSRAZf2R+OACU4mblun25/19UMt8coP07kyLtrFkqGmkmbzmMXO7+fP+cxIK",
-	"mY/5Ik0ALofFBnMt53lS0kGdOAdMTkvw3evnvU7QMZpU56DzvL/f3wcAsJQJmvLOQeen/n7/JzBO5HOw",
-	"OGBFDA4VMThUxJh4uDf6jdpU97dc5aqSbZaxKcuYiFjPJQ4b3W/w/iQAo1HcJ6FeRU0lKs+0TGUwa/B9",
-	"I4oC5xwJyJQmXVO0N5+zRe/QXRE8t4BwqxQuYWRIfS2WQ/QDGEH/AxCIQpIwes0UCeEWCi0hObrXvePd",
-	"jdKYB19q3UZ6hZ2Mz/M+QQ7ssKoO0Cq2H6Cv5rn+B3BSTd0jYfgioSoyhTFcInxs1tMHHOp4WTsKymfU",
-	"WcuKV579E3kU1LtYK+2L9hv3dp+cCZcd4GzDuMSKwYKCAY99ThPAi8NAJTCowCVa2FNstgeY7UrWPRsT",
-	"DHCLLuK5E3RKqIsbUlN8kNEV0L7mFjDBLWuhb0TICm/z8gX/d/uX/S26gN1t/ekZEkDxfo3HGIg1cFTK",
-	"PXAvT4tGYrUokXpv+p363fFPQmmXDNE2gZV8/SNwpfNhM1/s71uTmAFTBxBXNFw8+6QwOrlovy2uFpiY",
-	"werWbGQu4ysYou1runiJo6rrzI3+2Ssam4sIP3m+/ZMPghqDCovxo5+2f/SrzCY8jpnAL17e23qVbvi6",
-	"xbpEDltcK1CsX9+PqEgjjFyNoaSPxktDCttXxV53MKKSCRs4VGG8/v0PTUFquVjQbGW4W/myMFgZxjqp",
-	"7zcoh/y7bkR1/vi6K/sbpPwkfk/zOZTsSaWqxReXcEWDm9ldVqhcunmSlPLMAREO3p+gRcvlD6sIGtH6",
-	"R2FVsHZzBAbBm7lID1fufuuTI1DdFejr0IM1IaA9RNTdOl1jRPS3bu9Gyw36o17ddYJqyf1cKH+gm4Op",
-	"/JWMVw/CBjAg4GvZo4Ks6fOezPhMq5jAOTHxv6OldfT7PQKTajpzuKnlZO0nrvT9cKVBHGvFr+Z6waHV",
-	"c6avwRaZ+dknOXn25ZOc6CeI9ndLThY0+4ihigxVkOUR8QVNTNk20gWXjVElMX3mmtlEBRMDrJsCCEIn",
-	"KOBoO+vHryAGv578871f/vh9f++XP77sB8//bx0AZDMXPpIpBy5cAiYpC6HEY6RcAAiq5tkVXKIDLeqn",
-	"y9yhzqGbCH4LRiLMnFbs24ADq4GAYFoIWwB9gEYF8C6McU1Cv+UYLwM93sVS5WDZKqxe3Zf7v6C9/IYr",
-	"Yw9xpmzL2G12SsVLVzD7l/svvUbcjTESa1eGzJwB210fxWABxBBuDnKni+PXTC7eQOX7u9wfT2z6G2fT",
-	"RuDRpF3m2IH/yHhIqT2y69KKWdtfHncG3tg807WShOcGR9x4iJ2YByg36erRLpsj44Srv2/Q2Vlmibe5",
-	"er44lDndur2AYqYbrYHDg999C4xnkwUcFkRjuaGqT0rVXWiSMRqvCvREU50Xbp0rluab+NZWUXcXhoVz",
-	"uEdJ99vgVLhlMYY/gG2al/fJbcwTL2viZWapatjZtyKBIvE2MIV7VYp3M235qjRgdNWADnjo0TjeH5ST",
-	"x0CMKsSvIqRCMEUUE/mhFcLgTSOBefj1GEXmsNbAUymti/X2OvQujAWh+Z9U6AfleCZnxBo1n3jZ98vL",
-	"8Ly05mW1sowHYl/rdRoYyST3gJaLqjq5b7ZDr56tQlODv+xhoGBErMU6GwnAINU6o1ZAd3QL1XCS1ywf",
-	"pPydqyvyDUon3vgaaNEut15Bs2wOs9VswdPx/Z6sX69Z7p8BH+v0YWzyy3yLGIFGn+q57iK4TQZRbWvA",
-	"rjRjqgJ5jiGcPSd1jAT48lHsoMLUOYPfMraQ18xVFoNObi1fjMRuAsYFy49xrvfGHe5fxHAjTEv84RsR",
-	"MRpG18y9HKC1MiLmE8/6nnjWheFZ1e3cwLScnJHq/4GskYKsge9tDW/Rr3mxgkVUr5KQozDRfGOGUMwO",
-	"mcAEu5Au+LBd9J0JDTF/j8Tz/V6fhDmdHUlIJ1GhQWdyHWNuAjQemXeKABn8vRtRxfa4UEwYY79aTtAM",
-	"DxiAJeHFhk9vkVj09AdpeqmX6C6BKA8Xp1ENF0hWmxaMq61rhSGHvaZICm+TSoEUXtrn8/W0zxqnyAOK",
-	"cHq/2gRUFNk4esmeOOBa6tb3EEkB1O7UkRLfS/fg37cR2FInsG3km8++5HS20bR8biQrM9QfDA/lGGRu",
-	"035sJkdWfhtfQKHMOBqK9F2a2/DUkeA5BG5KwTCpgUaY0gZ2NcxMA+ZsfG56Ry0rx9B0a+p+sf+yWe4b",
-	"Cd+7RtO02Q6Nh7CzdsxfNgFMznxr79NR/J6OojPe6l3cehK32jOAFqyhtKjFUzBrU7zK0P8KYlA33+76",
-	"gDQaJAyhfpPGCBhbA1HkdPZ0TtbPibF8aSpq8N/qt74l40PLg3PrK2y7SHlJZ9v8HEdefRx7jxWZOlg8",
-	"KZFZi2K8gX1FMQGOVQw4ydhIRAmjUETa3gkgrPJcsWRqUVlNebztxokNdxSaaO/l6N+/pQGH9e25MTZz",
-	"I+vAeOJK/wO4knNhtGNMdQbNYxAvixvdO5DkJGaLVOrVPyhg2PVLNpoCVsbWv3HAYUthoeMIgNlEVIwE",
-	"Fu8COQA0Acxmy1hJxp0zUwWPi0IYhvJhEKqxxsooMrM2sRsbuAxGunzXAobL/QQytduTZkzz7t7TQf+e",
-	"xHQXeGWO46ZD7Sm9Xyz04ddnCFCwh+hnLUyGZdjBKuZm4KR8nhloBJMZtzWhbCSKjDLiJ5SRu1j5PJCz",
-	"b9Xat+VlbwZ3Ssp6SJ5TA3/Z2kxXgd974j7fob1uDYt0jQ8ZHJDbKT0flrzGctfExJ59qSC+trblWXDi",
-	"NeiYPvloMNRA86Fi5d6ZsxWZY30ZwI3x8MsL6JiRkJkBm8ExHrpq3StAHSyDDmKifMKoahURtkFcwdmV",
-	"+WBrA14BrYwmzLhk23w6qo0aQQn0p0E1wIcu5Hztfnu0Q4wkUoUqwpjtBzrFO11628M1L2zwRAPskhVx",
-	"1wDCWx0twLbaaHAon61vy/CAAmIV6PkbskDUDa0RK3/OUxuMrzDRVSbsiRH9z2BEaI3cdJDrFJwSS6rN",
-	"yXvNiyiocu0swx6qt33hqYBxaLW4T7xKQq4gCT7nBjXQgr8VKHgGHg5xyUxzHkqeEXnvdMEP4viJAz0G",
-	"B9pUZ+KJ/9yS/7RRZB493a40aF6kg9XwRtJdKkbeDy6PfoOcO+RgkJALgZGPm+xdxpqUm3jlJjWqvRVo",
-	"/SwQLmJ+zeMlTZLV7sagkaiBF7pvY9B3bQf6xk1At7T+PNl9vme7z19n8VHPJqs9Wwvg2Rf7r6+tcmxK",
-	"ML7lelTOmj0FtOzJyhU+WI+y7B2QUvE6E1Blglil11VNLTsfNBjqtdbKisVQrYVNADwxKrGuttbNXEI+",
-	"uBFoDQgjWqWoFXYL9Ohb8lKMr8Hj/mr1oSjE8A36wrxaf5vu+lI9sidWtI0VYQVQ6cgOL3leVAdBrP+/",
-	"TpPEAJxC1zMpLd4x/itsWvaotOJrX1y1k9bW6+387LCwWiNXKNvtuTLoBpW6OCNRUxjnwWzUrc3TXh3e",
-	"J/v0bdSyBoOQLUf57Zmmvwmj9F3s0XezRNsalBvN0N+0/efbNP082Z3/X2Uwm0zOdzE2e7PsUhA6ylqv",
-	"r7X1WhqgfQ6B0v8tzcRPHOL+NYgnw/B9MYhv2SR8G2OwPcV/kTG4rRm4jdHXq/FkqvRUWBkG6haPsUwK",
-	"Y6SL3je9SFqJWMMRQJuJCgpsyFLRJtecrdWXVTTM3n1YlvVGm7of0DEGIAtJwk9yMlY5zRVCOumf1DJl",
-	"2Tin6kqFGyzO36mteZCm9wsA3wjTDyuNec2moB1XJcD+PvnoaiIExotraua0A/HHl0/EZiD/wdHlyT+G",
-	"naDzfvDhYnjcCTqD86PfTv4xPL4diH9NCrc3VTCSyKwUo36vGd2K0SyaX7Js0ZTQ/WJ7QvfWaQA2yDSR",
-	"Nz20O+K8zET0IHeaCtRqHAlbAsOUdowlXBDwjlf6sjJfW0HyFG07t53xA8flq3OofrPNOwLATN+27PBo",
-	"XgaKPNQLZ98kfaMkqazBzxRLr7+ruvoWEVD2MOz1SYhFjbgqqu2YzwGgsvtyf38kCujiQxIiYwndXaPv",
-	"WmQjeJfAbQUSDRYm88T/G6EZ4Ecs3eNJv2GAHgQsm1SWMMol35UplVj1v8IxLBtmy4pC36sEiWqEV/gx",
-	"qJR9lJlfbhH0jErNxY05MvdY56UABy8LHNIOpnBAu+ohB827b26fot5suRgl6fo1K7E0JfC2CgiSienN",
-	"51R4MT/dl/s/+SjXjVxLZrMSs3IVsZdLwCvfypCtSRkVV1/PrK4SjR2ZCHbTjlRGAvC6IZtLSKwABn1g",
-	"KlfPv5o9fwA3mlDzvH2SbwQc+bkdt36QXM37StR8fp+D2qRWPeF/bwR9Qn46WRFbjjpYPyRwEVj9FMi8",
-	"zJoryuqjp3jVZHZVVLhnn+RkD0q47OEJdbgmW/3hN3OGpXBzkjCqchDBK+gkKOKF0EFIugsZs0QLe1Me",
-	"Q120gNzMeTQnOUsSRaKE6zUYCds0fOfKR0IBW/hFq2PWobRgVMuN02Vi0C65Mj7u23iqj+YsunojJxe6",
-	"nyGsyLfppi6NUa9lHS1/tFtk1g23+Ps47Zu/OJX5r3Ip4sc6UZcsSQqKF6sK3j/SeZW8cdVrRdF7gCGC",
-	"szt2sxsnXFw9+zLlCWsXz0KJmsss30v4NYuJ4jPBYvLh/K2+82N5IxJJY0L16WMkzWS8jFy9fKzDTLrh",
-	"+7OLy5FwA3KYSKWRaVH5srDImEIhrnxqLsHeg8XodbtYqwPryhuBGCqLujIfxWneBGLdJ7/yhCmHwE+W",
-	"IudJuZ+QfU55xtSY5mFD4MobObHXhXrLxdU3m8G9NtAm6Ee7t5pgnm7+YnE0ucBljRFc3aW4EvJGBPAb",
-	"mnBXLIcq5Fq6A9NzQ8X93iPHrZT2FO7B4pTqA+zxIFND/RZs6FfDWmo4EWinezTK+TXPVyUZ4vasrhEi",
-	"15RGLRuOA6K710KBUZb19iyooLOSABCAroGpGFop1lrIDdqRjIUKPlYjARmaaq61MyGJnRsuLsEiRnzB",
-	"TH1yktKlMuiXFSlRs7OSpngII7a2rpEoIC5RQMmuGNazEFqmbO/nR2RgnPsc6mFswPE/068NzKS+TZ5W",
-	"HuLGEiF6wcyLT9LNbYJmsIaKpfGy41lvw2YlorXOUORGgx3rk5xc5DRX/6H15JDY+uq9kvsEA8nKIHBa",
-	"NIBs6FRrCWBUO0QzMAn1/18sU5ZdUnVlmy45X8BlYyBpZLqXsGuWEHhUnvk0Adbg6xEuhrZdyOs9WrOg",
-	"Hq6eTLFMQWmduNKsPrG1h8oLVlmsJh+A3ZCdauM2DzW4y7rber5QA7hpwOXNrh82FhF+3Jq+m20vTzzq",
-	"loJOg0EjuJuUsR3pziDVGcAj38rfAuiuT17JfE4ylibc6CNUjMQgTV/pnk/is4JzoAcZZYMCTA1Y5ov9",
-	"fWOdNiljypVHA9tzHs2hPCMV8UiEjhvhbxkDeL1en8DhtDYt05ayBYqypRgvxVQLK3MWjzXXwBwFOMzO",
-	"Xq7syEaC5kRqVVc3oLly8TXynO774enxyenrgFwc/TY8/vB2eByQiw8X+ufhcc/EBKvlBIsZ+QZnzQZA",
-	"4RyJCY2uZhkmViyTK+JmR5YiBgMHlsPMoznh8YGpEJMmtkqYIC/2XxR80b5oMydGomiQx6Q7lVo3hYJi",
-	"cKW8Hl6SdSXXfaOeffGX+2vYWxfaCvV1F1zCbxGU8JtEJFw/SdtM34aCD7V2N9cHTg+FiyVT7ng7ogN+",
-	"/WL/xTcx4sajpo/ShOmp+AeqfjJPKj/KpWlaaPwu2LTW/P9X2fItBmMLW77jTDRJxruUjiqVfZJTEzJj",
-	"SkSVSsxovdLVuJwWkJUBWP95zhYgZeKnwUiY2lIxzalimKnmuBVRLC/yfV0NC6w6Q27mLGPYKtSy0oI4",
-	"HAWhR+cVp7LpaaVKNndJ+k2Sv7w0lYs12kTdpgBphqNdDzFq5CaQu/YdVaj6tgRRiDEpnRBXbskY3qqh",
-	"k7hN92j4dwc9oiJiyZ3NbPWBMdC2RUEpXzalENY6Ce/kdPz+/Oz1+fDioiTugdEOArMsvormEYnmBpD9",
-	"emgkZ5D92GcWLUHAgrsNJwsyojSF66rXH/CGkcjlMpqzuE8+AKjB8/39fexUX47uZdfehE1lxjyhsfti",
-	"f7/XJ6/YSoKASIvUZZItBZRL2iiVuoxcK4M68VNf3BXhvCJujsR9yJs7AdTCQryRkwcNPf0Vthld0/FF",
-	"TrP8mOZs5y+HIt7tuwsTzImzbP8dyLkXEBS5w0fxrl9ATaHWb5/KfLcPPih2SWcGzLT1V+9YTvWdvfv0",
-	"X8MuZZdzKnb57C1Tasdv9Pa0TcPzPvmHFnJ2/Oad5h2X+nJt/Z0R79t/8CtjsWYouy65/W43sjgTyepk",
-	"ar/doTeeqfxERDLLWJS3/24Y85ztsBrnDLKGd/kEwiFuRX7w5e4UeJktVX77XovPi64fOGLkyNx4jamL",
-	"pTvyhnmX5L2rwDsPp1Bv3cX9neq235Y8i7tgJVq75GV5zxNntaTTpHdGiRTsgaRRG6btYlGd4qhYnnMx",
-	"U67+qBQMAQkC4wNH+6YRxBe6+0JaJJFMOUSe/vrh7dvx0dn7fxUelgOiMO2icOceuv4CqDQQ2IRfv48M",
-	"o4BmSysP6pME/YxEF+ov0yiSWQyGXrR4hlxEyTJm4x9DMk3oTPX65Oz89eD05L8Glydnp+Ozj6fDYxif",
-	"MQPLFERLm+HExUiE/khRuMzXI2+86G3dUsZ6ZuxmHqZqgluYd8N3r4bn9QPwcu+8nroS0shC8B2OLYJG",
-	"CPF+0kW3a1lYimQ1Eth10BR+fvGvi/Hg+N3J6YELvyabo68ByKYSVB2MBBeQ3LYq7WgAM9FbAWcArYFg",
-	"9dfbQBRLWJS3BX5VcplFzZK2PiD36xf8Td6UyEEvOdoIb6DKm6sOR7o2zKrQU7ymeoXHzR2EJq8bnPN3",
-	"Mmb1DreOa6ATuGwp/7cGuu4EnTVS6wQdt/s1aVUPaOeGvfrW7NxNV6Vhik+23W22XWNdLGdkZCZq5q8K",
-	"19aUtpuFF8F9wEG3CesHS/KpDaUjS7YY4ptigsJgMTV6QjASc65yma3QwkFn6tCXFKRgFdPKVOsLRdKH",
-	"Zr2mj9ohcTUStvbjZuONeesvtt1suRVGok2NzP+phpcj452+VZ/22517/SbtKdYGtcsC7Khhn7Nrzm52",
-	"UZhvZeCyHPfhDWO3tUE9muXl2zZ22Y16eBOZ7emRLGu2u1t8+mQre7KVtTVO4d28i6nML1p9z5aynQZT",
-	"GMqskPRkJ7u/8tYVO1mtceze/bw2aaMV4M4Pypm9PDB1A5WCflMAzjHwN0PzbrYUhlB86fgQTWpTLmJF",
-	"GM0SDjhnJmTQOGt1ey3K9XkwOiNRwtG5i/dSz93M4ftEzsHBf7Mo7Ti8NhDthuqemMsd4NHtya2DR799",
-	"6lZbBvPsC/6jVTKHFHa4vgrvNOWC4QQYInzx4ehoODweHgdoVIB0O7pgBySVEJFF6DRn2UhAWinZllWq",
-	"Nf0XPZJLciXkTVFAGNoFTBYar5pZi8Fc38xbXjPDWr7NDCkztgapAPfmySTYiChoiLcBctQ8tZCjokTr",
-	"BmTgMZMfwNWFZwqZA7OUea/8oe19tZmffJKTPWs13IMEpW3sJIDoOfCN2Q+hQjGkVRan9AdM/Arq8ptc",
-	"7gTPA7KQKsePwQYZmPSwms/ARgjZnmCeNJ3fvtTBGzlxJgWTTPVtAkh46jAOtC4p2t8LvZFc5U+Bo7cz",
-	"88ulwGPsE7hyFI73vSHwh0ONqL9OH8ZrD5ZfxFZTKxHNMynkUq1LDWbSnkuixiFBumFmjJzhSOT0iily",
-	"dHZ+Pjy6DMjp2eXY/KEZ+PnwHyfDj8Nj4tzbAUoI4Sc5OYkxq8m6OSDtm8f6JwTz7I/Epe9QeNEDQUX5",
-	"94LNwtDixiFpGcJZI2YhPqhL4HcSjKm3UG1qI+ZHiIIWh1vLiVs221YxEQ8XlCcmJzb3wCBGApADLEYc",
-	"ZLlZiLg4zphSftLbGrSGZt1/JzFdqTt6RPBu8aEsnjwjT56R+/GMWGn5yT/y5B958o88+Uf+h/tHNiBI",
-	"+GaSo4t/kK4UjGTyBnL3PslJ7xCFJUBO8GA53lycnZK3XDCFn8jJJxblI6E/S7jYhFsaqevd0BnaAGAQ",
-	"wRT6N9IlSmRWNDJDQxFlmtA8ZwJeBHAzSIy9Yis1ElqmxE/6tD8JyzPP52wFLdxkXLdAqLJdwlJ0udDr",
-	"F+jf4QfAreYCTGORTJYLsWFJ3LDOlnm6zO8JcwNV6E9y4uL+/AgesmBK0RnT6nZJCdGLZ04iuWZZzCOt",
-	"3pYxOJqhtHk+d+f/vna5dh42/Ihd64OwA0jIb/jhvY0uryKp6bPE9rR4jSgGIdP/Dq2SA4jQIJ2v2yhb",
-	"r7OT4O9rGgGBXFGwKNkT083pJGGqZwV+d6QoIEimVMT2JPlsgyUQWW3QqBESDY+AniZC+Vf3a9vRuISR",
-	"3HGymsFJkawM9IXbvTmjMctg/LyA72hJUuwzBGv/Bm2cy5sHGCMqwJiTzRX5cykBrqCWMUO4M6KNoA4N",
-	"yhfPm4YPjYE8ctfVbazSAJUYDAaIynmSELUECrN6JZKIAXfttazMgNp7fV0GB4XNRf63lx2AguaL5cIH",
-	"ggaocpZ1vgadBf18gp8+39/f37k+Q93EregFdwthAuL7wezol6cgqVT5lH/WtyjYPD9TrdKRcBzJhT5D",
-	"IcCijAQVQuaY8WnZyBVbEVvtQP9tmgL27V9UGZ/NjT/FGSpbLG/R43ts+D/ZqmG1fdztrVUS/NX+efe1",
-	"Lo4H6PYkZglf8BzK4+o1oyHphkEYEA8ZS7EFj2QihX52GPYAmD7lKdN////DxjIYgFhwbDtoCHCHTr3g",
-	"dvu367QTdHRfdRHra7N7RV15j6m7HQK3zexzzoSC8gNhP1LXCLHf/6SkSEKHnN6rQNijUc0A0JviXx8u",
-	"jxCz0PRjAuf7ZECWgv+5ZEQtp5qabKMGx52xjdDserhbi2ikmqFn+uv//n2w919079/7e7/8UfyzP977",
-	"48f/3XlcxHaVUxExvFHvHuh/r/Awx0a2gODgjQ4+wIZROc2+GyD3b8ssj2ahkqgD7LYUVFXrZWuyqreP",
-	"09lu9N5apYpsLVI1EC7DakcolIeOTH+4mJo3cnLXalRPtuMn2/FTVP2T1fjJavxkNf5/ymq806a/Q3ui",
-	"uc1eQTbegweuqDbRqFq2epKH7xCKCsJpXRwqiLh3Rt3dAvPwSU4KOAA08GNR64820BNF6MH7E62vTiCV",
-	"M5eEAnZYYP5bYIihiqQAEGEkdOsWhsCDLQOoWA+7zLoD1io/zSlAHtxQjsEPEU1pxPOVXTjIZDXAaDYJ",
-	"1uAXumKVOMAC/V9/5sZiqpVgKIfhRFpRx1qjWIwtiliaK9TtYUJ6jXCWFtTUbwULDRI6o1wcQq1MU64U",
-	"WsvYdKnAyk66L/d/6fVHgCchJpICTkUIlQmKkWLFmwJSo5LK+4MixbdYy8UZkg1yMc0MVjnOYPD+5AdF",
-	"JlSxhAsGkJF6iU0XBXT8Se6ALAD3YJlluntvqONIxiwsDUYrQLXIHN2X+/s+RkQVKaRIqcEFinF1yM0c",
-	"g3SKOldC5iOBe8LWmwjMOxZ50cBKmDIienlSloEFEyJ4lIO6SaJlQjEmaSSGziciFVbHibnWBV/uv9hA",
-	"qEIKBgbutiAW20rrkK4+dWDklFPilX9UJF+lXGuVK4IQtDD52joUF/D8DeTP3BcYxpmjAaJpwKrWW+l2",
-	"CzTGoT4VmuhGgv25pIlH5Jb8HHmt0WGp5GHBHnB1Yy4opsFvKPnoGqyv/OjM3fQzmrt/2d//+/Nffnnx",
-	"88u/v9z/5ZfnniV8f90S/lAWtjdy8u3VRHwjJxcWGrnJrAY3jyYTc5Z9IeJx4tRPxDVNeOxxUCBnF5pu",
-	"totM0dsILxt25jsUJjKfkzDPk7FikRSxsuDwMaOxZrKhtTFBTRv7q3X8pVRhBZlCIHrc6RsmA2hCC64U",
-	"FzNXfUkPOWPX8orFwAaZyDlNVM9s1ovHG+17ugI+Yi8lByzewIst10aXYy4h8c4TVh9ciHy5/8vjplyg",
-	"E18IiXXf7BXJRQ0fVTnN2UFRUBNWFT+puVNlNhLm7nUXqr1hgaq3XKqHpICwBhHJSESG6n9+zEPvVkou",
-	"k5iYxXI47gVOPZr7ZeaQ4MGSq9/V6wLS3aPlpSAvNdI6QGv9f+xdbXPbOJL+Kyh/sXTFOMps7q7Orv3g",
-	"OJ4p7yYZX8auuarjlQmRkIQxBWgI0op2av/7FboBEKRISZYlRZ7lp5lYfAEBdOPpt6ebTYVWT/nbWKYp",
-	"HUpg8drCbe5xjul9YIByQGyiuF5fs7XShWklpFUkXAj6BNzrQSgkvAyQS8aU3kGmHQVFhjXABDRnJKNi",
-	"zLbzx4fCOuS3oya/8iar880fzjd/DO6MSl/yzrexC9+GpzygDzlW4Wj7oKKVdur4WKUJC9xLjSoQioee",
-	"HTosG36RDwurq/T30XiigRNUJOlHSJWT/xgQgxOJTBNzqtj+CtrwjfA2rFiJ4GaWPNA8IoouiJL9CxIV",
-	"il3pq/4KGUSRVrYxw+YM32ic4ysbVCAaneu6M+ubO7qsLrDXBfa6wF4X2OsCe11g78CBvY2qMp6DL4iF",
-	"FxcmqTlGoCPkvC1D00KMZxVM7BvCAzS5xaOr0bz/G5r2Iq/2Ye0w/HZl9JVieW9GD4rW3wwXb2aZjBn4",
-	"JoHngm2P4KGkBHu9AbeuzY330Xz5NvSUQeQiFLfuz7D/+mck0rMQQfk7oemcLhSZMioUCU8m2sRJMYiB",
-	"9e5QAhSebOmZcKj8w6I2jg6mf2eYfiitV1/39fqvvpE7Tbg7TVif20PpRJ6sy3yWpjKI8EQ9l/7DumrJ",
-	"SGahiFPOUJ3SnMxp+mgJM8iUigU6yL5XzjRWKHWe2SPS2kfp5tiuw9xx9z07nOPigP6EZ/tItraBD9oE",
-	"rrO4XzNB9U2yaRqsPm07fPWCaJFBK20EbXsFVfiS9hYvX9lUPhlqshz7VYmcjDI53bLrCxchJAzmGRWK",
-	"xvo1jQ1c3AsxOVKPIml/7xm5cwPM6SIUCRtxUaF2fBkNNM7D3+QQdOBz16KzJrugTxf06YI+XdCnC/r8",
-	"2SDoXlK7cXu8OLP7/TKgcTgBmqoYYNHB1+fDV0REOJceLttf65LgZFY0EXwnSR2e5nJrcEqkYKHwwOmF",
-	"5zukKTBqIRM4oRBFeWRsRngO5FvP60SY0zFQL7wEll4mSYdJO0zaYdIOk3aYtMOkHSb9E2BS4EbrEOnz",
-	"EellgqkmJf5bDUbbvaJznk/KBjOG1HaL+iFs+5KTlFGVA0tjnSkXC8JbY9LAUut6XkGeW8ZiLDdCDr2l",
-	"B/ZMi4jRiky7CBvceM9DTmG8pux6TXPCgcYu7y+Hu0PxnHg32Zoi7FeP/td8TBf/7jB9h+k7TN9h+g7T",
-	"d5i+Ky44CtawBpyyKZGYD/SaUGJnDWyZXoHt08s21T7irU/yoVIu/vhNDm0H3La0C+wGjk1wa65jZw3Y",
-	"8QeubYXJ7FdAv1WIERdcTViin3Cq6oRlXIUipiLW6sRyiL3EFY1DRsKlzUxey4Tjd7bvWsk2tZLVM9XS",
-	"R9bQPUET2XKrHLiBrGleb3ZrkyCtbfXctsux7ibw+oSIpLHfjMdMlEvbMZEiFx92KjBsJ9jC9UUNWI+2",
-	"5+oK5pdOvF6teP3E8lWytcdmzJAIuvGJ9tbK5YvavT5vVG1UnxAWpsvuMdMe5jc5PAemPvNX9g06fL2V",
-	"2XLnqrfAX1ZrX0V6NA9F6dhDFTLtn5FLEplrI3ex3jCGNeic8JwoljvOwFPl3QDcF14f2p7XddZrQtu/",
-	"MK08MlWOyPRWzRWJ4IcHLtxzgb4RiTptcyR7BNs6wLrH8N+iwBsKjmzkmVWR4cRCkDVcoFxUGly3Fbko",
-	"JhJv9isq3QAY91Uai+Bcma67X/Vc+MBkJf2j1zjsJSp7LxEFO7bjIzKs+1tbdOiSdAGx4euJX3SnTTvr",
-	"mltbKXAwz+FdcyeCMU3WxE7mGCyZzaCNYqmiSc+SowUGCIKuqBdFk3hCBaBAcI9oczrhubI8bSoIRWks",
-	"5XRsr++7oj+ZJsB4Cfp06LiMLkwTHGNDRl6rv4hwAU3aYKyKTlkobNvAFxUGbotJyxaErzA0Ygb/ovDI",
-	"nqG1nd8NiNTwUDdbv9OErxp3Qy9H41+RozZNeEwg3H76YUF4U2rmL1WU60x426JRMELJjGVKCoCE6oz8",
-	"CFj7l/tfbq+/fLz+qLdDSVqPtPpatRo3OOlNWJqEYrjw2fZsqXb00/UdWZ4tuDeCnTZcECE1mOrj5uLY",
-	"BhauOHf70DD5h+Lq58+3n67vrj/CzVpkuChsC9xUzkuSdPjXBKhU2UwZ/wNspWJKBfwVueAj8yUPwwV0",
-	"2wOuOvwOOxnurUiD6vdMBap7QPgsOScRg3BC5FoPmB6saFKYF0UklxIGWjL7T2jicluHjAk3vcOFW6Az",
-	"8smQmnqI/NPlh+tP11+DVmh+EVoTRN9Y/xZ8UMO9KxG9UzBHiOjt2HaF6A/lHCr9bYLN3f7qjq69HF3f",
-	"kyE7p48MXBFGgwiJDgmuiOknEvgdSgLy4+UN9C65uvxydf0JNfL1/9zefEUtGApqujEDx2lmSJBN3xLL",
-	"g2wIrw/KGW11GGhqoyPL7x6Baq2e5Xa0bZYN/N5qyVhntt4Cgn3LlzzalIMSxDfjOQBPxO66SvGxgIkz",
-	"p6M5zEYlhfipCkWkGHiw1Zkd7UMq48eHKRdFzlTkeNLIXwYXRDFGIvgdee3VA82jPp5sxuTppXKu/8uT",
-	"PikEDoMl6DbHBDDlHcf+R+AnQO+coHpOa4uxqRtNQEoa7FBsxIP9RZJ8Ls3mwqINMjawTBtdepYvgBIO",
-	"iXYn0p1kuBNNBGDMLJsLxAPGlIugbACkp4hkTLA5S7CIg0TQCzoq74GeGkgmF3hL5uxVe2wTPjICVV3x",
-	"cq0RcjhJOSNmz8JI4Cq0Nm/v70KxKdqLGqJ3a49nvyVLu2V5J+Ho32EjlZsEsfSMZjmPi5RmluIdv58L",
-	"lTOaWPEBcZKitV06LNWa7iUrmnX/+Si/fSb3VYeCnfCgvpmNPMFx1Ri//SKdUDxRntIhht3gaR1sWIIN",
-	"FXCgdy1ga6NjAnCb6tN5JAuRHMy8vdNYoHJc2RVsPhR3ng5hnw0q7SGWKn+QTyx7yPmUrTtnkbAwoQui",
-	"bzG6U+ljT/9Rkd793RX8Xx9znUVhvWoQrrDoAFImJsx1TVEzTIYOhR0chHVILyoEz8FEi8y1Uf+M/MjH",
-	"RcaQpEJPQpFblgq002KZJZiAYZ0IF3rcXCbKno2hoHHOn3i+MOcL+QfLpCGz294jaK015NFT+c9PLLvj",
-	"U3acoevL2cwfsB6oG3CLVKmc5lzlPO7IZ7bJjrK7W0udESE+ZaQ3lfFj/7vIv2mss28VoOo6oGznEpDf",
-	"imQMzMJgMIRCZsQFUTGqYHSG86cEToWoidYC1SdsqiEQpLapCLJ3DfEZ5/5VKYn6mDs9sU898XtBU70D",
-	"bYPJo1AZ+v3fDTLAxwNeqIGFAOUbIfXUEBK4VlvGxPEBhe2ftw5QaJt5A0Sxf3VROZ87QNEpCk9RgFh8",
-	"b+0wy+Q4Y0qt9dZN5JyMaFb6XvQnLFMHTyg0FWbnJqN82bMTVCNTgdEJDi5YhKFnRssZ5DE4t+lWlkQo",
-	"Dir4t3ZOj13gDV34Z5mwtBP2vQq7lbPvJOZw/qdslK+VcyoIUzmf0txlaYB6Eowl6PXCY9l1b1M5T1Mr",
-	"6EEpiVTL79hTFvoxIIno8K8gi/9EYGERQwkorD8bBNa0xKW5OchXKAOM2e4dBYRirTbQJ+knPfPHrg3c",
-	"QDtNsAdNcG2EKqkKBHYfPqhSsC3S30IH/oSJmKn1FgGUjdB4Yrv/+iFCvU8tUULCUlI+2MpMQnOqWH6q",
-	"ytuxob9IQjGfMAiMYmkfdakaXtzJe2I+yZiayBQ1hev3nrCMA/Ot8R/DoM7IJTY9CkU0pd8emMgzzlSE",
-	"L+/VqB36oEZMKxatp+wztsQDn83Yrrx53l1o6P7+5mNtekmv2lLf/rkcdZ/MJ1L584m60wbs2gJH5kkP",
-	"PDlZTtRoiCYVBVxpAkgqz/Re/ufyR3zGXvlLFmRtDQLyTp887waDwRn5aOK27waDtuF6a93cnerdYOA1",
-	"6tfPXRP52qcO9vbHqgiJd5m3O7sQUlvmid39Ldkn9meTgeJKU75T6uSMZW9gRSuyKUdVhekdEVbz7f+I",
-	"GBeo1zayEb0u7nbkWoOWtJIQwoP0BPtwMP3KnBCbDU56CVd0CK5jIUNhHWq2wXx/R5rZfd5RArTmobbs",
-	"fncaVtatg2vbi2XzjJZdCHYvkPrePJ40NK7DWowS3SgyyxjwuHJMph3KZHFhfwNgqc0bIF7Fqv4nmhYM",
-	"jBoUtx8GgxJjzScyZaGofChoyx8G7/EqIeEVZfauSQ4FnlfOFIluMzZi2TnJWF5k4q9wpNI0OiN28DQD",
-	"5+yoUCwhvfeD/9KIhKeg/wA9aIjHlfERxTSNixRQcy+CCpaIXF1+urr/dHl38+Wnfnshfig2qMS/nyU0",
-	"ZztWBksYJ6pNBqHqURmPmJ7ajM3ShZcAhqto78qYWWQYVoSg1bX4hKeEQq9j+ZgSMTsNAB8PSGnCaMKy",
-	"EirhilVQEhMaBf3vSXXcAPwahnTyf8s4b095w40rhYt4VCnEz9LZBYw/aVDZrXwQVV2kD1T7kB7uglxa",
-	"UaxLYv/PdhgcNEf4drWSuiB5tsCcSdSRVmcBxiSpFGOW+QrsYCgTheQFJ9pqmOgZnWqjvF+MGPi3rWs6",
-	"SMfjjI2RdRGLWKJxJosZ1IM8soUiPUbjSSjgrzaNFT5X4LlX5h8U0ylLiEIODCg1lCPkjfQG1L9wOtl7",
-	"EwxNY9HSyvbyXfV5o58j5yIggs1dqWTgui9rW3Ngi+DPYIdkOURlYZtAraTiTwxdIxETifmRfTO/vBj2",
-	"4jLt7oD7WaSL2lrSRyb0J+vjyZT0wMcBRSbpua/st1nw5bQ0p6vq7fzG/LzWy9A2QEff6Y/NzXPr2Oya",
-	"7GVk1gZ1M0/AsXN/f/OxdUDu2gfno3mBT6ZhTE92BZ2jaeV4Kt6i3Y7EzE7V96gXjcZGe1yQ6I9/Rs4P",
-	"CKjWXd86ZHjOA/zDH/KUfvvExDifnJz/u/ER2X+/e9EHoDHb6r+CX5eHY5EZjeMiozHUMGcs5goRa8a0",
-	"/J8EJ6N3J8EJzMkDzIl+CJ/ylMJREZzo00rEiweTT3ESnEBOqcnXbEJ0wXK/sxly4LrNd0b+rtVwLgmq",
-	"4Mp3Dxfn/umj/3iqSOR9aBSQqFyFKAhFVO6jSGuSqL7PI+fMub+7ItFEFpl+SkIXeP2csceIcPQ5oMhz",
-	"g4XZt1kqE2aBYtMiWKVfWQGes6nyl6K6VJVtVBGDBhnV44XL9Cv0WBsm3v2BZhkF1KryRQo7VmbTg7ge",
-	"9Fqtc7v5a925G7ZzN7i2htPqMX1Qh5/DDM+HcRlxN6s29OMCvu8GgxU4BkuEVtBdWwvrZ/fG7+e9cyph",
-	"lSy5gX4Fe2xZsNc49Mqp7cTrBR1EG+Zzz768Rs4tKIxShJIhjR/1OSOShqGdk8/Xl7/cf70mWSGcwFmf",
-	"FtQT4ugdLNMWjkmDUJgBUTHyTlWZlYoGj5tdtFrNLJXR2iFVLOWiBFDqQtuvNx++Xt5dhwKDrqoxeFEG",
-	"alWZFALRPRfRAFzpRl82haoc/DQUgs39cI1l33dPvby9OVUkLrJM22NuzPoWq1jq8xDZqx60GKooFHru",
-	"9JTwpGLRcVEZzhn5FdyVVJTrpK//7/vre6z5/Xr/5cvNl5+a3hoKzyHguQGwSpIgGoNIFEBc5yQd9EuX",
-	"7fvBgPSGNLG+137pjQXfLFeh4OKJpjwJyp+qtj5GUMAnYfZDeWnGjLeiOo25JMOCp0m5XKHQ8w8IDO61",
-	"5c2VackKIbgYv4wwFWsCl1T+0dEaLI3w+OjKlo6h5mOnXENIxzDypnfp7wUrqqRlh/G8fSh3POmZ/Q0b",
-	"PvB2sQsNBksbGPZpRWhN9XMozB7tm9r7f4XiSpcYktX8DFhx6YWTvlfJJZyQhDacis/wT5aH/Ns/3P9b",
-	"RunVWZD+yTws0kdv43hQFYIxkf/oCA/kHwY/mICMHBEkjw70cZmynD3AIYjbUT8Efff9klnE5opekJkE",
-	"FKy176PwaXPmMnvU+jWRou4PxHN/M4fghyJ93JU+3ZMRWh1iy96urlCXE9OaE1Pu4pasmMrpfQx5MYbN",
-	"EKSqusw7bZq6AYdeKTxVSxpTlN+Msf/N+t5Xhv8Fr3f4FPDRqdYLYyr4P8zp6xHyo3xjWvIFocbJFlNB",
-	"hoxMacI0Ui6taVQuARnzJ1NuZax1GsdMea2/zHC4AIaNtYyMoVhFyVio0pavfMkGLax+hYGYNkLHSc5Y",
-	"XVJ4JZSsySwnw0VAIn0A9Fx0XmYkAmdma5QDprI5RfEEfITWzQj/gLuanbNHQwDpreImTT0qwnDkivug",
-	"ngpfek5VdZ48zWfqI1D5Nfoa0HrSkMZ/hsV4jXrHpx/y2mgA5ytqGHVGtMli8nkKwX8vmH1k9Ul8LGSG",
-	"YXLFIOOHgJ0454r1Tf8NjW2EU0RlNuD7wfszcq/0/2KvPoRb2fiBJlMuokCb8fGjHI14zNDlDxm7mcmV",
-	"AdtSa54pFUC6XNG8vfeDv3hjOSOX+At0+9Bf4mlWz02pIaavVnm2WqW2GrSepBydKeuN7fiMWH/iWiCP",
-	"YHNczA4LesaN3ZjOysN/P/BE1fBgkywfnpLPCCQCCorWKY5PWfP9YHgUZbamRRsVcRMsfPuHmWoMKm7Y",
-	"1Kj6sguTooLcHKlUmM9jlc+Emdka0yeGXDwSMCAWuvCMyLmwCFFN+Axaxiz6voYlO1GwJgdHtTc/qqq+",
-	"zZog4cd1bZBazTycoJocy4wMWSoFNvt1Ptq6WB+w99EGEhSsc85UkMx6C8qTm9MSZqglkyUUz7FZfmL5",
-	"7o7w/aPxldumk6XXJUuQL7CJID1vT/qwb209wlcm0ASoiiNAfOeohCObm+yb5501oXgGmm8SUBzgK4HZ",
-	"ONijSmPfQHlkDLFkp0R2rET+ZXE2ysHucLb5vfxlDfb+yqbyiVU8tS7PwCm496jgkLkckcXBdZsepieh",
-	"n2EUG6Npi4L8wgT7KZ0cN8hx4O8IEywpbamalB9QWvQ2KKUF+dT2iwiCDW9a1/TkM32syhmtJQMaq5cm",
-	"CfbEML/mcx67TlZ6zieQYVKVvlDsyk/YJH2XSdIkeq/YAFgylDol0DRLtqgAN8jx2geXSVIqBWgasOE5",
-	"unkAc3Xo8ty4wg1vkzayA8ITJnI+4lgoZcpucpaNaMyghY4IhaHcqEQD9LfoJwAygJwL/a9TRdibKeWp",
-	"1hAZUwqPYJMvMeKm2qt8kJ6HBP8jkMmfRPaxV1LklAsVQbm0ct+IdCnu5bG5DHmx2Le8FuBYDqCG4lk9",
-	"7V4eQP0TxU7ttO8qfmqft4sY6tIX/Z2x2QbbRtvCDfum5QPr27OtOOkvPwxaqrD3eq5sHuHtYrvrYrtq",
-	"A+VcN2LWNou3eHWFpn6Z3nFO0GOGP21nuqEU7ZBOk2n4SpyfDXt2h4ZPmeu1dngse7KPLrL05PzkLWxt",
-	"M5I/lvKZTXJyD2gamIhZHzPtNdxJmOIZS/xqDSrI5e1N4FpNYVugYphyNWEJdI06K88NOuNNldqXEA3E",
-	"UmdDL4XPJXIuTBtDUZlLZPjmkB0M7bQCEqdSgEGmcZmhzqy8etb06js6VhoVcYHoz+anzSc8RsMD0mJj",
-	"KoBNpvbENzCNy0/91dKDimQ5r869osyi05aeOvMLbcHYaRpvq54mPT1arTBVYLgIeEaWcGt/eVDei+3G",
-	"XH4x9rhCMtWUK/wfSPuzk86FmplGkXrO7AqVnZu9qh6RlO11/TZQjXX8Xk3UE8sMgnf9zaCSGPz9hpmh",
-	"ZxKbTUAWOkYHpBA5Hfct2YLeOZDB6b0esjUbICHL44nNVVzqtAMPdNSZPhepe64jzWzgGYRMcZxAkwfp",
-	"SsgtYb+tgKrVDVSoEss6LVPq6u0kk4veIHVqIeJJJoUslOuTjVSHtaVK5FykkiZlatGIVzesuV1rpP8P",
-	"AAD//w==",
+	"7P1rd9s4kj+OvxUc7Z7TUn9pxUmnZzb22QeKrU47m9j5285kZlu9IkRCEmIKYBOUHU3+ee+/gyoABClS",
+	"onxJJzN+MNOxSOJaKNT1U587kVykUjCRq87B505KM7pgOcvgr0HKT+J3NJ/rP2KmooynOZeic9A5iYmc",
+	"knzOyODdSUDyOc0JV/a3dDlJuJqzmEwTeQM/0TRVhGaMcKFyKiIGL3cpef/+5LjX7wQdrttNdW9BR9AF",
+	"6xx0aMrHPO4EnYz9seQZizsHebZkQUdFc7agelhTmS1o3jnoLJfwZr5K9Zcqz7iYdb58CTqDNN0+C5qm",
+	"2weT3stgLmSWv1y90yu9PqJBmpIpZ0lMckmUzHIyWQUk5HFIujGb0mWS9wIS6iGFAQlVTvOl0v+KMkZz",
+	"Fo9pHhKZkXCZxvZvN58/lixbFRNSMJCOPwHTReegA+NnYrnoHPyGf8BXQQe77ASdosdO0Cm66/zeMO/3",
+	"S77LNhzCD4ouGLmmyZIRqnAdLN2lKaEiJiHuS0ikgN9lPmcZyeQyZ2rTVpotustmvqSKJVywY5rT7SQ2",
+	"MW+TmOaUZCySWdwwPvvqWL/amui4yP/yvBN0Flzwhd64p27QXORsxrK1UW+kxZelAbegSt3Z16FFmNaO",
+	"JDj8lMos375PDN6zZBiQEH8Yl2nvWN6IRNL4tZwokrE0WTURm/v8jtSG49+4Y/hKm62qbtGUC2DY97hH",
+	"pc3x2q/fnV94wnQ/9btzqtmAnBJNhgkjaSbjZcRiMlkRKtyOhVPTiNsosyAy223LbDsbd2xBP71hYqaH",
+	"++znn+HY2b+fBrrBnGW66f/7bbD3v3Tvn/t7L34v/tkf7/3+4392GpYiZ9lLmkfzk3h9Lc5EsiIf9Rxu",
+	"5lIxEk70m0Ce7I8lTRTJ51wZptlln2iUBySiiu0pJhTP+TUjC/1Jr2mjJ6brhtk+3d+vzrZpEkdykSYs",
+	"Z/FQxMc0Z5tmE9l3yYRNZcZwGigu5HoiUbJUevBMxL0+gV0U7Jpl3pexJELmOL2m2UXVMdUeQ81L9nIO",
+	"NLB1dhc5zfL286NAkXSas6wySS7sJJVu8l6mWQzuDhPNMhbl67PDx/bq/SgnP+h5wsuCKUWuWRZzTX8p",
+	"VUrPXBFKsPkDEuoTFZLux2U8Y7H9TnOnKU1U8WQkuLAPgVmJZZKEpKuXYMVygm/1+iPRuBQ4fH/+llXp",
+	"MWj+pHvUXyyTpJFB6ZVAptaGnPHNFsRsmVVGxYw1Hsqo3PPt9xLbaUeyZg6tCXanqdwDYQ5jnrMaHvlh",
+	"zgQBhk1khV1mTKVSKEZuqKNVc5OQlGVKikNyoz8HkjDfO8FSNc2J4Uj8mZhBT6RMGBXeqH9hLJ7Q6Oot",
+	"U4rOmNmRl0Aom7YDtKw5vWb6HjRtkAU20pLeGvdkumlMt94fO9MLRrNovvEu4/lc01nCqMqJFGx9hrh/",
+	"OfuUk0iKnHJhrjr4qQtXHBfFJaeWExzQSACntGzKtqc/28A1puWxN1+GrW9DuxqXdKbW1+KcpbiDTgnv",
+	"k9q9r12knM4IXUgxgykmXOmWpGBAsOxTmsiYWRlm02xhbP5cec4WamcJINCvn+Cn8LZ5TrOMrvRjla8S",
+	"6Fdmi06xQjxT+Ynl9jud66n+lGTsmrMbe+/AGXeXx63O9bQ8olbn+yR+Bccnu5xTsV2A4zHhCm7FKE9W",
+	"ZIbf6h0XFVFu2yHmpY7bKYn7tUqincgbptStZpHo6/9WU3Bd3sf4WzAeGH3MIr6giZ4FXGSGIeVzph/y",
+	"Gc8V6aYZm/JPKHYdkvDpsxD/zRR5+iwgT5/t6//76fmGydUwE19T0DrC56fB0xdfNqkGJyJd5m91z5fw",
+	"RnVyvxqbG9fvWetJTkL4WytYod4qLSDSjMU4U3z4N/1u2CcnF+QJObkYn55dHkBT0MgPltVaGW4k9Ldy",
+	"mRO9Pn8sZc5UQKhYGSuMM9xAX1FOXl+cnfZ050/0/2kBDvSTZIWqi9ZZSwMZiaOz08vByakej/1nw6hi",
+	"yXS78B/dsrkjSg2u3xIj4a6JXt9MeTx8++7yH9iFVgwJ+8RVrsDcpCeK0zIT0BJjQMJRZ9QJAxL+9jsq",
+	"1J+/hIflrrkaCT4TMmNxnxyj4qwXGphS5U0y49dMNN9NvEwBdYLtyUUn6OB8OkHHrp33T/PEn/ImyffE",
+	"Es86veldxYXiIpeeKgDDDMhNxvOcCS2O8JiRSUYjpg5gjfRcQWCUMg9I+Jn2J/394mdcaRQqR4IlbMFE",
+	"TvaduVDfJiScOH1fTj6yKCchDfvkvaqjbbQZltcvPCQ00bcpz0dCsYRFubLMgYEsVaKDPhngn9bqrcmg",
+	"NDdChbphmSLP9/e3bOI7NDzUyhY/64vTYw+j0eff/u/zl99/HI2284e2nM/sEVVwOOEoBTvKV1vMCdwb",
+	"zj1IUSduM9cnBz9XONsWTthVjK0RRO+QmKNKpjIrsYUt+4kD2zjNpom9ZTmNaU7b7tzCvP+gm7coD+oe",
+	"9u9U5ncTgE/PTof2wBtBN6cz1WDr6rUUgIUZ1p8m++qpnkytjtBW9t2qNvXJByf1ghY/UUzkARFSq8Ig",
+	"rnEpmrZflgfVSvw9ZwmdsKS1Xm7eJnSmr2u0MlAjz8OzWwnumRtFy0GjWaCFWOUsCAU/sT81CVf2eSv5",
+	"aiScgEXuXb4aibXB3IOIVW5yJDbwm3uUskbCiFnl7vU3zYLW+rtbZK1sjTK+hrh17lHUDhKXHex9CF0j",
+	"Ae6w2wpdlYUGuWttLcPDkbCyF/l6opd/Xu9b+rI71/YaL7bsPq5xcBgUehktuFXJabB1Ze7vvj/36aC9",
+	"yLaVy6Lgtk5RZdltJNoJbyVqvZ38dg62p7prb12yOSRU04CzHwBv4rn7W/N4I9vA/DWXPj8fHl3qK1xP",
+	"x/x5YM8+uaFqJDIzBLuMNLemsD58dT7828nww/C4+GxOFYoC+kNcnhbCku2nXlqyPNGMsRN0vBGbv+xI",
+	"anhgW4HJrjc6eb/RVa9fcWoWPCA3c5qDdw+uPPPV19mGe9iCi0hmbCdj50LGLNG8bcpjJiJGQqXbCGtN",
+	"oL69ED2hBV+DzwxTMwb+5tOtquOsHHAXL1NjVhTLxaRkVYRJtzeMtpoxmEvvd7q1dtSd5wrRXidiV20N",
+	"p46xYhAYKFhFZYMD1tY7oewwNhL6xdGvw+P3b4bHWs46Hb87P3t1PrzQQtjF+4t3w9NjePLL4ARfORqc",
+	"Hg3xn8O/vzs5xx/P3r57M7y826kwoz2iImLJQy3dIWpCS2Fja8w3TJGICjJhIxHBALQY/MHpEURzm9Jn",
+	"mil13doFxFu6gLiVC4j+78npqx5yOMszwTKH6sgUZg+Ddj23ZWX3ucNmoHfYwfYGCruw4VKxSzp7lcll",
+	"qkLSlZkRg/3f/xsDG3oN15C+GQZv3qDc3cayAb1XusCgCkajeaFBUTLTD4GMdHuK6RnkLB6JyUrLXguq",
+	"SDfUz/6bBpPRcn//2V/gr0gPVsQbBkyTBGgTGpbTsjECu+1SQc7OQaMYnB7vwY/qgICAH3YpGZwek0lP",
+	"vxKFvdYUk7e01jyQueYyW6p89/svzPV341teevDxbndBXjvOu9wJxczbX4LN0956863PmbSe8r3cge+9",
+	"47XRpAWHDk5R6J89OF977sxVziKqMfBRrzBXAKNoMm35570+HBNNZXXWrl+5ymW22hhGat7ZFkcaoPaf",
+	"xSzTl4rIFbnRRxpDm1mMwVr3F1DaFDr6Wk62R/XCJUdJKo3ibJzFTRGgH+XkvuOuX8vJxlV/LSdrK36w",
+	"MXI3KIVW62c25s/8XaQHmIMHNjP/KNrThjKH7rQwuy0TLbYuGEk0O+eCMA7XfMwzhkbjZgH0DqHCXhx3",
+	"0PFn5CcfwOg7QcebSz1xnKUso3qwLQL0l8kVkfZ9LwDc/WZjwCl5tv9scwix/80dA7/P9AlrJBtNU8WW",
+	"BCSkKvIoBs6g/iLsk0vOMAdnkskrJshkBVEbosi0KLa2yR+AY2nYWaoib2vxL913/da8ozPWMCn9iCAj",
+	"DjAgg4uZFi32Cxa53zTGlM5Y/QD3t8aNXPB/No0JRASSsozoDgLyVJ9TLV8UQ3raOCbF/9kwpqf7gXcj",
+	"WXFlEyO5pLN6Ur5EMczYCu34SDSnGY20ZA5eH7iOar1kNWSc01nbIPgax5gf2vJ/we//r95s+l6xrDn0",
+	"3z61p/RGZlcoJRUisW8Rrbgzy9NZmsZaz+nnFmbODzAiuI63Mxkz/EIGgCt0RgX/Jy0dvPLA8bMxfHbf",
+	"F5M3/o0X1C+ly8mfiPKEAz0hnB2PA1KTs5bJhGGMDI3jh8hQ0x1occG0Xs98cNKt96tLiaaduh0jNELu",
+	"pGU9fL23eRcfZP923rrqppmZVnbNnpiH3Tn/XLbZvb/DhGqk8TP4B02MJLWg6grNFdY2UXItTGS8CuwF",
+	"OE2outrLmMo/EVD5Dmpkd62VgyKL7esxa82ZxwEsUi9ArV8wUN5190q3b3xT3fAzjwOtFun/ojDz5UvY",
+	"OyThj6Fzf6GBBjoYCZA2EnbNEmMj0kPVfcX4Bl7oGcuXmWBxAIK4fQLXOqw/WdDsSmkStWR3SJbiSsgb",
+	"gXMYCcjNtV5Ta9XQLcwZjSEcFSKwE1w1LSDaTj0xEN8tyODve2ajmhKnah0qXwLnjoEtfknjc/bHkikw",
+	"8kdS5EzAP2maJjyCU/jko5Kghxb9/GfGpp2Dzn88KXKcn+BT9WSYZdJ5prDL9bs0w07BnyyuacJjTRLO",
+	"+KNPAsiNej2mlCdomuOxkR/DSMYsJGHx2xjf0mcpZjnliQpHIgGvd/g5kVFAFmoWEL0eX0IC9oxeYLux",
+	"o4mo0DrwhJGIZhlnMQE9WRHFBLgOtOIqswmPYya+7oJFNElY9oMi+hAXYQI0wSxwrgrxuq+HeSrzX+RS",
+	"xF9vlIM0hSFNdbeky/NilOBh1os9YYkUM6XZJTWWTZ/f9+zQT7RqsmDCZKB8nQmcypzwomOyYvkhLq1i",
+	"2TXLnP/75/2nyIs0FZJQyHzsfReSpch5QrimbpjQe0GX+Vxm/J9fczpvuVJczAKyoIm+94CFfUo1h9Jb",
+	"kbFrecViEmUsZiLnNFGka84iGbw7IVdsBUFNUQTx5lqt6ZnpsE8ppPbAGL7ejIqOCdPvku7P+/t4iqnw",
+	"1Et/zxwNppm85jHT3zxd3zM9sy+Wk1qEhrcsz3ik6rWBmClYygW+BLqrgIWjIkaXAs01U1kwqpaZ9S3o",
+	"98CYhd/By3Cn6Os+zfQkco682UA0bAaI0J9t0XNhGVEe2rwBx/jaIE3tzL8EHZzF+ije1M5O63DVmQVE",
+	"wulJEoSqKAZPugsJmSURE64pvSMjccOFshlE1vi8aexv8eMMR17njrAj1ZJPg6lxzog/IBwohIO6kSlI",
+	"fMnpFRNAeGDKAaO95mcQV0aVW5XS7vhZXfozOkmcFX5dDiuE2N8KsA67kW5bChEOQ4U6CAhRg34h9OIH",
+	"mkYtTIhHsvJGuJTvqsp0C6Ik3TJMSc8hUHBVGcEhruAUz7B+pTBP60/r6HvL4gUwSBSTmrLdUXBN5I3b",
+	"xH6bhj1rWjMJwSSoS/FspIG6Y1q0t6ZnZIztYahg8XurQW/eLsAFsUgfQYH7odcakD8WbDFhmZrz1If+",
+	"2MpzPsrJWIvhW0/uazlRR3Ip8nfo3mX26zxPxopFUtRpI9YupNdSixMJv2belH7AUDfQQEwbZJrJBVHL",
+	"yUJfjFIcGM+b566dgA4gyIRFEiR347zuk1NNpAtGhQmhw7RxvE7JUoCnBZrOcxel540/NLZCGidcQPJN",
+	"88Y5/dOK+s00DFPt162+f4i3nNeSwg3nQt4I5be+da81+8i2dAM6/s1cumxaR3w8V8CAsl6Fo8Jg8DtQ",
+	"rxbyunKc2jIExfKci9lWWhyk6YV99Yuzibf4CF/UnyxTlo1zrZ3WyA0y3QOFk8ALZXrV3OiQpBlTcPdo",
+	"hRTpSP//hW72Un+EXuh+23vRfVh3JXr+gO3sDFwV0ZyKWXueVrnHYLOqpLkOf+R2qw0MTeneM8genmei",
+	"NtQgWZm7T88NW8UgMtODvSpjS4f2CUSOcrFkypo2JjS6mmWg8oCU4/ZzJIBRdJ/tP+sF5tU8mhNegBKw",
+	"gmPAu1Zw5E1+k1hqAYObKLbqxZy2IFS8HdNtZ7VYhlbn38Kk1AEdmTlDJDgxAdVrM++iDUk/XBiqN0gp",
+	"Yc9ICFKAb2gffUOtLr6So2gH71T4anhJnlw/faLF1Sefcb2+PHFvqCef/aa/NI0RdmlHXrUm+RmbtN5e",
+	"b6Erk2s4DkeJFKzJkqe8MxDJdNUnw8I6BtFRxuB3iJHtkUw5K5J3rSVTrcuIgFwRs7GRgrMxROjNljje",
+	"ksES16A8vCOZrgyaAH5PSt8jOom+NHyx3HPw6za9S9G56ANvYCDStBuJNekCOyhZ5u1S8AysMop0f3n/",
+	"5s346OzdP+Dti39cjAfHb09OgZvvNMLcRUm1WSi8QHI605vCBYftbdPddgEDKcO1NGdEyWUWsR8UWDfJ",
+	"VCaJvEHZKSRd/XoPbqeyKbLq6tl+drcJMJc0m7G8LL1oLeLs/NXg9OR/B5cnZ6fjsw+nw+OaDSni2MEI",
+	"dcMxImRnuQIFH2diXz9p+jm6td8O374cnvsjqjg+8vUJ9Q7tKcO9ABtgZXHBj7adqdSxBx+1a9M9iW5i",
+	"Fhs0sDqlcNuN0vYmaaVgGVCyG2NzB4dAey2LLSiviRwdxHGGwAqMJFxckRueJGTCCNtboAE6lyVl0fWG",
+	"DbaglgKurgVGXsMlhI/Vk8+usS9hO4XMIa/Vn3fw0/CE4bwhG7QyBq2TOefBWK/Rk8+20S9aVYwYuXh/",
+	"dDQcHg8R6nN9DGaQNWBXmpXohwEJI3WNCtNHJUUSki6k7rzhwuie1r8VqetO0IGXagNS24nvBvzPSPCV",
+	"+9dHGHR3sRNUPTA7M7MSBTfcypBl3eBI9C/l3OpKpPvu7OIS4k1Q/ibdd4PLo197fXImiH5mXMDoOsLR",
+	"k+7z/f2CvUGs6UjYuCV3e+teBkeXJ38bYmO6Xd9N5gsCwENdjqjxhFmFBUd2OBKhN60wICFajEyWWkWv",
+	"D8GzQqgJiaIZI1HCaGY9X9+b7SnofNqbyT0X7ojv9k/NP36TKRN6FvoF1X///uT4d/+bPb6w+Tbg3T7o",
+	"zHg+X076kVw8kTTle5GM2YyJJ24YX/zP1RVP9+xu7aWSi5xlONJbm5fWXIp3WwF87SvO+taWJMFujA3p",
+	"L/vOhpRL8tNffiYxXSmPeoREU9DKLBiGFPz09Oef/lKOOvrL/lazz7YF5CL/iqvXygIVkKXgfywZHB+j",
+	"F5fkMmBFqEpTdCNtkw/XeHnGsqUYF7a68UcntJQDcyvRbsDPNM8y4QPUmjAcYzowI8uWzBOmy0kcNhSg",
+	"UFuNJivYzUgAEve6PcCq86AMau7zbP9ZJQyZdKv94F8GT41nyMKQGa6L71/LrPWl6SJDVjqsl6g+YJqx",
+	"1Dw+9mSbHxSJjeQJkta6PNlCRCu1AFHv+iLJpUlF113CsEzSRtddi/mciYCU70YnZmN+iPO1U9OhswLh",
+	"E4w917J7n5wYPcLeHEXPYUX/bykmNqz1azmxrlH1hosaEIsBUXOZ5Xuaf5llyWWxTgWYr5Za1tfcuHDH",
+	"eS1Aw1sWcwrRE/bc61YCEuor44kT2KrO3ySsFQPRbq42S/nvz98QlUutZ8vsiosZ6T79mSy4WOZM+YiZ",
+	"RbBwOwVgiyDsza928Ir/k40nq5zV3CUX/J+lBiBASb9aGp0NPtvuAFhmSV0nM8FiWB9/gz0BHvhcmlAu",
+	"yKvhZeCI0/P1l2WbjG+13Xqyrh5VaRMbBN03dMISLmZavzQe5bNrll3yurW3L5M/ljTh+QpcyTFdPaS2",
+	"OVlGVyyvi3UTjOBDO4yAyCRmKkfwlNbmdzsrM/2X0GadKZ6JmhkNCwRbsL7jkNpTOtzl17SGhvCqRe3e",
+	"TLQrBSPvL4/0bEtqVkxXTepVXW74hY9Wi1Azu427yQTqZmO7xlUrtrEFGWraa0GDIAtqdUsqRwGkGy4F",
+	"z0Oi6EpfCdzEQn//xKkX45EyW41bU0BNIL3g0G6Yy5wmoPRes4zOLDbLQt+eoAw7vbcLJGYc6nB3aubM",
+	"cwVGVJXjo9JsrQYDNgb9an0A77azA1O45RF6l8mIKfVWxnXJ17/KGzKlmaEKc5ScPcO45CGzNZIL9pBn",
+	"h95QrsXdMQyjNiFMEfMO6v84YHQ5Cwlxp3OZxPUX9/pFPWGutzqUEuhvzhIDhm3cCKJiYmhufnPD5mnL",
+	"tlKWRVrQa2wzNE9CjLs379MZK0gctK+QdPedaJwZPCnBeiUl+On+/sZU0GI8WSPGS2gf1Y/IDfdehtM8",
+	"jDcGTO0jFrnA11ouerFqDXvoReMgDTIM09T/ZTGhZL5cUIFb3bJP47iqSQHL5Az0Gn19GFq8mUtLR4Gb",
+	"nB4AnAIMlQkwOg5eUzveNZhJ4fERGMH6fdPEwLwFXDve1eNXnJfAx3GpEn4N6RWLtoUR6ivzDZvW3AVD",
+	"lfMFzZ0aAHze7GIuHZthSEYq50liOVENR4xyfs3GjTv5wfgmvd0rowR8lBOftIyRAq7sv4IVq19LOvfI",
+	"ifEitOa3ccoyvYt1GqYlbyeAafKECdjACm/chw2Rlx4vbFCviqOuyXS53dtkN/TGoAEud3M3mc/jsUm4",
+	"5VLUdhh6wwlJmiwVCYuP7folbJqH9X6oHeJL/WH5Ldfy3gXlQh8v5Pm6A+UEnOq+hiTm1zw2/uAy+Yb+",
+	"nnEv22Ik3GhIFxCzIPzW8Bm0r2JTLglsUwCdz8v9se8gBnThroae814rdtvEtypDCKpHukyFDVznwrPz",
+	"rbFyLZBBkpyIi/NjLYOF+NUnxsGk9xnyWkDEtqkvV4ylxuRYwAdVmNEyl5aImUkMrz82iuWBia7cDtTk",
+	"+JWHZq+ueIp2Prz2VM5Sh1UNrhmMyCxysTE2Ex1Xut+ZBACdTC5n82pDhgAx5A7kUSkYklQTgMVmUttm",
+	"s58mkuY/Pfuqvh5Yl3GacZnxfFWylP+8ZiU3b+klxmupFMoKxCIY6T4libxhKg/I030y57M5U7kX1vJz",
+	"RdTanF5pbml9NJjQ84u3Brx8mDPIGfpYPbe4uQhFTTN9905ZVljpUfuwgTw+VeBxB12rPxIfPCxctYzm",
+	"RUfWScg+5SwTNDGNVWJsGsz0bp6JjK7GxoJZmuxP+0GNLpVIfayBnMFv0jRyonK6AoBSll0bXG1N3tUx",
+	"/rRf3qDnz7duEUpG48xVMyrS/Su69RzX3YkhSEdUcwsckakf0k0LlqVyfa++Gbwcvhkem7QpK4v1KnAE",
+	"7aFlajmoc3msmQTyZYlLojP8APKeUouYqnlrtsSo6EWfvBu8vxgeV96ZLHNb4ELAacnnbAVbMxIGNkvf",
+	"KA5nq2cm7LmnsW9Eaz4smDnwMin6ZHB+9OvJ33TPGaPxnhTJ6tD5KTHPNGPTpULv/4ueHbcARVww617q",
+	"k4FYWRw0RDTTPBstx+AyOyQ0i+b8GuJNQdthmeKaqSGGlDFJ4IA7QQdXpBN07BBr7TKDNL2kszrXhYtd",
+	"g9I6djMeMtBIJpi6VnEGc5UmdEXgcUDC/8iy2WwyCe8vO0TPVEuSZrb3lB3yQeuMtnm4C1uN+KOcjCO5",
+	"FDUDPoUDtZ5SAamxK26qIeV01lYDrtt4H1aj1tnSKkLdLuk9RKgX+iagcxTrs3Mo+iWdNQT6HMEIMQlW",
+	"j/3QhtI4yWxNGAsMZFDCaGaYUI0D784U7YGK/Mdv+3sv6N50sPfL75//UoPK/M0FetzifFQhqb+r0JYv",
+	"jXT3htclbJ4JBvA6JYtsTmd1AdzWolN7Wo2xiitorrUFyDD/Gg8DoArV9gbjxbRrfaft702o0qJBLYcB",
+	"IKDmZvRjou/GfrOFbiMb1DMHCBzL/IzuFGAwsf41pTNjx9lVYcQltMMIHNKSnlMDh1HngBKxZafTdLcN",
+	"LlJ0b7HB3+/uwrS/md31C4nXRnrkEHTi6p53M6YVHhGxnsEILJJ7b53DW0RPmiYL9Ib7i+U2Td8qX9Z2",
+	"MFltx7aqTT80nXddIB/+oAkhZiYblKiVytmidw+ptkVh+hbyEq8XHhA8xWw2arwexRcU1OD4upjLzFjW",
+	"yqM6LKQPMI8YjFxb5AuyUsD4bYB2Wy2HjRavn4Yp/FhgBukdwHJRYe2cMPNkbAAktyBSVogLdnSayUW9",
+	"7bR9SI6Nj9rECf3jC2VN2kqy3oDvK93SYQeYwv5IV97e7CbZ+lNrkG8HVQJ94nY4pTzzgtZ16+VQ9LMP",
+	"p8NzdJoDkYb6R9itIjrdkMhIlOqehBAHRiMM4jQMUuu8Jqcd+/Jb9qRs8zoK2+YAmONQF4je/mwGhGLh",
+	"EVPJRc1pCtF5VwwtO7aU3y6H2CFxQcAfGr/2MkZjTbl1h5t09dFin8AaYwIZFdSFiaRW7GsDch/wdLdZ",
+	"FfvdQ3ICru/IVS0j8M1iD8UUqse1ejK3nb/tcr4TEGKaU3u77SQO2hvxVhJhSYz5bkXDQij4BqXD+npq",
+	"ZxmfcWGCqGpooI+M9sCiIlnoCy34/QAuN1QPIb+RdGmiZFk2AiwNOhIORFiftJ6tyXLgv1REE+DBLgrD",
+	"uyNOXp29OR5/ODv/n1/enH2AUcXLyJaOn8kkHglfxAW/TbYUxrskl3m6BCw5wCxmMSnqz5ftlTBrV5+l",
+	"E3RKHdfaLF8ukyuHJ1B32fkIAC6HHFzWCyoMUnthX37IgMHtWfhNyAPd8+H5+9Px67OXF5ir/ACwOMXi",
+	"fD1h3yau8ryAFjGeHANx1mp+zOKcVae2qswMQQh3WzyX0dK4ejwn9qXbO/y3gMAU4IEtKM24cOqCpAq2",
+	"aYL9RJywmChJpjRrqfqYXdu4IHZnjXfj9uuiGjxD/7/3w/fD44Ccvz89PTl9FSAykMtv1VuM5W5INwT6",
+	"cIHBq0PjNEq0TLYq1iCnK6JkKaYTe9EcCbuBciumi6KgTm21lW3Xlint6pMnSnsBpuoCROkdlaCKYRuq",
+	"/iAX6WKZml5AjodvhpdD82vMIHhAjw2iXj2+0y3AWAoGpS9WeNlfNK+fTtDx2gfObhvcHh1bzuo1+pFL",
+	"7i2IfGtS75ELbBiKPFvVyyJrMRByCl51h6CnZVXNnKDUbD0kYPF1TQBVtf2pQTc1IHz7AFq+gys16Jg7",
+	"tPYUgiPeNf+DjdyAYqjKpMKh4HFYgnQqfrcF8vBDdFpv4JieQ3273O8v6m1EMlekwlvxzTuvzhvVoXcs",
+	"28Nk6qI15WkoBV6gQUoEUU2xB0VaMF1sac0bSAuAgQbgaChByhYGHNLM1FF4K00CYpe8xW4fOOrN0w2x",
+	"difhiGNAZS2C4rlMIJtxxq9ZEcO9wVkNcNtbYSv1WdNNr80APt82UoCW32G4Bhz/6w96HVu0nkkidihi",
+	"oXigqocVoFF4xHOFdnvADaiWOa1xkS42dW36PCQ0xzhnzYfr8EyryAp9MhCELdIcK1waoDoTjDYS2O4O",
+	"UKZmqQok0y1FtFr6yHFFoYwQ2BYVy0nXqdgYS2JRcbiwCq7qtRattLRzJpJVO2QruxcbiMWsQC1DMWg5",
+	"xd1B7T6ZsEZrdaq/SF01ljJ8/uBy/GY4uLjsBBsuvArkrZrLZRKTCSsiGUslYiw5hTjk0JdkvP4Gl+O3",
+	"ZxeXtbIeTMJDNLXD/fxlbaBF+epC1/NWwkca4kovXFAu8mzAvooZmMrVgE8/Ek5lt9GStyzpHJj9d5Pa",
+	"zG/0q6f6TQgk0aPfdIZxY1z1AewJcvq5b2f1QsbWCXNscl1Nb3VUCnjVxwA23xBwcMNETm4yWRfaH0EN",
+	"vjUhjkZzLlhhzdWvBcQ33wJ2NYCsh0EDAv7SAxzXf08tZn0YjESohZCER1DGKqWrBWZA4ALo3yDIQNAE",
+	"U7qrSNkbQ6/9aCUA4QeZJUnOpp2D37bAwCopsEL0l9+rRD38lGcUsBehfDcVKzQfm0rCv8jMrw6g12GZ",
+	"QU2I9dXpwc0HddbldCRqagPgBqsDEiYyggjlol46wo5zVTaoh7+NsEjHqBOQEdjtRh1bRv+3UWciY/MI",
+	"TLz6WS8g4ULNQihSDAYRIBPfVaH7u+KYZ2ngzkudLhDfHbZU8xPcTjiA+p9GyMeqj3DelKo1t/5adh94",
+	"D3XPN2U6tqCYWV1u/NpBwh4bz06zxPxSxhCMjPHcOPvM4pGBHRqIdEqjmjRCZ63ZCjZvDq8ZN1P10vD7",
+	"NyfHBTc1Zl+9FWqZAqCCXpOYTZazGaAUgLUU4CgMAwr/vmeKbOydHIem6kcbh3IVjAomVrucDXW6Bw70",
+	"AQ0C7jbAkFYtQKUmFes7R3W7k3mw6P5uZsKWyHJc3Seo3GbbpMX8uIVhshVKRwEZN2EWopl0MUfLgHSg",
+	"7ZKLWe/2Vro7YnZ8JRvr14W3a4Mj2BqqfWsUMKZCZDzPmTAWHYxfd/bKW9oSMbyxQSmDa7WoC6SqnMKe",
+	"YK30BWSyQlDSri1JhTpbwgyEnerVe5Nvg+hyr2vwJ1m8bw2LeH94iNjNDhGrBgBzJye2+eZ2Tmxzt363",
+	"7msz+T/FU10ios3JNzjMA7LN79J1J9EkrlgAJFMVueKUGQnrlekdElPOAf0fxe1VFBcwN1ZYXH1h2YHc",
+	"zl8TdExPtXz7F8biCY2u3jZJ5AMyNa8QI0ObaCSB0TG1qZnzOimgKvnge3cSchp9An7QzzXLYh7lBvXd",
+	"QYab2bQRQzxrfyvp0S7UrXzLdrk92O3S9W13A0LA6+dEugu6ArjgRZqb0sWWu6z77iqMZJsvA3po6Txt",
+	"FRPVsq1GnfHSmzjq5D5FFdRLY4aAsTZ+Hgx1hjp2V4DgtnGumfKubb1p7C5e0tlRvbDzq7zxYjYgzwmd",
+	"cd7+r5+92+RQGerhaq3tNu7xOa3LvA7dQMpJ+LrDse5wbPsKd3ICNiZuVYe+ee/WE6pwHrVbVfX2rLua",
+	"y440vUvbTL5M5BlnTX6H9TpksUF/dfbbBf00No20r79SdQ3XnP6qdXejOdc4c0s22369fZWK8UZ/MaOi",
+	"5I6GikZgcCm5pMuewLUSPR7UTivQjXyeMTWXSbxpU/Wia1YxkdcModbWXc3Gl2GvHO4QOvkEwx3cUEdi",
+	"wqYyY2A4PBq8OXl5PrgctsKQWANBdFsVOIKqo+DXdRAnA7ueDx8LRpUClMhxLlvX/dabYsMbbSyCzUHe",
+	"zXLQHIl2iW3/oFw1nB0jzWy84WZpQA9/wiI9x6Ozt+/eDC+1SHln0JSNso8p91gRgVzwg5Y0hczJx2U8",
+	"24hPs6vkAygb1MNs2AGbJuZ5XRDXZbZkeL4BbEtB6JCN2vSdSvVVRbaYpPSAUVB+AHuUbty8SPjUg3G+",
+	"h+13AocRfdQm+q6K8OqWII1VbaHuAtksvpqyPt5tbWRYWSxZF2qSar1oR9EVJjPmovloOFrKi7UB7EUD",
+	"CGF1BU3Drp16wpom8mbMPrFo2aKqk+kqkTfEfUK6Zs7hE5rysPAi9NZ0onsqRXlfoviGlJONWSTlpOWP",
+	"Sor+Ob3xiMngdWzLSzKylctMsjAfAJJqWQOEayPDuIfjZkfWxqRvuBTioDUNz5/JbqxnwXIa1+ZimqAV",
+	"eIpOH6cZwrkCb7pBKTNghDtuUBnCp37z7TsBeUq6iNHTg3C/fdJ1OD31aJAOjQWqdW71xReAU65WZ8Ya",
+	"oSTXDr+P0YY4J8bkQg1TcACH66d/c75ROWvImIkSeQPsRtDEZAm4mu+YJuXuN3d79nzDLuDBo4DrIKIa",
+	"iKXtdvr4kpsW+hze+xsyR1D76gG33taElZYJHQM/q1GYmEPB0DBqpffbwV+1tim/lpOiUmb9ZVVspYUm",
+	"aH8XQfZHEzCZp1zkFgzCUQtXJOOzeW4XKyCRXEwAt81BlblzjXq8ub3mXOUyWwG9jYSyKEh+zgtoqIov",
+	"eEIzAo2ZGvmGM5UozgDjkQkrsAbvgEzWNjxMH837yzit+gXWmEyRhuo4qyGI3bJRX8vJEcSZs9pCn2qZ",
+	"GJg7jEa3juWaaJzGVioeMPsiMSplUeCjSxNIuwwhT4xh8eRn+/uapuBfz3ptzW7YwKaxVMuGAEmb76xl",
+	"O0dkUHeFI9AfzTJ+3Rq3tnUJzSIJqlpN89n+s5qcoruVxbQrFBQb10QeUrcrM5rXqSSokc+pMOisLk7W",
+	"131r9PR70K67RT2RwFaQDj/KyUkcghMzNshvDjVaQMTpSJQgMOt8uS24MIhXMroat9KpEFgOtzOhqULV",
+	"SlgwW34r3dMBY24ic1nA/XkotjWInbeM8e+ULSXri+KPs4HCjiGlZQv/wbyXZv4TNzVSYT/mvT+Z+/x7",
+	"sxy7Vw30YBX2pjJ/Vg+33rzDMmIz7CGKixC66ev2Br/AyA1oxufinUdJT9fDTBv08qOKq65rE3W1OMJY",
+	"jKEWmCg7PNfr+HZwOng1PIdat+3sVzv51crRjRBtONYcBIIZMdZxDPbXsGyi8GuhtigkVgTT/1wTS9/o",
+	"8Srq43nuuHL8865Fbr9spp9LCirWlnUDFEeuch59pSzjdXfSrn6vErlXzWTt0QS3ZRr5Bi+DXA/ImLcz",
+	"vzmvYevEo5qFMuNuYBy/oiqxJQ7GaEdG79gtDOZaT+12UTDF+Br9WN9JOAwswp8SDVNdw9qNhvERLrbv",
+	"NI3yNjEfnmksonACqtnwBcoV2T0eZFPI2pymKdsR5LRIG4hjjjg3/gVXBws91Eu2p1IW8SmPwFNZRZhZ",
+	"A8CBK4fGMdoIYZ309SeXhQ1pU4R2samwXw35H3b+ByXz19H5cHA5PD6E8GsDwiszsoaLbFTxw0IryaW8",
+	"Ijwfie7g4uLk1enwGEKeEob18LXwigI66Z4P3wwHF8Pj3mFh4zJAywE5H1rMZZmR4fHJ5fAYGrAzPyR0",
+	"JIwJI7MygH7lsOCqeiawfoe4luCMdQtq4qnKwVNm4p2gc3E5uHx/MT76dXD6Cn54d352NLy4ODl9NdbP",
+	"ht4jO1VI7sZJdYKOmQD+6P6Nc3EAHxiTNRwevxwc/c94cIxBWpeDVxflP86Hb8+aMIunmVyMm0AC3lma",
+	"2bCN3fJkQYRrmi5KrfcANYdcpMtFlDEKg4GUvkhmoITKzGYgfOWIolw2ruUpu/nqy7gxvgjUPzzeDdz8",
+	"JFbbI1f1sec7oi6Zb5qv6jZL/V1ez5gO3wppiQw/0Sj3LNpG/1Qs0Sx/4hDOaSIFG4ku1vPQ8idNkl6A",
+	"+EQQjaQ/u2JpTqJllpn7F0Nh8owKRSOMJzHJT9gdTNdkRyZGnO2PxAct4qLdwg6I5/Y96Iw0lPbXU39i",
+	"AriuGEtVcTnr69y0FoyEjUjy6lLLJCZd+BZKgZAFTxKtCmNNYWkDe2DMN5CvuqBXzKwkUUWR4a8gAzXC",
+	"BgJYmzTGpD4JS4XiQfONGY0TLlgIKd/sU5QsFb9mXoHpidQaRsbQxV1ToLE5NuUo4VqOiOZSafElxmR5",
+	"i0BC/NrPM8wGNnkGBiUTWj4x6ulmrbRF+iROtIbrQtFlIO8iMEqv3GKpcjJhpAh4MCFR02W+zJgX/Wwz",
+	"1+8AJtTKG10VwlKqVLUoB7ihqALx47Yu7GbvrNbay0iDufQxAmDhoEgCQCkjchhXpKsYzaI5JETi5to+",
+	"LuBBeL+O3Hct3LeuRrW3eKEt89Ov1nsJdyzF0uCMc2DfNkoEOC5G/ApJIrlY0F2sMV6C+G//F/z+/+oz",
+	"wzfDHWws5n/pF/HnwvFHYPVwgpXiUtQupr74fZZzD8X86yEeG/iiTYdt5I+1QQ0lfM2G9IDNnvPCU9yM",
+	"yun7PU0G6c4noAoVsgnm8rWcXEQyY8NPXOX18asWksEEbBfWL8AVout4S+B6fUjTGNODVRvD6TbU5sNR",
+	"G29zXQREk6HJdNu0jNuTb0xtR55lKF+50lgubqpPTAUbW/NGXy++GyaiKY2gglRGTHXa/ki4WjcH5I8l",
+	"WyLvhzw2CMSqjbIq2s2lvs4M0ff65OR0/O787NX58OLiwIUwjEQR3JUtheqTi/cXerC606YSUd2iOq2t",
+	"S9TrF5GiB+4ONQZLD/fCRC4emERE2zXm165DwelmAa1Mf1L4jleEQhZy317KB3rRR8Je+2CT8FmZuTqN",
+	"28dPViWXWkIFS4k6sNtE9kbL/f2fWFFtyP3irSKBnyLzZCTcyrmX3ZIcei3JjGx408aNrvsGD0t9u15x",
+	"QQ/hHMupnUFQdBj43wV1fZsVBmsGrmffj/s1waYj4V7UV74Vh7SwCBFCZWOF674TdLz+IeHLDKATdMxo",
+	"/dQv24mXBRZ03GhqbQz6mNpVqvMjGuADfV7M6QPmUdxnfw6s6CV44Qy0qGIifwDUUGs0sxPfIbi5bbgw",
+	"ZK/j2/cfMrxLxGolVtUm/FotECSwrfGrDxClaiqMtUfv3C0UrF0M0Zbsrtdyctksw+aS0BhuH2ebRJFQ",
+	"a3brh6c5NA09lX+GGLzgwv65xQO1ycf0gefzFvmneCzyufVIg0RQDWhfX7dqgPwtYtvbxq/UxnKs9d+w",
+	"Cgpcee9YVo1mbTBMKWeZSlmdaVIxRipN1VgeXNVqEEUaqtEOPgxOLk9OX41/ff92cNryyMWyzlIA7R2f",
+	"nQ5bttKQtgHNcEGG5+dn5/dSr97Y69vWq3cL29BcYQVu2SLKog2tYYZ3y5aai8VDW9YLsUuR+O0RiGCw",
+	"jDGATC0XDsJZa0PqVtWKrfHOLExpzYMq3TZUVwcaDDZgFPnnbofThhdAXcRmfZRSOeQcFgvKdhuGj1F3",
+	"0bwhdak5DhQ21Mp2LTfUZas1NWelwtbtwdZvFmnMlE1y5M7lykEOahqwla7bDReVooamUF5unf0ytjhV",
+	"Dc15InpbvsJEvIGpoGDfVubRtLhsnqxTJtq2t1R6eM3tWRXke+EsxQKVN9OfarEljnS8A1mQpn+umhhN",
+	"K7fczj6528fOPDrkHh1y36xDTtVoBe0OUEAgbxRUBa0j+DAKdZF9X+ew1Sk5j+fv8fx9m+fP4d7WoHf6",
+	"OLcHhBKU0wJCCeZ36X8Z6TXwgW29z6D+nXHpFEYimJoUzADzVsXAz2tpZJ/XheXPLQ9kAey7dgY3R/lt",
+	"ib37vexvcrYwQMVuWzX6jfEEGFT6l8voqg5c2r5G/ljShOcrMuUzwBg24DNgrJ/Ax3WBmtEyo1GN49eF",
+	"8pcQe6xWFfo5m0LmwAEQrQxfuFPKZmNmAGaeqsJJblMEvNz8NuaEBnCJcwdBW5s43rZ1UdP0UBTZIbAX",
+	"pOtiRHrtdaDN1gvrhTXRFcWmtxi1kPl493XXPHq3td+Qkl2aA2Rg34+tw2W83mZdwNRd66NE6GJ/R6EY",
+	"7U47WuHQ2BmSUIMxw+5RecccTfsLXMfTLbe45Au2laPsxEmuWVYrtYRw3awBfxk8sDIfqebht4Jtesjz",
+	"1h5/9i5nb8FiXmd2fQu/g60J/OBckHAp+L2s2sPSdaP0eKl/RkrqGoGoh1EjKidd45/v4QCkMj525QLG",
+	"IKPwB2WWYXvFhPKB8iHecHx1R+QtQowtaoPnz4qyWAvrVtRnw1SvmfoPTb5hCM/Gk1UImwTRf33ywYQW",
+	"uEg+lPqu2IpwNRKK5YfIbt0LgFaoF8H9csVWWGFGMYR6L0wi8HMhT1VSOu9aYKkFKPYOwHHlwks1CHIt",
+	"QFCwhW1AnG5rYCdyesUE6d5Ud8KFaN/Osep1s513lMjFEDnSUvcpqY6sdZ5suYBJYy2jLiVFAROUydtF",
+	"+DvU6/F2MnLvktsSU8oyLuNxG471/vKIzOUyC0hMIeLnhrEr+9Csq9vnyQoZ0R33W0Hqzrhe2a5qy5bU",
+	"u2q5WNiqam5wbTf4ul4ru1wrAeQwZRaMClMVyF+N7RwUuyrPso7Gt3DS5oIab/0TUETK1dkVHjRCTsRj",
+	"2PHaVQ3t49Do9rrdhN9LIIa9Hup7rjB722tRBgszZnaDo/G5zkYyMrtiqrOp1qYu/w6t6R+O8qblLl64",
+	"9wVvilV021BZng2EnQFyz2zZVIH5V3ljyZl7Zx9UG4WJcVjVulQIu1ZLZ2k+9g+d5iabi1/6ZbJdbBYi",
+	"I3j3IHClbClIlwLsj8ptkGSvT94D7A+sIrw4EkWmAcaeSzGRFBK3MO8hY1PI4+w+33/R65NjE8o8pYkt",
+	"zLXu2LzPeDBcxrF+UkfY+uf14vMUwoiMuKN3arLketCZXBRTgPrcIGSVCnPfquA81thfPxZMaLqNt+5r",
+	"mZrARFpd63qQwoYymE4iU1rW94SvXn2ptqL3Q1NdUF8vXjU29/5IhJ+/hJUKg23Z0xjsYdc0GesrXTVI",
+	"doD8S8nb4eDi/fnQw9oAHqKsbXiu14yKFYgHtkQGDhthwIV/yzjT1X/99S+VDIXtJTMW28tIWsu3iaHz",
+	"TmSfDL0VFXL9g+7a+aUZ1L+Do9fboZxjpXpdZReKsz2urwh3JGMIA06pUoSqMjcA1ccrlVwd9KE5dlp5",
+	"4opwpZZmMRiN5iPhvw9QKn1yWsDVegdByJyYg6OvBqzcmxcsr9pxg+3c7fiL/f2/Pn3x4tnPz//6fP/F",
+	"i6e77r6qDyA5OX4zPCCCXXuVZvvkaPDm6P2bwSXGr9sHmUfFXNkAdZnZAiukm7IMZiAiWL0J42I2EhFN",
+	"omVCIaB5nUiEKfJr7yuTxa1KjBvYOjLv8+Hg+B8HJUlgJPS79JpyWIRyWLKeIQQZuylBtvPg+B+1kcWt",
+	"wN/KA3YQny7/vAQUYBJnTOYALrVtQDPKyi1yDzKDZdjFmXdMdu02ChqvcUszrSWN97B0NQfSbCjAhTla",
+	"Kq3hoeXgWLZjmYP7Si8fz4xXpk8GJRgUi1m/Dc+ntZQygBdJVy81GH9ULlNzYIG64QrrrZ/c2kvtlpe+",
+	"d+XjCSgufdLNWJro+88URjMQpbe+55sDZIPOUvA/lsw8Np6f28gBt77xG274XNqmKwaZratzp9KrGxLs",
+	"6teqrazwq/6ZTFh+w/TFZIN+1uUGKxtoolTei9iRwWO5vXxQ9gzal/un5h+/cZH/XnIS8oUtoKj3q3PQ",
+	"mfF8vpz0I7l4ImnK9/TlPGPiiev4S3sfYytRpSCFO52MsrRR7PR/tdjnLxtY46ZazJWCyHAxGOMXJiVu",
+	"K82xXTkpBPE0JV13IZlCEHQ2y9hMX3R+FQv9qisg3ruVUWwnG+6a7vkVjbrlFa6v6czrdIem2iEtLL24",
+	"21Bwaecw0wVjuRo3lXK2HDiELkICb7sC2oQL0OpdDe+Ko6Yob21soduB6m5djPrWNlq3dQdGBFtMuKC2",
+	"6i5kAl2zTHFIk0Syt8neNhlIkYxiIar+SAycnG80Mr0a7Lpkpghpysc8DgOX4fmDIulykmCuo+1PZvDc",
+	"JZeHRhKsyPRtCXoXy209WaGRoC0wXHN18BjLyntF41FhrdT3r5S4EUZ52kxMhc9vB7PxfRQoL5Wk2WhH",
+	"bsydsjz+zN7ODRnotiozdVZRl85bp1X1d3KJHRsmmkuyVKxPgM3ALgDCFcrRwSYzEqwlmvps1FpZGpVT",
+	"wHMvy+r6XJSl25B0XZEgrD64VOYu9uMbrUxjxtK75fHwqkrVlYMHCchEe5XkawRz0ufXoMX569KtDlYK",
+	"pjwICYqWXQ8gYr+MbdBKCd/O/N6VWF4h4tThL9g9M1D0Oy8k/tDKYl5QOioP1aB1/WOrg3Jp+izP+n9M",
+	"1faaI2Gp5gCS1Z2KAViwZvMseoo1JgAPVCVFncUjYeVG387tEYcFaSjqXR2QmGX8mkFazR6wDR8dwdXl",
+	"Uu4wjUTZnQaylRtn2S5h5oWmCeyw1iDxlmlKPpdJzbrpX5G/GLw7mdl/Gc+/xQwwcccQMuFQtTWNFxny",
+	"fZNmdn5AMkZjt9YjYSufYwBzTq+YQSfNDaJ1YExqqlIufT0D0uHjHhCo+j7T6zsSlRpQKrDhW8qAzWDA",
+	"BXF5DKh5W4Rd05i1HJmB462d05kK9O5DplRQ0JhuuMTuilk4yxTQXBksGR/YorqlLTXrV6Dp6X+aITbs",
+	"rRONanJKzTXria2Zo+4+sTGSAUkzFnEF4cUZi2iSBGT69IBECVWKT3mEQpIlfyAXUxduJJw+gGcCYaLN",
+	"mnSxtEOvTyB9dwy+zwPilWywe30DQTF4QtgfS5qoUksjAQ0kK69JU96B56sD9AIDVHDxqwU9qhlNQnMm",
+	"opWFnbHf8wUbiQpsjf7E0Awwk0iqfGw8SeY785cNZyrvqAtE1RezWWUIZtPLrHnuU0izcasDcct2ChAr",
+	"VxoqBMoVI6ilCccqzwFhqZ4w1uyx9ojaPKGH9Em3giEohnarArO2jzaljJaKZYDWavP/q3CthbWkOMX9",
+	"+9dm0cUIQU+KKKl3xUbug8x1O416S224Yp0xA2w3RImvVOZ/8/qV5N+t1Hd3BfJ20T6N2ZQXlh/a2hUk",
+	"lsJVEdqpcuyfVNW+3NG2euLrJcOJVzHcIca4LBcsQAFOmmjO1zBu2xYIdygxvz+oKFsG04B2y3V5bBrm",
+	"FniNsxvBskGU8+vGSmSokLCYUPNaqWw/hkjIjCyooDMMpXkojp5QlY/tKDbzdTdWTKswM+gKebNDFK5F",
+	"jt7c56WHMZ2s6pZLFKLeneOd9C2yZTntRaMal6EoUdNrsfBN/js7lJqNqSO1rZgcH6AkG1bH4S6eE8nM",
+	"w+ZIeQqiVqA5PtjBqPAgt/sG6eHAxxsDbjQSXQdCJTMf+KoEWWbwynp9D4DioA7HB6Turpeg3uuPRBnn",
+	"46BS08YAdueuxE5Oui7ne+OoCiC1XjASN8aQahP9/GJEylOSjg9qKuGVIMHRCmmrnnG9ijxJtCicQsCE",
+	"U4WgKYcdPqPXzKv4DnAkBx5YmG7VZjYtJFbas03qY2hhyAlatOJeH3FIDlwF2Trwr3qOXGxTJ+iU178C",
+	"KO6ww/VwO0EHuqzl1OUqfQ0pPQYmxkLt6fmfnw+PLvWQT88ux/ZPd8eYUsJm6rCGEFNmljGAr+wwYZcF",
+	"EXIi45WXhlNR0E0nnaDjdWn+cjOum+LFMmXZJVVXdbJ7LtO9hF2zhORUXZUrfsAx6Lo0Woxl0//vWlT/",
+	"rblX2Kurh+T1Uw/EpK5+UMR70EpCrPernHrit244IOgccwi6pvrrOueXiLxX4xfL4qICCqyN15ZLKUYT",
+	"sExlImc8ookHzN4E6L2Ob6WuiH4UkFIBnSRZhAEJAbNljFSh/4b0Xc3I4WGep2Njyw23l/A3RmYjRbi5",
+	"1zHxD8Bn6ijGmnaMsJzNqOD/NPXagcix1qZFndKXB8Q96befXD8tIM8Ij5nI+ZSjiWRRU/F/QXlSTz66",
+	"2R8UYXv6FULj2GqZLXSMTOXOU7SuGxgpoK6EEE0cTGvM4C1wWeqxBKDxYZIzJNKjfWfOU61tQUlIjLdq",
+	"qIwMN2vjoBqFAW8peGwFkCc05cUyt5K4lkaHbe5BPy02ON+0BWutI8k0TsBQFDcCi50PHhw3L648tLzb",
+	"QJkUo/BFGjfzEmX4G+LTRPNRGaRp82n5wSeIjWWe4nibJcOslivf4cFxt5d4tWwHtHAfOQHTKYPVGWfG",
+	"KrxZ7XH2Y/1t8wl3K1cmsHrRGttpcfp3H2KrCDzd7K3qr247em4V7Gu7HrBiP/Gl+zg55lg4IjLLukYK",
+	"QUHPWyvBulO0HbjE6aQ4rt1QgMw3JWwS0g31eG2EBc+0tgt7GpCwPKfQ+CyYfRNTPtrH9xTc4rtFNDFL",
+	"+KeU4MLle6UXfYNw4vJMqyJKDQxdyXrcNvhFL0WRtliDE9B4k5e4SbvuzPHD1Bs84y0CKdyhbYxbgwvp",
+	"h+L6VQGhKkIIr7sVq6nnH24CgZVESwtZGvJuZaQ9qth4DyNh3OdtjJT27VzGVdLccoZLybT17GC7xuWv",
+	"be319O1dujVHavO1WczulpfnOvGvX5+V47Dr5Wnpf+cb1Mtb3PEeNV/eDumrcmq/8/vQLMWffSs2Fh8R",
+	"7GaNlsu73XzSq/YU/0ot5htRVa2q+2wTdvZodLFRmK2hvJNcYf1Xy8E331Oba+aUwuj3t9xhsDhb1n77",
+	"wasu3g5HcNcjtek8NR+RDeT/cDR7zizp1RPknQhqt320qD7vGv2rDvfHOt8s8E+hX5VnMZfJBpxa74ox",
+	"wVsyI668iQBbo1Z5nzbwts04UV55Gq8jDwHn7rhR9V34CGct+vh+leBa+Cm75Rvo7Pas4p6YxL3zh22i",
+	"psWqqL0h75W56PGyaJnxfHWh52z90/xSXrEaW/8FEzEJB8t8LjOz2gfkJaMZy0yJHVNQWR/E1x8uIQtP",
+	"KZLr5rCGTdgnly72nSvCuKltRdynUwzJLN2dXaPlkIayIAFRc3kjiBTwbyx+N6dqzmLICaRrw7E5wpPV",
+	"SITvzi4uyRO6zOdPrp8+gedhn7zFYvwBWdBEnwIWB6Z8iin9ey2vWAyRaEzknCbKSFrk+f5Tkzitl23O",
+	"aAy5WnhyO6UFLPaUpvx/mL5QAQd8KkHrliKn6HAzHydSphCtsqBc5JQLlikspFjlBjRN1R4V8R6ERc5p",
+	"MtVra7/vk4EgP/44eHfy44+kazMmenpPqJcrAV4cjyfA32lCc70gI9HFjegd6h388Ueapj/+CE0IwqF+",
+	"Y8SK1CSIjUAMRFG2NpBBmoI/nvFrRn78UY/4xx8PMPgV3d8jSE9YCg7oPFhBkVwUGeHoJjc5IbTqmq7x",
+	"16VciEIR9RNRRsKL15Gid2gTUbyqcNa477rQ7XJBEyKXebrMXWSfQaLFomOVb/ojMTAebYhO0GtkctAn",
+	"cilgcFSscHDgh4Y9UAcurBfc6aTrnOQ9rwSYX/uLipFgn/T1TxPL20diJH78UROjpl4MN+3/+CMZQlJZ",
+	"EaBm+AuOPbTcIYTwvAU7IIqJeCTuzBbMOxin67+BCbUODRein4FDVJmASfpVyGJK/APr4WcrvX9ymWGe",
+	"OyJ2FdUSinMcmHxveEZHAlPRMgChjVeHmOmH7QB1SxN84PWInECR5/vPiQ2jhQqDlCyQrxjYYNgEmK5e",
+	"/PfgBnTImKUmQY8PZTYb03jBRahHFMJNgDsVkgVdQRyLmWyxh8g2R0LzBHMYeHnAhySc0OhKTqc8YiHp",
+	"2jNOoC+u8ozmMlM96APCtmmUExplUkt2XkMKqToEtV2xzIwK+DfwJNjgOVVkukySYqftAYXNtR/Eh3ro",
+	"uLzFMyhKNM/kcjaHRBee+YYqWKYuLaShwkhtUvtNqVF804/DRysV9DFhiYRYmd7BSJgI8XKAPdkaXw9v",
+	"bA6xP3SR9SNRQAQnNr5BkW41xr5XCq0/tLH0sMqxxJ3HOBM/zqrIIID6ezblLcA4e+LC7CtB84GNmIdO",
+	"bQBznwxMuJQLxcHyWSxmMa7qjOWa9n8yBP4aeXO+tPPPi2J+muxtOb9u66qLvZrSf13EtuiNRF0RwG5D",
+	"yJLXkqu4122oqHhAaioqFiX+/O4gNh9Irqh+QgZN5QX15QW4Gw76c8IiuWCqWnAQts++499GLpxJ3+wr",
+	"r7ob1lNrX26wRyIqTPdeKcEuVqjoefFHpAvpqZtrOfbK5RDttEwsqg0F8stbTilPVF1hQ7K5rqHmy8Vq",
+	"6VnrieC9OQFMG7NuQRE9pBsCDM0i6cWSNBhLbZlQE0uH1Ayhw7iuBptd0/BZkWoC7n+DRo8cgZrasn8s",
+	"NWO2+PAxm3IBQkakZZuYZSMRuuhnFTq5F2AJjzUH7ff7bqgG8/8I33kJGUG9PhkkiesB50Yzm3lr45MG",
+	"p8f9kRhq+QpfLccYYSQXhmhgETiHoJctE3ttvUO1RJ9fOoOTjxlcerKhVj1CLwDIJsLt9wISaoUkJN2n",
+	"WPx5f794/BSfyyx/uQpHomt/DyGflyaJvLF5pQogA1gMOSDQN/LGEIKLXq5CLdeqCO9JPbmw6AYe9BDY",
+	"H6/qkbDYwl3Qopr1MD1AnB30hnPR4pWeTQgfh2aFfoHcmgVVV6pOtAI6sZICChdWiDEh9ngfkPDve9CU",
+	"Cl1KKmoVgRZPpq4XopbRHNCTeBxojQEn/5nHgaZD/V+k5C9fwsMCA1a/GVusDgTwwTLhZhpDEF6LGUD8",
+	"uBt4CI8tJqNe9c/wwgH5bBLIAhLJmOnVz/XZ/hLYWYx5/CXEXYOLqyhASyKaZdxKnX/fO8cP9k6OQzN1",
+	"fce/f3Ny3MNlDIsm9SKljGpJ0HymCYbHsOgjofkLIFF3aaHaEa5plOYsIEwsFzZz2SERBC43dQkaSEbF",
+	"jKFMaOU5q4jjQvZGwmmD+yYoUK9CCNn+ZjBjzP4ASkJEZrNEmtaBvHVf4edERgFZqFkAEXBfQgJU1h+J",
+	"9y4wlbhpmW5/3t8HtcwnN0jvzrRoG0uGmkaayWseM7ebP+8/JaGQ+Zgv0gTgclhsMNdyniclHdSJc8Dk",
+	"tATfvX7a6wQdo0l1DjpP+/v9fQAAS5mgKe8cdH7q7/d/AuNEPgeLA1bE4FARg0NFjImHe6PfqE11f8NV",
+	"rirZZhmbsoyJiPVc4rDR/QbvTgIwGsV9EupV1FSi8kzLVAazBt83oihwzpGATGnSNUV78zlb9A7dFcFz",
+	"Cwi3SuESRobU12I5RD+AEfS/AYEoJAmj10yREG6h0BKSo3vdO97dKI158KXWbaRX2Mn4PO8T5MAOq+oA",
+	"rWL7Afpqnup/ACfV1D0Shi8SqiJTGMMlwsdmPX3AoY6XtaOgfEadtax45cnfkUdBvYu10r5ov3Fv98mZ",
+	"cNkBzjaMS6wYLCgY8NinNAG8OAxUAoMKXKKFPcVme4DZrmTdszHBALfoIp47QaeEurghNcUHGV0B7Wtu",
+	"ARPcshb6RoSs8DYvX/B/tn/Z36IL2N3Wn54hARTv13iMgVgDR6XcA/fytGgkVosSqfem36nfHf8klHbJ",
+	"EG0TWMmX3wNXOh8289n+vjWJGTB1AHFFw8WTjwqjk4v22+JqgYkZrG7NRuYyvoIh2r6mi+c4qrrO3Oif",
+	"vKSxuYjwk6fbP3kvqDGosBg/+mn7R7/IbMLjmAn84vm9rVfphq9brEvksMW1AsX69f2IijTCyNUYSmAR",
+	"f26zIqcyPymuJLR5Ggravpj2loSJlCzfwNgKm/dvv2vCU8vFgmYrwxTLd4yB2LBGzS7EK1sQQ7Jiub4A",
+	"sbLyb7ph1fn9y66cdJDyk/gdzedQ/SeVqhaqXMJtDx5rd++hnurmTlLKM4dpOHh3gsYxl4qsImhEqzKF",
+	"gcKa4BFjBC/5ItNcuauyT47ACqBA9YcerDUCTSui7gLrGnukTwV7N1oE0R/16m4m1HDu5276HT0mTOUv",
+	"Zbx6EI6CsQVfys4Z5HKf9mTGZ1pbBSaMGAIdLfijC/Er8Lum44ubWs77fmRw//IMbhDHWvWsueBwRu2Z",
+	"3JdgiyT/5KOcPPn8UU70E8QgvCVTDJo911DbhirIPYn4giammBzpgiPJKLiY1HPNbPqEiUzWTQEwohNf",
+	"cLSd9ZNc0JVf5f7p3ovff9vfe/H75/3g6X/VwVI2M/QjmXJg6CW4lLJoTDyezAVAs2r2X0FLOtAKSLrM",
+	"HRYeOq/gt2Akwszp6r5lOrB6EYjLhQgIgAxo6gCfxxjXJPRbjvFe0eNdLFUO9rbCFtd9vv8Crfg3XBkr",
+	"jTOw2zvC5sxUfIfFvfF8/7nXiLt8RmLt9pGZM6u7m6gYLEArwiVE7nQH/ZLJxWuox3+Xq+iR43/jHN/I",
+	"Tpq0y8w/8B8Zvy21R3Zd8DFr++LrzsAbm2dQV5Lw3KCbG7+1kxgBeyddfev31pHxKNZfXei5rXDSe7rF",
+	"PjsYPd2jvctipjuqwfuD330Tk2d0BqAZhJu5oapPSuVraJIxGq8KeEhTfhgusCuW5ptY4FYBfBfeh3O4",
+	"R/n722B6uGUxxneA8Z2X98ltzCNbbGKLZqlqOON3LhcjzTfxl4fW+nczA/q2AsAzqwFo8JC2cQ4/KCcl",
+	"gnBXCIVF+Ilgiigm8kMrGsKbRi70sP4x4s7h0oFXV1p39O2NBLvwKCxj8GgjeFDmafJrrAH4kS3+27FF",
+	"PGZ3You1EpZXO6DW2Tcw8lLu4VsXxYxy38SJzlRb/KcG9tqDnsFAZAsxNxIA/aqVYq1h7+iNq2FKr1g+",
+	"SPlbV87lG5SZvPE1kLVdbr2CZtkcVK7ZgkdO8G9gKXzFcv/o+Mi0X88Vssy3CDdoIKuyiC7CE2UQl7gG",
+	"zUszpiqg9RiE23Oy0EhANAYKQ1SYSnXwW8YW8pq52nDQya2lnpHYTey5YPkxzvXeGM39Cz5uhGmJ1Xwj",
+	"gk/D6JoZoYMkV0bwfWR//wbs78KwvyoV7Mj/nPST6v+BBJSCBITvbY110q95gaNFiLeSkLAy0Sxohrjc",
+	"DqbCRD6RLgQ0uFBMEydk/h6Jp/u9PglzOjuSkFukQgPV5TrGRBVoPDLvFNFS+Hs3oortcaGYMD4WtZyg",
+	"9wMAIUsilY2l3yJH6ekP0vRSL9FdopIeLminGjuSrDYtGFdb1wrjT3tNYTXeJpWiarwc4KfrOcA1vqgH",
+	"FCz1frWJrilSs/SSPTLTtTy+WzLTrxofA9TulKQS30v34N+3kf1SJ/tt5JtPPud0ttEMf26ENDPUHwwP",
+	"5ZhxYHPAbFpPVn4bX0D5zvh3ilxumttY5ZHgOUTxSsEww4VGmN8IxkRMUwTmbFydekctK8c8BesWeLb/",
+	"vFmEHAnfqUnTtNlmj4ews3bMnzehjc58y/jjUfyejqKzWOtd3HoSt1pZgBasJbgozFQwa1PJzND/CgKS",
+	"N9/u+oA0mkkMoX6TJhIYWwNR5HT2eE7Wz4mxx2kqanCb67e+lbPziuVtD86tr7DtIuUlnW1z5Bx5xZLs",
+	"PVakbWElrURmLSozB/YVxQQ4oTHOJ2MjESWMQkVxeyeAsMpzxZKpheg1tRK32zk23FFoTL6Xo3//Rgsc",
+	"1rfnp9nMjayH5pEr/QtwJedsaceY6myjxyBeFje6dyDJScwWqdSrf1Bg8uuXbOQJrIwthuRQ5JbC4ggS",
+	"QDaKqBgJrOQGcgBoApjamLGSjDtnpiQiF4UwDLXkIKxljZVRZGZt4lw2cBmMFPquBQyXCAxkarcnzZjm",
+	"3b3Hg/49iekucM0cx02H2lN6P1sczC9PEK1iD6HwWpgMyxiUVQDWwEn5PDM4GSZNcmt24UgU6YXEzy4k",
+	"d7HyeYh336q1b8vL3gzulKH3kDynBgu1tZmugsX4yH2+Q3vdGjDtGh8yoDC3U3reL3mN5a6JiT35XIH/",
+	"bW3Ls0jVazhCffLBAOqB5kPFyr0zZysyx2JDACLkgdkXOEIjITODPIRjPHSl21cAQVlGoETUhIRR1Srk",
+	"bYO4grMr88HWBrwCZxtNmHHJtvl4VBs1ghICVINqgA9dpP/a/fbVDjGSSBW3CmPeH+gU73TpbY9HvbBx",
+	"GA0YXFbEXUOLb3W0AOhso8GhfLa+LcMDCohV1O9vyAJRN7TGwglzntrEBYWpyjJhj4zoX4MRoTVy00Gu",
+	"U3BKLKk2FfIVLwKqyoXUDHuo3vaFpwLGodXiPvHKSrnqNPicGwhJiwRYQCIarEAEqTPNeZCJRuS90wU/",
+	"iONHDvQ1ONCmoiOP/OeW/KeNIvPVsxxLg+ZF6lwNbyTdpWLk3eDy6FdIdUQOBnnQEGP5dfPuy8CjchOv",
+	"3KRGtbcCrZ8FwkXMr3m8pEmy2t0YNBI1WFP3bQz6ru1A37gJ6JbWn0e7z/ds9/nzLD7qyWS1ZwtDPPls",
+	"//WlVeZPCdO5XJzMWbOnAJ0+WbkqGOtRlr0DUqpkaAKqTBCr9LqqKWzoI0hD8d5aWbEYqrWwCcCqRiXW",
+	"FVq7mUtIwzcCrUHkRKsUtcJuASV+S16K8TV43F+u3hdVOb5BX5hX+HHTXV8qTvfIiraxIiwHKx3Z4SXP",
+	"i1IxWPjhz9MkMQCn0PVMdox3jP8Mm5Y9Kq342mdX+qa19Xo7PzssrNbIFcp2e64MEkSlSNJI1FRJejAb",
+	"dWvztFeU+dE+fRu1rMEgZGuTfnum6W/CKH0Xe/TdLNG2IOlGM/Q3bf/5Nk0/j3bnf1cGs8nkfBdjszfL",
+	"LgWho6z1+lpbr6UB2ucQKP3f0kz8yCHuX4N4NAzfF4P4lk3CtzEG21P8JxmD25qB2xh9vYJfpmRThZVh",
+	"oG7xGGvmMEa66H3Ti6SViDVIArSZqKCA5CxV8HLN2cKNWUXD7N2HZVlvtCkCAx1jALKQJPwoJ2OV01wh",
+	"ZpX+SS1Tlo1zqq5UuMHi/J3amgdper/VABprNsBKY16zqW7IVal6Q598cAUyAuPFNQWU2lV0wJdPxOaq",
+	"DoOjy5O/DTtB593g/cXwuBN0BudHv578bXh8u4oONSnc3lTBSCKzUoz6vWZ0K0azaH7JskVTQvez7Qnd",
+	"W6cBOAXTRN700O6I8zIT0YPcaSpQuHMkbD0Ug4MQS7gg4B2vDmplvrac6Cnadm474weOy1fnUAppm3cE",
+	"4KK+bdnhq3kZKPJQL5x9k/SNkqSyBj9TOb/+rurqW0RADcyw1ychVrjiqii9ZD4HMM/u8/39kSgQow9J",
+	"iIwldHeNvmuRjeBdArcVSDRYpc4T/2+EZoAfsI6TJ/2GAXoQsIZWWcIo1/9Xpm5m1f8Kx7BsmC0rCn2v",
+	"LCiqEV4V0KBSA1Rmfu1N0DMqBTg35sjcY9GfApO9LHBIO5jCAe1KyRw07765fYriw+XKpKTrFzDFOqXA",
+	"2yp4SiamN59T4cX8dJ/v/+SDizdyLZnNSszKlUdfLgEmfitDtiZlVFx9PbO6SjR2ZCLYTTtSGQmASYds",
+	"LiGxHBz0galcPf9q9vwB3GhCzfP2Sb4RcOTndtz6QXI17ytR8+l9DmqTWvUIu74RPwr56WRFbG3yYP2Q",
+	"wEVg9VMg8zJrriirXz3Fqyazq6LCPfkoJ3tQhGcPT6jDNdnqD7+ZM6yLnJOEUZWDCF5BJ0ERL4QOQtJd",
+	"yJglWtib8hiK5AXkZs6jOclZkigSJVyvwUjYpuE7V0sUqhnDL1odsw6lBaNabpwuE4PByZXxcd/GU300",
+	"Z9HVazm50P0MYUW+TTd1aYx6Leto+YPdIrNuuMXfx2nfCsH2i1yKrwa+dsmSpKB4saqUWUA6r5I3rnqt",
+	"KHoPMERwdsduduOEi6snn6c8Ye3iWShRc5nlewm/ZjFRfCZYTN6fv9F3fixvRCJpTKg+fYykmYyXEfJD",
+	"KkxRbtIN351dXI6EG5DDRCqNTIvKl4VFxtRncbV0cwn2Hn1AsV0skXIAjhMjEEOZWVddpTjNm1C6++QX",
+	"njDlqhWQpch5Uu4nZJ9SnjE1pnnYELjyWk7sdaHecHH1zWZwrw20CUXS7q0mmMebv1gcTS5wWWMEV3cp",
+	"roS8EQH8hibcFcuhJL2W7sD0DCxg3eTc+x6wdGmZFOD6LA43nPvNiJKmNv8tONovhkvVMDVQdPdolPNr",
+	"nq9K4sjtuWYjcK8puVu2QQdEd6/lC6N3651eUEFnJVkiALUFszq0fq0Vmhs0SRljF3ysRgKSPdVcK3pC",
+	"Ejs3XHCCZaj4gpm69ySlS2WANCsCp+aMJaXzEEZszWYjUaBloqyTXTEsIyK0eNo+ZADxinHucyhDsqHm",
+	"wZl+bWAm9W2yx/IQN1Zm0QtmXnwUlG4Tf4OlayyNl33Yehs26yOt1Y8izRpMYh/l5CKnufpvrXKHxNbt",
+	"75U8MRiTVsaT01IGJFanWuEA+9whWpRJqP//Ypmy7JKqK9t0yY8D3h+DbiPTvYRds4TAo/LMpwmwBl8l",
+	"ceG47aJn79EwBnWW9WSKZQpK68SVZv+JLflUXrDKYjW5E+yG7FRzuXmowV3W3daJhtrSTQMub3b9sLE4",
+	"9detFb3ZjPPIo24p/DTYRoK7SRnbQfMM6J3BTvIdBi0w8/rkpcznJGNpwo1qQ8VIDNL0pe75JD4rOAc6",
+	"o1E2KHDZgGU+2983hm6TfaZcpTowY+fRHApsUhGPROi4Ef6WMUDq6/UJHE5rHjNtKVvMKVuK8VJMtbAy",
+	"Z/FYcw1Md4DD7Ezvyo5sJGhOpNaadQOaKxdfI8/pvhueHp+cvgrIxdGvw+P3b4bHAbl4f6F/Hh73THix",
+	"Wk6w8JNvu9ZsAHTXkZjQ6GqWYY7GMrkibnZkKWKwlWBB0zyaEx4fmGo6aWKLswnybP9ZwRftizYJYySK",
+	"BnlMulOp1Vyo4wZXyqvhJVnXl9036slnf7m/hL11oa3QhHeBOPwW8Q2/SXDD9ZO0zYpuKPhQK4pzfeD0",
+	"ULhYMuWOtyM64NfP9p99EyNuPGr6KE2Ynop/oOon82g9QLk0TQvjgYtbrfUk/FluAQvn2MIt4DgTTZLx",
+	"LrWxSnWt5NRE35gaWKXCN1qvdKVFpwX6ZQCOBJ6zBUiZ+GkwEqZ4VkxzqhgmvTluRRTLi9RhVyIDa+GQ",
+	"mznLGLYKxbq0IA5HQejRedW3bKZbqb7OXfKHk+RPr73lwpY2Ubep+5rhaNejlRq5CaTBfUcluNoLot+w",
+	"8Q6iXEoHy9WOMjY8MOFstN3ZY3iP7gjHMyIqIpbc2WJXH64DbVtslvK9VQqsrRMWT07H787PXp0PLy5K",
+	"kiPY/yBczKK+aHaTaMYCObmHRggHMZJ9YtESZDW4JnGyIG5KU+SvepMCmxmJXC6jOYv75D1ALTzd39/H",
+	"TvU961527U3YVGbMkz+7z/b3e33ykq0kyJq0SKgm2VJAPaiNAq7LE7birJNktQxQkfMrkutI3IfouhNs",
+	"LizEazl50IDYX2Cb0WEeX+Q0y49pznb+ciji3b67MCGmOMv234HIfAGhmjt8FO/6BVQ6av32qcx3++C9",
+	"Ypd0ZiBWW3/1luVUX/+7T/8V7FJ2Oadil8/eMKV2/EZvT9vkQO+Tv2l5acdv3mrecanv6dbfGU2h/Qe/",
+	"MBZrhrLrktvvdiOLM5GsTqb22x1645nKT0Qks4xFefvvhjHHa7vl++cMcpl3+QSCNG5FfvDl7hR4mS1V",
+	"fvtei8+Lrh84juXI3HiNCZWlO/KGeZfkvWvTOw+n0JTdxf2dqsnflo0Wd8FKuXbJy/KeJ85qSadJhY0S",
+	"KdgDSaM2eNxFyDodVLE852KmXIFVKRjCJATGxY6mUiOIaw3CkxZJJFMO8bC/vH/zZnx09u4fhbPmgChM",
+	"Bik8w4euvwDqHwQ2DdnvI8PYpNnSyoP6JEE/I9GFWtU0imQWg80YjachF1GyjNn4x5BMEzpTvT45O381",
+	"OD3538Hlydnp+OzD6fAYxmcsyjIF0dLmXXExEqE/UhQu8/V4IC+mXLeUsZ4Zu5mHqeXgFubt8O3L4Xn9",
+	"ALyMQK+nroTkthDckGOL6xFCFKJ0MfdaFpYiWY0Edh00BcVf/ONiPDh+e3J64ILCyeaYcIDXqYR6ByPB",
+	"BaTcrUo7GsBM9FbAGUDDIjgQ9DYQxRIW5W3haJVcZlGzpK0PyP26GH+VNyVy0EuO5sYbqD3nataRrg3+",
+	"KvQUr6le4bxzB6HJgQfn/K2MWb3vruMa6AQuh8v/rYGuO0FnjdQ6Qcftfk2y1wOazGGvvjWTedNVaZji",
+	"o5l4m5nYGCrLeSKZCcD5s4LINaXtZixGyCHw9W1CIMJCgWpDQcuSLYb4ppigMFhMjZ4QjMScq1xmK7Rw",
+	"0Jk69CUFKVjFtDLV+kKRiqJZr+mjdkhcjYStSLnZeGPe+pNtN1tuhZFoU7nzX9XwcmQc3bfq0367c6/f",
+	"pD3F2qB2WYAdNexzds3ZzS4K860MXJbjPrxh7LY2qK9mefm2jV12ox7eRGZ7+kqWNdvdLT59tJU92sra",
+	"Gqfwbt7FVOaX0r5nS9lOgykMZVZIerST3V/R7YqdrNY4du9+Xpv/0QoG6AflzF4exLsBcEG/KcD5GFCe",
+	"oXk3WwpDKL50fIgmtSkXsSKMZgkH9DUTfWictbq9FkUEPXCfkSih+9zFe6nnbubwfeL54OC/Wex4HF4b",
+	"4HhDdY/xKfFXx3q3B75IlH2ohLK2vOrJZ/xHqxQTKewUfGuAU7oL3hVg4PLF+6Oj4fB4eBygfQLyCemC",
+	"HZBUQpwYodOcZSMBebNkW9os6T7bf9YjuSRXQt4UFZKhXQCdofGqmUsZUPnNbOoVM1zq28zbMmNrEDBw",
+	"bx6ti42QiYZ4GzBVzVOLqSpKtG5QFL6DNFZwtuFRRD5js9MfntW0vUU3s6aPcrJnbZl7kIG1jTMFEOcH",
+	"Hjv7IVRzhrzR4sD/gJltQV0Cl0sO4XlAFlLl+DFYRgOT/1bzGVguIZ0VjKam89uXhXgtJ87QYbLFvk2w",
+	"DU9Jx4HWJZD7e6E3kqv8XzAy9qs4H+RS4NH2CVw5CkdxwhD4wyFs1N/MDxNLAPZoxKFTKxHNMynkUq0L",
+	"IGbSnqOkxk1CumFmTK/hSOT0iilydHZ+Pjy6DMjp2eXY/KHvgvPh306GH4bHxDndAxQ2wo9ychJj2pZ1",
+	"vkBeO4/1Twh82h+JS9/N8awHMo/yrxibZqIll0PSMrC0RmJDLFWHWuCEIVObotrURnyUEGU2Dhegk9xs",
+	"OrFiIh4uKE9M0m/uAWeMBMAlWDw9SOOzcHpxnDGl/Ky+NRgSzbr/SmK6Unf00+Dd4sN+PPprHv019+Ov",
+	"sYL3o9fm0Wvz6LV59Nr8i3ttNkBk+BaXo4u/ka4UjGTyBpITP8pJ7xCFJYCG8HBHXl+cnZI3XDCFn8jJ",
+	"RxblI6E/S7jYhPEaqevd4CfaIHwQwRR6XdIlSmRWNDJDQxFlmtA8ZwJeBCA4yPy9Yis1ElqmxE/6tD8J",
+	"yzPP52wFLdxkXLdAqLJdwlJ0udDrF+jf4QfA+OYCrGyRTJYLsWFJ3LDOlnm6zO8JVARV6I9y4qIR/bgi",
+	"smBK0RnT6nZJCdGLZ04iuWZZzCOt3pZBRpphx3k+d+f/vna5dh42KIpd64OwAwrKr/jhvY0ur6LO6bPE",
+	"9rR4jTANIdP/Dq2SA+jZIJ2vmztbr7OT4O9rGgGBZFiwMtkT083pJGGqZwV+d6QooG2mVMT2JPlsg6Gd",
+	"zCB3I3wcHgE9TSx7UN2vbUfjEkZyx8lqBidFsjLYHm735ozGLIPx8wKfpCVJsU8QQv4rtHEubx5gjKgA",
+	"Y9I5V+SPpQQ8hlrGDEHYCKeCOjQoXzxvGj40BvLIXVe3saIFVK0wICcq50lC1BIozOqVSCIGCLfXsooF",
+	"au/1NSwcbDgX+V+edwA2my+WCx80G2DdWdb5EnQW9NMJfvp0f39/51oWdRO3ohfcLYQJyDoAs6NfyoOk",
+	"UuVT/knfomDz/ES1SkfCcSQX+gyFgPsyElQImWMeqmUjV2xFbGUI/bdpCti3f1FlfDY3rhlnqGyxvEWP",
+	"77Dh/2GrhtX2Mcq3VpTwV/vn3de6OB6g25OYJXzBcyglrNeMhqQbBmFAPOgvxRY8kokU+tlh2AMQ/5Sn",
+	"TP/9/w8bS4YAJMOx7aAh7B469ULu7d+u007Q0X3VxdGvze4ldaVQpu52CNw2s085EwpKNYT9SF1jOYL+",
+	"RyVFEjqU+V4F7h+Nagas3xRKe395hKCMph8Tzt8nA7IU/I8lI2o51dRkGzWY94xthLHXw91acCTVDD3T",
+	"X//fb4O9/6V7/9zfe/F78c/+eO/3H/+z83XR7VVORcTwRr17+sG94t8cG9kCQpY3+goB/EblNPtuQO//",
+	"JQIC0JpUkpCAS5cjxNo67JoM9O0Dkbbbz7cWByNba4MNhEsh2xE25qFD7x8uaOi1nNy1CNijGfrRDP2Y",
+	"NvBogH40QD8aoP+tDNA7bfpbNE2a2+wlpBs+eAyMahNuq2Wrx4iXOwTNgnDqImY9CRhE3DsjFG/Bsfgo",
+	"JwXeAfoKsJb4Bxt+iiL04N2JVn0nkKuaS0IBHC0w/y1A0lDbUoD4MBK6dYuz4OGyAayuB85mPQtrBbfm",
+	"FDAdbijHOIqIpjTi+couHKTqGuQ3m+VrsB5djVAcYFEpQX/mxmKKxGBUiOFEWufHEq9YAy+KWJorNBPA",
+	"hPQa4SwtAKzfCtZ3JHRGuTiEEqWmSiy0lrHpUoHBnnSf77/o9UcAmCEmkgIQRwhVHIqRYqGhAjOkkqv8",
+	"gyLFt1hCx9mkDcozzQyuO85g8O7kB0UmVLGECwbwmnqJTRcFzP5J7pA6ANhhmWW6e2+o40jGLCwNRitA",
+	"tdAj3ef7+z4IRhUKpcgZwgWKcXXIzRzjfYryYkLmI4F7wtabCMw7FqXS4GaY6i16eVKWgTEUgoGUw/JJ",
+	"omVCMbxpJIbOvSIVFiWKudYFn+8/20CoQgoGtvK2KB3bKhqRrj51YC+VU+JV3VQkX6Vca5UrgnC9MPna",
+	"mh0X8Pw1JAjdF9rHmaMBomnAqtZb6XYL9sehPhWa6EaC/bGkiUfklvwcea3RYanSZMEecHVjLijm+W+o",
+	"tOkarC+46Szn9BNazl/s7//16YsXz35+/tfn+y9ePPWM6vvrRvWHMta9lpNvrxTlazm5sDDSTRY6uHk0",
+	"mZiz7AsRXyd6/kRc04THHgcFcnYB82a7yBQdl/CyYWe+b2Ii8zkJ8zwZKxZJESsLpB8zGmsmG1obE9T/",
+	"sb9aH2JKFVbbKQSirzt9w2QALmnBleJi5ope6SFn7FpesRjYIBM5p4nqmc169vVG+46ugI/YS8mBsDfw",
+	"Ysu10XuZS8gs9ITVBxcin++/+LqJIBgPIITEcnv2iuT/H3vX1tw2jqX/CsovlrYYR+nO7NbaNQ+O4+7y",
+	"TJL2pu3qrVpumRAJSWhTgJogrWi65r9P4RzcKJGSbMuKkuFTdyxeQFwOvnPB94kGO6pKWrJTr2MKvYq3",
+	"NOypsoiF2Xvdhmp3WJjVGzbVM+LpvgEiGURkZv1f9rnoXU/JKs+I6SzHee85/TFzIAvHmg+RXH2t7hdA",
+	"d3uj5kFbatA6cIc1uwqtkfLXqcxzOpRAU/aEsHlAqqbngQHKEbE153p8zdTKF0Z2SZtIuBDsCYTXo1hI",
+	"eBkgl4IpPYOMdAdFCjnABLRkpKBizJ4Wj4+FDcg/jcb9IuisLja/v9j8IYQzanLwXWxjF7GNwHiA/Dse",
+	"6NH+Qc0q7TTwsc4SVjiXGk0gnEN6dOrQi6ORdwtrq/T30XSigRMcbtKPkKok/zkgBicSmWdmV7FaFNrx",
+	"TfA2PPySwM0su6NlQhRdECX7ZySpFLvQV/0VipESbWxThkIWX2ha4isbTCA6nZtEsfXNHR9Yl9jrEntd",
+	"Yq9L7HWJvS6xt+fE3lYHPB6DL4iFF2emPjpFoCPkvK3Y00KMR529eGkID9DkGreuRvf+b+jai7KuWdth",
+	"+KedyK+duw96dK9o/dVw8WpWyJRBbBIoM9jTETycTkFdPCAPtmX2IZr3b8NIGWQuYnHt/gzzr39CEt0L",
+	"CZykJzSf04UiU0aFIvHRRLs4OSYx8Og8nCaKj54YmXCo/N1iqR0dTP/KMH1fVm953Dfbv+WJ3FnC3VnC",
+	"5b7dl03k2abKZ2kOGRGeqccyidhQLRnJIhZpzhmaU1qSOc3vLfcGmVKxwADZ16qZxsNOXWT2gKz2QYY5",
+	"niahd9jCbvsLXOwxnvDoGMmTfeC9qtx1Hve3zMB9lW1bBqt32w5fPSNbZNBKG9fbi4IqfEm7hs1nNpUP",
+	"huWsREEuUZJRIadPlLXhIoaCwbKgQtFUv6ZRoca9EIsjdSuy9veekBvXwJIuYpGxERc1lsjn8VxjP/xN",
+	"DsEGPnYsOm+yS/p0SZ8u6dMlfbqkz/cGQV+ktBunx7Mru9+uAhqHE0A1xgCLDr4+Hr4iIsK+DHDZy2mz",
+	"REezqokrPMuW4WkpnwxOiRQsFgE4PQtihzQHci4kFScUsij3jM0IL4HH63FSiyUdA/XCc2DpeZZ1mLTD",
+	"pB0m7TBph0k7TNph0u8AkwLNWodIH49IzzMsNfH4bz0YbY+Kznk58Vo1hh/3CeeHUEGmJDmjqgTCx2XS",
+	"XTwQ3pqTBsJbp8QFdW4FS/G4EdLxrTywZ9QmRmsq7RLUygmeh/TEeI2X9aYl4cCIV/ZX092xeEy+mzyZ",
+	"Iuy3gEnYfEyX/+4wfYfpO0zfYfoO03eYvjtccBCsYQ04ZVsisRDoNaHEzht4YnkF6sN7He4Q8S538r5K",
+	"Lv78XQ6tLm9b2QXKnaM071Lo2HkDtv2RU8Awlf0K6LcqMeKCqwnL9BOO1TJhGVexSKlItTmxHGLPCUVj",
+	"k5FwaTuX1zLhhNL9ncBtk8Ct7qkWdVtD9wSc0n6qBLK2e1TnN7O1aSFtFKBum+V47iYKJEdE1ihdEzAT",
+	"ldKKL1Lk4kPRA8N2gmqwz9JyPVj51jXML93y+maX18+sXLe2XlDXGQpBt97RXtt1+Szl2Me1qo3qE9LC",
+	"dDU8ZpRmfpfDU2DqM39lX0As7LUsVkWwXgN/2ZISFunRMhY+sIcmZNo/IeckMdcm7mI9YQxr0CnhJVGs",
+	"dJyBxyq4AbgvAknbXiBgG+jZ9s+MKkihfIuMTGupSAI/3HHhngv0jUjUaXWW7BZszwEuRwz/I4mCpmDL",
+	"RoFblRhOLARZwwWui5pWdtshF8VEFvR+zaQbAOO+SmMR7Csj4PtZ90UITNbSPwYaZM8x2S+SUbBtOzwi",
+	"w+V4a4sNXVldQGz47eQvut2mnXXNja0U2JjH8K65HcG4JhtyJ3NMlsxmoMjoTTTpWXK0yABBsBXLh6JJ",
+	"OqECUCCER7Q7nfFSWZ42FcXCO0slHdvr++7Qn8wzYLwEezp0XEZnRk/H+JBJoBqYEC5A7w3aquiUxcIq",
+	"ED7rYOBTMalXM/wGUyOm8c9Kj7wwtLb9uwWRGm7qZup3lvCbxt0gC2niK3LUZgkPCYTbT98vCG8qzfy1",
+	"jnKdC2/VHgUjlMxYoaQASKhOyE+AtX+9/fX68tP7y/d6OnjSeqTV16bVhMFJb8LyLBbDRci2Z49qJz9f",
+	"3pDV3oJ7E5hpwwURUoOpPk4ujoqycMWpm4eGyT8WF798vP5weXP5Hm7WS4aLyqrp5nLuSdLhXxOgUmUz",
+	"ZeIPMJWqKRXwV+SCT8yX3A0XINwHXHX4HbYz3FuRBjWUXwWqe0D4LDslCYN0QuKkB4ycK7oU5kUJKaWE",
+	"hnpm/wnNXG3rkDHhune4cAN0Qj4YUtMAkX84f3f54fJz1ArNz2Lrgugbl78FH9Rw71pE7wzMASJ627Zd",
+	"Ifp9BYd8vE2wuZtf3db1IlvX12TILuk9g1CEsSBCYkCCK2L0RKJQoSQiP51fgXbJxfmni8sPaJEv//f6",
+	"6jNawVhQI+wMHKeFIUE2uiWWB9kQXu+VM9raMLDUxkb67x6Baa3v5ba1bZ4N/N7qydhgtp4Cgn0pVyLa",
+	"lIMRxDfjPgBPRKFepfhYQMeZ3dFsZiNPIX6sYpEoBhFsdWJbe5fL9P5uykVVMpU4njTy4+CMKMZIAr8j",
+	"r726o2XSx53NuDy9XM71f3nWJ5XAZrAMw+ZYAKaC7Tj8CPwE0M6J6vu09hib1Ggi4mmwY7EVD/YnScq5",
+	"NJMLD22QsYFl2unSvXwGlHBItDuRbifDmWgyAGNm2VwgHzCmXEReAEh3ESmYYHOW4SEOkoCsdOLvAU0N",
+	"JJOLgiFz/qrdtgkfmQVVH3E/1gg53Eo5IWbOQkvgKvQ2r29vYrEt2ksasncbt+dQkqXds7yRsPXvUEjl",
+	"KkMsPaNFydMqp4WleMfv50KVjGZ2+cBykqJVeR2GaoN6yRrd7++P8jtkcl+3KdgOj5Yns1lPsF015m8/",
+	"SbconJKtfVoHG1ZgQw0c6FkL2NrYmAjCpnp3HslKZHtzb280FqhtV3YEmzfFnZdD2GeDSbtLpSrv5AMr",
+	"7ko+ZZv2WSQszOiC6FuM7VR629N/VKR3e3MB/9fHWmdR2agapCssOoCSiQlzqilqhsXQsbCNg7QO6SWV",
+	"4CW4aIm5NumfkJ/4uCoYklToTqhKy1KBfloqiwwLMGwQ4Uy3m8tM2b0xFjQt+QMvF2Z/If9ghTRkdk+P",
+	"CFpvDXn0VPnLAytu+JQdZur6fDYLG6wb6hrcsqpUSUuuSp6qTuF8f0VVdlHoxWpWHp8y0pvK9L6/Qdp8",
+	"f6bEaPS8tDVRy+bEK8NE5PcqGwNJMfgesZAFcflYTFAY8+NCM5GzRmqiDUr9CdsaG8S7bdaGvLix+Yh9",
+	"/03Zm+U2dybnAE3OHxXN9cS1EpcHa310m74akIEOARSzBGEiNBUI9KeGJsEJgBnHK4Q5VtVvE8zRnvwW",
+	"OOflLU8NNXQwp7M5z7c5sJoO0dDMCjkumFIbw5ETOScjWvjgkv6sVW7kCQXVZHZqSuZXQ1dRPfUWGfPi",
+	"QIzFPbq39JKFQg0XF36SqxSLvdqQa9unh247DB/6R5mxvLMbh2g37PI8IIsBqCRno3KjyaCCMFXyKS1d",
+	"RQtYP8FYhhFCBAtO6U6VPM+tzYj8oqbaFIwDu6MfA4sakyM1vPNfCHcsjvEwx8b+Ye0b+WBaGnixxq5g",
+	"fvvFsUksNhoWvb9/0D1/6IbFNbQzKodjVC7NWszq6wgFnr+6fbHK9K9TKUY8YyJlarPLA6d1aDqxosth",
+	"ZlZPectPkbGc+Afb5ZfRkipWHit/O9ghkB+fTxjko/FEJXUVMkG6L3hiOSmYmsgcjY6T2c9YwYFw2ITt",
+	"oVEn5By1pmKRTOmXOybKgjOV4Mt7S4wafbBIRgFHmzz7jCeilI+mbRdBP+8uI3d7e/V+qXtJj9Y0se2f",
+	"fav7ZD6RKuxPNMM2T9qWrzNPuuPZ0Wp9TEMSr6rgSpO3U2Wh5/I/Vz/iI/3Cp9V0xUVeGoOIvNGb2JvB",
+	"YHBC3pt0+ZvBoK25wVg3i4K9GQwifZXJMA7gn+sSji9pzoP5sS4xFVwWzM4uc9dW8GNnf0vRj/3ZFP64",
+	"E0FB2c8BbzG20HXGilcwEWpLWo6W7Oz63cYa0ZffbcYVmsitnOBAh99+jTbGnhgUkrBQYGIfDr6tr+qx",
+	"9fykl3GlvzyLiJCxsAFJPA7Fsv6OjLz7vIOEjc1NbVlIbmOtjVtHa/D0pdrco15HYvcLUt9bppMG6UE8",
+	"TeOBkiKzggETL8dy6KHMFmf2N8Ct2ukC6lzkZXigecXA1cLl9sNg4OHafCJzFovah4Lh/WHwFq8SEl7h",
+	"669NeS8w9XKmSHJdsBErTknByqoQf4XdmebJCbGNpwUEskeVYhnpvR38twY3PAebCEBEo0WuTBAspXla",
+	"5QDKewmcQUrIxfmHi9sP5zdXn37ut1MpxGILLoXbWUZLtmNjsAKXkqXOIFTdKxPy011bsFm+CEr4cBTt",
+	"XQUzgwzNShD/OpFWeEos9Dj6x3jw7SwAfDyArgmjGSs86sIRqwEuJjSg+r+jersBQzY06ej/VyHjC1V+",
+	"N44UDuJBFYE/ymZX0P6swWS3MnrUbZHeUO1DejgLSmmX4vJK7H9vm8Feq7yv1xupM1IWC6x6RRtpbRbA",
+	"VZJLMWZFaMD2VoOGi+QZO9p6mBj4r2qrym1MiYS3bZKNpONxwcbIm4nHkJJxIasZnOi5ZwtFeoymk1jA",
+	"X20hMnyuwH3Pl31U0ynLiEIWEzgsKkfI/Bk0qH/mbHLwJmiaxqLeYQ8qlvV+o58j5yIigs3dYdfI6Wdr",
+	"t3VgaQxOYIYUJWSwYZrAaVfFHxhGWRImMvMj+2J+eTbsxWHa3Qb3i8gXS2NJ75nQn6y3J3MoCz4OSE5J",
+	"z31lvy0Y4LulueBYT+dX5ueNAYu2BjoC1rBtrp9b22bH5EVaZt1Z1/MEYkS3t1fvWxvkrr1z4Z5nhHca",
+	"2vRgR9DFrNa2pxZ42m1LTO/Uw5h60GhqrMcZSf78Z+JCioBq3fWtTYbn3ME/wiZP6ZcPTIzLydHpX0y4",
+	"yf77zbM+AJ3Z1lAY/LraHIvMaJpWBU3hFHrBUq4QsRZMr/+j6Gj05ig6gj65gz7RD+FTnlPYKqIjvVuJ",
+	"dHFnak+OoiOoCjYVt02ILlpVrJshi7GbfCfk79oMl5KgCa5993BxGu4++o/HiiTBhyYRSfwoJFEsEj+P",
+	"Em1JkuV5nri40O3NBUkmsir0UzK6wOvnjN0nhGPMAZc8N1iYfZnlMmMWKDYNgjX6tRHgJZuqcCjqQ1Wb",
+	"RrVl0LBGdXvhMv0K3daGjnd/oEVBAbWqcpHDjJXFdC+hBz1WmyJ44Vh3Oau9RimcnmVtvR1A7NDBj8cj",
+	"woK4m1UbkHIZ7TeDwRpIhOfF1nCfW2ftF/fGrxcIdNZl3bJ0Df0Mrt2qjdgQG/Rd263U/avQNgyD9732",
+	"s2zbuNzgwJ0ilAxpeq93P5E1NPeUfLw8//X28yUpKuHWro20wTlV/CIHFrXfZUpGFFaL1FzPY+VrjdEN",
+	"cz2OvrTpOZ+OHlLFci48rFNn2qu+evf5/OYyFphVVo1pFp+JVr6ABrItLvcCaNe13ouN1eAIjYVg8zAf",
+	"ZVUd3FPPr6+OFUmrotBeomuzvsXaqOV+SOxVd3pFqyQWuu90l/Cs5mdyUWvOCfkNgqhU+HHS1//P7eUt",
+	"niX/fPvp09Wnn5veGosgTBEEJ/D0LUGMCKk2AN4udDvo+0Dy28GA9IY0sxHhvo8RQ8SYq1hw8UBznkX+",
+	"p3oEAvM6ECkx88FfWjATQ6l3YynJsOJ55ocrFrr/ARfCvfbYfK1bikoILsbPI+LFs6Yru8fB0WWstPDw",
+	"aPBWdrTmHcyPIdSbmPWmZ+kfFavqZHj7iQe+8zOe9Mz8hgkfBbPYJSyjlQkM87S2aM2p+liYOdo3nA7/",
+	"Dod2XeVLsRT9wJO8QZKr6SjvAW/+sLES2rCZbr/hN2JtjyFe/+n+35Kery8+DTf5YZXfB20KADRkm5Lw",
+	"0Qnu7T8MfjAZJzkiyG8e6Z03ZyW7g/0UZ7Z+CCYn+p78xpbtnpGZBGyuDfm9CJmd5rK416Y6k2I54IkQ",
+	"YruI57sqv9+VaX4hL7vexJZlUh+hrn6otX7Iz+KWCqIaEGirIdpnhYEh3IRVVR/mner6bkHz6BdP3b/H",
+	"yvBXY5Ro2izPZiiK8HoHdQFqHWu7MKaC/8Ns5IFmBK5vrAY/I9REEVMqyJCRKc2YBt3ex0fjEpExfzBn",
+	"70wMgaYpU4E6nWkOF0ACs5E0NBbrWEMr5SMMtS/ZQmXtN2iIUbo6TP7Q+pDCK+H8oixKMlxEJNEbQM+V",
+	"H8iCJBCtbU3jQFc2l3MeQRDUxlHhH3BXc/T5YDhKg1HcRnemthgO3HDvNRASrp5jVe+nwPKZYylo/BrD",
+	"FuiIaUgTPsPCxUa7EzJkBUovQEuMFkadEO39mIKlSvA/KmYfWX8SHwtZYB2AYlDSRMDlnHPF+kYiRmMb",
+	"4QyRL3d8O3h7Qm6V/l+Uk0S4VYzvaDblIolIomGaHI14yjCnAdXNhSkGAjdVW54pFcALXrO8vbeDH4O2",
+	"nJBz/AUEafSXBJY1CJ5qiBmaVV6sN6mtvnGwUg7OKw7adnj+cNhxLZBHsDkOZocFA+fGTkznMOK/73im",
+	"lvBg01reP2ukWZAIKCg6utg+ZSMBe8OjuGaXrGijIW6Cha//NF2NWdMtdbfqLzszNTjI+ZJLhQVL1vhM",
+	"mOmtMX1gSBclAQPioSBeEDkXFiGqCZ+BqtGiH1pYshMDa4qMVLs+V930bafThR/XKXW1unnYQUvrWBZk",
+	"yHIpUI/ahXuXl/Ue5bm2WEHRpuBMDcls9qCCdXPsYYZacVli8Rif5WdW7m4Lf3k0vnbadGvp21pLUNmw",
+	"zUJ63JwMYd/GAxefmUAXoL4cAeK7QCVs2dyUFz1ur4nFI9B80wLFBn4jMBsbe1B1+lsYj4IhluyMyI6N",
+	"yL8tzsZ1sDucbX73v2zA3p/ZVD6wWqTWlSw4A/cWDRyS6yOy2Ltt080MVuhHaMXWaNqioPDkhf2Ubh03",
+	"rOMonBEmWeJ9qaVVvsfVoqeBXy1IrveyiCDa8qZNujwf6X19ndGlEkXj9dIsQ9kW82s556kTW9N9PoFi",
+	"lfrqi8Wu4oRNq+88y5qW3jfsAKw4Sp0RaOole2oCJ8jh+gfnWeaNAuhabLmPbp/AXJ+6PDWhcEOXpZ3s",
+	"iPCMiZKPOJ4EM+eKSlaMaMpA5UnEwtCT1LIB+lv0EwAZQM2F/texIuzVlPJcW4iCKYVbsKmXGHFznM0/",
+	"SPdDhv8RKDZBEvvYCylKyoVK4Dy4ct+I1DLu5am5DOnI2JdyKcGxmkCNxaNkF5+fQP2Ocqe223eVP7XP",
+	"20UOdeWL/s7YbItpo33hhnnT8oHL07Pt9NWPPwxajpm/6L6yfYa3y+1uyu2qLYzzshOzNkwqhcerayz1",
+	"8+yOC4IeMvxp29MNKWyHdJpcw28k+NkwZ3fo+Phar43NY8WDfXRV5EenR69hapuW/LlSGm3qnHvAQ8FE",
+	"yvpYtK/hTsYUL1gWHvyggpxfX0VODQ2Vq6phztWEZSBsduL3DTrjTUfRzyEbiGe5DacWPpfIuTBKm6LW",
+	"l0j3zqHQGBTfIpLmUoBDpnGZYSytvXrW9OobOlYaFXGB6M/Wp80nPEXHA8piUyqALmfpia+gG1ef+ptl",
+	"ZRXZal2de4WvotOenjoJTxKDs9PU3lY7TXq6tdpgqsiQLfCCrODW/mqjghfbibn6YpRhQw7bnCv8Hyj7",
+	"s53OhZoZLVPdZ3aEvLh4cEBIZF4BOlQqayQqCI5cPbDCIHgnwQdHpSHeb6gneqaw2SRkQdQ8IpUo6bhv",
+	"2ST0zIEKzuD1UK3ZAAlZmU5sreKKGBQ80FGPhhSw7rmOYLSBkxEqxbEDTR2kOyNvFR3sYaqlIwg1Wkl/",
+	"5Muc5Q1mkqlFb1h1aiHSSSGFrJSTckdayKWhyuRc5JJmvrRoxOsT1tyuLdK/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
