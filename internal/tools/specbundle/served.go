@@ -58,11 +58,12 @@ func markPending(doc map[string]any, notImplemented string) ([]string, error) {
 	return marked, nil
 }
 
-// notServed says whether an extension is a setting of the code generator or a note to the bundler.
-// The generator reads them; the served documents leave them out, because their readers have no use
-// for Go types.
+// notServed says whether an extension is a setting of the code generator, a note to the bundler, or
+// the converter's record of a Swagger 2.0 body parameter's name. The generator may read them; the
+// served documents leave them out, because their readers have no use for them.
 func notServed(key string) bool {
-	return strings.HasPrefix(key, "x-go-") || strings.HasPrefix(key, "x-oapi-codegen-") || key == oneOfMark
+	return strings.HasPrefix(key, "x-go-") || strings.HasPrefix(key, "x-oapi-codegen-") || key == oneOfMark ||
+		key == "x-originalParamName"
 }
 
 // served is a deep copy of doc without generator settings.
