@@ -31,10 +31,12 @@ test:
 bench:
 	./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench . -benchtime 1x -count=1 -timeout 60m ./internal/bench/
 
+# The generator reads documents that keep their generator settings (x-go-*); the served ones in gen/ do not.
 generate:
-	$(GO) run ./internal/tools/specbundle -out gen
-	$(OAPI) -config openapi/v1/oapi-codegen.yaml gen/v1api/openapi.json
-	$(OAPI) -config openapi/api/oapi-codegen.yaml gen/platformapi/openapi.json
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && set -x && \
+	$(GO) run ./internal/tools/specbundle -out gen -codegen "$$tmp" && \
+	$(OAPI) -config openapi/v1/oapi-codegen.yaml "$$tmp/v1api.json" && \
+	$(OAPI) -config openapi/api/oapi-codegen.yaml "$$tmp/platformapi.json"
 	$(GO) run ./internal/tools/stubgen -in gen/v1api/v1api.gen.go -out gen/v1api/unimplemented.gen.go
 	$(GO) run ./internal/tools/stubgen -in gen/platformapi/platformapi.gen.go -out gen/platformapi/unimplemented.gen.go
 

@@ -1140,7 +1140,7 @@ type AddTaskStatusRequestItem struct {
 type AgentResponseChunk struct {
 	// Content The chunk's content, any JSON value: a string for `assistant` and `reasoning`, an object with `name`
 	// and `arguments` for `tool_call`, and the tool's result for `tool_return`.
-	Content interface{} `json:"content"`
+	Content JsonValue `json:"content"`
 
 	// Type The kind of chunk: `assistant` (text for the user), `reasoning` (the agent's reasoning), `tool_call`
 	// (a tool the agent called, with its arguments) or `tool_return` (what the tool returned).
@@ -1576,10 +1576,10 @@ type CreateTaskExecutionRequest struct {
 	FlowExecutionId openapi_types.UUID  `json:"flow_execution_id"`
 
 	// Input Input of the attempt, any JSON value. Omitted keeps the stored input.
-	Input interface{} `json:"input,omitempty"`
+	Input JsonValue `json:"input,omitempty"`
 
 	// Output Output of the attempt, any JSON value; only with status `completed`.
-	Output interface{} `json:"output,omitempty"`
+	Output JsonValue `json:"output,omitempty"`
 
 	// Status Status of one attempt of a task: `queued` to `running` (reported by the worker), then `completed`, `failed` or `cancelled`. `output` is set only on `completed`, `error` only on `failed`.
 	Status TaskExecutionStatus `json:"status"`
@@ -2102,7 +2102,7 @@ type ErrorDetail struct {
 	Code *string `json:"code,omitempty"`
 
 	// Details Extra context or validation errors (array of strings, array of objects, or an object).
-	Details interface{} `json:"details,omitempty"`
+	Details JsonValue `json:"details,omitempty"`
 
 	// Message Human-readable description of what went wrong.
 	Message string `json:"message"`
@@ -2110,12 +2110,16 @@ type ErrorDetail struct {
 
 // ErrorDetails A validation error item (used in flow `validation_errors`).
 type ErrorDetails struct {
-	Ctx   *map[string]interface{} `json:"ctx,omitempty"`
-	Input interface{}             `json:"input"`
-	Loc   []interface{}           `json:"loc"`
-	Msg   string                  `json:"msg"`
-	Type  string                  `json:"type"`
-	Url   *string                 `json:"url,omitempty"`
+	Ctx *map[string]interface{} `json:"ctx,omitempty"`
+
+	// Input The offending value.
+	Input JsonValue `json:"input"`
+
+	// Loc Where the error is, for example `["tasks", 0, "name"]`.
+	Loc  []LocationStep `json:"loc"`
+	Msg  string         `json:"msg"`
+	Type string         `json:"type"`
+	Url  *string        `json:"url,omitempty"`
 }
 
 // ErrorResponse defines model for ErrorResponse.
@@ -2395,7 +2399,7 @@ type FlowTaskTagAPI struct {
 	Tag string `json:"tag"`
 
 	// TagMetadata Any JSON value attached to the tag; part of the uniqueness key.
-	TagMetadata interface{} `json:"tag_metadata,omitempty"`
+	TagMetadata JsonValue `json:"tag_metadata,omitempty"`
 
 	// TagType Kind of tag (case-sensitive), for example `label` or `quality`.
 	TagType  string `json:"tag_type"`
@@ -2795,6 +2799,9 @@ type IntegrationResponse struct {
 	UpdatedAt time.Time `json:"updated_at"`
 }
 
+// JsonValue Any JSON value: a string, a number, a boolean, an array of JSON values, an object, or null.
+type JsonValue = interface{}
+
 // JsonWebKey One public key (RFC 7517). Which members are present depends on `kty`: `n` and `e` for RSA keys, `crv`, `x` and `y` for elliptic-curve keys.
 type JsonWebKey struct {
 	// Alg Signature algorithm, for example `RS256` or `ES256`.
@@ -2857,6 +2864,9 @@ type LivenessResponse struct {
 
 // LivenessResponseStatus `alive` when the process can answer requests, otherwise `unhealthy`.
 type LivenessResponseStatus string
+
+// LocationStep One step of a location in a request or a document, a field name or an array index.
+type LocationStep = interface{}
 
 // MessageBody A natural-language message, from the user or from an agent.
 type MessageBody struct {
@@ -2968,9 +2978,9 @@ type PatchFlowTaskTagsRequestItem struct {
 	Tag       string           `json:"tag"`
 
 	// TagMetadata Any JSON value. For `add` it is stored with the tag (omitted means null). For `remove` it selects the tag with exactly this metadata; omitted or null removes the matching tags whatever their metadata.
-	TagMetadata interface{} `json:"tag_metadata,omitempty"`
-	TagType     string      `json:"tag_type"`
-	TaskName    string      `json:"task_name"`
+	TagMetadata JsonValue `json:"tag_metadata,omitempty"`
+	TagType     string    `json:"tag_type"`
+	TaskName    string    `json:"task_name"`
 }
 
 // PatchFlowTaskTagsResponse defines model for PatchFlowTaskTagsResponse.
@@ -2994,9 +3004,9 @@ type PatchFlowTaskTagsResultItem struct {
 	TagId *openapi_types.UUID `json:"tag_id,omitempty"`
 
 	// TagMetadata The metadata of the operation, as sent.
-	TagMetadata interface{} `json:"tag_metadata,omitempty"`
-	TagType     string      `json:"tag_type"`
-	TaskName    string      `json:"task_name"`
+	TagMetadata JsonValue `json:"tag_metadata,omitempty"`
+	TagType     string    `json:"tag_type"`
+	TaskName    string    `json:"task_name"`
 }
 
 // ProductListResponse One page of products.
@@ -3482,11 +3492,11 @@ type TaskExecutionWithTagsAPI struct {
 	Id              openapi_types.UUID  `json:"id"`
 
 	// Input Input of the attempt, any JSON value; null when none was reported.
-	Input          interface{}        `json:"input"`
+	Input          JsonValue          `json:"input"`
 	OrganizationId openapi_types.UUID `json:"organization_id"`
 
 	// Output Output of the attempt, any JSON value; null unless `completed`.
-	Output interface{} `json:"output"`
+	Output JsonValue `json:"output"`
 
 	// StartedAt When the attempt became `running`; null before.
 	StartedAt *time.Time `json:"started_at"`
@@ -3776,10 +3786,10 @@ type UserTextMessageMessageType string
 // ValidationError defines model for ValidationError.
 type ValidationError struct {
 	// Input The offending input value, when there is one.
-	Input interface{} `json:"input,omitempty"`
+	Input JsonValue `json:"input,omitempty"`
 
 	// Loc Where the error is, for example `["query", "limit"]` or `["body", "tasks", 0, "name"]`.
-	Loc []interface{} `json:"loc"`
+	Loc []LocationStep `json:"loc"`
 
 	// Msg What was wrong.
 	Msg string `json:"msg"`
@@ -3957,6 +3967,9 @@ type Forbidden = ErrorResponse
 
 // NotFound defines model for NotFound.
 type NotFound = ErrorResponse
+
+// NotImplemented defines model for NotImplemented.
+type NotImplemented = ErrorResponse
 
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = ErrorResponse
@@ -5569,7 +5582,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/users/{id}/deactivate (the `AdminDeactivateUser` operationId).
 	AdminDeactivateUser(ctx context.Context, id UserIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListConversations List conversations
+	// ListConversations List conversations (not available yet)
 	//
 	// Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 	// users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -5577,7 +5590,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/agent/conversations (the `ListConversations` operationId).
 	ListConversations(ctx context.Context, params *ListConversationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartConversationWithBody Start a conversation
+	// StartConversationWithBody Start a conversation (not available yet)
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -5595,7 +5608,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartConversation Start a conversation
+	// StartConversation Start a conversation (not available yet)
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -5613,7 +5626,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversation(ctx context.Context, body StartConversationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteConversation Delete a conversation
+	// DeleteConversation Delete a conversation (not available yet)
 	//
 	// Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 	// edited is not touched. A reply that is still streaming is cancelled first.
@@ -5621,14 +5634,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/agent/conversations/{id} (the `DeleteConversation` operationId).
 	DeleteConversation(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetConversation Get a conversation
+	// GetConversation Get a conversation (not available yet)
 	//
 	// Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 	//
 	// Corresponds with GET /api/agent/conversations/{id} (the `GetConversation` operationId).
 	GetConversation(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateConversationPhaseWithBody Change the conversation phase
+	// UpdateConversationPhaseWithBody Change the conversation phase (not available yet)
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -5640,7 +5653,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithBody(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateConversationPhase Change the conversation phase
+	// UpdateConversationPhase Change the conversation phase (not available yet)
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -5652,7 +5665,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhase(ctx context.Context, id ConversationId, body UpdateConversationPhaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StreamConversationChatWithBody Send a message and stream the agent's reply
+	// StreamConversationChatWithBody Send a message and stream the agent's reply (not available yet)
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -5697,7 +5710,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithBody(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StreamConversationChat Send a message and stream the agent's reply
+	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -5742,7 +5755,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChat(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListConversationMessages List the messages of a conversation
+	// ListConversationMessages List the messages of a conversation (not available yet)
 	//
 	// Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 	// `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -5751,7 +5764,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id}/messages (the `ListConversationMessages` operationId).
 	ListConversationMessages(ctx context.Context, id ConversationId, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RunDirectAgentWithBody Call an agent directly
+	// RunDirectAgentWithBody Call an agent directly (not available yet)
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -5766,7 +5779,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RunDirectAgent Call an agent directly
+	// RunDirectAgent Call an agent directly (not available yet)
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -5781,7 +5794,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgent(ctx context.Context, body RunDirectAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TranscribeAudioWithBody Transcribe audio to text
+	// TranscribeAudioWithBody Transcribe audio to text (not available yet)
 	//
 	// Transcribes one audio recording (for example a spoken chat message) to text. The audio is not stored.
 	//
@@ -5865,7 +5878,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/auth/resend-invite (the `ResendInvitation` operationId).
 	ResendInvitation(ctx context.Context, body ResendInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCredentials List credentials
+	// ListCredentials List credentials (not available yet)
 	//
 	// Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 	// the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -5874,7 +5887,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credentials (the `ListCredentials` operationId).
 	ListCredentials(ctx context.Context, params *ListCredentialsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateCredentialWithBody Create a credential
+	// CreateCredentialWithBody Create a credential (not available yet)
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -5887,7 +5900,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateCredential Create a credential
+	// CreateCredential Create a credential (not available yet)
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -5900,7 +5913,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredential(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCredentialProviders List credential providers
+	// ListCredentialProviders List credential providers (not available yet)
 	//
 	// Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 	// schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -5909,7 +5922,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credentials/providers (the `ListCredentialProviders` operationId).
 	ListCredentialProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteCredential Delete a credential
+	// DeleteCredential Delete a credential (not available yet)
 	//
 	// Deletes a credential and its secret permanently. A credential still used by an integration or a document
 	// file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -5918,14 +5931,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/credentials/{id} (the `DeleteCredential` operationId).
 	DeleteCredential(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetCredential Get a credential
+	// GetCredential Get a credential (not available yet)
 	//
 	// Returns one credential of the caller's organization, without its secret.
 	//
 	// Corresponds with GET /api/credentials/{id} (the `GetCredential` operationId).
 	GetCredential(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateCredentialWithBody Update a credential
+	// UpdateCredentialWithBody Update a credential (not available yet)
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -5936,7 +5949,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/credentials/{id} (the `UpdateCredential` operationId).
 	UpdateCredentialWithBody(ctx context.Context, id CredentialId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateCredential Update a credential
+	// UpdateCredential Update a credential (not available yet)
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -5954,14 +5967,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credits/balance (the `GetCreditBalance` operationId).
 	GetCreditBalance(ctx context.Context, params *GetCreditBalanceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocuments List document files
+	// ListDocuments List document files (not available yet)
 	//
 	// Lists the document files of the caller's organization, most recently updated first.
 	//
 	// Corresponds with GET /api/database (the `ListDocuments` operationId).
 	ListDocuments(ctx context.Context, params *ListDocumentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateDocumentWithBody Create a document file
+	// CreateDocumentWithBody Create a document file (not available yet)
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -5979,7 +5992,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateDocument Create a document file
+	// CreateDocument Create a document file (not available yet)
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -5997,7 +6010,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocument(ctx context.Context, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteDocument Delete a document file
+	// DeleteDocument Delete a document file (not available yet)
 	//
 	// Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 	// `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -6005,14 +6018,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/database/{db_id} (the `DeleteDocument` operationId).
 	DeleteDocument(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetDocument Get a document file
+	// GetDocument Get a document file (not available yet)
 	//
 	// Returns one document file of the caller's organization; poll it to follow an import.
 	//
 	// Corresponds with GET /api/database/{db_id} (the `GetDocument` operationId).
 	GetDocument(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocumentColumns List the columns of a document file
+	// ListDocumentColumns List the columns of a document file (not available yet)
 	//
 	// Returns the column names of the document's current data, in table order: for `csv` documents the header
 	// of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -6021,7 +6034,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/columns (the `ListDocumentColumns` operationId).
 	ListDocumentColumns(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetDocumentDownloadUrl Get a download link for a document file
+	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
 	//
 	// Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 	// link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -6030,7 +6043,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/download (the `GetDocumentDownloadUrl` operationId).
 	GetDocumentDownloadUrl(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocumentRows Read the rows of a document file
+	// ListDocumentRows Read the rows of a document file (not available yet)
 	//
 	// Returns one page of the document's current data, in file order for `csv` documents and in the table's
 	// primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -6039,7 +6052,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/rows (the `ListDocumentRows` operationId).
 	ListDocumentRows(ctx context.Context, dbId DocumentDbId, params *ListDocumentRowsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartDocumentUploadWithBody Upload a CSV file
+	// StartDocumentUploadWithBody Upload a CSV file (not available yet)
 	//
 	// Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 	// is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -6055,7 +6068,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload (the `StartDocumentUpload` operationId).
 	StartDocumentUploadWithBody(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteDocumentUploadWithBody Import a staged CSV file
+	// CompleteDocumentUploadWithBody Import a staged CSV file (not available yet)
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -6072,7 +6085,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithBody(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteDocumentUpload Import a staged CSV file
+	// CompleteDocumentUpload Import a staged CSV file (not available yet)
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -6089,7 +6102,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUpload(ctx context.Context, dbId DocumentDbId, body CompleteDocumentUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PreviewDocumentUploadWithBody Preview a CSV file
+	// PreviewDocumentUploadWithBody Preview a CSV file (not available yet)
 	//
 	// Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 	// importing anything. Send exactly one of:
@@ -6123,14 +6136,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/docs/assets/{file} (the `GetDocsAsset` operationId).
 	GetDocsAsset(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListEmailTasks List e-mail tasks
+	// ListEmailTasks List e-mail tasks (not available yet)
 	//
 	// Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 	//
 	// Corresponds with GET /api/email-tasks (the `ListEmailTasks` operationId).
 	ListEmailTasks(ctx context.Context, params *ListEmailTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateEmailTaskWithBody Create an e-mail task
+	// CreateEmailTaskWithBody Create an e-mail task (not available yet)
 	//
 	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -6144,7 +6157,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateEmailTask Create an e-mail task
+	// CreateEmailTask Create an e-mail task (not available yet)
 	//
 	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -6158,7 +6171,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTask(ctx context.Context, body CreateEmailTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteEmailTask Delete an e-mail task
+	// DeleteEmailTask Delete an e-mail task (not available yet)
 	//
 	// Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 	// reused for another task); the recorded messages are deleted.
@@ -6166,21 +6179,21 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/email-tasks/{task_id} (the `DeleteEmailTask` operationId).
 	DeleteEmailTask(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetEmailTaskStatus Get the status of an e-mail task
+	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 	//
 	// Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 	//
 	// Corresponds with GET /api/email-tasks/{task_id}/status (the `GetEmailTaskStatus` operationId).
 	GetEmailTaskStatus(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListFlowExecutions List flow executions
+	// ListFlowExecutions List flow executions (not available yet)
 	//
 	// Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 	//
 	// Corresponds with GET /api/flow-executions (the `ListFlowExecutions` operationId).
 	ListFlowExecutions(ctx context.Context, params *ListFlowExecutionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartFlowExecutionWithBody Start a flow execution
+	// StartFlowExecutionWithBody Start a flow execution (not available yet)
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -6189,7 +6202,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartFlowExecution Start a flow execution
+	// StartFlowExecution Start a flow execution (not available yet)
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -6198,28 +6211,28 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecution(ctx context.Context, body StartFlowExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteFlowExecution Delete a flow execution
+	// DeleteFlowExecution Delete a flow execution (not available yet)
 	//
 	// Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 	//
 	// Corresponds with DELETE /api/flow-executions/{id} (the `DeleteFlowExecution` operationId).
 	DeleteFlowExecution(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetFlowExecution Read a flow execution
+	// GetFlowExecution Read a flow execution (not available yet)
 	//
 	// Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 	//
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskStatuses List task statuses
+	// ListTaskStatuses List task statuses (not available yet)
 	//
 	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
 	//
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddTaskStatusesWithBody Record task statuses
+	// AddTaskStatusesWithBody Record task statuses (not available yet)
 	//
 	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 	//
@@ -6228,7 +6241,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddTaskStatuses Record task statuses
+	// AddTaskStatuses Record task statuses (not available yet)
 	//
 	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 	//
@@ -6426,21 +6439,21 @@ type ClientInterface interface {
 	// Corresponds with GET /api/flows/{id}/versions (the `ListFlowVersions` operationId).
 	ListFlowVersions(ctx context.Context, id FlowIdPath, params *ListFlowVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListMyHumanReviewAssignments List the caller's review assignments
+	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
 	//
 	// Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 	//
 	// Corresponds with GET /api/human-review-assignments (the `ListMyHumanReviewAssignments` operationId).
 	ListMyHumanReviewAssignments(ctx context.Context, params *ListMyHumanReviewAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListHumanReviewTasks List human review tasks
+	// ListHumanReviewTasks List human review tasks (not available yet)
 	//
 	// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 	//
 	// Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 	ListHumanReviewTasks(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateHumanReviewTaskWithBody Create a human review task
+	// CreateHumanReviewTaskWithBody Create a human review task (not available yet)
 	//
 	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 	//
@@ -6449,7 +6462,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateHumanReviewTask Create a human review task
+	// CreateHumanReviewTask Create a human review task (not available yet)
 	//
 	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 	//
@@ -6458,21 +6471,21 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTask(ctx context.Context, body CreateHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetHumanReviewTask Read a human review task
+	// GetHumanReviewTask Read a human review task (not available yet)
 	//
 	// Returns one review task.
 	//
 	// Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 	GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListHumanReviewTaskAssignments List the assignments of a review task
+	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
 	//
 	// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 	//
 	// Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 	ListHumanReviewTaskAssignments(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteHumanReviewTaskWithBody Complete a review
+	// CompleteHumanReviewTaskWithBody Complete a review (not available yet)
 	//
 	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 	//
@@ -6481,7 +6494,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanReviewTaskIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteHumanReviewTask Complete a review
+	// CompleteHumanReviewTask Complete a review (not available yet)
 	//
 	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 	//
@@ -6490,21 +6503,21 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, body CompleteHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartHumanReviewTask Start reviewing
+	// StartHumanReviewTask Start reviewing (not available yet)
 	//
 	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 	StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListIntegrations List integrations
+	// ListIntegrations List integrations (not available yet)
 	//
 	// Lists the integrations of the caller's organization, newest first.
 	//
 	// Corresponds with GET /api/integrations (the `ListIntegrations` operationId).
 	ListIntegrations(ctx context.Context, params *ListIntegrationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateIntegrationWithBody Connect a flow task to a credential
+	// CreateIntegrationWithBody Connect a flow task to a credential (not available yet)
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -6518,7 +6531,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateIntegration Connect a flow task to a credential
+	// CreateIntegration Connect a flow task to a credential (not available yet)
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -6532,7 +6545,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegration(ctx context.Context, body CreateIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListIntegrationCatalog List the integration catalog
+	// ListIntegrationCatalog List the integration catalog (not available yet)
 	//
 	// Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 	// name. Any authenticated caller may read it.
@@ -6540,14 +6553,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/integrations/catalog (the `ListIntegrationCatalog` operationId).
 	ListIntegrationCatalog(ctx context.Context, params *ListIntegrationCatalogParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegrationCatalogEntry Get a catalog entry
+	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
 	//
 	// Returns one entry of the integration catalog.
 	//
 	// Corresponds with GET /api/integrations/catalog/{id} (the `GetIntegrationCatalogEntry` operationId).
 	GetIntegrationCatalogEntry(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BuildUiSchemaWithBody Build a form description for parameters
+	// BuildUiSchemaWithBody Build a form description for parameters (not available yet)
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -6562,7 +6575,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BuildUiSchema Build a form description for parameters
+	// BuildUiSchema Build a form description for parameters (not available yet)
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -6577,7 +6590,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchema(ctx context.Context, body BuildUiSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteIntegration Delete an integration
+	// DeleteIntegration Delete an integration (not available yet)
 	//
 	// Deletes an integration. The flow and the credential stay; the task runs without the credential from then
 	// on. Requires role `org_admin`, `app_user` or `integration`.
@@ -6585,14 +6598,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/integrations/{id} (the `DeleteIntegration` operationId).
 	DeleteIntegration(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegration Get an integration
+	// GetIntegration Get an integration (not available yet)
 	//
 	// Returns one integration of the caller's organization.
 	//
 	// Corresponds with GET /api/integrations/{id} (the `GetIntegration` operationId).
 	GetIntegration(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegrationMetadata Describe what an integration connects to
+	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
 	//
 	// Fetches, live through the integration's credential, a plain-text description of what the integration
 	// connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
@@ -6662,7 +6675,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/internal/products/{id} (the `EditProduct` operationId).
 	EditProduct(ctx context.Context, id ProductIdPath, body EditProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListModels List the available language models
+	// ListModels List the available language models (not available yet)
 	//
 	// Lists the language models the agent and `llm` tasks can use, one entry per model name with the regions, locations and providers that serve it and the number of configured endpoints. Models are configured on the server and are the same for every organization; any authenticated caller may list them. The optional `region` filter keeps only models served in that region. The list is sorted by `model_name`.
 	//
@@ -6690,14 +6703,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/redoc (the `GetRedoc` operationId).
 	GetRedoc(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListSqlDatabases List SQL databases
+	// ListSqlDatabases List SQL databases (not available yet)
 	//
 	// Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 	//
 	// Corresponds with GET /api/sql-databases (the `ListSqlDatabases` operationId).
 	ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateSqlDatabaseWithBody Register a SQL database
+	// CreateSqlDatabaseWithBody Register a SQL database (not available yet)
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -6713,7 +6726,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateSqlDatabase Register a SQL database
+	// CreateSqlDatabase Register a SQL database (not available yet)
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -6729,7 +6742,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabase(ctx context.Context, body CreateSqlDatabaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteSqlDatabase Remove a SQL database
+	// DeleteSqlDatabase Remove a SQL database (not available yet)
 	//
 	// Removes a registered SQL database and its credential. The database itself is not touched. When an
 	// integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -6738,14 +6751,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/sql-databases/{id} (the `DeleteSqlDatabase` operationId).
 	DeleteSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetSqlDatabase Get a SQL database
+	// GetSqlDatabase Get a SQL database (not available yet)
 	//
 	// Returns one registered SQL database of the caller's organization, without its password.
 	//
 	// Corresponds with GET /api/sql-databases/{id} (the `GetSqlDatabase` operationId).
 	GetSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TestSqlDatabaseConnection Test the connection to a SQL database
+	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
 	//
 	// Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 	// outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
@@ -6821,7 +6834,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/sso/providers/{id} (the `UpdateSsoProvider` operationId).
 	UpdateSsoProvider(ctx context.Context, id SSOProviderIdPath, body UpdateSsoProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DownloadStorageObject Download through a pre-signed link
+	// DownloadStorageObject Download through a pre-signed link (not available yet)
 	//
 	// The target of the pre-signed links issued by loopwork (when objects are stored on local disk; with S3
 	// storage the links may point to S3 directly). No authentication header is needed: the token itself
@@ -6832,7 +6845,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/storage/download/{token} (the `DownloadStorageObject` operationId).
 	DownloadStorageObject(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePresignedDownloadUrlWithBody Create a download link for a stored object
+	// CreatePresignedDownloadUrlWithBody Create a download link for a stored object (not available yet)
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -6843,7 +6856,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePresignedDownloadUrl Create a download link for a stored object
+	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -6854,7 +6867,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrl(ctx context.Context, body CreatePresignedDownloadUrlJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ResolveStorageUriWithBody Resolve a storage URI to a download link
+	// ResolveStorageUriWithBody Resolve a storage URI to a download link (not available yet)
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
 	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -6871,7 +6884,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ResolveStorageUri Resolve a storage URI to a download link
+	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
 	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -6888,14 +6901,14 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUri(ctx context.Context, body ResolveStorageUriJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskExecutionRecords List task executions
+	// ListTaskExecutionRecords List task executions (not available yet)
 	//
 	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
 	//
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecords(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecordTaskExecutionWithBody Report a task execution
+	// RecordTaskExecutionWithBody Report a task execution (not available yet)
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -6904,7 +6917,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecordTaskExecution Report a task execution
+	// RecordTaskExecution Report a task execution (not available yet)
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -6913,14 +6926,14 @@ type ClientInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecution(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskTags List active task tags
+	// ListTaskTags List active task tags (not available yet)
 	//
 	// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
 	//
 	// Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 	ListTaskTags(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BatchPatchTaskTagsWithBody Add and remove task tags
+	// BatchPatchTaskTagsWithBody Add and remove task tags (not available yet)
 	//
 	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 	//
@@ -6929,7 +6942,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/task-tags (the `BatchPatchTaskTags` operationId).
 	BatchPatchTaskTagsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BatchPatchTaskTags Add and remove task tags
+	// BatchPatchTaskTags Add and remove task tags (not available yet)
 	//
 	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 	//
@@ -7464,7 +7477,7 @@ func (c *Client) AdminDeactivateUser(ctx context.Context, id UserIdPath, reqEdit
 	return c.Client.Do(req)
 }
 
-// ListConversations List conversations
+// ListConversations List conversations (not available yet)
 //
 // Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 // users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -7482,7 +7495,7 @@ func (c *Client) ListConversations(ctx context.Context, params *ListConversation
 	return c.Client.Do(req)
 }
 
-// StartConversationWithBody Start a conversation
+// StartConversationWithBody Start a conversation (not available yet)
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -7510,7 +7523,7 @@ func (c *Client) StartConversationWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// StartConversation Start a conversation
+// StartConversation Start a conversation (not available yet)
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -7538,7 +7551,7 @@ func (c *Client) StartConversation(ctx context.Context, body StartConversationJS
 	return c.Client.Do(req)
 }
 
-// DeleteConversation Delete a conversation
+// DeleteConversation Delete a conversation (not available yet)
 //
 // Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 // edited is not touched. A reply that is still streaming is cancelled first.
@@ -7556,7 +7569,7 @@ func (c *Client) DeleteConversation(ctx context.Context, id ConversationId, reqE
 	return c.Client.Do(req)
 }
 
-// GetConversation Get a conversation
+// GetConversation Get a conversation (not available yet)
 //
 // Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 //
@@ -7573,7 +7586,7 @@ func (c *Client) GetConversation(ctx context.Context, id ConversationId, reqEdit
 	return c.Client.Do(req)
 }
 
-// UpdateConversationPhaseWithBody Change the conversation phase
+// UpdateConversationPhaseWithBody Change the conversation phase (not available yet)
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -7595,7 +7608,7 @@ func (c *Client) UpdateConversationPhaseWithBody(ctx context.Context, id Convers
 	return c.Client.Do(req)
 }
 
-// UpdateConversationPhase Change the conversation phase
+// UpdateConversationPhase Change the conversation phase (not available yet)
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -7617,7 +7630,7 @@ func (c *Client) UpdateConversationPhase(ctx context.Context, id ConversationId,
 	return c.Client.Do(req)
 }
 
-// StreamConversationChatWithBody Send a message and stream the agent's reply
+// StreamConversationChatWithBody Send a message and stream the agent's reply (not available yet)
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -7672,7 +7685,7 @@ func (c *Client) StreamConversationChatWithBody(ctx context.Context, id Conversa
 	return c.Client.Do(req)
 }
 
-// StreamConversationChat Send a message and stream the agent's reply
+// StreamConversationChat Send a message and stream the agent's reply (not available yet)
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -7727,7 +7740,7 @@ func (c *Client) StreamConversationChat(ctx context.Context, id ConversationId, 
 	return c.Client.Do(req)
 }
 
-// ListConversationMessages List the messages of a conversation
+// ListConversationMessages List the messages of a conversation (not available yet)
 //
 // Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 // `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -7746,7 +7759,7 @@ func (c *Client) ListConversationMessages(ctx context.Context, id ConversationId
 	return c.Client.Do(req)
 }
 
-// RunDirectAgentWithBody Call an agent directly
+// RunDirectAgentWithBody Call an agent directly (not available yet)
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -7771,7 +7784,7 @@ func (c *Client) RunDirectAgentWithBody(ctx context.Context, contentType string,
 	return c.Client.Do(req)
 }
 
-// RunDirectAgent Call an agent directly
+// RunDirectAgent Call an agent directly (not available yet)
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -7796,7 +7809,7 @@ func (c *Client) RunDirectAgent(ctx context.Context, body RunDirectAgentJSONRequ
 	return c.Client.Do(req)
 }
 
-// TranscribeAudioWithBody Transcribe audio to text
+// TranscribeAudioWithBody Transcribe audio to text (not available yet)
 //
 // Transcribes one audio recording (for example a spoken chat message) to text. The audio is not stored.
 //
@@ -7970,7 +7983,7 @@ func (c *Client) ResendInvitation(ctx context.Context, body ResendInvitationJSON
 	return c.Client.Do(req)
 }
 
-// ListCredentials List credentials
+// ListCredentials List credentials (not available yet)
 //
 // Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 // the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -7989,7 +8002,7 @@ func (c *Client) ListCredentials(ctx context.Context, params *ListCredentialsPar
 	return c.Client.Do(req)
 }
 
-// CreateCredentialWithBody Create a credential
+// CreateCredentialWithBody Create a credential (not available yet)
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -8012,7 +8025,7 @@ func (c *Client) CreateCredentialWithBody(ctx context.Context, contentType strin
 	return c.Client.Do(req)
 }
 
-// CreateCredential Create a credential
+// CreateCredential Create a credential (not available yet)
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -8035,7 +8048,7 @@ func (c *Client) CreateCredential(ctx context.Context, body CreateCredentialJSON
 	return c.Client.Do(req)
 }
 
-// ListCredentialProviders List credential providers
+// ListCredentialProviders List credential providers (not available yet)
 //
 // Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 // schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -8054,7 +8067,7 @@ func (c *Client) ListCredentialProviders(ctx context.Context, reqEditors ...Requ
 	return c.Client.Do(req)
 }
 
-// DeleteCredential Delete a credential
+// DeleteCredential Delete a credential (not available yet)
 //
 // Deletes a credential and its secret permanently. A credential still used by an integration or a document
 // file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -8073,7 +8086,7 @@ func (c *Client) DeleteCredential(ctx context.Context, id CredentialId, reqEdito
 	return c.Client.Do(req)
 }
 
-// GetCredential Get a credential
+// GetCredential Get a credential (not available yet)
 //
 // Returns one credential of the caller's organization, without its secret.
 //
@@ -8090,7 +8103,7 @@ func (c *Client) GetCredential(ctx context.Context, id CredentialId, reqEditors 
 	return c.Client.Do(req)
 }
 
-// UpdateCredentialWithBody Update a credential
+// UpdateCredentialWithBody Update a credential (not available yet)
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -8111,7 +8124,7 @@ func (c *Client) UpdateCredentialWithBody(ctx context.Context, id CredentialId, 
 	return c.Client.Do(req)
 }
 
-// UpdateCredential Update a credential
+// UpdateCredential Update a credential (not available yet)
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -8149,7 +8162,7 @@ func (c *Client) GetCreditBalance(ctx context.Context, params *GetCreditBalanceP
 	return c.Client.Do(req)
 }
 
-// ListDocuments List document files
+// ListDocuments List document files (not available yet)
 //
 // Lists the document files of the caller's organization, most recently updated first.
 //
@@ -8166,7 +8179,7 @@ func (c *Client) ListDocuments(ctx context.Context, params *ListDocumentsParams,
 	return c.Client.Do(req)
 }
 
-// CreateDocumentWithBody Create a document file
+// CreateDocumentWithBody Create a document file (not available yet)
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -8194,7 +8207,7 @@ func (c *Client) CreateDocumentWithBody(ctx context.Context, contentType string,
 	return c.Client.Do(req)
 }
 
-// CreateDocument Create a document file
+// CreateDocument Create a document file (not available yet)
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -8222,7 +8235,7 @@ func (c *Client) CreateDocument(ctx context.Context, body CreateDocumentJSONRequ
 	return c.Client.Do(req)
 }
 
-// DeleteDocument Delete a document file
+// DeleteDocument Delete a document file (not available yet)
 //
 // Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 // `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -8240,7 +8253,7 @@ func (c *Client) DeleteDocument(ctx context.Context, dbId DocumentDbId, reqEdito
 	return c.Client.Do(req)
 }
 
-// GetDocument Get a document file
+// GetDocument Get a document file (not available yet)
 //
 // Returns one document file of the caller's organization; poll it to follow an import.
 //
@@ -8257,7 +8270,7 @@ func (c *Client) GetDocument(ctx context.Context, dbId DocumentDbId, reqEditors 
 	return c.Client.Do(req)
 }
 
-// ListDocumentColumns List the columns of a document file
+// ListDocumentColumns List the columns of a document file (not available yet)
 //
 // Returns the column names of the document's current data, in table order: for `csv` documents the header
 // of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -8276,7 +8289,7 @@ func (c *Client) ListDocumentColumns(ctx context.Context, dbId DocumentDbId, req
 	return c.Client.Do(req)
 }
 
-// GetDocumentDownloadUrl Get a download link for a document file
+// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
 //
 // Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 // link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -8295,7 +8308,7 @@ func (c *Client) GetDocumentDownloadUrl(ctx context.Context, dbId DocumentDbId, 
 	return c.Client.Do(req)
 }
 
-// ListDocumentRows Read the rows of a document file
+// ListDocumentRows Read the rows of a document file (not available yet)
 //
 // Returns one page of the document's current data, in file order for `csv` documents and in the table's
 // primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -8314,7 +8327,7 @@ func (c *Client) ListDocumentRows(ctx context.Context, dbId DocumentDbId, params
 	return c.Client.Do(req)
 }
 
-// StartDocumentUploadWithBody Upload a CSV file
+// StartDocumentUploadWithBody Upload a CSV file (not available yet)
 //
 // Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 // is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -8340,7 +8353,7 @@ func (c *Client) StartDocumentUploadWithBody(ctx context.Context, dbId DocumentD
 	return c.Client.Do(req)
 }
 
-// CompleteDocumentUploadWithBody Import a staged CSV file
+// CompleteDocumentUploadWithBody Import a staged CSV file (not available yet)
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -8367,7 +8380,7 @@ func (c *Client) CompleteDocumentUploadWithBody(ctx context.Context, dbId Docume
 	return c.Client.Do(req)
 }
 
-// CompleteDocumentUpload Import a staged CSV file
+// CompleteDocumentUpload Import a staged CSV file (not available yet)
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -8394,7 +8407,7 @@ func (c *Client) CompleteDocumentUpload(ctx context.Context, dbId DocumentDbId, 
 	return c.Client.Do(req)
 }
 
-// PreviewDocumentUploadWithBody Preview a CSV file
+// PreviewDocumentUploadWithBody Preview a CSV file (not available yet)
 //
 // Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 // importing anything. Send exactly one of:
@@ -8458,7 +8471,7 @@ func (c *Client) GetDocsAsset(ctx context.Context, file string, reqEditors ...Re
 	return c.Client.Do(req)
 }
 
-// ListEmailTasks List e-mail tasks
+// ListEmailTasks List e-mail tasks (not available yet)
 //
 // Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 //
@@ -8475,7 +8488,7 @@ func (c *Client) ListEmailTasks(ctx context.Context, params *ListEmailTasksParam
 	return c.Client.Do(req)
 }
 
-// CreateEmailTaskWithBody Create an e-mail task
+// CreateEmailTaskWithBody Create an e-mail task (not available yet)
 //
 // Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 // address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -8499,7 +8512,7 @@ func (c *Client) CreateEmailTaskWithBody(ctx context.Context, contentType string
 	return c.Client.Do(req)
 }
 
-// CreateEmailTask Create an e-mail task
+// CreateEmailTask Create an e-mail task (not available yet)
 //
 // Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 // address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -8523,7 +8536,7 @@ func (c *Client) CreateEmailTask(ctx context.Context, body CreateEmailTaskJSONRe
 	return c.Client.Do(req)
 }
 
-// DeleteEmailTask Delete an e-mail task
+// DeleteEmailTask Delete an e-mail task (not available yet)
 //
 // Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 // reused for another task); the recorded messages are deleted.
@@ -8541,7 +8554,7 @@ func (c *Client) DeleteEmailTask(ctx context.Context, taskId EmailTaskId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetEmailTaskStatus Get the status of an e-mail task
+// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 //
 // Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 //
@@ -8558,7 +8571,7 @@ func (c *Client) GetEmailTaskStatus(ctx context.Context, taskId EmailTaskId, req
 	return c.Client.Do(req)
 }
 
-// ListFlowExecutions List flow executions
+// ListFlowExecutions List flow executions (not available yet)
 //
 // Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 //
@@ -8575,7 +8588,7 @@ func (c *Client) ListFlowExecutions(ctx context.Context, params *ListFlowExecuti
 	return c.Client.Do(req)
 }
 
-// StartFlowExecutionWithBody Start a flow execution
+// StartFlowExecutionWithBody Start a flow execution (not available yet)
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -8594,7 +8607,7 @@ func (c *Client) StartFlowExecutionWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// StartFlowExecution Start a flow execution
+// StartFlowExecution Start a flow execution (not available yet)
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -8613,7 +8626,7 @@ func (c *Client) StartFlowExecution(ctx context.Context, body StartFlowExecution
 	return c.Client.Do(req)
 }
 
-// DeleteFlowExecution Delete a flow execution
+// DeleteFlowExecution Delete a flow execution (not available yet)
 //
 // Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 //
@@ -8630,7 +8643,7 @@ func (c *Client) DeleteFlowExecution(ctx context.Context, id FlowExecutionIdPath
 	return c.Client.Do(req)
 }
 
-// GetFlowExecution Read a flow execution
+// GetFlowExecution Read a flow execution (not available yet)
 //
 // Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 //
@@ -8647,7 +8660,7 @@ func (c *Client) GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, p
 	return c.Client.Do(req)
 }
 
-// ListTaskStatuses List task statuses
+// ListTaskStatuses List task statuses (not available yet)
 //
 // Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
 //
@@ -8664,7 +8677,7 @@ func (c *Client) ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, p
 	return c.Client.Do(req)
 }
 
-// AddTaskStatusesWithBody Record task statuses
+// AddTaskStatusesWithBody Record task statuses (not available yet)
 //
 // Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 //
@@ -8683,7 +8696,7 @@ func (c *Client) AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionId
 	return c.Client.Do(req)
 }
 
-// AddTaskStatuses Record task statuses
+// AddTaskStatuses Record task statuses (not available yet)
 //
 // Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 //
@@ -9121,7 +9134,7 @@ func (c *Client) ListFlowVersions(ctx context.Context, id FlowIdPath, params *Li
 	return c.Client.Do(req)
 }
 
-// ListMyHumanReviewAssignments List the caller's review assignments
+// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
 //
 // Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 //
@@ -9138,7 +9151,7 @@ func (c *Client) ListMyHumanReviewAssignments(ctx context.Context, params *ListM
 	return c.Client.Do(req)
 }
 
-// ListHumanReviewTasks List human review tasks
+// ListHumanReviewTasks List human review tasks (not available yet)
 //
 // Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 //
@@ -9155,7 +9168,7 @@ func (c *Client) ListHumanReviewTasks(ctx context.Context, params *ListHumanRevi
 	return c.Client.Do(req)
 }
 
-// CreateHumanReviewTaskWithBody Create a human review task
+// CreateHumanReviewTaskWithBody Create a human review task (not available yet)
 //
 // Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 //
@@ -9174,7 +9187,7 @@ func (c *Client) CreateHumanReviewTaskWithBody(ctx context.Context, contentType 
 	return c.Client.Do(req)
 }
 
-// CreateHumanReviewTask Create a human review task
+// CreateHumanReviewTask Create a human review task (not available yet)
 //
 // Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 //
@@ -9193,7 +9206,7 @@ func (c *Client) CreateHumanReviewTask(ctx context.Context, body CreateHumanRevi
 	return c.Client.Do(req)
 }
 
-// GetHumanReviewTask Read a human review task
+// GetHumanReviewTask Read a human review task (not available yet)
 //
 // Returns one review task.
 //
@@ -9210,7 +9223,7 @@ func (c *Client) GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPat
 	return c.Client.Do(req)
 }
 
-// ListHumanReviewTaskAssignments List the assignments of a review task
+// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
 //
 // Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 //
@@ -9227,7 +9240,7 @@ func (c *Client) ListHumanReviewTaskAssignments(ctx context.Context, id HumanRev
 	return c.Client.Do(req)
 }
 
-// CompleteHumanReviewTaskWithBody Complete a review
+// CompleteHumanReviewTaskWithBody Complete a review (not available yet)
 //
 // Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 //
@@ -9246,7 +9259,7 @@ func (c *Client) CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanRe
 	return c.Client.Do(req)
 }
 
-// CompleteHumanReviewTask Complete a review
+// CompleteHumanReviewTask Complete a review (not available yet)
 //
 // Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 //
@@ -9265,7 +9278,7 @@ func (c *Client) CompleteHumanReviewTask(ctx context.Context, id HumanReviewTask
 	return c.Client.Do(req)
 }
 
-// StartHumanReviewTask Start reviewing
+// StartHumanReviewTask Start reviewing (not available yet)
 //
 // The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
 //
@@ -9282,7 +9295,7 @@ func (c *Client) StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdP
 	return c.Client.Do(req)
 }
 
-// ListIntegrations List integrations
+// ListIntegrations List integrations (not available yet)
 //
 // Lists the integrations of the caller's organization, newest first.
 //
@@ -9299,7 +9312,7 @@ func (c *Client) ListIntegrations(ctx context.Context, params *ListIntegrationsP
 	return c.Client.Do(req)
 }
 
-// CreateIntegrationWithBody Connect a flow task to a credential
+// CreateIntegrationWithBody Connect a flow task to a credential (not available yet)
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -9323,7 +9336,7 @@ func (c *Client) CreateIntegrationWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// CreateIntegration Connect a flow task to a credential
+// CreateIntegration Connect a flow task to a credential (not available yet)
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -9347,7 +9360,7 @@ func (c *Client) CreateIntegration(ctx context.Context, body CreateIntegrationJS
 	return c.Client.Do(req)
 }
 
-// ListIntegrationCatalog List the integration catalog
+// ListIntegrationCatalog List the integration catalog (not available yet)
 //
 // Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 // name. Any authenticated caller may read it.
@@ -9365,7 +9378,7 @@ func (c *Client) ListIntegrationCatalog(ctx context.Context, params *ListIntegra
 	return c.Client.Do(req)
 }
 
-// GetIntegrationCatalogEntry Get a catalog entry
+// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
 //
 // Returns one entry of the integration catalog.
 //
@@ -9382,7 +9395,7 @@ func (c *Client) GetIntegrationCatalogEntry(ctx context.Context, id openapi_type
 	return c.Client.Do(req)
 }
 
-// BuildUiSchemaWithBody Build a form description for parameters
+// BuildUiSchemaWithBody Build a form description for parameters (not available yet)
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -9407,7 +9420,7 @@ func (c *Client) BuildUiSchemaWithBody(ctx context.Context, contentType string, 
 	return c.Client.Do(req)
 }
 
-// BuildUiSchema Build a form description for parameters
+// BuildUiSchema Build a form description for parameters (not available yet)
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -9432,7 +9445,7 @@ func (c *Client) BuildUiSchema(ctx context.Context, body BuildUiSchemaJSONReques
 	return c.Client.Do(req)
 }
 
-// DeleteIntegration Delete an integration
+// DeleteIntegration Delete an integration (not available yet)
 //
 // Deletes an integration. The flow and the credential stay; the task runs without the credential from then
 // on. Requires role `org_admin`, `app_user` or `integration`.
@@ -9450,7 +9463,7 @@ func (c *Client) DeleteIntegration(ctx context.Context, id IntegrationId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetIntegration Get an integration
+// GetIntegration Get an integration (not available yet)
 //
 // Returns one integration of the caller's organization.
 //
@@ -9467,7 +9480,7 @@ func (c *Client) GetIntegration(ctx context.Context, id IntegrationId, reqEditor
 	return c.Client.Do(req)
 }
 
-// GetIntegrationMetadata Describe what an integration connects to
+// GetIntegrationMetadata Describe what an integration connects to (not available yet)
 //
 // Fetches, live through the integration's credential, a plain-text description of what the integration
 // connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
@@ -9617,7 +9630,7 @@ func (c *Client) EditProduct(ctx context.Context, id ProductIdPath, body EditPro
 	return c.Client.Do(req)
 }
 
-// ListModels List the available language models
+// ListModels List the available language models (not available yet)
 //
 // Lists the language models the agent and `llm` tasks can use, one entry per model name with the regions, locations and providers that serve it and the number of configured endpoints. Models are configured on the server and are the same for every organization; any authenticated caller may list them. The optional `region` filter keeps only models served in that region. The list is sorted by `model_name`.
 //
@@ -9685,7 +9698,7 @@ func (c *Client) GetRedoc(ctx context.Context, reqEditors ...RequestEditorFn) (*
 	return c.Client.Do(req)
 }
 
-// ListSqlDatabases List SQL databases
+// ListSqlDatabases List SQL databases (not available yet)
 //
 // Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 //
@@ -9702,7 +9715,7 @@ func (c *Client) ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesP
 	return c.Client.Do(req)
 }
 
-// CreateSqlDatabaseWithBody Register a SQL database
+// CreateSqlDatabaseWithBody Register a SQL database (not available yet)
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -9728,7 +9741,7 @@ func (c *Client) CreateSqlDatabaseWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// CreateSqlDatabase Register a SQL database
+// CreateSqlDatabase Register a SQL database (not available yet)
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -9754,7 +9767,7 @@ func (c *Client) CreateSqlDatabase(ctx context.Context, body CreateSqlDatabaseJS
 	return c.Client.Do(req)
 }
 
-// DeleteSqlDatabase Remove a SQL database
+// DeleteSqlDatabase Remove a SQL database (not available yet)
 //
 // Removes a registered SQL database and its credential. The database itself is not touched. When an
 // integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -9773,7 +9786,7 @@ func (c *Client) DeleteSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetSqlDatabase Get a SQL database
+// GetSqlDatabase Get a SQL database (not available yet)
 //
 // Returns one registered SQL database of the caller's organization, without its password.
 //
@@ -9790,7 +9803,7 @@ func (c *Client) GetSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditor
 	return c.Client.Do(req)
 }
 
-// TestSqlDatabaseConnection Test the connection to a SQL database
+// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
 //
 // Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 // outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
@@ -9956,7 +9969,7 @@ func (c *Client) UpdateSsoProvider(ctx context.Context, id SSOProviderIdPath, bo
 	return c.Client.Do(req)
 }
 
-// DownloadStorageObject Download through a pre-signed link
+// DownloadStorageObject Download through a pre-signed link (not available yet)
 //
 // The target of the pre-signed links issued by loopwork (when objects are stored on local disk; with S3
 // storage the links may point to S3 directly). No authentication header is needed: the token itself
@@ -9977,7 +9990,7 @@ func (c *Client) DownloadStorageObject(ctx context.Context, token string, reqEdi
 	return c.Client.Do(req)
 }
 
-// CreatePresignedDownloadUrlWithBody Create a download link for a stored object
+// CreatePresignedDownloadUrlWithBody Create a download link for a stored object (not available yet)
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -9998,7 +10011,7 @@ func (c *Client) CreatePresignedDownloadUrlWithBody(ctx context.Context, content
 	return c.Client.Do(req)
 }
 
-// CreatePresignedDownloadUrl Create a download link for a stored object
+// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -10019,7 +10032,7 @@ func (c *Client) CreatePresignedDownloadUrl(ctx context.Context, body CreatePres
 	return c.Client.Do(req)
 }
 
-// ResolveStorageUriWithBody Resolve a storage URI to a download link
+// ResolveStorageUriWithBody Resolve a storage URI to a download link (not available yet)
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
 // authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -10046,7 +10059,7 @@ func (c *Client) ResolveStorageUriWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// ResolveStorageUri Resolve a storage URI to a download link
+// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
 // authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -10073,7 +10086,7 @@ func (c *Client) ResolveStorageUri(ctx context.Context, body ResolveStorageUriJS
 	return c.Client.Do(req)
 }
 
-// ListTaskExecutionRecords List task executions
+// ListTaskExecutionRecords List task executions (not available yet)
 //
 // Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
 //
@@ -10090,7 +10103,7 @@ func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskE
 	return c.Client.Do(req)
 }
 
-// RecordTaskExecutionWithBody Report a task execution
+// RecordTaskExecutionWithBody Report a task execution (not available yet)
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -10109,7 +10122,7 @@ func (c *Client) RecordTaskExecutionWithBody(ctx context.Context, contentType st
 	return c.Client.Do(req)
 }
 
-// RecordTaskExecution Report a task execution
+// RecordTaskExecution Report a task execution (not available yet)
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -10128,7 +10141,7 @@ func (c *Client) RecordTaskExecution(ctx context.Context, body RecordTaskExecuti
 	return c.Client.Do(req)
 }
 
-// ListTaskTags List active task tags
+// ListTaskTags List active task tags (not available yet)
 //
 // Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
 //
@@ -10145,7 +10158,7 @@ func (c *Client) ListTaskTags(ctx context.Context, params *ListTaskTagsParams, r
 	return c.Client.Do(req)
 }
 
-// BatchPatchTaskTagsWithBody Add and remove task tags
+// BatchPatchTaskTagsWithBody Add and remove task tags (not available yet)
 //
 // Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 //
@@ -10164,7 +10177,7 @@ func (c *Client) BatchPatchTaskTagsWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// BatchPatchTaskTags Add and remove task tags
+// BatchPatchTaskTags Add and remove task tags (not available yet)
 //
 // Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 //
@@ -17149,7 +17162,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/users/{id}/deactivate (the `AdminDeactivateUser` operationId).
 	AdminDeactivateUserWithResponse(ctx context.Context, id UserIdPath, reqEditors ...RequestEditorFn) (*AdminDeactivateUserResponse, error)
 
-	// ListConversationsWithResponse List conversations
+	// ListConversationsWithResponse List conversations (not available yet)
 	//
 	// Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 	// users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -17159,7 +17172,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations (the `ListConversations` operationId).
 	ListConversationsWithResponse(ctx context.Context, params *ListConversationsParams, reqEditors ...RequestEditorFn) (*ListConversationsResponse, error)
 
-	// StartConversationWithBodyWithResponse Start a conversation
+	// StartConversationWithBodyWithResponse Start a conversation (not available yet)
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -17177,7 +17190,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartConversationResponse, error)
 
-	// StartConversationWithResponse Start a conversation
+	// StartConversationWithResponse Start a conversation (not available yet)
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -17195,7 +17208,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithResponse(ctx context.Context, body StartConversationJSONRequestBody, reqEditors ...RequestEditorFn) (*StartConversationResponse, error)
 
-	// DeleteConversationWithResponse Delete a conversation
+	// DeleteConversationWithResponse Delete a conversation (not available yet)
 	//
 	// Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 	// edited is not touched. A reply that is still streaming is cancelled first.
@@ -17205,7 +17218,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/agent/conversations/{id} (the `DeleteConversation` operationId).
 	DeleteConversationWithResponse(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*DeleteConversationResponse, error)
 
-	// GetConversationWithResponse Get a conversation
+	// GetConversationWithResponse Get a conversation (not available yet)
 	//
 	// Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 	//
@@ -17214,7 +17227,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id} (the `GetConversation` operationId).
 	GetConversationWithResponse(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*GetConversationResponse, error)
 
-	// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase
+	// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase (not available yet)
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -17226,7 +17239,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithBodyWithResponse(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateConversationPhaseResponse, error)
 
-	// UpdateConversationPhaseWithResponse Change the conversation phase
+	// UpdateConversationPhaseWithResponse Change the conversation phase (not available yet)
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -17238,7 +17251,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithResponse(ctx context.Context, id ConversationId, body UpdateConversationPhaseJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateConversationPhaseResponse, error)
 
-	// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply
+	// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply (not available yet)
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -17283,7 +17296,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithBodyWithResponse(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
 
-	// StreamConversationChatWithResponse Send a message and stream the agent's reply
+	// StreamConversationChatWithResponse Send a message and stream the agent's reply (not available yet)
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -17328,7 +17341,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithResponse(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
 
-	// ListConversationMessagesWithResponse List the messages of a conversation
+	// ListConversationMessagesWithResponse List the messages of a conversation (not available yet)
 	//
 	// Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 	// `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -17339,7 +17352,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id}/messages (the `ListConversationMessages` operationId).
 	ListConversationMessagesWithResponse(ctx context.Context, id ConversationId, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*ListConversationMessagesResponse, error)
 
-	// RunDirectAgentWithBodyWithResponse Call an agent directly
+	// RunDirectAgentWithBodyWithResponse Call an agent directly (not available yet)
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -17354,7 +17367,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunDirectAgentResponse, error)
 
-	// RunDirectAgentWithResponse Call an agent directly
+	// RunDirectAgentWithResponse Call an agent directly (not available yet)
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -17369,7 +17382,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgentWithResponse(ctx context.Context, body RunDirectAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*RunDirectAgentResponse, error)
 
-	// TranscribeAudioWithBodyWithResponse Transcribe audio to text
+	// TranscribeAudioWithBodyWithResponse Transcribe audio to text (not available yet)
 	//
 	// Transcribes one audio recording (for example a spoken chat message) to text. The audio is not stored.
 	//
@@ -17461,7 +17474,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/auth/resend-invite (the `ResendInvitation` operationId).
 	ResendInvitationWithResponse(ctx context.Context, body ResendInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendInvitationResponse, error)
 
-	// ListCredentialsWithResponse List credentials
+	// ListCredentialsWithResponse List credentials (not available yet)
 	//
 	// Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 	// the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -17472,7 +17485,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials (the `ListCredentials` operationId).
 	ListCredentialsWithResponse(ctx context.Context, params *ListCredentialsParams, reqEditors ...RequestEditorFn) (*ListCredentialsResponse, error)
 
-	// CreateCredentialWithBodyWithResponse Create a credential
+	// CreateCredentialWithBodyWithResponse Create a credential (not available yet)
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -17485,7 +17498,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error)
 
-	// CreateCredentialWithResponse Create a credential
+	// CreateCredentialWithResponse Create a credential (not available yet)
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -17498,7 +17511,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithResponse(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error)
 
-	// ListCredentialProvidersWithResponse List credential providers
+	// ListCredentialProvidersWithResponse List credential providers (not available yet)
 	//
 	// Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 	// schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -17509,7 +17522,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials/providers (the `ListCredentialProviders` operationId).
 	ListCredentialProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCredentialProvidersResponse, error)
 
-	// DeleteCredentialWithResponse Delete a credential
+	// DeleteCredentialWithResponse Delete a credential (not available yet)
 	//
 	// Deletes a credential and its secret permanently. A credential still used by an integration or a document
 	// file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -17520,7 +17533,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/credentials/{id} (the `DeleteCredential` operationId).
 	DeleteCredentialWithResponse(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*DeleteCredentialResponse, error)
 
-	// GetCredentialWithResponse Get a credential
+	// GetCredentialWithResponse Get a credential (not available yet)
 	//
 	// Returns one credential of the caller's organization, without its secret.
 	//
@@ -17529,7 +17542,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials/{id} (the `GetCredential` operationId).
 	GetCredentialWithResponse(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error)
 
-	// UpdateCredentialWithBodyWithResponse Update a credential
+	// UpdateCredentialWithBodyWithResponse Update a credential (not available yet)
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -17540,7 +17553,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/credentials/{id} (the `UpdateCredential` operationId).
 	UpdateCredentialWithBodyWithResponse(ctx context.Context, id CredentialId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCredentialResponse, error)
 
-	// UpdateCredentialWithResponse Update a credential
+	// UpdateCredentialWithResponse Update a credential (not available yet)
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -17560,7 +17573,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credits/balance (the `GetCreditBalance` operationId).
 	GetCreditBalanceWithResponse(ctx context.Context, params *GetCreditBalanceParams, reqEditors ...RequestEditorFn) (*GetCreditBalanceResponse, error)
 
-	// ListDocumentsWithResponse List document files
+	// ListDocumentsWithResponse List document files (not available yet)
 	//
 	// Lists the document files of the caller's organization, most recently updated first.
 	//
@@ -17569,7 +17582,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database (the `ListDocuments` operationId).
 	ListDocumentsWithResponse(ctx context.Context, params *ListDocumentsParams, reqEditors ...RequestEditorFn) (*ListDocumentsResponse, error)
 
-	// CreateDocumentWithBodyWithResponse Create a document file
+	// CreateDocumentWithBodyWithResponse Create a document file (not available yet)
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -17587,7 +17600,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
 
-	// CreateDocumentWithResponse Create a document file
+	// CreateDocumentWithResponse Create a document file (not available yet)
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -17605,7 +17618,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithResponse(ctx context.Context, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
 
-	// DeleteDocumentWithResponse Delete a document file
+	// DeleteDocumentWithResponse Delete a document file (not available yet)
 	//
 	// Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 	// `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -17615,7 +17628,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/database/{db_id} (the `DeleteDocument` operationId).
 	DeleteDocumentWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*DeleteDocumentResponse, error)
 
-	// GetDocumentWithResponse Get a document file
+	// GetDocumentWithResponse Get a document file (not available yet)
 	//
 	// Returns one document file of the caller's organization; poll it to follow an import.
 	//
@@ -17624,7 +17637,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id} (the `GetDocument` operationId).
 	GetDocumentWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*GetDocumentResponse, error)
 
-	// ListDocumentColumnsWithResponse List the columns of a document file
+	// ListDocumentColumnsWithResponse List the columns of a document file (not available yet)
 	//
 	// Returns the column names of the document's current data, in table order: for `csv` documents the header
 	// of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -17635,7 +17648,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/columns (the `ListDocumentColumns` operationId).
 	ListDocumentColumnsWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*ListDocumentColumnsResponse, error)
 
-	// GetDocumentDownloadUrlWithResponse Get a download link for a document file
+	// GetDocumentDownloadUrlWithResponse Get a download link for a document file (not available yet)
 	//
 	// Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 	// link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -17646,7 +17659,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/download (the `GetDocumentDownloadUrl` operationId).
 	GetDocumentDownloadUrlWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*GetDocumentDownloadUrlResponse, error)
 
-	// ListDocumentRowsWithResponse Read the rows of a document file
+	// ListDocumentRowsWithResponse Read the rows of a document file (not available yet)
 	//
 	// Returns one page of the document's current data, in file order for `csv` documents and in the table's
 	// primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -17657,7 +17670,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/rows (the `ListDocumentRows` operationId).
 	ListDocumentRowsWithResponse(ctx context.Context, dbId DocumentDbId, params *ListDocumentRowsParams, reqEditors ...RequestEditorFn) (*ListDocumentRowsResponse, error)
 
-	// StartDocumentUploadWithBodyWithResponse Upload a CSV file
+	// StartDocumentUploadWithBodyWithResponse Upload a CSV file (not available yet)
 	//
 	// Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 	// is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -17673,7 +17686,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload (the `StartDocumentUpload` operationId).
 	StartDocumentUploadWithBodyWithResponse(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartDocumentUploadResponse, error)
 
-	// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file
+	// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file (not available yet)
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -17690,7 +17703,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithBodyWithResponse(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteDocumentUploadResponse, error)
 
-	// CompleteDocumentUploadWithResponse Import a staged CSV file
+	// CompleteDocumentUploadWithResponse Import a staged CSV file (not available yet)
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -17707,7 +17720,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithResponse(ctx context.Context, dbId DocumentDbId, body CompleteDocumentUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteDocumentUploadResponse, error)
 
-	// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file
+	// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file (not available yet)
 	//
 	// Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 	// importing anything. Send exactly one of:
@@ -17745,7 +17758,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/docs/assets/{file} (the `GetDocsAsset` operationId).
 	GetDocsAssetWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*GetDocsAssetResponse, error)
 
-	// ListEmailTasksWithResponse List e-mail tasks
+	// ListEmailTasksWithResponse List e-mail tasks (not available yet)
 	//
 	// Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 	//
@@ -17754,7 +17767,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/email-tasks (the `ListEmailTasks` operationId).
 	ListEmailTasksWithResponse(ctx context.Context, params *ListEmailTasksParams, reqEditors ...RequestEditorFn) (*ListEmailTasksResponse, error)
 
-	// CreateEmailTaskWithBodyWithResponse Create an e-mail task
+	// CreateEmailTaskWithBodyWithResponse Create an e-mail task (not available yet)
 	//
 	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -17768,7 +17781,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateEmailTaskResponse, error)
 
-	// CreateEmailTaskWithResponse Create an e-mail task
+	// CreateEmailTaskWithResponse Create an e-mail task (not available yet)
 	//
 	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -17782,7 +17795,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithResponse(ctx context.Context, body CreateEmailTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateEmailTaskResponse, error)
 
-	// DeleteEmailTaskWithResponse Delete an e-mail task
+	// DeleteEmailTaskWithResponse Delete an e-mail task (not available yet)
 	//
 	// Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 	// reused for another task); the recorded messages are deleted.
@@ -17792,7 +17805,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/email-tasks/{task_id} (the `DeleteEmailTask` operationId).
 	DeleteEmailTaskWithResponse(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*DeleteEmailTaskResponse, error)
 
-	// GetEmailTaskStatusWithResponse Get the status of an e-mail task
+	// GetEmailTaskStatusWithResponse Get the status of an e-mail task (not available yet)
 	//
 	// Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 	//
@@ -17801,7 +17814,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/email-tasks/{task_id}/status (the `GetEmailTaskStatus` operationId).
 	GetEmailTaskStatusWithResponse(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*GetEmailTaskStatusResponse, error)
 
-	// ListFlowExecutionsWithResponse List flow executions
+	// ListFlowExecutionsWithResponse List flow executions (not available yet)
 	//
 	// Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 	//
@@ -17810,7 +17823,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions (the `ListFlowExecutions` operationId).
 	ListFlowExecutionsWithResponse(ctx context.Context, params *ListFlowExecutionsParams, reqEditors ...RequestEditorFn) (*ListFlowExecutionsResponse, error)
 
-	// StartFlowExecutionWithBodyWithResponse Start a flow execution
+	// StartFlowExecutionWithBodyWithResponse Start a flow execution (not available yet)
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -17819,7 +17832,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartFlowExecutionResponse, error)
 
-	// StartFlowExecutionWithResponse Start a flow execution
+	// StartFlowExecutionWithResponse Start a flow execution (not available yet)
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -17828,7 +17841,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithResponse(ctx context.Context, body StartFlowExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*StartFlowExecutionResponse, error)
 
-	// DeleteFlowExecutionWithResponse Delete a flow execution
+	// DeleteFlowExecutionWithResponse Delete a flow execution (not available yet)
 	//
 	// Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 	//
@@ -17837,7 +17850,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/flow-executions/{id} (the `DeleteFlowExecution` operationId).
 	DeleteFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*DeleteFlowExecutionResponse, error)
 
-	// GetFlowExecutionWithResponse Read a flow execution
+	// GetFlowExecutionWithResponse Read a flow execution (not available yet)
 	//
 	// Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 	//
@@ -17846,7 +17859,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*GetFlowExecutionResponse, error)
 
-	// ListTaskStatusesWithResponse List task statuses
+	// ListTaskStatusesWithResponse List task statuses (not available yet)
 	//
 	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
 	//
@@ -17855,7 +17868,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatusesWithResponse(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*ListTaskStatusesResponse, error)
 
-	// AddTaskStatusesWithBodyWithResponse Record task statuses
+	// AddTaskStatusesWithBodyWithResponse Record task statuses (not available yet)
 	//
 	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 	//
@@ -17864,7 +17877,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithBodyWithResponse(ctx context.Context, id FlowExecutionIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddTaskStatusesResponse, error)
 
-	// AddTaskStatusesWithResponse Record task statuses
+	// AddTaskStatusesWithResponse Record task statuses (not available yet)
 	//
 	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 	//
@@ -18080,7 +18093,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flows/{id}/versions (the `ListFlowVersions` operationId).
 	ListFlowVersionsWithResponse(ctx context.Context, id FlowIdPath, params *ListFlowVersionsParams, reqEditors ...RequestEditorFn) (*ListFlowVersionsResponse, error)
 
-	// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments
+	// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments (not available yet)
 	//
 	// Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 	//
@@ -18089,7 +18102,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-assignments (the `ListMyHumanReviewAssignments` operationId).
 	ListMyHumanReviewAssignmentsWithResponse(ctx context.Context, params *ListMyHumanReviewAssignmentsParams, reqEditors ...RequestEditorFn) (*ListMyHumanReviewAssignmentsResponse, error)
 
-	// ListHumanReviewTasksWithResponse List human review tasks
+	// ListHumanReviewTasksWithResponse List human review tasks (not available yet)
 	//
 	// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 	//
@@ -18098,7 +18111,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 	ListHumanReviewTasksWithResponse(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*ListHumanReviewTasksResponse, error)
 
-	// CreateHumanReviewTaskWithBodyWithResponse Create a human review task
+	// CreateHumanReviewTaskWithBodyWithResponse Create a human review task (not available yet)
 	//
 	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 	//
@@ -18107,7 +18120,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateHumanReviewTaskResponse, error)
 
-	// CreateHumanReviewTaskWithResponse Create a human review task
+	// CreateHumanReviewTaskWithResponse Create a human review task (not available yet)
 	//
 	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 	//
@@ -18116,7 +18129,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithResponse(ctx context.Context, body CreateHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateHumanReviewTaskResponse, error)
 
-	// GetHumanReviewTaskWithResponse Read a human review task
+	// GetHumanReviewTaskWithResponse Read a human review task (not available yet)
 	//
 	// Returns one review task.
 	//
@@ -18125,7 +18138,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 	GetHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*GetHumanReviewTaskResponse, error)
 
-	// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task
+	// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task (not available yet)
 	//
 	// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 	//
@@ -18134,7 +18147,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 	ListHumanReviewTaskAssignmentsWithResponse(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*ListHumanReviewTaskAssignmentsResponse, error)
 
-	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
+	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review (not available yet)
 	//
 	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 	//
@@ -18143,7 +18156,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithBodyWithResponse(ctx context.Context, id HumanReviewTaskIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteHumanReviewTaskResponse, error)
 
-	// CompleteHumanReviewTaskWithResponse Complete a review
+	// CompleteHumanReviewTaskWithResponse Complete a review (not available yet)
 	//
 	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 	//
@@ -18152,7 +18165,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, body CompleteHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteHumanReviewTaskResponse, error)
 
-	// StartHumanReviewTaskWithResponse Start reviewing
+	// StartHumanReviewTaskWithResponse Start reviewing (not available yet)
 	//
 	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
 	//
@@ -18161,7 +18174,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 	StartHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*StartHumanReviewTaskResponse, error)
 
-	// ListIntegrationsWithResponse List integrations
+	// ListIntegrationsWithResponse List integrations (not available yet)
 	//
 	// Lists the integrations of the caller's organization, newest first.
 	//
@@ -18170,7 +18183,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations (the `ListIntegrations` operationId).
 	ListIntegrationsWithResponse(ctx context.Context, params *ListIntegrationsParams, reqEditors ...RequestEditorFn) (*ListIntegrationsResponse, error)
 
-	// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential
+	// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential (not available yet)
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -18184,7 +18197,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateIntegrationResponse, error)
 
-	// CreateIntegrationWithResponse Connect a flow task to a credential
+	// CreateIntegrationWithResponse Connect a flow task to a credential (not available yet)
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -18198,7 +18211,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithResponse(ctx context.Context, body CreateIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIntegrationResponse, error)
 
-	// ListIntegrationCatalogWithResponse List the integration catalog
+	// ListIntegrationCatalogWithResponse List the integration catalog (not available yet)
 	//
 	// Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 	// name. Any authenticated caller may read it.
@@ -18208,7 +18221,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/catalog (the `ListIntegrationCatalog` operationId).
 	ListIntegrationCatalogWithResponse(ctx context.Context, params *ListIntegrationCatalogParams, reqEditors ...RequestEditorFn) (*ListIntegrationCatalogResponse, error)
 
-	// GetIntegrationCatalogEntryWithResponse Get a catalog entry
+	// GetIntegrationCatalogEntryWithResponse Get a catalog entry (not available yet)
 	//
 	// Returns one entry of the integration catalog.
 	//
@@ -18217,7 +18230,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/catalog/{id} (the `GetIntegrationCatalogEntry` operationId).
 	GetIntegrationCatalogEntryWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetIntegrationCatalogEntryResponse, error)
 
-	// BuildUiSchemaWithBodyWithResponse Build a form description for parameters
+	// BuildUiSchemaWithBodyWithResponse Build a form description for parameters (not available yet)
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -18232,7 +18245,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BuildUiSchemaResponse, error)
 
-	// BuildUiSchemaWithResponse Build a form description for parameters
+	// BuildUiSchemaWithResponse Build a form description for parameters (not available yet)
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -18247,7 +18260,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithResponse(ctx context.Context, body BuildUiSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*BuildUiSchemaResponse, error)
 
-	// DeleteIntegrationWithResponse Delete an integration
+	// DeleteIntegrationWithResponse Delete an integration (not available yet)
 	//
 	// Deletes an integration. The flow and the credential stay; the task runs without the credential from then
 	// on. Requires role `org_admin`, `app_user` or `integration`.
@@ -18257,7 +18270,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/integrations/{id} (the `DeleteIntegration` operationId).
 	DeleteIntegrationWithResponse(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*DeleteIntegrationResponse, error)
 
-	// GetIntegrationWithResponse Get an integration
+	// GetIntegrationWithResponse Get an integration (not available yet)
 	//
 	// Returns one integration of the caller's organization.
 	//
@@ -18266,7 +18279,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/{id} (the `GetIntegration` operationId).
 	GetIntegrationWithResponse(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*GetIntegrationResponse, error)
 
-	// GetIntegrationMetadataWithResponse Describe what an integration connects to
+	// GetIntegrationMetadataWithResponse Describe what an integration connects to (not available yet)
 	//
 	// Fetches, live through the integration's credential, a plain-text description of what the integration
 	// connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
@@ -18344,7 +18357,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/internal/products/{id} (the `EditProduct` operationId).
 	EditProductWithResponse(ctx context.Context, id ProductIdPath, body EditProductJSONRequestBody, reqEditors ...RequestEditorFn) (*EditProductResponse, error)
 
-	// ListModelsWithResponse List the available language models
+	// ListModelsWithResponse List the available language models (not available yet)
 	//
 	// Lists the language models the agent and `llm` tasks can use, one entry per model name with the regions, locations and providers that serve it and the number of configured endpoints. Models are configured on the server and are the same for every organization; any authenticated caller may list them. The optional `region` filter keeps only models served in that region. The list is sorted by `model_name`.
 	//
@@ -18380,7 +18393,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/redoc (the `GetRedoc` operationId).
 	GetRedocWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetRedocResponse, error)
 
-	// ListSqlDatabasesWithResponse List SQL databases
+	// ListSqlDatabasesWithResponse List SQL databases (not available yet)
 	//
 	// Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 	//
@@ -18389,7 +18402,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/sql-databases (the `ListSqlDatabases` operationId).
 	ListSqlDatabasesWithResponse(ctx context.Context, params *ListSqlDatabasesParams, reqEditors ...RequestEditorFn) (*ListSqlDatabasesResponse, error)
 
-	// CreateSqlDatabaseWithBodyWithResponse Register a SQL database
+	// CreateSqlDatabaseWithBodyWithResponse Register a SQL database (not available yet)
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -18405,7 +18418,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSqlDatabaseResponse, error)
 
-	// CreateSqlDatabaseWithResponse Register a SQL database
+	// CreateSqlDatabaseWithResponse Register a SQL database (not available yet)
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -18421,7 +18434,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithResponse(ctx context.Context, body CreateSqlDatabaseJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSqlDatabaseResponse, error)
 
-	// DeleteSqlDatabaseWithResponse Remove a SQL database
+	// DeleteSqlDatabaseWithResponse Remove a SQL database (not available yet)
 	//
 	// Removes a registered SQL database and its credential. The database itself is not touched. When an
 	// integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -18432,7 +18445,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/sql-databases/{id} (the `DeleteSqlDatabase` operationId).
 	DeleteSqlDatabaseWithResponse(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*DeleteSqlDatabaseResponse, error)
 
-	// GetSqlDatabaseWithResponse Get a SQL database
+	// GetSqlDatabaseWithResponse Get a SQL database (not available yet)
 	//
 	// Returns one registered SQL database of the caller's organization, without its password.
 	//
@@ -18441,7 +18454,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/sql-databases/{id} (the `GetSqlDatabase` operationId).
 	GetSqlDatabaseWithResponse(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*GetSqlDatabaseResponse, error)
 
-	// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database
+	// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database (not available yet)
 	//
 	// Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 	// outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
@@ -18527,7 +18540,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/sso/providers/{id} (the `UpdateSsoProvider` operationId).
 	UpdateSsoProviderWithResponse(ctx context.Context, id SSOProviderIdPath, body UpdateSsoProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSsoProviderResponse, error)
 
-	// DownloadStorageObjectWithResponse Download through a pre-signed link
+	// DownloadStorageObjectWithResponse Download through a pre-signed link (not available yet)
 	//
 	// The target of the pre-signed links issued by loopwork (when objects are stored on local disk; with S3
 	// storage the links may point to S3 directly). No authentication header is needed: the token itself
@@ -18540,7 +18553,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/storage/download/{token} (the `DownloadStorageObject` operationId).
 	DownloadStorageObjectWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*DownloadStorageObjectResponse, error)
 
-	// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object
+	// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object (not available yet)
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -18551,7 +18564,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePresignedDownloadUrlResponse, error)
 
-	// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object
+	// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object (not available yet)
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -18562,7 +18575,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithResponse(ctx context.Context, body CreatePresignedDownloadUrlJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePresignedDownloadUrlResponse, error)
 
-	// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link
+	// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link (not available yet)
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
 	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -18579,7 +18592,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResolveStorageUriResponse, error)
 
-	// ResolveStorageUriWithResponse Resolve a storage URI to a download link
+	// ResolveStorageUriWithResponse Resolve a storage URI to a download link (not available yet)
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
 	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -18596,7 +18609,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithResponse(ctx context.Context, body ResolveStorageUriJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolveStorageUriResponse, error)
 
-	// ListTaskExecutionRecordsWithResponse List task executions
+	// ListTaskExecutionRecordsWithResponse List task executions (not available yet)
 	//
 	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
 	//
@@ -18605,7 +18618,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecordsWithResponse(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*ListTaskExecutionRecordsResponse, error)
 
-	// RecordTaskExecutionWithBodyWithResponse Report a task execution
+	// RecordTaskExecutionWithBodyWithResponse Report a task execution (not available yet)
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -18614,7 +18627,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
 
-	// RecordTaskExecutionWithResponse Report a task execution
+	// RecordTaskExecutionWithResponse Report a task execution (not available yet)
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -18623,7 +18636,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithResponse(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
 
-	// ListTaskTagsWithResponse List active task tags
+	// ListTaskTagsWithResponse List active task tags (not available yet)
 	//
 	// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
 	//
@@ -18632,7 +18645,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 	ListTaskTagsWithResponse(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*ListTaskTagsResponse, error)
 
-	// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags
+	// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags (not available yet)
 	//
 	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 	//
@@ -18641,7 +18654,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/task-tags (the `BatchPatchTaskTags` operationId).
 	BatchPatchTaskTagsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BatchPatchTaskTagsResponse, error)
 
-	// BatchPatchTaskTagsWithResponse Add and remove task tags
+	// BatchPatchTaskTagsWithResponse Add and remove task tags (not available yet)
 	//
 	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 	//
@@ -19964,6 +19977,8 @@ type ListConversationsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19981,6 +19996,11 @@ func (r ListConversationsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListConversationsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListConversationsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20030,6 +20050,8 @@ type StartConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20057,6 +20079,11 @@ func (r StartConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StartConversationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20102,6 +20129,8 @@ type DeleteConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20119,6 +20148,11 @@ func (r DeleteConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteConversationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20166,6 +20200,8 @@ type GetConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20188,6 +20224,11 @@ func (r GetConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetConversationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20237,6 +20278,8 @@ type UpdateConversationPhaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20264,6 +20307,11 @@ func (r UpdateConversationPhaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateConversationPhaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateConversationPhaseResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20323,6 +20371,8 @@ type StreamConversationChatResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -20354,6 +20404,11 @@ func (r StreamConversationChatResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r StreamConversationChatResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StreamConversationChatResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20401,6 +20456,8 @@ type ListConversationMessagesResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20423,6 +20480,11 @@ func (r ListConversationMessagesResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListConversationMessagesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListConversationMessagesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20475,6 +20537,8 @@ type RunDirectAgentResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -20499,6 +20563,11 @@ func (r RunDirectAgentResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RunDirectAgentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r RunDirectAgentResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20555,6 +20624,8 @@ type TranscribeAudioResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -20589,6 +20660,11 @@ func (r TranscribeAudioResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r TranscribeAudioResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r TranscribeAudioResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21041,6 +21117,8 @@ type ListCredentialsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21058,6 +21136,11 @@ func (r ListCredentialsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListCredentialsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListCredentialsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21107,6 +21190,8 @@ type CreateCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21134,6 +21219,11 @@ func (r CreateCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateCredentialResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21177,6 +21267,8 @@ type ListCredentialProvidersResponse struct {
 	JSON200 *CredentialProviderListResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21189,6 +21281,11 @@ func (r ListCredentialProvidersResponse) GetJSON200() *CredentialProviderListRes
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListCredentialProvidersResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListCredentialProvidersResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21238,6 +21335,8 @@ type DeleteCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21265,6 +21364,11 @@ func (r DeleteCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteCredentialResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21312,6 +21416,8 @@ type GetCredentialResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21334,6 +21440,11 @@ func (r GetCredentialResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetCredentialResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21385,6 +21496,8 @@ type UpdateCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21417,6 +21530,11 @@ func (r UpdateCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateCredentialResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21531,6 +21649,8 @@ type ListDocumentsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21548,6 +21668,11 @@ func (r ListDocumentsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListDocumentsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21599,6 +21724,8 @@ type CreateDocumentResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21631,6 +21758,11 @@ func (r CreateDocumentResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateDocumentResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21678,6 +21810,8 @@ type DeleteDocumentResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21700,6 +21834,11 @@ func (r DeleteDocumentResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteDocumentResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21747,6 +21886,8 @@ type GetDocumentResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21769,6 +21910,11 @@ func (r GetDocumentResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetDocumentResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21816,6 +21962,8 @@ type ListDocumentColumnsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21838,6 +21986,11 @@ func (r ListDocumentColumnsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentColumnsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListDocumentColumnsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21887,6 +22040,8 @@ type GetDocumentDownloadUrlResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21914,6 +22069,11 @@ func (r GetDocumentDownloadUrlResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetDocumentDownloadUrlResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetDocumentDownloadUrlResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21961,6 +22121,8 @@ type ListDocumentRowsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21983,6 +22145,11 @@ func (r ListDocumentRowsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentRowsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListDocumentRowsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22036,6 +22203,8 @@ type StartDocumentUploadResponse struct {
 	JSON413 *ErrorResponse
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22073,6 +22242,11 @@ func (r StartDocumentUploadResponse) GetJSON413() *ErrorResponse {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StartDocumentUploadResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22124,6 +22298,8 @@ type CompleteDocumentUploadResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22156,6 +22332,11 @@ func (r CompleteDocumentUploadResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CompleteDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CompleteDocumentUploadResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22205,6 +22386,8 @@ type PreviewDocumentUploadResponse struct {
 	JSON413 *ErrorResponse
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22232,6 +22415,11 @@ func (r PreviewDocumentUploadResponse) GetJSON413() *ErrorResponse {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PreviewDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r PreviewDocumentUploadResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22373,6 +22561,8 @@ type ListEmailTasksResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22390,6 +22580,11 @@ func (r ListEmailTasksResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListEmailTasksResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListEmailTasksResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22441,6 +22636,8 @@ type CreateEmailTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22473,6 +22670,11 @@ func (r CreateEmailTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateEmailTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateEmailTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22520,6 +22722,8 @@ type DeleteEmailTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22542,6 +22746,11 @@ func (r DeleteEmailTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteEmailTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteEmailTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22589,6 +22798,8 @@ type GetEmailTaskStatusResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22611,6 +22822,11 @@ func (r GetEmailTaskStatusResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetEmailTaskStatusResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetEmailTaskStatusResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22658,6 +22874,8 @@ type ListFlowExecutionsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22680,6 +22898,11 @@ func (r ListFlowExecutionsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFlowExecutionsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListFlowExecutionsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22733,6 +22956,8 @@ type StartFlowExecutionResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22770,6 +22995,11 @@ func (r StartFlowExecutionResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StartFlowExecutionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22817,6 +23047,8 @@ type DeleteFlowExecutionResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22839,6 +23071,11 @@ func (r DeleteFlowExecutionResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteFlowExecutionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22886,6 +23123,8 @@ type GetFlowExecutionResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22908,6 +23147,11 @@ func (r GetFlowExecutionResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetFlowExecutionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22955,6 +23199,8 @@ type ListTaskStatusesResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22977,6 +23223,11 @@ func (r ListTaskStatusesResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskStatusesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListTaskStatusesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23028,6 +23279,8 @@ type AddTaskStatusesResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23060,6 +23313,11 @@ func (r AddTaskStatusesResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r AddTaskStatusesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r AddTaskStatusesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24244,6 +24502,8 @@ type ListMyHumanReviewAssignmentsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24261,6 +24521,11 @@ func (r ListMyHumanReviewAssignmentsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListMyHumanReviewAssignmentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListMyHumanReviewAssignmentsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24306,6 +24571,8 @@ type ListHumanReviewTasksResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24323,6 +24590,11 @@ func (r ListHumanReviewTasksResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListHumanReviewTasksResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListHumanReviewTasksResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24374,6 +24646,8 @@ type CreateHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24406,6 +24680,11 @@ func (r CreateHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateHumanReviewTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24453,6 +24732,8 @@ type GetHumanReviewTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24475,6 +24756,11 @@ func (r GetHumanReviewTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetHumanReviewTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24522,6 +24808,8 @@ type ListHumanReviewTaskAssignmentsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24544,6 +24832,11 @@ func (r ListHumanReviewTaskAssignmentsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListHumanReviewTaskAssignmentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListHumanReviewTaskAssignmentsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24595,6 +24888,8 @@ type CompleteHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24627,6 +24922,11 @@ func (r CompleteHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CompleteHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CompleteHumanReviewTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24678,6 +24978,8 @@ type StartHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24710,6 +25012,11 @@ func (r StartHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r StartHumanReviewTaskResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24755,6 +25062,8 @@ type ListIntegrationsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24772,6 +25081,11 @@ func (r ListIntegrationsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListIntegrationsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListIntegrationsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24823,6 +25137,8 @@ type CreateIntegrationResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24855,6 +25171,11 @@ func (r CreateIntegrationResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateIntegrationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24900,6 +25221,8 @@ type ListIntegrationCatalogResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24917,6 +25240,11 @@ func (r ListIntegrationCatalogResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListIntegrationCatalogResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListIntegrationCatalogResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24964,6 +25292,8 @@ type GetIntegrationCatalogEntryResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24986,6 +25316,11 @@ func (r GetIntegrationCatalogEntryResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationCatalogEntryResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetIntegrationCatalogEntryResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25031,6 +25366,8 @@ type BuildUiSchemaResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25048,6 +25385,11 @@ func (r BuildUiSchemaResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BuildUiSchemaResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r BuildUiSchemaResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25095,6 +25437,8 @@ type DeleteIntegrationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25117,6 +25461,11 @@ func (r DeleteIntegrationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteIntegrationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25164,6 +25513,8 @@ type GetIntegrationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25186,6 +25537,11 @@ func (r GetIntegrationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetIntegrationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25235,6 +25591,8 @@ type GetIntegrationMetadataResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25262,6 +25620,11 @@ func (r GetIntegrationMetadataResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationMetadataResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetIntegrationMetadataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25673,6 +26036,8 @@ type ListModelsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25690,6 +26055,11 @@ func (r ListModelsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListModelsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListModelsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25879,6 +26249,8 @@ type ListSqlDatabasesResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25896,6 +26268,11 @@ func (r ListSqlDatabasesResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListSqlDatabasesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListSqlDatabasesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25947,6 +26324,8 @@ type CreateSqlDatabaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25979,6 +26358,11 @@ func (r CreateSqlDatabaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateSqlDatabaseResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26028,6 +26412,8 @@ type DeleteSqlDatabaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26055,6 +26441,11 @@ func (r DeleteSqlDatabaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteSqlDatabaseResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26102,6 +26493,8 @@ type GetSqlDatabaseResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26124,6 +26517,11 @@ func (r GetSqlDatabaseResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetSqlDatabaseResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26180,6 +26578,8 @@ type TestSqlDatabaseConnectionResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -26214,6 +26614,11 @@ func (r TestSqlDatabaseConnectionResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r TestSqlDatabaseConnectionResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r TestSqlDatabaseConnectionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26702,6 +27107,8 @@ type DownloadStorageObjectResponse struct {
 	JSON410 *ErrorResponse
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -26726,6 +27133,11 @@ func (r DownloadStorageObjectResponse) GetJSON410() *ErrorResponse {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DownloadStorageObjectResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DownloadStorageObjectResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26773,6 +27185,8 @@ type CreatePresignedDownloadUrlResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26795,6 +27209,11 @@ func (r CreatePresignedDownloadUrlResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreatePresignedDownloadUrlResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreatePresignedDownloadUrlResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26842,6 +27261,8 @@ type ResolveStorageUriResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26864,6 +27285,11 @@ func (r ResolveStorageUriResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ResolveStorageUriResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ResolveStorageUriResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26911,6 +27337,8 @@ type ListTaskExecutionRecordsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26933,6 +27361,11 @@ func (r ListTaskExecutionRecordsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskExecutionRecordsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListTaskExecutionRecordsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26986,6 +27419,8 @@ type RecordTaskExecutionResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27023,6 +27458,11 @@ func (r RecordTaskExecutionResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r RecordTaskExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r RecordTaskExecutionResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27068,6 +27508,8 @@ type ListTaskTagsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27085,6 +27527,11 @@ func (r ListTaskTagsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskTagsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListTaskTagsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27134,6 +27581,8 @@ type BatchPatchTaskTagsResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27161,6 +27610,11 @@ func (r BatchPatchTaskTagsResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BatchPatchTaskTagsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r BatchPatchTaskTagsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -28353,7 +28807,7 @@ func (c *ClientWithResponses) AdminDeactivateUserWithResponse(ctx context.Contex
 	return ParseAdminDeactivateUserResponse(rsp)
 }
 
-// ListConversationsWithResponse List conversations
+// ListConversationsWithResponse List conversations (not available yet)
 //
 // Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 // users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -28369,7 +28823,7 @@ func (c *ClientWithResponses) ListConversationsWithResponse(ctx context.Context,
 	return ParseListConversationsResponse(rsp)
 }
 
-// StartConversationWithBodyWithResponse Start a conversation
+// StartConversationWithBodyWithResponse Start a conversation (not available yet)
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -28393,7 +28847,7 @@ func (c *ClientWithResponses) StartConversationWithBodyWithResponse(ctx context.
 	return ParseStartConversationResponse(rsp)
 }
 
-// StartConversationWithResponse Start a conversation
+// StartConversationWithResponse Start a conversation (not available yet)
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -28417,7 +28871,7 @@ func (c *ClientWithResponses) StartConversationWithResponse(ctx context.Context,
 	return ParseStartConversationResponse(rsp)
 }
 
-// DeleteConversationWithResponse Delete a conversation
+// DeleteConversationWithResponse Delete a conversation (not available yet)
 //
 // Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 // edited is not touched. A reply that is still streaming is cancelled first.
@@ -28433,7 +28887,7 @@ func (c *ClientWithResponses) DeleteConversationWithResponse(ctx context.Context
 	return ParseDeleteConversationResponse(rsp)
 }
 
-// GetConversationWithResponse Get a conversation
+// GetConversationWithResponse Get a conversation (not available yet)
 //
 // Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 //
@@ -28448,7 +28902,7 @@ func (c *ClientWithResponses) GetConversationWithResponse(ctx context.Context, i
 	return ParseGetConversationResponse(rsp)
 }
 
-// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase
+// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase (not available yet)
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -28466,7 +28920,7 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithBodyWithResponse(ctx co
 	return ParseUpdateConversationPhaseResponse(rsp)
 }
 
-// UpdateConversationPhaseWithResponse Change the conversation phase
+// UpdateConversationPhaseWithResponse Change the conversation phase (not available yet)
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -28484,7 +28938,7 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithResponse(ctx context.Co
 	return ParseUpdateConversationPhaseResponse(rsp)
 }
 
-// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply
+// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply (not available yet)
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -28535,7 +28989,7 @@ func (c *ClientWithResponses) StreamConversationChatWithBodyWithResponse(ctx con
 	return ParseStreamConversationChatResponse(rsp)
 }
 
-// StreamConversationChatWithResponse Send a message and stream the agent's reply
+// StreamConversationChatWithResponse Send a message and stream the agent's reply (not available yet)
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -28586,7 +29040,7 @@ func (c *ClientWithResponses) StreamConversationChatWithResponse(ctx context.Con
 	return ParseStreamConversationChatResponse(rsp)
 }
 
-// ListConversationMessagesWithResponse List the messages of a conversation
+// ListConversationMessagesWithResponse List the messages of a conversation (not available yet)
 //
 // Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 // `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -28603,7 +29057,7 @@ func (c *ClientWithResponses) ListConversationMessagesWithResponse(ctx context.C
 	return ParseListConversationMessagesResponse(rsp)
 }
 
-// RunDirectAgentWithBodyWithResponse Call an agent directly
+// RunDirectAgentWithBodyWithResponse Call an agent directly (not available yet)
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -28624,7 +29078,7 @@ func (c *ClientWithResponses) RunDirectAgentWithBodyWithResponse(ctx context.Con
 	return ParseRunDirectAgentResponse(rsp)
 }
 
-// RunDirectAgentWithResponse Call an agent directly
+// RunDirectAgentWithResponse Call an agent directly (not available yet)
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -28645,7 +29099,7 @@ func (c *ClientWithResponses) RunDirectAgentWithResponse(ctx context.Context, bo
 	return ParseRunDirectAgentResponse(rsp)
 }
 
-// TranscribeAudioWithBodyWithResponse Transcribe audio to text
+// TranscribeAudioWithBodyWithResponse Transcribe audio to text (not available yet)
 //
 // Transcribes one audio recording (for example a spoken chat message) to text. The audio is not stored.
 //
@@ -28791,7 +29245,7 @@ func (c *ClientWithResponses) ResendInvitationWithResponse(ctx context.Context, 
 	return ParseResendInvitationResponse(rsp)
 }
 
-// ListCredentialsWithResponse List credentials
+// ListCredentialsWithResponse List credentials (not available yet)
 //
 // Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 // the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -28808,7 +29262,7 @@ func (c *ClientWithResponses) ListCredentialsWithResponse(ctx context.Context, p
 	return ParseListCredentialsResponse(rsp)
 }
 
-// CreateCredentialWithBodyWithResponse Create a credential
+// CreateCredentialWithBodyWithResponse Create a credential (not available yet)
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -28827,7 +29281,7 @@ func (c *ClientWithResponses) CreateCredentialWithBodyWithResponse(ctx context.C
 	return ParseCreateCredentialResponse(rsp)
 }
 
-// CreateCredentialWithResponse Create a credential
+// CreateCredentialWithResponse Create a credential (not available yet)
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -28846,7 +29300,7 @@ func (c *ClientWithResponses) CreateCredentialWithResponse(ctx context.Context, 
 	return ParseCreateCredentialResponse(rsp)
 }
 
-// ListCredentialProvidersWithResponse List credential providers
+// ListCredentialProvidersWithResponse List credential providers (not available yet)
 //
 // Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 // schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -28863,7 +29317,7 @@ func (c *ClientWithResponses) ListCredentialProvidersWithResponse(ctx context.Co
 	return ParseListCredentialProvidersResponse(rsp)
 }
 
-// DeleteCredentialWithResponse Delete a credential
+// DeleteCredentialWithResponse Delete a credential (not available yet)
 //
 // Deletes a credential and its secret permanently. A credential still used by an integration or a document
 // file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -28880,7 +29334,7 @@ func (c *ClientWithResponses) DeleteCredentialWithResponse(ctx context.Context, 
 	return ParseDeleteCredentialResponse(rsp)
 }
 
-// GetCredentialWithResponse Get a credential
+// GetCredentialWithResponse Get a credential (not available yet)
 //
 // Returns one credential of the caller's organization, without its secret.
 //
@@ -28895,7 +29349,7 @@ func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, id 
 	return ParseGetCredentialResponse(rsp)
 }
 
-// UpdateCredentialWithBodyWithResponse Update a credential
+// UpdateCredentialWithBodyWithResponse Update a credential (not available yet)
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -28912,7 +29366,7 @@ func (c *ClientWithResponses) UpdateCredentialWithBodyWithResponse(ctx context.C
 	return ParseUpdateCredentialResponse(rsp)
 }
 
-// UpdateCredentialWithResponse Update a credential
+// UpdateCredentialWithResponse Update a credential (not available yet)
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -28944,7 +29398,7 @@ func (c *ClientWithResponses) GetCreditBalanceWithResponse(ctx context.Context, 
 	return ParseGetCreditBalanceResponse(rsp)
 }
 
-// ListDocumentsWithResponse List document files
+// ListDocumentsWithResponse List document files (not available yet)
 //
 // Lists the document files of the caller's organization, most recently updated first.
 //
@@ -28959,7 +29413,7 @@ func (c *ClientWithResponses) ListDocumentsWithResponse(ctx context.Context, par
 	return ParseListDocumentsResponse(rsp)
 }
 
-// CreateDocumentWithBodyWithResponse Create a document file
+// CreateDocumentWithBodyWithResponse Create a document file (not available yet)
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -28983,7 +29437,7 @@ func (c *ClientWithResponses) CreateDocumentWithBodyWithResponse(ctx context.Con
 	return ParseCreateDocumentResponse(rsp)
 }
 
-// CreateDocumentWithResponse Create a document file
+// CreateDocumentWithResponse Create a document file (not available yet)
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -29007,7 +29461,7 @@ func (c *ClientWithResponses) CreateDocumentWithResponse(ctx context.Context, bo
 	return ParseCreateDocumentResponse(rsp)
 }
 
-// DeleteDocumentWithResponse Delete a document file
+// DeleteDocumentWithResponse Delete a document file (not available yet)
 //
 // Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 // `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -29023,7 +29477,7 @@ func (c *ClientWithResponses) DeleteDocumentWithResponse(ctx context.Context, db
 	return ParseDeleteDocumentResponse(rsp)
 }
 
-// GetDocumentWithResponse Get a document file
+// GetDocumentWithResponse Get a document file (not available yet)
 //
 // Returns one document file of the caller's organization; poll it to follow an import.
 //
@@ -29038,7 +29492,7 @@ func (c *ClientWithResponses) GetDocumentWithResponse(ctx context.Context, dbId 
 	return ParseGetDocumentResponse(rsp)
 }
 
-// ListDocumentColumnsWithResponse List the columns of a document file
+// ListDocumentColumnsWithResponse List the columns of a document file (not available yet)
 //
 // Returns the column names of the document's current data, in table order: for `csv` documents the header
 // of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -29055,7 +29509,7 @@ func (c *ClientWithResponses) ListDocumentColumnsWithResponse(ctx context.Contex
 	return ParseListDocumentColumnsResponse(rsp)
 }
 
-// GetDocumentDownloadUrlWithResponse Get a download link for a document file
+// GetDocumentDownloadUrlWithResponse Get a download link for a document file (not available yet)
 //
 // Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 // link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -29072,7 +29526,7 @@ func (c *ClientWithResponses) GetDocumentDownloadUrlWithResponse(ctx context.Con
 	return ParseGetDocumentDownloadUrlResponse(rsp)
 }
 
-// ListDocumentRowsWithResponse Read the rows of a document file
+// ListDocumentRowsWithResponse Read the rows of a document file (not available yet)
 //
 // Returns one page of the document's current data, in file order for `csv` documents and in the table's
 // primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -29089,7 +29543,7 @@ func (c *ClientWithResponses) ListDocumentRowsWithResponse(ctx context.Context, 
 	return ParseListDocumentRowsResponse(rsp)
 }
 
-// StartDocumentUploadWithBodyWithResponse Upload a CSV file
+// StartDocumentUploadWithBodyWithResponse Upload a CSV file (not available yet)
 //
 // Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 // is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -29111,7 +29565,7 @@ func (c *ClientWithResponses) StartDocumentUploadWithBodyWithResponse(ctx contex
 	return ParseStartDocumentUploadResponse(rsp)
 }
 
-// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file
+// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file (not available yet)
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -29134,7 +29588,7 @@ func (c *ClientWithResponses) CompleteDocumentUploadWithBodyWithResponse(ctx con
 	return ParseCompleteDocumentUploadResponse(rsp)
 }
 
-// CompleteDocumentUploadWithResponse Import a staged CSV file
+// CompleteDocumentUploadWithResponse Import a staged CSV file (not available yet)
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -29157,7 +29611,7 @@ func (c *ClientWithResponses) CompleteDocumentUploadWithResponse(ctx context.Con
 	return ParseCompleteDocumentUploadResponse(rsp)
 }
 
-// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file
+// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file (not available yet)
 //
 // Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 // importing anything. Send exactly one of:
@@ -29213,7 +29667,7 @@ func (c *ClientWithResponses) GetDocsAssetWithResponse(ctx context.Context, file
 	return ParseGetDocsAssetResponse(rsp)
 }
 
-// ListEmailTasksWithResponse List e-mail tasks
+// ListEmailTasksWithResponse List e-mail tasks (not available yet)
 //
 // Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 //
@@ -29228,7 +29682,7 @@ func (c *ClientWithResponses) ListEmailTasksWithResponse(ctx context.Context, pa
 	return ParseListEmailTasksResponse(rsp)
 }
 
-// CreateEmailTaskWithBodyWithResponse Create an e-mail task
+// CreateEmailTaskWithBodyWithResponse Create an e-mail task (not available yet)
 //
 // Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 // address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -29248,7 +29702,7 @@ func (c *ClientWithResponses) CreateEmailTaskWithBodyWithResponse(ctx context.Co
 	return ParseCreateEmailTaskResponse(rsp)
 }
 
-// CreateEmailTaskWithResponse Create an e-mail task
+// CreateEmailTaskWithResponse Create an e-mail task (not available yet)
 //
 // Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
 // address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
@@ -29268,7 +29722,7 @@ func (c *ClientWithResponses) CreateEmailTaskWithResponse(ctx context.Context, b
 	return ParseCreateEmailTaskResponse(rsp)
 }
 
-// DeleteEmailTaskWithResponse Delete an e-mail task
+// DeleteEmailTaskWithResponse Delete an e-mail task (not available yet)
 //
 // Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 // reused for another task); the recorded messages are deleted.
@@ -29284,7 +29738,7 @@ func (c *ClientWithResponses) DeleteEmailTaskWithResponse(ctx context.Context, t
 	return ParseDeleteEmailTaskResponse(rsp)
 }
 
-// GetEmailTaskStatusWithResponse Get the status of an e-mail task
+// GetEmailTaskStatusWithResponse Get the status of an e-mail task (not available yet)
 //
 // Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 //
@@ -29299,7 +29753,7 @@ func (c *ClientWithResponses) GetEmailTaskStatusWithResponse(ctx context.Context
 	return ParseGetEmailTaskStatusResponse(rsp)
 }
 
-// ListFlowExecutionsWithResponse List flow executions
+// ListFlowExecutionsWithResponse List flow executions (not available yet)
 //
 // Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 //
@@ -29314,7 +29768,7 @@ func (c *ClientWithResponses) ListFlowExecutionsWithResponse(ctx context.Context
 	return ParseListFlowExecutionsResponse(rsp)
 }
 
-// StartFlowExecutionWithBodyWithResponse Start a flow execution
+// StartFlowExecutionWithBodyWithResponse Start a flow execution (not available yet)
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -29329,7 +29783,7 @@ func (c *ClientWithResponses) StartFlowExecutionWithBodyWithResponse(ctx context
 	return ParseStartFlowExecutionResponse(rsp)
 }
 
-// StartFlowExecutionWithResponse Start a flow execution
+// StartFlowExecutionWithResponse Start a flow execution (not available yet)
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -29344,7 +29798,7 @@ func (c *ClientWithResponses) StartFlowExecutionWithResponse(ctx context.Context
 	return ParseStartFlowExecutionResponse(rsp)
 }
 
-// DeleteFlowExecutionWithResponse Delete a flow execution
+// DeleteFlowExecutionWithResponse Delete a flow execution (not available yet)
 //
 // Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 //
@@ -29359,7 +29813,7 @@ func (c *ClientWithResponses) DeleteFlowExecutionWithResponse(ctx context.Contex
 	return ParseDeleteFlowExecutionResponse(rsp)
 }
 
-// GetFlowExecutionWithResponse Read a flow execution
+// GetFlowExecutionWithResponse Read a flow execution (not available yet)
 //
 // Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 //
@@ -29374,7 +29828,7 @@ func (c *ClientWithResponses) GetFlowExecutionWithResponse(ctx context.Context, 
 	return ParseGetFlowExecutionResponse(rsp)
 }
 
-// ListTaskStatusesWithResponse List task statuses
+// ListTaskStatusesWithResponse List task statuses (not available yet)
 //
 // Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
 //
@@ -29389,7 +29843,7 @@ func (c *ClientWithResponses) ListTaskStatusesWithResponse(ctx context.Context, 
 	return ParseListTaskStatusesResponse(rsp)
 }
 
-// AddTaskStatusesWithBodyWithResponse Record task statuses
+// AddTaskStatusesWithBodyWithResponse Record task statuses (not available yet)
 //
 // Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 //
@@ -29404,7 +29858,7 @@ func (c *ClientWithResponses) AddTaskStatusesWithBodyWithResponse(ctx context.Co
 	return ParseAddTaskStatusesResponse(rsp)
 }
 
-// AddTaskStatusesWithResponse Record task statuses
+// AddTaskStatusesWithResponse Record task statuses (not available yet)
 //
 // Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
 //
@@ -29764,7 +30218,7 @@ func (c *ClientWithResponses) ListFlowVersionsWithResponse(ctx context.Context, 
 	return ParseListFlowVersionsResponse(rsp)
 }
 
-// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments
+// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments (not available yet)
 //
 // Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 //
@@ -29779,7 +30233,7 @@ func (c *ClientWithResponses) ListMyHumanReviewAssignmentsWithResponse(ctx conte
 	return ParseListMyHumanReviewAssignmentsResponse(rsp)
 }
 
-// ListHumanReviewTasksWithResponse List human review tasks
+// ListHumanReviewTasksWithResponse List human review tasks (not available yet)
 //
 // Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 //
@@ -29794,7 +30248,7 @@ func (c *ClientWithResponses) ListHumanReviewTasksWithResponse(ctx context.Conte
 	return ParseListHumanReviewTasksResponse(rsp)
 }
 
-// CreateHumanReviewTaskWithBodyWithResponse Create a human review task
+// CreateHumanReviewTaskWithBodyWithResponse Create a human review task (not available yet)
 //
 // Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 //
@@ -29809,7 +30263,7 @@ func (c *ClientWithResponses) CreateHumanReviewTaskWithBodyWithResponse(ctx cont
 	return ParseCreateHumanReviewTaskResponse(rsp)
 }
 
-// CreateHumanReviewTaskWithResponse Create a human review task
+// CreateHumanReviewTaskWithResponse Create a human review task (not available yet)
 //
 // Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
 //
@@ -29824,7 +30278,7 @@ func (c *ClientWithResponses) CreateHumanReviewTaskWithResponse(ctx context.Cont
 	return ParseCreateHumanReviewTaskResponse(rsp)
 }
 
-// GetHumanReviewTaskWithResponse Read a human review task
+// GetHumanReviewTaskWithResponse Read a human review task (not available yet)
 //
 // Returns one review task.
 //
@@ -29839,7 +30293,7 @@ func (c *ClientWithResponses) GetHumanReviewTaskWithResponse(ctx context.Context
 	return ParseGetHumanReviewTaskResponse(rsp)
 }
 
-// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task
+// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task (not available yet)
 //
 // Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 //
@@ -29854,7 +30308,7 @@ func (c *ClientWithResponses) ListHumanReviewTaskAssignmentsWithResponse(ctx con
 	return ParseListHumanReviewTaskAssignmentsResponse(rsp)
 }
 
-// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
+// CompleteHumanReviewTaskWithBodyWithResponse Complete a review (not available yet)
 //
 // Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 //
@@ -29869,7 +30323,7 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithBodyWithResponse(ctx co
 	return ParseCompleteHumanReviewTaskResponse(rsp)
 }
 
-// CompleteHumanReviewTaskWithResponse Complete a review
+// CompleteHumanReviewTaskWithResponse Complete a review (not available yet)
 //
 // Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
 //
@@ -29884,7 +30338,7 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithResponse(ctx context.Co
 	return ParseCompleteHumanReviewTaskResponse(rsp)
 }
 
-// StartHumanReviewTaskWithResponse Start reviewing
+// StartHumanReviewTaskWithResponse Start reviewing (not available yet)
 //
 // The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
 //
@@ -29899,7 +30353,7 @@ func (c *ClientWithResponses) StartHumanReviewTaskWithResponse(ctx context.Conte
 	return ParseStartHumanReviewTaskResponse(rsp)
 }
 
-// ListIntegrationsWithResponse List integrations
+// ListIntegrationsWithResponse List integrations (not available yet)
 //
 // Lists the integrations of the caller's organization, newest first.
 //
@@ -29914,7 +30368,7 @@ func (c *ClientWithResponses) ListIntegrationsWithResponse(ctx context.Context, 
 	return ParseListIntegrationsResponse(rsp)
 }
 
-// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential
+// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential (not available yet)
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -29934,7 +30388,7 @@ func (c *ClientWithResponses) CreateIntegrationWithBodyWithResponse(ctx context.
 	return ParseCreateIntegrationResponse(rsp)
 }
 
-// CreateIntegrationWithResponse Connect a flow task to a credential
+// CreateIntegrationWithResponse Connect a flow task to a credential (not available yet)
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
@@ -29954,7 +30408,7 @@ func (c *ClientWithResponses) CreateIntegrationWithResponse(ctx context.Context,
 	return ParseCreateIntegrationResponse(rsp)
 }
 
-// ListIntegrationCatalogWithResponse List the integration catalog
+// ListIntegrationCatalogWithResponse List the integration catalog (not available yet)
 //
 // Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 // name. Any authenticated caller may read it.
@@ -29970,7 +30424,7 @@ func (c *ClientWithResponses) ListIntegrationCatalogWithResponse(ctx context.Con
 	return ParseListIntegrationCatalogResponse(rsp)
 }
 
-// GetIntegrationCatalogEntryWithResponse Get a catalog entry
+// GetIntegrationCatalogEntryWithResponse Get a catalog entry (not available yet)
 //
 // Returns one entry of the integration catalog.
 //
@@ -29985,7 +30439,7 @@ func (c *ClientWithResponses) GetIntegrationCatalogEntryWithResponse(ctx context
 	return ParseGetIntegrationCatalogEntryResponse(rsp)
 }
 
-// BuildUiSchemaWithBodyWithResponse Build a form description for parameters
+// BuildUiSchemaWithBodyWithResponse Build a form description for parameters (not available yet)
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -30006,7 +30460,7 @@ func (c *ClientWithResponses) BuildUiSchemaWithBodyWithResponse(ctx context.Cont
 	return ParseBuildUiSchemaResponse(rsp)
 }
 
-// BuildUiSchemaWithResponse Build a form description for parameters
+// BuildUiSchemaWithResponse Build a form description for parameters (not available yet)
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -30027,7 +30481,7 @@ func (c *ClientWithResponses) BuildUiSchemaWithResponse(ctx context.Context, bod
 	return ParseBuildUiSchemaResponse(rsp)
 }
 
-// DeleteIntegrationWithResponse Delete an integration
+// DeleteIntegrationWithResponse Delete an integration (not available yet)
 //
 // Deletes an integration. The flow and the credential stay; the task runs without the credential from then
 // on. Requires role `org_admin`, `app_user` or `integration`.
@@ -30043,7 +30497,7 @@ func (c *ClientWithResponses) DeleteIntegrationWithResponse(ctx context.Context,
 	return ParseDeleteIntegrationResponse(rsp)
 }
 
-// GetIntegrationWithResponse Get an integration
+// GetIntegrationWithResponse Get an integration (not available yet)
 //
 // Returns one integration of the caller's organization.
 //
@@ -30058,7 +30512,7 @@ func (c *ClientWithResponses) GetIntegrationWithResponse(ctx context.Context, id
 	return ParseGetIntegrationResponse(rsp)
 }
 
-// GetIntegrationMetadataWithResponse Describe what an integration connects to
+// GetIntegrationMetadataWithResponse Describe what an integration connects to (not available yet)
 //
 // Fetches, live through the integration's credential, a plain-text description of what the integration
 // connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
@@ -30184,7 +30638,7 @@ func (c *ClientWithResponses) EditProductWithResponse(ctx context.Context, id Pr
 	return ParseEditProductResponse(rsp)
 }
 
-// ListModelsWithResponse List the available language models
+// ListModelsWithResponse List the available language models (not available yet)
 //
 // Lists the language models the agent and `llm` tasks can use, one entry per model name with the regions, locations and providers that serve it and the number of configured endpoints. Models are configured on the server and are the same for every organization; any authenticated caller may list them. The optional `region` filter keeps only models served in that region. The list is sorted by `model_name`.
 //
@@ -30244,7 +30698,7 @@ func (c *ClientWithResponses) GetRedocWithResponse(ctx context.Context, reqEdito
 	return ParseGetRedocResponse(rsp)
 }
 
-// ListSqlDatabasesWithResponse List SQL databases
+// ListSqlDatabasesWithResponse List SQL databases (not available yet)
 //
 // Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 //
@@ -30259,7 +30713,7 @@ func (c *ClientWithResponses) ListSqlDatabasesWithResponse(ctx context.Context, 
 	return ParseListSqlDatabasesResponse(rsp)
 }
 
-// CreateSqlDatabaseWithBodyWithResponse Register a SQL database
+// CreateSqlDatabaseWithBodyWithResponse Register a SQL database (not available yet)
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -30281,7 +30735,7 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithBodyWithResponse(ctx context.
 	return ParseCreateSqlDatabaseResponse(rsp)
 }
 
-// CreateSqlDatabaseWithResponse Register a SQL database
+// CreateSqlDatabaseWithResponse Register a SQL database (not available yet)
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -30303,7 +30757,7 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithResponse(ctx context.Context,
 	return ParseCreateSqlDatabaseResponse(rsp)
 }
 
-// DeleteSqlDatabaseWithResponse Remove a SQL database
+// DeleteSqlDatabaseWithResponse Remove a SQL database (not available yet)
 //
 // Removes a registered SQL database and its credential. The database itself is not touched. When an
 // integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -30320,7 +30774,7 @@ func (c *ClientWithResponses) DeleteSqlDatabaseWithResponse(ctx context.Context,
 	return ParseDeleteSqlDatabaseResponse(rsp)
 }
 
-// GetSqlDatabaseWithResponse Get a SQL database
+// GetSqlDatabaseWithResponse Get a SQL database (not available yet)
 //
 // Returns one registered SQL database of the caller's organization, without its password.
 //
@@ -30335,7 +30789,7 @@ func (c *ClientWithResponses) GetSqlDatabaseWithResponse(ctx context.Context, id
 	return ParseGetSqlDatabaseResponse(rsp)
 }
 
-// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database
+// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database (not available yet)
 //
 // Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 // outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
@@ -30475,7 +30929,7 @@ func (c *ClientWithResponses) UpdateSsoProviderWithResponse(ctx context.Context,
 	return ParseUpdateSsoProviderResponse(rsp)
 }
 
-// DownloadStorageObjectWithResponse Download through a pre-signed link
+// DownloadStorageObjectWithResponse Download through a pre-signed link (not available yet)
 //
 // The target of the pre-signed links issued by loopwork (when objects are stored on local disk; with S3
 // storage the links may point to S3 directly). No authentication header is needed: the token itself
@@ -30494,7 +30948,7 @@ func (c *ClientWithResponses) DownloadStorageObjectWithResponse(ctx context.Cont
 	return ParseDownloadStorageObjectResponse(rsp)
 }
 
-// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object
+// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object (not available yet)
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -30511,7 +30965,7 @@ func (c *ClientWithResponses) CreatePresignedDownloadUrlWithBodyWithResponse(ctx
 	return ParseCreatePresignedDownloadUrlResponse(rsp)
 }
 
-// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object
+// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object (not available yet)
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -30528,7 +30982,7 @@ func (c *ClientWithResponses) CreatePresignedDownloadUrlWithResponse(ctx context
 	return ParseCreatePresignedDownloadUrlResponse(rsp)
 }
 
-// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link
+// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link (not available yet)
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
 // authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -30551,7 +31005,7 @@ func (c *ClientWithResponses) ResolveStorageUriWithBodyWithResponse(ctx context.
 	return ParseResolveStorageUriResponse(rsp)
 }
 
-// ResolveStorageUriWithResponse Resolve a storage URI to a download link
+// ResolveStorageUriWithResponse Resolve a storage URI to a download link (not available yet)
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
 // authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
@@ -30574,7 +31028,7 @@ func (c *ClientWithResponses) ResolveStorageUriWithResponse(ctx context.Context,
 	return ParseResolveStorageUriResponse(rsp)
 }
 
-// ListTaskExecutionRecordsWithResponse List task executions
+// ListTaskExecutionRecordsWithResponse List task executions (not available yet)
 //
 // Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
 //
@@ -30589,7 +31043,7 @@ func (c *ClientWithResponses) ListTaskExecutionRecordsWithResponse(ctx context.C
 	return ParseListTaskExecutionRecordsResponse(rsp)
 }
 
-// RecordTaskExecutionWithBodyWithResponse Report a task execution
+// RecordTaskExecutionWithBodyWithResponse Report a task execution (not available yet)
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -30604,7 +31058,7 @@ func (c *ClientWithResponses) RecordTaskExecutionWithBodyWithResponse(ctx contex
 	return ParseRecordTaskExecutionResponse(rsp)
 }
 
-// RecordTaskExecutionWithResponse Report a task execution
+// RecordTaskExecutionWithResponse Report a task execution (not available yet)
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -30619,7 +31073,7 @@ func (c *ClientWithResponses) RecordTaskExecutionWithResponse(ctx context.Contex
 	return ParseRecordTaskExecutionResponse(rsp)
 }
 
-// ListTaskTagsWithResponse List active task tags
+// ListTaskTagsWithResponse List active task tags (not available yet)
 //
 // Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
 //
@@ -30634,7 +31088,7 @@ func (c *ClientWithResponses) ListTaskTagsWithResponse(ctx context.Context, para
 	return ParseListTaskTagsResponse(rsp)
 }
 
-// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags
+// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags (not available yet)
 //
 // Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 //
@@ -30649,7 +31103,7 @@ func (c *ClientWithResponses) BatchPatchTaskTagsWithBodyWithResponse(ctx context
 	return ParseBatchPatchTaskTagsResponse(rsp)
 }
 
-// BatchPatchTaskTagsWithResponse Add and remove task tags
+// BatchPatchTaskTagsWithResponse Add and remove task tags (not available yet)
 //
 // Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
 //
@@ -31874,6 +32328,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31935,6 +32396,13 @@ func ParseStartConversationResponse(rsp *http.Response) (*StartConversationRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31984,6 +32452,13 @@ func ParseDeleteConversationResponse(rsp *http.Response) (*DeleteConversationRes
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32038,6 +32513,13 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32100,6 +32582,13 @@ func ParseUpdateConversationPhaseResponse(rsp *http.Response) (*UpdateConversati
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32160,6 +32649,13 @@ func ParseStreamConversationChatResponse(rsp *http.Response) (*StreamConversatio
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32238,6 +32734,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32291,6 +32794,13 @@ func ParseRunDirectAgentResponse(rsp *http.Response) (*RunDirectAgentResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32372,6 +32882,13 @@ func ParseTranscribeAudioResponse(rsp *http.Response) (*TranscribeAudioResponse,
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32759,6 +33276,13 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32820,6 +33344,13 @@ func ParseCreateCredentialResponse(rsp *http.Response) (*CreateCredentialRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32859,6 +33390,13 @@ func ParseListCredentialProvidersResponse(rsp *http.Response) (*ListCredentialPr
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32924,6 +33462,13 @@ func ParseDeleteCredentialResponse(rsp *http.Response) (*DeleteCredentialRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32977,6 +33522,13 @@ func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, err
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33045,6 +33597,13 @@ func ParseUpdateCredentialResponse(rsp *http.Response) (*UpdateCredentialRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33147,6 +33706,13 @@ func ParseListDocumentsResponse(rsp *http.Response) (*ListDocumentsResponse, err
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33215,6 +33781,13 @@ func ParseCreateDocumentResponse(rsp *http.Response) (*CreateDocumentResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33272,6 +33845,13 @@ func ParseDeleteDocumentResponse(rsp *http.Response) (*DeleteDocumentResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33326,6 +33906,13 @@ func ParseGetDocumentResponse(rsp *http.Response) (*GetDocumentResponse, error) 
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33379,6 +33966,13 @@ func ParseListDocumentColumnsResponse(rsp *http.Response) (*ListDocumentColumnsR
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33441,6 +34035,13 @@ func ParseGetDocumentDownloadUrlResponse(rsp *http.Response) (*GetDocumentDownlo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33494,6 +34095,13 @@ func ParseListDocumentRowsResponse(rsp *http.Response) (*ListDocumentRowsRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33570,6 +34178,13 @@ func ParseStartDocumentUploadResponse(rsp *http.Response) (*StartDocumentUploadR
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33638,6 +34253,13 @@ func ParseCompleteDocumentUploadResponse(rsp *http.Response) (*CompleteDocumentU
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33698,6 +34320,13 @@ func ParsePreviewDocumentUploadResponse(rsp *http.Response) (*PreviewDocumentUpl
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33812,6 +34441,13 @@ func ParseListEmailTasksResponse(rsp *http.Response) (*ListEmailTasksResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33880,6 +34516,13 @@ func ParseCreateEmailTaskResponse(rsp *http.Response) (*CreateEmailTaskResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33937,6 +34580,13 @@ func ParseDeleteEmailTaskResponse(rsp *http.Response) (*DeleteEmailTaskResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33991,6 +34641,13 @@ func ParseGetEmailTaskStatusResponse(rsp *http.Response) (*GetEmailTaskStatusRes
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34044,6 +34701,13 @@ func ParseListFlowExecutionsResponse(rsp *http.Response) (*ListFlowExecutionsRes
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34120,6 +34784,13 @@ func ParseStartFlowExecutionResponse(rsp *http.Response) (*StartFlowExecutionRes
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34177,6 +34848,13 @@ func ParseDeleteFlowExecutionResponse(rsp *http.Response) (*DeleteFlowExecutionR
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34231,6 +34909,13 @@ func ParseGetFlowExecutionResponse(rsp *http.Response) (*GetFlowExecutionRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34284,6 +34969,13 @@ func ParseListTaskStatusesResponse(rsp *http.Response) (*ListTaskStatusesRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34352,6 +35044,13 @@ func ParseAddTaskStatusesResponse(rsp *http.Response) (*AddTaskStatusesResponse,
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35308,6 +36007,13 @@ func ParseListMyHumanReviewAssignmentsResponse(rsp *http.Response) (*ListMyHuman
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35354,6 +36060,13 @@ func ParseListHumanReviewTasksResponse(rsp *http.Response) (*ListHumanReviewTask
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35423,6 +36136,13 @@ func ParseCreateHumanReviewTaskResponse(rsp *http.Response) (*CreateHumanReviewT
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35477,6 +36197,13 @@ func ParseGetHumanReviewTaskResponse(rsp *http.Response) (*GetHumanReviewTaskRes
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35530,6 +36257,13 @@ func ParseListHumanReviewTaskAssignmentsResponse(rsp *http.Response) (*ListHuman
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35599,6 +36333,13 @@ func ParseCompleteHumanReviewTaskResponse(rsp *http.Response) (*CompleteHumanRev
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35667,6 +36408,13 @@ func ParseStartHumanReviewTaskResponse(rsp *http.Response) (*StartHumanReviewTas
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35713,6 +36461,13 @@ func ParseListIntegrationsResponse(rsp *http.Response) (*ListIntegrationsRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35782,6 +36537,13 @@ func ParseCreateIntegrationResponse(rsp *http.Response) (*CreateIntegrationRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35828,6 +36590,13 @@ func ParseListIntegrationCatalogResponse(rsp *http.Response) (*ListIntegrationCa
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35883,6 +36652,13 @@ func ParseGetIntegrationCatalogEntryResponse(rsp *http.Response) (*GetIntegratio
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35929,6 +36705,13 @@ func ParseBuildUiSchemaResponse(rsp *http.Response) (*BuildUiSchemaResponse, err
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35987,6 +36770,13 @@ func ParseDeleteIntegrationResponse(rsp *http.Response) (*DeleteIntegrationRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36040,6 +36830,13 @@ func ParseGetIntegrationResponse(rsp *http.Response) (*GetIntegrationResponse, e
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36101,6 +36898,13 @@ func ParseGetIntegrationMetadataResponse(rsp *http.Response) (*GetIntegrationMet
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36443,6 +37247,13 @@ func ParseListModelsResponse(rsp *http.Response) (*ListModelsResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36589,6 +37400,13 @@ func ParseListSqlDatabasesResponse(rsp *http.Response) (*ListSqlDatabasesRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36657,6 +37475,13 @@ func ParseCreateSqlDatabaseResponse(rsp *http.Response) (*CreateSqlDatabaseRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36721,6 +37546,13 @@ func ParseDeleteSqlDatabaseResponse(rsp *http.Response) (*DeleteSqlDatabaseRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36774,6 +37606,13 @@ func ParseGetSqlDatabaseResponse(rsp *http.Response) (*GetSqlDatabaseResponse, e
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36842,6 +37681,13 @@ func ParseTestSqlDatabaseConnectionResponse(rsp *http.Response) (*TestSqlDatabas
 			return nil, err
 		}
 		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37264,6 +38110,13 @@ func ParseDownloadStorageObjectResponse(rsp *http.Response) (*DownloadStorageObj
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37338,6 +38191,13 @@ func ParseCreatePresignedDownloadUrlResponse(rsp *http.Response) (*CreatePresign
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37392,6 +38252,13 @@ func ParseResolveStorageUriResponse(rsp *http.Response) (*ResolveStorageUriRespo
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37445,6 +38312,13 @@ func ParseListTaskExecutionRecordsResponse(rsp *http.Response) (*ListTaskExecuti
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37521,6 +38395,13 @@ func ParseRecordTaskExecutionResponse(rsp *http.Response) (*RecordTaskExecutionR
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37567,6 +38448,13 @@ func ParseListTaskTagsResponse(rsp *http.Response) (*ListTaskTagsResponse, error
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37628,6 +38516,13 @@ func ParseBatchPatchTaskTagsResponse(rsp *http.Response) (*BatchPatchTaskTagsRes
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -38361,31 +39256,31 @@ type ServerInterface interface {
 	// AdminDeactivateUser Deactivate a user
 	// (POST /api/admin/users/{id}/deactivate)
 	AdminDeactivateUser(ctx echo.Context, id UserIdPath) error
-	// ListConversations List conversations
+	// ListConversations List conversations (not available yet)
 	// (GET /api/agent/conversations)
 	ListConversations(ctx echo.Context, params ListConversationsParams) error
-	// StartConversation Start a conversation
+	// StartConversation Start a conversation (not available yet)
 	// (POST /api/agent/conversations)
 	StartConversation(ctx echo.Context) error
-	// DeleteConversation Delete a conversation
+	// DeleteConversation Delete a conversation (not available yet)
 	// (DELETE /api/agent/conversations/{id})
 	DeleteConversation(ctx echo.Context, id ConversationId) error
-	// GetConversation Get a conversation
+	// GetConversation Get a conversation (not available yet)
 	// (GET /api/agent/conversations/{id})
 	GetConversation(ctx echo.Context, id ConversationId) error
-	// UpdateConversationPhase Change the conversation phase
+	// UpdateConversationPhase Change the conversation phase (not available yet)
 	// (PATCH /api/agent/conversations/{id})
 	UpdateConversationPhase(ctx echo.Context, id ConversationId) error
-	// StreamConversationChat Send a message and stream the agent's reply
+	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
 	// (POST /api/agent/conversations/{id}/chat/stream)
 	StreamConversationChat(ctx echo.Context, id ConversationId) error
-	// ListConversationMessages List the messages of a conversation
+	// ListConversationMessages List the messages of a conversation (not available yet)
 	// (GET /api/agent/conversations/{id}/messages)
 	ListConversationMessages(ctx echo.Context, id ConversationId, params ListConversationMessagesParams) error
-	// RunDirectAgent Call an agent directly
+	// RunDirectAgent Call an agent directly (not available yet)
 	// (POST /api/agent/direct)
 	RunDirectAgent(ctx echo.Context) error
-	// TranscribeAudio Transcribe audio to text
+	// TranscribeAudio Transcribe audio to text (not available yet)
 	// (POST /api/agent/transcription)
 	TranscribeAudio(ctx echo.Context) error
 	// ListApiKeys List API keys
@@ -38406,55 +39301,55 @@ type ServerInterface interface {
 	// ResendInvitation Send a user a new invitation link
 	// (POST /api/auth/resend-invite)
 	ResendInvitation(ctx echo.Context) error
-	// ListCredentials List credentials
+	// ListCredentials List credentials (not available yet)
 	// (GET /api/credentials)
 	ListCredentials(ctx echo.Context, params ListCredentialsParams) error
-	// CreateCredential Create a credential
+	// CreateCredential Create a credential (not available yet)
 	// (POST /api/credentials)
 	CreateCredential(ctx echo.Context) error
-	// ListCredentialProviders List credential providers
+	// ListCredentialProviders List credential providers (not available yet)
 	// (GET /api/credentials/providers)
 	ListCredentialProviders(ctx echo.Context) error
-	// DeleteCredential Delete a credential
+	// DeleteCredential Delete a credential (not available yet)
 	// (DELETE /api/credentials/{id})
 	DeleteCredential(ctx echo.Context, id CredentialId) error
-	// GetCredential Get a credential
+	// GetCredential Get a credential (not available yet)
 	// (GET /api/credentials/{id})
 	GetCredential(ctx echo.Context, id CredentialId) error
-	// UpdateCredential Update a credential
+	// UpdateCredential Update a credential (not available yet)
 	// (PATCH /api/credentials/{id})
 	UpdateCredential(ctx echo.Context, id CredentialId) error
 	// GetCreditBalance The credit balance of an organization
 	// (GET /api/credits/balance)
 	GetCreditBalance(ctx echo.Context, params GetCreditBalanceParams) error
-	// ListDocuments List document files
+	// ListDocuments List document files (not available yet)
 	// (GET /api/database)
 	ListDocuments(ctx echo.Context, params ListDocumentsParams) error
-	// CreateDocument Create a document file
+	// CreateDocument Create a document file (not available yet)
 	// (POST /api/database)
 	CreateDocument(ctx echo.Context) error
-	// DeleteDocument Delete a document file
+	// DeleteDocument Delete a document file (not available yet)
 	// (DELETE /api/database/{db_id})
 	DeleteDocument(ctx echo.Context, dbId DocumentDbId) error
-	// GetDocument Get a document file
+	// GetDocument Get a document file (not available yet)
 	// (GET /api/database/{db_id})
 	GetDocument(ctx echo.Context, dbId DocumentDbId) error
-	// ListDocumentColumns List the columns of a document file
+	// ListDocumentColumns List the columns of a document file (not available yet)
 	// (GET /api/database/{db_id}/columns)
 	ListDocumentColumns(ctx echo.Context, dbId DocumentDbId) error
-	// GetDocumentDownloadUrl Get a download link for a document file
+	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
 	// (GET /api/database/{db_id}/download)
 	GetDocumentDownloadUrl(ctx echo.Context, dbId DocumentDbId) error
-	// ListDocumentRows Read the rows of a document file
+	// ListDocumentRows Read the rows of a document file (not available yet)
 	// (GET /api/database/{db_id}/rows)
 	ListDocumentRows(ctx echo.Context, dbId DocumentDbId, params ListDocumentRowsParams) error
-	// StartDocumentUpload Upload a CSV file
+	// StartDocumentUpload Upload a CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload)
 	StartDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
-	// CompleteDocumentUpload Import a staged CSV file
+	// CompleteDocumentUpload Import a staged CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload/complete)
 	CompleteDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
-	// PreviewDocumentUpload Preview a CSV file
+	// PreviewDocumentUpload Preview a CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload/preview)
 	PreviewDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
 	// GetSwaggerUi Interactive API documentation
@@ -38463,34 +39358,34 @@ type ServerInterface interface {
 	// GetDocsAsset Documentation page asset
 	// (GET /api/docs/assets/{file})
 	GetDocsAsset(ctx echo.Context, file string) error
-	// ListEmailTasks List e-mail tasks
+	// ListEmailTasks List e-mail tasks (not available yet)
 	// (GET /api/email-tasks)
 	ListEmailTasks(ctx echo.Context, params ListEmailTasksParams) error
-	// CreateEmailTask Create an e-mail task
+	// CreateEmailTask Create an e-mail task (not available yet)
 	// (POST /api/email-tasks)
 	CreateEmailTask(ctx echo.Context) error
-	// DeleteEmailTask Delete an e-mail task
+	// DeleteEmailTask Delete an e-mail task (not available yet)
 	// (DELETE /api/email-tasks/{task_id})
 	DeleteEmailTask(ctx echo.Context, taskId EmailTaskId) error
-	// GetEmailTaskStatus Get the status of an e-mail task
+	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 	// (GET /api/email-tasks/{task_id}/status)
 	GetEmailTaskStatus(ctx echo.Context, taskId EmailTaskId) error
-	// ListFlowExecutions List flow executions
+	// ListFlowExecutions List flow executions (not available yet)
 	// (GET /api/flow-executions)
 	ListFlowExecutions(ctx echo.Context, params ListFlowExecutionsParams) error
-	// StartFlowExecution Start a flow execution
+	// StartFlowExecution Start a flow execution (not available yet)
 	// (POST /api/flow-executions)
 	StartFlowExecution(ctx echo.Context) error
-	// DeleteFlowExecution Delete a flow execution
+	// DeleteFlowExecution Delete a flow execution (not available yet)
 	// (DELETE /api/flow-executions/{id})
 	DeleteFlowExecution(ctx echo.Context, id FlowExecutionIdPath) error
-	// GetFlowExecution Read a flow execution
+	// GetFlowExecution Read a flow execution (not available yet)
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx echo.Context, id FlowExecutionIdPath, params GetFlowExecutionParams) error
-	// ListTaskStatuses List task statuses
+	// ListTaskStatuses List task statuses (not available yet)
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx echo.Context, id FlowExecutionIdPath, params ListTaskStatusesParams) error
-	// AddTaskStatuses Record task statuses
+	// AddTaskStatuses Record task statuses (not available yet)
 	// (POST /api/flow-executions/{id}/task-statuses)
 	AddTaskStatuses(ctx echo.Context, id FlowExecutionIdPath) error
 	// ListFlowViews List flow views
@@ -38541,49 +39436,49 @@ type ServerInterface interface {
 	// ListFlowVersions List the versions of a flow
 	// (GET /api/flows/{id}/versions)
 	ListFlowVersions(ctx echo.Context, id FlowIdPath, params ListFlowVersionsParams) error
-	// ListMyHumanReviewAssignments List the caller's review assignments
+	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
 	// (GET /api/human-review-assignments)
 	ListMyHumanReviewAssignments(ctx echo.Context, params ListMyHumanReviewAssignmentsParams) error
-	// ListHumanReviewTasks List human review tasks
+	// ListHumanReviewTasks List human review tasks (not available yet)
 	// (GET /api/human-review-tasks)
 	ListHumanReviewTasks(ctx echo.Context, params ListHumanReviewTasksParams) error
-	// CreateHumanReviewTask Create a human review task
+	// CreateHumanReviewTask Create a human review task (not available yet)
 	// (POST /api/human-review-tasks)
 	CreateHumanReviewTask(ctx echo.Context) error
-	// GetHumanReviewTask Read a human review task
+	// GetHumanReviewTask Read a human review task (not available yet)
 	// (GET /api/human-review-tasks/{id})
 	GetHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// ListHumanReviewTaskAssignments List the assignments of a review task
+	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
 	// (GET /api/human-review-tasks/{id}/assignments)
 	ListHumanReviewTaskAssignments(ctx echo.Context, id HumanReviewTaskIdPath, params ListHumanReviewTaskAssignmentsParams) error
-	// CompleteHumanReviewTask Complete a review
+	// CompleteHumanReviewTask Complete a review (not available yet)
 	// (POST /api/human-review-tasks/{id}/complete)
 	CompleteHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// StartHumanReviewTask Start reviewing
+	// StartHumanReviewTask Start reviewing (not available yet)
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// ListIntegrations List integrations
+	// ListIntegrations List integrations (not available yet)
 	// (GET /api/integrations)
 	ListIntegrations(ctx echo.Context, params ListIntegrationsParams) error
-	// CreateIntegration Connect a flow task to a credential
+	// CreateIntegration Connect a flow task to a credential (not available yet)
 	// (POST /api/integrations)
 	CreateIntegration(ctx echo.Context) error
-	// ListIntegrationCatalog List the integration catalog
+	// ListIntegrationCatalog List the integration catalog (not available yet)
 	// (GET /api/integrations/catalog)
 	ListIntegrationCatalog(ctx echo.Context, params ListIntegrationCatalogParams) error
-	// GetIntegrationCatalogEntry Get a catalog entry
+	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
 	// (GET /api/integrations/catalog/{id})
 	GetIntegrationCatalogEntry(ctx echo.Context, id openapi_types.UUID) error
-	// BuildUiSchema Build a form description for parameters
+	// BuildUiSchema Build a form description for parameters (not available yet)
 	// (POST /api/integrations/ui-schema)
 	BuildUiSchema(ctx echo.Context) error
-	// DeleteIntegration Delete an integration
+	// DeleteIntegration Delete an integration (not available yet)
 	// (DELETE /api/integrations/{id})
 	DeleteIntegration(ctx echo.Context, id IntegrationId) error
-	// GetIntegration Get an integration
+	// GetIntegration Get an integration (not available yet)
 	// (GET /api/integrations/{id})
 	GetIntegration(ctx echo.Context, id IntegrationId) error
-	// GetIntegrationMetadata Describe what an integration connects to
+	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
 	// (GET /api/integrations/{id}/metadata)
 	GetIntegrationMetadata(ctx echo.Context, id IntegrationId) error
 	// ListProducts List billable products
@@ -38601,7 +39496,7 @@ type ServerInterface interface {
 	// EditProduct Update a billable product
 	// (PATCH /api/internal/products/{id})
 	EditProduct(ctx echo.Context, id ProductIdPath) error
-	// ListModels List the available language models
+	// ListModels List the available language models (not available yet)
 	// (GET /api/models)
 	ListModels(ctx echo.Context, params ListModelsParams) error
 	// GetOpenApiDocument OpenAPI document of the /api interface
@@ -38613,19 +39508,19 @@ type ServerInterface interface {
 	// GetRedoc Reference API documentation
 	// (GET /api/redoc)
 	GetRedoc(ctx echo.Context) error
-	// ListSqlDatabases List SQL databases
+	// ListSqlDatabases List SQL databases (not available yet)
 	// (GET /api/sql-databases)
 	ListSqlDatabases(ctx echo.Context, params ListSqlDatabasesParams) error
-	// CreateSqlDatabase Register a SQL database
+	// CreateSqlDatabase Register a SQL database (not available yet)
 	// (POST /api/sql-databases)
 	CreateSqlDatabase(ctx echo.Context) error
-	// DeleteSqlDatabase Remove a SQL database
+	// DeleteSqlDatabase Remove a SQL database (not available yet)
 	// (DELETE /api/sql-databases/{id})
 	DeleteSqlDatabase(ctx echo.Context, id SqlDatabaseId) error
-	// GetSqlDatabase Get a SQL database
+	// GetSqlDatabase Get a SQL database (not available yet)
 	// (GET /api/sql-databases/{id})
 	GetSqlDatabase(ctx echo.Context, id SqlDatabaseId) error
-	// TestSqlDatabaseConnection Test the connection to a SQL database
+	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
 	// (POST /api/sql-databases/{id}/test)
 	TestSqlDatabaseConnection(ctx echo.Context, id SqlDatabaseId) error
 	// LookupSsoProvider Find the single sign-on provider for an e-mail address
@@ -38646,25 +39541,25 @@ type ServerInterface interface {
 	// UpdateSsoProvider Update a single sign-on provider
 	// (PATCH /api/sso/providers/{id})
 	UpdateSsoProvider(ctx echo.Context, id SSOProviderIdPath) error
-	// DownloadStorageObject Download through a pre-signed link
+	// DownloadStorageObject Download through a pre-signed link (not available yet)
 	// (GET /api/storage/download/{token})
 	DownloadStorageObject(ctx echo.Context, token string) error
-	// CreatePresignedDownloadUrl Create a download link for a stored object
+	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
 	// (POST /api/storage/presigned-download)
 	CreatePresignedDownloadUrl(ctx echo.Context) error
-	// ResolveStorageUri Resolve a storage URI to a download link
+	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx echo.Context) error
-	// ListTaskExecutionRecords List task executions
+	// ListTaskExecutionRecords List task executions (not available yet)
 	// (GET /api/task-executions)
 	ListTaskExecutionRecords(ctx echo.Context, params ListTaskExecutionRecordsParams) error
-	// RecordTaskExecution Report a task execution
+	// RecordTaskExecution Report a task execution (not available yet)
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx echo.Context) error
-	// ListTaskTags List active task tags
+	// ListTaskTags List active task tags (not available yet)
 	// (GET /api/task-tags)
 	ListTaskTags(ctx echo.Context, params ListTaskTagsParams) error
-	// BatchPatchTaskTags Add and remove task tags
+	// BatchPatchTaskTags Add and remove task tags (not available yet)
 	// (PATCH /api/task-tags)
 	BatchPatchTaskTags(ctx echo.Context) error
 	// ListUsageRecords List usage records
@@ -41436,6 +42331,8 @@ type ForbiddenJSONResponse ErrorResponse
 
 type NotFoundJSONResponse ErrorResponse
 
+type NotImplementedJSONResponse ErrorResponse
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 }
@@ -42929,6 +43826,20 @@ func (response ListConversations422JSONResponse) VisitListConversationsResponse(
 	return err
 }
 
+type ListConversations501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListConversations501JSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListConversationsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -43024,6 +43935,20 @@ func (response StartConversation422JSONResponse) VisitStartConversationResponse(
 	return err
 }
 
+type StartConversation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StartConversation501JSONResponse) VisitStartConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StartConversationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -43095,6 +44020,20 @@ func (response DeleteConversation422JSONResponse) VisitDeleteConversationRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteConversation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteConversation501JSONResponse) VisitDeleteConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43176,6 +44115,20 @@ func (response GetConversation422JSONResponse) VisitGetConversationResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetConversation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetConversation501JSONResponse) VisitGetConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43272,6 +44225,20 @@ func (response UpdateConversationPhase422JSONResponse) VisitUpdateConversationPh
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateConversationPhase501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateConversationPhase501JSONResponse) VisitUpdateConversationPhaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43426,6 +44393,20 @@ func (response StreamConversationChat429JSONResponse) VisitStreamConversationCha
 	return err
 }
 
+type StreamConversationChat501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StreamConversationChat501JSONResponse) VisitStreamConversationChatResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StreamConversationChatdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -43504,6 +44485,20 @@ func (response ListConversationMessages422JSONResponse) VisitListConversationMes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListConversationMessages501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListConversationMessages501JSONResponse) VisitListConversationMessagesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43588,6 +44583,20 @@ func (response RunDirectAgent429JSONResponse) VisitRunDirectAgentResponse(w http
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunDirectAgent501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response RunDirectAgent501JSONResponse) VisitRunDirectAgentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43700,6 +44709,20 @@ func (response TranscribeAudio429JSONResponse) VisitTranscribeAudioResponse(w ht
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TranscribeAudio501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response TranscribeAudio501JSONResponse) VisitTranscribeAudioResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44239,6 +45262,20 @@ func (response ListCredentials422JSONResponse) VisitListCredentialsResponse(w ht
 	return err
 }
 
+type ListCredentials501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListCredentials501JSONResponse) VisitListCredentialsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCredentialsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44334,6 +45371,20 @@ func (response CreateCredential422JSONResponse) VisitCreateCredentialResponse(w 
 	return err
 }
 
+type CreateCredential501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateCredential501JSONResponse) VisitCreateCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCredentialdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44382,6 +45433,20 @@ func (response ListCredentialProviders401JSONResponse) VisitListCredentialProvid
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCredentialProviders501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListCredentialProviders501JSONResponse) VisitListCredentialProvidersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44489,6 +45554,20 @@ func (response DeleteCredential422JSONResponse) VisitDeleteCredentialResponse(w 
 	return err
 }
 
+type DeleteCredential501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteCredential501JSONResponse) VisitDeleteCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteCredentialdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44566,6 +45645,20 @@ func (response GetCredential422JSONResponse) VisitGetCredentialResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCredential501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetCredential501JSONResponse) VisitGetCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44676,6 +45769,20 @@ func (response UpdateCredential422JSONResponse) VisitUpdateCredentialResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCredential501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateCredential501JSONResponse) VisitUpdateCredentialResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44828,6 +45935,20 @@ func (response ListDocuments422JSONResponse) VisitListDocumentsResponse(w http.R
 	return err
 }
 
+type ListDocuments501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListDocuments501JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDocumentsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44937,6 +46058,20 @@ func (response CreateDocument422JSONResponse) VisitCreateDocumentResponse(w http
 	return err
 }
 
+type CreateDocument501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateDocument501JSONResponse) VisitCreateDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45026,6 +46161,20 @@ func (response DeleteDocument422JSONResponse) VisitDeleteDocumentResponse(w http
 	return err
 }
 
+type DeleteDocument501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteDocument501JSONResponse) VisitDeleteDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45107,6 +46256,20 @@ func (response GetDocument422JSONResponse) VisitGetDocumentResponse(w http.Respo
 	return err
 }
 
+type GetDocument501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetDocument501JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45184,6 +46347,20 @@ func (response ListDocumentColumns422JSONResponse) VisitListDocumentColumnsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocumentColumns501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListDocumentColumns501JSONResponse) VisitListDocumentColumnsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -45283,6 +46460,20 @@ func (response GetDocumentDownloadUrl422JSONResponse) VisitGetDocumentDownloadUr
 	return err
 }
 
+type GetDocumentDownloadUrl501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetDocumentDownloadUrl501JSONResponse) VisitGetDocumentDownloadUrlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDocumentDownloadUrldefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45361,6 +46552,20 @@ func (response ListDocumentRows422JSONResponse) VisitListDocumentRowsResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocumentRows501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListDocumentRows501JSONResponse) VisitListDocumentRowsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -45489,6 +46694,20 @@ func (response StartDocumentUpload422JSONResponse) VisitStartDocumentUploadRespo
 	return err
 }
 
+type StartDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StartDocumentUpload501JSONResponse) VisitStartDocumentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StartDocumentUploaddefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45599,6 +46818,20 @@ func (response CompleteDocumentUpload422JSONResponse) VisitCompleteDocumentUploa
 	return err
 }
 
+type CompleteDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CompleteDocumentUpload501JSONResponse) VisitCompleteDocumentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CompleteDocumentUploaddefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45691,6 +46924,20 @@ func (response PreviewDocumentUpload422JSONResponse) VisitPreviewDocumentUploadR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PreviewDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response PreviewDocumentUpload501JSONResponse) VisitPreviewDocumentUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -45919,6 +47166,20 @@ func (response ListEmailTasks422JSONResponse) VisitListEmailTasksResponse(w http
 	return err
 }
 
+type ListEmailTasks501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListEmailTasks501JSONResponse) VisitListEmailTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListEmailTasksdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46028,6 +47289,20 @@ func (response CreateEmailTask422JSONResponse) VisitCreateEmailTaskResponse(w ht
 	return err
 }
 
+type CreateEmailTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateEmailTask501JSONResponse) VisitCreateEmailTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateEmailTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46117,6 +47392,20 @@ func (response DeleteEmailTask422JSONResponse) VisitDeleteEmailTaskResponse(w ht
 	return err
 }
 
+type DeleteEmailTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteEmailTask501JSONResponse) VisitDeleteEmailTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteEmailTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46198,6 +47487,20 @@ func (response GetEmailTaskStatus422JSONResponse) VisitGetEmailTaskStatusRespons
 	return err
 }
 
+type GetEmailTaskStatus501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetEmailTaskStatus501JSONResponse) VisitGetEmailTaskStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetEmailTaskStatusdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46275,6 +47578,20 @@ func (response ListFlowExecutions422JSONResponse) VisitListFlowExecutionsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFlowExecutions501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListFlowExecutions501JSONResponse) VisitListFlowExecutionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46402,6 +47719,20 @@ func (response StartFlowExecution422JSONResponse) VisitStartFlowExecutionRespons
 	return err
 }
 
+type StartFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StartFlowExecution501JSONResponse) VisitStartFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StartFlowExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46491,6 +47822,20 @@ func (response DeleteFlowExecution422JSONResponse) VisitDeleteFlowExecutionRespo
 	return err
 }
 
+type DeleteFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteFlowExecution501JSONResponse) VisitDeleteFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteFlowExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46573,6 +47918,20 @@ func (response GetFlowExecution422JSONResponse) VisitGetFlowExecutionResponse(w 
 	return err
 }
 
+type GetFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetFlowExecution501JSONResponse) VisitGetFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetFlowExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46651,6 +48010,20 @@ func (response ListTaskStatuses422JSONResponse) VisitListTaskStatusesResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskStatuses501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListTaskStatuses501JSONResponse) VisitListTaskStatusesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46761,6 +48134,20 @@ func (response AddTaskStatuses422JSONResponse) VisitAddTaskStatusesResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddTaskStatuses501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response AddTaskStatuses501JSONResponse) VisitAddTaskStatusesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48230,6 +49617,20 @@ func (response ListMyHumanReviewAssignments422JSONResponse) VisitListMyHumanRevi
 	return err
 }
 
+type ListMyHumanReviewAssignments501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListMyHumanReviewAssignments501JSONResponse) VisitListMyHumanReviewAssignmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMyHumanReviewAssignmentsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48293,6 +49694,20 @@ func (response ListHumanReviewTasks422JSONResponse) VisitListHumanReviewTasksRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHumanReviewTasks501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListHumanReviewTasks501JSONResponse) VisitListHumanReviewTasksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48406,6 +49821,20 @@ func (response CreateHumanReviewTask422JSONResponse) VisitCreateHumanReviewTaskR
 	return err
 }
 
+type CreateHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateHumanReviewTask501JSONResponse) VisitCreateHumanReviewTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48483,6 +49912,20 @@ func (response GetHumanReviewTask422JSONResponse) VisitGetHumanReviewTaskRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetHumanReviewTask501JSONResponse) VisitGetHumanReviewTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48565,6 +50008,20 @@ func (response ListHumanReviewTaskAssignments422JSONResponse) VisitListHumanRevi
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListHumanReviewTaskAssignments501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListHumanReviewTaskAssignments501JSONResponse) VisitListHumanReviewTaskAssignmentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48679,6 +50136,20 @@ func (response CompleteHumanReviewTask422JSONResponse) VisitCompleteHumanReviewT
 	return err
 }
 
+type CompleteHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CompleteHumanReviewTask501JSONResponse) VisitCompleteHumanReviewTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CompleteHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48788,6 +50259,20 @@ func (response StartHumanReviewTask422JSONResponse) VisitStartHumanReviewTaskRes
 	return err
 }
 
+type StartHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response StartHumanReviewTask501JSONResponse) VisitStartHumanReviewTaskResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type StartHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48851,6 +50336,20 @@ func (response ListIntegrations422JSONResponse) VisitListIntegrationsResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListIntegrations501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListIntegrations501JSONResponse) VisitListIntegrationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -48964,6 +50463,20 @@ func (response CreateIntegration422JSONResponse) VisitCreateIntegrationResponse(
 	return err
 }
 
+type CreateIntegration501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateIntegration501JSONResponse) VisitCreateIntegrationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateIntegrationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -49027,6 +50540,20 @@ func (response ListIntegrationCatalog422JSONResponse) VisitListIntegrationCatalo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListIntegrationCatalog501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListIntegrationCatalog501JSONResponse) VisitListIntegrationCatalogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49112,6 +50639,20 @@ func (response GetIntegrationCatalogEntry422JSONResponse) VisitGetIntegrationCat
 	return err
 }
 
+type GetIntegrationCatalogEntry501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetIntegrationCatalogEntry501JSONResponse) VisitGetIntegrationCatalogEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetIntegrationCatalogEntrydefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -49175,6 +50716,20 @@ func (response BuildUiSchema422JSONResponse) VisitBuildUiSchemaResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BuildUiSchema501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BuildUiSchema501JSONResponse) VisitBuildUiSchemaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49268,6 +50823,20 @@ func (response DeleteIntegration422JSONResponse) VisitDeleteIntegrationResponse(
 	return err
 }
 
+type DeleteIntegration501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteIntegration501JSONResponse) VisitDeleteIntegrationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteIntegrationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -49345,6 +50914,20 @@ func (response GetIntegration422JSONResponse) VisitGetIntegrationResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIntegration501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetIntegration501JSONResponse) VisitGetIntegrationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49440,6 +51023,20 @@ func (response GetIntegrationMetadata422JSONResponse) VisitGetIntegrationMetadat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIntegrationMetadata501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetIntegrationMetadata501JSONResponse) VisitGetIntegrationMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49967,6 +51564,20 @@ func (response ListModels422JSONResponse) VisitListModelsResponse(w http.Respons
 	return err
 }
 
+type ListModels501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListModels501JSONResponse) VisitListModelsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListModelsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50168,6 +51779,20 @@ func (response ListSqlDatabases422JSONResponse) VisitListSqlDatabasesResponse(w 
 	return err
 }
 
+type ListSqlDatabases501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListSqlDatabases501JSONResponse) VisitListSqlDatabasesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSqlDatabasesdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50277,6 +51902,20 @@ func (response CreateSqlDatabase422JSONResponse) VisitCreateSqlDatabaseResponse(
 	return err
 }
 
+type CreateSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateSqlDatabase501JSONResponse) VisitCreateSqlDatabaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSqlDatabasedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50380,6 +52019,20 @@ func (response DeleteSqlDatabase422JSONResponse) VisitDeleteSqlDatabaseResponse(
 	return err
 }
 
+type DeleteSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteSqlDatabase501JSONResponse) VisitDeleteSqlDatabaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteSqlDatabasedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50457,6 +52110,20 @@ func (response GetSqlDatabase422JSONResponse) VisitGetSqlDatabaseResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetSqlDatabase501JSONResponse) VisitGetSqlDatabaseResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -50569,6 +52236,20 @@ func (response TestSqlDatabaseConnection429JSONResponse) VisitTestSqlDatabaseCon
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestSqlDatabaseConnection501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response TestSqlDatabaseConnection501JSONResponse) VisitTestSqlDatabaseConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51211,6 +52892,20 @@ func (response DownloadStorageObject422JSONResponse) VisitDownloadStorageObjectR
 	return err
 }
 
+type DownloadStorageObject501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DownloadStorageObject501JSONResponse) VisitDownloadStorageObjectResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DownloadStorageObjectdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51288,6 +52983,20 @@ func (response CreatePresignedDownloadUrl422JSONResponse) VisitCreatePresignedDo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePresignedDownloadUrl501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreatePresignedDownloadUrl501JSONResponse) VisitCreatePresignedDownloadUrlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51373,6 +53082,20 @@ func (response ResolveStorageUri422JSONResponse) VisitResolveStorageUriResponse(
 	return err
 }
 
+type ResolveStorageUri501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ResolveStorageUri501JSONResponse) VisitResolveStorageUriResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResolveStorageUridefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51450,6 +53173,20 @@ func (response ListTaskExecutionRecords422JSONResponse) VisitListTaskExecutionRe
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskExecutionRecords501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListTaskExecutionRecords501JSONResponse) VisitListTaskExecutionRecordsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51577,6 +53314,20 @@ func (response RecordTaskExecution422JSONResponse) VisitRecordTaskExecutionRespo
 	return err
 }
 
+type RecordTaskExecution501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response RecordTaskExecution501JSONResponse) VisitRecordTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RecordTaskExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51640,6 +53391,20 @@ func (response ListTaskTags422JSONResponse) VisitListTaskTagsResponse(w http.Res
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTaskTags501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListTaskTags501JSONResponse) VisitListTaskTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51735,6 +53500,20 @@ func (response BatchPatchTaskTags422JSONResponse) VisitBatchPatchTaskTagsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchPatchTaskTags501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BatchPatchTaskTags501JSONResponse) VisitBatchPatchTaskTagsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -52703,31 +54482,31 @@ type StrictServerInterface interface {
 	// AdminDeactivateUser Deactivate a user
 	// (POST /api/admin/users/{id}/deactivate)
 	AdminDeactivateUser(ctx context.Context, request AdminDeactivateUserRequestObject) (AdminDeactivateUserResponseObject, error)
-	// ListConversations List conversations
+	// ListConversations List conversations (not available yet)
 	// (GET /api/agent/conversations)
 	ListConversations(ctx context.Context, request ListConversationsRequestObject) (ListConversationsResponseObject, error)
-	// StartConversation Start a conversation
+	// StartConversation Start a conversation (not available yet)
 	// (POST /api/agent/conversations)
 	StartConversation(ctx context.Context, request StartConversationRequestObject) (StartConversationResponseObject, error)
-	// DeleteConversation Delete a conversation
+	// DeleteConversation Delete a conversation (not available yet)
 	// (DELETE /api/agent/conversations/{id})
 	DeleteConversation(ctx context.Context, request DeleteConversationRequestObject) (DeleteConversationResponseObject, error)
-	// GetConversation Get a conversation
+	// GetConversation Get a conversation (not available yet)
 	// (GET /api/agent/conversations/{id})
 	GetConversation(ctx context.Context, request GetConversationRequestObject) (GetConversationResponseObject, error)
-	// UpdateConversationPhase Change the conversation phase
+	// UpdateConversationPhase Change the conversation phase (not available yet)
 	// (PATCH /api/agent/conversations/{id})
 	UpdateConversationPhase(ctx context.Context, request UpdateConversationPhaseRequestObject) (UpdateConversationPhaseResponseObject, error)
-	// StreamConversationChat Send a message and stream the agent's reply
+	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
 	// (POST /api/agent/conversations/{id}/chat/stream)
 	StreamConversationChat(ctx context.Context, request StreamConversationChatRequestObject) (StreamConversationChatResponseObject, error)
-	// ListConversationMessages List the messages of a conversation
+	// ListConversationMessages List the messages of a conversation (not available yet)
 	// (GET /api/agent/conversations/{id}/messages)
 	ListConversationMessages(ctx context.Context, request ListConversationMessagesRequestObject) (ListConversationMessagesResponseObject, error)
-	// RunDirectAgent Call an agent directly
+	// RunDirectAgent Call an agent directly (not available yet)
 	// (POST /api/agent/direct)
 	RunDirectAgent(ctx context.Context, request RunDirectAgentRequestObject) (RunDirectAgentResponseObject, error)
-	// TranscribeAudio Transcribe audio to text
+	// TranscribeAudio Transcribe audio to text (not available yet)
 	// (POST /api/agent/transcription)
 	TranscribeAudio(ctx context.Context, request TranscribeAudioRequestObject) (TranscribeAudioResponseObject, error)
 	// ListApiKeys List API keys
@@ -52748,55 +54527,55 @@ type StrictServerInterface interface {
 	// ResendInvitation Send a user a new invitation link
 	// (POST /api/auth/resend-invite)
 	ResendInvitation(ctx context.Context, request ResendInvitationRequestObject) (ResendInvitationResponseObject, error)
-	// ListCredentials List credentials
+	// ListCredentials List credentials (not available yet)
 	// (GET /api/credentials)
 	ListCredentials(ctx context.Context, request ListCredentialsRequestObject) (ListCredentialsResponseObject, error)
-	// CreateCredential Create a credential
+	// CreateCredential Create a credential (not available yet)
 	// (POST /api/credentials)
 	CreateCredential(ctx context.Context, request CreateCredentialRequestObject) (CreateCredentialResponseObject, error)
-	// ListCredentialProviders List credential providers
+	// ListCredentialProviders List credential providers (not available yet)
 	// (GET /api/credentials/providers)
 	ListCredentialProviders(ctx context.Context, request ListCredentialProvidersRequestObject) (ListCredentialProvidersResponseObject, error)
-	// DeleteCredential Delete a credential
+	// DeleteCredential Delete a credential (not available yet)
 	// (DELETE /api/credentials/{id})
 	DeleteCredential(ctx context.Context, request DeleteCredentialRequestObject) (DeleteCredentialResponseObject, error)
-	// GetCredential Get a credential
+	// GetCredential Get a credential (not available yet)
 	// (GET /api/credentials/{id})
 	GetCredential(ctx context.Context, request GetCredentialRequestObject) (GetCredentialResponseObject, error)
-	// UpdateCredential Update a credential
+	// UpdateCredential Update a credential (not available yet)
 	// (PATCH /api/credentials/{id})
 	UpdateCredential(ctx context.Context, request UpdateCredentialRequestObject) (UpdateCredentialResponseObject, error)
 	// GetCreditBalance The credit balance of an organization
 	// (GET /api/credits/balance)
 	GetCreditBalance(ctx context.Context, request GetCreditBalanceRequestObject) (GetCreditBalanceResponseObject, error)
-	// ListDocuments List document files
+	// ListDocuments List document files (not available yet)
 	// (GET /api/database)
 	ListDocuments(ctx context.Context, request ListDocumentsRequestObject) (ListDocumentsResponseObject, error)
-	// CreateDocument Create a document file
+	// CreateDocument Create a document file (not available yet)
 	// (POST /api/database)
 	CreateDocument(ctx context.Context, request CreateDocumentRequestObject) (CreateDocumentResponseObject, error)
-	// DeleteDocument Delete a document file
+	// DeleteDocument Delete a document file (not available yet)
 	// (DELETE /api/database/{db_id})
 	DeleteDocument(ctx context.Context, request DeleteDocumentRequestObject) (DeleteDocumentResponseObject, error)
-	// GetDocument Get a document file
+	// GetDocument Get a document file (not available yet)
 	// (GET /api/database/{db_id})
 	GetDocument(ctx context.Context, request GetDocumentRequestObject) (GetDocumentResponseObject, error)
-	// ListDocumentColumns List the columns of a document file
+	// ListDocumentColumns List the columns of a document file (not available yet)
 	// (GET /api/database/{db_id}/columns)
 	ListDocumentColumns(ctx context.Context, request ListDocumentColumnsRequestObject) (ListDocumentColumnsResponseObject, error)
-	// GetDocumentDownloadUrl Get a download link for a document file
+	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
 	// (GET /api/database/{db_id}/download)
 	GetDocumentDownloadUrl(ctx context.Context, request GetDocumentDownloadUrlRequestObject) (GetDocumentDownloadUrlResponseObject, error)
-	// ListDocumentRows Read the rows of a document file
+	// ListDocumentRows Read the rows of a document file (not available yet)
 	// (GET /api/database/{db_id}/rows)
 	ListDocumentRows(ctx context.Context, request ListDocumentRowsRequestObject) (ListDocumentRowsResponseObject, error)
-	// StartDocumentUpload Upload a CSV file
+	// StartDocumentUpload Upload a CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload)
 	StartDocumentUpload(ctx context.Context, request StartDocumentUploadRequestObject) (StartDocumentUploadResponseObject, error)
-	// CompleteDocumentUpload Import a staged CSV file
+	// CompleteDocumentUpload Import a staged CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload/complete)
 	CompleteDocumentUpload(ctx context.Context, request CompleteDocumentUploadRequestObject) (CompleteDocumentUploadResponseObject, error)
-	// PreviewDocumentUpload Preview a CSV file
+	// PreviewDocumentUpload Preview a CSV file (not available yet)
 	// (POST /api/database/{db_id}/upload/preview)
 	PreviewDocumentUpload(ctx context.Context, request PreviewDocumentUploadRequestObject) (PreviewDocumentUploadResponseObject, error)
 	// GetSwaggerUi Interactive API documentation
@@ -52805,34 +54584,34 @@ type StrictServerInterface interface {
 	// GetDocsAsset Documentation page asset
 	// (GET /api/docs/assets/{file})
 	GetDocsAsset(ctx context.Context, request GetDocsAssetRequestObject) (GetDocsAssetResponseObject, error)
-	// ListEmailTasks List e-mail tasks
+	// ListEmailTasks List e-mail tasks (not available yet)
 	// (GET /api/email-tasks)
 	ListEmailTasks(ctx context.Context, request ListEmailTasksRequestObject) (ListEmailTasksResponseObject, error)
-	// CreateEmailTask Create an e-mail task
+	// CreateEmailTask Create an e-mail task (not available yet)
 	// (POST /api/email-tasks)
 	CreateEmailTask(ctx context.Context, request CreateEmailTaskRequestObject) (CreateEmailTaskResponseObject, error)
-	// DeleteEmailTask Delete an e-mail task
+	// DeleteEmailTask Delete an e-mail task (not available yet)
 	// (DELETE /api/email-tasks/{task_id})
 	DeleteEmailTask(ctx context.Context, request DeleteEmailTaskRequestObject) (DeleteEmailTaskResponseObject, error)
-	// GetEmailTaskStatus Get the status of an e-mail task
+	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 	// (GET /api/email-tasks/{task_id}/status)
 	GetEmailTaskStatus(ctx context.Context, request GetEmailTaskStatusRequestObject) (GetEmailTaskStatusResponseObject, error)
-	// ListFlowExecutions List flow executions
+	// ListFlowExecutions List flow executions (not available yet)
 	// (GET /api/flow-executions)
 	ListFlowExecutions(ctx context.Context, request ListFlowExecutionsRequestObject) (ListFlowExecutionsResponseObject, error)
-	// StartFlowExecution Start a flow execution
+	// StartFlowExecution Start a flow execution (not available yet)
 	// (POST /api/flow-executions)
 	StartFlowExecution(ctx context.Context, request StartFlowExecutionRequestObject) (StartFlowExecutionResponseObject, error)
-	// DeleteFlowExecution Delete a flow execution
+	// DeleteFlowExecution Delete a flow execution (not available yet)
 	// (DELETE /api/flow-executions/{id})
 	DeleteFlowExecution(ctx context.Context, request DeleteFlowExecutionRequestObject) (DeleteFlowExecutionResponseObject, error)
-	// GetFlowExecution Read a flow execution
+	// GetFlowExecution Read a flow execution (not available yet)
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx context.Context, request GetFlowExecutionRequestObject) (GetFlowExecutionResponseObject, error)
-	// ListTaskStatuses List task statuses
+	// ListTaskStatuses List task statuses (not available yet)
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx context.Context, request ListTaskStatusesRequestObject) (ListTaskStatusesResponseObject, error)
-	// AddTaskStatuses Record task statuses
+	// AddTaskStatuses Record task statuses (not available yet)
 	// (POST /api/flow-executions/{id}/task-statuses)
 	AddTaskStatuses(ctx context.Context, request AddTaskStatusesRequestObject) (AddTaskStatusesResponseObject, error)
 	// ListFlowViews List flow views
@@ -52883,49 +54662,49 @@ type StrictServerInterface interface {
 	// ListFlowVersions List the versions of a flow
 	// (GET /api/flows/{id}/versions)
 	ListFlowVersions(ctx context.Context, request ListFlowVersionsRequestObject) (ListFlowVersionsResponseObject, error)
-	// ListMyHumanReviewAssignments List the caller's review assignments
+	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
 	// (GET /api/human-review-assignments)
 	ListMyHumanReviewAssignments(ctx context.Context, request ListMyHumanReviewAssignmentsRequestObject) (ListMyHumanReviewAssignmentsResponseObject, error)
-	// ListHumanReviewTasks List human review tasks
+	// ListHumanReviewTasks List human review tasks (not available yet)
 	// (GET /api/human-review-tasks)
 	ListHumanReviewTasks(ctx context.Context, request ListHumanReviewTasksRequestObject) (ListHumanReviewTasksResponseObject, error)
-	// CreateHumanReviewTask Create a human review task
+	// CreateHumanReviewTask Create a human review task (not available yet)
 	// (POST /api/human-review-tasks)
 	CreateHumanReviewTask(ctx context.Context, request CreateHumanReviewTaskRequestObject) (CreateHumanReviewTaskResponseObject, error)
-	// GetHumanReviewTask Read a human review task
+	// GetHumanReviewTask Read a human review task (not available yet)
 	// (GET /api/human-review-tasks/{id})
 	GetHumanReviewTask(ctx context.Context, request GetHumanReviewTaskRequestObject) (GetHumanReviewTaskResponseObject, error)
-	// ListHumanReviewTaskAssignments List the assignments of a review task
+	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
 	// (GET /api/human-review-tasks/{id}/assignments)
 	ListHumanReviewTaskAssignments(ctx context.Context, request ListHumanReviewTaskAssignmentsRequestObject) (ListHumanReviewTaskAssignmentsResponseObject, error)
-	// CompleteHumanReviewTask Complete a review
+	// CompleteHumanReviewTask Complete a review (not available yet)
 	// (POST /api/human-review-tasks/{id}/complete)
 	CompleteHumanReviewTask(ctx context.Context, request CompleteHumanReviewTaskRequestObject) (CompleteHumanReviewTaskResponseObject, error)
-	// StartHumanReviewTask Start reviewing
+	// StartHumanReviewTask Start reviewing (not available yet)
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx context.Context, request StartHumanReviewTaskRequestObject) (StartHumanReviewTaskResponseObject, error)
-	// ListIntegrations List integrations
+	// ListIntegrations List integrations (not available yet)
 	// (GET /api/integrations)
 	ListIntegrations(ctx context.Context, request ListIntegrationsRequestObject) (ListIntegrationsResponseObject, error)
-	// CreateIntegration Connect a flow task to a credential
+	// CreateIntegration Connect a flow task to a credential (not available yet)
 	// (POST /api/integrations)
 	CreateIntegration(ctx context.Context, request CreateIntegrationRequestObject) (CreateIntegrationResponseObject, error)
-	// ListIntegrationCatalog List the integration catalog
+	// ListIntegrationCatalog List the integration catalog (not available yet)
 	// (GET /api/integrations/catalog)
 	ListIntegrationCatalog(ctx context.Context, request ListIntegrationCatalogRequestObject) (ListIntegrationCatalogResponseObject, error)
-	// GetIntegrationCatalogEntry Get a catalog entry
+	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
 	// (GET /api/integrations/catalog/{id})
 	GetIntegrationCatalogEntry(ctx context.Context, request GetIntegrationCatalogEntryRequestObject) (GetIntegrationCatalogEntryResponseObject, error)
-	// BuildUiSchema Build a form description for parameters
+	// BuildUiSchema Build a form description for parameters (not available yet)
 	// (POST /api/integrations/ui-schema)
 	BuildUiSchema(ctx context.Context, request BuildUiSchemaRequestObject) (BuildUiSchemaResponseObject, error)
-	// DeleteIntegration Delete an integration
+	// DeleteIntegration Delete an integration (not available yet)
 	// (DELETE /api/integrations/{id})
 	DeleteIntegration(ctx context.Context, request DeleteIntegrationRequestObject) (DeleteIntegrationResponseObject, error)
-	// GetIntegration Get an integration
+	// GetIntegration Get an integration (not available yet)
 	// (GET /api/integrations/{id})
 	GetIntegration(ctx context.Context, request GetIntegrationRequestObject) (GetIntegrationResponseObject, error)
-	// GetIntegrationMetadata Describe what an integration connects to
+	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
 	// (GET /api/integrations/{id}/metadata)
 	GetIntegrationMetadata(ctx context.Context, request GetIntegrationMetadataRequestObject) (GetIntegrationMetadataResponseObject, error)
 	// ListProducts List billable products
@@ -52943,7 +54722,7 @@ type StrictServerInterface interface {
 	// EditProduct Update a billable product
 	// (PATCH /api/internal/products/{id})
 	EditProduct(ctx context.Context, request EditProductRequestObject) (EditProductResponseObject, error)
-	// ListModels List the available language models
+	// ListModels List the available language models (not available yet)
 	// (GET /api/models)
 	ListModels(ctx context.Context, request ListModelsRequestObject) (ListModelsResponseObject, error)
 	// GetOpenApiDocument OpenAPI document of the /api interface
@@ -52955,19 +54734,19 @@ type StrictServerInterface interface {
 	// GetRedoc Reference API documentation
 	// (GET /api/redoc)
 	GetRedoc(ctx context.Context, request GetRedocRequestObject) (GetRedocResponseObject, error)
-	// ListSqlDatabases List SQL databases
+	// ListSqlDatabases List SQL databases (not available yet)
 	// (GET /api/sql-databases)
 	ListSqlDatabases(ctx context.Context, request ListSqlDatabasesRequestObject) (ListSqlDatabasesResponseObject, error)
-	// CreateSqlDatabase Register a SQL database
+	// CreateSqlDatabase Register a SQL database (not available yet)
 	// (POST /api/sql-databases)
 	CreateSqlDatabase(ctx context.Context, request CreateSqlDatabaseRequestObject) (CreateSqlDatabaseResponseObject, error)
-	// DeleteSqlDatabase Remove a SQL database
+	// DeleteSqlDatabase Remove a SQL database (not available yet)
 	// (DELETE /api/sql-databases/{id})
 	DeleteSqlDatabase(ctx context.Context, request DeleteSqlDatabaseRequestObject) (DeleteSqlDatabaseResponseObject, error)
-	// GetSqlDatabase Get a SQL database
+	// GetSqlDatabase Get a SQL database (not available yet)
 	// (GET /api/sql-databases/{id})
 	GetSqlDatabase(ctx context.Context, request GetSqlDatabaseRequestObject) (GetSqlDatabaseResponseObject, error)
-	// TestSqlDatabaseConnection Test the connection to a SQL database
+	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
 	// (POST /api/sql-databases/{id}/test)
 	TestSqlDatabaseConnection(ctx context.Context, request TestSqlDatabaseConnectionRequestObject) (TestSqlDatabaseConnectionResponseObject, error)
 	// LookupSsoProvider Find the single sign-on provider for an e-mail address
@@ -52988,25 +54767,25 @@ type StrictServerInterface interface {
 	// UpdateSsoProvider Update a single sign-on provider
 	// (PATCH /api/sso/providers/{id})
 	UpdateSsoProvider(ctx context.Context, request UpdateSsoProviderRequestObject) (UpdateSsoProviderResponseObject, error)
-	// DownloadStorageObject Download through a pre-signed link
+	// DownloadStorageObject Download through a pre-signed link (not available yet)
 	// (GET /api/storage/download/{token})
 	DownloadStorageObject(ctx context.Context, request DownloadStorageObjectRequestObject) (DownloadStorageObjectResponseObject, error)
-	// CreatePresignedDownloadUrl Create a download link for a stored object
+	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
 	// (POST /api/storage/presigned-download)
 	CreatePresignedDownloadUrl(ctx context.Context, request CreatePresignedDownloadUrlRequestObject) (CreatePresignedDownloadUrlResponseObject, error)
-	// ResolveStorageUri Resolve a storage URI to a download link
+	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx context.Context, request ResolveStorageUriRequestObject) (ResolveStorageUriResponseObject, error)
-	// ListTaskExecutionRecords List task executions
+	// ListTaskExecutionRecords List task executions (not available yet)
 	// (GET /api/task-executions)
 	ListTaskExecutionRecords(ctx context.Context, request ListTaskExecutionRecordsRequestObject) (ListTaskExecutionRecordsResponseObject, error)
-	// RecordTaskExecution Report a task execution
+	// RecordTaskExecution Report a task execution (not available yet)
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx context.Context, request RecordTaskExecutionRequestObject) (RecordTaskExecutionResponseObject, error)
-	// ListTaskTags List active task tags
+	// ListTaskTags List active task tags (not available yet)
 	// (GET /api/task-tags)
 	ListTaskTags(ctx context.Context, request ListTaskTagsRequestObject) (ListTaskTagsResponseObject, error)
-	// BatchPatchTaskTags Add and remove task tags
+	// BatchPatchTaskTags Add and remove task tags (not available yet)
 	// (PATCH /api/task-tags)
 	BatchPatchTaskTags(ctx context.Context, request BatchPatchTaskTagsRequestObject) (BatchPatchTaskTagsResponseObject, error)
 	// ListUsageRecords List usage records
@@ -57233,864 +59012,873 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3/kts4lieKvwpC34koab7MdNrlqunOjI3dLJer212usseZbm9Mp1eESEhCJwWoCDCV6gpH7F/3AW7c",
-	"Z9gHmye5gXMAEKRAkVKmXTV3ZiKmOi2CxK+Dg/Pzc34dZXK1loIJrUbnv47WtKQrplkJ/7pc8x/Z9lX+",
-	"luql+XfOVFbyteZSjM5Hr3Ii50QvGbl8+4rcsu3pKBlx82Rt2icjQVdsdD7i+SgZleyXipcsH53rsmLJ",
-	"SGVLtqLmo3NZrqgenY+qClrq7dq8pXTJxWL06VMy+o4XBReLN+WCCv4Parr/14qV290hhU2IlqRka1lq",
-	"IsUFydmcVoVW5mcz5owWBSu/UqfkjSi2JJ3R7FbO5zxjKVnRLTGDJ1RIvWQlkcF3L8hclgR/L2XBVLTV",
-	"V4rwnFChNqxU5PnZc784v8DQ/eqEL01hAQ5ZmhdS3LFSwduv8t0FuTYzDdrAsD7XPr0oWc6E5rToHIpv",
-	"8VkH8r3MqhUT+vtZ10By24LMecH2jSWfTR88nJcryotrqm67RsNOTAuiqbrdNxbz/OGj+aGQm5f3LKuQ",
-	"ZvrO9ryQG8Jc+8+1Y2ZQA8cyNn8pczrNOaRFQbhWxFA4l0JNPtcI/1ytqHjH7jjb4Fb2DXZpXiAlvAFb",
-	"+7lG9kpkRZWz77eCrnj2PdV0d1gflkwQ+DRhNFvCeMxA05zNueCmVUoWTCtCSZrjl6Y51TQlcvZ3lmmy",
-	"4XoJ8yorofkK2MqcL6oSma2EnpT5ptkOM0oyNhvE7ulqXTB4dSVzVhh+SdKiWKU4CsNsK8USIktkzJ5H",
-	"YEv1SzEFnhm0X/PsdtLFUTmuxzScRoOt2qtgdD6nhWJ+SWdSFoyKcE3flDkrWW42/Ge6YmrvwqZwPs0g",
-	"VEqWssgVzAd+cERRL/dXCqajCDc31VoWcsEzWhBpuiRjipPNpHmZzjUrCbtj5RZ/5prkbM1EruBu05wp",
-	"csvYGvrAL9gOYVAqJbQs6XZySl5pojTdKiKqoiAbGP2S4VcXJV0vCVdESE2UrEROxnm1LnhGtW0Ck0nM",
-	"vrB8AXPjYkEoWXGlzF+mUUIoybZZwXp3SOLyTuuFO3afKr2u9BW8qR5E/YKkEj42xXE4+k9gmf5y9eZn",
-	"gg8cpWPr3pmG3zx2lu8q8XO1mrFyPxmWlZgKaJeazZzzomD5OYx/LRXH44rU4fk6oStpNrIo6t/8YQa2",
-	"O9uak2klK75iCclZwTTLiRTMUDEMMSdjJckdV3xWMIKjUHBkl/SOkQVdq16qqMd/5Dq9V6x8JeaynxCo",
-	"UnwhQBDIaFmaY2SWBX9mueFL5VeKlCyTZW5Oamp+SftmYBpNuRnBcRP4Ky14Dkv9sixl2cN27nzrKYPm",
-	"IfdZl3JWsFWEAV3AKV6t9ZYUXGmyYlQoAh/rm99Oj4fPU7NFuVdq5XWTzyorvuYrriP3uDaLtmYlWdMF",
-	"S8hTozc8PTvrWpoCPhNdhmdnyWhF7/mqWo3On56Zf3Fh/+VHBNNlJQwp1GL65YxQgfhci/SWLtjuGMyv",
-	"9own5lYpNVwGmjztWiWzlvFFetq7Km9LmVeZ7l+QNTb8XGtxdfXmbSnveM7K/rGYS7Ew/7MQJ1KYocGL",
-	"ZJwqJafun1Oep0cKrit6/5qJhRmFIy3/7+jofymMhDijinWdvKt/fU1y2wbV2FrkpgpuhJYe99mE7veK",
-	"LlhDYelQ/H80wo80inxlXsHl56pLe2mRpWk19a0O18JxmKVcDRwd3icsN2fF6DAg3sF4QbIeA59V/K5b",
-	"gpqXchUfZE41OzGf6R6pPUkHLmX7WLWPNj4+cvGu5aFLN2NzWbJw1dh936ppedyasRJU+H1DNFe+Ipul",
-	"VF6dp3leMqWMoqQpF8qOld3rhPCFkKYDklHFuobLzGdGHaf92TfP+087SEK9TMqM/fOdYFa+UpeZ5nes",
-	"d4spNCNj083EnAz4NWfwOzWy5hhkigkud6eYoqb4pcbaRcQQM7h3smADaA92F1VgrsDu19W7edbo+J9K",
-	"Nh+dj/5/T2pT6xOrCDxxIxh9MuMpmVpLoVDP/I7m79gvFVMgnRgiYgL+pGtUybgUT/6uzEh/HdgbSJPv",
-	"bCfY5S77L7FTklFh9MAZXKgZU8rwK0UUE/p0hKbHecGz32p0tndVGyayqiyNJK+0UVcbxgdKaj3WbNME",
-	"ZgAdfrnhvxfsfs0yQ8YgNZPxN2dnE7B7UEHkmllTill1ekd5QY0OZdQtQ3KKlXcM3nlKUiH1lJuZGdWF",
-	"gfDwKRn9IMsZz3MmvuyWOEs6nAqSS4YGBFqYuxfG7ucGw/xZ6h9kJfIvTThKVmUWDJDdG7VHlmTGCikW",
-	"4BmImfJh0NdS/kTF1p5I9eXG/s7QLGgXhN1njOUsvyAl0+XWyw1OCDf8XLFMihysSuk70+rk0rQClXXJ",
-	"aG49O8GjXb53Zb+hJdlQrt1VC51ysTiNsdVaUgfGKmill7Lk/2BfcJt/QiNUQla0MDcTyxPC7tfm6jLb",
-	"XLI7ecvy0MAIW1tr2z9QXjzigP98ff22pcr3sbU5jIDUCvYFSXOmKS9SoujWSBisZISKnGyW21O4xVRt",
-	"9rrMMrbWH2R5a0Rac+vieJsdYitFqOHsa2kY+8a+ckFSEIZDw9h4LZXis2JLWM4N95ptvdgwIYY10Tu8",
-	"GygRbIMyt7XHG1oxnbBSc7zWaNegio2ZX0phcFM3ICBcJoxa+LdR69no447EkYxaw4cu8xz+psXbYCgo",
-	"y+xuBQy//oA5BWaCZJzaOaWJs6omJGX5gilU3uxQ0F5ohrJiysisU3zQPWFY5uY8oc3HmEBVC2O+Xaun",
-	"3TX4GBkcEsd3Mt/GtUC6MHcpWKjdZgODzPSpGzN05+mSZ0uSostALemakbk0N4A6vxEp+AqMqGjesrSe",
-	"kvGL4GfLWY1yOklIag3KaBoGr7RKydie8Guqbt/Cb9j8RqRUqWrF8mntwE7J+BJ/fOt/c1+H+3eqqtWK",
-	"ltuUjOFsXuE/oY05YTcCTKmO2oJxv6uEO2PhsE9vRAe5d5CAWedbLkAQt18/J/HF6liShMRmbhakNUVZ",
-	"kvhscNA7xyi3bqR9/A1JCBxOn9wnPgOVW6IOV9KOr5uu414ws95rui0khSWnguBHiT0/F5aMkX65BvM5",
-	"UjExGneT8M1cpGBv5qPzv+1fqA46H31K9r8XJffet6JU3/tW+wj0vhA/BKNPH80m5OAzu9JUVyrQYppn",
-	"Q8HjmFcNXyTV2mjmKgk0EI7+qgW/YwI9XaCHabZSveQaGdQrzVbAqun9K/yGs6K5f3oSAw/aDnH6OURp",
-	"savHjqWIUyw+g3toKTegL4DzbmwU5BXXmuUT8zQrGC0J16fkuuHaYWLBBSM5y3jOHKe+o0XFFKElQ2Hj",
-	"gmRytZICvTnmZ8MuBBcLw2PMaoKzx/wDZZQUhJBU3fL1muVwGALrxDdnycgM0qgw7qrd4THe7bc775/p",
-	"ijnzBHjrxhlV7EQxobh2Jp6GNeSbfmtIg6n4vqMbZy4/J2q+WFbidnfLAhExohOZd75C2w8TOiFUbNF7",
-	"CAt/TijBgUEQg+HhXGkqtF3VklEl7eIb3TBwwadm0OmNgHa0XEAYi0rxO1rKYmr0MXgvx+WTsgAflqoK",
-	"HTQrma5KAfy/k3uHFxRM6bwx1rFm9/hJLw8m4eDRcAySBIzA/m4a1SO9EWMKgyS+MaqUeYIz5kZUdRMF",
-	"s1BjAmS8WVLtp0rwZ5bb69jfNm7YYNCyIzE3nxuI+xvfH3wtOTKIkpGQ4ke29TpLXNASUmxXslLklm39",
-	"YqZ0zW/ZNiWotLmzYNQqo7ugPgJGAZ6xiJQtpJjesu2ALiEmAKxcTJjjqtBbwUVCtLxlgpRsXjK1BIIq",
-	"uLglRn9arZ1BvUdEdQOJrs+ad/ppSwwZcfIKWRdUG6UOHIPlnGZGK75janfuM6rYtCqLiDAyU7KoNCPv",
-	"37323iL33VJWmin0k7vYFpaTdTUreBa+YRfd8N8EIyiEFMzICvVrGC4ANw9qa0uptPuAFb0mVraoNap1",
-	"yeb8HmQkNFyNzkdLrdfq/MmTQsq1WYxT++g0k6sndM1jwht+p0v+0UvbUccSJCQ1H06b44j31dpt23FS",
-	"70HHtv/Iti9KRjULhIPWXoEuGUSWNje50bjtBhty+cTvnUuM+9SGo1i9xvIWczhBHCwvbEiPYCwn1kRa",
-	"Cf5LxQ6+lJKRJaYpzTJZuduk6T9v7WFZMYzEYE7hdgRpv0HGYIhLAw96msCY88BkdMu2EydNeQteaPYC",
-	"suVKVTYowiyAliAVC6UZitCNYFoXSivLxZTmKy7sbdYOrVVMGzFlFA0NCMmp+35uUFAXd22QUH2XzI3w",
-	"BKwNJSXkclz5mwO5oTe01IbwkumSszuWk4JqlDxbMgGMKJ9SPdS/lLQpuZdweT7A85KMCqr0tFJ+MFG1",
-	"DORICKOEpbInLTru3nGtZM7nnOXT2TbG0CUxIyLZkooFyy0fzGSZXxCK1gWeg7ATkC2GEZoLX22VZqv0",
-	"dLTnJLdP3k7Ddqj1kGW0RsMvtYgtdmBHGdEJWkfeHdDalH1RjwtW95ZtVWNcdsb9Uro5HvFRwEky3Y7T",
-	"YjNNG/fZ869JSUUuV8TcBd8+r8rCbH5JM6OSTk7JFTP8RROqSHpprcWwNefkO0ZLVqYgmXAFao/AQ8mt",
-	"N6Rk62IbpQYY7nTfDTjnpdLk6bNgOF7VAK7Q5OLPzyK9oGZ62EHHqLCODUX72r5dtFt+4rb8yA1tsVh4",
-	"JWBbjak1D7U9aa0lTiIZDEgy3Yz7NVe6m22/EQyCrsymWOYdkfLomhu5Ev4epv5D17X/oK3YJzaGCznJ",
-	"wGitBEOazDt7W2mpaUQg/dn7bcxUyIrqbAlhtECmhSHNhMg7hnHupitYCd/XWTRSqiF/u2VyY0hcEBbO",
-	"tnuT9tyrwu0Lamiy0hj0jXfqZYuGCePgU7NsHhhli3/9B75JP7gQajNpuOICHc1IXN63M7Yni1BNVqAO",
-	"CLMCZMVFpdnEHnU+J4LdoXDxXxfxsIu4sQcbqpyr78JFufPCmXN9fOv/t+7nB114zVgJc5V/Pf/xj/TZ",
-	"//zlX9JJgnl0mVwIrpibyH/dkQ+7I6NsN2q3j0Td2ufOhqsDbx18wZv+YMHUUlZFTrIly253+Sw4MqeG",
-	"i0/hbUzj6faa7vem7syptYkuhQRDLZxdU86Jd17Vj+1cYJIR92rEnhuZR3SdK728YkrF3dAEQ/9PuCAK",
-	"GyVOTf6TBOUbiSnm2c6YUtM98vJfPlyDGd9Ivt1iL5EC9Ut3cygjCCuSFZSvfKYFSVU1sxZWy7XBs3m/",
-	"ThOScgouQ67QRVjlKRmnjYsphdYrygvTwk51yp1dn67X0xXTFB26PsbKJkSkLXp2ZmtZsPQCZIH01vxq",
-	"jZdoL8F46IUwAg5YU3BV//Lhx6vodYKhG2o/x8dFt3zMvgEb9l7wexcN02ABXOhvn49iQprrkEe27zWf",
-	"MwgzdYbYsF+gFYyZGX/97dkZqURhIz+dGRHCijZcWc/FXmHRGly7KOnNmv5SudDyk0o5Lg6m/bdvrq7J",
-	"E7PTT+6ePoEH/31RUqHBZ/nfGp9Og3QwuBfhE1+fkdz8IueEC4ij5HpLxj7db1awiZsgmkOBdAhko8FV",
-	"s0cv2+8knlm9LzDb40/RSA9Di71Cf6WX71VMLg4Pa2N0DTpoUGF7Z+wQunjMexULrrq0pzXCUhLDFLqt",
-	"/DabXVnbWVsdqs/r0EW5XK9/cq98Ska0ity7l1XOmZFTg1jhryzdqwtCnXu/wVoaXv7wSXQfjxH1MTQ6",
-	"bO6CpeNNpzaook+AhL3BMCMrG3NxxzXuwxhdp/ZTdqswyNtJ7xgqd7x8GRN9moHazWSMFAKIraZ26tJI",
-	"hqk0hhdPuRiwIKAw2JQ4Lh5NUYFI6QjFNYjfNEq66Azst84zgvGnYxdSDaFpXDSvslO4og6jz6Pl2EPP",
-	"Y30YYwKoOZ6Jiy531N449u1uu4XWfSwr5Ao7m2NEUkJnRuOvo8KW1DoQG86kjAqrZO5yq4gCGBf3Wz6J",
-	"QcTtsqp2v/pnCEi2w0atyFO1l4bIeE2V2sgyR1+zUvL8pjo7+zprpWzBjyyuCrtmkZCOl5DGvaF1ECVZ",
-	"UlUPpBHPsnuNtmxW7gwNTDJou+vsSoUDjhn0oJd9RNNNMW9LOTfqt3naTjhpEgVsiI8HifOsjqefIkN7",
-	"cfXXcFRt9yGYv2JEAvAg7rEZak7GLtyI5ExDBP8kuutmolPF/8G69HBIBfyHuVTIbKv7jXnBJ6er2YCv",
-	"rtiCwpfJGP/nCXl69vwP3/zLtwkpZSVyc6tJ8gyigVa0UJOOIdgE7E/JaEnVFOX46DUBpj3trQyl3IAF",
-	"RlMjklp5Bl+POfysVXKayaJaiY4AqDq63TbrXzb8aik3vZ8EujQNydhqK5BHlts9PsDUGvTZnlZIGq09",
-	"bSxwEhDmxzhNv0VEkdA62yTtIMo/hgVkBoQK2QVJ8Z/TpxjjBX8/Q11OSaOGOnyIkiEshFPoSrk5jE0N",
-	"vQrDQ4uBDGayezYSqe6bcBvnbMPKGtoCzofhsPD7xGX+C4TEMCQw56ywhgbVmNYB8/Pxg9/0BAy67WlN",
-	"Llii6MZTkbGiK6Afn9qEfyZyo2FjaD8AihCwIgSwD2AtOjw0P4NuGtIT/hQVm36j6Pfo6i2p/gkbdQe8",
-	"20AuCAyuA4LTnRj3mcy3aEw2g865+c6KC6oxl2xF12sz2mA990VPw3j8FDoDgYPBh+FrXaG5roF9wUWX",
-	"xltjeKptqksqECNkquV0VvEi73rv2je9lt+ZhvYTPsQcBc6u113w8HtoBe9+8hS5/dlm7Jqt/DQ0zjqY",
-	"SW/0cmOJegOxg/Xvaxud15BA+kFN44sOQdcBlXffDjNL/3uZcOu4fIIoR48h1ymwh40Q7wk/EtjqBwnw",
-	"TYNAh2Lqvm2EDfsCGb+/fjHp1EfjqUJ8GGoexCBuYp1vSq41Ez4u+ygnTtcobEceAaV37RQTeb9ZzO7u",
-	"FTbe0XF7lrzhPzxozQ9zrLSJrt4xP88ECbqH6at2wEHzTBRxCBiMllxY4dooAk0YmEOiBOzSqf3RDkrL",
-	"kuVunVVCZJFDVqCzqg4KdIjxgYjIso5iuvhJu2C4CLLLUaEOTam7NVMnmIQ7/sDAB7/iBwQ+mJW70iWj",
-	"q86cFX9R96vcdg+6RhYfAdoW3xZUdAp7oflxXVBxQVbyzvpXGiwYU5ZMk9SQbQq3eXqE3Ic9TuFLDekv",
-	"ePC7lwE7crAOS37M2FpjLjF4LpVcMQ0RO2MKe4HRLTtptZNTl9iausxC+EAKmTa+C38cxgH9WC+pmuAG",
-	"FxwwDiz2H/4G0cpAt+DBAQUnW0qesXhKohnI4Ymxjv07D6ZfkIQ04gd+vWnsxs3onNzYjboZJcHf5veQ",
-	"hG5Gn9JoIi0u1qOMGD/1oBGDytMx1oiXaY2OI3jeQZj+yPbExL+xIJt1sGl43i+AV4IyixlciMlJi4ip",
-	"bZ/kA6KOlkC8xPBh1HtWldJWkmtjKDdttAQEBpuZ5qSixJvpb0Qzej0v6Vxjpy75JZwVUvDhUTFcR50L",
-	"BB5Ee0psoCkXTTZacHDBXxZKojnQWrVyrtaFQ4oGrVGwTbF188thTs3VwLQQHEINw4lTDKOmdpG8+iNW",
-	"9hLW2yXtyj9am0c4/sa625vjPIwvCeNK6KJkDI1ENkXC5+rYkJNcnt4Ie+uEn/H7L3KAFFA1uG+dtH5K",
-	"LMd28ZDAXsc2Ybd5J03wBrwRdNAFSN5hZmNz0GOfMQnZ32TO700byBigvKhKw5chq/pGlAwSibBtyYh1",
-	"k/NakrF94eomkCYCf7oGvCRyY0hOeteJYkRvpIvqAXSSZgobXLPJCJXy2HUb7ni3uDtIvWqs4+fSsZDT",
-	"7PQmy1vEtQU/I8Z9z9HNBG+gu0RkRrFkwuGQPqreFcVM7/c8uVPWkwzeOpbd7CoyFGhZJwHX+Wdmk8BP",
-	"cTpk4oMUviYbDLS+xEYhmQMCIzCnBBqEmrEV8g+kmL0hgHIj6mTIcHjIX1SFEWVjCI6a+IbunvrLh2uP",
-	"M22DpiCN2kZY3AgXOMjzSau4AdKfOwVcR3ETDtNv3UxDvRZJqE9OQNtSp5wAuhbbdLL2HXngWMJt+xMH",
-	"Db5HGw9H2qMvN/a28V5i5n+E6hxjoBHdeZCO2xhQLLb/gRpuc6HcoKKrDyQ48HYYYulri57DWeQD7gN3",
-	"xNfrgrPcAhXxPPUnmvtAmUCm9NEh9hye3girdyqmMfHWo6tdWPVKOQlGaV4UTu2rRbWHhRN3m7X27F1p",
-	"BKU/lVTozlOPbRDGLM9diG0reqKlCq7qpNN4XkrW+OgFWcBwIOhDkLNoYGVoF6v/rz/okSpnhLD5r6Of",
-	"qKhoQSB+0WwVJJWOkp3rausLB5ihbljJ8B1zUVVrM/Zvzs6C6PcdsIqzXjsDLlT3BoWYzT05zfu3pAav",
-	"DJcipuH+QAtVpwK3oaBD2My4570feSP8nrV9PmssJAq2s4KK2wubA03Ghq9Sc/EDZAcXHrSj8JB1JV+B",
-	"XK+qEqISUI7gmhG1phlzKick+hnR3sO9GpGCi8UO/MeuwrSmWrPSzOjm5qr3pu7MNMbdtYi5PRs748gG",
-	"QqjcR85aZ0rzFUgQmVR6umbltBIx4/VL15BkFnnAyIimLQRHX31/EciPlbgVctOMrsplNYNQs/BG6hhf",
-	"HSwS+vmH22p+KBk7gaCxvBlfFixkR9f1TsXJ+T0SpQio2n50L6FOWhaixVqfPJeEi7UZGQS/pv00eEBo",
-	"2oeldFebCkfZGodcM0E5wnndMZHLckrbA3k6YCBxovmAkXyWTuScpMj3UsJVayAYQJ6Q1EguOB5Ac4ng",
-	"AB0Cy2OzZ2B4wXJ1n8xrqm49OHin1Z45pFdaFAP8yI2PWtzGj1GsQDQMXKCSClkSFq3JoSTtkq4Tghp4",
-	"40My4ID4IuHBQJMuskNrtlrv4A2dkjfWHHfL2NrG7aN2Bl+NjhJrlkQkcPi9p8fYktQoUtH+agyswXuD",
-	"Dn+PJRUuaSQX7t9YKU9mFEx4OGrCRc7uE7Io5QbuIDNcMJ8jwqosQX4ka6rUhcVf2tk8m/ziEaVSiA4B",
-	"iNG5ryiC/Q0IXDsAE8vmELQBK/ugss4OPJMxdPx6mNGl95vZfXDfo3+y40J976DnqWfXRv6L4PkPE2jf",
-	"CyMZog/XLpv97leKpIbdpDuyLVp8m/C6TsbMpID0tLgAvFfQbV7hMf+equ9ooyCWANvmWbHmq+YVYWbQ",
-	"IRekj3ClR5lVh+5Wg86BtQSs5cFIL8zJGOxHGKJOPlTegKCv+9Yt6w8YSg1lXbvM53KjttsrkwRFEQah",
-	"5fcdu0aRhV6dBHND9oqsEIlNoDkW8gKrGBYwUJgE7tNfajel2UGrFDu53Ob18ciZ9Lk6LQm1USUhceqD",
-	"YbL2hDbUmb3SmkMKcSmGJ1y4Ap65hUxu5fIsJGumBbqMinaJhUiQdximfqDc9RDtDtY+0Opq8AVlYz6b",
-	"c4xrfY0w+gNHPyhto7FrYcA/eWepm0jhExXX/Alo9U+gxEJ6gZUxOtqEn1ZPfuX5J/taEmwyAJzVGad9",
-	"LGVwltJRGRYBsYRLXyfwdGZW1MVUd5zCO+4c29CHWew1cfrm19s1eymqVQj3e5h/XbGsZLoFH/DrjQMd",
-	"QX/5v//v/3Mz+oQqwq83YPQ2axA8TMjNyOXcNN7Bcw3sBsynN8JeJqAVmHsvmLyt1+dYARNZuV1buI3S",
-	"8GzDCyBjzcc2NWz4dumT0abkmr0RxdZLpnux4uY7dSudqeSbbxqmkv0M7gjsuFCb3LflrlzV5ZrjfseV",
-	"riAbqE1Te/CWa3rqMevXqPv7jfoNeP6hdvv6nUEAP32BfoeG9/2msXTesxBWTn2YZyHYq0PC5/xrbwPK",
-	"7ORWdRGFw7hOWIRT11zIYs+jt8v3Yo8n1q/C2ms1P4kGG3E1lbSKVUwKs51sp1wROdOUCxB0S1ktILXk",
-	"zWWllygSB2CJMwaX9Hbt8/yGGmWvm2zPK5dlQihpHW/Uv1tMWc31Op30w7X6yXsgk90NG7b1+7lBb36k",
-	"awDqWnuGh+F+R8jyU0+STj28/ZP1V2g01bRBh2GesWqEOuJlOUpGsPLPnGPY3YijZHTLttM5B9UNHVTT",
-	"5gl1lsBpyTKGda/sTzP/UzRexH9lgEPZBpZpaYMALgwPKxgFICtmOUx4fp8mvw9J5dKCpMKBBb20ZOuC",
-	"Zk5ALKCELXHWqWJ7MUx4eJjowDYgPjy6WPBpL8GqfWipAbWGsG64cn0QbV0hJME3j48iehTK6Yz1aRaz",
-	"HGZ36MNYW9Ec1ZEgbIaMhwOsTfYirPVMwjQ7HT2mxDg0YKjebVkGxPOAlJEhmGCbpfSU1RxG6OXaQR0M",
-	"o3l+E5CwQOJ2k+y6b7j+jhZUZGw/mDzaJ8kM29oiJ/sdztakOXUmzYZl4qzNTK/M9WtDHJ1FUs5tbfqw",
-	"RGfMh0zGoXMJW9tuFfJgGMvkgpxZ0D4hbbMlVRjt5wqADsR0crOz8QCRUiM4ISMq28WDpqqrvPIBfZZG",
-	"yRc2GbTZa9oaVwookFahDXcD9dmMCpKXcg120w35BytlQmYso5VidoG4CsrKepRviHzhiuRSsAu4dP4u",
-	"Z8plHQC2PxhpK6F5QVayrMMoaB1FMXDeh8M6ts7QLvBEe/tii9t9ZCBeZjjYbGP/uw4KDmU47Gwjcuf3",
-	"iT3bTfDJw/XIesUO1CTbixYRWDzBhzv3kCinw+j9GOAq20NUbmgBPZlbzTYP45uSUEwA9dbuH4gctpKE",
-	"u+m4VqyYR2WBgV7n3wxN9jiQWBdE9ggoTg+54Hc5mSVCP8YGKcTOgCvT/gIxRPZFbAJwRxYn8iMBVPYC",
-	"soQoIuBOxUq1O1p5L2yGKzPfKd7lMoO6P4DiMVQ8b21c2Ek9saS5bvt24Hu5EYWkefcW5LZFvOwMWm/Y",
-	"iYV4Kri4BU8oBrY6VasF+mdxQuzNDNVfAYjweKhMqN2jtFwr6BmyFh+QvN2Y877leytlcaWp7qjzxpXm",
-	"mfJl5o1uzjP6lSJu34yIKBjm/aylLBJSMprXyfgIi2ikHMMBIxGVeSy14lVehF8ecCS4mFaxe+hF/RFX",
-	"gxorFVSK9X91Re+nZoTTrJAqJqA2Pg9tvOSHQc8Fg2UB/XoOqXaYHGN9JYBTCnbnvnCFzvEVFvz0yDFu",
-	"zYZlS7weeEmsiEPcZx9/wHLNzMH2g+rIokZoVjecmkua10PaMPrIilFhTiPCM+X9GztoDBHCMe8llnxA",
-	"i86LAWS0oVx3XgFG7AqmhxEkNTD9kua+1jOmlgYn7jG3BgaZVygFTFeqa6gAtKvWhu+bV1yZvGHjgrVb",
-	"8aLgMfTfaAxMK+alna8fI6jI/noOkSDLaWxKZPL7eOY7uem98Qdczj7YCe5mJ13aDEOjtkOo26FgXp/n",
-	"1v4P6J6Lw5KFKqVpEUEcszsAmcawWyg7kRdXfw0rc+LSqItgx1L1S5HeCLfC2M56xGhBS0XG+FZiD3xC",
-	"rHdp4gFqwOu9A3IWS3M6Ju0JQNgepDZ2CWwhtN4QLfJ7KJzO8j8zWuhltyLp2hmZq9BLJ1DYmHkrkJyS",
-	"FGMaUyNppNh0m6IYguYvgNiHWFFDS2lu9J2c5bYNxMMKKU6YUtZGCi8oV/QdgH1nNLtdQE4E+aViVR1+",
-	"RnlBSlbQLWYnp5VoDgHSnpzEJEuy4lbbUnZc2EvErAGDiO8qFzm/43nlx3qOblbTCZakdp2Yf8GAIRrW",
-	"1kWEQbfqIqYAsjrYeYd798J0jtu0jyH1fWxXIjUv77uP/gwZZIYhFH67tJS3RMsFOIMfftskI1i3vrH/",
-	"q2nkB91VL/jNHSvNULHa6wVRjNWVKCkJGocuSEtJkFmFNAsx+O7nj1F8hRVTmq7WEcIJYPKdbH4UHn+1",
-	"BqHTvhTRHizmvhMF0Mn/QBnFFvnf7e2v+MDPzGIIQDZ+Kzni6enZ6VlKrMiyWnEXMLpfo7KbWo9hZwnC",
-	"dW9SbuLOcXAaHGVFeSMvWaZtneOOyDJAawiwe1xa3oc373784fWbD9Pv3r96/f3Ld6OkE0JHS7NQFyRt",
-	"v+OYIqYlhMQY+br/6e3ry59/bv509f6nny7fvfq3l++idLou5Wqtu7ib0mWF4qSL4oJh2wCur5+d7Usb",
-	"hMe9QVoeDdHsbu8pd+CBV9A4EpZgJtO7n51y47ISXazeVWnGrI+W4Mg1aJcYfozbNazm2m4d7b7QCzvG",
-	"6Byt0PMDL9jwoMiYkPoDGB9/KVIvqiqEZjE/Tv0NF/ozxyVbcKWZ0Riv/vW1v2sniCpEc0AbGSTnevlm",
-	"92hl6m7nNKWZurOFXmzDCZaNWhfS8GqQGs03L+ycUFdCoxwXoOhFh96A8oKO1S9xLNdW3mIka8yJH+a6",
-	"H/uc27NGycedrNuzg1zcbqusg/tLRVnCOnak5HTSES7+2CEwFVuS4pk4hSepp5qH1rHvTFwND8v+WCw/",
-	"9P2qTEOpGx6aGY7jP3FsZnP1Hqgf+Q07RBmK7cNx2EB+Lo8T0XMQgw44MmYXWebrD91FXWrpeDhWa42D",
-	"oLvuGn+YQAn44g6MBN8jJbvjWDqsgdMTIKkLRsaAMrU70cmDhryPXV17zrSUhc8YcYM27HvfgAfhCkXu",
-	"tt27zM35M11AgwbqU4LjYBLg1eQr0F6cft5K7Z3ESO1oxKkjbWY77lknSaBrNQKW8eVj01oX92lHeU84",
-	"MdPdMvg7MUhGKV9RsbX7o4iqsowxIwqNwdQG/1ZqXhVuC7lDG3T9TPpN6sPykUO+GqQjt+pPdE2lqxZF",
-	"Bz85vEbFwMA9T31dKF+W9vGJejjqs42Aa7KLpFaBD6lcFNmCDoZNtU0qbpy28xuRstVab1Py7//7/3E3",
-	"WkKExB3ZMk3GmbqrWTQY8yYXNyJFIZyLBb5L8TrgYIFY2FKcG2oRdGZ1lLE190ENCFmp4Mbgc0LFNrH4",
-	"kOZyg5J7pjNr3ah7E46+y0oop7LVJsQLAJqluZ2Yk8/pHeUIVDJuXT1gTYY3EDsRlsKcFvMly/bgU10s",
-	"MgW26uslbCcX5KBpnt6In+QdU+fE7khC3AwMA/JD+L/+bxIu/Rj/nlw0foVW4ZqN3ervrqZputvR7ve0",
-	"pyOb+QrhOtCmtsPavbc/O8d9A8sRZgekbT+Pdlk7IAwTgWoKOJLopejo3paE+UGWkUSEl/c0A7eiANJP",
-	"DX1axALsGyG01kWlPGAsWdPSDMP+oGJANnvrJ2FFFd8oweBOp6Vd+DJKO0agMCG1VzODlIhIWJjRh+EY",
-	"aklskRWHA/X07Iz89F2Dcc24oOU2die1Kx/tydaNF0IyUpbD5a6dcvHEH78Z0Zq0DYJyoRKeidXzDNON",
-	"kBcdDA7zaQ+HfQ8DcITWLt/VhWDp9iMh769/OPmDETUKBkQPVbBO0Ma0ohiqahOAJ0ds2U7ybbFfNwbe",
-	"9ppHbWJvqV76ezgPX0CdLQFvjOZ3zKEY+DKdUkaCEM2NXIa531FtFNOYXd1fiPudMaJLznIiK52QFNKh",
-	"c5kh/pA1OY/OR/73aCzdmgm65vGO36yZuHz7KjJJMr7a0MWCleT9q8kD+57+XcmOssgl3ewMwvVm3z41",
-	"b8d6DZ/H5cpcZvFu37HvZUZKNmclVDg1M3bdwmux/vB7vYHMdr1d/61VSBrUEKPQlyvKi2uqbvebbrC2",
-	"KdS+3m+8QUQHQLUYbrrxg/hPbLcJF+5hVptwrw6w2wSb0GHrHqYbW5wNw2HnsozaYnt1137wTut3I7Ot",
-	"g1GC7MPcrqPDUGphJVk8dZZX4GoH/nPLtkfZQQbl6ge7GjUjH2Um7gRuunZ4MvY2sTCnkFoIy6OCQTVg",
-	"pnjeu0APhY0fZEze5QSPRoX9hho4N/bFjiQwtPlzMYPACQ8p00SsO/l6/kf6NHs2+x9cnDpY2FP7PI2C",
-	"wRxg5AhIap+dI3TcO1ONvQd2/D74e2qhdhRB8khzrsyC5aktZqEMiTTSvev8HyxbRZUDSZ+0i6xgv/aL",
-	"cU+/IeyuQ9+c9THR2e7z7Y1OBlBjrewfYcUOhv4QQ/YA8mzR5TBKc2XLh1vDHGrTBkVIZLz99iFApcHe",
-	"3Ev7gsiN0m+XjpYl8HZYsRgk/ZKq46uDd4W4HHIs/gNRe8zyFSX+spSlDYWKBIbmEfb0EzWyDDtxRhZi",
-	"mrW4o5B6OjdUiqVgxbzgmTZ/z2U543mOYJ+mFTcvGBE9iuMYtd2bwcaQHu51SR0EmyGfO1rwHG83sCMp",
-	"MvYhkzYWMqmDKG1dJCA8Kuw/J1FoyaBqV+vwVCsq6oUJHpoeoLLJBjxdpRSL/giefaW9go1TMQGlPXli",
-	"ZHQyBi8XF8jJ07rRFFcIjfEtKtD3fQgJu6gnFlzUMARUmPbEha7UYk+gcCz5CtNies4GmoAL0JdMF25U",
-	"nau5RzFy3p29+k1wlOxYmNLR0//+9avv65g2aIcHSFVrMIBSkZOczarFAquBFUo6e2z6P0+s7H7y6vvU",
-	"JvZMTg/OMMc5dS7GVbVa0TKSpHfpCCoUP6kilGyWsogkzEDraeeZ+XDoqWh+r28C8apsl0Th48i5xCAX",
-	"M62vFCmohroPaJCuASnNBnEsVBIUGYpXxsKjFWFYyJTi69gUwQI81h2uNhmugYcbGwvIBujV3tEGYbyH",
-	"WQAAbBdOiS3IvTd0KxxN0ljJ6J63QHyjyWGVspbMJu6rjTXO0/PaWxNmioB8JxZcsFOS2khNW4IKf/aK",
-	"Kseja8gC9sstke3MvM/FdF3Khbmn03Myr0q09EIrWjIL62SN9yw/JSm1Y5kC/0rPCSVLc9EQa6QNlcGa",
-	"QrmC3B9IDUTrBjiNGv3XPgYQxCBRyX7U+TbUaYi0fG5j06FLQ5JqyfLAQVpsyVjd8vXaKO0lFdmSKYLo",
-	"GFT5Fyan3iVyDqFlysWTW13D1/9xwMquVFhdE0xL08kpSa0qkp4TJef6xP4THU5GjkVJKCFLEDvwd1uD",
-	"LVWaFgzGEMyx4Rqq13OzlMqe0oXU6P9lJbHBtaFoiMQ0SkaWVDCVxy065CDYvmqHDJTqtz/BqEbJqLnv",
-	"UfnyB14wtKK/sN/cY9dp+FictphEw237PC4YiEzJOE3SycPcLp/JLXKBo5oD7mn9EM9YapN1n6J4Cn8/",
-	"QzcWVFCL+1SGxcJo6aMEhJZkXEhDJhlVjBRMY1RhzheAiSFykk7ThFBNVlJp8u3XO9UwvDlyw/XyRlB8",
-	"d3JBcobqEhB0w+kOtilUm6DiWen3BnyGbTGhLm3xv/5GT/4x/Wj+e3byx+nHX8+Sb599+qcoik63f+l6",
-	"x2Xpl+QY71F4JdS9xq6AHwq56Qnkre/Rw4EC28DoVh7zFYG+v3qdWJF/hjZL89gM6vv6JbwKz0lq+YbZ",
-	"fDRgqtTqIoYqqCApyxfM/XhKLh0ePs4XHO+gsdqoAAwfuzAXx6xgK+d7N6uOEn9E2A/SKoptFL1wrxnu",
-	"tRQLwBCutRwuyE+0vM1t+Y/DbcK2CuY+zHosq+nuZaiKebh9VTFtTpUaXsXBbOSVe2u3fsN3bEnvuKxK",
-	"4j590T5+Nuk3iLxWUfXyjis+4wXXvaX1zZj+WrfeiewMFzMJib/r+NSUihB+j3uCgsNjKU+wjbtBk9iB",
-	"ImPF2mdo8tschvba9i+mF0l7mNKg8rmQ94JyEWgkdtXM1J07bHjJj8O2jYclQbxAhKNRS7o2G7sOK0i7",
-	"M7l/Besqhd16eWMZ9zsvmwD3wxGVGl24z3/gevmuEj/7pLrfE8BSPclYGUD1QJSl9joe4FyMLmWfPf3g",
-	"wq/DigJ2Jt75Q+VOUFNtgtA3pG4bTGab+AOnvbZnRLJ+D/Gh9XiOOZzNOWC11OYYdzbrcCQm30EyAIzJ",
-	"amv546MyDQukjRT1+bKYTTV7a9BjYJrHHd9dhMFHq8mlIkauVhUVcAUbrl1WwkYn9OGw/tfp/K/TeRhm",
-	"WiWmooMg30rVkP4Cc+rKZcUHl5ucY7l0Qw6zrY8eRjyX8dNaBeCl0pPEOaWJFACGgSHtUBMdJOrCReSY",
-	"a3NLlvSOkQVdq1PyAy8KeM+VGEvt29N6Nv/NbHGaRHI0Qvrq0G8OTgP4D8y9GiTQxcpe+bIy31XFbY9Q",
-	"N/iI3nEzG4t9q2JlwMzmb5YS9AEBcPrwDhkLtimgQBstMGDdx2NzBQWlJqCfOIyjXXC63uHteL26HCKX",
-	"aN2t3YjWVdFysT6DQ67cFBLylFjLa/ww24eDlgd8/kJq9/Fz21dBs1ss7IRWYiOPlmRdzQqulqwkJTgu",
-	"WrjIiEmHz9KAGaUIPcLzQIwVkqBjHTlYB2ju8YuOiTR1USO1T84OmtUemiVVPiDGksYxArbVe1oUG9ml",
-	"2JiTvZ7h5vnq1Dq76cABYYO/AMd4QVysGPOJIQU3NxDY9qXI2GEbs6L3r7Cx05vcP3u8Qn7YQ6b+oLxU",
-	"RE2l/oQdGMTTWIbOuJxm+a8HCVaNUlyPc5cfVKvqmCuqAcd+REE7aOc+UZfB6qyTBTNK4sjQgxPEDJX1",
-	"2yJUt3Bbw1NiWHzTpHOAQ9eM5IhoajhqZM1K6P9xIqnfmpk4jLDHiaGuOTEu2mcydhxs4tgP/31XA/tQ",
-	"bwk7mP1w5T8E+gK9O4QBPZKRdqhBNiGg0siS5afkQ0OAzreCrng2tdWUyvoJIsPYKkAqxQBvcAVDtEtG",
-	"y5IzRdLdLzTeTP9z+S1a1rkhEZ1Rw2EYdOJPkNG2HBNqqVMuQ3gArm2+D4rcdIjQC8pF0Ld7HmbKVlPk",
-	"mvvqanHlYt2b0TzuZEHOLNSQAIavbFmeTbhQlWKTuDu4V0WHQ9s4y59VNW+xorBQBmQHyE0gxw5a5C/g",
-	"JPM3oV0h6zTb9ZQRurZ+mSMrff9gcbCCAt8QKBC5pl2xXhR15VoWcsEzqEKTs5KMbcgKqgFBQAzXgSfk",
-	"ghg+CxXSm5ip1ts7uYgZHKAVy6f1+NDw4ALOnIeKI34n3iQJefv+OiFvL69f/Bkavn1/HfDxHaMFlqJu",
-	"4HLgBBYlXS8RoEMTBVHmYy/4IwwkJBTX9YwV0DHLzeVPV6gbho0MxWfbrGCT/aCwHQzWSzIDYAeCK7NZ",
-	"H8gxFtD6+WpVWYB5YXRUG8ZjuAC756qNl7L3mt1xIkbEIueBdKmfwa7AjQfbT0layCzFYrNwWEGCUsQh",
-	"kQTl2BtGgL/dBHc9lj4F6jJ/PsNCqCVdMSMp4dOqLG5GHzuIb2c+n4X2BIFsddQfGwfdyx0KoxwPC2x0",
-	"wdADqKkXlREF2Qvy1KKfmUsBry4ustLGq/u0NCTOfjn30Rz7B5nydqIA6gmH2JC1Yc9frTFFKRAtgwui",
-	"MbcuKaXBdWOnp0vgvgruoSEXCrV7ZSGVgMhho4JgvaZEXjIboDmVYlr50AcvVEEYWRLlO4bAzFWPvC8I",
-	"aCAlOwF/BcTzYYSni5/sDzfEWluMlgWvowzJSkJ6n9wNnghDPG00awLn0Y3CMXllIxmD8+Y4JaA2BPeZ",
-	"EYeVLhl1RbpWYCjFh4GMBAuMI7rXNh0zLDV/b/gNYsjC/lTCOy582OstW+tT8sHH7Bkh0QwzlFkNx5qx",
-	"TK6YC908JS/r50rzovBIqmDihRKLZtHyjpA+XQwXbq6vX7dkG0sdv37aKRJZabmimmcoRdsNredyEco2",
-	"lh/aWBYUu+EKNsruaRxCIZBm+iOdLZGckzQv6VynZIxBxiznmuWA5J06I26ekrGFbJGlEVabZufZ1ghi",
-	"/jp7cvcUhNhyTjM2OSU/Wz5pPVxGL7R9XjjCKqlQns3TopAbozV+J/WSQEsgWj8a+zWLXGAPaQPgFV4y",
-	"B9q9Eg+ULeSmzvG7fPsqrrxbXnli8Ynq2nMo8h1ZtdJ+xijyrqbIcUlsTb462DEyrNnDfPFxfKTKRcHh",
-	"NWoXAiScrGC09NUSGxr3gJVo5Ec/BPGy9nE11jXsIbgbh7rqDald00WUzi6JpgsihYt8j2YkjHeGlBA/",
-	"IvPnAv4DQFf414ppmlNNJxAShinM1q2KHhVNF+qUfO/4EVcQMH9UAMBvS6iH+8bNgo+RBJ1VA1Zws5T+",
-	"B64ng/IPH/OYuORTLMLmMhmsYmmOi7m6iNkc2gZZD7K8MW/g46BTs+gKXV+QcUYVO1EM2PMdm/TDAcS+",
-	"7+kwljlmozaxpDjV2pbxkW6TLsialj7UEIlYMKUcOsGO6u+OwG5nP3KBRqfIzFqe1ILOWIFy2C8VNSJs",
-	"enCg+h6ONODdfdrt65qYL0iUhplwiNr2wbEXzFDWuKsVhMzSEFmwMz0scr8j5XOGWdLFYUGiAU8fXsyk",
-	"Nr4GXPhzeDJgOgc6MnrKtH8nc8iPTI1KD3BFIIw9+ZXnn1LIvHIaRIr1YnE0TtIDxd9mEsGNz5WPhHfJ",
-	"/beMrVVdRcidfA/w16mw/R7C0A92PBjpuMPrcAHaHugBeBpRPlIx8egxHBK2XvxRTol+rIXHthv/DBX3",
-	"8XFi6+274+NpBfwUzUTkPabiA8ZljcY7o6r1rBYNfeasjv7Mg79ytnl40oE5lZxtoEq0WCii5SCvQX+A",
-	"512z9sm+3voMamwzdcJG/5KyjUs8hhf3+OpcaTPEekRhem24WaBOPxRrvzPErh5cOMN9ex1Pcv+z3BCK",
-	"i2qOeWgC2rEN7HJYzJcN0eCsteNvOwchcJj4bVzyvAXr3xucxdW0Nqn02952nHzOnAL9h8Gj3rfk8iyl",
-	"sKNcB7Y13gGlGbpkDliJRsUTvyx+I1YXdiuE1GAKZzmZy6KAoMTGFXVoHdxPewhlQAqNGeZhgpH58O+1",
-	"GDnM5rOlyeBaHSh1NZbrN0+OeZTo+MM1cuSsj+UNPybw7HHuji8Rcn34fdAj2L+xUjjI5rWLmpcohe/e",
-	"BZ/lnnUi6Oe6aztWJ5TCYsUMtr7KHUjDJF2X/I5qlp7DhQK7KcvEh4j6+FCIltXodMloUUAwdR35LMvF",
-	"lOYrLtDSMKPZrZzPecaMKhVq1B5koxECvQGnRiMS2hrts/Sc1ApQsbVvBwXAmRsQepW2jc/AlKHoCddo",
-	"+kdPy4VD509qH4aZGgsdLnRbO38iQ5yckp9bOdBSWMexdf02p37hoY9Zab03zrHl0i2cAcxuS8sc4RwB",
-	"2SB72J+YYCXV7G3JsJr6+7L4QZauQnsclXp6y7bdJVzogpFbtvX7hk4dROe3ti1KUtvy/MmTlLx/9yqA",
-	"WISTtGN8e3r27PmB0qUbaYxP/Inp9/wKzmynglBHDhyuYft3XalZLbGyIZ4rWa5A5RxbmVHaZgkQ51+u",
-	"3vwcV67ByhQ3912iLR2ujWaIxFLr9dTmbQBWCTo/swK8D/VIbU1LtZRVkZNZjTJ8mNEsWLbYyv/5+vrt",
-	"X73j+6XDFWsbNxwe3yAZrP29iAh2IBjZ4dO2Q45Oeafmahy2G/zDrkyurZ0LVShj1p8O3DsEE6O2SC2i",
-	"ASSG58wpL6qSJWSz3BpGV5ev3bWcDKrgCpAyUAlXS3n7GHVbXX3U3dUpK1YHaoVlgeMKS79eC99oWcE7",
-	"CvFaszirWNoPzWaFlLAALG5Uc1W7qWQIer4ljXUpZ4fj5ue2OHNHaaFo6eaEpE/whyeuQRvLvfU4Xo78",
-	"DnwZ8Z7dU5xW0KN70NGj/2oUrJ7mvLtL/3inT/+ko9P6w30EEQwvfMmvU5QSqhUV7yC/7FKZa3nFhN6v",
-	"uFLfbrjmGnRjtPa6q9+rKgsHF8S4rxQJZvw5tNtwQQ9Qb6Nb1xWmkq6ZyBFJD7vDIkk+gXsHK88nZbns",
-	"6XFq/5pSnRLF9KQFVgfWIXilLpTkjGCmKRUZKywMnUB/RUfrxCmjzTxu53AjL/wbKP7bD0MU0pwL2hRd",
-	"ceJ7ceH8J6LhLP3E+yiGBUhEnWKu5zTAMv7tPPk1Yf7mIBTlsAxC2/LCxVtzc9k60n8MPOuBTG7nQD4g",
-	"YW+4AwXSAz1D/Rgt7W0PPyzXVy7oKhqgjJl+Yi67s/F3/C5HJxgeZLyJnpQwNXHXZ+6DigJassvbw1vN",
-	"ke/Fe7RjQbG6T6hUsiozZqt1owAty9JorlTZ4ILEYilu6qg2mwJum/pYrl2J1DbNbdLX4QqlHRiqyfg1",
-	"wADBaFA0/9s29qbUtFww7aP29kNRNddqd7xD9mO/u80ROZDw3pxrqm5dIVqcZpB5HWRbt+Lo8fsqtBwF",
-	"ZqnGxfWV8n7eo/O123LRkfFedcX8yJK8Cp56D7UjOkXGznW+aysZ5iFHmp/uRit3VLS3ULSWvuyJwXoP",
-	"YFOw9MeVG+SAZLlwDD3VXvZ2cmiYljkbx868dbL2TzDsqmeCuyVs3BTdrMeVqsDCCTjoIctNGyDIeTNI",
-	"46DV2YuG5oKdWnPat6KRPd5HekmbUwxgPft1o52b6WgV6XerGIEf9TNoQZGlO04Z2l/ryIv9Dwq5rb8y",
-	"23bfLxDy2lRv3D0D8mklNC/qBsfVDj/Whfm5Aobb90zvDI6JMMZcx98QeOsQeW+foNdNCR3r9tkFvQPH",
-	"Ux/BvVf84Tfzw5WwoMxU3z18+L0aD0kO47GH78ULW0ZnjtBoFszaOuao9mBs53VpucT+6ZCtEd7criPu",
-	"a2pT7huSur/lrZwxGbS1XxYObVd7+/KCQYC8FrCzpFd5SZoXTOumaFPJgJtsgEEvKHo+k/m206RHNSkY",
-	"tRFZVvJhQevQmEdF3WKMRZrAn86VLqmW5SS417i+OMbsFjO1vYI6Hpq5EkGyuGOXWTzA99IIImCmWthC",
-	"ylTQYqtYBIQiWlIGod64fQHTYnedGLSr+2JDt8qsMQ4Z82oNZZhBp+FaxJtEF8BijXU5Xm2fOKa0naLS",
-	"CFLtOIm2XaunGCG+qm/UF1TTQvakD3gpt7uUbYbfIUzokrPhtWx2h/KfuawtLt7DpG1c9gME7D1bEKta",
-	"FYpjPrhfzucsdsQyqtlCltvDyABfQRE4Z0JzWhhGc8fzTqOPf2wV/PpN5CThqG2JwlZtRK6JYCxXUCRx",
-	"MP2+8P28tSMYApwQzMs86phT3Qrk3s6JXFgL1qNM43q7Zi8N54kcv2HVZMMR5pIpMl6FJqYDUywcjOe8",
-	"5EzkxZZg5qbbOi0hFpikULd4UOZhV7R+yMK2QytJQrj1uqgWXBwSbd1cJa4c/YKISAl+kJTUNqcC4n40",
-	"4eKQWAWojulnY/Z3zlnZCuxRvxTTXypWbtP49riTtf/ckRlbcltdKpjaBaHEHYzLNTeEhUFKmKrp+EcK",
-	"hkmY4gkXkIJyOlDydNwiGGgyimJ07By6fmboeVeUWuCpRZgIt7NBSI2b3MIZwHDQKsLFVC/Z1CyEGbAN",
-	"HvGXOMpZIAa1mtrQtw5Zq57Efnt6sCadxyLgQs7GWCnWyz4Ptncczl2wXrXhL1uANTBc8IJUa8MVvjk7",
-	"OwuqQE2i6V9H1FLH6wVxqozWLwT4bAaxigHmW1ul2qU9tIsljbEsemNqCXloxnFnRk2TPNoHqp5Oz0nq",
-	"kS7rhj1CZtjyGAnzP7FoGS7dA+XLcLuOEzMfiCgcsoAH1Ah/DN73RRnd6eiLc6yuDweDGy4p9ZqDVzRn",
-	"dRlNtAuTcb812BmB+wWYYdEWLYmlI+CiJo6vvPxWBrci10tZaUKDhh3gCw+8FQbk8gw4SU2wv0OO0uNk",
-	"6zzkrvmLkuIDm/2IGQXDzbNwuUCeAyQbjN/98IL8yzdP/2VySj4sebYkK4aVLmgJGdKKiRCbkqS3epue",
-	"k9RZaRkKsu+uLs33VELSrLxLE5Le2wZbbMCKwowhO8mq8g4SHWLmqSKCMnLFF4LqqmSEFgtZcr1ctQKQ",
-	"3109++ZbjDd+CX+expnfXaQ2sR0WgWG1vvv2pPNjEco1S8Du8WCRsZFpv31elUX8hN7G2MyPbAtnHq4w",
-	"lhO6oFwo5I3pLc9dzW4LKyVvWfwg3MZylMzHEfOntXaXduVexGcq4jNdybwqKtU70UrtMf0pvmjY/RRf",
-	"RKX7++6Ns/R0TzIpy5wLqlnvmLa9n9sO/1yLFdwCjOGti+Eyqkyx6DnBV0zHrACAePOBzYjZuiumg8Pq",
-	"4S78SVYYBXHHSj7fgplEKSSRyDkz7Qf78gNO01d4G74bm6sRh6GGt08B6xaImi6MDkNR7bNvIgomgMqq",
-	"NJb2aZiJLCyePV0H1h53HXzgenlNFyqK5RItQ15PJL4wGObebX9857Nb9E60f0fJ/Nj1t7WQF1AcHIG+",
-	"bLLFRVOlBWw9fscGGZY6S9H8OVqIpnbcmTmdHgZ4ZQYV1B13U8moIFSoDXh9QedXYXRn6ufZ9DAUiIHl",
-	"n0b5jrn8laardYQI+SoAnZEzkFTeC35PYnk8XOhvn496FQ3vqKs73l+x5Sd89p3MtzEOAvcmLU4KKhaV",
-	"Ub3st5K69jOmipau6jn6nyJWbSk0Ex3aov0qAb9vj+lzvy/IfqmxVbvz72C98DTxQ92zXldMRM17RiLf",
-	"lFIzQt2kTklqlih1UBFgw7ogKVWKK02F9k8WTLCSZ9aDdyd5xi5I+sHVnX9bUCFYmd6ITcltMZz1khoS",
-	"XRdUpGHby/rjkPyI+PIs5zqoJ1S/D23MB8DTSKyr0XSVc7oQUjG14zRUFyS9qtasvONKlikpZWUGNWN6",
-	"w+wJg4koCwW7lqVWtkOb3otFwd02QfgxBqHB0EfJaHc+4Y92QUbJqDnsUTKqBxY9lj9Zl3P3HbIHSo6s",
-	"C8rFCdBqCKkk52QTU0St9uhgZfaT4F5n+E+Ibm7uk7e0pCsVB1+5DqB23bfrbNPQS5xBwqmQGGxhLeW7",
-	"l2mHickmGK9ZaWOQfJFH9CwkJDVTQDEecIog59byvNRitafB0BpX6j6VZDc/t+8ejd+eP8mcFa/EXMb2",
-	"uWZ6phXMYrNkJbOXHESk5JEbVORryYUOC2TEowczKeZ8UZntcS9ZKQy+DcsEffcHuxYyo3ukHf/YrT58",
-	"9isV9Nv0cLDKzOnESELP00niNfM6IvwwgB3ob4/GjksMCruW5k4x3AmJ1F3KqA0WxcpG3DbJptOE0ev8",
-	"hKxNG7wJw3j4bEu26N4L+7BzJ3q73ydrvoOP956IYDvq0YZUFK5f0ibpzpO0RwqFaO47ykEcbB2tmBO8",
-	"7+zAakA9dfxE2n9GsOFgtaXmDYNWE8N5upYnrInSNu13G+/D2K/IIh0V+dz45uDFCMe/zyXwSHHVjUF+",
-	"jvjq5iocYJKPLkQs5qMBdDLWTFCB8YUPz40cGnusphaqN/Syx2x6PzTTqxpD54rkDL5DXY6pkII5lLMw",
-	"aGQjy9uegkV7TauNfjdUNeyrw50UBwAkWQ7YsLyGY41RwFtDjViMrQPk6LIoHMARLRmRaxRjYO0gtVDX",
-	"F5AtcuVQdukg1FKoWRXHS/ovFNDPjQIKQEFbCwVqoyXvuQI3pC8FUoOBknH666eUlEwx7etnuNJSk88P",
-	"FQpDh4eJL8LQrLqwvz7CowOKdh8oC3OsOkMvHHByW99Z1EDlKoFyXZxB3SCEQMTwGJwfRnwOlqe6xvZK",
-	"s9WDisnCVD4esBrQYxw38eDkFb9aQ0yX13Txxrevkdw/Iz77KfnBUCjN89TpWkE5HY+q73gjonkZIp3Y",
-	"NxG9Hl5WrEDl276FFXnuaaaBD3NF3KgudpgtfgbfDezFCwWKPkCEIXad+0QvUPwXA3Zvizt+A/srTgwA",
-	"UY/QaLcxftFhPrCoS+va7gpCvUfBhiqNuxCkB55W04c7rI92IP1Ho2qOrDQUCrJ4UjpkT7sX9m9wgofl",
-	"DrXfDJOHFh1JP4vp/hqcZi20A8qiec7yxJe9h0sUT595iocvx7QdcMbAaoKQ6utTOEenMoeRFpOg5Esq",
-	"pJ7OZSXy9KiIk/0MC63W+NQD7rmVwqK01gy+lx/sP/H7z3RdGeaRD3cp8yrTw7XUNb7wWArqMBXSdTpY",
-	"g7XT2qe89qqlrtPPoZH6CR2gjLbnFDFizjiSnxv742igLS2j9zAxpfkKesmk0tM1K6eViMUOvnQNSQZo",
-	"2chCTVtwj119HzobK3ErbNnkXcC7jjHVoHdDgYIGJjH2pg0O04HtNj2++tsM6toNs7DbMVxphjcaIeSH",
-	"qdGlnPOChbR7DK5P0hY4GpCsR1m19piKIjOJx7k5sDTwjrraY3KBuQzeT9LA1LWL0oii65IvFM9ruMGx",
-	"24JJI3AuiIB0LrY7JnJZTukoGam5XpsnK8qLqf0SFOWEFjPT4pdiGgTXQ609QYtp63dAe3WR9f4DdJoV",
-	"nAk9VSwrmY564f61YhUzUkVHIUHvHp/R7HZRQk1gyJwCTEgyZvfgU0zIrCpuGxoglnWg6lYlhJ2YKSaE",
-	"3a95uSVqw9haTRKiloDCOtsCx4bishlVp+SFrMBpWbqYYLDUY11L8nc5A6MzlPRUMMYAlMgMx6y6q7TX",
-	"ik1z1u/d2f7FfBalIC1JWWFG5oZyMCpg5SUzcxSFd4IC9pu9c64yWuYx4EnoF+Qx691ds3JFzRkptjAE",
-	"Vx4TxsCFWjOvPh84ClnkTOmpX4QpXbCpjXSI3FsLv/n4YuA7+LucmS2w74b3gZD4ULml64dC7b0lSqbL",
-	"7Z5dC1cPNo0XBZlBjHrJW2x72ErZKqId/WH5TCAGQLQu+WKpiZAbwJqlYutI+YieDVvMq6KTUkKCRMXX",
-	"v0HMbXRwl+1sXH9C6lUIRxXuRkjXsevlncP8HBoY1cIkjchJS5bdqq7Y7pzf8byiBQLcKjLuQrWdDNZm",
-	"d9GLY/mFgyCDDYuzA9NS3vqr6AuBB6N9sR8++AtGgwG3TbuG1wgAM4okNg/vUvjFSEPu6e8rAMwtZQiJ",
-	"HAaF9YEiv2NUSXMC46Fh1y6G5CtFwBpcwAnCVw6M/vLvPUL8l/9We6/w10eJAbM+9pgMX0LgF8QyOJ+5",
-	"izNkihiOcE5SVtmIdh97wQUIdIYSXkLgBQVKkCIh6aKQM1q034BrZ0W3PooRDBFUbCFCJZw7q0bJCD8S",
-	"pdB3zMzLBVV1wUtgK0Wo6XAtFUNRzLxyEQQUleyOm5lyfTh0RAldTN1nWxvYeBadCJg+HlKcDzuxhZ+D",
-	"XJGEKBnM0eicqg71QqRVuomWDfiNACx2FyNOx4qJ/BVgNXa6XEBBiOjpIFX7RF6EezRyKpaahEWpUaOB",
-	"UldU0EVTRsCPt9x9z/vmjG/1z6jLJN0xJWBpeV5C3DtESotbUMMVAqqgVQ8dEc5faeZ5OnpAXDNeXa2U",
-	"CpgAesFN3/G0ClVBiH4f3JYzrZuJLKnInZyKPg1eWM0GIE0BeUBIDR6VuoVFm+Z3rIxf3O07yI4svIT2",
-	"7pks7hDjRg1Ht7FsyGi8HgPWsQe/PR7TJj8a0MbC0yBYjWoxpfDR7x3Axq7z+5J3nvWq5DEToqst8/7d",
-	"K+85o4qAbR2cNYB/CYhPqkXJdbEZq6w/QS35NFN36U7O9fM/HObVMuPtm2oXE8htoZ1pVXbwAtcCGMEF",
-	"qRQcWJ+iWNc4MucU86rikYhgeWBqv90PuI3Sco1hNEYaGr+6ekP+8O3Z04QclqXrOuSiW8O+wgcW286P",
-	"wL56Qb7+9uzMWh4E2xRbwpWqGC7GgZbtxlI3liM61OiOSrnHyv1K4LoAvsvM7E5YjSOM21Ukl1m1YsKy",
-	"V/OsUdSD0DJmulnzPmXtcs1drODeEJw3AmAHNBMZa4ePB6OOo76EY+8b0PdhYyxu4pW1YZqnf6nzMrsk",
-	"i5IxjY4QqokTTm2QSziC032m6u5yMXY5kgD3pFkYxP18mPKHxgVU/5wf34vSmAykTsm1rfBprkTaqAt0",
-	"ASHKEbOBvXqobo6ytmbsFgPsKlf712ap2su3r9AXmnIxl6ce6hAe85qw2yXmn56enZ61Fg1+G1pSp64G",
-	"2Ewv9qpmkyw9jSVwbPanH72rhNM87K30fae7Fa9+e+8rZyh1UWOohaDRGWEhFES0eYw7Pq/FdWrIVnX4",
-	"4vdXJoZeB6Tud+CDxBbh6urN93JFuYjGkaL9muTQgqgqW5rLN7WbeZrJVUrGQtrqbQkRkqT/I01qfEO9",
-	"kaSgM1bsALo8++brxoX7dTJaU61Zabr+X3+7PPk3evKPs5M/fhzXf598/PUs+fbpp+Dp5L+Pb25OD2g+",
-	"+f//U+wkXF29eS3lbbXu5vQODYrurAtA0EPkSCmrxZIoLhYFg99PolXcO1Ycb374pj14C37HhNMMwGBW",
-	"SKg9QFWcTSslp0wYaSHfJ51T4bQlDwgFaR+2ojCM4cIi8zt0cTtZLBSnwQeqWGSuu6Y1MyjXTyeJ+4Fo",
-	"CV8zkzUCT2hkT4PpQeoawHYdUbYNN6C5XLvj7DgwA8OwW0tTTxAV16b/befW17rks0qz6Yqu19Ykf5hJ",
-	"wX+C2E+EKwn3m6Yip2UetMQsKVr2lgGsF+QoFz6sf4c9u3G4XKqTg+KtcTt2zsJBFbcPD06HbQwOeTga",
-	"Gya4Xncbl9GRH5f43797jRqvC+oxlM0wumheylV743w7ox1bFqHI//zp9cC0ZzuW+1UxXVK1jBgK2D25",
-	"+vPlybNvvvXCEBoffNfu4k1A4mJF4WrWKkLXtNR2zDM2l6XFgYU4KpjXoHFG0MAj/uhG2D6kHSLXciwk",
-	"ul0gy9iStl+peO1WUWytDuJfw5rlwhYqaVeUTcgGMEhAIjISE0p3eD7UUXFgvYyzjm6r50bJ+/evvreR",
-	"9BOUTdJfef4J5LX0CV3zJ0rJJz7J6gk8fKQK0217TGsG3UgzHczWRSUgMF40T5xtyNXlT68tZKLe+rU4",
-	"JX8yV5yzG9jMkTQ8jBbnJTwT6aNz4z9LO0KqlGlnlD/3RWW4s807LG3mxjliYhg2nILxCkDGzfGZuuTW",
-	"grp/4ARKWZjfbd1Z82abqTdzLH+9QbPYzeic3IyqUpxLnp+fnf7x9NnXz5+dPv3js7Ozr8/OTp+a/z/9",
-	"+mb0KZ2ckg8eI8muw7B7BBN32MYezQXTtjg0Xa+h3kc66KbpvDVeNm+MoWygpayEUu0puUJ+17hlLjD2",
-	"wkpCGRVkxrAqqgTiqm94UWwHu1prEfyQmH6IgfqlYvaxje/cf88stV4rYm6bFtP4SiF9utcTf/1QrLtk",
-	"8+jnJVPm15xynGDN0Uretqj94euDc2fCY7hfSmyP2N9HhGvFinmsONKg1KHaWmrFgpGiq2LUPtJvS6ll",
-	"Jov2Str6bal5CSRUVa3XsrT4bR4qyHzy4zApVfVxxv3BslCgOy6Iqp3ymvtl0pCXD4997RKY98XAHmDg",
-	"aw7KfaNnyd7DtbO7WC8QGwJu965Vq1M1bJrdLWNrG5LSkRf3wOvjZ7bZFebJWDFGdi5IF4XeTB+BN/p5",
-	"bDK6P1nIEx9lgW1Pf7Z//G1F139DWv0IEXlzmrFfP30M3zvhK0PuWEndnLzRgutlNTNc9Ymka36SyZwt",
-	"mHjih/IpfF3d8vWJS1o8AZseKz1726s3mAvG1TTA6nBy3lImfhOe3NI2dtULtLzv0y8uiPkWOOxW3sN9",
-	"qJZhyGjnBmgw0QuXWKh2xH2rXBzG7w/k7z87QW6HqQcDo/XT9+9ed7H5Xca6yw5+Kb63UVJ9oMsIomLU",
-	"EPvBaM61y7Sdm/NXvwOrPU7XUulFydT5kyf//r//TzpxyWC6pPZVVRvYlCpWMmfphVU9mU5uhAfv96Au",
-	"NpY3gduZa7KqlLY4Fi6HaSmVhscQH0otAg8wrlPyUmTldq3xmi8ZtrwRqLc4oFsEygkW+fnZH7/tu0iT",
-	"EeAEvRHFtj68Lm43bveyT2H8/Wm4uzV7peoI8YElEJjQRV699X52Z9dyHWOVnyO6XlOlNrLMu+BPFlwQ",
-	"1+aCsNiik9aat8n62fMhK+w47+4grl+89RRAXZK1nJOcL/iO4/Rm9M3zr5/djFILX/3tN998/Q3CBwQW",
-	"2rOTP3789Wnyzad/6iqX2424gmviAhgOWu52rTqz7XbmQa/BpgSE93E/G9gPe/0fDnA6jJXvAeou2YIr",
-	"zUoQ7e0bw+/KegWPSHBq4l/HBvKw1KbmKhyQ3xSbVsT6EIz46l9f+1HXQDpcK3/6DQcKbgak6b6sqA6n",
-	"vedbmLDoR3EgqvaBXHmX71I1HXBBeufJ7vyDHOuxB5cA12eDJ07iMs/BfP/0ENxsN38AzXYGPgAosGF5",
-	"PHdgJGlIaWkLRPr3irXdzaKFdYQ3cVYSkt5UZ2dfZ47Twr/Y/8AfzYrjD+f4g2HL+MMT/MGtD/4Ytzn2",
-	"32LHA2jjOXkwgnajvPqeiqPBsQyPbGjPp3WsSIZ1rnN+XP3RQ67cR0QEt/dt50UcpGvFeUW9mD1s+Jrt",
-	"vZ+pZiLb7s9FcL2bS9QGIkItHchM2ElIaPtdXEVoTLk5PTSdpzOUJX0R8MQqyxjLWX4KUCkbi33b7Lpl",
-	"zPXXSyswDBt3HH0Ud6edISCGaOzDmJxsU84gXaHsXad+T0dXRGlYgym4OsDoffXy9csX1+RpGqzaMSGi",
-	"UbqDCJMubFqEq7ExIVBQkQipzSmGgF27ZBnAKeqS0ZW5OgoWhJEaTa5llL8Z/ZUWPKc2pondCBdUejOa",
-	"nBIckYN2tVmCUtu7E9W0gZkPl0QtjTawbAYEdyGK4oghzsfKK7Fwp3iQ1opmSy5Y3YkII6w0W7eUD73k",
-	"4paLRZqQNKNFwcViqqUEF8idXx6EEVL0zvx9cSMw9kahBoxl1jCLxnpEcHUOMP5GAd9hA5qY7xiH9BiZ",
-	"HdfXr68C6KjWEGwlqozkrGBug6irrVkD456SyzBlFTJOE2JDwGyAIhr0yYqLSrOEKDnXJ/BZpsgYZ0RS",
-	"/CFPJzZDqQ5msnuHIUlYvJ6Cr6AOWLEfMSwXIp4k1kSrG9QSv2W1CYHLzzq8LbCV7fErm42Ol5Dzz5ak",
-	"hcFjxnlKLh2SmEWIRdCyeoEMtTGr53fWI59rVvaHr2K1ZpQJg5KtZIwVgDUtmFm+umtzYu262qslHHoY",
-	"Jfft2fM/tDXHDuoNND7kt0cN314Vx4322Td/fHZ26HBjNjlAqy9LWXZH4kHAew1vo24BrNXdi0CUfg4d",
-	"CPPTzosYivlsgD2XsoPT4SfinKIe4C33wNN18AoiFTfY3TVfMVlpmPSwcohRzJ7IMOrgQ+EDE+yK1ffy",
-	"4REJ1WLBlDkkc36/PzXPNgVBRJZkzu+dwxiXqJlrNwATJ1YufLf7f7BSnhhBxVfWrgGA1G2YMz1QgGuU",
-	"H3/80j+xugtWdG5S68euA+PW5GV3+QQqIkJZG3V8WNZQJG7cfLIq4/YBXdKMmRspirOQ3RJoAOwc7msL",
-	"+m6uOqzE7q6DGoPgyGv8R3Mk5dyNti134EE0YsZS6zUm1oCYgXeRESkAUb2gte148Jh2kNYHbmlXzXEr",
-	"C1o2GNA5BSI8JymmVqVES1KHnI/bHAknMEkwnjO4xJL6SjCSVkZFxgrzz1OSuqL2gEOu0eEt22+79XMP",
-	"7ddC4QmH2Mi3r2uSu9sMaobazqNpTp0VTqIWz52lSkJgPzi+NjBW04XaKyTsszO4bpxoNGRlGxFznZaI",
-	"XuI/Jh7TF14ZhoIT4TpxKBp71OzMKlEYRSkkhR2AsuMQ6YY2E+tKx1J41pW/JOzOJRDeV8NCNqE+hLO6",
-	"1qEdOzOJhC/2I+vByYpQLvw+bIhulWuK68J5LQeT8Yxl5k7zjOSRSHU4FmCbISKUXUcgQHCAfYYK3P1j",
-	"+KmO2fJCAdaoNsq0jeSyEx+OlxFgNEarKw2TX/5tV3bhImf3/fjyx6N1PkKQJxBzDP2vfQbaeIA7KxJk",
-	"9uBh9WfCMakG5SZNfrzPaNkJsbkDUhmp3pTnqYvjDVInNF1c1HivDTXa1lT2GbU5AsiYlp2XWATvMjoU",
-	"lqfnmBkZDCQsrHrqBmUa6saBwJzyeqSmrcXAnAIGpjLfFjaUNqNF+K4FyUx8MTIHDxfiXZ4TIcOXHEom",
-	"Wt/NqHbfb64Uq9cqhwp04fAs6An0FV9JectEJzr6dzIH5Jb07Zura/KEVnr55O7pEyg1Z0SbRUmFBuXu",
-	"vzmjamrrZNtIXLQ8+ocXjXdshOQUv+debP56Sn7AuDGwhph369z3SjFQu/lCyDJa32UvIkIrsgHcEGNv",
-	"HIa+JqfkhVytAX4MylBz4QtRt0I6BwIk7It/eOv9nvtG1B/sAPwmWMQuLBdogoUD6yROhSZsSTIpNBcV",
-	"M2Jw8LEDhhG1WZRU+JF0xhDRKudyOucF6xp7BiUbF2T809uvE/Lh8q8J+en5ZULe/OlPCfnh9eWLhFya",
-	"/7x5+/7KSI4f2OynpsNqxgWFyvo7i+dKnuwPXHp19YZ8+/UfT57WJVKWXOh2dR6RTi5IzjTiHrga+Rkt",
-	"Clur0Nrl2gEj9OQfH399FgsXaeMK1Gv1sX/BO5PsHchQpyEM3GKw3TWYk9uFGuSt5d8IcD8Pcv50b4EZ",
-	"Rr30mcxr8/ga6NPvxhiNp7L0yz/pHl2/lszuO/ys2q9wqwYlUWvGsqUVfjO5ELyJp9Vl1DBdde4lWEau",
-	"5XcVL/JuxKdMijtWKvRsITwz2AbCMnQAzhGWlbNGToilLKgtPy7FnJerGHsdkIPr3SFY2+4oIxoMsU+i",
-	"fBHM9y28YN4sqOhcHpwVTrQ2ru0M2Sv+CFdSytXpw30jdf2GqZZTXPzwXo88H+w1weWKkc97fgWr1c0F",
-	"/q4MB4BGhwVd2wq2+CoZQ/EK8uzs2dnJ02cTl8KJLgZvQAjq3FHIybc9JL7mBtS6g7SSKGRTxY8a6zuo",
-	"CGnY1tJCejl4gEyfmBXAj54YQiVKbwt2TtKKnwPAfepQzlmRI+T9BANGXTrSjTBtNzxfMJ2ScWoOM9TX",
-	"Y/ealoyCp27JstuZvDd/G6HbqA3mb6yAkOIXzWc01wVL0R3Xmn5r88OdC1cmSgcg6TfTDDokwDDEv5mE",
-	"e0Rgf29od129SO1UGUpcUHfdpCuwe38dm8CEBTG/ZVUwrAKjUSWwhuf9amF9Vd/cXI0GiT647B4IfMCK",
-	"O4jpI9a6hWzSivruD0jen9pg0xq+XCrDo6OSN0omPQR4tm+p5oWk+tvnX3CthsKgt7miTRmA+w7KIdVV",
-	"E4CGYyv3HzxD5kgTUAjPfmCdGEe1jSpd/UHcHcwEAdaHcBKjSx7BRuo02iPmejC/N4M8gM/7rN4jxlbK",
-	"olemhNU17Tp2oJA0v9K03BNm58LAOsVkn4g5dwFPFXzX2l1dKeJeW/gg5DIIO8pdD1wRD8zs7ODeQEjG",
-	"z56TpaxKFSgF+OKhGGcAO9/tBoaJY4E5CCVwlzN2dtr5RcX/0ZnA+Y8gZgqmDJ1wQWZb3R8TD3f/FJp2",
-	"qMG0XDAfOtX+PBk/PXv+h2/+5duzs8RXB3x6dkZ++m7S3zVOu5NeGlto46yhhg7+8mRdsjvONtbwZn90",
-	"u5r2655190mDeMNtDDcgXKsGFUYFT0UX7B1YDYbXrKkU5nWYt75s4ZreIjN2UI9SYyYZwUSn9puDE4aD",
-	"Ne3OJ2lvcqOnA7I8Yp1FszxMC0Omym4i7S5qQ1fxAsLvBddQlSO/qBMI6ki4rMQa+ZkUqlr1wfdH93dQ",
-	"4ghOwZlwzKwsRsi8lCt7zLRM3bZDSUOoDdEWLfd6lBvibeQqN7Isyq/oo8CsD2SYZqTeFNeAQ8elTQHx",
-	"XzVq1pRUMwLxquY/fNX02DKOxU+oIg8p2zMw9qoZhdax6IQuKBdKB2XDQsZgy4OQJ3dPobCEqmZQtN5G",
-	"fgqzLTUgKHY5xiiOv8vZlOepBeEwvf9dziZHWaoG+q2xx/hiuAkgKkcwDT9PcNDC3L01M0r7/fFZj18v",
-	"qSsdJxi83dwLMjwZJyoDHBMwYKn/0Ob92Je+FJShKK4t5XZIL3HF1bC71uc+D8bQQekquy7pmOM6WNfW",
-	"qvnaU5bL77C6zlvmCgtHxGs3QgsC15YP6+q8YB6464cV50JKn/YWxW9INYB+fVQFGliCadcVelWtwH1r",
-	"7wFfr9NO8SsFhpGju+27tVz3zXapN8S42dd8GWw2mNdFFTk7osTJsOJoAwg2KJbWWOSOybd2vo+su6Wn",
-	"BmmvWel5iyXzBoQbipimGZcxB00pV9FoyLJmNfAqGXORFZXid2xCgHeBTcGHsluHliYgGu4pcdd/RTqZ",
-	"dlfgN48aMwZVEA+KI1wYbUKUD8t0bV3G7XCZOWQwkQCkY+6XL374I/ZPkbe3lt1/ma09iBcF2pGtphnL",
-	"F94V94OJOcmfjCtQFQCgYT5npU00w/qfAO6WgzKyJhj1Yz40+eJcb2fCn5EP7qmLaG9xwxmAgtyReUQ2",
-	"1wey1dTuWfk70+oRCu+xdPpDwL9a9TL7lPgQwmuQ8s7Kn7rx4W2UfZ1CYDo4JxQTC9zTcRqWr0hJCtnI",
-	"9rd0AoVlMORPinbjG+HqZ1gfnPun4d4QRqIn6OuUgg0sL3rN7rWb1KekN0ZgzsvV24IKW72k9w0INx/Y",
-	"+BKsga3yTH0vRWs69b30SnDNqcZKLLaExuD+dmu4fPpoqWOfTScoj/o4hYl9cN5OCF3E3ht6IY6OZ+9z",
-	"R2xqmw+CFNf+iXyPBwKwAvqMSKzErEzFFwKBMschzEkTPc/B0vF5nT543J3ccJEcDqPRwHyoQ75+E+X9",
-	"MI/N0HB580YdJX+4cp2MMCloL7oF2OldmvuTu6eErtfqhIr8xFaptb7PxFY/wRuIZnD74/dBvDGv2coS",
-	"vte0mV1FSllppi482TmAsxJAYnSNGG7DXyfH1C7sCFd3Bzg4ryEJ2j0MT2IQwd48S8NNFPX6d11672Qs",
-	"jtT8iqZpgPkgqSwXU5qvuEjPEZWOAvIB2nJVKxgF9CWIfUSn5eXbV+SWYSneFhQmVlNbMaFPSTqj2a2c",
-	"z3nG0nOyLqg2S39SsDtmdsQIEwC4gkm7QVmVC/uZ5jhUYuVZjMpVGIrkRV+RQzk3Q0jS1c5sgJYGmMLn",
-	"vgOY7EaAkRQ/EibMp8FhT8934FgAAxyDXIMyXwqKlvnKD5DmBhKAXTYVBr/5fRglo3q5oEgJjtWWuLaD",
-	"iMa1B8d69y6zQ1WucLWnAFsdLz13uQEJohbVRd6gvozz+m2ZTkhGBcBKIHLyKco0dwzWcxv8HNwl6TlJ",
-	"/RGoCzNctL5lcQoVRmjjTrj1ArWmZHOHoObWzs7ALJY7YEHHnUsVSlExzHCqq5IWJz60NiorHpAkC2Gz",
-	"7F4nBCDzvn52dnZm7pmSZtrqA4E//2ufLr8fLXNIAbeGuBquXPigP9ayLpfXW83NoZQEGcetsLh4nh3g",
-	"9c/nTNgI63Wl0e2TeEEFeTpkz5i7XmZdlU7rNHLehi/8280IMH1uRgm5Qe3hZvQRsy3/djOaydw+giLt",
-	"5s8z8y9Asxp9TEObS8SKslKLLtwAc7V1wgbEN/GlBwtoTQKcJIiCgt+YaimnhcSfzBab/zWSxXRNS+WK",
-	"zu7fY7OeOAPbMrq7rOTz7aEZNHfwVgQ6fz84pmCbABxvHsTM/MEco6fP/tB9iJ4+a5bs+0PUgtOZLSIF",
-	"SkA2XaSGHQFhIqw2104K6Tm28Z22rBhr6bq6pRaHjIvbhKRGEjUXWurKTth1OSmZYtoPp8kYrf3CvDc4",
-	"nhoXJcjbiZGBU+DMndPB73wMOcBD8ZIZ8S4AN4KQWhuotksYcPr2f/grzNscDkXZGPQ1Vbe9NgccRe8C",
-	"wLeiZh8sQGmuXL8cmKXhCtEF6xILal0zkTORxYJcR69yFWJXKPSUSsFIWQkbxnRg5Zt8L3IFpv3NOSsR",
-	"inEPksWko/TsMZGaP5SMYXA64iHzaE1FM8Zo1Hwddn94kSQ78foT0R660V4QU2S7bsNJFMUKbxwAk7Am",
-	"6nQg9J7Le6jntY9AMXCyC6mstW11CW2LAIGESV5pV2xQ0TuInnOlObFoHUiICjzBNpwNbF/m17pqtreS",
-	"od3bfMkWFKv7hwgPIwQbukpbpaJTxCc2twKM2+LPTS5uxE6JbhfqB9GUEfCzh1Tj9jDyfrXayzhOXRHE",
-	"hKRwOOFezhdMNfD26u0alluEHdICZGhZDoqUhC/vxfELF3OnG8w3l2IAojA6mDrkn8Z30cSCJevWpVTs",
-	"YLifvUKvo4IpqtENubf1LKoi3HkR1lVQ3s1dLeWsYCtXaxgk1LsGPl9NHTVhXEB5QMiZgxIECJnF4XTB",
-	"24PvMsTBYpryAiw5HSvWca0FldjrIIewmuae6uwADplVJddbSK+yUW1Cih9ZR3KeebhdyUqByQBKU6R/",
-	"emnkwzVHGdG0OLll23RiS6QA82niVQaqt+U2sFpQugZqHDu40fMRXfNbFuS60jU3g/uUjGaMlqy8rLDS",
-	"LP7rB3eE/vLh2nBlq3SOIklfH65rK4mXC6Pp4ol1DdiPmaFiHczRue22Hp65BUafPgEGyVw6bEaagYBt",
-	"p+Tx/VeUC025MIz/U7JP8HLmFrKkxdyICu4b5+60W9aFcgTIEGD+yOFs5lUJkE61NSS5EXCjBb9YMD+G",
-	"b2q6UAniRhIMzE0cNKfPVqQF3ipJ27IDVsDkRjidPwmQhc1wbOS4twHBKxAW1jJAgU3KVgY3crE6vRE3",
-	"4qWRghFZoODm6qlEbuO8oepZStYlm/N7i+YED5oFmMfpE/zhyT+nCIpESik1GSMxp5Mb4WBjO0h3nDoq",
-	"SScwqH/+58tGy9N//mdyxUROUvO7LO3qnJPvgGQI4iQDhVmQZGtCBREISJIrYuMZ6Q693ghbK3u2jVNt",
-	"k2jJOC02UyhIcUquu6eFRZXswaW3TN0IvXPsraCY4tlMbV1yuwronzGzf4l4kqD52nLHJHWOH/DWpHXM",
-	"vJWcvlLk/etX34PMYH8CS/EYHOsgU/y/7L17cxtHli/4VTIYGyHgLghSD8+dJqIjlpYlt3psS0NK9sZt",
-	"eFkJVBLIZiETrswijenu776R55x8VKEKD4sgm7b+mB6LqKp8nzzP349Tn7L/95iM1+N33/hO9IfM/zGK",
-	"fg9P5FmX2asXL1j2l48fPzQ8HNlwrM5ZKYyuyik62BSildVyV/xgXp2+CpxzhbxBrE0w58GzAbpKIaeC",
-	"4lJ0/J1eUkph3QXr7j9paxzTLYf+/MO7hCLZMyv/a3Ckl0IBbfjRy+Hp8CXW4c9Bip+4/5mJFsP+AnDW",
-	"UV8Dvd/t9Ns6D3RgxPak0HSg/KGAZiJhbMp2vkTM2ibnOe46cPG7fb2sJoWcEiOGyJ1GmsoIJ2O1x0h5",
-	"lx+dHX0r7IXWGMbHzQPDfHF62gDA5ctlQbv65O8GFaVYa7sxwJjyv4MMb+Jp0hmJVssQ5TYxiLV/PvT3",
-	"hBC0kmv36OxvPyfqVlsTHtLm7G9HGJc6+tl9AS/cfCHVSU34di77d9I0QgEmSUbC8lKOyQ3cMg6p1UP2",
-	"HkjOEtc/+IanvCjcpc0yZCZE7NX6tzENGDYYXIGSthzE5HtNSJL+qOZYxg8SugzAIARPsDtaLfvj3E2F",
-	"G+P72mzUjcaOqHx85OTDpmh88tx3kKvgHmxgDwqx3GkipCE3MkDAAEiOp7d13wHHZtSCKAgV9/FeZX9d",
-	"3XRrS3Pcc7om5EDAX9P57oGLv18fVVdHa/Gx0Ns1oO6fD3iM0w1Qy+ZpOdJpPk9jfP8aHL06fb79UH9S",
-	"nO53keNLL7e/9FaXE5nnAkLxr1682P5GvKneIlzibxQ8QdR8B8RpjcPiJU397z8DWUNrdUfEyqpH57bI",
-	"jR8ibSgQqQ3AEu8AK/JlfKVcQK6NqUoAvXb/fTeXVjCz5FPIy3cqi/K3mr+k/4RaBgCuZFOtrgs5tdmQ",
-	"fcJYdciyg2buuM9nC2pVu6AFMt0T0HSzDnGEs5PuxyO03oSx3o1zL1t+vSHv1v9X3WCk4uHG2Xt+kLO3",
-	"6dz5kECdh/IBj9zpn7a/8Zq2yuOdUVzX5unacE43KAawX7cqhc087eH6IS4Fz9c4sbGaLOYh4DVC8fgR",
-	"Qf6Wukh08NOXAOJe+0okKYWmwE0p0rP8quOofSvs2jl7gPtl2x5/vP39avsbP2j7FuD1Hm1/fyvsHpt7",
-	"X10uXah3+Qdu54Be2xqyRt96YhQRHjSpR9cFn3ksoL2QZLZdhOf7XVlEHFHTla3GJAw2J9ZHwIYR19cC",
-	"s7CyD+cfX/9lyz0WFb5sxAy1IgEmdQ3UYB3fJmUYcGeeZg2TwaZcxbyQGU+yQypVilt9I5LkELCA4akh",
-	"y0K2FLeZdzTHdCCid7muCk8Y0S4a1jGDDnQLd4MT7XQLP46EovS0JySpnsbVfSHQpI4Hy4mUeIzu8VI/",
-	"QSfqMSbSbXEAwA1bS7xbF2sDp5sJYxlkQ7a5BdYEGsRA9lIKWG+bb63fqTesHXQ3ttcwqm9xEg5s9x/S",
-	"fk3GsY/5WlvUL7pGu727y+5PTuJEAi/VPeoerVb0eZ6bWCa2hlf3zLAJLziQOQHZDNVczTUOAhPcF/Dj",
-	"3Xy1RefoOlTwOg/Iop2ncsi+pYTdEurZFtwN/oxxzIkjpGNp2FSXJULHTlYJ4CoBa5SMAmM+xooHWpcI",
-	"zz5ZEQEWqCFD9ppmxw1kIuK4NeN152DtGltzIrvX6FMHNcWTM/xIlnitB5tVgABxALP6RXSsmymwpbsP",
-	"aKvE2Hprx22L6ZP3IV64nc7X5cs3ifK+r6fuLaZLcssWGtC+0CqKgUgzqONxN7K9iVmW6kJU3ky7r+WD",
-	"s96r0+eIIar0hBJQm+ZGalCMAsQ81DwB/hey5HsmvAbPWSGuwai5lkqa+ZCFqUGmUEYg9J0yJZghvl2U",
-	"migdX5yeelo+nEvMqaLc+EQT9CpQ7cu9V6d/GniTD165iq9c6Tt1lT6eQaQzfJEclp+2+Cu7PJVxh/w7",
-	"elG6BfwXO+VzZds3B7FIQvHwFksExULbIfdIANzOU9AETNo+kEnS7af8GCupyUUBjogk9QlmYmM0oBmc",
-	"/ERV0IcOUG550JeZ/TcE8nZ84R0U4N7u99Ibt3T0xiENqLUy/i2WExXyf1F7uiymcEq7JQQe+APbSSHa",
-	"SCW8aqPYwAQ4kBempRAj1pnWyISlZb32kheP8mGEB/Ogsoo+8WOBUoIVT1iTmdaYZr67oNZIE6hf1gUX",
-	"z3OaclA1WwSY+6MTUqN1UeZLPtctuBwMK1AU3Lv1dnuvTl/2kVSXamxJEQK1rG2mtzmrRxsss66X63Om",
-	"yMM9ZD+BdpP4vNHhnRa8U9ljrUkcc7rwwGSI9Rk7xWs/Yc3m4QzFFAb5gS3EOmRHd4wWy7RglTxntK82",
-	"ZT1d1utD+190ss8XvOd57mXcRmPTC926OraL7oXiZSe1KhEwRoiG2tYmakZ1yQIvrRdwP0ttQoj18rLE",
-	"2ogFWTNrEhT4idIOtXmQEbFghfG4kKPvhtUfsvcd+l3m/kSQqKmYAZXP53iOAjUYpqdh/zG9i6TmWqZb",
-	"S35Xh2r4h1YHNySoJSaCNA2LuTLiuiqA+jbZcv2u5LR12IcoKbcU3/zBFdbH0z8DVtS6ormLjvioOuB7",
-	"hZsWs55bNELEtHPXPeslueNE9IVIyUFVevGi36Isot5DpwRi6y36IsjTDUqjVB0uqa0hup30yo35P394",
-	"ffOLjvlFx3y81EJGsDQ76JS7ZxCuwRLFxMGNqiMqYKn8cEKLCGC6RAgeyV1qdRrqY3cqYTiSB7zwtybm",
-	"AC7NF6dUW8pg16bdV3sG3XVr+CywEVFuoBngRafLtfTAHcmKwJ/sTQaMDk1EwrLcODiYo7Xl6Ewq67+F",
-	"IXhd0hexWC89VdB9uprXNApqzZ+8IXsNCbnGfz1+VJbQDT8ZSYDLWXFGFLfCtIW1IK9vdWVEcZ31f2tS",
-	"YyM3P0qovXMZkazY3zvUAyj6jZdQAFhMLvc7bhDkMOBq9Z04gumgSQIRgURWsHvEr9ZXOqZAbPQnwxY8",
-	"p1ie14eoyhNDqxszHA+oR6xTdj1wRuNOApMyGf/9BefT0BA+kRzYV0P4rMSGpkRutfFq+QwE9kvHdyKm",
-	"eiFMXWEc+IxhoggXwPa8DPhk4UT79Cp4GurNmbF6CSE/H+y3ERmzDdIu4Esp5gwoOxcr+NlJTsp2HjCj",
-	"oxDy+U+EUmusLlEuLSDCj7le4QFvdhjLV+sXRSKB713PqmVKrHRVQqF4l1W2Luh3y7XAQW7JsdiWw/Dv",
-	"oL41B/VFIt1vrsJWqTQTyp6kaBU7ZUaDqvMMT0zt5XpONOtNViyLOK/ZAI+8+6t0FipLWb2R6MWdq7Gq",
-	"QtEhqg6FNBZ0PgBDzxglRaHAqlGhYxKWU1FJb0HvNOZLBqSVJZ8R8kBLhnRtNh66NBoSzWpzGjC/pAHw",
-	"ki6/bUS3+ffw19bmca8c7fTFz5AIj+eOnTa2kD9+cNw2uGWBucVDftW2NUXsqeov4IEEFAzELRursfrY",
-	"gJ9JiEbDJzysMeshXiq5WcGCqJDFvdbgM8P++tPHgS/3QldCOVZNcGB6iW58dHtKw26lkRNn/VDoHc4o",
-	"fnnIAEM9o80L3QDAwEFE2VtUxo4VDiMdBYqgmic2cuMFt2sTjodhfqq0bU2TSTpW5F0eBAgh0in84iAB",
-	"PtLM5dIsC47oEASQhLzuaB19UvCvCJacjTDcNlYJglr2j7HHLhkfnbHnCSLrGfvbz+6fAFOE//wXcciX",
-	"5E6CEeWw/ufrm8fgtpKKLefcCJYtC66cvofAP8FqMxUYYgTv5hWPOVKnF4IbC34r1y1nl40Vuvmn7pvS",
-	"Js1kk0oWOVTi0QrgfeBhhcP+nbqdYGwp+IIFSdwmmOFkpBLlUL7gpAl0/tVsuTZsvPSUwi9mRBcTODZg",
-	"WxHsJ+i02T/+BXuNIwIapLoMjx44651bkQ51m55WG+UdD479L663tQsA2bd4bcparoANGljwIGOqdptl",
-	"5/5OZegNOd1QHZxNUBTewqHzB2YdlaQUK8rb9JCL6QfGyglLkXswTKur6dzpYeesFECDSuzHxsqioINM",
-	"eeZToFYpwL9XGtt2qHEca6e6tutftSPsrW1ISmv/nA35JLYXztn2/TXYAcFg09Zxa9zUQHzogGLGMWTQ",
-	"AuvVBk21eaUPo3nuI9l+95sHwwJbd85+Fk862+/yTSGCy5APAGqIJzzcvA2/1nZOsNGhPoUXhb4T+Rlp",
-	"MpjaAioH+JLGquEHB9f+FNmhrvAVxOYdJJxstuQApqOVl5N98gDhlwGl17WEH+hZPValuJUU8nZ/Tdz0",
-	"MKSqRK46GC5W9cPFr/SxXqLwRMlZq435aS4LOOHud5Sz0oxVlK7XpIc3DF8/r/UIRO/V6Z/6bdIXPZfp",
-	"6n1wrz+AYoUtP5KTfB/h4J3ljyUknkiQPMbPajtySdtpX9XnxG38E9zu+/vG28RRu7EtVB4D8ZEAD6D3",
-	"KGqpVd8d+d0ULeyxiTjizwwe37HiBir6RHkM4Jzi1vWa9TLX1gn86xjfDjCpb+CRBCDU/RttMcUy+NdZ",
-	"xgqpBDB0ZTKnf0JXXIeznFtOfzxzH/0nfeSfzP3C/jlW/zw+Pob/cz9mGBzI2D8ZZ9nrOfeMMQkOKWRx",
-	"+tx8zjKk4HGCwglEEKBEzjkrhTEjxCayuhR5n2ErpeBGK6lmGxuC4B7LLvzD2AR+wbO77PA+/ZC+3cTK",
-	"3uEr69DyGevxTjR0P1JPfritAcUyJOrz8+j3DyOWAxGznKfWfz1eV1dWX9EdtX0sH8NrH/XX7qWkUbw+",
-	"JmLqbk+69nxzAFALDag1eNq/Xr7/gSFc9ohgat2ldY3EIYRLNxfe0J/zHH0FIqeP51rBQriHko+BUyQ9",
-	"Z1cyHx+dsfERwgJXlcwRFRgZbKD/+IC7jcdH7hiPj2Ag46N/ZSPGETDdtQPUd3QgvN8M/wl+HPFLxQvD",
-	"MrDOkQqTJIAXFNKyKS9L6cwpTIl2R5DcaOGhfMje8Oncn8axgjM61wXJnoCtD+P2ILFMK8Y9zLN7A400",
-	"mkAaBcgvTALHCezhVNNajVVw7KTr0ScnvAewFSWbFtqQt9xLelT/F9AX6HEvO4MMjWNeyFuR9X3SHro6",
-	"xur5V8yIqYYugf4SdzHQn5BYuwRZEAxRJ9/O6wSkYE3CQxRDMAJwq8FTmQ1Q+gAJYRZZSSGBdTrXbrsZ",
-	"pGPAt6OwgLUFBwyI8QIEVSF44j5j54mOGSWX+6Tv8IgyOki3NHN9Z8aKMjH9Q6jZXWunpQ5JfuNU+EGS",
-	"5y2I3DhoWDMEyEccZ2fBL5eCQ+IqYjr7rxTSWI+qPY33EBwDmNqGzutB90M6a+oOxBID7Tkq6rpl0K/H",
-	"qsc7ZA8eHhy16QNRWoMPIzJgrDNdxNMUSC/GqoG3nPbpGQZDRmwDE0aNgiEglcNCoOJOZBmZJL5VZD+4",
-	"KpFDlSod6F/EjJDB5midRpyHUdIK7d2xQonJiJy1zPp4BkvBqZskK5M6fBozumKR9W8Jx/Ra/irMEKLH",
-	"U1FkEHunPe+D9WHQumSgZAOGwXng7fVuG7fHcSi0gxsWSxK2psRtrlZjhSvts3ZTQHP/WCLt0Sv8v/4X",
-	"63nMlHQZB0yq6AYdBBcDSizvgg6mz1ih7SPr+lefTmy54AUKUsRTD3rrkL0utAl2mVYKzUnyUpkoJUfh",
-	"FI9VaF4gm+CKDumQndMmwrwlSGzgVhwTxTqQ3DdQC15Q5D+7ELZcHZ87SZ31213dbrA1R/Sc20OZZXNu",
-	"scHPMsfW9Nh6D9YRwuua8IiJ5I5kjSuyfjOCr899buIk80TfijYaoVZzrqaUo5jxsYfrVv3cCJGg7riF",
-	"TD4KBTSIpw+z8ppP5+L4tVa21EU3V4vSx1P3ZDZsA3+OA/gdWpmvXuzQ0ketv+fKM+6Zz/fHC3eDhjsz",
-	"GmrrdtpvsVW9tNiJSMDUtZ+dPGADpot8h5QKd43lWX8AX2zWJ34MpllQOdJONENxTf0H+AcghRM0kbGa",
-	"i1IMWbYEzYriftyy53hjghgEdQPYP5+fnrIerSF7cdof+QLKJafSeZGEMmuEQbvkaHzvV+Apo9lFk22v",
-	"VImgR//ePdcBZSHdtod3ZdePP3qhwSXV6lG6qCiygtqfU1wVaKCLpV0L19/NISG8ssvKurOjFfCDB3d0",
-	"TQH35Wm6smPlTiUm/BG9D2RliwLIvlkGjV+hybqU05vEIXXGsp/eX/zX2+/e/3T19ad3333z5iILR7Mf",
-	"VUxdYpYE0h+ZQfLah+/Of/jBvXZXSkyHcNZD4DVLH7389P335xfv/o972l/Z2BmkhPQau9PAg1cGhpIR",
-	"BS5lgpBNXSPYrDNrEm8K3OtFyFPzwp0meTqv1E201nRJdEgrdidKQbTaTrt7zYuCjLiyUqzQagZP8tRq",
-	"fmaoD07CuiXrPX9xGmzgSrnlGCswwGaVk6IhN6XvM0a/On3F7LzU1QyzITJaiYxGkqSKUiOZ71xT5XS6",
-	"/2fonBeV+gY2Nyi2B9I1kxYeyfdf68Fm13997zxCFtqjKEtuc0HSMexslHc76EXgD4gT2CUfP9JjE8pd",
-	"4FUudQJ62Us5QzkzS+D3AsUkROSsBneRp+dyH/BMnWibQQ6UZ3DH/Ec8Lt9/eDlgP53/OGDfvzofsPff",
-	"fjtgb787fz1g5+5/3n/4dAly9icx+Z5yIuBtBM2zCNIZeJGvZSHgeFtwK4WMpiUv3bZxP5Mj8VcrlPFC",
-	"nF5ABxY3bC7B/IF6ZDB8qc1gej//asjOxwq+V/CyXRAlUqZaFprnDMQC6734in3/NQkjtkkWuZag0nis",
-	"UPuCBpOqasqWU5qZpRDT+bHVx+C3m/DpjcA8v6SButXkv/PV6fOxypS2V9KtsbPnRJ5tkoFd8m6DiT1W",
-	"2+Vd3InnbgttFHiLqrDSLeuJW5tjz+e7m8T5mJ6MR5J6jT5slnvxKH+GzHv+8t46Xws1dAprkAOwZaXZ",
-	"6ZjANsIRPv/qUTobZAsmpoM6v4uI0iVKqKd3ucRDR3NAsnzT9bKUxzdita0oITJoboVkr+Hi5GsgPJS5",
-	"eSM8qKosG6DvsR6Rsp+Pffaz60G9Msh90NccUBmoe2jILojRIdRFAeKq0yJJVmfYjLiiaigMLJVQFUv4",
-	"saE4Aq0KkQ+wrQyqIK+QizBrR4E/B37Yh69uOC+MRsjJMpmBTpq0+hzU/GVhJ0IB7OBhydNw+vYx1P0O",
-	"fZLlDL7z6UH1B3Mn1jNPr9q0ga+rosCi3QHYv2c+8oV+pzk3c3I/xfrvUthSilsnw7kVJethEMXM9V3b",
-	"/u8P2dcr5r1P7jpwHWmpiahXQxhhMarIp9Yk+ereRQfly1J11yJ4eBQSElckJDIsrraR5VMZK3jeKC9o",
-	"Flb0uK98dLpyCiMDfOR4ujNfWAFT5clkKPDvIXgGoJWmUflQqcFhapwODtA+jZ77aRmwOEuqKgpPYL1R",
-	"skLZJRV+9F6dvkwUUKd0IuROitQDghG7YkRxPfDDIMbqOs90Xb7hvsMjeiBLFj/eUh/wcDn89S5sx465",
-	"Eav07qqfvt8/SlbkiItk5y2yrKl3bE3Fx4s8FXJnLKP7CgiZIEpqQ/QZiKFNsww64MZ7PxaccmnYjSDP",
-	"IaC5Q6ooiECeR8AJBI1xLTbUjNH2M0nvbVF6UvsUxXjCcwEz0KhVTi73LWXKr4bsHB5LeoNHfv1g41wn",
-	"B3uXQoEw4dCj372fHOdo6z7foTrA39neI42kDk5YhJ1H4dHdt9wOCjZeB5v2mleb149EW81B13a5b2Vw",
-	"mwwO19UfocRg6+7bz+rAGQ6AF0FIV3Z+wpVW7rs7xV/rBP2oLUEiGKSy5B2U/V5LdO0JZWmXBB2tl3n8",
-	"Q6dsJjLHzIGqd7KCEizfEKTnplwAAwgwHBfylnRdw6+Fa1MsJojyNyn1XUSB1RNwzS2XBtRlYmhSmsGp",
-	"A4ghbrlnH8Fs4GLFhOITsEnlTB1LNcDDHFhJ3HOFVDesFLlYLPEo7kVGz97ZxNF3mkYv3Lxf3YjVldL2",
-	"KnphCDDIdb22MHVXok69OO1nXGl16EOOTWz17aTjgLP+1T12Yjf3UnMqoRakYzpZb/MC9e+bun+th6mE",
-	"qOw81cHcoSqFO5jHiDDVHVl448FLkS9ZiWMrFwI3NLBfBZhTSjcLsFaCl4UEhAl1E3IhoHzIrpYiAOfd",
-	"zTUk37vJ9DhWTaSrlbARIMtjYvXZTISS/jVgVa5SFlD/qLfVjj0sF4yjh0mvHnkn60Myq/uCO/fSWCAG",
-	"g2txLoqlH7TreaEJttUYT2WUXNMQdtmIhNNfv8rhpSaMan8XCrWAUkDQboApC4gdAXsWgElrM9OgPF5w",
-	"xWdiFM3IkF04aMCbdkEe9hMbvKZjuJ5Bv6Rhv1SiikCrbvgz4FTHOm6iVs3YQnDlUwjBGISK1DlXeSFy",
-	"RB6Bu8b6T1PBqrwVkE0ICeI8z0uI0nDlFBpM/oVdA6sPJoLBNAEIfvxHCDaPmNFagXeAANL8ZLcGgNsU",
-	"a3fI3oXNeSCrOWnmsYq/6l3YbjXD1LvVop3gNr3BJNvfZ+n7Y6booYxuE5Tdl0SigOxI6UpPryXd1WEi",
-	"Cc2jB8l1Mu/HzBw0WYyYlsIatFYWTlNzkgbT82tfChxLdi4WyNDoe+BRynz4M0FrNL8UEGiccCMo5Zyc",
-	"4TnrLUt9KzGt3PxSXPnn2iOdnvPVT9Lj4Bk1592pkzSKLue//73m9d90tj/QC+dL+UZVi0OjG4Uh7Us/",
-	"6/XlJwlsVNtJ/kymf90EbgSYfTz5COtxOkkM1QmmK2tkLrxx1Y+1zu1OdqiKwi9IhQnk2VglKgWWfocW",
-	"r3D9QjGX32WY6x2ZypIhnfhnTAapqwtp4NNjVUuPSHtimFDTcgVKItRwG8t6528uj799/X1ARaoH78BM",
-	"dOqUP70jwNkBA26sEi8/MGo4w2+yasi0Z1jEdIG3KcUoEkVv4Azb5RXUURFua4wdDMfqB76gYoZKyV8q",
-	"hOlpA5nvvTr9E1ao5RWeH9EqeyLLK3bwcPjt1MCjeuQTKbsVdCKegARMh/VSXxvupQdGcX9aoOzTdGe1",
-	"C6MWPSGe5y0aA3oqg4SoCS7S0v3KXesSE++Fsu4dUbLGdYSY1kmi2F8v3/8wVrh5kgUnGVa3iqAsEEwY",
-	"jI/qieVSJaoDV+z9eWXnCBAIsgiUDhlhobF0ap1iCFWYxLcl8tTSAjh6aberFh/CrD7Ireub23b7fkyE",
-	"/Gfcufd5dcb+7LVtd0WFqu1TuGvi5qrBPp2nD6InHYJScBOx5HIAYzxUYFEyYlocSF4kqdzl4m5J7COz",
-	"gBeA+E+b7qUUV/Burv2xQnU6dnIDhlT9jtkJQaoug+8BP+oLAG0Tomq7fN4hEJUs1CabbcDWb892FKoN",
-	"e+X0cbWBPwoA1S77Ys/KnfD2ZgiqC6FQy61tK6w35lNh0s2DnlJM9gaGCvDJYTx7RPc0FaoYSAIPH4Fi",
-	"bCzwIcELkZu6VeJvgWemzUDBSzwoHzVMp4YsHatdhCnbLksJEerh9PXHBYLa/YQGHKjEcn10Xf13zqew",
-	"p3IvrTmZ8IKrqdgpFEzvYPgUqEM2XS3pG1OtTLVAPQkzdQC83hcX3yFq24JLZXbTrdfjLc8Mo7G0cNkt",
-	"uTEtNHlW4/c62D7peyNwqNQDMz7dYp0fNA2MdF2l0n5N076vzP5aAhJ1yiT8ALzntT5vO/h+FX7v9/LH",
-	"sL/9kDcTmU9w6ZIz6L3QO3jhA5SDsyPMFqUOgl6lmILNEgQxmhStFuk39PVHcnW3Dc5Z4aul6PJ0+6mD",
-	"mt2au1uoagFiz9y6v/9SHP28DnWxUz8kkWxieLqrJ/jrzh53P9VvZSEQCe7ATve0wX3c7vXJeJKe9/oQ",
-	"kqOYh/2+C91r7TOsx5nlgMx/DUlD/c0p7WM1Vseo+Ib9mrFsam4JQM5Xkp9FFIfQYMiMgL8DAhLWP11L",
-	"QImerKh2EZJE2evLH8eKQTeHNf3Y3XWQjQA9v3I7l7xlVCAAWnoPiGBbu2t+KbIzxtmtFHck5cSv0iBq",
-	"K8yGVIyzUsyksaIUObv87++Y/8p6Z3rcdbQeimsxWutiLa10hTSSHAENOlrtYxiA1UeNhEqeGvfVixcx",
-	"H2IUqBy5YgF4KXSKEtXC4kgDwIz5KmPcunY06Aq4IA3mJkjKh71woICBP+WHKkNPhMijBgzSjmwlSqqd",
-	"2yeDwP/EAgq1We6QsU2F5+Qf+eRqZ9dsYx2Rw7AAIwAg6TAhNAAgFsIMmFwsNYBllvqOEP4I543O55C9",
-	"dQcd8wGy2AbQ63uJBoeSoqu+7+u4/opaI0APQHGtofl3+2Brx3YXD+z6nn4STtjH9anuskV3cKrW536T",
-	"Cj5iSw07FNhGAd0RwgOwTVqtwu6NcPr4svMP4mLdbZvsZx/5Of9mUsNGagrCk6kuqoXaDRENn0XCYL8N",
-	"fR+fmYBH6doYgBRDdbXMRXmGTNWgfYZhwQcwbX+s/Lamj3gBi9pXXVamvQkdwcagwJQV8lbUgCqiMjUY",
-	"q8vLi7fHs4qXOdHbhvn3bkLIyYcMYYWOmlXoT38/7DO/DK9pmg95ymhpqantXBrw2B8HjCzZL4975HJ9",
-	"p5wqsPXMcbYsxbGRMyXykB7v8Ww2HEC/V9HOe335IwHEGNJBYNt/nAvAt76JBSKNmhkqqPG8cAD86g7j",
-	"y/84DenMrceHh54g8M76KRpglLp+rPttYWqlr9xH2vMlk/vrG5rUT2XxEIfMN7f9OsPnYPm+sFF03X/J",
-	"JKEd/KgH1KnuWw+nTlxW2y5CPK8AYdd2DfJYzQa32DMzVstSujk6htpLeLOnS7acr4ycQhQ0J2pJd+C0",
-	"ouTLxj258XIbK3+TuePprRVP2nq67Ua7cJP0hFE8/Ul249jVNelm6Q9Qlcxzqre5+ze4LfHK2p9apvH9",
-	"Lm/rJ+81i/dk79PHt8f/OWDV0gPifv81+zN7fvrqP7/63+7um6ysMH2sVaufZY/EBpwZM4SsZz9gMf1Y",
-	"SRPdAythz9z1Do5Naan0Bwd7Qn/PEEAY/3glc+JO8EZ/4yVPTpENx+oc2w8Ic+LXJWQgIJDIi1dsrqvS",
-	"sF5GP1xxm/XTHIoAeDWdi+mNyNlclKRdg57NDaBBjRV6RVLG0UKqWrHXqxcv+iO25CVAus/5cgmISDaM",
-	"Po4pVJslwrTJgh/8zhmrlJUF5k/gMKEWFWcByslodIjyD3IPhbUTr+JW6io6cgAy3rAwwIXgCrgxnAwl",
-	"kLJ6Kt3zl6M1FWZdgyEIPbdL+kg9YjTLdd2/hFQ9fl09Q2O2LPVUAEtf1kmz6rc57uPDYePV23mry8VD",
-	"e2CxZRj0Nq0r+KjwFPzO3K4PDdjXBtWHUnH4mKkncOKj2N7TA3zSkJoHu2DewalG+oJUJHPTVBuVuEsM",
-	"pLU61hQ2WRr24vRFyE8fqxgcUl5ipuKD/IKxZKY5HV6Yylp4CSrqxirzvboiWKw5N2xW6juovdNKDFhG",
-	"Oi8Ya+6qSv5Ui4IFFfPKqRcRaxqHAWzdENt0yizyrFA3AquVcXL6br4KMD1rsnzA5DXjajUgoU4d6Xt6",
-	"n1LfUdnRnN/CXbbgauUTB3nqlxqxScHVDVxqGD0zN3K5JOjaWoAP3WLRFRVUKCgI9Pe+VFaPCEqhKiCd",
-	"kXjMae5zUQK4hAevTdYWqxwLfQc5hkYMmNLqmBfLOVfVQpRyanxaI4Ros6sMELtCTDFciXmqVfhLa6xe",
-	"nb6CMne/RQkhKNypaLZTzhJdV+t31SC9BVsjh/S9Pe6u3y7i3spCYAO+2b0iiC8exQtOc+uusABgAHh8",
-	"lTItkuFLWPGz7xMU01FKf+a1QrrtwW6VD7w0oma1NOEaUX4NEDwO2Ei+QhU4mPpIMm45uim8e8ATFuhy",
-	"rHAbpvQFQwb13+JXPrXFiqBwzyjXJIqUs7XrzudWxRSTgM7tn/Ayoo/6OqVk41dIBxkrBpaEIFSH9CaB",
-	"qwWuHyP/RyQ3i7RBghWrEfQUXIpn6fQZ7yLBbnpsiF5qBI6c0o+yG3Wh/iggBS34CmGJPISs6+pEzKRS",
-	"MJvOjIaXoLlBuLz8AiAzTGRegMxUUGE9bdclxZEn2s6dHFZCghxex/3OcoHI2yVA2jXvF0JH5wutZiwb",
-	"uKt6lA3crYWJK9k/M2e7LBYcx1qpXExlLvI+bbJwlbHMd38Ymxxh0itkDEEdHTDStRip2ZybK9ymmc9G",
-	"QpTPshJ0RwJgbHIf422aoS//6jmoGfjfLzJvXWk1ZBf+4jXLQnoz9eLta/bq+X+esl8q7Xa1s9+ukf4w",
-	"QnFOBO2wdGJjJSDQXakKMATqTIJtN90HFAMPbaRRs7tbafeYsXv5I7W+vdAPHntIf9oXyynuyT1MJz3t",
-	"docDPxyqvZd3fOaG+ekdOkwD+1+U+Rl8UC+F4ks5dDOe9aEqpxQREIfKdW0pRQ4w2wQnOxG8BIA3wDVs",
-	"gTtrTXCgXn2SR7sR483toqhvg53o6pLB/+Xj99/BDNw3Htc7ZUVJQEvnH96FeW0mfJuVsWLRWMETboyw",
-	"5uQfbsX/tct6YjJyaqQSVTh4NuHO7iXDdtL3wun0DL8HqVErd7XOhbADJqdaYdxxBZIZEPPyiNhEIGcT",
-	"qXi58tSv2NadLm9ixaCbBSU8RtYoIu4hntV0DhfGwgeS+Gr3zfKNnppzN0/rkY36NL31lCH17NDM4Hwc",
-	"V/J4Uqm8EMO/myxkcC+5nccEbjp6ddmcpnMv+K/fCTWz86Oz56enUCbnhn50dvT//e38+P/w4/85Pf7T",
-	"8Or45//7/2phVdwzeMJvOQ5w8+YfHMkFn4mTpZrVH0SX8dHZES5gS4cGeMCmxvyG85WkA/07R1E6Tu43",
-	"aweIcdpmnYdWLLgsjgFXZIc6DcJnQxiSjXBJPZIg7rzm0vAJ8kynZAztxRpvXAsfoT+PUq2xPkSJvMJd",
-	"FRLAUSbrVARhm1YV/PKZp2Y/ncFP4D7lEOmon2QxRDqAZL+n23snXoLkO85yoyx2qSbuoPtfPTBfSx6/",
-	"9/7Rk6WYCkRxtWiu+VfB+qNKQa5yKhrOaDN5kPBBYNJUkQgam+UWiaApqqOAzo7osqElT2/ay5wN7GwY",
-	"q93/mgqY9OEP4lf4/04bcf/f9xZgysHS5dby6Rx0tYxxpGFwH/108c70R55cyc0W+SdrTPcJpCEmFblZ",
-	"4OYmZbIesm+ELwGQWp01J4IKO3wDY+VudbBOkTIQwcM9MmSyfKQZcsuWXJZY0GEGZJ8GjKVKYQE1MSi8",
-	"OD0N/Av6eqwgpR7LTwhGlPVenD6nYglYAHDxInvExpJR1nt1+iplOeisdggn+EDOyvD9RyqzTtrvlk7n",
-	"G9aU4FgDETr8BH5r70yG1Rb5qLHcINruM1y401A+1m/Op1Or8ci8DMmcdYr0Fj3m5B8gLnYtwKi1M2Tv",
-	"nLQlIY08+ugbd0IAhT8hrvaQbMYDw5bi7+Tx8tTIY1WKUB/l4xmuEXI9BvkfCGydaPMFD51FFXXpsEtV",
-	"RXPvfamp2FZTsdve21c/DStXy0Vq3bknVHe7G4U4RGKpbjFda+9OJE9i0PNMopcgkhgax4XPrnF6xK1o",
-	"p08Io7j0pcGHvyhCKfE22fos1jP/AYo6Nq3+gXetu3uPg0q6k+0YHk7VP9PE8TZCNMxEhqcyT78Qqe4K",
-	"uOhZD+C3YS7+TPItYyuKtfsaCmft9D0NV6CSq9QVHpA/O8UnY4JP50xasQj6tLSGZfG5Dga9t4W+exNn",
-	"5HGs18Ykk+3Kerwo2K0ooZqwf5+m7NZ+lBUFpwhvgHqRbgJS5WWi948YL5wkkmm22+nGjtOHa71fSCUX",
-	"1eLo7HnoOaDYiXKXrh8EIiFskSDUtvbD4zU51aMMPG3SgKnCle3qGb13BW+0r2rOLTIj/Jal9f2aiGtd",
-	"ir26hK/8pj5tOR/v8FxfVOoHOK2HTfCuHfq9PC5hGumqOt1+D3zN82CyPT0XDZx0kQrIcEHFP24Ci+7w",
-	"hAigfTQ2lSwcWhvVLx7SuH3UmJ4OUof+gC6HGyGWNdklLRNOSAVlCYYjTQCgAXNgyL4p+TWCu0EEAOgq",
-	"8aKDiJO2czbxfRKUbhd7KOOhSnLskGogC+F8oWbSbSU5vXGXE6uWHYQUNuTyQTKw0pbdcemhtVdk8gBO",
-	"9ZwvYV9m4ErKWC6WQuXGk8PgdKI1Pecqj/hY6CmNcZOpXrgpE/lMQGkIzBPMeOgDWOfMu2caCgAwVYoa",
-	"BceI1pOcXbTcubiWSmIRGafSMfS0QA6fqaVJB12YfuvBNv1GWKcOA8gJZv4Nc/xTNmpiHYUhIpKXG6PH",
-	"/4oNvUDzj4jt4moi7BeN0rsN73Bv1dqYa68FxU0Gf3C7HyhUuKddgt86uEySLr0csImY8srUVDBj+SoF",
-	"53Afa4K7tOeC1yTeodLp0jYeFZGj1pOtTp5wjlMMb7cj8AR/jlHy4mGTCmqbCWmOwnYHZuoenZepzgW4",
-	"qzOpTHV9LadSKHtFz2YeAfFLBiARm8A55o3LsOsu7LC2tgI/X+pre5wnHq6wMSEfzol+vFvOEKyyUf0S",
-	"DChM4IMA3nIpeGnwfWdzAZJh8mGP3YSZuv7iRObm5VJAKvqdKApskchzKNtUIdCSuUklFPaGZQFnJBu4",
-	"TXhdlcGRRtERzHNDHHNujJwpyAMh5ipKRMFryvcSGdB8EU8YeGwLq5ob74qFEcWtMKAdeNoXnDvPyKo0",
-	"cPeJEnCnXPewSCg01id7tsGPmjdt3JQRlfEZl2rIPtanaECNCzNgbvtQ4lzSZayrW/s0CP9QhDSByFGj",
-	"63eltFYgThNFOwJ8rB9WTbka0O1mwh2GihGmhoINCnwaHz5RcQAoRbCTqeIsvN9BZQ2M0eigC1RiNRax",
-	"Dofp+oW1k9M01cm+eEy3otDsJtB2wKEJz0Nd8drejSKGYjpEoOB1ZS+7hjWPDZz5qihYpQphTLf3p9Xl",
-	"2dxB+zl2HtEg9bf8T9LOk/a3aC9/jOLj3bfsfstdW4A1htq2m/zECetjL8t3A8mh4v/o/QWvpQ+u1678",
-	"npPA5FFFC7g/wNJ+LOAJ0VPPL4RWVu0NNi0EUNcmLmdeClQFdWWbTtW5NFaXK+9RxYKowGEeou8Uah8w",
-	"XeTB4UvYyq5BtL2FCVCR7gz3A/FZux82BgyE2ZZhBx4t7xYIyKxuQnpTbsSxEcpIK29Fp880pCYcdSTV",
-	"vfjqq8HRQqqQZLeDow0S7CFRj+aOht89hayBbEQvLElT6up9Y71qYwhHDNLjQ68nWheCq3vIYpJWLMwu",
-	"8iyu6PmHd+70U1d4WfJVlzirTdkfBYGIlGK/971AAwFzAKnW5au7oBOVS7Ms+Cp0CXZp0ExVqj2SHwIj",
-	"ASCd4G9OI7AlV4ZPKa8QyxnJxdInqlQI10DRf05FsHHtRx0Sk+N0SYzv1MTdwKcVwXcRAAFfzFCNAOmE",
-	"wAtur0EFCkrE61IIQC1gUydGlSdli/KYvHdQ/AJ1PBmZQFhnQnaC+weVpg5YRvWgGaYOYGqzmes7xawm",
-	"ol7ItNQsckI0mgWQVtM0s8ioUAG3Fd9HOAYwOwjYKnrb0hLhIiXSBG+HF6ZShfImWM0h+15wZUMGD80C",
-	"kJETBuWdLm9Eac62WQKDGlexLmuA+G2GQasimZaPrt0j53neuEYO4eaqtXJAB9dDClo0se9EGbbEYH0v",
-	"fCklvQcdFlSB3SV+TQO9leJul6A9PLc9Xp9ok+6hAdYZTlYhyNJLI/p9+j345GkiEH8by0h9qIMOM7Hv",
-	"DpuhGmmwFDISsOsZ0uKh0N4eTm6P4/8I8/MoIfxkyg+Qeb5Lm7tF6O83Fn9ok9gt6D7hWZiRP1Rk9pa2",
-	"vJcgiZzYEJTlt1Ag7tY+D/j57qStBWPPKFc+x5rWu7kEvc14Utug0WBKmiRzFn+ZgzwfMreMibJC6fnO",
-	"ysExYKOjFFaeEoOT2x7rl714S2OuKDTcXwG4fyjNFc1uRuaYtMFbDMMBYo1UfNWS84P442oVEUT884U2",
-	"vgiu4E6VTVQxmXRwN7VslGCD+HZDxBUhSErB5EwBkPhdcwpg7nGCTSOdvSU2eAYxhDSeCbkpu0Qyca4H",
-	"XkkFtdV7dQ3uQlS/YW69KtjaBn17EcLMugxDb4k4DzbFmwchHi3NbjHWwWYyJAxbetlzwECp+/yjx0h/",
-	"3KEWG7baPSW//85pB4JE7hLI69rcHmywsBA14tcQklpTxwrBbxtSJSLwpk9uCr+EE7BL5CVsk3uIujzB",
-	"GMqmVd8hfAJLwc4jl41PwNmWZNMZ+WhfvNNHER9/qNDE5p2w0a/9Lq9p7/58ttSHy3xjdfgOlawdvKqv",
-	"4X5HyUEqWH5Czh+PkomiaBTAYwgcLQmvI7YLFAEGtcxTrIJNUudY9Twp0AB3sg4AfsKBQKg2rGrEFLYQ",
-	"nibpNmRACCtR/eG+63j9Rw2PStC8SJxzU1cxL4UFeZo1VUhWioW+TfS+gMHmP+ZUrdCaGXZwsj6QYvGo",
-	"fKx7KRY+LVp4Stwv2kVTuyCNez/tYhc30XoCLoat2q4e0LU3cTiCe5leMCKcFMKJBnLUZlomu5VGTmQh",
-	"7arOg4ruYVTmMwwsZstS3nIrMvqmtMH80yXoHVLdSvQlDag2O/qhux3Pg3TMrZXhP5F16bv6Z+oXQT4Z",
-	"y3hhNJtrJwMTAwTGvW5/mCF78+uSK5hykpy9WCptsgHLYlLsFSa+Zn00J6uicDYm+O9HRBPLjFSzgq4M",
-	"q9kMS4wW3W6yR3KR4aTUkoFTQXz/NRturN3lGq+5EcdShVgxhn/AloTicD2dVgHHy4fE4F7x12H8XHpt",
-	"PzON0XWORvByOr/PAHQ6zQGuLu7cro7EJ/aa2h/ja4f3BO7jBYQZGD5Vl17Tm7cbHyjWNWwi/QQBrcQd",
-	"eYaFjS7j5x6WHnOxSn5tQVvjFor1oERB5yuA1yXCyZjFj8miJeaKIn9+LLmQiTcHoP+iaKNSBx7yagnb",
-	"y/Bb8HQBPhr4dSYCsA0rWdhRUhzBiztA8KVyvxapyXo1IqboPqt3H17s+8oLRG3EO2xZ6kkhFsaXjw8a",
-	"wBYmg2+GWYK4zqzkyzlMC6CP9Gz0D6Ln0985Ip8JNhH2Togadam5MZA0O11NC9Gn6ZTXLApa9Az63hE4",
-	"P0+HNRErTcEYAF+E28gdpG/iMz2rNcIbU3S/xPqPAfvr5fsfmBIG71PNciGWfUxgQfJQEC+vXoTCCdoC",
-	"HmTSoB5tahiTusQLLHFWGOakwor1slJQcc2VVleoWWSI8Dgg+iG94FZO0b0gAS4M24rSq7O1uOPrakZN",
-	"aUkdxCTHQcPQZcSGLkTiDMXTOmjkuxpR3sqpYHwKgNgmpD0l+x0HI3JmhK2WWGO0LDWxDaAA70Fy7Zq3",
-	"tRbR8z3J+5scmQe0NR7dgbkVZRHqj9KyjkTqPWhA+/E9ky33Ss1i2MMVidOakp76KuUBRSWRt+hWWq/0",
-	"vgOsYYWldY2acBMLH/LIL+1zgvv1ejTMI3YaY73mt1F2N6gl6Eh15VlQ0QTgd1w6EXWFhXMxjsCXyxA6",
-	"P7l9jpCC13yKgRgElEITI5apNarHvAc04UypyZOuvPluKyXNouchutzlt93ZZxtOx5PIlH8a5nrNLdyq",
-	"ym1NE+4qjB14y8P/EsP7PrXCV6Z6AzNRGXieQz1LZcnTdhYTfykT5CpVbK5lURjWsEz9Cy26Fj2//kvy",
-	"Wr5SfCGn6A90PcIBl5WyciHYVKtrOatwUzO9xLNtdT1NOotqTsZ6N2LFstp3iUsnDq6yy8pe0bWRNAta",
-	"Dv65lovtNGd4Z5ema1+vyaptrntWyBu3URYSuBGYVqLTm78tI/pjsissMiqC8quLXMToqkQSo2OtipXX",
-	"n0hfGrTtvBSDi51vCtI2QxKtZuZvQHrYrUjjPW7fj9zcAJX90e6vxvMPh3mfV7/BTfcNt3yPt97DfrnE",
-	"zXj4opKdFKTgqPjjhGnajey9k6vTnOrNARUddAH0+S1LYYiUJ9jXcGIb9gs8TsAGoGjxohIj5BMI1i26",
-	"hNzJhxTnpnuKBOI//pWhcDAehYjMNEoZkWWwy/rDxIjbELgJVmv4VBq+eZNWQUA+eLC5eVHoO6ftkbsB",
-	"iAAC9gLWsDoFqD+ASkcew9jgP9yKIhAR+5OvnnlkSTudt0P4B4O/h0tVemgty7K/jY/cKo2PBmxMrsjx",
-	"0c++DJKWmdRAJy6xGeQPoF9rZHi4ssbnYomYeOQpNOCC+PDp46CWdOkHTkpqSFBK0qhamvb6qR92ml3f",
-	"EPsBXTPNGd/kZllzikDHo6dGX5P9RagVfCGC/ssNJJd/+PQR7klamw4d93udy+vVAY3aD655lJuPFjvb",
-	"JrIbq3WfEbTfKzglulEQedTaUk4qKzr8rFUrEWieullzWQo4n5OVO74RaJaWBHMmkz88M4EWpKbhL4vK",
-	"IEdaI0GRfu9l0lzhf2MYur9ObOa3QYOjEnMik9fBlxadwEGX4zeIHRD12hDZdtJuRL5KDGShyPL5ds2r",
-	"Ci8p6ytrugTUkL1JzH+qpPfV6ZBEUAMfSxTbuYgPugEO2euABuAmBitvGnBqgpeFjEpwhCgwlhciG0Qw",
-	"xXDjDVu9kW7tykrEUp5SHJeV8r1MZxWK5iH8RF/sH0CUnidYRYnGTm5x+PZZ3J/JxYGx13XgHbfB0zs4",
-	"jCYpHyUlgAzR5tI+M/0t9yoEGuDKowtphEsu3R3vdYF15/+1/BVtkI0u7rRpDiBIfq46PDEDqsKKsWOs",
-	"NdjXPdMW4U7AFDyu1VqNExB3O1PQRyZWwVgEp7/bRtL2h+zD9rhyovJ4cOzeq9OX/U2pKAd0DT96Csq2",
-	"a9Sd12ag9svNuUalmu/pQD6JJ3R/hrumSVVtKl5I5G2aNbdmIEif9C9SY6vtYtv5AvsR/0OqGaC5FEIR",
-	"sYC/bFK4lyRiSeIq6L5kBPFSxOQ0UohbIVc2neUY2DvgqY6NYMNfDvYTPdgXaMXTyX5mkgOz2zFPgjs7",
-	"pJqtXbPBo40QEvFrHk3Cqw6yJC4lz+KhcriP27D5WkpeuitaICNAWpOGqUZEDLULVl9M/4quzxjjVbr+",
-	"dCF4qUzysWcGJ6U7TetdMsMPhdkQ24ynbLd64mQWa0QhfwwEh/UJaL0yj9NT8/kex3ZScThktLs20z2F",
-	"cwiocP50AmLYgrDG4pmpJfVIEzMyB3XcMDSo8H0sU7OGzasFVzWUsyH7BB0s+PQGLRT8FY5ZsGxK1L0T",
-	"cu0z+ItJ1fFBXRlHCpzl8soNJEt7kuC7bk3bID18yN756vgFuKaU9gwnME8tKaNpbz1+XgPXFTOGSnEr",
-	"eJGsVGu2KKwnzlDAcpPRcParRvB4nMy5syB2gWQS4dalcqOG52FyrmTuTM4Zl4pi2EkBZgqDer+BbOzC",
-	"uuDDnQvGg5uRA6oxqZh7NAMlduLrqthKRaMrC24LoBQkZCboOp3YLzrOOm837Cc6XkHWbRbJmzWdk3/Q",
-	"sdmYJ3NBtSJ4YJ+lGkYqcgM6Y6woRtrKxnXCZvxWjOoiNAJmRv0qiAQoaykFuxFLO2TnNbHhZIQXGWnM",
-	"NjBjpc6RvY525K2uXSQ9q7Eakcbd9wJZ37SIgAv4e/107JzOkkzZHTdUsvMF/rFN+XezDEhJ6SwfSFMZ",
-	"dJe5pTulo9KNDtznlbu1nGrvDt4JuC/4jpNcnBQbZQDehdQ4BXSDpr+AsJogFCBy9txJgx9CYe6ML03Q",
-	"ExpBnhg+gGITyDXWlhcMtJUhy5Z85lUfcIZmmA1v56WuZvPaIDy+fkuOEJDpouc0+/bNuv8BAbYgZdfq",
-	"cA0Rpl1S7tABz+Kn/PDlJ1/yRu7LItzXDkyPitcYmwyyfxSTcF1s3HfaiRdsoBwco3JwnCgHO7hmWjSK",
-	"xGh0hocTwU15R0Aw6SdA1QEJAim4Q/Z1BFmp4WEGg2TkPh0IoJZC5VLNMlBx4TtOWVkJ62N+7ZLl+9Vf",
-	"3OAvoA/nydAfpcgtncaDEBG1DjatcttNnDgL65261ofNQGvt7D6lXDXfRTK3T7K6qzaY9WOXyIb0OCdG",
-	"Se2U78r+3YSWb7C6bSdyy7CPIr+y+mohCB0YYyWY1Ub4w4LCGPQ5rK5Psf1THP8Etb/9XCd75xGJxXFs",
-	"hz7JNbbETR2p0cMl0N8bQN3CU58NOpfgGyfr7ndHnUa5q0v1vfSwyMV7LMY+Mqrm1XyKcmndOdstirZX",
-	"oibfSctywu0OzgRnLsU/JSLCmU1hR4FZiBUNiDs7pVbsXBhAHhPFNUZLoZtX2HaW8mh4RjFpWKkrK1gh",
-	"rGmC16Jdky+kksaW3OrSsFzHmGyPfM6deLaDbWi2oVwxHABwS0FWEeTw+qJQdNnGQFlNXD8zgcDMf2fI",
-	"ztPpMp7ZPPVSt3LeU/1WdLuDg6cHsjkdZ59Gw2QeB/TihRuPLJpwxSDza1uglbtlkBLYSLNWjjVk59s/",
-	"UqcVT0CpLS8BBMG9iUTj8G9urZvpOtu4OUPkl3PFKnWj9J1qBRt+NUgoWdzmhZcgmVWUt5BAEKtlFsJy",
-	"rHCpw5kO2ijrLPp2l5UNEDW6KqdUSxz6THAX4EKUbkdm+BhVt2R98Bz4tTQQ7rwj3Dwf/+gqEm3IvgP5",
-	"3RutPGrpaKMv23zv6VZ8MjTwTww7b+0S+i3qcChh3Qq4ljTUWnTVdiYeRvXYYzP+UQp29tgb+xoJjcnf",
-	"7FiJe+xkdx9LG8NZ7Yps8qgE3I14RzaJWtAprq51Sn6dNOEzjCGmlKoHzyIbiWIZBMh3sr4+x69y7x6H",
-	"nXyXnQPY16HZ4hj7Q5y94LJoTAD/9zqIXh3cP9m0q8Vt9CiJU6UUpiooYZz6YcIOGWAlRTRzelwxuXA7",
-	"W5JPsw9B1BScAJVK0DQiv2FgFyGFElu/wtYB6QD1vtxrgyklyRW3FBiKf5qsiCoRjfX+qMvR1tqJyNuI",
-	"hkGHh2cjU6Ovh8B+ew24BtJdU4oTnX6Q5CQFVZ0Ab5uGBOtBxpLS1FVaN8jXhxKWpVBUwKeVlaoC9uOG",
-	"QcVXYSyj35Du4t+NCLypU2zI3rcxn9TMHm+xTJNqlw00KL4o5nH0emr8kRJr9lSm4ozek1r1Ra8nvd5v",
-	"en9d/GZ1/gQk5eHFe4pfiaT1d7q8oTK02qWXwkbVpSXm/TTEvtUN/BknbhCNigJbTkSPIoDYbl/xFO9Q",
-	"o4xE45MVAPyTxieG7NKJaV6Ev6Awwyi/jb4TK4FGMHzN6lRoKTNkQIAMSYiQLHgXXD/J4JFNujZOz4V7",
-	"iuJS2rS2+NxPd6tc9OMjL07gRR95BjAvHGvkW5CT2HYh1QiJa5i/sS5Pmq5rsINU/fGMxDZ1tkPCrY9m",
-	"wBSCBfql+iLw7osiHKWEVLPt4i7xse4Sxksf35jV3Uy2aLPu3qVtP0pcbX04D0abVGsa5ENlBHZgWopc",
-	"KCt50dWN+MS+nTlk9CpZz30iV+lMPMnIlazvY3/ian/eIWal0g+dQTG+VDk6CgM5L9GhT1ZJfXbWx4Te",
-	"uCtiBZC/vMYwXe7XKbRGhU3o0ae3Ql1FWbnbNqvtMiKvXAiuonHJlBC5s7OYEdNSWNa71uVYiV+5uwy9",
-	"z+xYqmM7F8eF1kt4rR8TfWM1YuwGxY5SGqFWGTNWvVenr9CmupNG9BOztc5eZDUBRFHppU8xJuSRpExz",
-	"5QYBKsUMVCm+Asgyaceq4FaU/SF7r2pyMDJIYZSHYFbPGHeTohVGamqX/QUaImbNchuMVVIzglZ5jIEN",
-	"x6ojdpKcvAPZV0kLjxozSfqxTedI1+hLvOSe7SqlxDRgJqMmXBdB3YKwTfU4mXLLCz3bVwVxIgUMCX19",
-	"7Y5Xz0ZkH/hgUqmSio46i7kTiTNdQmn0WCFZ5LkzYRKRmaf5SVCTJm3bgWwoNq9pXI+i3ghlwQHvNRs/",
-	"zk61gn7fOXmoPlB898F0DJrafVQNvyloYp5s/l4q2qZhh/2G87Z7qNJN2SpWTKy13xq/XF+tN+4zRw+6",
-	"QbbbpnFTrH73AZVvhRPbtTFv1Fm34X3WvvTMMJkfiCyqdRtX8jh+ol2//rqSBcVLXBuJ2z6XVpdAXmmo",
-	"4t4IcPXHQft8KdC1XZcyzyBKl95qKSASMFbuPwHBYFpwd6+Ej3hwVwk1tnnQeIn4XSqWxQYzDwzl+/vM",
-	"RJj6Hldj5ROEQvsp4FCfHPlOHV5Dl5WusWtRut5F4ijoxRmBN5oBFfmYwVgRBqoZMMp+NAMGQUrMVCNk",
-	"fj35u5haM/Jf8OiGpQEUkYu3r9nLly//xHJuxbGVbvJmwo5Vhit+Fn+gcMynd77DM3kLpko+E5bNpbJA",
-	"UiN+tbwUHDP0faPOWAAAOq7Yf56y6ZyXfOomdKx0CWEVLgHNq5BKsEkp+I0ZsAxoUSf6V/xYHGbmOgV9",
-	"gh9i3yP2GYK1ICetvh6rdBGH7IcIxE2kBC26AmzNTxLLaQ6kuH8rrG/hkYIhsfktILDudCZ/fmq3M6ym",
-	"U4kb44AdlMjR/S7qneHwa+6DzQa2sXyVePqduR/c341HvZxQY4X8dl2WK9vTcMV+Nw3X3Qps63bdk4CN",
-	"f1QU+NrW2HTbb9UC07nf5P7dpg0+kAa4h4vgj6H47bwT9k2uCq+/y486dDUIo/qs5E6b462w07kwA1YA",
-	"G1pSOZx87JmpOTs5WxZcqmPgTmsQovn04/T1sZqiA8MAiQbIZ6HBY6liQjd4AM8wsd/8UgCs/4QbX+AM",
-	"lByKF1f131CqTgoQyflYIXjUVBfVQqHe5HQ2wnjKzLVd0veuZSGunK4ANdRYW708LsStKLy9Si+JBZfF",
-	"FWHFZKh9SoWkIDzPS2HoScw2AU6f3KMt+38FXtWmxHfdw+tDVxY/SrOFMHZjdXl58fZ4VvEyF/kZIwCe",
-	"AfhiJnyK2e6FVDfHhZ66D0LSjCGwUmRuqlQhTISem6wICby8daJkrOCHYwC26r06PR2wqc4Fy4wpr68m",
-	"hZ7eECOLYpUqBZ/OAW6W0nN0yUrhlFKRs0LPZEyh/+r0Beu5T41VVi2NLQVfXFWK33JZuC9k/dqOywL7",
-	"KoRm266xulj73u/uA4o338Y22bauSZ1uFxxf8zxoib934mw3PROqT6gLRpaIh4cRkk6QnCxLnVfTncql",
-	"J7KADcv8O6y30LkozAB8XQZRU0w434TfC1FGPhPIqTF1xkuOyRTGQu0GgBpPVgR2x9FxBuR4zvoZsg++",
-	"OXeYlwW3Ttk9vpM5EKRh4VSd72+jH7Ugh9YiBqx8LdSUK3YtA840NAvFP8AdAMnDOBTq/pBlXrT5stAw",
-	"N/o6gNmjcUoPtoel/Rgf3Gf7X0IssaYx7Tl4boPU7sFAEAWs3+XH9U93sXo+Pz3dxup5SB8uTfA+jls/",
-	"IU/SY7t2WBOZ4n5zM94dHz7Pc8P42kcIDm09zxO50IbsB/RTlSLwPbpeg2tq2iCdLVaYz3QjlFcLIq0Y",
-	"RIrx+p1S4KklW/88z2lZD+THwKgjtfFIwcfQ+nboV79KD2qUPonY4Xmet2zn1iPReUPuQRLorw6Ph4qX",
-	"xpwbNhFCrd2CW4/Vefgi5l779+kyaj849MqVVFeVEdmATcSUV0bQWyXl9CPtgLgWpSfSkbaLYi89bbt4",
-	"TcIV+oVn7xA8ezvt5x0cLEG6b48/xzuxxSjp3B6nDy0N70ESPqHA2o77YE/FEr+1O81XEHujQI9ChF8g",
-	"YtAngejyEMmpqNP0EDBzaUz4cgoE0HkFBNZNsnEfHYKdw02ZCWMlEBFfTbWxV0tRXlVK2gwg3qB+UNfk",
-	"pBPW11aUd7zMzagpgSNHmfva+tl4k0t7WE0FMel/i6by4GcT4ZLzx9FWfp83QuCq2EvDQeN9B8O/4GpW",
-	"uX2Ob0RHJaEuFguPO+IM6MqIQZK94axzeA9PaODFKcUMSSIKPaXEKgCpThyH3KJ3zjPTANcQwkHq60CZ",
-	"KnImVL7UUlkzZN9jF0GCxAeoooIQKwDyJCWeaM/XGmFJyVY/AjkuYd54wTIcGdDCWlGmcFE0f9CNHPNC",
-	"uaWZwK8gNL9JvCIZvIQ5tx0wcLiOW/ImoqFPvUAQlJSWz09jAH2innVY/PjrznlbF/j4Yc18nIttIij4",
-	"XmkunmxOVhxI44wmB5/+EM+9XgrFl3LoZ3YLBqw07P1SqPMP79jL4enwJcv1tMJiGvDia2VLPg3lqne6",
-	"vIEYsPfURR7xAeMGkkOo9AhAiaQhzolWlRJaXspvqMnPVS0bXg7VMbJhzAXCTJOujdT+eiBR50sZRz/8",
-	"rcsuplUp7ero7G8/p5vAt7251WQjmJWxYpFshGWpr2UhThZiJyhgwGciN2gtDsusngkI+1CtWyMuy96h",
-	"i9XLHLVKYj9nlAb1158+UmUyiGUoQz6WiiA48RnCcXCjvhEYvrkRK+ITGYRAGvecBsfEaRCebnAdsB6v",
-	"jSqpbK7hQLVuze9XH3D+DmzvuCZ2LnVLR+Omox4f/61S7rOEVa1/yzBlfldCpXmyKUuR62nnfrx0Vydu",
-	"kQvxjZ6i50KoKbltMY4qTTwVvWxN6GX93QXQBXRn6wpb8as9mdtFUV/apoe7dfFwIH/5+P13MIb7lhMX",
-	"YYZSadEMxq8JB/NLcewjzLsoiZf//R0Lz4PmYKzPdd+xYm8QEoKW3Jg7XeYdHEGXvxTfhK4dOGJySG0l",
-	"Gcc+gYnaVD9J3aU2gnQX1jZdd3zigrYXpKB5RMP0o6xnlvpGAOtEMDk+aGNnpXDPLUtt9VQX/ZB50Z5S",
-	"NFbvbMynRKLQJG8Bo0QYJWvJ14BMWcAauvI7GnN587HKxtXp6cup+9H9Bf4l/h/841wbi384wz8sdUl/",
-	"OME/+HbwjxmEMt29m8k8Q6B8vHCR2bRRVNdLg8oDN29jFeSlE89mgKMBhZ9sO5KZfhwxiyPmaRAXuzOt",
-	"hJqWqyXgdTgDx1jK3r0V5Vh53Hz8ohssUO7MxfQmyovLy4u3DBI+WG9rugdloIhawsdYUcZHmubBkiwP",
-	"ngN3qrPhRuyVL9Vvz/pIAA9Dmd/UVyRZN6YZAmiC4VhRJjQwGQT59VtTGUfBUh0rN1sD5vbDIG52Nxt+",
-	"IzF7BxpOUvvXWcKXyJ8D+aWSFh61hC/px9YcFj+ryKQS7rGev5zcnvHHoP/AaS6/0/icl+eM16T4hpuh",
-	"VU3ZGqKL/ETJwtbuDXeUwJEb6+FZbVcQ9C4hPVldTedOkkHJBldUwOCzVd2AapKVGSuLwh1W46wdsOER",
-	"/Uii17qH4oeCdv3Ndbt0dQWWo2RQ7YWCGDpqHvtdQnm1SXoyHENPZfe7qdx97w92Afls396b4TPaJFyr",
-	"VbRxB50+htROR/kHCfvtvFv2s4+SSa+lDK5L2hOn3uwPT9VsoBOkIiZEhogB7ekoibzDiRR0I6zFkjIo",
-	"MMku33z35vVH9hz18Vwan2UJUn2sPLcgnQsPOh3YXZbFCjizz+DKwDziqPEOGGfXsKSU8wsC38qFcKeo",
-	"9/yU0BhMf6zWIKEyUwHnXcYA9T8o1KXgRiso0VsIY/hMBGhEyDSWhtWToW1Uop0eanRxSxV/BMCKynFN",
-	"xxbXuoy6u5qNIHzb1LJ12aJkB4yPsWpTqoN2DNp1ooee+rutrloHoRM745GpQFmCtBmlx8otw5B9FMan",
-	"dXMrjoHxS+RrOaCs9+oFhYCzC2HL1fH5tRVl1m+7Fd03U0U1rO8DyTbX/q4kmF6AR6uL9uzvNN/61Ysd",
-	"rvCPWn/P1YpGZT7fZSk8Z02cZoCa2Fc5Nfqk0PqmWnY60D4KSJkGh/exVOjjuZujO911IdcLLhXSZwcm",
-	"cDqJ7iWiaMECAq48+YGRalagH/1Yq+ClGPijH/RG5KpJPfKm1TvKekqzieAl+PtvRODN5Uqr1UJXBrzs",
-	"Sohc5H3w+aciTyo20c66BvdgLzNGXwnFJ4XIvQD0eKU0guBYMdHni5OB9bCeQ1hR1SufgOqicnkr88rJ",
-	"KyI0hr5IAwKDpQJjWkgIYuNstrgaYekujf4Qc5u31qY3lijMs10tRT7CCKy7sGhdqUC7K8YKZTe71bD7",
-	"R5Oc6xdfvXrYLOvLy/c4aZvE2U/ruxvsofqWHT4ZsdHhd3/rCwk6jiKGqppnOpUqRjdkSUiO2MEf39Hq",
-	"NgS9FJDd514lKL+Q8NGZi/U+5e9GFKxrzEvGtiPHJ6U5QPkGn3UR3CVHzxwddtv6drb54T8m5Wyt5DIP",
-	"aRB/viO+a5esbcMdPPHs8vz775iEW8Su6vu828NOZPh3c22C8Iyy0dmy+ppl+BcDhYcKuptee9KOPEe8",
-	"+wkwEFRol5Bd5SJldveobOu8QOhnid7YHn0G/k5GQikn7nJc8OXSNbaCFEa8ljzrE95i2ZC9oSogPxRf",
-	"jXpVlQUdqPCnXxdFFmiMZvJWgCL7IoGbQ1+wf8EN6BqKV3OGBf8GXe5aTcmXpW6deIxvJMAdQ+br+tin",
-	"i++IP6kygs2tXWI6ljvecEghL8jqXY0EABP36wgGg0fyRow9ZCVX9WLRAWo5q4ZI6kjqxI9fQfZntq+o",
-	"6nKI1+76gzjEo6jBJh/cE375PhXT2zlXgtEdK9i++K83+K+dEOwQq7td7vsVmqCMhdSXUgiT6JbGy1Yv",
-	"8qK4TFOyvZqMXACETmmEiYzZK8jr9EIXcbBJwNSp41gpjFAIfLRgHOSCO+gG/FUhdNjLPry/JIptt0FO",
-	"8DUkXgen916HeZROBEgQFCs10Z4y/ne5xRuHf8cKF2xXfsEE2aFiZddzsVvRSljxDdrFA++kb4XduI1O",
-	"H0uOP47wfkLe9N235p7e7njh71lLA+9sLaYZJspxKZYFn5Kv5G7uFFZnaY0gChlVsQ0q2I7K1rfy1um9",
-	"DV1Wl01VttahoIISzWNvhl8Bv1CKJzeCGp370nEzaa5IGSdHk7F6aYLHLQXfCNPgndIg08GesA8uS7Cq",
-	"40FVUmzyoQuH9hRlSQHRExBpT6yCaG/NFcGDTnJ9pwrN85N/gHO4G981iWTRzb0sxTHRTjmF0TBpTIWJ",
-	"YAFqGcmsCPYRwj8U8NOKoeGZS3MzQpF1+XKsqF/kbXJfdWczmLGXL1kuS+EM8/6Q/aDTMh9g8xWctDp0",
-	"aJ8RONINgNUbUVyP417yvmmcAe9u5or95fvz135oWPmo+AKqrBueByylwOGBG52CgWMlfl3KckVIKOfU",
-	"A0/tsuDFtS4XKBjRg+Ja47YqRQzE3YpSXq8aTDKKwZeBaflGqBiffPX8FH6mznjmXyOdtPWzCRkgtEyp",
-	"DGOX1XKpS2tYduFussxH8UxrNgrN2CWu1XsstdhL0OipFfYYQZXqAif4xSdSccSb3SUZG4f9zDBq0Ill",
-	"3AzQm9f41+NvpFlqI/HF5hbPuLV8Ol8IZUeQ9aP4Qvx5fISpmzZtBXKCYv7n+AhqvLoTyAehB97H/49N",
-	"gzDyfwSEXlZWmNYvE96qm44oEO9FqoOY2SbL6UQ1tjIE9Ls28vC3yeHnpw87Mjgmc278ORs+uHDviEv4",
-	"UxeDhk0JnAp7PJq7wTLTJ3BNgTik8eEOlGZ4YWOQK4lpvTr9039sBRJq3k7LUlBFkZfS3djNkc8/6b1/",
-	"DYYxYKhvXuuSvfyP05DlMfAhHZKdmyzTsUL37mQV0lewknyFfAJLXlosOWcZ/Xh2chLw5xCO+UaskPgL",
-	"3utQMgeJbD991Z0M/MHPkd8gn8riYPjAyrUfm/xUFm916Rt+aP3T52H49rdmCKeb4XefbBZ4ymvD9oV2",
-	"pIX5q3tdbjSPIiUodZ+/j+Di4eFIfLp4x64BElISADnyoxomFSRlmLku7XEhb5vnNIK7BajhGiVRVPTM",
-	"kJ1PpwIKFj5dvEMNMzl3eHPfiBXVWwChbaKutQSTnoVDDclf+QDzG5IydJg7E5RaqdjlywHLzMvQ4KSa",
-	"3oh64UfSh5gK5Mvc8XmqR8feLSpjx2oHYqNRDDINUJ1EXqZw+wKZ0WAtZfmVk0jw6ljBgRIokeKF7hYw",
-	"tcjHaqwQhgMWSZoOccp6Gd6d5kqqK/pjBo/UCzKcZi+VsYLnDGtLvO9Z2rEiNVXwspBJNBIK/2mSwPNN",
-	"paykWmOeduxYKJT/ii2kqqxA17gaq9ZOSnTEl2IRIOCvAdu9Tf5e4JEgNfhTKQ8kdqmdT6V8JISQtANf",
-	"RGwaPoJ5aQg9EG61idgoYJ1oPA600LukiIAwjW84gaJVk1+6XqIJLHAQT4KcOLlAJgrQY5CwIrx4JfNf",
-	"M0CERSLX/gDJ+kM5nnv8mfHpXm5goNyIxdISugYSv/kEL8CfFPRQoL+GA1sXUkyXkYguQexwDxghNnvd",
-	"3PR85ObmjW+ByM93yf1qMHOjRd6cZXe1uNF1J30B4WM6j59FYtJO00RZoxHtE7rZA5TGgNHYCfYZaAC7",
-	"0D5fbEf73NIvj0GC+RRdHcFfd8YgqS3sJb572Iy4te20FZwEtjk4ieob53cvBRHVpD7oROI15Vt3TtJP",
-	"AOd7fM2nkEx+IdAlBbe+dbosCTqf7Q+mKvLrY/bStUT3Yy9bO4rZICXBHLQKvSa8AFesWhpR2ojByAlz",
-	"mJVp5wDCjDpliMAa2Ws4lIt51mJhzpLMJvwERfl94QIgQPRenD7vDxiQSIaWSG2sNYYudddE70XUrjCT",
-	"yUlOwg26BYCFO17mZyz7pRKVyJGeu6yU03IyxOAIP+ky/gTPpYTVGVZO4FORoxrWy90v5CYNGQnYGzed",
-	"XlMHtY0iZtDDQJFjmAHsB5mLxVK7U+wUw1IK0x853dSNxCcv6Yp2wLVUyFPi2qlxZ2ZocWS11qFFuMx8",
-	"ylccHU6DcJs8a3mQRp6o3BiqOq8tFd5heoF13Qo6gGBSuJPB8oK/17RhA/zqqWoPRd+BfAkvxEGNgj3a",
-	"Jn5H4NZCXiiTrCIMLAw0vivdDHN3PzdmsuawaFyQyUWMoFzB3eyOJ0z9a+it6YJmGdTicW4nNcNxOJc0",
-	"1X5d2avTl8MWPdydmpq0PiiwcEPNeBSVvNaHn6Sdf+Qzc/7hXSd0Fu0Pn84HChedxTtufHAOLqv7TFv7",
-	"rf3EUlVCa1zPCP0SO7wP6wWkFW/c3Ruv7prRgo9tNVcSQ2GPJPZRkCnwotO+AYbC6+DsvCgIqg9/RbB7",
-	"dAmkyvCQ/URJAS1aAfl1eDmds6m+dd/C4rvUUKkZI0aIAbuby+kcKAeQDTCQWBdFajJYPpvR9kUy/W6z",
-	"xR2LxyF+jetCfPZxBPsYOp9r2NS64bbXw9sw1PSsu+XZ/bdZG/ZqKTY0DqSS/6Y8DW8LfUf7eB9IpNSJ",
-	"8BQBkUL/zQ0Moik84R8YhGtNHDsn2GLOJu4B2Al8FqFnwJ72FbXAHzlgkMUrmC25MhyKHM9A8EBdMgZi",
-	"FfCvGUJFzocs43meBVMjlhu6xjy/kiIrCsoB8GdAF/0VJHkPEVcbPqZAYe/+cwb/43lGY17XiJXCVIVl",
-	"GWkfV/jNrD9INGm0f+A5aaDDYFVkCFiRMaOv7XFOKdQ2NbiTsfS8qk6Xh1M0SbUBnRfLNnQOpuLVZJV5",
-	"kwsyQSBpTKvYXwLLyPoj1JYzdwr9sMCs8Fl+btIrSCAjhA1/kSSdIw8at1umEbNI/EzezbmFiw+TB33r",
-	"zurAlvCT5GVLCjHdF5AVNVPaXkEsJvM12jA+IGila3XKS+D/BuPHnEE9h7N3qjI63rhif/n48QM+Q3Wk",
-	"6OMjc851qmErtPn5epsdff3UwBg1rIvUwFsnSXWT8MH9T3KnHsIQgDYSmWceC7t7vR+bBS+tPNTd+6kb",
-	"rAmZh/RZPSEmEqhexiO3ReB7PRlw5nfQkevcHpu15Dr04jrv1m4sWqN1k3vJTZsHwmp8qy1J4Zm30kxd",
-	"IZ/qxUQqMWLZdakXGFdT06IyTjCBELY6Y+JX+hP5n/BZ9KUAOzM8lcYgW/XnT27yOt39965Db3kQeuOO",
-	"ZDB7/xs0uV1fJTj+/V56W+rFfm981Ds//zVC0Ke5vvTuITXKZFX30ShrJ+mP4XuvDXkvvjA6NFTp2by6",
-	"ATUn4wtdKZuxSkn0QieEIWDew++gbRZGs6lWplqkrPENeTEtRS4JyKfZIpXQbk16YD1pQWRNIE3S6Sqo",
-	"+A1QzOROJyGtIbKwe1ojaAU0kVFT/wTXf+reRCiaXFguC5OlecALaYz7b3BcD5vUJBnTt6IsZS5Mre2S",
-	"WzFKALsoFcSQ0ktzjcGD5L1nppv7ZBCUz+AN9q0hBg80OtzkgG0tiEiZE0dpZXWSkQxJIT8RDSOxIthy",
-	"xcxcV0XOjFDu2mTZO+/Qn66O/0usMsRlWgpuY1wZDIwbgT53qdiLV2yuqzLcMBExROVsDZYpjau4x0fr",
-	"33SapLwGVGUL6FBdVTMy9vbqRqyuSuGOQtbleQZJtS3OfE7UepRQ7hQwPLfiFkIeqRtpPcjPZE6edij6",
-	"FGUM8WImVHQUNKa602Px1Vc7+QsO5UQn8f4oWnNytWwtWoE1uuMmeM4jh5DKBaGWr+3v0dp+vHfP+h6D",
-	"UOKudkl88Z7fh/c84ZVNb8WN3D3w+En4ShdafrXY1ywAgeLFviZ3AZvOtRHwm9Q56/EC49IE2SQk6POk",
-	"ditdor4tDUJY9HchlpN2Z0NieN/GAHtnxYKqigLvjp8DJw1HkRzX37hEaUzXJM4LZPaIa8t0ZVtLg+Go",
-	"XdKi7WtgfLEH7lHe0SJsL0+xvPj9a/8wJTTYVAB0i6DKzk9un58M70RRHENs/+TvdzdmM6fQh2pSSDP3",
-	"GinCyt2IFWl8VKfm6V+g+AcNBcDJxLoSM0BM+79evv+B/SQm7L/Eil1C0jP8jCxj6OJMMrOzG5lnlOw9",
-	"dO8YVmrLrXAKpLvW4FnCujPzCJEpLaHsYeukMzJd5PCKsXyVvlUpKwvy2PpqQV8XkxQDARAWjFc6IYRl",
-	"w9M5UZIJSy4iKHt2X/AK+YotBPwaMipgYLvTmfz17uagSFp/NVr9JCb/JVaXopM1aW3t7rnC6UPHzqrt",
-	"o2Rvu93c2NiFnunKdhcpvFGQY4QgKfULtZlE5n75608fa60Duus5iQqOoZevAVsxYz2iN6JYtbYx5Wgu",
-	"StEfssxM9VL8GepeMywXotnrMw+/4juXFNkaoawvzxqwbFboiXsf3sAd23gHALXgDsXkmdZnxa+uc402",
-	"tBI+QHBdCjP3p4c+LFQOWL00fcjZcKtvRKCVQFyauFopr0PwCCim1ZC9BhRHPETgOQBjEQ49X8obsfLn",
-	"3ofbmylkboq9zdA4STXIyELehOhSKO5qlJMQwVQbliRsqC3G3U/QwTAxVrup6sx9dbugZpaFM3QEe+No",
-	"cCRUtXBbHBf7aBB+wBU9+nmX6G4H9k1t/WBJHyH0+jhAj/84QiRUd4Sd9PlXTf5cyhmw0mwWMVj12Clh",
-	"3hlTQUDXH7QeXxcjaMrXDlkz+RQI+K2cFAn35rf6Y1kJdsIuqyXRHrRuY7imwMEFsTk6aFCQXykM1dGJ",
-	"IXU+oD81UGH9LVw/kJCKSd4vXbK7UqsZVb97d8pzdAyB82xWcmUhd+HPkU3HfRZcMOCMm/KyXLEMoFDJ",
-	"GxUeHbJzasL/aZBepAg9OPA4gndzTV6vRP66xgCkCmdpRRc1Z7mAWClYNvC6bgJ9FIVPPQzupAbjDKGY",
-	"XCVAvFkAzEQkcoyweuBbjxIMUXjks8N4ePuc0S65gl3SMXH1Z4bsoi6+wUICgIjjyoizpGc+6ovKVG1D",
-	"Brep05m08vArbhdBenZMDx1E9chfB7oM/hIQ/bUvg8PSfRELLVonPpDuJ0s0qKGStywBzFo28hca+go3",
-	"dATvHexz837MRQmViXBpASvHWJ2jszc1raFJAJswbFLZuDwFn96Y1FwlV3KhpxnL/jY+ck+NjwbM4wvA",
-	"pz2cwM8pERWdtWzkk6RdI9hwCKxDcrrTe2dKw314STA5oTDDY69vgFJGJl9R0qEaRUcCvNPmIm9Fa1+/",
-	"RkEqfqR68Y1XaTz4ESYbWvB4u66L9MioufOdVhOgmGpL3XUZx4O2sVjH38e+ZXg4abnzQr5/9ynM4iM5",
-	"Tt29eYkHZJOvkc7Qw0LbPzVNxN20/yVWHWoIklL4LRy0ic2qiZOku1PCkia8h40z8AoBKSLwGUz3HLLN",
-	"5g9yq2XfviH8yMhhmxH6wqrG3XS/1kGbSe2G+MkcFuwvtNFxWOp0uZ+jhv/7adPr49u8edHY71asL0Qu",
-	"BPnFI1SJVwAJqQShnNHx4/e5dMZmSaVJcKgQsRTUA3wEv4E5kFFPhA/2MtDCPMbpKAVEdWqGjS+Dox6U",
-	"iPRN/0dfXga/6aWgLt6JCd3CfiejMg7VQ+4DmXeRwwXnzlKDt9mm9I5h1KCfDNnX2j2xWgoD/in/8zOT",
-	"XKJ4bkhbSsYP5w5zGcNnQR3KcDaoiMwjZjsN6TtEjg1ap1biGCIOQGvjtESpZmfNScZnY9H+/35BkV90",
-	"pyWTiun2z+Fn1kNmCsJR4JNC9J0dgJsD4SOghkurKQUVpDEVLnuAMUjL6kDdImUy1OR5AAKthKlrvU6h",
-	"DLqv21kLaTANM2c9NFlwBfuJ3stTnJ1t9sdWjdcr/J9jy3UpiOtS80c4ou64f4dV7YfQb7CRf18FJ+Co",
-	"lSCQ3BaonUATrEtvSlDB3hd16DepQwjw0hBNcJDqcrj9dpkLXtj5CSbwiHyDdhTreW9FabDMMWfVEsSX",
-	"r9BwVrOc8kGarQ4MZZWnjrwmOxIbRuauQahhlsbKafCnBjq0hK9oqXURTO9Q9gxmJZ/ezEpA1AFXDlTr",
-	"rhH2YJ46ZkNBqDXDnqywzDIXs5LnvtT1q9OXoQzUPVop/7B3A2OJslaWS4B0YEZMS2HNAKnLnBVl3IfX",
-	"6IQRZ2Wn4MY3tDh/gbYPqY/VW9oWRSRvmus9TYsbqZ9BOM5f3SPw3m/uXFi1+w7I+B75zYzboYt9no5a",
-	"IW+FEsZsoc5KubKWpZ4S0x0vfFKAu88R6hjcbwGQkhEs9kTg4YJdmYulULlQUymQrYYn3JmV5bMEjnDB",
-	"byA+eA0ujgq4YV1DuZjKPCHx0hAw4KVN+7h+3tICceg9JuTB0Up/i2erjTIQa853Dwh+52f5oBgY2MYO",
-	"GOW15bv3k/EbOgIGKO0gKLCPG+ieD4nvHO7JLYejFDyXe52OeOkAm4N1m9eW/PpaTs/ql4jflZQ+acMx",
-	"CcSWLwKvZdiCC+kJ5fGOAdBVp9MCthlQQYEbNlSSbdr+4Gft2P5K2yv8fYTI4TAqYciFjS76wAGHJxuI",
-	"MNpPJ2eArjThBVfToPX6NY7UozBzux+ri7A+B4XToka2k7jgwsMe4PkKhpVsgHs/aDv17NxDqmlFIpjI",
-	"VEfpnPsUYGDbbvb5Ho9f6PLm83f7/MTZ3HwpN+e6pF4yN6Ulj4Cg2cnt88ydBHPMVX78dz0BLENRXvMp",
-	"PH0rSozUs/dLoc4/vGMvh6eQ+PLXy/c/wNnB1iYiQY6BfQlQMa6BE3PHZzNRQjf3uBB+fA5tLuU3xFv+",
-	"uTu4segqHVMgRx/G+m7CkuzYym0v+3k9uX0e5/G+98fODW/YOemSHGDncMPuSmmtAGLiS2yMvUg7LBVt",
-	"od23A33nQNuhtZs774bWMT7Ebti54dbdsIP7E7B8MK5VlcXR2dEJZEXSt9b2jNZubdGFDv4e0rRBlqH/",
-	"y3eTe0QGn0aC3VrHFfjYmd7Cepl3t2YDcuIfx0SD/mDdbTRIrG4TtIaQgkxu/KRbYHu3dEooDpyub8A6",
-	"LgWRiSScJiIl3KsxM4aPp382La18EBpgOFQehhxostBbvE6cT2lLpS4Qap2aqoxbx/UmvtNqRqC1ScQf",
-	"3JLwSmvjo5SGwLir8Q6puNKJW8rjG7Fqa3MTN5lZ49BO94jRLZ97DRVYGEE2A69DDdhEFgXozCFrGjwg",
-	"9YK68G2fWdoyRVzNKvfSQueiMIzfcll4Zfy60HdxI/EZiQ36KL7R8s0f0Scj0PcBZWO5uJZK4sZc8Bz9",
-	"JNzc4NdFPqutJ7TbNrf8FjhJIGOAB0BNKobzrqAeAhgjAMMcihuwrX6jieNbKVrbQUo3cpyjcekeBWoc",
-	"TEOlNpsfTM5fy2cvqrb+1nb2UpTH0H1UxWuzkoD7rH/7PMGapN2H8yuVcbo4VymGAToHYu6kUDMJJ9kZ",
-	"4PA8QuelzTcBhlrkBuCj0GT7iI9/YRQgG+BU6Wvb/DbI3ZZZw7nHj0Kq6RLh/VKEUswJ5m7+nJX+9yrH",
-	"vALCP0VsuaTBebXg6hiXtUMso45oYDV5EbcyHAOUvkhvgn9BTiJwhlS51Aj54T+Zig73cNveRl8dCKek",
-	"+M8MmFDTcoWxUot5kRAzpTwlp8ig/58aSCRdx8iSz7Mpt7zQs3DI06bZBByYJAhwBZKG0kdbWnrzqxWl",
-	"m7mU0N1ETA2MF0OKRyoFazTv6199p7BTdUbn8F0hcvz4sMHvDaeq7YNe58L729vn7qI0A/b68kdWLZ31",
-	"OnBiBzYi3vPEQxNb8Vd/+xY2uqi8zznBH4a7tBNbPR2ExyL+18//+v8DAAD//w==",
+	"7P3/ctw4lieKvwoivxNRmfGlZNnlqumWYmNX5XJ1u8tV9lhye2Na3iREIjPRYgIsApSUXeGI/es+wI37",
+	"DPtg8yQ3cA4AgkwwyUzJruo7MxFTLSdB4tfBwfn5Ob9OMrkupWBCq8npr5OSVnTNNKvgX+cl/5FtXuVv",
+	"qV6Zf+dMZRUvNZdicjp5lRO5IHrFyPnbV+SGbY4nyYSbJ6Vpn0wEXbPJ6YTnk2RSsV9qXrF8cqqrmiUT",
+	"la3YmpqPLmS1pnpyOqlraKk3pXlL6YqL5eTTp2TyHS8KLpZvqiUV/B/UdP9vNas220MKmxAtScVKWWki",
+	"xRnJ2YLWhVbmZzPmjBYFq75Sx+SNKDYkvabZjVwseMZSsqYbYgZPqJB6xSoig++ekYWsCP5eyYKpaKuv",
+	"FOE5oULdsUqR5yfP/eL8AkP3qxO+NIcF2GdpXkhxyyoFb7/Ktxfk0sw0aAPD+lz79KJiOROa06J3KL7F",
+	"Zx3I9zKr10zo76/7BpLbFmTBC7ZrLPn1/MHDebmmvLik6qZvNOzItCCaqptdYzHPHz6aHwp59/KeZTXS",
+	"zNDZXhTyjjDX/nPtmBnUyLFMzV/KnE5zDmlREK4VMRTOpVCzzzXCP9drKt6xW87ucCuHBrsyL5AK3oCt",
+	"/VwjeyWyos7Z9xtB1zz7nmq6PawPKyYIfJowmq1gPGagac4WXHDTKiVLphWhJM3xS/OcapoSef13lmly",
+	"x/UK5lXVQvM1sJUFX9YVMlsJPSnzTbMdZpRkajaI3dN1WTB4dS1zVhh+SdKiWKc4CsNsa8USIitkzJ5H",
+	"YEv1SzEHnhm0L3l2M+vjqBzXYx5Oo8VW7VUwOV3QQjG/pNdSFoyKcE3fVDmrWG42/Ge6ZmrnwqZwPs0g",
+	"VEpWssgVzAd+cETRLPdXCqajCDc3VSkLueQZLYg0XZIpxclm0rxMF5pVhN2yaoM/c01yVjKRK7jbNGeK",
+	"3DBWQh/4BdshDEqlhFYV3cyOyStNlKYbRURdFOQORr9i+NVlRcsV4YoIqYmStcjJNK/LgmdU2yYwmcTs",
+	"C8uXMDculoSSNVfK/GUaJYSSbJMVbHCHJC7vvFm4Q/ep1mWtL+BN9SDqFySV8LE5jsPRfwLL9JeLNz8T",
+	"fOAoHVsPzjT85qGzfFeLn+v1Nat2k2FVi7mAdqnZzAUvCpafwvhLqTgeV6QOz9cJXUuzkUXR/OYPM7Dd",
+	"6405mVay4muWkJwVTLOcSMEMFcMQczJVktxyxa8LRnAUCo7sit4ysqSlGqSKZvwHrtN7xapXYiGHCYEq",
+	"xZcCBIGMVpU5RmZZ8GeWG75UfaVIxTJZ5eakpuaXdGgGptGcmxEcNoG/0oLnsNQvq0pWA2zn1reeM2ge",
+	"cp+yktcFW0cY0Bmc4nWpN6TgSpM1o0IR+NjQ/LZ63H+emi2rnVIrb5p8VlnxNV9zHbnHtVm0klWkpEuW",
+	"kKdGb3h6ctK3NAV8JroMz06SyZre83W9npw+PTH/4sL+y48IpssqGFKoxQzLGaEC8bkW6S1dsu0xmF/t",
+	"GU/MrVJpuAw0edq3SmYt44v0dHBV3lYyrzM9vCAlNvxca3Fx8eZtJW95zqrhsZhLsTD/sxRHUpihwYtk",
+	"miol5+6fc56nBwqua3r/momlGYUjLf/v6Oh/KYyEeE0V6zt5F//2muS2DaqxjchNFdwIHT3uswnd7xVd",
+	"spbC0qP4/2iEH2kU+dq8gsvPVZ/20iFL02ruW+2vheMwK7keOTq8T1huzorRYUC8g/GCZD0FPqv4bb8E",
+	"tajkOj7InGp2ZD7TP1J7kvZcyu6x6h5tfHzg4l3KfZfumi1kxcJVY/dDq6blYWvGKlDhdw3RXPmK3K2k",
+	"8uo8zfOKKWUUJU25UHas7F4nhC+FNB2QjCrWN1xmPjPpOe3Pvnk+fNpBEhpkUmbsn+8Es+qVOs80v2WD",
+	"W0yhGZmabmbmZMCvOYPfqZE1pyBTzHC5e8UUNccvtdYuIoaYwb2TBRtBe7C7qAJzBXa/vt7Ns1bH/1Kx",
+	"xeR08v970phan1hF4IkbweSTGU/FVCmFQj3zO5q/Y7/UTIF0YoiICfiTlqiScSme/F2Zkf46sjeQJt/Z",
+	"TrDLbfZfYacko8LogddwoWZMKcOvFFFM6OMJmh4XBc9+q9HZ3lVjmMjqqjKSvNJGXW0ZHyhp9FizTTOY",
+	"AXT45Yb/XrD7kmWGjEFqJtNvTk5mYPeggsiSWVOKWXV6S3lBjQ5l1C1DcopVtwzeeUpSIfWcm5kZ1YWB",
+	"8PApmfwgq2ue50x82S1xlnQ4FSSXDA0ItDB3L4zdzw2G+bPUP8ha5F+acJSsqywYILs3ao+syDUrpFiC",
+	"ZyBmyneDftUs+Jcb+s9Sk2CnyYbpsxZBOBeDoQs4CpnM2TaFkFpoXhCuCVcwoUspf6JiY1mM+nIzemcO",
+	"IahLhN1njOUsPyMV09XGC0JOqzAXlGKZFDmYydJ3ptXRuWkFOviK0dy6qoJH24z8wn5DS3JHuXayA3TK",
+	"xfI4dk80qgfcFILWeiUr/o8vufk/oVUtIWtamKuW5Qlh96W5iw3dVuxW3rA8tJjC1jbmgx8oLx5xwH++",
+	"vHzbsU0M8ekFjIA0FoMzkuZMU16kRNGNEZlYxQgVOblbbY7hWlaNHe88y1ipP8jqxsjoRozA8bY7xFaK",
+	"UHNVldLcVHf2lTOSgnQfWvqmpVSKXxcbwnJuDtX1xstBM2KOFr3Fy44Swe5QibAOBkMrphNWaY73NO0b",
+	"VHFn5pdSGNzcDQgIlwmj5/5t0nk2+bglQiWTzvChyzyHv2nxNhgKCmfbWwHDbz5gToGZIJmmdk5p4szE",
+	"CUlZvmQKtVE7FDSAmqGsmTJC+Bwf9E8Ylrk9T2jzMSYhNtKlb9fpaXsNPkYGh8Txncw3cbWWLo1wACZ3",
+	"t9nA8TN97MYM3Xm65NmKpOgDUStaMrKQ5kpTp1ciBeeHkX3NW5bWUzJ9EfxsOavRtmcJSa2FHG3d4GZX",
+	"KZnaE35J1c1b+A2bX4mUKlWvWT5vPPIpmZ7jj2/9b+7rIFDMVb1e02qTkimczQv8J7QxJ+xKgG3YUVsw",
+	"7ne1cGcsHPbxlegh9x4SMOt8wwVoFvbrpyS+WD1LkpDYzM2CdKYoKxKfDQ566xjl1i+2i78hCYEH7ZP7",
+	"xGegckvU4Ura8fXTddytZ9a7pJtCUlhyKgh+lNjzc2bJGOkXLn9HxWRRyXWb8M1cpGBvFpPTv+1eqB46",
+	"n3xKdr8XJffBt6JUP/hW9wgMvhA/BJNPH80m5OAEvNBU1ypQy9pnQ8HjmJsQXyR1mVPNVBKoVBwdcEt+",
+	"ywS67kCx1GytBsk1MqhXmq2BVdP7V/gNZxZ0//QkBi7BLeL0c4jSYl+PPUsRp1h8BvfQSt6BAgTeyKnR",
+	"+Ndca5bPzNOsYLQiXB+Ty5avioklF4zkLOM5c5z6lhY1U4RWDIWNM5LJ9VoKdE+Znw27EFwsDY8xqwne",
+	"K/MPlFFSEEJSdcPLkuVwGAJzyzcnycQM0uhk7qrd4jHej7k975/pmjl7C7gfpxlV7Egxobh2NquWeeeb",
+	"YfNOi6n4vqMbZy4/J2q+WNXiZnvLQhGxKEZwgb8oKf5qln3y6WNUMTT9fIUGMCZ0QqjYoAsVNuuUUIKT",
+	"gUgOw/e50lRouxMVo0raDTMKchCHkJqJplcC2tFqCbE8KsXvaCmLuVFK4b0cl1zKAhx5qi500Kxiuq4E",
+	"3Bm9HD+81GBKp62xTjW7x096GTIJB4/Wc5A+YAT2d9OoGemVmFIYJPGNUa/OE5wxN+KtmyjYxloTINO7",
+	"FdV+qgR/Zrm9wv0N5YYNVj07EnNbuoG4v/H90VeZI50o6QkpfmQbr+fEhTMhxWYta0Vu2MYvZkpLfsM2",
+	"KUFFz50fo4oZfQd1GFCEecYikrmQYn7DNiO6hMAIMPUxYY64QpcNFwnR8oYJUrFFxdQKCKrg4oYYnWtd",
+	"Oq/CgFjrBhJdn5L3OqsrjJtxMg4pC6qNIgje0WpBM6NJ3zK1Pfdrqti8roqIAHOtZFFrRt6/e+1dZu67",
+	"law1Uxgs4AJ8WE7K+rrgWfiGXXTDsxMMIxFSMCNfNK9hzARwC9TwVlJp9wErrs2sPNJoYWXFFvwe5Cq0",
+	"3k1OJyutS3X65EkhZWkW49g+Os7k+gkteUzgw+/0yUx6ZTvqWYKEpObDaXsc8b46u207Tpo96Nn2H9nm",
+	"RcWoZoFA0dkr0D+D8Nr2Jrcad32BYy6s+F11jsGv2nAUqwtZ3mIOJ4iQ1ZmNaxKM5cTaiWvBf6nZ3hdZ",
+	"MrHENKdZJmuhY0EEnT2saobhKMwp6Y4g7TfIFKyRaRBGkCYw5jwwM92wzcxJYN6MGdr+gGy5UrWNDDEL",
+	"oCVI0kJphmJ3K6LYxRPLajmn+ZoLe5t144sV00a0mUTjI0Jy6r/TWxTUx11bJNTcJQsjcAFrQ+kKuRxX",
+	"/uZAbuiNM403oGK64uyW5aSgGqXVjhwBI8rnVI91siVdSh4kXJ6PcD8lk4IqPa+VH0xUlQPZE2JJYans",
+	"SYuOe3Bca5nzBWf5/HoTY+iSmBGRbEXFkuWWD2ayys8IRYsEz0HYCcgWYynNha82SrN1ejzZcZK7J2+r",
+	"YTfefMwyWkPjl1rEDjuwo4zoEZ0j7w5oY88/a8YFq3vDNqo1LjvjYcneHI/4KOAkmW6naXE3T1v32fOv",
+	"SUVFLtfE3AXfPq+rwmx+RTOjxs6OyQUz/EUTqkh6bi3MsDWn5DtGK1alIJlwBaqSwEPJrUuoYmWxiVID",
+	"DHe+6wZc8Epp8vRZMByvngBXaHPx5yeRXlCb3e+gY2hcz4aiTW7XLtotP3JbfuCGdlgsvBKwrdbU2ofa",
+	"nrTOEieRNA4kmX7G/Zor3c+23wgGkWdmUyzzjkh5tORGroS/x5kMoOvG59A1BiQ2kA05yciQtQTjusw7",
+	"O1tpqWlEIP3Z+3rMVMia6mwFscRApoUhzYRI8HUVBSwKrITv6yQaLtaSv90yuTEkLhINZ9u/STvuVeH2",
+	"BTU0WWuMfMc79bxDw4RxcCxaNg+MssO//olv0g8ujtxMGq64QEczEpf3B03tySJUkzWoA8KsAFlzUWs2",
+	"s0edL4hgtyhc/NdFPO4ibu3BHVXOPXjmQv154UzAPsj3/1v384MuvHbAiLnKv178+Ef67H/+8q/pLMFk",
+	"wkwuBVfMTeS/7siH3ZFRthu19UdCj+1zZ/fVgYcPvuBNf7BgaiXrIifZimU323wWnJ9zw8Xn8DbmMvV7",
+	"Wnd7YLfm1NlEl0eD8SbOrikXxDu8msd2LjDJiEs2YgOOzCO6zrVeXTCl4q5rgvkPR1wQhY0Spyb/SYLy",
+	"jcQU84ZnTKn5Dnn5Lx8uwfRvJN9+sZdIgfqluzmUEYQVyQrK1z7dhKSqvrYWVsu1wRt6X6YJSTkFNyNX",
+	"6Fas85RM09bFlELrNeWFaWGnOufOF0DLcr5mmqIT2Aea2ayQtEPPzmwtC5aegSyQ3phfrfES7SUYFL4U",
+	"RsABawqu6l8+/HgRvU4w3EPt5vi46JaP2Tdgw94Lfu8iaFosgAv97fNJTEhzHfLI9r3mCwaxts4QG/YL",
+	"tIJxNtOvvz05IbUobPirMyNCbNUdV9bbsVNYtAbXPkp6U9Jfahdff1Qrx8XBtP/2zcUleWJ2+snt0yfw",
+	"4L8vKyo0+Dn/W+vTaZATB/cifOLrE5KbX+SCcAHBpFxvyNTnPF4XbOYmiOZQIB0CKXlw1ezQy3Y7lq+t",
+	"3heY7fGnaHSIocVBob/Wq/cqJheHh7U1uhYdtKiwuzN2CH085r2KBWSd29MaYSmJYQr9Vn6b0q+s7ayr",
+	"DjXndeyinJflT+6VT8mE1pF797zOOTNyahAw/ZWle3VGqAsJaLGWVmRA+CS6j4eI+hgfHjZ3EePxpnMb",
+	"iDEkQMLeYGiSlY25uOUa92GK7lb7KbtVGOnupHcMrztcvoyJPu1o9XZGSgpR1FZTO3a5NONUGsOL51yM",
+	"WBBQGGxeIBePpqhAuHiE4lrEbxolfXQG9lvnGcEg3KmLK4dwNi7aV9kxXFH70efBcuy+57E5jDEB1BzP",
+	"xIXYO2pvHftut/1C6y6WFXKFrc0xIimh10bjbyLJVtQ6EFvOpIwKq2Ruc6uIAhgX9zs+iVHE7VLLtr/6",
+	"Z4jKtsNGrchTtZeGyLSkSt3JKkdfs1Ly9Ko+Ofk66+StwY8srgq7ZpEwkJeQy35Hm8BLsqKqGUgrBmb7",
+	"Gu3YrNwZGplp0XXX2ZUKBxwz6EEvu4imn2LeVnJh1G/ztJt10yYK2BAfQxLnWT1PP0WG9uLir+Gouu5D",
+	"MH/FiAQwUtxjM9ScTF2IEsmZhjSGWXTXzUTniv+D9enhkA/5D3OpkOuNHjbmBZ+cr69HfHXNlhS+TKb4",
+	"P0/I05Pnf/jmX79NSCVrkZtbTZJnEEG0poWa9QzBZqF/SiYrquYox0evCTDtaW9lqOQdWGA0NSKplWfw",
+	"9ZjDz1ol55ks6rXoCZpqIuJts+Flw69W8m7wk0CXpiGZWm0Fkulyu8d7mFqDPrvTCkmjs6etBU4CwvwY",
+	"p+m3CKsSWmfbpB1kBsQAkcyAUCE7Iyn+c/4U48Lg72eoyylp1FAHklExxMZwCl0l7/ZjU2OvwvDQYiCD",
+	"meyOjUSq+ybcxgW7Y1WD7wHnw3BY+H3m4A8E4oIYElhwVlhDg2pNa4/5+ZjDbwaCDN32dCYXLFF046nI",
+	"WNGXBIBPLeoBE7nRsDEdAFBVCFgRAuwLsBbtH86fQTct6Ql/iopNv1HEfHT1VlT/hI36g+RtIBcEEzdB",
+	"xOlWXPy1zDcumSiZ5Nx8Z80F1ZhQt6ZlaUYbrOeuiGsYj59Cb/BwMPgwfK0vnNc1sC+4iNR4awxptU11",
+	"RQUCpcy1nF/XvMj73rv0TS/ld6ah/YQPS0eBs+91F3D8HlrBu588RW5+tmnLZis/jY3NDmYyGPHcWqLB",
+	"4O1g/YfaRuc1Jvh+VNP4okOgdkDl/bfDtaX/nUy4c1w+QZSjB9LrFdjDRgh6hR8JbPWjBPi2QaBHMXXf",
+	"NsKGfYFM31++mPXqo/H0Ij4OOhBiEO9ind9VXGsmfCz3QU6cvlHYjjwMzODaKSbyYbOY3d0LbLyl4w4s",
+	"ect/uNea7+dY6RJds2N+ngkS9ADTV92Ag/aZKOI4OBgtubTCtVEE2lg4+0QJ2KVTu6MdlJYVy906q4TI",
+	"IodMQmdVHRXoEOMDEZGljALb+Em7YLgIvM1BoQ5tqbszUyeYhDv+wMAHv+J7BD6YlbvQFaPr3jwXf1EP",
+	"q9x2D/pGFh8B2hbfFlT0Cnuh+bEsqDgja3lr/SstFoxpTqZJasg2hds8PUDuwx7n8KWW9Bc8+N3LgD15",
+	"W/slTGas1Jh/DJ5LJddMQ8TOlMJeYHTLViru7Nglw6YuGxE+kEJ2ju/CH4dpQD/WS6pmuMEFB6AHC4CI",
+	"v0G0MtAteHBAwclWkmcsnsZoBrJ/Mq1j/86D6RckIa34gV+vWrtxNTklV3ajriZJ8Lf5PSShq8mnNJp8",
+	"i4v1KCPGTz1oxKDy9Iw14mUq0XEEz3sI0x/ZgZj4NxZptAk2Dc/7GfBKUGYx6wuBSWkRMbXtknxA1NES",
+	"iJcYPox6z7pW2kpyXSDpto2WgMBgs9mcVJR4M/2VaEev5xVdaOzUJb+Es0IK3j8qhuuoc4HAg2hPiQ00",
+	"5aLNRgsOLvjzQkk0B1qrVs5VWTi4bNAaBbsrNm5+OcypvRqYFoJDaLBIcYph1NQ2nNlwxMpOwnq7on35",
+	"R6V5hONvrbu9OU7D+JIwroQuK8bQSGRTJHyujg05yeXxlbC3TvgZv/8iBxgC1SAcN4nux8RybBcPCex1",
+	"apN823fSDG/AK0FHXYDkHWZDtgc99VmWkDFOFvzetIGMAcqLujJ8GTKxr0TFIJEI21aMWDc5byQZ2xeu",
+	"bgJpIvCna8ArIu8MyUnvOlGM6DvponoAoqWdwgbXbDJBpTx23YY73i/ujlKvWuv4uXQs5DRbvcnqBsF9",
+	"wc+Icd8LdDPBG+guEZlRLJlwYKyPqndFgeOHPU/ulA0kkHeOZT+7igwFWjaJw03+mdkk8FMcj5n4KIWv",
+	"zQYDrS+xUUjmgMAIzCmBBqFmbIX8PSlmZwigvBNNMmQ4POQvqsaIsikER818Q3dP/eXDpQfbtkFTkHpt",
+	"IyyuhAsc5PmsU+EB6c+dAq6jWAv76bdupqFeiyQ0JCegbalXTgBdi931svYteeBQwu36E0cNfkAbD0c6",
+	"oC+39rb1XmLmf4DqHGOgEd15lI7bGlAstv+BGm57odygoqsPJDjydhhj6euKnuNZ5APuA3fEy7LgLLfg",
+	"RjxP/YnmPlAmkCl9dIg9h8dXwuqdimlMvPWIYmdWvVJOglGaF4VT+xpR7WHhxP1mrR17VxlB6U8VFbr3",
+	"1GMbxHLLcxdi24me6KiC6ybpNJ6XkrU+ekaWMBwI+hDkJBpYGdrFmv8bDnqkyhkhbP7r5CcqaloQiF80",
+	"WwVJpZNk67ra+OoJZqh3rGL4jrmo6tKM/ZuTkyD6fQvg4mTQzoAL1b9BIXD1QE7z7i1pEDzDpYhpuD/Q",
+	"QjWpwF087BA7NO55H0brCL9nbZ/PWguJgu11QcXNmc2BJlPDV6m5+AHmgwsP9FF4mLuKr0GuV3UFUQko",
+	"R3DNiCppxpzKCYl+RrT3mLdGpOBiuQUZsq0wlVRrVpkZXV1dDN7UvZnGuLsWNnhgY685soEQL/iRs9aZ",
+	"0nwNEkQmlZ6XrJrXIma8fukakswiDxgZ0bSF4OiL788C+bEWN0LetaOrcllfQ6hZeCP1jK8JFgn9/ONt",
+	"NT9UjB1B0Fjeji8LFrKn62an4uT8HolSBFRtP7qTUGcdC9Gy1EfPJeGiNCOD4Nd0mAb3CE37sJLualPh",
+	"KDvjkCUTlCME2C0TuazmtDuQpyMGEieaDxjJZ+lELkiKfC8lXHUGggHkCUmN5ILjATSXCHbQPlA+NnsG",
+	"hhcsV//JvKTqxiOk91rtmYO7HYfu0/qoxXqMwvxYw8AZKqmQJWERnhyy0ijS3QZhH5MRB8T4OJBFr4Cu",
+	"XXSI1mxdbmEWHZM31qR3w1hpY/9Rw4ORAP4mFnt5nEFhZZuBUcWWvkG4gjE1eFyj9xwDCTyuVbg1kRy7",
+	"f2eVPLqmYBrEURIucnafkGUl7+BuM8MDszyivcoK5FJSUqXOLK7TFhHYpBqPbpVC1AnAnS58uRbsb0RA",
+	"3B74XDY3oQueOQTbdbLnWY+VHmiGGV16v5n9DOE9+j17Lur3Dtef+mvAyJWRYgnjBOX3wkic6Bu2y2a/",
+	"+5UiqWFj6ZbMjJbkNtSvk10zKSDtLS5Y7xSg26JBzG+omrvfKJ4VQMh5Fq/5un31mBn0yBvpI4gKUabX",
+	"oxM2AHhghQErfDDSM3MyRvsnxqipD5VjIJjsvnN7+wOG0kjVFIbzOeKoRQ9eGEHFiVGlCIaOXauCxaCu",
+	"gzknO0VhiPAm0ByrpIG1DatDKEwu92k1jfvT7KBVtp28b/MFeeRM+hygjuTbKkGROLXEMFl7Qltq0k4p",
+	"0CGQuNTFIy5cddTcwjd3coSWkrXTDV2mRrd+RSR4PAx/31Oee4jWCGsfaIsNqIOysaTtOca1yVZ4/p6j",
+	"H5UO0tq1MJGAvLPUTaTwCZAlfwLWgidQvyI9w7IjPW3CT6snv/L8k30tCTYZgNOaTNYhljI6++mgzI2A",
+	"WMKlbxKDejM2mkq1W87mLTeRbejDN3aaTn3zy03JXop6HUIP7+e3VyyrmO7AEvx65cBM0A//H//7/1xN",
+	"PqHq8esVGNPNGgQPE3I1cbk8rXfwXAO7AbPslbCXCWgb5t4LJm+LITpWwERWbUoL41EZnm14AWTC+Zip",
+	"lm/ALn0yuau4Zm9EscGJD2HQLbaKgjoTzDfftEwwuxncAZh0oZa6a8tdLbDzkuN+x5W5IMuoS1M7sJ8b",
+	"ehpwFzQVAHY7C1qlAsb6A5p3RgEHDQUQ7hs2+JvG6HmPRViW9mEei2Cv9gnL86+9DSizl1s1BR324zph",
+	"hVPdcCGLg49eNN+LPZ5YHAwL2zX8JBrExNVc0jpWjirMorKdckXktaZcgKBbyXoJKStvzmu9QpE4AGG8",
+	"ZnBJb0qfPzjW2HvZZnteuawSQknneKO+3WHKaqHLdDYMA+sn7wFStjds3Nbv5gaDeZeuAahr3Rnuh0Ee",
+	"IctPA8k/zfB2T9ZfodEU1hYdhvnLqhVCiZflJJnAyj9zDmd3I06SyQ3bzBccVDd0fM3bJ9RZGOcVyxgW",
+	"FbM/XfufonEo/isjHNU2YE1LG1xwZnhYwSgAZDHLYcLz+zT5fUgq5xZ8FQ4s6KUVKwuaOQGxgPrAxFmj",
+	"is3ZOOHhYaIDuwPx4dHFgk87CVbtQmENqDWEi8OVG4J+6wtNCb55eHTSo1BObwxRu1LoOLvDEHbbmuao",
+	"jgThOGQ6HrhtthO5bWASptnx5DElxrGBSM1uyyogngekoozBGrtbSU9Z7WGE3rMtNMMwSug3AR8LJG43",
+	"yb77huvvaEFFxnaD1KN9klxjW1twZbcj25o0586k2bJMnHSZ6YW5fm3opLNIyoUt/B/WP435psk0dFph",
+	"a9utQh4MY5mdkRMLBiikbbaiCqMIXXXVkVhRbnY2ziBS9gQnZERlu3jQVPXVrt6jz8oo+cImmbZ7TTvj",
+	"SgFd0iq04W6gPptRQfJKlmA3vSP/YJVMyDXLaK2YXSCugpq9Hj0cImq4IrkU7Awunb/La+WyGaBmABhp",
+	"sfTeWlZNeAZtojNGznt/uMjOGdoGtOhuX2xx+48MxOGMB7Ft7X/fQcGhjIezbUUE/T4xbfsJPnm4Htms",
+	"2J6aZHfRIgKLJ/hw5x4SPbUfvR8CiGV7iMoNHQApc6vZ5mHcVBKKCaDe2v0DkcNWqHA3HdeKFYuoLDDS",
+	"e/2bodQeBj7rgtMeAR3qIRf8NiezROjH2CKF2BlwNfBfIDbJrkhQAATJ4kR+IDDLTqCXEJ0E3KlYBnhL",
+	"Kx+E43A1/HvFu1xmUE8I0EHGiuedjQs7aSaWtNdt1w58L+9EIWnevwW5bREvZ4PWG3ZkoaMKLm7AE4oB",
+	"s07V6oAJWvyRpiiuBTg8HIITagIpLUsFPUM25AOSwltz3rV8b6UsLjTVPTXnuNI8U76Gv9HNeUa/UsTt",
+	"mxERBcN8olLKIiEVo3mT5I9wi0bKMRwwEqmZx1I2XuVF+OURR4KLeR27h140H3EFvrECQq3Y8FfX9H5u",
+	"RjjPCqliAmrr89DGS34YTF0wWBbQrxeQwodJN9ZXAvinYHceClfoHV9hQVUPHOPGbFi2wuuBV8SKOMR9",
+	"9vEHLEtmDrYfVE92NkK+uuE0XNK8HtKG0UfWjApzGhH2KR/e2FFjiBCOeS+x5ANadF6MIKM7ynXvFWDE",
+	"rmB6GEHSAN6vaO7rTmPKanDiHnNrYJB5jVLAfK36hgoAvqo0fN+84srvjRsXrN2aFwWPoQpHY2A6MS9d",
+	"HIAYQUX213OIBFlOa1Mik9/FM9/Ju8Ebf8Tl7IOd4G520qXNXDRqO4S67QsS9nlu7X9C91wc7ixUKU2L",
+	"CJKZ3QHIYIbdQtmJvLj4a1glFJdGnQU7lqpfivRKuBXGdtYjRgtaKTLFtxJ74BNivUszD3wDXu9t8LQG",
+	"u2koJuLXrSixX7dcWR+Tyf3RUh4FqwbVAH/9NAmeHKkbXh65BPijUkI7bz3fyuc6JL8L0OYepMf2SZAh",
+	"huAYtfZ7qCrP8j8zWuhVv2br2hkhsNArJ+HY5AArIR2TFIMsUyP6pNh0k6JchPY4qCUAwauGuNPcKGA5",
+	"y20bCMgVUhwxpazRFl5QriI+IBhf0+xmCckf5Jea1U08HOUFqVhBN5iGndaiPQTI73IinKzImlv1T9lx",
+	"YS8ROwsMIr6rXOT8lue1H+sp+n1NJ1iv23Vi/gUDhvBcWwASBt0pAJkCmuxobyLu3QvTOW7TLg459LFt",
+	"Edm8vOuC/DOkyhkOVfjt0lLeEC2X4J1++PWXTGDdhsb+b6aRH3RfMeU3t6wyQ8WytmdEMdaU3KQkaBz6",
+	"RC0lQQoZ0iwkG7ifP0aBJNZMabouI4QT1ANwysJBhQfqEqRg+1JEnbHFBZxsglEHDxSablkVL4HxV3zg",
+	"Z2bBEgB2oJMF8vT45PgkJVaGWq+5i2DdreLZTW3GsLUE4bq3KTdx5zg4DY6yoryRVyzTtgh0T6gbwFIE",
+	"IEUu//DDm3c//vD6zYf5d+9fvf7+5btJ0osVpKVZqDOSdt9xTBFzJ0JijHzd//T29fnPP7d/unj/00/n",
+	"7179+8t3UTotK7kudR93U7qqUb51YWUwbBtR9vWzk135kfB4MGrMwz6a3R085Q4l8QIaR+IkzGQG97NX",
+	"kF3Voo/Vu3LUmKrSkWS5BnUX46Fxu8YVl9suMj4UC2LHGJ2jlcJ+4AUbH6UZk5p/AGvoL0XqZWeFGDTm",
+	"x7m/4UIH67RiS640Myrsxb+99nftDOGTaA6wKqMEby/fbB+tTN1unaY0U7e2oo1tOMP6WGUhDa8GMdZ8",
+	"88zOCZU3tBJyAZpndOgtzDLoWP0SB63tJGhG0uOc+GGu+6lPLj5p1bbcSi8+2cvn7rbKety/VNgnrGNP",
+	"jlAvHeHiT52kXWxIimfiGJ6knmoeWuS/N0M3PCy7g8P80HfrVi0tc3ysaDiO/8TBou3Ve6B+5DdsH2Uo",
+	"tg+HgSD5uTxOiNFeDDrgyJjuZJmvP3RnTU2pw3FnrXkQogD7ixlilicAqTvUFXyPVOyWY420FiBRABkv",
+	"GJkCnNb2RGcPGvIudnXpOdNKFj6FxQ3asO9dAx4FoBS527bvMjfnz3QBjRqoz32Oo2aAm5WvQXtx+nkn",
+	"h3kWI7WDobUONOJt+YudJIG+3ggqyJcPlutc3Mc9dUzhxMy36/1vBUUZpXxNxcbujyKqzjLGjCg0Bdsf",
+	"/FupRV24LeQOVtH1Mxu28Y9LkA75apAf3Sm00TeVvqIbPfxk/2IcIyMJPfX1wZlZ2scn6uHw1jYkr80u",
+	"kkYF3qdEU2QLehg21TbLuXXaTq9Eytal3qTkP/73/+NutIQIiTuyYZpMM3XbsGgw5s3OrkSKQjgXS3yX",
+	"4nXAwQKxtDVH76iFCrpuwp6tuQ+KXchaBTcGXxAqNokFwjSXG9QWNJ1Z60bTm3D0XdVCOZWtMSGeAaIu",
+	"ze3EnHxObylHRJZp5+oB8za8gSCRsBTmtJgvWbYHn+pjkSmwVV8YYjM7I3tN8/hK/CRvmToldkcS4mZg",
+	"GJAfwv/1f5Nw6af49+ys9Su0Ctds6lZ/ezVN0+2Otr+nPR3ZVFyIH4I2jR3W7r392UUStEArYXZA2vbz",
+	"aJe1A8K4FSgbgSOJXoqO7m3tmx9kFcmMeHlPM/BzCiD91NCnhVDAvhErrCxq5ZFxSUkrMwz7g4oh9uws",
+	"FIWlY3yjBKNNnZZ25utFbRmBwgzZQc0McjQicWpGH4ZjqCWx1WQc4NXTkxPy03ctxnXNBa02sTupW+Jp",
+	"R/pwvOKTkbIcAHnjJYxnIvnNiBbfbRGUi93wTKyZZ5j/hLxobxScTzs47HsYgCO0bp2yPqhOtx8JeX/5",
+	"w9EfjKhRMCB6KPd1hDamNcXYWZuRPDtgy7aygYvdujHwttc8ahN7S/XK38N5+ALqbAl4YzS/ZQ5Wwdcj",
+	"lTISFQmetjAZPaqNYl61K3AMgcjXjOiKs5zIWickhfzsXGYItGRNzpPTif89GtxXMkFLHu/4TcnE+dtX",
+	"kUmS6cUdXS5ZRd6/mj2w7/nfleyp/1zRu61BuN7s28fm7Viv4fO4XJnLLN7tO/a9zEjFFqyCUq5mxq5b",
+	"eC3WH35vMLLarrfrv7MKSYsaYhT6ck15cUnVzW7TDRZxhSLfu403CDEBMBvjTTd+EP+J7Tbhwj3MahPu",
+	"1R52m2ATemzd43RjC/xhOOxCVlFb7KDuOoxSav1u5HrjcJ0gHTK36+hAnTrgTRY4nuU1uNqB/9ywzUF2",
+	"kFHgAcGuRs3IB5mJe5GkLh3Ajb1NLJ4r5DrC8qhgUC3cK54PLtBD8fFHGZO3OcGjUeGwoQbOjX2xJysN",
+	"bf5cXEPghMe4aUPzHX29+CN9mj27/h9cHDv822P7PI2i0+xh5AhIapedI3TcO1ONvQe2/D74e2qxfxRB",
+	"8khzrsyC5amt2qEMibTyz5uEJKzPRZVDg591q8lgv/aLcU+/Iey+Q9+e9SHh4u7z3Y1ORlBjo+wfYMUO",
+	"hv4QQ/YI8uzQ5ThKc/XZx1vDHIzUHYqQyHiH7UMAk4O9uZd2RbUbpd8uHa0q4O2wYjHs/RVVh5dB7wtx",
+	"2edY/BNRe8zyFSX+qpKVDYWKRKrmEfb0EzWyDDtyRhZimnW4o5B6vjBUijVvxaLgmTZ/L2R1zfMcUU1N",
+	"K25eMCL6bhjP0HZvBqseB/3y5b2uqMORMyR3Swue440ItidFpj7u0wZ0Jk0kqC0aBcRKhf3n7DgoyhWJ",
+	"AavXVDSLFzw0X4QyL3fgDaukWA5H+eyqcxZsrooJMd3JEiPHkyl4wrhAbp82jea4Imiw71CKvh+CddiG",
+	"ank8ZFVALlssLJAaAqkCM4opax882JiddPdq/9sVHCx1NUnISUKuJoh49XF8mOFriVLVhWZltJCxWu6I",
+	"1Y7lv2Fm0gA3QKN3ARqi6cKtcS9t7FAFnT9rp0YXMA87FqZ0lN+9f/3q+yaKD9rhqqu6BJMvFTnJ2XW9",
+	"XGKht0JJZ4FO/+eR1VaOXn2f2tyq2fHeSf44p97FuKjXa1pF8iTP3fEIBW6qCCV3K1lEcpag9byXA3zY",
+	"94y3vzc0gXjBvXOi8HGEy2BYj5nWV4oUVENJDzTBN5igZoM41qAJ6kfFi54ho4hYj5GlxtexLXQGkLhb",
+	"PHk23uYQbmwsBB3QbwdHGwQu72fzALxjOCW21vrOYLVwNElrJaN73sFRjubn1crabtvQuza6Ok9PG/9U",
+	"mKwD3FEsuWDHJLWxqba6GP7sVXOOR9eQBeyXWyLbmXmfi3lZyaWRTNJTsqgrtG1DK1oxi6xl3RUsPyYp",
+	"tWOZA/9KTwklK3NtEmuWDtXfhkK5gvQryM5Eew64yVr9N14VED0hV8x+1Hlz1HEIbn1qo/GhS0OSasXy",
+	"wCVcbMhU3fCyZDm5rqjIVkwRBCihyr8wO/ZOoFMIplMugt5qV760k8O2dlXgmnJvWppOjklqla/0lCi5",
+	"0Ef2n+hiM5I7yn4JWYGghb/b8nqp0rRgMIZgji1nWLOedyup7CldSo0eb1YRG04cCsNITJNkYkkFs6nc",
+	"okPWhe2rcUGZO9z9BKOaJJP2vkcl6h94wdBv8MJ+c4clq+VVcvpxEg0wHvIxYeg1JdM0SWcPczR9JkfQ",
+	"GY5qAdCzzUM8Y6nNl36KAjn8/Qwdd1AcL+5FGhf9o6WPixBakmkhDZlkVDFSMI1xlDlfAiyJyEk6TxNC",
+	"NVlLpcm3X28VOvEG2DuuV1eC4ruzM5IzVBCBoFthBmCNQ0URitlVfm/AS9oVE5qqJf/rb/ToH/OP5r8n",
+	"R3+cf/z1JPn22ad/iQIZ9XvULrectH5JDvGXhVdC02vsCvihkHcDocvNPbo/VmMXm97KY77Y0/cXrxOr",
+	"wFyjldY8NoP6vnkJr8JTklq+YTYfTbYqtZqUoQoqSMryJXM/HpNzV4IA5wuhBqCj2zgIDJg7MxfHdcHW",
+	"LtrArDrqLxHVJUgkKTZRAMmdhsfXUiwBxrnR2bggP9HqJreVXfa3gtsCp7vKBmDFVHcvQ8HT/S3Kimlz",
+	"qvZQnM1GXri3tpWu79iK3nJZV8R9+qx7/GzedRBrrkYhr99yxa95wfVmSMAyY/xr03ortjVc3CQ8DH3H",
+	"qaFcRFV83BMVHCZLiYLduRs1iR0wMlWse6Zmv83h6K7t8GJ6EXWASY2qlAyZPygngYZiV81M3TkE96jm",
+	"ste28bByixeQcDRqRUuzsWVYLNyd0d0r2BSk7NfTW8u4233brjkwHuSq1YX7/AeuV+9q8bNPK/w9YV41",
+	"k4xVfFQPBL7qruMe7tXoUg55FPau8Tuu/mNv6qE/VO4EtdUoCP5D6rbhdLaJP3Daa39GRBv2ke9daumA",
+	"w9meAxbGbY9xa7P2B8fyHSQj8LGs9pY/PlDWuFDiSJ2lLwuj1bC3Fj0Gzgnc8e1FGH202lwqYvTqFLYB",
+	"Z7jh2lUtbHzGEDTuf53O/zqd+8HY1WIuegjyrVQt6S8wr64dLkBwuckFVsY35HC98fHTCLEzfdqoBLxS",
+	"epY4tzyRAvBJMKgfyt+DRF24mCRzbW7Iit4ysqSlOiY/8KKA91yVt9S+PW9m89/MFqdJJEslpK8e2X7v",
+	"RIh/Yu7VIoE+VvbKV/r5ri5uBoS60Uf0lpvZWDhiFavMZjb/biVBHxBQ4QDeIVPB7gqomUcLDNn3Eelc",
+	"QY2vGegnDnZqGy9wcHhbXrA+B8k5WnsbJ6l1XXT8dM/gkCs3hYQ8JdYSGz/M9uGo5YGoByG1+/ip7aug",
+	"2Q3W2kKrsZFHK1LW1wVXK1aRChwZHahqhAnEZ2nAjFIEX+F5IMYKSTC0ADlYD47x4YuOqURNnSm1S84O",
+	"mjUemxVVPiTIksYhArbVezoUG9ml2JiTnX7v9vnq1Tr76cBhk4P/AMd4Rly0HPOpMQU3NxDY+qXI2H4b",
+	"s6b3r7Cx05vcPwe8RH7YY6b+oMxcBLKl/oTtGcbUWobeyKR2RbYHCVat6miPc5fvVT7skCuqhZB/QI1B",
+	"aOc+0VQm6y1dBjNK4mDdo1PkDJUN2yJUv3DbIIZiYkDbpLOHg9eM5IB4cjhqpGQV9P84seRvzUwcbNvj",
+	"RJE3nBgX7TMZO/Y2cexGZL9toI2ot4TtzX648h8CfYHe7sOAHslIO9YgmxBQaWTF8mPyoSVA5xtB1zyb",
+	"2wJXVfMEsXFsYSaVYog7uIYh+iWjVcWZIun2F1pvpv+5/Bgd69yYmNao4TAMQvEnyGhbjgl11CmXIz0C",
+	"ajjfhQ5vOkTwCeVyCLo9jzNlqzlyzV2lzrhy0f7t6B53siBrGMp6AMNXtlLSXbhQtWKzuHt4UEWHQ9s6",
+	"y59VNe+worB2CeRHyLtAjh21yF/AaeZvQrtC1om27TkjtLR+mUH/2TgV+weLDBbUYIdAgsi17eopo+gr",
+	"S1nIJc+gUFDOKjK1IS2oFgQBM1wHnpEzYvguFLZvw9pab/DsLGaAgFYsnzfjQ0OEC0hzHiuOEKt4syTk",
+	"7fvLhLw9v3zxZ2j49v1lwNe3jBhYLbyFVIITWFa0XCFkiSYK4u6nXhFAYExIsW5KTiuga5YbYYCuUVcM",
+	"G5kTkG2ygs124/b2bLKXbEYAMQRXaLuEk2M0YAXg63VtawAIo7PaMB/DFdg9V10EmZ3X7pZTMSImOY+k",
+	"S4YNdgVuQNh+StJCZinWA4bDCxKVIg6bJaiY3w3ebZ5hdVofzPsMa9VWdM2M5IRP66q4mnzsIb6t+XwW",
+	"2hME8vdRn2wdfC+HKIyC3C/w0YV+j6CmQZxKFGzPyFOLB2cuCbzKuMgqG8HvE/WQOIfl3kdz9O9l2tuK",
+	"CmgmHKJlNoY+f9XGFKdA1AwujNbc+qSWFteNnZ4+AfwiuJfGXDDU7pUFmQIih40KgvnaEnrFbADnXIp5",
+	"7UMhvJAFYWZJlO8YAjNXP/K+IMCBVOwI/BcQ74cRoC6+cjgcEcuhMVoVvIlCJGsJCY9yO5giDAG10a4J",
+	"nEc3CsfklY10DM6b45SAYxHcZ0Y8Vrpi1NVRW4PhFB8GMhMsMI7oXtsEVf94zvN7w28QVRf2pxbekeHD",
+	"Ym9YqY/JBx/TZ4RGM8xQhjUc65plcs1caOcxedk8V5oXhceWBZMvVME0i5b3hPzpYrywc3n5uiPrWOr4",
+	"9dNWHc9ayzXVPEOp2m5oM5ezUNax/NDGtqAYDlewUX6P46ASgTQzHAltieSUpHlFFzolUwxCZjnXLAew",
+	"9dQZdfOUTC2IjayM8No2Q19vjGDmr7Mnt0+Jh0ufHZOfLZ+0Hi+jJ9o+zxxhVVQoz+ZpUcg7o0V+J/WK",
+	"QEsgWj8a+zWL5WAPaQvyFl4yB9q9Eg+kLeRdk/V4/vZVXJm3vPLIIjY15QFR5DuwsKj9jFHsXdmXw9L6",
+	"2nx1tKNkXLOH+ebjiFG1i5LDa9QuBEg4WcFo5QtatjTwESvRyhh/CAZo4/NqrWvYQ3A3jnXdG1K7pMso",
+	"nZ0TTZdEChcZH81YmG4NKSF+RObPJfwHoL/wrzXTNKeaziBEDJO6rZsVPSyaLtUx+d7xI64goP6ggIDf",
+	"llD395WbBZ8iCTorB6zg3Ur6H7iejcrIfMxj4tJxsU6ey3SwiqU5LubqImZzaBd2Psh7x7yCj6NOzbIv",
+	"tH1JphlV7EgxYM+3bDYMkBD7vqfDx8l19JGfWCmeam2rM0m3sWekpJUPV0TCF0wpxHiwg4oDav7IBRqq",
+	"IrPveF8Les0KlNV+qakRc9O9g913cK0R7+7SgF83BH9GonTOhMMhtw8OvYTGss9tzSFkqIYQg50ZYKO7",
+	"nS+fMzSTLvcLLA34/vgSMI3BNuDUn8P7AdPZ0/kxUG3/O5lDjmVq1H4AeQKB7cmvPP+UQvaW0zJSLPuL",
+	"o3HSIBgHbDYSSAVc+Wh6B4lww1ipmmJQ7qR7WMRepe73ELq+t7PCSNA9nooz0AhBV8DTiDKUiolQj+HE",
+	"sGX/D3JkDCNUPLat2QzXfTQBOxXN3PHxtAK+jXYy8x7m5T3GaQ3NW6NsdLMOTY2SPR4vU2Q4m+GvnN09",
+	"PJHBnFrO7qAYuFgqouUoT8Rw0Ohtu6LMrt6GjHLsbu4EluElZXcuuRle3OH/cxXsEEETBfLScLtAJX9o",
+	"BYPesL1mcOEMd+11PJH+z/KOUFxUwwZCM9KWfWGbA2NOboixZy0mf9sGtWicLn4bVzzvFEsYDPjiat6Y",
+	"ZYbtd1uOQ2eSgf7DgFTvr3K5nFLYUZaBfY73AJSGbp09VqJVR8Yvi9+I9ZndCiE1mNNZThayKCDQsXWF",
+	"7Vvu+NMOQhmRlmOGuZ/gZD78e605D7P5bKk3uFZ7SmWt5frNE24eJeJ+f60eOetjedgPCWZ7nLvjS4Rx",
+	"738fDAj+b6yUDrJ74+bmlQMk6t4Fn+WedSLq57pre1YnlMJiJSI2vnYgSMskLSt+SzVLT+FCgd2UVeLD",
+	"Tn3MKUTganTcZLQoIEC7iaaW1XJO8zUXaIm4ptmNXCx4xoyqFWrcHsijFVZ9B46RVnS1Nfxn6SlpFKRi",
+	"Y98O6rwzNyD0TG1an4EpQykZrtF9gN6aM1fzIGn8IGZqLHTa0E3jQIoMcXZMfu7kWUthnc/Wfdye+pkH",
+	"lGaV9QA555hL4XBGNLstHXOFcyZko2xqf2KCVVSztxXDovnvq+IHWblC/HGs7/kN2/QXxqFLRm7Yxu8b",
+	"Ooaw5oG1dVGS2panT56k5P27VwFwJZykLQPe05Nnz/eULt1IY3ziT0y/5xdwZnsVhCb6YH8N3L/rKgpr",
+	"ifUi8VzJag0q6dTKjNI2S4A4/3Lx5ue48g1WqLg58Bzt8XBttMMsVlqXc5sLAngo6EDNCvBgNCO1lULV",
+	"StZFTq4b7Ob9jGrBssVW/s+Xl2//6p3nLx12Wdf44VAOR8lg3e9FRLA9Ac/2n7YdcnTKW5Vs42Do4GN2",
+	"xYdtRWKo7RmzDvUgBSJgGbWlfxFhIDE8Z0F5UVcsIXerjWF0TVHgbcvKqLq4AFsD9YW1lDePUQ3XVZ3d",
+	"Xp2qZk2wV1hsOa6wDOu18I2OlbynvLE1m7OapcPwb1ZICcvq4ka1V7WfSsbUJLCkUVbyev9qBLkted1T",
+	"sClaEDsh6RP84Ylr0EXI7zyOV52/Bd9GvGf3FKcV9Oge9PTovxotAUBz3t+lf7zVp3/S02nz4SGCCIYX",
+	"vuTXKUoJ9ZqKd5Czdq7MtbxmQu9WXKlvN15zDboxWnvT1e9VlYWDC2LcV4oEM/4c2m24oHuot9Gt6wt1",
+	"SUtEQTXiq0LxK4DVAvy4Nh6fT/RyGdnT1P41pzoliulZBxAPrEPwSlN+yhnBTFMqMlZYqDuB/oye1olT",
+	"Rtu54c4hR174N1D8tx+GSKYFF7QtuuLEd2LP+U9EQ2KGifdRDAuQ3DrH/NF5gBD920UDNIT5mwNbVOOy",
+	"Em3LMxezzc1l60j/MVDCRzK5rQP5gCTA8Q4VSDn0DDUKh+wOPyzXVy5wKxrkjNmDYiH7M/wHXUIHJzHu",
+	"ZcyJnpww/XHbx+4DlQLasss9wGsNCxjEmLRjQTF7SMhUsq4yZmuio0Atq8poslTZYITE4jfeNZFyNs3c",
+	"NvXxYdsSqm2a28Sy/RVMOzBUm/FrgDOCEaboDrBt7M2pabVk2kcC7oa7aq/V9njH7Mdu95sjeiDpnXnd",
+	"VN24cr84zSC7O8jo7sTm4/dVaEkKzFSti+wr5f3CB+eEd+WkA2PIhNJVnfUk+78KnnqPtiM6RabO1b5t",
+	"OxnnUUean29HQMd3x8HfWvqyJwaraoCNwdIfV26QIxLywjEM1NTZ2cm+oV/mbBw6887J2j3BsKuBCW4X",
+	"CnJTdLOe1qoGiydgr4csN20BL+ftoI69Vmcn4poLjurMadeKRvZ4F+klXU4xgvXs1pW2bqaDVabfraIE",
+	"ftXPoBVFlu4w5Wh3RSmvBjwojLf5yvWm/36BMNq2uuPuGZBXa6F50TQ4rEL7oS7NzxWE3L1nBmdwSNQy",
+	"5k/+huBe+8h7uwS9fkroWbfPLujtOZ4gHGzXFb//zfxwpSwo5jV0D+9/r8ZDmFsx3qP34oUtPLRA+DUL",
+	"oG0ddVR7wLfTpoBfYv90aNoIqW7XEfc1tWn9LUnd3/JWzpiNU+u+KOTatvb25QWDAN0tYGfJoPKStC+Y",
+	"zk3RpZIRN9kIA19QWv5a5pteEx/VpGDURmhZyYcFrUPjHhVNiymWtQL/Ole6olpWs+Be4/rsEDNczPT2",
+	"CmqHaObKEsnilp1n8YDgcyOIgNlqactVU0GLjWIRoItoGRuEk+MqqAIVKUpO+7ov7uhGmTXGIWOurqEM",
+	"M+g0XIt4k+gCWDyzPkes7RPHlHbTXlpBqz0n0bbr9BQjxFfNjfqCalrIgXQDL+X2FwzO8DuECV1xNr5+",
+	"zvZQ/jMXD8bFe5i0jcu+h4C9YwtilbJCccwnA8jFgsWOWEY1W8pqsx8Z4CsoAudMaE4Lw2hued5r9PGP",
+	"rYLfvImcJBy1LQTZqUDJNRGM5QpKUY6m3xe+n7d2BGPAGIJ5mUc9c2pagdzbO5Eza8F6lGlcbkr20nCe",
+	"yPEbV7M3HGEumSLTdWhi2jMlw0GFLirORF5sCGaDuq3TEmKDSQrVoUdlFPRF74csbDO2XieEX5dFveRi",
+	"n+jr9ipx5egXRERK8IOkorY5FRAHpAkX+8QuQA1SPxuzvwvOqk6gj/qlmP9Ss2qTxrfHnazd545csxW3",
+	"Fa2CqZ0RStzBOC+5ISwMWsL0T8c/UjBMwhSPuICUleORkqfjFsFAk0kU92Pr0A0zQ8+7otQCTy1qRbid",
+	"LUJq3eQWIgGGg1YRLuZ6xeZmIcyAbTCJv8RRzgIxqNPUhsL1yFrNJHbb04M16T0WARdyNsZasUH2ube9",
+	"Y3/uglXBDX/ZAFSC4YJnpC4NV/jm5OQkqDw1i6aLHVCxHq8XxL4yWr8Q4LMZxSpGmG9tLXCXBtEt0DTF",
+	"4vOtqSXkoVnMvRk2bfLoHqhmOgMnaUC6bBoOCJlhy0MkzP/EomW4dA+UL8PtOkzMfCBqccgCHlCJ/TF4",
+	"3xdldMeTL86x+j4cDG68pDRoDl7TnDWlO9EuTKbD1mBnBB4WYMZFX3Qklp4AjIY4vvLyWxXcilyvZK0J",
+	"DRqOkk8ffEuMyPUZcbLagIL7HK3HyeZ5yN3TwGtENNgQXeOUUJtYnhDqsZ0psaI1UJwvBt+8hhCQ2F/D",
+	"C6AUpRTMUlh3C37dil3+dVuSH+lSDPBDtq6y3fbpAYvwx2Ryf7SUR8ElAEBXv36aBE+O1A0vj2SJnRyV",
+	"EtrhJ+3yf2DXP2LCx3hrOdz1kIYCuSDTdz+8IP/6zdN/nR2TDyuerciaYXETWkGCu2IihB8l6Y3epKck",
+	"dUZzhnrFu4tz8z2VkDSrbtOEpPe2wQYbsKIwY8iOsrq6hTyUmLWwiADJXPCloLquGKHFUlZcr9ad+PB3",
+	"F8+++RbDwV/Cn8fxu+g2Up7aDovAsDrffXvU+7EI1ZslYPdIRWRqVIxvn9dVEWeYNzGu/yPbAAsGiYLl",
+	"hC4pFwqvqvSG565su0UOkzcszoduYilk5uMI69RZu3O7ci/iMxXxma5lXhe1GpxorXZYYhVftsywii+j",
+	"ytZ9/8ZZeronmZRVzgXVbHBMm8HPbcZ/rsOJbwCp8saF1BnNslj2MlA8wRdMx4wywAs/sGtitu6C6eCw",
+	"erQSf5IVBqXcsoovNmC1UgpJJHLOTPvRoRUBpxmqvQ7fjc3VaCdQxt1n6PXLp22PUo/drgmhaINGJgC8",
+	"qzRWc2pZ7SzyoT1de5afdx184Hp1SZcqCsUTrUTfTCS+MJiF0G8OfueTj/RWMsb2zjKXttWVPjYWsQTq",
+	"wyOWm82FOWtbGAA+kd+yUXJUb/WhP0drDzV+VDOn4/0wzcyggtLzbiqZER+EugMnPJhgVBh8m/p5th0+",
+	"BcKc+adRvmNkL6XpuowQIV8HmEHyGgTF94Lfk1iaFRf62+eTQb3P+02bjncX6XktM4r1vVgZ1+uVZiXe",
+	"F4VtawZKgxJUhPoa4EYsQ9QkTH+uGtmMi5zdHw8IX7tU3EeRen7CtfhO5psYxwQ5gRZHBRXL2mj+du2S",
+	"ptw5Zi5XrtA/uj8jThUpNBM9xgr7VQJhBwOW992uSPulFmlu73fPVQNPEz/UGH3Y9bpgImpdNgrhXSU1",
+	"I9RN6pikZolSh1wCJtQzklKluNJUaP9kyQSreGYdyLeSZ+yMpB9kdQO60tuCCsGq9ErcVdzWeypX1BzJ",
+	"sqAiDdueNx+HXFwsocByroOSWc370MZ8ABzdxHq6TVc5p0shFVNbPmt1RtKLumTVLVeySkklazOoa6bv",
+	"mOUoMBFl0Y1LWWllO7TZ5qh8uG2C6HeMgYShT5LJ9nzCH+2CTJJJe9iTZNIMLMqGfrIRD/13Zhg50z0U",
+	"ZUG5OAJaDRHA5ILcxewg1njhUI52k+DOWIyfELDf3J9vaUXXKo4FdBmgR7tvN8nPYZBCBvnPQmKsj3XU",
+	"bAsPPRZOm+9essqGwPk6pujYSkhqpoBqC8BoQQq45fGpLT+QBkNriRC7VLDtdPEhuSEuLfwkc1a8EgsZ",
+	"2+eG6ZlWMIu7FauYvdQhICqPSAwiBy4b1oCJB69mUiz4sjbb416yUid8G5YJ+h6OtXZ3UV/KqXvsVh8+",
+	"+5UK+m072Fht5nRkJL/n6SzxhqEmIWE/vCfob4eBCJcYLkktzZ0ClyoQqRNCUPstirUN+G6TTa8FbdD3",
+	"DknENnYYhvHw2VZs2b8X9mHvTgx2v0u2fgcfHzwRwXY0ow2pKFy/pEvSvSdph9QNyQS3lIP42zlasRiM",
+	"obMDq2GIJMVPpMNnBBuOVtMa3jBqNTGarG95wrI/Xc9Sv+8oDD2MLNJBgfetb45ejHD8uzxSjxTW3xrk",
+	"5wjvb6/CHh6h6ELEQo5auDtTzQQVGN768FTdsaHvam7Rp8Mgj5gN84d2dl9r6FyRnMF3qEt5FlIwB7oX",
+	"xizdyepmoCbXTkt+q987qlrm/PE+sj3wuiwHbBn6w7HGKOCtoUasN9iDuXVeFA5vi1aMOOUL1g4yXXVz",
+	"Adk6bg4Umo4C2YWybHH4rv8Crf3coLWAW7WxyLU2WPeeK/CC++o2DXYtmaa/fkpJxRTTviSMq542+/LI",
+	"tjAVeJj4OiPtwiK7S4B8dvzb/gNnUbtVb2SQwwHv6kPLBptfJVCxjjMolYWInRi9hfPFgOTR8lbf2F5p",
+	"tn5QPWWYysc9VgN6jMN87p1b5VdrjCn3ki7f+PZN8YLfWUmCY/KDoXKa56nT34KqU774hOO3CFhnCH1m",
+	"38QiD/CyYgUq9PYtLFx1TzMNvJ0r4mZytsXA8TP4bmBzXyowHgAKHsIzuk9s1Ub4YrUMuiKT3+ThQiwj",
+	"6gZE6LjfgbHsMUFYILGysVWDYuCB3xVaXbuounueaNOHO9CPdmj9R6Oqkqw11M+yEGk6ZGHbl/5vcMrH",
+	"pb913wzz35Y9eWvL+e5StWYttMN+o3nO8oTQAmthwUWMp808xcOWY+YZOLBgNUHQ9WVbnHNYmcNHi1lQ",
+	"CSkVUs8XshZ5elDQ1OMzNbSW4xc97qRbXaz3DOb3Ds/YzRV2n/umqNIjM4BK5nWmx2vDJb7wWIrwOFXV",
+	"dTpaU7bT2qUkD6q/rtPPofn6Ce2h9HbnFDGWXnM8C27sj6PpdrSZwQPHlOZr6CWTSs9LVs1rEQuRfeka",
+	"kgxA4pHNmrbgdrz4PnTi1uJG2Ark2ziPPWNqsB7H4mONzNUd1BbG6dp2mx5fzW7HLm6Hr9jtGK+cwxut",
+	"TIn91PVKLnjBQto9BM4q6QolLSTig6xnO0xSkZnEwzkdRiB4YV3ZPrnElB3vj2lBSdtFaQWL9skgiucN",
+	"yubUbcGsFR8aBPo6V94tE7ms5nSSTNRCl+bJmvJibr8E9WyhxbVp8UsxD3JIwD8taDHv/A4gxy6BxH+A",
+	"zrOCM6HnimUV01Fv37/VrGZG8uipwenDDq5pdrOsoJw2JAgCFCqZsnvwXSbkui5uWpokVjOh6kYlhB2Z",
+	"KSaE3Ze82hB1x1ipZglRKwAfvt4Ax4a6zBlVx+SFrME5WrnQd/AIYElY8nd5DcZtqIarYIwB9pYZjll1",
+	"V6SyE/PnrOzbs/2L+SxKSlqSqsbE4zvKwXiBBcnMzFFc3gq22G1ez7nKaJXH8FahX5DZrBe5ZNWamjNS",
+	"bGAIrrIsjIELVTKvhu85ClnkTOm5X4Q5XbK5jSCJ3FtLv/n4YuCj+Lu8Nltg3w3vAyHxoXJLN4wAPHhL",
+	"VExXmx27Fq4ebBovCnINqRgV77DtcStlC/D29IeVZ4EYAMi94suVJkLeAcQyFRtHygf0bNhiXhe9lBIS",
+	"JCrD/g1ibqO9u+wmnfsT0qxCOKpwN0K6jl0v7xzU7diAsw4Ub0ROWrHsRvWlMOT8luc1LRDXWZFpH5jz",
+	"bLTGuw3aHUujHYWUbVicHZiW8sZfRV8IMxvtlsOo2V8wyg64bdo3vFZgnVE2sXl4l8IvRhpyT39fgXVu",
+	"KUMk8DDYbggL/B2jSpoTGA9Bu3SxKl8pAlblAk4QvrJnlJl/7xHizPy3unuFvz5KrJn15cdk+AoCzCBm",
+	"wvnmXfwmU8RwhFOSstpmCvgYDy5AoDOU8BICPChQghQJSZeFvKZF9w24dtZ046NDwfBAxQYiYcK5s3qS",
+	"TPAjUQp9x8y8XPBWH4oKtlKEmg5LqRiKYuaVsyBwqWK33MyU6/0RUiroYu4+29nA1rPoRMD08ZCaldiJ",
+	"rZkepEAlRMlgjkbnVE1IGQIM07totYzfCKdlezHidKyYyF8BJGmv6wYUhIieDlK1z1dHVFMjp2IFVliU",
+	"BiwdKHVNBV22ZQT8eMet+HxozvjW8Iz6zNY9UwKWlucV5BNABLq4ATVcIW4QWvHQOeH8omaex5MHxIvj",
+	"1dVJVYEJoLfd9B1PV1E1pD4Moco587uZyIqK3Mmp6OfghdVsALkXADaE1OBlaVpYkHV+y6r4xd29g+zI",
+	"wkto557J4hahnNR4ECfLhozG66GOHXvw2+Ohm/KDcZssChNiMqkOUwof/d5xmuw6v69471mvKx4zIbqS",
+	"Su/fvfLeNKoI2N/BoQMwrwBspjqU3NRYssr6E9SSjzN1m25BCzz/w36eLzPeoan2MYHc1pea11UPL3At",
+	"gBGckVrBgfWZuE1pL3NOMV8tHvEIlgemdtv9gNsoLUsM1zHS0PTVxRvyh29PniZkv2R01yEX/Rr2BT6w",
+	"EI5+BPbVM/L1tycn1vIg2F2xIVypmuFi7GnZbi11azmiQ43uqJQ7rNyvBK4LwBhdm90Ji9CE8cHKZ4BQ",
+	"j+/WqmVDaBUz3ZR8SFk7L7mLSdwZ6vNGALqGZiJj3TD1YNRxcKNw7EMD+j5sjDV9vLI2TvP0L/VeZudk",
+	"WTGm0RFCNXHCqQ2mCUdwvMtU3V8lyS5HEsD7tOvhuJ/3U/7QuIDqn/Pte1Eak6zUMbm0hW3NlUhb5bDO",
+	"IBQ6YjawVw/V7VE21oztmJy+Ks1/bVdoPn/7Cv2lKRcLeewRPeExbwh71mHBT49Pjk86iwa/ja0k1RTB",
+	"bGfNe1WzTZaexhI4NrvTut7Vwmke9lbqSZ3wV7+995UzlLroNNRC0OiM6CcKIuc8lCNfNOI6NWSrevz1",
+	"uwtyQ68jECp6YHBii3Bx8eZ7uaZcRONV0X5NcmhBVJ2tzOWb2s08zuQ6JVMhbdHChAhJ0v+RJg2Mp76T",
+	"pKDXrNjCLXr2zdetC/frZFJSrVlluv5ffzs/+nd69I+Toz9+nDZ/H3389ST59umn4Onsv0+vro73aD77",
+	"//9L7CRcXLx5LeVNXfZzegd6RrfWBSotQHRJJevliigulgWD349ioRl5z4rjzQ/ftAdvyW+ZcJoBGMwK",
+	"CSU2qIqzaaXknAkjLeS7pHMqnLbkcc8gvcQW0oYxnNkCFA5E304W6yNq8IEqFpnrtmnNDMr100vifiBa",
+	"wtfMZI3AExrZ02B6kCIH6HQHVCvEDWgv1/Y4ew7MyHDvztI0E0TFte1/27r1ta74da3ZfE3L0prk9zMp",
+	"+E8Q+4lwJeF+01TktMqDlpiNRavB6pfNghzkwof177Fntw6XS6lyiNMNPM3WWdir0Pz+QfCwjcEhD0dj",
+	"QwfLst+4jI78uMT//t1r1HhdEI+hbIYRSItKrrsb59sZ7diyCEX+50+vR6aT27Hcr4v5iqpVxFDA7snF",
+	"n8+Pnn3zrReG0Pjgu26ymY3ExYrClWpWhJa00nbM12whKwt3DLFWMK9R44yA3kf80a30AEhvRK7lWEh0",
+	"u0CWsZWcv1LxksWi2FgdxL+GpfqFrcfTLaSckDvAdgGJyEhMKN3h+VAHxYoNMs4mAq6ZGyXv37/63kbs",
+	"z1A2SX/l+SeQ19IntORPlJJPfDLXE3j4SIXVu/aYzgz6AZR6mK2LSkD8x2g+OrsjF+c/vbbIoHrj1+KY",
+	"/Mlccc5uYDNU0vAwWvyc8Eykj86N/yztCKlSpp1R/twXleHONr+xshkip4g1YthwCsYrwNI3x2fukmgL",
+	"6v6BE6hkYX635ZbNm12m3s7l/PUKzWJXk1NyNakrcSp5fnpy/MfjZ18/f3b89I/PTk6+Pjk5fmr+//jr",
+	"q8mndHZMPngoMLsO4+4RTBBid/ZoLpm2NdFpWUJZm3TUTdN7a7xs3xhj2UBHWQml2mNygfyudcucYeyF",
+	"lYQyKsg1w2LAEoirueFFsRntam1E8H1yAyAG6pea2ccWumH3PbPSulTE3DYdpvGVQvp0ryf++qFYXszm",
+	"6y8qpsyvOeU4wYajVbxrUfvD13vn6ITHcLeU2B2xv48I14oVi1gNsFEpSo211IoFE0XXxaR7pN9WUstM",
+	"Ft2VtGULU/MSSKiqLktZWZhCD8FkPvlxnJSqhjjj7mBZqEsfF0TVVlXZ3TJpyMvHx772Ccy7YmD3MPC1",
+	"B+W+MbBk7+Ha2V6sF4hBAbd736o16Rs2ne+GsdKGpPTk3z3w+viZ3W0L82SqGCNbF6SLVG+nlMAbwzy2",
+	"DR7j2h7/bP/425qWf0Na/Rggy3xsQcvwtSF3sHlTc/ImS65X9bXhqk8kLflRJnO2ZOKJH8qn8cg0O/UG",
+	"c8G40h1YBFEuOsrEb8KTO9rGtnqBlvdd+sUZMd8Ch93ae7j31TIMGW3dAC0meuYSGNWWuG+Vi/34/Z78",
+	"/WcnyG0x9WBgtHn6/t3rPja/zVi32cEvxfc2SmoIWxzBWowaYj8Yze12Gb0Lc/6ad2C1p2kplV5WTJ0+",
+	"efIf//v/pDOXIKYral9VjYFNqWItc5aeWdWT6eRK+BoVHjzGxvImcDtzTda10hYvw+U5raTS8BjiQ6lF",
+	"+gHGdUxeiqzalBqv+YphyyuBeovDc0ZAnmCRn5/88duhizSZAB7RG1FsmsPr4nbjdi/7FMY/nO67Xapa",
+	"qp4QH1gCB7X16q33szu7lusYi1kd0HVJlbqTVd4Hs7Lkgrg2Z4TFFp101rxL1s+ej1lhx3m3B3H54q2n",
+	"AAcUaxYg50u+5Ti9mnzz/OtnV5PUorR/+803X3+DMAWBhfbk6I8ff32afPPpX/qqRPcju+CauACGvZa7",
+	"W5LRbLudedBrsCkB4X3czQZ2o7v/0+Gqh7HyA3j0FVtypVkFor19Y/xd2azgAQlObZj32EAeltrUXoU9",
+	"8pti04pYH4IRX/zbaz/qBrCHa+VPv+FAwc2AND2UFdXjtPd8C5Ma/Sj2BI/fkytv812q5iMuSO882Z5/",
+	"kHc99SAW4Pps8cRZXObZm+8f7wMP7+YP2PDOwAfABzYsj+cO9CQNKS3tYKX/XiHl+1m0sI7wNp5LQtKr",
+	"+uTk68xxWvgX+x/4o1lx/OEUfzBsGX94gj+49cEf4zbH4VvscFx4PCcPBoZvCvnvLqwbHMvwyIb2fNrE",
+	"imRYzj3nh5XZ3efKfUSge3vf9l7EQbpWnFc0iznAhi/ZzvuZaiayze5cBNe7uURtICKUjILMhK2EhK7f",
+	"xRU+x5Sb433TeXpDWdIXAU+ss4yxnOXHAMFyZzGF2113jLn+eukEhmHjnqOP4u68NwTEEI19GJOTbcoZ",
+	"pCtUg+s07OnoiygNS40FVwcYvS9evn754pI8TYNVOyRENEp3EGHSh4GLMDg2JgTqhhIhtTnFELBrlywD",
+	"2EZdMbo2V0fBgjBSo8l1jPJXk7/SgufUxjSxK+GCSq8ms2OCI3IQsjZLUGp7d6KaNjLz4ZyoldEGVu2A",
+	"4D7kUhwxxPlYeSUW7hQP0lrTbMUFazoRYYSVZmVH+dArLm64WKYJSTNaFFws51pKcIHc+uVBeCJFb83f",
+	"Z1cCY28UasBYTRCzaKxHBFdnD+NvFEgfNqCNpY9xSI+R2XF5+foigKjqDMEWXMtIzgrmNoi6ErINAO8x",
+	"OQ9TViHjNCE2BMwGKKJBn6y5qDVLiJILfQSfZYpMcUYkxR/ydGYzlJpgJrt3GJK0AiWWgq+gCVixHzEs",
+	"FyKeJJb+axo0Er9ltQmBy886vC2Alu3xK5uNjpeQ889WpIPLY8Z5TM4dYplFokVwtGaBDLUxq+f3lt1f",
+	"aFYNh69iUXKUCYPKxGSKha41LZhZvqZrc2LtutqrJRx6GCX37cnzP3Q1xx7qDTQ+5LcHDd9eFYeN9tk3",
+	"f3x2su9wYzY5qAJQVbLqj8SDgPcGAkfdINK6vReBKP0cepD7570XMdSsugP2XMkeToefiHOKZoA33ANc",
+	"N8EriIjcYneXfM1krWHS46p+RnF9IsNogg+FD0ywK9bcy/tHJNTLJVPmkCz4/e7UPNsUBBFZkQW/dw5j",
+	"XKJ2rt24alJbVfG3u/8Hq+SREVR8AfkGJEjdhDnTIwW4VpX9x69oFatnYUXnNrV+7Dswbk1e9peloCIi",
+	"lHXRzcdlDUXixs0n6ypuH9AVzZi5kaI4C9kNgQbAzuG+tuDy5qqDjEx/HTQYBAde4z+aIykXbrRduQMP",
+	"ohEzVlqXmFgDYgbeRUakAOT2gja249Fj2kJ0H7mlfaX1rSxo2WBA5xSI8JSkmFqVEi1JE3I+7XIknMAs",
+	"wXjO4BJLmivBSFoZFRkrzD+PSYrpNujdZhod3rL7tls/99B+LRSecIitfPum9L67zaA0ru08mubUWzkm",
+	"avHcWqokBPuD42sDYzVdqp1Cwi47g+vGiUZjVrYVMddriRgk/kPiMX1Bm3EoOBGuE4eisUfNzqwWhVGU",
+	"QlIYjPk5DMVubDNR1vpxMNhemU85tmB3P4EQwQZusg0XIpzl1oWHxEMehxH74DQ+zizewLfGTcPtZkPZ",
+	"x1YRrEYfj2uWmbvSM6hHOgLjcQi7jBYh8noCDALG4DNfQKaYwk9NLJgXNrDEu1HSbYSYnfh4HI4AHzJa",
+	"DWucXPTv2zKRLzW0G5blcKTQRwgeBYKPoQp2z0kXZ3BrRYKMITz0/tw45tei3KTN53cZQ3vhPbcAMiPV",
+	"tvI8dfHBQUqGpsuzBlu2pZ7bkuQ+UzdHYBrTsvdyjGBtRofC8vQUMy6DgYR1iY/doExD3ToQmKvejNS0",
+	"tfibc8DfVObbwoboZrQI37UAnYkvHudg50KszVMiZPiSQ+hEq74Z1fb77ZVizVrlUDEwHJ4FU4G+4isp",
+	"b5joRXf/TuaACJO+fXNxSZ7QWq+e3D59AqUBjci0rKjQoDT+N2esTW2ZeRvhixZN//Cs9Y6NvJzj99yL",
+	"7V+PyQ8YjwZWFvNuk1NfKwbqPF8KWUXr0+xEWuhETIB7Y+qNztDX7Ji8kOsSYM2gijsXvo57J1R0JPDC",
+	"rriKt96fumtEw0EUwG+CRezDiIEmWOixSQ5VaBqXJJNCc1EzI14HH9tjGFFbSEWFH0lvbBKtcy7nC16w",
+	"vrFnUGJzSaY/vf06IR/O/5qQn56fJ+TNn/6UkB9en79IyLn5z5u37y+MRPqBXf/UdoRdc0GrTUz2cCVb",
+	"dgdEvbp4Q779+o9HT5sSLysudLe6kEhnZyRnGvEUqLN40qKwtSWtva8biEKP/vHx12exMJQuXkGzVh+H",
+	"F7w3ed+BF/Ua2MDdBtvdgES5XWjA4zp+kwBPdC+nUv8WmGE0S5/JvDG7l0CffjemaJSVlV/+Wf/ohrVv",
+	"dt/jv9V+hTs1Q4kqGctWViDO5FLwNk5Xn7HEdNW7l2BxuZTf1bzI+5GkMiluWaXQY4bQ0GBzCMvoAehH",
+	"WBbPGk8hRrOgtnq/FAterWPsdURur3ezYG2+g4xzMMQhifJFMN+38IJ5s6Cid3lwVjjRxmi3NWRvUEAY",
+	"lEqujx/uc2nqTcy1nOPih/d65PlobwwuV4x83vMLWK1+LvB3ZTgANNovmNtWHMZXyRSKbZBnJ89Ojp4+",
+	"m7nUUHRdeMNEUKePQq6/7SHxNUOgVh+kq0ShoGp+0FjfQUVLw7ZWFirMwQ5k+sisAH70yBAqUXpTsFOS",
+	"1vwUwPVTh7DOihzh9mcYiOrSnK6EaXvH8yXTKZmm5jBDfUB2r2nFKHgAVyy7uZb35m8jdBu1wfyN1RZS",
+	"/KL5jOa6YCm6+TrT72x+uHPhykTpACT9dvpCjwQYpg60k3sPSBgYDBlvqi+prSpJiQsWb5r0BYzvrsMT",
+	"mMYglriqC4ZVbDSqBNagvVstbK7qq6uLySjRB5fdA4yPWHEHXX3AWncQUzrR5MOBzrtTJmy6xJdLkXh0",
+	"tPNWyaeHANoOLdWikFR/+/wLrtVYePUuV7SpCHDfQTmnpvoC0HBs5f7JM28ONAGFsO971qhxVNuqMjYc",
+	"HN7DTBC4fQwnMbrkAWykSc89YK5783szyD34vM8WPmBslSwGZUpYXdOuZwcKSfMLTasd4XsuvKxXTPYJ",
+	"ngsXSFXDd63d1ZVSHrSXj0JEg3Cm3PXAFfGAz87u7Q2EZPrsOVnJulKBUoAv7oudBnD2/e5lmDgWyIMQ",
+	"BXc5Y2fHvV9U/B+9iaH/CGKxYMrQCRfkeqOHY+3h7p9D0x41mFZL5kOyup8n06cnz//wzb9+e3KS+OqG",
+	"T09OyE/fzYa7xmn30ktrC238NtTvwV+elBW75ezOGt7sj25X02Hds+k+aRFvuI3hBoRr1aLCqOCp6JK9",
+	"A6vB+Fo4tcJ8EfPWly2IM1i8xg7qUWrXJBOY6Nx+c3QicrCm/Xkq3U1u9bRH9kiss2j2iGlhyFTZTaT9",
+	"xXLoOl4A+b3gGqp95GdNYkITYZdVWOM/k0LV66GyANH9HZWQglNwJhwzK4s9sqjk2h4zLVO37VByEWpO",
+	"dEXLnZ7qlngbucqNLIvyK/ooMJsEGaYZqTfFtWDWcWlTqCSgWrVwKqoZgThY8x++bntxGceiKlSRh5QD",
+	"GhnT1Y5u61l0QpeUC6WDkmUhY7BlR8iT26dQsELV11B030aUCrMtDdAodjnF6JC/y+s5z1ML7mF6/7u8",
+	"nh1kqRrp28Ye44vhJoBoH8E0/DzBQQtz99bMKO0Px309fh2mvjSfYPB2c8/I+CSfqAxwSFCBpf59mw9j",
+	"avoSU4aiuLaU2yO9xBVXw+46n/s82EV7pcFsu6RjjutgXTur5mtaWS6/xep6b5kLLEgRrxsJLQhcWz5c",
+	"rPeCeeCu71f0Cyl9PljUvyXVAKr2QZVtYAnmfVfoRb0G9629B3ytUDvFrxQYRg7udujWct2326XeEONm",
+	"3/BlsNlgvhhV5OSA0injiq6NINigCFtrkXsm39n5IbLul55apF2yyvMWS+YtaDgUMU0zLmMOmkquo1GW",
+	"VcNq4FUy5SIrasVv2YwA7wKbgg+Rtw4tTUA03FE6b/iKdDLttsBvHrVmDKogHhRHuDDahCgf7unaukze",
+	"8TJzyGAiAUiH3C9f/PBH7J8i724tu/8yW7sXLwq0I1ulM5aHvC3uBxNzkj+Z1qAqAPDDYsEqm8CGdUUB",
+	"NC4HZaQkGPVjPjT74lxva8KfkQ/uqLdob3HDGYCC3JF5RDY3BN7V1u5Z9TvT6hFi77F0+n1AxTp1OIeU",
+	"+BAabJTyzqqf+nHnbfR+k5pgOjglFBMW3NNpGpbFSEkKWc72t3QGBWsw5E+KbuMr4epyWB+c+6fh3hBG",
+	"omfo65SCjSxbesnutZvUp2QwRmDBq/XbggpbFWXwDQhjH9n4HKyBnbJPQy9Fa0UNvfRKcM2pxgovtjTH",
+	"6P62a8N8+mipY5dNJyi7+jgFj31w3lYIXcTeG3ohDo6LH3JH3DU2HwQ/bvwT+Q4PBGAQDBmRWIXZnoov",
+	"BQJwTkP4lDYqn4O744smLfGwO7nlItkfnqOFJdGEfP0myvt+Hpux4fLmjSZKfn/lOplgstFO1Ayw07v0",
+	"+Se3TwktS3VERX5kq99a32diq6rgDUQzuP3x+yDemNdsxQrfa9rO2iKVrDVTZ57sHHBaBeAzukEit+Gv",
+	"s0NqIvaEq7sDHJzXkATtHoYnMYhgb5+l8SaKZv37Lr13MhZHan5F0zTAh5BUVss5zddcpKeIdkcBUQFt",
+	"uaoTjAL6EsQ+otPy/O0rcsOwxG8HYhOrtK2Z0MckvabZjVwseMbSU1IWVJulPyrYLTM7YoQJAHLBZOCg",
+	"XMuZ/Ux7HCqx8ixG5SoMRfKir8ihTJwhJOlqcrbAUAOs4lPfAUz2ToCRFD8SJuKnwWFPT7dgXgBbHINc",
+	"g/JhCoqh+YoSkD4HEoBdNhUGv/l9mCSTZrmg+AmO1ZbOtoOIxrUHx3r7LrNDVa4gtqcAW3UvPXW5AQmi",
+	"ITXF46BujfP6bZhOSEYFwFUgIvMxyjS3DNZzE/wc3CXpKUn9EWgKPpx1vmXxDxVGaONOuPUCtaZiC4fM",
+	"5tbOzsAsljtgQce9SxVKUTEscqrrihZHPrQ2KivukXwLYbPsXicEoPi+fnZycmLumYpm2uoDgT//a5+G",
+	"vxuFc0xhuJa4Gq5c+GA41rIpwzdYJc6hnwSZzJ2wuMfL14PaAYsFEzYqu6w1uooSL9zgPQAZN0Y+kFlf",
+	"1dUmpZ13oRT/djUBfKGrSUKuUOO4mnzEzM+/XU2uZW4fQcF48+eJ+Rcga00+pqPtNK9lZvN7WBmz0azV",
+	"sg/twFycvWAHcRJ56SEOOtMFFwxit+A35lrKeSHxJ0NA5n+N3DIvaaVcqdzdFGRWHmdgW0Zph1V8sdk3",
+	"P+cW3ooA/u+G9BTsLoD0WwQROX8wh/Tpsz/0H9Gnz9qFBv8QtQ/15qJIgfKVTUZpwFJAVAlr5HVTTgaY",
+	"QnynLaPHCsCu2qpFT+PiJiGpkXPNdZm6Yhl2XY4qppj2w2mzXWsdMe+NjtbGRQmygmJk4NRDc6P1cFMf",
+	"oQ6gVrxiRngMIJkgYNeGwW0TBpzT3R/+CrNCxwNotgZ9SdXNoEUDRzG4APCtqFEJy2aaC90vB+aAuPJ5",
+	"wbrEQmZLJnImslgI7eRVrkLEDYV+WCkYqWphg6T2rNeT78TbwKTCBWcVAkjuwN+Y9RTMPSQO9IeKMQx9",
+	"RxRnHq0EacYYjclvgvr3L+1kJ958ItpDP0YNIqFsyi4IRlGs8W4CCAxrAE9HAga6rIpmXrsIFMMy+/DV",
+	"OtvWFP62uBVImOSVdiUSFb2F2DxXUBRL7YH8qcDPbIPlwLJmfm1qfXsbHFrVzZdsGbSmf4gfMSK2oau0",
+	"U+A6RVRlcyvAuC1q3uzsSmwVFneBhBCrGYFse0gNcQ9+71eru4zT1JVuTEgKhxPu5XzJVAslsIO/MJi5",
+	"hB3SAiR0WY2Kw4Qv70QfDBdzqxvMZpdiBA4yuq965J/Wd9GAg4X2ykoqtjdI0U6R2lHBHJX0llTdeRZV",
+	"QG69gOzqPm9nxlbyumBrVyEZZNnbFqpgQx0NYZxBUUPIyIPCCQj0xeF0wduj7zJE72Ka8gLsRD0r1nOt",
+	"BfXjmxCKsAbojpryAGmZ1RXXG0jesjFzQoofWU/qn3m4WctagUECCmqkf3pp5MOSo4xoWhzdsE06s4Vd",
+	"gPm0UTYDxd5yG1gtKLgDlZkdSOrphJb8hgWZtLTkZnCfksk1oxWrzmusj4v/+sEdob98uDRc2aq0k0hK",
+	"2YfLxgbj5cJoMnpiHQ/2Y2aoWL1zcmq7bYZnboHJp0+AlLKQDlGSZiBg2yn5qgRryoWmXBjG/ynZJXg5",
+	"Yw5Z0WJhRAX3jVN32i3rQjkCZAgwruRwNvO6AiCqxtaSXAm40YJfLAQhwzc1XaoE0S7/X/bevbmN49oX",
+	"/SpdrFslIBcEqYf32SEqVZfWw1FiW9qkZN86gS+ngWkSHQ664ekeUjhJvvutXmv1YwYzeEgEadn8Y2db",
+	"xMz0e/V6/n4M034HHlA01ELyAm+VQdNvBD7GwVh5j8IgwUN23aG89OBhglcg6azh3gKPF/GZO73YDMdq",
+	"rF47LRhxCwrprp5K5ZRFDlxtGVuU4lJ+Igwq+KFOG93LjvAPR3/KEMqJlVpb1sPNnPXHyoPddmzdXuZ3",
+	"SdaHTv3pT6e1J4d/+hM7Fypnmfu7Lml2Tti3sGUYojvDDiNoZ3LQggoEW1IaRtmSfGW/jhUxfE+W7bu2",
+	"vmlZLytuL4BGY8g+dA8LqaDo4PJrYcbKrhx7UhQzPJsZsanTLGD0x43+NaJgguVLJM0s82EliAVlMSOf",
+	"NKcnhn38/u0r0BnoT+CH7kHYHnQKTn3K/t9DMl4P377ynegPmf9jFP0eVMlzRbMXz56x7K8fPrxv+E+y",
+	"4VidslIYXZVTdN8pxFirZcb4wbw4fhGY8gp5jQihYM6DDwR0lUJOBUW96Pg7vaSUwroL1t1/0taYsVsO",
+	"/en7twmxs+eD/s/gQC+EArLzg+fD4+FzrPKfgRQ/cv9zJVoM+zNAh0d9DfR+t9Nv6uzVgcfbU1nTgfKH",
+	"ApqJNLcpR/sCkXabTO246yCA4Pb1opoUcko8HiJ3GmkqI5yM1R6B5W1+cHLwnbBnWmOSAG4eGOaz4+MG",
+	"bC9fLAra1Uf/NKgoxUreteHLlLUeZHgTBZTOSLRahii3ifes/fOhv0eE+5Vcuwcn//glUbfamvCAOSf/",
+	"OMCo18Ev7gt44eZzqY5qwrdz2b+XphFoMEmqExavckyd4JZxSNwesndAzZYEFsDzPOVF4S5tliGfIiLG",
+	"1r+NScawweAKlLTlIOLfawKe9Ec1tzV+kLBrAGQh+Jnd0WrZH6duKtwY39Vmo240dng/4yNH79fF+pPn",
+	"vodMCPdgAzFRiMVWEyENOakBYAYgeDwpr/sOuECjFkQhrriPdyoq7OqmW1ua457TNSHDAv6azncPAgj9",
+	"+qi6OlqLvoXersCL/7LHY5xugFquUMuRTrOFGuP7z+DgxfHTzYf6o+J0v4scX3q++aU3upzIPBcQ6H/x",
+	"7NnmN+JN9QZBHj9T8ARR8z3QvTUOi5c09b//AhQTrbUjEYmrHvvbIDd+jGSnQP82AEu8AwrJFwmWcg6Z",
+	"PKYqAarb/fftTFrBzIJPIevfqSzK32r+kv4zahkA55JNtbos5NRmQ/YRI+Ehhw+aueU+Wy6oVe2CFiiA",
+	"j0DTzTrEEc5Ouh8P0HoTxno3zp1s+dWGvFv/P3WDkUqTG2fv6V7O3rpz50MCdfbMezxyx3/e/MZL2ioP",
+	"d0ZxXZuna805XaMYwH7dqBQ2s8CHq4e4FDxfYfLGWrWY5YDXCEX7RwRUXOoi0cGPnwP0fO0rkVoVmgI3",
+	"pUjP8ouOo/adsCvn7B7ul017/OH294vNb/yo7RsA73uw/f2dsDts7l11uXSh3ubvuZ1BVJsC4o3KCHAh",
+	"JkYRoViTenRZ8CuPNLQTTs2mi/B0tyuL6C5qurLVmOLBZsRVCcgz4vJSYI5X9v70w8u/brjHosKXjZih",
+	"ViSAsK5AJqyi56S8CO7M06xhqtmUq5h1csWT3JNKleJGX4sk9QQsYHhqyLKQi8Vt5h3NMdmISGkuq8LT",
+	"XLSLhlVEoj3dwt3QR1vdwg8joSj57SuSVF/H1X0m0KSOB8uJlHiM7vBSP0In6iGm6W1wAMANW0vrWxVr",
+	"A6ebCWMZ5Fq2uQVWBBrEQHZSClhvk2+t36k3rBx0N7aXMKrvcBL2bPfv035NxrGL+Vpb1Eddo93e3Wb3",
+	"JydxIoFN6w51j1Yr+jTPTSxCW0HDe2LYhBccKKiAIocqumYaB4Hp83P48Xa23KBzdB0qeJ0H3NLOUzlk",
+	"31E6cAnVcnPuBn/COObEEY6yNGyqyxKBaSfLBM6VYDtKRoExH2PFA61LBH+fLIm2C9SQIXtJs+MGMhFx",
+	"3JrxunOwdo2tOJHda/SpvZriyRl+IEu81oP1KkAAUIBZfRQdq2YKbOnuA9oqMTbe2nHbYvrkXYgXbqez",
+	"VfnyKlHed/XUvcF0SW7ZXAOWGFpFMRBpBnW070YuOfHhUtWJyptJ/bVsc9Z7cfwUEUqVnlACatPcSA2K",
+	"UQCwh4oqQBdDbn/P39dgZyvEJRg1l1JJMxuyMDXIb8oI4r5TpgQzxLeLUhOl47PjY08miHOJOVWUeZ9o",
+	"gl4Fqn259+L4zwNv8sErF/GVC32rLtLHM4h0hi+Sw/LjBn9ll6cy7pDfohelW8A/2ilfKtte7cUiCaXJ",
+	"GywRFAtth9zjDHA7SyEZMGl7TyZJt5/yQ6zTJhcFOCKS1CeYibXRgGZw8iPVWO87QLnhQV/E9j8QyNvy",
+	"hbdQ3nuz20uv3dLRG/s0oFZAAjZYTgQT8Kj2dFlM4ZR2Swg88Hu2k0K0kQqE1VqxgQlwIC9MSyFGrGKt",
+	"USBLy3rtJS8eQ8QIDxVCZRV9Yt8CpQRro7DiM61gzXx3Qa2RJhDLrAounuc05aBqtggw90cnpEaroswX",
+	"lK5acDkYVqAouHfr7fZeHD/vIxUwVfCSIgRqWdtMb3JWj9ZYZl0v1+dMkYd7yH4G7SbxeaPDOy2np6LK",
+	"WpM45nThgX8R6zO2itd+xIrQ/RmKKcjyPVuIdUCQ7hgtlmnBKnmma1/Lynq6rFef9h91si8XvKd57mXc",
+	"WmPTC926OraN7oXiZSu1KhEwRoiG2tYmakZ1yQIvrZaHP0ltQoj18rLE2og5WTMrEhTYj9IOtXmQEQ9h",
+	"ifG4kKPvhtUfsncd+l3m/kSAq6mYAZXP53iOAvEYpqdh/zG9i6TmSqZbS35Xh2r4h1YH1ySoJSaCNA2L",
+	"uTLisiqAsDfZcv2u5LRVUIkoKTcU3/zBFdaH0z8DEtWqormNjvigOuA7hZsWs55bNEJEzHPXPeslueNE",
+	"I4Y4zEFVevas36Isot5DpwRi6y36IsjTNUqjVB0uqY0huq30yrX5P394ffNRx3zUMR8utZAR6M0WOuX2",
+	"GYQroEcxcXCt6ogKWCo/nNAiepkuEYJHcptanYb62J1KGI7kHi/8jYk5gHrz6JRqSxns2rS7as+gu24M",
+	"nwWuI8oNNAO86HS5kh64JRUS+JO9yYDRoYlIOJwbBwdztDYcnUll/bcwBK9L+iIW66WnCrpPV/OKRkGt",
+	"+ZM3ZC8hIdf4r8ePyhK64ScjCXA5K86I4kaYtrAW5PUtL4woLrP+5yY1NnLzo4TaOZcRqZD9vUM9gKLf",
+	"eAkF+Mbkcr/lBiEUA2pX34kjmA6aJBARSJMFu0d8sr7SMYV5oz8ZNuc5xfK8PkRVnhhaXZvhuEc9YpUQ",
+	"7J4zGrcSmJTJ+NsXnF+HhvCR5MCuGsIXJTY0JXKrjVfLZyAoYTq+EzHVc2HqCuPAZwwTAbkALulFQDIL",
+	"J9qnV8HTUG/OjNULCPn5YL+NuJttgHkBX0oxZ0DZmVjCz05yUrbzgBkdhZDPfyIMXGN1iXJpDhF+zPUK",
+	"D3izw1i+XL0oEgl853pWLVNiqasSCsW7rLJVQb9drgUOckOOxaYcht+C+tYc1KNEuttchY1S6Uooe5Si",
+	"VWyVGQ2qzhM8MbWX6znRrDdZsiyiyGYDPPLur9JZqCzlDEcaGXeuxqoKRYeoOhTSWND5AGo9Y5QUhQKr",
+	"RrSOSVhORSW9Bb3TmC8ZkFYW/IqQB1oypGuzcd+l0ZBoVpvTgPklDYCXdPltI7rNb8NfW5vHnXK00xe/",
+	"QCJ87un7ZpvWftT27XxRAKjwXXlx68veA6TbGy4B54gthe0nJxlO7hoPL1DMePSw2gmh4D8VEAZokQCo",
+	"gRBoYzVWHxpINgkjaviEx19mPQR2JY8tGCMV0s3XGnxi2N9+/jDwlWPolSjHqoliTC+R8oAeVGnYjTTS",
+	"zYaP4sNxxy8PGYC9Z3QOoBuAPTiIgH3zytixwmGko0BpVnPqRhK/4MFtIvswTHWVtq1psm7HihzVg4BG",
+	"ROqJXxxk6kc+vFyaRcERaIKwlpCAHg2tjwr+FVGdsxFG7sYqAWPL/jX2MCjjgxP2NIGBPWH/+MX9ExCP",
+	"8J//IbL7kjxTMKIc1v90dfMY3FZSscWMG8GyRcGVUx0RQygYgKYCm46Q4rwOM0OO90JwY8EF5rrlTLyx",
+	"wojB1H1T2qSZbFLJIoeiPloBvFo8/nHYv1O3E4wtBZ+zINTbZDycjFQ47cutnDSBfsSaWdgGs5eeUvjF",
+	"jOiOAx8JbCtCEAX1OPvXf2CvcQRTg6yZ4cE9J9BzK9KhblL5aqO85SFG8Pv04j3EXYLsYrw+09vdJmv0",
+	"wuDXxgTyNnvT/Z2K4xsiv6HQOEulKLzdRUcZjE0qlCmWlE3qgSDTD4yVk7si9xCdVlfTmdMOT1kpgPqV",
+	"GJ+NlUVBMoGy36dAJ1OA17E0tk0+4DhWBETtAL1ox/1b2duUbP8le/v3vFNxqj9vqw62gGhYtwvddmnq",
+	"RT42QkHxGBNpwS1rw95av2n2o1rvIm8f9+G6cMlnbcLdrMN04d7m68Ip5yF3AvQsTz25fkd/q+2MILZD",
+	"LQ8vCn0r8hNS1TANCHQq8LuNVSNmAGGQKfJ0XeAriGM8SNjxbMkBeEgrL7375C3DLwOisWsJP9CzeqxK",
+	"cSMpPcD9NQlpwJCqElkDYbiIgACajdKHeoEiHeV5rY7o55ksQIC431H6SzNWUeZfkqHRcBL4ea1Ha3ov",
+	"jv/cb7sT0Mubrt579/o9aI7Y8gMFFHaRMz6w8FDy5t6ccw8hoF7GEGVtI+Mmvhvd7sidoSM8ObuHJNok",
+	"W7tjQqg85j9EVkNAPKRgsVZ9Jz220ySxxybCtz8xKAnGihsopBTlIWCiihvXa9bLXFtH8K9DfDug076G",
+	"RxJcVvdvtFsVy+BfJxkrpBJAu5bJnP4JXXEdznJuOf3xxH303/SRfzP3C/v3WP378PAQ/s/9mGFMJmP/",
+	"ZpxlL2fc0wAl8K+QPOtLIjjLkFfJyRwnW0EWE+PqVSmMGSEklNWlyPsMWykFN1pJdbW2IYipsuzMP4xN",
+	"4Bc8Zc8W79MP6dtNiPItvrKK6J+xHu8Eofcj9YyWmxpQLEP2RT+Pfv8wIpcQMbl8av3X4813YfUFXXeb",
+	"x/IhvPZBf+teShrFQzwRU3cR0w3qmwNcYGhAraAC/+383Y8MUcpHhA7s7r9L5GshOMCZ8E6RGc/RryJy",
+	"+niuFSyEeyj5GDiQ0nN2IfPxwQkbHyAac1XJHMGYkWII+o8PuIt9fOCO8fgABjI++E82Yhxx6l07wGdI",
+	"B8L7GPGf4PMSv1a8MCwDTwbym5IE8IJCWjblZSmdvYiZ6O4IkssxPJQP2Ws+nfnTOFZwRme6INkTKA1g",
+	"3B6bl2nFuEfXdm+gFUoTSKMA+YW59ziBPZxqWquxCk6wdD36FPvwuMGiZNNCGwpSeOmPRskc+gI97mUn",
+	"kBhzyAt5I7K+z5VEt9BYPf2GGTHV0CVQheIuBtYZEmvnIAuCpe3k22mdVRbMZXiIQjdGAFw4eHWzAUof",
+	"YJbMItUs5A1PZ9ptN4MsGPh2FBawtuCsAjFegKAqBE9cjew0UVej5HKf9B0eUSINqalmpm/NWFECrH8I",
+	"lcRL7RTeIclvnAo/SPJSBpEbBw1rhrwECJ+tcsYXC8EhXxihtP1XCmmsBzOfxnsIjgFMbUN99lwHIYs4",
+	"dZ1iZYf21CB1NTWo6mPV4x2yBw8Pjtr0gf2uQUMSiUdWCUbiaQpcI2PVgLlO+/QEY1AjtoaApMZ8EQDi",
+	"YSHQBiCOkkwSiS6STlyUSIxLBSb0LyKkyGBztE4jzsMoaYX27lihxGTEuFtmfTyDpeDUTZKVCfwBjRnd",
+	"1kjluIBjeik/CTOEoP1UFBmkPNCe9zkSYdC6ZKCvA3TEaSBj9n4pt8dxKLSDG8ZPki1A+fJcLccKV9on",
+	"S6c48v6xRNqjB/1Pf2I9D1WTLuOASRVdxoPg+ECJ5d31wYoaKzSjZF3/6tOJLee8QEGKMPZBlx2yl4U2",
+	"wcTTSqFlSm44E6XkKJzisQrNC6SIXNIhHbJT2kSYLgb5JNyKQ+LNZ4tmWmvvxTNKuMjOhC2Xh6dOUmf9",
+	"9rCAG2zNaT/jdl8W3oxbbPCLLLsVPbbeg1Vg9romPGIiuSNZ44qs34zgzHSfmzjJPNE3oo29qdUyrCnl",
+	"KGZ8nOayVT83QiRgR24hk49C3RLSGMCsvOTTmTh8qZUtddFNkaP04dQ9mQ3bMLfjAH6HBuuLZ1u09EHr",
+	"H7jyRIfmwWIXwl284aqN9t2qeXdXZq8XPFtRQZi6IrWVX27AdJFvkRTjbsQ86w/gi80K0w/BygvaS9qJ",
+	"ZgS0qUoBgwQk4YJSM1YzUYohyxagpFG4lVv2FC9fkKiguQA77NPjY9ajdWXPjvsjXwK74AR+IJIIco3y",
+	"aZssmx/8CnzNeITR+tsp2SWo5I+u+fXwGulufxhffV2SoJsdHGWtfq6ziqJQqJM6dVqBXjxf2JWEi9sZ",
+	"VAdUdlFZdwy1Air64G+vDdfXKurKjpU74Jj9SVxPkKIvCuCVZxk0foGG9EJOrxM32QnLfn539vc337/7",
+	"+eLbj2+/f/X6LAunvB8VX11ingtyYZlB8tr7709//NG9dltKTGhxNk0guUsfPf/4ww+nZ2//t3vaKxLY",
+	"GeQH9XaEswuCrwiGkhFzMuXykKVfY1ut06wSiQ7cEUVIWvR3B03ydFap62hD6pK4sZbsVpSCGNydzvmS",
+	"FwWZlmWlWKHVFTzJU1v+iaE+OGHtlqz39NlxsMwr5ZZjrMAsvKqcQA7ZRX2fPvzN8QtmZ6WurjCfJaOV",
+	"yGgkSd4wNZL5zjUVYWeRfIEmfFapV7C5Qd3ekwactPBAwY1aD9bHNup75wFSEr8mFc7tSUhchwOBYvIz",
+	"tTVweMS16BK1H+ixCWWf8CqXOgFT7aVctJyZBfDGgboUopdWgz/M0765D3gGWDQ+ISGOKpgY5tXiyfvh",
+	"/fMB+/n0pwH74cXpgL377rsBe/P96csBO3X/8+79x3MQ2T+LyQ+U1QJvIxijRfDXwLd9KQsBksKC3yyk",
+	"ty146Xag+5k8pZ+sUMbfB/QCeui4YTMJ9h3UuYNlT20G38LTb4bsdKzgewUv22VaIrCqRaF5zkDCsN6z",
+	"b9gP35JcY+vEmmsJKtjHCnVCaDCp1qfUSaWZWQgxnR1afQiOyQmfXgtM+kwaqJuF/jvfHD8dq0xpeyHj",
+	"Rs7WidMu0bnGhzBWm0Vn3ImnbgutlZ3zqrDSLeuRW5tDzxO9nfD6kJ6MBxKgjT6sF6HxKH+B+Hz6/M46",
+	"X4uldMp9kAOwZaXZ6pjANsIRPv3mQTobZAsWPICRsY2I0iVKqD/MPRXPKk0dXQG73lQLeXgtlpvqZiLJ",
+	"60bWgBp0U76CE0UZwdfC4/7KssFLEEtmKav+0GfVux7Ui9fcB31ZDFUqu4eG7IxIR0LpHoACO92WxH6G",
+	"zYgLKtjDIFwJhdsEcRzqd9DWEfkA28qgUPcC6TKzdqKCU6Awvv8CnNPCaERFLZMZ6GTyq89BzbcYdifU",
+	"aA/ul98Pp28XT4TfoQ+g3n65h8B3Pj2o/mBuRcznGYCblvllVRRYVz4Aq/zERwnRsTbjZkb+tQhRUApb",
+	"SnHjrgNuRcl6GHAyM33btv/7Q/btknn3mrtZXEdaam3qVTZGWIzA8qk1SR2E90FChb1U3TUuHsGHhMQF",
+	"CYkM6/9tJKJVxgqeN8pWmgU7Pe6Lc53anSIdAWU+nu7MF+zAVHm+I0qS8ChRA1Bw0wyGUAHEYWqcOg/o",
+	"U42e+2kZsDhLqioKz7G+VrJCZTAVFPVeHD9PdFmnvyIqVAomBYIRu2JEcTnwwyBS9ToVel2+4b7DI7on",
+	"+xo/3lJ3cn+1IfUubIY3uhbL9O6qn77fP5BbpDGMfPwtsqypd2ysy8CLPBVyJyyj+wo4wyCibEOkHrjL",
+	"TbNSP1AbeO8anHJp2LUgfyYQDkCGLohAnkdMFMQ1ci021IzR5jNJ721QelJTF8V4QsUCM9Aop08u9w2V",
+	"9C+G7BQeS3qDR371YONcJwd7m6qRMOHQo68hEPCFnF8whZv2+Rb1Hf7O9n5y5B1xwiLsPAolb7/ltlCw",
+	"8TpYt9e82rx6JNqqRrq2y10rg5tkcLiufucbkPg0N+y+3awOnOGAyRKEdGVnR1xp5b67VYDZPbyc68rA",
+	"1kJtCZLmIO0nZAxlfCGvxTJjmAnhtUTXnlCWdknQ0XqZh+h0ymYic8wM2KQnS6jH8w1BKnNKVzGAsMdh",
+	"IW9I1zX8Urg2xXyCQJSTUt9GoGI9AS/fYmFAXSYSMaUZnDpAweKWe4IczJwulkwoZ3Ab0AsPpRrgYQ7E",
+	"Oe65QqprVopczBd4FD9ENdWwRTUp5JSi3SKHJqfuaWUlL8yQvbWJz/A4jam4eb+4FssLpe1FdOgQppXr",
+	"em1h6l5JnTqE2s+40mrfhxyb2OgmSscxROfL8T17qppTCSU4HdPJeusXCHEuP0cgiGlVSrs8OPnHLzW/",
+	"ULOHqYSo7CzVwdyhKoU7mIcIgtYdpHjt8XWR0luJQyvnAjc0ELQFJF5KzQvIa4KXhQQQFHUdkj2gassu",
+	"FyJgO97ONBQqgPfKByoaYGxLYSOGm4dt67MrEaAiVrB/uUqJav2j3lY79MhxMI4eJgh7cKisD4m/7gvu",
+	"3EtjgbsOrsWZKBZ+0K7nhSZkYWM821ZyTUMEZy1YU3/1KoeXmki//W1Y/gL6BaEPAuwxgMoEeGTAzq3N",
+	"TIOVe84VvxKjaEaGTMxBA4G3C5Wzn9jgNR3D9Qz6JQ37tRJVxAJ2w78C2n/EByD234zNBVc+3RKMQShP",
+	"nnGVFyJHcBy4a6z/NFUvyxsBmZeQTM/zvISAD1dOocFEadg1sPpgIhhMXoA4yn+FEPiIGa0VeAcIw89P",
+	"dmtYuk2xdofsbdice7Kak2Yequau3oXNVjNMvVst2glu0xtMSP59Qip8bozhLvISUUa3CcruSyJRQLZk",
+	"HaanV7IK60imhBLTg+xBmfdjvhCaLEZMS2ENWitzp6k5SYOlDLUvBRowOxNzJBH1PfBAej6SmgCKml8L",
+	"iFlOuBGUnk/O8Jz1FqW+kZiCb34tLvxz7UFTT0vsJ+lhILea8+7USRpFl/Pf/17z+q872+/phdOFfK2q",
+	"+b4BuMKQdmVI9vryHwl7K1n/9QHA9Dyvw98ChEqefJj1OB1KhpoJ05U1MhfeTuvHavV2fz0Uo+EXpMK8",
+	"/WysEu0Ei/dDixe4FUINnd+wmGIfefmSIR35Z0wGab5zaeDTY1VL2kh7YphQ03IJ+iZU4RvLeqevzw+/",
+	"e/lDAO6qxwHB4nSamRcEI4CCAltwrJKAAfDHOBtysmyIxydYO3aGFzOFOxKdceBs5MUFlK8RSnEMQwzH",
+	"6kc+pxqSSslfK0SSaqNU6L04/jMWBuYVHkXRKsYipzF2cH9sBdTAgzr3E4G9EYEknoAE74n1Urcd7qV7",
+	"5iz4XSMGeOaCVP7sINdatJcoGjboMeg/DcKm1geyHfwmuNQl1jsIZd07omSNSxLB4JNMuL+dv/txrHAf",
+	"JnuHxGHdVoPCTjCsMGqrJ5ZLlSg0XLF3p5WdIbImiDVQhWTEU8fit1VuLlSsEo+byFP7D3gcpN2s8LwP",
+	"s3ovuoBvbpNO8CG5L75AE/gNXOhxGF98ArbFQKttebgB4z6tgZydpg9iqACibnA/suTKAm9DKMejxM20",
+	"UpTcZFK5K8/d3dhHZgE8AtHO1t2WKSDn7Uz7E4r2QuzkGsS0+s23FV5a/Wa4A7S03xEI9MMCsn3erbFF",
+	"0C758jr7dsBW1YN2zLU12+74YdWdx5qutXBrn7vFdizjCm+vB1w7EwotgtoOxZJ4PhUm3YfooMZ0feCu",
+	"AVcophGMSBGhqiUDafzhI4AXgNVedB1AwKxuwfn76olpM+ZQSwnaVQ3BrCHhx2obEc82S3jCP7s/2+Zh",
+	"Yc+2P+wB9SzZzA9u1zxeaW0ELXdgCElrjia84Goqtgrm0zsYAAd+onUXXvrGVCtTzVERxFwrYMjwNfG3",
+	"CHc451KZ7eyQ1YjZE8NoLC2EmQtuTAsXp9X4vQ5KYfreCPxY9dCaT5hZJSFOQ1tdF7y039K07yr+v5WA",
+	"UZ/SlROb7r5dr6HPm2SIX4Xfe97Nh7C//ZAx8tlF3D3BpUvOoI8jbBFHCcAlzlAyG1RNCFuWYgpGWZDp",
+	"aDO1Wu+v6OsPFKxoG5w0mA7QEavwUwe14LWAhVDVHMSeuXF//7U4+GUV2GWrfkhi8sUEg66e4K9bx0z8",
+	"VL+RhUDcwz2HTdIGdwmc1CfjjxQ7aWyD9bdrHo7ONvTUtU+zHmcWvummm1veX1/fMFZjdYjqeNj6Gcum",
+	"5oaQFz3YwUnELAkNhjQZ+DtAh2Fd3aUE/PjJkmpiIWOYvTz/aawYdHNY09rdtQmpKdDzC3cIyElJ1SJg",
+	"O/SAuLq1u+bXIjthnN1IcUsCU3ySBpGTYTakYpyV4koaK0qRs/P/+Z75r6x2psddR+tx2RarvC4h0wpq",
+	"yCnKEYejo9U+BnJYfdRIAOepvF88exaTY0aBepYrFhDLQqcoazEsjjSAaJovM8ata0eD2oEL0mCagwoN",
+	"2At7Cvl4gbEvpIREHj1oyCftyEZit9q5/WpoPv4YIaGGUN1aXDfVsKN/5ZOLrT3ijS2B9K0FmCYAC4mJ",
+	"xgGEtBBmwOR8oQGwttS3hLJJWIt01IfsjZMZmGeSxTbckQ7CEc43hdp931fJQxS1RvA1gKRcowzpdn3X",
+	"JMA2ju/V4/FV+L6/Slf25+72LXzZ9U+vszFGbKFhswNnM4C1QoAHdlyr2du9p44fXqI/erbXebY/f8ft",
+	"Zkv65Xs1qeGTNcXz0VQX1VxtB3CIzyKDu9/Rvo9PTECqdW0MQLaiPl7mojwBXQvV6zAs+AAWqYyVPyH0",
+	"ES/2Ub2sS/C0N6Ej2BiUU7NC3ogawkvUFgdjdX5+9ubwquJlTnzjYU28dxYqUCAfXqFTaxn6098NytAv",
+	"w0ua5n0eWFpaamoz9w889nhaN2ALJtvst3d6c32rnK6z8fhytijFoZFXSuShrsRjSq05y37bo0388vwn",
+	"AmkypGTBCfowEwCifx0rqxrFZlSJ5ok6AV3anevn/3Uc6gBaTyIPPUHwq9UDOcDsh7qE6LelPyh94T7S",
+	"nmic3KqvaFI/lsV9nFff3OZLFp+D5Xtkz7njWzmZW3Q1/ObOujNzNp5znTgdN13PePQB3LLtcuaxohTu",
+	"1idmrBaldPN2CPXP8GZPl2wxWxo5hZB4TrTB7uxqRVnLjdt77ZU7Vv5+dSfdW3ae2/t40z175ibpK4YK",
+	"9kLBjWNb57KbpcdrvAtQgOdUKnf7G73D8SLdnVWr8f0uf/lH7/eMt3fv44c3h/89YNXCA3j/8C37C3t6",
+	"/OK/v/lf7kaeLK0wfSw9rYsFj9EIdEFXyNbBfkRsjLGSJnpllsKeOKUDXNPSUiUfDvaI/p4h4Dn+8ULm",
+	"RBvjfS2NlzwvTzYcq1NsP2BPik8LyGxBXKBnL9hMV6VhvYx+uOA266e5OQEKbzoT02uRs5koyXyAjcAN",
+	"AL6NFTqjUmLqQqpa7eaLZ8/6I7bgJbBZzPhiAQBnNow+jikUjyZymWIJEzHVzq7KQuQgY5WyssC8HBwm",
+	"lJbjLEB1KI0OCU5AhKLcd5Ja3EhdRf8ZsGUYFgY4F1wBLZATxwRfWE8cffp8tKJYrepVBK7pdkkfWZeM",
+	"Zrmuu/WQpcyvq2ffzRalngqgTc062bj9Nsd9vD/UzHo7b3Q5v28fOrYMg96kCwbXIJ6C35nj/L6hPNtA",
+	"PFEqDr/ClCYQFKm0/2If/lFDAO/trnoLAgJJYFLpzk1TmVXiNrEAVyrcU5h3adiz42ehRmSsYqRQeeGb",
+	"SiJyx8YKuOZ0eLksa7FGqLUdq8z36oIA82bcsKtS30JVrlZiwDLSxMEadbde8qdaSDQovhdOe4nY+DgM",
+	"NwUY6HYqNrJVUTcCN6BxIv92tgwAXivXwoDJS8bVckD3A3Wk70nSSn1LVYQzfgPX4pyrpc9t5akPb8Qm",
+	"BVfXcD9iKNVcy8WC8LFr0V50IUa3XdDQoFTYqxBSWT0ikJWqgIxbPZcWfiKI7BJgZzxCdrK2WP9c6FtI",
+	"gzViwJRWh7xYzLiq5qKUU+MzbyFen11kgOUXAszhds1TBcXff2P14vgFAGD4LUrYYeF6Rr8E5cLRzbd6",
+	"7Q3SC7U1jEzf2+Ea/Hxp+UYWAhvwze4UTn72IMEHmlt3GwZoE0DqrJRpkQyPMeaHuppQukfhvocbijTu",
+	"vV1Q73lpRM2WamLCoigcIEIlcDp9g4p58GW4X+bCcvTDeP+H52rR5Vjhjk6ZW4YMQCbEJw58CQjdfUI5",
+	"TFE6nazcnD79L6YuBTYB/4QXN320IqgAAb9CmtFYMbBvBEHHpJcS3FJwkxn5f0RySUkbhGGxHEFPwf16",
+	"kk6f8T4g7KYHoOmlpunImSJ4DaCG1h8FOLI5XyL2mcepdl2diCupFMymM/jhJWhuEO5BvwDIrxVJZyB5",
+	"GhRrz6N4TkkFE21nTqQrIUGkr/IUZLlApoAScDObVxWxOfC5VlcsG7hbf5QN3AWICVHZvzNnUc3nHMda",
+	"qVxMZS7yPm2ycCuyzHd/GJscYV42ZKJBWSxQhLaYztmMmwvcppnPckMo4bISdN0CKnVytePFnGEs5OIp",
+	"aCz4388yb/NpNWRn/g43i0J64/nszUv24ul/H7NfK+12tbMqL5GPNuL9TgTtsHRiY2Ev8A+qCoBK6tSu",
+	"bZfmexQD9206UrPb2453mFR+/hO1vrluFx67T4fhoz33+Zfme+9D+qLrUk+7QwfA/YnK+Pktv3Iz9vEt",
+	"OpcDs2u8PjL4oF4IxRdy6BYv60M5WykigBcV8ttSihxoAQj+eiJ4CYCUgMPaAs/Ymu1CvfooD7YjPZ3Z",
+	"eVHfUVtRkSaD/+uHH76HGbhr/MC3yoqSgOFO378N89osbzBLY8W8sYJH3BhhzdG/3C74zzbriTnXqemM",
+	"4dgFuG7h+u8lw3aC/MxZGgy/Byl3S3dLz4SwAyanWmG4dwlCHhA+84gwR6CME6l4ufS03tjWrS6vY9Wu",
+	"mwUlPKbfKCKEIv7edAZ3z9wH4vhy+83ySk/NqZun1ShQfZreeLakegJzZnA+Dit5OKlUXojhP00W6hUW",
+	"3M5iuYKb34OmmE+LF+b80/dCXdnZwcnT42OoL3VDPzg5+P/+cXr4v/nh/zk+/PPw4vCX//v/amHM3THQ",
+	"xG84DnD95h8cyDm/EkcLdVV/EH3iBycHuIAtHRrgAZsa8xnnK8kN+y2XJHWc3FcrB4hx2madh1bMuSwO",
+	"Abxoi6okwpNErKO18G49kiDuvObSuFsg79fJY9pLk167Fj5Afx6kNml1iBI547vqgYDpUdapU8I2rSr4",
+	"5QtPzW7qh5/AXYp/0lH/kUp/aqu9XmlJT8pWlCzJt509STUbUk2czPC/ekzSlqoV796kJ0sxFQhgbdGI",
+	"9K+CTUoltlzlVLif0b70/AiDwJKsmPgkphWislyihQNUpBQBU8AvystS+oJ/T2fdy5xl7iwrq93/mmry",
+	"TzG18AfxCf6/U2zc//e9BYYGsL+5tXw6A7UvYxwZaNxHP569Nf2Rp6hzs0UO2MSAQuuU0FwxLczNAjfX",
+	"fuIQ/+iV8AUvUquT5kRQGZNvYKycggA2M3K4Im+CB8VNlo+UTG7ZgssSy5fMgKzmgAlXKQQxIPKYZ8fH",
+	"gXpGX44VFJBgsRUhKLPes+OnVBoECwA+bCTOWVtrzXovjl+kBC+dtT1BGOzJGxu+/0BQB0n73YLudM2a",
+	"EhL1JSa05/gTOOa9txxWW+SjxnKDlLzL0OpWQ/lQv4S/nsqkr7HQqCbCd7odWrSro3+B5Nm23KjW9pC9",
+	"dYKb5L2xeuHjCE6e4D1CuNU9pOzy8Nql+Ce59DyD/liVIhQW+tiPa4R8q+EqCYTlTkr68p7OEqK6oNmm",
+	"hqi5jR8riPZUQfT523hXBTxsglo2WeshOKIy+m1qOigATrXD6bbxrlfyugZF1iTaEoIoovVf+Pwop93c",
+	"iHY+mzCKc1/pv//rKyADbJL4TyI8wWM2ZVey9NpNc/8HwCkXh0Hn3srODg+n+q1pcjQYIRomNcNDn6df",
+	"iDSmBWgyrAfUCjA/fyGpm7ElZUv4iiFnGfY9xWKgCa3UBZ61vzjNLmOCT2dMWjEPBoO0hmXxuQ521DeF",
+	"vn0dZ+RhLP3GJJOdz3q8KNiNKKGit3+XZv/GfpQVxQQJiYR6kW4CslVkYtiMGC+cUJNp6uPx2o7Th2u9",
+	"n0sl59X84ORp6DkAeIpym67vBTwlbJEgHzf2w4PCOYWoDByc0oAtxpXt6hm9dwFvtK9qzi2y3nzO0vp+",
+	"TcSlLsVOXcJXPqtPG87HWzzXZ5X6EU7rfgsHaod+J+9UmEa69Y433w3f8jzYpH8YdxYIiGTTbbjrogBe",
+	"RwTQ4TUSwA5sbCqkOPRgVL/DyKTwcX96Oggw+gO6Z66FWNTEoLRMOHkXVDgYojQB5QrsnSF7VfJLBKOE",
+	"wAuwGuOdCYE+bWds4vskKPcy9lDG85kkXCIjTRYSMoS6km5Xyum1u+dYtejgLbIhsROSzN0i3HLpaROW",
+	"ZNMBB8GML2CLZ+B2y1guFkLlxnOI4XSi52HGVR5B+NBlGcNVUz13UybyKwHVSzBPMOOhD+DJYN6V1dAl",
+	"gNBY1JiaRrSe5Bik5c7FpVQSSyY5FUqiVwoSOk0t/T5o6PRbD7buK2Gdkg7wR5gGOszxT9moCagWhohw",
+	"gW6MHmQwNvQM7VviP42ridiCNErvYr3FvVVrY6a9QhU3GfzB7X5g2uKenQ9+66C8Srr0fMAmYsorU9Pm",
+	"jOXLFLbHfawJ+9ReY1ATnvvKrUzbeFCsnlpPNjrEwjlO+RncjsAT/CWm0rP7TQupbSZkwwvbvRCXlvXo",
+	"vEx1LsC1n0llqstLOZVC2Qt6NvOIrY/poF9GmwXHnzfu1V2u1Q4bcCMS/7m+tId54g0MjUNypLtF8Jo6",
+	"QZzeRoFWMOswmxNCsIuF4KXB950lCMiryYc9QBxmgPs7WKLDcSGgxOFWFAW2SHRtlMWsEM3NXKfCDnvD",
+	"soBAlA3cfr6syuB0pKAUJj0iRwU3Rl4pyOQhrkRKL8Ibz/cSOTd9nVkYeGwL4QAa74q5EcWNMKBoeKIx",
+	"nDvPAa40sMWKEsDtXPewji001icru8HInTct75SDm/ErLtWQfahP0YAaF2bA3PahLMqky1gOuvJpuEdC",
+	"ndwEAnaNrt+W0lqBYHAUZArI2X5YNT1tQBelCdch6liYJwyWMdAuvf9IRSegX8FOpqLI8L679ZGiIWUt",
+	"gm8SrUMgr6zxVnY4l1fvvq0czKl69+hd3hc+1efLxi0QqsLzUJC/cgyitKKoHPHseA3ei8FhzSUF4qMq",
+	"ClapQhjT7d5qdQ83N+NunqsHtLi97vGztLOk/Q061aOfeU3V/pft/t12Tm0tV5ja2/SLI3eFHPobZjv4",
+	"LALgiN5z8PD6TIuaItJz9wJ5n9HE7w8QXgPL1UIo3ZPjoRlZe4NNCwEU7onLnpcCdV1d2aYDeiaN1eXS",
+	"e5+x/A+/lKZiUN7FgOkiD85xQqh3DaJzQZiAkuvEQT8QgLb7rGOcRphNmZvg/fN+j4BvDeGHKTfi0Ahl",
+	"pJU3otO/HPJUDjqSNZ99883gYC5VSN7cwikJNSCQAEpzR8PvnkLWwDyjFxakv3X1vrFetTGEYwcVHKHX",
+	"E60LwdUdZMdJK+ZmG9EYV/T0/VsnEagrvCz5sksy1qbsMQy3FpuMNHw4MhtkI8iqPQjILr/mGR3OXJpF",
+	"wZexm27DB9Vbpeox+WwwAAOCDv7m9BRbcmX4lFJfsQ6Y3FF9Yh+HKBkAb+RUPR630ahD+HKcQolhtZrk",
+	"HPh0NfgugpDgixkqNyDoEPzEbVuot0LhelkKAcghbOoksvLkpFG0k6cTSr2gai0jGw+rqsgQcv+gmu4B",
+	"y6iQOsM8Esy+NzN9q5jVxH0PycCaRb6fRrMAdW2adiRZTSqgX+P7CIkCdhXB4EXPZFpbX6Tc1OAZ8nJZ",
+	"qlDMB6s5ZD8IrmzIDKNZcL328Lu3urwWpTnZZOoMUnI6KH5PGEraLJ9W9Tatu165kk7zvHEj7cMlWGtl",
+	"j87A+5TZ6EO4FWXYEoPVvfBYg/1wmjUoI192edT04hspbrdJu4DnNmdcJDque2iABbqTZYht9dKcjD79",
+	"HkIhNDlIiID11z7CRHKBuPGHzQiZNFhDHDAErL5CeliU/5sTAtozMX6C+XmQJIxkyvdQZ7FNm9vlWNxt",
+	"NsW+bX63oLsE2GFGvo7Y+h0FyW9oy3sJksiJNbFwfgPICm7t80Bo4k7aSgz8hMo5ciwGv51JUAGN54kP",
+	"yhHmJ0oysvGXGVwNQ+aWMdF7qILE2V44Bmx0lPJ8UO56ojhg4b8Xb2moG4WG+yswqQyluaDZzchIlDZ4",
+	"1mE4QJqUiq9a/UgQf1wtI4qPf77Qxpd8FtxpxYlWJ5MObqfhjRJ8Ht9uCHQjDFApmLxSQMdw25wCmHuc",
+	"YNOouGgJyZ5AvCUNI0N20TYBZJzrgdd3QQP2HnCDuxA1eZhbr1W2tkHfnofovi7D0FsC/YN1Yf5BSAOQ",
+	"ZrvQ9mA90R1Gi73s2WN82n3+wUPTP20BYgBb7Y7qM36z+uHdELoEidwlkFe1uR2ozGEhaqzlIXy3oo4V",
+	"gt80pEqE+U6fXBeqCidgmyhV2CZ3EKH6KmgU64Gjdau+RXwIloKdRnIxn/e0KbepM7TTvnjHDyI+fvd7",
+	"IQ2irN8Ja73tb/Oa9u7PZwsagszXYiFsUbfdQb/9Eu53lBykguVH5EfyoLcoikYBdYkACpNUBARFgjrV",
+	"oJZ5Jm6wSepU3J5tChrgTtYBMlY4EAiXiIW3mDkYQvkk3YYMeMMlqj/cdx2v/6jhUZWkF4kzbuoq5rmw",
+	"IE+zpgrJSjHXN4neF3AQ/cecqhVaM8MO6u57UiwelLZ7J8XCJ7YLz5z+qF00tQvSuHfTLrZxE63mPWMw",
+	"re3qAV17HT8veKrpBSPCSSEoeCC+bmbDshtp5EQW0i7rHNfoaUZlPsNwZ7Yo5Q23IqNvShvMP12C3iHV",
+	"jURf0oDgA6JLu9uHPUjH3Ape8DNZl76rf6F+EVaasYwXRrOZdjIwMUBg3Kv2hxmy158WXMGUk+TsxWp+",
+	"kw1YFnORLzDfOOujOVkVhbMxIRQwIgpwZqS6KujKsJpdYeHYvNtN9kAuMpyUWg52KojvvurGjbW74OYl",
+	"N+JQqhDBxkgS2JKAX6Cn0yoA4PnoGtwr/jqMn0uv7SemMbrO0QheTmd3GRZPpzngPMad29WR+MROU/tT",
+	"fG3/nsBdvIAwA8Ov1aXX9OZtR9CM5STrWJhBQCtxS55hYaPL+KlnmcBks5JfWtDWuIVyS6gM0fkSIK6J",
+	"ATgWT2BibYl5tUYoO0gqXWTizQHMzCjaqMKEh7xkQrIz/AY8XQAsCH6diQBQ0EoWdpTUpPDiFlC0qWCz",
+	"RWqyXo04LrrP6t2HF/u+4AXhTvEOW5R6Uoi58bAEgwb2isngm2GWINZzVfLFDKYFAHJ6NvoH0fPp7xyR",
+	"Xwk2EfZWiBqXtLk2kGA8XU4L0afplJcsClr0DPreEdcGT4c1EUtNwRhALYXbyB2kV/GZntUaIcYpUaDE",
+	"spsB+9v5ux+ZEgbvU81yIRZ9TKtBNmcQLy+ehXoV2gIendWgHm1q4Ky6xAsscVYY5qTCkvWyUlBN04VW",
+	"F6hZZAiNOiCOMz3nVk7RvSABHA/bitKrs7W44+tqRk1pSR3EJMdBw9BlxGcvROIMxdM6aOQGG1HeyKlg",
+	"fAqg9CYkYyX7HQcjcmaErRZY2rUoNZGHoADvQSLyire1FtHzPcn76xyZe7Q1HtyBuRGeFMq+0mqaROrd",
+	"a2z84T2TLfdKzWLYwRWJ05pSR/s68wFFJZHR7EZar/S+BZBuhRWNjap+E4tE8kj475Oe+/UyQEyUdhpj",
+	"vWq7Ue04qOX6SHXhuaTRBOC3XDoRdYH1ijGOwBeLEDo/unmKAJqXfIqBGMQ8QxMjVgc2iva8BzShQKrJ",
+	"k64ag24rJa044CG63OW33dpnG07HV1FV8HWY6zW3cKsqtzF5uaseeeAtD/9LDO/71ApfEOwNzERl4HkO",
+	"tT+VJU/bSUxHpkyQi1SxuZRFYVjDMvUvtOha9PzqL8lr+VLxuZyiP9D1CAdcVsrKuWBTrS7lVYWbmukF",
+	"nm2r68nbWVRzMta7FkuW1b5L1FhxcJVdVPaCro2kWdBy8M+1DHGnOcM72zRd+3pNVm1y3bNCXruNMpfA",
+	"T8K0Ep3e/E152h+SXWGRthWUX13kIkZXJXKSHWpVLL3+RPrSoG3npTBx7HRdkLYZkmg1Mz8Dq2O7KpR3",
+	"uH0/cHP9o9upB9u/Gs8/HOZdXn2Fm+4Vt3yHt97BfjnHzbj/qpmtFKTgqPjjhGnajeyd87TT9Oz1ARUd",
+	"dAH0+S1KYYgYK9jXcGIb9gs8TngSoGjxohIjJOII1i26hNzJh2zppnuKBOK//pOhcDAeW4rMNEoZkWWw",
+	"y/rDxIhbE7gJVmv4VBq+eZ3WZkBqebC5eVHoW6ftkbsBGDQC5AXW+zoFqD+AqlAew9jgP9wI3hCpLpKv",
+	"nnjwUzudtXNfBIO/h0tVepw1y7J/jA/cKo0PBmxMrsjxwS++ZJSWmdRAJy6xGSTeoF9r3Ja4ssbnYomY",
+	"eOS5Z+CCeP/xw6CWdOkHTkpqSFBK0qhamvb6qR92mqjfEPsBADZNP1/nZllxikDHo6dGX5L9RWAhfC6C",
+	"/ssN5Km///gB7klamw4d9wedy8vlHo3a9655lJsPFjvbJLIbq3WXEbTfbmnwXYTQEBzX2lJOKis6/KxV",
+	"K69vnrpZc1kKOJ+TpTu+EQuZlgRzJpM/PDGBT6em4S+KyiBPYSNBkX7vZdJc4H9jGLq/Si7ot0GDchZz",
+	"IpPXwZcWncBBl+PXiLMQ9doQ2XbSbkS+Sgxkocjy+XbNqwovKeuLdLoE1JC9Tsx/Qh3wlfyQRFCDj0sU",
+	"25mID7oBDtnLgJzgJgaLeBqAeIKXhYxKcIRzMJYXIhtEZM1w4w1bvZFu7cpKxKqgUhyWlfK9TGcVAAYg",
+	"/ERf7O9BlJ4mEFGJxk5ucfj2SdyfycWBsddVvCO3wdM7OIwmKWolJYAM0ebSPjH9DfcqBBrgyqMLaYRL",
+	"Lt0d73WBVef/pfyENshaF3faNAfsKT9XHZ6YARV0xdgx1hrs6p5pi3AnwBMeTmylXAoo/Z0p6CMTy2As",
+	"gtPfbSNp+0P2fnNcOVF5PH5778Xx8/66VJQ9uoYfPAVl0zXqzmszUPt4c65QHOc7OpCP4gndnRqyaVJV",
+	"64oXEnmbZs2tGAjSJ/2L1Nhqu9i2vsB+wv+Q6gqQbwqhiPvCXzYpNE4SsSRxFXRfMoJ4KWJyGinErfA0",
+	"685yDOzt8VTHRrDhx4P9lR7sM7Ti6WQ/McmB2e6YJ8GdLVLNVq7Z4NFGYIv4NY9x4VUHWRJzmCeaUTnc",
+	"x22QiC0lL90VLZARIK1Jw1QjokHbBiIxpn9F12eM8Spdf7oQvFQm+dgTg5PSnab1Npnh+0KSiG3GU7Zd",
+	"aXIyizUum9+7TxEBIlYnoPXKPExPzZd7HNuJ/eGQ0e5aT24WziEg6PnTCehqc8Jli2emltQjTczIHNQx",
+	"1tCgwvexTM0aNqvmXNUQ4YbsI3Sw4NNrtFDwVzhmwbIpUfdOCO5P4C8mVccHdWUcWZoWiws3kCztSQKr",
+	"uzFtg/TwIXvrC+3n4JpS2pPwwDy1pIymvfVYgw04XcwYKsWN4EWyUq3ZorCeOEMB905Gw9mvGkEJcjLn",
+	"ToLYBXZWBMyXyo0anofJuZC5MzmvuFQUw04KMFP02bsNZGMXVgUf7lwwHtyM7FGNScXcgxkosRPfVsVG",
+	"tiRdWXBbAIEm4UVB1+nEPuo4qyT4sJ/oeAVZt14kr9d0jv5Fx2ZtnswZ1YrggX2SahipyA1IlrGiGEla",
+	"G9cJu+I3YlQXoRFcNOpXQSRAWUsp2LVY2CE7rYkNJyO8yEhjtoG8LXWO7HS0I+F77SLpWY3ViDTuvhfI",
+	"+rpFBJzB3+unY+t0lmTKbrmhkp388WC0KP9ulgF0KZ3lPWkqg+4yt3SndFS60YH7snK3llPt3cFbwQkG",
+	"33GSi5NiowzAu5Aap4Bu0PQXEOwThAJEzp46afBjKMy94gsT9IRGkCeGD6DYBHKNteUFA21lyLIFv/Kq",
+	"DzhDM8yGt7NSV1ez2iA8rUFLjhBQR6PnNPvu9ar/AbG6IGXX6nANEdJeUu7QAc/ip3z/5SePeSN3ZRHu",
+	"agemR8VrjE2+5D+KSbgqNu467cQLNlAODlE5OEyUgy1cMy0aRWI0OsPDieCmvCMgmPQToOqABIEU3CH7",
+	"NoKs1FA6g0Eycp8OFF4LoXKprjJQceE7TllZCutjfu2S5YflX93gz6APp8nQH6TILZ3GvVBJtQ42rXLb",
+	"Tpw4C+ututT7zUBr7ewupVw130Uyt38kbu/aHLSc1vWQcqlkSOybmsDYlja/iejfoPjbzOqXYb9FfmH1",
+	"xVwQ/DGGXTBBjgCWBUVE6HNYqJ9SKqT0CQlZQruISLbhAzLy49j2LRRqLJzrOlLjCkxg0tfgw4Wnvhi/",
+	"LgFwTtbd7446aXhXl+p76X6hmXdYjF3EXc1B+gcScavu4d2k2ub62OTbabFQ0DnAxeGMuPinRNo4Yy5s",
+	"TjBWsc4CgXWn1IqdCQN4aKK4xBgudPMC285SJhRPLycNK3VlBSuENU10XrS28rlU0tiSW10alusYKe6R",
+	"J7wTsHewCa43FFGGswTOMsh1gsxiX6qKjuQYvqtJ/icmsNn57wzZaTpdBkvqJyL1nZtW5zlWlcVgALid",
+	"YDPUxtmn0TCZxwE9e+bGI4smHjNcH7Ut0Mq+M0gpiKRZKRIbstPNH6nz8Seo25aXAM3g3kSGfvg3t9bN",
+	"dJ2m35wgHs2pYpW6VvpWtaIpvxgkpDpu88JLkGIryhtIa4g1PHNhOdbd1EFWB238hRY9zovKBuAcXZVT",
+	"qnAOfSYQDnBsSrcjM3yMam6yPvgz/FoaCMLeEpqfj8p0la42xOieogGNVh60oLXRl00RgXQr3hE+3yPi",
+	"892U267cZ3elpIca3Y2IcknjrVVlbcfrfhSiHfb1IyvF2kKmL9xmu1pBjXVc74SK2/Voe39UG3Ne7eJu",
+	"MuEEjJJ4czepdjCAoC51SvWeNOGzsSH+liotTyKfjGIZJBNsZV5+iQ/qzr0zW/l5Owewq/O3xYn4eIy3",
+	"cO805o3/9s+013d3z/HtanETwU3igCqFqQrK06d+mLDZBljAEu24HldMzt0hkeRK7kPsOsWEQK0ZpjtS",
+	"cAZ+GNKYsfULbB0AJlCxzb26m5LKXHBL8bj4p8mS2DzRsdEfdfk3WzsRqUXR8unwhq0lE/VlKNhvr+LX",
+	"sNFrWn9itAySVLBgixDOcNNSYj1IFFOaukrrBmUSUDm0EIrqJrWyUlXA9d2wGPkyjGX0GVlG/t0IfJw6",
+	"EIfsXRt3Tc2u8ybZNCkyWkNk42uRHsZwocYfKJ9pRxUvzugdKXuPhsuXGS7+rISb5y7tlSMQuvu/KVIE",
+	"UqBjBkcaFRLW7tQU+KsueDFzq3GDWN1AEHKSC/HEKDTppP0oQsBt9xVKIscqc2TonyyBooH0UDFk507i",
+	"8yL8BeUi5mnY6GeyEugpw9esTuWfMkMGFOCQRgrpnrfBTZYMHmnYa+P0zM/HKHmlTavDT/10t4pYPz7y",
+	"eHnJ+Xzk6eC8nK0xsUFWadvdVqPfrqE2x8pKabpu1FVxDRPycFZwm5LdISxXRzNgCuEe/VI9ys4H5tZH",
+	"4eLO12dJzsS1vU0gNn18bYp/M/OmzXx9m7b9IJHR1eHcG4dWrWkQNZUR2IFpKXKhrORFVzfiE7t2Zp/x",
+	"x2Q9d4k9pjPxR4o91nbA+sNbO6VbRB1V+vETAHmQKkf/bKCiRpOqN1kmdf9ZHxPF4waLlWX+Sh3DzLtf",
+	"p9AaFcxhTIbeCvU6ZeV0gKy2YYlfdS64itYzU0LkzpBkRkxLYVnvUpdjJT5xN+/e53go1aGdicNC6wW8",
+	"1o8J5LHKNXaDon8pPVWruBqr3ovjF2g03koj+oldXmfFspqAx6ik16euE6JNUv67dIMARecKFDy+BCg8",
+	"aceq4FaU/SF7p2oiNTKTYZyO4HtPGHeTohXG2moqyBlaWmbFNB2MVVKLhG6HGMUcjlVH9Cs5xHsyIJMW",
+	"HjTqlfRjkyaUrtFjxOu3YTgqJaYBwhvV+rrk2k2mtilER1NueaGvdlWMnHQCS0lfXrqT2rMRfAo+mBRT",
+	"pVKoTv/vpOuVLqF6f6yQz/TU2WiJ9M3TvDcom5S27Ww31K2XNK4HUbqEshD38PqWH2enskO/b52UVh8o",
+	"vntvmg9N7S4KkN8UNDF/tBTTVLj6qbizo7t93NrN/jLWB630qTWYvbrwr91nDu51r2224+P+Wj6GxNq3",
+	"43fCXSa1qdpZKd8ElFv7+hPDZL4nlrXWE1HJw/iJdgPi20oWFPFybSSBl1xaXQLrqyGoCiMgWBMH7VP6",
+	"wJhwXco89S5dz8uFgFjOWLn/BOiPacHdbRc+4lGRJRSn50GlB1gcyGHOYoOZR1Tz/X1iIr9Dj6ux8jls",
+	"of0UqatPoRin76/AMkvX2KUoXe8i4xr04oRQT82AquPMYKwIPNgMGOX6mgGDiDUmUxKlhZ78U0ytGfkv",
+	"eFjQ0gD8ztmbl+z58+d/Zjm34tBKN3lXwo5Vhit+En+ggNrHt77DV/IGbLH8Slg2k5Cfn1nxyfJScCxt",
+	"8Y06awiQG7li/33MpjNe8qmb0LHSJQTGuAQYvEIqwSal4NdmwDLgE57oT/ixOMzMdQr6BD/EvkfQQEQ5",
+	"QjJnfTlW6SIO2Y8RwZ7YPFo0GNiaHyXWoe3JMvlOWN/CA4WzYvMb0JPd6Uz+/AfRGWATOJ2/MXzYeEk5",
+	"6ZerD1tTUtRcLeudEcbyZRKrKStlQgCj8agXOWqskGOyy8pnOxr52O+mkb9dkXvdBv4qqBu+ps3tCRxq",
+	"O2pXHWSjmpt+e50Df5O6e08q7g6emUfNdo1m+0WbatdUwvD62/ygQxmF8LyvDOi0z94IO50JM2AF8CQm",
+	"mALJx56Ymruas0XBpToEVsUGVaIvAUhfH6sp+pIM0OvATSI0+JxVLKoAH+4JFteYXwsg/Jhw46EPgKxH",
+	"8eKi/hvK+kkBF0U+VggrN9VFNVeoGDqllNDfMnNpF/S9S1mIC6cMAboCoi4sDgtxIwrvJqCXxJzL4oJQ",
+	"pDJUr6VCuiCe56Uw9CQmRAHbV+5x2P2/AuNy8x5y3cNLTVcWP0qzhQCXY3V+fvbm8KriZS7yE0bQXANw",
+	"gU34FCtOCqmuDws9dR+EvC5DMMbI6VapQpgISjlZEkdAeeOk0ljBD4cAedd7cXw8YFOdC5YZU15eTAo9",
+	"vSauJsUqVQo+ncGmpgwyXbJSOK1b5KzQVzKWsXxz/Iz13KfGKqsWxpaCzy8qFY5F1q/tuCzwMkPIv+1y",
+	"rUvIH/zu3qOk9G1sEpOrquLxZmHyLc+DGvwoWVtvbDerEyotasjYRKo8nLx1MuloUeq8mm6FyTCRBXbR",
+	"v8N6c52LwgzAW2kQmskEUUEg4RC95lcCiXumztDLMd/HWCjFAuT0yZIQNTm6PoGB01mKQ/beN+fkwqLg",
+	"1mn4h7cyBxZGrIOsk4qu9YQX5Fucx+ilL22ccsUuZQCzh2ahlg8ISiDrHodC3R+yzEtJXzAe5kZfBsYM",
+	"NOTpwfZ0Bz/Ge/e6/12IBVY7pz0H33u4AHowEIQa7Hd54v3TXdTBT4+PN1EH79MLTxO8i+vdT8hXSdq7",
+	"clgTmeJ+czPenSxwmueG8ZWPEObialYzEi4O2Y/o0ytFIJV1vQY33rTBbF0sMeXuWiivYUTuQkgbwJt8",
+	"SlHIljKX0zynZd2TzwdD0NTGA0WiQ+ub8aX9Kt2r1f1V8B+e5nnLdm49Ep035A5MpP7q8KDLeGnMuGET",
+	"IdTKLbjxWJ2GL2KlgX+fLqP2g0OvXEh1URmRDdhETHllBL1VUgULcpuIS1F6ti5pu3g809O2jVsoXKGP",
+	"ZJ77IPPcaj9v4fYJ0n1zBkG8E1vsm87tcXzf0vAOJOFXAeqGgckt98GOiiV+a3suwSD2RoGDiVgFQcSg",
+	"ewMpLCDqVVGn6SGg/9OY/ecUCOAMDDDP62TjLjoEO4WbMhPGSmA7v5hqYy8WoryolLQZ4EhC4a2uyUkn",
+	"rC+tKG95mZtRUwJHIkT3tdWz8TqXdr+aChJffI6mcu9nEzHZ84fRVn6fN0IgxNlJw0HjfQvDv+DqqnL7",
+	"HN+IPk+Cdi3mHkbIGdCVEYMkacZZ5/AentBAvlWKK2SiKfSUUuMACT/xQXKLjj5PfwWEZog5qy8DL7PI",
+	"mVD5QktlzZD9gF0ECRIfoKIfAqABBKOU3aY9426EVU8b/QjkA4V54wXLcGTAPW1FmQLJ0fxBN3JMEuaW",
+	"ZgK/gvwfJvGKZPASJmB3YE3iOm7IMYmGPvUCMY1S7k8/jQEOjnrWYfHjr1tn3p3h4/s183EuNomg6G3D",
+	"ufijZdXF8TeP9npnJEmMKEL0Qii+kEO/SBswq6Vh7xZCnb5/y54Pj4fPWa6nFZaOQWxBK1vyaajzvtXl",
+	"NcTLvdMPfKjlJZ+KAeMGcnKo0A7gyqQhjpxW7RRaXshX1OSXaqkNh4nqGNkwpmBhgk/Xnmx/3U+Fm+04",
+	"+uHnbgUxrUpplwcn//gl3Ri+7fWtJhvBLI0V82QjLEp9KQtxNBdbQZcDcht5VGuBZmb1lYBgFFV2NgLP",
+	"7C16a734UsskInVC2Wd/+/kDlfSDhIf6/UOpCDIYnyEsFTfqa4FBpWuxJP6jQQjvcc/BckgcLOHpBjcL",
+	"6/HaqBJIgBpCXOvW/GH5Hudvz6aTa2Lrws50NG466gkAnyswv0iA1fq3CFPmdyVANCSbshS5nnbux3N3",
+	"C+MWOROv9BSdIEJNyQOM0V1p4qnoZStCL+tvL4DOoDsbV9iKT/ZoZudFfWmbzvLWxcOB/PXDD9/DGO5a",
+	"TpyFGUqlRZOpYUU4mF+LQx/33kbfPP+f71l4HpQQY33hw5ZFpYOQPLXgxtzqMu/gNDv/tXgVurbn4Ms+",
+	"FZ9kHLvEOGpT/UdSg+p7bL3aU9+/3VGTM9qpkPnnYVPThljPLPS1AMKdYAi918ZelcI9tyi11VNd9ENq",
+	"SXv61Vi9tTEjFjmSk8QMjF1h7K4lIQVynQE67MIfDszGzscqG1fHx8+n7kf3F/iX+H/wjzNtLP7hBP+w",
+	"0CX94Qj/4NvBP2YQYHVXeCbzDDlC8O5GUudG3WcvDXUP3LyNVRC9TtKbAY4GzBCyOEn8+nHENJWYiIIS",
+	"Eww+oablcgGYOc7sMpbyr29EOVaeMgS/6AYLbGMzMb2Oouf8/OwNg4wW1tuYz0IpNqKW0TJWlNKS5rGw",
+	"JI2F50Ab7SzLEXvhMS7a01oSVNVQiTr11W/WjekKUXrBnK0olx1IXIIo/NwM0lGwn8fKzdaAuf0wiJvd",
+	"zYbfSMzegrKUlKd2VpkmomxP3rKkhQetMk36sTFJx88qkkiFK7Hn7zm3Z/wx6N9zHs9vN2r4MDiYuDqM",
+	"N4T/TpdMq/K0MQYZWd6SPVLrhTuV4KmOQBKstsEIKpyA26yupjMnFKF+hyuqZvFJwm6QNSHNjJVF4c69",
+	"cTYYeBsQzEyiW76Hkoyikv31Vep0CwauuGRQ7bWsGBtrSpBtYpW1SfpqmNp+5wfJrcCXHaPBNqDE7Sdl",
+	"PYRNm9xtNfvWbsbjh7hL0lE+Jsavi6x+0cbbzZZM1q+Wqbkq/4+c/rY7cF2zgU6gmCQ31Qdq6HhE+eid",
+	"c2SBGGEtVj1C4VJ2/vr71y8/sKdocOTS+IRXuGvGyvPG0hHz0P2BuWtRLNlE58sTuMgwEzyq9APG2SXs",
+	"DsrahmvIyrlwB7L39JgQUUx/rFbA4jJTAZ9pxoCGJVgMpeBGK6ginQtj+JUI+KuQKy4Nq6ez22glOEXb",
+	"6OKGilIJMBq1/5oRIS51GY0TdTWCqHnTjNBlixURcHbGqs1qCOo/mA+Jon3sb9y67RDkV+yMx6wDbRCy",
+	"lZQeK7cMQ/ZBGJ+Yz604BDZHka+k3rLei2cUec/OhC2Xh6eXVpRZv+2udt9MNfGwvvckJl372xIc+7sg",
+	"mpW0Z3+nGfMvnm2hWHzQ+geuljQq81Ci2q1jc3UA7uUutG+jjwqtr6tFp9/yg4Ckd4gzHEqFrrXbGUYx",
+	"XLdyPecSSoy4YuJwzmU81O4lot/CahKuPBuNkeqqwPDFoVbBozPwUiQoxshDlgZCTKtT2k0BmwheQpjl",
+	"WgR6da60Ws51ZSC4oYTIRd6HUEsqPaViE21nkMhrWC8zRl8I5SYz97LU4yvTCIITykRXO04GVn97qnlF",
+	"Nd58AgqVyuWNzCsn+oj3HvoiDcgelsqeaSEhDQFns8XDC0t3bvT7mJ2+EYmhsURhnu1yIfIRxtDd3Ufr",
+	"SnAEXVFyqMHaDrHBP5pkzT/75sX95smfn7/DSVsnGX9e3d1g8NW37PBBJNAdhjve+FKQjqOIEcLmmU6l",
+	"itENWRLSW7YIg3S0uglbM+Wi8NlzCSo5pOx0ZtO9Sz5lENTuEjPLse1IBU2JKlCAw6+6eFCTo2cO9rtt",
+	"fTubwh8fktrGVrav+7T4vzyQ0bVLVrbhFlELdn76w/dMwi1il/V93h2NYB8BGv92pk0QnlE2OgtbX7IM",
+	"/2KgClVBd9NrT9oRBeXhJ0D8UKFdgo+Wc7jNCGDPgyyuErWhIyl6rnv0Gfg72RulnLjLcc4XC9fYEpJQ",
+	"8VryNHx4i2VD9prquPxQfGnyRVUWdKDCnz7Niyzwyl3JGwE68bMEPRL95v4FN6BLqGTOGeJUGAxPaDUl",
+	"Z526ceIxvpHA1AyZL/JkH8++J0K7ygg2s3aBCXXueMMhhcwuq7e1N4D8wK8j2B6eeQAhM8E+5KpeOTxA",
+	"LWfZEEkdabn48QvI3812FVVdwYPaXb+X4EEUNdjkvUcNzt+lYnozc1Ww32MN4mOF0BqnvROCHWJ1u8t9",
+	"t1IhlLGQcVQKYRLd0njZ6kVeFJdpUr1Xk5G7hMBmjTBA8z5CWsMpj0IXwfZJwNS5PFkpjFAI8zVnHOSC",
+	"O+gG3GEhzNrL3r87/wD5YUdugxzha4dIxpn1dzzMo3QiQIKgWKmJ9oRhsqs+qXn4t6xRwnbl7xy25m5q",
+	"jrY9F9uVHYUVX6Nd3PNO+k7Ytdvo+KHk+MMI76+oDGr7rbmj4zxe+DtWQ8E7G8uhholyXIpFwafkK7md",
+	"OYXVWVojCLNGVWyNCralsvWdvHF6b0OX1WVTla11KKigxLvbu8KvgF8oRU8cQZXVXem4mTQXpIyTo8lY",
+	"vTDB45YisYRp8P5tkOlgT9h7lyVYl3OvKik2ed+lXzuKsqQE7CsQaV9ZDdjOmisiSR3l+lYVmudH/wLn",
+	"cDcwchIUo5t7UYpDoslzCqNh0pgKk+YC3DmS7xHIKUSSKHaoFUPDM5fmeoQi6/z5WFG/yNvkvurOZjBj",
+	"z5+zXJbCGeb9IftRp4VaQK8uOGl16NA+IaSsa+CeMKK4HMe95H3TOAPe3cwV++sPpy/90LB2VfE51Mk3",
+	"PA9YwYLDAzc6xRXHSnxayHJJWDan1APPHzXnxaUu5ygY0YPiWuO2KkWM6d2IUl4uG3RVisGXgfr+WqgY",
+	"6nzx9Bh+ps54KnYjnbT1swkpLrRMqQxj59VioUtrWHbmbrLMBwRNa7oNzdg5rtU7rHDZSdDoqRX2EBG2",
+	"6gIn+MUnUnFwqW+VA4/DfmIYNejEMm4G6M1L/OvhK2kW2kh8sbnFM24tn87mQtkRpDUpPhd/GR9gmqtN",
+	"W4Gkp5grOz6AKr3uvP1B6IH38f9r3SCM/D8CQi9LK0zrlwld2E1HFIh3ItVBzGyS5XSiGlsZcgO6NvLw",
+	"8+Tw0+P7HRkckxk3/pwNv5Yklo5whj+sMdbYFNybgqR4yrfDM6fP4vYASqFGYx3w5vDC2nhZEh57cfzn",
+	"/9qIKtW86BaloJowL/C7Qc8Da1Lae/8aDGPAUHW91CV7/l/HIfdk4KNDJIbXGbljhZ7iyTIk1SCswBLp",
+	"QRa8tIg/wDL68eToKOAaIo75tVgiUSG816GvDpJr4vhFdw72ez9HftN8LIu9AWsr135s8mNZvNGlb/i+",
+	"VVmfHeLb35iYnW6Gx2y6DkYe2FRgxCaz5SssSQ/Ec7KtCGqeasrA6j7KH8DxxMPp+nj2ll0CaqkkEgBk",
+	"mTZMKkgfMTNd2sNC3jSPfAQNDBjdNd6zqH6aITudTgWUnHw8e4t6b3KEUZ+4FkuqmAFa8ESJbAlxPQny",
+	"AbLb8gFmXSTwBjCfJqjaUrHz5wOWmeehwUk1vRb10p2kDzHXycMn4POEc4C9m1fGjtUW7GmjGPoaoJKL",
+	"5G9BJwDGtMFKpvgLJ9zg1bGCsylQuEU1wy1g6icYq7FCeBdYJGk6JDPrZXijmwupLuiPGTxSL6lx9oZU",
+	"xgqeM6wO8h5xaceKlGfBy0ImMVIAlKBJAn881TWTwo/p8bFjAYDhGzaXqrICHfZqrFo7KTE8UIp5oGG4",
+	"BH6FNlF+hkeClPOPpdyTBKd2PpbygZBn0g48Sus7iIXBdDZkJcjEuhzcVVY7KXsYePq3yYEBuRzfcLJJ",
+	"qybhf730F1grIWAGiYByjsQyoF0h/0x48ULmnzLAP0Y67P6ACT6dxdpM9/gT4/PZ3MBA5RLzhSUAGCSq",
+	"9BlsAJEq6CHfCp79urxjuozEmQmojHvACLHereim5wM31699C2eI5bdNclt95sjl0Jxld0u50XVntQHX",
+	"bTqPX8RJ1M4FRxm2EZAWutkDINEAI9qJRxtoS7sAaZ9tBqTd0C8Pk4MJI10dwV+3hsmpLew5vrvflL+V",
+	"7bQRPwe2OXjB6hvnUaCuA95pHLL1wrMpKrvzt34G8OrDSz6FHP4zge470EWs07pJZvoiC7DF3ecHlOl1",
+	"KdFV28tWTnU2SPl/B63ys4mAwRWrFkaUNiKOckLYZmXaOQDso04ZcSNKXjDkteJQO+hp5IU5SbLA8BOU",
+	"EeHrRQCkpPfs+Gl/wIA/N7REymytMQw/uCZ6z6LOh1lfTggTStYNYIDc8jI/YdmvlahEnrlbMCsr5XSv",
+	"DGFiwk+6jD/Bc25/gO/VzRwWrOBTU66monD/hPVyVxW5lEP2BvbGTae3H0CZpOgi9DCQZxlmAJ5E5mK+",
+	"0E4gOHW1lML0R05jdiPxiV66oh1wKRXSDrl2arTBGdpBWa11aBHuRZ8eF0eH0yDcxs9aHqSRJ4YAhvVO",
+	"a0uF16GeI16Agg4gdBruZLAR4e81Hd0I93xqcACYQKBlw7vVmT+Wl1bkF9xm0WLyOwK3FjLGmWQVYWBh",
+	"oPFd6WaYu6u+MZM1j0zjrk3udISgC655dzxh6l9Cb00XetCgFrt0O6kZusS5pKn268peHD8ftlgH7tTU",
+	"BP9eYbQbGsuDGAq1Pvws7ewDvzKn7992AsXR/vCpj6C70Vm85cYHMuHeu8sUv8/tJ9YtEzbpavbsY5z1",
+	"AW0qEHK8oQbsrAXUTCl8bKMRlZgvO9QOjIJ4ghedTQBIKd4yYKdFQRiX+CuyRKDPI1XRh+xnysVoUTDI",
+	"ccXL6YxN9Y37FpZPpuZTzUQyQgzY7UxOZ8DVgZSj4hOfAy1TUaQ6luVXV3QSSnEjxW23MeVO2MNwXsd1",
+	"kaZxZ+xifn2puVXrhtte929ZUdNX3S1f3X2btWEvF2JN48Bc+xslOHlT6Fvax7sAgKWujT8Q/FcYtrnG",
+	"HbCFHIZ/YOyzNfXvlKDDOZu4B2BT8asItAQOA19eDXy3AwZ52ILZkivDoXT1BGQYFKljKF0BM6MhZPJ8",
+	"yDKe51kwgGLBqGvM06Upsu2goAN/BoTfT3Ap9BD1uOFEg8lAEibLr+B/PC9yzMwbsVKYqrAsI53oAr+Z",
+	"9QeJfo9WGTwnDXQYbJ0MMVUyZvSlPcwpCd6mHoVkLD1vQNA95NRfUrhAE8fCG52DAXsxWWbeEIRcHkj7",
+	"0yr2l/Bcsv4IdfjMHWg/LDB2fJ6mm/QKUgAJBMbfSUnnyEXI7YZpxDwgP5O3M27hDsX0T9+6s4WwJfwk",
+	"uRGTUlr3BWRxzpS2FxC3ynzBPowPCKXphp7y0ll/DEwycwIVOc4Kq8roWeSK/fXDh/f4DFUCoxOTjEzX",
+	"qYYF0+bI7K33ZPZTs2fUsHlSs3OV1NlNwnv3P8n1vA/zBNpIxKd5KPz81X6sl+G08gDC4KdusCJk7tMp",
+	"97tW4YFECMrW8aR+xt3htXegjdhCc69T9azX3evwp6s0etuR4o1WfQoLbtpcLFbjW21pJk+8GWrqZsJU",
+	"zydSiRHLLks9x3CmmhaVcTIO5LnVGROf6E/kYMNn0VkExPTwVBr6bdXqP7rJ6wyN3Llmv+FB6I073cGu",
+	"/x/QL7d9ldg1dnvpTannu73xQW/9/LfIKJEmftO7+9Rzk1XdRc+tnaTfPS8Q6Li1Ie9E/0eHhsp+m1oA",
+	"oDFlfK4rZTNWKYlu9oT/B5wO8DsoroXRbKqVqebOFvee2Ya8mJYilwQQ1WyR6qk35pqwnrQgsiaQM+vU",
+	"HtQhByhmcqfekALSD8hPnqUMWgGlZtRUZSG2kfpvEeIoF5bLwmRpUvhcGuP+GzzzwybTUMb0jShLmQtT",
+	"a7vkVowSTDnKwDGkP9NcY3Qkee+J6aYyGgQ9Nri7fWuI7QSNDtd5mFurY1Ii1FFaZp+kp0Muzs/Eqkok",
+	"J7ZcMjPTVZEzI5S7Sln21kcspsvDv4tlhnhfC8FtjMGDrXItMKggFXv2gs10VYYbJsLHqJytwH2lgSP3",
+	"+Gj1m04plZeAbG4BdayrhErG3l5ci+VFKdxRyLpc6yCpNsXkT4kpk6oLnC6H51bcQEwndW6tJkQwmVMo",
+	"ASqARRnD4ZiAFt0Xjanu9KN8881WXox9RQlIvD+IAp5cLRsrmGCNbrkJoYFICaZyQcwBK/t7tLIf7zx0",
+	"sMMglLitXRKP4YG78PMnNNHprbiWigsePwpf6WKsqOa7mgUgULzY1+R5YNOZNgJ+kzpnPV5g4J3wu4QE",
+	"fZ7UbqVL1LelQTyT/jY8kdJubUgM79oYYG+tmFOJWaDR8nPgpOEocl37G5cYyumaxHmBLChxaZmubGud",
+	"OBy1c1q0XQ2MR3vgDuUdLcLmWiXLi9+/9g9TQoNNBUC3CKrs7Ojm6dHwVhTFISQvHP3z9tqs5/V6X00K",
+	"aWZeI0WMwWuxJI2PihY9BRNUgqGhAPirWBlkBkgG8bfzdz+yn8WE/V0s2TnkmsPPSBqI3tIkIT67lnlG",
+	"OfZD945hpbbcCqdAumsNniXgQzOL0KvSEuQitk46I9NFDq8Yy5fpW5WysiDnry8d9ZVNSWUYoKLBeKUT",
+	"QlhDPp0Rw6Cw5DaCGnj3Ba+QL9lcwK8hZQQGtj2l0N9ur/cKq/Y3o9XPYvJ3sTwXncxlK2t3x3Vr7zt2",
+	"Vm0fJXvb7ebGxi70la5sd23IawVJVIiYU79Qm1ly7pe//fyh1jqgBp+SqOAYxfkWgDYz1iOKMYqgaxtz",
+	"qmaiFP0hy8xUL8RfoAg6w4Ivmr0+81g8vnNJxbUBryZ2YMCyq0JP3PvwBu7YxjuArgZ3KGYHtT4rPrnO",
+	"NdrQSvhYw2UpzMyfHvqwUDlgQNP0IdnJjb4WgY8FQYriaqWEKMEjoJhWQ/YSID3xEIHnAIxFOPR8Ia/F",
+	"0p97nwTQzJFzU+xthsZJquGHFvI6BKpCeV6jiodI3tqARWFDbTDufoYOhomx2k1VZ56w2wU1syycoQPY",
+	"GweDA6GqudviuNgHg/ADrujBL9vEnDuAkGrrB0v6AAHhh0H9/NcBwuK6I+ykz39q8udcXgGd03oRg3Wr",
+	"nRLmrTEVxIb9QevxVTGCpnztkDWza92guJWTIqHS/U5/KCvBjth5tSCSj9ZtDNcUOLggzEcHDdAZKoVR",
+	"PzoxpM4HKLAGRLC/hesHEnJNyfulS3ZbanVFUAjenfIUHUPgPLsqubKQUfGXSEPlPgsuGHDGTXlZLlkG",
+	"uLjkjQqPDtkpNeH/NEgvUsShHHhQyduZJq9XIn9dY4BYhrO0pIuas1xA2BUsG3hdN1FfisLnVgZ3UoOq",
+	"iSBtLhJU5iygpyLCPQZrPQqyh4yGgD5ySmJovX3OaJdcwC7pmLj6M0N2VhffYCEBWshhZcRJ0jMfQEZl",
+	"qrYhg9vU6UxaeSwet4sg/zzmvw6ieuSvA10GfwmI/tqXwWHpvohFKa0T79ZwIoRKl2hQQ7tvWQKYtWzk",
+	"LzT0Fa7pCN472Ofm/ZiLEgpC4dICDpqxOkVnb2paQ5OAPGLYpLJxeQo+vTapuUqu5EJPM5b9Y3zgnhof",
+	"DJgHm4BPe2yJX1IGNzpr2chngbtGsOEQo4fse6f3XikN9+E5YSaFIhaP6b8GVxuJuUVJh2oUHQnwTpuL",
+	"vJUFYPUaBan4gSr+116l8eBHzHRowYMvuy7SI6PmzndaTcDlqi1112UcD9rawiZ/H/uW4eGk5c4L+e7d",
+	"pzCLD+Q4dffmOR6Qdb5GOkP3S5nwtWki7qb9u1h2qCFIduK3cNAm1qsmTpJuT8tMmvAONs7AKwSkiMBn",
+	"MAl1yNabP0hKmH33msBEI490RvgZyxpT2d1aB20mtRviR7Nf5MfQRsdhqVNWf4ka/tvTplfHt37zorHf",
+	"rVifiVwI8otHsBmvAHpgG8D1RseP3+fSGZsl1V7BoUL4WlAP8BH8BqZTRj0RS58z0MI84O0oRcd1aoaN",
+	"L4OjHpSI9E3/R18/B7/phaAu3ooJ3cJ+J6MyDuVR7gOZd5HDBefOUoM73aa8qGHUoJ8M2bfaPbFcCAP+",
+	"Kf/zE5NconhuSFtKxg/nDtMiw2dBHcpwNqhKzsOnOw3pe4QRDlqnVuIQIg5Al+S0RKmuTpqTjM9GrIT/",
+	"9Ywiv+hOSyYViwCews+shzQlBF/BJ4XoOzsANweidkCRmlZTCipIYypc9oAekdYNgrpFymQoOvS4D1oJ",
+	"U9d6nUIZdF+3s+bSYEZnznposuAK9hO9l6dISZvsj40ar1f4v8SW61IQV6XmT3BE3XF367ynLE1s5Ler",
+	"4ARQvRIEktsCtRNognXpTQmqSHxUhz5LHUJcnYZogoNUl8Ptt8tM8MLOjjCBR+RrtKNYsHwjSoN1nDmr",
+	"FiC+fN2Is5rllA/SxHdgvqs8Ueol2ZHYMDLCDUKRtjRWToM/NXBWJYRWC62LYHqHum4wK/n0+qoEICNw",
+	"5UA58gp7E6a8YzYUhFoz7MkS60hzcVXy3NfyfnP8PNS5ukcr5R/2bmCswdbKcgnwF8yIaSmsGSAlnrOi",
+	"jPvwCg83wttsFdx4RYvzV2h7n/pYvaVNUUTyprne07S4kfoZHGJ68vOH71xYtbsOyPge+c2M2yFFflka",
+	"K+b1o1bIG6GEMRt41FLitEWpp8SgyAufFAAp1oB7De63gE7KCCN9IvBwwa7MxUKoXKipFEhdxBN618ry",
+	"qwSbcs6vIT54CS6OCpiQXUO5mMo8YXTTEDDgpU37uHre0gp46D0m5MHRSn+LZ6uNihKL6rcPCH7vZ3mv",
+	"eCHYxhaA9bXlu/OT8RkdAQOUdhAgCMQNdMeHxHcO9+SGw1EKnsudTke8dIDaw7rNa0t+eSmnJ/VLxO9K",
+	"Sp+04ZgEwtRngS81bMG5vPJFa3DHAAKv02kBUg54wcANG4rS1m1/8LN2bH+l7QX+PkIYeRiVMOTCRhd9",
+	"IATEkw2sKO2nkzNAp5rwgqtp0Hr9GkdKW5i57Y/VWVifvaKYUSObGX1w4WEP8HwJw0o2wJ0ftK16duqR",
+	"7LQiEUwkvaN0zn0KMHDLN/t8h8cvdHn9+bt5euRsbr6Q63NdUi+Zm9KSR0jX7OjmaeZOgjnkKj/8p54A",
+	"hKQoL/kUnr4RJUbq2buFUKfv37Lnw2NIfPnb+bsf4exgaxORQOPAvgQsHNfAkbnlV1eihG7ucCH89BTa",
+	"XMhXxNL/pTu4segqHRPLqZFhrDpHKMSurdz2sp/Xo5uncR7ven9s3fCanZMuyR52DjfstpTWCiC8PsfG",
+	"2LO0w1LRFtp+O9B39rQdWru59W5oHeN97IatG27dDVu4PwGsCONaVVkcnBwcQVYkfWtlz2jt1hZd6ODv",
+	"IU0bZBn6v3w3uceJ8Gkk2K1VtIMPnektrJd5d2s2ICf+YUw06A9W3UaDxOo2QWsIKcjkxk+6BbZ3S6eE",
+	"4kDw+xqs41IQs0xCcCNS9sUaTWf4ePpn09LKe6EBHETlYciBMw29xXXvmvefyhJAmEzSVGXcOq428b1W",
+	"V4QVnET8wS0Jr7Q2Pko5KYy7Gm+Rly2duIU8vBbLtjbXEdWZFW72dI8Y3fK5l1CBhRFkM/A61IBNZIGF",
+	"rSFrGjwg9YK68G2fWdoyRVxdVe6luc5FYZKKWauh4ituJH5FYoM+im+0fPMn9MkI9H1A2VguLqWSuDHn",
+	"PEc/CTfX+HWRX9XWE9ptm1t+AwQ1kDHAA/goFcN5V1APcaMRy2EGxQ3YVr/RxOGNFK3tIL8fOc7RuHSP",
+	"Ak8SpqFSm80PJuev5bNnVVt/azt7IcpD6D6q4rVZSSCHVr99muBy0u7D+ZXKOF2cqxQOAZ0DMXdSqCsJ",
+	"J9kZ4PA8YgOmzTdhj1rkBqC20GT7iI9/YRTQH+BU6Uvb/DbI3ZZZw7nHj0Kq6QLxC1M0V8wJ5m7+nJX+",
+	"zyrHvALCikXwvKTBWTXn6hCXtUMso45oYDV5EbcyHAOUvsh1g39BgipwhlS51Ige4j+Zig73cNveRl8d",
+	"CKek+M8MmFDTcomxUot5kRAzpTwlp8ig/58aSCRdx8iSz7Mpt7zQV+GQp02zCTgwSRDgCiQNpY+2tPT6",
+	"kxWlm7mU8d9EeA6MF0OKRyoFa5z/q199q7BTdXrv8F0hcvz4sEH2Dqeq7YNe58L729vn7qI0A/by/CdW",
+	"LZz1OnBiBzYi3vNEShRb8Vd/+xY2uqi8zznBb4a7tBPSPh2Ex23+zy//+f8DAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -3021,7 +3021,7 @@ type ErrorDetail struct {
 	// `{loc, msg, type}` objects: `loc` is where the error is (for example `["query", "size"]` or
 	// `["body", "input"]`), `msg` what was wrong and `type` the kind of error (for example `missing`,
 	// `enum`, `pattern`, `maximum`).
-	Details interface{} `json:"details,omitempty"`
+	Details JsonValue `json:"details,omitempty"`
 
 	// Message Human-readable description of what went wrong and where.
 	Message string `json:"message"`
@@ -3348,8 +3348,8 @@ type JobHistoryEntry struct {
 	// At When it happened.
 	At time.Time `json:"at"`
 
-	// Details Event-specific data, any JSON value (for example the tags added or the previous response).
-	Details interface{} `json:"details,omitempty"`
+	// Details Event-specific data, a JSON object (for example the tags added or the previous response).
+	Details *map[string]interface{} `json:"details,omitempty"`
 
 	// Event What happened: the job was CREATED; its status or processing state changed; a worker took it
 	// (ASSIGNED) or let its lock lapse (RELEASED); a person LABELED, RELABELED or EDITED its response; a
@@ -3585,6 +3585,9 @@ type JobsWithFeedbackMessageList struct {
 	// at most 60 seconds old (counting a million jobs for every page would make paging slow).
 	Total int64 `json:"total"`
 }
+
+// JsonValue Any JSON value: a string, a number, a boolean, an array of JSON values, an object, or null.
+type JsonValue = interface{}
 
 // LabelingMetricsBucket Labeling quality figures of one time bucket.
 type LabelingMetricsBucket struct {
@@ -4268,6 +4271,9 @@ type Forbidden = ErrorResponse
 
 // NotFound Body of every error reply of this interface.
 type NotFound = ErrorResponse
+
+// NotImplemented Body of every error reply of this interface.
+type NotImplemented = ErrorResponse
 
 // Unauthorized Body of every error reply of this interface.
 type Unauthorized = ErrorResponse
@@ -6550,7 +6556,7 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// ListBaselineData List the baseline data of an API
+	// ListBaselineData List the baseline data of an API (not available yet)
 	//
 	// Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 	// types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -6560,7 +6566,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/baselineData (the `ListBaselineData` operationId).
 	ListBaselineData(ctx context.Context, apiId ApiIdPath, params *ListBaselineDataParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineDataWithBody Add a baseline data record to an API
+	// CreateBaselineDataWithBody Add a baseline data record to an API (not available yet)
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -6571,7 +6577,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineData Add a baseline data record to an API
+	// CreateBaselineData Add a baseline data record to an API (not available yet)
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -6582,7 +6588,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineData(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, body CreateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
 	//
 	// Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
 	// `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
@@ -6592,7 +6598,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData/job/{job_id} (the `CreateBaselineDataFromJob` operationId).
 	CreateBaselineDataFromJob(ctx context.Context, apiId ApiIdPath, jobId string, params *CreateBaselineDataFromJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteBaselineData Delete a baseline data record
+	// DeleteBaselineData Delete a baseline data record (not available yet)
 	//
 	// Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 	// need the MANAGER role on an app of this API (or an organization-wide role).
@@ -6600,7 +6606,7 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `DeleteBaselineData` operationId).
 	DeleteBaselineData(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *DeleteBaselineDataParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateBaselineDataWithBody Update a baseline data record
+	// UpdateBaselineDataWithBody Update a baseline data record (not available yet)
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -6610,7 +6616,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateBaselineData Update a baseline data record
+	// UpdateBaselineData Update a baseline data record (not available yet)
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -6620,7 +6626,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineData(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, body UpdateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetApiMetrics Get the latest metrics of an API
+	// GetApiMetrics Get the latest metrics of an API (not available yet)
 	//
 	// Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 	// over its apps. Any member of an app of this API may call it.
@@ -6628,7 +6634,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/metrics (the `GetApiMetrics` operationId).
 	GetApiMetrics(ctx context.Context, apiId ApiIdPath, params *GetApiMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SetDesiredApiMetricsWithBody Set the desired metrics of an API
+	// SetDesiredApiMetricsWithBody Set the desired metrics of an API (not available yet)
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -6639,7 +6645,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /v1/apis/{api_id}/metrics (the `SetDesiredApiMetrics` operationId).
 	SetDesiredApiMetricsWithBody(ctx context.Context, apiId ApiIdPath, params *SetDesiredApiMetricsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SetDesiredApiMetrics Set the desired metrics of an API
+	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -6865,7 +6871,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/job-score-exists/{app_id} (the `CheckJobScoreExists` operationId).
 	CheckJobScoreExists(ctx context.Context, appId AppIdPath, params *CheckJobScoreExistsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetJobResponsesLink Get a download link for an export file
+	// GetJobResponsesLink Get a download link for an export file (not available yet)
 	//
 	// Answers a short-lived signed URL to download a file produced by an export (`POST
 	// /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -6922,7 +6928,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id} (the `UpdateApp` operationId).
 	UpdateApp(ctx context.Context, appId AppIdPath, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAllMetrics List every metric measured for an app
+	// ListAllMetrics List every metric measured for an app (not available yet)
 	//
 	// Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 	// field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -6934,7 +6940,7 @@ type ClientInterface interface {
 	// CancelJobs Cancel every matching unfinished job
 	//
 	// Cancels every unfinished job of the app (PENDING, SCHEDULED, IN_PROGRESS, SUSPENDED) that matches every
-	// filter given (filter set J-cancel); their flow executions are canceled too and finished jobs are never
+	// filter given; their flow executions are canceled too and finished jobs are never
 	// touched. Up to 1000 matching jobs are canceled before the reply (200). Beyond that the work runs as a
 	// background bulk operation and the reply is 202 with its `operation_id` (follow it with
 	// `GET /v1/apps/{app_id}/operations/{operation_id}`). Callers need the MANAGER role on the app.
@@ -6976,7 +6982,7 @@ type ClientInterface interface {
 
 	// DeleteJobs Delete every matching job
 	//
-	// Deletes every job of the app that matches every filter given (filter set J-full), with its feedback,
+	// Deletes every job of the app that matches every filter given, with its feedback,
 	// history and tags; unfinished ones are canceled first. Without any filter every job of the app is
 	// deleted. Up to 1000 matching jobs are deleted before the reply (200). Beyond that the work runs as a
 	// background bulk operation and the reply is 202 with its `operation_id`. Callers need the MANAGER role
@@ -6985,20 +6991,20 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/apps/{app_id}/delete_jobs (the `DeleteJobs` operationId).
 	DeleteJobs(ctx context.Context, appId AppIdPath, params *DeleteJobsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListExports List the exports of an app
+	// ListExports List the exports of an app (not available yet)
 	//
-	// Lists the app's exports, paged. Not in Document 1; added because exports run asynchronously and users
-	// need to find earlier ones and their files. Paging defaults: page 0, size 10, sortBy id, orderBy asc.
-	// Callers need the MANAGER role on the app.
+	// Lists the app's exports with their status and files, paged. Exports run in the
+	// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
+	// orderBy asc. Callers need the MANAGER role on the app.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 	ListExports(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetExport Get the status of an export
+	// GetExport Get the status of an export (not available yet)
 	//
-	// Answers one export of the app with its status and, once SUCCEEDED, its file name. Not in Document 1;
-	// added because `POST /v1/apps/{app_id}/job_responses` answers 202 and clients need to know when the file
-	// is ready. Callers need the MANAGER role on the app.
+	// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
+	// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
+	// role on the app.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/exports/{export_id} (the `GetExport` operationId).
 	GetExport(ctx context.Context, appId AppIdPath, exportId ExportIdPath, params *GetExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7011,10 +7017,10 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/job-feedback-stats (the `GetJobFeedbackStats` operationId).
 	GetJobFeedbackStats(ctx context.Context, appId AppIdPath, params *GetJobFeedbackStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportJobResponsesWithBody Export the responses of matching jobs
+	// ExportJobResponsesWithBody Export the responses of matching jobs (not available yet)
 	//
-	// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-	// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 	// The reply (202) names the export and its file; follow it with
 	// `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 	// `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -7026,10 +7032,10 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/job_responses (the `ExportJobResponses` operationId).
 	ExportJobResponsesWithBody(ctx context.Context, appId AppIdPath, params *ExportJobResponsesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportJobResponses Export the responses of matching jobs
+	// ExportJobResponses Export the responses of matching jobs (not available yet)
 	//
-	// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-	// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 	// The reply (202) names the export and its file; follow it with
 	// `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 	// `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -7043,8 +7049,7 @@ type ClientInterface interface {
 
 	// ListJobs List the jobs of an app
 	//
-	// Lists the app's jobs that match every filter given (filter set J-full plus
-	// feedbackMessageCreatedBefore), paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
+	// Lists the app's jobs that match every filter given, paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 	// member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/jobs (the `ListJobs` operationId).
@@ -7101,8 +7106,7 @@ type ClientInterface interface {
 
 	// CountJobs Count an app's jobs per status
 	//
-	// Counts the app's jobs that match every filter given (filter set J-full plus
-	// feedbackMessageCreatedBefore), per status. By default a cached count at most 60 seconds old may be
+	// Counts the app's jobs that match every filter given, per status. By default a cached count at most 60 seconds old may be
 	// answered (`cached` and `counted_at` say so); `useCache=false` forces an exact count. Any member of the
 	// app may call it.
 	//
@@ -7119,7 +7123,7 @@ type ClientInterface interface {
 
 	// ListJobIds List the ids of an app's jobs
 	//
-	// Lists only the ids of the app's jobs that match every filter given (filter set J-ids), paged, for
+	// Lists only the ids of the app's jobs that match every filter given, paged, for
 	// clients that walk through many jobs. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 	// member of the app may call it.
 	//
@@ -7128,7 +7132,7 @@ type ClientInterface interface {
 
 	// RemoveJobTagsWithBody Remove tags from every matching job
 	//
-	// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+	// Removes the tags sent from every job of the app that matches every filter given, in
 	// one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 	// defined on the app. Callers need the MANAGER role on the app.
 	//
@@ -7139,7 +7143,7 @@ type ClientInterface interface {
 
 	// RemoveJobTags Remove tags from every matching job
 	//
-	// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+	// Removes the tags sent from every job of the app that matches every filter given, in
 	// one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 	// defined on the app. Callers need the MANAGER role on the app.
 	//
@@ -7150,7 +7154,7 @@ type ClientInterface interface {
 
 	// AddJobTagsWithBody Add tags to every matching job
 	//
-	// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+	// Adds the tags sent to every job of the app that matches every filter given, in one
 	// transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 	// tagged. Callers need the MANAGER role on the app.
 	//
@@ -7161,7 +7165,7 @@ type ClientInterface interface {
 
 	// AddJobTags Add tags to every matching job
 	//
-	// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+	// Adds the tags sent to every job of the app that matches every filter given, in one
 	// transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 	// tagged. Callers need the MANAGER role on the app.
 	//
@@ -7172,8 +7176,7 @@ type ClientInterface interface {
 
 	// ListJobsWithFeedbackMessage List jobs with their most recent feedback message
 	//
-	// Lists the app's jobs that have at least one feedback message and match every filter given (filter set
-	// J-full plus feedbackMessageCreatedBefore), each with its most recently added feedback message (with
+	// Lists the app's jobs that have at least one feedback message and match every filter given, each with its most recently added feedback message (with
 	// `feedbackMessageCreatedBefore`, the most recent one created before that instant). Paging defaults:
 	// page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 	//
@@ -7183,17 +7186,15 @@ type ClientInterface interface {
 	// DeleteJob Delete one job
 	//
 	// Deletes one job of the app with its feedback, history and tags; an unfinished job's flow execution is
-	// canceled first. Not in Document 1; added because deleting a single job through the filtered bulk route
-	// is roundabout. Callers need the MANAGER role on the app.
+	// canceled first. Callers need the MANAGER role on the app.
 	//
 	// Corresponds with DELETE /v1/apps/{app_id}/jobs/{job_id} (the `DeleteJob` operationId).
 	DeleteJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetJob Get one job
 	//
-	// Answers one job of the app with its feedback messages. Not in Document 1; added because clients that
-	// submit a job need to read its status and response by id without listing. Any member of the app may
-	// call it.
+	// Answers one job of the app with its status, response and feedback messages, for example to follow a
+	// job after submitting it. Any member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/jobs/{job_id} (the `GetJob` operationId).
 	GetJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7203,9 +7204,8 @@ type ClientInterface interface {
 	// Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 	// least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 	// (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-	// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-	// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-	// MANAGER role.
+	// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+	// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7217,9 +7217,8 @@ type ClientInterface interface {
 	// Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 	// least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 	// (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-	// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-	// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-	// MANAGER role.
+	// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+	// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7229,9 +7228,8 @@ type ClientInterface interface {
 	// GetJobHistory Get the history of a job
 	//
 	// Lists what happened to the job (creation, status and processing-state changes, labels, edits, reviews,
-	// feedback, tag changes), paged, oldest first by default. Not in Document 1; added because the export's
-	// `withHistory` option implies a history users also want to read for one job. Paging defaults: page 0,
-	// size 10, sortBy id, orderBy asc. Any member of the app may call it.
+	// feedback, tag changes), paged, oldest first by default; exports with `withHistory` include the same
+	// events. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/jobs/{job_id}/history (the `GetJobHistory` operationId).
 	GetJobHistory(ctx context.Context, appId AppIdPath, jobId JobIdPath, params *GetJobHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7242,9 +7240,8 @@ type ClientInterface interface {
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-	// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-	// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-	// needs REVIEWER or MANAGER.
+	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7257,9 +7254,8 @@ type ClientInterface interface {
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-	// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-	// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-	// needs REVIEWER or MANAGER.
+	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7280,7 +7276,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/label (the `GetJobToLabel` operationId).
 	GetJobToLabel(ctx context.Context, appId AppIdPath, params *GetJobToLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
 	// labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
@@ -7289,7 +7285,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
 	GetLabelingJobsCostOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsCostOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
 	// or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
@@ -7298,7 +7294,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time (the `GetLabelingJobsMetricsOverTime` operationId).
 	GetLabelingJobsMetricsOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsMetricsOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
 	// labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
@@ -7307,7 +7303,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 	GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingProgress Labeling progress (mock)
+	// GetLabelingProgress Labeling progress (mock) (not available yet)
 	//
 	// Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
 	// labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
@@ -7316,7 +7312,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/progress (the `GetLabelingProgress` operationId).
 	GetLabelingProgress(ctx context.Context, appId AppIdPath, params *GetLabelingProgressParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingTimeLeft Estimated labeling time left (mock)
+	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
 	//
 	// Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
 	// per job over the last 7 days and the number of workers active in that period. Figures are computed from
@@ -7326,7 +7322,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/time_left (the `GetLabelingTimeLeft` operationId).
 	GetLabelingTimeLeft(ctx context.Context, appId AppIdPath, params *GetLabelingTimeLeftParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
 	//
 	// Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 	// whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -7367,7 +7363,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id}/measurer/configuration (the `UpdateMeasurerConfiguration` operationId).
 	UpdateMeasurerConfiguration(ctx context.Context, appId AppIdPath, params *UpdateMeasurerConfigurationParams, body UpdateMeasurerConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMeasurements Get an app's measurements
+	// GetMeasurements Get an app's measurements (not available yet)
 	//
 	// Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 	// group gets the mean value and the summed sample size of its measurements); without `group_by` every
@@ -7377,7 +7373,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/measurements (the `GetMeasurements` operationId).
 	GetMeasurements(ctx context.Context, appId AppIdPath, params *GetMeasurementsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListMeasurerOperations List the measurer operations of an app
+	// ListMeasurerOperations List the measurer operations of an app (not available yet)
 	//
 	// Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 	// call it.
@@ -7385,7 +7381,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/operation (the `ListMeasurerOperations` operationId).
 	ListMeasurerOperations(ctx context.Context, appId AppIdPath, params *ListMeasurerOperationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateMeasurerOperationWithBody Start a measurer operation
+	// CreateMeasurerOperationWithBody Start a measurer operation (not available yet)
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -7401,7 +7397,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/measurer/operation (the `CreateMeasurerOperation` operationId).
 	CreateMeasurerOperationWithBody(ctx context.Context, appId AppIdPath, params *CreateMeasurerOperationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateMeasurerOperation Start a measurer operation
+	// CreateMeasurerOperation Start a measurer operation (not available yet)
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -7420,17 +7416,17 @@ type ClientInterface interface {
 	// GetBulkOperation Get the status of a bulk operation
 	//
 	// Answers a background bulk operation of the app (the `operation_id` of a 202 reply of cancel,
-	// delete_jobs or an app update) with its progress. Not in Document 1; added because those routes answer
-	// 202 and clients need to know when the work is done. Any member of the app may call it.
+	// delete_jobs or an app update) with its progress; poll it to know when the work is done. Any member of
+	// the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/operations/{operation_id} (the `GetBulkOperation` operationId).
 	GetBulkOperation(ctx context.Context, appId AppIdPath, operationId OperationIdPath, params *GetBulkOperationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWorkerGroups List the organization's worker groups
 	//
-	// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
-	// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// Lists the worker groups of the caller's organization with their member counts; a group can be made a
+	// member of an app, giving the app's access to every worker in it. Paging defaults: page 0, size 10,
+	// sortBy id, orderBy asc. Any user of the organization may call it.
 	//
 	// Corresponds with GET /v1/worker-groups (the `ListWorkerGroups` operationId).
 	ListWorkerGroups(ctx context.Context, params *ListWorkerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7439,8 +7435,8 @@ type ClientInterface interface {
 	//
 	// Creates a worker group in the caller's organization, optionally with its first members. Names are
 	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+	// can then be made a member of apps, giving their access to every worker in it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7451,8 +7447,8 @@ type ClientInterface interface {
 	//
 	// Creates a worker group in the caller's organization, optionally with its first members. Names are
 	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+	// can then be made a member of apps, giving their access to every worker in it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7463,7 +7459,7 @@ type ClientInterface interface {
 	//
 	// Deletes a worker group; its members lose the access the group gave them on apps (their own
 	// memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
-	// groups. Not in Document 1; added with the worker groups.
+	// groups.
 	//
 	// Corresponds with DELETE /v1/worker-groups/{worker_group_id} (the `DeleteWorkerGroup` operationId).
 	DeleteWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7471,7 +7467,7 @@ type ClientInterface interface {
 	// GetWorkerGroup Get a worker group
 	//
 	// Answers a worker group of the caller's organization with its members' worker ids. Any user of the
-	// organization may call it. Not in Document 1; added with the worker groups.
+	// organization may call it.
 	//
 	// Corresponds with GET /v1/worker-groups/{worker_group_id} (the `GetWorkerGroup` operationId).
 	GetWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7479,7 +7475,7 @@ type ClientInterface interface {
 	// RenameWorkerGroupWithBody Rename a worker group
 	//
 	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7489,7 +7485,7 @@ type ClientInterface interface {
 	// RenameWorkerGroup Rename a worker group
 	//
 	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7499,7 +7495,7 @@ type ClientInterface interface {
 	// RemoveWorkerGroupMember Remove a worker from a group
 	//
 	// Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Corresponds with DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `RemoveWorkerGroupMember` operationId).
 	RemoveWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7507,8 +7503,7 @@ type ClientInterface interface {
 	// AddWorkerGroupMember Add a worker to a group
 	//
 	// Makes the worker a member of the group; adding a member twice changes nothing. Users with the
-	// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
-	// the worker groups.
+	// `org_admin`, `backoffice` or `integration` role may manage worker groups.
 	//
 	// Corresponds with PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `AddWorkerGroupMember` operationId).
 	AddWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7519,8 +7514,6 @@ type ClientInterface interface {
 	// integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
 	// app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
 	// page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-	// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
-	// to find.
 	//
 	// Corresponds with GET /v1/workers (the `ListWorkers` operationId).
 	ListWorkers(ctx context.Context, params *ListWorkersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7528,13 +7521,12 @@ type ClientInterface interface {
 	// GetWorker Get a worker of the organization
 	//
 	// Answers one worker of the caller's organization. Any user of the organization may call it.
-	// Not in Document 1; added with the worker list.
 	//
 	// Corresponds with GET /v1/workers/{worker_id} (the `GetWorker` operationId).
 	GetWorker(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// ListBaselineData List the baseline data of an API
+// ListBaselineData List the baseline data of an API (not available yet)
 //
 // Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 // types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -7554,7 +7546,7 @@ func (c *Client) ListBaselineData(ctx context.Context, apiId ApiIdPath, params *
 	return c.Client.Do(req)
 }
 
-// CreateBaselineDataWithBody Add a baseline data record to an API
+// CreateBaselineDataWithBody Add a baseline data record to an API (not available yet)
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -7575,7 +7567,7 @@ func (c *Client) CreateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath
 	return c.Client.Do(req)
 }
 
-// CreateBaselineData Add a baseline data record to an API
+// CreateBaselineData Add a baseline data record to an API (not available yet)
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -7596,7 +7588,7 @@ func (c *Client) CreateBaselineData(ctx context.Context, apiId ApiIdPath, params
 	return c.Client.Do(req)
 }
 
-// CreateBaselineDataFromJob Create a baseline data record from a completed job
+// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
 //
 // Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
 // `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
@@ -7616,7 +7608,7 @@ func (c *Client) CreateBaselineDataFromJob(ctx context.Context, apiId ApiIdPath,
 	return c.Client.Do(req)
 }
 
-// DeleteBaselineData Delete a baseline data record
+// DeleteBaselineData Delete a baseline data record (not available yet)
 //
 // Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 // need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7634,7 +7626,7 @@ func (c *Client) DeleteBaselineData(ctx context.Context, apiId ApiIdPath, baseli
 	return c.Client.Do(req)
 }
 
-// UpdateBaselineDataWithBody Update a baseline data record
+// UpdateBaselineDataWithBody Update a baseline data record (not available yet)
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7654,7 +7646,7 @@ func (c *Client) UpdateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath
 	return c.Client.Do(req)
 }
 
-// UpdateBaselineData Update a baseline data record
+// UpdateBaselineData Update a baseline data record (not available yet)
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7674,7 +7666,7 @@ func (c *Client) UpdateBaselineData(ctx context.Context, apiId ApiIdPath, baseli
 	return c.Client.Do(req)
 }
 
-// GetApiMetrics Get the latest metrics of an API
+// GetApiMetrics Get the latest metrics of an API (not available yet)
 //
 // Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 // over its apps. Any member of an app of this API may call it.
@@ -7692,7 +7684,7 @@ func (c *Client) GetApiMetrics(ctx context.Context, apiId ApiIdPath, params *Get
 	return c.Client.Do(req)
 }
 
-// SetDesiredApiMetricsWithBody Set the desired metrics of an API
+// SetDesiredApiMetricsWithBody Set the desired metrics of an API (not available yet)
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -7713,7 +7705,7 @@ func (c *Client) SetDesiredApiMetricsWithBody(ctx context.Context, apiId ApiIdPa
 	return c.Client.Do(req)
 }
 
-// SetDesiredApiMetrics Set the desired metrics of an API
+// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -8179,7 +8171,7 @@ func (c *Client) CheckJobScoreExists(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetJobResponsesLink Get a download link for an export file
+// GetJobResponsesLink Get a download link for an export file (not available yet)
 //
 // Answers a short-lived signed URL to download a file produced by an export (`POST
 // /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -8286,7 +8278,7 @@ func (c *Client) UpdateApp(ctx context.Context, appId AppIdPath, params *UpdateA
 	return c.Client.Do(req)
 }
 
-// ListAllMetrics List every metric measured for an app
+// ListAllMetrics List every metric measured for an app (not available yet)
 //
 // Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 // field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -8308,7 +8300,7 @@ func (c *Client) ListAllMetrics(ctx context.Context, appId AppIdPath, params *Li
 // CancelJobs Cancel every matching unfinished job
 //
 // Cancels every unfinished job of the app (PENDING, SCHEDULED, IN_PROGRESS, SUSPENDED) that matches every
-// filter given (filter set J-cancel); their flow executions are canceled too and finished jobs are never
+// filter given; their flow executions are canceled too and finished jobs are never
 // touched. Up to 1000 matching jobs are canceled before the reply (200). Beyond that the work runs as a
 // background bulk operation and the reply is 202 with its `operation_id` (follow it with
 // `GET /v1/apps/{app_id}/operations/{operation_id}`). Callers need the MANAGER role on the app.
@@ -8380,7 +8372,7 @@ func (c *Client) CloneApp(ctx context.Context, appId AppIdPath, params *CloneApp
 
 // DeleteJobs Delete every matching job
 //
-// Deletes every job of the app that matches every filter given (filter set J-full), with its feedback,
+// Deletes every job of the app that matches every filter given, with its feedback,
 // history and tags; unfinished ones are canceled first. Without any filter every job of the app is
 // deleted. Up to 1000 matching jobs are deleted before the reply (200). Beyond that the work runs as a
 // background bulk operation and the reply is 202 with its `operation_id`. Callers need the MANAGER role
@@ -8399,11 +8391,11 @@ func (c *Client) DeleteJobs(ctx context.Context, appId AppIdPath, params *Delete
 	return c.Client.Do(req)
 }
 
-// ListExports List the exports of an app
+// ListExports List the exports of an app (not available yet)
 //
-// Lists the app's exports, paged. Not in Document 1; added because exports run asynchronously and users
-// need to find earlier ones and their files. Paging defaults: page 0, size 10, sortBy id, orderBy asc.
-// Callers need the MANAGER role on the app.
+// Lists the app's exports with their status and files, paged. Exports run in the
+// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
+// orderBy asc. Callers need the MANAGER role on the app.
 //
 // Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 func (c *Client) ListExports(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8418,11 +8410,11 @@ func (c *Client) ListExports(ctx context.Context, appId AppIdPath, params *ListE
 	return c.Client.Do(req)
 }
 
-// GetExport Get the status of an export
+// GetExport Get the status of an export (not available yet)
 //
-// Answers one export of the app with its status and, once SUCCEEDED, its file name. Not in Document 1;
-// added because `POST /v1/apps/{app_id}/job_responses` answers 202 and clients need to know when the file
-// is ready. Callers need the MANAGER role on the app.
+// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
+// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
+// role on the app.
 //
 // Corresponds with GET /v1/apps/{app_id}/exports/{export_id} (the `GetExport` operationId).
 func (c *Client) GetExport(ctx context.Context, appId AppIdPath, exportId ExportIdPath, params *GetExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8455,10 +8447,10 @@ func (c *Client) GetJobFeedbackStats(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// ExportJobResponsesWithBody Export the responses of matching jobs
+// ExportJobResponsesWithBody Export the responses of matching jobs (not available yet)
 //
-// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 // The reply (202) names the export and its file; follow it with
 // `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 // `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -8480,10 +8472,10 @@ func (c *Client) ExportJobResponsesWithBody(ctx context.Context, appId AppIdPath
 	return c.Client.Do(req)
 }
 
-// ExportJobResponses Export the responses of matching jobs
+// ExportJobResponses Export the responses of matching jobs (not available yet)
 //
-// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 // The reply (202) names the export and its file; follow it with
 // `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 // `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -8507,8 +8499,7 @@ func (c *Client) ExportJobResponses(ctx context.Context, appId AppIdPath, params
 
 // ListJobs List the jobs of an app
 //
-// Lists the app's jobs that match every filter given (filter set J-full plus
-// feedbackMessageCreatedBefore), paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
+// Lists the app's jobs that match every filter given, paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 // member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/jobs (the `ListJobs` operationId).
@@ -8605,8 +8596,7 @@ func (c *Client) ListCollaboratorJobs(ctx context.Context, appId AppIdPath, para
 
 // CountJobs Count an app's jobs per status
 //
-// Counts the app's jobs that match every filter given (filter set J-full plus
-// feedbackMessageCreatedBefore), per status. By default a cached count at most 60 seconds old may be
+// Counts the app's jobs that match every filter given, per status. By default a cached count at most 60 seconds old may be
 // answered (`cached` and `counted_at` say so); `useCache=false` forces an exact count. Any member of the
 // app may call it.
 //
@@ -8643,7 +8633,7 @@ func (c *Client) CountJobsByProcessingState(ctx context.Context, appId AppIdPath
 
 // ListJobIds List the ids of an app's jobs
 //
-// Lists only the ids of the app's jobs that match every filter given (filter set J-ids), paged, for
+// Lists only the ids of the app's jobs that match every filter given, paged, for
 // clients that walk through many jobs. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 // member of the app may call it.
 //
@@ -8662,7 +8652,7 @@ func (c *Client) ListJobIds(ctx context.Context, appId AppIdPath, params *ListJo
 
 // RemoveJobTagsWithBody Remove tags from every matching job
 //
-// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+// Removes the tags sent from every job of the app that matches every filter given, in
 // one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 // defined on the app. Callers need the MANAGER role on the app.
 //
@@ -8683,7 +8673,7 @@ func (c *Client) RemoveJobTagsWithBody(ctx context.Context, appId AppIdPath, par
 
 // RemoveJobTags Remove tags from every matching job
 //
-// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+// Removes the tags sent from every job of the app that matches every filter given, in
 // one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 // defined on the app. Callers need the MANAGER role on the app.
 //
@@ -8704,7 +8694,7 @@ func (c *Client) RemoveJobTags(ctx context.Context, appId AppIdPath, params *Rem
 
 // AddJobTagsWithBody Add tags to every matching job
 //
-// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+// Adds the tags sent to every job of the app that matches every filter given, in one
 // transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 // tagged. Callers need the MANAGER role on the app.
 //
@@ -8725,7 +8715,7 @@ func (c *Client) AddJobTagsWithBody(ctx context.Context, appId AppIdPath, params
 
 // AddJobTags Add tags to every matching job
 //
-// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+// Adds the tags sent to every job of the app that matches every filter given, in one
 // transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 // tagged. Callers need the MANAGER role on the app.
 //
@@ -8746,8 +8736,7 @@ func (c *Client) AddJobTags(ctx context.Context, appId AppIdPath, params *AddJob
 
 // ListJobsWithFeedbackMessage List jobs with their most recent feedback message
 //
-// Lists the app's jobs that have at least one feedback message and match every filter given (filter set
-// J-full plus feedbackMessageCreatedBefore), each with its most recently added feedback message (with
+// Lists the app's jobs that have at least one feedback message and match every filter given, each with its most recently added feedback message (with
 // `feedbackMessageCreatedBefore`, the most recent one created before that instant). Paging defaults:
 // page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 //
@@ -8767,8 +8756,7 @@ func (c *Client) ListJobsWithFeedbackMessage(ctx context.Context, appId AppIdPat
 // DeleteJob Delete one job
 //
 // Deletes one job of the app with its feedback, history and tags; an unfinished job's flow execution is
-// canceled first. Not in Document 1; added because deleting a single job through the filtered bulk route
-// is roundabout. Callers need the MANAGER role on the app.
+// canceled first. Callers need the MANAGER role on the app.
 //
 // Corresponds with DELETE /v1/apps/{app_id}/jobs/{job_id} (the `DeleteJob` operationId).
 func (c *Client) DeleteJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8785,9 +8773,8 @@ func (c *Client) DeleteJob(ctx context.Context, appId AppIdPath, jobId JobIdPath
 
 // GetJob Get one job
 //
-// Answers one job of the app with its feedback messages. Not in Document 1; added because clients that
-// submit a job need to read its status and response by id without listing. Any member of the app may
-// call it.
+// Answers one job of the app with its status, response and feedback messages, for example to follow a
+// job after submitting it. Any member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/jobs/{job_id} (the `GetJob` operationId).
 func (c *Client) GetJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, params *GetJobParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8807,9 +8794,8 @@ func (c *Client) GetJob(ctx context.Context, appId AppIdPath, jobId JobIdPath, p
 // Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 // least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 // (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-// MANAGER role.
+// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8831,9 +8817,8 @@ func (c *Client) SubmitJobFeedbackWithBody(ctx context.Context, appId AppIdPath,
 // Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 // least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 // (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-// MANAGER role.
+// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8853,9 +8838,8 @@ func (c *Client) SubmitJobFeedback(ctx context.Context, appId AppIdPath, jobId J
 // GetJobHistory Get the history of a job
 //
 // Lists what happened to the job (creation, status and processing-state changes, labels, edits, reviews,
-// feedback, tag changes), paged, oldest first by default. Not in Document 1; added because the export's
-// `withHistory` option implies a history users also want to read for one job. Paging defaults: page 0,
-// size 10, sortBy id, orderBy asc. Any member of the app may call it.
+// feedback, tag changes), paged, oldest first by default; exports with `withHistory` include the same
+// events. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/jobs/{job_id}/history (the `GetJobHistory` operationId).
 func (c *Client) GetJobHistory(ctx context.Context, appId AppIdPath, jobId JobIdPath, params *GetJobHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8876,9 +8860,8 @@ func (c *Client) GetJobHistory(ctx context.Context, appId AppIdPath, jobId JobId
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 // caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-// needs REVIEWER or MANAGER.
+// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+// correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8901,9 +8884,8 @@ func (c *Client) SubmitJobResponseWithBody(ctx context.Context, appId AppIdPath,
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 // caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-// needs REVIEWER or MANAGER.
+// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+// correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8944,7 +8926,7 @@ func (c *Client) GetJobToLabel(ctx context.Context, appId AppIdPath, params *Get
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsCostOverTime Labeling cost over time (mock)
+// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
 // labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
@@ -8963,7 +8945,7 @@ func (c *Client) GetLabelingJobsCostOverTime(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
+// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
 // or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
@@ -8982,7 +8964,7 @@ func (c *Client) GetLabelingJobsMetricsOverTime(ctx context.Context, appId AppId
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsTimeOverTime Labeling time over time (mock)
+// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
 // labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
@@ -9001,7 +8983,7 @@ func (c *Client) GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetLabelingProgress Labeling progress (mock)
+// GetLabelingProgress Labeling progress (mock) (not available yet)
 //
 // Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
 // labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
@@ -9020,7 +9002,7 @@ func (c *Client) GetLabelingProgress(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetLabelingTimeLeft Estimated labeling time left (mock)
+// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
 //
 // Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
 // per job over the last 7 days and the number of workers active in that period. Figures are computed from
@@ -9040,7 +9022,7 @@ func (c *Client) GetLabelingTimeLeft(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetMeasurerConfidences Get the per-field confidences of measured jobs
+// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
 //
 // Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 // whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -9121,7 +9103,7 @@ func (c *Client) UpdateMeasurerConfiguration(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetMeasurements Get an app's measurements
+// GetMeasurements Get an app's measurements (not available yet)
 //
 // Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 // group gets the mean value and the summed sample size of its measurements); without `group_by` every
@@ -9141,7 +9123,7 @@ func (c *Client) GetMeasurements(ctx context.Context, appId AppIdPath, params *G
 	return c.Client.Do(req)
 }
 
-// ListMeasurerOperations List the measurer operations of an app
+// ListMeasurerOperations List the measurer operations of an app (not available yet)
 //
 // Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 // call it.
@@ -9159,7 +9141,7 @@ func (c *Client) ListMeasurerOperations(ctx context.Context, appId AppIdPath, pa
 	return c.Client.Do(req)
 }
 
-// CreateMeasurerOperationWithBody Start a measurer operation
+// CreateMeasurerOperationWithBody Start a measurer operation (not available yet)
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -9185,7 +9167,7 @@ func (c *Client) CreateMeasurerOperationWithBody(ctx context.Context, appId AppI
 	return c.Client.Do(req)
 }
 
-// CreateMeasurerOperation Start a measurer operation
+// CreateMeasurerOperation Start a measurer operation (not available yet)
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -9214,8 +9196,8 @@ func (c *Client) CreateMeasurerOperation(ctx context.Context, appId AppIdPath, p
 // GetBulkOperation Get the status of a bulk operation
 //
 // Answers a background bulk operation of the app (the `operation_id` of a 202 reply of cancel,
-// delete_jobs or an app update) with its progress. Not in Document 1; added because those routes answer
-// 202 and clients need to know when the work is done. Any member of the app may call it.
+// delete_jobs or an app update) with its progress; poll it to know when the work is done. Any member of
+// the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/operations/{operation_id} (the `GetBulkOperation` operationId).
 func (c *Client) GetBulkOperation(ctx context.Context, appId AppIdPath, operationId OperationIdPath, params *GetBulkOperationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9232,9 +9214,9 @@ func (c *Client) GetBulkOperation(ctx context.Context, appId AppIdPath, operatio
 
 // ListWorkerGroups List the organization's worker groups
 //
-// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
-// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// Lists the worker groups of the caller's organization with their member counts; a group can be made a
+// member of an app, giving the app's access to every worker in it. Paging defaults: page 0, size 10,
+// sortBy id, orderBy asc. Any user of the organization may call it.
 //
 // Corresponds with GET /v1/worker-groups (the `ListWorkerGroups` operationId).
 func (c *Client) ListWorkerGroups(ctx context.Context, params *ListWorkerGroupsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9253,8 +9235,8 @@ func (c *Client) ListWorkerGroups(ctx context.Context, params *ListWorkerGroupsP
 //
 // Creates a worker group in the caller's organization, optionally with its first members. Names are
 // unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+// can then be made a member of apps, giving their access to every worker in it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9275,8 +9257,8 @@ func (c *Client) CreateWorkerGroupWithBody(ctx context.Context, params *CreateWo
 //
 // Creates a worker group in the caller's organization, optionally with its first members. Names are
 // unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+// can then be made a member of apps, giving their access to every worker in it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9297,7 +9279,7 @@ func (c *Client) CreateWorkerGroup(ctx context.Context, params *CreateWorkerGrou
 //
 // Deletes a worker group; its members lose the access the group gave them on apps (their own
 // memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
-// groups. Not in Document 1; added with the worker groups.
+// groups.
 //
 // Corresponds with DELETE /v1/worker-groups/{worker_group_id} (the `DeleteWorkerGroup` operationId).
 func (c *Client) DeleteWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9315,7 +9297,7 @@ func (c *Client) DeleteWorkerGroup(ctx context.Context, workerGroupId WorkerGrou
 // GetWorkerGroup Get a worker group
 //
 // Answers a worker group of the caller's organization with its members' worker ids. Any user of the
-// organization may call it. Not in Document 1; added with the worker groups.
+// organization may call it.
 //
 // Corresponds with GET /v1/worker-groups/{worker_group_id} (the `GetWorkerGroup` operationId).
 func (c *Client) GetWorkerGroup(ctx context.Context, workerGroupId WorkerGroupIdPath, params *GetWorkerGroupParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9333,7 +9315,7 @@ func (c *Client) GetWorkerGroup(ctx context.Context, workerGroupId WorkerGroupId
 // RenameWorkerGroupWithBody Rename a worker group
 //
 // Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9353,7 +9335,7 @@ func (c *Client) RenameWorkerGroupWithBody(ctx context.Context, workerGroupId Wo
 // RenameWorkerGroup Rename a worker group
 //
 // Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9373,7 +9355,7 @@ func (c *Client) RenameWorkerGroup(ctx context.Context, workerGroupId WorkerGrou
 // RemoveWorkerGroupMember Remove a worker from a group
 //
 // Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Corresponds with DELETE /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `RemoveWorkerGroupMember` operationId).
 func (c *Client) RemoveWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9391,8 +9373,7 @@ func (c *Client) RemoveWorkerGroupMember(ctx context.Context, workerGroupId Work
 // AddWorkerGroupMember Add a worker to a group
 //
 // Makes the worker a member of the group; adding a member twice changes nothing. Users with the
-// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
-// the worker groups.
+// `org_admin`, `backoffice` or `integration` role may manage worker groups.
 //
 // Corresponds with PUT /v1/worker-groups/{worker_group_id}/workers/{worker_id} (the `AddWorkerGroupMember` operationId).
 func (c *Client) AddWorkerGroupMember(ctx context.Context, workerGroupId WorkerGroupIdPath, workerId WorkerIdPath, params *AddWorkerGroupMemberParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9413,8 +9394,6 @@ func (c *Client) AddWorkerGroupMember(ctx context.Context, workerGroupId WorkerG
 // integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
 // app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
 // page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
-// to find.
 //
 // Corresponds with GET /v1/workers (the `ListWorkers` operationId).
 func (c *Client) ListWorkers(ctx context.Context, params *ListWorkersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9432,7 +9411,6 @@ func (c *Client) ListWorkers(ctx context.Context, params *ListWorkersParams, req
 // GetWorker Get a worker of the organization
 //
 // Answers one worker of the caller's organization. Any user of the organization may call it.
-// Not in Document 1; added with the worker list.
 //
 // Corresponds with GET /v1/workers/{worker_id} (the `GetWorker` operationId).
 func (c *Client) GetWorker(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -18258,7 +18236,7 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// ListBaselineDataWithResponse List the baseline data of an API
+	// ListBaselineDataWithResponse List the baseline data of an API (not available yet)
 	//
 	// Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 	// types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -18270,7 +18248,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/baselineData (the `ListBaselineData` operationId).
 	ListBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, params *ListBaselineDataParams, reqEditors ...RequestEditorFn) (*ListBaselineDataResponse, error)
 
-	// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API
+	// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API (not available yet)
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -18281,7 +18259,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBaselineDataResponse, error)
 
-	// CreateBaselineDataWithResponse Add a baseline data record to an API
+	// CreateBaselineDataWithResponse Add a baseline data record to an API (not available yet)
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -18292,7 +18270,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, body CreateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBaselineDataResponse, error)
 
-	// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job
+	// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job (not available yet)
 	//
 	// Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
 	// `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
@@ -18304,7 +18282,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData/job/{job_id} (the `CreateBaselineDataFromJob` operationId).
 	CreateBaselineDataFromJobWithResponse(ctx context.Context, apiId ApiIdPath, jobId string, params *CreateBaselineDataFromJobParams, reqEditors ...RequestEditorFn) (*CreateBaselineDataFromJobResponse, error)
 
-	// DeleteBaselineDataWithResponse Delete a baseline data record
+	// DeleteBaselineDataWithResponse Delete a baseline data record (not available yet)
 	//
 	// Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 	// need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18314,7 +18292,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `DeleteBaselineData` operationId).
 	DeleteBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *DeleteBaselineDataParams, reqEditors ...RequestEditorFn) (*DeleteBaselineDataResponse, error)
 
-	// UpdateBaselineDataWithBodyWithResponse Update a baseline data record
+	// UpdateBaselineDataWithBodyWithResponse Update a baseline data record (not available yet)
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18324,7 +18302,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBaselineDataResponse, error)
 
-	// UpdateBaselineDataWithResponse Update a baseline data record
+	// UpdateBaselineDataWithResponse Update a baseline data record (not available yet)
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18334,7 +18312,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, body UpdateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateBaselineDataResponse, error)
 
-	// GetApiMetricsWithResponse Get the latest metrics of an API
+	// GetApiMetricsWithResponse Get the latest metrics of an API (not available yet)
 	//
 	// Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 	// over its apps. Any member of an app of this API may call it.
@@ -18344,7 +18322,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/metrics (the `GetApiMetrics` operationId).
 	GetApiMetricsWithResponse(ctx context.Context, apiId ApiIdPath, params *GetApiMetricsParams, reqEditors ...RequestEditorFn) (*GetApiMetricsResponse, error)
 
-	// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API
+	// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API (not available yet)
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -18355,7 +18333,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /v1/apis/{api_id}/metrics (the `SetDesiredApiMetrics` operationId).
 	SetDesiredApiMetricsWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, params *SetDesiredApiMetricsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDesiredApiMetricsResponse, error)
 
-	// SetDesiredApiMetricsWithResponse Set the desired metrics of an API
+	// SetDesiredApiMetricsWithResponse Set the desired metrics of an API (not available yet)
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -18603,7 +18581,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/job-score-exists/{app_id} (the `CheckJobScoreExists` operationId).
 	CheckJobScoreExistsWithResponse(ctx context.Context, appId AppIdPath, params *CheckJobScoreExistsParams, reqEditors ...RequestEditorFn) (*CheckJobScoreExistsResponse, error)
 
-	// GetJobResponsesLinkWithResponse Get a download link for an export file
+	// GetJobResponsesLinkWithResponse Get a download link for an export file (not available yet)
 	//
 	// Answers a short-lived signed URL to download a file produced by an export (`POST
 	// /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -18666,7 +18644,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id} (the `UpdateApp` operationId).
 	UpdateAppWithResponse(ctx context.Context, appId AppIdPath, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error)
 
-	// ListAllMetricsWithResponse List every metric measured for an app
+	// ListAllMetricsWithResponse List every metric measured for an app (not available yet)
 	//
 	// Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 	// field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -18680,7 +18658,7 @@ type ClientWithResponsesInterface interface {
 	// CancelJobsWithResponse Cancel every matching unfinished job
 	//
 	// Cancels every unfinished job of the app (PENDING, SCHEDULED, IN_PROGRESS, SUSPENDED) that matches every
-	// filter given (filter set J-cancel); their flow executions are canceled too and finished jobs are never
+	// filter given; their flow executions are canceled too and finished jobs are never
 	// touched. Up to 1000 matching jobs are canceled before the reply (200). Beyond that the work runs as a
 	// background bulk operation and the reply is 202 with its `operation_id` (follow it with
 	// `GET /v1/apps/{app_id}/operations/{operation_id}`). Callers need the MANAGER role on the app.
@@ -18724,7 +18702,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteJobsWithResponse Delete every matching job
 	//
-	// Deletes every job of the app that matches every filter given (filter set J-full), with its feedback,
+	// Deletes every job of the app that matches every filter given, with its feedback,
 	// history and tags; unfinished ones are canceled first. Without any filter every job of the app is
 	// deleted. Up to 1000 matching jobs are deleted before the reply (200). Beyond that the work runs as a
 	// background bulk operation and the reply is 202 with its `operation_id`. Callers need the MANAGER role
@@ -18735,22 +18713,22 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/apps/{app_id}/delete_jobs (the `DeleteJobs` operationId).
 	DeleteJobsWithResponse(ctx context.Context, appId AppIdPath, params *DeleteJobsParams, reqEditors ...RequestEditorFn) (*DeleteJobsResponse, error)
 
-	// ListExportsWithResponse List the exports of an app
+	// ListExportsWithResponse List the exports of an app (not available yet)
 	//
-	// Lists the app's exports, paged. Not in Document 1; added because exports run asynchronously and users
-	// need to find earlier ones and their files. Paging defaults: page 0, size 10, sortBy id, orderBy asc.
-	// Callers need the MANAGER role on the app.
+	// Lists the app's exports with their status and files, paged. Exports run in the
+	// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
+	// orderBy asc. Callers need the MANAGER role on the app.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 	ListExportsWithResponse(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*ListExportsResponse, error)
 
-	// GetExportWithResponse Get the status of an export
+	// GetExportWithResponse Get the status of an export (not available yet)
 	//
-	// Answers one export of the app with its status and, once SUCCEEDED, its file name. Not in Document 1;
-	// added because `POST /v1/apps/{app_id}/job_responses` answers 202 and clients need to know when the file
-	// is ready. Callers need the MANAGER role on the app.
+	// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
+	// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
+	// role on the app.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18767,10 +18745,10 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/job-feedback-stats (the `GetJobFeedbackStats` operationId).
 	GetJobFeedbackStatsWithResponse(ctx context.Context, appId AppIdPath, params *GetJobFeedbackStatsParams, reqEditors ...RequestEditorFn) (*GetJobFeedbackStatsResponse, error)
 
-	// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs
+	// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs (not available yet)
 	//
-	// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-	// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 	// The reply (202) names the export and its file; follow it with
 	// `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 	// `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -18782,10 +18760,10 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/job_responses (the `ExportJobResponses` operationId).
 	ExportJobResponsesWithBodyWithResponse(ctx context.Context, appId AppIdPath, params *ExportJobResponsesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExportJobResponsesResponse, error)
 
-	// ExportJobResponsesWithResponse Export the responses of matching jobs
+	// ExportJobResponsesWithResponse Export the responses of matching jobs (not available yet)
 	//
-	// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-	// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 	// The reply (202) names the export and its file; follow it with
 	// `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 	// `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -18799,8 +18777,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListJobsWithResponse List the jobs of an app
 	//
-	// Lists the app's jobs that match every filter given (filter set J-full plus
-	// feedbackMessageCreatedBefore), paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
+	// Lists the app's jobs that match every filter given, paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 	// member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -18861,8 +18838,7 @@ type ClientWithResponsesInterface interface {
 
 	// CountJobsWithResponse Count an app's jobs per status
 	//
-	// Counts the app's jobs that match every filter given (filter set J-full plus
-	// feedbackMessageCreatedBefore), per status. By default a cached count at most 60 seconds old may be
+	// Counts the app's jobs that match every filter given, per status. By default a cached count at most 60 seconds old may be
 	// answered (`cached` and `counted_at` say so); `useCache=false` forces an exact count. Any member of the
 	// app may call it.
 	//
@@ -18883,7 +18859,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListJobIdsWithResponse List the ids of an app's jobs
 	//
-	// Lists only the ids of the app's jobs that match every filter given (filter set J-ids), paged, for
+	// Lists only the ids of the app's jobs that match every filter given, paged, for
 	// clients that walk through many jobs. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 	// member of the app may call it.
 	//
@@ -18894,7 +18870,7 @@ type ClientWithResponsesInterface interface {
 
 	// RemoveJobTagsWithBodyWithResponse Remove tags from every matching job
 	//
-	// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+	// Removes the tags sent from every job of the app that matches every filter given, in
 	// one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 	// defined on the app. Callers need the MANAGER role on the app.
 	//
@@ -18905,7 +18881,7 @@ type ClientWithResponsesInterface interface {
 
 	// RemoveJobTagsWithResponse Remove tags from every matching job
 	//
-	// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+	// Removes the tags sent from every job of the app that matches every filter given, in
 	// one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 	// defined on the app. Callers need the MANAGER role on the app.
 	//
@@ -18916,7 +18892,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddJobTagsWithBodyWithResponse Add tags to every matching job
 	//
-	// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+	// Adds the tags sent to every job of the app that matches every filter given, in one
 	// transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 	// tagged. Callers need the MANAGER role on the app.
 	//
@@ -18927,7 +18903,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddJobTagsWithResponse Add tags to every matching job
 	//
-	// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+	// Adds the tags sent to every job of the app that matches every filter given, in one
 	// transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 	// tagged. Callers need the MANAGER role on the app.
 	//
@@ -18938,8 +18914,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListJobsWithFeedbackMessageWithResponse List jobs with their most recent feedback message
 	//
-	// Lists the app's jobs that have at least one feedback message and match every filter given (filter set
-	// J-full plus feedbackMessageCreatedBefore), each with its most recently added feedback message (with
+	// Lists the app's jobs that have at least one feedback message and match every filter given, each with its most recently added feedback message (with
 	// `feedbackMessageCreatedBefore`, the most recent one created before that instant). Paging defaults:
 	// page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 	//
@@ -18951,8 +18926,7 @@ type ClientWithResponsesInterface interface {
 	// DeleteJobWithResponse Delete one job
 	//
 	// Deletes one job of the app with its feedback, history and tags; an unfinished job's flow execution is
-	// canceled first. Not in Document 1; added because deleting a single job through the filtered bulk route
-	// is roundabout. Callers need the MANAGER role on the app.
+	// canceled first. Callers need the MANAGER role on the app.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18961,9 +18935,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetJobWithResponse Get one job
 	//
-	// Answers one job of the app with its feedback messages. Not in Document 1; added because clients that
-	// submit a job need to read its status and response by id without listing. Any member of the app may
-	// call it.
+	// Answers one job of the app with its status, response and feedback messages, for example to follow a
+	// job after submitting it. Any member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18975,9 +18948,8 @@ type ClientWithResponsesInterface interface {
 	// Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 	// least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 	// (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-	// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-	// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-	// MANAGER role.
+	// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+	// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18989,9 +18961,8 @@ type ClientWithResponsesInterface interface {
 	// Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 	// least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 	// (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-	// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-	// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-	// MANAGER role.
+	// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+	// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19001,9 +18972,8 @@ type ClientWithResponsesInterface interface {
 	// GetJobHistoryWithResponse Get the history of a job
 	//
 	// Lists what happened to the job (creation, status and processing-state changes, labels, edits, reviews,
-	// feedback, tag changes), paged, oldest first by default. Not in Document 1; added because the export's
-	// `withHistory` option implies a history users also want to read for one job. Paging defaults: page 0,
-	// size 10, sortBy id, orderBy asc. Any member of the app may call it.
+	// feedback, tag changes), paged, oldest first by default; exports with `withHistory` include the same
+	// events. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19016,9 +18986,8 @@ type ClientWithResponsesInterface interface {
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-	// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-	// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-	// needs REVIEWER or MANAGER.
+	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19031,9 +19000,8 @@ type ClientWithResponsesInterface interface {
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-	// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-	// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-	// needs REVIEWER or MANAGER.
+	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19056,7 +19024,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/label (the `GetJobToLabel` operationId).
 	GetJobToLabelWithResponse(ctx context.Context, appId AppIdPath, params *GetJobToLabelParams, reqEditors ...RequestEditorFn) (*GetJobToLabelResponse, error)
 
-	// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock)
+	// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
 	// labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
@@ -19067,7 +19035,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
 	GetLabelingJobsCostOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsCostOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsCostOverTimeResponse, error)
 
-	// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock)
+	// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
 	// or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
@@ -19078,7 +19046,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time (the `GetLabelingJobsMetricsOverTime` operationId).
 	GetLabelingJobsMetricsOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsMetricsOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsMetricsOverTimeResponse, error)
 
-	// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock)
+	// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock) (not available yet)
 	//
 	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
 	// labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
@@ -19089,7 +19057,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 	GetLabelingJobsTimeOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsTimeOverTimeResponse, error)
 
-	// GetLabelingProgressWithResponse Labeling progress (mock)
+	// GetLabelingProgressWithResponse Labeling progress (mock) (not available yet)
 	//
 	// Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
 	// labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
@@ -19100,7 +19068,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/progress (the `GetLabelingProgress` operationId).
 	GetLabelingProgressWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingProgressParams, reqEditors ...RequestEditorFn) (*GetLabelingProgressResponse, error)
 
-	// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock)
+	// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock) (not available yet)
 	//
 	// Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
 	// per job over the last 7 days and the number of workers active in that period. Figures are computed from
@@ -19112,7 +19080,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/time_left (the `GetLabelingTimeLeft` operationId).
 	GetLabelingTimeLeftWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingTimeLeftParams, reqEditors ...RequestEditorFn) (*GetLabelingTimeLeftResponse, error)
 
-	// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs
+	// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs (not available yet)
 	//
 	// Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 	// whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -19157,7 +19125,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id}/measurer/configuration (the `UpdateMeasurerConfiguration` operationId).
 	UpdateMeasurerConfigurationWithResponse(ctx context.Context, appId AppIdPath, params *UpdateMeasurerConfigurationParams, body UpdateMeasurerConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateMeasurerConfigurationResponse, error)
 
-	// GetMeasurementsWithResponse Get an app's measurements
+	// GetMeasurementsWithResponse Get an app's measurements (not available yet)
 	//
 	// Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 	// group gets the mean value and the summed sample size of its measurements); without `group_by` every
@@ -19169,7 +19137,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/measurements (the `GetMeasurements` operationId).
 	GetMeasurementsWithResponse(ctx context.Context, appId AppIdPath, params *GetMeasurementsParams, reqEditors ...RequestEditorFn) (*GetMeasurementsResponse, error)
 
-	// ListMeasurerOperationsWithResponse List the measurer operations of an app
+	// ListMeasurerOperationsWithResponse List the measurer operations of an app (not available yet)
 	//
 	// Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 	// call it.
@@ -19179,7 +19147,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/operation (the `ListMeasurerOperations` operationId).
 	ListMeasurerOperationsWithResponse(ctx context.Context, appId AppIdPath, params *ListMeasurerOperationsParams, reqEditors ...RequestEditorFn) (*ListMeasurerOperationsResponse, error)
 
-	// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation
+	// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation (not available yet)
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -19195,7 +19163,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/measurer/operation (the `CreateMeasurerOperation` operationId).
 	CreateMeasurerOperationWithBodyWithResponse(ctx context.Context, appId AppIdPath, params *CreateMeasurerOperationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMeasurerOperationResponse, error)
 
-	// CreateMeasurerOperationWithResponse Start a measurer operation
+	// CreateMeasurerOperationWithResponse Start a measurer operation (not available yet)
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -19214,8 +19182,8 @@ type ClientWithResponsesInterface interface {
 	// GetBulkOperationWithResponse Get the status of a bulk operation
 	//
 	// Answers a background bulk operation of the app (the `operation_id` of a 202 reply of cancel,
-	// delete_jobs or an app update) with its progress. Not in Document 1; added because those routes answer
-	// 202 and clients need to know when the work is done. Any member of the app may call it.
+	// delete_jobs or an app update) with its progress; poll it to know when the work is done. Any member of
+	// the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19224,9 +19192,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListWorkerGroupsWithResponse List the organization's worker groups
 	//
-	// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
-	// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// Lists the worker groups of the caller's organization with their member counts; a group can be made a
+	// member of an app, giving the app's access to every worker in it. Paging defaults: page 0, size 10,
+	// sortBy id, orderBy asc. Any user of the organization may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19237,8 +19205,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a worker group in the caller's organization, optionally with its first members. Names are
 	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+	// can then be made a member of apps, giving their access to every worker in it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19249,8 +19217,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Creates a worker group in the caller's organization, optionally with its first members. Names are
 	// unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-	// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+	// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+	// can then be made a member of apps, giving their access to every worker in it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19261,7 +19229,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Deletes a worker group; its members lose the access the group gave them on apps (their own
 	// memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
-	// groups. Not in Document 1; added with the worker groups.
+	// groups.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19271,7 +19239,7 @@ type ClientWithResponsesInterface interface {
 	// GetWorkerGroupWithResponse Get a worker group
 	//
 	// Answers a worker group of the caller's organization with its members' worker ids. Any user of the
-	// organization may call it. Not in Document 1; added with the worker groups.
+	// organization may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19281,7 +19249,7 @@ type ClientWithResponsesInterface interface {
 	// RenameWorkerGroupWithBodyWithResponse Rename a worker group
 	//
 	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19291,7 +19259,7 @@ type ClientWithResponsesInterface interface {
 	// RenameWorkerGroupWithResponse Rename a worker group
 	//
 	// Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19301,7 +19269,7 @@ type ClientWithResponsesInterface interface {
 	// RemoveWorkerGroupMemberWithResponse Remove a worker from a group
 	//
 	// Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
-	// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+	// `integration` role may manage worker groups.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19311,8 +19279,7 @@ type ClientWithResponsesInterface interface {
 	// AddWorkerGroupMemberWithResponse Add a worker to a group
 	//
 	// Makes the worker a member of the group; adding a member twice changes nothing. Users with the
-	// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
-	// the worker groups.
+	// `org_admin`, `backoffice` or `integration` role may manage worker groups.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19325,8 +19292,6 @@ type ClientWithResponsesInterface interface {
 	// integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
 	// app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
 	// page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-	// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
-	// to find.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19336,7 +19301,6 @@ type ClientWithResponsesInterface interface {
 	// GetWorkerWithResponse Get a worker of the organization
 	//
 	// Answers one worker of the caller's organization. Any user of the organization may call it.
-	// Not in Document 1; added with the worker list.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19357,6 +19321,8 @@ type ListBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19384,6 +19350,11 @@ func (r ListBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListBaselineDataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19433,6 +19404,8 @@ type CreateBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19460,6 +19433,11 @@ func (r CreateBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateBaselineDataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19511,6 +19489,8 @@ type CreateBaselineDataFromJobResponse struct {
 	JSON404 *ErrorResponse
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19543,6 +19523,11 @@ func (r CreateBaselineDataFromJobResponse) GetJSON404() *ErrorResponse {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateBaselineDataFromJobResponse) GetJSON409() *ErrorResponse {
 	return r.JSON409
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateBaselineDataFromJobResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19592,6 +19577,8 @@ type DeleteBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19619,6 +19606,11 @@ func (r DeleteBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r DeleteBaselineDataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19668,6 +19660,8 @@ type UpdateBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19695,6 +19689,11 @@ func (r UpdateBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r UpdateBaselineDataResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19744,6 +19743,8 @@ type GetApiMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19771,6 +19772,11 @@ func (r GetApiMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetApiMetricsResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetApiMetricsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19820,6 +19826,8 @@ type SetDesiredApiMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19847,6 +19855,11 @@ func (r SetDesiredApiMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SetDesiredApiMetricsResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r SetDesiredApiMetricsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21174,6 +21187,8 @@ type GetJobResponsesLinkResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21201,6 +21216,11 @@ func (r GetJobResponsesLinkResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetJobResponsesLinkResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetJobResponsesLinkResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21485,6 +21505,8 @@ type ListAllMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21512,6 +21534,11 @@ func (r ListAllMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListAllMetricsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListAllMetricsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21803,6 +21830,8 @@ type ListExportsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21830,6 +21859,11 @@ func (r ListExportsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListExportsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListExportsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21879,6 +21913,8 @@ type GetExportResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21906,6 +21942,11 @@ func (r GetExportResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetExportResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetExportResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22031,6 +22072,8 @@ type ExportJobResponsesResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -22058,6 +22101,11 @@ func (r ExportJobResponsesResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ExportJobResponsesResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ExportJobResponsesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23254,6 +23302,8 @@ type GetLabelingJobsCostOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23281,6 +23331,11 @@ func (r GetLabelingJobsCostOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsCostOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingJobsCostOverTimeResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23330,6 +23385,8 @@ type GetLabelingJobsMetricsOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23357,6 +23414,11 @@ func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23406,6 +23468,8 @@ type GetLabelingJobsTimeOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23433,6 +23497,11 @@ func (r GetLabelingJobsTimeOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsTimeOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingJobsTimeOverTimeResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23482,6 +23551,8 @@ type GetLabelingProgressResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23509,6 +23580,11 @@ func (r GetLabelingProgressResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingProgressResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingProgressResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23558,6 +23634,8 @@ type GetLabelingTimeLeftResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23585,6 +23663,11 @@ func (r GetLabelingTimeLeftResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingTimeLeftResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetLabelingTimeLeftResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23634,6 +23717,8 @@ type GetMeasurerConfidencesResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23661,6 +23746,11 @@ func (r GetMeasurerConfidencesResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMeasurerConfidencesResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetMeasurerConfidencesResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23869,6 +23959,8 @@ type GetMeasurementsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23896,6 +23988,11 @@ func (r GetMeasurementsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMeasurementsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r GetMeasurementsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23945,6 +24042,8 @@ type ListMeasurerOperationsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23972,6 +24071,11 @@ func (r ListMeasurerOperationsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListMeasurerOperationsResponse) GetJSON404() *NotFound {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r ListMeasurerOperationsResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24021,6 +24125,8 @@ type CreateMeasurerOperationResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON501 the response for an HTTP 501 `application/json` response
+	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -24048,6 +24154,11 @@ func (r CreateMeasurerOperationResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateMeasurerOperationResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON501 returns the response for an HTTP 501 `application/json` response
+func (r CreateMeasurerOperationResponse) GetJSON501() *NotImplemented {
+	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24830,7 +24941,7 @@ func (r GetWorkerResponse) ContentType() string {
 	return ""
 }
 
-// ListBaselineDataWithResponse List the baseline data of an API
+// ListBaselineDataWithResponse List the baseline data of an API (not available yet)
 //
 // Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 // types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -24848,7 +24959,7 @@ func (c *ClientWithResponses) ListBaselineDataWithResponse(ctx context.Context, 
 	return ParseListBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API
+// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API (not available yet)
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -24865,7 +24976,7 @@ func (c *ClientWithResponses) CreateBaselineDataWithBodyWithResponse(ctx context
 	return ParseCreateBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataWithResponse Add a baseline data record to an API
+// CreateBaselineDataWithResponse Add a baseline data record to an API (not available yet)
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -24882,7 +24993,7 @@ func (c *ClientWithResponses) CreateBaselineDataWithResponse(ctx context.Context
 	return ParseCreateBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job
+// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job (not available yet)
 //
 // Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
 // `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
@@ -24900,7 +25011,7 @@ func (c *ClientWithResponses) CreateBaselineDataFromJobWithResponse(ctx context.
 	return ParseCreateBaselineDataFromJobResponse(rsp)
 }
 
-// DeleteBaselineDataWithResponse Delete a baseline data record
+// DeleteBaselineDataWithResponse Delete a baseline data record (not available yet)
 //
 // Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 // need the MANAGER role on an app of this API (or an organization-wide role).
@@ -24916,7 +25027,7 @@ func (c *ClientWithResponses) DeleteBaselineDataWithResponse(ctx context.Context
 	return ParseDeleteBaselineDataResponse(rsp)
 }
 
-// UpdateBaselineDataWithBodyWithResponse Update a baseline data record
+// UpdateBaselineDataWithBodyWithResponse Update a baseline data record (not available yet)
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -24932,7 +25043,7 @@ func (c *ClientWithResponses) UpdateBaselineDataWithBodyWithResponse(ctx context
 	return ParseUpdateBaselineDataResponse(rsp)
 }
 
-// UpdateBaselineDataWithResponse Update a baseline data record
+// UpdateBaselineDataWithResponse Update a baseline data record (not available yet)
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -24948,7 +25059,7 @@ func (c *ClientWithResponses) UpdateBaselineDataWithResponse(ctx context.Context
 	return ParseUpdateBaselineDataResponse(rsp)
 }
 
-// GetApiMetricsWithResponse Get the latest metrics of an API
+// GetApiMetricsWithResponse Get the latest metrics of an API (not available yet)
 //
 // Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 // over its apps. Any member of an app of this API may call it.
@@ -24964,7 +25075,7 @@ func (c *ClientWithResponses) GetApiMetricsWithResponse(ctx context.Context, api
 	return ParseGetApiMetricsResponse(rsp)
 }
 
-// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API
+// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API (not available yet)
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -24981,7 +25092,7 @@ func (c *ClientWithResponses) SetDesiredApiMetricsWithBodyWithResponse(ctx conte
 	return ParseSetDesiredApiMetricsResponse(rsp)
 }
 
-// SetDesiredApiMetricsWithResponse Set the desired metrics of an API
+// SetDesiredApiMetricsWithResponse Set the desired metrics of an API (not available yet)
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -25373,7 +25484,7 @@ func (c *ClientWithResponses) CheckJobScoreExistsWithResponse(ctx context.Contex
 	return ParseCheckJobScoreExistsResponse(rsp)
 }
 
-// GetJobResponsesLinkWithResponse Get a download link for an export file
+// GetJobResponsesLinkWithResponse Get a download link for an export file (not available yet)
 //
 // Answers a short-lived signed URL to download a file produced by an export (`POST
 // /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -25466,7 +25577,7 @@ func (c *ClientWithResponses) UpdateAppWithResponse(ctx context.Context, appId A
 	return ParseUpdateAppResponse(rsp)
 }
 
-// ListAllMetricsWithResponse List every metric measured for an app
+// ListAllMetricsWithResponse List every metric measured for an app (not available yet)
 //
 // Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 // field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -25486,7 +25597,7 @@ func (c *ClientWithResponses) ListAllMetricsWithResponse(ctx context.Context, ap
 // CancelJobsWithResponse Cancel every matching unfinished job
 //
 // Cancels every unfinished job of the app (PENDING, SCHEDULED, IN_PROGRESS, SUSPENDED) that matches every
-// filter given (filter set J-cancel); their flow executions are canceled too and finished jobs are never
+// filter given; their flow executions are canceled too and finished jobs are never
 // touched. Up to 1000 matching jobs are canceled before the reply (200). Beyond that the work runs as a
 // background bulk operation and the reply is 202 with its `operation_id` (follow it with
 // `GET /v1/apps/{app_id}/operations/{operation_id}`). Callers need the MANAGER role on the app.
@@ -25548,7 +25659,7 @@ func (c *ClientWithResponses) CloneAppWithResponse(ctx context.Context, appId Ap
 
 // DeleteJobsWithResponse Delete every matching job
 //
-// Deletes every job of the app that matches every filter given (filter set J-full), with its feedback,
+// Deletes every job of the app that matches every filter given, with its feedback,
 // history and tags; unfinished ones are canceled first. Without any filter every job of the app is
 // deleted. Up to 1000 matching jobs are deleted before the reply (200). Beyond that the work runs as a
 // background bulk operation and the reply is 202 with its `operation_id`. Callers need the MANAGER role
@@ -25565,11 +25676,11 @@ func (c *ClientWithResponses) DeleteJobsWithResponse(ctx context.Context, appId 
 	return ParseDeleteJobsResponse(rsp)
 }
 
-// ListExportsWithResponse List the exports of an app
+// ListExportsWithResponse List the exports of an app (not available yet)
 //
-// Lists the app's exports, paged. Not in Document 1; added because exports run asynchronously and users
-// need to find earlier ones and their files. Paging defaults: page 0, size 10, sortBy id, orderBy asc.
-// Callers need the MANAGER role on the app.
+// Lists the app's exports with their status and files, paged. Exports run in the
+// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
+// orderBy asc. Callers need the MANAGER role on the app.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25582,11 +25693,11 @@ func (c *ClientWithResponses) ListExportsWithResponse(ctx context.Context, appId
 	return ParseListExportsResponse(rsp)
 }
 
-// GetExportWithResponse Get the status of an export
+// GetExportWithResponse Get the status of an export (not available yet)
 //
-// Answers one export of the app with its status and, once SUCCEEDED, its file name. Not in Document 1;
-// added because `POST /v1/apps/{app_id}/job_responses` answers 202 and clients need to know when the file
-// is ready. Callers need the MANAGER role on the app.
+// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
+// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
+// role on the app.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25615,10 +25726,10 @@ func (c *ClientWithResponses) GetJobFeedbackStatsWithResponse(ctx context.Contex
 	return ParseGetJobFeedbackStatsResponse(rsp)
 }
 
-// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs
+// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs (not available yet)
 //
-// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 // The reply (202) names the export and its file; follow it with
 // `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 // `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -25636,10 +25747,10 @@ func (c *ClientWithResponses) ExportJobResponsesWithBodyWithResponse(ctx context
 	return ParseExportJobResponsesResponse(rsp)
 }
 
-// ExportJobResponsesWithResponse Export the responses of matching jobs
+// ExportJobResponsesWithResponse Export the responses of matching jobs (not available yet)
 //
-// Starts an asynchronous export of the app's jobs that match every filter given (filter set J-full, with
-// `reviewed` taking CORRECT, NOT_CORRECT or REVIEWED) and, when `jobIds` is given, whose id is listed.
+// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
+// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
 // The reply (202) names the export and its file; follow it with
 // `GET /v1/apps/{app_id}/exports/{export_id}` and download the file through
 // `GET /v1/apps/job_responses_link/{filename}` once it is SUCCEEDED. With `sendEmail=true` the download
@@ -25659,8 +25770,7 @@ func (c *ClientWithResponses) ExportJobResponsesWithResponse(ctx context.Context
 
 // ListJobsWithResponse List the jobs of an app
 //
-// Lists the app's jobs that match every filter given (filter set J-full plus
-// feedbackMessageCreatedBefore), paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
+// Lists the app's jobs that match every filter given, paged. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 // member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -25745,8 +25855,7 @@ func (c *ClientWithResponses) ListCollaboratorJobsWithResponse(ctx context.Conte
 
 // CountJobsWithResponse Count an app's jobs per status
 //
-// Counts the app's jobs that match every filter given (filter set J-full plus
-// feedbackMessageCreatedBefore), per status. By default a cached count at most 60 seconds old may be
+// Counts the app's jobs that match every filter given, per status. By default a cached count at most 60 seconds old may be
 // answered (`cached` and `counted_at` say so); `useCache=false` forces an exact count. Any member of the
 // app may call it.
 //
@@ -25779,7 +25888,7 @@ func (c *ClientWithResponses) CountJobsByProcessingStateWithResponse(ctx context
 
 // ListJobIdsWithResponse List the ids of an app's jobs
 //
-// Lists only the ids of the app's jobs that match every filter given (filter set J-ids), paged, for
+// Lists only the ids of the app's jobs that match every filter given, paged, for
 // clients that walk through many jobs. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any
 // member of the app may call it.
 //
@@ -25796,7 +25905,7 @@ func (c *ClientWithResponses) ListJobIdsWithResponse(ctx context.Context, appId 
 
 // RemoveJobTagsWithBodyWithResponse Remove tags from every matching job
 //
-// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+// Removes the tags sent from every job of the app that matches every filter given, in
 // one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 // defined on the app. Callers need the MANAGER role on the app.
 //
@@ -25813,7 +25922,7 @@ func (c *ClientWithResponses) RemoveJobTagsWithBodyWithResponse(ctx context.Cont
 
 // RemoveJobTagsWithResponse Remove tags from every matching job
 //
-// Removes the tags sent from every job of the app that matches every filter given (filter set J-full), in
+// Removes the tags sent from every job of the app that matches every filter given, in
 // one transaction. Without any filter the tags are removed from every job of the app. The tags stay
 // defined on the app. Callers need the MANAGER role on the app.
 //
@@ -25830,7 +25939,7 @@ func (c *ClientWithResponses) RemoveJobTagsWithResponse(ctx context.Context, app
 
 // AddJobTagsWithBodyWithResponse Add tags to every matching job
 //
-// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+// Adds the tags sent to every job of the app that matches every filter given, in one
 // transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 // tagged. Callers need the MANAGER role on the app.
 //
@@ -25847,7 +25956,7 @@ func (c *ClientWithResponses) AddJobTagsWithBodyWithResponse(ctx context.Context
 
 // AddJobTagsWithResponse Add tags to every matching job
 //
-// Adds the tags sent to every job of the app that matches every filter given (filter set J-full), in one
+// Adds the tags sent to every job of the app that matches every filter given, in one
 // transaction; jobs that already carry a tag keep it once. Without any filter every job of the app is
 // tagged. Callers need the MANAGER role on the app.
 //
@@ -25864,8 +25973,7 @@ func (c *ClientWithResponses) AddJobTagsWithResponse(ctx context.Context, appId 
 
 // ListJobsWithFeedbackMessageWithResponse List jobs with their most recent feedback message
 //
-// Lists the app's jobs that have at least one feedback message and match every filter given (filter set
-// J-full plus feedbackMessageCreatedBefore), each with its most recently added feedback message (with
+// Lists the app's jobs that have at least one feedback message and match every filter given, each with its most recently added feedback message (with
 // `feedbackMessageCreatedBefore`, the most recent one created before that instant). Paging defaults:
 // page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 //
@@ -25883,8 +25991,7 @@ func (c *ClientWithResponses) ListJobsWithFeedbackMessageWithResponse(ctx contex
 // DeleteJobWithResponse Delete one job
 //
 // Deletes one job of the app with its feedback, history and tags; an unfinished job's flow execution is
-// canceled first. Not in Document 1; added because deleting a single job through the filtered bulk route
-// is roundabout. Callers need the MANAGER role on the app.
+// canceled first. Callers need the MANAGER role on the app.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25899,9 +26006,8 @@ func (c *ClientWithResponses) DeleteJobWithResponse(ctx context.Context, appId A
 
 // GetJobWithResponse Get one job
 //
-// Answers one job of the app with its feedback messages. Not in Document 1; added because clients that
-// submit a job need to read its status and response by id without listing. Any member of the app may
-// call it.
+// Answers one job of the app with its status, response and feedback messages, for example to follow a
+// job after submitting it. Any member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25919,9 +26025,8 @@ func (c *ClientWithResponses) GetJobWithResponse(ctx context.Context, appId AppI
 // Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 // least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 // (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-// MANAGER role.
+// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25939,9 +26044,8 @@ func (c *ClientWithResponses) SubmitJobFeedbackWithBodyWithResponse(ctx context.
 // Adds a feedback message to the job: a message text and/or feedback tags and/or a correct verdict (at
 // least one of them). A `correct` verdict is a review: it sets the job's `correct` and `reviewed`
 // (CORRECT or NOT_CORRECT); the first verdict also sets `first_incorrect` when it is false.
-// Not in Document 1; added because the feedback, review and feedback-tag filters need a way to create
-// feedback. Any member of the app may send a message and feedback tags; a verdict needs the REVIEWER or
-// MANAGER role.
+// The job filters `feedbackMessage*`, `reviewed` and `feedbackTags` select jobs by this feedback. Any
+// member of the app may send a message and feedback tags; a verdict needs the REVIEWER or MANAGER role.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25957,9 +26061,8 @@ func (c *ClientWithResponses) SubmitJobFeedbackWithResponse(ctx context.Context,
 // GetJobHistoryWithResponse Get the history of a job
 //
 // Lists what happened to the job (creation, status and processing-state changes, labels, edits, reviews,
-// feedback, tag changes), paged, oldest first by default. Not in Document 1; added because the export's
-// `withHistory` option implies a history users also want to read for one job. Paging defaults: page 0,
-// size 10, sortBy id, orderBy asc. Any member of the app may call it.
+// feedback, tag changes), paged, oldest first by default; exports with `withHistory` include the same
+// events. Paging defaults: page 0, size 10, sortBy id, orderBy asc. Any member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25978,9 +26081,8 @@ func (c *ClientWithResponses) GetJobHistoryWithResponse(ctx context.Context, app
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 // caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-// needs REVIEWER or MANAGER.
+// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+// correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25999,9 +26101,8 @@ func (c *ClientWithResponses) SubmitJobResponseWithBodyWithResponse(ctx context.
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
 // caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
-// the job had already been labeled by a person. Not in Document 1; added because labeling needs a way to
-// hand back the label. Labeling needs the LABELER, REVIEWER or MANAGER role; correcting a COMPLETED job
-// needs REVIEWER or MANAGER.
+// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
+// correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26036,7 +26137,7 @@ func (c *ClientWithResponses) GetJobToLabelWithResponse(ctx context.Context, app
 	return ParseGetJobToLabelResponse(rsp)
 }
 
-// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock)
+// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
 // labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
@@ -26053,7 +26154,7 @@ func (c *ClientWithResponses) GetLabelingJobsCostOverTimeWithResponse(ctx contex
 	return ParseGetLabelingJobsCostOverTimeResponse(rsp)
 }
 
-// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock)
+// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
 // or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
@@ -26070,7 +26171,7 @@ func (c *ClientWithResponses) GetLabelingJobsMetricsOverTimeWithResponse(ctx con
 	return ParseGetLabelingJobsMetricsOverTimeResponse(rsp)
 }
 
-// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock)
+// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock) (not available yet)
 //
 // Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
 // labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
@@ -26087,7 +26188,7 @@ func (c *ClientWithResponses) GetLabelingJobsTimeOverTimeWithResponse(ctx contex
 	return ParseGetLabelingJobsTimeOverTimeResponse(rsp)
 }
 
-// GetLabelingProgressWithResponse Labeling progress (mock)
+// GetLabelingProgressWithResponse Labeling progress (mock) (not available yet)
 //
 // Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
 // labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
@@ -26104,7 +26205,7 @@ func (c *ClientWithResponses) GetLabelingProgressWithResponse(ctx context.Contex
 	return ParseGetLabelingProgressResponse(rsp)
 }
 
-// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock)
+// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock) (not available yet)
 //
 // Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
 // per job over the last 7 days and the number of workers active in that period. Figures are computed from
@@ -26122,7 +26223,7 @@ func (c *ClientWithResponses) GetLabelingTimeLeftWithResponse(ctx context.Contex
 	return ParseGetLabelingTimeLeftResponse(rsp)
 }
 
-// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs
+// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs (not available yet)
 //
 // Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 // whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -26191,7 +26292,7 @@ func (c *ClientWithResponses) UpdateMeasurerConfigurationWithResponse(ctx contex
 	return ParseUpdateMeasurerConfigurationResponse(rsp)
 }
 
-// GetMeasurementsWithResponse Get an app's measurements
+// GetMeasurementsWithResponse Get an app's measurements (not available yet)
 //
 // Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 // group gets the mean value and the summed sample size of its measurements); without `group_by` every
@@ -26209,7 +26310,7 @@ func (c *ClientWithResponses) GetMeasurementsWithResponse(ctx context.Context, a
 	return ParseGetMeasurementsResponse(rsp)
 }
 
-// ListMeasurerOperationsWithResponse List the measurer operations of an app
+// ListMeasurerOperationsWithResponse List the measurer operations of an app (not available yet)
 //
 // Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 // call it.
@@ -26225,7 +26326,7 @@ func (c *ClientWithResponses) ListMeasurerOperationsWithResponse(ctx context.Con
 	return ParseListMeasurerOperationsResponse(rsp)
 }
 
-// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation
+// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation (not available yet)
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -26247,7 +26348,7 @@ func (c *ClientWithResponses) CreateMeasurerOperationWithBodyWithResponse(ctx co
 	return ParseCreateMeasurerOperationResponse(rsp)
 }
 
-// CreateMeasurerOperationWithResponse Start a measurer operation
+// CreateMeasurerOperationWithResponse Start a measurer operation (not available yet)
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -26272,8 +26373,8 @@ func (c *ClientWithResponses) CreateMeasurerOperationWithResponse(ctx context.Co
 // GetBulkOperationWithResponse Get the status of a bulk operation
 //
 // Answers a background bulk operation of the app (the `operation_id` of a 202 reply of cancel,
-// delete_jobs or an app update) with its progress. Not in Document 1; added because those routes answer
-// 202 and clients need to know when the work is done. Any member of the app may call it.
+// delete_jobs or an app update) with its progress; poll it to know when the work is done. Any member of
+// the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26288,9 +26389,9 @@ func (c *ClientWithResponses) GetBulkOperationWithResponse(ctx context.Context, 
 
 // ListWorkerGroupsWithResponse List the organization's worker groups
 //
-// Lists the worker groups of the caller's organization with their member counts. Paging defaults: page 0,
-// size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// Lists the worker groups of the caller's organization with their member counts; a group can be made a
+// member of an app, giving the app's access to every worker in it. Paging defaults: page 0, size 10,
+// sortBy id, orderBy asc. Any user of the organization may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26307,8 +26408,8 @@ func (c *ClientWithResponses) ListWorkerGroupsWithResponse(ctx context.Context, 
 //
 // Creates a worker group in the caller's organization, optionally with its first members. Names are
 // unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+// can then be made a member of apps, giving their access to every worker in it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26325,8 +26426,8 @@ func (c *ClientWithResponses) CreateWorkerGroupWithBodyWithResponse(ctx context.
 //
 // Creates a worker group in the caller's organization, optionally with its first members. Names are
 // unique in the organization, ignoring case (409 otherwise); an unknown worker id answers 404. Users with
-// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise).
-// Not in Document 1; added because apps take worker groups as members and groups need a way to exist.
+// the `org_admin`, `backoffice` or `integration` role may manage worker groups (403 otherwise). A group
+// can then be made a member of apps, giving their access to every worker in it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26343,7 +26444,7 @@ func (c *ClientWithResponses) CreateWorkerGroupWithResponse(ctx context.Context,
 //
 // Deletes a worker group; its members lose the access the group gave them on apps (their own
 // memberships stay). Users with the `org_admin`, `backoffice` or `integration` role may manage worker
-// groups. Not in Document 1; added with the worker groups.
+// groups.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26359,7 +26460,7 @@ func (c *ClientWithResponses) DeleteWorkerGroupWithResponse(ctx context.Context,
 // GetWorkerGroupWithResponse Get a worker group
 //
 // Answers a worker group of the caller's organization with its members' worker ids. Any user of the
-// organization may call it. Not in Document 1; added with the worker groups.
+// organization may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26375,7 +26476,7 @@ func (c *ClientWithResponses) GetWorkerGroupWithResponse(ctx context.Context, wo
 // RenameWorkerGroupWithBodyWithResponse Rename a worker group
 //
 // Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26391,7 +26492,7 @@ func (c *ClientWithResponses) RenameWorkerGroupWithBodyWithResponse(ctx context.
 // RenameWorkerGroupWithResponse Rename a worker group
 //
 // Renames a worker group (409 when the name is taken). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26407,7 +26508,7 @@ func (c *ClientWithResponses) RenameWorkerGroupWithResponse(ctx context.Context,
 // RemoveWorkerGroupMemberWithResponse Remove a worker from a group
 //
 // Removes the worker from the group (404 when not a member). Users with the `org_admin`, `backoffice` or
-// `integration` role may manage worker groups. Not in Document 1; added with the worker groups.
+// `integration` role may manage worker groups.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26423,8 +26524,7 @@ func (c *ClientWithResponses) RemoveWorkerGroupMemberWithResponse(ctx context.Co
 // AddWorkerGroupMemberWithResponse Add a worker to a group
 //
 // Makes the worker a member of the group; adding a member twice changes nothing. Users with the
-// `org_admin`, `backoffice` or `integration` role may manage worker groups. Not in Document 1; added with
-// the worker groups.
+// `org_admin`, `backoffice` or `integration` role may manage worker groups.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26443,8 +26543,6 @@ func (c *ClientWithResponses) AddWorkerGroupMemberWithResponse(ctx context.Conte
 // integer worker id and a username (the user's e-mail address). Use it to find the worker id to add to an
 // app. `usernameContains` keeps workers whose username contains the text, ignoring case. Paging defaults:
 // page 0, size 10, sortBy id, orderBy asc. Any user of the organization may call it.
-// Not in Document 1; added because the worker routes of an app take worker ids that clients need a way
-// to find.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26460,7 +26558,6 @@ func (c *ClientWithResponses) ListWorkersWithResponse(ctx context.Context, param
 // GetWorkerWithResponse Get a worker of the organization
 //
 // Answers one worker of the caller's organization. Any user of the organization may call it.
-// Not in Document 1; added with the worker list.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26522,6 +26619,13 @@ func ParseListBaselineDataResponse(rsp *http.Response) (*ListBaselineDataRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26582,6 +26686,13 @@ func ParseCreateBaselineDataResponse(rsp *http.Response) (*CreateBaselineDataRes
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -26651,6 +26762,13 @@ func ParseCreateBaselineDataFromJobResponse(rsp *http.Response) (*CreateBaseline
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26711,6 +26829,13 @@ func ParseDeleteBaselineDataResponse(rsp *http.Response) (*DeleteBaselineDataRes
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -26773,6 +26898,13 @@ func ParseUpdateBaselineDataResponse(rsp *http.Response) (*UpdateBaselineDataRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26834,6 +26966,13 @@ func ParseGetApiMetricsResponse(rsp *http.Response) (*GetApiMetricsResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26894,6 +27033,13 @@ func ParseSetDesiredApiMetricsResponse(rsp *http.Response) (*SetDesiredApiMetric
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -27988,6 +28134,13 @@ func ParseGetJobResponsesLinkResponse(rsp *http.Response) (*GetJobResponsesLinkR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28238,6 +28391,13 @@ func ParseListAllMetricsResponse(rsp *http.Response) (*ListAllMetricsResponse, e
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -28497,6 +28657,13 @@ func ParseListExportsResponse(rsp *http.Response) (*ListExportsResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28557,6 +28724,13 @@ func ParseGetExportResponse(rsp *http.Response) (*GetExportResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -28679,6 +28853,13 @@ func ParseExportJobResponsesResponse(rsp *http.Response) (*ExportJobResponsesRes
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -29675,6 +29856,13 @@ func ParseGetLabelingJobsCostOverTimeResponse(rsp *http.Response) (*GetLabelingJ
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29735,6 +29923,13 @@ func ParseGetLabelingJobsMetricsOverTimeResponse(rsp *http.Response) (*GetLabeli
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -29797,6 +29992,13 @@ func ParseGetLabelingJobsTimeOverTimeResponse(rsp *http.Response) (*GetLabelingJ
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29857,6 +30059,13 @@ func ParseGetLabelingProgressResponse(rsp *http.Response) (*GetLabelingProgressR
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -29919,6 +30128,13 @@ func ParseGetLabelingTimeLeftResponse(rsp *http.Response) (*GetLabelingTimeLeftR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -29979,6 +30195,13 @@ func ParseGetMeasurerConfidencesResponse(rsp *http.Response) (*GetMeasurerConfid
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -30173,6 +30396,13 @@ func ParseGetMeasurementsResponse(rsp *http.Response) (*GetMeasurementsResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30234,6 +30464,13 @@ func ParseListMeasurerOperationsResponse(rsp *http.Response) (*ListMeasurerOpera
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30294,6 +30531,13 @@ func ParseCreateMeasurerOperationResponse(rsp *http.Response) (*CreateMeasurerOp
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
+		var dest NotImplemented
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -30911,25 +31155,25 @@ func ParseGetWorkerResponse(rsp *http.Response) (*GetWorkerResponse, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
-	// ListBaselineData List the baseline data of an API
+	// ListBaselineData List the baseline data of an API (not available yet)
 	// (GET /v1/apis/{api_id}/baselineData)
 	ListBaselineData(ctx echo.Context, apiId ApiIdPath, params ListBaselineDataParams) error
-	// CreateBaselineData Add a baseline data record to an API
+	// CreateBaselineData Add a baseline data record to an API (not available yet)
 	// (POST /v1/apis/{api_id}/baselineData)
 	CreateBaselineData(ctx echo.Context, apiId ApiIdPath, params CreateBaselineDataParams) error
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
 	// (POST /v1/apis/{api_id}/baselineData/job/{job_id})
 	CreateBaselineDataFromJob(ctx echo.Context, apiId ApiIdPath, jobId string, params CreateBaselineDataFromJobParams) error
-	// DeleteBaselineData Delete a baseline data record
+	// DeleteBaselineData Delete a baseline data record (not available yet)
 	// (DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	DeleteBaselineData(ctx echo.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params DeleteBaselineDataParams) error
-	// UpdateBaselineData Update a baseline data record
+	// UpdateBaselineData Update a baseline data record (not available yet)
 	// (PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	UpdateBaselineData(ctx echo.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params UpdateBaselineDataParams) error
-	// GetApiMetrics Get the latest metrics of an API
+	// GetApiMetrics Get the latest metrics of an API (not available yet)
 	// (GET /v1/apis/{api_id}/metrics)
 	GetApiMetrics(ctx echo.Context, apiId ApiIdPath, params GetApiMetricsParams) error
-	// SetDesiredApiMetrics Set the desired metrics of an API
+	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
 	// (PUT /v1/apis/{api_id}/metrics)
 	SetDesiredApiMetrics(ctx echo.Context, apiId ApiIdPath, params SetDesiredApiMetricsParams) error
 	// ListAppTags List the tags of an app
@@ -30983,7 +31227,7 @@ type ServerInterface interface {
 	// CheckJobScoreExists Tell whether any job of an app has a model confidence score
 	// (GET /v1/apps/job-score-exists/{app_id})
 	CheckJobScoreExists(ctx echo.Context, appId AppIdPath, params CheckJobScoreExistsParams) error
-	// GetJobResponsesLink Get a download link for an export file
+	// GetJobResponsesLink Get a download link for an export file (not available yet)
 	// (GET /v1/apps/job_responses_link/{filename})
 	GetJobResponsesLink(ctx echo.Context, filename FilenamePath, params GetJobResponsesLinkParams) error
 	// UpdateOwnerActivity Record activity of the app's owner
@@ -30995,7 +31239,7 @@ type ServerInterface interface {
 	// UpdateApp Update an app
 	// (PATCH /v1/apps/{app_id})
 	UpdateApp(ctx echo.Context, appId AppIdPath, params UpdateAppParams) error
-	// ListAllMetrics List every metric measured for an app
+	// ListAllMetrics List every metric measured for an app (not available yet)
 	// (GET /v1/apps/{app_id}/all_metrics)
 	ListAllMetrics(ctx echo.Context, appId AppIdPath, params ListAllMetricsParams) error
 	// CancelJobs Cancel every matching unfinished job
@@ -31007,16 +31251,16 @@ type ServerInterface interface {
 	// DeleteJobs Delete every matching job
 	// (DELETE /v1/apps/{app_id}/delete_jobs)
 	DeleteJobs(ctx echo.Context, appId AppIdPath, params DeleteJobsParams) error
-	// ListExports List the exports of an app
+	// ListExports List the exports of an app (not available yet)
 	// (GET /v1/apps/{app_id}/exports)
 	ListExports(ctx echo.Context, appId AppIdPath, params ListExportsParams) error
-	// GetExport Get the status of an export
+	// GetExport Get the status of an export (not available yet)
 	// (GET /v1/apps/{app_id}/exports/{export_id})
 	GetExport(ctx echo.Context, appId AppIdPath, exportId ExportIdPath, params GetExportParams) error
 	// GetJobFeedbackStats Count the feedback tags used on an app's jobs
 	// (GET /v1/apps/{app_id}/job-feedback-stats)
 	GetJobFeedbackStats(ctx echo.Context, appId AppIdPath, params GetJobFeedbackStatsParams) error
-	// ExportJobResponses Export the responses of matching jobs
+	// ExportJobResponses Export the responses of matching jobs (not available yet)
 	// (POST /v1/apps/{app_id}/job_responses)
 	ExportJobResponses(ctx echo.Context, appId AppIdPath, params ExportJobResponsesParams) error
 	// ListJobs List the jobs of an app
@@ -31064,22 +31308,22 @@ type ServerInterface interface {
 	// GetJobToLabel Take the next job to label
 	// (GET /v1/apps/{app_id}/label)
 	GetJobToLabel(ctx echo.Context, appId AppIdPath, params GetJobToLabelParams) error
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_cost_over_time)
 	GetLabelingJobsCostOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsCostOverTimeParams) error
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time)
 	GetLabelingJobsMetricsOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsMetricsOverTimeParams) error
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_time_over_time)
 	GetLabelingJobsTimeOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsTimeOverTimeParams) error
-	// GetLabelingProgress Labeling progress (mock)
+	// GetLabelingProgress Labeling progress (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/progress)
 	GetLabelingProgress(ctx echo.Context, appId AppIdPath, params GetLabelingProgressParams) error
-	// GetLabelingTimeLeft Estimated labeling time left (mock)
+	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/time_left)
 	GetLabelingTimeLeft(ctx echo.Context, appId AppIdPath, params GetLabelingTimeLeftParams) error
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/confidences)
 	GetMeasurerConfidences(ctx echo.Context, appId AppIdPath, params GetMeasurerConfidencesParams) error
 	// GetMeasurerConfiguration Get the measurer configuration of an app
@@ -31088,13 +31332,13 @@ type ServerInterface interface {
 	// UpdateMeasurerConfiguration Update the measurer configuration of an app
 	// (PATCH /v1/apps/{app_id}/measurer/configuration)
 	UpdateMeasurerConfiguration(ctx echo.Context, appId AppIdPath, params UpdateMeasurerConfigurationParams) error
-	// GetMeasurements Get an app's measurements
+	// GetMeasurements Get an app's measurements (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/measurements)
 	GetMeasurements(ctx echo.Context, appId AppIdPath, params GetMeasurementsParams) error
-	// ListMeasurerOperations List the measurer operations of an app
+	// ListMeasurerOperations List the measurer operations of an app (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/operation)
 	ListMeasurerOperations(ctx echo.Context, appId AppIdPath, params ListMeasurerOperationsParams) error
-	// CreateMeasurerOperation Start a measurer operation
+	// CreateMeasurerOperation Start a measurer operation (not available yet)
 	// (POST /v1/apps/{app_id}/measurer/operation)
 	CreateMeasurerOperation(ctx echo.Context, appId AppIdPath, params CreateMeasurerOperationParams) error
 	// GetBulkOperation Get the status of a bulk operation
@@ -36490,6 +36734,8 @@ type ForbiddenJSONResponse ErrorResponse
 
 type NotFoundJSONResponse ErrorResponse
 
+type NotImplementedJSONResponse ErrorResponse
+
 type UnauthorizedJSONResponse ErrorResponse
 
 type UnexpectedErrorJSONResponse ErrorResponse
@@ -36569,6 +36815,20 @@ func (response ListBaselineData404JSONResponse) VisitListBaselineDataResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListBaselineData501JSONResponse) VisitListBaselineDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -36666,6 +36926,20 @@ func (response CreateBaselineData404JSONResponse) VisitCreateBaselineDataRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateBaselineData501JSONResponse) VisitCreateBaselineDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -36781,6 +37055,20 @@ func (response CreateBaselineDataFromJob409JSONResponse) VisitCreateBaselineData
 	return err
 }
 
+type CreateBaselineDataFromJob501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateBaselineDataFromJob501JSONResponse) VisitCreateBaselineDataFromJobResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateBaselineDataFromJobdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -36874,6 +37162,20 @@ func (response DeleteBaselineData404JSONResponse) VisitDeleteBaselineDataRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response DeleteBaselineData501JSONResponse) VisitDeleteBaselineDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -36976,6 +37278,20 @@ func (response UpdateBaselineData404JSONResponse) VisitUpdateBaselineDataRespons
 	return err
 }
 
+type UpdateBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UpdateBaselineData501JSONResponse) VisitUpdateBaselineDataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateBaselineDatadefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -37068,6 +37384,20 @@ func (response GetApiMetrics404JSONResponse) VisitGetApiMetricsResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetApiMetrics501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetApiMetrics501JSONResponse) VisitGetApiMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -37165,6 +37495,20 @@ func (response SetDesiredApiMetrics404JSONResponse) VisitSetDesiredApiMetricsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetDesiredApiMetrics501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response SetDesiredApiMetrics501JSONResponse) VisitSetDesiredApiMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -38905,6 +39249,20 @@ func (response GetJobResponsesLink404JSONResponse) VisitGetJobResponsesLinkRespo
 	return err
 }
 
+type GetJobResponsesLink501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetJobResponsesLink501JSONResponse) VisitGetJobResponsesLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJobResponsesLinkdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -39300,6 +39658,20 @@ func (response ListAllMetrics404JSONResponse) VisitListAllMetricsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAllMetrics501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListAllMetrics501JSONResponse) VisitListAllMetricsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -39717,6 +40089,20 @@ func (response ListExports404JSONResponse) VisitListExportsResponse(w http.Respo
 	return err
 }
 
+type ListExports501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListExports501JSONResponse) VisitListExportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListExportsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -39810,6 +40196,20 @@ func (response GetExport404JSONResponse) VisitGetExportResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetExport501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetExport501JSONResponse) VisitGetExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -40003,6 +40403,20 @@ func (response ExportJobResponses404JSONResponse) VisitExportJobResponsesRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ExportJobResponses501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ExportJobResponses501JSONResponse) VisitExportJobResponsesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -41598,6 +42012,20 @@ func (response GetLabelingJobsCostOverTime404JSONResponse) VisitGetLabelingJobsC
 	return err
 }
 
+type GetLabelingJobsCostOverTime501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingJobsCostOverTime501JSONResponse) VisitGetLabelingJobsCostOverTimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLabelingJobsCostOverTimedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -41690,6 +42118,20 @@ func (response GetLabelingJobsMetricsOverTime404JSONResponse) VisitGetLabelingJo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelingJobsMetricsOverTime501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingJobsMetricsOverTime501JSONResponse) VisitGetLabelingJobsMetricsOverTimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -41790,6 +42232,20 @@ func (response GetLabelingJobsTimeOverTime404JSONResponse) VisitGetLabelingJobsT
 	return err
 }
 
+type GetLabelingJobsTimeOverTime501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingJobsTimeOverTime501JSONResponse) VisitGetLabelingJobsTimeOverTimeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLabelingJobsTimeOverTimedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -41882,6 +42338,20 @@ func (response GetLabelingProgress404JSONResponse) VisitGetLabelingProgressRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetLabelingProgress501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingProgress501JSONResponse) VisitGetLabelingProgressResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -41982,6 +42452,20 @@ func (response GetLabelingTimeLeft404JSONResponse) VisitGetLabelingTimeLeftRespo
 	return err
 }
 
+type GetLabelingTimeLeft501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetLabelingTimeLeft501JSONResponse) VisitGetLabelingTimeLeftResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetLabelingTimeLeftdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42074,6 +42558,20 @@ func (response GetMeasurerConfidences404JSONResponse) VisitGetMeasurerConfidence
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMeasurerConfidences501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetMeasurerConfidences501JSONResponse) VisitGetMeasurerConfidencesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -42389,6 +42887,20 @@ func (response GetMeasurements404JSONResponse) VisitGetMeasurementsResponse(w ht
 	return err
 }
 
+type GetMeasurements501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response GetMeasurements501JSONResponse) VisitGetMeasurementsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetMeasurementsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42481,6 +42993,20 @@ func (response ListMeasurerOperations404JSONResponse) VisitListMeasurerOperation
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMeasurerOperations501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response ListMeasurerOperations501JSONResponse) VisitListMeasurerOperationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -42578,6 +43104,20 @@ func (response CreateMeasurerOperation404JSONResponse) VisitCreateMeasurerOperat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateMeasurerOperation501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateMeasurerOperation501JSONResponse) VisitCreateMeasurerOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43549,25 +44089,25 @@ func (response GetWorkerdefaultJSONResponse) VisitGetWorkerResponse(w http.Respo
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
-	// ListBaselineData List the baseline data of an API
+	// ListBaselineData List the baseline data of an API (not available yet)
 	// (GET /v1/apis/{api_id}/baselineData)
 	ListBaselineData(ctx context.Context, request ListBaselineDataRequestObject) (ListBaselineDataResponseObject, error)
-	// CreateBaselineData Add a baseline data record to an API
+	// CreateBaselineData Add a baseline data record to an API (not available yet)
 	// (POST /v1/apis/{api_id}/baselineData)
 	CreateBaselineData(ctx context.Context, request CreateBaselineDataRequestObject) (CreateBaselineDataResponseObject, error)
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
 	// (POST /v1/apis/{api_id}/baselineData/job/{job_id})
 	CreateBaselineDataFromJob(ctx context.Context, request CreateBaselineDataFromJobRequestObject) (CreateBaselineDataFromJobResponseObject, error)
-	// DeleteBaselineData Delete a baseline data record
+	// DeleteBaselineData Delete a baseline data record (not available yet)
 	// (DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	DeleteBaselineData(ctx context.Context, request DeleteBaselineDataRequestObject) (DeleteBaselineDataResponseObject, error)
-	// UpdateBaselineData Update a baseline data record
+	// UpdateBaselineData Update a baseline data record (not available yet)
 	// (PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	UpdateBaselineData(ctx context.Context, request UpdateBaselineDataRequestObject) (UpdateBaselineDataResponseObject, error)
-	// GetApiMetrics Get the latest metrics of an API
+	// GetApiMetrics Get the latest metrics of an API (not available yet)
 	// (GET /v1/apis/{api_id}/metrics)
 	GetApiMetrics(ctx context.Context, request GetApiMetricsRequestObject) (GetApiMetricsResponseObject, error)
-	// SetDesiredApiMetrics Set the desired metrics of an API
+	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
 	// (PUT /v1/apis/{api_id}/metrics)
 	SetDesiredApiMetrics(ctx context.Context, request SetDesiredApiMetricsRequestObject) (SetDesiredApiMetricsResponseObject, error)
 	// ListAppTags List the tags of an app
@@ -43621,7 +44161,7 @@ type StrictServerInterface interface {
 	// CheckJobScoreExists Tell whether any job of an app has a model confidence score
 	// (GET /v1/apps/job-score-exists/{app_id})
 	CheckJobScoreExists(ctx context.Context, request CheckJobScoreExistsRequestObject) (CheckJobScoreExistsResponseObject, error)
-	// GetJobResponsesLink Get a download link for an export file
+	// GetJobResponsesLink Get a download link for an export file (not available yet)
 	// (GET /v1/apps/job_responses_link/{filename})
 	GetJobResponsesLink(ctx context.Context, request GetJobResponsesLinkRequestObject) (GetJobResponsesLinkResponseObject, error)
 	// UpdateOwnerActivity Record activity of the app's owner
@@ -43633,7 +44173,7 @@ type StrictServerInterface interface {
 	// UpdateApp Update an app
 	// (PATCH /v1/apps/{app_id})
 	UpdateApp(ctx context.Context, request UpdateAppRequestObject) (UpdateAppResponseObject, error)
-	// ListAllMetrics List every metric measured for an app
+	// ListAllMetrics List every metric measured for an app (not available yet)
 	// (GET /v1/apps/{app_id}/all_metrics)
 	ListAllMetrics(ctx context.Context, request ListAllMetricsRequestObject) (ListAllMetricsResponseObject, error)
 	// CancelJobs Cancel every matching unfinished job
@@ -43645,16 +44185,16 @@ type StrictServerInterface interface {
 	// DeleteJobs Delete every matching job
 	// (DELETE /v1/apps/{app_id}/delete_jobs)
 	DeleteJobs(ctx context.Context, request DeleteJobsRequestObject) (DeleteJobsResponseObject, error)
-	// ListExports List the exports of an app
+	// ListExports List the exports of an app (not available yet)
 	// (GET /v1/apps/{app_id}/exports)
 	ListExports(ctx context.Context, request ListExportsRequestObject) (ListExportsResponseObject, error)
-	// GetExport Get the status of an export
+	// GetExport Get the status of an export (not available yet)
 	// (GET /v1/apps/{app_id}/exports/{export_id})
 	GetExport(ctx context.Context, request GetExportRequestObject) (GetExportResponseObject, error)
 	// GetJobFeedbackStats Count the feedback tags used on an app's jobs
 	// (GET /v1/apps/{app_id}/job-feedback-stats)
 	GetJobFeedbackStats(ctx context.Context, request GetJobFeedbackStatsRequestObject) (GetJobFeedbackStatsResponseObject, error)
-	// ExportJobResponses Export the responses of matching jobs
+	// ExportJobResponses Export the responses of matching jobs (not available yet)
 	// (POST /v1/apps/{app_id}/job_responses)
 	ExportJobResponses(ctx context.Context, request ExportJobResponsesRequestObject) (ExportJobResponsesResponseObject, error)
 	// ListJobs List the jobs of an app
@@ -43702,22 +44242,22 @@ type StrictServerInterface interface {
 	// GetJobToLabel Take the next job to label
 	// (GET /v1/apps/{app_id}/label)
 	GetJobToLabel(ctx context.Context, request GetJobToLabelRequestObject) (GetJobToLabelResponseObject, error)
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_cost_over_time)
 	GetLabelingJobsCostOverTime(ctx context.Context, request GetLabelingJobsCostOverTimeRequestObject) (GetLabelingJobsCostOverTimeResponseObject, error)
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time)
 	GetLabelingJobsMetricsOverTime(ctx context.Context, request GetLabelingJobsMetricsOverTimeRequestObject) (GetLabelingJobsMetricsOverTimeResponseObject, error)
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/jobs_time_over_time)
 	GetLabelingJobsTimeOverTime(ctx context.Context, request GetLabelingJobsTimeOverTimeRequestObject) (GetLabelingJobsTimeOverTimeResponseObject, error)
-	// GetLabelingProgress Labeling progress (mock)
+	// GetLabelingProgress Labeling progress (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/progress)
 	GetLabelingProgress(ctx context.Context, request GetLabelingProgressRequestObject) (GetLabelingProgressResponseObject, error)
-	// GetLabelingTimeLeft Estimated labeling time left (mock)
+	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
 	// (GET /v1/apps/{app_id}/labeling/time_left)
 	GetLabelingTimeLeft(ctx context.Context, request GetLabelingTimeLeftRequestObject) (GetLabelingTimeLeftResponseObject, error)
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/confidences)
 	GetMeasurerConfidences(ctx context.Context, request GetMeasurerConfidencesRequestObject) (GetMeasurerConfidencesResponseObject, error)
 	// GetMeasurerConfiguration Get the measurer configuration of an app
@@ -43726,13 +44266,13 @@ type StrictServerInterface interface {
 	// UpdateMeasurerConfiguration Update the measurer configuration of an app
 	// (PATCH /v1/apps/{app_id}/measurer/configuration)
 	UpdateMeasurerConfiguration(ctx context.Context, request UpdateMeasurerConfigurationRequestObject) (UpdateMeasurerConfigurationResponseObject, error)
-	// GetMeasurements Get an app's measurements
+	// GetMeasurements Get an app's measurements (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/measurements)
 	GetMeasurements(ctx context.Context, request GetMeasurementsRequestObject) (GetMeasurementsResponseObject, error)
-	// ListMeasurerOperations List the measurer operations of an app
+	// ListMeasurerOperations List the measurer operations of an app (not available yet)
 	// (GET /v1/apps/{app_id}/measurer/operation)
 	ListMeasurerOperations(ctx context.Context, request ListMeasurerOperationsRequestObject) (ListMeasurerOperationsResponseObject, error)
-	// CreateMeasurerOperation Start a measurer operation
+	// CreateMeasurerOperation Start a measurer operation (not available yet)
 	// (POST /v1/apps/{app_id}/measurer/operation)
 	CreateMeasurerOperation(ctx context.Context, request CreateMeasurerOperationRequestObject) (CreateMeasurerOperationResponseObject, error)
 	// GetBulkOperation Get the status of a bulk operation
@@ -46151,535 +46691,537 @@ func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1td9s4kjcOfxUcXdc5LfVFK046Pbttn32h2Oq0s4md23YmM9vqFSESkhBTAJug7Ghy57v/D6oAEKRI",
-	"ifJTJ7t+MdOxSOKxUKjHX33pRHKRSsFErjoHXzopzeiC5SyDvwYpP4nf03yu/4iZijKe5lyKzkHnJCZy",
-	"SvI5I4P3JwHJ5zQnXNnf0uUk4WrOYjJN5A38RNNUEZoxwoXKqYgYvNyl5MOHk+NevxN0uG431b0FHUEX",
-	"rHPQoSkf87gTdDL255JnLO4c5NmSBR0VzdmC6mFNZbageeegs1zCm/kq1V+qPONi1vn6NegM0nT7LGia",
-	"bh9Mei+DuZBZ/mr1Xq/0+ogGaUqmnCUxySVRMsvJZBWQkMch6cZsSpdJ3gtIqIcUBiRUOc2XSv8ryhjN",
-	"WTymeUhkRsJlGtu/3Xz+XLJsVUxIwUA6/gRMF52DDoyfieWic/A7/gFfBR3sshN0ih47QaforvNHw7w/",
-	"LPku23AIPyi6YOSaJktGqMJ1sHSXpoSKmIS4LyGRAn6X+ZxlJJPLnKlNW2m26C6b+YoqlnDBjmlOt5PY",
-	"xLxNYppTkrFIZnHD+OyrY/1qa6LjIv/by07QWXDBF3rjnrtBc5GzGcvWRr2RFl+VBtyCKnVnj0OLMK0d",
-	"SXD4OZVZvn2fGLxnyTAgIf4wLtPesbwRiaTxGzlRJGNpsmoiNvf5HakNx79xx/CVNltV3aIpF8Cw73GP",
-	"SpvjtV+/O7/yhOl+6nfnVLMBOSWaDBNG0kzGy4jFZLIiVLgdC6emEbdRZkFkttuW2XY27tiCfn7LxEwP",
-	"98XPP8Oxs38/D3SDOct00//9+2Dvv+jev/b3fvmj+Gd/vPfHj/+307AUOcte0Tyan8Tra3EmkhX5pOdw",
-	"M5eKkXCi3wTyZH8uaaJIPufKMM0u+0yjPCARVWxPMaF4zq8ZWehPek0bPTFdN8z2+f5+dbZNkziSizRh",
-	"OYuHIj6mOds0m8i+SyZsKjOG00BxIdcTiZKl0oNnIu71CeyiYNcs876MJREyx+k1zS6qjqn2GGpespdz",
-	"oIGts7vIaZa3nx8FiqTTnGWVSXJhJ6l0k/cyzWJwd5holrEoX58dPrZX7yc5+UHPE14WTClyzbKYa/pL",
-	"qVJ65opQgs0fkFCfqJB0Py3jGYvtd5o7TWmiiicjwYV9CMxKLJMkJF29BCuWE3yr1x+JxqXA4fvzt6xK",
-	"j0HzJ92j/mKZJI0MSq8EMrU25IxvtiBmy6wyKmas8VBG5Z5vv5fYTjuSNXNoTbA7TeUeCHMY85zV8MiP",
-	"cyYIMGwiK+wyYyqVQjFyQx2tmpuEpCxTUhySG/05kIT53gmWqmlODEfiz8QMeiJlwqjwRv0rY/GERlfv",
-	"mFJ0xsyOvAJC2bQdoGXN6TXT96BpgyywkZb01rgn001juvX+2JleMJpF8413Gc/nms4SRlVOpGDrM8T9",
-	"y9nnnERS5JQLc9XBT1244rgoLjm1nOCARgI4pWVTtj392QauMS2PvfkybH0b2tW4pDO1vhbnLMUddEp4",
-	"n9Tufe0i5XRG6EKKGUwx4Uq3JAUDgmWf00TGzMowm2YLY/PnynO2UDtLAIF+/QQ/hbfNc5pldKUfq3yV",
-	"QL8yW3SKFeKZyk8st9/pXE/1pyRj15zd2HsHzri7PG51rqflEbU63yfxazg+2eWciu0CHI8JV3ArRnmy",
-	"IjP8Vu+4qIhy2w4xL3XcTkncr1US7UTeMqVuNYtEX/+3moLr8j7G34LxwOhjFvEFTfQs4CIzDCmfM/2Q",
-	"z3iuSDfN2JR/RrHrkITPX4T4b6bI8xcBef5iX//fTy83TK6GmfiagtYRvjwPnv/ydZNqcCLSZf5O93wJ",
-	"b1Qn95uxuXH9nrWe5CSEv7WCFeqt0gIizViMM8WHf9fvhn1yckGekZOL8enZ5QE0BY38YFmtleFGQn8r",
-	"lznR6/PnUuZMBYSKlbHCOMMN9BXl5M3F2WlPd/5M/58W4EA/SVaoumidtTSQkTg6O70cnJzq8dh/Nowq",
-	"lky3C//RLZs7otTg+i0xEu6a6PXNlMfDd+8v/4ldaMWQsM9c5QrMTXqiOC0zAS0xBiQcdUadMCDh73+g",
-	"Qv3la3hY7pqrkeAzITMW98kxKs56oYEpVd4kM37NRPPdxMsUUCfYnlx0gg7OpxN07Np5/zRP/ClvknxP",
-	"LPGs05veVVwoLnLpqQIwzIDcZDzPmdDiCI8ZmWQ0YuoA1kjPFQRGKfOAhF9of9LfL37GlUahciRYwhZM",
-	"5GTfmQv1bULCidP35eQTi3IS0rBPPqg62kabYXn9wkNCE32b8nwkFEtYlCvLHBjIUiU66JMB/mmt3poM",
-	"SnMjVKgblinycn9/yya+R8NDrWzxs744PfYwGn35/b+/fP3jx9FoO39oy/nMHlEFhxOOUrCjfLXFnMC9",
-	"4dyDFHXiNnN9cvBzhbNt4YRdxdgaQfQOiTmqZCqzElvYsp84sI3TbJrYO5bTmOa07c4tzPsPunmL8qDu",
-	"Yf9OZX43Afj07HRoD7wRdHM6Uw22rl5LAViYYf1lsq+e6snU6ghtZd+talOffHRSL2jxE8VEHhAhtSoM",
-	"4hqXomn7ZXlQrcTfc5bQCUta6+XmbUJn+rpGKwM18jw8u5XgnrlRtBw0mgVaiFXOglDwE/tTk3Bln7eS",
-	"r0bCCVjk3uWrkVgbzD2IWOUmR2IDv7lHKWskjJhV7l5/0yxorb+7RdbK1ijjMcStc4+idpC47GDvQ+ga",
-	"CXCH3Vboqiw0yF1raxkejoSVvcjjiV7+eb1v6cvuXNtrvNiy+7jGwWFQ6GW04FYlp8HWlbm/+/7cp4P2",
-	"IttWLouC2zpFlWW3kWgnvJWo9Xby2znYnuquvXXJ5pBQTQPOfgC8iefub83jjWwD89dc+vx8eHSpr3A9",
-	"HfPngT375IaqkcjMEOwy0tyawvrw1fnw7yfDj8Pj4rM5VSgK6A9xeVoIS7afemnJ8kQzxk7Q8UZs/rIj",
-	"qeGBbQUmu97o5P1GV71+xalZ8IDczGkO3j248sxXj7MN97AFF5HM2E7GzoWMWaJ525THTESMhEq3Edaa",
-	"QH17IXpCC74GnxmmZgz8zadbVcdZOeAuXqbGrCiWi0nJqgiTbm8YbTVjMJfe73Rr7ag7zxWivU7Ertoa",
-	"Th1jxSAwULCKygYHrK13QtlhbCT0i6Pfhscf3g6PtZx1On5/fvb6fHihhbCLDxfvh6fH8OTXwQm+cjQ4",
-	"PRriP4f/eH9yjj+evXv/dnh5t1NhRntERcSSh1q6Q9SElsLG1phvmCIRFWTCRiKCAWgx+KPTI4jmNqXP",
-	"NFPqurULiLd0AXErFxD935PT1z3kcJZngmUO1ZEpzB4G7Xpuy8ruc4fNQO+wg+0NFHZhw6Vil3T2OpPL",
-	"VIWkKzMjBvu//wcGNvQariF9MwzevkW5u41lA3qvdIFBFYxG80KDomSmHwIZ6fYU0zPIWTwSk5WWvRZU",
-	"kW6on/0HDSaj5f7+i7/BX5EerIg3DJgmCdAmNCynZWMEdtulgpydg0YxOD3egx/VAQEBP+xSMjg9JpOe",
-	"fiUKe60pJm9prXkgc81ltlT57vdfmOvvxre89ODj3e6CvHacd7kTipm3vwSbp7315lufM2k95Xu5Az94",
-	"x2ujSQsOHZyi0D97cL723JmrnEVUY+CjXmGuAEbRZNryz3t9OCaayuqsXb9xlctstTGM1LyzLY40QO0/",
-	"i1mmLxWRK3KjjzSGNrMYg7XuL6C0KXT0jZxsj+qFS46SVBrF2TiLmyJAP8nJfcddv5GTjav+Rk7WVvxg",
-	"Y+RuUAqt1s9szJ/5u0gPMAcPbGb+UbSnDWUO3WlhdlsmWmxdMJJods4FYRyu+ZhnDI3GzQLoHUKFvTju",
-	"oOPPyE8+gNF3go43l3riOEtZRvVgWwToL5MrIu37XgC4+83GgFPyYv/F5hBi/5s7Bn6f6RPWSDaapoot",
-	"CUhIVeRRDJxB/UXYJ5ecYQ7OJJNXTJDJCqI2RJFpUWxtkz8Ax9Kws1RF3tbiX7rv+q15T2esYVL6EUFG",
-	"HGBABhczLVrsFyxyv2mMKZ2x+gHub40bueD/ahoTiAgkZRnRHQTkuT6nWr4ohvS8cUyK/6thTM/3A+9G",
-	"suLKJkZySWf1pHyJYpixFdrxkWhOMxppyRy8PnAd1XrJasg4p7O2QfA1jjE/tOW/gz/+X73Z9INiWXPo",
-	"v31qT+mNzK5QSipEYt8iWnFnlqezNI21ntPPLcycH2FEcB1vZzJm+IUMAFfojAr+L1o6eOWB42dj+Oy+",
-	"LyZv/BsvqF9Ll5M/EeUJB3pCODseB6QmZy2TCcMYGRrHD5GhpjvQ4oJpvZ754KRb71eXEk07dTtGaITc",
-	"Sct6+Hpv8y4+yP7tvHXVTTMzreyaPTEPu3P+uWyze/+ACdVI42fwD5oYSWpB1RWaK6xtouRamMh4FdgL",
-	"cJpQdbWXMZV/JqDyHdTI7lorB0UW29dj1pozjwNYpF6AWr9goLzr7pVu3/imuuEXHgdaLdL/RWHm69ew",
-	"d0jCH0Pn/kIDDXQwEiBtJOyaJcZGpIeq+4rxDbzQM5YvM8HiAARx+wSudVh/sqDZldIkasnukCzFlZA3",
-	"AucwEpCba72m1qqhW5gzGkM4KkRgJ7hqWkC0nXpiIL5bkME/9sxGNSVO1TpUvgbOHQNb/IrG5+zPJVNg",
-	"5I+kyJmAf9I0TXgEp/DZJyVBDy36+b8Zm3YOOv/nWZHj/AyfqmfDLJPOM4Vdrt+lGXYK/mRxTRMea5Jw",
-	"xh99EkBu1OsxpTxB0xyPjfwYRjJmIQmL38b4lj5LMcspT1Q4Egl4vcMviYwCslCzgOj1+BoSsGf0AtuN",
-	"HU1EhdaBJ4xENMs4iwnoyYooJsB1oBVXmU14HDPxuAsW0SRh2Q+K6ENchAnQBLPAuSrE674e5qnMf5VL",
-	"ET/eKAdpCkOa6m5Jl+fFKMHDrBd7whIpZkqzS2osmz6/78HQPwi6zOcy4/9ijzj8d1wpLmYBWdBEXxNw",
-	"4j+n+kDrkWfsWl6xmEQZi5nIOU0U6RrSJYP3J+SKrSAGKIogPFtrAXY67HMKmTAwhsebUdExYfpd0v15",
-	"fx+JngpPGwPqUSy71gqo3bI0k9c8Zvqb5yQUMh9zrS4umMhZHOqZfbWMxwIavGN5xiNVLzzHTMFSLvAl",
-	"UPUELBwVMVrgaa7P4IJRtcysKV6/B7Yf/A5eBhasb8c005PIObIyg2iwGU9Bf7ZFLYRlRPFh8wYc42uD",
-	"NLUz/xp0cBbro3hbOzut8lRnFhCpd4ImCSI7FIMn3YWERIyICdeU3pGRuOFC2YQba6vdNPZ3+HGGI6+z",
-	"3tuRakGhwTI3Z8QfEA4UoifdyBTkieT0igkgPLB8gI1bH38Iw6LKrUppd/wkKP0ZnSTOaL0uthQy3+8F",
-	"toXdSLcthcSDkTUdxE+oAYsQevEDTaMWVcMjWXkjXIZ0VcO4BVGSbhnVo+cAG7iqjOAQV3CKZ1i/Ulhz",
-	"9ad19L1l8QIYJEoVTcnhKOcl8sZtYr9Nw57xqZmEYBLUZUQ20kDdMS3aWxPLM8b2MLKu+L3VoDdvF8Bo",
-	"WGCMoIDJ0GsNQBkLtpiwTM156iNlbOU5n+RkrKXWrSf3jZyoI7kU+Xv0hjL7dZ4nY8UiKeqEd2tG0Wup",
-	"b99E6/PFlH7AyDAQ2E0bZJrJBVHLyUJfjFIcGEeV592cgMgsyIRFEgRd4+vtk1NNpAtGhYk4wyxrvE7J",
-	"UoBjAprOcxfU5o0/NKY1GidcQK5K88Y5dc1Kxs00DFPt162+f4i3nNeSfgrnQt4I5be+da81+8i2dAMq",
-	"8c1cuuRTR3w8V8CAsl6Fo8Jg8DvQRhbyunKc2jIExXKtd2+lxUGaXthXvzoTcouP8EX9yTJl2TjXylyN",
-	"3CDTPdDPCLxQplfNjQ5JmjEFd4/W35CO9P9f6GYv9UfotO23vRfdh3VXomc+387OwLIfzamYtedplXsM",
-	"NqtKmutoQW632qC2lO49A4ThGfJrPfPJytx9em7YKsZcmR7sVRlbOrRPINCSiyVT1hIwodHVLAMNAaQc",
-	"t58jAYyi+2L/RS8wr+bRnPAih58VHAPetYIjb3IzxFILGNwEfVUv5rQFoeLtmG47q8UytDr/FlWkDhfI",
-	"zBkCp4mJP16beRdNLvrhwlC9ARYJe0ZCkAJcKfvoSml18ZX8Kjs4c8LXw0vy7Pr5My2uPvuC6/X1mXtD",
-	"PfviN/21aYywSzvyqjXJz5hw9fZ6C12ZXMNxOEqkYE2GL+WdgUimqz4ZFsYkCCYy9rFDDASPZMpZketq",
-	"DX9qXUYEoIeYjY0UnI0hoG22xPGW7Hu4BuXhHcl0ZZLv8XtS+h7BPPSl4Yvlnj9ct+ldis6jHXgDA5Gm",
-	"3UisBRTYQcmQbZeCZ2DEUKT764e3b8dHZ+//CW9f/PNiPDh+d3IK3HynEeYuqKjNQuEFktOZ3hQuOGxv",
-	"m+62CxhIGa6lOSNKLrOI/aDAGEimMknkDcpOIenq13twO5Utd1XPyPazu02AuaTZjOVl6UVrEWfnrwen",
-	"J/81uDw5Ox2ffTwdHtdsSBH2DTabG44BFDvLFSj4OIv0+knTz9EL/G747tXw3B9RxU+Qr0+od2hPGe4F",
-	"mMwqiwtup+1MpY49+CBXm+5J9Kqy2IBn1SmF226UtjdJKwXLYHjdGBM12M/ba1lsQXlNoOUgjjPEIWAk",
-	"4eKK3PAkIRNG2N4C7bW5LCmLrjdssAW1FOhuLSDlGi4hfKyefXGNfQ3bKWQOqKz+vINbgycM5w3Jk5Ux",
-	"aJ3M2drHeo2efbGNftWqYsTIxYejo+HweIjImOtjMIOswYbSrEQ/DEgYqWtUmD4pKZKQdCHT5S0XRve0",
-	"7qBIXXeCDrxUG7/ZTnw3WHlGgq/cvz4gn7uLnaDqYb+ZmZUouOFWhqTkBr+bfynnVlci3fdnF5cQnoHy",
-	"N+m+H1we/dbrkzNB9DPjMUVPC46edF/u7xfsDUIzR8KG+bjbW/cyOLo8+fsQG9Pt+l4lXxAAHupSKo3j",
-	"yCosOLLDkQi9aYUBCdFiZJK6Knp9CI4IQk0EEc0YiRJGM+souo3tqdHUdGBMSmW1y+e3aEpGSNrIvVtn",
-	"2A9MGJSx8V6zTOkLCNFLeEy6JlfG8/GAyVrLKQOXk8njwI4JdN2yf8FA5a7p6Au6gpcUgyTdpoEYW37g",
-	"Z7npO1urEHZTjGHjHq1vQefz3kzuufhIfLd/av7xu0yZ0J3rF1T/w4eT4z/8b/b4wibogDv8oDPj+Xw5",
-	"6Udy8UzSlO9FMmYzJp65YXz1P1dXPN2z9LqXSi5yluFIb21gW/NB3m0F8LVHnPWtbWmC3Rgr2t/2nRUt",
-	"l+Snv/1MYrpSnu1WSDSGrcyCYQzCT89//ulv5TClv+1vNXxtW0Au8kdcvVY2uIAsBf9zyeD4GMtA6cwC",
-	"M0ZjAkVH2jYJee02y1i2FOPCWjn+5MS2ciRvJTwOOLrm2ibegFojjuMCB2Zk2ZJ5jLGc9WFjBwrF3ejy",
-	"gt2MBLCwdYuINWiAOqx50ov9F5W4ZdKt9oN/GQA2nqEDAa+DdQXmsQx7X5uucrxdhvUy5UfMS5b6los9",
-	"6e4HRWIje4OsuS5RtxBSSy1AmLy+SnNpctd1lzAsk+XRdYJBPmciIGXpwCkamFDinPPUdOjsYPgEg9W1",
-	"9tInJ0aTsjdH0XNYsYC0FJQb1vqNnFjnsHrLRQ3qxYCouczyPc2/zLLkslinAv1Xy23ra26c2OO8FtHh",
-	"HYs5hXALe+51KwEJ9ZXxzImsVfd3EtYKwug5UJv1nA/nb4nKZarA7qDv7e7zn8mCi2XOlA+xWUQXt1OB",
-	"tqgC3vxqB6/4v9h4sspZzV1ywf9VagAimvSrpdHZaLXtLpBlltR1MhMshvXxN9hTYYDPpQnlgrweXgaO",
-	"OL1oh7Jsk/Gt1mtP2tejKm1ig6j/lk5YwsVMa9jGp352zbJLXrf29mXy55ImPF+BMz2mq4fUtyfL6Irl",
-	"dcFxghF8aIcREJnEWsYEtJXWDgg7KzP9V9BmnTOCiZoZDQvIW/A/4JDaUzrc5de0hobwqkX7hploVwpG",
-	"Plwe6dmWFM2YrpoUzLpk8gsf3haxaXYbd5MR2M3Gdo2rVmxjCzLUtNeCBkEW1AqnVI4CSDdcCp6HRNGV",
-	"vhK4CZ7+/olTL8YTZbYat6aAmsh7waHdMJc5TUDtv2YZnVkwl4W+PcEc4DT/LpCYCSmAu1MzZ54rMCOr",
-	"HB+VZms1GLCy6FfrI363nR2Ywi2P0PtMRkypdzKuy9b+Td6QKc0MVZij5Cw6JigBUmEjuWAPeXboDeVa",
-	"3B3DMGozyBQx76D+jwNGm4OQEKg6l0lcf3GvX9QT5nqrgzWB/uYsMejZxpEiKiaG5uY3N2yetmwrZVmk",
-	"Bb3GNkPzJMRAffM+nbGCxEH7Ckl334nGmQGgEqxXUoKf7+9vzB0txpM1gsKE9lH9iNxw72U4zcN4a9DX",
-	"PmFVDHyt5aIXq9awh148EtIgw0BV/V8WE0rmywUVuNUt+zSuu5qcsUzOQK/R14ehxZu5tHQUuMnpAcAp",
-	"wGChAOMD4TW1412DqRceH4ERrN83TQzMW8C14109fsV5CXzglyrh15BesWhbGKG+Mt+yac1dMFQ5X9Dc",
-	"qQHA580u5tKxGYZkpHKeJJYT1XDEKOfXbNy4kx+Nd9bbvTKswCc58UnLGCngyv43sGL1a0nnHjkxXoTW",
-	"/DZOWaZ3sU7DtOTtBDBNnjABG1rijfuwIfbU44UN6lVx1DWZLrf72+yG3hj4wOVuDjfzeTw2GbpcitoO",
-	"Q284IUmTpSJh8bFdv4RN87DeE7dDhK0/LL/lWt67oFzo44U8X3egnIBT3deQxPyax8YjXibf0N8z7qVn",
-	"jIQbDekCxBYEIBs+g/ZVbMpljW0KIfR5uT/2HcSALtzV0HPea8Vum/hWZQhB9UiXqbCB61x4dr41Vq4F",
-	"MsiqE3FxfqxlsBC/+sS42PQ+QyIMiNg2V+aKsdSYHAu8oQozWubSEjEzmeT1x0axPDDxpduRnRy/8uDv",
-	"1RVP0c6H157KWerArcE1g66bInkbo1PRdaf7nUlA3MnkcjavNmQIEIMOQR6VgiFJNSFebCa1bTb7aSJp",
-	"/tOLR/X1wLqM04zLjOerkqX85zUruXlLLzFeS6VgXiAWwUj3OUnkDVN5QJ7vkzmfzZnKvcCenyui1uZ8",
-	"THNL66PBhJ5fvDXk5+OcgefwU/Xc4uYidjXN9N07ZVlhpUftw4Yy+VSBxx10rf5IfPTAc9UymhcdWSch",
-	"+5yzTNDENFaJMmow07t5JjK6GhsLZmmyP+0HNbpUIvWxBnIGv0nTyInK6QoQTVl2bYC4NXlXx/jTfnmD",
-	"Xr7cukUoGY0zV/6owAeo6NZzXHcnhiAdUc0tcESm4Eg3LViWyvW9+nbwavh2eEyWIueJkz17FfyC9lg0",
-	"tRzUuTzWTAL5ssQlMRzgADK/UguxqnlrtsS48EWfvB98uBgeV96ZLHNbEUPAacnnbAVbMxIGZ0vfKA6Y",
-	"q2cm7HnssW+Edz4smDnwMin6ZHB+9NvJ33XPGaPxnhTJ6tD5KTExNWPTpcL4h196dtwCFHHBrHsJvfAG",
-	"OA0h0DTPRssxuMwOCc2iOb+GiFvQdlimuGZqCDplTBI44E7QwRXpBB07xFq7zCBNL+msznXhovegFo/d",
-	"jIcMtZIJJu9VnMFcpQldEXgckPD/ZNlsNpmE95cfo2eqJUkz23vKj/loYyV083AXthrxJzkZR3IpagZ8",
-	"CgdqPakEcmlX3JRPyumsrQZct/E+Dkets6VVjL5d0nuI0S/0TYDzKNZn52D8SzprCHU6ghFi1qwe+6EN",
-	"JnKS2ZowFhiMoYTRzDChGgfenSnaQyH5P7/v7/1C96aDvV//+PK3Ghjnby7Q4xbno4ph/V2FtnxtpLu3",
-	"vC5l9UwwwOMpWWRzOqsLYbcWndrTaoxVXEFzrS1AhvnXeBgAhqi2NxgvRnDpO21/b0KVFg1qOQwgBzU3",
-	"ox8TfTf2my10G9mgnjlg5ljmZ3SnAMOp9a8pnRk7zq4KIy6hHUbgoJn0nBo4jDoHWIktO52mu21wkaR8",
-	"iw3+fncXpv3N7K5febw20iOHoBNXKL2bMa3wiIj1DKhgkd586yzmInfZNFnAPdxfNLtp+lYZw7aDyWo7",
-	"GFZtAqbpvOsC+fAHTQgxM/mwRK1Uzha9e0g2LirZt5CXeL3wgGgrZrNR4/UovqCgBsfXxVxmxrJWHtVh",
-	"IX2AecSA6tqqYJCXA8Zvg8zbajlsvHz9NEylyAJkSO8A1pcKa+eEuTdjgzi5BcKyQlywo9NMLuptp+1D",
-	"cmx81CZO6B9fqIPSVpL1BnxfCacOPSHHgixIV97e7CbZ+lNrkG8HVQJ95nY4pTzzwvZ16+Vg/LOPp8Nz",
-	"dJoDkYb6R9itIj7fkMhIlAqlhBAHRiMM4jQMUuu8Jqsf+/Jb9qRs8zoK2+YAmONQF4rf/mwGhGKlElP6",
-	"Rc1pCtF5VwwtO7b23y6H2EF3QcAfGr/2MkZjTbl1h5t09dFin8EaYwIZFRSSiaRW7GsDch/wdLdZFfvd",
-	"Q3ICru/IVS0j8M1iD8UUqse1ejK3nb/tcr4TEGKaU3u77SQO2hvxVhJhSYz5bkXDQij4BqXD+gJsZxmf",
-	"cWGCqGpooI+M9sDiQlnwDy34QVaQTQ+CDM4uTZQsy0aAJkJHwqEO65PWs0VcDvyXimgCPNhFJXl3xMnr",
-	"s7fH449n5//569uzjzCqeBnZWvMzmcQj4Yu44LfJlsJ4l+QyT5cAPgcgxywmRcH6sr0SZu0KunSCTqnj",
-	"Wpvlq2Vy5RAV6i47HwPBZdGDy3pBhYF2L+zLDxkwuB2HoAl7oXs+PP9wOn5z9uoCs7UfABioWJzHE/Zt",
-	"6i7PC3AV48kxIG+t5scs0lt1aqvKzBC1cLfFcxktjavHc2Jfur3DfwsMToE22ILSjAunLkiqYJsm2E/E",
-	"CYuJkmRKs5aqj9m1jQtid9Z4N26/LqrBM/T/+zD8MDwOyPmH09OT09cBYiO5DF+9xVgfh3RDoA8XGLw6",
-	"NE6jRMtkq2INcroiSpZiOrEXzZGwG6jPYrooKvDUlmfZdm2ZWrA+eaK0F2CyMmCa3lEJqhi2oUwQcpEu",
-	"1rXpBeR4+HZ4OTS/xgyCB/TYIOrV4zvdAo6mYFD6YoWX/UXz+ukEHa994Oy2we3RseW8ZqMfufTmgsi3",
-	"pjUfucCGocizVb0sshYDIafgVXcYglpW1cwJatPWgyIWX9cEUFXbnxo4VANDuA8o5zu4UoOOuUNrTyE4",
-	"4l3zP9jIDaieqkwqHAoehyVQq+J3UmQJL5lxWm/gmJ5Dfbvc7y/qbUQyV9XCW/HNO6/OG9Wh9yzbw3Ty",
-	"ojXlaSgFYqLBigRRTbEHxZowXWxpzRtIC4iFBqRpqFnKFgYe08zUUXgrTQJil7zFbh846s3TDbF2J+GI",
-	"Y0BlLYbkuUwgm3HGr1kRw73BWQ343FuBO/VZ002vzQA+3zZSwKLfYbgGTf/xB72OrlrPJBE9FdFgPFjZ",
-	"wwrUKjziuUK7PSAnVOui1rhIF5u6Nn0eEppjnLPmw3WIrlVsiT4ZCMIWaY4lMQ1UnwlGGwlsdwcwV7NU",
-	"BZbrlqpbLX3kuKJQdwhsi4rlpOtUbIwlsbhAXFgFV/Vai1Za2jkTyaodtpfdiw3EYlaglqEYvKDi7qB2",
-	"n0xYo7U61V+krnxLGW9/cDl+OxxcXHaCDRdeBfRXzeUyicmEFZGMpZoylpxCHHLoSzJef4PL8buzi8ta",
-	"WQ8m4WG62uF++bo20KLedaHreSvhYy1xpRcuKFeFNnBnxQxMqWsAtB8Jp7LbaMlb1oAOzP67SW3mN/rV",
-	"U/0mBJLo0W86w7gxrlwB9gQ5/dy3s3ohY+uEOTa5rqa3OioFxO5jQKdvCDi4YSInN5msC+2PoGjfmhBH",
-	"ozkXrLDm6tcC4ptvAb0bUNnDoAEyf+lBruu/pxbkPgxGItRCSMIjqHuV0tUCMyBwAfRvEGQgaIIp3VWs",
-	"8I2h1360EqD21+RHfM4zCkiSULubihWagk0Z4V9l5sPG6DktMygIsT7THtxiUGRdTkeipjAAbpY6IGEi",
-	"I4g2LoqlI4g6V2XjePj7CCt0jDoBGYENbtSxNfR/H3UmMjaPwFyrn/UCEi7ULIQKxWDcgC333Q66vyuO",
-	"OZMGvL3U6QLR6mF7NG/ArYHDpP9pBPawNu4dzpJStabU38quAe+hHslNmUYt5GdWl/e+dkiwx8Zz0SwN",
-	"v5IxBBpjrDauRmbR1sDGDAQ4pVFNiqCzxGyF0jcH04ybqXpJ98Pbk+OCUxqTrt4atUwBLEGvScwmy9kM",
-	"EAjAEgpQE4a5hP/YMxU39k6OQ1MCpI2zuAq1BROrXc6Got0DB+iAyr7j9BiuqoWj1KRZfeeYdXcy/RXd",
-	"380E2BI3j6v7hMzbbHe0eB63MDq2QuAoAPEmzAJQky7mXxkADrRLcjHr3d4Cd0c8jkeynz4ueF8blMTW",
-	"QPRbI3wxzSHjec6EsdZgbLqzRd7SToihiw0KF1yzRZEgVeUU9gRrhS4gkxVCrnZtfSrUxxJmAPpUr95T",
-	"fBu0lntdg7/Imn1r0Mf7Q3vEbnaIRjXwnjs5qM03t3NQm7v1u3VNm8n/JV7oEhFtTqzBYR6QbT6VrjuJ",
-	"JinFghuZEskVh8tIWI9L75CYYhXo2yhur6J0grmxwuLqC8vO4Xa+mKBjeqrl278yFk9odPWuSSIfkKl5",
-	"hRgZ2kQaCYx8qU27nNdJAVXJB9+7k5DTaO/3A3quWRbzKDeY9g4Q3cymjRjiWfJbSY92oW7lN7bL7YGK",
-	"l65vuxsQ3l0/J9Jd0BWAIS/S3NQxttxl3S9XYSTb/BTQQ0vHaKt4p5ZtNeqMl97EUUf3KaqgXhozhMO1",
-	"sfFghDPUsbsCBLeNc7uUd23rTWN38ZLOjuqFnd/kjRePATlM6Gjz9n/97N0mP8pQD1drbbdxfc9pXVZ1",
-	"6AZSTrDXHY51h2PbV7iTg68xKas69M17t54shfOo3aqqJ2fdjVx2kuld2mbOZSLPOGvyKaxXWYsNsquz",
-	"zS7o57FppH11marbt+b0Vy23G021xlFbssf2622nVIw3+oIZFSVXM9RrAoNLyd1c9vKtFSDyYHRaAWrk",
-	"84ypuUziTZuqF12ziom8Zgijtu5GNn4Ke+Vwh77JJ1mBVa3HMxITNpUZA0Pi0eDtyavzweWwFT7EGsCh",
-	"26rAEVQdBb+pgy8Z2PV8+DgvqhQgQI5z2boIuN4UG7po4wxsfvFuloPmKLNLbPsH5Wr97BhFZmMJN0sD",
-	"evgTFuk5Hp29e/92eKlFyjsDomyUfQy+eEUEcoENWtIUMieflvFsI/bMrpIPIGhQD49hB9yZmOd1AVqX",
-	"2ZLh+QYgLQVhQTYi03cY1ddM2WKS0gNGQfkB7FG6cfMi4VMPovkett8JHEb0UZvouyrCq1sCMFa1hboL",
-	"ZLP4aooWebe1kWFlsWRdqLiq9aIdRVeYzJiL5qPhaCkv1gZwFQ3Yg9UVNA27duoJa5rImzH7zKJli5pV",
-	"pqtE3hD3CemaOYfPaMrDwovQW9OJ7qnQ5n2J4hvSSTZmiJQTkj8pKfrn9MYjJoPFsS3nyMhWLuvIQngA",
-	"AKplDRCKjQzjHo6bHVkbk77hUohx1jQ8fya7sZ4Fy2lcm2dpAlLgKTp9nGYI5wo85QaBzAAN7rhBZXie",
-	"+s237wTkOeki/k4PQvn2Sddh8NQjPTqkFahFutXPXoBJuUqkGWuEiVw7/D7+GmKYGJMLNUzBgReun/7N",
-	"uUTljCBjJkrkDbAbQROTAeAKwGMKlLvf3O3Z8w27gPWOAq6Df2oglrbb6WNHblroc3jv78gcQe2rB9N6",
-	"VxMyWiZ0DOqsRlhifgRDw6iV3m8HbdXapvxGToo6oPWXVbGVFnag/V0EmR1NoGOecuGKxjhq4YpkfDbP",
-	"7WIFJJKLCWCyORgyd65Rjze315yrXGYroLeRUBbhyM9nAQ1V8QVPaEagMVMw33CmEsUZ0DsyYQWO4B1Q",
-	"x9qGfumjeX/ZpFW/wBqTKVJMHWc1BLFbpukbOTmCGHJWW8ZULRMDYYeR5taxXBNp09hKxQNmXyRGpSyK",
-	"d3RpAimVIeSAMSwN/WJ/X9MU/OtFr63ZDRvYNJZqSRAgafOdtWzniPrprnAE8aNZxq9bY9K2LhBaJDhV",
-	"a4W+2H9Rky90t6KfdoWCYuOayEPqdmVG8zqVBDXyORUGedXFwPq6b42efg/adbeoFRLY+tjhJzk5iUNw",
-	"YsYG1c0hQmONrZEowVvW+XJbcGEQr2R0NW6lUyFoHG5nQlOFqpWwQLX8VrqnA73cROaygPLzEGpr0Dhv",
-	"Gb/fKVtK1hfFH2cDhR1DusoW/oM5Lc38J25qpMJ+zHt/Mff5381y7F410INV2JuKGFo93HrzDstozLCH",
-	"KC5CWKav2xtsAiM3oBmfi/ceJT1fDyFt0MuPKq66rk3C1eIIYzGGWmAS7PBcr+O7weng9fAcKvm2s1/t",
-	"5FcrRztCtOFYcxAIbsTYxzHYX8OyicKv9NqiSFgRKP9zTZx8o8erqH3nuePKsc27lvD9upl+LimoWFvW",
-	"DRAaucp59EgZxOvupF39XiVyr5rJ2iMFbssi8g1eBpUeUC9vZ35zXsPWSUU1C2XG3cA4fkNVYkscjNGO",
-	"jN6xWxjMtZ7a7aJgivE1+rG+k3AYWIS/JBqmuoa1Gw3jI1xs32ka5W1iPjzTWEThBFQz3QsEK7J7PMim",
-	"kLU5TVO2I4BpU0qAXpY9lbKIT3kE3shqYsA6gg3cKzSO0RAIi6HvOLksDEU1Ydhfgw5sQkPChp3UQcmm",
-	"dXQ+HFwOjw8hptqg5sqMrAEZG/36sFA1cimvCM9Hoju4uDh5fTo8hjimhGEJfy2RotRNuufDt8PBxfC4",
-	"d1gYrgwyckDOhxYkWWZkeHxyOTyGBuxMDwkdCWOXyOzFrl85LFilngms1yGuHXhY3QKaIKlyRJSZeCfo",
-	"XFwOLj9cjI9+G5y+hh/en58dDS8uTk5fj/WzoffIThWysXFSnaBjJoA/un/jXBwiBwZaDYfHrwZH/zke",
-	"HGPk1eXg9UX5j/Phu7MmkOFpJhfjpqz+95ZGNmxjtzxZkMuapoui6D1gwyFr6HIRZYzCYCAHL5IZaJYy",
-	"s2kFjxwmlMvGtTxlN4++jBuDhkCnw+PdwKJPYrU9HFUfe74jTJL5pvn+bbPU3+Wdi/nrraCRyPAzjXLP",
-	"TG2USsUSra1MHCQ5TaRgI9HFAhxaqKRJ0gsQUAhCjPRnVyzNSbTMMnOpYnxLnlGhaIRBIiajCbuD6Zp0",
-	"xsTIqP2R+KjlVjRG2AHx3L4HnZHw9fCSPLt+/oymqXr2BcXAr8/01J+ZqKwrxlJV3Lj6jjatBSNhw4y8",
-	"QtIyiUkXvoXaHWTBk0Trt1gEWNpoHRjzDSSYLugVMytJVFEV+BEEm0acP0BXk8ZC1CdhqbY9qLMxo3HC",
-	"BQshR5t9jpKl4tfMqwg9kVptyBj6rWsqKjYHnBwlXAsO0VwqLZPEmN1uIUOIX6x5hum7JnnAwFpCyydG",
-	"59ysarbId8SJ1nBdqJIM5F1EO+mVWyxVTiaMFFEMJs5pusyXGfNCmm2q+R3Qf1q5mKu4fClVqlpFA3xL",
-	"VIH4cVu/dLPLVaviZWjAXPpJ/bBwUNUAsI8R6osr0lWMZtEcshxxc20fF/AgvF/v7PsWPllXVNpbvNDW",
-	"5elXC7SEO9ZOafCwOXRuG/oBHBfDeIUkkVws6C4mFi+j+/f/Dv74f/Wp3JvxCTZW37/0q+5z4fgjsHo4",
-	"wUpxKWoXs1LaP7yH6vv1mIwNfNHmuDbyx9pIhRIgZkPM/2Z3eOH+bYbR9J2ZJi105xNQxfbYhEv5Rk4u",
-	"Ipmx4Weu8vqgVIuhYKKwC5MWAAHRdYAk8Kc+pL2L6cGqjTFyG4rp4aiNC7kurKHJemS6bVrG7Rk1phgj",
-	"zzKUr1wtKxcM1Sem5IwtUqOvF9+3EtGURlDyKSOmnGx/JFxxmgPy55ItkfdDchpEV9WGThXt5lJfZ4bo",
-	"e31ycjp+f372+nx4cXHg4hJGoojYypZC9cnFhws9WN1pU02nblFO1hYS6vWL8M8Dd4caK6QHVGHCEQ9M",
-	"dqHtGpNm17HbdLMAL6Y/KRzCK1fw31zKB3rRR8Je+2CD8FmZuTqNL8fPQCWXWkLlkLN4YLeJ7I2W+/s/",
-	"saI8kPvFW0UCP0XmyUi4lXMvuyU59FqSGdnwpg0GXXf4HZb6dr3igh7COZZTO4Og6DDwvwvq+jYrDNYM",
-	"XM++H8xrIkhHwr2or3wrDmlhEcJ+ysYK130n6Hj9QxaXGUAn6JjR+vlcthMvtSvouNHU2hj0MbWrVOcc",
-	"NGgG+ryY0wfMo7jP/hoc0EtwrRksUMVE/gAwn9ZoZie+Q8Ry2xhgSEnHt+8/DniXMNRKAKrN4rVaIEhg",
-	"W4NSHyD01JQEaw+3uVt8V7vAoC0pW2/k5LJZhs0loTHcPs42iSKh1uzWD09zvBm6H/8KMXjBhf1zi1tp",
-	"k+PoI8/nLZJK8Vjkc+tmBomgGqW+vm7VqPdbBKy3DUqpDdBY679hFRT4596zrBqi2mCYUs4ylbI606Ri",
-	"jFSaqrE8uDLTIIo0lI8dfBycXJ6cvh7/9uHd4LTlkYtlnaUA2js+Ox22bKUhFwOa4YIMz8/Pzu+lwLyx",
-	"17ctMO8WtqG5wgrcskWURRtaw7Ttli01V3eHtqwXYpeq7tvDCsFgGWNUmFouHOay1obUrcoLW+OdWZjS",
-	"mgdVum0ohw40GGwAHvLP3Q6nDS+AujDM+tCjchw5LBbU2TYMH0PponlDPlJzcCdsqJXtWm6oS0Fras5K",
-	"ha3bg63fLNKYKZuMx53ri4Mc1DRgK123Gy4qRQ1NobzcOqVlbMGnGprzRPS2fIWJeANTQcG+rcyjaXHZ",
-	"PFmnTLRtb6n08JrbsyrI98JZigUqb6Y/1WJLHOl4B7IgTf9cNTGaVm65nX1ytw+IeXLIPTnkvlmHnKrR",
-	"CtodoIBAMiioClpH8LER6sL1Huew1Sk5T+fv6fx9k+fvrTFFGxzzV8voqg6O2L5G/lzShOcrMuUzQLI1",
-	"kCZgLZ7Ax3Xhf9Eyo1GN59EFiJdwYKxYH/qZgELmQIKIgYUv3CkRsDHeHPMZVeGltYHnXsZ3G322AbLg",
-	"3AGb1qYjt21d1DQ9FEXOAewF6boghV57IXyz+mzdgMa9X2x6i1ELmY93X3fNJHZb+w2JvqU5QF7v/Sjb",
-	"Lo/yNusCttZaJxkC4vo7CuVLd9rRCovAzpCEGrRpu0flHXM07S/wJqZyyRdsK0fZiZNcs6z22gyB363B",
-	"SRmUqTIfqWZ3twIDesjz1h7V9C5nb8FiXmf3ewe/g7EDHLFckHAp+L2s2sPSdaP4cql/Rkrqmhu5h2EL",
-	"Kidd4yDu4QCkMk5e5SKWIE/tB2WWYTvGfvlA+cBhOL66I/IOgasWtdHbZ0UhpYX1a+mzYeqdTP2HJost",
-	"hGfjySqETYLwsz75aHzbLpQMxY4rtiJcjYRi+SGyW/cCYODpRXC/XLEV1iRRDAHEC50cfgavT01Z2TuX",
-	"5GkBtbwDHFm5VE8NLlkLaA1sYRu8o9sa2ImcXjFBujfVnXAxwrfz7HndbOcdJXIxRI601H1OqiNrnX1Z",
-	"LnnRWP2mS0lR8gLzH9qFmDss5fF2MnLvktsSU8oyLuNxG4714fKIzOUyC0hMIeTkhrEr+9Csq9vnyQoZ",
-	"0R33W0GuyLhe26uqa5bUu2q5WNg6XG5wbTcYtqppa/2iMQ6pZMGoMBku/mps56DYVXmWdTS+hZM2l2l4",
-	"55+AIlSrTrF90BAtEY9hx2tXNbSPQ6Nc6nYTfi+RAPZ6qO+5wuxtr0XhJEzZ2A3kxOc6G8nI7Iqp56Va",
-	"21r8O7SmfzjKm5a7eOHeF7wpWM5tQ2V5NhB2Bngws2VTzd7f5I0lZ+6dfVBtFGZmYR3kUunkWi2dpfnY",
-	"P3Sam2wul+gXVnbBQZhv792DwJWypSBdCmAyKrdRer0++QBgMrCK8OJIFKHuGPwsxURSyBzCwPuMTSE7",
-	"sPty/5denxybWNopTWwpp3XP2n0GJOEyjvWTOsLWP6+XK6cQx2LEHb1TkyXXg87kopgCVHQGIatUyvlW",
-	"JcqxKvv6sWBC0228dV/L1AQ2uupa10PfNRROdBKZ0rK+J3z16ot7Fb0fmnp0+nrx6ne590ci/PI1rNSk",
-	"a8uexhDEdE2Tsb7SVYNkB3iylLwbDi4+nA89BAfgIcoaJ+d6zahYgXhgCy/gsBFcWvi3jDNd/fu//W1/",
-	"1yL9i+2FB63p1QRxeSeyT4beigq5/kF37fzSDCqmwdHr7VAAsFLvrLILxdke19cQO5IxxKGmVClCVZkb",
-	"gOrjFdetDvrQHDutPHFFuFJLsxiMRvOR8N8HgI4+OS1AUL2DIGROzMHRVwPWes0LllftuMF426q+Rl1o",
-	"wsnx2+EBEezaKzraJ0eDt0cf3g4uMTLaPsg88uTKhj7LzNbjIN2UZTA0EcGyTBgXs5GIaBItEwqhsuu7",
-	"L0y9V3sRmfxgVeLIwK+RK58PB8f/PChd8SOh36XXlMMilANe9QwhfNVNCfJoB8f/rI1ZbYUVVh6wQ4R0",
-	"mc2lvHKTkmFi0nGpbQOaA1auh3sQBiwnLg6z455r10zQeD9bmmktQnyApas5aWZDAV3K0VJpDQ8ta8Yq",
-	"D8scHCN6+XhmsK77ZFBCzbAQ59vgX1qLHwN4kXT1UoNVR+UyNScRqBvupt76kay9rW55m3t3OZ6A4jYn",
-	"3Yylib7YTB0tg2h56wu8OfQy6CwF/3PJzGMLCXCLC/7WV3nD1Z1L23TF0rJ1de5UhXND6lb9WrUVAn7T",
-	"P5MJy2+YvnFsOMm6QGAvfU2UynsROzLwHbe/+Ms5Tvbl/qn5x+9c5H/4L+3xha23p/erc9CZ8Xy+nPQj",
-	"uXgmacr39K07Y+KZ6/ir/7m64ukelqSiyV4qYZ281WshgxSkcKeTURYjip3+9xb7/HUDa9xUlrdSGxcu",
-	"BmPVwnS3bZUctmsdhYSdpqTrLiRTN4DOZhmb6YvOL3qgX3W1pHu3snbtZJxdUyof0VpbXuH68r68Tilo",
-	"KjXRwoSLuw31eXYOYFwwlqtxU1Vfy4FD6CIk8LarpUy4AHXdlXOueGCKSsfGyLkd1+zWdYlvbXx1W3dg",
-	"RLDFhAtqi7RCjsk1yxSHBDwke5tGbNNMFMko1i3qj8TACfBG1dKrwa5L9oeQpnzM4zBwuYM/KJIuJwlm",
-	"0dn+ZAbPXdpyaCTBirDelqB3McnWkxVq/21xxJoLRcdYYdyrH46aaKXUe6UiijBa0WZiKpx5O9iD76NW",
-	"damCyUYDcWNWjuXxZ/Z2bshttkV8qTN3ukTROq2qv5Ov69gw0VySpWJ9AmwGdgGwk1CODjbZh2At0YZn",
-	"46HK0qicAvx3WVbX56Is3Yak62rKYLG6pTJ3sR85Z2UaM5beLY+HV4SorjI4SEBEuGPiZoQwQfr8GnAx",
-	"f1261cFKwZQHTkDRZOtBD+yXs+Zb2Va2M7/3JZZXiDh1mf12zwxy+c4LiT+0MoUXlI7KQzUcWv/Y6qBc",
-	"mj7Ls/5PU/S75khYqjmANGinYgB0qNk8i8thjQnAA1VJUWfxSFi50Tdge8Rh0/+L8kgHJGYZv2aQsLEH",
-	"bMPPu3dlnJQ7TCNR9pOBbOXGWbZLmHmhaQI7rDVIvGOaks9lUrNu+lfkLwZJTWb2X8alb7PRTUQrxEI4",
-	"EGZN40Xudd8kMJ0fkIzR2K31SNhC2Rgam9MrZsAscwOAHBhbmapU117PrXNwqgcEioTP9PqORKVkkAps",
-	"XJYyMCYYSUFchDxq3haQ1TRmLUdm4Hhr53SmAr37kIMTFDSmGy6xu2IWzjIFNFfG1sUHtgZraUvN+hU4",
-	"bfqfZogNe+tEo5psRXPNemJr5qi7T2zwY0DSjEVcQeBqxiKaJAGZPj8gUUKV4lMeoZBkyR/IxZQRGwmn",
-	"D+CZQFRhsyZdrATQ6xNIDB2DU/OAeAj/dq9vINoFTwj7c0kTVWppJKCBZOU1aaoB8Hx1gO5dQJYtfrVw",
-	"OjWjSWjORLSygCb2e75gI1EBRNGfGJoBZhJJlY+Ni8h8Z/6ycUrlHXURpvpiNqsMUWp6mTXPfQ4JHG51",
-	"ICLWTgGC4EpDhQi4YgS1NOFY5Tlg99QTxpo99purZV8M7Vb1SO9UzL6K7llYS4pT3L9/bRZ9hxDNpIiS",
-	"eldsTDjIXLfTqLeUEivW+TYF7h+pKvzm9SvJv1up7+4K5O3CeBrz9C4sP7SlDkgshSs6s1Oh0b+oCHq5",
-	"o23lp9crTBOvwLTDInH5E1ivAJw00Zyvoae2rSft8Ef+eFBRtgzTAO2Wy7jYBL8twA1nN4Jlgyjn142F",
-	"q1AhYTGh5rVSlXeMfZAZWVBBZxgj81AcPaEqH9tRbObrbqyYL2Fm0BXyZofwWotBvLnPSw+tOFnVLZco",
-	"RL07BzLpW2TLctqLRjUuQ1HRpNdi4Zv8d3YoNRtTR2pb0R4+QgUvLKbCXaAmkpmH+pDyFEStQHN8sINR",
-	"4YE59w2GwIGPZAXcaCS6Dt5IZj6kUgkMyyBh9foetMFBHUIMSN1dL/W51x+JMoLEQaUEioGCzl1Flpx0",
-	"XTbxxlEVEF29YCRujCHVppD5tWuUpyQdH9QUTiuBTaMV0hbJ4noVeZJoUTiFSAinCkFTDpV6Rq+ZVyAc",
-	"gC4OPBgq3apNWVpILMxmm9TH0AJcE7Roxb0+IlwcuIKjdbBS9Ry52KZO0CmvfwWq2qFS6+F2gg50Wcup",
-	"y0XdGnJ1DACJBXHT8z8/Hx5d6iGfnl2O7Z/ujjGVZ83UYQ0hWMwsYwBf2WHCLgsi5ETGKy+/pqKgm046",
-	"Qcfr0vzlZlw3xYtlyrJLqq7qZPdcpnsJu2YJyam6KheIgGPQdQmaGKSm/9+1qP5Dc6+wV1c+x+unHuJH",
-	"Xf2giPeglYRY71c59cRv3XBA0DnmsFlNsdB1zi8R063GL5bFRcEMWBuvLZesiiZgmcpEznhEEw/yuwkq",
-	"eh05SV0R/SggpXorSbIIAxICGsgYqUL/DYmhmpHDwzxPx8aWG26v+G6MzEaKcHOvY+Ifgc/UUYw17Rhh",
-	"OZtRwf9lynsDkWNpRotnpC8PCGjSbz+7fl6AaREeM5HzKUcTyaKmQPyC8qSefHSzPyjC9vQrhMax1TJb",
-	"6BiZyp2naF03MFJAXcUZmjgA0JjBW+Cy1GMJQOPD9FlI0Ub7zpynWtuCCoIYSNVQSBdu1sZBNQoD3lLw",
-	"2Aogz2jKi2VuJXEtjQ7b3IN+WmxwvmkL1lpHkmmcgKEobgQWOx88OG5eXHk4bLcByShG4Ys0buYlyvA3",
-	"xKeJ5qMySNPm0/KDTxAbqwLF8TZLhlktVxjCA3puL/Fq2Q5o4T6C/adTBqszzoxVeLPa4+zH+tvmE+5W",
-	"rkxg9aI1ttPi9O8+xFYReLrZW5Xr3Hb03CrY13Y9YMV+4kv3cXLMsXBEZJZ1jRSCgp63Fg51p2g7JIbT",
-	"SXFcu+HLmG9KqBekG+rx2ggLnmltF/Y0IGF5TqHxWTD7JuZytI/vKbjFd4uVYZbwL6nYhMv3Wi/6BuHE",
-	"JZBWRZQagLOS9bht8IteiiIfsQYAoPEmL3GTdt2Z44c5NXjGWwRSuEPbGLcGF9IPxfWrAkJVhOBQdyuD",
-	"Us8/3AQCK4mWFrI05N2qDntUsfEeRsK4z9sYKe3buYyrpLnlDJeyZOvZwXaNy1/b2uvp27t0a47U5muz",
-	"mN0tL8914l+/PivHYdfL09L/zjeol5C44z1qvrwdhlTl1H7n96FZir/6VmwsayHYzRotl3e7+aRX7Sn+",
-	"lVrMN6KqWoT1xSZU5tHoYqMwW0N5J7nCcqGWg2++pzZXYymF0e9vucNgcbas/faDV128HY7grkdq03lq",
-	"PiIbyP/haPacWdKrJ8g7EdRu+2jhet43+lcdoI91vllEn0K/Ks/C1JlvwFOqFKRXpUL3RICtUau8zxt4",
-	"22YAKK/wideRB21zd0Co+i586LIWfXy/SnAtrpTd8g10dntWcU9M4t75wzZR04JQ1N6Q98pc9HhZtMx4",
-	"vrrQc7b+aX4pr1iNrf+CiZiEg2U+l5lZ7QPyitGMZaZ4i6m/qw/im4+XkIWnFMl1c1gdJeyTSxf7zhVh",
-	"3FRNIu7TKYZklu7OrtFySEPBiYCoubwRRAr4N5ZVm1M1ZzHkBNK14djk38lqJML3ZxeX5Bld5vNn18+f",
-	"wfOwT95h7faALGiiTwGLA1OYwxSVvZZXLIZINCZyThNlJC3ycv+5yYjWyzZnNIZcLTy5ndICFntKU/6f",
-	"TF+ogDA9lVgEX+QUHW7m40TKFKJVFpSLnHLBMoUl+qrcgKap2qMi3oOwyDlNpnpt7fd9MhDkxx8H709+",
-	"/JF0bcZET+8J9XIlwIvj8QT4O01orhdkJLq4Eb1DvYM//kjT9McfoQlBOFQGjFiRmgSxEQhuKMrWBjJI",
-	"U/DHM37NyI8/6hH/+OMBBr+i+3sE6QlLwQF2B2vzkYsi1Rvd5CYnhFZd0zX+upQLUSiifiLKSHjxOlL0",
-	"Dm0iildvzBr3XRe6XS5oQuQyT5e5i+wzGKdYzqryTX8kBsajDdEJeo1McvlELgUMjooVDg780LAH6sCF",
-	"9YI7nXSdk7znFZfyq0pRMRLss77+aWJ5+0iMxI8/amLU1Ivhpv0ffyRDSCorAtQMf8Gxh5Y7hBCet2AH",
-	"RDERj8Sd2YJ5B+N0/TcwodbhrEL0M3CIKhMwSb8KWUyJf2D59Gyl908uM8xzRyiuAoe/OMeByfeGZ3Qk",
-	"MBVNs5GJjFeHmOmH7QB1SxN84PWInECRl/sviQ2jhdp1lCyQrxhAWtgEmK5e/A/gBnSQl6UmQY8PZTYb",
-	"03jBRahHFMJNgDsVkgVdQRyLmWyxh8g2R0LzBHMYeHnAhySc0OhKTqc8YiHp2jNOoC+u8ozmMlM96APC",
-	"tmmUExplUkt2XkMKqToEtV2xzIwK+DfwJNjgOVVkukySYqftAYXNtR/Eh3rouLzFMyh3M8/kcjaHRBee",
-	"+YYqWKYuLaShwkhtUvtNEUt804/DRysV9DFhiYRYmd7BSJgI8XKAPdkaXw9vbA6xP3SR9SNB45hjZm1i",
-	"4xsU6VZj7Hul0PpDG0sPqxxL3HmMM/HjrIoMAqjsZlPeAoyzJy7MvhI0H9iIeejUBjD3ycCES7lQHCzM",
-	"xGIW46rOWK5p/ydD4G+QN+dLO/+8KBOnyd4Wiuu2rufXqykq10Vsi95I1JWX6zaELHktuVpu3YZafQek",
-	"plZfUTzO7w5i84HkiroaZNBUuE5fXoC74TA9JyySC6aqpexg++w7/m3kwpn0zb7y6oZhpa72hex6JKLC",
-	"dO8Vqeti7YOeF39EupCeurlKYK9caM9Oy8Si2lAgv3DilPJE1ZXMI5sr5mm+XKyWnrWeCN6bEwCrMesW",
-	"FNFDuiEAxyySXixJg7HUFqA0sXRIzRA6jOtqUL81DZ8VqSbg/jc458gRqKla+udSM2aLPB6zKRcgZERa",
-	"tolZNhKhi35WoZN7AW/wWHPQfr/vhmrQ5I/wnVeQEdTrk0GSuB5wbjSzmbc2PmlwetwfiaGWr/DVcowR",
-	"RnJhiAaWF3PQeNkysdfWe1RL9PmlMzj5mMGlJxtq1SP0AoBsItx+LyChVkhC0n2OZYX394vHz/G5zPJX",
-	"q3Akuvb3EPJ5aZLIG5tXqgAygMWQAwJ9I28MIbjo1SrUcq2K8J7UkwuLbuBBDyHj8aoeCQsa3AUtqlkP",
-	"0wPE2UFvOBctXunZhPBxaFboV8itWVB1pepEK6ATKymgcGGFGBNij/cBCf+xB02p0KWkolYRaPFk6noh",
-	"ahnNARaJx4HWGHDyX3gcaDrU/0VK/vo1PCzAXfWbscXqQAAfLEBtpjEE4bWYAcSPu4GH8NiCLepV/wIv",
-	"HJAvJoEsIJGMmV79XJ/tr4GdxZjHX0PcNbi4itKmJKJZxq3U+Y+9c/xg7+Q4NFPXd/yHtyfHPVzGsGhS",
-	"L1LKqJYEzWeaYHgMiz4Smr8AxHSXFqod4ZpGac4CwsRyYTOXHRJB4HJTl6CBZFTMGMqEVp6zijguZG8k",
-	"nDa4b4IC9SqEkO1vBjPG7A+gJIRaNkukaR3IW/cVfklkFJCFmgUQAfc1JEBl/ZH44AJTiZuW6fbn/X1Q",
-	"y3xyg/TuTIu2sWSoaaSZvOYxc7v58/5zEgqZj/kiTQAuh8UGTC3neVLSQZ04B0xOS/Dd6+e9TtAxmlTn",
-	"oPO8v9/fB2SvlAma8s5B56f+fv8nME7kc7A4YK0FDrUWONRamHi4N/qN2lT3t1zlqpJtlrEpy5iIWM8l",
-	"Dhvdb/D+JACjUdwnoV5FTSUqz7RMZTBr8H0jigLnHAnIlCZdUw42n7NF79BdETy3SG+rFC5hZEh9LZZD",
-	"9AMYQf8DEIhCkjB6zRQJ4RYKLSE5ute9492N0piHS2rdRnqFnYzP8z5BDuywqg7QKrYfoK/muf4HcFJN",
-	"3SNh+CKhKsINdaRxEpv19AGHOl7Wjuoc/F5vLSteefYP5FGdr0FN0Vi037i3++RMuOwAZxvGJVYMFhQM",
-	"eOxzmgAQHAYqgUEFLtHCnmKzPcBsV7Lu2ZhgwFF0Ec+doFOCU9yQmuKjh66A9jW3gAluWQt9I0JWeJuX",
-	"L/i/2r/sb9EF7G7rT8+QAIr3azzGQKyBo1LugXt5WjQSq4V/1HvT79Tvjn8SSrtkiLYJrOTrH4Eryg6b",
-	"+WJ/35rEDEo6oLOi4eLZJ4XRyUX7bXG1wMQMVrdmI3MZX8EQbV/TxUscVV1nbvTPXtHYXET4yfPtn3wQ",
-	"1BhUWIwf/bT9o19lNuFxzAR+8fLe1qt0w9ct1iVy2OJagTLw+n5ERRph5GoMJX00XhpS2L4q9rqDEZVM",
-	"2MChCuP1739oClLLxYJmK8PdypeFwcow1kl9v0Gh3d91I6rzx9dd2d8g5Sfxe5rPO7rnVKpa4HAJVzS4",
-	"md1lhcqlmydJKc8cEOHg/QlatFz+MBTlB1uDZ1WwdnMEBsGbuUgPV+5+65MjUN0V6OvQgzUhoD1E1N06",
-	"XWNE9Ldu70bLDfqjXt11gmrJ/Vwof6Cbg6n8lYxXD8IGMCDga9mjgqzp857M+EyrmMA5MfG/o6V19Ps9",
-	"ApNqOnO4qeVk7Seu9P1wpUEca8Wv5nrBodVzpq/BFpn52Sc5efblk5zoJ4j2d0tOFjT7iKE8DFWQ5RHx",
-	"BU0Iik+kCy4bo0pi+sw1s4kKJgZYNwUQhE5QwNF21o9fQQx+pfLne7/88fv+3i9/fNkPnv97HQBkMxc+",
-	"kikHLlwCJikLocRjpFwACKrm2RVcogMt6qfL3KHOoZsIfgtGIsycVuzbgAOrgYBgWghbAH2ARgXwLoxx",
-	"TUK/5RgvAz3exVLlYNkqrF7dl/u/oL38hitjD3GmbMvYbXZKxUtXMPuX+y+9RtyNMRJrV4bMnAHbXR/F",
-	"YAHEEG4OcqeL49dMLt5ATfW73B9PbPobZ9NG4NGkXebYgf/IeEipPbLr0opZ218edwbe2DzTtZKE5wYg",
-	"3HiInZgHKDfp6tEumyPjhKu/b9DZWWaJt7l6vjiUOd26vYBiphutgcOD330LjGeTBRwWRGO5oapPSmVb",
-	"aJIxGq8K9ERT9xVunSuW5pv41lZRdxeGhXO4R0n32+BUuGUxhj+AbZqX98ltzBMva+JlZqlq2Nm3IoEi",
-	"8TYwhXtVinczbfmqNGB01YAOeOjRON4flJPHQIwqxK8ipEIwRRQT+aEVwuBNI4F5+PUYReaw1sBTKa2L",
-	"9fY69C6MBaH5n1ToB+V4JmfEGjWfeNn3y8vwvLTmZbWyjAdiX+t1GhjJJPeAlotyOblvtkOvni0vU4O/",
-	"7GGgYESsxTobCcAg1TqjVkB3dAvVcJLXLB+k/J2rK/INSife+Bpo0S63XkGzbA6z1WzB0/H9nqxfr1nu",
-	"nwEf6/RhbPLLfIsYgUaf6rnuIrhNBlFta8CuNGOqAnmOIZw9J3WMBPjyUeygwhQwg98ytpDXzJUMg05u",
-	"LV+MxG4CxgXLj3Gu98Yd7l/EcCNMS/zhGxExGkbXzL0coLUyIuYTz/qeeNaF4VnV7dzAtJycker/gayR",
-	"gqyB720Nb9GvebGCRVSvkpCjMNF8Y4ZQzA6ZwAS7kC74sF30nQkNMX+PxPP9Xp+EOZ0dSUgnUaFBZ3Id",
-	"Y24CNB6Zd4oAGfy9G1HF9rhQTBhjv1pO0AwPGIAl4cWGT2+RWPT0B2l6qZfoLoEoDxenUQ0XSFabFoyr",
-	"rWuFIYe9pkgKb5NKgRRe2ufz9bTPGqfIA4pwer/aBFQU2Th6yZ444Frq1vcQSQHU7tSREt9L9+DftxHY",
-	"UiewbeSbz77kdLbRtHxuJCsz1B8MD+UYZG7TfmwmR1Z+G19Aocw4Gor0XZrb8NSR4DkEbkrBMKmBRpjS",
-	"BnY1zEwD5mx8bnpHLSvH0HRr6n6x/7JZ7hsJ37tG07TZDo2HsLN2zF82AUzOfGvv01H8no6iM97qXdx6",
-	"ErfaM4AWrKG0qMVTMGtTvMrQ/wpiUDff7vqANBokDKF+k8YIGFsDUeR09nRO1s+JsXxpKmrw3+q3viXj",
-	"Q8uDc+srbLtIeUln2/wcR159HHuPFZk6WDwpkVmLYryBfUUxAY5VDDjJ2EhECaNQRNreCSCs8lyxZGpR",
-	"WU15vO3GiQ13FJpo7+Xo37+lAYf17bkxNnMj68B44kr/A7iSc2G0Y0x1Bs1jEC+LG907kOQkZotU6tU/",
-	"KGDY9Us2mgJWxta/ccBhS2Gh4wiA2URUjAQW7wI5ADQBzGbLWEnGnTNTBY+LQhiG8mEQqrHGyigyszax",
-	"Gxu4DEa6fNcChsv9BDK125NmTPPu3tNB/57EdBd4ZY7jpkPtKb1fLPTh12cIULCH6GctTIZl2MEq5mbg",
-	"pHyeGWgEkxm3NaFsJIqMMuInlJG7WPk8kLNv1dq35WVvBndKynpInlMDf9naTFeB33viPt+hvW4Ni3SN",
-	"DxkckNspPR+WvMZy18TEnn2pIL62tuVZcOI16Jg++Wgw1EDzoWLl3pmzFZljfRnAjfHwywvomJGQmQGb",
-	"wTEeumrdK0AdLIMOYqJ8wqhqFRG2QVzB2ZX5YGsDXgGtjCbMuGTbfDqqjRpBCfSnQTXAhy7kfO1+e7RD",
-	"jCRShSrCmO0HOsU7XXrbwzUvbPBEA+ySFXHXAMJbHS3AttpocCifrW/L8IACYhXo+RuyQNQNrRErf85T",
-	"G4yvMNFVJuyJEf3PYERojdx0kOsUnBJLqs3Je82LKKhy7SzDHqq3feGpgHFotbhPvEpCriAJPucGNdCC",
-	"vxUoeAYeDnHJTHMeSp4Ree90wQ/i+IkDPQYH2lRn4on/3JL/tFFkHj3drjRoXqSD1fBG0l0qRt4PLo9+",
-	"g5w75GCQkAuBkY+b7F3GmpSbeOUmNaq9FWj9LBAuYn7N4yVNktXuxqCRqIEXum9j0HdtB/rGTUC3tP48",
-	"2X2+Z7vPX2fxUc8mqz1bC+DZF/uvr61ybEowvuV6VM6aPQW07MnKFT5Yj7LsHZBS8ToTUGWCWKXXVU0t",
-	"Ox80GOq11sqKxVCthU0APDEqsa621s1cQj64EWgNCCNapagVdgv06FvyUoyvweP+avWhKMTwDfrCvFp/",
-	"m+76Uj2yJ1a0jRVhBVDpyA4veV5UB0Gs/79Ok8QAnELXMykt3jH+K2xa9qi04mtfXLWT1tbr7fzssLBa",
-	"I1co2+25MugGlbo4I1FTGOfBbNStzdNeHd4n+/Rt1LIGg5AtR/ntmaa/CaP0XezRd7NE2xqUG83Q37T9",
-	"59s0/TzZnf+3MphNJue7GJu9WXYpCB1lrdfX2notDdA+h0Dp/5Zm4icOcf8axJNh+L4YxLdsEr6NMdie",
-	"4r/IGNzWDNzG6OvVeDJVeiqsDAN1i8dYJoUx0kXvm14krUSs4QigzUQFBTZkqWiTa87W6ssqGmbvPizL",
-	"eqNN3Q/oGAOQhSThJzkZq5zmCiGd9E9qmbJsnFN1pcINFufv1NY8SNP7BYBvhOmHlca8ZlPQjqsSYH+f",
-	"fHQ1EQLjxTU1c9qB+OPLJ2IzkP/g6PLk78NO0Hk/+HAxPO4EncH50W8nfx8e3w7EvyaF25sqGElkVopR",
-	"v9eMbsVoFs0vWbZoSuh+sT2he+s0ABtkmsibHtodcV5mInqQO00FajWOhC2BYUo7xhIuCHjHK31Zma+t",
-	"IHmKtp3bzviB4/LVOVS/2eYdAWCmb1t2eDQvA0Ue6oWzb5K+UZJU1uBniqXX31VdfYsIKHsY9vokxKJG",
-	"XBXVdsznAFDZfbm/PxIFdPEhCZGxhO6u0XctshG8S+C2AokGC5N54v+N0AzwI5bu8aTfMEAPApZNKksY",
-	"5ZLvypRKrPpf4RiWDbNlRaHvVYJENcIr/BhUyj7KzC+3CHpGpebixhyZe6zzUoCDlwUOaQdTOKBd9ZCD",
-	"5t03t09Rb7ZcjJJ0/ZqVWJoSeFsFBMnE9OZzKryYn+7L/Z98lOtGriWzWYlZuYrYyyXglW9lyNakjIqr",
-	"r2dWV4nGjkwEu2lHKiMBeN2QzSUkVgCDPjCVq+dfzZ4/gBtNqHnePsk3Ao783I5bP0iu5n0laj6/z0Ft",
-	"Uque8L8bdbfSSQBub5VQoOUy/61opI+ex1WTvlXR0559kpM9qNOyh8fQgZdsdXrfzBnWu81JwqjKQc6u",
-	"QJCgHBdCByHpLmTMEi3RTXkMxc8CcjPn0ZzkLEkUiRKu12AkbNPwnasRCVVq4Retc1mv0YJRLRxOl4mB",
-	"tOTKOLJv444+mrPo6o2cXOh+hrAi36YvujRGvZZ1BPvRbpFZN9zi7+NIb/7iVOa/yqWIH+tEXbIkKShe",
-	"rCqg/kjnVfLGVa+VN+8BawjO7tjNbpxwcfXsy5QnrF3QCiVqLrN8L+HXLCaKzwSLyYfzt/pij+WNSCSN",
-	"CdWnj5E0k/EyckXxsdgy6Ybvzy4uR8INyAEflUam5eHLwuxiqoG4Gqm5BKMOVpzX7WJBDiweb6ReKB/q",
-	"ankUp3kTUnWf/MoTphzMPlmKnCflfkL2OeUZU2Oahw3RKW/kxN4J6i0XV99smvbaQJvwHe3eaoJ5ut6L",
-	"xdHkApc1hml1l+JKyBsRwG9op12xHEqNaxEO7MsNZfV7jxycUtpTuAeLU6oPsMeDTKH0W7ChXw1rqeFE",
-	"oILu0Sjn1zxflWSI27O6RhxcU/+0bB0OiO5eCwVGI9bbs6CCzkoCQAAKBeZbaM1Xqxo3aCwyZij4WI0E",
-	"pGGquVbBhCR2bri4BCsV8QUzRchJSpfKQFxWpETNzkrq4CGM2Bq0RqLAsUQBJbtiWLRCaJmyvTMf4X9x",
-	"7nMoerEBrP9MvzYwk/o2eVp5iBvrgOgFMy8+STe3iYzBQimWxsveZb0Nm5WI1jpDkQANxqpPcnKR01z9",
-	"h1aGQ2KLqPdKPhKMFisjvWnRAFKeU60lgOXsEG29JNT/f7FMWXZJ1ZVtuuRhAb+MwZ2R6V7CrllC4FF5",
-	"5tMEWIOvR7hA2XZxrfdosoKit3oyxTIFpXXiSrP6xBYYKi9YZbGaDP12Q3YqgNs81OAu626L9kKh36YB",
-	"lze7fthYKfhxC/duNrA88ahbCjoNBo3gblLGdjg7A0dnUI18U34LNLs+eSXzOclYmnCjj1AxEoM0faV7",
-	"PonPCs6BbmKUDQrENGCZL/b3jQna5IUpVwMNDMx5NIcajFTEIxE6boS/ZQww9Hp9AoczxCoioWlL2SpE",
-	"2VKMl2KqhZU5i8eaa2AiAhxmZxRXdmQjQXMitaqrG9BcufgaeU73/fD0+OT0dUAujn4bHn94OzwOyMWH",
-	"C/3z8LhnAn/VcoIVi3yrsmYDoHCOxIRGV7MMsyeWyRVxsyNLEYOBA2te5tGc8PjAlIFJE1sKTJAX+y8K",
-	"vmhftOkRI1E0yGPSnUqtm0LVMLhSXg8vybqS675Rz774y/017K0LbYX6ugv44LeIPPhNwg6un6Rt9m1D",
-	"wYdau5vrA6eHwsWSKXe8HdEBv36x/+KbGHHjUdNHacL0VPwDVT+ZJ5Uf5dI0LTT+R8dObGGed8yGJsl4",
-	"l5JPpXJNcmpCXUxpp1JpGK0qutqU0wJqMgCDPs/ZAgRH/DQYCVMTKqY5VQwzzBwDIorlRZ6uqz2B1WLI",
-	"zZxlDFuFGlRatgbqFnp0XlEpm1ZWqkBzl2TdJPnLS0q5GKFNBGsKh2Y42vXQoEYGATln31FlqW9LtoTY",
-	"kNIJcWWSjC2tGvKI23SPtnx30CMqIpbc2XJWH9ACbVv0kvL9UQo9rRPaTk7H78/PXp8PLy5KEhzY4SCg",
-	"yuKiaB6RaG6AWatd85fmFm/2cH69QyMig5DHPrNoCZIUXGL4CgiD0pShq95zwDFGIpfLaM7iPvkAEAXP",
-	"9/f3cSj6FnQvu/YmbCoz5kmH3Rf7+70+ecVWEiRBWiQik2wpoPjRRvHT5ddaYdPJmfqGrkjhFblyJO5D",
-	"sNwJbhYW4o2cPGgg6a+w3eiDji9ymuXHNGc7fzkU8W7fXZjQTJxl++9AoL2AEMcdPop3/QIqBLV++1Tm",
-	"u33wQbFLOjPQpK2/esdyqm/y3af/GnYpu5xTsctnb5lSO36jt6dtUp33yd+16LPjN+8077jUV27r74wc",
-	"3/6DXxmLNUPZdcntd7uRxZlIVidT++0OvfFM5SciklnGorz9d8OY52yH1ThnkAO8yycQ93Ar8oMvd6fA",
-	"y2yp8tv3WnxedP3AoSFH5sZrTEQs3ZE3zLsk713X3Xk4hR7rLu7vVIn9tqRc3AUr59olL0uBnpCrJZ0m",
-	"bTRKpGAPJKPaoGsXWerUScXynIuZctVEpWAILxAYZzcaMo14vtDdF9IiiWTKIY701w9v346Pzt7/s3Cl",
-	"HBCFSRSF3/bQ9RdA3YDApu/6fWQY7jNbWnlQnyToZyS6UE2ZRpHMYrDoomkz5CJKljEb/xiSaUJnqtcn",
-	"Z+evB6cn/zW4PDk7HZ99PB0ew/iMvVemIFrafCUuRiL0R4rCZb4eYuPFYuuWMtYzYzfzMDUQ3MK8G757",
-	"NTyvH4CXSef11JWQFBaCk3Bs8TBCCOyTLlZdy8JSJKuRwK6DpmDyi39ejAfH705OD1wwNdkcSw2wNJUQ",
-	"6WAkuIBUtVVpRwOYid4KOANo9gPzvt4GoljCorwtjKuSyyxqlrT1AblfB+Bv8qZEDnrJ0Rh4AzXbXK03",
-	"0rXxVIWe4jXVK1xr7iA0udfgnL+TMav3rHVcA53A5T75vzXQdSforJFaJ+i43a9JknpAgzbs1bdm0G66",
-	"Kg1TfDLiNhhxg6KODtgcy/kVmQmP+avisjWl7Wb3Rage8MRtQu7BAntqQyHIkoWGbDDQTJdJ0gsKI8bU",
-	"6A7BSMy5ymW2QqsHnalDX3qQglXMLVOtQxRpHZodm55qh8nVSNjqjpsNOuatv9ies+WmGIk2VTD/pxpj",
-	"joxr+lZ92m937vWbtLFYu9QuC7Cj1n3Orjm72UWJvpXRy3LhhzeW3dYu9WjWmG/bAGY36uHNZranR7K2",
-	"2e5u8emT/ezJftbWYIV38y7mM78s9T1bz3YaTGE8s0LSk+3s/gpYV2xntQaze/cI24yNVpA6PyhrCnMg",
-	"NqcSIhaPZbRcMJGT54cm0X/CIrpUzNnOsqUgVK1ENM+kkEuVoKS/VF59S0mmXMSE0SzhAGtmggeNN5cn",
-	"TLWozteEmjMSd3Fv6oUYmsX6LoFycPDfLCg7Dq8NIruhqCdOcwc0dHsq69DQb5/E1ZbbPPuC/2iV1iGF",
-	"Ha6vzzu12UAxUbDOiIiRiw9HR8Ph8fA4QAsDJN7RBavjVSNRZlaQc0q2pZw6ZHKtv0PpccwtJ5aLXQl5",
-	"U1QW1iMYCUBrofHqbkEWr5lhQt9mVpUZW4Mwgbv4ZF1shBo0ZN6ARWqeWixSUToVBpjgMRMmwGuGpw/Z",
-	"CLOUea+cpO3NtpnzfJKTPWts3IOkpm2MJ4DwPHCz2Q+hdDGkYhan9AdMFgvqcqJcvgXPA7KQKsePwXQZ",
-	"mJSyms/AtAgZomDVNJ3fvgbCGzlxlgiTgPVtgk54WjQOtC6R2t8LvZFc5U+RqbfzGMilwGPsE7hyFI6S",
-	"gSHwh0OaqL9lHyYAAAzGCLrm6SLr8oWZtOfdaOfbCGzwZWaMpiHJ6ZVmAUdn5+fDo8uAnJ5djs0fmrOf",
-	"D/9+MvwI2UpahAGpIfwkJycxZkdBT4FJH+ex/gmRP/sjcen7Jl70QMxR/l1hszm0CHJIWkaI1ghpCCbq",
-	"gACsVGOLM1Sb2ogdEqKYxuEmc8KazdpVTMTDBeWJya3NPVCJkQAEAgsoB9lyFk8ujjOmlJ88twbRodn5",
-	"v5GYrtQdnSt43/iQGE9Olicny/04WawE/eRqeXK1PLlanlwt/8NdLRuQKJyQwRU5uvg76UrBSCZvIGHw",
-	"k5z0DlFYAgQGD97jzcXZKXnLBVP4iZx8YlE+EvqzhItNIKeRut4N5aENkAYRTKGrJF2iRGZFIzM0FFGm",
-	"Cc1zJuBFAEmDBNsrtlIj0Q3tJ33an4TlmedztoIWbjKuWyBU2S5hKbpc6PUL9O/wA4BccwGGtUgmy4XY",
-	"sCRuWGfLPF3m94TdgWr1JzlxYYV+MBBZMKXojGkVvKSYgK0NTyK5ZlnMI63ylrE8mnG3eT535/++drl2",
-	"HjaSiV3rg7AD2Mhv+OG9jS6vIrLps8T2tHiNhsqQ6X+HVvEB+GiQzv3Dh2bL1uvsJPj7mkZAIEEVrEz2",
-	"xHRzOkmY6lmB3x0pCkiUKRWxPUk+22AJBG4b6GqEVsMjoKeJuP/V/dp2NC5hJHecrGZwUiQrA6Hhdm/O",
-	"aMwyGD8vYEBakhT7DLHgv0Eb5/LmAcaISjEmgnNF/lxKgD2oZcwQTY2oJahXg/LF86bhQ2Mgj9x1dRtL",
-	"OkDZBoMlonKeJEQtgcKsXokkYkBiey3LOKD2Xl/EweFmc5H/7WUHcKP5YrnwUaMB15xlna9BZ0E/n+Cn",
-	"z/f393cu5lA3cSt6wd1CmID0ATBF+rUsSCpVPuWf9S0KdtDPVKt0JBxHcqHPUAjwKiNBhZA5JpRaNnLF",
-	"VsSWRtB/m6aAffsXVcZn85zQac4yZ7xssbxFj++x4f9kq4bV9kG6t5ZU8Ff7593XujgeoNuTmCV8wXOo",
-	"pavXjIakGwZhQDyELcUWPJKJFPrZYdgDFPuUp0z//f8PG2tmAEzCse2gIX4eOvVi5+3frtNO0NF91QXE",
-	"r83uFXW1QKbudgjcNrPPORMKahWE/UhdIx5//5OSIgkdzHqvgnePhjaDVm8qhX24PELsQ9OPicvvkwFZ",
-	"Cv7nkhG1nGpqso0a0HfGNuK46+FurbiRaoae6a//+/fB3n/RvX/t7/3yR/HP/njvjx//b+dx4d1VTkXE",
-	"8Ea9ex7BvcLMHBvZAuKMNzr9AGNG5TT7blDfvy1TPZqFSqIOsNtSfFat563J0t4+5OdWhnCSJks1ElZ+",
-	"f4cSvbFFvoLQ+u2VsLaG9JCBcHlfO8K2PHRs/MMF8ryRk7tWvHoyOT+ZnJ/i+p+MzU/G5idj8/8qY/NO",
-	"m14ntDx4DIxqEwKrRbInMfoO8a8g09YFv4JkfGfQ3y3gE5/kpAApQL8AFs7+aGNGUfIevD/Rau4Ekklz",
-	"SSggmgXmvwWyGWpWCmAaRkK3bsERPIg1QKr1cNasF2GtBNucAhDDDeUYMxHRlEY8X9mFg1xaA+Jm03AN",
-	"1qIriIkDLIoP6M/cWEyxFIwAMZxI6/dYzxQLvkURS3OFJgGYkF4jnKXFVPVbwWKGhM4oF4dQj9OURIXW",
-	"MjZdKjDOk+7L/V96/RGgXIiJpICeEUJhhGKkWHCnAPqoJBP/oEjxLZaScfZnA5xMMwOVjjMYvD/5QZEJ",
-	"VSzhggG8pV5i00WBXH+SO3gNQGNYZpnu3hvqOJIxC0uD0QpQLV5I9+X+vo9cUcUvKZJ6cIFiXB1yM8fY",
-	"nqLMlpD5SOCesPUmAvOORYk0YBemiolenpRlYPiEwB/lAHiSaJlQDGUaiaFzpUiFxXlirnXBl/svNhCq",
-	"kIKBXbwttMa2yj6kq08d2EbllHglJhXJVynXWuWKIAIuTL62DMYFPH8DGTz3BdFx5miAaBqwGvlWut0C",
-	"2HGoT4UmupFgfy5p4hG5JT9HXmt0WCqrWLAHXN2YC4qJ+BvKSroG66tLrlnJ99et5A9lfXsjJ99ecUWt",
-	"/Fv45SaTG1wvmhbMgfUlhceJaz8R1zThsccmgWZdKLvZLjJFTyS8bHiW72yYyHxOwjxPxopFUsTKAtDH",
-	"jMaak4Y2PBLq5thfrVMwpQqr1BRSz+NO33ASADJacKW4mLkKT3rIGbuWVywGXsdEzmmiemazXjzeaN/T",
-	"FTALe/M48PIGhmtZM7ojcwmpfZ5E+uCS4sv9Xx43RQMd/EJIrC1n70EuapilymnODoqinbCq+EnNxSmz",
-	"kTAXrLs17TUKVL3l5jwkBaY2yEFG7DFU//NjHnq3UnKZxMQslsOKL7Dw0RUgM4c2D+Za/a5eFxDhHi2P",
-	"BXmpEcn/P/a+rrltHEv7r6B8E6mKcZTuvO/WxjUXjuPu8kyS9qbt6q1abpkQCUloU4CaIK1ouua/b+Ec",
-	"fFEiJdmWZKWHV4kligTxcfCcDzwPsHo1+wOtUfQ3qcxzOpRAIPaEkHpAd6bngUHDEbH143p8zdTKF0au",
-	"SJtIuBDsCcTQo1hIeBjAk4IpPYOM5AVFcjfY+GnJSEHFmD0t6B4LG3V/Glf6RdBZXQD+cAH4Y4hZ1ATO",
-	"uwDGLgIYgfEAQXM8taOdgJpV2ml0Y50lrHAuNZpAOGx0qLSi1yIjHxbWxOluoelE4y04+KSfLFVJ/v+A",
-	"GHhJZJ6ZzcjqRGinOMGf4SGYBH7MsjtaJkTRBVGyf0aSSrELfdXfoCgp0TY6ZSgy8Y2mJT6ywXKiQ7pJ",
-	"OFr/uCPz6pJ+XdKvS/p1Sb8u6dcl/Q6c9NvqoMdj8AWx8OLM1EmniI+EnLcVfVqI8agzGPtG/gBNrnHr",
-	"aowK/B0jAqKsS8R20P9pp/VrZ/KDHj0oyH89XLyeFTJlENIEOg32dOAPp1RQsw6Yf225vY3t6pf0T8MA",
-	"G2Q1YnHtPob51z8lie6FhIAYHM3ndKHIlFGhSHwy0Z5RjgkOPEIPp4rikycGNBwq/7BYakcH018Yph/K",
-	"6i2P+2b7tzyRO0u4O0u43LeHsok821RMLc1hI8Iz9UyWEZ4pWzgNDEWxsOxjcJc5ze8tLQeZUrHAUNtL",
-	"lVjjOaguxntEhvwoIx9Pk8k7bvG2w8UyDhhieHTY5Mlu8UGV7Don/Htm1L7Ktq2a1RtwB7mekXcyAKaN",
-	"Gm6vOAsf0q5T85VN5YMhQCtRdEuUZFTI6Q6la7iIoeawLKhQNNWPblShcY3A+krdsqy9LafkxjW6pItY",
-	"ZGzERY1o8nnEsdg3f5dDsIuPHZ/O6exyQ11uqMsNdbmhLjf0V4Oleykcx+nx7Lrxd6sgx+EEUIYxwKKD",
-	"tI+HtIiIsC8DXLY//ZXoZFY10Y1n2TJkLeVOASuRgsUiAKxnQdiR5sDvhVzlhEIC5p6xGeElUIE9TmKx",
-	"pGNgdHgOVD3Psg6ndji1w6kdTu1waodTO5z6F8CpwNTWodTHo9TzDKtUPCZcD1Dbo6dzXk68BI6h2H3C",
-	"iSUUpilJzqgqgTNymbcXz5lvkc6ORVDVTzYU9QPVrpP9gsq6gqV4LgqJAFfa0TM6F+vunKByT3A/JEbG",
-	"a7wKOC0JBy6+sr+aTY/FY9Lp5MmEZb8FHMbmZbr0eucKdK5A5wp0rkDnCnSuQHec4Sg4zBpwyra0ZiHQ",
-	"awKXnRPxxOoNlJM3rGO8qCHe5U4+VEXHn7/LoRUBbqvqQHV01AFeijg7b8C2P3LaG+YsgQIysEqMuOBq",
-	"wjJ9h1dqmT6Nq1ikVKTanFhGs43C5tBe7QVQorgY59g6W3prKNJLOEGsfTNSyKo0OsB67OkQhByeEyjH",
-	"nkGWqe0ccssMZOT7OyneVile3VMtOryG4wpEeP2MPLAAL469XRRN63WjqPamxeRkeLZYDGENeixUyKpi",
-	"RbELRrMlxW5PmzfUnrKjD8y50itrjbOs1+sGydujVbldw53TLcjvdkH+zMp1q3GP8tdQALv1VvvGLu9n",
-	"Cew+rlVtjKiQ+qarcTsjvvO7HL4HQkPzKfsG+mlvZLGqC/YGGOCWxMFIT1sjH6hEGzLtn5JzkphrE3ex",
-	"njCGd+k94SVRrHTUiq9U8AOgAXECv7HoBXK+gbpv/8yggEL5Fhnl2lKRBL6448LdF1gukc/USk9tNLyh",
-	"erNljYIGukhveKISbDElc7rQfYwxTs+msi44qZjIgrEIn2BxlntH/RTsOSNu/BV4zkJks5Y0M1Bpe44F",
-	"30vCxLbt+Jghl+PCLSZ1ZbEBU+T3k57pNp92Gjs3tlJgYx5DZOc2CONCbUgNzTEXNJuBZqW32KRn2eai",
-	"EOktHxcn6YQKkHiEMI52+zNeKmvCVOTNUgQ1SeZ6f/ZR5hlQiIJ5HTqWpy3AqhdIf6VikQTKiwlBFj3C",
-	"p7OcA1e3dSgrpQ0omO85xRotQLQjWdh9v/2UZSz2kxdCpOtlI7/DTJBp/LOyQXsG7LZ/tyC4Q6hg5kxn",
-	"UL9rNA/6m2b1y1GbQT0maG9f/bDQvqmo9dc6dnZ+vpXVFIxQMmOFkgKgpTolPwGC//X21+vLLx8vP+rp",
-	"4BUDUNNA21YT9Se9CcuzWAwXIQuijb4lP1/ekNXegt8mMNOGCyKkxmR9nFwcpXvhivduHhoZhVhc/PL5",
-	"+tPlzeVH+LFeMlxUVrY4l3PPUA9/TYDils2UUbeEqVRNqYBPkYg/MW9yN1yAQiKQAeJ72M5wTzWhRbak",
-	"MwB+A8vek4RB9iRxug9GNxcdFfOghJRSQkO9rMKEZq4CeMiYcN07XLgB2mJHtWy0BvpbDyMWE90EdBIm",
-	"5rJT8ql+tf7m0/mHy0+XX6PQY6iFQs/s62LEtdYzscAbNfx2rZ/h7NUR+hm2bbvyMw4VwfJhRMHmbrp2",
-	"O+FedsKXJEIv6T2DeIkxSEJi1IQrYrRholBtJiI/nV+BDs3F+ZeLy09o4C//+/rqKxrVWFAjyA1UtoXh",
-	"ujYaNNbAGF7zg1KDW5MIht+YXP/eI7DUdWhgW9vmb8H3rf6VjdHrKSDYt3IlUE85WEF8Mm4rcEcUWFaK",
-	"jwV0nNlszd448kzx4PYoVurbqFPb2rtcpvd3Uy6qkqnE8dqRHwdnRDFGEvge5QvUHS2TPm6UxhHr5XKu",
-	"/+VZn1QCm8EylCPC8jkV7O7hS+ArgA5SVN/2tR/bpCwUEc92Hout6M6/SFLOpZlceHqGjA3KU3QKc/sM",
-	"KPyQT3ki3caIM5Hiq4yZpdoBxZUx5SLyYk66i0jBBJuzDE/OkATkwBP/G9BHQfK/KBgy50VbFED4yCyo",
-	"+oj7sUYE41bKKTFz1u212LDk+vYmFtuCx6QhKblxew7lddod1RsJW/8ORXGuMoTmM1qUPK1yWlgmf3x/",
-	"LlSpvXSzfGA5SdGqmA9DtaUSTYNe+1+P2T0k7F+3KdgOj5Yns1lPsF01pqW/SLcoHijP6TBn7m4dbFiB",
-	"DTVwoGctQHVjYyII5urdeSQrkR3MW77RWKC2XdkRbN4Ud15MYu8NJu0ulaq8kw+suCv5lG3aZ5FgMqML",
-	"on9ibKfS257+UJHe7c0F/K+PleKiskE6qKix6AAKTibMieOoGZaSx8I5R+WETUkvqQQvweNLzLVJ/5T8",
-	"xMdVwZAtRHdCVVq6EHT7UllkWL5iYxJnut1cZsrujbGgackfeLkw+wv5JyukIR98eoDRemvIe6jKXx5Y",
-	"ccOn7Djz6+ezWdhg3VDX4JZVpUpaclXytGMGekptmZ3detWZJcSnjPSmMr3vv8j6N/pJ+zYBatkGeNWe",
-	"iPxeZWNgggaHIRayIC7Ti7kOYzNceCZyJkRNtBWo32FbC4Egtc1EkL1biM/Y99+VkVhuc2cn9mkn/qho",
-	"rmegFQs9CpOhn/9ikAFeHvDCEliIcH0jpJ4aZginqGZcnBBQWJnETYBC+8xbIIr9m4va/twBis5QBIYC",
-	"lsVLW4dZIccFU2pjtG4i52RECx970a+wSvU8oSAQzd6bevzVyE5UT3RFxiY4uGARhu4Zvc6gusKFTZ/k",
-	"ScTioAv/2vbpsS94Q+/+WWYs7xb7Xhe7XWcvtMxh/8/ZqNy4zqkgTJV8SktX9AHmSTCWYdQLt2Un0qdK",
-	"nud2oUd+JVK9fseBsdC3gZWIAf8asvgPBBYWMXhAYePZsGCN8jEtzUa+xhhgCnjvKCAWG62B3kk/6Z4/",
-	"dmvgGtpZgj1YgkuzqLL6gkCR6YMaBSt3/yaVYsQzJlKmNnsEoFtO04kVeQ5ThHqeWpqJjOXE39iumYyW",
-	"VLHylfI/B+MBcufzCYPEKB6MpK7yI8g7BXcsJwVTE5mjpXDa/RkrOFAQm/gxNOqUnKNIVSySKf12x0RZ",
-	"cKYSfHhviRijD2bESOdoO2Xv8UQ88Nm07SLo592lhm5vrz4udS/p0ZoGt/3Yt7pP5hOpwv5E22kTdm2J",
-	"I3OnO56drBZqNGSTqgquNAkkVRZ6Lv9r9SU+0298Wk1XPMilMYjIW73zvB0MBqfko8nbvh0M2pobjHWz",
-	"mtjbwSDSV5lU1wD+XJf52qcNDubHugxJcFkwO7sUUlvliZ39LdUn9mtTgeLOz7xQJeaMFa9hRGtrU47q",
-	"BjPYIqzl2/8WMa7Qrm3lIwZi/bbl2oJ6fk9I4UF5gr05uH6+JsRWl5NexhUdQuhYyFjYgJpiOXR1f0eW",
-	"2b3eUQK05qa2zH63G9bGrYNrT1+WzT3qJSJ2vyD1b8t00iA0iCdEPLpRZFYwINTlWJs7lNnizH4HwFK7",
-	"N8B2i5wIDzSvGDg1uNx+GAw8xppPZM5iUXtRsJY/DN7hVULCI3wxsCkOBXJdzhRJrgs2YsV7UrCyKsTf",
-	"YEuleXJKbONpAcHZUaVYRnrvBv+pEQnPwf4BetAQjysTI0ppnlY5oOZeAudqEnJx/uni9tP5zdWXn/vt",
-	"/AKx2IJg4HaW0ZLt2BisYJxkqTMIVffKRMR01xZsli+CAjAcRfurgplBhmYlCFqdJCvcJRZ6HP1tPGJ2",
-	"FgBeHpDShNGMFR4q4YjVUBITGgX9z0m93QD8Gpp08r+rOG9PdcONI4WDeFQlxI+y2RW0P2sw2a00F3Vb",
-	"pDdUe5MezoJS2qW4vBL7f7XN4KA1wtfrjdQZKYsF1kyijbQ2CzAmyaUYsyI0YAdDmbhInrGjrYeJgdOp",
-	"tqr7xYxB+LP1IpERoeNxwcbIWYlnYpJxIasZHC+5ZwtFeoymk1jAp7aMFV5X4L7n6w+q6ZRlRNHpLGfI",
-	"aClHyLoZNKh/5mxy8CRomsai3ssO6l31fqPvI+ciIoLN3QHOyKlla19zYE/qn8IMKUrIysI04SLNK8Uf",
-	"GIZGEiYy8yX7Zr55NuzFYdrdBveLyBdLY0nvmdCvrLcnc0IIXg4IRknPvWW/zYP33dJcrqqn82vz9cYo",
-	"Q1sDHflp2DbXz61ts2Oyl5ZZH9T1PKgd9G5vrz62Nshde+diNM+IyTS06cGOoAs0rW1PLVq025aY3qnH",
-	"HvWg0dRYjzOS/PmvxMUBAdW661ubDPe5gz/CJk/pt09MjMvJyfv/Z2JE9u+3z3oBdGZb41fw7WpzLDKj",
-	"aVoVNIUj0QVLuULEWjC9/k+ik9Hbk+gE+uQO+kTfhE95TmGriE70biXSxZ2ppziJTqCm1NRrNiG6aFWM",
-	"boYMwm7ynZJ/aDNcSoImuPbew8X7cPfRH75SJAleNIlI4kchiWKR+HmUaEuSLM/zxAVzbm8uSDKRVaHv",
-	"ktEFXj9n7D4hHGMOuOS5wcLs2yyXGbNAsWkQrNGvjQAv2VSFQ1Efqto0qi2DhjWq2wuX6UfotjZ0vPuA",
-	"FgUF1KrKRQ4zVhbTg4Qe9FhtCruFY92FG54WbnCak9P6Nn3QgJ/DDI+HcQVxP1Zt6MclfN8OBk+lP/vE",
-	"lQvg/eKe+HLRO2cS1q0l19Cv4I+tLuwNAT3ftd3yeoa8a0N/7jmW10gMBgejFKFwdHwMfJkNTXtPPl+e",
-	"/3r79ZIUlXALzsa04Dwhtt7BMu3hmDIIhRUQNSfvlfJVqejwuN5Fr9X0ks/WDqliORceQKkz7b9effh6",
-	"fnMZC0y6qsbkhU/UKl8UAtk9l9EAXOla75W4ahs/jYVg8zBdY7UL3F3Pr69eKZJWRaH9Mddm/RNrWJb7",
-	"IbFX3ellqJJY6L7TXcKzmkfHRa05p+Q3CFdS4cdJX/9ft5e3eOb36+2XL1dffm56aiyCgEAQBsBTkgTR",
-	"GGSiAOK6IOmg70O27wYD0hvSzMZe+z4aC7FZrmLBxQPNeRb5r+q+PmZQICZh5oO/tGAmWlHvxlKSYcXz",
-	"zA9XLHT/AwKD39rjzbVuKSohgOnyOTyweCZwxeQfHa3BSguPj0RtZRtq3nb8GEI5hllvepb+UbGqTqV2",
-	"mMjbBz/jSc/Mb5jwUTCLXWowWpnAME9ri9acfo6FmaN9c/b+3+FwpSsMKZbiDHjiMkgnvdSRS9ghCW3Y",
-	"FR8Rn/Sb/Js/3f8tH/f6KshwZwZ6az9xAqgKyZgkvHWCG/IPgx9MQkaOCFJvR3q7zFnJ7mATxOmob4Kx",
-	"+75nFrG1oltRvUnFkHrb7lmx0A8HJGBIiy1D8b0IiXzmsrjXJjqT4hkhxQ9Vfr8ri7wnN7bexJbVUR/j",
-	"rqqmtarGr4OWupra/n8MlTWGpRHWZX2Yd6p/uwWpn188dV8ci5xfj1F/aLNkmWGQwesdwgWE9UpbljEV",
-	"/J9m/w4EEXB528LmZ3I5VsqbitoT6zZjowXTFhvJdupvRZVpMFaFm0/rBL8w8dpCBL/B7Yym03FSR9bH",
-	"Fx4JJ+BkUZLhIiKJ3k96LtkvC5JAbLQ1aQLj1VzxeAIhRxu1hD/gV82x3qOhpwxGcRuFldocOnIrftDA",
-	"R7hEX6l6PwVm0By3QEvYGLpAZww48IJ7WMjYaIRCNqNAhgGIbc0aPyXaAzLlQZXgf1TM3rJ+Jz4WssCs",
-	"u2JQQETA7ZxzxfpGDEXjHGGbx31x4bvBu1NyCzy3KJyI6K0Y39FsykUSkUSjPjka8ZRhBgEKgAtTegOu",
-	"qjZvUyqAWbpmsHrvBj8GbXkx24cDFKybo/OTg7Ydn4ccdlwLGhJsjmPSwcTAc7Jz2LmQ+Pcdz9QSVGxa",
-	"2Yfn+zs3lgswDEXXF9unbGzgYFAV1+ySTW00y02I8c2fpqsxY7ml3lT9YWem/gWtTi4NjThNU6YQdJq6",
-	"GvrAkOhHCrRfPUSXci5iYX4/4TOQwVn0Q3tLdmJuTYHPOufYV7TW0ECrwlTdVm6nNIW90WlNtbqM2EFL",
-	"C18WZMhyKVDv2UWMl+3AAQWmtlhy0aZQUQ0IbfbGgoX2yqMUteJWxaLVr9rF3P+ZlbsDCftH/2vnWbf4",
-	"vq/FB+UO26y8x83JEFhuPE7xlQl0OerrF1wKFyQFUMBN8dDjdrNYPMJ72MmKxjf6TpA/Nvaoyva3sDYF",
-	"Q3jbWZ0dW51/W+iP62B30N9877/Z4A58ZVP5wGpxZVdX4SziO7SIyNSO2OX4jaF+r2BJf4Zmbw3wLTAL",
-	"T27Yd+8WfsPCj8JxMbkg7w8umYUDLi89DfzyQsK5/WKOaMsfbRKZ+Uzv6wuTLqVojedOswxVQ8y35Zyn",
-	"ToBM9/kESnDqyzUWu4p8bliuGGbduF7Ps6xpsX7HTsmKt9eZjaZesuc0cIIcr89ynmXejIAOw5Zb9fYZ",
-	"3fW53PfmXJyhwqoUKyLCMyZKPuJ49sycZCpZMaIpqE5TEQvDYlLLiOh30XcA8AFlLPqvV4qw11PKc71+",
-	"C6YU7vJGbGPEzQE6fyPdDxn+I1AcgST2thdSlJQLlcAJdOXeERlo3MNTcxlSjbFv5VKSZzVTHQuTqiYH",
-	"zVQHb24KblzlcC2JwzNzmLFWfwOJm1iYblyftP4L5avtMO8qZ23vt4u89cob/YOx2RbTlKvGedrygsvL",
-	"oe182Y8/DFoO0u91H9s+q97l0zfl09UWm8GyX7Y2tiyFR9Rrdobd2Lll3ypvSTC7wPExw7M2zGFYZDsk",
-	"1uTsficB44Y5vkNXzhfnbWweKx7srasiP3l/8gamtmnJnysl7KYevQfMHEykrI+HKzQcy5jiBcvCAzpU",
-	"kPPrq8ipi6ESVDXMuZqwDITCTv0+Q2e86XD+OeRo8XR7yoL7EjkXRghT1PoSSd05FISDglpE0lwKcDE1",
-	"bjRsqbVHz5oefUPHSqM2LhCdIlaKyHzCU3SMoBI6pQIIhJbu+Bq6cfWuv1lGWJGtFkK6R/iyR+27qtPw",
-	"bDU4Y03tbbXrpKdbCxLZkaGf4AVZwdX91UYFD7YTc/XBKGuG/Lna6sJ/oE7TdjoXambEQXWf2RHyEuLB",
-	"QS6ReYHmUPmrkbohOAb3wArjYThJOzg8DjkSQ8bRM7XsJusN0uURqURJx33Lr6FnDpTcBo+H8toGCMnK",
-	"dGLUAFbFleCGji01pJ9193U8qQ3UknA4ADvQHFR1rAFWo8Eeels6KlJjx/RH88zp5mAmmeMHDatOLUQ6",
-	"KaSQlTJa7FZOZWmoMjkXuaSZ6QU9qLw+Yc3PtUX6vwAAAP//",
+	"7P1td9s4kjcOfxUcXdc5LfVFK3YmPbNtn32h2Oq0s4md23YmM9vqFSESkhBTAJug7Ghy57v/D6oAEKRI",
+	"ifJDOpn1i5mORRKPhUI9/upzJ5KLVAomctU5/NxJaUYXLGcZ/DVI+Wn8juZz/UfMVJTxNOdSdA47pzGR",
+	"U5LPGRm8Ow1IPqc54cr+li4nCVdzFpNpIm/hJ5qmitCMES5UTkXE4OUuJe/fn570+p2gw3W7qe4t6Ai6",
+	"YJ3DDk35mMedoJOxP5Y8Y3HnMM+WLOioaM4WVA9rKrMFzTuHneUS3sxXqf5S5RkXs86XL0FnkKbbZ0HT",
+	"dPtg0gcZzKXM8perd3ql10c0SFMy5SyJSS6JkllOJquAhDwOSTdmU7pM8l5AQj2kMCChymm+VPpfUcZo",
+	"zuIxzUMiMxIu09j+7ebzx5Jlq2JCCgbS8SdguugcdmD8TCwXncPf8A/4Kuhgl52gU/TYCTpFd53fG+b9",
+	"fsl32YYj+EHRBSM3NFkyQhWug6W7NCVUxCTEfQmJFPC7zOcsI5lc5kxt2kqzRffZzJdUsYQLdkJzup3E",
+	"JuZtEtOckoxFMosbxmdfHetXWxMdF/lfX3SCzoILvtAbd+AGzUXOZixbG/VGWnxZGnALqtSdfR1ahGnt",
+	"SILDT6nM8u37xOA9S4YBCfGHcZn2TuStSCSNX8uJIhlLk1UTsbnP70ltOP6NO4avtNmq6hZNuQCG/YB7",
+	"VNocr/363fmFJ0z3U787Z5oNyCnRZJgwkmYyXkYsJpMVocLtWDg1jbiNMgsis922zLazcccW9NMbJmZ6",
+	"uM9/+gmOnf37INAN5izTTf/Pb4O9/6Z7/9rf+/n34p/98d7vP/7fTsNS5Cx7SfNofhqvr8W5SFbko57D",
+	"7VwqRsKJfhPIk/2xpIki+ZwrwzS77BON8oBEVLE9xYTiOb9hZKE/6TVt9MR03TDbg/396mybJnEsF2nC",
+	"chYPRXxCc7ZpNpF9l0zYVGYMp4HiQq4nEiVLpQfPRNzrE9hFwW5Y5n0ZSyJkjtNrml1UHVPtMdS8ZC/n",
+	"QANbZ3eZ0yxvPz8KFEmnOcsqk+TCTlLpJh9kmsXg7jHRLGNRvj47fGyv3o9y8oOeJ7wsmFLkhmUx1/SX",
+	"UqX0zBWhBJs/JKE+USHpflzGMxbb7zR3mtJEFU9Gggv7EJiVWCZJSLp6CVYsJ/hWrz8SjUuBw/fnb1mV",
+	"HoPmT7pH/cUySRoZlF4JZGptyBnfbEHMllllVMxY46GMyj3ffS+xnXYka+bQmmB3msoDEOYw5jmr4ZEf",
+	"5kwQYNhEVthlxlQqhWLkljpaNTcJSVmmpDgit/pzIAnzvRMsVdOcGI7En4kZ9ETKhFHhjfoXxuIJja7f",
+	"MqXojJkdeQmEsmk7QMua0xum70HTBllgIy3prXFPppvGdOf9sTO9ZDSL5hvvMp7PNZ0ljKqcSMHWZ4j7",
+	"l7NPOYmkyCkX5qqDn7pwxXFRXHJqOcEBjQRwSsumbHv6sw1cY1oee/Nl2Po2tKtxRWdqfS0uWIo76JTw",
+	"Pqnd+9pFyumM0IUUM5hiwpVuSQoGBMs+pYmMmZVhNs0WxubPledsoXaWAAL9+il+Cm+b5zTL6Eo/Vvkq",
+	"gX5ltugUK8QzlZ9abr/TuZ7qT0nGbji7tfcOnHF3edzpXE/LI2p1vk/jV3B8sqs5FdsFOB4TruBWjPJk",
+	"RWb4rd5xURHlth1iXuq4nZK4X6sk2om8YUrdaRaJvv7vNAXX5UOMvwXjgdHHLOILmuhZwEVmGFI+Z/oh",
+	"n/FckW6asSn/hGLXEQkPnof4b6bIwfOAHDzf1//3lxcbJlfDTHxNQesInw+Cg5+/bFINTkW6zN/qnq/g",
+	"jerkfjU2N67fs9aTnITwt1awQr1VWkCkGYtxpvjw7/rdsE9OL8kzcno5Pju/OoSmoJEfLKu1MtxI6G/l",
+	"Mid6ff5YypypgFCxMlYYZ7iBvqKcvL48P+vpzp/p/9MCHOgnyQpVF62zlgYyEsfnZ1eD0zM9HvvPhlHF",
+	"kul24T+6ZXNHlBpcvyVGwl0Tvb6Z8nj49t3VP7ELrRgS9omrXIG5SU8Up2UmoCXGgISjzqgTBiT87XdU",
+	"qD9/CY/KXXM1EnwmZMbiPjlBxVkvNDClyptkxm+YaL6beJkC6gTb08tO0MH5dIKOXTvvn+aJP+VNku+p",
+	"JZ51etO7igvFRS49VQCGGZDbjOc5E1oc4TEjk4xGTB3CGum5gsAoZR6Q8DPtT/r7xc+40ihUjgRL2IKJ",
+	"nOw7c6G+TUg4cfq+nHxkUU5CGvbJe1VH22gzLK9feERoom9Tno+EYgmLcmWZAwNZqkQHfTLAP63VW5NB",
+	"aW6ECnXLMkVe7O9v2cR3aHiolS1+0henxx5Go8+//c/nL7//OBpt5w9tOZ/ZI6rgcMJRCnaUr7aYE7g3",
+	"nAeQok7dZq5PDn6ucLYtnLCrGFsjiN4RMUeVTGVWYgtb9hMHtnGaTRN7y3Ia05y23bmFef9RN29RHtQD",
+	"7N+ZzO8nAJ+dnw3tgTeCbk5nqsHW1WspAAszrD9N9tVTPZ1aHaGt7LtVbeqTD07qBS1+opjIAyKkVoVB",
+	"XONSNG2/LA+qlfh7wRI6YUlrvdy8TehMX9doZaBGnodndxLcMzeKloNGs0ALscpZEAp+Yn9qEq7s81by",
+	"1Ug4AYs8uHw1EmuDeQARq9zkSGzgNw8oZY2EEbPK3etvmgWt9Xe3yFrZGmV8DXHrwqOoHSQuO9iHELpG",
+	"AtxhdxW6KgsNctfaWoZHI2FlL/L1RC//vD609GV3ru01XmzZQ1zj4DAo9DJacKuS02DryjzcfX/h00F7",
+	"kW0rl0XBbZ2iyrLbSLQT3krUejf57QJsT3XX3rpkc0SopgFnPwDexHP3t+bxRraB+WsufXExPL7SV7ie",
+	"jvnz0J59ckvVSGRmCHYZaW5NYX346mL499Phh+FJ8dmcKhQF9Ie4PC2EJdtPvbRkeaIZYyfoeCM2f9mR",
+	"1PDAtgKTXW908n6jq16/4tQseEBu5zQH7x5ceearr7MND7AFl5HM2E7GzoWMWaJ525THTESMhEq3Edaa",
+	"QH17IXpCC74GnxmmZgz8zadbVcdZOeAuXqbGrCiWi0nJqgiTbm8YbTVjMJc+7HRr7ag7zxWivU7Frtoa",
+	"Th1jxSAwULCKygYHrK13QtlhbCT0y+Nfhyfv3wxPtJx1Nn53cf7qYniphbDL95fvhmcn8OSXwSm+cjw4",
+	"Ox7iP4f/eHd6gT+ev333Znh1v1NhRntMRcSSx1q6I9SElsLG1phvmCIRFWTCRiKCAWgx+IPTI4jmNqXP",
+	"NFPqurULiLd0AXErFxD939OzVz3kcJZngmUO1ZEpzB4G7Xpuy8oecofNQO+xg+0NFHZhw6ViV3T2KpPL",
+	"VIWkKzMjBvu//ycGNvQariF9MwzevEG5u41lA3qvdIFBFYxG80KDomSmHwIZ6fYU0zPIWTwSk5WWvRZU",
+	"kW6on/0nDSaj5f7+87/CX5EerIg3DJgmCdAmNCynZWMEdtulgpxfgEYxODvZgx/VIQEBP+xSMjg7IZOe",
+	"fiUKe60pJm9prXkkc81VtlT57vdfmOvvxne89ODj3e6CvHac97kTipm3vwSbp7315lufM2k95Qe5A997",
+	"x2ujSQsOHZyi0D97cL723JmrnEVUY+CjXmGuAEbRZNryz3t9OCaayuqsXb9ylctstTGM1LyzLY40QO0/",
+	"i1mmLxWRK3KrjzSGNrMYg7UeLqC0KXT0tZxsj+qFS46SVBrF2TiLmyJAP8rJQ8ddv5aTjav+Wk7WVvxw",
+	"Y+RuUAqt1s9szJ/5u0gPMAcPbGb+UbSnDWUO3WlhdlsmWmxdMJJods4FYRyu+ZhnDI3GzQLoPUKFvTju",
+	"oOPPyE8+gNF3go43l3riOE9ZRvVgWwToL5NrIu37XgC4+83GgFPyfP/55hBi/5t7Bn6f6xPWSDaapoot",
+	"CUhIVeRRDJxB/UXYJ1ecYQ7OJJPXTJDJCqI2RJFpUWxtkz8Ax9Kws1RF3tbiX7rv+q15R2esYVL6EUFG",
+	"HGBABhczLVrsFyxyv2mMKZ2x+gHub40bueT/ahoTiAgkZRnRHQTkQJ9TLV8UQzpoHJPi/2oY08F+4N1I",
+	"VlzZxEiu6KyelK9QDDO2Qjs+Es1pRiMtmYPXB66jWi9ZDRnndNY2CL7GMeaHtvxP8Pv/qzebvlcsaw79",
+	"t0/tKb2V2TVKSYVI7FtEK+7M8nSWprHWc/qphZnzA4wIruPtTMYMv5AB4AqdUcH/RUsHrzxw/GwMnz30",
+	"xeSNf+MF9UvpcvInojzhQE8IZ8fjgNTkrGUyYRgjQ+P4MTLUdAdaXDCt1zMfnHTr/epSommnbscIjZA7",
+	"aVkPX+9t3sVH2b+dt666aWamlV2zJ+Zxd84/l2127x8woRpp/Bz+QRMjSS2oukZzhbVNlFwLExmvAnsB",
+	"ThOqrvcypvJPBFS+wxrZXWvloMhi+3rMWnPmcQCL1AtQ6xcMlHfdvdLtG99UN/zM40CrRfq/KMx8+RL2",
+	"jkj4Y+jcX2iggQ5GAqSNhN2wxNiI9FB1XzG+gRd6xvJlJlgcgCBun8C1DutPFjS7VppELdkdkaW4FvJW",
+	"4BxGAnJzrdfUWjV0C3NGYwhHhQjsBFdNC4i2U08MxHcLMvjHntmopsSpWofKl8C5Y2CLX9L4gv2xZAqM",
+	"/JEUORPwT5qmCY/gFD77qCTooUU//zdj085h5/88K3Kcn+FT9WyYZdJ5prDL9bs0w07BnyxuaMJjTRLO",
+	"+KNPAsiNej2mlCdomuOxkR/DSMYsJGHx2xjf0mcpZjnliQpHIgGvd/g5kVFAFmoWEL0eX0IC9oxeYLux",
+	"o4mo0DrwhJGIZhlnMQE9WRHFBLgOtOIqswmPYya+7oJFNElY9oMi+hAXYQI0wSxwrgrxuq+HeSbzX+RS",
+	"xF9vlIM0hSFNdbeky/NilOBh1os9YYkUM6XZJTWWTZ/f9+zQT7VqsmDCZKB8nQmcyZzwomOyYvkRLq1i",
+	"2Q3LnP/7p/0D5EWaCkkoZD72vgvJUuQ8IVxTN0zovaDLfC4z/q+vOZ23XCkuZgFZ0ETfe8DCPqWaQ+mt",
+	"yNiNvGYxiTIWM5FzmijSNWeRDN6dkmu2gqCmKIJ4c63W9Mx02KcUUntgDF9vRkXHhOl3Sfen/X08xVR4",
+	"6qW/Z44G00ze8Jjpbw7W90zP7IvlpBah4S3LMx6pem0gZgqWcoEvge4qYOGoiNGlQHPNVBaMqmVmfQv6",
+	"PTBm4XfwMtwp+rpPMz2JnCNvNhANmwEi9Gdb9FxYRpSHNm/ACb42SFM78y9BB2exPoo3tbPTOlx1ZgGR",
+	"cHqSBKEqisGT7kJCZknEhGtK78hI3HKhbAaRNT5vGvtb/DjDkde5I+xIteTTYGqcM+IPCAcK4aBuZAoS",
+	"X3J6zQQQHphywGiv+RnElVHlVqW0O35Wl/6MThJnhV+Xwwoh9rcCrMNupNuWQoTDUKEOAkLUoF8IvfiB",
+	"plELE+KRrLwVLuW7qjLdgShJtwxT0nMIFFxVRnCEKzjFM6xfKczT+tM6+t6yeAEMEsWkpmx3FFwTees2",
+	"sd+mYc+a1kxCMAnqUjwbaaDumBbtrekZGWN7GCpY/N5q0Ju3C3BBLNJHUOB+6LUG5I8FW0xYpuY89aE/",
+	"tvKcj3Iy1mL41pP7Wk7UsVyK/B26d5n9Os+TsWKRFHXaiLUL6bXU4kTCb5g3pR8w1A00ENMGmWZyQdRy",
+	"stAXoxSHxvPmuWsnoAMIMmGRBMndOK/75EwT6YJRYULoMG0cr1OyFOBpgabz3EXpeeMPja2QxgkXkHzT",
+	"vHFO/7SifjMNw1T7davvH+It57WkcMO5kLdC+a1v3WvNPrIt3YCOfzuXLpvWER/PFTCgrFfhqDAY/A7U",
+	"q4W8qRyntgxBsTznYraVFgdpemlf/eJs4i0+whf1J8uUZeNca6c1coNM90DhJPBCmV41NzoiacYU3D1a",
+	"IUU60v9/qZu90h+hF7rf9l50H9ZdiZ4/YDs7A1dFNKdi1p6nVe4x2Kwqaa7DH7ndagNDU7r3DLKH55mo",
+	"DTVIVubu03PDVjGIzPRgr8rY0qF9ApGjXCyZsqaNCY2uZxmoPCDluP0cCWAU3ef7z3uBeTWP5oQXoASs",
+	"4BjwrhUceZPfJJZawOAmiq16MactCBVvx3TbWS2WodX5tzApdUBHZs4QCU5MQPXazLtoQ9IPF4bqDVJK",
+	"2DMSghTgG9pH31Cri6/kKNrBOxW+Gl6RZzcHz7S4+uwzrteXZ+4N9eyz3/SXpjHCLu3Iq9YkP2OT1tvr",
+	"LXRlcg3H4TiRgjVZ8pR3BiKZrvpkWFjHIDrKGPyOMLI9kilnRfKutWSqdRkRkCtiNjZScDaGCL3ZEsdb",
+	"MljiGpSHdyzTlUETwO9J6XtEJ9GXhi+Wew5+3aZ3KToXfeANDESadiOxJl1gByXLvF0KnoFVRpHuL+/f",
+	"vBkfn7/7J7x9+c/L8eDk7ekZcPOdRpi7KKk2C4UXSE5nelO44LC9bbrbLmAgZbiW5owoucwi9oMC6yaZ",
+	"yiSRtyg7haSrX+/B7VQ2RVZdPdvP7jYB5opmM5aXpRetRZxfvBqcnf734Or0/Gx8/uFseFKzIUUcOxih",
+	"bjlGhOwsV6Dg40zs6ydNP0e39tvh25fDC39EFcdHvj6h3pE9ZbgXYAOsLC740bYzlTr24KN2bbon0U3M",
+	"YoMGVqcUbrtR2t4krRQsA0p2a2zu4BBor2WxBeU1kaODOM4QWIGRhItrcsuThEwYYXsLNEDnsqQsut6w",
+	"wRbUUsDVtcDIa7iE8LF69tk19iVsp5A55LX68w5+Gp4wnDdkg1bGoHUy5zwY6zV69tk2+kWrihEjl++P",
+	"j4fDkyFCfa6PwQyyBuxKsxL9MCBhpG5QYfqopEhC0oXUnTdcGN3T+rciddMJOvBSbUBqO/HdgP8ZCb5y",
+	"//oIg+4udoKqB2ZnZlai4IZbGbKsGxyJ/qWcW12JdN+dX15BvAnK36T7bnB1/GuvT84F0c+MCxhdRzh6",
+	"0n2xv1+wN4g1HQkbt+Rub93L4Pjq9O9DbEy367vJfEEAeKjLETWeMKuw4MiORiL0phUGJESLkclSq+j1",
+	"IXhWCDUhUTRjJEoYzazn6y62p0ZT06ExKZXVLp/foikZMXYj926dpyIwcV3GxnvDMqUvIIRj4THpmuQf",
+	"z2kFJmstpwxckimPAzsm0HXLDhOD/bumoy/oCl5SDLKOmwZibPmBn7an72ytQthNMYaNB7S+BZ1PezO5",
+	"5wI+8d3+mfnHbzJlQneuX1D99+9PT373v9njC5txBP79w86M5/PlpB/JxTNJU74XyZjNmHjmhvHF/1xd",
+	"83TP0uteKrnIWYYjvbOBbc2per8VwNe+4qzvbEsT7NZY0f6676xouSR/+etPJKYr5dluhURj2MosGAZV",
+	"/OXgp7/8tRx39df9rYavbQvIRf4VV6+VDS4gS8H/WDI4PsYyUDqzwIzRmEDRkbZNQl67zTKWLcW4sFaO",
+	"PzqxrRyaXIn3A46uubYJoKDWiOO4wKEZWbZkHmMsp7HYYIhCcTe6vGC3IwEsbN0iYg0aoA5rnvR8/3kl",
+	"EJt0q/3gXwZRjmfoQMDrYF2B+VqGvS9NVzneLsN6mfIDJlpLfcvFnnT3gyKxkb1B1lyXqFsIqaUWIO5f",
+	"X6W5NMn4uksYlklb6TrBIJ8zEZCydOAUDcyQcdEG1HTo7GD4BKPvtfbSJ6dGk7I3R9FzWLGAtBSUG9b6",
+	"tZxY57B6w0UNjMeAqLnM8j3Nv8yy5LJYpwLOWMtt62tunNjjvBai4i2LOYX4EXvudSsBCfWV8cyJrFX3",
+	"dxLWCsLoOVCb9Zz3F2+IymWqwO6g7+3uwU9kwcUyZ8rHDC3CpdupQFtUAW9+tYNX/F9sPFnlrOYuueT/",
+	"KjUAIVr61dLobPjddhfIMkvqOpkJFsP6+BvsqTDA59KEckFeDa8CR5xetENZtsn4Vuu1J+3rUZU2sUHU",
+	"f0MnLOFipjVs41M/v2HZFa9be/sy+WNJE56vwJke09Vj6tuTZXTN8rpoP8EIPrTDCIhMYi1jAnxMaweE",
+	"nZWZ/ktos84ZwUTNjIYFhi/4H3BI7Skd7vIbWkNDeNWifcNMtCsFI++vjvVsS4pmTFdNCmZddvylj9eL",
+	"YDu7jbvJCOxmY7vGVSu2sQUZatprQYMgC2qFUypHAaQbLgXPQ6LoSl8J3ESDf//EqRfjiTJbjVtTQE0q",
+	"geDQbpjLnCag9t+wjM4sOs1C355gDnCafxdIzIQUwN2pmTPPFZiRVY6PSrO1GgxYWfSr9SHM284OTOGO",
+	"R+hdJiOm1FsZ16Wf/ypvyZRmhirMUXIWHROUALm9kVywxzw79JZyLe6OYRi1KXGKmHdQ/8cBo81BSIi8",
+	"ncskrr+41y/qCXO91eG0QH9zlhg4cONIERUTQ3Pzmxs2T1u2lbIs0oJeY5uheRJi5oF5n85YQeKgfYWk",
+	"u+9E48wgagnWKynBB/v7G5Nhi/FkjSg3oX1UPyI33AcZTvMw3hg4uY9Y5gNfa7noxao17KEXj4Q0yDBQ",
+	"Vf+XxYSS+XJBBW51yz6N664mCS6TM9Br9PVhaPF2Li0dBW5yegBwCjBYKMD4QHhN7XjXYC6Jx0dgBOv3",
+	"TRMD8xZw7XhXj19xXgIfyaZK+DWkVyzaFkaor8w3bFpzFwxVzhc0d2oA8Hmzi7l0bIYhGamcJ4nlRDUc",
+	"Mcr5DRs37uQH4531dq+Mk/BRTnzSMkYKuLL/Blasfi3pPCAnxovQmt/GKcv0LtZpmJa8nQCmyRMmYENL",
+	"vHEfNcSeerywQb0qjrom0+V2f5vd0FuDh7jczeFmPo/HJuWYS1HbYegNJyRpslQkLD6265ewaR7We+J2",
+	"iLD1h+W3XMt7F5QLfbyQ5+sOlBNwqvsakpjf8Nh4xMvkG/p7xr18k5FwoyFdwAyDAGTDZ9C+ik25NLhN",
+	"IYQ+L/fHvoMY0IW7GnrOe63YbRPfqgwhqB7pMhU2cJ1Lz863xsq1QAZpgiIuzo+1DBbiV58YF5veZ8js",
+	"ARHbJv9cM5Yak2MBoFRhRstcWiJmJjW+/tgolgcmvnQ7VJXjVx6ev7rmKdr58NpTOUsdWje4ZtB1U2Sj",
+	"Y3Qquu50vzMJEEKZXM7m1YYMAWLQIcijUjAkqSYIj82kts1mP00kzf/y/Kv6emBdxmnGZcbzVclS/tOa",
+	"ldy8pZcYr6VSMC8Qi2Cke0ASectUHpCDfTLnszlTuRfY81NF1NqcYGpuaX00mNDzi7eG/HyYM/Acfqye",
+	"W9xcBOOmmb57pywrrPSofdhQJp8q8LiDrtUfiQ8eGrBaRvOiI+skZJ9ylgmamMYqUUYNZno3z0RG12Nj",
+	"wSxN9i/7QY0ulUh9rIGcwW/SNHKicroCiFaW3RhkcU3e1TH+Zb+8QS9ebN0ilIzGmavnVAAeVHTrOa67",
+	"E0OQjqjmFjgiU0GlmxYsS+X6Xn0zeDl8MzwxiWNWFutVABnag+vUclDn8lgzCeTLEpfEcIBDyPxKLWas",
+	"5q3ZEuPCF33ybvD+cnhSeWeyzG2JDwGnJZ+zFWzNSBjgMH2jOKSxnpmw57HHvhGv+qhg5sDLpOiTwcXx",
+	"r6d/1z1njMZ7UiSrI+enxEzbjE2XCuMffu7ZcQtQxAWz7iX0whskOMR00zwbLcfgMjsiNIvm/AYibkHb",
+	"YZnimqkhipYxSeCAO0EHV6QTdOwQa+0ygzS9orM614WL3oPiQnYzHjPUSiaYvFdxBnOVJnRF4HFAwv+T",
+	"ZbPZZBI+XH6MnqmWJM1sHyg/5oONldDNw13YasQf5WQcyaWoGfAZHKj1pBJIDl5xUw8qp7O2GnDdxvvA",
+	"IrXOllYx+nZJHyBGv9A3AZ+kWJ+dg/Gv6Kwh1OkYRohpwHrsRzaYyElma8JYYECTEkYzw4RqHHj3pmgP",
+	"VuX//La/9zPdmw72fvn9819rcKm/uUCPO5yPKij3dxXa8qWR7t7wupTVc8EAYKhkkc3prC6E3Vp0ak+r",
+	"MVZxBc21tgAZ5l/jYQBcpdreYLwYwaXvtP29CVVaNKjlMACF1NyMfkz03dhvttBtZIN65gACZJmf0Z0C",
+	"DKfWv6Z0Zuw4uyqMuIR2GIHDmtJzauAw6gJwMrbsdJrutsFFkvIdNvj73V2Y9jezu34p9dpIjxyCTlzl",
+	"927GtMIjItYzKIlFevOds5iL3GXTZIFf8XDR7KbpO2UM2w4mq+3oXrUJmKbzrgvkwx80IcTM5MMStVI5",
+	"W/QeINm4KM3fQl7i9cIDwseYzUaN16P4goIaHF+Xc5kZy1p5VEeF9AHmEYMSbMucQV4OGL8N1HCr5bDx",
+	"8vXTMKUvC9QkvQNYMCusnRPm3owNhOYWTM4KccGOTjO5qLedtg/JsfFRmzihf3yhsEtbSdYb8EMlnDr0",
+	"hBwrzCBdeXuzm2TrT61Bvh1UCfSZ2+GU8swL29etl4Pxzz+cDS/QaQ5EGuofYbeK+HxDIiNRqvwSQhwY",
+	"jTCI0zBIrfOarH7sy2/Zk7LN6yhsmwNgjkNdKH77sxkQiqVXTC0bNacpROddM7Ts2GKGuxxih0UGAX9o",
+	"/NrLGI015dYdbtLVR4t9AmuMCWRUUBknklqxrw3IfcTT3WZV7HePyQm4viNXtYzAN4s9FlOoHtfqydx2",
+	"/rbL+U5AiGlO7e22kzhob8Q7SYQlMea7FQ0LoeAblA7rK8qdZ3zGhQmiqqGBPjLaQ4sLZcE/tOAHWUE2",
+	"PQgyOLs0UbIsGwGaCB0JB6OsT1rPVqU59F8qognwYBel8d0RJ6/O35yMP5xf/Ncvb84/wKjiZWSL589k",
+	"Eo+EL+KC3yZbCuNdkss8XQKaHqA2s5gUFfjL9kqYtatQ0wk6pY5rbZYvl8m1Q1Sou+x8DASXRQ8u6wUV",
+	"Bqu+sC8/ZsDgdhyCJuyF7sXw4v3Z+PX5y0vM1n4EYKBicb6esG9Td3legKsYT44BeWs1P2aR3qpTW1Vm",
+	"hjCMuy2ey2hpXD2eE/vS3R3+W2BwCvjEFpRmXDh1QVIF2zTBfiJOWEyUJFOatVR9zK5tXBC7s8a7cfd1",
+	"UQ2eof/f++H74UlALt6fnZ2evQoQG8ll+OotxoI/pBsCfbjA4NWRcRolWiZbFWuQ0xVRshTTib1ojoTd",
+	"QMEZ00VRUqi23sy2a8sUt/XJE6W9AJOVAaT1nkpQxbANdY+Qi3SxUE8vICfDN8Orofk1ZhA8oMcGUa8e",
+	"3+kWcDQFg9IXK7zsL5rXTyfoeO0DZ7cNbo+OLec1G/3IpTcXRL41rfnYBTYMRZ6t6mWRtRgIOQWvusMQ",
+	"1LKqZk5QbLceFLH4uiaAqtr+1OC7GhjCfYBt38GVGnTMHVp7CsER75r/wUZuQDlYZVLhUPA4KoFaFb+T",
+	"Ikt4yYzTegPH9Bzq2+V+f1HvIpK5Mh3eim/eeXXRqA69Y9keppMXrSlPQykQEw1WJIhqij0q1oTpYktr",
+	"3kBaQCw0QGdDEVa2MPCYZqaOwltpEhC75C12+8BRb55uiLU7CUccAyprMSQvZALZjDN+w4oY7g3OagAc",
+	"3wrcqc+abnptBvD5tpECuP4OwzXlAb7+oNfRVeuZJKKnIhqMByt7VIFahUc8V2i3B+SEaqHXGhfpYlPX",
+	"ps8jQnOMc9Z8uA7RtYot0ScDQdgizbHGp4HqM8FoI4Ht7gDmapaqwHLdUkaspY8cVxQKKYFtUbGcdJ2K",
+	"jbEkFheIC6vgql5r0UpLO+ciWbXD9rJ7sYFYzArUMhSDF1TcHdTukwlrtFan+ovU1aMpFxAYXI3fDAeX",
+	"V51gw4VXAf1Vc7lMYjJhRSRjqUiOJacQhxz6kozX3+Bq/Pb88qpW1oNJeJiudrifv6wNtCjgXeh63kr4",
+	"WEtc6YULymWuDdxZMQNTuxsQ+kfCqew2WvKORa0Ds/9uUpv5jX71TL8JgSR69JvOMG6Mq7+APUFOP/ft",
+	"rF7I2Dphjk2uq+mtjkoBsfsE4PYbAg5umcjJbSbrQvsjqEK4JsTRaM4FK6y5+rWA+OZbQO8GmPkwaKgB",
+	"sPQg1/XfU4vaHwYjEWohJOERFPJK6WqBGRC4APo3CDIQNMGU7ipW+MbQaz9aCcoQgMySJOfTzuFvW4Bw",
+	"lRRYI/vL71WiHn7KMwrok1DAnIoVmo9NLeVfZOZDzeh1WGZQFWN9dXpw80GleTkdiZrqCLjB6pCEiYwg",
+	"QrmoGI/A61yVDerhbyMsUzLqBGQEdrtR53dTFO23UWciY/MITLz6WS8g4ULNQijTDAYRIBPfVaH7u+aY",
+	"Z2kA30udLhDhHrZU8xPcTjiA+p9GyMe6l3DelKo1t/5adh94D3XPt2U6trCgWV1u/NpBwh4bz06zxPxS",
+	"xhCMjPHcOPvMIrKBHRqIdEqjmjRCZ63ZCrdvDq8ZN1P10vD7N6cnBTc1Zl+9FWqZAqCCXpOYTZazGaAU",
+	"gLUU4CgMAwr/sWfKjOydnoSm7kkbh3IVjgsmVrucDZXKBw70AQ0C7jbAkFYtQKUmFes7x7W7l3mw6P5+",
+	"ZsKW2HpcPSSs3mbbpMX8uINhshVKRwGaN2EWpJp0MUfLgHSg7ZKLWe/uVrp7YnZ8JRvr1wX4a4Ok2Bqs",
+	"fmsUMKZCZDzPmTAWHYxfd/bKO9oSMbyxQSmDa7WojKSqnMKeYK30BWSyQljWri3KhTpbwgyIn+rVe5Pv",
+	"gujyoGvwJ1m87wwM+XCIkNjNDhGrBgJ0Jye2+eZuTmxzt3637msz+T/FU10ios3JNzjMQ7LN79J1J9Ek",
+	"rlgAJFMXuuKUGQnrlekdEVPQAv0fxe1VlFcwN1ZYXH1h2YHczl8TdExPtXz7F8biCY2u3zZJ5AMyNa8Q",
+	"I0ObaCSB0TG1qZnzOimgKvnge/cSchp9An7Qzw3LYh7lBvfegaab2bQRQzxrfyvp0S7UnXzLdrk94PHS",
+	"9W13A0LA6+dEugu6AsDkRZqb4s2Wu6z77iqMZJsvA3po6TxtFRPVsq1GnfHKmzjq5D5FFdRLY4aQuTZ+",
+	"Hgx1hjp2V4DgtnGumfKubb1p7C5e0dlxvbDzq7z1YjYgzwmdcd7+r5+9u+RQGerhaq3tNu7xOa3LvA7d",
+	"QMpJ+LrDse5wbPsKd3ICNiZuVYe+ee/WE6pwHrVbVfX2rLuay440vUvbTL5M5BlnTX6H9UpssUF/dfbb",
+	"Bf00No20r0BTdQ3XnP6qdXejOdc4c0s22369fZWK8UZ/MaOi5I6Gmk5gcCm5pMuewLUiRR7UTivQjXye",
+	"MTWXSbxpU/Wia1YxkTcModbWXc3Gl2GvHO4QOvkkK/Cs9XhGYsKmMmNgODwevDl9eTG4GrbCkFgDQXRb",
+	"FTiCqqPg13UQJwO7no8fC0aVApTIcS5bVz7Xm2LDG20sgs1B3s1y0ByJdoVt/6BcPaAdI81svOFmaUAP",
+	"f8IiPcfj87fv3gyvtEh5b9CUjbKPwSCviEAu+EFLmkLm5OMynm3Ep9lV8gGUDephNuyATRPzvC6I6ypb",
+	"MjzfALalIHTIRm36TqX6uipbTFJ6wCgoP4I9SjduXiR86sE4P8D2O4HDiD5qE31XRXh1R5DGqrZQd4Fs",
+	"Fl9NYSPvtjYyrCyWrAtVWbVetKPoCpMZc9F8NBwt5cXaAPaiAYSwuoKmYddOPWFNE3k7Zp9YtGxR18p0",
+	"lchb4j4hXTPn8BlNeVh4EXprOtEDFeN8KFF8Q8rJxiySctLyRyVF/4LeesRk8Dq25SUZ2cplJlmYDwBJ",
+	"tawBwrWRYTzAcbMja2PSN1wKcdCahufPZDfWs2A5jWtzMU3QCjxFp4/TDOFcgTfdoJQZMMIdN6gM4VO/",
+	"+fadgByQLmL09CDcb590HU5PPRqkQ2OBeqVbffEF4JSrVpqxRijJtcPvY7QhzokxuVDDFBzA4frp35xv",
+	"VM4aMmaiRN4CuxE0MVkCruo9pkm5+83dnj3fsAt48CjgOoioBmJpu50+vuSmhb6A9/6OzBHUvnrArbc1",
+	"YaVlQsfAz2oUJuZQMDSMWun9bvBXrW3Kr+WkqBVaf1kVW2mhCdrfRZD90QRM5ikXrrCMoxauSMZn89wu",
+	"VkAiuZgAbpuDKnPnGvV4c3vNucpltgJ6GwllUZD8nBfQUBVf8IRmBBojEL5hOVOJ4gwwHpmwAmvwHshk",
+	"bcPD9NF8uIzTql9gjckUaaiOsxqC2C0b9bWcHEOcOastdaqWiYG5w2h061iuicZpbKXiAbMvEqNSFgU+",
+	"ujSBtMsQ8sQYlo9+vr+vaQr+9bzX1uyGDWwaS7VsCJC0+c5atnNEBnVXOAL90SzjN61xa1sXES2SoKr1",
+	"RJ/vP6/JKbpfYVC7QkGxcU3kIXW7MqN5nUqCGvmcCoPO6uJkfd23Rk9/AO26W9QTCWwN7fCjnJzGITgx",
+	"Y4P85lCjsQ7XSJQgMOt8uS24MIhXMroet9KpEFgOtzOhqULVSlgwW34n3dMBY24ic1nA/XkotjWInXeM",
+	"8e+ULSXri+KPs4HCTiClZQv/wbyXZv4TNzVSYT/mvT+Z+/zvZjl2rxrowSrsTYUOrR5uvXlHZcRm2EMU",
+	"FyF009ftDX6BkRvQjM/FO4+SDtbDTBv08uOKq65rE3W1OMJYjKEWmCg7vNDr+HZwNng1vIBqv+3sVzv5",
+	"1crRjRBtONYcBIIZMdZxDPbXsGyi8KvBtigkVgTT/1QTS9/o8Srq43nuuHL8865lfr9spp8rCirWlnUD",
+	"FEeuch59pSzjdXfSrn6vErlXzWTt0QS3ZRr5Bi+DXA/ImHczvzmvYevEo5qFMuNuYBy/oiqxJQ7GaEdG",
+	"79gtDOZGT+1uUTDF+Br9WN9JOAwswp8SDVNdw9qNhvERLrbvNI3yNjEfnmksonACqtnwBcoV2T0eZFPI",
+	"2pymKdsR5LRIG4hjjjg3/gVXBws91Eu2p1IW8SmPwFNZRZhZA8CBK4fGMdoIYZ309SeXhQ1pU4R2samw",
+	"Xw35H3b+hyXz1/HFcHA1PDmC8GsDwiszsoaLbFTxo0IryaW8Jjwfie7g8vL01dnwBEKeEpZDW1p4RQGd",
+	"dC+Gb4aDy+FJ76iwcRmg5YBcDC3msszI8OT0angCDdiZHxE6EsaEkVkZQL9yVHBVPRNYvyNcS3DGugU1",
+	"8VTl4Ckz8U7QubwaXL2/HB//Ojh7BT+8uzg/Hl5enp69GutnQ++RnSokd+OkOkHHTAB/dP/GuTiAD4zJ",
+	"Gg5PXg6O/2s8OMEgravBq8vyHxfDt+dNmMXTTC7GTSAB7yzNbNjGbnmyIMI1TRel1geAmkMu0uUiyhiF",
+	"wUBKXyQzUEJlZjMQvnJEUS4b1/KM3X71ZdwYXwTqHx7vBm5+Gqvtkav62PMdUZfMN81XdZul/i6vZ0yH",
+	"b4W0RIafaJR7Fm2jfyqWaJY/cQjnNJGCjUQX63lo+ZMmSS9AfCKIRtKfXbM0J9Eyy8z9i6EweUaFohHG",
+	"k5jkJ+wOpmuyIxMjzvZH4oMWcdFuYQfEc/sedEbCV8Mr8uzm4BlNU/XsM0qMX57pqT8zAVzXjKWquJz1",
+	"dW5aC0bCRiR5dallEpMufAulQMiCJ4lWhbGmsLSBPTDmW8hXXdBrZlaSqKLI8FeQgRphAwGsTRpjUp+E",
+	"pVL5oPnGjMYJFyyElG/2KUqWit8wr8D0RGoNI2Po4q4p0Ngcm3KccC1HRHOptPgSY7K8RSAhfu3nGWYD",
+	"mzwDg5IJLZ8a9XSzVtoifRInWsN1oegykHcRGKVXbrFUOZkwUgQ8mJCo6TJfZsyLfraZ6/cAE2rlja4K",
+	"YSlVqlqUA9xQVIH4cVcXdrN3VmvtZaTBXPoYAbBwUCQBoJQROYwr0lWMZtEcEiJxc20fl/AgfFhH7rsW",
+	"7ltXo9pbvNCW+elX672EO5ZiaXDGObBvGyUCHBcjfoUkkVws6C7WGC9B/Lf/CX7/f/WZ4ZvhDjYW87/y",
+	"i/hz4fgjsHo4wUpxKWoXU1/8Pst5gGL+9RCPDXzRpsM28sfaoIYSvmZDesBmz3nhKW5G5fT9niaDdOcT",
+	"UIUK2QRz+VpOLiOZseEnrvL6+FULyWACtgvrF+AK0XW8JXC9PqZpjOnBqo3hdBtq8+Gojbe5LgKiydBk",
+	"um1axu3JN6a2I88ylK9caSwXN9UnpoKNrXmjrxffDRPRlEZQQSojpjptfyRcrZtD8seSLZH3Qx4bBGLV",
+	"RlkV7eZSX2eG6Ht9cno2fndx/upieHl56EIYRqII7sqWQvXJ5ftLPVjdaVOJqG5RndbWJer1i0jRQ3eH",
+	"GoOlh3thIhcPTSKi7Rrza9eh4HSzgFamPyl8xytCIQu5by/lQ73oI2GvfbBJ+KzMXJ3G7eMnq5IrLaGC",
+	"pUQd2m0ie6Pl/v5fWFFtyP3irSKBnyLzZCTcyrmX3ZIceS3JjGx408aNrvsGj0p9u15xQY/gHMupnUFQ",
+	"dBj43wV1fZsVBmsGrmffj/s1waYj4V7UV74Vh7SwCBFCZWOF674TdLz+IeHLDKATdMxo/dQv24mXBRZ0",
+	"3GhqbQz6mNpVqvMjGuADfV7M6QPmUdxnfw6s6BV44Qy0qGIifwTUUGs0sxPfIbi5bbgwZK/j2w8fMrxL",
+	"xGolVtUm/FotECSwrfGrjxClaiqMtUfv3C0UrF0M0ZbsrtdyctUsw+aS0BhuH2ebRJFQa3brh6c5NA09",
+	"lX+GGLzgwv65xQO1ycf0gefzFvmneCzyufVIg0RQDWhfX7dqgPwdYtvbxq/UxnKs9d+wCgpcee9YVo1m",
+	"bTBMKWeZSlmdaVIxRipN1VgeXNVqEEUaqtEOPgxOr07PXo1/ff92cNbyyMWyzlIA7Z2cnw1bttKQtgHN",
+	"cEGGFxfnFw9Sr97Y69vWq3cL29BcYQVu2SLKog2tYYZ3y5aai8VDW9YLsUuR+O0RiGCwjDGATC0XDsJZ",
+	"a0PqTtWKrfHOLExpzYMq3TZUVwcaDDZgFPnnbofThhdAXcRmfZRSOeQcFgvKdhuGj1F30bwhdak5DhQ2",
+	"1Mp2LTfUZas1NWelwtbtwdZvFmnMlE1y5M7lykEOahqwla7bDReVooamUF5unf0ytjhVDc15InpbvsJE",
+	"vIGpoGDfVubRtLhsnqxTJtq2t1R6eM3tWRXke+EsxQKVN9OfarEljnS8A1mQpn+umhhNK7fczj65u8fO",
+	"PDnknhxy36xDTtVoBe0OUEAgbxRUBa0j+DAKdZF9X+ew1Sk5T+fv6fx9m+fP4d7WoHf6OLeHhBKU0wJC",
+	"CeZ36X8Z6TXwgW29z6D+nXHpFEYimJoUzADzVsXAz2tpZJ/XheXPLQ9kAey7dgY3R/ltib37vexvcrYw",
+	"QMVuWzX6jfEEGFT6l8voug5c2r5G/ljShOcrMuUzwBg24DNgrJ/Ax3WBmtEyo1GN49eF8pcQe6xWFfo5",
+	"m0LmwAEQrQxfuFfKZmNmAGaeqsJJblMEvNz8NuaEBnCJCwdBW5s43rZ1UdP0UBTZIbAXpOtiRHrtdaDN",
+	"1gvrhTXRFcWmtxi1kPl493XXPHq3td+Qkl2aA2RgP4ytw2W83mVdwNRd66NE6GJ/R6EY7U47WuHQ2BmS",
+	"UIMxw+5RecccTfsLXMfTLbe44gu2laPsxEluWFYrtYRw3awBfxk8sDIfqebht4Jteszz1h5/9j5nb8Fi",
+	"Xmd2fQu/g60J/OBckHAp+IOs2uPSdaP0eKV/RkrqGoGoh1EjKidd45/v4QCkMj525QLGIKPwB2WWYXvF",
+	"hPKB8iHecHx1R+QtQowtaoPnz4uyWAvrVtRnw1SvmfoPTb5hCM/Gk1UImwTRf33ywYQWuEg+lPqu2Ypw",
+	"NRKK5UfIbt0LgFaoF8H9cs1WWGFGMYR6L0wi8HMhT1VSOu9bYKkFKPYOwHHlwks1CHItQFCwhW1AnG5r",
+	"YCdyes0E6d5Wd8KFaN/Nsep1s513lMjFEDnSUveAVEfWOk+2XMCksZZRl5KigAnK5O0i/B3q9Xg7Gbl3",
+	"yV2JKWUZl/G4Dcd6f3VM5nKZBSSmEPFzy9i1fWjW1e3zZIWM6J77rSB1Z1yvbFe1ZUvqXbVcLGxVNTe4",
+	"tht8U6+VXa2VAHKYMgtGhakK5K/Gdg6KXZVnWUfjWzhpc0GNt/4JKCLl6uwKjxohJ+Ix7Hjtqob2cWh0",
+	"e91uwh8kEMNeD/U9V5i97bUog4UZM7vB0fhcZyMZmV0x1dlUa1OXf4fW9A9HedNyFy88+II3xSq6bags",
+	"zwbCzgC5Z7ZsqsD8q7y15My9sw+qjcLEOKxqXSqEXaulszQf+4dOc5PNxS/9MtkuNguREbx7ELhSthSk",
+	"SwH2R+U2SLLXJ+8B9gdWEV4ciSLTAGPPpZhIColbmPeQsSnkcXZf7P/c65MTE8o8pYktzLXu2HzIeDBc",
+	"xrF+UkfY+uf14vMUwoiMuKN3arLketCZXBRTgPrcIGSVCnPfqeA81thfPxZMaLqNt+5rmZrARFpd63qQ",
+	"woYymE4iU1rW94SvXn2ptqL3I1NdUF8vXjU29/5IhJ+/hJUKg23Z0xjsYTc0GesrXTVIdoD8S8nb4eDy",
+	"/cXQw9oAHqKsbXiu14yKFYgHtkQGDhthwIV/yzjT1X/87a+VDIXtJTMW28tIWsu3iaHzTmSfDL0VFXL9",
+	"g+7a+aUZ1L+Do9fboZxjpXpdZReKsz2urwh3LGMIA06pUoSqMjcA1ccrlVwd9JE5dlp54opwpZZmMRiN",
+	"5iPhvw9QKn1yVsDVegdByJyYg6OvBqzcmxcsr9pxg+3c7fjP+/t/O/j55+c/vfjbi/2ffz7YdfdVfQDJ",
+	"6cmb4SER7MarNNsnx4M3x+/fDK4wft0+yDwq5soGqMvMFlgh3ZRlMAMRwepNGBezkYhoEi0TCgHN60Qi",
+	"TJFfe1+ZLG5VYtzA1pF5XwwHJ/88LEkCI6HfpTeUwyKUw5L1DCHI2E0Jsp0HJ/+sjSxuBf5WHrCD+HT5",
+	"5yWgAJM4YzIHcKltA5pRVm6RB5AZLMMuzrxjsmu3UdB4jVuaaS1pvIelqzmQZkMBLszRUmkNjywHx7Id",
+	"yxzcV3r5eGa8Mn0yKMGgWMz6bXg+raWUAbxIunqpwfijcpmaAwvUDVdYb/3k1l5qd7z0vSsfT0Bx6ZNu",
+	"xtJE33+mMJqBKL3zPd8cIBt0loL/sWTmsfH83EUOuPON33DD59I2XTHIbF2de5Ve3ZBgV79WbWWFX/XP",
+	"ZMLyW6YvJhv0sy43WNlAE6XyXsSODB7L3eWDsmfQvtw/M//4jYv895KTkC9sAUW9X53Dzozn8+WkH8nF",
+	"M0lTvqcv5xkTz1zHX9r7GFuJKgUp3OtklKWNYqf/o8U+f9nAGjfVYq4URIaLwRi/MClxW2mO7cpJIYin",
+	"Kem6C8kUgqCzWcZm+qLzq1joV10B8d6djGI72XDXdM+vaNQtr3B9TWdepzs01Q5pYenF3YaCSzuHmS4Y",
+	"y9W4qZSz5cAhdBESeNsV0CZcgFbvanhXHDVFeWtjC90OVHfnYtR3ttG6rTs0IthiwgW1VXchE+iGZYpD",
+	"miSSvU32tslAimQUC1H1R2Lg5HyjkenVYDclM0VIUz7mcRi4DM8fFEmXkwRzHW1/MoPnLrk8NJJgRaZv",
+	"S9C7WG7ryQqNBG2B4Zqrg8dYVt4rGo8Ka6W+f6XEjTDK02ZiKnx+O5iNH6JAeakkzUY7cmPulOXx5/Z2",
+	"bshAt1WZqbOKunTeOq2qv5NL7MQw0VySpWJ9AmwGdgEQrlCODjaZkWAt0dRno9bK0qicAp57WVbX56Is",
+	"3Yak64oEYfXBpTJ3sR/faGUaM5beHY+HV1Wqrhw8SEAm2qskXyOYkz6/Bi3OX5dudbBSMOVBSFC07HoA",
+	"EftlbINWSvh25veuxPIKEacOf8HumYGi33kh8YdWFvOC0lF5qAat6x9bHZQr02d51v9lqrbXHAlLNYeQ",
+	"rO5UDMCCNZtn0VOsMQF4oCop6iweCSs3+nZujzgsSENR7+qQxCzjNwzSavaAbfjoCK4ul3KHaSTK7jSQ",
+	"rdw4y3YJMy80TWCHtQaJt0xT8oVMatZN/4r8xeDdycz+y3j+LWaAiTuGkAmHqq1pvMiQ75s0s4tDkjEa",
+	"u7UeCVv5HAOYc3rNDDppbhCtA2NSU5Vy6esZkA4f95BA1feZXt+RqNSAUoEN31IGbAYDLojLY0DN2yLs",
+	"msas5cgMHG/tnM5UoHcfMqWCgsZ0wyV2V8zCWaaA5spgyfjAFtUtbalZvwJNT//TDLFhb51oVJNTaq5Z",
+	"T2zNHHX3iY2RDEiasYgrCC/OWESTJCDTg0MSJVQpPuURCkmW/IFcTF24kXD6AJ4JhIk2a9LF0g69PoH0",
+	"3TH4Pg+JV7LB7vUtBMXgCWF/LGmiSi2NBDSQrLwmTXkHnq8O0QsMUMHFrxb0qGY0Cc2ZiFYWdsZ+zxds",
+	"JCqwNfoTQzPATCKp8rHxJJnvzF82nKm8oy4QVV/MZpUhmE0vs+a5B5Bm41YH4pbtFCBWrjRUCJQrRlBL",
+	"E45VXgDCUj1hrNlj7RG1eUKP6ZNuBUNQDO1OBWZtH21KGS0VywCt1eb/V+FaC2tJcYr7D6/NoosRgp4U",
+	"UVLvio3cB5nrbhr1ltpwxTpjBthuiBJfqcz/5vUryb9bqe/+CuTdon0asykvLT+0tStILIWrIrRT5dg/",
+	"qap9uaNt9cTXS4YTr2K4Q4xxWS5YgAKcNNGcr2Hcti0Q7lBifn9UUbYMpgHtluvy2DTMLfAa57eCZYMo",
+	"5zeNlchQIWExoea1Utl+DJGQGVlQQWcYSvNYHD2hKh/bUWzm626smFZhZtAV8naHKFyLHL25zysPYzpZ",
+	"1S2XKES9e8c76Vtky3Lai0Y1LkNRoqbXYuGb/Hd2KDUbU0dqWzE5PkBJNqyOw108J5KZh82R8hRErUBz",
+	"fLCDUeFBbvcN0sOhjzcG3Ggkug6ESmY+8FUJsszglfX6HgDFYR2OD0jdXS9BvdcfiTLOx2Glpo0B7M5d",
+	"iZ2cdF3O98ZRFUBqvWAkbo0h1Sb6+cWIlKcknRzWVMIrQYKjFdJWPeN6FXmSaFE4hYAJpwpBUw47fEZv",
+	"mFfxHeBIDj2wMN2qzWxaSKy0Z5vUx9DCkBO0aMW9PuKQHLoKsnXgX/UcudimTtApr38FUNxhh+vhdoIO",
+	"dFnLqctV+hpSegxMjIXa0/O/uBgeX+khn51fje2f7o4xpYTN1GENIabMLGMAX9lhwi4LIuRExisvDaei",
+	"oJtOOkHH69L85WZcN8XLZcqyK6qu62T3XKZ7CbthCcmpui5X/IBj0HVptBjLpv/ftaj+U3OvsFdXD8nr",
+	"px6ISV3/oIj3oJWEWO9XOfPEb91wQNA55hB0TfXXdc4vEXmvxi+WxUUFFFgbry2XUowmYJnKRM54RBMP",
+	"mL0J0Hsd30pdE/0oIKUCOkmyCAMSAmbLGKlC/w3pu5qRw8M8T8fGlhtuL+FvjMxGinBzr2PiH4DP1FGM",
+	"Ne0YYTmbUcH/Zeq1A5FjrU2LOqUvD4h70m8/uzkoIM8Ij5nI+ZSjiWRRU/F/QXlSTz662R8UYXv6FULj",
+	"2GqZLXSMTOXOU7SuGxgpoK6EEE0cTGvM4C1wWeqxBKDxYZIzJNKjfWfOU61tQUlIjLdqqIwMN2vjoBqF",
+	"AW8peGwFkGc05cUyt5K4lkaHbe5BPy02ON+0BWutI8k0TsBQFDcCi50PHhw3L648tLy7QJkUo/BFGjfz",
+	"EmX4G+LTRPNRGaRp82n5wSeIjWWe4nibJcOslivf4cFxt5d4tWwHtPAQOQHTKYPVGWfGKrxZ7XH2Y/1t",
+	"8wl3K1cmsHrRGttpcfp3H2KrCDzd7J3qr247em4V7Gu7HrBiP/Glhzg55lg4IjLLukYKQUHPWyvBulO0",
+	"HbjE6aQ4rt1QgMw3JWwS0g31eG2EBc+0tgt7GpCwPKfQ+CyYfRNTPtrH9xTc4rtFNDFL+KeU4MLle6UX",
+	"fYNw4vJMqyJKDQxdyXrcNvhFL0WRtliDE9B4k5e4SbvuzPHD1Bs84y0CKdyhbYxbgwvph+L6VQGhKkII",
+	"r/sVq6nnH24CgZVESwtZGvJuZaQ9qth4DyNhPORtjJT27VzGVdLccoZLybT17GC7xuWvbe319O1dujVH",
+	"avO1WczujpfnOvGvX5+V47Dr5Wnpf+cb1Mtb3PEeNV/eDemrcmq/8/vQLMWffSs2Fh8R7HaNlsu73XzS",
+	"q/YU/0ot5htRVa2q+3wTdvZodLlRmK2hvNNcYf1Xy8E331Oba+aUwuj3t9xhsDhb1n77wasu3g5HcNcj",
+	"tek8NR+RDeT/eDR7wSzp1RPkvQhqt320qD7vGv2rDvfHOt8s8E+hX5VnMZfJBpxa74oxwVsyI668iQBb",
+	"o1Z5Dxp422acKK88jdeRh4Bzf9yo+i58hLMWfXy/SnAt/JTd8g10dndW8UBM4sH5wzZR02JV1N6QD8pc",
+	"9HhZtMx4vrrUc7b+aX4lr1mNrf+SiZiEg2U+l5lZ7UPyktGMZabEjimorA/i6w9XkIWnFMl1c1jDJuyT",
+	"Kxf7zhVh3NS2Iu7TKYZklu7OrtFySENZkICoubwVRAr4Nxa/m1M1ZzHkBNK14dgc4clqJMJ355dX5Bld",
+	"5vNnNwfP4HnYJ2+xGH9AFjTRp4DFgSmfYkr/3shrFkMkGhM5p4kykhZ5sX9gEqf1ss0ZjSFXC09up7SA",
+	"xZ7SlP8X0xcq4IBPJWjdUuQUHW7m40TKFKJVFpSLnHLBMoWFFKvcgKap2qMi3oOwyDlNpnpt7fd9MhDk",
+	"xx8H705//JF0bcZET+8J9XIlwIvj8QT4O01orhdkJLq4Eb0jvYM//kjT9McfoQlBONRvjFiRmgSxEYiB",
+	"KMrWBjJIU/DHM37DyI8/6hH/+OMhBr+i+3sE6QlLwQGdBysokssiIxzd5CYnhFZd0zX+upQLUSiifiLK",
+	"SHjxOlL0jmwiilcVzhr3XRe6XS5oQuQyT5e5i+wzSLRYdKzyTX8kBsajDdEJeo1MDvpELgUMjooVDg78",
+	"0LAH6tCF9YI7nXSdk7znlQDza39RMRLsk77+aWJ5+0iMxI8/amLU1Ivhpv0ffyRDSCorAtQMf8Gxh5Y7",
+	"hBCet2CHRDERj8S92YJ5B+N0/Tcwodah4UL0M3CIKhMwSb8KWUyJf2A9/Gyl908uM8xzR8SuolpCcY4D",
+	"k+8Nz+hIYCpaBiC08eoIM/2wHaBuaYIPvB6REyjyYv8FsWG0UGGQkgXyFQMbDJsA09WL/x7cgA4Zs9Qk",
+	"6PGhzGZjGi+4CPWIQrgJcKdCsqAriGMxky32ENnmSGieYA4DLw/4iIQTGl3L6ZRHLCRde8YJ9MVVntFc",
+	"ZqoHfUDYNo1yQqNMasnOa0ghVYegtiuWmVEB/waeBBs8p4pMl0lS7LQ9oLC59oP4SA8dl7d4BkWJ5plc",
+	"zuaQ6MIz31AFy9SlhTRUGKlNar8pNYpv+nH4aKWCPiYskRAr0zscCRMhXg6wJ1vj6+GNzSH2Ry6yfiQK",
+	"iODExjco0q3G2PdKofVHNpYeVjmWuPMYZ+LHWRUZBFB/z6a8BRhnT1yYfSVoPrAR89CpDWDuk4EJl3Kh",
+	"OFg+i8UsxlWdsVzT/l8Mgb9G3pwv7fzzopifJntbzq/buupir6b0XxexLXojUVcEsNsQsuS15CrudRsq",
+	"Kh6SmoqKRYk/vzuIzQeSK6qfkEFTeUF9eQHuhoP+nLBILpiqFhyE7bPv+LeRC2fSN/vKq+6G9dTalxvs",
+	"kYgK071XSrCLFSp6XvwR6UJ66uZajr1yOUQ7LROLakOB/PKWU8oTVVfYkGyua6j5crFaetZ6InhvTgDT",
+	"xqxbUEQP6YYAQ7NIerEkDcZSWybUxNIhNUPoMK6rwWbXNHxepJqA+9+g0SNHoKa27B9LzZgtPnzMplyA",
+	"kBFp2SZm2UiELvpZhU7uBVjCE81B+/2+G6rB/D/Gd15CRlCvTwZJ4nrAudHMZt7a+KTB2Ul/JIZavsJX",
+	"yzFGGMmFIRpYBM4h6GXLxF5b71At0eeXzuDkYwaXnmyoVY/QCwCyiXD7vYCEWiEJSfcAiz/v7xePD/C5",
+	"zPKXq3Akuvb3EPJ5aZLIW5tXqgAygMWQAwJ9I28MIbjo5SrUcq2K8J7UkwuLbuBBD4H98aoeCYst3AUt",
+	"qlkP0wPE2UFvOBctXunZhPBxaFboF8itWVB1repEK6ATKymgcGGFGBNij/cBCf+xB02p0KWkolYRaPFk",
+	"6nohahnNAT2Jx4HWGHDyn3kcaDrU/0VK/vIlPCowYPWbscXqQAAfLBNupjEE4bWYAcSPu4GH8NhiMupV",
+	"/wwvHJLPJoEsIJGMmV79XJ/tL4GdxZjHX0LcNbi4igK0JKJZxq3U+Y+9C/xg7/QkNFPXd/z7N6cnPVzG",
+	"sGhSL1LKqJYEzWeaYHgMiz4Smr8AEnWXFqod4ZpGac4CwsRyYTOXHRJB4HJTl6CBZFTMGMqEVp6zijgu",
+	"ZG8knDa4b4IC9SqEkO1vBjPG7A+gJERkNkukaR3IW/cVfk5kFJCFmgUQAfclJEBl/ZF47wJTiZuW6fan",
+	"/X1Qy3xyg/TuTIu2sWSoaaSZvOExc7v50/4BCYXMx3yRJgCXw2KDuZbzPCnpoE6cAyanJfjuzUGvE3SM",
+	"JtU57Bz09/v7AACWMkFT3jns/KW/3/8LGCfyOVgcsCIGh4oYHCpiTDzcG/1Gbar7G65yVck2y9iUZUxE",
+	"rOcSh43uN3h3GoDRKO6TUK+iphKVZ1qmMpg1+L4RRYFzjgRkSpOuKdqbz9mid+SuCJ5bQLhVCpcwMqS+",
+	"Fssh+gGMoP8JCEQhSRi9YYqEcAuFlpAc3eve8e5GacyDL7VuI73CTsbneZ8gB3ZYVYdoFdsP0FdzoP8B",
+	"nFRT90gYvkioikxhDJcIH5v19AGHOl7WjoLyGXXWsuKVZ/9AHgX1LtZK+6L9xr3dJ+fCZQc42zAusWKw",
+	"oGDAY5/SBPDiMFAJDCpwiRb2FJvtAWa7knXPxgQD3KKLeO4EnRLq4obUFB9kdAW0r7kFTHDLWugbEbLC",
+	"27x8yf/V/mV/iy5hd1t/eo4EULxf4zEGYg0clXIP3MvTopFYLUqk3pt+p353/JNQ2iVDtE1gJV9+D1zp",
+	"fNjM5/v71iRmwNQBxBUNF88+KoxOLtpvi6sFJmawujUbmcv4CoZo+5ouXuCo6jpzo3/2ksbmIsJPDrZ/",
+	"8l5QY1BhMX70l+0f/SKzCY9jJvCLFw+2XqUbvm6xrpDDFtcKFOvX9yMq0ggjV2MogUX8qc2KnMn8tLiS",
+	"0OZpKGj7YtpbEiZSsnwDYyts3r/9rglPLRcLmq0MUyzfMQZiwxo1uxCvbEEMyYrl+gLEysq/6YZV5/cv",
+	"u3LSQcpP43c0n0P1n1SqWqhyCbc9eKzdvYd6qps7SSnPHKbh4N0pGsdcKrKKoBGtyhQGCmuCR4wRvOSL",
+	"THPlrso+OQYrgALVH3qw1gg0rYi6C6xr7JE+FezdahFEf9Sru5lQw3mYu+l39Jgwlb+U8epROArGFnwp",
+	"O2eQy33akxmfaW0VmDBiCHS04I8uxK/A75qOL25qOe/7icH92zO4QRxr1bPmgsMZtWdyX4Itkvyzj3Ly",
+	"7PNHOdFPEIPwjkwxaPZcQ20bqiD3JOILmphicqQLjiSj4GJSzw2z6RMmMlk3BcCITnzB0XbWT3JBV36V",
+	"+4O9n3//bX/v598/7wcH/1EHS9nM0I9lyoGhl+BSyqIx8XgyFwDNqtl/BS3pUCsg6TJ3WHjovILfgpEI",
+	"M6er+5bpwOpFIC4XIiAAMqCpA3weY1yT0G85xntFj3exVDnY2wpbXPfF/s9oxb/lylhpnIHd3hE2Z6bi",
+	"OyzujRf7L7xG3OUzEmu3j8ycWd3dRMVgAVoRLiFyrzvol0wuXkM9/vtcRU8c/xvn+EZ20qRdZv6B/8j4",
+	"bak9suuCj1nbn7/uDLyxeQZ1JQnPDbq58Vs7iRGwd9LVt35vHRuPYv3VhZ7bCid9oFvss4PR0z3auyxm",
+	"uqMavD/43TcxeUZnAJpBuJlbqvqkVL6GJhmj8aqAhzTlh+ECu2ZpvokFbhXAd+F9OIcHlL+/DaaHWxZj",
+	"fAcY33l5n9zGPLHFJrZolqqGM37ncjHSfBN/eWytfzczoG8rADyzGoAGD2kb5/CDclIiCHeFUFiEnwim",
+	"iGIiP7KiIbxp5EIP6x8j7hwuHXh1pXVH391IsAuPwjIGTzaCR2WeJr/GGoCf2OL/OraIx+xebLFWwvJq",
+	"B9Q6+wZGXso9fOuimFHumzjRmWqL/9TAXnvQMxiIbCHmRgKgX7VSrDXsHb1xNUzpFcsHKX/ryrl8gzKT",
+	"N74GsrbLrVfQLJuDyjVb8MQJ/hdYCl+x3D86PjLt13OFLPMtwg0ayKosoovwRBnEJa5B89KMqQpoPQbh",
+	"9pwsNBIQjYHCEBWmUh38lrGFvGGuNhx0cmepZyR2E3suWX6Cc30wRvPwgo8bYVpiNd+I4NMwumZG6CDJ",
+	"lRF8n9jf/wL2d2nYX5UKduR/TvpJ9f9AAkpBAsL3tsY66de8wNEixFtJSFiZaBY0Q1xuB1NhIp9IFwIa",
+	"XCimiRMyf4/EwX6vT8Kczo4l5Bap0EB1uY4xUQUaj8w7RbQU/t6NqGJ7XCgmjI9FLSfo/QBAyJJIZWPp",
+	"t8hRevqDNL3SS3SfqKTHC9qpxo4kq00LxtXWtcL4015TWI23SaWoGi8H+GA9B7jGF/WIgqXerzbRNUVq",
+	"ll6yJ2a6lsd3R2b6VeNjgNqdklTie+ke/Psusl/qZL+NfPPZ55zONprhL4yQZob6g+GhHDMObA6YTevJ",
+	"ym/jCyjfGf9OkctNcxurPBI8hyheKRhmuNAI8xvBmIhpisCcjatT76hl5ZinYN0Cz/dfNIuQI+E7NWma",
+	"Ntvs8RB21o75iya00ZlvGX86it/TUXQWa72LW0/iVisL0IK1BBeFmQpmbSqZGfpfQUDy5ttdH5BGM4kh",
+	"1G/SRAJjayCKnM6ezsn6OTH2OE1FDW5z/da3cnZesbztwbnzFbZdpLyis22OnGOvWJK9x4q0Layklcis",
+	"RWXmwL6imAAnNMb5ZGwkooRRqChu7wQQVnmuWDK1EL2mVuJ2O8eGOwqNyQ9y9B/eaIHD+vb8NJu5kfXQ",
+	"PHGlfwOu5Jwt7RhTnW30BMTL4kb3DiQ5jdkilXr1DwtMfv2SjTyBlbHFkByK3FJYHEECyEYRFSOBldxA",
+	"DgBNAFMbM1aScefMlETkohCGoZYchLWssTKKzKxNnMsGLoORQt+1gOESgYFM7fakGdO8u/d00L8nMd0F",
+	"rpnjuOlQe0rvZ4uD+eUZolXsIRReC5NhGYOyCsAaOCmfZwYnw6RJbs0uHIkivZD42YXkPlY+D/HuW7X2",
+	"bXnZm8G9MvQek+fUYKG2NtNVsBifuM93aK9bA6Zd40MGFOZuSs/7Ja+x3DUxsWefK/C/rW15Fql6DUeo",
+	"Tz4YQD3QfKhYuXfmbEXmWGwIQIQ8MPsCR2gkZGaQh3CMR650+wogKMsIlIiakDCqWoW8bRBXcHZlPtja",
+	"gFfgbKMJMy7ZNp+OaqNGUEKAalAN8KGL9F+7377aIUYSqeJWYcz7I53inS697fGolzYOowGDy4q4a2jx",
+	"rY4WAJ1tNDiUz9a3ZXhAAbGK+v0NWSDqhtZYOGHOU5u4oDBVWSbsiRH9ezAitEZuOsh1Ck6JJdWmQr7i",
+	"RUBVuZCaYQ/V277wVMA4tFrcJ15ZKVedBp9zAyFpkQALSESDFYggdaY5DzLRiLz3uuAHcfzEgb4GB9pU",
+	"dOSJ/9yR/7RRZL56lmNp0LxInavhjaS7VIy8G1wd/wqpjsjBIA8aYiy/bt59GXhUbuKVm9So9lag9bNA",
+	"uIj5DY+XNElWuxuDRqIGa+qhjUHftR3oGzcB3dH682T3+Z7tPn+exUc9m6z2bGGIZ5/tv760yvwpYTqX",
+	"i5M5a/YUoNMnK1cFYz3KsndISpUMTUCVCWKVXlc1hQ19BGko3lsrKxZDtRY2AVjVqMS6Qmu3cwlp+Eag",
+	"NYicaJWiVtgtoMTvyEsxvgaP+8vV+6IqxzfoC/MKP26660vF6Z5Y0TZWhOVgpSM7vOR5USoGCz/8eZok",
+	"BuAUup7JjvGO8Z9h07JHpRVf++xK37S2Xm/nZ0eF1Rq5Qtluz5VBgqgUSRqJmipJj2ajbm2e9ooyP9mn",
+	"76KWNRiEbG3Sb880/U0Ype9jj76fJdoWJN1ohv6m7T/fpunnye78v5XBbDI538fY7M2yS0HoKGu9vtbW",
+	"a2mA9jkESv93NBM/cYiH1yCeDMMPxSC+ZZPwXYzB9hT/ScbgtmbgNkZfr+CXKdlUYWUYqFs8xpo5jJEu",
+	"et/0ImklYg2SAG0mKiggOUsVvFxztnBjVtEwew9hWdYbbYrAQMcYgCwkCT/KyVjlNFeIWaV/UsuUZeOc",
+	"qmsVbrA4f6e25kGaPmw1gMaaDbDSmNdsqhtyVare0CcfXIGMwHhxTQGldhUd8OVTsbmqw+D46vTvw07Q",
+	"eTd4fzk86QSdwcXxr6d/H57craJDTQq3N1UwksisFKP+oBnditEsml+xbNGU0P18e0L31mkATsE0kbc9",
+	"tDvivMxE9CB3mgoU7hwJWw/F4CDEEi4IeMerg1qZry0neoa2nbvO+JHj8tUFlELa5h0BuKhvW3b4al4G",
+	"ijzUC2ffJH2jJKmswc9Uzq+/q7r6FhFQAzPs9UmIFa64Kkovmc8BzLP7Yn9/JArE6CMSImMJ3V2j71pk",
+	"I3iXwG0FEg1WqfPE/1uhGeAHrOPkSb9hgB4ErKFVljDK9f+VqZtZ9b/CMSwbZsuKQt8rC4pqhFcFNKjU",
+	"AJWZX3sT9IxKAc6NOTIPWPSnwGQvCxzSDqZwQLtSMofNu29un6L4cLkyKen6BUyxTinwtgqekonpzedU",
+	"eDE/3Rf7f/HBxRu5lsxmJWblyqMvlwATv5UhW5MyKq6+nlldJRo7MhHsth2pjATApEM2l5BYDg76wFSu",
+	"nn81e/4AbjSh5nn7JN8IOPJTO279KLmaD5WoefCQg9qkVj3BrjfqbqWTANzeKqFAy2X+W9FIv3oeV036",
+	"VkVPe/ZRTvag0s4eHkMHXrLV6X07Z1j8OCcJoyoHObsCQYJyXAgdhKS7kDFLtEQ35TFUwgvI7ZxHc5Kz",
+	"JFEkSrheg5GwTcN3rmAolCyGX7TOZb1GC0a1cDhdJgZokyvjyL6LO/p4zqLr13JyqfsZwop8m77o0hj1",
+	"WtYR7Ae7RWbdcIu/jyO9FWftF7kUXw1h7YolSUHxYlWppYB0XiVvXPVaefMBsIbg7I7d7MYJF9fPPk95",
+	"wtoFrVCi5jLL9xJ+w2Ki+EywmLy/eKMv9ljeikTSmFB9+hhJMxkvI4Rwo8JU3ibd8N355dVIuAE54KPS",
+	"yLQ8fFWYXUwRFlcwN5dg1NEHFNvFOiiH4B0xUi/UknUlVIrTvAmKu09+4QlTriQBWYqcJ+V+QvYp5RlT",
+	"Y5qHDdEpr+XE3gnqDRfX32ya9tpAm6Ai7d5qgnm63ovF0eQClzWGaXWX4lrIWxHAb2inXbEc6s5rEQ7s",
+	"y8AC1u3Kve8BMJeWSQGuz+Jww7nfDBtpCvDfgaP9YrhUDVMDbXaPRjm/4fmqJI7cnWs2ovOaurplQ3NA",
+	"dPdavjDKtd7pBRV0VpIlAtBNMHVDK9Faa7lFu5OxaMHHaiQgo1PNtTYnJLFzwwUnWGuKL5gpbk9SulQG",
+	"LbMicGrOWNIsj2DE1jY2EgUkJso62TXDWiFCi6ft4wIQlBjnPodaIxsKG5zr1wZmUt8meywPcWP5Fb1g",
+	"5sUnQekuQTZYn8bSeNlRrbdhsz7SWv0ocqnB7vVRTi5zmqv/1Hp1SGxx/l7J3YKBZ2XQOC1lQPZ0qhUO",
+	"MMIdodmYhPr/L5cpy66ourZNl5w14OIxEDYy3UvYDUsIPCrPfJoAa/BVEhdz2y5E9gGtX1BMWU+mWKag",
+	"tE5cafaf2LpO5QWrLFaTz8BuyE6FlZuHGtxn3W0xaCgg3TTg8mbXDxsrUH/dgtCbbTVPPOqOwk+DbSS4",
+	"n5SxHRnPINsZgCTfK9ACGK9PXsp8TjKWJtyoNlSMxCBNX+qeT+PzgnOgxxllgwJ8DVjm8/19Y802KWbK",
+	"laMDW3UezaGKJhXxSISOG+FvGQM4vl6fwOEMsUxKaNpStmJTthTjpZhqYWXO4rHmGpjTAIfZ2deVHdlI",
+	"0JxIrTXrBjRXLr5GntN9Nzw7OT17FZDL41+HJ+/fDE8Ccvn+Uv88POmZGGK1nGB1J99ArdkA6K4jMaHR",
+	"9SzDRIxlck3c7MhSxGArwaqleTQnPD40JXPSxFZgE+T5/vOCL9oXbabFSBQN8ph0p1KruVCsDa6UV8Mr",
+	"sq4vu2/Us8/+cn8Je+tCW6EJ74Jj+C2CGH6TCIbrJ2mbqdxQ8JFWFOf6wOmhcLFkyh1vR3TAr5/vP/8m",
+	"Rtx41PRRmjA9Ff9A1U/myXqAcmmaFsaDrw7D2MLS75gNTZLxLjWtSvWo5NREzZjaVaWCNVpVdCVBpwVq",
+	"ZQC+AZ6zBQiO+GkwEqboVUxzqhgmqzkGRBTLi5RfV9oCa9iQ2znLGLYKRba0bA3ULfTovKpZNkOtVBfn",
+	"Pnm/SfKn18xy4UabCNbUa81wtOtRRo0MAtLXvqPSWe1ly2/YHgfRKaWD5Wo+GbMcWGU2muPsMXxAD4Pj",
+	"GREVEUvubYSrD7OBti2mSvkqKgXE1sl/p2fjdxfnry6Gl5clYRBMehDmZdFaNLtJNGOBXNojI1eDZMg+",
+	"sWgJ4hfcfDhZkCClKc5XvRyBzYxELpfRnMV98h4gEg729/exU311upddexM2lRnzRMru8/39Xp+8ZCsJ",
+	"4iMtEqFJthRQx2mjzOrye62E6oRTfa1XRPeKMDoSDyGN7gR3CwvxWk4eNZD1F9hm9IHHlznN8hOas52/",
+	"HIp4t+8uTWgozrL9dyAFX0KI5Q4fxbt+ARWKWr99JvPdPniv2BWdGWjU1l+9ZTnV1//u038Fu5RdzanY",
+	"5bM3TKkdv9Hb0zapz/vk71pe2vGbt5p3XOl7uvV3Rvhv/8EvjMWaoey65Pa73cjiXCSr06n9dofeeKby",
+	"UxHJLGNR3v67Yczx2m75/gWDHORdPoG4izuRH3y5OwVeZUuV373X4vOi60cOTTk2N15jImTpjrxl3iX5",
+	"4AryzsMplF93cX+nmu+3ZXbFXbBSrl3ysrznibNa0mlSYaNECvZI0qgN+naRrU4HVSzPuZgpVxhVCobw",
+	"BoHxmqP10wjiWoPwpEUSyZRDHOsv79+8GR+fv/tn4X85JAqTOApn75HrL4C6BYFNH/b7yDDcaLa08qA+",
+	"SdDPSHShxjSNIpnFYAZGe2jIRZQsYzb+MSTThM5Ur0/OL14Nzk7/e3B1en42Pv9wNjyB8RkjsUxBtLT5",
+	"UlyMROiPFIXLfD3Ex4sF1y1lrGfGbuZhajC4hXk7fPtyeFE/AC+Tz+upKyEpLQTP4tjicYQQWChdrLyW",
+	"haVIViOBXQdNweyX/7wcD07enp4dumBusjmWG2BxKiHawUhwAalyq9KOBjATvRVwBtBWCD4BvQ1EsYRF",
+	"eVsYWSWXWdQsaesD8rBew1/lbYkc9JKjBfEWasa5WnOka+O5Cj3Fa6pX+OPcQWjyycE5fytjVu+O67gG",
+	"OoHLvfJ/a6DrTtBZI7VO0HG7X5Ok9YhWcNirb80K3nRVGqb4ZPltsPwGRR0fMFSW8zsyE1PzZ8WFa0rb",
+	"zViMUEHgvtuEHIQF/tSGQpQlWwzxTTFBYbCYGj0hGIk5V7nMVmjhoDN15EsKUrCKaWWq9YUihUSzXtNH",
+	"7ZC4GglbSXKz8ca89SfbbrbcCiPRpuLmv6vh5dj4ru/Up/12516/SXuKtUHtsgA7atgX7Iaz210U5jsZ",
+	"uCzHfXzD2F1tUF/N8vJtG7vsRj2+icz29JUsa7a7O3z6ZCt7spW1NU7h3byLqcwvgf3AlrKdBlMYyqyQ",
+	"9GQne7hi2RU7Wa1x7MH9vDaloxV8zw/Kmb08aHYDvIJ+U4DhMWA6Q/NuthSGUHzp+AhNalMuYkUYzRIO",
+	"qGkmoNA4a3V7LYr/eaA8I1FC5bmP91LP3czh+8ThwcF/s5jvOLw2gO+G6p7iU+KvjtFuD3yR+/pYOWJt",
+	"edWzz/iPVlkjUtgp+NYAp3QXvCvAWOTL98fHw+HJ8CRA+wSkCNIFOySphDgxQqc5y0YCUmHJtkxY0n2+",
+	"/7xHckmuhbwtKhtDuwAWQ+NVM5cyYPCb2dQrZrjUt5mKZcbWIGDg3jxZFxuhDg3xNmChmqcWC1WUaN0A",
+	"I3wHmangbMOjiHzGJpw/Pqtpe4tuZk0f5WTP2jL3IKlqG2cKIM4PPHb2Q6jCDKmgxYH/AZPVgrqcLJfv",
+	"wfOALKTK8WOwjAYmpa3mM7BcQoYqGE1N53cv5/BaTpyhwySAfZv4GZ6SjgOtywn390JvJFf5v2Fk7Fdx",
+	"PsilwKPtE7hyFI7ihCHwxwPNqL+ZHyeWAOzRiB+nViKaZ1LIpVoXQMykPUdJjZuEdMPMmF7DkcjpNVPk",
+	"+PziYnh8FZCz86ux+UPfBRfDv58OPwxPiHO6ByhshB/l5DTGTCzrfIFUdR7rnxCwtD8SV76b43kPZB7l",
+	"XzE2c0RLLkekZWBpjcSGGKgOiMAJQ6amRLWpjZAnIcpsHC5AJ7nZDGHFRDxcUJ6YPN7cw8IYCUBAsDh4",
+	"kJlnYfDiOGNK+Yl6a8gimnX/jcR0pe7pp8G7xUfyePLXPPlrHsZfYwXvJ6/Nk9fmyWvz5LX5N/fabEC9",
+	"8C0ux5d/J10pGMnkLSQnfpST3hEKS4D24EGJvL48PyNvuGAKP5GTjyzKR0J/lnCxCZs1Uje7IUq0Ae0g",
+	"gin0uqRLlMisaGSGhiLKNKF5zgS8CNhukMx7zVZqJLRMiZ/0aX8Slmeez9kKWrjNuG6BUGW7hKXocqHX",
+	"L9C/ww+Azc0FWNkimSwXYsOSuGGdL/N0mT8QTgiq0B/lxEUj+nFFZMGUojOm1e2SEqIXz5xEcsOymEda",
+	"vS3jhjTDhfN87s7/Q+1y7TxsUBS70QdhB2CTX/HDBxtdXgWS02eJ7WnxGpEXQqb/HVolB1CvQTpfN3e2",
+	"XmcnwT/UNAICybBgZbInppvTScJUzwr87khRANBMqYjtSfLZBkM7mUHcRkQ4PAJ6mliuoLpf247GFYzk",
+	"npPVDE6KZGXgOtzuzRmNWQbj5wXkSEuSYp8ghPxXaONC3j7CGFEBxqRzrsgfSwkQC7WMGYKwESEFdWhQ",
+	"vnjeNHxoDOSR+65uYyUKqDZhcEtUzpOEqCVQmNUrkUQMtm2vZfUJ1N7ra084uG8u8r++6ADcNV8sFz7Y",
+	"NcCxs6zzJegs6KdT/PRgf39/5xoUdRO3ohfcLYQJyDoAs6NfgoOkUuVT/knfomDz/ES1SkfCcSQX+gyF",
+	"AOUyElQImWMeqmUj12xFbEUH/bdpCti3f1FlfDY3rhlnqGyxvEWP77Dh/2KrhtX2scW3VoLwV/un3de6",
+	"OB6g25OYJXzBcygBrNeMhqQbBmFAPDQvxRY8kokU+tlR2APw/ZSnTP/9/w8bS30AJMOJ7aAh7B469ULu",
+	"7d+u007Q0X3VxdGvze4ldSVMpu52CNw2s085EwpKLIT9SN1gGYH+RyVFEjp0+F4Fph+NagZk3xQ4e391",
+	"jDiLph8Tzt8nA7IU/I8lI2o51dRkGzVY9YxthJ/Xw91aKCTVDD3TX//Pb4O9/6Z7/9rf+/n34p/98d7v",
+	"P/7fztdFpVc5FRHDG/X+6QcPCmlzYmQLCFne6CsEPBuV0+y7Aav/twgIQGtSSUICLl2OEGvrsGsy0LcP",
+	"RNpuP99a1Itsrek1EC6FbEfYmMcOvX+8oKHXcnLf4l1PZugnM/RT2sCTAfrJAP1kgP5fZYDeadPfomnS",
+	"3GYvId3w0WNgVJtwWy1bPUW83CNoFoRTFzHrScAg4t4bdHgLjsVHOSnwDtBXgDXAP9jwUxShB+9Oteo7",
+	"gVzVXBIK4GiB+W8BkobalgLEh5HQrVucBQ+XDZByPXA261lYqyY3p4DpcEs5xlFENKURz1d24SBV1yC/",
+	"2Sxfg/XoanviAIviB/ozNxZT9wWjQgwn0jo/lmbF2nVRxNJcoZkAJqTXCGdpMV39VrAuI6EzysURlBY1",
+	"1V2htYxNlwoM9qT7Yv/nXn8EgBliIikAcYRQmKEYKdYOKjBDKrnKPyhSfItVcZxN2gA308xAteMMBu9O",
+	"f1BkQhVLuGAAr6mX2HRRIOef5g6pA4Adllmmu/eGOo5kzMLSYLQCVAs90n2xv++DYFShUIqcIVygGFeH",
+	"3M4x3qeoGCZkPhK4J2y9icC8Y1EqDW6GKciilydlGRhDIRhIOSyfJFomFMObRmLo3CtSYZ2hmGtd8MX+",
+	"8w2EKqRgYCtvi9KxrUgR6epTB/ZSOSVetUxF8lXKtVa5IojAC5OvLcNxCc9fQ4LQQ6F9nDsaIJoGrGq9",
+	"lW63YH8c6VOhiW4k2B9LmnhEbsnPkdcaHZYqRBbsAVc35oJinv+GCpmuwfpCmc5yTj+h5fzn/f2/Hfz8",
+	"8/OfXvztxf7PPx94RvX9daP6YxnrXsvJt1dC8rWcXFpk6CYLHdw8mkzMWfaFiK8TPX8qbmjCY4+DAjm7",
+	"gHmzXWSKjkt42bAz3zcxkfmchHmejBWLpIiVxcaPGY01kw2tjQlK+thfrQ8xper/Y+/amtvGsfRfQfnF",
+	"0hbjKOnMbo1d8+A47i7PJGlv2q7equWWCZGQhDYFqAnSiqZr/vsWzsGNEinJtqwoPXzqjsULiMvBdy74",
+	"PhTQ8YBov59vjAzQJU25UlyMnY6VbnLBHuQ9y8AMMlFymqu+Gay3+2vtNV2AHbGbkuNVb7HF1mpj9rKU",
+	"cLIwAKsvDiLfDf6634MgWA8ghEQFPbtFctFgR1VJS3bqpUmhV/GWhj1VFrEwe6/bUO0OC7N6w6Z6Rjzd",
+	"N0Akg4jMrP/LPhe96ylZ5RkxneVo7D1NP2YOZOGI8CGSq6/V/QLobm/UPGhLDVoH7rBmV6E1Uv46lXlO",
+	"hxJoyp4QNg9I1fQ8MEA5IrbmXI+vmVr5wigpaRMJF4I9gfB6FAsJLwPkUjClZ5BR46BIIQeYgJaMFFSM",
+	"2dPi8bGwAfmn0bhfBJ3Vxeb3F5s/hHBGTca9i23sIrYRGA+QbccDPdo/qFmlnQY+1lnCCudSowmEc0iP",
+	"Th16vTPyfmFtlf4+mk40cILDTfoRUpXkPwfE4EQi88zsKlaLQju+Cd6Gh18SuJlld7RMiKILomT/jCSV",
+	"Yhf6qr9BMVKijW3KUMjiK01LfGWDCUSnc5POtb654wPrEntdYq9L7HWJvS6x1yX29pzY2+qAx2PwBbHw",
+	"4szUR6cIdISctxV7WojxqLMXLw3hAZpc49bV6N7/HV17UdZlaDsM/7QT+bVz90GP7hWtvxouXs0KmTKI",
+	"TQJlBns6gofTKaiLB+TBtsw+RPP+bRgpg8xFLK7dn2H+9U9IonshgZP0hOZzulBkyqhQJD6aaBcnxyQG",
+	"Hp2H00Tx0RMjEw6Vv18staOD6d8Ypu/L6i2P+2b7tzyRO0u4O0u43Lf7sok821T5LM0hI8Iz9VgmERuq",
+	"JSNZxCLNOUNzSksyp/m95d4gUyoWGCD7VjXTeNipi8wekNU+yDDH0yT0DlvYbX+Biz3GEx4dI3myD7xX",
+	"lbvO4/6eGbivsm3LYPVu2+GrZ2SLDFpp43p7UVCFL2nXsPnCpvLBsJyVKMglSjIq5PSJsjZcxFAwWBZU",
+	"KJrq1zQq1LgXYnGkbkXW/t4TcuMaWNJFLDI24qLGEvk8nmvsh7/LIdjAx45F5012SZ8u6dMlfbqkT5f0",
+	"+bNB0Bcp7cbp8ezK7nergMbhBFCNMcCig6+Ph6+IiLAvA1z2ctos0dGsauIKz7JleFrKJ4NTIgWLRQBO",
+	"z4LYIc2BnAtJxQmFLMo9YzPCS+DxepzUYknHQL3wHFh6nmUdJu0waYdJO0zaYdIOk3aY9E+ASYFmrUOk",
+	"j0ek5xmWmnj8tx6MtkdF57yceK0aw4/7hPNDqCBTkpxRVQLh4zLpLh4Ib81JA+GtU+KCOreCpXjcCOn4",
+	"Vh7YM2oTozWVdglq5QTPQ3pivMbLetOScGDEK/ur6e5YPCbfTZ5MEfZrwCRsPqbLf3eYvsP0HabvMH2H",
+	"6TtM3x0uOAjWsAacsi2RWAj0mlBi5w08sbwC9eG9DneIeJc7eV8lF3/8JodWl7et7ALlzlGadyl07LwB",
+	"2/7IKWCYyn4F9FuVGHHB1YRl+gnHapmwjKtYpFSk2pxYDrHnhKKxyUi4tJ3La5lwQun+TuC2SeBW91SL",
+	"uq2hewJOaT9VAlnbParzm9natJA2ClC3zXI8dxMFkiMia5SuCZiJSmnFFyly8aHogWE7QTXYZ2m5Hqx8",
+	"6xrml255fbfL6ydWrltbL6jrDIWgW+9or+26fJZy7ONa1Ub1CWlhuhoeM0ozv8nhKTD1mb+yryAW9loW",
+	"qyJYr4G/bEkJi/RoGQsf2EMTMu2fkHOSmGsTd7GeMIY16JTwkihWOs7AYxXcANwXgaRtLxCwDfRs+2dG",
+	"FaRQvkVGprVUJIEf7rhwzwX6RiTqtDpLdgu25wCXI4b/kURBU7Blo8CtSgwnFoKs4QLXRU0ru+2Qi2Ii",
+	"C3q/ZtINgHFfpbEI9pUR8P2i+yIEJmvpHwMNsueY7BfJKNi2HR6R4XK8tcWGrqwuIDb8fvIX3W7Tzrrm",
+	"xlYKbMxjeNfcjmBckw25kzkmS2YzUGT0Jpr0LDlaZIAg2IrlQ9EknVABKBDCI9qdznipLE+bimLhnaWS",
+	"ju31fXfoT+YZMF6CPR06LqMzo6djfMgkUA1MCBeg9wZtVXTKYmEVCJ91MPCpmNSrGX6HqRHT+GelR14Y",
+	"Wtv+3YJIDTd1M/U7S/hd426QhTTxFTlqs4SHBMLtp+8XhDeVZv5SR7nOhbdqj4IRSmasUFIAJFQn5EfA",
+	"2r/c/nJ9+fnD5Qc9HTxpPdLqa9NqwuCkN2F5FovhImTbs0e1k58ub8hqb8G9Ccy04YIIqcFUHycXR0VZ",
+	"uOLUzUPD5B+Li58/XX+8vLn8ADfrJcNFZdV0czn3JOnwrwlQqbKZMvEHmErVlAr4K3LBJ+ZL7oYLEO4D",
+	"rjr8DtsZ7q1IgxrKrwLVPSB8lp2ShEE6IXHSA0bOFV0K86KElFJCQz2z/4RmrrZ1yJhw3TtcuAE6IR8N",
+	"qWmAyD+ev7/8ePklaoXmZ7F1QfSNy9+CD2q4dy2idwbmABG9bduuEP2+gkM+3ibY3M2vbut6ka3rWzJk",
+	"l/SeQSjCWBAhMSDBFTF6IlGoUBKRH8+vQLvk4vzzxeVHtMiX/3N99QWtYCyoEXYGjtPCkCAb3RLLg2wI",
+	"r/fKGW1tGFhqYyP9d4/AtNb3ctvaNs8Gfm/1ZGwwW08Bwb6WKxFtysEI4ptxH4AnolCvUnwsoOPM7mg2",
+	"s5GnED9WsUgUgwi2OrGtvctlen835aIqmUocTxr5YXBGFGMkgd+R117d0TLp485mXJ5eLuf6vzzrk0pg",
+	"M1iGYXMsAFPBdhx+BH4CaOdE9X1ae4xNajQR8TTYsdiKB/uzJOVcmsmFhzbI2MAy7XTpXj4DSjgk2p1I",
+	"t5PhTDQZgDGzbC6QDxhTLiIvAKS7iBRMsDnL8BAHSUBWOvH3gKYGkslFwZA5f9Vu24SPzIKqj7gfa4Qc",
+	"bqWcEDNnoSVwFXqb17c3sdgW7SUN2buN23MoydLuWd5I2Pp3KKRylSGWntGi5GmV08JSvOP3c6FKRjO7",
+	"fGA5SdGqvA5DtUG9ZI3u95+P8jtkcl+3KdgOj5Yns1lPsF015m8/S7conJKtfVoHG1ZgQw0c6FkL2NrY",
+	"mAjCpnp3HslKZHtzb280FqhtV3YEmzfFnZdD2GeDSbtLpSrv5AMr7ko+ZZv2WSQszOiC6FuM7VR629N/",
+	"VKR3e3MB/9fHWmdR2agapCssOoCSiQlzqilqhsXQsbCNg7QO6SWV4CW4aIm5NumfkB/5uCoYklToTqhK",
+	"y1KBfloqiwwLMGwQ4Uy3m8tM2b0xFjQt+QMvF2Z/If9khTRkdk+PCFpvDXn0VPnzAytu+JQdZur6fDYL",
+	"G6wb6hrcsqpUSUuuSp6qTuF8f0VVdlHoxWpWHp8y0pvK9L6/Qdp8f6bEaPS8tDVRy+bEK8NE5LcqGwNJ",
+	"MfgesZAFcflYTFAY8+NCM5GzRmqiDUr9CdsaG8S7bdaGvLix+YR9/13Zm+U2dybnAE3O7xXN9cS1EpcH",
+	"a310m74ZkIEOARSzBGEiNBUI9KeGJsEJgBnHK4Q5VtVvE8zRnvwWOOflLU8NNXQwp7M5z7c5sJoO0dDM",
+	"CjkumFIbw5ETOScjWvjgkv6sVW7kCQXVZHZqSuZXQ1dRPfUWGfPiQIzFPbq39JKFQg0XF36SqxSLvdqQ",
+	"a9unh247DB/6J5mxvLMbh2g37PI8IIsBqCRno3KjyaCCMFXyKS1dRQtYP8FYhhFCBAtO6U6VPM+tzYj8",
+	"oqbaFIwDu6MfA4sakyM1vPNfCHcsjvEwx8b+Ye0b+WBaGnixxq5gfvvFsUksNhoWvb9/1D1/6IbFNbQz",
+	"KodjVC7NWszq6wgFnr+5fbHK9K9TKUY8YyJlarPLA6d1aDqxosthZlZPectPkbGc+Afb5ZfRkipWHit/",
+	"O9ghkB+fTxjko/FEJXUVMkG6L3hiOSmYmsgcjY6T2c9YwYFw2ITtoVEn5By1pmKRTOnXOybKgjOV4Mt7",
+	"S4wafbBIRgFHmzz7jCeilE+mbRdBP+8uI3d7e/VhqXtJj9Y0se2ffav7ZD6RKuxPNMM2T9qWrzNPuuPZ",
+	"0Wp9TEMSr6rgSpO3U2Wh5/K/Vj/iE/3Kp9V0xUVeGoOIvNGb2JvBYHBCPph0+ZvBoK25wVg3i4K9GQwi",
+	"fZXJMA7gn+sSji9pzoP5sS4xFVwWzM4uc9dW8GNnf0vRj/3ZFP64E0FB2c8BbzG20HXGilcwEWpLWo6W",
+	"7Oz63cYa0ZffbcYVmsitnOBAh99+jTbGnhgUkrBQYGIfDr6tr+qx9fykl3GlvzyLiJCxsAFJPA7Fsv6O",
+	"jLz7vIOEjc1NbVlIbmOtjVtHa/D0pdrco15HYvcLUt9bppMG6UE8TeOBkiKzggETL8dy6KHMFmf2N8Ct",
+	"2ukC6lzkZXigecXA1cLl9nYw8HBtPpE5i0XtQ8Hwvh28w6uEhFf4+mtT3gtMvZwpklwXbMSKU1KwsirE",
+	"32B3pnlyQmzjaQGB7FGlWEZ67wZ/1eCG52ATAYhotMiVCYKlNE+rHEB5L4EzSAm5OP94cfvx/Obq80/9",
+	"diqFWGzBpXA7y2jJdmwMVuBSstQZhKp7ZUJ+umsLNssXQQkfjqK9q2BmkKFZCeJfJ9IKT4mFHkf/GA++",
+	"nQWAjwfQNWE0Y4VHXThiNcDFhAZU/3tUbzdgyIYmHf3fKmR8ocrvxpHCQTyoIvBH2ewK2p81mOxWRo+6",
+	"LdIbqn1ID2dBKe1SXF6J/T/bZrDXKu/r9UbqjJTFAqte0UZamwVwleRSjFkRGrC91aDhInnGjrYeJgb+",
+	"q9qqchtTIuFtm2Qj6XhcsDHyZuIxpGRcyGoGJ3ru2UKRHqPpJBbwV1uIDJ8rcN/zZR/VdMoyopDFBA6L",
+	"yhEyfwYN6p85mxy8CZqmsah32IOKZb3f6OfIuYiIYHN32DVy+tnabR1YGoMTmCFFCRlsmCZw2lXxB4ZR",
+	"loSJzPzIvppfng17cZh2t8H9LPLF0ljSeyb0J+vtyRzKgo8DklPSc1/ZbwsG+G5pLjjW0/mV+XljwKKt",
+	"gY6ANWyb6+fWttkxeZGWWXfW9TyBGNHt7dWH1ga5a+9cuOcZ4Z2GNj3YEXQxq7XtqQWedtsS0zv1MKYe",
+	"NJoa63FGkj/+lbiQIqBad31rk+E5d/CPsMlT+vUjE+NycnT6FxNusv9+86wPQGe2NRQGv642xyIzmqZV",
+	"QVM4hV6wlCtErAXT6/8oOhq9OYqOoE/uoE/0Q/iU5xS2iuhI71YiXdyZ2pOj6Aiqgk3FbROii1YV62bI",
+	"Yuwm3wn5hzbDpSRogmvfPVychruP/uOxIknwoUlEEj8KSRSLxM+jRFuSZHmeJy4udHtzQZKJrAr9lIwu",
+	"8Po5Y/cJ4RhzwCXPDRZmX2e5zJgFik2DYI1+bQR4yaYqHIr6UNWmUW0ZNKxR3V64TL9Ct7Wh490faFFQ",
+	"QK2qXOQwY2Ux3UvoQY/VpgheONZdzmqvUQqnZ1lbbwcQO3Tw4/GIsCDuZtUGpFxG+81gsAYS4XmxNdzn",
+	"1ln72b3x2wUCnXVZtyxdQ7+Aa7dqIzbEBn3Xdit1/yq0DcPgfa/9LNs2Ljc4cKcIJUOa3uvdT2QNzT0l",
+	"ny7Pf7n9ckmKSri1ayNtcE4Vv8iBRe13mZIRhdUiNdfzWPlaY3TDXI+jL216zqejh1SxnAsP69SZ9qqv",
+	"3n85v7mMBWaVVWOaxWeilS+ggWyLy70A2nWt92JjNThCYyHYPMxHWVUH99Tz66tjRdKqKLSX6Nqsb7E2",
+	"arkfEnvVnV7RKomF7jvdJTyr+Zlc1JpzQn6FICoVfpz09f99e3mLZ8m/3H7+fPX5p6a3xiIIUwTBCTx9",
+	"SxAjQqoNgLcL3Q76PpD8bjAgvSHNbES472PEEDHmKhZcPNCcZ5H/qR6BwLwORErMfPCXFszEUOrdWEoy",
+	"rHie+eGKhe5/wIVwrz02X+uWohKCi/HziHjxrOnK7nFwdBkrLTw8GryVHa15B/NjCPUmZr3pWfp7xao6",
+	"Gd5+4oHv/YwnPTO/YcJHwSx2CctoZQLDPK0tWnOqPhZmjvYNp8O/w6FdV/lSLEU/8CRvkORqOsp7wJs/",
+	"bKyENmym22/4jVjbY4jXf7j/t6Tn64tPw01+WOX3QZsCAA3ZpiR8dIJ7+9vBW5NxkiOC/OaR3nlzVrI7",
+	"2E9xZuuHYHKi78lvbNnuGZlJwObakN+LkNlpLot7baozKZYDngghtot4vq/y+12Z5hfysutNbFkm9RHq",
+	"6oda64f8LG6pIKoBgbYaon1WGBjCTVhV9WHeqa7vFjSPfvHU/XusDH81RommzfJshqIIr3dQF6DWsbYL",
+	"Yyr4P81GHmhG4PrGavAzQk0UMaWCDBmZ0oxp0O19fDQuERnzB3P2zsQQaJoyFajTmeZwASQwG0lDY7GO",
+	"NbRSPsJQ+5ItVNZ+hYYYpavD5A+tDym8Es4vyqIkw0VEEr0B9Fz5gSxIAtHa1jQOdGVzOecRBEFtHBX+",
+	"AXc1R58PhqM0GMVtdGdqi+HADfdeAyHh6jlW9X4KLJ85loLGrzFsgY6YhjThMyxcbLQ7IUNWoPQCtMRo",
+	"YdQJ0d6PKViqBP+9YvaR9SfxsZAF1gEoBiVNBFzOOVesbyRiNLYRzhD5csd3g3cn5Fbp/0U5SYRbxfiO",
+	"ZlMukogkGqbJ0YinDHMaUN1cmGIgcFO15ZlSAbzgNcvbezf4IWjLCTnHX0CQRn9JYFmD4KmGmKFZ5cV6",
+	"k9rqGwcr5eC84qBth+cPhx3XAnkEm+NgdlgwcG7sxHQOI/77jmdqCQ82reX9s0aaBYmAgqKji+1TNhKw",
+	"NzyKa3bJijYa4iZY+PoP09WYNd1Sd6v+sjNTg4OcL7lUWLBkjc+Emd4a0weGdFESMCAeCuIFkXNhEaKa",
+	"8BmoGi36oYUlOzGwpshItetz1U3fdjpd+HGdUlerm4cdtLSOZUGGLJcC9ahduHd5We9RnmuLFRRtCs7U",
+	"kMxmDypYN8ceZqgVlyUWj/FZfmLl7rbwl0fja6dNt5a+r7UElQ3bLKTHzckQ9m08cPGFCXQB6ssRIL4L",
+	"VMKWzU150eP2mlg8As03LVBs4HcCs7GxB1Wnv4XxKBhiyc6I7NiI/NvibFwHu8PZ5nf/ywbs/YVN5QOr",
+	"RWpdyYIzcO/QwCG5PiKLvds23cxghX6CVmyNpi0KCk9e2E/p1nHDOo7CGWGSJd6XWlrle1wtehr41YLk",
+	"ei+LCKItb9qky/OJ3tfXGV0qUTReL80ylG0xv5ZznjqxNd3nEyhWqa++WOwqTti0+s6zrGnpfccOwIqj",
+	"1BmBpl6ypyZwghyuf3CeZd4ogK7Flvvo9gnM9anLUxMKN3RZ2smOCM+YKPmI40kwc66oZMWIpgxUnkQs",
+	"DD1JLRugv0U/AZAB1Fzofx0rwl5NKc+1hSiYUrgFm3qJETfH2fyDdD9k+B+BYhMksY+9kKKkXKgEzoMr",
+	"941ILeNenprLkI6MfS2XEhyrCdRYPEp28fkJ1D9R7tR2+67yp/Z5u8ihrnzRPxibbTFttC/cMG9aPnB5",
+	"eradvvrh7aDlmPmL7ivbZ3i73O6m3K7awjgvOzFrw6RSeLy6xlI/z+64IOghw5+2Pd2QwnZIp8k1/E6C",
+	"nw1zdoeOj6/12tg8VjzYR1dFfnR69BqmtmnJHyul0abOuQc8FEykrI9F+xruZEzxgmXhwQ8qyPn1VeTU",
+	"0FC5qhrmXE1YBsJmJ37foDPedBT9HLKBeJbbcGrhc4mcC6O0KWp9iXTvHAqNQfEtImkuBThkGpcZxtLa",
+	"q2dNr76hY6VREReI/mx92nzCU3Q8oCw2pQLocpae+Aq6cfWpv1pWVpGt1tW5V/gqOu3pqZPwJDE4O03t",
+	"bbXTpKdbqw2migzZAi/ICm7trzYqeLGdmKsvRhk25LDNucL/gbI/2+lcqJnRMtV9ZkfIi4sHB4RE5hWg",
+	"Q6WyRqKC4MjVAysMgncSfHBUGuL9hnqiZwqbTUIWRM0jUomSjvuWTULPHKjgDF4P1ZoNkJCV6cTWKq6I",
+	"QcEDHfVoSAHrnusIRhs4GaFSHDvQ1EG6M/JW0cEeplo6glCjlfRHvsxZ3mAmmVr0hlWnFiKdFFLISjkp",
+	"d6SFXBqqTM5FLmnmS4tGvD5hze3aIv1/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

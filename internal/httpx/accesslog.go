@@ -1,7 +1,10 @@
 package httpx
 
 import (
+	"errors"
 	"log/slog"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -19,10 +22,7 @@ func AccessLog(logger *slog.Logger) echo.MiddlewareFunc {
 			}
 			req, res := c.Request(), c.Response()
 			level := slog.LevelInfo
-			if res.Status >= 500 {
-				level = slog.LevelError
-			}
-			logger.LogAttrs(req.Context(), level, "request",
+			attrs := []slog.Attr{
 				slog.String("request_id", RequestID(c)),
 				slog.String("method", req.Method),
 				slog.String("path", req.URL.Path),
@@ -31,8 +31,27 @@ func AccessLog(logger *slog.Logger) echo.MiddlewareFunc {
 				slog.Int64("bytes_out", res.Size),
 				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 				slog.String("remote_ip", c.RealIP()),
-			)
+			}
+			var ni notImplemented
+			switch {
+			case res.Status == http.StatusNotImplemented && errors.As(err, &ni):
+				// Expected until the operation lands: worth a warning, not an error.
+				level = slog.LevelWarn
+				attrs = append(attrs, slog.String("operation", operationID(ni.NotImplementedOperation())))
+			case res.Status >= 500:
+				level = slog.LevelError
+			}
+			logger.LogAttrs(req.Context(), level, "request", attrs...)
 			return nil
 		}
 	}
+}
+
+// operationID turns the Go method name of an operation back into the contract's operationId
+// (oapi-codegen upper-cases its first letter).
+func operationID(method string) string {
+	if method == "" {
+		return method
+	}
+	return strings.ToLower(method[:1]) + method[1:]
 }

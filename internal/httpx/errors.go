@@ -104,7 +104,10 @@ func ErrorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 			return
 		}
 		e := classify(err)
-		if e.Status >= 500 {
+		// An operation not implemented yet is no failure of the server: the access log reports it once,
+		// as a warning that names the operation (see AccessLog).
+		var ni notImplemented
+		if e.Status >= 500 && !errors.As(err, &ni) {
 			logger.ErrorContext(c.Request().Context(), "request failed", "request_id", RequestID(c),
 				"method", c.Request().Method, "path", c.Request().URL.Path, "status", e.Status, "error", err.Error())
 		}

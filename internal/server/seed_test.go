@@ -285,15 +285,15 @@ func seedSchemaName(sr *openapi3.SchemaRef) string {
 	return ""
 }
 
-// seedEffective unwraps single-element allOf wrappers (used for "nullable reference" and "reference
-// with a default") and returns the schema that carries the type, enum and properties.
+// seedEffective unwraps single-element allOf wrappers (used for "nullable reference", typed as the
+// reference is, and "reference with a default") and returns the schema that carries the type, enum and
+// properties.
 func seedEffective(sr *openapi3.SchemaRef) *openapi3.Schema {
 	if sr == nil {
 		return nil
 	}
 	s := sr.Value
-	for s != nil && s.Type == nil && len(s.Enum) == 0 && len(s.Properties) == 0 && len(s.OneOf) == 0 &&
-		len(s.AllOf) == 1 {
+	for s != nil && len(s.Enum) == 0 && len(s.Properties) == 0 && len(s.OneOf) == 0 && len(s.AllOf) == 1 {
 		s = s.AllOf[0].Value
 	}
 	return s
@@ -1212,7 +1212,9 @@ func seedCheckSchema(where string, sr *openapi3.SchemaRef, w *seedSchema) []stri
 		return problems
 	}
 	if w.Nullable != nil {
-		nullable := sr.Value.Nullable || s.Nullable || (s.Type != nil && s.Type.IncludesNull())
+		// Any JSON value (JsonValue) accepts null through one of its typed alternatives.
+		nullable := sr.Value.Nullable || s.Nullable || (s.Type != nil && s.Type.IncludesNull()) ||
+			slices.ContainsFunc(s.OneOf, func(alt *openapi3.SchemaRef) bool { return alt.Value != nil && alt.Value.Nullable })
 		if nullable != *w.Nullable {
 			add("nullable is %v, seed says %v", nullable, *w.Nullable)
 		}

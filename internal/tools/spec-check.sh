@@ -5,9 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 work=$(mktemp -d "${TMPDIR:-/tmp}/loopwork-spec-check.XXXXXX")
 status=0
-go run ./internal/tools/specbundle -out "$work/gen" || status=1
+go run ./internal/tools/specbundle -out "$work/gen" -codegen "$work/codegen" || status=1
 for iface in v1api platformapi; do
-  spec="$work/gen/$iface/openapi.json"
+  spec="$work/codegen/$iface.json"
   [ -f "$spec" ] || continue
   case $iface in v1api) cfg=openapi/v1/oapi-codegen.yaml ;; *) cfg=openapi/api/oapi-codegen.yaml ;; esac
   sed "s#^output: .*#output: $work/gen/$iface/$iface.gen.go#" "$cfg" > "$work/$iface.cfg.yaml"

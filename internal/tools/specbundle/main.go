@@ -2,8 +2,10 @@
 //
 // It merges the /api area files (openapi/api/*.yaml) into one OpenAPI 3.0.3 document, converts the /v1
 // Swagger 2.0 document to OpenAPI 3.0 with kin-openapi, validates both, and refuses operationIds whose
-// derived Go type names would collide with schema names. Output is deterministic JSON so that
-// `make generate` is reproducible.
+// derived Go type names would collide with schema names. Operations marked x-pending are described as
+// not available yet (see markPending). Each interface gets two outputs: the served documents, without
+// generator settings (x-go-*), and with -codegen the input of oapi-codegen, which keeps them. Output
+// is deterministic JSON so that `make generate` is reproducible.
 package main
 
 import (
@@ -27,14 +29,15 @@ import (
 func main() {
 	apiDir := flag.String("api", "openapi/api", "folder of the /api contract (openapi.yaml is the root)")
 	v1File := flag.String("v1", "openapi/v1/swagger.yaml", "the /v1 Swagger 2.0 contract")
-	out := flag.String("out", "gen", "output folder (platformapi/ and v1api/ are written below it)")
+	out := flag.String("out", "gen", "output folder of the served documents (platformapi/ and v1api/ below it)")
+	codegen := flag.String("codegen", "", "folder for the generator's inputs platformapi.json and v1api.json (none when empty)")
 	flag.Parse()
 
 	var problems []string
-	if err := bundleAPI(*apiDir, filepath.Join(*out, "platformapi")); err != nil {
+	if err := bundleAPI(*apiDir, filepath.Join(*out, "platformapi"), *codegen); err != nil {
 		problems = append(problems, "/api: "+err.Error())
 	}
-	if err := convertV1(*v1File, filepath.Join(*out, "v1api")); err != nil {
+	if err := convertV1(*v1File, filepath.Join(*out, "v1api"), *codegen); err != nil {
 		problems = append(problems, "/v1: "+err.Error())
 	}
 	if len(problems) > 0 {
@@ -62,7 +65,7 @@ func readYAML(path string) (map[string]any, error) {
 
 // bundleAPI merges every area file into the root document. Areas may only add paths, methods of a
 // path, component entries and tags; anything defined twice is an error rather than a silent overwrite.
-func bundleAPI(dir, outDir string) error {
+func bundleAPI(dir, outDir, codegenDir string) error {
 	root, err := readYAML(filepath.Join(dir, "openapi.yaml"))
 	if err != nil {
 		return err
@@ -87,7 +90,13 @@ func bundleAPI(dir, outDir string) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	data, err := marshal(root)
+	if _, err := markPending(root, "#/components/responses/NotImplemented"); err != nil {
+		return err
+	}
+	if err := writeCodegen(codegenDir, "platformapi.json", root); err != nil {
+		return err
+	}
+	data, err := marshal(served(root))
 	if err != nil {
 		return err
 	}
@@ -181,19 +190,41 @@ func loadV3(data []byte) (*openapi3.T, error) {
 	return doc, nil
 }
 
+// writeCodegen writes the input of the generator: the whole document, generator settings included.
+func writeCodegen(dir, name string, doc any) error {
+	if dir == "" {
+		return nil
+	}
+	data, err := marshal(doc)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, name), data, 0o644)
+}
+
 // convertV1 keeps the Swagger 2.0 document as written (served at /v1/swagger.json) and converts it to
-// OpenAPI 3.0 (served at /v1/openapi.json, and the input of the generator).
-func convertV1(file, outDir string) error {
+// OpenAPI 3.0 (served at /v1/openapi.json; with generator settings, the input of the generator).
+func convertV1(file, outDir, codegenDir string) error {
 	src, err := readYAML(file)
 	if err != nil {
 		return err
 	}
-	swaggerJSON, err := marshal(src)
+	if _, err := markPending(src, "#/responses/NotImplemented"); err != nil {
+		return err
+	}
+	swaggerJSON, err := marshal(served(src))
+	if err != nil {
+		return err
+	}
+	fullJSON, err := marshal(src)
 	if err != nil {
 		return err
 	}
 	var doc2 openapi2.T
-	if err := json.Unmarshal(swaggerJSON, &doc2); err != nil {
+	if err := json.Unmarshal(fullJSON, &doc2); err != nil {
 		return fmt.Errorf("parse swagger 2.0: %w", err)
 	}
 	doc3, err := openapi2conv.ToV3(&doc2)
@@ -210,7 +241,11 @@ func convertV1(file, outDir string) error {
 	if err := json.Unmarshal(raw3, &generic); err != nil {
 		return err
 	}
-	openapiJSON, err := marshal(generic)
+	promoteOneOf(generic)
+	if err := writeCodegen(codegenDir, "v1api.json", generic); err != nil {
+		return err
+	}
+	openapiJSON, err := marshal(served(generic))
 	if err != nil {
 		return err
 	}

@@ -120,9 +120,9 @@ func (s *Service) GetJobHistory(ctx context.Context, req v1api.GetJobHistoryRequ
 		items[i] = v1api.JobHistoryEntry{Id: r.ID, JobId: req.JobId, At: r.At, Event: v1api.JobHistoryEntryEvent(r.Event),
 			Actor: r.Actor, FromStatus: r.From, ToStatus: r.To}
 		if r.Details != nil {
-			var d any
-			if json.Unmarshal(*r.Details, &d) == nil {
-				items[i].Details = d
+			var d map[string]any
+			if json.Unmarshal(*r.Details, &d) == nil && d != nil {
+				items[i].Details = &d
 			}
 		}
 	}

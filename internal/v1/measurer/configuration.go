@@ -196,14 +196,22 @@ func lockConfig(ctx context.Context, tx *sqlx.Tx, g *access.Grant) (Config, erro
 	return c, err
 }
 
-// newCode draws an onboarding code: a random non-negative 63-bit integer, so that codes cannot be
+// maxCode is the largest onboarding code, 2^53−1: clients send the code back, and JavaScript
+// numbers represent integers exactly only up to there.
+const maxCode = 1<<53 - 1
+
+// newCode draws an onboarding code: a random integer from 1 to maxCode, so that codes cannot be
 // guessed from one another.
 func newCode() (int64, error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return 0, fmt.Errorf("onboarding code: %w", err)
+	for {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return 0, fmt.Errorf("onboarding code: %w", err)
+		}
+		if code := int64(binary.BigEndian.Uint64(b[:]) & maxCode); code != 0 {
+			return code, nil
+		}
 	}
-	return int64(binary.BigEndian.Uint64(b[:]) >> 1), nil
 }
 
 func nonNil(s []string) []string {
