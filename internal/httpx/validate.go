@@ -216,10 +216,7 @@ func requestItems(req *openapi3filter.RequestError) []ValidationItem {
 		case errors.Is(err, openapi3filter.ErrInvalidRequired):
 			out = append(out, ValidationItem{Loc: base, Msg: "is required", Type: "missing"})
 		case errors.As(err, &se):
-			loc := append([]any{}, base...)
-			for _, p := range se.JSONPointer() {
-				loc = append(loc, p)
-			}
+			loc := append(append([]any{}, base...), pointerLoc(requestSchema(req), se.JSONPointer())...)
 			out = append(out, ValidationItem{Loc: loc, Msg: schemaErrorMessage(se), Type: schemaErrorType(se), Input: inputOf(se)})
 		case errors.As(err, &pe):
 			loc := append([]any{}, base...)
