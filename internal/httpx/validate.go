@@ -300,5 +300,10 @@ func schemaErrorMessage(se *openapi3.SchemaError) string {
 			return hint
 		}
 	}
+	if se.SchemaField == "pattern" && se.Schema != nil {
+		if hint, ok := patternHints[se.Schema.Pattern]; ok {
+			return hint
+		}
+	}
 	return se.Reason
 }
