@@ -102,6 +102,9 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 			err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
 				Request: c.Request(), PathParams: params, Route: route, Options: v.opts,
 			})
+			if e := bodyTooLarge(err); e != nil {
+				return e
+			}
 			if err != nil {
 				var me openapi3.MultiError
 				if !errors.As(err, &me) {
