@@ -9,7 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 )
 
-// The helpers here build requests the contract accepts, so that a walk over the operations that
+// The functions here build requests the contract accepts, so that a walk over the operations that
 // changes one value at a time reaches the check of that value rather than a complaint about another.
 
 const sampleUUID = "5b0c9b9e-3c1d-4c55-9a52-9c3e2a7f5d11"
