@@ -43,7 +43,7 @@ func NewEcho(o EchoOptions) *echo.Echo {
 			AllowHeaders:  []string{"Authorization", "Content-Type", "X-Fields", HeaderRequestID, "apikey", "Prefer"},
 			ExposeHeaders: []string{HeaderRequestID, "Retry-After"},
 		}),
-		middleware.BodyLimit(o.BodyLimit),
+		BodyLimit(o.BodyLimit),
 		BaseURLMiddleware(o.PublicURL),
 		ClientIPMiddleware(),
 	)

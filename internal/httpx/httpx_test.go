@@ -124,9 +124,20 @@ func TestBodyLimit(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("body under the limit: %d", rec.Code)
 	}
+	const msg = "request body larger than 1 KiB (LOOPWORK_BODY_LIMIT)"
 	rec, eb := do(t, e, http.MethodPost, "/echo", strings.NewReader(strings.Repeat("a", 5000)), nil)
-	if rec.Code != http.StatusRequestEntityTooLarge || *eb.Error.Code != "request_too_large" {
+	if rec.Code != http.StatusRequestEntityTooLarge || *eb.Error.Code != "request_too_large" || eb.Error.Message != msg {
 		t.Fatalf("body over the limit: %d %s", rec.Code, rec.Body.String())
+	}
+	// A body of unknown length is cut off at the limit with the same answer; one exactly at it passes.
+	for _, size := range []int{1024, 1025, 5000} {
+		req := httptest.NewRequest(http.MethodPost, "/echo", strings.NewReader(strings.Repeat("a", size)))
+		req.ContentLength = -1
+		rec := httptest.NewRecorder()
+		e.ServeHTTP(rec, req)
+		if want := size <= 1024; want != (rec.Code == http.StatusOK) || (!want && !strings.Contains(rec.Body.String(), msg)) {
+			t.Fatalf("%d bytes of unknown length: %d %s", size, rec.Code, rec.Body.String())
+		}
 	}
 }
 

@@ -102,6 +102,9 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 			err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
 				Request: c.Request(), PathParams: params, Route: route, Options: v.opts,
 			})
+			if e := bodyTooLarge(err); e != nil {
+				return e
+			}
 			if err != nil {
 				var me openapi3.MultiError
 				if !errors.As(err, &me) {
@@ -216,10 +219,7 @@ func requestItems(req *openapi3filter.RequestError) []ValidationItem {
 		case errors.Is(err, openapi3filter.ErrInvalidRequired):
 			out = append(out, ValidationItem{Loc: base, Msg: "is required", Type: "missing"})
 		case errors.As(err, &se):
-			loc := append([]any{}, base...)
-			for _, p := range se.JSONPointer() {
-				loc = append(loc, p)
-			}
+			loc := append(append([]any{}, base...), pointerLoc(requestSchema(req), se.JSONPointer())...)
 			out = append(out, ValidationItem{Loc: loc, Msg: schemaErrorMessage(se), Type: schemaErrorType(se), Input: inputOf(se)})
 		case errors.As(err, &pe):
 			loc := append([]any{}, base...)
@@ -300,6 +300,11 @@ var formatHints = map[string]string{
 func schemaErrorMessage(se *openapi3.SchemaError) string {
 	if se.SchemaField == "format" && se.Schema != nil {
 		if hint, ok := formatHints[se.Schema.Format]; ok {
+			return hint
+		}
+	}
+	if se.SchemaField == "pattern" && se.Schema != nil {
+		if hint, ok := patternHints[se.Schema.Pattern]; ok {
 			return hint
 		}
 	}

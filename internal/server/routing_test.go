@@ -239,13 +239,35 @@ func TestValidationNamesTheProblem(t *testing.T) {
 	}
 }
 
-// TestOversizedBody refuses a body over the configured limit before reading it whole.
+// TestOversizedBody refuses a body over the configured limit on both interfaces, whether its length is
+// declared or not, with an ErrorResponse that says the limit and the setting that raises it.
 func TestOversizedBody(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t, testkit.WithAuthenticator(testAuthenticator))
 	big := `{"display_name":"x","definition":{"pad":"` + strings.Repeat("a", 11<<20) + `"}}`
-	status, body := send(t, env, "POST", "/api/flows", big, true)
-	if status != http.StatusRequestEntityTooLarge {
-		t.Fatalf("got %d %.200s, want 413", status, body)
+	for _, path := range []string{"/api/flows", "/v1/apps"} {
+		for _, declared := range []bool{true, false} {
+			var body io.Reader = strings.NewReader(big)
+			if !declared {
+				body = io.MultiReader(body) // a reader of unknown length is sent chunked
+			}
+			req, err := http.NewRequest(http.MethodPost, env.URL+path, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", testToken)
+			res, err := env.HTTP.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var eb v1ErrorBody
+			err = json.NewDecoder(res.Body).Decode(&eb)
+			res.Body.Close()
+			if res.StatusCode != http.StatusRequestEntityTooLarge || err != nil || eb.Error.Code != "request_too_large" ||
+				eb.Error.Message != "request body larger than 10 MiB (LOOPWORK_BODY_LIMIT)" {
+				t.Errorf("%s, length declared %v: %d %+v, want 413 naming the limit", path, declared, res.StatusCode, eb)
+			}
+		}
 	}
 }

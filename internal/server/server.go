@@ -236,6 +236,7 @@ func New(d Deps) (*Server, error) {
 		forgetOnWrite(bus, apiValidator.OperationID),
 		apiValidator.For,
 		httpx.NewQueryGuard(apiSpec, httpx.Style422).For,
+		func(string, string) echo.MiddlewareFunc { return httpx.TextGuard(httpx.Style422) },
 	}}
 	platformapi.RegisterHandlers(apiRoutes, platformapi.NewStrictHandler(api, nil))
 	// /v1 answers X-Fields masks; the mask is read after authentication and validation, so a caller
@@ -246,6 +247,7 @@ func New(d Deps) (*Server, error) {
 		forgetOnWrite(bus, v1Validator.OperationID),
 		v1Validator.For,
 		httpx.NewQueryGuard(v1Spec, httpx.Style400).For,
+		func(string, string) echo.MiddlewareFunc { return httpx.TextGuard(httpx.Style400) },
 		func(string, string) echo.MiddlewareFunc { return xfields },
 	}}
 	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(jobsAPI, nil))

@@ -65,3 +65,26 @@ func ToResponse(r UserRow) platformapi.UserResponse {
 		WorkerId:       r.WorkerID,
 	}
 }
+
+// ToProfile renders a user row with its organization as the profile of /api/profile/me. The profile
+// repeats every field of UserResponse (profile_test.go checks that none is left out, so that a field
+// added to users later cannot silently answer its zero value here).
+func ToProfile(r UserRow, org platformapi.OrganizationResponse) platformapi.ProfileResponse {
+	u := ToResponse(r)
+	return platformapi.ProfileResponse{
+		Id:             u.Id,
+		OrganizationId: u.OrganizationId,
+		Email:          u.Email,
+		FirstName:      u.FirstName,
+		LastName:       u.LastName,
+		Role:           u.Role,
+		IsActive:       u.IsActive,
+		Status:         u.Status,
+		LastLoginAt:    u.LastLoginAt,
+		CreatedAt:      u.CreatedAt,
+		UpdatedAt:      u.UpdatedAt,
+		ModifiedBy:     u.ModifiedBy,
+		WorkerId:       u.WorkerId,
+		Organization:   org,
+	}
+}

@@ -22,20 +22,5 @@ func (s *Service) GetMyProfile(ctx context.Context, _ platformapi.GetMyProfileRe
 	if err != nil {
 		return nil, err
 	}
-	r := ToResponse(u)
-	return platformapi.GetMyProfile200JSONResponse{
-		Id:             r.Id,
-		OrganizationId: r.OrganizationId,
-		Email:          r.Email,
-		FirstName:      r.FirstName,
-		LastName:       r.LastName,
-		Role:           r.Role,
-		IsActive:       r.IsActive,
-		Status:         r.Status,
-		LastLoginAt:    r.LastLoginAt,
-		CreatedAt:      r.CreatedAt,
-		UpdatedAt:      r.UpdatedAt,
-		ModifiedBy:     r.ModifiedBy,
-		Organization:   o.Response(),
-	}, nil
+	return platformapi.GetMyProfile200JSONResponse(ToProfile(u, o.Response())), nil
 }

@@ -98,3 +98,27 @@ func TestCloneApp(t *testing.T) {
 		t.Errorf("sys-admin copy %+v carries %+v", s, contentsOf(t, env, s.Id))
 	}
 }
+
+// TestCloneAppWithoutBody copies with the defaults when the request has no body at all, with or
+// without a Content-Type: every field of the body is optional, and so is the body.
+func TestCloneAppWithoutBody(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	org := env.Org(t)
+	admin := env.User(t, org, auth.RoleOrgAdmin)
+	src := create(t, admin, nil, v1api.AppInput{Name: ptr("Bare")})
+	if _, err := env.DB.Exec(`INSERT INTO app_tags (app_id, tag, organization_id) VALUES ($1, 'red', $2)`, src.Id, org); err != nil {
+		t.Fatal(err)
+	}
+	for i, contentType := range []string{"", "application/json"} {
+		res, err := admin.V1.CloneAppWithBodyWithResponse(context.Background(), src.Id, nil, contentType, nil)
+		appstest.Expect(t, res, err, http.StatusOK)
+		want := "Bare (copy)"
+		if i > 0 {
+			want = "Bare (copy 2)"
+		}
+		if a := res.JSON200; a.Name != want || a.OrganizationId != org || contentsOf(t, env, a.Id).Tags != 1 {
+			t.Errorf("Content-Type %q: copy %+v carries %+v", contentType, a, contentsOf(t, env, a.Id))
+		}
+	}
+}
