@@ -17,7 +17,7 @@ SWAGGER_UI_VERSION := 5.35.0
 REDOC_VERSION      := 3.0.1
 DOCS_ASSETS_URL    := /api/docs/assets/
 
-.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint db-start db-stop docs-assets clean
+.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -79,6 +79,13 @@ docs-assets:
 	  cp $$tmp/s/package/LICENSE $$d/swagger-ui.LICENSE && cp $$tmp/r/package/bundles/redoc.standalone.js $$d/ && \
 	  sed -i 's#https://cdn.redoc.ly/redoc/logo-mini#$(DOCS_ASSETS_URL)redocly-logo-mini#g' $$d/redoc.standalone.js && \
 	  cp $$tmp/r/package/LICENSE $$d/redoc.LICENSE && rm -rf $$tmp && echo "docs assets refreshed"
+
+# docs-check opens Swagger UI and ReDoc on both interfaces by URL in a headless
+# Chromium (Debian: apt-get install -y chromium; $CHROMIUM names another binary). It fails on a console
+# error, a failed load or any request to a host other than the server, and when no Chromium is found.
+docs-check:
+	$(GO) vet -tags browser ./internal/server/ ./internal/testkit/browser/
+	./internal/tools/with-test-db.sh $(GO) test -tags browser -count=1 -timeout 5m -run 'InBrowser' ./internal/server/
 
 clean:
 	rm -rf bin
