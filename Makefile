@@ -80,7 +80,7 @@ docs-assets:
 	  sed -i 's#https://cdn.redoc.ly/redoc/logo-mini#$(DOCS_ASSETS_URL)redocly-logo-mini#g' $$d/redoc.standalone.js && \
 	  cp $$tmp/r/package/LICENSE $$d/redoc.LICENSE && rm -rf $$tmp && echo "docs assets refreshed"
 
-# docs-check opens Swagger UI and ReDoc on both interfaces by URL in a headless
+# docs-check opens Swagger UI and ReDoc on both interfaces by URL, and the e-mailed links' page, in a headless
 # Chromium (Debian: apt-get install -y chromium; $CHROMIUM names another binary). It fails on a console
 # error, a failed load or any request to a host other than the server, and when no Chromium is found.
 docs-check:

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/testkit"
 	"github.com/loopwork/loopwork/internal/testkit/browser"
 )
@@ -60,6 +61,44 @@ func TestDocsInBrowser(t *testing.T) {
 				t.Errorf("shows %q as well as %q", p.notWant, p.want)
 			}
 		})
+	}
+}
+
+// TestLinkPageInBrowser opens the page of an e-mailed link: its style must pass its own
+// Content-Security-Policy (a refused style is a console error) and it must load nothing.
+func TestLinkPageInBrowser(t *testing.T) {
+	b, err := browser.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	env := testkit.NewEnv(t)
+	server, err := url.Parse(env.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := env.NewUser(t, env.Org(t), auth.RoleAppUser)
+	token, err := auth.IssueLink(context.Background(), env.DB, id, auth.LinkInvite, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ query, ready string }{
+		{"?type=invite&token=" + token, "document.querySelector('form input[name=password]')"},
+		{"?type=invite&token=unknown", "document.querySelector('p.error')"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		// An unknown link answers 404 by design; only its page's own problems count.
+		v, err := b.Visit(ctx, env.URL+"/auth/verify"+p.query, p.ready+" && getComputedStyle(document.body).margin === '0px'", 300*time.Millisecond)
+		cancel()
+		for _, pr := range v.Problems {
+			if !strings.Contains(pr, "/auth/verify?type=invite&token=unknown") {
+				t.Errorf("%s: %s", p.query, pr)
+			}
+		}
+		offServer(t, server, v)
+		if err != nil && !strings.Contains(err.Error(), "answered 404") {
+			t.Fatal(err)
+		}
 	}
 }
 
