@@ -1,6 +1,7 @@
 # loopwork — build, run and test.
 #
 #   make run        build and start the server (starts a private PostgreSQL under .data/ when DATABASE_URL is unset)
+#   make admin ARGS='mail-outbox --show-body'   loopwork admin … against what make run uses
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
 #   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything)
 SHELL := /bin/bash
@@ -17,7 +18,7 @@ SWAGGER_UI_VERSION := 5.35.0
 REDOC_VERSION      := 3.0.1
 DOCS_ASSETS_URL    := /api/docs/assets/
 
-.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint db-start db-stop docs-assets docs-check clean
+.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -61,6 +62,10 @@ lint:
 # load drives a running server (make run) with hey: submission, list and count at 16 clients.
 load:
 	./internal/tools/load.sh $(LOAD_URL)
+
+# admin runs `loopwork admin $(ARGS)` with the settings `make run` keeps (its private cluster and secrets).
+admin: build
+	@./internal/tools/admin.sh $(BIN) $(DATA) $(ARGS)
 
 db-start:
 	@./internal/tools/pg.sh start $(DATA)/pg dev
