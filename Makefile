@@ -1,6 +1,7 @@
 # loopwork — build, run and test.
 #
 #   make run        build and start the server (starts a private PostgreSQL under .data/ when DATABASE_URL is unset)
+#   make admin ARGS='mail-outbox --show-body'   loopwork admin … against what make run uses
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
 #   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything)
 SHELL := /bin/bash
@@ -15,8 +16,9 @@ DATA      := .data
 SPECTRAL  := @stoplight/spectral-cli@6.16.3
 SWAGGER_UI_VERSION := 5.35.0
 REDOC_VERSION      := 3.0.1
+DOCS_ASSETS_URL    := /api/docs/assets/
 
-.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint db-start db-stop docs-assets clean
+.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -63,20 +65,34 @@ lint:
 load:
 	./internal/tools/load.sh $(LOAD_URL)
 
+# admin runs `loopwork admin $(ARGS)` with the settings `make run` keeps (its private cluster and secrets).
+admin: build
+	@./internal/tools/admin.sh $(BIN) $(DATA) $(ARGS)
+
 db-start:
 	@./internal/tools/pg.sh start $(DATA)/pg dev
 
 db-stop:
 	@./internal/tools/pg.sh stop $(DATA)/pg
 
-# docs-assets refreshes the Swagger UI and ReDoc files the server embeds (pinned versions above).
+# docs-assets refreshes the Swagger UI and ReDoc files the server embeds (pinned versions above). ReDoc's
+# sidebar shows its vendor's logo from a CDN; the copy points it at the two small SVGs kept beside it instead,
+# so the pages make no request off the server.
 docs-assets:
 	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent swagger-ui-dist@$(SWAGGER_UI_VERSION) redoc@$(REDOC_VERSION) >/dev/null && \
 	  mkdir s r && tar xzf swagger-ui-dist-$(SWAGGER_UI_VERSION).tgz -C s && tar xzf redoc-$(REDOC_VERSION).tgz -C r && \
 	  cd - >/dev/null && d=internal/platform/docs/assets && \
 	  cp $$tmp/s/package/{swagger-ui-bundle.js,swagger-ui-standalone-preset.js,swagger-ui.css,favicon-32x32.png} $$d/ && \
 	  cp $$tmp/s/package/LICENSE $$d/swagger-ui.LICENSE && cp $$tmp/r/package/bundles/redoc.standalone.js $$d/ && \
+	  sed -i 's#https://cdn.redoc.ly/redoc/logo-mini#$(DOCS_ASSETS_URL)redocly-logo-mini#g' $$d/redoc.standalone.js && \
 	  cp $$tmp/r/package/LICENSE $$d/redoc.LICENSE && rm -rf $$tmp && echo "docs assets refreshed"
+
+# docs-check opens Swagger UI and ReDoc on both interfaces by URL, and the e-mailed links' page, in a headless
+# Chromium (Debian: apt-get install -y chromium; $CHROMIUM names another binary). It fails on a console
+# error, a failed load or any request to a host other than the server, and when no Chromium is found.
+docs-check:
+	$(GO) vet -tags browser ./internal/server/ ./internal/testkit/browser/
+	./internal/tools/with-test-db.sh $(GO) test -tags browser -count=1 -timeout 5m -run 'InBrowser' ./internal/server/
 
 clean:
 	rm -rf bin

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/google/uuid"
@@ -31,7 +33,7 @@ func admin(ctx context.Context, cfg config.Config, args []string, out io.Writer)
 		return errors.New("no admin command given")
 	}
 	if err := cfg.RequireDatabase(); err != nil {
-		return err
+		return fmt.Errorf("%w\n%s", err, devDatabaseHint(".data"))
 	}
 	switch args[0] {
 	case "create-user":
@@ -108,4 +110,20 @@ func adminCreateUser(ctx context.Context, cfg config.Config, args []string, out 
 	}
 	fmt.Fprintf(out, "created %s user %s (id %s) in organization %q (id %s)\n", *role, *email, userID, *orgName, orgID)
 	return nil
+}
+
+// devDatabaseHint tells someone who runs the server with `make run` how to reach the same database:
+// make run keeps its settings in the data folder, and a shell that did not start it has none of them.
+func devDatabaseHint(data string) string {
+	hint := "beside `make run`, use: make admin ARGS='<command> …' (it finds the database and settings make run keeps)"
+	raw, err := os.ReadFile(filepath.Join(data, "run.env"))
+	if err != nil {
+		return hint
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if url, ok := strings.CutPrefix(strings.TrimSpace(line), "DATABASE_URL="); ok && url != "" {
+			return hint + "\nor export the URL of its database first:\n  export DATABASE_URL='" + url + "'"
+		}
+	}
+	return hint
 }

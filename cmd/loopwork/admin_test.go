@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"strings"
 	"testing"
 
@@ -45,5 +47,28 @@ func TestAdminCreateUser(t *testing.T) {
 		if err := run(ctx, append([]string{"admin", "create-user"}, bad...), &out, e); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
+	}
+}
+
+// TestAdminWithoutDatabaseSaysHow: beside `make run`, a shell has no DATABASE_URL; the error says how to
+// reach the database make run uses, with the line to export once make run has written it down.
+func TestAdminWithoutDatabaseSaysHow(t *testing.T) {
+	t.Chdir(t.TempDir())
+	e := envOf(map[string]string{})
+	err := run(context.Background(), []string{"admin", "mail-outbox"}, io.Discard, e)
+	if err == nil || !strings.Contains(err.Error(), "DATABASE_URL: not set") || !strings.Contains(err.Error(), "make admin ARGS=") ||
+		strings.Contains(err.Error(), "export") {
+		t.Fatalf("without .data: %v", err)
+	}
+	const url = "postgres://postgres@127.0.0.1:55432/loopwork?sslmode=disable"
+	if err := os.MkdirAll(".data", 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(".data/run.env", []byte("DATABASE_URL="+url+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err = run(context.Background(), []string{"admin", "mail-outbox"}, io.Discard, e)
+	if err == nil || !strings.Contains(err.Error(), "export DATABASE_URL='"+url+"'") {
+		t.Fatalf("with .data/run.env: %v", err)
 	}
 }

@@ -3800,7 +3800,7 @@ type ValidationError struct {
 
 // VerifyRequest Body of `POST /auth/v1/verify`.
 type VerifyRequest struct {
-	// Password The new password of the user, 8 to 128 characters.
+	// Password The new password of the user, 8 to 128 characters. A password found in lists of common passwords, one made of fewer than 5 different characters, or one that contains the user's e-mail address is refused with 422 (`type` `weak_password` at `body.password`).
 	Password string `json:"password"`
 
 	// Token The one-time token from the e-mailed link.
@@ -6124,14 +6124,14 @@ type ClientInterface interface {
 
 	// GetSwaggerUi Interactive API documentation
 	//
-	// Serves the Swagger UI page for this document (`/api/openapi.json`), where requests can be tried out with a bearer token. The route is public.
+	// Serves the Swagger UI page for both interfaces (`/api/openapi.json` and `/v1/openapi.json`), where requests can be tried out with a bearer token. The route is public. The page's own script reads the query string (Swagger UI writes `urls.primaryName=<name>` into the address when another interface is chosen, so that address can be reloaded or shared); the server accepts any query parameter here and ignores it.
 	//
 	// Corresponds with GET /api/docs (the `GetSwaggerUi` operationId).
 	GetSwaggerUi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDocsAsset Documentation page asset
 	//
-	// Serves the files the documentation pages load (Swagger UI and ReDoc scripts, style sheet, icon). They are embedded in the server binary so the pages work without internet access; browsers may cache them for a day. The route is public.
+	// Serves the files the documentation pages load (Swagger UI and ReDoc scripts, style sheet, icon, logos). They are embedded in the server binary so the pages work without internet access; browsers may cache them for a day. The route is public.
 	//
 	// Corresponds with GET /api/docs/assets/{file} (the `GetDocsAsset` operationId).
 	GetDocsAsset(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6698,7 +6698,7 @@ type ClientInterface interface {
 
 	// GetRedoc Reference API documentation
 	//
-	// Serves the ReDoc reference page for this document (`/api/openapi.json`). The route is public.
+	// Serves the ReDoc reference page of one interface: `/api/openapi.json`, or the document named by the query parameter `spec` (`/api/openapi.json` or `/v1/openapi.json`). The route is public. The page's own script reads the query string; the server accepts any query parameter here and ignores it.
 	//
 	// Corresponds with GET /api/redoc (the `GetRedoc` operationId).
 	GetRedoc(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7042,7 +7042,9 @@ type ClientInterface interface {
 	//
 	// Redeems the token of an e-mailed link and signs the user in. Creating or re-inviting a user e-mails an invitation link (`type=invite`); a password reset e-mails a recovery link (`type=recovery`). The link opens the web client, which sends its `type` and `token` here together with the password the user chose. Both types set the user's password; accepting an invitation also moves the user from `invited` to `active`.
 	//
-	// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token`. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+	// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token` and a message that says which. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+	//
+	// People without a client of their own use the page the link opens, `GET /auth/verify?type=…&token=…` on this server: a plain HTML form that sets the password through this same operation's checks.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7053,7 +7055,9 @@ type ClientInterface interface {
 	//
 	// Redeems the token of an e-mailed link and signs the user in. Creating or re-inviting a user e-mails an invitation link (`type=invite`); a password reset e-mails a recovery link (`type=recovery`). The link opens the web client, which sends its `type` and `token` here together with the password the user chose. Both types set the user's password; accepting an invitation also moves the user from `invited` to `active`.
 	//
-	// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token`. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+	// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token` and a message that says which. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+	//
+	// People without a client of their own use the page the link opens, `GET /auth/verify?type=…&token=…` on this server: a plain HTML form that sets the password through this same operation's checks.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8439,7 +8443,7 @@ func (c *Client) PreviewDocumentUploadWithBody(ctx context.Context, dbId Documen
 
 // GetSwaggerUi Interactive API documentation
 //
-// Serves the Swagger UI page for this document (`/api/openapi.json`), where requests can be tried out with a bearer token. The route is public.
+// Serves the Swagger UI page for both interfaces (`/api/openapi.json` and `/v1/openapi.json`), where requests can be tried out with a bearer token. The route is public. The page's own script reads the query string (Swagger UI writes `urls.primaryName=<name>` into the address when another interface is chosen, so that address can be reloaded or shared); the server accepts any query parameter here and ignores it.
 //
 // Corresponds with GET /api/docs (the `GetSwaggerUi` operationId).
 func (c *Client) GetSwaggerUi(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8456,7 +8460,7 @@ func (c *Client) GetSwaggerUi(ctx context.Context, reqEditors ...RequestEditorFn
 
 // GetDocsAsset Documentation page asset
 //
-// Serves the files the documentation pages load (Swagger UI and ReDoc scripts, style sheet, icon). They are embedded in the server binary so the pages work without internet access; browsers may cache them for a day. The route is public.
+// Serves the files the documentation pages load (Swagger UI and ReDoc scripts, style sheet, icon, logos). They are embedded in the server binary so the pages work without internet access; browsers may cache them for a day. The route is public.
 //
 // Corresponds with GET /api/docs/assets/{file} (the `GetDocsAsset` operationId).
 func (c *Client) GetDocsAsset(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9683,7 +9687,7 @@ func (c *Client) GetMyProfile(ctx context.Context, reqEditors ...RequestEditorFn
 
 // GetRedoc Reference API documentation
 //
-// Serves the ReDoc reference page for this document (`/api/openapi.json`). The route is public.
+// Serves the ReDoc reference page of one interface: `/api/openapi.json`, or the document named by the query parameter `spec` (`/api/openapi.json` or `/v1/openapi.json`). The route is public. The page's own script reads the query string; the server accepts any query parameter here and ignores it.
 //
 // Corresponds with GET /api/redoc (the `GetRedoc` operationId).
 func (c *Client) GetRedoc(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10377,7 +10381,9 @@ func (c *Client) GetAuthUser(ctx context.Context, reqEditors ...RequestEditorFn)
 //
 // Redeems the token of an e-mailed link and signs the user in. Creating or re-inviting a user e-mails an invitation link (`type=invite`); a password reset e-mails a recovery link (`type=recovery`). The link opens the web client, which sends its `type` and `token` here together with the password the user chose. Both types set the user's password; accepting an invitation also moves the user from `invited` to `active`.
 //
-// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token`. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token` and a message that says which. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+//
+// People without a client of their own use the page the link opens, `GET /auth/verify?type=…&token=…` on this server: a plain HTML form that sets the password through this same operation's checks.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10398,7 +10404,9 @@ func (c *Client) VerifyAuthLinkWithBody(ctx context.Context, contentType string,
 //
 // Redeems the token of an e-mailed link and signs the user in. Creating or re-inviting a user e-mails an invitation link (`type=invite`); a password reset e-mails a recovery link (`type=recovery`). The link opens the web client, which sends its `type` and `token` here together with the password the user chose. Both types set the user's password; accepting an invitation also moves the user from `invited` to `active`.
 //
-// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token`. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token` and a message that says which. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+//
+// People without a client of their own use the page the link opens, `GET /auth/verify?type=…&token=…` on this server: a plain HTML form that sets the password through this same operation's checks.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17742,7 +17750,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetSwaggerUiWithResponse Interactive API documentation
 	//
-	// Serves the Swagger UI page for this document (`/api/openapi.json`), where requests can be tried out with a bearer token. The route is public.
+	// Serves the Swagger UI page for both interfaces (`/api/openapi.json` and `/v1/openapi.json`), where requests can be tried out with a bearer token. The route is public. The page's own script reads the query string (Swagger UI writes `urls.primaryName=<name>` into the address when another interface is chosen, so that address can be reloaded or shared); the server accepts any query parameter here and ignores it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -17751,7 +17759,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetDocsAssetWithResponse Documentation page asset
 	//
-	// Serves the files the documentation pages load (Swagger UI and ReDoc scripts, style sheet, icon). They are embedded in the server binary so the pages work without internet access; browsers may cache them for a day. The route is public.
+	// Serves the files the documentation pages load (Swagger UI and ReDoc scripts, style sheet, icon, logos). They are embedded in the server binary so the pages work without internet access; browsers may cache them for a day. The route is public.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18386,7 +18394,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetRedocWithResponse Reference API documentation
 	//
-	// Serves the ReDoc reference page for this document (`/api/openapi.json`). The route is public.
+	// Serves the ReDoc reference page of one interface: `/api/openapi.json`, or the document named by the query parameter `spec` (`/api/openapi.json` or `/v1/openapi.json`). The route is public. The page's own script reads the query string; the server accepts any query parameter here and ignores it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18764,7 +18772,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Redeems the token of an e-mailed link and signs the user in. Creating or re-inviting a user e-mails an invitation link (`type=invite`); a password reset e-mails a recovery link (`type=recovery`). The link opens the web client, which sends its `type` and `token` here together with the password the user chose. Both types set the user's password; accepting an invitation also moves the user from `invited` to `active`.
 	//
-	// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token`. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+	// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token` and a message that says which. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+	//
+	// People without a client of their own use the page the link opens, `GET /auth/verify?type=…&token=…` on this server: a plain HTML form that sets the password through this same operation's checks.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18775,7 +18785,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Redeems the token of an e-mailed link and signs the user in. Creating or re-inviting a user e-mails an invitation link (`type=invite`); a password reset e-mails a recovery link (`type=recovery`). The link opens the web client, which sends its `type` and `token` here together with the password the user chose. Both types set the user's password; accepting an invitation also moves the user from `invited` to `active`.
 	//
-	// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token`. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+	// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token` and a message that says which. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+	//
+	// People without a client of their own use the page the link opens, `GET /auth/verify?type=…&token=…` on this server: a plain HTML form that sets the password through this same operation's checks.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29639,7 +29651,7 @@ func (c *ClientWithResponses) PreviewDocumentUploadWithBodyWithResponse(ctx cont
 
 // GetSwaggerUiWithResponse Interactive API documentation
 //
-// Serves the Swagger UI page for this document (`/api/openapi.json`), where requests can be tried out with a bearer token. The route is public.
+// Serves the Swagger UI page for both interfaces (`/api/openapi.json` and `/v1/openapi.json`), where requests can be tried out with a bearer token. The route is public. The page's own script reads the query string (Swagger UI writes `urls.primaryName=<name>` into the address when another interface is chosen, so that address can be reloaded or shared); the server accepts any query parameter here and ignores it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -29654,7 +29666,7 @@ func (c *ClientWithResponses) GetSwaggerUiWithResponse(ctx context.Context, reqE
 
 // GetDocsAssetWithResponse Documentation page asset
 //
-// Serves the files the documentation pages load (Swagger UI and ReDoc scripts, style sheet, icon). They are embedded in the server binary so the pages work without internet access; browsers may cache them for a day. The route is public.
+// Serves the files the documentation pages load (Swagger UI and ReDoc scripts, style sheet, icon, logos). They are embedded in the server binary so the pages work without internet access; browsers may cache them for a day. The route is public.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30685,7 +30697,7 @@ func (c *ClientWithResponses) GetMyProfileWithResponse(ctx context.Context, reqE
 
 // GetRedocWithResponse Reference API documentation
 //
-// Serves the ReDoc reference page for this document (`/api/openapi.json`). The route is public.
+// Serves the ReDoc reference page of one interface: `/api/openapi.json`, or the document named by the query parameter `spec` (`/api/openapi.json` or `/v1/openapi.json`). The route is public. The page's own script reads the query string; the server accepts any query parameter here and ignores it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31273,7 +31285,9 @@ func (c *ClientWithResponses) GetAuthUserWithResponse(ctx context.Context, reqEd
 //
 // Redeems the token of an e-mailed link and signs the user in. Creating or re-inviting a user e-mails an invitation link (`type=invite`); a password reset e-mails a recovery link (`type=recovery`). The link opens the web client, which sends its `type` and `token` here together with the password the user chose. Both types set the user's password; accepting an invitation also moves the user from `invited` to `active`.
 //
-// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token`. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token` and a message that says which. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+//
+// People without a client of their own use the page the link opens, `GET /auth/verify?type=…&token=…` on this server: a plain HTML form that sets the password through this same operation's checks.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31290,7 +31304,9 @@ func (c *ClientWithResponses) VerifyAuthLinkWithBodyWithResponse(ctx context.Con
 //
 // Redeems the token of an e-mailed link and signs the user in. Creating or re-inviting a user e-mails an invitation link (`type=invite`); a password reset e-mails a recovery link (`type=recovery`). The link opens the web client, which sends its `type` and `token` here together with the password the user chose. Both types set the user's password; accepting an invitation also moves the user from `invited` to `active`.
 //
-// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token`. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+// Link tokens are one-time and expiring: invitation links are valid for 72 hours and recovery links for 1 hour (both configurable), a token works only once, and issuing a new link of the same type invalidates the earlier ones. An unknown, used, expired or mismatched (wrong `type`) token, or a token of a deactivated user or organization, answers 400 with code `invalid_token` and a message that says which. The caller sends the anonymous key in the `apikey` header; attempts are rate limited.
+//
+// People without a client of their own use the page the link opens, `GET /auth/verify?type=…&token=…` on this server: a plain HTML form that sets the password through this same operation's checks.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -47051,6 +47067,26 @@ func (response GetDocsAsset200ImagepngResponse) VisitGetDocsAssetResponse(w http
 	return err
 }
 
+type GetDocsAsset200ImagesvgXmlResponse struct {
+	Body          io.Reader
+	ContentLength int64
+}
+
+func (response GetDocsAsset200ImagesvgXmlResponse) VisitGetDocsAssetResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "image/svg+xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
 type GetDocsAsset200TextcssResponse struct {
 	Body          io.Reader
 	ContentLength int64
@@ -59430,455 +59466,463 @@ var swaggerSpec = []string{
 	"vxuFc0xhuJa4Gq5c+GA41rIpwzdYJc6hnwSZzJ2wuMfL14PaAYsFEzYqu6w1uooSL9zgPQAZN0Y+kFlf",
 	"1dUmpZ13oRT/djUBfKGrSUKuUOO4mnzEzM+/XU2uZW4fQcF48+eJ+Rcga00+pqPtNK9lZvN7WBmz0azV",
 	"sg/twFycvWAHcRJ56SEOOtMFFwxit+A35lrKeSHxJ0NA5n+N3DIvaaVcqdzdFGRWHmdgW0Zph1V8sdk3",
-	"P+cW3ooA/u+G9BTsLoD0WwQROX8wh/Tpsz/0H9Gnz9qFBv8QtQ/15qJIgfKVTUZpwFJAVAlr5HVTTgaY",
-	"QnynLaPHCsCu2qpFT+PiJiGpkXPNdZm6Yhl2XY4qppj2w2mzXWsdMe+NjtbGRQmygmJk4NRDc6P1cFMf",
-	"oQ6gVrxiRngMIJkgYNeGwW0TBpzT3R/+CrNCxwNotgZ9SdXNoEUDRzG4APCtqFEJy2aaC90vB+aAuPJ5",
-	"wbrEQmZLJnImslgI7eRVrkLEDYV+WCkYqWphg6T2rNeT78TbwKTCBWcVAkjuwN+Y9RTMPSQO9IeKMQx9",
-	"RxRnHq0EacYYjclvgvr3L+1kJ958ItpDP0YNIqFsyi4IRlGs8W4CCAxrAE9HAga6rIpmXrsIFMMy+/DV",
-	"OtvWFP62uBVImOSVdiUSFb2F2DxXUBRL7YH8qcDPbIPlwLJmfm1qfXsbHFrVzZdsGbSmf4gfMSK2oau0",
-	"U+A6RVRlcyvAuC1q3uzsSmwVFneBhBCrGYFse0gNcQ9+71eru4zT1JVuTEgKhxPu5XzJVAslsIO/MJi5",
-	"hB3SAiR0WY2Kw4Qv70QfDBdzqxvMZpdiBA4yuq965J/Wd9GAg4X2ykoqtjdI0U6R2lHBHJX0llTdeRZV",
-	"QG69gOzqPm9nxlbyumBrVyEZZNnbFqpgQx0NYZxBUUPIyIPCCQj0xeF0wduj7zJE72Ka8gLsRD0r1nOt",
-	"BfXjmxCKsAbojpryAGmZ1RXXG0jesjFzQoofWU/qn3m4WctagUECCmqkf3pp5MOSo4xoWhzdsE06s4Vd",
-	"gPm0UTYDxd5yG1gtKLgDlZkdSOrphJb8hgWZtLTkZnCfksk1oxWrzmusj4v/+sEdob98uDRc2aq0k0hK",
-	"2YfLxgbj5cJoMnpiHQ/2Y2aoWL1zcmq7bYZnboHJp0+AlLKQDlGSZiBg2yn5qgRryoWmXBjG/ynZJXg5",
-	"Yw5Z0WJhRAX3jVN32i3rQjkCZAgwruRwNvO6AiCqxtaSXAm40YJfLAQhwzc1XaoE0S7/X/bevbmN49oX",
-	"/SpdrFslIBcEqYf32SEqVZfWw1FiW9qkZN86gS+ngWkSHQ664ekeUjhJvvutXmv1YwYzeEgEadn8Y2db",
-	"xMz0e/V6/n4M034HHlA01ELyAm+VQdNvBD7GwVh5j8IgwUN23aG89OBhglcg6azh3gKPF/GZO73YDMdq",
-	"rF47LRhxCwrprp5K5ZRFDlxtGVuU4lJ+Igwq+KFOG93LjvAPR3/KEMqJlVpb1sPNnPXHyoPddmzdXuZ3",
-	"SdaHTv3pT6e1J4d/+hM7Fypnmfu7Lml2Tti3sGUYojvDDiNoZ3LQggoEW1IaRtmSfGW/jhUxfE+W7bu2",
-	"vmlZLytuL4BGY8g+dA8LqaDo4PJrYcbKrhx7UhQzPJsZsanTLGD0x43+NaJgguVLJM0s82EliAVlMSOf",
-	"NKcnhn38/u0r0BnoT+CH7kHYHnQKTn3K/t9DMl4P377ynegPmf9jFP0eVMlzRbMXz56x7K8fPrxv+E+y",
-	"4VidslIYXZVTdN8pxFirZcb4wbw4fhGY8gp5jQihYM6DDwR0lUJOBUW96Pg7vaSUwroL1t1/0taYsVsO",
-	"/en7twmxs+eD/s/gQC+EArLzg+fD4+FzrPKfgRQ/cv9zJVoM+zNAh0d9DfR+t9Nv6uzVgcfbU1nTgfKH",
-	"ApqJNLcpR/sCkXabTO246yCA4Pb1opoUcko8HiJ3GmkqI5yM1R6B5W1+cHLwnbBnWmOSAG4eGOaz4+MG",
-	"bC9fLAra1Uf/NKgoxUreteHLlLUeZHgTBZTOSLRahii3ifes/fOhv0eE+5Vcuwcn//glUbfamvCAOSf/",
-	"OMCo18Ev7gt44eZzqY5qwrdz2b+XphFoMEmqExavckyd4JZxSNwesndAzZYEFsDzPOVF4S5tliGfIiLG",
-	"1r+NScawweAKlLTlIOLfawKe9Ec1tzV+kLBrAGQh+Jnd0WrZH6duKtwY39Vmo240dng/4yNH79fF+pPn",
-	"vodMCPdgAzFRiMVWEyENOakBYAYgeDwpr/sOuECjFkQhrriPdyoq7OqmW1ua457TNSHDAv6azncPAgj9",
-	"+qi6OlqLvoXersCL/7LHY5xugFquUMuRTrOFGuP7z+DgxfHTzYf6o+J0v4scX3q++aU3upzIPBcQ6H/x",
-	"7NnmN+JN9QZBHj9T8ARR8z3QvTUOi5c09b//AhQTrbUjEYmrHvvbIDd+jGSnQP82AEu8AwrJFwmWcg6Z",
-	"PKYqAarb/fftTFrBzIJPIevfqSzK32r+kv4zahkA55JNtbos5NRmQ/YRI+Ehhw+aueU+Wy6oVe2CFiiA",
-	"j0DTzTrEEc5Ouh8P0HoTxno3zp1s+dWGvFv/P3WDkUqTG2fv6V7O3rpz50MCdfbMezxyx3/e/MZL2ioP",
-	"d0ZxXZuna805XaMYwH7dqBQ2s8CHq4e4FDxfYfLGWrWY5YDXCEX7RwRUXOoi0cGPnwP0fO0rkVoVmgI3",
-	"pUjP8ouOo/adsCvn7B7ul017/OH294vNb/yo7RsA73uw/f2dsDts7l11uXSh3ubvuZ1BVJsC4o3KCHAh",
-	"JkYRoViTenRZ8CuPNLQTTs2mi/B0tyuL6C5qurLVmOLBZsRVCcgz4vJSYI5X9v70w8u/brjHosKXjZih",
-	"ViSAsK5AJqyi56S8CO7M06xhqtmUq5h1csWT3JNKleJGX4sk9QQsYHhqyLKQi8Vt5h3NMdmISGkuq8LT",
-	"XLSLhlVEoj3dwt3QR1vdwg8joSj57SuSVF/H1X0m0KSOB8uJlHiM7vBSP0In6iGm6W1wAMANW0vrWxVr",
-	"A6ebCWMZ5Fq2uQVWBBrEQHZSClhvk2+t36k3rBx0N7aXMKrvcBL2bPfv035NxrGL+Vpb1Eddo93e3Wb3",
-	"JydxIoFN6w51j1Yr+jTPTSxCW0HDe2LYhBccKKiAIocqumYaB4Hp83P48Xa23KBzdB0qeJ0H3NLOUzlk",
-	"31E6cAnVcnPuBn/COObEEY6yNGyqyxKBaSfLBM6VYDtKRoExH2PFA61LBH+fLIm2C9SQIXtJs+MGMhFx",
-	"3JrxunOwdo2tOJHda/SpvZriyRl+IEu81oP1KkAAUIBZfRQdq2YKbOnuA9oqMTbe2nHbYvrkXYgXbqez",
-	"VfnyKlHed/XUvcF0SW7ZXAOWGFpFMRBpBnW070YuOfHhUtWJyptJ/bVsc9Z7cfwUEUqVnlACatPcSA2K",
-	"UQCwh4oqQBdDbn/P39dgZyvEJRg1l1JJMxuyMDXIb8oI4r5TpgQzxLeLUhOl47PjY08miHOJOVWUeZ9o",
-	"gl4Fqn259+L4zwNv8sErF/GVC32rLtLHM4h0hi+Sw/LjBn9ll6cy7pDfohelW8A/2ilfKtte7cUiCaXJ",
-	"GywRFAtth9zjDHA7SyEZMGl7TyZJt5/yQ6zTJhcFOCKS1CeYibXRgGZw8iPVWO87QLnhQV/E9j8QyNvy",
-	"hbdQ3nuz20uv3dLRG/s0oFZAAjZYTgQT8Kj2dFlM4ZR2Swg88Hu2k0K0kQqE1VqxgQlwIC9MSyFGrGKt",
-	"USBLy3rtJS8eQ8QIDxVCZRV9Yt8CpQRro7DiM61gzXx3Qa2RJhDLrAounuc05aBqtggw90cnpEaroswX",
-	"lK5acDkYVqAouHfr7fZeHD/vIxUwVfCSIgRqWdtMb3JWj9ZYZl0v1+dMkYd7yH4G7SbxeaPDOy2np6LK",
-	"WpM45nThgX8R6zO2itd+xIrQ/RmKKcjyPVuIdUCQ7hgtlmnBKnmma1/Lynq6rFef9h91si8XvKd57mXc",
-	"WmPTC926OraN7oXiZSu1KhEwRoiG2tYmakZ1yQIvrZaHP0ltQoj18rLE2og5WTMrEhTYj9IOtXmQEQ9h",
-	"ifG4kKPvhtUfsncd+l3m/kSAq6mYAZXP53iOAvEYpqdh/zG9i6TmSqZbS35Xh2r4h1YH1ySoJSaCNA2L",
-	"uTLisiqAsDfZcv2u5LRVUIkoKTcU3/zBFdaH0z8DEtWqormNjvigOuA7hZsWs55bNEJEzHPXPeslueNE",
-	"I4Y4zEFVevas36Isot5DpwRi6y36IsjTNUqjVB0uqY0huq30yrX5P394ffNRx3zUMR8utZAR6M0WOuX2",
-	"GYQroEcxcXCt6ogKWCo/nNAiepkuEYJHcptanYb62J1KGI7kHi/8jYk5gHrz6JRqSxns2rS7as+gu24M",
-	"nwWuI8oNNAO86HS5kh64JRUS+JO9yYDRoYlIOJwbBwdztDYcnUll/bcwBK9L+iIW66WnCrpPV/OKRkGt",
-	"+ZM3ZC8hIdf4r8ePyhK64ScjCXA5K86I4kaYtrAW5PUtL4woLrP+5yY1NnLzo4TaOZcRqZD9vUM9gKLf",
-	"eAkF+Mbkcr/lBiEUA2pX34kjmA6aJBARSJMFu0d8sr7SMYV5oz8ZNuc5xfK8PkRVnhhaXZvhuEc9YpUQ",
-	"7J4zGrcSmJTJ+NsXnF+HhvCR5MCuGsIXJTY0JXKrjVfLZyAoYTq+EzHVc2HqCuPAZwwTAbkALulFQDIL",
-	"J9qnV8HTUG/OjNULCPn5YL+NuJttgHkBX0oxZ0DZmVjCz05yUrbzgBkdhZDPfyIMXGN1iXJpDhF+zPUK",
-	"D3izw1i+XL0oEgl853pWLVNiqasSCsW7rLJVQb9drgUOckOOxaYcht+C+tYc1KNEuttchY1S6Uooe5Si",
-	"VWyVGQ2qzhM8MbWX6znRrDdZsiyiyGYDPPLur9JZqCzlDEcaGXeuxqoKRYeoOhTSWND5AGo9Y5QUhQKr",
-	"RrSOSVhORSW9Bb3TmC8ZkFYW/IqQB1oypGuzcd+l0ZBoVpvTgPklDYCXdPltI7rNb8NfW5vHnXK00xe/",
-	"QCJ87un7ZpvWftT27XxRAKjwXXlx68veA6TbGy4B54gthe0nJxlO7hoPL1DMePSw2gmh4D8VEAZokQCo",
-	"gRBoYzVWHxpINgkjaviEx19mPQR2JY8tGCMV0s3XGnxi2N9+/jDwlWPolSjHqoliTC+R8oAeVGnYjTTS",
-	"zYaP4sNxxy8PGYC9Z3QOoBuAPTiIgH3zytixwmGko0BpVnPqRhK/4MFtIvswTHWVtq1psm7HihzVg4BG",
-	"ROqJXxxk6kc+vFyaRcERaIKwlpCAHg2tjwr+FVGdsxFG7sYqAWPL/jX2MCjjgxP2NIGBPWH/+MX9ExCP",
-	"8J//IbL7kjxTMKIc1v90dfMY3FZSscWMG8GyRcGVUx0RQygYgKYCm46Q4rwOM0OO90JwY8EF5rrlTLyx",
-	"wojB1H1T2qSZbFLJIoeiPloBvFo8/nHYv1O3E4wtBZ+zINTbZDycjFQ47cutnDSBfsSaWdgGs5eeUvjF",
-	"jOiOAx8JbCtCEAX1OPvXf2CvcQRTg6yZ4cE9J9BzK9KhblL5aqO85SFG8Pv04j3EXYLsYrw+09vdJmv0",
-	"wuDXxgTyNnvT/Z2K4xsiv6HQOEulKLzdRUcZjE0qlCmWlE3qgSDTD4yVk7si9xCdVlfTmdMOT1kpgPqV",
-	"GJ+NlUVBMoGy36dAJ1OA17E0tk0+4DhWBETtAL1ox/1b2duUbP8le/v3vFNxqj9vqw62gGhYtwvddmnq",
-	"RT42QkHxGBNpwS1rw95av2n2o1rvIm8f9+G6cMlnbcLdrMN04d7m68Ip5yF3AvQsTz25fkd/q+2MILZD",
-	"LQ8vCn0r8hNS1TANCHQq8LuNVSNmAGGQKfJ0XeAriGM8SNjxbMkBeEgrL7375C3DLwOisWsJP9CzeqxK",
-	"cSMpPcD9NQlpwJCqElkDYbiIgACajdKHeoEiHeV5rY7o55ksQIC431H6SzNWUeZfkqHRcBL4ea1Ha3ov",
-	"jv/cb7sT0Mubrt579/o9aI7Y8gMFFHaRMz6w8FDy5t6ccw8hoF7GEGVtI+Mmvhvd7sidoSM8ObuHJNok",
-	"W7tjQqg85j9EVkNAPKRgsVZ9Jz220ySxxybCtz8xKAnGihsopBTlIWCiihvXa9bLXFtH8K9DfDug076G",
-	"RxJcVvdvtFsVy+BfJxkrpBJAu5bJnP4JXXEdznJuOf3xxH303/SRfzP3C/v3WP378PAQ/s/9mGFMJmP/",
-	"ZpxlL2fc0wAl8K+QPOtLIjjLkFfJyRwnW0EWE+PqVSmMGSEklNWlyPsMWykFN1pJdbW2IYipsuzMP4xN",
-	"4Bc8Zc8W79MP6dtNiPItvrKK6J+xHu8Eofcj9YyWmxpQLEP2RT+Pfv8wIpcQMbl8av3X4813YfUFXXeb",
-	"x/IhvPZBf+teShrFQzwRU3cR0w3qmwNcYGhAraAC/+383Y8MUcpHhA7s7r9L5GshOMCZ8E6RGc/RryJy",
-	"+niuFSyEeyj5GDiQ0nN2IfPxwQkbHyAac1XJHMGYkWII+o8PuIt9fOCO8fgABjI++E82Yhxx6l07wGdI",
-	"B8L7GPGf4PMSv1a8MCwDTwbym5IE8IJCWjblZSmdvYiZ6O4IkssxPJQP2Ws+nfnTOFZwRme6INkTKA1g",
-	"3B6bl2nFuEfXdm+gFUoTSKMA+YW59ziBPZxqWquxCk6wdD36FPvwuMGiZNNCGwpSeOmPRskc+gI97mUn",
-	"kBhzyAt5I7K+z5VEt9BYPf2GGTHV0CVQheIuBtYZEmvnIAuCpe3k22mdVRbMZXiIQjdGAFw4eHWzAUof",
-	"YJbMItUs5A1PZ9ptN4MsGPh2FBawtuCsAjFegKAqBE9cjew0UVej5HKf9B0eUSINqalmpm/NWFECrH8I",
-	"lcRL7RTeIclvnAo/SPJSBpEbBw1rhrwECJ+tcsYXC8EhXxihtP1XCmmsBzOfxnsIjgFMbUN99lwHIYs4",
-	"dZ1iZYf21CB1NTWo6mPV4x2yBw8Pjtr0gf2uQUMSiUdWCUbiaQpcI2PVgLlO+/QEY1AjtoaApMZ8EQDi",
-	"YSHQBiCOkkwSiS6STlyUSIxLBSb0LyKkyGBztE4jzsMoaYX27lihxGTEuFtmfTyDpeDUTZKVCfwBjRnd",
-	"1kjluIBjeik/CTOEoP1UFBmkPNCe9zkSYdC6ZKCvA3TEaSBj9n4pt8dxKLSDG8ZPki1A+fJcLccKV9on",
-	"S6c48v6xRNqjB/1Pf2I9D1WTLuOASRVdxoPg+ECJ5d31wYoaKzSjZF3/6tOJLee8QEGKMPZBlx2yl4U2",
-	"wcTTSqFlSm44E6XkKJzisQrNC6SIXNIhHbJT2kSYLgb5JNyKQ+LNZ4tmWmvvxTNKuMjOhC2Xh6dOUmf9",
-	"9rCAG2zNaT/jdl8W3oxbbPCLLLsVPbbeg1Vg9romPGIiuSNZ44qs34zgzHSfmzjJPNE3oo29qdUyrCnl",
-	"KGZ8nOayVT83QiRgR24hk49C3RLSGMCsvOTTmTh8qZUtddFNkaP04dQ9mQ3bMLfjAH6HBuuLZ1u09EHr",
-	"H7jyRIfmwWIXwl284aqN9t2qeXdXZq8XPFtRQZi6IrWVX27AdJFvkRTjbsQ86w/gi80K0w/BygvaS9qJ",
-	"ZgS0qUoBgwQk4YJSM1YzUYohyxagpFG4lVv2FC9fkKiguQA77NPjY9ajdWXPjvsjXwK74AR+IJIIco3y",
-	"aZssmx/8CnzNeITR+tsp2SWo5I+u+fXwGulufxhffV2SoJsdHGWtfq6ziqJQqJM6dVqBXjxf2JWEi9sZ",
-	"VAdUdlFZdwy1Air64G+vDdfXKurKjpU74Jj9SVxPkKIvCuCVZxk0foGG9EJOrxM32QnLfn539vc337/7",
-	"+eLbj2+/f/X6LAunvB8VX11ingtyYZlB8tr7709//NG9dltKTGhxNk0guUsfPf/4ww+nZ2//t3vaKxLY",
-	"GeQH9XaEswuCrwiGkhFzMuXykKVfY1ut06wSiQ7cEUVIWvR3B03ydFap62hD6pK4sZbsVpSCGNydzvmS",
-	"FwWZlmWlWKHVFTzJU1v+iaE+OGHtlqz39NlxsMwr5ZZjrMAsvKqcQA7ZRX2fPvzN8QtmZ6WurjCfJaOV",
-	"yGgkSd4wNZL5zjUVYWeRfIEmfFapV7C5Qd3ekwactPBAwY1aD9bHNup75wFSEr8mFc7tSUhchwOBYvIz",
-	"tTVweMS16BK1H+ixCWWf8CqXOgFT7aVctJyZBfDGgboUopdWgz/M0765D3gGWDQ+ISGOKpgY5tXiyfvh",
-	"/fMB+/n0pwH74cXpgL377rsBe/P96csBO3X/8+79x3MQ2T+LyQ+U1QJvIxijRfDXwLd9KQsBksKC3yyk",
-	"ty146Xag+5k8pZ+sUMbfB/QCeui4YTMJ9h3UuYNlT20G38LTb4bsdKzgewUv22VaIrCqRaF5zkDCsN6z",
-	"b9gP35JcY+vEmmsJKtjHCnVCaDCp1qfUSaWZWQgxnR1afQiOyQmfXgtM+kwaqJuF/jvfHD8dq0xpeyHj",
-	"Rs7WidMu0bnGhzBWm0Vn3ImnbgutlZ3zqrDSLeuRW5tDzxO9nfD6kJ6MBxKgjT6sF6HxKH+B+Hz6/M46",
-	"X4uldMp9kAOwZaXZ6pjANsIRPv3mQTobZAsWPICRsY2I0iVKqD/MPRXPKk0dXQG73lQLeXgtlpvqZiLJ",
-	"60bWgBp0U76CE0UZwdfC4/7KssFLEEtmKav+0GfVux7Ui9fcB31ZDFUqu4eG7IxIR0LpHoACO92WxH6G",
-	"zYgLKtjDIFwJhdsEcRzqd9DWEfkA28qgUPcC6TKzdqKCU6Awvv8CnNPCaERFLZMZ6GTyq89BzbcYdifU",
-	"aA/ul98Pp28XT4TfoQ+g3n65h8B3Pj2o/mBuRcznGYCblvllVRRYVz4Aq/zERwnRsTbjZkb+tQhRUApb",
-	"SnHjrgNuRcl6GHAyM33btv/7Q/btknn3mrtZXEdaam3qVTZGWIzA8qk1SR2E90FChb1U3TUuHsGHhMQF",
-	"CYkM6/9tJKJVxgqeN8pWmgU7Pe6Lc53anSIdAWU+nu7MF+zAVHm+I0qS8ChRA1Bw0wyGUAHEYWqcOg/o",
-	"U42e+2kZsDhLqioKz7G+VrJCZTAVFPVeHD9PdFmnvyIqVAomBYIRu2JEcTnwwyBS9ToVel2+4b7DI7on",
-	"+xo/3lJ3cn+1IfUubIY3uhbL9O6qn77fP5BbpDGMfPwtsqypd2ysy8CLPBVyJyyj+wo4wyCibEOkHrjL",
-	"TbNSP1AbeO8anHJp2LUgfyYQDkCGLohAnkdMFMQ1ci021IzR5jNJ721QelJTF8V4QsUCM9Aop08u9w2V",
-	"9C+G7BQeS3qDR371YONcJwd7m6qRMOHQo68hEPCFnF8whZv2+Rb1Hf7O9n5y5B1xwiLsPAolb7/ltlCw",
-	"8TpYt9e82rx6JNqqRrq2y10rg5tkcLiufucbkPg0N+y+3awOnOGAyRKEdGVnR1xp5b67VYDZPbyc68rA",
-	"1kJtCZLmIO0nZAxlfCGvxTJjmAnhtUTXnlCWdknQ0XqZh+h0ymYic8wM2KQnS6jH8w1BKnNKVzGAsMdh",
-	"IW9I1zX8Urg2xXyCQJSTUt9GoGI9AS/fYmFAXSYSMaUZnDpAweKWe4IczJwulkwoZ3Ab0AsPpRrgYQ7E",
-	"Oe65QqprVopczBd4FD9ENdWwRTUp5JSi3SKHJqfuaWUlL8yQvbWJz/A4jam4eb+4FssLpe1FdOgQppXr",
-	"em1h6l5JnTqE2s+40mrfhxyb2OgmSscxROfL8T17qppTCSU4HdPJeusXCHEuP0cgiGlVSrs8OPnHLzW/",
-	"ULOHqYSo7CzVwdyhKoU7mIcIgtYdpHjt8XWR0luJQyvnAjc0ELQFJF5KzQvIa4KXhQQQFHUdkj2gassu",
-	"FyJgO97ONBQqgPfKByoaYGxLYSOGm4dt67MrEaAiVrB/uUqJav2j3lY79MhxMI4eJgh7cKisD4m/7gvu",
-	"3EtjgbsOrsWZKBZ+0K7nhSZkYWM821ZyTUMEZy1YU3/1KoeXmki//W1Y/gL6BaEPAuwxgMoEeGTAzq3N",
-	"TIOVe84VvxKjaEaGTMxBA4G3C5Wzn9jgNR3D9Qz6JQ37tRJVxAJ2w78C2n/EByD234zNBVc+3RKMQShP",
-	"nnGVFyJHcBy4a6z/NFUvyxsBmZeQTM/zvISAD1dOocFEadg1sPpgIhhMXoA4yn+FEPiIGa0VeAcIw89P",
-	"dmtYuk2xdofsbdice7Kak2Yequau3oXNVjNMvVst2glu0xtMSP59Qip8bozhLvISUUa3CcruSyJRQLZk",
-	"HaanV7IK60imhBLTg+xBmfdjvhCaLEZMS2ENWitzp6k5SYOlDLUvBRowOxNzJBH1PfBAej6SmgCKml8L",
-	"iFlOuBGUnk/O8Jz1FqW+kZiCb34tLvxz7UFTT0vsJ+lhILea8+7USRpFl/Pf/17z+q872+/phdOFfK2q",
-	"+b4BuMKQdmVI9vryHwl7K1n/9QHA9Dyvw98ChEqefJj1OB1KhpoJ05U1MhfeTuvHavV2fz0Uo+EXpMK8",
-	"/WysEu0Ei/dDixe4FUINnd+wmGIfefmSIR35Z0wGab5zaeDTY1VL2kh7YphQ03IJ+iZU4RvLeqevzw+/",
-	"e/lDAO6qxwHB4nSamRcEI4CCAltwrJKAAfDHOBtysmyIxydYO3aGFzOFOxKdceBs5MUFlK8RSnEMQwzH",
-	"6kc+pxqSSslfK0SSaqNU6L04/jMWBuYVHkXRKsYipzF2cH9sBdTAgzr3E4G9EYEknoAE74n1Urcd7qV7",
-	"5iz4XSMGeOaCVP7sINdatJcoGjboMeg/DcKm1geyHfwmuNQl1jsIZd07omSNSxLB4JNMuL+dv/txrHAf",
-	"JnuHxGHdVoPCTjCsMGqrJ5ZLlSg0XLF3p5WdIbImiDVQhWTEU8fit1VuLlSsEo+byFP7D3gcpN2s8LwP",
-	"s3ovuoBvbpNO8CG5L75AE/gNXOhxGF98ArbFQKttebgB4z6tgZydpg9iqACibnA/suTKAm9DKMejxM20",
-	"UpTcZFK5K8/d3dhHZgE8AtHO1t2WKSDn7Uz7E4r2QuzkGsS0+s23FV5a/Wa4A7S03xEI9MMCsn3erbFF",
-	"0C758jr7dsBW1YN2zLU12+74YdWdx5qutXBrn7vFdizjCm+vB1w7EwotgtoOxZJ4PhUm3YfooMZ0feCu",
-	"AVcophGMSBGhqiUDafzhI4AXgNVedB1AwKxuwfn76olpM+ZQSwnaVQ3BrCHhx2obEc82S3jCP7s/2+Zh",
-	"Yc+2P+wB9SzZzA9u1zxeaW0ELXdgCElrjia84Goqtgrm0zsYAAd+onUXXvrGVCtTzVERxFwrYMjwNfG3",
-	"CHc451KZ7eyQ1YjZE8NoLC2EmQtuTAsXp9X4vQ5KYfreCPxY9dCaT5hZJSFOQ1tdF7y039K07yr+v5WA",
-	"UZ/SlROb7r5dr6HPm2SIX4Xfe97Nh7C//ZAx8tlF3D3BpUvOoI8jbBFHCcAlzlAyG1RNCFuWYgpGWZDp",
-	"aDO1Wu+v6OsPFKxoG5w0mA7QEavwUwe14LWAhVDVHMSeuXF//7U4+GUV2GWrfkhi8sUEg66e4K9bx0z8",
-	"VL+RhUDcwz2HTdIGdwmc1CfjjxQ7aWyD9bdrHo7ONvTUtU+zHmcWvummm1veX1/fMFZjdYjqeNj6Gcum",
-	"5oaQFz3YwUnELAkNhjQZ+DtAh2Fd3aUE/PjJkmpiIWOYvTz/aawYdHNY09rdtQmpKdDzC3cIyElJ1SJg",
-	"O/SAuLq1u+bXIjthnN1IcUsCU3ySBpGTYTakYpyV4koaK0qRs/P/+Z75r6x2psddR+tx2RarvC4h0wpq",
-	"yCnKEYejo9U+BnJYfdRIAOepvF88exaTY0aBepYrFhDLQqcoazEsjjSAaJovM8ata0eD2oEL0mCagwoN",
-	"2At7Cvl4gbEvpIREHj1oyCftyEZit9q5/WpoPv4YIaGGUN1aXDfVsKN/5ZOLrT3ijS2B9K0FmCYAC4mJ",
-	"xgGEtBBmwOR8oQGwttS3hLJJWIt01IfsjZMZmGeSxTbckQ7CEc43hdp931fJQxS1RvA1gKRcowzpdn3X",
-	"JMA2ju/V4/FV+L6/Slf25+72LXzZ9U+vszFGbKFhswNnM4C1QoAHdlyr2du9p44fXqI/erbXebY/f8ft",
-	"Zkv65Xs1qeGTNcXz0VQX1VxtB3CIzyKDu9/Rvo9PTECqdW0MQLaiPl7mojwBXQvV6zAs+AAWqYyVPyH0",
-	"ES/2Ub2sS/C0N6Ej2BiUU7NC3ogawkvUFgdjdX5+9ubwquJlTnzjYU28dxYqUCAfXqFTaxn6098NytAv",
-	"w0ua5n0eWFpaamoz9w889nhaN2ALJtvst3d6c32rnK6z8fhytijFoZFXSuShrsRjSq05y37bo0388vwn",
-	"AmkypGTBCfowEwCifx0rqxrFZlSJ5ok6AV3anevn/3Uc6gBaTyIPPUHwq9UDOcDsh7qE6LelPyh94T7S",
-	"nmic3KqvaFI/lsV9nFff3OZLFp+D5Xtkz7njWzmZW3Q1/ObOujNzNp5znTgdN13PePQB3LLtcuaxohTu",
-	"1idmrBaldPN2CPXP8GZPl2wxWxo5hZB4TrTB7uxqRVnLjdt77ZU7Vv5+dSfdW3ae2/t40z175ibpK4YK",
-	"9kLBjWNb57KbpcdrvAtQgOdUKnf7G73D8SLdnVWr8f0uf/lH7/eMt3fv44c3h/89YNXCA3j/8C37C3t6",
-	"/OK/v/lf7kaeLK0wfSw9rYsFj9EIdEFXyNbBfkRsjLGSJnpllsKeOKUDXNPSUiUfDvaI/p4h4Dn+8ULm",
-	"RBvjfS2NlzwvTzYcq1NsP2BPik8LyGxBXKBnL9hMV6VhvYx+uOA266e5OQEKbzoT02uRs5koyXyAjcAN",
-	"AL6NFTqjUmLqQqpa7eaLZ8/6I7bgJbBZzPhiAQBnNow+jikUjyZymWIJEzHVzq7KQuQgY5WyssC8HBwm",
-	"lJbjLEB1KI0OCU5AhKLcd5Ja3EhdRf8ZsGUYFgY4F1wBLZATxwRfWE8cffp8tKJYrepVBK7pdkkfWZeM",
-	"Zrmuu/WQpcyvq2ffzRalngqgTc062bj9Nsd9vD/UzHo7b3Q5v28fOrYMg96kCwbXIJ6C35nj/L6hPNtA",
-	"PFEqDr/ClCYQFKm0/2If/lFDAO/trnoLAgJJYFLpzk1TmVXiNrEAVyrcU5h3adiz42ehRmSsYqRQeeGb",
-	"SiJyx8YKuOZ0eLksa7FGqLUdq8z36oIA82bcsKtS30JVrlZiwDLSxMEadbde8qdaSDQovhdOe4nY+DgM",
-	"NwUY6HYqNrJVUTcCN6BxIv92tgwAXivXwoDJS8bVckD3A3Wk70nSSn1LVYQzfgPX4pyrpc9t5akPb8Qm",
-	"BVfXcD9iKNVcy8WC8LFr0V50IUa3XdDQoFTYqxBSWT0ikJWqgIxbPZcWfiKI7BJgZzxCdrK2WP9c6FtI",
-	"gzViwJRWh7xYzLiq5qKUU+MzbyFen11kgOUXAszhds1TBcXff2P14vgFAGD4LUrYYeF6Rr8E5cLRzbd6",
-	"7Q3SC7U1jEzf2+Ea/Hxp+UYWAhvwze4UTn72IMEHmlt3GwZoE0DqrJRpkQyPMeaHuppQukfhvocbijTu",
-	"vV1Q73lpRM2WamLCoigcIEIlcDp9g4p58GW4X+bCcvTDeP+H52rR5Vjhjk6ZW4YMQCbEJw58CQjdfUI5",
-	"TFE6nazcnD79L6YuBTYB/4QXN320IqgAAb9CmtFYMbBvBEHHpJcS3FJwkxn5f0RySUkbhGGxHEFPwf16",
-	"kk6f8T4g7KYHoOmlpunImSJ4DaCG1h8FOLI5XyL2mcepdl2diCupFMymM/jhJWhuEO5BvwDIrxVJZyB5",
-	"GhRrz6N4TkkFE21nTqQrIUGkr/IUZLlApoAScDObVxWxOfC5VlcsG7hbf5QN3AWICVHZvzNnUc3nHMda",
-	"qVxMZS7yPm2ycCuyzHd/GJscYV42ZKJBWSxQhLaYztmMmwvcppnPckMo4bISdN0CKnVytePFnGEs5OIp",
-	"aCz4388yb/NpNWRn/g43i0J64/nszUv24ul/H7NfK+12tbMqL5GPNuL9TgTtsHRiY2Ev8A+qCoBK6tSu",
-	"bZfmexQD9206UrPb2453mFR+/hO1vrluFx67T4fhoz33+Zfme+9D+qLrUk+7QwfA/YnK+Pktv3Iz9vEt",
-	"OpcDs2u8PjL4oF4IxRdy6BYv60M5WykigBcV8ttSihxoAQj+eiJ4CYCUgMPaAs/Ymu1CvfooD7YjPZ3Z",
-	"eVHfUVtRkSaD/+uHH76HGbhr/MC3yoqSgOFO378N89osbzBLY8W8sYJH3BhhzdG/3C74zzbriTnXqemM",
-	"4dgFuG7h+u8lw3aC/MxZGgy/Byl3S3dLz4SwAyanWmG4dwlCHhA+84gwR6CME6l4ufS03tjWrS6vY9Wu",
-	"mwUlPKbfKCKEIv7edAZ3z9wH4vhy+83ySk/NqZun1ShQfZreeLakegJzZnA+Dit5OKlUXojhP00W6hUW",
-	"3M5iuYKb34OmmE+LF+b80/dCXdnZwcnT42OoL3VDPzg5+P/+cXr4v/nh/zk+/PPw4vCX//v/amHM3THQ",
-	"xG84DnD95h8cyDm/EkcLdVV/EH3iBycHuIAtHRrgAZsa8xnnK8kN+y2XJHWc3FcrB4hx2madh1bMuSwO",
-	"Abxoi6okwpNErKO18G49kiDuvObSuFsg79fJY9pLk167Fj5Afx6kNml1iBI547vqgYDpUdapU8I2rSr4",
-	"5QtPzW7qh5/AXYp/0lH/kUp/aqu9XmlJT8pWlCzJt509STUbUk2czPC/ekzSlqoV796kJ0sxFQhgbdGI",
-	"9K+CTUoltlzlVLif0b70/AiDwJKsmPgkphWislyihQNUpBQBU8AvystS+oJ/T2fdy5xl7iwrq93/mmry",
-	"TzG18AfxCf6/U2zc//e9BYYGsL+5tXw6A7UvYxwZaNxHP569Nf2Rp6hzs0UO2MSAQuuU0FwxLczNAjfX",
-	"fuIQ/+iV8AUvUquT5kRQGZNvYKycggA2M3K4Im+CB8VNlo+UTG7ZgssSy5fMgKzmgAlXKQQxIPKYZ8fH",
-	"gXpGX44VFJBgsRUhKLPes+OnVBoECwA+bCTOWVtrzXovjl+kBC+dtT1BGOzJGxu+/0BQB0n73YLudM2a",
-	"EhL1JSa05/gTOOa9txxWW+SjxnKDlLzL0OpWQ/lQv4S/nsqkr7HQqCbCd7odWrSro3+B5Nm23KjW9pC9",
-	"dYKb5L2xeuHjCE6e4D1CuNU9pOzy8Nql+Ce59DyD/liVIhQW+tiPa4R8q+EqCYTlTkr68p7OEqK6oNmm",
-	"hqi5jR8riPZUQfT523hXBTxsglo2WeshOKIy+m1qOigATrXD6bbxrlfyugZF1iTaEoIoovVf+Pwop93c",
-	"iHY+mzCKc1/pv//rKyADbJL4TyI8wWM2ZVey9NpNc/8HwCkXh0Hn3srODg+n+q1pcjQYIRomNcNDn6df",
-	"iDSmBWgyrAfUCjA/fyGpm7ElZUv4iiFnGfY9xWKgCa3UBZ61vzjNLmOCT2dMWjEPBoO0hmXxuQ521DeF",
-	"vn0dZ+RhLP3GJJOdz3q8KNiNKKGit3+XZv/GfpQVxQQJiYR6kW4CslVkYtiMGC+cUJNp6uPx2o7Th2u9",
-	"n0sl59X84ORp6DkAeIpym67vBTwlbJEgHzf2w4PCOYWoDByc0oAtxpXt6hm9dwFvtK9qzi2y3nzO0vp+",
-	"TcSlLsVOXcJXPqtPG87HWzzXZ5X6EU7rfgsHaod+J+9UmEa69Y433w3f8jzYpH8YdxYIiGTTbbjrogBe",
-	"RwTQ4TUSwA5sbCqkOPRgVL/DyKTwcX96Oggw+gO6Z66FWNTEoLRMOHkXVDgYojQB5QrsnSF7VfJLBKOE",
-	"wAuwGuOdCYE+bWds4vskKPcy9lDG85kkXCIjTRYSMoS6km5Xyum1u+dYtejgLbIhsROSzN0i3HLpaROW",
-	"ZNMBB8GML2CLZ+B2y1guFkLlxnOI4XSi52HGVR5B+NBlGcNVUz13UybyKwHVSzBPMOOhD+DJYN6V1dAl",
-	"gNBY1JiaRrSe5Bik5c7FpVQSSyY5FUqiVwoSOk0t/T5o6PRbD7buK2Gdkg7wR5gGOszxT9moCagWhohw",
-	"gW6MHmQwNvQM7VviP42ridiCNErvYr3FvVVrY6a9QhU3GfzB7X5g2uKenQ9+66C8Srr0fMAmYsorU9Pm",
-	"jOXLFLbHfawJ+9ReY1ATnvvKrUzbeFCsnlpPNjrEwjlO+RncjsAT/CWm0rP7TQupbSZkwwvbvRCXlvXo",
-	"vEx1LsC1n0llqstLOZVC2Qt6NvOIrY/poF9GmwXHnzfu1V2u1Q4bcCMS/7m+tId54g0MjUNypLtF8Jo6",
-	"QZzeRoFWMOswmxNCsIuF4KXB950lCMiryYc9QBxmgPs7WKLDcSGgxOFWFAW2SHRtlMWsEM3NXKfCDnvD",
-	"soBAlA3cfr6syuB0pKAUJj0iRwU3Rl4pyOQhrkRKL8Ibz/cSOTd9nVkYeGwL4QAa74q5EcWNMKBoeKIx",
-	"nDvPAa40sMWKEsDtXPewji001icru8HInTct75SDm/ErLtWQfahP0YAaF2bA3PahLMqky1gOuvJpuEdC",
-	"ndwEAnaNrt+W0lqBYHAUZArI2X5YNT1tQBelCdch6liYJwyWMdAuvf9IRSegX8FOpqLI8L679ZGiIWUt",
-	"gm8SrUMgr6zxVnY4l1fvvq0czKl69+hd3hc+1efLxi0QqsLzUJC/cgyitKKoHPHseA3ei8FhzSUF4qMq",
-	"ClapQhjT7d5qdQ83N+NunqsHtLi97vGztLOk/Q061aOfeU3V/pft/t12Tm0tV5ja2/SLI3eFHPobZjv4",
-	"LALgiN5z8PD6TIuaItJz9wJ5n9HE7w8QXgPL1UIo3ZPjoRlZe4NNCwEU7onLnpcCdV1d2aYDeiaN1eXS",
-	"e5+x/A+/lKZiUN7FgOkiD85xQqh3DaJzQZiAkuvEQT8QgLb7rGOcRphNmZvg/fN+j4BvDeGHKTfi0Ahl",
-	"pJU3otO/HPJUDjqSNZ99883gYC5VSN7cwikJNSCQAEpzR8PvnkLWwDyjFxakv3X1vrFetTGEYwcVHKHX",
-	"E60LwdUdZMdJK+ZmG9EYV/T0/VsnEagrvCz5sksy1qbsMQy3FpuMNHw4MhtkI8iqPQjILr/mGR3OXJpF",
-	"wZexm27DB9Vbpeox+WwwAAOCDv7m9BRbcmX4lFJfsQ6Y3FF9Yh+HKBkAb+RUPR630ahD+HKcQolhtZrk",
-	"HPh0NfgugpDgixkqNyDoEPzEbVuot0LhelkKAcghbOoksvLkpFG0k6cTSr2gai0jGw+rqsgQcv+gmu4B",
-	"y6iQOsM8Esy+NzN9q5jVxH0PycCaRb6fRrMAdW2adiRZTSqgX+P7CIkCdhXB4EXPZFpbX6Tc1OAZ8nJZ",
-	"qlDMB6s5ZD8IrmzIDKNZcL328Lu3urwWpTnZZOoMUnI6KH5PGEraLJ9W9Tatu165kk7zvHEj7cMlWGtl",
-	"j87A+5TZ6EO4FWXYEoPVvfBYg/1wmjUoI192edT04hspbrdJu4DnNmdcJDque2iABbqTZYht9dKcjD79",
-	"HkIhNDlIiID11z7CRHKBuPGHzQiZNFhDHDAErL5CeliU/5sTAtozMX6C+XmQJIxkyvdQZ7FNm9vlWNxt",
-	"NsW+bX63oLsE2GFGvo7Y+h0FyW9oy3sJksiJNbFwfgPICm7t80Bo4k7aSgz8hMo5ciwGv51JUAGN54kP",
-	"yhHmJ0oysvGXGVwNQ+aWMdF7qILE2V44Bmx0lPJ8UO56ojhg4b8Xb2moG4WG+yswqQyluaDZzchIlDZ4",
-	"1mE4QJqUiq9a/UgQf1wtI4qPf77Qxpd8FtxpxYlWJ5MObqfhjRJ8Ht9uCHQjDFApmLxSQMdw25wCmHuc",
-	"YNOouGgJyZ5AvCUNI0N20TYBZJzrgdd3QQP2HnCDuxA1eZhbr1W2tkHfnofovi7D0FsC/YN1Yf5BSAOQ",
-	"ZrvQ9mA90R1Gi73s2WN82n3+wUPTP20BYgBb7Y7qM36z+uHdELoEidwlkFe1uR2ozGEhaqzlIXy3oo4V",
-	"gt80pEqE+U6fXBeqCidgmyhV2CZ3EKH6KmgU64Gjdau+RXwIloKdRnIxn/e0KbepM7TTvnjHDyI+fvd7",
-	"IQ2irN8Ja73tb/Oa9u7PZwsagszXYiFsUbfdQb/9Eu53lBykguVH5EfyoLcoikYBdYkACpNUBARFgjrV",
-	"oJZ5Jm6wSepU3J5tChrgTtYBMlY4EAiXiIW3mDkYQvkk3YYMeMMlqj/cdx2v/6jhUZWkF4kzbuoq5rmw",
-	"IE+zpgrJSjHXN4neF3AQ/cecqhVaM8MO6u57UiwelLZ7J8XCJ7YLz5z+qF00tQvSuHfTLrZxE63mPWMw",
-	"re3qAV17HT8veKrpBSPCSSEoeCC+bmbDshtp5EQW0i7rHNfoaUZlPsNwZ7Yo5Q23IqNvShvMP12C3iHV",
-	"jURf0oDgA6JLu9uHPUjH3Ape8DNZl76rf6F+EVaasYwXRrOZdjIwMUBg3Kv2hxmy158WXMGUk+TsxWp+",
-	"kw1YFnORLzDfOOujOVkVhbMxIRQwIgpwZqS6KujKsJpdYeHYvNtN9kAuMpyUWg52KojvvurGjbW74OYl",
-	"N+JQqhDBxkgS2JKAX6Cn0yoA4PnoGtwr/jqMn0uv7SemMbrO0QheTmd3GRZPpzngPMad29WR+MROU/tT",
-	"fG3/nsBdvIAwA8Ov1aXX9OZtR9CM5STrWJhBQCtxS55hYaPL+KlnmcBks5JfWtDWuIVyS6gM0fkSIK6J",
-	"ATgWT2BibYl5tUYoO0gqXWTizQHMzCjaqMKEh7xkQrIz/AY8XQAsCH6diQBQ0EoWdpTUpPDiFlC0qWCz",
-	"RWqyXo04LrrP6t2HF/u+4AXhTvEOW5R6Uoi58bAEgwb2isngm2GWINZzVfLFDKYFAHJ6NvoH0fPp7xyR",
-	"Xwk2EfZWiBqXtLk2kGA8XU4L0afplJcsClr0DPreEdcGT4c1EUtNwRhALYXbyB2kV/GZntUaIcYpUaDE",
-	"spsB+9v5ux+ZEgbvU81yIRZ9TKtBNmcQLy+ehXoV2gIendWgHm1q4Ky6xAsscVYY5qTCkvWyUlBN04VW",
-	"F6hZZAiNOiCOMz3nVk7RvSABHA/bitKrs7W44+tqRk1pSR3EJMdBw9BlxGcvROIMxdM6aOQGG1HeyKlg",
-	"fAqg9CYkYyX7HQcjcmaErRZY2rUoNZGHoADvQSLyire1FtHzPcn76xyZe7Q1HtyBuRGeFMq+0mqaROrd",
-	"a2z84T2TLfdKzWLYwRWJ05pSR/s68wFFJZHR7EZar/S+BZBuhRWNjap+E4tE8kj475Oe+/UyQEyUdhpj",
-	"vWq7Ue04qOX6SHXhuaTRBOC3XDoRdYH1ijGOwBeLEDo/unmKAJqXfIqBGMQ8QxMjVgc2iva8BzShQKrJ",
-	"k64ag24rJa044CG63OW33dpnG07HV1FV8HWY6zW3cKsqtzF5uaseeeAtD/9LDO/71ApfEOwNzERl4HkO",
-	"tT+VJU/bSUxHpkyQi1SxuZRFYVjDMvUvtOha9PzqL8lr+VLxuZyiP9D1CAdcVsrKuWBTrS7lVYWbmukF",
-	"nm2r68nbWVRzMta7FkuW1b5L1FhxcJVdVPaCro2kWdBy8M+1DHGnOcM72zRd+3pNVm1y3bNCXruNMpfA",
-	"T8K0Ep3e/E152h+SXWGRthWUX13kIkZXJXKSHWpVLL3+RPrSoG3npTBx7HRdkLYZkmg1Mz8Dq2O7KpR3",
-	"uH0/cHP9o9upB9u/Gs8/HOZdXn2Fm+4Vt3yHt97BfjnHzbj/qpmtFKTgqPjjhGnajeyd87TT9Oz1ARUd",
-	"dAH0+S1KYYgYK9jXcGIb9gs8TngSoGjxohIjJOII1i26hNzJh2zppnuKBOK//pOhcDAeW4rMNEoZkWWw",
-	"y/rDxIhbE7gJVmv4VBq+eZ3WZkBqebC5eVHoW6ftkbsBGDQC5AXW+zoFqD+AqlAew9jgP9wI3hCpLpKv",
-	"nnjwUzudtXNfBIO/h0tVepw1y7J/jA/cKo0PBmxMrsjxwS++ZJSWmdRAJy6xGSTeoF9r3Ja4ssbnYomY",
-	"eOS5Z+CCeP/xw6CWdOkHTkpqSFBK0qhamvb6qR92mqjfEPsBADZNP1/nZllxikDHo6dGX5L9RWAhfC6C",
-	"/ssN5Km///gB7klamw4d9wedy8vlHo3a9655lJsPFjvbJLIbq3WXEbTfbmnwXYTQEBzX2lJOKis6/KxV",
-	"K69vnrpZc1kKOJ+TpTu+EQuZlgRzJpM/PDGBT6em4S+KyiBPYSNBkX7vZdJc4H9jGLq/Si7ot0GDchZz",
-	"IpPXwZcWncBBl+PXiLMQ9doQ2XbSbkS+Sgxkocjy+XbNqwovKeuLdLoE1JC9Tsx/Qh3wlfyQRFCDj0sU",
-	"25mID7oBDtnLgJzgJgaLeBqAeIKXhYxKcIRzMJYXIhtEZM1w4w1bvZFu7cpKxKqgUhyWlfK9TGcVAAYg",
-	"/ERf7O9BlJ4mEFGJxk5ucfj2SdyfycWBsddVvCO3wdM7OIwmKWolJYAM0ebSPjH9DfcqBBrgyqMLaYRL",
-	"Lt0d73WBVef/pfyENshaF3faNAfsKT9XHZ6YARV0xdgx1hrs6p5pi3AnwBMeTmylXAoo/Z0p6CMTy2As",
-	"gtPfbSNp+0P2fnNcOVF5PH5778Xx8/66VJQ9uoYfPAVl0zXqzmszUPt4c65QHOc7OpCP4gndnRqyaVJV",
-	"64oXEnmbZs2tGAjSJ/2L1Nhqu9i2vsB+wv+Q6gqQbwqhiPvCXzYpNE4SsSRxFXRfMoJ4KWJyGinErfA0",
-	"685yDOzt8VTHRrDhx4P9lR7sM7Ti6WQ/McmB2e6YJ8GdLVLNVq7Z4NFGYIv4NY9x4VUHWRJzmCeaUTnc",
-	"x22QiC0lL90VLZARIK1Jw1QjokHbBiIxpn9F12eM8Spdf7oQvFQm+dgTg5PSnab1Npnh+0KSiG3GU7Zd",
-	"aXIyizUum9+7TxEBIlYnoPXKPExPzZd7HNuJ/eGQ0e5aT24WziEg6PnTCehqc8Jli2emltQjTczIHNQx",
-	"1tCgwvexTM0aNqvmXNUQ4YbsI3Sw4NNrtFDwVzhmwbIpUfdOCO5P4C8mVccHdWUcWZoWiws3kCztSQKr",
-	"uzFtg/TwIXvrC+3n4JpS2pPwwDy1pIymvfVYgw04XcwYKsWN4EWyUq3ZorCeOEMB905Gw9mvGkEJcjLn",
-	"ToLYBXZWBMyXyo0anofJuZC5MzmvuFQUw04KMFP02bsNZGMXVgUf7lwwHtyM7FGNScXcgxkosRPfVsVG",
-	"tiRdWXBbAIEm4UVB1+nEPuo4qyT4sJ/oeAVZt14kr9d0jv5Fx2ZtnswZ1YrggX2SahipyA1IlrGiGEla",
-	"G9cJu+I3YlQXoRFcNOpXQSRAWUsp2LVY2CE7rYkNJyO8yEhjtoG8LXWO7HS0I+F77SLpWY3ViDTuvhfI",
-	"+rpFBJzB3+unY+t0lmTKbrmhkp388WC0KP9ulgF0KZ3lPWkqg+4yt3SndFS60YH7snK3llPt3cFbwQkG",
-	"33GSi5NiowzAu5Aap4Bu0PQXEOwThAJEzp46afBjKMy94gsT9IRGkCeGD6DYBHKNteUFA21lyLIFv/Kq",
-	"DzhDM8yGt7NSV1ez2iA8rUFLjhBQR6PnNPvu9ar/AbG6IGXX6nANEdJeUu7QAc/ip3z/5SePeSN3ZRHu",
-	"agemR8VrjE2+5D+KSbgqNu467cQLNlAODlE5OEyUgy1cMy0aRWI0OsPDieCmvCMgmPQToOqABIEU3CH7",
-	"NoKs1FA6g0Eycp8OFF4LoXKprjJQceE7TllZCutjfu2S5YflX93gz6APp8nQH6TILZ3GvVBJtQ42rXLb",
-	"Tpw4C+ututT7zUBr7ewupVw130Uyt38kbu/aHLSc1vWQcqlkSOybmsDYlja/iejfoPjbzOqXYb9FfmH1",
-	"xVwQ/DGGXTBBjgCWBUVE6HNYqJ9SKqT0CQlZQruISLbhAzLy49j2LRRqLJzrOlLjCkxg0tfgw4Wnvhi/",
-	"LgFwTtbd7446aXhXl+p76X6hmXdYjF3EXc1B+gcScavu4d2k2ub62OTbabFQ0DnAxeGMuPinRNo4Yy5s",
-	"TjBWsc4CgXWn1IqdCQN4aKK4xBgudPMC285SJhRPLycNK3VlBSuENU10XrS28rlU0tiSW10alusYKe6R",
-	"J7wTsHewCa43FFGGswTOMsh1gsxiX6qKjuQYvqtJ/icmsNn57wzZaTpdBkvqJyL1nZtW5zlWlcVgALid",
-	"YDPUxtmn0TCZxwE9e+bGI4smHjNcH7Ut0Mq+M0gpiKRZKRIbstPNH6nz8Seo25aXAM3g3kSGfvg3t9bN",
-	"dJ2m35wgHs2pYpW6VvpWtaIpvxgkpDpu88JLkGIryhtIa4g1PHNhOdbd1EFWB238hRY9zovKBuAcXZVT",
-	"qnAOfSYQDnBsSrcjM3yMam6yPvgz/FoaCMLeEpqfj8p0la42xOieogGNVh60oLXRl00RgXQr3hE+3yPi",
-	"892U267cZ3elpIca3Y2IcknjrVVlbcfrfhSiHfb1IyvF2kKmL9xmu1pBjXVc74SK2/Voe39UG3Ne7eJu",
-	"MuEEjJJ4czepdjCAoC51SvWeNOGzsSH+liotTyKfjGIZJBNsZV5+iQ/qzr0zW/l5Owewq/O3xYn4eIy3",
-	"cO805o3/9s+013d3z/HtanETwU3igCqFqQrK06d+mLDZBljAEu24HldMzt0hkeRK7kPsOsWEQK0ZpjtS",
-	"cAZ+GNKYsfULbB0AJlCxzb26m5LKXHBL8bj4p8mS2DzRsdEfdfk3WzsRqUXR8unwhq0lE/VlKNhvr+LX",
-	"sNFrWn9itAySVLBgixDOcNNSYj1IFFOaukrrBmUSUDm0EIrqJrWyUlXA9d2wGPkyjGX0GVlG/t0IfJw6",
-	"EIfsXRt3Tc2u8ybZNCkyWkNk42uRHsZwocYfKJ9pRxUvzugdKXuPhsuXGS7+rISb5y7tlSMQuvu/KVIE",
-	"UqBjBkcaFRLW7tQU+KsueDFzq3GDWN1AEHKSC/HEKDTppP0oQsBt9xVKIscqc2TonyyBooH0UDFk507i",
-	"8yL8BeUi5mnY6GeyEugpw9esTuWfMkMGFOCQRgrpnrfBTZYMHmnYa+P0zM/HKHmlTavDT/10t4pYPz7y",
-	"eHnJ+Xzk6eC8nK0xsUFWadvdVqPfrqE2x8pKabpu1FVxDRPycFZwm5LdISxXRzNgCuEe/VI9ys4H5tZH",
-	"4eLO12dJzsS1vU0gNn18bYp/M/OmzXx9m7b9IJHR1eHcG4dWrWkQNZUR2IFpKXKhrORFVzfiE7t2Zp/x",
-	"x2Q9d4k9pjPxR4o91nbA+sNbO6VbRB1V+vETAHmQKkf/bKCiRpOqN1kmdf9ZHxPF4waLlWX+Sh3DzLtf",
-	"p9AaFcxhTIbeCvU6ZeV0gKy2YYlfdS64itYzU0LkzpBkRkxLYVnvUpdjJT5xN+/e53go1aGdicNC6wW8",
-	"1o8J5LHKNXaDon8pPVWruBqr3ovjF2g03koj+oldXmfFspqAx6ik16euE6JNUv67dIMARecKFDy+BCg8",
-	"aceq4FaU/SF7p2oiNTKTYZyO4HtPGHeTohXG2moqyBlaWmbFNB2MVVKLhG6HGMUcjlVH9Cs5xHsyIJMW",
-	"HjTqlfRjkyaUrtFjxOu3YTgqJaYBwhvV+rrk2k2mtilER1NueaGvdlWMnHQCS0lfXrqT2rMRfAo+mBRT",
-	"pVKoTv/vpOuVLqF6f6yQz/TU2WiJ9M3TvDcom5S27Ww31K2XNK4HUbqEshD38PqWH2enskO/b52UVh8o",
-	"vntvmg9N7S4KkN8UNDF/tBTTVLj6qbizo7t93NrN/jLWB630qTWYvbrwr91nDu51r2224+P+Wj6GxNq3",
-	"43fCXSa1qdpZKd8ElFv7+hPDZL4nlrXWE1HJw/iJdgPi20oWFPFybSSBl1xaXQLrqyGoCiMgWBMH7VP6",
-	"wJhwXco89S5dz8uFgFjOWLn/BOiPacHdbRc+4lGRJRSn50GlB1gcyGHOYoOZR1Tz/X1iIr9Dj6ux8jls",
-	"of0UqatPoRin76/AMkvX2KUoXe8i4xr04oRQT82AquPMYKwIPNgMGOX6mgGDiDUmUxKlhZ78U0ytGfkv",
-	"eFjQ0gD8ztmbl+z58+d/Zjm34tBKN3lXwo5Vhit+En+ggNrHt77DV/IGbLH8Slg2k5Cfn1nxyfJScCxt",
-	"8Y06awiQG7li/33MpjNe8qmb0LHSJQTGuAQYvEIqwSal4NdmwDLgE57oT/ixOMzMdQr6BD/EvkfQQEQ5",
-	"QjJnfTlW6SIO2Y8RwZ7YPFo0GNiaHyXWoe3JMvlOWN/CA4WzYvMb0JPd6Uz+/AfRGWATOJ2/MXzYeEk5",
-	"6ZerD1tTUtRcLeudEcbyZRKrKStlQgCj8agXOWqskGOyy8pnOxr52O+mkb9dkXvdBv4qqBu+ps3tCRxq",
-	"O2pXHWSjmpt+e50Df5O6e08q7g6emUfNdo1m+0WbatdUwvD62/ygQxmF8LyvDOi0z94IO50JM2AF8CQm",
-	"mALJx56Ymruas0XBpToEVsUGVaIvAUhfH6sp+pIM0OvATSI0+JxVLKoAH+4JFteYXwsg/Jhw46EPgKxH",
-	"8eKi/hvK+kkBF0U+VggrN9VFNVeoGDqllNDfMnNpF/S9S1mIC6cMAboCoi4sDgtxIwrvJqCXxJzL4oJQ",
-	"pDJUr6VCuiCe56Uw9CQmRAHbV+5x2P2/AuNy8x5y3cNLTVcWP0qzhQCXY3V+fvbm8KriZS7yE0bQXANw",
-	"gU34FCtOCqmuDws9dR+EvC5DMMbI6VapQpgISjlZEkdAeeOk0ljBD4cAedd7cXw8YFOdC5YZU15eTAo9",
-	"vSauJsUqVQo+ncGmpgwyXbJSOK1b5KzQVzKWsXxz/Iz13KfGKqsWxpaCzy8qFY5F1q/tuCzwMkPIv+1y",
-	"rUvIH/zu3qOk9G1sEpOrquLxZmHyLc+DGvwoWVtvbDerEyotasjYRKo8nLx1MuloUeq8mm6FyTCRBXbR",
-	"v8N6c52LwgzAW2kQmskEUUEg4RC95lcCiXumztDLMd/HWCjFAuT0yZIQNTm6PoGB01mKQ/beN+fkwqLg",
-	"1mn4h7cyBxZGrIOsk4qu9YQX5Fucx+ilL22ccsUuZQCzh2ahlg8ISiDrHodC3R+yzEtJXzAe5kZfBsYM",
-	"NOTpwfZ0Bz/Ge/e6/12IBVY7pz0H33u4AHowEIQa7Hd54v3TXdTBT4+PN1EH79MLTxO8i+vdT8hXSdq7",
-	"clgTmeJ+czPenSxwmueG8ZWPEObialYzEi4O2Y/o0ytFIJV1vQY33rTBbF0sMeXuWiivYUTuQkgbwJt8",
-	"SlHIljKX0zynZd2TzwdD0NTGA0WiQ+ub8aX9Kt2r1f1V8B+e5nnLdm49Ep035A5MpP7q8KDLeGnMuGET",
-	"IdTKLbjxWJ2GL2KlgX+fLqP2g0OvXEh1URmRDdhETHllBL1VUgULcpuIS1F6ti5pu3g809O2jVsoXKGP",
-	"ZJ77IPPcaj9v4fYJ0n1zBkG8E1vsm87tcXzf0vAOJOFXAeqGgckt98GOiiV+a3suwSD2RoGDiVgFQcSg",
-	"ewMpLCDqVVGn6SGg/9OY/ecUCOAMDDDP62TjLjoEO4WbMhPGSmA7v5hqYy8WoryolLQZ4EhC4a2uyUkn",
-	"rC+tKG95mZtRUwJHIkT3tdWz8TqXdr+aChJffI6mcu9nEzHZ84fRVn6fN0IgxNlJw0HjfQvDv+DqqnL7",
-	"HN+IPk+Cdi3mHkbIGdCVEYMkacZZ5/AentBAvlWKK2SiKfSUUuMACT/xQXKLjj5PfwWEZog5qy8DL7PI",
-	"mVD5QktlzZD9gF0ECRIfoKIfAqABBKOU3aY9426EVU8b/QjkA4V54wXLcGTAPW1FmQLJ0fxBN3JMEuaW",
-	"ZgK/gvwfJvGKZPASJmB3YE3iOm7IMYmGPvUCMY1S7k8/jQEOjnrWYfHjr1tn3p3h4/s183EuNomg6G3D",
-	"ufijZdXF8TeP9npnJEmMKEL0Qii+kEO/SBswq6Vh7xZCnb5/y54Pj4fPWa6nFZaOQWxBK1vyaajzvtXl",
-	"NcTLvdMPfKjlJZ+KAeMGcnKo0A7gyqQhjpxW7RRaXshX1OSXaqkNh4nqGNkwpmBhgk/Xnmx/3U+Fm+04",
-	"+uHnbgUxrUpplwcn//gl3Ri+7fWtJhvBLI0V82QjLEp9KQtxNBdbQZcDcht5VGuBZmb1lYBgFFV2NgLP",
-	"7C16a734UsskInVC2Wd/+/kDlfSDhIf6/UOpCDIYnyEsFTfqa4FBpWuxJP6jQQjvcc/BckgcLOHpBjcL",
-	"6/HaqBJIgBpCXOvW/GH5Hudvz6aTa2Lrws50NG466gkAnyswv0iA1fq3CFPmdyVANCSbshS5nnbux3N3",
-	"C+MWOROv9BSdIEJNyQOM0V1p4qnoZStCL+tvL4DOoDsbV9iKT/ZoZudFfWmbzvLWxcOB/PXDD9/DGO5a",
-	"TpyFGUqlRZOpYUU4mF+LQx/33kbfPP+f71l4HpQQY33hw5ZFpYOQPLXgxtzqMu/gNDv/tXgVurbn4Ms+",
-	"FZ9kHLvEOGpT/UdSg+p7bL3aU9+/3VGTM9qpkPnnYVPThljPLPS1AMKdYAi918ZelcI9tyi11VNd9ENq",
-	"SXv61Vi9tTEjFjmSk8QMjF1h7K4lIQVynQE67MIfDszGzscqG1fHx8+n7kf3F/iX+H/wjzNtLP7hBP+w",
-	"0CX94Qj/4NvBP2YQYHVXeCbzDDlC8O5GUudG3WcvDXUP3LyNVRC9TtKbAY4GzBCyOEn8+nHENJWYiIIS",
-	"Eww+oablcgGYOc7sMpbyr29EOVaeMgS/6AYLbGMzMb2Oouf8/OwNg4wW1tuYz0IpNqKW0TJWlNKS5rGw",
-	"JI2F50Ab7SzLEXvhMS7a01oSVNVQiTr11W/WjekKUXrBnK0olx1IXIIo/NwM0lGwn8fKzdaAuf0wiJvd",
-	"zYbfSMzegrKUlKd2VpkmomxP3rKkhQetMk36sTFJx88qkkiFK7Hn7zm3Z/wx6N9zHs9vN2r4MDiYuDqM",
-	"N4T/TpdMq/K0MQYZWd6SPVLrhTuV4KmOQBKstsEIKpyA26yupjMnFKF+hyuqZvFJwm6QNSHNjJVF4c69",
-	"cTYYeBsQzEyiW76Hkoyikv31Vep0CwauuGRQ7bWsGBtrSpBtYpW1SfpqmNp+5wfJrcCXHaPBNqDE7Sdl",
-	"PYRNm9xtNfvWbsbjh7hL0lE+Jsavi6x+0cbbzZZM1q+Wqbkq/4+c/rY7cF2zgU6gmCQ31Qdq6HhE+eid",
-	"c2SBGGEtVj1C4VJ2/vr71y8/sKdocOTS+IRXuGvGyvPG0hHz0P2BuWtRLNlE58sTuMgwEzyq9APG2SXs",
-	"DsrahmvIyrlwB7L39JgQUUx/rFbA4jJTAZ9pxoCGJVgMpeBGK6ginQtj+JUI+KuQKy4Nq6ez22glOEXb",
-	"6OKGilIJMBq1/5oRIS51GY0TdTWCqHnTjNBlixURcHbGqs1qCOo/mA+Jon3sb9y67RDkV+yMx6wDbRCy",
-	"lZQeK7cMQ/ZBGJ+Yz604BDZHka+k3rLei2cUec/OhC2Xh6eXVpRZv+2udt9MNfGwvvckJl372xIc+7sg",
-	"mpW0Z3+nGfMvnm2hWHzQ+geuljQq81Ci2q1jc3UA7uUutG+jjwqtr6tFp9/yg4Ckd4gzHEqFrrXbGUYx",
-	"XLdyPecSSoy4YuJwzmU81O4lot/CahKuPBuNkeqqwPDFoVbBozPwUiQoxshDlgZCTKtT2k0BmwheQpjl",
-	"WgR6da60Ws51ZSC4oYTIRd6HUEsqPaViE21nkMhrWC8zRl8I5SYz97LU4yvTCIITykRXO04GVn97qnlF",
-	"Nd58AgqVyuWNzCsn+oj3HvoiDcgelsqeaSEhDQFns8XDC0t3bvT7mJ2+EYmhsURhnu1yIfIRxtDd3Ufr",
-	"SnAEXVFyqMHaDrHBP5pkzT/75sX95smfn7/DSVsnGX9e3d1g8NW37PBBJNAdhjve+FKQjqOIEcLmmU6l",
-	"itENWRLSW7YIg3S0uglbM+Wi8NlzCSo5pOx0ZtO9Sz5lENTuEjPLse1IBU2JKlCAw6+6eFCTo2cO9rtt",
-	"fTubwh8fktrGVrav+7T4vzyQ0bVLVrbhFlELdn76w/dMwi1il/V93h2NYB8BGv92pk0QnlE2OgtbX7IM",
-	"/2KgClVBd9NrT9oRBeXhJ0D8UKFdgo+Wc7jNCGDPgyyuErWhIyl6rnv0Gfg72RulnLjLcc4XC9fYEpJQ",
-	"8VryNHx4i2VD9prquPxQfGnyRVUWdKDCnz7Niyzwyl3JGwE68bMEPRL95v4FN6BLqGTOGeJUGAxPaDUl",
-	"Z526ceIxvpHA1AyZL/JkH8++J0K7ygg2s3aBCXXueMMhhcwuq7e1N4D8wK8j2B6eeQAhM8E+5KpeOTxA",
-	"LWfZEEkdabn48QvI3812FVVdwYPaXb+X4EEUNdjkvUcNzt+lYnozc1Ww32MN4mOF0BqnvROCHWJ1u8t9",
-	"t1IhlLGQcVQKYRLd0njZ6kVeFJdpUr1Xk5G7hMBmjTBA8z5CWsMpj0IXwfZJwNS5PFkpjFAI8zVnHOSC",
-	"O+gG3GEhzNrL3r87/wD5YUdugxzha4dIxpn1dzzMo3QiQIKgWKmJ9oRhsqs+qXn4t6xRwnbl7xy25m5q",
-	"jrY9F9uVHYUVX6Nd3PNO+k7Ytdvo+KHk+MMI76+oDGr7rbmj4zxe+DtWQ8E7G8uhholyXIpFwafkK7md",
-	"OYXVWVojCLNGVWyNCralsvWdvHF6b0OX1WVTla11KKigxLvbu8KvgF8oRU8cQZXVXem4mTQXpIyTo8lY",
-	"vTDB45YisYRp8P5tkOlgT9h7lyVYl3OvKik2ed+lXzuKsqQE7CsQaV9ZDdjOmisiSR3l+lYVmudH/wLn",
-	"cDcwchIUo5t7UYpDoslzCqNh0pgKk+YC3DmS7xHIKUSSKHaoFUPDM5fmeoQi6/z5WFG/yNvkvurOZjBj",
-	"z5+zXJbCGeb9IftRp4VaQK8uOGl16NA+IaSsa+CeMKK4HMe95H3TOAPe3cwV++sPpy/90LB2VfE51Mk3",
-	"PA9YwYLDAzc6xRXHSnxayHJJWDan1APPHzXnxaUu5ygY0YPiWuO2KkWM6d2IUl4uG3RVisGXgfr+WqgY",
-	"6nzx9Bh+ps54KnYjnbT1swkpLrRMqQxj59VioUtrWHbmbrLMBwRNa7oNzdg5rtU7rHDZSdDoqRX2EBG2",
-	"6gIn+MUnUnFwqW+VA4/DfmIYNejEMm4G6M1L/OvhK2kW2kh8sbnFM24tn87mQtkRpDUpPhd/GR9gmqtN",
-	"W4Gkp5grOz6AKr3uvP1B6IH38f9r3SCM/D8CQi9LK0zrlwld2E1HFIh3ItVBzGyS5XSiGlsZcgO6NvLw",
-	"8+Tw0+P7HRkckxk3/pwNv5Yklo5whj+sMdbYFNybgqR4yrfDM6fP4vYASqFGYx3w5vDC2nhZEh57cfzn",
-	"/9qIKtW86BaloJowL/C7Qc8Da1Lae/8aDGPAUHW91CV7/l/HIfdk4KNDJIbXGbljhZ7iyTIk1SCswBLp",
-	"QRa8tIg/wDL68eToKOAaIo75tVgiUSG816GvDpJr4vhFdw72ez9HftN8LIu9AWsr135s8mNZvNGlb/i+",
-	"VVmfHeLb35iYnW6Gx2y6DkYe2FRgxCaz5SssSQ/Ec7KtCGqeasrA6j7KH8DxxMPp+nj2ll0CaqkkEgBk",
-	"mTZMKkgfMTNd2sNC3jSPfAQNDBjdNd6zqH6aITudTgWUnHw8e4t6b3KEUZ+4FkuqmAFa8ESJbAlxPQny",
-	"AbLb8gFmXSTwBjCfJqjaUrHz5wOWmeehwUk1vRb10p2kDzHXycMn4POEc4C9m1fGjtUW7GmjGPoaoJKL",
-	"5G9BJwDGtMFKpvgLJ9zg1bGCsylQuEU1wy1g6icYq7FCeBdYJGk6JDPrZXijmwupLuiPGTxSL6lx9oZU",
-	"xgqeM6wO8h5xaceKlGfBy0ImMVIAlKBJAn881TWTwo/p8bFjAYDhGzaXqrICHfZqrFo7KTE8UIp5oGG4",
-	"BH6FNlF+hkeClPOPpdyTBKd2PpbygZBn0g48Sus7iIXBdDZkJcjEuhzcVVY7KXsYePq3yYEBuRzfcLJJ",
-	"qybhf730F1grIWAGiYByjsQyoF0h/0x48ULmnzLAP0Y67P6ACT6dxdpM9/gT4/PZ3MBA5RLzhSUAGCSq",
-	"9BlsAJEq6CHfCp79urxjuozEmQmojHvACLHereim5wM31699C2eI5bdNclt95sjl0Jxld0u50XVntQHX",
-	"bTqPX8RJ1M4FRxm2EZAWutkDINEAI9qJRxtoS7sAaZ9tBqTd0C8Pk4MJI10dwV+3hsmpLew5vrvflL+V",
-	"7bQRPwe2OXjB6hvnUaCuA95pHLL1wrMpKrvzt34G8OrDSz6FHP4zge470EWs07pJZvoiC7DF3ecHlOl1",
-	"KdFV28tWTnU2SPl/B63ys4mAwRWrFkaUNiKOckLYZmXaOQDso04ZcSNKXjDkteJQO+hp5IU5SbLA8BOU",
-	"EeHrRQCkpPfs+Gl/wIA/N7REymytMQw/uCZ6z6LOh1lfTggTStYNYIDc8jI/YdmvlahEnrlbMCsr5XSv",
-	"DGFiwk+6jD/Bc25/gO/VzRwWrOBTU66monD/hPVyVxW5lEP2BvbGTae3H0CZpOgi9DCQZxlmAJ5E5mK+",
-	"0E4gOHW1lML0R05jdiPxiV66oh1wKRXSDrl2arTBGdpBWa11aBHuRZ8eF0eH0yDcxs9aHqSRJ4YAhvVO",
-	"a0uF16GeI16Agg4gdBruZLAR4e81Hd0I93xqcACYQKBlw7vVmT+Wl1bkF9xm0WLyOwK3FjLGmWQVYWBh",
-	"oPFd6WaYu6u+MZM1j0zjrk3udISgC655dzxh6l9Cb00XetCgFrt0O6kZusS5pKn268peHD8ftlgH7tTU",
-	"BP9eYbQbGsuDGAq1Pvws7ewDvzKn7992AsXR/vCpj6C70Vm85cYHMuHeu8sUv8/tJ9YtEzbpavbsY5z1",
-	"AW0qEHK8oQbsrAXUTCl8bKMRlZgvO9QOjIJ4ghedTQBIKd4yYKdFQRiX+CuyRKDPI1XRh+xnysVoUTDI",
-	"ccXL6YxN9Y37FpZPpuZTzUQyQgzY7UxOZ8DVgZSj4hOfAy1TUaQ6luVXV3QSSnEjxW23MeVO2MNwXsd1",
-	"kaZxZ+xifn2puVXrhtte929ZUdNX3S1f3X2btWEvF2JN48Bc+xslOHlT6Fvax7sAgKWujT8Q/FcYtrnG",
-	"HbCFHIZ/YOyzNfXvlKDDOZu4B2BT8asItAQOA19eDXy3AwZ52ILZkivDoXT1BGQYFKljKF0BM6MhZPJ8",
-	"yDKe51kwgGLBqGvM06Upsu2goAN/BoTfT3Ap9BD1uOFEg8lAEibLr+B/PC9yzMwbsVKYqrAsI53oAr+Z",
-	"9QeJfo9WGTwnDXQYbJ0MMVUyZvSlPcwpCd6mHoVkLD1vQNA95NRfUrhAE8fCG52DAXsxWWbeEIRcHkj7",
-	"0yr2l/Bcsv4IdfjMHWg/LDB2fJ6mm/QKUgAJBMbfSUnnyEXI7YZpxDwgP5O3M27hDsX0T9+6s4WwJfwk",
-	"uRGTUlr3BWRxzpS2FxC3ynzBPowPCKXphp7y0ll/DEwycwIVOc4Kq8roWeSK/fXDh/f4DFUCoxOTjEzX",
-	"qYYF0+bI7K33ZPZTs2fUsHlSs3OV1NlNwnv3P8n1vA/zBNpIxKd5KPz81X6sl+G08gDC4KdusCJk7tMp",
-	"97tW4YFECMrW8aR+xt3htXegjdhCc69T9azX3evwp6s0etuR4o1WfQoLbtpcLFbjW21pJk+8GWrqZsJU",
-	"zydSiRHLLks9x3CmmhaVcTIO5LnVGROf6E/kYMNn0VkExPTwVBr6bdXqP7rJ6wyN3Llmv+FB6I073cGu",
-	"/x/QL7d9ldg1dnvpTannu73xQW/9/LfIKJEmftO7+9Rzk1XdRc+tnaTfPS8Q6Li1Ie9E/0eHhsp+m1oA",
-	"oDFlfK4rZTNWKYlu9oT/B5wO8DsoroXRbKqVqebOFvee2Ya8mJYilwQQ1WyR6qk35pqwnrQgsiaQM+vU",
-	"HtQhByhmcqfekALSD8hPnqUMWgGlZtRUZSG2kfpvEeIoF5bLwmRpUvhcGuP+GzzzwybTUMb0jShLmQtT",
-	"a7vkVowSTDnKwDGkP9NcY3Qkee+J6aYyGgQ9Nri7fWuI7QSNDtd5mFurY1Ii1FFaZp+kp0Muzs/Eqkok",
-	"J7ZcMjPTVZEzI5S7Sln21kcspsvDv4tlhnhfC8FtjMGDrXItMKggFXv2gs10VYYbJsLHqJytwH2lgSP3",
-	"+Gj1m04plZeAbG4BdayrhErG3l5ci+VFKdxRyLpc6yCpNsXkT4kpk6oLnC6H51bcQEwndW6tJkQwmVMo",
-	"ASqARRnD4ZiAFt0Xjanu9KN8881WXox9RQlIvD+IAp5cLRsrmGCNbrkJoYFICaZyQcwBK/t7tLIf7zx0",
-	"sMMglLitXRKP4YG78PMnNNHprbiWigsePwpf6WKsqOa7mgUgULzY1+R5YNOZNgJ+kzpnPV5g4J3wu4QE",
-	"fZ7UbqVL1LelQTyT/jY8kdJubUgM79oYYG+tmFOJWaDR8nPgpOEocl37G5cYyumaxHmBLChxaZmubGud",
-	"OBy1c1q0XQ2MR3vgDuUdLcLmWiXLi9+/9g9TQoNNBUC3CKrs7Ojm6dHwVhTFISQvHP3z9tqs5/V6X00K",
-	"aWZeI0WMwWuxJI2PihY9BRNUgqGhAPirWBlkBkgG8bfzdz+yn8WE/V0s2TnkmsPPSBqI3tIkIT67lnlG",
-	"OfZD945hpbbcCqdAumsNniXgQzOL0KvSEuQitk46I9NFDq8Yy5fpW5WysiDnry8d9ZVNSWUYoKLBeKUT",
-	"QlhDPp0Rw6Cw5DaCGnj3Ba+QL9lcwK8hZQQGtj2l0N9ur/cKq/Y3o9XPYvJ3sTwXncxlK2t3x3Vr7zt2",
-	"Vm0fJXvb7ebGxi70la5sd23IawVJVIiYU79Qm1ly7pe//fyh1jqgBp+SqOAYxfkWgDYz1iOKMYqgaxtz",
-	"qmaiFP0hy8xUL8RfoAg6w4Ivmr0+81g8vnNJxbUBryZ2YMCyq0JP3PvwBu7YxjuArgZ3KGYHtT4rPrnO",
-	"NdrQSvhYw2UpzMyfHvqwUDlgQNP0IdnJjb4WgY8FQYriaqWEKMEjoJhWQ/YSID3xEIHnAIxFOPR8Ia/F",
-	"0p97nwTQzJFzU+xthsZJquGHFvI6BKpCeV6jiodI3tqARWFDbTDufoYOhomx2k1VZ56w2wU1syycoQPY",
-	"GweDA6GqudviuNgHg/ADrujBL9vEnDuAkGrrB0v6AAHhh0H9/NcBwuK6I+ykz39q8udcXgGd03oRg3Wr",
-	"nRLmrTEVxIb9QevxVTGCpnztkDWza92guJWTIqHS/U5/KCvBjth5tSCSj9ZtDNcUOLggzEcHDdAZKoVR",
-	"PzoxpM4HKLAGRLC/hesHEnJNyfulS3ZbanVFUAjenfIUHUPgPLsqubKQUfGXSEPlPgsuGHDGTXlZLlkG",
-	"uLjkjQqPDtkpNeH/NEgvUsShHHhQyduZJq9XIn9dY4BYhrO0pIuas1xA2BUsG3hdN1FfisLnVgZ3UoOq",
-	"iSBtLhJU5iygpyLCPQZrPQqyh4yGgD5ySmJovX3OaJdcwC7pmLj6M0N2VhffYCEBWshhZcRJ0jMfQEZl",
-	"qrYhg9vU6UxaeSwet4sg/zzmvw6ieuSvA10GfwmI/tqXwWHpvohFKa0T79ZwIoRKl2hQQ7tvWQKYtWzk",
-	"LzT0Fa7pCN472Ofm/ZiLEgpC4dICDpqxOkVnb2paQ5OAPGLYpLJxeQo+vTapuUqu5EJPM5b9Y3zgnhof",
-	"DJgHm4BPe2yJX1IGNzpr2chngbtGsOEQo4fse6f3XikN9+E5YSaFIhaP6b8GVxuJuUVJh2oUHQnwTpuL",
-	"vJUFYPUaBan4gSr+116l8eBHzHRowYMvuy7SI6PmzndaTcDlqi1112UcD9rawiZ/H/uW4eGk5c4L+e7d",
-	"pzCLD+Q4dffmOR6Qdb5GOkP3S5nwtWki7qb9u1h2qCFIduK3cNAm1qsmTpJuT8tMmvAONs7AKwSkiMBn",
-	"MAl1yNabP0hKmH33msBEI490RvgZyxpT2d1aB20mtRviR7Nf5MfQRsdhqVNWf4ka/tvTplfHt37zorHf",
-	"rVifiVwI8otHsBmvAHpgG8D1RseP3+fSGZsl1V7BoUL4WlAP8BH8BqZTRj0RS58z0MI84O0oRcd1aoaN",
-	"L4OjHpSI9E3/R18/B7/phaAu3ooJ3cJ+J6MyDuVR7gOZd5HDBefOUoM73aa8qGHUoJ8M2bfaPbFcCAP+",
-	"Kf/zE5NconhuSFtKxg/nDtMiw2dBHcpwNqhKzsOnOw3pe4QRDlqnVuIQIg5Al+S0RKmuTpqTjM9GrIT/",
-	"9Ywiv+hOSyYViwCews+shzQlBF/BJ4XoOzsANweidkCRmlZTCipIYypc9oAekdYNgrpFymQoOvS4D1oJ",
-	"U9d6nUIZdF+3s+bSYEZnznposuAK9hO9l6dISZvsj40ar1f4v8SW61IQV6XmT3BE3XF367ynLE1s5Ler",
-	"4ARQvRIEktsCtRNognXpTQmqSHxUhz5LHUJcnYZogoNUl8Ptt8tM8MLOjjCBR+RrtKNYsHwjSoN1nDmr",
-	"FiC+fN2Is5rllA/SxHdgvqs8Ueol2ZHYMDLCDUKRtjRWToM/NXBWJYRWC62LYHqHum4wK/n0+qoEICNw",
-	"5UA58gp7E6a8YzYUhFoz7MkS60hzcVXy3NfyfnP8PNS5ukcr5R/2bmCswdbKcgnwF8yIaSmsGSAlnrOi",
-	"jPvwCg83wttsFdx4RYvzV2h7n/pYvaVNUUTyprne07S4kfoZHGJ68vOH71xYtbsOyPge+c2M2yFFflka",
-	"K+b1o1bIG6GEMRt41FLitEWpp8SgyAufFAAp1oB7De63gE7KCCN9IvBwwa7MxUKoXKipFEhdxBN618ry",
-	"qwSbcs6vIT54CS6OCpiQXUO5mMo8YXTTEDDgpU37uHre0gp46D0m5MHRSn+LZ6uNihKL6rcPCH7vZ3mv",
-	"eCHYxhaA9bXlu/OT8RkdAQOUdhAgCMQNdMeHxHcO9+SGw1EKnsudTke8dIDaw7rNa0t+eSmnJ/VLxO9K",
-	"Sp+04ZgEwtRngS81bMG5vPJFa3DHAAKv02kBUg54wcANG4rS1m1/8LN2bH+l7QX+PkIYeRiVMOTCRhd9",
-	"IATEkw2sKO2nkzNAp5rwgqtp0Hr9GkdKW5i57Y/VWVifvaKYUSObGX1w4WEP8HwJw0o2wJ0ftK16duqR",
-	"7LQiEUwkvaN0zn0KMHDLN/t8h8cvdHn9+bt5euRsbr6Q63NdUi+Zm9KSR0jX7OjmaeZOgjnkKj/8p54A",
-	"hKQoL/kUnr4RJUbq2buFUKfv37Lnw2NIfPnb+bsf4exgaxORQOPAvgQsHNfAkbnlV1eihG7ucCH89BTa",
-	"XMhXxNL/pTu4segqHRPLqZFhrDpHKMSurdz2sp/Xo5uncR7ven9s3fCanZMuyR52DjfstpTWCiC8PsfG",
-	"2LO0w1LRFtp+O9B39rQdWru59W5oHeN97IatG27dDVu4PwGsCONaVVkcnBwcQVYkfWtlz2jt1hZd6ODv",
-	"IU0bZBn6v3w3uceJ8Gkk2K1VtIMPnektrJd5d2s2ICf+YUw06A9W3UaDxOo2QWsIKcjkxk+6BbZ3S6eE",
-	"4kDw+xqs41IQs0xCcCNS9sUaTWf4ePpn09LKe6EBHETlYciBMw29xXXvmvefyhJAmEzSVGXcOq428b1W",
-	"V4QVnET8wS0Jr7Q2Pko5KYy7Gm+Rly2duIU8vBbLtjbXEdWZFW72dI8Y3fK5l1CBhRFkM/A61IBNZIGF",
-	"rSFrGjwg9YK68G2fWdoyRVxdVe6luc5FYZKKWauh4ituJH5FYoM+im+0fPMn9MkI9H1A2VguLqWSuDHn",
-	"PEc/CTfX+HWRX9XWE9ptm1t+AwQ1kDHAA/goFcN5V1APcaMRy2EGxQ3YVr/RxOGNFK3tIL8fOc7RuHSP",
-	"Ak8SpqFSm80PJuev5bNnVVt/azt7IcpD6D6q4rVZSSCHVr99muBy0u7D+ZXKOF2cqxQOAZ0DMXdSqCsJ",
-	"J9kZ4PA8YgOmzTdhj1rkBqC20GT7iI9/YRTQH+BU6Uvb/DbI3ZZZw7nHj0Kq6QLxC1M0V8wJ5m7+nJX+",
-	"zyrHvALCikXwvKTBWTXn6hCXtUMso45oYDV5EbcyHAOUvsh1g39BgipwhlS51Ige4j+Zig73cNveRl8d",
-	"CKek+M8MmFDTcomxUot5kRAzpTwlp8ig/58aSCRdx8iSz7Mpt7zQV+GQp02zCTgwSRDgCiQNpY+2tPT6",
-	"kxWlm7mU8d9EeA6MF0OKRyoFa5z/q199q7BTdXrv8F0hcvz4sEH2Dqeq7YNe58L729vn7qI0A/by/CdW",
-	"LZz1OnBiBzYi3vNEShRb8Vd/+xY2uqi8zznBb4a7tBPSPh2Ex23+zy//+f8DAAD//w==",
+	"P+cW3ooA/u+G9BTsLoD0WwQROX8wh/Tpsz+ER5ScN4193cKCKzTEZHK9lg0+qNGcBUO0N7kgC3YHESVU",
+	"kG8Cm03zdfBsARSG2cxMCg0Q+LqRp9pCjCFpyw3xXnn+7BmZplZFvWP0Zt4kKFFNUkOix/6nrWyWZ+2y",
+	"iX+IWrt6M2ukQGnRptY00C8w5rDiXzeBZoDFxenWXltYz9jVjrVYcFzcJCQ1Uru5/FNX+sNO/Khiimk/",
+	"nPYlYm095r3Rsee4KEGOU4yonbJr7ueeu8HH2wNEF6+YEYUDgCkIP7ZBfdtkDlxn94e/whzX8XCgrUFf",
+	"UnUzaJ/BUQwuAHwraiLDIqBGPPHLgRktrhhgsC6xAOCSiZyJLBYQPHmVqxA/RKFX2Zy4qhY25GvP6kP5",
+	"TvQQTJFccFYhHOYONJFZT/nfQ6Jaf6gYw0B+xKTm0bqWZozRDIMmRWH/QlV24s0noj30I+4grsum7EJ6",
+	"FMUab1oA9LDm/HQk/KHLEWnmtYtAMci0Dy2us21NGXOLwoGESV5pV/BR0VuINHTlUbFwIEjTCrzmNvQP",
+	"7ITm16Zyubcooo/AfMkWdWv6h2gYozAYuko75bpTxIg2dxyM22IAzs6uxFaZdBcWCZGnEQC6h1RE91D+",
+	"frW6yzhNXSHKhKRwOEHKyJdMtTAPO2gSg3lY2CEtQN+Q1aioUvjyTizFcDG3usHcfClGoDqjM65Hmmt9",
+	"F81RWDawrKRie0Mu7VQQHBXM0eTQ0hE6z6Lq1K0X910V6+0830peF2zt6j2DZH7bwkhsqKMhjDMo0Qj5",
+	"hVAGAmHLOJwueHv0XYZYZExTXoDVq2fFeq61oBp+ExASVjTdUSEfADqzuuJ6A6loNgJQSPEj60lkNA83",
+	"a1krMK9AeZD0Ty+NtFtylHhNi6MbtklntkwNMJ82ZmhgprDcBlYLygdBnWkH+Xo6oSW/YUFeMC25Gdyn",
+	"ZHLNaMWq8xqr/eK/fnBH6C8fLg1Xtgr6JJIg9+GysSh5uTCaWp9YN4r9mBkq1iKdnP6/7L19cxs3tjf4",
+	"VVCqrTI5D0nJtnKfO2JN7SqOnfFMEvtKcrL1DLNqkA2SGDUBpoGWzDuTqv00+8H2kzyFcw7Q6GY3X2xR",
+	"ihP9cefGYnfj/eC8/n7UbNk9dwsc/for4L5MtcfH5BMwF2hIgWNhwSWo0k7w/9rbpHh51xSb82zqVAX/",
+	"jTN/2kl0oR4BOgS4ilI4m2mRA6xW6TnqjRTcaNFfCFBR4JuWz0wPsTsZJjH3PDxqqOzkGd4qvboXDDym",
+	"vZHy/pFehO7sukNZ9sFfBq9ACl3NWQf+O2Jnd3qxGYzUSL12WjCiMGTSXT2FSiknHpjnErbMxVR+JEQt",
+	"+KFKgt1JjvEPx39KEJiK5Vpb1sHNnHRHykP3tmzdTuJ3SdKFTv3pT+eVJwd/+hO7FCplifu7zml2ztjX",
+	"sGUYYlXDDiOganI3gwoEW1IaRrmffG2/jhTxlY9Xzbu2umlZJ8nuroEUZMCu2oeFxFZ0cPmNMCNl1449",
+	"KYoJns2EuOFpFjCW5Ub/GjE9wY4nymmW+CAZRLaSsr6ANKdnhn347u03oDPQn8Cr3oEkBNApOPUp+b/7",
+	"ZIr3337jO9EdMP/HUvR7iCjPfA32aPLXq6v3NW9QMhipc5YLo4t8gs5IhYhxlTwfP5jTk9PA+5fJG8Q7",
+	"BecEeHRAV8nkRFAMj46/00tyKay7YN39J22F57vh0J+/fxvRVHt26197R3opFFC3H70cnAxeImbBHKT4",
+	"sfufmWhwU1wA1j3qa6D3u51+W+XiDqzknpibDpQ/FNBMSdobM84vETe4zjuPuw7CIW5fL4txJifESiJS",
+	"p5HGMsLJWO3xZN6mR2dH3wp7oTWmPODmgWG+ODmpgRDz5TKjXX38T4OKUlmXvDEYG3PwgwyvY5rSGSmt",
+	"lgHKbWJxa/586O8xoZhF1+7R2T9+jtStpiY8/M/ZP44whnf0s/sCXrjpQqrjivBtXfbv0BkUPxslbmEp",
+	"LsdEEG4ZhzT0AXsHRHNRmAT86BOeZe7SZgmyQyL+bfXbmDING6ziMYL8hU4dvqU7rDjh8YOExAOQEcFr",
+	"7o5Ww/44d1PhxviuMhtVo7HFl1s+cvx+U+ZC9Nx3kNfhHqzhPwqx3GkipCGXO8DlAKCQpxh23wGHbqkF",
+	"UcCu3Md7lUi2ddOtLc1xx+maXfTzZavKfHcgHNKtjqqto5VYYujtGlj6zwc8xvEGqGQ+NRzpOPepNr5f",
+	"e0enJ8+3H+oPitP9LlJ86eX2l97ofCzTVEDawumLF9vfKG+qNwhZ+YmCJ4ia74C8rnZYvKSp/v1nIMxo",
+	"rIQpccWqkcwtcuOHkroVyOx6YIm3ADv5ksdcLiAvyRQ5AI+7/76bSyuYWfIJ1DA4lUX5W81f0n9GLQPA",
+	"aZKJVtNMTmwyYB8wrh8yEqGZO+5z/4Ja1SxogdD4GDTdpEUc4ezE+/EIrTdhrHfj3MuWX2/IByl+rRqM",
+	"VGhdO3vPD3L2Np07H+CocoE+4JE7+fP2N17RVnm8M4rrWj9dG87pBsUA9utWpbCe0z5YP8S54OkaLzlW",
+	"3pU5G3iNUO7CkGCXc51FOvjJSwDSr3ylJIqFpsBNKeKzfNpy1L4Vdu2cPcD9sm2PP97+Pt3+xg/avgEo",
+	"wkfb398Ku8fm3leXixfqbfqe2znE6Cm8X6vzABdiZBQRJjepR9OMzzxu0l6oO9suwvP9riwi76joylZj",
+	"wgqbE/Mm4OiI6VRgxlry/vzq1V+33GOlwpcMmaFWJEDKrgFArGMBxSwP7szTrGHi3ISrModmxqNMmkLl",
+	"4lbfiCiRBixgeGrAkpBZxm3iHc1l6hRR7EyLzJN2NIuGdXylA93C7UBOO93CjyOhKJXvC5JUX8bVfSHQ",
+	"pC4PlhMp5TG6x0v9GJ2ofUw63OIAgBu2kqS4LtZ6TjcTxjLIHG1yC6wJNIiB7KUUsM4231q3VW9YO+hu",
+	"bK9gVN/iJBzY7j+k/RqNYx/ztbKoT7pGs727y+6PTuJYAjfYPeoejVb0eZqasqRuDdvvmWFjnnEg1ALC",
+	"H6pPm2scBBYDLODHu/lqi87RdqjgdR5QWFtP5YB9S8nNOdT+Lbgb/BnjmOFHqNDSsInOc4TZHa8icFoC",
+	"IckZBcZ8jBUPtM4Ryn68IhIyUEMG7BXNjhvIWJTj1oxXnYOVa2zNiexeo08d1BSPzvAjWeKVHmxWAQIc",
+	"BMzqk+hYN1NgS7cf0EaJsfXWLrctJoPeh3jhdjJfly/fRMr7vp66N5guyS1baEBGQ6uoDESaXhW7vJYZ",
+	"T+y+VEOj0nqJQiV3nnVOT54j3qrSY0qnrZsbsUExDHD8UB8GWGk9lJLERljjmsvEFIyaqVTSzAcsTA2y",
+	"tTIC7G+VKcEM8e2i1ETp+OLkxFMj4lxiThXVEUSaoFeBKl/unJ78uedNPnjlunzlWt+p6/jxBCKd4Yvk",
+	"sPywxV/Z5qksd8hv0YvSLuCf7JTPlW3fHMQiCYXWWywRFAtNh9yjJnA7jwEmMGn7QCZJu5/yqqw6JxcF",
+	"OCKi1CeYiY3RgHpw8gNVjB86QLnlQV+S918QyNvxhbdQrHy730uv3dLRG4c0oNYgD7ZYTgR68KT2tFlM",
+	"4ZS2Swg88Ae2k0K0kcqd1UaxgQlwIC9MQyFGWZNbIXSWlnWaC3g8IooRHviEyiq6xCUGSglWemH9alyP",
+	"m/juglojTaDJWRdcPE1pykHVbBBg7o9OSA3XRZkvj1234FIwrEBRcO9W2+2cnrzsIrExlfKQIgRqWdNM",
+	"b3NWDzdYZm0vV+dMkYd7wH4C7SbyeaPDOwYHoBLRSpM45njhgU0S6zN2itd+wPrWwxmKMWT0A1uIVXiT",
+	"9hgtFp3BKnnebl+Zyzo6r9bSdp90ss8XvOdp6mXcRmPTC92qOraL7oXiZSe1KhIwRoia2tYkaoZVyQIv",
+	"rRe7P4ttQoj18jzH2ogFWTNrEhS4nOIONXmQEd1hhfG4kKPvhtUdsHct+l3i/kTwsbGYAZXP53gOA40a",
+	"pqdh/zG9i6TmWqZbQ35Xi2r4h1YHNySoRSaCNDWLuTBiWmRAPxxtuW5bcto6REYpKbcU3/zBFdbH0z8D",
+	"rta6ormLjvioOuA7hZsWs54bNELE/3PXPetEueNEioao0kFVevGi26Asot5DpwRi6w36IsjTDUqjVC0u",
+	"qa0hup30yo35P394ffNJx3zSMR8vtZARhM8OOuXuGYRrEE5l4uBG1REVsFh+OKFFZDltIgSP5C61OjX1",
+	"sT2VMBzJA174WxNzAMPnySnVlDLYtmn31Z5Bd90aPgvMTZQbaHp40el8LT1wR2In8Cd7kwGjQ2MRMVLX",
+	"Dg7maG05OuPC+m9hCF7n9EUs1otPFXSfruY1jYJa8ydvwF5BQq7xXy8/KnPohp+MKMDlrDgjslthmsJa",
+	"kNe3ujYimybdT01qrOXmlxJq71xGJHb29w71AIp+y0sogFFGl/sdNwgIGTDIuk4cwXTQJIGIQNIv2D3i",
+	"o/WVjjFoHf3JICQPamukD1GVJ4ZWN2Y4HlCPWKc3e+CMxp0EJmUy/vYF55ehIXwgObCvhvBZiQ11idxo",
+	"41XyGQgYmY7vWEz0QpiqwtjzGcNEpy6AGXsZcNnCifbpVfA01JszY/USQn4+2B+hXjXB/wV8KcWcAWXn",
+	"YgU/O8lJ2c49ZnQphHz+EyH6GqtzlEsLiPBjrld4wJsdxvLV+kURSeB717MqmRIrXeRQKN5mla0L+t1y",
+	"LXCQW3IstuUw/BbUt/qgniTS/eYqbJVKM6HscYxWsVNmNKg6z/DEVF6u5kSzznjFkhITN+nhkXd/lc5C",
+	"ZTEDOpLiuHM1UkUoOkTVIZPGgs4HwPEJo6QoFFgV2nhMwnIqKukt6J3GfMmAtLLkM0IeaMiQrszGQ5dG",
+	"Q6JZZU4D5pc0AF7S5rct0W1+G/7ayjzulaMdv/gZEuFTT99Xu7T2g7ZvF8sMIJLvy4tbXfYO4Pbecgk4",
+	"R2wlbDc6yXByN3h4gTDHo4dVTggF/6mAMECLBEANhEAbqZG6qiHZRPyu4RMeTZp1EKaWPLZgjBRInl9p",
+	"8Jlhf/vpqucrx9ArkY9UHZOZXiLlAT2o0rBbaaSbDR/FR6xN+PKAAXR9QucAugHYg70SsG9RGDtSOIx4",
+	"FCjNKk7dkpIweHDryD4MU12lbWqarNuRIkd1L6ARkXriFyfN+dQSu18qzTLjCDRBWEtIp4+G1gcF/yox",
+	"qpMhRu5GKgJjS/418jAoo6Mz9jwCtT1j//jZ/RMQj/CfvxJ1f06eKRhRCut/vr55DG4rqdhyzo1gyTLj",
+	"yqmOiCEUDEBTgE1HSHFeh5kjY30muLEIlcrNjTPxRgojBhP3TWmjZpJxIbMUivpoBfBq8WjOYf9O3E4w",
+	"Nhd8wYJQb5LxcDJi4XQot3LUBPoRK2ZhE8xefErhFzOkOw58JLCtCEEU1OPkX7/CXuMIpgZZM4OjB06g",
+	"51bEQ92m8lVGecdDjOD36cV7jLsEudJ4daZ3u0026IXBr40J5E32pvs7FcfXRH5NoXGWSpZ5u4uOMhib",
+	"VCiTrSib1ANBxh8YKSd3ReohOq0uJnOnHZ6zXACRLfFXGyuzjGQCZb9PgBwnA69jbmyTfMBxrAmIygE6",
+	"bcb9W9vblGz/OXv797xTcao/bav2doBo2LQL3Xap60U+NkJB8TIm0oBb1oS9tXnTHEa13kfePu3DTeGS",
+	"T9qE+1mH8cK9TTeFUy5D7gToWZ5Ic/OO/lrbOUFsh1oenmX6TqRnpKphGhDoVOB3G6lazADCIBNkHbvG",
+	"VxDHuBdx/dmcA/CQVl56d8lbhl8GRGPXEn6gY/VI5eJWUnqA+2sU0oAhFTlyIMJwEQEBNBul+3qJIh3l",
+	"eaWO6Ke5zECAuN9R+kszUqXMn5KhUXMS+HmtRms6pyd/7jbdCejljVfvvXv9ATRHbPmRAgr7yBkfWHgs",
+	"efNgzrnHEFCvyhBlZSPjJr4f3e7YnaFjPDn7hySaJFuzY0KotMx/KDkaAfGQgsVadZ302E2TxB6bEr79",
+	"mUFJMFLcQCGlyPuAiSpuXa9ZJ3FtHcO/+vh2QKd9DY9EuKzu32i3KpbAv84SlkklgEQukSn9E7riOpyk",
+	"3HL645n76L/pI/9m7hf275H6d7/fh/9zPyYYk0nYvxlnyas596RGEfwrJM/6kgjOEmSJcjLHyVaQxcQf",
+	"O8uFMUOEhLI6F2mXYSu54EYrqWYbG4KYKksu/MPYBH7BExDt8D79EL9dhyjf4SvriP4J6/BWEHo/Us/P",
+	"ua0BxRLkkvTz6PcPI3IJUSaXT6z/ennzXVt9Tdfd9rFchdeu9NfupahRPMRjMXEXMd2gvjnABYYG1Boq",
+	"8N8u3/3AEKV8SOjA7v6bIl8LwQHOhXeKzHmKfhWR0sdTrWAh3EPRx8CBFJ+za5mOjs7Y6AjRmItCpgjG",
+	"jIRJ0H98wF3soyN3jEdHMJDR0a/JkHHEqXftADsjHQjvY8R/gs9L/FLwzBDXDVLhkATwgkJaNuF5Lp29",
+	"iJno7giSyzE8lA7Yaz6Z+9M4UnBG5zoj2RMoDWDcHpuXacW4R9d2b6AVShNIowD5hbn3OIEdnGpaq5EK",
+	"TrB4PboU+/C4wSJnk0wbClJ46Y9GyQL6Aj3uJGeQGNPnmbwVSdfnSqJbaKSef8WMmGjoEqhC5S4G1hkS",
+	"a5cgC4Kl7eTbeZUjF8xleIhCN0YAXDh4dZMeSh/gyUxK4lzIG57MtdtuBlkw8O1SWMDagrMKxHgGgioT",
+	"PHI1svNIXS0ll/uk7/CQEmlITTVzfWdGihJg/UOoJE61U3gHJL9xKvwgyUsZRG45aFgz5CVA+GyVMr5c",
+	"Cg75wgil7b+SSWM9mPmkvIfgGMDU1tRnz3UQsohj1ylWdmhPDVJVU4OqPlId3iJ78PDgqE0XuPxqNCQl",
+	"8cg6wUh5mgLXyEjVYK7jPj3DGNSQbSAgqTBfBIB4WAi0AYijJJFECYykE9c50vxSgQn9iwgpEtgcjdOI",
+	"8zCMWqG9O1IoMRnxB+dJF89gLjh1k2RlBH9AY0a3NRJTLuGYTuVHYQYQtJ+ILIGUB9rzPkciDFrnDPR1",
+	"gI44D9TS3i/l9jgOhXZwzfiJsgUoX56r1UjhSvtk6RhH3j8WSXv0oP/pT6zjoWriZewxqUqXcS84PlBi",
+	"eXd9sKJGCs0oWdW/unRi8wXPUJAijH3QZQfsVaZNMPG0UmiZkhvOlFJyGE7xSIXmBRJeruiQDtg5bSJM",
+	"F4N8Em5FH8j8RMqW9bTWzukLSrhILoTNV/1zJ6mTbnNYwA224rSfc3soC2/OLTb4WZbdmh5b7cE6MHtV",
+	"Ex4yEd2RrHZFVm9GcGa6z42dZB7rW9HE3tRoGVaUchQzPk4zbdTPjRAR2JFbyOijULeENAYwK6/4ZC76",
+	"r7Syuc7aKXKU7k/ck8mgCXO7HMDv0GA9fbFDS1daf8+Vp200jxa7EO7iDVdtad+tm3f3ZfZ6wbMTFYSp",
+	"KlI7+eV6TGfpDkkx7kZMky7STtYrTK+ClRe0l7gT9QhoXZUCBglIwgWlZqTmIhcDlixBSaNwK7fsOV6+",
+	"IFFBcwGu2+cnJ6xD68penHSHvgR2yQn8QEQR5Arl0y5ZNt/7FfiS8QhL62+vZJegkj+55jfDa8S7/XF8",
+	"9VVJgm52cJQ1+rkuCopCoU7q1GkFevFiadcSLu7mUB1Q2GVh3THUCoj1g7+9Mlxfq6gLO1LugGP2J3E9",
+	"QYq+yIAlnyXQ+DUa0ks5uYncZGcs+endxd/ffPfup+uvP7z97pvXF0k45d1S8dU55rkgF5bpRa+9/+78",
+	"hx/ca3e5xIQWZ9MEkrv40csP339/fvH2f7mnvSKBnUF+UG9HOLsg+IpgKAnxQFMuD1n6FbbVKs0qkejA",
+	"HZGFpEV/d9AkT+aFuiltSJ0TN9aK3YlcEB+90zlf8Swj0zIvFMu0mnke4NKWf2aoD05YuyXrPH9xEizz",
+	"QrnlGCkwC2eFE8ghu6jr04e/Ojlldp7rYob5LAmtREIjifKGqZHEd66uCDuL5DM04YtCfQObG9TtA2nA",
+	"UQuPFNyo9GBzbKO6dx4hJfFLUuHcnoTEdTgQKCY/UVsDh0e5Fm2i9ooeG1P2CS9SqSMw1U7MRcuZWQJv",
+	"HKhLIXppNfjDPO2b+4BngEXjExLiqIKJYV4tnrzv37/ssZ/Of+yx70/Pe+zdt9/22Jvvzl/12Ln7n3fv",
+	"P1yCyP5JjL+nrBZ4G8EYLYK/Br7tqcwESAoLfrOQ3rbkuduB7mfylH60Qhl/H9AL6KHjhs0l2HdQ5w6W",
+	"PbUZfAvPvxqw85GC72U8b5ZpkcAqlpnmKQMJwzovvmLff01yjW0Sa64lqGAfKdQJocGoWp9SJ5VmZinE",
+	"ZN63ug+OyTGf3AhM+owaqJqF/jtfnTwfqURpey3LjZxsEqdtonODD2GktovOcieeuy20UXYuisxKt6zH",
+	"bm36nid6N+F1FZ+MRxKgtT5sFqHlUf4M8fn85b11vhJLaZX7IAdgy0qz0zGBbYQjfP7Vo3Q2yBYseAAj",
+	"YxcRpXOUUH+Ye6o8qzR1dAXse1MtZf9GrLbVzZQkr1tZAyrQTekaThRlBN8Ij/sr8xovQVkyS1n1fZ9V",
+	"73pQLV5zH/RlMVSp7B4asAsiHQmlewAK7HRbEvsJNiOuqWAPg3A5FG4TxHGo30FbR6Q9bCuBQt1rpMtM",
+	"mokKzoHC+OELcM4zoxEVNY9moJXJrzoHFd9i2J1Qo917WH4/nL59PBF+hz6Cevv5HgLf+fig+oO5EzGf",
+	"ZwCuW+bTIsuwrrwHVvmZjxKiY23OzZz8ayVEQS5sLsWtuw64FTnrYMDJzPVd0/7vDtjXK+bda+5mcR1p",
+	"qLWpVtkYYTECyyfWRHUQ3gcJFfZStde4eAQfEhLXJCQSrP+3JRGtMlbwtFa2Ui/Y6XBfnOvU7hjpCCjz",
+	"8XQnvmAHpsrzHVGShEeJ6oGCG2cwhAogDlPj1HlAn6r13E9Lj5WzpIos8xzrGyUrVAZTQVHn9ORlpMs6",
+	"/RVRoWIwKRCM2BUjsmnPD4NI1atU6FX5hvsOj+iB7Gv8eEPdycPVhlS7sB3e6Eas4rurevp+/0BuJY1h",
+	"ycffIMvqesfWugy8yGMhd8YSuq+AMwwiyjZE6oG73NQr9QO1gfeuwSmXht0I8mcC4QBk6III5GmJiYK4",
+	"Rq7Fmpox3H4m6b0tSk9s6qIYj6hYYAZq5fTR5b6lkv50wM7hsag3eOTXDzbOdXSwd6kaCRMOPfoSAgGf",
+	"yfkFU7htn+9Q3+HvbO8nR94RJyzCzqNQ8u5bbgcFG6+DTXvNq83rR6KpaqRtu9y3MrhNBofr6ne+AYlP",
+	"c8vu28/qwBkOmCxBSBd2fsyVVu67OwWY3cOrhS4MbC3UliBpDtJ+QsZQwpfyRqwShpkQXkt07QllaZcE",
+	"Ha2TeIhOp2xGMsfMgU16vIJ6PN8QpDLHdBU9CHv0M3lLuq7hU+HaFIsxAlGOc31XAhXrMXj5lksD6jKR",
+	"iCnN4NQBCha33BPkYOZ0tmJCOYPbgF7Yl6qHhzkQ57jnMqluWC5SsVjiUbwq1VTDlsU4kxOKdosUmpy4",
+	"p5WVPDMD9tZGPsOTOKbi5v36RqyulbbXpUOHMK1c1ysLU/VK6tgh1HzGlVaHPuTYxFY3UTyOATpfTh7Y",
+	"U1WfSijBaZlO1tm8QIhz+SkCQUyKXNrV0dk/fq74heo9jCVEYeexDuYOVS7cwewjCFp7kOK1x9dFSm8l",
+	"+lYuBG5oIGgLSLyUmheQ1wTPMwkgKOomJHtA1ZZdLUXAdrybayhUAO+VD1TUwNhWwpYYbh62rctmIkBF",
+	"rGH/chUT1fpHva3W98hxMI4OJgh7cKikC4m/7gvu3EtjgbsOrsW5yJZ+0K7nmSZkYWM821Z0TUMEZyNY",
+	"U3f9KoeX6ki/3V1Y/gL6BaEPAuwxgMoEeGTAzq3MTI2Ve8EVn4lhaUaGTMxeDYG3DZWzG9ngFR3D9Qz6",
+	"JQ37pRBFiQXshj8D2n/EByD234QtBFc+3RKMQShPnnOVZiJFcBy4a6z/NFUvy1sBmZeQTM/TNIeAD1dO",
+	"ocFEadg1sPpgIhhMXoA4yn+EEPiQGa0VeAcIw89PdmNYukmxdofsbdicB7Kao2Yeq+au2oXtVjNMvVst",
+	"2glu0xtMSP59Qip8aozhPvISUUY3Ccr2SyJSQHZkHaan17IKq0imhBLTgexBmXbLfCE0WYyY5MIatFYW",
+	"TlNzkgZLGSpfCjRgdi4WSCLqe+CB9HwkNQIUNb9kELMccyMoPZ+c4SnrLHN9KzEF3/ySXfvnmoOmnpbY",
+	"T9LjQG7V592pkzSKNue//73i9d90tt/TC+dL+VoVi0MDcIUh7cuQ7PXlPxL2VrT+mwOA8XnehL8FCJU8",
+	"+jDrcDqUDDUTpgtrZCq8ndYtq9Wb/fVQjIZfkArz9pORirQTLN4PLV7jVgg1dH7DYop9ycsXDenYP2MS",
+	"SPNdSAOfHqlK0kbcE8OEmuQr0DehCt9Y1jl/fdn/9tX3AbirGgcEi9NpZl4QDAEKCmzBkYoCBsAf42zI",
+	"8aomHp9h7dgFXswU7oh0xp6zkZfXUL5GKMVlGGIwUj/wBdWQFEr+UiCSVBOlQuf05M9YGJgWeBRFoxgr",
+	"OY2xg4djK6AGHtW5HwnsrQgk5QmI8J5YJ3bb4V56YM6C3zVigGcuiOXPHnKtQXspRcMWPQb9p0HYVPpA",
+	"toPfBFOdY72DUNa9I3JWuyQRDD7KhPvb5bsfRgr3YbR3SBxWbTUo7ATDCqO2emy5VJFCwxV7d17YOSJr",
+	"glgDVUiWeOpY/LbOzYWKVeRxE2ls/wGPg7TbFZ73YVYfRBfwzW3TCa6i++IzNIHfwIVeDuOzT8CuGGiV",
+	"LQ83YLlPKyBn5/GDGCqAqBvcjyy6ssDbEMrxKHEzrhQlN5lU7spzdzf2kVkAj0C0s023ZQzIeTfX/oSi",
+	"vVB2cgNiWvXm2wkvrXoz3ANa2u8IBPpxAdk+7dbYIWgXfXmTfdtj6+pBM+bahm138rjqzlNN10a4tU/d",
+	"YnuWcYW3NwOuXQiFFkFlh2JJPJ8IE+9DdFBjuj5w14ArFNMIhqSIUNWSgTT+8BHAC8BqL7oOIGBWteD8",
+	"ffXMNBlzqKUE7aqCYFaT8CO1i4hn2yU84Z89nG3zuLBnux/2gHoWbeZHt2uerrQmgpZ7MISkNcdjnnE1",
+	"ETsF8+kdDIADP9GmCy9+Y6KVKRaoCGKuFTBk+Jr4O4Q7XHCpzG52yHrE7JlhNJYGwswlN6aBi9Nq/F4L",
+	"pTB9bwh+rGpozSfMrJMQx6Gttgte2q9p2vcV/19LwKiP6cqJTffQrtfQ520yxK/C7z3v5irsbz9kjHy2",
+	"EXePcemiM+jjCDvEUQJwiTOUzBZVE8KWuZiAURZkOtpMjdb7N/T1RwpWNA1OGkwHaIlV+KmDWvBKwEKo",
+	"YgFiz9y6v/+SHf28DuyyUz8kMfligkFbT/DXnWMmfqrfyEwg7uGBwyZxg/sETqqT8UeKndS2webbNQ1H",
+	"Zxd66sqnWYczC990080t726ubxipkeqjOh62fsKSibkl5EUPdnBWYpaEBkOaDPwdoMOwrm4qAT9+vKKa",
+	"WMgYZq8ufxwpBt0cVLR2d21Cagr0/NodAnJSUrUI2A4dIK5u7K75JUvOGGe3UtyRwBQfpUHkZJgNqRhn",
+	"uZhJY0UuUnb5X98x/5X1znS462g1LttglVclZFxBDTlFKeJwtLTaxUAOq44aCeA8lffpixdlcswwUM9y",
+	"xQJiWegUZS2GxZEGEE3TVcK4de1oUDtwQWpMc1ChAXvhQCEfLzAOhZQQyaNHDfnEHdlK7FY5t18Mzccf",
+	"IyRUE6o7i+u6Gnb8r3R8vbNHvLYlkL41A9MEYCEx0TiAkGbC9JhcLDUA1ub6jlA2CWuRjvqAvXEyA/NM",
+	"krINd6SDcITzTaF23/d18hBFrRF8DSApVyhD2l3fFQmwi+N7/Xh8Eb7vL9KV/am7fQdfdvXTm2yMIVtq",
+	"2OzA2QxgrRDggR3XaPa276mTx5foT57tTZ7tT99x+9mSfvm+GVfwyeri+Xiis2KhdgM4xGeRwd3vaN/H",
+	"ZyYg1bo2eiBbUR/PU5Gfga6F6nUYFnwAi1RGyp8Q+ogX+6heViV43JvQEWwMyqlZJm9FBeGl1BZ7I3V5",
+	"efGmPyt4nhLfeFgT752FChTIh1fo1FqF/nT3gzL0y/CKpvmQB5aWlprazv0Djz2d1i3YgtE2++2d3lTf",
+	"KafrbD2+nC1z0TdypkQa6ko8ptSGs+y3PdrEry5/JJAmQ0oWnKCruQAQ/ZuysqpWbEaVaJ6oE9Cl3bl+",
+	"+R8noQ6g8STy0BMEv1o/kD3MfqhKiG5T+oPS1+4jzYnG0a36DU3qhzx7iPPqm9t+yeJzsHxP7Dn3fCtH",
+	"c4uuht/cWXdmztZzriOn47brGY8+gFs2Xc68rCiFu/WZGallLt289aH+Gd7s6Jwt5ysjJxAST4k22J1d",
+	"rShruXZ7b7xyR8rfr+6ke8vOc3ufbLtnL9wkfcFQwV4ouHHs6lx2s/R0jbcBCvCUSuXufqN3OF6k+7Nq",
+	"1b7f5i//4P2e5e3d+XD1pv+fPVYsPYD391+zv7DnJ6f/+dX/dDfyeGWF6WLpaVUseIxGoAuaIVsH+wGx",
+	"MUZKmtIrsxL2zCkd4JqWlir5cLDH9PcEAc/xj9cyJdoY72upveR5eZLBSJ1j+wF7UnxcQmYL4gK9OGVz",
+	"XeSGdRL64ZrbpBvn5gQovMlcTG5EyuYiJ/MBNgI3APg2UuiMiompM6kqtZunL150h2zJc2CzmPPlEgDO",
+	"bBh9OaZQPBrJZYoljMVEO7sqCZGDhBXKygzzcnCYUFqOswDVoTQ6JDgBEYpy30lqcSt1UfrPgC3DsDDA",
+	"heAKaIGcOCb4wmri6POXwzXFal2vInBNt0u6yLpkNEt11a2HLGV+XT37brLM9UQAbWrSysbttznu48Oh",
+	"ZlbbeaPzxUP70LFlGPQ2XTC4BvEU/M4c5w8N5dkE4olScfAFpjSBoIil/Wf78I9rAvhgd9VbEBBIAhNL",
+	"d27qyqwSd5EFuFbhHsO8S8NenLwINSIjVUYKlRe+sSQid2xZAVefDi+XZSXWCLW2I5X4Xl0TYN6cGzbL",
+	"9R1U5WoleiwhTRysUXfrRX+qhESD4nvttJcSGx+H4aYAA91OxUa2KupG4AY0TuTfzVcBwGvtWugxOWVc",
+	"rXp0P1BHup4kLdd3VEU457dwLS64WvncVh778IZsnHF1A/cjhlLNjVwuCR+7Eu1FF2LptgsaGpQKexVC",
+	"KquHBLJSZJBxqxfSwk8EkZ0D7IxHyI7WFuufM30HabBG9JjSqs+z5ZyrYiFyOTE+8xbi9cl1Alh+IcAc",
+	"btc0VlD8/TdSpyenAIDhtyhhh4XrGf0SlAtHN9/6tdeLL9TGMDJ9b49r8NOl5RuZCWzAN7tXOPnFowQf",
+	"aG7dbRigTQCps1CmQTI8xZgf62pC6V4K9wPcUKRxH+yCes9zIyq2VB0TFkVhDxEqgdPpK1TMgy/D/bIQ",
+	"lqMfxvs/PFeLzkcKd3TM3DJgADIhPnLgS0Do7jPKYSql09nazenT/8rUpcAm4J/w4qaLVgQVIOBXSDMa",
+	"KQb2jSDomPhSglsKbjIj/1tEl5S0QRhmqyH0FNyvZ/H0Ge8Dwm56AJpObJoOnSmC1wBqaN1hgCNb8BVi",
+	"n3mcatfVsZhJpWA2ncEPL0FzvXAP+gVAfq2SdAaSp0Gx9jyKl5RUMNZ27kS6EhJE+jpPQZIKZArIATez",
+	"flURmwNfaDVjSc/d+sOk5y5ATIhK/p04i2qx4DjWQqViIlORdmmThVuRJb77g7LJIeZlQyYalMUCRWiD",
+	"6ZzMubnGbZr4LDeEEs4LQdctoFJHVztezAnGQq6fg8aC//0i8TafVgN24e9ws8ykN54v3rxip8//84T9",
+	"Umi3q51VOUU+2hLvdyxoh8UTWxb2Av+gKgCopErt2nRpvkcx8NCmIzW7u+14j0nllz9S69vrduGxh3QY",
+	"Ptlzn35pvvc+pM+6LvWkPXQA3J+ojF/e8ZmbsQ9v0bk81TnKPamsyKdQpdZJ4JN6KRRfyoFbProEjm+f",
+	"V//chTq3XJTIXlThb3MpUuALIFzsseA5IFUCQGsDbiMVtvGZeIbVKjiCiK4XMskZJqWzTjQS4h9Lijwz",
+	"Awpg/MAX4i/IWO4MBWQsT8DgQKxMQjMDYRiUeD8J6DbURigir+a2jn+WC4yOuhsDgTTpeiXgQtRUsfgF",
+	"ex6UEfREgqYwUwAUI5uzgGiMH+TRbmSwc7vIqidtJ4rWaCr/evX9d7AI942r+NZNLQHmnb9/G9SVetmH",
+	"WRkrFkc/944+9rla9bF8AKVrvNmPuTHCmuN/uQPz6y5bH9PTYy8DRq6X4OUGTSneVG55LpxRRhsRshNX",
+	"TqGZC2F7TE6caZ3pmTYYIF/BtQiYqGmJyUe7YSwVd5tXE52Ta/JO5zdlnbObHyU8CuKwxFRFxMLJHG7r",
+	"hQ9d8lXzKWoJe5tzN13rcbPqbL3x/FLVlO/E4LT0C9kfFyrNxOCfJgkVHktu52WBh5vmo/rFGJd7LPjH",
+	"74Sa2fnR2fOTE6jIdUM/Ojv6f/5x3v9fvP/fJ/0/D677P/+P/6OBY3jP0By/5TjAzceidyQXfCaOl2pW",
+	"fRCjCEdnR7iADR3yr5rb2f/4uO349fCcToz5hGMapd79liu+WgTAN2uHjnHak/WzHw66WHCZ9QEbaoei",
+	"L4LrRCipjeh5HRJE7oyn0rhLNu1WuXmaK79euxauoD+PUvq1PkSJlPxt5VZApCmrzDRhTxcF/PKZR2w/",
+	"7c5P4D61VfGo/0iVVZXV3qwTxidlJ8ab6NvOXKeSGKnGTmb4X73K01AU5L3H9GQuJgLxwS3a6P5VMPmp",
+	"gpmrlHAREtqXnn6iF0ioFRMfxaRA0Jspal7A9EoBRgX0rTzPpcdT8GzhnWSa64UzXK12/2uK8T/FxMIf",
+	"xEf4/04/cv/f9xYIMECz5dbyyRy06oRxJPhxH/1w8dZ0h54B0M0W+bcj+xSNfwLLxaw7Nwvc3PiJQ3ip",
+	"b4SvJ5JandUngqrEfAMj5bQJUM2RIhdpKTzmcLR8BBvILVtymWN1mOmRUyJA7hUKMSKIm+fFyUlg9tHT",
+	"kYL6HKxlI4Bq1nlx8pwqr2ABIESAvEQbS9lZ5/TkNObPaS2dCsLgQM7u8P1HQpKI2m8XdOcb1pSAvqdY",
+	"L5DiTxD38MEIWG2RDmvLDVLyPiPXOw3lqnoJfzmFX19iHVdFhO91OzRoV8f/AsmzazVXpe0Be+sEN8l7",
+	"Y/XSh2mcPMF7hGDBO8iI5tHLc/FP8pgCZcOtyEcqF6Fu01vlrhGyrcNVEvjgnZT01VOtFVpVQbNLiVZ9",
+	"Gz8VaB2oQOvTt/G+CnjYBJVkvcZDcEwoBbuUzFB+AZVmx9vGe7bJqR0UWRNpS4hRia6CzKefOe3mVjTT",
+	"BYVRXHoghcNfXwF4YZvEf1aiPzwlq7blom/cNA9/AJxy0Q869052dng41m9NnQLDCFEzqRke+jT+QskS",
+	"m4EmwzrAXAHz8xeSuglbUTKKL8hylmHXM1gGFtZCXeNZ+4vT7BIm+GTOpBWLYDBIa1hSPtdCPvsm03ev",
+	"yxl5HEu/Nslk57MOzzJ2K3IomO7ep9m/tR95QSFXAnqhXsSbgGwVGRk2Q8YzJ9RknFl6srHj9OFK7xdS",
+	"yUWxODp7HnoO+Kgi36XrB8GmCVskyMet/fCYe04hygPFqTRgi3Fl23pG713DG82rmnKLpEKfsrS+X2Mx",
+	"1bnYq0v4yif1acv5eIvn+qJQP8BpPWxdRuXQ7+WdCtNIt97J9rvha54Gm/QP484CARFtui13XSmAN/Es",
+	"tHiNBJAvGxsLKQ49GFbvMDIpfFoFPR0EGP0B3TM3QiwrYlBaJpy8CyocDFGaACIG9s6AfZPzKWJ9QpQG",
+	"SKPxzoRgorZzNvZ9EpTaWvZQluczymdFwp8k5LsINZNuV8rJjbvnWLFsoYWyIW8WcvjdItxx6VkpVmTT",
+	"AcXDnC9hiyfgdktYKpZCpcZTtOF0oudhzlVaYhyiy7KMbU30wk2ZSGcCisNgnmDGQx/Ak8G8K6umSwBf",
+	"tKgQYQ1pPckxSMudiqlUEitSOdWholcK8mVNpbohaOj0Wwe27jfCOiUd0KUwy3aQ4p+SYR2vLgwR0Rjd",
+	"GD2GY9nQC7RviV62XE2EbqRRehfrHe6tShtz7RWqcpPBH9zuByIz7skP4bcWRrGoSy97bCwmvDAVbc5Y",
+	"vopRkdzH6qhazSUcFeF5qNTVuI1HhUKq9GSrQyyc45j+wu0IPMGfYyq9eNism8pmQrLBsN0zMbWsQ+dl",
+	"olMBrv1EKlNMp3IihbLX9GziAXGfsm0/j5UMjj+v3av7XKstNuBWooNLPbX9NPIGhsYh99TdInhNnSEM",
+	"cq3+LZh1mCwLIdjlUvDc4PvOEgRg2+jDHn8PE+z9HSzR4bgUUEFyJ7IMWyQ2PEoSVwiWZ25iYYe9YUkA",
+	"eEp6bj9Pizw4HSkohTmlSAHCjZEzBXm2REVJ2Vt44/leIqWpL+MLAy/bQrSF2rtiYUR2KwwoGp7HDefO",
+	"U6wrDWS8IgfsQNc9zEAKjXXJyq4Rnqd1yzumOGd8xqUasKvqFPWocWF6zG0fSlKNuozVtmufhnsklCGO",
+	"IWBX6/pdLq0ViLVHQaYATO6HVdHTenRRmnAdoo6FadhgGQOr1fsPVNMD+hXsZKo5De+7Wx8ZMGJSKPgm",
+	"sWYEbtAKLWiLc3n97tvJwRyrd0/e5UPBf326bNwBACw8D3gHa8eglFYUlSMaI6/BezE4qLikQHwUWcYK",
+	"lQlj2t1bje7h+mbcz3P1iBa31z1+knYetb9Fp3ryM28ARfi83b/fzqms5RoRfpN+ceyukL6/YXZDJyN8",
+	"k9J7Dh5en2lRUUQ67l4g7zOa+N0eopdgNWAIpXvuQTQjK2+wSSaAIT9y2fNcoK6rC1t3QM+lsTpfee8z",
+	"Vlfil+JUDMq76DGdpcE5TgQArkF0LggTQIidOOgGftVmn3UZpxFmW5oneP+83yPAh0P4YcKN6BuhjLTy",
+	"VrT6l0OeylFLZueLr77qHS2kCpmeOzglocQGskVp7mj47VPIapBy9MKS9Le23tfWqzKGcOygQCb0eqx1",
+	"Jri6h+w4acXC7CIayxU9f//WSQTqCs9zvmqTjJUpewrDbYR+Iw0fjswW2Qiy6gACss2veUGHM5VmmfFV",
+	"2U234YPqrWL1mHw2GIABQQd/c3qKzbkyfEKpr1hmTe6oLpG7Q5QMcE1SKs4vt9GwRfhynEKJYbWK5Oz5",
+	"dDX4LmK84IsJKjcg6BBbxm1bKGdD4TrNhQBgFirA8NyvpWgnTydU0kFRYEI2HhatkSHk/kEl8z2WUJ16",
+	"gnkkmKpv5vpOMavB8kDrJtWspFOqNQtI4qZuR5LVpAK4OL6PiDNgVxHKYOmZjKELspj6GzxDXi5LFWol",
+	"YTUH7HvBlQ2ZYTQLrtce3fhO5zciN2fbTJ1ezP0H2AIRAUyT5dOo3sZl7WtX0nma1m6kQ7gEK60c0Bn4",
+	"kDIbfQh3Ig9bore+F55K3B9PswZl5PMuj4pefCvF3S5pF/Dc9oyLSMd1D/Ww/nm8CrGtTpyT0aXfQyiE",
+	"Jgf5JrC83UeYSC6MVyDtBvUImTRYoh0gGqyeIfsuyv/tCQHNmRg/wvw8ShJGNOUHqLPYpc3dcizuN5vi",
+	"0Da/W9B9AuwwI19GbP2eguS3tOW9BInkxIZYOL8F4Aq39mngi3EnbS0GfkblHCnW2t/NJaiAxtPwB+UI",
+	"8xMlGdn4yxyuhgFzyxjpPVRB4mwvHAM2OoxpVCh3PVIcEFfBi7c41I1Cw/0ViGoG0lzT7CZkJEobPOsw",
+	"HOCkisVXpX4kiD+uViVIkn8+08aXiWbcacWRViejDu6m4Q0j+CPfbgh0I8pSLqj4N0oA9VMAc48TbGoV",
+	"Fw0h2TOIt8RhZMgu2iWAjHPd8/ouaMDeA25wF6ImD3PrtcrGNujbixDd13kYekOgv7cpzN8LaQDS7Bba",
+	"7m3mEcRosZc9B4xPu88/emj6xx0wImCr3VN9xm9WP7wfvpwgkdsE8ro2twdTPCxEhRQ+hO/W1LFM8Nua",
+	"VClR1OMnN4WqwgnYJUoVtsk9RKi+CJbKauBo06rvEB+CpWDnJXebz3valtvUGtppXryTRxEfv/u9EAdR",
+	"Nu+Ejd72t2lFe/fnswE6QaYbgRN2qNtuYTd/Bfc7Sg5SwdJj8iN5TGEURcMAakX4j1EqAmJOQZ1qUMs8",
+	"0TnYJFWmc0/mBQ1wJ+sAeCwcCESjxMJbzBwMoXySbgMGtOwS1R/uu47Xf6nhUZWkF4lzbqoq5qWwIE+T",
+	"ugrJcrHQt5HeF2Am/cecqhVaM4MWZvQHUiwelRV9L8XCJ7YLT0z/pF3UtQvSuPfTLnZxE63nPWMwrenq",
+	"AV17E/0xeKrpBSPCSSGkfeAVr2fDsltp5Fhm0q6qFOLoaUZlPsFwZ7LM5S23IqFvShvMP52D3iHVrURf",
+	"Uo/gA0qXdrsPuxePuRG84CeyLn1X/0L9Iig6YxnPjGZz7WRgZIDAuNftDzNgrz8uuYIpJ8nZKav5TdJj",
+	"SZmLfI35xkkXzckiy5yNCaGAITGsMyPVLKMrw2o2w8KxRbub7JFcZDgplRzsWBDff9WNG2t7wc0rbkRf",
+	"qhDBxkgS2JKAX6AnkyLgC/roGtwr/josPxdf289MbXStoxE8n8zvMyweT3OA0Sx3bltHyif2mtofy9cO",
+	"7wncxwsIMzD4Ul16dW/ebvzXWE6yieQaBLQSd+QZFrZ0GT/3JB6YbJbzqQVtjVsot4TKEJ2uAEGcCJbL",
+	"4glMrM0xr9YIZXtRpYuMvDkASVqKtgguD7tEaHmG34KnC3Abwa8zFoC5WsjMDqOaFJ7dAUg5FWw2SE3W",
+	"qfDyle6zavfhxa4veEE0WbzDlrkeZ2JhPCxBr4a9YhL4ZpgliPXMcr6cw7QAQE7Hlv5B9Hz6O0ekM8HG",
+	"wt4JUaHqNjcGEownq0kmujSdclqiAhr0DPreEZUJj4c1FitNwRgAhYXbyB2kb8pnOlZrRHCnRIEcy256",
+	"7G+X735gShi8TzVLhVh2Ma0GybJBvJy+CPUqtAU8+K1BPdpUsG91jhdY5KwwzEmFFeskuaCapmutrlGz",
+	"SBB5tkcUcnrBrZyge0Fq1fVtldKrtbVyx1fVjIrSEjuISY6DhqHzEv4+E5EzFE9rr5YbbER+KyeC8Qlg",
+	"/puQjBXtdxyMSJkRtlhiadcy18TNggK8A4nIa97WSkTP9yTtbnJkHtDWeHQH5lb0Vyj7iqtpIqn3oLHx",
+	"x/dMNtwrFYthD1ckTmvMzO3rzHsUlUTCuFtpvdL7FjDQFVY01qr6TVkkkoZUxpD03K2WAWKitNMYq1Xb",
+	"tWrHXiXXR6prT9WNJgC/49KJqGusVyzjCHy5DKHz49vnEdAromw5kY4mRlkdWCva8x7QiGGqIk/aagza",
+	"rZS44oCH6HKb33Znn204HV9EVcGXYa5X3MKNqtzW5OW2euSetzz8L2V436dW+IJgb2BGKgNPU6j9KSx5",
+	"2s7KdGTKBLmOFZupzDLDapapf6FB16Ln13+JXktXii/kBP2Brkc44LxQVi4Em2g1lbMCNzXTSzzbVleT",
+	"t5NSzUlY50asWFL5LjGPlYMr7LKw13RtRM2CloN/rmSIO80Z3tml6crXK7Jqm+ueZfLGbZSFBPoXppVo",
+	"9eZvy9O+inaFRVZcUH51looyuiqR8q2vVbby+hPpS72mnRfDxLHzTUHaekii0cz8BKyO3apQ3uH2veLm",
+	"5ge3U492f7U8/3CY93n1G9x033DL93jrHeyXS9yMh6+a2UlBCo6KP06YptnI3jtPO07P3hxQ0UEXQJ/f",
+	"MheGeMeCfQ0ntma/wOOEJwGKFs8KMUSek2DdEtK91ZgtXXdPkUD8168JCgfjsaXITKOUEZkHu6w7iIy4",
+	"DYGbYLWGT8Xhm9dxbQaklgebm2eZvnPaHrkbgKAkQF5gva9TgLo9qArlZRgb/IdbwRtKJpHoq2ce/NRO",
+	"5s3UIsHg7+BS5R5nzbLkH6Mjt0qjox4bkStydPSzLxmlZSY10IlLbAZ5TejXCnUorqzxuViiTDzy1D5w",
+	"Qbz/cNWrJF36gZOSGhKUojSqhqa9fuqHHSfq18R+AICN0883uVnWnCLQ8dJTo6dkfxFYCF+IoP9yA3nq",
+	"7z9cwT1Ja9Oi436vUzldHdCofe+aR7n5aLGzbSK7tlr3GUH77ZYG30cIDcFxrc3luLCixc9aNNImp7Gb",
+	"NZW5gPM5XrnjW2Ih05JgzmT0h2cm0BVVNPxlVhikgawlKNLvnUSaa/xvDEN317kb/TaoMfpiTmT0OvjS",
+	"Sidw0OX4DeIslHptiGw7aTckXyUGslBk+Xy7+lWFl5T1RTptAmrAXkfmP6EO+Ep+SCKowMdFiu1clA+6",
+	"AQ7Yq4Cc4CYGi3hqgHiC55ksleASzsFYnomkVyJrhhtv0OiNdGuXF6KsCspFPy+U72U8qwAwAOEn+mL3",
+	"AKL0PIKIijR2covDt8/K/RldHBh7Xcc7chs8voPDaKKiVlICyBCtL+0z091yr0KgAa48upCGuOTS3fFe",
+	"F1h3/k/lR7RBNrq446Y5YE/5uWrxxPSooKuMHWOtwb7umaYIdwQ84eHE1sqlWEfnYAr6yMQqGIvg9Hfb",
+	"SNrugL3fHleOVB6P3945PXnZ3ZSKckDX8KOnoGy7Rt15rQdqn27ONQbpdE8H8nF5Qvdn3qybVMWm4oVI",
+	"3sZZc2sGgvRJ/yI2tpoutp0vsB/xP6SaAfJNJhRxX/jLJobGiSKWJK6C7ktGEM9FmZxGCnEjPM2ms1wG",
+	"9g54qstGsOGng/2FHuwLtOLpZD8z0YHZ7ZhHwZ0dUs3Wrtng0UZgi/JrHuPCqw4yJ5oxTzSjUriPmyAR",
+	"G0pe2itaICNAWhOHqYbEmbYLRGKZ/lW6PssYr9LVpzPBc2Wijz0zOCntaVpvoxl+KCSJss3ylO1WmhzN",
+	"YoXL5vfuU0SAiPUJaLwy+/Gp+XyPY2NOECyhoN21mdwsnENA0POnE9DVFoTLVp6ZSlKPNGVGZq+KsYYG",
+	"Fb6PZWrWsHmx4KqCCDdgH6CDGZ/coIWCv8IxC5ZNjro3BIkRl+EM/mJidbxXVcaRpWm5vHYDSeKeRLC6",
+	"W9M2SA8fsLe+0H4BrimlPQkPzFNDymjcW481WIPTxYyhXNwKnkUr1ZgtCuuJMxRw72RpOPtVIyhBTubc",
+	"WRC7QH6LgPlSuVHD8zA51zJ1JueMS0Ux7KgAM0afvd9ANnZhXfDhzgXjwc3IAdWYWMw9moFSduLrItvK",
+	"lqQLC24LYNskvCjoOp3YJx1nTTTjfqLjFWTdZpG8WdM5/hcdm415MhdUK4IH9lmsYcQiNyBZlhXFyOha",
+	"u07YjN+KYVWEluCipX4VRAKUteSC3YilHbDzithwMsKLjDhmG8jbYufIXke75NOvXCQdq7Eakcbd9QJZ",
+	"3zSIgAv4e/V07JzOEk3ZHTdUspM+HYwG5d/NMoAuxbN8IE2l117mFu+Ulko3OnCfV+7WcKq9O3gnOMHg",
+	"O45ycWJslB54F2LjFNAN6v4Cgn2CUIBI2XMnDX4IhbkzvjRBT6gFecrwARSbQK6xtjxjoK0MWLLkM6/6",
+	"gDM0wWx4O891MZtXBuFpDRpyhIBnGj2nybev1/0PiNUFKbtWh2uIkPaicocWeBY/5YcvP3nKG7kvi3Bf",
+	"OzA+Kl5jrPMl/1FMwnWxcd9pJ16wgXLQR+WgHykHO7hmGjSKyGh0hocTwXV5R0Aw8SdA1QEJAim4A/Z1",
+	"CbJSQekMBsnQfTpQeC2FSqWaJaDiwnecsrIS1sf8miXL96u/usFfQB/Oo6E/SpFbPI0HoZJqHGxc5bab",
+	"OHEW1ls11YfNQGvs7D6lXBXfRTS3fyRu78ocNJzWzZBysWSI7JuKwNiVNr+O6F+j+NvO6pdgv0V6bfX1",
+	"QhD8MYZdMEGOAJYFRUToc1ioH1MqxPQJEVlCs4iItuEjMvLj2A4tFCosnJs6UuEKjGDSN+DDhac+G78u",
+	"AnCO1t3vjippeFuXqnvpYaGZ91iMfcRdxUH6BxJx6+7h/aTa9vrY6NtxsVDQOcDF4Yy48k+RtHHGXNic",
+	"YKxinQUC606oFTsXBvDQRDbFGC508xrbTmImFE8vJw3LdWEFy4Q1dXRetLbShVTS2JxbnRuW6jJS3CFP",
+	"eCtgb28bXG8oogxnCZxlkOsEmcW+VBUdyWX4riL5n5nAZue/M2Dn8XQZLKkfi9h3bhqd51hVVgYDwO0E",
+	"m6Eyzi6Nhsm0HNCLF248MqvjMcP1UdkCjew7vZiCSJq1IrEBO9/+kSoff4S6bXkO0AzuTWToh39za91M",
+	"V2n6zRni0ZwrVqgbpe9UI5ryaS8i1XGbF16CFFuR30JaQ1nDsxCWY91NFWS118RfaNHjvCxsAM7RRT6h",
+	"CufQZwLhAMemdDsywceo5ibpgj/Dr6WBIOwdofn5qExb6WpNjB4oGlBr5VELWmt92RYRiLfiPeHzPSE+",
+	"30+57dp9dl9KeqjR3YooFzXeWFXWdLweRiHaY18/sVJsLGT6zG22rxVUW8fNTqhyux7v7o9qYs6rXNx1",
+	"JpyAUVLe3HWqHQwgqKmOqd6jJnw2NsTfYqXlWckno1gCyQQ7mZef44O6d+/MTn7e1gHs6/xtcCI+HeMd",
+	"3Du1eeO//TPt9d39c3zbWtxGcBM5oHJhiozy9KkfJmy2HhawlHZchysmF+6QSHIldyF2HWNCoNYM011S",
+	"cAZ+GNKYsfVrbB0AJlCxTb26G5PKXHNL8bjyT+MVsXmiY6M7bPNvNnaipBZFy6fFG7aRTNSXoWC/vYpf",
+	"wUavaP2R0dKLUsGCLUI4w3VLiXUgUUxp6iqtG5RJQOXQUiiqm9TKSlUA13fNYuSrMJbhJ2QZ+XdL4OPY",
+	"gThg75q4ayp2nTfJJlGR0QYiG1+L9DiGCzX+SPlMe6p45Yzek7L3ZLh8nuHiz0q4ee7TXjkGoXv4myJG",
+	"IAU6ZnCkUSFh5U6Ngb+qghczt2o3iNU1BCEnuRBPjEKTTtoPSwi43b5CSeRYZY4M/eMVUDSQHioG7NJJ",
+	"fJ6Fv6BcxDwNW/qZrAR6yvA1q2P5p8yAAQU4pJFCuuddcJNFg0ca9so4PfPzCUpeaePq8HM/3Y0i1o+P",
+	"PF5ecr4cejo4L2crTGyQVdp0t1XotyuozWVlpTRtN+q6uIYJeTwruEnJbhGW66PpMYVwj36pnmTnI3Pr",
+	"o3Bx5+uTJGfk2t4lEBs/vjHFv55502S+vo3bfpTI6PpwHoxDq9I0iJrCCOzAJBepUFbyrK0b5RP7duaQ",
+	"8cdoPfeJPcYz8UeKPVZ2wObDWzmlO0QdVfzxMwB5kCpF/2ygokaTqjNeRXX/SRcTxcsNVlaW+St1BDPv",
+	"fp1Aa1QwhzEZeivU6+SF0wGSyoYlftWF4Kq0npkSInWGJDNikgvLOlOdj5T4yN28e59jX6q+nYt+pvUS",
+	"XuuWCeRllWvZDYr+xfRUjeJqpDqnJ6doNN5JI7qRXV5lxbKagMeopNenrhOiTVT+u3KDAEVnBgoeXwEU",
+	"nrQjlXEr8u6AvVMVkVoyk2GcjuB7zxh3k6IVxtoqKsgFWlpmzTTtjVRUi4RuhzKKORipluhXdIgPZEBG",
+	"LTxq1CvqxzZNKF6jp4jXb8NwVEpMAoQ3qvVVybWfTG1SiI4n3PJMz/ZVjJx0AktJT6fupHZsCT4FH4yK",
+	"qWIpVKX/d9J1pnOo3h8p5DM9dzZaJH3TOO8NyialbTrbNXXrFY3rUZQuoSzEPby+5cfZquzQ7zsnpVUH",
+	"iu8+mOZDU7uPAuQ3BU3MHy3FNBaufiru7ejuHrd2s78q64PW+tQYzF5f+NfuM0cPute22/Hl/lo9hcSa",
+	"t+O3wl0mlanaWynfBpRb+fozw2R6IJa1xhNRyH75iWYD4utCZhTxcm1EgZdUWp0D66shqAojIFhTDtqn",
+	"9IEx4bqUeOpdup5XSwGxnJFy/wnQH5OMu9sufMSjIksoTk+DSg+wOJDDnJQNJh5Rzff3mSn5HTpcjZTP",
+	"YQvtx0hdXQrFOH1/DZZZusamIne9KxnXoBdnhHpqelQdZ3ojReDBpsco19f0GESsMZmSKC30+J9iYs3Q",
+	"f8HDguYG4Hcu3rxiL1++/DNLuRV9K93kzYQdqQRX/Kz8gQJqH976Ds/kLdhi6UxYNpeQn59Y8dHyXHAs",
+	"bfGNOmsIkBu5Yv95wiZznvOJm9CR0jkExrgEGLxMKsHGueA3pscS4BMe64/4sXKYiesU9Al+KPteggYi",
+	"yhGSOevpSMWLOGA/lAj2xObRoMHA1vwgsQ7tQJbJt8L6Fh4pnFU2vwU92Z3O6M9/EJ0BNoHT+WvDh40X",
+	"lZN+vvqwMyVFxdWy2RlhLF9FsZq8UCYEMGqPepGjRgo5JtusfLankY/9rhv5uxW5V23gL4K64Uva3J7A",
+	"obKj9tVBtqq58bc3OfC3qbsPpOLu4Zl50mw3aLaftan2TSUMr79Nj1qUUQjP+8qAVvvsjbCTuTA9lgFP",
+	"YoQpEH3smam4qzlbZlyqPrAq1qgSfQlA/PpITdCXZIBeB24SocHnrMqiCvDhnmFxjfklA8KPMTce+gDI",
+	"ehTPrqu/oawfZ3BRpCOFsHITnRULhYqhU0oJ/S0xU7uk701lJq6dMgToCoi6sOxn4lZk3k1AL4kFl9k1",
+	"oUglqF5LhXRBPE1zYehJTIgCtq/U47D7fwXG5fo95LqHl5ouLH6UZgsBLkfq8vLiTX9W8DwV6RkjaK4e",
+	"uMDGfIIVJ5lUN/1MT9wHIa/LEIwxcroVKhOmBKUcr4gjIL91Ummk4Ic+QN51Tk9OemyiU8ESY/Lp9TjT",
+	"kxvialKsULngkzlsasog0znLhdO6RcoyPZNlGctXJy9Yx31qpJJiaWwu+OK6UOFYJN3KjksCLzOE/Jsu",
+	"16qE/N7v7gNKSt/GNjG5riqebBcmX/M0qMFPkrXxxnazOqbSopqMjaTK48lbJ5OOl7lOi8lOmAxjmWEX",
+	"/Tuss9CpyEwPvJUGoZlMEBUEEg7Raz4TSNwzcYZeivk+xkIpFiCnj1eEqMnR9QkMnM5SHLD3vjknF5YZ",
+	"t07D79/JFFgYsQ6ySiq60ROekW9xUUYvfWnjhCs2lQHMHpqFWj4gKIGsexwKdX/AEi8lfcF4mBs9DYwZ",
+	"aMjTg83pDn6MD+51/7sQS6x2jnsOvvdwAXRgIAg12G3zxPun26iDn5+cbKMOPqQXniZ4H9e7n5AvkrR3",
+	"7bBGMsX95ma8PVngPE0N42sfIczF9axmJFwcsB/Qp5eLQCrreg1uvEmN2TpbYcrdjVBewyi5CyFtAG/y",
+	"CUUhG8pcztOUlvVAPh8MQVMbjxSJDq1vx5f2q/SgVvcXwX94nqYN27nxSLTekHswkfqrw4Mu46Ux54aN",
+	"hVBrt+DWY3UevoiVBv59uoyaDw69ci3VdWFE0mNjMeGFEfRWThUsyG0ipiL3bF3StvF4xqdtF7dQuEKf",
+	"yDwPQea5037ewe0TpPv2DILyTmywb1q3x8lDS8N7kIRfBKgbBiZ33Ad7Kpb4rd25BIPYGwYOJmIVBBGD",
+	"7g2ksICoV0GdpoeA/k9j9p9TIIAzMMA8b5KN++gQ7BxuykQYK4Ht/Hqijb1eivy6UNImgCMJhbe6Iied",
+	"sJ5akd/xPDXDugQuiRDd19bPxutU2sNqKkh88SmayoOfTcRkTx9HW/l93giBEGcvDQeN9x0M/4yrWeH2",
+	"Ob5R+jwJ2jVbeBghZ0AXRvSipBlnncN7eEID+VYuZshEk+kJpcYBEn7kg+QWHX2e/goIzRBzVk8DL7NI",
+	"mVDpUktlzYB9j10ECVI+QEU/BEADCEYxu01zxt0Qq562+hHIBwrzxjOW4MiAe9qKPAaSo/mDbqSYJMwt",
+	"zQR+Bfk/TOQVSeAlTMBuwZrEddySY1Ia+tQLxDSKuT/9NAY4OOpZi8WPv+6ceXeBjx/WzMe52CaCSm8b",
+	"zsUfLauuHH/9aG92RpLEKEWIXgrFl3LgF2kLZrU07N1SqPP3b9nLwcngJUv1pMDSMYgtaGVzPgl13nc6",
+	"v4F4uXf6gQ81n/KJ6DFuICeHCu0Arkwa4shp1E6h5aX8hpr8XC215jBRLSMblClYmODTtiebX/dT4Wa7",
+	"HP3gU7eCmBS5tKujs3/8HG8M3/bmVqONYFbGikW0EZa5nspMHC/ETtDlgNxGHtVKoJlZPRMQjKLKzlrg",
+	"mb1Fb60XX2oVRaTOKPvsbz9dUUk/SHio3+9LRZDB+AxhqbhR3wgMKt2IFfEf9UJ4j3sOlj5xsISna9ws",
+	"rMMro4ogASoIcY1b8/vVe5y/A5tOromdCzvj0bjpqCYAfKrA/CwBVunfMkyZ35UA0RBtylyketK6Hy/d",
+	"LYxb5EJ8oyfoBBFqUnqAfU4EbP8zlqzJvCSQjoaj4y7HEKeEGzPKYEzMUkwS1mn4EmToHN8+r/612yzf",
+	"4I+ul88M03eK4bjARDdRw+hZH1Z0n8lELIGVdLXWOwC4dUstZ0rnwjR6gr4V9gLmdetWteKjPZ7bRVbd",
+	"o3Wvf+MuxBX569X338Ew71vgXYSljsVenXLCS7ne0cc+V6s+6j9oR/k9Zn7J+j6mv4sufflf37HwPChY",
+	"xvqijh0LZnshMWzJjbnTedrC13b5S/ZN6NqBA0uHVOqicewTv6lM9R9Jxavusc0qXXX/tkeELminQlaj",
+	"h4SNG2Ids9Q3AsiEgpH3Xhs7y4V7bplrqyc664a0mebUspF6a8tsX+R/jpJOMC6HccmGZBvI4wZYtGt/",
+	"ODDTPB2pZFScnLycuB/dX+Bf4v/CP861sfiHM/zDUuf0h2P8g28H/5hA8NipJ4lME+Q/Qb0ECatrNa2d",
+	"OIzfc/M2UuHGcLeY6eFoQMSQNd31Yh7HUabglEk2KETBmBVqkq+WgAfkLgJjKbf8VuQj5elQ8ItusMCk",
+	"NheTm1L0XF5evGGQrcM6W3N1KH1IVLJ1RorSdeIcHRal6PAUKLGd1Txkpx6/ozllJ0KMDVW2E1/ZZ92Y",
+	"ZohADKZ6QXn6QFATROGnZscOg29gpNxs9ZjbD71ys7vZ8BuJ2TtQBKPS29YK2kiUHcgTGLXwqBW0UT+2",
+	"JiD5WUWCrHAldvw95/aMPwbdB85R+u1GRB8H4xNXh/Ga8N/rkmlUnrbGV0sGu2iPVHoBuqutgGSwygYj",
+	"GHQCpbO6mMydUITaJK6oUscnQLtBVoQ0M1ZmmTv3TjVGTwoCtUkMOXRQklHEtbu5Ap9uwcCDFw2quU4X",
+	"4351CbJLHLYySV8MC93v/CC5Ffi8Y9TbBXC5+aRshudpkruNluDGzXjyGHdJPMqnpP9NUePP2nj72ZLR",
+	"+lWyUNfl/7HT3/YH5as30AqCE+Xd+iAUHY9SPnrHI1kgRliLFZ1QlJVcvv7u9asr9hwNjlQan8wLd81I",
+	"eU5cOmKeliCwki2zFRvrdHUGFxlmuZcqfY9xNoXdQRnpcA1ZuRDuQHaenxDai+mO1BoQXmIK4GpNGFDM",
+	"BIshF9xoBRWyC2EMn4mALQt58NKwaqq+La0Ep2gbnd1SwS2BYaP2XzEixFTnpXGiZkPICKibETpvsCIC",
+	"htBINVkNQf0H8yFStE/8jVu1HYL8Kjvj8fhAG4RMLKVHyi3DgF0J44sOuBV9YKoU6VpaMeucvqCsguRC",
+	"2HzVP59akSfdprvafTPWxMP6PpCYdO3vSt7s74LSrKQ9+zutBjh9sYNicaX191ytaFTmsUS1W8f66gCU",
+	"zX1o30YfZ1rfFMtWv+WVgIR+iKH0pULX2t0cIzTo9l5wCeVTXDHRX3BZHmr3ElGLYaUMV55px0g1yzA0",
+	"09cqeHR6XooExRg51uIgj2n0iLspYGPBcwgh3YhAHc+VVquFLgwEbpQQqUi7EEaKpadUbKztHJKUDesk",
+	"xuhrodxkpl6WeuxoGkFwQpkyjICTgZXtnkZfUf06H4NCpVJ5K9PCiT7i9Ie+SAOyh8WyZ5JJSLHA2Wzw",
+	"8MLSXRr9vsy834oyUVuiMM92tRTpEPMD3N1H60pQC20ZAFBfthsahX80qgh48dXpw9YAXF6+w0nbJBl/",
+	"Wt/dYPBVt+zgUSTQPUZA3vgyl5ajiNHP+pmOpYrRNVkSUnd2CIO0tLoNNzTm2fCZgRHiOqQjtWYKvos+",
+	"ZRCwb4pZ89h2SXNNSThQXMRnbRyv0dEzR4fdtr6dbeGPq6hus5HJ7CEt/s8PZLTtkrVtuEPUgl2ef/8d",
+	"k3CL2FV1n7dHI9gHgP2/m2sThGcpG52Fracswb8YqLBV0N342pN2SAkH8BOgmajQLkFjywXcZgQe6AEk",
+	"10no0JFUeq479Bn4O9kbuRy7y3HBl0vX2AoSbPFa8hSDeIslA/aaatT8UHzZ9XWRZ3Sgwp8+LrIkcObN",
+	"5K0AnfhFhIyJfnP/ghvQFKq0U4YYHAbDE1pNyFmnbp14LN+IIHgGzBewsg8X3xFZX2EEm1u7xGRBd7zh",
+	"kELWmtW72htA7ODXEWwPz6qAcKBgH3JVrYruoZazqomklpRj/Pg15CYn+4qqtuBB5a4/SPCgFDXY5INH",
+	"DS7fxWJ6OytXsN/L+sqn6qcNTnsnBFvE6m6X+35lUChjIZsqF8JEuqXxstWLvFJcxgUDXk1GXhYC0jXC",
+	"AIX9ECkbJ7wUukgkQAKmylPKcmGEwgSZBeMgF9xBN+AOC2HWTvL+3eUV5L4duw1yjK/1kWg06e55mIfx",
+	"RIAEQbFSEe0Re2Zb7VX98O9Yf4Xtyt85JM/91FPtei52K6kKK75Bu3jgnfStsBu30cljyfHHEd5fUInX",
+	"7ltzT8d5eeHvWekF72wt9RpEynEulhmfkK/kbu4UVmdpDSHMWqpiG1SwHZWtb+Wt03truqzO66pspUNB",
+	"BSVO4c4MvwJ+oRgZcggVZPel4ybSXJMyTo4mY/XSBI9bjDITpsH7t0Gmgz1hH1yWYM3Rg6qk2ORDl7Xt",
+	"Kcqi8rYvQKR9YfVte2uuiJJ1nOo7lWmeHv8LnMPtoM9RUIxu7mUu+kQB6BRGw6QxBSbNBSh3JBYkAFeI",
+	"JFHsUCuGhmcqzc0QRdbly5GifpG3yX3Vnc1gxl6+ZKnMhTPMuwP2g46L0IA6XnDS6tChfUYoYDfAq2FE",
+	"Nh2Ve8n7pnEGvLuZK/bX789f+aFhXa7iC8AAqHkesDoHhwdudIorjpT4uJT5inB6zqkHnhtrwbOpzhco",
+	"GNGD4lrjtshFGdO7FbmcrmpUXIrBl4HW/0aoMtR5+vwEfqbOeJp5I5209bMJKS60TLEMY5fFcqlza1hy",
+	"4W6yxAcETWO6Dc3YJa7VO6ze2UvQ6IkVto/oYVWBE/ziY6k4uNR3SovHYT8zjBp0Yhk3A/TmFf61/400",
+	"S20kvljf4gm3lk/mC6HsENKaFF+Iv4yOMM3Vxq1A0lOZKzs6ggrE9lT+XuiB9/H/a9MgjPxvAaGXlRWm",
+	"8cuEnOymoxSI9yLVQcxsk+V0ompbGXID2jby4NPk8POThx0ZHJM5N/6cDb6UJJaWcIY/rGWssS64twVJ",
+	"8ZTvhtVOn8XtAXRJtcZaoNvhhY3xsig8dnry5//YiphVv+iWuaB6Ny/w2wHdAyNU3Hv/Ggyjx1B1neqc",
+	"vfyPk5B70vPRIRLDm4zckUJP8XgVkmoQMmGF1CdLnlvEVmAJ/Xh2fBwwGxGj/UaskIQR3mvRV3vRNXFy",
+	"2p6D/d7Pkd80H/LsYKDhyrVfNvkhz97o3Df80Kqszw7x7W9NzI43w1M2XQvbEGwqMGKj2fLVo6QH4jnZ",
+	"VQTVTzVlYLUf5StwPPFwuj5cvGVTQGSVRHCADNqGSQXpI2auc9vP5G39yJeAiAF/vMLpVqqfZsDOoZhQ",
+	"pK491HujI4z6xI1YUcUMUJ5HSmRDiOtZkA+Q3Zb2MOsiKl+E+TRB1ZaKXb7sscS8DA2Oi8mNqJbuRH0o",
+	"c508NAQ+TxgO2LtFYexI7cAMNyxDXz1UcpHYLugEwAbXW8sUP3XCDV4dKTibAoVbqWa4BYz9BCM1Ughd",
+	"A4skTYtkZp0Eb3RzLdU1/TGBR6olNc7ekMpYwVOG1UHeIy7tSJHyLHieyShGCmAZNEngj6eabVL4MT2+",
+	"7FgAl/iKLaQqrECHvRqpxk5KDA/kYhEoJqbAHdEkyi/wSJBy/iGXB5Lg1M6HXD4Sqk7cgSdpfQ+xMJjO",
+	"mqwEmViVg/vKaidl++KjmBS78uWCXC7f8AXnyKnj/1wt/QVGTgiYQSKgXCBpDmhXyK0TXryW6ccEsJ2R",
+	"6rvbY4JP5mVtpnv8mfH5bG5goHKJxdISuA2ScPoMNoB/FfSQbwXPflXeYUk8galHgDnuASPEZreim54r",
+	"bm5e+xYuEKdwl+S26syRy6E+y+6WcqNrz2oDHt94Hj+Lb6mZ544ybEuwXehmB0BSA0RqK9ZuoGRtA9t9",
+	"sR1sd0u/PAQQJoy0dQR/3RkCqLKwl/juYVP+1rbTVmwg2ObgBatunCeBuglUqHbINgvPuqhsz9/6CYC5",
+	"+1M+gRz+C4HuO9BFrNO6SWb6Iguwxd3ne5TpNZXoqu0ka6c66cXcxr1G+VmH3+CKFUsjcluiqXJCD2d5",
+	"3DkAI6ROGXErcp4x5OziUDvoKfKFOYuywPATlBHh60UAgKXz4uR5t8eAGzi0RMpspTEMP7gmOi9KnQ+z",
+	"vpwQJgSwWwA9u+N5esaSXwpRiDRxt2CSF8rpXglC4ISfdF7+BM+5/QG+VzdzWLCCT024mojM/RPWy11V",
+	"5FIO2RvYGzed3n4AZZKii9DDQAxmmHHvdGQqFkvtBIJTV3MpTHfoNGY3Ep/opQvaAVOpkFLJtVOhRE7Q",
+	"DkoqrUOLcC/69LhydDgNwm38pOFBGnlkCGBY77yyVHgd6gXiBSjoAMLC4U4GGxH+XtHRjXDPxwYHgAkE",
+	"yjm8W535Y3luRXrNbVJaTH5H4NZCNjwTrSIMLAy0fFcCjoy76mszWfHI1O7a6E5HeL3gmnfHE6b+FfTW",
+	"tCEj9SqxS7eT6qFLnEuaar+u7PTk5aDBOnCnpiL4DwoRXtNYHsVQqPThJ2nnV3xmzt+/bQXBo/3hUx9B",
+	"d6OzeMeND2TCvXefKX6f2k+sWybc1fXs2ac46yPaVCDkeE0N2FsLqJhS+NhWIyoyX/aoHRgG8QQvOpsA",
+	"kFK8ZcDOs4zwO/FXZMBAn0esog/YT5SL0aBgkOOK55M5m+hb9y0sn4zNp4qJZITosbu5nMyBhwTpVMVH",
+	"vgDKqSyLdSzLZzM6Cbm4leKu3ZhyJ+xx+LzLdZGmdmfsY359rrlV6YbbXg9vWVHTs/aWZ/ffZmXYq6XY",
+	"0Diw8v5GyVveZPqO9vE+AGCxa+MPBP8Vhm1ucAfsIIfhHxj7bEz9OydYdM7G7gHYVHxWAi2Bw8CXVwOX",
+	"b49BHrZgNufKcChdPQMZBkXqGEpXgLBoCHU9HbCEp2kSDKCyYNQ15qngFNl2UNCBPwN68Ue4FDqI6Fxz",
+	"osFkIMGU5TP4H8/5XGbmDVkuTJFZlpBOdI3fTLq9SL9HqwyekwY6DLZOgpgqCTN6avspJcHb2KMQjaXj",
+	"DQi6h5z6SwoXaOJYeKNTMGCvx6vEG4KQywNpf1qV/SU8l6Q7RB0+cQfaDwuMHZ+n6Sa9gBRAAoHxd1LU",
+	"OXIRcrtlGjEPyM/k3ZxbuEMx/dO37mwhbAk/SW7EqJTWfQEZqhOl7TXErRJfsA/jA7JsuqEnPHfWHwOT",
+	"zJxBRY6zwoq89Cxyxf56dfUen6FKYHRikpHpOlWzYJocmZ3NnsxubPYMazZPbHauE1a7SXjv/ie6ng9h",
+	"nkAbkfg0j8UNsN6PzTKcVh5AGPzU9daEzEM65X7XKjwQJEHZOp7UT7g7vPYOlBg7aO5VGqLNunsV/nSd",
+	"InA3wr/huk9hyU2Ti8VqfKspzeSZN0NN1UyY6MVYKjFkyTTXCwxnqklWGCfjQJ5bnTDxkf5EDjZ8Fp1F",
+	"QLoPT8Wh30at/oObvNbQyL1r9lsehN640x3s+v8C/XLXV4k5ZL+X3uR6sd8bV3rn579Gtow48ZvePaSe",
+	"G63qPnpu5ST97jmPQMetDHkvakM6NFT2W9cCAI0p4QtdKJuwQkl0s0fcRuB0gN9Bcc2MZhOtTLFwtrj3",
+	"zNbkxSQXqSSAqHqLVE+9NdeEdaQFkTWGnFmn9qAO2UMxkzr1hhSQbkB+8gxs0AooNcO6Kguxjdh/ixBH",
+	"qbBcZiaJk8IX0hj33+CZH9RZlBKmb0Wey1SYSts5t2IYYcpRBo4h/ZnmGqMj0XvPTDtNUy/oscHd7VtD",
+	"bCdodLDJw9xYHROTvA7jMvsoPR1ycX4ixlgicLH5ipm5LrKUGaHcVcqStz5iMVn1/y5WCeJ9LQW3ZQwe",
+	"bJUbgUEFqdiLUzbXRR5umBI+RqVsDe4rDhy5x4fr33RKqZwC2LkF1LG2EipZ9vb6Rqyuc+GOQtLmWgdJ",
+	"tS0mf04soFRd4HQ5PLfiFmI6sXNrPSGCyZRCCVABLPIyHI4JaKX7ojbVrX6Ur77ayYtxqCgBifdHUcCj",
+	"q2VrBROs0R03ITRQ0p2pFPQUd3Dr+3u4th/vPXSwxyCUuKtcEk/hgfvw80cU2PGtuJFmDB4/Dl9pY+Mo",
+	"FvuaBSBQvNjX5Hlgk7k2An6TOmUdnmHgnfC7hAR9ntRupXPUt6VBPJPuLhyY0u5sSAzu2xhgb61YUIlZ",
+	"oAjzc+Ck4bDk8fY3LrGv0zWJ8wJZUGJqmS6aOT7gqF3Sou1rYDzZA/co72gRttcqWZ79/rV/mBIabCwA",
+	"2kVQYefHt8+PB3ciy/qQvHD8z7sbs5mz7H0xzqSZe40UMQZvxIo0Pipa9PRSUAmGhgLgr2JlkOkhGcTf",
+	"Lt/9wH4SY/Z3sWKXkGsOPyMhInpLo4T45EamCeXYD9w7huXaciucAumuNXiWgA/NvIRelZYgF7F10hmZ",
+	"zlJ4xVi+it8qlJUZOX996aivbIoqwwAVDcYrnRDCGvLJnNgThSW3EdTAuy94hXzFFgJ+DSkjMLDd+dr+",
+	"dndzUFi1vxmtfhLjv4vVpWhlZVtbu3uuW3vfsrMq+yja22431zZ2pme6sO21Ia8VJFEhYk71Qq1nyblf",
+	"/vbTVaV1QA0+J1HBMYrzNQBtJqxD9GkUQde2zKmai1x0BywxE70Uf4Ei6AQLvmj2usxj8fjORRXXBrya",
+	"2IEeS2aZHrv34Q3csbV3AF0N7lDMDmp8Vnx0nau1oZXwsYZpLszcnx76sFApYEDT9CHZya2+EYGPBUGK",
+	"ytWKCVGCR0AxrQbsFUB64iECzwEYi3Do+VLeiJU/9z4JoJ4j56bY2wy1k1TBD83kTQhUhfK8WhUPEdg1",
+	"AYvChtpi3P0EHQwTY7WbqtY8YbcLKmZZOENHsDeOekdCFQu3xXGxj3rhB1zRo593iTm3ACFV1g+W9BEC",
+	"wo+D+vmvI4TFdUfYSZ9fK/LnUs6AzmmziMG61VYJ89aYAmLD/qB1+LoYQVO+csjq2bVuUNzKcRbRBH+r",
+	"r/JCsGN2WSyJ5KNxG8M1BQ4uCPPRQQN0hkJh1I9ODKnzAQqsBhHsb+HqgYRcU/J+6Zzd5VrNCArBu1Oe",
+	"o2MInGeznCsLGRV/KWmo3GfBBQPOuAnP8xVLABeXvFHh0QE7pyb8n3rxRYo4lD0PKnk31+T1iuSvawwQ",
+	"y3CWVnRRc5YKCLuCZQOv6zrqS5b53MrgTqpRNRGkzXWEypwE9FREuMdgrUdB9pDRENBHvkwMrTfPGe2S",
+	"a9glLRNXfWbALqriGywkQAvpF0acRT3zAWRUpiobMrhNnc6klcficbsI8s/L/NdeqR7560DnwV8Cor/y",
+	"ZXBYui9iUUrjxLs1HAuh4iXqVdDuG5YAZi0Z+gsNfYUbOoL3Dva5fj+mIoeCULi0gINmpM7R2Rub1tAk",
+	"II8YNi5suTwZn9yY2FwlV3KmJwlL/jE6ck+NjnrMg03Apz22xM8xgxudtWTos8BdI9hwiNFD9r3Te4Gt",
+	"Mh2wS8JMCkUsHtN/A642ko6LnA7VsHQkwDtNLvJGFoD1axSk4hVV/G+8SsuDX2KmQwsefNl1kR4Z1ne+",
+	"02oCLldlqdsu4/KgbSxs8vexbxkejlpuvZDv330Ks/hIjlN3b17iAdnka6Qz9LCUCV+aJuJu2r+LVYsa",
+	"gmQnfgsHbWKzauIk6e6U06QJ72Hj9LxCQIoIfAaTUAdss/mDpITJt68JTLTkyE4IP2NVYSq7X+ugyaR2",
+	"Q/xgDov8GNpoOSxVOu7PUcN/e9r0+vg2b1409tsV6wuRCkF+8RJsxiuAHtgGcL3R8eP3uXTGZk61V3Co",
+	"EL4W1AN8BL+B6ZSlnoilzwloYR7wdhij4zo1w5Yvg6MelIj4Tf9HXz8Hv+mloC7eiTHdwn4nozIO5VHu",
+	"A4l3kcMFB7TUVV54G/OihlGDfjJgX2v3xGopDPin/M/PTHSJ4rkhbSkaP5w7TIsMnwV1KMHZoCo5D5/u",
+	"NKTvEEY4aJ1aiT5EHIAuyWmJUs3O6pOMz5ZYCf/zBUV+0Z0WTSoWATyHn1kHaUoIvoKPM9F1dgBuDkTt",
+	"gCI1rSYUVJDGFLjsAT0irhsEdYuUyVB06HEftBKmqvU6hTLovm5nLaTBjM6UddBkwRXsRnovj5GSttkf",
+	"WzVe2hVozRCdFfrODF8Z3FCfZ+m1qY+w3O+FXpKBqgvLuNcncVJlDnzsno12GYP84Qno+RsBZAAIgP8T",
+	"Ds3////+f04VfvEfMED3z4RpX4UNBYFn7iBmXCokRne3EA1cUE5ddCY8bKh7G2A7/GXwjDi7GihlfoTu",
+	"ONnmNvWBUlKxkd+uNhcQBHOQvm6/V6bWBFPa201Ufvmk+32S7ocgQjU5DFKjeuk0X6VzwTM7P8ZsJZFu",
+	"UAXL6uxbkRssWk1ZsQRZ7YtkcgE7qxdn+QPNX+FZYadkNGPDeJR6oSJdGisnwXkcCLoi9q6l1lnwM4Qi",
+	"drCh+eRmlgNqE/itoPZ6jaoK8/sx9Qviygn2ZIVFs6mY5Tz1hctfnbwMRb3u0UL5h73PGwvOtbJcAtYH",
+	"M2KSC2t6yP/nTEbjPrxGOo5YPjtFcr6hxfkrtH1I5bPa0raQKbkOXe9pWtxI/QwOMBf75eN3LqzafUef",
+	"fI/8ZsbtEMPcrIwVi+pRy+StUMKYLaRxMUvcMtcToovkmc+AgHxyAPkGX2OAYmUECD8WdE+5XZmKpVCp",
+	"UBMpkKeJR1y2hXXXbPALLfgNBEOn4M8pgPbZNZSKiUwj+joN0RGe27iP6+ctLveH3mP2IRyt+LfybDXx",
+	"biKCwO7Rz+/8LB8UHAXb2AGdv7J8934yPqEjYG3TDgLtqNxA93xIfOdwT245HLngqdzrdJSXDvCYWLd5",
+	"bc6nUzk5q14ifldSrqgNxySww74I5LBhCy7kzFfowR0DcMNOgQf8PCBBA59zqMDbtP3Bqdyy/ZW21/j7",
+	"EDHzYVTCkL8e4xGB/ZA0UPah7XRyBlBcY55xNQlKvF/jkr8XZm73Y3UR1uegkG3UyHb6Ilx42AM8XcGw",
+	"og1w7wdtp56de9g+rUgEEyPxMJ5zn+8MRPr1Pt/j8Qtd3nz+bp8fO/OKL+XmxJ7YJeimNOclfm1yfPs8",
+	"cSfB9LlK+//UY8DLFPmUT+DpW5FjWgJ7txTq/P1b9nJwAlk+f7t89wOcHWxtLCIcINiXAPzjGjg2d3w2",
+	"Ezl0c48L4cfn0OZSfqMnxcLthM/cwbVFV/GYWEqNDMoSe8R9bNvKTS/7eT2+fV7O433vj50b3rBz4iU5",
+	"wM7hht3l0loB7N6X2Bh7EXdYKtpCu28H+s6BtkNjN3feDY1jfIjdsHPDjbthB18vOGIwiFfk2dHZ0TGk",
+	"gNK31vaM1m5tMV4Azi3StEGWobPPd5N7UAyfM4PdWod2uGrN5WGdxPuWkx5FLPplVkW3t+4F60VWtwla",
+	"Q8i3pphF1C2wvRs6JRQHNuPXYB3ngmh0IjYfEVNNVjhJw8fjP5uGVsj5Bh5vGnIgiEPXeNWV6J3FMgfE",
+	"KRM1VRi3jutNfKfVjICRo/QG8MHCK42ND2MCDuOuxjskoYsnbin7N2LV1OYmVj6zRkQf7xGjGz73CsrN",
+	"MFxuel6H6rGxzLCKN6SIgwekWj0Yvu3TaBumiKtZ4V5a6FRkJioPthrK28qNxGckNuij+EbDN39En4xA",
+	"3wfUyKViKpXEjbngKfpJuLnBr4t0VllPaLdpbvktsPFAegQPSKtU+eddQR0EyUbgijlUcmBb3VoT/Vsp",
+	"GttBMkOKEqBx6R4FUijMuaU26x+Mzl/DZy+Kpv5WdvZS5H3oPqrilVmJ8JXWv30egZDS7sP5lco4XZyr",
+	"GPsBnQNloqhQMwkn2Rng8DwCIcbN1zGeGuQGQNTQZPvwln9hGKAu4FTpqa1/G+Ruw6zh3ONHwUW+RLDG",
+	"GLoWE6C5mz9npf+zSDGJgoBxESkwanBeLLjq47K2iGXUEQ2sJs/KrQzHAKUvEvvgX5CNC5whRSo1QqX4",
+	"T8aiwz3ctLfRVwfCKap0ND0m1CRfYWDYYhIoBIgpKcspMhgipgYiSdcysujzbMItz/QsHPK4aTYGByYJ",
+	"AlyBqKH40YaWXn+0Inczd/lf3wXD15RYJBgch3yWWAr+kvXDww1ffauwU1Uu8/BdIVL8+KDGbA+nqumD",
+	"XufC+9vb5+6iND326vJHViyd9dpzYgc2It7zxMBUtuKv/uYtbHRWeJ9zBFYNd2krfn88CA9S/evPv/7v",
+	"AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

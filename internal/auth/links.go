@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -20,8 +21,54 @@ const (
 )
 
 // ErrInvalidLink covers unknown, used, expired and mismatched link tokens, and those of a deactivated
-// user or organization.
+// user or organization. The errors below say which; each of them is also ErrInvalidLink.
 var ErrInvalidLink = errors.New("invalid or expired link")
+
+var (
+	ErrLinkUnknown  = fmt.Errorf("%w: this link is not known (it may be incomplete: copy the whole address from the e-mail)", ErrInvalidLink)
+	ErrLinkUsed     = fmt.Errorf("%w: this link has been used already, or a newer one was sent since", ErrInvalidLink)
+	ErrLinkExpired  = fmt.Errorf("%w: this link has expired", ErrInvalidLink)
+	ErrLinkInactive = fmt.Errorf("%w: the account of this link is deactivated", ErrInvalidLink)
+)
+
+// LinkHolder is whom a pending link belongs to.
+type LinkHolder struct {
+	UserID       uuid.UUID `db:"user_id"`
+	Email        string    `db:"email"`
+	Organization string    `db:"organization"`
+}
+
+// InspectLink returns the holder of a usable link token of the given kind without spending it, or
+// the ErrInvalidLink that says why it is not usable. Pages use it to say so before asking for input.
+func InspectLink(ctx context.Context, db dbx.DBTX, token string, kind LinkKind) (LinkHolder, error) {
+	var st struct {
+		LinkHolder
+		Kind    LinkKind `db:"kind"`
+		Used    bool     `db:"used"`
+		Expired bool     `db:"expired"`
+		Active  bool     `db:"active"`
+	}
+	err := db.GetContext(ctx, &st, `
+		SELECT lt.user_id, u.email::text AS email, o.name::text AS organization, lt.kind,
+		       lt.used_at IS NOT NULL AS used, lt.expires_at <= now() AS expired, u.is_active AND o.is_active AS active
+		FROM auth_link_tokens lt JOIN users u ON u.id = lt.user_id JOIN organizations o ON o.id = u.organization_id
+		WHERE lt.token_hash = $1`, HashToken(token))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return LinkHolder{}, ErrLinkUnknown
+	case err != nil:
+		return LinkHolder{}, err
+	case st.Kind != kind:
+		return LinkHolder{}, ErrLinkUnknown
+	case st.Used:
+		return LinkHolder{}, ErrLinkUsed
+	case st.Expired:
+		return LinkHolder{}, ErrLinkExpired
+	case !st.Active:
+		return LinkHolder{}, ErrLinkInactive
+	}
+	return st.LinkHolder, nil
+}
 
 // IssueLink creates a one-time link token for a user and voids the earlier ones of the same kind.
 func IssueLink(ctx context.Context, tx dbx.DBTX, userID uuid.UUID, kind LinkKind, ttl time.Duration) (string, error) {
@@ -46,7 +93,11 @@ func RedeemLink(ctx context.Context, tx dbx.DBTX, token string, kind LinkKind) (
 		  AND u.id = lt.user_id AND u.is_active AND o.is_active
 		RETURNING lt.user_id`, HashToken(token), kind)
 	if errors.Is(err, sql.ErrNoRows) {
-		return uuid.Nil, ErrInvalidLink
+		// Say why: the same conditions, read without the update.
+		if _, err = InspectLink(ctx, tx, token, kind); err == nil {
+			err = ErrInvalidLink
+		}
+		return uuid.Nil, err
 	}
 	return userID, err
 }

@@ -12,16 +12,27 @@ import (
 // QueryGuard refuses query parameters an operation does not declare. Without it a misspelt or
 // misplaced filter (statusIn on a route that does not take it) would be ignored silently and the
 // caller would act on a selection it did not ask for.
+//
+// An operation marked `x-any-query: true` in the contract is left alone: the documentation pages are
+// read by scripts in the browser, which keep their own state in the address (Swagger UI's
+// urls.primaryName, ReDoc's spec), and the server has no say in what those scripts write there.
 type QueryGuard struct {
 	style   ValidationStyle
-	allowed map[string]map[string]bool // "GET /v1/apps/:app_id/jobs" -> names
+	allowed map[string]map[string]bool // "GET /v1/apps/:app_id/jobs" -> names; nil: any query
 }
+
+// AnyQueryExtension marks an operation whose query string belongs to the page it serves.
+const AnyQueryExtension = "x-any-query"
 
 // NewQueryGuard indexes the declared query parameters of every operation of spec.
 func NewQueryGuard(spec *openapi3.T, style ValidationStyle) *QueryGuard {
 	g := &QueryGuard{style: style, allowed: map[string]map[string]bool{}}
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
+			if open, _ := op.Extensions[AnyQueryExtension].(bool); open {
+				g.allowed[method+" "+echoPath(path)] = nil
+				continue
+			}
 			names := map[string]bool{}
 			for _, ps := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range ps {
@@ -43,7 +54,10 @@ func echoPath(p string) string {
 
 // For returns the middleware of one route, as registered with echo.
 func (g *QueryGuard) For(method, path string) echo.MiddlewareFunc {
-	names := g.allowed[method+" "+path]
+	names, known := g.allowed[method+" "+path]
+	if known && names == nil {
+		return func(next echo.HandlerFunc) echo.HandlerFunc { return next }
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			var unknown []string

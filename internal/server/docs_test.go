@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"html"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -105,3 +107,49 @@ func TestDocsWorkOffline(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsPagesTakeAnyQuery opens the addresses the pages themselves write: ReDoc's interface links and
+// Swagger UI's address after another definition is chosen. Their scripts read the query, so the server
+// must serve the page whatever it holds; other operations still refuse undeclared parameters.
+func TestDocsPagesTakeAnyQuery(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	_, redoc := get(t, env, "/api/redoc")
+	link := regexp.MustCompile(`href="(\?spec=[^"]+)"`).FindAllSubmatch(redoc, -1)
+	if len(link) != 2 {
+		t.Fatalf("ReDoc page links %d interfaces, want 2", len(link))
+	}
+	paths := []string{"/api/docs?urls.primaryName=" + url.QueryEscape("/v1 — apps and jobs"), "/api/docs?anything=1&x",
+		"/api/redoc?spec=/v1/openapi.json", "/api/redoc?spec=%2Fapi%2Fopenapi.json&theme=dark"}
+	for _, m := range link {
+		paths = append(paths, "/api/redoc"+html.UnescapeString(string(m[1])))
+	}
+	for _, p := range paths {
+		if res, body := get(t, env, p); res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+			t.Errorf("%s: %d %s %.200s", p, res.StatusCode, res.Header.Get("Content-Type"), body)
+		}
+	}
+	if res, err := http.Get(env.URL + "/health/liveness?spec=x"); err != nil || res.StatusCode != 422 {
+		t.Errorf("an undeclared parameter elsewhere: %v %v, want 422", err, res)
+	}
+}
+
+// TestDocsAssetsStayOnTheServer: the vendor bundles as embedded name no CDN file the pages would load.
+func TestDocsAssetsStayOnTheServer(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	res, body := get(t, env, "/api/docs/assets/redoc.standalone.js")
+	if res.StatusCode != 200 || bytes.Contains(body, []byte("cdn.redoc.ly")) {
+		t.Fatalf("redoc.standalone.js: %d, still loads its logo from cdn.redoc.ly", res.StatusCode)
+	}
+	for _, logo := range []string{"redocly-logo-mini.svg", "redocly-logo-mini-full.svg"} {
+		if !bytes.Contains(body, []byte(docsAssets+logo)) {
+			t.Errorf("the bundle does not point at %s", logo)
+		}
+		if res, b := get(t, env, docsAssets+logo); res.StatusCode != 200 || res.Header.Get("Content-Type") != "image/svg+xml" || !bytes.HasPrefix(b, []byte("<svg")) {
+			t.Errorf("%s: %d %s", logo, res.StatusCode, res.Header.Get("Content-Type"))
+		}
+	}
+}
+
+const docsAssets = "/api/docs/assets/"

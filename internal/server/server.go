@@ -12,6 +12,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 	"github.com/riverqueue/river"
 
 	"github.com/loopwork/loopwork/db/migrations"
@@ -251,6 +252,9 @@ func New(d Deps) (*Server, error) {
 		func(string, string) echo.MiddlewareFunc { return xfields },
 	}}
 	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(jobsAPI, nil))
+	// The page that e-mailed links open is a browser form, not an operation of either contract.
+	e.GET(authn.LinkPagePath, api.authnService.LinkPage)
+	e.POST(authn.LinkPagePath, api.authnService.LinkPage, middleware.BodyLimit("16K"))
 
 	return &Server{echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger}, nil
 }

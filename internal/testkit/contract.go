@@ -32,7 +32,7 @@ var (
 
 func init() {
 	// Pages, streams and files are checked for status and content type; their bodies are not JSON.
-	for _, ct := range []string{"text/html", "text/event-stream", "application/octet-stream", "text/csv", "text/css", "application/javascript", "image/png"} {
+	for _, ct := range []string{"text/html", "text/event-stream", "application/octet-stream", "text/csv", "text/css", "application/javascript", "image/png", "image/svg+xml"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.FileBodyDecoder)
 	}
 }

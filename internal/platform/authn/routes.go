@@ -11,7 +11,6 @@ import (
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 )
 
@@ -44,40 +43,20 @@ func (s *Service) GetAuthUser(ctx context.Context, _ platformapi.GetAuthUserRequ
 // VerifyAuthLink redeems an invitation or recovery link: it sets the chosen password and signs the
 // user in. The link is spent only if everything else succeeds.
 func (s *Service) VerifyAuthLink(ctx context.Context, req platformapi.VerifyAuthLinkRequestObject) (platformapi.VerifyAuthLinkResponseObject, error) {
-	if err := s.limit(ctx, "verify:ip:"+httpx.ClientIP(ctx), s.d.PerIP); err != nil {
-		return nil, err
-	}
 	b := req.Body
-	hash, err := auth.HashPassword(b.Password)
-	if err != nil {
-		return nil, err
-	}
-	var a account
 	var sess auth.Session
-	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
-		userID, err := auth.RedeemLink(ctx, tx, b.Token, auth.LinkKind(b.Type))
-		if err != nil {
-			return err
-		}
-		// Accepting an invitation also proves the address; recovery keeps the first confirmation.
-		if err := tx.GetContext(ctx, &a, `UPDATE users u SET password_hash = $2, last_login_at = now(),
-				email_confirmed_at = coalesce(email_confirmed_at, now())
-			WHERE u.id = $1 RETURNING `+accountColumns, userID, hash); err != nil {
-			return err
-		}
-		// A password reset ends the sessions that may have been opened with the old password.
-		if b.Type == platformapi.Recovery {
-			if _, err := tx.ExecContext(ctx, `UPDATE auth_sessions SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL`, userID); err != nil {
-				return err
-			}
-		}
+	a, err := s.acceptLink(ctx, auth.LinkKind(b.Type), b.Token, b.Password, func(tx *sqlx.Tx, a account) (err error) {
 		sess, err = auth.StartSession(ctx, tx, a.ID, a.OrganizationID, s.d.RefreshTTL, httpx.UserAgent(ctx), httpx.ClientIP(ctx))
 		return err
 	})
-	if errors.Is(err, auth.ErrInvalidLink) {
-		return nil, httpx.BadRequest("invalid_token", "the link is invalid, used or expired")
-	}
-	if err != nil {
+	var weak weakPasswordError
+	switch {
+	case errors.Is(err, auth.ErrInvalidLink):
+		return nil, httpx.BadRequest("invalid_token", "%s", linkProblem(err))
+	case errors.As(err, &weak):
+		return nil, &httpx.Error{Status: http.StatusUnprocessableEntity, Code: "validation_failed", Message: weak.Error(),
+			Validation: []httpx.ValidationItem{{Loc: []any{"body", "password"}, Msg: weak.Error(), Type: "weak_password"}}}
+	case err != nil:
 		return nil, err
 	}
 	res, err := s.session(ctx, a, sess)

@@ -55,7 +55,8 @@ func New(apiJSON, v1Swagger, v1OpenAPI []byte, specs []Spec) (*Service, error) {
 }
 
 // assetTypes are the files the pages load; anything else in the folder (licences) is not served.
-var assetTypes = map[string]string{".js": "application/javascript", ".css": "text/css", ".png": "image/png"}
+var assetTypes = map[string]string{".js": "application/javascript", ".css": "text/css", ".png": "image/png",
+	".svg": "image/svg+xml"}
 
 // asset sends an embedded file with a cache lifetime: the files change only with the binary.
 type asset struct {

@@ -47,7 +47,7 @@ func TestCreateValidation(t *testing.T) {
 		"too deep":         {strings.Repeat("<a>", 100) + strings.Repeat("</a>", 100), "deeper"},
 		"two roots":        {good + "<x/>", "more than one root"},
 		"other encoding":   {strings.Replace(good, `encoding="UTF-8"`, `encoding="ISO-8859-1"`, 1), "invalid metadata"},
-		"NUL in a comment": {good + "<!-- \x00 -->", "UTF-8"},
+		"NUL in a comment": {good + "<!-- \x00 -->", "NUL"},
 	}
 	for name, b := range bad {
 		doc := b.doc
