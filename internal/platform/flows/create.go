@@ -21,26 +21,41 @@ func (s *Service) CreateFlow(ctx context.Context, req platformapi.CreateFlowRequ
 	if err := nameOK(b.DisplayName, []any{"body", "display_name"}); err != nil {
 		return nil, err
 	}
-	chk := s.check(b.Definition)
-	if err := chk.refusal(true); err != nil {
-		return nil, err
-	}
 	v := version{Version: 1, Org: c.org, DisplayName: b.DisplayName, Description: emptyIsNull(b.Description),
 		Status: string(platformapi.Draft), Visibility: visibilityOr(b.Visibility, "organization"),
-		Valid: chk.valid(), ModifiedBy: c.actor}
+		ModifiedBy: c.actor, Definition: b.Definition}
 	var err error
-	if v.Definition, err = json.Marshal(b.Definition); err != nil {
-		return nil, err
-	}
 	if v.Settings, err = settingsJSON(b.Settings); err != nil {
 		return nil, err
 	}
+	// Checking a large definition and writing it take about as long as each other, so they run side by
+	// side: the version is written as not valid, and marked valid, or rolled back when it is beyond the
+	// limits, once the check is done.
+	checking := s.checkAsync(b.Definition)
+	var chk checked
 	err = dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		if err := tx.GetContext(ctx, &v.FlowID, `INSERT INTO flows (organization_id, created_by, modified_by)
 			VALUES ($1, $2, $3) RETURNING id`, c.org, c.user, c.actor); err != nil {
 			return err
 		}
-		return insertVersion(ctx, tx, &v)
+		written := insertVersion(ctx, tx, &v)
+		r := <-checking
+		if r.err != nil {
+			return r.err
+		}
+		if err := r.chk.refusal(true); err != nil {
+			return err // also when the write failed: a definition beyond the limits may be what failed it
+		}
+		if written != nil {
+			return written
+		}
+		chk = r.chk
+		if !chk.valid() {
+			return nil
+		}
+		v.Valid = true
+		_, err := tx.ExecContext(ctx, `UPDATE flow_versions SET valid = true WHERE flow_id = $1 AND version = 1`, v.FlowID)
+		return err
 	})
 	if err != nil {
 		return nil, err

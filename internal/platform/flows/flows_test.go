@@ -135,7 +135,7 @@ func TestCreateRefusals(t *testing.T) {
 		}
 	}
 	anon, _ := env.Clients(t, "")
-	res, err := anon.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "x", Definition: def(t, validDef)})
+	res, err := anon.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "x", Definition: json.RawMessage(validDef)})
 	expect(t, res, err, http.StatusUnauthorized)
 	var n int
 	if err := env.DB.Get(&n, `SELECT count(*) FROM flows WHERE organization_id = $1`, org); err != nil || n != 0 {

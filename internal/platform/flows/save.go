@@ -15,7 +15,7 @@ import (
 
 // change is what a PUT or PATCH asks for; nil fields keep the previous version's value.
 type change struct {
-	definition  map[string]any // from the body (PUT); nil: the previous version's
+	definition  json.RawMessage // from the body (PUT); nil: the previous version's
 	displayName *string
 	description *string // "" clears
 	settings    *platformapi.FlowSettings
@@ -90,18 +90,12 @@ func (s *Service) save(ctx context.Context, id uuid.UUID, ch change) (saved, err
 // apply returns the next version: the previous one with the change's fields, and its definition decoded.
 func apply(prev version, ch change) (version, map[string]any, error) {
 	next := prev
-	def := ch.definition
-	if def == nil {
-		var err error
-		if def, err = decodeObject(prev.Definition); err != nil {
-			return next, nil, err
-		}
-	} else {
-		raw, err := json.Marshal(def)
-		if err != nil {
-			return next, nil, err
-		}
-		next.Definition = raw
+	if ch.definition != nil {
+		next.Definition = ch.definition
+	}
+	def, err := decodeObject(next.Definition)
+	if err != nil {
+		return next, nil, err
 	}
 	if ch.displayName != nil {
 		next.DisplayName = *ch.displayName

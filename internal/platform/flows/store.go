@@ -118,11 +118,18 @@ func executionCounts(ctx context.Context, db dbx.DBTX, ids []uuid.UUID) (map[uui
 }
 
 // insertVersion writes a version; the flow's latest_version must already name it, so that the
-// flows_follow_latest_version trigger copies its list columns onto the flow.
+// flows_follow_latest_version trigger copies its list columns onto the flow. The definition is not read
+// back: it can be megabytes, and v holds it already.
 func insertVersion(ctx context.Context, db dbx.DBTX, v *version) error {
-	return db.GetContext(ctx, v, `INSERT INTO flow_versions (flow_id, version, organization_id, display_name,
+	var stamps struct {
+		CreatedAt time.Time `db:"created_at"`
+		UpdatedAt time.Time `db:"updated_at"`
+	}
+	err := db.GetContext(ctx, &stamps, `INSERT INTO flow_versions (flow_id, version, organization_id, display_name,
 		description, status, visibility, definition, settings, valid, modified_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING `+versionColumns,
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING created_at, updated_at`,
 		v.FlowID, v.Version, v.Org, v.DisplayName, v.Description, v.Status, v.Visibility, string(v.Definition),
 		v.Settings.value(), v.Valid, v.ModifiedBy)
+	v.CreatedAt, v.UpdatedAt = stamps.CreatedAt, stamps.UpdatedAt
+	return err
 }

@@ -1,6 +1,8 @@
 package flows
 
 import (
+	"encoding/json"
+
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/httpx"
@@ -21,7 +23,34 @@ func (s *Service) check(def map[string]any) checked {
 	return checked{def: def, result: dsl.Validate(def, s.registry)}
 }
 
+// checkRaw decodes a definition that came in a request (the contract has made sure it is an object) and
+// checks it; numbers stay as written.
+func (s *Service) checkRaw(raw json.RawMessage) (checked, error) {
+	def, err := decodeObject(raw)
+	if err != nil {
+		return checked{}, err
+	}
+	return s.check(def), nil
+}
+
 func (c checked) valid() bool { return len(c.result.Errors) == 0 }
+
+// checkResult is the outcome of checkAsync.
+type checkResult struct {
+	chk checked
+	err error
+}
+
+// checkAsync runs checkRaw in a goroutine of its own; the channel is buffered, so the goroutine ends
+// even when nobody waits for its result.
+func (s *Service) checkAsync(raw json.RawMessage) <-chan checkResult {
+	out := make(chan checkResult, 1)
+	go func() {
+		chk, err := s.checkRaw(raw)
+		out <- checkResult{chk, err}
+	}()
+	return out
+}
 
 // refusal is the 422 for a definition beyond the limits, or nil. fromBody says the definition came in
 // the request body, whose locations start with "body".

@@ -1,6 +1,7 @@
 package flows_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"testing"
@@ -24,7 +25,7 @@ func TestVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	put, err := user.API.UpdateFlowWithResponse(ctx, f.Id, platformapi.FlowUpdateRequest{Definition: def(t, brokenDef),
+	put, err := user.API.UpdateFlowWithResponse(ctx, f.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(brokenDef),
 		Description: ptr("Reads invoices.")})
 	expect(t, put, err, http.StatusOK)
 	v2 := put.JSON200
@@ -49,7 +50,7 @@ func TestVersions(t *testing.T) {
 	if v3.Version != 3 || v3.DisplayName != "Invoice reader" || v3.Description != nil || !reflect.DeepEqual(v3.Definition, def(t, brokenDef)) {
 		t.Fatalf("PATCH answered %+v", v3)
 	}
-	pd, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: def(t, validDef)})
+	pd, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
 	expect(t, pd, err, http.StatusOK)
 	if v4 := pd.JSON200; v4.Version != 4 || v4.DisplayName != "Invoice reader" || len(*v4.ValidationErrors) != 0 {
 		t.Fatalf("PUT definition answered %+v", v4)
@@ -110,7 +111,7 @@ func TestPublishing(t *testing.T) {
 		t.Fatalf("publish answered %+v", pub.JSON200)
 	}
 	// A published flow keeps its status on PUT, so an invalid definition is refused ...
-	put, err := user.API.UpdateFlowWithResponse(ctx, good.Id, platformapi.FlowUpdateRequest{Definition: def(t, brokenDef)})
+	put, err := user.API.UpdateFlowWithResponse(ctx, good.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(brokenDef)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestPublishing(t *testing.T) {
 	}
 	// ... unless the new version is a draft.
 	draft := platformapi.Draft
-	put, err = user.API.UpdateFlowWithResponse(ctx, good.Id, platformapi.FlowUpdateRequest{Definition: def(t, brokenDef), Status: &draft})
+	put, err = user.API.UpdateFlowWithResponse(ctx, good.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(brokenDef), Status: &draft})
 	expect(t, put, err, http.StatusOK)
 	if put.JSON200.Version != 3 || put.JSON200.Status != platformapi.Draft {
 		t.Fatalf("PUT as a draft answered %+v", put.JSON200)

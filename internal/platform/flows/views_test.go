@@ -1,6 +1,7 @@
 package flows_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -20,7 +21,7 @@ func TestViews(t *testing.T) {
 	user := env.User(t, org, auth.RoleAppUser)
 	outsider := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	f := createFlow(t, user.API, "Viewed", validDef, ptr(platformapi.Public))
-	put, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: def(t, validDef)})
+	put, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
 	expect(t, put, err, http.StatusOK)
 
 	create := func(c *testkit.Caller, version int, name string, isDefault bool, want int) *platformapi.FlowViewResponse {
