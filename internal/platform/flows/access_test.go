@@ -58,6 +58,35 @@ func TestVisibility(t *testing.T) {
 		}
 	}
 
+	// A private flow of another user is missing for every write as well.
+	for name, call := range map[string]func(id uuid.UUID) (response, error){
+		"PATCH": func(id uuid.UUID) (response, error) {
+			return colleague.API.ModifyFlowWithResponse(ctx, id, platformapi.PatchFlowRequest{DisplayName: ptr("mine now")})
+		},
+		"PUT definition": func(id uuid.UUID) (response, error) {
+			return colleague.API.UpdateFlowDefinitionWithResponse(ctx, id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
+		},
+		"DELETE": func(id uuid.UUID) (response, error) { return colleague.API.DeleteFlowWithResponse(ctx, id) },
+		"invite": func(id uuid.UUID) (response, error) {
+			return colleague.API.InviteFlowUsersWithResponse(ctx, id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{colleague.UserID}})
+		},
+		"views": func(id uuid.UUID) (response, error) {
+			return colleague.API.CreateFlowViewWithResponse(ctx, platformapi.FlowViewCreateRequest{FlowId: id, FlowVersion: 1, ViewName: "v"})
+		},
+	} {
+		hidden, err := call(private.Id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := call(uuid.New())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hidden.StatusCode() != http.StatusNotFound || other.StatusCode() != http.StatusNotFound {
+			t.Errorf("%s of another user's private flow: %d (a random id: %d)", name, hidden.StatusCode(), other.StatusCode())
+		}
+	}
+
 	names := func(c *testkit.Caller, params *platformapi.ListFlowsParams) map[string]bool {
 		t.Helper()
 		res, err := c.API.ListFlowsWithResponse(ctx, params)
