@@ -42,9 +42,12 @@ type client struct {
 	token string
 }
 
+// do sends a request; a body of []byte is sent as it is, any other body is encoded as JSON.
 func (c client) do(method, path string, body any) (int, []byte, error) {
 	var r io.Reader
-	if body != nil {
+	if raw, ok := body.([]byte); ok {
+		r = bytes.NewReader(raw)
+	} else if body != nil {
 		b, _ := json.Marshal(body)
 		r = bytes.NewReader(b)
 	}
