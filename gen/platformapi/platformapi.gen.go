@@ -6186,14 +6186,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/email-tasks/{task_id}/status (the `GetEmailTaskStatus` operationId).
 	GetEmailTaskStatus(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListFlowExecutions List flow executions (not available yet)
+	// ListFlowExecutions List flow executions
 	//
 	// Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 	//
 	// Corresponds with GET /api/flow-executions (the `ListFlowExecutions` operationId).
 	ListFlowExecutions(ctx context.Context, params *ListFlowExecutionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartFlowExecutionWithBody Start a flow execution (not available yet)
+	// StartFlowExecutionWithBody Start a flow execution
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -6202,7 +6202,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartFlowExecution Start a flow execution (not available yet)
+	// StartFlowExecution Start a flow execution
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -6211,14 +6211,14 @@ type ClientInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecution(ctx context.Context, body StartFlowExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteFlowExecution Delete a flow execution (not available yet)
+	// DeleteFlowExecution Delete a flow execution
 	//
 	// Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 	//
 	// Corresponds with DELETE /api/flow-executions/{id} (the `DeleteFlowExecution` operationId).
 	DeleteFlowExecution(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetFlowExecution Read a flow execution (not available yet)
+	// GetFlowExecution Read a flow execution
 	//
 	// Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 	//
@@ -8575,7 +8575,7 @@ func (c *Client) GetEmailTaskStatus(ctx context.Context, taskId EmailTaskId, req
 	return c.Client.Do(req)
 }
 
-// ListFlowExecutions List flow executions (not available yet)
+// ListFlowExecutions List flow executions
 //
 // Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 //
@@ -8592,7 +8592,7 @@ func (c *Client) ListFlowExecutions(ctx context.Context, params *ListFlowExecuti
 	return c.Client.Do(req)
 }
 
-// StartFlowExecutionWithBody Start a flow execution (not available yet)
+// StartFlowExecutionWithBody Start a flow execution
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -8611,7 +8611,7 @@ func (c *Client) StartFlowExecutionWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// StartFlowExecution Start a flow execution (not available yet)
+// StartFlowExecution Start a flow execution
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -8630,7 +8630,7 @@ func (c *Client) StartFlowExecution(ctx context.Context, body StartFlowExecution
 	return c.Client.Do(req)
 }
 
-// DeleteFlowExecution Delete a flow execution (not available yet)
+// DeleteFlowExecution Delete a flow execution
 //
 // Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 //
@@ -8647,7 +8647,7 @@ func (c *Client) DeleteFlowExecution(ctx context.Context, id FlowExecutionIdPath
 	return c.Client.Do(req)
 }
 
-// GetFlowExecution Read a flow execution (not available yet)
+// GetFlowExecution Read a flow execution
 //
 // Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 //
@@ -17822,7 +17822,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/email-tasks/{task_id}/status (the `GetEmailTaskStatus` operationId).
 	GetEmailTaskStatusWithResponse(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*GetEmailTaskStatusResponse, error)
 
-	// ListFlowExecutionsWithResponse List flow executions (not available yet)
+	// ListFlowExecutionsWithResponse List flow executions
 	//
 	// Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 	//
@@ -17831,7 +17831,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions (the `ListFlowExecutions` operationId).
 	ListFlowExecutionsWithResponse(ctx context.Context, params *ListFlowExecutionsParams, reqEditors ...RequestEditorFn) (*ListFlowExecutionsResponse, error)
 
-	// StartFlowExecutionWithBodyWithResponse Start a flow execution (not available yet)
+	// StartFlowExecutionWithBodyWithResponse Start a flow execution
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -17840,7 +17840,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartFlowExecutionResponse, error)
 
-	// StartFlowExecutionWithResponse Start a flow execution (not available yet)
+	// StartFlowExecutionWithResponse Start a flow execution
 	//
 	// Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 	//
@@ -17849,7 +17849,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/flow-executions (the `StartFlowExecution` operationId).
 	StartFlowExecutionWithResponse(ctx context.Context, body StartFlowExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*StartFlowExecutionResponse, error)
 
-	// DeleteFlowExecutionWithResponse Delete a flow execution (not available yet)
+	// DeleteFlowExecutionWithResponse Delete a flow execution
 	//
 	// Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 	//
@@ -17858,7 +17858,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/flow-executions/{id} (the `DeleteFlowExecution` operationId).
 	DeleteFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*DeleteFlowExecutionResponse, error)
 
-	// GetFlowExecutionWithResponse Read a flow execution (not available yet)
+	// GetFlowExecutionWithResponse Read a flow execution
 	//
 	// Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 	//
@@ -22886,8 +22886,6 @@ type ListFlowExecutionsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22910,11 +22908,6 @@ func (r ListFlowExecutionsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListFlowExecutionsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListFlowExecutionsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22968,8 +22961,6 @@ type StartFlowExecutionResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23007,11 +22998,6 @@ func (r StartFlowExecutionResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r StartFlowExecutionResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23059,8 +23045,6 @@ type DeleteFlowExecutionResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23083,11 +23067,6 @@ func (r DeleteFlowExecutionResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteFlowExecutionResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23135,8 +23114,6 @@ type GetFlowExecutionResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23159,11 +23136,6 @@ func (r GetFlowExecutionResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetFlowExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetFlowExecutionResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29765,7 +29737,7 @@ func (c *ClientWithResponses) GetEmailTaskStatusWithResponse(ctx context.Context
 	return ParseGetEmailTaskStatusResponse(rsp)
 }
 
-// ListFlowExecutionsWithResponse List flow executions (not available yet)
+// ListFlowExecutionsWithResponse List flow executions
 //
 // Lists the executions of the flows the caller may see, newest first. Deleted executions are never listed (so `status=deleted` yields an empty page). With `include_run_number=true` each item carries its `run_number`.
 //
@@ -29780,7 +29752,7 @@ func (c *ClientWithResponses) ListFlowExecutionsWithResponse(ctx context.Context
 	return ParseListFlowExecutionsResponse(rsp)
 }
 
-// StartFlowExecutionWithBodyWithResponse Start a flow execution (not available yet)
+// StartFlowExecutionWithBodyWithResponse Start a flow execution
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -29795,7 +29767,7 @@ func (c *ClientWithResponses) StartFlowExecutionWithBodyWithResponse(ctx context
 	return ParseStartFlowExecutionResponse(rsp)
 }
 
-// StartFlowExecutionWithResponse Start a flow execution (not available yet)
+// StartFlowExecutionWithResponse Start a flow execution
 //
 // Starts an execution of the latest version of a flow; the execution records that version in `flow_version` and keeps running on it even when the flow is updated later. Draft and published flows can both be executed. The execution is created in status `queued` and the engine picks it up in the background, so the reply does not wait for any task. The shape of `input` depends on the flow; it is handed to the tasks without incoming edges. A flow that does not exist or that the caller may not see answers 404; a flow whose latest definition has validation errors answers 409 with the errors (ErrorDetails) in `error.details`; an organization without remaining credits answers 402 and nothing is created. Any caller of the owning organization who may see the flow may start it; a public flow of another organization answers 403, because executions stay within the flow's organization.
 //
@@ -29810,7 +29782,7 @@ func (c *ClientWithResponses) StartFlowExecutionWithResponse(ctx context.Context
 	return ParseStartFlowExecutionResponse(rsp)
 }
 
-// DeleteFlowExecutionWithResponse Delete a flow execution (not available yet)
+// DeleteFlowExecutionWithResponse Delete a flow execution
 //
 // Soft-deletes an execution from any status: its status becomes `deleted` and it disappears from lists. An execution that is still running is stopped as well: its queued and running task executions become `cancelled`, no further task starts, and every assignment of its review tasks that is not completed becomes `cancelled` (the review tasks themselves keep their status and can no longer be started or completed). Deleting an already deleted execution answers 204 again. Task executions, statuses, tags and review tasks of a deleted execution stay readable but can no longer be written (409). The user who started the execution, callers who may update its flow (see `PUT /api/flows/{id}`) and callers with role `integration` may delete it; others answer 403.
 //
@@ -29825,7 +29797,7 @@ func (c *ClientWithResponses) DeleteFlowExecutionWithResponse(ctx context.Contex
 	return ParseDeleteFlowExecutionResponse(rsp)
 }
 
-// GetFlowExecutionWithResponse Read a flow execution (not available yet)
+// GetFlowExecutionWithResponse Read a flow execution
 //
 // Returns one execution. A deleted execution is still returned, with status `deleted`. `run_number` is null unless `include_run_number=true`.
 //
@@ -34718,13 +34690,6 @@ func ParseListFlowExecutionsResponse(rsp *http.Response) (*ListFlowExecutionsRes
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34800,13 +34765,6 @@ func ParseStartFlowExecutionResponse(rsp *http.Response) (*StartFlowExecutionRes
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34864,13 +34822,6 @@ func ParseDeleteFlowExecutionResponse(rsp *http.Response) (*DeleteFlowExecutionR
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34924,13 +34875,6 @@ func ParseGetFlowExecutionResponse(rsp *http.Response) (*GetFlowExecutionRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39386,16 +39330,16 @@ type ServerInterface interface {
 	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 	// (GET /api/email-tasks/{task_id}/status)
 	GetEmailTaskStatus(ctx echo.Context, taskId EmailTaskId) error
-	// ListFlowExecutions List flow executions (not available yet)
+	// ListFlowExecutions List flow executions
 	// (GET /api/flow-executions)
 	ListFlowExecutions(ctx echo.Context, params ListFlowExecutionsParams) error
-	// StartFlowExecution Start a flow execution (not available yet)
+	// StartFlowExecution Start a flow execution
 	// (POST /api/flow-executions)
 	StartFlowExecution(ctx echo.Context) error
-	// DeleteFlowExecution Delete a flow execution (not available yet)
+	// DeleteFlowExecution Delete a flow execution
 	// (DELETE /api/flow-executions/{id})
 	DeleteFlowExecution(ctx echo.Context, id FlowExecutionIdPath) error
-	// GetFlowExecution Read a flow execution (not available yet)
+	// GetFlowExecution Read a flow execution
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx echo.Context, id FlowExecutionIdPath, params GetFlowExecutionParams) error
 	// ListTaskStatuses List task statuses (not available yet)
@@ -47618,20 +47562,6 @@ func (response ListFlowExecutions422JSONResponse) VisitListFlowExecutionsRespons
 	return err
 }
 
-type ListFlowExecutions501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListFlowExecutions501JSONResponse) VisitListFlowExecutionsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListFlowExecutionsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47755,20 +47685,6 @@ func (response StartFlowExecution422JSONResponse) VisitStartFlowExecutionRespons
 	return err
 }
 
-type StartFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response StartFlowExecution501JSONResponse) VisitStartFlowExecutionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type StartFlowExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47858,20 +47774,6 @@ func (response DeleteFlowExecution422JSONResponse) VisitDeleteFlowExecutionRespo
 	return err
 }
 
-type DeleteFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteFlowExecution501JSONResponse) VisitDeleteFlowExecutionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteFlowExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47950,20 +47852,6 @@ func (response GetFlowExecution422JSONResponse) VisitGetFlowExecutionResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetFlowExecution501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetFlowExecution501JSONResponse) VisitGetFlowExecutionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54632,16 +54520,16 @@ type StrictServerInterface interface {
 	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
 	// (GET /api/email-tasks/{task_id}/status)
 	GetEmailTaskStatus(ctx context.Context, request GetEmailTaskStatusRequestObject) (GetEmailTaskStatusResponseObject, error)
-	// ListFlowExecutions List flow executions (not available yet)
+	// ListFlowExecutions List flow executions
 	// (GET /api/flow-executions)
 	ListFlowExecutions(ctx context.Context, request ListFlowExecutionsRequestObject) (ListFlowExecutionsResponseObject, error)
-	// StartFlowExecution Start a flow execution (not available yet)
+	// StartFlowExecution Start a flow execution
 	// (POST /api/flow-executions)
 	StartFlowExecution(ctx context.Context, request StartFlowExecutionRequestObject) (StartFlowExecutionResponseObject, error)
-	// DeleteFlowExecution Delete a flow execution (not available yet)
+	// DeleteFlowExecution Delete a flow execution
 	// (DELETE /api/flow-executions/{id})
 	DeleteFlowExecution(ctx context.Context, request DeleteFlowExecutionRequestObject) (DeleteFlowExecutionResponseObject, error)
-	// GetFlowExecution Read a flow execution (not available yet)
+	// GetFlowExecution Read a flow execution
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx context.Context, request GetFlowExecutionRequestObject) (GetFlowExecutionResponseObject, error)
 	// ListTaskStatuses List task statuses (not available yet)
@@ -59478,451 +59366,451 @@ var swaggerSpec = []string{
 	"wVQD87CFJtGbh4Ud0gL0DVkOiiqFL+/FUgwXc6cbzM2XYgCqMzrjOqS5xnfRHIVlA9elVOxgyKW9CoKj",
 	"gimaHBo6QutZVJ268+K+q2K9m+dbylnBVq7eM0jmdw2MxJo6asK4gBKNkF8IZSAQtozD6YK3B99liEXG",
 	"NOUFWL06VqzjWguq4dcBIWFF0z0V8gGgM6tKrreQimYjAIUUP7KOREbzcLuSlQLzCpQHSf/00ki7a44S",
-	"r2lxcsu26cSWqQHm08QMDcwUltvAakH5IKgz7SBfz0d0zW9ZkBdM19wM7lMymv3/7L19cxs3tjf4VVCq",
-	"rTI5D0nJtnKfO2JN7SqOnfFMEvtKcrL1DLNqkA2SGDUBpoGWzDuTqv00+8H2kzyFcw7Q6GY3X2xRihP9",
-	"cefGYnfj/eC8/n6C5yI/L5DtF//1xh+hv/105aQyGehHDQVyP12VHqWgFzaW1vcojEIfc11FLtKjM2q2",
-	"7J67BY5+/RVwX6ba42PyCZgLNKTAsbDgElRpJ/h/7W1SvLxris15NnWqgv/GmT/tJLpQjwAdAlxFKZzN",
-	"tMgBVqv0HPVGCm606C8EqCjwTctnpofYnQyTmHseHjVUdvIMb5Ve3QsGHtPeSHn/SC9Cd3bdoSz74C+D",
-	"VyCFruasA/8dsbM7vdgMRmqkXjstGFEYMumunkKllBMPzHMJW+ZiKj8Sohb8UCXB7iTH+IfjPyUITMVy",
-	"rS3r4GZOuiPloXtbtm4n8bsk6UKn/vSn88qTgz/9iV0KlbLE/V3nNDtn7GvYMgyxqmGHEVA1uZtBBYIt",
-	"KQ2j3E++tl9HivjKx6vmXVvdtKyTZHfXQAoyYFftw0JiKzq4/EaYkbJrx54UxQTPZkLc8DQLGMtyo3+N",
-	"mJ5gxxPlNEt8kAwiW0lZX0Ca0zPDPnz39hvQGehP4FXvQBIC6BSc+pT8330yxftvv/Gd6A6Y/2Mp+j1E",
-	"lGe+Bns0+evV1fuaNygZjNQ5y4XRRT5BZ6RCxLhKno8fzOnJaeD9y+QN4p2CcwI8OqCrZHIiKIZHx9/p",
-	"JbkU1l2w7v6TtsLz3XDoz9+/jWiqPbv1r70jvRQKqNuPXg5OBi8Rs2AOUvzY/c9MNLgpLgDrHvU10Pvd",
-	"Tr+tcnEHVnJPzE0Hyh8KaKYk7Y0Z55eIG1znncddB+EQt6+XxTiTE2IlEanTSGMZ4WSs9ngyb9Ojs6Nv",
-	"hb3QGlMecPPAMF+cnNRAiPlymdGuPv6nQUWprEveGIyNOfhBhtcxTemMlFbLAOU2sbg1fz7095hQzKJr",
-	"9+jsHz9H6lZTEx7+5+wfRxjDO/rZfQEv3HQh1XFF+LYu+3foDIqfjRK3sBSXYyIIt4xDGvqAvQOiuShM",
-	"An70Cc8yd2mzBNkhEf+2+m1MmYYNVvEYQf5Cpw7f0h1WnPD4QULiAciI4DV3R6thf5y7qXBjfFeZjarR",
-	"2OLLLR85fr8pcyF67jvI63AP1vAfhVjuNBHSkMsd4HIAUMhTDLvvgEO31IIoYFfu471KJNu66daW5rjj",
-	"dM0u+vmyVWW+OxAO6VZH1dbRSiwx9HYNLP3nAx7jeANUMp8ajnSc+1Qb36+9o9OT59sP9QfF6X4XKb70",
-	"cvtLb3Q+lmkqIG3h9MWL7W+UN9UbhKz8RMETRM13QF5XOyxe0lT//jMQZjRWwpS4YtVI5ha58UNJ3Qpk",
-	"dj2wxFuAnXzJYy4XkJdkihyAx91/382lFcws+QRqGJzKovyt5i/pP6OWAeA0yUSraSYnNhmwDxjXDxmJ",
-	"0Mwd97l/Qa1qFrRAaHwMmm7SIo5wduL9eITWmzDWu3HuZcuvN+SDFL9WDUYqtK6dvecHOXubzp0PcFS5",
-	"QB/wyJ38efsbr2irPN4ZxXWtn64N53SDYgD7datSWM9pH6wf4lzwdI2XHCvvypwNvEYod2FIsMu5ziId",
-	"/OQlAOlXvlISxUJT4KYU8Vk+bTlq3wq7ds4e4H7Ztscfb3+fbn/jB23fABTho+3vb4XdY3Pvq8vFC/U2",
-	"fc/tHGL0FN6v1XmACzEyigiTm9SjacZnHjdpL9SdbRfh+X5XFpF3VHRlqzFhhc2JeRNwdMR0KjBjLXl/",
-	"fvXqr1vusVLhS4bMUCsSIGXXACDWsYBilgd35mnWMHFuwlWZQzPjUSZNoXJxq29ElEgDFjA8NWBJyCzj",
-	"NvGO5jJ1iih2pkXmSTuaRcM6vtKBbuF2IKedbuHHkVCUyvcFSaov4+q+EGhSlwfLiZTyGN3jpX6MTtQ+",
-	"Jh1ucQDADVtJUlwXaz2nmwljGWSONrkF1gQaxED2UgpYZ5tvrduqN6wddDe2VzCqb3ESDmz3H9J+jcax",
-	"j/laWdQnXaPZ3t1l90cncSyBG+wedY9GK/o8TU1ZUreG7ffMsDHPOBBqAeEP1afNNQ4CiwEW8OPdfLVF",
-	"52g7VPA6DyisradywL6l5OYcav8W3A3+jHHM8CNUaGnYROc5wuyOVxE4LYGQ5IwCYz7Gigda5whlP14R",
-	"CRmoIQP2imbHDWQsynFrxqvOwco1tuZEdq/Rpw5qikdn+JEs8UoPNqsAAQ4CZvVJdKybKbCl2w9oo8TY",
-	"emuX2xaTQe9DvHA7ma/Ll28i5X1fT90bTJfkli00IKOhVVQGIk2vil1ey4wndl+qoVFpvUShkjvPOqcn",
-	"zxFvVekxpdPWzY3YoBgGOH6oDwOstB5KSWIjrHHNZWIKRs1UKmnmAxamBtlaGQH2t8qUYIb4dlFqonR8",
-	"cXLiqRFxLjGniuoIIk3Qq0CVL3dOT/7c8yYfvHJdvnKt79R1/HgCkc7wRXJYftjir2zzVJY75LfoRWkX",
-	"8E92yufKtm8OYpGEQustlgiKhaZD7lETuJ3HABOYtH0gk6TdT3lVVp2TiwIcEVHqE8zExmhAPTj5gSrG",
-	"Dx2g3PKgL8n7Lwjk7fjCWyhWvt3vpddu6eiNQxpQa5AHWywnAj14UnvaLKZwStslBB74A9tJIdpI5c5q",
-	"o9jABDiQF6ahEKOsya0QOkvLOs0FPB4RxQgPfEJlFV3iEgOlBCu9sH41rsdNfHdBrZEm0OSsCy6epjTl",
-	"oGo2CDD3RyekhuuizJfHrltwKRhWoCi4d6vtdk5PXnaR2JhKeUgRArWsaaa3OauHGyyztperc6bIwz1g",
-	"P4F2E/m80eEdgwNQiWilSRxzvPDAJon1GTvFaz9gfevhDMUYMvqBLcQqvEl7jBaLzmCVPG+3r8xlHZ1X",
-	"a2m7TzrZ5wve8zT1Mm6jsemFblUd20X3QvGyk1oVCRgjRE1taxI1w6pkgZfWi92fxTYhxHp5nmNtxIKs",
-	"mTUJClxOcYeaPMiI7rDCeFzI0XfD6g7Yuxb9LnF/IvjYWMyAyudzPIeBRg3T07D/mN5FUnMt060hv6tF",
-	"NfxDq4MbEtQiE0GamsVcGDEtMqAfjrZcty05bR0io5SUW4pv/uAK6+PpnwFXa13R3EVHfFQd8J3CTYtZ",
-	"zw0aIeL/ueuedaLccSJFQ1TpoCq9eNFtUBZR76FTArH1Bn0R5OkGpVGqFpfU1hDdTnrlxvyfP7y++aRj",
-	"PumYj5dayAjCZwedcvcMwjUIpzJxcKPqiApYLD+c0CKynDYRgkdyl1qdmvrYnkoYjuQBL/ytiTmA4fPk",
-	"lGpKGWzbtPtqz6C7bg2fBeYmyg00PbzodL6WHrgjsRP4k73JgNGhsYgYqWsHB3O0thydcWH9tzAEr3P6",
-	"IhbrxacKuk9X85pGQa35kzdgryAh1/ivlx+VOXTDT0YU4HJWnBHZrTBNYS3I61tdG5FNk+6nJjXWcvNL",
-	"CbV3LiMSO/t7h3oARb/lJRTAKKPL/Y4bBIQMGGRdJ45gOmiSQEQg6RfsHvHR+krHGLSO/mQQkge1NdKH",
-	"qMoTQ6sbMxwPqEes05s9cEbjTgKTMhl/+4Lzy9AQPpAc2FdD+KzEhrpEbrTxKvkMBIxMx3csJnohTFVh",
-	"7PmMYaJTF8CMvQy4bOFE+/QqeBrqzZmxegkhPx/sj1CvmuD/Ar6UYs6AsnOxgp+d5KRs5x4zuhRCPv+J",
-	"EH2N1TnKpQVE+DHXKzzgzQ5j+Wr9oogk8L3rWZVMiZUucigUb7PK1gX9brkWOMgtORbbchh+C+pbfVBP",
-	"Eul+cxW2SqWZUPY4RqvYKTMaVJ1neGIqL1dzollnvGJJiYmb9PDIu79KZ6GymAEdSXHcuRqpIhQdouqQ",
-	"SWNB5wPg+IRRUhQKrAptPCZhORWV9Bb0TmO+ZEBaWfIZIQ80ZEhXZuOhS6Mh0awypwHzSxoAL2nz25bo",
-	"Nr8Nf21lHvfK0Y5f/AyJ8Kmn76tdWvtB27eLZQYQyfflxa0uewdwe2+5BJwjthK2G51kOLkbPLxAmOPR",
-	"wyonhIL/VEAYoEUCoAZCoI3USF3VkGwiftfwCY8mzToIU0seWzBGCiTPrzT4zLC//XTV85Vj6JXIR6qO",
-	"yUwvkfKAHlRp2K000s2Gj+Ij1iZ8ecAAuj6hcwDdAOzBXgnYtyiMHSkcRjwKlGYVp25JSRg8uHVkH4ap",
-	"rtI2NU3W7UiRo7oX0IhIPfGLk+Z8aondL5VmmXEEmiCsJaTTR0Prg4J/lRjVyRAjdyMVgbEl/xp5GJTR",
-	"0Rl7HoHanrF//Oz+CYhH+M9fibo/J88UjCiF9T9f3zwGt5VUbDnnRrBkmXHlVEfEEAoGoCnApiOkOK/D",
-	"zJGxPhPcWIRK5ebGmXgjhRGDifumtFEzybiQWQpFfbQCeLV4NOewfyduJxibC75gQag3yXg4GbFwOpRb",
-	"OWoC/YgVs7AJZi8+pfCLGdIdBz4S2FaEIArqcfKvX2GvcQRTg6yZwdEDJ9BzK+KhblP5KqO84yFG8Pv0",
-	"4j3GXYJcabw607vdJhv0wuDXxgTyJnvT/Z2K42siv6bQOEsly7zdRUcZjE0qlMlWlE3qgSDjD4yUk7si",
-	"9RCdVheTudMOz1kugMiW+KuNlVlGMoGy3ydAjpOB1zE3tkk+4DjWBETlAJ024/6t7W1Ktv+cvf173qk4",
-	"1Z+2VXs7QDRs2oVuu9T1Ih8boaB4GRNpwC1rwt7avGkOo1rvI2+f9uGmcMknbcL9rMN44d6mm8IplyF3",
-	"AvQsT6S5eUd/re2cILZDLQ/PMn0n0jNS1TANCHQq8LuNVC1mAGGQCbKOXeMriGPci7j+bM4BeEgrL727",
-	"5C3DLwOisWsJP9CxeqRycSspPcD9NQppwJCKHDkQYbiIgACajdJ9vUSRjvK8Ukf001xmIEDc7yj9pRmp",
-	"UuZPydCoOQn8vFajNZ3Tkz93m+4E9PLGq/fevf4AmiO2/EgBhX3kjA8sPJa8eTDn3GMIqFdliLKykXET",
-	"349ud+zO0DGenP1DEk2SrdkxIVRa5j+UHI2AeEjBYq26Tnrspklij00J3/7MoCQYKW6gkFLkfcBEFbeu",
-	"16yTuLaO4V99fDug076GRyJcVvdvtFsVS+BfZwnLpBJAIpfIlP4JXXEdTlJuOf3xzH303/SRfzP3C/v3",
-	"SP273+/D/7kfE4zJJOzfjLPk1Zx7UqMI/hWSZ31JBGcJskQ5meNkK8hi4o+d5cKYIUJCWZ2LtMuwlVxw",
-	"o5VUs40NQUyVJRf+YWwCv+AJiHZ4n36I365DlO/wlXVE/4R1eCsIvR+p5+fc1oBiCXJJ+nn0+4cRuYQo",
-	"k8sn1n+9vPmurb6m6277WK7Ca1f6a/dS1Cge4rGYuIuYblDfHOACQwNqDRX4b5fvfmCIUj4kdGB3/02R",
-	"r4XgAOfCO0XmPEW/ikjp46lWsBDuoehj4ECKz9m1TEdHZ2x0hGjMRSFTBGNGwiToPz7gLvbRkTvGoyMY",
-	"yOjo12TIOOLUu3aAnZEOhPcx4j/B5yV+KXhmiOsGqXBIAnhBIS2b8DyXzl7ETHR3BMnlGB5KB+w1n8z9",
-	"aRwpOKNznZHsCZQGMG6Pzcu0Ytyja7s30AqlCaRRgPzC3HucwA5ONa3VSAUnWLweXYp9eNxgkbNJpg0F",
-	"Kbz0R6NkAX2BHneSM0iM6fNM3oqk63Ml0S00Us+/YkZMNHQJVKFyFwPrDIm1S5AFwdJ28u28ypEL5jI8",
-	"RKEbIwAuHLy6SQ+lD/BkJiVxLuQNT+babTeDLBj4diksYG3BWQViPANBlQkeuRrZeaSulpLLfdJ3eEiJ",
-	"NKSmmrm+MyNFCbD+IVQSp9opvAOS3zgVfpDkpQwitxw0rBnyEiB8tkoZXy4Fh3xhhNL2X8mksR7MfFLe",
-	"Q3AMYGpr6rPnOghZxLHrFCs7tKcGqaqpQVUfqQ5vkT14eHDUpgtcfjUakpJ4ZJ1gpDxNgWtkpGow13Gf",
-	"nmEMasg2EJBUmC8CQDwsBNoAxFGSSKIERtKJ6xxpfqnAhP5FhBQJbI7GacR5GEat0N4dKZSYjPiD86SL",
-	"ZzAXnLpJsjKCP6Axo9saiSmXcEyn8qMwAwjaT0SWQMoD7XmfIxEGrXMG+jpAR5wHamnvl3J7HIdCO7hm",
-	"/ETZApQvz9VqpHClfbJ0jCPvH4ukPXrQ//Qn1vFQNfEy9phUpcu4FxwfKLG8uz5YUSOFZpSs6l9dOrH5",
-	"gmcoSBHGPuiyA/Yq0yaYeFoptEzJDWdKKTkMp3ikQvMCCS9XdEgH7Jw2EaaLQT4Jt6IPZH4iZct6Wmvn",
-	"9AUlXCQXwuar/rmT1Em3OSzgBltx2s+5PZSFN+cWG/wsy25Nj632YB2YvaoJD5mI7khWuyKrNyM4M93n",
-	"xk4yj/WtaGJvarQMK0o5ihkfp5k26udGiAjsyC1k9FGoW0IaA5iVV3wyF/1XWtlcZ+0UOUr3J+7JZNCE",
-	"uV0O4HdosJ6+2KGlK62/58rTNppHi10Id/GGq7a079bNu/sye73g2YkKwlQVqZ38cj2ms3SHpBh3I6ZJ",
-	"F2kn6xWmV8HKC9pL3Il6BLSuSgGDBCThglIzUnORiwFLlqCkUbiVW/YcL1+QqKC5ANft85MT1qF1ZS9O",
-	"ukNfArvkBH4goghyhfJplyyb7/0KfMl4hKX1t1eyS1DJn1zzm+E14t3+OL76qiRBNzs4yhr9XBcFRaFQ",
-	"J3XqtAK9eLG0awkXd3OoDijssrDuGGoFxPrB314Zrq9V1IUdKXfAMfuTuJ4gRV9kwJLPEmj8Gg3ppZzc",
-	"RG6yM5b89O7i72++e/fT9dcf3n73zeuLJJzybqn46hzzXJALy/Si195/d/7DD+61u1xiQouzaQLJXfzo",
-	"5Yfvvz+/ePu/3NNekcDOID+otyOcXRB8RTCUhHigKZeHLP0K22qVZpVIdOCOyELSor87aJIn80LdlDak",
-	"zokba8XuRC6Ij97pnK94lpFpmReKZVrNPA9wacs/M9QHJ6zdknWevzgJlnmh3HKMFJiFs8IJ5JBd1PXp",
-	"w1+dnDI7z3Uxw3yWhFYioZFEecPUSOI7V1eEnUXyGZrwRaG+gc0N6vaBNOCohUcKblR6sDm2Ud07j5CS",
-	"+CWpcG5PQuI6HAgUk5+orYHDo1yLNlF7RY+NKfuEF6nUEZhqJ+ai5cwsgTcO1KUQvbQa/GGe9s19wDPA",
-	"ovEJCXFUwcQwrxZP3vfvX/bYT+c/9tj3p+c99u7bb3vszXfnr3rs3P3Pu/cfLkFk/yTG31NWC7yNYIwW",
-	"wV8D3/ZUZgIkhQW/WUhvW/Lc7UD3M3lKP1qhjL8P6AX00HHD5hLsO6hzB8ue2gy+hedfDdj5SMH3Mp43",
-	"y7RIYBXLTPOUgYRhnRdfse+/JrnGNok11xJUsI8U6oTQYFStT6mTSjOzFGIy71vdB8fkmE9uBCZ9Rg1U",
-	"zUL/na9Ono9UorS9luVGTjaJ0zbRucGHMFLbRWe5E8/dFtooOxdFZqVb1mO3Nn3PE72b8LqKT8YjCdBa",
-	"HzaL0PIof4b4fP7y3jpfiaW0yn2QA7BlpdnpmMA2whE+/+pROhtkCxY8gJGxi4jSOUqoP8w9VZ5Vmjq6",
-	"Ava9qZayfyNW2+pmSpLXrawBFeimdA0nijKCb4TH/ZV5jZegLJmlrPq+z6p3PagWr7kP+rIYqlR2Dw3Y",
-	"BZGOhNI9AAV2ui2J/QSbEddUsIdBuBwKtwniONTvoK0j0h62lUCh7jXSZSbNRAXnQGH88AU455nRiIqa",
-	"RzPQyuRXnYOKbzHsTqjR7j0svx9O3z6eCL9DH0G9/XwPge98fFD9wdyJmM8zANct82mRZVhX3gOr/MxH",
-	"CdGxNudmTv61EqIgFzaX4tZdB9yKnHUw4GTm+q5p/3cH7OsV8+41d7O4jjTU2lSrbIywGIHlE2uiOgjv",
-	"g4QKe6naa1w8gg8JiWsSEgnW/9uSiFYZK3haK1upF+x0uC/OdWp3jHQElPl4uhNfsANT5fmOKEnCo0T1",
-	"QMGNMxhCBRCHqXHqPKBP1Xrup6XHyllSRZZ5jvWNkhUqg6mgqHN68jLSZZ3+iqhQMZgUCEbsihHZtOeH",
-	"QaTqVSr0qnzDfYdH9ED2NX68oe7k4WpDql3YDm90I1bx3VU9fb9/ILeSxrDk42+QZXW9Y2tdBl7ksZA7",
-	"YwndV8AZBhFlGyL1wF1u6pX6gdrAe9fglEvDbgT5M4FwADJ0QQTytMREQVwj12JNzRhuP5P03halJzZ1",
-	"UYxHVCwwA7Vy+uhy31JJfzpg5/BY1Bs88usHG+c6Oti7VI2ECYcefQmBgM/k/IIp3LbPd6jv8He295Mj",
-	"74gTFmHnUSh59y23g4KN18GmvebV5vUj0VQ10rZd7lsZ3CaDw3X1O9+AxKe5ZfftZ3XgDAdMliCkCzs/",
-	"5kor992dAszu4dVCFwa2FmpLkDQHaT8hYyjhS3kjVgnDTAivJbr2hLK0S4KO1kk8RKdTNiOZY+bAJj1e",
-	"QT2ebwhSmWO6ih6EPfqZvCVd1/CpcG2KxRiBKMe5viuBivUYvHzLpQF1mUjElGZw6gAFi1vuCXIwczpb",
-	"MaGcwW1AL+xL1cPDHIhz3HOZVDcsF6lYLPEoXpVqqmHLYpzJCUW7RQpNTtzTykqemQF7ayOf4UkcU3Hz",
-	"fn0jVtdK2+vSoUOYVq7rlYWpeiV17BBqPuNKq0Mfcmxiq5soHscAnS8nD+ypqk8llOC0TCfrbF4gxLn8",
-	"FIEgJkUu7ero7B8/V/xC9R7GEqKw81gHc4cqF+5g9hEErT1I8drj6yKltxJ9KxcCNzQQtAUkXkrNC8hr",
-	"gueZBBAUdROSPaBqy66WImA73s01FCqA98oHKmpgbCthSww3D9vWZTMRoCLWsH+5iolq/aPeVut75DgY",
-	"RwcThD04VNKFxF/3BXfupbHAXQfX4lxkSz9o1/NME7KwMZ5tK7qmIYKzEaypu36Vw0t1pN/uLix/Af2C",
-	"0AcB9hhAZQI8MmDnVmamxsq94IrPxLA0I0MmZq+GwNuGytmNbPCKjuF6Bv2Shv1SiKLEAnbDnwHtP+ID",
-	"EPtvwhaCK59uCcYglCfPuUozkSI4Dtw11n+aqpflrYDMS0im52maQ8CHK6fQYKI07BpYfTARDCYvQBzl",
-	"P0IIfMiM1gq8A4Th5ye7MSzdpFi7Q/Y2bM4DWc1RM49Vc1ftwnarGaberRbtBLfpDSYk/z4hFT41xnAf",
-	"eYkoo5sEZfslESkgO7IO09NrWYVVJFNCielA9qBMu2W+EJosRkxyYQ1aKwunqTlJg6UMlS8FGjA7Fwsk",
-	"EfU98EB6PpIaAYqaXzKIWY65EZSeT87wlHWWub6VmIJvfsmu/XPNQVNPS+wn6XEgt+rz7tRJGkWb89//",
-	"XvH6bzrb7+mF86V8rYrFoQG4wpD2ZUj2+vIfCXsrWv/NAcD4PG/C3wKESh59mHU4HUqGmgnThTUyFd5O",
-	"65bV6s3+eihGwy9IhXn7yUhF2gkW74cWr3ErhBo6v2Exxb7k5YuGdOyfMQmk+S6kgU+PVCVpI+6JYUJN",
-	"8hXom1CFbyzrnL++7H/76vsA3FWNA4LF6TQzLwiGAAUFtuBIRQED4I9xNuR4VROPz7B27AIvZgp3RDpj",
-	"z9nIy2soXyOU4jIMMRipH/iCakgKJX8pEEmqiVKhc3ryZywMTAs8iqJRjJWcxtjBw7EVUAOP6tyPBPZW",
-	"BJLyBER4T6wTu+1wLz0wZ8HvGjHAMxfE8mcPudagvZSiYYseg/7TIGwqfSDbwW+Cqc6x3kEo694ROatd",
-	"kggGH2XC/e3y3Q8jhfsw2jskDqu2GhR2gmGFUVs9tlyqSKHhir07L+wckTVBrIEqJEs8dSx+W+fmQsUq",
-	"8riJNLb/gMdB2u0Kz/swqw+iC/jmtukEV9F98RmawG/gQi+H8dknYFcMtMqWhxuw3KcVkLPz+EEMFUDU",
-	"De5HFl1Z4G0I5XiUuBlXipKbTCp35bm7G/vILIBHINrZptsyBuS8m2t/QtFeKDu5ATGtevPthJdWvRnu",
-	"AS3tdwQC/biAbJ92a+wQtIu+vMm+7bF19aAZc23Dtjt5XHXnqaZrI9zap26xPcu4wtubAdcuhEKLoLJD",
-	"sSSeT4SJ9yE6qDFdH7hrwBWKaQRDUkSoaslAGn/4COAFYLUXXQcQMKtacP6+emaajDnUUoJ2VUEwq0n4",
-	"kdpFxLPtEp7wzx7Otnlc2LPdD3tAPYs286PbNU9XWhNByz0YQtKa4zHPuJqInYL59A4GwIGfaNOFF78x",
-	"0coUC1QEMdcKGDJ8Tfwdwh0uuFRmNztkPWL2zDAaSwNh5pIb08DFaTV+r4VSmL43BD9WNbTmE2bWSYjj",
-	"0FbbBS/t1zTt+4r/ryVg1Md05cSme2jXa+jzNhniV+H3nndzFfa3HzJGPtuIu8e4dNEZ9HGEHeIoAbjE",
-	"GUpmi6oJYctcTMAoCzIdbaZG6/0b+vojBSuaBicNpgO0xCr81EEteCVgIVSxALFnbt3ff8mOfl4Hdtmp",
-	"H5KYfDHBoK0n+OvOMRM/1W9kJhD38MBhk7jBfQIn1cn4I8VOattg8+2ahqOzCz115dOsw5mFb7rp5pZ3",
-	"N9c3jNRI9VEdD1s/YcnE3BLyogc7OCsxS0KDIU0G/g7QYVhXN5WAHz9eUU0sZAyzV5c/jhSDbg4qWru7",
-	"NiE1BXp+7Q4BOSmpWgRshw4QVzd21/ySJWeMs1sp7khgio/SIHIyzIZUjLNczKSxIhcpu/yv75j/ynpn",
-	"Otx1tBqXbbDKqxIyrqCGnKIUcThaWu1iIIdVR40EcJ7K+/TFizI5ZhioZ7liAbEsdIqyFsPiSAOIpukq",
-	"Ydy6djSoHbggNaY5qNCAvXCgkI8XGIdCSojk0aOGfOKObCV2q5zbL4bm448REqoJ1Z3FdV0NO/5XOr7e",
-	"2SNe2xJI35qBaQKwkJhoHEBIM2F6TC6WGgBrc31HKJuEtUhHfcDeOJmBeSZJ2YY70kE4wvmmULvv+zp5",
-	"iKLWCL4GkJQrlCHtru+KBNjF8b1+PL4I3/cX6cr+1N2+gy+7+ulNNsaQLTVsduBsBrBWCPDAjms0e9v3",
-	"1MnjS/Qnz/Ymz/an77j9bEm/fN+MK/hkdfF8PNFZsVC7ARzis8jg7ne07+MzE5BqXRs9kK2oj+epyM9A",
-	"10L1OgwLPoBFKiPlTwh9xIt9VC+rEjzuTegINgbl1CyTt6KC8FJqi72Rury8eNOfFTxPiW88rIn3zkIF",
-	"CuTDK3RqrUJ/uvtBGfpleEXTfMgDS0tLTW3n/oHHnk7rFmzBaJv99k5vqu+U03W2Hl/OlrnoGzlTIg11",
-	"JR5TasNZ9tsebeJXlz8SSJMhJQtO0NVcAIj+TVlZVSs2o0o0T9QJ6NLuXL/8j5NQB9B4EnnoCYJfrR/I",
-	"HmY/VCVEtyn9Qelr95HmROPoVv2GJvVDnj3EefXNbb9k8TlYvif2nHu+laO5RVfDb+6sOzNn6znXkdNx",
-	"2/WMRx/ALZsuZ15WlMLd+syM1DKXbt76UP8Mb3Z0zpbzlZETCImnRBvszq5WlLVcu703Xrkj5e9Xd9K9",
-	"Zee5vU+23bMXbpK+YKhgLxTcOHZ1LrtZerrG2wAFeEqlcne/0TscL9L9WbVq32/zl3/wfs/y9u58uHrT",
-	"/88eK5YewPv7r9lf2POT0//86n+6G3m8ssJ0sfS0KhY8RiPQBc2QrYP9gNgYIyVN6ZVZCXvmlA5wTUtL",
-	"lXw42GP6e4KA5/jHa5kSbYz3tdRe8rw8yWCkzrH9gD0pPi4hswVxgV6csrkucsM6Cf1wzW3SjXNzAhTe",
-	"ZC4mNyJlc5GT+QAbgRsAfBspdEbFxNSZVJXazdMXL7pDtuQ5sFnM+XIJAGc2jL4cUygejeQyxRLGYqKd",
-	"XZWEyEHCCmVlhnk5OEwoLcdZgOpQGh0SnIAIRbnvJLW4lboo/WfAlmFYGOBCcAW0QE4cE3xhNXH0+cvh",
-	"mmK1rlcRuKbbJV1kXTKapbrq1kOWMr+unn03WeZ6IoA2NWll4/bbHPfx4VAzq+280fnioX3o2DIMepsu",
-	"GFyDeAp+Z47zh4bybALxRKk4+AJTmkBQxNL+s334xzUBfLC76i0ICCSBiaU7N3VlVom7yAJcq3CPYd6l",
-	"YS9OXoQakZEqI4XKC99YEpE7tqyAq0+Hl8uyEmuEWtuRSnyvrgkwb84Nm+X6DqpytRI9lpAmDtaou/Wi",
-	"P1VCokHxvXbaS4mNj8NwU4CBbqdiI1sVdSNwAxon8u/mqwDgtXYt9JicMq5WPbofqCNdT5KW6zuqIpzz",
-	"W7gWF1ytfG4rj314QzbOuLqB+xFDqeZGLpeEj12J9qILsXTbBQ0NSoW9CiGV1UMCWSkyyLjVC2nhJ4LI",
-	"zgF2xiNkR2uL9c+ZvoM0WCN6TGnV59lyzlWxELmcGJ95C/H65DoBLL8QYA63axorKP7+G6nTk1MAwPBb",
-	"lLDDwvWMfgnKhaObb/3a68UXamMYmb63xzX46dLyjcwENuCb3Suc/OJRgg80t+42DNAmgNRZKNMgGZ5i",
-	"zI91NaF0L4X7AW4o0rgPdkG957kRFVuqjgmLorCHCJXA6fQVKubBl+F+WQjL0Q/j/R+eq0XnI4U7OmZu",
-	"GTAAmRAfOfAlIHT3GeUwldLpbO3m9Ol/ZepSYBPwT3hx00UrggoQ8CukGY0UA/tGEHRMfCnBLQU3mZH/",
-	"LaJLStogDLPVEHoK7tezePqM9wFhNz0ATSc2TYfOFMFrADW07jDAkS34CrHPPE616+pYzKRSMJvO4IeX",
-	"oLleuAf9AiC/Vkk6A8nToFh7HsVLSioYazt3Il0JCSJ9nacgSQUyBeSAm1m/qojNgS+0mrGk5279YdJz",
-	"FyAmRCX/TpxFtVhwHGuhUjGRqUi7tMnCrcgS3/1B2eQQ87IhEw3KYoEitMF0TubcXOM2TXyWG0IJ54Wg",
-	"6xZQqaOrHS/mBGMh189BY8H/fpF4m0+rAbvwd7hZZtIbzxdvXrHT5/95wn4ptNvVzqqcIh9tifc7FrTD",
-	"4oktC3uBf1AVAFRSpXZtujTfoxh4aNORmt3ddrzHpPLLH6n17XW78NhDOgyf7LlPvzTfex/SZ12XetIe",
-	"OgDuT1TGL+/4zM3Yh7foXJ7qHOWeVFbkU6hS6yTwSb0Uii/lwC0fXQLHt8+rf+5CnVsuSmQvqvC3uRQp",
-	"8AUQLvZY8ByQKgGgtQG3kQrb+Ew8w2oVHEFE1wuZ5AyT0lknGgnxjyVFnpkBBTB+4AvxF2Qsd4YCMpYn",
-	"YHAgViahmYEwDEq8nwR0G2ojFJFXc1vHP8sFRkfdjYFAmnS9EnAhaqpY/II9D8oIeiJBU5gpAIqRzVlA",
-	"NMYP8mg3Mti5XWTVk7YTRWs0lX+9+v47WIT7xlV866aWAPPO378N6kq97MOsjBWLo597Rx/7XK36WD6A",
-	"0jXe7MfcGGHN8b/cgfl1l62P6emxlwEj10vwcoOmFG8qtzwXziijjQjZiSun0MyFsD0mJ860zvRMGwyQ",
-	"r+BaBEzUtMTko90wloq7zauJzsk1eafzm7LO2c2PEh4FcVhiqiJi4WQOt/XChy75qvkUtYS9zbmbrvW4",
-	"WXW23nh+qWrKd2JwWvqF7I8LlWZi8E+ThAqPJbfzssDDTfNR/WKMyz0W/ON3Qs3s/Ojs+ckJVOS6oR+d",
-	"Hf0//zjv/y/e/++T/p8H1/2f/8f/0cAxvGdojt9yHODmY9E7kgs+E8dLNas+iFGEo7MjXMCGDvlXze3s",
-	"f3zcdvx6eE4nxnzCMY1S737LFV8tAuCbtUPHOO3J+tkPB10suMz6gA21Q9EXwXUilNRG9LwOCSJ3xlNp",
-	"3CWbdqvcPM2VX69dC1fQn0cp/VofokRK/rZyKyDSlFVmmrCniwJ++cwjtp925ydwn9qqeNR/pMqqympv",
-	"1gnjk7IT4030bWeuU0mMVGMnM/yvXuVpKAry3mN6MhcTgfjgFm10/yqY/FTBzFVKuAgJ7UtPP9ELJNSK",
-	"iY9iUiDozRQ1L2B6pQCjAvpWnufS4yl4tvBOMs31whmuVrv/NcX4n2Ji4Q/iI/x/px+5/+97CwQYoNly",
-	"a/lkDlp1wjgS/LiPfrh4a7pDzwDoZov825F9isY/geVi1p2bBW5u/MQhvNQ3wtcTSa3O6hNBVWK+gZFy",
-	"2gSo5kiRi7QUHnM4Wj6CDeSWLbnMsTrM9MgpESD3CoUYEcTN8+LkJDD76OlIQX0O1rIRQDXrvDh5TpVX",
-	"sAAQIkBeoo2l7KxzenIa8+e0lk4FYXAgZ3f4/iMhSUTttwu68w1rSkDfU6wXSPEniHv4YASstkiHteUG",
-	"KXmfkeudhnJVvYS/nMKvL7GOqyLC97odGrSr43+B5Nm1mqvS9oC9dYKb5L2xeunDNE6e4D1CsOAdZETz",
-	"6OW5+Cd5TIGy4VbkI5WLULfprXLXCNnW4SoJfPBOSvrqqdYKraqg2aVEq76Nnwq0DlSg9enbeF8FPGyC",
-	"SrJe4yE4JpSCXUpmKL+ASrPjbeM92+TUDoqsibQlxKhEV0Hm08+cdnMrmumCwiguPZDC4a+vALywTeI/",
-	"K9EfnpJV23LRN26ahz8ATrnoB517Jzs7PBzrt6ZOgWGEqJnUDA99Gn+hZInNQJNhHWCugPn5C0ndhK0o",
-	"GcUXZDnLsOsZLAMLa6Gu8az9xWl2CRN8MmfSikUwGKQ1LCmfayGffZPpu9fljDyOpV+bZLLzWYdnGbsV",
-	"ORRMd+/T7N/aj7ygkCsBvVAv4k1AtoqMDJsh45kTajLOLD3Z2HH6cKX3C6nkolgcnT0PPQd8VJHv0vWD",
-	"YNOELRLk49Z+eMw9pxDlgeJUGrDFuLJtPaP3ruGN5lVNuUVSoU9ZWt+vsZjqXOzVJXzlk/q05Xy8xXN9",
-	"Uagf4LQeti6jcuj38k6FaaRb72T73fA1T4NN+odxZ4GAiDbdlruuFMCbeBZavEYCyJeNjYUUhx4Mq3cY",
-	"mRQ+rYKeDgKM/oDumRshlhUxKC0TTt4FFQ6GKE0AEQN7Z8C+yfkUsT4hSgOk0XhnQjBR2zkb+z4JSm0t",
-	"eyjL8xnlsyLhTxLyXYSaSbcr5eTG3XOsWLbQQtmQNws5/G4R7rj0rBQrsumA4mHOl7DFE3C7JSwVS6FS",
-	"4ynacDrR8zDnKi0xDtFlWca2JnrhpkykMwHFYTBPMOOhD+DJYN6VVdMlgC9aVIiwhrSe5Bik5U7FVCqJ",
-	"Famc6lDRKwX5sqZS3RA0dPqtA1v3G2Gdkg7oUphlO0jxT8mwjlcXhohojG6MHsOxbOgF2rdEL1uuJkI3",
-	"0ii9i/UO91aljbn2ClW5yeAPbvcDkRn35IfwWwujWNSllz02FhNemIo2ZyxfxahI7mN1VK3mEo6K8DxU",
-	"6mrcxqNCIVV6stUhFs5xTH/hdgSe4M8xlV48bNZNZTMh2WDY7pmYWtah8zLRqQDXfiKVKaZTOZFC2Wt6",
-	"NvGAuE/Ztp/HSgbHn9fu1X2u1RYbcCvRwaWe2n4aeQND45B76m4RvKbOEAa5Vv8WzDpMloUQ7HIpeG7w",
-	"fWcJArBt9GGPv4cJ9v4OluhwXAqoILkTWYYtEhseJYkrBMszN7Gww96wJAA8JT23n6dFHpyOFJTCnFKk",
-	"AOHGyJmCPFuioqTsLbzxfC+R0tSX8YWBl20h2kLtXbEwIrsVBhQNz+OGc+cp1pUGMl6RA3ag6x5mIIXG",
-	"umRl1wjP07rlHVOcMz7jUg3YVXWKetS4MD3mtg8lqUZdxmrbtU/DPRLKEMcQsKt1/S6X1grE2qMgUwAm",
-	"98Oq6Gk9uihNuA5Rx8I0bLCMgdXq/Qeq6QH9CnYy1ZyG992tjwwYMSkUfJNYMwI3aIUWtMW5vH737eRg",
-	"jtW7J+/yoeC/Pl027gAAFp4HvIO1Y1BKK4rKEY2R1+C9GBxUXFIgPoosY4XKhDHt7q1G93B9M+7nuXpE",
-	"i9vrHj9JO4/a36JTPfmZN4AifN7u32/nVNZyjQi/Sb84dldI398wu6GTEb5J6T0HD6/PtKgoIh13L5D3",
-	"GU38bg/RS7AaMITSPfcgmpGVN9gkE8CQH7nseS5Q19WFrTug59JYna+89xmrK/FLcSoG5V30mM7S4Bwn",
-	"AgDXIDoXhAkgxE4cdAO/arPPuozTCLMtzRO8f97vEeDDIfww4Ub0jVBGWnkrWv3LIU/lqCWz88VXX/WO",
-	"FlKFTM8dnJJQYgPZojR3NPz2KWQ1SDl6YUn6W1vva+tVGUM4dlAgE3o91joTXN1Ddpy0YmF2EY3lip6/",
-	"f+skAnWF5zlftUnGypQ9heE2Qr+Rhg9HZotsBFl1AAHZ5te8oMOZSrPM+KrsptvwQfVWsXpMPhsMwICg",
-	"g785PcXmXBk+odRXLLMmd1SXyN0hSga4JikV55fbaNgifDlOocSwWkVy9ny6GnwXMV7wxQSVGxB0iC3j",
-	"ti2Us6FwneZCADALFWB47tdStJOnEyrpoCgwIRsPi9bIEHL/oJL5HkuoTj3BPBJM1TdzfaeY1WB5oHWT",
-	"albSKdWaBSRxU7cjyWpSAVwc30fEGbCrCGWw9EzG0AVZTP0NniEvl6UKtZKwmgP2veDKhswwmgXXa49u",
-	"fKfzG5Gbs22mTi/m/gNsgYgApsnyaVRv47L2tSvpPE1rN9IhXIKVVg7oDHxImY0+hDuRhy3RW98LTyXu",
-	"j6dZgzLyeZdHRS++leJul7QLeG57xkWk47qHelj/PF6F2FYnzsno0u8hFEKTg3wTWN7uI0wkF8YrkHaD",
-	"eoRMGizRDhANVs+QfRfl//aEgOZMjB9hfh4lCSOa8gPUWezS5m45FvebTXFom98t6D4BdpiRLyO2fk9B",
-	"8lva8l6CRHJiQyyc3wJwhVv7NPDFuJO2FgM/o3KOFGvt7+YSVEDjafiDcoT5iZKMbPxlDlfDgLlljPQe",
-	"qiBxtheOARsdxjQqlLseKQ6Iq+DFWxzqRqHh/gpENQNprml2EzISpQ2edRgOcFLF4qtSPxLEH1erEiTJ",
-	"P59p48tEM+604kirk1EHd9PwhhH8kW83BLoRZSkXVPwbJYD6KYC5xwk2tYqLhpDsGcRb4jAyZBftEkDG",
-	"ue55fRc0YO8BN7gLUZOHufVaZWMb9O1FiO7rPAy9IdDf2xTm74U0AGl2C233NvMIYrTYy54Dxqfd5x89",
-	"NP3jDhgRsNXuqT7jN6sf3g9fTpDIbQJ5XZvbgykeFqJCCh/Cd2vqWCb4bU2qlCjq8ZObQlXhBOwSpQrb",
-	"5B4iVF8ES2U1cLRp1XeID8FSsPOSu83nPW3LbWoN7TQv3smjiI/f/V6Igyibd8JGb/vbtKK9+/PZAJ0g",
-	"043ACTvUbbewm7+C+x0lB6lg6TH5kTymMIqiYQC1IvzHKBUBMaegTjWoZZ7oHGySKtO5J/OCBriTdQA8",
-	"Fg4EolFi4S1mDoZQPkm3AQNadonqD/ddx+u/1PCoStKLxDk3VRXzUliQp0ldhWS5WOjbSO8LMJP+Y07V",
-	"Cq2ZQQsz+gMpFo/Kir6XYuET24Unpn/SLuraBWnc+2kXu7iJ1vOeMZjWdPWArr2J/hg81fSCEeGkENI+",
-	"8IrXs2HZrTRyLDNpV1UKcfQ0ozKfYLgzWebylluR0DelDeafzkHvkOpWoi+pR/ABpUu73Yfdi8fcCF7w",
-	"E1mXvqt/oX4RFJ2xjGdGs7l2MjAyQGDc6/aHGbDXH5dcwZST5OyU1fwm6bGkzEW+xnzjpIvmZJFlzsaE",
-	"UMCQGNaZkWqW0ZVhNZth4dii3U32SC4ynJRKDnYsiO+/6saNtb3g5hU3oi9ViGBjJAlsScAv0JNJEfAF",
-	"fXQN7hV/HZafi6/tZ6Y2utbRCJ5P5vcZFo+nOcBolju3rSPlE3tN7Y/la4f3BO7jBYQZGHypLr26N283",
-	"/mssJ9lEcg0CWok78gwLW7qMn3sSD0w2y/nUgrbGLZRbQmWITleAIE4Ey2XxBCbW5phXa4SyvajSRUbe",
-	"HIAkLUVbBJeHXSK0PMNvwdMFuI3g1xkLwFwtZGaHUU0Kz+4ApJwKNhukJutUePlK91m1+/Bi1xe8IJos",
-	"3mHLXI8zsTAelqBXw14xCXwzzBLEemY5X85hWgAgp2NL/yB6Pv2dI9KZYGNh74SoUHWbGwMJxpPVJBNd",
-	"mk45LVEBDXoGfe+IyoTHwxqLlaZgDIDCwm3kDtI35TMdqzUiuFOiQI5lNz32t8t3PzAlDN6nmqVCLLuY",
-	"VoNk2SBeTl+EehXaAh781qAebSrYtzrHCyxyVhjmpMKKdZJcUE3TtVbXqFkkiDzbIwo5veBWTtC9ILXq",
-	"+rZK6dXaWrnjq2pGRWmJHcQkx0HD0HkJf5+JyBmKp7VXyw02Ir+VE8H4BDD/TUjGivY7DkakzAhbLLG0",
-	"a5lr4mZBAd6BROQ1b2sloud7knY3OTIPaGs8ugNzK/orlH3F1TSR1HvQ2PjjeyYb7pWKxbCHKxKnNWbm",
-	"9nXmPYpKImHcrbRe6X0LGOgKKxprVf2mLBJJQypjSHruVssAMVHaaYzVqu1atWOvkusj1bWn6kYTgN9x",
-	"6UTUNdYrlnEEvlyG0Pnx7fMI6BVRtpxIRxOjrA6sFe15D2jEMFWRJ201Bu1WSlxxwEN0uc1vu7PPNpyO",
-	"L6Kq4Msw1ytu4UZVbmvycls9cs9bHv6XMrzvUyt8QbA3MCOVgacp1P4UljxtZ2U6MmWCXMeKzVRmmWE1",
-	"y9S/0KBr0fPrv0SvpSvFF3KC/kDXIxxwXigrF4JNtJrKWYGbmuklnm2rq8nbSanmJKxzI1YsqXyXmMfK",
-	"wRV2WdhrujaiZkHLwT9XMsSd5gzv7NJ05esVWbXNdc8yeeM2ykIC/QvTSrR687flaV9Fu8IiKy4ovzpL",
-	"RRldlUj51tcqW3n9ifSlXtPOi2Hi2PmmIG09JNFoZn4CVsduVSjvcPtecXPzg9upR7u/Wp5/OMz7vPoN",
-	"brpvuOV7vPUO9sslbsbDV83spCAFR8UfJ0zTbGTvnacdp2dvDqjooAugz2+ZC0O8Y8G+hhNbs1/gccKT",
-	"AEWLZ4UYIs9JsG4J6d5qzJauu6dIIP7r1wSFg/HYUmSmUcqIzINd1h1ERtyGwE2wWsOn4vDN67g2A1LL",
-	"g83Ns0zfOW2P3A1AUBIgL7De1ylA3R5UhfIyjA3+w63gDSWTSPTVMw9+aifzZmqRYPB3cKlyj7NmWfKP",
-	"0ZFbpdFRj43IFTk6+tmXjNIykxroxCU2g7wm9GuFOhRX1vhcLFEmHnlqH7gg3n+46lWSLv3ASUkNCUpR",
-	"GlVD014/9cOOE/VrYj8AwMbp55vcLGtOEeh46anRU7K/CCyEL0TQf7mBPPX3H67gnqS1adFxv9epnK4O",
-	"aNS+d82j3Hy02Nk2kV1brfuMoP12S4PvI4SG4LjW5nJcWNHiZy0aaZPT2M2aylzA+Ryv3PEtsZBpSTBn",
-	"MvrDMxPoiioa/jIrDNJA1hIU6fdOIs01/jeGobvr3I1+G9QYfTEnMnodfGmlEzjocvwGcRZKvTZEtp20",
-	"G5KvEgNZKLJ8vl39qsJLyvoinTYBNWCvI/OfUAd8JT8kEVTg4yLFdi7KB90AB+xVQE5wE4NFPDVAPMHz",
-	"TJZKcAnnYCzPRNIrkTXDjTdo9Ea6tcsLUVYF5aKfF8r3Mp5VABiA8BN9sXsAUXoeQURFGju5xeHbZ+X+",
-	"jC4OjL2u4x25DR7fwWE0UVErKQFkiNaX9pnpbrlXIdAAVx5dSENccunueK8LrDv/p/Ij2iAbXdxx0xyw",
-	"p/xctXhielTQVcaOsdZgX/dMU4Q7Ap7wcGJr5VKso3MwBX1kYhWMRXD6u20kbXfA3m+PK0cqj8dv75ye",
-	"vOxuSkU5oGv40VNQtl2j7rzWA7VPN+cag3S6pwP5uDyh+zNv1k2qYlPxQiRv46y5NQNB+qR/ERtbTRfb",
-	"zhfYj/gfUs0A+SYTirgv/GUTQ+NEEUsSV0H3JSOI56JMTiOFuBGeZtNZLgN7BzzVZSPY8NPB/kIP9gVa",
-	"8XSyn5nowOx2zKPgzg6pZmvXbPBoI7BF+TWPceFVB5kTzZgnmlEp3MdNkIgNJS/tFS2QESCticNUQ+JM",
-	"2wUisUz/Kl2fZYxX6erTmeC5MtHHnhmclPY0rbfRDD8UkkTZZnnKditNjmaxwmXze/cpIkDE+gQ0Xpn9",
-	"+NR8vsexMScIllDQ7tpMbhbOISDo+dMJ6GoLwmUrz0wlqUeaMiOzV8VYQ4MK38cyNWvYvFhwVUGEG7AP",
-	"0MGMT27QQsFf4ZgFyyZH3RuCxIjLcAZ/MbE63qsq48jStFxeu4EkcU8iWN2taRukhw/YW19ovwDXlNKe",
-	"hAfmqSFlNO6txxqswelixlAubgXPopVqzBaF9cQZCrh3sjSc/aoRlCAnc+4siF0gv0XAfKncqOF5mJxr",
-	"mTqTc8alohh2VIAZo8/ebyAbu7Au+HDngvHgZuSAakws5h7NQCk78XWRbWVL0oUFtwWwbRJeFHSdTuyT",
-	"jrMmmnE/0fEKsm6zSN6s6Rz/i47NxjyZC6oVwQP7LNYwYpEbkCzLimJkdK1dJ2zGb8WwKkJLcNFSvwoi",
-	"AcpacsFuxNIO2HlFbDgZ4UVGHLMN5G2xc2Svo13y6Vcuko7VWI1I4+56gaxvGkTABfy9ejp2TmeJpuyO",
-	"GyrZSZ8ORoPy72YZQJfiWT6QptJrL3OLd0pLpRsduM8rd2s41d4dvBOcYPAdR7k4MTZKD7wLsXEK6AZ1",
-	"fwHBPkEoQKTsuZMGP4TC3BlfmqAn1II8ZfgAik0g11hbnjHQVgYsWfKZV33AGZpgNryd57qYzSuD8LQG",
-	"DTlCwDONntPk29fr/gfE6oKUXavDNURIe1G5Qws8i5/yw5efPOWN3JdFuK8dGB8VrzHW+ZL/KCbhuti4",
-	"77QTL9hAOeijctCPlIMdXDMNGkVkNDrDw4ngurwjIJj4E6DqgASBFNwB+7oEWamgdAaDZOg+HSi8lkKl",
-	"Us0SUHHhO05ZWQnrY37NkuX71V/d4C+gD+fR0B+lyC2exoNQSTUONq5y202cOAvrrZrqw2agNXZ2n1Ku",
-	"iu8imts/Erd3ZQ4aTutmSLlYMkT2TUVg7EqbX0f0r1H8bWf1S7DfIr22+nohCP4Ywy6YIEcAy4IiIvQ5",
-	"LNSPKRVi+oSILKFZRETb8BEZ+XFshxYKFRbOTR2pcAVGMOkb8OHCU5+NXxcBOEfr7ndHlTS8rUvVvfSw",
-	"0Mx7LMY+4q7iIP0Dibh19/B+Um17fWz07bhYKOgc4OJwRlz5p0jaOGMubE4wVrHOAoF1J9SKnQsDeGgi",
-	"m2IMF7p5jW0nMROKp5eThuW6sIJlwpo6Oi9aW+lCKmlszq3ODUt1GSnukCe8FbC3tw2uNxRRhrMEzjLI",
-	"dYLMYl+qio7kMnxXkfzPTGCz898ZsPN4ugyW1I9F7Ds3jc5zrCorgwHgdoLNUBlnl0bDZFoO6MULNx6Z",
-	"1fGY4fqobIFG9p1eTEEkzVqR2ICdb/9IlY8/Qt22PAdoBvcmMvTDv7m1bqarNP3mDPFozhUr1I3Sd6oR",
-	"Tfm0F5HquM0LL0GKrchvIa2hrOFZCMux7qYKstpr4i+06HFeFjYA5+gin1CFc+gzgXCAY1O6HZngY1Rz",
-	"k3TBn+HX0kAQ9o7Q/HxUpq10tSZGDxQNqLXyqAWttb5siwjEW/Ge8PmeEJ/vp9x27T67LyU91OhuRZSL",
-	"Gm+sKms6Xg+jEO2xr59YKTYWMn3mNtvXCqqt42YnVLldj3f3RzUx51Uu7joTTsAoKW/uOtUOBhDUVMdU",
-	"71ETPhsb4m+x0vKs5JNRLIFkgp3My8/xQd27d2YnP2/rAPZ1/jY4EZ+O8Q7undq88d/+mfb67v45vm0t",
-	"biO4iRxQuTBFRnn61A8TNlsPC1hKO67DFZMLd0gkuZK7ELuOMSFQa4bpLik4Az8MaczY+jW2DgATqNim",
-	"Xt2NSWWuuaV4XPmn8YrYPNGx0R22+TcbO1FSi6Ll0+IN20gm6stQsN9exa9go1e0/sho6UWpYMEWIZzh",
-	"uqXEOpAopjR1ldYNyiSgcmgpFNVNamWlKoDru2Yx8lUYy/ATsoz8uyXwcexAHLB3Tdw1FbvOm2STqMho",
-	"A5GNr0V6HMOFGn+kfKY9VbxyRu9J2XsyXD7PcPFnJdw892mvHIPQPfxNESOQAh0zONKokLByp8bAX1XB",
-	"i5lbtRvE6hqCkJNciCdGoUkn7YclBNxuX6EkcqwyR4b+8QooGkgPFQN26SQ+z8JfUC5inoYt/UxWAj1l",
-	"+JrVsfxTZsCAAhzSSCHd8y64yaLBIw17ZZye+fkEJa+0cXX4uZ/uRhHrx0ceLy85Xw49HZyXsxUmNsgq",
-	"bbrbKvTbFdTmsrJSmrYbdV1cw4Q8nhXcpGS3CMv10fSYQrhHv1RPsvORufVRuLjz9UmSM3Jt7xKIjR/f",
-	"mOJfz7xpMl/fxm0/SmR0fTgPxqFVaRpETWEEdmCSi1QoK3nW1o3yiX07c8j4Y7Se+8Qe45n4I8UeKztg",
-	"8+GtnNIdoo4q/vgZgDxIlaJ/NlBRo0nVGa+iuv+ki4ni5QYrK8v8lTqCmXe/TqA1KpjDmAy9Fep18sLp",
-	"AEllwxK/6kJwVVrPTAmROkOSGTHJhWWdqc5HSnzkbt69z7EvVd/ORT/TegmvdcsE8rLKtewGRf9ieqpG",
-	"cTVSndOTUzQa76QR3cgur7JiWU3AY1TS61PXCdEmKv9duUGAojMDBY+vAApP2pHKuBV5d8DeqYpILZnJ",
-	"ME5H8L1njLtJ0QpjbRUV5AItLbNmmvZGKqpFQrdDGcUcjFRL9Cs6xAcyIKMWHjXqFfVjmyYUr9FTxOu3",
-	"YTgqJSYBwhvV+qrk2k+mNilExxNueaZn+ypGTjqBpaSnU3dSO7YEn4IPRsVUsRSq0v876TrTOVTvjxTy",
-	"mZ47Gy2Svmmc9wZlk9I2ne2auvWKxvUoSpdQFuIeXt/y42xVduj3nZPSqgPFdx9M86Gp3UcB8puCJuaP",
-	"lmIaC1c/Ffd2dHePW7vZX5X1QWt9agxmry/8a/eZowfda9vt+HJ/rZ5CYs3b8VvhLpPKVO2tlG8Dyq18",
-	"/ZlhMj0Qy1rjiShkv/xEswHxdSEzini5NqLASyqtzoH11RBUhREQrCkH7VP6wJhwXUo89S5dz6ulgFjO",
-	"SLn/BOiPScbdbRc+4lGRJRSnp0GlB1gcyGFOygYTj6jm+/vMlPwOHa5GyuewhfZjpK4uhWKcvr8Gyyxd",
-	"Y1ORu96VjGvQizNCPTU9qo4zvZEi8GDTY5Tra3oMItaYTEmUFnr8TzGxZui/4GFBcwPwOxdvXrGXL1/+",
-	"maXcir6VbvJmwo5Ugit+Vv5AAbUPb32HZ/IWbLF0JiybS8jPT6z4aHkuOJa2+EadNQTIjVyx/zxhkznP",
-	"+cRN6EjpHAJjXAIMXiaVYONc8BvTYwnwCY/1R/xYOczEdQr6BD+UfS9BAxHlCMmc9XSk4kUcsB9KBHti",
-	"82jQYGBrfpBYh3Ygy+RbYX0LjxTOKpvfgp7sTmf05z+IzgCbwOn8teHDxovKST9ffdiZkqLiatnsjDCW",
-	"r6JYTV4oEwIYtUe9yFEjhRyTbVY+29PIx37XjfzdityrNvAXQd3wJW1uT+BQ2VH76iBb1dz425sc+NvU",
-	"3QdScffwzDxpths028/aVPumEobX36ZHLcoohOd9ZUCrffZG2MlcmB7LgCcxwhSIPvbMVNzVnC0zLlUf",
-	"WBVrVIm+BCB+faQm6EsyQK8DN4nQ4HNWZVEF+HDPsLjG/JIB4ceYGw99AGQ9imfX1d9Q1o8zuCjSkUJY",
-	"uYnOioVCxdAppYT+lpipXdL3pjIT104ZAnQFRF1Y9jNxKzLvJqCXxILL7JpQpBJUr6VCuiCeprkw9CQm",
-	"RAHbV+px2P2/AuNy/R5y3cNLTRcWP0qzhQCXI3V5efGmPyt4nor0jBE0Vw9cYGM+wYqTTKqbfqYn7oOQ",
-	"12UIxhg53QqVCVOCUo5XxBGQ3zqpNFLwQx8g7zqnJyc9NtGpYIkx+fR6nOnJDXE1KVaoXPDJHDY1ZZDp",
-	"nOXCad0iZZmeybKM5auTF6zjPjVSSbE0Nhd8cV2ocCySbmXHJYGXGUL+TZdrVUJ+73f3ASWlb2ObmFxX",
-	"FU+2C5OveRrU4CfJ2nhju1kdU2lRTcZGUuXx5K2TScfLXKfFZCdMhrHMsIv+HdZZ6FRkpgfeSoPQTCaI",
-	"CgIJh+g1nwkk7pk4Qy/FfB9joRQLkNPHK0LU5Oj6BAZOZykO2HvfnJMLy4xbp+H372QKLIxYB1klFd3o",
-	"Cc/It7goo5e+tHHCFZvKAGYPzUItHxCUQNY9DoW6P2CJl5K+YDzMjZ4Gxgw05OnB5nQHP8YH97r/XYgl",
-	"VjvHPQffe7gAOjAQhBrstnni/dNt1MHPT062UQcf0gtPE7yP691PyBdJ2rt2WCOZ4n5zM96eLHCepobx",
-	"tY8Q5uJ6VjMSLg7YD+jTy0UglXW9BjfepMZsna0w5e5GKK9hlNyFkDaAN/mEopANZS7naUrLeiCfD4ag",
-	"qY1HikSH1rfjS/tVelCr+4vgPzxP04bt3HgkWm/IPZhI/dXhQZfx0phzw8ZCqLVbcOuxOg9fxEoD/z5d",
-	"Rs0Hh165luq6MCLpsbGY8MIIeiunChbkNhFTkXu2LmnbeDzj07aLWyhcoU9knocg89xpP+/g9gnSfXsG",
-	"QXknNtg3rdvj5KGl4T1Iwi8C1A0Dkzvugz0VS/zW7lyCQewNAwcTsQqCiEH3BlJYQNSroE7TQ0D/pzH7",
-	"zykQwBkYYJ43ycZ9dAh2DjdlIoyVwHZ+PdHGXi9Ffl0oaRPAkYTCW12Rk05YT63I73iemmFdApdEiO5r",
-	"62fjdSrtYTUVJL74FE3lwc8mYrKnj6Ot/D5vhECIs5eGg8b7DoZ/xtWscPsc3yh9ngTtmi08jJAzoAsj",
-	"elHSjLPO4T08oYF8KxczZKLJ9IRS4wAJP/JBcouOPk9/BYRmiDmrp4GXWaRMqHSppbJmwL7HLoIEKR+g",
-	"oh8CoAEEo5jdpjnjbohVT1v9COQDhXnjGUtwZMA9bUUeA8nR/EE3UkwS5pZmAr+C/B8m8ook8BImYLdg",
-	"TeI6bskxKQ196gViGsXcn34aAxwc9azF4sdfd868u8DHD2vm41xsE0Gltw3n4o+WVVeOv360NzsjSWKU",
-	"IkQvheJLOfCLtAWzWhr2binU+fu37OXgZPCSpXpSYOkYxBa0sjmfhDrvO53fQLzcO/3Ah5pP+UT0GDeQ",
-	"k0OFdgBXJg1x5DRqp9DyUn5DTX6ullpzmKiWkQ3KFCxM8Gnbk82v+6lws12OfvCpW0FMilza1dHZP36O",
-	"N4Zve3Or0UYwK2PFItoIy1xPZSaOF2In6HJAbiOPaiXQzKyeCQhGUWVnLfDM3qK31osvtYoiUmeUffa3",
-	"n66opB8kPNTv96UiyGB8hrBU3KhvBAaVbsSK+I96IbzHPQdLnzhYwtM1bhbW4ZVRRZAAFYS4xq35/eo9",
-	"zt+BTSfXxM6FnfFo3HRUEwA+VWB+lgCr9G8ZpszvSoBoiDZlLlI9ad2Pl+4Wxi1yIb7RE3SCCDUpPcA+",
-	"JwK2/xlL1mReEkhHw9Fxl2OIU8KNGWUwJmYpJgnrNHwJMnSOb59X/9ptlm/wR9fLZ4bpO8VwXGCim6hh",
-	"9KwPK7rPZCKWwEq6WusdANy6pZYzpXNhGj1B3wp7AfO6data8dEez+0iq+7Rute/cRfiivz16vvvYJj3",
-	"LfAuwlLHYq9OOeGlXO/oY5+rVR/1H7Sj/B4zv2R9H9PfRZe+/K/vWHgeFCxjfVHHjgWzvZAYtuTG3Ok8",
-	"beFru/wl+yZ07cCBpUMqddE49onfVKb6j6TiVffYZpWuun/bI0IXtFMhq9FDwsYNsY5Z6hsBZELByHuv",
-	"jZ3lwj23zLXVE511Q9pMc2rZSL21ZbYv8j9HSScYl8O4ZEOyDeRxAyzatT8cmGmejlQyKk5OXk7cj+4v",
-	"8C/xf+Ef59pY/MMZ/mGpc/rDMf7Bt4N/TCB47NSTRKYJ8p+gXoKE1bWa1k4cxu+5eRupcGO4W8z0cDQg",
-	"Ysia7noxj+MoU3DKJBsUomDMCjXJV0vAA3IXgbGUW34r8pHydCj4RTdYYFKbi8lNKXouLy/eMMjWYZ2t",
-	"uTqUPiQq2TojRek6cY4Oi1J0eAqU2M5qHrJTj9/RnLITIcaGKtuJr+yzbkwzRCAGU72gPH0gqAmi8FOz",
-	"Y4fBNzBSbrZ6zO2HXrnZ3Wz4jcTsHSiCUeltawVtJMoO5AmMWnjUCtqoH1sTkPysIkFWuBI7/p5ze8Yf",
-	"g+4D5yj9diOij4PxiavDeE3473XJNCpPW+OrJYNdtEcqvQDd1VZAMlhlgxEMOoHSWV1M5k4oQm0SV1Sp",
-	"4xOg3SArQpoZK7PMnXunGqMnBYHaJIYcOijJKOLa3VyBT7dg4MGLBtVcp4txv7oE2SUOW5mkL4aF7nd+",
-	"kNwKfN4x6u0CuNx8UjbD8zTJ3UZLcONmPHmMuyQe5VPS/6ao8WdtvP1syWj9Klmo6/L/2Olv+4Py1Rto",
-	"BcGJ8m59EIqORykfveORLBAjrMWKTijKSi5ff/f61RV7jgZHKo1P5oW7ZqQ8Jy4dMU9LEFjJltmKjXW6",
-	"OoOLDLPcS5W+xzibwu6gjHS4hqxcCHcgO89PCO3FdEdqDQgvMQVwtSYMKGaCxZALbrSCCtmFMIbPRMCW",
-	"hTx4aVg1Vd+WVoJTtI3ObqnglsCwUfuvGBFiqvPSOFGzIWQE1M0InTdYEQFDaKSarIag/oP5ECnaJ/7G",
-	"rdoOQX6VnfF4fKANQiaW0iPllmHAroTxRQfcij4wVYp0La2YdU5fUFZBciFsvuqfT63Ik27TXe2+GWvi",
-	"YX0fSEy69nclb/Z3QWlW0p79nVYDnL7YQbG40vp7rlY0KvNYotqtY311AMrmPrRvo48zrW+KZavf8kpA",
-	"Qj/EUPpSoWvtbo4RGnR7L7iE8imumOgvuCwPtXuJqMWwUoYrz7RjpJplGJrpaxU8Oj0vRYJijBxrcZDH",
-	"NHrE3RSwseA5hJBuRKCO50qr1UIXBgI3SohUpF0II8XSUyo21nYOScqGdRJj9LVQbjJTL0s9djSNIDih",
-	"TBlGwMnAynZPo6+ofp2PQaFSqbyVaeFEH3H6Q1+kAdnDYtkzySSkWOBsNnh4YekujX5fZt5vRZmoLVGY",
-	"Z7tainSI+QHu7qN1JaiFtgwAqC/bDY3CPxpVBLz46vRhawAuL9/hpG2SjD+t724w+KpbdvAoEugeIyBv",
-	"fJlLy1HE6Gf9TMdSxeiaLAmpOzuEQVpa3YYbGvNs+MzACHEd0pFaMwXfRZ8yCNg3xax5bLukuaYkHCgu",
-	"4rM2jtfo6Jmjw25b38628MdVVLfZyGT2kBb/5wcy2nbJ2jbcIWrBLs+//45JuEXsqrrP26MR7APA/t/N",
-	"tQnCs5SNzsLWU5bgXwxU2CrobnztSTukhAP4CdBMVGiXoLHlAm4zAg/0AJLrJHToSCo91x36DPyd7I1c",
-	"jt3luODLpWtsBQm2eC15ikG8xZIBe001an4ovuz6usgzOlDhTx8XWRI482byVoBO/CJCxkS/uX/BDWgK",
-	"VdopQwwOg+EJrSbkrFO3TjyWb0QQPAPmC1jZh4vviKyvMILNrV1isqA73nBIIWvN6l3tDSB28OsItodn",
-	"VUA4ULAPuapWRfdQy1nVRFJLyjF+/Bpyk5N9RVVb8KBy1x8keFCKGmzywaMGl+9iMb2dlSvY72V95VP1",
-	"0wanvROCLWJ1t8t9vzIolLGQTZULYSLd0njZ6kVeKS7jggGvJiMvCwHpGmGAwn6IlI0TXgpdJBIgAVPl",
-	"KWW5MEJhgsyCcZAL7qAbcIeFMGsnef/u8gpy347dBjnG1/pINJp09zzMw3giQIKgWKmI9og9s632qn74",
-	"d6y/wnbl7xyS537qqXY9F7uVVIUV36BdPPBO+lbYjdvo5LHk+OMI7y+oxGv3rbmn47y88Pes9IJ3tpZ6",
-	"DSLlOBfLjE/IV3I3dwqrs7SGEGYtVbENKtiOyta38tbpvTVdVud1VbbSoaCCEqdwZ4ZfAb9QjAw5hAqy",
-	"+9JxE2muSRknR5OxemmCxy1GmQnT4P3bINPBnrAPLkuw5uhBVVJs8qHL2vYUZVF52xcg0r6w+ra9NVdE",
-	"yTpO9Z3KNE+P/wXO4XbQ5ygoRjf3Mhd9ogB0CqNh0pgCk+YClDsSCxKAK0SSKHaoFUPDM5XmZogi6/Ll",
-	"SFG/yNvkvurOZjBjL1+yVObCGebdAftBx0VoQB0vOGl16NA+IxSwG+DVMCKbjsq95H3TOAPe3cwV++v3",
-	"56/80LAuV/EFYADUPA9YnYPDAzc6xRVHSnxcynxFOD3n1APPjbXg2VTnCxSM6EFxrXFb5KKM6d2KXE5X",
-	"NSouxeDLQOt/I1QZ6jx9fgI/U2c8zbyRTtr62YQUF1qmWIaxy2K51Lk1LLlwN1niA4KmMd2GZuwS1+od",
-	"Vu/sJWj0xArbR/SwqsAJfvGxVBxc6julxeOwnxlGDTqxjJsBevMK/9r/RpqlNhJfrG/xhFvLJ/OFUHYI",
-	"aU2KL8RfRkeY5mrjViDpqcyVHR1BBWJ7Kn8v9MD7+P+1aRBG/reA0MvKCtP4ZUJOdtNRCsR7keogZrbJ",
-	"cjpRta0MuQFtG3nwaXL4+cnDjgyOyZwbf84GX0oSS0s4wx/WMtZYF9zbgqR4ynfDaqfP4vYAuqRaYy3Q",
-	"7fDCxnhZFB47Pfnzf2xFzKpfdMtcUL2bF/jtgO6BESruvX8NhtFjqLpOdc5e/sdJyD3p+egQieFNRu5I",
-	"oad4vApJNQiZsELqkyXPLWIrsIR+PDs+DpiNiNF+I1ZIwgjvteirveiaODltz8F+7+fIb5oPeXYw0HDl",
-	"2i+b/JBnb3TuG35oVdZnh/j2tyZmx5vhKZuuhW0INhUYsdFs+epR0gPxnOwqguqnmjKw2o/yFTieeDhd",
-	"Hy7esikgskoiOEAGbcOkgvQRM9e57Wfytn7kS0DEgD9e4XQr1U8zYOdQTChS1x7qvdERRn3iRqyoYgYo",
-	"zyMlsiHE9SzIB8huS3uYdRGVL8J8mqBqS8UuX/ZYYl6GBsfF5EZUS3eiPpS5Th4aAp8nDAfs3aIwdqR2",
-	"YIYblqGvHiq5SGwXdAJgg+utZYqfOuEGr44UnE2Bwq1UM9wCxn6CkRophK6BRZKmRTKzToI3urmW6pr+",
-	"mMAj1ZIaZ29IZazgKcPqIO8Rl3akSHkWPM9kFCMFsAyaJPDHU802KfyYHl92LIBLfMUWUhVWoMNejVRj",
-	"JyWGB3KxCBQTU+COaBLlF3gkSDn/kMsDSXBq50MuHwlVJ+7Ak7S+h1gYTGdNVoJMrMrBfWW1k7J98VFM",
-	"il35ckEul2/4gnPk1PF/rpb+AiMnBMwgEVAukDQHtCvk1gkvXsv0YwLYzkj13e0xwSfzsjbTPf7M+Hw2",
-	"NzBQucRiaQncBkk4fQYbwL8Kesi3gme/Ku+wJJ7A1CPAHPeAEWKzW9FNzxU3N699CxeIU7hLclt15sjl",
-	"UJ9ld0u50bVntQGPbzyPn8W31MxzRxm2JdgudLMDIKkBIrUVazdQsraB7b7YDra7pV8eAggTRto6gr/u",
-	"DAFUWdhLfPewKX9r22krNhBsc/CCVTfOk0DdBCpUO2SbhWddVLbnb/0EwNz9KZ9ADv+FQPcd6CLWad0k",
-	"M32RBdji7vM9yvSaSnTVdpK1U530Ym7jXqP8rMNvcMWKpRG5LdFUOaGHszzuHIARUqeMuBU5zxhydnGo",
-	"HfQU+cKcRVlg+AnKiPD1IgDA0nlx8rzbY8ANHFoiZbbSGIYfXBOdF6XOh1lfTggTAtgtgJ7d8Tw9Y8kv",
-	"hShEmrhbMMkL5XSvBCFwwk86L3+C59z+AN+rmzksWMGnJlxNROb+CevlripyKYfsDeyNm05vP4AySdFF",
-	"6GEgBjPMuHc6MhWLpXYCwamruRSmO3QasxuJT/TSBe2AqVRIqeTaqVAiJ2gHJZXWoUW4F316XDk6nAbh",
-	"Nn7S8CCNPDIEMKx3XlkqvA71AvECFHQAYeFwJ4ONCH+v6OhGuOdjgwPABALlHN6tzvyxPLciveY2KS0m",
-	"vyNwayEbnolWEQYWBlq+KwFHxl31tZmseGRqd210pyO8XnDNu+MJU/8KemvakJF6ldil20n10CXOJU21",
-	"X1d2evJy0GAduFNTEfwHhQivaSyPYihU+vCTtPMrPjPn79+2guDR/vCpj6C70Vm848YHMuHeu88Uv0/t",
-	"J9YtE+7qevbsU5z1EW0qEHK8pgbsrQVUTCl8bKsRFZkve9QODIN4ghedTQBIKd4yYOdZRvid+CsyYKDP",
-	"I1bRB+wnysVoUDDIccXzyZxN9K37FpZPxuZTxUQyQvTY3VxO5sBDgnSq4iNfAOVUlsU6luWzGZ2EXNxK",
-	"cdduTLkT9jh83uW6SFO7M/Yxvz7X3Kp0w22vh7esqOlZe8uz+2+zMuzVUmxoHFh5f6PkLW8yfUf7eB8A",
-	"sNi18QeC/wrDNje4A3aQw/APjH02pv6dEyw6Z2P3AGwqPiuBlsBh4Murgcu3xyAPWzCbc2U4lK6egQyD",
-	"InUMpStAWDSEup4OWMLTNAkGUFkw6hrzVHCKbDso6MCfAb34I1wKHUR0rjnRYDKQYMryGfyP53wuM/OG",
-	"LBemyCxLSCe6xm8m3V6k36NVBs9JAx0GWydBTJWEGT21/ZSS4G3sUYjG0vEGBN1DTv0lhQs0cSy80SkY",
-	"sNfjVeINQcjlgbQ/rcr+Ep5L0h2iDp+4A+2HBcaOz9N0k15ACiCBwPg7KeocuQi53TKNmAfkZ/Juzi3c",
-	"oZj+6Vt3thC2hJ8kN2JUSuu+gAzVidL2GuJWiS/Yh/EBWTbd0BOeO+uPgUlmzqAix1lhRV56Frlif726",
-	"eo/PUCUwOjHJyHSdqlkwTY7MzmZPZjc2e4Y1myc2O9cJq90kvHf/E13PhzBPoI1IfJrH4gZY78dmGU4r",
-	"DyAMfup6a0LmIZ1yv2sVHgiSoGwdT+on3B1eewdKjB009yoN0WbdvQp/uk4RuBvh33Ddp7DkpsnFYjW+",
-	"1ZRm8syboaZqJkz0YiyVGLJkmusFhjPVJCuMk3Egz61OmPhIfyIHGz6LziIg3Yen4tBvo1b/wU1ea2jk",
-	"3jX7LQ9Cb9zpDnb9f4F+ueurxByy30tvcr3Y740rvfPzXyNbRpz4Te8eUs+NVnUfPbdykn73nEeg41aG",
-	"vBe1IR0aKvutawGAxpTwhS6UTVihJLrZI24jcDrA76C4ZkaziVamWDhb3Htma/JikotUEkBUvUWqp96a",
-	"a8I60oLIGkPOrFN7UIfsoZhJnXpDCkg3ID95BjZoBZSaYV2VhdhG7L9FiKNUWC4zk8RJ4QtpjPtv8MwP",
-	"6ixKCdO3Is9lKkyl7ZxbMYww5SgDx5D+THON0ZHovWemnaapF/TY4O72rSG2EzQ62ORhbqyOiUleh3GZ",
-	"fZSeDrk4PxFjLBG42HzFzFwXWcqMUO4qZclbH7GYrPp/F6sE8b6WgtsyBg+2yo3AoIJU7MUpm+siDzdM",
-	"CR+jUrYG9xUHjtzjw/VvOqVUTgHs3ALqWFsJlSx7e30jVte5cEchaXOtg6TaFpM/JxZQqi5wuhyeW3EL",
-	"MZ3YubWeEMFkSqEEqAAWeRkOxwS00n1Rm+pWP8pXX+3kxThUlIDE+6Mo4NHVsrWCCdbojpsQGijpzlQK",
-	"eoo7uPX9PVzbj/ceOthjEErcVS6Jp/DAffj5Iwrs+FbcSDMGjx+Hr7SxcRSLfc0CEChe7GvyPLDJXBsB",
-	"v0mdsg7PMPBO+F1Cgj5ParfSOerb0iCeSXcXDkxpdzYkBvdtDLC3ViyoxCxQhPk5cNJwWPJ4+xuX2Nfp",
-	"msR5gSwoMbVMF80cH3DULmnR9jUwnuyBe5R3tAjba5Usz37/2j9MCQ02FgDtIqiw8+Pb58eDO5FlfUhe",
-	"OP7n3Y3ZzFn2vhhn0sy9RooYgzdiRRofFS16eimoBENDAfBXsTLI9JAM4m+X735gP4kx+7tYsUvINYef",
-	"kRARvaVRQnxyI9OEcuwH7h3Dcm25FU6BdNcaPEvAh2ZeQq9KS5CL2DrpjExnKbxiLF/FbxXKyoycv750",
-	"1Fc2RZVhgIoG45VOCGEN+WRO7InCktsIauDdF7xCvmILAb+GlBEY2O58bX+7uzkorNrfjFY/ifHfxepS",
-	"tLKyra3dPdetvW/ZWZV9FO1tt5trGzvTM13Y9tqQ1wqSqBAxp3qh1rPk3C9/++mq0jqgBp+TqOAYxfka",
-	"gDYT1iH6NIqga1vmVM1FLroDlpiJXoq/QBF0ggVfNHtd5rF4fOeiimsDXk3sQI8ls0yP3fvwBu7Y2juA",
-	"rgZ3KGYHNT4rPrrO1drQSvhYwzQXZu5PD31YqBQwoGn6kOzkVt+IwMeCIEXlasWEKMEjoJhWA/YKID3x",
-	"EIHnAIxFOPR8KW/Eyp97nwRQz5FzU+xthtpJquCHZvImBKpCeV6tiocI7JqARWFDbTHufoIOhomx2k1V",
-	"a56w2wUVsyycoSPYG0e9I6GKhdviuNhHvfADrujRz7vEnFuAkCrrB0v6CAHhx0H9/NcRwuK6I+ykz68V",
-	"+XMpZ0DntFnEYN1qq4R5a0wBsWF/0Dp8XYygKV85ZPXsWjcobuU4i2iCv9VXeSHYMbsslkTy0biN4ZoC",
-	"BxeE+eigATpDoTDqRyeG1PkABVaDCPa3cPVAQq4peb90zu5yrWYEheDdKc/RMQTOs1nOlYWMir+UNFTu",
-	"s+CCAWfchOf5iiWAi0veqPDogJ1TE/5PvfgiRRzKngeVvJtr8npF8tc1BohlOEsruqg5SwWEXcGygdd1",
-	"HfUly3xuZXAn1aiaCNLmOkJlTgJ6KiLcY7DWoyB7yGgI6CNfJobWm+eMdsk17JKWias+M2AXVfENFhKg",
-	"hfQLI86invkAMipTlQ0Z3KZOZ9LKY/G4XQT552X+a69Uj/x1oPPgLwHRX/kyOCzdF7EopXHi3RqOhVDx",
-	"EvUqaPcNSwCzlgz9hYa+wg0dwXsH+1y/H1ORQ0EoXFrAQTNS5+jsjU1raBKQRwwbF7ZcnoxPbkxsrpIr",
-	"OdOThCX/GB25p0ZHPebBJuDTHlvi55jBjc5aMvRZ4K4RbDjE6CH73um9wFaZDtglYSaFIhaP6b8BVxtJ",
-	"x0VOh2pYOhLgnSYXeSMLwPo1ClLxiir+N16l5cEvMdOhBQ++7LpIjwzrO99pNQGXq7LUbZdxedA2Fjb5",
-	"+9i3DA9HLbdeyPfvPoVZfCTHqbs3L/GAbPI10hl6WMqEL00TcTft38WqRQ1BshO/hYM2sVk1cZJ0d8pp",
-	"0oT3sHF6XiEgRQQ+g0moA7bZ/EFSwuTb1wQmWnJkJ4Sfsaowld2vddBkUrshfjCHRX4MbbQcliod9+eo",
-	"4b89bXp9fJs3Lxr77Yr1hUiFIL94CTbjFUAPbAO43uj48ftcOmMzp9orOFQIXwvqAT6C38B0ylJPxNLn",
-	"BLQwD3g7jNFxnZphy5fBUQ9KRPym/6Ovn4Pf9FJQF+/EmG5hv5NRGYfyKPeBxLvI4YIDWuoqL7yNeVHD",
-	"qEE/GbCvtXtitRQG/FP+52cmukTx3JC2FI0fzh2mRYbPgjqU4GxQlZyHT3ca0ncIIxy0Tq1EHyIOQJfk",
-	"tESpZmf1ScZnS6yE//mCIr/oTosmFYsAnsPPrIM0JQRfwceZ6Do7ADcHonZAkZpWEwoqSGMKXPaAHhHX",
-	"DYK6RcpkKDr0uA9aCVPVep1CGXRft7MW0mBGZ8o6aLLgCnYjvZfHSEnb7I+tGi/tCrRmiM4KfWeGrwxu",
-	"qM+z9NrUR1ju90IvyUDVhWXc65M4qTIHPnbPRruMQf7wBPT8jQAyAATA/wmH5v//f/8/pwq/+A8YoPtn",
-	"wrSvwoaCwDN3EDMuFRKju1uIBi4opy46Ex421L0NsB3+MnhGnF0NlDI/QnecbHOb+kApqdjIb1ebCwiC",
-	"OUhft98rU2uCKe3tJiq/fNL9Pkn3QxChmhwGqVG9dJqv0rngmZ0fY7aSSDeogmV19q3IDRatpqxYgqz2",
-	"RTK5gJ3Vi7P8geav8KywUzKasWE8Sr1QkS6NlZPgPA4EXRF711LrLPgZQhE72NB8cjPLAbUJ/FZQe71G",
-	"VYX5/Zj6BXHlBHuywqLZVMxynvrC5a9OXoaiXvdoofzD3ueNBedaWS4B64MZMcmFNT3k/3Mmo3EfXiMd",
-	"RyyfnSI539Di/BXaPqTyWW1pW8iUXIeu9zQtbqR+BgeYi/3y8TsXVu2+o0++R34z43aIYW5WxopF9ahl",
-	"8lYoYcwW0riYJW6Z6wnRRfLMZ0BAPjmAfIOvMUCxMgKEHwu6p9yuTMVSqFSoiRTI08QjLtvCums2+IUW",
-	"/AaCoVPw5xRA++waSsVEphF9nYboCM9t3Mf18xaX+0PvMfsQjlb8W3m2mng3EUFg9+jnd36WDwqOgm3s",
-	"gM5fWb57Pxmf0BGwtmkHgXZUbqB7PiS+c7gntxyOXPBU7nU6yksHeEys27w259OpnJxVLxG/KylX1IZj",
-	"EthhXwRy2LAFF3LmK/TgjgG4YafAA34ekKCBzzlU4G3a/uBUbtn+Sttr/H2ImPkwKmHIX4/xiMB+SBoo",
-	"+9B2OjkDKK4xz7iaBCXer3HJ3wszt/uxugjrc1DINmpkO30RLjzsAZ6uYFjRBrj3g7ZTz849bJ9WJIKJ",
-	"kXgYz7nPdwYi/Xqf7/H4hS5vPn+3z4+decWXcnNiT+wSdFOa8xK/Njm+fZ64k2D6XKX9f+ox4GWKfMon",
-	"8PStyDEtgb1bCnX+/i17OTiBLJ+/Xb77Ac4OtjYWEQ4Q7EsA/nENHJs7PpuJHLq5x4Xw43Nocym/0ZNi",
-	"4XbCZ+7g2qKreEwspUYGZYk94j62beWml/28Ht8+L+fxvvfHzg1v2Dnxkhxg53DD7nJprQB270tsjL2I",
-	"OywVbaHdtwN950DbobGbO++GxjE+xG7YueHG3bCDrxccMRjEK/Ls6OzoGFJA6Vtre0Zrt7YYLwDnFmna",
-	"IMvQ2ee7yT0ohs+ZwW6tQztctebysE7ifctJjyIW/TKrottb94L1IqvbBK0h5FtTzCLqFtjeDZ0SigOb",
-	"8WuwjnNBNDoRm4+IqSYrnKTh4/GfTUMr5HwDjzcNORDEoWu86kr0zmKZA+KUiZoqjFvH9Sa+02pGwMhR",
-	"egP4YOGVxsaHMQGHcVfjHZLQxRO3lP0bsWpqcxMrn1kjoo/3iNENn3sF5WYYLjc9r0P12FhmWMUbUsTB",
-	"A1KtHgzf9mm0DVPE1axwLy10KjITlQdbDeVt5UbiMxIb9FF8o+GbP6JPRqDvA2rkUjGVSuLGXPAU/STc",
-	"3ODXRTqrrCe02zS3/BbYeCA9ggekVar8866gDoJkI3DFHCo5sK1urYn+rRSN7SCZIUUJ0Lh0jwIpFObc",
-	"Upv1D0bnr+GzF0VTfys7eynyPnQfVfHKrET4SuvfPo9ASGn34fxKZZwuzlWM/YDOgTJRVKiZhJPsDHB4",
-	"HoEQ4+brGE8NcgMgamiyfXjLvzAMUBdwqvTU1r8Ncrdh1nDu8aPgIl8iWGMMXYsJ0NzNn7PS/1mkmERB",
-	"wLiIFBg1OC8WXPVxWVvEMuqIBlaTZ+VWhmOA0heJffAvyMYFzpAilRqhUvwnY9HhHm7a2+irA+EUVTqa",
-	"HhNqkq8wMGwxCRQCxJSU5RQZDBFTA5GkaxlZ9Hk24ZZnehYOedw0G4MDkwQBrkDUUPxoQ0uvP1qRu5m7",
-	"/K/vguFrSiwSDI5DPkssBX/J+uHhhq++VdipKpd5+K4QKX58UGO2h1PV9EGvc+H97e1zd1GaHnt1+SMr",
-	"ls567TmxAxsR73liYCpb8Vd/8xY2Oiu8zzkCq4a7tBW/Px6EB6n+9edf/3cAAAD//w==",
+	"r2lxcsu26cSWqQHm08QMDcwUltvAakH5IKgz7SBfz0d0zW9ZkBdM19wM7lMymv3/7L3rciM3ti74KgjF",
+	"RBTZh6RUF++zW4yOGbku7uq2XbUllT1xmh4lyARJtJIAnUBKxd3tiHmaebB5khNYawGJTGbyUiVKrrJ+",
+	"7N4uKjNxX1jX7xM8F/lZgWy/+K83/gj97edLJ5XJQD9qKJD7+bL0KAW9sLG0vkdhFPqY6ypykR6dUrNl",
+	"99wtcPTbb4D7MtUeH5NPwFygIQWOhQWXoEo7wf9bb5Pi5V1TbM6zqVMV/DdO/Wkn0YV6BOgQ4CpK4Wym",
+	"RQ6wWqXnqDdScKNFvxCgosA3LZ+ZHmJ3Mkxi7nl41FDZyTO8VXp1Lxh4THsj5f0jvQjd2XWHsuyDvwxe",
+	"gRS6mrMO/HfEzu70YjMYqZF67bRgRGHIpLt6CpVSTjwwzyVsmYup/EiIWvCHKgl2JznGH47/lCAwFcu1",
+	"tqyDmznpjpSH7m3Zup3E75KkC53605/OKk8O/vQndiFUyhL3u85pdk7Zt7BlGGJVww4joGpyN4MKBFtS",
+	"Gka5n3xtv44U8ZWPV827trppWSfJbq+AFGTALtuHhcRWdHD5tTAjZdeOPSmKCZ7NhLjhaRYwluVG/xox",
+	"PcGOJ8pplvggGUS2krK+gDSnJ4Z9+P7tK9AZ6CfwqncgCQF0Ck59Sv7vPpni/bevfCe6A+Z/LEW/h4jy",
+	"zNdgjyZ/vbx8X/MGJYOROmO5MLrIJ+iMVIgYV8nz8YN5cfIi8P5l8hrxTsE5AR4d0FUyOREUw6Pj7/SS",
+	"XArrLlh3/0lb4fluOPRn799GNNWe3fq33pFeCgXU7UfPByeD54hZMAcpfuz+ZyYa3BTngHWP+hro/W6n",
+	"31S5uAMruSfmpgPlDwU0U5L2xozzS8QNrvPO466DcIjb18tinMkJsZKI1GmksYxwMlZ7PJm36dHp0XfC",
+	"nmuNKQ+4eWCYz05OaiDEfLnMaFcf/9OgolTWJW8MxsYc/CDD65imdEZKq2WAcptY3Jo/H/p7TChm0bV7",
+	"dPqPXyJ1q6kJD/9z+o8jjOEd/eK+gBduupDquCJ8W5f9e3QGxc9GiVtYissxEYRbxiENfcDeAdFcFCYB",
+	"P/qEZ5m7tFmC7JCIf1v9NqZMwwareIwgf6FTh2/pDitOePwgIfEAZETwmruj1bA/ztxUuDG+q8xG1Whs",
+	"8eWWjxy/35S5ED33PeR1uAdr+I9CLHeaCGnI5Q5wOQAo5CmG3XfAoVtqQRSwK/fxXiWSbd10a0tz3HG6",
+	"Zhf9fNmqMt8dCId0q6Nq62gllhh6uwaW/ssBj3G8ASqZTw1HOs59qo3vt97Ri5On2w/1B8XpfhcpvvR8",
+	"+0tvdD6WaSogbeHFs2fb3yhvqjcIWfmJgieImu+BvK52WLykqf7+CxBmNFbClLhi1UjmFrnxY0ndCmR2",
+	"PbDEW4CdfMljLheQl2SKHIDH3X/fzqUVzCz5BGoYnMqi/K3mL+k/o5YB4DTJRKtpJic2GbAPGNcPGYnQ",
+	"zC33uX9BrWoWtEBofAyabtIijnB24v14hNabMNa7ce5ky6835IMUv1UNRiq0rp29pwc5e5vOnQ9wVLlA",
+	"7/HInfx5+xsvaas83BnFda2frg3ndINiAPt1q1JYz2kfrB/iXPB0jZccK+/KnA28Rih3YUiwy7nOIh38",
+	"5DkA6Ve+UhLFQlPgphTxWX7RctS+E3btnN3D/bJtjz/c/n6x/Y0ftX0DUIQPtr+/E3aPzb2vLhcv1Nv0",
+	"PbdziNFTeL9W5wEuxMgoIkxuUo+mGZ953KS9UHe2XYRn+11ZRN5R0ZWtxoQVNifmTcDREdOpwIy15P3Z",
+	"5cu/brnHSoUvGTJDrUiAlF0DgFjHAopZHtyZp1nDxLkJV2UOzYxHmTSFysWNvhZRIg1YwPDUgCUhs4zb",
+	"xDuay9QpotiZFpkn7WgWDev4Sge6hduBnHa6hR9GQlEq3xckqb6Mq/tcoEldHiwnUspjdIeX+jE6UfuY",
+	"dLjFAQA3bCVJcV2s9ZxuJoxlkDna5BZYE2gQA9lLKWCdbb61bqvesHbQ3dhewqi+w0k4sN1/SPs1Gsc+",
+	"5mtlUR91jWZ7d5fdH53EsQRusDvUPRqt6LM0NWVJ3Rq23xPDxjzjQKgFhD9UnzbXOAgsBljAH2/nqy06",
+	"R9uhgtd5QGFtPZUD9h0lN+dQ+7fgbvCnjGOGH6FCS8MmOs8RZne8isBpCYQkZxQY8zFWPNA6Ryj78YpI",
+	"yEANGbCXNDtuIGNRjlszXnUOVq6xNSeye40+dVBTPDrDD2SJV3qwWQUIcBAwq4+iY91MgS3dfkAbJcbW",
+	"W7vctpgMehfihdvJfF2+vIqU9309dW8wXZJbttCAjIZWURmINL0qdnktM57YfamGRqX1EoVK7jzrvDh5",
+	"inirSo8pnbZubsQGxTDA8UN9GGCl9VBKEhthjWsuE1MwaqZSSTMfsDA1yNbKCLC/VaYEM8S3i1ITpeOz",
+	"kxNPjYhziTlVVEcQaYJeBap8ufPi5M89b/LBK1flK1f6Vl3FjycQ6QxfJIflhy3+yjZPZblDfo9elHYB",
+	"/2infK5se3UQiyQUWm+xRFAsNB1yj5rA7TwGmMCk7QOZJO1+ysuy6pxcFOCIiFKfYCY2RgPqwckPVDF+",
+	"6ADllgd9Sd5/QSBvxxfeQrHyzX4vvXZLR28c0oBagzzYYjkR6MGj2tNmMYVT2i4h8MAf2E4K0UYqd1Yb",
+	"xQYmwIG8MA2FGGVNboXQWVrWaS7g8YgoRnjgEyqr6BKXGCglWOmF9atxPW7iuwtqjTSBJmddcPE0pSkH",
+	"VbNBgLkfnZAarosyXx67bsGlYFiBouDerbbbeXHyvIvExlTKQ4oQqGVNM73NWT3cYJm1vVydM0Ue7gH7",
+	"GbSbyOeNDu8YHIBKRCtN4pjjhQc2SazP2Cle+wHrWw9nKMaQ0fdsIVbhTdpjtFh0Bqvkebt9ZS7r6Lxa",
+	"S9t91Mk+X/CepamXcRuNTS90q+rYLroXiped1KpIwBghampbk6gZViULvLRe7P4ktgkh1svzHGsjFmTN",
+	"rElQ4HKKO9TkQUZ0hxXG40KOvhtWd8Deteh3ifuJ4GNjMQMqn8/xHAYaNUxPw/5jehdJzbVMt4b8rhbV",
+	"8A+tDm5IUItMBGlqFnNhxLTIgH442nLdtuS0dYiMUlJuKb75gyusD6d/BlytdUVzFx3xQXXAdwo3LWY9",
+	"N2iEiP/nrnvWiXLHiRQNUaWDqvTsWbdBWUS9h04JxNYb9EWQpxuURqlaXFJbQ3Q76ZUb83/+8Prmo475",
+	"qGM+XGohIwifHXTK3TMI1yCcysTBjaojKmCx/HBCi8hy2kQIHsldanVq6mN7KmE4kge88Lcm5gCGz6NT",
+	"qillsG3T7qs9g+66NXwWmJsoN9D08KLT+Vp64I7ETuBP9iYDRofGImKkrh0czNHacnTGhfXfwhC8zumL",
+	"WKwXnyroPl3NaxoFteZP3oC9hIRc479eflTm0A0/GVGAy1lxRmQ3wjSFtSCvb3VlRDZNup+a1FjLzS8l",
+	"1N65jEjs7O8d6gEU/ZaXUACjjC73W24QEDJgkHWdOILpoEkCEYGkX7B7xEfrKx1j0Dr6ySAkD2prpA9R",
+	"lSeGVjdmOB5Qj1inN7vnjMadBCZlMv7+BeeXoSF8IDmwr4bwWYkNdYncaONV8hkIGJmO71hM9EKYqsLY",
+	"8xnDRKcugBl7GXDZwon26VXwNNSbM2P1EkJ+PtgfoV41wf8FfCnFnAFl52IFf3aSk7Kde8zoUgj5/CdC",
+	"9DVW5yiXFhDhx1yv8IA3O4zlq/WLIpLAd65nVTIlVrrIoVC8zSpbF/S75VrgILfkWGzLYfg9qG/1QT1K",
+	"pLvNVdgqlWZC2eMYrWKnzGhQdZ7giam8XM2JZp3xiiUlJm7SwyPvfpXOQmUxAzqS4rhzNVJFKDpE1SGT",
+	"xoLOB8DxCaOkKBRYFdp4TMJyKirpLeidxnzJgLSy5DNCHmjIkK7Mxn2XRkOiWWVOA+aXNABe0ua3LdFt",
+	"fh/+2so87pWjHb/4GRLhU0/fN7u09qO2bxfLDCCS78qLW132DuD23nAJOEdsJWw3Oslwcjd4eIEwx6OH",
+	"VU4IBf+pgDBAiwRADYRAG6mRuqwh2UT8ruETHk2adRCmljy2YIwUSJ5fafCJYX/7+bLnK8fQK5GPVB2T",
+	"mV4i5QE9qNKwG2mkmw0fxUesTfjygAF0fULnALoB2IO9ErBvURg7UjiMeBQozSpO3ZKSMHhw68g+DFNd",
+	"pW1qmqzbkSJHdS+gEZF64hcnzfnUErtfKs0y4wg0QVhLSKePhtYHBf8qMaqTIUbuRioCY0v+NfIwKKOj",
+	"U/Y0ArU9Zf/4xf0TEI/wn78RdX9OnikYUQrrf7a+eQxuK6nYcs6NYMky48qpjoghFAxAU4BNR0hxXoeZ",
+	"I2N9JrixCJXKzbUz8UYKIwYT901po2aScSGzFIr6aAXwavFozmH/TtxOMDYXfMGCUG+S8XAyYuF0KLdy",
+	"1AT6EStmYRPMXnxK4S9mSHcc+EhgWxGCKKjHyb9+g73GEUwNsmYGR/ecQM+tiIe6TeWrjPKWhxjB1+nF",
+	"e4i7BLnSeHWmd7tNNuiFwa+NCeRN9qb7nYrjayK/ptA4SyXLvN1FRxmMTSqUyVaUTeqBIOMPjJSTuyL1",
+	"EJ1WF5O50w7PWC6AyJb4q42VWUYygbLfJ0COk4HXMTe2ST7gONYEROUAvWjG/Vvb25Rs/zl7+2veqTjV",
+	"n7ZVeztANGzahW671PUiHxuhoHgZE2nALWvC3tq8aQ6jWu8jbx/34aZwySdtwv2sw3jh3qabwikXIXcC",
+	"9CxPpLl5R3+r7ZwgtkMtD88yfSvSU1LVMA0IdCrwu41ULWYAYZAJso5d4SuIY9yLuP5szgF4SCsvvbvk",
+	"LcMvA6Kxawk/0LF6pHJxIyk9wP0ahTRgSEWOHIgwXERAAM1G6b5eokhHeV6pI/p5LjMQIO7vKP2lGalS",
+	"5k/J0Kg5Cfy8VqM1nRcnf+423Qno5Y1X7717/R40R2z5gQIK+8gZH1h4KHlzb865hxBQL8sQZWUj4ya+",
+	"G93u2J2hYzw5+4ckmiRbs2NCqLTMfyg5GgHxkILFWnWd9NhNk8QemxK+/YlBSTBS3EAhpcj7gIkqblyv",
+	"WSdxbR3Dv/r4dkCnfQ2PRLis7t9otyqWwL9OE5ZJJYBELpEp/RO64jqcpNxy+vHUffTf9JF/M/cX9u+R",
+	"+ne/34f/c39MMCaTsH8zzpKXc+5JjSL4V0ie9SURnCXIEuVkjpOtIIuJP3aWC2OGCAlldS7SLsNWcsGN",
+	"VlLNNjYEMVWWnPuHsQn8gicg2uF9+kP8dh2ifIevrCP6J6zDW0Ho/Ug9P+e2BhRLkEvSz6PfP4zIJUSZ",
+	"XD6x/uvlzXdl9RVdd9vHchleu9TfupeiRvEQj8XEXcR0g/rmABcYGlBrqMB/u3j3I0OU8iGhA7v7b4p8",
+	"LQQHOBfeKTLnKfpVREofT7WChXAPRR8DB1J8zq5kOjo6ZaMjRGMuCpkiGDMSJkH/8QF3sY+O3DEeHcFA",
+	"Rke/JUPGEafetQPsjHQgvI8R/wk+L/FrwTNDXDdIhUMSwAsKadmE57l09iJmorsjSC7H8FA6YK/5ZO5P",
+	"40jBGZ3rjGRPoDSAcXtsXqYV4x5d272BVihNII0C5Bfm3uMEdnCqaa1GKjjB4vXoUuzD4waLnE0ybShI",
+	"4aU/GiUL6Av0uJOcQmJMn2fyRiRdnyuJbqGRevoNM2KioUugCpW7GFhnSKxdgCwIlraTb2dVjlwwl+Eh",
+	"Ct0YAXDh4NVNeih9gCczKYlzIW94MtduuxlkwcC3S2EBawvOKhDjGQiqTPDI1cjOInW1lFzuk77DQ0qk",
+	"ITXVzPWtGSlKgPUPoZI41U7hHZD8xqnwgyQvZRC55aBhzZCXAOGzVcr4cik45AsjlLb/SiaN9WDmk/Ie",
+	"gmMAU1tTnz3XQcgijl2nWNmhPTVIVU0NqvpIdXiL7MHDg6M2XeDyq9GQlMQj6wQj5WkKXCMjVYO5jvv0",
+	"BGNQQ7aBgKTCfBEA4mEh0AYgjpJEEiUwkk5c5UjzSwUm9C8ipEhgczROI87DMGqF9u5IocRkxB+cJ108",
+	"g7ng1E2SlRH8AY0Z3dZITLmEYzqVH4UZQNB+IrIEUh5oz/sciTBonTPQ1wE64ixQS3u/lNvjOBTawTXj",
+	"J8oWoHx5rlYjhSvtk6VjHHn/WCTt0YP+pz+xjoeqiZexx6QqXca94PhAieXd9cGKGik0o2RV/+rSic0X",
+	"PENBijD2QZcdsJeZNsHE00qhZUpuOFNKyWE4xSMVmhdIeLmiQzpgZ7SJMF0M8km4FX0g8xMpW9bTWjsv",
+	"nlHCRXIubL7qnzlJnXSbwwJusBWn/ZzbQ1l4c26xwc+y7Nb02GoP1oHZq5rwkInojmS1K7J6M4Iz031u",
+	"7CTzWN+IJvamRsuwopSjmPFxmmmjfm6EiMCO3EJGH4W6JaQxgFl5ySdz0X+plc111k6Ro3R/4p5MBk2Y",
+	"2+UAvkKD9cWzHVq61PoHrjxto3mw2IVwF2+4akv7bt28uyuz1wuenaggTFWR2skv12M6S3dIinE3Ypp0",
+	"kXayXmF6Gay8oL3EnahHQOuqFDBIQBIuKDUjNRe5GLBkCUoahVu5ZU/x8gWJCpoLcN0+PTlhHVpX9uyk",
+	"O/QlsEtO4AciiiBXKJ92ybL5wa/Al4xHWFp/eyW7BJX80TW/GV4j3u0P46uvShJ0s4OjrNHPdV5QFAp1",
+	"UqdOK9CLF0u7lnBxO4fqgMIuC+uOoVZArB/87ZXh+lpFXdiRcgccsz+J6wlS9EUGLPksgcav0JBeysl1",
+	"5CY7ZcnP787//ub7dz9fffvh7fevXp8n4ZR3S8VX55jnglxYphe99v77sx9/dK/d5hITWpxNE0ju4kcv",
+	"Pvzww9n52//lnvaKBHYG+UG9HeHsguArgqEkxANNuTxk6VfYVqs0q0SiA3dEFpIW/d1BkzyZF+q6tCF1",
+	"TtxYK3YrckF89E7nfMmzjEzLvFAs02rmeYBLW/6JoT44Ye2WrPP02UmwzAvllmOkwCycFU4gh+yirk8f",
+	"/ubkBbPzXBczzGdJaCUSGkmUN0yNJL5zdUXYWSSfoQmfF+oVbG5Qtw+kAUctPFBwo9KDzbGN6t55gJTE",
+	"L0mFc3sSEtfhQKCY/ERtDRwe5Vq0idpLemxM2Se8SKWOwFQ7MRctZ2YJvHGgLoXopdXgD/O0b+4DngEW",
+	"jU9IiKMKJoZ5tXjyfnj/vMd+Pvupx354cdZj7777rsfefH/2ssfO3P+8e//hAkT2z2L8A2W1wNsIxmgR",
+	"/DXwbU9lJkBSWPCbhfS2Jc/dDnR/Jk/pRyuU8fcBvYAeOm7YXIJ9B3XuYNlTm8G38PSbATsbKfhexvNm",
+	"mRYJrGKZaZ4ykDCs8+wb9sO3JNfYJrHmWoIK9pFCnRAajKr1KXVSaWaWQkzmfav74Jgc88m1wKTPqIGq",
+	"Wei/883J05FKlLZXstzIySZx2iY6N/gQRmq76Cx34pnbQhtl56LIrHTLeuzWpu95oncTXpfxyXggAVrr",
+	"w2YRWh7lzxCfT5/fWecrsZRWuQ9yALasNDsdE9hGOMKn3zxIZ4NswYIHMDJ2EVE6Rwn1h7mnyrNKU0dX",
+	"wL431VL2r8VqW91MSfK6lTWgAt2UruFEUUbwtfC4vzKv8RKUJbOUVd/3WfWuB9XiNfdBXxZDlcruoQE7",
+	"J9KRULoHoMBOtyWxn2Az4ooK9jAIl0PhNkEch/odtHVE2sO2EijUvUK6zKSZqOAMKIzvvwDnLDMaUVHz",
+	"aAZamfyqc1DxLYbdCTXavfvl98Pp28cT4XfoA6i3n+8h8J2PD6o/mDsR83kG4LplPi2yDOvKe2CVn/oo",
+	"ITrW5tzMyb9WQhTkwuZS3LjrgFuRsw4GnMxc3zbt/+6Afbti3r3mbhbXkYZam2qVjREWI7B8Yk1UB+F9",
+	"kFBhL1V7jYtH8CEhcUVCIsH6f1sS0SpjBU9rZSv1gp0O98W5Tu2OkY6AMh9Pd+ILdmCqPN8RJUl4lKge",
+	"KLhxBkOoAOIwNU6dB/SpWs/9tPRYOUuqyDLPsb5RskJlMBUUdV6cPI90Wae/IipUDCYFghG7YkQ27flh",
+	"EKl6lQq9Kt9w3+ERPZB9jR9vqDu5v9qQahe2wxtdi1V8d1VP39cP5FbSGJZ8/A2yrK53bK3LwIs8FnKn",
+	"LKH7CjjDIKJsQ6QeuMtNvVI/UBt47xqccmnYtSB/JhAOQIYuiECelpgoiGvkWqypGcPtZ5Le26L0xKYu",
+	"ivGIigVmoFZOH13uWyrpXwzYGTwW9QaP/PrBxrmODvYuVSNhwqFHX0Ig4DM5v2AKt+3zHeo7/J3t/eTI",
+	"O+KERdh5FErefcvtoGDjdbBpr3m1ef1INFWNtG2Xu1YGt8ngcF195RuQ+DS37L79rA6c4YDJEoR0YefH",
+	"XGnlvrtTgNk9vFrowsDWQm0JkuYg7SdkDCV8Ka/FKmGYCeG1RNeeUJZ2SdDROomH6HTKZiRzzBzYpMcr",
+	"qMfzDUEqc0xX0YOwRz+TN6TrGj4Vrk2xGCMQ5TjXtyVQsR6Dl2+5NKAuE4mY0gxOHaBgccs9QQ5mTmcr",
+	"JpQzuA3ohX2peniYA3GOey6T6prlIhWLJR7Fy1JNNWxZjDM5oWi3SKHJiXtaWckzM2BvbeQzPIljKm7e",
+	"r67F6kppe1U6dAjTynW9sjBVr6SOHULNZ1xpdehDjk1sdRPF4xig8+Xknj1V9amEEpyW6WSdzQuEOJef",
+	"IhDEpMilXR2d/uOXil+o3sNYQhR2Hutg7lDlwh3MPoKgtQcpXnt8XaT0VqJv5ULghgaCtoDES6l5AXlN",
+	"8DyTAIKirkOyB1Rt2dVSBGzH27mGQgXwXvlARQ2MbSVsieHmYdu6bCYCVMQa9i9XMVGtf9Tban2PHAfj",
+	"6GCCsAeHSrqQ+Ou+4M69NBa46+BanIts6Qftep5pQhY2xrNtRdc0RHA2gjV1169yeKmO9NvdheUvoF8Q",
+	"+iDAHgOoTIBHBuzcyszUWLkXXPGZGJZmZMjE7NUQeNtQObuRDV7RMVzPoF/SsF8LUZRYwG74M6D9R3wA",
+	"Yv9N2EJw5dMtwRiE8uQ5V2kmUgTHgbvG+k9T9bK8EZB5Ccn0PE1zCPhw5RQaTJSGXQOrDyaCweQFiKP8",
+	"RwiBD5nRWoF3gDD8/GQ3hqWbFGt3yN6GzXkgqzlq5qFq7qpd2G41w9S71aKd4Da9wYTkrxNS4VNjDHeR",
+	"l4gyuklQtl8SkQKyI+swPb2WVVhFMiWUmA5kD8q0W+YLoclixCQX1qC1snCampM0WMpQ+VKgAbNzsUAS",
+	"Ud8DD6TnI6kRoKj5NYOY5ZgbQen55AxPWWeZ6xuJKfjm1+zKP9ccNPW0xH6SHgZyqz7vTp2kUbQ5//3f",
+	"K17/TWf7Pb1wtpSvVbE4NABXGNK+DMleX/4jYW9F6785ABif5034W4BQyaMPsw6nQ8lQM2G6sEamwttp",
+	"3bJavdlfD8Vo+AWpMG8/GalIO8Hi/dDiFW6FUEPnNyym2Je8fNGQjv0zJoE034U08OmRqiRtxD0xTKhJ",
+	"vgJ9E6rwjWWds9cX/e9e/hCAu6pxQLA4nWbmBcEQoKDAFhypKGAA/DHOhhyvauLxCdaOnePFTOGOSGfs",
+	"ORt5eQXla4RSXIYhBiP1I19QDUmh5K8FIkk1USp0Xpz8GQsD0wKPomgUYyWnMXbwcGwF1MCDOvcjgb0V",
+	"gaQ8ARHeE+vEbjvcS/fMWfBVIwZ45oJY/uwh1xq0l1I0bNFj0H8ahE2lD2Q7+E0w1TnWOwhl3TsiZ7VL",
+	"EsHgo0y4v128+3GkcB9Ge4fEYdVWg8JOMKwwaqvHlksVKTRcsXdnhZ0jsiaINVCFZImnjsVv69xcqFhF",
+	"HjeRxvYf8DhIu13heR9m9V50Ad/cNp3gMrovPkMT+B1c6OUwPvsE7IqBVtnycAOW+7QCcnYWP4ihAoi6",
+	"wf3IoisLvA2hHI8SN+NKUXKTSeWuPHd3Yx+ZBfAIRDvbdFvGgJy3c+1PKNoLZSc3IKZVb76d8NKqN8Md",
+	"oKV9RSDQDwvI9mm3xg5Bu+jLm+zbHltXD5ox1zZsu5OHVXcea7o2wq196hbbs4wrvL0ZcO1cKLQIKjsU",
+	"S+L5RJh4H6KDGtP1gbsGXKGYRjAkRYSqlgyk8YePAF4AVnvRdQABs6oF5++rJ6bJmEMtJWhXFQSzmoQf",
+	"qV1EPNsu4Qn/7P5sm4eFPdv9sAfUs2gzP7hd83ilNRG03IEhJK05HvOMq4nYKZhP72AAHPiJNl148RsT",
+	"rUyxQEUQc62AIcPXxN8i3OGCS2V2s0PWI2ZPDKOxNBBmLrkxDVycVuP3WiiF6XtD8GNVQ2s+YWadhDgO",
+	"bbVd8NJ+S9O+r/j/VgJGfUxXTmy6h3a9hj5vkyF+Fb72vJvLsL/9kDHy2UbcPcali86gjyPsEEcJwCXO",
+	"UDJbVE0IW+ZiAkZZkOloMzVa76/o6w8UrGganDSYDtASq/BTB7XglYCFUMUCxJ65cb//mh39sg7sslM/",
+	"JDH5YoJBW0/wrzvHTPxUv5GZQNzDA4dN4gb3CZxUJ+OPFDupbYPNt2sajs4u9NSVT7MOZxa+6aabW97d",
+	"XN8wUiPVR3U8bP2EJRNzQ8iLHuzgtMQsCQ2GNBn4HaDDsK5uKgE/fryimljIGGYvL34aKQbdHFS0dndt",
+	"QmoK9PzKHQJyUlK1CNgOHSCubuyu+TVLThlnN1LcksAUH6VB5GSYDakYZ7mYSWNFLlJ28V/fM/+V9c50",
+	"uOtoNS7bYJVXJWRcQQ05RSnicLS02sVADquOGgngPJX3i2fPyuSYYaCe5YoFxLLQKcpaDIsjDSCapquE",
+	"ceva0aB24ILUmOagQgP2woFCPl5gHAopIZJHDxryiTuylditcm6/GJqPP0ZIqCZUdxbXdTXs+F/p+Gpn",
+	"j3htSyB9awamCcBCYqJxACHNhOkxuVhqAKzN9S2hbBLWIh31AXvjZAbmmSRlG+5IB+EI55tC7b7v6+Qh",
+	"iloj+BpAUq5QhrS7visSYBfH9/rx+CJ831+kK/tTd/sOvuzqpzfZGEO21LDZgbMZwFohwAM7rtHsbd9T",
+	"Jw8v0R8925s825++4/azJf3yvRpX8Mnq4vl4orNioXYDOMRnkcHd72jfxycmINW6NnogW1Efz1ORn4Ku",
+	"hep1GBZ8AItURsqfEPqIF/uoXlYleNyb0BFsDMqpWSZvRAXhpdQWeyN1cXH+pj8reJ4S33hYE++dhQoU",
+	"yIdX6NRahf5094My9Mvwkqb5kAeWlpaa2s79A489ntYt2ILRNvv9nd5U3yqn62w9vpwtc9E3cqZEGupK",
+	"PKbUhrPstz3axC8vfiKQJkNKFpygy7kAEP3rsrKqVmxGlWieqBPQpd25fv4fJ6EOoPEk8tATBL9aP5A9",
+	"zH6oSohuU/qD0lfuI82JxtGt+oom9UOe3cd59c1tv2TxOVi+R/acO76Vo7lFV8Pv7qw7M2frOdeR03Hb",
+	"9YxHH8Atmy5nXlaUwt36xIzUMpdu3vpQ/wxvdnTOlvOVkRMIiadEG+zOrlaUtVy7vTdeuSPl71d30r1l",
+	"57m9T7bds+dukr5gqGAvFNw4dnUuu1l6vMbbAAV4SqVyt7/TOxwv0v1ZtWrfb/OXf/B+z/L27ny4fNP/",
+	"zx4rlh7A+4dv2V/Y05MX//nN/3Q38nhlheli6WlVLHiMRqALmiFbB/sRsTFGSprSK7MS9tQpHeCalpYq",
+	"+XCwx/R7goDn+OOVTIk2xvtaai95Xp5kMFJn2H7AnhQfl5DZgrhAz16wuS5ywzoJ/eGK26Qb5+YEKLzJ",
+	"XEyuRcrmIifzATYCNwD4NlLojIqJqTOpKrWbL5496w7ZkufAZjHnyyUAnNkw+nJMoXg0kssUSxiLiXZ2",
+	"VRIiBwkrlJUZ5uXgMKG0HGcBqkNpdEhwAiIU5b6T1OJG6qL0nwFbhmFhgAvBFdACOXFM8IXVxNGnz4dr",
+	"itW6XkXgmm6XdJF1yWiW6qpbD1nK/Lp69t1kmeuJANrUpJWN229z3MeHQ82stvNG54v79qFjyzDobbpg",
+	"cA3iKfjKHOf3DeXZBOKJUnHwBaY0gaCIpf1n+/CPawL4YHfVWxAQSAITS3du6sqsEreRBbhW4R7DvEvD",
+	"np08CzUiI1VGCpUXvrEkIndsWQFXnw4vl2Ul1gi1tiOV+F5dEWDenBs2y/UtVOVqJXosIU0crFF360U/",
+	"VUKiQfG9ctpLiY2Pw3BTgIFup2IjWxV1I3ADGifyb+erAOC1di30mJwyrlY9uh+oI11PkpbrW6oinPMb",
+	"uBYXXK18biuPfXhDNs64uob7EUOp5loul4SPXYn2oguxdNsFDQ1Khb0KIZXVQwJZKTLIuNULaeFPBJGd",
+	"A+yMR8iO1hbrnzN9C2mwRvSY0qrPs+Wcq2IhcjkxPvMW4vXJVQJYfiHAHG7XNFZQ/P03Ui9OXgAAht+i",
+	"hB0Wrmf0S1AuHN1869deL75QG8PI9L09rsFPl5ZvZCawAd/sXuHkZw8SfKC5dbdhgDYBpM5CmQbJ8Bhj",
+	"fqirCaV7KdwPcEORxn2wC+o9z42o2FJ1TFgUhT1EqAROp29QMQ++DPeXhbAc/TDe/+G5WnQ+UrijY+aW",
+	"AQOQCfGRA18CQnefUg5TKZ1O125On/5Xpi4FNgH/hBc3XbQiqAABv0Ka0UgxsG8EQcfElxLcUnCTGfnf",
+	"IrqkpA3CMFsNoafgfj2Np894HxB20wPQdGLTdOhMEbwGUEPrDgMc2YKvEPvM41S7ro7FTCoFs+kMfngJ",
+	"muuFe9AvAPJrlaQzkDwNirXnUbygpIKxtnMn0pWQINLXeQqSVCBTQA64mfWritgc+EKrGUt67tYfJj13",
+	"AWJCVPLvxFlUiwXHsRYqFROZirRLmyzciizx3R+UTQ4xLxsy0aAsFihCG0znZM7NFW7TxGe5IZRwXgi6",
+	"bgGVOrra8WJOMBZy9RQ0FvzvZ4m3+bQasHN/h5tlJr3xfP7mJXvx9D9P2K+FdrvaWZVT5KMt8X7HgnZY",
+	"PLFlYS/wD6oCgEqq1K5Nl+Z7FAP3bTpSs7vbjneYVH7xE7W+vW4XHrtPh+GjPffpl+Z770P6rOtST9pD",
+	"B8D9icr4xS2fuRn78Bady1Odo9yTyop8ClVqnQQ+qZdC8aUcuOWjS+D45mn15y7UueWiRPaiCn+bS5EC",
+	"XwDhYo8FzwGpEgBaG3AbqbCNz8QTrFbBEUR0vZBJzjApnXWikRD/WFLkmRlQAONHvhB/QcZyZyggY3kC",
+	"BgdiZRKaGQjDoMT7SUC3oTZCEXk1t3X8s1xgdNTdGAikSdcrAReiporFL9jzoIygJxI0hZkCoBjZnAVE",
+	"Y/wgj3Yjg53bRVY9aTtRtEZT+dfLH76HRbhrXMW3bmoJMO/s/dugrtTLPszKWLE4+qV39LHP1aqP5QMo",
+	"XePNfsyNEdYc/8sdmN922fqYnh57GTByvQQvN2hK8aZyy3PujDLaiJCduHIKzVwI22Ny4kzrTM+0wQD5",
+	"Cq5FwERNS0w+2g1jqbjbvJronFyTtzq/Luuc3fwo4VEQhyWmKiIWTuZwWy986JKvmk9RS9jbnLnpWo+b",
+	"VWfrjeeXqqZ8JwanpV/I/rhQaSYG/zRJqPBYcjsvCzzcNB/VL8a43GPBP34v1MzOj06fnpxARa4b+tHp",
+	"0f/zj7P+/+L9/z7p/3lw1f/lf/wfDRzDe4bm+A3HAW4+Fr0jueAzcbxUs+qDGEU4Oj3CBWzokH/V3Mz+",
+	"x8dtx6+H53RizCcc0yj17vdc8dUiAF6tHTrGaU/Wz3446GLBZdYHbKgdir4IrhOhpDai53VIELkznkrj",
+	"Ltm0W+Xmaa78eu1auIT+PEjp1/oQJVLyt5VbAZGmrDLThD1dFPCXzzxi+2l3fgL3qa2KR/1HqqyqrPZm",
+	"nTA+KTsx3kTfduY6lcRINXYyw//VqzwNRUHee0xP5mIiEB/coo3uXwWTnyqYuUoJFyGhfenpJ3qBhFox",
+	"8VFMCgS9maLmBUyvFGBUQN/K81x6PAXPFt5JprleOMPVave/phj/U0ws/CA+wv93+pH7/763QIABmi23",
+	"lk/moFUnjCPBj/voh/O3pjv0DIButsi/HdmnaPwTWC5m3blZ4ObaTxzCS70Svp5IanVanwiqEvMNjJTT",
+	"JkA1R4pcpKXwmMPR8hFsILdsyWWO1WGmR06JALlXKMSIIG6eZycngdlHT0cK6nOwlo0Aqlnn2clTqryC",
+	"BYAQAfISbSxlZ50XJy9i/pzW0qkgDA7k7A7ffyAkiaj9dkF3tmFNCeh7ivUCKf4J4h4+GAGrLdJhbblB",
+	"St5l5HqnoVxWL+Evp/DrS6zjqojwvW6HBu3q+F8geXat5qq0PWBvneAmeW+sXvowjZMneI8QLHgHGdE8",
+	"enku/kkeU6BsuBH5SOUi1G16q9w1QrZ1uEoCH7yTkr56qrVCqypodinRqm/jxwKtAxVoffo23lcBD5ug",
+	"kqzXeAiOCaVgl5IZyi+g0ux423jPNjm1gyJrIm0JMSrRVZD59DOn3dyIZrqgMIoLD6Rw+OsrAC9sk/hP",
+	"SvSHx2TVtlz0jZvm/g+AUy76Qefeyc4OD8f6ralTYBghaiY1w0Ofxl8oWWIz0GRYB5grYH7+QlI3YStK",
+	"RvEFWc4y7HoGy8DCWqgrPGt/cZpdwgSfzJm0YhEMBmkNS8rnWshn32T69nU5Iw9j6dcmmex81uFZxm5E",
+	"DgXT3bs0+7f2Iy8o5EpAL9SLeBOQrSIjw2bIeOaEmowzS082dpw+XOn9Qiq5KBZHp09DzwEfVeS7dP0g",
+	"2DRhiwT5uLUfHnPPKUR5oDiVBmwxrmxbz+i9K3ijeVVTbpFU6FOW1vdrLKY6F3t1CV/5pD5tOR9v8Vyf",
+	"F+pHOK2HrcuoHPq9vFNhGunWO9l+N3zL02CTfnl0y3DSRSwgwwVV/riJHKHF1SOAMdnYWLJwaG1YvXjI",
+	"DvC5EPR0kDr0A/pUroVYVmSXtEw4IRX0LhiONAH5C4yUAXuV8ykCdEJoBZie8aKDCKC2czb2fRKUj1r2",
+	"UJaHKkpCRZaeJCSpCDWTbivJybW7nFixbOFysiHZFRLvnZZwy6WnkliRIQa8DHO+hH2ZgK8sYalYCpUa",
+	"z6uG04nugjlXaQlMiH7GMiA10Qs3ZSKdCajognmCGQ99APcD8/6nmgIAJM+iwl41pPUkbx4tdyqmUkks",
+	"I+VUPIquJEhyNZWShKBW0986sE1fCes0a4CEwtTYQYo/JcM6yFwYIkIoujF64MWyoWdolBInbLmaiLdI",
+	"o/R+0VvcW5U25tprQeUmgx/c7gf2Me4ZC+FvLTRgUZee99hYTHhhKiqYsXwVQxm5j9WhsJrrLioS71D5",
+	"pnEbD4pfVOnJVi9WOMcxZ4XbEXiCP8e+eXa/qTKVzYQMgWG7Z2JqWYfOy0SnAvzxiVSmmE7lRAplr+jZ",
+	"xKPYfkUpsp/HCQbnmNcuw7a7sMXa2kopcKGntp9GfrewMSHL04l+vFtOEXC4VmkWDChMS4Vg53IpeG7w",
+	"fWdzAYRs9GGPdIep7P7ilOjaWwqo1bgVWYYtEu8cpWMrhKUz17GEwt6wJEApJT23CadFHtx7FP7B7E0k",
+	"2+DGyJmCjFYifaQ8KbymfC+RPNQXzIWBl20hrkHtXbEwIrsRBrQDz5iGc+fJzJUG2luRA0qf6x7m+oTG",
+	"umTP1qjF07qNG5OJMz7jUg3YZXWKetS4MD3mtg+lg0ZdxrrWtU+D8A8Ff2MIjdW6fptLawWi2lE4J0CA",
+	"+2FVlKse3W4m3GGoGGHCM9igwB/1/gNVz4BSBDuZqjvD++6qRq6JmH4Jvkn8FIGFs0LA2eLGXb+wdnLl",
+	"xjrZV+3HvRvErN0E2g74WOF5gANY27uliKGgFbH8eF3Zy65BxWMDZ77IMlaoTBjT7v1p9J7Wd9B+jp0H",
+	"NEj9Lf+ztPOo/S3ay1cPKg3F/7tv2f2Wu7IAa+TuTTf5sRPWfS/Ld0PcIsyO0iMMXkufPVC58jtOApNH",
+	"FS3gbg8RObDCLYSHPZ8eWlmVN9gkE8D6HrmheS5QFdSFrTtV59JYna+8RxUrBvFLcXoB5RL0mM7S4PAl",
+	"UHvXINrewgRgXXeGu4EztNkPW8YehNmWuggeLe8WCJDY4FKfcCP6RigjrbwRrT7TkHtx1JKt+Oybb3pH",
+	"C6lC9uIOjjYoG4EMSJo7Gn77FLIaTBq9sCRNqa33tfWqjCEcMSj6CL0ea50Jru4g40tasTC7yLNyRc/e",
+	"v3Wnn7rC85yv2sRZZcoeQ0sb4cxIl4YjsyWYBLLqAAKyze13ToczlWaZ8VXZTbfhg5KrYkWUXBoYVABB",
+	"B7855cLmXBk+oXROLB0mb02XCMsh8gNYHSkVnJfbaNgifDlOocRQUUVy9nwKFnwXcUvwxQQ1EhB0iJfi",
+	"ti2UaKFwneZCANgIFRV4PtNStJMjEKrDoNAtIWsKC7HI5HD/oDLwHkuo9jrB3AhMPzdzfauY1USXDwmu",
+	"mpUUQbVmAR3b1C02sk9UAMzG9xFFBSwYQs4rHXdxOX4W01mD48TLZalC/R+s5oD9ILiyIduJZsH12iP2",
+	"3ur8WuTmdJtR0Yv57KBePiI1abIxGnXSuFR77Uo6S9PajXQIj1mllQP6yu5TZqO1fivysCV663vhsWz7",
+	"4SC0QBn5vMujohffSHG7SyoBPLc9iyDScd1DPazpHa9C6KcT5xl06e8hUkCTgxwKWLLtAzAkF4hOf1AP",
+	"IEmDZccBdsDqGTLKovzfHuRuzi74CebnQRILoik/QO3ALm3uljdwtxkChzbU3YLuEzSGGflDxYtvaMt7",
+	"CRLJiQ2hYn4DYAxu7dPAgeJO2lqI+JRKFFKsH7+dS1ABjaeWD8oR5txJMrLxL3O4GgbMLWOk91BVhLO9",
+	"cAzY6DCmBqF87EhxQKwAL97iSDAKDfcrkK8MpLmi2U3ISJQ2+LBhOMCzFIuvSk1EEH9crUrgH/98po0v",
+	"fcy404ojrU5GHdxNwxtGkD6+3RAHRuSgXFBBa5TU6KcA5h4n2NSqCBoilqcQ2YijrJAxs0t8Fee65/Vd",
+	"0IC9r9ngLkRNHubWa5WNbdC3FyH4rfMw9IY4eG9TFLwXouTS7Bb57W3mxsNgqpc9Bwzfus8/eOT2px1w",
+	"D2Cr3VHNwdcZswwcMEEitwnkdW1uD/ZzWIgK0XkIlK2pY5ngNzWpUiKDx09uCgqFE7BLPChskzuIBX2B",
+	"kZ1Nq75DUAeWgp2VfGQ+LWhb6k9rPKZ58U4eRHz8oQImm3fCRm/727Sivfvz2QAHINONYAA71CK3MHa/",
+	"hPsdJQepYOkx+ZE8Ti6KomEAaiJMwyjojzhKUHsZ1DJP3g02SZW92xNUQQPcyToA0woHAhEWsZgUE+tC",
+	"0Jyk24AB1bhE9Yf7ruP1X2p4VPnnReKcm6qKeSEsyNOkrkKyXCz0TaT3BehE/zGnaoXWzKCF7fueFIsH",
+	"ZfreS7HwydrCk60/ahd17YI07v20i13cROtpwRhMa7p6QNfeROkLnmp6wYhwUgg9Hriy68mi7EYaOZaZ",
+	"tKsqLTZ6mlGZTzDcmSxzecOtSOib0gbzT+egd0h1I9GX1KOS+NKl3e7D7sVjbizI/5msS9/Vv1C/CF7N",
+	"WMYzo9lcOxkYGSAw7nX7wwzY649LrmDKSXJ2ygp1k/RYUqbqXmE6btJFc7LIMmdjQihgSKzhzEg1y+jK",
+	"sJrNsBhq0e4meyAXGU5KJUU5FsR3X0nixtpeRPKSG9GXKkSwMZIEtiTU5OvJpAiYeT66BveKvw7Lz8XX",
+	"9hNTG13raATPJ/O7DIvH0xygIcud29aR8om9pvan8rXDewL38QLCDAy+VJde3Zu3G6czVltsIm4GAa3E",
+	"LXmGhS1dxk89MQVmiOV8akFb4xZKCKFwQqcrQMUm0uCytgBTWHPMYDVC2V5UCCIjbw7AbJaiLYKAwy4R",
+	"ApzhN+DpAixC8OuMBeCIFjKzw6hkg2e3ALxNRYgNUpN1Klxzpfus2n14sevrQRAhFe+wZa7HmVgYX2rf",
+	"q+GJmAS+GWYJYj2znC/nMC0A+tKxpX8QPZ/+zhHpTLCxsLdCVOinzbWBVN7JapKJLk2nnJZIdwY9g753",
+	"RM/B42GNxUpTMAaATuE2cgfpVflMx2qNqOSUKJBjVUqP/e3i3Y9MCYP3qWapEMsuptUgATSIlxfPQjkH",
+	"bQEP6GpQjzYVPFed4wUWOSsMc1JhxTpJLqjk50qrK9QsEkRT7REtml5wKyfoXpBadX1bpfRqba3c8VU1",
+	"o6K0xA5ikuOgYei8hHTPROQMxdPaq2XhGpHfyIlgfAI49iYkY0X7HQcjUmaELZZY+bTMNfGNoADvQMrv",
+	"mre1EtHzPUm7mxyZB7Q1HtyBuRXRFKqi4mKTSOrda2z84T2TDfdKxWLYwxWJ0xqzTfva6R5FJZEE7UZa",
+	"r/S+BVxvhQV/tUp1U5ZjpCGVMWQqd6tVcpjd7DTGaiVyrRiwV8n1kerK00+jCcBvuXQi6grL+co4Al8u",
+	"Q+j8+OZpBF6KyFFOpKOJURbP1WravAc0Yk2qyJO2bP52KyXO7echutzmt93ZZxtOxxeRv/9lmOsVt3Cj",
+	"Krc1ebmtXLfnLQ//lzK871MrfL2sNzAjlYGnKVTZFJY8badlOjJlglzFis1UZplhNcvUv9Cga9Hz63+J",
+	"XktXii/kBP2Brkc44LxQVi4Em2g1lbMCNzXTSzzbVleTt5NSzUlY51qsWFL5LrFplYMr7LKwV3RtRM2C",
+	"loM/VzLEneYM7+zSdOXrFVm1zXXPMnntNspCAqUJ00q0evO35WlfRrvCItMrKL86S0UZXZVIY9bXKlt5",
+	"/Yn0pV7Tzouhz9jZpiBtPSTRaGZ+Av7EbqUj73D7XnJz/aPbqUe7v1qefzjM+7z6CjfdK275Hm+9g/1y",
+	"gZvx8KUuOylIwVHxxwnTNBvZe+dpx+nZmwMqOugC6PNb5sIQl1awr+HE1uwXeJzgFkDR4lkhhsjdEaxb",
+	"Qm+3GrOl6+4pEoj/+i1B4WA8XhKZaZQyIvNgl3UHkRG3IXATrNbwqTh88zquzYDU8mBz8yzTt07bI3cD",
+	"kG4ERAisrHUKULcH9Ze8DGOD/3ArtkHJjhF99dQDetrJvJkuIxj8HVyq3GOHWZb8Y3TkVml01GMjckWO",
+	"jn7xxZm0zKQGOnGJzSBXB/21QoeJK2t8LpYoE488XQ1cEO8/XPYqSZd+4KSkhgSlKI2qoWmvn/phx4n6",
+	"NbEfQE3j9PNNbpY1pwh0vPTU6CnZX4SlwRci6L/cQJ76+w+XcE/S2rTouD/oVE5XBzRq37vmUW4+WOxs",
+	"m8iurdZdRtC+0iJcCqEh4Ku1uRwXVrT4WYtGKuA0drOmMhdwPscrd3xLfF9aEsyZjH54YgIFT0XDX2aF",
+	"QWrDWoIi/b2TSHOF/41h6O46H6HfBjWWWsyJjF4HX1rpBA66HL9GRINSrw2RbSfthuSrxEAWiiyfb1e/",
+	"qvCSsr5Ip01ADdjryPyn+n5fMw9JBBVItEixnYvyQTfAAXsZMArcxGARTw3kTfA8k6USXAInGMszkfRK",
+	"tMhw4w0avZFu7fJClFVBuejnhfK9jGcVSvkh/ERf7B5AlJ5FCEqRxk5ucfj2abk/o4sDY6/rcEBug8d3",
+	"cBhNVNRKSgAZovWlfWK6W+5VCDTAlUcX0hCXXLo73usC687/qfyINshGF3fcNAdoJj9XLZ6YHhV0lbFj",
+	"rDXY1z3TFOGOIB482tZauRTr6BxMQR+ZWAVjEZz+bhtJ2x2w99vjypHK4zHJOy9Onnc3paIc0DX84Cko",
+	"265Rd17rgdrHm3ONFTnd04F8XJ7Q/dkk6yZVsal4IZK3cdbcmoEgfdK/iI2tpott5wvsJ/wPqWaAMZMJ",
+	"RXwO/rKJQWiiiCWJq6D7khHEc1Emp5FC3AgEs+ksl4G9A57qshFs+PFgf6EH+xyteDrZT0x0YHY75lFw",
+	"Z4dUs7VrNni0Edii/JrHuPCqg8yJOsuTp6gU7uMmxMCGkpf2ihbICJDWxGGqIfGA7YIgWKZ/la7PMsar",
+	"dPXpTPBcmehjTwxOSnua1ttohu8LSaJsszxlu5UmR7NY4Wf52n2KCBCxPgGNV2Y/PjWf73FszAmCJRS0",
+	"uzYTdoVzCFh1/nQCjtmCENDKM1NJ6pGmzMjsVdHM0KDC97FMzRo2LxZcVbDXBuwDdDDjk2u0UPCvcMyC",
+	"ZZOj7h1x4p/CLyZWx3tVZRyZh5bLKzeQJO5JhDq7NW2D9PABe+sL7RfgmlLaE8vAPDWkjMa99ah+NbRZ",
+	"zBjKxY3gWbRSjdmisJ44QwFhTpaGs181Au3jZM6dBrELhK4IAi+VGzU8D5NzJVNncs64VBTDjgowY3DW",
+	"uw1kYxfWBR/uXDAe3IwcUI2JxdyDGShlJ74tsq0MQLqw4LYABknCi4Ku04l91HHWefNhP9HxCrJus0je",
+	"rOkc/4uOzcY8mXOqFcED+yTWMGKRGzAjy4piZCmtXSdsxm/EsCpCSxjPUr8KIgHKWnLBrsXSDthZRWw4",
+	"GeFFRhyzDYRksXNkr6NdcsRXLpKO1ViNSOPueoGsrxtEwDn8Xj0dO6ezRFN2yw2V7DyCUjYp/26WAXQp",
+	"nuUDaSq99jK3eKe0VLrRgfu8creGU+3dwTvBCQbfcZSLE2Oj9MC7EBungG5Q9xcQ7BOEAkTKnjpp8GMo",
+	"zJ3xpQl6Qi3IU4YPoNgEco215RkDbWXAkiWfedUHnKEJZsPbea6L2bwyCI/635AjBNzJ6DlNvnu97n9A",
+	"rC5I2bU6XEOEtBeVO7TAs/gpP3z5yWPeyF1ZhPvagfFR8RpjnQP4j2ISrouNu0478YINlIM+Kgf9SDnY",
+	"wTXToFFERqMzPJwIrss7AoKJPwGqDkgQSMEdsG9LkJUKSmcwSIbu04GWailUKtUsARUXvuOUlZWwPubX",
+	"LFl+WP3VDf4c+nAWDf1BitziaTwIPVLjYOMqt93EibOw3qqpPmwGWmNn9ynlqvguorn9I/FVV+ag4bRu",
+	"hpSLJUNk31QExq5U8HXs/Bpt3XamugT7LdIrq68WguCPMeyCCXIEsCwoIkKfw0L9mLwgJiqIaAmaRUS0",
+	"DR+QZR7HdmihUGGW3NSRCv9dhG2+AR8uPPXZ+HURgHO07n53VImw27pU3Uv3C828x2LsI+4qDtI/kIhb",
+	"dw/vJ9W218dG346LhYLOAS4OZ8SVP0XSxhlzYXOCsYp1FgisO6FW7FwYwEMT2RRjuNDNK2w7iTlHPPua",
+	"NCzXhRUsE9bU0XnR2koXUkljc251bliqy0hxhzzhrYC9vW1wvaGIMpwlcJZBrhNkFvtSVXQkl+G7iuR/",
+	"YgLZm//OgJ3F02U8zX3sOzeNznOsKiuDAeB2gs1QGWeXRsNkWg7o2TM3HpnV8Zjh+qhsgUaem15M9iPN",
+	"WpHYgJ1t/0iVYz5C3bY8B2gG9yayzsO/ubVupqvU8+YU8WjOFCvUtdK3qhFN+UUvoq9xmxdeghRbkd9A",
+	"WkNZw7MQlmPdTRVktddE72fR47wsbADO0UU+oQrn0GcC4QDHpnQ7MsHHqOYm6YI/w6+lgSDsLaH5+ahM",
+	"W+lqTYweKBpQa+VBC1prfdkWEYi34h3h8z0iPt9Nue3afXZXSnqo0d2KKBc13lhV1nS87kch2mNfP7JS",
+	"bCxk+sxttq8VVFvHzU6ocrse7+6PauKoq1zcdSacgFFS3tx1qh0MIKipjunLoyZ8NjbE32Kl5UnJJ6NY",
+	"AskEO5mXn+ODunPvzE5+3tYB7Ov8bXAiPh7jHdw7tXnjv/8z7fXd/XN821rcRnATOaByYYqM8vSpHyZs",
+	"th4WsJR2XIcrJhfukEhyJXchdh1jQqDWDNNdkl0GfhjSmLH1K2wdACZQsU29uhuTylxxS/G48qfxingz",
+	"0bHRHbb5Nxs7UZJ4ouXT4g3bSNvpy1Cw317Fr2CjV7T+yGjpRalgwRYhnOG6pcQ6kCimNHWV1g3KJKBy",
+	"aCkU1U1qZaUqgAq7ZjHyVRjL8BOyjPy7JfBx7EAcsHdN3DUVu86bZJOoyGgDkY2vRXoYw4Uaf6B8pj1V",
+	"vHJG70jZezRcPs9w8Wcl3Dx3aa8cg9A9/E0RI5AC8TE40qiQsHKnxsBfVcGLmVu1G8TqGoKQk1yIJ0ah",
+	"SSfthyUE3G5foSRyrDJHAvvxCigaSA8VA3bhJD7Pwi8oFzFPw5Z+JiuBnjJ8zepY/ikzYECsDWmkkO55",
+	"G9xk0eCRpbwyTs+xfIKSV9q4OvzMT3ejiPXjI49X4Nsfejo4L2crTGyQVdp0t1WIriuozWVlpTRtN2oL",
+	"Wf/DWcFNSnaLsFwfTY8phHv0S/UoOx9MdiJjPQoXd74+SXJGru1dArHx4xtT/OuZN03m69u47QeJjK4P",
+	"5944tCpNg6gpjMAOTHKRCmUlz9q6UT6xb2cOGX+M1nOf2GM8E3+k2GNlB2w+vJVTukPUUcUfPwWQB6lS",
+	"9M8GKmoi/x+vorr/pIuJ4uUGKyvL/JU6gpl3f51Aa1QwhzEZeivU6+SF0wGSyoYlftWF4Kq0npkSInWG",
+	"JDNikgvLOlOdj5T4yN28e59jX6q+nYt+pvUSXuuWCeRllWvZDYr+xfRUjeJqpDovTl6g0XgrjehGdnmV",
+	"FctqAh6jkl6fuk6INlH578oNAhSdGSh4fAVQeNKOVMatyLsD9k5VRGrJTIZxOoLvPWXcTYpWGGurqCDn",
+	"aGmZNdO0N1JRLRK6Hcoo5mCkWqJf0SE+kAEZtfCgUa+oH9s0oXiNHiNevw/DUSkxCRDeqNZXJdd+MrVJ",
+	"ITqecMszPdtXMXLSCSwlPZ26k9qxJfgUfDAqpoqlUJX+30nXmc6hen+kkM/0zNlokfRN47w3KJuUtuls",
+	"19StlzSuB1G6hLIQ9/D6lh9nq7JDf985Ka06UHz33jQfmtp9FCC/KWhi/mgpprFw9VNxZ0d397i1m/1V",
+	"WR+01qfGYPb6wr92nzm617223Y4v99fqMSTWvB2/E+4yqUzV3kr5NqDcytefGCbTA7GsNZ6IQvbLTzQb",
+	"EN8WMqOIl2sjCryk0uocWF8NQVUYAcGactA+pQ+MCdelxFPv0vW8WgqI5YyU+0+A/phk3N124SMeFVlC",
+	"cXoaVHqAxYEc5qRsMPGIar6/T0zJ79DhaqR8DltoP0bq6lIoxun7a7DM0jU2FbnrXcm4Br04JdRT06Pq",
+	"ONMbKQIPNj1Gub6mxyBijcmURGmhx/8UE2uG/gseFjQ3AL9z/uYle/78+Z9Zyq3oW+kmbybsSCW44qfl",
+	"Hyig9uGt7/BM3oAtls6EZXMJ+fmJFR8tzwXH0hbfqLOGALmRK/afJ2wy5zmfuAkdKZ1DYIxLgMHLpBJs",
+	"nAt+bXosAT7hsf6IHyuHmbhOQZ/gD2XfS9BARDlCMmc9Hal4EQfsxxLBntg8GjQY2JofJNahHcgy+U5Y",
+	"38IDhbPK5regJ7vTGf38B9EZYBM4nb82fNh4UTnp56sPO1NSVFwtm50RxvJVFKvJC2VCAKP2qBc5aqSQ",
+	"Y7LNymd7GvnY77qRv1uRe9UG/iKoG76kze0JHCo7al8dZKuaG397kwN/m7p7TyruHp6ZR812g2b7WZtq",
+	"31TC8Prb9KhFGYXwvK8MaLXP3gg7mQvTYxnwJEaYAtHHnpiKu5qzZcal6gOrYo0q0ZcAxK+P1AR9SQbo",
+	"deAmERp8zqosqgAf7ikW15hfMyD8GHPjoQ+ArEfx7Kr6N5T14wwuinSkEFZuorNioVAxdEopob8lZmqX",
+	"9L2pzMSVU4YAXQFRF5b9TNyIzLsJ6CWx4DK7IhSpBNVrqZAuiKdpLgw9iQlRwPaVehx2/6/AuFy/h1z3",
+	"8FLThcWP0mwhwOVIXVycv+nPCp6nIj1lBM3VAxfYmE+w4iST6rqf6Yn7IOR1GYIxRk63QmXClKCU4xVx",
+	"BOQ3TiqNFPyhD5B3nRcnJz020algiTH59Gqc6ck1cTUpVqhc8MkcNjVlkOmc5cJp3SJlmZ7Jsozlm5Nn",
+	"rOM+NVJJsTQ2F3xxVahwLJJuZcclgZcZQv5Nl2tVQv7gd/cBJaVvY5uYXFcVT7YLk295GtTgR8naeGO7",
+	"WR1TaVFNxkZS5eHkrZNJx8tcp8VkJ0yGscywi/4d1lnoVGSmB95Kg9BMJogKAgmH6DWfCSTumThDL8V8",
+	"H2OhFAuQ08crQtTk6PoEBk5nKQ7Ye9+ckwvLjFun4fdvZQosjFgHWSUV3egJz8i3uCijl760ccIVm8oA",
+	"Zg/NQi0fEJRA1j0Ohbo/YImXkr5gPMyNngbGDDTk6cHmdAc/xnv3uv9diCVWO8c9B997uAA6MBCEGuy2",
+	"eeL9023UwU9PTrZRBx/SC08TvI/r3U/IF0nau3ZYI5ni/uZmvD1Z4CxNDeNrHyHMxfWsZiRcHLAf0aeX",
+	"i0Aq63oNbrxJjdk6W2HK3bVQXsMouQshbQBv8glFIRvKXM7SlJb1QD4fDEFTGw8UiQ6tb8eX9qt0r1b3",
+	"F8F/eJamDdu58Ui03pB7MJH6q8ODLuOlMeeGjYVQa7fg1mN1Fr6IlQb+fbqMmg8OvXIl1VVhRNJjYzHh",
+	"hRH0Vk4VLMhtIqYi92xd0rbxeManbRe3ULhCH8k8D0HmudN+3sHtE6T79gyC8k5ssG9at8fJfUvDO5CE",
+	"XwSoGwYmd9wHeyqW+K3duQSD2BsGDiZiFQQRg+4NpLCAqFdBnaaHgP5PY/afUyCAMzDAPG+SjfvoEOwM",
+	"bspEGCuB7fxqoo29Wor8qlDSJoAjCYW3uiInnbCeWpHf8jw1w7oELokQ3dfWz8brVNrDaipIfPEpmsq9",
+	"n03EZE8fRlv5Om+EQIizl4aDxvsOhn/G1axw+xzfKH2eBO2aLTyMkDOgCyN6UdKMs87hPTyhgXwrFzNk",
+	"osn0hFLjAAk/8kFyi44+T38FhGaIOaungZdZpEyodKmlsmbAfsAuggQpH6CiHwKgAQSjmN2mOeNuiFVP",
+	"W/0I5AOFeeMZS3BkwD1tRR4DydH8QTdSTBLmlmYCv4L8HybyiiTwEiZgt2BN4jpuyTEpDX3qBWIaxdyf",
+	"fhoDHBz1rMXix7/unHl3jo8f1szHudgmgkpvG87FHy2rrhx//WhvdkaSxChFiF4KxZdy4BdpC2a1NOzd",
+	"Uqiz92/Z88HJ4DlL9aTA0jGILWhlcz4Jdd63Or+GeLl3+oEPNZ/yiegxbiAnhwrtAK5MGuLIadROoeWl",
+	"fEVNfq6WWnOYqJaRDcoULEzwaduTza/7qXCzXY5+8KlbQUyKXNrV0ek/fok3hm97c6vRRjArY8Ui2gjL",
+	"XE9lJo4XYifockBuI49qJdDMrJ4JCEZRZWct8MzeorfWiy+1iiJSp5R99refL6mkHyQ81O/3pSLIYHyG",
+	"sFTcqK8FBpWuxYr4j3ohvMc9B0ufOFjC0zVuFtbhlVFFkAAVhLjGrfnD6j3O34FNJ9fEzoWd8WjcdFQT",
+	"AD5VYH6WAKv0bxmmzO9KgGiINmUuUj1p3Y8X7hbGLXIuXukJOkGEmpQeYJ8TAdv/lCVrMi8JpKPh6LjL",
+	"McQp4caMMhgTsxSThHUavgQZOsc3T6u/dpvlG/zoevnEMH2rGI4LTHQTNYye9WFF95lMxBJYSVdrvQOA",
+	"W7fUcqZ0LkyjJ+g7Yc9hXrduVSs+2uO5XWTVPVr3+jfuQlyRv17+8D0M864F3nlY6ljs1SknvJTrHX3s",
+	"c7Xqo/6DdpTfY+bXrO9j+rvo0hf/9T0Lz4OCZawv6tixYLYXEsOW3JhbnactfG0Xv2avQtcOHFg6pFIX",
+	"jWOf+E1lqv9IKl51j21W6ar7tz0idE47FbIaPSRs3BDrmKW+FkAmFIy899rYWS7cc8tcWz3RWTekzTSn",
+	"lo3UW1tm+yL/c5R0gnE5jEs2JNtAHjfAol35w4GZ5ulIJaPi5OT5xP3R/QL/Ev8X/jjXxuIPp/jDUuf0",
+	"wzH+4NvBHxMIHjv1JJFpgvwnqJcgYXWtprUTh/F7bt5GKtwY7hYzPRwNiBiyprtezOM4yhScMskGhSgY",
+	"s0JN8tUS8IDcRWAs5ZbfiHykPB0KftENFpjU5mJyXYqei4vzNwyydVhna64OpQ+JSrbOSFG6Tpyjw6IU",
+	"HZ4CJbazmofshcfvaE7ZiRBjQ5XtxFf2WTemGSIQg6leUJ4+ENQEUfip2bHD4BsYKTdbPeb2Q6/c7G42",
+	"/EZi9hYUwaj0trWCNhJlB/IERi08aAVt1I+tCUh+VpEgK1yJHX/PuT3jj0H3nnOUfr8R0YfB+MTVYbwm",
+	"/Pe6ZBqVp63x1ZLBLtojlV6A7morIBmsssEIBp1A6awuJnMnFKE2iSuq1PEJ0G6QFSHNjJVZ5s69U43R",
+	"k4JAbRJDDh2UZBRx7W6uwKdbMPDgRYNqrtPFuF9dguwSh61M0hfDQveVHyS3Ap93jHq7AC43n5TN8DxN",
+	"crfREty4GU8e4i6JR/mY9L8pavxZG28/WzJav0oW6rr8P3b62/6gfPUGWkFworxbH4Si41HKR+94JAvE",
+	"CGuxohOKspKL19+/fnnJnqLBkUrjk3nhrhkpz4lLR8zTEgRWsmW2YmOdrk7hIsMs91Kl7zHOprA7KCMd",
+	"riErF8IdyM7TE0J7Md2RWgPCS0wBXK0JA4qZYDHkghutoEJ2IYzhMxGwZSEPXhpWTdW3pZXgFG2jsxsq",
+	"uCUwbNT+K0aEmOq8NE7UbAgZAXUzQucNVkTAEBqpJqshqP9gPkSK9om/cau2Q5BfZWc8Hh9og5CJpfRI",
+	"uWUYsEthfNEBt6IPTJUiXUsrZp0XzyirIDkXNl/1z6ZW5Em36a5234w18bC+9yQmXfu7kjf7u6A0K2nP",
+	"fqXVAC+e7aBYXGr9A1crGpV5KFHt1rG+OgBlcxfat9HHmdbXxbLVb3kpIKEfYih9qdC1djvHCA26vRdc",
+	"QvkUV0z0F1yWh9q9RNRiWCnDlWfaMVLNMgzN9LUKHp2elyJBMUaOtTjIYxo94m4K2FjwHEJI1yJQx3Ol",
+	"1WqhCwOBGyVEKtIuhJFi6SkVG2s7hyRlwzqJMfpKKDeZqZelHjuaRhCcUKYMI+BkYGW7p9FXVL/Ox6BQ",
+	"qVTeyLRwoo84/aEv0oDsYbHsmWQSUixwNhs8vLB0F0a/LzPvt6JM1JYozLNdLUU6xPwAd/fRuhLUQlsG",
+	"ANSX7YZG4R+NKgKeffPifmsALi7e4aRtkow/r+9uMPiqW3bwIBLoDiMgb3yZS8tRxOhn/UzHUsXomiwJ",
+	"qTs7hEFaWt2GGxrzbPjMwAhxHdKRWjMF30WfMgjYN8WseWy7pLmmJBwoLuKzNo7X6OiZo8NuW9/OtvDH",
+	"ZVS32chkdp8W/+cHMtp2ydo23CFqwS7OfvieSbhF7Kq6z9ujEewDwP7fzrUJwrOUjc7C1lOW4C8GKmwV",
+	"dDe+9qQdUsIB/AnQTFRol6Cx5QJuMwIP9ACS6yR06EgqPdcd+gz8TvZGLsfuclzw5dI1toIEW7yWPMUg",
+	"3mLJgL2mGjU/FF92fVXkGR2o8NPHRZYEzryZvBGgEz+LkDHRb+5fcAOaQpV2yhCDw2B4QqsJOevUjROP",
+	"5RsRBM+A+QJW9uH8eyLrK4xgc2uXmCzojjccUshas3pXewOIHfw6gu3hWRUQDhTsQ66qVdE91HJWNZHU",
+	"knKMH7+C3ORkX1HVFjyo3PUHCR6UogabvPeowcW7WExvZ+UK9ntZX/lY/bTBae+EYItY3e1y368MCmUs",
+	"ZFPlQphItzRetnqRV4rLuGDAq8nIy0JAukYYoLAfImXjhJdCF4kESMBUeUpZLoxQmCCzYBzkgjvoBtxh",
+	"IczaSd6/u7iE3Ldjt0GO8bU+Eo0m3T0P8zCeCJAgKFYqoj1iz2yrvaof/h3rr7Bd+ZVD8txNPdWu52K3",
+	"kqqw4hu0i3veSd8Ju3EbnTyUHH8Y4f0FlXjtvjX3dJyXF/6elV7wztZSr0GkHOdimfEJ+Upu505hdZbW",
+	"EMKspSq2QQXbUdn6Tt44vbemy+q8rspWOhRUUOIU7szwK+AXipEhh1BBdlc6biLNFSnj5GgyVi9N8LjF",
+	"KDNhGrx/G2Q62BP23mUJ1hzdq0qKTd53Wdueoiwqb/sCRNoXVt+2t+aKKFnHqb5Vmebp8b/AOdwO+hwF",
+	"xejmXuaiTxSATmE0TBpTYNJcgHJHYkECcIVIEsUOtWJoeKbSXA9RZF08HynqF3mb3Ffd2Qxm7MVzlspc",
+	"OMO8O2A/6rgIDajjBSetDh3ap4QCdg28GkZk01G5l7xvGmfAu5u5Yn/94eylHxrW5Sq+AAyAmucBq3Nw",
+	"eOBGp7jiSImPS5mvCKfnjHrgubEWPJvqfIGCET0orjVui1yUMb0bkcvpqkbFpRh8GWj9r4UqQ50vnp7A",
+	"n6kznmbeSCdt/WxCigstUyzD2EWxXOrcGpacu5ss8QFB05huQzN2gWv1Dqt39hI0emKF7SN6WFXgBL/4",
+	"WCoOLvWd0uJx2E8MowadWMbNAL15ib/2X0mz1Ebii/UtnnBr+WS+EMoOIa1J8YX4y+gI01xt3AokPZW5",
+	"sqMjqEBsT+XvhR54H/+/Ng3CyP8WEHpZWWEav0zIyW46SoF4J1IdxMw2WU4nqraVITegbSMPPk0OPz25",
+	"35HBMZlz48/Z4EtJYmkJZ/jDWsYa64J7W5AUT/luWO30WdweQJdUa6wFuh1e2Bgvi8JjL07+/B9bEbPq",
+	"F90yF1Tv5gV+O6B7YISKe+9fg2H0GKquU52z5/9xEnJPej46RGJ4k5E7UugpHq9CUg1CJqyQ+mTJc4vY",
+	"CiyhP54eHwfMRsRovxYrJGGE91r01V50TZy8aM/Bfu/nyG+aD3l2MNBw5dovm/yQZ2907hu+b1XWZ4f4",
+	"9rcmZseb4TGbroVtCDYVGLHRbPnqUdID8ZzsKoLqp5oysNqP8iU4nng4XR/O37IpILJKIjhABm3DpIL0",
+	"ETPXue1n8qZ+5EtAxIA/XuF0K9VPM2BnUEwoUtce6r3REUZ94lqsqGIGKM8jJbIhxPUkyAfIbkt7mHUR",
+	"lS/CfJqgakvFLp73WGKehwbHxeRaVEt3oj6UuU4eGgKfJwwH7N2iMHakdmCGG5ahrx4quUhsF3QCYIPr",
+	"rWWKv3DCDV4dKTibAoVbqWa4BYz9BCM1UghdA4skTYtkZp0Eb3RzJdUV/ZjAI9WSGmdvSGWs4CnD6iDv",
+	"EZd2pEh5FjzPZBQjBbAMmiTwx1PNNin8mB5fdiyAS3zDFlIVVqDDXo1UYyclhgdysQgUE1PgjmgS5ed4",
+	"JEg5/5DLA0lwaudDLh8IVSfuwKO0voNYGExnTVaCTKzKwX1ltZOyffFRTIpd+XJBLpdv+IJz5NTxP1dL",
+	"f4GREwJmkAgoF0iaA9oVcuuEF69k+jEBbGek+u72mOCTeVmb6R5/Ynw+mxsYqFxisbQEboMknD6DDeBf",
+	"BT3kW8GzX5V3WBJPYOoRYI57wAix2a3opueSm+vXvoVzxCncJbmtOnPkcqjPsrul3Ojas9qAxzeex8/i",
+	"W2rmuaMM2xJsF7rZAZDUAJHairUbKFnbwHafbQfb3dIvDwGECSNtHcG/7gwBVFnYC3z3sCl/a9tpKzYQ",
+	"bHPwglU3zqNA3QQqVDtkm4VnXVS252/9DMDc/SmfQA7/uUD3Hegi1mndJDN9kQXY4u7zPcr0mkp01XaS",
+	"tVOd9GJu416j/KzDb3DFiqURuS3RVDmhh7M87hyAEVKnjLgROc8YcnZxqB30FPnCnEZZYPgJyojw9SIA",
+	"wNJ5dvK022PADRxaImW20hiGH1wTnWelzodZX04IEwLYDYCe3fI8PWXJr4UoRJq4WzDJC+V0rwQhcMKf",
+	"dF7+CZ5z+wN8r27msGAFn5pwNRGZ+yesl7uqyKUcsjewN246vf0AyiRFF6GHgRjMMOPe6chULJbaCQSn",
+	"ruZSmO7QacxuJD7RSxe0A6ZSIaWSa6dCiZygHZRUWocW4V706XHl6HAahNv4ScODNPLIEMCw3lllqfA6",
+	"1AvEC1DQAYSFw50MNiL8XtHRjXDPxwYHgAkEyjm8W535Y3luRXrFbVJaTH5H4NZCNjwTrSIMLAy0fFcC",
+	"joy76mszWfHI1O7a6E5HeL3gmnfHE6b+JfTWtCEj9SqxS7eT6qFLnEuaar+u7MXJ80GDdeBOTUXwHxQi",
+	"vKaxPIihUOnDz9LOL/nMnL1/2wqCR/vDpz6C7kZn8ZYbH8iEe+8uU/w+tZ9Yt0y4q+vZs49x1ge0qUDI",
+	"8ZoasLcWUDGl8LGtRlRkvuxROzAM4gledDYBIKV4y4CdZRnhd+JfkQEDfR6xij5gP1MuRoOCQY4rnk/m",
+	"bKJv3LewfDI2nyomkhGix27ncjIHHhKkUxUf+QIop7Is1rEsn83oJOTiRorbdmPKnbCH4fMu10Wa2p2x",
+	"j/n1ueZWpRtue92/ZUVNz9pbnt19m5Vhr5ZiQ+PAyvs7JW95k+lb2sf7AIDFro0/EPxXGLa5xh2wgxyG",
+	"f2DsszH174xg0TkbuwdgU/FZCbQEDgNfXg1cvj0GediC2Zwrw6F09RRkGBSpYyhdAcKiIdT1dMASnqZJ",
+	"MIDKglHXmKeCU2TbQUEH/hnQiz/CpdBBROeaEw0mAwmmLJ/B/3jO5zIzb8hyYYrMsoR0oiv8ZtLtRfo9",
+	"WmXwnDTQYbB1EsRUSZjRU9tPKQnexh6FaCwdb0DQPeTUX1K4QBPHwhudggF7NV4l3hCEXB5I+9Oq7C/h",
+	"uSTdIerwiTvQflhg7Pg8TTfpBaQAEgiMv5OizpGLkNst04h5QH4mb+fcwh2K6Z++dWcLYUv4SXIjRqW0",
+	"7gvIUJ0oba8gbpX4gn0YH5Bl0w094bmz/hiYZOYUKnKcFVbkpWeRK/bXy8v3+AxVAqMTk4xM16maBdPk",
+	"yOxs9mR2Y7NnWLN5YrNznbDaTcJ79z/R9XwI8wTaiMSneShugPV+bJbhtPIAwuCnrrcmZO7TKfdVq/BA",
+	"kARl63hSP+Hu8No7UGLsoLlXaYg26+5V+NN1isDdCP+G6z6FJTdNLhar8a2mNJMn3gw1VTNhohdjqcSQ",
+	"JdNcLzCcqSZZYZyMA3ludcLER/qJHGz4LDqLgHQfnopDv41a/Qc3ea2hkTvX7Lc8CL1xpzvY9f8F+uWu",
+	"rxJzyH4vvcn1Yr83LvXOz3+LbBlx4je9e0g9N1rVffTcykn66jmPQMetDHkvakM6NFT2W9cCAI0p4Qtd",
+	"KJuwQkl0s0fcRuB0gL+D4poZzSZamWLhbHHvma3Ji0kuUkkAUfUWqZ56a64J60gLImsMObNO7UEdsodi",
+	"JnXqDSkg3YD85BnYoBVQaoZ1VRZiG7H/FiGOUmG5zEwSJ4UvpDHuv8EzP6izKCVM34g8l6kwlbZzbsUw",
+	"wpSjDBxD+jPNNUZHoveemHaapl7QY4O727eG2E7Q6GCTh7mxOiYmeR3GZfZRejrk4vxMjLFE4GLzFTNz",
+	"XWQpM0K5q5Qlb33EYrLq/12sEsT7Wgpuyxg82CrXAoMKUrFnL9hcF3m4YUr4GJWyNbivOHDkHh+uf9Mp",
+	"pXIKYOcWUMfaSqhk2dura7G6yoU7Ckmbax0k1baY/BmxgFJ1gdPl8NyKG4jpxM6t9YQIJlMKJUAFsMjL",
+	"cDgmoJXui9pUt/pRvvlmJy/GoaIEJN4fRAGPrpatFUywRrfchNBASXemUtBT3MGt7+/h2n6889DBHoNQ",
+	"4rZySTyGB+7Czx9RYMe34kaaMXj8OHyljY2jWOxrFoBA8WJfk+eBTebaCPib1Cnr8AwD74TfJSTo86R2",
+	"K52jvi0N4pl0d+HAlHZnQ2Jw18YAe2vFgkrMAkWYnwMnDYclj7e/cYl9na5JnBfIghJTy3TRzPEBR+2C",
+	"Fm1fA+PRHrhDeUeLsL1WyfLs69f+YUposLEAaBdBhZ0f3zw9HtyKLOtD8sLxP2+vzWbOsvfFOJNm7jVS",
+	"xBi8FivS+Kho0dNLQSUYGgqAv4qVQaaHZBB/u3j3I/tZjNnfxYpdQK45/BkJEdFbGiXEJ9cyTSjHfuDe",
+	"MSzXllvhFEh3rcGzBHxo5iX0qrQEuYitk87IdJbCK8byVfxWoazMyPnrS0d9ZVNUGQaoaDBe6YQQ1pBP",
+	"5sSeKCy5jaAG3n3BK+QrthDw15AyAgPbna/tb7fXB4VV+5vR6mcx/rtYXYhWVra1tbvjurX3LTurso+i",
+	"ve12c21jZ3qmC9teG/JaQRIVIuZUL9R6lpz7y99+vqy0DqjBZyQqOEZxvgWgzYR1iD6NIujaljlVc5GL",
+	"7oAlZqKX4i9QBJ1gwRfNXpd5LB7fuaji2oBXEzvQY8ks02P3PryBO7b2DqCrwR2K2UGNz4qPrnO1NrQS",
+	"PtYwzYWZ+9NDHxYqBQxomj4kO7nR1yLwsSBIUblaMSFK8AgoptWAvQRITzxE4DkAYxEOPV/Ka7Hy594n",
+	"AdRz5NwUe5uhdpIq+KGZvA6BqlCeV6viIQK7JmBR2FBbjLufoYNhYqx2U9WaJ+x2QcUsC2foCPbGUe9I",
+	"qGLhtjgu9lEv/AFX9OiXXWLOLUBIlfWDJX2AgPDDoH7+6whhcd0RdtLnt4r8uZAzoHPaLGKwbrVVwrw1",
+	"poDYsD9oHb4uRtCUrxyyenatGxS3cpxFNMHf6cu8EOyYXRRLIvlo3MZwTYGDC8J8dNAAnaFQGPWjE0Pq",
+	"fIACq0EE+1u4eiAh15S8Xzpnt7lWM4JC8O6Up+gYAufZLOfKQkbFX0oaKvdZcMGAM27C83zFEsDFJW9U",
+	"eHTAzqgJ/1MvvkgRh7LnQSVv55q8XpH8dY0BYhnO0oouas5SAWFXsGzgdV1Hfckyn1sZ3Ek1qiaCtLmK",
+	"UJmTgJ6KCPcYrPUoyB4yGgL6yJeJofXmOaNdcgW7pGXiqs8M2HlVfIOFBGgh/cKI06hnPoCMylRlQwa3",
+	"qdOZtPJYPG4XQf55mf/aK9Ujfx3oPPhLQPRXvgwOS/dFLEppnHi3hmMhVLxEvQrafcMSwKwlQ3+hoa9w",
+	"Q0fw3sE+1+/HVORQEAqXFnDQjNQZOntj0xqaBOQRw8aFLZcn45NrE5ur5ErO9CRhyT9GR+6p0VGPebAJ",
+	"+LTHlvglZnCjs5YMfRa4awQbDjF6yL53ei+wVaYDdkGYSaGIxWP6b8DVRtJxkdOhGpaOBHinyUXeyAKw",
+	"fo2CVLykiv+NV2l58EvMdGjBgy+7LtIjw/rOd1pNwOWqLHXbZVwetI2FTf4+9i3Dw1HLrRfy3btPYRYf",
+	"yHHq7s0LPCCbfI10hu6XMuFL00TcTft3sWpRQ5DsxG/hoE1sVk2cJN2dcpo04T1snJ5XCEgRgc9gEuqA",
+	"bTZ/kJQw+e41gYmWHNkJ4WesKkxld2sdNJnUbogfzGGRH0MbLYelSsf9OWr470+bXh/f5s2Lxn67Yn0u",
+	"UiHIL16CzXgF0APbAK43On78PpfO2Myp9goOFcLXgnqAj+A3MJ2y1BOx9DkBLcwD3g5jdFynZtjyZXDU",
+	"gxIRv+l/9PVz8De9FNTFWzGmW9jvZFTGoTzKfSDxLnK44ICWusoLb2Ne1DBq0E8G7FvtnlgthQH/lP/z",
+	"ExNdonhuSFuKxg/nDtMiw2dBHUpwNqhKzsOnOw3pe4QRDlqnVqIPEQegS3JaolSz0/ok47MlVsL/fEaR",
+	"X3SnRZOKRQBP4c+sgzQlBF/Bx5noOjsANweidkCRmlYTCipIYwpc9oAeEdcNgrpFymQoOvS4D1oJU9V6",
+	"nUIZdF+3sxbSYEZnyjposuAKdiO9l8dISdvsj60aL+0KtGaIzgp9Z4avDG6oz7P02tRHWO73Qi/JQNWF",
+	"ZdzrkzipMgc+ds9Gu4xB/vAE9PyNADIABMD/CYfm//9//z+nCj/7Dxig+2fCtK/ChoLAU3cQMy4VEqO7",
+	"W4gGLiinLjoTHjbUvQ2wHf4yeEKcXQ2UMj9Bd5xsc5v6QCmp2MjvV5sLCII5SF+33ytTa4Ip7e0mKr98",
+	"1P0+SfdDEKGaHAapUb10mq/SueCZnR9jtpJIN6iCZXX2jcgNFq2mrFiCrPZFMrmAndWLs/yB5q/wrLBT",
+	"MpqxYTxKvVCRLo2Vk+A8DgRdEXvXUuss+BlCETvY0HxyPcsBtQn8VlB7vUZVhfn9mPoFceUEe7LCotlU",
+	"zHKe+sLlb06eh6Je92ih/MPe540F51pZLgHrgxkxyYU1PeT/cyajcR9eIx1HLJ+dIjmvaHH+Cm0fUvms",
+	"trQtZEquQ9d7mhY3Uj+DA8zFfv7wnQurdtfRJ98jv5lxO8QwNytjxaJ61DJ5I5QwZgtpXMwSt8z1hOgi",
+	"eeYzICCfHEC+wdcYoFgZAcKPBd1TblemYilUKtRECuRp4hGXbWHdNRv8Qgt+DcHQKfhzCqB9dg2lYiLT",
+	"iL5OQ3SE5zbu4/p5i8v9ofeYfQhHK/5bebaaeDcRQWD36Of3fpYPCo6CbeyAzl9Zvjs/GZ/QEbC2aQeB",
+	"dlRuoDs+JL5zuCe3HI5c8FTudTrKSwd4TKzbvDbn06mcnFYvEb8rKVfUhmMS2GGfBXLYsAUXcuYr9OCO",
+	"Abhhp8ADfh6QoIHPOVTgbdr+4FRu2f5K2yv8+xAx82FUwpC/HuMRgf2QNFD2oe10cgZQXGOecTUJSrxf",
+	"45K/F2Zu92N1HtbnoJBt1Mh2+iJceNgDPF3BsKINcOcHbaeenXnYPq1IBBMj8TCec5/vDET69T7f4fEL",
+	"Xd58/m6eHjvzii/l5sSe2CXopjTnJX5tcnzzNHEnwfS5Svv/1GPAyxT5lE/g6RuRY1oCe7cU6uz9W/Z8",
+	"cAJZPn+7ePcjnB1sbSwiHCDYlwD84xo4Nrd8NhM5dHOPC+Gnp9DmUr7Sk2LhdsJn7uDaoqt4TCylRgZl",
+	"iT3iPrZt5aaX/bwe3zwt5/Gu98fODW/YOfGSHGDncMNuc2mtAHbvC2yMPYs7LBVtod23A33nQNuhsZs7",
+	"74bGMd7Hbti54cbdsIOvFxwxGMQr8uzo9OgYUkDpW2t7Rmu3thgvAOcWadogy9DZ57vJPSiGz5nBbq1D",
+	"O1y25vKwTuJ9y0mPIhb9Mqui21v3gvUiq9sErSHkW1PMIuoW2N4NnRKKA5vxa7COc0E0OhGbj4ipJiuc",
+	"pOHj8c+moRVyvoHHm4YcCOLQNV51JXpnscwBccpETRXGreN6E99rNSNg5Ci9AXyw8Epj48OYgMO4q/EW",
+	"SejiiVvK/rVYNbW5iZXPrBHRx3vE6IbPvYRyMwyXm57XoXpsLDOs4g0p4uABqVYPhm/7NNqGKeJqVriX",
+	"FjoVmYnKg62G8rZyI/EZiQ36KL7R8M2f0Ccj0PcBNXKpmEolcWMueIp+Em6u8esinVXWE9ptmlt+A2w8",
+	"kB7BA9IqVf55V1AHQbIRuGIOlRzYVrfWRP9GisZ2kMyQogRoXLpHgRQKc26pzfoHo/PX8Nnzoqm/lZ29",
+	"FHkfuo+qeGVWInyl9W+fRSCktPtwfqUyThfnKsZ+QOdAmSgq1EzCSXYGODyPQIhx83WMpwa5ARA1NNk+",
+	"vOVfGAaoCzhVemrr3wa52zBrOPf4UXCRLxGsMYauxQRo7ubPWen/LFJMoiBgXEQKjBqcFwuu+risLWIZ",
+	"dUQDq8mzcivDMUDpi8Q++AuycYEzpEilRqgU/8lYdLiHm/Y2+upAOEWVjqbHhJrkKwwMW0wChQAxJWU5",
+	"RQZDxNRAJOlaRhZ9nk245ZmehUMeN83G4MAkQYArEDUUP9rQ0uuPVuRu5i7+6/tg+JoSiwSD45DPEkvB",
+	"X7N+eLjhq28VdqrKZR6+K0SKHx/UmO3hVDV90OtceH97+9xdlKbHXl78xIqls157TuzARsR7nhiYylb8",
+	"1d+8hY3OCu9zjsCq4S5txe+PB+FBqn/75bf/HQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -27,7 +27,7 @@ func insertClient(t *testing.T, db *sqlx.DB) *queue.Client {
 	t.Helper()
 	workers := river.NewWorkers()
 	river.AddWorker(workers, mail.NewWorker(db, mail.LogSender{Logger: discard}, discard))
-	q, err := queue.New(db.DB, workers, queue.Options{Logger: discard})
+	q, err := queue.New(db.DB, testkit.DSN(t, db), workers, queue.Options{Logger: discard})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,19 +28,23 @@ type Options struct {
 }
 
 // New returns a client that can insert jobs and, once started, works the ones registered in workers.
-func New(db *sql.DB, workers *river.Workers, o Options) (*Client, error) {
+// dsn is the database's connection string, for the connection that listens for new jobs.
+func New(db *sql.DB, dsn string, workers *river.Workers, o Options) (*Client, error) {
 	if o.MaxWorkers <= 0 {
 		o.MaxWorkers = 10
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = 250 * time.Millisecond
 	}
-	return river.NewClient(riverdatabasesql.New(db), &river.Config{
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.MaxWorkers}},
-		Workers:              workers,
-		Logger:               o.Logger,
-		FetchPollInterval:    o.PollInterval,
-		FetchCooldown:        o.PollInterval / 5,
+	driver := &listeningDriver{Driver: riverdatabasesql.New(db), db: db, dsn: dsn}
+	return river.NewClient[*sql.Tx](driver, &river.Config{
+		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.MaxWorkers}},
+		Workers:           workers,
+		Logger:            o.Logger,
+		FetchPollInterval: o.PollInterval,
+		// New jobs are announced by the listener, so a short cooldown lets a worker take a job
+		// moments after it was committed; polling is only the backstop.
+		FetchCooldown:        2 * time.Millisecond,
 		JobTimeout:           10 * time.Minute,
 		RescueStuckJobsAfter: 15 * time.Minute,
 	})

@@ -20,6 +20,9 @@ import (
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/config"
+	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/run"
+	"github.com/loopwork/loopwork/internal/engine/tasks"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/mail"
 	"github.com/loopwork/loopwork/internal/memo"
@@ -28,6 +31,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/authn"
 	"github.com/loopwork/loopwork/internal/platform/billing"
 	"github.com/loopwork/loopwork/internal/platform/docs"
+	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
@@ -82,20 +86,22 @@ type platform struct {
 	*ssoService
 	*billingService
 	*flowsService
+	*executionsService
 	platformPending
 }
 
 // Aliases give the embedded services distinct field names.
 type (
-	healthService  = health.Service
-	docsService    = docs.Service
-	authnService   = authn.Service
-	orgsService    = orgs.Service
-	usersService   = users.Service
-	apikeysService = apikeys.Service
-	ssoService     = sso.Service
-	billingService = billing.Service
-	flowsService   = flows.Service
+	healthService     = health.Service
+	docsService       = docs.Service
+	authnService      = authn.Service
+	orgsService       = orgs.Service
+	usersService      = users.Service
+	apikeysService    = apikeys.Service
+	ssoService        = sso.Service
+	billingService    = billing.Service
+	flowsService      = flows.Service
+	executionsService = executions.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -177,13 +183,17 @@ func New(d Deps) (*Server, error) {
 			return nil, err
 		}
 	}
+	registry := tasks.Builtin()
+	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: builtinExecutors(), Logger: d.Logger})
 	jobWorkers := river.NewWorkers()
+	engine.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
-	q, err := queue.New(d.DB.DB, jobWorkers, queue.Options{Logger: d.Logger})
+	q, err := queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
+	engine.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 
 	migrationState := func(ctx context.Context) (bool, error) {
@@ -209,10 +219,11 @@ func New(d Deps) (*Server, error) {
 		orgsService: orgs.New(orgs.Deps{DB: d.DB}),
 		usersService: users.New(users.Deps{DB: d.DB, Queue: q, Limiter: limiter,
 			InviteTTL: cfg.InviteTTL, RecoveryTTL: cfg.RecoveryTTL, WebURL: webURL(cfg)}),
-		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
-		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
-		billingService: billing.New(billing.Deps{DB: d.DB}),
-		flowsService:   flows.New(flows.Deps{DB: d.DB}),
+		apikeysService:    apikeys.New(apikeys.Deps{DB: d.DB}),
+		ssoService:        sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
+		billingService:    billing.New(billing.Deps{DB: d.DB}),
+		flowsService:      flows.New(flows.Deps{DB: d.DB, Registry: registry}),
+		executionsService: executions.New(executions.Deps{DB: d.DB, Engine: engine}),
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),
@@ -257,6 +268,20 @@ func New(d Deps) (*Server, error) {
 	e.POST(authn.LinkPagePath, api.authnService.LinkPage, middleware.BodyLimit("16K"))
 
 	return &Server{echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger}, nil
+}
+
+// builtinExecutors run the task types this server can run; the others fail their task with a message
+// that says so, until their executors land.
+func builtinExecutors() executors.Set {
+	set := executors.Set{
+		"transform": executors.Transform(),
+		"condition": executors.Condition(),
+		"delay":     executors.Delay(time.Now),
+	}
+	for _, t := range []string{"http_request", "llm", "human_review", "sql_query", "email", "external"} {
+		set[t] = executors.Unavailable(t, "its executor is not part of this release")
+	}
+	return set
 }
 
 func webURL(cfg config.Config) string {

@@ -1,0 +1,70 @@
+// Package executors holds what runs each task type of a flow. The engine's scheduler hands an executor
+// one attempt of one task with its input, and records what it returns; executors know nothing of
+// executions, retries or transactions, so the /v1 side and tests can run them alone.
+package executors
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/internal/engine/dsl"
+)
+
+// Input is one attempt of a task.
+type Input struct {
+	Org       uuid.UUID
+	Execution uuid.UUID
+	Task      dsl.Task
+	Idx       int
+	// Data is the task's input, decoded from JSON (numbers as float64).
+	Data any
+	// Key identifies the attempt for side effects outside PostgreSQL (HTTP, mail): a repeated delivery of
+	// the same attempt carries the same key.
+	Key string
+}
+
+// Result is what an attempt produced. When WaitUntil is set the attempt is not finished: it waits,
+// without holding a goroutine, until then, and completes with Output.
+type Result struct {
+	Output    any
+	WaitUntil time.Time
+}
+
+// Executor runs one task type.
+type Executor interface {
+	Run(ctx context.Context, in Input) (Result, error)
+}
+
+// Func adapts a function to Executor.
+type Func func(ctx context.Context, in Input) (Result, error)
+
+// Run calls f.
+func (f Func) Run(ctx context.Context, in Input) (Result, error) { return f(ctx, in) }
+
+// Set maps task type names to their executors.
+type Set map[string]Executor
+
+// permanent marks an error that a retry cannot cure.
+type permanent struct{ error }
+
+func (p permanent) Unwrap() error { return p.error }
+
+// Permanent wraps err so that the engine fails the task at once instead of retrying it.
+func Permanent(err error) error { return permanent{err} }
+
+// IsPermanent reports whether err was marked Permanent.
+func IsPermanent(err error) bool {
+	var p permanent
+	return errors.As(err, &p)
+}
+
+// Unavailable is the executor of a task type the server cannot run yet: every attempt fails for good
+// with a message that says so.
+func Unavailable(typeName, why string) Executor {
+	return Func(func(context.Context, Input) (Result, error) {
+		return Result{}, Permanent(errors.New("tasks of type " + typeName + " cannot run on this server yet: " + why))
+	})
+}

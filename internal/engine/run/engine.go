@@ -1,0 +1,105 @@
+// Package run is the engine's scheduler: it starts executions, runs each ready task's attempt as a
+// River job, and records every outcome in one transaction with what it causes — the attempt's result,
+// the successors that become ready (their jobs inserted in that transaction), the execution's status,
+// and the completion of the job itself. Joins are counters on execution_tasks, so finishing a task
+// touches its successors' rows only, never a scan of the execution.
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/riverqueue/river"
+
+	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/tasks"
+	"github.com/loopwork/loopwork/internal/queue"
+)
+
+// DefaultTimeout bounds one attempt of a task whose definition sets no timeout_seconds.
+const DefaultTimeout = 5 * time.Minute
+
+// Deps are what the engine needs.
+type Deps struct {
+	DB        *sqlx.DB
+	Registry  *tasks.Registry
+	Executors executors.Set
+	Logger    *slog.Logger
+	// Now is the clock (nil: time.Now).
+	Now func() time.Time
+}
+
+// Engine runs flow executions.
+type Engine struct {
+	db    *sqlx.DB
+	reg   *tasks.Registry
+	execs executors.Set
+	log   *slog.Logger
+	now   func() time.Time
+	queue *queue.Client
+
+	mu    sync.Mutex
+	plans map[planKey]*plan
+}
+
+// New returns an engine; Register its worker before the queue is built, then hand it the queue.
+func New(d Deps) *Engine {
+	now := d.Now
+	if now == nil {
+		now = time.Now
+	}
+	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, plans: map[planKey]*plan{}}
+}
+
+// Register adds the engine's workers.
+func (e *Engine) Register(w *river.Workers) {
+	river.AddWorker(w, &taskWorker{e: e})
+}
+
+// SetQueue gives the engine the queue its jobs go to.
+func (e *Engine) SetQueue(q *queue.Client) { e.queue = q }
+
+type planKey struct {
+	flow    uuid.UUID
+	version int
+}
+
+// maxPlans bounds the plans kept in memory; versions never change, so a plan is only ever dropped.
+const maxPlans = 512
+
+// plan reads (once per process) and compiles the definition of a flow version.
+func (e *Engine) plan(ctx context.Context, db dbx.DBTX, flow uuid.UUID, version int) (*plan, error) {
+	k := planKey{flow, version}
+	e.mu.Lock()
+	p := e.plans[k]
+	e.mu.Unlock()
+	if p != nil {
+		return p, nil
+	}
+	var raw []byte
+	if err := db.GetContext(ctx, &raw, `SELECT definition FROM flow_versions WHERE flow_id = $1 AND version = $2`, flow, version); err != nil {
+		return nil, fmt.Errorf("flow %s version %d: %w", flow, version, err)
+	}
+	var def map[string]any
+	if err := json.Unmarshal(raw, &def); err != nil {
+		return nil, err
+	}
+	p, err := compile(def, e.reg)
+	if err != nil {
+		return nil, fmt.Errorf("flow %s version %d: %w", flow, version, err)
+	}
+	e.mu.Lock()
+	if len(e.plans) >= maxPlans {
+		e.plans = map[planKey]*plan{}
+	}
+	e.plans[k] = p
+	e.mu.Unlock()
+	return p, nil
+}

@@ -1,0 +1,166 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/loopwork/loopwork/internal/engine/executors"
+)
+
+// completed records a completed attempt and moves the execution on: each successor's counter goes
+// down, a successor whose predecessors are all finished becomes ready (when an edge to it held) or is
+// skipped (when none did, which its own successors then learn the same way), and the execution
+// completes when no task is left.
+func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a taskArgs, output json.RawMessage) error {
+	if _, err := tx.ExecContext(ctx, `
+		WITH att AS (UPDATE task_executions SET status = 'completed', output = $4, completed_at = now(), updated_at = now()
+		             WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3)
+		UPDATE execution_tasks SET state = 'completed', output = $4, updated_at = now()
+		WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, a.Task, a.Idx, string(output)); err != nil {
+		return err
+	}
+	var value any
+	if err := json.Unmarshal(output, &value); err != nil {
+		return err
+	}
+	type finished struct {
+		task      string
+		completed bool
+		output    any
+	}
+	work := []finished{{a.Task, true, value}}
+	final := 0
+	var ready []attempt
+	for len(work) > 0 {
+		f := work[0]
+		work = work[1:]
+		final++
+		for _, l := range p.succ[f.task] {
+			holds := false
+			if f.completed {
+				var err error
+				if holds, err = l.holds(ctx, p.tasks[f.task].Type, f.output); err != nil {
+					return err
+				}
+			}
+			var left int
+			var held bool
+			if err := tx.QueryRowxContext(ctx, `UPDATE execution_tasks SET waiting_on = waiting_on - 1, held = held OR $3,
+				updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 RETURNING waiting_on, held`,
+				a.Execution, l.target, holds).Scan(&left, &held); err != nil {
+				return err
+			}
+			if left > 0 {
+				continue
+			}
+			if !held {
+				if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'skipped', updated_at = now()
+					WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, l.target); err != nil {
+					return err
+				}
+				work = append(work, finished{task: l.target})
+				continue
+			}
+			input, err := e.inputOf(ctx, tx, a, p, l.target)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'ready', attempts = 1, updated_at = now()
+				WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, l.target); err != nil {
+				return err
+			}
+			ready = append(ready, attempt{task: l.target, input: input})
+		}
+	}
+	if err := e.enqueue(ctx, tx, x.Org, a.Execution, ready); err != nil {
+		return err
+	}
+	return e.settle(ctx, tx, x, p, a, final)
+}
+
+// holds is whether the link from a task with this output holds: an edge with a condition holds when
+// the condition yields true; one without holds always, except out of a condition task, whose result
+// decides it.
+func (l link) holds(ctx context.Context, sourceType string, output any) (bool, error) {
+	for _, c := range l.conds {
+		if c == nil {
+			if sourceType != "condition" {
+				return true, nil
+			}
+			if m, ok := output.(map[string]any); ok && m["result"] == true {
+				return true, nil
+			}
+			continue
+		}
+		v, err := executors.First(ctx, c, output)
+		if err != nil {
+			return false, nil // a condition that cannot be evaluated on this output does not hold
+		}
+		if v == true {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// inputOf is the input of a task that became ready: its predecessor's output, or, with several, an
+// object of the completed predecessors' outputs by name.
+func (e *Engine) inputOf(ctx context.Context, tx *sqlx.Tx, a taskArgs, p *plan, task string) (json.RawMessage, error) {
+	preds := p.preds[task]
+	var rows []struct {
+		Name   string          `db:"task_name"`
+		Output json.RawMessage `db:"output"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output FROM execution_tasks
+		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, a.Execution, pq.Array(preds)); err != nil {
+		return nil, err
+	}
+	if len(preds) == 1 && len(rows) == 1 {
+		return rows[0].Output, nil
+	}
+	by := make(map[string]json.RawMessage, len(rows))
+	for _, r := range rows {
+		by[r.Name] = r.Output
+	}
+	return json.Marshal(by)
+}
+
+// settle counts the tasks that reached a final state and completes the execution when none is left;
+// otherwise a running execution whose first task completed is in progress.
+func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a taskArgs, final int) error {
+	if x.TasksLeft-final > 0 {
+		_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
+			status = CASE WHEN status IN ('queued', 'running') THEN 'in_progress' ELSE status END WHERE id = $1`,
+			a.Execution, final)
+		return err
+	}
+	sinks := p.sinks()
+	var rows []struct {
+		Name   string          `db:"task_name"`
+		Output json.RawMessage `db:"output"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output FROM execution_tasks
+		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, a.Execution, pq.Array(sinks)); err != nil {
+		return err
+	}
+	var output json.RawMessage
+	switch {
+	case len(sinks) == 1 && len(rows) == 1:
+		output = rows[0].Output
+	default:
+		by := make(map[string]json.RawMessage, len(rows))
+		for _, r := range rows {
+			by[r.Name] = r.Output
+		}
+		var err error
+		if output, err = json.Marshal(by); err != nil {
+			return err
+		}
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET tasks_left = 0, status = 'completed', output = $2,
+		finished_at = now(), updated_at = now() WHERE id = $1`, a.Execution, string(output))
+	return err
+}

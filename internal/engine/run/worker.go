@@ -1,0 +1,112 @@
+package run
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"github.com/loopwork/loopwork/internal/engine/executors"
+)
+
+// taskWorker runs the attempts of tasks. River delivers each job at least once; the attempt's status
+// makes a repeated delivery harmless: only a queued attempt is claimed, and only a running one finished.
+type taskWorker struct {
+	river.WorkerDefaults[taskArgs]
+	e *Engine
+}
+
+// claimed is an attempt this process took, with what running it needs.
+type claimed struct {
+	org, flow uuid.UUID
+	version   int
+	input     []byte
+}
+
+func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
+	e, a := w.e, job.Args
+	if a.Resume {
+		return e.finish(ctx, job, outcome{output: a.Output})
+	}
+	var x struct {
+		Flow    uuid.UUID `db:"flow_id"`
+		Version int       `db:"flow_version"`
+	}
+	if err := e.db.GetContext(ctx, &x, `SELECT flow_id, flow_version FROM flow_executions WHERE id = $1`, a.Execution); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil // the execution is gone
+		}
+		return err
+	}
+	p, err := e.plan(ctx, e.db, x.Flow, x.Version)
+	if err != nil {
+		return err
+	}
+	task := p.tasks[a.Task]
+	if task == nil {
+		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, x.Version, x.Flow)
+	}
+	timeout := DefaultTimeout
+	if task.TimeoutSeconds != nil {
+		timeout = time.Duration(*task.TimeoutSeconds) * time.Second
+	}
+	c, ok, err := e.claim(ctx, a, timeout+sweepGrace)
+	if err != nil || !ok {
+		return err
+	}
+	ex := e.execs[task.Type]
+	if ex == nil {
+		ex = executors.Unavailable(task.Type, "no executor is registered for it")
+	}
+	var data any
+	if len(c.input) > 0 {
+		if err := json.Unmarshal(c.input, &data); err != nil {
+			return err
+		}
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	res, runErr := ex.Run(runCtx, executors.Input{Org: c.org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
+		Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx)})
+	cancel()
+	if runErr != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
+		runErr = timeoutError{timeout}
+	}
+	return e.finish(ctx, job, outcome{result: res, err: runErr, task: task})
+}
+
+type timeoutError struct{ d time.Duration }
+
+func (t timeoutError) Error() string { return fmt.Sprintf("the attempt took longer than %s", t.d) }
+
+// sweepGrace is how long past its timeout a running attempt may stay before the sweep takes it for
+// lost: its own process fails it on time unless that process died.
+const sweepGrace = time.Minute
+
+// claim marks a queued attempt running, with its deadline, and the execution running if it was
+// queued. It reports false when the attempt is not queued any more (another delivery has it, or the
+// execution stopped).
+func (e *Engine) claim(ctx context.Context, a taskArgs, deadline time.Duration) (claimed, bool, error) {
+	var c claimed
+	err := e.db.QueryRowxContext(ctx, `
+		WITH att AS (
+			UPDATE task_executions t SET status = 'running', started_at = now(), updated_at = now(),
+				timeout_at = now() + make_interval(secs => $4)
+			FROM flow_executions x
+			WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3 AND t.status = 'queued'
+			  AND x.id = t.flow_execution_id AND x.status IN ('queued', 'running', 'in_progress', 'awaiting_input')
+			RETURNING t.input, x.organization_id, x.flow_id, x.flow_version),
+		exec AS (
+			UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
+			WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM att))
+		SELECT coalesce(input::text, '{}'), organization_id, flow_id, flow_version FROM att`,
+		a.Execution, a.Task, a.Idx, deadline.Seconds()).Scan(&c.input, &c.org, &c.flow, &c.version)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, false, nil
+	}
+	return c, err == nil, err
+}

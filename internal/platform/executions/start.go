@@ -1,0 +1,63 @@
+package executions
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/credits"
+	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
+	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/platform/flows"
+)
+
+// StartFlowExecution creates an execution of the flow's latest version, queued, with its first tasks
+// queued in the same transaction.
+func (s *Service) StartFlowExecution(ctx context.Context, req platformapi.StartFlowExecutionRequestObject) (platformapi.StartFlowExecutionResponseObject, error) {
+	p := auth.MustFromContext(ctx)
+	input, err := json.Marshal(req.Body.Input)
+	if err != nil {
+		return nil, err
+	}
+	var r row
+	err = dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		f, err := flows.ForExecution(ctx, tx, p, req.Body.FlowId)
+		if err != nil {
+			return err
+		}
+		if !f.Valid {
+			return httpx.NewError(http.StatusConflict, "invalid_flow",
+				"the latest version of the flow has validation errors; read them with GET /api/flows/{id}?include_validation_errors=true")
+		}
+		if err := credits.Reserve(ctx, tx, p.OrganizationID, 1); err != nil {
+			return err
+		}
+		if err := tx.GetContext(ctx, &r, `
+			WITH n AS (UPDATE flows SET executions_started = executions_started + 1 WHERE id = $1 RETURNING executions_started)
+			INSERT INTO flow_executions AS x (organization_id, flow_id, flow_version, status, input, run_number, created_by, modified_by)
+			SELECT $2, $1, $3, 'queued', $4, n.executions_started, $5, $6 FROM n RETURNING `+columns,
+			f.ID, f.Org, f.Version, string(input), p.UserID, p.Actor()); err != nil {
+			return err
+		}
+		return s.engine.Start(ctx, tx, run.Execution{ID: r.ID, Org: r.Org, Flow: r.Flow, Version: r.Version, Input: input})
+	})
+	if errors.Is(err, credits.ErrNoCredits) {
+		return nil, httpx.NewError(http.StatusPaymentRequired, "insufficient_credits", "the organization has no credits left")
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, err := r.response(false)
+	if err != nil {
+		return nil, err
+	}
+	return platformapi.StartFlowExecution201JSONResponse{Id: out.Id, OrganizationId: out.OrganizationId, FlowId: out.FlowId,
+		FlowVersion: out.FlowVersion, Status: out.Status, Input: out.Input, CreatedAt: out.CreatedAt, UpdatedAt: out.UpdatedAt,
+		ModifiedBy: out.ModifiedBy}, nil
+}

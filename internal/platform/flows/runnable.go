@@ -1,0 +1,60 @@
+package flows
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/httpx"
+)
+
+// Runnable is what starting an execution needs of a flow: its latest version and whether it is valid.
+type Runnable struct {
+	ID, Org uuid.UUID
+	Version int
+	Valid   bool
+}
+
+// ForExecution reads, under the flow's row lock, the flow the caller wants to start: 404 when the
+// caller may not see it, 403 for a public flow of another organization (executions stay within the
+// flow's organization).
+func ForExecution(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID) (Runnable, error) {
+	c := caller{user: p.UserID, org: p.OrganizationID, actor: p.Actor(),
+		admin: p.Role == auth.RoleOrgAdmin || p.Role == auth.RoleBackoffice}
+	f, err := visibleFlow(ctx, db, c, id, true)
+	if err != nil {
+		return Runnable{}, err
+	}
+	if !f.own(c) {
+		return Runnable{}, httpx.Forbidden("executions of a flow stay within its organization; this public flow belongs to another")
+	}
+	r := Runnable{ID: f.ID, Org: f.Org, Version: f.LatestVersion}
+	err = db.GetContext(ctx, &r.Valid, `SELECT valid FROM flow_versions WHERE flow_id = $1 AND version = $2`, f.ID, f.LatestVersion)
+	return r, err
+}
+
+// SeenBy is the SQL condition, on flows aliased f of the principal's organization, that the principal
+// may see the flow; userParam is the placeholder that carries the principal's user id (unused, and
+// not to be bound, for admins: see Admin).
+func SeenBy(p *auth.Principal, userParam string) string {
+	return seeCond(caller{admin: Admin(p)}, userParam)
+}
+
+// Admin is whether the principal sees every flow of its organization.
+func Admin(p *auth.Principal) bool {
+	return p.Role == auth.RoleOrgAdmin || p.Role == auth.RoleBackoffice
+}
+
+// Changeable reports whether the principal may change the flow (see PUT /api/flows/{id}); the flow must
+// be one of its organization's.
+func Changeable(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID) (bool, error) {
+	c := caller{user: p.UserID, org: p.OrganizationID, admin: Admin(p)}
+	var f flowHead
+	err := db.GetContext(ctx, &f, headQuery, id, c.org, c.user)
+	if err != nil {
+		return false, dbx.Translate(err)
+	}
+	return f.changeable(c), nil
+}
