@@ -2978,9 +2978,9 @@ type PatchFlowTaskTagsRequestItem struct {
 	Tag       string           `json:"tag"`
 
 	// TagMetadata Any JSON value. For `add` it is stored with the tag (omitted means null). For `remove` it selects the tag with exactly this metadata; omitted or null removes the matching tags whatever their metadata.
-	TagMetadata JsonValue `json:"tag_metadata,omitempty"`
-	TagType     string    `json:"tag_type"`
-	TaskName    string    `json:"task_name"`
+	TagMetadata json.RawMessage `json:"tag_metadata,omitempty"`
+	TagType     string          `json:"tag_type"`
+	TaskName    string          `json:"task_name"`
 }
 
 // PatchFlowTaskTagsResponse defines model for PatchFlowTaskTagsResponse.
@@ -6225,25 +6225,25 @@ type ClientInterface interface {
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskStatuses List task statuses (not available yet)
+	// ListTaskStatuses List task statuses
 	//
-	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
+	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 	//
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddTaskStatusesWithBody Record task statuses (not available yet)
+	// AddTaskStatusesWithBody Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddTaskStatuses Record task statuses (not available yet)
+	// AddTaskStatuses Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6926,25 +6926,25 @@ type ClientInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecution(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskTags List active task tags (not available yet)
+	// ListTaskTags List active task tags
 	//
-	// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
+	// Lists the active tags of the caller's organization, oldest first (tags added by one request in request order); deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review; deleted executions are left out, as they are from lists of executions. With `flow_execution_id` the tags of that execution are listed even when it is deleted (they stay readable); an execution that does not exist or that the caller may not see gives an empty page, like one without tags. Every role may list.
 	//
 	// Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 	ListTaskTags(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BatchPatchTaskTagsWithBody Add and remove task tags (not available yet)
+	// BatchPatchTaskTagsWithBody Add and remove task tags
 	//
-	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /api/task-tags (the `BatchPatchTaskTags` operationId).
 	BatchPatchTaskTagsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BatchPatchTaskTags Add and remove task tags (not available yet)
+	// BatchPatchTaskTags Add and remove task tags
 	//
-	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8664,9 +8664,9 @@ func (c *Client) GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, p
 	return c.Client.Do(req)
 }
 
-// ListTaskStatuses List task statuses (not available yet)
+// ListTaskStatuses List task statuses
 //
-// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
+// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 //
 // Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 func (c *Client) ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8681,9 +8681,9 @@ func (c *Client) ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, p
 	return c.Client.Do(req)
 }
 
-// AddTaskStatusesWithBody Record task statuses (not available yet)
+// AddTaskStatusesWithBody Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8700,9 +8700,9 @@ func (c *Client) AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionId
 	return c.Client.Do(req)
 }
 
-// AddTaskStatuses Record task statuses (not available yet)
+// AddTaskStatuses Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10145,9 +10145,9 @@ func (c *Client) RecordTaskExecution(ctx context.Context, body RecordTaskExecuti
 	return c.Client.Do(req)
 }
 
-// ListTaskTags List active task tags (not available yet)
+// ListTaskTags List active task tags
 //
-// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
+// Lists the active tags of the caller's organization, oldest first (tags added by one request in request order); deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review; deleted executions are left out, as they are from lists of executions. With `flow_execution_id` the tags of that execution are listed even when it is deleted (they stay readable); an execution that does not exist or that the caller may not see gives an empty page, like one without tags. Every role may list.
 //
 // Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 func (c *Client) ListTaskTags(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10162,9 +10162,9 @@ func (c *Client) ListTaskTags(ctx context.Context, params *ListTaskTagsParams, r
 	return c.Client.Do(req)
 }
 
-// BatchPatchTaskTagsWithBody Add and remove task tags (not available yet)
+// BatchPatchTaskTagsWithBody Add and remove task tags
 //
-// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10181,9 +10181,9 @@ func (c *Client) BatchPatchTaskTagsWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// BatchPatchTaskTags Add and remove task tags (not available yet)
+// BatchPatchTaskTags Add and remove task tags
 //
-// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17867,27 +17867,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*GetFlowExecutionResponse, error)
 
-	// ListTaskStatusesWithResponse List task statuses (not available yet)
+	// ListTaskStatusesWithResponse List task statuses
 	//
-	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
+	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatusesWithResponse(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*ListTaskStatusesResponse, error)
 
-	// AddTaskStatusesWithBodyWithResponse Record task statuses (not available yet)
+	// AddTaskStatusesWithBodyWithResponse Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithBodyWithResponse(ctx context.Context, id FlowExecutionIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddTaskStatusesResponse, error)
 
-	// AddTaskStatusesWithResponse Record task statuses (not available yet)
+	// AddTaskStatusesWithResponse Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18644,27 +18644,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithResponse(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
 
-	// ListTaskTagsWithResponse List active task tags (not available yet)
+	// ListTaskTagsWithResponse List active task tags
 	//
-	// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
+	// Lists the active tags of the caller's organization, oldest first (tags added by one request in request order); deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review; deleted executions are left out, as they are from lists of executions. With `flow_execution_id` the tags of that execution are listed even when it is deleted (they stay readable); an execution that does not exist or that the caller may not see gives an empty page, like one without tags. Every role may list.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 	ListTaskTagsWithResponse(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*ListTaskTagsResponse, error)
 
-	// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags (not available yet)
+	// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags
 	//
-	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /api/task-tags (the `BatchPatchTaskTags` operationId).
 	BatchPatchTaskTagsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BatchPatchTaskTagsResponse, error)
 
-	// BatchPatchTaskTagsWithResponse Add and remove task tags (not available yet)
+	// BatchPatchTaskTagsWithResponse Add and remove task tags
 	//
-	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -23211,8 +23211,6 @@ type ListTaskStatusesResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23235,11 +23233,6 @@ func (r ListTaskStatusesResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskStatusesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListTaskStatusesResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23291,8 +23284,6 @@ type AddTaskStatusesResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23325,11 +23316,6 @@ func (r AddTaskStatusesResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r AddTaskStatusesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r AddTaskStatusesResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27520,8 +27506,6 @@ type ListTaskTagsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27539,11 +27523,6 @@ func (r ListTaskTagsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskTagsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListTaskTagsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27593,8 +27572,6 @@ type BatchPatchTaskTagsResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27622,11 +27599,6 @@ func (r BatchPatchTaskTagsResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BatchPatchTaskTagsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r BatchPatchTaskTagsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29840,9 +29812,9 @@ func (c *ClientWithResponses) GetFlowExecutionWithResponse(ctx context.Context, 
 	return ParseGetFlowExecutionResponse(rsp)
 }
 
-// ListTaskStatusesWithResponse List task statuses (not available yet)
+// ListTaskStatusesWithResponse List task statuses
 //
-// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
+// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -29855,9 +29827,9 @@ func (c *ClientWithResponses) ListTaskStatusesWithResponse(ctx context.Context, 
 	return ParseListTaskStatusesResponse(rsp)
 }
 
-// AddTaskStatusesWithBodyWithResponse Record task statuses (not available yet)
+// AddTaskStatusesWithBodyWithResponse Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29870,9 +29842,9 @@ func (c *ClientWithResponses) AddTaskStatusesWithBodyWithResponse(ctx context.Co
 	return ParseAddTaskStatusesResponse(rsp)
 }
 
-// AddTaskStatusesWithResponse Record task statuses (not available yet)
+// AddTaskStatusesWithResponse Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31085,9 +31057,9 @@ func (c *ClientWithResponses) RecordTaskExecutionWithResponse(ctx context.Contex
 	return ParseRecordTaskExecutionResponse(rsp)
 }
 
-// ListTaskTagsWithResponse List active task tags (not available yet)
+// ListTaskTagsWithResponse List active task tags
 //
-// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
+// Lists the active tags of the caller's organization, oldest first (tags added by one request in request order); deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review; deleted executions are left out, as they are from lists of executions. With `flow_execution_id` the tags of that execution are listed even when it is deleted (they stay readable); an execution that does not exist or that the caller may not see gives an empty page, like one without tags. Every role may list.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31100,9 +31072,9 @@ func (c *ClientWithResponses) ListTaskTagsWithResponse(ctx context.Context, para
 	return ParseListTaskTagsResponse(rsp)
 }
 
-// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags (not available yet)
+// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags
 //
-// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31115,9 +31087,9 @@ func (c *ClientWithResponses) BatchPatchTaskTagsWithBodyWithResponse(ctx context
 	return ParseBatchPatchTaskTagsResponse(rsp)
 }
 
-// BatchPatchTaskTagsWithResponse Add and remove task tags (not available yet)
+// BatchPatchTaskTagsWithResponse Add and remove task tags
 //
-// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -34986,13 +34958,6 @@ func ParseListTaskStatusesResponse(rsp *http.Response) (*ListTaskStatusesRespons
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35060,13 +35025,6 @@ func ParseAddTaskStatusesResponse(rsp *http.Response) (*AddTaskStatusesResponse,
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -38465,13 +38423,6 @@ func ParseListTaskTagsResponse(rsp *http.Response) (*ListTaskTagsResponse, error
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -38532,13 +38483,6 @@ func ParseBatchPatchTaskTagsResponse(rsp *http.Response) (*BatchPatchTaskTagsRes
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39398,10 +39342,10 @@ type ServerInterface interface {
 	// GetFlowExecution Read a flow execution (not available yet)
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx echo.Context, id FlowExecutionIdPath, params GetFlowExecutionParams) error
-	// ListTaskStatuses List task statuses (not available yet)
+	// ListTaskStatuses List task statuses
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx echo.Context, id FlowExecutionIdPath, params ListTaskStatusesParams) error
-	// AddTaskStatuses Record task statuses (not available yet)
+	// AddTaskStatuses Record task statuses
 	// (POST /api/flow-executions/{id}/task-statuses)
 	AddTaskStatuses(ctx echo.Context, id FlowExecutionIdPath) error
 	// ListFlowViews List flow views
@@ -39572,10 +39516,10 @@ type ServerInterface interface {
 	// RecordTaskExecution Report a task execution (not available yet)
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx echo.Context) error
-	// ListTaskTags List active task tags (not available yet)
+	// ListTaskTags List active task tags
 	// (GET /api/task-tags)
 	ListTaskTags(ctx echo.Context, params ListTaskTagsParams) error
-	// BatchPatchTaskTags Add and remove task tags (not available yet)
+	// BatchPatchTaskTags Add and remove task tags
 	// (PATCH /api/task-tags)
 	BatchPatchTaskTags(ctx echo.Context) error
 	// ListUsageRecords List usage records
@@ -48050,20 +47994,6 @@ func (response ListTaskStatuses422JSONResponse) VisitListTaskStatusesResponse(w 
 	return err
 }
 
-type ListTaskStatuses501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListTaskStatuses501JSONResponse) VisitListTaskStatusesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListTaskStatusesdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48170,20 +48100,6 @@ func (response AddTaskStatuses422JSONResponse) VisitAddTaskStatusesResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddTaskStatuses501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response AddTaskStatuses501JSONResponse) VisitAddTaskStatusesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -53431,20 +53347,6 @@ func (response ListTaskTags422JSONResponse) VisitListTaskTagsResponse(w http.Res
 	return err
 }
 
-type ListTaskTags501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListTaskTags501JSONResponse) VisitListTaskTagsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListTaskTagsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -53536,20 +53438,6 @@ func (response BatchPatchTaskTags422JSONResponse) VisitBatchPatchTaskTagsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BatchPatchTaskTags501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response BatchPatchTaskTags501JSONResponse) VisitBatchPatchTaskTagsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54644,10 +54532,10 @@ type StrictServerInterface interface {
 	// GetFlowExecution Read a flow execution (not available yet)
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx context.Context, request GetFlowExecutionRequestObject) (GetFlowExecutionResponseObject, error)
-	// ListTaskStatuses List task statuses (not available yet)
+	// ListTaskStatuses List task statuses
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx context.Context, request ListTaskStatusesRequestObject) (ListTaskStatusesResponseObject, error)
-	// AddTaskStatuses Record task statuses (not available yet)
+	// AddTaskStatuses Record task statuses
 	// (POST /api/flow-executions/{id}/task-statuses)
 	AddTaskStatuses(ctx context.Context, request AddTaskStatusesRequestObject) (AddTaskStatusesResponseObject, error)
 	// ListFlowViews List flow views
@@ -54818,10 +54706,10 @@ type StrictServerInterface interface {
 	// RecordTaskExecution Report a task execution (not available yet)
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx context.Context, request RecordTaskExecutionRequestObject) (RecordTaskExecutionResponseObject, error)
-	// ListTaskTags List active task tags (not available yet)
+	// ListTaskTags List active task tags
 	// (GET /api/task-tags)
 	ListTaskTags(ctx context.Context, request ListTaskTagsRequestObject) (ListTaskTagsResponseObject, error)
-	// BatchPatchTaskTags Add and remove task tags (not available yet)
+	// BatchPatchTaskTags Add and remove task tags
 	// (PATCH /api/task-tags)
 	BatchPatchTaskTags(ctx context.Context, request BatchPatchTaskTagsRequestObject) (BatchPatchTaskTagsResponseObject, error)
 	// ListUsageRecords List usage records
@@ -59048,881 +58936,890 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39kts4lif6KgjdiSgpLjOddrlqujNjYzfL5ep2l6vscabbG9PpFSESktBJASoCTKW6whH7132AG/cZ",
-	"9sH2SW7gHAAEKVCklGlX9c5MxFSnRZD4Ojg4n7/z6yiTq7UUTGg1Ov91tKYlXTHNSvjX5Zr/yLav8rdU",
-	"L82/c6aykq81l2J0PnqVEzknesnI5dtX5JZtT0fJiJsna9M+GQm6YqPzEc9Hyahkv1S8ZPnoXJcVS0Yq",
-	"W7IVNR+dy3JF9eh8VFXQUm/X5i2lSy4Wo0+fktF3vCi4WLwpF1Twf1DT/b9VrNzuDilsQrQkJVvLUhMp",
-	"LkjO5rQqtDI/mzFntChY+ZU6JW9EsSXpjGa3cj7nGUvJim6JGTyhQuolK4kMvntB5rIk+HspC6airb5S",
-	"hOeECrVhpSLPz577xfkFhu5XJ3xpCgtwyNK8kOKOlQrefpXvLsi1mWnQBob1ufbpRclyJjSnRedQfIvP",
-	"OpDvZVatmNDfz7oGktsWZM4Ltm8s+Wz64OG8XFFeXFN12zUadmJaEE3V7b6xmOcPH80Phdy8vGdZhTTT",
-	"d7bnhdwQ5tp/rh0zgxo4lrH5S5nTac4hLQrCtSKGwrkUavK5RvjnakXFO3bH2Qa3sm+wS/MCKeEN2NrP",
-	"NbJXIiuqnH2/FXTFs++pprvD+rBkgsCnCaPZEsZjBprmbM4FN61SsmBaEUrSHL80zammKZGzv7NMkw3X",
-	"S5hXWQnNV8BW5nxRlchsJfSkzDfNdphRkrHZIHZPV+uCwasrmbPC8EuSFsUqxVEYZlsplhBZImP2PAJb",
-	"ql+KKfDMoP2aZ7eTLo7KcT2m4TQabNVeBaPzOS0U80s6k7JgVIRr+qbMWclys+E/0xVTexc2hfNpBqFS",
-	"spRFrmA+8IMjinq5v1IwHUW4uanWspALntGCSNMlGVOcbCbNy3SuWUnYHSu3+DPXJGdrJnIFd5vmTJFb",
-	"xtbQB37BdgiDUimhZUm3k1PyShOl6VYRURUF2cDolwy/uijpekm4IkJqomQlcjLOq3XBM6ptE5hMYvaF",
-	"5QuYGxcLQsmKK2X+Mo0SQkm2zQrWu0MSl3daL9yx+1TpdaWv4E31IOoXJJXwsSmOw9F/Asv0l6s3PxN8",
-	"4CgdW/fONPzmsbN8V4mfq9WMlfvJsKzEVEC71GzmnBcFy89h/GupOB5XpA7P1wldSbORRVH/5g8zsN3Z",
-	"1pxMK1nxFUtIzgqmWU6kYIaKYYg5GStJ7rjis4IRHIWCI7ukd4ws6Fr1UkU9/iPX6b1i5Ssxl/2EQJXi",
-	"CwGCQEbL0hwjsyz4M8sNXyq/UqRkmSxzc1JT80vaNwPTaMrNCI6bwF9pwXNY6pdlKcsetnPnW08ZNA+5",
-	"z7qUs4KtIgzoAk7xaq23pOBKkxWjQhH4WN/8dno8fJ6aLcq9Uiuvm3xWWfE1X3Educe1WbQ1K8maLlhC",
-	"nhq94enZWdfSFPCZ6DI8O0tGK3rPV9VqdP70zPyLC/svPyKYLithSKEW0y9nhArE51qkt3TBdsdgfrVn",
-	"PDG3SqnhMtDkadcqmbWML9LT3lV5W8q8ynT/gqyx4edai6urN29LecdzVvaPxVyKhfmfhTiRwgwNXiTj",
-	"VCk5df+c8jw9UnBd0fvXTCzMKBxp+X9HR/9LYSTEGVWs6+Rd/dtrkts2qMbWIjdVcCO09LjPJnS/V3TB",
-	"GgpLh+L/oxF+pFHkK/MKLj9XXdpLiyxNq6lvdbgWjsMs5Wrg6PA+Ybk5K0aHAfEOxguS9Rj4rOJ33RLU",
-	"vJSr+CBzqtmJ+Uz3SO1JOnAp28eqfbTx8ZGLdy0PXboZm8uShavG7vtWTcvj1oyVoMLvG6K58hXZLKXy",
-	"6jzN85IpZRQlTblQdqzsXieEL4Q0HZCMKtY1XGY+M+o47c++ed5/2kES6mVSZuyf7wSz8pW6zDS/Y71b",
-	"TKEZGZtuJuZkwK85g9+pkTXHIFNMcLk7xRQ1xS811i4ihpjBvZMFG0B7sLuoAnMFdr+u3s2zRsf/UrL5",
-	"6Hz0fz2pTa1PrCLwxI1g9MmMp2RqLYVCPfM7mr9jv1RMgXRiiIgJ+JOuUSXjUjz5uzIj/XVgbyBNvrOd",
-	"YJe77L/ETklGhdEDZ3ChZkwpw68UUUzo0xGaHucFz36r0dneVW2YyKqyNJK80kZdbRgfKKn1WLNNE5gB",
-	"dPjlhv9esPs1ywwZg9RMxt+cnU3A7kEFkWtmTSlm1ekd5QU1OpRRtwzJKVbeMXjnKUmF1FNuZmZUFwbC",
-	"w6dk9IMsZzzPmfiyW+Is6XAqSC4ZGhBoYe5eGLufGwzzZ6l/kJXIvzThKFmVWTBAdm/UHlmSGSukWIBn",
-	"IGbKd4N+VS/4lxv6z1KTYKfJlumLBkE4F4OhCzgKmczZLoWQSmheEK4JVzChayl/omJrWYz6cjN6Zw4h",
-	"qEuE3WeM5Sy/ICXT5dYLQk6rMBeUYpkUOZjJ0nem1cmlaQU6+JLR3Lqqgke7jPzKfkNLsqFcO9kBOuVi",
-	"cRq7J2rVA24KQSu9lCX/x5fc/J/QqpaQFS3MVcvyhLD7tbmLDd2W7E7esjy0mMLW1uaDHygvHnHAf76+",
-	"ftuyTfTx6TmMgNQWgwuS5kxTXqRE0a0RmVjJCBU52Sy3p3Atq9qOd5llbK0/yPLWyOhGjMDxNjvEVopQ",
-	"c1WtpbmpNvaVC5KCdB9a+sZrqRSfFVvCcm4O1Wzr5aAJMUeL3uFlR4lgG1QirIPB0IrphJWa4z1NuwZV",
-	"bMz8UgqDm7oBAeEyYfTcv41az0Yfd0SoZNQaPnSZ5/A3Ld4GQ0HhbHcrYPj1B8wpMBMk49TOKU2cmTgh",
-	"KcsXTKE2aoeCBlAzlBVTRgif4oPuCcMyN+cJbT7GJMRauvTtWj3trsHHyOCQOL6T+Tau1tKFEQ7A5O42",
-	"Gzh+pk/dmKE7T5c8W5IUfSBqSdeMzKW50tT5jUjB+WFkX/OWpfWUjF8EP1vOarTtSUJSayFHWze42VVK",
-	"xvaEX1N1+xZ+w+Y3IqVKVSuWT2uPfErGl/jjW/+b+zoIFFNVrVa03KZkDGfzCv8JbcwJuxFgG3bUFoz7",
-	"XSXcGQuHfXojOsi9gwTMOt9yAZqF/fo5iS9Wx5IkJDZzsyCtKcqSxGeDg945Rrn1i+3jb0hC4EH75D7x",
-	"GajcEnW4knZ83XQdd+uZ9V7TbSEpLDkVBD9K7Pm5sGSM9AuXv6NiMi/lqkn4Zi5SsDfz0fnf9i9UB52P",
-	"PiX734uSe+9bUarvfat9BHpfiB+C0aePZhNycAJeaaorFahlzbOh4HHMTYgvkmqdU81UEqhUHB1wC37H",
-	"BLruQLHUbKV6yTUyqFearYBV0/tX+A1nFnT/9CQGLsEd4vRziNJiV48dSxGnWHwG99BSbkABAm/k2Gj8",
-	"K641yyfmaVYwWhKuT8l1w1fFxIILRnKW8Zw5Tn1Hi4opQkuGwsYFyeRqJQW6p8zPhl0ILhaGx5jVBO+V",
-	"+QfKKCkIIam65es1y+EwBOaWb86SkRmk0cncVbvDY7wfc3feP9MVc/YWcD+OM6rYiWJCce1sVg3zzjf9",
-	"5p0GU/F9RzfOXH5O1HyxrMTt7paFImJRDOACf1FS/NUs++jTx6hiaPr5Cg1gTOiEULFFFyps1jmhBCcD",
-	"kRyG73OlqdB2J0pGlbQbZhTkIA4hNRNNbwS0o+UCYnlUit/RUhZTo5TCezkuuZQFOPJUVeigWcl0VQq4",
-	"Mzo5fnipwZTOG2Mda3aPn/QyZBIOHq3nIH3ACOzvplE90hsxpjBI4hujXp0nOGNuxFs3UbCNNSZAxpsl",
-	"1X6qBH9mub3C/Q3lhg1WPTsSc1u6gbi/8f3BV5kjnSjpCSl+ZFuv58SFMyHFdiUrRW7Z1i9mStf8lm1T",
-	"goqeOz9GFTP6DuowoAjzjEUkcyHF9JZtB3QJgRFg6mPCHHGFLhsuEqLlLROkZPOSqSUQVMHFLTE612rt",
-	"vAo9Yq0bSHR91rzTWV1i3IyTcci6oNooguAdLec0M5r0HVO7c59RxaZVWUQEmJmSRaUZef/utXeZue+W",
-	"stJMYbCAC/BhOVlXs4Jn4Rt20Q3PTjCMREjBjHxRv4YxE8AtUMNbSqXdB6y4NrHySK2FrUs25/cgV6H1",
-	"bnQ+Wmq9VudPnhRSrs1inNpHp5lcPaFrHhP48DtdMpNe2o46liAhqflw2hxHvK/WbtuOk3oPOrb9R7Z9",
-	"UTKqWSBQtPYK9M8gvLa5yY3GbV/gkAsrflddYvCrNhzF6kKWt5jDCSJkeWHjmgRjObF24krwXyp28EWW",
-	"jCwxTWmWyUroWBBBaw/LimE4CnNKuiNI+w0yBmtkGoQRpAmMOQ/MTLdsO3ESmDdjhrY/IFuuVGUjQ8wC",
-	"aAmStFCaodjdiCh28cSyXExpvuLC3mbt+GLFtBFtRtH4iJCcuu/0BgV1cdcGCdV3ydwIXMDaULpCLseV",
-	"vzmQG3rjTO0NKJkuObtjOSmoRmm1JUfAiPIp1UOdbEmbknsJl+cD3E/JqKBKTyvlBxNV5UD2hFhSWCp7",
-	"0qLj7h3XSuZ8zlk+nW1jDF0SMyKSLalYsNzywUyW+QWhaJHgOQg7AdliLKW58NVWabZKT0d7TnL75O00",
-	"bMebD1lGa2j8UovYYgd2lBE9onXk3QGt7fkX9bhgdW/ZVjXGZWfcL9mb4xEfBZwk0+04LTbTtHGfPf+a",
-	"lFTkckXMXfDt86oszOaXNDNq7OSUXDHDXzShiqSX1sIMW3NOvmO0ZGUKkglXoCoJPJTcuoRKti62UWqA",
-	"4U733YBzXipNnj4LhuPVE+AKTS7+/CzSC2qzhx10DI3r2FC0ye3bRbvlJ27Lj9zQFouFVwK21Zha81Db",
-	"k9Za4iSSxoEk0824X3Olu9n2G8Eg8sxsimXeESmPrrmRK+HvYSYD6Lr2ObSNAYkNZENOMjBkLcG4LvPO",
-	"3lZaahoRSH/2vh4zFbKiOltCLDGQaWFIMyESfF1FAYsCK+H7OouGizXkb7dMbgyJi0TD2XZv0p57Vbh9",
-	"QQ1NVhoj3/FOvWzRMGEcHIuWzQOjbPGvf+Kb9IOLIzeThisu0NGMxOX9QWN7sgjVZAXqgDArQFZcVJpN",
-	"7FHncyLYHQoX/3kRD7uIG3uwocq5By9cqD8vnAnYB/n+n3U/P+jCawaMmKv86/mPf6TP/vsv/5pOEkwm",
-	"zORCcMXcRP7zjnzYHRllu1FbfyT02D53dl8dePjgC970BwumlrIqcpItWXa7y2fB+Tk1XHwKb2MuU7en",
-	"db8HdmdOrU10eTQYb+LsmnJOvMOrfmznApOMuGQjNuDIPKLrXOnlFVMq7rommP9wwgVR2ChxavKfJCjf",
-	"SEwxb3jGlJrukZf/8uEaTP9G8u0We4kUqF+6m0MZQViRrKB85dNNSKqqmbWwWq4N3tD7dZqQlFNwM3KF",
-	"bsUqT8k4bVxMKbReUV6YFnaqU+58AXS9nq6YpugE9oFmNiskbdGzM1vLgqUXIAukt+ZXa7xEewkGhS+E",
-	"EXDAmoKr+pcPP15FrxMM91D7OT4uuuVj9g3YsPeC37sImgYL4EJ/+3wUE9Jchzyyfa/5nEGsrTPEhv0C",
-	"rWCczfjrb8/OSCUKG/7qzIgQW7Xhyno79gqL1uDaRUlv1vSXysXXn1TKcXEw7b99c3VNnpidfnL39Ak8",
-	"+K+LkgoNfs7/0vh0GuTEwb0In/j6jOTmFzknXEAwKddbMvY5j7OCTdwE0RwKpEMgJQ+umj162X7H8szq",
-	"fYHZHn+KRocYWuwV+iu9fK9icnF4WBuja9BBgwrbO2OH0MVj3qtYQNalPa0RlpIYptBt5bcp/craztrq",
-	"UH1ehy7K5Xr9k3vlUzKiVeTevaxyzoycGgRMf2XpXl0Q6kICGqylERkQPonu4zGiPsaHh81dxHi86dQG",
-	"YvQJkLA3GJpkZWMu7rjGfRiju9V+ym4VRro76R3D646XL2OiTzNavZmRkkIUtdXUTl0uzTCVxvDiKRcD",
-	"FgQUBpsXyMWjKSoQLh6huAbxm0ZJF52B/dZ5RjAId+ziyiGcjYvmVXYKV9Rh9Hm0HHvoeawPY0wANccz",
-	"cSH2jtobx77dbbfQuo9lhVxhZ3OMSErozGj8dSTZkloHYsOZlFFhlcxdbhVRAOPifssnMYi4XWrZ7lf/",
-	"DFHZdtioFXmq9tIQGa+pUhtZ5uhrVkqe31RnZ19nrbw1+JHFVWHXLBIG8hJy2Te0DrwkS6rqgTRiYHav",
-	"0ZbNyp2hgZkWbXedXalwwDGDHvSyj2i6KeZtKedG/TZP21k3TaKADfExJHGe1fH0U2RoL67+Go6q7T4E",
-	"81eMSAAjxT02Q83J2IUokZxpSGOYRHfdTHSq+D9Ylx4O+ZD/MJcKmW11vzEv+OR0NRvw1RVbUPgyGeP/",
-	"PCFPz57/4Zt//TYhpaxEbm41SZ5BBNGKFmrSMQSbhf4pGS2pmqIcH70mwLSnvZWhlBuwwGhqRFIrz+Dr",
-	"MYeftUpOM1lUK9ERNFVHxNtm/cuGXy3lpveTQJemIRlbbQWS6XK7xweYWoM+29MKSaO1p40FTgLC/Bin",
-	"6bcIqxJaZ5ukHWQGxACRzIBQIbsgKf5z+hTjwuDvZ6jLKWnUUAeSUTLExnAKXSk3h7GpoVdheGgxkMFM",
-	"ds9GItV9E27jnG1YWeN7wPkwHBZ+nzj4A4G4IIYE5pwV1tCgGtM6YH4+5vCbniBDtz2tyQVLFN14KjJW",
-	"dCUB4FOLesBEbjRsTAcAVBUCVoQA+wKsRYeH82fQTUN6wp+iYtNvFDEfXb0l1T9ho+4geRvIBcHEdRBx",
-	"uhMXP5P51iUTJaOcm++suKAaE+pWdL02ow3Wc1/ENYzHT6EzeDgYfBi+1hXO6xrYF1xEarw1hrTaprqk",
-	"AoFSplpOZxUv8q73rn3Ta/mdaWg/4cPSUeDset0FHL+HVvDuJ0+R259t2rLZyk9DY7ODmfRGPDeWqDd4",
-	"O1j/vrbReQ0Jvh/UNL7oEKgdUHn37TCz9L+XCbeOyyeIcvRAep0Ce9gIQa/wI4GtfpAA3zQIdCim7ttG",
-	"2LAvkPH76xeTTn00nl7Eh0EHQgziJtb5puRaM+FjuY9y4nSNwnbkYWB6104xkfebxezuXmHjHR23Z8kb",
-	"/sOD1vwwx0qb6Ood8/NMkKB7mL5qBxw0z0QRx8HBaMmFFa6NItDEwjkkSsAundof7aC0LFnu1lklRBY5",
-	"ZBI6q+qgQIcYH4iILOsosI2ftAuGi8DbHBXq0JS6WzN1gkm44w8MfPArfkDgg1m5K10yuurMc/EXdb/K",
-	"bfega2TxEaBt8W1BRaewF5of1wUVF2Ql76x/pcGCMc3JNEkN2aZwm6dHyH3Y4xS+1JD+gge/exmwI2/r",
-	"sITJjK015h+D51LJFdMQsTOmsBcY3bKTijs5dcmwqctGhA+kkJ3ju/DHYRzQj/WSqglucMEB6MECIOJv",
-	"EK0MdAseHFBwsqXkGYunMZqBHJ5M69i/82D6BUlII37g15vGbtyMzsmN3aibURL8bX4PSehm9CmNJt/i",
-	"Yj3KiPFTDxoxqDwdY414mdboOILnHYTpj2xPTPwbizRaB5uG5/0CeCUos5j1hcCktIiY2vZJPiDqaAnE",
-	"SwwfRr1nVSltJbk2kHTTRktAYLDZbE4qSryZ/kY0o9fzks41duqSX8JZIQUfHhXDddS5QOBBtKfEBppy",
-	"0WSjBQcX/GWhJJoDrVUr52pdOLhs0BoF2xRbN78c5tRcDUwLwSHUWKQ4xTBqahfOrD9iZS9hvV3Srvyj",
-	"tXmE42+su705zsP4kjCuhC5KxtBIZFMkfK6ODTnJ5emNsLdO+Bm//yIHGAJVIxzXie6nxHJsFw8J7HVs",
-	"k3ybd9IEb8AbQQddgOQdZkM2Bz32WZaQMU7m/N60gYwByouqNHwZMrFvRMkgkQjbloxYNzmvJRnbF65u",
-	"Amki8KdrwEsiN4bkpHedKEb0RrqoHoBoaaawwTWbjFApj1234Y53i7uD1KvGOn4uHQs5zU5vsrxFcF/w",
-	"M2Lc9xzdTPAGuktEZhRLJhwY66PqXVHg+H7PkztlPQnkrWPZza4iQ4GWdeJwnX9mNgn8FKdDJj5I4Wuy",
-	"wUDrS2wUkjkgMAJzSqBBqBlbIf9AitkbAig3ok6GDIeH/EVVGFE2huCoiW/o7qm/fLj2YNs2aApSr22E",
-	"xY1wgYM8n7QqPCD9uVPAdRRr4TD91s001GuRhPrkBLQtdcoJoGuxTSdr35EHjiXctj9x0OB7tPFwpD36",
-	"cmNvG+8lZv5HqM4xBhrRnQfpuI0BxWL7H6jhNhfKDSq6+kCCA2+HIZa+tug5nEU+4D5wR3y9LjjLLbgR",
-	"z1N/orkPlAlkSh8dYs/h6Y2weqdiGhNvPaLYhVWvlJNglOZF4dS+WlR7WDhxt1lrz96VRlD6U0mF7jz1",
-	"2Aax3PLchdi2oidaquCqTjqN56VkjY9ekAUMB4I+BDmLBlaGdrH6//qDHqlyRgib/zr6iYqKFgTiF81W",
-	"QVLpKNm5rra+eoIZ6oaVDN8xF1W1NmP/5uwsiH7fAbg467Uz4EJ1b1AIXN2T07x/S2oEz3ApYhruD7RQ",
-	"dSpwGw87xA6Ne9770TrC71nb57PGQqJgOyuouL2wOdBkbPgqNRc/wHxw4YE+Cg9zV/IVyPWqKiEqAeUI",
-	"rhlRa5oxp3JCop8R7T3mrREpuFjsQIbsKkxrqjUrzYxubq56b+rOTGPcXQsb3LOxM45sIMQLfuSsdaY0",
-	"X4EEkUmlp2tWTisRM16/dA1JZpEHjIxo2kJw9NX3F4H8WIlbITfN6KpcVjMINQtvpI7x1cEioZ9/uK3m",
-	"h5KxEwgay5vxZcFCdnRd71ScnN8jUYqAqu1H9xLqpGUhWqz1yXNJuFibkUHwa9pPgweEpn1YSne1qXCU",
-	"rXHINROUIwTYHRO5LKe0PZCnAwYSJ5oPGMln6UTOSYp8LyVctQaCAeQJSY3kguMBNJcIdtAhUD42ewaG",
-	"FyxX98m8purWI6R3Wu2Zg7sdhu7T+KjFeozC/FjDwAUqqZAlYRGeHLLSINLdBWEfkhEHxPg4kEWvgK5d",
-	"dIjWbLXewSw6JW+sSe+WsbWN/UcND0YC+JtY7OVxBoWVbXpGFVv6GuEKxlTjcQ3ecwwk8LhW4dZEcuz+",
-	"nZXyZEbBNIijJFzk7D4hi1Ju4G4zwwOzPKK9yhLkUrKmSl1YXKcdIrBJNR7dKoWoE4A7nftyLdjfgIC4",
-	"A/C5bG5CGzyzD7br7MCzHis9UA8zuvR+M7sZwnv0e3Zc1O8drj/114CRKyPFEoYJyu+FkTjRN2yXzX73",
-	"K0VSw8bSHZkZLclNqF8nu2ZSQNpbXLDeK0A3RYOY31DVd79RPEuAkPMsXvNV8+oxM+iQN9JHEBWiTK9D",
-	"J6wB8MAKA1b4YKQX5mQM9k8MUVMfKsdAMNl96/b2BwylkbIuDOdzxFGL7r0wgooTg0oR9B27RgWLXl0H",
-	"c072isIQ4U2gOVZJA2sbVodQmFzu02pq96fZQatsO3nf5gvyyJn0OUAtybdRgiJxaolhsvaENtSkvVKg",
-	"QyBxqYsnXLjqqLmFb27lCC0ka6YbukyNdv2KSPB4GP5+oDz3EK0R1j7QFmtQB2VjSZtzjGuTjfD8A0c/",
-	"KB2ksWthIgF5Z6mbSOETINf8CVgLnkD9ivQCy450tAk/rZ78yvNP9rUk2GQATqszWftYyuDsp6MyNwJi",
-	"CZe+TgzqzNioK9XuOJt33ES2oQ/f2Gs69c2vt2v2UlSrEHr4ML+9YlnJdAuW4NcbB2aCfvj//T//183o",
-	"E6oev96AMd2sQfAwITcjl8vTeAfPNbAbMMveCHuZgLZh7r1g8rYYomMFTGTldm1hPErDsw0vgEw4HzPV",
-	"8A3YpU9Gm5Jr9kYUW5x4HwbdfKcoqDPBfPNNwwSzn8EdgUkXaqn7ttzVArtcc9zvuDIXZBm1aWoP9nNN",
-	"Tz3ugroCwH5nQaNUwFB/QP3OIOCgvgDCQ8MGf9MYPe+xCMvSPsxjEezVIWF5/rW3AWV2cqu6oMNhXCes",
-	"cKprLmRx8NGL5nuxxxOLg2Fhu5qfRIOYuJpKWsXKUYVZVLZTroicacoFCLqlrBaQsvLmstJLFIkDEMYZ",
-	"g0t6u/b5g0ONvddNtueVyzIhlLSON+rbLaas5nqdTvphYP3kPUDK7oYN2/r93KA379I1AHWtPcPDMMgj",
-	"ZPmpJ/mnHt7+yforNJrC2qDDMH9ZNUIo8bIcJSNY+WfO4exuxFEyumXb6ZyD6oaOr2nzhDoL47RkGcOi",
-	"Yvanmf8pGofivzLAUW0D1rS0wQUXhocVjAJAFrMcJjy/T5Pfh6RyacFX4cCCXlqydUEzJyAWUB+YOGtU",
-	"sb0YJjw8THRgGxAfHl0s+LSXYNU+FNaAWkO4OFy5Pui3rtCU4JvHRyc9CuV0xhA1K4UOszv0YbetaI7q",
-	"SBCOQ8bDgdsme5HbeiZhmp2OHlNiHBqIVO+2LAPieUAqyhCssc1SespqDiP0nu2gGYZRQr8J+FggcbtJ",
-	"dt03XH9HCyoyth+kHu2TZIZtbcGV/Y5sa9KcOpNmwzJx1mamV+b6taGTziIp57bwf1j/NOabJuPQaYWt",
-	"bbcKeTCMZXJBziwYoJC22ZIqjCJ01VUHYkW52dk4g0jZE5yQEZXt4kFT1VW7+oA+S6PkC5tk2uw1bY0r",
-	"BXRJq9CGu4H6bEYFyUu5BrvphvyDlTIhM5bRSjG7QFwFNXs9ejhE1HBFcinYBVw6f5cz5bIZoGYAGGmx",
-	"9N5KlnV4Bq2jMwbO+3C4yNYZ2gW0aG9fbHG7jwzE4QwHsW3sf9dBwaEMh7NtRAT9PjFtuwk+ebgeWa/Y",
-	"gZpke9EiAosn+HDnHhI9dRi9HwOIZXuIyg0tAClzq9nmYdxUEooJoN7a/QORw1aocDcd14oV86gsMNB7",
-	"/Zuh1B4HPuuC0x4BHeohF/wuJ7NE6MfYIIXYGXA18F8gNsm+SFAABMniRH4kMMteoJcQnQTcqVgGeEcr",
-	"74XjcDX8O8W7XGZQTwjQQYaK562NCzupJ5Y0123fDnwvN6KQNO/egty2iJezQesNO7HQUQUXt+AJxYBZ",
-	"p2q1wAQt/khdFNcCHB4PwQk1gZSWawU9QzbkA5LCG3Pet3xvpSyuNNUdNee40jxTvoa/0c15Rr9SxO2b",
-	"EREFw3yitZRFQkpG8zrJH+EWjZRjOGAkUjOPpWy8yovwywOOBBfTKnYPvag/4gp8YwWESrH+r67o/dSM",
-	"cJoVUsUE1MbnoY2X/DCYumCwLKBfzyGFD5NurK8E8E/B7twXrtA5vsKCqh45xq3ZsGyJ1wMviRVxiPvs",
-	"4w9Yrpk52H5QHdnZCPnqhlNzSfN6SBtGH1kxKsxpRNinvH9jB40hQjjmvcSSD2jReTGAjDaU684rwIhd",
-	"wfQwgqQGvF/S3NedxpTV4MQ95tbAIPMKpYDpSnUNFQB81drwffOKK783bFywditeFDyGKhyNgWnFvLRx",
-	"AGIEFdlfzyESZDmNTYlMfh/PfCc3vTf+gMvZBzvB3eykS5u5aNR2CHU7FCTs89za/4TuuTjcWahSmhYR",
-	"JDO7A5DBDLuFshN5cfXXsEooLo26CHYsVb8U6Y1wK4ztrEeMFrRUZIxvJfbAJ8R6lyYe+Aa83rvgaTV2",
-	"U19MxK87UWK/7riyPiaj+5OFPAlWDaoB/vppFDw5Ubd8feIS4E/WEtp56/lOPtcx+V2ANvcgPbZLggwx",
-	"BIeotd9DVXmW/5nRQi+7NVvXzgiBhV46CccmB1gJ6ZSkGGSZGtEnxabbFOUitMdBLQEIXjXEneZGActZ",
-	"bttAQK6Q4oQpZY228IJyFfEBwXhGs9sFJH+QXypW1fFwlBekZAXdYhp2WonmECC/y4lwsiQrbtU/ZceF",
-	"vUTsLDCI+K5ykfM7nld+rOfo9zWdYL1u14n5FwwYwnNtAUgYdKsAZAposoO9ibh3L0znuE37OGTfx3ZF",
-	"ZPPyvgvyz5AqZzhU4bdLS3lLtFyAd/rh118ygnXrG/u/mUZ+0F3FlN/csdIMFcvaXhDFWF1yk5KgcegT",
-	"tZQEKWRIs5Bs4H7+GAWSWDGl6WodIZygHoBTFo4qPFCtQQq2L0XUGVtcwMkmGHXwQKHpjpXxEhh/xQd+",
-	"ZhYsAWAHWlkgT0/PTs9SYmWo1Yq7CNb9Kp7d1HoMO0sQrnuTchN3joPT4Cgryht5yTJti0B3hLoBLEUA",
-	"UuTyDz+8effjD6/ffJh+9/7V6+9fvhslnVhBWpqFuiBp+x3HFDF3IiTGyNf9T29fX/78c/Onq/c//XT5",
-	"7tW/v3wXpdN1KVdr3cXdlC4rlG9dWBkM20aUff3sbF9+JDzujRrzsI9md3tPuUNJvILGkTgJM5ne/ewU",
-	"ZJeV6GL1rhw1pqq0JFmuQd3FeGjcrmHF5XaLjPfFgtgxRudopbAfeMGGR2nGpOYfwBr6S5F62VkhBo35",
-	"cepvuNDBOi7ZgivNjAp79W+v/V07QfgkmgOsyiDB28s3u0crU3c7pynN1J2taGMbTrA+1rqQhleDGGu+",
-	"eWHnhMobWgm5AM0zOvQGZhl0rH6Jg9a2EjQj6XFO/DDX/dgnF581alvupBefHeRzd1tlPe5fKuwT1rEj",
-	"R6iTjnDxx07SLrYkxTNxCk9STzUPLfLfmaEbHpb9wWF+6Pt1q4aWOTxWNBzHf+Bg0ebqPVA/8ht2iDIU",
-	"24fjQJD8XB4nxOggBh1wZEx3sszXH7qLuqbU8biz1jwIUYDdxQwxyxOA1B3qCr5HSnbHsUZaA5AogIwX",
-	"jIwBTmt3opMHDXkfu7r2nGkpC5/C4gZt2Pe+AQ8CUIrcbbt3mZvzZ7qABg3U5z7HUTPAzcpXoL04/byV",
-	"wzyJkdrR0FpHGvF2/MVOkkBfbwQV5MsHy7Uu7tOOOqZwYqa79f53gqKMUr6iYmv3RxFVZRljRhQag+0P",
-	"/q3UvCrcFnIHq+j6mfTb+IclSId8NciPbhXa6JpKV9GNDn5yeDGOgZGEnvq64Mws7eMT9XB4axuS12QX",
-	"Sa0CH1KiKbIFHQybapvl3Dht5zciZau13qbkf//P/8/daAkREndkyzQZZ+quZtFgzJtc3IgUhXAuFvgu",
-	"xeuAgwViYWuObqiFCprVYc/W3AfFLmSlghuDzwkV28QCYZrLDWoLms6sdaPuTTj6LiuhnMpWmxAvAFGX",
-	"5nZiTj6nd5QjIsu4dfWAeRveQJBIWApzWsyXLNuDT3WxyBTYqi8MsZ1ckIOmeXojfpJ3TJ0TuyMJcTMw",
-	"DMgP4f/5f0m49GP8e3LR+BVahWs2dqu/u5qm6W5Hu9/Tno5sKi7ED0Gb2g5r997+7CIJGqCVMDsgbft5",
-	"tMvaAWHcCpSNwJFEL0VH97b2zQ+yjGRGvLynGfg5BZB+aujTQihg34gVti4q5ZFxyZqWZhj2BxVD7Nlb",
-	"KApLx/hGCUabOi3twteL2jEChRmyvZoZ5GhE4tSMPgzHUEtiq8k4wKunZ2fkp+8ajGvGBS23sTupXeJp",
-	"T/pwvOKTkbIcAHntJYxnIvnNiBbfbRCUi93wTKyeZ5j/hLzoYBScT3s47HsYgCO0dp2yLqhOtx8JeX/9",
-	"w8kfjKhRMCB6KPd1gjamFcXYWZuRPDliy3aygYv9ujHwttc8ahN7S/XS38N5+ALqbAl4YzS/Yw5Wwdcj",
-	"lTISFQmetjAZPaqNYl61K3AMgcgzRnTJWU5kpROSQn52LjMEWrIm59H5yP8eDe5bM0HXPN7xmzUTl29f",
-	"RSZJxlcbuliwkrx/NXlg39O/K9lR/7mkm51BuN7s26fm7Viv4fO4XJnLLN7tO/a9zEjJ5qyEUq5mxq5b",
-	"eC3WH36vN7Larrfrv7UKSYMaYhT6ckV5cU3V7X7TDRZxhSLf+403CDEBMBvDTTd+EP+B7Tbhwj3MahPu",
-	"1QF2m2ATOmzdw3RjC/xhOOxcllFbbK/u2o9Sav1uZLZ1uE6QDpnbdXSgTi3wJgscz/IKXO3Af27Z9ig7",
-	"yCDwgGBXo2bko8zEnUhS1w7gxt4mFs8Vch1heVQwqAbuFc97F+ih+PiDjMm7nODRqLDfUAPnxr7YkZWG",
-	"Nn8uZhA44TFumtB8J1/P/0ifZs9m/42LU4d/e2qfp1F0mgOMHAFJ7bNzhI57Z6qx98CO3wd/Ty32jyJI",
-	"HmnOlVmwPLVVO5QhkUb+eZ2QhPW5qHJo8JN2NRns134x7uk3hN116JuzPiZc3H2+vdHJAGqslf0jrNjB",
-	"0B9iyB5Ani26HEZprj77cGuYg5HaoAiJjLffPgQwOdibe2lfVLtR+u3S0bIE3g4rFsPeX1J1fBn0rhCX",
-	"Q47FPxG1xyxfUeIvS1naUKhIpGoeYU8/USPLsBNnZCGmWYs7Cqmnc0OlWPNWzAueafP3XJYznueIampa",
-	"cfOCEdH3w3iGtnszWPU46Jcv73VJHY6cIbk7WvAcb0SwPSky9nGfNqAzqSNBbdEoIFYq7D8np0FRrkgM",
-	"WLWiol684KH5IpR52YA3rJRi0R/ls6/OWbC5KibEtCdLjBxPxuAJ4wK5fVo3muKKoMG+RSn6vg/WYReq",
-	"5fGQVQG5bD63QGoIpArMKKasffBgY3bS7av9bzdwsNTNKCFnCbkZIeLVx+Fhhq8lSlVXmq2jhYzVYk+s",
-	"diz/DTOTergBGr0L0BBNF26NO2ljjyro/Fl7NbqAedixMKWj/O7961ff11F80A5XXVVrMPlSkZOczarF",
-	"Agu9FUo6C3T630+stnLy6vvU5lZNTg9O8sc5dS7GVbVa0TKSJ3npjkcocFNFKNksZRHJWYLW004O8OHQ",
-	"M978Xt8E4gX3LonCxxEug2E9ZlpfKVJQDSU90ARfY4KaDeJYgyaoHxUveoaMImI9RpYaX8em0BlA4u7w",
-	"5Mlwm0O4sbEQdEC/7R1tELh8mM0D8I7hlNha63uD1cLRJI2VjO55C0c5mp9XKWu7bULv2ujqPD2v/VNh",
-	"sg5wR7Hggp2S1Mam2upi+LNXzTkeXUMWsF9uiWxn5n0uputSLoxkkp6TeVWibRta0ZJZZC3rrmD5KUmp",
-	"HcsU+Fd6TihZmmuTWLN0qP7WFMoVpF9Bdibac8BN1ui/9qqA6Am5YvajzpujTkNw63MbjQ9dGpJUS5YH",
-	"LuFiS8bqlq/XLCezkopsyRRBgBKq/AuTU+8EOodgOuUi6K125Us7OWxrVwWuLvempenklKRW+UrPiZJz",
-	"fWL/iS42I7mj7JeQJQha+Lstr5cqTQsGYwjm2HCG1eu5WUplT+lCavR4s5LYcOJQGEZiGiUjSyqYTeUW",
-	"HbIubF+1C8rc4e4nGNUoGTX3PSpR/8ALhn6DF/abeyxZDa+S04+TaIBxn48JQ68pGadJOnmYo+kzOYIu",
-	"cFRzgJ6tH+IZS22+9FMUyOHvZ+i4g+J4cS/SsOgfLX1chNCSjAtpyCSjipGCaYyjzPkCYElETtJpmhCq",
-	"yUoqTb79eqfQiTfAbrhe3giK704uSM5QQQSCboQZgDUOFUUoZlf6vQEvaVtMqKuW/I+/0ZN/TD+a/56d",
-	"/HH68dez5Ntnn/4lCmTU7VG73nHS+iU5xl8WXgl1r7Er4IdCbnpCl+t79HCsxjY2vZXHfLGn769eJ1aB",
-	"maGV1jw2g/q+fgmvwnOSWr5hNh9Ntiq1mpShCipIyvIFcz+ekktXggDnC6EGoKPbOAgMmLswF8esYCsX",
-	"bWBWHfWXiOoSJJIU2xgGXJj19nclxek7unElpodnvu21Xr6WYgFY0LXixwX5iZa3uS0Pc7gp3VZJ3Vd7",
-	"AMuuussdqqYebpZWTJujeYD2bajhyr21q7l9x5b0jsuqJO7TF+0zbJO3g4B1NQi+/Y4rPuMF19s+Kc2M",
-	"8a91650A2XBxk/BEdZ3JmvwRmvFxj2VwIi05C7Zx13ISO6VkrFj7YE7+iU9Ye4P6d8QLyz3sclDNZshB",
-	"QokNdCW79Gb9nGvygLoyB+09D2vIeFENR6OWdG2oYx2WLXcHfX8J7bo0ZrfFoLGM+x3JzeoHw+G2Gl24",
-	"z3/gevmuEj/7BMffE/pWPclY7Un1QAiu9joe4OiNLmWfb+PgasPDKlF2JkH6Q+VOUFOhgzBEpG4b2Geb",
-	"+AOnvR5qhMV+b/3BRZ+OOJzNOWCJ3uYYdzbrcJgu30EyAKnL6pH540N2DQtqjlR8+rKAXjV7a9Bj4CbB",
-	"Hd9dhMFHq8mlIua3VokdcMsbrl1WwkaK9IH0/ufp/M/TeRigXiWmooMg30rVECEDQ+/KIRQEl5ucY41+",
-	"Qw6zrY/kRrCf8dNar+Cl0pPEBQgQKQApBdMLoBA/iOWFi44y1+aWLOkdIwu6VqfkB14U8J6rN5fat6f1",
-	"bP6L2eI0ieTLhPTVoSAcnJLxT8y9GiTQxcpe+ZpD31XFbY9QN/iI3nEzGwuMrGI14szmb5YSlAoBtRbg",
-	"HTIWbFNA9T5aYPKAj43nCqqNTUDJcQBYu8iFvcPb8cd1uWou0e5cu2utE6XlMXwGh1y5KSTkKbE24fhh",
-	"tg8HLQ/EXwip3cfPbV8FzW6x6hfar408WpJ1NSu4WrKSlOBSaYFmI2AhPksDZpQiDAzPAzFWSIJBDsjB",
-	"OhCVj190TGqqK16pfXJ20Kz2HS2p8sFJljSOEbCt3tOi2Mguxcac7PXAN89Xp9bZTQcOJR08GTjGC+Li",
-	"9phP0im4uYHA6yBFxg7bmBW9f4WNnd7k/tnjr/LDHjL1B+UII6Qu9SfswICqxjJ0xkg1a8M9SLBq1Gl7",
-	"nLv8oEJmx1xRDaz+I6odQjv3ibpGWmcRNZhREocNH5ysZ6is3xahuoXbGrsUUxSaJp0DXM1mJEdEtsNR",
-	"I2tWQv+PE9X+1szEAcg9Tjx7zYlx0T6TseNgE8d+bPi7GmSJekvYweyHK/8h0Bfo3SEM6JEsvUOtugkB",
-	"lUaWLD8lHxoCdL4VdMWzqS21VdZPEKXHlohSKQbbg5Ma4nAyWpacKZLufqHxZhpVn/6PdYa0rHNDomuj",
-	"hsMwHMafIKNtOSbUUqdctvYA0ON8H0696RBhMJTLZmj3PMyUrabINfcVXePK5R0044zcyYL8ZSgwAgxf",
-	"2ZpNm3ChKsUmcUd1r4oOh7Zxlj+rat5iRWEVFcjUkJtAjh20yF/A8+ZvQrtC1hO3634jdG2dO71OuGEq",
-	"9g8WoyyoBg8hDZFr21V2RtFXrmUhFzyDkkU5K8nYBtegWhCE7nAdeEYuiOG7UGK/CbBr/dKTi5gBAlqx",
-	"fFqPDw0RLjTOub04gr3izZKQt++vE/L28vrFn6Hh2/fXAV/fMWJg3fIGZgpOYFHS9RLBUzRRkAEw9ooA",
-	"QnRCsndd/FoBXbPcCAN0hbpi2MicgGybFWyyH0G4Y5O9ZDMAEiK4QpvFpByjASsAX60qW41AGJ3VBhwZ",
-	"rsDuuWpj2ey9dnc8kxExybk1XVpusCtwA8L2U5IWMkuxMjEcXpCoFHEoMUHt/nYYcf0M6+T6sOJnWDW3",
-	"pCtmJCd8WpXFzehjB/HtzOez0J4ggCSA+mTj4Hs5RGE85mEhmC4IfQA19SJmomB7QZ5aZDpzSeBVxkVW",
-	"2lwCnzKIxNkv9z5atMBBpr2d0IJ6wiFuZ23o81dtTHEKRM3gwmjMrUtqaXDd2OnpEsCvgntpyAVD7V5Z",
-	"uCsgctioIKywKaGXzIaSTqWYVj6ewgtZEPCWRPmOITBz9SPvC6IkSMlOwH8BkYcYi+oiPfsDI7EwG6Nl",
-	"wet4SLKSkHopdyMywmBUG3ebwHl0o3BMXtmYy+C8OU4JiBrBfWbEY6VLRl1FtxUYTvFhIDPBAuOI7rVN",
-	"lfWPpzy/N/wG8X1hfyrhHRk+QPeWrfUp+eCjC43QaIYZyrCGY81YJlfMBZmekpf1c6V5UXiUWzD5Qj1O",
-	"s2h5R/ChLoYLO9fXr1uyjqWOXz/tVBSttFxRzTOUqu2G1nO5CGUdyw9tgAyK4XAFG+X3NA5vEUgz/THZ",
-	"lkjOSZqXdK5TMsZwaJZzzXKAfU+dUTdPydjC6cjSCK9NM/RsawQzf509uXtKPHD75JT8bPmk9XgZPdH2",
-	"eeEIq6RCeTZPi0JuWJ6QWaUJrVXgNoUuqYqkTRlBBXY4GP0p+d70B6Tvf7VjAmwKqZdk5uiK1RA4vIyE",
-	"2vhryEUhw2QM+3CfjgcQF3JTZ3tevn0VNx1YznxikarqsogoYB5ZUNV+ZkPrcjfHpTM2ufhgt8ywZg+L",
-	"BIgjZVUusA8vbbsQIE9lBaOlL+TZ0PcHrEQjU/4h2Ke1h62xrmEPwU08NFDAkNo1XUTp7JJouiBSuIyA",
-	"aKbGeGdICfEjMn8u4D8AeYZ/rZimOdV0AgFpmMxunbroz9F0oU7J9477cQWJBEeFH/y2hHq4Z94s+BhJ",
-	"0NlUYAU3S+l/4HoyKBP1MY+JS0PG+oAuw8Oqsea4mIuSmM2hbbj9IN8f8yk+Djo1i66Q/gUZZ1SxE8Xg",
-	"Mrhjk35giNj3PR0+To6nD1bFCvlUa1uVSrqNvSBrWvrgSCR8wZRCbAs7qDiQ6I9coFksMvuWr7egM1ag",
-	"ZPhLRY1QnR4c5L+Haw14d5++/bom+AsSpXMmHP66fXDsJTSUfe7qKSFDNYQY7EwPG93v6vmcgaB0cVgY",
-	"a8D3h5e+qc3DAaf+HL4WmM6BrhYMZQ982C11T+aQW5q+fX9NANwKBLsnv/L8UwpZa05iTLHcMY7GyZ5g",
-	"irBZWCAVcOUTABwUxC1ja1UXwXIn3cNBdqqQv4do+98m2cQI/R3OlQtQYkG9wSONgpiKyWGP4XdhG8zT",
-	"Osb30g/v8djmcTNc99EETGs0c2fQExy4Y5qZ4AdYxA8Yp7WN74yyVidbhDlIgHm8DJn+BIy/crZ5eO6F",
-	"OfqcbaCSulgoouUg50l/nOtdsxzPvt767IhsM3VST/+Sso3LDIcX97gsXfk/hB9FqX5tWGZgRXho+YfO",
-	"SMN6cOEM9+11HIXgz3JDKC6qYQOh5WvHJLLLxjGhOQQotEaev+0igtR+Ir+NS563Kk30xqhxNa0tSf0m",
-	"xx1fp7MiQf9hDK13sblEWCnsKNeBSZF3oLuGnqgDVqJRhMcvi9+I1YXdCiE1eABYTuayKCA2s3EPHlor",
-	"+tMeQhmQSWSGeZj0ZT78ey3YD7P5bNlCuFYHinaN5frNc4QeJUngcNMActbHCgo4Jv7uce6OLxF5fvh9",
-	"0KM9vLGiPigAtWeelw7NqX0XfJZ71omon+uu7VidUAqL1dfY+sKLIC2TdF3yO6pZeg4XCuymLBMfKevD",
-	"ZCFoWKOvKaNFATHldQC4LBdTmq+4QHPGjGa3cj7nGTP6Wqi2exSURiT4Bnw5jYBwa+3P0nNSa1nF1r4d",
-	"FMlnbkDoTNs2PgNThjo8XKPHAx1MF65gRFK7bszUWOhnotva5xUZ4uSU/NzKL5fC+sutx7s59QuPxs1K",
-	"69Jw/jyXdeIscXZbWjYP55HIBhnm/sQEK6lmb0um+EKw/H1Z/CDL7229/jhQ+vSWbburCtEFI7ds6/cN",
-	"fVlYMMIazChJbcvzJ09S8v7dqwD1E07SjhXw6dmz5wdKl26kMT7xJ6bf8ys4s50KQh0wcbga79915Zi1",
-	"xGKbeK5kuQKVdGxlRmmbJUCcf7l68/MkGtwIpqy4TfESjfpwbTQjQ5Zar6c2fQXAZNCjlhXgBqlHasus",
-	"qqWsipzMauDrwyxzwbLFVv7P19dv/+r9dy8d8FvbguIgIgfJYO3vRUSwA9HiDp+2HXJ0yjtlgONI8uAW",
-	"d5WbbTlnKIwaMzF1wCwi2hu1dZMRWSExPGdOeVGVLCGb5dYwurqi8q5lZVBRYcD8geLMWsrbxygl7Er2",
-	"7q5OWbE6Pi2sVB1XWPr1WvhGy9TeURva2t5ZxdJ+7DwrpIQ1iXGjmqvaTSVDCjpY0liXcnZ4KYfc1gvv",
-	"qHYVrSaekPQJ/vDENWiXF2g9jpfsvwMHSbxn9xSnFfToHnT06L8arZ9Ac97dpX+806d/0tFp/eE+ggiG",
-	"F77k1ylKCdWKineQZnepzLW8YkLvV1ypbzdccw26MVp73dXvVZWFgwti3FeKBDP+HNptuKAHqLfRreuK",
-	"zknXCCFrxFeF4leASQbge00wQ5+b5pLIx6n9a0p1ShTTkxaaIFiH4JW6dpczgpmmVGSssDiBAp0iHa0T",
-	"p4w209mdV4+88G+g+G8/DMFXcy5oU3TFie8F7vOfiMbV9BPvoxgWIB93iimv0wBe+7cLKagJ8zfH4iiH",
-	"JVLalhcuzJyby9aR/mNArA9kcjsH8gF5i8MdKpAl6RlqFEvaHX5Yrq9c9Fc0LhsTHsVcdoMS9LqEjs67",
-	"PMiYEz05YcbmrqPeRzsFtGWXu4fXGhbQC9Bpx4Jidp+QqWRVZswWlEeBWpal0WSpshENiQW/3NThdjYz",
-	"3jb1QWa7EqptmttcuMMVTDswVJvxawCNgkGx6A6wbezNqWm5YNqHE+5H6Gqu1e54h+zHfvebI3og6b2p",
-	"6FTdulrJOM0gIT1IQm+lE+D3VWhJCsxUjYvsK+X9wkensbflpCMD0YTSZZV14BO8Cp56j7YjOkXGztW+",
-	"azsZ5lFHmp/uBm3Hd8dhB1v6sicGS5KAjcHSH1dukANyCMMx9BQk2tvJofFj5mwcO/PWydo/wbCrngnu",
-	"VllyU3SzHleqAosnANeHLDdtoFbnzciQg1ZnL0ici7BqzWnfikb2eB/pJW1OMYD17NeVdm6mo1Wm362i",
-	"BH7Vz6AVRZbuOOVofzkurwY8KBa4/sps232/QCxuU91x9wzIq5XQvKgbHFfe/liX5ueKZG7fM70zOCb0",
-	"GVM+f0M8skPkvX2CXjcldKzbZxf0DhxPEA6274o//GZ+uFIWVELru4cPv1fjcdCNQPHBe/HCVm2aI2Kc",
-	"RR+3jjqqPUbdeV39MLF/OihyxKO364j7mlokgoak7m95K2dMhql1XxQlbld7+/KCQQBIF7CzpFd5SZoX",
-	"TOumaFPJgJtsgIEvqMs/k/m208RHNSkYtRFaVvJhQevQuEdF3WKMNcHAv86VLqmW5SS417i+OMYMFzO9",
-	"vYLCK5q5mk6yuGOXWTwg+NIIImC2Wtha31TQYqtYBJsjWgMIEfC4CkpoRSq6067uiw3dKrPGOGRMLzaU",
-	"YQadhmsRbxJdAAvB1uWItX3imNJ27kwjaLXjJNp2rZ5ihPiqvlFfUE0L2ZOz4KXc7mrLGX6HMKFLzoYX",
-	"H9odyn/kysu4eA+TtnHZDxCw92xBrMxYKI75jAI5n7PYEcuoZgtZbg8jA3wFReCcCc1pYRjNHc87jT7+",
-	"sVXw6zeRk4SjtlU0W+U7uSaCsVxBHc/B9PvC9/PWjmAIfkQwL/OoY051K5B7OydyYS1YjzKN6+2avTSc",
-	"J3L8hhU8DkeYS6bIeBWamA5MyXDopvOSM5EXW4IppW7rtITYYJJCae1BGQVd0fshC9sOLXYK4dfrolpw",
-	"cUj0dXOVuHL0CyIiJfhBUlLbnAqIA9KEi0NiF6CAq5+N2d85Z2Ur0Ef9Ukx/qVi5TePb407W/nNHZmzJ",
-	"bTmwYGoXhBJ3MC7X3BAWBi1hDqnjHykYJmGKJ1xAysrpQMnTcYtgoMkoClWyc+j6maHnXVFqgacWaCPc",
-	"zgYhNW5yi+oAw0GrCBdTvWRTsxBmwDaYxF/iKGeBGNRqakPhOmStehL77enBmnQei4ALORtjpVgv+zzY",
-	"3nE4d8GS6oa/bAGSwXDBC1KtDVf45uzsLCjbNYmmix1R7h+vF4TrMlq/EOCzGcQqBphvbSF1lwbRrm41",
-	"xsr9jakl5KGp0J0ZNk3yaB+oejo9J6lHuqwb9giZYctjJMz/wKJluHQPlC/D7TpOzHwg0HLIAh5Qxv4x",
-	"eN8XZXSnoy/Osbo+HAxuuKTUaw5e0ZzVdU/RLkzG/dZgZwTuF2CGRV+0JJaOAIyaOL7y8lsZ3IpcLyWg",
-	"EtUNB8mnD74lBuT6DDhZTQzEQ47W42TzPOTuqTE6IhpsCNFxTqhNLE8I9XDUlFjRGijOV9KvX0PUSuyv",
-	"5gVQx1MKZimsvQW/7sQu/7oryQ90KQYgJDtX2X77dI9F+GMz499jc/366YBsfzO6D2z2IyZ8DLeWw10P",
-	"aSiQCzJ+98ML8q/fPP3XySn5sOTZkqwY1mOhJSS4KyZCxFSS3uptek5SZzRnqFe8u7o031MJSbPyLk1I",
-	"em8bbLEBKwozhuwkq8o7yEOJWQuLCBrNFV8IqquSEVosZMn1ctWKD3939eybbzEc/CX8eRq/i+4itb3t",
-	"sAgMq/XdtyedH4tQvVkCdo9URMZGxfj2eVUWcYZ5G+P6P7ItsGCQKFhO6IJyofCqSm957mreW/gxecvi",
-	"fOg2lkJmPo7YUK21u7Qr9yI+UxGf6UrmVVGp3olWao8lVvFFwwyr+CKqbN13b5ylp3uSSVnmXFDNese0",
-	"7f3cdvjnWpz4FsA1b11IndEsi0UnA8UTfMV0zCgDvPADmxGzdVdMB4fVQ574k6wwKOWOlXy+BauVUkgi",
-	"kXNm2g8OrQg4TV/hevhubK5GO4Ea+D5Dr1s+bXqUOux2dQhFE+cyAaxgpbEAVcNqZ8Ea7ek6sHa/6+AD",
-	"18trulBRPJ9oGf96IvGFwSyEbnPwO598pHeSMXZ3lrm0rbb0sbWIJVBcHwHhbC7MRdPCAIiP/I4NkqM6",
-	"Cyb9OVouqfajmjmdHgaMZgYV1O13U8mM+CDUBpzwYIJRYfBt6ufZdPgUiJXmn0b5jpG9lKardYQI+SoA",
-	"HpIzEBTfC35PYmlWXOhvn4969T7vN6073l9X6LXMKJYkY+u4Xq80W+N9Udi2ZqA0qJpFqC+gbsQyhF7C",
-	"9Oeyls24yNn9aY/wtU/FfRSpx6IifSfzbYxjgpxAi5OCikVlNH+7dkldKx4zl0v8wcxuwUQM8lAKzUSH",
-	"scJ+lUDYQY/lfb8r0n6pQZq7+91x1cDTxA81Rh92va6YiFqXjUK4KaVmhLpJnZLULFHqkEvAhHpBUqoU",
-	"V5oK7Z8smGAlz6wD+U7yjF2Q9IMsb0FXeltQIViZ3ohNyW2JqvWSmiO5LqhIw7aX9cchFxerPrCc66DK",
-	"V/0+tDEfAEc3sZ5u01XO6UJIxdSOz1pdkPSqWrPyjitZpqSUlRnUjOkNsxwFJqIsIPNallrZDm22OSof",
-	"bpsg+h1jIGHoo2S0O5/wR7sgo2TUHPYoGdUDi7Khn2zEQ/edGUbOtA/FuqBcnACthghgck42MTuINV44",
-	"lKP9JLg3FuMnrDFg7s+3tKQrFccCug4Ar9236+TnMEghg/xnITHWxzpqdoWHDgunzXdfs9KGwPnSq+jY",
-	"SkhqpoBqC8BoQQq45fGprZiQBkNriBD7VLDddPE+uSEuLfwkc1a8EnMZ2+ea6ZlWMIvNkpXMXuoQEJVH",
-	"JAaRA5cNy9bEg1czKeZ8UZntcS9ZqRO+DcsEfffHWru7qCvl1D12qw+f/UoF/TYdbKwyczoxkt/zdJJ4",
-	"w1CdkHAY3hP0t8dAhEsMl6SW5k6BSxWI1AkhqP0WxcoGfDfJptOC1ut7hyRiGzsMw3j4bEu26N4L+7Bz",
-	"J3q73ydbv4OP956IYDvq0YZUFK5f0ibpzpO0R+qGZII7ykH8bR2tWAxG39mB1TBEkuIn0v4zgg0Hq2k1",
-	"bxi0mhhN1rU8YaWitmep23cUhh5GFumowPvGNwcvRjj+fR6pRwrrbwzyc4T3N1fhAI9QdCFiIUcN3J2x",
-	"ZoIKDG99eKru0NB3NbUQ1mGQR8yG+UMzu68xdK5IzuA71KU8CymYA90LY5Y2srztKSO215Lf6HdDVcOc",
-	"P9xHdgBel+WADUN/ONYYBbw11IglEjswty6LwuFt0ZIRp3zB2kGmq64vIFt6ziFL00FIvVBJLg7f9Z+g",
-	"tZ8btBZwq7YWudYG695zBV5wX5Cnxq4l4/TXTykpmWLaV7FxBd8mXx7ZFqYCDxNfGqVZC2Vv1ZLPj3/b",
-	"feAs9LfqjAxyYOJtfWhRA/yrBIrscQbVvRCxE6O3cL4YkDxY3uoa2yvNVg8qAQ1T+XjAakCPcZjPg3Or",
-	"/GoNMeVe08Ub376ugPA7q2twSn4wVE7zPHX6W1Aoy1ewcPwWAesMoU/sm1gpAl5WrECF3r6FtbbuaaaB",
-	"t3NF3Ewudhg4fgbfDWzuCwXGA0DBQ3hG94mdAgtfrCBCW2Tym9xfzWVA8YEIHXc7MBYdJggLJLaubdWg",
-	"GHj0eIVW1zaq7oEn2vThDvSjHVr/0aiqJCsNJb8sRJoOWdjupf8bnPJh6W/tN8P8t0VH3tpiur+6rlkL",
-	"7bDfaJ6zPCG0wPJdcBHjaTNP8bDlmHkGDixYTRB0fe0X5xxW5vDRYhKUU0qF1NO5rESeHhU09fhMDa3l",
-	"+EWPO+lWF0tUg/m9xTP2c4X9576uzPTIDKCUeZXp4drwGl94LEV4mKrqOh2sKdtp7VOSe9Vf1+nn0Hz9",
-	"hA5QettzihhLZxzPghv742i6LW2m98AxpfkKesmk0tM1K6eViIXIvnQNSQYg8chmTVtwO159HzpxK3Er",
-	"bNH0XZzHjjHVWI9D8bEG5ur2agvDdG27TY+vZjdjF3fDV+x2DFfO4Y1GpsRh6nop57xgIe0eA2eVtIWS",
-	"BhLxUdazPSapyEzi4ZwOIxC8sK72n1xgyo73xzSgpO2iNIJFu2QQxfMaZXPstmDSiA8NAn2dK++OiVyW",
-	"UzpKRmqu1+bJivJiar8EJXihxcy0+KWYBjkk4J8WtJi2fgeQY5dA4j9Ap1nBmdBTxbKS6ai3798qVjEj",
-	"eXSUDfVhBzOa3S5KqAAOCYIAhUrG7B58lwmZVcVtQ5PEaiZU3aqEsBMzxYSw+zUvt0RtGFurSULUEsCH",
-	"Z1vg2FBKOqPqlLyQFThHSxf6Dh4BrGJL/i5nYNyGAr4Kxhhgb5nhmFV3lS5bMX/Oyr4727+Yz6KkpCUp",
-	"K0w83lAOxgusamZmjuLyTrDFfvN6zlVGyzyGtwr9gsxmvchrVq6oOSPFFobgiuHCGLhQa+bV8ANHIYuc",
-	"KT31izClCza1ESSRe2vhNx9fDHwUf5czswX23fA+EBIfKrd0/QjAvbdEyXS53bNr4erBpvGiIDNIxSh5",
-	"i20PWylbM7ijPyyWC8QAQO4lXyw1EXIDEMtUbB0pH9GzYYt5VXRSSkiQqAz7N4i5jQ7usp107k9IvQrh",
-	"qMLdCOk6dr28c1C3QwPOWlC8ETlpybJb1ZXCkPM7nle0QFxnRcZdYM6TwRrvLmh3LI12EFK2YXF2YFrK",
-	"W38VfSHMbLRb9qNmf8EoO+C2adfwGoF1RtnE5uFdCr8Yacg9/X0F1q18Wb0aCTwMtuvDAn/HqJLmBMZD",
-	"0K5drMpXioBVuYAThK8cGGXm33uEODP/rfZe4a+PEmtmffkxGb6EADOImXC+eRe/yRQxHOGcpKyymQI+",
-	"xoMLEOgMJbyEAA8KlCBFQtJFIWe0aL8B186Kbn10KBgeqNhCJEw4d1aNkhF+JEqh75iZlwve6kJRwVaK",
-	"UNPhWiqGoph55SIIXCrZHTcz5fpwhJQSupi6z7Y2sPEsOhEwfTyk8CV2Ygu0BylQCVEymKPROVUdUoYA",
-	"w3QTrZbxG+G07C5GnI4VE/krgCTtdN2AghDR00Gq9vnqiGpq5FQs4wqLUoOlA6WuqKCLpoyAH2+5FZ/3",
-	"zRnf6p9Rl9m6Y0rA0vK8hHwCiEAXt6CGK8QNQiseOiecX9TM83T0gHhxvLpaqSowAfS2m77j6SqqgtSH",
-	"PlQ5Z343E1lSkTs5Ff0cvLCaDSD3AsCGkBq8LHULC7LO71gZv7jbd5AdWXgJ7d0zWdwhlJMaDuJk2ZDR",
-	"eD3UsWMPfns8dFN+NG6TRWFCTCbVYkrho987TpNd5/cl7zzrVcljJkRXUun9u1fem0YVAfs7OHQA5hWA",
-	"zVSLkusaS1ZZf4Ja8mmm7tIdaIHnfzjM82XG2zfVLiaQ2/pS06rs4AWuBTCCC1IpOLA+E7cu7WXOKear",
-	"xSMewfLA1H67H3AbpeUaw3WMNDR+dfWG/OHbs6cJOSwZ3XXIRbeGfYUPLISjH4F99YJ8/e3ZmbU8CLYp",
-	"toQrVTFcjAMt242lbixHdKjRHZVyj5X7lcB1ARijmdmdsAhNGB+sfAYI9fhujVo2hJYx082a9ylrl2vu",
-	"YhL3hvq8EYCuoZnIWDtMPRh1HNwoHHvfgL4PG2NNH6+sDdM8/Uudl9klWZSMaXSEUE2ccGqDacIRnO4z",
-	"VXdXSbLLkQTwPs16OO7nw5Q/NC6g+ud8+16UxiQrdUqubWFbcyXSRjmsCwiFjpgN7NVDdXOUtTVjNyan",
-	"q0rzX5sVmi/fvkJ/acrFXJ56RE94zGvCnrRY8NPTs9Oz1qLBb0MrSdVFMJtZ817VbJKlp7EEjs3+tK53",
-	"lXCah72VOlIn/NVv733lDKUuOg21EDQ6I/qJgsg5D+XI57W4Tg3Zqg5//f6C3NDrAISKDhic2CJcXb35",
-	"Xq4oF9F4VbRfkxxaEFVlS3P5pnYzTzO5SslYSFu0MCFCkvS/pUkN46k3khR0xood3KJn33zduHC/TkZr",
-	"qjUrTdf/42+XJ/9OT/5xdvLHj+P675OPv54l3z79FDyd/Nfxzc3pAc0n//e/xE7C1dWb11LeVutuTu9A",
-	"z+jOukClBYguKWW1WBLFxaJg8PtJLDQj71hxvPnhm/bgLfgdE04zAINZIaHEBlVxNq2UnDJhpIV8n3RO",
-	"hdOWPO4ZpJfYQtowhgtbgMKB6NvJYn1EDT5QxSJz3TWtmUG5fjpJ3A9ES/iamawReEIjexpMD1LkAJ3u",
-	"iGqFuAHN5dodZ8eBGRju3VqaeoKouDb9bzu3vtYln1WaTVd0vbYm+cNMCv4TxH4iXEm43zQVOS3zoCVm",
-	"Y9Gyt/plvSBHufBh/Tvs2Y3D5VKqHOJ0DU+zcxYOKjR/eBA8bGNwyMPR2NDB9brbuIyO/LjE//7da9R4",
-	"XRCPoWyGEUjzUq7aG+fbGe3YsghF/vtPrwemk9ux3K+K6ZKqZcRQwO7J1Z8vT559860XhtD44Luus5mN",
-	"xMWKwpVqVoSuaantmGdsLksLdwyxVjCvQeOMgN5H/NGN9ABIb0Su5VhIdLtAlrGVnL9S8ZLFothaHcS/",
-	"hqX6ha3H0y6knJANYLuARGQkJpTu8Hyoo2LFehlnHQFXz42S9+9ffW8j9icom6S/8vwTyGvpE7rmT5SS",
-	"T3wy1xN4+EiF1dv2mNYMugGUOpiti0pA/MdoPjrbkKvLn15bZFC99WtxSv5krjhnN7AZKml4GC1+Tngm",
-	"0kfnxn+WdoRUKdPOKH/ui8pwZ5vfWNoMkXPEGjFsOAXjFWDpm+MzdUm0BXX/wAmUsjC/23LL5s02U2/m",
-	"cv56g2axm9E5uRlVpTiXPD8/O/3j6bOvnz87ffrHZ2dnX5+dnT41/3/69c3oUzo5JR88FJhdh2H3CCYI",
-	"sY09mgumbU10ul5DWZt00E3TeWu8bN4YQ9lAS1kJpdpTcoX8rnHLXGDshZWEMirIjGExYAnEVd/wotgO",
-	"drXWIvghuQEQA/VLxexjC92w/55Zar1WxNw2LabxlUL6dK8n/vqhWF7M5uvPS6bMrznlOMGao5W8bVH7",
-	"w9cH5+iEx3C/lNgesb+PCNeKFfNYDbBBKUq1tdSKBSNFV8WofaTfllLLTBbtlbRlC1PzEkioqlqvZWlh",
-	"Cj0Ek/nkx2FSqurjjPuDZaEufVwQVTtVZffLpCEvHx772iUw74uBPcDA1xyU+0bPkr2Ha2d3sV4gBgXc",
-	"7l2rVqdv2HS+W8bWNiSlI//ugdfHz2yzK8yTsWKM7FyQLlK9mVICb/Tz2CZ4jGt7+rP9428ruv4b0urH",
-	"AFnmYwNahq8MuYPNm5qTN1pwvaxmhqs+kXTNTzKZswUTT/xQPg1HptmrN5gLxpXuwCKIct5SJn4TntzS",
-	"NnbVC7S879MvLoj5FjjsVt7DfaiWYcho5wZoMNELl8CodsR9q1wcxu8P5O8/O0Fuh6kHA6P10/fvXnex",
-	"+V3GussOfim+t1FSfdjiCNZi1BD7wWhut8vonZvzV78Dqz1O11LpRcnU+ZMn//t//q904hLEdEntq6o2",
-	"sClVrGTO0gurejKd3Ahfo8KDx9hY3gRuZ67JqlLa4mW4PKelVBoeQ3wotUg/wLhOyUuRldu1xmu+ZNjy",
-	"RqDe4vCcEZAnWOTnZ3/8tu8iTUaAR/RGFNv68Lq43bjdyz6F8fen++6WqpaqI8QHlsBBbb166/3szq7l",
-	"OsZiVkd0vaZKbWSZd8GsLLggrs0FYbFFJ601b5P1s+dDVthx3t1BXL946ynAAcWaBcj5gu84Tm9G3zz/",
-	"+tnNKLUo7d9+883X3yBMQWChPTv548dfnybffPqXrirR3cguuCYugOGg5W6XZDTbbmce9BpsSkB4H/ez",
-	"gf3o7v90uOphrHwPHn3JFlxpVoJob98YflfWK3hEglMT5j02kIelNjVX4YD8pti0ItaHYMRX//baj7oG",
-	"7OFa+dNvOFBwMyBN92VFdTjtPd/CpEY/igPB4w/kyrt8l6rpgAvSO0925x/kXY89iAW4Phs8cRKXeQ7m",
-	"+6eHwMO7+QM2vDPwAfCBDcvjuQM9SUNKS1tY6b9XSPluFi2sI7yJ55KQ9KY6O/s6c5wW/sX+G/5oVhx/",
-	"OMcfDFvGH57gD2598Me4zbH/FjseFx7PyYOB4etC/vsL6wbHMjyyoT2f1rEiGZZzz/lxZXYPuXIfEeje",
-	"3redF3GQrhXnFfVi9rDha7b3fqaaiWy7PxfB9W4uURuICCWjIDNhJyGh7Xdxhc8x5eb00HSezlCW9EXA",
-	"E6ssYyxn+SlAsGwspnCz65Yx118vrcAwbNxx9FHcnXaGgBiisQ9jcrJNOYN0hbJ3nfo9HV0RpWGpseDq",
-	"AKP31cvXL19ck6dpsGrHhIhG6Q4iTLowcBEGx8aEQN1QIqQ2pxgCdu2SZQDbqEtGV+bqKFgQRmo0uZZR",
-	"/mb0V1rwnNqYJnYjXFDpzWhySnBEDkLWZglKbe9OVNMGZj5cErU02sCyGRDchVyKI4Y4HyuvxMKd4kFa",
-	"K5otuWB1JyKMsNJs3VI+9JKLWy4WaULSjBYFF4uplhJcIHd+eRCeSNE78/fFjcDYG4UaMFYTxCwa6xHB",
-	"1TnA+BsF0ocNaGLpYxzSY2R2XF+/vgogqlpDsAXXMpKzgrkNoq6EbA3Ae0ouw5RVyDhNiA0BswGKaNAn",
-	"Ky4qzRKi5FyfwGeZImOcEUnxhzyd2AylOpjJ7h2GJC1BiaXgK6gDVuxHDMuFiCeJpf/qBrXEb1ltQuDy",
-	"sw5vC6Ble/zKZqPjJeT8syVp4fKYcZ6SS4dYZpFoERytXiBDbczq+Z1l9+ealf3hq1iUHGXCoDIxGWOh",
-	"a00LZpav7tqcWLuu9moJhx5GyX179vwPbc2xg3oDjQ/57VHDt1fFcaN99s0fn50dOtyYTQ6qAJSlLLsj",
-	"8SDgvYbAUbeItG7vRSBKP4cO5P5p50UMNas2wJ5L2cHp8BNxTlEP8JZ7gOs6eAURkRvs7pqvmKw0THpY",
-	"1c8ork9kGHXwofCBCXbF6nv58IiEarFgyhySOb/fn5pnm4IgIksy5/fOYYxL1My1G1ZNaqcq/m73/2Cl",
-	"PDGCii8gX4MEqdswZ3qgANeosv/4Fa1i9Sys6Nyk1o9dB8atycvushRURISyNrr5sKyhSNy4+WRVxu0D",
-	"uqQZMzdSFGchuyXQANg53NcWXN5cdZCR6a+DGoPgyGv8R3Mk5dyNti134EE0YsZS6zUm1oCYgXeRESkA",
-	"ub2gte148Jh2EN0HbmlXaX0rC1o2GNA5BSI8JymmVqVES1KHnI/bHAknMEkwnjO4xJL6SjCSVkZFxgrz",
-	"z1OSYroNereZRoe3bL/t1s89tF8LhSccYiPfvi69724zKI1rO4+mOXVWjolaPHeWKgnB/uD42sBYTRdq",
-	"r5Cwz87gunGi0ZCVbUTMdVoieon/mHhMX9BmGApOhOvEoWjsUbMzq0RhFKWQFHpjfo5DsRvaTKwr/TgY",
-	"bK/MpxxbsLufQIhgDTfZhAsRznLrwkPiIY/9iH1wGh9nFm/gW8Om4XazpuxTqwiWg4/HjGXmrvQM6pGO",
-	"wHAcwjajRYi8jgCDgDH4zBeQKcbwUx0L5oUNLPFulHQbIWYnPhyHI8CHjFbDGiYX/fuuTORLDe2HZTke",
-	"KfQRgkeB4GOogu1z0sYZ3FmRIGMID70/N475NSg3afL5fcbQTnjPHYDMSLWtPE9dfHCQkqHp4qLGlm2o",
-	"57Ykuc/UzRGYxrTsvBwjWJvRobA8PceMy2AgYV3iUzco01A3DgTmqtcjNW0t/uYU8DeV+bawIboZLcJ3",
-	"LUBn4ovHOdi5EGvznAgZvuQQOtGqb0a1+35zpVi9VjlUDAyHZ8FUoK/4SspbJjrR3b+TOSDCpG/fXF2T",
-	"J7TSyyd3T59AaUAjMi1KKjQojf/FGWtTW2beRviiRdM/vGi8YyMvp/g992Lz11PyA8ajgZXFvFvn1FeK",
-	"gTrPF0KW0fo0e5EWWhET4N4Ye6Mz9DU5JS/kag2wZlDFnQtfx70VKjoQeGFfXMVb70/dN6L+IArgN8Ei",
-	"dmHEQBMs9Fgnhyo0jUuSSaG5qJgRr4OPHTCMqC2kpMKPpDM2iVY5l9M5L1jX2DMosbkg45/efp2QD5d/",
-	"TchPzy8T8uZPf0rID68vXyTk0vznzdv3V0Yi/cBmPzUdYTMuaLmNyR6uZMv+gKhXV2/It1//8eRpXeJl",
-	"yYVuVxcS6eSC5EwjngJ1Fk9aFLa2pLX3tQNR6Mk/Pv76LBaG0sYrqNfqY/+CdybvO/CiTgMbuNtgu2uQ",
-	"KLcLNXhcy28S4Ike5FTq3gIzjHrpM5nXZvc10KffjTEaZWXpl3/SPbp+7Zvdd/hvtV/hVs1QotaMZUsr",
-	"EGdyIXgTp6vLWGK66txLsLhcy+8qXuTdSFKZFHesVOgxQ2hosDmEZfQA9CMsi2eNpxCjWVBbvV+KOS9X",
-	"MfY6ILfXu1mwNt9RxjkYYp9E+SKY71t4wbxZUNG5PDgrnGhttNsZsjcoIAxKKVenD/e51PUmplpOcfHD",
-	"ez3yfLA3BpcrRj7v+RWsVjcX+LsyHAAaHRbMbSsO46tkDMU2yLOzZ2cnT59NXGooui68YSKo00ch19/2",
-	"kPiaIVCrD9JVolBQFT9qrO+goqVhW0sLFeZgBzJ9YlYAP3piCJUovS3YOUkrfg7g+qlDWGdFjnD7EwxE",
-	"dWlON8K03fB8wXRKxqk5zFAfkN1rWjIKHsAly25n8t78bYRuozaYv7HaQopfNJ/RXBcsRTdfa/qtzQ93",
-	"LlyZKB2ApN9MX+iQAMPUgWZy7xEJA70h43X1JbVTJSlxweJ1k66A8f11eALTGMQSl1XBsIqNRpXAGrT3",
-	"q4X1VX1zczUaJPrgsnuA8QEr7qCrj1jrFmJKK5q8P9B5f8qETZf4cikSj4523ij59BBA276lmheS6m+f",
-	"f8G1Ggqv3uaKNhUB7jso51RXXwAajq3cP3nmzZEmoBD2/cAaNY5qG1XG+oPDO5gJArcP4SRGlzyCjdTp",
-	"uUfM9WB+bwZ5AJ/32cJHjK2URa9MCatr2nXsQCFpfqVpuSd8z4WXdYrJPsFz7gKpKviutbu6Usq99vJB",
-	"iGgQzpS7HrgiHvDZ2b29gZCMnz0nS1mVKlAK8MVDsdMAzr7bvQwTxwJ5EKLgLmfs7LTzi4r/ozMx9B9B",
-	"LBZMGTrhgsy2uj/WHu7+KTTtUINpuWA+JKv9eTJ+evb8D9/867dnZ4mvbvj07Iz89N2kv2ucdie9NLbQ",
-	"xm9D/R785cm6ZHecbazhzf7odjXt1z3r7pMG8YbbGG5AuFYNKowKnoou2DuwGgyvhVMpzBcxb33Zgji9",
-	"xWvsoB6ldk0ygolO7TcHJyIHa9qdp9Le5EZPB2SPxDqLZo+YFoZMld1E2l0sh67iBZDfC66h2kd+UScm",
-	"1BF2WYk1/jMpVLXqKwsQ3d9BCSk4BWfCMbOy2CPzUq7sMdMyddsOJReh5kRbtNzrqW6It5Gr3MiyKL+i",
-	"jwKzSZBhmpF6U1wDZh2XNoVKAqpRC6ekmhGIgzX/4aumF5dxLKpCFXlIOaCBMV3N6LaORSd0QblQOihZ",
-	"FjIGW3aEPLl7CgUrVDWDovs2olSYbamBRrHLMUaH/F3OpjxPLbiH6f3vcjY5ylI10LeNPcYXw00A0T6C",
-	"afh5goMW5u6tmVHa74/7evw6TF1pPsHg7eZekOFJPlEZ4JigAkv9hzbvx9T0JaYMRXFtKbdDeokrrobd",
-	"tT73ebCLDkqD2XVJxxzXwbq2Vs3XtLJcfofVdd4yV1iQIl43EloQuLZ8uFjnBfPAXT+s6BdS+rS3qH9D",
-	"qgFU7aMq28ASTLuu0KtqBe5bew/4WqF2il8pMIwc3W3freW6b7ZLvSHGzb7my2CzwXwxqsjZEaVThhVd",
-	"G0CwQRG2xiJ3TL61831k3S09NUh7zUrPWyyZN6DhUMQ0zbiMOWhKuYpGWZY1q4FXyZiLrKgUv2MTArwL",
-	"bAo+RN46tDQB0XBP6bz+K9LJtLsCv3nUmDGognhQHOHCaBOifLina+syeYfLzCGDiQQgHXO/fPHDH7F/",
-	"iry9tez+y2ztQbwo0I5slc5YHvKuuB9MzEn+ZFyBqgDAD/M5K20CG9YVBdC4HJSRNcGoH/OhyRfnejsT",
-	"/ox8cE+9RXuLG84AFOSOzCOyuT7wrqZ2z8rfmVaPEHuPpdMfAirWqsPZp8SH0GCDlHdW/tSNO2+j9+vU",
-	"BNPBOaGYsOCejtOwLEZKUshytr+lEyhYgyF/UrQb3whXl8P64Nw/DfeGMBI9QV+nFGxg2dJrdq/dpD4l",
-	"vTECc16u3hZU2KoovW9AGPvAxpdgDWyVfep7KVorqu+lV4JrTjVWeLGlOQb3t1sb5tNHSx37bDpB2dXH",
-	"KXjsg/N2Qugi9t7QC3F0XHyfO2JT23wQ/Lj2T+R7PBCAQdBnRGIlZnsqvhAIwDkO4VOaqHwO7o7P67TE",
-	"4+7khovkcHiOBpZEHfL1myjvh3lshobLmzfqKPnDletkhMlGe1EzwE7v0uef3D0ldL1WJ1TkJ7b6rfV9",
-	"JraqCt5ANIPbH78P4o15zVas8L2mzawtUspKM3Xhyc4Bp5UAPqNrJHIb/jo5piZiR7i6O8DBeQ1J0O5h",
-	"eBKDCPbmWRpuoqjXv+vSeydjcaTmVzRNA3wISWW5mNJ8xUV6jmh3FBAV0JarWsEooC9B7CM6LS/fviK3",
-	"DEv8tiA2sUrbigl9StIZzW7lfM4zlp6TdUG1WfqTgt0xsyNGmAAgF0wGDsq1XNjPNMehEivPYlSuwlAk",
-	"L/qKHMrEGUKSriZnAww1wCo+9x3AZDcCjKT4kTARPw0Oe3q+A/MC2OIY5BqUD1NQDM1XlID0OZAA7LKp",
-	"MPjN78MoGdXLBcVPcKy2dLYdRDSuPTjWu3eZHapyBbE9Bdiqe+m5yw1IEA2pLh4HdWuc12/LdEIyKgCu",
-	"AhGZT1GmuWOwntvg5+AuSc9J6o9AXfDhovUti3+oMEIbd8KtF6g1JZs7ZDa3dnYGZrHcAQs67lyqUIqK",
-	"YZFTXZW0OPGhtVFZ8YDkWwibZfc6IQDF9/Wzs7Mzc8+UNNNWHwj8+V/7NPz9KJxDCsM1xNVw5cIH/bGW",
-	"dRm+3ipxDv0kyGRuhcU9Xr4e1A6Yz5mwUdnrSqOrKPHCDd4DkHFj5AOZdVVdrVPaeRtK8W83I8AXuhkl",
-	"5AY1jpvRR8z8/NvNaCZz+wgKxps/z8y/AFlr9DEdbKd5LTOb38PWMRvNSi260A7MxdkJdhAnkZce4qA1",
-	"XXDBIHYLfmOqpZwWEn8yBGT+18gt0zUtlSuVu5+CzMrjDGzLKO2wks+3h+bn3MFbEcD//ZCegm0CSL95",
-	"EJHzB3NInz77Q3hEyWXd2NctLLhCQ0wmVytZ44MazVkwRHuTczJnG4gooYJ8E9hs6q+DZwugMMxmZlJo",
-	"gMDXtTzVFGIMSVtuiPfK82fPyDi1KuqG0dtpnaBENUkNiZ76n3ayWZ41yyb+IWrt6syskQKlRZtaU0O/",
-	"wJjDin/tBJoeFhenW3ttYT1jVzvWYsFxcZuQ1Ejt5vJPXekPO/GTkimm/XCal4i19Zj3Bsee46IEOU4x",
-	"onbKrrmfO+4GH28PEF28ZEYUDgCmIPzYBvXtkjlwnf0f/gpzXIfDgTYGfU3Vba99BkfRuwDwraiJDIuA",
-	"GvHELwdmtLhigMG6xAKA10zkTGSxgODRq1yF+CEKvcrmxJWVsCFfB1Yfyveih2CK5JyzEuEw96CJTDrK",
-	"/x4T1fpDyRgG8iMmNY/WtTRjjGYY1CkKhxeqshOvPxHtoRtxB3Fdtus2pEdRrPCmBUAPa85PB8IfuhyR",
-	"el77CBSDTLvQ4lrbVpcxtygcSJjklXYFHxW9g0hDVx4VCweCNK3Aa25D/8BOaH6tK5d7iyL6CMyXbFG3",
-	"un+IhjEKg6GrtFWuO0WMaHPHwbgtBuDk4kbslEl3YZEQeRoBoHtIRXQP5e9Xq72M49QVokxICocTpIx8",
-	"wVQD87CFJtGbh4Ud0gL0DVkOiiqFL+/FUgwXc6cbzM2XYgCqMzrjOqS5xnfRHIVlA9elVOxgyKW9CoKj",
-	"gimaHBo6QutZVJ268+K+q2K9m+dbylnBVq7eM0jmdw2MxJo6asK4gBKNkF8IZSAQtozD6YK3B99liEXG",
-	"NOUFWL06VqzjWguq4dcBIWFF0z0V8gGgM6tKrreQimYjAIUUP7KOREbzcLuSlQLzCpQHSf/00ki7a44S",
-	"r2lxcsu26cSWqQHm08QMDcwUltvAakH5IKgz7SBfz0d0zW9ZkBdM19wM7lMymv3/7L19cxs3tjf4VVCq",
-	"rTI5D0nJtnKfO2JN7SqOnfFMEvtKcrL1DLNqkA2SGDUBpoGWzDuTqv00+8H2kzyFcw7Q6GY3X2xRihP9",
-	"cefGYnfj/eC8/n6C5yI/L5DtF//1xh+hv/105aQyGehHDQVyP12VHqWgFzaW1vcojEIfc11FLtKjM2q2",
-	"7J67BY5+/RVwX6ba42PyCZgLNKTAsbDgElRpJ/h/7W1SvLxris15NnWqgv/GmT/tJLpQjwAdAlxFKZzN",
-	"tMgBVqv0HPVGCm606C8EqCjwTctnpofYnQyTmHseHjVUdvIMb5Ve3QsGHtPeSHn/SC9Cd3bdoSz74C+D",
-	"VyCFruasA/8dsbM7vdgMRmqkXjstGFEYMumunkKllBMPzHMJW+ZiKj8Sohb8UCXB7iTH+IfjPyUITMVy",
-	"rS3r4GZOuiPloXtbtm4n8bsk6UKn/vSn88qTgz/9iV0KlbLE/V3nNDtn7GvYMgyxqmGHEVA1uZtBBYIt",
-	"KQ2j3E++tl9HivjKx6vmXVvdtKyTZHfXQAoyYFftw0JiKzq4/EaYkbJrx54UxQTPZkLc8DQLGMtyo3+N",
-	"mJ5gxxPlNEt8kAwiW0lZX0Ca0zPDPnz39hvQGehP4FXvQBIC6BSc+pT8330yxftvv/Gd6A6Y/2Mp+j1E",
-	"lGe+Bns0+evV1fuaNygZjNQ5y4XRRT5BZ6RCxLhKno8fzOnJaeD9y+QN4p2CcwI8OqCrZHIiKIZHx9/p",
-	"JbkU1l2w7v6TtsLz3XDoz9+/jWiqPbv1r70jvRQKqNuPXg5OBi8Rs2AOUvzY/c9MNLgpLgDrHvU10Pvd",
-	"Tr+tcnEHVnJPzE0Hyh8KaKYk7Y0Z55eIG1znncddB+EQt6+XxTiTE2IlEanTSGMZ4WSs9ngyb9Ojs6Nv",
-	"hb3QGlMecPPAMF+cnNRAiPlymdGuPv6nQUWprEveGIyNOfhBhtcxTemMlFbLAOU2sbg1fz7095hQzKJr",
-	"9+jsHz9H6lZTEx7+5+wfRxjDO/rZfQEv3HQh1XFF+LYu+3foDIqfjRK3sBSXYyIIt4xDGvqAvQOiuShM",
-	"An70Cc8yd2mzBNkhEf+2+m1MmYYNVvEYQf5Cpw7f0h1WnPD4QULiAciI4DV3R6thf5y7qXBjfFeZjarR",
-	"2OLLLR85fr8pcyF67jvI63AP1vAfhVjuNBHSkMsd4HIAUMhTDLvvgEO31IIoYFfu471KJNu66daW5rjj",
-	"dM0u+vmyVWW+OxAO6VZH1dbRSiwx9HYNLP3nAx7jeANUMp8ajnSc+1Qb36+9o9OT59sP9QfF6X4XKb70",
-	"cvtLb3Q+lmkqIG3h9MWL7W+UN9UbhKz8RMETRM13QF5XOyxe0lT//jMQZjRWwpS4YtVI5ha58UNJ3Qpk",
-	"dj2wxFuAnXzJYy4XkJdkihyAx91/382lFcws+QRqGJzKovyt5i/pP6OWAeA0yUSraSYnNhmwDxjXDxmJ",
-	"0Mwd97l/Qa1qFrRAaHwMmm7SIo5wduL9eITWmzDWu3HuZcuvN+SDFL9WDUYqtK6dvecHOXubzp0PcFS5",
-	"QB/wyJ38efsbr2irPN4ZxXWtn64N53SDYgD7datSWM9pH6wf4lzwdI2XHCvvypwNvEYod2FIsMu5ziId",
-	"/OQlAOlXvlISxUJT4KYU8Vk+bTlq3wq7ds4e4H7Ztscfb3+fbn/jB23fABTho+3vb4XdY3Pvq8vFC/U2",
-	"fc/tHGL0FN6v1XmACzEyigiTm9SjacZnHjdpL9SdbRfh+X5XFpF3VHRlqzFhhc2JeRNwdMR0KjBjLXl/",
-	"fvXqr1vusVLhS4bMUCsSIGXXACDWsYBilgd35mnWMHFuwlWZQzPjUSZNoXJxq29ElEgDFjA8NWBJyCzj",
-	"NvGO5jJ1iih2pkXmSTuaRcM6vtKBbuF2IKedbuHHkVCUyvcFSaov4+q+EGhSlwfLiZTyGN3jpX6MTtQ+",
-	"Jh1ucQDADVtJUlwXaz2nmwljGWSONrkF1gQaxED2UgpYZ5tvrduqN6wddDe2VzCqb3ESDmz3H9J+jcax",
-	"j/laWdQnXaPZ3t1l90cncSyBG+wedY9GK/o8TU1ZUreG7ffMsDHPOBBqAeEP1afNNQ4CiwEW8OPdfLVF",
-	"52g7VPA6DyisradywL6l5OYcav8W3A3+jHHM8CNUaGnYROc5wuyOVxE4LYGQ5IwCYz7Gigda5whlP14R",
-	"CRmoIQP2imbHDWQsynFrxqvOwco1tuZEdq/Rpw5qikdn+JEs8UoPNqsAAQ4CZvVJdKybKbCl2w9oo8TY",
-	"emuX2xaTQe9DvHA7ma/Ll28i5X1fT90bTJfkli00IKOhVVQGIk2vil1ey4wndl+qoVFpvUShkjvPOqcn",
-	"zxFvVekxpdPWzY3YoBgGOH6oDwOstB5KSWIjrHHNZWIKRs1UKmnmAxamBtlaGQH2t8qUYIb4dlFqonR8",
-	"cXLiqRFxLjGniuoIIk3Qq0CVL3dOT/7c8yYfvHJdvnKt79R1/HgCkc7wRXJYftjir2zzVJY75LfoRWkX",
-	"8E92yufKtm8OYpGEQustlgiKhaZD7lETuJ3HABOYtH0gk6TdT3lVVp2TiwIcEVHqE8zExmhAPTj5gSrG",
-	"Dx2g3PKgL8n7Lwjk7fjCWyhWvt3vpddu6eiNQxpQa5AHWywnAj14UnvaLKZwStslBB74A9tJIdpI5c5q",
-	"o9jABDiQF6ahEKOsya0QOkvLOs0FPB4RxQgPfEJlFV3iEgOlBCu9sH41rsdNfHdBrZEm0OSsCy6epjTl",
-	"oGo2CDD3RyekhuuizJfHrltwKRhWoCi4d6vtdk5PXnaR2JhKeUgRArWsaaa3OauHGyyztperc6bIwz1g",
-	"P4F2E/m80eEdgwNQiWilSRxzvPDAJon1GTvFaz9gfevhDMUYMvqBLcQqvEl7jBaLzmCVPG+3r8xlHZ1X",
-	"a2m7TzrZ5wve8zT1Mm6jsemFblUd20X3QvGyk1oVCRgjRE1taxI1w6pkgZfWi92fxTYhxHp5nmNtxIKs",
-	"mTUJClxOcYeaPMiI7rDCeFzI0XfD6g7Yuxb9LnF/IvjYWMyAyudzPIeBRg3T07D/mN5FUnMt060hv6tF",
-	"NfxDq4MbEtQiE0GamsVcGDEtMqAfjrZcty05bR0io5SUW4pv/uAK6+PpnwFXa13R3EVHfFQd8J3CTYtZ",
-	"zw0aIeL/ueuedaLccSJFQ1TpoCq9eNFtUBZR76FTArH1Bn0R5OkGpVGqFpfU1hDdTnrlxvyfP7y++aRj",
-	"PumYj5dayAjCZwedcvcMwjUIpzJxcKPqiApYLD+c0CKynDYRgkdyl1qdmvrYnkoYjuQBL/ytiTmA4fPk",
-	"lGpKGWzbtPtqz6C7bg2fBeYmyg00PbzodL6WHrgjsRP4k73JgNGhsYgYqWsHB3O0thydcWH9tzAEr3P6",
-	"IhbrxacKuk9X85pGQa35kzdgryAh1/ivlx+VOXTDT0YU4HJWnBHZrTBNYS3I61tdG5FNk+6nJjXWcvNL",
-	"CbV3LiMSO/t7h3oARb/lJRTAKKPL/Y4bBIQMGGRdJ45gOmiSQEQg6RfsHvHR+krHGLSO/mQQkge1NdKH",
-	"qMoTQ6sbMxwPqEes05s9cEbjTgKTMhl/+4Lzy9AQPpAc2FdD+KzEhrpEbrTxKvkMBIxMx3csJnohTFVh",
-	"7PmMYaJTF8CMvQy4bOFE+/QqeBrqzZmxegkhPx/sj1CvmuD/Ar6UYs6AsnOxgp+d5KRs5x4zuhRCPv+J",
-	"EH2N1TnKpQVE+DHXKzzgzQ5j+Wr9oogk8L3rWZVMiZUucigUb7PK1gX9brkWOMgtORbbchh+C+pbfVBP",
-	"Eul+cxW2SqWZUPY4RqvYKTMaVJ1neGIqL1dzollnvGJJiYmb9PDIu79KZ6GymAEdSXHcuRqpIhQdouqQ",
-	"SWNB5wPg+IRRUhQKrAptPCZhORWV9Bb0TmO+ZEBaWfIZIQ80ZEhXZuOhS6Mh0awypwHzSxoAL2nz25bo",
-	"Nr8Nf21lHvfK0Y5f/AyJ8Kmn76tdWvtB27eLZQYQyfflxa0uewdwe2+5BJwjthK2G51kOLkbPLxAmOPR",
-	"wyonhIL/VEAYoEUCoAZCoI3USF3VkGwiftfwCY8mzToIU0seWzBGCiTPrzT4zLC//XTV85Vj6JXIR6qO",
-	"yUwvkfKAHlRp2K000s2Gj+Ij1iZ8ecAAuj6hcwDdAOzBXgnYtyiMHSkcRjwKlGYVp25JSRg8uHVkH4ap",
-	"rtI2NU3W7UiRo7oX0IhIPfGLk+Z8aondL5VmmXEEmiCsJaTTR0Prg4J/lRjVyRAjdyMVgbEl/xp5GJTR",
-	"0Rl7HoHanrF//Oz+CYhH+M9fibo/J88UjCiF9T9f3zwGt5VUbDnnRrBkmXHlVEfEEAoGoCnApiOkOK/D",
-	"zJGxPhPcWIRK5ebGmXgjhRGDifumtFEzybiQWQpFfbQCeLV4NOewfyduJxibC75gQag3yXg4GbFwOpRb",
-	"OWoC/YgVs7AJZi8+pfCLGdIdBz4S2FaEIArqcfKvX2GvcQRTg6yZwdEDJ9BzK+KhblP5KqO84yFG8Pv0",
-	"4j3GXYJcabw607vdJhv0wuDXxgTyJnvT/Z2K42siv6bQOEsly7zdRUcZjE0qlMlWlE3qgSDjD4yUk7si",
-	"9RCdVheTudMOz1kugMiW+KuNlVlGMoGy3ydAjpOB1zE3tkk+4DjWBETlAJ024/6t7W1Ktv+cvf173qk4",
-	"1Z+2VXs7QDRs2oVuu9T1Ih8boaB4GRNpwC1rwt7avGkOo1rvI2+f9uGmcMknbcL9rMN44d6mm8IplyF3",
-	"AvQsT6S5eUd/re2cILZDLQ/PMn0n0jNS1TANCHQq8LuNVC1mAGGQCbKOXeMriGPci7j+bM4BeEgrL727",
-	"5C3DLwOisWsJP9CxeqRycSspPcD9NQppwJCKHDkQYbiIgACajdJ9vUSRjvK8Ukf001xmIEDc7yj9pRmp",
-	"UuZPydCoOQn8vFajNZ3Tkz93m+4E9PLGq/fevf4AmiO2/EgBhX3kjA8sPJa8eTDn3GMIqFdliLKykXET",
-	"349ud+zO0DGenP1DEk2SrdkxIVRa5j+UHI2AeEjBYq26Tnrspklij00J3/7MoCQYKW6gkFLkfcBEFbeu",
-	"16yTuLaO4V99fDug076GRyJcVvdvtFsVS+BfZwnLpBJAIpfIlP4JXXEdTlJuOf3xzH303/SRfzP3C/v3",
-	"SP273+/D/7kfE4zJJOzfjLPk1Zx7UqMI/hWSZ31JBGcJskQ5meNkK8hi4o+d5cKYIUJCWZ2LtMuwlVxw",
-	"o5VUs40NQUyVJRf+YWwCv+AJiHZ4n36I365DlO/wlXVE/4R1eCsIvR+p5+fc1oBiCXJJ+nn0+4cRuYQo",
-	"k8sn1n+9vPmurb6m6277WK7Ca1f6a/dS1Cge4rGYuIuYblDfHOACQwNqDRX4b5fvfmCIUj4kdGB3/02R",
-	"r4XgAOfCO0XmPEW/ikjp46lWsBDuoehj4ECKz9m1TEdHZ2x0hGjMRSFTBGNGwiToPz7gLvbRkTvGoyMY",
-	"yOjo12TIOOLUu3aAnZEOhPcx4j/B5yV+KXhmiOsGqXBIAnhBIS2b8DyXzl7ETHR3BMnlGB5KB+w1n8z9",
-	"aRwpOKNznZHsCZQGMG6Pzcu0Ytyja7s30AqlCaRRgPzC3HucwA5ONa3VSAUnWLweXYp9eNxgkbNJpg0F",
-	"Kbz0R6NkAX2BHneSM0iM6fNM3oqk63Ml0S00Us+/YkZMNHQJVKFyFwPrDIm1S5AFwdJ28u28ypEL5jI8",
-	"RKEbIwAuHLy6SQ+lD/BkJiVxLuQNT+babTeDLBj4diksYG3BWQViPANBlQkeuRrZeaSulpLLfdJ3eEiJ",
-	"NKSmmrm+MyNFCbD+IVQSp9opvAOS3zgVfpDkpQwitxw0rBnyEiB8tkoZXy4Fh3xhhNL2X8mksR7MfFLe",
-	"Q3AMYGpr6rPnOghZxLHrFCs7tKcGqaqpQVUfqQ5vkT14eHDUpgtcfjUakpJ4ZJ1gpDxNgWtkpGow13Gf",
-	"nmEMasg2EJBUmC8CQDwsBNoAxFGSSKIERtKJ6xxpfqnAhP5FhBQJbI7GacR5GEat0N4dKZSYjPiD86SL",
-	"ZzAXnLpJsjKCP6Axo9saiSmXcEyn8qMwAwjaT0SWQMoD7XmfIxEGrXMG+jpAR5wHamnvl3J7HIdCO7hm",
-	"/ETZApQvz9VqpHClfbJ0jCPvH4ukPXrQ//Qn1vFQNfEy9phUpcu4FxwfKLG8uz5YUSOFZpSs6l9dOrH5",
-	"gmcoSBHGPuiyA/Yq0yaYeFoptEzJDWdKKTkMp3ikQvMCCS9XdEgH7Jw2EaaLQT4Jt6IPZH4iZct6Wmvn",
-	"9AUlXCQXwuar/rmT1Em3OSzgBltx2s+5PZSFN+cWG/wsy25Nj632YB2YvaoJD5mI7khWuyKrNyM4M93n",
-	"xk4yj/WtaGJvarQMK0o5ihkfp5k26udGiAjsyC1k9FGoW0IaA5iVV3wyF/1XWtlcZ+0UOUr3J+7JZNCE",
-	"uV0O4HdosJ6+2KGlK62/58rTNppHi10Id/GGq7a079bNu/sye73g2YkKwlQVqZ38cj2ms3SHpBh3I6ZJ",
-	"F2kn6xWmV8HKC9pL3Il6BLSuSgGDBCThglIzUnORiwFLlqCkUbiVW/YcL1+QqKC5ANft85MT1qF1ZS9O",
-	"ukNfArvkBH4goghyhfJplyyb7/0KfMl4hKX1t1eyS1DJn1zzm+E14t3+OL76qiRBNzs4yhr9XBcFRaFQ",
-	"J3XqtAK9eLG0awkXd3OoDijssrDuGGoFxPrB314Zrq9V1IUdKXfAMfuTuJ4gRV9kwJLPEmj8Gg3ppZzc",
-	"RG6yM5b89O7i72++e/fT9dcf3n73zeuLJJzybqn46hzzXJALy/Si195/d/7DD+61u1xiQouzaQLJXfzo",
-	"5Yfvvz+/ePu/3NNekcDOID+otyOcXRB8RTCUhHigKZeHLP0K22qVZpVIdOCOyELSor87aJIn80LdlDak",
-	"zokba8XuRC6Ij97pnK94lpFpmReKZVrNPA9wacs/M9QHJ6zdknWevzgJlnmh3HKMFJiFs8IJ5JBd1PXp",
-	"w1+dnDI7z3Uxw3yWhFYioZFEecPUSOI7V1eEnUXyGZrwRaG+gc0N6vaBNOCohUcKblR6sDm2Ud07j5CS",
-	"+CWpcG5PQuI6HAgUk5+orYHDo1yLNlF7RY+NKfuEF6nUEZhqJ+ai5cwsgTcO1KUQvbQa/GGe9s19wDPA",
-	"ovEJCXFUwcQwrxZP3vfvX/bYT+c/9tj3p+c99u7bb3vszXfnr3rs3P3Pu/cfLkFk/yTG31NWC7yNYIwW",
-	"wV8D3/ZUZgIkhQW/WUhvW/Lc7UD3M3lKP1qhjL8P6AX00HHD5hLsO6hzB8ue2gy+hedfDdj5SMH3Mp43",
-	"y7RIYBXLTPOUgYRhnRdfse+/JrnGNok11xJUsI8U6oTQYFStT6mTSjOzFGIy71vdB8fkmE9uBCZ9Rg1U",
-	"zUL/na9Ono9UorS9luVGTjaJ0zbRucGHMFLbRWe5E8/dFtooOxdFZqVb1mO3Nn3PE72b8LqKT8YjCdBa",
-	"HzaL0PIof4b4fP7y3jpfiaW0yn2QA7BlpdnpmMA2whE+/+pROhtkCxY8gJGxi4jSOUqoP8w9VZ5Vmjq6",
-	"Ava9qZayfyNW2+pmSpLXrawBFeimdA0nijKCb4TH/ZV5jZegLJmlrPq+z6p3PagWr7kP+rIYqlR2Dw3Y",
-	"BZGOhNI9AAV2ui2J/QSbEddUsIdBuBwKtwniONTvoK0j0h62lUCh7jXSZSbNRAXnQGH88AU455nRiIqa",
-	"RzPQyuRXnYOKbzHsTqjR7j0svx9O3z6eCL9DH0G9/XwPge98fFD9wdyJmM8zANct82mRZVhX3gOr/MxH",
-	"CdGxNudmTv61EqIgFzaX4tZdB9yKnHUw4GTm+q5p/3cH7OsV8+41d7O4jjTU2lSrbIywGIHlE2uiOgjv",
-	"g4QKe6naa1w8gg8JiWsSEgnW/9uSiFYZK3haK1upF+x0uC/OdWp3jHQElPl4uhNfsANT5fmOKEnCo0T1",
-	"QMGNMxhCBRCHqXHqPKBP1Xrup6XHyllSRZZ5jvWNkhUqg6mgqHN68jLSZZ3+iqhQMZgUCEbsihHZtOeH",
-	"QaTqVSr0qnzDfYdH9ED2NX68oe7k4WpDql3YDm90I1bx3VU9fb9/ILeSxrDk42+QZXW9Y2tdBl7ksZA7",
-	"YwndV8AZBhFlGyL1wF1u6pX6gdrAe9fglEvDbgT5M4FwADJ0QQTytMREQVwj12JNzRhuP5P03halJzZ1",
-	"UYxHVCwwA7Vy+uhy31JJfzpg5/BY1Bs88usHG+c6Oti7VI2ECYcefQmBgM/k/IIp3LbPd6jv8He295Mj",
-	"74gTFmHnUSh59y23g4KN18GmvebV5vUj0VQ10rZd7lsZ3CaDw3X1O9+AxKe5ZfftZ3XgDAdMliCkCzs/",
-	"5kor992dAszu4dVCFwa2FmpLkDQHaT8hYyjhS3kjVgnDTAivJbr2hLK0S4KO1kk8RKdTNiOZY+bAJj1e",
-	"QT2ebwhSmWO6ih6EPfqZvCVd1/CpcG2KxRiBKMe5viuBivUYvHzLpQF1mUjElGZw6gAFi1vuCXIwczpb",
-	"MaGcwW1AL+xL1cPDHIhz3HOZVDcsF6lYLPEoXpVqqmHLYpzJCUW7RQpNTtzTykqemQF7ayOf4UkcU3Hz",
-	"fn0jVtdK2+vSoUOYVq7rlYWpeiV17BBqPuNKq0Mfcmxiq5soHscAnS8nD+ypqk8llOC0TCfrbF4gxLn8",
-	"FIEgJkUu7ero7B8/V/xC9R7GEqKw81gHc4cqF+5g9hEErT1I8drj6yKltxJ9KxcCNzQQtAUkXkrNC8hr",
-	"gueZBBAUdROSPaBqy66WImA73s01FCqA98oHKmpgbCthSww3D9vWZTMRoCLWsH+5iolq/aPeVut75DgY",
-	"RwcThD04VNKFxF/3BXfupbHAXQfX4lxkSz9o1/NME7KwMZ5tK7qmIYKzEaypu36Vw0t1pN/uLix/Af2C",
-	"0AcB9hhAZQI8MmDnVmamxsq94IrPxLA0I0MmZq+GwNuGytmNbPCKjuF6Bv2Shv1SiKLEAnbDnwHtP+ID",
-	"EPtvwhaCK59uCcYglCfPuUozkSI4Dtw11n+aqpflrYDMS0im52maQ8CHK6fQYKI07BpYfTARDCYvQBzl",
-	"P0IIfMiM1gq8A4Th5ye7MSzdpFi7Q/Y2bM4DWc1RM49Vc1ftwnarGaberRbtBLfpDSYk/z4hFT41xnAf",
-	"eYkoo5sEZfslESkgO7IO09NrWYVVJFNCielA9qBMu2W+EJosRkxyYQ1aKwunqTlJg6UMlS8FGjA7Fwsk",
-	"EfU98EB6PpIaAYqaXzKIWY65EZSeT87wlHWWub6VmIJvfsmu/XPNQVNPS+wn6XEgt+rz7tRJGkWb89//",
-	"XvH6bzrb7+mF86V8rYrFoQG4wpD2ZUj2+vIfCXsrWv/NAcD4PG/C3wKESh59mHU4HUqGmgnThTUyFd5O",
-	"65bV6s3+eihGwy9IhXn7yUhF2gkW74cWr3ErhBo6v2Exxb7k5YuGdOyfMQmk+S6kgU+PVCVpI+6JYUJN",
-	"8hXom1CFbyzrnL++7H/76vsA3FWNA4LF6TQzLwiGAAUFtuBIRQED4I9xNuR4VROPz7B27AIvZgp3RDpj",
-	"z9nIy2soXyOU4jIMMRipH/iCakgKJX8pEEmqiVKhc3ryZywMTAs8iqJRjJWcxtjBw7EVUAOP6tyPBPZW",
-	"BJLyBER4T6wTu+1wLz0wZ8HvGjHAMxfE8mcPudagvZSiYYseg/7TIGwqfSDbwW+Cqc6x3kEo694ROatd",
-	"kggGH2XC/e3y3Q8jhfsw2jskDqu2GhR2gmGFUVs9tlyqSKHhir07L+wckTVBrIEqJEs8dSx+W+fmQsUq",
-	"8riJNLb/gMdB2u0Kz/swqw+iC/jmtukEV9F98RmawG/gQi+H8dknYFcMtMqWhxuw3KcVkLPz+EEMFUDU",
-	"De5HFl1Z4G0I5XiUuBlXipKbTCp35bm7G/vILIBHINrZptsyBuS8m2t/QtFeKDu5ATGtevPthJdWvRnu",
-	"AS3tdwQC/biAbJ92a+wQtIu+vMm+7bF19aAZc23Dtjt5XHXnqaZrI9zap26xPcu4wtubAdcuhEKLoLJD",
-	"sSSeT4SJ9yE6qDFdH7hrwBWKaQRDUkSoaslAGn/4COAFYLUXXQcQMKtacP6+emaajDnUUoJ2VUEwq0n4",
-	"kdpFxLPtEp7wzx7Otnlc2LPdD3tAPYs286PbNU9XWhNByz0YQtKa4zHPuJqInYL59A4GwIGfaNOFF78x",
-	"0coUC1QEMdcKGDJ8Tfwdwh0uuFRmNztkPWL2zDAaSwNh5pIb08DFaTV+r4VSmL43BD9WNbTmE2bWSYjj",
-	"0FbbBS/t1zTt+4r/ryVg1Md05cSme2jXa+jzNhniV+H3nndzFfa3HzJGPtuIu8e4dNEZ9HGEHeIoAbjE",
-	"GUpmi6oJYctcTMAoCzIdbaZG6/0b+vojBSuaBicNpgO0xCr81EEteCVgIVSxALFnbt3ff8mOfl4Hdtmp",
-	"H5KYfDHBoK0n+OvOMRM/1W9kJhD38MBhk7jBfQIn1cn4I8VOattg8+2ahqOzCz115dOsw5mFb7rp5pZ3",
-	"N9c3jNRI9VEdD1s/YcnE3BLyogc7OCsxS0KDIU0G/g7QYVhXN5WAHz9eUU0sZAyzV5c/jhSDbg4qWru7",
-	"NiE1BXp+7Q4BOSmpWgRshw4QVzd21/ySJWeMs1sp7khgio/SIHIyzIZUjLNczKSxIhcpu/yv75j/ynpn",
-	"Otx1tBqXbbDKqxIyrqCGnKIUcThaWu1iIIdVR40EcJ7K+/TFizI5ZhioZ7liAbEsdIqyFsPiSAOIpukq",
-	"Ydy6djSoHbggNaY5qNCAvXCgkI8XGIdCSojk0aOGfOKObCV2q5zbL4bm448REqoJ1Z3FdV0NO/5XOr7e",
-	"2SNe2xJI35qBaQKwkJhoHEBIM2F6TC6WGgBrc31HKJuEtUhHfcDeOJmBeSZJ2YY70kE4wvmmULvv+zp5",
-	"iKLWCL4GkJQrlCHtru+KBNjF8b1+PL4I3/cX6cr+1N2+gy+7+ulNNsaQLTVsduBsBrBWCPDAjms0e9v3",
-	"1MnjS/Qnz/Ymz/an77j9bEm/fN+MK/hkdfF8PNFZsVC7ARzis8jg7ne07+MzE5BqXRs9kK2oj+epyM9A",
-	"10L1OgwLPoBFKiPlTwh9xIt9VC+rEjzuTegINgbl1CyTt6KC8FJqi72Rury8eNOfFTxPiW88rIn3zkIF",
-	"CuTDK3RqrUJ/uvtBGfpleEXTfMgDS0tLTW3n/oHHnk7rFmzBaJv99k5vqu+U03W2Hl/OlrnoGzlTIg11",
-	"JR5TasNZ9tsebeJXlz8SSJMhJQtO0NVcAIj+TVlZVSs2o0o0T9QJ6NLuXL/8j5NQB9B4EnnoCYJfrR/I",
-	"HmY/VCVEtyn9Qelr95HmROPoVv2GJvVDnj3EefXNbb9k8TlYvif2nHu+laO5RVfDb+6sOzNn6znXkdNx",
-	"2/WMRx/ALZsuZ15WlMLd+syM1DKXbt76UP8Mb3Z0zpbzlZETCImnRBvszq5WlLVcu703Xrkj5e9Xd9K9",
-	"Zee5vU+23bMXbpK+YKhgLxTcOHZ1LrtZerrG2wAFeEqlcne/0TscL9L9WbVq32/zl3/wfs/y9u58uHrT",
-	"/88eK5YewPv7r9lf2POT0//86n+6G3m8ssJ0sfS0KhY8RiPQBc2QrYP9gNgYIyVN6ZVZCXvmlA5wTUtL",
-	"lXw42GP6e4KA5/jHa5kSbYz3tdRe8rw8yWCkzrH9gD0pPi4hswVxgV6csrkucsM6Cf1wzW3SjXNzAhTe",
-	"ZC4mNyJlc5GT+QAbgRsAfBspdEbFxNSZVJXazdMXL7pDtuQ5sFnM+XIJAGc2jL4cUygejeQyxRLGYqKd",
-	"XZWEyEHCCmVlhnk5OEwoLcdZgOpQGh0SnIAIRbnvJLW4lboo/WfAlmFYGOBCcAW0QE4cE3xhNXH0+cvh",
-	"mmK1rlcRuKbbJV1kXTKapbrq1kOWMr+unn03WeZ6IoA2NWll4/bbHPfx4VAzq+280fnioX3o2DIMepsu",
-	"GFyDeAp+Z47zh4bybALxRKk4+AJTmkBQxNL+s334xzUBfLC76i0ICCSBiaU7N3VlVom7yAJcq3CPYd6l",
-	"YS9OXoQakZEqI4XKC99YEpE7tqyAq0+Hl8uyEmuEWtuRSnyvrgkwb84Nm+X6DqpytRI9lpAmDtaou/Wi",
-	"P1VCokHxvXbaS4mNj8NwU4CBbqdiI1sVdSNwAxon8u/mqwDgtXYt9JicMq5WPbofqCNdT5KW6zuqIpzz",
-	"W7gWF1ytfG4rj314QzbOuLqB+xFDqeZGLpeEj12J9qILsXTbBQ0NSoW9CiGV1UMCWSkyyLjVC2nhJ4LI",
-	"zgF2xiNkR2uL9c+ZvoM0WCN6TGnV59lyzlWxELmcGJ95C/H65DoBLL8QYA63axorKP7+G6nTk1MAwPBb",
-	"lLDDwvWMfgnKhaObb/3a68UXamMYmb63xzX46dLyjcwENuCb3Suc/OJRgg80t+42DNAmgNRZKNMgGZ5i",
-	"zI91NaF0L4X7AW4o0rgPdkG957kRFVuqjgmLorCHCJXA6fQVKubBl+F+WQjL0Q/j/R+eq0XnI4U7OmZu",
-	"GTAAmRAfOfAlIHT3GeUwldLpbO3m9Ol/ZepSYBPwT3hx00UrggoQ8CukGY0UA/tGEHRMfCnBLQU3mZH/",
-	"LaJLStogDLPVEHoK7tezePqM9wFhNz0ATSc2TYfOFMFrADW07jDAkS34CrHPPE616+pYzKRSMJvO4IeX",
-	"oLleuAf9AiC/Vkk6A8nToFh7HsVLSioYazt3Il0JCSJ9nacgSQUyBeSAm1m/qojNgS+0mrGk5279YdJz",
-	"FyAmRCX/TpxFtVhwHGuhUjGRqUi7tMnCrcgS3/1B2eQQ87IhEw3KYoEitMF0TubcXOM2TXyWG0IJ54Wg",
-	"6xZQqaOrHS/mBGMh189BY8H/fpF4m0+rAbvwd7hZZtIbzxdvXrHT5/95wn4ptNvVzqqcIh9tifc7FrTD",
-	"4oktC3uBf1AVAFRSpXZtujTfoxh4aNORmt3ddrzHpPLLH6n17XW78NhDOgyf7LlPvzTfex/SZ12XetIe",
-	"OgDuT1TGL+/4zM3Yh7foXJ7qHOWeVFbkU6hS6yTwSb0Uii/lwC0fXQLHt8+rf+5CnVsuSmQvqvC3uRQp",
-	"8AUQLvZY8ByQKgGgtQG3kQrb+Ew8w2oVHEFE1wuZ5AyT0lknGgnxjyVFnpkBBTB+4AvxF2Qsd4YCMpYn",
-	"YHAgViahmYEwDEq8nwR0G2ojFJFXc1vHP8sFRkfdjYFAmnS9EnAhaqpY/II9D8oIeiJBU5gpAIqRzVlA",
-	"NMYP8mg3Mti5XWTVk7YTRWs0lX+9+v47WIT7xlV866aWAPPO378N6kq97MOsjBWLo597Rx/7XK36WD6A",
-	"0jXe7MfcGGHN8b/cgfl1l62P6emxlwEj10vwcoOmFG8qtzwXziijjQjZiSun0MyFsD0mJ860zvRMGwyQ",
-	"r+BaBEzUtMTko90wloq7zauJzsk1eafzm7LO2c2PEh4FcVhiqiJi4WQOt/XChy75qvkUtYS9zbmbrvW4",
-	"WXW23nh+qWrKd2JwWvqF7I8LlWZi8E+ThAqPJbfzssDDTfNR/WKMyz0W/ON3Qs3s/Ojs+ckJVOS6oR+d",
-	"Hf0//zjv/y/e/++T/p8H1/2f/8f/0cAxvGdojt9yHODmY9E7kgs+E8dLNas+iFGEo7MjXMCGDvlXze3s",
-	"f3zcdvx6eE4nxnzCMY1S737LFV8tAuCbtUPHOO3J+tkPB10suMz6gA21Q9EXwXUilNRG9LwOCSJ3xlNp",
-	"3CWbdqvcPM2VX69dC1fQn0cp/VofokRK/rZyKyDSlFVmmrCniwJ++cwjtp925ydwn9qqeNR/pMqqympv",
-	"1gnjk7IT4030bWeuU0mMVGMnM/yvXuVpKAry3mN6MhcTgfjgFm10/yqY/FTBzFVKuAgJ7UtPP9ELJNSK",
-	"iY9iUiDozRQ1L2B6pQCjAvpWnufS4yl4tvBOMs31whmuVrv/NcX4n2Ji4Q/iI/x/px+5/+97CwQYoNly",
-	"a/lkDlp1wjgS/LiPfrh4a7pDzwDoZov825F9isY/geVi1p2bBW5u/MQhvNQ3wtcTSa3O6hNBVWK+gZFy",
-	"2gSo5kiRi7QUHnM4Wj6CDeSWLbnMsTrM9MgpESD3CoUYEcTN8+LkJDD76OlIQX0O1rIRQDXrvDh5TpVX",
-	"sAAQIkBeoo2l7KxzenIa8+e0lk4FYXAgZ3f4/iMhSUTttwu68w1rSkDfU6wXSPEniHv4YASstkiHteUG",
-	"KXmfkeudhnJVvYS/nMKvL7GOqyLC97odGrSr43+B5Nm1mqvS9oC9dYKb5L2xeunDNE6e4D1CsOAdZETz",
-	"6OW5+Cd5TIGy4VbkI5WLULfprXLXCNnW4SoJfPBOSvrqqdYKraqg2aVEq76Nnwq0DlSg9enbeF8FPGyC",
-	"SrJe4yE4JpSCXUpmKL+ASrPjbeM92+TUDoqsibQlxKhEV0Hm08+cdnMrmumCwiguPZDC4a+vALywTeI/",
-	"K9EfnpJV23LRN26ahz8ATrnoB517Jzs7PBzrt6ZOgWGEqJnUDA99Gn+hZInNQJNhHWCugPn5C0ndhK0o",
-	"GcUXZDnLsOsZLAMLa6Gu8az9xWl2CRN8MmfSikUwGKQ1LCmfayGffZPpu9fljDyOpV+bZLLzWYdnGbsV",
-	"ORRMd+/T7N/aj7ygkCsBvVAv4k1AtoqMDJsh45kTajLOLD3Z2HH6cKX3C6nkolgcnT0PPQd8VJHv0vWD",
-	"YNOELRLk49Z+eMw9pxDlgeJUGrDFuLJtPaP3ruGN5lVNuUVSoU9ZWt+vsZjqXOzVJXzlk/q05Xy8xXN9",
-	"Uagf4LQeti6jcuj38k6FaaRb72T73fA1T4NN+odxZ4GAiDbdlruuFMCbeBZavEYCyJeNjYUUhx4Mq3cY",
-	"mRQ+rYKeDgKM/oDumRshlhUxKC0TTt4FFQ6GKE0AEQN7Z8C+yfkUsT4hSgOk0XhnQjBR2zkb+z4JSm0t",
-	"eyjL8xnlsyLhTxLyXYSaSbcr5eTG3XOsWLbQQtmQNws5/G4R7rj0rBQrsumA4mHOl7DFE3C7JSwVS6FS",
-	"4ynacDrR8zDnKi0xDtFlWca2JnrhpkykMwHFYTBPMOOhD+DJYN6VVdMlgC9aVIiwhrSe5Bik5U7FVCqJ",
-	"Famc6lDRKwX5sqZS3RA0dPqtA1v3G2Gdkg7oUphlO0jxT8mwjlcXhohojG6MHsOxbOgF2rdEL1uuJkI3",
-	"0ii9i/UO91aljbn2ClW5yeAPbvcDkRn35IfwWwujWNSllz02FhNemIo2ZyxfxahI7mN1VK3mEo6K8DxU",
-	"6mrcxqNCIVV6stUhFs5xTH/hdgSe4M8xlV48bNZNZTMh2WDY7pmYWtah8zLRqQDXfiKVKaZTOZFC2Wt6",
-	"NvGAuE/Ztp/HSgbHn9fu1X2u1RYbcCvRwaWe2n4aeQND45B76m4RvKbOEAa5Vv8WzDpMloUQ7HIpeG7w",
-	"fWcJArBt9GGPv4cJ9v4OluhwXAqoILkTWYYtEhseJYkrBMszN7Gww96wJAA8JT23n6dFHpyOFJTCnFKk",
-	"AOHGyJmCPFuioqTsLbzxfC+R0tSX8YWBl20h2kLtXbEwIrsVBhQNz+OGc+cp1pUGMl6RA3ag6x5mIIXG",
-	"umRl1wjP07rlHVOcMz7jUg3YVXWKetS4MD3mtg8lqUZdxmrbtU/DPRLKEMcQsKt1/S6X1grE2qMgUwAm",
-	"98Oq6Gk9uihNuA5Rx8I0bLCMgdXq/Qeq6QH9CnYy1ZyG992tjwwYMSkUfJNYMwI3aIUWtMW5vH737eRg",
-	"jtW7J+/yoeC/Pl027gAAFp4HvIO1Y1BKK4rKEY2R1+C9GBxUXFIgPoosY4XKhDHt7q1G93B9M+7nuXpE",
-	"i9vrHj9JO4/a36JTPfmZN4AifN7u32/nVNZyjQi/Sb84dldI398wu6GTEb5J6T0HD6/PtKgoIh13L5D3",
-	"GU38bg/RS7AaMITSPfcgmpGVN9gkE8CQH7nseS5Q19WFrTug59JYna+89xmrK/FLcSoG5V30mM7S4Bwn",
-	"AgDXIDoXhAkgxE4cdAO/arPPuozTCLMtzRO8f97vEeDDIfww4Ub0jVBGWnkrWv3LIU/lqCWz88VXX/WO",
-	"FlKFTM8dnJJQYgPZojR3NPz2KWQ1SDl6YUn6W1vva+tVGUM4dlAgE3o91joTXN1Ddpy0YmF2EY3lip6/",
-	"f+skAnWF5zlftUnGypQ9heE2Qr+Rhg9HZotsBFl1AAHZ5te8oMOZSrPM+KrsptvwQfVWsXpMPhsMwICg",
-	"g785PcXmXBk+odRXLLMmd1SXyN0hSga4JikV55fbaNgifDlOocSwWkVy9ny6GnwXMV7wxQSVGxB0iC3j",
-	"ti2Us6FwneZCADALFWB47tdStJOnEyrpoCgwIRsPi9bIEHL/oJL5HkuoTj3BPBJM1TdzfaeY1WB5oHWT",
-	"albSKdWaBSRxU7cjyWpSAVwc30fEGbCrCGWw9EzG0AVZTP0NniEvl6UKtZKwmgP2veDKhswwmgXXa49u",
-	"fKfzG5Gbs22mTi/m/gNsgYgApsnyaVRv47L2tSvpPE1rN9IhXIKVVg7oDHxImY0+hDuRhy3RW98LTyXu",
-	"j6dZgzLyeZdHRS++leJul7QLeG57xkWk47qHelj/PF6F2FYnzsno0u8hFEKTg3wTWN7uI0wkF8YrkHaD",
-	"eoRMGizRDhANVs+QfRfl//aEgOZMjB9hfh4lCSOa8gPUWezS5m45FvebTXFom98t6D4BdpiRLyO2fk9B",
-	"8lva8l6CRHJiQyyc3wJwhVv7NPDFuJO2FgM/o3KOFGvt7+YSVEDjafiDcoT5iZKMbPxlDlfDgLlljPQe",
-	"qiBxtheOARsdxjQqlLseKQ6Iq+DFWxzqRqHh/gpENQNprml2EzISpQ2edRgOcFLF4qtSPxLEH1erEiTJ",
-	"P59p48tEM+604kirk1EHd9PwhhH8kW83BLoRZSkXVPwbJYD6KYC5xwk2tYqLhpDsGcRb4jAyZBftEkDG",
-	"ue55fRc0YO8BN7gLUZOHufVaZWMb9O1FiO7rPAy9IdDf2xTm74U0AGl2C233NvMIYrTYy54Dxqfd5x89",
-	"NP3jDhgRsNXuqT7jN6sf3g9fTpDIbQJ5XZvbgykeFqJCCh/Cd2vqWCb4bU2qlCjq8ZObQlXhBOwSpQrb",
-	"5B4iVF8ES2U1cLRp1XeID8FSsPOSu83nPW3LbWoN7TQv3smjiI/f/V6Igyibd8JGb/vbtKK9+/PZAJ0g",
-	"043ACTvUbbewm7+C+x0lB6lg6TH5kTymMIqiYQC1IvzHKBUBMaegTjWoZZ7oHGySKtO5J/OCBriTdQA8",
-	"Fg4EolFi4S1mDoZQPkm3AQNadonqD/ddx+u/1PCoStKLxDk3VRXzUliQp0ldhWS5WOjbSO8LMJP+Y07V",
-	"Cq2ZQQsz+gMpFo/Kir6XYuET24Unpn/SLuraBWnc+2kXu7iJ1vOeMZjWdPWArr2J/hg81fSCEeGkENI+",
-	"8IrXs2HZrTRyLDNpV1UKcfQ0ozKfYLgzWebylluR0DelDeafzkHvkOpWoi+pR/ABpUu73Yfdi8fcCF7w",
-	"E1mXvqt/oX4RFJ2xjGdGs7l2MjAyQGDc6/aHGbDXH5dcwZST5OyU1fwm6bGkzEW+xnzjpIvmZJFlzsaE",
-	"UMCQGNaZkWqW0ZVhNZth4dii3U32SC4ynJRKDnYsiO+/6saNtb3g5hU3oi9ViGBjJAlsScAv0JNJEfAF",
-	"fXQN7hV/HZafi6/tZ6Y2utbRCJ5P5vcZFo+nOcBolju3rSPlE3tN7Y/la4f3BO7jBYQZGHypLr26N283",
-	"/mssJ9lEcg0CWok78gwLW7qMn3sSD0w2y/nUgrbGLZRbQmWITleAIE4Ey2XxBCbW5phXa4SyvajSRUbe",
-	"HIAkLUVbBJeHXSK0PMNvwdMFuI3g1xkLwFwtZGaHUU0Kz+4ApJwKNhukJutUePlK91m1+/Bi1xe8IJos",
-	"3mHLXI8zsTAelqBXw14xCXwzzBLEemY5X85hWgAgp2NL/yB6Pv2dI9KZYGNh74SoUHWbGwMJxpPVJBNd",
-	"mk45LVEBDXoGfe+IyoTHwxqLlaZgDIDCwm3kDtI35TMdqzUiuFOiQI5lNz32t8t3PzAlDN6nmqVCLLuY",
-	"VoNk2SBeTl+EehXaAh781qAebSrYtzrHCyxyVhjmpMKKdZJcUE3TtVbXqFkkiDzbIwo5veBWTtC9ILXq",
-	"+rZK6dXaWrnjq2pGRWmJHcQkx0HD0HkJf5+JyBmKp7VXyw02Ir+VE8H4BDD/TUjGivY7DkakzAhbLLG0",
-	"a5lr4mZBAd6BROQ1b2sloud7knY3OTIPaGs8ugNzK/orlH3F1TSR1HvQ2PjjeyYb7pWKxbCHKxKnNWbm",
-	"9nXmPYpKImHcrbRe6X0LGOgKKxprVf2mLBJJQypjSHruVssAMVHaaYzVqu1atWOvkusj1bWn6kYTgN9x",
-	"6UTUNdYrlnEEvlyG0Pnx7fMI6BVRtpxIRxOjrA6sFe15D2jEMFWRJ201Bu1WSlxxwEN0uc1vu7PPNpyO",
-	"L6Kq4Msw1ytu4UZVbmvycls9cs9bHv6XMrzvUyt8QbA3MCOVgacp1P4UljxtZ2U6MmWCXMeKzVRmmWE1",
-	"y9S/0KBr0fPrv0SvpSvFF3KC/kDXIxxwXigrF4JNtJrKWYGbmuklnm2rq8nbSanmJKxzI1YsqXyXmMfK",
-	"wRV2WdhrujaiZkHLwT9XMsSd5gzv7NJ05esVWbXNdc8yeeM2ykIC/QvTSrR687flaV9Fu8IiKy4ovzpL",
-	"RRldlUj51tcqW3n9ifSlXtPOi2Hi2PmmIG09JNFoZn4CVsduVSjvcPtecXPzg9upR7u/Wp5/OMz7vPoN",
-	"brpvuOV7vPUO9sslbsbDV83spCAFR8UfJ0zTbGTvnacdp2dvDqjooAugz2+ZC0O8Y8G+hhNbs1/gccKT",
-	"AEWLZ4UYIs9JsG4J6d5qzJauu6dIIP7r1wSFg/HYUmSmUcqIzINd1h1ERtyGwE2wWsOn4vDN67g2A1LL",
-	"g83Ns0zfOW2P3A1AUBIgL7De1ylA3R5UhfIyjA3+w63gDSWTSPTVMw9+aifzZmqRYPB3cKlyj7NmWfKP",
-	"0ZFbpdFRj43IFTk6+tmXjNIykxroxCU2g7wm9GuFOhRX1vhcLFEmHnlqH7gg3n+46lWSLv3ASUkNCUpR",
-	"GlVD014/9cOOE/VrYj8AwMbp55vcLGtOEeh46anRU7K/CCyEL0TQf7mBPPX3H67gnqS1adFxv9epnK4O",
-	"aNS+d82j3Hy02Nk2kV1brfuMoP12S4PvI4SG4LjW5nJcWNHiZy0aaZPT2M2aylzA+Ryv3PEtsZBpSTBn",
-	"MvrDMxPoiioa/jIrDNJA1hIU6fdOIs01/jeGobvr3I1+G9QYfTEnMnodfGmlEzjocvwGcRZKvTZEtp20",
-	"G5KvEgNZKLJ8vl39qsJLyvoinTYBNWCvI/OfUAd8JT8kEVTg4yLFdi7KB90AB+xVQE5wE4NFPDVAPMHz",
-	"TJZKcAnnYCzPRNIrkTXDjTdo9Ea6tcsLUVYF5aKfF8r3Mp5VABiA8BN9sXsAUXoeQURFGju5xeHbZ+X+",
-	"jC4OjL2u4x25DR7fwWE0UVErKQFkiNaX9pnpbrlXIdAAVx5dSENccunueK8LrDv/p/Ij2iAbXdxx0xyw",
-	"p/xctXhielTQVcaOsdZgX/dMU4Q7Ap7wcGJr5VKso3MwBX1kYhWMRXD6u20kbXfA3m+PK0cqj8dv75ye",
-	"vOxuSkU5oGv40VNQtl2j7rzWA7VPN+cag3S6pwP5uDyh+zNv1k2qYlPxQiRv46y5NQNB+qR/ERtbTRfb",
-	"zhfYj/gfUs0A+SYTirgv/GUTQ+NEEUsSV0H3JSOI56JMTiOFuBGeZtNZLgN7BzzVZSPY8NPB/kIP9gVa",
-	"8XSyn5nowOx2zKPgzg6pZmvXbPBoI7BF+TWPceFVB5kTzZgnmlEp3MdNkIgNJS/tFS2QESCticNUQ+JM",
-	"2wUisUz/Kl2fZYxX6erTmeC5MtHHnhmclPY0rbfRDD8UkkTZZnnKditNjmaxwmXze/cpIkDE+gQ0Xpn9",
-	"+NR8vsexMScIllDQ7tpMbhbOISDo+dMJ6GoLwmUrz0wlqUeaMiOzV8VYQ4MK38cyNWvYvFhwVUGEG7AP",
-	"0MGMT27QQsFf4ZgFyyZH3RuCxIjLcAZ/MbE63qsq48jStFxeu4EkcU8iWN2taRukhw/YW19ovwDXlNKe",
-	"hAfmqSFlNO6txxqswelixlAubgXPopVqzBaF9cQZCrh3sjSc/aoRlCAnc+4siF0gv0XAfKncqOF5mJxr",
-	"mTqTc8alohh2VIAZo8/ebyAbu7Au+HDngvHgZuSAakws5h7NQCk78XWRbWVL0oUFtwWwbRJeFHSdTuyT",
-	"jrMmmnE/0fEKsm6zSN6s6Rz/i47NxjyZC6oVwQP7LNYwYpEbkCzLimJkdK1dJ2zGb8WwKkJLcNFSvwoi",
-	"AcpacsFuxNIO2HlFbDgZ4UVGHLMN5G2xc2Svo13y6Vcuko7VWI1I4+56gaxvGkTABfy9ejp2TmeJpuyO",
-	"GyrZSZ8ORoPy72YZQJfiWT6QptJrL3OLd0pLpRsduM8rd2s41d4dvBOcYPAdR7k4MTZKD7wLsXEK6AZ1",
-	"fwHBPkEoQKTsuZMGP4TC3BlfmqAn1II8ZfgAik0g11hbnjHQVgYsWfKZV33AGZpgNryd57qYzSuD8LQG",
-	"DTlCwDONntPk29fr/gfE6oKUXavDNURIe1G5Qws8i5/yw5efPOWN3JdFuK8dGB8VrzHW+ZL/KCbhuti4",
-	"77QTL9hAOeijctCPlIMdXDMNGkVkNDrDw4ngurwjIJj4E6DqgASBFNwB+7oEWamgdAaDZOg+HSi8lkKl",
-	"Us0SUHHhO05ZWQnrY37NkuX71V/d4C+gD+fR0B+lyC2exoNQSTUONq5y202cOAvrrZrqw2agNXZ2n1Ku",
-	"iu8imts/Erd3ZQ4aTutmSLlYMkT2TUVg7EqbX0f0r1H8bWf1S7DfIr22+nohCP4Ywy6YIEcAy4IiIvQ5",
-	"LNSPKRVi+oSILKFZRETb8BEZ+XFshxYKFRbOTR2pcAVGMOkb8OHCU5+NXxcBOEfr7ndHlTS8rUvVvfSw",
-	"0Mx7LMY+4q7iIP0Dibh19/B+Um17fWz07bhYKOgc4OJwRlz5p0jaOGMubE4wVrHOAoF1J9SKnQsDeGgi",
-	"m2IMF7p5jW0nMROKp5eThuW6sIJlwpo6Oi9aW+lCKmlszq3ODUt1GSnukCe8FbC3tw2uNxRRhrMEzjLI",
-	"dYLMYl+qio7kMnxXkfzPTGCz898ZsPN4ugyW1I9F7Ds3jc5zrCorgwHgdoLNUBlnl0bDZFoO6MULNx6Z",
-	"1fGY4fqobIFG9p1eTEEkzVqR2ICdb/9IlY8/Qt22PAdoBvcmMvTDv7m1bqarNP3mDPFozhUr1I3Sd6oR",
-	"Tfm0F5HquM0LL0GKrchvIa2hrOFZCMux7qYKstpr4i+06HFeFjYA5+gin1CFc+gzgXCAY1O6HZngY1Rz",
-	"k3TBn+HX0kAQ9o7Q/HxUpq10tSZGDxQNqLXyqAWttb5siwjEW/Ge8PmeEJ/vp9x27T67LyU91OhuRZSL",
-	"Gm+sKms6Xg+jEO2xr59YKTYWMn3mNtvXCqqt42YnVLldj3f3RzUx51Uu7joTTsAoKW/uOtUOBhDUVMdU",
-	"71ETPhsb4m+x0vKs5JNRLIFkgp3My8/xQd27d2YnP2/rAPZ1/jY4EZ+O8Q7undq88d/+mfb67v45vm0t",
-	"biO4iRxQuTBFRnn61A8TNlsPC1hKO67DFZMLd0gkuZK7ELuOMSFQa4bpLik4Az8MaczY+jW2DgATqNim",
-	"Xt2NSWWuuaV4XPmn8YrYPNGx0R22+TcbO1FSi6Ll0+IN20gm6stQsN9exa9go1e0/sho6UWpYMEWIZzh",
-	"uqXEOpAopjR1ldYNyiSgcmgpFNVNamWlKoDru2Yx8lUYy/ATsoz8uyXwcexAHLB3Tdw1FbvOm2STqMho",
-	"A5GNr0V6HMOFGn+kfKY9VbxyRu9J2XsyXD7PcPFnJdw892mvHIPQPfxNESOQAh0zONKokLByp8bAX1XB",
-	"i5lbtRvE6hqCkJNciCdGoUkn7YclBNxuX6EkcqwyR4b+8QooGkgPFQN26SQ+z8JfUC5inoYt/UxWAj1l",
-	"+JrVsfxTZsCAAhzSSCHd8y64yaLBIw17ZZye+fkEJa+0cXX4uZ/uRhHrx0ceLy85Xw49HZyXsxUmNsgq",
-	"bbrbKvTbFdTmsrJSmrYbdV1cw4Q8nhXcpGS3CMv10fSYQrhHv1RPsvORufVRuLjz9UmSM3Jt7xKIjR/f",
-	"mOJfz7xpMl/fxm0/SmR0fTgPxqFVaRpETWEEdmCSi1QoK3nW1o3yiX07c8j4Y7Se+8Qe45n4I8UeKztg",
-	"8+GtnNIdoo4q/vgZgDxIlaJ/NlBRo0nVGa+iuv+ki4ni5QYrK8v8lTqCmXe/TqA1KpjDmAy9Fep18sLp",
-	"AEllwxK/6kJwVVrPTAmROkOSGTHJhWWdqc5HSnzkbt69z7EvVd/ORT/TegmvdcsE8rLKtewGRf9ieqpG",
-	"cTVSndOTUzQa76QR3cgur7JiWU3AY1TS61PXCdEmKv9duUGAojMDBY+vAApP2pHKuBV5d8DeqYpILZnJ",
-	"ME5H8L1njLtJ0QpjbRUV5AItLbNmmvZGKqpFQrdDGcUcjFRL9Cs6xAcyIKMWHjXqFfVjmyYUr9FTxOu3",
-	"YTgqJSYBwhvV+qrk2k+mNilExxNueaZn+ypGTjqBpaSnU3dSO7YEn4IPRsVUsRSq0v876TrTOVTvjxTy",
-	"mZ47Gy2Svmmc9wZlk9I2ne2auvWKxvUoSpdQFuIeXt/y42xVduj3nZPSqgPFdx9M86Gp3UcB8puCJuaP",
-	"lmIaC1c/Ffd2dHePW7vZX5X1QWt9agxmry/8a/eZowfda9vt+HJ/rZ5CYs3b8VvhLpPKVO2tlG8Dyq18",
-	"/ZlhMj0Qy1rjiShkv/xEswHxdSEzini5NqLASyqtzoH11RBUhREQrCkH7VP6wJhwXUo89S5dz6ulgFjO",
-	"SLn/BOiPScbdbRc+4lGRJRSnp0GlB1gcyGFOygYTj6jm+/vMlPwOHa5GyuewhfZjpK4uhWKcvr8Gyyxd",
-	"Y1ORu96VjGvQizNCPTU9qo4zvZEi8GDTY5Tra3oMItaYTEmUFnr8TzGxZui/4GFBcwPwOxdvXrGXL1/+",
-	"maXcir6VbvJmwo5Ugit+Vv5AAbUPb32HZ/IWbLF0JiybS8jPT6z4aHkuOJa2+EadNQTIjVyx/zxhkznP",
-	"+cRN6EjpHAJjXAIMXiaVYONc8BvTYwnwCY/1R/xYOczEdQr6BD+UfS9BAxHlCMmc9XSk4kUcsB9KBHti",
-	"82jQYGBrfpBYh3Ygy+RbYX0LjxTOKpvfgp7sTmf05z+IzgCbwOn8teHDxovKST9ffdiZkqLiatnsjDCW",
-	"r6JYTV4oEwIYtUe9yFEjhRyTbVY+29PIx37XjfzdityrNvAXQd3wJW1uT+BQ2VH76iBb1dz425sc+NvU",
-	"3QdScffwzDxpths028/aVPumEobX36ZHLcoohOd9ZUCrffZG2MlcmB7LgCcxwhSIPvbMVNzVnC0zLlUf",
-	"WBVrVIm+BCB+faQm6EsyQK8DN4nQ4HNWZVEF+HDPsLjG/JIB4ceYGw99AGQ9imfX1d9Q1o8zuCjSkUJY",
-	"uYnOioVCxdAppYT+lpipXdL3pjIT104ZAnQFRF1Y9jNxKzLvJqCXxILL7JpQpBJUr6VCuiCeprkw9CQm",
-	"RAHbV+px2P2/AuNy/R5y3cNLTRcWP0qzhQCXI3V5efGmPyt4nor0jBE0Vw9cYGM+wYqTTKqbfqYn7oOQ",
-	"12UIxhg53QqVCVOCUo5XxBGQ3zqpNFLwQx8g7zqnJyc9NtGpYIkx+fR6nOnJDXE1KVaoXPDJHDY1ZZDp",
-	"nOXCad0iZZmeybKM5auTF6zjPjVSSbE0Nhd8cV2ocCySbmXHJYGXGUL+TZdrVUJ+73f3ASWlb2ObmFxX",
-	"FU+2C5OveRrU4CfJ2nhju1kdU2lRTcZGUuXx5K2TScfLXKfFZCdMhrHMsIv+HdZZ6FRkpgfeSoPQTCaI",
-	"CgIJh+g1nwkk7pk4Qy/FfB9joRQLkNPHK0LU5Oj6BAZOZykO2HvfnJMLy4xbp+H372QKLIxYB1klFd3o",
-	"Cc/It7goo5e+tHHCFZvKAGYPzUItHxCUQNY9DoW6P2CJl5K+YDzMjZ4Gxgw05OnB5nQHP8YH97r/XYgl",
-	"VjvHPQffe7gAOjAQhBrstnni/dNt1MHPT062UQcf0gtPE7yP691PyBdJ2rt2WCOZ4n5zM96eLHCepobx",
-	"tY8Q5uJ6VjMSLg7YD+jTy0UglXW9BjfepMZsna0w5e5GKK9hlNyFkDaAN/mEopANZS7naUrLeiCfD4ag",
-	"qY1HikSH1rfjS/tVelCr+4vgPzxP04bt3HgkWm/IPZhI/dXhQZfx0phzw8ZCqLVbcOuxOg9fxEoD/z5d",
-	"Rs0Hh165luq6MCLpsbGY8MIIeiunChbkNhFTkXu2LmnbeDzj07aLWyhcoU9knocg89xpP+/g9gnSfXsG",
-	"QXknNtg3rdvj5KGl4T1Iwi8C1A0Dkzvugz0VS/zW7lyCQewNAwcTsQqCiEH3BlJYQNSroE7TQ0D/pzH7",
-	"zykQwBkYYJ43ycZ9dAh2DjdlIoyVwHZ+PdHGXi9Ffl0oaRPAkYTCW12Rk05YT63I73iemmFdApdEiO5r",
-	"62fjdSrtYTUVJL74FE3lwc8mYrKnj6Ot/D5vhECIs5eGg8b7DoZ/xtWscPsc3yh9ngTtmi08jJAzoAsj",
-	"elHSjLPO4T08oYF8KxczZKLJ9IRS4wAJP/JBcouOPk9/BYRmiDmrp4GXWaRMqHSppbJmwL7HLoIEKR+g",
-	"oh8CoAEEo5jdpjnjbohVT1v9COQDhXnjGUtwZMA9bUUeA8nR/EE3UkwS5pZmAr+C/B8m8ook8BImYLdg",
-	"TeI6bskxKQ196gViGsXcn34aAxwc9azF4sdfd868u8DHD2vm41xsE0Gltw3n4o+WVVeOv360NzsjSWKU",
-	"IkQvheJLOfCLtAWzWhr2binU+fu37OXgZPCSpXpSYOkYxBa0sjmfhDrvO53fQLzcO/3Ah5pP+UT0GDeQ",
-	"k0OFdgBXJg1x5DRqp9DyUn5DTX6ullpzmKiWkQ3KFCxM8Gnbk82v+6lws12OfvCpW0FMilza1dHZP36O",
-	"N4Zve3Or0UYwK2PFItoIy1xPZSaOF2In6HJAbiOPaiXQzKyeCQhGUWVnLfDM3qK31osvtYoiUmeUffa3",
-	"n66opB8kPNTv96UiyGB8hrBU3KhvBAaVbsSK+I96IbzHPQdLnzhYwtM1bhbW4ZVRRZAAFYS4xq35/eo9",
-	"zt+BTSfXxM6FnfFo3HRUEwA+VWB+lgCr9G8ZpszvSoBoiDZlLlI9ad2Pl+4Wxi1yIb7RE3SCCDUpPcA+",
-	"JwK2/xlL1mReEkhHw9Fxl2OIU8KNGWUwJmYpJgnrNHwJMnSOb59X/9ptlm/wR9fLZ4bpO8VwXGCim6hh",
-	"9KwPK7rPZCKWwEq6WusdANy6pZYzpXNhGj1B3wp7AfO6data8dEez+0iq+7Rute/cRfiivz16vvvYJj3",
-	"LfAuwlLHYq9OOeGlXO/oY5+rVR/1H7Sj/B4zv2R9H9PfRZe+/K/vWHgeFCxjfVHHjgWzvZAYtuTG3Ok8",
-	"beFru/wl+yZ07cCBpUMqddE49onfVKb6j6TiVffYZpWuun/bI0IXtFMhq9FDwsYNsY5Z6hsBZELByHuv",
-	"jZ3lwj23zLXVE511Q9pMc2rZSL21ZbYv8j9HSScYl8O4ZEOyDeRxAyzatT8cmGmejlQyKk5OXk7cj+4v",
-	"8C/xf+Ef59pY/MMZ/mGpc/rDMf7Bt4N/TCB47NSTRKYJ8p+gXoKE1bWa1k4cxu+5eRupcGO4W8z0cDQg",
-	"Ysia7noxj+MoU3DKJBsUomDMCjXJV0vAA3IXgbGUW34r8pHydCj4RTdYYFKbi8lNKXouLy/eMMjWYZ2t",
-	"uTqUPiQq2TojRek6cY4Oi1J0eAqU2M5qHrJTj9/RnLITIcaGKtuJr+yzbkwzRCAGU72gPH0gqAmi8FOz",
-	"Y4fBNzBSbrZ6zO2HXrnZ3Wz4jcTsHSiCUeltawVtJMoO5AmMWnjUCtqoH1sTkPysIkFWuBI7/p5ze8Yf",
-	"g+4D5yj9diOij4PxiavDeE3473XJNCpPW+OrJYNdtEcqvQDd1VZAMlhlgxEMOoHSWV1M5k4oQm0SV1Sp",
-	"4xOg3SArQpoZK7PMnXunGqMnBYHaJIYcOijJKOLa3VyBT7dg4MGLBtVcp4txv7oE2SUOW5mkL4aF7nd+",
-	"kNwKfN4x6u0CuNx8UjbD8zTJ3UZLcONmPHmMuyQe5VPS/6ao8WdtvP1syWj9Klmo6/L/2Olv+4Py1Rto",
-	"BcGJ8m59EIqORykfveORLBAjrMWKTijKSi5ff/f61RV7jgZHKo1P5oW7ZqQ8Jy4dMU9LEFjJltmKjXW6",
-	"OoOLDLPcS5W+xzibwu6gjHS4hqxcCHcgO89PCO3FdEdqDQgvMQVwtSYMKGaCxZALbrSCCtmFMIbPRMCW",
-	"hTx4aVg1Vd+WVoJTtI3ObqnglsCwUfuvGBFiqvPSOFGzIWQE1M0InTdYEQFDaKSarIag/oP5ECnaJ/7G",
-	"rdoOQX6VnfF4fKANQiaW0iPllmHAroTxRQfcij4wVYp0La2YdU5fUFZBciFsvuqfT63Ik27TXe2+GWvi",
-	"YX0fSEy69nclb/Z3QWlW0p79nVYDnL7YQbG40vp7rlY0KvNYotqtY311AMrmPrRvo48zrW+KZavf8kpA",
-	"Qj/EUPpSoWvtbo4RGnR7L7iE8imumOgvuCwPtXuJqMWwUoYrz7RjpJplGJrpaxU8Oj0vRYJijBxrcZDH",
-	"NHrE3RSwseA5hJBuRKCO50qr1UIXBgI3SohUpF0II8XSUyo21nYOScqGdRJj9LVQbjJTL0s9djSNIDih",
-	"TBlGwMnAynZPo6+ofp2PQaFSqbyVaeFEH3H6Q1+kAdnDYtkzySSkWOBsNnh4YekujX5fZt5vRZmoLVGY",
-	"Z7tainSI+QHu7qN1JaiFtgwAqC/bDY3CPxpVBLz46vRhawAuL9/hpG2SjD+t724w+KpbdvAoEugeIyBv",
-	"fJlLy1HE6Gf9TMdSxeiaLAmpOzuEQVpa3YYbGvNs+MzACHEd0pFaMwXfRZ8yCNg3xax5bLukuaYkHCgu",
-	"4rM2jtfo6Jmjw25b38628MdVVLfZyGT2kBb/5wcy2nbJ2jbcIWrBLs+//45JuEXsqrrP26MR7APA/t/N",
-	"tQnCs5SNzsLWU5bgXwxU2CrobnztSTukhAP4CdBMVGiXoLHlAm4zAg/0AJLrJHToSCo91x36DPyd7I1c",
-	"jt3luODLpWtsBQm2eC15ikG8xZIBe001an4ovuz6usgzOlDhTx8XWRI482byVoBO/CJCxkS/uX/BDWgK",
-	"VdopQwwOg+EJrSbkrFO3TjyWb0QQPAPmC1jZh4vviKyvMILNrV1isqA73nBIIWvN6l3tDSB28OsItodn",
-	"VUA4ULAPuapWRfdQy1nVRFJLyjF+/Bpyk5N9RVVb8KBy1x8keFCKGmzywaMGl+9iMb2dlSvY72V95VP1",
-	"0wanvROCLWJ1t8t9vzIolLGQTZULYSLd0njZ6kVeKS7jggGvJiMvCwHpGmGAwn6IlI0TXgpdJBIgAVPl",
-	"KWW5MEJhgsyCcZAL7qAbcIeFMGsnef/u8gpy347dBjnG1/pINJp09zzMw3giQIKgWKmI9og9s632qn74",
-	"d6y/wnbl7xyS537qqXY9F7uVVIUV36BdPPBO+lbYjdvo5LHk+OMI7y+oxGv3rbmn47y88Pes9IJ3tpZ6",
-	"DSLlOBfLjE/IV3I3dwqrs7SGEGYtVbENKtiOyta38tbpvTVdVud1VbbSoaCCEqdwZ4ZfAb9QjAw5hAqy",
-	"+9JxE2muSRknR5OxemmCxy1GmQnT4P3bINPBnrAPLkuw5uhBVVJs8qHL2vYUZVF52xcg0r6w+ra9NVdE",
-	"yTpO9Z3KNE+P/wXO4XbQ5ygoRjf3Mhd9ogB0CqNh0pgCk+YClDsSCxKAK0SSKHaoFUPDM5XmZogi6/Ll",
-	"SFG/yNvkvurOZjBjL1+yVObCGebdAftBx0VoQB0vOGl16NA+IxSwG+DVMCKbjsq95H3TOAPe3cwV++v3",
-	"56/80LAuV/EFYADUPA9YnYPDAzc6xRVHSnxcynxFOD3n1APPjbXg2VTnCxSM6EFxrXFb5KKM6d2KXE5X",
-	"NSouxeDLQOt/I1QZ6jx9fgI/U2c8zbyRTtr62YQUF1qmWIaxy2K51Lk1LLlwN1niA4KmMd2GZuwS1+od",
-	"Vu/sJWj0xArbR/SwqsAJfvGxVBxc6julxeOwnxlGDTqxjJsBevMK/9r/RpqlNhJfrG/xhFvLJ/OFUHYI",
-	"aU2KL8RfRkeY5mrjViDpqcyVHR1BBWJ7Kn8v9MD7+P+1aRBG/reA0MvKCtP4ZUJOdtNRCsR7keogZrbJ",
-	"cjpRta0MuQFtG3nwaXL4+cnDjgyOyZwbf84GX0oSS0s4wx/WMtZYF9zbgqR4ynfDaqfP4vYAuqRaYy3Q",
-	"7fDCxnhZFB47Pfnzf2xFzKpfdMtcUL2bF/jtgO6BESruvX8NhtFjqLpOdc5e/sdJyD3p+egQieFNRu5I",
-	"oad4vApJNQiZsELqkyXPLWIrsIR+PDs+DpiNiNF+I1ZIwgjvteirveiaODltz8F+7+fIb5oPeXYw0HDl",
-	"2i+b/JBnb3TuG35oVdZnh/j2tyZmx5vhKZuuhW0INhUYsdFs+epR0gPxnOwqguqnmjKw2o/yFTieeDhd",
-	"Hy7esikgskoiOEAGbcOkgvQRM9e57Wfytn7kS0DEgD9e4XQr1U8zYOdQTChS1x7qvdERRn3iRqyoYgYo",
-	"zyMlsiHE9SzIB8huS3uYdRGVL8J8mqBqS8UuX/ZYYl6GBsfF5EZUS3eiPpS5Th4aAp8nDAfs3aIwdqR2",
-	"YIYblqGvHiq5SGwXdAJgg+utZYqfOuEGr44UnE2Bwq1UM9wCxn6CkRophK6BRZKmRTKzToI3urmW6pr+",
-	"mMAj1ZIaZ29IZazgKcPqIO8Rl3akSHkWPM9kFCMFsAyaJPDHU802KfyYHl92LIBLfMUWUhVWoMNejVRj",
-	"JyWGB3KxCBQTU+COaBLlF3gkSDn/kMsDSXBq50MuHwlVJ+7Ak7S+h1gYTGdNVoJMrMrBfWW1k7J98VFM",
-	"il35ckEul2/4gnPk1PF/rpb+AiMnBMwgEVAukDQHtCvk1gkvXsv0YwLYzkj13e0xwSfzsjbTPf7M+Hw2",
-	"NzBQucRiaQncBkk4fQYbwL8Kesi3gme/Ku+wJJ7A1CPAHPeAEWKzW9FNzxU3N699CxeIU7hLclt15sjl",
-	"UJ9ld0u50bVntQGPbzyPn8W31MxzRxm2JdgudLMDIKkBIrUVazdQsraB7b7YDra7pV8eAggTRto6gr/u",
-	"DAFUWdhLfPewKX9r22krNhBsc/CCVTfOk0DdBCpUO2SbhWddVLbnb/0EwNz9KZ9ADv+FQPcd6CLWad0k",
-	"M32RBdji7vM9yvSaSnTVdpK1U530Ym7jXqP8rMNvcMWKpRG5LdFUOaGHszzuHIARUqeMuBU5zxhydnGo",
-	"HfQU+cKcRVlg+AnKiPD1IgDA0nlx8rzbY8ANHFoiZbbSGIYfXBOdF6XOh1lfTggTAtgtgJ7d8Tw9Y8kv",
-	"hShEmrhbMMkL5XSvBCFwwk86L3+C59z+AN+rmzksWMGnJlxNROb+CevlripyKYfsDeyNm05vP4AySdFF",
-	"6GEgBjPMuHc6MhWLpXYCwamruRSmO3QasxuJT/TSBe2AqVRIqeTaqVAiJ2gHJZXWoUW4F316XDk6nAbh",
-	"Nn7S8CCNPDIEMKx3XlkqvA71AvECFHQAYeFwJ4ONCH+v6OhGuOdjgwPABALlHN6tzvyxPLciveY2KS0m",
-	"vyNwayEbnolWEQYWBlq+KwFHxl31tZmseGRqd210pyO8XnDNu+MJU/8KemvakJF6ldil20n10CXOJU21",
-	"X1d2evJy0GAduFNTEfwHhQivaSyPYihU+vCTtPMrPjPn79+2guDR/vCpj6C70Vm848YHMuHeu88Uv0/t",
-	"J9YtE+7qevbsU5z1EW0qEHK8pgbsrQVUTCl8bKsRFZkve9QODIN4ghedTQBIKd4yYOdZRvid+CsyYKDP",
-	"I1bRB+wnysVoUDDIccXzyZxN9K37FpZPxuZTxUQyQvTY3VxO5sBDgnSq4iNfAOVUlsU6luWzGZ2EXNxK",
-	"cdduTLkT9jh83uW6SFO7M/Yxvz7X3Kp0w22vh7esqOlZe8uz+2+zMuzVUmxoHFh5f6PkLW8yfUf7eB8A",
-	"sNi18QeC/wrDNje4A3aQw/APjH02pv6dEyw6Z2P3AGwqPiuBlsBh4Murgcu3xyAPWzCbc2U4lK6egQyD",
-	"InUMpStAWDSEup4OWMLTNAkGUFkw6hrzVHCKbDso6MCfAb34I1wKHUR0rjnRYDKQYMryGfyP53wuM/OG",
-	"LBemyCxLSCe6xm8m3V6k36NVBs9JAx0GWydBTJWEGT21/ZSS4G3sUYjG0vEGBN1DTv0lhQs0cSy80SkY",
-	"sNfjVeINQcjlgbQ/rcr+Ep5L0h2iDp+4A+2HBcaOz9N0k15ACiCBwPg7KeocuQi53TKNmAfkZ/Juzi3c",
-	"oZj+6Vt3thC2hJ8kN2JUSuu+gAzVidL2GuJWiS/Yh/EBWTbd0BOeO+uPgUlmzqAix1lhRV56Frlif726",
-	"eo/PUCUwOjHJyHSdqlkwTY7MzmZPZjc2e4Y1myc2O9cJq90kvHf/E13PhzBPoI1IfJrH4gZY78dmGU4r",
-	"DyAMfup6a0LmIZ1yv2sVHgiSoGwdT+on3B1eewdKjB009yoN0WbdvQp/uk4RuBvh33Ddp7DkpsnFYjW+",
-	"1ZRm8syboaZqJkz0YiyVGLJkmusFhjPVJCuMk3Egz61OmPhIfyIHGz6LziIg3Yen4tBvo1b/wU1ea2jk",
-	"3jX7LQ9Cb9zpDnb9f4F+ueurxByy30tvcr3Y740rvfPzXyNbRpz4Te8eUs+NVnUfPbdykn73nEeg41aG",
-	"vBe1IR0aKvutawGAxpTwhS6UTVihJLrZI24jcDrA76C4ZkaziVamWDhb3Htma/JikotUEkBUvUWqp96a",
-	"a8I60oLIGkPOrFN7UIfsoZhJnXpDCkg3ID95BjZoBZSaYV2VhdhG7L9FiKNUWC4zk8RJ4QtpjPtv8MwP",
-	"6ixKCdO3Is9lKkyl7ZxbMYww5SgDx5D+THON0ZHovWemnaapF/TY4O72rSG2EzQ62ORhbqyOiUleh3GZ",
-	"fZSeDrk4PxFjLBG42HzFzFwXWcqMUO4qZclbH7GYrPp/F6sE8b6WgtsyBg+2yo3AoIJU7MUpm+siDzdM",
-	"CR+jUrYG9xUHjtzjw/VvOqVUTgHs3ALqWFsJlSx7e30jVte5cEchaXOtg6TaFpM/JxZQqi5wuhyeW3EL",
-	"MZ3YubWeEMFkSqEEqAAWeRkOxwS00n1Rm+pWP8pXX+3kxThUlIDE+6Mo4NHVsrWCCdbojpsQGijpzlQK",
-	"eoo7uPX9PVzbj/ceOthjEErcVS6Jp/DAffj5Iwrs+FbcSDMGjx+Hr7SxcRSLfc0CEChe7GvyPLDJXBsB",
-	"v0mdsg7PMPBO+F1Cgj5ParfSOerb0iCeSXcXDkxpdzYkBvdtDLC3ViyoxCxQhPk5cNJwWPJ4+xuX2Nfp",
-	"msR5gSwoMbVMF80cH3DULmnR9jUwnuyBe5R3tAjba5Usz37/2j9MCQ02FgDtIqiw8+Pb58eDO5FlfUhe",
-	"OP7n3Y3ZzFn2vhhn0sy9RooYgzdiRRofFS16eimoBENDAfBXsTLI9JAM4m+X735gP4kx+7tYsUvINYef",
-	"kRARvaVRQnxyI9OEcuwH7h3Dcm25FU6BdNcaPEvAh2ZeQq9KS5CL2DrpjExnKbxiLF/FbxXKyoycv750",
-	"1Fc2RZVhgIoG45VOCGEN+WRO7InCktsIauDdF7xCvmILAb+GlBEY2O58bX+7uzkorNrfjFY/ifHfxepS",
-	"tLKyra3dPdetvW/ZWZV9FO1tt5trGzvTM13Y9tqQ1wqSqBAxp3qh1rPk3C9/++mq0jqgBp+TqOAYxfka",
-	"gDYT1iH6NIqga1vmVM1FLroDlpiJXoq/QBF0ggVfNHtd5rF4fOeiimsDXk3sQI8ls0yP3fvwBu7Y2juA",
-	"rgZ3KGYHNT4rPrrO1drQSvhYwzQXZu5PD31YqBQwoGn6kOzkVt+IwMeCIEXlasWEKMEjoJhWA/YKID3x",
-	"EIHnAIxFOPR8KW/Eyp97nwRQz5FzU+xthtpJquCHZvImBKpCeV6tiocI7JqARWFDbTHufoIOhomx2k1V",
-	"a56w2wUVsyycoSPYG0e9I6GKhdviuNhHvfADrujRz7vEnFuAkCrrB0v6CAHhx0H9/NcRwuK6I+ykz68V",
-	"+XMpZ0DntFnEYN1qq4R5a0wBsWF/0Dp8XYygKV85ZPXsWjcobuU4i2iCv9VXeSHYMbsslkTy0biN4ZoC",
-	"BxeE+eigATpDoTDqRyeG1PkABVaDCPa3cPVAQq4peb90zu5yrWYEheDdKc/RMQTOs1nOlYWMir+UNFTu",
-	"s+CCAWfchOf5iiWAi0veqPDogJ1TE/5PvfgiRRzKngeVvJtr8npF8tc1BohlOEsruqg5SwWEXcGygdd1",
-	"HfUly3xuZXAn1aiaCNLmOkJlTgJ6KiLcY7DWoyB7yGgI6CNfJobWm+eMdsk17JKWias+M2AXVfENFhKg",
-	"hfQLI86invkAMipTlQ0Z3KZOZ9LKY/G4XQT552X+a69Uj/x1oPPgLwHRX/kyOCzdF7EopXHi3RqOhVDx",
-	"EvUqaPcNSwCzlgz9hYa+wg0dwXsH+1y/H1ORQ0EoXFrAQTNS5+jsjU1raBKQRwwbF7ZcnoxPbkxsrpIr",
-	"OdOThCX/GB25p0ZHPebBJuDTHlvi55jBjc5aMvRZ4K4RbDjE6CH73um9wFaZDtglYSaFIhaP6b8BVxtJ",
-	"x0VOh2pYOhLgnSYXeSMLwPo1ClLxiir+N16l5cEvMdOhBQ++7LpIjwzrO99pNQGXq7LUbZdxedA2Fjb5",
-	"+9i3DA9HLbdeyPfvPoVZfCTHqbs3L/GAbPI10hl6WMqEL00TcTft38WqRQ1BshO/hYM2sVk1cZJ0d8pp",
-	"0oT3sHF6XiEgRQQ+g0moA7bZ/EFSwuTb1wQmWnJkJ4Sfsaowld2vddBkUrshfjCHRX4MbbQcliod9+eo",
-	"4b89bXp9fJs3Lxr77Yr1hUiFIL94CTbjFUAPbAO43uj48ftcOmMzp9orOFQIXwvqAT6C38B0ylJPxNLn",
-	"BLQwD3g7jNFxnZphy5fBUQ9KRPym/6Ovn4Pf9FJQF+/EmG5hv5NRGYfyKPeBxLvI4YIDWuoqL7yNeVHD",
-	"qEE/GbCvtXtitRQG/FP+52cmukTx3JC2FI0fzh2mRYbPgjqU4GxQlZyHT3ca0ncIIxy0Tq1EHyIOQJfk",
-	"tESpZmf1ScZnS6yE//mCIr/oTosmFYsAnsPPrIM0JQRfwceZ6Do7ADcHonZAkZpWEwoqSGMKXPaAHhHX",
-	"DYK6RcpkKDr0uA9aCVPVep1CGXRft7MW0mBGZ8o6aLLgCnYjvZfHSEnb7I+tGi/tCrRmiM4KfWeGrwxu",
-	"qM+z9NrUR1ju90IvyUDVhWXc65M4qTIHPnbPRruMQf7wBPT8jQAyAATA/wmH5v//f/8/pwq/+A8YoPtn",
-	"wrSvwoaCwDN3EDMuFRKju1uIBi4opy46Ex421L0NsB3+MnhGnF0NlDI/QnecbHOb+kApqdjIb1ebCwiC",
-	"OUhft98rU2uCKe3tJiq/fNL9Pkn3QxChmhwGqVG9dJqv0rngmZ0fY7aSSDeogmV19q3IDRatpqxYgqz2",
-	"RTK5gJ3Vi7P8geav8KywUzKasWE8Sr1QkS6NlZPgPA4EXRF711LrLPgZQhE72NB8cjPLAbUJ/FZQe71G",
-	"VYX5/Zj6BXHlBHuywqLZVMxynvrC5a9OXoaiXvdoofzD3ueNBedaWS4B64MZMcmFNT3k/3Mmo3EfXiMd",
-	"RyyfnSI539Di/BXaPqTyWW1pW8iUXIeu9zQtbqR+BgeYi/3y8TsXVu2+o0++R34z43aIYW5WxopF9ahl",
-	"8lYoYcwW0riYJW6Z6wnRRfLMZ0BAPjmAfIOvMUCxMgKEHwu6p9yuTMVSqFSoiRTI08QjLtvCums2+IUW",
-	"/AaCoVPw5xRA++waSsVEphF9nYboCM9t3Mf18xaX+0PvMfsQjlb8W3m2mng3EUFg9+jnd36WDwqOgm3s",
-	"gM5fWb57Pxmf0BGwtmkHgXZUbqB7PiS+c7gntxyOXPBU7nU6yksHeEys27w259OpnJxVLxG/KylX1IZj",
-	"EthhXwRy2LAFF3LmK/TgjgG4YafAA34ekKCBzzlU4G3a/uBUbtn+Sttr/H2ImPkwKmHIX4/xiMB+SBoo",
-	"+9B2OjkDKK4xz7iaBCXer3HJ3wszt/uxugjrc1DINmpkO30RLjzsAZ6uYFjRBrj3g7ZTz849bJ9WJIKJ",
-	"kXgYz7nPdwYi/Xqf7/H4hS5vPn+3z4+decWXcnNiT+wSdFOa8xK/Njm+fZ64k2D6XKX9f+ox4GWKfMon",
-	"8PStyDEtgb1bCnX+/i17OTiBLJ+/Xb77Ac4OtjYWEQ4Q7EsA/nENHJs7PpuJHLq5x4Xw43Nocym/0ZNi",
-	"4XbCZ+7g2qKreEwspUYGZYk94j62beWml/28Ht8+L+fxvvfHzg1v2Dnxkhxg53DD7nJprQB270tsjL2I",
-	"OywVbaHdtwN950DbobGbO++GxjE+xG7YueHG3bCDrxccMRjEK/Ls6OzoGFJA6Vtre0Zrt7YYLwDnFmna",
-	"IMvQ2ee7yT0ohs+ZwW6tQztctebysE7ifctJjyIW/TKrottb94L1IqvbBK0h5FtTzCLqFtjeDZ0SigOb",
-	"8WuwjnNBNDoRm4+IqSYrnKTh4/GfTUMr5HwDjzcNORDEoWu86kr0zmKZA+KUiZoqjFvH9Sa+02pGwMhR",
-	"egP4YOGVxsaHMQGHcVfjHZLQxRO3lP0bsWpqcxMrn1kjoo/3iNENn3sF5WYYLjc9r0P12FhmWMUbUsTB",
-	"A1KtHgzf9mm0DVPE1axwLy10KjITlQdbDeVt5UbiMxIb9FF8o+GbP6JPRqDvA2rkUjGVSuLGXPAU/STc",
-	"3ODXRTqrrCe02zS3/BbYeCA9ggekVar8866gDoJkI3DFHCo5sK1urYn+rRSN7SCZIUUJ0Lh0jwIpFObc",
-	"Upv1D0bnr+GzF0VTfys7eynyPnQfVfHKrET4SuvfPo9ASGn34fxKZZwuzlWM/YDOgTJRVKiZhJPsDHB4",
-	"HoEQ4+brGE8NcgMgamiyfXjLvzAMUBdwqvTU1r8Ncrdh1nDu8aPgIl8iWGMMXYsJ0NzNn7PS/1mkmERB",
-	"wLiIFBg1OC8WXPVxWVvEMuqIBlaTZ+VWhmOA0heJffAvyMYFzpAilRqhUvwnY9HhHm7a2+irA+EUVTqa",
-	"HhNqkq8wMGwxCRQCxJSU5RQZDBFTA5GkaxlZ9Hk24ZZnehYOedw0G4MDkwQBrkDUUPxoQ0uvP1qRu5m7",
-	"/K/vguFrSiwSDI5DPkssBX/J+uHhhq++VdipKpd5+K4QKX58UGO2h1PV9EGvc+H97e1zd1GaHnt1+SMr",
-	"ls567TmxAxsR73liYCpb8Vd/8xY2Oiu8zzkCq4a7tBW/Px6EB6n+9edf/3cAAAD//w==",
+	"7L39khs3lif6KgjeiTAZN4sqybKnuyo2dsuy3a22bGlUUntjurRMMBMk0ZUE6ASyWGyHIvav+wA37jPs",
+	"g+2T3MA5ABKZRDKTrJLs3pmJGHeJiUx8HRycz9/5dZTJ9UYKJrQaXfw62tCSrplmJfzrasN/YLuX+Ruq",
+	"V+bfOVNZyTeaSzG6GL3MiVwQvWLk6s1Lcst201Ey4ubJxrRPRoKu2ehixPNRMirZLxUvWT660GXFkpHK",
+	"VmxNzUcXslxTPboYVRW01LuNeUvpkovl6OPHZPQNLwoulq/LJRX8H9R0/28VK3f7QwqbEC1JyTay1ESK",
+	"S5KzBa0KrczPZswZLQpWfqGm5LUodiSd0+xWLhY8YylZ0x0xgydUSL1iJZHBdy/JQpYEfy9lwVS01ReK",
+	"8JxQobasVOT5+XO/OL/A0P3qhC/NYAGOWZoXUtyxUsHbL/P9BXlnZhq0gWF9qn16UbKcCc1p0TkU3+KT",
+	"DuRbmVVrJvS3866B5LYFWfCCHRpLPp89eDjfrSkv3lF12zUadmZaEE3V7aGxmOcPH833hdx+d8+yCmmm",
+	"72wvCrklzLX/VDtmBjVwLGPzlzKn05xDWhSEa0UMhXMp1ORTjfDP1ZqKt+yOsy1uZd9gV+YFUsIbsLWf",
+	"amQvRVZUOft2J+iaZ99STfeH9fOKCQKfJoxmKxiPGWiaswUX3LRKyZJpRShJc/zSLKeapkTO/84yTbZc",
+	"r2BeZSU0XwNbWfBlVSKzldCTMt8022FGScZmg9g9XW8KBq+uZc4Kwy9JWhTrFEdhmG2lWEJkiYzZ8whs",
+	"qX4pZsAzg/Ybnt1Oujgqx/WYhdNosFV7FYwuFrRQzC/pXMqCURGu6esyZyXLzYb/RNdMHVzYFM6nGYRK",
+	"yUoWuYL5wA+OKOrl/kLBdBTh5qbayEIueUYLIk2XZExxspk0L9OFZiVhd6zc4c9ck5xtmMgV3G2aM0Vu",
+	"GdtAH/gF2yEMSqWEliXdTabkpSZK050ioioKsoXRrxh+dVnSzYpwRYTURMlK5GScV5uCZ1TbJjCZxOwL",
+	"y5cwNy6WhJI1V8r8ZRolhJJslxWsd4ckLu+sXrhT96nSm0pfw5vqQdQvSCrhYzMch6P/BJbpL9evfyL4",
+	"wFE6tu6dafjNU2f5thI/Ves5Kw+TYVmJmYB2qdnMBS8Kll/A+DdScTyuSB2erxO6lmYji6L+zR9mYLvz",
+	"nTmZVrLia5aQnBVMs5xIwQwVwxBzMlaS3HHF5wUjOAoFR3ZF7xhZ0o3qpYp6/Ceu03vFypdiIfsJgSrF",
+	"lwIEgYyWpTlGZlnwZ5YbvlR+oUjJMlnm5qSm5pe0bwam0YybEZw2gb/Sguew1N+VpSx72M6dbz1j0Dzk",
+	"PptSzgu2jjCgSzjF643ekYIrTdaMCkXgY33z2+vx+HlqtiwPSq28bvJJZcVXfM115B7XZtE2rCQbumQJ",
+	"eWr0hqfn511LU8Bnosvw7DwZrek9X1fr0cXTc/MvLuy//IhguqyEIYVaTL+cESoQn2qR3tAl2x+D+dWe",
+	"8cTcKqWGy0CTp12rZNYyvkhPe1flTSnzKtP9C7LBhp9qLa6vX78p5R3PWdk/FnMpFuZ/luJMCjM0eJGM",
+	"U6XkzP1zxvP0RMF1Te9fMbE0o3Ck5f8dHf0vhZEQ51SxrpN3/W+vSG7boBpbi9xUwY3Q0uM+mdD9XtEl",
+	"aygsHYr/D0b4kUaRr8wruPxcdWkvLbI0rWa+1fFaOA6zlOuBo8P7hOXmrBgdBsQ7GC9I1mPgs4rfdUtQ",
+	"i1Ku44PMqWZn5jPdI7Un6cilbB+r9tHGxycu3jt57NLN2UKWLFw1dt+3alqetmasBBX+0BDNla/IdiWV",
+	"V+dpnpdMKaMoacqFsmNl9zohfCmk6YBkVLGu4TLzmVHHaX/21fP+0w6SUC+TMmP/dCeYlS/VVab5Hevd",
+	"YgrNyNh0MzEnA37NGfxOjaw5BpligsvdKaaoGX6psXYRMcQM7q0s2ADag91FFZgrsPt19W6eNTr+l5It",
+	"Rhej/+tJbWp9YhWBJ24Eo49mPCVTGykU6pnf0Pwt+6ViCqQTQ0RMwJ90gyoZl+LJ35UZ6a8DewNp8q3t",
+	"BLvcZ/8ldkoyKoweOIcLNWNKGX6liGJCT0doelwUPPutRmd7V7VhIqvK0kjySht1tWF8oKTWY802TWAG",
+	"0OHnG/57we43LDNkDFIzGX91fj4BuwcVRG6YNaWYVad3lBfU6FBG3TIkp1h5x+CdpyQVUs+4mZlRXRgI",
+	"Dx+T0feynPM8Z+LzbomzpMOpILlkaECghbl7Yex+bjDMn6T+XlYi/9yEo2RVZsEA2b1Re2RJ5qyQYgme",
+	"gZgp3w36Zb3gn2/oP0lNgp0mO6YvGwThXAyGLuAoZDJn+xRCKqF5QbgmXMGE3kn5IxU7y2LU55vRW3MI",
+	"QV0i7D5jLGf5JSmZLndeEHJahbmgFMukyMFMlr41rc6uTCvQwVeM5tZVFTzaZ+TX9htaki3l2skO0CkX",
+	"y2nsnqhVD7gpBK30Spb8H59z839Eq1pC1rQwVy3LE8LuN+YuNnRbsjt5y/LQYgpbW5sPvqe8eMQB//nd",
+	"uzct20Qfn17ACEhtMbgkac405UVKFN0ZkYmVjFCRk+1qN4VrWdV2vKssYxv9syxvjYxuxAgcb7NDbKUI",
+	"NVfVRpqbamtfuSQpSPehpW+8kUrxebEjLOfmUM13Xg6aEHO06B1edpQItkUlwjoYDK2YTlipOd7TtGtQ",
+	"xdbML6UwuJkbEBAuE0bP/duo9Wz0YU+ESkat4UOXeQ5/0+JNMBQUzva3AoZff8CcAjNBMk7tnNLEmYkT",
+	"krJ8yRRqo3YoaAA1Q1kzZYTwGT7onjAsc3Oe0OZDTEKspUvfrtXT/hp8iAwOieMbme/iai1dGuEATO5u",
+	"s4HjZ3rqxgzdebrk2Yqk6ANRK7phZCHNlaYubkQKzg8j+5q3LK2nZPwi+NlyVqNtTxKSWgs52rrBza5S",
+	"MrYn/B1Vt2/gN2x+I1KqVLVm+az2yKdkfIU/vvG/ua+DQDFT1XpNy11KxnA2r/Gf0MacsBsBtmFHbcG4",
+	"31bCnbFw2NMb0UHuHSRg1vmWC9As7NcvSHyxOpYkIbGZmwVpTVGWJD4bHPTeMcqtX+wQf0MSAg/aR/eJ",
+	"T0DllqjDlbTj66bruFvPrPeG7gpJYcmpIPhRYs/PpSVjpF+4/B0Vk0Up103CN3ORgr1ejC7+dnihOuh8",
+	"9DE5/F6U3HvfilJ971vtI9D7QvwQjD5+MJuQgxPwWlNdqUAta54NBY9jbkJ8kVSbnGqmkkCl4uiAW/I7",
+	"JtB1B4qlZmvVS66RQb3UbA2smt6/xG84s6D7pycxcAnuEaefQ5QWu3rsWIo4xeIzuIdWcgsKEHgjx0bj",
+	"X3OtWT4xT7OC0ZJwPSXvGr4qJpZcMJKzjOfMceo7WlRMEVoyFDYuSSbXaynQPWV+NuxCcLE0PMasJniv",
+	"zD9QRklBCEnVLd9sWA6HITC3fHWejMwgjU7mrto9HuP9mPvz/omumbO3gPtxnFHFzhQTimtns2qYd77q",
+	"N+80mIrvO7px5vJzouaLVSVu97csFBGLYgAX+IuS4q9m2UcfP0QVQ9PPF2gAY0InhIodulBhsy4IJTgZ",
+	"iOQwfJ8rTYW2O1EyqqTdMKMgB3EIqZloeiOgHS2XEMujUvyOlrKYGaUU3stxyaUswJGnqkIHzUqmq1LA",
+	"ndHJ8cNLDaZ00RjrWLN7/KSXIZNw8Gg9B+kDRmB/N43qkd6IMYVBEt8Y9eo8wRlzI966iYJtrDEBMt6u",
+	"qPZTJfgzy+0V7m8oN2yw6tmRmNvSDcT9je8Pvsoc6URJT0jxA9t5PScunAkpdmtZKXLLdn4xU7rht2yX",
+	"ElT03PkxqpjRd1CHAUWYZywimQspZrdsN6BLCIwAUx8T5ogrdNlwkRAtb5kgJVuUTK2AoAoubonRudYb",
+	"51XoEWvdQKLrs+GdzuoS42acjEM2BdVGEQTvaLmgmdGk75jan/ucKjaryiIiwMyVLCrNyPu3r7zLzH23",
+	"lJVmCoMFXIAPy8mmmhc8C9+wi254doJhJEIKZuSL+jWMmQBugRreSirtPmDFtYmVR2otbFOyBb8HuQqt",
+	"d6OL0Urrjbp48qSQcmMWY2ofTTO5fkI3PCbw4Xe6ZCa9sh11LEFCUvPhtDmOeF+t3bYdJ/UedGz7D2z3",
+	"omRUs0CgaO0V6J9BeG1zkxuN277AIRdW/K66wuBXbTiK1YUsbzGHE0TI8tLGNQnGcmLtxJXgv1Ts6Iss",
+	"GVlimtEsk5XQsSCC1h6WFcNwFOaUdEeQ9htkDNbINAgjSBMYcx6YmW7ZbuIkMG/GDG1/QLZcqcpGhpgF",
+	"0BIkaaE0Q7G7EVHs4olluZzRfM2Fvc3a8cWKaSPajKLxESE5dd/pDQrq4q4NEqrvkoURuIC1oXSFXI4r",
+	"f3MgN/TGmdobUDJdcnbHclJQjdJqS46AEeUzqoc62ZI2JfcSLs8HuJ+SUUGVnlXKDyaqyoHsCbGksFT2",
+	"pEXH3Tuutcz5grN8Nt/FGLokZkQkW1GxZLnlg5ks80tC0SLBcxB2ArLFWEpz4aud0mydTkcHTnL75O01",
+	"bMebD1lGa2j8XIvYYgd2lBE9onXk3QGt7fmX9bhgdW/ZTjXGZWfcL9mb4xEfBZwk0+04LbaztHGfPf+S",
+	"lFTkck3MXfD186oszOaXNDNq7GRKrpnhL5pQRdIra2GGrbkg3zBasjIFyYQrUJUEHkpuXUIl2xS7KDXA",
+	"cGeHbsAFL5UmT58Fw/HqCXCFJhd/fh7pBbXZ4w46hsZ1bCja5A7tot3yM7flJ25oi8XCKwHbakyteajt",
+	"SWstcRJJ40CS6Wbcr7jS3Wz7tWAQeWY2xTLviJRHN9zIlfD3MJMBdF37HNrGgMQGsiEnGRiylmBcl3nn",
+	"YCstNY0IpD95X4+ZCllTna0glhjItDCkmRAJvq6igEWBlfB9nUfDxRryt1smN4bERaLhbLs36cC9Kty+",
+	"oIYmK42R73inXrVomDAOjkXL5oFRtvjXP/FN+rOLIzeThisu0NGMxOX9QWN7sgjVZA3qgDArQNZcVJpN",
+	"7FHnCyLYHQoX/3kRD7uIG3uwpcq5By9dqD8vnAnYB/n+n3U/P+jCawaMmKv8y8UPf6TP/vsv/5pOEkwm",
+	"zORScMXcRP7zjnzYHRllu1FbfyT02D53dl8dePjgC970BwumVrIqcpKtWHa7z2fB+TkzXHwGb2MuU7en",
+	"9bAHdm9OrU10eTQYb+LsmnJBvMOrfmznApOMuGQjNuDIPKLrXOnVNVMq7rommP9wxgVR2ChxavKfJCjf",
+	"SEwxb3jGlJodkJf/8vM7MP0bybdb7CVSoH7pbg5lBGFFsoLytU83Iamq5tbCark2eEPvN2lCUk7BzcgV",
+	"uhWrPCXjtHExpdB6TXlhWtipzrjzBdDNZrZmmqIT2Aea2ayQtEXPzmwtC5ZegiyQ3ppfrfES7SUYFL4U",
+	"RsABawqu6l9+/uE6ep1guIc6zPFx0S0fs2/Ahr0X/N5F0DRYABf66+ejmJDmOuSR7XvFFwxibZ0hNuwX",
+	"aAXjbMZffn1+TipR2PBXZ0aE2KotV9bbcVBYtAbXLkp6vaG/VC6+/qxSjouDaf/N6+t35InZ6Sd3T5/A",
+	"g/+6LKnQ4Of8L41Pp0FOHNyL8Ikvz0lufpELwgUEk3K9I2Of8zgv2MRNEM2hQDoEUvLgqjmglx12LM+t",
+	"3heY7fGnaHSIocVeob/Sq/cqJheHh7UxugYdNKiwvTN2CF085r2KBWRd2dMaYSmJYQrdVn6b0q+s7ayt",
+	"DtXndeiiXG02P7pXPiYjWkXu3asq58zIqUHA9BeW7tUloS4koMFaGpEB4ZPoPp4i6mN8eNjcRYzHm85s",
+	"IEafAAl7g6FJVjbm4o5r3Icxulvtp+xWYaS7k94xvO50+TIm+jSj1ZsZKSlEUVtNbepyaYapNIYXz7gY",
+	"sCCgMNi8QC4eTVGBcPEIxTWI3zRKuugM7LfOM4JBuGMXVw7hbFw0r7IpXFHH0efJcuyx57E+jDEB1BzP",
+	"xIXYO2pvHPt2t91C6yGWFXKFvc0xIimhc6Px15FkK2odiA1nUkaFVTL3uVVEAYyL+y2fxCDidqll+1/9",
+	"M0Rl22GjVuSp2ktDZLyhSm1lmaOvWSl5cVOdn3+ZtfLW4EcWV4Vds0gYyHeQy76ldeAlWVFVD6QRA7N/",
+	"jbZsVu4MDcy0aLvr7EqFA44Z9KCXQ0TTTTFvSrkw6rd52s66aRIFbIiPIYnzrI6nHyNDe3H913BUbfch",
+	"mL9iRAIYKe6xGWpOxi5EieRMQxrDJLrrZqIzxf/BuvRwyIf8h7lUyHyn+415wSdn6/mAr67ZksKXyRj/",
+	"5wl5ev78D1/969cJKWUlcnOrSfIMIojWtFCTjiHYLPSPyWhF1Qzl+Og1AaY97a0MpdyCBUZTI5JaeQZf",
+	"jzn8rFVylsmiWouOoKk6It426182/Gopt72fBLo0DcnYaiuQTJfbPT7C1Br02Z5WSBqtPW0scBIQ5oc4",
+	"Tb9BWJXQOtsk7SAzIAaIZAaECtklSfGfs6cYFwZ/P0NdTkmjhjqQjJIhNoZT6Eq5PY5NDb0Kw0OLgQxm",
+	"sgc2Eqnuq3AbF2zLyhrfA86H4bDw+8TBHwjEBTEksOCssIYG1ZjWEfPzMYdf9QQZuu1pTS5YoujGU5Gx",
+	"oisJAJ9a1AMmcqNhYzoAoKoQsCIE2BdgLTo+nD+DbhrSE/4UFZt+o4j56OqtqP4RG3UHydtALggmroOI",
+	"0724+LnMdy6ZKBnl3HxnzQXVmFC3ppuNGW2wnocirmE8fgqdwcPB4MPwta5wXtfAvuAiUuOtMaTVNtUl",
+	"FQiUMtNyNq94kXe99843fSe/MQ3tJ3xYOgqcXa+7gOP30Are/egpcveTTVs2W/lxaGx2MJPeiOfGEvUG",
+	"bwfr39c2Oq8hwfeDmsYXHQK1Ayrvvh3mlv4PMuHWcfkIUY4eSK9TYA8bIegVfiSw1Q8S4JsGgQ7F1H3b",
+	"CBv2BTJ+/+7FpFMfjacX8WHQgRCDuI11vi251kz4WO6TnDhdo7AdeRiY3rVTTOT9ZjG7u9fYeE/H7Vny",
+	"hv/wqDU/zrHSJrp6x/w8EyToHqav2gEHzTNRxHFwMFpyaYVrowg0sXCOiRKwS6cORzsoLUuWu3VWCZFF",
+	"DpmEzqo6KNAhxgciIssmCmzjJ+2C4SLwNieFOjSl7tZMnWAS7vgDAx/8ih8R+GBW7lqXjK4781z8Rd2v",
+	"cts96BpZfARoW3xTUNEp7IXmx01BxSVZyzvrX2mwYExzMk1SQ7Yp3ObpCXIf9jiDLzWkv+DB714G7Mjb",
+	"Oi5hMmMbjfnH4LlUcs00ROyMKewFRrfspeJOpi4ZNnXZiPCBFLJzfBf+OIwD+rFeUjXBDS44AD1YAET8",
+	"DaKVgW7BgwMKTraSPGPxNEYzkOOTaR37dx5MvyAJacQP/HrT2I2b0QW5sRt1M0qCv83vIQndjD6m0eRb",
+	"XKxHGTF+6kEjBpWnY6wRL9MGHUfwvIMw/ZHtiYl/bZFG62DT8LxfAq8EZRazvhCYlBYRU9shyQdEHS2B",
+	"eInhw6j3rCulrSTXBpJu2mgJCAw2m81JRYk309+IZvR6XtKFxk5d8ks4K6Tg46NiuI46Fwg8iPaU2EBT",
+	"LppstODggr8qlERzoLVq5VxtCgeXDVqjYNti5+aXw5yaq4FpITiEGosUpxhGTe3DmfVHrBwkrDcr2pV/",
+	"tDGPcPyNdbc3x0UYXxLGldBlyRgaiWyKhM/VsSEnuZzeCHvrhJ/x+y9ygCFQNcJxneg+JZZju3hIYK9j",
+	"m+TbvJMmeAPeCDroAiRvMRuyOeixz7KEjHGy4PemDWQMUF5UpeHLkIl9I0oGiUTYtmTEusl5LcnYvnB1",
+	"E0gTgT9dA14SuTUkJ73rRDGit9JF9QBESzOFDa7ZZIRKeey6DXe8W9wdpF411vFT6VjIafZ6k+UtgvuC",
+	"nxHjvhfoZoI30F0iMqNYMuHAWB9V74oCx/d7ntwp60kgbx3LbnYVGQq0rBOH6/wzs0ngp5gOmfggha/J",
+	"BgOtL7FRSOaAwAjMKYEGoWZshfwjKeZgCKDcijoZMhwe8hdVYUTZGIKjJr6hu6f+8vM7D7Ztg6Yg9dpG",
+	"WNwIFzjI80mrwgPSnzsFXEexFo7Tb91MQ70WSahPTkDbUqecALoW23ay9j154FTCbfsTBw2+RxsPR9qj",
+	"Lzf2tvFeYuZ/guocY6AR3XmQjtsYUCy2/4EabnOh3KCiqw8kOPB2GGLpa4uew1nkA+4Dd8Q3m4Kz3IIb",
+	"8Tz1J5r7QJlApvTRIfYcTm+E1TsV05h46xHFLq16pZwEozQvCqf21aLaw8KJu81aB/auNILSn0oqdOep",
+	"xzaI5ZbnLsS2FT3RUgXXddJpPC8la3z0kixhOBD0Ich5NLAytIvV/9cf9EiVM0LY/NfRj1RUtCAQv2i2",
+	"CpJKR8nedbXz1RPMULesZPiOuaiqjRn7V+fnQfT7HsDFea+dAReqe4NC4OqenObDW1IjeIZLEdNwv6eF",
+	"qlOB23jYIXZo3PPej9YRfs/aPp81FhIF23lBxe2lzYEmY8NXqbn4AeaDCw/0UXiYu5KvQa5XVQlRCShH",
+	"cM2I2tCMOZUTEv2MaO8xb41IwcVyDzJkX2HaUK1ZaWZ0c3Pde1N3Zhrj7lrY4J6NnXNkAyFe8CNnrTOl",
+	"+RokiEwqPduwclaJmPH6O9eQZBZ5wMiIpi0ER19/exnIj5W4FXLbjK7KZTWHULPwRuoYXx0sEvr5h9tq",
+	"vi8ZO4OgsbwZXxYsZEfX9U7Fyfk9EqUIqNp+9CChTloWouVGnz2XhIuNGRkEv6b9NHhEaNrPK+muNhWO",
+	"sjUOuWGCcoQAu2Mil+WMtgfydMBA4kTzM0byWTqRC5Ii30sJV62BYAB5QlIjueB4AM0lgh10DJSPzZ6B",
+	"4QXL1X0y31F16xHSO632zMHdDkP3aXzUYj1GYX6sYeASlVTIkrAITw5ZaRDp7oOwD8mIA2J8HMiil0DX",
+	"LjpEa7be7GEWTclra9K7ZWxjY/9Rw4ORAP4mFnt5nEFhZZueUcWWvka4gjHVeFyD9xwDCTyuVbg1kRy7",
+	"f2elPJtTMA3iKAkXObtPyLKUW7jbzPDALI9or7IEuZRsqFKXFtdpjwhsUo1Ht0oh6gTgThe+XAv2NyAg",
+	"7gh8Lpub0AbP7IPtOj/yrMdKD9TDjC6938xuhvAe/Z4dF/V7h+tP/TVg5MpIsYRhgvJ7YSRO9A3bZbPf",
+	"/UKR1LCxdE9mRktyE+rXya6ZFJD2FhesDwrQTdEg5jdU9d1vFM8SIOQ8i9d83bx6zAw65I30EUSFKNPr",
+	"0AlrADywwoAVPhjppTkZg/0TQ9TUh8oxEEx237q9/QFDaaSsC8P5HHHUonsvjKDixKBSBH3HrlHBolfX",
+	"wZyTg6IwRHgTaI5V0sDahtUhFCaX+7Sa2v1pdtAq207et/mCPHImfQ5QS/JtlKBInFpimKw9oQ016aAU",
+	"6BBIXOriGReuOmpu4ZtbOUJLyZrphi5To12/IhI8Hoa/HynPPURrhLUPtMUa1EHZWNLmHOPaZCM8/8jR",
+	"D0oHaexamEhA3lrqJlL4BMgNfwLWgidQvyK9xLIjHW3CT6snv/L8o30tCTYZgNPqTNY+ljI4++mkzI2A",
+	"WMKlrxODOjM26kq1e87mPTeRbejDNw6aTn3zd7sN+05U6xB6+Di/vWJZyXQLluDXGwdmgn74//0//9fN",
+	"6COqHr/egDHdrEHwMCE3I5fL03gHzzWwGzDL3gh7mYC2Ye69YPK2GKJjBUxk5W5jYTxKw7MNL4BMOB8z",
+	"1fAN2KVPRtuSa/ZaFDuceB8G3WKvKKgzwXz1VcMEc5jBnYBJF2qph7bc1QK72nDc77gyF2QZtWnqAPZz",
+	"TU897oK6AsBhZ0GjVMBQf0D9ziDgoL4AwmPDBn/TGD3vsQjL0j7MYxHs1TFhef61NwFldnKruqDDcVwn",
+	"rHCqay5kcfDRi+Z7sccTi4NhYbuan0SDmLiaSVrFylGFWVS2U66InGvKBQi6payWkLLy+qrSKxSJAxDG",
+	"OYNLerfx+YNDjb3vmmzPK5dlQihpHW/Ut1tMWS30Jp30w8D6yXuAlP0NG7b1h7lBb96lawDqWnuGx2GQ",
+	"R8jyY0/yTz28w5P1V2g0hbVBh2H+smqEUOJlOUpGsPLPnMPZ3YijZHTLdrMFB9UNHV+z5gl1FsZZyTKG",
+	"RcXsT3P/UzQOxX9lgKPaBqxpaYMLLg0PKxgFgCxmOUx4fp8mvw9J5cqCr8KBBb20ZJuCZk5ALKA+MHHW",
+	"qGJ3OUx4eJjowLYgPjy6WPDxIMGqQyisAbWGcHG4cn3Qb12hKcE3T49OehTK6YwhalYKHWZ36MNuW9Mc",
+	"1ZEgHIeMhwO3TQ4it/VMwjSbjh5TYhwaiFTvtiwD4nlAKsoQrLHtSnrKag4j9J7toRmGUUK/CfhYIHG7",
+	"SXbdN1x/QwsqMnYYpB7tk2SObW3BlcOObGvSnDmTZsMycd5mptfm+rWhk84iKRe28H9Y/zTmmybj0GmF",
+	"rW23CnkwjGVySc4tGKCQttmKKowidNVVB2JFudnZOINI2ROckBGV7eJBU9VVu/qIPkuj5AubZNrsNW2N",
+	"KwV0SavQhruB+mxGBclLuQG76Zb8g5UyIXOW0Uoxu0BcBTV7PXo4RNRwRXIp2CVcOn+Xc+WyGaBmABhp",
+	"sfTeWpZ1eAatozMGzvt4uMjWGdoHtGhvX2xxu48MxOEMB7Ft7H/XQcGhDIezbUQE/T4xbbsJPnm4Hlmv",
+	"2JGaZHvRIgKLJ/hw5x4SPXUcvZ8CiGV7iMoNLQApc6vZ5mHcVBKKCaDe2v0DkcNWqHA3HdeKFYuoLDDQ",
+	"e/2bodSeBj7rgtMeAR3qIRf8PiezROjH2CCF2BlwNfBfIDbJoUhQAATJ4kR+IjDLQaCXEJ0E3KlYBnhP",
+	"K++F43A1/DvFu1xmUE8I0EGGiuetjQs7qSeWNNft0A58K7eikDTv3oLctoiXs0HrDTuz0FEFF7fgCcWA",
+	"WadqtcAELf5IXRTXAhyeDsEJNYGUlhsFPUM25AOSwhtzPrR8b6QsrjXVHTXnuNI8U76Gv9HNeUa/UMTt",
+	"mxERBcN8oo2URUJKRvM6yR/hFo2UYzhgJFIzj6VsvMyL8MsDjgQXsyp2D72oP+IKfGMFhEqx/q+u6f3M",
+	"jHCWFVLFBNTG56GNl/wwmLpgsCygXy8ghQ+TbqyvBPBPwe7cF67QOb7CgqqeOMad2bBshdcDL4kVcYj7",
+	"7OMPWG6YOdh+UB3Z2Qj56oZTc0nzekgbRh9ZMyrMaUTYp7x/YweNIUI45r3Ekg9o0XkxgIy2lOvOK8CI",
+	"XcH0MIKkBrxf0dzXncaU1eDEPebWwCDzCqWA2Vp1DRUAfNXG8H3ziiu/N2xcsHZrXhQ8hiocjYFpxby0",
+	"cQBiBBXZX88hEmQ5jU2JTP4Qz3wrt703/oDL2Qc7wd3spEubuWjUdgh1OxYk7NPc2v+E7rk43FmoUpoW",
+	"ESQzuwOQwQy7hbITeXH917BKKC6Nugx2LFW/FOmNcCuM7axHjBa0VGSMbyX2wCfEepcmHvgGvN774Gk1",
+	"dlNfTMSve1Fiv+65sj4ko/uzpTwLVg2qAf76cRQ8OVO3fHPmEuDPNhLaeev5Xj7XKfldgDb3ID22S4IM",
+	"MQSHqLXfQlV5lv+Z0UKvujVb184IgYVeOQnHJgdYCWlKUgyyTI3ok2LTXYpyEdrjoJYABK8a4k5zo4Dl",
+	"LLdtICBXSHHGlLJGW3hBuYr4gGA8p9ntEpI/yC8Vq+p4OMoLUrKC7jANO61EcwiQ3+VEOFmSNbfqn7Lj",
+	"wl4idhYYRHxXucj5Hc8rP9YL9PuaTrBet+vE/AsGDOG5tgAkDLpVADIFNNnB3kTcuxemc9ymQxyy72P7",
+	"IrJ5+dAF+WdIlTMcqvDbpaW8JVouwTv98OsvGcG69Y3930wjP+iuYsqv71hphoplbS+JYqwuuUlJ0Dj0",
+	"iVpKghQypFlINnA/f4gCSayZ0nS9iRBOUA/AKQsnFR6oNiAF25ci6owtLuBkE4w6eKDQdMfKeAmMv+ID",
+	"PzMLlgCwA60skKfT8+l5SqwMtV5zF8F6WMWzm1qPYW8JwnVvUm7iznFwGhxlRXkjL1mmbRHojlA3gKUI",
+	"QIpc/uHPr9/+8P2r1z/Pvnn/8tW3370dJZ1YQVqahbokafsdxxQxdyIkxsjX/U9vXl399FPzp+v3P/54",
+	"9fblv3/3Nkqnm1KuN7qLuyldVijfurAyGLaNKPvy2fmh/Eh43Bs15mEfze72nnKHkngNjSNxEmYyvfvZ",
+	"KciuKtHF6l05akxVaUmyXIO6i/HQuF3DisvtFxnviwWxY4zO0Uph3/OCDY/SjEnN34M19Jci9bKzQgwa",
+	"8+PM33Chg3VcsiVXmhkV9vrfXvm7doLwSTQHWJVBgreXb/aPVqbu9k5Tmqk7W9HGNpxgfaxNIQ2vBjHW",
+	"fPPSzgmVN7QScgGaZ3ToDcwy6Fj9EgetbSVoRtLjnPhhrvuxTy4+b9S23EsvPj/K5+62ynrcP1fYJ6xj",
+	"R45QJx3h4o+dpF3sSIpnYgpPUk81Dy3y35mhGx6Ww8FhfuiHdauGljk8VjQcx3/gYNHm6j1QP/Ibdowy",
+	"FNuH00CQ/FweJ8ToKAYdcGRMd7LM1x+6y7qm1Om4s9Y8CFGA3cUMMcsTgNQd6gq+R0p2x7FGWgOQKICM",
+	"F4yMAU5rf6KTBw35ELt65znTShY+hcUN2rDvQwMeBKAUudv27zI35090AQ0aqM99jqNmgJuVr0F7cfp5",
+	"K4d5EiO1k6G1TjTi7fmLnSSBvt4IKsjnD5ZrXdzTjjqmcGJm+/X+94KijFK+pmJn90cRVWUZY0YUGoPt",
+	"D/6t1KIq3BZyB6vo+pn02/iHJUiHfDXIj24V2uiaSlfRjQ5+cnwxjoGRhJ76uuDMLO3jE/VweGsbktdk",
+	"F0mtAh9ToimyBR0Mm2qb5dw4bRc3ImXrjd6l5H//z//P3WgJERJ3ZMc0GWfqrmbRYMybXN6IFIVwLpb4",
+	"LsXrgIMFYmlrjm6phQqa12HP1twHxS5kpYIbgy8IFbvEAmGayw1qC5rOrHWj7k04+i4roZzKVpsQLwFR",
+	"l+Z2Yk4+p3eUIyLLuHX1gHkb3kCQSFgKc1rMlyzbg091scgU2KovDLGbXJKjpjm9ET/KO6YuiN2RhLgZ",
+	"GAbkh/D//L8kXPox/j25bPwKrcI1G7vV319N03S/o/3vaU9HNhUX4oegTW2HtXtvf3aRBA3QSpgdkLb9",
+	"PNpl7YAwbgXKRuBIopeio3tb++Z7WUYyI767pxn4OQWQfmro00IoYN+IFbYpKuWRccmGlmYY9gcVQ+w5",
+	"WCgKS8f4RglGmzot7dLXi9ozAoUZsr2aGeRoROLUjD4Mx1BLYqvJOMCrp+fn5MdvGoxrzgUtd7E7qV3i",
+	"6UD6cLzik5GyHAB57SWMZyL5zYgW320QlIvd8EysnmeY/4S86GgUnI8HOOx7GIAjtHadsi6oTrcfCXn/",
+	"7vuzPxhRo2BA9FDu6wxtTGuKsbM2I3lywpbtZQMXh3Vj4G2veNQm9obqlb+H8/AF1NkS8MZofsccrIKv",
+	"RyplJCoSPG1hMnpUG8W8alfgGAKR54zokrOcyEonJIX87FxmCLRkTc6ji5H/PRrct2GCbni849cbJq7e",
+	"vIxMkoyvt3S5ZCV5/3LywL5nf1eyo/5zSbd7g3C92ben5u1Yr+HzuFyZyyze7Vv2rcxIyRashFKuZsau",
+	"W3gt1h9+rzey2q6367+1CkmDGmIU+t2a8uIdVbeHTTdYxBWKfB823iDEBMBsDDfd+EH8B7bbhAv3MKtN",
+	"uFdH2G2CTeiwdQ/TjS3wh+GwC1lGbbG9ums/Sqn1u5H5zuE6QTpkbtfRgTq1wJsscDzLK3C1A/+5ZbuT",
+	"7CCDwAOCXY2akU8yE3ciSb1zADf2NrF4rpDrCMujgkE1cK943rtAD8XHH2RM3ucEj0aF/YYaODf2xY6s",
+	"NLT5czGHwAmPcdOE5jv7cvFH+jR7Nv9vXEwd/u3UPk+j6DRHGDkCkjpk5wgd985UY++BPb8P/p5a7B9F",
+	"kDzSnCuzYHlqq3YoQyKN/PM6IQnrc1Hl0OAn7Woy2K/9YtzTbwi769A3Z31KuLj7fHujkwHUWCv7J1ix",
+	"g6E/xJA9gDxbdDmM0lx99uHWMAcjtUUREhlvv30IYHKwN/fSoah2o/TbpaNlCbwdViyGvb+i6vQy6F0h",
+	"Lscci38iao9ZvqLEX5aytKFQkUjVPMKefqRGlmFnzshCTLMWdxRSzxaGSrHmrVgUPNPm74Us5zzPEdXU",
+	"tOLmBSOiH4bxDG33ZrDqcdAvv7vXJXU4cobk7mjBc7wRwfakyNjHfdqAzqSOBLVFo4BYqbD/nEyDolyR",
+	"GLBqTUW9eMFD80Uo87IFb1gpxbI/yudQnbNgc1VMiGlPlhg5nozBE8YFcvu0bjTDFUGDfYtS9H0frMM+",
+	"VMvjIasCctliYYHUEEgVmFFMWfvZg43ZSbev9r/dwMFSN6OEnCfkZoSIVx+Ghxm+kihVXWu2iRYyVssD",
+	"sdqx/DfMTOrhBmj0LkBDNF24Ne6kjQOqoPNnHdToAuZhx8KUjvK7969efltH8UE7XHVVbcDkS0VOcjav",
+	"lkss9FYo6SzQ6X8/s9rK2ctvU5tbNZkeneSPc+pcjOtqvaZlJE/yyh2PUOCmilCyXckikrMErWedHODn",
+	"Y89483t9E4gX3LsiCh9HuAyG9ZhpfaFIQTWU9EATfI0JajaIYw2aoH5UvOgZMoqI9RhZanwdm0JnAIm7",
+	"x5Mnw20O4cbGQtAB/bZ3tEHg8nE2D8A7hlNia60fDFYLR5M0VjK65y0c5Wh+XqWs7bYJvWujq/P0ovZP",
+	"hck6wB3Fkgs2JamNTbXVxfBnr5pzPLqGLGC/3BLZzsz7XMw2pVwaySS9IIuqRNs2tKIls8ha1l3B8ilJ",
+	"qR3LDPhXekEoWZlrk1izdKj+1hTKFaRfQXYm2nPATdbov/aqgOgJuWL2o86bo6YhuPWFjcaHLg1JqhXL",
+	"A5dwsSNjdcs3G5aTeUlFtmKKIEAJVf6FydQ7gS4gmE65CHqrXfnSTg7b2lWBq8u9aWk6mZLUKl/pBVFy",
+	"oc/sP9HFZiR3lP0SsgJBC3+35fVSpWnBYAzBHBvOsHo9tyup7CldSo0eb1YSG04cCsNITKNkZEkFs6nc",
+	"okPWhe2rdkGZO9z9BKMaJaPmvkcl6u95wdBv8MJ+84Alq+FVcvpxEg0w7vMxYeg1JeM0SScPczR9IkfQ",
+	"JY5qAdCz9UM8Y6nNl36KAjn8/Qwdd1AcL+5FGhb9o6WPixBaknEhDZlkVDFSMI1xlDlfAiyJyEk6SxNC",
+	"NVlLpcnXX+4VOvEG2C3XqxtB8d3JJckZKohA0I0wA7DGoaIIxexKvzfgJW2LCXXVkv/xN3r2j9kH89/z",
+	"sz/OPvx6nnz97OO/RIGMuj1q7/actH5JTvGXhVdC3WvsCvi+kNue0OX6Hj0eq7GNTW/lMV/s6dvrV4lV",
+	"YOZopTWPzaC+rV/Cq/CCpJZvmM1Hk61KrSZlqIIKkrJ8ydyPU3LlShDgfCHUAHR0GweBAXOX5uKYF2zt",
+	"og3MqqP+ElFdgkSSYhfDgAuz3v6upJi+pVtXYnp45ttB6+UrKZaABV0rflyQH2l5m9vyMMeb0m2V1EO1",
+	"B7DsqrvcoWrq8WZpxbQ5mkdo34Yart1b+5rbN2xF77isSuI+fdk+wzZ5OwhYV4Pg2++44nNecL3rk9LM",
+	"GP9at94LkA0XNwlPVNeZrMkfoRkf91gGJ9KSs2Bbdy0nsVNKxoq1D+bkn/iEtTeof0e8sNzDLgfVbIYc",
+	"JJTYQFeyS2/Wz7kmj6grc9Te87CGjBfVcDRqRTeGOjZh2XJ30A+X0K5LY3ZbDBrLeNiR3Kx+MBxuq9GF",
+	"+/zPXK/eVuInn+D4e0LfqicZqz2pHgjB1V7HIxy90aXs820cXW14WCXKziRIf6jcCWoqdBCGiNRtA/ts",
+	"E3/gtNdDjbDY760/uujTCYezOQcs0dsc495mHQ/T5TtIBiB1WT0yf3zIrmFBzZGKT58X0Ktmbw16DNwk",
+	"uOP7izD4aDW5VMT81iqxA255w7XLSthIkT6Q3v88nf95Oo8D1KvETHQQ5BupGiJkYOhdO4SC4HKTC6zR",
+	"b8hhvvOR3Aj2M35a6xW8VHqSuAABIgUgpWB6ARTiB7G8cNFR5trckRW9Y2RJN2pKvudFAe+5enOpfXtW",
+	"z+a/mC1Ok0i+TEhfHQrC0SkZ/8Tcq0ECXazspa859E1V3PYIdYOP6B03s7HAyCpWI85s/nYlQakQUGsB",
+	"3iFjwbYFVO+jBSYP+Nh4rqDa2ASUHAeAtY9c2Du8PX9cl6vmCu3OtbvWOlFaHsNncMiVm0JCnhJrE44f",
+	"Zvtw0PJA/IWQ2n38wvZV0OwWq36h/drIoyXZVPOCqxUrSQkulRZoNgIW4rM0YEYpwsDwPBBjhSQY5IAc",
+	"rANR+fRFx6SmuuKVOiRnB81q39GKKh+cZEnjFAHb6j0tio3sUmzMyUEPfPN8dWqd3XTgUNLBk4FjvCQu",
+	"bo/5JJ2CmxsIvA5SZOy4jVnT+5fY2OlN7p89/io/7CFTf1COMELqUn/CjgyoaixDZ4xUszbcgwSrRp22",
+	"x7nLjypkdsoV1cDqP6HaIbRzn6hrpHUWUYMZJXHY8MHJeobK+m0Rqlu4rbFLMUWhadI5wtVsRnJCZDsc",
+	"NbJhJfT/OFHtb8xMHIDc48Sz15wYF+0TGTuONnEcxoa/q0GWqLeEHc1+uPIfAn2B3h3DgB7J0jvUqpsQ",
+	"UGlkyfIp+bkhQOc7Qdc8m9lSW2X9BFF6bIkolWKwPTipIQ4no2XJmSLp/hcab6ZR9en/WGdIyzo3JLo2",
+	"ajgMw2H8CTLalmNCLXXKZWsPAD3OD+HUmw4RBkO5bIZ2z8NM2WqGXPNQ0TWuXN5BM87InSzIX4YCI8Dw",
+	"la3ZtA0XqlJsEndU96rocGgbZ/mTquYtVhRWUYFMDbkN5NhBi/wZPG/+JrQrZD1x++43QjfWudPrhBum",
+	"Yn9vMcqCavAQ0hC5tl1lZxR95UYWcskzKFmUs5KMbXANqgVB6A7XgWfkkhi+CyX2mwC71i89uYwZIKAV",
+	"y2f1+NAQ4ULjnNuLI9gr3iwJefP+XULeXL178Wdo+Ob9u4Cv7xkxsG55AzMFJ7As6WaF4CmaKMgAGHtF",
+	"ACE6Idm7Ln6tgK5ZboQBukZdMWxkTkC2ywo2OYwg3LHJXrIZAAkRXKHNYlKO0YAVgK/Xla1GIIzOagOO",
+	"DFdg91y1sWwOXrt7nsmImOTcmi4tN9gVuAFh+ylJC5mlWJkYDi9IVIo4lJigdn87jLh+hnVyfVjxM6ya",
+	"W9I1M5ITPq3K4mb0oYP49ubzSWhPEEASQH2ycfC9HKIwHvO4EEwXhD6AmnoRM1GwvSRPLTKduSTwKuMi",
+	"K20ugU8ZROLsl3sfLVrgKNPeXmhBPeEQt7M29PmrNqY4BaJmcGE05tYltTS4buz0dAng18G9NOSCoXav",
+	"LNwVEDlsVBBW2JTQS2ZDSWdSzCofT+GFLAh4S6J8xxCYufqR9wVREqRkZ+C/gMhDjEV1kZ79gZFYmI3R",
+	"suB1PCRZS0i9lPsRGWEwqo27TeA8ulE4Jq9szGVw3hynBESN4D4z4rHSJaOuotsaDKf4MJCZYIFxRPfa",
+	"psr6xzOe3xt+g/i+sD+V8I4MH6B7yzZ6Sn720YVGaDTDDGVYw7HmLJNr5oJMp+S7+rnSvCg8yi2YfKEe",
+	"p1m0vCP4UBfDhZ137161ZB1LHb9+3KsoWmm5pppnKFXbDa3nchnKOpYf2gAZFMPhCjbK7zQObxFIM/0x",
+	"2ZZILkial3ShUzLGcGiWc81ygH1PnVE3T8nYwunI0givTTP0fGcEM3+dPbl7Sjxw+2RKfrJ80nq8jJ5o",
+	"+7x0hFVSoTybp0UhtyxPyLzShNYqcJtCV1RF0qaMoAI7HIx+Sr41/QHp+1/tmACbQuoVmTu6YjUEDi8j",
+	"oTb+GnJRyDAZwz7cp+MBxIXc1tmeV29exk0HljOfWaSquiwiCpgnFlS1n9nSutzNaemMTS4+2C0zrNnD",
+	"IgHiSFmVC+zDS9suBMhTWcFo6Qt5NvT9ASvRyJR/CPZp7WFrrGvYQ3ATDw0UMKT2ji6jdHZFNF0SKVxG",
+	"QDRTY7w3pIT4EZk/l/AfgDzDv9ZM05xqOoGANExmt05d9OdoulRT8q3jflxBIsFJ4Qe/LaEe75k3Cz5G",
+	"EnQ2FVjB7Ur6H7ieDMpEfcxj4tKQsT6gy/Cwaqw5LuaiJGZzaBtuP8j3x3yKD4NOzbIrpH9JxhlV7Ewx",
+	"uAzu2KQfGCL2fU+Hj5Pj6YNVsUI+1dpWpZJuYy/JhpY+OBIJXzClENvCDioOJPoDF2gWi8y+5est6JwV",
+	"KBn+UlEjVKdHB/kf4FoD3j2kb7+qCf6SROmcCYe/bh+cegkNZZ/7ekrIUA0hBjvTw0YPu3o+ZSAoXR4X",
+	"xhrw/eGlb2rzcMCpP4WvBaZzpKsFQ9kDH3ZL3ZM55Jamb96/IwBuBYLdk195/jGFrDUnMaZY7hhH42RP",
+	"MEXYLCyQCrjyCQAOCuKWsY2qi2C5k+7hIDtVyN9DtP1vk2xihP4O58olKLGg3uCRRkFMxeSwx/C7sC3m",
+	"aZ3ie+mH93hs87gZrvtoAqY1mrkz6AkO3DHNTPAjLOJHjNPaxvdGWauTLcIcJMA8XoZMfwLGXznbPjz3",
+	"whx9zrZQSV0sFdFykPOkP871rlmO51BvfXZEtp05qad/SdnWZYbDiwdclq78H8KPolS/MSwzsCI8tPxD",
+	"Z6RhPbhwhof2Oo5C8Ge5JRQX1bCB0PK1ZxLZZ+OY0BwCFFojz9/2EUFqP5HfxhXPW5UmemPUuJrVlqR+",
+	"k+Oer9NZkaD/MIbWu9hcIqwUdpSbwKTIO9BdQ0/UESvRKMLjl8VvxPrSboWQGjwALCcLWRQQm9m4B4+t",
+	"Ff3xAKEMyCQywzxO+jIf/r0W7IfZfLJsIVyrI0W7xnL95jlCj5IkcLxpADnrYwUFnBJ/9zh3x+eIPD/+",
+	"PujRHl5bUR8UgNozz0uH5tS+Cz7JPetE1E9113asTiiFxepr7HzhRZCWSbop+R3VLL2ACwV2U5aJj5T1",
+	"YbIQNKzR15TRooCY8joAXJbLGc3XXKA5Y06zW7lY8IwZfS1U2z0KSiMSfAu+nEZAuLX2Z+kFqbWsYmff",
+	"DorkMzcgdKbtGp+BKUMdHq7R44EOpktXMCKpXTdmaiz0M9Fd7fOKDHEyJT+18sulsP5y6/FuTv3So3Gz",
+	"0ro0nD/PZZ04S5zdlpbNw3kkskGGuT8xwUqq2ZuSKb4ULH9fFt/L8ltbrz8OlD67ZbvuqkJ0ycgt2/l9",
+	"Q18WFoywBjNKUtvy4smTlLx/+zJA/YSTtGcFfHr+7PmR0qUbaYxP/Inp9/wazmynglAHTByvxvt3XTlm",
+	"LbHYJp4rWa5BJR1bmVHaZgkQ51+uX/80iQY3gikrblO8QqM+XBvNyJCV1puZTV8BMBn0qGUFuEHqkdoy",
+	"q2olqyIn8xr4+jjLXLBssZX/87t3b/7q/XffOeC3tgXFQUQOksHa34uIYEeixR0/bTvk6JT3ygDHkeTB",
+	"Le4qN9tyzlAYNWZi6oBZRLQ3ausmI7JCYnjOgvKiKllCtqudYXR1ReV9y8qgosKA+QPFmbWUt49RStiV",
+	"7N1fnbJidXxaWKk6rrD067XwjZapvaM2tLW9s4ql/dh5VkgJaxLjRjVXtZtKhhR0sKSxKeX8+FIOua0X",
+	"3lHtKlpNPCHpE/zhiWvQLi/Qehwv2X8HDpJ4z+4pTivo0T3o6NF/NVo/gea8u0v/eK9P/6Sj0/rDfQQR",
+	"DC98ya9TlBKqNRVvIc3uSplrec2EPqy4Ut9uuOYadGO09rqr36sqCwcXxLgvFAlm/Cm023BBj1Bvo1vX",
+	"FZ2TbhBC1oivCsWvAJMMwPeaYIY+N80lkY9T+9eM6pQopictNEGwDsErde0uZwQzTanIWGFxAgU6RTpa",
+	"J04ZbaazO68eeeHfQPHffhiCrxZc0KboihM/CNznPxGNq+kn3kcxLEA+7gxTXmcBvPZvF1JQE+ZvjsVR",
+	"DkuktC0vXZg5N5etI/3HgFgfyOT2DuQD8haHO1QgS9Iz1CiWtDv8sFxfuOivaFw2JjyKhewGJeh1CZ2c",
+	"d3mUMSd6csKMzX1HvY92CmjLLncPrzUsoBeg044Fxew+IVPJqsyYLSiPArUsS6PJUmUjGhILfrmtw+1s",
+	"Zrxt6oPM9iVU2zS3uXDHK5h2YKg249cAGgWDYtEdYNvYm1PTcsm0Dyc8jNDVXKv98Q7Zj8PuN0f0QNIH",
+	"U9GpunW1knGaQUJ6kITeSifA76vQkhSYqRoX2RfK+4VPTmNvy0knBqIJpcsq68AneBk89R5tR3SKjJ2r",
+	"fd92MsyjjjQ/2w/aju+Oww629GVPDJYkARuDpT+u3CAH5BCGY+gpSHSwk2Pjx8zZOHXmrZN1eIJhVz0T",
+	"3K+y5KboZj2uVAUWTwCuD1lu2kCtzpuRIUetzkGQOBdh1ZrToRWN7PEh0kvanGIA6zmsK+3dTCerTL9b",
+	"RQn8qp9AK4os3WnK0eFyXF4NeFAscP2V+a77foFY3Ka64+4ZkFcroXlRNzitvP2pLs1PFcncvmd6Z3BK",
+	"6DOmfP6GeGTHyHuHBL1uSuhYt08u6B05niAc7NAVf/zN/HClLKiE1ncPH3+vxuOgG4Hig/fiha3atEDE",
+	"OIs+bh11VHuMuou6+mFi/3RQ5IhHb9cR9zW1SAQNSd3f8lbOmAxT6z4rSty+9vb5BYMAkC5gZ0mv8pI0",
+	"L5jWTdGmkgE32QADX1CXfy7zXaeJj2pSMGojtKzkw4LWoXGPirrFGGuCgX+dK11SLctJcK9xfXmKGS5m",
+	"ensJhVc0czWdZHHHrrJ4QPCVEUTAbLW0tb6poMVOsQg2R7QGECLgcRWU0IpUdKdd3RdbulNmjXHImF5s",
+	"KMMMOg3XIt4kugAWgq3LEWv7xDGl7dyZRtBqx0m07Vo9xQjxZX2jvqCaFrInZ8FLud3VljP8DmFCl5wN",
+	"Lz60P5T/yJWXcfEeJm3jsh8hYB/YgliZsVAc8xkFcrFgsSOWUc2WstwdRwb4CorAOROa08Iwmjuedxp9",
+	"/GOr4NdvIicJR22raLbKd3JNBGO5gjqeg+n3he/njR3BEPyIYF7mUcec6lYg93ZO5NJasB5lGu92G/ad",
+	"4TyR4zes4HE4wlwyRcbr0MR0ZEqGQzddlJyJvNgRTCl1W6clxAaTFEprD8oo6IreD1nYbmixUwi/3hTV",
+	"kotjoq+bq8SVo18QESnBD5KS2uZUQByQJlwcE7sABVz9bMz+LjgrW4E+6pdi9kvFyl0a3x53sg6fOzJn",
+	"K27LgQVTuySUuINxteGGsDBoCXNIHf9IwTAJUzzjAlJWpgMlT8ctgoEmoyhUyd6h62eGnndFqQWeWqCN",
+	"cDsbhNS4yS2qAwwHrSJczPSKzcxCmAHbYBJ/iaOcBWJQq6kNheuQtepJHLanB2vSeSwCLuRsjJVivezz",
+	"aHvH8dwFS6ob/rIDSAbDBS9JtTFc4avz8/OgbNckmi52Qrl/vF4Qrsto/UKAz2YQqxhgvrWF1F0aRLu6",
+	"1Rgr9zemlpCHpkJ3Ztg0yaN9oOrp9JykHumybtgjZIYtT5Ew/wOLluHSPVC+DLfrNDHzgUDLIQt4QBn7",
+	"x+B9n5XRTUefnWN1fTgY3HBJqdccvKY5q+ueol2YjPutwc4I3C/ADIu+aEksHQEYNXF84eW3MrgVuV5J",
+	"QCWqGw6STx98SwzI9RlwspoYiMccrcfJ5nnI3VNjdEQ02BCi44JQm1ieEOrhqCmxojVQnK+kX7+GqJXY",
+	"X80LoI6nFMxSWHsLft2LXf51X5If6FIMQEj2rrLD9ukei/CHZsa/x+b69eMR2f5mdD+z+Q+Y8DHcWg53",
+	"PaShQC7I+O33L8i/fvX0XydT8vOKZyuyZliPhZaQ4K6YCBFTSXqrd+kFSZ3RnKFe8fb6ynxPJSTNyrs0",
+	"Iem9bbDDBqwozBiys6wq7yAPJWYtLCJoNNd8KaiuSkZosZQl16t1Kz787fWzr77GcPDv4M9p/C66i9T2",
+	"tsMiMKzWd9+cdX4sQvVmCdg9UhEZGxXj6+dVWcQZ5m2M6//AdsCCQaJgOaFLyoXCqyq95bmreW/hx+Qt",
+	"i/Oh21gKmfk4YkO11u7KrtyL+ExFfKZrmVdFpXonWqkDlljFlw0zrOLLqLJ1371xlp7uSSZlmXNBNesd",
+	"0673c7vhn2tx4lsA17x1IXVGsyyWnQwUT/A10zGjDPDCn9mcmK27Zjo4rB7yxJ9khUEpd6zkix1YrZRC",
+	"EomcM9N+cGhFwGn6CtfDd2NzNdoJ1MD3GXrd8mnTo9Rht6tDKJo4lwlgBSuNBagaVjsL1mhP15G1+10H",
+	"P3O9ekeXKornEy3jX08kvjCYhdBtDn7rk4/0XjLG/s4yl7bVlj52FrEEiusjIJzNhblsWhgA8ZHfsUFy",
+	"VGfBpD9HyyXVflQzp+lxwGhmUEHdfjeVzIgPQm3BCQ8mGBUG36Z+nk2HT4FYaf5plO8Y2Utput5EiJCv",
+	"A+AhOQdB8b3g9ySWZsWF/vr5qFfv837TuuPDdYVeyYxiSTK2iev1SrMN3heFbWsGSoOqWYT6AupGLEPo",
+	"JUx/LmvZjIuc3U97hK9DKu6jSD0WFekbme9iHBPkBFqcFVQsK6P527VL6lrxmLlc4g9mdksmYpCHUmgm",
+	"OowV9qsEwg56LO+HXZH2Sw3S3N/vjqsGniZ+qDH6sOt1zUTUumwUwm0pNSPUTWpKUrNEqUMuARPqJUmp",
+	"UlxpKrR/smSClTyzDuQ7yTN2SdKfZXkLutKbggrByvRGbEtuS1RtVtQcyU1BRRq2vao/Drm4WPWB5VwH",
+	"Vb7q96GN+QA4uon1dJuuck6XQiqm9nzW6pKk19WGlXdcyTIlpazMoOZMb5nlKDARZQGZN7LUynZos81R",
+	"+XDbBNHvGAMJQx8lo/35hD/aBRklo+awR8moHliUDf1oIx6678wwcqZ9KDYF5eIMaDVEAJMLso3ZQazx",
+	"wqEcHSbBg7EYP2KNAXN/vqElXas4FtC7APDafbtOfg6DFDLIfxYSY32so2ZfeOiwcNp89w0rbQicL72K",
+	"jq2EpGYKqLYAjBakgFsen9qKCWkwtIYIcUgF208X75Mb4tLCjzJnxUuxkLF9rpmeaQWz2K5YyeylDgFR",
+	"eURiEDlw2bBsTTx4NZNiwZeV2R73kpU64duwTNB3f6y1u4u6Uk7dY7f68NkvVNBv08HGKjOnMyP5PU8n",
+	"iTcM1QkJx+E9QX8HDES4xHBJamnuFLhUgUidEILab1GsbcB3k2w6LWi9vndIIraxwzCMh8+2ZMvuvbAP",
+	"O3eit/tDsvVb+HjviQi2ox5tSEXh+iVtku48SQekbkgmuKMcxN/W0YrFYPSdHVgNQyQpfiLtPyPYcLCa",
+	"VvOGQauJ0WRdyxNWKmp7lrp9R2HoYWSRTgq8b3xz8GKE4z/kkXqksP7GID9FeH9zFY7wCEUXIhZy1MDd",
+	"GWsmqMDw1oen6g4NfVczC2EdBnnEbJjfN7P7GkPniuQMvkNdyrOQgjnQvTBmaSvL254yYgct+Y1+t1Q1",
+	"zPnDfWRH4HVZDtgw9IdjjVHAG0ONWCKxA3Prqigc3hYtGXHKF6wdZLrq+gKypeccsjQdhNQLleTi8F3/",
+	"CVr7qUFrAbdqZ5FrbbDuPVfgBfcFeWrsWjJOf/2YkpIppn0VG1fwbfL5kW1hKvAw8aVRmrVQDlYt+fT4",
+	"t90HzkJ/q87IIAcm3taHljXAv0qgyB5nUN0LETsxegvniwHJg+WtrrG91Gz9oBLQMJUPR6wG9BiH+Tw6",
+	"t8qv1hBT7ju6fO3b1xUQfmd1Dabke0PlNM9Tp78FhbJ8BQvHbxGwzhD6xL6JlSLgZcUKVOjtW1hr655m",
+	"Gng7V8TN5HKPgeNn8N3A5r5UYDwAFDyEZ3SfmD4annlYpeGzVVVoy12eUvpLwgyoYBA5DN1ekGWHHcOi",
+	"kW1qgzdoFx6CXqHptg3NeyRbMH04rvBoJ99/NKpvyUpD3TCLs6ZDPrgvOfwGrGJYDl37zTCJbtmR/Lac",
+	"HS7Ra9ZCOwA5mucsTwgtsAYY3OZ4ZM1TPLE5pq+BFwxWE6RlX0DGeZiVOcG0mAQ1mVIh9WwhK5GnJ0Ve",
+	"PT5nRJM7ftGDV7rVxTrXYMNv8YzDXOHwua/LOz0yAyhlXmV6uEq9wRceS5sepu+6Tger23ZahzTtXh3a",
+	"dfop1Gc/oSM05/acIhbXOcez4Mb+OOpySyXqPXBMab6GXjKp9GzDylklYnG237mGJAOkeWSzpi34Lq+/",
+	"DT3BlbgVtvL6Plhkx5hqwMihIFsDE357VY5hCrvdpsfX1ZsBkPsxMHY7hmv48EYj3eI4nb+UC16wkHZP",
+	"wcRK2kJJA874JBPcAbtWZCbxmFAHNAiuXFdAUC4x78c7dRp41HZRGhGnXTKI4nkN1Tl2WzBpBJkG0cLO",
+	"H3jHRC7LGR0lI7XQG/NkTXkxs1+COr7QYm5a/FLMgkQUEHwFLWat3wEp2WWh+A/QWVZwJvRMsaxkOuoy",
+	"/LeKVcxIHh21R33swpxmt8sSyohDliHgqZIxuwcHaELmVXHbUEexJApVtyoh7MxMMSHsfsPLHVFbxjZq",
+	"khC1AgTj+Q44NtSjzqiakheyAg9r6eLnwa2ApXDJ3+UcLORQBVjBGAMALzMcs+quXGYrcNCZ6vdn+xfz",
+	"WZSUtCRlhdnLW8rBAoKl0czMUVzei9g4bKPPucpomcdAW6FfkNmsK3rDyjU1Z6TYwRBcRV0YAxdqw7wu",
+	"f+QoZJEzpWd+EWZ0yWY2DCVyby395uOLgaPj73JutsC+G94HQuJD5ZauH0a495YomS53B3YtXD3YNF4U",
+	"ZA75HCVvse1hK2ULD3f0hxV3gRgADb7ky5UmQm4Bp5mKnSPlE3o2bDGvik5KCQkSNWr/BjG30dFdtjPX",
+	"/QmpVyEcVbgbIV3Hrpe3Di93aNRaC883IietWHaruvIgcn7H84oWCA6tyLgLEXoyWOPdR/6O5eIOgts2",
+	"LM4OTEt566+izwS8jcbPfujtzxiqB9w27RpeIzrPKJvYPLxL4RcjDbmnv6/ovLW3ZdVw4mHEXh+g+FtG",
+	"lTQnMB7H9s4FvHyhCJimCzhB+MqRoWr+vUcIVvPfau8V/vooAWs2ICAmw5cQpQaBF87B74JAmSKGI1yQ",
+	"lFU23cAHinABAp2hhO8gSoQCJUiRkHRZyDkt2m/AtbOmOx9iCoYHKnYQThPOnVWjZIQfiVLoW2bm5SLA",
+	"uqBYsJUi1HS4kYqhKGZeuQyin0p2x81MuT4eZqWELmbus60NbDyLTgRMHw+pnomd2CrvQR5VQpQM5mh0",
+	"TlXHpSFKMd1GS278RmAv+4sRp2PFRP4ScE07/T+gIET0dJCqfdI7QqMaORVrwcKi1IjrQKlrKuiyKSPg",
+	"x1u+yed9c8a3+mfUZbbumBKwtDwvISkBwtjFLajhCsGH0IqHHg7nXDXznI4eEHSOV1cr3wUmgC5703c8",
+	"50VVkD/RB03nzO9mIisqcienorOEF1azAfhfQOkQUoOrpm5hkdr5HSvjF3f7DrIjCy+hg3smizvEg1LD",
+	"kaAsGzIar8dLduzBb4/Hf8pPBn+yUE4I7KRaTCl89HsHe7Lr/L7knWe9KnnMhOjqMr1/+9K75KgiYH8H",
+	"hw5gxQI6mmpRcl2oySrrT1BLnmbqLt3DJ3j+h+M8X2a8fVPtYgK5LVI1q8oOXuBaACO4JJWCA+vTeev6",
+	"YOacYtJbPGwSLA9MHbb7AbdRWm4w5sdIQ+OX16/JH74+f5qQ4zLaXYdcdGvY1/jA4kD6EdhXL8mXX5+f",
+	"W8uDYNtiR7hSFcPFONKy3VjqxnJEhxrdUSkPWLlfClwXwEKam90JK9mEQcbKp5FQDxLXKIhDaBkz3Wx4",
+	"n7J2teEusPFgvNBrARAdmomMtWPdg1HHEZLCsfcN6NuwMRYG8sraMM3Tv9R5mV2RZcmYRkcI1cQJpzYi",
+	"JxzB9JCpurvUkl2OJMAIahbVcT8fp/yhcQHVPxcg4EVpzNRSU/LOVsc1VyJt1NS6hHjqiNnAXj1UN0dZ",
+	"WzP2A3u6Sj3/tVnm+erNS/SXplws5NTDgsJjXhP2pMWCn07Pp+etRYPfhpajqitpNlPvvarZJEtPYwkc",
+	"m8O5YW8r4TQPeyt15F/4q9/e+8oZSl2IG2ohaHRGCBUF4XceD5IvanGdGrJVHf76w1W9odcBMBcdWDqx",
+	"Rbi+fv2tXFMuokGvaL8mObQgqspW5vJN7WZOM7lOyVhIW/kwIUKS9L+lSY0FqreSFHTOij3wo2dffdm4",
+	"cL9MRhuqNStN1//jb1dn/07P/nF+9scP4/rvsw+/nidfP/0YPJ381/HNzfSI5pP/+19iJ+H6+vUrKW+r",
+	"TTend8hpdG9doFwDRJeUslquiOJiWTD4/SwWmpF3rDje/PBNe/CW/I4JpxmAwayQUKeDqjibVkrOmDDS",
+	"Qn5IOqfCaUsePA1yVGw1bhjDpa1i4ZD47WSxyKIGH6hikbnum9bMoFw/nSTuB6IlfM1M1gg8oZE9DaYH",
+	"eXYAcXdCyUPcgOZy7Y+z48AMjBlvLU09QVRcm/63vVtf65LPK81ma7rZWJP8cSYF/wliPxGuJNxvmoqc",
+	"lnnQElO6aNlbQrNekJNc+LD+HfbsxuFyeVkOtrrGuNk7C0dVqz8+kh62MTjk4Whs/OFm021cRkd+XOJ/",
+	"//YVarwuiMdQNsMIpEUp1+2N8+2MdmxZhCL//cdXA3PS7Vju18VsRdUqYihg9+T6z1dnz7762gtDaHzw",
+	"Xdcp0UbiYkXh6j0rQje01HbMc7aQpcVMhlgrmNegcUaQ8yP+6EaOAeRIItdyLCS6XSDL2HLQX6h43WNR",
+	"7KwO4l/Dev/CFvVpV2NOyBYAYkAiMhITSnd4PtRJsWK9jLOOgKvnRsn79y+/tWH/E5RN0l95/hHktfQJ",
+	"3fAnSsknPiPsCTx8pOrsbXtMawbdKEwdzNZFJSCIZDSpnW3J9dWPryy8qN75tZiSP5krztkNbJpLGh5G",
+	"C8ITnon00bnxn6UdIVXKtDPKn/uiMtzZJkmWNs3kAgFLDBtOwXgFgPzm+MxcJm5B3T9wAqUszO+2ZrN5",
+	"s83Umwmhv96gWexmdEFuRlUpLiTPL86nf5w++/L5s+nTPz47P//y/Hz61Pz/9Mub0cd0MiU/ezwxuw7D",
+	"7hHMMmJbezSXTNvC6nSzgdo46aCbpvPW+K55YwxlAy1lJZRqp+Qa+V3jlrnE2AsrCWVUkDnDisISiKu+",
+	"4UWxG+xqrUXwYxIMIAbql4rZxzYm/PA9s9J6o4i5bVpM4wuF9OleT/z1Q7FGmU36X5RMmV9zynGCNUcr",
+	"edui9ocvj070CY/hYSmxPWJ/HxGuFSsWsUJig/KcamupFQtGiq6LUftIvymllpks2itpax+m5iWQUFW1",
+	"2cjSYh16HCfzyQ/DpFTVxxkPB8tCcfu4IKr2StMelklDXj489rVLYD4UA3uEga85KPeNniV7D9fO/mK9",
+	"QCALuN27Vq3OAbE5gbeMbWxISkcS3wOvj5/Ydl+YJ2PFGNm7IF2kejMvBd7o57HNzBTXdvqT/eNva7r5",
+	"G9LqhwCe5kMjZ4WvDbmDzZuakzdacr2q5oarPpF0w88ymbMlE0/8UD4OT3k5qDeYC8bV/8BKinLRUiZ+",
+	"E57c0jb21Qu0vB/SLy6J+RY47Nbew32slmHIaO8GaDDRS5cFqfbEfatcHMfvj+TvPzlBbo+pBwOj9dP3",
+	"b191sfl9xrrPDn4pvrVRUn0A5Yj4YtQQ+8FogrhLC16Y81e/A6s9TjdS6WXJ1MWTJ//7f/6vdOKyzHRJ",
+	"7auqNrApVaxlztJLq3oyndwIX+jCI9DYWN4EbmeuybpS2oJuuDynlVQaHkN8KLVwQcC4puQ7kZW7jcZr",
+	"vmTY8kag3uJAoRHVJ1jk5+d//LrvIk1GAGr0WhS7+vC6uN243cs+hfH35wzv17uWqiPEB5bA4XW9fOP9",
+	"7M6u5TrGilgndL2hSm1lmXdhtSy5IK7NJWGxRSetNW+T9bPnQ1bYcd79Qbx78cZTgEObNQuQ8yXfc5ze",
+	"jL56/uWzm1Fqod6//uqrL79CrIPAQnt+9scPvz5Nvvr4L12lprvhYXBNXADDUcvdrutott3OPOg12JSA",
+	"8D4cZgOHIeL/6cDZw1j5HlD7ki250qwE0d6+MfyurFfwhASnJlZ8bCAPS21qrsIR+U2xaUWsD8GIr//t",
+	"lR91jfrDtfKn33Cg4GZAmu7Liupw2nu+hUmNfhRHItAfyZX3+S5VswEXpHee7M8/SN4eeyQMcH02eOIk",
+	"LvMczfenx2DMu/kDwLwz8AF6gg3L47lDTklDSktbgOu/V1z6bhYtrCO8CQqTkPSmOj//MnOcFv7F/hv+",
+	"aFYcf7jAHwxbxh+e4A9uffDHuM2x/xY7HVwez8mD0eXxpuk0SvvqvMGxDI9saM+ndaxIhjXhc35ard5j",
+	"rtxHRMu3923nRRyka8V5Rb2YPWz4HTt4P1PNRLY7nIvgejeXqA1EhLpTkJmwl5DQ9ru46umYcjM9Np2n",
+	"M5QlfRHwxCrLGMtZPgUcl60FJm523TLm+uulFRiGjTuOPoq7s84QEEM09mFMTrYpZ5CuUPauU7+noyui",
+	"NKxXFlwdYPS+/u7Vdy/ekadpsGqnhIhG6Q4iTLqAdBFLx8aEQPFRIqQ2pxgCdu2SZYD9qEtG1+bqKFgQ",
+	"Rmo0uZZR/mb0V1rwnNqYJnYjXFDpzWgyJTgih0NrswSltncnqmkDMx+uiFoZbWDVDAjugj/FEUOcj5VX",
+	"YuFO8SCtNc1WXLC6ExFGWGm2aSkfesXFLRfLNCFpRouCi+VMSwkukDu/PIhxpOid+fvyRmDsjUINGEsS",
+	"YhaN9Yjg6hxh/I2i8cMGNAH5MQ7pMTI73r17dR3gXLWGYKu2ZSRnBXMbRF0d2hrFd0quwpRVyDhNiA0B",
+	"swGKaNAnay4qzRKi5EKfwWeZImOcEUnxhzyd2AylOpjJ7h2GJK1AiaXgK6gDVuxHDMuFiCeJ9QPrBrXE",
+	"b1ltQuDysw5vi8Jle/zCZqPjJeT8syVpgfuYcU7JlYM9s3C2iLBWL5ChNmb1/M7a/QvNyv7wVaxsjjJh",
+	"UN6YjLFatqYFM8tXd21OrF1Xe7WEQw+j5L4+f/6HtubYQb2Bxof89qTh26vitNE+++qPz86PHW7MJgel",
+	"BMpSlt2ReBDwXkPgqFuEa7f3IhCln0MH/P+s8yKGwldbYM+l7OB0+Ik4p6gHeMs9SnYdvIKwyg12946v",
+	"maw0THpY6dAork9kGHXwofCBCXbF6nv5+IiEarlkyhySBb8/nJpnm4IgIkuy4PfOYYxL1My1G1aSaq+0",
+	"/n73/2ClPDOCiq9CX4MEqdswZ3qgANco1f/4ZbFiRTGs6Nyk1g9dB8atyXfdtS2oiAhlbYj0YVlDkbhx",
+	"88mqjNsHdEkzZm6kKM5CdkugAbBzuK8tQr256iAj018HNQbBidf4D+ZIyoUbbVvuwINoxIyV1htMrAEx",
+	"A+8iI1IA/HtBa9vx4DHtwcIP3NKu+vxWFrRsMKBzCkR4QVJMrUqJlqQOOR+3ORJOYJJgPGdwiSX1lWAk",
+	"rYyKjBXmn1OSYroNereZRoe3bL/t1s89tF8LhSccYiPfvq7f724zqK9rO4+mOXWWn4laPPeWKgkRA+H4",
+	"2sBYTZfqoJBwyM7gunGi0ZCVbUTMdVoieon/lHhMXxVnGApOhOvEoWjsUbMzq0RhFKWQFHpjfk5DsRva",
+	"TGwq/TgYbC/NpxxbsLufQIhgjVnZhAsRznLrwkPiIY/9iH1wGh9nFq/hW8Om4XazpuypVQTLwcdjzjJz",
+	"V3oG9UhHYDgOYZvRIkReR4BBwBh85gvIFGP4qY4F88IG1ok3SrqNELMTH47DEeBDRktqDZOL/n1fJvL1",
+	"ig7DspyOFPoIwaNA8DFUwfY5aeMM7q1IkDGEh96fG8f8GpSbNPn8IWNoJ7znHkBmpGRXnqcuPjhIydB0",
+	"eVkD1DbUc1vX3Gfq5ghMY1p2Xo4RrM3oUFieXmDGZTCQsLjx1A3KNNSNA4G56vVITVuLvzkD/E1lvi1s",
+	"iG5Gi/BdC9CZ+Ap0DnYuxNq8IEKGLzmETrTqm1Htv99cKVavVQ5lB8PhWTAV6Cu+kvKWiU6I+G9kDogw",
+	"6ZvX1+/IE1rp1ZO7p0+gvqARmZYlFRqUxv/ijLWprVVvI3zRoukfXjbesZGXM/yee7H565R8j/FoYGUx",
+	"79Y59ZVioM7zpZBltMjNQaSFVsQEuDfG3ugMfU2m5IVcbwDWDErBc+GLwbdCRQcCLxyKq3jj/amHRtQf",
+	"RAH8JljELowYaILVIuvkUIWmcUkyKTQXFTPidfCxI4YRtYWUVPiRdMYm0SrncrbgBesaewZ1Opdk/OOb",
+	"LxPy89VfE/Lj86uEvP7TnxLy/aurFwm5Mv95/eb9tZFIf2bzH5uOsDkXtNzFZA9X9+VwQNTL69fk6y//",
+	"ePa0rhOz4kK3SxSJdHJJcqYRT4E6iyctClug0tr72oEo9OwfH359FgtDaeMV1Gv1oX/BO5P3HXhRp4EN",
+	"3G2w3TVIlNuFGjyu5TcJ8ESPcip1b4EZRr30mcxrs/sG6NPvxhiNsrL0yz/pHl2/9s3uO/y32q9wq/Ao",
+	"URvGspUViDO5FLyJ09VlLDFdde4lWFzeyW8qXuTdSFKZFHesVOgxQ2hosDmEtfgA9COsrWeNpxCjWVCs",
+	"bgLlv8p1jL0OyO31bhYs8HeScQ6G2CdRvgjm+wZeMG8WVHQuD84KJ1ob7faG7A0KCINSyvX04T6XumjF",
+	"TMsZLn54r0eeD/bG4HLFyOc9v4bV6uYCf1eGA0Cj44K5bdlifJWMoWIHeXb+7Pzs6bOJSw1F14U3TATF",
+	"/ijk+tseEl94BAr+QbpKFAqq4ieN9S2UxTRsa2WhwhzsQKbPzArgR88MoRKldwW7IGnFLwBcP3UI66zI",
+	"EW5/goGoLs3pRpi2W54vmU7JODWHGYoMsntNS0bBA7hi2e1c3pu/jdBt1AbzN5ZsSPGL5jOa64Kl6OZr",
+	"Tb+1+eHOhSsTpQOQ9JvpCx0SYJg60EzuPSFhoDdkvC7hpPZKLSUuWLxu0hUwfriYT2Aag1jisioYlsLR",
+	"qBJYg/ZhtbC+qm9urkeDRB9cdg8wPmDFHXT1CWvdQkxpRZP3BzofTpmw6RKfL0Xi0dHOG3WjHgJo27dU",
+	"i0JS/fXzz7hWQ+HV21zRpiLAfQc1oerqC0DDsZX7J8+8OdEEFMK+H1mjxlFto1RZf3B4BzNB4PYhnMTo",
+	"kiewkTo994S5Hs3vzSCP4PM+W/iEsZWy6JUpYXVNu44dKCTNrzUtD4TvufCyTjHZJ3guXCBVBd+1dldX",
+	"j7nXXj4IEQ3CmXLXA1fEAz47u7c3EJLxs+dkJatSBUoBvngsdhrA2Xe7l2HiWGUPQhTc5YydTTu/qPg/",
+	"OhND/xHEYsGUoRMuyHyn+2Pt4e6fQdMONZiWS+ZDstqfJ+On58//8NW/fn1+nvgSiU/Pz8mP30z6u8Zp",
+	"d9JLYwtt/DbU78FfnmxKdsfZ1hre7I9uV9N+3bPuPmkQb7iN4QaEa9WgwqjgqeiSvQWrwfBaOJXCfBHz",
+	"1uctiNNbvMYO6lFq1yQjmOjMfnNwInKwpt15Ku1NbvR0RPZIrLNo9ohpYchU2U2k3cVy6DpeRfm94Bqq",
+	"feSXdWJCHWGXlSyHKH4pVLXuKwsQ3d9BCSk4BWfCMbOy2COLUq7tMdMyddsOdRuh5kRbtDzoqW6It5Gr",
+	"3MiyKL+ijwKzSZBhmpF6U1wDZh2XNoVKAqpRC6ekmhGIgzX/4eumF5dxLKpCFXlIOaCBMV3N6LaORSd0",
+	"SblQOihZFjIGW3aEPLl7CgUrVDWHyv02olSYbamBRrHLMUaH/F3OZzxPLbiH6f3vcj45yVI10LeNPcYX",
+	"w00A0T6Cafh5goMW5u6tmVHa74/7evw6TF1pPsHg7eZekuFJPlEZ4JSgAkv9xzbvx9T0JaYMRXFtKbdD",
+	"eokrrobdtT73abCLjkqD2XdJxxzXwbq2Vs3XtLJcfo/Vdd4y11iQIl43EloQuLZ8uFjnBfPAXT+u6BdS",
+	"+iyL32m16NCQagBV+6TKNrAEs64r9Lpag/vW3gO+Vqid4hcKDCMnd9t3a7num+1Sb4hxs6/5MthsMF+M",
+	"KnJ+QumUYUXXBhBsUIStscgdk2/tfB9Zd0tPDdLesNLzFkvmDWg4FDFNMy5jDppSrqNRlmXNauBVMuYi",
+	"KyrF79iEAO8Cm4IPkbcOLU1ANDxQOq//inQy7b7Abx41ZgyqIB4UR7gw2oQoH+7p2rpM3uEyc8hgIgFI",
+	"p9wvn/3wR+yfIm9vLbv/PFt7FC8KtCNbpTOWh7wv7gcTc5I/GVegKgDww2LBSpvAhnVFATQuB2VkQzDq",
+	"x3xo8tm53t6EPyEfPFBv0d7ihjMABbkj84hsrg+8q6nds/J3ptUjxN5j6fTHgIq16nD2KfEhNNgg5Z2V",
+	"P3bjztvo/To1wXRwQSgmLLin4zQsi5GSFLKc7W/pBArWYMifFO3GN8LV5bA+OPdPw70hjERP0NcpBRtY",
+	"tvQdu9duUh+T3hiBBS/XbwoqbFWU3jcgjH1g4yuwBrbKPvW9FK0V1ffSS8E1pxorvNjSHIP7268N8/GD",
+	"pY5DNp2g7OrjFDz2wXl7IXQRe2/ohTg5Lr7PHbGtbT4Iflz7J/IDHgjAIOgzIrESsz0VXwoE4ByH8ClN",
+	"VD4Hd8cXdVriaXdyw0VyPDxHA0uiDvn6TZT34zw2Q8PlzRt1lPzxynUywmSjg6gZYKd36fNP7p4Sutmo",
+	"MyryM1v91vo+E1tVBW8gmsHtj98H8ca8ZitW+F7TZtYWKWWlmbr0ZOeA00oAn9E1ErkNf52cUhOxI1zd",
+	"HeDgvIYkaPcwPIlBBHvzLA03UdTr33XpvZWxOFLzK5qmAT6EpLJczmi+5iK9QLQ7CogKaMtVrWAU0Jcg",
+	"9hGdlldvXpJbhiV+WxCbWKVtzYSeknROs1u5WPCMpRdkU1Btlv6sYHfM7IgRJgDIBZOBg3Itl/YzzXGo",
+	"xMqzGJWrMBTJi74ihzJxhpCkq8nZAEMNsIovfAcw2a0AIyl+JEzET4PDnl7swbwAtjgGuQblwxQUQ/MV",
+	"JSB9DiQAu2wqDH7z+zBKRvVyQfETHKstnW0HEY1rD471/l1mh6pcQWxPAbbqXnrhcgMSREOqi8dB3Rrn",
+	"9dsxnZCMCoCrQETmKco0dwzWcxf8HNwl6QVJ/RGoCz5ctr5l8Q8VRmjjTrj1ArWmZAuHzObWzs7ALJY7",
+	"YEHHnUsVSlExLHKqq5IWZz60NiorHpF8C2Gz7F4nBKD4vnx2fn5u7pmSZtrqA4E//0ufhn8YhXNIYbiG",
+	"uBquXPigP9ayLsPXWyXOoZ8EmcytsLjHy9eD2gGLBRM2KntTaXQVJV64wXsAMm6MfCCzrqqrdUo7b0Mp",
+	"/u1mBPhCN6OE3KDGcTP6gJmff7sZzWVuH0HBePPnufkXIGuNPqSD7TSvZGbze9gmZqNZq2UX2oG5ODvB",
+	"DuIk8p2HOGhNF1wwiN2C35hpKWeFxJ8MAZn/NXLLbENL5UrlHqYgs/I4A9sySjus5Ivdsfk5d/BWBPD/",
+	"MKSnYNsA0m8RROT8wRzSp8/+EB5RclU39nULC67QEJPJ9VrW+KBGcxYM0d7kgizYFiJKqCBfBTab+uvg",
+	"2QIoDLOZmRQaIPB1LU81hRhD0pYb4r3y/NkzMk6tirpl9HZWJyhRTVJDolP/0142y7Nm2cQ/RK1dnZk1",
+	"UqC0aFNraugXGHNY8a+dQNPD4uJ0a68trGfsasdaLDgubhOSGqndXP6pK/1hJ35WMsW0H07zErG2HvPe",
+	"4NhzXJQgxylG1E7ZNfdzx93g4+0BoouXzIjCAcAUhB/boL59Mgeuc/jDX2CO63A40Mag31F122ufwVH0",
+	"LgB8K2oiwyKgRjzxy4EZLa4YYLAusQDgDRM5E1ksIHj0MlchfohCr7I5cWUlbMjXkdWH8oPoIZgiueCs",
+	"RDjMA2gik47yv6dEtX5fMoaB/IhJzaN1Lc0YoxkGdYrC8YWq7MTrT0R76EbcQVyX3aYN6VEUa7xpAdDD",
+	"mvPTgfCHLkekntchAsUg0y60uNa21WXMLQoHEiZ5qV3BR0XvINLQlUfFwoEgTSvwmtvQP7ATml/ryuXe",
+	"oog+AvMlW9St7h+iYYzCYOgqbZXrThEj2txxMG6LATi5vBF7ZdJdWCREnkYA6B5SEd1D+fvVai/jOHWF",
+	"KBOSwuEEKSNfMtXAPGyhSfTmYWGHtAB9Q5aDokrhywexFMPF3OsGc/OlGIDqjM64Dmmu8V00R2HZwE0p",
+	"FTsacumgguCoYIYmh4aO0HoWVafuvLjvqljv5/mWcl6wtav3DJL5XQMjsaaOmjAuoUQj5BdCGQiELeNw",
+	"uuDtwXcZYpExTXkBVq+OFeu41oJq+HVASFjR9ECFfADozKqS6x2kotkIQCHFD6wjkdE83K1lpcC8AuVB",
+	"0j99Z6TdDUeJ17Q4u2W7dGLL1ADzaWKGBmYKy21gtaB8ENSZdpCvFyO64bcsyAumG24G9/H/Z+/dl9u4",
+	"sb3RV0GpTpXJ+ShKvmR/e8SaOkdx7IxnktjbkienvmGOGmSDIkZNgGmgJXNnUnWe5jzYeZKvsNbCpZvd",
+	"vNi6xIn+2LNjqruBRgPrvn6/wcFE8FKUpxWy/eK/Xvsj9Lcfz51UJgf9oKVB7sfzGFEKdmFra/2A0ij0",
+	"MDdV5CI9OKFh4/ScFjj49VfAfZlpj4/Jp+Au0CsFjoUFl2BKO8H/62CT4eVDU2zOi5kzFfwzTvxpJ9GF",
+	"dgTYEBAqyuFs5lUJsFoxcjQYK9BoyS8EqCjwTssvzQCxOxkWMQ88PGro7OQFapVBMwoGEdPBWPn4yCBB",
+	"d3bToSr7EC+DW6CErhGsg/gdsbM7u9gMx2qsXjkrGFEYCulUT6VyqokH5rmMLUsxkx8JUQv+UCfB7mVH",
+	"+MPRnzIEpmKl1pb1cDNn/bHy0L0dW7eX+V2S9WFSf/rTae3K4Z/+xM6Eylnmftclrc4J+xq2DEOsathh",
+	"BFRN4WYwgWBLSsOo9pOv7dexIr7yyap919Y3Letlxc0FkIIM2Xn3ayGxFR1cfiXMWNm1Y0+GYoZnMyNu",
+	"eFoFzGW5t3+FmJ7gxxPlNMt8kgwyW1nsLyDL6YlhH7578w3YDPQTRNV7UIQANgWnOWX/9yG54odvvvGT",
+	"6A+Z/zGKfg8R5ZmvwR/N/np+/q4RDcqGY3XKSmF0VU4xGKkQMa5W5+Nf5sXxi8D7V8grxDuF4AREdMBW",
+	"KeRUUA6Pjr+zS0oprFOwTv9JW+P5bjn0p+/eJDTVnt3618GBXgoF1O0Hz4fHw+eIWTAHKX7k/udStIQp",
+	"3gPWPdprYPe7nX5d5+IOrOSemJsOlD8UMEwk7U0Z55eIG9zkncddB+kQt6+X1aSQU2IlEbmzSFMZ4WSs",
+	"9ngyb/KDk4NvhX2vNZY84OaB13x2fNwAIebLZUG7+uhfBg2l2Je8MRmbcvCDDG9imtIZiV7LEOU2sbi1",
+	"Pz7M94hQzBK1e3Dyz58Sc6ttCA//c/LPA8zhHfzknoAKN19IdVQTvp2f/TsMBqXXJoVb2IrLsRCEW8ah",
+	"DH3I3gLRXJImgTj6lBeFU9osQ3ZIxL+tPxtLpmGD1SJGUL/Qa8K39Ee1IDw+kJB4ADIiRM3d0WrZH6du",
+	"Kdw7vq2tRt1p7IjlxkuO3m2qXEiu+w7qOtyFDfxHIZY7LYQ0FHIHuBwAFPIUw+45ENCNVhAl7OI+3qtF",
+	"smua7tvSGvecrdnHOF+xqq13D9Ih/fpbdU20lksMs10DS//pDo9xugFqlU8tRzqtfWq836+DgxfHT7cf",
+	"6g+Kk34XOd70fPtNr3U5kXkuoGzhxbNn2++Imuo1QlZ+ouAJouY7IK9rHBYvaeq//wSEGa2dMBFXrJ7J",
+	"3CI3fojUrUBmNwBPvAPYybc8lnIBdUmmKgF43P33zVxawcyST6GHwZksyms1r6T/jFYGgNNkU61mhZza",
+	"bMg+YF4/VCTCMDfc1/4Fs6pd0AKh8RFYulmHOMLVSffjAXpvwlgfxrmVLb8+kE9S/Fp3GKnRunH2nt7J",
+	"2dt07nyCo84Feo9H7vjP2+94SVvl4c4oftfm6dpwTjcYBrBftxqFzZr24fohLgXP13jJsfMu1mygGqHa",
+	"hRHBLpe6SGzw4+cApF97SiSKhaEgTCnSs/yi46h9K+zaObsH/bJtjz/c/n6x/Y4ftH0NUIQPtr+/FXaP",
+	"zb2vLZd+qDf5O27nkKOn9H6jzwNCiIlTRJjcZB7NCn7pcZP2Qt3ZpghP91NZRN5Rs5WtxoIVNifmTcDR",
+	"EbOZwIq17N3p+cu/btFj0eDLRszQKBIgZdcAINaxgFKWB3fmadWwcG7KVayhueRJJU2lSnGtr0RSSAMe",
+	"MFw1ZFmoLOM284HmWDpFFDuzqvCkHe2iYR1f6Y60cDeQ005a+GEkFJXyfUGS6stQ3e8FutTxYDmREo/R",
+	"LSr1IwyiHmLR4ZYAAGjYWpHiulgbONtMGMugcrQtLLAm0CAHspdRwHrbYmv9Trth7aC7d3sJb/UtLsId",
+	"+/136b8m77GP+1r7qI+2Rru/u8vuT07iRAI32C3aHq1e9Gmem9hSt4bt98SwCS84EGoB4Q/1p801vgQ2",
+	"Ayzgjzfz1Rabo+tQwe08oLB2nsoh+5aKm0vo/Vtw9/InjGOFH6FCS8OmuiwRZneySsBpCYSkZJQY8zlW",
+	"PNC6RCj7yYpIyMAMGbKXtDruRSYivrdmvB4crKmxtSCyu40edaeueHKGH8gTr81gswkQ4CBgVR9Fx7qb",
+	"Alu6+4C2SoytWjtuWywGvQ3xwu10vi5fvkmM930jda+xXJJbttCAjIZeUUxEmkEdu7xRGU/svtRDo/Jm",
+	"i0Ktdp71Xhw/RbxVpSdUTtt0N1KHYhTg+KE/DLDSBigliY2wwTVXiBk4NTOppJkPWVgaZGtlBNjfKVOC",
+	"G+LHRamJ0vHZ8bGnRsS1xJoq6iNILEFvAtWe3Htx/OeBd/nglot4y4W+URfp5RlkOsMTKWD5YUu8sitS",
+	"GXfIbzGK0i3gH/2Uz5Vt39yJRxIarbd4IigW2g65R03gdp4CTGDR9h25JN1xyvPYdU4hCghEJKVPsBIb",
+	"swHN5OQH6hi/6wTllgt9S95/QSJvxxveQLPy9X43vXKfju64SwdqDfJgi+dEoAePZk+XxxROabeEwAN/",
+	"x35SyDZSu7PaKDawAA7khWlpxIg9uTVCZ2lZr72BxyOiGOGBT6itok9cYmCUYKcX9q+m/biZny6YNdIE",
+	"mpx1wcXznJYcTM0WAeZ+dEJqtC7KfHvsugeXg2MFhoK7tz5u78Xx8z4SG1MrDxlCYJa1rfS2YPVog2fW",
+	"dXN9zRRFuIfsR7Bukpg3BrxTcABqEa0Nie+cfnhgk8T+jJ3ytR+wv/XuHMUUMvqePcQ6vEl3jhabzuAr",
+	"ed5u35nLerqs99L2H22yzxe8p3nuZdxGZ9ML3bo5tovtheJlJ7MqETBGiIbZ1iZqRnXJAjetN7s/SX1C",
+	"yPXyssTeiAV5M2sSFLic0gm1RZAR3WGF+bhQo+9eqz9kbzvsu8z9RPCxqZgBk8/XeI4CjRqWp+H8sbyL",
+	"pOZapVtLfVeHafiHNgc3FKglLoI0DY+5MmJWFUA/nGy5fldx2jpERpSUW5pv/uAG68PZnwFXa93Q3MVG",
+	"fFAb8K3CTYtVzy0WIeL/OXXPekntOJGiIap0MJWePeu3GIto99Apgdx6i70I8nSD0ShVR0hqa4puJ7ty",
+	"Y/3PH97efLQxH23MhystZAThs4NNuXsF4RqEUywc3Gg6ogGWyg8ntIgsp0uE4JHcpVenYT52lxKGI3mH",
+	"Cn9rYQ5g+DwGpdpKBrs27b7WM9iuW9NngbmJagPNABWdLtfKA3ckdoJ4sncZMDs0EQkjdePgYI3WlqMz",
+	"qax/FqbgdUlPxGa99FTB9Ek1r1kUNJo/eUP2EgpyjX96fKgsYRp+MZIEl/PijCiuhWlLa0Fd3+rCiGKW",
+	"9T+1qLFRmx8l1N61jEjs7PUOzQCafqMSCmCUiXK/4QYBIQMGWd+JI1gOWiQQEUj6BbtHfLS+0zEFraOf",
+	"DELyoLVG9hB1eWJqdWOF4x3aEev0Zvdc0biTwKRKxt++4PwyLIQPJAf2tRA+q7ChKZFbfbxaPQMBI9Px",
+	"nYipXghTNxgHvmKY6NQFMGMvAy5bONG+vAquhn5zZqxeQsrPJ/sT1Ks2+L+AL6WYc6DsXKzgz05yUrXz",
+	"gBkdhZCvfyJEX2N1iXJpARl+rPUKF3i3w1i+WlcUiQS+dTurVimx0lUJjeJdXtm6oN+t1gJfckuNxbYa",
+	"ht+C+dZ8qUeJdLu1Clul0qVQ9ihFq9ipMhpMnSd4Ymo312uiWW+yYlnExM0GeOTdr9J5qCxlQEdSHHeu",
+	"xqoKTYdoOhTSWLD5ADg+Y1QUhQKrRhuPRVjORCW7BaPTWC8ZkFaW/JKQB1oqpGurcd+t0VBoVlvTgPkl",
+	"DYCXdMVtI7rNbyNeW1vHvWq00xs/QyJ86un7apfRftD2zWJZAETybUVx65+9B7i911wCzhFbCdtPTjKc",
+	"3A0RXiDM8ehhtRNCyX9qIAzQIgFQAyHQxmqszhtINgm/a3iER5NmPYSppYgtOCMVkufXBnxi2N9+PB/4",
+	"zjGMSpRj1cRkppvIeMAIqjTsWhrpVsNn8RFrE548ZABdn9E5gGkA9uAgAvYtKmPHCl8jfQuUZrWgbqQk",
+	"DBHcJrIPw1JXaduGJu92rChQPQhoRGSe+I+Tl3xmid0vl2ZZcASaIKwlpNNHR+uDgn9FjOpshJm7sUrA",
+	"2LJfxh4GZXxwwp4moLYn7J8/uX8C4hH+81ei7i8pMgVvlMP3P13fPAa3lVRsOedGsGxZcOVMR8QQCg6g",
+	"qcCnI6Q4b8PMkbG+ENxYhErl5sq5eGOFGYOpe6a0yTDZpJJFDk199AVQtXg057B/p24nGFsKvmBBqLfJ",
+	"eDgZqXC6q7ByMgTGEWtuYRvMXnpK4S9mRDoOYiSwrQhBFMzj7JdfYa9xBFODqpnhwT0X0HMr0lfdZvLV",
+	"3vKGhxzB7zOK9xC6BLnSeH2ld9MmG+zCENfGAvI2f9P9Ts3xDZHfMGicp1IU3u+iowzOJjXKFCuqJvVA",
+	"kOkDxsrJXZF7iE6rq+ncWYenrBRAZEv81cbKoiCZQNXvUyDHKSDqWBrbJh/wPdYERO0AvWjH/Vvb21Rs",
+	"/zl7+/e8U3GpP22rDnaAaNi0C912adpFPjdCSfGYE2nBLWvD3tq8ae7GtN5H3j7uw03pkk/ahPt5h+mH",
+	"e5NvSqechdoJsLM8kebmHf21tnOC2A69PLwo9I3IT8hUwzIgsKkg7jZWjZwBpEGmyDp2gbcgjvEg4fqz",
+	"JQfgIa289O5TtAyfDIjGbiR8QM/qsSrFtaTyAPdrktKAV6pK5ECE10UEBLBslD7USxTpKM9rfUQ/zmUB",
+	"AsT9HaW/NGMVZf6MHI1GkMCvaz1b03tx/Od+m07AKG/69d652+/BcsSRHyihsI+c8YmFh5I39xacewgB",
+	"9TKmKGsbGTfx7dh2R+4MHeHJ2T8l0SbZ2gMTQuWx/iFyNALiISWLteo76bGbJYkzNhG+/YlBSTBW3EAj",
+	"pSgPARNVXLtZs17mxjqCfx3i3QGd9hVckuCyun+j36pYBv86yVghlQASuUzm9E+YiptwlnPL6ccT99B/",
+	"00P+zdxf2L/H6t+Hh4fwf+6PGeZkMvZvxln2cs49qVEC/wrFs74lgrMMWaKczHGyFWQx8cdelsKYEUJC",
+	"WV2KvM9wlFJwo5VUlxsHgpwqy977i3EIfIInINrhfvpDencTonyHp6wj+mesxztB6P2ben7ObQMoliGX",
+	"pF9Hv38YkUuIWFw+tf7pUfNdWH1B6m77u5yH28711+6mZFA8xBMxdYqYNKgfDnCBYQC1hgr8t7O3PzBE",
+	"KR8ROrDTfzPkayE4wLnwQZE5zzGuInJ6eK4VfAh3UfIwCCCl5+xC5uODEzY+QDTmqpI5gjEjYRLMHy9w",
+	"in184I7x+ABeZHzwazZiHHHq3TjAzkgHwscY8Z8Q8xI/V7wwxHWDVDgkAbygkJZNeVlK5y9iJbo7ghRy",
+	"DBflQ/aKT+f+NI4VnNG5Lkj2BEoDeG+Pzcu0Ytyja7s70AulBaS3APmFtfe4gD1cavpWYxWCYOn36FPu",
+	"w+MGi5JNC20oSeGlPzolC5gLzLiXnUBhzCEv5LXI+r5WEsNCY/X0K2bEVMOUwBSKuxhYZ0isnYEsCJ62",
+	"k2+ndY5ccJfhIkrdGAFw4RDVzQYofYAnM4vEuVA3PJ1rt90MsmDg3VFYwLeFYBWI8QIEVSF4Empkp4m5",
+	"GiWXe6Sf8IgKachMNXN9Y8aKCmD9RWgkzrQzeIckv3Ep/EtSlDKI3PjS8M2QlwDhs1XO+HIpONQLI5S2",
+	"f0ohjfVg5tOoh+AYwNI2zGfPdRCqiNPQKXZ2aE8NUjdTg6k+Vj3eIXvw8OBbmz5w+TVoSCLxyDrBSDxN",
+	"gWtkrBow1+mcnmAOasQ2EJDUmC8CQDx8CPQBiKMkk0QJjKQTFyXS/FKDCf2LCCky2Byty4jrMEpGob07",
+	"VigxGfEHl1kfz2ApOE2TZGUCf0DvjGFrJKZcwjGdyY/CDCFpPxVFBiUPtOd9jUR4aV0ysNcBOuI0UEv7",
+	"uJTb4/gqtIMbzk9SLUD18lytxgq/tC+WTnHk/WWJtMcI+p/+xHoeqib9jAMmVQwZD0LgAyWWD9cHL2qs",
+	"0I2SdfurTye2XPACBSnC2AdbdsheFtoEF08rhZ4pheFMlJKjcIrHKgwvkPByRYd0yE5pE2G5GNSTcCsO",
+	"gcxP5GzZLGvtvXhGBRfZe2HL1eGpk9RZvz0t4F62FrSfc3tXHt6cWxzwszy7NTu2PoN1YPa6JTxiItGR",
+	"rKEi65oRgpnucRMnmSf6WrSxN7V6hjWjHMWMz9PMWu1zI0QCduQ+ZPJQ6FtCGgNYlZd8OheHL7WypS66",
+	"KXKUPpy6K7NhG+Z2fIHfocP64tkOI51r/T1XnrbRPFjuQjjFG1Rt9O/W3bvbcnu94NmJCsLUDamd4nID",
+	"pot8h6IYpxHzrI+0k80O0/Pg5QXrJZ1EMwPaNKWAQQKKcMGoGau5KMWQZUsw0ijdyi17isoXJCpYLsB1",
+	"+/T4mPXou7Jnx/2Rb4FdcgI/EEkGuUb5tEuVzff+C3zJeITR+9ur2CWY5I+h+c3wGuluf5hYfV2SYJgd",
+	"AmWtca73FWWh0CZ15rQCu3ixtGsFFzdz6A6o7LKy7hhqBcT6Id5ee13fq6grO1bugGP1J3E9QYm+KIAl",
+	"n2Uw+AU60ks5vUrCZCcs+/Ht+7+//u7tjxdff3jz3Tev3mfhlPej4atLrHNBLiwzSG57993pDz+4225K",
+	"iQUtzqcJJHfppWcfvv/+9P2b/+Wu9oYETgb5Qb0f4fyCECuCV8mIB5pqecjTr7Gt1mlWiUQHdEQRiha9",
+	"7qBFns4rdRV9SF0SN9aK3YhSEB+9szlf8qIg17KsFCu0uvQ8wNGXf2JoDk5Yu0/We/rsOHjmlXKfY6zA",
+	"LbysnEAO1UV9Xz781fELZuelri6xniWjL5HRmyR1wzRI5ifXNISdR/IZlvD7Sn0DmxvM7TuygJMRHii5",
+	"UZvB5txGfe88QEnil2TCuT0JhetwIFBMfqK1BgGP+C26RO05XTah6hNe5VInYKq9lIuWM7ME3jgwl0L2",
+	"0mqIh3naN/cAzwCLzicUxFEHE8O6Wjx53797PmA/nv5jwL5/cTpgb7/9dsBef3f6csBO3f+8fffhDET2",
+	"j2LyPVW1wN0IxmgR/DXwbc9kIUBSWIibhfK2JS/dDnR/pkjpRyuU8fqAbsAIHTdsLsG/gz538OxpzBBb",
+	"ePrVkJ2OFTyv4GW7TEsEVrUsNM8ZSBjWe/YV+/5rkmtsk1hzI0EH+1ihTQgDJt36VDqpNDNLIabzQ6sP",
+	"ITA54dMrgUWfyQB1t9A/56vjp2OVKW0vZNzI2SZx2iU6N8QQxmq76Iw78dRtoY2yc1EVVrrPeuS+zaHn",
+	"id5NeJ2nJ+OBBGhjDptFaDzKnyE+nz6/tcnXcimdch/kAGxZaXY6JrCN8A2ffvUgkw2yBRsewMnYRUTp",
+	"EiXUH0ZPxbNKS0cqYF9NtZSHV2K1rW8mkrxuZQ2oQTflazhRVBF8JTzurywbvASxZZaq6g99Vb2bQb15",
+	"zT3Qt8VQp7K7aMjeE+lIaN0DUGBn25LYz3AYcUENe5iEK6FxmyCOQ/8O+joiH+BYGTTqXiBdZtZOVHAK",
+	"FMb334BzWhiNqKhlsgKdTH71NajFFsPuhB7twf3y++Hy7ROJ8Dv0Aczbz48Q+MmnB9UfzJ2I+TwDcNMz",
+	"n1VFgX3lA/DKT3yWEANrc27mFF+LEAWlsKUU104dcCtK1sOEk5nrm7b93x+yr1fMh9ecZnETaem1qXfZ",
+	"GGExA8un1iR9ED4GCR32UnX3uHgEHxISFyQkMuz/t5GIVhkreN5oW2k27PS4b851ZneKdASU+Xi6M9+w",
+	"A0vl+Y6oSMKjRA3AwE0rGEIHEIelceY8oE81Zu6XZcDiKqmqKDzH+kbJCp3B1FDUe3H8PLFlnf2KqFAp",
+	"mBQIRpyKEcVs4F+DSNXrVOh1+Yb7Do/oHfnX+PCWvpP76w2pT2E7vNGVWKW6q376fv9AbpHGMPLxt8iy",
+	"pt2xtS8DFXkq5E5YRvoKOMMgo2xDph64y02zUz9QG/joGpxyadiVoHgmEA5AhS6IQJ5HTBTENXIjNsyM",
+	"0fYzSfdtMXpSVxfFeELFAivQaKdPlPuWTvoXQ3YKlyWzwSO/frBxrZODvUvXSFhwmNGXkAj4TM4vWMJt",
+	"+3yH/g6vs32cHHlHnLAIO49SybtvuR0MbFQHm/aaN5vXj0Rb10jXdrltY3CbDA7q6ne+AYlPc8vu28/r",
+	"wBUOmCxBSFd2fsSVVu65OyWY3cWrha4MbC20lqBoDsp+QsVQxpfySqwyhpUQ3kp04wllaZcEG62XeYhO",
+	"Z2wmMsfMgU16soJ+PD8QlDKndBUDSHscFvKabF3DZ8KNKRYTBKKclPomAhXrCUT5lksD5jKRiCnN4NQB",
+	"Cha33BPkYOV0sWJCOYfbgF14KNUAD3MgznHXFVJdsVLkYrHEo3gezVTDltWkkFPKdoschpy6q5WVvDBD",
+	"9sYmMcPjNKfi1v3iSqwulLYXMaBDmFZu6rUPU49K6jQg1H7GlVZ3fchxiK1hovQ9hhh8Ob7nSFVzKaEF",
+	"p2M5WW/zB0Kcy08RCGJaldKuDk7++VMtLtScYSohKjtPbTB3qErhDuYhgqB1JyleeXxdpPRW4tDKhcAN",
+	"DQRtAYmXSvMC8prgZSEBBEVdhWIP6Nqyq6UI2I43cw2NChC98omKBhjbStiI4eZh2/rsUgSoiDXsX65S",
+	"olp/qffVDj1yHLxHDwuEPThU1ofCX/cEd+6lscBdB2pxLoqlf2k380ITsrAxnm0rUdOQwdkI1tRfV+Vw",
+	"UxPpt78Ly19AvyD0QYA9BlCZAI8M2Lm1lWmwci+44pdiFN3IUIk5aCDwdqFy9hMfvGZjuJnBvKRhP1ei",
+	"iljA7vUvgfYf8QGI/TdjC8GVL7cEZxDak+dc5YXIERwHdI31j6buZXktoPISiul5npeQ8OHKGTRYKA27",
+	"Br4+uAgGixcgj/IfIQU+YkZrBdEBwvDzi92alm4zrN0hexM25x15zckwD9VzV5/Cdq8Zlt59LdoJbtMb",
+	"LEj+fUIqfGqO4TbqElFGtwnKbiWRGCA7sg7T1WtVhXUkU0KJ6UH1oMz7sV4IXRYjpqWwBr2VhbPUnKTB",
+	"VobakwINmJ2LBZKI+hl4ID2fSU0ARc3PBeQsJ9wIKs+nYHjOestSX0sswTc/Fxf+uvakqacl9ov0MJBb",
+	"zXV35iS9RVfw3/+9FvXfdLbf0Q2nS/lKVYu7BuAKr7QvQ7K3l/9I2FvJ99+cAEzP8yb8LUCo5MmDWY/T",
+	"oWRomTBdWSNz4f20fuxWb4/XQzMaPkEqrNvPxiqxTrB5P4x4gVsh9ND5DYsl9pGXL3mlI3+NyaDMdyEN",
+	"PHqsakUb6UwME2parsDehC58Y1nv9NXZ4bcvvw/AXfU8IHiczjLzgmAEUFDgC45VkjAA/hjnQ05WDfH4",
+	"BHvH3qNipnRHYjMOnI+8vID2NUIpjmmI4Vj9wBfUQ1Ip+XOFSFJtlAq9F8d/xsbAvMKjKFrFWOQ0xgne",
+	"HVsBDfCgwf1EYG9FIIknIMF7Yr00bId76Z45C37XiAGeuSCVP3vItRbrJYqGLXYMxk+DsKnNgXwHvwlm",
+	"usR+B6Gsu0eUrKEkEQw+qYT729nbH8YK92Gyd0gc1n01aOwExwqztnpiuVSJQcMVe3ta2Tkia4JYA1NI",
+	"Rjx1bH5b5+ZCwyqJuIk89f+Ax0Ha7QbPu7Cq92IL+OG22QTnib74DEvgN6DQ42t89gnYFQOttuVBA8Z9",
+	"WgM5O00vxFQBZN1AP7JEZUG0IbTjUeFm2ilKYTKpnMpzuhvnyCyARyDa2SZtmQJy3sy1P6HoL8RJbkBM",
+	"q2u+nfDS6prhFtDSfkcg0A8LyPZpWmOHpF3y5E3+7YCtmwftmGsbtt3xw5o7jz1dG+HWPnWL7dnGFe7e",
+	"DLj2Xij0CGo7FFvi+VSYdB9igBrL9YG7BkKhWEYwIkOEupYMlPGHhwBeAHZ7kTqAhFndg/P66olpc+bQ",
+	"SgnWVQ3BrCHhx2oXEc+2S3jCP7s/3+ZhYc92P+wB9SzZzA/u1zyqtDaClltwhKQ1RxNecDUVOyXz6R5M",
+	"gAM/0SaFl94x1cpUCzQEsdYKGDJ8T/wNwh0uuFRmNz9kPWP2xDB6lxbCzCU3poWL02p8XgelMD1vBHGs",
+	"emrNF8yskxCnqa0uBS/t17Ts+4r/ryVg1Kd05cSme9eh1zDnbTLEf4Xfe93Nedjf/pUx89lF3D3BT5ec",
+	"QZ9H2CGPEoBLnKNktpiakLYsxRScsiDT0Wdq9d6/oac/ULKi7eWkwXKAjlyFXzroBa8lLISqFiD2zLX7",
+	"/efi4Kd1YJed5iGJyRcLDLpmgn/dOWfil/q1LATiHt5x2iQdcJ/ESX0x/ki5k8Y22Kxd83B0dqGnrj2a",
+	"9Tiz8Ey33Nzy/ub+hrEaq0M0x8PWz1g2NdeEvOjBDk4iZkkYMJTJwO8AHYZ9dTMJ+PGTFfXEQsUwe3n2",
+	"j7FiMM1hzWp3ahNKU2DmF+4QUJCSukXAd+gBcXXrdM3PRXbCOLuW4oYEpvgoDSInw2pIxTgrxaU0VpQi",
+	"Z2f/9R3zT1mfTI+7idbzsi1eeV1Cph3UUFOUIw5Hx6h9TOSw+lsjAZyn8n7x7FksjhkF6lmuWEAsC5Oi",
+	"qsXwcaQBRNN8lTFu3TgazA78IA2mOejQgL1wRykfLzDuCikhkUcPmvJJJ7KV2K12br8Ymo8/RkqoIVR3",
+	"FtdNM+zol3xysXNEvLElkL61ANcEYCGx0DiAkBbCDJhcLDUA1pb6hlA2CWuRjvqQvXYyA+tMsjiGO9JB",
+	"OML5plS7n/s6eYii0Qi+BpCUa5Qh3aHvmgTYJfC9fjy+iNj3FxnK/tTdvkMsu/7oTT7GiC01bHbgbAaw",
+	"VkjwwI5rdXu799Txw0v0x8j2psj2p++4/XxJ//m+mdTwyZri+Wiqi2qhdgM4xGuRwd3vaD/HJyYg1box",
+	"BiBb0R4vc1GegK2F5nV4LXgANqmMlT8h9BAv9tG8rEvwdDZhIjgYtFOzQl6LGsJLtBYHY3V29v714WXF",
+	"y5z4xsM38dFZ6ECBeniFQa1VmE9/PyhD/xle0jLf5YGlT0tDbef+gcseT+sWbMFkm/32Tm+ub5SzdbYe",
+	"X86WpTg08lKJPPSVeEypDWfZb3v0iV+e/YNAmgwZWXCCzucCQPSvYmdVo9mMOtE8USegS7tz/fw/jkMf",
+	"QOtJ5GEmCH61fiAHWP1QlxD9tvIHpS/cQ9oLjROt+g0t6oeyuI/z6ofbrmTxOvh8j+w5t6yVk7XFUMNv",
+	"7qw7N2frOddJ0HGbesajD+CWbcqZx45S0K1PzFgtS+nW7RD6n+HOni7Zcr4ycgop8Zxog93Z1Yqqlhva",
+	"e6PKHSuvX91J956d5/Y+3qZn37tF+oKhgr1QcO+xa3DZrdKjGu8CFOA5tcrd/EZ1OCrS/Vm1Gs/vipd/",
+	"8HHPqL17H85fH/7ngFVLD+D9/dfsL+zp8Yv//Op/Oo08WVlh+th6WhcLHqMR6IIuka2D/YDYGGMlTYzK",
+	"rIQ9cUYHhKalpU4+fNkj+j1DwHP88ULmRBvjYy2NmzwvTzYcq1McP2BPio9LqGxBXKBnL9hcV6VhvYz+",
+	"cMFt1k9rcwIU3nQuplciZ3NRkvsAG4EbAHwbKwxGpcTUhVS13s0Xz571R2zJS2CzmPPlEgDObHj7+E6h",
+	"eTSRy5RLmIipdn5VFjIHGauUlQXW5eBrQms5rgJ0h9LbIcEJiFCU+05Si2upqxg/A7YMw8ILLgRXQAvk",
+	"xDHBF9YLR58+H60ZVut2FYFrul3SR9Ylo1mu62E9ZCnz39Wz72bLUk8F0KZmnWzcfpvjPr471Mz6OK91",
+	"ubjvGDqODC+9zRYMoUE8Bb+zwPl9Q3m2gXiiVBx+gSVNIChSaf/ZMfyjhgC+M131BgQEksCk0p2bpjGr",
+	"xE3iAa51uKcw79KwZ8fPQo/IWMVMofLCN5VEFI6NHXDN5fByWdZyjdBrO1aZn9UFAebNuWGXpb6Brlyt",
+	"xIBlZImDN+q0XvJTLSUaDN8LZ71EbHx8DbcEmOh2JjayVdE0AjegcSL/Zr4KAF5ramHA5IxxtRqQfqCJ",
+	"9D1JWqlvqItwzq9BLS64WvnaVp7G8EZsUnB1BfoRU6nmSi6XhI9dy/ZiCDGG7YKFBq3C3oSQyuoRgaxU",
+	"BVTc6oW08CeCyC4BdsYjZCffFvufC30DZbBGDJjS6pAXyzlX1UKUcmp85S3k67OLDLD8QoI5aNc8NVC8",
+	"/hurF8cvAADDb1HCDgvqGeMSVAtHmm9d7Q1ShdqaRqbn7aEGP11avpaFwAH8sHulk589SPKB1tZpwwBt",
+	"AkidlTItkuExx/xQqgmlexTud6ChyOK+MwX1jpdG1HypJiYsisIBIlQCp9NXaJiHWIb7y0JYjnEYH//w",
+	"XC26HCvc0Slzy5AByIT4yIEvAaG7T6iGKUqnkzXN6cv/YulSYBPwV3hx00cvghoQ8ClkGY0VA/9GEHRM",
+	"qpRAS4EmM/K/RaKkpA3CsFiNYKYQfj1Jl8/4GBBO0wPQ9FLXdORcEVQDaKH1RwGObMFXiH3mcardVCfi",
+	"UioFq+kcfrgJhhsEPeg/APJrRdIZKJ4Gw9rzKJ5RUcFE27kT6UpIEOnrPAVZLpApoATczKaqIjYHvtDq",
+	"kmUDp/VH2cApQCyIyv6dOY9qseD4rpXKxVTmIu/TJgtakWV++sM45AjrsqESDdpigSK0xXXO5txc4DbN",
+	"fJUbQgmXlSB1C6jUiWpHxZxhLuTiKVgs+N/PMu/zaTVk770ON8tCeuf5/euX7MXT/zxmP1fa7WrnVc6Q",
+	"jzbi/U4E7bB0YWNjL/APqgqASurUrm1K8x2Kgft2HWnY3X3HWywqP/sHjb69bxcuu8+A4aM/9+lK852P",
+	"IX2WutTT7tQBcH+iMX52wy/din14g8HlmS5R7kllRTmDLrVeBo/US6H4Ug7d5yMlcHT9tP5zH/rcShGR",
+	"vajD35ZS5MAXQLjYE8FLQKoEgNYW3EZqbOOX4gl2q+AbJHS9UEnOsCid9ZI3If6xrCoLM6QExg98If6C",
+	"jOXOUUDG8gwcDsTKJDQzEIbBiPeLgGFDbYQi8mpum/hnpcDsqNMYCKRJ6pWAC9FSxeYXnHkwRjASCZbC",
+	"pQKgGNleBUTv+EEe7EYGO7eLon7SdqJoTZbyr+fffwcf4bZxFd+4pSXAvNN3b4K50mz7MCtjxeLgp8HB",
+	"x0OuVofYPoDSNd3sR9wYYc3RL+7A/LrL1sfy9DTKgJnrJUS5wVJKN5X7PO+dU0YbEaoTV86gmQthB0xO",
+	"nWtd6EttMEG+ArUImKh5xOSj3TCRirvNq4nOyQ15o8ur2Ofs1kcJj4I4ipiqiFg4nYO2XvjUJV+1n6KO",
+	"tLc5dcu1njerr9Zrzy9VL/nODC7LYSUPJ5XKCzH8l8lCh8eS23ls8HDLfNBUjGm7x4J//E6oSzs/OHl6",
+	"fAwdue7VD04O/p9/nh7+L37438eHfx5eHP70P/6PFo7hPVNz/JrjC24+FoMDueCX4mipLusXYhbh4OQA",
+	"P2DLhPyt5vryf3zcdvwGeE6nxnzCMU1K737LHV8dAuCbtUPHOO3J5tkPB10suCwOARtqh6YvgutEKKmN",
+	"6Hk9EkTujOfSOCWb9+vcPO2dX6/cCOcwnwdp/Vp/RYmU/F3tVkCkKevMNGFPVxX85TOP2H7WnV/AfXqr",
+	"0rf+I3VW1b72ZpswPSk7Md4kz3buOrXESDVxMsP/1Zs8LU1BPnpMV5ZiKhAf3KKP7m8Fl586mLnKCRch",
+	"o33p6ScGgYRaMfFRTCsEvZmh5QVMr5RgVEDfystSejwFzxbey2alXjjH1Wr3v6aa/EtMLfwgPsL/d/aR",
+	"+/9+tkCAAZYtt5ZP52BVZ4wjwY976If3b0x/5BkA3WpRfDvxT9H5J7BcrLpzq8DNlV84hJf6Rvh+IqnV",
+	"SXMhqEvMDzBWzpoA0xwpcpGWwmMOJ5+PYAO5ZUsuS+wOMwMKSgTIvUohRgRx8zw7Pg7MPno2VtCfg71s",
+	"BFDNes+On1LnFXwASBEgL9HGVnbWe3H8IuXP6WydCsLgjoLd4fkPhCSRjN8t6E43fFMC+p5hv0COf4K8",
+	"h09GwNcW+ajxuUFK3mbmeqdXOa8r4S+n8etL7OOqifC9tEOLdXX0C0ieXbu5amMP2RsnuEneG6uXPk3j",
+	"5AnqEYIF7yEjmkcvL8W/KGIKlA3XohyrUoS+Te+Vu0HItw6qJPDBOynpu6c6O7TqgmaXFq3mNn5s0Lqj",
+	"Bq1P38b7GuBhE9SK9VoPwRGhFOzSMkP1BdSanW4bH9mmoHYwZE1iLSFGJYYKCl9+5qyba9FOFxTe4swD",
+	"Kdy9+grAC9sk/pOI/vBYrNpVi75x09z/AXDGxWGwuXfys8PFqX1rmhQYRoiGS83w0OfpEyJLbAGWDOsB",
+	"cwWsz19I6mZsRcUoviHLeYZ9z2AZWFgrdYFn7S/OssuY4NM5k1YsgsMgrWFZvK6DfPZ1oW9exRV5GE+/",
+	"scjk57MeLwp2LUpomO7fptu/dR5lRSlXAnqhWaSbgHwVmTg2I8YLJ9RkWll6vHHi9ODa7BdSyUW1ODh5",
+	"GmYO+Kii3GXqd4JNE7ZIkI9b5+Ex95xBVAaKU2nAF+PKds2M7ruAO9q/as4tkgp9yqf185qImS7FXlPC",
+	"Wz5pTlvOxxs81+8r9QOc1rvty6gd+r2iU2EZSesdb9cNX/M8+KR/mHAWCIhk023RdVEAb+JZ6IgaCSBf",
+	"NjYVUhxmMKrrMHIpfFkFXR0EGP2A4ZkrIZY1MSgtE07eBRMOXlGaACIG/s6QfVPyGWJ9QpYGSKNRZ0Iy",
+	"Uds5m/g5CSptjTOU8Xwm9axI+JOFehehLqXblXJ65fQcq5YdtFA21M1CDb/7CDdcelaKFfl0QPEw50vY",
+	"4hmE3TKWi6VQufEUbbicGHmYc5VHjEMMWcbc1lQv3JKJ/FJAcxisE6x4mANEMpgPZTVsCeCLFjUirBF9",
+	"TwoM0ufOxUwqiR2pnPpQMSoF9bKm1t0QLHT6Ww+27jfCOiMd0KWwynaY40/ZqIlXF14R0RjdO3oMxzjQ",
+	"M/RviV42fk2EbqS39CHWG9xbtTHm2htUcZPBD273A5EZ9+SH8LcORrFkSs8HbCKmvDI1a85YvkpRkdzD",
+	"mqha7S0cNeF5V6Wr6RgPCoVUm8nWgFg4xyn9hdsReII/x1V6dr9VN7XNhGSDYbsXYmZZj87LVOcCQvuZ",
+	"VKaazeRUCmUv6NrMA+I+Vtt+HisZHH/e0Kv7qNUOH3Ar0cGZntnDPIkGhsGh9tRpEVRTJwiD3Oh/C24d",
+	"FstCCna5FLw0eL/zBAHYNnmwx9/DAnuvgyUGHJcCOkhuRFHgiMSGR0XiCsHyzFUq7HA2LAsAT9nA7edZ",
+	"VYagIyWlsKYUKUC4MfJSQZ0tUVFS9RZqPD9LpDT1bXzhxeNYiLbQuFcsjCiuhQFDw/O44dp5inWlgYxX",
+	"lIAd6KaHFUhhsD552Q3C87zpeacU54xfcqmG7Ly+RAMaXJgBc9uHilSTKWO37dqjQY+ENsQJJOwaU78p",
+	"pbUCsfYoyRSAyf1r1ey0ASlKE9Qh2lhYhg2eMbBavftAPT1gX8FOpp7TcL/T+siAkZJCwTOJNSNwg9Zo",
+	"QTuCy+u6b6cAc2rePUaX7wr+69Nl4w4AYOF6wDtYOwZRWlFWjmiMvAXvxeCwFpIC8VEVBatUIYzpDm+1",
+	"hoebm3G/yNUDetze9vhR2nky/hab6jHOvAEU4fN2/347p/Yt14jw2+yLI6dCDr2G2Q2djPBNYvQcIry+",
+	"0qJmiPScXqDoM7r4/QGil2A3YEile+5BdCNrd7BpIYAhPwnZ81KgrasrSxpTBWBZtzZEqW+FG8X9/+B0",
+	"I3YKYEoacWiEMhLy/r3s68xH3jKercW159JYXa58UBubNnGCaYUHlXMMmC7yEHNnPR/f0DOQWb7/Rqrw",
+	"nzCvPjEQuDfG6IYwAQXZyaN+IHhttN66TbWEHvXQUFqISD4Q106Yta8krfdsRzC7lpDAgGpOoIGl1a3V",
+	"JXYCcrYsgVbbhxc2hhBCdUUg1a7NcptZ0545iNkyYbYV20IMNvk6COIOSaD6BumM8odqoYOO+tpnX301",
+	"OFhIFeptdwgNQ6MT1OzSVqM90L3jWAPYj25YkhXdNfvG9q69QxB+0KYUZj3RuhBc3UKNorRiYXZRUPGL",
+	"nr574+QyTYWXJV916afakpnfPbUDIumRw+T3vlcrIObvQLd0hYTf04nKpVkWfFU71dFrUalnQeEuzF2B",
+	"NITfQCCVXBk+paph7FCnSF6fePEhwQiQMDnhGsRvP+rQWxyXS2JGsqZ0Br7SD56L8Dh4Y4Z2IYhohOVx",
+	"ew06AVH9zEohANOGelc8bW4UYRQkhiZE6KfMyD3Gfj/yId0/CG1gwDJq8c+wBAe7HMxc3ygnkCuDTlLO",
+	"cs0iE1VjWABhN00XfE194v0I1gMuKQE0xqBuqnqKlDUdgmpemDZ125CdOVHGC1hTUy+ug0khZDzVFuF2",
+	"kKXfCqS+Q3mGd+d9oDtBXsMPldYqrSle6BUCWH7M6NlsyL4XXNkwLfpIblE9bvWNLq9EaU62ObGDlNUR",
+	"UCMSap82nxbW02vJytgQZA6f6eRhFfPphtDFi+M/N0Pr/iOuq+fTPG9o57sIUtdGucPw9H3qL/z4N6IM",
+	"J22wfsQeQRduwWkDC2t3RVpzr66luNmlegeu2164k7hK7qIBttFPViFF2ktLe/r095BRo4VA2hL0RHyi",
+	"koTQZAWSf9hMtEqDnf4B6cPqSyRxRl24va6kvaDnH7A+D1LLkyz5HbTr7DLmbqU6t1uUc9ehI/dB96nT",
+	"gBX5Mko0bqnW4pq2vJcgiZzYUFLBrwH/xH37PNAOuZO2VkpxkoY1FLuZSzCHDdnZ0VDEMldJsRr8yxzk",
+	"+ZC5z5jYgNSI5JxHfAccdJSy8VALRAKrhPAcXrylFRMoNNyvwHc0lOaCVjcjL1famkUHwqcmvmptSEH8",
+	"cbWKWFv++kIb321ccOchJBauTCa4m7U7SlC0/LjBBkOwrlJQD3lSR+yXANYeF9g0GndaMvsnkLZLqxGg",
+	"SG2XOgRc64G3/cEb8IkUg7sQvRpYW2/Cto5Bz16EIhFdhldvtUE3VIsMQjWJNLtVSAw201Fi0YGXPXdY",
+	"5uAe/+AVDv/YAWoEttottfn8Po26QLsUJHKXQF635rbm4SO9EnyIpSgXXAGNZZIFXjPHCsGvG1IlgvGn",
+	"V27KeIYTsEuyM2yTW0h0fhERsXr+cdNX3yHNCJ+CnUYKwJ3c6C5C3e6Pd/wg4uN3vxfSXNzmnbAxXfAm",
+	"r1nv/ny2IHDIfCP+xg7t/x0k+S9Bv6PkIBMsP6KglYemRlE0CthoBCOaVLQgdBm0OwezzPPlg09SJ8z3",
+	"nHAwAHeyDvDrwoFAUFPs38YC1FARQtJtyIDdX6L5w/3UUf1HC4+iTl4kzrmpm5hnwoI8zZomJCvFQl8n",
+	"dl9AK/UPc6ZWGM0MOwj278mweFBy/b0MC98fIciyfLQu1qwLsrj3sy52CROtl89jNrBN9YCtvYlFO40y",
+	"GxFOChE2AD19s6iaXUsjJ7KQdlVnosewNhrzGSatMwovZ/RMaYP7p0uwO6S6lhhLGhAKRYyfdwfMB+k7",
+	"t2Jg/EjepZ/qX2hehGhoLOOF0WyunQxMHBDMCqz5H2bIXn1ccgVLTpKzF0EhTDZgWSxpv8Cy9ayP7mRV",
+	"FM7HhLTIiIj6mZHqsvBxd80usf9w0R0me6AQGS5KrZQ/FcS337zl3rW7b+slN+JQqlijAVk18CUhS6Kn",
+	"0yrAVPpMI+gVrw7j41K1/cQ03q7zbQQvp/PbzOunyxzQWOPO7ZpIvGKvpf1HvO3uI4H7RAFhBYZfakiv",
+	"Gc3bjUYdu5I2caWDgFbihiLDwsaQ8VPPBYM1iyWfWbDWuIWuXWgw0vkKgOiJpzv24GB9donl2UYoO0ga",
+	"pmQSzQFk2yjaEtRFnBKBLhp+DZEugP+EuM5EAHRvJQs7SlqbeHEDWPfU99siNVmvRu8Yw2f16cONfZ8D",
+	"RlBi1GHLUk8KsTAe3WLQgPAxGTwzrBLkdS5LvpzDsgDOUs/G+CBGPr3OEfmlYBNhb4SoMb6bKwN16tPV",
+	"tBB9Wk45i+CSBiODfnbEiMPT15qIlaZkDGALgzZyB+mbeE3Pao1EAFQ0UWL31oD97eztD0wJg/pUs1yI",
+	"ZR9zr8i5DuLlxbPQ9kRbwGMoG7SjTQ1CWZeowJJghWFOKqxYLysFtcZdaHWBlkWGAMYDYiLUC27lFMML",
+	"Uqu+HytKr87R4o6vmxk1oyUNEJMcBwtDl2tFb2h54GkdNErMjSiv5VQwPgXqCBNK6pL9ji8jcmaErZbY",
+	"IbgsNVH8oADvQT37WrS1ltHzM8n7mwKZd+hrPHgAcyuIMHQPpk1ZidS714T2w0cmW/RKzWPYIxSJy5oS",
+	"vHu4ggFlJZF38Fpab/S+ASh9hY2xDXAIE3uN8lCQGmrn+/VuUqy3dxZjvfm/0TQ7qNU9SXXhGd/RBeA3",
+	"XDoRdYFtrzGPwJfLkDo/un6a4AUjWJsT6ehidBao+AhoQlRWkyddrSrdXkrauMJDdrkrbrtzzDacji+i",
+	"OeXLcNdrYeFWU25rDXxXW/vAex7+LzG970srfF+5dzATk4HnORSvV5YibSex/JwqQS5Sw2Ymi8Kwhmfq",
+	"b2ixtej69b8kt+UrxRdyivFANyN84bJSVi4Em2o1k5dVSaVlSzzbVtd7ALJo5mSsdyVWLKs9lwjs4stV",
+	"dlnZC1IbybBg5eDPtUYDZznDPbsMXXt6TVZtC92zQl65jbKQwCLEtBKd0fxthebnya6wSK4Mxq8uchGz",
+	"qxKZAw+1KlbefiJ7adC281K0QXa6KUnbTEm0upmfAPmyWzPTW9y+59xc/eB26sHut8bzD4d5n1u/wU33",
+	"Dbd8j7vewn45w814981XOxlIIVDxx0nTtDvZe9esp6XqmxMqOtgCGPNblsIQfV3wr+HENvwXuJxgScDQ",
+	"4kUlRkiXE7xbIkywGivHm+EpEoi//JqhcDAeoozcNCoZkWXwy/rDxInbkLgJXmt4VJq+eZU2l0CZffC5",
+	"eVHoG2ftUbgBeG4Ccgq2jTsDqD+A5mIe09gQP9yKARIJaZKnnngMXTudtzPUBIe/h5+q9HB9lmX/HB+4",
+	"rzQ+GLAxhSLHBz/5zmP6zGQGOnGJwyA9Dv21xkCLX9b4WiwRC488QxQoiHcfzge1okv/4mSkhgKlpIyq",
+	"ZWhvn6Yl2L6kvSH2A45wWoq/KcyyFhSBicdIjZ6R/0VNWHwhgv3LsVb/3Ydz0JP0bTps3O91LmerO3Rq",
+	"37nhUW4+WO5sm8hufK3bzKD9djvMbyOFhhjL1pZyUlnREWetWtm38zTMmstSwPmcrNzxjZDa9EmwZjL5",
+	"4YkJrFc1C39ZVAbZRBsFivT3XibNBf43pqH76xSgfhs0iKGxJjK5HWJpMQgcbDl+hXAd0a4NmW0n7UYU",
+	"q8REFoosX2/XVFWopKxvWOoSUEP2KnH/CbzCA0JAEUENhTAxbOciXuhecMheBgAOtzDY0NTAVRS8LGQ0",
+	"giMqiLG8ENkgArQGjTdsjUa6b1dWInZIleKwrJSfZbqqgFMB6Sd6Yv8OROlpgjSWWOwUFodnn8T9mSgO",
+	"zL2uw2a5DZ7q4PA2SW80GQHkiDY/7RPT36JXIdEAKo8U0gg/uXQ63tsC68H/mfyIPsjGEHc6NAcIM79W",
+	"HZGYATW3xdwx9hrsG55py3An+CUelW6tN4v1dAmuoM9MrIKzCEF/t42k7Q/Zu+155cTk8TQAvRfHz/ub",
+	"SlHuMDT84CUo29SoO6/NRO2j5lwjIs/3DCAfxRO6P4Fr06WqNjUvJPI2rZpbcxCkL/oXqbPVpth2VmD/",
+	"wP+Q6hIAlAqhiELFK5sUYSnJWJK4CrYvOUG8FLE4jQziVpSjTWc5Jvbu8FTHQXDgx4P9hR7s9+jF08l+",
+	"YpIDs9sxT5I7O5SaranZENFGIJP4NHS6o8crS2Kr83xFKgd93Ias2dLy0t3RAhUB0po0TTUi6r1dkDZj",
+	"+VcMfcYcr9L1qwvBS2WShz0xuCjdZVpvkhW+LyiMOGY8Zbv1EyerWKNE+mMAY6wvQKvKPExPzedHHFtr",
+	"guATCtpdmznywjkEIEZ/OgGkr4btgxhTaVGPNLEic1CH6kOHCu/HNjVr2LxacFUDFhyyDzDBgk+v0EPB",
+	"v8IxC55NibY3JIkRo+IEfjGpOT6oG+NI9rVcXrgXydKZJOjMW8s2yA4fsje+O34BoSmlPZcTrFNLyWg6",
+	"Ww9Z2UBlxoqhUlwLXiRfqrVaFL4nrlCAT5TRcfZfjVCaOLlzJ0HsAocy8i5I5d4arofFuZC5czkvuVSU",
+	"w04aMFMQ49tNZOMU1gUf7lxwHtyK3KEZk4q5B3NQ4iS+roqtpFu6shC2ANJWwgeDqdOJfbRx1kQz7ic6",
+	"XkHWbRbJmy2do1/o2Gysk3lPvSJ4YJ+kFkYqcgMgauwoRmLghjphl/xajOoiNGLURvsqiARoaykFuxJL",
+	"O2SnNbHhZIQXGWnONnAApsGRvY72ILg3NUXSsxq7Eem9+14g66sWEfAefq+fjp3LWZIlu+GGWnbyx4PR",
+	"Yvy7VQYAqnSV78hSGXS3uaU7paPTjQ7c57W7tZxqHw7eCZUyxI6TWpwUG2UA0YXUOQV0g2a8gCCwIBUg",
+	"cvbUSYMfQmPuJV+aBImqluSJ6QNoNoFaY215wcBaGbJsyS+96QPB0Ayr4e281NXlvPYSnh2jpUYI6Mox",
+	"cpp9+2o9/oC4ZVCya3VQQwQVmLQ7dMCz+CW/+/aTx7qR2/II9/UD06PiLcYm7fYfxSVcFxu3XXbiBRsY",
+	"B4doHBwmxsEOoZkWiyJxGp3j4URwU94REEz6CDB1QIJACe6QfR1BVmowo8EhGblHBya4pVC5VJcZmLjw",
+	"HGesrIT1Ob92yfL96q/u5d/DHE6TV3+QJrd0Ge+Ekaz1ZdMut93EifOw3qiZvtsKtNbJ7tPKVYtdJGv7",
+	"R6KIr61By2ndDPmdSobEv6kJDGSb3FlUBIjVBlPkdnLIDOct8gurLxaC4K4x7YIFcoTTLSgjQo/DRv2U",
+	"mSNl4Ug4N9pFRLINz+FVH0Q04LvdtVCokblumkiNcjJB29+ADxeu+mz8ugSBOvnufnfUuee7plTfS/eL",
+	"Lb3Hx9hH3NUCpH8gEbceHt5Pqm3vj02enTYLBZsDQhzOiYs/JdLGOXNhc4Kzin0WiOI7pVHsXBjAQxPF",
+	"DHO4MM0LHDtLCXU8S6E0rNSVFawQ1jShgNHbyhdSSWNLbnVpWK5jprhHkfBOdODBNmzg0EQZzhIEy6DW",
+	"CSqLfasqBpJj+q4m+Z+YQIronzNkp+lyGWypn4g0dm5ag+fYVRaTARB2gs1Qe88+vQ2TeXyhZ8/c+8ii",
+	"iU0N6qO2BVpJnAYpk5U0a01iQ3a6/SF15OkEgdzyEqAZAIta5f7f3Fq30iF4BxXV5gTxaE4Vq9SV0jeq",
+	"FRr5xSAhMXCbF26CEltRXkNZQ+zhWQjLse+mDrI6aKPBtBhxXlY2AOfoqpx6KG0/ZwLhgMCmdDsyw8uo",
+	"5ybrQzzDf0sDSdgbQvPzWZmu1tWGGL2jbEBjlAdtaG3MZVtGIN2Kt4TP98jWdzvttmv67LaM9NCjuxVR",
+	"Lhm8taus7Xjdj0G0x75+5H7a2Mj0mdtsXy+o8R03B6Hidj3aPR7VRsBYU9x15qMEoyRq7ia1EiYQ1Ex7",
+	"ciU+nadD+GpsyL+lRsuTSIijWAbFBDu5l58Tg7r16MxOcd7OF9g3+NsSRHw8xjuEdxrrxn/7Z9rbu/vX",
+	"+HaNuI3sJwlAlcJUBdXp0zwiVcsAG1iiH9fjismFOySSQsl9yF2nmBBoNcNyRybXwJVDFjOOfoGjA8AE",
+	"Gra5N3dTgp0LbikfF3+arIgUFgMb/VFXfLN1EpGhFj2fjmjYRk5a34aC8/Ymfg0bvWb1J07LICkFC74I",
+	"4Qw3PSXWg0IxpWmq9N2gTQI6h5ZCUd+kVlaqCijjGx4jX4V3GX1ClZG/NwIfpwHEIXu7TpRzWvfrvEs2",
+	"TZqMIljouttClz2M40KDP1A9054mXlzRWzL2Hh2Xz3Nc/FkJmuc2/ZUjELp3rylSBFJg9YZAGjUS1nRq",
+	"CvxVF7xYudXQIFY3EISc5EI8MUpNOmk/ihBwuz2FisixyxwexCYroGggO1REVjP/C8pFrNOwCcOZBJbT",
+	"8DSrU/mnzJABkzyUkUK5500IkyUvj2z+tff0BOLHKHmlTbvDT/1yt4pY/34U8fKS8/nIU+N5OVtjpYOq",
+	"0jbdVmNxr6E216hKOzTquriGBXk4L7jNyO4QlutvM2AK4R79p3qUnQ8mO2EfkXBx5+uTJGcS2t4lEZte",
+	"vrHEv1l50+a+vknHfpDM6Prr3BuHVm1oEDWVETiBaSlyoazkRdc04hX7TuYu84/J99wn95iuxB8p91jb",
+	"AZsPb+2U7pB1VOnDTwDkQaoc47OB0Rxdqt5klfT9Z30sFI8bLHaWeZU6hpV3f53CaNQwhzkZuiv065SV",
+	"swGy2oYlrtmF4Cp6z0wJkTtHkhkxLYVlvZkux0p85G7dfczxUKpDOxeHhdZLuK0fC8hjl2ucBmX/Unqq",
+	"VnE1Vr0Xxy/QabyRRvQTv7zOimU1AY9RS68vXSdEm6T9d+VeAgydSzDw+Aqg8KQdq4JbUfaH7K2qidTI",
+	"TIZ5OoLvPWHcLYpWmGurmSDv0dMya67pYKySXiQMO8Qs5nCsOrJfySG+IwcyGeFBs17JPLZZQuk3esx4",
+	"/TYcR6XENEB4o1lfl1z7ydQ2g+hoyi0v9OW+hpGTTuAp6dnMndSejeBT8MCkmSqVQv0aNaqTrpe6hO79",
+	"sUI+01PnoyXSN0/r3qBtUtq2s90wt17Sez2I0SWUhbyHt7f8e3YaO/T3nYvS6i+K996b5UNLu48B5DcF",
+	"LcwfrcQ0Fa5+KW7t6O6et3arv4r9QWtzak1mr3/4V+4xB/e617b78XF/rR5TYu3b8VvhlEltqfY2yrcB",
+	"5dae/sQwmd8Ry1rriajkYXxEuwPxdSULyni5MZLESy6tLoH11RBUhRGQrIkv7Uv6wJlwU8o89S6p59VS",
+	"QC5nrNx/AvTHtOBO24WHeFRkCc3peTDpARYHapizOGDmEdX8fJ+YyO/Q42qsfA1bGD9F6upTKsbZ+2uw",
+	"zNINNhOlm11kXINZnBDqqRlQd5wZjBWBB5sBo1pfM2CQscZiSqK00JN/iak1I/8EDwtaGoDfef/6JXv+",
+	"/PmfWc6tOLTSLd6lsGOV4Rc/iX+ghNqHN37Cl/IafLH8Ulg2l1Cfn1nx0fJScGxt8YM6bwiQG7li/3nM",
+	"pnNe8qlb0LHSJSTGuAQYvEIqwSal4FdmwDLgE57oj/iw+JqZmxTMCf4Q5x5BAxHlCMmc9Wys0o84ZD9E",
+	"BHti82ixYGBrfpDYh3ZHnsm3wvoRHiidFYffgp7sTmfy8x/EZoBN4Gz+xuvDxkvaST/ffNiZkqIWatkc",
+	"jDCWr5JcTVkpExIYjUu9yFFjhRyTXV4+29PJx3k3nfzdmtzrPvAXQd3wJW1uT+BQ21H72iBbzdz02ZsC",
+	"+NvM3XsycfeIzDxathss28/aVPuWEobb3+QHHcYopOd9Z0Cnf/Za2OlcmAErgCcxwRRIHvbE1MLVnC0L",
+	"LtUhsCo2qBJ9C0B6+1hNMZZkgF4HNInQEHNWsakCYrgn2Fxjfi6A8GPCjYc+ALIexYuL+t9Q1k8KUBT5",
+	"WCGs3FQX1UKhYeiMUkJ/y8zMLul5M1mIC2cMAboCoi4sDwtxLQofJqCbxILL4oJQpDI0r6VCuiCe56Uw",
+	"dCUWRAHbV+5x2P2/AuNyUw+56aFS05XFh9JqIcDlWJ2dvX99eFnxMhf5CSNorgGEwCZ8ih0nhVRXh4We",
+	"ugdCXZchGGPkdKtUIUwEpZysiCOgvHZSaazgD4cAedd7cXw8YFOdC5YZU84uJoWeXhFXk2KVKgWfzmFT",
+	"UwWZLlkpnNUtclboSxnbWL46fsZ67lFjlVVLY0vBFxeVCsci69d2XBZ4mSHl36Zc6xLye7+771BS+jG2",
+	"icl1U/F4uzD5mufBDH6UrK0a263qhFqLGjI2kSoPJ2+dTDpaljqvpjthMkxkgVP097DeQueiMAOIVhqE",
+	"ZjJBVBBIOGSv+aVA4p6pc/RyrPcxFlqxADl9siJETY6hT2DgdJ7ikL3zwzm5sCy4dRb+4Y3MgYUR+yDr",
+	"pKIbI+EFxRYXMXvpWxunXLGZDGD2MCz08gFBCVTd46vQ9Ics81LSN4yHtdGzwJiBjjxd2F7u4N/x3qPu",
+	"fxdiid3O6cwh9h4UQA9eBKEG+12ReH91F3Xw0+PjbdTBdxmFpwXeJ/TuF+SLJO1dO6yJTHF/cyveXSxw",
+	"mueG8bWHEObielUzEi4O2Q8Y0ytFIJV1s4Yw3rTBbF2ssOTuSihvYUTuQigbQE0+pSxkS5vLaZ7TZ72j",
+	"mA+moGmMB8pEh9G340v7r3SvXvcXwX94muct27n1SHRqyD2YSL3q8KDLqDTm3LCJEGpNC249Vqfhidhp",
+	"4O8nZdR+cOiWC6kuKiOyAZuIKa+MoLtK6mBBbhMxE6Vn65K2i8czPW27hIWCCn0k87wLMs+d9vMOYZ8g",
+	"3bdXEESd2OLfdG6P4/uWhrcgCb8IUDdMTO64D/Y0LPFZu3MJBrE3ChxMxCoIIgbDG0hhAVmviiZNFwH9",
+	"n8bqP2dAAGdggHneJBv3sSHYKWjKTBgrge38YqqNvViK8qJS0maAIwmNt7omJ52wnllR3vAyN6OmBI5E",
+	"iO5p62fjVS7t3VoqSHzxKZbKvZ9NxGTPH8Za+X1qhECIs5eFg877Do5/wdVl5fY53hFjngTtWiw8jJBz",
+	"oCsjBknRjPPO4T48oYF8qxSXyERT6CmVxgESfhKD5BYDfZ7+CgjNEHNWzwIvs8iZUPlSS2XNkH2PUwQJ",
+	"Ei+gph8CoAEEo5Tdpr3iboRdT1vjCBQDhXXjBcvwzYB72ooyBZKj9YNp5FgkzC2tBD4F+T9MEhXJ4CYs",
+	"wO7AmsTvuKXGJDr6NAvENEq5P/0yBjg4mlmHx49/3bny7j1efrduPq7FNhEUo224Fn+0qrr4/s2jvTkY",
+	"SRIjihC9FIov5dB/pC2Y1dKwt0uhTt+9Yc+Hx8PnLNfTClvHILeglS35NPR53+jyCvLlPugHMdRyxqdi",
+	"wLiBmhxqtAO4MmmII6fVOoWRl/IbGvJzrdRGwER1vNkwlmBhgU/Xnmy/3S+FW+349sNP3QpiWpXSrg5O",
+	"/vlTujH82JtHTTaCWRkrFslGWJZ6JgtxtBA7QZcDchtFVGuJZmb1pYBkFHV2NhLP7A1Ga734UqskI3VC",
+	"1Wd/+/GcWvpBwkP//qFUBBmM1xCWinvrK4FJpSuxIv6jQUjvcc/BckgcLOHqBjcL6/HaWyWQADWEuNat",
+	"+f3qHa7fHbtOboidGzvTt3HLUS8A+FSB+VkCrDa/ZVgyvysBoiHZlKXI9bRzP545LYxb5L34Rk8xCCLU",
+	"NEaAfU0EbP8Tlq3JvCyQjoaj45RjyFOCxkwqGDOzFNOM9VqeBBU6R9dP67/22+Ub/Ohm+cQwfaMYvhe4",
+	"6CYZGCPro5rtM52KJbCSrtZmBwC37lPLS6VLYVojQd8K+x7WdetWteKjPZrbRVHfo82of+suxC/y1/Pv",
+	"v4PXvG2B9z586lTsNSknvJQbHHw85Gp1iPYP+lF+j5mfi0Of09/Flj77r+9YuB4MLGN9U8eODbODUBi2",
+	"5Mbc6DLv4Gs7+7n4JkztjhNLd2nUJe+xT/6mttR/JBOvvsc2m3T1/dudEXpPOxWqGj0kbDoQ65mlvhJA",
+	"JhScvHfa2MtSuOuWpbZ6qot+KJtpLy0bqzc2Vvsi/3NSdIJ5OcxLthTbQB03wKJd+MOBleb5WGXj6vj4",
+	"+dT90f0C/xL/F/4418biDyf4w1KX9MMR/uDHwR8zSB478ySTeYb8J2iXIGF1o6e1l6bxB27dxipoDKfF",
+	"zADfBkQMedN9L+bxPWIJTiyyQSEKzqxQ03K1BDwgpwiMpdrya1GOladDwSe6lwUmtbmYXkXRc3b2/jWD",
+	"ah3W21qrQ+VDolatM1ZUrpPW6LCkRIfnQIntvOYRe+HxO9pLdhLE2NBlO/Wdfda90yUiEIOrXlGdPhDU",
+	"BFH4qdWxoxAbGCu3WgPm9sMgbna3Gn4jMXsDhmDSetvZQZuIsjuKBCYjPGgHbTKPrQVIflWRICuoxJ7X",
+	"c27P+GPQv+capd9uRvRhMD7x6zDeEP57KZlW42lrfjUy2CV7pDYLsF1tDSSD1TYYwaATKJ3V1XTuhCL0",
+	"JnFFnTq+ANq9ZE1IM2NlUbhz70xjjKQgUJvElEMPJRllXPubO/BJCwYevOSl2vt0Me/XlCC75GFri/TF",
+	"sND9zg+S+wKfd4wGuwAut5+UzfA8bXK31RPcuBmPH0KXpG/5WPS/KWv8WRtvP18y+X61KtR1+X/k7Lf9",
+	"QfmaA3SC4CR1tz4JRccjykcfeCQPxAhrsaMTmrKys1ffvXp5zp6iw5FL44t5QdeMlefEpSPmaQkCK9my",
+	"WLGJzlcnoMiwyj2a9APG2Qx2B1WkgxqyciHcgew9PSa0F9MfqzUgvMxUwNWaMaCYCR5DKbjRCjpkF8IY",
+	"fikCtizUwUvD6qX6NnoJztA2urimhlsCw0brv+ZEiJkuo3OiLkdQEdB0I3TZ4kUEDKGxavMagvkP7kNi",
+	"aB97jVv3HYL8ipPxeHxgDUIlltJj5T7DkJ0L45sOuBWHwFQp8rWyYtZ78YyqCrL3wparw9OZFWXWb9PV",
+	"7pmpJR6+7z2JSTf+ruTNXhdEt5L27O+0G+DFsx0Mi3Otv+dqRW9lHkpUu+/Y/DoAZXMb1rfRR4XWV9Wy",
+	"M255LqCgH3Ioh1JhaO1mjhkaDHsvuIT2Ka6YOFxwGQ+1u4moxbBThivPtGOkuiwwNXOoVYjoDLwUCYYx",
+	"cqylSR7TGhF3S8AmgpeQQroSgTqeK61WC10ZSNwoIXKR9yGNlEpPqdhE2zkUKRvWy4zRF0K5xcy9LPXY",
+	"0fQGIQhlYhoBFwM72z2NvqL+dT4Bg0rl8lrmlRN9xOkPc5EGZA9LZc+0kFBigavZEuGFT3dm9LtYeb8V",
+	"ZaLxicI629VS5COsD3C6j74rQS10VQBAf9luaBT+0qQj4NlXL+63B+Ds7C0u2ibJ+OP67gaHr75lhw8i",
+	"gW4xA/Lat7l0HEXMfjbPdCpVjG7IklC6s0MapGPUbbihKc+GrwxMENehHKmzUvBt8iiDgH0zrJrHsSPN",
+	"NRXhQHMRv+zieE2Onjm4223rx9mW/jhP+jZbmczu0+P//ERG1y5Z24Y7ZC3Y2en33zEJWsSu6vu8OxvB",
+	"PgDs/81cmyA8o2x0HraesQx/MdBhq2C6qdqTdkQFB/AnQDNRYVyCxpYL0GYEHugBJNdJ6DCQFCPXPXoM",
+	"/E7+RiknTjku+HLpBltBgS2qJU8xiFosG7JX1KPmX8W3XV9UZUEHKvz0cVFkgTPvUl4LsImfJciYGDf3",
+	"N7gXmkGXds4Qg8NgekKrKQXr1LUTj/GOBIJnyHwDK/vw/jsi66uMYHNrl1gs6I43HFKoWrN6V38DiB38",
+	"dwTfw7MqIBwo+Idc1buiB2jlrBoiqaPkGB9+AbXJ2b6iqit5UNP1d5I8iKIGh7z3rMHZ21RMb2flCv57",
+	"7K987H7aELR3QrBDrO6m3Pdrg0IZC9VUpRAmsS2Nl61e5EVxmTYMeDMZeVkISNcIAxT2I6RsnPIodJFI",
+	"gARMnaeUlcIIhQUyC8ZBLriDbiAcFtKsvezd27NzqH07chvkCG87RKLRrL/nYR6lCwESBMVKTbQn7Jld",
+	"vVfNw79j/xWOK3/nkDy300+167nYraUqfPEN1sU976Rvhd24jY4fSo4/jPD+glq8dt+aewbOo8Lfs9ML",
+	"7tna6jVMjONSLAs+pVjJzdwZrM7TGkGaNZpiG0ywHY2tb+W1s3sbtqwum6ZsbULBBCVO4d4lPgXiQiky",
+	"5Ag6yG7Lxs2kuSBjnAJNxuqlCRG3FGUmLIOPb4NMB3/C3rsswZ6jezVJccj7bmvbU5Ql7W1fgEj7wvrb",
+	"9rZcESXrKNc3qtA8P/oFgsPdoM9JUow097IUh0QB6AxGw6QxFRbNBSh3JBYkAFfIJFHuUCuGjmcuzdUI",
+	"RdbZ87GieVG0yT3Vnc3gxp49Z7kshXPM+0P2g06b0IA6XnCy6jCgfUIoYFfAq2FEMRvHveRj07gCPtzM",
+	"Ffvr96cv/athX67iC8AAaEQesDsHXw/C6JRXHCvxcSnLFeH0nNIMPDfWghczXS5QMGIExY3GbVWKmNO7",
+	"FqWcrRpUXIrBk4HW/0qomOp88fQY/kyT8TTzRjpp61cTSlzoM6UyjJ1Vy6UurWHZe6fJMp8QNK3lNrRi",
+	"Z/it3mL3zl6CRk+tsIeIHlYXOCEuPpGKQ0h9p7J4fO0nhtGATizjZoDZvMRfD7+RZqmNxBubWzzj1vLp",
+	"fCGUHUFZk+IL8ZfxAZa52nQUKHqKtbLjA+hA7C7lH4QZ+Bj/L5tewsj/FpB6WVlhWp9MyMluOaJAvBWp",
+	"DmJmmyynE9XYylAb0LWRh58mh58e3++bwTGZc+PP2fBLKWLpSGf4wxpzjU3BvS1Jiqd8N6x2eixuD6BL",
+	"agzWAd0ON2zMlyXpsRfHf/6PrYhZTUW3LAX1u3mB3w3oHhih0tn72+A1BgxN15ku2fP/OA61JwOfHSIx",
+	"vMnJHSuMFE9WoagGIRNWSH2y5KVFbAWW0R9Pjo4CZiNitF+JFZIwwn0d9uogURPHL7prsN/5NfKb5kNZ",
+	"3BlouHLjxyE/lMVrXfqB79uU9dUhfvythdnpZnisputgG4JNBU5sslq+e5TsQDwnu4qg5qmmCqzuo3wO",
+	"gSceTteH92/YDBBZJREcIIO2YVJB+YiZ69IeFvK6eeQjIGLAH69xukXz0wzZKTQTityNh3ZvcoTRnrgS",
+	"K+qYAcrzxIhsSXE9CfIBqtvyAVZdJO2LsJ4mmNpSsbPnA5aZ52HASTW9EvXWnWQOsdbJQ0Pg9YThgLNb",
+	"VMaO1Q7McKOY+hqgkYvEdsEmADa4wVql+Asn3ODWsYKzKVC4RTPDfcA0TjBWY4XQNfCRpOmQzKyXoUY3",
+	"F1Jd0I8ZXFJvqXH+hlTGCp4z7A7yEXFpx4qMZ8HLQiY5UgDLoEWCeDz1bJPBj+XxcWIBXOIrtpCqsgID",
+	"9mqsWicpMT1QikWgmJgBd0SbKH+PR4KM8w+lvCMJTuN8KOUDoeqkE3iU1reQC4PlbMhKkIl1ObivrHZS",
+	"9lB8FNNqV75ckMvxDt9wjpw6/ud66y8wckLCDAoB5QJJc8C6Qm6dcOOFzD9mgO2MVN/9ARN8Oo+9me7y",
+	"J8bXs7kXA5NLLJaWwG2QhNNXsAH8q6CL/Ch49uvyDlviCUw9AcxxFxghNocV3fKcc3P1yo/wHnEKdylu",
+	"q68chRyaq+y0lHu77qo24PFN1/Gz+Jbaee6owjaC7cI0ewCSGiBSO7F2AyVrF9jus+1gu1vm5SGAsGCk",
+	"ayL4150hgGof9gzvvduSv7XttBUbCLY5RMHqG+dRoG4CFWocss3Csykqu+u3fgRg7sMZn0IN/3uB4Tuw",
+	"Rayzuklm+iYL8MXd4wdU6TWTGKrtZWunOhuk3MaDVvnZhN/gilVLI0ob0VQ5oYezMp0cgBHSpIy4FiUv",
+	"GHJ2cegd9BT5wpwkVWD4CKqI8P0iAMDSe3b8tD9gwA0cRiJjtjYYph/cEL1n0ebDqi8nhAkB7BpAz254",
+	"mZ+w7OdKVCLPnBbMyko52ytDCJzwJ13GP8F1bn9A7NWtHDas4FVTrqaicP+E7+VUFYWUQ/UGzsYtp/cf",
+	"wJik7CLMMBCDGWbcPT2Zi8VSO4HgzNVSCtMfOYvZvYkv9NIV7YCZVEip5MapUSJn6AdltdFhRNCLvjwu",
+	"vh0ug3AbP2u5kN48cQQwrXda+1SoDvUC8QIUTABh4XAng48Iv9dsdCPc9anDAWACgXIOdatzfywvrcgv",
+	"uM2ix+R3BG4tZMMzyVeEFwsvGu+VgCPjVH1jJWsRmYauTXQ6wuuF0Lw7nrD0L2G2pgsZaVDLXbqd1Exd",
+	"4lrSUvvvyl4cPx+2eAfu1NQE/51ChDcslgdxFGpz+FHa+Tm/NKfv3nSC4NH+8KWPYLvRWbzhxicyQe/d",
+	"Zonfp84T+5YJd3W9evYxz/qAPhUIOd4wA/a2AmquFF621YlK3Jc9egdYD27geY7mAbZKY3OgVOE/gZSy",
+	"PwqyDG8qBcKqeDeCnRYFgX3iX5EuAwMkqT0/ZD9S4UaLNUJRLl5O52yqr92zsNcy9bVq/pQRYsBu5nI6",
+	"B9IS5F4VH/kC+KmKIjXILL+8pGNTimspbuJLNX0jMbNOkwLCIpRXul9B5xSw6kBsEqxieKXO94mfhdtU",
+	"WwQfzL2jCnonlilCbmAFrIiAauY2UJ8Sw5/heiIRKvde7pJfigHy1LgdEPgWwRd+BasPisrDvXa7q06G",
+	"PQxjelxiaRpaeR8H93Md2to03AG+f9+Vhr7sHvny9sesvfZqKTYMDrzHv1F6nNeFvqF9vA/EWho8+hJZ",
+	"csL8zRW8RFM9wT8wJdxaEXlKaPGcTdwFsBP4ZcSfMmvaZMCgPF0wW3JlOHT0noC0ht59rDBQADxpCIw+",
+	"H7KM53kW/MLYR+sG8wx5ilxe6HPBPwOo80eQ2j0Eum7EFuHFkXfL8kv4H0+FHQsWR6wUpiosy8hUvMBn",
+	"Zv1B4vagswrXSQMTBhcwQ6iZjBk9s4c59QbYNNCSvEvP+1WkBpxXQHYoOCjYj6Rz8OsvJqvM+8dQ4gTV",
+	"kFrF+RLMTdYfoYrJ3Cn0rwU+oC9fdYteQWUkYeN47ZtMjiKn3G5ZRiyP8it5M+cWrAWsivWjOxcRR8JH",
+	"UnQ16TB2T0B9lSltLyCdl3kcA3g/4BAnW2TKS+cUM/BUzQk0KjnntCpjwJUr9tfz83d4DTVIY2yXfG83",
+	"qYZj16Zke5u17Elrdv6JgRQZ9ZkFaAgcr/1B/dStHDV8yppb/8aKBcY3AJAtlzPA90xsDkw9hTgLwm5I",
+	"KxZrJ5TlYipz2qQ4yiCJAgxzYbksjCewl5b1sn/+Mj4o9HR8cML+OT6Y6Hw1PhiwMQgT91/S/WNN7Y4P",
+	"fvr1p6zvpw/I1yrykPrsm4S/knGLciaXuVtlkguQAeDxqKVxIdyP4CnTmcTLw9lI2uwQNJ/4ughfO/Da",
+	"Q+FF6bt5zBJCcizX8LEWzkmjZSLee/8kZ15jdWEve5ox8XPFC8Oyp8NjqPHIcxABeF4g9RzhqaLAg8xn",
+	"8yjirzIfkezBe9zecGZj7HhpWnI4lEgNX2m9Rb1u4n3tVvyd+5/E0LuLUAKMkShi81A8Huvz2GwNkDgC",
+	"wBS/dIO1c3WfAfQviJUMsCJQD2yxQrx7DJwzO7jGdZ6vzc5xHV94nYNzN0bN0XrQbslNWwzTaryrXVP4",
+	"Sddd66leTKQSI5Y5bxTrBdS0qIyTCiCgrc6Y+Eg/kdDGazEaa+dOZrqr0tqKVqfug1u8ztzjrTt2Wy6E",
+	"2bgjGQJn/wXuxa63EjXPfje9LvVivzvO9c7Xf410NGlnBd17l25O8lX3cXNqJ+l3TyoGnlHtlffiDqVD",
+	"Q331TXsS7K6ML3SlbMYqJTGilJCHgdkFfwcXqDCaTbUy1ULkMfXRkBfTUuSSENiaIxJgwdZiLtYjK2AC",
+	"RenOgEZvZIBiBgwVsin6AVrNUxzCKGAej5pOESQP0wQJYoildqRPkS2kMe6/IfU1bNKUZUxfi7IMxqkf",
+	"u+RWjBLQRipxM+SJ0Vpj+jG574np5kEbBI8o5JP8aAieBoMON6VwWtvPUhblUYpjkfR/QLHbj0TJTAxJ",
+	"tlwxM9dVkTMjVA627xufEpyuDv8uVhkC6i0Ft7HIBWxgZ7q6X6Riz16wua7KoGEiPpPK2RqeXuoxuMtH",
+	"6890XknwNpzh39WjKONsL67E6qIU7ihkXbkrkFTbil5OiWaXDGxngOG5FdeQNE0DwusVR0zmlKuDFntR",
+	"xnoTrPCM0avGUneG0b76aqcg1l2l4Ui8P4jVnKiWrS2C8I2co+Nzb5FPUOVgp7iD29zfo7X9eOu5uT1e",
+	"wvleqZJ4zL/dRiIt4ZhPteJGHj+4/Cg8pYvuplrs6xaAQPFiX1MMi03n2gj4m9Q56/ECK1sIIE9IsOfJ",
+	"7Fa6RHtbGgQM6u9CMivtzo7E8LadAR+LKUXCwefXwEnDUSTK9xoXV5Tq2Wld0lRaKxADHLUz+mj7OhiP",
+	"/sAtyjv6CNubAS0vfv/WPywJvWwqALpFUGXnR9dPj4Y3oigOoTro6F83V2YzKeC7alJIM/cWKYJ4XokV",
+	"WXzUFez526DVEh0FADjG1jszQLYViFP+KCbs72LFzqCZA/6MwWCMuycdJ9mVzDNqYhm6ewwrteVWnFBI",
+	"Ea4lZFEzj9jG0hKmKY5ONiPTRQ63YNQx3lUpKwtKI/jebN86mLReAuwgvK90QghBGqZzoicVlkJEADLh",
+	"nuAN8hVbCPhrqMmCF9udEPFvN1d3ilv4N6PVj2Lyd7E6E520h2vf7pYbQ9917KzaPkr2ttvNjY1d6Etd",
+	"2e7mq1cKqhQRkqquUJtlqO4vf/vxvDY6wHKfkqjgmA/8GpBsM9YjfkKqOtE2Fi3ORSn6Q5aZqV6KvwDK",
+	"QIYdlbR6febBrvzkEkgDA5U/OIEByy4LPXH3wx24Yxv3AHwh6FAsv2u9Vnx0k2uMoZXwWatZKczcnx56",
+	"sFA5gKzT8iGb0LW+EoHwCFHA4tdKGYdCREAxrYbsJWDm4iGCyAE4i3Do+VJeiZU/975wplmE6pbY+wyN",
+	"k1QD6IWaEUp5hv7XRpscMUS2IffChtri3P0IEwwLY7Vbqs5CfLcLam5ZOEMHsDcOBgdCVQu3xfFjHwzC",
+	"H/CLHvy0S8lBB9JY7fvBJ32AeoCHgdX95QBxp90RdtLn15r8OZOXwJe2WcRgY3inhHljTAVpMH/Qenxd",
+	"jKArXztkzfJ1SMlZOSkSHu5v9XlZCXbEzqolsei0bmNQUxDggoQxHTSAP6kU5o/pxJA5H7D2GhjcXgvX",
+	"DyQUc1P0S5fsptTqkrBGfDjlKQaGIHh2WXJloaDmL5HnDfKjOl9hMG7Ky3LFMgCepmhUuHTITmkI/9Mg",
+	"VaQI9DrwqK03c01Rr0T+usEAEhBXaUWKmrNcQKISPBu4XTdhlYrCp2RDOKnBhUaYURcJ7HkW4ImRQgLT",
+	"/h5m3GOyQ2kIEtJikUb7mtEuuYBd0rFw9WuG7H1dfIOHBHA8h5URJ8nMfCkCGlO1DRnCps5mwkytXuIu",
+	"ggaPWGA+iOaRVwe6DPESEP21J4fiAuz6al149w0nQqj0Ew1qdBItnwBWLRt5hYaxwg0TQb2Dc27qx1yU",
+	"0HENSgtInsbqFIO9qWsNQwK0j2GTysbPU/DplUndVQolF3qasaxWeYCdz/BoD97yU0qRSGctG/k2CzcI",
+	"DhyqPaC9xdm9QAebD9kZgZKFLjFPmrEBuB5Z/UVJh2oUAwlwT1uIvJVmY12NglQ8J0iNjao0HvxISgAj",
+	"eHRzN0W6ZNTc+c6qCcB3tU/dpYzjQdvYOej1sR8ZLk5G7lTItx8+hVV8oMCp05tneEA2xRrpDN0vJ8mX",
+	"Zok4Tft3seowQ5BNyG/hYE1sNk2cJN2d050s4T18nIE3CMgQgcdgDfKQbXZ/kPUz+/YVofVGEvqMAGpW",
+	"NSrA2/UO2lxq94ofzN1Cq4YxOg5Lne/+c8zw3541vf5+mzcvOvvdhvV7kQtBcfGI5uQNQI8cBQVvGPjx",
+	"+1w6Z7Ok5kY4VIgPjcVscAk+Awtzo52I2AIZWGEeUXqUwk87M8PGmyFQD0ZEeqf/0Teowt/0UtAUb8SE",
+	"tLDfyWiMQ/+he0DmQ+Sg4ID33epLNCGDZxCmFN4a7JMh+1q7K1ZLYSA+5f/8xCRKFM8NWUvJ+8O5wwLb",
+	"8FgwhzJcDWpD9fwEzkL6DnG6g9WplTiEjAPwkTkrUarLk+Yi47URjOR/PqPML4bTkkXFxpmn8GfWQx4g",
+	"woeBthPnB+DmQFgc6ALVakpJBWlMhZ89wLPUCjCduUXGZOjq9aWdWglTt3qdQRlsX7ezFtJgbXDOeuiy",
+	"4BfsJ3YvT6HItvkfWy1e2hXozRBfHMbODF8Z3FCf5+l1mY/wud8JvSxiMw739iQuqiyZ89A83fMyRdHE",
+	"EzDwGgFkAAiA/xMOzf////5/zhR+9h/wgu6fGdMe5gA6bk/cQSy4VOyv599/B1qIXlxQTV1yJjwur7sb",
+	"cHG8MnhCpHgtnE3/gOk42eY29R3VkeIgv11rLkB0liB93X6vLa0JrrT3m6i/+dH2+yTbD1G6GnIYpEZd",
+	"6bSr0rnghZ0fYbWSyDeYghH+4FqUBrvCc1YtQVb7HqlSwM4apP0iwKNZedrlGTnNODAepUGAfJDGymkI",
+	"HgcGvIQeb6l1EeIMASUCa+enV5clwKJB3ArADda44LBTBEu/IK+c4UxW2JWei8uS5x4Z4Kvj52n3YlYp",
+	"f7GPeSOig1aWSwDTYUZMS2HNAAk2sYlAl+us/tSxsEsm5xv6OH+Fse/S+KyPtC1lSqFDN3taFvemfgWH",
+	"2K/8/OEnF77abWef/Iz8ZsbtkOJIrYwVi/pRK+S1UMKYLayMKQ3jstRT4mPlha+AgKZrQNGHWGPAOmbE",
+	"uDARpKfcrszFUqhcqKkUSITGE7Loyjo1G+JCC34FydAZxHMq4FV3A2HjTJyYhuwIL206x/XzluJpwOyx",
+	"+hCOVvq3eLbaiG0RomP37Od3fpXvFH0Ix9iB/qL2+W79ZHzCRMDbph0E1lHcQLd8SPzkcE9uORyl4Lnc",
+	"63REpQNEQdZtXlvy2UxOT+pKxO9KqhW14ZgE+uVngX05bMGFvPS9nqBjAM/bGfAAUAksgxBzDr2cm7Y/",
+	"BJU7tr/S9gL/PkJSCngrYShej/mIQC9KFij70HU6OQOsuwkvuJoGI95/40iQDSu3+7F6H77PnWIi0iDb",
+	"+cHww8Me4PkKXivZALd+0Haa2anHxdSKRDBRfo/SNff1zu4grs35Fo9fmPLm83f99Mi5V3wpNxf2pCFB",
+	"t6QljwDR2dH108ydBHPIVX74Lz0BQFpRzvgUrr4WJZYlsLdLoU7fvWHPh8cD34sIZwdHm4gEaAv2JSBr",
+	"uQGOzA2/vBQlTHMPhfCPpzDmUn6jp9XC7YTP3MGNj67Sd2I5DTKMCAsIrNq1ldtu9ut6dP00ruNt74+d",
+	"B96wc9JPcgc7hxt2U0prBdDnn+Fg7Fk6YaloC+2+Heg5d7QdWqe5825ofcf72A07D9y6G3aI9UIgBpN4",
+	"VVkcnBwcQQkoPWttz2jtvi3mCyC4RZY2yDIM9vlpco+J4mtmcFrryB7nnbU8rJf52HI2oIzFYayq6A/W",
+	"o2CDxOs2wWoI9daUs0imBb53y6SE4kAXTt3MgniqEroskXK51kh/w8PTn03LKBR8g4g3vXJgYMTQeD2U",
+	"6IPFsoT+apMMVRn3HdeH+E6rS0IeT8obIAYLt7QOPkoZboxTjTfI8pgu3FIeXolV25ibaC+xyrVjvYzR",
+	"LY97Ce1mmC43A29DDdhEFgh1FUrEIQJS7x4Mz/ZltC1LxNVl5W5a6FwUJsHQshra2+JG4pckNuiheEfL",
+	"M/+BMRmBsQ/okcvFTCqJG3PBc4yTcHOFTxf5Ze17wrhta8uvge4KyiN4gDKmzj8fCuohCj1CoMyhkwPH",
+	"6jeGOLyWonUcZAulLAE6l+5SYF3Dmlsas/nA5Py1PPZ91Tbf2s5eivIQpo+meG1VEgCz9WefJii/tPtw",
+	"faUyzhZP4awGFByIhaJCXUo4yc4Bh+sRaTQdvgmi1iI3AKGIFtunt/wNowCaAqdKz2zz2SB3W1YN1x4f",
+	"CiHyJaKhpgBdWAD9v+m6mh0EYRj8KnsAeArjwcSLIfHmYcLiTyYoY4keeHfTfi30MK6maYW1X9cfWk/v",
+	"j6L0Z+7QRCGTpzGK0wi855fvaxzrBizjjpj4NH1cVZnNAOiLzVn4BevuOBmSu8eAoTvK0kIHEZd0G7k6",
+	"BifzpWOqXOjb8YfC8IQmUC4QS1MWXWRQIhYBBuk2nsywd62ffBxui5Fb0e7KCUwBApyAEWRJC5L23ymM",
+	"9Oaa03EJfNM61QbFce5nsSj4ifVCXOB66PGntJ1Gt2wL3xA6MLd2Q5RsVSWGeueC/9b4nBxlqtyuObv8",
+	"pui1IthhRYSflxVnqxR1/WUVTkPMmnM20+DZl24uyLAPoVPg58v8DwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -32,6 +32,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
 	"github.com/loopwork/loopwork/internal/platform/sso"
+	"github.com/loopwork/loopwork/internal/platform/taskmarks"
 	"github.com/loopwork/loopwork/internal/platform/users"
 	"github.com/loopwork/loopwork/internal/queue"
 	"github.com/loopwork/loopwork/internal/ratelimit"
@@ -82,6 +83,7 @@ type platform struct {
 	*ssoService
 	*billingService
 	*flowsService
+	*taskmarksService
 	platformPending
 }
 
@@ -96,6 +98,8 @@ type (
 	ssoService     = sso.Service
 	billingService = billing.Service
 	flowsService   = flows.Service
+
+	taskmarksService = taskmarks.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -213,6 +217,8 @@ func New(d Deps) (*Server, error) {
 		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
 		billingService: billing.New(billing.Deps{DB: d.DB}),
 		flowsService:   flows.New(flows.Deps{DB: d.DB}),
+
+		taskmarksService: taskmarks.New(taskmarks.Deps{DB: d.DB}),
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),
