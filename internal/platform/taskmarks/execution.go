@@ -46,6 +46,15 @@ func seeExecution(c caller, org, user string) string {
 	return cond
 }
 
+// seeArgs appends the user to args when seeExecution refers to it: PostgreSQL refuses a parameter that
+// the query does not use.
+func seeArgs(c caller, args ...any) []any {
+	if c.admin {
+		return args
+	}
+	return append(args, c.user)
+}
+
 // visibleExecutions reads the heads of those of ids that the caller may see; the others are simply
 // absent from the map, so that a hidden execution and a missing one cannot be told apart. lock takes a
 // share lock on each row, so an execution cannot be deleted while marks are written on it.
@@ -57,7 +66,7 @@ func visibleExecutions(ctx context.Context, db dbx.DBTX, c caller, ids []uuid.UU
 		q += ` FOR SHARE OF e`
 	}
 	var heads []execHead
-	if err := db.SelectContext(ctx, &heads, q, pq.Array(ids), c.org, c.user); err != nil {
+	if err := db.SelectContext(ctx, &heads, q, seeArgs(c, pq.Array(ids), c.org)...); err != nil {
 		return nil, err
 	}
 	out := make(map[uuid.UUID]execHead, len(heads))

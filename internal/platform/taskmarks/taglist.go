@@ -50,7 +50,7 @@ func (s *Service) ListTaskTags(ctx context.Context, req platformapi.ListTaskTags
 	c := callerOf(ctx)
 	p := req.Params
 	pg := httpx.NewPaging(p.Page, p.Limit)
-	args := []any{c.org, c.user}
+	args := seeArgs(c, c.org)
 	conds := []string{`t.organization_id = $1`, `t.status = 'active'`, seeExecution(c, "$1", "$2")}
 	add := func(col string, v any) {
 		args = append(args, v)
