@@ -2978,9 +2978,9 @@ type PatchFlowTaskTagsRequestItem struct {
 	Tag       string           `json:"tag"`
 
 	// TagMetadata Any JSON value. For `add` it is stored with the tag (omitted means null). For `remove` it selects the tag with exactly this metadata; omitted or null removes the matching tags whatever their metadata.
-	TagMetadata JsonValue `json:"tag_metadata,omitempty"`
-	TagType     string    `json:"tag_type"`
-	TaskName    string    `json:"task_name"`
+	TagMetadata json.RawMessage `json:"tag_metadata,omitempty"`
+	TagType     string          `json:"tag_type"`
+	TaskName    string          `json:"task_name"`
 }
 
 // PatchFlowTaskTagsResponse defines model for PatchFlowTaskTagsResponse.
@@ -3000,7 +3000,7 @@ type PatchFlowTaskTagsResultItem struct {
 	Status TaskTagOperationStatus `json:"status"`
 	Tag    string                 `json:"tag"`
 
-	// TagId Id of the tag that was added, already existed or was removed (the first one when a remove matched several); null for `not_found`.
+	// TagId Id of the tag that was added, already existed or was removed (the oldest one when a remove matched several); null for `not_found`.
 	TagId *openapi_types.UUID `json:"tag_id,omitempty"`
 
 	// TagMetadata The metadata of the operation, as sent.
@@ -6225,25 +6225,25 @@ type ClientInterface interface {
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskStatuses List task statuses (not available yet)
+	// ListTaskStatuses List task statuses
 	//
-	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
+	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 	//
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddTaskStatusesWithBody Record task statuses (not available yet)
+	// AddTaskStatusesWithBody Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AddTaskStatuses Record task statuses (not available yet)
+	// AddTaskStatuses Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6926,25 +6926,25 @@ type ClientInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecution(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskTags List active task tags (not available yet)
+	// ListTaskTags List active task tags
 	//
-	// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
+	// Lists the active tags of the caller's organization, oldest first (tags added by one request in request order); deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review; deleted executions are left out, as they are from lists of executions. With `flow_execution_id` the tags of that execution are listed even when it is deleted (they stay readable); an execution that does not exist or that the caller may not see gives an empty page, like one without tags. Every role may list.
 	//
 	// Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 	ListTaskTags(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BatchPatchTaskTagsWithBody Add and remove task tags (not available yet)
+	// BatchPatchTaskTagsWithBody Add and remove task tags
 	//
-	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /api/task-tags (the `BatchPatchTaskTags` operationId).
 	BatchPatchTaskTagsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BatchPatchTaskTags Add and remove task tags (not available yet)
+	// BatchPatchTaskTags Add and remove task tags
 	//
-	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8664,9 +8664,9 @@ func (c *Client) GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, p
 	return c.Client.Do(req)
 }
 
-// ListTaskStatuses List task statuses (not available yet)
+// ListTaskStatuses List task statuses
 //
-// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
+// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 //
 // Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 func (c *Client) ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8681,9 +8681,9 @@ func (c *Client) ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, p
 	return c.Client.Do(req)
 }
 
-// AddTaskStatusesWithBody Record task statuses (not available yet)
+// AddTaskStatusesWithBody Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8700,9 +8700,9 @@ func (c *Client) AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionId
 	return c.Client.Do(req)
 }
 
-// AddTaskStatuses Record task statuses (not available yet)
+// AddTaskStatuses Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10145,9 +10145,9 @@ func (c *Client) RecordTaskExecution(ctx context.Context, body RecordTaskExecuti
 	return c.Client.Do(req)
 }
 
-// ListTaskTags List active task tags (not available yet)
+// ListTaskTags List active task tags
 //
-// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
+// Lists the active tags of the caller's organization, oldest first (tags added by one request in request order); deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review; deleted executions are left out, as they are from lists of executions. With `flow_execution_id` the tags of that execution are listed even when it is deleted (they stay readable); an execution that does not exist or that the caller may not see gives an empty page, like one without tags. Every role may list.
 //
 // Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 func (c *Client) ListTaskTags(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10162,9 +10162,9 @@ func (c *Client) ListTaskTags(ctx context.Context, params *ListTaskTagsParams, r
 	return c.Client.Do(req)
 }
 
-// BatchPatchTaskTagsWithBody Add and remove task tags (not available yet)
+// BatchPatchTaskTagsWithBody Add and remove task tags
 //
-// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10181,9 +10181,9 @@ func (c *Client) BatchPatchTaskTagsWithBody(ctx context.Context, contentType str
 	return c.Client.Do(req)
 }
 
-// BatchPatchTaskTags Add and remove task tags (not available yet)
+// BatchPatchTaskTags Add and remove task tags
 //
-// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17867,27 +17867,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*GetFlowExecutionResponse, error)
 
-	// ListTaskStatusesWithResponse List task statuses (not available yet)
+	// ListTaskStatusesWithResponse List task statuses
 	//
-	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
+	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatusesWithResponse(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*ListTaskStatusesResponse, error)
 
-	// AddTaskStatusesWithBodyWithResponse Record task statuses (not available yet)
+	// AddTaskStatusesWithBodyWithResponse Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/flow-executions/{id}/task-statuses (the `AddTaskStatuses` operationId).
 	AddTaskStatusesWithBodyWithResponse(ctx context.Context, id FlowExecutionIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddTaskStatusesResponse, error)
 
-	// AddTaskStatusesWithResponse Record task statuses (not available yet)
+	// AddTaskStatusesWithResponse Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18644,27 +18644,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithResponse(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
 
-	// ListTaskTagsWithResponse List active task tags (not available yet)
+	// ListTaskTagsWithResponse List active task tags
 	//
-	// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
+	// Lists the active tags of the caller's organization, oldest first (tags added by one request in request order); deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review; deleted executions are left out, as they are from lists of executions. With `flow_execution_id` the tags of that execution are listed even when it is deleted (they stay readable); an execution that does not exist or that the caller may not see gives an empty page, like one without tags. Every role may list.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/task-tags (the `ListTaskTags` operationId).
 	ListTaskTagsWithResponse(ctx context.Context, params *ListTaskTagsParams, reqEditors ...RequestEditorFn) (*ListTaskTagsResponse, error)
 
-	// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags (not available yet)
+	// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags
 	//
-	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /api/task-tags (the `BatchPatchTaskTags` operationId).
 	BatchPatchTaskTagsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BatchPatchTaskTagsResponse, error)
 
-	// BatchPatchTaskTagsWithResponse Add and remove task tags (not available yet)
+	// BatchPatchTaskTagsWithResponse Add and remove task tags
 	//
-	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+	// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -23183,8 +23183,6 @@ type ListTaskStatusesResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23207,11 +23205,6 @@ func (r ListTaskStatusesResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskStatusesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListTaskStatusesResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23263,8 +23256,6 @@ type AddTaskStatusesResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23297,11 +23288,6 @@ func (r AddTaskStatusesResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r AddTaskStatusesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r AddTaskStatusesResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27492,8 +27478,6 @@ type ListTaskTagsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27511,11 +27495,6 @@ func (r ListTaskTagsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskTagsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListTaskTagsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27565,8 +27544,6 @@ type BatchPatchTaskTagsResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27594,11 +27571,6 @@ func (r BatchPatchTaskTagsResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BatchPatchTaskTagsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r BatchPatchTaskTagsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29812,9 +29784,9 @@ func (c *ClientWithResponses) GetFlowExecutionWithResponse(ctx context.Context, 
 	return ParseGetFlowExecutionResponse(rsp)
 }
 
-// ListTaskStatusesWithResponse List task statuses (not available yet)
+// ListTaskStatusesWithResponse List task statuses
 //
-// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. With `include_history=true` every record is returned instead, oldest first, the clearing ones (status null) included.
+// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -29827,9 +29799,9 @@ func (c *ClientWithResponses) ListTaskStatusesWithResponse(ctx context.Context, 
 	return ParseListTaskStatusesResponse(rsp)
 }
 
-// AddTaskStatusesWithBodyWithResponse Record task statuses (not available yet)
+// AddTaskStatusesWithBodyWithResponse Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29842,9 +29814,9 @@ func (c *ClientWithResponses) AddTaskStatusesWithBodyWithResponse(ctx context.Co
 	return ParseAddTaskStatusesResponse(rsp)
 }
 
-// AddTaskStatusesWithResponse Record task statuses (not available yet)
+// AddTaskStatusesWithResponse Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. A deleted execution answers 409.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31057,9 +31029,9 @@ func (c *ClientWithResponses) RecordTaskExecutionWithResponse(ctx context.Contex
 	return ParseRecordTaskExecutionResponse(rsp)
 }
 
-// ListTaskTagsWithResponse List active task tags (not available yet)
+// ListTaskTagsWithResponse List active task tags
 //
-// Lists the active tags of the caller's organization, oldest first; deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review.
+// Lists the active tags of the caller's organization, oldest first (tags added by one request in request order); deleted tags are never listed. All filters are exact and case-sensitive. Without `flow_execution_id` the search covers every execution the caller may see, which finds for example all executions tagged for review; deleted executions are left out, as they are from lists of executions. With `flow_execution_id` the tags of that execution are listed even when it is deleted (they stay readable); an execution that does not exist or that the caller may not see gives an empty page, like one without tags. Every role may list.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31072,9 +31044,9 @@ func (c *ClientWithResponses) ListTaskTagsWithResponse(ctx context.Context, para
 	return ParseListTaskTagsResponse(rsp)
 }
 
-// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags (not available yet)
+// BatchPatchTaskTagsWithBodyWithResponse Add and remove task tags
 //
-// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31087,9 +31059,9 @@ func (c *ClientWithResponses) BatchPatchTaskTagsWithBodyWithResponse(ctx context
 	return ParseBatchPatchTaskTagsResponse(rsp)
 }
 
-// BatchPatchTaskTagsWithResponse Add and remove task tags (not available yet)
+// BatchPatchTaskTagsWithResponse Add and remove task tags
 //
-// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see) answers 404; a deleted one answers 409.
+// Applies a batch of tag operations in request order, in one transaction: all succeed or none is applied. `add` creates an active tag unless an identical active one exists (same flow execution, task name, tag, tag type and metadata; result `already_exists`), otherwise the result is `added`. `remove` soft-deletes the matching active tag (status `deleted`, `updated_at` and `modified_by` record the deletion; result `removed`); when `tag_metadata` is omitted or null it removes every active tag with that flow execution, task name, tag and tag type whatever their metadata. A remove that matches no active tag gives `not_found`. The result array never carries errors: any failure answers an HTTP error and nothing changes. A flow execution that does not exist (or that the caller may not see: another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409. Items may name different executions; the first refused item in request order decides the answer, and `error.details` names it (`[{"loc": ["body", "tags", i, "flow_execution_id"]}]`). Items act on what the earlier items of the batch did: an `add` then a `remove` of the same tag answer `added` then `removed`. Metadata are compared as JSON values: key order and spacing do not matter, and numbers compare by value (`1` equals `1.0`). Adding a tag that was removed creates a new active tag with a new id; the removed one stays deleted. Every role may tag the executions it may see.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -34930,13 +34902,6 @@ func ParseListTaskStatusesResponse(rsp *http.Response) (*ListTaskStatusesRespons
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35004,13 +34969,6 @@ func ParseAddTaskStatusesResponse(rsp *http.Response) (*AddTaskStatusesResponse,
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -38409,13 +38367,6 @@ func ParseListTaskTagsResponse(rsp *http.Response) (*ListTaskTagsResponse, error
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -38476,13 +38427,6 @@ func ParseBatchPatchTaskTagsResponse(rsp *http.Response) (*BatchPatchTaskTagsRes
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39342,10 +39286,10 @@ type ServerInterface interface {
 	// GetFlowExecution Read a flow execution
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx echo.Context, id FlowExecutionIdPath, params GetFlowExecutionParams) error
-	// ListTaskStatuses List task statuses (not available yet)
+	// ListTaskStatuses List task statuses
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx echo.Context, id FlowExecutionIdPath, params ListTaskStatusesParams) error
-	// AddTaskStatuses Record task statuses (not available yet)
+	// AddTaskStatuses Record task statuses
 	// (POST /api/flow-executions/{id}/task-statuses)
 	AddTaskStatuses(ctx echo.Context, id FlowExecutionIdPath) error
 	// ListFlowViews List flow views
@@ -39516,10 +39460,10 @@ type ServerInterface interface {
 	// RecordTaskExecution Report a task execution (not available yet)
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx echo.Context) error
-	// ListTaskTags List active task tags (not available yet)
+	// ListTaskTags List active task tags
 	// (GET /api/task-tags)
 	ListTaskTags(ctx echo.Context, params ListTaskTagsParams) error
-	// BatchPatchTaskTags Add and remove task tags (not available yet)
+	// BatchPatchTaskTags Add and remove task tags
 	// (PATCH /api/task-tags)
 	BatchPatchTaskTags(ctx echo.Context) error
 	// ListUsageRecords List usage records
@@ -47938,20 +47882,6 @@ func (response ListTaskStatuses422JSONResponse) VisitListTaskStatusesResponse(w 
 	return err
 }
 
-type ListTaskStatuses501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListTaskStatuses501JSONResponse) VisitListTaskStatusesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListTaskStatusesdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -48058,20 +47988,6 @@ func (response AddTaskStatuses422JSONResponse) VisitAddTaskStatusesResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type AddTaskStatuses501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response AddTaskStatuses501JSONResponse) VisitAddTaskStatusesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -53319,20 +53235,6 @@ func (response ListTaskTags422JSONResponse) VisitListTaskTagsResponse(w http.Res
 	return err
 }
 
-type ListTaskTags501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListTaskTags501JSONResponse) VisitListTaskTagsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListTaskTagsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -53424,20 +53326,6 @@ func (response BatchPatchTaskTags422JSONResponse) VisitBatchPatchTaskTagsRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BatchPatchTaskTags501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response BatchPatchTaskTags501JSONResponse) VisitBatchPatchTaskTagsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54532,10 +54420,10 @@ type StrictServerInterface interface {
 	// GetFlowExecution Read a flow execution
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx context.Context, request GetFlowExecutionRequestObject) (GetFlowExecutionResponseObject, error)
-	// ListTaskStatuses List task statuses (not available yet)
+	// ListTaskStatuses List task statuses
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx context.Context, request ListTaskStatusesRequestObject) (ListTaskStatusesResponseObject, error)
-	// AddTaskStatuses Record task statuses (not available yet)
+	// AddTaskStatuses Record task statuses
 	// (POST /api/flow-executions/{id}/task-statuses)
 	AddTaskStatuses(ctx context.Context, request AddTaskStatusesRequestObject) (AddTaskStatusesResponseObject, error)
 	// ListFlowViews List flow views
@@ -54706,10 +54594,10 @@ type StrictServerInterface interface {
 	// RecordTaskExecution Report a task execution (not available yet)
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx context.Context, request RecordTaskExecutionRequestObject) (RecordTaskExecutionResponseObject, error)
-	// ListTaskTags List active task tags (not available yet)
+	// ListTaskTags List active task tags
 	// (GET /api/task-tags)
 	ListTaskTags(ctx context.Context, request ListTaskTagsRequestObject) (ListTaskTagsResponseObject, error)
-	// BatchPatchTaskTags Add and remove task tags (not available yet)
+	// BatchPatchTaskTags Add and remove task tags
 	// (PATCH /api/task-tags)
 	BatchPatchTaskTags(ctx context.Context, request BatchPatchTaskTagsRequestObject) (BatchPatchTaskTagsResponseObject, error)
 	// ListUsageRecords List usage records
@@ -58936,881 +58824,890 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39kts4lif6KgjdiSgpLjOddrlqujNjYzfL5ep2l6vscabbG9PpFSESktBJASoCTKW6whH7132AG/cZ",
-	"9sH2SW7gHAAEKVCklGlX9c5MxFSnRZD4Ojg4n7/z6yiTq7UUTGg1Ov91tKYlXTHNSvjX5Zr/yLav8rdU",
-	"L82/c6aykq81l2J0PnqVEzknesnI5dtX5JZtT0fJiJsna9M+GQm6YqPzEc9Hyahkv1S8ZPnoXJcVS0Yq",
-	"W7IVNR+dy3JF9eh8VFXQUm/X5i2lSy4Wo0+fktF3vCi4WLwpF1Twf1DT/b9VrNzuDilsQrQkJVvLUhMp",
-	"LkjO5rQqtDI/mzFntChY+ZU6JW9EsSXpjGa3cj7nGUvJim6JGTyhQuolK4kMvntB5rIk+HspC6airb5S",
-	"hOeECrVhpSLPz577xfkFhu5XJ3xpCgtwyNK8kOKOlQrefpXvLsi1mWnQBob1ufbpRclyJjSnRedQfIvP",
-	"OpDvZVatmNDfz7oGktsWZM4Ltm8s+Wz64OG8XFFeXFN12zUadmJaEE3V7b6xmOcPH80Phdy8vGdZhTTT",
-	"d7bnhdwQ5tp/rh0zgxo4lrH5S5nTac4hLQrCtSKGwrkUavK5RvjnakXFO3bH2Qa3sm+wS/MCKeEN2NrP",
-	"NbJXIiuqnH2/FXTFs++pprvD+rBkgsCnCaPZEsZjBprmbM4FN61SsmBaEUrSHL80zammKZGzv7NMkw3X",
-	"S5hXWQnNV8BW5nxRlchsJfSkzDfNdphRkrHZIHZPV+uCwasrmbPC8EuSFsUqxVEYZlsplhBZImP2PAJb",
-	"ql+KKfDMoP2aZ7eTLo7KcT2m4TQabNVeBaPzOS0U80s6k7JgVIRr+qbMWclys+E/0xVTexc2hfNpBqFS",
-	"spRFrmA+8IMjinq5v1IwHUW4uanWspALntGCSNMlGVOcbCbNy3SuWUnYHSu3+DPXJGdrJnIFd5vmTJFb",
-	"xtbQB37BdgiDUimhZUm3k1PyShOl6VYRURUF2cDolwy/uijpekm4IkJqomQlcjLOq3XBM6ptE5hMYvaF",
-	"5QuYGxcLQsmKK2X+Mo0SQkm2zQrWu0MSl3daL9yx+1TpdaWv4E31IOoXJJXwsSmOw9F/Asv0l6s3PxN8",
-	"4CgdW/fONPzmsbN8V4mfq9WMlfvJsKzEVEC71GzmnBcFy89h/GupOB5XpA7P1wldSbORRVH/5g8zsN3Z",
-	"1pxMK1nxFUtIzgqmWU6kYIaKYYg5GStJ7rjis4IRHIWCI7ukd4ws6Fr1UkU9/iPX6b1i5Ssxl/2EQJXi",
-	"CwGCQEbL0hwjsyz4M8sNXyq/UqRkmSxzc1JT80vaNwPTaMrNCI6bwF9pwXNY6pdlKcsetnPnW08ZNA+5",
-	"z7qUs4KtIgzoAk7xaq23pOBKkxWjQhH4WN/8dno8fJ6aLcq9Uiuvm3xWWfE1X3Educe1WbQ1K8maLlhC",
-	"nhq94enZWdfSFPCZ6DI8O0tGK3rPV9VqdP70zPyLC/svPyKYLithSKEW0y9nhArE51qkt3TBdsdgfrVn",
-	"PDG3SqnhMtDkadcqmbWML9LT3lV5W8q8ynT/gqyx4edai6urN29LecdzVvaPxVyKhfmfhTiRwgwNXiTj",
-	"VCk5df+c8jw9UnBd0fvXTCzMKBxp+X9HR/9LYSTEGVWs6+Rd/dtrkts2qMbWIjdVcCO09LjPJnS/V3TB",
-	"GgpLh+L/oxF+pFHkK/MKLj9XXdpLiyxNq6lvdbgWjsMs5Wrg6PA+Ybk5K0aHAfEOxguS9Rj4rOJ33RLU",
-	"vJSr+CBzqtmJ+Uz3SO1JOnAp28eqfbTx8ZGLdy0PXboZm8uShavG7vtWTcvj1oyVoMLvG6K58hXZLKXy",
-	"6jzN85IpZRQlTblQdqzsXieEL4Q0HZCMKtY1XGY+M+o47c++ed5/2kES6mVSZuyf7wSz8pW6zDS/Y71b",
-	"TKEZGZtuJuZkwK85g9+pkTXHIFNMcLk7xRQ1xS811i4ihpjBvZMFG0B7sLuoAnMFdr+u3s2zRsf/UrL5",
-	"6Hz0fz2pTa1PrCLwxI1g9MmMp2RqLYVCPfM7mr9jv1RMgXRiiIgJ+JOuUSXjUjz5uzIj/XVgbyBNvrOd",
-	"YJe77L/ETklGhdEDZ3ChZkwpw68UUUzo0xGaHucFz36r0dneVW2YyKqyNJK80kZdbRgfKKn1WLNNE5gB",
-	"dPjlhv9esPs1ywwZg9RMxt+cnU3A7kEFkWtmTSlm1ekd5QU1OpRRtwzJKVbeMXjnKUmF1FNuZmZUFwbC",
-	"w6dk9IMsZzzPmfiyW+Is6XAqSC4ZGhBoYe5eGLufGwzzZ6l/kJXIvzThKFmVWTBAdm/UHlmSGSukWIBn",
-	"IGbKd4N+VS/4lxv6z1KTYKfJlumLBkE4F4OhCzgKmczZLoWQSmheEK4JVzChayl/omJrWYz6cjN6Zw4h",
-	"qEuE3WeM5Sy/ICXT5dYLQk6rMBeUYpkUOZjJ0nem1cmlaQU6+JLR3Lqqgke7jPzKfkNLsqFcO9kBOuVi",
-	"cRq7J2rVA24KQSu9lCX/x5fc/J/QqpaQFS3MVcvyhLD7tbmLDd2W7E7esjy0mMLW1uaDHygvHnHAf76+",
-	"ftuyTfTx6TmMgNQWgwuS5kxTXqRE0a0RmVjJCBU52Sy3p3Atq9qOd5llbK0/yPLWyOhGjMDxNjvEVopQ",
-	"c1WtpbmpNvaVC5KCdB9a+sZrqRSfFVvCcm4O1Wzr5aAJMUeL3uFlR4lgG1QirIPB0IrphJWa4z1NuwZV",
-	"bMz8UgqDm7oBAeEyYfTcv41az0Yfd0SoZNQaPnSZ5/A3Ld4GQ0HhbHcrYPj1B8wpMBMk49TOKU2cmTgh",
-	"KcsXTKE2aoeCBlAzlBVTRgif4oPuCcMyN+cJbT7GJMRauvTtWj3trsHHyOCQOL6T+Tau1tKFEQ7A5O42",
-	"Gzh+pk/dmKE7T5c8W5IUfSBqSdeMzKW50tT5jUjB+WFkX/OWpfWUjF8EP1vOarTtSUJSayFHWze42VVK",
-	"xvaEX1N1+xZ+w+Y3IqVKVSuWT2uPfErGl/jjW/+b+zoIFFNVrVa03KZkDGfzCv8JbcwJuxFgG3bUFoz7",
-	"XSXcGQuHfXojOsi9gwTMOt9yAZqF/fo5iS9Wx5IkJDZzsyCtKcqSxGeDg945Rrn1i+3jb0hC4EH75D7x",
-	"GajcEnW4knZ83XQdd+uZ9V7TbSEpLDkVBD9K7Pm5sGSM9AuXv6NiMi/lqkn4Zi5SsDfz0fnf9i9UB52P",
-	"PiX734uSe+9bUarvfat9BHpfiB+C0aePZhNycAJeaaorFahlzbOh4HHMTYgvkmqdU81UEqhUHB1wC37H",
-	"BLruQLHUbKV6yTUyqFearYBV0/tX+A1nFnT/9CQGLsEd4vRziNJiV48dSxGnWHwG99BSbkABAm/k2Gj8",
-	"K641yyfmaVYwWhKuT8l1w1fFxIILRnKW8Zw5Tn1Hi4opQkuGwsYFyeRqJQW6p8zPhl0ILhaGx5jVBO+V",
-	"+QfKKCkIIam65es1y+EwBOaWb86SkRmk0cncVbvDY7wfc3feP9MVc/YWcD+OM6rYiWJCce1sVg3zzjf9",
-	"5p0GU/F9RzfOXH5O1HyxrMTt7paFImJRDOACf1FS/NUs++jTx6hiaPr5Cg1gTOiEULFFFyps1jmhBCcD",
-	"kRyG73OlqdB2J0pGlbQbZhTkIA4hNRNNbwS0o+UCYnlUit/RUhZTo5TCezkuuZQFOPJUVeigWcl0VQq4",
-	"Mzo5fnipwZTOG2Mda3aPn/QyZBIOHq3nIH3ACOzvplE90hsxpjBI4hujXp0nOGNuxFs3UbCNNSZAxpsl",
-	"1X6qBH9mub3C/Q3lhg1WPTsSc1u6gbi/8f3BV5kjnSjpCSl+ZFuv58SFMyHFdiUrRW7Z1i9mStf8lm1T",
-	"goqeOz9GFTP6DuowoAjzjEUkcyHF9JZtB3QJgRFg6mPCHHGFLhsuEqLlLROkZPOSqSUQVMHFLTE612rt",
-	"vAo9Yq0bSHR91rzTWV1i3IyTcci6oNooguAdLec0M5r0HVO7c59RxaZVWUQEmJmSRaUZef/utXeZue+W",
-	"stJMYbCAC/BhOVlXs4Jn4Rt20Q3PTjCMREjBjHxRv4YxE8AtUMNbSqXdB6y4NrHySK2FrUs25/cgV6H1",
-	"bnQ+Wmq9VudPnhRSrs1inNpHp5lcPaFrHhP48DtdMpNe2o46liAhqflw2hxHvK/WbtuOk3oPOrb9R7Z9",
-	"UTKqWSBQtPYK9M8gvLa5yY3GbV/gkAsrflddYvCrNhzF6kKWt5jDCSJkeWHjmgRjObF24krwXyp28EWW",
-	"jCwxTWmWyUroWBBBaw/LimE4CnNKuiNI+w0yBmtkGoQRpAmMOQ/MTLdsO3ESmDdjhrY/IFuuVGUjQ8wC",
-	"aAmStFCaodjdiCh28cSyXExpvuLC3mbt+GLFtBFtRtH4iJCcuu/0BgV1cdcGCdV3ydwIXMDaULpCLseV",
-	"vzmQG3rjTO0NKJkuObtjOSmoRmm1JUfAiPIp1UOdbEmbknsJl+cD3E/JqKBKTyvlBxNV5UD2hFhSWCp7",
-	"0qLj7h3XSuZ8zlk+nW1jDF0SMyKSLalYsNzywUyW+QWhaJHgOQg7AdliLKW58NVWabZKT0d7TnL75O00",
-	"bMebD1lGa2j8UovYYgd2lBE9onXk3QGt7fkX9bhgdW/ZVjXGZWfcL9mb4xEfBZwk0+04LTbTtHGfPf+a",
-	"lFTkckXMXfDt86oszOaXNDNq7OSUXDHDXzShiqSX1sIMW3NOvmO0ZGUKkglXoCoJPJTcuoRKti62UWqA",
-	"4U733YBzXipNnj4LhuPVE+AKTS7+/CzSC2qzhx10DI3r2FC0ye3bRbvlJ27Lj9zQFouFVwK21Zha81Db",
-	"k9Za4iSSxoEk0824X3Olu9n2G8Eg8sxsimXeESmPrrmRK+HvYSYD6Lr2ObSNAYkNZENOMjBkLcG4LvPO",
-	"3lZaahoRSH/2vh4zFbKiOltCLDGQaWFIMyESfF1FAYsCK+H7OouGizXkb7dMbgyJi0TD2XZv0p57Vbh9",
-	"QQ1NVhoj3/FOvWzRMGEcHIuWzQOjbPGvf+Kb9IOLIzeThisu0NGMxOX9QWN7sgjVZAXqgDArQFZcVJpN",
-	"7FHncyLYHQoX/3kRD7uIG3uwocq5By9cqD8vnAnYB/n+n3U/P+jCawaMmKv86/mPf6TP/vsv/5pOEkwm",
-	"zORCcMXcRP7zjnzYHRllu1FbfyT02D53dl8dePjgC970BwumlrIqcpItWXa7y2fB+Tk1XHwKb2MuU7en",
-	"db8HdmdOrU10eTQYb+LsmnJOvMOrfmznApOMuGQjNuDIPKLrXOnlFVMq7rommP9wwgVR2ChxavKfJCjf",
-	"SEwxb3jGlJrukZf/8uEaTP9G8u0We4kUqF+6m0MZQViRrKB85dNNSKqqmbWwWq4N3tD7dZqQlFNwM3KF",
-	"bsUqT8k4bVxMKbReUV6YFnaqU+58AXS9nq6YpugE9oFmNiskbdGzM1vLgqUXIAukt+ZXa7xEewkGhS+E",
-	"EXDAmoKr+pcPP15FrxMM91D7OT4uuuVj9g3YsPeC37sImgYL4EJ/+3wUE9Jchzyyfa/5nEGsrTPEhv0C",
-	"rWCczfjrb8/OSCUKG/7qzIgQW7Xhyno79gqL1uDaRUlv1vSXysXXn1TKcXEw7b99c3VNnpidfnL39Ak8",
-	"+K+LkgoNfs7/0vh0GuTEwb0In/j6jOTmFzknXEAwKddbMvY5j7OCTdwE0RwKpEMgJQ+umj162X7H8szq",
-	"fYHZHn+KRocYWuwV+iu9fK9icnF4WBuja9BBgwrbO2OH0MVj3qtYQNalPa0RlpIYptBt5bcp/craztrq",
-	"UH1ehy7K5Xr9k3vlUzKiVeTevaxyzoycGgRMf2XpXl0Q6kICGqylERkQPonu4zGiPsaHh81dxHi86dQG",
-	"YvQJkLA3GJpkZWMu7rjGfRiju9V+ym4VRro76R3D646XL2OiTzNavZmRkkIUtdXUTl0uzTCVxvDiKRcD",
-	"FgQUBpsXyMWjKSoQLh6huAbxm0ZJF52B/dZ5RjAId+ziyiGcjYvmVXYKV9Rh9Hm0HHvoeawPY0wANccz",
-	"cSH2jtobx77dbbfQuo9lhVxhZ3OMSErozGj8dSTZkloHYsOZlFFhlcxdbhVRAOPifssnMYi4XWrZ7lf/",
-	"DFHZdtioFXmq9tIQGa+pUhtZ5uhrVkqe31RnZ19nrbw1+JHFVWHXLBIG8hJy2Te0DrwkS6rqgTRiYHav",
-	"0ZbNyp2hgZkWbXedXalwwDGDHvSyj2i6KeZtKedG/TZP21k3TaKADfExJHGe1fH0U2RoL67+Go6q7T4E",
-	"81eMSAAjxT02Q83J2IUokZxpSGOYRHfdTHSq+D9Ylx4O+ZD/MJcKmW11vzEv+OR0NRvw1RVbUPgyGeP/",
-	"PCFPz57/4Zt//TYhpaxEbm41SZ5BBNGKFmrSMQSbhf4pGS2pmqIcH70mwLSnvZWhlBuwwGhqRFIrz+Dr",
-	"MYeftUpOM1lUK9ERNFVHxNtm/cuGXy3lpveTQJemIRlbbQWS6XK7xweYWoM+29MKSaO1p40FTgLC/Bin",
-	"6bcIqxJaZ5ukHWQGxACRzIBQIbsgKf5z+hTjwuDvZ6jLKWnUUAeSUTLExnAKXSk3h7GpoVdheGgxkMFM",
-	"ds9GItV9E27jnG1YWeN7wPkwHBZ+nzj4A4G4IIYE5pwV1tCgGtM6YH4+5vCbniBDtz2tyQVLFN14KjJW",
-	"dCUB4FOLesBEbjRsTAcAVBUCVoQA+wKsRYeH82fQTUN6wp+iYtNvFDEfXb0l1T9ho+4geRvIBcHEdRBx",
-	"uhMXP5P51iUTJaOcm++suKAaE+pWdL02ow3Wc1/ENYzHT6EzeDgYfBi+1hXO6xrYF1xEarw1hrTaprqk",
-	"AoFSplpOZxUv8q73rn3Ta/mdaWg/4cPSUeDset0FHL+HVvDuJ0+R259t2rLZyk9DY7ODmfRGPDeWqDd4",
-	"O1j/vrbReQ0Jvh/UNL7oEKgdUHn37TCz9L+XCbeOyyeIcvRAep0Ce9gIQa/wI4GtfpAA3zQIdCim7ttG",
-	"2LAvkPH76xeTTn00nl7Eh0EHQgziJtb5puRaM+FjuY9y4nSNwnbkYWB6104xkfebxezuXmHjHR23Z8kb",
-	"/sOD1vwwx0qb6Ood8/NMkKB7mL5qBxw0z0QRx8HBaMmFFa6NItDEwjkkSsAundof7aC0LFnu1lklRBY5",
-	"ZBI6q+qgQIcYH4iILOsosI2ftAuGi8DbHBXq0JS6WzN1gkm44w8MfPArfkDgg1m5K10yuurMc/EXdb/K",
-	"bfega2TxEaBt8W1BRaewF5of1wUVF2Ql76x/pcGCMc3JNEkN2aZwm6dHyH3Y4xS+1JD+gge/exmwI2/r",
-	"sITJjK015h+D51LJFdMQsTOmsBcY3bKTijs5dcmwqctGhA+kkJ3ju/DHYRzQj/WSqglucMEB6MECIOJv",
-	"EK0MdAseHFBwsqXkGYunMZqBHJ5M69i/82D6BUlII37g15vGbtyMzsmN3aibURL8bX4PSehm9CmNJt/i",
-	"Yj3KiPFTDxoxqDwdY414mdboOILnHYTpj2xPTPwbizRaB5uG5/0CeCUos5j1hcCktIiY2vZJPiDqaAnE",
-	"SwwfRr1nVSltJbk2kHTTRktAYLDZbE4qSryZ/kY0o9fzks41duqSX8JZIQUfHhXDddS5QOBBtKfEBppy",
-	"0WSjBQcX/GWhJJoDrVUr52pdOLhs0BoF2xRbN78c5tRcDUwLwSHUWKQ4xTBqahfOrD9iZS9hvV3Srvyj",
-	"tXmE42+su705zsP4kjCuhC5KxtBIZFMkfK6ODTnJ5emNsLdO+Bm//yIHGAJVIxzXie6nxHJsFw8J7HVs",
-	"k3ybd9IEb8AbQQddgOQdZkM2Bz32WZaQMU7m/N60gYwByouqNHwZMrFvRMkgkQjbloxYNzmvJRnbF65u",
-	"Amki8KdrwEsiN4bkpHedKEb0RrqoHoBoaaawwTWbjFApj1234Y53i7uD1KvGOn4uHQs5zU5vsrxFcF/w",
-	"M2Lc9xzdTPAGuktEZhRLJhwY66PqXVHg+H7PkztlPQnkrWPZza4iQ4GWdeJwnX9mNgn8FKdDJj5I4Wuy",
-	"wUDrS2wUkjkgMAJzSqBBqBlbIf9AitkbAig3ok6GDIeH/EVVGFE2huCoiW/o7qm/fLj2YNs2aApSr22E",
-	"xY1wgYM8n7QqPCD9uVPAdRRr4TD91s001GuRhPrkBLQtdcoJoGuxTSdr35EHjiXctj9x0OB7tPFwpD36",
-	"cmNvG+8lZv5HqM4xBhrRnQfpuI0BxWL7H6jhNhfKDSq6+kCCA2+HIZa+tug5nEU+4D5wR3y9LjjLLbgR",
-	"z1N/orkPlAlkSh8dYs/h6Y2weqdiGhNvPaLYhVWvlJNglOZF4dS+WlR7WDhxt1lrz96VRlD6U0mF7jz1",
-	"2Aax3PLchdi2oidaquCqTjqN56VkjY9ekAUMB4I+BDmLBlaGdrH6//qDHqlyRgib/zr6iYqKFgTiF81W",
-	"QVLpKNm5rra+eoIZ6oaVDN8xF1W1NmP/5uwsiH7fAbg467Uz4EJ1b1AIXN2T07x/S2oEz3ApYhruD7RQ",
-	"dSpwGw87xA6Ne9770TrC71nb57PGQqJgOyuouL2wOdBkbPgqNRc/wHxw4YE+Cg9zV/IVyPWqKiEqAeUI",
-	"rhlRa5oxp3JCop8R7T3mrREpuFjsQIbsKkxrqjUrzYxubq56b+rOTGPcXQsb3LOxM45sIMQLfuSsdaY0",
-	"X4EEkUmlp2tWTisRM16/dA1JZpEHjIxo2kJw9NX3F4H8WIlbITfN6KpcVjMINQtvpI7x1cEioZ9/uK3m",
-	"h5KxEwgay5vxZcFCdnRd71ScnN8jUYqAqu1H9xLqpGUhWqz1yXNJuFibkUHwa9pPgweEpn1YSne1qXCU",
-	"rXHINROUIwTYHRO5LKe0PZCnAwYSJ5oPGMln6UTOSYp8LyVctQaCAeQJSY3kguMBNJcIdtAhUD42ewaG",
-	"FyxX98m8purWI6R3Wu2Zg7sdhu7T+KjFeozC/FjDwAUqqZAlYRGeHLLSINLdBWEfkhEHxPg4kEWvgK5d",
-	"dIjWbLXewSw6JW+sSe+WsbWN/UcND0YC+JtY7OVxBoWVbXpGFVv6GuEKxlTjcQ3ecwwk8LhW4dZEcuz+",
-	"nZXyZEbBNIijJFzk7D4hi1Ju4G4zwwOzPKK9yhLkUrKmSl1YXKcdIrBJNR7dKoWoE4A7nftyLdjfgIC4",
-	"A/C5bG5CGzyzD7br7MCzHis9UA8zuvR+M7sZwnv0e3Zc1O8drj/114CRKyPFEoYJyu+FkTjRN2yXzX73",
-	"K0VSw8bSHZkZLclNqF8nu2ZSQNpbXLDeK0A3RYOY31DVd79RPEuAkPMsXvNV8+oxM+iQN9JHEBWiTK9D",
-	"J6wB8MAKA1b4YKQX5mQM9k8MUVMfKsdAMNl96/b2BwylkbIuDOdzxFGL7r0wgooTg0oR9B27RgWLXl0H",
-	"c072isIQ4U2gOVZJA2sbVodQmFzu02pq96fZQatsO3nf5gvyyJn0OUAtybdRgiJxaolhsvaENtSkvVKg",
-	"QyBxqYsnXLjqqLmFb27lCC0ka6YbukyNdv2KSPB4GP5+oDz3EK0R1j7QFmtQB2VjSZtzjGuTjfD8A0c/",
-	"KB2ksWthIgF5Z6mbSOETINf8CVgLnkD9ivQCy450tAk/rZ78yvNP9rUk2GQATqszWftYyuDsp6MyNwJi",
-	"CZe+TgzqzNioK9XuOJt33ES2oQ/f2Gs69c2vt2v2UlSrEHr4ML+9YlnJdAuW4NcbB2aCfvj//T//183o",
-	"E6oev96AMd2sQfAwITcjl8vTeAfPNbAbMMveCHuZgLZh7r1g8rYYomMFTGTldm1hPErDsw0vgEw4HzPV",
-	"8A3YpU9Gm5Jr9kYUW5x4HwbdfKcoqDPBfPNNwwSzn8EdgUkXaqn7ttzVArtcc9zvuDIXZBm1aWoP9nNN",
-	"Tz3ugroCwH5nQaNUwFB/QP3OIOCgvgDCQ8MGf9MYPe+xCMvSPsxjEezVIWF5/rW3AWV2cqu6oMNhXCes",
-	"cKprLmRx8NGL5nuxxxOLg2Fhu5qfRIOYuJpKWsXKUYVZVLZTroicacoFCLqlrBaQsvLmstJLFIkDEMYZ",
-	"g0t6u/b5g0ONvddNtueVyzIhlLSON+rbLaas5nqdTvphYP3kPUDK7oYN2/r93KA379I1AHWtPcPDMMgj",
-	"ZPmpJ/mnHt7+yforNJrC2qDDMH9ZNUIo8bIcJSNY+WfO4exuxFEyumXb6ZyD6oaOr2nzhDoL47RkGcOi",
-	"Yvanmf8pGofivzLAUW0D1rS0wQUXhocVjAJAFrMcJjy/T5Pfh6RyacFX4cCCXlqydUEzJyAWUB+YOGtU",
-	"sb0YJjw8THRgGxAfHl0s+LSXYNU+FNaAWkO4OFy5Pui3rtCU4JvHRyc9CuV0xhA1K4UOszv0YbetaI7q",
-	"SBCOQ8bDgdsme5HbeiZhmp2OHlNiHBqIVO+2LAPieUAqyhCssc1SespqDiP0nu2gGYZRQr8J+FggcbtJ",
-	"dt03XH9HCyoyth+kHu2TZIZtbcGV/Y5sa9KcOpNmwzJx1mamV+b6taGTziIp57bwf1j/NOabJuPQaYWt",
-	"bbcKeTCMZXJBziwYoJC22ZIqjCJ01VUHYkW52dk4g0jZE5yQEZXt4kFT1VW7+oA+S6PkC5tk2uw1bY0r",
-	"BXRJq9CGu4H6bEYFyUu5BrvphvyDlTIhM5bRSjG7QFwFNXs9ejhE1HBFcinYBVw6f5cz5bIZoGYAGGmx",
-	"9N5KlnV4Bq2jMwbO+3C4yNYZ2gW0aG9fbHG7jwzE4QwHsW3sf9dBwaEMh7NtRAT9PjFtuwk+ebgeWa/Y",
-	"gZpke9EiAosn+HDnHhI9dRi9HwOIZXuIyg0tAClzq9nmYdxUEooJoN7a/QORw1aocDcd14oV86gsMNB7",
-	"/Zuh1B4HPuuC0x4BHeohF/wuJ7NE6MfYIIXYGXA18F8gNsm+SFAABMniRH4kMMteoJcQnQTcqVgGeEcr",
-	"74XjcDX8O8W7XGZQTwjQQYaK562NCzupJ5Y0123fDnwvN6KQNO/egty2iJezQesNO7HQUQUXt+AJxYBZ",
-	"p2q1wAQt/khdFNcCHB4PwQk1gZSWawU9QzbkA5LCG3Pet3xvpSyuNNUdNee40jxTvoa/0c15Rr9SxO2b",
-	"EREFw3yitZRFQkpG8zrJH+EWjZRjOGAkUjOPpWy8yovwywOOBBfTKnYPvag/4gp8YwWESrH+r67o/dSM",
-	"cJoVUsUE1MbnoY2X/DCYumCwLKBfzyGFD5NurK8E8E/B7twXrtA5vsKCqh45xq3ZsGyJ1wMviRVxiPvs",
-	"4w9Yrpk52H5QHdnZCPnqhlNzSfN6SBtGH1kxKsxpRNinvH9jB40hQjjmvcSSD2jReTGAjDaU684rwIhd",
-	"wfQwgqQGvF/S3NedxpTV4MQ95tbAIPMKpYDpSnUNFQB81drwffOKK783bFywditeFDyGKhyNgWnFvLRx",
-	"AGIEFdlfzyESZDmNTYlMfh/PfCc3vTf+gMvZBzvB3eykS5u5aNR2CHU7FCTs89za/4TuuTjcWahSmhYR",
-	"JDO7A5DBDLuFshN5cfXXsEooLo26CHYsVb8U6Y1wK4ztrEeMFrRUZIxvJfbAJ8R6lyYe+Aa83rvgaTV2",
-	"U19MxK87UWK/7riyPiaj+5OFPAlWDaoB/vppFDw5Ubd8feIS4E/WEtp56/lOPtcx+V2ANvcgPbZLggwx",
-	"BIeotd9DVXmW/5nRQi+7NVvXzgiBhV46CccmB1gJ6ZSkGGSZGtEnxabbFOUitMdBLQEIXjXEneZGActZ",
-	"bttAQK6Q4oQpZY228IJyFfEBwXhGs9sFJH+QXypW1fFwlBekZAXdYhp2WonmECC/y4lwsiQrbtU/ZceF",
-	"vUTsLDCI+K5ykfM7nld+rOfo9zWdYL1u14n5FwwYwnNtAUgYdKsAZAposoO9ibh3L0znuE37OGTfx3ZF",
-	"ZPPyvgvyz5AqZzhU4bdLS3lLtFyAd/rh118ygnXrG/u/mUZ+0F3FlN/csdIMFcvaXhDFWF1yk5KgcegT",
-	"tZQEKWRIs5Bs4H7+GAWSWDGl6WodIZygHoBTFo4qPFCtQQq2L0XUGVtcwMkmGHXwQKHpjpXxEhh/xQd+",
-	"ZhYsAWAHWlkgT0/PTs9SYmWo1Yq7CNb9Kp7d1HoMO0sQrnuTchN3joPT4Cgryht5yTJti0B3hLoBLEUA",
-	"UuTyDz+8effjD6/ffJh+9/7V6+9fvhslnVhBWpqFuiBp+x3HFDF3IiTGyNf9T29fX/78c/Onq/c//XT5",
-	"7tW/v3wXpdN1KVdr3cXdlC4rlG9dWBkM20aUff3sbF9+JDzujRrzsI9md3tPuUNJvILGkTgJM5ne/ewU",
-	"ZJeV6GL1rhw1pqq0JFmuQd3FeGjcrmHF5XaLjPfFgtgxRudopbAfeMGGR2nGpOYfwBr6S5F62VkhBo35",
-	"cepvuNDBOi7ZgivNjAp79W+v/V07QfgkmgOsyiDB28s3u0crU3c7pynN1J2taGMbTrA+1rqQhleDGGu+",
-	"eWHnhMobWgm5AM0zOvQGZhl0rH6Jg9a2EjQj6XFO/DDX/dgnF581alvupBefHeRzd1tlPe5fKuwT1rEj",
-	"R6iTjnDxx07SLrYkxTNxCk9STzUPLfLfmaEbHpb9wWF+6Pt1q4aWOTxWNBzHf+Bg0ebqPVA/8ht2iDIU",
-	"24fjQJD8XB4nxOggBh1wZEx3sszXH7qLuqbU8biz1jwIUYDdxQwxyxOA1B3qCr5HSnbHsUZaA5AogIwX",
-	"jIwBTmt3opMHDXkfu7r2nGkpC5/C4gZt2Pe+AQ8CUIrcbbt3mZvzZ7qABg3U5z7HUTPAzcpXoL04/byV",
-	"wzyJkdrR0FpHGvF2/MVOkkBfbwQV5MsHy7Uu7tOOOqZwYqa79f53gqKMUr6iYmv3RxFVZRljRhQag+0P",
-	"/q3UvCrcFnIHq+j6mfTb+IclSId8NciPbhXa6JpKV9GNDn5yeDGOgZGEnvq64Mws7eMT9XB4axuS12QX",
-	"Sa0CH1KiKbIFHQybapvl3Dht5zciZau13qbkf//P/8/daAkREndkyzQZZ+quZtFgzJtc3IgUhXAuFvgu",
-	"xeuAgwViYWuObqiFCprVYc/W3AfFLmSlghuDzwkV28QCYZrLDWoLms6sdaPuTTj6LiuhnMpWmxAvAFGX",
-	"5nZiTj6nd5QjIsu4dfWAeRveQJBIWApzWsyXLNuDT3WxyBTYqi8MsZ1ckIOmeXojfpJ3TJ0TuyMJcTMw",
-	"DMgP4f/5f0m49GP8e3LR+BVahWs2dqu/u5qm6W5Hu9/Tno5sKi7ED0Gb2g5r997+7CIJGqCVMDsgbft5",
-	"tMvaAWHcCpSNwJFEL0VH97b2zQ+yjGRGvLynGfg5BZB+aujTQihg34gVti4q5ZFxyZqWZhj2BxVD7Nlb",
-	"KApLx/hGCUabOi3twteL2jEChRmyvZoZ5GhE4tSMPgzHUEtiq8k4wKunZ2fkp+8ajGvGBS23sTupXeJp",
-	"T/pwvOKTkbIcAHntJYxnIvnNiBbfbRCUi93wTKyeZ5j/hLzoYBScT3s47HsYgCO0dp2yLqhOtx8JeX/9",
-	"w8kfjKhRMCB6KPd1gjamFcXYWZuRPDliy3aygYv9ujHwttc8ahN7S/XS38N5+ALqbAl4YzS/Yw5Wwdcj",
-	"lTISFQmetjAZPaqNYl61K3AMgcgzRnTJWU5kpROSQn52LjMEWrIm59H5yP8eDe5bM0HXPN7xmzUTl29f",
-	"RSZJxlcbuliwkrx/NXlg39O/K9lR/7mkm51BuN7s26fm7Viv4fO4XJnLLN7tO/a9zEjJ5qyEUq5mxq5b",
-	"eC3WH36vN7Larrfrv7UKSYMaYhT6ckV5cU3V7X7TDRZxhSLf+403CDEBMBvDTTd+EP+B7Tbhwj3MahPu",
-	"1QF2m2ATOmzdw3RjC/xhOOxcllFbbK/u2o9Sav1uZLZ1uE6QDpnbdXSgTi3wJgscz/IKXO3Af27Z9ig7",
-	"yCDwgGBXo2bko8zEnUhS1w7gxt4mFs8Vch1heVQwqAbuFc97F+ih+PiDjMm7nODRqLDfUAPnxr7YkZWG",
-	"Nn8uZhA44TFumtB8J1/P/0ifZs9m/42LU4d/e2qfp1F0mgOMHAFJ7bNzhI57Z6qx98CO3wd/Ty32jyJI",
-	"HmnOlVmwPLVVO5QhkUb+eZ2QhPW5qHJo8JN2NRns134x7uk3hN116JuzPiZc3H2+vdHJAGqslf0jrNjB",
-	"0B9iyB5Ani26HEZprj77cGuYg5HaoAiJjLffPgQwOdibe2lfVLtR+u3S0bIE3g4rFsPeX1J1fBn0rhCX",
-	"Q47FPxG1xyxfUeIvS1naUKhIpGoeYU8/USPLsBNnZCGmWYs7Cqmnc0OlWPNWzAueafP3XJYznueIampa",
-	"cfOCEdH3w3iGtnszWPU46Jcv73VJHY6cIbk7WvAcb0SwPSky9nGfNqAzqSNBbdEoIFYq7D8np0FRrkgM",
-	"WLWiol684KH5IpR52YA3rJRi0R/ls6/OWbC5KibEtCdLjBxPxuAJ4wK5fVo3muKKoMG+RSn6vg/WYReq",
-	"5fGQVQG5bD63QGoIpArMKKasffBgY3bS7av9bzdwsNTNKCFnCbkZIeLVx+Fhhq8lSlVXmq2jhYzVYk+s",
-	"diz/DTOTergBGr0L0BBNF26NO2ljjyro/Fl7NbqAedixMKWj/O7961ff11F80A5XXVVrMPlSkZOczarF",
-	"Agu9FUo6C3T630+stnLy6vvU5lZNTg9O8sc5dS7GVbVa0TKSJ3npjkcocFNFKNksZRHJWYLW004O8OHQ",
-	"M978Xt8E4gX3LonCxxEug2E9ZlpfKVJQDSU90ARfY4KaDeJYgyaoHxUveoaMImI9RpYaX8em0BlA4u7w",
-	"5Mlwm0O4sbEQdEC/7R1tELh8mM0D8I7hlNha63uD1cLRJI2VjO55C0c5mp9XKWu7bULv2ujqPD2v/VNh",
-	"sg5wR7Hggp2S1Mam2upi+LNXzTkeXUMWsF9uiWxn5n0uputSLoxkkp6TeVWibRta0ZJZZC3rrmD5KUmp",
-	"HcsU+Fd6TihZmmuTWLN0qP7WFMoVpF9Bdibac8BN1ui/9qqA6Am5YvajzpujTkNw63MbjQ9dGpJUS5YH",
-	"LuFiS8bqlq/XLCezkopsyRRBgBKq/AuTU+8EOodgOuUi6K125Us7OWxrVwWuLvempenklKRW+UrPiZJz",
-	"fWL/iS42I7mj7JeQJQha+Lstr5cqTQsGYwjm2HCG1eu5WUplT+lCavR4s5LYcOJQGEZiGiUjSyqYTeUW",
-	"HbIubF+1C8rc4e4nGNUoGTX3PSpR/8ALhn6DF/abeyxZDa+S04+TaIBxn48JQ68pGadJOnmYo+kzOYIu",
-	"cFRzgJ6tH+IZS22+9FMUyOHvZ+i4g+J4cS/SsOgfLX1chNCSjAtpyCSjipGCaYyjzPkCYElETtJpmhCq",
-	"yUoqTb79eqfQiTfAbrhe3giK704uSM5QQQSCboQZgDUOFUUoZlf6vQEvaVtMqKuW/I+/0ZN/TD+a/56d",
-	"/HH68dez5Ntnn/4lCmTU7VG73nHS+iU5xl8WXgl1r7Er4IdCbnpCl+t79HCsxjY2vZXHfLGn769eJ1aB",
-	"maGV1jw2g/q+fgmvwnOSWr5hNh9Ntiq1mpShCipIyvIFcz+ekktXggDnC6EGoKPbOAgMmLswF8esYCsX",
-	"bWBWHfWXiOoSJJIU2xgGXJj19nclxek7unElpodnvu21Xr6WYgFY0LXixwX5iZa3uS0Pc7gp3VZJ3Vd7",
-	"AMuuussdqqYebpZWTJujeYD2bajhyr21q7l9x5b0jsuqJO7TF+0zbJO3g4B1NQi+/Y4rPuMF19s+Kc2M",
-	"8a91650A2XBxk/BEdZ3JmvwRmvFxj2VwIi05C7Zx13ISO6VkrFj7YE7+iU9Ye4P6d8QLyz3sclDNZshB",
-	"QokNdCW79Gb9nGvygLoyB+09D2vIeFENR6OWdG2oYx2WLXcHfX8J7bo0ZrfFoLGM+x3JzeoHw+G2Gl24",
-	"z3/gevmuEj/7BMffE/pWPclY7Un1QAiu9joe4OiNLmWfb+PgasPDKlF2JkH6Q+VOUFOhgzBEpG4b2Geb",
-	"+AOnvR5qhMV+b/3BRZ+OOJzNOWCJ3uYYdzbrcJgu30EyAKnL6pH540N2DQtqjlR8+rKAXjV7a9Bj4CbB",
-	"Hd9dhMFHq8mlIua3VokdcMsbrl1WwkaK9IH0/ufp/M/TeRigXiWmooMg30rVECEDQ+/KIRQEl5ucY41+",
-	"Qw6zrY/kRrCf8dNar+Cl0pPEBQgQKQApBdMLoBA/iOWFi44y1+aWLOkdIwu6VqfkB14U8J6rN5fat6f1",
-	"bP6L2eI0ieTLhPTVoSAcnJLxT8y9GiTQxcpe+ZpD31XFbY9QN/iI3nEzGwuMrGI14szmb5YSlAoBtRbg",
-	"HTIWbFNA9T5aYPKAj43nCqqNTUDJcQBYu8iFvcPb8cd1uWou0e5cu2utE6XlMXwGh1y5KSTkKbE24fhh",
-	"tg8HLQ/EXwip3cfPbV8FzW6x6hfar408WpJ1NSu4WrKSlOBSaYFmI2AhPksDZpQiDAzPAzFWSIJBDsjB",
-	"OhCVj190TGqqK16pfXJ20Kz2HS2p8sFJljSOEbCt3tOi2Mguxcac7PXAN89Xp9bZTQcOJR08GTjGC+Li",
-	"9phP0im4uYHA6yBFxg7bmBW9f4WNnd7k/tnjr/LDHjL1B+UII6Qu9SfswICqxjJ0xkg1a8M9SLBq1Gl7",
-	"nLv8oEJmx1xRDaz+I6odQjv3ibpGWmcRNZhREocNH5ysZ6is3xahuoXbGrsUUxSaJp0DXM1mJEdEtsNR",
-	"I2tWQv+PE9X+1szEAcg9Tjx7zYlx0T6TseNgE8d+bPi7GmSJekvYweyHK/8h0Bfo3SEM6JEsvUOtugkB",
-	"lUaWLD8lHxoCdL4VdMWzqS21VdZPEKXHlohSKQbbg5Ma4nAyWpacKZLufqHxZhpVn/6PdYa0rHNDomuj",
-	"hsMwHMafIKNtOSbUUqdctvYA0ON8H0696RBhMJTLZmj3PMyUrabINfcVXePK5R0044zcyYL8ZSgwAgxf",
-	"2ZpNm3ChKsUmcUd1r4oOh7Zxlj+rat5iRWEVFcjUkJtAjh20yF/A8+ZvQrtC1hO3634jdG2dO71OuGEq",
-	"9g8WoyyoBg8hDZFr21V2RtFXrmUhFzyDkkU5K8nYBtegWhCE7nAdeEYuiOG7UGK/CbBr/dKTi5gBAlqx",
-	"fFqPDw0RLjTOub04gr3izZKQt++vE/L28vrFn6Hh2/fXAV/fMWJg3fIGZgpOYFHS9RLBUzRRkAEw9ooA",
-	"QnRCsndd/FoBXbPcCAN0hbpi2MicgGybFWyyH0G4Y5O9ZDMAEiK4QpvFpByjASsAX60qW41AGJ3VBhwZ",
-	"rsDuuWpj2ey9dnc8kxExybk1XVpusCtwA8L2U5IWMkuxMjEcXpCoFHEoMUHt/nYYcf0M6+T6sOJnWDW3",
-	"pCtmJCd8WpXFzehjB/HtzOez0J4ggCSA+mTj4Hs5RGE85mEhmC4IfQA19SJmomB7QZ5aZDpzSeBVxkVW",
-	"2lwCnzKIxNkv9z5atMBBpr2d0IJ6wiFuZ23o81dtTHEKRM3gwmjMrUtqaXDd2OnpEsCvgntpyAVD7V5Z",
-	"uCsgctioIKywKaGXzIaSTqWYVj6ewgtZEPCWRPmOITBz9SPvC6IkSMlOwH8BkYcYi+oiPfsDI7EwG6Nl",
-	"wet4SLKSkHopdyMywmBUG3ebwHl0o3BMXtmYy+C8OU4JiBrBfWbEY6VLRl1FtxUYTvFhIDPBAuOI7rVN",
-	"lfWPpzy/N/wG8X1hfyrhHRk+QPeWrfUp+eCjC43QaIYZyrCGY81YJlfMBZmekpf1c6V5UXiUWzD5Qj1O",
-	"s2h5R/ChLoYLO9fXr1uyjqWOXz/tVBSttFxRzTOUqu2G1nO5CGUdyw9tgAyK4XAFG+X3NA5vEUgz/THZ",
-	"lkjOSZqXdK5TMsZwaJZzzXKAfU+dUTdPydjC6cjSCK9NM/RsawQzf509uXtKPHD75JT8bPmk9XgZPdH2",
-	"eeEIq6RCeTZPi0JuWJ6QWaUJrVXgNoUuqYqkTRlBBXY4GP0p+d70B6Tvf7VjAmwKqZdk5uiK1RA4vIyE",
-	"2vhryEUhw2QM+3CfjgcQF3JTZ3tevn0VNx1YznxikarqsogoYB5ZUNV+ZkPrcjfHpTM2ufhgt8ywZg+L",
-	"BIgjZVUusA8vbbsQIE9lBaOlL+TZ0PcHrEQjU/4h2Ke1h62xrmEPwU08NFDAkNo1XUTp7JJouiBSuIyA",
-	"aKbGeGdICfEjMn8u4D8AeYZ/rZimOdV0AgFpmMxunbroz9F0oU7J9477cQWJBEeFH/y2hHq4Z94s+BhJ",
-	"0NlUYAU3S+l/4HoyKBP1MY+JS0PG+oAuw8Oqsea4mIuSmM2hbbj9IN8f8yk+Djo1i66Q/gUZZ1SxE8Xg",
-	"Mrhjk35giNj3PR0+To6nD1bFCvlUa1uVSrqNvSBrWvrgSCR8wZRCbAs7qDiQ6I9coFksMvuWr7egM1ag",
-	"ZPhLRY1QnR4c5L+Haw14d5++/bom+AsSpXMmHP66fXDsJTSUfe7qKSFDNYQY7EwPG93v6vmcgaB0cVgY",
-	"a8D3h5e+qc3DAaf+HL4WmM6BrhYMZQ982C11T+aQW5q+fX9NANwKBLsnv/L8UwpZa05iTLHcMY7GyZ5g",
-	"irBZWCAVcOUTABwUxC1ja1UXwXIn3cNBdqqQv4do+98m2cQI/R3OlQtQYkG9wSONgpiKyWGP4XdhG8zT",
-	"Osb30g/v8djmcTNc99EETGs0c2fQExy4Y5qZ4AdYxA8Yp7WN74yyVidbhDlIgHm8DJn+BIy/crZ5eO6F",
-	"OfqcbaCSulgoouUg50l/nOtdsxzPvt767IhsM3VST/+Sso3LDIcX97gsXfk/hB9FqX5tWGZgRXho+YfO",
-	"SMN6cOEM9+11HIXgz3JDKC6qYQOh5WvHJLLLxjGhOQQotEaev+0igtR+Ir+NS563Kk30xqhxNa0tSf0m",
-	"xx1fp7MiQf9hDK13sblEWCnsKNeBSZF3oLuGnqgDVqJRhMcvi9+I1YXdCiE1eABYTuayKCA2s3EPHlor",
-	"+tMeQhmQSWSGeZj0ZT78ey3YD7P5bNlCuFYHinaN5frNc4QeJUngcNMActbHCgo4Jv7uce6OLxF5fvh9",
-	"0KM9vLGiPigAtWeelw7NqX0XfJZ71omon+uu7VidUAqL1dfY+sKLIC2TdF3yO6pZeg4XCuymLBMfKevD",
-	"ZCFoWKOvKaNFATHldQC4LBdTmq+4QHPGjGa3cj7nGTP6Wqi2exSURiT4Bnw5jYBwa+3P0nNSa1nF1r4d",
-	"FMlnbkDoTNs2PgNThjo8XKPHAx1MF65gRFK7bszUWOhnotva5xUZ4uSU/NzKL5fC+sutx7s59QuPxs1K",
-	"69Jw/jyXdeIscXZbWjYP55HIBhnm/sQEK6lmb0um+EKw/H1Z/CDL7229/jhQ+vSWbburCtEFI7ds6/cN",
-	"fVlYMMIazChJbcvzJ09S8v7dqwD1E07SjhXw6dmz5wdKl26kMT7xJ6bf8ys4s50KQh0wcbga79915Zi1",
-	"xGKbeK5kuQKVdGxlRmmbJUCcf7l68/MkGtwIpqy4TfESjfpwbTQjQ5Zar6c2fQXAZNCjlhXgBqlHasus",
-	"qqWsipzMauDrwyxzwbLFVv7P19dv/+r9dy8d8FvbguIgIgfJYO3vRUSwA9HiDp+2HXJ0yjtlgONI8uAW",
-	"d5WbbTlnKIwaMzF1wCwi2hu1dZMRWSExPGdOeVGVLCGb5dYwurqi8q5lZVBRYcD8geLMWsrbxygl7Er2",
-	"7q5OWbE6Pi2sVB1XWPr1WvhGy9TeURva2t5ZxdJ+7DwrpIQ1iXGjmqvaTSVDCjpY0liXcnZ4KYfc1gvv",
-	"qHYVrSaekPQJ/vDENWiXF2g9jpfsvwMHSbxn9xSnFfToHnT06L8arZ9Ac97dpX+806d/0tFp/eE+ggiG",
-	"F77k1ylKCdWKineQZnepzLW8YkLvV1ypbzdccw26MVp73dXvVZWFgwti3FeKBDP+HNptuKAHqLfRreuK",
-	"zknXCCFrxFeF4leASQbge00wQ5+b5pLIx6n9a0p1ShTTkxaaIFiH4JW6dpczgpmmVGSssDiBAp0iHa0T",
-	"p4w209mdV4+88G+g+G8/DMFXcy5oU3TFie8F7vOfiMbV9BPvoxgWIB93iimv0wBe+7cLKagJ8zfH4iiH",
-	"JVLalhcuzJyby9aR/mNArA9kcjsH8gF5i8MdKpAl6RlqFEvaHX5Yrq9c9Fc0LhsTHsVcdoMS9LqEjs67",
-	"PMiYEz05YcbmrqPeRzsFtGWXu4fXGhbQC9Bpx4Jidp+QqWRVZswWlEeBWpal0WSpshENiQW/3NThdjYz",
-	"3jb1QWa7EqptmttcuMMVTDswVJvxawCNgkGx6A6wbezNqWm5YNqHE+5H6Gqu1e54h+zHfvebI3og6b2p",
-	"6FTdulrJOM0gIT1IQm+lE+D3VWhJCsxUjYvsK+X9wkensbflpCMD0YTSZZV14BO8Cp56j7YjOkXGztW+",
-	"azsZ5lFHmp/uBm3Hd8dhB1v6sicGS5KAjcHSH1dukANyCMMx9BQk2tvJofFj5mwcO/PWydo/wbCrngnu",
-	"VllyU3SzHleqAosnANeHLDdtoFbnzciQg1ZnL0ici7BqzWnfikb2eB/pJW1OMYD17NeVdm6mo1Wm362i",
-	"BH7Vz6AVRZbuOOVofzkurwY8KBa4/sps232/QCxuU91x9wzIq5XQvKgbHFfe/liX5ueKZG7fM70zOCb0",
-	"GVM+f0M8skPkvX2CXjcldKzbZxf0DhxPEA6274o//GZ+uFIWVELru4cPv1fjcdCNQPHBe/HCVm2aI2Kc",
-	"RR+3jjqqPUbdeV39MLF/OihyxKO364j7mlokgoak7m95K2dMhql1XxQlbld7+/KCQQBIF7CzpFd5SZoX",
-	"TOumaFPJgJtsgIEvqMs/k/m208RHNSkYtRFaVvJhQevQuEdF3WKMNcHAv86VLqmW5SS417i+OMYMFzO9",
-	"vYLCK5q5mk6yuGOXWTwg+NIIImC2Wtha31TQYqtYBJsjWgMIEfC4CkpoRSq6067uiw3dKrPGOGRMLzaU",
-	"YQadhmsRbxJdAAvB1uWItX3imNJ27kwjaLXjJNp2rZ5ihPiqvlFfUE0L2ZOz4KXc7mrLGX6HMKFLzoYX",
-	"H9odyn/kysu4eA+TtnHZDxCw92xBrMxYKI75jAI5n7PYEcuoZgtZbg8jA3wFReCcCc1pYRjNHc87jT7+",
-	"sVXw6zeRk4SjtlU0W+U7uSaCsVxBHc/B9PvC9/PWjmAIfkQwL/OoY051K5B7OydyYS1YjzKN6+2avTSc",
-	"J3L8hhU8DkeYS6bIeBWamA5MyXDopvOSM5EXW4IppW7rtITYYJJCae1BGQVd0fshC9sOLXYK4dfrolpw",
-	"cUj0dXOVuHL0CyIiJfhBUlLbnAqIA9KEi0NiF6CAq5+N2d85Z2Ur0Ef9Ukx/qVi5TePb407W/nNHZmzJ",
-	"bTmwYGoXhBJ3MC7X3BAWBi1hDqnjHykYJmGKJ1xAysrpQMnTcYtgoMkoClWyc+j6maHnXVFqgacWaCPc",
-	"zgYhNW5yi+oAw0GrCBdTvWRTsxBmwDaYxF/iKGeBGNRqakPhOmStehL77enBmnQei4ALORtjpVgv+zzY",
-	"3nE4d8GS6oa/bAGSwXDBC1KtDVf45uzsLCjbNYmmix1R7h+vF4TrMlq/EOCzGcQqBphvbSF1lwbRrm41",
-	"xsr9jakl5KGp0J0ZNk3yaB+oejo9J6lHuqwb9giZYctjJMz/wKJluHQPlC/D7TpOzHwg0HLIAh5Qxv4x",
-	"eN8XZXSnoy/Osbo+HAxuuKTUaw5e0ZzVdU/RLkzG/dZgZwTuF2CGRV+0JJaOAIyaOL7y8lsZ3IpcLyWg",
-	"EtUNB8mnD74lBuT6DDhZTQzEQ47W42TzPOTuqTE6IhpsCNFxTqhNLE8I9XDUlFjRGijOV9KvX0PUSuyv",
-	"5gVQx1MKZimsvQW/7sQu/7oryQ90KQYgJDtX2X77dI9F+GMz499jc/366YBsfzO6D2z2IyZ8DLeWw10P",
-	"aSiQCzJ+98ML8q/fPP3XySn5sOTZkqwY1mOhJSS4KyZCxFSS3uptek5SZzRnqFe8u7o031MJSbPyLk1I",
-	"em8bbLEBKwozhuwkq8o7yEOJWQuLCBrNFV8IqquSEVosZMn1ctWKD3939eybbzEc/CX8eRq/i+4itb3t",
-	"sAgMq/XdtyedH4tQvVkCdo9URMZGxfj2eVUWcYZ5G+P6P7ItsGCQKFhO6IJyofCqSm957mreW/gxecvi",
-	"fOg2lkJmPo7YUK21u7Qr9yI+UxGf6UrmVVGp3olWao8lVvFFwwyr+CKqbN13b5ylp3uSSVnmXFDNese0",
-	"7f3cdvjnWpz4FsA1b11IndEsi0UnA8UTfMV0zCgDvPADmxGzdVdMB4fVQ574k6wwKOWOlXy+BauVUkgi",
-	"kXNm2g8OrQg4TV/hevhubK5GO4Ea+D5Dr1s+bXqUOux2dQhFE+cyAaxgpbEAVcNqZ8Ea7ek6sHa/6+AD",
-	"18trulBRPJ9oGf96IvGFwSyEbnPwO598pHeSMXZ3lrm0rbb0sbWIJVBcHwHhbC7MRdPCAIiP/I4NkqM6",
-	"Cyb9OVouqfajmjmdHgaMZgYV1O13U8mM+CDUBpzwYIJRYfBt6ufZdPgUiJXmn0b5jpG9lKardYQI+SoA",
-	"HpIzEBTfC35PYmlWXOhvn4969T7vN6073l9X6LXMKJYkY+u4Xq80W+N9Udi2ZqA0qJpFqC+gbsQyhF7C",
-	"9Oeyls24yNn9aY/wtU/FfRSpx6IifSfzbYxjgpxAi5OCikVlNH+7dkldKx4zl0v8wcxuwUQM8lAKzUSH",
-	"scJ+lUDYQY/lfb8r0n6pQZq7+91x1cDTxA81Rh92va6YiFqXjUK4KaVmhLpJnZLULFHqkEvAhHpBUqoU",
-	"V5oK7Z8smGAlz6wD+U7yjF2Q9IMsb0FXeltQIViZ3ohNyW2JqvWSmiO5LqhIw7aX9cchFxerPrCc66DK",
-	"V/0+tDEfAEc3sZ5u01XO6UJIxdSOz1pdkPSqWrPyjitZpqSUlRnUjOkNsxwFJqIsIPNallrZDm22OSof",
-	"bpsg+h1jIGHoo2S0O5/wR7sgo2TUHPYoGdUDi7Khn2zEQ/edGUbOtA/FuqBcnACthghgck42MTuINV44",
-	"lKP9JLg3FuMnrDFg7s+3tKQrFccCug4Ar9236+TnMEghg/xnITHWxzpqdoWHDgunzXdfs9KGwPnSq+jY",
-	"SkhqpoBqC8BoQQq45fGprZiQBkNriBD7VLDddPE+uSEuLfwkc1a8EnMZ2+ea6ZlWMIvNkpXMXuoQEJVH",
-	"JAaRA5cNy9bEg1czKeZ8UZntcS9ZqRO+DcsEfffHWru7qCvl1D12qw+f/UoF/TYdbKwyczoxkt/zdJJ4",
-	"w1CdkHAY3hP0t8dAhEsMl6SW5k6BSxWI1AkhqP0WxcoGfDfJptOC1ut7hyRiGzsMw3j4bEu26N4L+7Bz",
-	"J3q73ydbv4OP956IYDvq0YZUFK5f0ibpzpO0R+qGZII7ykH8bR2tWAxG39mB1TBEkuIn0v4zgg0Hq2k1",
-	"bxi0mhhN1rU8YaWitmep23cUhh5GFumowPvGNwcvRjj+fR6pRwrrbwzyc4T3N1fhAI9QdCFiIUcN3J2x",
-	"ZoIKDG99eKru0NB3NbUQ1mGQR8yG+UMzu68xdK5IzuA71KU8CymYA90LY5Y2srztKSO215Lf6HdDVcOc",
-	"P9xHdgBel+WADUN/ONYYBbw11IglEjswty6LwuFt0ZIRp3zB2kGmq64vIFt6ziFL00FIvVBJLg7f9Z+g",
-	"tZ8btBZwq7YWudYG695zBV5wX5Cnxq4l4/TXTykpmWLaV7FxBd8mXx7ZFqYCDxNfGqVZC2Vv1ZLPj3/b",
-	"feAs9LfqjAxyYOJtfWhRA/yrBIrscQbVvRCxE6O3cL4YkDxY3uoa2yvNVg8qAQ1T+XjAakCPcZjPg3Or",
-	"/GoNMeVe08Ub376ugPA7q2twSn4wVE7zPHX6W1Aoy1ewcPwWAesMoU/sm1gpAl5WrECF3r6FtbbuaaaB",
-	"t3NF3Ewudhg4fgbfDWzuCwXGA0DBQ3hG94mdAgtfrCBCW2Tym9xfzWVA8YEIHXc7MBYdJggLJLaubdWg",
-	"GHj0eIVW1zaq7oEn2vThDvSjHVr/0aiqJCsNJb8sRJoOWdjupf8bnPJh6W/tN8P8t0VH3tpiur+6rlkL",
-	"7bDfaJ6zPCG0wPJdcBHjaTNP8bDlmHkGDixYTRB0fe0X5xxW5vDRYhKUU0qF1NO5rESeHhU09fhMDa3l",
-	"+EWPO+lWF0tUg/m9xTP2c4X9576uzPTIDKCUeZXp4drwGl94LEV4mKrqOh2sKdtp7VOSe9Vf1+nn0Hz9",
-	"hA5QettzihhLZxzPghv742i6LW2m98AxpfkKesmk0tM1K6eViIXIvnQNSQYg8chmTVtwO159HzpxK3Er",
-	"bNH0XZzHjjHVWI9D8bEG5ur2agvDdG27TY+vZjdjF3fDV+x2DFfO4Y1GpsRh6nop57xgIe0eA2eVtIWS",
-	"BhLxUdazPSapyEzi4ZwOIxC8sK72n1xgyo73xzSgpO2iNIJFu2QQxfMaZXPstmDSiA8NAn2dK++OiVyW",
-	"UzpKRmqu1+bJivJiar8EJXihxcy0+KWYBjkk4J8WtJi2fgeQY5dA4j9Ap1nBmdBTxbKS6ai3798qVjEj",
-	"eXSUDfVhBzOa3S5KqAAOCYIAhUrG7B58lwmZVcVtQ5PEaiZU3aqEsBMzxYSw+zUvt0RtGFurSULUEsCH",
-	"Z1vg2FBKOqPqlLyQFThHSxf6Dh4BrGJL/i5nYNyGAr4Kxhhgb5nhmFV3lS5bMX/Oyr4727+Yz6KkpCUp",
-	"K0w83lAOxgusamZmjuLyTrDFfvN6zlVGyzyGtwr9gsxmvchrVq6oOSPFFobgiuHCGLhQa+bV8ANHIYuc",
-	"KT31izClCza1ESSRe2vhNx9fDHwUf5czswX23fA+EBIfKrd0/QjAvbdEyXS53bNr4erBpvGiIDNIxSh5",
-	"i20PWylbM7ijPyyWC8QAQO4lXyw1EXIDEMtUbB0pH9GzYYt5VXRSSkiQqAz7N4i5jQ7usp107k9IvQrh",
-	"qMLdCOk6dr28c1C3QwPOWlC8ETlpybJb1ZXCkPM7nle0QFxnRcZdYM6TwRrvLmh3LI12EFK2YXF2YFrK",
-	"W38VfSHMbLRb9qNmf8EoO+C2adfwGoF1RtnE5uFdCr8Yacg9/X0F1q18Wb0aCTwMtuvDAn/HqJLmBMZD",
-	"0K5drMpXioBVuYAThK8cGGXm33uEODP/rfZe4a+PEmtmffkxGb6EADOImXC+eRe/yRQxHOGcpKyymQI+",
-	"xoMLEOgMJbyEAA8KlCBFQtJFIWe0aL8B186Kbn10KBgeqNhCJEw4d1aNkhF+JEqh75iZlwve6kJRwVaK",
-	"UNPhWiqGoph55SIIXCrZHTcz5fpwhJQSupi6z7Y2sPEsOhEwfTyk8CV2Ygu0BylQCVEymKPROVUdUoYA",
-	"w3QTrZbxG+G07C5GnI4VE/krgCTtdN2AghDR00Gq9vnqiGpq5FQs4wqLUoOlA6WuqKCLpoyAH2+5FZ/3",
-	"zRnf6p9Rl9m6Y0rA0vK8hHwCiEAXt6CGK8QNQiseOiecX9TM83T0gHhxvLpaqSowAfS2m77j6SqqgtSH",
-	"PlQ5Z343E1lSkTs5Ff0cvLCaDSD3AsCGkBq8LHULC7LO71gZv7jbd5AdWXgJ7d0zWdwhlJMaDuJk2ZDR",
-	"eD3UsWMPfns8dFN+NG6TRWFCTCbVYkrho987TpNd5/cl7zzrVcljJkRXUun9u1fem0YVAfs7OHQA5hWA",
-	"zVSLkusaS1ZZf4Ja8mmm7tIdaIHnfzjM82XG2zfVLiaQ2/pS06rs4AWuBTCCC1IpOLA+E7cu7WXOKear",
-	"xSMewfLA1H67H3AbpeUaw3WMNDR+dfWG/OHbs6cJOSwZ3XXIRbeGfYUPLISjH4F99YJ8/e3ZmbU8CLYp",
-	"toQrVTFcjAMt242lbixHdKjRHZVyj5X7lcB1ARijmdmdsAhNGB+sfAYI9fhujVo2hJYx082a9ylrl2vu",
-	"YhL3hvq8EYCuoZnIWDtMPRh1HNwoHHvfgL4PG2NNH6+sDdM8/Uudl9klWZSMaXSEUE2ccGqDacIRnO4z",
-	"VXdXSbLLkQTwPs16OO7nw5Q/NC6g+ud8+16UxiQrdUqubWFbcyXSRjmsCwiFjpgN7NVDdXOUtTVjNyan",
-	"q0rzX5sVmi/fvkJ/acrFXJ56RE94zGvCnrRY8NPTs9Oz1qLBb0MrSdVFMJtZ817VbJKlp7EEjs3+tK53",
-	"lXCah72VOlIn/NVv733lDKUuOg21EDQ6I/qJgsg5D+XI57W4Tg3Zqg5//f6C3NDrAISKDhic2CJcXb35",
-	"Xq4oF9F4VbRfkxxaEFVlS3P5pnYzTzO5SslYSFu0MCFCkvS/pUkN46k3khR0xood3KJn33zduHC/TkZr",
-	"qjUrTdf/42+XJ/9OT/5xdvLHj+P675OPv54l3z79FDyd/Nfxzc3pAc0n//e/xE7C1dWb11LeVutuTu9A",
-	"z+jOukClBYguKWW1WBLFxaJg8PtJLDQj71hxvPnhm/bgLfgdE04zAINZIaHEBlVxNq2UnDJhpIV8n3RO",
-	"hdOWPO4ZpJfYQtowhgtbgMKB6NvJYn1EDT5QxSJz3TWtmUG5fjpJ3A9ES/iamawReEIjexpMD1LkAJ3u",
-	"iGqFuAHN5dodZ8eBGRju3VqaeoKouDb9bzu3vtYln1WaTVd0vbYm+cNMCv4TxH4iXEm43zQVOS3zoCVm",
-	"Y9Gyt/plvSBHufBh/Tvs2Y3D5VKqHOJ0DU+zcxYOKjR/eBA8bGNwyMPR2NDB9brbuIyO/LjE//7da9R4",
-	"XRCPoWyGEUjzUq7aG+fbGe3YsghF/vtPrwemk9ux3K+K6ZKqZcRQwO7J1Z8vT559860XhtD44Luus5mN",
-	"xMWKwpVqVoSuaantmGdsLksLdwyxVjCvQeOMgN5H/NGN9ABIb0Su5VhIdLtAlrGVnL9S8ZLFothaHcS/",
-	"hqX6ha3H0y6knJANYLuARGQkJpTu8Hyoo2LFehlnHQFXz42S9+9ffW8j9icom6S/8vwTyGvpE7rmT5SS",
-	"T3wy1xN4+EiF1dv2mNYMugGUOpiti0pA/MdoPjrbkKvLn15bZFC99WtxSv5krjhnN7AZKml4GC1+Tngm",
-	"0kfnxn+WdoRUKdPOKH/ui8pwZ5vfWNoMkXPEGjFsOAXjFWDpm+MzdUm0BXX/wAmUsjC/23LL5s02U2/m",
-	"cv56g2axm9E5uRlVpTiXPD8/O/3j6bOvnz87ffrHZ2dnX5+dnT41/3/69c3oUzo5JR88FJhdh2H3CCYI",
-	"sY09mgumbU10ul5DWZt00E3TeWu8bN4YQ9lAS1kJpdpTcoX8rnHLXGDshZWEMirIjGExYAnEVd/wotgO",
-	"drXWIvghuQEQA/VLxexjC92w/55Zar1WxNw2LabxlUL6dK8n/vqhWF7M5uvPS6bMrznlOMGao5W8bVH7",
-	"w9cH5+iEx3C/lNgesb+PCNeKFfNYDbBBKUq1tdSKBSNFV8WofaTfllLLTBbtlbRlC1PzEkioqlqvZWlh",
-	"Cj0Ek/nkx2FSqurjjPuDZaEufVwQVTtVZffLpCEvHx772iUw74uBPcDA1xyU+0bPkr2Ha2d3sV4gBgXc",
-	"7l2rVqdv2HS+W8bWNiSlI//ugdfHz2yzK8yTsWKM7FyQLlK9mVICb/Tz2CZ4jGt7+rP9428ruv4b0urH",
-	"AFnmYwNahq8MuYPNm5qTN1pwvaxmhqs+kXTNTzKZswUTT/xQPg1HptmrN5gLxpXuwCKIct5SJn4TntzS",
-	"NnbVC7S879MvLoj5FjjsVt7DfaiWYcho5wZoMNELl8CodsR9q1wcxu8P5O8/O0Fuh6kHA6P10/fvXnex",
-	"+V3GussOfim+t1FSfdjiCNZi1BD7wWhut8vonZvzV78Dqz1O11LpRcnU+ZMn//t//q904hLEdEntq6o2",
-	"sClVrGTO0gurejKd3Ahfo8KDx9hY3gRuZ67JqlLa4mW4PKelVBoeQ3wotUg/wLhOyUuRldu1xmu+ZNjy",
-	"RqDe4vCcEZAnWOTnZ3/8tu8iTUaAR/RGFNv68Lq43bjdyz6F8fen++6WqpaqI8QHlsBBbb166/3szq7l",
-	"OsZiVkd0vaZKbWSZd8GsLLggrs0FYbFFJ601b5P1s+dDVthx3t1BXL946ynAAcWaBcj5gu84Tm9G3zz/",
-	"+tnNKLUo7d9+883X3yBMQWChPTv548dfnybffPqXrirR3cguuCYugOGg5W6XZDTbbmce9BpsSkB4H/ez",
-	"gf3o7v90uOphrHwPHn3JFlxpVoJob98YflfWK3hEglMT5j02kIelNjVX4YD8pti0ItaHYMRX//baj7oG",
-	"7OFa+dNvOFBwMyBN92VFdTjtPd/CpEY/igPB4w/kyrt8l6rpgAvSO0925x/kXY89iAW4Phs8cRKXeQ7m",
-	"+6eHwMO7+QM2vDPwAfCBDcvjuQM9SUNKS1tY6b9XSPluFi2sI7yJ55KQ9KY6O/s6c5wW/sX+G/5oVhx/",
-	"OMcfDFvGH57gD2598Me4zbH/FjseFx7PyYOB4etC/vsL6wbHMjyyoT2f1rEiGZZzz/lxZXYPuXIfEeje",
-	"3redF3GQrhXnFfVi9rDha7b3fqaaiWy7PxfB9W4uURuICCWjIDNhJyGh7Xdxhc8x5eb00HSezlCW9EXA",
-	"E6ssYyxn+SlAsGwspnCz65Yx118vrcAwbNxx9FHcnXaGgBiisQ9jcrJNOYN0hbJ3nfo9HV0RpWGpseDq",
-	"AKP31cvXL19ck6dpsGrHhIhG6Q4iTLowcBEGx8aEQN1QIqQ2pxgCdu2SZQDbqEtGV+bqKFgQRmo0uZZR",
-	"/mb0V1rwnNqYJnYjXFDpzWhySnBEDkLWZglKbe9OVNMGZj5cErU02sCyGRDchVyKI4Y4HyuvxMKd4kFa",
-	"K5otuWB1JyKMsNJs3VI+9JKLWy4WaULSjBYFF4uplhJcIHd+eRCeSNE78/fFjcDYG4UaMFYTxCwa6xHB",
-	"1TnA+BsF0ocNaGLpYxzSY2R2XF+/vgogqlpDsAXXMpKzgrkNoq6EbA3Ae0ouw5RVyDhNiA0BswGKaNAn",
-	"Ky4qzRKi5FyfwGeZImOcEUnxhzyd2AylOpjJ7h2GJC1BiaXgK6gDVuxHDMuFiCeJpf/qBrXEb1ltQuDy",
-	"sw5vC6Ble/zKZqPjJeT8syVp4fKYcZ6SS4dYZpFoERytXiBDbczq+Z1l9+ealf3hq1iUHGXCoDIxGWOh",
-	"a00LZpav7tqcWLuu9moJhx5GyX179vwPbc2xg3oDjQ/57VHDt1fFcaN99s0fn50dOtyYTQ6qAJSlLLsj",
-	"8SDgvYbAUbeItG7vRSBKP4cO5P5p50UMNas2wJ5L2cHp8BNxTlEP8JZ7gOs6eAURkRvs7pqvmKw0THpY",
-	"1c8ork9kGHXwofCBCXbF6nv58IiEarFgyhySOb/fn5pnm4IgIksy5/fOYYxL1My1G1ZNaqcq/m73/2Cl",
-	"PDGCii8gX4MEqdswZ3qgANeosv/4Fa1i9Sys6Nyk1o9dB8atycvushRURISyNrr5sKyhSNy4+WRVxu0D",
-	"uqQZMzdSFGchuyXQANg53NcWXN5cdZCR6a+DGoPgyGv8R3Mk5dyNti134EE0YsZS6zUm1oCYgXeRESkA",
-	"ub2gte148Jh2EN0HbmlXaX0rC1o2GNA5BSI8JymmVqVES1KHnI/bHAknMEkwnjO4xJL6SjCSVkZFxgrz",
-	"z1OSYroNereZRoe3bL/t1s89tF8LhSccYiPfvi69724zKI1rO4+mOXVWjolaPHeWKgnB/uD42sBYTRdq",
-	"r5Cwz87gunGi0ZCVbUTMdVoieon/mHhMX9BmGApOhOvEoWjsUbMzq0RhFKWQFHpjfo5DsRvaTKwr/TgY",
-	"bK/MpxxbsLufQIhgDTfZhAsRznLrwkPiIY/9iH1wGh9nFm/gW8Om4XazpuxTqwiWg4/HjGXmrvQM6pGO",
-	"wHAcwjajRYi8jgCDgDH4zBeQKcbwUx0L5oUNLPFulHQbIWYnPhyHI8CHjFbDGiYX/fuuTORLDe2HZTke",
-	"KfQRgkeB4GOogu1z0sYZ3FmRIGMID70/N475NSg3afL5fcbQTnjPHYDMSLWtPE9dfHCQkqHp4qLGlm2o",
-	"57Ykuc/UzRGYxrTsvBwjWJvRobA8PceMy2AgYV3iUzco01A3DgTmqtcjNW0t/uYU8DeV+bawIboZLcJ3",
-	"LUBn4ovHOdi5EGvznAgZvuQQOtGqb0a1+35zpVi9VjlUDAyHZ8FUoK/4SspbJjrR3b+TOSDCpG/fXF2T",
-	"J7TSyyd3T59AaUAjMi1KKjQojf/FGWtTW2beRviiRdM/vGi8YyMvp/g992Lz11PyA8ajgZXFvFvn1FeK",
-	"gTrPF0KW0fo0e5EWWhET4N4Ye6Mz9DU5JS/kag2wZlDFnQtfx70VKjoQeGFfXMVb70/dN6L+IArgN8Ei",
-	"dmHEQBMs9Fgnhyo0jUuSSaG5qJgRr4OPHTCMqC2kpMKPpDM2iVY5l9M5L1jX2DMosbkg45/efp2QD5d/",
-	"TchPzy8T8uZPf0rID68vXyTk0vznzdv3V0Yi/cBmPzUdYTMuaLmNyR6uZMv+gKhXV2/It1//8eRpXeJl",
-	"yYVuVxcS6eSC5EwjngJ1Fk9aFLa2pLX3tQNR6Mk/Pv76LBaG0sYrqNfqY/+CdybvO/CiTgMbuNtgu2uQ",
-	"KLcLNXhcy28S4Ike5FTq3gIzjHrpM5nXZvc10KffjTEaZWXpl3/SPbp+7Zvdd/hvtV/hVs1QotaMZUsr",
-	"EGdyIXgTp6vLWGK66txLsLhcy+8qXuTdSFKZFHesVOgxQ2hosDmEZfQA9CMsi2eNpxCjWVBbvV+KOS9X",
-	"MfY6ILfXu1mwNt9RxjkYYp9E+SKY71t4wbxZUNG5PDgrnGhttNsZsjcoIAxKKVenD/e51PUmplpOcfHD",
-	"ez3yfLA3BpcrRj7v+RWsVjcX+LsyHAAaHRbMbSsO46tkDMU2yLOzZ2cnT59NXGooui68YSKo00ch19/2",
-	"kPiaIVCrD9JVolBQFT9qrO+goqVhW0sLFeZgBzJ9YlYAP3piCJUovS3YOUkrfg7g+qlDWGdFjnD7EwxE",
-	"dWlON8K03fB8wXRKxqk5zFAfkN1rWjIKHsAly25n8t78bYRuozaYv7HaQopfNJ/RXBcsRTdfa/qtzQ93",
-	"LlyZKB2ApN9MX+iQAMPUgWZy7xEJA70h43X1JbVTJSlxweJ1k66A8f11eALTGMQSl1XBsIqNRpXAGrT3",
-	"q4X1VX1zczUaJPrgsnuA8QEr7qCrj1jrFmJKK5q8P9B5f8qETZf4cikSj4523ij59BBA276lmheS6m+f",
-	"f8G1Ggqv3uaKNhUB7jso51RXXwAajq3cP3nmzZEmoBD2/cAaNY5qG1XG+oPDO5gJArcP4SRGlzyCjdTp",
-	"uUfM9WB+bwZ5AJ/32cJHjK2URa9MCatr2nXsQCFpfqVpuSd8z4WXdYrJPsFz7gKpKviutbu6Usq99vJB",
-	"iGgQzpS7HrgiHvDZ2b29gZCMnz0nS1mVKlAK8MVDsdMAzr7bvQwTxwJ5EKLgLmfs7LTzi4r/ozMx9B9B",
-	"LBZMGTrhgsy2uj/WHu7+KTTtUINpuWA+JKv9eTJ+evb8D9/867dnZ4mvbvj07Iz89N2kv2ucdie9NLbQ",
-	"xm9D/R785cm6ZHecbazhzf7odjXt1z3r7pMG8YbbGG5AuFYNKowKnoou2DuwGgyvhVMpzBcxb33Zgji9",
-	"xWvsoB6ldk0ygolO7TcHJyIHa9qdp9Le5EZPB2SPxDqLZo+YFoZMld1E2l0sh67iBZDfC66h2kd+UScm",
-	"1BF2WYk1/jMpVLXqKwsQ3d9BCSk4BWfCMbOy2CPzUq7sMdMyddsOJReh5kRbtNzrqW6It5Gr3MiyKL+i",
-	"jwKzSZBhmpF6U1wDZh2XNoVKAqpRC6ekmhGIgzX/4aumF5dxLKpCFXlIOaCBMV3N6LaORSd0QblQOihZ",
-	"FjIGW3aEPLl7CgUrVDWDovs2olSYbamBRrHLMUaH/F3OpjxPLbiH6f3vcjY5ylI10LeNPcYXw00A0T6C",
-	"afh5goMW5u6tmVHa74/7evw6TF1pPsHg7eZekOFJPlEZ4JigAkv9hzbvx9T0JaYMRXFtKbdDeokrrobd",
-	"tT73ebCLDkqD2XVJxxzXwbq2Vs3XtLJcfofVdd4yV1iQIl43EloQuLZ8uFjnBfPAXT+s6BdS+rS3qH9D",
-	"qgFU7aMq28ASTLuu0KtqBe5bew/4WqF2il8pMIwc3W3freW6b7ZLvSHGzb7my2CzwXwxqsjZEaVThhVd",
-	"G0CwQRG2xiJ3TL61831k3S09NUh7zUrPWyyZN6DhUMQ0zbiMOWhKuYpGWZY1q4FXyZiLrKgUv2MTArwL",
-	"bAo+RN46tDQB0XBP6bz+K9LJtLsCv3nUmDGognhQHOHCaBOifLina+syeYfLzCGDiQQgHXO/fPHDH7F/",
-	"iry9tez+y2ztQbwo0I5slc5YHvKuuB9MzEn+ZFyBqgDAD/M5K20CG9YVBdC4HJSRNcGoH/OhyRfnejsT",
-	"/ox8cE+9RXuLG84AFOSOzCOyuT7wrqZ2z8rfmVaPEHuPpdMfAirWqsPZp8SH0GCDlHdW/tSNO2+j9+vU",
-	"BNPBOaGYsOCejtOwLEZKUshytr+lEyhYgyF/UrQb3whXl8P64Nw/DfeGMBI9QV+nFGxg2dJrdq/dpD4l",
-	"vTECc16u3hZU2KoovW9AGPvAxpdgDWyVfep7KVorqu+lV4JrTjVWeLGlOQb3t1sb5tNHSx37bDpB2dXH",
-	"KXjsg/N2Qugi9t7QC3F0XHyfO2JT23wQ/Lj2T+R7PBCAQdBnRGIlZnsqvhAIwDkO4VOaqHwO7o7P67TE",
-	"4+7khovkcHiOBpZEHfL1myjvh3lshobLmzfqKPnDletkhMlGe1EzwE7v0uef3D0ldL1WJ1TkJ7b6rfV9",
-	"JraqCt5ANIPbH78P4o15zVas8L2mzawtUspKM3Xhyc4Bp5UAPqNrJHIb/jo5piZiR7i6O8DBeQ1J0O5h",
-	"eBKDCPbmWRpuoqjXv+vSeydjcaTmVzRNA3wISWW5mNJ8xUV6jmh3FBAV0JarWsEooC9B7CM6LS/fviK3",
-	"DEv8tiA2sUrbigl9StIZzW7lfM4zlp6TdUG1WfqTgt0xsyNGmAAgF0wGDsq1XNjPNMehEivPYlSuwlAk",
-	"L/qKHMrEGUKSriZnAww1wCo+9x3AZDcCjKT4kTARPw0Oe3q+A/MC2OIY5BqUD1NQDM1XlID0OZAA7LKp",
-	"MPjN78MoGdXLBcVPcKy2dLYdRDSuPTjWu3eZHapyBbE9Bdiqe+m5yw1IEA2pLh4HdWuc12/LdEIyKgCu",
-	"AhGZT1GmuWOwntvg5+AuSc9J6o9AXfDhovUti3+oMEIbd8KtF6g1JZs7ZDa3dnYGZrHcAQs67lyqUIqK",
-	"YZFTXZW0OPGhtVFZ8YDkWwibZfc6IQDF9/Wzs7Mzc8+UNNNWHwj8+V/7NPz9KJxDCsM1xNVw5cIH/bGW",
-	"dRm+3ipxDv0kyGRuhcU9Xr4e1A6Yz5mwUdnrSqOrKPHCDd4DkHFj5AOZdVVdrVPaeRtK8W83I8AXuhkl",
-	"5AY1jpvRR8z8/NvNaCZz+wgKxps/z8y/AFlr9DEdbKd5LTOb38PWMRvNSi260A7MxdkJdhAnkZce4qA1",
-	"XXDBIHYLfmOqpZwWEn8yBGT+18gt0zUtlSuVu5+CzMrjDGzLKO2wks+3h+bn3MFbEcD//ZCegm0CSL95",
-	"EJHzB3NInz77Q3hEyWXd2NctLLhCQ0wmVytZ44MazVkwRHuTczJnG4gooYJ8E9hs6q+DZwugMMxmZlJo",
-	"gMDXtTzVFGIMSVtuiPfK82fPyDi1KuqG0dtpnaBENUkNiZ76n3ayWZ41yyb+IWrt6syskQKlRZtaU0O/",
-	"wJjDin/tBJoeFhenW3ttYT1jVzvWYsFxcZuQ1Ejt5vJPXekPO/GTkimm/XCal4i19Zj3Bsee46IEOU4x",
-	"onbKrrmfO+4GH28PEF28ZEYUDgCmIPzYBvXtkjlwnf0f/gpzXIfDgTYGfU3Vba99BkfRuwDwraiJDIuA",
-	"GvHELwdmtLhigMG6xAKA10zkTGSxgODRq1yF+CEKvcrmxJWVsCFfB1Yfyveih2CK5JyzEuEw96CJTDrK",
-	"/x4T1fpDyRgG8iMmNY/WtTRjjGYY1CkKhxeqshOvPxHtoRtxB3Fdtus2pEdRrPCmBUAPa85PB8IfuhyR",
-	"el77CBSDTLvQ4lrbVpcxtygcSJjklXYFHxW9g0hDVx4VCweCNK3Aa25D/8BOaH6tK5d7iyL6CMyXbFG3",
-	"un+IhjEKg6GrtFWuO0WMaHPHwbgtBuDk4kbslEl3YZEQeRoBoHtIRXQP5e9Xq72M49QVokxICocTpIx8",
-	"wVQD87CFJtGbh4Ud0gL0DVkOiiqFL+/FUgwXc6cbzM2XYgCqMzrjOqS5xnfRHIVlA9elVOxgyKW9CoKj",
-	"gimaHBo6QutZVJ268+K+q2K9m+dbylnBVq7eM0jmdw2MxJo6asK4gBKNkF8IZSAQtozD6YK3B99liEXG",
-	"NOUFWL06VqzjWguq4dcBIWFF0z0V8gGgM6tKrreQimYjAIUUP7KOREbzcLuSlQLzCpQHSf/00ki7a44S",
-	"r2lxcsu26cSWqQHm08QMDcwUltvAakH5IKgz7SBfz0d0zW9ZkBdM19wM7lMymv3/7L3rciM3ti74KgjF",
-	"RBTZh6RUF++zW4yOGbku7uq2XbUllT1xmh4lyARJtJIAnUBKxd3tiHmaebB5khNYawGJTGbyUiVKrrJ+",
-	"7N4uKjNxX1jX7xM8F/lZgWy/+K83/gj97edLJ5XJQD9qKJD7+bL0KAW9sLG0vkdhFPqY6ypykR6dUrNl",
-	"99wtcPTbb4D7MtUeH5NPwFygIQWOhQWXoEo7wf9bb5Pi5V1TbM6zqVMV/DdO/Wkn0YV6BOgQ4CpK4Wym",
-	"RQ6wWqXnqDdScKNFvxCgosA3LZ+ZHmJ3Mkxi7nl41FDZyTO8VXp1Lxh4THsj5f0jvQjd2XWHsuyDvwxe",
-	"gRS6mrMO/HfEzu70YjMYqZF67bRgRGHIpLt6CpVSTjwwzyVsmYup/EiIWvCHKgl2JznGH47/lCAwFcu1",
-	"tqyDmznpjpSH7m3Zup3E75KkC53605/OKk8O/vQndiFUyhL3u85pdk7Zt7BlGGJVww4joGpyN4MKBFtS",
-	"Gka5n3xtv44U8ZWPV827trppWSfJbq+AFGTALtuHhcRWdHD5tTAjZdeOPSmKCZ7NhLjhaRYwluVG/xox",
-	"PcGOJ8pplvggGUS2krK+gDSnJ4Z9+P7tK9AZ6CfwqncgCQF0Ck59Sv7vPpni/bevfCe6A+Z/LEW/h4jy",
-	"zNdgjyZ/vbx8X/MGJYOROmO5MLrIJ+iMVIgYV8nz8YN5cfIi8P5l8hrxTsE5AR4d0FUyOREUw6Pj7/SS",
-	"XArrLlh3/0lb4fluOPRn799GNNWe3fq33pFeCgXU7UfPByeD54hZMAcpfuz+ZyYa3BTngHWP+hro/W6n",
-	"31S5uAMruSfmpgPlDwU0U5L2xozzS8QNrvPO466DcIjb18tinMkJsZKI1GmksYxwMlZ7PJm36dHp0XfC",
-	"nmuNKQ+4eWCYz05OaiDEfLnMaFcf/9OgolTWJW8MxsYc/CDD65imdEZKq2WAcptY3Jo/H/p7TChm0bV7",
-	"dPqPXyJ1q6kJD/9z+o8jjOEd/eK+gBduupDquCJ8W5f9e3QGxc9GiVtYissxEYRbxiENfcDeAdFcFCYB",
-	"P/qEZ5m7tFmC7JCIf1v9NqZMwwareIwgf6FTh2/pDitOePwgIfEAZETwmruj1bA/ztxUuDG+q8xG1Whs",
-	"8eWWjxy/35S5ED33PeR1uAdr+I9CLHeaCGnI5Q5wOQAo5CmG3XfAoVtqQRSwK/fxXiWSbd10a0tz3HG6",
-	"Zhf9fNmqMt8dCId0q6Nq62gllhh6uwaW/ssBj3G8ASqZTw1HOs59qo3vt97Ri5On2w/1B8XpfhcpvvR8",
-	"+0tvdD6WaSogbeHFs2fb3yhvqjcIWfmJgieImu+BvK52WLykqf7+CxBmNFbClLhi1UjmFrnxY0ndCmR2",
-	"PbDEW4CdfMljLheQl2SKHIDH3X/fzqUVzCz5BGoYnMqi/K3mL+k/o5YB4DTJRKtpJic2GbAPGNcPGYnQ",
-	"zC33uX9BrWoWtEBofAyabtIijnB24v14hNabMNa7ce5ky6835IMUv1UNRiq0rp29pwc5e5vOnQ9wVLlA",
-	"7/HInfx5+xsvaas83BnFda2frg3ndINiAPt1q1JYz2kfrB/iXPB0jZccK+/KnA28Rih3YUiwy7nOIh38",
-	"5DkA6Ve+UhLFQlPgphTxWX7RctS+E3btnN3D/bJtjz/c/n6x/Y0ftX0DUIQPtr+/E3aPzb2vLhcv1Nv0",
-	"PbdziNFTeL9W5wEuxMgoIkxuUo+mGZ953KS9UHe2XYRn+11ZRN5R0ZWtxoQVNifmTcDREdOpwIy15P3Z",
-	"5cu/brnHSoUvGTJDrUiAlF0DgFjHAopZHtyZp1nDxLkJV2UOzYxHmTSFysWNvhZRIg1YwPDUgCUhs4zb",
-	"xDuay9QpotiZFpkn7WgWDev4Sge6hduBnHa6hR9GQlEq3xckqb6Mq/tcoEldHiwnUspjdIeX+jE6UfuY",
-	"dLjFAQA3bCVJcV2s9ZxuJoxlkDna5BZYE2gQA9lLKWCdbb61bqvesHbQ3dhewqi+w0k4sN1/SPs1Gsc+",
-	"5mtlUR91jWZ7d5fdH53EsQRusDvUPRqt6LM0NWVJ3Rq23xPDxjzjQKgFhD9UnzbXOAgsBljAH2/nqy06",
-	"R9uhgtd5QGFtPZUD9h0lN+dQ+7fgbvCnjGOGH6FCS8MmOs8RZne8isBpCYQkZxQY8zFWPNA6Ryj78YpI",
-	"yEANGbCXNDtuIGNRjlszXnUOVq6xNSeye40+dVBTPDrDD2SJV3qwWQUIcBAwq4+iY91MgS3dfkAbJcbW",
-	"W7vctpgMehfihdvJfF2+vIqU9309dW8wXZJbttCAjIZWURmINL0qdnktM57YfamGRqX1EoVK7jzrvDh5",
-	"inirSo8pnbZubsQGxTDA8UN9GGCl9VBKEhthjWsuE1MwaqZSSTMfsDA1yNbKCLC/VaYEM8S3i1ITpeOz",
-	"kxNPjYhziTlVVEcQaYJeBap8ufPi5M89b/LBK1flK1f6Vl3FjycQ6QxfJIflhy3+yjZPZblDfo9elHYB",
-	"/2infK5se3UQiyQUWm+xRFAsNB1yj5rA7TwGmMCk7QOZJO1+ysuy6pxcFOCIiFKfYCY2RgPqwckPVDF+",
-	"6ADllgd9Sd5/QSBvxxfeQrHyzX4vvXZLR28c0oBagzzYYjkR6MGj2tNmMYVT2i4h8MAf2E4K0UYqd1Yb",
-	"xQYmwIG8MA2FGGVNboXQWVrWaS7g8YgoRnjgEyqr6BKXGCglWOmF9atxPW7iuwtqjTSBJmddcPE0pSkH",
-	"VbNBgLkfnZAarosyXx67bsGlYFiBouDerbbbeXHyvIvExlTKQ4oQqGVNM73NWT3cYJm1vVydM0Ue7gH7",
-	"GbSbyOeNDu8YHIBKRCtN4pjjhQc2SazP2Cle+wHrWw9nKMaQ0fdsIVbhTdpjtFh0Bqvkebt9ZS7r6Lxa",
-	"S9t91Mk+X/CepamXcRuNTS90q+rYLroXiped1KpIwBghampbk6gZViULvLRe7P4ktgkh1svzHGsjFmTN",
-	"rElQ4HKKO9TkQUZ0hxXG40KOvhtWd8Deteh3ifuJ4GNjMQMqn8/xHAYaNUxPw/5jehdJzbVMt4b8rhbV",
-	"8A+tDm5IUItMBGlqFnNhxLTIgH442nLdtuS0dYiMUlJuKb75gyusD6d/BlytdUVzFx3xQXXAdwo3LWY9",
-	"N2iEiP/nrnvWiXLHiRQNUaWDqvTsWbdBWUS9h04JxNYb9EWQpxuURqlaXFJbQ3Q76ZUb83/+8Prmo475",
-	"qGM+XGohIwifHXTK3TMI1yCcysTBjaojKmCx/HBCi8hy2kQIHsldanVq6mN7KmE4kge88Lcm5gCGz6NT",
-	"qillsG3T7qs9g+66NXwWmJsoN9D08KLT+Vp64I7ETuBP9iYDRofGImKkrh0czNHacnTGhfXfwhC8zumL",
-	"WKwXnyroPl3NaxoFteZP3oC9hIRc479eflTm0A0/GVGAy1lxRmQ3wjSFtSCvb3VlRDZNup+a1FjLzS8l",
-	"1N65jEjs7O8d6gEU/ZaXUACjjC73W24QEDJgkHWdOILpoEkCEYGkX7B7xEfrKx1j0Dr6ySAkD2prpA9R",
-	"lSeGVjdmOB5Qj1inN7vnjMadBCZlMv7+BeeXoSF8IDmwr4bwWYkNdYncaONV8hkIGJmO71hM9EKYqsLY",
-	"8xnDRKcugBl7GXDZwon26VXwNNSbM2P1EkJ+PtgfoV41wf8FfCnFnAFl52IFf3aSk7Kde8zoUgj5/CdC",
-	"9DVW5yiXFhDhx1yv8IA3O4zlq/WLIpLAd65nVTIlVrrIoVC8zSpbF/S75VrgILfkWGzLYfg9qG/1QT1K",
-	"pLvNVdgqlWZC2eMYrWKnzGhQdZ7giam8XM2JZp3xiiUlJm7SwyPvfpXOQmUxAzqS4rhzNVJFKDpE1SGT",
-	"xoLOB8DxCaOkKBRYFdp4TMJyKirpLeidxnzJgLSy5DNCHmjIkK7Mxn2XRkOiWWVOA+aXNABe0ua3LdFt",
-	"fh/+2so87pWjHb/4GRLhU0/fN7u09qO2bxfLDCCS78qLW132DuD23nAJOEdsJWw3Oslwcjd4eIEwx6OH",
-	"VU4IBf+pgDBAiwRADYRAG6mRuqwh2UT8ruETHk2adRCmljy2YIwUSJ5fafCJYX/7+bLnK8fQK5GPVB2T",
-	"mV4i5QE9qNKwG2mkmw0fxUesTfjygAF0fULnALoB2IO9ErBvURg7UjiMeBQozSpO3ZKSMHhw68g+DFNd",
-	"pW1qmqzbkSJHdS+gEZF64hcnzfnUErtfKs0y4wg0QVhLSKePhtYHBf8qMaqTIUbuRioCY0v+NfIwKKOj",
-	"U/Y0ArU9Zf/4xf0TEI/wn78RdX9OnikYUQrrf7a+eQxuK6nYcs6NYMky48qpjoghFAxAU4BNR0hxXoeZ",
-	"I2N9JrixCJXKzbUz8UYKIwYT901po2aScSGzFIr6aAXwavFozmH/TtxOMDYXfMGCUG+S8XAyYuF0KLdy",
-	"1AT6EStmYRPMXnxK4S9mSHcc+EhgWxGCKKjHyb9+g73GEUwNsmYGR/ecQM+tiIe6TeWrjPKWhxjB1+nF",
-	"e4i7BLnSeHWmd7tNNuiFwa+NCeRN9qb7nYrjayK/ptA4SyXLvN1FRxmMTSqUyVaUTeqBIOMPjJSTuyL1",
-	"EJ1WF5O50w7PWC6AyJb4q42VWUYygbLfJ0COk4HXMTe2ST7gONYEROUAvWjG/Vvb25Rs/zl7+2veqTjV",
-	"n7ZVeztANGzahW671PUiHxuhoHgZE2nALWvC3tq8aQ6jWu8jbx/34aZwySdtwv2sw3jh3qabwikXIXcC",
-	"9CxPpLl5R3+r7ZwgtkMtD88yfSvSU1LVMA0IdCrwu41ULWYAYZAJso5d4SuIY9yLuP5szgF4SCsvvbvk",
-	"LcMvA6Kxawk/0LF6pHJxIyk9wP0ahTRgSEWOHIgwXERAAM1G6b5eokhHeV6pI/p5LjMQIO7vKP2lGalS",
-	"5k/J0Kg5Cfy8VqM1nRcnf+423Qno5Y1X7717/R40R2z5gQIK+8gZH1h4KHlzb865hxBQL8sQZWUj4ya+",
-	"G93u2J2hYzw5+4ckmiRbs2NCqLTMfyg5GgHxkILFWnWd9NhNk8QemxK+/YlBSTBS3EAhpcj7gIkqblyv",
-	"WSdxbR3Dv/r4dkCnfQ2PRLis7t9otyqWwL9OE5ZJJYBELpEp/RO64jqcpNxy+vHUffTf9JF/M/cX9u+R",
-	"+ne/34f/c39MMCaTsH8zzpKXc+5JjSL4V0ie9SURnCXIEuVkjpOtIIuJP3aWC2OGCAlldS7SLsNWcsGN",
-	"VlLNNjYEMVWWnPuHsQn8gicg2uF9+kP8dh2ifIevrCP6J6zDW0Ho/Ug9P+e2BhRLkEvSz6PfP4zIJUSZ",
-	"XD6x/uvlzXdl9RVdd9vHchleu9TfupeiRvEQj8XEXcR0g/rmABcYGlBrqMB/u3j3I0OU8iGhA7v7b4p8",
-	"LQQHOBfeKTLnKfpVREofT7WChXAPRR8DB1J8zq5kOjo6ZaMjRGMuCpkiGDMSJkH/8QF3sY+O3DEeHcFA",
-	"Rke/JUPGEafetQPsjHQgvI8R/wk+L/FrwTNDXDdIhUMSwAsKadmE57l09iJmorsjSC7H8FA6YK/5ZO5P",
-	"40jBGZ3rjGRPoDSAcXtsXqYV4x5d272BVihNII0C5Bfm3uMEdnCqaa1GKjjB4vXoUuzD4waLnE0ybShI",
-	"4aU/GiUL6Av0uJOcQmJMn2fyRiRdnyuJbqGRevoNM2KioUugCpW7GFhnSKxdgCwIlraTb2dVjlwwl+Eh",
-	"Ct0YAXDh4NVNeih9gCczKYlzIW94MtduuxlkwcC3S2EBawvOKhDjGQiqTPDI1cjOInW1lFzuk77DQ0qk",
-	"ITXVzPWtGSlKgPUPoZI41U7hHZD8xqnwgyQvZRC55aBhzZCXAOGzVcr4cik45AsjlLb/SiaN9WDmk/Ie",
-	"gmMAU1tTnz3XQcgijl2nWNmhPTVIVU0NqvpIdXiL7MHDg6M2XeDyq9GQlMQj6wQj5WkKXCMjVYO5jvv0",
-	"BGNQQ7aBgKTCfBEA4mEh0AYgjpJEEiUwkk5c5UjzSwUm9C8ipEhgczROI87DMGqF9u5IocRkxB+cJ108",
-	"g7ng1E2SlRH8AY0Z3dZITLmEYzqVH4UZQNB+IrIEUh5oz/sciTBonTPQ1wE64ixQS3u/lNvjOBTawTXj",
-	"J8oWoHx5rlYjhSvtk6VjHHn/WCTt0YP+pz+xjoeqiZexx6QqXca94PhAieXd9cGKGik0o2RV/+rSic0X",
-	"PENBijD2QZcdsJeZNsHE00qhZUpuOFNKyWE4xSMVmhdIeLmiQzpgZ7SJMF0M8km4FX0g8xMpW9bTWjsv",
-	"nlHCRXIubL7qnzlJnXSbwwJusBWn/ZzbQ1l4c26xwc+y7Nb02GoP1oHZq5rwkInojmS1K7J6M4Iz031u",
-	"7CTzWN+IJvamRsuwopSjmPFxmmmjfm6EiMCO3EJGH4W6JaQxgFl5ySdz0X+plc111k6Ro3R/4p5MBk2Y",
-	"2+UAvkKD9cWzHVq61PoHrjxto3mw2IVwF2+4akv7bt28uyuz1wuenaggTFWR2skv12M6S3dIinE3Ypp0",
-	"kXayXmF6Gay8oL3EnahHQOuqFDBIQBIuKDUjNRe5GLBkCUoahVu5ZU/x8gWJCpoLcN0+PTlhHVpX9uyk",
-	"O/QlsEtO4AciiiBXKJ92ybL5wa/Al4xHWFp/eyW7BJX80TW/GV4j3u0P46uvShJ0s4OjrNHPdV5QFAp1",
-	"UqdOK9CLF0u7lnBxO4fqgMIuC+uOoVZArB/87ZXh+lpFXdiRcgccsz+J6wlS9EUGLPksgcav0JBeysl1",
-	"5CY7ZcnP787//ub7dz9fffvh7fevXp8n4ZR3S8VX55jnglxYphe99v77sx9/dK/d5hITWpxNE0ju4kcv",
-	"Pvzww9n52//lnvaKBHYG+UG9HeHsguArgqEkxANNuTxk6VfYVqs0q0SiA3dEFpIW/d1BkzyZF+q6tCF1",
-	"TtxYK3YrckF89E7nfMmzjEzLvFAs02rmeYBLW/6JoT44Ye2WrPP02UmwzAvllmOkwCycFU4gh+yirk8f",
-	"/ubkBbPzXBczzGdJaCUSGkmUN0yNJL5zdUXYWSSfoQmfF+oVbG5Qtw+kAUctPFBwo9KDzbGN6t55gJTE",
-	"L0mFc3sSEtfhQKCY/ERtDRwe5Vq0idpLemxM2Se8SKWOwFQ7MRctZ2YJvHGgLoXopdXgD/O0b+4DngEW",
-	"jU9IiKMKJoZ5tXjyfnj/vMd+Pvupx354cdZj7777rsfefH/2ssfO3P+8e//hAkT2z2L8A2W1wNsIxmgR",
-	"/DXwbU9lJkBSWPCbhfS2Jc/dDnR/Jk/pRyuU8fcBvYAeOm7YXIJ9B3XuYNlTm8G38PSbATsbKfhexvNm",
-	"mRYJrGKZaZ4ykDCs8+wb9sO3JNfYJrHmWoIK9pFCnRAajKr1KXVSaWaWQkzmfav74Jgc88m1wKTPqIGq",
-	"Wei/883J05FKlLZXstzIySZx2iY6N/gQRmq76Cx34pnbQhtl56LIrHTLeuzWpu95oncTXpfxyXggAVrr",
-	"w2YRWh7lzxCfT5/fWecrsZRWuQ9yALasNDsdE9hGOMKn3zxIZ4NswYIHMDJ2EVE6Rwn1h7mnyrNKU0dX",
-	"wL431VL2r8VqW91MSfK6lTWgAt2UruFEUUbwtfC4vzKv8RKUJbOUVd/3WfWuB9XiNfdBXxZDlcruoQE7",
-	"J9KRULoHoMBOtyWxn2Az4ooK9jAIl0PhNkEch/odtHVE2sO2EijUvUK6zKSZqOAMKIzvvwDnLDMaUVHz",
-	"aAZamfyqc1DxLYbdCTXavfvl98Pp28cT4XfoA6i3n+8h8J2PD6o/mDsR83kG4LplPi2yDOvKe2CVn/oo",
-	"ITrW5tzMyb9WQhTkwuZS3LjrgFuRsw4GnMxc3zbt/+6Afbti3r3mbhbXkYZam2qVjREWI7B8Yk1UB+F9",
-	"kFBhL1V7jYtH8CEhcUVCIsH6f1sS0SpjBU9rZSv1gp0O98W5Tu2OkY6AMh9Pd+ILdmCqPN8RJUl4lKge",
-	"KLhxBkOoAOIwNU6dB/SpWs/9tPRYOUuqyDLPsb5RskJlMBUUdV6cPI90Wae/IipUDCYFghG7YkQ27flh",
-	"EKl6lQq9Kt9w3+ERPZB9jR9vqDu5v9qQahe2wxtdi1V8d1VP39cP5FbSGJZ8/A2yrK53bK3LwIs8FnKn",
-	"LKH7CjjDIKJsQ6QeuMtNvVI/UBt47xqccmnYtSB/JhAOQIYuiECelpgoiGvkWqypGcPtZ5Le26L0xKYu",
-	"ivGIigVmoFZOH13uWyrpXwzYGTwW9QaP/PrBxrmODvYuVSNhwqFHX0Ig4DM5v2AKt+3zHeo7/J3t/eTI",
-	"O+KERdh5FErefcvtoGDjdbBpr3m1ef1INFWNtG2Xu1YGt8ngcF195RuQ+DS37L79rA6c4YDJEoR0YefH",
-	"XGnlvrtTgNk9vFrowsDWQm0JkuYg7SdkDCV8Ka/FKmGYCeG1RNeeUJZ2SdDROomH6HTKZiRzzBzYpMcr",
-	"qMfzDUEqc0xX0YOwRz+TN6TrGj4Vrk2xGCMQ5TjXtyVQsR6Dl2+5NKAuE4mY0gxOHaBgccs9QQ5mTmcr",
-	"JpQzuA3ohX2peniYA3GOey6T6prlIhWLJR7Fy1JNNWxZjDM5oWi3SKHJiXtaWckzM2BvbeQzPIljKm7e",
-	"r67F6kppe1U6dAjTynW9sjBVr6SOHULNZ1xpdehDjk1sdRPF4xig8+Xknj1V9amEEpyW6WSdzQuEOJef",
-	"IhDEpMilXR2d/uOXil+o3sNYQhR2Hutg7lDlwh3MPoKgtQcpXnt8XaT0VqJv5ULghgaCtoDES6l5AXlN",
-	"8DyTAIKirkOyB1Rt2dVSBGzH27mGQgXwXvlARQ2MbSVsieHmYdu6bCYCVMQa9i9XMVGtf9Tban2PHAfj",
-	"6GCCsAeHSrqQ+Ou+4M69NBa46+BanIts6Qftep5pQhY2xrNtRdc0RHA2gjV1169yeKmO9NvdheUvoF8Q",
-	"+iDAHgOoTIBHBuzcyszUWLkXXPGZGJZmZMjE7NUQeNtQObuRDV7RMVzPoF/SsF8LUZRYwG74M6D9R3wA",
-	"Yv9N2EJw5dMtwRiE8uQ5V2kmUgTHgbvG+k9T9bK8EZB5Ccn0PE1zCPhw5RQaTJSGXQOrDyaCweQFiKP8",
-	"RwiBD5nRWoF3gDD8/GQ3hqWbFGt3yN6GzXkgqzlq5qFq7qpd2G41w9S71aKd4Da9wYTkrxNS4VNjDHeR",
-	"l4gyuklQtl8SkQKyI+swPb2WVVhFMiWUmA5kD8q0W+YLoclixCQX1qC1snCampM0WMpQ+VKgAbNzsUAS",
-	"Ud8DD6TnI6kRoKj5NYOY5ZgbQen55AxPWWeZ6xuJKfjm1+zKP9ccNPW0xH6SHgZyqz7vTp2kUbQ5//3f",
-	"K17/TWf7Pb1wtpSvVbE4NABXGNK+DMleX/4jYW9F6785ABif5034W4BQyaMPsw6nQ8lQM2G6sEamwttp",
-	"3bJavdlfD8Vo+AWpMG8/GalIO8Hi/dDiFW6FUEPnNyym2Je8fNGQjv0zJoE034U08OmRqiRtxD0xTKhJ",
-	"vgJ9E6rwjWWds9cX/e9e/hCAu6pxQLA4nWbmBcEQoKDAFhypKGAA/DHOhhyvauLxCdaOnePFTOGOSGfs",
-	"ORt5eQXla4RSXIYhBiP1I19QDUmh5K8FIkk1USp0Xpz8GQsD0wKPomgUYyWnMXbwcGwF1MCDOvcjgb0V",
-	"gaQ8ARHeE+vEbjvcS/fMWfBVIwZ45oJY/uwh1xq0l1I0bNFj0H8ahE2lD2Q7+E0w1TnWOwhl3TsiZ7VL",
-	"EsHgo0y4v128+3GkcB9Ge4fEYdVWg8JOMKwwaqvHlksVKTRcsXdnhZ0jsiaINVCFZImnjsVv69xcqFhF",
-	"HjeRxvYf8DhIu13heR9m9V50Ad/cNp3gMrovPkMT+B1c6OUwPvsE7IqBVtnycAOW+7QCcnYWP4ihAoi6",
-	"wf3IoisLvA2hHI8SN+NKUXKTSeWuPHd3Yx+ZBfAIRDvbdFvGgJy3c+1PKNoLZSc3IKZVb76d8NKqN8Md",
-	"oKV9RSDQDwvI9mm3xg5Bu+jLm+zbHltXD5ox1zZsu5OHVXcea7o2wq196hbbs4wrvL0ZcO1cKLQIKjsU",
-	"S+L5RJh4H6KDGtP1gbsGXKGYRjAkRYSqlgyk8YePAF4AVnvRdQABs6oF5++rJ6bJmEMtJWhXFQSzmoQf",
-	"qV1EPNsu4Qn/7P5sm4eFPdv9sAfUs2gzP7hd83ilNRG03IEhJK05HvOMq4nYKZhP72AAHPiJNl148RsT",
-	"rUyxQEUQc62AIcPXxN8i3OGCS2V2s0PWI2ZPDKOxNBBmLrkxDVycVuP3WiiF6XtD8GNVQ2s+YWadhDgO",
-	"bbVd8NJ+S9O+r/j/VgJGfUxXTmy6h3a9hj5vkyF+Fb72vJvLsL/9kDHy2UbcPcali86gjyPsEEcJwCXO",
-	"UDJbVE0IW+ZiAkZZkOloMzVa76/o6w8UrGganDSYDtASq/BTB7XglYCFUMUCxJ65cb//mh39sg7sslM/",
-	"JDH5YoJBW0/wrzvHTPxUv5GZQNzDA4dN4gb3CZxUJ+OPFDupbYPNt2sajs4u9NSVT7MOZxa+6aabW97d",
-	"XN8wUiPVR3U8bP2EJRNzQ8iLHuzgtMQsCQ2GNBn4HaDDsK5uKgE/fryimljIGGYvL34aKQbdHFS0dndt",
-	"QmoK9PzKHQJyUlK1CNgOHSCubuyu+TVLThlnN1LcksAUH6VB5GSYDakYZ7mYSWNFLlJ28V/fM/+V9c50",
-	"uOtoNS7bYJVXJWRcQQ05RSnicLS02sVADquOGgngPJX3i2fPyuSYYaCe5YoFxLLQKcpaDIsjDSCapquE",
-	"ceva0aB24ILUmOagQgP2woFCPl5gHAopIZJHDxryiTuylditcm6/GJqPP0ZIqCZUdxbXdTXs+F/p+Gpn",
-	"j3htSyB9awamCcBCYqJxACHNhOkxuVhqAKzN9S2hbBLWIh31AXvjZAbmmSRlG+5IB+EI55tC7b7v6+Qh",
-	"iloj+BpAUq5QhrS7visSYBfH9/rx+CJ831+kK/tTd/sOvuzqpzfZGEO21LDZgbMZwFohwAM7rtHsbd9T",
-	"Jw8v0R8925s825++4/azJf3yvRpX8Mnq4vl4orNioXYDOMRnkcHd72jfxycmINW6NnogW1Efz1ORn4Ku",
-	"hep1GBZ8AItURsqfEPqIF/uoXlYleNyb0BFsDMqpWSZvRAXhpdQWeyN1cXH+pj8reJ4S33hYE++dhQoU",
-	"yIdX6NRahf5094My9Mvwkqb5kAeWlpaa2s79A489ntYt2ILRNvv9nd5U3yqn62w9vpwtc9E3cqZEGupK",
-	"PKbUhrPstz3axC8vfiKQJkNKFpygy7kAEP3rsrKqVmxGlWieqBPQpd25fv4fJ6EOoPEk8tATBL9aP5A9",
-	"zH6oSohuU/qD0lfuI82JxtGt+oom9UOe3cd59c1tv2TxOVi+R/acO76Vo7lFV8Pv7qw7M2frOdeR03Hb",
-	"9YxHH8Atmy5nXlaUwt36xIzUMpdu3vpQ/wxvdnTOlvOVkRMIiadEG+zOrlaUtVy7vTdeuSPl71d30r1l",
-	"57m9T7bds+dukr5gqGAvFNw4dnUuu1l6vMbbAAV4SqVyt7/TOxwv0v1ZtWrfb/OXf/B+z/L27ny4fNP/",
-	"zx4rlh7A+4dv2V/Y05MX//nN/3Q38nhlheli6WlVLHiMRqALmiFbB/sRsTFGSprSK7MS9tQpHeCalpYq",
-	"+XCwx/R7goDn+OOVTIk2xvtaai95Xp5kMFJn2H7AnhQfl5DZgrhAz16wuS5ywzoJ/eGK26Qb5+YEKLzJ",
-	"XEyuRcrmIifzATYCNwD4NlLojIqJqTOpKrWbL5496w7ZkufAZjHnyyUAnNkw+nJMoXg0kssUSxiLiXZ2",
-	"VRIiBwkrlJUZ5uXgMKG0HGcBqkNpdEhwAiIU5b6T1OJG6qL0nwFbhmFhgAvBFdACOXFM8IXVxNGnz4dr",
-	"itW6XkXgmm6XdJF1yWiW6qpbD1nK/Lp69t1kmeuJANrUpJWN229z3MeHQ82stvNG54v79qFjyzDobbpg",
-	"cA3iKfjKHOf3DeXZBOKJUnHwBaY0gaCIpf1n+/CPawL4YHfVWxAQSAITS3du6sqsEreRBbhW4R7DvEvD",
-	"np08CzUiI1VGCpUXvrEkIndsWQFXnw4vl2Ul1gi1tiOV+F5dEWDenBs2y/UtVOVqJXosIU0crFF360U/",
-	"VUKiQfG9ctpLiY2Pw3BTgIFup2IjWxV1I3ADGifyb+erAOC1di30mJwyrlY9uh+oI11PkpbrW6oinPMb",
-	"uBYXXK18biuPfXhDNs64uob7EUOp5loul4SPXYn2oguxdNsFDQ1Khb0KIZXVQwJZKTLIuNULaeFPBJGd",
-	"A+yMR8iO1hbrnzN9C2mwRvSY0qrPs+Wcq2IhcjkxPvMW4vXJVQJYfiHAHG7XNFZQ/P03Ui9OXgAAht+i",
-	"hB0Wrmf0S1AuHN1869deL75QG8PI9L09rsFPl5ZvZCawAd/sXuHkZw8SfKC5dbdhgDYBpM5CmQbJ8Bhj",
-	"fqirCaV7KdwPcEORxn2wC+o9z42o2FJ1TFgUhT1EqAROp29QMQ++DPeXhbAc/TDe/+G5WnQ+UrijY+aW",
-	"AQOQCfGRA18CQnefUg5TKZ1O125On/5Xpi4FNgH/hBc3XbQiqAABv0Ka0UgxsG8EQcfElxLcUnCTGfnf",
-	"IrqkpA3CMFsNoafgfj2Np894HxB20wPQdGLTdOhMEbwGUEPrDgMc2YKvEPvM41S7ro7FTCoFs+kMfngJ",
-	"muuFe9AvAPJrlaQzkDwNirXnUbygpIKxtnMn0pWQINLXeQqSVCBTQA64mfWritgc+EKrGUt67tYfJj13",
-	"AWJCVPLvxFlUiwXHsRYqFROZirRLmyzciizx3R+UTQ4xLxsy0aAsFihCG0znZM7NFW7TxGe5IZRwXgi6",
-	"bgGVOrra8WJOMBZy9RQ0FvzvZ4m3+bQasHN/h5tlJr3xfP7mJXvx9D9P2K+FdrvaWZVT5KMt8X7HgnZY",
-	"PLFlYS/wD6oCgEqq1K5Nl+Z7FAP3bTpSs7vbjneYVH7xE7W+vW4XHrtPh+GjPffpl+Z770P6rOtST9pD",
-	"B8D9icr4xS2fuRn78Bady1Odo9yTyop8ClVqnQQ+qZdC8aUcuOWjS+D45mn15y7UueWiRPaiCn+bS5EC",
-	"XwDhYo8FzwGpEgBaG3AbqbCNz8QTrFbBEUR0vZBJzjApnXWikRD/WFLkmRlQAONHvhB/QcZyZyggY3kC",
-	"BgdiZRKaGQjDoMT7SUC3oTZCEXk1t3X8s1xgdNTdGAikSdcrAReiporFL9jzoIygJxI0hZkCoBjZnAVE",
-	"Y/wgj3Yjg53bRVY9aTtRtEZT+dfLH76HRbhrXMW3bmoJMO/s/dugrtTLPszKWLE4+qV39LHP1aqP5QMo",
-	"XePNfsyNEdYc/8sdmN922fqYnh57GTByvQQvN2hK8aZyy3PujDLaiJCduHIKzVwI22Ny4kzrTM+0wQD5",
-	"Cq5FwERNS0w+2g1jqbjbvJronFyTtzq/Luuc3fwo4VEQhyWmKiIWTuZwWy986JKvmk9RS9jbnLnpWo+b",
-	"VWfrjeeXqqZ8JwanpV/I/rhQaSYG/zRJqPBYcjsvCzzcNB/VL8a43GPBP34v1MzOj06fnpxARa4b+tHp",
-	"0f/zj7P+/+L9/z7p/3lw1f/lf/wfDRzDe4bm+A3HAW4+Fr0jueAzcbxUs+qDGEU4Oj3CBWzokH/V3Mz+",
-	"x8dtx6+H53RizCcc0yj17vdc8dUiAF6tHTrGaU/Wz3446GLBZdYHbKgdir4IrhOhpDai53VIELkznkrj",
-	"Ltm0W+Xmaa78eu1auIT+PEjp1/oQJVLyt5VbAZGmrDLThD1dFPCXzzxi+2l3fgL3qa2KR/1HqqyqrPZm",
-	"nTA+KTsx3kTfduY6lcRINXYyw//VqzwNRUHee0xP5mIiEB/coo3uXwWTnyqYuUoJFyGhfenpJ3qBhFox",
-	"8VFMCgS9maLmBUyvFGBUQN/K81x6PAXPFt5JprleOMPVave/phj/U0ws/CA+wv93+pH7/763QIABmi23",
-	"lk/moFUnjCPBj/voh/O3pjv0DIButsi/HdmnaPwTWC5m3blZ4ObaTxzCS70Svp5IanVanwiqEvMNjJTT",
-	"JkA1R4pcpKXwmMPR8hFsILdsyWWO1WGmR06JALlXKMSIIG6eZycngdlHT0cK6nOwlo0Aqlnn2clTqryC",
-	"BYAQAfISbSxlZ50XJy9i/pzW0qkgDA7k7A7ffyAkiaj9dkF3tmFNCeh7ivUCKf4J4h4+GAGrLdJhbblB",
-	"St5l5HqnoVxWL+Evp/DrS6zjqojwvW6HBu3q+F8geXat5qq0PWBvneAmeW+sXvowjZMneI8QLHgHGdE8",
-	"enku/kkeU6BsuBH5SOUi1G16q9w1QrZ1uEoCH7yTkr56qrVCqypodinRqm/jxwKtAxVoffo23lcBD5ug",
-	"kqzXeAiOCaVgl5IZyi+g0ux423jPNjm1gyJrIm0JMSrRVZD59DOn3dyIZrqgMIoLD6Rw+OsrAC9sk/hP",
-	"SvSHx2TVtlz0jZvm/g+AUy76Qefeyc4OD8f6ralTYBghaiY1w0Ofxl8oWWIz0GRYB5grYH7+QlI3YStK",
-	"RvEFWc4y7HoGy8DCWqgrPGt/cZpdwgSfzJm0YhEMBmkNS8rnWshn32T69nU5Iw9j6dcmmex81uFZxm5E",
-	"DgXT3bs0+7f2Iy8o5EpAL9SLeBOQrSIjw2bIeOaEmowzS082dpw+XOn9Qiq5KBZHp09DzwEfVeS7dP0g",
-	"2DRhiwT5uLUfHnPPKUR5oDiVBmwxrmxbz+i9K3ijeVVTbpFU6FOW1vdrLKY6F3t1CV/5pD5tOR9v8Vyf",
-	"F+pHOK2HrcuoHPq9vFNhGunWO9l+N3zL02CTfnl0y3DSRSwgwwVV/riJHKHF1SOAMdnYWLJwaG1YvXjI",
-	"DvC5EPR0kDr0A/pUroVYVmSXtEw4IRX0LhiONAH5C4yUAXuV8ykCdEJoBZie8aKDCKC2czb2fRKUj1r2",
-	"UJaHKkpCRZaeJCSpCDWTbivJybW7nFixbOFysiHZFRLvnZZwy6WnkliRIQa8DHO+hH2ZgK8sYalYCpUa",
-	"z6uG04nugjlXaQlMiH7GMiA10Qs3ZSKdCajognmCGQ99APcD8/6nmgIAJM+iwl41pPUkbx4tdyqmUkks",
-	"I+VUPIquJEhyNZWShKBW0986sE1fCes0a4CEwtTYQYo/JcM6yFwYIkIoujF64MWyoWdolBInbLmaiLdI",
-	"o/R+0VvcW5U25tprQeUmgx/c7gf2Me4ZC+FvLTRgUZee99hYTHhhKiqYsXwVQxm5j9WhsJrrLioS71D5",
-	"pnEbD4pfVOnJVi9WOMcxZ4XbEXiCP8e+eXa/qTKVzYQMgWG7Z2JqWYfOy0SnAvzxiVSmmE7lRAplr+jZ",
-	"xKPYfkUpsp/HCQbnmNcuw7a7sMXa2kopcKGntp9GfrewMSHL04l+vFtOEXC4VmkWDChMS4Vg53IpeG7w",
-	"fWdzAYRs9GGPdIep7P7ilOjaWwqo1bgVWYYtEu8cpWMrhKUz17GEwt6wJEApJT23CadFHtx7FP7B7E0k",
-	"2+DGyJmCjFYifaQ8KbymfC+RPNQXzIWBl20hrkHtXbEwIrsRBrQDz5iGc+fJzJUG2luRA0qf6x7m+oTG",
-	"umTP1qjF07qNG5OJMz7jUg3YZXWKetS4MD3mtg+lg0ZdxrrWtU+D8A8Ff2MIjdW6fptLawWi2lE4J0CA",
-	"+2FVlKse3W4m3GGoGGHCM9igwB/1/gNVz4BSBDuZqjvD++6qRq6JmH4Jvkn8FIGFs0LA2eLGXb+wdnLl",
-	"xjrZV+3HvRvErN0E2g74WOF5gANY27uliKGgFbH8eF3Zy65BxWMDZ77IMlaoTBjT7v1p9J7Wd9B+jp0H",
-	"NEj9Lf+ztPOo/S3ay1cPKg3F/7tv2f2Wu7IAa+TuTTf5sRPWfS/Ld0PcIsyO0iMMXkufPVC58jtOApNH",
-	"FS3gbg8RObDCLYSHPZ8eWlmVN9gkE8D6HrmheS5QFdSFrTtV59JYna+8RxUrBvFLcXoB5RL0mM7S4PAl",
-	"UHvXINrewgRgXXeGu4EztNkPW8YehNmWuggeLe8WCJDY4FKfcCP6RigjrbwRrT7TkHtx1JKt+Oybb3pH",
-	"C6lC9uIOjjYoG4EMSJo7Gn77FLIaTBq9sCRNqa33tfWqjCEcMSj6CL0ea50Jru4g40tasTC7yLNyRc/e",
-	"v3Wnn7rC85yv2sRZZcoeQ0sb4cxIl4YjsyWYBLLqAAKyze13ToczlWaZ8VXZTbfhg5KrYkWUXBoYVABB",
-	"B7855cLmXBk+oXROLB0mb02XCMsh8gNYHSkVnJfbaNgifDlOocRQUUVy9nwKFnwXcUvwxQQ1EhB0iJfi",
-	"ti2UaKFwneZCANgIFRV4PtNStJMjEKrDoNAtIWsKC7HI5HD/oDLwHkuo9jrB3AhMPzdzfauY1USXDwmu",
-	"mpUUQbVmAR3b1C02sk9UAMzG9xFFBSwYQs4rHXdxOX4W01mD48TLZalC/R+s5oD9ILiyIduJZsH12iP2",
-	"3ur8WuTmdJtR0Yv57KBePiI1abIxGnXSuFR77Uo6S9PajXQIj1mllQP6yu5TZqO1fivysCV663vhsWz7",
-	"4SC0QBn5vMujohffSHG7SyoBPLc9iyDScd1DPazpHa9C6KcT5xl06e8hUkCTgxwKWLLtAzAkF4hOf1AP",
-	"IEmDZccBdsDqGTLKovzfHuRuzi74CebnQRILoik/QO3ALm3uljdwtxkChzbU3YLuEzSGGflDxYtvaMt7",
-	"CRLJiQ2hYn4DYAxu7dPAgeJO2lqI+JRKFFKsH7+dS1ABjaeWD8oR5txJMrLxL3O4GgbMLWOk91BVhLO9",
-	"cAzY6DCmBqF87EhxQKwAL97iSDAKDfcrkK8MpLmi2U3ISJQ2+LBhOMCzFIuvSk1EEH9crUrgH/98po0v",
-	"fcy404ojrU5GHdxNwxtGkD6+3RAHRuSgXFBBa5TU6KcA5h4n2NSqCBoilqcQ2YijrJAxs0t8Fee65/Vd",
-	"0IC9r9ngLkRNHubWa5WNbdC3FyH4rfMw9IY4eG9TFLwXouTS7Bb57W3mxsNgqpc9Bwzfus8/eOT2px1w",
-	"D2Cr3VHNwdcZswwcMEEitwnkdW1uD/ZzWIgK0XkIlK2pY5ngNzWpUiKDx09uCgqFE7BLPChskzuIBX2B",
-	"kZ1Nq75DUAeWgp2VfGQ+LWhb6k9rPKZ58U4eRHz8oQImm3fCRm/727Sivfvz2QAHINONYAA71CK3MHa/",
-	"hPsdJQepYOkx+ZE8Ti6KomEAaiJMwyjojzhKUHsZ1DJP3g02SZW92xNUQQPcyToA0woHAhEWsZgUE+tC",
-	"0Jyk24AB1bhE9Yf7ruP1X2p4VPnnReKcm6qKeSEsyNOkrkKyXCz0TaT3BehE/zGnaoXWzKCF7fueFIsH",
-	"ZfreS7HwydrCk60/ahd17YI07v20i13cROtpwRhMa7p6QNfeROkLnmp6wYhwUgg9Hriy68mi7EYaOZaZ",
-	"tKsqLTZ6mlGZTzDcmSxzecOtSOib0gbzT+egd0h1I9GX1KOS+NKl3e7D7sVjbizI/5msS9/Vv1C/CF7N",
-	"WMYzo9lcOxkYGSAw7nX7wwzY649LrmDKSXJ2ygp1k/RYUqbqXmE6btJFc7LIMmdjQihgSKzhzEg1y+jK",
-	"sJrNsBhq0e4meyAXGU5KJUU5FsR3X0nixtpeRPKSG9GXKkSwMZIEtiTU5OvJpAiYeT66BveKvw7Lz8XX",
-	"9hNTG13raATPJ/O7DIvH0xygIcud29aR8om9pvan8rXDewL38QLCDAy+VJde3Zu3G6czVltsIm4GAa3E",
-	"LXmGhS1dxk89MQVmiOV8akFb4xZKCKFwQqcrQMUm0uCytgBTWHPMYDVC2V5UCCIjbw7AbJaiLYKAwy4R",
-	"ApzhN+DpAixC8OuMBeCIFjKzw6hkg2e3ALxNRYgNUpN1Klxzpfus2n14sevrQRAhFe+wZa7HmVgYX2rf",
-	"q+GJmAS+GWYJYj2znC/nMC0A+tKxpX8QPZ/+zhHpTLCxsLdCVOinzbWBVN7JapKJLk2nnJZIdwY9g753",
-	"RM/B42GNxUpTMAaATuE2cgfpVflMx2qNqOSUKJBjVUqP/e3i3Y9MCYP3qWapEMsuptUgATSIlxfPQjkH",
-	"bQEP6GpQjzYVPFed4wUWOSsMc1JhxTpJLqjk50qrK9QsEkRT7REtml5wKyfoXpBadX1bpfRqba3c8VU1",
-	"o6K0xA5ikuOgYei8hHTPROQMxdPaq2XhGpHfyIlgfAI49iYkY0X7HQcjUmaELZZY+bTMNfGNoADvQMrv",
-	"mre1EtHzPUm7mxyZB7Q1HtyBuRXRFKqi4mKTSOrda2z84T2TDfdKxWLYwxWJ0xqzTfva6R5FJZEE7UZa",
-	"r/S+BVxvhQV/tUp1U5ZjpCGVMWQqd6tVcpjd7DTGaiVyrRiwV8n1kerK00+jCcBvuXQi6grL+co4Al8u",
-	"Q+j8+OZpBF6KyFFOpKOJURbP1WravAc0Yk2qyJO2bP52KyXO7echutzmt93ZZxtOxxeRv/9lmOsVt3Cj",
-	"Krc1ebmtXLfnLQ//lzK871MrfL2sNzAjlYGnKVTZFJY8badlOjJlglzFis1UZplhNcvUv9Cga9Hz63+J",
-	"XktXii/kBP2Brkc44LxQVi4Em2g1lbMCNzXTSzzbVleTt5NSzUlY51qsWFL5LrFplYMr7LKwV3RtRM2C",
-	"loM/VzLEneYM7+zSdOXrFVm1zXXPMnntNspCAqUJ00q0evO35WlfRrvCItMrKL86S0UZXZVIY9bXKlt5",
-	"/Yn0pV7Tzouhz9jZpiBtPSTRaGZ+Av7EbqUj73D7XnJz/aPbqUe7v1qefzjM+7z6CjfdK275Hm+9g/1y",
-	"gZvx8KUuOylIwVHxxwnTNBvZe+dpx+nZmwMqOugC6PNb5sIQl1awr+HE1uwXeJzgFkDR4lkhhsjdEaxb",
-	"Qm+3GrOl6+4pEoj/+i1B4WA8XhKZaZQyIvNgl3UHkRG3IXATrNbwqTh88zquzYDU8mBz8yzTt07bI3cD",
-	"kG4ERAisrHUKULcH9Ze8DGOD/3ArtkHJjhF99dQDetrJvJkuIxj8HVyq3GOHWZb8Y3TkVml01GMjckWO",
-	"jn7xxZm0zKQGOnGJzSBXB/21QoeJK2t8LpYoE488XQ1cEO8/XPYqSZd+4KSkhgSlKI2qoWmvn/phx4n6",
-	"NbEfQE3j9PNNbpY1pwh0vPTU6CnZX4SlwRci6L/cQJ76+w+XcE/S2rTouD/oVE5XBzRq37vmUW4+WOxs",
-	"m8iurdZdRtC+0iJcCqEh4Ku1uRwXVrT4WYtGKuA0drOmMhdwPscrd3xLfF9aEsyZjH54YgIFT0XDX2aF",
-	"QWrDWoIi/b2TSHOF/41h6O46H6HfBjWWWsyJjF4HX1rpBA66HL9GRINSrw2RbSfthuSrxEAWiiyfb1e/",
-	"qvCSsr5Ip01ADdjryPyn+n5fMw9JBBVItEixnYvyQTfAAXsZMArcxGARTw3kTfA8k6USXAInGMszkfRK",
-	"tMhw4w0avZFu7fJClFVBuejnhfK9jGcVSvkh/ERf7B5AlJ5FCEqRxk5ucfj2abk/o4sDY6/rcEBug8d3",
-	"cBhNVNRKSgAZovWlfWK6W+5VCDTAlUcX0hCXXLo73usC687/qfyINshGF3fcNAdoJj9XLZ6YHhV0lbFj",
-	"rDXY1z3TFOGOIB482tZauRTr6BxMQR+ZWAVjEZz+bhtJ2x2w99vjypHK4zHJOy9Onnc3paIc0DX84Cko",
-	"265Rd17rgdrHm3ONFTnd04F8XJ7Q/dkk6yZVsal4IZK3cdbcmoEgfdK/iI2tpott5wvsJ/wPqWaAMZMJ",
-	"RXwO/rKJQWiiiCWJq6D7khHEc1Emp5FC3AgEs+ksl4G9A57qshFs+PFgf6EH+xyteDrZT0x0YHY75lFw",
-	"Z4dUs7VrNni0Edii/JrHuPCqg8yJOsuTp6gU7uMmxMCGkpf2ihbICJDWxGGqIfGA7YIgWKZ/la7PMsar",
-	"dPXpTPBcmehjTwxOSnua1ttohu8LSaJsszxlu5UmR7NY4Wf52n2KCBCxPgGNV2Y/PjWf73FszAmCJRS0",
-	"uzYTdoVzCFh1/nQCjtmCENDKM1NJ6pGmzMjsVdHM0KDC97FMzRo2LxZcVbDXBuwDdDDjk2u0UPCvcMyC",
-	"ZZOj7h1x4p/CLyZWx3tVZRyZh5bLKzeQJO5JhDq7NW2D9PABe+sL7RfgmlLaE8vAPDWkjMa99ah+NbRZ",
-	"zBjKxY3gWbRSjdmisJ44QwFhTpaGs181Au3jZM6dBrELhK4IAi+VGzU8D5NzJVNncs64VBTDjgowY3DW",
-	"uw1kYxfWBR/uXDAe3IwcUI2JxdyDGShlJ74tsq0MQLqw4LYABknCi4Ku04l91HHWefNhP9HxCrJus0je",
-	"rOkc/4uOzcY8mXOqFcED+yTWMGKRGzAjy4piZCmtXSdsxm/EsCpCSxjPUr8KIgHKWnLBrsXSDthZRWw4",
-	"GeFFRhyzDYRksXNkr6NdcsRXLpKO1ViNSOPueoGsrxtEwDn8Xj0dO6ezRFN2yw2V7DyCUjYp/26WAXQp",
-	"nuUDaSq99jK3eKe0VLrRgfu8creGU+3dwTvBCQbfcZSLE2Oj9MC7EBungG5Q9xcQ7BOEAkTKnjpp8GMo",
-	"zJ3xpQl6Qi3IU4YPoNgEco215RkDbWXAkiWfedUHnKEJZsPbea6L2bwyCI/635AjBNzJ6DlNvnu97n9A",
-	"rC5I2bU6XEOEtBeVO7TAs/gpP3z5yWPeyF1ZhPvagfFR8RpjnQP4j2ISrouNu0478YINlIM+Kgf9SDnY",
-	"wTXToFFERqMzPJwIrss7AoKJPwGqDkgQSMEdsG9LkJUKSmcwSIbu04GWailUKtUsARUXvuOUlZWwPubX",
-	"LFl+WP3VDf4c+nAWDf1BitziaTwIPVLjYOMqt93EibOw3qqpPmwGWmNn9ynlqvguorn9I/FVV+ag4bRu",
-	"hpSLJUNk31QExq5U8HXs/Bpt3XamugT7LdIrq68WguCPMeyCCXIEsCwoIkKfw0L9mLwgJiqIaAmaRUS0",
-	"DR+QZR7HdmihUGGW3NSRCv9dhG2+AR8uPPXZ+HURgHO07n53VImw27pU3Uv3C828x2LsI+4qDtI/kIhb",
-	"dw/vJ9W218dG346LhYLOAS4OZ8SVP0XSxhlzYXOCsYp1FgisO6FW7FwYwEMT2RRjuNDNK2w7iTlHPPua",
-	"NCzXhRUsE9bU0XnR2koXUkljc251bliqy0hxhzzhrYC9vW1wvaGIMpwlcJZBrhNkFvtSVXQkl+G7iuR/",
-	"YgLZm//OgJ3F02U8zX3sOzeNznOsKiuDAeB2gs1QGWeXRsNkWg7o2TM3HpnV8Zjh+qhsgUaem15M9iPN",
-	"WpHYgJ1t/0iVYz5C3bY8B2gG9yayzsO/ubVupqvU8+YU8WjOFCvUtdK3qhFN+UUvoq9xmxdeghRbkd9A",
-	"WkNZw7MQlmPdTRVktddE72fR47wsbADO0UU+oQrn0GcC4QDHpnQ7MsHHqOYm6YI/w6+lgSDsLaH5+ahM",
-	"W+lqTYweKBpQa+VBC1prfdkWEYi34h3h8z0iPt9Nue3afXZXSnqo0d2KKBc13lhV1nS87kch2mNfP7JS",
-	"bCxk+sxttq8VVFvHzU6ocrse7+6PauKoq1zcdSacgFFS3tx1qh0MIKipjunLoyZ8NjbE32Kl5UnJJ6NY",
-	"AskEO5mXn+ODunPvzE5+3tYB7Ov8bXAiPh7jHdw7tXnjv/8z7fXd/XN821rcRnATOaByYYqM8vSpHyZs",
-	"th4WsJR2XIcrJhfukEhyJXchdh1jQqDWDNNdkl0GfhjSmLH1K2wdACZQsU29uhuTylxxS/G48qfxingz",
-	"0bHRHbb5Nxs7UZJ4ouXT4g3bSNvpy1Cw317Fr2CjV7T+yGjpRalgwRYhnOG6pcQ6kCimNHWV1g3KJKBy",
-	"aCkU1U1qZaUqgAq7ZjHyVRjL8BOyjPy7JfBx7EAcsHdN3DUVu86bZJOoyGgDkY2vRXoYw4Uaf6B8pj1V",
-	"vHJG70jZezRcPs9w8Wcl3Dx3aa8cg9A9/E0RI5AC8TE40qiQsHKnxsBfVcGLmVu1G8TqGoKQk1yIJ0ah",
-	"SSfthyUE3G5foSRyrDJHAvvxCigaSA8VA3bhJD7Pwi8oFzFPw5Z+JiuBnjJ8zepY/ikzYECsDWmkkO55",
-	"G9xk0eCRpbwyTs+xfIKSV9q4OvzMT3ejiPXjI49X4Nsfejo4L2crTGyQVdp0t1WIriuozWVlpTRtN2oL",
-	"Wf/DWcFNSnaLsFwfTY8phHv0S/UoOx9MdiJjPQoXd74+SXJGru1dArHx4xtT/OuZN03m69u47QeJjK4P",
-	"5944tCpNg6gpjMAOTHKRCmUlz9q6UT6xb2cOGX+M1nOf2GM8E3+k2GNlB2w+vJVTukPUUcUfPwWQB6lS",
-	"9M8GKmoi/x+vorr/pIuJ4uUGKyvL/JU6gpl3f51Aa1QwhzEZeivU6+SF0wGSyoYlftWF4Kq0npkSInWG",
-	"JDNikgvLOlOdj5T4yN28e59jX6q+nYt+pvUSXuuWCeRllWvZDYr+xfRUjeJqpDovTl6g0XgrjehGdnmV",
-	"FctqAh6jkl6fuk6INlH578oNAhSdGSh4fAVQeNKOVMatyLsD9k5VRGrJTIZxOoLvPWXcTYpWGGurqCDn",
-	"aGmZNdO0N1JRLRK6Hcoo5mCkWqJf0SE+kAEZtfCgUa+oH9s0oXiNHiNevw/DUSkxCRDeqNZXJdd+MrVJ",
-	"ITqecMszPdtXMXLSCSwlPZ26k9qxJfgUfDAqpoqlUJX+30nXmc6hen+kkM/0zNlokfRN47w3KJuUtuls",
-	"19StlzSuB1G6hLIQ9/D6lh9nq7JDf985Ka06UHz33jQfmtp9FCC/KWhi/mgpprFw9VNxZ0d397i1m/1V",
-	"WR+01qfGYPb6wr92nzm617223Y4v99fqMSTWvB2/E+4yqUzV3kr5NqDcytefGCbTA7GsNZ6IQvbLTzQb",
-	"EN8WMqOIl2sjCryk0uocWF8NQVUYAcGactA+pQ+MCdelxFPv0vW8WgqI5YyU+0+A/phk3N124SMeFVlC",
-	"cXoaVHqAxYEc5qRsMPGIar6/T0zJ79DhaqR8DltoP0bq6lIoxun7a7DM0jU2FbnrXcm4Br04JdRT06Pq",
-	"ONMbKQIPNj1Gub6mxyBijcmURGmhx/8UE2uG/gseFjQ3AL9z/uYle/78+Z9Zyq3oW+kmbybsSCW44qfl",
-	"Hyig9uGt7/BM3oAtls6EZXMJ+fmJFR8tzwXH0hbfqLOGALmRK/afJ2wy5zmfuAkdKZ1DYIxLgMHLpBJs",
-	"nAt+bXosAT7hsf6IHyuHmbhOQZ/gD2XfS9BARDlCMmc9Hal4EQfsxxLBntg8GjQY2JofJNahHcgy+U5Y",
-	"38IDhbPK5regJ7vTGf38B9EZYBM4nb82fNh4UTnp56sPO1NSVFwtm50RxvJVFKvJC2VCAKP2qBc5aqSQ",
-	"Y7LNymd7GvnY77qRv1uRe9UG/iKoG76kze0JHCo7al8dZKuaG397kwN/m7p7TyruHp6ZR812g2b7WZtq",
-	"31TC8Prb9KhFGYXwvK8MaLXP3gg7mQvTYxnwJEaYAtHHnpiKu5qzZcal6gOrYo0q0ZcAxK+P1AR9SQbo",
-	"deAmERp8zqosqgAf7ikW15hfMyD8GHPjoQ+ArEfx7Kr6N5T14wwuinSkEFZuorNioVAxdEopob8lZmqX",
-	"9L2pzMSVU4YAXQFRF5b9TNyIzLsJ6CWx4DK7IhSpBNVrqZAuiKdpLgw9iQlRwPaVehx2/6/AuFy/h1z3",
-	"8FLThcWP0mwhwOVIXVycv+nPCp6nIj1lBM3VAxfYmE+w4iST6rqf6Yn7IOR1GYIxRk63QmXClKCU4xVx",
-	"BOQ3TiqNFPyhD5B3nRcnJz020algiTH59Gqc6ck1cTUpVqhc8MkcNjVlkOmc5cJp3SJlmZ7Jsozlm5Nn",
-	"rOM+NVJJsTQ2F3xxVahwLJJuZcclgZcZQv5Nl2tVQv7gd/cBJaVvY5uYXFcVT7YLk295GtTgR8naeGO7",
-	"WR1TaVFNxkZS5eHkrZNJx8tcp8VkJ0yGscywi/4d1lnoVGSmB95Kg9BMJogKAgmH6DWfCSTumThDL8V8",
-	"H2OhFAuQ08crQtTk6PoEBk5nKQ7Ye9+ckwvLjFun4fdvZQosjFgHWSUV3egJz8i3uCijl760ccIVm8oA",
-	"Zg/NQi0fEJRA1j0Ohbo/YImXkr5gPMyNngbGDDTk6cHmdAc/xnv3uv9diCVWO8c9B997uAA6MBCEGuy2",
-	"eeL9023UwU9PTrZRBx/SC08TvI/r3U/IF0nau3ZYI5ni/uZmvD1Z4CxNDeNrHyHMxfWsZiRcHLAf0aeX",
-	"i0Aq63oNbrxJjdk6W2HK3bVQXsMouQshbQBv8glFIRvKXM7SlJb1QD4fDEFTGw8UiQ6tb8eX9qt0r1b3",
-	"F8F/eJamDdu58Ui03pB7MJH6q8ODLuOlMeeGjYVQa7fg1mN1Fr6IlQb+fbqMmg8OvXIl1VVhRNJjYzHh",
-	"hRH0Vk4VLMhtIqYi92xd0rbxeManbRe3ULhCH8k8D0HmudN+3sHtE6T79gyC8k5ssG9at8fJfUvDO5CE",
-	"XwSoGwYmd9wHeyqW+K3duQSD2BsGDiZiFQQRg+4NpLCAqFdBnaaHgP5PY/afUyCAMzDAPG+SjfvoEOwM",
-	"bspEGCuB7fxqoo29Wor8qlDSJoAjCYW3uiInnbCeWpHf8jw1w7oELokQ3dfWz8brVNrDaipIfPEpmsq9",
-	"n03EZE8fRlv5Om+EQIizl4aDxvsOhn/G1axw+xzfKH2eBO2aLTyMkDOgCyN6UdKMs87hPTyhgXwrFzNk",
-	"osn0hFLjAAk/8kFyi44+T38FhGaIOaungZdZpEyodKmlsmbAfsAuggQpH6CiHwKgAQSjmN2mOeNuiFVP",
-	"W/0I5AOFeeMZS3BkwD1tRR4DydH8QTdSTBLmlmYCv4L8HybyiiTwEiZgt2BN4jpuyTEpDX3qBWIaxdyf",
-	"fhoDHBz1rMXix7/unHl3jo8f1szHudgmgkpvG87FHy2rrhx//WhvdkaSxChFiF4KxZdy4BdpC2a1NOzd",
-	"Uqiz92/Z88HJ4DlL9aTA0jGILWhlcz4Jdd63Or+GeLl3+oEPNZ/yiegxbiAnhwrtAK5MGuLIadROoeWl",
-	"fEVNfq6WWnOYqJaRDcoULEzwaduTza/7qXCzXY5+8KlbQUyKXNrV0ek/fok3hm97c6vRRjArY8Ui2gjL",
-	"XE9lJo4XYifockBuI49qJdDMrJ4JCEZRZWct8MzeorfWiy+1iiJSp5R99refL6mkHyQ81O/3pSLIYHyG",
-	"sFTcqK8FBpWuxYr4j3ohvMc9B0ufOFjC0zVuFtbhlVFFkAAVhLjGrfnD6j3O34FNJ9fEzoWd8WjcdFQT",
-	"AD5VYH6WAKv0bxmmzO9KgGiINmUuUj1p3Y8X7hbGLXIuXukJOkGEmpQeYJ8TAdv/lCVrMi8JpKPh6LjL",
-	"McQp4caMMhgTsxSThHUavgQZOsc3T6u/dpvlG/zoevnEMH2rGI4LTHQTNYye9WFF95lMxBJYSVdrvQOA",
-	"W7fUcqZ0LkyjJ+g7Yc9hXrduVSs+2uO5XWTVPVr3+jfuQlyRv17+8D0M864F3nlY6ljs1SknvJTrHX3s",
-	"c7Xqo/6DdpTfY+bXrO9j+rvo0hf/9T0Lz4OCZawv6tixYLYXEsOW3JhbnactfG0Xv2avQtcOHFg6pFIX",
-	"jWOf+E1lqv9IKl51j21W6ar7tz0idE47FbIaPSRs3BDrmKW+FkAmFIy899rYWS7cc8tcWz3RWTekzTSn",
-	"lo3UW1tm+yL/c5R0gnE5jEs2JNtAHjfAol35w4GZ5ulIJaPi5OT5xP3R/QL/Ev8X/jjXxuIPp/jDUuf0",
-	"wzH+4NvBHxMIHjv1JJFpgvwnqJcgYXWtprUTh/F7bt5GKtwY7hYzPRwNiBiyprtezOM4yhScMskGhSgY",
-	"s0JN8tUS8IDcRWAs5ZbfiHykPB0KftENFpjU5mJyXYqei4vzNwyydVhna64OpQ+JSrbOSFG6Tpyjw6IU",
-	"HZ4CJbazmofshcfvaE7ZiRBjQ5XtxFf2WTemGSIQg6leUJ4+ENQEUfip2bHD4BsYKTdbPeb2Q6/c7G42",
-	"/EZi9hYUwaj0trWCNhJlB/IERi08aAVt1I+tCUh+VpEgK1yJHX/PuT3jj0H3nnOUfr8R0YfB+MTVYbwm",
-	"/Pe6ZBqVp63x1ZLBLtojlV6A7morIBmsssEIBp1A6awuJnMnFKE2iSuq1PEJ0G6QFSHNjJVZ5s69U43R",
-	"k4JAbRJDDh2UZBRx7W6uwKdbMPDgRYNqrtPFuF9dguwSh61M0hfDQveVHyS3Ap93jHq7AC43n5TN8DxN",
-	"crfREty4GU8e4i6JR/mY9L8pavxZG28/WzJav0oW6rr8P3b62/6gfPUGWkFworxbH4Si41HKR+94JAvE",
-	"CGuxohOKspKL19+/fnnJnqLBkUrjk3nhrhkpz4lLR8zTEgRWsmW2YmOdrk7hIsMs91Kl7zHOprA7KCMd",
-	"riErF8IdyM7TE0J7Md2RWgPCS0wBXK0JA4qZYDHkghutoEJ2IYzhMxGwZSEPXhpWTdW3pZXgFG2jsxsq",
-	"uCUwbNT+K0aEmOq8NE7UbAgZAXUzQucNVkTAEBqpJqshqP9gPkSK9om/cau2Q5BfZWc8Hh9og5CJpfRI",
-	"uWUYsEthfNEBt6IPTJUiXUsrZp0XzyirIDkXNl/1z6ZW5Em36a5234w18bC+9yQmXfu7kjf7u6A0K2nP",
-	"fqXVAC+e7aBYXGr9A1crGpV5KFHt1rG+OgBlcxfat9HHmdbXxbLVb3kpIKEfYih9qdC1djvHCA26vRdc",
-	"QvkUV0z0F1yWh9q9RNRiWCnDlWfaMVLNMgzN9LUKHp2elyJBMUaOtTjIYxo94m4K2FjwHEJI1yJQx3Ol",
-	"1WqhCwOBGyVEKtIuhJFi6SkVG2s7hyRlwzqJMfpKKDeZqZelHjuaRhCcUKYMI+BkYGW7p9FXVL/Ox6BQ",
-	"qVTeyLRwoo84/aEv0oDsYbHsmWQSUixwNhs8vLB0F0a/LzPvt6JM1JYozLNdLUU6xPwAd/fRuhLUQlsG",
-	"ANSX7YZG4R+NKgKeffPifmsALi7e4aRtkow/r+9uMPiqW3bwIBLoDiMgb3yZS8tRxOhn/UzHUsXomiwJ",
-	"qTs7hEFaWt2GGxrzbPjMwAhxHdKRWjMF30WfMgjYN8WseWy7pLmmJBwoLuKzNo7X6OiZo8NuW9/OtvDH",
-	"ZVS32chkdp8W/+cHMtp2ydo23CFqwS7OfvieSbhF7Kq6z9ujEewDwP7fzrUJwrOUjc7C1lOW4C8GKmwV",
-	"dDe+9qQdUsIB/AnQTFRol6Cx5QJuMwIP9ACS6yR06EgqPdcd+gz8TvZGLsfuclzw5dI1toIEW7yWPMUg",
-	"3mLJgL2mGjU/FF92fVXkGR2o8NPHRZYEzryZvBGgEz+LkDHRb+5fcAOaQpV2yhCDw2B4QqsJOevUjROP",
-	"5RsRBM+A+QJW9uH8eyLrK4xgc2uXmCzojjccUshas3pXewOIHfw6gu3hWRUQDhTsQ66qVdE91HJWNZHU",
-	"knKMH7+C3ORkX1HVFjyo3PUHCR6UogabvPeowcW7WExvZ+UK9ntZX/lY/bTBae+EYItY3e1y368MCmUs",
-	"ZFPlQphItzRetnqRV4rLuGDAq8nIy0JAukYYoLAfImXjhJdCF4kESMBUeUpZLoxQmCCzYBzkgjvoBtxh",
-	"IczaSd6/u7iE3Ldjt0GO8bU+Eo0m3T0P8zCeCJAgKFYqoj1iz2yrvaof/h3rr7Bd+ZVD8txNPdWu52K3",
-	"kqqw4hu0i3veSd8Ju3EbnTyUHH8Y4f0FlXjtvjX3dJyXF/6elV7wztZSr0GkHOdimfEJ+Upu505hdZbW",
-	"EMKspSq2QQXbUdn6Tt44vbemy+q8rspWOhRUUOIU7szwK+AXipEhh1BBdlc6biLNFSnj5GgyVi9N8LjF",
-	"KDNhGrx/G2Q62BP23mUJ1hzdq0qKTd53Wdueoiwqb/sCRNoXVt+2t+aKKFnHqb5Vmebp8b/AOdwO+hwF",
-	"xejmXuaiTxSATmE0TBpTYNJcgHJHYkECcIVIEsUOtWJoeKbSXA9RZF08HynqF3mb3Ffd2Qxm7MVzlspc",
-	"OMO8O2A/6rgIDajjBSetDh3ap4QCdg28GkZk01G5l7xvGmfAu5u5Yn/94eylHxrW5Sq+AAyAmucBq3Nw",
-	"eOBGp7jiSImPS5mvCKfnjHrgubEWPJvqfIGCET0orjVui1yUMb0bkcvpqkbFpRh8GWj9r4UqQ50vnp7A",
-	"n6kznmbeSCdt/WxCigstUyzD2EWxXOrcGpacu5ss8QFB05huQzN2gWv1Dqt39hI0emKF7SN6WFXgBL/4",
-	"WCoOLvWd0uJx2E8MowadWMbNAL15ib/2X0mz1Ebii/UtnnBr+WS+EMoOIa1J8YX4y+gI01xt3AokPZW5",
-	"sqMjqEBsT+XvhR54H/+/Ng3CyP8WEHpZWWEav0zIyW46SoF4J1IdxMw2WU4nqraVITegbSMPPk0OPz25",
-	"35HBMZlz48/Z4EtJYmkJZ/jDWsYa64J7W5AUT/luWO30WdweQJdUa6wFuh1e2Bgvi8JjL07+/B9bEbPq",
-	"F90yF1Tv5gV+O6B7YISKe+9fg2H0GKquU52z5/9xEnJPej46RGJ4k5E7UugpHq9CUg1CJqyQ+mTJc4vY",
-	"CiyhP54eHwfMRsRovxYrJGGE91r01V50TZy8aM/Bfu/nyG+aD3l2MNBw5dovm/yQZ2907hu+b1XWZ4f4",
-	"9rcmZseb4TGbroVtCDYVGLHRbPnqUdID8ZzsKoLqp5oysNqP8iU4nng4XR/O37IpILJKIjhABm3DpIL0",
-	"ETPXue1n8qZ+5EtAxIA/XuF0K9VPM2BnUEwoUtce6r3REUZ94lqsqGIGKM8jJbIhxPUkyAfIbkt7mHUR",
-	"lS/CfJqgakvFLp73WGKehwbHxeRaVEt3oj6UuU4eGgKfJwwH7N2iMHakdmCGG5ahrx4quUhsF3QCYIPr",
-	"rWWKv3DCDV4dKTibAoVbqWa4BYz9BCM1UghdA4skTYtkZp0Eb3RzJdUV/ZjAI9WSGmdvSGWs4CnD6iDv",
-	"EZd2pEh5FjzPZBQjBbAMmiTwx1PNNin8mB5fdiyAS3zDFlIVVqDDXo1UYyclhgdysQgUE1PgjmgS5ed4",
-	"JEg5/5DLA0lwaudDLh8IVSfuwKO0voNYGExnTVaCTKzKwX1ltZOyffFRTIpd+XJBLpdv+IJz5NTxP1dL",
-	"f4GREwJmkAgoF0iaA9oVcuuEF69k+jEBbGek+u72mOCTeVmb6R5/Ynw+mxsYqFxisbQEboMknD6DDeBf",
-	"BT3kW8GzX5V3WBJPYOoRYI57wAix2a3opueSm+vXvoVzxCncJbmtOnPkcqjPsrul3Ojas9qAxzeex8/i",
-	"W2rmuaMM2xJsF7rZAZDUAJHairUbKFnbwHafbQfb3dIvDwGECSNtHcG/7gwBVFnYC3z3sCl/a9tpKzYQ",
-	"bHPwglU3zqNA3QQqVDtkm4VnXVS252/9DMDc/SmfQA7/uUD3Hegi1mndJDN9kQXY4u7zPcr0mkp01XaS",
-	"tVOd9GJu416j/KzDb3DFiqURuS3RVDmhh7M87hyAEVKnjLgROc8YcnZxqB30FPnCnEZZYPgJyojw9SIA",
-	"wNJ5dvK022PADRxaImW20hiGH1wTnWelzodZX04IEwLYDYCe3fI8PWXJr4UoRJq4WzDJC+V0rwQhcMKf",
-	"dF7+CZ5z+wN8r27msGAFn5pwNRGZ+yesl7uqyKUcsjewN246vf0AyiRFF6GHgRjMMOPe6chULJbaCQSn",
-	"ruZSmO7QacxuJD7RSxe0A6ZSIaWSa6dCiZygHZRUWocW4V706XHl6HAahNv4ScODNPLIEMCw3lllqfA6",
-	"1AvEC1DQAYSFw50MNiL8XtHRjXDPxwYHgAkEyjm8W535Y3luRXrFbVJaTH5H4NZCNjwTrSIMLAy0fFcC",
-	"joy76mszWfHI1O7a6E5HeL3gmnfHE6b+JfTWtCEj9SqxS7eT6qFLnEuaar+u7MXJ80GDdeBOTUXwHxQi",
-	"vKaxPIihUOnDz9LOL/nMnL1/2wqCR/vDpz6C7kZn8ZYbH8iEe+8uU/w+tZ9Yt0y4q+vZs49x1ge0qUDI",
-	"8ZoasLcWUDGl8LGtRlRkvuxROzAM4gledDYBIKV4y4CdZRnhd+JfkQEDfR6xij5gP1MuRoOCQY4rnk/m",
-	"bKJv3LewfDI2nyomkhGix27ncjIHHhKkUxUf+QIop7Is1rEsn83oJOTiRorbdmPKnbCH4fMu10Wa2p2x",
-	"j/n1ueZWpRtue92/ZUVNz9pbnt19m5Vhr5ZiQ+PAyvs7JW95k+lb2sf7AIDFro0/EPxXGLa5xh2wgxyG",
-	"f2DsszH174xg0TkbuwdgU/FZCbQEDgNfXg1cvj0GediC2Zwrw6F09RRkGBSpYyhdAcKiIdT1dMASnqZJ",
-	"MIDKglHXmKeCU2TbQUEH/hnQiz/CpdBBROeaEw0mAwmmLJ/B/3jO5zIzb8hyYYrMsoR0oiv8ZtLtRfo9",
-	"WmXwnDTQYbB1EsRUSZjRU9tPKQnexh6FaCwdb0DQPeTUX1K4QBPHwhudggF7NV4l3hCEXB5I+9Oq7C/h",
-	"uSTdIerwiTvQflhg7Pg8TTfpBaQAEgiMv5OizpGLkNst04h5QH4mb+fcwh2K6Z++dWcLYUv4SXIjRqW0",
-	"7gvIUJ0oba8gbpX4gn0YH5Bl0w094bmz/hiYZOYUKnKcFVbkpWeRK/bXy8v3+AxVAqMTk4xM16maBdPk",
-	"yOxs9mR2Y7NnWLN5YrNznbDaTcJ79z/R9XwI8wTaiMSneShugPV+bJbhtPIAwuCnrrcmZO7TKfdVq/BA",
-	"kARl63hSP+Hu8No7UGLsoLlXaYg26+5V+NN1isDdCP+G6z6FJTdNLhar8a2mNJMn3gw1VTNhohdjqcSQ",
-	"JdNcLzCcqSZZYZyMA3ludcLER/qJHGz4LDqLgHQfnopDv41a/Qc3ea2hkTvX7Lc8CL1xpzvY9f8F+uWu",
-	"rxJzyH4vvcn1Yr83LvXOz3+LbBlx4je9e0g9N1rVffTcykn66jmPQMetDHkvakM6NFT2W9cCAI0p4Qtd",
-	"KJuwQkl0s0fcRuB0gL+D4poZzSZamWLhbHHvma3Ji0kuUkkAUfUWqZ56a64J60gLImsMObNO7UEdsodi",
-	"JnXqDSkg3YD85BnYoBVQaoZ1VRZiG7H/FiGOUmG5zEwSJ4UvpDHuv8EzP6izKCVM34g8l6kwlbZzbsUw",
-	"wpSjDBxD+jPNNUZHoveemHaapl7QY4O727eG2E7Q6GCTh7mxOiYmeR3GZfZRejrk4vxMjLFE4GLzFTNz",
-	"XWQpM0K5q5Qlb33EYrLq/12sEsT7Wgpuyxg82CrXAoMKUrFnL9hcF3m4YUr4GJWyNbivOHDkHh+uf9Mp",
-	"pXIKYOcWUMfaSqhk2dura7G6yoU7Ckmbax0k1baY/BmxgFJ1gdPl8NyKG4jpxM6t9YQIJlMKJUAFsMjL",
-	"cDgmoJXui9pUt/pRvvlmJy/GoaIEJN4fRAGPrpatFUywRrfchNBASXemUtBT3MGt7+/h2n6889DBHoNQ",
-	"4rZySTyGB+7Czx9RYMe34kaaMXj8OHyljY2jWOxrFoBA8WJfk+eBTebaCPib1Cnr8AwD74TfJSTo86R2",
-	"K52jvi0N4pl0d+HAlHZnQ2Jw18YAe2vFgkrMAkWYnwMnDYclj7e/cYl9na5JnBfIghJTy3TRzPEBR+2C",
-	"Fm1fA+PRHrhDeUeLsL1WyfLs69f+YUposLEAaBdBhZ0f3zw9HtyKLOtD8sLxP2+vzWbOsvfFOJNm7jVS",
-	"xBi8FivS+Kho0dNLQSUYGgqAv4qVQaaHZBB/u3j3I/tZjNnfxYpdQK45/BkJEdFbGiXEJ9cyTSjHfuDe",
-	"MSzXllvhFEh3rcGzBHxo5iX0qrQEuYitk87IdJbCK8byVfxWoazMyPnrS0d9ZVNUGQaoaDBe6YQQ1pBP",
-	"5sSeKCy5jaAG3n3BK+QrthDw15AyAgPbna/tb7fXB4VV+5vR6mcx/rtYXYhWVra1tbvjurX3LTurso+i",
-	"ve12c21jZ3qmC9teG/JaQRIVIuZUL9R6lpz7y99+vqy0DqjBZyQqOEZxvgWgzYR1iD6NIujaljlVc5GL",
-	"7oAlZqKX4i9QBJ1gwRfNXpd5LB7fuaji2oBXEzvQY8ks02P3PryBO7b2DqCrwR2K2UGNz4qPrnO1NrQS",
-	"PtYwzYWZ+9NDHxYqBQxomj4kO7nR1yLwsSBIUblaMSFK8AgoptWAvQRITzxE4DkAYxEOPV/Ka7Hy594n",
-	"AdRz5NwUe5uhdpIq+KGZvA6BqlCeV6viIQK7JmBR2FBbjLufoYNhYqx2U9WaJ+x2QcUsC2foCPbGUe9I",
-	"qGLhtjgu9lEv/AFX9OiXXWLOLUBIlfWDJX2AgPDDoH7+6whhcd0RdtLnt4r8uZAzoHPaLGKwbrVVwrw1",
-	"poDYsD9oHb4uRtCUrxyyenatGxS3cpxFNMHf6cu8EOyYXRRLIvlo3MZwTYGDC8J8dNAAnaFQGPWjE0Pq",
-	"fIACq0EE+1u4eiAh15S8Xzpnt7lWM4JC8O6Up+gYAufZLOfKQkbFX0oaKvdZcMGAM27C83zFEsDFJW9U",
-	"eHTAzqgJ/1MvvkgRh7LnQSVv55q8XpH8dY0BYhnO0oouas5SAWFXsGzgdV1Hfckyn1sZ3Ek1qiaCtLmK",
-	"UJmTgJ6KCPcYrPUoyB4yGgL6yJeJofXmOaNdcgW7pGXiqs8M2HlVfIOFBGgh/cKI06hnPoCMylRlQwa3",
-	"qdOZtPJYPG4XQf55mf/aK9Ujfx3oPPhLQPRXvgwOS/dFLEppnHi3hmMhVLxEvQrafcMSwKwlQ3+hoa9w",
-	"Q0fw3sE+1+/HVORQEAqXFnDQjNQZOntj0xqaBOQRw8aFLZcn45NrE5ur5ErO9CRhyT9GR+6p0VGPebAJ",
-	"+LTHlvglZnCjs5YMfRa4awQbDjF6yL53ei+wVaYDdkGYSaGIxWP6b8DVRtJxkdOhGpaOBHinyUXeyAKw",
-	"fo2CVLykiv+NV2l58EvMdGjBgy+7LtIjw/rOd1pNwOWqLHXbZVwetI2FTf4+9i3Dw1HLrRfy3btPYRYf",
-	"yHHq7s0LPCCbfI10hu6XMuFL00TcTft3sWpRQ5DsxG/hoE1sVk2cJN2dcpo04T1snJ5XCEgRgc9gEuqA",
-	"bTZ/kJQw+e41gYmWHNkJ4WesKkxld2sdNJnUbogfzGGRH0MbLYelSsf9OWr470+bXh/f5s2Lxn67Yn0u",
-	"UiHIL16CzXgF0APbAK43On78PpfO2Myp9goOFcLXgnqAj+A3MJ2y1BOx9DkBLcwD3g5jdFynZtjyZXDU",
-	"gxIRv+l/9PVz8De9FNTFWzGmW9jvZFTGoTzKfSDxLnK44ICWusoLb2Ne1DBq0E8G7FvtnlgthQH/lP/z",
-	"ExNdonhuSFuKxg/nDtMiw2dBHUpwNqhKzsOnOw3pe4QRDlqnVqIPEQegS3JaolSz0/ok47MlVsL/fEaR",
-	"X3SnRZOKRQBP4c+sgzQlBF/Bx5noOjsANweidkCRmlYTCipIYwpc9oAeEdcNgrpFymQoOvS4D1oJU9V6",
-	"nUIZdF+3sxbSYEZnyjposuAKdiO9l8dISdvsj60aL+0KtGaIzgp9Z4avDG6oz7P02tRHWO73Qi/JQNWF",
-	"ZdzrkzipMgc+ds9Gu4xB/vAE9PyNADIABMD/CYfm//9//z+nCj/7Dxig+2fCtK/ChoLAU3cQMy4VEqO7",
-	"W4gGLiinLjoTHjbUvQ2wHf4yeEKcXQ2UMj9Bd5xsc5v6QCmp2MjvV5sLCII5SF+33ytTa4Ip7e0mKr98",
-	"1P0+SfdDEKGaHAapUb10mq/SueCZnR9jtpJIN6iCZXX2jcgNFq2mrFiCrPZFMrmAndWLs/yB5q/wrLBT",
-	"MpqxYTxKvVCRLo2Vk+A8DgRdEXvXUuss+BlCETvY0HxyPcsBtQn8VlB7vUZVhfn9mPoFceUEe7LCotlU",
-	"zHKe+sLlb06eh6Je92ih/MPe540F51pZLgHrgxkxyYU1PeT/cyajcR9eIx1HLJ+dIjmvaHH+Cm0fUvms",
-	"trQtZEquQ9d7mhY3Uj+DA8zFfv7wnQurdtfRJ98jv5lxO8QwNytjxaJ61DJ5I5QwZgtpXMwSt8z1hOgi",
-	"eeYzICCfHEC+wdcYoFgZAcKPBd1TblemYilUKtRECuRp4hGXbWHdNRv8Qgt+DcHQKfhzCqB9dg2lYiLT",
-	"iL5OQ3SE5zbu4/p5i8v9ofeYfQhHK/5bebaaeDcRQWD36Of3fpYPCo6CbeyAzl9Zvjs/GZ/QEbC2aQeB",
-	"dlRuoDs+JL5zuCe3HI5c8FTudTrKSwd4TKzbvDbn06mcnFYvEb8rKVfUhmMS2GGfBXLYsAUXcuYr9OCO",
-	"Abhhp8ADfh6QoIHPOVTgbdr+4FRu2f5K2yv8+xAx82FUwpC/HuMRgf2QNFD2oe10cgZQXGOecTUJSrxf",
-	"45K/F2Zu92N1HtbnoJBt1Mh2+iJceNgDPF3BsKINcOcHbaeenXnYPq1IBBMj8TCec5/vDET69T7f4fEL",
-	"Xd58/m6eHjvzii/l5sSe2CXopjTnJX5tcnzzNHEnwfS5Svv/1GPAyxT5lE/g6RuRY1oCe7cU6uz9W/Z8",
-	"cAJZPn+7ePcjnB1sbSwiHCDYlwD84xo4Nrd8NhM5dHOPC+Gnp9DmUr7Sk2LhdsJn7uDaoqt4TCylRgZl",
-	"iT3iPrZt5aaX/bwe3zwt5/Gu98fODW/YOfGSHGDncMNuc2mtAHbvC2yMPYs7LBVtod23A33nQNuhsZs7",
-	"74bGMd7Hbti54cbdsIOvFxwxGMQr8uzo9OgYUkDpW2t7Rmu3thgvAOcWadogy9DZ57vJPSiGz5nBbq1D",
-	"O1y25vKwTuJ9y0mPIhb9Mqui21v3gvUiq9sErSHkW1PMIuoW2N4NnRKKA5vxa7COc0E0OhGbj4ipJiuc",
-	"pOHj8c+moRVyvoHHm4YcCOLQNV51JXpnscwBccpETRXGreN6E99rNSNg5Ci9AXyw8Epj48OYgMO4q/EW",
-	"SejiiVvK/rVYNbW5iZXPrBHRx3vE6IbPvYRyMwyXm57XoXpsLDOs4g0p4uABqVYPhm/7NNqGKeJqVriX",
-	"FjoVmYnKg62G8rZyI/EZiQ36KL7R8M2f0Ccj0PcBNXKpmEolcWMueIp+Em6u8esinVXWE9ptmlt+A2w8",
-	"kB7BA9IqVf55V1AHQbIRuGIOlRzYVrfWRP9GisZ2kMyQogRoXLpHgRQKc26pzfoHo/PX8Nnzoqm/lZ29",
-	"FHkfuo+qeGVWInyl9W+fRSCktPtwfqUyThfnKsZ+QOdAmSgq1EzCSXYGODyPQIhx83WMpwa5ARA1NNk+",
-	"vOVfGAaoCzhVemrr3wa52zBrOPf4UXCRLxGsMYauxQRo7ubPWen/LFJMoiBgXEQKjBqcFwuu+risLWIZ",
-	"dUQDq8mzcivDMUDpi8Q++AuycYEzpEilRqgU/8lYdLiHm/Y2+upAOEWVjqbHhJrkKwwMW0wChQAxJWU5",
-	"RQZDxNRAJOlaRhZ9nk245ZmehUMeN83G4MAkQYArEDUUP9rQ0uuPVuRu5i7+6/tg+JoSiwSD45DPEkvB",
-	"X7N+eLjhq28VdqrKZR6+K0SKHx/UmO3hVDV90OtceH97+9xdlKbHXl78xIqls157TuzARsR7nhiYylb8",
-	"1d+8hY3OCu9zjsCq4S5txe+PB+FBqn/75bf/HQAA//8=",
+	"7L39khs3lif6KgjeiTAZN4sqybKnuyo2dsuy3a22bGlUUntjurRMMBMk0ZUE6ASyWGyHIvav+wA37jPs",
+	"g+2T3MA5ABKZRDKTrJLs3pmJGHeJiUx8HRycz9/5dZTJ9UYKJrQaXfw62tCSrplmJfzrasN/YLuX+Ruq",
+	"V+bfOVNZyTeaSzG6GL3MiVwQvWLk6s1Lcst201Ey4ubJxrRPRoKu2ehixPNRMirZLxUvWT660GXFkpHK",
+	"VmxNzUcXslxTPboYVRW01LuNeUvpkovl6OPHZPQNLwoulq/LJRX8H9R0/28VK3f7QwqbEC1JyTay1ESK",
+	"S5KzBa0KrczPZswZLQpWfqGm5LUodiSd0+xWLhY8YylZ0x0xgydUSL1iJZHBdy/JQpYEfy9lwVS01ReK",
+	"8JxQobasVOT5+XO/OL/A0P3qhC/NYAGOWZoXUtyxUsHbL/P9BXlnZhq0gWF9qn16UbKcCc1p0TkU3+KT",
+	"DuRbmVVrJvS3866B5LYFWfCCHRpLPp89eDjfrSkv3lF12zUadmZaEE3V7aGxmOcPH833hdx+d8+yCmmm",
+	"72wvCrklzLX/VDtmBjVwLGPzlzKn05xDWhSEa0UMhXMp1ORTjfDP1ZqKt+yOsy1uZd9gV+YFUsIbsLWf",
+	"amQvRVZUOft2J+iaZ99STfeH9fOKCQKfJoxmKxiPGWiaswUX3LRKyZJpRShJc/zSLKeapkTO/84yTbZc",
+	"r2BeZSU0XwNbWfBlVSKzldCTMt8022FGScZmg9g9XW8KBq+uZc4Kwy9JWhTrFEdhmG2lWEJkiYzZ8whs",
+	"qX4pZsAzg/Ybnt1Oujgqx/WYhdNosFV7FYwuFrRQzC/pXMqCURGu6esyZyXLzYb/RNdMHVzYFM6nGYRK",
+	"yUoWuYL5wA+OKOrl/kLBdBTh5qbayEIueUYLIk2XZExxspk0L9OFZiVhd6zc4c9ck5xtmMgV3G2aM0Vu",
+	"GdtAH/gF2yEMSqWEliXdTabkpSZK050ioioKsoXRrxh+dVnSzYpwRYTURMlK5GScV5uCZ1TbJjCZxOwL",
+	"y5cwNy6WhJI1V8r8ZRolhJJslxWsd4ckLu+sXrhT96nSm0pfw5vqQdQvSCrhYzMch6P/BJbpL9evfyL4",
+	"wFE6tu6dafjNU2f5thI/Ves5Kw+TYVmJmYB2qdnMBS8Kll/A+DdScTyuSB2erxO6lmYji6L+zR9mYLvz",
+	"nTmZVrLia5aQnBVMs5xIwQwVwxBzMlaS3HHF5wUjOAoFR3ZF7xhZ0o3qpYp6/Ceu03vFypdiIfsJgSrF",
+	"lwIEgYyWpTlGZlnwZ5YbvlR+oUjJMlnm5qSm5pe0bwam0YybEZw2gb/Sguew1N+VpSx72M6dbz1j0Dzk",
+	"PptSzgu2jjCgSzjF643ekYIrTdaMCkXgY33z2+vx+HlqtiwPSq28bvJJZcVXfM115B7XZtE2rCQbumQJ",
+	"eWr0hqfn511LU8Bnosvw7DwZrek9X1fr0cXTc/MvLuy//IhguqyEIYVaTL+cESoQn2qR3tAl2x+D+dWe",
+	"8cTcKqWGy0CTp12rZNYyvkhPe1flTSnzKtP9C7LBhp9qLa6vX78p5R3PWdk/FnMpFuZ/luJMCjM0eJGM",
+	"U6XkzP1zxvP0RMF1Te9fMbE0o3Ck5f8dHf0vhZEQ51SxrpN3/W+vSG7boBpbi9xUwY3Q0uM+mdD9XtEl",
+	"aygsHYr/D0b4kUaRr8wruPxcdWkvLbI0rWa+1fFaOA6zlOuBo8P7hOXmrBgdBsQ7GC9I1mPgs4rfdUtQ",
+	"i1Ku44PMqWZn5jPdI7Un6cilbB+r9tHGxycu3jt57NLN2UKWLFw1dt+3alqetmasBBX+0BDNla/IdiWV",
+	"V+dpnpdMKaMoacqFsmNl9zohfCmk6YBkVLGu4TLzmVHHaX/21fP+0w6SUC+TMmP/dCeYlS/VVab5Hevd",
+	"YgrNyNh0MzEnA37NGfxOjaw5BpligsvdKaaoGX6psXYRMcQM7q0s2ADag91FFZgrsPt19W6eNTr+l5It",
+	"Rhej/+tJbWp9YhWBJ24Eo49mPCVTGykU6pnf0Pwt+6ViCqQTQ0RMwJ90gyoZl+LJ35UZ6a8DewNp8q3t",
+	"BLvcZ/8ldkoyKoweOIcLNWNKGX6liGJCT0doelwUPPutRmd7V7VhIqvK0kjySht1tWF8oKTWY802TWAG",
+	"0OHnG/57we43LDNkDFIzGX91fj4BuwcVRG6YNaWYVad3lBfU6FBG3TIkp1h5x+CdpyQVUs+4mZlRXRgI",
+	"Dx+T0feynPM8Z+LzbomzpMOpILlkaECghbl7Yex+bjDMn6T+XlYi/9yEo2RVZsEA2b1Re2RJ5qyQYgme",
+	"gZgp3w36Zb3gn2/oP0lNgp0mO6YvGwThXAyGLuAoZDJn+xRCKqF5QbgmXMGE3kn5IxU7y2LU55vRW3MI",
+	"QV0i7D5jLGf5JSmZLndeEHJahbmgFMukyMFMlr41rc6uTCvQwVeM5tZVFTzaZ+TX9htaki3l2skO0CkX",
+	"y2nsnqhVD7gpBK30Spb8H59z839Eq1pC1rQwVy3LE8LuN+YuNnRbsjt5y/LQYgpbW5sPvqe8eMQB//nd",
+	"uzct20Qfn17ACEhtMbgkac405UVKFN0ZkYmVjFCRk+1qN4VrWdV2vKssYxv9syxvjYxuxAgcb7NDbKUI",
+	"NVfVRpqbamtfuSQpSPehpW+8kUrxebEjLOfmUM13Xg6aEHO06B1edpQItkUlwjoYDK2YTlipOd7TtGtQ",
+	"xdbML6UwuJkbEBAuE0bP/duo9Wz0YU+ESkat4UOXeQ5/0+JNMBQUzva3AoZff8CcAjNBMk7tnNLEmYkT",
+	"krJ8yRRqo3YoaAA1Q1kzZYTwGT7onjAsc3Oe0OZDTEKspUvfrtXT/hp8iAwOieMbme/iai1dGuEATO5u",
+	"s4HjZ3rqxgzdebrk2Yqk6ANRK7phZCHNlaYubkQKzg8j+5q3LK2nZPwi+NlyVqNtTxKSWgs52rrBza5S",
+	"MrYn/B1Vt2/gN2x+I1KqVLVm+az2yKdkfIU/vvG/ua+DQDFT1XpNy11KxnA2r/Gf0MacsBsBtmFHbcG4",
+	"31bCnbFw2NMb0UHuHSRg1vmWC9As7NcvSHyxOpYkIbGZmwVpTVGWJD4bHPTeMcqtX+wQf0MSAg/aR/eJ",
+	"T0DllqjDlbTj66bruFvPrPeG7gpJYcmpIPhRYs/PpSVjpF+4/B0Vk0Up103CN3ORgr1ejC7+dnihOuh8",
+	"9DE5/F6U3HvfilJ971vtI9D7QvwQjD5+MJuQgxPwWlNdqUAta54NBY9jbkJ8kVSbnGqmkkCl4uiAW/I7",
+	"JtB1B4qlZmvVS66RQb3UbA2smt6/xG84s6D7pycxcAnuEaefQ5QWu3rsWIo4xeIzuIdWcgsKEHgjx0bj",
+	"X3OtWT4xT7OC0ZJwPSXvGr4qJpZcMJKzjOfMceo7WlRMEVoyFDYuSSbXaynQPWV+NuxCcLE0PMasJniv",
+	"zD9QRklBCEnVLd9sWA6HITC3fHWejMwgjU7mrto9HuP9mPvz/omumbO3gPtxnFHFzhQTimtns2qYd77q",
+	"N+80mIrvO7px5vJzouaLVSVu97csFBGLYgAX+IuS4q9m2UcfP0QVQ9PPF2gAY0InhIodulBhsy4IJTgZ",
+	"iOQwfJ8rTYW2O1EyqqTdMKMgB3EIqZloeiOgHS2XEMujUvyOlrKYGaUU3stxyaUswJGnqkIHzUqmq1LA",
+	"ndHJ8cNLDaZ00RjrWLN7/KSXIZNw8Gg9B+kDRmB/N43qkd6IMYVBEt8Y9eo8wRlzI966iYJtrDEBMt6u",
+	"qPZTJfgzy+0V7m8oN2yw6tmRmNvSDcT9je8Pvsoc6URJT0jxA9t5PScunAkpdmtZKXLLdn4xU7rht2yX",
+	"ElT03PkxqpjRd1CHAUWYZywimQspZrdsN6BLCIwAUx8T5ogrdNlwkRAtb5kgJVuUTK2AoAoubonRudYb",
+	"51XoEWvdQKLrs+GdzuoS42acjEM2BdVGEQTvaLmgmdGk75jan/ucKjaryiIiwMyVLCrNyPu3r7zLzH23",
+	"lJVmCoMFXIAPy8mmmhc8C9+wi254doJhJEIKZuSL+jWMmQBugRreSirtPmDFtYmVR2otbFOyBb8HuQqt",
+	"d6OL0Urrjbp48qSQcmMWY2ofTTO5fkI3PCbw4Xe6ZCa9sh11LEFCUvPhtDmOeF+t3bYdJ/UedGz7D2z3",
+	"omRUs0CgaO0V6J9BeG1zkxuN277AIRdW/K66wuBXbTiK1YUsbzGHE0TI8tLGNQnGcmLtxJXgv1Ts6Iss",
+	"GVlimtEsk5XQsSCC1h6WFcNwFOaUdEeQ9htkDNbINAgjSBMYcx6YmW7ZbuIkMG/GDG1/QLZcqcpGhpgF",
+	"0BIkaaE0Q7G7EVHs4olluZzRfM2Fvc3a8cWKaSPajKLxESE5dd/pDQrq4q4NEqrvkoURuIC1oXSFXI4r",
+	"f3MgN/TGmdobUDJdcnbHclJQjdJqS46AEeUzqoc62ZI2JfcSLs8HuJ+SUUGVnlXKDyaqyoHsCbGksFT2",
+	"pEXH3Tuutcz5grN8Nt/FGLokZkQkW1GxZLnlg5ks80tC0SLBcxB2ArLFWEpz4aud0mydTkcHTnL75O01",
+	"bMebD1lGa2j8XIvYYgd2lBE9onXk3QGt7fmX9bhgdW/ZTjXGZWfcL9mb4xEfBZwk0+04LbaztHGfPf+S",
+	"lFTkck3MXfD186oszOaXNDNq7GRKrpnhL5pQRdIra2GGrbkg3zBasjIFyYQrUJUEHkpuXUIl2xS7KDXA",
+	"cGeHbsAFL5UmT58Fw/HqCXCFJhd/fh7pBbXZ4w46hsZ1bCja5A7tot3yM7flJ25oi8XCKwHbakyteajt",
+	"SWstcRJJ40CS6Wbcr7jS3Wz7tWAQeWY2xTLviJRHN9zIlfD3MJMBdF37HNrGgMQGsiEnGRiylmBcl3nn",
+	"YCstNY0IpD95X4+ZCllTna0glhjItDCkmRAJvq6igEWBlfB9nUfDxRryt1smN4bERaLhbLs36cC9Kty+",
+	"oIYmK42R73inXrVomDAOjkXL5oFRtvjXP/FN+rOLIzeThisu0NGMxOX9QWN7sgjVZA3qgDArQNZcVJpN",
+	"7FHnCyLYHQoX/3kRD7uIG3uwpcq5By9dqD8vnAnYB/n+n3U/P+jCawaMmKv8y8UPf6TP/vsv/5pOEkwm",
+	"zORScMXcRP7zjnzYHRllu1FbfyT02D53dl8dePjgC970BwumVrIqcpKtWHa7z2fB+TkzXHwGb2MuU7en",
+	"9bAHdm9OrU10eTQYb+LsmnJBvMOrfmznApOMuGQjNuDIPKLrXOnVNVMq7rommP9wxgVR2ChxavKfJCjf",
+	"SEwxb3jGlJodkJf/8vM7MP0bybdb7CVSoH7pbg5lBGFFsoLytU83Iamq5tbCark2eEPvN2lCUk7BzcgV",
+	"uhWrPCXjtHExpdB6TXlhWtipzrjzBdDNZrZmmqIT2Aea2ayQtEXPzmwtC5ZegiyQ3ppfrfES7SUYFL4U",
+	"RsABawqu6l9+/uE6ep1guIc6zPFx0S0fs2/Ahr0X/N5F0DRYABf66+ejmJDmOuSR7XvFFwxibZ0hNuwX",
+	"aAXjbMZffn1+TipR2PBXZ0aE2KotV9bbcVBYtAbXLkp6vaG/VC6+/qxSjouDaf/N6+t35InZ6Sd3T5/A",
+	"g/+6LKnQ4Of8L41Pp0FOHNyL8Ikvz0lufpELwgUEk3K9I2Of8zgv2MRNEM2hQDoEUvLgqjmglx12LM+t",
+	"3heY7fGnaHSIocVeob/Sq/cqJheHh7UxugYdNKiwvTN2CF085r2KBWRd2dMaYSmJYQrdVn6b0q+s7ayt",
+	"DtXndeiiXG02P7pXPiYjWkXu3asq58zIqUHA9BeW7tUloS4koMFaGpEB4ZPoPp4i6mN8eNjcRYzHm85s",
+	"IEafAAl7g6FJVjbm4o5r3Icxulvtp+xWYaS7k94xvO50+TIm+jSj1ZsZKSlEUVtNbepyaYapNIYXz7gY",
+	"sCCgMNi8QC4eTVGBcPEIxTWI3zRKuugM7LfOM4JBuGMXVw7hbFw0r7IpXFHH0efJcuyx57E+jDEB1BzP",
+	"xIXYO2pvHPt2t91C6yGWFXKFvc0xIimhc6Px15FkK2odiA1nUkaFVTL3uVVEAYyL+y2fxCDidqll+1/9",
+	"M0Rl22GjVuSp2ktDZLyhSm1lmaOvWSl5cVOdn3+ZtfLW4EcWV4Vds0gYyHeQy76ldeAlWVFVD6QRA7N/",
+	"jbZsVu4MDcy0aLvr7EqFA44Z9KCXQ0TTTTFvSrkw6rd52s66aRIFbIiPIYnzrI6nHyNDe3H913BUbfch",
+	"mL9iRAIYKe6xGWpOxi5EieRMQxrDJLrrZqIzxf/BuvRwyIf8h7lUyHyn+415wSdn6/mAr67ZksKXyRj/",
+	"5wl5ev78D1/969cJKWUlcnOrSfIMIojWtFCTjiHYLPSPyWhF1Qzl+Og1AaY97a0MpdyCBUZTI5JaeQZf",
+	"jzn8rFVylsmiWouOoKk6It426182/Gopt72fBLo0DcnYaiuQTJfbPT7C1Br02Z5WSBqtPW0scBIQ5oc4",
+	"Tb9BWJXQOtsk7SAzIAaIZAaECtklSfGfs6cYFwZ/P0NdTkmjhjqQjJIhNoZT6Eq5PY5NDb0Kw0OLgQxm",
+	"sgc2Eqnuq3AbF2zLyhrfA86H4bDw+8TBHwjEBTEksOCssIYG1ZjWEfPzMYdf9QQZuu1pTS5YoujGU5Gx",
+	"oisJAJ9a1AMmcqNhYzoAoKoQsCIE2BdgLTo+nD+DbhrSE/4UFZt+o4j56OqtqP4RG3UHydtALggmroOI",
+	"0724+LnMdy6ZKBnl3HxnzQXVmFC3ppuNGW2wnocirmE8fgqdwcPB4MPwta5wXtfAvuAiUuOtMaTVNtUl",
+	"FQiUMtNyNq94kXe99843fSe/MQ3tJ3xYOgqcXa+7gOP30Are/egpcveTTVs2W/lxaGx2MJPeiOfGEvUG",
+	"bwfr39c2Oq8hwfeDmsYXHQK1Ayrvvh3mlv4PMuHWcfkIUY4eSK9TYA8bIegVfiSw1Q8S4JsGgQ7F1H3b",
+	"CBv2BTJ+/+7FpFMfjacX8WHQgRCDuI11vi251kz4WO6TnDhdo7AdeRiY3rVTTOT9ZjG7u9fYeE/H7Vny",
+	"hv/wqDU/zrHSJrp6x/w8EyToHqav2gEHzTNRxHFwMFpyaYVrowg0sXCOiRKwS6cORzsoLUuWu3VWCZFF",
+	"DpmEzqo6KNAhxgciIssmCmzjJ+2C4SLwNieFOjSl7tZMnWAS7vgDAx/8ih8R+GBW7lqXjK4781z8Rd2v",
+	"cts96BpZfARoW3xTUNEp7IXmx01BxSVZyzvrX2mwYExzMk1SQ7Yp3ObpCXIf9jiDLzWkv+DB714G7Mjb",
+	"Oi5hMmMbjfnH4LlUcs00ROyMKewFRrfspeJOpi4ZNnXZiPCBFLJzfBf+OIwD+rFeUjXBDS44AD1YAET8",
+	"DaKVgW7BgwMKTraSPGPxNEYzkOOTaR37dx5MvyAJacQP/HrT2I2b0QW5sRt1M0qCv83vIQndjD6m0eRb",
+	"XKxHGTF+6kEjBpWnY6wRL9MGHUfwvIMw/ZHtiYl/bZFG62DT8LxfAq8EZRazvhCYlBYRU9shyQdEHS2B",
+	"eInhw6j3rCulrSTXBpJu2mgJCAw2m81JRYk309+IZvR6XtKFxk5d8ks4K6Tg46NiuI46Fwg8iPaU2EBT",
+	"LppstODggr8qlERzoLVq5VxtCgeXDVqjYNti5+aXw5yaq4FpITiEGosUpxhGTe3DmfVHrBwkrDcr2pV/",
+	"tDGPcPyNdbc3x0UYXxLGldBlyRgaiWyKhM/VsSEnuZzeCHvrhJ/x+y9ygCFQNcJxneg+JZZju3hIYK9j",
+	"m+TbvJMmeAPeCDroAiRvMRuyOeixz7KEjHGy4PemDWQMUF5UpeHLkIl9I0oGiUTYtmTEusl5LcnYvnB1",
+	"E0gTgT9dA14SuTUkJ73rRDGit9JF9QBESzOFDa7ZZIRKeey6DXe8W9wdpF411vFT6VjIafZ6k+UtgvuC",
+	"nxHjvhfoZoI30F0iMqNYMuHAWB9V74oCx/d7ntwp60kgbx3LbnYVGQq0rBOH6/wzs0ngp5gOmfggha/J",
+	"BgOtL7FRSOaAwAjMKYEGoWZshfwjKeZgCKDcijoZMhwe8hdVYUTZGIKjJr6hu6f+8vM7D7Ztg6Yg9dpG",
+	"WNwIFzjI80mrwgPSnzsFXEexFo7Tb91MQ70WSahPTkDbUqecALoW23ay9j154FTCbfsTBw2+RxsPR9qj",
+	"Lzf2tvFeYuZ/guocY6AR3XmQjtsYUCy2/4EabnOh3KCiqw8kOPB2GGLpa4uew1nkA+4Dd8Q3m4Kz3IIb",
+	"8Tz1J5r7QJlApvTRIfYcTm+E1TsV05h46xHFLq16pZwEozQvCqf21aLaw8KJu81aB/auNILSn0oqdOep",
+	"xzaI5ZbnLsS2FT3RUgXXddJpPC8la3z0kixhOBD0Ich5NLAytIvV/9cf9EiVM0LY/NfRj1RUtCAQv2i2",
+	"CpJKR8nedbXz1RPMULesZPiOuaiqjRn7V+fnQfT7HsDFea+dAReqe4NC4OqenObDW1IjeIZLEdNwv6eF",
+	"qlOB23jYIXZo3PPej9YRfs/aPp81FhIF23lBxe2lzYEmY8NXqbn4AeaDCw/0UXiYu5KvQa5XVQlRCShH",
+	"cM2I2tCMOZUTEv2MaO8xb41IwcVyDzJkX2HaUK1ZaWZ0c3Pde1N3Zhrj7lrY4J6NnXNkAyFe8CNnrTOl",
+	"+RokiEwqPduwclaJmPH6O9eQZBZ5wMiIpi0ER19/exnIj5W4FXLbjK7KZTWHULPwRuoYXx0sEvr5h9tq",
+	"vi8ZO4OgsbwZXxYsZEfX9U7Fyfk9EqUIqNp+9CChTloWouVGnz2XhIuNGRkEv6b9NHhEaNrPK+muNhWO",
+	"sjUOuWGCcoQAu2Mil+WMtgfydMBA4kTzM0byWTqRC5Ii30sJV62BYAB5QlIjueB4AM0lgh10DJSPzZ6B",
+	"4QXL1X0y31F16xHSO632zMHdDkP3aXzUYj1GYX6sYeASlVTIkrAITw5ZaRDp7oOwD8mIA2J8HMiil0DX",
+	"LjpEa7be7GEWTclra9K7ZWxjY/9Rw4ORAP4mFnt5nEFhZZueUcWWvka4gjHVeFyD9xwDCTyuVbg1kRy7",
+	"f2elPJtTMA3iKAkXObtPyLKUW7jbzPDALI9or7IEuZRsqFKXFtdpjwhsUo1Ht0oh6gTgThe+XAv2NyAg",
+	"7gh8Lpub0AbP7IPtOj/yrMdKD9TDjC6938xuhvAe/Z4dF/V7h+tP/TVg5MpIsYRhgvJ7YSRO9A3bZbPf",
+	"/UKR1LCxdE9mRktyE+rXya6ZFJD2FhesDwrQTdEg5jdU9d1vFM8SIOQ8i9d83bx6zAw65I30EUSFKNPr",
+	"0AlrADywwoAVPhjppTkZg/0TQ9TUh8oxEEx237q9/QFDaaSsC8P5HHHUonsvjKDixKBSBH3HrlHBolfX",
+	"wZyTg6IwRHgTaI5V0sDahtUhFCaX+7Sa2v1pdtAq207et/mCPHImfQ5QS/JtlKBInFpimKw9oQ016aAU",
+	"6BBIXOriGReuOmpu4ZtbOUJLyZrphi5To12/IhI8Hoa/HynPPURrhLUPtMUa1EHZWNLmHOPaZCM8/8jR",
+	"D0oHaexamEhA3lrqJlL4BMgNfwLWgidQvyK9xLIjHW3CT6snv/L8o30tCTYZgNPqTNY+ljI4++mkzI2A",
+	"WMKlrxODOjM26kq1e87mPTeRbejDNw6aTn3zd7sN+05U6xB6+Di/vWJZyXQLluDXGwdmgn74//0//9fN",
+	"6COqHr/egDHdrEHwMCE3I5fL03gHzzWwGzDL3gh7mYC2Ye69YPK2GKJjBUxk5W5jYTxKw7MNL4BMOB8z",
+	"1fAN2KVPRtuSa/ZaFDuceB8G3WKvKKgzwXz1VcMEc5jBnYBJF2qph7bc1QK72nDc77gyF2QZtWnqAPZz",
+	"TU897oK6AsBhZ0GjVMBQf0D9ziDgoL4AwmPDBn/TGD3vsQjL0j7MYxHs1TFhef61NwFldnKruqDDcVwn",
+	"rHCqay5kcfDRi+Z7sccTi4NhYbuan0SDmLiaSVrFylGFWVS2U66InGvKBQi6payWkLLy+qrSKxSJAxDG",
+	"OYNLerfx+YNDjb3vmmzPK5dlQihpHW/Ut1tMWS30Jp30w8D6yXuAlP0NG7b1h7lBb96lawDqWnuGx2GQ",
+	"R8jyY0/yTz28w5P1V2g0hbVBh2H+smqEUOJlOUpGsPLPnMPZ3YijZHTLdrMFB9UNHV+z5gl1FsZZyTKG",
+	"RcXsT3P/UzQOxX9lgKPaBqxpaYMLLg0PKxgFgCxmOUx4fp8mvw9J5cqCr8KBBb20ZJuCZk5ALKA+MHHW",
+	"qGJ3OUx4eJjowLYgPjy6WPDxIMGqQyisAbWGcHG4cn3Qb12hKcE3T49OehTK6YwhalYKHWZ36MNuW9Mc",
+	"1ZEgHIeMhwO3TQ4it/VMwjSbjh5TYhwaiFTvtiwD4nlAKsoQrLHtSnrKag4j9J7toRmGUUK/CfhYIHG7",
+	"SXbdN1x/QwsqMnYYpB7tk2SObW3BlcOObGvSnDmTZsMycd5mptfm+rWhk84iKRe28H9Y/zTmmybj0GmF",
+	"rW23CnkwjGVySc4tGKCQttmKKowidNVVB2JFudnZOINI2ROckBGV7eJBU9VVu/qIPkuj5AubZNrsNW2N",
+	"KwV0SavQhruB+mxGBclLuQG76Zb8g5UyIXOW0Uoxu0BcBTV7PXo4RNRwRXIp2CVcOn+Xc+WyGaBmABhp",
+	"sfTeWpZ1eAatozMGzvt4uMjWGdoHtGhvX2xxu48MxOEMB7Ft7H/XQcGhDIezbUQE/T4xbbsJPnm4Hlmv",
+	"2JGaZHvRIgKLJ/hw5x4SPXUcvZ8CiGV7iMoNLQApc6vZ5mHcVBKKCaDe2v0DkcNWqHA3HdeKFYuoLDDQ",
+	"e/2bodSeBj7rgtMeAR3qIRf8PiezROjH2CCF2BlwNfBfIDbJoUhQAATJ4kR+IjDLQaCXEJ0E3KlYBnhP",
+	"K++F43A1/DvFu1xmUE8I0EGGiuetjQs7qSeWNNft0A58K7eikDTv3oLctoiXs0HrDTuz0FEFF7fgCcWA",
+	"WadqtcAELf5IXRTXAhyeDsEJNYGUlhsFPUM25AOSwhtzPrR8b6QsrjXVHTXnuNI8U76Gv9HNeUa/UMTt",
+	"mxERBcN8oo2URUJKRvM6yR/hFo2UYzhgJFIzj6VsvMyL8MsDjgQXsyp2D72oP+IKfGMFhEqx/q+u6f3M",
+	"jHCWFVLFBNTG56GNl/wwmLpgsCygXy8ghQ+TbqyvBPBPwe7cF67QOb7CgqqeOMad2bBshdcDL4kVcYj7",
+	"7OMPWG6YOdh+UB3Z2Qj56oZTc0nzekgbRh9ZMyrMaUTYp7x/YweNIUI45r3Ekg9o0XkxgIy2lOvOK8CI",
+	"XcH0MIKkBrxf0dzXncaU1eDEPebWwCDzCqWA2Vp1DRUAfNXG8H3ziiu/N2xcsHZrXhQ8hiocjYFpxby0",
+	"cQBiBBXZX88hEmQ5jU2JTP4Qz3wrt703/oDL2Qc7wd3spEubuWjUdgh1OxYk7NPc2v+E7rk43FmoUpoW",
+	"ESQzuwOQwQy7hbITeXH917BKKC6Nugx2LFW/FOmNcCuM7axHjBa0VGSMbyX2wCfEepcmHvgGvN774Gk1",
+	"dlNfTMSve1Fiv+65sj4ko/uzpTwLVg2qAf76cRQ8OVO3fHPmEuDPNhLaeev5Xj7XKfldgDb3ID22S4IM",
+	"MQSHqLXfQlV5lv+Z0UKvujVb184IgYVeOQnHJgdYCWlKUgyyTI3ok2LTXYpyEdrjoJYABK8a4k5zo4Dl",
+	"LLdtICBXSHHGlLJGW3hBuYr4gGA8p9ntEpI/yC8Vq+p4OMoLUrKC7jANO61EcwiQ3+VEOFmSNbfqn7Lj",
+	"wl4idhYYRHxXucj5Hc8rP9YL9PuaTrBet+vE/AsGDOG5tgAkDLpVADIFNNnB3kTcuxemc9ymQxyy72P7",
+	"IrJ5+dAF+WdIlTMcqvDbpaW8JVouwTv98OsvGcG69Y3930wjP+iuYsqv71hphoplbS+JYqwuuUlJ0Dj0",
+	"iVpKghQypFlINnA/f4gCSayZ0nS9iRBOUA/AKQsnFR6oNiAF25ci6owtLuBkE4w6eKDQdMfKeAmMv+ID",
+	"PzMLlgCwA60skKfT8+l5SqwMtV5zF8F6WMWzm1qPYW8JwnVvUm7iznFwGhxlRXkjL1mmbRHojlA3gKUI",
+	"QIpc/uHPr9/+8P2r1z/Pvnn/8tW3370dJZ1YQVqahbokafsdxxQxdyIkxsjX/U9vXl399FPzp+v3P/54",
+	"9fblv3/3Nkqnm1KuN7qLuyldVijfurAyGLaNKPvy2fmh/Eh43Bs15mEfze72nnKHkngNjSNxEmYyvfvZ",
+	"KciuKtHF6l05akxVaUmyXIO6i/HQuF3DisvtFxnviwWxY4zO0Uph3/OCDY/SjEnN34M19Jci9bKzQgwa",
+	"8+PM33Chg3VcsiVXmhkV9vrfXvm7doLwSTQHWJVBgreXb/aPVqbu9k5Tmqk7W9HGNpxgfaxNIQ2vBjHW",
+	"fPPSzgmVN7QScgGaZ3ToDcwy6Fj9EgetbSVoRtLjnPhhrvuxTy4+b9S23EsvPj/K5+62ynrcP1fYJ6xj",
+	"R45QJx3h4o+dpF3sSIpnYgpPUk81Dy3y35mhGx6Ww8FhfuiHdauGljk8VjQcx3/gYNHm6j1QP/Ibdowy",
+	"FNuH00CQ/FweJ8ToKAYdcGRMd7LM1x+6y7qm1Om4s9Y8CFGA3cUMMcsTgNQd6gq+R0p2x7FGWgOQKICM",
+	"F4yMAU5rf6KTBw35ELt65znTShY+hcUN2rDvQwMeBKAUudv27zI35090AQ0aqM99jqNmgJuVr0F7cfp5",
+	"K4d5EiO1k6G1TjTi7fmLnSSBvt4IKsjnD5ZrXdzTjjqmcGJm+/X+94KijFK+pmJn90cRVWUZY0YUGoPt",
+	"D/6t1KIq3BZyB6vo+pn02/iHJUiHfDXIj24V2uiaSlfRjQ5+cnwxjoGRhJ76uuDMLO3jE/VweGsbktdk",
+	"F0mtAh9ToimyBR0Mm2qb5dw4bRc3ImXrjd6l5H//z//P3WgJERJ3ZMc0GWfqrmbRYMybXN6IFIVwLpb4",
+	"LsXrgIMFYmlrjm6phQqa12HP1twHxS5kpYIbgy8IFbvEAmGayw1qC5rOrHWj7k04+i4roZzKVpsQLwFR",
+	"l+Z2Yk4+p3eUIyLLuHX1gHkb3kCQSFgKc1rMlyzbg091scgU2KovDLGbXJKjpjm9ET/KO6YuiN2RhLgZ",
+	"GAbkh/D//L8kXPox/j25bPwKrcI1G7vV319N03S/o/3vaU9HNhUX4oegTW2HtXtvf3aRBA3QSpgdkLb9",
+	"PNpl7YAwbgXKRuBIopeio3tb++Z7WUYyI767pxn4OQWQfmro00IoYN+IFbYpKuWRccmGlmYY9gcVQ+w5",
+	"WCgKS8f4RglGmzot7dLXi9ozAoUZsr2aGeRoROLUjD4Mx1BLYqvJOMCrp+fn5MdvGoxrzgUtd7E7qV3i",
+	"6UD6cLzik5GyHAB57SWMZyL5zYgW320QlIvd8EysnmeY/4S86GgUnI8HOOx7GIAjtHadsi6oTrcfCXn/",
+	"7vuzPxhRo2BA9FDu6wxtTGuKsbM2I3lywpbtZQMXh3Vj4G2veNQm9obqlb+H8/AF1NkS8MZofsccrIKv",
+	"RyplJCoSPG1hMnpUG8W8alfgGAKR54zokrOcyEonJIX87FxmCLRkTc6ji5H/PRrct2GCbni849cbJq7e",
+	"vIxMkoyvt3S5ZCV5/3LywL5nf1eyo/5zSbd7g3C92ben5u1Yr+HzuFyZyyze7Vv2rcxIyRashFKuZsau",
+	"W3gt1h9+rzey2q6367+1CkmDGmIU+t2a8uIdVbeHTTdYxBWKfB823iDEBMBsDDfd+EH8B7bbhAv3MKtN",
+	"uFdH2G2CTeiwdQ/TjS3wh+GwC1lGbbG9ums/Sqn1u5H5zuE6QTpkbtfRgTq1wJsscDzLK3C1A/+5ZbuT",
+	"7CCDwAOCXY2akU8yE3ciSb1zADf2NrF4rpDrCMujgkE1cK943rtAD8XHH2RM3ucEj0aF/YYaODf2xY6s",
+	"NLT5czGHwAmPcdOE5jv7cvFH+jR7Nv9vXEwd/u3UPk+j6DRHGDkCkjpk5wgd985UY++BPb8P/p5a7B9F",
+	"kDzSnCuzYHlqq3YoQyKN/PM6IQnrc1Hl0OAn7Woy2K/9YtzTbwi769A3Z31KuLj7fHujkwHUWCv7J1ix",
+	"g6E/xJA9gDxbdDmM0lx99uHWMAcjtUUREhlvv30IYHKwN/fSoah2o/TbpaNlCbwdViyGvb+i6vQy6F0h",
+	"Lscci38iao9ZvqLEX5aytKFQkUjVPMKefqRGlmFnzshCTLMWdxRSzxaGSrHmrVgUPNPm74Us5zzPEdXU",
+	"tOLmBSOiH4bxDG33ZrDqcdAvv7vXJXU4cobk7mjBc7wRwfakyNjHfdqAzqSOBLVFo4BYqbD/nEyDolyR",
+	"GLBqTUW9eMFD80Uo87IFb1gpxbI/yudQnbNgc1VMiGlPlhg5nozBE8YFcvu0bjTDFUGDfYtS9H0frMM+",
+	"VMvjIasCctliYYHUEEgVmFFMWfvZg43ZSbev9r/dwMFSN6OEnCfkZoSIVx+Ghxm+kihVXWu2iRYyVssD",
+	"sdqx/DfMTOrhBmj0LkBDNF24Ne6kjQOqoPNnHdToAuZhx8KUjvK7969efltH8UE7XHVVbcDkS0VOcjav",
+	"lkss9FYo6SzQ6X8/s9rK2ctvU5tbNZkeneSPc+pcjOtqvaZlJE/yyh2PUOCmilCyXckikrMErWedHODn",
+	"Y89483t9E4gX3LsiCh9HuAyG9ZhpfaFIQTWU9EATfI0JajaIYw2aoH5UvOgZMoqI9RhZanwdm0JnAIm7",
+	"x5Mnw20O4cbGQtAB/bZ3tEHg8nE2D8A7hlNia60fDFYLR5M0VjK65y0c5Wh+XqWs7bYJvWujq/P0ovZP",
+	"hck6wB3Fkgs2JamNTbXVxfBnr5pzPLqGLGC/3BLZzsz7XMw2pVwaySS9IIuqRNs2tKIls8ha1l3B8ilJ",
+	"qR3LDPhXekEoWZlrk1izdKj+1hTKFaRfQXYm2nPATdbov/aqgOgJuWL2o86bo6YhuPWFjcaHLg1JqhXL",
+	"A5dwsSNjdcs3G5aTeUlFtmKKIEAJVf6FydQ7gS4gmE65CHqrXfnSTg7b2lWBq8u9aWk6mZLUKl/pBVFy",
+	"oc/sP9HFZiR3lP0SsgJBC3+35fVSpWnBYAzBHBvOsHo9tyup7CldSo0eb1YSG04cCsNITKNkZEkFs6nc",
+	"okPWhe2rdkGZO9z9BKMaJaPmvkcl6u95wdBv8MJ+84Alq+FVcvpxEg0w7vMxYeg1JeM0SScPczR9IkfQ",
+	"JY5qAdCz9UM8Y6nNl36KAjn8/Qwdd1AcL+5FGhb9o6WPixBaknEhDZlkVDFSMI1xlDlfAiyJyEk6SxNC",
+	"NVlLpcnXX+4VOvEG2C3XqxtB8d3JJckZKohA0I0wA7DGoaIIxexKvzfgJW2LCXXVkv/xN3r2j9kH89/z",
+	"sz/OPvx6nnz97OO/RIGMuj1q7/actH5JTvGXhVdC3WvsCvi+kNue0OX6Hj0eq7GNTW/lMV/s6dvrV4lV",
+	"YOZopTWPzaC+rV/Cq/CCpJZvmM1Hk61KrSZlqIIKkrJ8ydyPU3LlShDgfCHUAHR0GweBAXOX5uKYF2zt",
+	"og3MqqP+ElFdgkSSYhfDgAuz3v6upJi+pVtXYnp45ttB6+UrKZaABV0rflyQH2l5m9vyMMeb0m2V1EO1",
+	"B7DsqrvcoWrq8WZpxbQ5mkdo34Yart1b+5rbN2xF77isSuI+fdk+wzZ5OwhYV4Pg2++44nNecL3rk9LM",
+	"GP9at94LkA0XNwlPVNeZrMkfoRkf91gGJ9KSs2Bbdy0nsVNKxoq1D+bkn/iEtTeof0e8sNzDLgfVbIYc",
+	"JJTYQFeyS2/Wz7kmj6grc9Te87CGjBfVcDRqRTeGOjZh2XJ30A+X0K5LY3ZbDBrLeNiR3Kx+MBxuq9GF",
+	"+/zPXK/eVuInn+D4e0LfqicZqz2pHgjB1V7HIxy90aXs820cXW14WCXKziRIf6jcCWoqdBCGiNRtA/ts",
+	"E3/gtNdDjbDY760/uujTCYezOQcs0dsc495mHQ/T5TtIBiB1WT0yf3zIrmFBzZGKT58X0Ktmbw16DNwk",
+	"uOP7izD4aDW5VMT81iqxA255w7XLSthIkT6Q3v88nf95Oo8D1KvETHQQ5BupGiJkYOhdO4SC4HKTC6zR",
+	"b8hhvvOR3Aj2M35a6xW8VHqSuAABIgUgpWB6ARTiB7G8cNFR5trckRW9Y2RJN2pKvudFAe+5enOpfXtW",
+	"z+a/mC1Ok0i+TEhfHQrC0SkZ/8Tcq0ECXazspa859E1V3PYIdYOP6B03s7HAyCpWI85s/nYlQakQUGsB",
+	"3iFjwbYFVO+jBSYP+Nh4rqDa2ASUHAeAtY9c2Du8PX9cl6vmCu3OtbvWOlFaHsNncMiVm0JCnhJrE44f",
+	"Zvtw0PJA/IWQ2n38wvZV0OwWq36h/drIoyXZVPOCqxUrSQkulRZoNgIW4rM0YEYpwsDwPBBjhSQY5IAc",
+	"rANR+fRFx6SmuuKVOiRnB81q39GKKh+cZEnjFAHb6j0tio3sUmzMyUEPfPN8dWqd3XTgUNLBk4FjvCQu",
+	"bo/5JJ2CmxsIvA5SZOy4jVnT+5fY2OlN7p89/io/7CFTf1COMELqUn/CjgyoaixDZ4xUszbcgwSrRp22",
+	"x7nLjypkdsoV1cDqP6HaIbRzn6hrpHUWUYMZJXHY8MHJeobK+m0Rqlu4rbFLMUWhadI5wtVsRnJCZDsc",
+	"NbJhJfT/OFHtb8xMHIDc48Sz15wYF+0TGTuONnEcxoa/q0GWqLeEHc1+uPIfAn2B3h3DgB7J0jvUqpsQ",
+	"UGlkyfIp+bkhQOc7Qdc8m9lSW2X9BFF6bIkolWKwPTipIQ4no2XJmSLp/hcab6ZR9en/WGdIyzo3JLo2",
+	"ajgMw2H8CTLalmNCLXXKZWsPAD3OD+HUmw4RBkO5bIZ2z8NM2WqGXPNQ0TWuXN5BM87InSzIX4YCI8Dw",
+	"la3ZtA0XqlJsEndU96rocGgbZ/mTquYtVhRWUYFMDbkN5NhBi/wZPG/+JrQrZD1x++43QjfWudPrhBum",
+	"Yn9vMcqCavAQ0hC5tl1lZxR95UYWcskzKFmUs5KMbXANqgVB6A7XgWfkkhi+CyX2mwC71i89uYwZIKAV",
+	"y2f1+NAQ4ULjnNuLI9gr3iwJefP+XULeXL178Wdo+Ob9u4Cv7xkxsG55AzMFJ7As6WaF4CmaKMgAGHtF",
+	"ACE6Idm7Ln6tgK5ZboQBukZdMWxkTkC2ywo2OYwg3LHJXrIZAAkRXKHNYlKO0YAVgK/Xla1GIIzOagOO",
+	"DFdg91y1sWwOXrt7nsmImOTcmi4tN9gVuAFh+ylJC5mlWJkYDi9IVIo4lJigdn87jLh+hnVyfVjxM6ya",
+	"W9I1M5ITPq3K4mb0oYP49ubzSWhPEEASQH2ycfC9HKIwHvO4EEwXhD6AmnoRM1GwvSRPLTKduSTwKuMi",
+	"K20ugU8ZROLsl3sfLVrgKNPeXmhBPeEQt7M29PmrNqY4BaJmcGE05tYltTS4buz0dAng18G9NOSCoXav",
+	"LNwVEDlsVBBW2JTQS2ZDSWdSzCofT+GFLAh4S6J8xxCYufqR9wVREqRkZ+C/gMhDjEV1kZ79gZFYmI3R",
+	"suB1PCRZS0i9lPsRGWEwqo27TeA8ulE4Jq9szGVw3hynBESN4D4z4rHSJaOuotsaDKf4MJCZYIFxRPfa",
+	"psr6xzOe3xt+g/i+sD+V8I4MH6B7yzZ6Sn720YVGaDTDDGVYw7HmLJNr5oJMp+S7+rnSvCg8yi2YfKEe",
+	"p1m0vCP4UBfDhZ137161ZB1LHb9+3KsoWmm5pppnKFXbDa3nchnKOpYf2gAZFMPhCjbK7zQObxFIM/0x",
+	"2ZZILkial3ShUzLGcGiWc81ygH1PnVE3T8nYwunI0givTTP0fGcEM3+dPbl7Sjxw+2RKfrJ80nq8jJ5o",
+	"+7x0hFVSoTybp0UhtyxPyLzShNYqcJtCV1RF0qaMoAI7HIx+Sr41/QHp+1/tmACbQuoVmTu6YjUEDi8j",
+	"oTb+GnJRyDAZwz7cp+MBxIXc1tmeV29exk0HljOfWaSquiwiCpgnFlS1n9nSutzNaemMTS4+2C0zrNnD",
+	"IgHiSFmVC+zDS9suBMhTWcFo6Qt5NvT9ASvRyJR/CPZp7WFrrGvYQ3ATDw0UMKT2ji6jdHZFNF0SKVxG",
+	"QDRTY7w3pIT4EZk/l/AfgDzDv9ZM05xqOoGANExmt05d9OdoulRT8q3jflxBIsFJ4Qe/LaEe75k3Cz5G",
+	"EnQ2FVjB7Ur6H7ieDMpEfcxj4tKQsT6gy/Cwaqw5LuaiJGZzaBtuP8j3x3yKD4NOzbIrpH9JxhlV7Ewx",
+	"uAzu2KQfGCL2fU+Hj5Pj6YNVsUI+1dpWpZJuYy/JhpY+OBIJXzClENvCDioOJPoDF2gWi8y+5est6JwV",
+	"KBn+UlEjVKdHB/kf4FoD3j2kb7+qCf6SROmcCYe/bh+cegkNZZ/7ekrIUA0hBjvTw0YPu3o+ZSAoXR4X",
+	"xhrw/eGlb2rzcMCpP4WvBaZzpKsFQ9kDH3ZL3ZM55Jamb96/IwBuBYLdk195/jGFrDUnMaZY7hhH42RP",
+	"MEXYLCyQCrjyCQAOCuKWsY2qi2C5k+7hIDtVyN9DtP1vk2xihP4O58olKLGg3uCRRkFMxeSwx/C7sC3m",
+	"aZ3ie+mH93hs87gZrvtoAqY1mrkz6AkO3DHNTPAjLOJHjNPaxvdGWauTLcIcJMA8XoZMfwLGXznbPjz3",
+	"whx9zrZQSV0sFdFykPOkP871rlmO51BvfXZEtp05qad/SdnWZYbDiwdclq78H8KPolS/MSwzsCI8tPxD",
+	"Z6RhPbhwhof2Oo5C8Ge5JRQX1bCB0PK1ZxLZZ+OY0BwCFFojz9/2EUFqP5HfxhXPW5UmemPUuJrVlqR+",
+	"k+Oer9NZkaD/MIbWu9hcIqwUdpSbwKTIO9BdQ0/UESvRKMLjl8VvxPrSboWQGjwALCcLWRQQm9m4B4+t",
+	"Ff3xAKEMyCQywzxO+jIf/r0W7IfZfLJsIVyrI0W7xnL95jlCj5IkcLxpADnrYwUFnBJ/9zh3x+eIPD/+",
+	"PujRHl5bUR8UgNozz0uH5tS+Cz7JPetE1E9113asTiiFxepr7HzhRZCWSbop+R3VLL2ACwV2U5aJj5T1",
+	"YbIQNKzR15TRooCY8joAXJbLGc3XXKA5Y06zW7lY8IwZfS1U2z0KSiMSfAu+nEZAuLX2Z+kFqbWsYmff",
+	"DorkMzcgdKbtGp+BKUMdHq7R44EOpktXMCKpXTdmaiz0M9Fd7fOKDHEyJT+18sulsP5y6/FuTv3So3Gz",
+	"0ro0nD/PZZ04S5zdlpbNw3kkskGGuT8xwUqq2ZuSKb4ULH9fFt/L8ltbrz8OlD67ZbvuqkJ0ycgt2/l9",
+	"Q18WFoywBjNKUtvy4smTlLx/+zJA/YSTtGcFfHr+7PmR0qUbaYxP/Inp9/wazmynglAHTByvxvt3XTlm",
+	"LbHYJp4rWa5BJR1bmVHaZgkQ51+uX/80iQY3gikrblO8QqM+XBvNyJCV1puZTV8BMBn0qGUFuEHqkdoy",
+	"q2olqyIn8xr4+jjLXLBssZX/87t3b/7q/XffOeC3tgXFQUQOksHa34uIYEeixR0/bTvk6JT3ygDHkeTB",
+	"Le4qN9tyzlAYNWZi6oBZRLQ3ausmI7JCYnjOgvKiKllCtqudYXR1ReV9y8qgosKA+QPFmbWUt49RStiV",
+	"7N1fnbJidXxaWKk6rrD067XwjZapvaM2tLW9s4ql/dh5VkgJaxLjRjVXtZtKhhR0sKSxKeX8+FIOua0X",
+	"3lHtKlpNPCHpE/zhiWvQLi/Qehwv2X8HDpJ4z+4pTivo0T3o6NF/NVo/gea8u0v/eK9P/6Sj0/rDfQQR",
+	"DC98ya9TlBKqNRVvIc3uSplrec2EPqy4Ut9uuOYadGO09rqr36sqCwcXxLgvFAlm/Cm023BBj1Bvo1vX",
+	"FZ2TbhBC1oivCsWvAJMMwPeaYIY+N80lkY9T+9eM6pQopictNEGwDsErde0uZwQzTanIWGFxAgU6RTpa",
+	"J04ZbaazO68eeeHfQPHffhiCrxZc0KboihM/CNznPxGNq+kn3kcxLEA+7gxTXmcBvPZvF1JQE+ZvjsVR",
+	"DkuktC0vXZg5N5etI/3HgFgfyOT2DuQD8haHO1QgS9Iz1CiWtDv8sFxfuOivaFw2JjyKhewGJeh1CZ2c",
+	"d3mUMSd6csKMzX1HvY92CmjLLncPrzUsoBeg044Fxew+IVPJqsyYLSiPArUsS6PJUmUjGhILfrmtw+1s",
+	"Zrxt6oPM9iVU2zS3uXDHK5h2YKg249cAGgWDYtEdYNvYm1PTcsm0Dyc8jNDVXKv98Q7Zj8PuN0f0QNIH",
+	"U9GpunW1knGaQUJ6kITeSifA76vQkhSYqRoX2RfK+4VPTmNvy0knBqIJpcsq68AneBk89R5tR3SKjJ2r",
+	"fd92MsyjjjQ/2w/aju+Oww629GVPDJYkARuDpT+u3CAH5BCGY+gpSHSwk2Pjx8zZOHXmrZN1eIJhVz0T",
+	"3K+y5KboZj2uVAUWTwCuD1lu2kCtzpuRIUetzkGQOBdh1ZrToRWN7PEh0kvanGIA6zmsK+3dTCerTL9b",
+	"RQn8qp9AK4os3WnK0eFyXF4NeFAscP2V+a77foFY3Ka64+4ZkFcroXlRNzitvP2pLs1PFcncvmd6Z3BK",
+	"6DOmfP6GeGTHyHuHBL1uSuhYt08u6B05niAc7NAVf/zN/HClLKiE1ncPH3+vxuOgG4Hig/fiha3atEDE",
+	"OIs+bh11VHuMuou6+mFi/3RQ5IhHb9cR9zW1SAQNSd3f8lbOmAxT6z4rSty+9vb5BYMAkC5gZ0mv8pI0",
+	"L5jWTdGmkgE32QADX1CXfy7zXaeJj2pSMGojtKzkw4LWoXGPirrFGGuCgX+dK11SLctJcK9xfXmKGS5m",
+	"ensJhVc0czWdZHHHrrJ4QPCVEUTAbLW0tb6poMVOsQg2R7QGECLgcRWU0IpUdKdd3RdbulNmjXHImF5s",
+	"KMMMOg3XIt4kugAWgq3LEWv7xDGl7dyZRtBqx0m07Vo9xQjxZX2jvqCaFrInZ8FLud3VljP8DmFCl5wN",
+	"Lz60P5T/yJWXcfEeJm3jsh8hYB/YgliZsVAc8xkFcrFgsSOWUc2WstwdRwb4CorAOROa08Iwmjuedxp9",
+	"/GOr4NdvIicJR22raLbKd3JNBGO5gjqeg+n3he/njR3BEPyIYF7mUcec6lYg93ZO5NJasB5lGu92G/ad",
+	"4TyR4zes4HE4wlwyRcbr0MR0ZEqGQzddlJyJvNgRTCl1W6clxAaTFEprD8oo6IreD1nYbmixUwi/3hTV",
+	"kotjoq+bq8SVo18QESnBD5KS2uZUQByQJlwcE7sABVz9bMz+LjgrW4E+6pdi9kvFyl0a3x53sg6fOzJn",
+	"K27LgQVTuySUuINxteGGsDBoCXNIHf9IwTAJUzzjAlJWpgMlT8ctgoEmoyhUyd6h62eGnndFqQWeWqCN",
+	"cDsbhNS4yS2qAwwHrSJczPSKzcxCmAHbYBJ/iaOcBWJQq6kNheuQtepJHLanB2vSeSwCLuRsjJVivezz",
+	"aHvH8dwFS6ob/rIDSAbDBS9JtTFc4avz8/OgbNckmi52Qrl/vF4Qrsto/UKAz2YQqxhgvrWF1F0aRLu6",
+	"1Rgr9zemlpCHpkJ3Ztg0yaN9oOrp9JykHumybtgjZIYtT5Ew/wOLluHSPVC+DLfrNDHzgUDLIQt4QBn7",
+	"x+B9n5XRTUefnWN1fTgY3HBJqdccvKY5q+ueol2YjPutwc4I3C/ADIu+aEksHQEYNXF84eW3MrgVuV5J",
+	"QCWqGw6STx98SwzI9RlwspoYiMccrcfJ5nnI3VNjdEQ02BCi44JQm1ieEOrhqCmxojVQnK+kX7+GqJXY",
+	"X80LoI6nFMxSWHsLft2LXf51X5If6FIMQEj2rrLD9ukei/CHZsa/x+b69eMR2f5mdD+z+Q+Y8DHcWg53",
+	"PaShQC7I+O33L8i/fvX0XydT8vOKZyuyZliPhZaQ4K6YCBFTSXqrd+kFSZ3RnKFe8fb6ynxPJSTNyrs0",
+	"Iem9bbDDBqwozBiys6wq7yAPJWYtLCJoNNd8KaiuSkZosZQl16t1Kz787fWzr77GcPDv4M9p/C66i9T2",
+	"tsMiMKzWd9+cdX4sQvVmCdg9UhEZGxXj6+dVWcQZ5m2M6//AdsCCQaJgOaFLyoXCqyq95bmreW/hx+Qt",
+	"i/Oh21gKmfk4YkO11u7KrtyL+ExFfKZrmVdFpXonWqkDlljFlw0zrOLLqLJ1371xlp7uSSZlmXNBNesd",
+	"0673c7vhn2tx4lsA17x1IXVGsyyWnQwUT/A10zGjDPDCn9mcmK27Zjo4rB7yxJ9khUEpd6zkix1YrZRC",
+	"EomcM9N+cGhFwGn6CtfDd2NzNdoJ1MD3GXrd8mnTo9Rht6tDKJo4lwlgBSuNBagaVjsL1mhP15G1+10H",
+	"P3O9ekeXKornEy3jX08kvjCYhdBtDn7rk4/0XjLG/s4yl7bVlj52FrEEiusjIJzNhblsWhgA8ZHfsUFy",
+	"VGfBpD9HyyXVflQzp+lxwGhmUEHdfjeVzIgPQm3BCQ8mGBUG36Z+nk2HT4FYaf5plO8Y2Utput5EiJCv",
+	"A+AhOQdB8b3g9ySWZsWF/vr5qFfv837TuuPDdYVeyYxiSTK2iev1SrMN3heFbWsGSoOqWYT6AupGLEPo",
+	"JUx/LmvZjIuc3U97hK9DKu6jSD0WFekbme9iHBPkBFqcFVQsK6P527VL6lrxmLlc4g9mdksmYpCHUmgm",
+	"OowV9qsEwg56LO+HXZH2Sw3S3N/vjqsGniZ+qDH6sOt1zUTUumwUwm0pNSPUTWpKUrNEqUMuARPqJUmp",
+	"UlxpKrR/smSClTyzDuQ7yTN2SdKfZXkLutKbggrByvRGbEtuS1RtVtQcyU1BRRq2vao/Drm4WPWB5VwH",
+	"Vb7q96GN+QA4uon1dJuuck6XQiqm9nzW6pKk19WGlXdcyTIlpazMoOZMb5nlKDARZQGZN7LUynZos81R",
+	"+XDbBNHvGAMJQx8lo/35hD/aBRklo+awR8moHliUDf1oIx6678wwcqZ9KDYF5eIMaDVEAJMLso3ZQazx",
+	"wqEcHSbBg7EYP2KNAXN/vqElXas4FtC7APDafbtOfg6DFDLIfxYSY32so2ZfeOiwcNp89w0rbQicL72K",
+	"jq2EpGYKqLYAjBakgFsen9qKCWkwtIYIcUgF208X75Mb4tLCjzJnxUuxkLF9rpmeaQWz2K5YyeylDgFR",
+	"eURiEDlw2bBsTTx4NZNiwZeV2R73kpU64duwTNB3f6y1u4u6Uk7dY7f68NkvVNBv08HGKjOnMyP5PU8n",
+	"iTcM1QkJx+E9QX8HDES4xHBJamnuFLhUgUidEILab1GsbcB3k2w6LWi9vndIIraxwzCMh8+2ZMvuvbAP",
+	"O3eit/tDsvVb+HjviQi2ox5tSEXh+iVtku48SQekbkgmuKMcxN/W0YrFYPSdHVgNQyQpfiLtPyPYcLCa",
+	"VvOGQauJ0WRdyxNWKmp7lrp9R2HoYWSRTgq8b3xz8GKE4z/kkXqksP7GID9FeH9zFY7wCEUXIhZy1MDd",
+	"GWsmqMDw1oen6g4NfVczC2EdBnnEbJjfN7P7GkPniuQMvkNdyrOQgjnQvTBmaSvL254yYgct+Y1+t1Q1",
+	"zPnDfWRH4HVZDtgw9IdjjVHAG0ONWCKxA3Prqigc3hYtGXHKF6wdZLrq+gKypeccsjQdhNQLleTi8F3/",
+	"CVr7qUFrAbdqZ5FrbbDuPVfgBfcFeWrsWjJOf/2YkpIppn0VG1fwbfL5kW1hKvAw8aVRmrVQDlYt+fT4",
+	"t90HzkJ/q87IIAcm3taHljXAv0qgyB5nUN0LETsxegvniwHJg+WtrrG91Gz9oBLQMJUPR6wG9BiH+Tw6",
+	"t8qv1hBT7ju6fO3b1xUQfmd1Dabke0PlNM9Tp78FhbJ8BQvHbxGwzhD6xL6JlSLgZcUKVOjtW1hr655m",
+	"Gng7V8TN5HKPgeNn8N3A5r5UYDwAFDyEZ3SfmD4annlYpeGzVVVoy12eUvpLwgyoYBA5DN1ekGWHHcOi",
+	"kW1qgzdoFx6CXqHptg3NeyRbMH04rvBoJ99/NKpvyUpD3TCLs6ZDPrgvOfwGrGJYDl37zTCJbtmR/Lac",
+	"HS7Ra9ZCOwA5mucsTwgtsAYY3OZ4ZM1TPLG5TV8rcmZTlkBc9hVknItZmSNMi0lQlCkVUs8WshJ5elLo",
+	"1eOzRrS54xc9eqVbXix0DUb8FtM4zBYOH/y6vtMjc4BS5lWmh+vUG3zhsdTpYQqv63Swvm2ndUjV7lWi",
+	"XaefQn/2EzpCdW7PKWJynXM8C27sj6Mvt3Si3gPHlOZr6CWTSs82rJxVIhZo+51rSDKAmkc+a9qC8/L6",
+	"29AVXIlbYUuv76NFdoypRowcirI1MOO3V+cYprHbbXp8Zb0ZAbkfBGO3Y7iKD2808i2OU/pLueAFC2n3",
+	"FFCspC2VNPCMT7LBHTBsRWYSDwp1SIPgy3UVBOUSE3+8V6cBSG0XpRFy2iWEKJ7XWJ1jtwWTRpRpEC7s",
+	"HIJ3TOSynNFRMlILvTFP1pQXM/slKOQLLeamxS/FLMhEAclX0GLW+h2gkl0aiv8AnWUFZ0LPFMtKpqM+",
+	"w3+rWMWM6NFRfNQHL8xpdrssoY44pBkCoCoZs3vwgCZkXhW3DX0Ua6JQdasSws7MFBPC7je83BG1ZWyj",
+	"JglRK4Awnu+AY0NB6oyqKXkhK3Cxli6AHvwKWAuX/F3OwUQOZYAVjDFA8DLDMavu6mW2IgedrX5/tn8x",
+	"n0VRSUtSVpi+vKUcTCBYG83MHOXlvZCNw0b6nKuMlnkMtRX6BaHN+qI3rFxTc0aKHQzBldSFMXChNswr",
+	"80eOAsW8mV+EGV2ymY1DidxbS7/5Vj6sPR1/l3OzBfbd8D4QEh8qt3T9OMK9t0TJdLk7sGvh6sGm8aIg",
+	"c0joKHmLbQ9bKVt5uKM/LLkLxABw8CVfrjQRcgtAzVTsHCmf0LNhi3lVdFJKSJCoUvs3iLmNju6ynbru",
+	"T0i9CuGowt0I6Tp2vbx1gLlDw9ZagL4ROWnFslvVlQiR8zueV7RAdGhFxl2Q0JPBKu8+9HcsGXcQ3rZh",
+	"cXZgWspbfxV9JuRttH72Y29/xlg94LZp1/Aa4XlG2cTm4V0KvxhpyD39fYXnrb0xq8YTD0P2+hDF3zKq",
+	"pDmB8UC2dy7i5QtFwDZdwAnCV46MVfPvPUK0mv9We6/w10eJWLMRATEZvoQwNYi8cB5+FwXKFDEc4YKk",
+	"rLL5Bj5ShAsQ6AwlfAdhIhQoQYqEpMtCzmnRfgOunTXd+RhTMDxQsYN4mnDurBolI/xIlELfMjMvFwLW",
+	"hcWCrRShpsONVAxFMfPKZRD+VLI7bmbK9fE4KyV0MXOfbW1g41l0ImD6eEj5TOzElnkPEqkSomQwR6Nz",
+	"qjowDWGK6TZac+M3QnvZX4w4HSsm8pcAbNrpAAIFIaKng1Tts94RG9XIqVgMFhalhlwHSl1TQZdNGQE/",
+	"3nJOPu+bM77VP6Muu3XHlICl5XkJWQkQxy5uQQ1XiD6EVjx0cTjvqpnndPSAqHO8uloJLzAB9NmbvuNJ",
+	"L6qCBIo+bDpnfzcTWVGROzkVvSW8sJoN4P8CTIeQGnw1dQsL1c7vWBm/uNt3kB1ZeAkd3DNZ3CEglBoO",
+	"BWXZkNF4PWCyYw9+ezwAVH4y+pPFckJkJ9ViSuGj3zvak13n9yXvPOtVyWMmRFeY6f3bl94nRxUB+zt4",
+	"dAAsFuDRVIuS60pNVll/glryNFN36R5AwfM/HOf6MuPtm2oXE8htlapZVXbwAtcCGMElqRQcWJ/PWxcI",
+	"M+cUs97icZNgeWDqsN0PuI3ScoNBP0YaGr+8fk3+8PX504Qcl9LuOuSiW8O+xgcWCNKPwL56Sb78+vzc",
+	"Wh4E2xY7wpWqGC7GkZbtxlI3liM61OiOSnnAyv1S4LoAGNLc7E5YyiaMMlY+j4R6lLhGRRxCy5jpZsP7",
+	"lLWrDXeRjQcDhl4LwOjQTGSsHewejDoOkRSOvW9A34aNsTKQV9aGaZ7+pc7L7IosS8Y0OkKoJk44tSE5",
+	"4Qimh0zV3bWW7HIkAUhQs6qO+/k45Q+NC6j+uQgBL0pjqpaakne2PK65EmmjqNYlBFRHzAb26qG6Ocra",
+	"mrEf2dNV6/mvzTrPV29eosM05WIhpx4XFB7zmrAnLRb8dHo+PW8tGvw2tB5VXUqzmXvvVc0mWXoaS+DY",
+	"HE4Oe1sJp3nYW6kjAcNf/fbeV85Q6mLcUAtBozNiqCiIv/OAkHxRi+vUkK3qcNgfLusNvQ7AuegA04kt",
+	"wvX162/lmnIRjXpF+zXJoQVRVbYyl29qN3OayXVKxkLa0ocJEZKk/y1NajBQvZWkoHNW7KEfPfvqy8aF",
+	"+2Uy2lCtWWm6/h9/uzr7d3r2j/OzP34Y13+fffj1PPn66cfg6eS/jm9upkc0n/zf/xI7CdfXr19JeVtt",
+	"ujm9g06je+sC9RogvKSU1XJFFBfLgsHvZ7HYjLxjxfHmh2/ag7fkd0w4zQAMZoWEQh1Uxdm0UnLGhJEW",
+	"8kPSORVOW/LoaZCkYstxwxgubRkLB8VvJ4tVFjX4QBWLzHXftGYG5frpJHE/EC3ha2ayRuAJjexpMD1I",
+	"tAOMuxNqHuIGNJdrf5wdB2Zg0HhraeoJouLa9L/t3fpal3xeaTZb083GmuSPMyn4TxD7iXAl4X7TVOS0",
+	"zIOWmNNFy94amvWCnOTCh/XvsGc3DpdLzHK41TXIzd5ZOKpc/fGh9LCNwSEPR2MDEDebbuMyOvLjEv/7",
+	"t69Q43VBPIayGUYgLUq5bm+cb2e0Y8siFPnvP74amJRux3K/LmYrqlYRQwG7J9d/vjp79tXXXhhC44Pv",
+	"us6JNhIXKwpX8FkRuqGltmOes4UsLWgyL5XGeQ0aZwQ6P+KPbiQZQJIkci3HQqLbBbKMrQf9hYoXPhbF",
+	"zuog/jUs+C9sVZ92OeaEbAEhBiQiIzGhdIfnQ50UK9bLOOsQuHpulLx///JbG/c/Qdkk/ZXnH0FeS5/Q",
+	"DX+ilHziU8KewMNHKs/etse0ZtANw9TBbF1UAqJIRrPa2ZZcX/34yuKL6p1fiyn5k7ninN3A5rmk4WG0",
+	"KDzhmUgfnRv/WdoRUqVMO6P8uS8qw51tlmRp80wuELHEsOEUjFeAyG+Oz8yl4hbU/QMnUMrC/G6LNps3",
+	"20y9mRH66w2axW5GF+RmVJXiQvL84nz6x+mzL58/mz7947Pz8y/Pz6dPzf9Pv7wZfUwnU/KzBxSz6zDs",
+	"HsE0I7a1R3PJtK2sTjcbKI6TDrppOm+N75o3xlA20FJWQql2Sq6R3zVumUuMvbCSUEYFmTMsKSyBuOob",
+	"XhS7wa7WWgQ/JsMAYqB+qZh9bIPCD98zK603ipjbpsU0vlBIn+71xF8/FIuU2az/RcmU+TWnHCdYc7SS",
+	"ty1qf/jy6Eyf8BgelhLbI/b3EeFasWIRqyQ2KNGptpZasWCk6LoYtY/0m1JqmcmivZK2+GFqXgIJVVWb",
+	"jSwt2KEHcjKf/DBMSlV9nPFwsCxUt48LomqvNu1hmTTk5cNjX7sE5kMxsEcY+JqDct/oWbL3cO3sL9YL",
+	"RLKA271r1eokEJsUeMvYxoakdGTxPfD6+Ilt94V5MlaMkb0L0kWqNxNT4I1+HttMTXFtpz/ZP/62ppu/",
+	"Ia1+CPBpPjSSVvjakDvYvKk5eaMl16tqbrjqE0k3/CyTOVsy8cQP5ePwnJeDeoO5YFwBECylKBctZeI3",
+	"4cktbWNfvUDL+yH94pKYb4HDbu093MdqGYaM9m6ABhO9dGmQak/ct8rFcfz+SP7+kxPk9ph6MDBaP33/",
+	"9lUXm99nrPvs4JfiWxsl1YdQjpAvRg2xH4xmiLu84IU5f/U7sNrjdCOVXpZMXTx58r//5/9KJy7NTJfU",
+	"vqpqA5tSxVrmLL20qifTyY3wlS48BI2N5U3gduaarCulLeqGS3RaSaXhMcSHUosXBIxrSr4TWbnbaLzm",
+	"S4YtbwTqLQ4VGmF9gkV+fv7Hr/su0mQEqEavRbGrD6+L243bvexTGH9/0vB+wWupOkJ8YAkcYNfLN97P",
+	"7uxarmMsiXVC1xuq1FaWeRdYy5IL4tpcEhZbdNJa8zZZP3s+ZIUd590fxLsXbzwFOLhZswA5X/I9x+nN",
+	"6KvnXz67GaUW6/3rr7768isEOwgstOdnf/zw69Pkq4//0lVruhsfBtfEBTActdztwo5m2+3Mg16DTQkI",
+	"78NhNnAYI/6fDp09jJXvQbUv2ZIrzUoQ7e0bw+/KegVPSHBqgsXHBvKw1KbmKhyR3xSbVsT6EIz4+t9e",
+	"+VHXsD9cK3/6DQcKbgak6b6sqA6nvedbmNXoR3EkBP2RXHmf71I1G3BBeufJ/vyD7O2xh8IA12eDJ07i",
+	"Ms/RfH96DMi8mz8gzDsDH8An2LA8njvolDSktLSFuP57BabvZtHCOsKbqDAJSW+q8/MvM8dp4V/sv+GP",
+	"ZsXxhwv8wbBl/OEJ/uDWB3+M2xz7b7HT0eXxnDwYXh5vmk6jtC/PGxzL8MiG9nxax4pkWBQ+56cV6z3m",
+	"yn1EuHx733ZexEG6VpxX1IvZw4bfsYP3M9VMZLvDuQiud3OJ2kBEKDwFmQl7CQltv4srn44pN9Nj03k6",
+	"Q1nSFwFPrLKMsZzlUwBy2Vpk4mbXLWOuv15agWHYuOPoo7g76wwBMURjH8bkZJtyBukKZe869Xs6uiJK",
+	"w4JlwdUBRu/r71599+IdeZoGq3ZKiGiU7iDCpAtJF8F0bEwIVB8lQmpziiFg1y5ZBuCPumR0ba6OggVh",
+	"pEaTaxnlb0Z/pQXPqY1pYjfCBZXejCZTgiNyQLQ2S1Bqe3eimjYw8+GKqJXRBlbNgOAu/FMcMcT5WHkl",
+	"Fu4UD9Ja02zFBas7EWGElWablvKhV1zccrFME5JmtCi4WM60lOACufPLgyBHit6Zvy9vBMbeKNSAsSYh",
+	"ZtFYjwiuzhHG3ygcP2xAE5Ef45AeI7Pj3btX1wHQVWsItmxbRnJWMLdB1BWirWF8p+QqTFmFjNOE2BAw",
+	"G6CIBn2y5qLSLCFKLvQZfJYpMsYZkRR/yNOJzVCqg5ns3mFI0gqUWAq+gjpgxX7EsFyIeJJYQLBuUEv8",
+	"ltUmBC4/6/C2MFy2xy9sNjpeQs4/W5IWuo8Z55RcOdwzi2eLEGv1AhlqY1bP7yzev9Cs7A9fxdLmKBMG",
+	"9Y3JGMtla1ows3x11+bE2nW1V0s49DBK7uvz539oa44d1BtofMhvTxq+vSpOG+2zr/747PzY4cZsclBL",
+	"oCxl2R2JBwHvNQaOukW8dnsvAlH6OXTg/886L2KofLUF9lzKDk6Hn4hzinqAt9zDZNfBK4ir3GB37/ia",
+	"yUrDpIfVDo0C+0SGUQcfCh+YYFesvpePj0iolkumzCFZ8PvDqXm2KQgisiQLfu8cxrhEzVy7YTWp9mrr",
+	"73f/D1bKMyOo+DL0NUqQug1zpgcKcI1a/Y9fFytWFcOKzk1q/dB1YNyafNdd3IKKiFDWxkgfljUUiRs3",
+	"n6zKuH1AlzRj5kaK4ixktwQaADuH+9pC1JurDjIy/XVQYxCceI3/YI6kXLjRtuUOPIhGzFhpvcHEGhAz",
+	"8C4yIgXgvxe0th0PHtMeLvzALe0q0G9lQcsGAzqnQIQXJMXUqpRoSeqQ83GbI+EEJgnGcwaXWFJfCUbS",
+	"yqjIWGH+OSUpptugd5tpdHjL9ttu/dxD+7VQeMIhNvLt6wL+7jaDAru282iaU2f9majFc2+pkhAyEI6v",
+	"DYzVdKkOCgmH7AyuGycaDVnZRsRcpyWil/hPicf0ZXGGoeBEuE4cisYeNTuzShRGUQpJoTfm5zQYu6HN",
+	"xKbSj4PB9tJ8yrEFu/sJhAjWoJVNuBDhLLcuPCQe8tgP2Qen8XFm8Rq+NWwabjdryp5aRbAcfDzmLDN3",
+	"pWdQj3QEhgMRthktQuR1BBgEjMFnvoBMMYaf6lgwL2xgoXijpNsIMTvx4TgcAUBktKbWMLno3/dlIl+w",
+	"6DAsy+lQoY8QPAoEH0MVbJ+TNs7g3ooEGUN46P25ccyvQblJk88fMoZ24nvuIWRGanbleerig4OUDE2X",
+	"lzVCbUM9t4XNfaZujsA0pmXn5RgB24wOheXpBWZcBgMJqxtP3aBMQ904EJirXo/UtLUAnDMA4FTm28KG",
+	"6Ga0CN+1CJ2JL0HnYOdCrM0LImT4kkPoRKu+GdX++82VYvVa5VB3MByeBVOBvuIrKW+Z6MSI/0bmgAiT",
+	"vnl9/Y48oZVePbl7+gQKDBqRaVlSoUFp/C/OWJvaYvU2whctmv7hZeMdG3k5w++5F5u/Tsn3GI8GVhbz",
+	"bp1TXykG6jxfCllGq9wcRFpoRUyAe2Psjc7Q12RKXsj1BmDNoBY8F74afCtUdCDwwqG4ijfen3poRP1B",
+	"FMBvgkXswoiBJlgusk4OVWgalySTQnNRMSNeBx87YhhRW0hJhR9JZ2wSrXIuZwtesK6xZ1Coc0nGP775",
+	"MiE/X/01IT8+v0rI6z/9KSHfv7p6kZAr85/Xb95fG4n0Zzb/sekIm3NBy11M9nCFXw4HRL28fk2+/vKP",
+	"Z0/rQjErLnS7RpFIJ5ckZxrxFKizeNKisBUqrb2vHYhCz/7x4ddnsTCUNl5BvVYf+he8M3nfgRd1GtjA",
+	"3QbbXYNEuV2oweNafpMAT/Qop1L3Fphh1Eufybw2u2+APv1ujNEoK0u//JPu0fVr3+y+w3+r/Qq3Ko8S",
+	"tWEsW1mBOJNLwZs4XV3GEtNV516CxeWd/KbiRd6NJJVJccdKhR4zxIYGm0NYjA9AP8LietZ4CjGaBcXy",
+	"JlD/q1zH2OuA3F7vZsEKfycZ52CIfRLli2C+b+AF82ZBRefy4KxworXRbm/I3qCAMCilXE8f7nOpq1bM",
+	"tJzh4of3euT5YG8MLleMfN7za1itbi7wd2U4ADQ6Lpjb1i3GV8kYSnaQZ+fPzs+ePpu41FB0XXjDRFDt",
+	"j0Kuv+0h8ZVHoOIfpKtEoaAqftJY30JdTMO2VhYqzMEOZPrMrAB+9MwQKlF6V7ALklb8AtD1U8yywwI4",
+	"8MsEA1FdmtONMG23PF8ynZJxag4zVBlk95qWjIIHcMWy27m8N38boduoDeZvrNmQ4hfNZzTXBUvRzdea",
+	"fmvzw50LVyZKByDpN9MXOiTAMHWgmdx7QsJAb8h4XcNJ7dVaSlyweN2kK2D8cDWfwDQGscRlVTCshaNR",
+	"JbAG7cNqYX1V39xcjwaJPrjsHmB8wIo76OoT1rqFmNKKJu8PdD6cMmHTJT5fisSjo503Ckc9BNC2b6kW",
+	"haT66+efca2Gwqu3uaJNRYD7DopC1dUXgIZjK/dPnnlzogkohH0/skiNo9pGrbL+4PAOZoLA7UM4idEl",
+	"T2AjdXruCXM9mt+bQR7B53228AljK2XRK1PC6pp2HTtQSJpfa1oeCN9z4WWdYrJP8Fy4QKoKvmvtrq4g",
+	"c6+9fBAiGoQz5a4HrogHfHZ2b28gJONnz8lKVqUKlAJ88VjsNICz73Yvw8SxzB6EKLjLGTubdn5R8X90",
+	"Job+I4jFgilDJ1yQ+U73x9rD3T+Dph1qMC2XzIdktT9Pxk/Pn//hq3/9+vw88TUSn56fkx+/mfR3jdPu",
+	"pJfGFtr4bajfg7882ZTsjrOtNbzZH92upv26Z9190iDecBvDDQjXqkGFUcFT0SV7C1aD4bVwKoX5Iuat",
+	"z1sQp7d4jR3Uo9SuSUYw0Zn95uBE5GBNu/NU2pvc6OmI7JFYZ9HsEdPCkKmym0i7i+XQdbyM8nvBNVT7",
+	"yC/rxIQ6wi4rWQ5R/FKoat1XFiC6v4MSUnAKzoRjZmWxRxalXNtjpmXqth0KN0LNibZoedBT3RBvI1e5",
+	"kWVRfkUfBWaTIMM0I/WmuAbMOi5tCpUEVKMWTkk1IxAHa/7D100vLuNYVIUq8pByQANjuprRbR2LTuiS",
+	"cqF0ULIsZAy27Ah5cvcUClaoag6l+21EqTDbUgONYpdjjA75u5zPeJ5acA/T+9/lfHKSpWqgbxt7jC+G",
+	"mwCifQTT8PMEBy3M3Vszo7TfH/f1+HWYutJ8gsHbzb0kw5N8ojLAKUEFlvqPbd6PqelLTBmK4tpSbof0",
+	"EldcDbtrfe7TYBcdlQaz75KOOa6DdW2tmq9pZbn8HqvrvGWusSBFvHAktCBwbflwsc4L5oG7flzRL6T0",
+	"WRa/02rRoSHVAKr2SZVtYAlmXVfodbUG9629B3yxUDvFLxQYRk7utu/Wct0326XeEONmX/NlsNlgvhhV",
+	"5PyE0inDiq4NINigCFtjkTsm39r5PrLulp4apL1hpectlswb0HAoYppmXMYcNKVcR6Msy5rVwKtkzEVW",
+	"VIrfsQkB3gU2BR8ibx1amoBoeKB0Xv8V6WTafYHfPGrMGFRBPCiOcGG0CVE+3NO1dZm8w2XmkMFEApBO",
+	"uV8+++GP2D9F3t5adv95tvYoXhRoR7ZKZywPeV/cDybmJH8yrkBVAOCHxYKVNoEN64oCaFwOysiGYNSP",
+	"+dDks3O9vQl/Qj54oN6ivcUNZwAKckfmEdlcH3hXU7tn5e9Mq0eIvcfS6Y8BFWvV4exT4kNosEHKOyt/",
+	"7Madt9H7dWqC6eCCUExYcE/HaVgWIyUpZDnb39IJFKzBkD8p2o1vhKvLYX1w7p+Ge0MYiZ6gr1MKNrBs",
+	"6Tt2r92kPia9MQILXq7fFFTYqii9b0AY+8DGV2ANbJV96nspWiuq76WXgmtONVZ4saU5Bve3Xxvm4wdL",
+	"HYdsOkHZ1ccpeOyD8/ZC6CL23tALcXJcfJ87YlvbfBD8uPZP5Ac8EIBB0GdEYiVmeyq+FAjAOQ7hU5qo",
+	"fA7uji/qtMTT7uSGi+R4eI4GlkQd8vWbKO/HeWyGhsubN+oo+eOV62SEyUYHUTPATu/S55/cPSV0s1Fn",
+	"VORntvqt9X0mtqoK3kA0g9sfvw/ijXnNVqzwvabNrC1SykozdenJzgGnlQA+o2skchv+OjmlJmJHuLo7",
+	"wMF5DUnQ7mF4EoMI9uZZGm6iqNe/69J7K2NxpOZXNE0DfAhJZbmc0XzNRXqBaHcUEBXQlqtawSigL0Hs",
+	"Izotr968JLcMS/y2IDaxStuaCT0l6Zxmt3Kx4BlLL8imoNos/VnB7pjZESNMAJALJgMH5Vou7Wea41CJ",
+	"lWcxKldhKJIXfUUOZeIMIUlXk7MBhhpgFV/4DmCyWwFGUvxImIifBoc9vdiDeQFscQxyDcqHKSiG5itK",
+	"QPocSAB22VQY/Ob3YZSM6uWC4ic4Vls62w4iGtceHOv9u8wOVbmC2J4CbNW99MLlBiSIhlQXj4O6Nc7r",
+	"t2M6IRkVAFeBiMxTlGnuGKznLvg5uEvSC5L6I1AXfLhsfcviHyqM0MadcOsFak3JFg6Zza2dnYFZLHfA",
+	"go47lyqUomJY5FRXJS3OfGhtVFY8IvkWwmbZvU4IQPF9+ez8/NzcMyXNtNUHAn/+lz4N/zAK55DCcA1x",
+	"NVy58EF/rGVdhq+3SpxDPwkymVthcY+Xrwe1AxYLJmxU9qbS6CpKvHCD9wBk3Bj5QGZdVVfrlHbehlL8",
+	"280I8IVuRgm5QY3jZvQBMz//djOay9w+goLx5s9z8y9A1hp9SAfbaV7JzOb3sE3MRrNWyy60A3NxdoId",
+	"xEnkOw9x0JouuGAQuwW/MdNSzgqJPxkCMv9r5JbZhpbKlco9TEFm5XEGtmWUdljJF7tj83Pu4K0I4P9h",
+	"SE/BtgGk3yKIyPmDOaRPn/0hPKLkqm7s6xYWXKEhJpPrtazxQY3mLBiivckFWbAtRJRQQb4KbDb118Gz",
+	"BVAYZjMzKTRA4OtanmoKMYakLTfEe+X5s2dknFoVdcvo7axOUKKapIZEp/6nvWyWZ82yiX+IWrs6M2uk",
+	"QGnRptbU0C8w5rDiXzuBpofFxenWXltYz9jVjrVYcFzcJiQ1Uru5/FNX+sNO/Kxkimk/nOYlYm095r3B",
+	"see4KEGOU4yonbJr7ueOu8HH2wNEFy+ZEYUDgCkIP7ZBfftkDlzn8Ie/wBzX4XCgjUG/o+q21z6Do+hd",
+	"APhW1ESGRUCNeOKXAzNaXDHAYF1iAcAbJnImslhA8OhlrkL8EIVeZXPiykrYkK8jqw/lB9FDMEVywVmJ",
+	"cJgH0EQmHeV/T4lq/b5kDAP5EZOaR+tamjFGMwzqFIXjC1XZidefiPbQjbiDuC67TRvSoyjWeNMCoIc1",
+	"56cD4Q9djkg9r0MEikGmXWhxrW2ry5hbFA4kTPJSu4KPit5BpKErj4qFA0GaVuA1t6F/YCc0v9aVy71F",
+	"EX0E5ku2qFvdP0TDGIXB0FXaKtedIka0ueNg3BYDcHJ5I/bKpLuwSIg8jQDQPaQiuofy96vVXsZx6gpR",
+	"JiSFwwlSRr5kqoF52EKT6M3Dwg5pAfqGLAdFlcKXD2Iphou51w3m5ksxANUZnXEd0lzju2iOwrKBm1Iq",
+	"djTk0kEFwVHBDE0ODR2h9SyqTt15cd9Vsd7P8y3lvGBrV+8ZJPO7BkZiTR01YVxCiUbIL4QyEAhbxuF0",
+	"wduD7zLEImOa8gKsXh0r1nGtBdXw64CQsKLpgQr5ANCZVSXXO0hFsxGAQoofWEcio3m4W8tKgXkFyoOk",
+	"f/rOSLsbjhKvaXF2y3bpxJapAebTxAwNzBSW28BqQfkgqDPtIF8vRnTDb1mQF0w33AzuYzL6/9n79+U2",
+	"cmxfEH4VhOKLMNmHouRL7bNbjI5vVC672r3r4m3JXROnWaMEmSCJVhJgJZCSeborYp5mHmyeZAJrLVwy",
+	"mcmLrUu5yn/s3mUqM4FEAuu+fr+J4KUozytk+8V/vfZH6G8/XTqpTA76UUuD3E+XMaIU7MLW1voBpVHo",
+	"YW6qyEV6dEbDxuk5LXD066+A+zLTHh+TT8FdoFcKHAtLLsGUdoL/18E2w8uHptiCFzNnKvhnnPnTTqIL",
+	"7QiwISBUlMPZzKsSYLVi5GgwVqDRkl8IUFHgnZbPzQCxOxkWMQ88PGro7OQFapVBMwoGEdPBWPn4yCBB",
+	"d3bToSr7EC+DW6CErhGsg/gdsbM7u9gMx2qsXjkrGFEYCulUT6VyqokH5rmMrUoxkx8IUQv+UCfB7mUn",
+	"+MPJnzIEpmKl1pb1cDNn/bHy0L0dW7eX+V2S9WFSf/rTee3K4Z/+xC6Eylnmftclrc4Z+xq2DEOsathh",
+	"BFRN4WYwgWBLSsOo9pNv7NexIr7yybp919Y3Letlxe0VkIIM2WX3ayGxFR1cfi3MWNmNY0+GYoZnMyNu",
+	"eFoFzGW5t3+FmJ7gxxPlNMt8kgwyW1nsLyDL6Ylh77978w3YDPQTRNV7UIQANgWnOWX/5zG54sdvvvGT",
+	"6A+Z/zGKfg8R5ZmvwR/N/np5+bYRDcqGY3XOSmF0VU4xGKkQMa5W5+Nf5sXpi8D7V8hrxDuF4AREdMBW",
+	"KeRUUA6Pjr+zS0oprFOwTv9JW+P5bjn052/fJDTVnt3618GRXgkF1O1Hz4enw+eIWbAAKX7i/mcuWsIU",
+	"7wDrHu01sPvdTr+pc3EHVnJPzE0Hyh8KGCaS9qaM8yvEDW7yzuOug3SI29eralLIKbGSiNxZpKmMcDJW",
+	"ezyZN/nR2dG3wr7TGksecPPAaz47PW2AEPPVqqBdffJPg4ZS7EvemoxNOfhBhjcxTemMRK9liHKbWNza",
+	"Hx/me0IoZonaPTr7x8+JudU2hIf/OfvHEebwjn52T0CFmy+lOqkJ387P/h0Gg9Jrk8ItbMXlWAjCLeNQ",
+	"hj5kPwLRXJImgTj6lBeFU9osQ3ZIxL+tPxtLpmGD1SJGUL/Qa8K39Ee1IDw+kJB4ADIiRM3d0WrZH+du",
+	"Kdw7/lhbjbrT2BHLjZecvN1WuZBc9x3UdbgLG/iPQqz2WghpKOQOcDkAKOQpht1zIKAbrSBK2MV9fFCL",
+	"ZNc03belNe45W7OPcb5iXVvvHqRD+vW36ppoLZcYZrsBlv7zPR7jdAPUKp9ajnRa+9R4v18HRy9On+4+",
+	"1O8VJ/0ucrzp+e6bXutyIvNcQNnCi2fPdt8RNdVrhKz8SMETRM13QF7XOCxe0tR//xkIM1o7YSKuWD2T",
+	"uUNu/BCpW4HMbgCeeAewk295LOUS6pJMVQLwuPvv24W0gpkVn0IPgzNZlNdqXkn/Ga0MAKfJplrNCjm1",
+	"2ZC9x7x+qEiEYW65r/0LZlW7oAVC4xOwdLMOcYSrk+7HI/TehLE+jHMnW35zIJ+k+LXuMFKjdePsPb2X",
+	"s7ft3PkER50L9AGP3Omfd9/xkrbK451R/K7N07XlnG4xDGC/7jQKmzXtw81DXAqeb/CSY+ddrNlANUK1",
+	"CyOCXS51kdjgp88BSL/2lEgUC0NBmFKkZ/lFx1H7VtiNc/YA+mXXHn+8/f1i9x0/aPsaoAgfbX9/K+wB",
+	"m/tQWy79UG/yt9wuIEdP6f1GnweEEBOniDC5yTyaFXzucZMOQt3ZpQjPD1NZRN5Rs5WtxoIVtiDmTcDR",
+	"EbOZwIq17O355cu/7tBj0eDLRszQKBIgZTcAIDaxgFKWB3fmadWwcG7KVayhmfOkkqZSpbjR1yIppAEP",
+	"GK4asixUlnGb+UBzLJ0iip1ZVXjSjnbRsImvdE9auBvIaS8t/DgSikr5PiNJ9Xmo7ncCXep4sJxIicfo",
+	"DpX6CQZRj7HocEcAADRsrUhxU6wNnG0mjGVQOdoWFtgQaJADOcgoYL1dsbV+p92wcdDdu72Et/oWF+Ge",
+	"/f779F+T9zjEfa191C+2Rru/u8/uT07iRAI32B3aHq1e9Hmem9hSt4Ht98SwCS84EGoB4Q/1py00vgQ2",
+	"Ayzhj7eL9Q6bo+tQwe08oLB2nsoh+5aKm0vo/Vty9/JnjGOFH6FCS8OmuiwRZneyTsBpCYSkZJQY8zlW",
+	"PNC6RCj7yZpIyMAMGbKXtDruRSYivrdmvB4crKmxjSCyu40eda+ueHKGH8kTr81guwkQ4CBgVb+Ijk03",
+	"BbZ09wFtlRg7tXbctlgMehfihdvpYlO+fJMY74dG6l5juSS3bKkBGQ29opiINIM6dnmjMp7YfamHRuXN",
+	"FoVa7TzrvTh9inirSk+onLbpbqQOxSjA8UN/GGClDVBKEhthg2uuEDNwamZSSbMYsrA0yNbKCLC/U6YE",
+	"N8SPi1ITpeOz01NPjYhriTVV1EeQWILeBKo9uffi9M8D7/LBLVfxlit9q67SyzPIdIYnUsDy/Y54ZVek",
+	"Mu6Q32IUpVvAf/FTPlW2fXMvHklotN7hiaBYaDvkHjWB20UKMIFF2/fkknTHKS9j1zmFKCAQkZQ+wUps",
+	"zQY0k5PvqWP8vhOUOy70LXn/DYm8PW94A83KN4fd9Mp9OrrjPh2oDciDHZ4TgR58MXu6PKZwSrslBB74",
+	"e/aTQraR2p3VVrGBBXAgL0xLI0bsya0ROkvLeu0NPB4RxQgPfEJtFX3iEgOjBDu9sH817cfN/HTBrJEm",
+	"0ORsCi6e57TkYGq2CDD3oxNSo01R5ttjNz24HBwrMBTcvfVxey9On/eR2JhaecgQArOsbaV3BatHWzyz",
+	"rpvra6Yowj1kP4F1k8S8MeCdggNQi2htSHzn9MMDmyT2Z+yVr32P/a335yimkNEP7CHW4U26c7TYdAZf",
+	"yfN2+85c1tNlvZe2/8Um+3TBe57nXsZtdTa90K2bY/vYXihe9jKrEgFjhGiYbW2iZlSXLHDTZrP7k9Qn",
+	"hFwvL0vsjViSN7MhQYHLKZ1QWwQZ0R3WmI8LNfrutfpD9mOHfZe5nwg+NhUzYPL5Gs9RoFHD8jScP5Z3",
+	"kdTcqHRrqe/qMA3/0ObglgK1xEWQpuExV0bMqgLoh5Mt1+8qTtuEyIiSckfzzR/cYH08+zPgam0amvvY",
+	"iI9qA/6ocNNi1XOLRYj4f07ds15SO06kaIgqHUylZ8/6LcYi2j10SiC33mIvgjzdYjRK1RGS2pmi28uu",
+	"3Fr/84e3N7/YmF9szMcrLWQE4bOHTbl/BeEGhFMsHNxqOqIBlsoPJ7SILKdLhOCR3KdXp2E+dpcShiN5",
+	"jwp/Z2EOYPh8CUq1lQx2bdpDrWewXXemzwJzE9UGmgEqOl1ulAfuSewE8WTvMmB2aCISRurGwcEarR1H",
+	"Z1JZ/yxMweuSnojNeumpgumTat6wKGg0f/KG7CUU5Br/9PhQWcI0/GIkCS7nxRlR3AjTltaCur71lRHF",
+	"LOt/bFFjozY/SqiDaxmR2NnrHZoBNP1GJRTAKBPlfssNAkIGDLK+E0ewHLRIICKQ9At2j/hgfadjClpH",
+	"PxmE5EFrjewh6vLE1OrWCsd7tCM26c0euKJxL4FJlYy/fcH5eVgI70kOHGohfFJhQ1Mit/p4tXoGAkam",
+	"4zsRU70Upm4wDnzFMNGpC2DGXgVctnCifXkVXA395sxYvYKUn0/2J6hXbfB/AV9KMedA2YVYw5+d5KRq",
+	"5wEzOgohX/9EiL7G6hLl0hIy/FjrFS7wboexfL2pKBIJfOd2Vq1SYq2rEhrFu7yyTUG/X60FvuSOGotd",
+	"NQy/BfOt+VJfJNLd1irslEpzoexJilaxV2U0mDpP8MTUbq7XRLPeZM2yiImbDfDIu1+l81BZyoCOpDju",
+	"XI1VFZoO0XQopLFg8wFwfMaoKAoFVo02HouwnIlKdgtGp7FeMiCtrPickAdaKqRrq/HQrdFQaFZb04D5",
+	"JQ2Al3TFbSO6zW8jXltbx4NqtNMbP0EifOzp+2qf0X7Q9s1yVQBE8l1FceufvQe4vTdcAs4RWwvbT04y",
+	"nNwtEV4gzPHoYbUTQsl/aiAM0CIBUAMh0MZqrC4bSDYJv2t4hEeTZj2EqaWILTgjFZLn1wZ8Ytjffroc",
+	"+M4xjEqUY9XEZKabyHjACKo07EYa6VbDZ/ERaxOePGQAXZ/ROYBpAPbgIAL2LStjxwpfI30LlGa1oG6k",
+	"JAwR3CayD8NSV2nbhibvdqwoUD0IaERknviPk5d8ZondL5dmVXAEmiCsJaTTR0frvYJ/RYzqbISZu7FK",
+	"wNiyf409DMr46Iw9TUBtz9g/fnb/BMQj/OevRN1fUmQK3iiH73++uXkMbiup2GrBjWDZquDKmY6IIRQc",
+	"QFOBT0dIcd6GWSBjfSG4sQiVys21c/HGCjMGU/dMaZNhskklixya+ugLoGrxaM5h/07dTjC2FHzJglBv",
+	"k/FwMlLhdF9h5WQIjCPW3MI2mL30lMJfzIh0HMRIYFsRgiiYx9m/foW9xhFMDapmhkcPXEDPrUhfdZfJ",
+	"V3vLWx5yBL/PKN5j6BLkSuP1ld5Pm2yxC0NcGwvI2/xN9zs1xzdEfsOgcZ5KUXi/i44yOJvUKFOsqZrU",
+	"A0GmDxgrJ3dF7iE6ra6mC2cdnrNSAJEt8VcbK4uCZAJVv0+BHKeAqGNpbJt8wPfYEBC1A/SiHfdvY29T",
+	"sf2n7O3f807Fpf64rTrYA6Jh2y5026VpF/ncCCXFY06kBbesDXtr+6a5H9P6EHn7ZR9uS5d81CY8zDtM",
+	"P9ybfFs65SLUToCd5Yk0t+/or7VdEMR26OXhRaFvRX5GphqWAYFNBXG3sWrkDCANMkXWsSu8BXGMBwnX",
+	"ny05AA9p5aV3n6Jl+GRANHYj4QN6Vo9VKW4klQe4X5OUBrxSVSIHIrwuIiCAZaP0sV6hSEd5Xusj+mkh",
+	"CxAg7u8o/aUZqyjzZ+RoNIIEfl3r2Zrei9M/99t0AkZ506/31t3+AJYjjvxICYVD5IxPLDyWvHmw4Nxj",
+	"CKiXMUVZ28i4ie/GtjtxZ+gET87hKYk2ydYemBAqj/UPkaMREA8pWaxV30mP/SxJnLGJ8O1PDEqCseIG",
+	"GilFeQyYqOLGzZr1MjfWCfzrGO8O6LSv4JIEl9X9G/1WxTL411nGCqkEkMhlMqd/wlTchLOcW04/nrmH",
+	"/pse8m/m/sL+PVb/Pj4+hv9zf8wwJ5OxfzPOspcL7kmNEvhXKJ71LRGcZcgS5WSOk60gi4k/dl4KY0YI",
+	"CWV1KfI+w1FKwY1WUs23DgQ5VZa98xfjEPgET0C0x/30h/TuJkT5Hk/ZRPTPWI93gtD7N/X8nLsGUCxD",
+	"Lkm/jn7/MCKXELG4fGr906Pmu7L6itTd7ne5DLdd6q/dTcmgeIgnYuoUMWlQPxzgAsMAagMV+G8XP/7A",
+	"EKV8ROjATv/NkK+F4AAXwgdFFjzHuIrI6eG5VvAh3EXJwyCAlJ6zK5mPj87Y+AjRmKtK5gjGjIRJMH+8",
+	"wCn28ZE7xuMjeJHx0a/ZiHHEqXfjADsjHQgfY8R/QsxL/FLxwhDXDVLhkATwgkJaNuVlKZ2/iJXo7ghS",
+	"yDFclA/ZKz5d+NM4VnBGF7og2RMoDeC9PTYv04pxj67t7kAvlBaQ3gLkF9be4wL2cKnpW41VCIKl36NP",
+	"uQ+PGyxKNi20oSSFl/7olCxhLjDjXnYGhTHHvJA3Iuv7WkkMC43V06+YEVMNUwJTKO5iYJ0hsXYBsiB4",
+	"2k6+ndc5csFdhosodWMEwIVDVDcboPQBnswsEudC3fB0od12M8iCgXdHYQHfFoJVIMYLEFSF4EmokZ0n",
+	"5mqUXO6RfsIjKqQhM9Us9K0ZKyqA9RehkTjTzuAdkvzGpfAvSVHKIHLjS8M3Q14ChM9WOeOrleBQL4xQ",
+	"2v4phTTWg5lPox6CYwBL2zCfPddBqCJOQ6fY2aE9NUjdTA2m+lj1eIfswcODb236wOXXoCGJxCObBCPx",
+	"NAWukbFqwFync3qCOagR20JAUmO+CADx8CHQByCOkkwSJTCSTlyVSPNLDSb0LyKkyGBztC4jrsMoGYX2",
+	"7lihxGTEH1xmfTyDpeA0TZKVCfwBvTOGrZGYcgXHdCY/CDOEpP1UFBmUPNCe9zUS4aV1ycBeB+iI80At",
+	"7eNSbo/jq9AObjg/SbUA1ctztR4r/NK+WDrFkfeXJdIeI+h/+hPreaia9DMOmFQxZDwIgQ+UWD5cH7yo",
+	"sUI3Stbtrz6d2HLJCxSkCGMfbNkhe1loE1w8rRR6phSGM1FKjsIpHqswvEDCyzUd0iE7p02E5WJQT8Kt",
+	"OAYyP5GzVbOstffiGRVcZO+ELdfH505SZ/32tIB72VrQfsHtfXl4C25xwE/y7Dbs2PoMNoHZ65bwiIlE",
+	"R7KGiqxrRghmusdNnGSe6BvRxt7U6hnWjHIUMz5PM2u1z40QCdiR+5DJQ6FvCWkMYFVe8ulCHL/Uypa6",
+	"6KbIUfp46q7Mhm2Y2/EFfocO64tne4x0qfX3XHnaRvNouQvhFG9QtdG/23Tv7srt9YJnLyoIUzek9orL",
+	"DZgu8j2KYpxGzLM+0k42O0wvg5cXrJd0Es0MaNOUAgYJKMIFo2asFqIUQ5atwEijdCu37CkqX5CoYLkA",
+	"1+3T01PWo+/Knp32R74FdsUJ/EAkGeQa5dM+VTbf+y/wOeMRRu/voGKXYJJ/Cc1vh9dId/vjxOrrkgTD",
+	"7BAoa41zvasoC4U2qTOnFdjFy5XdKLi4XUB3QGVXlXXHUCsg1g/x9trr+l5FXdmxcgccqz+J6wlK9EUB",
+	"LPksg8Gv0JFeyel1EiY7Y9lPP777r9ff/fjT1dfv33z3zat3WTjl/Wj46hLrXJALywyS295+d/7DD+62",
+	"21JiQYvzaQLJXXrpxfvvvz9/9+Z/uau9IYGTQX5Q70c4vyDEiuBVMuKBploe8vRrbKt1mlUi0QEdUYSi",
+	"Ra87aJGni0pdRx9Sl8SNtWa3ohTER+9szpe8KMi1LCvFCq3mngc4+vJPDM3BCWv3yXpPn50Gz7xS7nOM",
+	"FbiF88oJ5FBd1Pflw1+dvmB2UepqjvUsGX2JjN4kqRumQTI/uaYh7DyST7CE31XqG9jcYG7fkwWcjPBI",
+	"yY3aDLbnNup75xFKEj8nE87tSShchwOBYvIjrTUIeMRv0SVqL+myCVWf8CqXOgFT7aVctJyZFfDGgbkU",
+	"spdWQzzM0765B3gGWHQ+oSCOOpgY1tXiyfv+7fMB++n87wP2/YvzAfvx228H7PV35y8H7Nz9z49v31+A",
+	"yP5JTL6nqha4G8EYLYK/Br7tmSwESAoLcbNQ3rbipduB7s8UKf1ghTJeH9ANGKHjhi0k+HfQ5w6ePY0Z",
+	"YgtPvxqy87GC5xW8bJdpicCqVoXmOQMJw3rPvmLff01yjW0Ta24k6GAfK7QJYcCkW59KJ5VmZiXEdHFs",
+	"9TEEJid8ei2w6DMZoO4W+ud8dfp0rDKl7ZWMGznbJk67ROeWGMJY7RadcSeeuy20VXYuq8JK91lP3Lc5",
+	"9jzR+wmvy/RkPJIAbcxhuwiNR/kTxOfT53c2+VoupVPugxyALSvNXscEthG+4dOvHmWyQbZgwwM4GfuI",
+	"KF2ihPrD6Kl4VmnpSAUcqqlW8vharHf1zUSS152sATXopnwDJ4oqgq+Fx/2VZYOXILbMUlX9sa+qdzOo",
+	"N6+5B/q2GOpUdhcN2TsiHQmtewAK7GxbEvsZDiOuqGEPk3AlNG4TxHHo30FfR+QDHCuDRt0rpMvM2okK",
+	"zoHC+OEbcM4LoxEVtUxWoJPJr74Gtdhi2J3Qoz14WH4/XL5DIhF+hz6CefvpEQI/+fSg+oO5FzGfZwBu",
+	"euazqiiwr3wAXvmZzxJiYG3BzYLiaxGioBS2lOLGqQNuRcl6mHAyC33btv/7Q/b1mvnwmtMsbiItvTb1",
+	"LhsjLGZg+dSapA/CxyChw16q7h4Xj+BDQuKKhESG/f82EtEqYwXPG20rzYadHvfNuc7sTpGOgDIfT3fm",
+	"G3ZgqTzfERVJeJSoARi4aQVD6ADisDTOnAf0qcbM/bIMWFwlVRWF51jfKlmhM5gainovTp8ntqyzXxEV",
+	"KgWTAsGIUzGimA38axCpep0KvS7fcN/hEb0n/xof3tJ38nC9IfUp7IY3uhbrVHfVT9/vH8gt0hhGPv4W",
+	"Wda0O3b2ZaAiT4XcGctIXwFnGGSUbcjUA3e5aXbqB2oDH12DUy4NuxYUzwTCAajQBRHI84iJgrhGbsSG",
+	"mTHafSbpvh1GT+rqohhPqFhgBRrt9Ily39FJ/2LIzuGyZDZ45DcPNq51crD36RoJCw4z+hwSAZ/I+QVL",
+	"uGuf79Hf4XW2j5Mj74gTFmHnUSp5/y23h4GN6mDbXvNm8+aRaOsa6doud20M7pLBQV39zjcg8Wnu2H2H",
+	"eR24wgGTJQjpyi5OuNLKPXevBLO7eL3UlYGthdYSFM1B2U+oGMr4Sl6LdcawEsJbiW48oSztkmCj9TIP",
+	"0emMzUTmmAWwSU/W0I/nB4JS5pSuYgBpj+NC3pCta/hMuDHFcoJAlJNS30agYj2BKN9qZcBcJhIxpRmc",
+	"OkDB4pZ7ghysnC7WTCjncBuwC4+lGuBhDsQ57rpCqmtWilwsV3gUL6OZatiqmhRyStlukcOQU3e1spIX",
+	"Zsje2CRmeJrmVNy6X12L9ZXS9ioGdAjTyk299mHqUUmdBoTaz7jS6r4POQ6xM0yUvscQgy+nDxypai4l",
+	"tOB0LCfrbf9AiHP5MQJBTKtS2vXR2T9+rsWFmjNMJURlF6kN5g5VKdzBPEYQtO4kxSuPr4uU3kocW7kU",
+	"uKGBoC0g8VJpXkBeE7wsJICgqOtQ7AFdW3a9EgHb8XahoVEBolc+UdEAY1sLGzHcPGxbn81FgIrYwP7l",
+	"KiWq9Zd6X+3YI8fBe/SwQNiDQ2V9KPx1T3DnXhoL3HWgFheiWPmXdjMvNCELG+PZthI1DRmcrWBN/U1V",
+	"Djc1kX77+7D8BfQLQh8E2GMAlQnwyICdW1uZBiv3kis+F6PoRoZKzEEDgbcLlbOf+OA1G8PNDOYlDful",
+	"ElXEAnavPwfaf8QHIPbfjC0FV77cEpxBaE9ecJUXIkdwHNA11j+aupfljYDKSyim53leQsKHK2fQYKE0",
+	"7Br4+uAiGCxegDzKf4QU+IgZrRVEBwjDzy92a1q6zbB2h+xN2Jz35DUnwzxWz119Cru9Zlh697VoJ7hN",
+	"b7Ag+fcJqfCxOYa7qEtEGd0mKLuVRGKA7Mk6TFdvVBXWkUwJJaYH1YMy78d6IXRZjJiWwhr0VpbOUnOS",
+	"BlsZak8KNGB2IZZIIupn4IH0fCY1ARQ1vxSQs5xwI6g8n4LhOeutSn0jsQTf/FJc+evak6aeltgv0uNA",
+	"bjXX3ZmT9BZdwX//91rUf9vZfks3nK/kK1Ut7xuAK7zSoQzJ3l7+I2FvJd9/ewIwPc/b8LcAoZInD2Y9",
+	"ToeSoWXCdGWNzIX30/qxW709Xg/NaPgEqbBuPxurxDrB5v0w4hVuhdBD5zcslthHXr7klU78NSaDMt+l",
+	"NPDosaoVbaQzMUyoabkGexO68I1lvfNXF8ffvvw+AHfV84DgcTrLzAuCEUBBgS84VknCAPhjnA85WTfE",
+	"4xPsHXuHipnSHYnNOHA+8uoK2tcIpTimIYZj9QNfUg9JpeQvFSJJtVEq9F6c/hkbA/MKj6JoFWOR0xgn",
+	"eH9sBTTAowb3E4G9E4EknoAE74n10rAd7qUH5iz4XSMGeOaCVP4cINdarJcoGnbYMRg/DcKmNgfyHfwm",
+	"mOkS+x2Esu4eUbKGkkQw+KQS7m8XP/4wVrgPk71D4rDuq0FjJzhWmLXVE8ulSgwartiP55VdILImiDUw",
+	"hWTEU8fmt01uLjSskoibyFP/D3gcpN1t8LwNq/ogtoAfbpdNcJnoi0+wBH4DCj2+xiefgH0x0GpbHjRg",
+	"3Kc1kLPz9EJMFUDWDfQjS1QWRBtCOx4VbqadohQmk8qpPKe7cY7MAngEop1t05YpIOftQvsTiv5CnOQW",
+	"xLS65tsLL62uGe4ALe13BAL9uIBsH6c19kjaJU/e5t8O2KZ50I65tmXbnT6uufOlp2sr3NrHbrED27jC",
+	"3dsB194JhR5BbYdiSzyfCpPuQwxQY7k+cNdAKBTLCEZkiFDXkoEy/vAQwAvAbi9SB5Awq3twXl89MW3O",
+	"HFopwbqqIZg1JPxY7SPi2W4JT/hnD+fbPC7s2f6HPaCeJZv50f2aLyqtjaDlDhwhac3JhBdcTcVeyXy6",
+	"BxPgwE+0TeGld0y1MtUSDUGstQKGDN8Tf4twh0suldnPD9nMmD0xjN6lhTBzxY1p4eK0Gp/XQSlMzxtB",
+	"HKueWvMFM5skxGlqq0vBS/s1Lfuh4v9rCRj1KV05sened+g1zHmXDPFf4fded3MZ9rd/Zcx8dhF3T/DT",
+	"JWfQ5xH2yKME4BLnKJkdpiakLUsxBacsyHT0mVq992/o6Y+UrGh7OWmwHKAjV+GXDnrBawkLoaoliD1z",
+	"437/pTj6eRPYZa95SGLyxQKDrpngX/fOmfilfi0LgbiH95w2SQc8JHFSX4w/Uu6ksQ22a9c8HJ196Klr",
+	"j2Y9ziw80y03t7y/vb9hrMbqGM3xsPUzlk3NDSEverCDs4hZEgYMZTLwO0CHYV/dTAJ+/GRNPbFQMcxe",
+	"Xvx9rBhMc1iz2p3ahNIUmPmVOwQUpKRuEfAdekBc3Tpd80uRnTHObqS4JYEpPkiDyMmwGlIxzkoxl8aK",
+	"UuTs4r+/Y/4pm5PpcTfRel62xSuvS8i0gxpqinLE4egYtY+JHFZ/aySA81TeL549i8Uxo0A9yxULiGVh",
+	"UlS1GD6ONIBomq8zxq0bR4PZgR+kwTQHHRqwF+4p5eMFxn0hJSTy6FFTPulEdhK71c7tZ0Pz8cdICTWE",
+	"6t7iummGnfwrn1ztHRFvbAmkby3ANQFYSCw0DiCkhTADJpcrDYC1pb4llE3CWqSjPmSvnczAOpMsjuGO",
+	"dBCOcL4p1e7nvkkeomg0gq8BJOUaZUh36LsmAfYJfG8ej88i9v1ZhrI/drfvEcuuP3qbjzFiKw2bHTib",
+	"AawVEjyw41rd3u49dfr4Ev1LZHtbZPvjd9xhvqT/fN9MavhkTfF8MtVFtVT7ARzitcjg7ne0n+MTE5Bq",
+	"3RgDkK1oj5e5KM/A1kLzOrwWPACbVMbKnxB6iBf7aF7WJXg6mzARHAzaqVkhb0QN4SVai4Oxurh49/p4",
+	"XvEyJ77x8E18dBY6UKAeXmFQax3m0z8MytB/hpe0zPd5YOnT0lC7uX/gsi+ndQe2YLLNfnunN9e3ytk6",
+	"O48vZ6tSHBs5VyIPfSUeU2rLWfbbHn3ilxd/J5AmQ0YWnKDLhQAQ/evYWdVoNqNONE/UCejS7lw//4/T",
+	"0AfQehJ5mAmCX20eyAFWP9QlRL+t/EHpK/eQ9kLjRKt+Q4v6viwe4rz64XYrWbwOPt8X9pw71srJ2mKo",
+	"4Td31p2bs/Oc6yTouEs949EHcMs25cxjRyno1idmrFaldOt2DP3PcGdPl2y1WBs5hZR4TrTB7uxqRVXL",
+	"De29VeWOldev7qR7z85ze5/u0rPv3CJ9xlDBXii499g3uOxW6Ysa7wIU4Dm1yt3+RnU4KtLDWbUaz++K",
+	"l7/3cc+ovXvvL18f/+eAVSsP4P391+wv7Onpi//86n86jTxZW2H62HpaFwseoxHogubI1sF+QGyMsZIm",
+	"RmXWwp45owNC09JSJx++7An9niHgOf54JXOijfGxlsZNnpcnG47VOY4fsCfFhxVUtiAu0LMXbKGr0rBe",
+	"Rn+44jbrp7U5AQpvuhDTa5GzhSjJfYCNwA0Avo0VBqNSYupCqlrv5otnz/ojtuIlsFks+GoFAGc2vH18",
+	"p9A8mshlyiVMxFQ7vyoLmYOMVcrKAuty8DWhtRxXAbpD6e2Q4AREKMp9J6nFjdRVjJ8BW4Zh4QWXgiug",
+	"BXLimOAL64WjT5+PNgyrTbuKwDXdLukj65LRLNf1sB6ylPnv6tl3s1WppwJoU7NONm6/zXEf3x9qZn2c",
+	"17pcPnQMHUeGl95lC4bQIJ6C31ng/KGhPNtAPFEqDj/DkiYQFKm0/+QY/klDAN+brnoDAgJJYFLpzk3T",
+	"mFXiNvEANzrcU5h3adiz02ehR2SsYqZQeeGbSiIKx8YOuOZyeLksa7lG6LUdq8zP6ooA8xbcsHmpb6Er",
+	"VysxYBlZ4uCNOq2X/FRLiQbD98pZLxEbH1/DLQEmup2JjWxVNI3ADWicyL9drAOA14ZaGDA5Y1ytB6Qf",
+	"aCJ9T5JW6lvqIlzwG1CLS67WvraVpzG8EZsUXF2DfsRUqrmWqxXhY9eyvRhCjGG7YKFBq7A3IaSyekQg",
+	"K1UBFbd6KS38iSCyS4Cd8QjZybfF/udC30IZrBEDprQ65sVqwVW1FKWcGl95C/n67CoDLL+QYA7aNU8N",
+	"FK//xurF6QsAwPBblLDDgnrGuATVwpHm21R7g1ShtqaR6XkHqMGPl5avZSFwAD/sQenkZ4+SfKC1ddow",
+	"QJsAUmelTItk+JJjfizVhNI9Cvd70FBkcd+bgnrLSyNqvlQTExZF4QARKoHT6Ss0zEMsw/1lKSzHOIyP",
+	"f3iuFl2OFe7olLllyABkQnzgwJeA0N1nVMMUpdPZhub05X+xdCmwCfgrvLjpoxdBDQj4FLKMxoqBfyMI",
+	"OiZVSqClQJMZ+b9FoqSkDcKwWI9gphB+PUuXz/gYEE7TA9D0Utd05FwRVANoofVHAY5sydeIfeZxqt1U",
+	"J2IulYLVdA4/3ATDDYIe9B8A+bUi6QwUT4Nh7XkUL6ioYKLtwol0JSSI9E2egiwXyBRQAm5mU1URmwNf",
+	"ajVn2cBp/VE2cAoQC6Kyf2fOo1ouOb5rpXIxlbnI+7TJglZkmZ/+MA45wrpsqESDtligCG1xnbMFN1e4",
+	"TTNf5YZQwmUlSN0CKnWi2lExZ5gLuXoKFgv+97PM+3xaDdk7r8PNqpDeeX73+iV78fQ/T9kvlXa72nmV",
+	"M+SjjXi/E0E7LF3Y2NgL/IOqAqCSOrVrm9J8i2LgoV1HGnZ/3/EOi8ov/k6j7+7bhcseMmD4xZ/7eKX5",
+	"1seQPkld6ml36gC4P9EYv7jlc7di799gcHmmS5R7UllRzqBLrZfBI/VKKL6SQ/f5SAmc3Dyt/9yHPrdS",
+	"RGQv6vC3pRQ58AUQLvZE8BKQKgGgtQW3kRrb+Fw8wW4VfIOErhcqyRkWpbNe8ibEP5ZVZWGGlMD4gS/F",
+	"X5Cx3DkKyFiegcOBWJmEZgbCMBjxfhEwbKiNUERezW0T/6wUmB11GgOBNEm9EnAhWqrY/IIzD8YIRiLB",
+	"UpgrAIqR7VVA9I7v5dF+ZLALuyzqJ20vitZkKf96+f138BHuGlfxjVtaAsw7f/smmCvNtg+zNlYsj34e",
+	"HH045mp9jO0DKF3TzX7CjRHWnPzLHZhf99n6WJ6eRhkwc72CKDdYSummcp/nnXPKaCNCdeLaGTQLIeyA",
+	"yalzrQs91wYT5GtQi4CJmkdMPtoNE6m427ya6JzckLe6vI59zm59lPAoiKOIqYqIhdMFaOulT13ydfsp",
+	"6kh7m3O3XJt5s/pqvfb8UvWS78zgshxX8nhSqbwQw3+aLHR4rLhdxAYPt8xHTcWYtnss+YfvhJrbxdHZ",
+	"09NT6Mh1r350dvR//eP8+H/x4/99evzn4dXxz//j/9fCMXxgao7fcHzB7cdicCSXfC5OVmpevxCzCEdn",
+	"R/gBWybkbzU38//xYdfxG+A5nRrzEcc0Kb37LXd8dQiAbzYOHeO0J5tnPxx0seSyOAZsqD2avgiuE6Gk",
+	"tqLn9UgQuTOeS+OUbN6vc/O0d369ciNcwnwepfVr8xUlUvJ3tVsBkaasM9OEPV1V8JdPPGKHWXd+AQ/p",
+	"rUrf+o/UWVX72tttwvSk7MV4kzzbuevUEiPVxMkM/1dv8rQ0BfnoMV1ZiqlAfHCLPrq/FVx+6mDmKidc",
+	"hIz2paefGAQSasXEBzGtEPRmhpYXML1SglEBfSsvS+nxFDxbeC+blXrpHFer3f+aavJPMbXwg/gA/9/Z",
+	"R+7/+9kCAQZYttxaPl2AVZ0xjgQ/7qHv370x/ZFnAHSrRfHtxD9F55/AcrHqzq0CN9d+4RBe6hvh+4mk",
+	"VmfNhaAuMT/AWDlrAkxzpMhFWgqPOZx8PoIN5JatuCyxO8wMKCgRIPcqhRgRxM3z7PQ0MPvo2VhBfw72",
+	"shFANes9O31KnVfwASBFgLxEW1vZWe/F6YuUP6ezdSoIg3sKdofnPxKSRDJ+t6A73/JNCeh7hv0COf4J",
+	"8h4+GQFfW+SjxucGKXmXmeu9XuWyroQ/n8avz7GPqybCD9IOLdbVyb9A8uzbzVUbe8jeOMFN8t5YvfJp",
+	"GidPUI8QLHgPGdE8enkp/kkRU6BsuBHlWJUi9G16r9wNQr51UCWBD95JSd891dmhVRc0+7RoNbfxlwat",
+	"e2rQ+vhtfKgBHjZBrViv9RCcEErBPi0zVF9ArdnptvGRbQpqB0PWJNYSYlRiqKDw5WfOurkR7XRB4S0u",
+	"PJDC/auvALywS+I/iegPX4pVu2rRt26ahz8Azrg4Djb3Xn52uDi1b02TAsMI0XCpGR76PH1CZIktwJJh",
+	"PWCugPX5C0ndjK2pGMU3ZDnPsO8ZLAMLa6Wu8Kz9xVl2GRN8umDSimVwGKQ1LIvXdZDPvi707au4Io/j",
+	"6TcWmfx81uNFwW5ECQ3T/bt0+3fOo6wo5UpALzSLdBOQryITx2bEeOGEmkwrS0+3TpweXJv9Uiq5rJZH",
+	"Z0/DzAEfVZT7TP1esGnCFgnycec8POaeM4jKQHEqDfhiXNmumdF9V3BH+1fNuUVSoY/5tH5eEzHTpTho",
+	"SnjLR81px/l4g+f6XaV+gNN6v30ZtUN/UHQqLCNpvdPduuFrngef9POjW4aTLlIBGRRU/HEbOUJHqEcA",
+	"Y7KxqWThMNqornjID/C1EHR1kDr0A8ZUroVY1WSXtEw4IRXsLngdaQLyFzgpQ/ZNyWcI0AmpFWB6RkUH",
+	"GUBtF2zi5ySoHjXOUMZDlRShIktPFopUhJpLt5Xk9NopJ1atOricbCh2hcJ7ZyXccumpJNbkiAEvw4Kv",
+	"YF9mECvLWC5WQuXG86rhcmK4YMFVHoEJMc4YE1JTvXRLJvK5gI4uWCdY8TAHCD8wH39qGABA8ixq7FUj",
+	"+p4UzaPPnYuZVBLbSDk1j2IoCYpcTa0lIZjV9LcebNNvhHWWNUBCYWnsMMefslETZC68IkIounf0wItx",
+	"oGfolBInbPyaiLdIb+njore4t2pjLLS3guImgx/c7gf2Me4ZC+FvHTRgyZSeD9hETHllaiaYsXydQhm5",
+	"hzWhsNr7LmoS777qTdMxHhW/qDaTnVGscI5Tzgq3I/AEf4p/8+xhS2VqmwkZAsN2L8TMsh6dl6nOBcTj",
+	"M6lMNZvJqRTKXtG1mUex/R2VyH4aJxicY95Qhl26sMPb2kkpcKFn9jhP4m5hY0KVpxP9qFvOEHC40WkW",
+	"HCgsS4Vk52oleGnwfudzAYRs8mCPdIel7F5xSgztrQT0atyKosARiXeOyrEVwtKZ61RC4WxYFqCUsoHb",
+	"hLOqDOE9Sv9g9SaSbXBj5FxBRSuRPlKdFKopP0skD/UNc+HF41iIa9C4VyyNKG6EAevAM6bh2nkyc6WB",
+	"9laUgNLnpoe1PmGwPvmzDWrxvOnjpmTijM+5VEN2WV+iAQ0uzIC57UPloMmUsa9149Eg/EPD3wRSY42p",
+	"35bSWoGodpTOCRDg/rVqxtWAtJsJOgwNIyx4Bh8U+KPevqfuGTCKYCdTd2e436lq5JpI6ZfgmcRPEVg4",
+	"awScHWHcTYW1Vyg3tcl+13Hcu0HM2k+g7YGPFa4HOICNvRtFDCWtiOXH28pedg1rERs481VRsEoVwpju",
+	"6E9r9LS5gw4L7DyiQ+q1/E/SLpLxd1gvv3tQaWj+33/LHva5ax9gg9y9TZOfOGF97GX5fohbhNkRI8IQ",
+	"tfTVAzWV33MSmCKq6AH3B4jIgR1uIT3s+fTQy6rdwaaFANb3JAzNS4GmoK4s6SYVwFLd2hBNvBVuFPf/",
+	"g0+KeCCAk2jEsRHKSMhl97KvMx9Nyni2EatdSGN1ufaBWmxExAmmVQtUojBgushDHJn1vPuvZyBofE+J",
+	"VOE/YV59QtV3b4zOvzAB2dcJkX4gLW20kzqrYgV916FJshARUD+unTAbX0la7/iNYHYtHvOA6iigKaPV",
+	"69MldrdxtiqBKtp731s97FAxEIiia7PcZUC0R8NjBkiYXQWkEFdMvg4Ck0Nio75BOiPXoQLmqKNm9NlX",
+	"Xw2OllKFGtI9wp3QvAN1qLTVaA907zjWAKujG1Zkr3bNvrG9a+8QBB203oRZT7QuBFd3UHcnrViafbRK",
+	"/KLnb984GUxT4WXJ111KpbZk5nevWRAdjlwTv/e9WgExfw+6pSti+o5OVC7NquDr2qmO/oFKbXiKBmE+",
+	"BqQh/AYCqeTK8ClVwmLXNQW6+sT1DkkzgDnJqVc/fvtRh97iuFwSs2w1pTPw1WvwXIR8wRszNOZARCPU",
+	"jNtr0N2G6mdWCgE4LdSP4algowijGCo01kGPYEaOKPawkbfm/kEd9AOWUdt6hmUlWLlvFvpWOYFcGXRH",
+	"cpZrFtmVGsMCsLhpOrsb6hPvRwAacP4IdDDGPFPVU6RM4BBz8sK0qduG7MKJMl7Ampp6wRhMCmHQqV4G",
+	"t4Ms/VYg9R1KDrzj7OPACZoYfqi0/mZD8UL/C0DNY5bKZkP2veDKhmnRR3KL6rGYb3V5LUpztstdHKRM",
+	"hYCEkNDVtHmPsJ5eS1bGhhhs+Exnj6uYz7cECV6c/rkZefYfcVM9n+d5QzvfRwy3Nso9Rm8fUn/hx78V",
+	"ZThpg80j9gVI4A4cNLCw9lekNffqRorbfSpS4LrdxSiJq+QuGmBr+GQdMoi9tFylT38PCSdaCKTiQE/E",
+	"5/FICE3WIPmHzTykNNi9HtArrJ4jMTHqwt21Eu1FKn+H9XmU+pRkye+hBWWfMfcrP7nbQpP7jve4D3pI",
+	"7QGsyB+q7OCGtryXIImc2FJxwG8A08N9+zxQ6biTtlFpcJaGNRS7XUgwhw3Z2dFQxNJNSbEa/MsC5PmQ",
+	"uc+Y2IDUXOOcR3wHHHSUMsxQWX8CFYSQE168pQUFKDTcr8DhM5TmilY3Iy9X2ppFB8KnJr5qrTVB/HG1",
+	"jvhR/vpCG99BW3DnISQWrkwmuJ+1O0qQofy4wQZDAKpSUF90UhvrlwDWHhfYNJpRWhLfZ5AgS5P1UHi1",
+	"T5oe13rgbX/wBnzKwuAuRK8G1tabsK1j0LOXoYZCl+HVW23QLcUUg1BsIc1+BQSD7RSLmJP3suceqwDc",
+	"4x+9AODve8BnwFa7o9aV36dRF6iEgkTuEsib1twBJPrwIWp8+SHfumGOFYLfNKRKBJhPr9yWWwwnYJ+0",
+	"Ytgmd5BS/AwThNu++h65QfgU7DzS2u3lRneRxHZ/vNNHER9/qLzb9p2wNV3wJq9Z7/58tqBKyHwrpsQe",
+	"Le0dxO8vQb+j5CATLD+hoJWHW0ZRNAp4XwSNmdSOIBwXtPAGs8xzwINPUieB9zxnMAB3sg4w2cKBQKBO",
+	"7EnG+sxQe0HSbciAsV6i+cP91FH9RwuPok5eJC64qZuYF8KCPM2aJiQrxVLfJHZfQOD0D3OmVhjNDDtI",
+	"4x/IsHhUwviDDAtf8y88Z/8X66JpXZDFfZh1sU+YaLO6HLOBbaoHbO1tzNBplNmIcFKIhAAo15s1x+xG",
+	"GjmRhbTrOrs6hrXRmM8waZ1ReDmjZ0ob3D9dgt0h1Y3EWNKAkBVi/Lw7YD5I37kV1+En8i79VP9C8yKU",
+	"PmMZL4xmC+1kYOKAYFZgw/8wQ/bqw4orWHKSnL0IdGCyActixfcVVnVnfXQnq6JwPiakRUZEPs+MVPPC",
+	"x901m2NP3bI7TPZIITJclFqleyqI774hyb1rdy/SS27EsVSxRgOyauBLQpZET6dVgF70mUbQK14dxsel",
+	"avuJabxd59sIXk4Xd5nXT5c5IIzGnds1kXjFQUv793jb/UcCD4kCwgoMP9eQXjOatx81ODbtbOP/BgGt",
+	"xC1FhoWNIeOnnt8ECw1LPrNgrXELnajQf6PzNYCrE/d0bFHBSugSC6GNUHaQ9BPJJJoDaK1RtCVIgjgl",
+	"AhI0/AYiXQBpCXGdiQA42koWdpR0/vDiFvDbqZe1RWqyXo2yMIbP6tOHG/s+B4xAu6jDVqWeFGJpPGLD",
+	"oAFLYzJ4ZlglyOvMS75awLIAdlDPxvggRj69zhH5XLCJsLdC1FjMzbWBivDpelqIPi2nnEXARIORQT87",
+	"Ynnh6WtNxFpTMgbwckEbuYP0TbymZ7VGcHsqmiixuWnA/nbx4w9MCYP6VLNciFUfc6/IIw7i5cWz0BVE",
+	"W8DjAhu0o00NFliXqMCSYIVhTiqsWS8rBXWOXWl1hZZFhqC8A2LX00tu5RTDC1Krvh8rSq/O0eKOr5sZ",
+	"NaMlDRCTHAcLQ5cbRW9oeeBpHTSKuY0ob+RUMD4FOgQTSuqS/Y4vI3JmhK1W2EC3KjXR1qAA70Hl+Ea0",
+	"tZbR8zPJ+9sCmffoazx6AHMnMC4016U9S4nUe9CE9uNHJlv0Ss1jOCAUicuakpb7FvwBZSWRS+9GWm/0",
+	"vgF4eIV9ow3AAxO7evJQkBoK3vv1ZksskncWY72hvdFTOqjVPUl15VnM0QXgt1w6EXWFXaExj8BXq5A6",
+	"P7l5mmDgIgCZE+noYnQWqPgIaEK+VZMnXU0h3V5K2iLCQ3a5K267d8w2nI7Pog3k83DXa2HhVlNuZw18",
+	"V9f3wHse/i8xve9LK3zbtXcwE5OB5zkUr1eWIm1nsfycKkGuUsNmJovCsIZn6m9osbXo+s2/JLfla8WX",
+	"corxQDcjfOGyUlYuBZtqNZPzqqTSshWebavrPQBZNHMy1rsWa5bVnkukbPHlKruq7BWpjWRYsHLw51qj",
+	"gbOc4Z59hq49vSardoXuWSGv3UZZSmDGYVqJzmj+rkLzy2RXWCQMBuNXF7mI2VWJbHjHWhVrbz+RvTRo",
+	"23kpgh4735akbaYkWt3Mj4Ax2a8D6UfcvpfcXP/gdurR/rfG8w+H+ZBbv8FN9w23/IC7foT9coGb8f47",
+	"pvYykEKg4o+Tpml3sg+uWU9L1bcnVHSwBTDmtyqFIUq24F/DiW34L3A5oXaAocWLSoyQAiZ4t0QCYDVW",
+	"jjfDUyQQ//VrhsLBeNgtctOoZESWwS/rDxMnbkviJnit4VFp+uZV2lwCZfbB5+ZFoW+dtUfhBuBuCcAi",
+	"2KDtDKD+ANp4eUxjQ/xwJ0RGJFlJnnrmcWHtdNHOuhIc/h5+qtJD0FmW/WN85L7S+GjAxhSKHB/97Ht8",
+	"6TOTGejEJQ6DlC/01xqrKn5Z42uxRCw88qxHoCDevr8c1Iou/YuTkRoKlJIyqpahvX2almD7kvaG2A/Y",
+	"uGkp/rYwy0ZQBCYeIzV6Rv4XNWHxpQj2L8da/bfvL0FP0rfpsHG/17mcre/RqX3rhke5+Wi5s10iu/G1",
+	"7jKD9jvt5aYUGuIGW1vKSWVFR5y1amWUztMway5LAedzsnbHN8JE0yfBmsnkhycmMDnVLPxVURlkyGwU",
+	"KNLfe5k0V/jfmIbub9Ja+m3QIDvGmsjkdoilxSBwsOX4NQJjRLs2ZLadtBtRrBITWSiyfL1dU1WhkrK+",
+	"YalLQA3Zq8T9J5gID70ARQQ1ZL3EsF2IeKF7wSF7GaAu3MJgQ1MDK1DwspDRCI74G8byQmSDCDoaNN6w",
+	"NRrpvl1ZidghVYrjslJ+lumqAiIEpJ/oif17EKXnCRBXYrFTWByefRb3Z6I4MPe6iSrlNniqg8PbJL3R",
+	"ZASQI9r8tE9Mf4dehUQDqDxSSCP85NLpeG8LbAb/Z/ID+iBbQ9zp0BwQvvxadURiBtTcFnPH2GtwaHim",
+	"LcOdIIV40LaN3izW0yW4gj4zsQ7OIgT93TaStj9kb3fnlROTx0Pb916cPu9vK0W5x9Dwo5eg7FKj7rw2",
+	"E7VfNOcGuXZ+YAD5JJ7Qw0lJmy5Vta15IZG3adXchoMgfdG/SJ2tNsW2twL7O/6HVHOAKiqEIloQr2xS",
+	"LKMkY0niKti+5ATxUsTiNDKIW/GEtp3lmNi7x1MdB8GBvxzsz/Rgv0Mvnk72E5McmP2OeZLc2aPUbEPN",
+	"hog2ApnEp6HTHT1eWRIDm+fgUTno4zbgyZaWl+6OFqgIkNakaaoR0cntA0QZy79i6DPmeJWuX10IXiqT",
+	"POyJwUXpLtN6k6zwQ0FhxDHjKduvnzhZxRrNzx8DGGNzAVpV5nF6aj494thaEwSfUNDu2s77Fs4hQB76",
+	"0wlweDVsH8STSot6pIkVmYM6KB46VHg/tqlZwxbVkqsahN+QvYcJFnx6jR4K/hWOWfBsSrS9IUmMGBVn",
+	"8ItJzfFB3RhHAqvV6sq9SJbOJAEv3lm2QXb4kL3x3fFLCE0p7fmJYJ1aSkbT2XpwyAZoMVYMleJG8CL5",
+	"Uq3VovA9cYUCUKGMjrP/aoTSxMmdOwtiF3iBkUtAKvfWcD0szpXMncs551JRDjtpwEwxfu82kY1T2BR8",
+	"uHPBeXArco9mTCrmHs1BiZP4uip2EknpykLYAohICR8Mpk4n9ouNsyGacT/R8QqybrtI3m7pnPyLjs3W",
+	"Opl31CuCB/ZJamGkIjdAj8aOYiS7bagTNuc3YlQXoRENNtpXQSRAW0sp2LVY2SE7r4kNJyO8yEhztoHX",
+	"Lg2OHHS0B8G9qSmSntXYjUjv3fcCWV+3iIB38Hv9dOxdzpIs2S031LLzBdu0zfh3qwwAVOkq35OlMuhu",
+	"c0t3SkenGx24T2t3aznVPhy8FypliB0ntTgpNsoAogupcwroBs14AUFgQSpA5OypkwY/hMbcOV+ZBImq",
+	"luSJ6QNoNoFaY215wcBaGbJsxefe9IFgaIbV8HZR6mq+qL2EJ49oqRECCm6MnGbfvtqMPyBuGZTsWh3U",
+	"EEEFJu0OHfAsfsnvv/3kS93IXXmEh/qB6VHxFmOTSvqP4hJuio27Ljvxgg2Mg2M0Do4T42CP0EyLRZE4",
+	"jc7xcCK4Ke8ICCZ9BJg6IEGgBHfIvo4gKzWY0eCQjNyjA7vZSqhcqnkGJi48xxkra2F9zq9dsny//qt7",
+	"+Xcwh/Pk1R+lyS1dxnth2Wp92bTLbT9x4jysN2qm77cCrXWyh7Ry1WIXydr+kWjPa2vQclq3cySmkiHx",
+	"b2oCAxkU9xYVCd1+jXpnN+FhhvMW+ZXVV0tBcNeYdsECOcLpFpQRocdho37KgZHyXSTsFu0iItmGl/Cq",
+	"jyIa8N3uWyjUCEq3TaRGo5hA5G/BhwtXfTJ+XYJAnXx3vzvqfOpdU6rvpYfFlj7gYxwi7moB0j+QiNsM",
+	"Dx8m1Xb3xybPTpuFgs0BIQ7nxMWfEmnjnLmwOcFZxT4LRPGd0ih2IQzgoYlihjlcmOYVjp2l1DWexE8a",
+	"VurKClYIa5pQwOht5UuppLElt7o0LNcxU9yjSHgnOvBgFzZwaKIMZwmCZVDrBJXFvlUVA8kxfVeT/E9M",
+	"4Az0zxmy83S5DLbUT0QaOzetwXPsKovJAAg7wWaovWef3obJPL7Qs2fufWTRxKYG9VHbAq10SYOUM0qa",
+	"jSaxITvf/ZA68nSCQG55CdAMgEWtcv9vbq1b6RC8g4pqc4Z4NOeKVepa6VvVCo38YpCQGLjNCzdBia0o",
+	"b6CsIfbwLIXl2HdTB1kdtLFEWow4ryobgHN0VU49lLafM4FwQGBTuh2Z4WXUc5P1IZ7hv6WBJOwtofn5",
+	"rExX62pDjN5TNqAxyqM2tDbmsisjkG7FO8Ln+x018T2GLgvtthv67K6M9NCjuxNRLhm8taus7Xg9jEF0",
+	"wL7+wpu/tZHpE7fZoV5Q4ztuD0LF7XqyfzyqjeqwprjrzEcJRknU3E1qJUwgqJlOWfCTIXw1NuTfUqPl",
+	"SSTEUSyDYoK93MtPiUHdeXRmrzhv5wscGvxtCSJ+OcZ7hHca68Z/+2fa27uH1/h2jbiL7CcJQJXCVAXV",
+	"6dM8IlXLABtYoh/X44rJpTskkkLJfchdp5gQaDXDckfO1MCVQxYzjn6FowPABBq2uTd3U4KdK24pHxd/",
+	"mqyJfhUDG/1RV3yzdRKRCxY9n45o2Fb2V9+GgvP2Jn4NG71m9SdOyyApBQu+COEMNz0l1oNCMaVpqvTd",
+	"oE0COodWQlHfpFZWqgoY1RseI1+Hdxl9RJWRvzcCH6cBxCH7cZMo57zu13mXbJo0GUWw0E23hS57HMeF",
+	"Bn+keqYDTby4ondk7H1xXD7NcfFnJWieu/RXTkDo3r+mSBFIgT8bAmnUSFjTqSnwV13wYuVWQ4NY3UAQ",
+	"cpIL8cQoNemk/ShCwO33FCoixy5zeBCbrIGigexQEVnN/C8oF7FOwyYMZxJYTsPTrE7lnzJDBvzsUEYK",
+	"5Z63IUyWvDyS3dfe01N1n6LklTbtDj/3y90qYv37UcTLS87nI0+N5+VsjZUOqkrbdFuNL72G2lyjKu3Q",
+	"qJviGhbk8bzgNiO7Q1huvs2AKYR79J/qi+x8NNkJ+4iEiztfHyU5k9D2PonY9PKtJf7Nyps29/VNOvaj",
+	"ZEY3X+fBOLRqQ4OoqYzACUxLkQtlJS+6phGvOHQy95l/TL7nIbnHdCX+SLnH2g7Yfnhrp3SPrKNKH34G",
+	"IA9S5RifDYzm6FL1Juuk7z/rY6F43GCxs8yr1DGsvPvrFEajhjnMydBdoV+nrJwNkNU2LHHNLgVX0Xtm",
+	"SojcOZLMiGkpLOvNdDlW4gN36+5jjsdSHduFOC60XsFt/VhAHrtc4zQo+5fSU7WKq7HqvTh9gU7jrTSi",
+	"n/jldVYsqwl4jFp6fek6Idok7b9r9xJg6MzBwONrgMKTdqwKbkXZH7IfVU2kRmYyzNMRfO8Z425RtMJc",
+	"W80EeYeeltlwTQdjlfQiYdghZjGHY9WR/UoO8T05kMkIj5r1SuaxyxJKv9GXjNdvw3FUSkwDhDea9XXJ",
+	"dZhMbTOITqbc8kLPDzWMnHQCT0nPZu6k9mwEn4IHJs1UqRTq16hRnXSd6xK698cK+UzPnY+WSN88rXuD",
+	"tklp2852w9x6Se/1KEaXUBbyHt7e8u/ZaezQ3/cuSqu/KN77YJYPLe0hBpDfFLQwf7QS01S4+qW4s6O7",
+	"f97arf469gdtzKk1mb354V+5xxw96F7b7cfH/bX+khJr347fCqdMakt1sFG+Cyi39vQnhsn8nljWWk9E",
+	"JY/jI9odiK8rWVDGy42RJF5yaXUJrK+GoCqMgGRNfGlf0gfOhJtS5ql3ST2vVwJyOWPl/hOgP6YFd9ou",
+	"PMSjIktoTs+DSQ+wOFDDnMUBM4+o5uf7xER+hx5XY+Vr2ML4KVJXn1Ixzt7fgGWWbrCZKN3sIuMazOKM",
+	"UE/NgLrjzGCsCDzYDBjV+poBg4w1FlMSpYWe/FNMrRn5J3hY0NIA/M671y/Z8+fP/8xybsWxlW7x5sKO",
+	"VYZf/Cz+gRJq79/4Cc/lDfhi+VxYtpBQn59Z8cHyUnBsbfGDOm8IkBu5Yv95yqYLXvKpW9Cx0iUkxrgE",
+	"GLxCKsEmpeDXZsAy4BOe6A/4sPiamZsUzAn+EOceQQMR5QjJnPVsrNKPOGQ/RAR7YvNosWBga76X2Id2",
+	"T57Jt8L6ER4pnRWH34Ge7E5n8vMfxGaATeBs/sbrw8ZL2kk/3XzYm5KiFmrZHowwlq+TXE1ZKRMSGI1L",
+	"vchRY4Uck11ePjvQycd5N538/Zrc6z7wZ0Hd8Dltbk/gUNtRh9ogO83c9NnbAvi7zN0HMnEPiMx8sWy3",
+	"WLaftKkOLSUMt7/JjzqMUUjP+86ATv/stbDThTADVgBPYoIpkDzsiamFqzlbFVyqY2BVbFAl+haA9Pax",
+	"mmIsyQC9DmgSoSHmrGJTBcRwz7C5xvxSAOHHhBsPfQBkPYoXV/W/oayfFKAo8rFCWLmpLqqlQsPQGaWE",
+	"/paZmV3R82ayEFfOGAJ0BURdWB0X4kYUPkxAN4kll8UVoUhlaF5LhXRBPM9LYehKLIgCtq/c47D7fwXG",
+	"5aYectNDpaYriw+l1UKAy7G6uHj3+nhe8TIX+RkjaK4BhMAmfIodJ4VU18eFnroHQl2XIRhj5HSrVCFM",
+	"BKWcrIkjoLxxUmms4A/HAHnXe3F6OmBTnQuWGVPOriaFnl4TV5NilSoFny5gU1MFmS5ZKZzVLXJW6LmM",
+	"bSxfnT5jPfeoscqqlbGl4MurSoVjkfVrOy4LvMyQ8m9TrnUJ+b3f3fcoKf0Yu8Tkpql4uluYfM3zYAZ/",
+	"kaytGtut6oRaixoyNpEqjydvnUw6WZU6r6Z7YTJMZIFT9Pew3lLnojADiFYahGYyQVQQSDhkr/lcIHHP",
+	"1Dl6Odb7GAutWICcPlkToibH0CcwcDpPccje+uGcXFgV3DoL//hW5sDCiH2QdVLRrZHwgmKLy5i99K2N",
+	"U67YTAYwexgWevmAoASq7vFVaPpDlnkp6RvGw9roWWDMQEeeLmwvd/Dv+OBR9/8SYoXdzunMIfYeFEAP",
+	"XgShBvtdkXh/dRd18NPT013UwfcZhacFPiT07hfksyTt3TisiUxxf3Mr3l0scJ7nhvGNhxDm4mZVMxIu",
+	"DtkPGNMrRSCVdbOGMN60wWxdrLHk7loob2FE7kIoG0BNPqUsZEuby3me02e9p5gPpqBpjEfKRIfRd+NL",
+	"+6/0oF73Z8F/eJ7nLdu59Uh0asgDmEi96vCgy6g0FtywiRBqQwvuPFbn4YnYaeDvJ2XUfnDoliuprioj",
+	"sgGbiCmvjKC7SupgQW4TMROlZ+uStovHMz1t+4SFggr9QuZ5H2See+3nPcI+QbrvriCIOrHFv+ncHqcP",
+	"LQ3vQBJ+FqBumJjccx8caFjis/bnEgxibxQ4mIhVEEQMhjeQwgKyXhVNmi4C+j+N1X/OgADOwADzvE02",
+	"HmJDsHPQlJkwVgLb+dVUG3u1EuVVpaTNAEcSGm91TU46YT2zorzlZW5GTQkciRDd0zbPxqtc2vu1VJD4",
+	"4mMslQc/m4jJnj+OtfL71AiBEOcgCwed9z0c/4KreeX2Od4RY54E7VosPYyQc6ArIwZJ0YzzzuE+PKGB",
+	"fKsUc2SiKfSUSuMACT+JQXKLgT5PfwWEZog5q2eBl1nkTKh8paWyZsi+xymCBIkXUNMPAdAAglHKbtNe",
+	"cTfCrqedcQSKgcK68YJl+GbAPW1FmQLJ0frBNHIsEuaWVgKfgvwfJomKZHATFmB3YE3id9xRYxIdfZoF",
+	"Yhql3J9+GQMcHM2sw+PHv+5defcOL79fNx/XYpcIitE2XIs/WlVdfP/m0d4ejCSJEUWIXgnFV3LoP9IO",
+	"zGpp2I8roc7fvmHPh6fD5yzX0wpbxyC3oJUt+TT0ed/q8hry5T7oBzHUcsanYsC4gZocarQDuDJpiCOn",
+	"1TqFkVfyGxryU63URsBEdbzZMJZgYYFP155sv90vhVvt+PbDj90KYlqV0q6Pzv7xc7ox/NjbR002glkb",
+	"K5bJRliVeiYLcbIUe0GXA3IbRVRriWZm9VxAMoo6OxuJZ/YGo7VefKl1kpE6o+qzv/10SS39IOGhf/9Y",
+	"KoIMxmsIS8W99bXApNK1WBP/0SCk97jnYDkmDpZwdYObhfV47a0SSIAaQlzr1vx+/RbX755dJzfE3o2d",
+	"6du45agXAHyswPwkAVab3yosmd+VANGQbMpS5HrauR8vnBbGLfJOfKOnGAQRahojwL4mArb/Gcs2ZF4W",
+	"SEfD0XHKMeQpQWMmFYyZWYlpxnotT4IKnZObp/Vf++3yDX50s3ximL5VDN8LXHSTDIyR9VHN9plOxQpY",
+	"SdcbswOAW/ep5VzpUpjWSNC3wr6Ddd25Va34YE8WdlnU92gz6t+6C/GL/PXy++/gNe9a4L0LnzoVe03K",
+	"CS/lBkcfjrlaH6P9g36U32Pml+LY5/T3saUv/vs7Fq4HA8tY39SxZ8PsIBSGrbgxt7rMO/jaLn4pvglT",
+	"u+fE0n0adcl7HJK/qS31H8nEq++x7SZdff92Z4Te0U6FqkYPCZsOxHpmpa8FkAkFJ++tNnZeCnfdqtRW",
+	"T3XRD2Uz7aVlY/XGxmpf5H9Oik4wL4d5yZZiG6jjBli0K384sNI8H6tsXJ2ePp+6P7pf4F/i/8AfF9pY",
+	"/OEMf1jpkn44wR/8OPhjBsljZ55kMs+Q/wTtEiSsbvS09tI0/sCt21gFjeG0mBng24CIIW+678U8vkcs",
+	"wYlFNihEwZkValquV4AH5BSBsVRbfiPKsfJ0KPhE97LApLYQ0+soei4u3r1mUK3Dejtrdah8SNSqdcaK",
+	"ynXSGh2WlOjwHCixndc8Yi88fkd7yU6CGBu6bKe+s8+6d5ojAjG46hXV6QNBTRCFH1sdOwqxgbFyqzVg",
+	"bj8M4mZ3q+E3ErO3YAgmrbedHbSJKLunSGAywqN20Cbz2FmA5FcVCbKCSux5Pef2jD8G/QeuUfrtZkQf",
+	"B+MTvw7jDeF/kJJpNZ525lcjg12yR2qzANvV1kAyWG2DEQw6gdJZXU0XTihCbxJX1KnjC6DdS9aENDNW",
+	"FoU79840xkgKArVJTDn0UJJRxrW/vQOftGDgwUteqr1PF/N+TQmyTx62tkifDQvd7/wguS/wacdosA/g",
+	"cvtJ2Q7P0yZ3Wz3BrZvx9DF0SfqWX4r+t2WNP2njHeZLJt+vVoW6Kf9PnP12OChfc4BOEJyk7tYnoeh4",
+	"RPnoA4/kgRhhLXZ0QlNWdvHqu1cvL9lTdDhyaXwxL+iasfKcuHTEPC1BYCVbFWs20fn6DBQZVrlHk37A",
+	"OJvB7qCKdFBDVi6FO5C9p6eE9mL6Y7UBhJeZCrhaMwYUM8FjKAU3WkGH7FIYw+ciYMtCHbw0rF6qb6OX",
+	"4Axto4sbarglMGy0/mtOhJjpMjonaj6CioCmG6HLFi8iYAiNVZvXEMx/cB8SQ/vUa9y67xDkV5yMx+MD",
+	"axAqsZQeK/cZhuxSGN90wK04BqZKkW+UFbPei2dUVZC9E7ZcH5/PrCizfpuuds9MLfHwfR9ITLrx9yVv",
+	"9rogupW0Z3+n3QAvnu1hWFxq/T1Xa3or81ii2n3H5tcBKJu7sL6NPim0vq5WnXHLSwEF/ZBDOZYKQ2u3",
+	"C8zQYNh7ySW0T3HFxPGSy3io3U1ELYadMlx5ph0j1bzA1MyxViGiM/BSJBjGyLGWJnlMa0TcLQGbCF5C",
+	"CulaBOp4rrRaL3VlIHGjhMhF3oc0Uio9pWITbRdQpGxYLzNGXwnlFjP3stRjR9MbhCCUiWkEXAzsbPc0",
+	"+or61/kEDCqVyxuZV070Eac/zEUakD0slT3TQkKJBa5mS4QXPt2F0W9j5f1OlInGJwrrbNcrkY+wPsDp",
+	"PvquBLXQVQEA/WX7oVH4S5OOgGdfvXjYHoCLix9x0bZJxp82dzc4fPUtO3wUCXSHGZDXvs2l4yhi9rN5",
+	"plOpYnRDloTSnT3SIB2j7sINTXk2fGVggrgO5UidlYI/Jo8yCNg3w6p5HDvSXFMRDjQX8XkXx2ty9MzR",
+	"/W5bP86u9Mdl0rfZymT2kB7/pycyunbJxjbcI2vBLs6//45J0CJ2Xd/n3dkI9h5g/28X2gThGWWj87D1",
+	"jGX4i4EOWwXTTdWetCMqOIA/AZqJCuMSNLZcgjYj8EAPILlJQoeBpBi57tFj4HfyN0o5ccpxyVcrN9ga",
+	"CmxRLXmKQdRi2ZC9oh41/yq+7fqqKgs6UOGnD8siC5x5c3kjwCZ+liBjYtzc3+BeaAZd2jlDDA6D6Qmt",
+	"phSsUzdOPMY7EgieIfMNrOz9u++IrK8ygi2sXWGxoDvecEihas3qff0NIHbw3xF8D8+qgHCg4B9yVe+K",
+	"HqCVs26IpI6SY3z4FdQmZ4eKqq7kQU3X30vyIIoaHPLBswYXP6ZiejcrV/DfY3/ll+6nLUF7JwQ7xOp+",
+	"yv2wNiiUsVBNVQphEtvSeNnqRV4Ul2nDgDeTkZeFgHSNMEBhP0LKximPQheJBEjA1HlKWSmMUFggs2Qc",
+	"5II76AbCYSHN2sve/nhxCbVvJ26DnOBtx0g0mvUPPMyjdCFAgqBYqYn2hD2zq/eqefj37L/CceXvHJLn",
+	"bvqp9j0X+7VUhS++xbp44J30rbBbt9HpY8nxxxHen1GL1/5b88DAeVT4B3Z6wT07W72GiXFcilXBpxQr",
+	"uV04g9V5WiNIs0ZTbIsJtqex9a28cXZvw5bVZdOUrU0omKDEKdyb41MgLpQiQ46gg+yubNxMmisyxinQ",
+	"ZKxemRBxS1FmwjL4+DbIdPAn7IPLEuw5elCTFId86La2A0VZ0t72GYi0z6y/7WDLFVGyTnJ9qwrN85N/",
+	"QXC4G/Q5SYqR5l6V4pgoAJ3BaJg0psKiuQDljsSCBOAKmSTKHWrF0PHMpbkeoci6eD5WNC+KNrmnurMZ",
+	"3NiL5yyXpXCOeX/IftBpExpQxwtOVh0GtM8IBewaeDWMKGbjuJd8bBpXwIebuWJ//f78pX817MtVfAkY",
+	"AI3IA3bn4OtBGJ3yimMlPqxkuSacnnOagefGWvJipsslCkaMoLjRuK1KEXN6N6KUs3WDiksxeDLQ+l8L",
+	"FVOdL56ewp9pMp5m3kgnbf1qQokLfaZUhrGLarXSpTUse+c0WeYTgqa13IZW7AK/1Y/YvXOQoNFTK+wx",
+	"oofVBU6Ii0+k4hBS36ssHl/7iWE0oBPLuBlgNi/x1+NvpFlpI/HG5hbPuLV8ulgKZUdQ1qT4UvxlfIRl",
+	"rjYdBYqeYq3s+Ag6ELtL+QdhBj7G/69tL2Hk/xaQellbYVqfTMjJbjmiQLwTqQ5iZpcspxPV2MpQG9C1",
+	"kYcfJ4efnj7sm8ExWXDjz9nwcyli6Uhn+MMac41Nwb0rSYqnfD+sdnosbg+gS2oM1gHdDjdszZcl6bEX",
+	"p3/+j52IWU1FtyoF9bt5gd8N6B4YodLZ+9vgNQYMTdeZLtnz/zgNtScDnx0iMbzNyR0rjBRP1qGoBiET",
+	"1kh9suKlRWwFltEfz05OAmYjYrRfizWSMMJ9HfbqIFETpy+6a7Df+jXym+Z9WdwbaLhy48ch35fFa136",
+	"gR/alPXVIX78nYXZ6Wb4Uk3XwTYEmwqc2GS1fPco2YF4TvYVQc1TTRVY3Uf5EgJPPJyu9+/esBkgskoi",
+	"OEAGbcOkgvIRs9ClPS7kTfPIR0DEgD9e43SL5qcZsnNoJhS5Gw/t3uQIoz1xLdbUMQOU54kR2ZLiehLk",
+	"A1S35QOsukjaF2E9TTC1pWIXzwcsM8/DgJNqei3qrTvJHGKtk4eGwOsJwwFnt6yMHas9mOFGMfU1QCMX",
+	"ie2CTQBscIONSvEXTrjBrWMFZ1OgcItmhvuAaZxgrMYKoWvgI0nTIZlZL0ONbq6kuqIfM7ik3lLj/A2p",
+	"jBU8Z9gd5CPi0o4VGc+Cl4VMcqQAlkGLBPF46tkmgx/L4+PEArjEV2wpVWUFBuzVWLVOUmJ6oBTLQDEx",
+	"A+6INlH+Do8EGefvS3lPEpzGeV/KR0LVSSfwRVrfQS4MlrMhK0Em1uXgobLaSdlj8UFMq335ckEuxzt8",
+	"wzly6vif662/wMgJCTMoBJRLJM0B6wq5dcKNVzL/kAG2M1J99wdM8Oki9ma6y58YX8/mXgxMLrFcWQK3",
+	"QRJOX8EG8K+CLvKj4NmvyztsiScw9QQwx11ghNgeVnTLc8nN9Ss/wjvEKdynuK2+chRyaK6y01Lu7bqr",
+	"2oDHN13HT+Jbaue5owrbCLYL0+wBSGqASO3E2g2UrF1gu892g+3umJeHAMKCka6J4F/3hgCqfdgLvPd+",
+	"S/42ttNObCDY5hAFq2+cLwJ1G6hQ45BtF55NUdldv/UTAHMfz/gUavjfCQzfgS1indVNMtM3WYAv7h4/",
+	"oEqvmcRQbS/bONXZIOU2HrTKzyb8BlesWhlR2oimygk9nJXp5ACMkCZlxI0oecGQs4tD76CnyBfmLKkC",
+	"w0dQRYTvFwEAlt6z06f9AQNu4DASGbO1wTD94IboPYs2H1Z9OSFMCGA3AHp2y8v8jGW/VKISeea0YFZW",
+	"ytleGULghD/pMv4JrnP7A2KvbuWwYQWvmnI1FYX7J3wvp6oopByqN3A2bjm9/wDGJGUXYYaBGMww4+7p",
+	"yVwsV9oJBGeullKY/shZzO5NfKGXrmgHzKRCSiU3To0SOUM/KKuNDiOCXvTlcfHtcBmE2/hZy4X05okj",
+	"gGm989qnQnWol4gXoGACCAuHOxl8RPi9ZqMb4a5PHQ4AEwiUc6hbnftjeWlFfsVtFj0mvyNwayEbnkm+",
+	"IrxYeNF4rwQcGafqGytZi8g0dG2i0xFeL4Tm3fGEpX8JszVdyEiDWu7S7aRm6hLXkpbaf1f24vT5sMU7",
+	"cKemJvjvFSK8YbE8iqNQm8NP0i4u+dycv33TCYJH+8OXPoLtRmfxlhufyAS9d5clfh87T+xbJtzVzerZ",
+	"L3nWR/SpQMjxhhlwsBVQc6Xwsp1OVOK+HNA7wHpwA89zNA+wVRqbA6UK/wmklP1RkGV4UykQVsW7Eey8",
+	"KAjsE/+KdBkYIEnt+SH7iQo3WqwRinLxcrpgU33jnoW9lqmvVfOnjBADdruQ0wWQliD3qvjAl8BPVRSp",
+	"QWb5fE7HphQ3UtzGl2r6RmJmnSYFhEUor3S/gs4pYNWB2CRYxfBKne8TPwu3qbYIPph7RxX0TixThNzA",
+	"GlgRAdXMbaA+JYY/wfVEIlTuvdwVn4sB8tS4HRD4FsEXfgWrD4rKw712u6tOhj0OY3pcYmkaWvkQB/dT",
+	"HdraNNwBfnjflYaed488v/sxa6+9XoktgwPv8W+UHud1oW9pHx8CsZYGjz5Hlpwwf3MNL9FUT/APTAm3",
+	"VkSeE1o8ZxN3AewEPo/4U2ZDmwwYlKcLZkuuDIeO3jOQ1tC7jxUGCoAnDYHR50OW8TzPgl8Y+2jdYJ4h",
+	"T5HLC30u+GcAdf4AUruHQNeN2CK8OPJuWT6H//FU2LFgccRKYarCsoxMxSt8ZtYfJG4POqtwnTQwYXAB",
+	"M4SayZjRM3ucU2+ATQMtybv0vF9FasB5BWSHgoOC/Ug6B7/+arLOvH8MJU5QDalVnC/B3GT9EaqYzJ1C",
+	"/1rgA/ryVbfoFVRGEjaO177J5Chyyu2OZcTyKL+StwtuwVrAqlg/unMRcSR8JEVXkw5j9wTUV5nS9grS",
+	"eZnHMYD3Aw5xskWmvHROMQNP1ZxBo5JzTqsyBly5Yn+9vHyL11CDNMZ2yfd2k2o4dm1Ktrddy561Zuef",
+	"GEiRUZ9ZgIbA8dof1E/dylHDp6y59W+sWGJ8AwDZcjkDfM/E5sDUU4izIOyGtGK5cUJZLqYyp02KowyS",
+	"KMAwF5bLwngCe2lZL/vHv8ZHhZ6Oj87YP8ZHE52vx0cDNgZh4v5Lun9sqN3x0c+//pz1/fQB+VpFHlKf",
+	"fZPwVzJuUc7kMnerTHIBMgA8HrU0LoT7ETxlOpN4eTgbSZsdguYTXxfhawdeeyi8KH03j1lBSI7lGj7W",
+	"0jlptEzEe++f5MxrrC7sZU8zJn6peGFY9nR4CjUeeQ4iAM8LpJ4jPFUUeJD5bB5F/FXmI5I9eI/bG85s",
+	"jB0vTUsOhxKp4Sutt6g3Tbyv3Yq/df+TGHr3EUqAMRJFbB6Lx2NzHtutARJHAJjil26wca4eMoD+GbGS",
+	"AVYE6oEdVoh3j4FzZg/XuM7ztd05ruMLb3Jw7seoOdoM2q24aYthWo13tWsKP+m6az3Vy4lUYsQy541i",
+	"vYCaFpVxUgEEtNUZEx/oJxLaeC1GY+3CyUx3VVpb0erUvXeL15l7vHPHbseFMBt3JEPg7L/Bvdj3VqLm",
+	"Oeym16VeHnbHpd77+q+RjibtrKB779PNSb7qIW5O7ST97knFwDOqvfJB3KF0aKivvmlPgt2V8aWulM1Y",
+	"pSRGlBLyMDC74O/gAhVGs6lWplqKPKY+GvJiWopcEgJbc0QCLNhZzMV6ZAVMoCjdGdDojQxQzIChQjZF",
+	"P0CreYpDGAXM41HTKYLkYZogQQyx1I70KbKlNMb9N6S+hk2asozpG1GWwTj1Y5fcilEC2kglboY8MVpr",
+	"TD8m9z0x3Txog+ARhXySHw3B02DQ4bYUTmv7WcqiPEpxLJL+Dyh2+4komYkhyZZrZha6KnJmhMrB9n3j",
+	"U4LT9fF/iXWGgHorwW0scgEb2Jmu7hep2LMXbKGrMmiYiM+kcraBp5d6DO7y0eYznVcSvA1n+Hf1KMo4",
+	"26trsb4qhTsKWVfuCiTVrqKXc6LZJQPbGWB4bsUNJE3TgPBmxRGTOeXqoMVelLHeBCs8Y/SqsdSdYbSv",
+	"vtoriHVfaTgS749iNSeqZWeLIHwj5+j43FvkE1Q52Cnu4Db392hjP955bu6Al3C+V6okvuTf7iKRlnDM",
+	"p1pxK48fXH4SntJFd1MtD3ULQKB4sa8phsWmC20E/E3qnPV4gZUtBJAnJNjzZHYrXaK9LQ0CBvX3IZmV",
+	"dm9HYnjXzoCPxZQi4eDza+Ck4SgS5XuNiytK9ey0LmkqrRWIAY7aBX20Qx2ML/7AHco7+gi7mwEtL37/",
+	"1j8sCb1sKgC6RVBlFyc3T0+Gt6IojqE66OSft9dmOyng22pSSLPwFimCeF6LNVl81BXs+dug1RIdBQA4",
+	"xtY7M0C2FYhT/iQm7L/Eml1AMwf8GYPBGHdPOk6ya5ln1MQydPcYVmrLrTijkCJcS8iiZhGxjaUlTFMc",
+	"nWxGposcbsGoY7yrUlYWlEbwvdm+dTBpvQTYQXhf6YQQgjRMF0RPKiyFiABkwj3BG+RrthTw11CTBS+2",
+	"PyHi326v7xW38G9Gq5/E5L/E+kJ00h5ufLs7bgx927Gzavso2dtuNzc2dqHnurLdzVevFFQpIiRVXaE2",
+	"y1DdX/7202VtdIDlPidRwTEf+DUg2WasR/yEVHWibSxaXIhS9IcsM1O9En8BlIEMOypp9frMg135ySWQ",
+	"BgYqf3ACA5bNCz1x98MduGMb9wB8IehQLL9rvVZ8cJNrjKGV8FmrWSnMwp8eerBQOYCs0/Ihm9CNvhaB",
+	"8AhRwOLXShmHQkRAMa2G7CVg5uIhgsgBOItw6PlKXou1P/e+cKZZhOqW2PsMjZNUA+iFmhFKeYb+10ab",
+	"HDFEtiH3woba4dz9BBMMC2O1W6rOQny3C2puWThDR7A3jgZHQlVLt8XxYx8Nwh/wix79vE/JQQfSWO37",
+	"wSd9hHqAx4HV/dcR4k67I+ykz681+XMh58CXtl3EYGN4p4R5Y0wFaTB/0Hp8U4ygK187ZM3ydUjJWTkp",
+	"Eh7ub/VlWQl2wi6qFbHotG5jUFMQ4IKEMR00gD+pFOaP6cSQOR+w9hoY3F4L1w8kFHNT9EuX7LbUak5Y",
+	"Iz6c8hQDQxA8m5dcWSio+UvkeYP8qM7XGIyb8rJcswyApykaFS4dsnMawv80SBUpAr0OPGrr7UJT1CuR",
+	"v24wgATEVVqTouYsF5CoBM8GbtdNWKWi8CnZEE5qcKERZtRVAnueBXhipJDAtL+HGfeY7FAagoS0WKTR",
+	"vma0S65gl3QsXP2aIXtXF9/gIQEcz3FlxFkyM1+KgMZUbUOGsKmzmTBTq1e4i6DBIxaYD6J55NWBLkO8",
+	"BER/7cmhuAC7vloX3n3DiRAq/USDGp1EyyeAVctGXqFhrHDLRFDv4Jyb+jEXJXRcg9ICkqexOsdgb+pa",
+	"w5AA7WPYpLLx8xR8em1Sd5VCyYWeZiyrVR5g5zM82oO3/JxSJNJZy0a+zcINggOHag9ob3F2L9DB5kN2",
+	"QaBkoUvMk2ZsAa5HVn9R0qEaxUAC3NMWIm+l2dhUoyAVLwlSY6sqjQc/khLACB7d3E2RLhk1d76zagLw",
+	"Xe1TdynjeNC2dg56fexHhouTkTsV8t2HT2EVHylw6vTmBR6QbbFGOkMPy0nyuVkiTtP+l1h3mCHIJuS3",
+	"cLAmtpsmTpLuz+lOlvABPs7AGwRkiMBjsAZ5yLa7P8j6mX37itB6Iwl9RgA16xoV4N16B20utXvF9+Z+",
+	"oVXDGB2Hpc53/ylm+G/Pmt58v+2bF539bsP6nciFoLh4RHPyBqBHjoKCNwz8+H0unbNZUnMjHCrEh8Zi",
+	"NrgEn4GFudFORGyBDKwwjyg9SuGnnZlh480QqAcjIr3T/+gbVOFveiVoirdiQlrY72Q0xqH/0D0g8yFy",
+	"UHDA+271HE3I4BmEKYW3BvtkyL7W7or1ShiIT/k/PzGJEsVzQ9ZS8v5w7rDANjwWzKEMV4PaUD0/gbOQ",
+	"vkOc7mB1aiWOIeMAfGTOSpRqftZcZLw2gpH8z2eU+cVwWrKo2DjzFP7MesgDRPgw0Hbi/ADcHAiLA12g",
+	"Wk0pqSCNqfCzB3iWWgGmM7fImAxdvb60Uyth6lavMyiD7et21lIarA3OWQ9dFvyC/cTu5SkU2S7/Y6fF",
+	"S7sCvRnii8PYmeFrgxvq0zy9LvMRPvdboVdFbMbh3p7ERZUlcx6ap3tepSiaeAIGXiOADAAB8P+HQ/P/",
+	"/t//jzOFn/0HvKD7Z8a0hzmAjtszdxALLhX76+X334EWohcXVFOXnAmPy+vuBlwcrwyeECleC2fT32E6",
+	"Tra5TX1PdaQ4yG/XmgsQnSVIX7ffa0trgivt/Sbqb/5i+32U7YcoXQ05DFKjrnTaVelC8MIuTrBaSeRb",
+	"TMEIf3AjSoNd4TmrViCrfY9UKWBnDdJ+EeDRrDzt8oycZhwYj9IgQD5IY+U0BI8DA15Cj7fSughxhoAS",
+	"gbXz0+t5CbBoELcCcIMNLjjsFMHSL8grZziTNXal52Je8twjA3x1+jztXswq5S/2MW9EdNDKcglgOsyI",
+	"aSmsGSDBJjYR6HKT1Z86FvbJ5HxDH+evMPZ9Gp/1kXalTCl06GZPy+Le1K/gEPuVnz/+5MJXu+vsk5+R",
+	"38y4HVIcqbWxYlk/aoW8EUoYs4OVMaVhXJV6SnysvPAVENB0DSj6EGsMWMeMGBcmgvSU25W5WAmVCzWV",
+	"AonQeEIWXVmnZkNcaMmvIRk6g3hOBbzqbiBsnIkT05Ad4aVN57h53lI8DZg9Vh/C0Ur/Fs9WG7EtQnTs",
+	"n/38zq/yvaIP4Rh70F/UPt+dn4yPmAh427SDwDqKG+iOD4mfHO7JHYejFDyXB52OqHSAKMi6zWtLPpvJ",
+	"6VldifhdSbWiNhyTQL/8LLAvhy24lHPf6wk6BvC8nQEPAJXAMggx59DLuW37Q1C5Y/srba/w7yMkpYC3",
+	"Eobi9ZiPCPSiZIGy912nkzPAupvwgqtpMOL9N44E2bBy+x+rd+H73CsmIg2ymx8MPzzsAZ6v4bWSDXDn",
+	"B22vmZ17XEytSAQT5fcoXXNf7+wO4sac7/D4hSlvP383T0+ce8VXcnthTxoSdEta8ggQnZ3cPM3cSTDH",
+	"XOXH/9QTAKQV5YxP4eobUWJZAvtxJdT52zfs+fB04HsR4ezgaBORAG3BvgRkLTfAibnl87koYZoHKIS/",
+	"P4UxV/IbPa2Wbid84g5ufHSVvhPLaZBhRFhAYNWurdx2s1/Xk5uncR3ven/sPfCWnZN+knvYOdyw21Ja",
+	"K4A+/wIHY8/SCUtFW2j/7UDPuaft0DrNvXdD6zs+xG7Ye+DW3bBHrBcCMZjEq8ri6OzoBEpA6Vkbe0Zr",
+	"920xXwDBLbK0QZZhsM9Pk3tMFF8zg9PaRPa47KzlYb3Mx5azAWUsjmNVRX+wGQUbJF63CVZDqLemnEUy",
+	"LfC9WyYlFAe6cOpmFsRTldBliZTLtUb6Gx6e/mxaRqHgG0S86ZUDAyOGxuuhRB8sliX0V5tkqMq477g5",
+	"xHdazQl5PClvgBgs3NI6+ChluDFONd4iy2O6cCt5fC3WbWNuo73EKteO9TJGtzzuJbSbYbrcDLwNNWAT",
+	"WSDUVSgRhwhIvXswPNuX0bYsEVfzyt201LkoTIKhZTW0t8WNxOckNuiheEfLM/+OMRmBsQ/okcvFTCqJ",
+	"G3PJc4yTcHONTxf5vPY9Ydy2teU3QHcF5RE8QBlT558PBfUQhR4hUBbQyYFj9RtDHN9I0ToOsoVSlgCd",
+	"S3cpsK5hzS2N2Xxgcv5aHvuuaptvbWevRHkM00dTvLYqCYDZ5rPPE5Rf2n24vlIZZ4uncFYDCg7EQlGh",
+	"5hJOsnPA4XpEGk2Hb4KotcgNQCiixfbpLX/DKICmwKnSM9t8NsjdllXDtceHQoh8hWioKUAXFkBzt37O",
+	"S/9nlWMRBSFPIxRnMuCiWvL/j64rWHkYhMGv4gO0T/HzHwa7jMJuO3StjIHUrSpsh777SD6jOei1hKTW",
+	"5IsmabKN2NYOLOOMGHg3Z1dVmc0A6IvJWXiCcXccDEnr06PpjrDU0EHELd1GrI7BSf3pGAZjt2X/IjEc",
+	"UQTKCeJclEUHGaSIswCFdJ2VKfZmmePs/KMYuRZt7hzAzECAHVCCNGlD0v8n2p2+3HQ5l4tvqF1tkBzn",
+	"ehaNgm83FuIG19OGl5JyGpmynflau4K5thuiZKtqMZQzF/y33M/JUYbB/E1Xk150ex0IdlgR4efziLMq",
+	"RVx/W4WDd0lizqobPPvS7oAMvQjpAn/cjl8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

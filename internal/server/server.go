@@ -36,6 +36,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
 	"github.com/loopwork/loopwork/internal/platform/sso"
+	"github.com/loopwork/loopwork/internal/platform/taskmarks"
 	"github.com/loopwork/loopwork/internal/platform/users"
 	"github.com/loopwork/loopwork/internal/queue"
 	"github.com/loopwork/loopwork/internal/ratelimit"
@@ -87,6 +88,7 @@ type platform struct {
 	*billingService
 	*flowsService
 	*executionsService
+	*taskmarksService
 	platformPending
 }
 
@@ -102,6 +104,7 @@ type (
 	billingService    = billing.Service
 	flowsService      = flows.Service
 	executionsService = executions.Service
+	taskmarksService  = taskmarks.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -224,6 +227,7 @@ func New(d Deps) (*Server, error) {
 		billingService:    billing.New(billing.Deps{DB: d.DB}),
 		flowsService:      flows.New(flows.Deps{DB: d.DB, Registry: registry}),
 		executionsService: executions.New(executions.Deps{DB: d.DB, Engine: engine}),
+		taskmarksService:  taskmarks.New(taskmarks.Deps{DB: d.DB}),
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),
