@@ -282,7 +282,7 @@ func builtinExecutors() executors.Set {
 		"condition": executors.Condition(),
 		"delay":     executors.Delay(time.Now),
 	}
-	for _, t := range []string{"http_request", "llm", "human_review", "sql_query", "email", "external"} {
+	for _, t := range []string{"http_request", "llm", "human_review", "sql_query", "email"} {
 		set[t] = executors.Unavailable(t, "its executor is not part of this release")
 	}
 	return set

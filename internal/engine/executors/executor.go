@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 )
@@ -31,6 +32,16 @@ type Input struct {
 type Result struct {
 	Output    any
 	WaitUntil time.Time
+	// InTx, when set, runs inside the transaction that records the attempt's outcome, so what it
+	// writes (a mail in the outbox, a review task) commits exactly when the outcome does, once. A value
+	// it returns, when not nil, becomes the output; an error fails the attempt.
+	InTx func(ctx context.Context, tx *sqlx.Tx) (any, error)
+	// Park leaves the attempt running once InTx has run, with no deadline: something outside the
+	// engine finishes it (a person completing a review, an outside worker's report) through the
+	// engine's Report.
+	Park bool
+	// AwaitingInput, with Park, puts the execution in awaiting_input until the attempt is finished.
+	AwaitingInput bool
 }
 
 // Executor runs one task type.

@@ -23,6 +23,9 @@ import (
 	"github.com/loopwork/loopwork/internal/queue"
 )
 
+// External is the task type outside workers run: its attempts are claimed, not run by the engine.
+const External = "external"
+
 // DefaultTimeout bounds one attempt of a task whose definition sets no timeout_seconds.
 const DefaultTimeout = 5 * time.Minute
 

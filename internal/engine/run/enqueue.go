@@ -30,6 +30,8 @@ type attempt struct {
 	input json.RawMessage
 	// at is when it may start (zero: now); a retry waits for its backoff.
 	at time.Time
+	// external attempts get no job: an outside worker claims them.
+	external bool
 }
 
 // enqueue writes queued attempts and inserts their jobs in tx, so they exist exactly when the change
@@ -49,13 +51,19 @@ func (e *Engine) enqueue(ctx context.Context, tx *sqlx.Tx, org, exec uuid.UUID, 
 		org, exec, pq.Array(names), pq.Array(idxs), pq.Array(inputs)); err != nil {
 		return err
 	}
-	params := make([]river.InsertManyParams, len(atts))
-	for i, a := range atts {
+	params := make([]river.InsertManyParams, 0, len(atts))
+	for _, a := range atts {
+		if a.external {
+			continue
+		}
 		var opts *river.InsertOpts
 		if !a.at.IsZero() {
 			opts = &river.InsertOpts{ScheduledAt: a.at}
 		}
-		params[i] = river.InsertManyParams{Args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx}, InsertOpts: opts}
+		params = append(params, river.InsertManyParams{Args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx}, InsertOpts: opts})
+	}
+	if len(params) == 0 {
+		return nil
 	}
 	_, err := e.queue.InsertManyTx(ctx, tx.Tx, params)
 	return err

@@ -49,67 +49,105 @@ func active(status string) bool {
 }
 
 // finish records an attempt's outcome and everything it causes in one transaction, which also
-// completes the job. The execution's row lock orders the outcomes of one execution's tasks.
+// completes the job.
 func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], o outcome) error {
-	a := job.Args
 	return dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
-		done := func() error {
-			_, err := river.JobCompleteTx[*riverdatabasesql.Driver](ctx, tx.Tx, job)
+		if err := e.record(ctx, tx, job.Args, o); err != nil {
 			return err
 		}
-		var x execRow
-		err := tx.GetContext(ctx, &x, `SELECT organization_id, flow_id, flow_version, status, tasks_left
-			FROM flow_executions WHERE id = $1 FOR UPDATE`, a.Execution)
-		if errors.Is(err, sql.ErrNoRows) {
-			return done()
-		}
-		if err != nil {
-			return err
-		}
-		var status string
-		err = tx.GetContext(ctx, &status, `SELECT status FROM task_executions
-			WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 FOR UPDATE`, a.Execution, a.Task, a.Idx)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && status != "running") {
-			return done() // finished by an earlier delivery, or cancelled
-		}
-		if err != nil {
-			return err
-		}
-		if !active(x.Status) {
-			if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET status = 'cancelled', completed_at = now(),
-				updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`,
-				a.Execution, a.Task, a.Idx); err != nil {
-				return err
-			}
-			return done()
-		}
-		p, err := e.plan(ctx, tx, x.Flow, x.Version)
-		if err != nil {
-			return err
-		}
-		task := p.tasks[a.Task]
-		if task == nil {
-			return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, x.Version, x.Flow)
-		}
-		switch {
-		case o.err != nil:
-			err = e.failed(ctx, tx, x, a, task, o.err)
-		case !o.result.WaitUntil.IsZero():
-			err = e.wait(ctx, tx, a, o.result)
-		default:
-			output := o.output
-			if output == nil {
-				if output, err = json.Marshal(o.result.Output); err != nil {
-					return err
-				}
-			}
-			err = e.completed(ctx, tx, x, p, a, output)
-		}
-		if err != nil {
-			return err
-		}
-		return done()
+		_, err := river.JobCompleteTx[*riverdatabasesql.Driver](ctx, tx.Tx, job)
+		return err
 	})
+}
+
+// AttemptKey names one attempt of a task.
+type AttemptKey struct {
+	Execution uuid.UUID
+	Task      string
+	Idx       int
+}
+
+// Report finishes a running attempt that waits for the outside (a review, an outside worker), in tx:
+// completed with output when cause is nil, failed otherwise (retried as the task's retry allows). An
+// attempt that is not running, or an execution that stopped, is left as it is.
+func (e *Engine) Report(ctx context.Context, tx *sqlx.Tx, k AttemptKey, output json.RawMessage, cause error) error {
+	if output == nil {
+		output = json.RawMessage(`null`)
+	}
+	return e.record(ctx, tx, taskArgs{Execution: k.Execution, Task: k.Task, Idx: k.Idx}, outcome{err: cause, output: output})
+}
+
+// record applies an outcome under the execution's row lock, which orders the outcomes of one
+// execution's tasks.
+func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome) error {
+	var x execRow
+	err := tx.GetContext(ctx, &x, `SELECT organization_id, flow_id, flow_version, status, tasks_left
+		FROM flow_executions WHERE id = $1 FOR UPDATE`, a.Execution)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var status string
+	err = tx.GetContext(ctx, &status, `SELECT status FROM task_executions
+		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 FOR UPDATE`, a.Execution, a.Task, a.Idx)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && status != "running") {
+		return nil // finished by an earlier delivery, or cancelled
+	}
+	if err != nil {
+		return err
+	}
+	if !active(x.Status) {
+		_, err := tx.ExecContext(ctx, `UPDATE task_executions SET status = 'cancelled', completed_at = now(),
+			updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`,
+			a.Execution, a.Task, a.Idx)
+		return err
+	}
+	p, err := e.plan(ctx, tx, x.Flow, x.Version)
+	if err != nil {
+		return err
+	}
+	task := p.tasks[a.Task]
+	if task == nil {
+		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, x.Version, x.Flow)
+	}
+	output := o.output
+	if o.err == nil && o.result.InTx != nil {
+		v, err := o.result.InTx(ctx, tx)
+		if err != nil {
+			o.err = err
+		} else if v != nil {
+			o.result.Output = v
+		}
+	}
+	switch {
+	case o.err != nil:
+		return e.failed(ctx, tx, x, a, task, o.err)
+	case o.result.Park:
+		return e.park(ctx, tx, a, o.result.AwaitingInput)
+	case !o.result.WaitUntil.IsZero():
+		return e.wait(ctx, tx, a, o.result)
+	}
+	if output == nil {
+		if output, err = json.Marshal(o.result.Output); err != nil {
+			return err
+		}
+	}
+	return e.completed(ctx, tx, x, p, a, output)
+}
+
+// park leaves the attempt running with no deadline until Report finishes it.
+func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, awaiting bool) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET timeout_at = NULL, updated_at = now()
+		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`, a.Execution, a.Task, a.Idx); err != nil {
+		return err
+	}
+	if !awaiting {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'awaiting_input', updated_at = now() WHERE id = $1`, a.Execution)
+	return err
 }
 
 // wait leaves the attempt running until the wait ends, with a job scheduled for then.
@@ -154,7 +192,8 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		if backoff > 0 {
 			at = e.now().Add(backoff)
 		}
-		return e.enqueue(ctx, tx, x.Org, a.Execution, []attempt{{task: a.Task, idx: a.Idx + 1, input: input, at: at}})
+		return e.enqueue(ctx, tx, x.Org, a.Execution, []attempt{{task: a.Task, idx: a.Idx + 1, input: input, at: at,
+			external: task.Type == External}})
 	}
 	failure, _ := json.Marshal(map[string]any{"task": a.Task, "message": cause.Error(), "type": kind})
 	_, err := tx.ExecContext(ctx, `

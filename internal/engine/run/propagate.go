@@ -72,7 +72,7 @@ func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan,
 				WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, l.target); err != nil {
 				return err
 			}
-			ready = append(ready, attempt{task: l.target, input: input})
+			ready = append(ready, attempt{task: l.target, input: input, external: p.tasks[l.target].Type == External})
 		}
 	}
 	if err := e.enqueue(ctx, tx, x.Org, a.Execution, ready); err != nil {
@@ -132,9 +132,16 @@ func (e *Engine) inputOf(ctx context.Context, tx *sqlx.Tx, a taskArgs, p *plan, 
 // otherwise a running execution whose first task completed is in progress.
 func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a taskArgs, final int) error {
 	if x.TasksLeft-final > 0 {
+		// An execution waiting for input goes back to in progress once no review task of it waits.
 		_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
-			status = CASE WHEN status IN ('queued', 'running') THEN 'in_progress' ELSE status END WHERE id = $1`,
-			a.Execution, final)
+			status = CASE
+				WHEN status IN ('queued', 'running') THEN 'in_progress'
+				WHEN status = 'awaiting_input' AND NOT EXISTS (SELECT 1 FROM task_executions t JOIN execution_tasks k
+					ON k.flow_execution_id = t.flow_execution_id AND k.task_name = t.task_name
+					WHERE t.flow_execution_id = $1 AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)
+				THEN 'in_progress'
+				ELSE status END
+			WHERE id = $1`, a.Execution, final)
 		return err
 	}
 	sinks := p.sinks()

@@ -49,7 +49,7 @@ func (e *Engine) Start(ctx context.Context, tx *sqlx.Tx, x Execution) error {
 	}
 	var atts []attempt
 	for _, n := range p.roots() {
-		atts = append(atts, attempt{task: n, input: input})
+		atts = append(atts, attempt{task: n, input: input, external: p.tasks[n].Type == External})
 	}
 	return e.enqueue(ctx, tx, x.Org, x.ID, atts)
 }
