@@ -25,6 +25,8 @@ type Options struct {
 	// PollInterval is how often idle replicas look for new jobs (the database/sql driver polls).
 	PollInterval time.Duration
 	Logger       *slog.Logger
+	// Periodic jobs run on the leader replica at their intervals.
+	Periodic []*river.PeriodicJob
 }
 
 // New returns a client that can insert jobs and, once started, works the ones registered in workers.

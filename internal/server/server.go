@@ -66,6 +66,7 @@ type Deps struct {
 
 // Server is the whole application: the HTTP handler and the background workers.
 type Server struct {
+	engine *run.Engine
 	echo   *echo.Echo
 	health *health.Service
 	queue  *queue.Client
@@ -192,7 +193,7 @@ func New(d Deps) (*Server, error) {
 	engine.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
-	q, err := queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger})
+	q, err := queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: engine.PeriodicJobs()})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
@@ -271,7 +272,7 @@ func New(d Deps) (*Server, error) {
 	e.GET(authn.LinkPagePath, api.authnService.LinkPage)
 	e.POST(authn.LinkPagePath, api.authnService.LinkPage, middleware.BodyLimit("16K"))
 
-	return &Server{echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger}, nil
+	return &Server{engine: engine, echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger}, nil
 }
 
 // builtinExecutors run the task types this server can run; the others fail their task with a message
@@ -321,6 +322,9 @@ func (s *Server) Stop(grace time.Duration) error {
 
 // SetDraining makes readiness fail while a graceful shutdown lets requests in flight finish.
 func (s *Server) SetDraining() { s.health.SetDraining() }
+
+// Engine is the flow engine (tests run its sweeps).
+func (s *Server) Engine() *run.Engine { return s.engine }
 
 // Tokens issues access tokens; the test harness signs its callers in with it.
 func (s *Server) Tokens() *auth.Tokens { return s.tokens }

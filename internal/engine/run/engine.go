@@ -64,6 +64,7 @@ func New(d Deps) *Engine {
 // Register adds the engine's workers.
 func (e *Engine) Register(w *river.Workers) {
 	river.AddWorker(w, &taskWorker{e: e})
+	river.AddWorker(w, &sweepWorker{e: e})
 }
 
 // SetQueue gives the engine the queue its jobs go to.

@@ -28,6 +28,8 @@ type outcome struct {
 	err    error
 	task   *dsl.Task
 	output json.RawMessage // set when a wait ends
+	// skipExternal leaves attempts of external tasks alone (the sweep: their leases expire instead).
+	skipExternal bool
 }
 
 // execRow is the execution as finish sees it, under its row lock.
@@ -112,6 +114,9 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome)
 	if task == nil {
 		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, x.Version, x.Flow)
 	}
+	if o.skipExternal && task.Type == External {
+		return nil
+	}
 	output := o.output
 	if o.err == nil && o.result.InTx != nil {
 		v, err := o.result.InTx(ctx, tx)
@@ -171,7 +176,8 @@ func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, r executors.
 func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs, task *dsl.Task, cause error) error {
 	kind := "error"
 	var te timeoutError
-	if errors.As(cause, &te) {
+	var le lostError
+	if errors.As(cause, &te) || errors.As(cause, &le) {
 		kind = "timeout"
 	}
 	msg, _ := json.Marshal(map[string]any{"message": cause.Error(), "type": kind})
