@@ -47,6 +47,9 @@ type Config struct {
 	DBConnMaxLifetime time.Duration `env:"LOOPWORK_DB_CONN_MAX_LIFETIME" default:"30m"`
 	// ReadinessTimeout bounds each readiness check.
 	ReadinessTimeout time.Duration `env:"LOOPWORK_READINESS_TIMEOUT" default:"2s"`
+	// TaskLease is how long a running task attempt stays claimed without a heartbeat from its worker; an
+	// attempt whose worker died is run again after at most about this long.
+	TaskLease time.Duration `env:"LOOPWORK_TASK_LEASE" default:"30s"`
 
 	// AnonKey is the anonymous key clients send to the authentication service in the apikey header.
 	AnonKey string `env:"LOOPWORK_ANON_KEY" secret:"true"`
@@ -154,6 +157,7 @@ func (c Config) Validate() error {
 		{"LOOPWORK_READ_HEADER_TIMEOUT", c.ReadHeaderTimeout}, {"LOOPWORK_READ_TIMEOUT", c.ReadTimeout},
 		{"LOOPWORK_WRITE_TIMEOUT", c.WriteTimeout}, {"LOOPWORK_IDLE_TIMEOUT", c.IdleTimeout},
 		{"LOOPWORK_SHUTDOWN_TIMEOUT", c.ShutdownTimeout}, {"LOOPWORK_READINESS_TIMEOUT", c.ReadinessTimeout},
+		{"LOOPWORK_TASK_LEASE", c.TaskLease},
 	} {
 		if d.v <= 0 {
 			errs = append(errs, fmt.Errorf("%s=%s: must be positive", d.env, d.v))

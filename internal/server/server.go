@@ -188,7 +188,7 @@ func New(d Deps) (*Server, error) {
 		}
 	}
 	registry := tasks.Builtin()
-	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: builtinExecutors(), Logger: d.Logger})
+	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: builtinExecutors(), Logger: d.Logger, Lease: cfg.TaskLease})
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))

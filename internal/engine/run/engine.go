@@ -37,7 +37,12 @@ type Deps struct {
 	Logger    *slog.Logger
 	// Now is the clock (nil: time.Now).
 	Now func() time.Time
+	// Lease is how long a running attempt stays claimed without a heartbeat (0: DefaultLease).
+	Lease time.Duration
 }
+
+// DefaultLease is the lease of running attempts unless Deps.Lease says otherwise.
+const DefaultLease = 30 * time.Second
 
 // Engine runs flow executions.
 type Engine struct {
@@ -46,6 +51,7 @@ type Engine struct {
 	execs executors.Set
 	log   *slog.Logger
 	now   func() time.Time
+	lease time.Duration
 	queue *queue.Client
 
 	mu    sync.Mutex
@@ -58,7 +64,11 @@ func New(d Deps) *Engine {
 	if now == nil {
 		now = time.Now
 	}
-	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, plans: map[planKey]*plan{}}
+	lease := d.Lease
+	if lease <= 0 {
+		lease = DefaultLease
+	}
+	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}}
 }
 
 // Register adds the engine's workers.

@@ -28,8 +28,6 @@ type outcome struct {
 	err    error
 	task   *dsl.Task
 	output json.RawMessage // set when a wait ends
-	// skipExternal leaves attempts of external tasks alone (the sweep: their leases expire instead).
-	skipExternal bool
 }
 
 // execRow is the execution as finish sees it, under its row lock.
@@ -114,9 +112,6 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome)
 	if task == nil {
 		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, x.Version, x.Flow)
 	}
-	if o.skipExternal && task.Type == External {
-		return nil
-	}
 	output := o.output
 	if o.err == nil && o.result.InTx != nil {
 		v, err := o.result.InTx(ctx, tx)
@@ -161,9 +156,10 @@ func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, r executors.
 	if err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET wake_at = $4, timeout_at = $5, updated_at = now()
+	// No lease while it waits: the scheduled job is durable, and a restart does not start the wait over.
+	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET wake_at = $4, timeout_at = NULL, updated_at = now()
 		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`,
-		a.Execution, a.Task, a.Idx, r.WaitUntil, r.WaitUntil.Add(sweepGrace)); err != nil {
+		a.Execution, a.Task, a.Idx, r.WaitUntil); err != nil {
 		return err
 	}
 	_, err = e.queue.InsertTx(ctx, tx.Tx, taskArgs{Execution: a.Execution, Task: a.Task, Idx: a.Idx, Resume: true, Output: out},
@@ -176,8 +172,7 @@ func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, r executors.
 func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs, task *dsl.Task, cause error) error {
 	kind := "error"
 	var te timeoutError
-	var le lostError
-	if errors.As(cause, &te) || errors.As(cause, &le) {
+	if errors.As(cause, &te) {
 		kind = "timeout"
 	}
 	msg, _ := json.Marshal(map[string]any{"message": cause.Error(), "type": kind})

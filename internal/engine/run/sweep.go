@@ -4,14 +4,18 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
 
 	"github.com/loopwork/loopwork/internal/dbx"
 )
 
-// SweepInterval is how often the sweeps run (on the leader replica only).
-const SweepInterval = 15 * time.Second
+// sweepInterval is how often the sweeps run (on the leader replica only): a few times per lease, so a
+// lost attempt runs again soon after its lease ends.
+func (e *Engine) sweepInterval() time.Duration {
+	return min(max(e.lease/3, time.Second), 15*time.Second)
+}
 
 // sweepArgs is the periodic job that finds attempts whose worker vanished and executions whose time to
 // live has passed.
@@ -26,53 +30,62 @@ type sweepWorker struct {
 
 // PeriodicJobs are the engine's periodic jobs, for the queue's configuration.
 func (e *Engine) PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(SweepInterval),
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(e.sweepInterval()),
 		func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
 }
 
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
-	if err := w.e.SweepOverdue(ctx); err != nil {
+	if err := w.e.SweepLost(ctx); err != nil {
 		return err
 	}
 	_, err := w.e.SweepExpired(ctx)
 	return err
 }
 
-// SweepOverdue fails the running attempts whose deadline passed: their process died or lost them.
-// Each fails like a timeout, so the task's retry applies. Attempts of external tasks are left to
-// their leases: an expired lease makes the attempt claimable again instead.
-func (e *Engine) SweepOverdue(ctx context.Context) error {
-	var overdue []struct {
-		Execution string `db:"flow_execution_id"`
-		Task      string `db:"task_name"`
-		Idx       int    `db:"task_execution_idx"`
-		Timeout   string `db:"timeout"`
+// SweepLost runs again the attempts whose lease ran out: their worker's process died (a live worker
+// renews its lease). The attempt keeps its index and idempotency key — it is the same attempt delivered
+// again, not a retry. Attempts of external tasks are left alone: an expired lease makes them claimable
+// by outside workers instead.
+func (e *Engine) SweepLost(ctx context.Context) error {
+	var lost []struct {
+		Execution uuid.UUID `db:"flow_execution_id"`
+		Task      string    `db:"task_name"`
+		Idx       int       `db:"task_execution_idx"`
+		Org       uuid.UUID `db:"organization_id"`
+		Flow      uuid.UUID `db:"flow_id"`
+		Version   int       `db:"flow_version"`
 	}
-	if err := e.db.SelectContext(ctx, &overdue, `SELECT flow_execution_id, task_name, task_execution_idx,
-		(now() - coalesce(started_at, created_at))::text AS timeout FROM task_executions
-		WHERE status = 'running' AND timeout_at < now() ORDER BY timeout_at LIMIT 500`); err != nil {
+	if err := e.db.SelectContext(ctx, &lost, `SELECT t.flow_execution_id, t.task_name, t.task_execution_idx,
+		x.organization_id, x.flow_id, x.flow_version FROM task_executions t JOIN flow_executions x ON x.id = t.flow_execution_id
+		WHERE t.status = 'running' AND t.timeout_at < now() ORDER BY t.timeout_at LIMIT 1000`); err != nil {
 		return err
 	}
-	for _, o := range overdue {
-		var a taskArgs
-		if err := a.Execution.Scan(o.Execution); err != nil {
+	for _, l := range lost {
+		p, err := e.plan(ctx, e.db, l.Flow, l.Version)
+		if err != nil {
 			return err
 		}
-		a.Task, a.Idx = o.Task, o.Idx
-		err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
-			return e.record(ctx, tx, a, outcome{err: lostError{o.Timeout}, skipExternal: true})
+		if t := p.tasks[l.Task]; t == nil || t.Type == External {
+			continue
+		}
+		err = dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
+			res, err := tx.ExecContext(ctx, `UPDATE task_executions SET status = 'queued', started_at = NULL, timeout_at = NULL,
+				updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3
+				AND status = 'running' AND timeout_at < now()`, l.Execution, l.Task, l.Idx)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n == 0 {
+				return nil
+			}
+			_, err = e.queue.InsertTx(ctx, tx.Tx, taskArgs{Execution: l.Execution, Task: l.Task, Idx: l.Idx}, nil)
+			return err
 		})
 		if err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-type lostError struct{ after string }
-
-func (l lostError) Error() string {
-	return "the attempt's worker stopped answering; it was running for " + l.after + " past its deadline"
 }
 
 // SweepExpired soft-deletes the executions whose flow's time to live (settings.ttl of the latest

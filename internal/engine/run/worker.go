@@ -55,10 +55,12 @@ func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
 	if task.TimeoutSeconds != nil {
 		timeout = time.Duration(*task.TimeoutSeconds) * time.Second
 	}
-	c, ok, err := e.claim(ctx, a, timeout+sweepGrace)
+	c, ok, err := e.claim(ctx, a)
 	if err != nil || !ok {
 		return err
 	}
+	stop := e.heartbeat(ctx, a)
+	defer stop()
 	ex := e.execs[task.Type]
 	if ex == nil {
 		ex = executors.Unavailable(task.Type, "no executor is registered for it")
@@ -83,14 +85,9 @@ type timeoutError struct{ d time.Duration }
 
 func (t timeoutError) Error() string { return fmt.Sprintf("the attempt took longer than %s", t.d) }
 
-// sweepGrace is how long past its timeout a running attempt may stay before the sweep takes it for
-// lost: its own process fails it on time unless that process died.
-const sweepGrace = time.Minute
-
-// claim marks a queued attempt running, with its deadline, and the execution running if it was
-// queued. It reports false when the attempt is not queued any more (another delivery has it, or the
+// claim marks a queued attempt running under a lease, and the execution running if it was queued. It reports false when the attempt is not queued any more (another delivery has it, or the
 // execution stopped).
-func (e *Engine) claim(ctx context.Context, a taskArgs, deadline time.Duration) (claimed, bool, error) {
+func (e *Engine) claim(ctx context.Context, a taskArgs) (claimed, bool, error) {
 	var c claimed
 	err := e.db.QueryRowxContext(ctx, `
 		WITH att AS (
@@ -104,9 +101,34 @@ func (e *Engine) claim(ctx context.Context, a taskArgs, deadline time.Duration) 
 			UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
 			WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM att))
 		SELECT coalesce(input::text, '{}'), organization_id, flow_id, flow_version FROM att`,
-		a.Execution, a.Task, a.Idx, deadline.Seconds()).Scan(&c.input, &c.org, &c.flow, &c.version)
+		a.Execution, a.Task, a.Idx, e.lease.Seconds()).Scan(&c.input, &c.org, &c.flow, &c.version)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, false, nil
 	}
 	return c, err == nil, err
+}
+
+// heartbeat renews the attempt's lease while its executor runs, so that only an attempt whose process
+// died lets its lease run out (and is run again by the sweep). It returns the function that stops it.
+func (e *Engine) heartbeat(ctx context.Context, a taskArgs) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(e.lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := e.db.ExecContext(ctx, `UPDATE task_executions SET timeout_at = now() + make_interval(secs => $4)
+					WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 AND status = 'running'`,
+					a.Execution, a.Task, a.Idx, e.lease.Seconds()); err != nil && ctx.Err() == nil && e.log != nil {
+					e.log.Warn("renewing a task lease failed", "execution", a.Execution, "task", a.Task, "error", err)
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
 }

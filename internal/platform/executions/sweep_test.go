@@ -10,32 +10,39 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-// TestSweepFailsLostAttempts: an attempt still running past its deadline (its process died) is failed
-// as a timeout by the sweep, and the task's retry queues the next attempt.
-func TestSweepFailsLostAttempts(t *testing.T) {
+// TestSweepRequeuesLostAttempts: an attempt whose lease ran out (its process died) is queued again by
+// the sweep, as the same attempt (same index), with a new job; one whose lease is current is left alone.
+func TestSweepRequeuesLostAttempts(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t, testkit.WithoutWorkers())
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
 	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform",
-		"parameters": {"expression": "."}, "retry": {"max_attempts": 2}}], "edges": []}`, platformapi.Organization)
-	x := start(t, user, flow, map[string]any{})
-	// A worker took the attempt and died.
+		"parameters": {"expression": "."}}], "edges": []}`, platformapi.Organization)
+	lost := start(t, user, flow, map[string]any{})
+	alive := start(t, user, flow, map[string]any{})
+	// Two workers took the attempts; the first one's process died, the second still renews its lease.
 	if _, err := env.DB.Exec(`UPDATE task_executions SET status = 'running', started_at = now() - interval '10 minutes',
-		timeout_at = now() - interval '1 minute' WHERE flow_execution_id = $1`, x.Id); err != nil {
+		timeout_at = CASE WHEN flow_execution_id = $1 THEN now() - interval '1 second' ELSE now() + interval '1 minute' END
+		WHERE flow_execution_id IN ($1, $2)`, lost.Id, alive.Id); err != nil {
 		t.Fatal(err)
 	}
-	if err := env.Server.Engine().SweepOverdue(ctx); err != nil {
+	var jobsBefore int
+	_ = env.DB.Get(&jobsBefore, `SELECT count(*) FROM river_job WHERE kind = 'flow_task'`)
+	if err := env.Server.Engine().SweepLost(ctx); err != nil {
 		t.Fatal(err)
 	}
-	atts := attempts(t, env, x.Id)
-	if atts["t#0"].Status != "failed" || atts["t#1"].Status != "queued" {
-		t.Fatalf("after the sweep: %v", atts)
+	if a := attempts(t, env, lost.Id); len(a) != 1 || a["t#0"].Status != "queued" {
+		t.Fatalf("the lost attempt after the sweep: %v", a)
 	}
-	var kind string
-	if err := env.DB.Get(&kind, `SELECT error->>'type' FROM task_executions WHERE flow_execution_id = $1 AND task_execution_idx = 0`, x.Id); err != nil || kind != "timeout" {
-		t.Fatalf("error type %q (%v)", kind, err)
+	if a := attempts(t, env, alive.Id); a["t#0"].Status != "running" {
+		t.Fatalf("the live attempt after the sweep: %v", a)
+	}
+	var jobsAfter int
+	_ = env.DB.Get(&jobsAfter, `SELECT count(*) FROM river_job WHERE kind = 'flow_task'`)
+	if jobsAfter != jobsBefore+1 {
+		t.Fatalf("%d jobs after the sweep, %d before: want one more", jobsAfter, jobsBefore)
 	}
 }
 
