@@ -1,0 +1,142 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/bench"
+	"github.com/loopwork/loopwork/internal/config"
+	"github.com/loopwork/loopwork/internal/credits"
+	"github.com/loopwork/loopwork/internal/server"
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+// BenchmarkEngine runs the engine scenario once (use -benchtime=1x): the per-step overhead of a
+// 100-task chain, and 1,000 executions of a 10-task fan-out/fan-in flow at once, beside pgbench doing
+// the smallest durable step (insert and update a task row) in the same run.
+func BenchmarkEngine(b *testing.B) {
+	ctx := context.Background()
+	cfg, err := config.FromEnv(func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	server.TuneRuntime()
+	db := testkit.DB(b)
+	db.SetMaxOpenConns(cfg.DBMaxOpenConns)
+	db.SetMaxIdleConns(cfg.DBMaxIdleConns)
+	env := testkit.NewEnv(b, testkit.WithDB(db))
+	org := env.Org(b)
+	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
+	if err := credits.Grant(ctx, env.DB, org, 1_000_000); err != nil {
+		b.Fatal(err)
+	}
+	c := client{t: b, http: &http.Client{}, base: env.URL, token: admin.Token}
+	newFlow := func(def string) string {
+		st, body, err := c.do("POST", "/api/flows", []byte(`{"display_name": "bench", "definition": `+def+`}`))
+		if err != nil || st != http.StatusCreated {
+			b.Fatalf("create flow: %d %v %s", st, err, body)
+		}
+		var f struct{ ID string }
+		_ = json.Unmarshal(body, &f)
+		return f.ID
+	}
+	startOne := func(flow string) string {
+		st, body, err := c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow+`", "input": {"value": 1}}`))
+		if err != nil || st != http.StatusCreated {
+			b.Fatalf("start: %d %v %s", st, err, body)
+		}
+		var x struct{ ID string }
+		_ = json.Unmarshal(body, &x)
+		return x.ID
+	}
+	waitDone := func(n int, within time.Duration) {
+		deadline := time.Now().Add(within)
+		for {
+			var left int
+			if err := env.DB.Get(&left, `SELECT count(*) FROM flow_executions WHERE status NOT IN ('completed', 'failed')`); err != nil {
+				b.Fatal(err)
+			}
+			if left == 0 {
+				return
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("%d executions unfinished after %s", left, within)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	chain := newFlow(chainDefinition(100))
+	for round := 0; round < 3; round++ {
+		start := time.Now()
+		id := startOne(chain)
+		waitDone(1, time.Minute)
+		took := time.Since(start)
+		var gaps []float64
+		if err := env.DB.Select(&gaps, `SELECT extract(epoch FROM n.started_at - p.completed_at) * 1000 FROM task_executions p
+			JOIN task_executions n ON n.flow_execution_id = p.flow_execution_id AND n.task_name = 'c' || (substr(p.task_name, 2)::int + 1)
+			WHERE p.flow_execution_id = $1 ORDER BY 1`, id); err != nil {
+			b.Fatal(err)
+		}
+		report(b, fmt.Sprintf("100-task chain, round %d: whole execution", round+1), "%.0f ms (%.2f ms a task)", bench.Ms(took), bench.Ms(took)/100)
+		report(b, fmt.Sprintf("100-task chain, round %d: gap between a task's end and the next's start", round+1),
+			"p50 %.2f ms  p99 %.2f ms", gaps[len(gaps)/2], gaps[len(gaps)*99/100])
+	}
+
+	fan := newFlow(fanDefinition(8))
+	const executions = 1000
+	start := time.Now()
+	for i := 0; i < executions; i++ {
+		startOne(fan)
+	}
+	started := time.Since(start)
+	waitDone(executions, 10*time.Minute)
+	took := time.Since(start)
+	report(b, "1,000 executions of a 10-task fan-out/fan-in: started in", "%.1f s", started.Seconds())
+	report(b, "  all 10,000 tasks done in", "%.1f s: %.0f tasks/s", took.Seconds(), 10*executions/took.Seconds())
+	var exec string
+	if err := env.DB.Get(&exec, `SELECT id FROM flow_executions LIMIT 1`); err != nil {
+		b.Fatal(err)
+	}
+	step := fmt.Sprintf(`\set idx random(1000, 2000000000)
+BEGIN;
+INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input)
+  VALUES ('%[1]s', '%[2]s', 'bench', :idx, 'queued', '{}') ON CONFLICT DO NOTHING;
+UPDATE task_executions SET status = 'running', started_at = now()
+  WHERE flow_execution_id = '%[2]s' AND task_name = 'bench' AND task_execution_idx = :idx;
+COMMIT;
+`, org, exec)
+	tps := pgbenchScript(b, testkit.DSN(b, env.DB), step, clients, 5*time.Second)
+	report(b, "baseline: insert + update of a task row per transaction (pgbench, 16 clients)", "%.0f tx/s", tps)
+	report(b, "engine tasks/s ÷ baseline steps/s", "%.2f", 10*executions/took.Seconds()/tps)
+}
+
+// chainDefinition is n transform tasks c1 → c2 → … → cn.
+func chainDefinition(n int) string {
+	var tasks, edges []string
+	for i := 1; i <= n; i++ {
+		tasks = append(tasks, fmt.Sprintf(`{"name": "c%d", "type": "transform", "parameters": {"expression": "{value: (.value + 1)}"}}`, i))
+		if i > 1 {
+			edges = append(edges, fmt.Sprintf(`{"source": "c%d", "target": "c%d"}`, i-1, i))
+		}
+	}
+	return `{"version": 1, "tasks": [` + strings.Join(tasks, ",") + `], "edges": [` + strings.Join(edges, ",") + `]}`
+}
+
+// fanDefinition is a root, width parallel tasks, and a join: width + 2 tasks.
+func fanDefinition(width int) string {
+	tasks := []string{`{"name": "root", "type": "transform", "parameters": {"expression": "."}}`,
+		`{"name": "join", "type": "transform", "parameters": {"expression": "[.[] | .value] | add"}}`}
+	var edges []string
+	for i := 0; i < width; i++ {
+		tasks = append(tasks, fmt.Sprintf(`{"name": "w%d", "type": "transform", "parameters": {"expression": "{value: (.value + %d)}"}}`, i, i))
+		edges = append(edges, fmt.Sprintf(`{"source": "root", "target": "w%d"}, {"source": "w%d", "target": "join"}`, i, i))
+	}
+	return `{"version": 1, "tasks": [` + strings.Join(tasks, ",") + `], "edges": [` + strings.Join(edges, ",") + `]}`
+}
