@@ -2197,6 +2197,18 @@ type FlowExecutionCreateRequest struct {
 	Input map[string]interface{} `json:"input"`
 }
 
+// FlowExecutionError Why an execution failed or was stopped.
+type FlowExecutionError struct {
+	// Message What happened, for people.
+	Message string `json:"message"`
+
+	// Task The task whose failure failed the execution; null when it was stopped.
+	Task *string `json:"task,omitempty"`
+
+	// Type `error` (the task failed for good), `timeout` (its last attempt ran past its timeout) or `stopped` (the execution was stopped through `POST /api/flow-executions/{id}/stop`).
+	Type string `json:"type"`
+}
+
 // FlowExecutionListResponse defines model for FlowExecutionListResponse.
 type FlowExecutionListResponse struct {
 	FlowExecutions []FlowExecutionResponseWithRunNumber `json:"flow_executions"`
@@ -2209,8 +2221,14 @@ type FlowExecutionListResponse struct {
 
 // FlowExecutionResponse defines model for FlowExecutionResponse.
 type FlowExecutionResponse struct {
-	CreatedAt time.Time          `json:"created_at"`
-	FlowId    openapi_types.UUID `json:"flow_id"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Error Why the execution failed or was stopped; null otherwise.
+	Error *FlowExecutionError `json:"error,omitempty"`
+
+	// FinishedAt When it completed, failed or was stopped; null before then.
+	FinishedAt *time.Time         `json:"finished_at,omitempty"`
+	FlowId     openapi_types.UUID `json:"flow_id"`
 
 	// FlowVersion The flow version the execution runs on; it stays on the version it started with.
 	FlowVersion int                `json:"flow_version"`
@@ -2222,6 +2240,12 @@ type FlowExecutionResponse struct {
 	// ModifiedBy Who last changed the execution, a user id, an integration type or the word `system`.
 	ModifiedBy     string             `json:"modified_by"`
 	OrganizationId openapi_types.UUID `json:"organization_id"`
+
+	// Output What the execution produced, once `completed`: the output of its final task (the one no edge leaves), or, when it has several, an object of their outputs by task name (skipped ones left out). Null before then.
+	Output JsonValue `json:"output,omitempty"`
+
+	// StartedAt When its first task started; null while `queued`.
+	StartedAt *time.Time `json:"started_at,omitempty"`
 
 	// Status Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version.
 	Status    ExecutionStatus `json:"status"`
@@ -2230,8 +2254,14 @@ type FlowExecutionResponse struct {
 
 // FlowExecutionResponseWithRunNumber A flow execution with its run number.
 type FlowExecutionResponseWithRunNumber struct {
-	CreatedAt time.Time          `json:"created_at"`
-	FlowId    openapi_types.UUID `json:"flow_id"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Error Why the execution failed or was stopped; null otherwise.
+	Error *FlowExecutionError `json:"error,omitempty"`
+
+	// FinishedAt When it completed, failed or was stopped; null before then.
+	FinishedAt *time.Time         `json:"finished_at,omitempty"`
+	FlowId     openapi_types.UUID `json:"flow_id"`
 
 	// FlowVersion The flow version the execution runs on; it stays on the version it started with.
 	FlowVersion int                `json:"flow_version"`
@@ -2244,8 +2274,14 @@ type FlowExecutionResponseWithRunNumber struct {
 	ModifiedBy     string             `json:"modified_by"`
 	OrganizationId openapi_types.UUID `json:"organization_id"`
 
+	// Output What the execution produced, once `completed`: the output of its final task (the one no edge leaves), or, when it has several, an object of their outputs by task name (skipped ones left out). Null before then.
+	Output JsonValue `json:"output,omitempty"`
+
 	// RunNumber Position of the execution among all executions of its flow by creation time (1 for the first), deleted ones included, so visible numbers may have gaps. Filled only with `include_run_number=true`, otherwise null.
 	RunNumber *int `json:"run_number"`
+
+	// StartedAt When its first task started; null while `queued`.
+	StartedAt *time.Time `json:"started_at,omitempty"`
 
 	// Status Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version.
 	Status    ExecutionStatus `json:"status"`
@@ -6225,6 +6261,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// StopFlowExecution Stop a flow execution
+	//
+	// Stops an execution without deleting it, for example to cancel a job of the /v1 interface: its queued and running task executions become `cancelled`, no further task starts, and the execution becomes `failed` with `error.type` `stopped` (the status list has no separate stopped status; `error` tells the two kinds of failure apart). It stays listed and readable. Stopping an execution that has already completed, failed or been stopped changes nothing and answers it as it is; a deleted execution answers 409. The user who started the execution, callers who may update its flow and callers with role `integration` may stop it; others answer 403.
+	//
+	// Corresponds with POST /api/flow-executions/{id}/stop (the `StopFlowExecution` operationId).
+	StopFlowExecution(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListTaskStatuses List task statuses
 	//
 	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
@@ -8654,6 +8697,23 @@ func (c *Client) DeleteFlowExecution(ctx context.Context, id FlowExecutionIdPath
 // Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 func (c *Client) GetFlowExecution(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetFlowExecutionRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StopFlowExecution Stop a flow execution
+//
+// Stops an execution without deleting it, for example to cancel a job of the /v1 interface: its queued and running task executions become `cancelled`, no further task starts, and the execution becomes `failed` with `error.type` `stopped` (the status list has no separate stopped status; `error` tells the two kinds of failure apart). It stays listed and readable. Stopping an execution that has already completed, failed or been stopped changes nothing and answers it as it is; a deleted execution answers 409. The user who started the execution, callers who may update its flow and callers with role `integration` may stop it; others answer 403.
+//
+// Corresponds with POST /api/flow-executions/{id}/stop (the `StopFlowExecution` operationId).
+func (c *Client) StopFlowExecution(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStopFlowExecutionRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -13292,6 +13352,40 @@ func NewGetFlowExecutionRequest(server string, id FlowExecutionIdPath, params *G
 	return req, nil
 }
 
+// NewStopFlowExecutionRequest constructs an http.Request for the StopFlowExecution method
+func NewStopFlowExecutionRequest(server string, id FlowExecutionIdPath) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/flow-executions/%s/stop", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListTaskStatusesRequest constructs an http.Request for the ListTaskStatuses method
 func NewListTaskStatusesRequest(server string, id FlowExecutionIdPath, params *ListTaskStatusesParams) (*http.Request, error) {
 	var err error
@@ -17866,6 +17960,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/flow-executions/{id} (the `GetFlowExecution` operationId).
 	GetFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, params *GetFlowExecutionParams, reqEditors ...RequestEditorFn) (*GetFlowExecutionResponse, error)
+
+	// StopFlowExecutionWithResponse Stop a flow execution
+	//
+	// Stops an execution without deleting it, for example to cancel a job of the /v1 interface: its queued and running task executions become `cancelled`, no further task starts, and the execution becomes `failed` with `error.type` `stopped` (the status list has no separate stopped status; `error` tells the two kinds of failure apart). It stays listed and readable. Stopping an execution that has already completed, failed or been stopped changes nothing and answers it as it is; a deleted execution answers 409. The user who started the execution, callers who may update its flow and callers with role `integration` may stop it; others answer 403.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/flow-executions/{id}/stop (the `StopFlowExecution` operationId).
+	StopFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*StopFlowExecutionResponse, error)
 
 	// ListTaskStatusesWithResponse List task statuses
 	//
@@ -23166,6 +23269,89 @@ func (r GetFlowExecutionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetFlowExecutionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type StopFlowExecutionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *FlowExecutionResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r StopFlowExecutionResponse) GetJSON200() *FlowExecutionResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r StopFlowExecutionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r StopFlowExecutionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r StopFlowExecutionResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r StopFlowExecutionResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r StopFlowExecutionResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r StopFlowExecutionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r StopFlowExecutionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StopFlowExecutionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StopFlowExecutionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StopFlowExecutionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -29784,6 +29970,21 @@ func (c *ClientWithResponses) GetFlowExecutionWithResponse(ctx context.Context, 
 	return ParseGetFlowExecutionResponse(rsp)
 }
 
+// StopFlowExecutionWithResponse Stop a flow execution
+//
+// Stops an execution without deleting it, for example to cancel a job of the /v1 interface: its queued and running task executions become `cancelled`, no further task starts, and the execution becomes `failed` with `error.type` `stopped` (the status list has no separate stopped status; `error` tells the two kinds of failure apart). It stays listed and readable. Stopping an execution that has already completed, failed or been stopped changes nothing and answers it as it is; a deleted execution answers 409. The user who started the execution, callers who may update its flow and callers with role `integration` may stop it; others answer 403.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/flow-executions/{id}/stop (the `StopFlowExecution` operationId).
+func (c *ClientWithResponses) StopFlowExecutionWithResponse(ctx context.Context, id FlowExecutionIdPath, reqEditors ...RequestEditorFn) (*StopFlowExecutionResponse, error) {
+	rsp, err := c.StopFlowExecution(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStopFlowExecutionResponse(rsp)
+}
+
 // ListTaskStatusesWithResponse List task statuses
 //
 // Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
@@ -34860,6 +35061,74 @@ func ParseGetFlowExecutionResponse(rsp *http.Response) (*GetFlowExecutionRespons
 	return response, nil
 }
 
+// ParseStopFlowExecutionResponse parses an HTTP response from a StopFlowExecutionWithResponse call
+func ParseStopFlowExecutionResponse(rsp *http.Response) (*StopFlowExecutionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StopFlowExecutionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest FlowExecutionResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListTaskStatusesResponse parses an HTTP response from a ListTaskStatusesWithResponse call
 func ParseListTaskStatusesResponse(rsp *http.Response) (*ListTaskStatusesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -39286,6 +39555,9 @@ type ServerInterface interface {
 	// GetFlowExecution Read a flow execution
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx echo.Context, id FlowExecutionIdPath, params GetFlowExecutionParams) error
+	// StopFlowExecution Stop a flow execution
+	// (POST /api/flow-executions/{id}/stop)
+	StopFlowExecution(ctx echo.Context, id FlowExecutionIdPath) error
 	// ListTaskStatuses List task statuses
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx echo.Context, id FlowExecutionIdPath, params ListTaskStatusesParams) error
@@ -40610,6 +40882,22 @@ func (w *ServerInterfaceWrapper) GetFlowExecution(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetFlowExecution(ctx, id, params)
+	return err
+}
+
+// StopFlowExecution converts echo context to params.
+func (w *ServerInterfaceWrapper) StopFlowExecution(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id FlowExecutionIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StopFlowExecution(ctx, id)
 	return err
 }
 
@@ -42149,6 +42437,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/flow-executions", wrapper.StartFlowExecution, options.OperationMiddlewares["startFlowExecution"]...)
 	router.DELETE(options.BaseURL+"/api/flow-executions/:id", wrapper.DeleteFlowExecution, options.OperationMiddlewares["deleteFlowExecution"]...)
 	router.GET(options.BaseURL+"/api/flow-executions/:id", wrapper.GetFlowExecution, options.OperationMiddlewares["getFlowExecution"]...)
+	router.POST(options.BaseURL+"/api/flow-executions/:id/stop", wrapper.StopFlowExecution, options.OperationMiddlewares["stopFlowExecution"]...)
 	router.GET(options.BaseURL+"/api/flow-executions/:id/task-statuses", wrapper.ListTaskStatuses, options.OperationMiddlewares["listTaskStatuses"]...)
 	router.POST(options.BaseURL+"/api/flow-executions/:id/task-statuses", wrapper.AddTaskStatuses, options.OperationMiddlewares["addTaskStatuses"]...)
 	router.GET(options.BaseURL+"/api/flow-views", wrapper.ListFlowViews, options.OperationMiddlewares["listFlowViews"]...)
@@ -47806,6 +48095,115 @@ type GetFlowExecutiondefaultJSONResponse struct {
 }
 
 func (response GetFlowExecutiondefaultJSONResponse) VisitGetFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StopFlowExecutionRequestObject struct {
+	Id FlowExecutionIdPath `json:"id"`
+}
+
+type StopFlowExecutionResponseObject interface {
+	VisitStopFlowExecutionResponse(w http.ResponseWriter) error
+}
+
+type StopFlowExecution200JSONResponse FlowExecutionResponse
+
+func (response StopFlowExecution200JSONResponse) VisitStopFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StopFlowExecution401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StopFlowExecution401JSONResponse) VisitStopFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StopFlowExecution403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StopFlowExecution403JSONResponse) VisitStopFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StopFlowExecution404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StopFlowExecution404JSONResponse) VisitStopFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StopFlowExecution409JSONResponse struct{ ConflictJSONResponse }
+
+func (response StopFlowExecution409JSONResponse) VisitStopFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StopFlowExecution422JSONResponse struct{ ValidationFailedJSONResponse }
+
+func (response StopFlowExecution422JSONResponse) VisitStopFlowExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StopFlowExecutiondefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response StopFlowExecutiondefaultJSONResponse) VisitStopFlowExecutionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -54420,6 +54818,9 @@ type StrictServerInterface interface {
 	// GetFlowExecution Read a flow execution
 	// (GET /api/flow-executions/{id})
 	GetFlowExecution(ctx context.Context, request GetFlowExecutionRequestObject) (GetFlowExecutionResponseObject, error)
+	// StopFlowExecution Stop a flow execution
+	// (POST /api/flow-executions/{id}/stop)
+	StopFlowExecution(ctx context.Context, request StopFlowExecutionRequestObject) (StopFlowExecutionResponseObject, error)
 	// ListTaskStatuses List task statuses
 	// (GET /api/flow-executions/{id}/task-statuses)
 	ListTaskStatuses(ctx context.Context, request ListTaskStatusesRequestObject) (ListTaskStatusesResponseObject, error)
@@ -56479,6 +56880,31 @@ func (sh *strictHandler) GetFlowExecution(ctx echo.Context, id FlowExecutionIdPa
 		return err
 	} else if validResponse, ok := response.(GetFlowExecutionResponseObject); ok {
 		return validResponse.VisitGetFlowExecutionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StopFlowExecution operation middleware
+func (sh *strictHandler) StopFlowExecution(ctx echo.Context, id FlowExecutionIdPath) error {
+	var request StopFlowExecutionRequestObject
+
+	request.Id = id
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StopFlowExecution(ctx.Request().Context(), request.(StopFlowExecutionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StopFlowExecution")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StopFlowExecutionResponseObject); ok {
+		return validResponse.VisitStopFlowExecutionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -58824,890 +59250,900 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39khs3lif6KgjeiTAZN4sqybKnuyo2dsuy3a22bGlUUntjurRMMBMk0ZUE6ASyWGyHIvav+wA37jPs",
-	"g+2T3MA5ABKZRDKTrJLs3pmJGHeJiUx8HRycz9/5dZTJ9UYKJrQaXfw62tCSrplmJfzrasN/YLuX+Ruq",
-	"V+bfOVNZyTeaSzG6GL3MiVwQvWLk6s1Lcst201Ey4ubJxrRPRoKu2ehixPNRMirZLxUvWT660GXFkpHK",
-	"VmxNzUcXslxTPboYVRW01LuNeUvpkovl6OPHZPQNLwoulq/LJRX8H9R0/28VK3f7QwqbEC1JyTay1ESK",
-	"S5KzBa0KrczPZswZLQpWfqGm5LUodiSd0+xWLhY8YylZ0x0xgydUSL1iJZHBdy/JQpYEfy9lwVS01ReK",
-	"8JxQobasVOT5+XO/OL/A0P3qhC/NYAGOWZoXUtyxUsHbL/P9BXlnZhq0gWF9qn16UbKcCc1p0TkU3+KT",
-	"DuRbmVVrJvS3866B5LYFWfCCHRpLPp89eDjfrSkv3lF12zUadmZaEE3V7aGxmOcPH833hdx+d8+yCmmm",
-	"72wvCrklzLX/VDtmBjVwLGPzlzKn05xDWhSEa0UMhXMp1ORTjfDP1ZqKt+yOsy1uZd9gV+YFUsIbsLWf",
-	"amQvRVZUOft2J+iaZ99STfeH9fOKCQKfJoxmKxiPGWiaswUX3LRKyZJpRShJc/zSLKeapkTO/84yTbZc",
-	"r2BeZSU0XwNbWfBlVSKzldCTMt8022FGScZmg9g9XW8KBq+uZc4Kwy9JWhTrFEdhmG2lWEJkiYzZ8whs",
-	"qX4pZsAzg/Ybnt1Oujgqx/WYhdNosFV7FYwuFrRQzC/pXMqCURGu6esyZyXLzYb/RNdMHVzYFM6nGYRK",
-	"yUoWuYL5wA+OKOrl/kLBdBTh5qbayEIueUYLIk2XZExxspk0L9OFZiVhd6zc4c9ck5xtmMgV3G2aM0Vu",
-	"GdtAH/gF2yEMSqWEliXdTabkpSZK050ioioKsoXRrxh+dVnSzYpwRYTURMlK5GScV5uCZ1TbJjCZxOwL",
-	"y5cwNy6WhJI1V8r8ZRolhJJslxWsd4ckLu+sXrhT96nSm0pfw5vqQdQvSCrhYzMch6P/BJbpL9evfyL4",
-	"wFE6tu6dafjNU2f5thI/Ves5Kw+TYVmJmYB2qdnMBS8Kll/A+DdScTyuSB2erxO6lmYji6L+zR9mYLvz",
-	"nTmZVrLia5aQnBVMs5xIwQwVwxBzMlaS3HHF5wUjOAoFR3ZF7xhZ0o3qpYp6/Ceu03vFypdiIfsJgSrF",
-	"lwIEgYyWpTlGZlnwZ5YbvlR+oUjJMlnm5qSm5pe0bwam0YybEZw2gb/Sguew1N+VpSx72M6dbz1j0Dzk",
-	"PptSzgu2jjCgSzjF643ekYIrTdaMCkXgY33z2+vx+HlqtiwPSq28bvJJZcVXfM115B7XZtE2rCQbumQJ",
-	"eWr0hqfn511LU8Bnosvw7DwZrek9X1fr0cXTc/MvLuy//IhguqyEIYVaTL+cESoQn2qR3tAl2x+D+dWe",
-	"8cTcKqWGy0CTp12rZNYyvkhPe1flTSnzKtP9C7LBhp9qLa6vX78p5R3PWdk/FnMpFuZ/luJMCjM0eJGM",
-	"U6XkzP1zxvP0RMF1Te9fMbE0o3Ck5f8dHf0vhZEQ51SxrpN3/W+vSG7boBpbi9xUwY3Q0uM+mdD9XtEl",
-	"aygsHYr/D0b4kUaRr8wruPxcdWkvLbI0rWa+1fFaOA6zlOuBo8P7hOXmrBgdBsQ7GC9I1mPgs4rfdUtQ",
-	"i1Ku44PMqWZn5jPdI7Un6cilbB+r9tHGxycu3jt57NLN2UKWLFw1dt+3alqetmasBBX+0BDNla/IdiWV",
-	"V+dpnpdMKaMoacqFsmNl9zohfCmk6YBkVLGu4TLzmVHHaX/21fP+0w6SUC+TMmP/dCeYlS/VVab5Hevd",
-	"YgrNyNh0MzEnA37NGfxOjaw5BpligsvdKaaoGX6psXYRMcQM7q0s2ADag91FFZgrsPt19W6eNTr+l5It",
-	"Rhej/+tJbWp9YhWBJ24Eo49mPCVTGykU6pnf0Pwt+6ViCqQTQ0RMwJ90gyoZl+LJ35UZ6a8DewNp8q3t",
-	"BLvcZ/8ldkoyKoweOIcLNWNKGX6liGJCT0doelwUPPutRmd7V7VhIqvK0kjySht1tWF8oKTWY802TWAG",
-	"0OHnG/57we43LDNkDFIzGX91fj4BuwcVRG6YNaWYVad3lBfU6FBG3TIkp1h5x+CdpyQVUs+4mZlRXRgI",
-	"Dx+T0feynPM8Z+LzbomzpMOpILlkaECghbl7Yex+bjDMn6T+XlYi/9yEo2RVZsEA2b1Re2RJ5qyQYgme",
-	"gZgp3w36Zb3gn2/oP0lNgp0mO6YvGwThXAyGLuAoZDJn+xRCKqF5QbgmXMGE3kn5IxU7y2LU55vRW3MI",
-	"QV0i7D5jLGf5JSmZLndeEHJahbmgFMukyMFMlr41rc6uTCvQwVeM5tZVFTzaZ+TX9htaki3l2skO0CkX",
-	"y2nsnqhVD7gpBK30Spb8H59z839Eq1pC1rQwVy3LE8LuN+YuNnRbsjt5y/LQYgpbW5sPvqe8eMQB//nd",
-	"uzct20Qfn17ACEhtMbgkac405UVKFN0ZkYmVjFCRk+1qN4VrWdV2vKssYxv9syxvjYxuxAgcb7NDbKUI",
-	"NVfVRpqbamtfuSQpSPehpW+8kUrxebEjLOfmUM13Xg6aEHO06B1edpQItkUlwjoYDK2YTlipOd7TtGtQ",
-	"xdbML6UwuJkbEBAuE0bP/duo9Wz0YU+ESkat4UOXeQ5/0+JNMBQUzva3AoZff8CcAjNBMk7tnNLEmYkT",
-	"krJ8yRRqo3YoaAA1Q1kzZYTwGT7onjAsc3Oe0OZDTEKspUvfrtXT/hp8iAwOieMbme/iai1dGuEATO5u",
-	"s4HjZ3rqxgzdebrk2Yqk6ANRK7phZCHNlaYubkQKzg8j+5q3LK2nZPwi+NlyVqNtTxKSWgs52rrBza5S",
-	"MrYn/B1Vt2/gN2x+I1KqVLVm+az2yKdkfIU/vvG/ua+DQDFT1XpNy11KxnA2r/Gf0MacsBsBtmFHbcG4",
-	"31bCnbFw2NMb0UHuHSRg1vmWC9As7NcvSHyxOpYkIbGZmwVpTVGWJD4bHPTeMcqtX+wQf0MSAg/aR/eJ",
-	"T0DllqjDlbTj66bruFvPrPeG7gpJYcmpIPhRYs/PpSVjpF+4/B0Vk0Up103CN3ORgr1ejC7+dnihOuh8",
-	"9DE5/F6U3HvfilJ971vtI9D7QvwQjD5+MJuQgxPwWlNdqUAta54NBY9jbkJ8kVSbnGqmkkCl4uiAW/I7",
-	"JtB1B4qlZmvVS66RQb3UbA2smt6/xG84s6D7pycxcAnuEaefQ5QWu3rsWIo4xeIzuIdWcgsKEHgjx0bj",
-	"X3OtWT4xT7OC0ZJwPSXvGr4qJpZcMJKzjOfMceo7WlRMEVoyFDYuSSbXaynQPWV+NuxCcLE0PMasJniv",
-	"zD9QRklBCEnVLd9sWA6HITC3fHWejMwgjU7mrto9HuP9mPvz/omumbO3gPtxnFHFzhQTimtns2qYd77q",
-	"N+80mIrvO7px5vJzouaLVSVu97csFBGLYgAX+IuS4q9m2UcfP0QVQ9PPF2gAY0InhIodulBhsy4IJTgZ",
-	"iOQwfJ8rTYW2O1EyqqTdMKMgB3EIqZloeiOgHS2XEMujUvyOlrKYGaUU3stxyaUswJGnqkIHzUqmq1LA",
-	"ndHJ8cNLDaZ00RjrWLN7/KSXIZNw8Gg9B+kDRmB/N43qkd6IMYVBEt8Y9eo8wRlzI966iYJtrDEBMt6u",
-	"qPZTJfgzy+0V7m8oN2yw6tmRmNvSDcT9je8Pvsoc6URJT0jxA9t5PScunAkpdmtZKXLLdn4xU7rht2yX",
-	"ElT03PkxqpjRd1CHAUWYZywimQspZrdsN6BLCIwAUx8T5ogrdNlwkRAtb5kgJVuUTK2AoAoubonRudYb",
-	"51XoEWvdQKLrs+GdzuoS42acjEM2BdVGEQTvaLmgmdGk75jan/ucKjaryiIiwMyVLCrNyPu3r7zLzH23",
-	"lJVmCoMFXIAPy8mmmhc8C9+wi254doJhJEIKZuSL+jWMmQBugRreSirtPmDFtYmVR2otbFOyBb8HuQqt",
-	"d6OL0Urrjbp48qSQcmMWY2ofTTO5fkI3PCbw4Xe6ZCa9sh11LEFCUvPhtDmOeF+t3bYdJ/UedGz7D2z3",
-	"omRUs0CgaO0V6J9BeG1zkxuN277AIRdW/K66wuBXbTiK1YUsbzGHE0TI8tLGNQnGcmLtxJXgv1Ts6Iss",
-	"GVlimtEsk5XQsSCC1h6WFcNwFOaUdEeQ9htkDNbINAgjSBMYcx6YmW7ZbuIkMG/GDG1/QLZcqcpGhpgF",
-	"0BIkaaE0Q7G7EVHs4olluZzRfM2Fvc3a8cWKaSPajKLxESE5dd/pDQrq4q4NEqrvkoURuIC1oXSFXI4r",
-	"f3MgN/TGmdobUDJdcnbHclJQjdJqS46AEeUzqoc62ZI2JfcSLs8HuJ+SUUGVnlXKDyaqyoHsCbGksFT2",
-	"pEXH3Tuutcz5grN8Nt/FGLokZkQkW1GxZLnlg5ks80tC0SLBcxB2ArLFWEpz4aud0mydTkcHTnL75O01",
-	"bMebD1lGa2j8XIvYYgd2lBE9onXk3QGt7fmX9bhgdW/ZTjXGZWfcL9mb4xEfBZwk0+04LbaztHGfPf+S",
-	"lFTkck3MXfD186oszOaXNDNq7GRKrpnhL5pQRdIra2GGrbkg3zBasjIFyYQrUJUEHkpuXUIl2xS7KDXA",
-	"cGeHbsAFL5UmT58Fw/HqCXCFJhd/fh7pBbXZ4w46hsZ1bCja5A7tot3yM7flJ25oi8XCKwHbakyteajt",
-	"SWstcRJJ40CS6Wbcr7jS3Wz7tWAQeWY2xTLviJRHN9zIlfD3MJMBdF37HNrGgMQGsiEnGRiylmBcl3nn",
-	"YCstNY0IpD95X4+ZCllTna0glhjItDCkmRAJvq6igEWBlfB9nUfDxRryt1smN4bERaLhbLs36cC9Kty+",
-	"oIYmK42R73inXrVomDAOjkXL5oFRtvjXP/FN+rOLIzeThisu0NGMxOX9QWN7sgjVZA3qgDArQNZcVJpN",
-	"7FHnCyLYHQoX/3kRD7uIG3uwpcq5By9dqD8vnAnYB/n+n3U/P+jCawaMmKv8y8UPf6TP/vsv/5pOEkwm",
-	"zORScMXcRP7zjnzYHRllu1FbfyT02D53dl8dePjgC970BwumVrIqcpKtWHa7z2fB+TkzXHwGb2MuU7en",
-	"9bAHdm9OrU10eTQYb+LsmnJBvMOrfmznApOMuGQjNuDIPKLrXOnVNVMq7rommP9wxgVR2ChxavKfJCjf",
-	"SEwxb3jGlJodkJf/8vM7MP0bybdb7CVSoH7pbg5lBGFFsoLytU83Iamq5tbCark2eEPvN2lCUk7BzcgV",
-	"uhWrPCXjtHExpdB6TXlhWtipzrjzBdDNZrZmmqIT2Aea2ayQtEXPzmwtC5ZegiyQ3ppfrfES7SUYFL4U",
-	"RsABawqu6l9+/uE6ep1guIc6zPFx0S0fs2/Ahr0X/N5F0DRYABf66+ejmJDmOuSR7XvFFwxibZ0hNuwX",
-	"aAXjbMZffn1+TipR2PBXZ0aE2KotV9bbcVBYtAbXLkp6vaG/VC6+/qxSjouDaf/N6+t35InZ6Sd3T5/A",
-	"g/+6LKnQ4Of8L41Pp0FOHNyL8Ikvz0lufpELwgUEk3K9I2Of8zgv2MRNEM2hQDoEUvLgqjmglx12LM+t",
-	"3heY7fGnaHSIocVeob/Sq/cqJheHh7UxugYdNKiwvTN2CF085r2KBWRd2dMaYSmJYQrdVn6b0q+s7ayt",
-	"DtXndeiiXG02P7pXPiYjWkXu3asq58zIqUHA9BeW7tUloS4koMFaGpEB4ZPoPp4i6mN8eNjcRYzHm85s",
-	"IEafAAl7g6FJVjbm4o5r3Icxulvtp+xWYaS7k94xvO50+TIm+jSj1ZsZKSlEUVtNbepyaYapNIYXz7gY",
-	"sCCgMNi8QC4eTVGBcPEIxTWI3zRKuugM7LfOM4JBuGMXVw7hbFw0r7IpXFHH0efJcuyx57E+jDEB1BzP",
-	"xIXYO2pvHPt2t91C6yGWFXKFvc0xIimhc6Px15FkK2odiA1nUkaFVTL3uVVEAYyL+y2fxCDidqll+1/9",
-	"M0Rl22GjVuSp2ktDZLyhSm1lmaOvWSl5cVOdn3+ZtfLW4EcWV4Vds0gYyHeQy76ldeAlWVFVD6QRA7N/",
-	"jbZsVu4MDcy0aLvr7EqFA44Z9KCXQ0TTTTFvSrkw6rd52s66aRIFbIiPIYnzrI6nHyNDe3H913BUbfch",
-	"mL9iRAIYKe6xGWpOxi5EieRMQxrDJLrrZqIzxf/BuvRwyIf8h7lUyHyn+415wSdn6/mAr67ZksKXyRj/",
-	"5wl5ev78D1/969cJKWUlcnOrSfIMIojWtFCTjiHYLPSPyWhF1Qzl+Og1AaY97a0MpdyCBUZTI5JaeQZf",
-	"jzn8rFVylsmiWouOoKk6It426182/Gopt72fBLo0DcnYaiuQTJfbPT7C1Br02Z5WSBqtPW0scBIQ5oc4",
-	"Tb9BWJXQOtsk7SAzIAaIZAaECtklSfGfs6cYFwZ/P0NdTkmjhjqQjJIhNoZT6Eq5PY5NDb0Kw0OLgQxm",
-	"sgc2Eqnuq3AbF2zLyhrfA86H4bDw+8TBHwjEBTEksOCssIYG1ZjWEfPzMYdf9QQZuu1pTS5YoujGU5Gx",
-	"oisJAJ9a1AMmcqNhYzoAoKoQsCIE2BdgLTo+nD+DbhrSE/4UFZt+o4j56OqtqP4RG3UHydtALggmroOI",
-	"0724+LnMdy6ZKBnl3HxnzQXVmFC3ppuNGW2wnocirmE8fgqdwcPB4MPwta5wXtfAvuAiUuOtMaTVNtUl",
-	"FQiUMtNyNq94kXe99843fSe/MQ3tJ3xYOgqcXa+7gOP30Are/egpcveTTVs2W/lxaGx2MJPeiOfGEvUG",
-	"bwfr39c2Oq8hwfeDmsYXHQK1Ayrvvh3mlv4PMuHWcfkIUY4eSK9TYA8bIegVfiSw1Q8S4JsGgQ7F1H3b",
-	"CBv2BTJ+/+7FpFMfjacX8WHQgRCDuI11vi251kz4WO6TnDhdo7AdeRiY3rVTTOT9ZjG7u9fYeE/H7Vny",
-	"hv/wqDU/zrHSJrp6x/w8EyToHqav2gEHzTNRxHFwMFpyaYVrowg0sXCOiRKwS6cORzsoLUuWu3VWCZFF",
-	"DpmEzqo6KNAhxgciIssmCmzjJ+2C4SLwNieFOjSl7tZMnWAS7vgDAx/8ih8R+GBW7lqXjK4781z8Rd2v",
-	"cts96BpZfARoW3xTUNEp7IXmx01BxSVZyzvrX2mwYExzMk1SQ7Yp3ObpCXIf9jiDLzWkv+DB714G7Mjb",
-	"Oi5hMmMbjfnH4LlUcs00ROyMKewFRrfspeJOpi4ZNnXZiPCBFLJzfBf+OIwD+rFeUjXBDS44AD1YAET8",
-	"DaKVgW7BgwMKTraSPGPxNEYzkOOTaR37dx5MvyAJacQP/HrT2I2b0QW5sRt1M0qCv83vIQndjD6m0eRb",
-	"XKxHGTF+6kEjBpWnY6wRL9MGHUfwvIMw/ZHtiYl/bZFG62DT8LxfAq8EZRazvhCYlBYRU9shyQdEHS2B",
-	"eInhw6j3rCulrSTXBpJu2mgJCAw2m81JRYk309+IZvR6XtKFxk5d8ks4K6Tg46NiuI46Fwg8iPaU2EBT",
-	"LppstODggr8qlERzoLVq5VxtCgeXDVqjYNti5+aXw5yaq4FpITiEGosUpxhGTe3DmfVHrBwkrDcr2pV/",
-	"tDGPcPyNdbc3x0UYXxLGldBlyRgaiWyKhM/VsSEnuZzeCHvrhJ/x+y9ygCFQNcJxneg+JZZju3hIYK9j",
-	"m+TbvJMmeAPeCDroAiRvMRuyOeixz7KEjHGy4PemDWQMUF5UpeHLkIl9I0oGiUTYtmTEusl5LcnYvnB1",
-	"E0gTgT9dA14SuTUkJ73rRDGit9JF9QBESzOFDa7ZZIRKeey6DXe8W9wdpF411vFT6VjIafZ6k+UtgvuC",
-	"nxHjvhfoZoI30F0iMqNYMuHAWB9V74oCx/d7ntwp60kgbx3LbnYVGQq0rBOH6/wzs0ngp5gOmfggha/J",
-	"BgOtL7FRSOaAwAjMKYEGoWZshfwjKeZgCKDcijoZMhwe8hdVYUTZGIKjJr6hu6f+8vM7D7Ztg6Yg9dpG",
-	"WNwIFzjI80mrwgPSnzsFXEexFo7Tb91MQ70WSahPTkDbUqecALoW23ay9j154FTCbfsTBw2+RxsPR9qj",
-	"Lzf2tvFeYuZ/guocY6AR3XmQjtsYUCy2/4EabnOh3KCiqw8kOPB2GGLpa4uew1nkA+4Dd8Q3m4Kz3IIb",
-	"8Tz1J5r7QJlApvTRIfYcTm+E1TsV05h46xHFLq16pZwEozQvCqf21aLaw8KJu81aB/auNILSn0oqdOep",
-	"xzaI5ZbnLsS2FT3RUgXXddJpPC8la3z0kixhOBD0Ich5NLAytIvV/9cf9EiVM0LY/NfRj1RUtCAQv2i2",
-	"CpJKR8nedbXz1RPMULesZPiOuaiqjRn7V+fnQfT7HsDFea+dAReqe4NC4OqenObDW1IjeIZLEdNwv6eF",
-	"qlOB23jYIXZo3PPej9YRfs/aPp81FhIF23lBxe2lzYEmY8NXqbn4AeaDCw/0UXiYu5KvQa5XVQlRCShH",
-	"cM2I2tCMOZUTEv2MaO8xb41IwcVyDzJkX2HaUK1ZaWZ0c3Pde1N3Zhrj7lrY4J6NnXNkAyFe8CNnrTOl",
-	"+RokiEwqPduwclaJmPH6O9eQZBZ5wMiIpi0ER19/exnIj5W4FXLbjK7KZTWHULPwRuoYXx0sEvr5h9tq",
-	"vi8ZO4OgsbwZXxYsZEfX9U7Fyfk9EqUIqNp+9CChTloWouVGnz2XhIuNGRkEv6b9NHhEaNrPK+muNhWO",
-	"sjUOuWGCcoQAu2Mil+WMtgfydMBA4kTzM0byWTqRC5Ii30sJV62BYAB5QlIjueB4AM0lgh10DJSPzZ6B",
-	"4QXL1X0y31F16xHSO632zMHdDkP3aXzUYj1GYX6sYeASlVTIkrAITw5ZaRDp7oOwD8mIA2J8HMiil0DX",
-	"LjpEa7be7GEWTclra9K7ZWxjY/9Rw4ORAP4mFnt5nEFhZZueUcWWvka4gjHVeFyD9xwDCTyuVbg1kRy7",
-	"f2elPJtTMA3iKAkXObtPyLKUW7jbzPDALI9or7IEuZRsqFKXFtdpjwhsUo1Ht0oh6gTgThe+XAv2NyAg",
-	"7gh8Lpub0AbP7IPtOj/yrMdKD9TDjC6938xuhvAe/Z4dF/V7h+tP/TVg5MpIsYRhgvJ7YSRO9A3bZbPf",
-	"/UKR1LCxdE9mRktyE+rXya6ZFJD2FhesDwrQTdEg5jdU9d1vFM8SIOQ8i9d83bx6zAw65I30EUSFKNPr",
-	"0AlrADywwoAVPhjppTkZg/0TQ9TUh8oxEEx237q9/QFDaaSsC8P5HHHUonsvjKDixKBSBH3HrlHBolfX",
-	"wZyTg6IwRHgTaI5V0sDahtUhFCaX+7Sa2v1pdtAq207et/mCPHImfQ5QS/JtlKBInFpimKw9oQ016aAU",
-	"6BBIXOriGReuOmpu4ZtbOUJLyZrphi5To12/IhI8Hoa/HynPPURrhLUPtMUa1EHZWNLmHOPaZCM8/8jR",
-	"D0oHaexamEhA3lrqJlL4BMgNfwLWgidQvyK9xLIjHW3CT6snv/L8o30tCTYZgNPqTNY+ljI4++mkzI2A",
-	"WMKlrxODOjM26kq1e87mPTeRbejDNw6aTn3zd7sN+05U6xB6+Di/vWJZyXQLluDXGwdmgn74//0//9fN",
-	"6COqHr/egDHdrEHwMCE3I5fL03gHzzWwGzDL3gh7mYC2Ye69YPK2GKJjBUxk5W5jYTxKw7MNL4BMOB8z",
-	"1fAN2KVPRtuSa/ZaFDuceB8G3WKvKKgzwXz1VcMEc5jBnYBJF2qph7bc1QK72nDc77gyF2QZtWnqAPZz",
-	"TU897oK6AsBhZ0GjVMBQf0D9ziDgoL4AwmPDBn/TGD3vsQjL0j7MYxHs1TFhef61NwFldnKruqDDcVwn",
-	"rHCqay5kcfDRi+Z7sccTi4NhYbuan0SDmLiaSVrFylGFWVS2U66InGvKBQi6payWkLLy+qrSKxSJAxDG",
-	"OYNLerfx+YNDjb3vmmzPK5dlQihpHW/Ut1tMWS30Jp30w8D6yXuAlP0NG7b1h7lBb96lawDqWnuGx2GQ",
-	"R8jyY0/yTz28w5P1V2g0hbVBh2H+smqEUOJlOUpGsPLPnMPZ3YijZHTLdrMFB9UNHV+z5gl1FsZZyTKG",
-	"RcXsT3P/UzQOxX9lgKPaBqxpaYMLLg0PKxgFgCxmOUx4fp8mvw9J5cqCr8KBBb20ZJuCZk5ALKA+MHHW",
-	"qGJ3OUx4eJjowLYgPjy6WPDxIMGqQyisAbWGcHG4cn3Qb12hKcE3T49OehTK6YwhalYKHWZ36MNuW9Mc",
-	"1ZEgHIeMhwO3TQ4it/VMwjSbjh5TYhwaiFTvtiwD4nlAKsoQrLHtSnrKag4j9J7toRmGUUK/CfhYIHG7",
-	"SXbdN1x/QwsqMnYYpB7tk2SObW3BlcOObGvSnDmTZsMycd5mptfm+rWhk84iKRe28H9Y/zTmmybj0GmF",
-	"rW23CnkwjGVySc4tGKCQttmKKowidNVVB2JFudnZOINI2ROckBGV7eJBU9VVu/qIPkuj5AubZNrsNW2N",
-	"KwV0SavQhruB+mxGBclLuQG76Zb8g5UyIXOW0Uoxu0BcBTV7PXo4RNRwRXIp2CVcOn+Xc+WyGaBmABhp",
-	"sfTeWpZ1eAatozMGzvt4uMjWGdoHtGhvX2xxu48MxOEMB7Ft7H/XQcGhDIezbUQE/T4xbbsJPnm4Hlmv",
-	"2JGaZHvRIgKLJ/hw5x4SPXUcvZ8CiGV7iMoNLQApc6vZ5mHcVBKKCaDe2v0DkcNWqHA3HdeKFYuoLDDQ",
-	"e/2bodSeBj7rgtMeAR3qIRf8PiezROjH2CCF2BlwNfBfIDbJoUhQAATJ4kR+IjDLQaCXEJ0E3KlYBnhP",
-	"K++F43A1/DvFu1xmUE8I0EGGiuetjQs7qSeWNNft0A58K7eikDTv3oLctoiXs0HrDTuz0FEFF7fgCcWA",
-	"WadqtcAELf5IXRTXAhyeDsEJNYGUlhsFPUM25AOSwhtzPrR8b6QsrjXVHTXnuNI8U76Gv9HNeUa/UMTt",
-	"mxERBcN8oo2URUJKRvM6yR/hFo2UYzhgJFIzj6VsvMyL8MsDjgQXsyp2D72oP+IKfGMFhEqx/q+u6f3M",
-	"jHCWFVLFBNTG56GNl/wwmLpgsCygXy8ghQ+TbqyvBPBPwe7cF67QOb7CgqqeOMad2bBshdcDL4kVcYj7",
-	"7OMPWG6YOdh+UB3Z2Qj56oZTc0nzekgbRh9ZMyrMaUTYp7x/YweNIUI45r3Ekg9o0XkxgIy2lOvOK8CI",
-	"XcH0MIKkBrxf0dzXncaU1eDEPebWwCDzCqWA2Vp1DRUAfNXG8H3ziiu/N2xcsHZrXhQ8hiocjYFpxby0",
-	"cQBiBBXZX88hEmQ5jU2JTP4Qz3wrt703/oDL2Qc7wd3spEubuWjUdgh1OxYk7NPc2v+E7rk43FmoUpoW",
-	"ESQzuwOQwQy7hbITeXH917BKKC6Nugx2LFW/FOmNcCuM7axHjBa0VGSMbyX2wCfEepcmHvgGvN774Gk1",
-	"dlNfTMSve1Fiv+65sj4ko/uzpTwLVg2qAf76cRQ8OVO3fHPmEuDPNhLaeev5Xj7XKfldgDb3ID22S4IM",
-	"MQSHqLXfQlV5lv+Z0UKvujVb184IgYVeOQnHJgdYCWlKUgyyTI3ok2LTXYpyEdrjoJYABK8a4k5zo4Dl",
-	"LLdtICBXSHHGlLJGW3hBuYr4gGA8p9ntEpI/yC8Vq+p4OMoLUrKC7jANO61EcwiQ3+VEOFmSNbfqn7Lj",
-	"wl4idhYYRHxXucj5Hc8rP9YL9PuaTrBet+vE/AsGDOG5tgAkDLpVADIFNNnB3kTcuxemc9ymQxyy72P7",
-	"IrJ5+dAF+WdIlTMcqvDbpaW8JVouwTv98OsvGcG69Y3930wjP+iuYsqv71hphoplbS+JYqwuuUlJ0Dj0",
-	"iVpKghQypFlINnA/f4gCSayZ0nS9iRBOUA/AKQsnFR6oNiAF25ci6owtLuBkE4w6eKDQdMfKeAmMv+ID",
-	"PzMLlgCwA60skKfT8+l5SqwMtV5zF8F6WMWzm1qPYW8JwnVvUm7iznFwGhxlRXkjL1mmbRHojlA3gKUI",
-	"QIpc/uHPr9/+8P2r1z/Pvnn/8tW3370dJZ1YQVqahbokafsdxxQxdyIkxsjX/U9vXl399FPzp+v3P/54",
-	"9fblv3/3Nkqnm1KuN7qLuyldVijfurAyGLaNKPvy2fmh/Eh43Bs15mEfze72nnKHkngNjSNxEmYyvfvZ",
-	"KciuKtHF6l05akxVaUmyXIO6i/HQuF3DisvtFxnviwWxY4zO0Uph3/OCDY/SjEnN34M19Jci9bKzQgwa",
-	"8+PM33Chg3VcsiVXmhkV9vrfXvm7doLwSTQHWJVBgreXb/aPVqbu9k5Tmqk7W9HGNpxgfaxNIQ2vBjHW",
-	"fPPSzgmVN7QScgGaZ3ToDcwy6Fj9EgetbSVoRtLjnPhhrvuxTy4+b9S23EsvPj/K5+62ynrcP1fYJ6xj",
-	"R45QJx3h4o+dpF3sSIpnYgpPUk81Dy3y35mhGx6Ww8FhfuiHdauGljk8VjQcx3/gYNHm6j1QP/Ibdowy",
-	"FNuH00CQ/FweJ8ToKAYdcGRMd7LM1x+6y7qm1Om4s9Y8CFGA3cUMMcsTgNQd6gq+R0p2x7FGWgOQKICM",
-	"F4yMAU5rf6KTBw35ELt65znTShY+hcUN2rDvQwMeBKAUudv27zI35090AQ0aqM99jqNmgJuVr0F7cfp5",
-	"K4d5EiO1k6G1TjTi7fmLnSSBvt4IKsjnD5ZrXdzTjjqmcGJm+/X+94KijFK+pmJn90cRVWUZY0YUGoPt",
-	"D/6t1KIq3BZyB6vo+pn02/iHJUiHfDXIj24V2uiaSlfRjQ5+cnwxjoGRhJ76uuDMLO3jE/VweGsbktdk",
-	"F0mtAh9ToimyBR0Mm2qb5dw4bRc3ImXrjd6l5H//z//P3WgJERJ3ZMc0GWfqrmbRYMybXN6IFIVwLpb4",
-	"LsXrgIMFYmlrjm6phQqa12HP1twHxS5kpYIbgy8IFbvEAmGayw1qC5rOrHWj7k04+i4roZzKVpsQLwFR",
-	"l+Z2Yk4+p3eUIyLLuHX1gHkb3kCQSFgKc1rMlyzbg091scgU2KovDLGbXJKjpjm9ET/KO6YuiN2RhLgZ",
-	"GAbkh/D//L8kXPox/j25bPwKrcI1G7vV319N03S/o/3vaU9HNhUX4oegTW2HtXtvf3aRBA3QSpgdkLb9",
-	"PNpl7YAwbgXKRuBIopeio3tb++Z7WUYyI767pxn4OQWQfmro00IoYN+IFbYpKuWRccmGlmYY9gcVQ+w5",
-	"WCgKS8f4RglGmzot7dLXi9ozAoUZsr2aGeRoROLUjD4Mx1BLYqvJOMCrp+fn5MdvGoxrzgUtd7E7qV3i",
-	"6UD6cLzik5GyHAB57SWMZyL5zYgW320QlIvd8EysnmeY/4S86GgUnI8HOOx7GIAjtHadsi6oTrcfCXn/",
-	"7vuzPxhRo2BA9FDu6wxtTGuKsbM2I3lywpbtZQMXh3Vj4G2veNQm9obqlb+H8/AF1NkS8MZofsccrIKv",
-	"RyplJCoSPG1hMnpUG8W8alfgGAKR54zokrOcyEonJIX87FxmCLRkTc6ji5H/PRrct2GCbni849cbJq7e",
-	"vIxMkoyvt3S5ZCV5/3LywL5nf1eyo/5zSbd7g3C92ben5u1Yr+HzuFyZyyze7Vv2rcxIyRashFKuZsau",
-	"W3gt1h9+rzey2q6367+1CkmDGmIU+t2a8uIdVbeHTTdYxBWKfB823iDEBMBsDDfd+EH8B7bbhAv3MKtN",
-	"uFdH2G2CTeiwdQ/TjS3wh+GwC1lGbbG9ums/Sqn1u5H5zuE6QTpkbtfRgTq1wJsscDzLK3C1A/+5ZbuT",
-	"7CCDwAOCXY2akU8yE3ciSb1zADf2NrF4rpDrCMujgkE1cK943rtAD8XHH2RM3ucEj0aF/YYaODf2xY6s",
-	"NLT5czGHwAmPcdOE5jv7cvFH+jR7Nv9vXEwd/u3UPk+j6DRHGDkCkjpk5wgd985UY++BPb8P/p5a7B9F",
-	"kDzSnCuzYHlqq3YoQyKN/PM6IQnrc1Hl0OAn7Woy2K/9YtzTbwi769A3Z31KuLj7fHujkwHUWCv7J1ix",
-	"g6E/xJA9gDxbdDmM0lx99uHWMAcjtUUREhlvv30IYHKwN/fSoah2o/TbpaNlCbwdViyGvb+i6vQy6F0h",
-	"Lscci38iao9ZvqLEX5aytKFQkUjVPMKefqRGlmFnzshCTLMWdxRSzxaGSrHmrVgUPNPm74Us5zzPEdXU",
-	"tOLmBSOiH4bxDG33ZrDqcdAvv7vXJXU4cobk7mjBc7wRwfakyNjHfdqAzqSOBLVFo4BYqbD/nEyDolyR",
-	"GLBqTUW9eMFD80Uo87IFb1gpxbI/yudQnbNgc1VMiGlPlhg5nozBE8YFcvu0bjTDFUGDfYtS9H0frMM+",
-	"VMvjIasCctliYYHUEEgVmFFMWfvZg43ZSbev9r/dwMFSN6OEnCfkZoSIVx+Ghxm+kihVXWu2iRYyVssD",
-	"sdqx/DfMTOrhBmj0LkBDNF24Ne6kjQOqoPNnHdToAuZhx8KUjvK7969efltH8UE7XHVVbcDkS0VOcjav",
-	"lkss9FYo6SzQ6X8/s9rK2ctvU5tbNZkeneSPc+pcjOtqvaZlJE/yyh2PUOCmilCyXckikrMErWedHODn",
-	"Y89483t9E4gX3LsiCh9HuAyG9ZhpfaFIQTWU9EATfI0JajaIYw2aoH5UvOgZMoqI9RhZanwdm0JnAIm7",
-	"x5Mnw20O4cbGQtAB/bZ3tEHg8nE2D8A7hlNia60fDFYLR5M0VjK65y0c5Wh+XqWs7bYJvWujq/P0ovZP",
-	"hck6wB3Fkgs2JamNTbXVxfBnr5pzPLqGLGC/3BLZzsz7XMw2pVwaySS9IIuqRNs2tKIls8ha1l3B8ilJ",
-	"qR3LDPhXekEoWZlrk1izdKj+1hTKFaRfQXYm2nPATdbov/aqgOgJuWL2o86bo6YhuPWFjcaHLg1JqhXL",
-	"A5dwsSNjdcs3G5aTeUlFtmKKIEAJVf6FydQ7gS4gmE65CHqrXfnSTg7b2lWBq8u9aWk6mZLUKl/pBVFy",
-	"oc/sP9HFZiR3lP0SsgJBC3+35fVSpWnBYAzBHBvOsHo9tyup7CldSo0eb1YSG04cCsNITKNkZEkFs6nc",
-	"okPWhe2rdkGZO9z9BKMaJaPmvkcl6u95wdBv8MJ+84Alq+FVcvpxEg0w7vMxYeg1JeM0SScPczR9IkfQ",
-	"JY5qAdCz9UM8Y6nNl36KAjn8/Qwdd1AcL+5FGhb9o6WPixBaknEhDZlkVDFSMI1xlDlfAiyJyEk6SxNC",
-	"NVlLpcnXX+4VOvEG2C3XqxtB8d3JJckZKohA0I0wA7DGoaIIxexKvzfgJW2LCXXVkv/xN3r2j9kH89/z",
-	"sz/OPvx6nnz97OO/RIGMuj1q7/actH5JTvGXhVdC3WvsCvi+kNue0OX6Hj0eq7GNTW/lMV/s6dvrV4lV",
-	"YOZopTWPzaC+rV/Cq/CCpJZvmM1Hk61KrSZlqIIKkrJ8ydyPU3LlShDgfCHUAHR0GweBAXOX5uKYF2zt",
-	"og3MqqP+ElFdgkSSYhfDgAuz3v6upJi+pVtXYnp45ttB6+UrKZaABV0rflyQH2l5m9vyMMeb0m2V1EO1",
-	"B7DsqrvcoWrq8WZpxbQ5mkdo34Yart1b+5rbN2xF77isSuI+fdk+wzZ5OwhYV4Pg2++44nNecL3rk9LM",
-	"GP9at94LkA0XNwlPVNeZrMkfoRkf91gGJ9KSs2Bbdy0nsVNKxoq1D+bkn/iEtTeof0e8sNzDLgfVbIYc",
-	"JJTYQFeyS2/Wz7kmj6grc9Te87CGjBfVcDRqRTeGOjZh2XJ30A+X0K5LY3ZbDBrLeNiR3Kx+MBxuq9GF",
-	"+/zPXK/eVuInn+D4e0LfqicZqz2pHgjB1V7HIxy90aXs820cXW14WCXKziRIf6jcCWoqdBCGiNRtA/ts",
-	"E3/gtNdDjbDY760/uujTCYezOQcs0dsc495mHQ/T5TtIBiB1WT0yf3zIrmFBzZGKT58X0Ktmbw16DNwk",
-	"uOP7izD4aDW5VMT81iqxA255w7XLSthIkT6Q3v88nf95Oo8D1KvETHQQ5BupGiJkYOhdO4SC4HKTC6zR",
-	"b8hhvvOR3Aj2M35a6xW8VHqSuAABIgUgpWB6ARTiB7G8cNFR5trckRW9Y2RJN2pKvudFAe+5enOpfXtW",
-	"z+a/mC1Ok0i+TEhfHQrC0SkZ/8Tcq0ECXazspa859E1V3PYIdYOP6B03s7HAyCpWI85s/nYlQakQUGsB",
-	"3iFjwbYFVO+jBSYP+Nh4rqDa2ASUHAeAtY9c2Du8PX9cl6vmCu3OtbvWOlFaHsNncMiVm0JCnhJrE44f",
-	"Zvtw0PJA/IWQ2n38wvZV0OwWq36h/drIoyXZVPOCqxUrSQkulRZoNgIW4rM0YEYpwsDwPBBjhSQY5IAc",
-	"rANR+fRFx6SmuuKVOiRnB81q39GKKh+cZEnjFAHb6j0tio3sUmzMyUEPfPN8dWqd3XTgUNLBk4FjvCQu",
-	"bo/5JJ2CmxsIvA5SZOy4jVnT+5fY2OlN7p89/io/7CFTf1COMELqUn/CjgyoaixDZ4xUszbcgwSrRp22",
-	"x7nLjypkdsoV1cDqP6HaIbRzn6hrpHUWUYMZJXHY8MHJeobK+m0Rqlu4rbFLMUWhadI5wtVsRnJCZDsc",
-	"NbJhJfT/OFHtb8xMHIDc48Sz15wYF+0TGTuONnEcxoa/q0GWqLeEHc1+uPIfAn2B3h3DgB7J0jvUqpsQ",
-	"UGlkyfIp+bkhQOc7Qdc8m9lSW2X9BFF6bIkolWKwPTipIQ4no2XJmSLp/hcab6ZR9en/WGdIyzo3JLo2",
-	"ajgMw2H8CTLalmNCLXXKZWsPAD3OD+HUmw4RBkO5bIZ2z8NM2WqGXPNQ0TWuXN5BM87InSzIX4YCI8Dw",
-	"la3ZtA0XqlJsEndU96rocGgbZ/mTquYtVhRWUYFMDbkN5NhBi/wZPG/+JrQrZD1x++43QjfWudPrhBum",
-	"Yn9vMcqCavAQ0hC5tl1lZxR95UYWcskzKFmUs5KMbXANqgVB6A7XgWfkkhi+CyX2mwC71i89uYwZIKAV",
-	"y2f1+NAQ4ULjnNuLI9gr3iwJefP+XULeXL178Wdo+Ob9u4Cv7xkxsG55AzMFJ7As6WaF4CmaKMgAGHtF",
-	"ACE6Idm7Ln6tgK5ZboQBukZdMWxkTkC2ywo2OYwg3LHJXrIZAAkRXKHNYlKO0YAVgK/Xla1GIIzOagOO",
-	"DFdg91y1sWwOXrt7nsmImOTcmi4tN9gVuAFh+ylJC5mlWJkYDi9IVIo4lJigdn87jLh+hnVyfVjxM6ya",
-	"W9I1M5ITPq3K4mb0oYP49ubzSWhPEEASQH2ycfC9HKIwHvO4EEwXhD6AmnoRM1GwvSRPLTKduSTwKuMi",
-	"K20ugU8ZROLsl3sfLVrgKNPeXmhBPeEQt7M29PmrNqY4BaJmcGE05tYltTS4buz0dAng18G9NOSCoXav",
-	"LNwVEDlsVBBW2JTQS2ZDSWdSzCofT+GFLAh4S6J8xxCYufqR9wVREqRkZ+C/gMhDjEV1kZ79gZFYmI3R",
-	"suB1PCRZS0i9lPsRGWEwqo27TeA8ulE4Jq9szGVw3hynBESN4D4z4rHSJaOuotsaDKf4MJCZYIFxRPfa",
-	"psr6xzOe3xt+g/i+sD+V8I4MH6B7yzZ6Sn720YVGaDTDDGVYw7HmLJNr5oJMp+S7+rnSvCg8yi2YfKEe",
-	"p1m0vCP4UBfDhZ137161ZB1LHb9+3KsoWmm5pppnKFXbDa3nchnKOpYf2gAZFMPhCjbK7zQObxFIM/0x",
-	"2ZZILkial3ShUzLGcGiWc81ygH1PnVE3T8nYwunI0givTTP0fGcEM3+dPbl7Sjxw+2RKfrJ80nq8jJ5o",
-	"+7x0hFVSoTybp0UhtyxPyLzShNYqcJtCV1RF0qaMoAI7HIx+Sr41/QHp+1/tmACbQuoVmTu6YjUEDi8j",
-	"oTb+GnJRyDAZwz7cp+MBxIXc1tmeV29exk0HljOfWaSquiwiCpgnFlS1n9nSutzNaemMTS4+2C0zrNnD",
-	"IgHiSFmVC+zDS9suBMhTWcFo6Qt5NvT9ASvRyJR/CPZp7WFrrGvYQ3ATDw0UMKT2ji6jdHZFNF0SKVxG",
-	"QDRTY7w3pIT4EZk/l/AfgDzDv9ZM05xqOoGANExmt05d9OdoulRT8q3jflxBIsFJ4Qe/LaEe75k3Cz5G",
-	"EnQ2FVjB7Ur6H7ieDMpEfcxj4tKQsT6gy/Cwaqw5LuaiJGZzaBtuP8j3x3yKD4NOzbIrpH9JxhlV7Ewx",
-	"uAzu2KQfGCL2fU+Hj5Pj6YNVsUI+1dpWpZJuYy/JhpY+OBIJXzClENvCDioOJPoDF2gWi8y+5est6JwV",
-	"KBn+UlEjVKdHB/kf4FoD3j2kb7+qCf6SROmcCYe/bh+cegkNZZ/7ekrIUA0hBjvTw0YPu3o+ZSAoXR4X",
-	"xhrw/eGlb2rzcMCpP4WvBaZzpKsFQ9kDH3ZL3ZM55Jamb96/IwBuBYLdk195/jGFrDUnMaZY7hhH42RP",
-	"MEXYLCyQCrjyCQAOCuKWsY2qi2C5k+7hIDtVyN9DtP1vk2xihP4O58olKLGg3uCRRkFMxeSwx/C7sC3m",
-	"aZ3ie+mH93hs87gZrvtoAqY1mrkz6AkO3DHNTPAjLOJHjNPaxvdGWauTLcIcJMA8XoZMfwLGXznbPjz3",
-	"whx9zrZQSV0sFdFykPOkP871rlmO51BvfXZEtp05qad/SdnWZYbDiwdclq78H8KPolS/MSwzsCI8tPxD",
-	"Z6RhPbhwhof2Oo5C8Ge5JRQX1bCB0PK1ZxLZZ+OY0BwCFFojz9/2EUFqP5HfxhXPW5UmemPUuJrVlqR+",
-	"k+Oer9NZkaD/MIbWu9hcIqwUdpSbwKTIO9BdQ0/UESvRKMLjl8VvxPrSboWQGjwALCcLWRQQm9m4B4+t",
-	"Ff3xAKEMyCQywzxO+jIf/r0W7IfZfLJsIVyrI0W7xnL95jlCj5IkcLxpADnrYwUFnBJ/9zh3x+eIPD/+",
-	"PujRHl5bUR8UgNozz0uH5tS+Cz7JPetE1E9113asTiiFxepr7HzhRZCWSbop+R3VLL2ACwV2U5aJj5T1",
-	"YbIQNKzR15TRooCY8joAXJbLGc3XXKA5Y06zW7lY8IwZfS1U2z0KSiMSfAu+nEZAuLX2Z+kFqbWsYmff",
-	"DorkMzcgdKbtGp+BKUMdHq7R44EOpktXMCKpXTdmaiz0M9Fd7fOKDHEyJT+18sulsP5y6/FuTv3So3Gz",
-	"0ro0nD/PZZ04S5zdlpbNw3kkskGGuT8xwUqq2ZuSKb4ULH9fFt/L8ltbrz8OlD67ZbvuqkJ0ycgt2/l9",
-	"Q18WFoywBjNKUtvy4smTlLx/+zJA/YSTtGcFfHr+7PmR0qUbaYxP/Inp9/wazmynglAHTByvxvt3XTlm",
-	"LbHYJp4rWa5BJR1bmVHaZgkQ51+uX/80iQY3gikrblO8QqM+XBvNyJCV1puZTV8BMBn0qGUFuEHqkdoy",
-	"q2olqyIn8xr4+jjLXLBssZX/87t3b/7q/XffOeC3tgXFQUQOksHa34uIYEeixR0/bTvk6JT3ygDHkeTB",
-	"Le4qN9tyzlAYNWZi6oBZRLQ3ausmI7JCYnjOgvKiKllCtqudYXR1ReV9y8qgosKA+QPFmbWUt49RStiV",
-	"7N1fnbJidXxaWKk6rrD067XwjZapvaM2tLW9s4ql/dh5VkgJaxLjRjVXtZtKhhR0sKSxKeX8+FIOua0X",
-	"3lHtKlpNPCHpE/zhiWvQLi/Qehwv2X8HDpJ4z+4pTivo0T3o6NF/NVo/gea8u0v/eK9P/6Sj0/rDfQQR",
-	"DC98ya9TlBKqNRVvIc3uSplrec2EPqy4Ut9uuOYadGO09rqr36sqCwcXxLgvFAlm/Cm023BBj1Bvo1vX",
-	"FZ2TbhBC1oivCsWvAJMMwPeaYIY+N80lkY9T+9eM6pQopictNEGwDsErde0uZwQzTanIWGFxAgU6RTpa",
-	"J04ZbaazO68eeeHfQPHffhiCrxZc0KboihM/CNznPxGNq+kn3kcxLEA+7gxTXmcBvPZvF1JQE+ZvjsVR",
-	"DkuktC0vXZg5N5etI/3HgFgfyOT2DuQD8haHO1QgS9Iz1CiWtDv8sFxfuOivaFw2JjyKhewGJeh1CZ2c",
-	"d3mUMSd6csKMzX1HvY92CmjLLncPrzUsoBeg044Fxew+IVPJqsyYLSiPArUsS6PJUmUjGhILfrmtw+1s",
-	"Zrxt6oPM9iVU2zS3uXDHK5h2YKg249cAGgWDYtEdYNvYm1PTcsm0Dyc8jNDVXKv98Q7Zj8PuN0f0QNIH",
-	"U9GpunW1knGaQUJ6kITeSifA76vQkhSYqRoX2RfK+4VPTmNvy0knBqIJpcsq68AneBk89R5tR3SKjJ2r",
-	"fd92MsyjjjQ/2w/aju+Oww629GVPDJYkARuDpT+u3CAH5BCGY+gpSHSwk2Pjx8zZOHXmrZN1eIJhVz0T",
-	"3K+y5KboZj2uVAUWTwCuD1lu2kCtzpuRIUetzkGQOBdh1ZrToRWN7PEh0kvanGIA6zmsK+3dTCerTL9b",
-	"RQn8qp9AK4os3WnK0eFyXF4NeFAscP2V+a77foFY3Ka64+4ZkFcroXlRNzitvP2pLs1PFcncvmd6Z3BK",
-	"6DOmfP6GeGTHyHuHBL1uSuhYt08u6B05niAc7NAVf/zN/HClLKiE1ncPH3+vxuOgG4Hig/fiha3atEDE",
-	"OIs+bh11VHuMuou6+mFi/3RQ5IhHb9cR9zW1SAQNSd3f8lbOmAxT6z4rSty+9vb5BYMAkC5gZ0mv8pI0",
-	"L5jWTdGmkgE32QADX1CXfy7zXaeJj2pSMGojtKzkw4LWoXGPirrFGGuCgX+dK11SLctJcK9xfXmKGS5m",
-	"ensJhVc0czWdZHHHrrJ4QPCVEUTAbLW0tb6poMVOsQg2R7QGECLgcRWU0IpUdKdd3RdbulNmjXHImF5s",
-	"KMMMOg3XIt4kugAWgq3LEWv7xDGl7dyZRtBqx0m07Vo9xQjxZX2jvqCaFrInZ8FLud3VljP8DmFCl5wN",
-	"Lz60P5T/yJWXcfEeJm3jsh8hYB/YgliZsVAc8xkFcrFgsSOWUc2WstwdRwb4CorAOROa08Iwmjuedxp9",
-	"/GOr4NdvIicJR22raLbKd3JNBGO5gjqeg+n3he/njR3BEPyIYF7mUcec6lYg93ZO5NJasB5lGu92G/ad",
-	"4TyR4zes4HE4wlwyRcbr0MR0ZEqGQzddlJyJvNgRTCl1W6clxAaTFEprD8oo6IreD1nYbmixUwi/3hTV",
-	"kotjoq+bq8SVo18QESnBD5KS2uZUQByQJlwcE7sABVz9bMz+LjgrW4E+6pdi9kvFyl0a3x53sg6fOzJn",
-	"K27LgQVTuySUuINxteGGsDBoCXNIHf9IwTAJUzzjAlJWpgMlT8ctgoEmoyhUyd6h62eGnndFqQWeWqCN",
-	"cDsbhNS4yS2qAwwHrSJczPSKzcxCmAHbYBJ/iaOcBWJQq6kNheuQtepJHLanB2vSeSwCLuRsjJVivezz",
-	"aHvH8dwFS6ob/rIDSAbDBS9JtTFc4avz8/OgbNckmi52Qrl/vF4Qrsto/UKAz2YQqxhgvrWF1F0aRLu6",
-	"1Rgr9zemlpCHpkJ3Ztg0yaN9oOrp9JykHumybtgjZIYtT5Ew/wOLluHSPVC+DLfrNDHzgUDLIQt4QBn7",
-	"x+B9n5XRTUefnWN1fTgY3HBJqdccvKY5q+ueol2YjPutwc4I3C/ADIu+aEksHQEYNXF84eW3MrgVuV5J",
-	"QCWqGw6STx98SwzI9RlwspoYiMccrcfJ5nnI3VNjdEQ02BCi44JQm1ieEOrhqCmxojVQnK+kX7+GqJXY",
-	"X80LoI6nFMxSWHsLft2LXf51X5If6FIMQEj2rrLD9ukei/CHZsa/x+b69eMR2f5mdD+z+Q+Y8DHcWg53",
-	"PaShQC7I+O33L8i/fvX0XydT8vOKZyuyZliPhZaQ4K6YCBFTSXqrd+kFSZ3RnKFe8fb6ynxPJSTNyrs0",
-	"Iem9bbDDBqwozBiys6wq7yAPJWYtLCJoNNd8KaiuSkZosZQl16t1Kz787fWzr77GcPDv4M9p/C66i9T2",
-	"tsMiMKzWd9+cdX4sQvVmCdg9UhEZGxXj6+dVWcQZ5m2M6//AdsCCQaJgOaFLyoXCqyq95bmreW/hx+Qt",
-	"i/Oh21gKmfk4YkO11u7KrtyL+ExFfKZrmVdFpXonWqkDlljFlw0zrOLLqLJ1371xlp7uSSZlmXNBNesd",
-	"0673c7vhn2tx4lsA17x1IXVGsyyWnQwUT/A10zGjDPDCn9mcmK27Zjo4rB7yxJ9khUEpd6zkix1YrZRC",
-	"EomcM9N+cGhFwGn6CtfDd2NzNdoJ1MD3GXrd8mnTo9Rht6tDKJo4lwlgBSuNBagaVjsL1mhP15G1+10H",
-	"P3O9ekeXKornEy3jX08kvjCYhdBtDn7rk4/0XjLG/s4yl7bVlj52FrEEiusjIJzNhblsWhgA8ZHfsUFy",
-	"VGfBpD9HyyXVflQzp+lxwGhmUEHdfjeVzIgPQm3BCQ8mGBUG36Z+nk2HT4FYaf5plO8Y2Utput5EiJCv",
-	"A+AhOQdB8b3g9ySWZsWF/vr5qFfv837TuuPDdYVeyYxiSTK2iev1SrMN3heFbWsGSoOqWYT6AupGLEPo",
-	"JUx/LmvZjIuc3U97hK9DKu6jSD0WFekbme9iHBPkBFqcFVQsK6P527VL6lrxmLlc4g9mdksmYpCHUmgm",
-	"OowV9qsEwg56LO+HXZH2Sw3S3N/vjqsGniZ+qDH6sOt1zUTUumwUwm0pNSPUTWpKUrNEqUMuARPqJUmp",
-	"UlxpKrR/smSClTyzDuQ7yTN2SdKfZXkLutKbggrByvRGbEtuS1RtVtQcyU1BRRq2vao/Drm4WPWB5VwH",
-	"Vb7q96GN+QA4uon1dJuuck6XQiqm9nzW6pKk19WGlXdcyTIlpazMoOZMb5nlKDARZQGZN7LUynZos81R",
-	"+XDbBNHvGAMJQx8lo/35hD/aBRklo+awR8moHliUDf1oIx6678wwcqZ9KDYF5eIMaDVEAJMLso3ZQazx",
-	"wqEcHSbBg7EYP2KNAXN/vqElXas4FtC7APDafbtOfg6DFDLIfxYSY32so2ZfeOiwcNp89w0rbQicL72K",
-	"jq2EpGYKqLYAjBakgFsen9qKCWkwtIYIcUgF208X75Mb4tLCjzJnxUuxkLF9rpmeaQWz2K5YyeylDgFR",
-	"eURiEDlw2bBsTTx4NZNiwZeV2R73kpU64duwTNB3f6y1u4u6Uk7dY7f68NkvVNBv08HGKjOnMyP5PU8n",
-	"iTcM1QkJx+E9QX8HDES4xHBJamnuFLhUgUidEILab1GsbcB3k2w6LWi9vndIIraxwzCMh8+2ZMvuvbAP",
-	"O3eit/tDsvVb+HjviQi2ox5tSEXh+iVtku48SQekbkgmuKMcxN/W0YrFYPSdHVgNQyQpfiLtPyPYcLCa",
-	"VvOGQauJ0WRdyxNWKmp7lrp9R2HoYWSRTgq8b3xz8GKE4z/kkXqksP7GID9FeH9zFY7wCEUXIhZy1MDd",
-	"GWsmqMDw1oen6g4NfVczC2EdBnnEbJjfN7P7GkPniuQMvkNdyrOQgjnQvTBmaSvL254yYgct+Y1+t1Q1",
-	"zPnDfWRH4HVZDtgw9IdjjVHAG0ONWCKxA3Prqigc3hYtGXHKF6wdZLrq+gKypeccsjQdhNQLleTi8F3/",
-	"CVr7qUFrAbdqZ5FrbbDuPVfgBfcFeWrsWjJOf/2YkpIppn0VG1fwbfL5kW1hKvAw8aVRmrVQDlYt+fT4",
-	"t90HzkJ/q87IIAcm3taHljXAv0qgyB5nUN0LETsxegvniwHJg+WtrrG91Gz9oBLQMJUPR6wG9BiH+Tw6",
-	"t8qv1hBT7ju6fO3b1xUQfmd1Dabke0PlNM9Tp78FhbJ8BQvHbxGwzhD6xL6JlSLgZcUKVOjtW1hr655m",
-	"Gng7V8TN5HKPgeNn8N3A5r5UYDwAFDyEZ3SfmD4annlYpeGzVVVoy12eUvpLwgyoYBA5DN1ekGWHHcOi",
-	"kW1qgzdoFx6CXqHptg3NeyRbMH04rvBoJ99/NKpvyUpD3TCLs6ZDPrgvOfwGrGJYDl37zTCJbtmR/Lac",
-	"HS7Ra9ZCOwA5mucsTwgtsAYY3OZ4ZM1TPLG5TV8rcmZTlkBc9hVknItZmSNMi0lQlCkVUs8WshJ5elLo",
-	"1eOzRrS54xc9eqVbXix0DUb8FtM4zBYOH/y6vtMjc4BS5lWmh+vUG3zhsdTpYQqv63Swvm2ndUjV7lWi",
-	"XaefQn/2EzpCdW7PKWJynXM8C27sj6Mvt3Si3gPHlOZr6CWTSs82rJxVIhZo+51rSDKAmkc+a9qC8/L6",
-	"29AVXIlbYUuv76NFdoypRowcirI1MOO3V+cYprHbbXp8Zb0ZAbkfBGO3Y7iKD2808i2OU/pLueAFC2n3",
-	"FFCspC2VNPCMT7LBHTBsRWYSDwp1SIPgy3UVBOUSE3+8V6cBSG0XpRFy2iWEKJ7XWJ1jtwWTRpRpEC7s",
-	"HIJ3TOSynNFRMlILvTFP1pQXM/slKOQLLeamxS/FLMhEAclX0GLW+h2gkl0aiv8AnWUFZ0LPFMtKpqM+",
-	"w3+rWMWM6NFRfNQHL8xpdrssoY44pBkCoCoZs3vwgCZkXhW3DX0Ua6JQdasSws7MFBPC7je83BG1ZWyj",
-	"JglRK4Awnu+AY0NB6oyqKXkhK3Cxli6AHvwKWAuX/F3OwUQOZYAVjDFA8DLDMavu6mW2IgedrX5/tn8x",
-	"n0VRSUtSVpi+vKUcTCBYG83MHOXlvZCNw0b6nKuMlnkMtRX6BaHN+qI3rFxTc0aKHQzBldSFMXChNswr",
-	"80eOAsW8mV+EGV2ymY1DidxbS7/5Vj6sPR1/l3OzBfbd8D4QEh8qt3T9OMK9t0TJdLk7sGvh6sGm8aIg",
-	"c0joKHmLbQ9bKVt5uKM/LLkLxABw8CVfrjQRcgtAzVTsHCmf0LNhi3lVdFJKSJCoUvs3iLmNju6ynbru",
-	"T0i9CuGowt0I6Tp2vbx1gLlDw9ZagL4ROWnFslvVlQiR8zueV7RAdGhFxl2Q0JPBKu8+9HcsGXcQ3rZh",
-	"cXZgWspbfxV9JuRttH72Y29/xlg94LZp1/Aa4XlG2cTm4V0KvxhpyD39fYXnrb0xq8YTD0P2+hDF3zKq",
-	"pDmB8UC2dy7i5QtFwDZdwAnCV46MVfPvPUK0mv9We6/w10eJWLMRATEZvoQwNYi8cB5+FwXKFDEc4YKk",
-	"rLL5Bj5ShAsQ6AwlfAdhIhQoQYqEpMtCzmnRfgOunTXd+RhTMDxQsYN4mnDurBolI/xIlELfMjMvFwLW",
-	"hcWCrRShpsONVAxFMfPKZRD+VLI7bmbK9fE4KyV0MXOfbW1g41l0ImD6eEj5TOzElnkPEqkSomQwR6Nz",
-	"qjowDWGK6TZac+M3QnvZX4w4HSsm8pcAbNrpAAIFIaKng1Tts94RG9XIqVgMFhalhlwHSl1TQZdNGQE/",
-	"3nJOPu+bM77VP6Muu3XHlICl5XkJWQkQxy5uQQ1XiD6EVjx0cTjvqpnndPSAqHO8uloJLzAB9NmbvuNJ",
-	"L6qCBIo+bDpnfzcTWVGROzkVvSW8sJoN4P8CTIeQGnw1dQsL1c7vWBm/uNt3kB1ZeAkd3DNZ3CEglBoO",
-	"BWXZkNF4PWCyYw9+ezwAVH4y+pPFckJkJ9ViSuGj3zvak13n9yXvPOtVyWMmRFeY6f3bl94nRxUB+zt4",
-	"dAAsFuDRVIuS60pNVll/glryNFN36R5AwfM/HOf6MuPtm2oXE8htlapZVXbwAtcCGMElqRQcWJ/PWxcI",
-	"M+cUs97icZNgeWDqsN0PuI3ScoNBP0YaGr+8fk3+8PX504Qcl9LuOuSiW8O+xgcWCNKPwL56Sb78+vzc",
-	"Wh4E2xY7wpWqGC7GkZbtxlI3liM61OiOSnnAyv1S4LoAGNLc7E5YyiaMMlY+j4R6lLhGRRxCy5jpZsP7",
-	"lLWrDXeRjQcDhl4LwOjQTGSsHewejDoOkRSOvW9A34aNsTKQV9aGaZ7+pc7L7IosS8Y0OkKoJk44tSE5",
-	"4Qimh0zV3bWW7HIkAUhQs6qO+/k45Q+NC6j+uQgBL0pjqpaakne2PK65EmmjqNYlBFRHzAb26qG6Ocra",
-	"mrEf2dNV6/mvzTrPV29eosM05WIhpx4XFB7zmrAnLRb8dHo+PW8tGvw2tB5VXUqzmXvvVc0mWXoaS+DY",
-	"HE4Oe1sJp3nYW6kjAcNf/fbeV85Q6mLcUAtBozNiqCiIv/OAkHxRi+vUkK3qcNgfLusNvQ7AuegA04kt",
-	"wvX162/lmnIRjXpF+zXJoQVRVbYyl29qN3OayXVKxkLa0ocJEZKk/y1NajBQvZWkoHNW7KEfPfvqy8aF",
-	"+2Uy2lCtWWm6/h9/uzr7d3r2j/OzP34Y13+fffj1PPn66cfg6eS/jm9upkc0n/zf/xI7CdfXr19JeVtt",
-	"ujm9g06je+sC9RogvKSU1XJFFBfLgsHvZ7HYjLxjxfHmh2/ag7fkd0w4zQAMZoWEQh1Uxdm0UnLGhJEW",
-	"8kPSORVOW/LoaZCkYstxwxgubRkLB8VvJ4tVFjX4QBWLzHXftGYG5frpJHE/EC3ha2ayRuAJjexpMD1I",
-	"tAOMuxNqHuIGNJdrf5wdB2Zg0HhraeoJouLa9L/t3fpal3xeaTZb083GmuSPMyn4TxD7iXAl4X7TVOS0",
-	"zIOWmNNFy94amvWCnOTCh/XvsGc3DpdLzHK41TXIzd5ZOKpc/fGh9LCNwSEPR2MDEDebbuMyOvLjEv/7",
-	"t69Q43VBPIayGUYgLUq5bm+cb2e0Y8siFPnvP74amJRux3K/LmYrqlYRQwG7J9d/vjp79tXXXhhC44Pv",
-	"us6JNhIXKwpX8FkRuqGltmOes4UsLWgyL5XGeQ0aZwQ6P+KPbiQZQJIkci3HQqLbBbKMrQf9hYoXPhbF",
-	"zuog/jUs+C9sVZ92OeaEbAEhBiQiIzGhdIfnQ50UK9bLOOsQuHpulLx///JbG/c/Qdkk/ZXnH0FeS5/Q",
-	"DX+ilHziU8KewMNHKs/etse0ZtANw9TBbF1UAqJIRrPa2ZZcX/34yuKL6p1fiyn5k7ninN3A5rmk4WG0",
-	"KDzhmUgfnRv/WdoRUqVMO6P8uS8qw51tlmRp80wuELHEsOEUjFeAyG+Oz8yl4hbU/QMnUMrC/G6LNps3",
-	"20y9mRH66w2axW5GF+RmVJXiQvL84nz6x+mzL58/mz7947Pz8y/Pz6dPzf9Pv7wZfUwnU/KzBxSz6zDs",
-	"HsE0I7a1R3PJtK2sTjcbKI6TDrppOm+N75o3xlA20FJWQql2Sq6R3zVumUuMvbCSUEYFmTMsKSyBuOob",
-	"XhS7wa7WWgQ/JsMAYqB+qZh9bIPCD98zK603ipjbpsU0vlBIn+71xF8/FIuU2az/RcmU+TWnHCdYc7SS",
-	"ty1qf/jy6Eyf8BgelhLbI/b3EeFasWIRqyQ2KNGptpZasWCk6LoYtY/0m1JqmcmivZK2+GFqXgIJVVWb",
-	"jSwt2KEHcjKf/DBMSlV9nPFwsCxUt48LomqvNu1hmTTk5cNjX7sE5kMxsEcY+JqDct/oWbL3cO3sL9YL",
-	"RLKA271r1eokEJsUeMvYxoakdGTxPfD6+Ilt94V5MlaMkb0L0kWqNxNT4I1+HttMTXFtpz/ZP/62ppu/",
-	"Ia1+CPBpPjSSVvjakDvYvKk5eaMl16tqbrjqE0k3/CyTOVsy8cQP5ePwnJeDeoO5YFwBECylKBctZeI3",
-	"4cktbWNfvUDL+yH94pKYb4HDbu093MdqGYaM9m6ABhO9dGmQak/ct8rFcfz+SP7+kxPk9ph6MDBaP33/",
-	"9lUXm99nrPvs4JfiWxsl1YdQjpAvRg2xH4xmiLu84IU5f/U7sNrjdCOVXpZMXTx58r//5/9KJy7NTJfU",
-	"vqpqA5tSxVrmLL20qifTyY3wlS48BI2N5U3gduaarCulLeqGS3RaSaXhMcSHUosXBIxrSr4TWbnbaLzm",
-	"S4YtbwTqLQ4VGmF9gkV+fv7Hr/su0mQEqEavRbGrD6+L243bvexTGH9/0vB+wWupOkJ8YAkcYNfLN97P",
-	"7uxarmMsiXVC1xuq1FaWeRdYy5IL4tpcEhZbdNJa8zZZP3s+ZIUd590fxLsXbzwFOLhZswA5X/I9x+nN",
-	"6KvnXz67GaUW6/3rr7768isEOwgstOdnf/zw69Pkq4//0lVruhsfBtfEBTActdztwo5m2+3Mg16DTQkI",
-	"78NhNnAYI/6fDp09jJXvQbUv2ZIrzUoQ7e0bw+/KegVPSHBqgsXHBvKw1KbmKhyR3xSbVsT6EIz4+t9e",
-	"+VHXsD9cK3/6DQcKbgak6b6sqA6nvedbmNXoR3EkBP2RXHmf71I1G3BBeufJ/vyD7O2xh8IA12eDJ07i",
-	"Ms/RfH96DMi8mz8gzDsDH8An2LA8njvolDSktLSFuP57BabvZtHCOsKbqDAJSW+q8/MvM8dp4V/sv+GP",
-	"ZsXxhwv8wbBl/OEJ/uDWB3+M2xz7b7HT0eXxnDwYXh5vmk6jtC/PGxzL8MiG9nxax4pkWBQ+56cV6z3m",
-	"yn1EuHx733ZexEG6VpxX1IvZw4bfsYP3M9VMZLvDuQiud3OJ2kBEKDwFmQl7CQltv4srn44pN9Nj03k6",
-	"Q1nSFwFPrLKMsZzlUwBy2Vpk4mbXLWOuv15agWHYuOPoo7g76wwBMURjH8bkZJtyBukKZe869Xs6uiJK",
-	"w4JlwdUBRu/r71599+IdeZoGq3ZKiGiU7iDCpAtJF8F0bEwIVB8lQmpziiFg1y5ZBuCPumR0ba6OggVh",
-	"pEaTaxnlb0Z/pQXPqY1pYjfCBZXejCZTgiNyQLQ2S1Bqe3eimjYw8+GKqJXRBlbNgOAu/FMcMcT5WHkl",
-	"Fu4UD9Ja02zFBas7EWGElWablvKhV1zccrFME5JmtCi4WM60lOACufPLgyBHit6Zvy9vBMbeKNSAsSYh",
-	"ZtFYjwiuzhHG3ygcP2xAE5Ef45AeI7Pj3btX1wHQVWsItmxbRnJWMLdB1BWirWF8p+QqTFmFjNOE2BAw",
-	"G6CIBn2y5qLSLCFKLvQZfJYpMsYZkRR/yNOJzVCqg5ns3mFI0gqUWAq+gjpgxX7EsFyIeJJYQLBuUEv8",
-	"ltUmBC4/6/C2MFy2xy9sNjpeQs4/W5IWuo8Z55RcOdwzi2eLEGv1AhlqY1bP7yzev9Cs7A9fxdLmKBMG",
-	"9Y3JGMtla1ows3x11+bE2nW1V0s49DBK7uvz539oa44d1BtofMhvTxq+vSpOG+2zr/747PzY4cZsclBL",
-	"oCxl2R2JBwHvNQaOukW8dnsvAlH6OXTg/886L2KofLUF9lzKDk6Hn4hzinqAt9zDZNfBK4ir3GB37/ia",
-	"yUrDpIfVDo0C+0SGUQcfCh+YYFesvpePj0iolkumzCFZ8PvDqXm2KQgisiQLfu8cxrhEzVy7YTWp9mrr",
-	"73f/D1bKMyOo+DL0NUqQug1zpgcKcI1a/Y9fFytWFcOKzk1q/dB1YNyafNdd3IKKiFDWxkgfljUUiRs3",
-	"n6zKuH1AlzRj5kaK4ixktwQaADuH+9pC1JurDjIy/XVQYxCceI3/YI6kXLjRtuUOPIhGzFhpvcHEGhAz",
-	"8C4yIgXgvxe0th0PHtMeLvzALe0q0G9lQcsGAzqnQIQXJMXUqpRoSeqQ83GbI+EEJgnGcwaXWFJfCUbS",
-	"yqjIWGH+OSUpptugd5tpdHjL9ttu/dxD+7VQeMIhNvLt6wL+7jaDAru282iaU2f9majFc2+pkhAyEI6v",
-	"DYzVdKkOCgmH7AyuGycaDVnZRsRcpyWil/hPicf0ZXGGoeBEuE4cisYeNTuzShRGUQpJoTfm5zQYu6HN",
-	"xKbSj4PB9tJ8yrEFu/sJhAjWoJVNuBDhLLcuPCQe8tgP2Qen8XFm8Rq+NWwabjdryp5aRbAcfDzmLDN3",
-	"pWdQj3QEhgMRthktQuR1BBgEjMFnvoBMMYaf6lgwL2xgoXijpNsIMTvx4TgcAUBktKbWMLno3/dlIl+w",
-	"6DAsy+lQoY8QPAoEH0MVbJ+TNs7g3ooEGUN46P25ccyvQblJk88fMoZ24nvuIWRGanbleerig4OUDE2X",
-	"lzVCbUM9t4XNfaZujsA0pmXn5RgB24wOheXpBWZcBgMJqxtP3aBMQ904EJirXo/UtLUAnDMA4FTm28KG",
-	"6Ga0CN+1CJ2JL0HnYOdCrM0LImT4kkPoRKu+GdX++82VYvVa5VB3MByeBVOBvuIrKW+Z6MSI/0bmgAiT",
-	"vnl9/Y48oZVePbl7+gQKDBqRaVlSoUFp/C/OWJvaYvU2whctmv7hZeMdG3k5w++5F5u/Tsn3GI8GVhbz",
-	"bp1TXykG6jxfCllGq9wcRFpoRUyAe2Psjc7Q12RKXsj1BmDNoBY8F74afCtUdCDwwqG4ijfen3poRP1B",
-	"FMBvgkXswoiBJlgusk4OVWgalySTQnNRMSNeBx87YhhRW0hJhR9JZ2wSrXIuZwtesK6xZ1Coc0nGP775",
-	"MiE/X/01IT8+v0rI6z/9KSHfv7p6kZAr85/Xb95fG4n0Zzb/sekIm3NBy11M9nCFXw4HRL28fk2+/vKP",
-	"Z0/rQjErLnS7RpFIJ5ckZxrxFKizeNKisBUqrb2vHYhCz/7x4ddnsTCUNl5BvVYf+he8M3nfgRd1GtjA",
-	"3QbbXYNEuV2oweNafpMAT/Qop1L3Fphh1Eufybw2u2+APv1ujNEoK0u//JPu0fVr3+y+w3+r/Qq3Ko8S",
-	"tWEsW1mBOJNLwZs4XV3GEtNV516CxeWd/KbiRd6NJJVJccdKhR4zxIYGm0NYjA9AP8LietZ4CjGaBcXy",
-	"JlD/q1zH2OuA3F7vZsEKfycZ52CIfRLli2C+b+AF82ZBRefy4KxworXRbm/I3qCAMCilXE8f7nOpq1bM",
-	"tJzh4of3euT5YG8MLleMfN7za1itbi7wd2U4ADQ6Lpjb1i3GV8kYSnaQZ+fPzs+ePpu41FB0XXjDRFDt",
-	"j0Kuv+0h8ZVHoOIfpKtEoaAqftJY30JdTMO2VhYqzMEOZPrMrAB+9MwQKlF6V7ALklb8AtD1U8yywwI4",
-	"8MsEA1FdmtONMG23PF8ynZJxag4zVBlk95qWjIIHcMWy27m8N38boduoDeZvrNmQ4hfNZzTXBUvRzdea",
-	"fmvzw50LVyZKByDpN9MXOiTAMHWgmdx7QsJAb8h4XcNJ7dVaSlyweN2kK2D8cDWfwDQGscRlVTCshaNR",
-	"JbAG7cNqYX1V39xcjwaJPrjsHmB8wIo76OoT1rqFmNKKJu8PdD6cMmHTJT5fisSjo503Ckc9BNC2b6kW",
-	"haT66+efca2Gwqu3uaJNRYD7DopC1dUXgIZjK/dPnnlzogkohH0/skiNo9pGrbL+4PAOZoLA7UM4idEl",
-	"T2AjdXruCXM9mt+bQR7B53228AljK2XRK1PC6pp2HTtQSJpfa1oeCN9z4WWdYrJP8Fy4QKoKvmvtrq4g",
-	"c6+9fBAiGoQz5a4HrogHfHZ2b28gJONnz8lKVqUKlAJ88VjsNICz73Yvw8SxzB6EKLjLGTubdn5R8X90",
-	"Job+I4jFgilDJ1yQ+U73x9rD3T+Dph1qMC2XzIdktT9Pxk/Pn//hq3/9+vw88TUSn56fkx+/mfR3jdPu",
-	"pJfGFtr4bajfg7882ZTsjrOtNbzZH92upv26Z9190iDecBvDDQjXqkGFUcFT0SV7C1aD4bVwKoX5Iuat",
-	"z1sQp7d4jR3Uo9SuSUYw0Zn95uBE5GBNu/NU2pvc6OmI7JFYZ9HsEdPCkKmym0i7i+XQdbyM8nvBNVT7",
-	"yC/rxIQ6wi4rWQ5R/FKoat1XFiC6v4MSUnAKzoRjZmWxRxalXNtjpmXqth0KN0LNibZoedBT3RBvI1e5",
-	"kWVRfkUfBWaTIMM0I/WmuAbMOi5tCpUEVKMWTkk1IxAHa/7D100vLuNYVIUq8pByQANjuprRbR2LTuiS",
-	"cqF0ULIsZAy27Ah5cvcUClaoag6l+21EqTDbUgONYpdjjA75u5zPeJ5acA/T+9/lfHKSpWqgbxt7jC+G",
-	"mwCifQTT8PMEBy3M3Vszo7TfH/f1+HWYutJ8gsHbzb0kw5N8ojLAKUEFlvqPbd6PqelLTBmK4tpSbof0",
-	"EldcDbtrfe7TYBcdlQaz75KOOa6DdW2tmq9pZbn8HqvrvGWusSBFvHAktCBwbflwsc4L5oG7flzRL6T0",
-	"WRa/02rRoSHVAKr2SZVtYAlmXVfodbUG9629B3yxUDvFLxQYRk7utu/Wct0326XeEONmX/NlsNlgvhhV",
-	"5PyE0inDiq4NINigCFtjkTsm39r5PrLulp4apL1hpectlswb0HAoYppmXMYcNKVcR6Msy5rVwKtkzEVW",
-	"VIrfsQkB3gU2BR8ibx1amoBoeKB0Xv8V6WTafYHfPGrMGFRBPCiOcGG0CVE+3NO1dZm8w2XmkMFEApBO",
-	"uV8+++GP2D9F3t5adv95tvYoXhRoR7ZKZywPeV/cDybmJH8yrkBVAOCHxYKVNoEN64oCaFwOysiGYNSP",
-	"+dDks3O9vQl/Qj54oN6ivcUNZwAKckfmEdlcH3hXU7tn5e9Mq0eIvcfS6Y8BFWvV4exT4kNosEHKOyt/",
-	"7Madt9H7dWqC6eCCUExYcE/HaVgWIyUpZDnb39IJFKzBkD8p2o1vhKvLYX1w7p+Ge0MYiZ6gr1MKNrBs",
-	"6Tt2r92kPia9MQILXq7fFFTYqii9b0AY+8DGV2ANbJV96nspWiuq76WXgmtONVZ4saU5Bve3Xxvm4wdL",
-	"HYdsOkHZ1ccpeOyD8/ZC6CL23tALcXJcfJ87YlvbfBD8uPZP5Ac8EIBB0GdEYiVmeyq+FAjAOQ7hU5qo",
-	"fA7uji/qtMTT7uSGi+R4eI4GlkQd8vWbKO/HeWyGhsubN+oo+eOV62SEyUYHUTPATu/S55/cPSV0s1Fn",
-	"VORntvqt9X0mtqoK3kA0g9sfvw/ijXnNVqzwvabNrC1SykozdenJzgGnlQA+o2skchv+OjmlJmJHuLo7",
-	"wMF5DUnQ7mF4EoMI9uZZGm6iqNe/69J7K2NxpOZXNE0DfAhJZbmc0XzNRXqBaHcUEBXQlqtawSigL0Hs",
-	"Izotr968JLcMS/y2IDaxStuaCT0l6Zxmt3Kx4BlLL8imoNos/VnB7pjZESNMAJALJgMH5Vou7Wea41CJ",
-	"lWcxKldhKJIXfUUOZeIMIUlXk7MBhhpgFV/4DmCyWwFGUvxImIifBoc9vdiDeQFscQxyDcqHKSiG5itK",
-	"QPocSAB22VQY/Ob3YZSM6uWC4ic4Vls62w4iGtceHOv9u8wOVbmC2J4CbNW99MLlBiSIhlQXj4O6Nc7r",
-	"t2M6IRkVAFeBiMxTlGnuGKznLvg5uEvSC5L6I1AXfLhsfcviHyqM0MadcOsFak3JFg6Zza2dnYFZLHfA",
-	"go47lyqUomJY5FRXJS3OfGhtVFY8IvkWwmbZvU4IQPF9+ez8/NzcMyXNtNUHAn/+lz4N/zAK55DCcA1x",
-	"NVy58EF/rGVdhq+3SpxDPwkymVthcY+Xrwe1AxYLJmxU9qbS6CpKvHCD9wBk3Bj5QGZdVVfrlHbehlL8",
-	"280I8IVuRgm5QY3jZvQBMz//djOay9w+goLx5s9z8y9A1hp9SAfbaV7JzOb3sE3MRrNWyy60A3NxdoId",
-	"xEnkOw9x0JouuGAQuwW/MdNSzgqJPxkCMv9r5JbZhpbKlco9TEFm5XEGtmWUdljJF7tj83Pu4K0I4P9h",
-	"SE/BtgGk3yKIyPmDOaRPn/0hPKLkqm7s6xYWXKEhJpPrtazxQY3mLBiivckFWbAtRJRQQb4KbDb118Gz",
-	"BVAYZjMzKTRA4OtanmoKMYakLTfEe+X5s2dknFoVdcvo7axOUKKapIZEp/6nvWyWZ82yiX+IWrs6M2uk",
-	"QGnRptbU0C8w5rDiXzuBpofFxenWXltYz9jVjrVYcFzcJiQ1Uru5/FNX+sNO/Kxkimk/nOYlYm095r3B",
-	"see4KEGOU4yonbJr7ueOu8HH2wNEFy+ZEYUDgCkIP7ZBfftkDlzn8Ie/wBzX4XCgjUG/o+q21z6Do+hd",
-	"APhW1ESGRUCNeOKXAzNaXDHAYF1iAcAbJnImslhA8OhlrkL8EIVeZXPiykrYkK8jqw/lB9FDMEVywVmJ",
-	"cJgH0EQmHeV/T4lq/b5kDAP5EZOaR+tamjFGMwzqFIXjC1XZidefiPbQjbiDuC67TRvSoyjWeNMCoIc1",
-	"56cD4Q9djkg9r0MEikGmXWhxrW2ry5hbFA4kTPJSu4KPit5BpKErj4qFA0GaVuA1t6F/YCc0v9aVy71F",
-	"EX0E5ku2qFvdP0TDGIXB0FXaKtedIka0ueNg3BYDcHJ5I/bKpLuwSIg8jQDQPaQiuofy96vVXsZx6gpR",
-	"JiSFwwlSRr5kqoF52EKT6M3Dwg5pAfqGLAdFlcKXD2Iphou51w3m5ksxANUZnXEd0lzju2iOwrKBm1Iq",
-	"djTk0kEFwVHBDE0ODR2h9SyqTt15cd9Vsd7P8y3lvGBrV+8ZJPO7BkZiTR01YVxCiUbIL4QyEAhbxuF0",
-	"wduD7zLEImOa8gKsXh0r1nGtBdXw64CQsKLpgQr5ANCZVSXXO0hFsxGAQoofWEcio3m4W8tKgXkFyoOk",
-	"f/rOSLsbjhKvaXF2y3bpxJapAebTxAwNzBSW28BqQfkgqDPtIF8vRnTDb1mQF0w33AzuYzL6/9n79+U2",
-	"cmxfEH4VhOKLMNmHouRL7bNbjI5vVC672r3r4m3JXROnWaMEmSCJVhJgJZCSeborYp5mHmyeZAJrLVwy",
-	"mcmLrUu5yn/s3mUqM4FEAuu+fr+J4KUozytk+8V/vfZH6G8/XTqpTA76UUuD3E+XMaIU7MLW1voBpVHo",
-	"YW6qyEV6dEbDxuk5LXD066+A+zLTHh+TT8FdoFcKHAtLLsGUdoL/18E2w8uHptiCFzNnKvhnnPnTTqIL",
-	"7QiwISBUlMPZzKsSYLVi5GgwVqDRkl8IUFHgnZbPzQCxOxkWMQ88PGro7OQFapVBMwoGEdPBWPn4yCBB",
-	"d3bToSr7EC+DW6CErhGsg/gdsbM7u9gMx2qsXjkrGFEYCulUT6VyqokH5rmMrUoxkx8IUQv+UCfB7mUn",
-	"+MPJnzIEpmKl1pb1cDNn/bHy0L0dW7eX+V2S9WFSf/rTee3K4Z/+xC6Eylnmftclrc4Z+xq2DEOsathh",
-	"BFRN4WYwgWBLSsOo9pNv7NexIr7yybp919Y3Letlxe0VkIIM2WX3ayGxFR1cfi3MWNmNY0+GYoZnMyNu",
-	"eFoFzGW5t3+FmJ7gxxPlNMt8kgwyW1nsLyDL6Ylh77978w3YDPQTRNV7UIQANgWnOWX/5zG54sdvvvGT",
-	"6A+Z/zGKfg8R5ZmvwR/N/np5+bYRDcqGY3XOSmF0VU4xGKkQMa5W5+Nf5sXpi8D7V8hrxDuF4AREdMBW",
-	"KeRUUA6Pjr+zS0oprFOwTv9JW+P5bjn052/fJDTVnt3618GRXgkF1O1Hz4enw+eIWbAAKX7i/mcuWsIU",
-	"7wDrHu01sPvdTr+pc3EHVnJPzE0Hyh8KGCaS9qaM8yvEDW7yzuOug3SI29eralLIKbGSiNxZpKmMcDJW",
-	"ezyZN/nR2dG3wr7TGksecPPAaz47PW2AEPPVqqBdffJPg4ZS7EvemoxNOfhBhjcxTemMRK9liHKbWNza",
-	"Hx/me0IoZonaPTr7x8+JudU2hIf/OfvHEebwjn52T0CFmy+lOqkJ387P/h0Gg9Jrk8ItbMXlWAjCLeNQ",
-	"hj5kPwLRXJImgTj6lBeFU9osQ3ZIxL+tPxtLpmGD1SJGUL/Qa8K39Ee1IDw+kJB4ADIiRM3d0WrZH+du",
-	"Kdw7/lhbjbrT2BHLjZecvN1WuZBc9x3UdbgLG/iPQqz2WghpKOQOcDkAKOQpht1zIKAbrSBK2MV9fFCL",
-	"ZNc03belNe45W7OPcb5iXVvvHqRD+vW36ppoLZcYZrsBlv7zPR7jdAPUKp9ajnRa+9R4v18HRy9On+4+",
-	"1O8VJ/0ucrzp+e6bXutyIvNcQNnCi2fPdt8RNdVrhKz8SMETRM13QF7XOCxe0tR//xkIM1o7YSKuWD2T",
-	"uUNu/BCpW4HMbgCeeAewk295LOUS6pJMVQLwuPvv24W0gpkVn0IPgzNZlNdqXkn/Ga0MAKfJplrNCjm1",
-	"2ZC9x7x+qEiEYW65r/0LZlW7oAVC4xOwdLMOcYSrk+7HI/TehLE+jHMnW35zIJ+k+LXuMFKjdePsPb2X",
-	"s7ft3PkER50L9AGP3Omfd9/xkrbK451R/K7N07XlnG4xDGC/7jQKmzXtw81DXAqeb/CSY+ddrNlANUK1",
-	"CyOCXS51kdjgp88BSL/2lEgUC0NBmFKkZ/lFx1H7VtiNc/YA+mXXHn+8/f1i9x0/aPsaoAgfbX9/K+wB",
-	"m/tQWy79UG/yt9wuIEdP6f1GnweEEBOniDC5yTyaFXzucZMOQt3ZpQjPD1NZRN5Rs5WtxoIVtiDmTcDR",
-	"EbOZwIq17O355cu/7tBj0eDLRszQKBIgZTcAIDaxgFKWB3fmadWwcG7KVayhmfOkkqZSpbjR1yIppAEP",
-	"GK4asixUlnGb+UBzLJ0iip1ZVXjSjnbRsImvdE9auBvIaS8t/DgSikr5PiNJ9Xmo7ncCXep4sJxIicfo",
-	"DpX6CQZRj7HocEcAADRsrUhxU6wNnG0mjGVQOdoWFtgQaJADOcgoYL1dsbV+p92wcdDdu72Et/oWF+Ge",
-	"/f779F+T9zjEfa191C+2Rru/u8/uT07iRAI32B3aHq1e9Hmem9hSt4Ht98SwCS84EGoB4Q/1py00vgQ2",
-	"Ayzhj7eL9Q6bo+tQwe08oLB2nsoh+5aKm0vo/Vty9/JnjGOFH6FCS8OmuiwRZneyTsBpCYSkZJQY8zlW",
-	"PNC6RCj7yZpIyMAMGbKXtDruRSYivrdmvB4crKmxjSCyu40eda+ueHKGH8kTr81guwkQ4CBgVb+Ijk03",
-	"BbZ09wFtlRg7tXbctlgMehfihdvpYlO+fJMY74dG6l5juSS3bKkBGQ29opiINIM6dnmjMp7YfamHRuXN",
-	"FoVa7TzrvTh9inirSk+onLbpbqQOxSjA8UN/GGClDVBKEhthg2uuEDNwamZSSbMYsrA0yNbKCLC/U6YE",
-	"N8SPi1ITpeOz01NPjYhriTVV1EeQWILeBKo9uffi9M8D7/LBLVfxlit9q67SyzPIdIYnUsDy/Y54ZVek",
-	"Mu6Q32IUpVvAf/FTPlW2fXMvHklotN7hiaBYaDvkHjWB20UKMIFF2/fkknTHKS9j1zmFKCAQkZQ+wUps",
-	"zQY0k5PvqWP8vhOUOy70LXn/DYm8PW94A83KN4fd9Mp9OrrjPh2oDciDHZ4TgR58MXu6PKZwSrslBB74",
-	"e/aTQraR2p3VVrGBBXAgL0xLI0bsya0ROkvLeu0NPB4RxQgPfEJtFX3iEgOjBDu9sH817cfN/HTBrJEm",
-	"0ORsCi6e57TkYGq2CDD3oxNSo01R5ttjNz24HBwrMBTcvfVxey9On/eR2JhaecgQArOsbaV3BatHWzyz",
-	"rpvra6Yowj1kP4F1k8S8MeCdggNQi2htSHzn9MMDmyT2Z+yVr32P/a335yimkNEP7CHW4U26c7TYdAZf",
-	"yfN2+85c1tNlvZe2/8Um+3TBe57nXsZtdTa90K2bY/vYXihe9jKrEgFjhGiYbW2iZlSXLHDTZrP7k9Qn",
-	"hFwvL0vsjViSN7MhQYHLKZ1QWwQZ0R3WmI8LNfrutfpD9mOHfZe5nwg+NhUzYPL5Gs9RoFHD8jScP5Z3",
-	"kdTcqHRrqe/qMA3/0ObglgK1xEWQpuExV0bMqgLoh5Mt1+8qTtuEyIiSckfzzR/cYH08+zPgam0amvvY",
-	"iI9qA/6ocNNi1XOLRYj4f07ds15SO06kaIgqHUylZ8/6LcYi2j10SiC33mIvgjzdYjRK1RGS2pmi28uu",
-	"3Fr/84e3N7/YmF9szMcrLWQE4bOHTbl/BeEGhFMsHNxqOqIBlsoPJ7SILKdLhOCR3KdXp2E+dpcShiN5",
-	"jwp/Z2EOYPh8CUq1lQx2bdpDrWewXXemzwJzE9UGmgEqOl1ulAfuSewE8WTvMmB2aCISRurGwcEarR1H",
-	"Z1JZ/yxMweuSnojNeumpgumTat6wKGg0f/KG7CUU5Br/9PhQWcI0/GIkCS7nxRlR3AjTltaCur71lRHF",
-	"LOt/bFFjozY/SqiDaxmR2NnrHZoBNP1GJRTAKBPlfssNAkIGDLK+E0ewHLRIICKQ9At2j/hgfadjClpH",
-	"PxmE5EFrjewh6vLE1OrWCsd7tCM26c0euKJxL4FJlYy/fcH5eVgI70kOHGohfFJhQ1Mit/p4tXoGAkam",
-	"4zsRU70Upm4wDnzFMNGpC2DGXgVctnCifXkVXA395sxYvYKUn0/2J6hXbfB/AV9KMedA2YVYw5+d5KRq",
-	"5wEzOgohX/9EiL7G6hLl0hIy/FjrFS7wboexfL2pKBIJfOd2Vq1SYq2rEhrFu7yyTUG/X60FvuSOGotd",
-	"NQy/BfOt+VJfJNLd1irslEpzoexJilaxV2U0mDpP8MTUbq7XRLPeZM2yiImbDfDIu1+l81BZyoCOpDju",
-	"XI1VFZoO0XQopLFg8wFwfMaoKAoFVo02HouwnIlKdgtGp7FeMiCtrPickAdaKqRrq/HQrdFQaFZb04D5",
-	"JQ2Al3TFbSO6zW8jXltbx4NqtNMbP0EifOzp+2qf0X7Q9s1yVQBE8l1FceufvQe4vTdcAs4RWwvbT04y",
-	"nNwtEV4gzPHoYbUTQsl/aiAM0CIBUAMh0MZqrC4bSDYJv2t4hEeTZj2EqaWILTgjFZLn1wZ8Ytjffroc",
-	"+M4xjEqUY9XEZKabyHjACKo07EYa6VbDZ/ERaxOePGQAXZ/ROYBpAPbgIAL2LStjxwpfI30LlGa1oG6k",
-	"JAwR3CayD8NSV2nbhibvdqwoUD0IaERknviPk5d8ZondL5dmVXAEmiCsJaTTR0frvYJ/RYzqbISZu7FK",
-	"wNiyf409DMr46Iw9TUBtz9g/fnb/BMQj/OevRN1fUmQK3iiH73++uXkMbiup2GrBjWDZquDKmY6IIRQc",
-	"QFOBT0dIcd6GWSBjfSG4sQiVys21c/HGCjMGU/dMaZNhskklixya+ugLoGrxaM5h/07dTjC2FHzJglBv",
-	"k/FwMlLhdF9h5WQIjCPW3MI2mL30lMJfzIh0HMRIYFsRgiiYx9m/foW9xhFMDapmhkcPXEDPrUhfdZfJ",
-	"V3vLWx5yBL/PKN5j6BLkSuP1ld5Pm2yxC0NcGwvI2/xN9zs1xzdEfsOgcZ5KUXi/i44yOJvUKFOsqZrU",
-	"A0GmDxgrJ3dF7iE6ra6mC2cdnrNSAJEt8VcbK4uCZAJVv0+BHKeAqGNpbJt8wPfYEBC1A/SiHfdvY29T",
-	"sf2n7O3f807Fpf64rTrYA6Jh2y5026VpF/ncCCXFY06kBbesDXtr+6a5H9P6EHn7ZR9uS5d81CY8zDtM",
-	"P9ybfFs65SLUToCd5Yk0t+/or7VdEMR26OXhRaFvRX5GphqWAYFNBXG3sWrkDCANMkXWsSu8BXGMBwnX",
-	"ny05AA9p5aV3n6Jl+GRANHYj4QN6Vo9VKW4klQe4X5OUBrxSVSIHIrwuIiCAZaP0sV6hSEd5Xusj+mkh",
-	"CxAg7u8o/aUZqyjzZ+RoNIIEfl3r2Zrei9M/99t0AkZ506/31t3+AJYjjvxICYVD5IxPLDyWvHmw4Nxj",
-	"CKiXMUVZ28i4ie/GtjtxZ+gET87hKYk2ydYemBAqj/UPkaMREA8pWaxV30mP/SxJnLGJ8O1PDEqCseIG",
-	"GilFeQyYqOLGzZr1MjfWCfzrGO8O6LSv4JIEl9X9G/1WxTL411nGCqkEkMhlMqd/wlTchLOcW04/nrmH",
-	"/pse8m/m/sL+PVb/Pj4+hv9zf8wwJ5OxfzPOspcL7kmNEvhXKJ71LRGcZcgS5WSOk60gi4k/dl4KY0YI",
-	"CWV1KfI+w1FKwY1WUs23DgQ5VZa98xfjEPgET0C0x/30h/TuJkT5Hk/ZRPTPWI93gtD7N/X8nLsGUCxD",
-	"Lkm/jn7/MCKXELG4fGr906Pmu7L6itTd7ne5DLdd6q/dTcmgeIgnYuoUMWlQPxzgAsMAagMV+G8XP/7A",
-	"EKV8ROjATv/NkK+F4AAXwgdFFjzHuIrI6eG5VvAh3EXJwyCAlJ6zK5mPj87Y+AjRmKtK5gjGjIRJMH+8",
-	"wCn28ZE7xuMjeJHx0a/ZiHHEqXfjADsjHQgfY8R/QsxL/FLxwhDXDVLhkATwgkJaNuVlKZ2/iJXo7ghS",
-	"yDFclA/ZKz5d+NM4VnBGF7og2RMoDeC9PTYv04pxj67t7kAvlBaQ3gLkF9be4wL2cKnpW41VCIKl36NP",
-	"uQ+PGyxKNi20oSSFl/7olCxhLjDjXnYGhTHHvJA3Iuv7WkkMC43V06+YEVMNUwJTKO5iYJ0hsXYBsiB4",
-	"2k6+ndc5csFdhosodWMEwIVDVDcboPQBnswsEudC3fB0od12M8iCgXdHYQHfFoJVIMYLEFSF4EmokZ0n",
-	"5mqUXO6RfsIjKqQhM9Us9K0ZKyqA9RehkTjTzuAdkvzGpfAvSVHKIHLjS8M3Q14ChM9WOeOrleBQL4xQ",
-	"2v4phTTWg5lPox6CYwBL2zCfPddBqCJOQ6fY2aE9NUjdTA2m+lj1eIfswcODb236wOXXoCGJxCObBCPx",
-	"NAWukbFqwFync3qCOagR20JAUmO+CADx8CHQByCOkkwSJTCSTlyVSPNLDSb0LyKkyGBztC4jrsMoGYX2",
-	"7lihxGTEH1xmfTyDpeA0TZKVCfwBvTOGrZGYcgXHdCY/CDOEpP1UFBmUPNCe9zUS4aV1ycBeB+iI80At",
-	"7eNSbo/jq9AObjg/SbUA1ctztR4r/NK+WDrFkfeXJdIeI+h/+hPreaia9DMOmFQxZDwIgQ+UWD5cH7yo",
-	"sUI3Stbtrz6d2HLJCxSkCGMfbNkhe1loE1w8rRR6phSGM1FKjsIpHqswvEDCyzUd0iE7p02E5WJQT8Kt",
-	"OAYyP5GzVbOstffiGRVcZO+ELdfH505SZ/32tIB72VrQfsHtfXl4C25xwE/y7Dbs2PoMNoHZ65bwiIlE",
-	"R7KGiqxrRghmusdNnGSe6BvRxt7U6hnWjHIUMz5PM2u1z40QCdiR+5DJQ6FvCWkMYFVe8ulCHL/Uypa6",
-	"6KbIUfp46q7Mhm2Y2/EFfocO64tne4x0qfX3XHnaRvNouQvhFG9QtdG/23Tv7srt9YJnLyoIUzek9orL",
-	"DZgu8j2KYpxGzLM+0k42O0wvg5cXrJd0Es0MaNOUAgYJKMIFo2asFqIUQ5atwEijdCu37CkqX5CoYLkA",
-	"1+3T01PWo+/Knp32R74FdsUJ/EAkGeQa5dM+VTbf+y/wOeMRRu/voGKXYJJ/Cc1vh9dId/vjxOrrkgTD",
-	"7BAoa41zvasoC4U2qTOnFdjFy5XdKLi4XUB3QGVXlXXHUCsg1g/x9trr+l5FXdmxcgccqz+J6wlK9EUB",
-	"LPksg8Gv0JFeyel1EiY7Y9lPP777r9ff/fjT1dfv33z3zat3WTjl/Wj46hLrXJALywyS295+d/7DD+62",
-	"21JiQYvzaQLJXXrpxfvvvz9/9+Z/uau9IYGTQX5Q70c4vyDEiuBVMuKBploe8vRrbKt1mlUi0QEdUYSi",
-	"Ra87aJGni0pdRx9Sl8SNtWa3ohTER+9szpe8KMi1LCvFCq3mngc4+vJPDM3BCWv3yXpPn50Gz7xS7nOM",
-	"FbiF88oJ5FBd1Pflw1+dvmB2UepqjvUsGX2JjN4kqRumQTI/uaYh7DyST7CE31XqG9jcYG7fkwWcjPBI",
-	"yY3aDLbnNup75xFKEj8nE87tSShchwOBYvIjrTUIeMRv0SVqL+myCVWf8CqXOgFT7aVctJyZFfDGgbkU",
-	"spdWQzzM0765B3gGWHQ+oSCOOpgY1tXiyfv+7fMB++n87wP2/YvzAfvx228H7PV35y8H7Nz9z49v31+A",
-	"yP5JTL6nqha4G8EYLYK/Br7tmSwESAoLcbNQ3rbipduB7s8UKf1ghTJeH9ANGKHjhi0k+HfQ5w6ePY0Z",
-	"YgtPvxqy87GC5xW8bJdpicCqVoXmOQMJw3rPvmLff01yjW0Ta24k6GAfK7QJYcCkW59KJ5VmZiXEdHFs",
-	"9TEEJid8ei2w6DMZoO4W+ud8dfp0rDKl7ZWMGznbJk67ROeWGMJY7RadcSeeuy20VXYuq8JK91lP3Lc5",
-	"9jzR+wmvy/RkPJIAbcxhuwiNR/kTxOfT53c2+VoupVPugxyALSvNXscEthG+4dOvHmWyQbZgwwM4GfuI",
-	"KF2ihPrD6Kl4VmnpSAUcqqlW8vharHf1zUSS152sATXopnwDJ4oqgq+Fx/2VZYOXILbMUlX9sa+qdzOo",
-	"N6+5B/q2GOpUdhcN2TsiHQmtewAK7GxbEvsZDiOuqGEPk3AlNG4TxHHo30FfR+QDHCuDRt0rpMvM2okK",
-	"zoHC+OEbcM4LoxEVtUxWoJPJr74Gtdhi2J3Qoz14WH4/XL5DIhF+hz6CefvpEQI/+fSg+oO5FzGfZwBu",
-	"euazqiiwr3wAXvmZzxJiYG3BzYLiaxGioBS2lOLGqQNuRcl6mHAyC33btv/7Q/b1mvnwmtMsbiItvTb1",
-	"LhsjLGZg+dSapA/CxyChw16q7h4Xj+BDQuKKhESG/f82EtEqYwXPG20rzYadHvfNuc7sTpGOgDIfT3fm",
-	"G3ZgqTzfERVJeJSoARi4aQVD6ADisDTOnAf0qcbM/bIMWFwlVRWF51jfKlmhM5gainovTp8ntqyzXxEV",
-	"KgWTAsGIUzGimA38axCpep0KvS7fcN/hEb0n/xof3tJ38nC9IfUp7IY3uhbrVHfVT9/vH8gt0hhGPv4W",
-	"Wda0O3b2ZaAiT4XcGctIXwFnGGSUbcjUA3e5aXbqB2oDH12DUy4NuxYUzwTCAajQBRHI84iJgrhGbsSG",
-	"mTHafSbpvh1GT+rqohhPqFhgBRrt9Ily39FJ/2LIzuGyZDZ45DcPNq51crD36RoJCw4z+hwSAZ/I+QVL",
-	"uGuf79Hf4XW2j5Mj74gTFmHnUSp5/y23h4GN6mDbXvNm8+aRaOsa6doud20M7pLBQV39zjcg8Wnu2H2H",
-	"eR24wgGTJQjpyi5OuNLKPXevBLO7eL3UlYGthdYSFM1B2U+oGMr4Sl6LdcawEsJbiW48oSztkmCj9TIP",
-	"0emMzUTmmAWwSU/W0I/nB4JS5pSuYgBpj+NC3pCta/hMuDHFcoJAlJNS30agYj2BKN9qZcBcJhIxpRmc",
-	"OkDB4pZ7ghysnC7WTCjncBuwC4+lGuBhDsQ57rpCqmtWilwsV3gUL6OZatiqmhRyStlukcOQU3e1spIX",
-	"Zsje2CRmeJrmVNy6X12L9ZXS9ioGdAjTyk299mHqUUmdBoTaz7jS6r4POQ6xM0yUvscQgy+nDxypai4l",
-	"tOB0LCfrbf9AiHP5MQJBTKtS2vXR2T9+rsWFmjNMJURlF6kN5g5VKdzBPEYQtO4kxSuPr4uU3kocW7kU",
-	"uKGBoC0g8VJpXkBeE7wsJICgqOtQ7AFdW3a9EgHb8XahoVEBolc+UdEAY1sLGzHcPGxbn81FgIrYwP7l",
-	"KiWq9Zd6X+3YI8fBe/SwQNiDQ2V9KPx1T3DnXhoL3HWgFheiWPmXdjMvNCELG+PZthI1DRmcrWBN/U1V",
-	"Djc1kX77+7D8BfQLQh8E2GMAlQnwyICdW1uZBiv3kis+F6PoRoZKzEEDgbcLlbOf+OA1G8PNDOYlDful",
-	"ElXEAnavPwfaf8QHIPbfjC0FV77cEpxBaE9ecJUXIkdwHNA11j+aupfljYDKSyim53leQsKHK2fQYKE0",
-	"7Br4+uAiGCxegDzKf4QU+IgZrRVEBwjDzy92a1q6zbB2h+xN2Jz35DUnwzxWz119Cru9Zlh697VoJ7hN",
-	"b7Ag+fcJqfCxOYa7qEtEGd0mKLuVRGKA7Mk6TFdvVBXWkUwJJaYH1YMy78d6IXRZjJiWwhr0VpbOUnOS",
-	"BlsZak8KNGB2IZZIIupn4IH0fCY1ARQ1vxSQs5xwI6g8n4LhOeutSn0jsQTf/FJc+evak6aeltgv0uNA",
-	"bjXX3ZmT9BZdwX//91rUf9vZfks3nK/kK1Ut7xuAK7zSoQzJ3l7+I2FvJd9/ewIwPc/b8LcAoZInD2Y9",
-	"ToeSoWXCdGWNzIX30/qxW709Xg/NaPgEqbBuPxurxDrB5v0w4hVuhdBD5zcslthHXr7klU78NSaDMt+l",
-	"NPDosaoVbaQzMUyoabkGexO68I1lvfNXF8ffvvw+AHfV84DgcTrLzAuCEUBBgS84VknCAPhjnA85WTfE",
-	"4xPsHXuHipnSHYnNOHA+8uoK2tcIpTimIYZj9QNfUg9JpeQvFSJJtVEq9F6c/hkbA/MKj6JoFWOR0xgn",
-	"eH9sBTTAowb3E4G9E4EknoAE74n10rAd7qUH5iz4XSMGeOaCVP4cINdarJcoGnbYMRg/DcKmNgfyHfwm",
-	"mOkS+x2Esu4eUbKGkkQw+KQS7m8XP/4wVrgPk71D4rDuq0FjJzhWmLXVE8ulSgwartiP55VdILImiDUw",
-	"hWTEU8fmt01uLjSskoibyFP/D3gcpN1t8LwNq/ogtoAfbpdNcJnoi0+wBH4DCj2+xiefgH0x0GpbHjRg",
-	"3Kc1kLPz9EJMFUDWDfQjS1QWRBtCOx4VbqadohQmk8qpPKe7cY7MAngEop1t05YpIOftQvsTiv5CnOQW",
-	"xLS65tsLL62uGe4ALe13BAL9uIBsH6c19kjaJU/e5t8O2KZ50I65tmXbnT6uufOlp2sr3NrHbrED27jC",
-	"3dsB194JhR5BbYdiSzyfCpPuQwxQY7k+cNdAKBTLCEZkiFDXkoEy/vAQwAvAbi9SB5Awq3twXl89MW3O",
-	"HFopwbqqIZg1JPxY7SPi2W4JT/hnD+fbPC7s2f6HPaCeJZv50f2aLyqtjaDlDhwhac3JhBdcTcVeyXy6",
-	"BxPgwE+0TeGld0y1MtUSDUGstQKGDN8Tf4twh0suldnPD9nMmD0xjN6lhTBzxY1p4eK0Gp/XQSlMzxtB",
-	"HKueWvMFM5skxGlqq0vBS/s1Lfuh4v9rCRj1KV05sened+g1zHmXDPFf4fded3MZ9rd/Zcx8dhF3T/DT",
-	"JWfQ5xH2yKME4BLnKJkdpiakLUsxBacsyHT0mVq992/o6Y+UrGh7OWmwHKAjV+GXDnrBawkLoaoliD1z",
-	"437/pTj6eRPYZa95SGLyxQKDrpngX/fOmfilfi0LgbiH95w2SQc8JHFSX4w/Uu6ksQ22a9c8HJ196Klr",
-	"j2Y9ziw80y03t7y/vb9hrMbqGM3xsPUzlk3NDSEverCDs4hZEgYMZTLwO0CHYV/dTAJ+/GRNPbFQMcxe",
-	"Xvx9rBhMc1iz2p3ahNIUmPmVOwQUpKRuEfAdekBc3Tpd80uRnTHObqS4JYEpPkiDyMmwGlIxzkoxl8aK",
-	"UuTs4r+/Y/4pm5PpcTfRel62xSuvS8i0gxpqinLE4egYtY+JHFZ/aySA81TeL549i8Uxo0A9yxULiGVh",
-	"UlS1GD6ONIBomq8zxq0bR4PZgR+kwTQHHRqwF+4p5eMFxn0hJSTy6FFTPulEdhK71c7tZ0Pz8cdICTWE",
-	"6t7iummGnfwrn1ztHRFvbAmkby3ANQFYSCw0DiCkhTADJpcrDYC1pb4llE3CWqSjPmSvnczAOpMsjuGO",
-	"dBCOcL4p1e7nvkkeomg0gq8BJOUaZUh36LsmAfYJfG8ej88i9v1ZhrI/drfvEcuuP3qbjzFiKw2bHTib",
-	"AawVEjyw41rd3u49dfr4Ev1LZHtbZPvjd9xhvqT/fN9MavhkTfF8MtVFtVT7ARzitcjg7ne0n+MTE5Bq",
-	"3RgDkK1oj5e5KM/A1kLzOrwWPACbVMbKnxB6iBf7aF7WJXg6mzARHAzaqVkhb0QN4SVai4Oxurh49/p4",
-	"XvEyJ77x8E18dBY6UKAeXmFQax3m0z8MytB/hpe0zPd5YOnT0lC7uX/gsi+ndQe2YLLNfnunN9e3ytk6",
-	"O48vZ6tSHBs5VyIPfSUeU2rLWfbbHn3ilxd/J5AmQ0YWnKDLhQAQ/evYWdVoNqNONE/UCejS7lw//4/T",
-	"0AfQehJ5mAmCX20eyAFWP9QlRL+t/EHpK/eQ9kLjRKt+Q4v6viwe4rz64XYrWbwOPt8X9pw71srJ2mKo",
-	"4Td31p2bs/Oc6yTouEs949EHcMs25cxjRyno1idmrFaldOt2DP3PcGdPl2y1WBs5hZR4TrTB7uxqRVXL",
-	"De29VeWOldev7qR7z85ze5/u0rPv3CJ9xlDBXii499g3uOxW6Ysa7wIU4Dm1yt3+RnU4KtLDWbUaz++K",
-	"l7/3cc+ovXvvL18f/+eAVSsP4P391+wv7Onpi//86n86jTxZW2H62HpaFwseoxHogubI1sF+QGyMsZIm",
-	"RmXWwp45owNC09JSJx++7An9niHgOf54JXOijfGxlsZNnpcnG47VOY4fsCfFhxVUtiAu0LMXbKGr0rBe",
-	"Rn+44jbrp7U5AQpvuhDTa5GzhSjJfYCNwA0Avo0VBqNSYupCqlrv5otnz/ojtuIlsFks+GoFAGc2vH18",
-	"p9A8mshlyiVMxFQ7vyoLmYOMVcrKAuty8DWhtRxXAbpD6e2Q4AREKMp9J6nFjdRVjJ8BW4Zh4QWXgiug",
-	"BXLimOAL64WjT5+PNgyrTbuKwDXdLukj65LRLNf1sB6ylPnv6tl3s1WppwJoU7NONm6/zXEf3x9qZn2c",
-	"17pcPnQMHUeGl95lC4bQIJ6C31ng/KGhPNtAPFEqDj/DkiYQFKm0/+QY/klDAN+brnoDAgJJYFLpzk3T",
-	"mFXiNvEANzrcU5h3adiz02ehR2SsYqZQeeGbSiIKx8YOuOZyeLksa7lG6LUdq8zP6ooA8xbcsHmpb6Er",
-	"VysxYBlZ4uCNOq2X/FRLiQbD98pZLxEbH1/DLQEmup2JjWxVNI3ADWicyL9drAOA14ZaGDA5Y1ytB6Qf",
-	"aCJ9T5JW6lvqIlzwG1CLS67WvraVpzG8EZsUXF2DfsRUqrmWqxXhY9eyvRhCjGG7YKFBq7A3IaSyekQg",
-	"K1UBFbd6KS38iSCyS4Cd8QjZybfF/udC30IZrBEDprQ65sVqwVW1FKWcGl95C/n67CoDLL+QYA7aNU8N",
-	"FK//xurF6QsAwPBblLDDgnrGuATVwpHm21R7g1ShtqaR6XkHqMGPl5avZSFwAD/sQenkZ4+SfKC1ddow",
-	"QJsAUmelTItk+JJjfizVhNI9Cvd70FBkcd+bgnrLSyNqvlQTExZF4QARKoHT6Ss0zEMsw/1lKSzHOIyP",
-	"f3iuFl2OFe7olLllyABkQnzgwJeA0N1nVMMUpdPZhub05X+xdCmwCfgrvLjpoxdBDQj4FLKMxoqBfyMI",
-	"OiZVSqClQJMZ+b9FoqSkDcKwWI9gphB+PUuXz/gYEE7TA9D0Utd05FwRVANoofVHAY5sydeIfeZxqt1U",
-	"J2IulYLVdA4/3ATDDYIe9B8A+bUi6QwUT4Nh7XkUL6ioYKLtwol0JSSI9E2egiwXyBRQAm5mU1URmwNf",
-	"ajVn2cBp/VE2cAoQC6Kyf2fOo1ouOb5rpXIxlbnI+7TJglZkmZ/+MA45wrpsqESDtligCG1xnbMFN1e4",
-	"TTNf5YZQwmUlSN0CKnWi2lExZ5gLuXoKFgv+97PM+3xaDdk7r8PNqpDeeX73+iV78fQ/T9kvlXa72nmV",
-	"M+SjjXi/E0E7LF3Y2NgL/IOqAqCSOrVrm9J8i2LgoV1HGnZ/3/EOi8ov/k6j7+7bhcseMmD4xZ/7eKX5",
-	"1seQPkld6ml36gC4P9EYv7jlc7di799gcHmmS5R7UllRzqBLrZfBI/VKKL6SQ/f5SAmc3Dyt/9yHPrdS",
-	"RGQv6vC3pRQ58AUQLvZE8BKQKgGgtQW3kRrb+Fw8wW4VfIOErhcqyRkWpbNe8ibEP5ZVZWGGlMD4gS/F",
-	"X5Cx3DkKyFiegcOBWJmEZgbCMBjxfhEwbKiNUERezW0T/6wUmB11GgOBNEm9EnAhWqrY/IIzD8YIRiLB",
-	"UpgrAIqR7VVA9I7v5dF+ZLALuyzqJ20vitZkKf96+f138BHuGlfxjVtaAsw7f/smmCvNtg+zNlYsj34e",
-	"HH045mp9jO0DKF3TzX7CjRHWnPzLHZhf99n6WJ6eRhkwc72CKDdYSummcp/nnXPKaCNCdeLaGTQLIeyA",
-	"yalzrQs91wYT5GtQi4CJmkdMPtoNE6m427ya6JzckLe6vI59zm59lPAoiKOIqYqIhdMFaOulT13ydfsp",
-	"6kh7m3O3XJt5s/pqvfb8UvWS78zgshxX8nhSqbwQw3+aLHR4rLhdxAYPt8xHTcWYtnss+YfvhJrbxdHZ",
-	"09NT6Mh1r350dvR//eP8+H/x4/99evzn4dXxz//j/9fCMXxgao7fcHzB7cdicCSXfC5OVmpevxCzCEdn",
-	"R/gBWybkbzU38//xYdfxG+A5nRrzEcc0Kb37LXd8dQiAbzYOHeO0J5tnPxx0seSyOAZsqD2avgiuE6Gk",
-	"tqLn9UgQuTOeS+OUbN6vc/O0d369ciNcwnwepfVr8xUlUvJ3tVsBkaasM9OEPV1V8JdPPGKHWXd+AQ/p",
-	"rUrf+o/UWVX72tttwvSk7MV4kzzbuevUEiPVxMkM/1dv8rQ0BfnoMV1ZiqlAfHCLPrq/FVx+6mDmKidc",
-	"hIz2paefGAQSasXEBzGtEPRmhpYXML1SglEBfSsvS+nxFDxbeC+blXrpHFer3f+aavJPMbXwg/gA/9/Z",
-	"R+7/+9kCAQZYttxaPl2AVZ0xjgQ/7qHv370x/ZFnAHSrRfHtxD9F55/AcrHqzq0CN9d+4RBe6hvh+4mk",
-	"VmfNhaAuMT/AWDlrAkxzpMhFWgqPOZx8PoIN5JatuCyxO8wMKCgRIPcqhRgRxM3z7PQ0MPvo2VhBfw72",
-	"shFANes9O31KnVfwASBFgLxEW1vZWe/F6YuUP6ezdSoIg3sKdofnPxKSRDJ+t6A73/JNCeh7hv0COf4J",
-	"8h4+GQFfW+SjxucGKXmXmeu9XuWyroQ/n8avz7GPqybCD9IOLdbVyb9A8uzbzVUbe8jeOMFN8t5YvfJp",
-	"GidPUI8QLHgPGdE8enkp/kkRU6BsuBHlWJUi9G16r9wNQr51UCWBD95JSd891dmhVRc0+7RoNbfxlwat",
-	"e2rQ+vhtfKgBHjZBrViv9RCcEErBPi0zVF9ArdnptvGRbQpqB0PWJNYSYlRiqKDw5WfOurkR7XRB4S0u",
-	"PJDC/auvALywS+I/iegPX4pVu2rRt26ahz8Azrg4Djb3Xn52uDi1b02TAsMI0XCpGR76PH1CZIktwJJh",
-	"PWCugPX5C0ndjK2pGMU3ZDnPsO8ZLAMLa6Wu8Kz9xVl2GRN8umDSimVwGKQ1LIvXdZDPvi707au4Io/j",
-	"6TcWmfx81uNFwW5ECQ3T/bt0+3fOo6wo5UpALzSLdBOQryITx2bEeOGEmkwrS0+3TpweXJv9Uiq5rJZH",
-	"Z0/DzAEfVZT7TP1esGnCFgnycec8POaeM4jKQHEqDfhiXNmumdF9V3BH+1fNuUVSoY/5tH5eEzHTpTho",
-	"SnjLR81px/l4g+f6XaV+gNN6v30ZtUN/UHQqLCNpvdPduuFrngef9POjW4aTLlIBGRRU/HEbOUJHqEcA",
-	"Y7KxqWThMNqornjID/C1EHR1kDr0A8ZUroVY1WSXtEw4IRXsLngdaQLyFzgpQ/ZNyWcI0AmpFWB6RkUH",
-	"GUBtF2zi5ySoHjXOUMZDlRShIktPFopUhJpLt5Xk9NopJ1atOricbCh2hcJ7ZyXccumpJNbkiAEvw4Kv",
-	"YF9mECvLWC5WQuXG86rhcmK4YMFVHoEJMc4YE1JTvXRLJvK5gI4uWCdY8TAHCD8wH39qGABA8ixq7FUj",
-	"+p4UzaPPnYuZVBLbSDk1j2IoCYpcTa0lIZjV9LcebNNvhHWWNUBCYWnsMMefslETZC68IkIounf0wItx",
-	"oGfolBInbPyaiLdIb+njore4t2pjLLS3guImgx/c7gf2Me4ZC+FvHTRgyZSeD9hETHllaiaYsXydQhm5",
-	"hzWhsNr7LmoS777qTdMxHhW/qDaTnVGscI5Tzgq3I/AEf4p/8+xhS2VqmwkZAsN2L8TMsh6dl6nOBcTj",
-	"M6lMNZvJqRTKXtG1mUex/R2VyH4aJxicY95Qhl26sMPb2kkpcKFn9jhP4m5hY0KVpxP9qFvOEHC40WkW",
-	"HCgsS4Vk52oleGnwfudzAYRs8mCPdIel7F5xSgztrQT0atyKosARiXeOyrEVwtKZ61RC4WxYFqCUsoHb",
-	"hLOqDOE9Sv9g9SaSbXBj5FxBRSuRPlKdFKopP0skD/UNc+HF41iIa9C4VyyNKG6EAevAM6bh2nkyc6WB",
-	"9laUgNLnpoe1PmGwPvmzDWrxvOnjpmTijM+5VEN2WV+iAQ0uzIC57UPloMmUsa9149Eg/EPD3wRSY42p",
-	"35bSWoGodpTOCRDg/rVqxtWAtJsJOgwNIyx4Bh8U+KPevqfuGTCKYCdTd2e436lq5JpI6ZfgmcRPEVg4",
-	"awScHWHcTYW1Vyg3tcl+13Hcu0HM2k+g7YGPFa4HOICNvRtFDCWtiOXH28pedg1rERs481VRsEoVwpju",
-	"6E9r9LS5gw4L7DyiQ+q1/E/SLpLxd1gvv3tQaWj+33/LHva5ax9gg9y9TZOfOGF97GX5fohbhNkRI8IQ",
-	"tfTVAzWV33MSmCKq6AH3B4jIgR1uIT3s+fTQy6rdwaaFANb3JAzNS4GmoK4s6SYVwFLd2hBNvBVuFPf/",
-	"g0+KeCCAk2jEsRHKSMhl97KvMx9Nyni2EatdSGN1ufaBWmxExAmmVQtUojBgushDHJn1vPuvZyBofE+J",
-	"VOE/YV59QtV3b4zOvzAB2dcJkX4gLW20kzqrYgV916FJshARUD+unTAbX0la7/iNYHYtHvOA6iigKaPV",
-	"69MldrdxtiqBKtp731s97FAxEIiia7PcZUC0R8NjBkiYXQWkEFdMvg4Ck0Nio75BOiPXoQLmqKNm9NlX",
-	"Xw2OllKFGtI9wp3QvAN1qLTVaA907zjWAKujG1Zkr3bNvrG9a+8QBB203oRZT7QuBFd3UHcnrViafbRK",
-	"/KLnb984GUxT4WXJ111KpbZk5nevWRAdjlwTv/e9WgExfw+6pSti+o5OVC7NquDr2qmO/oFKbXiKBmE+",
-	"BqQh/AYCqeTK8ClVwmLXNQW6+sT1DkkzgDnJqVc/fvtRh97iuFwSs2w1pTPw1WvwXIR8wRszNOZARCPU",
-	"jNtr0N2G6mdWCgE4LdSP4algowijGCo01kGPYEaOKPawkbfm/kEd9AOWUdt6hmUlWLlvFvpWOYFcGXRH",
-	"cpZrFtmVGsMCsLhpOrsb6hPvRwAacP4IdDDGPFPVU6RM4BBz8sK0qduG7MKJMl7Ampp6wRhMCmHQqV4G",
-	"t4Ms/VYg9R1KDrzj7OPACZoYfqi0/mZD8UL/C0DNY5bKZkP2veDKhmnRR3KL6rGYb3V5LUpztstdHKRM",
-	"hYCEkNDVtHmPsJ5eS1bGhhhs+Exnj6uYz7cECV6c/rkZefYfcVM9n+d5QzvfRwy3Nso9Rm8fUn/hx78V",
-	"ZThpg80j9gVI4A4cNLCw9lekNffqRorbfSpS4LrdxSiJq+QuGmBr+GQdMoi9tFylT38PCSdaCKTiQE/E",
-	"5/FICE3WIPmHzTykNNi9HtArrJ4jMTHqwt21Eu1FKn+H9XmU+pRkye+hBWWfMfcrP7nbQpP7jve4D3pI",
-	"7QGsyB+q7OCGtryXIImc2FJxwG8A08N9+zxQ6biTtlFpcJaGNRS7XUgwhw3Z2dFQxNJNSbEa/MsC5PmQ",
-	"uc+Y2IDUXOOcR3wHHHSUMsxQWX8CFYSQE168pQUFKDTcr8DhM5TmilY3Iy9X2ppFB8KnJr5qrTVB/HG1",
-	"jvhR/vpCG99BW3DnISQWrkwmuJ+1O0qQofy4wQZDAKpSUF90UhvrlwDWHhfYNJpRWhLfZ5AgS5P1UHi1",
-	"T5oe13rgbX/wBnzKwuAuRK8G1tabsK1j0LOXoYZCl+HVW23QLcUUg1BsIc1+BQSD7RSLmJP3suceqwDc",
-	"4x+9AODve8BnwFa7o9aV36dRF6iEgkTuEsib1twBJPrwIWp8+SHfumGOFYLfNKRKBJhPr9yWWwwnYJ+0",
-	"Ytgmd5BS/AwThNu++h65QfgU7DzS2u3lRneRxHZ/vNNHER9/qLzb9p2wNV3wJq9Z7/58tqBKyHwrpsQe",
-	"Le0dxO8vQb+j5CATLD+hoJWHW0ZRNAp4XwSNmdSOIBwXtPAGs8xzwINPUieB9zxnMAB3sg4w2cKBQKBO",
-	"7EnG+sxQe0HSbciAsV6i+cP91FH9RwuPok5eJC64qZuYF8KCPM2aJiQrxVLfJHZfQOD0D3OmVhjNDDtI",
-	"4x/IsHhUwviDDAtf8y88Z/8X66JpXZDFfZh1sU+YaLO6HLOBbaoHbO1tzNBplNmIcFKIhAAo15s1x+xG",
-	"GjmRhbTrOrs6hrXRmM8waZ1ReDmjZ0ob3D9dgt0h1Y3EWNKAkBVi/Lw7YD5I37kV1+En8i79VP9C8yKU",
-	"PmMZL4xmC+1kYOKAYFZgw/8wQ/bqw4orWHKSnL0IdGCyActixfcVVnVnfXQnq6JwPiakRUZEPs+MVPPC",
-	"x901m2NP3bI7TPZIITJclFqleyqI774hyb1rdy/SS27EsVSxRgOyauBLQpZET6dVgF70mUbQK14dxsel",
-	"avuJabxd59sIXk4Xd5nXT5c5IIzGnds1kXjFQUv793jb/UcCD4kCwgoMP9eQXjOatx81ODbtbOP/BgGt",
-	"xC1FhoWNIeOnnt8ECw1LPrNgrXELnajQf6PzNYCrE/d0bFHBSugSC6GNUHaQ9BPJJJoDaK1RtCVIgjgl",
-	"AhI0/AYiXQBpCXGdiQA42koWdpR0/vDiFvDbqZe1RWqyXo2yMIbP6tOHG/s+B4xAu6jDVqWeFGJpPGLD",
-	"oAFLYzJ4ZlglyOvMS75awLIAdlDPxvggRj69zhH5XLCJsLdC1FjMzbWBivDpelqIPi2nnEXARIORQT87",
-	"Ynnh6WtNxFpTMgbwckEbuYP0TbymZ7VGcHsqmiixuWnA/nbx4w9MCYP6VLNciFUfc6/IIw7i5cWz0BVE",
-	"W8DjAhu0o00NFliXqMCSYIVhTiqsWS8rBXWOXWl1hZZFhqC8A2LX00tu5RTDC1Krvh8rSq/O0eKOr5sZ",
-	"NaMlDRCTHAcLQ5cbRW9oeeBpHTSKuY0ob+RUMD4FOgQTSuqS/Y4vI3JmhK1W2EC3KjXR1qAA70Hl+Ea0",
-	"tZbR8zPJ+9sCmffoazx6AHMnMC4016U9S4nUe9CE9uNHJlv0Ss1jOCAUicuakpb7FvwBZSWRS+9GWm/0",
-	"vgF4eIV9ow3AAxO7evJQkBoK3vv1ZksskncWY72hvdFTOqjVPUl15VnM0QXgt1w6EXWFXaExj8BXq5A6",
-	"P7l5mmDgIgCZE+noYnQWqPgIaEK+VZMnXU0h3V5K2iLCQ3a5K267d8w2nI7Pog3k83DXa2HhVlNuZw18",
-	"V9f3wHse/i8xve9LK3zbtXcwE5OB5zkUr1eWIm1nsfycKkGuUsNmJovCsIZn6m9osbXo+s2/JLfla8WX",
-	"corxQDcjfOGyUlYuBZtqNZPzqqTSshWebavrPQBZNHMy1rsWa5bVnkukbPHlKruq7BWpjWRYsHLw51qj",
-	"gbOc4Z59hq49vSardoXuWSGv3UZZSmDGYVqJzmj+rkLzy2RXWCQMBuNXF7mI2VWJbHjHWhVrbz+RvTRo",
-	"23kpgh4735akbaYkWt3Mj4Ax2a8D6UfcvpfcXP/gdurR/rfG8w+H+ZBbv8FN9w23/IC7foT9coGb8f47",
-	"pvYykEKg4o+Tpml3sg+uWU9L1bcnVHSwBTDmtyqFIUq24F/DiW34L3A5oXaAocWLSoyQAiZ4t0QCYDVW",
-	"jjfDUyQQ//VrhsLBeNgtctOoZESWwS/rDxMnbkviJnit4VFp+uZV2lwCZfbB5+ZFoW+dtUfhBuBuCcAi",
-	"2KDtDKD+ANp4eUxjQ/xwJ0RGJFlJnnrmcWHtdNHOuhIc/h5+qtJD0FmW/WN85L7S+GjAxhSKHB/97Ht8",
-	"6TOTGejEJQ6DlC/01xqrKn5Z42uxRCw88qxHoCDevr8c1Iou/YuTkRoKlJIyqpahvX2almD7kvaG2A/Y",
-	"uGkp/rYwy0ZQBCYeIzV6Rv4XNWHxpQj2L8da/bfvL0FP0rfpsHG/17mcre/RqX3rhke5+Wi5s10iu/G1",
-	"7jKD9jvt5aYUGuIGW1vKSWVFR5y1amWUztMway5LAedzsnbHN8JE0yfBmsnkhycmMDnVLPxVURlkyGwU",
-	"KNLfe5k0V/jfmIbub9Ja+m3QIDvGmsjkdoilxSBwsOX4NQJjRLs2ZLadtBtRrBITWSiyfL1dU1WhkrK+",
-	"YalLQA3Zq8T9J5gID70ARQQ1ZL3EsF2IeKF7wSF7GaAu3MJgQ1MDK1DwspDRCI74G8byQmSDCDoaNN6w",
-	"NRrpvl1ZidghVYrjslJ+lumqAiIEpJ/oif17EKXnCRBXYrFTWByefRb3Z6I4MPe6iSrlNniqg8PbJL3R",
-	"ZASQI9r8tE9Mf4dehUQDqDxSSCP85NLpeG8LbAb/Z/ID+iBbQ9zp0BwQvvxadURiBtTcFnPH2GtwaHim",
-	"LcOdIIV40LaN3izW0yW4gj4zsQ7OIgT93TaStj9kb3fnlROTx0Pb916cPu9vK0W5x9Dwo5eg7FKj7rw2",
-	"E7VfNOcGuXZ+YAD5JJ7Qw0lJmy5Vta15IZG3adXchoMgfdG/SJ2tNsW2twL7O/6HVHOAKiqEIloQr2xS",
-	"LKMkY0niKti+5ATxUsTiNDKIW/GEtp3lmNi7x1MdB8GBvxzsz/Rgv0Mvnk72E5McmP2OeZLc2aPUbEPN",
-	"hog2ApnEp6HTHT1eWRIDm+fgUTno4zbgyZaWl+6OFqgIkNakaaoR0cntA0QZy79i6DPmeJWuX10IXiqT",
-	"POyJwUXpLtN6k6zwQ0FhxDHjKduvnzhZxRrNzx8DGGNzAVpV5nF6aj494thaEwSfUNDu2s77Fs4hQB76",
-	"0wlweDVsH8STSot6pIkVmYM6KB46VHg/tqlZwxbVkqsahN+QvYcJFnx6jR4K/hWOWfBsSrS9IUmMGBVn",
-	"8ItJzfFB3RhHAqvV6sq9SJbOJAEv3lm2QXb4kL3x3fFLCE0p7fmJYJ1aSkbT2XpwyAZoMVYMleJG8CL5",
-	"Uq3VovA9cYUCUKGMjrP/aoTSxMmdOwtiF3iBkUtAKvfWcD0szpXMncs551JRDjtpwEwxfu82kY1T2BR8",
-	"uHPBeXArco9mTCrmHs1BiZP4uip2EknpykLYAohICR8Mpk4n9ouNsyGacT/R8QqybrtI3m7pnPyLjs3W",
-	"Opl31CuCB/ZJamGkIjdAj8aOYiS7bagTNuc3YlQXoRENNtpXQSRAW0sp2LVY2SE7r4kNJyO8yEhztoHX",
-	"Lg2OHHS0B8G9qSmSntXYjUjv3fcCWV+3iIB38Hv9dOxdzpIs2S031LLzBdu0zfh3qwwAVOkq35OlMuhu",
-	"c0t3SkenGx24T2t3aznVPhy8FypliB0ntTgpNsoAogupcwroBs14AUFgQSpA5OypkwY/hMbcOV+ZBImq",
-	"luSJ6QNoNoFaY215wcBaGbJsxefe9IFgaIbV8HZR6mq+qL2EJ49oqRECCm6MnGbfvtqMPyBuGZTsWh3U",
-	"EEEFJu0OHfAsfsnvv/3kS93IXXmEh/qB6VHxFmOTSvqP4hJuio27Ljvxgg2Mg2M0Do4T42CP0EyLRZE4",
-	"jc7xcCK4Ke8ICCZ9BJg6IEGgBHfIvo4gKzWY0eCQjNyjA7vZSqhcqnkGJi48xxkra2F9zq9dsny//qt7",
-	"+Xcwh/Pk1R+lyS1dxnth2Wp92bTLbT9x4jysN2qm77cCrXWyh7Ry1WIXydr+kWjPa2vQclq3cySmkiHx",
-	"b2oCAxkU9xYVCd1+jXpnN+FhhvMW+ZXVV0tBcNeYdsECOcLpFpQRocdho37KgZHyXSTsFu0iItmGl/Cq",
-	"jyIa8N3uWyjUCEq3TaRGo5hA5G/BhwtXfTJ+XYJAnXx3vzvqfOpdU6rvpYfFlj7gYxwi7moB0j+QiNsM",
-	"Dx8m1Xb3xybPTpuFgs0BIQ7nxMWfEmnjnLmwOcFZxT4LRPGd0ih2IQzgoYlihjlcmOYVjp2l1DWexE8a",
-	"VurKClYIa5pQwOht5UuppLElt7o0LNcxU9yjSHgnOvBgFzZwaKIMZwmCZVDrBJXFvlUVA8kxfVeT/E9M",
-	"4Az0zxmy83S5DLbUT0QaOzetwXPsKovJAAg7wWaovWef3obJPL7Qs2fufWTRxKYG9VHbAq10SYOUM0qa",
-	"jSaxITvf/ZA68nSCQG55CdAMgEWtcv9vbq1b6RC8g4pqc4Z4NOeKVepa6VvVCo38YpCQGLjNCzdBia0o",
-	"b6CsIfbwLIXl2HdTB1kdtLFEWow4ryobgHN0VU49lLafM4FwQGBTuh2Z4WXUc5P1IZ7hv6WBJOwtofn5",
-	"rExX62pDjN5TNqAxyqM2tDbmsisjkG7FO8Ln+x018T2GLgvtthv67K6M9NCjuxNRLhm8taus7Xg9jEF0",
-	"wL7+wpu/tZHpE7fZoV5Q4ztuD0LF7XqyfzyqjeqwprjrzEcJRknU3E1qJUwgqJlOWfCTIXw1NuTfUqPl",
-	"SSTEUSyDYoK93MtPiUHdeXRmrzhv5wscGvxtCSJ+OcZ7hHca68Z/+2fa27uH1/h2jbiL7CcJQJXCVAXV",
-	"6dM8IlXLABtYoh/X44rJpTskkkLJfchdp5gQaDXDckfO1MCVQxYzjn6FowPABBq2uTd3U4KdK24pHxd/",
-	"mqyJfhUDG/1RV3yzdRKRCxY9n45o2Fb2V9+GgvP2Jn4NG71m9SdOyyApBQu+COEMNz0l1oNCMaVpqvTd",
-	"oE0COodWQlHfpFZWqgoY1RseI1+Hdxl9RJWRvzcCH6cBxCH7cZMo57zu13mXbJo0GUWw0E23hS57HMeF",
-	"Bn+keqYDTby4ondk7H1xXD7NcfFnJWieu/RXTkDo3r+mSBFIgT8bAmnUSFjTqSnwV13wYuVWQ4NY3UAQ",
-	"cpIL8cQoNemk/ShCwO33FCoixy5zeBCbrIGigexQEVnN/C8oF7FOwyYMZxJYTsPTrE7lnzJDBvzsUEYK",
-	"5Z63IUyWvDyS3dfe01N1n6LklTbtDj/3y90qYv37UcTLS87nI0+N5+VsjZUOqkrbdFuNL72G2lyjKu3Q",
-	"qJviGhbk8bzgNiO7Q1huvs2AKYR79J/qi+x8NNkJ+4iEiztfHyU5k9D2PonY9PKtJf7Nyps29/VNOvaj",
-	"ZEY3X+fBOLRqQ4OoqYzACUxLkQtlJS+6phGvOHQy95l/TL7nIbnHdCX+SLnH2g7Yfnhrp3SPrKNKH34G",
-	"IA9S5RifDYzm6FL1Juuk7z/rY6F43GCxs8yr1DGsvPvrFEajhjnMydBdoV+nrJwNkNU2LHHNLgVX0Xtm",
-	"SojcOZLMiGkpLOvNdDlW4gN36+5jjsdSHduFOC60XsFt/VhAHrtc4zQo+5fSU7WKq7HqvTh9gU7jrTSi",
-	"n/jldVYsqwl4jFp6fek6Idok7b9r9xJg6MzBwONrgMKTdqwKbkXZH7IfVU2kRmYyzNMRfO8Z425RtMJc",
-	"W80EeYeeltlwTQdjlfQiYdghZjGHY9WR/UoO8T05kMkIj5r1SuaxyxJKv9GXjNdvw3FUSkwDhDea9XXJ",
-	"dZhMbTOITqbc8kLPDzWMnHQCT0nPZu6k9mwEn4IHJs1UqRTq16hRnXSd6xK698cK+UzPnY+WSN88rXuD",
-	"tklp2852w9x6Se/1KEaXUBbyHt7e8u/ZaezQ3/cuSqu/KN77YJYPLe0hBpDfFLQwf7QS01S4+qW4s6O7",
-	"f97arf469gdtzKk1mb354V+5xxw96F7b7cfH/bX+khJr347fCqdMakt1sFG+Cyi39vQnhsn8nljWWk9E",
-	"JY/jI9odiK8rWVDGy42RJF5yaXUJrK+GoCqMgGRNfGlf0gfOhJtS5ql3ST2vVwJyOWPl/hOgP6YFd9ou",
-	"PMSjIktoTs+DSQ+wOFDDnMUBM4+o5uf7xER+hx5XY+Vr2ML4KVJXn1Ixzt7fgGWWbrCZKN3sIuMazOKM",
-	"UE/NgLrjzGCsCDzYDBjV+poBg4w1FlMSpYWe/FNMrRn5J3hY0NIA/M671y/Z8+fP/8xybsWxlW7x5sKO",
-	"VYZf/Cz+gRJq79/4Cc/lDfhi+VxYtpBQn59Z8cHyUnBsbfGDOm8IkBu5Yv95yqYLXvKpW9Cx0iUkxrgE",
-	"GLxCKsEmpeDXZsAy4BOe6A/4sPiamZsUzAn+EOceQQMR5QjJnPVsrNKPOGQ/RAR7YvNosWBga76X2Id2",
-	"T57Jt8L6ER4pnRWH34Ge7E5n8vMfxGaATeBs/sbrw8ZL2kk/3XzYm5KiFmrZHowwlq+TXE1ZKRMSGI1L",
-	"vchRY4Uck11ePjvQycd5N538/Zrc6z7wZ0Hd8Dltbk/gUNtRh9ogO83c9NnbAvi7zN0HMnEPiMx8sWy3",
-	"WLaftKkOLSUMt7/JjzqMUUjP+86ATv/stbDThTADVgBPYoIpkDzsiamFqzlbFVyqY2BVbFAl+haA9Pax",
-	"mmIsyQC9DmgSoSHmrGJTBcRwz7C5xvxSAOHHhBsPfQBkPYoXV/W/oayfFKAo8rFCWLmpLqqlQsPQGaWE",
-	"/paZmV3R82ayEFfOGAJ0BURdWB0X4kYUPkxAN4kll8UVoUhlaF5LhXRBPM9LYehKLIgCtq/c47D7fwXG",
-	"5aYectNDpaYriw+l1UKAy7G6uHj3+nhe8TIX+RkjaK4BhMAmfIodJ4VU18eFnroHQl2XIRhj5HSrVCFM",
-	"BKWcrIkjoLxxUmms4A/HAHnXe3F6OmBTnQuWGVPOriaFnl4TV5NilSoFny5gU1MFmS5ZKZzVLXJW6LmM",
-	"bSxfnT5jPfeoscqqlbGl4MurSoVjkfVrOy4LvMyQ8m9TrnUJ+b3f3fcoKf0Yu8Tkpql4uluYfM3zYAZ/",
-	"kaytGtut6oRaixoyNpEqjydvnUw6WZU6r6Z7YTJMZIFT9Pew3lLnojADiFYahGYyQVQQSDhkr/lcIHHP",
-	"1Dl6Odb7GAutWICcPlkToibH0CcwcDpPccje+uGcXFgV3DoL//hW5sDCiH2QdVLRrZHwgmKLy5i99K2N",
-	"U67YTAYwexgWevmAoASq7vFVaPpDlnkp6RvGw9roWWDMQEeeLmwvd/Dv+OBR9/8SYoXdzunMIfYeFEAP",
-	"XgShBvtdkXh/dRd18NPT013UwfcZhacFPiT07hfksyTt3TisiUxxf3Mr3l0scJ7nhvGNhxDm4mZVMxIu",
-	"DtkPGNMrRSCVdbOGMN60wWxdrLHk7loob2FE7kIoG0BNPqUsZEuby3me02e9p5gPpqBpjEfKRIfRd+NL",
-	"+6/0oF73Z8F/eJ7nLdu59Uh0asgDmEi96vCgy6g0FtywiRBqQwvuPFbn4YnYaeDvJ2XUfnDoliuprioj",
-	"sgGbiCmvjKC7SupgQW4TMROlZ+uStovHMz1t+4SFggr9QuZ5H2See+3nPcI+QbrvriCIOrHFv+ncHqcP",
-	"LQ3vQBJ+FqBumJjccx8caFjis/bnEgxibxQ4mIhVEEQMhjeQwgKyXhVNmi4C+j+N1X/OgADOwADzvE02",
-	"HmJDsHPQlJkwVgLb+dVUG3u1EuVVpaTNAEcSGm91TU46YT2zorzlZW5GTQkciRDd0zbPxqtc2vu1VJD4",
-	"4mMslQc/m4jJnj+OtfL71AiBEOcgCwed9z0c/4KreeX2Od4RY54E7VosPYyQc6ArIwZJ0YzzzuE+PKGB",
-	"fKsUc2SiKfSUSuMACT+JQXKLgT5PfwWEZog5q2eBl1nkTKh8paWyZsi+xymCBIkXUNMPAdAAglHKbtNe",
-	"cTfCrqedcQSKgcK68YJl+GbAPW1FmQLJ0frBNHIsEuaWVgKfgvwfJomKZHATFmB3YE3id9xRYxIdfZoF",
-	"Yhql3J9+GQMcHM2sw+PHv+5defcOL79fNx/XYpcIitE2XIs/WlVdfP/m0d4ejCSJEUWIXgnFV3LoP9IO",
-	"zGpp2I8roc7fvmHPh6fD5yzX0wpbxyC3oJUt+TT0ed/q8hry5T7oBzHUcsanYsC4gZocarQDuDJpiCOn",
-	"1TqFkVfyGxryU63URsBEdbzZMJZgYYFP155sv90vhVvt+PbDj90KYlqV0q6Pzv7xc7ox/NjbR002glkb",
-	"K5bJRliVeiYLcbIUe0GXA3IbRVRriWZm9VxAMoo6OxuJZ/YGo7VefKl1kpE6o+qzv/10SS39IOGhf/9Y",
-	"KoIMxmsIS8W99bXApNK1WBP/0SCk97jnYDkmDpZwdYObhfV47a0SSIAaQlzr1vx+/RbX755dJzfE3o2d",
-	"6du45agXAHyswPwkAVab3yosmd+VANGQbMpS5HrauR8vnBbGLfJOfKOnGAQRahojwL4mArb/Gcs2ZF4W",
-	"SEfD0XHKMeQpQWMmFYyZWYlpxnotT4IKnZObp/Vf++3yDX50s3ximL5VDN8LXHSTDIyR9VHN9plOxQpY",
-	"SdcbswOAW/ep5VzpUpjWSNC3wr6Ddd25Va34YE8WdlnU92gz6t+6C/GL/PXy++/gNe9a4L0LnzoVe03K",
-	"CS/lBkcfjrlaH6P9g36U32Pml+LY5/T3saUv/vs7Fq4HA8tY39SxZ8PsIBSGrbgxt7rMO/jaLn4pvglT",
-	"u+fE0n0adcl7HJK/qS31H8nEq++x7SZdff92Z4Te0U6FqkYPCZsOxHpmpa8FkAkFJ++tNnZeCnfdqtRW",
-	"T3XRD2Uz7aVlY/XGxmpf5H9Oik4wL4d5yZZiG6jjBli0K384sNI8H6tsXJ2ePp+6P7pf4F/i/8AfF9pY",
-	"/OEMf1jpkn44wR/8OPhjBsljZ55kMs+Q/wTtEiSsbvS09tI0/sCt21gFjeG0mBng24CIIW+678U8vkcs",
-	"wYlFNihEwZkValquV4AH5BSBsVRbfiPKsfJ0KPhE97LApLYQ0+soei4u3r1mUK3Dejtrdah8SNSqdcaK",
-	"ynXSGh2WlOjwHCixndc8Yi88fkd7yU6CGBu6bKe+s8+6d5ojAjG46hXV6QNBTRCFH1sdOwqxgbFyqzVg",
-	"bj8M4mZ3q+E3ErO3YAgmrbedHbSJKLunSGAywqN20Cbz2FmA5FcVCbKCSux5Pef2jD8G/QeuUfrtZkQf",
-	"B+MTvw7jDeF/kJJpNZ525lcjg12yR2qzANvV1kAyWG2DEQw6gdJZXU0XTihCbxJX1KnjC6DdS9aENDNW",
-	"FoU79840xkgKArVJTDn0UJJRxrW/vQOftGDgwUteqr1PF/N+TQmyTx62tkifDQvd7/wguS/wacdosA/g",
-	"cvtJ2Q7P0yZ3Wz3BrZvx9DF0SfqWX4r+t2WNP2njHeZLJt+vVoW6Kf9PnP12OChfc4BOEJyk7tYnoeh4",
-	"RPnoA4/kgRhhLXZ0QlNWdvHqu1cvL9lTdDhyaXwxL+iasfKcuHTEPC1BYCVbFWs20fn6DBQZVrlHk37A",
-	"OJvB7qCKdFBDVi6FO5C9p6eE9mL6Y7UBhJeZCrhaMwYUM8FjKAU3WkGH7FIYw+ciYMtCHbw0rF6qb6OX",
-	"4Axto4sbarglMGy0/mtOhJjpMjonaj6CioCmG6HLFi8iYAiNVZvXEMx/cB8SQ/vUa9y67xDkV5yMx+MD",
-	"axAqsZQeK/cZhuxSGN90wK04BqZKkW+UFbPei2dUVZC9E7ZcH5/PrCizfpuuds9MLfHwfR9ITLrx9yVv",
-	"9rogupW0Z3+n3QAvnu1hWFxq/T1Xa3or81ii2n3H5tcBKJu7sL6NPim0vq5WnXHLSwEF/ZBDOZYKQ2u3",
-	"C8zQYNh7ySW0T3HFxPGSy3io3U1ELYadMlx5ph0j1bzA1MyxViGiM/BSJBjGyLGWJnlMa0TcLQGbCF5C",
-	"CulaBOp4rrRaL3VlIHGjhMhF3oc0Uio9pWITbRdQpGxYLzNGXwnlFjP3stRjR9MbhCCUiWkEXAzsbPc0",
-	"+or61/kEDCqVyxuZV070Eac/zEUakD0slT3TQkKJBa5mS4QXPt2F0W9j5f1OlInGJwrrbNcrkY+wPsDp",
-	"PvquBLXQVQEA/WX7oVH4S5OOgGdfvXjYHoCLix9x0bZJxp82dzc4fPUtO3wUCXSHGZDXvs2l4yhi9rN5",
-	"plOpYnRDloTSnT3SIB2j7sINTXk2fGVggrgO5UidlYI/Jo8yCNg3w6p5HDvSXFMRDjQX8XkXx2ty9MzR",
-	"/W5bP86u9Mdl0rfZymT2kB7/pycyunbJxjbcI2vBLs6//45J0CJ2Xd/n3dkI9h5g/28X2gThGWWj87D1",
-	"jGX4i4EOWwXTTdWetCMqOIA/AZqJCuMSNLZcgjYj8EAPILlJQoeBpBi57tFj4HfyN0o5ccpxyVcrN9ga",
-	"CmxRLXmKQdRi2ZC9oh41/yq+7fqqKgs6UOGnD8siC5x5c3kjwCZ+liBjYtzc3+BeaAZd2jlDDA6D6Qmt",
-	"phSsUzdOPMY7EgieIfMNrOz9u++IrK8ygi2sXWGxoDvecEihas3qff0NIHbw3xF8D8+qgHCg4B9yVe+K",
-	"HqCVs26IpI6SY3z4FdQmZ4eKqq7kQU3X30vyIIoaHPLBswYXP6ZiejcrV/DfY3/ll+6nLUF7JwQ7xOp+",
-	"yv2wNiiUsVBNVQphEtvSeNnqRV4Ul2nDgDeTkZeFgHSNMEBhP0LKximPQheJBEjA1HlKWSmMUFggs2Qc",
-	"5II76AbCYSHN2sve/nhxCbVvJ26DnOBtx0g0mvUPPMyjdCFAgqBYqYn2hD2zq/eqefj37L/CceXvHJLn",
-	"bvqp9j0X+7VUhS++xbp44J30rbBbt9HpY8nxxxHen1GL1/5b88DAeVT4B3Z6wT07W72GiXFcilXBpxQr",
-	"uV04g9V5WiNIs0ZTbIsJtqex9a28cXZvw5bVZdOUrU0omKDEKdyb41MgLpQiQ46gg+yubNxMmisyxinQ",
-	"ZKxemRBxS1FmwjL4+DbIdPAn7IPLEuw5elCTFId86La2A0VZ0t72GYi0z6y/7WDLFVGyTnJ9qwrN85N/",
-	"QXC4G/Q5SYqR5l6V4pgoAJ3BaJg0psKiuQDljsSCBOAKmSTKHWrF0PHMpbkeoci6eD5WNC+KNrmnurMZ",
-	"3NiL5yyXpXCOeX/IftBpExpQxwtOVh0GtM8IBewaeDWMKGbjuJd8bBpXwIebuWJ//f78pX817MtVfAkY",
-	"AI3IA3bn4OtBGJ3yimMlPqxkuSacnnOagefGWvJipsslCkaMoLjRuK1KEXN6N6KUs3WDiksxeDLQ+l8L",
-	"FVOdL56ewp9pMp5m3kgnbf1qQokLfaZUhrGLarXSpTUse+c0WeYTgqa13IZW7AK/1Y/YvXOQoNFTK+wx",
-	"oofVBU6Ii0+k4hBS36ssHl/7iWE0oBPLuBlgNi/x1+NvpFlpI/HG5hbPuLV8ulgKZUdQ1qT4UvxlfIRl",
-	"rjYdBYqeYq3s+Ag6ELtL+QdhBj7G/69tL2Hk/xaQellbYVqfTMjJbjmiQLwTqQ5iZpcspxPV2MpQG9C1",
-	"kYcfJ4efnj7sm8ExWXDjz9nwcyli6Uhn+MMac41Nwb0rSYqnfD+sdnosbg+gS2oM1gHdDjdszZcl6bEX",
-	"p3/+j52IWU1FtyoF9bt5gd8N6B4YodLZ+9vgNQYMTdeZLtnz/zgNtScDnx0iMbzNyR0rjBRP1qGoBiET",
-	"1kh9suKlRWwFltEfz05OAmYjYrRfizWSMMJ9HfbqIFETpy+6a7Df+jXym+Z9WdwbaLhy48ch35fFa136",
-	"gR/alPXVIX78nYXZ6Wb4Uk3XwTYEmwqc2GS1fPco2YF4TvYVQc1TTRVY3Uf5EgJPPJyu9+/esBkgskoi",
-	"OEAGbcOkgvIRs9ClPS7kTfPIR0DEgD9e43SL5qcZsnNoJhS5Gw/t3uQIoz1xLdbUMQOU54kR2ZLiehLk",
-	"A1S35QOsukjaF2E9TTC1pWIXzwcsM8/DgJNqei3qrTvJHGKtk4eGwOsJwwFnt6yMHas9mOFGMfU1QCMX",
-	"ie2CTQBscIONSvEXTrjBrWMFZ1OgcItmhvuAaZxgrMYKoWvgI0nTIZlZL0ONbq6kuqIfM7ik3lLj/A2p",
-	"jBU8Z9gd5CPi0o4VGc+Cl4VMcqQAlkGLBPF46tkmgx/L4+PEArjEV2wpVWUFBuzVWLVOUmJ6oBTLQDEx",
-	"A+6INlH+Do8EGefvS3lPEpzGeV/KR0LVSSfwRVrfQS4MlrMhK0Em1uXgobLaSdlj8UFMq335ckEuxzt8",
-	"wzly6vif662/wMgJCTMoBJRLJM0B6wq5dcKNVzL/kAG2M1J99wdM8Oki9ma6y58YX8/mXgxMLrFcWQK3",
-	"QRJOX8EG8K+CLvKj4NmvyztsiScw9QQwx11ghNgeVnTLc8nN9Ss/wjvEKdynuK2+chRyaK6y01Lu7bqr",
-	"2oDHN13HT+Jbaue5owrbCLYL0+wBSGqASO3E2g2UrF1gu892g+3umJeHAMKCka6J4F/3hgCqfdgLvPd+",
-	"S/42ttNObCDY5hAFq2+cLwJ1G6hQ45BtF55NUdldv/UTAHMfz/gUavjfCQzfgS1indVNMtM3WYAv7h4/",
-	"oEqvmcRQbS/bONXZIOU2HrTKzyb8BlesWhlR2oimygk9nJXp5ACMkCZlxI0oecGQs4tD76CnyBfmLKkC",
-	"w0dQRYTvFwEAlt6z06f9AQNu4DASGbO1wTD94IboPYs2H1Z9OSFMCGA3AHp2y8v8jGW/VKISeea0YFZW",
-	"ytleGULghD/pMv4JrnP7A2KvbuWwYQWvmnI1FYX7J3wvp6oopByqN3A2bjm9/wDGJGUXYYaBGMww4+7p",
-	"yVwsV9oJBGeullKY/shZzO5NfKGXrmgHzKRCSiU3To0SOUM/KKuNDiOCXvTlcfHtcBmE2/hZy4X05okj",
-	"gGm989qnQnWol4gXoGACCAuHOxl8RPi9ZqMb4a5PHQ4AEwiUc6hbnftjeWlFfsVtFj0mvyNwayEbnkm+",
-	"IrxYeNF4rwQcGafqGytZi8g0dG2i0xFeL4Tm3fGEpX8JszVdyEiDWu7S7aRm6hLXkpbaf1f24vT5sMU7",
-	"cKemJvjvFSK8YbE8iqNQm8NP0i4u+dycv33TCYJH+8OXPoLtRmfxlhufyAS9d5clfh87T+xbJtzVzerZ",
-	"L3nWR/SpQMjxhhlwsBVQc6Xwsp1OVOK+HNA7wHpwA89zNA+wVRqbA6UK/wmklP1RkGV4UykQVsW7Eey8",
-	"KAjsE/+KdBkYIEnt+SH7iQo3WqwRinLxcrpgU33jnoW9lqmvVfOnjBADdruQ0wWQliD3qvjAl8BPVRSp",
-	"QWb5fE7HphQ3UtzGl2r6RmJmnSYFhEUor3S/gs4pYNWB2CRYxfBKne8TPwu3qbYIPph7RxX0TixThNzA",
-	"GlgRAdXMbaA+JYY/wfVEIlTuvdwVn4sB8tS4HRD4FsEXfgWrD4rKw712u6tOhj0OY3pcYmkaWvkQB/dT",
-	"HdraNNwBfnjflYaed488v/sxa6+9XoktgwPv8W+UHud1oW9pHx8CsZYGjz5Hlpwwf3MNL9FUT/APTAm3",
-	"VkSeE1o8ZxN3AewEPo/4U2ZDmwwYlKcLZkuuDIeO3jOQ1tC7jxUGCoAnDYHR50OW8TzPgl8Y+2jdYJ4h",
-	"T5HLC30u+GcAdf4AUruHQNeN2CK8OPJuWT6H//FU2LFgccRKYarCsoxMxSt8ZtYfJG4POqtwnTQwYXAB",
-	"M4SayZjRM3ucU2+ATQMtybv0vF9FasB5BWSHgoOC/Ug6B7/+arLOvH8MJU5QDalVnC/B3GT9EaqYzJ1C",
-	"/1rgA/ryVbfoFVRGEjaO177J5Chyyu2OZcTyKL+StwtuwVrAqlg/unMRcSR8JEVXkw5j9wTUV5nS9grS",
-	"eZnHMYD3Aw5xskWmvHROMQNP1ZxBo5JzTqsyBly5Yn+9vHyL11CDNMZ2yfd2k2o4dm1Ktrddy561Zuef",
-	"GEiRUZ9ZgIbA8dof1E/dylHDp6y59W+sWGJ8AwDZcjkDfM/E5sDUU4izIOyGtGK5cUJZLqYyp02KowyS",
-	"KMAwF5bLwngCe2lZL/vHv8ZHhZ6Oj87YP8ZHE52vx0cDNgZh4v5Lun9sqN3x0c+//pz1/fQB+VpFHlKf",
-	"fZPwVzJuUc7kMnerTHIBMgA8HrU0LoT7ETxlOpN4eTgbSZsdguYTXxfhawdeeyi8KH03j1lBSI7lGj7W",
-	"0jlptEzEe++f5MxrrC7sZU8zJn6peGFY9nR4CjUeeQ4iAM8LpJ4jPFUUeJD5bB5F/FXmI5I9eI/bG85s",
-	"jB0vTUsOhxKp4Sutt6g3Tbyv3Yq/df+TGHr3EUqAMRJFbB6Lx2NzHtutARJHAJjil26wca4eMoD+GbGS",
-	"AVYE6oEdVoh3j4FzZg/XuM7ztd05ruMLb3Jw7seoOdoM2q24aYthWo13tWsKP+m6az3Vy4lUYsQy541i",
-	"vYCaFpVxUgEEtNUZEx/oJxLaeC1GY+3CyUx3VVpb0erUvXeL15l7vHPHbseFMBt3JEPg7L/Bvdj3VqLm",
-	"Oeym16VeHnbHpd77+q+RjibtrKB779PNSb7qIW5O7ST97knFwDOqvfJB3KF0aKivvmlPgt2V8aWulM1Y",
-	"pSRGlBLyMDC74O/gAhVGs6lWplqKPKY+GvJiWopcEgJbc0QCLNhZzMV6ZAVMoCjdGdDojQxQzIChQjZF",
-	"P0CreYpDGAXM41HTKYLkYZogQQyx1I70KbKlNMb9N6S+hk2asozpG1GWwTj1Y5fcilEC2kglboY8MVpr",
-	"TD8m9z0x3Txog+ARhXySHw3B02DQ4bYUTmv7WcqiPEpxLJL+Dyh2+4komYkhyZZrZha6KnJmhMrB9n3j",
-	"U4LT9fF/iXWGgHorwW0scgEb2Jmu7hep2LMXbKGrMmiYiM+kcraBp5d6DO7y0eYznVcSvA1n+Hf1KMo4",
-	"26trsb4qhTsKWVfuCiTVrqKXc6LZJQPbGWB4bsUNJE3TgPBmxRGTOeXqoMVelLHeBCs8Y/SqsdSdYbSv",
-	"vtoriHVfaTgS749iNSeqZWeLIHwj5+j43FvkE1Q52Cnu4Db392hjP955bu6Al3C+V6okvuTf7iKRlnDM",
-	"p1pxK48fXH4SntJFd1MtD3ULQKB4sa8phsWmC20E/E3qnPV4gZUtBJAnJNjzZHYrXaK9LQ0CBvX3IZmV",
-	"dm9HYnjXzoCPxZQi4eDza+Ck4SgS5XuNiytK9ey0LmkqrRWIAY7aBX20Qx2ML/7AHco7+gi7mwEtL37/",
-	"1j8sCb1sKgC6RVBlFyc3T0+Gt6IojqE66OSft9dmOyng22pSSLPwFimCeF6LNVl81BXs+dug1RIdBQA4",
-	"xtY7M0C2FYhT/iQm7L/Eml1AMwf8GYPBGHdPOk6ya5ln1MQydPcYVmrLrTijkCJcS8iiZhGxjaUlTFMc",
-	"nWxGposcbsGoY7yrUlYWlEbwvdm+dTBpvQTYQXhf6YQQgjRMF0RPKiyFiABkwj3BG+RrthTw11CTBS+2",
-	"PyHi326v7xW38G9Gq5/E5L/E+kJ00h5ufLs7bgx927Gzavso2dtuNzc2dqHnurLdzVevFFQpIiRVXaE2",
-	"y1DdX/7202VtdIDlPidRwTEf+DUg2WasR/yEVHWibSxaXIhS9IcsM1O9En8BlIEMOypp9frMg135ySWQ",
-	"BgYqf3ACA5bNCz1x98MduGMb9wB8IehQLL9rvVZ8cJNrjKGV8FmrWSnMwp8eerBQOYCs0/Ihm9CNvhaB",
-	"8AhRwOLXShmHQkRAMa2G7CVg5uIhgsgBOItw6PlKXou1P/e+cKZZhOqW2PsMjZNUA+iFmhFKeYb+10ab",
-	"HDFEtiH3woba4dz9BBMMC2O1W6rOQny3C2puWThDR7A3jgZHQlVLt8XxYx8Nwh/wix79vE/JQQfSWO37",
-	"wSd9hHqAx4HV/dcR4k67I+ykz681+XMh58CXtl3EYGN4p4R5Y0wFaTB/0Hp8U4ygK187ZM3ydUjJWTkp",
-	"Eh7ub/VlWQl2wi6qFbHotG5jUFMQ4IKEMR00gD+pFOaP6cSQOR+w9hoY3F4L1w8kFHNT9EuX7LbUak5Y",
-	"Iz6c8hQDQxA8m5dcWSio+UvkeYP8qM7XGIyb8rJcswyApykaFS4dsnMawv80SBUpAr0OPGrr7UJT1CuR",
-	"v24wgATEVVqTouYsF5CoBM8GbtdNWKWi8CnZEE5qcKERZtRVAnueBXhipJDAtL+HGfeY7FAagoS0WKTR",
-	"vma0S65gl3QsXP2aIXtXF9/gIQEcz3FlxFkyM1+KgMZUbUOGsKmzmTBTq1e4i6DBIxaYD6J55NWBLkO8",
-	"BER/7cmhuAC7vloX3n3DiRAq/USDGp1EyyeAVctGXqFhrHDLRFDv4Jyb+jEXJXRcg9ICkqexOsdgb+pa",
-	"w5AA7WPYpLLx8xR8em1Sd5VCyYWeZiyrVR5g5zM82oO3/JxSJNJZy0a+zcINggOHag9ob3F2L9DB5kN2",
-	"QaBkoUvMk2ZsAa5HVn9R0qEaxUAC3NMWIm+l2dhUoyAVLwlSY6sqjQc/khLACB7d3E2RLhk1d76zagLw",
-	"Xe1TdynjeNC2dg56fexHhouTkTsV8t2HT2EVHylw6vTmBR6QbbFGOkMPy0nyuVkiTtP+l1h3mCHIJuS3",
-	"cLAmtpsmTpLuz+lOlvABPs7AGwRkiMBjsAZ5yLa7P8j6mX37itB6Iwl9RgA16xoV4N16B20utXvF9+Z+",
-	"oVXDGB2Hpc53/ylm+G/Pmt58v+2bF539bsP6nciFoLh4RHPyBqBHjoKCNwz8+H0unbNZUnMjHCrEh8Zi",
-	"NrgEn4GFudFORGyBDKwwjyg9SuGnnZlh480QqAcjIr3T/+gbVOFveiVoirdiQlrY72Q0xqH/0D0g8yFy",
-	"UHDA+271HE3I4BmEKYW3BvtkyL7W7or1ShiIT/k/PzGJEsVzQ9ZS8v5w7rDANjwWzKEMV4PaUD0/gbOQ",
-	"vkOc7mB1aiWOIeMAfGTOSpRqftZcZLw2gpH8z2eU+cVwWrKo2DjzFP7MesgDRPgw0Hbi/ADcHAiLA12g",
-	"Wk0pqSCNqfCzB3iWWgGmM7fImAxdvb60Uyth6lavMyiD7et21lIarA3OWQ9dFvyC/cTu5SkU2S7/Y6fF",
-	"S7sCvRnii8PYmeFrgxvq0zy9LvMRPvdboVdFbMbh3p7ERZUlcx6ap3tepSiaeAIGXiOADAAB8P+HQ/P/",
-	"/t//jzOFn/0HvKD7Z8a0hzmAjtszdxALLhX76+X334EWohcXVFOXnAmPy+vuBlwcrwyeECleC2fT32E6",
-	"Tra5TX1PdaQ4yG/XmgsQnSVIX7ffa0trgivt/Sbqb/5i+32U7YcoXQ05DFKjrnTaVelC8MIuTrBaSeRb",
-	"TMEIf3AjSoNd4TmrViCrfY9UKWBnDdJ+EeDRrDzt8oycZhwYj9IgQD5IY+U0BI8DA15Cj7fSughxhoAS",
-	"gbXz0+t5CbBoELcCcIMNLjjsFMHSL8grZziTNXal52Je8twjA3x1+jztXswq5S/2MW9EdNDKcglgOsyI",
-	"aSmsGSDBJjYR6HKT1Z86FvbJ5HxDH+evMPZ9Gp/1kXalTCl06GZPy+Le1K/gEPuVnz/+5MJXu+vsk5+R",
-	"38y4HVIcqbWxYlk/aoW8EUoYs4OVMaVhXJV6SnysvPAVENB0DSj6EGsMWMeMGBcmgvSU25W5WAmVCzWV",
-	"AonQeEIWXVmnZkNcaMmvIRk6g3hOBbzqbiBsnIkT05Ad4aVN57h53lI8DZg9Vh/C0Ur/Fs9WG7EtQnTs",
-	"n/38zq/yvaIP4Rh70F/UPt+dn4yPmAh427SDwDqKG+iOD4mfHO7JHYejFDyXB52OqHSAKMi6zWtLPpvJ",
-	"6VldifhdSbWiNhyTQL/8LLAvhy24lHPf6wk6BvC8nQEPAJXAMggx59DLuW37Q1C5Y/srba/w7yMkpYC3",
-	"Eobi9ZiPCPSiZIGy912nkzPAupvwgqtpMOL9N44E2bBy+x+rd+H73CsmIg2ymx8MPzzsAZ6v4bWSDXDn",
-	"B22vmZ17XEytSAQT5fcoXXNf7+wO4sac7/D4hSlvP383T0+ce8VXcnthTxoSdEta8ggQnZ3cPM3cSTDH",
-	"XOXH/9QTAKQV5YxP4eobUWJZAvtxJdT52zfs+fB04HsR4ezgaBORAG3BvgRkLTfAibnl87koYZoHKIS/",
-	"P4UxV/IbPa2Wbid84g5ufHSVvhPLaZBhRFhAYNWurdx2s1/Xk5uncR3ven/sPfCWnZN+knvYOdyw21Ja",
-	"K4A+/wIHY8/SCUtFW2j/7UDPuaft0DrNvXdD6zs+xG7Ye+DW3bBHrBcCMZjEq8ri6OzoBEpA6Vkbe0Zr",
-	"920xXwDBLbK0QZZhsM9Pk3tMFF8zg9PaRPa47KzlYb3Mx5azAWUsjmNVRX+wGQUbJF63CVZDqLemnEUy",
-	"LfC9WyYlFAe6cOpmFsRTldBliZTLtUb6Gx6e/mxaRqHgG0S86ZUDAyOGxuuhRB8sliX0V5tkqMq477g5",
-	"xHdazQl5PClvgBgs3NI6+ChluDFONd4iy2O6cCt5fC3WbWNuo73EKteO9TJGtzzuJbSbYbrcDLwNNWAT",
-	"WSDUVSgRhwhIvXswPNuX0bYsEVfzyt201LkoTIKhZTW0t8WNxOckNuiheEfLM/+OMRmBsQ/okcvFTCqJ",
-	"G3PJc4yTcHONTxf5vPY9Ydy2teU3QHcF5RE8QBlT558PBfUQhR4hUBbQyYFj9RtDHN9I0ToOsoVSlgCd",
-	"S3cpsK5hzS2N2Xxgcv5aHvuuaptvbWevRHkM00dTvLYqCYDZ5rPPE5Rf2n24vlIZZ4uncFYDCg7EQlGh",
-	"5hJOsnPA4XpEGk2Hb4KotcgNQCiixfbpLX/DKICmwKnSM9t8NsjdllXDtceHQoh8hWioKUAXFkBzt37O",
-	"S/9nlWMRBSFPIxRnMuCiWvL/j64rWHkYhMGv4gO0T/HzHwa7jMJuO3StjIHUrSpsh777SD6jOei1hKTW",
-	"5IsmabKN2NYOLOOMGHg3Z1dVmc0A6IvJWXiCcXccDEnr06PpjrDU0EHELd1GrI7BSf3pGAZjt2X/IjEc",
-	"UQTKCeJclEUHGaSIswCFdJ2VKfZmmePs/KMYuRZt7hzAzECAHVCCNGlD0v8n2p2+3HQ5l4tvqF1tkBzn",
-	"ehaNgm83FuIG19OGl5JyGpmynflau4K5thuiZKtqMZQzF/y33M/JUYbB/E1Xk150ex0IdlgR4efziLMq",
-	"RVx/W4WDd0lizqobPPvS7oAMvQjpAn/cjl8AAAD//w==",
+	"7L39khs3lif6KgjeiTAZN4sqybKnuyo2dsuy3a1u2dKoSu2N6dIywUyQRFcSoBPIomiHIvav+wA37jPs",
+	"g+2T3MA5ABKZRDKTrJLs2emJGHeJiUwcfB2cz9/5dZTJ9UYKJrQaXfw62tCSrplmJfzrasP/ynYv8zdU",
+	"r8y/c6aykm80l2J0MXqZE7kgesXI1ZuX5I7tpqNkxM2TjWmfjARds9HFiOejZFSynytesnx0ocuKJSOV",
+	"rdiamo8uZLmmenQxqipoqXcb85bSJRfL0cePyegbXhRcLF+XSyr4L9R0/28VK3f7JIVNiJakZBtZaiLF",
+	"JcnZglaFVuZnQ3NGi4KVX6gpeS2KHUnnNLuTiwXPWErWdEcM8YQKqVesJDL47iVZyJLg76UsmIq2+kIR",
+	"nhMq1JaVijw/f+4n52cg3c9O+NIMJuCYqXkhxT0rFbz9Mt+fkBsz0qANkPWp1ulFyXImNKdFJym+xScl",
+	"5FuZVWsm9LfzLkJy24IseMEO0ZLPZw8m57s15cUNVXdd1LAz04Joqu4O0WKeP5ya7wu5/e4DyyrcM31n",
+	"e1HILWGu/adaMUPUQFrG5i9lTqc5h7QoCNeKmB3OpVCTT0Xhn6s1FW/ZPWdbXMo+YlfmBVLCG7C0n4qy",
+	"lyIrqpx9uxN0zbNvqab7ZP20YoLApwmj2QroMYSmOVtwwU2rlCyZVoSSNMcvzXKqaUrk/B8s02TL9QrG",
+	"VVZC8zWwlQVfViUyWwk9KfNNsxyGSjI2C8Q+0PWmYPDqWuasMPySpEWxTpEKw2wrxRIiS2TMnkdgS/Vz",
+	"MQOeGbTf8Oxu0sVROc7HLBxGg63aq2B0saCFYn5K51IWjIpwTl+XOStZbhb8R7pm6uDEpnA+DREqJStZ",
+	"5ArGAz+4TVFP9xcKhqMINzfVRhZyyTNaEGm6JGOKg82keZkuNCsJu2flDn/mmuRsw0Su4G7TnClyx9gG",
+	"+sAv2A6BKJUSWpZ0N5mSl5ooTXeKiKooyBaoXzH86rKkmxXhigipiZKVyMk4rzYFz6i2TWAwiVkXli9h",
+	"bFwsCSVrrpT5yzRKCCXZLitY7wpJnN5ZPXGnrlOlN5W+hjfVg3a/IKmEj82QDrf/E5imv1y//pHgA7fT",
+	"sXXvSMNvnjrKt5X4sVrPWXl4G5aVmAlol5rFXPCiYPkF0L+RiuNxxd3h+Tqha2kWsijq3/xhBrY735mT",
+	"aSUrvmYJyVnBNMuJFMzsYiAxJ2MlyT1XfF4wglQoOLIres/Ikm5U766o6T9xnt4pVr4UC9m/EahSfClA",
+	"EMhoWZpjZKYFf2a54UvlF4qULJNlbk5qan5J+0ZgGs24oeC0AfyNFjyHqf6uLGXZw3bufesZg+Yh99mU",
+	"cl6wdYQBXcIpXm/0jhRcabJmVCgCH+sb316Px49Ts2V5UGrldZNPKiu+4muuI/e4NpO2YSXZ0CVLyFOj",
+	"Nzw9P++amgI+E52GZ+fJaE0/8HW1Hl08PTf/4sL+y1MEw2UlkBRqMf1yRqhAfKpJekOXbJ8G86s944m5",
+	"VUoNl4EmT7tmycxlfJKe9s7Km1LmVab7J2SDDT/VXFxfv35Tynues7KfFnMpFuZ/luJMCkMavEjGqVJy",
+	"5v4543l6ouC6ph9eMbE0VLit5f8dpf7nwkiIc6pY18m7/rdXJLdtUI2tRW6q4EZo6XGfTOh+p+iSNRSW",
+	"DsX/r0b4kUaRr8wrOP1cdWkvrW1pWs18q+O1cCSzlOuB1OF9wnJzVowOA+Id0AuS9Rj4rOL33RLUopTr",
+	"OJE51ezMfKabUnuSjpzK9rFqH218fOLk3chjp27OFrJk4ayxD32zpuVpc8ZKUOEPkWiufEW2K6m8Ok/z",
+	"vGRKGUVJUy6UpZV90AnhSyFNBySjinWRy8xnRh2n/dlXz/tPO0hCvUzK0P7pTjArX6qrTPN71rvEFJqR",
+	"selmYk4G/Joz+J0aWXMMMsUEp7tTTFEz/FJj7iJiiCHurSzYgL0Hq4sqMFdg9+vq3TxrdPwvJVuMLkb/",
+	"15Pa1PrEKgJPHAWjj4aekqmNFAr1zG9o/pb9XDEF0onZREzAn3SDKhmX4sk/lKH014G9gTT51naCXe6z",
+	"/xI7JRkVRg+cw4WaMaUMv1JEMaGnIzQ9Lgqe/VbU2d5VbZjIqrI0krzSRl1tGB8oqfVYs0wTGAF0+PnI",
+	"fyfYhw3LzDYGqZmMvzo/n4DdgwoiN8yaUsys03vKC2p0KKNumS2nWHnP4J2nJBVSz7gZmVFdGAgPH5PR",
+	"97Kc8zxn4vMuibOkw6kguWRoQKCFuXuBdj82IPNHqb+Xlcg/98ZRsiqzgED2wag9siRzVkixBM9AzJTv",
+	"iH5ZT/jnI/1HqUmw0mTH9GVjQzgXg9kXcBQymbP9HUIqoXlBuCZcwYBupPyBip1lMerzjeitOYSgLhH2",
+	"IWMsZ/klKZkud14QclqFuaAUy6TIwUyWvjWtzq5MK9DBV4zm1lUVPNpn5Nf2G1qSLeXayQ7QKRfLaeye",
+	"qFUPuCkErfRKlvyXz7n4P6BVLSFrWpirluUJYR825i42+7Zk9/KO5aHFFJa2Nh98T3nxiAT/+ebmTcs2",
+	"0cenF0ABqS0GlyTNmaa8SImiOyMysZIRKnKyXe2mcC2r2o53lWVso3+S5Z2R0Y0YgfQ2O8RWilBzVW2k",
+	"uam29pVLkoJ0H1r6xhupFJ8XO8Jybg7VfOfloAkxR4ve42VHiWBbVCKsg8HsFdMJKzXHe5p2EVVszfhS",
+	"CsTNHEGwcZkweu7fR61no/d7IlQyapEPXeY5/E2LNwEpKJztLwWQX3/AnAIzQDJO7ZjSxJmJE5KyfMkU",
+	"aqOWFDSAGlLWTBkhfIYPugcM09wcJ7R5H5MQa+nSt2v1tD8H7yPE4eb4Rua7uFpLl0Y4AJO7W2zg+Jme",
+	"OpqhO78vebYiKfpA1IpuGFlIc6Wpi1uRgvPDyL7mLbvXUzJ+EfxsOavRticJSa2FHG3d4GZXKRnbE35D",
+	"1d0b+A2b34qUKlWtWT6rPfIpGV/hj2/8b+7rIFDMVLVe03KXkjGczWv8J7QxJ+xWgG3Y7baA7reVcGcs",
+	"JHt6Kzq2e8cWMPN8xwVoFvbrFyQ+WR1TkpDYyM2EtIYoSxIfDRK9d4xy6xc7xN9wC4EH7aP7xCfY5XZT",
+	"hzNp6eve13G3npnvDd0VksKUU0Hwo8Sen0u7jXH/wuXvdjFZlHLd3PhmLFKw14vRxd8PT1THPh99TA6/",
+	"F93uvW9Fd33vW+0j0PtC/BCMPr43i5CDE/BaU12pQC1rng0Fj2NuQnyRVJucaqaSQKXi6IBb8nsm0HUH",
+	"iqVma9W7XSNEvdRsDayafniJ33BmQfdPv8XAJbi3Of0Yonuxq8eOqYjvWHwG99BKbkEBAm/k2Gj8a641",
+	"yyfmaVYwWhKup+Sm4atiYskFIznLeM4cp76nRcUUoSVDYeOSZHK9lgLdU+Znwy4EF0vDY8xsgvfK/ANl",
+	"lBSEkFTd8c2G5XAYAnPLV+fJyBBpdDJ31e7xGO/H3B/3j3TNnL0F3I/jjCp2pphQXDubVcO881W/eafB",
+	"VHzf0YUzl58TNV+sKnG3v2ShiFgUA7jAX5QUfzPTPvr4PqoYmn6+QAMYEzohVOzQhQqLdUEowcFAJIfh",
+	"+1xpKrRdiZJRJe2CGQU5iENIzUDTWwHtaLmEWB6V4ne0lMXMKKXwXo5TLmUBjjxVFTpoVjJdlQLujE6O",
+	"H15qMKSLBq1jzT7gJ70MmYTEo/UcpA+gwP5uGtWU3ooxBSKJb4x6dZ7giLkRb91AwTbWGAAZb1dU+6ES",
+	"/Jnl9gr3N5QjG6x6lhJzWzpC3N/4/uCrzG2d6NYTUvyV7byeExfOhBS7tawUuWM7P5kp3fA7tksJKnru",
+	"/BhVzOg7qMOAIswzFpHMhRSzO7Yb0CUERoCpjwlzxBW6bLhIiJZ3TJCSLUqmVrChCi7uiNG51hvnVegR",
+	"ax0h0fnZ8E5ndYlxM07GIZuCaqMIgne0XNDMaNL3TO2PfU4Vm1VlERFg5koWlWbk3dtX3mXmvlvKSjOF",
+	"wQIuwIflZFPNC56Fb9hJNzw7wTASIQUz8kX9GsZMALdADW8llXYfsOLaxMojtRa2KdmCfwC5Cq13o4vR",
+	"SuuNunjypJByYyZjah9NM7l+Qjc8JvDhd7pkJr2yHXVMQUJS8+G0SUe8r9Zq246Teg06lv2vbPeiZFSz",
+	"QKBorRXon0F4bXORG43bvsAhF1b8rrrC4FdtOIrVhSxvMYcTRMjy0sY1CcZyYu3EleA/V+zoiywZ2c00",
+	"o1kmK6FjQQStNSwrhuEozCnpbkPab5AxWCPTIIwgTYDmPDAz3bHdxElg3owZ2v5g23KlKhsZYiZAS5Ck",
+	"hdIMxe5GRLGLJ5blckbzNRf2NmvHFyumjWgzisZHhNup+05v7KAu7trYQvVdsjACF7A2lK6Qy3Hlbw7k",
+	"ht44U3sDSqZLzu5ZTgqqUVptyRFAUT6jeqiTLWnv5N6Ny/MB7qdkVFClZ5XyxERVOZA9IZYUpsqetCjd",
+	"vXStZc4XnOWz+S7G0CUxFJFsRcWS5ZYPZrLMLwlFiwTPQdgJti3GUpoLX+2UZut0Ojpwktsnb69hO958",
+	"yDRaQ+PnmsQWO7BURvSI1pF3B7S251/WdMHs3rGdatBlR9wv2ZvjEacCTpLpdpwW21nauM+ef0lKKnK5",
+	"JuYu+Pp5VRZm8UuaGTV2MiXXzPAXTagi6ZW1MMPSXJBvGC1ZmYJkwhWoSgIPJbcuoZJtil10NwC5s0M3",
+	"4IKXSpOnzwJyvHoCXKHJxZ+fR3pBbfa4g46hcR0Lija5Q6tol/zMLfmJC9pisfBKwLYaQ2seanvSWlOc",
+	"RNI4cMt0M+5XXOlutv1aMIg8M4timXdEyqMbbuRK+HuYyQC6rn0ObWNAYgPZkJMMDFlLMK7LvHOwlZaa",
+	"RgTSH72vxwyFrKnOVhBLDNu0MFszIRJ8XUUBkwIz4fs6j4aLNeRvN02OhsRFouFouxfpwL0q3LqghiYr",
+	"jZHveKdetfYwYRwci5bNA6Ns8a//wDfpTy6O3AwarrhARzMSl/cHje3JIlSTNagDwswAWXNRaTaxR50v",
+	"iGD3KFz88yIedhE31mBLlXMPXrpQf144E7AP8v0/635+0IXXDBgxV/mXi7/+kT777z//azpJMJkwk0vB",
+	"FXMD+ecd+bA7Msp2o7b+SOixfe7svjrw8MEXvOkPJkytZFXkJFux7G6fz4Lzc2a4+Azexlymbk/rYQ/s",
+	"3phai+jyaDDexNk15YJ4h1f92I4FBhlxyUZswJFxROe50qtrplTcdU0w/+GMC6KwUeLU5D9JUL5xM8W8",
+	"4RlTanZAXv7LTzdg+jeSb7fYS6RA/dLdHMoIwopkBeVrn25CUlXNrYXVcm3whn7YpAlJOQU3I1foVqzy",
+	"lIzTxsWUQus15YVpYYc6484XQDeb2Zppik5gH2hms0LS1n52ZmtZsPQSZIH0zvxqjZdoL8Gg8KUwAg5Y",
+	"U3BW//LTX6+j1wmGe6jDHB8n3fIx+wYs2DvBP7gImgYL4EJ//XwUE9JchzyyfK/4gkGsrTPEhv3CXsE4",
+	"m/GXX5+fk0oUNvzVmREhtmrLlfV2HBQWrcG1aye93tCfKxdff1Ypx8XBtP/m9fUNeWJW+sn90yfw4L8u",
+	"Syo0+Dn/S+PTaZATB/cifOLLc5KbX+SCcAHBpFzvyNjnPM4LNnEDRHMobB0CKXlw1RzQyw47ludW7wvM",
+	"9vhTNDrE7MVeob/Sq3cqJheHh7VBXWMfNHZhe2UsCV085p2KBWRd2dMaYSmJYQrdVn6b0q+s7aytDtXn",
+	"deikXG02P7hXPiYjWkXu3asq58zIqUHA9Bd236tLQl1IQIO1NCIDwifRdTxF1Mf48LC5ixiPN53ZQIw+",
+	"ARLWBkOTrGzMxT3XuA5jdLfaT9mlwkh3J71jeN3p8mVM9GlGqzczUlKIoraa2tTl0gxTaQwvnnExYEJA",
+	"YbB5gVw8mqIC4eKRHdfY/KZR0rXPwH7rPCMYhDt2ceUQzsZF8yqbwhV13P48WY499jzWhzEmgJrjmbgQ",
+	"e7fbG8e+3W230HqIZYVcYW9xjEhK6Nxo/HUk2YpaB2LDmZRRYZXMfW4VUQDj4n7LJzFoc7vUsv2v/hmi",
+	"si3ZqBX5Xe2lITLeUKW2sszR16yUvLitzs+/zFp5a/Aji6vCrlkkDOQ7yGXf0jrwkqyoqglpxMDsX6Mt",
+	"m5U7QwMzLdruOjtTIcExgx70cmjTdO+YN6VcGPXbPG1n3TQ3BSyIjyGJ86yOpx8jpL24/ltIVdt9COav",
+	"2CYBjBT32JCak7ELUSI505DGMImuuhnoTPFfWJceDvmQv5hLhcx3ut+YF3xytp4P+OqaLSl8mYzxf56Q",
+	"p+fP//DVv36dkFJWIje3miTPIIJoTQs16SDBZqF/TEYrqmYox0evCTDtaW9lKOUWLDCaGpHUyjP4eszh",
+	"Z62Ss0wW1Vp0BE3VEfG2Wf+04VdLue39JOxL05CMrbYCyXS5XeMjTK1Bn+1hhVujtaaNCU6Cjfk+vqff",
+	"IKxKaJ1tbu0gMyAGiGQIQoXskqT4z9lTjAuDv5+hLqekUUMdSEbJEBvDKXSl3B7HpoZeheGhxUAGM9gD",
+	"C4m77qtwGRdsy8oa3wPOh+Gw8PvEwR8IxAUxW2DBWWENDaoxrCPG52MOv+oJMnTL0xpcMEXRhaciY0VX",
+	"EgA+tagHTORGw8Z0AEBVIWBFCLAvwFp0fDh/Bt00pCf8KSo2/UYR89HZW1H9AzbqDpK3gVwQTFwHEad7",
+	"cfFzme9cMlEyyrn5zpoLqjGhbk03G0NtMJ+HIq6BHj+EzuDhgPgwfK0rnNc1sC+4iNR4awxptU11SQUC",
+	"pcy0nM0rXuRd7934pjfyG9PQfsKHpaPA2fW6Czh+B63g3Y9+R+5+tGnLZik/Do3NDkbSG/HcmKLe4O1g",
+	"/vvaRsc1JPh+UNP4pEOgdrDLu2+Hud3/B5lw67h8hChHD6TXKbCHjRD0Cj8S2OoHCfBNg0CHYuq+bYQN",
+	"+wIZv7t5MenUR+PpRXwYdCDEIG5jnW9LrjUTPpb7JCdOFxW2Iw8D0zt3iom83yxmV/caG+/puD1T3vAf",
+	"HjXnxzlW2puuXjE/zgQ3dA/TV+2Ag+aZKOI4OBgtubTCtVEEmlg4x0QJ2KlTh6MdlJYly908q4TIIodM",
+	"QmdVHRToEOMDEZFlEwW28YN2wXAReJuTQh2aUndrpE4wCVf8gYEPfsaPCHwwM3etS0bXnXku/qLuV7nt",
+	"GnRRFqcAbYtvCio6hb3Q/LgpqLgka3lv/SsNFoxpTqZJarZtCrd5eoLchz3O4EsN6S948LuXATvyto5L",
+	"mMzYRmP+MXgulVwzDRE7YwprgdEte6m4k6lLhk1dNiJ8IIXsHN+FPw7jYP9YL6ma4AIXHIAeLAAi/gbR",
+	"yrBvwYMDCk62kjxj8TRGQ8jxybSO/TsPpp+QhDTiB369bazG7eiC3NqFuh0lwd/m93AL3Y4+ptHkW5ys",
+	"R6EYP/UgikHl6aA14mXaoOMInndsTH9ke2LiX1uk0TrYNDzvl8ArQZnFrC8EJqVFxNR2SPIBUUdL2LzE",
+	"8GHUe9aV0laSawNJN220BAQGm83mpKLEm+lvRTN6PS/pQmOnLvklHBXu4OOjYriOOhcIPIj2lNhAUy6a",
+	"bLTg4IK/KpREc6C1auVcbQoHlw1ao2DbYufGl8OYmrOBaSFIQo1FikMMo6b24cz6I1YObqw3K9qVf7Qx",
+	"j5D+xrzbm+MijC8J40rosmQMjUQ2RcLn6tiQk1xOb4W9dcLP+PUXOcAQqBrhuE50nxLLsV08JLDXsU3y",
+	"bd5JE7wBbwUddAGSt5gN2SR67LMsIWOcLPgH0wYyBigvqtLwZcjEvhUlg0QibFsyYt3kvJZkbF84uwmk",
+	"icCfrgEvidyaLSe960QxorfSRfUAREszhQ2u2WSESnnsug1XvFvcHaReNebxU+lYyGn2epPlHYL7gp8R",
+	"474X6GaCN9BdIjKjWDLhwFgfVe+KAsf3e57cKetJIG8dy252FSEFWtaJw3X+mVkk8FNMhwx8kMLXZIOB",
+	"1pfYKCRzQIACc0qgQagZWyH/yB1zMARQbkWdDBmSh/xFVRhRNobgqIlv6O6pv/x048G2bdAUpF7bCItb",
+	"4QIHeT5pVXjA/edOAddRrIXj9Fs30lCvxS3UJyegbalTTgBdi207WfuePHDqxm37EwcR36ONh5T26MuN",
+	"tW28l5jxn6A6xxhoRHcepOM2CIrF9j9Qw21OlCMqOvuwBQfeDkMsfW3RcziLfMB94I74ZlNwlltwI56n",
+	"/kRzHygTyJQ+OsSew+mtsHqnYhoTbz2i2KVVr5STYJTmReHUvlpUe1g4cbdZ68DalUZQ+lNJhe489dgG",
+	"sdzy3IXYtqInWqrguk46jeelZI2PXpIlkANBH4KcRwMrQ7tY/X/9QY9UOSOEzX8d/UBFRQsC8YtmqSCp",
+	"dJTsXVc7Xz3BkLplJcN3zEVVbQztX52fB9HvewAX5712Bpyo7gUKgat7cpoPL0mN4BlORUzD/Z4Wqk4F",
+	"buNhh9ihcc97P1pH+D1r+3zWmEgUbOcFFXeXNgeajA1fpebiB5gPLjzQR+Fh7kq+BrleVSVEJaAcwTUj",
+	"akMz5lROSPQzor3HvDUiBRfLPciQfYVpQ7VmpRnR7e11703dmWmMq2thg3sWds6RDYR4wY+ctc6U5muQ",
+	"IDKp9GzDylklYsbr71xDklnkASMjmrYQHH397WUgP1biTshtM7oql9UcQs3CG6mDvjpYJPTzD7fVfF8y",
+	"dgZBY3kzviyYyI6u65WKb+d3uClFsKvtRw9u1EnLQrTc6LPnknCxMZRB8GvavwePCE37aSXd1aZCKlt0",
+	"yA0TlCME2D0TuSxntE3I0wGExDfNTxjJZ/eJXJAU+V5KuGoRggHkCUmN5IL0AJpLBDvoGCgfmz0D5AXT",
+	"1X0yb6i68wjpnVZ75uBuh6H7ND5qsR6jMD/WMHCJSipkSViEJ4esNGjr7oOwD8mIg834OJBFL2Ffu+gQ",
+	"rdl6s4dZNCWvrUnvjrGNjf1HDQ8oAfxNLPbyOERhZZseqmJTXyNcAU01HtfgNcdAAo9rFS5NJMfu31kp",
+	"z+YUTINIJeEiZx8SsizlFu42Qx6Y5RHtVZYgl5INVerS4jrtbQKbVOPRrVKIOgG404Uv14L9DQiIOwKf",
+	"y+YmtMEz+2C7zo8867HSAzWZ0an3i9nNEN6h37Pjon7ncP2pvwaMXBkpljBMUH4njMSJvmE7bfa7XyiS",
+	"GjaW7snMaEluQv062TWTAtLe4oL1QQG6KRrE/IaqvvuN4lkChJxn8Zqvm1ePGUGHvJE+gqgQZXodOmEN",
+	"gAdWGLDCB5RempMx2D8xRE19qBwDwWQfWre3P2AojZR1YTifI45adO+FEVScGFSKoO/YNSpY9Oo6mHNy",
+	"UBSGCG8CzbFKGljbsDqEwuRyn1ZTuz/NClpl28n7Nl+QR86kzwFqSb6NEhSJU0sMk7UntKEmHZQCHQKJ",
+	"S10848JVR80tfHMrR2gpWTPd0GVqtOtXRILHw/D3I+W5h2iNMPeBtliDOigbS9ocY1ybbITnH0n9oHSQ",
+	"xqqFiQTkrd3dRAqfALnhT8Ba8ATqV6SXWHako034afXkV55/tK8lwSIDcFqdydrHUgZnP52UuRFslnDq",
+	"68SgzoyNulLtnrN5z01kG/rwjYOmU9/8Zrdh34lqHUIPH+e3VywrmW7BEvx668BM0A//v//n/7odfUTV",
+	"49dbMKabOQgeJuR25HJ5Gu/guQZ2A2bZW2EvE9A2zL0XDN4WQ3SsgIms3G0sjEdpeLbhBZAJ52OmGr4B",
+	"O/XJaFtyzV6LYocD78OgW+wVBXUmmK++aphgDjO4EzDpQi310JK7WmBXG47rHVfmgiyj9p46gP1c76ce",
+	"d0FdAeCws6BRKmCoP6B+ZxBwUF8A4bFhg79pjJ73WIRlaR/msQjW6piwPP/am2BndnKruqDDcVwnrHCq",
+	"ay5kcfDRi+Z7sccTi4NhYbuan0SDmLiaSVrFylGFWVS2U66InGvKBQi6payWkLLy+qrSKxSJAxDGOYNL",
+	"erfx+YNDjb03TbbnlcsyIZS0jjfq2y2mrBZ6k076YWD94D1Ayv6CDVv6w9ygN+/SNQB1rT3C4zDII9vy",
+	"Y0/yT03e4cH6KzSawtrYh2H+smqEUOJlOUpGMPPPnMPZ3YijZHTHdrMFB9UNHV+z5gl1FsZZyTKGRcXs",
+	"T3P/UzQOxX9lgKPaBqxpaYMLLg0PKxgFgCxmOUx4fp8mvw9J5cqCr8KBBb20ZJuCZk5ALKA+MHHWqGJ3",
+	"OUx4eJjowLYgPjy6WPDx4IZVh1BYg90awsXhzPVBv3WFpgTfPD066VF2TmcMUbNS6DC7Qx9225rmqI4E",
+	"4ThkPBy4bXIQua1nEKbZdPSYEuPQQKR6tWUZbJ4HpKIMwRrbrqTfWU0yQu/ZHpphGCX0m4CPBRK3G2TX",
+	"fcP1N7SgImOHQerRPknm2NYWXDnsyLYmzZkzaTYsE+dtZnptrl8bOuksknJhC/+H9U9jvmkyDp1W2Np2",
+	"q5AHAy2TS3JuwQCFtM1WVGEUoauuOhAryo3OxhlEyp7ggIyobCcPmqqu2tVH9FkaJV/YJNNmr2mLrhTQ",
+	"Ja1CG64G6rMZFSQv5QbsplvyCytlQuYso5VidoK4Cmr2evRwiKjhiuRSsEu4dP4h58plM0DNADDSYum9",
+	"tSzr8AxaR2cMHPfxcJGtM7QPaNFevtjkdh8ZiMMZDmLbWP+ug4KkDIezbUQE/T4xbbs3fPJwPbKesSM1",
+	"yfakRQQWv+HDlXtI9NRx+/0UQCzbQ1RuaAFImVvNNg/jppJQTAD11q4fiBy2QoW76bhWrFhEZYGB3uvf",
+	"DKX2NPBZF5z2COhQD7ng9zmZ3YSexsZWiJ0BVwP/BWKTHIoEBUCQLL7JTwRmOQj0EqKTgDsVywDvaeW9",
+	"cByuhn+neJfLDOoJATrIUPG8tXBhJ/XAkua8HVqBb+VWFJLm3UuQ2xbxcjZovWFnFjqq4OIOPKEYMOtU",
+	"rRaYoMUfqYviWoDD0yE4oSaQ0nKjoGfIhnxAUnhjzIem742UxbWmuqPmHFeaZ8rX8De6Oc/oF4q4dTMi",
+	"omCYT7SRskhIyWheJ/kj3KKRcgwHjERq5rGUjZd5EX55wJHgYlbF7qEX9UdcgW+sgFAp1v/VNf0wMxTO",
+	"skKqmIDa+Dy08ZIfBlMXDKYF9OsFpPBh0o31lQD+Kdid+8IVOukrLKjqiTTuzIJlK7weeEmsiEPcZx+f",
+	"YLlh5mB7ojqysxHy1ZFTc0nzerg3jD6yZlSY04iwT3n/wg6iIbJxzHuJ3T6gRefFgG20pVx3XgFG7AqG",
+	"hxEkNeD9iua+7jSmrAYn7jGXBojMK5QCZmvVRSoA+KqN4fvmFVd+bxhdMHdrXhQ8hiocjYFpxby0cQBi",
+	"Gyqyvp5DJMhyGosSGfwhnvlWbntv/AGXsw92grvZSZc2c9Go7RDqdixI2Ke5tf8DuuficGehSmlaRJDM",
+	"7ApABjOsFspO5MX138IqoTg16jJYsVT9XKS3ws0wtrMeMVrQUpExvpXYA58Q612aeOAb8Hrvg6fV2E19",
+	"MRG/7kWJ/brnynqfjD6cLeVZMGtQDfDXj6PgyZm645szlwB/tpHQzlvP9/K5TsnvArS5B+mxXRJkiCE4",
+	"RK39FqrKs/zPjBZ61a3ZunZGCCz0ykk4NjnASkhTkmKQZWpEnxSb7lKUi9AeB7UEIHjVbO40NwpYznLb",
+	"BgJyhRRnTClrtIUXlKuIDwjGc5rdLSH5g/xcsaqOh6O8ICUr6A7TsNNKNEmA/C4nwsmSrLlV/5SlC3uJ",
+	"2FmAiPiqcpHze55XntYL9PuaTrBet+vE/AsIhvBcWwASiG4VgEwBTXawNxHX7oXpHJfpEIfs+9i+iGxe",
+	"PnRB/hlS5QyHKvxyaSnviJZL8E4//PpLRjBvfbT/m2nkie4qpvz6npWGVCxre0kUY3XJTUqCxqFP1O4k",
+	"SCHDPQvJBu7n91EgiTVTmq43kY0T1ANwysJJhQeqDUjB9qWIOmOLCzjZBKMOHig03bMyXgLjb/jAj8yC",
+	"JQDsQCsL5On0fHqeEitDrdfcRbAeVvHsotY07E1BOO/NnZu4cxycBrezoryRlyzTtgh0R6gbwFIEIEUu",
+	"//Cn12//+v2r1z/Nvnn38tW3370dJZ1YQVqaibokafsdxxQxdyLcjJGv+5/evLr68cfmT9fvfvjh6u3L",
+	"f//ubXSfbkq53ugu7qZ0WaF868LKgGwbUfbls/ND+ZHwuDdqzMM+mtXtPeUOJfEaGkfiJMxgetezU5Bd",
+	"VaKL1bty1Jiq0pJkuQZ1F+OhcbmGFZfbLzLeFwtiaYyO0Uph3/OCDY/SjEnN34M19Oci9bKzQgwa8+PM",
+	"33Chg3VcsiVXmhkV9vrfXvm7doLwSTQHWJVBgreXb/aPVqbu905Tmql7W9HGNpxgfaxNIQ2vBjHWfPPS",
+	"jgmVN7QScgGaZ5T0BmYZdKx+joPWthI0I+lxTvww1/3YJxefN2pb7qUXnx/lc3dLZT3unyvsE+axI0eo",
+	"cx/h5I+dpF3sSIpnYgpPUr9rHlrkvzNDNzwsh4PDPOmHdauGljk8VjSk4z9xsGhz9h6oH/kFO0YZiq3D",
+	"aSBIfiyPE2J0FIMOODKmO1nm6w/dZV1T6nTcWWsehCjA7mKGmOUJQOoOdQXfIyW751gjrQFIFEDGC0bG",
+	"AKe1P9DJg0g+xK5uPGdaycKnsDiiDfs+RPAgAKXI3bZ/l7kxf6ILaBChPvc5jpoBbla+Bu3F6eetHOZJ",
+	"bKudDK11ohFvz1/sJAn09UZQQT5/sFzr4p521DGFEzPbr/e/FxRllPI1FTu7PoqoKssYM6LQGGx/8G+l",
+	"FlXhlpA7WEXXz6Tfxj8sQTrkq0F+dKvQRtdQuopudPCT44txDIwk9LuvC87M7n18oh4Ob21D8prsIqlV",
+	"4GNKNEWWoINhU22znBun7eJWpGy90buU/O//+f+5Gy0hQuKK7Jgm40zd1ywajHmTy1uRohDOxRLfpXgd",
+	"cLBALG3N0S21UEHzOuzZmvug2IWsVHBj8AWhYpdYIExzuUFtQdOZtW7UvQm3v8tKKKey1SbES0DUpbkd",
+	"mJPP6T3liMgybl09YN6GNxAkEqbCnBbzJcv24FNdLDIFtuoLQ+wml+SoYU5vxQ/ynqkLYlckIW4EhgF5",
+	"Ev6f/5eEUz/GvyeXjV+hVThnYzf7+7Npmu53tP897feRTcWF+CFoU9th7drbn10kQQO0EkYHW9t+Hu2y",
+	"liCMW4GyEUhJ9FJ0+97WvvlelpHMiO8+0Az8nAK2fmr2p4VQwL4RK2xTVMoj45INLQ0Z9gcVQ+w5WCgK",
+	"S8f4RglGmzot7dLXi9ozAoUZsr2aGeRoROLUjD4Mx1BLYqvJOMCrp+fn5IdvGoxrzgUtd7E7qV3i6UD6",
+	"cLzik5GyHAB57SWMZyL5xYgW321sKBe74ZlYPc4w/wl50dEoOB8PcNh3QIDbaO06ZV1QnW49EvLu5vuz",
+	"PxhRo2Cw6aHc1xnamNYUY2dtRvLkhCXbywYuDuvGwNte8ahN7A3VK38P5+ELqLMl4I3R/J45WAVfj1TK",
+	"SFQkeNrCZPSoNop51a7AMQQizxnRJWc5kZVOSAr52bnMEGjJmpxHFyP/ezS4b8ME3fB4x683TFy9eRkZ",
+	"JBlfb+lyyUry7uXkgX3P/qFkR/3nkm73iHC92ben5u1Yr+HzuFyZyyze7Vv2rcxIyRashFKuZsSuW3gt",
+	"1h9+rzey2s636781C0ljN8R26Hdryosbqu4Om26wiCsU+T5svEGICYDZGG668UT8J7bbhBP3MKtNuFZH",
+	"2G2CReiwdQ/TjS3wh+GwC1lGbbG9ums/Sqn1u5H5zuE6QTpkbufRgTq1wJsscDzLK3C1A/+5Y7uT7CCD",
+	"wAOCVY2akU8yE3ciSd04gBt7m1g8V8h1hOlRAVEN3Cue907QQ/HxBxmT9znBo+3CfkMNnBv7YkdWGtr8",
+	"uZhD4ITHuGlC8519ufgjfZo9m/83LqYO/3Zqn6dRdJojjBzBljpk5wgd985UY++BPb8P/p5a7B9FcHuk",
+	"OVdmwvLUVu1QZos08s/rhCSsz0WVQ4OftKvJYL/2i3FPv9nYXYe+OepTwsXd59sLnQzYjbWyf4IVOyD9",
+	"IYbsAduztS+H7TRXn324NczBSG1RhETG228fApgc7M29dCiq3Sj9dupoWQJvhxmLYe+vqDq9DHpXiMsx",
+	"x+I/0G6PWb6im78sZWlDoSKRqnmEPf1AjSzDzpyRhZhmLe4opJ4tzC7FmrdiUfBMm78XspzzPEdUU9OK",
+	"mxeMiH4YxjO03Rti1eOgX373QZfU4ciZLXdPC57jjQi2J0XGPu7TBnQmdSSoLRoFm5UK+8/JNCjKFYkB",
+	"q9ZU1JMXPDRfhDIvW/CGlVIs+6N8DtU5CxZXxYSY9mCJkePJGDxhXCC3T+tGM5wRNNi3dor+0AfrsA/V",
+	"8njIqoBctlhYIDUEUgVmFFPWfvJgY3bQ7av977dwsNTtKCHnCbkdIeLV++Fhhq8kSlXXmm2ihYzV8kCs",
+	"diz/DTOTergBGr0L0BBNF26OO/fGAVXQ+bMOanQB87C0MKWj/O7dq5ff1lF80A5nXVUbMPlSkZOczavl",
+	"Egu9FUo6C3T638+stnL28tvU5lZNpkcn+eOYOifjulqvaRnJk7xyxyMUuKkilGxXsojkLEHrWScH+OnY",
+	"M978Xt8A4gX3rojCxxEug2E9ZlhfKFJQDSU90ARfY4KaBeJYgyaoHxUveoaMImI9RpYan8em0BlA4u7x",
+	"5Mlwm0O4sLEQdEC/7aU2CFw+zuYBeMdwSmyt9YPBaiE1SWMmo2vewlGO5udVytpum9C7Nro6Ty9q/1SY",
+	"rAPcUSy5YFOS2thUW10Mf/aqOceja7YFrJebItuZeZ+L2aaUSyOZpBdkUZVo24ZWtGQWWcu6K1g+JSm1",
+	"tMyAf6UXhJKVuTaJNUuH6m+9Q7mC9CvIzkR7DrjJGv3XXhUQPSFXzH7UeXPUNAS3vrDR+NCl2ZJqxfLA",
+	"JVzsyFjd8c2G5WReUpGtmCIIUEKVf2Ey9U6gCwimUy6C3mpXvrSTw7Z2VeDqcm9amk6mJLXKV3pBlFzo",
+	"M/tPdLEZyR1lv4SsQNDC3215vVRpWjCgIRhjwxlWz+d2JZU9pUup0ePNSmLDiUNhGDfTKBnZrYLZVG7S",
+	"IevC9lW7oMwd7n4CqkbJqLnuUYn6e14w9Bu8sN88YMlqeJWcfpxEA4z7fEwYek3JOE3SycMcTZ/IEXSJ",
+	"VC0AerZ+iGcstfnST1Egh7+foeMOiuPFvUjDon+09HERQksyLqTZJhlVjBRMYxxlzpcASyJyks7ShFBN",
+	"1lJp8vWXe4VOvAF2y/XqVlB8d3JJcoYKImzoRpgBWONQUYRidqVfG/CStsWEumrJ//g7Pftl9t789/zs",
+	"j7P3v54nXz/7+C9RIKNuj9rNnpPWT8kp/rLwSqh7jV0B3xdy2xO6XN+jx2M1trHprTzmiz19e/0qsQrM",
+	"HK205rEh6tv6JbwKL0hq+YZZfDTZqtRqUmZXUEFSli+Z+3FKrlwJAhwvhBqAjm7jIDBg7tJcHPOCrV20",
+	"gZl11F8iqkuQSFLsYhhwYdbbP5QU07d060pMD898O2i9fCXFErCga8WPC/IDLe9yWx7meFO6rZJ6qPYA",
+	"ll11lztUTT3eLK2YNkfzCO3b7IZr99a+5vYNW9F7LquSuE9fts+wTd4OAtbVIPj2e674nBdc7/qkNEPj",
+	"3+rWewGy4eQm4YnqOpP19kdoxsc9lsGJtNtZsK27lpPYKSVjxdoHc/If+IS1F6h/Rbyw3MMuB9Vshhwk",
+	"lNhAV7JTb+bPuSaPqCtz1NrzsIaMF9WQGrWiG7M7NmHZcnfQD5fQrktjdlsMGtP4XXe8KxWBDGmFXFm6",
+	"WqUgw+5pjYd15RXdbBg4Zw372jC5KeLuEHOrHHCYWYEWywk50loTWducbZZSQHN/Pex4lLKNYhv70hS2",
+	"a4B/kjKfJCTVfM1kpVMy3lMFSirIBqLjtCK23QQjaJE2++lAcq/p9sDGAR6/We0z39pi8Zv2Q0CG1/6s",
+	"QrvenXI45KBZJ2M4MFujC/f5n7heva3Ejz4V9veE01YPMlalVD0QrK09j0eEBESnss8LNtCbdVxFsAiH",
+	"2ZcYXEh9D49xYoQLqR9WIsyq692uPq7rmNvkYM91QKc43WsVXEfDir525hv7+8tdVs05hIhfvEhsDK1t",
+	"4u827U0+Ri/rD4w5ur7aCfdgjOs1adxb4uMR8XwHyQBQPGuyyR8fHe8xi775AIp68lwybkKkyFjTAgZp",
+	"j75OHNTq58Ia+vDqkQLQXo0CRwpG75kCD27ib1KoJs8ATiCpXWVBmX74vAId0hdv8oY1KZgiBVto024y",
+	"JT/uHTD08Jb68NlV1ogCXdj2/srnBfNm0cfwMx+0S+/XwPu8EIe1wNdgG4HjGA/m/l4dfIU0b+OIQ6JV",
+	"dAwClcwalZWwsXN9sOX/vIX+eQv98xb65y30O7qFykrMRAfLeyNVw2wTOFfXDhUoUBPcKM15me989hQC",
+	"7I2f1rY8c6dNEheUh3Rirh0ENEsCprDCRSQbBWRHVvSekSXdqCn5nhfAQHyN19S+PatH81/MGUiTSI5q",
+	"eAA7WEkzDfKft/Snv6UbG7Hryn7pqw1+UxV3PUr6YE56z81obEkEFasOa7bgdiXBnCigyhK8Q8aCbQuo",
+	"20sLTBv0p4srqDM6AfOmg77cxyzuJW8vEqfL8HSFHuc6UMuGT7RihZ4BL1ZuCAl5Siy7iPNc+3DQ9EDk",
+	"pZDaffzC9lXQ7A7rfaLnmpVmyjbVvDBiQ0lKCKZolctAqGJ8lgZ3RooAcDwPzBJCEgxvxIumo5bC6ZOO",
+	"6cx1rUt1yG4SNKujRgwjd2HJdmucYjCxFs/Wjo2sUozm5GDsXfN8ddqbu/eBq48CMQxI4yVxEfvMp+cW",
+	"3AgKEG9grszjFmZNP7zExs4O5v7ZE6niyR4y9AehgyCYPvUn7MhQ6sY0dEZHN6vCPkj+bVRofRxY/KNK",
+	"mJ5yRTWq9JxQ5xjauU/U1VE7y6fCiJJ4wZDBafpml/XbllW3DlKjlmNyYtOZc0SQmaHkhJw2OGpkw0ro",
+	"/3Hy2d6YkTjo2MfJZKs5MU7aJzJeH22yPlwV5r6GV6TeB3Y0++HKfwjUOnp/DAN6JB/vUH9uQlD7L1k+",
+	"JT81xPh8J+iaZzNbZLOsn6DGY4tDqhTT7EDwhgjcjJYlZ4qk+19ovJlGtdz/Y8MgWt6WIXk1UUdQGAjr",
+	"T5BRgBwTail1DqdlQLmD/FCFGtMhAmApl8fY7nmYE1vNkGseKrfKlcs4bEYYu5PlVXdk+MpWa9yGE1Up",
+	"NomHqPVaUuDQNs7yJ7WgtFhRWD8NcjTlNpBjB03yZ4i58TehnSGrbe8H3hC6sWEdvVbMYSr29xad1OIc",
+	"uazX2LXtDDIo+sqNLOSSZ1CsMGclGduwWlQLgqBdroOYiEti+C65Y2zThNa3EWmTy5gZBFqxfFbTh+YQ",
+	"FxTvAl44wrzjzZKQN+9uEvLm6ubFn6Hhm3c3AV/fM6WQK8NxG2hpOIBlSTcrhE3TREHu39grAgjODTAv",
+	"tc1Kwb4GO5hh26Arho3MCch2WcEmh2sHdCyyl2wGgEEFV2izjKRjNGAF4Ot1ZesQCaOz2lBjwxXYB67a",
+	"KHYHr929mKSImOQCmhwgR7AqcAPC8lOSFjJLyYbqFR5ekKgUcfhw9R09bicQ1c+wQr5PKHqG9fJLumZG",
+	"csKnVVncjt53bL698XySvScIYAihPtk4+F4OUZiJcVzyhUs/G7CberGyUbC9JE8tJq25JPAq4yIrbRah",
+	"BwvAzdkv9z5anOBRpr29oMJ6wCFid23o81dtTHEKRM3gwmiMrUtqaXDd2OnpEsCvg3tpyAVD7VpZoEvY",
+	"5LBQQUJBU0IvmU0imUkxq3wkpReyINQ9ifIds8HM1Y+8L4iPJCU7AzcT5BxgForL8ehPicCSrIyWBa8z",
+	"IchaAuiC3I/FDNNQrNE6gfPoqHBMXtngtOC8OU4JWFrBfWbEY6VLRl0t1zUYTvFhIDPBBCNFH7QFyfCP",
+	"Zzz/YPgNIvvD+lTC+5t8as4d2+gp+cnnFRih0ZAZyrCGY81ZJtfMpZdMyXf1c6V5UXh8ezD5QiVuM2l5",
+	"R9qBLoYLOzc3r1qyjt0dv37cqyVeabmmmmcoVdsFrcdyGco6lh9aFxGK4XAFG+V3Gge2CqSZ/mwsu0ku",
+	"SJqXdKFTMsZEKJZzzXIM8HNG3TwlYwukJ0sjvDbN0POdEcz8dfbk/inxJVsmU/Kj5ZPWMWn0RNvnpdtY",
+	"JRXKs3laFHLL8oTMK01orQK3d+iKqkjCtBFUYIUD6qfkW9MfbH3/q6UJUKmkXpG521esBr/jZSTI1l9D",
+	"Lv8IBmPYh/t0PHWokNsa5+Hqzcu46cBy5jOLUVkXREYB88RS6vYzW1oXunuAMz48x8PcMgPduyfYJ1UP",
+	"RmblQvrx0rYTAfJUVjBa+hLeDX1/SLRtiJHzENTz2sPWmNewh+AmHhoQY7baDV1G99kV0XRJpHC5gNEc",
+	"zfEeSQnxFJk/l/AfADvFv9ZM05xqOoFQdISxsa5l9OdoulRT8q3jflxBCuFJYTa/7UY9PoDCTPgYt6Cz",
+	"qcAMblfS/8D1ZFCc92MeEwdAgpWBXW6nVWPNcTEXJTGLQ9uFdgKkH8ykfD/o1Cy7QuSXZJxRxc4Ug8vg",
+	"nk36IaFi3/f78HHiRHyaCgA7EKq1rUcp3cJekg0tfVoEbnzBlEJUK0tUPDj/r1ygWSwy+pavt6BzVqBk",
+	"+HNFjVCdHp3ed4BrDXj3kL79qt7wlyS6z+ucBvvg1EtoKPvc11NChmo2YrAyPWz0sKvnUwb20+VxaQkB",
+	"3x9e9K42Dwec+lP4WmA4R7paMIkt8GG31D2ZA6pE+uZdkGCCaSUp5Ks7iRGK3TlqnOwJpgibfw1SAVc+",
+	"9c+BQN0xtlF1+Ut30j0QdKcK+XvIs/tt0kyN0N/hXLkEJRbUGzzSKIipmBz2GH4XtsVIulN8L/2hXI9t",
+	"Hjfkuo8mYFqjmTuDfsOBO6aJAXOERfwIOq1tfI/KWp1sbcxBAszj5cb2p17+jbPtw7MuzdHnbEvmrJBi",
+	"qYiWg5wn/eHI981CfId667Mjsu3MST39U8q2DhMGXjzgsnSFfxF4HKX6jWGZgRXhoYWfOiMNa+LCER5a",
+	"6zj+0J/lllCcVMMGQsvXnklkn40jlEkITWyNPH/fxwKr/UR+GVc8b9WY6o1R42pWW5L6TY57vk5nRYL+",
+	"w0he72JzEBhSWCo3gUmRd+C6h56oI2aiUX7PT4tfiPWlXQohNXgAIDm1KCA2s3EP7kVc9kzkxwMbZUBm",
+	"qCHzOOnLfHhQMM5vkAIKo/lk2Z84V0eKdo3pepScz4ckizxKLsfxpgHkrI8VFHBK/N3j3B2fI/L8+Pug",
+	"R3t4bUV9UABqzzwvHY5j+y74JPesE1E/1V3bMTuhFBarrLXzJZdBWibppuT3VLP0Ai4UWE1ZJj5S1ofJ",
+	"QtCwRl9TRosCYsrrAHBZLmc0X3OB5ow5ze7kYsEzZvS1UG33+GeNSPAt+HIaAeHW2p+lF6TWsoqdfZtW",
+	"esWEhogFRxA603aNz8CQoQIf1+jxQAfTpSsVldSuGzM0FvqZ6K72eUVIdBk7AbKMFNZfbj3ezaFf+joc",
+	"rLQuDefPc7kvzhJnl6Vl83AeiWyQYe5PTLCSavamZIovBcvflcX3svxWbkUhaR4vkTK7Y7vueoJ0ycgd",
+	"2/l1Q18WloqyBjMKKBKm5cWTJyl59/ZlgPcNJ2nPCvj0/NnzI6VLR2mMT/yJ6Xf8Gs5sp4JQB0wcr8b7",
+	"d5GhYOmsihfI+w1/BpV0bGVGaZslsDn/cv36x0k0uBFMWXGb4hUa9eHaaEaGrLTezGz6CsDIoUctK8AN",
+	"UlNqC6yrlayKnMzrkhfHWeaCaYvN/J9vbt78zfvvPKRL24LiwKEHyWDt70VEsCNxYo8ftiU5OmQoQv9i",
+	"xbK7GvU6UkMG3OIA8SwYwcr1WLA/ZmLqAFhGnFeq8EXEVEqITRWuSpaQ7WpnGB3GGUSFibAoe1SnMvop",
+	"ov2ZToiW8g5MU2teFDxWID+X1RzC7yPypfDIKa5Y//7slBWr49Ow0w1VqsuX36/XwjdapnZfMzsh6Zpb",
+	"OUw52zurWNoPVGOFFDeSGjm8Oavdu2RIKSe7NTalnB9fxAkJYl0lPO1T1wcCbyUkfYI/PHEN2oWFWo+j",
+	"WSr8Hhwk8Z7dUxxW0KN70NGj/2q0chLNeXeX/vFen/5JR6f1h/s2REBe+JKfp+hOqNZUvIU0uytlruU1",
+	"E/qw4kp9u+Gaa9CN0drrrn6vqiwcXBDjvlAkGPGn0G7DCT1CvY0uXVd0TrpB8HgjvioUvwI0UoDdbcIY",
+	"+9w0l+s/TuvU5pQopifTdv464sOVQdVOZwQzTanIWGERggU6RTpaJ04ZbaIOOK8eeeHfQPHffhiCryBn",
+	"viG64sAPQvb6T0Tjavo376MYFiAfd4Ypr7OgsMZvF1JQb8zfFpShN6e+vVmb2fRu63/qdPpDB/IBeYvD",
+	"HSqQJekZarSKhDv8MF1fuOivaFw2JjyKheyGRuh1CZ2cd3mUMSd6csKMzX1HvY92CvaWne4eXmtYQC80",
+	"t6UFxew+IVPJqsw89gcI1LIsjSZLlY1oSCzs9bYOt7OZ8bapDzLbl1Bt03wWYJscpWBawlBtxq8Bgg0G",
+	"xaoWcAky8XLJtA8nPIzN2ZyrfXqHrMdh95vb9LClD6aiU3WHtiU3zCAhPUhCb6UT4PdVaEkKzFSNi+wL",
+	"5f3CJ6ext+WkEwPRhNJllXXgE7wMnnqPttt0ioydq33fdjLMo457frYftB1fHQcVaveXPTEB6Kndf1w5",
+	"IgfkEIY09JQiPNjJsfFj5mycOvLWyTo8wLCrngHu11d0Q3SjHleqAosnlKwJWW7aqFeRNyNDjpqdg6Cf",
+	"LsKqNaZDMxpZ40NbL2lzigGs57CutHcznawy/W4VJfCrfgKtKDJ1pylHhwtxejXgQbHA9Vfmu+77BWJx",
+	"m+qOu2dAXq2E5kXd4KSCrie7ND9VJHP7nukdwSmhz5jy+dtpKEfJe4cEve6d0DFvn1zQO5KeIBzs0BV/",
+	"/M38cKUsqIHadw8ff6/G46AbgeKD1+KFrde4QNw6W3fEOuqo9kh5F3Xd48T+6YqQYCUaO4+4rhZFvSmp",
+	"+1veyhmTYWrdZ0WJ29fePr9gEADSBews6VVekuYF07op2rtkwE02wMDnK54JOZf5rtPERzUpGLURWlby",
+	"YUHr0LhHRd1ijNVAwb/OlS6pluUkuNe4vjzFDBczvb2EkmuauWqOsrhnV1k8IPjKCCJgtloyoY3mRQUt",
+	"dopFsDmi1f8QAY+roHim2ndq0K7uiy3dKTPHSDKmF5udYYhOw7mIN4lOgIVg63LE2j6RprSdO9MIWu04",
+	"ibZdq6fYRnxZ36gvqKaF7MlZ8FLufgoiAFLJBcnwO4QJXXI2vOzgPikn4FOh73zJiOK/1A7oh2NU+e9i",
+	"MAVAlD4KUpX5sPCCtxe57eQ9TNrGaT9CwD6wBLECo6E45jMK5GLBYkcso5otZbk7bhvgKygC50xoTgvD",
+	"aO553mn08Y+tgl+/iZwkpNrWz24V7uaaCMZyBRW8B+/fF76fN5aCIfgRwbjMo44x1a1A7u0cyKW1YD3K",
+	"MG52G/ad4TyR43cwi8NjJIcU5pIpMl6HJqYjUzIcuumi5EzkxY5gSqlbOi0hNpik5udhZbm7ovdDFrYb",
+	"WuYcwq83RbXk4pjo6+YsceX2L4iIlOAHSUltcyogDkgTLo6JXYDS7X40Zn0XnJWtQB/1czH7uWLlLo0v",
+	"jztZh88dmbMVt4VAg6FdEkrcwbjacLOxMGgJc0gd/0jBMAlDPOMCUlamAyVPxy0CQpNRFKpk79D1M0PP",
+	"u6K7BZ5aoI1wORsbqXGTW1QHIAetIlzM9IrNzEQYgm0wib/EUc4CMajV1IbCdcha9SAO29ODOek8FgEX",
+	"cjbGSrFe9nm0veN47sLRoD1e0x1AMhgueEmqjeEKX52fnwcFOyfRdLFDIeEd6T14vSBcl9H6hQCfzSBW",
+	"McB8+4XC6F5e10RroDc9NWN71hhaQh6aCt2ZYdPcHu0DVQ+n5yT1SJd1wx4hM2x5ioT5n1i0DKfugfJl",
+	"uFyniZkPBFoOWQCY3vAlMn538+II9LXH4H2fldFNR5+dY3V9OCBuuKTUaw5e05zVFc/RLkzG/dZgZwTu",
+	"F2CGRV+0JJaOAIx6c3zh5bcyuBW5XklAJaobDivN+NBbYkCuz4CT1cRAPOZoPU42z0PunhqjI6LBhhAd",
+	"F4TaxPKEUA9HTYkVrWHHYeVnuQheU0FNlpoXQAVvKZjdYe0l+HUvdvnXfUl+oEsxACHZu8oO26d7LMLv",
+	"mxn/Hpvr149HZPsb6n5i879iwsdwaznc9ZCGArkg47ffvyD/+tXTf51MyU8rnq3ImmFVGFpCgrtiIkRM",
+	"Jemd3qUXJHVGc4Z6xdvrK/M9lZA0K+/ThKQfbIMdNmBFYWjIzrKqvIc8lJi1sIig0VzzpaC6KhmhxVKW",
+	"XK/Wrfjwt9fPvvoaw8G/gz+n8bvofv/j31myCJDV+u6bs86PRXa9mQL2AXcRGRsV4+vnVVnEGeZdjOv/",
+	"le2ABYNEwXJCl5QLhVdVesfzlKwYtQi1lGh5x+J86C6WQmY+jthQrbm7sjP3Ij5SER/pWuZVUanegVbq",
+	"gCVW8WXDDKv4MqpsfeheOLufPpBMyjLngmrWS9Ou93O74Z9rceI7ANe8cyF1RrMslp0MFE/wNdMxowzw",
+	"wp/YnJilu2Y6OKwe8sSfZIVBKfes5IsdWK2Uwi0SOWem/eDQioDTfOwpBALfjY3VaCc3VN3VSJDd8mnT",
+	"o9Rht6tDKJo4lwlgBSuNRaMaVjsL1mhP13DlpkH3T1yvbuhSRfF89sB1mgOJTwxmIXSbg9/65CO9l4yx",
+	"v7KsuxI3IpZI2BgACGdzYVpVrgHxkd+zQXJUZ8GkP0fLJdV+VDOm6XHAaIaotI4LcEPJjPgg1Bac8GCC",
+	"UWHwberH2XT4FIiV5p9G+Y6RvZSm601kE/J1ADwk5yAovhP8A4mlWXGhv34+6tX7vN+07vhwXaFXMqNY",
+	"koxt4nq90myD90Vh2xpCaVA1i1CSy6xygesIvYTpz2Utm3GRsw/THuHrkIr7KFKPRUX6Rua7GMcEOYEW",
+	"ZwUVy8po/nbuErIo5boOfJcl/mBGt2QiBnkohWaiw1hhv0og7KDH8n7YFWm/1Nia++vdcdXA08STGtsf",
+	"dr6umYhal41CuC2lZoS6QU1JaqYodcglYEK9JClViitNhfZPlkywkmfWgXwvecYuSfqTLO9AV3pTUCFY",
+	"md6KbcltiarNipojuSmoSMO2V/XHIRcXqz6wHErcO+Wrfh/amA+Ao5tYT7fpKud0KaRias9nrS5Jel1t",
+	"WHnPlSxTUsrKEDVnesssR4GBKAvIvJGlVrZDm22OyodbJoh+xxhIIH2UjPbHE/5oJ2SUjJpkj5JRTViU",
+	"Df1gIx6678wwcqZ9KDYF5eIM9mqIACYXZBuzg1jjhUM56iv/fyAW4wesMWDuzze0pGsVxwK6CQCv3bfr",
+	"5OcwSCGD/GchMdbHOmr2hYcOC6fNd9+w0obA+RLD6NhKSGqGgGoLwGhBCrjl8amtmJAGpDVEiEMq2H66",
+	"eJ/cEJcWfpA5K16KhYytc830TCsYxXbFSmYvdQiIyiMSg8iBy4Zla+LBq5kUC76szPK4l6zUCd+GaYK+",
+	"+2Ot3V3UlXLqHrvZh89+oYJ+mw42VpkxnRnJ73k6SbxhqE5IOA7vCfo7YCDCKYZLUktzp8ClCpvUCSGo",
+	"/RbF2gZ8N7dNpwWt1/cOScQ2dhjIePhoS7bsXgv7sHMlers/JFu/hY/3nohgOWpqw10Uzl/S3tKdJ+mA",
+	"1A3JBPeUg/jbOlqxGIy+swOzYTZJip9I+88INhysptW8YdBsYjRZ1/SElYranqVu31EYehiZpJMC7xvf",
+	"HDwZIf2HPFKPFNbfIPJThPc3Z+EIj1B0ImIhRw3cnbFmggoMb314qu7Q0Hc1sxDWYZBHzIb5fTO7r0E6",
+	"VyRn8B3qUp6FFMyB7oUxS1tZ3vWUETtoyW/0u6WqYc4f7iM7Aq/LcsCGoT+kNbYD3pjdiCUSOzC3rorC",
+	"4W3RkhGnfMHcQaarri8gW3rOIUvTQUi9UEkuDt/1T9DaTw1aC7hVO4tca4N1P3AFXnBfkKfGriXj9NeP",
+	"KSmZYtpXsXEF3yafH9kWhgIPE18apVkL5WDVkk+Pf9t94Cz0t+qMDHJg4m19aFkD/KsEiuxxBtW9ELET",
+	"o7dwvBiQPFje6qLtpWbrB5WAhqG8P2I2oMc4zOfRuVV+toaYcm/o8rVvX1dA+J3VNZiS780up3meOv0t",
+	"KJTlK1g4fouAdWajT+ybWCkCXlasQIXevoW1tj7QTANv54q4kVzuMXD8DL4b2NyXCowHgIKH8IzuE9NH",
+	"wzMPqzR8tqoKbbnL75T+kjADKhhEDkO3F2TZYcewaGSb2uAN2oWHoFdoum1D8x7JFkwfjis82sn3H43q",
+	"W7LSUDfM4qzpkA/uSw6/AasYlkPXfjNMolt2JL8tZ4dL9Jq50A5AjuY5yxNCC6wBBrc5HlnzFE9sbtPX",
+	"ipzZlCUQl30FGediVuYI02ISFGVKhdSzhaxEnp4UevX4rBFt7vhFj17pphcLXYMRv8U0DrOFwwe/ru/0",
+	"yByglHmV6eE69QZfeCx1epjC6zodrG/bYR1StXuVaNfpp9Cf/YCOUJ3bY4qYXOccz4Kj/XH05ZZO1Hvg",
+	"mNJ8Db1kUunZhpWzSsQCbb9zDUkGUPPIZ01bcF5efxu6gitxJ2zp9X20yA6aasTIoShbAzN+e3WOYRq7",
+	"XabHV9abEZD7QTB2OYar+PBGI9/iOKW/lAtesHDvngKKlbSlkgae8Uk2uAOGrchI4kGhDmkQfLmugqBc",
+	"YuKP9+o0AKntpDRCTruEEMXzGqtz7JZg0ogyDcKFnUPwnolcljM6SkZqoTfmyZryYma/BIV8ocXctPi5",
+	"mAWZKCD5ClrMWr8DVLJLQ/EfoLOs4EzomWJZyXTUZ/hvFauYET06io/64IU5ze6WJdQRhzRDAFQlY/YB",
+	"PKAJmVfFXUMfxZooVN2phLAzM8SEsA8bXu6I2jK2UZOEqBVAGM93wLGhIHVG1ZS8kBW4WEsXQA9+BayF",
+	"S/4h52AihzLACmgMELwMOWbWXb3MVuSgs9Xvj/Yv5rMoKmlJygrTl7eUgwkEa6OZkaO8vBeycdhIn3OV",
+	"0TKPobZCvyC0WV/0hpVras5IsQMSXEldoIELtWFemT+SChTzZn4SZnTJZjYOJXJvLf3iW/mw9nT8Q87N",
+	"Eth3w/tASHyo3NT14wj33hIl0+XuwKqFsweLxouCzCGho+Qttj1spmzl4Y7+sOQubAaAgy/5cqWJkFsA",
+	"aqZi57byCT0btphXRedOCTckqtT+DWJuo6O7bKeu+xNSz0JIVbga4b6OXS9vHWDu0LC1FqBvRE5asexO",
+	"dSVC5Pye5xUtEB1akXEXJPRksMq7D/0dS8YdhLdtWJwlTEt556+iz4S8jdbPfuztzxirB9w27SKvEZ5n",
+	"lE1sHt6l8IuRhtzT31d43tobs2o88TBkrw9R/C2jSpoTGA9ku3ERL18oArbpAk4QvnJkrJp/7xGi1fy3",
+	"2muFvz5KxJqNCIjJ8CWEqUHkhfPwuyhQpojhCBckZZXNN/CRIlyAQGd2wncQJkJhJ0iRkHRZyDkt2m/A",
+	"tbOmOx9jCoYHKnYQTxOOnVWjZIQfie7Qt8yMy4WAdWGxYCtFqOlwIxVDUcy8chmEP5XsnpuRcn08zkoJ",
+	"XczcZ1sL2HgWHQiYPh5SPhM7sWXeg0SqhCgZjNHonKoOTEOYYrqN1tz4jdBe9icjvo8VE/lLADbtdACB",
+	"ghDR00Gq9lnviI1q5FQsBguTUkOuw05dU0GXTRkBP95yTj7vGzO+1T+iLrt1x5CApeV5CVkJEMcu7kAN",
+	"V4g+hFY8dHE476oZ53T0gKhzvLpaCS8wAPTZm77jSS+qggSKPmw6Z383A1lRkTs5Fb0lvLCaDeD/AkyH",
+	"kBp8NXULC9XO71kZv7jbd5ClLLyEDq6ZLO4REEoNh4KybMhovB4w2bEHvzweACo/Gf3JYjkhspNqMaXw",
+	"0e8d7cnO87uSd571quQxE6IrzPTu7Uvvk6OKgP0dPDoAFgvwaKq1k+tKTVZZf4Ja8jRT9+keQMHzPxzn",
+	"+jL09g21iwnktkrVrCo7eIFrAYzgklQKDqzP560LhJlzillv8bhJsDwwddjuB9xGabnBoB8jDY1fXr8m",
+	"f/j6/GlCjktpdx1y0a1hX+MDCwTpKbCvXpIvvz4/t5YHwbbFjnClKoaTcaRluzHVjemIkhpdUSkPWLlf",
+	"CpwXAEOam9UJS9mEUcbK55FQjxLXqIhDaBkz3Wx4n7J2teEusvFgwNBrARgdmomMtYPdA6rjEEkh7X0E",
+	"fRs2xspAXlkbpnn6lzovsyuyLBnT6Aihmjjh1IbkhBRMD5mqu2st2elIApCgZlUd9/Nxyh8aF1D9cxEC",
+	"XpTGVC01JTe2PK65EmmjqNYlBFRHzAb26qG6SWVtzdiP7Omq9fy3Zp3nqzcv0WGacrGQU48LCo95vbEn",
+	"LRb8dHo+PW9NGvw2tB5VXUqzmXvvVc3mtvR7LIFjczg57G0lnOZhb6WOBAx/9dt7XzlDqYtxQy0Ejc6I",
+	"oaIg/s4DQvJFLa5Ts21Vh8P+cFlv6HUAzkUHmE5sEq6vX38r15SLaNQr2q9JDi2IqrKVuXxTu5jTTK5T",
+	"MhbSlj5MiJAk/W9pUoOB6q0kBZ2zYg/96NlXXzYu3C+T0YZqzUrT9f/4+9XZv9OzX87P/vh+XP999v7X",
+	"8+Trpx+Dp5P/Or69nR7RfPJ//0vsJFxfv34l5V216eb0DjqN7s0L1GuA8JJSVssVUVwsCwa/n8ViM/KO",
+	"GcebH75pD96S3zPhNAMwmBUSCnVQFWfTSskZE0ZayA9J51Q4bcmjp0GSii3HDTRc2jIWDorfDharLGrw",
+	"gSoWGeu+ac0Q5frp3OKeEC3ha2awRuAJjexpMDxItAOMuxNqHuICNKdrn86OAzMwaLw1NfUAUXFt+t/2",
+	"bn2tSz6vNJut6WZjTfLHmRT8J4j9RDiTcL9pKnJa5kFLzOmiZW8NzXpCTnLhw/x32LMbh8slZjnc6hrk",
+	"Zu8sHFWu/vhQeljG4JCH1NgAxM2m27iMjvy4xP/u7SvUeF0Qj9nZDCOQFqVctxfOtzPasWURivz3H14N",
+	"TEq3tHxYF7MVVauIoYB9INd/vjp79tXXXhhC44Pvus6JNhIXKwpX8FkRuqGltjTP2UKWFjSZl0rjuAbR",
+	"GYHOj/ijG0kGkCSJXMuxkOhygSxj60F/oeKFj0WxszqIfw0L/gtb1addjjkhW0CIAYnISEwo3eH5UCfF",
+	"ivUyzjoErh4bJe/evfzWxv1PUDZJf+X5R5DX0id0w58oJZ/4lLAn8PCRyrO37TGtEXTDMHUwWxeVgCiS",
+	"0ax2tiXXVz+8sviieufnYkr+ZK44ZzeweS5peBgtCk94JtJH58Z/lpZCqpRpZ5Q/90VluLPNkixtnskF",
+	"IpYYNpyC8QoQ+c3xmblU3IK6f+AASlmY323RZvNmm6k3M0J/vUWz2O3ogtyOqlJcSJ5fnE//OH325fNn",
+	"06d/fHZ+/uX5+fSp+f/pl7ejj+lkSn7ygGJ2HobdI5hmxLb2aC6ZtpXV6WYDxXHSQTdN563xXfPGGMoG",
+	"WspKKNVOyTXyu8Ytc4mxF1YSyqggc4YlhSVsrvqGF8VusKu1FsGPyTCAGKifK2Yf26Dww/fMSuuNIua2",
+	"aTGNLxTuT/d64q8fikXKbNb/omTK/JpTjgOsOVrJ2xa1P3x5dKZPeAwPS4ltiv19RLhWrFjEKokNSnSq",
+	"raVWLBgpui5G7SP9ppRaZrJoz6Qtfpial0BCVdVmI0sLduiBnMwn3w+TUlUfZzwcLAvV7eOCqNqrTXtY",
+	"Jg15+fDY1y6B+VAM7BEGviZR7hs9U/YOrp39yXqBSBZwu3fNWp0EYpMC7xjb2JCUjiy+B14fP7LtvjBP",
+	"xooxsndBukj1ZmIKvNHPY5upKa7t9Ef7x9/XdPN33KvvA3ya942kFb422x1s3tScvNGS61U1N1z1iaQb",
+	"fpbJnC2ZeOJJ+Tg85+Wg3mAuGFcABEspykVLmfhNeHJL29hXL9Dyfki/uCTmW+CwW3sP97FahtlGezdA",
+	"g4leujRItSfuW+XiOH5/JH//0Qlye0w9IIzWT9+9fdXF5vcZ6z47+Ln41kZJ9SGUI+SLUUPsB6MZ4i4v",
+	"eGHOX/0OzPY43UillyVTF0+e/O//+b/SiUsz0yW1r6rawKZUsZY5Sy+t6sl0cit8pQsPQWNjeRO4nbkm",
+	"60ppi7rhEp1WUml4DPGh1OIFAeOaku9EVu42Gq/5kmHLW4F6i0OFRlifYJKfn//x676LNBkBqtFrUezq",
+	"w+viduN2L/sU6O9PGt4veC1VR4gPTIED7Hr5xvvZnV3LdYwlsU7oekOV2soy7wJrWXJBXJtLwmKTTlpz",
+	"3t7Wz54PmWHHefeJuHnxxu8ABzdrJiDnS77nOL0dffX8y2e3o9RivX/91VdffoVgB4GF9vzsj+9/fZp8",
+	"9fFfumpNd+PD4Jy4AIajprtd2NEsux150GuwKMHGe3+YDRzGiP8Ph84exsr3oNqXbMmVZiWI9vaN4Xdl",
+	"PYMnJDg1weJjhDwstak5C0fkN8WGFbE+BBRf/9srT3UN+8O18qffcKDgZsA93ZcV1eG093wLsxo9FUdC",
+	"0B/Jlff5LlWzARekd57sjz/I3h57KAxwfTZ44iQu8xzN96fHgMy78QPCvDPwAXyCDcvjuYNOScOdlrYQ",
+	"13+vwPTdLFpYR3gTFSYh6W11fv5l5jgt/Iv9N/zRzDj+cIE/GLaMPzzBH9z84I9xm2P/LXY6ujyekwfD",
+	"y+NN02mU9uV5g2MZHtnQnk/rWJEMi8Ln/LRivcdcuY8Il2/v286LOEjXivOKejJ72PANO3g/U81Etjuc",
+	"i+B6N5eoDUSEwlOQmbCXkND2u7jy6ZhyMz02naczlCV9EfDEKssYy1k+BSCXrUUmbnbdMub666UVGIaN",
+	"O44+iruzzhAQs2nsw5icbFPOIF2h7J2nfk9HV0RpWLAsuDrA6H393avvXtyQp2kwa6eEiEb3HUSYdCHp",
+	"IpiOjQmB6qNESG1OMQTs2inLAPxRl4yuzdVRsCCM1GhyLaP87ehvtOA5tTFN7Fa4oNLb0WRKkCIHRGuz",
+	"BKW2dyeqaQMzH66IWhltYNUMCO7CP0WKIc7HyiuxcKd4kNaaZisuWN2JCCOsNNu0lA+94uKOi2WakDSj",
+	"RcHFcqalBBfIvZ8eBDlS9N78fXkrMPZGoQaMNQkxi8Z6RHB2jjD+RuH4YQGaiPwYh/QYmR03N6+uA6Cr",
+	"Fgm2bFtGclYwt0DUFaKtYXyn5CpMWYWM04TYEDAboIgGfbLmotIsIUou9Bl8likyxhGRFH/I04nNUKqD",
+	"mezaYUjSCpRYCr6COmDFfsSwXIh4klhAsG5QS/yW1SYELj/r8LYwXLbHL2w2Ol5Czj9bkha6j6FzSq4c",
+	"7pnFs0WItXqCzG5jVs/vLN6/0KzsD1/F0uYoEwb1jckYy2VrWjAzfXXX5sTaebVXS0h6GCX39fnzP7Q1",
+	"x47dG2h8yG9PIt9eFadR++yrPz47P5bcmE0OagmUpSy7I/Eg4L3GwFF3iNdu70XYlH4MHfj/s86LGCpf",
+	"bYE9l7KD0+En4pyiJvCOe5jsOngFcZUb7O6Gr5msNAx6WO3QKLBPhIw6+FD4wAQ7Y/W9fHxEQrVcMmUO",
+	"yYJ/OJyaZ5uCICJLsuAfnMMYp6iZazesJtVebf397n9hpTwzgoovQ1+jBKm7MGd6oADXqNX/+HWxYlUx",
+	"rOjc3K3vuw6Mm5PvuotbUBERytoY6cOyhiJx4+aTVRm3D+iSZszcSFGcheyOQANg53BfW4h6c9VBRqa/",
+	"DmoMghOv8b+aIykXjtq23IEH0YgZK603mFgDYgbeRUakAPz3gta248E07eHCD1zSrgL9Vha0bDDY5xQ2",
+	"4QVJMbUqJVqSOuR83OZIOIBJgvGcwSWW1FeCkbQyKjJWmH9OSYrpNujdZhod3rL9tps/99B+LRSekMRG",
+	"vn1dwN/dZlBg13YeTXPqrD8TtXjuTVUSQgbC8bWBsZou1UEh4ZCdwXXjRKMhM9uImOu0RPRu/lPiMX1Z",
+	"nGEoOBGuE4eisUfNjqwShVGUwq3QG/NzGozd0GZiU+nHwWB7aT7l2IJd/QRCBGvQyiZciHCWWxceEg95",
+	"7Ifsg9P4OKN4Dd8aNgy3mvXOnlpFsBx8POYsM3elZ1CPdASGAxG2GS1C5HUEGASMwWe+gEwxhp/qWDAv",
+	"bGCheKOk2wgxO/DhOBwBQGS0ptYwuejf92UiX7DoMCzL6VChjxA8Chs+hirYPidtnMG9GQkyhvDQ+3Pj",
+	"mF9j5yZNPn/IGNqJ77mHkBmp2ZXnqYsPDlIyNF1e1gi1DfXcFjb3mbo5AtOYlp2XYwRsM0oKy9MLzLgM",
+	"CAmrG08dUaahbhwIzFWvKTVtLQDnDAA4lfm2sCG6GS3Cdy1CZ+JL0DnYuRBr84IIGb7kEDrRqm+o2n+/",
+	"OVOsnqsc6g6G5FkwFegrPpPyjolOjPhvZA6IMOmb19c35Amt9OrJ/dMnUGDQiEzLkgoNSuN/ccba1Bar",
+	"txG+aNH0Dy8b79jIyxl+z73Y/HVKvsd4NLCymHfrnPpKMVDn+VLIMlrl5iDSQitiAtwbY290hr4mU/JC",
+	"rjcAawa14Lnw1eBboaIDgRcOxVW88f7UQxT1B1EAvwkmsQsjBppgucg6OVShaVySTArNRcWMeB187Agy",
+	"oraQkgpPSWdsEq1yLmcLXrAu2jMo1Lkk4x/efJmQn67+lpAfnl8l5PWf/pSQ719dvUjIlfnP6zfvro1E",
+	"+hOb/9B0hM25oOUuJnu4wi+HA6JeXr8mX3/5x7OndaGYFRe6XaNIpJNLkjONeArUWTxpUdgKldbe1w5E",
+	"oWe/vP/1WSwMpY1XUM/V+/4J70zed+BFnQY2cLfBctcgUW4VavC4lt8kwBM9yqnUvQSGjHrqM5nXZvcN",
+	"7E+/GmM0ysrST/+km7p+7Zt96PDfaj/DrcqjRG0Yy1ZWIM7kUvAmTleXscR01bmWYHG5kd9UvMi7kaQy",
+	"Ke5ZqdBjhtjQYHMIi/EB6EdYXM8aTyFGs6BY3gTqf5XrGHsdkNvr3SxY4e8k4xyQ2CdRvgjG+wZeMG8W",
+	"VHROD44KB1ob7fZI9gYFhEEp5Xr6cJ9LXbVipuUMJz+81yPPB3tjcLpi2+cdv4bZ6uYC/1CGA0Cj44K5",
+	"bd1ifJWMoWQHeXb+7Pzs6bOJSw1F14U3TATV/ijk+tseEl95BCr+QbpKFAqq4ifR+hbqYhq2tbJQYQ52",
+	"INNnZgbwo2dmoxKldwW7IGnFLwBdP8UsOyyAA79MMBDVpTndCtN2y/Ml0ykZp+YwQ5VB9kHTklHwAK5Y",
+	"djeXH8zfRug2aoP5G2s2pPhF8xnNdcFSdPO1ht9a/HDlwpmJ7gOQ9JvpCx0SYJg60EzuPSFhoDdkvK7h",
+	"pPZqLSUuWLxu0hUwfriaT2Aag1jisioY1sLRqBJYg/ZhtbC+qm9vr0eDRB+cdg8wPmDGHXT1CXPdQkxp",
+	"RZP3BzofTpmw6RKfL0Xi0dHOG4WjHgJo2zdVi0JS/fXzzzhXQ+HV21zRpiLAfQdFoerqC7CHYzP3Hzzz",
+	"5kQTUAj7fmSRGrdrG7XK+oPDO5gJArcP4SRGlzyBjdTpuSeM9Wh+b4g8gs/7bOETaCtl0StTwuyadh0r",
+	"UEiaX2taHgjfc+FlnWKyT/BcuECqCr5r7a6uIHOvvXwQIhqEM+WuB66IB3x2dm9vICTjZ8/JSlalCpQC",
+	"fPFY7DSAs+92L8PAscwehCi4yxk7m3Z+UfFfOhNDfwlisWDI0AkXZL7T/bH2cPfPoGmHGkzLJfMhWe3P",
+	"k/HT8+d/+Opfvz4/T3yNxKfn5+SHbyb9XeOwO/dLYwlt/DbU78FfnmxKds/Z1hre7I9uVdN+3bPuPmls",
+	"3nAZwwUI56qxC6OCp6JL9hasBsNr4VQK80XMW5+3IE5v8RpL1KPUrklGMNCZ/ebgRORgTrvzVNqL3Ojp",
+	"iOyRWGfR7BHTwmxTZReRdhfLoet4GeV3gmuo9pFf1okJdYRdVrIcovilUNW6ryxAdH0HJaTgEJwJx4zK",
+	"Yo8sSrm2x0zL1C07FG6EmhNt0fKgp7oh3kauciPLovyKPgrMJkGGaSj1prgGzDpObQqVBFSjFk5JNSMQ",
+	"B2v+w9dNLy7jWFSFKvKQckADY7qa0W0dk07oknKhdFCyLGQMtuwIeXL/FApWqGoOpfttRKkwy1IDjWKX",
+	"Y4wO+Yecz3ieWnAP0/s/5HxykqVqoG8be4xPhhsAon0Ew/DjBActjN1bM6N7vz/u6/HrMHWl+QTE28W9",
+	"JMOTfKIywClBBXb3H9u8H1PTl5gyO4pru3M7pJe44mrYXetznwa76Kg0mH2XdMxxHcxra9Z8TSvL5fdY",
+	"Xectc40FKeKFI6EFgWvLh4t1XjAPXPXjin7hTp9l8TutFh0aUg2gap9U2QamYNZ1hV5Xa3Df2nvAFwu1",
+	"Q/xCgWHk5G77bi3XfbNd6g0xbvQ1XwabDeaLUUXOTyidMqzo2oANGxRha0xyx+BbK9+3rbulp8bW3rDS",
+	"8xa7zRvQcChimmZcxhw0pVxHoyzLmtXAq2TMRVZUit+zCQHeBTYFHyJvHVqagGh4oHRe/xXpZNp9gd88",
+	"aowYVEE8KG7jArUJUT7c07V1mbzDZeaQwUQCkE65Xz774Y/YP0XeXlr24fMs7VG8KNCObJXOWB7yvrgf",
+	"DMxJ/mRcgaoAwA+LBSttAhvWFQXQuByUkQ3BqB/zocln53p7A/6EfPBAvUV7ixvOADvIHZlHZHN94F1N",
+	"7Z6VvzOtHiH2HkunPwZUrFWHs0+JD6HBBinvrPyhG3feRu/XqQmmgwtCMWHBPR2nYVmMlKSQ5Wx/SydQ",
+	"sAZD/qRoN74Vri6H9cG5fxruDWEkeoK+TinYwLKlN+yDdoP6mPTGCCx4uX5TUGGrovS+AWHsAxtfgTWw",
+	"Vfap76Vorai+l14KrjnVWOHFluYY3N9+bZiP7+3uOGTTCcquPk7BYx+ctxdCF7H3hl6Ik+Pi+9wR29rm",
+	"g+DHtX8iP+CBAAyCPiMSKzHbU/GlQADOcQif0kTlc3B3fFGnJZ52JzdcJMfDczSwJOqQr99EeT/OYzM0",
+	"XN68UUfJH69cJyNMNjqImgF2epc+/+T+KaGbjTqjIj+z1W+t7zOxVVXwBqIZ3P74fRBvzGu2YoXvNW1m",
+	"bZFSVpqpS7/tHHBaCeAzukYit+Gvk1NqInaEq7sDHJzXcAvaNQxPYhDB3jxLw00U9fx3XXpvZSyO1PyK",
+	"pmmADyGpLJczmq+5SC8Q7Y4CogLaclUrGAX0JYh9RKfl1ZuX5I5hid8WxCZWaVszoackndPsTi4WPGPp",
+	"BdkUVJupPyvYPTMrYoQJAHLBZOCgXMul/UyTDpVYeRajchWGInnRV+RQJs5sJOlqcjbAUAOs4gvfAQx2",
+	"K8BIih8JE/HT4LCnF3swL4AtjkGuQfkwBcXQfEUJSJ8DCcBOmwqD3/w6jJJRPV1Q/ARptaWzLRHRuPbg",
+	"WO/fZZZU5Qpi+x1gq+6lFy43IEE0pLp4HNStcV6/HdMJyagAuApEZJ6iTHPPYD53wc/BXZJekNQfgbrg",
+	"w2XrWxb/UGGENq6Emy9Qa0q2cMhsbu7sCMxkuQMWdNw5VaEUFcMip7oqaXHmQ2ujsuIRybcQNss+6IQA",
+	"FN+Xz87Pz809U9JMW30g8Od/6dPwD6NwDikM1xBXw5kLH/THWtZl+HqrxDn0kyCTuRUW93j5elA7YLFg",
+	"wkZlbyqNrqLECzd4D0DGjZEPZNZVdbVOaedtKMW/344AX+h2lJBb1DhuR+8x8/Pvt6O5zO0jKBhv/jw3",
+	"/wJkrdH7dLCd5pXMbH4P28RsNGu17EI7MBdnJ9hBfIt85yEOWsMFFwxit+A3ZlrKWSHxJ7OBzP8auWW2",
+	"oaVypXIP7yAz8zgC2zK6d1jJF7tj83Pu4a0I4P9hSE/BtgGk3yKIyPmDOaRPn/0hPKLkqm7s6xYWXKEh",
+	"JpPrtazxQY3mLBiivckFWbAtRJRQQb4KbDb118GzBVAYZjEzKTRA4OtanmoKMWZLW26I98rzZ8/IOLUq",
+	"6pbRu1mdoEQ1Sc0Wnfqf9rJZnjXLJv4hau3qzKyRAqVFm1pTQ78AzWHFv3YCTQ+Li+9be21hPWNXO9Zi",
+	"wXFxl5DUSO3m8k9d6Q878LOSKaY9Oc1LxNp6zHuDY89xUoIcp9imdsquuZ877gYfbw8QXbxkRhQOAKYg",
+	"/NgG9e1vc+A6hz/8Bea4DocDbRB9Q9Vdr30GqeidAPhW1ESGRUCNeOKnAzNaXDHAYF5iAcCb/5+9d11u",
+	"I8fWBV8FoZgIk30oSr7UPrvF6JhRuexqd9fF25K7Jk6zRgkyQRGtJMBKICVzV1fEPM082DzJCay1cMlk",
+	"Ji+2LmWXfuzeZTEzgUQC676+T6hcqGlbQfDBm9yk+CEGs8ruxJWVopKvPdmH8o3oIdgiOZOiRDjMDWgi",
+	"/Q7634+pan1dCoGF/IhJLVt5Ld0cWzsMYovC/kRV9OLxEa0jdCPuIK7LatmE9CiKBWpaAPSgcH62I/yh",
+	"7xGJ77Vpg2KRaRdaXOOzRRpzQuHAjcneWE/4aPg1VBp6elQkDgRr2kDWnEr/IE7o/hqZy0NEEXME7klE",
+	"6hbHh2oY5zC4fZU16LozxIh2Og7mTRiA/dFYrdGk+7JIqDxtAaD7FEb0AOUfVqu5jL3ME1EOWAaHE6yM",
+	"/FKYGuZhA01iax8WDsgL8Dd0uVNVKTx5I5Ziuphrw2BvvlY7oDpjMq7Dmqs9F8NRSBu4LLURe0MubXQQ",
+	"/C64wJBDzUdo/NbqTl0Hc9+zWK/3+ZZ6UoiF53sGy/y6hpEYd0fcGCOgaIT+QqCBQNgyCacL7t5ZlyEW",
+	"mbBcFhD16lixDrWWsOHHgpCU0XQDQz4AdE6rUtoVtKJRBaDS6u+io5HR/bha6MpAeAXoQbJvXzlrdynR",
+	"4nVXHF6JVdYnmhoQPnXM0CRMQdIGVgvog4Bn2kO+nhzwpbwSSV8wX0o3ud8GBxPBS1GeVsj2i/967Y/Q",
+	"3346d1KZHPSDlga5n85jRCnYha2t9QNKo9DD3FSRi/TghIaN03Na4OC33wD3ZaY9PiafgrtArxQ4FhZc",
+	"gintBP9vg02Glw9NsTkvZs5U8M848aedRBfaEWBDQKgoh7OZVyXAasXI0WCsQKMlfyFARYF3Wn5pBojd",
+	"ybCIeeDhUUNnJy9QqwyaUTCImA7GysdHBgm6s5sOVdmHeBncAiV0jWAdxO+Ind3ZxWY4VmP1ylnBiMJQ",
+	"SKd6KpVTTTwwz2VsWYqZ/ECIWvBDnQS7lx3hH47+lCEwFSu1tqyHmznrj5WH7u3Yur3M75KsD5P6059O",
+	"a1cO//QndiZUzjL3d13S6pywr2HLMMSqhh1GQNUUbgYTCLakNIxqP/nafh0r4iufrNp3bX3Tsl5W3FwA",
+	"KciQnXe/FhJb0cHlV8KMlV079mQoZng2M+KGp1XAXJZ7+1eI6Ql+PFFOs8wnySCzlcX+ArKcnhj2/rs3",
+	"34DNQH+CqHoPihDApuA0p+z/PiRX/PDNN34S/SHzf4yi30NEeeZr8Eezv56fv21Eg7LhWJ2yUhhdlVMM",
+	"RipEjKvV+fiXeXH8IvD+FfIK8U4hOAERHbBVCjkVlMOj4+/sklIK6xSs03/S1ni+Ww796ds3CU21Z7f+",
+	"bXCgl0IBdfvB8+Hx8DliFsxBih+5/7kULWGKd4B1j/Ya2P1up1/XubgDK7kn5qYD5Q8FDBNJe1PG+SXi",
+	"Bjd553HXQTrE7etlNSnklFhJRO4s0lRGOBmrPZ7Mm/zg5OBbYd9pjSUPuHngNZ8dHzdAiPlyWdCuPvqX",
+	"QUMp9iVvTMamHPwgw5uYpnRGotcyRLlNLG7tjw/zPSIUs0TtHpz88+fE3GobwsP/nPzzAHN4Bz+7J6DC",
+	"zRdSHdWEb+dn/w6DQem1SeEWtuJyLAThlnEoQx+yH4FoLkmTQBx9yovCKW2WITsk4t/Wn40l07DBahEj",
+	"qF/oNeFb+qNaEB4fSEg8ABkRoubuaLXsj1O3FO4df6ytRt1p7IjlxkuO3m6qXEiu+w7qOtyFDfxHIZY7",
+	"LYQ0FHIHuBwAFPIUw+45ENCNVhAl7OI+3qtFsmua7tvSGvecrdnHOF+xqq13D9Ih/fpbdU20lksMs10D",
+	"S//5Do9xugFqlU8tRzqtfWq832+DgxfHT7cf6veKk34XOd70fPtNr3U5kXkuoGzhxbNn2++Imuo1QlZ+",
+	"pOAJouY7IK9rHBYvaep//xkIM1o7YSKuWD2TuUVu/BCpW4HMbgCeeAewk295LOUC6pJMVQLwuPvvm7m0",
+	"gpkln0IPgzNZlNdqXkn/Ga0MAKfJplrNCjm12ZC9x7x+qEiEYW64r/0LZlW7oAVC4yOwdLMOcYSrk+7H",
+	"A/TehLE+jHMrW359IJ+k+K3uMFKjdePsPb2Ts7fp3PkER50L9B6P3PGft9/xkrbKw51R/K7N07XhnG4w",
+	"DGC/bjUKmzXtw/VDXAqer/GSY+ddrNlANUK1CyOCXS51kdjgx88BSL/2lEgUC0NBmFKkZ/lFx1H7Vti1",
+	"c3YP+mXbHn+4/f1i+x0/aPsaoAgfbH9/K+wem3tfWy79UG/yt9zOIUdP6f1GnweEEBOniDC5yTyaFfzS",
+	"4ybthbqzTRGe7qeyiLyjZitbjQUrbE7Mm4CjI2YzgRVr2dvT85d/3aLHosGXjZihUSRAyq4BQKxjAaUs",
+	"D+7M06ph4dyUq1hDc8mTSppKleJaX4mkkAY8YLhqyLJQWcZt5gPNsXSKKHZmVeFJO9pFwzq+0h1p4W4g",
+	"p5208MNIKCrl+4wk1eehut8JdKnjwXIiJR6jW1TqRxhEPcSiwy0BANCwtSLFdbE2cLaZMJZB5WhbWGBN",
+	"oEEOZC+jgPW2xdb6nXbD2kF37/YS3upbXIQ79vvv0n9N3mMf97X2UR9tjXZ/d5fdn5zEiQRusFu0PVq9",
+	"6NM8N7Glbg3b74lhE15wINQCwh/qT5trfAlsBljAjzfz1Rabo+tQwe08oLB2nsoh+5aKm0vo/Vtw9/In",
+	"jGOFH6FCS8OmuiwRZneySsBpCYSkZJQY8zlWPNC6RCj7yYpIyMAMGbKXtDruRSYivrdmvB4crKmxtSCy",
+	"u40edaeueHKGH8gTr81gswkQ4CBgVR9Fx7qbAlu6+4C2SoytWjtuWywGvQ3xwu10vi5fvkmM930jda+x",
+	"XJJbttCAjIZeUUxEmkEdu7xRGU/svtRDo/Jmi0Ktdp71Xhw/RbxVpSdUTtt0N1KHYhTg+KE/DLDSBigl",
+	"iY2wwTVXiBk4NTOppJkPWVgaZGtlBNjfKVOCG+LHRamJ0vHZ8bGnRsS1xJoq6iNILEFvAtWe3Htx/OeB",
+	"d/nglot4y4W+URfp5RlkOsMTKWD5fku8sitSGXfI7zGK0i3gH/2UT5Vt39yJRxIarbd4IigW2g65R03g",
+	"dp4CTGDR9h25JN1xyvPYdU4hCghEJKVPsBIbswHN5OR76hi/6wTllgt9S95/QSJvxxveQLPy9X43vXKf",
+	"ju64SwdqDfJgi+dEoAePZk+XxxROabeEwAN/x35SyDZSu7PaKDawAA7khWlpxIg9uTVCZ2lZr72BxyOi",
+	"GOGBT6itok9cYmCUYKcX9q+m/biZny6YNdIEmpx1wcXznJYcTM0WAeb+6ITUaF2U+fbYdQ8uB8cKDAV3",
+	"b33c3ovj530kNqZWHjKEwCxrW+ltwerRBs+s6+b6mimKcA/ZT2DdJDFvDHin4ADUIlobEt85/fDAJon9",
+	"GTvla99jf+vdOYopZPQ9e4h1eJPuHC02ncFX8rzdvjOX9XRZ76XtP9pkny54T/Pcy7iNzqYXunVzbBfb",
+	"C8XLTmZVImCMEA2zrU3UjOqSBW5ab3Z/kvqEkOvlZYm9EQvyZtYkKHA5pRNqiyAjusMK83GhRt+9Vn/I",
+	"fuyw7zL3J4KPTcUMmHy+xnMUaNSwPA3nj+VdJDXXKt1a6rs6TMM/tDm4oUAtcRGkaXjMlRGzqgD64WTL",
+	"9buK09YhMqKk3NJ88wc3WB/O/gy4WuuG5i424oPagD8q3LRY9dxiESL+n1P3rJfUjhMpGqJKB1Pp2bN+",
+	"i7GIdg+dEsitt9iLIE83GI1SdYSktqbodrIrN9b//OHtzUcb89HGfLjSQkYQPjvYlLtXEK5BOMXCwY2m",
+	"IxpgqfxwQovIcrpECB7JXXp1GuZjdylhOJJ3qPC3FuYAhs9jUKqtZLBr0+5rPYPtujV9FpibqDbQDFDR",
+	"6XKtPHBHYieIJ3uXAbNDE5EwUjcODtZobTk6k8r6Z2EKXpf0RGzWS08VTJ9U85pFQaP5kzdkL6Eg1/in",
+	"x4fKEqbhFyNJcDkvzojiWpi2tBbU9a0ujChmWf9jixobtflRQu1dy4jEzl7v0Ayg6TcqoQBGmSj3G24Q",
+	"EDJgkPWdOILloEUCEYGkX7B7xAfrOx1T0Dr6k0FIHrTWyB6iLk9MrW6scLxDO2Kd3uyeKxp3EphUyfj7",
+	"F5yfh4XwnuTAvhbCJxU2NCVyq49Xq2cgYGQ6vhMx1Qth6gbjwFcME526AGbsZcBlCyfal1fB1dBvzozV",
+	"S0j5+WR/gnrVBv8X8KUUcw6UnYsV/OwkJ1U7D5jRUQj5+idC9DVWlyiXFpDhx1qvcIF3O4zlq3VFkUjg",
+	"W7ezapUSK12V0Cje5ZWtC/rdai3wJbfUWGyrYfg9mG/Nl3qUSLdbq7BVKl0KZY9StIqdKqPB1HmCJ6Z2",
+	"c70mmvUmK5ZFTNxsgEfe/VU6D5WlDOhIiuPO1VhVoekQTYdCGgs2HwDHZ4yKolBg1WjjsQjLmahkt2B0",
+	"GuslA9LKkl8S8kBLhXRtNe67NRoKzWprGjC/pAHwkq64bUS3+X3Ea2vruFeNdnrjJ0iEjz19X+0y2g/a",
+	"vlksC4BIvq0obv2z9wC395pLwDliK2H7yUmGk7shwguEOR49rHZCKPlPDYQBWiQAaiAE2liN1XkDySbh",
+	"dw2P8GjSrIcwtRSxBWekQvL82oBPDPvbT+cD3zmGUYlyrJqYzHQTGQ8YQZWGXUsj3Wr4LD5ibcKThwyg",
+	"6zM6BzANwB4cRMC+RWXsWOFrpG+B0qwW1I2UhCGC20T2YVjqKm3b0OTdjhUFqgcBjYjME/9x8pLPLLH7",
+	"5dIsC45AE4S1hHT66Gi9V/CviFGdjTBzN1YJGFv269jDoIwPTtjTBNT2hP3zZ/dPQDzCf/5G1P0lRabg",
+	"jXL4/qfrm8fgtpKKLefcCJYtC66c6YgYQsEBNBX4dIQU522YOTLWF4Ibi1Cp3Fw5F2+sMGMwdc+UNhkm",
+	"m1SyyKGpj74AqhaP5hz279TtBGNLwRcsCPU2GQ8nIxVOdxVWTobAOGLNLWyD2UtPKfxiRqTjIEYC24oQ",
+	"RME8zn79DfYaRzA1qJoZHtxzAT23In3VbSZf7S1veMgRfJlRvIfQJciVxusrvZs22WAXhrg2FpC3+Zvu",
+	"79Qc3xD5DYPGeSpF4f0uOsrgbFKjTLGialIPBJk+YKyc3BW5h+i0uprOnXV4ykoBRLbEX22sLAqSCVT9",
+	"PgVynAKijqWxbfIB32NNQNQO0It23L+1vU3F9p+yt7/knYpL/XFbdbADRMOmXei2S9Mu8rkRSorHnEgL",
+	"blkb9tbmTXM3pvU+8vZxH25Kl3zUJtzPO0w/3Jt8UzrlLNROgJ3liTQ37+ivtZ0TxHbo5eFFoW9EfkKm",
+	"GpYBgU0FcbexauQMIA0yRdaxC7wFcYwHCdefLTkAD2nlpXefomX4ZEA0diPhA3pWj1UpriWVB7i/JikN",
+	"eKWqRA5EeF1EQADLRulDvUSRjvK81kf001wWIEDc7yj9pRmrKPNn5Gg0ggR+XevZmt6L4z/323QCRnnT",
+	"r/fW3X4PliOO/EAJhX3kjE8sPJS8ubfg3EMIqJcxRVnbyLiJb8e2O3Jn6AhPzv4piTbJ1h6YECqP9Q+R",
+	"oxEQDylZrFXfSY/dLEmcsYnw7U8MSoKx4gYaKUV5CJio4trNmvUyN9YR/OsQ7w7otK/gkgSX1f0b/VbF",
+	"MvjXScYKqQSQyGUyp3/CVNyEs5xbTn88cQ/9Nz3k38z9wv49Vv8+PDyE/3M/ZpiTydi/GWfZyzn3pEYJ",
+	"/CsUz/qWCM4yZIlyMsfJVpDFxB97WQpjRggJZXUp8j7DUUrBjVZSXW4cCHKqLHvnL8Yh8AmegGiH++mH",
+	"9O4mRPkOT1lH9M9Yj3eC0Ps39fyc2wZQLEMuSb+Ofv8wIpcQsbh8av3To+a7sPqC1N32dzkPt53rr91N",
+	"yaB4iCdi6hQxaVA/HOACwwBqDRX4b2c//sAQpXxE6MBO/82Qr4XgAOfCB0XmPMe4isjp4blW8CHcRcnD",
+	"IICUnrMLmY8PTtj4ANGYq0rmCMaMhEkwf7zAKfbxgTvG4wN4kfHBb9mIccSpd+MAOyMdCB9jxH9CzEv8",
+	"UvHCENcNUuGQBPCCQlo25WUpnb+IlejuCFLIMVyUD9krPp370zhWcEbnuiDZEygN4L09Ni/TinGPru3u",
+	"QC+UFpDeAuQX1t7jAvZwqelbjVUIgqXfo0+5D48bLEo2LbShJIWX/uiULGAuMONedgKFMYe8kNci6/ta",
+	"SQwLjdXTr5gRUw1TAlMo7mJgnSGxdgayIHjaTr6d1jlywV2Giyh1YwTAhUNUNxug9AGezCwS50Ld8HSu",
+	"3XYzyIKBd0dhAd8WglUgxgsQVIXgSaiRnSbmapRc7pF+wiMqpCEz1cz1jRkrKoD1F6GRONPO4B2S/Mal",
+	"8C9JUcogcuNLwzdDXgKEz1Y548ul4FAvjFDa/imFNNaDmU+jHoJjAEvbMJ8910GoIk5Dp9jZoT01SN1M",
+	"Dab6WPV4h+zBw4NvbfrA5degIYnEI+sEI/E0Ba6RsWrAXKdzeoI5qBHbQEBSY74IAPHwIdAHII6STBIl",
+	"MJJOXJRI80sNJvQvIqTIYHO0LiOuwygZhfbuWKHEZMQfXGZ9PIOl4DRNkpUJ/AG9M4atkZhyCcd0Jj8I",
+	"M4Sk/VQUGZQ80J73NRLhpXXJwF4H6IjTQC3t41Juj+Or0A5uOD9JtQDVy3O1Giv80r5YOsWR95cl0h4j",
+	"6H/6E+t5qJr0Mw6YVDFkPAiBD5RYPlwfvKixQjdK1u2vPp3YcsELFKQIYx9s2SF7WWgTXDytFHqmFIYz",
+	"UUqOwikeqzC8QMLLFR3SITulTYTlYlBPwq04BDI/kbNls6y19+IZFVxk74QtV4enTlJn/fa0gHvZWtB+",
+	"zu1deXhzbnHAT/Ls1uzY+gzWgdnrlvCIiURHsoaKrGtGCGa6x02cZJ7oa9HG3tTqGdaMchQzPk8za7XP",
+	"jRAJ2JH7kMlDoW8JaQxgVV7y6VwcvtTKlrropshR+nDqrsyGbZjb8QW+QIf1xbMdRjrX+nuuPG2jebDc",
+	"hXCKN6ja6N+tu3e35fZ6wbMTFYSpG1I7xeUGTBf5DkUxTiPmWR9pJ5sdpufBywvWSzqJZga0aUoBgwQU",
+	"4YJRM1ZzUYohy5ZgpFG6lVv2FJUvSFSwXIDr9unxMevRd2XPjvsj3wK75AR+IJIMco3yaZcqm+/9F/ic",
+	"8Qij97dXsUswyR9D85vhNdLd/jCx+rokwTA7BMpa41zvKspCoU3qzGkFdvFiadcKLm7m0B1Q2WVl3THU",
+	"Coj1Q7y99rq+V1FXdqzcAcfqT+J6ghJ9UQBLPstg8At0pJdyepWEyU5Y9tOP7/7++rsff7r4+v2b7755",
+	"9S4Lp7wfDV9dYp0LcmGZQXLb2+9Of/jB3XZTSixocT5NILlLLz17//33p+/e/C93tTckcDLID+r9COcX",
+	"hFgRvEpGPNBUy0Oefo1ttU6zSiQ6oCOKULTodQct8nReqavoQ+qSuLFW7EaUgvjonc35khcFuZZlpVih",
+	"1aXnAY6+/BNDc3DC2n2y3tNnx8Ezr5T7HGMFbuFl5QRyqC7q+/Lhr45fMDsvdXWJ9SwZfYmM3iSpG6ZB",
+	"Mj+5piHsPJJPsITfVeob2Nxgbt+RBZyM8EDJjdoMNuc26nvnAUoSPycTzu1JKFyHA4Fi8iOtNQh4xG/R",
+	"JWrP6bIJVZ/wKpc6AVPtpVy0nJkl8MaBuRSyl1ZDPMzTvrkHeAZYdD6hII46mBjW1eLJ+/7t8wH76fQf",
+	"A/b9i9MB+/Hbbwfs9XenLwfs1P3Pj2/fn4HI/klMvqeqFrgbwRgtgr8Gvu2ZLARICgtxs1DetuSl24Hu",
+	"Z4qUfrBCGa8P6AaM0HHD5hL8O+hzB8+exgyxhadfDdnpWMHzCl62y7REYFXLQvOcgYRhvWdfse+/JrnG",
+	"Nok1NxJ0sI8V2oQwYNKtT6WTSjOzFGI6P7T6EAKTEz69Elj0mQxQdwv9c746fjpWmdL2QsaNnG0Sp12i",
+	"c0MMYay2i864E0/dFtooOxdVYaX7rEfu2xx6nujdhNd5ejIeSIA25rBZhMaj/Ani8+nzW5t8LZfSKfdB",
+	"DsCWlWanYwLbCN/w6VcPMtkgW7DhAZyMXUSULlFC/WH0VDyrtHSkAvbVVEt5eCVW2/pmIsnrVtaAGnRT",
+	"voYTRRXBV8Lj/sqywUsQW2apqv7QV9W7GdSb19wDfVsMdSq7i4bsHZGOhNY9AAV2ti2J/QyHERfUsIdJ",
+	"uBIatwniOPTvoK8j8gGOlUGj7gXSZWbtRAWnQGF8/w04p4XRiIpaJivQyeRXX4NabDHsTujRHtwvvx8u",
+	"3z6RCL9DH8C8/fQIgZ98elD9wdyJmM8zADc981lVFNhXPgCv/MRnCTGwNudmTvG1CFFQCltKce3UAbei",
+	"ZD1MOJm5vmnb//0h+3rFfHjNaRY3kZZem3qXjREWM7B8ak3SB+FjkNBhL1V3j4tH8CEhcUFCIsP+fxuJ",
+	"aJWxgueNtpVmw06P++ZcZ3anSEdAmY+nO/MNO7BUnu+IiiQ8StQADNy0giF0AHFYGmfOA/pUY+Z+WQYs",
+	"rpKqisJzrG+UrNAZTA1FvRfHzxNb1tmviAqVgkmBYMSpGFHMBv41iFS9ToVel2+47/CI3pF/jQ9v6Tu5",
+	"v96Q+hS2wxtdiVWqu+qn78sHcos0hpGPv0WWNe2OrX0ZqMhTIXfCMtJXwBkGGWUbMvXAXW6anfqB2sBH",
+	"1+CUS8OuBMUzgXAAKnRBBPI8YqIgrpEbsWFmjLafSbpvi9GTurooxhMqFliBRjt9oty3dNK/GLJTuCyZ",
+	"DR759YONa50c7F26RsKCw4w+h0TAJ3J+wRJu2+c79Hd4ne3j5Mg74oRF2HmUSt59y+1gYKM62LTXvNm8",
+	"fiTauka6tsttG4PbZHBQV1/4BiQ+zS27bz+vA1c4YLIEIV3Z+RFXWrnn7pRgdhevFroysLXQWoKiOSj7",
+	"CRVDGV/KK7HKGFZCeCvRjSeUpV0SbLRe5iE6nbGZyBwzBzbpyQr68fxAUMqc0lUMIO1xWMhrsnUNnwk3",
+	"plhMEIhyUuqbCFSsJxDlWy4NmMtEIqY0g1MHKFjcck+Qg5XTxYoJ5RxuA3bhoVQDPMyBOMddV0h1xUqR",
+	"i8USj+J5NFMNW1aTQk4p2y1yGHLqrlZW8sIM2RubxAyP05yKW/eLK7G6UNpexIAOYVq5qdc+TD0qqdOA",
+	"UPsZV1rd9SHHIbaGidL3GGLw5fieI1XNpYQWnI7lZL3NHwhxLj9GIIhpVUq7Ojj558+1uFBzhqmEqOw8",
+	"tcHcoSqFO5iHCILWnaR45fF1kdJbiUMrFwI3NBC0BSReKs0LyGuCl4UEEBR1FYo9oGvLrpYiYDvezDU0",
+	"KkD0yicqGmBsK2EjhpuHbeuzSxGgItawf7lKiWr9pd5XO/TIcfAePSwQ9uBQWR8Kf90T3LmXxgJ3HajF",
+	"uSiW/qXdzAtNyMLGeLatRE1DBmcjWFN/XZXDTU2k3/4uLH8B/YLQBwH2GEBlAjwyYOfWVqbByr3gil+K",
+	"UXQjQyXmoIHA24XK2U988JqN4WYG85KG/VKJKmIBu9e/BNp/xAcg9t+MLQRXvtwSnEFoT55zlRciR3Ac",
+	"0DXWP5q6l+W1gMpLKKbneV5CwocrZ9BgoTTsGvj64CIYLF6APMp/hBT4iBmtFUQHCMPPL3ZrWrrNsHaH",
+	"7E3YnHfkNSfDPFTPXX0K271mWHr3tWgnuE1vsCD5y4RU+Ngcw23UJaKMbhOU3UoiMUB2ZB2mq9eqCutI",
+	"poQS04PqQZn3Y70QuixGTEthDXorC2epOUmDrQy1JwUaMDsXCyQR9TPwQHo+k5oAippfCshZTrgRVJ5P",
+	"wfCc9ZalvpZYgm9+KS78de1JU09L7BfpYSC3muvuzEl6i67gv/+9FvXfdLbf0g2nS/lKVYu7BuAKr7Qv",
+	"Q7K3l/9I2FvJ99+cAEzP8yb8LUCo5MmDWY/ToWRomTBdWSNz4f20fuxWb4/XQzMaPkEqrNvPxiqxTrB5",
+	"P4x4gVsh9ND5DYsl9pGXL3mlI3+NyaDMdyENPHqsakUb6UwME2parsDehC58Y1nv9NXZ4bcvvw/AXfU8",
+	"IHiczjLzgmAEUFDgC45VkjAA/hjnQ05WDfH4BHvH3qFipnRHYjMOnI+8vID2NUIpjmmI4Vj9wBfUQ1Ip",
+	"+UuFSFJtlAq9F8d/xsbAvMKjKFrFWOQ0xgneHVsBDfCgwf1EYG9FIIknIMF7Yr00bId76Z45C75oxADP",
+	"XJDKnz3kWov1EkXDFjsG46dB2NTmQL6D3wQzXWK/g1DW3SNK1lCSCAafVML97ezHH8YK92Gyd0gc1n01",
+	"aOwExwqztnpiuVSJQcMV+/G0snNE1gSxBqaQjHjq2Py2zs2FhlUScRN56v8Bj4O02w2et2FV78UW8MNt",
+	"swnOE33xCZbA70Chx9f45BOwKwZabcuDBoz7tAZydppeiKkCyLqBfmSJyoJoQ2jHo8LNtFOUwmRSOZXn",
+	"dDfOkVkAj0C0s03aMgXkvJlrf0LRX4iT3ICYVtd8O+Gl1TXDLaClfUEg0A8LyPZxWmOHpF3y5E3+7YCt",
+	"mwftmGsbtt3xw5o7jz1dG+HWPnaL7dnGFe7eDLj2Tij0CGo7FFvi+VSYdB9igBrL9YG7BkKhWEYwIkOE",
+	"upYMlPGHhwBeAHZ7kTqAhFndg/P66olpc+bQSgnWVQ3BrCHhx2oXEc+2S3jCP7s/3+ZhYc92P+wB9SzZ",
+	"zA/u1zyqtDaClltwhKQ1RxNecDUVOyXz6R5MgAM/0SaFl94x1cpUCzQEsdYKGDJ8T/wNwh0uuFRmNz9k",
+	"PWP2xDB6lxbCzCU3poWL02p8XgelMD1vBHGsemrNF8yskxCnqa0uBS/t17Ts+4r/ryVg1Kd05cSme9eh",
+	"1zDnbTLEf4Uvve7mPOxv/8qY+ewi7p7gp0vOoM8j7JBHCcAlzlEyW0xNSFuWYgpOWZDp6DO1eu/f0NMf",
+	"KFnR9nLSYDlAR67CLx30gtcSFkJVCxB75tr9/Zfi4Od1YJed5iGJyRcLDLpmgr/unDPxS/1aFgJxD+84",
+	"bZIOuE/ipL4Yf6TcSWMbbNaueTg6u9BT1x7NepxZeKZbbm55f3N/w1iN1SGa42HrZyybmmtCXvRgBycR",
+	"syQMGMpk4O8AHYZ9dTMJ+PGTFfXEQsUwe3n2j7FiMM1hzWp3ahNKU2DmF+4QUJCSukXAd+gBcXXrdM0v",
+	"RXbCOLuW4oYEpvggDSInw2pIxTgrxaU0VpQiZ2f/9R3zT1mfTI+7idbzsi1eeV1Cph3UUFOUIw5Hx6h9",
+	"TOSw+lsjAZyn8n7x7FksjhkF6lmuWEAsC5OiqsXwcaQBRNN8lTFu3TgazA78IA2mOejQgL1wRykfLzDu",
+	"CikhkUcPmvJJJ7KV2K12bj8bmo8/RkqoIVR3FtdNM+zo13xysXNEvLElkL61ANcEYCGx0DiAkBbCDJhc",
+	"LDUA1pb6hlA2CWuRjvqQvXYyA+tMsjiGO9JBOML5plS7n/s6eYii0Qi+BpCUa5Qh3aHvmgTYJfC9fjw+",
+	"i9j3ZxnK/tjdvkMsu/7oTT7GiC01bHbgbAawVkjwwI5rdXu799Txw0v0x8j2psj2x++4/XxJ//m+mdTw",
+	"yZri+Wiqi2qhdgM4xGuRwd3vaD/HJyYg1boxBiBb0R4vc1GegK2F5nV4LXgANqmMlT8h9BAv9tG8rEvw",
+	"dDZhIjgYtFOzQl6LGsJLtBYHY3V29u714WXFy5z4xsM38dFZ6ECBeniFQa1VmE9/PyhD/xle0jLf5YGl",
+	"T0tDbef+gcseT+sWbMFkm/3+Tm+ub5SzdbYeX86WpTg08lKJPPSVeEypDWfZb3v0iV+e/YNAmgwZWXCC",
+	"zucCQPSvYmdVo9mMOtE8USegS7tz/fw/jkMfQOtJ5GEmCH61fiAHWP1QlxD9tvIHpS/cQ9oLjROt+g0t",
+	"6vuyuI/z6ofbrmTxOvh8j+w5t6yVk7XFUMPv7qw7N2frOddJ0HGbesajD+CWbcqZx45S0K1PzFgtS+nW",
+	"7RD6n+HOni7Zcr4ycgop8Zxog93Z1Yqqlhvae6PKHSuvX91J956d5/Y+3qZn37lF+oyhgr1QcO+xa3DZ",
+	"rdKjGu8CFOA5tcrd/E51OCrS/Vm1Gs/vipe/93HPqL17789fH/7ngFVLD+D9/dfsL+zp8Yv//Op/Oo08",
+	"WVlh+th6WhcLHqMR6IIuka2D/YDYGGMlTYzKrIQ9cUYHhKalpU4+fNkj+nuGgOf4xwuZE22Mj7U0bvK8",
+	"PNlwrE5x/IA9KT4sobIFcYGevWBzXZWG9TL64YLbrJ/W5gQovOlcTK9EzuaiJPcBNgI3APg2VhiMSomp",
+	"C6lqvZsvnj3rj9iSl8BmMefLJQCc2fD28Z1C82gilymXMBFT7fyqLGQOMlYpKwusy8HXhNZyXAXoDqW3",
+	"Q4ITEKEo952kFtdSVzF+BmwZhoUXXAiugBbIiWOCL6wXjj59PlozrNbtKgLXdLukj6xLRrNc18N6yFLm",
+	"v6tn382WpZ4KoE3NOtm4/TbHfXx3qJn1cV7rcnHfMXQcGV56my0YQoN4Cr6wwPl9Q3m2gXiiVBx+hiVN",
+	"IChSaf/JMfyjhgC+M131BgQEksCk0p2bpjGrxE3iAa51uKcw79KwZ8fPQo/IWMVMofLCN5VEFI6NHXDN",
+	"5fByWdZyjdBrO1aZn9UFAebNuWGXpb6BrlytxIBlZImDN+q0XvKnWko0GL4XznqJ2Pj4Gm4JMNHtTGxk",
+	"q6JpBG5A40T+zXwVALzW1MKAyRnjajUg/UAT6XuStFLfUBfhnF+DWlxwtfK1rTyN4Y3YpODqCvQjplLN",
+	"lVwuCR+7lu3FEGIM2wULDVqFvQkhldUjAlmpCqi41Qtp4SeCyC4BdsYjZCffFvufC30DZbBGDJjS6pAX",
+	"yzlX1UKUcmp85S3k67OLDLD8QoI5aNc8NVC8/hurF8cvAADDb1HCDgvqGeMSVAtHmm9d7Q1ShdqaRqbn",
+	"7aEGP15avpaFwAH8sHulk589SPKB1tZpwwBtAkidlTItkuExx/xQqgmlexTud6ChyOK+MwX1lpdG1Hyp",
+	"JiYsisIBIlQCp9NXaJiHWIb7ZSEsxziMj394rhZdjhXu6JS5ZcgAZEJ84MCXgNDdJ1TDFKXTyZrm9OV/",
+	"sXQpsAn4K7y46aMXQQ0I+BSyjMaKgX8jCDomVUqgpUCTGfnfIlFS0gZhWKxGMFMIv56ky2d8DAin6QFo",
+	"eqlrOnKuCKoBtND6owBHtuArxD7zONVuqhNxKZWC1XQOP9wEww2CHvQfAPm1IukMFE+DYe15FM+oqGCi",
+	"7dyJdCUkiPR1noIsF8gUUAJuZlNVEZsDX2h1ybKB0/qjbOAUIBZEZf/OnEe1WHB810rlYipzkfdpkwWt",
+	"yDI//WEccoR12VCJBm2xQBHa4jpnc24ucJtmvsoNoYTLSpC6BVTqRLWjYs4wF3LxFCwW/O9nmff5tBqy",
+	"d16Hm2UhvfP87vVL9uLpfx6zXyrtdrXzKmfIRxvxfieCdli6sLGxF/gHVQVAJXVq1zal+RbFwH27jjTs",
+	"7r7jLRaVn/2DRt/etwuX3WfA8NGf+3il+dbHkD5JXeppd+oAuD/RGD+74Zduxd6/weDyTJco96SyopxB",
+	"l1ovg0fqpVB8KYfu85ESOLp+Wv9zH/rcShGRvajD35ZS5MAXQLjYE8FLQKoEgNYW3EZqbOOX4gl2q+Ab",
+	"JHS9UEnOsCid9ZI3If6xrCoLM6QExg98If6CjOXOUUDG8gwcDsTKJDQzEIbBiPeLgGFDbYQi8mpum/hn",
+	"pcDsqNMYCKRJ6pWAC9FSxeYXnHkwRjASCZbCpQKgGNleBUTv+F4e7EYGO7eLon7SdqJoTZbyr+fffwcf",
+	"4bZxFd+4pSXAvNO3b4K50mz7MCtjxeLg58HBh0OuVofYPoDSNd3sR9wYYc3Rr+7A/LbL1sfy9DTKgJnr",
+	"JUS5wVJKN5X7PO+cU0YbEaoTV86gmQthB0xOnWtd6EttMEG+ArUImKh5xOSj3TCRirvNq4nOyQ15o8ur",
+	"2Ofs1kcJj4I4ipiqiFg4nYO2XvjUJV+1n6KOtLc5dcu1njerr9Zrzy9VL/nODC7LYSUPJ5XKCzH8l8lC",
+	"h8eS23ls8HDLfNBUjGm7x4J/+E6oSzs/OHl6fAwdue7VD04O/p9/nh7+L37438eHfx5eHP78P/6PFo7h",
+	"PVNz/JrjC24+FoMDueCX4mipLusXYhbh4OQAP2DLhPyt5vryf3zYdvwGeE6nxnzEMU1K737PHV8dAuCb",
+	"tUPHOO3J5tkPB10suCwOARtqh6YvgutEKKmN6Hk9EkTujOfSOCWb9+vcPO2dX6/cCOcwnwdp/Vp/RYmU",
+	"/F3tVkCkKevMNGFPVxX88olHbD/rzi/gPr1V6Vv/kTqral97s02YnpSdGG+SZzt3nVpipJo4meF/9SZP",
+	"S1OQjx7TlaWYCsQHt+ij+1vB5acOZq5ywkXIaF96+olBIKFWTHwQ0wpBb2ZoeQHTKyUYFdC38rKUHk/B",
+	"s4X3slmpF85xtdr9r6km/xJTC38QH+D/O/vI/X8/WyDAAMuWW8unc7CqM8aR4Mc99P27N6Y/8gyAbrUo",
+	"vp34p+j8E1guVt25VeDmyi8cwkt9I3w/kdTqpLkQ1CXmBxgrZ02AaY4UuUhL4TGHk89HsIHcsiWXJXaH",
+	"mQEFJQLkXqUQI4K4eZ4dHwdmHz0bK+jPwV42AqhmvWfHT6nzCj4ApAiQl2hjKzvrvTh+kfLndLZOBWFw",
+	"R8Hu8PwHQpJIxu8WdKcbvikBfc+wXyDHnyDv4ZMR8LVFPmp8bpCSt5m53ulVzutK+PNp/Poc+7hqInwv",
+	"7dBiXR39CpJn126u2thD9sYJbpL3xuqlT9M4eYJ6hGDBe8iI5tHLS/EvipgCZcO1KMeqFKFv03vlbhDy",
+	"rYMqCXzwTkr67qnODq26oNmlRau5jR8btO6oQevjt/G+BnjYBLVivdZDcEQoBbu0zFB9AbVmp9vGR7Yp",
+	"qB0MWZNYS4hRiaGCwpefOevmWrTTBYW3OPNACnevvgLwwjaJ/ySiPzwWq3bVom/cNPd/AJxxcRhs7p38",
+	"7HBxat+aJgWGEaLhUjM89Hn6hMgSW4Alw3rAXAHr8xeSuhlbUTGKb8hynmHfM1gGFtZKXeBZ+4uz7DIm",
+	"+HTOpBWL4DBIa1gWr+sgn31d6JtXcUUextNvLDL5+azHi4JdixIapvu36fZvnUdZUcqVgF5oFukmIF9F",
+	"Jo7NiPHCCTWZVpYeb5w4Pbg2+4VUclEtDk6ehpkDPqood5n6nWDThC0S5OPWeXjMPWcQlYHiVBrwxbiy",
+	"XTOj+y7gjvavmnOLpEIf82n9vCZipkux15Twlo+a05bz8QbP9btK/QCn9W77MmqHfq/oVFhG0nrH23XD",
+	"1zwPPunnR7cMJ12kAjIoqPjHTeQIHaEeAYzJxqaShcNoo7riIT/A10LQ1UHq0B8wpnIlxLImu6Rlwgmp",
+	"YHfB60gTkL/ASRmyb0o+Q4BOSK0A0zMqOsgAajtnEz8nQfWocYYyHqqkCBVZerJQpCLUpXRbSU6vnHJi",
+	"1bKDy8mGYlcovHdWwg2XnkpiRY4Y8DLM+RL2ZQaxsozlYilUbjyvGi4nhgvmXOURmBDjjDEhNdULt2Qi",
+	"vxTQ0QXrBCse5gDhB+bjTw0DAEieRY29akTfk6J59LlzMZNKYhspp+ZRDCVBkauptSQEs5p+68E2/UZY",
+	"Z1kDJBSWxg5z/FM2aoLMhVdECEX3jh54MQ70DJ1S4oSNXxPxFuktfVz0BvdWbYy59lZQ3GTwB7f7gX2M",
+	"e8ZC+K2DBiyZ0vMBm4gpr0zNBDOWr1IoI/ewJhRWe99FTeLdVb1pOsaD4hfVZrI1ihXOccpZ4XYEnuBP",
+	"8W+e3W+pTG0zIUNg2O6FmFnWo/My1bmAeHwmlalmMzmVQtkLujbzKLZfUInsp3GCwTnmDWXYpQs7vK2t",
+	"lAJnemYP8yTuFjYmVHk60Y+65QQBhxudZsGBwrJUSHYul4KXBu93PhdAyCYP9kh3WMruFafE0N5SQK/G",
+	"jSgKHJF456gcWyEsnblKJRTOhmUBSikbuE04q8oQ3qP0D1ZvItkGN0ZeKqhoJdJHqpNCNeVnieShvmEu",
+	"vHgcC3ENGveKhRHFtTBgHXjGNFw7T2auNNDeihJQ+tz0sNYnDNYnf7ZBLZ43fdyUTJzxSy7VkJ3Xl2hA",
+	"gwszYG77UDloMmXsa117NAj/0PA3gdRYY+o3pbRWIKodpXMCBLh/rZpxNSDtZoIOQ8MIC57BBwX+qLfv",
+	"qXsGjCLYydTdGe53qhq5JlL6JXgm8VMEFs4aAWdHGHddYe0Uyk1tsi86jns7iFm7CbQd8LHC9QAHsLZ3",
+	"o4ihpBWx/Hhb2cuuYS1iA2e+KgpWqUIY0x39aY2eNnfQfoGdB3RIvZb/Sdp5Mv4W6+WLB5WG5v/dt+x+",
+	"n7v2AdbI3ds0+ZFTkfu3prQPtIFbcNmwBQLEhtdH0jZAWzUBGTLO/qUn3nE5un4aa17vTJ/XXfegon0/",
+	"IyIAoA3qQW/R0iDdTQIBmLnIgDXCLZ8VwSbBa0ahLdKKoqD2wxvNriQ4wDPmxqxKwfiSl7YPjPDYFEnB",
+	"Z9S7qE6HzK30ktR7wz5y82hpCMR3cmbCRAgVZoelFya4k1jLgVaBtM6gAn981Krj0/bBW1Hfu6poN/td",
+	"FbRbqi3q+fihXTkfbsVd89gmeBs+kF7eigt05ITGoTeCd4MqJLCjmEqDdI8vu6od2Z7b+5SKwtBhf4BQ",
+	"RtgaHOpqPBEphqdqd7BpIXhJp837CqVAH1pXlox6FVCm3SpyHMAKN4r7/yGYh0BKADBrxKERykgoAupl",
+	"X2c+DJ/xbC3JNZfG6nLlM1zYwY0TTMu9qLZrwHSRhwQc6/m4qZ6Bheab8aQK/wnz6hMdiXtjjJoKEyDR",
+	"nfXVD2zPjT58544tAbAidJcXIjKRxLUTZu0rSesjZiOYXUuocUAFaNDN1hou0yW2BXO2LIFj34ctN4Ym",
+	"Q6lVYNivzXKb59WeRoypc2G2Vd5DQib5OsjoABnh+gbpTPmF0sGDjmL7Z199NThYSBWK73fIE0HXIxTw",
+	"01ajPdC941gD5ZNuWJJh0DX7xvauvUMQUdCzGGY90boQXN1CwbK0YmF2UTrxi56+feOkJ02FlyVfdSmg",
+	"2pKZL94kR1hNsgH93vcKAcT8HRjlXbbyOzpRuTTLgq9qpzoGVlRqPVEYHRPZIA3hbyCQSq4Mn1ILAcJV",
+	"kEnXH7JXodoA8KFyAjmJ337Uobc4LpfE8oSa0hn4sl94LlrKeGOGXjCIaMTocnsN2oJR/cxKIQDgihrZ",
+	"PId2FGGUfIKOZGiuzsjix+ZfMmrdP8hUH7CM8D4yrMfDlicz1zfKCeTKoJmYs1yzSEvXGBYYGUzTq1hT",
+	"n3g/IndB1IzQWmOyKFU9RahO8cF6L0ybum3Izpwo4wWsqalX2sKkkD+CCg1xO8jSbwVS36FWy7szPoGW",
+	"wDB6nyQWLq4pXmgcBI4OTO/bbMi+F1zZMC36SG5RPYj9jS6vRGlOthnxg5TiFSBkEp6vNqse1tNrycrY",
+	"kLwKn+nkYRXz6Wb3qJmy8x9xXT2f5nlDO99F8qs2yh2mve5Tf+HHvxFlOGmD9SP26FrdQmQLLKzdFWnN",
+	"vbqW4maXUj64bnsVX+IquYsGiKkxWYXSi15a59en30OmnhYCOYzQE/FxIRJCkxVI/mGzgEMahP0IsD9W",
+	"XyKjO+rC7UVm7dV9/4D1eZDCvmTJ76B3b5cxd6vbu90KvbsOlLsPuk/RFqzIH6pe65q2vJcgiZzYUKrF",
+	"rwEMyX37PHCQuZO2VqJ1koY1FLuZSzCHDdnZ0VDEmndJsRr8ZQ7yfMjcZ0xsQOpKdM4jvgMOOkqpuagf",
+	"Kg2S/uQruxCZNhZwoNBwfwXys6E0F7S6GXm50tYsOhA+NfFV60kM4o+rVQTe89cX2njogYI7DyGxcGUy",
+	"wd2s3VECqefHDTYYIveVggAlkqYCvwSw9rjAptHF11IxdAKVBWmVE1Ss7lLfhGs98LY/eAM+12twF6JX",
+	"A2vrTdjWMejZi1B8psvw6q026IYqtEGoUpNmt8qrwWZuWixm8rLnDsun3OMfvHLqHzvgDsFWu6Wevy/T",
+	"qAscbEEidwnkdWtua6lQ5FqDD7EU5YIr4LRNClXWzLFC8OuGVInMHOmVm4oywgnYpR4jbJNbqMX4DCsr",
+	"Nn31HYoq4FOw08gHupMb3cWu3f3xjh9EfPyhChY274SN6YI3ec169+ezBY5H5hvBeHbAAllyO523YElQ",
+	"Ths6HNEEy48oaOVx6lEUjQJQImEKJ0V3iGMI2AfBLMsIJAJ8koHH8PXdlmDewADcyToAswwHApP5COaA",
+	"he0h603SbcjeCcWhsB3ID2jqqP6jhUdRJy8SId2fmphnwoI8zZomJCvFQl8ndl+ALvYPc6ZWGM2sH8v3",
+	"kK6/J8MCB3sgfIS9DIuYvUfL8tG6WLMuyOLez7rYJUy03paD2cA21QO29iZK/TTKbEQ4KcTe4s7rWrMG",
+	"u5ZGTmQh7Qpi2uFXDGujMZ9h0jqj8HJGz5Q2uH+6BLtDqmuJsaQBQdLE+Hl3wHyQvnMrIM5P5F36qf6F",
+	"5kXwpsYyXhjN5trJwMQBwazAmv9hhuzVhyVXsOQkOXsRIcZkA5bFVpkLbIfJ+uhOVkXhfExIi4ww986Z",
+	"keqy8HF3zS6xGXnRHSZ7oBAZLkqtRSgVxLffyenetbuJ8yU34lCqWKMBWTXwJSFLoqfTKmDW+kwj6BWv",
+	"DuPjUrX9xDTervNtBC+n89vM66fLHKCZ487tmki8Yq+l/Ue87e4jgftEAWEFhp9rSK8ZzdsJ+Yu6HVU3",
+	"fhMKaCVuKDIsbAwZP/XEUFihXfKZBWuNW2jhh8ZFna+AlYJI+2NvH7aQlNhBYoSyg6QRUybRHIC5jqIt",
+	"gWDFKRECq+HXEOkCLGCI60wE4HhXsrCjpGWSFzdAfEEgAC1Sk/VqXK8xfFafPtzY9zlgRChHHbYs9aQQ",
+	"C+OhbgYNPC+TwTPDKkFe57LkyzksC4Cu9WyMD2Lk0+sckV8KNhH2RgiFsS5fl2ug9Ha6mhaiT8spZxFp",
+	"1mBk0M+O6LF4+loTsdKUjAGgcdBG7iB9E6/pWa2RFYSKJkrsCh2wv539+ANTwqA+1SwXYtnH3OsMgHxA",
+	"vLx4FtopaQt4QHWDdrSp4anrEhVYEqwwzEmFFetlpaCW2wutLtCyyBDNfEC0pHrBrZxSMbRWfT9WlF6d",
+	"o8UdXzczakZLGiAmOQ4Whi7Xit7Q8sDTOmiU2BpRXsupYHwKPDImlNQl+x1fRuTMCFstsfN4WWri+0IB",
+	"3oN63rVoay2j52eS9zcFMu/Q13jwAOZWRHHoSk6bPROpd68J7YePTLbolZrHsEcoEpcVIMCBAD8sqhlQ",
+	"VhJJSK+l9UbvG+DVUNhw30CKMbEdMg8FqaFTqF/vUsfuImcx1pFAGs34g1rdk1QXy1JflsIYdAH4DZdO",
+	"RF1gO33MI/Dl0rQ2UjBEbnQiHV2MzgIVHwFNWAtr8qSrVL/bS0l763jILnfFbXeO2YbT8Vn0z30e7not",
+	"LNxqym2tge+Cyxh4z8P/EtP7vrTC41V4BzMxGXieQ/F6ZSnSdhLLz6kS5CI1bGayKAxreKb+hhZbi65f",
+	"/yW5LV8pvpBTjAe6GeELl5WyciHYVKuZvKxKKi1b4tm2ut4DkEUzJ2O9K7FiWe25xGYZX66yy8pekNpI",
+	"hgUrB/9cazRwljPcs8vQtafXZNW20D0r5JXbKAsJlGJMK9EZzd9WaH6e7AqLTOtg/OoiFzG7KpFG9FCr",
+	"YuXtJ7KXBm07L4UeZaebkrTNlESrm/kR+E+7tW7+iNv3nJurH9xOPdj91nj+4TDvc+s3uOm+4ZbvcdeP",
+	"sF/OcDPefavpTgZSCFT8cdI07U723jXraan65oSKDrYAxvyWpTDEZRn8azixDf8FLie4IzC0eFGJEXJn",
+	"Be+W2FOsxsrxZniKBOKvv2UoHIzHKyQ3jUpGZBn8sv4wceI2JG6C1xoelaZvXqXNJVBmH3xuXhT6xll7",
+	"FG4A0quAyITIFs4A6g8A/4DHNDbED7diC0V2quSpJx5Q207n7XRVweHv4acqPXanZdk/xwfuK40PBmxM",
+	"ocjxwc8eHKHeC+rEJQ6DXFn0a42OGr+s8bVYIhYeebo4UBBv358PakWX/sXJSA0FSkkZVcvQsUk1lmD7",
+	"kvaG2A+g4mkp/qYwy1pQBCYeIzV6Rv4XNWHxhQj2L8da/bfvz0FP0rfpsHG/17mcre7QqX3rhke5+WC5",
+	"s20iu/G1bjOD9oWCYFAKDdukrS3lpLKiI85atVLx52mYNZelgPM5WbnjG/H16ZNgzWTyhycmUODVLPxl",
+	"URmkFm4UKNLvvUyaC/xvTEP31/mA/TZosMRjTWRyO8TSYhA42HL8ChGFol0bMttO2o0oVomJLBRZvt6u",
+	"qapQSVnfsNQloIbsVeL+U7e9b3qHIoIaJGli2M5FvNC94JC9DBhBbmGoT78Osip4WchoBEegA2N5IbJB",
+	"RGsOGm/YGo10366sROyQKsVhWSk/y3RVAUoH0k/0xP4diNLTBMEwsdgpLA7PPon7M1EcmHtdh+NzGzzV",
+	"weFtkt5oMgLIEW1+2iemv0WvQqIBVB4ppBF+cul0vLcF1oP/M/kBfZCNIe50aA7QiH6tOiIxA2pui7lj",
+	"7DXYNzzTluFOMBo82uVabxbr6RJcQZ+ZWAVnEYL+bhtJ2x+yt9vzyonJ4zlBei+On/c3laLcYWj4wUtQ",
+	"tqlRd16bidpHzdnQnO/TDbxTAPkontCPg8xJXapqU/NCIm/Tqrk1B0H6on+ROlttim1nBfYP/A+pLgHj",
+	"rRCK+JS8sklB4JKMJYmrYPuSE8RLEYvTyCBuBWLbdJZjYu8OT3UcBAd+PNif6cF+h148newnJjkwux3z",
+	"JLmzQ6nZmpoNEW0EMolPQ6c7eryyJOpKT16mctDHbYi9LS0v3R0tUBEgrUnTVCPi4dwFwTeWf8XQZ8zx",
+	"Kl2/uhC8VCZ52BODi9JdpvUmWeH7gsKIY8ZTtls/cbKKNX60PwYwxvoCtKrMw/TUfHrEsbUmCD6hoN21",
+	"mTAznEPAivWnE4DIatg+iASVFvVIEysyB3U4MnSo8H5sU7OGzasFVzXs0yF7DxMs+PQKPRT8FY5Z8GxK",
+	"tL0hSYwYFSfwF5Oa44O6MY7Mf8vlhXuRLJ1Jgvq+tWyD7PAhe+O74xcQmlLaE7vBOrWUjKaz9ai6DbR3",
+	"rBgqxbXgRfKlWqtF4XviCgWIOBkdZ//VCKWJkzt3EsQuEKojDp5U7q3helicC5k7l/OSS0U57KQBMwVH",
+	"v91ENk5hXfDhzgXnwa3IHZoxqZh7MAclTuLrqtjKwKcrC2ELwH8kfDCYOp3YRxtnTTTjfqLjFWTdZpG8",
+	"2dI5+pWOzcY6mXfUK4IH9klqYaQiN4A+xo5iZAlvqBN2ya/FqC5CI4x2tK+CSIC2llKwK7G0Q3ZaExtO",
+	"RniRkeZsAyFoGhzZ62hHVNCaIulZjd2I9N59L5D1VYsIeAd/r5+OnctZkiW74YZadh5BoduMf7fKAECV",
+	"rvIdWSqD7ja3dKd0dLrRgfu0dreWU+3DwTuhUobYcVKLk2KjDCC6kDqngG7QjBcQBBakAkTOnjpp8ENo",
+	"zL3kS5MgUdWSPDF9AM0mUGusLS8YWCtDli35pTd9IBiaYTW8nZe6upzXXsKz7rTUCN3o8ooip9m3r9bj",
+	"D4hbBiW7Vgc1RFCBSbtDBzyLX/K7bz95rBu5LY9wXz8wPSreYmxy8P9RXMJ1sXHbZSdesIFxcIjGwWFi",
+	"HOwQmmmxKBKn0TkeTgQ35R0BwaSPAFMHJAiU4A7Z1xFkpQYzGhySkXt0oIVcCpVLdZmBiQvPccbKSlif",
+	"82uXLN+v/upe/h3M4TR59QdpckuX8U7oCVtfNu1y202cOA/rjZrpu61Aa53sPq1ctdhFsrYP0N31EMSy",
+	"QZKENWg5rZvJZVPJkPg3NYGB1LM7i4oAsdqgjd3OFJvhvEV+YfXFQhDcNaZdsECOcLoFZUTocdion5IH",
+	"pURBCWVBu4hItuE5vOqDiAZ8t7sWCjVm500TqfHPJtwiG/DhwlWfjF+XIFAn393vDg9hhV+/a0r1vXS/",
+	"2NJ7fIx9xF0tQPoHEnHr4eH9pNr2/tjk2WmzULA5IMThnLj4p0TaOGcubE5wVrHPAlF8pzSKnQsDeGii",
+	"mGEOF6Z5gWNnKeeXZz+VhpW6soIVwpomFDB6W/lCKmlsya0uDct1zBT3KBLeiQ482IYNHJoow1mCYBnU",
+	"OkFlsW9VxUByTN/VJP8TE8hW/XOG7DRdLoMt9RORxs5Na/Acu8piMgDCTrAZau/Zp7dhMo8v9OyZex9Z",
+	"NLGpQX3UtkArz9wgJduTZq1JbMhOtz+kjjydIJBbXgI0A2BRq9z/m1vrVjoE76Ci2pwgHs2pYpW6UvpG",
+	"tUIjvxgkJAZu8wYyGSPKayhriD08C2E59t3UQVYHbfS6FiPOy8oG4BxdlVMPpe3nTCAcENiUbkdmeBn1",
+	"3GR9iGf4b2kgCXtDaH4+K9PVutoQo3eUDWiM8qANrY25bMsIpFvxlvD5vqAmvofQZaHddk2f3ZaRHnp0",
+	"tyLKJYO3dpW1Ha/7MYj22NefQ6joITYaNTJ94jbb1wtqfMfNQai4XY92j0e1ccTWFHed+SjBKImau0mt",
+	"hAkENdOeXIlP5+kQvhob8m+p0fIkEuIolkExwU7u5afEoG49OrNTnLfzBfYN/rYEER+P8Q7hnca68d//",
+	"mfb27v41vl0jbiP7SQJQpTBVQXX6NI9I1TLABpbox/W4YnLhDomkUHIfctcpJgRazbDckWw6cOWQxYyj",
+	"X+DoADCBhm3uzd2UYOeCW8rHxT9NVsR9iYGN/qgrvtk6iUiijZ5PRzRsI222b0PBeXsTv4aNXrP6E6dl",
+	"kJSCBV+EcIabnhLrQaGY0jRV+m7QJgGdQ0uhqG9SKytVJcy6x8gjB+foI6qM/L0R+DgNIA7Zj+tEOad1",
+	"v26NCbQGFrruttBlD+O40OAPVM+0p4kXV/SWjL1Hx+XTHBd/VoLmuU1/5QiE7t1rihSBFIiKIZBGjYQ1",
+	"nZoCf9UFL1ZuNTSI1Q0EISe5EE+MUpNO2o8iBNxuT6EicuwyhwexyQooGsgOFZHVzP8F5SLWadiE4UwC",
+	"y2l4mtWp/FNmyM7c86GMFMo9b0KYLHl5adbeE+Xds+NjlLzSpt3hp365W0Wsfz+KeHnJ+XzkqfG8nK2x",
+	"0kFVaZtuqxFTr7EnB6rSDo3axm3Mywf0gtuM7A5huf42A6YQ7tF/qkfZ+WCyE/YRCRd3vj5Kciah7V0S",
+	"senlG0v8m5U3be7rm3TsB8mMrr/OvXFo1YYGUVMZgROYliIXykpedE0jXrHvZO4y/5h8z31yj+lK/JFy",
+	"j7UdsPnw1k7pDllHlT78BEAepMoxPhsYzdGl6k1WSd9/1sdC8bjBYmeZV6ljWHn36xRGo4Y5zMnQXaFf",
+	"p6ycDZDVNixxzS4EV9F7ZkqI3DmSzIhpKSzrzXQ5VuIDd+vuY46HUh3auTgstF7Cbf1YQB67XOM0KPuX",
+	"0lO1iqux6r04foFO4400op/45XVWLKsJeIxaen3pOiHaJO2/K/cSYOhcgoHHVwCFJ+1YFdyKsj9kP6qa",
+	"SI3MZJinI/jeE8bdomiFubaaCfIOPS2z5poOxirpRcKwQ8xiDseqI/uVHOI7ciCTER4065XMY5sllH6j",
+	"x4zX78NxVEpMA4Q3mvV1ybWfTG0ziI6m3PJCX+5rGDnpBJ6Sns3cSe3ZCD4FD0yaqVIp1K9RozrpeqlL",
+	"6N4fK+QzPXU+WiJ987TuDdompW072w1z6yW914MYXUJZyHt4e8u/Z6exQ7/vXJRWf1G8994sH1rafQwg",
+	"vyloYf5oJaapcPVLcWtHd/e8tVv9VewPWptTazJ7/cO/co85uNe9tt2Pj/tr9ZgSa9+O3wqnTGpLtbdR",
+	"vg0ot/b0J4bJ/I5Y1lpPRCUP4yPaHYivK1lQxsuNkSRecml1CayvhqAqjIBkTXxpX9IHzoSbUuapd0k9",
+	"r5YCcjlj5f4ToD+mBXfaLjzEoyJLaE7Pg0kPsDhQw5zFATOPqObn+8REfoceV2Pla9jC+ClSV59SMc7e",
+	"X4Nllm6wmSjd7CLjGszihFBPzYC648xgrAg82AwY1fqaAYOMNRZTEqWFnvxLTK0Z+Sd4WNDSAPzOu9cv",
+	"2fPnz//Mcm7FoZVu8S6FHasMv/hJ/IESau/f+AlfymvwxfJLYdlcQn1+ZsUHy0vBsbXFD+q8IUBu5Ir9",
+	"5zGbznnJp25Bx0qXkBjjEmDwCqkEm5SCX5kBy4BPeKI/4MPia2ZuUjAn+CHOPYIGIsoRkjnr2VilH3HI",
+	"fogI9sTm0WLBwNZ8L7EP7Y48k2+F9SM8UDorDr8FPdmdzuTPfxCbATaBs/kbrw8bL2kn/XTzYWdKilqo",
+	"ZXMwwli+SnI1ZaVMSGA0LvUiR40Vckx2eflsTycf59108ndrcq/7wJ8FdcPntLk9gUNtR+1rg2w1c9Nn",
+	"bwrgbzN378nE3SMy82jZbrBsP2lT7VtKGG5/kx90GKOQnvedAZ3+2Wthp3NhBqwAnsQEUyB52BNTC1dz",
+	"tiy4VIfAqtigSvQtAOntYzXFWJIBeh3QJEJDzFnFpgqI4Z5gc435pQDCjwk3HvoAyHoULy7qv6GsnxSg",
+	"KPKxQli5qS6qhULD0BmlhP6WmZld0vNmshAXzhgCdAVEXVgeFuJaFD5MQDeJBZfFBaFIZWheS4V0QTzP",
+	"S2HoSiyIArav3OOw+38FxuWmHnLTQ6WmK4sPpdVCgMuxOjt79/rwsuJlLvITRtBcAwiBTfgUO04Kqa4O",
+	"Cz11D4S6LkMwxsjpVqlCmAhKOVkRR0B57aTSWMEPhwB513txfDxgU50LlhlTzi4mhZ5eEVeTYpUqBZ/O",
+	"YVNTBZkuWSmc1S1yVuhLGdtYvjp+xnruUWOVVUtjS8EXF5UKxyLr13ZcFniZIeXfplzrEvJ7v7vvUFL6",
+	"MbaJyXVT8Xi7MPma58EMfpSsrRrbreqEWosaMjaRKg8nb51MOlqWOq+mO2EyTGSBU/T3sN5C56IwA4hW",
+	"GoRmMkFUEEg4ZK/5pUDinqlz9HKs9zEWWrEAOX2yIkRNjqFPYOB0nuKQvfXDObmwLLh1Fv7hjcyBhRH7",
+	"IOukohsj4QXFFhcxe+lbG6dcsZkMYPYwLPTyAUEJVN3jq9D0hyzzUtI3jIe10bPAmIGOPF3YXu7g3/He",
+	"o+5/F2KJ3c7pzCH2HhRAD14EoQb7XZF4f3UXdfDT4+Nt1MF3GYWnBd4n9O4X5LMk7V07rIlMcb+5Fe8u",
+	"FjjNc8P42kMIc3G9qhkJF4fsB4zplSKQyrpZQxhv2mC2LlZYcncllLcwInchlA2gJp9SFrKlzeU0z+mz",
+	"3lHMB1PQNMYDZaLD6Nvxpf1Xulev+7PgPzzN85bt3HokOjXkHkykXnV40GVUGnNu2EQItaYFtx6r0/BE",
+	"7DTw95Myaj84dMuFVBeVEdmATcSUV0bQXSV1sCC3iZiJ0rN1SdvF45metl3CQkGFPpJ53gWZ5077eYew",
+	"T5Du2ysIok5s8W86t8fxfUvDW5CEnwWoGyYmd9wHexqW+KzduQSD2BsFDiZiFQQRg+ENpLCArFdFk6aL",
+	"gP5PY/WfMyCAMzDAPG+SjfvYEOwUNGUmjJXAdn4x1cZeLEV5USlpM8CRhMZbXZOTTljPrChveJmbUVMC",
+	"RyJE97T1s/Eql/ZuLRUkvvgYS+XezyZisucPY618mRohEOLsZeGg876D419wdVm5fY53xJgnQbsWCw8j",
+	"5BzoyohBUjTjvHO4D09oIN8qxSUy0RR6SqVxgISfxCC5xUCfp78CQjPEnNWzwMssciZUvtRSWTNk3+MU",
+	"QYLEC6jphwBoAMEoZbdpr7gbYdfT1jgCxUBh3XjBMnwz4J62okyB5Gj9YBo5FglzSyuBT0H+D5NERTK4",
+	"CQuwO7Am8TtuqTGJjj7NAjGNUu5Pv4wBDo5m1uHx4687V969w8vv1s3HtdgmgmK0Ddfij1ZVF9+/ebQ3",
+	"ByNJYkQRopdC8aUc+o+0BbNaGvbjUqjTt2/Y8+Hx8DnL9bTC1jHILWhlSz4Nfd43uryCfLkP+kEMtZzx",
+	"qRgwbqAmhxrtAK5MGuLIabVOYeSl/IaG/FQrtREwUR1vNowlWFjg07Un22/3S+FWO7798GO3gphWpbSr",
+	"g5N//pxuDD/25lGTjWBWxopFshGWpZ7JQhwtxE7Q5YDcRhHVWqKZWX0pIBlFnZ2NxDN7g9FaL77UKslI",
+	"nVD12d9+OqeWfpDw0L9/KBVBBuM1hKXi3vpKYFLpSqyI/2gQ0nvcc7AcEgdLuLrBzcJ6vPZWCSRADSGu",
+	"dWt+v3qL63fHrpMbYufGzvRt3HLUCwA+VmB+kgCrzW8ZlszvSoBoSDZlKXI97dyPZ04L4xZ5J77RUwyC",
+	"CDWNEWBfEwHb/4RlazIvC6Sj4eg45RjylKAxkwrGzCzFNGO9lidBhc7R9dP6X/vt8g3+6Gb5xDB9oxi+",
+	"F7joJhkYI+ujmu0znYolsJKu1mYHALfuU8tLpUthWiNB3wr7DtZ161a14oM9mttFUd+jzah/6y7EL/LX",
+	"8++/g9e8bYH3LnzqVOw1KSe8lBscfDjkanWI9g/6UX6PmV+KQ5/T38WWPvuv71i4HgwsY31Tx44Ns4NQ",
+	"GLbkxtzoMu/gazv7pfgmTO2OE0t3adQl77FP/qa21H8kE6++xzabdPX9250Rekc7FaoaPSRsOhDrmaW+",
+	"EkAmFJy8t9rYy1K465altnqqi34om2kvLRurNzZW+yL/c1J0gnk5zEu2FNtAHTfAol34w4GV5vlYZePq",
+	"+Pj51P3o/gL/Ev8X/nGujcU/nOAflrqkPxzhH/w4+McMksfOPMlkniH/CdolSFjd6GntpWn8gVu3sQoa",
+	"w2kxM8C3ARFD3nTfi3l8j1iCE4tsUIiCMyvUtFwtAQ/IKQJjqbb8WpRj5elQ8InuZYFJbS6mV1H0nJ29",
+	"e82gWof1ttbqUPmQqFXrjBWV66Q1Oiwp0eE5UGI7r3nEXnj8jvaSnQQxNnTZTn1nn3XvdIkIxOCqV1Sn",
+	"DwQ1QRR+bHXsKMQGxsqt1oC5/TCIm92tht9IzN6AIZi03nZ20Cai7I4igckID9pBm8xjawGSX1UkyAoq",
+	"sef1nNsz/hj077lG6febEX0YjE/8Oow3hP9eSqbVeNqaX40Mdskeqc0CbFdbA8lgtQ1GMOgESmd1NZ07",
+	"oQi9SVxRp44vgHYvWRPSzFhZFO7cO9MYIykI1CYx5dBDSUYZ1/7mDnzSgoEHL3mp9j5dzPs1Jcguedja",
+	"In02LHRf+EFyX+DTjtFgF8Dl9pOyGZ6nTe62eoIbN+PxQ+iS9C0fi/43ZY0/aePt50sm369Whbou/4+c",
+	"/bY/KF9zgE4QnKTu1ieh6HhE+egDj+SBGGEtdnRCU1Z29uq7Vy/P2VN0OHJpfDEv6Jqx8py4dMQ8LUFg",
+	"JVsWKzbR+eoEFBlWuUeTfsA4m8HuoIp0UENWLoQ7kL2nx4T2YvpjtQaEl5kKuFozBhQzwWMoBTdaQYfs",
+	"QhjDL0XAloU6eGlYvVTfRi/BGdpGF9fUcEtg2Gj915wIMdNldE7U5QgqAppuhC5bvIiAITRWbV5DMP/B",
+	"fUgM7WOvceu+Q5BfcTIejw+sQajEUnqs3GcYsnNhfNMBt+IQmCpFvlZWzHovnlFVQfZO2HJ1eDqzosz6",
+	"bbraPTO1xMP3vScx6cbflbzZ64LoVtKe/UK7AV4828GwONf6e65W9FbmoUS1+47NrwNQNrdhfRt9VGh9",
+	"VS0745bnAgr6IYdyKBWG1m7mmKHBsPeCS2if4oqJwwWX8VC7m4haDDtluPJMO0aqywJTM4dahYjOwEuR",
+	"YBgjx1qa5DGtEXG3BGwieAkppCsRqOO50mq10JWBxI0SIhd5H9JIqfSUik20nUORsmG9zBh9IZRbzNzL",
+	"Uo8dTW8QglAmphFwMbCz3dPoK+pf5xMwqFQur2VeOdFHnP4wF2lA9rBU9kwLCSUWuJotEV74dGdGv42V",
+	"91tRJhqfKKyzXS1FPsL6AKf76LsS1EJXBQD0l+2GRuEvTToCnn314n57AM7OfsRF2yQZf1rf3eDw1bfs",
+	"8EEk0C1mQF77NpeOo4jZz+aZTqWK0Q1ZEkp3dkiDdIy6DTc05dnwlYEJ4jqUI3VWCv6YPMogYN8Mq+Zx",
+	"7EhzTUU40FzEL7s4XpOjZw7udtv6cbalP86Tvs1WJrP79Pg/PZHRtUvWtuEOWQt2dvr9d0yCFrGr+j7v",
+	"zkaw9wD7fzPXJgjPKBudh61nLMO/GOiwVTDdVO1JO6KCA/gJ0ExUGJegseUCtBmBB3oAyXUSOgwkxch1",
+	"jx4Dfyd/o5QTpxwXfLl0g62gwBbVkqcYRC2WDdkr6lHzr+Lbri+qsqADFf70YVFkgTPvUl4LsImfJciY",
+	"GDf3N7gXmkGXds4Qg8NgekKrKQXr1LUTj/GOBIJnyHwDK3v/7jsi66uMYHNrl1gs6I43HFKoWrN6V38D",
+	"iB38dwTfw7MqIBwo+Idc1buiB2jlrBoiqaPkGB9+AbXJ2b6iqit5UNP1d5I8iKIGh7z3rMHZj6mY3s7K",
+	"Ffz32F/52P20IWjvhGCHWN1Nue/XBoUyFqqpSiFMYlsaL1u9yIviMm0Y8GYy8rIQkK4RBijsR0jZOOVR",
+	"6CKRAAmYOk8pK4URCgtkFoyDXHAH3UA4LKRZe9nbH8/OofbtyG2QI7ztEIlGs/6eh3mULgRIEBQrNdGe",
+	"sGd29V41D/+O/Vc4rvzCIXlup59q13OxW0tV+OIbrIt73knfCrtxGx0/lBx/GOH9GbV47b419wycR4W/",
+	"Z6cX3LO11WuYGMelWBZ8SrGSm7kzWJ2nNYI0azTFNphgOxpb38prZ/c2bFldNk3Z2oSCCUqcwr1LfArE",
+	"hVJkyBF0kN2WjZtJc0HGOAWajNVLEyJuKcpMWAYf3waZDv6EvXdZgj1H92qS4pD33da2pyhL2ts+A5H2",
+	"mfW37W25IkrWUa5vVKF5fvQrBIe7QZ+TpBhp7mUpDokC0BmMhkljKiyaC1DuSCxIAK6QSaLcoVYMHc9c",
+	"mqsRiqyz52NF86Jok3uqO5vBjT17znJZCueY94fsB502oQF1vOBk1WFA+4RQwK6AV8OIYjaOe8nHpnEF",
+	"fLiZK/bX709f+lfDvlzFF4AB0Ig8YHcOvh6E0SmvOFbiw1KWK8LpOaUZeG6sBS9mulygYMQIihuN26oU",
+	"Mad3LUo5WzWouBSDJwOt/5VQMdX54ukx/EyT8TTzRjpp61cTSlzoM6UyjJ1Vy6UurWHZO6fJMp8QNK3l",
+	"NrRiZ/itfsTunb0EjZ5aYQ8RPawucEJcfCIVh5D6TmXx+NpPDKMBnVjGzQCzeYl/PfxGmqU2Em9sbvGM",
+	"W8un84VQdgRlTYovxF/GB1jmatNRoOgp1sqOD6ADsbuUfxBm4GP8v256CSP/W0DqZWWFaX0yISe75YgC",
+	"8VakOoiZbbKcTlRjK0NtQNdGHn6cHH56fL9vBsdkzo0/Z8PPpYilI53hD2vMNTYF97YkKZ7y3bDa6bG4",
+	"PYAuqTFYB3Q73LAxX5akx14c//k/tiJmNRXdshTU7+YFfjege2CESmfvb4PXGDA0XWe6ZM//4zjUngx8",
+	"dojE8CYnd6wwUjxZhaIahExYIfXJkpcWsRVYRj+eHB0FzEbEaL8SKyRhhPs67NVBoiaOX3TXYL/1a+Q3",
+	"zfuyuDPQcOXGj0O+L4vXuvQD37cp66tD/PhbC7PTzfBYTdfBNgSbCpzYZLV89yjZgXhOdhVBzVNNFVjd",
+	"R/kcAk88nK73796wGSCySiI4QAZtw6SC8hEz16U9LOR188hHQMSAP17jdIvmpxmyU2gmFLkbD+3e5Aij",
+	"PXElVtQxA5TniRHZkuJ6EuQDVLflA6y6SNoXYT1NMLWlYmfPBywzz8OAk2p6JeqtO8kcYq2Th4bA6wnD",
+	"AWe3qIwdqx2Y4UYx9TVAIxeJ7YJNAGxwg7VK8RdOuMGtYwVnU6Bwi2aG+4BpnGCsxgqha+AjSdMhmVkv",
+	"Q41uLqS6oD9mcEm9pcb5G1IZK3jOsDvIR8SlHSsyngUvC5nkSAEsgxYJ4vHUs00GP5bHx4kFcImv2EKq",
+	"ygoM2Kuxap2kxPRAKRaBYmIG3BFtovwdHgkyzt+X8o4kOI3zvpQPhKqTTuBRWt9CLgyWsyErQSbW5eC+",
+	"stpJ2UPxQUyrXflyQS7HO3zDOXLq+D/XW3+BkRMSZlAIKBdImgPWFXLrhBsvZP4hA2xnpPruD5jg03ns",
+	"zXSXPzG+ns29GJhcYrG0BG6DJJy+gg3gXwVd5EfBs1+Xd9gST2DqCWCOu8AIsTms6JbnnJurV36Ed4hT",
+	"uEtxW33lKOTQXGWnpdzbdVe1AY9vuo6fxLfUznNHFbYRbBem2QOQ1ACR2om1GyhZu8B2n20H290yLw8B",
+	"hAUjXRPBX3eGAKp92DO8925L/ta201ZsINjmEAWrb5xHgboJVKhxyDYLz6ao7K7f+gmAuQ9nfAo1/O8E",
+	"hu/AFrHO6iaZ6ZsswBd3jx9QpddMYqi2l62d6myQchsPWuVnE36DK1YtjShtRFPlhB7OynRyAEZIkzLi",
+	"WpS8YMjZxaF30FPkC3OSVIHhI6giwveLAABL79nx0/6AATdwGImM2dpgmH5wQ/SeRZsPq76cECYEsGsA",
+	"PbvhZX7Csl8qUYk8c1owKyvlbK8MIXDCT7qMP8F1bn9A7NWtHDas4FVTrqaicP+E7+VUFYWUQ/UGzsYt",
+	"p/cfwJik7CLMMBCDGWbcPT2Zi8VSO4HgzNVSCtMfOYvZvYkv9NIV7YCZVEip5MapUSJn6AdltdFhRNCL",
+	"vjwuvh0ug3AbP2u5kN48cQQwrXda+1SoDvUC8QIUTABh4XAng48If6/Z6Ea461OHA8AEAuUc6lbn/lhe",
+	"WpFfcJtFj8nvCNxayIZnkq8ILxZeNN4rAUfGqfrGStYiMg1dm+h0hNcLoXl3PGHpX8JsTRcy0qCWu3Q7",
+	"qZm6xLWkpfbflb04fj5s8Q7cqakJ/juFCG9YLA/iKNTm8JO083N+aU7fvukEwaP94UsfwXajs3jDjU9k",
+	"gt67zRK/j50n9i0T7up69exjnvUBfSoQcrxhBuxtBdRcKbxsqxOVuC979A6wHtzA8xzNA2yVxuZAqcJ/",
+	"AillfxRkGd5UCoRV8W4EOy0KAvvEX5EuAwMkqT0/ZD9R4UaLNUJRLl5O52yqr92zsNcy9bVq/pQRYsBu",
+	"5nI6B9IS5F4VH/gC+KmKIjXILL+8pGNTimspbuJLNX0jMbNOkwLCIpRXur+Czilg1YHYJFjF8Eqd7xM/",
+	"C7eptgg+mHtHFfROLFOE3MAKWBEB1cxtoD4lhj/B9UQiVO693CW/FAPkqXE7IPAtgi/8ClYfFJWHe+12",
+	"V50MexjG9LjE0jS08j4O7qc6tLVpuAN8/74rDX3ZPfLl7Y9Ze+3VUmwYHHiPf6f0OK8LfUP7eB+ItTR4",
+	"9Dmy5IT5myt4iaZ6gn9gSri1IvKU0OI5m7gLYCfwy4g/Zda0yYBBebpgtuTKcOjoPQFpDb37WGGgAHjS",
+	"EBh9PmQZz/Ms+IWxj9YN5hnyFLm80OeCPwOo8weQ2j0Eum7EFuHFkXfL8kv4H0+FHQsWR6wUpiosy8hU",
+	"vMBnZv1B4vagswrXSQMTBhcwQ6iZjBk9s4c59QbYNNCSvEvP+1WkBpxXQHYoOCjYj6Rz8OsvJqvM+8dQ",
+	"4gTVkFrF+RLMTdYfoYrJ3Cn0rwU+oC9fdYteQWUkYeN47ZtMjiKn3G5ZRiyP8it5M+cWrAWsivWjOxcR",
+	"R8JHUnQ16TB2T0B9lSltLyCdl3kcA3g/4BAnW2TKS+cUM/BUzQk0KjnntCpjwJUr9tfz87d4DTVIY2yX",
+	"fG83qYZj16Zke5u17Elrdv6JgRQZ9ZkFaAgcr/1B/dStHDV8yppb/8aKBcY3AJAtlzPA90xsDkw9hTgL",
+	"wm5IKxZrJ5TlYipz2qQ4yiCJAgxzYbksjCewl5b1sn/+Oj4o9HR8cML+OT6Y6Hw1PhiwMQgT91/S/WNN",
+	"7Y4Pfv7t56zvpw/I1yrykPrsm4RfybhFOZPL3K0yyQXIAPB41NK4EO5H8JTpTOLl4WwkbXYImk98XYSv",
+	"HXjtofCi9N08ZgkhOZZr+FgL56TRMhHvvX+SM6+xurCXPc2Y+KXihWHZ0+Ex1HjkOYgAPC+Qeo7wVFHg",
+	"QeazeRTxrzIfkezBe9zecGZj7HhpWnI4lEgNX2m9Rb1u4n3tVvyt+5/E0LuLUAKMkShi81A8Huvz2GwN",
+	"kDgCwBS/dIO1c3WfAfTPiJUMsCJQD2yxQrx7DJwzO7jGdZ6vzc5xHV94nYNzN0bN0XrQbslNWwzTaryr",
+	"XVP4Sddd66leTKQSI5Y5bxTrBdS0qIyTCiCgrc6Y+EB/IqGN12I01s6dzHRXpbUVrU7de7d4nbnHW3fs",
+	"tlwIs3FHMgTO/gvci11vJWqe/W56XerFfnec652v/xrpaNLOCrr3Lt2c5Kvu4+bUTtIXTyoGnlHtlffi",
+	"DqVDQ331TXsS7K6ML3SlbMYqJTGilJCHgdkFv4MLVBjNplqZaiHymPpoyItpKXJJCGzNEQmwYGsxF+uR",
+	"FTCBonRnQKM3MkAxA4YK2RT9AK3mKQ5hFDCPR02nCJKHaYIEMcRSO9KnyBbSGPffkPoaNmnKMqavRVkG",
+	"49SPXXIrRgloI5W4GfLEaK0x/Zjc98R086ANgkcU8kl+NARPg0GHm1I4re1nKYvyKMWxSPo/oNjtJ6Jk",
+	"JoYkW66YmeuqyJkRKgfb941PCU5Xh38XqwwB9ZaC21jkAjawM13dX6Riz16wua7KoGEiPpPK2RqeXuox",
+	"uMtH6890XknwNpzh39WjKONsL67E6qIU7ihkXbkrkFTbil5OiWaXDGxngOG5FdeQNE0DwusVR0zmlKuD",
+	"FntRxnoTrPCM0avGUneG0b76aqcg1l2l4Ui8P4jVnKiWrS2C8I2co+Nzb5FPUOVgp7iD29zfo7X9eOu5",
+	"uT1ewvleqZJ4zL/dRiIt4ZhPteJGHj+4/Cg8pYvuplrs6xaAQPFiX1MMi03n2gj4Teqc9XiBlS0EkCck",
+	"2PNkditdor0tDQIG9XchmZV2Z0dieNvOgI/FlCLh4PNr4KThKBLle42LK0r17LQuaSqtFYgBjtoZfbR9",
+	"HYxHf+AW5R19hO3NgJYXX771D0tCL5sKgG4RVNn50fXTo+GNKIpDqA46+tfNldlMCvi2mhTSzL1FiiCe",
+	"V2JFFh91BXv+Nmi1REcBAI6x9c4MkG0F4pQ/iQn7u1ixM2jmgJ8xGIxx96TjJLuSeUZNLEN3j2GlttyK",
+	"EwopwrWELGrmEdtYWsI0xdHJZmS6yOEWjDrGuyplZUFpBN+b7VsHk9ZLgB2E95VOCCFIw3RO9KTCUogI",
+	"QCbcE7xBvmILAb+Gmix4sd0JEf92c3WnuIV/M1r9JCZ/F6sz0Ul7uPbtbrkx9G3Hzqrto2Rvu93c2NiF",
+	"vtSV7W6+eqWgShEhqeoKtVmG6n7520/ntdEBlvuURAXHfODXgGSbsR7xE1LVibaxaHEuStEfssxM9VL8",
+	"BVAGMuyopNXrMw925SeXQBoYqPzBCQxYdlnoibsf7sAd27gH4AtBh2L5Xeu14oObXGMMrYTPWs1KYeb+",
+	"9NCDhcoBZJ2WD9mErvWVCIRHiAIWv1bKOBQiAoppNWQvATMXDxFEDsBZhEPPl/JKrPy594UzzSJUt8Te",
+	"Z2icpBpAL9SMUMoz9L822uSIIbINuRc21Bbn7ieYYFgYq91SdRbiu11Qc8vCGTqAvXEwOBCqWrgtjh/7",
+	"YBB+wC968PMuJQcdSGO17wef9AHqAR4GVvfXA8SddkfYSZ/favLnTF4CX9pmEYON4Z0S5o0xFaTB/EHr",
+	"8XUxgq587ZA1y9chJWflpEh4uL/V52Ul2BE7q5bEotO6jUFNQYALEsZ00AD+pFKYP6YTQ+Z8wNprYHB7",
+	"LVw/kFDMTdEvXbKbUqtLwhrx4ZSnGBiC4NllyZWFgpq/RJ43yI/qfIXBuCkvyxXLAHiaolHh0iE7pSH8",
+	"nwapIkWg14FHbb2Za4p6JfLXDQaQgLhKK1LUnOUCEpXg2cDtugmrVBQ+JRvCSQ0uNMKMukhgz7MAT4wU",
+	"Epj29zDjHpMdSkOQkBaLNNrXjHbJBeySjoWrXzNk7+riGzwkgOM5rIw4SWbmSxHQmKptyBA2dTYTZmr1",
+	"EncRNHjEAvNBNI+8OtBliJeA6K89ORQXYNdX68K7bzgRQqWfaFCjk2j5BLBq2cgrNIwVbpgI6h2cc1M/",
+	"5qKEjmtQWkDyNFanGOxNXWsYEqB9DJtUNn6egk+vTOquUii50NOMZbXKA+x8hkd78JafU4pEOmvZyLdZ",
+	"uEFw4FDtAe0tzu4FOth8yM4IlCx0iXnSjA3A9cjqL0o6VKMYSIB72kLkrTQb62oUpOI5QWpsVKXx4EdS",
+	"AhjBo5u7KdIlo+bOd1ZNAL6rfeouZRwP2sbOQa+P/chwcTJyp0K+/fAprOIDBU6d3jzDA7Ip1khn6H45",
+	"ST43S8Rp2r+LVYcZgmxCfgsHa2KzaeIk6e6c7mQJ7+HjDLxBQIYIPAZrkIdss/uDrJ/Zt68IrTeS0GcE",
+	"ULOqUQHernfQ5lK7V3xv7hZaNYzRcVjqfPefYob//qzp9ffbvHnR2e82rN+JXAiKi0c0J28AeuQoKHjD",
+	"wI/f59I5myU1N8KhQnxoLGaDS/AZWJgb7UTEFsjACvOI0qMUftqZGTbeDIF6MCLSO/0ffYMq/KaXgqZ4",
+	"Iyakhf1ORmMc+g/dAzIfIgcFB7zvVl+iCRk8gzCl8NZgnwzZ19pdsVoKA/Ep//MTkyhRPDdkLSXvD+cO",
+	"C2zDY8EcynA1qA3V8xM4C+k7xOkOVqdW4hAyDsBH5qxEqS5PmouM10Ywkv/5jDK/GE5LFhUbZ57Cz6yH",
+	"PECEDwNtJ84PwM2BsDjQBarVlJIK0pgKP3uAZ6kVYDpzi4zJ0NXrSzu1EqZu9TqDMti+bmctpMHa4Jz1",
+	"0GXBL9hP7F6eQpFt8z+2Wry0K9CbIb44jJ0ZvjK4oT7N0+syH+FzvxV6WcRmHO7tSVxUWTLnoXm652WK",
+	"ooknYOA1AsgAEAD/Jxya/////f+cKfzsP+AF3T8zpj3MAXTcnriDWHCp2F/Pv/8OtBC9uKCauuRMeFxe",
+	"dzfg4nhl8IRI8Vo4m/4B03GyzW3qO6ojxUF+v9ZcgOgsQfq6/V5bWhNcae83UX/zo+33UbYfonQ15DBI",
+	"jbrSaVelc8ELOz/CaiWRbzAFI/zBtSgNdoXnrFqCrPY9UqWAnTVI+0WAR7PytMszcppxYDxKgwD5II2V",
+	"0xA8Dgx4CT3eUusixBkCSgTWzk+vLkuARYO4FYAbrHHBYacIln5BXjnDmaywKz0XlyXPPTLAV8fP0+7F",
+	"rFL+Yh/zRkQHrSyXAKbDjJiWwpoBEmxiE4Eu11n9qWNhl0zON/Rx/gpj36XxWR9pW8qUQodu9rQs7k39",
+	"Cg6xX/n5w08ufLXbzj75GfnNjNshxZFaGSsW9aNWyGuhhDFbWBlTGsZlqafEx8oLXwEBTdeAog+xxoB1",
+	"zIhxYSJIT7ldmYulULlQUymQCI0nZNGVdWo2xIUW/AqSoTOI51TAq+4GwsaZODEN2RFe2nSO6+ctxdOA",
+	"2WP1IRyt9Ld4ttqIbRGiY/fs53d+le8UfQjH2IH+ovb5bv1kfMREwNumHQTWUdxAt3xI/ORwT245HKXg",
+	"udzrdESlA0RB1m1eW/LZTE5P6krE70qqFbXhmAT65WeBfTlswYW89L2eoGMAz9sZ8ABQCSyDEHMOvZyb",
+	"tj8ElTu2v9L2An8fISkFvJUwFK/HfESgFyULlL3vOp2cAdbdhBdcTYMR779xJMiGldv9WL0L3+dOMRFp",
+	"kO38YPjhYQ/wfAWvlWyAWz9oO83s1ONiakUimCi/R/+bt6vpbRuGoX/F6KkF7GbZbuup6HYoUGAfHXob",
+	"ECVWXbWO7Fl2sh763wfxUTKTKEGGtbsGCilTFCU9UY/S5iHf2U/EnT6/4vSLXT48/1bTiT9eqdYcTuyR",
+	"kKA3aadGgujZZDWd+ZngCmXL4rGZEyGt7u7VglqvdIe0hOxLq+3l1+vsw/m7PLxFpLkDbXMtiLbIL4lZ",
+	"yyuYuLWqKt1RN/9iQbibks7WfGoWw9J7wj968NagW/lNWclKzkeGBRCr7nPl1J+DXSer6WjH1/aPoxUf",
+	"8Bw5JG/gOcpl6870vaby+bdQlr2XHTaWXeh4d2A5b+QOyW4e7Q3Jb/wf3nC04qQ3HIH1EhCDS7yhq08+",
+	"nkwoBZRl7fhM0/ixxX0BgVu806ZYBrAvdFMFTpSQM4Nu7TJ7/Niby5OdzgK2PMv5xqIYsyrO8l0ULBen",
+	"bhd3DTHfmu8sRLfo7J3olLaKyoXza2bNdapEuSwta7luFP2NwuXPLqGFwTdCvPmTYwVGQOObUGIAi01H",
+	"76udUDU4P467Km4aWzHzuEhvIAyW/pJUfiEr3Di/NK5R5VEarjXFk35O6TxU9hJZrnvs5VyTEHdFz81w",
+	"Xe7ysIfKs7mpQXUVU8QJAdl8PRhlhzTahImUrQb/p2VT6toJDq2+oedtoyOpisMGC8U/EjLvgMloYB/0",
+	"Rq7U98YaOOZSlcBJlHuCdF1WG+NJelO2VSsqd0XpESpSGfPLvwAFnYKFHhQoD/SSA7rOtlQUK6OTelAt",
+	"lG8JcLj0TanqGnJuWee2QDH/EmK/D6n+bnh2q7uCuo+t+IZVBIHZruxLwfLL3gf7Guv8XlzSWeUMDoyJ",
+	"otpWhmayP4BTezCNSvXbJGqJuEEMRWzscL0V/nARSVNoVjX3/bZsirsJq8H2EEoQeQs2VEnQhQRo5e3n",
+	"T+mPQ4kkCmaeBhWnUPgwLJUtMKx7wjL2iI5GU9WjK9M0QPRF5Sz8gnJ3BIYMpWlAuhNEytDhG6d8G1gd",
+	"BSfx0tHlmbaL7hkXwz2SQOmCmJOy/EYGV8SsQES6PV8mxGcL1au6qeIkl6qzOQGYHAgwAkKRbJrQ9Pl3",
+	"rztvudtvN/Hg60ZWG1yOUz6LjIK/6iI2Tki9tuhUSKcJVbZZrtYlhMt541vSrEoJDHsurN/hfO4XSpdn",
+	"V7d32dD602vuww45ItZ5LnE2aglLf9qFXVMPAXMWbPC0lu4tkCE/IrDAv/x8+RMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -141,6 +141,7 @@ var Operations = []string{
 	"StartDocumentUpload",
 	"StartFlowExecution",
 	"StartHumanReviewTask",
+	"StopFlowExecution",
 	"StreamConversationChat",
 	"TestSqlDatabaseConnection",
 	"TranscribeAudio",
@@ -631,6 +632,10 @@ func (Unimplemented) StartFlowExecution(context.Context, StartFlowExecutionReque
 
 func (Unimplemented) StartHumanReviewTask(context.Context, StartHumanReviewTaskRequestObject) (StartHumanReviewTaskResponseObject, error) {
 	return nil, NotImplementedError{Operation: "StartHumanReviewTask"}
+}
+
+func (Unimplemented) StopFlowExecution(context.Context, StopFlowExecutionRequestObject) (StopFlowExecutionResponseObject, error) {
+	return nil, NotImplementedError{Operation: "StopFlowExecution"}
 }
 
 func (Unimplemented) StreamConversationChat(context.Context, StreamConversationChatRequestObject) (StreamConversationChatResponseObject, error) {

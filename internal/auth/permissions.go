@@ -79,7 +79,7 @@ var Permissions = map[string]Access{
 
 	// Executions, task executions, statuses, tags, human review.
 	"startFlowExecution": roles(all), "listFlowExecutions": roles(all), "getFlowExecution": roles(all),
-	"deleteFlowExecution": roles(all),
+	"deleteFlowExecution": roles(all), "stopFlowExecution": roles(all),
 	"recordTaskExecution": roles(automation), "listTaskExecutionRecords": roles(all),
 	"addTaskStatuses": roles(automation), "listTaskStatuses": roles(all),
 	"batchPatchTaskTags": roles(all), "listTaskTags": roles(all),

@@ -20,7 +20,7 @@ var keepsAccess = map[string]bool{
 	"createFlow": true, "updateFlow": true, "modifyFlow": true, "updateFlowDefinition": true, "deleteFlow": true,
 	"createFlowView": true, "updateFlowView": true, "deleteFlowView": true,
 	"inviteFlowUsers": true, "revokeFlowInvitation": true,
-	"startFlowExecution": true, "deleteFlowExecution": true,
+	"startFlowExecution": true, "deleteFlowExecution": true, "stopFlowExecution": true,
 	"addTaskStatuses": true, "batchPatchTaskTags": true,
 }
 

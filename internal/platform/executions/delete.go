@@ -25,14 +25,8 @@ func (s *Service) DeleteFlowExecution(ctx context.Context, req platformapi.Delet
 		if r.Status == "deleted" {
 			return nil
 		}
-		allowed := p.Role == auth.RoleIntegration || (r.CreatedBy != nil && *r.CreatedBy == p.UserID)
-		if !allowed {
-			if allowed, err = flows.Changeable(ctx, tx, p, r.Flow); err != nil {
-				return err
-			}
-		}
-		if !allowed {
-			return httpx.Forbidden("only the user who started the execution, callers who may change its flow and service accounts may delete it")
+		if err := mayStop(ctx, tx, p, r); err != nil {
+			return err
 		}
 		_, err = tx.ExecContext(ctx, `
 			WITH att AS (UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now(), modified_by = $2
@@ -47,4 +41,17 @@ func (s *Service) DeleteFlowExecution(ctx context.Context, req platformapi.Delet
 		return nil, err
 	}
 	return platformapi.DeleteFlowExecution204Response{}, nil
+}
+
+// mayStop: the user who started the execution, callers who may change its flow and service accounts
+// may stop or delete an execution.
+func mayStop(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, r row) error {
+	if p.Role == auth.RoleIntegration || (r.CreatedBy != nil && *r.CreatedBy == p.UserID) {
+		return nil
+	}
+	ok, err := flows.Changeable(ctx, tx, p, r.Flow)
+	if err != nil || ok {
+		return err
+	}
+	return httpx.Forbidden("only the user who started the execution, callers who may change its flow and service accounts may stop or delete it")
 }

@@ -145,3 +145,62 @@ func TestStartRefusals(t *testing.T) {
 		t.Fatalf("%d executions written by refused requests", n)
 	}
 }
+
+// TestStop: a stopped execution fails with error type stopped, its waiting attempt is cancelled and
+// nothing after it runs; stopping again changes nothing; a deleted execution cannot be stopped.
+func TestStop(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	org := env.Org(t)
+	user := env.User(t, org, auth.RoleAppUser)
+	other := env.User(t, org, auth.RoleAppUser)
+	grant(t, env, org, 10)
+	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "wait", "type": "delay", "parameters": {"seconds": 30}},
+		{"name": "after", "type": "transform", "parameters": {"expression": "."}}], "edges": [{"source": "wait", "target": "after"}]}`,
+		platformapi.Organization)
+	x := start(t, user, flow, map[string]any{})
+	waitFor(t, user, x.Id, platformapi.ExecutionStatusRunning)
+	denied, err := other.API.StopFlowExecutionWithResponse(ctx, x.Id)
+	expect(t, denied, err, http.StatusForbidden)
+	res, err := user.API.StopFlowExecutionWithResponse(ctx, x.Id)
+	expect(t, res, err, http.StatusOK)
+	got := res.JSON200
+	if got.Status != platformapi.ExecutionStatusFailed || got.Error == nil || got.Error.Type != "stopped" || got.FinishedAt == nil {
+		t.Fatalf("stopped: %+v", got)
+	}
+	if a := attempts(t, env, x.Id); a["wait#0"].Status != "cancelled" || len(a) != 1 {
+		t.Fatalf("attempts after the stop: %v", a)
+	}
+	again, err := user.API.StopFlowExecutionWithResponse(ctx, x.Id)
+	expect(t, again, err, http.StatusOK)
+	if again.JSON200.UpdatedAt != got.UpdatedAt {
+		t.Fatal("stopping a stopped execution changed it")
+	}
+	del, err := user.API.DeleteFlowExecutionWithResponse(ctx, x.Id)
+	expect(t, del, err, http.StatusNoContent)
+	gone, err := user.API.StopFlowExecutionWithResponse(ctx, x.Id)
+	expect(t, gone, err, http.StatusConflict)
+}
+
+// TestReadsShowOutput: a completed execution is read with its output, start and finish times.
+func TestReadsShowOutput(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	org := env.Org(t)
+	user := env.User(t, org, auth.RoleAppUser)
+	grant(t, env, org, 10)
+	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "{sum: (.a + .b)}"}}], "edges": []}`,
+		platformapi.Organization)
+	x := start(t, user, flow, map[string]any{"a": 2, "b": 3})
+	got := waitFor(t, user, x.Id, platformapi.ExecutionStatusCompleted)
+	out, _ := got.Output.(map[string]any)
+	if out["sum"] != 5.0 || got.StartedAt == nil || got.FinishedAt == nil || got.Error != nil {
+		t.Fatalf("read %+v", got)
+	}
+	yes := true
+	res, err := user.API.GetFlowExecutionWithResponse(ctx, x.Id, &platformapi.GetFlowExecutionParams{IncludeRunNumber: &yes})
+	expect(t, res, err, http.StatusOK)
+	if res.JSON200.RunNumber == nil || *res.JSON200.RunNumber != 1 {
+		t.Fatalf("run number %v", res.JSON200.RunNumber)
+	}
+}

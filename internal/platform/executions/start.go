@@ -57,7 +57,5 @@ func (s *Service) StartFlowExecution(ctx context.Context, req platformapi.StartF
 	if err != nil {
 		return nil, err
 	}
-	return platformapi.StartFlowExecution201JSONResponse{Id: out.Id, OrganizationId: out.OrganizationId, FlowId: out.FlowId,
-		FlowVersion: out.FlowVersion, Status: out.Status, Input: out.Input, CreatedAt: out.CreatedAt, UpdatedAt: out.UpdatedAt,
-		ModifiedBy: out.ModifiedBy}, nil
+	return platformapi.StartFlowExecution201JSONResponse(plain(out)), nil
 }
