@@ -21,7 +21,9 @@ import (
 // loopback lets the guarded client reach httptest servers, as LOOPWORK_OUTBOUND_ALLOW=127.0.0.1/32 would.
 var loopback = &net.IPNet{IP: net.IPv4(127, 0, 0, 1), Mask: net.CIDRMask(32, 32)}
 
-func allowLoopback() *http.Client { return netguard.New([]*net.IPNet{loopback}).Client(netguard.Options{}) }
+func allowLoopback() *http.Client {
+	return netguard.New([]*net.IPNet{loopback}).Client(netguard.Options{})
+}
 
 // call runs one http_request attempt with params.
 func call(t *testing.T, client *http.Client, params map[string]any) (map[string]any, error) {
