@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 	"github.com/riverqueue/river"
 
 	"github.com/loopwork/loopwork/internal/queue"
@@ -23,9 +24,14 @@ import (
 type Message struct {
 	OrganizationID *uuid.UUID
 	To             string
-	Subject        string
-	Text           string
-	HTML           string
+	// AlsoTo, Cc and Bcc are further recipients, each one address (mail of flows' email tasks).
+	AlsoTo, Cc, Bcc []string
+	Subject         string
+	Text            string
+	HTML            string
+	// MessageID is the Message-ID header without its angle brackets; empty means the sender makes one
+	// up. Mail whose id is reported to someone (an email task's output) sets it before it is written.
+	MessageID string
 }
 
 // Sender delivers a message. Send must be safe to call again for the same message (delivery is at
@@ -50,8 +56,10 @@ func (SendArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttem
 // Enqueue writes m to the outbox and schedules its delivery, both inside tx.
 func Enqueue(ctx context.Context, tx *sqlx.Tx, q *queue.Client, m Message) (uuid.UUID, error) {
 	var id uuid.UUID
-	err := tx.GetContext(ctx, &id, `INSERT INTO mail_outbox (organization_id, recipient, subject, text_body, html_body)
-		VALUES ($1, $2, $3, $4, NULLIF($5, '')) RETURNING id`, m.OrganizationID, m.To, m.Subject, m.Text, m.HTML)
+	err := tx.GetContext(ctx, &id, `INSERT INTO mail_outbox (organization_id, recipient, subject, text_body, html_body,
+		also_to, cc, bcc, message_id) VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6, $7, $8, NULLIF($9, '')) RETURNING id`,
+		m.OrganizationID, m.To, m.Subject, m.Text, m.HTML, pq.Array(nonNil(m.AlsoTo)), pq.Array(nonNil(m.Cc)),
+		pq.Array(nonNil(m.Bcc)), m.MessageID)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("write outbox: %w", err)
 	}
@@ -81,15 +89,20 @@ func (w *Worker) Timeout(*river.Job[SendArgs]) time.Duration { return time.Minut
 // the job harmless.
 func (w *Worker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 	var row struct {
-		OrganizationID *uuid.UUID `db:"organization_id"`
-		Recipient      string     `db:"recipient"`
-		Subject        string     `db:"subject"`
-		Text           string     `db:"text_body"`
-		HTML           *string    `db:"html_body"`
-		Status         string     `db:"status"`
+		OrganizationID *uuid.UUID
+		Recipient      string
+		Subject        string
+		Text           string
+		HTML           *string
+		AlsoTo         []string
+		Cc             []string
+		Bcc            []string
+		MessageID      string
+		Status         string
 	}
-	err := w.db.GetContext(ctx, &row, `SELECT organization_id, recipient, subject, text_body, html_body, status
-		FROM mail_outbox WHERE id = $1`, job.Args.OutboxID)
+	err := w.db.QueryRowxContext(ctx, `SELECT organization_id, recipient, subject, text_body, html_body, also_to, cc,
+		bcc, coalesce(message_id, ''), status FROM mail_outbox WHERE id = $1`, job.Args.OutboxID).Scan(&row.OrganizationID,
+		&row.Recipient, &row.Subject, &row.Text, &row.HTML, pq.Array(&row.AlsoTo), pq.Array(&row.Cc), pq.Array(&row.Bcc), &row.MessageID, &row.Status)
 	if errors.Is(err, sql.ErrNoRows) {
 		return river.JobCancel(fmt.Errorf("outbox row %s is gone", job.Args.OutboxID))
 	}
@@ -99,7 +112,8 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[SendArgs]) error {
 	if row.Status == "sent" || row.Status == "logged" {
 		return nil
 	}
-	m := Message{OrganizationID: row.OrganizationID, To: row.Recipient, Subject: row.Subject, Text: row.Text}
+	m := Message{OrganizationID: row.OrganizationID, To: row.Recipient, AlsoTo: row.AlsoTo, Cc: row.Cc, Bcc: row.Bcc, Subject: row.Subject,
+		Text: row.Text, MessageID: row.MessageID}
 	if row.HTML != nil {
 		m.HTML = *row.HTML
 	}
@@ -135,7 +149,8 @@ type LogSender struct{ Logger *slog.Logger }
 
 // Send logs the message, including its text, so a developer can follow links from the log.
 func (s LogSender) Send(ctx context.Context, m Message) error {
-	s.Logger.InfoContext(ctx, "mail (no SMTP configured)", "to", m.To, "subject", m.Subject, "text", m.Text)
+	s.Logger.InfoContext(ctx, "mail (no SMTP configured)", "to", m.To, "also_to", m.AlsoTo, "cc", m.Cc, "bcc", m.Bcc, "subject", m.Subject,
+		"text", m.Text)
 	return nil
 }
 

@@ -159,9 +159,31 @@ func (s *SMTPSender) compose(m Message) (*gomail.Msg, error) {
 	if err := msg.AddToFormat(to.Name, to.Address); err != nil {
 		return nil, err
 	}
+	// Each further recipient is one address too: a list in one string could smuggle in more.
+	for _, a := range m.AlsoTo {
+		if err := msg.AddTo(a); err != nil {
+			return nil, fmt.Errorf("recipient %q: %w", a, err)
+		}
+	}
+	for _, a := range m.Cc {
+		if err := msg.AddCc(a); err != nil {
+			return nil, fmt.Errorf("copy recipient %q: %w", a, err)
+		}
+	}
+	for _, a := range m.Bcc {
+		if err := msg.AddBcc(a); err != nil {
+			return nil, fmt.Errorf("blind copy recipient %q: %w", a, err)
+		}
+	}
 	// A line break in a header would start a new header; subjects are one line by definition.
 	msg.Subject(strings.Join(strings.Fields(m.Subject), " "))
-	msg.SetMessageIDWithValue(messageID(s.from.Address))
+	// A Message-ID fixed when the mail was written stays the same on every delivery attempt, so a
+	// receiver that got an attempt the server took for failed can tell the next one is the same mail.
+	id := m.MessageID
+	if id == "" {
+		id = messageID(s.from.Address)
+	}
+	msg.SetMessageIDWithValue(id)
 	msg.SetDate()
 	// RFC 3834: automatic mail, so vacation responders and the like stay quiet.
 	msg.SetGenHeader("Auto-Submitted", "auto-generated")

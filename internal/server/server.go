@@ -188,12 +188,14 @@ func New(d Deps) (*Server, error) {
 		}
 	}
 	registry := tasks.Builtin()
-	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: builtinExecutors(), Logger: d.Logger, Lease: cfg.TaskLease})
+	var q *queue.Client // built below, with the engine's workers; the email executor reads it when it runs
+	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)})
+	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease})
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
-	q, err := queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: engine.PeriodicJobs()})
+	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: engine.PeriodicJobs()})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
@@ -276,14 +278,16 @@ func New(d Deps) (*Server, error) {
 }
 
 // builtinExecutors run the task types this server can run; the others fail their task with a message
-// that says so, until their executors land.
-func builtinExecutors() executors.Set {
+// that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through.
+func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps) executors.Set {
 	set := executors.Set{
-		"transform": executors.Transform(),
-		"condition": executors.Condition(),
-		"delay":     executors.Delay(time.Now),
+		"transform":    executors.Transform(),
+		"condition":    executors.Condition(),
+		"delay":        executors.Delay(time.Now),
+		"http_request": executors.HTTPRequest(outbound),
+		"email":        executors.Email(mailDeps),
 	}
-	for _, t := range []string{"http_request", "llm", "human_review", "sql_query", "email"} {
+	for _, t := range []string{"llm", "human_review", "sql_query"} {
 		set[t] = executors.Unavailable(t, "its executor is not part of this release")
 	}
 	return set

@@ -49,8 +49,12 @@ func httpRequestType() Type {
 	return Type{
 		Name: "http_request",
 		Description: "Calls an HTTP endpoint and returns its status, headers and body. Private, loopback and " +
-			"link-local targets are refused unless the server allows them. Responses with status 5xx fail the " +
-			"attempt (and are retried per the task's retry policy); other statuses are output as they are.",
+			"link-local targets are refused unless the server allows them. Every request carries an " +
+			"Idempotency-Key header (unless headers set one) that names the attempt: a repeated delivery of the " +
+			"same attempt sends the same key, a retry after a failed attempt a new one. Statuses 2xx and 3xx " +
+			"(redirects are followed, up to 5) complete the task; 408, 429 and 5xx fail the attempt and are " +
+			"retried per the task's retry policy; any other status fails the task without retry. A response " +
+			"body larger than 10 MiB fails the task, as does a refused target.",
 		Parameters: object("Parameters of an http_request task.", m{
 			"url": with(str("Absolute http or https URL to call."),
 				"format", "uri", "pattern", "^[hH][tT][tT][pP][sS]?://", "maxLength", 8192),
@@ -60,15 +64,18 @@ func httpRequestType() Type {
 			"query":   stringMap("Query string parameters, name to value; added to those already in url."),
 			"body": anyValue("Request body. A string is sent as it is (set Content-Type in headers); any other " +
 				"value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD."),
-			"timeout_seconds": with(seconds("Seconds to wait for the response before the attempt fails.", 600),
+			"timeout_seconds": with(seconds("Seconds to wait for the whole response before the attempt fails "+
+				"(and is retried per the task's retry policy); the task's own timeout still applies.", 600),
 				"default", 30),
 			"credential_id": uuidString("Id of one of the organization's credentials; its secret authenticates the " +
-				"request (for example as a bearer token or basic auth, depending on its provider)."),
+				"request (for example as a bearer token or basic auth, depending on its provider). Credentials " +
+				"are not available yet: a task that names one fails."),
 		}, "url"),
 		Output: output("The response.", m{
 			"status":  integer("HTTP status code."),
 			"headers": stringMap("Response headers; repeated headers are joined with \", \"."),
-			"body":    anyValue("Response body: parsed JSON when the response is JSON, a string otherwise."),
+			"body": anyValue("Response body, at most 10 MiB: parsed JSON when the Content-Type is application/json " +
+				"or ends in +json and the body parses, the text otherwise (an empty body is \"\")."),
 		}, "status", "headers", "body"),
 		Dynamic: credentialsOptions,
 	}
@@ -153,8 +160,10 @@ func emailType() Type {
 		return with(arrayOf(desc, m{"type": "string", "format": "email"}), "maxItems", 50)
 	}
 	return Type{
-		Name:        "email",
-		Description: "Sends an e-mail from the server's configured sender address.",
+		Name: "email",
+		Description: "Sends an e-mail from the server's configured sender address. The mail is queued in the " +
+			"server's outbox when the task completes, once per attempt even if the attempt is recorded twice, " +
+			"and delivered from there (delivery is retried by the outbox, not by the task).",
 		Parameters: object("Parameters of an email task.", m{
 			"to":      with(addresses("Recipients."), "minItems", 1),
 			"cc":      addresses("Copy recipients."),
@@ -165,7 +174,8 @@ func emailType() Type {
 				"enum", []string{"text", "html"}, "default", "text"),
 		}, "to", "subject", "body"),
 		Output: output("The sent message.", m{
-			"message_id": str("The Message-ID header of the message sent."),
+			"message_id": str("The Message-ID header of the message, with its angle brackets; it stays the same " +
+				"on every delivery attempt."),
 		}, "message_id"),
 		Templates: []string{"subject", "body"},
 	}
