@@ -1433,6 +1433,26 @@ type ChatStreamRequest struct {
 	Message UserMessage `json:"message"`
 }
 
+// ClaimedTaskExecution An attempt taken by a worker, with what the worker needs to run it.
+type ClaimedTaskExecution struct {
+	FlowId openapi_types.UUID `json:"flow_id"`
+
+	// FlowVersion The flow version the execution runs on, whose definition `parameters` come from.
+	FlowVersion int `json:"flow_version"`
+
+	// LeaseExpiresAt When the lease ends; after it the attempt may be claimed again unless a heartbeat extended it.
+	LeaseExpiresAt time.Time `json:"lease_expires_at"`
+
+	// Parameters The task's `parameters` in the flow definition (for example `queue` and `payload`); an empty object when the definition sets none. The task's input is in `task_execution.input`.
+	Parameters map[string]interface{} `json:"parameters"`
+
+	// TaskExecution One attempt of a task, with the task's active tags.
+	TaskExecution TaskExecutionWithTagsAPI `json:"task_execution"`
+
+	// TaskType The task's type, always `external`.
+	TaskType string `json:"task_type"`
+}
+
 // ConfirmPlanAction Confirms the plan; moves the conversation from `plan` to `build`.
 type ConfirmPlanAction struct {
 	// Action Always `confirm_plan`.
@@ -1575,11 +1595,11 @@ type CreateTaskExecutionRequest struct {
 	Error           *TaskExecutionError `json:"error,omitempty"`
 	FlowExecutionId openapi_types.UUID  `json:"flow_execution_id"`
 
-	// Input Input of the attempt, any JSON value. Omitted keeps the stored input.
-	Input JsonValue `json:"input,omitempty"`
+	// Input Input of the attempt, any JSON value. Omitted keeps the stored input; null stores null.
+	Input json.RawMessage `json:"input,omitempty"`
 
-	// Output Output of the attempt, any JSON value; only with status `completed`.
-	Output JsonValue `json:"output,omitempty"`
+	// Output Output of the attempt, any JSON value; only with status `completed`. Omitted keeps the stored output (null on a first report).
+	Output json.RawMessage `json:"output,omitempty"`
 
 	// Status Status of one attempt of a task: `queued` to `running` (reported by the worker), then `completed`, `failed` or `cancelled`. `output` is set only on `completed`, `error` only on `failed`.
 	Status TaskExecutionStatus `json:"status"`
@@ -3465,6 +3485,24 @@ type TaskErrorData struct {
 	TaskName string `json:"task_name"`
 }
 
+// TaskExecutionClaimRequest defines model for TaskExecutionClaimRequest.
+type TaskExecutionClaimRequest struct {
+	// FlowId Only attempts of executions of this flow (all versions).
+	FlowId *openapi_types.UUID `json:"flow_id,omitempty"`
+
+	// LeaseSeconds Length of the lease in seconds; heartbeats extend it by the same length.
+	LeaseSeconds *int `json:"lease_seconds,omitempty"`
+
+	// Queue Only attempts of tasks whose `queue` parameter is this name; `default` also takes tasks without one. Omitted takes every queue.
+	Queue *string `json:"queue,omitempty"`
+
+	// TaskNames Only attempts of tasks with one of these names (case-sensitive).
+	TaskNames *[]string `json:"task_names,omitempty"`
+
+	// Worker Name of the claiming worker, recorded as the attempt's `modified_by`; it does not bind the lease.
+	Worker string `json:"worker"`
+}
+
 // TaskExecutionError Why an attempt failed.
 type TaskExecutionError struct {
 	// Message Human-readable description of the failure.
@@ -4567,6 +4605,9 @@ type ResolveStorageUriJSONRequestBody = ResolveUriRequest
 
 // RecordTaskExecutionJSONRequestBody defines body for RecordTaskExecution for application/json ContentType.
 type RecordTaskExecutionJSONRequestBody = CreateTaskExecutionRequest
+
+// ClaimTaskExecutionJSONRequestBody defines body for ClaimTaskExecution for application/json ContentType.
+type ClaimTaskExecutionJSONRequestBody = TaskExecutionClaimRequest
 
 // BatchPatchTaskTagsJSONRequestBody defines body for BatchPatchTaskTags for application/json ContentType.
 type BatchPatchTaskTagsJSONRequestBody = PatchFlowTaskTagsRequest
@@ -6901,30 +6942,60 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUri(ctx context.Context, body ResolveStorageUriJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskExecutionRecords List task executions (not available yet)
+	// ListTaskExecutionRecords List task executions
 	//
-	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
+	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The reply is not paged. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 	//
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecords(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecordTaskExecutionWithBody Report a task execution (not available yet)
+	// RecordTaskExecutionWithBody Report a task execution
 	//
-	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+	//
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	//
+	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecordTaskExecution Report a task execution (not available yet)
+	// RecordTaskExecution Report a task execution
 	//
-	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+	//
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	//
+	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecution(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimTaskExecutionWithBody Claim an attempt of an external task
+	//
+	// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+	//
+	// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+	ClaimTaskExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimTaskExecution Claim an attempt of an external task
+	//
+	// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+	//
+	// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+	ClaimTaskExecution(ctx context.Context, body ClaimTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTaskTags List active task tags
 	//
@@ -10090,9 +10161,9 @@ func (c *Client) ResolveStorageUri(ctx context.Context, body ResolveStorageUriJS
 	return c.Client.Do(req)
 }
 
-// ListTaskExecutionRecords List task executions (not available yet)
+// ListTaskExecutionRecords List task executions
 //
-// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
+// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The reply is not paged. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 //
 // Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10107,9 +10178,13 @@ func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskE
 	return c.Client.Do(req)
 }
 
-// RecordTaskExecutionWithBody Report a task execution (not available yet)
+// RecordTaskExecutionWithBody Report a task execution
 //
-// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+//
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+//
+// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10126,15 +10201,61 @@ func (c *Client) RecordTaskExecutionWithBody(ctx context.Context, contentType st
 	return c.Client.Do(req)
 }
 
-// RecordTaskExecution Report a task execution (not available yet)
+// RecordTaskExecution Report a task execution
 //
-// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+//
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+//
+// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 func (c *Client) RecordTaskExecution(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRecordTaskExecutionRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimTaskExecutionWithBody Claim an attempt of an external task
+//
+// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+//
+// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+func (c *Client) ClaimTaskExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimTaskExecutionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimTaskExecution Claim an attempt of an external task
+//
+// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+//
+// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+func (c *Client) ClaimTaskExecution(ctx context.Context, body ClaimTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimTaskExecutionRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -16154,6 +16275,46 @@ func NewRecordTaskExecutionRequestWithBody(server string, contentType string, bo
 	return req, nil
 }
 
+// NewClaimTaskExecutionRequest calls the generic ClaimTaskExecution builder with application/json body
+func NewClaimTaskExecutionRequest(server string, body ClaimTaskExecutionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClaimTaskExecutionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewClaimTaskExecutionRequestWithBody constructs an http.Request for the ClaimTaskExecution method, with any body, and a specified content type
+func NewClaimTaskExecutionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/task-executions/claim")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListTaskTagsRequest constructs an http.Request for the ListTaskTags method
 func NewListTaskTagsRequest(server string, params *ListTaskTagsParams) (*http.Request, error) {
 	var err error
@@ -18617,32 +18778,62 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithResponse(ctx context.Context, body ResolveStorageUriJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolveStorageUriResponse, error)
 
-	// ListTaskExecutionRecordsWithResponse List task executions (not available yet)
+	// ListTaskExecutionRecordsWithResponse List task executions
 	//
-	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
+	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The reply is not paged. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecordsWithResponse(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*ListTaskExecutionRecordsResponse, error)
 
-	// RecordTaskExecutionWithBodyWithResponse Report a task execution (not available yet)
+	// RecordTaskExecutionWithBodyWithResponse Report a task execution
 	//
-	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+	//
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	//
+	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
 
-	// RecordTaskExecutionWithResponse Report a task execution (not available yet)
+	// RecordTaskExecutionWithResponse Report a task execution
 	//
-	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+	//
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	//
+	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithResponse(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
+
+	// ClaimTaskExecutionWithBodyWithResponse Claim an attempt of an external task
+	//
+	// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+	//
+	// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+	ClaimTaskExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClaimTaskExecutionResponse, error)
+
+	// ClaimTaskExecutionWithResponse Claim an attempt of an external task
+	//
+	// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+	//
+	// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+	ClaimTaskExecutionWithResponse(ctx context.Context, body ClaimTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*ClaimTaskExecutionResponse, error)
 
 	// ListTaskTagsWithResponse List active task tags
 	//
@@ -27307,8 +27498,6 @@ type ListTaskExecutionRecordsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27331,11 +27520,6 @@ func (r ListTaskExecutionRecordsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskExecutionRecordsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListTaskExecutionRecordsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27389,8 +27573,6 @@ type RecordTaskExecutionResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27430,11 +27612,6 @@ func (r RecordTaskExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
 }
 
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r RecordTaskExecutionResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
-}
-
 // GetJSONDefault returns the response for an HTTP default `application/json` response
 func (r RecordTaskExecutionResponse) GetJSONDefault() *Error {
 	return r.JSONDefault
@@ -27463,6 +27640,75 @@ func (r RecordTaskExecutionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RecordTaskExecutionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClaimTaskExecutionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ClaimedTaskExecution
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSON200() *ClaimedTaskExecution {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClaimTaskExecutionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClaimTaskExecutionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClaimTaskExecutionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClaimTaskExecutionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -30984,9 +31230,9 @@ func (c *ClientWithResponses) ResolveStorageUriWithResponse(ctx context.Context,
 	return ParseResolveStorageUriResponse(rsp)
 }
 
-// ListTaskExecutionRecordsWithResponse List task executions (not available yet)
+// ListTaskExecutionRecordsWithResponse List task executions
 //
-// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
+// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The reply is not paged. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30999,9 +31245,13 @@ func (c *ClientWithResponses) ListTaskExecutionRecordsWithResponse(ctx context.C
 	return ParseListTaskExecutionRecordsResponse(rsp)
 }
 
-// RecordTaskExecutionWithBodyWithResponse Report a task execution (not available yet)
+// RecordTaskExecutionWithBodyWithResponse Report a task execution
 //
-// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+//
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+//
+// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31014,9 +31264,13 @@ func (c *ClientWithResponses) RecordTaskExecutionWithBodyWithResponse(ctx contex
 	return ParseRecordTaskExecutionResponse(rsp)
 }
 
-// RecordTaskExecutionWithResponse Report a task execution (not available yet)
+// RecordTaskExecutionWithResponse Report a task execution
 //
-// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+//
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+//
+// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31027,6 +31281,40 @@ func (c *ClientWithResponses) RecordTaskExecutionWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseRecordTaskExecutionResponse(rsp)
+}
+
+// ClaimTaskExecutionWithBodyWithResponse Claim an attempt of an external task
+//
+// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+//
+// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+func (c *ClientWithResponses) ClaimTaskExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClaimTaskExecutionResponse, error) {
+	rsp, err := c.ClaimTaskExecutionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimTaskExecutionResponse(rsp)
+}
+
+// ClaimTaskExecutionWithResponse Claim an attempt of an external task
+//
+// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+//
+// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+func (c *ClientWithResponses) ClaimTaskExecutionWithResponse(ctx context.Context, body ClaimTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*ClaimTaskExecutionResponse, error) {
+	rsp, err := c.ClaimTaskExecution(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimTaskExecutionResponse(rsp)
 }
 
 // ListTaskTagsWithResponse List active task tags
@@ -38231,13 +38519,6 @@ func ParseListTaskExecutionRecordsResponse(rsp *http.Response) (*ListTaskExecuti
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -38313,12 +38594,62 @@ func ParseRecordTaskExecutionResponse(rsp *http.Response) (*RecordTaskExecutionR
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON501 = &dest
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClaimTaskExecutionResponse parses an HTTP response from a ClaimTaskExecutionWithResponse call
+func ParseClaimTaskExecutionResponse(rsp *http.Response) (*ClaimTaskExecutionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClaimTaskExecutionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ClaimedTaskExecution
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39454,12 +39785,15 @@ type ServerInterface interface {
 	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx echo.Context) error
-	// ListTaskExecutionRecords List task executions (not available yet)
+	// ListTaskExecutionRecords List task executions
 	// (GET /api/task-executions)
 	ListTaskExecutionRecords(ctx echo.Context, params ListTaskExecutionRecordsParams) error
-	// RecordTaskExecution Report a task execution (not available yet)
+	// RecordTaskExecution Report a task execution
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx echo.Context) error
+	// ClaimTaskExecution Claim an attempt of an external task
+	// (POST /api/task-executions/claim)
+	ClaimTaskExecution(ctx echo.Context) error
 	// ListTaskTags List active task tags
 	// (GET /api/task-tags)
 	ListTaskTags(ctx echo.Context, params ListTaskTagsParams) error
@@ -41740,6 +42074,15 @@ func (w *ServerInterfaceWrapper) RecordTaskExecution(ctx echo.Context) error {
 	return err
 }
 
+// ClaimTaskExecution converts echo context to params.
+func (w *ServerInterfaceWrapper) ClaimTaskExecution(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClaimTaskExecution(ctx)
+	return err
+}
+
 // ListTaskTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTaskTags(ctx echo.Context) error {
 	var err error
@@ -42207,6 +42550,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/storage/resolve", wrapper.ResolveStorageUri, options.OperationMiddlewares["resolveStorageUri"]...)
 	router.GET(options.BaseURL+"/api/task-executions", wrapper.ListTaskExecutionRecords, options.OperationMiddlewares["listTaskExecutionRecords"]...)
 	router.POST(options.BaseURL+"/api/task-executions", wrapper.RecordTaskExecution, options.OperationMiddlewares["recordTaskExecution"]...)
+	router.POST(options.BaseURL+"/api/task-executions/claim", wrapper.ClaimTaskExecution, options.OperationMiddlewares["claimTaskExecution"]...)
 	router.GET(options.BaseURL+"/api/task-tags", wrapper.ListTaskTags, options.OperationMiddlewares["listTaskTags"]...)
 	router.PATCH(options.BaseURL+"/api/task-tags", wrapper.BatchPatchTaskTags, options.OperationMiddlewares["batchPatchTaskTags"]...)
 	router.GET(options.BaseURL+"/api/usage", wrapper.ListUsageRecords, options.OperationMiddlewares["listUsageRecords"]...)
@@ -53017,20 +53361,6 @@ func (response ListTaskExecutionRecords422JSONResponse) VisitListTaskExecutionRe
 	return err
 }
 
-type ListTaskExecutionRecords501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListTaskExecutionRecords501JSONResponse) VisitListTaskExecutionRecordsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListTaskExecutionRecordsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -53154,26 +53484,101 @@ func (response RecordTaskExecution422JSONResponse) VisitRecordTaskExecutionRespo
 	return err
 }
 
-type RecordTaskExecution501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response RecordTaskExecution501JSONResponse) VisitRecordTaskExecutionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type RecordTaskExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
 }
 
 func (response RecordTaskExecutiondefaultJSONResponse) VisitRecordTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecutionRequestObject struct {
+	Body *ClaimTaskExecutionJSONRequestBody
+}
+
+type ClaimTaskExecutionResponseObject interface {
+	VisitClaimTaskExecutionResponse(w http.ResponseWriter) error
+}
+
+type ClaimTaskExecution200JSONResponse ClaimedTaskExecution
+
+func (response ClaimTaskExecution200JSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecution204Response struct {
+}
+
+func (response ClaimTaskExecution204Response) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClaimTaskExecution401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClaimTaskExecution401JSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecution403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClaimTaskExecution403JSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecution422JSONResponse struct{ ValidationFailedJSONResponse }
+
+func (response ClaimTaskExecution422JSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecutiondefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ClaimTaskExecutiondefaultJSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -54588,12 +54993,15 @@ type StrictServerInterface interface {
 	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx context.Context, request ResolveStorageUriRequestObject) (ResolveStorageUriResponseObject, error)
-	// ListTaskExecutionRecords List task executions (not available yet)
+	// ListTaskExecutionRecords List task executions
 	// (GET /api/task-executions)
 	ListTaskExecutionRecords(ctx context.Context, request ListTaskExecutionRecordsRequestObject) (ListTaskExecutionRecordsResponseObject, error)
-	// RecordTaskExecution Report a task execution (not available yet)
+	// RecordTaskExecution Report a task execution
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx context.Context, request RecordTaskExecutionRequestObject) (RecordTaskExecutionResponseObject, error)
+	// ClaimTaskExecution Claim an attempt of an external task
+	// (POST /api/task-executions/claim)
+	ClaimTaskExecution(ctx context.Context, request ClaimTaskExecutionRequestObject) (ClaimTaskExecutionResponseObject, error)
 	// ListTaskTags List active task tags
 	// (GET /api/task-tags)
 	ListTaskTags(ctx context.Context, request ListTaskTagsRequestObject) (ListTaskTagsResponseObject, error)
@@ -58370,6 +58778,52 @@ func (sh *strictHandler) RecordTaskExecution(ctx echo.Context) error {
 	return nil
 }
 
+// ClaimTaskExecution operation middleware
+func (sh *strictHandler) ClaimTaskExecution(ctx echo.Context) error {
+	var request ClaimTaskExecutionRequestObject
+
+	var body ClaimTaskExecutionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClaimTaskExecution(ctx.Request().Context(), request.(ClaimTaskExecutionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClaimTaskExecution")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClaimTaskExecutionResponseObject); ok {
+		return validResponse.VisitClaimTaskExecutionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTaskTags operation middleware
 func (sh *strictHandler) ListTaskTags(ctx echo.Context, params ListTaskTagsParams) error {
 	var request ListTaskTagsRequestObject
@@ -58824,890 +59278,919 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39khs3lif6KgjeiTAZN4sqybKnuyo2dsuy3a22bGlUUntjurRMMBMk0ZUE6ASyWGyHIvav+wA37jPs",
-	"g+2T3MA5ABKZRDKTrJLs3pmJGHeJiUx8HRycz9/5dZTJ9UYKJrQaXfw62tCSrplmJfzrasN/YLuX+Ruq",
-	"V+bfOVNZyTeaSzG6GL3MiVwQvWLk6s1Lcst201Ey4ubJxrRPRoKu2ehixPNRMirZLxUvWT660GXFkpHK",
-	"VmxNzUcXslxTPboYVRW01LuNeUvpkovl6OPHZPQNLwoulq/LJRX8H9R0/28VK3f7QwqbEC1JyTay1ESK",
-	"S5KzBa0KrczPZswZLQpWfqGm5LUodiSd0+xWLhY8YylZ0x0xgydUSL1iJZHBdy/JQpYEfy9lwVS01ReK",
-	"8JxQobasVOT5+XO/OL/A0P3qhC/NYAGOWZoXUtyxUsHbL/P9BXlnZhq0gWF9qn16UbKcCc1p0TkU3+KT",
-	"DuRbmVVrJvS3866B5LYFWfCCHRpLPp89eDjfrSkv3lF12zUadmZaEE3V7aGxmOcPH833hdx+d8+yCmmm",
-	"72wvCrklzLX/VDtmBjVwLGPzlzKn05xDWhSEa0UMhXMp1ORTjfDP1ZqKt+yOsy1uZd9gV+YFUsIbsLWf",
-	"amQvRVZUOft2J+iaZ99STfeH9fOKCQKfJoxmKxiPGWiaswUX3LRKyZJpRShJc/zSLKeapkTO/84yTbZc",
-	"r2BeZSU0XwNbWfBlVSKzldCTMt8022FGScZmg9g9XW8KBq+uZc4Kwy9JWhTrFEdhmG2lWEJkiYzZ8whs",
-	"qX4pZsAzg/Ybnt1Oujgqx/WYhdNosFV7FYwuFrRQzC/pXMqCURGu6esyZyXLzYb/RNdMHVzYFM6nGYRK",
-	"yUoWuYL5wA+OKOrl/kLBdBTh5qbayEIueUYLIk2XZExxspk0L9OFZiVhd6zc4c9ck5xtmMgV3G2aM0Vu",
-	"GdtAH/gF2yEMSqWEliXdTabkpSZK050ioioKsoXRrxh+dVnSzYpwRYTURMlK5GScV5uCZ1TbJjCZxOwL",
-	"y5cwNy6WhJI1V8r8ZRolhJJslxWsd4ckLu+sXrhT96nSm0pfw5vqQdQvSCrhYzMch6P/BJbpL9evfyL4",
-	"wFE6tu6dafjNU2f5thI/Ves5Kw+TYVmJmYB2qdnMBS8Kll/A+DdScTyuSB2erxO6lmYji6L+zR9mYLvz",
-	"nTmZVrLia5aQnBVMs5xIwQwVwxBzMlaS3HHF5wUjOAoFR3ZF7xhZ0o3qpYp6/Ceu03vFypdiIfsJgSrF",
-	"lwIEgYyWpTlGZlnwZ5YbvlR+oUjJMlnm5qSm5pe0bwam0YybEZw2gb/Sguew1N+VpSx72M6dbz1j0Dzk",
-	"PptSzgu2jjCgSzjF643ekYIrTdaMCkXgY33z2+vx+HlqtiwPSq28bvJJZcVXfM115B7XZtE2rCQbumQJ",
-	"eWr0hqfn511LU8Bnosvw7DwZrek9X1fr0cXTc/MvLuy//IhguqyEIYVaTL+cESoQn2qR3tAl2x+D+dWe",
-	"8cTcKqWGy0CTp12rZNYyvkhPe1flTSnzKtP9C7LBhp9qLa6vX78p5R3PWdk/FnMpFuZ/luJMCjM0eJGM",
-	"U6XkzP1zxvP0RMF1Te9fMbE0o3Ck5f8dHf0vhZEQ51SxrpN3/W+vSG7boBpbi9xUwY3Q0uM+mdD9XtEl",
-	"aygsHYr/D0b4kUaRr8wruPxcdWkvLbI0rWa+1fFaOA6zlOuBo8P7hOXmrBgdBsQ7GC9I1mPgs4rfdUtQ",
-	"i1Ku44PMqWZn5jPdI7Un6cilbB+r9tHGxycu3jt57NLN2UKWLFw1dt+3alqetmasBBX+0BDNla/IdiWV",
-	"V+dpnpdMKaMoacqFsmNl9zohfCmk6YBkVLGu4TLzmVHHaX/21fP+0w6SUC+TMmP/dCeYlS/VVab5Hevd",
-	"YgrNyNh0MzEnA37NGfxOjaw5BpligsvdKaaoGX6psXYRMcQM7q0s2ADag91FFZgrsPt19W6eNTr+l5It",
-	"Rhej/+tJbWp9YhWBJ24Eo49mPCVTGykU6pnf0Pwt+6ViCqQTQ0RMwJ90gyoZl+LJ35UZ6a8DewNp8q3t",
-	"BLvcZ/8ldkoyKoweOIcLNWNKGX6liGJCT0doelwUPPutRmd7V7VhIqvK0kjySht1tWF8oKTWY802TWAG",
-	"0OHnG/57we43LDNkDFIzGX91fj4BuwcVRG6YNaWYVad3lBfU6FBG3TIkp1h5x+CdpyQVUs+4mZlRXRgI",
-	"Dx+T0feynPM8Z+LzbomzpMOpILlkaECghbl7Yex+bjDMn6T+XlYi/9yEo2RVZsEA2b1Re2RJ5qyQYgme",
-	"gZgp3w36Zb3gn2/oP0lNgp0mO6YvGwThXAyGLuAoZDJn+xRCKqF5QbgmXMGE3kn5IxU7y2LU55vRW3MI",
-	"QV0i7D5jLGf5JSmZLndeEHJahbmgFMukyMFMlr41rc6uTCvQwVeM5tZVFTzaZ+TX9htaki3l2skO0CkX",
-	"y2nsnqhVD7gpBK30Spb8H59z839Eq1pC1rQwVy3LE8LuN+YuNnRbsjt5y/LQYgpbW5sPvqe8eMQB//nd",
-	"uzct20Qfn17ACEhtMbgkac405UVKFN0ZkYmVjFCRk+1qN4VrWdV2vKssYxv9syxvjYxuxAgcb7NDbKUI",
-	"NVfVRpqbamtfuSQpSPehpW+8kUrxebEjLOfmUM13Xg6aEHO06B1edpQItkUlwjoYDK2YTlipOd7TtGtQ",
-	"xdbML6UwuJkbEBAuE0bP/duo9Wz0YU+ESkat4UOXeQ5/0+JNMBQUzva3AoZff8CcAjNBMk7tnNLEmYkT",
-	"krJ8yRRqo3YoaAA1Q1kzZYTwGT7onjAsc3Oe0OZDTEKspUvfrtXT/hp8iAwOieMbme/iai1dGuEATO5u",
-	"s4HjZ3rqxgzdebrk2Yqk6ANRK7phZCHNlaYubkQKzg8j+5q3LK2nZPwi+NlyVqNtTxKSWgs52rrBza5S",
-	"MrYn/B1Vt2/gN2x+I1KqVLVm+az2yKdkfIU/vvG/ua+DQDFT1XpNy11KxnA2r/Gf0MacsBsBtmFHbcG4",
-	"31bCnbFw2NMb0UHuHSRg1vmWC9As7NcvSHyxOpYkIbGZmwVpTVGWJD4bHPTeMcqtX+wQf0MSAg/aR/eJ",
-	"T0DllqjDlbTj66bruFvPrPeG7gpJYcmpIPhRYs/PpSVjpF+4/B0Vk0Up103CN3ORgr1ejC7+dnihOuh8",
-	"9DE5/F6U3HvfilJ971vtI9D7QvwQjD5+MJuQgxPwWlNdqUAta54NBY9jbkJ8kVSbnGqmkkCl4uiAW/I7",
-	"JtB1B4qlZmvVS66RQb3UbA2smt6/xG84s6D7pycxcAnuEaefQ5QWu3rsWIo4xeIzuIdWcgsKEHgjx0bj",
-	"X3OtWT4xT7OC0ZJwPSXvGr4qJpZcMJKzjOfMceo7WlRMEVoyFDYuSSbXaynQPWV+NuxCcLE0PMasJniv",
-	"zD9QRklBCEnVLd9sWA6HITC3fHWejMwgjU7mrto9HuP9mPvz/omumbO3gPtxnFHFzhQTimtns2qYd77q",
-	"N+80mIrvO7px5vJzouaLVSVu97csFBGLYgAX+IuS4q9m2UcfP0QVQ9PPF2gAY0InhIodulBhsy4IJTgZ",
-	"iOQwfJ8rTYW2O1EyqqTdMKMgB3EIqZloeiOgHS2XEMujUvyOlrKYGaUU3stxyaUswJGnqkIHzUqmq1LA",
-	"ndHJ8cNLDaZ00RjrWLN7/KSXIZNw8Gg9B+kDRmB/N43qkd6IMYVBEt8Y9eo8wRlzI966iYJtrDEBMt6u",
-	"qPZTJfgzy+0V7m8oN2yw6tmRmNvSDcT9je8Pvsoc6URJT0jxA9t5PScunAkpdmtZKXLLdn4xU7rht2yX",
-	"ElT03PkxqpjRd1CHAUWYZywimQspZrdsN6BLCIwAUx8T5ogrdNlwkRAtb5kgJVuUTK2AoAoubonRudYb",
-	"51XoEWvdQKLrs+GdzuoS42acjEM2BdVGEQTvaLmgmdGk75jan/ucKjaryiIiwMyVLCrNyPu3r7zLzH23",
-	"lJVmCoMFXIAPy8mmmhc8C9+wi254doJhJEIKZuSL+jWMmQBugRreSirtPmDFtYmVR2otbFOyBb8HuQqt",
-	"d6OL0Urrjbp48qSQcmMWY2ofTTO5fkI3PCbw4Xe6ZCa9sh11LEFCUvPhtDmOeF+t3bYdJ/UedGz7D2z3",
-	"omRUs0CgaO0V6J9BeG1zkxuN277AIRdW/K66wuBXbTiK1YUsbzGHE0TI8tLGNQnGcmLtxJXgv1Ts6Iss",
-	"GVlimtEsk5XQsSCC1h6WFcNwFOaUdEeQ9htkDNbINAgjSBMYcx6YmW7ZbuIkMG/GDG1/QLZcqcpGhpgF",
-	"0BIkaaE0Q7G7EVHs4olluZzRfM2Fvc3a8cWKaSPajKLxESE5dd/pDQrq4q4NEqrvkoURuIC1oXSFXI4r",
-	"f3MgN/TGmdobUDJdcnbHclJQjdJqS46AEeUzqoc62ZI2JfcSLs8HuJ+SUUGVnlXKDyaqyoHsCbGksFT2",
-	"pEXH3Tuutcz5grN8Nt/FGLokZkQkW1GxZLnlg5ks80tC0SLBcxB2ArLFWEpz4aud0mydTkcHTnL75O01",
-	"bMebD1lGa2j8XIvYYgd2lBE9onXk3QGt7fmX9bhgdW/ZTjXGZWfcL9mb4xEfBZwk0+04LbaztHGfPf+S",
-	"lFTkck3MXfD186oszOaXNDNq7GRKrpnhL5pQRdIra2GGrbkg3zBasjIFyYQrUJUEHkpuXUIl2xS7KDXA",
-	"cGeHbsAFL5UmT58Fw/HqCXCFJhd/fh7pBbXZ4w46hsZ1bCja5A7tot3yM7flJ25oi8XCKwHbakyteajt",
-	"SWstcRJJ40CS6Wbcr7jS3Wz7tWAQeWY2xTLviJRHN9zIlfD3MJMBdF37HNrGgMQGsiEnGRiylmBcl3nn",
-	"YCstNY0IpD95X4+ZCllTna0glhjItDCkmRAJvq6igEWBlfB9nUfDxRryt1smN4bERaLhbLs36cC9Kty+",
-	"oIYmK42R73inXrVomDAOjkXL5oFRtvjXP/FN+rOLIzeThisu0NGMxOX9QWN7sgjVZA3qgDArQNZcVJpN",
-	"7FHnCyLYHQoX/3kRD7uIG3uwpcq5By9dqD8vnAnYB/n+n3U/P+jCawaMmKv8y8UPf6TP/vsv/5pOEkwm",
-	"zORScMXcRP7zjnzYHRllu1FbfyT02D53dl8dePjgC970BwumVrIqcpKtWHa7z2fB+TkzXHwGb2MuU7en",
-	"9bAHdm9OrU10eTQYb+LsmnJBvMOrfmznApOMuGQjNuDIPKLrXOnVNVMq7rommP9wxgVR2ChxavKfJCjf",
-	"SEwxb3jGlJodkJf/8vM7MP0bybdb7CVSoH7pbg5lBGFFsoLytU83Iamq5tbCark2eEPvN2lCUk7BzcgV",
-	"uhWrPCXjtHExpdB6TXlhWtipzrjzBdDNZrZmmqIT2Aea2ayQtEXPzmwtC5ZegiyQ3ppfrfES7SUYFL4U",
-	"RsABawqu6l9+/uE6ep1guIc6zPFx0S0fs2/Ahr0X/N5F0DRYABf66+ejmJDmOuSR7XvFFwxibZ0hNuwX",
-	"aAXjbMZffn1+TipR2PBXZ0aE2KotV9bbcVBYtAbXLkp6vaG/VC6+/qxSjouDaf/N6+t35InZ6Sd3T5/A",
-	"g/+6LKnQ4Of8L41Pp0FOHNyL8Ikvz0lufpELwgUEk3K9I2Of8zgv2MRNEM2hQDoEUvLgqjmglx12LM+t",
-	"3heY7fGnaHSIocVeob/Sq/cqJheHh7UxugYdNKiwvTN2CF085r2KBWRd2dMaYSmJYQrdVn6b0q+s7ayt",
-	"DtXndeiiXG02P7pXPiYjWkXu3asq58zIqUHA9BeW7tUloS4koMFaGpEB4ZPoPp4i6mN8eNjcRYzHm85s",
-	"IEafAAl7g6FJVjbm4o5r3Icxulvtp+xWYaS7k94xvO50+TIm+jSj1ZsZKSlEUVtNbepyaYapNIYXz7gY",
-	"sCCgMNi8QC4eTVGBcPEIxTWI3zRKuugM7LfOM4JBuGMXVw7hbFw0r7IpXFHH0efJcuyx57E+jDEB1BzP",
-	"xIXYO2pvHPt2t91C6yGWFXKFvc0xIimhc6Px15FkK2odiA1nUkaFVTL3uVVEAYyL+y2fxCDidqll+1/9",
-	"M0Rl22GjVuSp2ktDZLyhSm1lmaOvWSl5cVOdn3+ZtfLW4EcWV4Vds0gYyHeQy76ldeAlWVFVD6QRA7N/",
-	"jbZsVu4MDcy0aLvr7EqFA44Z9KCXQ0TTTTFvSrkw6rd52s66aRIFbIiPIYnzrI6nHyNDe3H913BUbfch",
-	"mL9iRAIYKe6xGWpOxi5EieRMQxrDJLrrZqIzxf/BuvRwyIf8h7lUyHyn+415wSdn6/mAr67ZksKXyRj/",
-	"5wl5ev78D1/969cJKWUlcnOrSfIMIojWtFCTjiHYLPSPyWhF1Qzl+Og1AaY97a0MpdyCBUZTI5JaeQZf",
-	"jzn8rFVylsmiWouOoKk6It426182/Gopt72fBLo0DcnYaiuQTJfbPT7C1Br02Z5WSBqtPW0scBIQ5oc4",
-	"Tb9BWJXQOtsk7SAzIAaIZAaECtklSfGfs6cYFwZ/P0NdTkmjhjqQjJIhNoZT6Eq5PY5NDb0Kw0OLgQxm",
-	"sgc2Eqnuq3AbF2zLyhrfA86H4bDw+8TBHwjEBTEksOCssIYG1ZjWEfPzMYdf9QQZuu1pTS5YoujGU5Gx",
-	"oisJAJ9a1AMmcqNhYzoAoKoQsCIE2BdgLTo+nD+DbhrSE/4UFZt+o4j56OqtqP4RG3UHydtALggmroOI",
-	"0724+LnMdy6ZKBnl3HxnzQXVmFC3ppuNGW2wnocirmE8fgqdwcPB4MPwta5wXtfAvuAiUuOtMaTVNtUl",
-	"FQiUMtNyNq94kXe99843fSe/MQ3tJ3xYOgqcXa+7gOP30Are/egpcveTTVs2W/lxaGx2MJPeiOfGEvUG",
-	"bwfr39c2Oq8hwfeDmsYXHQK1Ayrvvh3mlv4PMuHWcfkIUY4eSK9TYA8bIegVfiSw1Q8S4JsGgQ7F1H3b",
-	"CBv2BTJ+/+7FpFMfjacX8WHQgRCDuI11vi251kz4WO6TnDhdo7AdeRiY3rVTTOT9ZjG7u9fYeE/H7Vny",
-	"hv/wqDU/zrHSJrp6x/w8EyToHqav2gEHzTNRxHFwMFpyaYVrowg0sXCOiRKwS6cORzsoLUuWu3VWCZFF",
-	"DpmEzqo6KNAhxgciIssmCmzjJ+2C4SLwNieFOjSl7tZMnWAS7vgDAx/8ih8R+GBW7lqXjK4781z8Rd2v",
-	"cts96BpZfARoW3xTUNEp7IXmx01BxSVZyzvrX2mwYExzMk1SQ7Yp3ObpCXIf9jiDLzWkv+DB714G7Mjb",
-	"Oi5hMmMbjfnH4LlUcs00ROyMKewFRrfspeJOpi4ZNnXZiPCBFLJzfBf+OIwD+rFeUjXBDS44AD1YAET8",
-	"DaKVgW7BgwMKTraSPGPxNEYzkOOTaR37dx5MvyAJacQP/HrT2I2b0QW5sRt1M0qCv83vIQndjD6m0eRb",
-	"XKxHGTF+6kEjBpWnY6wRL9MGHUfwvIMw/ZHtiYl/bZFG62DT8LxfAq8EZRazvhCYlBYRU9shyQdEHS2B",
-	"eInhw6j3rCulrSTXBpJu2mgJCAw2m81JRYk309+IZvR6XtKFxk5d8ks4K6Tg46NiuI46Fwg8iPaU2EBT",
-	"LppstODggr8qlERzoLVq5VxtCgeXDVqjYNti5+aXw5yaq4FpITiEGosUpxhGTe3DmfVHrBwkrDcr2pV/",
-	"tDGPcPyNdbc3x0UYXxLGldBlyRgaiWyKhM/VsSEnuZzeCHvrhJ/x+y9ygCFQNcJxneg+JZZju3hIYK9j",
-	"m+TbvJMmeAPeCDroAiRvMRuyOeixz7KEjHGy4PemDWQMUF5UpeHLkIl9I0oGiUTYtmTEusl5LcnYvnB1",
-	"E0gTgT9dA14SuTUkJ73rRDGit9JF9QBESzOFDa7ZZIRKeey6DXe8W9wdpF411vFT6VjIafZ6k+UtgvuC",
-	"nxHjvhfoZoI30F0iMqNYMuHAWB9V74oCx/d7ntwp60kgbx3LbnYVGQq0rBOH6/wzs0ngp5gOmfggha/J",
-	"BgOtL7FRSOaAwAjMKYEGoWZshfwjKeZgCKDcijoZMhwe8hdVYUTZGIKjJr6hu6f+8vM7D7Ztg6Yg9dpG",
-	"WNwIFzjI80mrwgPSnzsFXEexFo7Tb91MQ70WSahPTkDbUqecALoW23ay9j154FTCbfsTBw2+RxsPR9qj",
-	"Lzf2tvFeYuZ/guocY6AR3XmQjtsYUCy2/4EabnOh3KCiqw8kOPB2GGLpa4uew1nkA+4Dd8Q3m4Kz3IIb",
-	"8Tz1J5r7QJlApvTRIfYcTm+E1TsV05h46xHFLq16pZwEozQvCqf21aLaw8KJu81aB/auNILSn0oqdOep",
-	"xzaI5ZbnLsS2FT3RUgXXddJpPC8la3z0kixhOBD0Ich5NLAytIvV/9cf9EiVM0LY/NfRj1RUtCAQv2i2",
-	"CpJKR8nedbXz1RPMULesZPiOuaiqjRn7V+fnQfT7HsDFea+dAReqe4NC4OqenObDW1IjeIZLEdNwv6eF",
-	"qlOB23jYIXZo3PPej9YRfs/aPp81FhIF23lBxe2lzYEmY8NXqbn4AeaDCw/0UXiYu5KvQa5XVQlRCShH",
-	"cM2I2tCMOZUTEv2MaO8xb41IwcVyDzJkX2HaUK1ZaWZ0c3Pde1N3Zhrj7lrY4J6NnXNkAyFe8CNnrTOl",
-	"+RokiEwqPduwclaJmPH6O9eQZBZ5wMiIpi0ER19/exnIj5W4FXLbjK7KZTWHULPwRuoYXx0sEvr5h9tq",
-	"vi8ZO4OgsbwZXxYsZEfX9U7Fyfk9EqUIqNp+9CChTloWouVGnz2XhIuNGRkEv6b9NHhEaNrPK+muNhWO",
-	"sjUOuWGCcoQAu2Mil+WMtgfydMBA4kTzM0byWTqRC5Ii30sJV62BYAB5QlIjueB4AM0lgh10DJSPzZ6B",
-	"4QXL1X0y31F16xHSO632zMHdDkP3aXzUYj1GYX6sYeASlVTIkrAITw5ZaRDp7oOwD8mIA2J8HMiil0DX",
-	"LjpEa7be7GEWTclra9K7ZWxjY/9Rw4ORAP4mFnt5nEFhZZueUcWWvka4gjHVeFyD9xwDCTyuVbg1kRy7",
-	"f2elPJtTMA3iKAkXObtPyLKUW7jbzPDALI9or7IEuZRsqFKXFtdpjwhsUo1Ht0oh6gTgThe+XAv2NyAg",
-	"7gh8Lpub0AbP7IPtOj/yrMdKD9TDjC6938xuhvAe/Z4dF/V7h+tP/TVg5MpIsYRhgvJ7YSRO9A3bZbPf",
-	"/UKR1LCxdE9mRktyE+rXya6ZFJD2FhesDwrQTdEg5jdU9d1vFM8SIOQ8i9d83bx6zAw65I30EUSFKNPr",
-	"0AlrADywwoAVPhjppTkZg/0TQ9TUh8oxEEx237q9/QFDaaSsC8P5HHHUonsvjKDixKBSBH3HrlHBolfX",
-	"wZyTg6IwRHgTaI5V0sDahtUhFCaX+7Sa2v1pdtAq207et/mCPHImfQ5QS/JtlKBInFpimKw9oQ016aAU",
-	"6BBIXOriGReuOmpu4ZtbOUJLyZrphi5To12/IhI8Hoa/HynPPURrhLUPtMUa1EHZWNLmHOPaZCM8/8jR",
-	"D0oHaexamEhA3lrqJlL4BMgNfwLWgidQvyK9xLIjHW3CT6snv/L8o30tCTYZgNPqTNY+ljI4++mkzI2A",
-	"WMKlrxODOjM26kq1e87mPTeRbejDNw6aTn3zd7sN+05U6xB6+Di/vWJZyXQLluDXGwdmgn74//0//9fN",
-	"6COqHr/egDHdrEHwMCE3I5fL03gHzzWwGzDL3gh7mYC2Ye69YPK2GKJjBUxk5W5jYTxKw7MNL4BMOB8z",
-	"1fAN2KVPRtuSa/ZaFDuceB8G3WKvKKgzwXz1VcMEc5jBnYBJF2qph7bc1QK72nDc77gyF2QZtWnqAPZz",
-	"TU897oK6AsBhZ0GjVMBQf0D9ziDgoL4AwmPDBn/TGD3vsQjL0j7MYxHs1TFhef61NwFldnKruqDDcVwn",
-	"rHCqay5kcfDRi+Z7sccTi4NhYbuan0SDmLiaSVrFylGFWVS2U66InGvKBQi6payWkLLy+qrSKxSJAxDG",
-	"OYNLerfx+YNDjb3vmmzPK5dlQihpHW/Ut1tMWS30Jp30w8D6yXuAlP0NG7b1h7lBb96lawDqWnuGx2GQ",
-	"R8jyY0/yTz28w5P1V2g0hbVBh2H+smqEUOJlOUpGsPLPnMPZ3YijZHTLdrMFB9UNHV+z5gl1FsZZyTKG",
-	"RcXsT3P/UzQOxX9lgKPaBqxpaYMLLg0PKxgFgCxmOUx4fp8mvw9J5cqCr8KBBb20ZJuCZk5ALKA+MHHW",
-	"qGJ3OUx4eJjowLYgPjy6WPDxIMGqQyisAbWGcHG4cn3Qb12hKcE3T49OehTK6YwhalYKHWZ36MNuW9Mc",
-	"1ZEgHIeMhwO3TQ4it/VMwjSbjh5TYhwaiFTvtiwD4nlAKsoQrLHtSnrKag4j9J7toRmGUUK/CfhYIHG7",
-	"SXbdN1x/QwsqMnYYpB7tk2SObW3BlcOObGvSnDmTZsMycd5mptfm+rWhk84iKRe28H9Y/zTmmybj0GmF",
-	"rW23CnkwjGVySc4tGKCQttmKKowidNVVB2JFudnZOINI2ROckBGV7eJBU9VVu/qIPkuj5AubZNrsNW2N",
-	"KwV0SavQhruB+mxGBclLuQG76Zb8g5UyIXOW0Uoxu0BcBTV7PXo4RNRwRXIp2CVcOn+Xc+WyGaBmABhp",
-	"sfTeWpZ1eAatozMGzvt4uMjWGdoHtGhvX2xxu48MxOEMB7Ft7H/XQcGhDIezbUQE/T4xbbsJPnm4Hlmv",
-	"2JGaZHvRIgKLJ/hw5x4SPXUcvZ8CiGV7iMoNLQApc6vZ5mHcVBKKCaDe2v0DkcNWqHA3HdeKFYuoLDDQ",
-	"e/2bodSeBj7rgtMeAR3qIRf8PiezROjH2CCF2BlwNfBfIDbJoUhQAATJ4kR+IjDLQaCXEJ0E3KlYBnhP",
-	"K++F43A1/DvFu1xmUE8I0EGGiuetjQs7qSeWNNft0A58K7eikDTv3oLctoiXs0HrDTuz0FEFF7fgCcWA",
-	"WadqtcAELf5IXRTXAhyeDsEJNYGUlhsFPUM25AOSwhtzPrR8b6QsrjXVHTXnuNI8U76Gv9HNeUa/UMTt",
-	"mxERBcN8oo2URUJKRvM6yR/hFo2UYzhgJFIzj6VsvMyL8MsDjgQXsyp2D72oP+IKfGMFhEqx/q+u6f3M",
-	"jHCWFVLFBNTG56GNl/wwmLpgsCygXy8ghQ+TbqyvBPBPwe7cF67QOb7CgqqeOMad2bBshdcDL4kVcYj7",
-	"7OMPWG6YOdh+UB3Z2Qj56oZTc0nzekgbRh9ZMyrMaUTYp7x/YweNIUI45r3Ekg9o0XkxgIy2lOvOK8CI",
-	"XcH0MIKkBrxf0dzXncaU1eDEPebWwCDzCqWA2Vp1DRUAfNXG8H3ziiu/N2xcsHZrXhQ8hiocjYFpxby0",
-	"cQBiBBXZX88hEmQ5jU2JTP4Qz3wrt703/oDL2Qc7wd3spEubuWjUdgh1OxYk7NPc2v+E7rk43FmoUpoW",
-	"ESQzuwOQwQy7hbITeXH917BKKC6Nugx2LFW/FOmNcCuM7axHjBa0VGSMbyX2wCfEepcmHvgGvN774Gk1",
-	"dlNfTMSve1Fiv+65sj4ko/uzpTwLVg2qAf76cRQ8OVO3fHPmEuDPNhLaeev5Xj7XKfldgDb3ID22S4IM",
-	"MQSHqLXfQlV5lv+Z0UKvujVb184IgYVeOQnHJgdYCWlKUgyyTI3ok2LTXYpyEdrjoJYABK8a4k5zo4Dl",
-	"LLdtICBXSHHGlLJGW3hBuYr4gGA8p9ntEpI/yC8Vq+p4OMoLUrKC7jANO61EcwiQ3+VEOFmSNbfqn7Lj",
-	"wl4idhYYRHxXucj5Hc8rP9YL9PuaTrBet+vE/AsGDOG5tgAkDLpVADIFNNnB3kTcuxemc9ymQxyy72P7",
-	"IrJ5+dAF+WdIlTMcqvDbpaW8JVouwTv98OsvGcG69Y3930wjP+iuYsqv71hphoplbS+JYqwuuUlJ0Dj0",
-	"iVpKghQypFlINnA/f4gCSayZ0nS9iRBOUA/AKQsnFR6oNiAF25ci6owtLuBkE4w6eKDQdMfKeAmMv+ID",
-	"PzMLlgCwA60skKfT8+l5SqwMtV5zF8F6WMWzm1qPYW8JwnVvUm7iznFwGhxlRXkjL1mmbRHojlA3gKUI",
-	"QIpc/uHPr9/+8P2r1z/Pvnn/8tW3370dJZ1YQVqahbokafsdxxQxdyIkxsjX/U9vXl399FPzp+v3P/54",
-	"9fblv3/3Nkqnm1KuN7qLuyldVijfurAyGLaNKPvy2fmh/Eh43Bs15mEfze72nnKHkngNjSNxEmYyvfvZ",
-	"KciuKtHF6l05akxVaUmyXIO6i/HQuF3DisvtFxnviwWxY4zO0Uph3/OCDY/SjEnN34M19Jci9bKzQgwa",
-	"8+PM33Chg3VcsiVXmhkV9vrfXvm7doLwSTQHWJVBgreXb/aPVqbu9k5Tmqk7W9HGNpxgfaxNIQ2vBjHW",
-	"fPPSzgmVN7QScgGaZ3ToDcwy6Fj9EgetbSVoRtLjnPhhrvuxTy4+b9S23EsvPj/K5+62ynrcP1fYJ6xj",
-	"R45QJx3h4o+dpF3sSIpnYgpPUk81Dy3y35mhGx6Ww8FhfuiHdauGljk8VjQcx3/gYNHm6j1QP/Ibdowy",
-	"FNuH00CQ/FweJ8ToKAYdcGRMd7LM1x+6y7qm1Om4s9Y8CFGA3cUMMcsTgNQd6gq+R0p2x7FGWgOQKICM",
-	"F4yMAU5rf6KTBw35ELt65znTShY+hcUN2rDvQwMeBKAUudv27zI35090AQ0aqM99jqNmgJuVr0F7cfp5",
-	"K4d5EiO1k6G1TjTi7fmLnSSBvt4IKsjnD5ZrXdzTjjqmcGJm+/X+94KijFK+pmJn90cRVWUZY0YUGoPt",
-	"D/6t1KIq3BZyB6vo+pn02/iHJUiHfDXIj24V2uiaSlfRjQ5+cnwxjoGRhJ76uuDMLO3jE/VweGsbktdk",
-	"F0mtAh9ToimyBR0Mm2qb5dw4bRc3ImXrjd6l5H//z//P3WgJERJ3ZMc0GWfqrmbRYMybXN6IFIVwLpb4",
-	"LsXrgIMFYmlrjm6phQqa12HP1twHxS5kpYIbgy8IFbvEAmGayw1qC5rOrHWj7k04+i4roZzKVpsQLwFR",
-	"l+Z2Yk4+p3eUIyLLuHX1gHkb3kCQSFgKc1rMlyzbg091scgU2KovDLGbXJKjpjm9ET/KO6YuiN2RhLgZ",
-	"GAbkh/D//L8kXPox/j25bPwKrcI1G7vV319N03S/o/3vaU9HNhUX4oegTW2HtXtvf3aRBA3QSpgdkLb9",
-	"PNpl7YAwbgXKRuBIopeio3tb++Z7WUYyI767pxn4OQWQfmro00IoYN+IFbYpKuWRccmGlmYY9gcVQ+w5",
-	"WCgKS8f4RglGmzot7dLXi9ozAoUZsr2aGeRoROLUjD4Mx1BLYqvJOMCrp+fn5MdvGoxrzgUtd7E7qV3i",
-	"6UD6cLzik5GyHAB57SWMZyL5zYgW320QlIvd8EysnmeY/4S86GgUnI8HOOx7GIAjtHadsi6oTrcfCXn/",
-	"7vuzPxhRo2BA9FDu6wxtTGuKsbM2I3lywpbtZQMXh3Vj4G2veNQm9obqlb+H8/AF1NkS8MZofsccrIKv",
-	"RyplJCoSPG1hMnpUG8W8alfgGAKR54zokrOcyEonJIX87FxmCLRkTc6ji5H/PRrct2GCbni849cbJq7e",
-	"vIxMkoyvt3S5ZCV5/3LywL5nf1eyo/5zSbd7g3C92ben5u1Yr+HzuFyZyyze7Vv2rcxIyRashFKuZsau",
-	"W3gt1h9+rzey2q6367+1CkmDGmIU+t2a8uIdVbeHTTdYxBWKfB823iDEBMBsDDfd+EH8B7bbhAv3MKtN",
-	"uFdH2G2CTeiwdQ/TjS3wh+GwC1lGbbG9ums/Sqn1u5H5zuE6QTpkbtfRgTq1wJsscDzLK3C1A/+5ZbuT",
-	"7CCDwAOCXY2akU8yE3ciSb1zADf2NrF4rpDrCMujgkE1cK943rtAD8XHH2RM3ucEj0aF/YYaODf2xY6s",
-	"NLT5czGHwAmPcdOE5jv7cvFH+jR7Nv9vXEwd/u3UPk+j6DRHGDkCkjpk5wgd985UY++BPb8P/p5a7B9F",
-	"kDzSnCuzYHlqq3YoQyKN/PM6IQnrc1Hl0OAn7Woy2K/9YtzTbwi769A3Z31KuLj7fHujkwHUWCv7J1ix",
-	"g6E/xJA9gDxbdDmM0lx99uHWMAcjtUUREhlvv30IYHKwN/fSoah2o/TbpaNlCbwdViyGvb+i6vQy6F0h",
-	"Lscci38iao9ZvqLEX5aytKFQkUjVPMKefqRGlmFnzshCTLMWdxRSzxaGSrHmrVgUPNPm74Us5zzPEdXU",
-	"tOLmBSOiH4bxDG33ZrDqcdAvv7vXJXU4cobk7mjBc7wRwfakyNjHfdqAzqSOBLVFo4BYqbD/nEyDolyR",
-	"GLBqTUW9eMFD80Uo87IFb1gpxbI/yudQnbNgc1VMiGlPlhg5nozBE8YFcvu0bjTDFUGDfYtS9H0frMM+",
-	"VMvjIasCctliYYHUEEgVmFFMWfvZg43ZSbev9r/dwMFSN6OEnCfkZoSIVx+Ghxm+kihVXWu2iRYyVssD",
-	"sdqx/DfMTOrhBmj0LkBDNF24Ne6kjQOqoPNnHdToAuZhx8KUjvK7969efltH8UE7XHVVbcDkS0VOcjav",
-	"lkss9FYo6SzQ6X8/s9rK2ctvU5tbNZkeneSPc+pcjOtqvaZlJE/yyh2PUOCmilCyXckikrMErWedHODn",
-	"Y89483t9E4gX3LsiCh9HuAyG9ZhpfaFIQTWU9EATfI0JajaIYw2aoH5UvOgZMoqI9RhZanwdm0JnAIm7",
-	"x5Mnw20O4cbGQtAB/bZ3tEHg8nE2D8A7hlNia60fDFYLR5M0VjK65y0c5Wh+XqWs7bYJvWujq/P0ovZP",
-	"hck6wB3Fkgs2JamNTbXVxfBnr5pzPLqGLGC/3BLZzsz7XMw2pVwaySS9IIuqRNs2tKIls8ha1l3B8ilJ",
-	"qR3LDPhXekEoWZlrk1izdKj+1hTKFaRfQXYm2nPATdbov/aqgOgJuWL2o86bo6YhuPWFjcaHLg1JqhXL",
-	"A5dwsSNjdcs3G5aTeUlFtmKKIEAJVf6FydQ7gS4gmE65CHqrXfnSTg7b2lWBq8u9aWk6mZLUKl/pBVFy",
-	"oc/sP9HFZiR3lP0SsgJBC3+35fVSpWnBYAzBHBvOsHo9tyup7CldSo0eb1YSG04cCsNITKNkZEkFs6nc",
-	"okPWhe2rdkGZO9z9BKMaJaPmvkcl6u95wdBv8MJ+84Alq+FVcvpxEg0w7vMxYeg1JeM0SScPczR9IkfQ",
-	"JY5qAdCz9UM8Y6nNl36KAjn8/Qwdd1AcL+5FGhb9o6WPixBaknEhDZlkVDFSMI1xlDlfAiyJyEk6SxNC",
-	"NVlLpcnXX+4VOvEG2C3XqxtB8d3JJckZKohA0I0wA7DGoaIIxexKvzfgJW2LCXXVkv/xN3r2j9kH89/z",
-	"sz/OPvx6nnz97OO/RIGMuj1q7/actH5JTvGXhVdC3WvsCvi+kNue0OX6Hj0eq7GNTW/lMV/s6dvrV4lV",
-	"YOZopTWPzaC+rV/Cq/CCpJZvmM1Hk61KrSZlqIIKkrJ8ydyPU3LlShDgfCHUAHR0GweBAXOX5uKYF2zt",
-	"og3MqqP+ElFdgkSSYhfDgAuz3v6upJi+pVtXYnp45ttB6+UrKZaABV0rflyQH2l5m9vyMMeb0m2V1EO1",
-	"B7DsqrvcoWrq8WZpxbQ5mkdo34Yart1b+5rbN2xF77isSuI+fdk+wzZ5OwhYV4Pg2++44nNecL3rk9LM",
-	"GP9at94LkA0XNwlPVNeZrMkfoRkf91gGJ9KSs2Bbdy0nsVNKxoq1D+bkn/iEtTeof0e8sNzDLgfVbIYc",
-	"JJTYQFeyS2/Wz7kmj6grc9Te87CGjBfVcDRqRTeGOjZh2XJ30A+X0K5LY3ZbDBrLeNiR3Kx+MBxuq9GF",
-	"+/zPXK/eVuInn+D4e0LfqicZqz2pHgjB1V7HIxy90aXs820cXW14WCXKziRIf6jcCWoqdBCGiNRtA/ts",
-	"E3/gtNdDjbDY760/uujTCYezOQcs0dsc495mHQ/T5TtIBiB1WT0yf3zIrmFBzZGKT58X0Ktmbw16DNwk",
-	"uOP7izD4aDW5VMT81iqxA255w7XLSthIkT6Q3v88nf95Oo8D1KvETHQQ5BupGiJkYOhdO4SC4HKTC6zR",
-	"b8hhvvOR3Aj2M35a6xW8VHqSuAABIgUgpWB6ARTiB7G8cNFR5trckRW9Y2RJN2pKvudFAe+5enOpfXtW",
-	"z+a/mC1Ok0i+TEhfHQrC0SkZ/8Tcq0ECXazspa859E1V3PYIdYOP6B03s7HAyCpWI85s/nYlQakQUGsB",
-	"3iFjwbYFVO+jBSYP+Nh4rqDa2ASUHAeAtY9c2Du8PX9cl6vmCu3OtbvWOlFaHsNncMiVm0JCnhJrE44f",
-	"Zvtw0PJA/IWQ2n38wvZV0OwWq36h/drIoyXZVPOCqxUrSQkulRZoNgIW4rM0YEYpwsDwPBBjhSQY5IAc",
-	"rANR+fRFx6SmuuKVOiRnB81q39GKKh+cZEnjFAHb6j0tio3sUmzMyUEPfPN8dWqd3XTgUNLBk4FjvCQu",
-	"bo/5JJ2CmxsIvA5SZOy4jVnT+5fY2OlN7p89/io/7CFTf1COMELqUn/CjgyoaixDZ4xUszbcgwSrRp22",
-	"x7nLjypkdsoV1cDqP6HaIbRzn6hrpHUWUYMZJXHY8MHJeobK+m0Rqlu4rbFLMUWhadI5wtVsRnJCZDsc",
-	"NbJhJfT/OFHtb8xMHIDc48Sz15wYF+0TGTuONnEcxoa/q0GWqLeEHc1+uPIfAn2B3h3DgB7J0jvUqpsQ",
-	"UGlkyfIp+bkhQOc7Qdc8m9lSW2X9BFF6bIkolWKwPTipIQ4no2XJmSLp/hcab6ZR9en/WGdIyzo3JLo2",
-	"ajgMw2H8CTLalmNCLXXKZWsPAD3OD+HUmw4RBkO5bIZ2z8NM2WqGXPNQ0TWuXN5BM87InSzIX4YCI8Dw",
-	"la3ZtA0XqlJsEndU96rocGgbZ/mTquYtVhRWUYFMDbkN5NhBi/wZPG/+JrQrZD1x++43QjfWudPrhBum",
-	"Yn9vMcqCavAQ0hC5tl1lZxR95UYWcskzKFmUs5KMbXANqgVB6A7XgWfkkhi+CyX2mwC71i89uYwZIKAV",
-	"y2f1+NAQ4ULjnNuLI9gr3iwJefP+XULeXL178Wdo+Ob9u4Cv7xkxsG55AzMFJ7As6WaF4CmaKMgAGHtF",
-	"ACE6Idm7Ln6tgK5ZboQBukZdMWxkTkC2ywo2OYwg3LHJXrIZAAkRXKHNYlKO0YAVgK/Xla1GIIzOagOO",
-	"DFdg91y1sWwOXrt7nsmImOTcmi4tN9gVuAFh+ylJC5mlWJkYDi9IVIo4lJigdn87jLh+hnVyfVjxM6ya",
-	"W9I1M5ITPq3K4mb0oYP49ubzSWhPEEASQH2ycfC9HKIwHvO4EEwXhD6AmnoRM1GwvSRPLTKduSTwKuMi",
-	"K20ugU8ZROLsl3sfLVrgKNPeXmhBPeEQt7M29PmrNqY4BaJmcGE05tYltTS4buz0dAng18G9NOSCoXav",
-	"LNwVEDlsVBBW2JTQS2ZDSWdSzCofT+GFLAh4S6J8xxCYufqR9wVREqRkZ+C/gMhDjEV1kZ79gZFYmI3R",
-	"suB1PCRZS0i9lPsRGWEwqo27TeA8ulE4Jq9szGVw3hynBESN4D4z4rHSJaOuotsaDKf4MJCZYIFxRPfa",
-	"psr6xzOe3xt+g/i+sD+V8I4MH6B7yzZ6Sn720YVGaDTDDGVYw7HmLJNr5oJMp+S7+rnSvCg8yi2YfKEe",
-	"p1m0vCP4UBfDhZ137161ZB1LHb9+3KsoWmm5pppnKFXbDa3nchnKOpYf2gAZFMPhCjbK7zQObxFIM/0x",
-	"2ZZILkial3ShUzLGcGiWc81ygH1PnVE3T8nYwunI0givTTP0fGcEM3+dPbl7Sjxw+2RKfrJ80nq8jJ5o",
-	"+7x0hFVSoTybp0UhtyxPyLzShNYqcJtCV1RF0qaMoAI7HIx+Sr41/QHp+1/tmACbQuoVmTu6YjUEDi8j",
-	"oTb+GnJRyDAZwz7cp+MBxIXc1tmeV29exk0HljOfWaSquiwiCpgnFlS1n9nSutzNaemMTS4+2C0zrNnD",
-	"IgHiSFmVC+zDS9suBMhTWcFo6Qt5NvT9ASvRyJR/CPZp7WFrrGvYQ3ATDw0UMKT2ji6jdHZFNF0SKVxG",
-	"QDRTY7w3pIT4EZk/l/AfgDzDv9ZM05xqOoGANExmt05d9OdoulRT8q3jflxBIsFJ4Qe/LaEe75k3Cz5G",
-	"EnQ2FVjB7Ur6H7ieDMpEfcxj4tKQsT6gy/Cwaqw5LuaiJGZzaBtuP8j3x3yKD4NOzbIrpH9JxhlV7Ewx",
-	"uAzu2KQfGCL2fU+Hj5Pj6YNVsUI+1dpWpZJuYy/JhpY+OBIJXzClENvCDioOJPoDF2gWi8y+5est6JwV",
-	"KBn+UlEjVKdHB/kf4FoD3j2kb7+qCf6SROmcCYe/bh+cegkNZZ/7ekrIUA0hBjvTw0YPu3o+ZSAoXR4X",
-	"xhrw/eGlb2rzcMCpP4WvBaZzpKsFQ9kDH3ZL3ZM55Jamb96/IwBuBYLdk195/jGFrDUnMaZY7hhH42RP",
-	"MEXYLCyQCrjyCQAOCuKWsY2qi2C5k+7hIDtVyN9DtP1vk2xihP4O58olKLGg3uCRRkFMxeSwx/C7sC3m",
-	"aZ3ie+mH93hs87gZrvtoAqY1mrkz6AkO3DHNTPAjLOJHjNPaxvdGWauTLcIcJMA8XoZMfwLGXznbPjz3",
-	"whx9zrZQSV0sFdFykPOkP871rlmO51BvfXZEtp05qad/SdnWZYbDiwdclq78H8KPolS/MSwzsCI8tPxD",
-	"Z6RhPbhwhof2Oo5C8Ge5JRQX1bCB0PK1ZxLZZ+OY0BwCFFojz9/2EUFqP5HfxhXPW5UmemPUuJrVlqR+",
-	"k+Oer9NZkaD/MIbWu9hcIqwUdpSbwKTIO9BdQ0/UESvRKMLjl8VvxPrSboWQGjwALCcLWRQQm9m4B4+t",
-	"Ff3xAKEMyCQywzxO+jIf/r0W7IfZfLJsIVyrI0W7xnL95jlCj5IkcLxpADnrYwUFnBJ/9zh3x+eIPD/+",
-	"PujRHl5bUR8UgNozz0uH5tS+Cz7JPetE1E9113asTiiFxepr7HzhRZCWSbop+R3VLL2ACwV2U5aJj5T1",
-	"YbIQNKzR15TRooCY8joAXJbLGc3XXKA5Y06zW7lY8IwZfS1U2z0KSiMSfAu+nEZAuLX2Z+kFqbWsYmff",
-	"DorkMzcgdKbtGp+BKUMdHq7R44EOpktXMCKpXTdmaiz0M9Fd7fOKDHEyJT+18sulsP5y6/FuTv3So3Gz",
-	"0ro0nD/PZZ04S5zdlpbNw3kkskGGuT8xwUqq2ZuSKb4ULH9fFt/L8ltbrz8OlD67ZbvuqkJ0ycgt2/l9",
-	"Q18WFoywBjNKUtvy4smTlLx/+zJA/YSTtGcFfHr+7PmR0qUbaYxP/Inp9/wazmynglAHTByvxvt3XTlm",
-	"LbHYJp4rWa5BJR1bmVHaZgkQ51+uX/80iQY3gikrblO8QqM+XBvNyJCV1puZTV8BMBn0qGUFuEHqkdoy",
-	"q2olqyIn8xr4+jjLXLBssZX/87t3b/7q/XffOeC3tgXFQUQOksHa34uIYEeixR0/bTvk6JT3ygDHkeTB",
-	"Le4qN9tyzlAYNWZi6oBZRLQ3ausmI7JCYnjOgvKiKllCtqudYXR1ReV9y8qgosKA+QPFmbWUt49RStiV",
-	"7N1fnbJidXxaWKk6rrD067XwjZapvaM2tLW9s4ql/dh5VkgJaxLjRjVXtZtKhhR0sKSxKeX8+FIOua0X",
-	"3lHtKlpNPCHpE/zhiWvQLi/Qehwv2X8HDpJ4z+4pTivo0T3o6NF/NVo/gea8u0v/eK9P/6Sj0/rDfQQR",
-	"DC98ya9TlBKqNRVvIc3uSplrec2EPqy4Ut9uuOYadGO09rqr36sqCwcXxLgvFAlm/Cm023BBj1Bvo1vX",
-	"FZ2TbhBC1oivCsWvAJMMwPeaYIY+N80lkY9T+9eM6pQopictNEGwDsErde0uZwQzTanIWGFxAgU6RTpa",
-	"J04ZbaazO68eeeHfQPHffhiCrxZc0KboihM/CNznPxGNq+kn3kcxLEA+7gxTXmcBvPZvF1JQE+ZvjsVR",
-	"DkuktC0vXZg5N5etI/3HgFgfyOT2DuQD8haHO1QgS9Iz1CiWtDv8sFxfuOivaFw2JjyKhewGJeh1CZ2c",
-	"d3mUMSd6csKMzX1HvY92CmjLLncPrzUsoBeg044Fxew+IVPJqsyYLSiPArUsS6PJUmUjGhILfrmtw+1s",
-	"Zrxt6oPM9iVU2zS3uXDHK5h2YKg249cAGgWDYtEdYNvYm1PTcsm0Dyc8jNDVXKv98Q7Zj8PuN0f0QNIH",
-	"U9GpunW1knGaQUJ6kITeSifA76vQkhSYqRoX2RfK+4VPTmNvy0knBqIJpcsq68AneBk89R5tR3SKjJ2r",
-	"fd92MsyjjjQ/2w/aju+Oww629GVPDJYkARuDpT+u3CAH5BCGY+gpSHSwk2Pjx8zZOHXmrZN1eIJhVz0T",
-	"3K+y5KboZj2uVAUWTwCuD1lu2kCtzpuRIUetzkGQOBdh1ZrToRWN7PEh0kvanGIA6zmsK+3dTCerTL9b",
-	"RQn8qp9AK4os3WnK0eFyXF4NeFAscP2V+a77foFY3Ka64+4ZkFcroXlRNzitvP2pLs1PFcncvmd6Z3BK",
-	"6DOmfP6GeGTHyHuHBL1uSuhYt08u6B05niAc7NAVf/zN/HClLKiE1ncPH3+vxuOgG4Hig/fiha3atEDE",
-	"OIs+bh11VHuMuou6+mFi/3RQ5IhHb9cR9zW1SAQNSd3f8lbOmAxT6z4rSty+9vb5BYMAkC5gZ0mv8pI0",
-	"L5jWTdGmkgE32QADX1CXfy7zXaeJj2pSMGojtKzkw4LWoXGPirrFGGuCgX+dK11SLctJcK9xfXmKGS5m",
-	"ensJhVc0czWdZHHHrrJ4QPCVEUTAbLW0tb6poMVOsQg2R7QGECLgcRWU0IpUdKdd3RdbulNmjXHImF5s",
-	"KMMMOg3XIt4kugAWgq3LEWv7xDGl7dyZRtBqx0m07Vo9xQjxZX2jvqCaFrInZ8FLud3VljP8DmFCl5wN",
-	"Lz60P5T/yJWXcfEeJm3jsh8hYB/YgliZsVAc8xkFcrFgsSOWUc2WstwdRwb4CorAOROa08Iwmjuedxp9",
-	"/GOr4NdvIicJR22raLbKd3JNBGO5gjqeg+n3he/njR3BEPyIYF7mUcec6lYg93ZO5NJasB5lGu92G/ad",
-	"4TyR4zes4HE4wlwyRcbr0MR0ZEqGQzddlJyJvNgRTCl1W6clxAaTFEprD8oo6IreD1nYbmixUwi/3hTV",
-	"kotjoq+bq8SVo18QESnBD5KS2uZUQByQJlwcE7sABVz9bMz+LjgrW4E+6pdi9kvFyl0a3x53sg6fOzJn",
-	"K27LgQVTuySUuINxteGGsDBoCXNIHf9IwTAJUzzjAlJWpgMlT8ctgoEmoyhUyd6h62eGnndFqQWeWqCN",
-	"cDsbhNS4yS2qAwwHrSJczPSKzcxCmAHbYBJ/iaOcBWJQq6kNheuQtepJHLanB2vSeSwCLuRsjJVivezz",
-	"aHvH8dwFS6ob/rIDSAbDBS9JtTFc4avz8/OgbNckmi52Qrl/vF4Qrsto/UKAz2YQqxhgvrWF1F0aRLu6",
-	"1Rgr9zemlpCHpkJ3Ztg0yaN9oOrp9JykHumybtgjZIYtT5Ew/wOLluHSPVC+DLfrNDHzgUDLIQt4QBn7",
-	"x+B9n5XRTUefnWN1fTgY3HBJqdccvKY5q+ueol2YjPutwc4I3C/ADIu+aEksHQEYNXF84eW3MrgVuV5J",
-	"QCWqGw6STx98SwzI9RlwspoYiMccrcfJ5nnI3VNjdEQ02BCi44JQm1ieEOrhqCmxojVQnK+kX7+GqJXY",
-	"X80LoI6nFMxSWHsLft2LXf51X5If6FIMQEj2rrLD9ukei/CHZsa/x+b69eMR2f5mdD+z+Q+Y8DHcWg53",
-	"PaShQC7I+O33L8i/fvX0XydT8vOKZyuyZliPhZaQ4K6YCBFTSXqrd+kFSZ3RnKFe8fb6ynxPJSTNyrs0",
-	"Iem9bbDDBqwozBiys6wq7yAPJWYtLCJoNNd8KaiuSkZosZQl16t1Kz787fWzr77GcPDv4M9p/C66i9T2",
-	"tsMiMKzWd9+cdX4sQvVmCdg9UhEZGxXj6+dVWcQZ5m2M6//AdsCCQaJgOaFLyoXCqyq95bmreW/hx+Qt",
-	"i/Oh21gKmfk4YkO11u7KrtyL+ExFfKZrmVdFpXonWqkDlljFlw0zrOLLqLJ1371xlp7uSSZlmXNBNesd",
-	"0673c7vhn2tx4lsA17x1IXVGsyyWnQwUT/A10zGjDPDCn9mcmK27Zjo4rB7yxJ9khUEpd6zkix1YrZRC",
-	"EomcM9N+cGhFwGn6CtfDd2NzNdoJ1MD3GXrd8mnTo9Rht6tDKJo4lwlgBSuNBagaVjsL1mhP15G1+10H",
-	"P3O9ekeXKornEy3jX08kvjCYhdBtDn7rk4/0XjLG/s4yl7bVlj52FrEEiusjIJzNhblsWhgA8ZHfsUFy",
-	"VGfBpD9HyyXVflQzp+lxwGhmUEHdfjeVzIgPQm3BCQ8mGBUG36Z+nk2HT4FYaf5plO8Y2Utput5EiJCv",
-	"A+AhOQdB8b3g9ySWZsWF/vr5qFfv837TuuPDdYVeyYxiSTK2iev1SrMN3heFbWsGSoOqWYT6AupGLEPo",
-	"JUx/LmvZjIuc3U97hK9DKu6jSD0WFekbme9iHBPkBFqcFVQsK6P527VL6lrxmLlc4g9mdksmYpCHUmgm",
-	"OowV9qsEwg56LO+HXZH2Sw3S3N/vjqsGniZ+qDH6sOt1zUTUumwUwm0pNSPUTWpKUrNEqUMuARPqJUmp",
-	"UlxpKrR/smSClTyzDuQ7yTN2SdKfZXkLutKbggrByvRGbEtuS1RtVtQcyU1BRRq2vao/Drm4WPWB5VwH",
-	"Vb7q96GN+QA4uon1dJuuck6XQiqm9nzW6pKk19WGlXdcyTIlpazMoOZMb5nlKDARZQGZN7LUynZos81R",
-	"+XDbBNHvGAMJQx8lo/35hD/aBRklo+awR8moHliUDf1oIx6678wwcqZ9KDYF5eIMaDVEAJMLso3ZQazx",
-	"wqEcHSbBg7EYP2KNAXN/vqElXas4FtC7APDafbtOfg6DFDLIfxYSY32so2ZfeOiwcNp89w0rbQicL72K",
-	"jq2EpGYKqLYAjBakgFsen9qKCWkwtIYIcUgF208X75Mb4tLCjzJnxUuxkLF9rpmeaQWz2K5YyeylDgFR",
-	"eURiEDlw2bBsTTx4NZNiwZeV2R73kpU64duwTNB3f6y1u4u6Uk7dY7f68NkvVNBv08HGKjOnMyP5PU8n",
-	"iTcM1QkJx+E9QX8HDES4xHBJamnuFLhUgUidEILab1GsbcB3k2w6LWi9vndIIraxwzCMh8+2ZMvuvbAP",
-	"O3eit/tDsvVb+HjviQi2ox5tSEXh+iVtku48SQekbkgmuKMcxN/W0YrFYPSdHVgNQyQpfiLtPyPYcLCa",
-	"VvOGQauJ0WRdyxNWKmp7lrp9R2HoYWSRTgq8b3xz8GKE4z/kkXqksP7GID9FeH9zFY7wCEUXIhZy1MDd",
-	"GWsmqMDw1oen6g4NfVczC2EdBnnEbJjfN7P7GkPniuQMvkNdyrOQgjnQvTBmaSvL254yYgct+Y1+t1Q1",
-	"zPnDfWRH4HVZDtgw9IdjjVHAG0ONWCKxA3Prqigc3hYtGXHKF6wdZLrq+gKypeccsjQdhNQLleTi8F3/",
-	"CVr7qUFrAbdqZ5FrbbDuPVfgBfcFeWrsWjJOf/2YkpIppn0VG1fwbfL5kW1hKvAw8aVRmrVQDlYt+fT4",
-	"t90HzkJ/q87IIAcm3taHljXAv0qgyB5nUN0LETsxegvniwHJg+WtrrG91Gz9oBLQMJUPR6wG9BiH+Tw6",
-	"t8qv1hBT7ju6fO3b1xUQfmd1Dabke0PlNM9Tp78FhbJ8BQvHbxGwzhD6xL6JlSLgZcUKVOjtW1hr655m",
-	"Gng7V8TN5HKPgeNn8N3A5r5UYDwAFDyEZ3SfmD4annlYpeGzVVVoy12eUvpLwgyoYBA5DN1ekGWHHcOi",
-	"kW1qgzdoFx6CXqHptg3NeyRbMH04rvBoJ99/NKpvyUpD3TCLs6ZDPrgvOfwGrGJYDl37zTCJbtmR/Lac",
-	"HS7Ra9ZCOwA5mucsTwgtsAYY3OZ4ZM1TPLG5TV8rcmZTlkBc9hVknItZmSNMi0lQlCkVUs8WshJ5elLo",
-	"1eOzRrS54xc9eqVbXix0DUb8FtM4zBYOH/y6vtMjc4BS5lWmh+vUG3zhsdTpYQqv63Swvm2ndUjV7lWi",
-	"XaefQn/2EzpCdW7PKWJynXM8C27sj6Mvt3Si3gPHlOZr6CWTSs82rJxVIhZo+51rSDKAmkc+a9qC8/L6",
-	"29AVXIlbYUuv76NFdoypRowcirI1MOO3V+cYprHbbXp8Zb0ZAbkfBGO3Y7iKD2808i2OU/pLueAFC2n3",
-	"FFCspC2VNPCMT7LBHTBsRWYSDwp1SIPgy3UVBOUSE3+8V6cBSG0XpRFy2iWEKJ7XWJ1jtwWTRpRpEC7s",
-	"HIJ3TOSynNFRMlILvTFP1pQXM/slKOQLLeamxS/FLMhEAclX0GLW+h2gkl0aiv8AnWUFZ0LPFMtKpqM+",
-	"w3+rWMWM6NFRfNQHL8xpdrssoY44pBkCoCoZs3vwgCZkXhW3DX0Ua6JQdasSws7MFBPC7je83BG1ZWyj",
-	"JglRK4Awnu+AY0NB6oyqKXkhK3Cxli6AHvwKWAuX/F3OwUQOZYAVjDFA8DLDMavu6mW2IgedrX5/tn8x",
-	"n0VRSUtSVpi+vKUcTCBYG83MHOXlvZCNw0b6nKuMlnkMtRX6BaHN+qI3rFxTc0aKHQzBldSFMXChNswr",
-	"80eOAsW8mV+EGV2ymY1DidxbS7/5Vj6sPR1/l3OzBfbd8D4QEh8qt3T9OMK9t0TJdLk7sGvh6sGm8aIg",
-	"c0joKHmLbQ9bKVt5uKM/LLkLxABw8CVfrjQRcgtAzVTsHCmf0LNhi3lVdFJKSJCoUvs3iLmNju6ynbru",
-	"T0i9CuGowt0I6Tp2vbx1gLlDw9ZagL4ROWnFslvVlQiR8zueV7RAdGhFxl2Q0JPBKu8+9HcsGXcQ3rZh",
-	"cXZgWspbfxV9JuRttH72Y29/xlg94LZp1/Aa4XlG2cTm4V0KvxhpyD39fYXnrb0xq8YTD0P2+hDF3zKq",
-	"pDmB8UC2dy7i5QtFwDZdwAnCV46MVfPvPUK0mv9We6/w10eJWLMRATEZvoQwNYi8cB5+FwXKFDEc4YKk",
-	"rLL5Bj5ShAsQ6AwlfAdhIhQoQYqEpMtCzmnRfgOunTXd+RhTMDxQsYN4mnDurBolI/xIlELfMjMvFwLW",
-	"hcWCrRShpsONVAxFMfPKZRD+VLI7bmbK9fE4KyV0MXOfbW1g41l0ImD6eEj5TOzElnkPEqkSomQwR6Nz",
-	"qjowDWGK6TZac+M3QnvZX4w4HSsm8pcAbNrpAAIFIaKng1Tts94RG9XIqVgMFhalhlwHSl1TQZdNGQE/",
-	"3nJOPu+bM77VP6Muu3XHlICl5XkJWQkQxy5uQQ1XiD6EVjx0cTjvqpnndPSAqHO8uloJLzAB9NmbvuNJ",
-	"L6qCBIo+bDpnfzcTWVGROzkVvSW8sJoN4P8CTIeQGnw1dQsL1c7vWBm/uNt3kB1ZeAkd3DNZ3CEglBoO",
-	"BWXZkNF4PWCyYw9+ezwAVH4y+pPFckJkJ9ViSuGj3zvak13n9yXvPOtVyWMmRFeY6f3bl94nRxUB+zt4",
-	"dAAsFuDRVIuS60pNVll/glryNFN36R5AwfM/HOf6MuPtm2oXE8htlapZVXbwAtcCGMElqRQcWJ/PWxcI",
-	"M+cUs97icZNgeWDqsN0PuI3ScoNBP0YaGr+8fk3+8PX504Qcl9LuOuSiW8O+xgcWCNKPwL56Sb78+vzc",
-	"Wh4E2xY7wpWqGC7GkZbtxlI3liM61OiOSnnAyv1S4LoAGNLc7E5YyiaMMlY+j4R6lLhGRRxCy5jpZsP7",
-	"lLWrDXeRjQcDhl4LwOjQTGSsHewejDoOkRSOvW9A34aNsTKQV9aGaZ7+pc7L7IosS8Y0OkKoJk44tSE5",
-	"4Qimh0zV3bWW7HIkAUhQs6qO+/k45Q+NC6j+uQgBL0pjqpaakne2PK65EmmjqNYlBFRHzAb26qG6Ocra",
-	"mrEf2dNV6/mvzTrPV29eosM05WIhpx4XFB7zmrAnLRb8dHo+PW8tGvw2tB5VXUqzmXvvVc0mWXoaS+DY",
-	"HE4Oe1sJp3nYW6kjAcNf/fbeV85Q6mLcUAtBozNiqCiIv/OAkHxRi+vUkK3qcNgfLusNvQ7AuegA04kt",
-	"wvX162/lmnIRjXpF+zXJoQVRVbYyl29qN3OayXVKxkLa0ocJEZKk/y1NajBQvZWkoHNW7KEfPfvqy8aF",
-	"+2Uy2lCtWWm6/h9/uzr7d3r2j/OzP34Y13+fffj1PPn66cfg6eS/jm9upkc0n/zf/xI7CdfXr19JeVtt",
-	"ujm9g06je+sC9RogvKSU1XJFFBfLgsHvZ7HYjLxjxfHmh2/ag7fkd0w4zQAMZoWEQh1Uxdm0UnLGhJEW",
-	"8kPSORVOW/LoaZCkYstxwxgubRkLB8VvJ4tVFjX4QBWLzHXftGYG5frpJHE/EC3ha2ayRuAJjexpMD1I",
-	"tAOMuxNqHuIGNJdrf5wdB2Zg0HhraeoJouLa9L/t3fpal3xeaTZb083GmuSPMyn4TxD7iXAl4X7TVOS0",
-	"zIOWmNNFy94amvWCnOTCh/XvsGc3DpdLzHK41TXIzd5ZOKpc/fGh9LCNwSEPR2MDEDebbuMyOvLjEv/7",
-	"t69Q43VBPIayGUYgLUq5bm+cb2e0Y8siFPnvP74amJRux3K/LmYrqlYRQwG7J9d/vjp79tXXXhhC44Pv",
-	"us6JNhIXKwpX8FkRuqGltmOes4UsLWgyL5XGeQ0aZwQ6P+KPbiQZQJIkci3HQqLbBbKMrQf9hYoXPhbF",
-	"zuog/jUs+C9sVZ92OeaEbAEhBiQiIzGhdIfnQ50UK9bLOOsQuHpulLx///JbG/c/Qdkk/ZXnH0FeS5/Q",
-	"DX+ilHziU8KewMNHKs/etse0ZtANw9TBbF1UAqJIRrPa2ZZcX/34yuKL6p1fiyn5k7ninN3A5rmk4WG0",
-	"KDzhmUgfnRv/WdoRUqVMO6P8uS8qw51tlmRp80wuELHEsOEUjFeAyG+Oz8yl4hbU/QMnUMrC/G6LNps3",
-	"20y9mRH66w2axW5GF+RmVJXiQvL84nz6x+mzL58/mz7947Pz8y/Pz6dPzf9Pv7wZfUwnU/KzBxSz6zDs",
-	"HsE0I7a1R3PJtK2sTjcbKI6TDrppOm+N75o3xlA20FJWQql2Sq6R3zVumUuMvbCSUEYFmTMsKSyBuOob",
-	"XhS7wa7WWgQ/JsMAYqB+qZh9bIPCD98zK603ipjbpsU0vlBIn+71xF8/FIuU2az/RcmU+TWnHCdYc7SS",
-	"ty1qf/jy6Eyf8BgelhLbI/b3EeFasWIRqyQ2KNGptpZasWCk6LoYtY/0m1JqmcmivZK2+GFqXgIJVVWb",
-	"jSwt2KEHcjKf/DBMSlV9nPFwsCxUt48LomqvNu1hmTTk5cNjX7sE5kMxsEcY+JqDct/oWbL3cO3sL9YL",
-	"RLKA271r1eokEJsUeMvYxoakdGTxPfD6+Ilt94V5MlaMkb0L0kWqNxNT4I1+HttMTXFtpz/ZP/62ppu/",
-	"Ia1+CPBpPjSSVvjakDvYvKk5eaMl16tqbrjqE0k3/CyTOVsy8cQP5ePwnJeDeoO5YFwBECylKBctZeI3",
-	"4cktbWNfvUDL+yH94pKYb4HDbu093MdqGYaM9m6ABhO9dGmQak/ct8rFcfz+SP7+kxPk9ph6MDBaP33/",
-	"9lUXm99nrPvs4JfiWxsl1YdQjpAvRg2xH4xmiLu84IU5f/U7sNrjdCOVXpZMXTx58r//5/9KJy7NTJfU",
-	"vqpqA5tSxVrmLL20qifTyY3wlS48BI2N5U3gduaarCulLeqGS3RaSaXhMcSHUosXBIxrSr4TWbnbaLzm",
-	"S4YtbwTqLQ4VGmF9gkV+fv7Hr/su0mQEqEavRbGrD6+L243bvexTGH9/0vB+wWupOkJ8YAkcYNfLN97P",
-	"7uxarmMsiXVC1xuq1FaWeRdYy5IL4tpcEhZbdNJa8zZZP3s+ZIUd590fxLsXbzwFOLhZswA5X/I9x+nN",
-	"6KvnXz67GaUW6/3rr7768isEOwgstOdnf/zw69Pkq4//0lVruhsfBtfEBTActdztwo5m2+3Mg16DTQkI",
-	"78NhNnAYI/6fDp09jJXvQbUv2ZIrzUoQ7e0bw+/KegVPSHBqgsXHBvKw1KbmKhyR3xSbVsT6EIz4+t9e",
-	"+VHXsD9cK3/6DQcKbgak6b6sqA6nvedbmNXoR3EkBP2RXHmf71I1G3BBeufJ/vyD7O2xh8IA12eDJ07i",
-	"Ms/RfH96DMi8mz8gzDsDH8An2LA8njvolDSktLSFuP57BabvZtHCOsKbqDAJSW+q8/MvM8dp4V/sv+GP",
-	"ZsXxhwv8wbBl/OEJ/uDWB3+M2xz7b7HT0eXxnDwYXh5vmk6jtC/PGxzL8MiG9nxax4pkWBQ+56cV6z3m",
-	"yn1EuHx733ZexEG6VpxX1IvZw4bfsYP3M9VMZLvDuQiud3OJ2kBEKDwFmQl7CQltv4srn44pN9Nj03k6",
-	"Q1nSFwFPrLKMsZzlUwBy2Vpk4mbXLWOuv15agWHYuOPoo7g76wwBMURjH8bkZJtyBukKZe869Xs6uiJK",
-	"w4JlwdUBRu/r71599+IdeZoGq3ZKiGiU7iDCpAtJF8F0bEwIVB8lQmpziiFg1y5ZBuCPumR0ba6OggVh",
-	"pEaTaxnlb0Z/pQXPqY1pYjfCBZXejCZTgiNyQLQ2S1Bqe3eimjYw8+GKqJXRBlbNgOAu/FMcMcT5WHkl",
-	"Fu4UD9Ja02zFBas7EWGElWablvKhV1zccrFME5JmtCi4WM60lOACufPLgyBHit6Zvy9vBMbeKNSAsSYh",
-	"ZtFYjwiuzhHG3ygcP2xAE5Ef45AeI7Pj3btX1wHQVWsItmxbRnJWMLdB1BWirWF8p+QqTFmFjNOE2BAw",
-	"G6CIBn2y5qLSLCFKLvQZfJYpMsYZkRR/yNOJzVCqg5ns3mFI0gqUWAq+gjpgxX7EsFyIeJJYQLBuUEv8",
-	"ltUmBC4/6/C2MFy2xy9sNjpeQs4/W5IWuo8Z55RcOdwzi2eLEGv1AhlqY1bP7yzev9Cs7A9fxdLmKBMG",
-	"9Y3JGMtla1ows3x11+bE2nW1V0s49DBK7uvz539oa44d1BtofMhvTxq+vSpOG+2zr/747PzY4cZsclBL",
-	"oCxl2R2JBwHvNQaOukW8dnsvAlH6OXTg/886L2KofLUF9lzKDk6Hn4hzinqAt9zDZNfBK4ir3GB37/ia",
-	"yUrDpIfVDo0C+0SGUQcfCh+YYFesvpePj0iolkumzCFZ8PvDqXm2KQgisiQLfu8cxrhEzVy7YTWp9mrr",
-	"73f/D1bKMyOo+DL0NUqQug1zpgcKcI1a/Y9fFytWFcOKzk1q/dB1YNyafNdd3IKKiFDWxkgfljUUiRs3",
-	"n6zKuH1AlzRj5kaK4ixktwQaADuH+9pC1JurDjIy/XVQYxCceI3/YI6kXLjRtuUOPIhGzFhpvcHEGhAz",
-	"8C4yIgXgvxe0th0PHtMeLvzALe0q0G9lQcsGAzqnQIQXJMXUqpRoSeqQ83GbI+EEJgnGcwaXWFJfCUbS",
-	"yqjIWGH+OSUpptugd5tpdHjL9ttu/dxD+7VQeMIhNvLt6wL+7jaDAru282iaU2f9majFc2+pkhAyEI6v",
-	"DYzVdKkOCgmH7AyuGycaDVnZRsRcpyWil/hPicf0ZXGGoeBEuE4cisYeNTuzShRGUQpJoTfm5zQYu6HN",
-	"xKbSj4PB9tJ8yrEFu/sJhAjWoJVNuBDhLLcuPCQe8tgP2Qen8XFm8Rq+NWwabjdryp5aRbAcfDzmLDN3",
-	"pWdQj3QEhgMRthktQuR1BBgEjMFnvoBMMYaf6lgwL2xgoXijpNsIMTvx4TgcAUBktKbWMLno3/dlIl+w",
-	"6DAsy+lQoY8QPAoEH0MVbJ+TNs7g3ooEGUN46P25ccyvQblJk88fMoZ24nvuIWRGanbleerig4OUDE2X",
-	"lzVCbUM9t4XNfaZujsA0pmXn5RgB24wOheXpBWZcBgMJqxtP3aBMQ904EJirXo/UtLUAnDMA4FTm28KG",
-	"6Ga0CN+1CJ2JL0HnYOdCrM0LImT4kkPoRKu+GdX++82VYvVa5VB3MByeBVOBvuIrKW+Z6MSI/0bmgAiT",
-	"vnl9/Y48oZVePbl7+gQKDBqRaVlSoUFp/C/OWJvaYvU2whctmv7hZeMdG3k5w++5F5u/Tsn3GI8GVhbz",
-	"bp1TXykG6jxfCllGq9wcRFpoRUyAe2Psjc7Q12RKXsj1BmDNoBY8F74afCtUdCDwwqG4ijfen3poRP1B",
-	"FMBvgkXswoiBJlgusk4OVWgalySTQnNRMSNeBx87YhhRW0hJhR9JZ2wSrXIuZwtesK6xZ1Coc0nGP775",
-	"MiE/X/01IT8+v0rI6z/9KSHfv7p6kZAr85/Xb95fG4n0Zzb/sekIm3NBy11M9nCFXw4HRL28fk2+/vKP",
-	"Z0/rQjErLnS7RpFIJ5ckZxrxFKizeNKisBUqrb2vHYhCz/7x4ddnsTCUNl5BvVYf+he8M3nfgRd1GtjA",
-	"3QbbXYNEuV2oweNafpMAT/Qop1L3Fphh1Eufybw2u2+APv1ujNEoK0u//JPu0fVr3+y+w3+r/Qq3Ko8S",
-	"tWEsW1mBOJNLwZs4XV3GEtNV516CxeWd/KbiRd6NJJVJccdKhR4zxIYGm0NYjA9AP8LietZ4CjGaBcXy",
-	"JlD/q1zH2OuA3F7vZsEKfycZ52CIfRLli2C+b+AF82ZBRefy4KxworXRbm/I3qCAMCilXE8f7nOpq1bM",
-	"tJzh4of3euT5YG8MLleMfN7za1itbi7wd2U4ADQ6Lpjb1i3GV8kYSnaQZ+fPzs+ePpu41FB0XXjDRFDt",
-	"j0Kuv+0h8ZVHoOIfpKtEoaAqftJY30JdTMO2VhYqzMEOZPrMrAB+9MwQKlF6V7ALklb8AtD1U8yywwI4",
-	"8MsEA1FdmtONMG23PF8ynZJxag4zVBlk95qWjIIHcMWy27m8N38boduoDeZvrNmQ4hfNZzTXBUvRzdea",
-	"fmvzw50LVyZKByDpN9MXOiTAMHWgmdx7QsJAb8h4XcNJ7dVaSlyweN2kK2D8cDWfwDQGscRlVTCshaNR",
-	"JbAG7cNqYX1V39xcjwaJPrjsHmB8wIo76OoT1rqFmNKKJu8PdD6cMmHTJT5fisSjo503Ckc9BNC2b6kW",
-	"haT66+efca2Gwqu3uaJNRYD7DopC1dUXgIZjK/dPnnlzogkohH0/skiNo9pGrbL+4PAOZoLA7UM4idEl",
-	"T2AjdXruCXM9mt+bQR7B53228AljK2XRK1PC6pp2HTtQSJpfa1oeCN9z4WWdYrJP8Fy4QKoKvmvtrq4g",
-	"c6+9fBAiGoQz5a4HrogHfHZ2b28gJONnz8lKVqUKlAJ88VjsNICz73Yvw8SxzB6EKLjLGTubdn5R8X90",
-	"Job+I4jFgilDJ1yQ+U73x9rD3T+Dph1qMC2XzIdktT9Pxk/Pn//hq3/9+vw88TUSn56fkx+/mfR3jdPu",
-	"pJfGFtr4bajfg7882ZTsjrOtNbzZH92upv26Z9190iDecBvDDQjXqkGFUcFT0SV7C1aD4bVwKoX5Iuat",
-	"z1sQp7d4jR3Uo9SuSUYw0Zn95uBE5GBNu/NU2pvc6OmI7JFYZ9HsEdPCkKmym0i7i+XQdbyM8nvBNVT7",
-	"yC/rxIQ6wi4rWQ5R/FKoat1XFiC6v4MSUnAKzoRjZmWxRxalXNtjpmXqth0KN0LNibZoedBT3RBvI1e5",
-	"kWVRfkUfBWaTIMM0I/WmuAbMOi5tCpUEVKMWTkk1IxAHa/7D100vLuNYVIUq8pByQANjuprRbR2LTuiS",
-	"cqF0ULIsZAy27Ah5cvcUClaoag6l+21EqTDbUgONYpdjjA75u5zPeJ5acA/T+9/lfHKSpWqgbxt7jC+G",
-	"mwCifQTT8PMEBy3M3Vszo7TfH/f1+HWYutJ8gsHbzb0kw5N8ojLAKUEFlvqPbd6PqelLTBmK4tpSbof0",
-	"EldcDbtrfe7TYBcdlQaz75KOOa6DdW2tmq9pZbn8HqvrvGWusSBFvHAktCBwbflwsc4L5oG7flzRL6T0",
-	"WRa/02rRoSHVAKr2SZVtYAlmXVfodbUG9629B3yxUDvFLxQYRk7utu/Wct0326XeEONmX/NlsNlgvhhV",
-	"5PyE0inDiq4NINigCFtjkTsm39r5PrLulp4apL1hpectlswb0HAoYppmXMYcNKVcR6Msy5rVwKtkzEVW",
-	"VIrfsQkB3gU2BR8ibx1amoBoeKB0Xv8V6WTafYHfPGrMGFRBPCiOcGG0CVE+3NO1dZm8w2XmkMFEApBO",
-	"uV8+++GP2D9F3t5adv95tvYoXhRoR7ZKZywPeV/cDybmJH8yrkBVAOCHxYKVNoEN64oCaFwOysiGYNSP",
-	"+dDks3O9vQl/Qj54oN6ivcUNZwAKckfmEdlcH3hXU7tn5e9Mq0eIvcfS6Y8BFWvV4exT4kNosEHKOyt/",
-	"7Madt9H7dWqC6eCCUExYcE/HaVgWIyUpZDnb39IJFKzBkD8p2o1vhKvLYX1w7p+Ge0MYiZ6gr1MKNrBs",
-	"6Tt2r92kPia9MQILXq7fFFTYqii9b0AY+8DGV2ANbJV96nspWiuq76WXgmtONVZ4saU5Bve3Xxvm4wdL",
-	"HYdsOkHZ1ccpeOyD8/ZC6CL23tALcXJcfJ87YlvbfBD8uPZP5Ac8EIBB0GdEYiVmeyq+FAjAOQ7hU5qo",
-	"fA7uji/qtMTT7uSGi+R4eI4GlkQd8vWbKO/HeWyGhsubN+oo+eOV62SEyUYHUTPATu/S55/cPSV0s1Fn",
-	"VORntvqt9X0mtqoK3kA0g9sfvw/ijXnNVqzwvabNrC1SykozdenJzgGnlQA+o2skchv+OjmlJmJHuLo7",
-	"wMF5DUnQ7mF4EoMI9uZZGm6iqNe/69J7K2NxpOZXNE0DfAhJZbmc0XzNRXqBaHcUEBXQlqtawSigL0Hs",
-	"Izotr968JLcMS/y2IDaxStuaCT0l6Zxmt3Kx4BlLL8imoNos/VnB7pjZESNMAJALJgMH5Vou7Wea41CJ",
-	"lWcxKldhKJIXfUUOZeIMIUlXk7MBhhpgFV/4DmCyWwFGUvxImIifBoc9vdiDeQFscQxyDcqHKSiG5itK",
-	"QPocSAB22VQY/Ob3YZSM6uWC4ic4Vls62w4iGtceHOv9u8wOVbmC2J4CbNW99MLlBiSIhlQXj4O6Nc7r",
-	"t2M6IRkVAFeBiMxTlGnuGKznLvg5uEvSC5L6I1AXfLhsfcviHyqM0MadcOsFak3JFg6Zza2dnYFZLHfA",
-	"go47lyqUomJY5FRXJS3OfGhtVFY8IvkWwmbZvU4IQPF9+ez8/NzcMyXNtNUHAn/+lz4N/zAK55DCcA1x",
-	"NVy58EF/rGVdhq+3SpxDPwkymVthcY+Xrwe1AxYLJmxU9qbS6CpKvHCD9wBk3Bj5QGZdVVfrlHbehlL8",
-	"280I8IVuRgm5QY3jZvQBMz//djOay9w+goLx5s9z8y9A1hp9SAfbaV7JzOb3sE3MRrNWyy60A3NxdoId",
-	"xEnkOw9x0JouuGAQuwW/MdNSzgqJPxkCMv9r5JbZhpbKlco9TEFm5XEGtmWUdljJF7tj83Pu4K0I4P9h",
-	"SE/BtgGk3yKIyPmDOaRPn/0hPKLkqm7s6xYWXKEhJpPrtazxQY3mLBiivckFWbAtRJRQQb4KbDb118Gz",
-	"BVAYZjMzKTRA4OtanmoKMYakLTfEe+X5s2dknFoVdcvo7axOUKKapIZEp/6nvWyWZ82yiX+IWrs6M2uk",
-	"QGnRptbU0C8w5rDiXzuBpofFxenWXltYz9jVjrVYcFzcJiQ1Uru5/FNX+sNO/Kxkimk/nOYlYm095r3B",
-	"see4KEGOU4yonbJr7ueOu8HH2wNEFy+ZEYUDgCkIP7ZBfftkDlzn8Ie/wBzX4XCgjUG/o+q21z6Do+hd",
-	"APhW1ESGRUCNeOKXAzNaXDHAYF1iAcAbJnImslhA8OhlrkL8EIVeZXPiykrYkK8jqw/lB9FDMEVywVmJ",
-	"cJgH0EQmHeV/T4lq/b5kDAP5EZOaR+tamjFGMwzqFIXjC1XZidefiPbQjbiDuC67TRvSoyjWeNMCoIc1",
-	"56cD4Q9djkg9r0MEikGmXWhxrW2ry5hbFA4kTPJSu4KPit5BpKErj4qFA0GaVuA1t6F/YCc0v9aVy71F",
-	"EX0E5ku2qFvdP0TDGIXB0FXaKtedIka0ueNg3BYDcHJ5I/bKpLuwSIg8jQDQPaQiuofy96vVXsZx6gpR",
-	"JiSFwwlSRr5kqoF52EKT6M3Dwg5pAfqGLAdFlcKXD2Iphou51w3m5ksxANUZnXEd0lzju2iOwrKBm1Iq",
-	"djTk0kEFwVHBDE0ODR2h9SyqTt15cd9Vsd7P8y3lvGBrV+8ZJPO7BkZiTR01YVxCiUbIL4QyEAhbxuF0",
-	"wduD7zLEImOa8gKsXh0r1nGtBdXw64CQsKLpgQr5ANCZVSXXO0hFsxGAQoofWEcio3m4W8tKgXkFyoOk",
-	"f/rOSLsbjhKvaXF2y3bpxJapAebTxAwNzBSW28BqQfkgqDPtIF8vRnTDb1mQF0w33AzuYzL6/9n79+U2",
-	"cmxfEH4VhOKLMNmHouRL7bNbjI5vVC672r3r4m3JXROnWaMEmSCJVhJgJZCSeborYp5mHmyeZAJrLVwy",
-	"mcmLrUu5yn/s3mUqM4FEAuu+fr+J4KUozytk+8V/vfZH6G8/XTqpTA76UUuD3E+XMaIU7MLW1voBpVHo",
-	"YW6qyEV6dEbDxuk5LXD066+A+zLTHh+TT8FdoFcKHAtLLsGUdoL/18E2w8uHptiCFzNnKvhnnPnTTqIL",
-	"7QiwISBUlMPZzKsSYLVi5GgwVqDRkl8IUFHgnZbPzQCxOxkWMQ88PGro7OQFapVBMwoGEdPBWPn4yCBB",
-	"d3bToSr7EC+DW6CErhGsg/gdsbM7u9gMx2qsXjkrGFEYCulUT6VyqokH5rmMrUoxkx8IUQv+UCfB7mUn",
-	"+MPJnzIEpmKl1pb1cDNn/bHy0L0dW7eX+V2S9WFSf/rTee3K4Z/+xC6Eylnmftclrc4Z+xq2DEOsathh",
-	"BFRN4WYwgWBLSsOo9pNv7NexIr7yybp919Y3Letlxe0VkIIM2WX3ayGxFR1cfi3MWNmNY0+GYoZnMyNu",
-	"eFoFzGW5t3+FmJ7gxxPlNMt8kgwyW1nsLyDL6Ylh77978w3YDPQTRNV7UIQANgWnOWX/5zG54sdvvvGT",
-	"6A+Z/zGKfg8R5ZmvwR/N/np5+bYRDcqGY3XOSmF0VU4xGKkQMa5W5+Nf5sXpi8D7V8hrxDuF4AREdMBW",
-	"KeRUUA6Pjr+zS0oprFOwTv9JW+P5bjn052/fJDTVnt3618GRXgkF1O1Hz4enw+eIWbAAKX7i/mcuWsIU",
-	"7wDrHu01sPvdTr+pc3EHVnJPzE0Hyh8KGCaS9qaM8yvEDW7yzuOug3SI29eralLIKbGSiNxZpKmMcDJW",
-	"ezyZN/nR2dG3wr7TGksecPPAaz47PW2AEPPVqqBdffJPg4ZS7EvemoxNOfhBhjcxTemMRK9liHKbWNza",
-	"Hx/me0IoZonaPTr7x8+JudU2hIf/OfvHEebwjn52T0CFmy+lOqkJ387P/h0Gg9Jrk8ItbMXlWAjCLeNQ",
-	"hj5kPwLRXJImgTj6lBeFU9osQ3ZIxL+tPxtLpmGD1SJGUL/Qa8K39Ee1IDw+kJB4ADIiRM3d0WrZH+du",
-	"Kdw7/lhbjbrT2BHLjZecvN1WuZBc9x3UdbgLG/iPQqz2WghpKOQOcDkAKOQpht1zIKAbrSBK2MV9fFCL",
-	"ZNc03belNe45W7OPcb5iXVvvHqRD+vW36ppoLZcYZrsBlv7zPR7jdAPUKp9ajnRa+9R4v18HRy9On+4+",
-	"1O8VJ/0ucrzp+e6bXutyIvNcQNnCi2fPdt8RNdVrhKz8SMETRM13QF7XOCxe0tR//xkIM1o7YSKuWD2T",
-	"uUNu/BCpW4HMbgCeeAewk295LOUS6pJMVQLwuPvv24W0gpkVn0IPgzNZlNdqXkn/Ga0MAKfJplrNCjm1",
-	"2ZC9x7x+qEiEYW65r/0LZlW7oAVC4xOwdLMOcYSrk+7HI/TehLE+jHMnW35zIJ+k+LXuMFKjdePsPb2X",
-	"s7ft3PkER50L9AGP3Omfd9/xkrbK451R/K7N07XlnG4xDGC/7jQKmzXtw81DXAqeb/CSY+ddrNlANUK1",
-	"CyOCXS51kdjgp88BSL/2lEgUC0NBmFKkZ/lFx1H7VtiNc/YA+mXXHn+8/f1i9x0/aPsaoAgfbX9/K+wB",
-	"m/tQWy79UG/yt9wuIEdP6f1GnweEEBOniDC5yTyaFXzucZMOQt3ZpQjPD1NZRN5Rs5WtxoIVtiDmTcDR",
-	"EbOZwIq17O355cu/7tBj0eDLRszQKBIgZTcAIDaxgFKWB3fmadWwcG7KVayhmfOkkqZSpbjR1yIppAEP",
-	"GK4asixUlnGb+UBzLJ0iip1ZVXjSjnbRsImvdE9auBvIaS8t/DgSikr5PiNJ9Xmo7ncCXep4sJxIicfo",
-	"DpX6CQZRj7HocEcAADRsrUhxU6wNnG0mjGVQOdoWFtgQaJADOcgoYL1dsbV+p92wcdDdu72Et/oWF+Ge",
-	"/f779F+T9zjEfa191C+2Rru/u8/uT07iRAI32B3aHq1e9Hmem9hSt4Ht98SwCS84EGoB4Q/1py00vgQ2",
-	"Ayzhj7eL9Q6bo+tQwe08oLB2nsoh+5aKm0vo/Vty9/JnjGOFH6FCS8OmuiwRZneyTsBpCYSkZJQY8zlW",
-	"PNC6RCj7yZpIyMAMGbKXtDruRSYivrdmvB4crKmxjSCyu40eda+ueHKGH8kTr81guwkQ4CBgVb+Ijk03",
-	"BbZ09wFtlRg7tXbctlgMehfihdvpYlO+fJMY74dG6l5juSS3bKkBGQ29opiINIM6dnmjMp7YfamHRuXN",
-	"FoVa7TzrvTh9inirSk+onLbpbqQOxSjA8UN/GGClDVBKEhthg2uuEDNwamZSSbMYsrA0yNbKCLC/U6YE",
-	"N8SPi1ITpeOz01NPjYhriTVV1EeQWILeBKo9uffi9M8D7/LBLVfxlit9q67SyzPIdIYnUsDy/Y54ZVek",
-	"Mu6Q32IUpVvAf/FTPlW2fXMvHklotN7hiaBYaDvkHjWB20UKMIFF2/fkknTHKS9j1zmFKCAQkZQ+wUps",
-	"zQY0k5PvqWP8vhOUOy70LXn/DYm8PW94A83KN4fd9Mp9OrrjPh2oDciDHZ4TgR58MXu6PKZwSrslBB74",
-	"e/aTQraR2p3VVrGBBXAgL0xLI0bsya0ROkvLeu0NPB4RxQgPfEJtFX3iEgOjBDu9sH817cfN/HTBrJEm",
-	"0ORsCi6e57TkYGq2CDD3oxNSo01R5ttjNz24HBwrMBTcvfVxey9On/eR2JhaecgQArOsbaV3BatHWzyz",
-	"rpvra6Yowj1kP4F1k8S8MeCdggNQi2htSHzn9MMDmyT2Z+yVr32P/a335yimkNEP7CHW4U26c7TYdAZf",
-	"yfN2+85c1tNlvZe2/8Um+3TBe57nXsZtdTa90K2bY/vYXihe9jKrEgFjhGiYbW2iZlSXLHDTZrP7k9Qn",
-	"hFwvL0vsjViSN7MhQYHLKZ1QWwQZ0R3WmI8LNfrutfpD9mOHfZe5nwg+NhUzYPL5Gs9RoFHD8jScP5Z3",
-	"kdTcqHRrqe/qMA3/0ObglgK1xEWQpuExV0bMqgLoh5Mt1+8qTtuEyIiSckfzzR/cYH08+zPgam0amvvY",
-	"iI9qA/6ocNNi1XOLRYj4f07ds15SO06kaIgqHUylZ8/6LcYi2j10SiC33mIvgjzdYjRK1RGS2pmi28uu",
-	"3Fr/84e3N7/YmF9szMcrLWQE4bOHTbl/BeEGhFMsHNxqOqIBlsoPJ7SILKdLhOCR3KdXp2E+dpcShiN5",
-	"jwp/Z2EOYPh8CUq1lQx2bdpDrWewXXemzwJzE9UGmgEqOl1ulAfuSewE8WTvMmB2aCISRurGwcEarR1H",
-	"Z1JZ/yxMweuSnojNeumpgumTat6wKGg0f/KG7CUU5Br/9PhQWcI0/GIkCS7nxRlR3AjTltaCur71lRHF",
-	"LOt/bFFjozY/SqiDaxmR2NnrHZoBNP1GJRTAKBPlfssNAkIGDLK+E0ewHLRIICKQ9At2j/hgfadjClpH",
-	"PxmE5EFrjewh6vLE1OrWCsd7tCM26c0euKJxL4FJlYy/fcH5eVgI70kOHGohfFJhQ1Mit/p4tXoGAkam",
-	"4zsRU70Upm4wDnzFMNGpC2DGXgVctnCifXkVXA395sxYvYKUn0/2J6hXbfB/AV9KMedA2YVYw5+d5KRq",
-	"5wEzOgohX/9EiL7G6hLl0hIy/FjrFS7wboexfL2pKBIJfOd2Vq1SYq2rEhrFu7yyTUG/X60FvuSOGotd",
-	"NQy/BfOt+VJfJNLd1irslEpzoexJilaxV2U0mDpP8MTUbq7XRLPeZM2yiImbDfDIu1+l81BZyoCOpDju",
-	"XI1VFZoO0XQopLFg8wFwfMaoKAoFVo02HouwnIlKdgtGp7FeMiCtrPickAdaKqRrq/HQrdFQaFZb04D5",
-	"JQ2Al3TFbSO6zW8jXltbx4NqtNMbP0EifOzp+2qf0X7Q9s1yVQBE8l1FceufvQe4vTdcAs4RWwvbT04y",
-	"nNwtEV4gzPHoYbUTQsl/aiAM0CIBUAMh0MZqrC4bSDYJv2t4hEeTZj2EqaWILTgjFZLn1wZ8Ytjffroc",
-	"+M4xjEqUY9XEZKabyHjACKo07EYa6VbDZ/ERaxOePGQAXZ/ROYBpAPbgIAL2LStjxwpfI30LlGa1oG6k",
-	"JAwR3CayD8NSV2nbhibvdqwoUD0IaERknviPk5d8ZondL5dmVXAEmiCsJaTTR0frvYJ/RYzqbISZu7FK",
-	"wNiyf409DMr46Iw9TUBtz9g/fnb/BMQj/OevRN1fUmQK3iiH73++uXkMbiup2GrBjWDZquDKmY6IIRQc",
-	"QFOBT0dIcd6GWSBjfSG4sQiVys21c/HGCjMGU/dMaZNhskklixya+ugLoGrxaM5h/07dTjC2FHzJglBv",
-	"k/FwMlLhdF9h5WQIjCPW3MI2mL30lMJfzIh0HMRIYFsRgiiYx9m/foW9xhFMDapmhkcPXEDPrUhfdZfJ",
-	"V3vLWx5yBL/PKN5j6BLkSuP1ld5Pm2yxC0NcGwvI2/xN9zs1xzdEfsOgcZ5KUXi/i44yOJvUKFOsqZrU",
-	"A0GmDxgrJ3dF7iE6ra6mC2cdnrNSAJEt8VcbK4uCZAJVv0+BHKeAqGNpbJt8wPfYEBC1A/SiHfdvY29T",
-	"sf2n7O3f807Fpf64rTrYA6Jh2y5026VpF/ncCCXFY06kBbesDXtr+6a5H9P6EHn7ZR9uS5d81CY8zDtM",
-	"P9ybfFs65SLUToCd5Yk0t+/or7VdEMR26OXhRaFvRX5GphqWAYFNBXG3sWrkDCANMkXWsSu8BXGMBwnX",
-	"ny05AA9p5aV3n6Jl+GRANHYj4QN6Vo9VKW4klQe4X5OUBrxSVSIHIrwuIiCAZaP0sV6hSEd5Xusj+mkh",
-	"CxAg7u8o/aUZqyjzZ+RoNIIEfl3r2Zrei9M/99t0AkZ506/31t3+AJYjjvxICYVD5IxPLDyWvHmw4Nxj",
-	"CKiXMUVZ28i4ie/GtjtxZ+gET87hKYk2ydYemBAqj/UPkaMREA8pWaxV30mP/SxJnLGJ8O1PDEqCseIG",
-	"GilFeQyYqOLGzZr1MjfWCfzrGO8O6LSv4JIEl9X9G/1WxTL411nGCqkEkMhlMqd/wlTchLOcW04/nrmH",
-	"/pse8m/m/sL+PVb/Pj4+hv9zf8wwJ5OxfzPOspcL7kmNEvhXKJ71LRGcZcgS5WSOk60gi4k/dl4KY0YI",
-	"CWV1KfI+w1FKwY1WUs23DgQ5VZa98xfjEPgET0C0x/30h/TuJkT5Hk/ZRPTPWI93gtD7N/X8nLsGUCxD",
-	"Lkm/jn7/MCKXELG4fGr906Pmu7L6itTd7ne5DLdd6q/dTcmgeIgnYuoUMWlQPxzgAsMAagMV+G8XP/7A",
-	"EKV8ROjATv/NkK+F4AAXwgdFFjzHuIrI6eG5VvAh3EXJwyCAlJ6zK5mPj87Y+AjRmKtK5gjGjIRJMH+8",
-	"wCn28ZE7xuMjeJHx0a/ZiHHEqXfjADsjHQgfY8R/QsxL/FLxwhDXDVLhkATwgkJaNuVlKZ2/iJXo7ghS",
-	"yDFclA/ZKz5d+NM4VnBGF7og2RMoDeC9PTYv04pxj67t7kAvlBaQ3gLkF9be4wL2cKnpW41VCIKl36NP",
-	"uQ+PGyxKNi20oSSFl/7olCxhLjDjXnYGhTHHvJA3Iuv7WkkMC43V06+YEVMNUwJTKO5iYJ0hsXYBsiB4",
-	"2k6+ndc5csFdhosodWMEwIVDVDcboPQBnswsEudC3fB0od12M8iCgXdHYQHfFoJVIMYLEFSF4EmokZ0n",
-	"5mqUXO6RfsIjKqQhM9Us9K0ZKyqA9RehkTjTzuAdkvzGpfAvSVHKIHLjS8M3Q14ChM9WOeOrleBQL4xQ",
-	"2v4phTTWg5lPox6CYwBL2zCfPddBqCJOQ6fY2aE9NUjdTA2m+lj1eIfswcODb236wOXXoCGJxCObBCPx",
-	"NAWukbFqwFync3qCOagR20JAUmO+CADx8CHQByCOkkwSJTCSTlyVSPNLDSb0LyKkyGBztC4jrsMoGYX2",
-	"7lihxGTEH1xmfTyDpeA0TZKVCfwBvTOGrZGYcgXHdCY/CDOEpP1UFBmUPNCe9zUS4aV1ycBeB+iI80At",
-	"7eNSbo/jq9AObjg/SbUA1ctztR4r/NK+WDrFkfeXJdIeI+h/+hPreaia9DMOmFQxZDwIgQ+UWD5cH7yo",
-	"sUI3Stbtrz6d2HLJCxSkCGMfbNkhe1loE1w8rRR6phSGM1FKjsIpHqswvEDCyzUd0iE7p02E5WJQT8Kt",
-	"OAYyP5GzVbOstffiGRVcZO+ELdfH505SZ/32tIB72VrQfsHtfXl4C25xwE/y7Dbs2PoMNoHZ65bwiIlE",
-	"R7KGiqxrRghmusdNnGSe6BvRxt7U6hnWjHIUMz5PM2u1z40QCdiR+5DJQ6FvCWkMYFVe8ulCHL/Uypa6",
-	"6KbIUfp46q7Mhm2Y2/EFfocO64tne4x0qfX3XHnaRvNouQvhFG9QtdG/23Tv7srt9YJnLyoIUzek9orL",
-	"DZgu8j2KYpxGzLM+0k42O0wvg5cXrJd0Es0MaNOUAgYJKMIFo2asFqIUQ5atwEijdCu37CkqX5CoYLkA",
-	"1+3T01PWo+/Knp32R74FdsUJ/EAkGeQa5dM+VTbf+y/wOeMRRu/voGKXYJJ/Cc1vh9dId/vjxOrrkgTD",
-	"7BAoa41zvasoC4U2qTOnFdjFy5XdKLi4XUB3QGVXlXXHUCsg1g/x9trr+l5FXdmxcgccqz+J6wlK9EUB",
-	"LPksg8Gv0JFeyel1EiY7Y9lPP777r9ff/fjT1dfv33z3zat3WTjl/Wj46hLrXJALywyS295+d/7DD+62",
-	"21JiQYvzaQLJXXrpxfvvvz9/9+Z/uau9IYGTQX5Q70c4vyDEiuBVMuKBploe8vRrbKt1mlUi0QEdUYSi",
-	"Ra87aJGni0pdRx9Sl8SNtWa3ohTER+9szpe8KMi1LCvFCq3mngc4+vJPDM3BCWv3yXpPn50Gz7xS7nOM",
-	"FbiF88oJ5FBd1Pflw1+dvmB2UepqjvUsGX2JjN4kqRumQTI/uaYh7DyST7CE31XqG9jcYG7fkwWcjPBI",
-	"yY3aDLbnNup75xFKEj8nE87tSShchwOBYvIjrTUIeMRv0SVqL+myCVWf8CqXOgFT7aVctJyZFfDGgbkU",
-	"spdWQzzM0765B3gGWHQ+oSCOOpgY1tXiyfv+7fMB++n87wP2/YvzAfvx228H7PV35y8H7Nz9z49v31+A",
-	"yP5JTL6nqha4G8EYLYK/Br7tmSwESAoLcbNQ3rbipduB7s8UKf1ghTJeH9ANGKHjhi0k+HfQ5w6ePY0Z",
-	"YgtPvxqy87GC5xW8bJdpicCqVoXmOQMJw3rPvmLff01yjW0Ta24k6GAfK7QJYcCkW59KJ5VmZiXEdHFs",
-	"9TEEJid8ei2w6DMZoO4W+ud8dfp0rDKl7ZWMGznbJk67ROeWGMJY7RadcSeeuy20VXYuq8JK91lP3Lc5",
-	"9jzR+wmvy/RkPJIAbcxhuwiNR/kTxOfT53c2+VoupVPugxyALSvNXscEthG+4dOvHmWyQbZgwwM4GfuI",
-	"KF2ihPrD6Kl4VmnpSAUcqqlW8vharHf1zUSS152sATXopnwDJ4oqgq+Fx/2VZYOXILbMUlX9sa+qdzOo",
-	"N6+5B/q2GOpUdhcN2TsiHQmtewAK7GxbEvsZDiOuqGEPk3AlNG4TxHHo30FfR+QDHCuDRt0rpMvM2okK",
-	"zoHC+OEbcM4LoxEVtUxWoJPJr74Gtdhi2J3Qoz14WH4/XL5DIhF+hz6CefvpEQI/+fSg+oO5FzGfZwBu",
-	"euazqiiwr3wAXvmZzxJiYG3BzYLiaxGioBS2lOLGqQNuRcl6mHAyC33btv/7Q/b1mvnwmtMsbiItvTb1",
-	"LhsjLGZg+dSapA/CxyChw16q7h4Xj+BDQuKKhESG/f82EtEqYwXPG20rzYadHvfNuc7sTpGOgDIfT3fm",
-	"G3ZgqTzfERVJeJSoARi4aQVD6ADisDTOnAf0qcbM/bIMWFwlVRWF51jfKlmhM5gainovTp8ntqyzXxEV",
-	"KgWTAsGIUzGimA38axCpep0KvS7fcN/hEb0n/xof3tJ38nC9IfUp7IY3uhbrVHfVT9/vH8gt0hhGPv4W",
-	"Wda0O3b2ZaAiT4XcGctIXwFnGGSUbcjUA3e5aXbqB2oDH12DUy4NuxYUzwTCAajQBRHI84iJgrhGbsSG",
-	"mTHafSbpvh1GT+rqohhPqFhgBRrt9Ily39FJ/2LIzuGyZDZ45DcPNq51crD36RoJCw4z+hwSAZ/I+QVL",
-	"uGuf79Hf4XW2j5Mj74gTFmHnUSp5/y23h4GN6mDbXvNm8+aRaOsa6doud20M7pLBQV39zjcg8Wnu2H2H",
-	"eR24wgGTJQjpyi5OuNLKPXevBLO7eL3UlYGthdYSFM1B2U+oGMr4Sl6LdcawEsJbiW48oSztkmCj9TIP",
-	"0emMzUTmmAWwSU/W0I/nB4JS5pSuYgBpj+NC3pCta/hMuDHFcoJAlJNS30agYj2BKN9qZcBcJhIxpRmc",
-	"OkDB4pZ7ghysnC7WTCjncBuwC4+lGuBhDsQ57rpCqmtWilwsV3gUL6OZatiqmhRyStlukcOQU3e1spIX",
-	"Zsje2CRmeJrmVNy6X12L9ZXS9ioGdAjTyk299mHqUUmdBoTaz7jS6r4POQ6xM0yUvscQgy+nDxypai4l",
-	"tOB0LCfrbf9AiHP5MQJBTKtS2vXR2T9+rsWFmjNMJURlF6kN5g5VKdzBPEYQtO4kxSuPr4uU3kocW7kU",
-	"uKGBoC0g8VJpXkBeE7wsJICgqOtQ7AFdW3a9EgHb8XahoVEBolc+UdEAY1sLGzHcPGxbn81FgIrYwP7l",
-	"KiWq9Zd6X+3YI8fBe/SwQNiDQ2V9KPx1T3DnXhoL3HWgFheiWPmXdjMvNCELG+PZthI1DRmcrWBN/U1V",
-	"Djc1kX77+7D8BfQLQh8E2GMAlQnwyICdW1uZBiv3kis+F6PoRoZKzEEDgbcLlbOf+OA1G8PNDOYlDful",
-	"ElXEAnavPwfaf8QHIPbfjC0FV77cEpxBaE9ecJUXIkdwHNA11j+aupfljYDKSyim53leQsKHK2fQYKE0",
-	"7Br4+uAiGCxegDzKf4QU+IgZrRVEBwjDzy92a1q6zbB2h+xN2Jz35DUnwzxWz119Cru9Zlh697VoJ7hN",
-	"b7Ag+fcJqfCxOYa7qEtEGd0mKLuVRGKA7Mk6TFdvVBXWkUwJJaYH1YMy78d6IXRZjJiWwhr0VpbOUnOS",
-	"BlsZak8KNGB2IZZIIupn4IH0fCY1ARQ1vxSQs5xwI6g8n4LhOeutSn0jsQTf/FJc+evak6aeltgv0uNA",
-	"bjXX3ZmT9BZdwX//91rUf9vZfks3nK/kK1Ut7xuAK7zSoQzJ3l7+I2FvJd9/ewIwPc/b8LcAoZInD2Y9",
-	"ToeSoWXCdGWNzIX30/qxW709Xg/NaPgEqbBuPxurxDrB5v0w4hVuhdBD5zcslthHXr7klU78NSaDMt+l",
-	"NPDosaoVbaQzMUyoabkGexO68I1lvfNXF8ffvvw+AHfV84DgcTrLzAuCEUBBgS84VknCAPhjnA85WTfE",
-	"4xPsHXuHipnSHYnNOHA+8uoK2tcIpTimIYZj9QNfUg9JpeQvFSJJtVEq9F6c/hkbA/MKj6JoFWOR0xgn",
-	"eH9sBTTAowb3E4G9E4EknoAE74n10rAd7qUH5iz4XSMGeOaCVP4cINdarJcoGnbYMRg/DcKmNgfyHfwm",
-	"mOkS+x2Esu4eUbKGkkQw+KQS7m8XP/4wVrgPk71D4rDuq0FjJzhWmLXVE8ulSgwartiP55VdILImiDUw",
-	"hWTEU8fmt01uLjSskoibyFP/D3gcpN1t8LwNq/ogtoAfbpdNcJnoi0+wBH4DCj2+xiefgH0x0GpbHjRg",
-	"3Kc1kLPz9EJMFUDWDfQjS1QWRBtCOx4VbqadohQmk8qpPKe7cY7MAngEop1t05YpIOftQvsTiv5CnOQW",
-	"xLS65tsLL62uGe4ALe13BAL9uIBsH6c19kjaJU/e5t8O2KZ50I65tmXbnT6uufOlp2sr3NrHbrED27jC",
-	"3dsB194JhR5BbYdiSzyfCpPuQwxQY7k+cNdAKBTLCEZkiFDXkoEy/vAQwAvAbi9SB5Awq3twXl89MW3O",
-	"HFopwbqqIZg1JPxY7SPi2W4JT/hnD+fbPC7s2f6HPaCeJZv50f2aLyqtjaDlDhwhac3JhBdcTcVeyXy6",
-	"BxPgwE+0TeGld0y1MtUSDUGstQKGDN8Tf4twh0suldnPD9nMmD0xjN6lhTBzxY1p4eK0Gp/XQSlMzxtB",
-	"HKueWvMFM5skxGlqq0vBS/s1Lfuh4v9rCRj1KV05sened+g1zHmXDPFf4fded3MZ9rd/Zcx8dhF3T/DT",
-	"JWfQ5xH2yKME4BLnKJkdpiakLUsxBacsyHT0mVq992/o6Y+UrGh7OWmwHKAjV+GXDnrBawkLoaoliD1z",
-	"437/pTj6eRPYZa95SGLyxQKDrpngX/fOmfilfi0LgbiH95w2SQc8JHFSX4w/Uu6ksQ22a9c8HJ196Klr",
-	"j2Y9ziw80y03t7y/vb9hrMbqGM3xsPUzlk3NDSEverCDs4hZEgYMZTLwO0CHYV/dTAJ+/GRNPbFQMcxe",
-	"Xvx9rBhMc1iz2p3ahNIUmPmVOwQUpKRuEfAdekBc3Tpd80uRnTHObqS4JYEpPkiDyMmwGlIxzkoxl8aK",
-	"UuTs4r+/Y/4pm5PpcTfRel62xSuvS8i0gxpqinLE4egYtY+JHFZ/aySA81TeL549i8Uxo0A9yxULiGVh",
-	"UlS1GD6ONIBomq8zxq0bR4PZgR+kwTQHHRqwF+4p5eMFxn0hJSTy6FFTPulEdhK71c7tZ0Pz8cdICTWE",
-	"6t7iummGnfwrn1ztHRFvbAmkby3ANQFYSCw0DiCkhTADJpcrDYC1pb4llE3CWqSjPmSvnczAOpMsjuGO",
-	"dBCOcL4p1e7nvkkeomg0gq8BJOUaZUh36LsmAfYJfG8ej88i9v1ZhrI/drfvEcuuP3qbjzFiKw2bHTib",
-	"AawVEjyw41rd3u49dfr4Ev1LZHtbZPvjd9xhvqT/fN9MavhkTfF8MtVFtVT7ARzitcjg7ne0n+MTE5Bq",
-	"3RgDkK1oj5e5KM/A1kLzOrwWPACbVMbKnxB6iBf7aF7WJXg6mzARHAzaqVkhb0QN4SVai4Oxurh49/p4",
-	"XvEyJ77x8E18dBY6UKAeXmFQax3m0z8MytB/hpe0zPd5YOnT0lC7uX/gsi+ndQe2YLLNfnunN9e3ytk6",
-	"O48vZ6tSHBs5VyIPfSUeU2rLWfbbHn3ilxd/J5AmQ0YWnKDLhQAQ/evYWdVoNqNONE/UCejS7lw//4/T",
-	"0AfQehJ5mAmCX20eyAFWP9QlRL+t/EHpK/eQ9kLjRKt+Q4v6viwe4rz64XYrWbwOPt8X9pw71srJ2mKo",
-	"4Td31p2bs/Oc6yTouEs949EHcMs25cxjRyno1idmrFaldOt2DP3PcGdPl2y1WBs5hZR4TrTB7uxqRVXL",
-	"De29VeWOldev7qR7z85ze5/u0rPv3CJ9xlDBXii499g3uOxW6Ysa7wIU4Dm1yt3+RnU4KtLDWbUaz++K",
-	"l7/3cc+ovXvvL18f/+eAVSsP4P391+wv7Onpi//86n86jTxZW2H62HpaFwseoxHogubI1sF+QGyMsZIm",
-	"RmXWwp45owNC09JSJx++7An9niHgOf54JXOijfGxlsZNnpcnG47VOY4fsCfFhxVUtiAu0LMXbKGr0rBe",
-	"Rn+44jbrp7U5AQpvuhDTa5GzhSjJfYCNwA0Avo0VBqNSYupCqlrv5otnz/ojtuIlsFks+GoFAGc2vH18",
-	"p9A8mshlyiVMxFQ7vyoLmYOMVcrKAuty8DWhtRxXAbpD6e2Q4AREKMp9J6nFjdRVjJ8BW4Zh4QWXgiug",
-	"BXLimOAL64WjT5+PNgyrTbuKwDXdLukj65LRLNf1sB6ylPnv6tl3s1WppwJoU7NONm6/zXEf3x9qZn2c",
-	"17pcPnQMHUeGl95lC4bQIJ6C31ng/KGhPNtAPFEqDj/DkiYQFKm0/+QY/klDAN+brnoDAgJJYFLpzk3T",
-	"mFXiNvEANzrcU5h3adiz02ehR2SsYqZQeeGbSiIKx8YOuOZyeLksa7lG6LUdq8zP6ooA8xbcsHmpb6Er",
-	"VysxYBlZ4uCNOq2X/FRLiQbD98pZLxEbH1/DLQEmup2JjWxVNI3ADWicyL9drAOA14ZaGDA5Y1ytB6Qf",
-	"aCJ9T5JW6lvqIlzwG1CLS67WvraVpzG8EZsUXF2DfsRUqrmWqxXhY9eyvRhCjGG7YKFBq7A3IaSyekQg",
-	"K1UBFbd6KS38iSCyS4Cd8QjZybfF/udC30IZrBEDprQ65sVqwVW1FKWcGl95C/n67CoDLL+QYA7aNU8N",
-	"FK//xurF6QsAwPBblLDDgnrGuATVwpHm21R7g1ShtqaR6XkHqMGPl5avZSFwAD/sQenkZ4+SfKC1ddow",
-	"QJsAUmelTItk+JJjfizVhNI9Cvd70FBkcd+bgnrLSyNqvlQTExZF4QARKoHT6Ss0zEMsw/1lKSzHOIyP",
-	"f3iuFl2OFe7olLllyABkQnzgwJeA0N1nVMMUpdPZhub05X+xdCmwCfgrvLjpoxdBDQj4FLKMxoqBfyMI",
-	"OiZVSqClQJMZ+b9FoqSkDcKwWI9gphB+PUuXz/gYEE7TA9D0Utd05FwRVANoofVHAY5sydeIfeZxqt1U",
-	"J2IulYLVdA4/3ATDDYIe9B8A+bUi6QwUT4Nh7XkUL6ioYKLtwol0JSSI9E2egiwXyBRQAm5mU1URmwNf",
-	"ajVn2cBp/VE2cAoQC6Kyf2fOo1ouOb5rpXIxlbnI+7TJglZkmZ/+MA45wrpsqESDtligCG1xnbMFN1e4",
-	"TTNf5YZQwmUlSN0CKnWi2lExZ5gLuXoKFgv+97PM+3xaDdk7r8PNqpDeeX73+iV78fQ/T9kvlXa72nmV",
-	"M+SjjXi/E0E7LF3Y2NgL/IOqAqCSOrVrm9J8i2LgoV1HGnZ/3/EOi8ov/k6j7+7bhcseMmD4xZ/7eKX5",
-	"1seQPkld6ml36gC4P9EYv7jlc7di799gcHmmS5R7UllRzqBLrZfBI/VKKL6SQ/f5SAmc3Dyt/9yHPrdS",
-	"RGQv6vC3pRQ58AUQLvZE8BKQKgGgtQW3kRrb+Fw8wW4VfIOErhcqyRkWpbNe8ibEP5ZVZWGGlMD4gS/F",
-	"X5Cx3DkKyFiegcOBWJmEZgbCMBjxfhEwbKiNUERezW0T/6wUmB11GgOBNEm9EnAhWqrY/IIzD8YIRiLB",
-	"UpgrAIqR7VVA9I7v5dF+ZLALuyzqJ20vitZkKf96+f138BHuGlfxjVtaAsw7f/smmCvNtg+zNlYsj34e",
-	"HH045mp9jO0DKF3TzX7CjRHWnPzLHZhf99n6WJ6eRhkwc72CKDdYSummcp/nnXPKaCNCdeLaGTQLIeyA",
-	"yalzrQs91wYT5GtQi4CJmkdMPtoNE6m427ya6JzckLe6vI59zm59lPAoiKOIqYqIhdMFaOulT13ydfsp",
-	"6kh7m3O3XJt5s/pqvfb8UvWS78zgshxX8nhSqbwQw3+aLHR4rLhdxAYPt8xHTcWYtnss+YfvhJrbxdHZ",
-	"09NT6Mh1r350dvR//eP8+H/x4/99evzn4dXxz//j/9fCMXxgao7fcHzB7cdicCSXfC5OVmpevxCzCEdn",
-	"R/gBWybkbzU38//xYdfxG+A5nRrzEcc0Kb37LXd8dQiAbzYOHeO0J5tnPxx0seSyOAZsqD2avgiuE6Gk",
-	"tqLn9UgQuTOeS+OUbN6vc/O0d369ciNcwnwepfVr8xUlUvJ3tVsBkaasM9OEPV1V8JdPPGKHWXd+AQ/p",
-	"rUrf+o/UWVX72tttwvSk7MV4kzzbuevUEiPVxMkM/1dv8rQ0BfnoMV1ZiqlAfHCLPrq/FVx+6mDmKidc",
-	"hIz2paefGAQSasXEBzGtEPRmhpYXML1SglEBfSsvS+nxFDxbeC+blXrpHFer3f+aavJPMbXwg/gA/9/Z",
-	"R+7/+9kCAQZYttxaPl2AVZ0xjgQ/7qHv370x/ZFnAHSrRfHtxD9F55/AcrHqzq0CN9d+4RBe6hvh+4mk",
-	"VmfNhaAuMT/AWDlrAkxzpMhFWgqPOZx8PoIN5JatuCyxO8wMKCgRIPcqhRgRxM3z7PQ0MPvo2VhBfw72",
-	"shFANes9O31KnVfwASBFgLxEW1vZWe/F6YuUP6ezdSoIg3sKdofnPxKSRDJ+t6A73/JNCeh7hv0COf4J",
-	"8h4+GQFfW+SjxucGKXmXmeu9XuWyroQ/n8avz7GPqybCD9IOLdbVyb9A8uzbzVUbe8jeOMFN8t5YvfJp",
-	"GidPUI8QLHgPGdE8enkp/kkRU6BsuBHlWJUi9G16r9wNQr51UCWBD95JSd891dmhVRc0+7RoNbfxlwat",
-	"e2rQ+vhtfKgBHjZBrViv9RCcEErBPi0zVF9ArdnptvGRbQpqB0PWJNYSYlRiqKDw5WfOurkR7XRB4S0u",
-	"PJDC/auvALywS+I/iegPX4pVu2rRt26ahz8Azrg4Djb3Xn52uDi1b02TAsMI0XCpGR76PH1CZIktwJJh",
-	"PWCugPX5C0ndjK2pGMU3ZDnPsO8ZLAMLa6Wu8Kz9xVl2GRN8umDSimVwGKQ1LIvXdZDPvi707au4Io/j",
-	"6TcWmfx81uNFwW5ECQ3T/bt0+3fOo6wo5UpALzSLdBOQryITx2bEeOGEmkwrS0+3TpweXJv9Uiq5rJZH",
-	"Z0/DzAEfVZT7TP1esGnCFgnycec8POaeM4jKQHEqDfhiXNmumdF9V3BH+1fNuUVSoY/5tH5eEzHTpTho",
-	"SnjLR81px/l4g+f6XaV+gNN6v30ZtUN/UHQqLCNpvdPduuFrngef9POjW4aTLlIBGRRU/HEbOUJHqEcA",
-	"Y7KxqWThMNqornjID/C1EHR1kDr0A8ZUroVY1WSXtEw4IRXsLngdaQLyFzgpQ/ZNyWcI0AmpFWB6RkUH",
-	"GUBtF2zi5ySoHjXOUMZDlRShIktPFopUhJpLt5Xk9NopJ1atOricbCh2hcJ7ZyXccumpJNbkiAEvw4Kv",
-	"YF9mECvLWC5WQuXG86rhcmK4YMFVHoEJMc4YE1JTvXRLJvK5gI4uWCdY8TAHCD8wH39qGABA8ixq7FUj",
-	"+p4UzaPPnYuZVBLbSDk1j2IoCYpcTa0lIZjV9LcebNNvhHWWNUBCYWnsMMefslETZC68IkIounf0wItx",
-	"oGfolBInbPyaiLdIb+njore4t2pjLLS3guImgx/c7gf2Me4ZC+FvHTRgyZSeD9hETHllaiaYsXydQhm5",
-	"hzWhsNr7LmoS777qTdMxHhW/qDaTnVGscI5Tzgq3I/AEf4p/8+xhS2VqmwkZAsN2L8TMsh6dl6nOBcTj",
-	"M6lMNZvJqRTKXtG1mUex/R2VyH4aJxicY95Qhl26sMPb2kkpcKFn9jhP4m5hY0KVpxP9qFvOEHC40WkW",
-	"HCgsS4Vk52oleGnwfudzAYRs8mCPdIel7F5xSgztrQT0atyKosARiXeOyrEVwtKZ61RC4WxYFqCUsoHb",
-	"hLOqDOE9Sv9g9SaSbXBj5FxBRSuRPlKdFKopP0skD/UNc+HF41iIa9C4VyyNKG6EAevAM6bh2nkyc6WB",
-	"9laUgNLnpoe1PmGwPvmzDWrxvOnjpmTijM+5VEN2WV+iAQ0uzIC57UPloMmUsa9149Eg/EPD3wRSY42p",
-	"35bSWoGodpTOCRDg/rVqxtWAtJsJOgwNIyx4Bh8U+KPevqfuGTCKYCdTd2e436lq5JpI6ZfgmcRPEVg4",
-	"awScHWHcTYW1Vyg3tcl+13Hcu0HM2k+g7YGPFa4HOICNvRtFDCWtiOXH28pedg1rERs481VRsEoVwpju",
-	"6E9r9LS5gw4L7DyiQ+q1/E/SLpLxd1gvv3tQaWj+33/LHva5ax9gg9y9TZOfOGF97GX5fohbhNkRI8IQ",
-	"tfTVAzWV33MSmCKq6AH3B4jIgR1uIT3s+fTQy6rdwaaFANb3JAzNS4GmoK4s6SYVwFLd2hBNvBVuFPf/",
-	"g0+KeCCAk2jEsRHKSMhl97KvMx9Nyni2EatdSGN1ufaBWmxExAmmVQtUojBgushDHJn1vPuvZyBofE+J",
-	"VOE/YV59QtV3b4zOvzAB2dcJkX4gLW20kzqrYgV916FJshARUD+unTAbX0la7/iNYHYtHvOA6iigKaPV",
-	"69MldrdxtiqBKtp731s97FAxEIiia7PcZUC0R8NjBkiYXQWkEFdMvg4Ck0Nio75BOiPXoQLmqKNm9NlX",
-	"Xw2OllKFGtI9wp3QvAN1qLTVaA907zjWAKujG1Zkr3bNvrG9a+8QBB203oRZT7QuBFd3UHcnrViafbRK",
-	"/KLnb984GUxT4WXJ111KpbZk5nevWRAdjlwTv/e9WgExfw+6pSti+o5OVC7NquDr2qmO/oFKbXiKBmE+",
-	"BqQh/AYCqeTK8ClVwmLXNQW6+sT1DkkzgDnJqVc/fvtRh97iuFwSs2w1pTPw1WvwXIR8wRszNOZARCPU",
-	"jNtr0N2G6mdWCgE4LdSP4algowijGCo01kGPYEaOKPawkbfm/kEd9AOWUdt6hmUlWLlvFvpWOYFcGXRH",
-	"cpZrFtmVGsMCsLhpOrsb6hPvRwAacP4IdDDGPFPVU6RM4BBz8sK0qduG7MKJMl7Ampp6wRhMCmHQqV4G",
-	"t4Ms/VYg9R1KDrzj7OPACZoYfqi0/mZD8UL/C0DNY5bKZkP2veDKhmnRR3KL6rGYb3V5LUpztstdHKRM",
-	"hYCEkNDVtHmPsJ5eS1bGhhhs+Exnj6uYz7cECV6c/rkZefYfcVM9n+d5QzvfRwy3Nso9Rm8fUn/hx78V",
-	"ZThpg80j9gVI4A4cNLCw9lekNffqRorbfSpS4LrdxSiJq+QuGmBr+GQdMoi9tFylT38PCSdaCKTiQE/E",
-	"5/FICE3WIPmHzTykNNi9HtArrJ4jMTHqwt21Eu1FKn+H9XmU+pRkye+hBWWfMfcrP7nbQpP7jve4D3pI",
-	"7QGsyB+q7OCGtryXIImc2FJxwG8A08N9+zxQ6biTtlFpcJaGNRS7XUgwhw3Z2dFQxNJNSbEa/MsC5PmQ",
-	"uc+Y2IDUXOOcR3wHHHSUMsxQWX8CFYSQE168pQUFKDTcr8DhM5TmilY3Iy9X2ppFB8KnJr5qrTVB/HG1",
-	"jvhR/vpCG99BW3DnISQWrkwmuJ+1O0qQofy4wQZDAKpSUF90UhvrlwDWHhfYNJpRWhLfZ5AgS5P1UHi1",
-	"T5oe13rgbX/wBnzKwuAuRK8G1tabsK1j0LOXoYZCl+HVW23QLcUUg1BsIc1+BQSD7RSLmJP3suceqwDc",
-	"4x+9AODve8BnwFa7o9aV36dRF6iEgkTuEsib1twBJPrwIWp8+SHfumGOFYLfNKRKBJhPr9yWWwwnYJ+0",
-	"Ytgmd5BS/AwThNu++h65QfgU7DzS2u3lRneRxHZ/vNNHER9/qLzb9p2wNV3wJq9Z7/58tqBKyHwrpsQe",
-	"Le0dxO8vQb+j5CATLD+hoJWHW0ZRNAp4XwSNmdSOIBwXtPAGs8xzwINPUieB9zxnMAB3sg4w2cKBQKBO",
-	"7EnG+sxQe0HSbciAsV6i+cP91FH9RwuPok5eJC64qZuYF8KCPM2aJiQrxVLfJHZfQOD0D3OmVhjNDDtI",
-	"4x/IsHhUwviDDAtf8y88Z/8X66JpXZDFfZh1sU+YaLO6HLOBbaoHbO1tzNBplNmIcFKIhAAo15s1x+xG",
-	"GjmRhbTrOrs6hrXRmM8waZ1ReDmjZ0ob3D9dgt0h1Y3EWNKAkBVi/Lw7YD5I37kV1+En8i79VP9C8yKU",
-	"PmMZL4xmC+1kYOKAYFZgw/8wQ/bqw4orWHKSnL0IdGCyActixfcVVnVnfXQnq6JwPiakRUZEPs+MVPPC",
-	"x901m2NP3bI7TPZIITJclFqleyqI774hyb1rdy/SS27EsVSxRgOyauBLQpZET6dVgF70mUbQK14dxsel",
-	"avuJabxd59sIXk4Xd5nXT5c5IIzGnds1kXjFQUv793jb/UcCD4kCwgoMP9eQXjOatx81ODbtbOP/BgGt",
-	"xC1FhoWNIeOnnt8ECw1LPrNgrXELnajQf6PzNYCrE/d0bFHBSugSC6GNUHaQ9BPJJJoDaK1RtCVIgjgl",
-	"AhI0/AYiXQBpCXGdiQA42koWdpR0/vDiFvDbqZe1RWqyXo2yMIbP6tOHG/s+B4xAu6jDVqWeFGJpPGLD",
-	"oAFLYzJ4ZlglyOvMS75awLIAdlDPxvggRj69zhH5XLCJsLdC1FjMzbWBivDpelqIPi2nnEXARIORQT87",
-	"Ynnh6WtNxFpTMgbwckEbuYP0TbymZ7VGcHsqmiixuWnA/nbx4w9MCYP6VLNciFUfc6/IIw7i5cWz0BVE",
-	"W8DjAhu0o00NFliXqMCSYIVhTiqsWS8rBXWOXWl1hZZFhqC8A2LX00tu5RTDC1Krvh8rSq/O0eKOr5sZ",
-	"NaMlDRCTHAcLQ5cbRW9oeeBpHTSKuY0ob+RUMD4FOgQTSuqS/Y4vI3JmhK1W2EC3KjXR1qAA70Hl+Ea0",
-	"tZbR8zPJ+9sCmffoazx6AHMnMC4016U9S4nUe9CE9uNHJlv0Ss1jOCAUicuakpb7FvwBZSWRS+9GWm/0",
-	"vgF4eIV9ow3AAxO7evJQkBoK3vv1ZksskncWY72hvdFTOqjVPUl15VnM0QXgt1w6EXWFXaExj8BXq5A6",
-	"P7l5mmDgIgCZE+noYnQWqPgIaEK+VZMnXU0h3V5K2iLCQ3a5K267d8w2nI7Pog3k83DXa2HhVlNuZw18",
-	"V9f3wHse/i8xve9LK3zbtXcwE5OB5zkUr1eWIm1nsfycKkGuUsNmJovCsIZn6m9osbXo+s2/JLfla8WX",
-	"corxQDcjfOGyUlYuBZtqNZPzqqTSshWebavrPQBZNHMy1rsWa5bVnkukbPHlKruq7BWpjWRYsHLw51qj",
-	"gbOc4Z59hq49vSardoXuWSGv3UZZSmDGYVqJzmj+rkLzy2RXWCQMBuNXF7mI2VWJbHjHWhVrbz+RvTRo",
-	"23kpgh4735akbaYkWt3Mj4Ax2a8D6UfcvpfcXP/gdurR/rfG8w+H+ZBbv8FN9w23/IC7foT9coGb8f47",
-	"pvYykEKg4o+Tpml3sg+uWU9L1bcnVHSwBTDmtyqFIUq24F/DiW34L3A5oXaAocWLSoyQAiZ4t0QCYDVW",
-	"jjfDUyQQ//VrhsLBeNgtctOoZESWwS/rDxMnbkviJnit4VFp+uZV2lwCZfbB5+ZFoW+dtUfhBuBuCcAi",
-	"2KDtDKD+ANp4eUxjQ/xwJ0RGJFlJnnrmcWHtdNHOuhIc/h5+qtJD0FmW/WN85L7S+GjAxhSKHB/97Ht8",
-	"6TOTGejEJQ6DlC/01xqrKn5Z42uxRCw88qxHoCDevr8c1Iou/YuTkRoKlJIyqpahvX2almD7kvaG2A/Y",
-	"uGkp/rYwy0ZQBCYeIzV6Rv4XNWHxpQj2L8da/bfvL0FP0rfpsHG/17mcre/RqX3rhke5+Wi5s10iu/G1",
-	"7jKD9jvt5aYUGuIGW1vKSWVFR5y1amWUztMway5LAedzsnbHN8JE0yfBmsnkhycmMDnVLPxVURlkyGwU",
-	"KNLfe5k0V/jfmIbub9Ja+m3QIDvGmsjkdoilxSBwsOX4NQJjRLs2ZLadtBtRrBITWSiyfL1dU1WhkrK+",
-	"YalLQA3Zq8T9J5gID70ARQQ1ZL3EsF2IeKF7wSF7GaAu3MJgQ1MDK1DwspDRCI74G8byQmSDCDoaNN6w",
-	"NRrpvl1ZidghVYrjslJ+lumqAiIEpJ/oif17EKXnCRBXYrFTWByefRb3Z6I4MPe6iSrlNniqg8PbJL3R",
-	"ZASQI9r8tE9Mf4dehUQDqDxSSCP85NLpeG8LbAb/Z/ID+iBbQ9zp0BwQvvxadURiBtTcFnPH2GtwaHim",
-	"LcOdIIV40LaN3izW0yW4gj4zsQ7OIgT93TaStj9kb3fnlROTx0Pb916cPu9vK0W5x9Dwo5eg7FKj7rw2",
-	"E7VfNOcGuXZ+YAD5JJ7Qw0lJmy5Vta15IZG3adXchoMgfdG/SJ2tNsW2twL7O/6HVHOAKiqEIloQr2xS",
-	"LKMkY0niKti+5ATxUsTiNDKIW/GEtp3lmNi7x1MdB8GBvxzsz/Rgv0Mvnk72E5McmP2OeZLc2aPUbEPN",
-	"hog2ApnEp6HTHT1eWRIDm+fgUTno4zbgyZaWl+6OFqgIkNakaaoR0cntA0QZy79i6DPmeJWuX10IXiqT",
-	"POyJwUXpLtN6k6zwQ0FhxDHjKduvnzhZxRrNzx8DGGNzAVpV5nF6aj494thaEwSfUNDu2s77Fs4hQB76",
-	"0wlweDVsH8STSot6pIkVmYM6KB46VHg/tqlZwxbVkqsahN+QvYcJFnx6jR4K/hWOWfBsSrS9IUmMGBVn",
-	"8ItJzfFB3RhHAqvV6sq9SJbOJAEv3lm2QXb4kL3x3fFLCE0p7fmJYJ1aSkbT2XpwyAZoMVYMleJG8CL5",
-	"Uq3VovA9cYUCUKGMjrP/aoTSxMmdOwtiF3iBkUtAKvfWcD0szpXMncs551JRDjtpwEwxfu82kY1T2BR8",
-	"uHPBeXArco9mTCrmHs1BiZP4uip2EknpykLYAohICR8Mpk4n9ouNsyGacT/R8QqybrtI3m7pnPyLjs3W",
-	"Opl31CuCB/ZJamGkIjdAj8aOYiS7bagTNuc3YlQXoRENNtpXQSRAW0sp2LVY2SE7r4kNJyO8yEhztoHX",
-	"Lg2OHHS0B8G9qSmSntXYjUjv3fcCWV+3iIB38Hv9dOxdzpIs2S031LLzBdu0zfh3qwwAVOkq35OlMuhu",
-	"c0t3SkenGx24T2t3aznVPhy8FypliB0ntTgpNsoAogupcwroBs14AUFgQSpA5OypkwY/hMbcOV+ZBImq",
-	"luSJ6QNoNoFaY215wcBaGbJsxefe9IFgaIbV8HZR6mq+qL2EJ49oqRECCm6MnGbfvtqMPyBuGZTsWh3U",
-	"EEEFJu0OHfAsfsnvv/3kS93IXXmEh/qB6VHxFmOTSvqP4hJuio27Ljvxgg2Mg2M0Do4T42CP0EyLRZE4",
-	"jc7xcCK4Ke8ICCZ9BJg6IEGgBHfIvo4gKzWY0eCQjNyjA7vZSqhcqnkGJi48xxkra2F9zq9dsny//qt7",
-	"+Xcwh/Pk1R+lyS1dxnth2Wp92bTLbT9x4jysN2qm77cCrXWyh7Ry1WIXydr+kWjPa2vQclq3cySmkiHx",
-	"b2oCAxkU9xYVCd1+jXpnN+FhhvMW+ZXVV0tBcNeYdsECOcLpFpQRocdho37KgZHyXSTsFu0iItmGl/Cq",
-	"jyIa8N3uWyjUCEq3TaRGo5hA5G/BhwtXfTJ+XYJAnXx3vzvqfOpdU6rvpYfFlj7gYxwi7moB0j+QiNsM",
-	"Dx8m1Xb3xybPTpuFgs0BIQ7nxMWfEmnjnLmwOcFZxT4LRPGd0ih2IQzgoYlihjlcmOYVjp2l1DWexE8a",
-	"VurKClYIa5pQwOht5UuppLElt7o0LNcxU9yjSHgnOvBgFzZwaKIMZwmCZVDrBJXFvlUVA8kxfVeT/E9M",
-	"4Az0zxmy83S5DLbUT0QaOzetwXPsKovJAAg7wWaovWef3obJPL7Qs2fufWTRxKYG9VHbAq10SYOUM0qa",
-	"jSaxITvf/ZA68nSCQG55CdAMgEWtcv9vbq1b6RC8g4pqc4Z4NOeKVepa6VvVCo38YpCQGLjNCzdBia0o",
-	"b6CsIfbwLIXl2HdTB1kdtLFEWow4ryobgHN0VU49lLafM4FwQGBTuh2Z4WXUc5P1IZ7hv6WBJOwtofn5",
-	"rExX62pDjN5TNqAxyqM2tDbmsisjkG7FO8Ln+x018T2GLgvtthv67K6M9NCjuxNRLhm8taus7Xg9jEF0",
-	"wL7+wpu/tZHpE7fZoV5Q4ztuD0LF7XqyfzyqjeqwprjrzEcJRknU3E1qJUwgqJlOWfCTIXw1NuTfUqPl",
-	"SSTEUSyDYoK93MtPiUHdeXRmrzhv5wscGvxtCSJ+OcZ7hHca68Z/+2fa27uH1/h2jbiL7CcJQJXCVAXV",
-	"6dM8IlXLABtYoh/X44rJpTskkkLJfchdp5gQaDXDckfO1MCVQxYzjn6FowPABBq2uTd3U4KdK24pHxd/",
-	"mqyJfhUDG/1RV3yzdRKRCxY9n45o2Fb2V9+GgvP2Jn4NG71m9SdOyyApBQu+COEMNz0l1oNCMaVpqvTd",
-	"oE0COodWQlHfpFZWqgoY1RseI1+Hdxl9RJWRvzcCH6cBxCH7cZMo57zu13mXbJo0GUWw0E23hS57HMeF",
-	"Bn+keqYDTby4ondk7H1xXD7NcfFnJWieu/RXTkDo3r+mSBFIgT8bAmnUSFjTqSnwV13wYuVWQ4NY3UAQ",
-	"cpIL8cQoNemk/ShCwO33FCoixy5zeBCbrIGigexQEVnN/C8oF7FOwyYMZxJYTsPTrE7lnzJDBvzsUEYK",
-	"5Z63IUyWvDyS3dfe01N1n6LklTbtDj/3y90qYv37UcTLS87nI0+N5+VsjZUOqkrbdFuNL72G2lyjKu3Q",
-	"qJviGhbk8bzgNiO7Q1huvs2AKYR79J/qi+x8NNkJ+4iEiztfHyU5k9D2PonY9PKtJf7Nyps29/VNOvaj",
-	"ZEY3X+fBOLRqQ4OoqYzACUxLkQtlJS+6phGvOHQy95l/TL7nIbnHdCX+SLnH2g7Yfnhrp3SPrKNKH34G",
-	"IA9S5RifDYzm6FL1Juuk7z/rY6F43GCxs8yr1DGsvPvrFEajhjnMydBdoV+nrJwNkNU2LHHNLgVX0Xtm",
-	"SojcOZLMiGkpLOvNdDlW4gN36+5jjsdSHduFOC60XsFt/VhAHrtc4zQo+5fSU7WKq7HqvTh9gU7jrTSi",
-	"n/jldVYsqwl4jFp6fek6Idok7b9r9xJg6MzBwONrgMKTdqwKbkXZH7IfVU2kRmYyzNMRfO8Z425RtMJc",
-	"W80EeYeeltlwTQdjlfQiYdghZjGHY9WR/UoO8T05kMkIj5r1SuaxyxJKv9GXjNdvw3FUSkwDhDea9XXJ",
-	"dZhMbTOITqbc8kLPDzWMnHQCT0nPZu6k9mwEn4IHJs1UqRTq16hRnXSd6xK698cK+UzPnY+WSN88rXuD",
-	"tklp2852w9x6Se/1KEaXUBbyHt7e8u/ZaezQ3/cuSqu/KN77YJYPLe0hBpDfFLQwf7QS01S4+qW4s6O7",
-	"f97arf469gdtzKk1mb354V+5xxw96F7b7cfH/bX+khJr347fCqdMakt1sFG+Cyi39vQnhsn8nljWWk9E",
-	"JY/jI9odiK8rWVDGy42RJF5yaXUJrK+GoCqMgGRNfGlf0gfOhJtS5ql3ST2vVwJyOWPl/hOgP6YFd9ou",
-	"PMSjIktoTs+DSQ+wOFDDnMUBM4+o5uf7xER+hx5XY+Vr2ML4KVJXn1Ixzt7fgGWWbrCZKN3sIuMazOKM",
-	"UE/NgLrjzGCsCDzYDBjV+poBg4w1FlMSpYWe/FNMrRn5J3hY0NIA/M671y/Z8+fP/8xybsWxlW7x5sKO",
-	"VYZf/Cz+gRJq79/4Cc/lDfhi+VxYtpBQn59Z8cHyUnBsbfGDOm8IkBu5Yv95yqYLXvKpW9Cx0iUkxrgE",
-	"GLxCKsEmpeDXZsAy4BOe6A/4sPiamZsUzAn+EOceQQMR5QjJnPVsrNKPOGQ/RAR7YvNosWBga76X2Id2",
-	"T57Jt8L6ER4pnRWH34Ge7E5n8vMfxGaATeBs/sbrw8ZL2kk/3XzYm5KiFmrZHowwlq+TXE1ZKRMSGI1L",
-	"vchRY4Uck11ePjvQycd5N538/Zrc6z7wZ0Hd8Dltbk/gUNtRh9ogO83c9NnbAvi7zN0HMnEPiMx8sWy3",
-	"WLaftKkOLSUMt7/JjzqMUUjP+86ATv/stbDThTADVgBPYoIpkDzsiamFqzlbFVyqY2BVbFAl+haA9Pax",
-	"mmIsyQC9DmgSoSHmrGJTBcRwz7C5xvxSAOHHhBsPfQBkPYoXV/W/oayfFKAo8rFCWLmpLqqlQsPQGaWE",
-	"/paZmV3R82ayEFfOGAJ0BURdWB0X4kYUPkxAN4kll8UVoUhlaF5LhXRBPM9LYehKLIgCtq/c47D7fwXG",
-	"5aYectNDpaYriw+l1UKAy7G6uHj3+nhe8TIX+RkjaK4BhMAmfIodJ4VU18eFnroHQl2XIRhj5HSrVCFM",
-	"BKWcrIkjoLxxUmms4A/HAHnXe3F6OmBTnQuWGVPOriaFnl4TV5NilSoFny5gU1MFmS5ZKZzVLXJW6LmM",
-	"bSxfnT5jPfeoscqqlbGl4MurSoVjkfVrOy4LvMyQ8m9TrnUJ+b3f3fcoKf0Yu8Tkpql4uluYfM3zYAZ/",
-	"kaytGtut6oRaixoyNpEqjydvnUw6WZU6r6Z7YTJMZIFT9Pew3lLnojADiFYahGYyQVQQSDhkr/lcIHHP",
-	"1Dl6Odb7GAutWICcPlkToibH0CcwcDpPccje+uGcXFgV3DoL//hW5sDCiH2QdVLRrZHwgmKLy5i99K2N",
-	"U67YTAYwexgWevmAoASq7vFVaPpDlnkp6RvGw9roWWDMQEeeLmwvd/Dv+OBR9/8SYoXdzunMIfYeFEAP",
-	"XgShBvtdkXh/dRd18NPT013UwfcZhacFPiT07hfksyTt3TisiUxxf3Mr3l0scJ7nhvGNhxDm4mZVMxIu",
-	"DtkPGNMrRSCVdbOGMN60wWxdrLHk7loob2FE7kIoG0BNPqUsZEuby3me02e9p5gPpqBpjEfKRIfRd+NL",
-	"+6/0oF73Z8F/eJ7nLdu59Uh0asgDmEi96vCgy6g0FtywiRBqQwvuPFbn4YnYaeDvJ2XUfnDoliuprioj",
-	"sgGbiCmvjKC7SupgQW4TMROlZ+uStovHMz1t+4SFggr9QuZ5H2See+3nPcI+QbrvriCIOrHFv+ncHqcP",
-	"LQ3vQBJ+FqBumJjccx8caFjis/bnEgxibxQ4mIhVEEQMhjeQwgKyXhVNmi4C+j+N1X/OgADOwADzvE02",
-	"HmJDsHPQlJkwVgLb+dVUG3u1EuVVpaTNAEcSGm91TU46YT2zorzlZW5GTQkciRDd0zbPxqtc2vu1VJD4",
-	"4mMslQc/m4jJnj+OtfL71AiBEOcgCwed9z0c/4KreeX2Od4RY54E7VosPYyQc6ArIwZJ0YzzzuE+PKGB",
-	"fKsUc2SiKfSUSuMACT+JQXKLgT5PfwWEZog5q2eBl1nkTKh8paWyZsi+xymCBIkXUNMPAdAAglHKbtNe",
-	"cTfCrqedcQSKgcK68YJl+GbAPW1FmQLJ0frBNHIsEuaWVgKfgvwfJomKZHATFmB3YE3id9xRYxIdfZoF",
-	"Yhql3J9+GQMcHM2sw+PHv+5defcOL79fNx/XYpcIitE2XIs/WlVdfP/m0d4ejCSJEUWIXgnFV3LoP9IO",
-	"zGpp2I8roc7fvmHPh6fD5yzX0wpbxyC3oJUt+TT0ed/q8hry5T7oBzHUcsanYsC4gZocarQDuDJpiCOn",
-	"1TqFkVfyGxryU63URsBEdbzZMJZgYYFP155sv90vhVvt+PbDj90KYlqV0q6Pzv7xc7ox/NjbR002glkb",
-	"K5bJRliVeiYLcbIUe0GXA3IbRVRriWZm9VxAMoo6OxuJZ/YGo7VefKl1kpE6o+qzv/10SS39IOGhf/9Y",
-	"KoIMxmsIS8W99bXApNK1WBP/0SCk97jnYDkmDpZwdYObhfV47a0SSIAaQlzr1vx+/RbX755dJzfE3o2d",
-	"6du45agXAHyswPwkAVab3yosmd+VANGQbMpS5HrauR8vnBbGLfJOfKOnGAQRahojwL4mArb/Gcs2ZF4W",
-	"SEfD0XHKMeQpQWMmFYyZWYlpxnotT4IKnZObp/Vf++3yDX50s3ximL5VDN8LXHSTDIyR9VHN9plOxQpY",
-	"SdcbswOAW/ep5VzpUpjWSNC3wr6Ddd25Va34YE8WdlnU92gz6t+6C/GL/PXy++/gNe9a4L0LnzoVe03K",
-	"CS/lBkcfjrlaH6P9g36U32Pml+LY5/T3saUv/vs7Fq4HA8tY39SxZ8PsIBSGrbgxt7rMO/jaLn4pvglT",
-	"u+fE0n0adcl7HJK/qS31H8nEq++x7SZdff92Z4Te0U6FqkYPCZsOxHpmpa8FkAkFJ++tNnZeCnfdqtRW",
-	"T3XRD2Uz7aVlY/XGxmpf5H9Oik4wL4d5yZZiG6jjBli0K384sNI8H6tsXJ2ePp+6P7pf4F/i/8AfF9pY",
-	"/OEMf1jpkn44wR/8OPhjBsljZ55kMs+Q/wTtEiSsbvS09tI0/sCt21gFjeG0mBng24CIIW+678U8vkcs",
-	"wYlFNihEwZkValquV4AH5BSBsVRbfiPKsfJ0KPhE97LApLYQ0+soei4u3r1mUK3Dejtrdah8SNSqdcaK",
-	"ynXSGh2WlOjwHCixndc8Yi88fkd7yU6CGBu6bKe+s8+6d5ojAjG46hXV6QNBTRCFH1sdOwqxgbFyqzVg",
-	"bj8M4mZ3q+E3ErO3YAgmrbedHbSJKLunSGAywqN20Cbz2FmA5FcVCbKCSux5Pef2jD8G/QeuUfrtZkQf",
-	"B+MTvw7jDeF/kJJpNZ525lcjg12yR2qzANvV1kAyWG2DEQw6gdJZXU0XTihCbxJX1KnjC6DdS9aENDNW",
-	"FoU79840xkgKArVJTDn0UJJRxrW/vQOftGDgwUteqr1PF/N+TQmyTx62tkifDQvd7/wguS/wacdosA/g",
-	"cvtJ2Q7P0yZ3Wz3BrZvx9DF0SfqWX4r+t2WNP2njHeZLJt+vVoW6Kf9PnP12OChfc4BOEJyk7tYnoeh4",
-	"RPnoA4/kgRhhLXZ0QlNWdvHqu1cvL9lTdDhyaXwxL+iasfKcuHTEPC1BYCVbFWs20fn6DBQZVrlHk37A",
-	"OJvB7qCKdFBDVi6FO5C9p6eE9mL6Y7UBhJeZCrhaMwYUM8FjKAU3WkGH7FIYw+ciYMtCHbw0rF6qb6OX",
-	"4Axto4sbarglMGy0/mtOhJjpMjonaj6CioCmG6HLFi8iYAiNVZvXEMx/cB8SQ/vUa9y67xDkV5yMx+MD",
-	"axAqsZQeK/cZhuxSGN90wK04BqZKkW+UFbPei2dUVZC9E7ZcH5/PrCizfpuuds9MLfHwfR9ITLrx9yVv",
-	"9rogupW0Z3+n3QAvnu1hWFxq/T1Xa3or81ii2n3H5tcBKJu7sL6NPim0vq5WnXHLSwEF/ZBDOZYKQ2u3",
-	"C8zQYNh7ySW0T3HFxPGSy3io3U1ELYadMlx5ph0j1bzA1MyxViGiM/BSJBjGyLGWJnlMa0TcLQGbCF5C",
-	"CulaBOp4rrRaL3VlIHGjhMhF3oc0Uio9pWITbRdQpGxYLzNGXwnlFjP3stRjR9MbhCCUiWkEXAzsbPc0",
-	"+or61/kEDCqVyxuZV070Eac/zEUakD0slT3TQkKJBa5mS4QXPt2F0W9j5f1OlInGJwrrbNcrkY+wPsDp",
-	"PvquBLXQVQEA/WX7oVH4S5OOgGdfvXjYHoCLix9x0bZJxp82dzc4fPUtO3wUCXSHGZDXvs2l4yhi9rN5",
-	"plOpYnRDloTSnT3SIB2j7sINTXk2fGVggrgO5UidlYI/Jo8yCNg3w6p5HDvSXFMRDjQX8XkXx2ty9MzR",
-	"/W5bP86u9Mdl0rfZymT2kB7/pycyunbJxjbcI2vBLs6//45J0CJ2Xd/n3dkI9h5g/28X2gThGWWj87D1",
-	"jGX4i4EOWwXTTdWetCMqOIA/AZqJCuMSNLZcgjYj8EAPILlJQoeBpBi57tFj4HfyN0o5ccpxyVcrN9ga",
-	"CmxRLXmKQdRi2ZC9oh41/yq+7fqqKgs6UOGnD8siC5x5c3kjwCZ+liBjYtzc3+BeaAZd2jlDDA6D6Qmt",
-	"phSsUzdOPMY7EgieIfMNrOz9u++IrK8ygi2sXWGxoDvecEihas3qff0NIHbw3xF8D8+qgHCg4B9yVe+K",
-	"HqCVs26IpI6SY3z4FdQmZ4eKqq7kQU3X30vyIIoaHPLBswYXP6ZiejcrV/DfY3/ll+6nLUF7JwQ7xOp+",
-	"yv2wNiiUsVBNVQphEtvSeNnqRV4Ul2nDgDeTkZeFgHSNMEBhP0LKximPQheJBEjA1HlKWSmMUFggs2Qc",
-	"5II76AbCYSHN2sve/nhxCbVvJ26DnOBtx0g0mvUPPMyjdCFAgqBYqYn2hD2zq/eqefj37L/CceXvHJLn",
-	"bvqp9j0X+7VUhS++xbp44J30rbBbt9HpY8nxxxHen1GL1/5b88DAeVT4B3Z6wT07W72GiXFcilXBpxQr",
-	"uV04g9V5WiNIs0ZTbIsJtqex9a28cXZvw5bVZdOUrU0omKDEKdyb41MgLpQiQ46gg+yubNxMmisyxinQ",
-	"ZKxemRBxS1FmwjL4+DbIdPAn7IPLEuw5elCTFId86La2A0VZ0t72GYi0z6y/7WDLFVGyTnJ9qwrN85N/",
-	"QXC4G/Q5SYqR5l6V4pgoAJ3BaJg0psKiuQDljsSCBOAKmSTKHWrF0PHMpbkeoci6eD5WNC+KNrmnurMZ",
-	"3NiL5yyXpXCOeX/IftBpExpQxwtOVh0GtM8IBewaeDWMKGbjuJd8bBpXwIebuWJ//f78pX817MtVfAkY",
-	"AI3IA3bn4OtBGJ3yimMlPqxkuSacnnOagefGWvJipsslCkaMoLjRuK1KEXN6N6KUs3WDiksxeDLQ+l8L",
-	"FVOdL56ewp9pMp5m3kgnbf1qQokLfaZUhrGLarXSpTUse+c0WeYTgqa13IZW7AK/1Y/YvXOQoNFTK+wx",
-	"oofVBU6Ii0+k4hBS36ssHl/7iWE0oBPLuBlgNi/x1+NvpFlpI/HG5hbPuLV8ulgKZUdQ1qT4UvxlfIRl",
-	"rjYdBYqeYq3s+Ag6ELtL+QdhBj7G/69tL2Hk/xaQellbYVqfTMjJbjmiQLwTqQ5iZpcspxPV2MpQG9C1",
-	"kYcfJ4efnj7sm8ExWXDjz9nwcyli6Uhn+MMac41Nwb0rSYqnfD+sdnosbg+gS2oM1gHdDjdszZcl6bEX",
-	"p3/+j52IWU1FtyoF9bt5gd8N6B4YodLZ+9vgNQYMTdeZLtnz/zgNtScDnx0iMbzNyR0rjBRP1qGoBiET",
-	"1kh9suKlRWwFltEfz05OAmYjYrRfizWSMMJ9HfbqIFETpy+6a7Df+jXym+Z9WdwbaLhy48ch35fFa136",
-	"gR/alPXVIX78nYXZ6Wb4Uk3XwTYEmwqc2GS1fPco2YF4TvYVQc1TTRVY3Uf5EgJPPJyu9+/esBkgskoi",
-	"OEAGbcOkgvIRs9ClPS7kTfPIR0DEgD9e43SL5qcZsnNoJhS5Gw/t3uQIoz1xLdbUMQOU54kR2ZLiehLk",
-	"A1S35QOsukjaF2E9TTC1pWIXzwcsM8/DgJNqei3qrTvJHGKtk4eGwOsJwwFnt6yMHas9mOFGMfU1QCMX",
-	"ie2CTQBscIONSvEXTrjBrWMFZ1OgcItmhvuAaZxgrMYKoWvgI0nTIZlZL0ONbq6kuqIfM7ik3lLj/A2p",
-	"jBU8Z9gd5CPi0o4VGc+Cl4VMcqQAlkGLBPF46tkmgx/L4+PEArjEV2wpVWUFBuzVWLVOUmJ6oBTLQDEx",
-	"A+6INlH+Do8EGefvS3lPEpzGeV/KR0LVSSfwRVrfQS4MlrMhK0Em1uXgobLaSdlj8UFMq335ckEuxzt8",
-	"wzly6vif662/wMgJCTMoBJRLJM0B6wq5dcKNVzL/kAG2M1J99wdM8Oki9ma6y58YX8/mXgxMLrFcWQK3",
-	"QRJOX8EG8K+CLvKj4NmvyztsiScw9QQwx11ghNgeVnTLc8nN9Ss/wjvEKdynuK2+chRyaK6y01Lu7bqr",
-	"2oDHN13HT+Jbaue5owrbCLYL0+wBSGqASO3E2g2UrF1gu892g+3umJeHAMKCka6J4F/3hgCqfdgLvPd+",
-	"S/42ttNObCDY5hAFq2+cLwJ1G6hQ45BtF55NUdldv/UTAHMfz/gUavjfCQzfgS1indVNMtM3WYAv7h4/",
-	"oEqvmcRQbS/bONXZIOU2HrTKzyb8BlesWhlR2oimygk9nJXp5ACMkCZlxI0oecGQs4tD76CnyBfmLKkC",
-	"w0dQRYTvFwEAlt6z06f9AQNu4DASGbO1wTD94IboPYs2H1Z9OSFMCGA3AHp2y8v8jGW/VKISeea0YFZW",
-	"ytleGULghD/pMv4JrnP7A2KvbuWwYQWvmnI1FYX7J3wvp6oopByqN3A2bjm9/wDGJGUXYYaBGMww4+7p",
-	"yVwsV9oJBGeullKY/shZzO5NfKGXrmgHzKRCSiU3To0SOUM/KKuNDiOCXvTlcfHtcBmE2/hZy4X05okj",
-	"gGm989qnQnWol4gXoGACCAuHOxl8RPi9ZqMb4a5PHQ4AEwiUc6hbnftjeWlFfsVtFj0mvyNwayEbnkm+",
-	"IrxYeNF4rwQcGafqGytZi8g0dG2i0xFeL4Tm3fGEpX8JszVdyEiDWu7S7aRm6hLXkpbaf1f24vT5sMU7",
-	"cKemJvjvFSK8YbE8iqNQm8NP0i4u+dycv33TCYJH+8OXPoLtRmfxlhufyAS9d5clfh87T+xbJtzVzerZ",
-	"L3nWR/SpQMjxhhlwsBVQc6Xwsp1OVOK+HNA7wHpwA89zNA+wVRqbA6UK/wmklP1RkGV4UykQVsW7Eey8",
-	"KAjsE/+KdBkYIEnt+SH7iQo3WqwRinLxcrpgU33jnoW9lqmvVfOnjBADdruQ0wWQliD3qvjAl8BPVRSp",
-	"QWb5fE7HphQ3UtzGl2r6RmJmnSYFhEUor3S/gs4pYNWB2CRYxfBKne8TPwu3qbYIPph7RxX0TixThNzA",
-	"GlgRAdXMbaA+JYY/wfVEIlTuvdwVn4sB8tS4HRD4FsEXfgWrD4rKw712u6tOhj0OY3pcYmkaWvkQB/dT",
-	"HdraNNwBfnjflYaed488v/sxa6+9XoktgwPv8W+UHud1oW9pHx8CsZYGjz5Hlpwwf3MNL9FUT/APTAm3",
-	"VkSeE1o8ZxN3AewEPo/4U2ZDmwwYlKcLZkuuDIeO3jOQ1tC7jxUGCoAnDYHR50OW8TzPgl8Y+2jdYJ4h",
-	"T5HLC30u+GcAdf4AUruHQNeN2CK8OPJuWT6H//FU2LFgccRKYarCsoxMxSt8ZtYfJG4POqtwnTQwYXAB",
-	"M4SayZjRM3ucU2+ATQMtybv0vF9FasB5BWSHgoOC/Ug6B7/+arLOvH8MJU5QDalVnC/B3GT9EaqYzJ1C",
-	"/1rgA/ryVbfoFVRGEjaO177J5Chyyu2OZcTyKL+StwtuwVrAqlg/unMRcSR8JEVXkw5j9wTUV5nS9grS",
-	"eZnHMYD3Aw5xskWmvHROMQNP1ZxBo5JzTqsyBly5Yn+9vHyL11CDNMZ2yfd2k2o4dm1Ktrddy561Zuef",
-	"GEiRUZ9ZgIbA8dof1E/dylHDp6y59W+sWGJ8AwDZcjkDfM/E5sDUU4izIOyGtGK5cUJZLqYyp02KowyS",
-	"KMAwF5bLwngCe2lZL/vHv8ZHhZ6Oj87YP8ZHE52vx0cDNgZh4v5Lun9sqN3x0c+//pz1/fQB+VpFHlKf",
-	"fZPwVzJuUc7kMnerTHIBMgA8HrU0LoT7ETxlOpN4eTgbSZsdguYTXxfhawdeeyi8KH03j1lBSI7lGj7W",
-	"0jlptEzEe++f5MxrrC7sZU8zJn6peGFY9nR4CjUeeQ4iAM8LpJ4jPFUUeJD5bB5F/FXmI5I9eI/bG85s",
-	"jB0vTUsOhxKp4Sutt6g3Tbyv3Yq/df+TGHr3EUqAMRJFbB6Lx2NzHtutARJHAJjil26wca4eMoD+GbGS",
-	"AVYE6oEdVoh3j4FzZg/XuM7ztd05ruMLb3Jw7seoOdoM2q24aYthWo13tWsKP+m6az3Vy4lUYsQy541i",
-	"vYCaFpVxUgEEtNUZEx/oJxLaeC1GY+3CyUx3VVpb0erUvXeL15l7vHPHbseFMBt3JEPg7L/Bvdj3VqLm",
-	"Oeym16VeHnbHpd77+q+RjibtrKB779PNSb7qIW5O7ST97knFwDOqvfJB3KF0aKivvmlPgt2V8aWulM1Y",
-	"pSRGlBLyMDC74O/gAhVGs6lWplqKPKY+GvJiWopcEgJbc0QCLNhZzMV6ZAVMoCjdGdDojQxQzIChQjZF",
-	"P0CreYpDGAXM41HTKYLkYZogQQyx1I70KbKlNMb9N6S+hk2asozpG1GWwTj1Y5fcilEC2kglboY8MVpr",
-	"TD8m9z0x3Txog+ARhXySHw3B02DQ4bYUTmv7WcqiPEpxLJL+Dyh2+4komYkhyZZrZha6KnJmhMrB9n3j",
-	"U4LT9fF/iXWGgHorwW0scgEb2Jmu7hep2LMXbKGrMmiYiM+kcraBp5d6DO7y0eYznVcSvA1n+Hf1KMo4",
-	"26trsb4qhTsKWVfuCiTVrqKXc6LZJQPbGWB4bsUNJE3TgPBmxRGTOeXqoMVelLHeBCs8Y/SqsdSdYbSv",
-	"vtoriHVfaTgS749iNSeqZWeLIHwj5+j43FvkE1Q52Cnu4Db392hjP955bu6Al3C+V6okvuTf7iKRlnDM",
-	"p1pxK48fXH4SntJFd1MtD3ULQKB4sa8phsWmC20E/E3qnPV4gZUtBJAnJNjzZHYrXaK9LQ0CBvX3IZmV",
-	"dm9HYnjXzoCPxZQi4eDza+Ck4SgS5XuNiytK9ey0LmkqrRWIAY7aBX20Qx2ML/7AHco7+gi7mwEtL37/",
-	"1j8sCb1sKgC6RVBlFyc3T0+Gt6IojqE66OSft9dmOyng22pSSLPwFimCeF6LNVl81BXs+dug1RIdBQA4",
-	"xtY7M0C2FYhT/iQm7L/Eml1AMwf8GYPBGHdPOk6ya5ln1MQydPcYVmrLrTijkCJcS8iiZhGxjaUlTFMc",
-	"nWxGposcbsGoY7yrUlYWlEbwvdm+dTBpvQTYQXhf6YQQgjRMF0RPKiyFiABkwj3BG+RrthTw11CTBS+2",
-	"PyHi326v7xW38G9Gq5/E5L/E+kJ00h5ufLs7bgx927Gzavso2dtuNzc2dqHnurLdzVevFFQpIiRVXaE2",
-	"y1DdX/7202VtdIDlPidRwTEf+DUg2WasR/yEVHWibSxaXIhS9IcsM1O9En8BlIEMOypp9frMg135ySWQ",
-	"BgYqf3ACA5bNCz1x98MduGMb9wB8IehQLL9rvVZ8cJNrjKGV8FmrWSnMwp8eerBQOYCs0/Ihm9CNvhaB",
-	"8AhRwOLXShmHQkRAMa2G7CVg5uIhgsgBOItw6PlKXou1P/e+cKZZhOqW2PsMjZNUA+iFmhFKeYb+10ab",
-	"HDFEtiH3woba4dz9BBMMC2O1W6rOQny3C2puWThDR7A3jgZHQlVLt8XxYx8Nwh/wix79vE/JQQfSWO37",
-	"wSd9hHqAx4HV/dcR4k67I+ykz681+XMh58CXtl3EYGN4p4R5Y0wFaTB/0Hp8U4ygK187ZM3ydUjJWTkp",
-	"Eh7ub/VlWQl2wi6qFbHotG5jUFMQ4IKEMR00gD+pFOaP6cSQOR+w9hoY3F4L1w8kFHNT9EuX7LbUak5Y",
-	"Iz6c8hQDQxA8m5dcWSio+UvkeYP8qM7XGIyb8rJcswyApykaFS4dsnMawv80SBUpAr0OPGrr7UJT1CuR",
-	"v24wgATEVVqTouYsF5CoBM8GbtdNWKWi8CnZEE5qcKERZtRVAnueBXhipJDAtL+HGfeY7FAagoS0WKTR",
-	"vma0S65gl3QsXP2aIXtXF9/gIQEcz3FlxFkyM1+KgMZUbUOGsKmzmTBTq1e4i6DBIxaYD6J55NWBLkO8",
-	"BER/7cmhuAC7vloX3n3DiRAq/USDGp1EyyeAVctGXqFhrHDLRFDv4Jyb+jEXJXRcg9ICkqexOsdgb+pa",
-	"w5AA7WPYpLLx8xR8em1Sd5VCyYWeZiyrVR5g5zM82oO3/JxSJNJZy0a+zcINggOHag9ob3F2L9DB5kN2",
-	"QaBkoUvMk2ZsAa5HVn9R0qEaxUAC3NMWIm+l2dhUoyAVLwlSY6sqjQc/khLACB7d3E2RLhk1d76zagLw",
-	"Xe1TdynjeNC2dg56fexHhouTkTsV8t2HT2EVHylw6vTmBR6QbbFGOkMPy0nyuVkiTtP+l1h3mCHIJuS3",
-	"cLAmtpsmTpLuz+lOlvABPs7AGwRkiMBjsAZ5yLa7P8j6mX37itB6Iwl9RgA16xoV4N16B20utXvF9+Z+",
-	"oVXDGB2Hpc53/ylm+G/Pmt58v+2bF539bsP6nciFoLh4RHPyBqBHjoKCNwz8+H0unbNZUnMjHCrEh8Zi",
-	"NrgEn4GFudFORGyBDKwwjyg9SuGnnZlh480QqAcjIr3T/+gbVOFveiVoirdiQlrY72Q0xqH/0D0g8yFy",
-	"UHDA+271HE3I4BmEKYW3BvtkyL7W7or1ShiIT/k/PzGJEsVzQ9ZS8v5w7rDANjwWzKEMV4PaUD0/gbOQ",
-	"vkOc7mB1aiWOIeMAfGTOSpRqftZcZLw2gpH8z2eU+cVwWrKo2DjzFP7MesgDRPgw0Hbi/ADcHAiLA12g",
-	"Wk0pqSCNqfCzB3iWWgGmM7fImAxdvb60Uyth6lavMyiD7et21lIarA3OWQ9dFvyC/cTu5SkU2S7/Y6fF",
-	"S7sCvRnii8PYmeFrgxvq0zy9LvMRPvdboVdFbMbh3p7ERZUlcx6ap3tepSiaeAIGXiOADAAB8P+HQ/P/",
-	"/t//jzOFn/0HvKD7Z8a0hzmAjtszdxALLhX76+X334EWohcXVFOXnAmPy+vuBlwcrwyeECleC2fT32E6",
-	"Tra5TX1PdaQ4yG/XmgsQnSVIX7ffa0trgivt/Sbqb/5i+32U7YcoXQ05DFKjrnTaVelC8MIuTrBaSeRb",
-	"TMEIf3AjSoNd4TmrViCrfY9UKWBnDdJ+EeDRrDzt8oycZhwYj9IgQD5IY+U0BI8DA15Cj7fSughxhoAS",
-	"gbXz0+t5CbBoELcCcIMNLjjsFMHSL8grZziTNXal52Je8twjA3x1+jztXswq5S/2MW9EdNDKcglgOsyI",
-	"aSmsGSDBJjYR6HKT1Z86FvbJ5HxDH+evMPZ9Gp/1kXalTCl06GZPy+Le1K/gEPuVnz/+5MJXu+vsk5+R",
-	"38y4HVIcqbWxYlk/aoW8EUoYs4OVMaVhXJV6SnysvPAVENB0DSj6EGsMWMeMGBcmgvSU25W5WAmVCzWV",
-	"AonQeEIWXVmnZkNcaMmvIRk6g3hOBbzqbiBsnIkT05Ad4aVN57h53lI8DZg9Vh/C0Ur/Fs9WG7EtQnTs",
-	"n/38zq/yvaIP4Rh70F/UPt+dn4yPmAh427SDwDqKG+iOD4mfHO7JHYejFDyXB52OqHSAKMi6zWtLPpvJ",
-	"6VldifhdSbWiNhyTQL/8LLAvhy24lHPf6wk6BvC8nQEPAJXAMggx59DLuW37Q1C5Y/srba/w7yMkpYC3",
-	"Eobi9ZiPCPSiZIGy912nkzPAupvwgqtpMOL9N44E2bBy+x+rd+H73CsmIg2ymx8MPzzsAZ6v4bWSDXDn",
-	"B22vmZ17XEytSAQT5fcoXXNf7+wO4sac7/D4hSlvP383T0+ce8VXcnthTxoSdEta8ggQnZ3cPM3cSTDH",
-	"XOXH/9QTAKQV5YxP4eobUWJZAvtxJdT52zfs+fB04HsR4ezgaBORAG3BvgRkLTfAibnl87koYZoHKIS/",
-	"P4UxV/IbPa2Wbid84g5ufHSVvhPLaZBhRFhAYNWurdx2s1/Xk5uncR3ven/sPfCWnZN+knvYOdyw21Ja",
-	"K4A+/wIHY8/SCUtFW2j/7UDPuaft0DrNvXdD6zs+xG7Ye+DW3bBHrBcCMZjEq8ri6OzoBEpA6Vkbe0Zr",
-	"920xXwDBLbK0QZZhsM9Pk3tMFF8zg9PaRPa47KzlYb3Mx5azAWUsjmNVRX+wGQUbJF63CVZDqLemnEUy",
-	"LfC9WyYlFAe6cOpmFsRTldBliZTLtUb6Gx6e/mxaRqHgG0S86ZUDAyOGxuuhRB8sliX0V5tkqMq477g5",
-	"xHdazQl5PClvgBgs3NI6+ChluDFONd4iy2O6cCt5fC3WbWNuo73EKteO9TJGtzzuJbSbYbrcDLwNNWAT",
-	"WSDUVSgRhwhIvXswPNuX0bYsEVfzyt201LkoTIKhZTW0t8WNxOckNuiheEfLM/+OMRmBsQ/okcvFTCqJ",
-	"G3PJc4yTcHONTxf5vPY9Ydy2teU3QHcF5RE8QBlT558PBfUQhR4hUBbQyYFj9RtDHN9I0ToOsoVSlgCd",
-	"S3cpsK5hzS2N2Xxgcv5aHvuuaptvbWevRHkM00dTvLYqCYDZ5rPPE5Rf2n24vlIZZ4uncFYDCg7EQlGh",
-	"5hJOsnPA4XpEGk2Hb4KotcgNQCiixfbpLX/DKICmwKnSM9t8NsjdllXDtceHQoh8hWioKUAXFkBzt37O",
-	"S/9nlWMRBSFPIxRnMuCiWvL/j64rWHkYhMGv4gO0T/HzHwa7jMJuO3StjIHUrSpsh777SD6jOei1hKTW",
-	"5IsmabKN2NYOLOOMGHg3Z1dVmc0A6IvJWXiCcXccDEnr06PpjrDU0EHELd1GrI7BSf3pGAZjt2X/IjEc",
-	"UQTKCeJclEUHGaSIswCFdJ2VKfZmmePs/KMYuRZt7hzAzECAHVCCNGlD0v8n2p2+3HQ5l4tvqF1tkBzn",
-	"ehaNgm83FuIG19OGl5JyGpmynflau4K5thuiZKtqMZQzF/y33M/JUYbB/E1Xk150ex0IdlgR4efziLMq",
-	"RVx/W4WDd0lizqobPPvS7oAMvQjpAn/cjl8AAAD//w==",
+	"7L39kts2ti/6KijdXRWpLltuO072THedOqfjJDOecWKP256c2tM+IkRCEqYpQCHAVmtSrtp/3Qe4dZ/h",
+	"PNh+kltYCwBBChQpddvJnL131c60RZD4WlhYn7/1yyiT640UTGg1uvhltKElXTPNSvjX1Yb/me1e5m+o",
+	"Xpl/50xlJd9oLsXoYvQyJ3JB9IqRqzcvyS3bTUfJiJsnG9M+GQm6ZqOLEc9HyahkP1e8ZPnoQpcVS0Yq",
+	"W7E1NR9dyHJN9ehiVFXQUu825i2lSy6Wo48fk9E3vCi4WL4ul1Twf1DT/V8qVu72hxQ2IVqSkm1kqYkU",
+	"lyRnC1oVWpmfzZgzWhSs/EJNyWtR7Eg6p9mtXCx4xlKypjtiBk+okHrFSiKD716ShSwJ/l7Kgqloqy8U",
+	"4TmhQm1Zqcjz8+d+cX6GofvVCV+awQIcszQvpLhjpYK3X+b7C/LOzDRoA8P6VPv0omQ5E5rTonMovsUn",
+	"Hci3MqvWTOhv510DyW0LsuAFOzSWfD578HC+W1NevKPqtms07My0IJqq20NjMc8fPprvC7n97p5lFdJM",
+	"39leFHJLmGv/qXbMDGrgWMbmL2VOpzmHtCgI14oYCudSqMmnGuEfqzUVb9kdZ1vcyr7BrswLpIQ3YGs/",
+	"1cheiqyocvbtTtA1z76lmu4P66cVEwQ+TRjNVjAeM9A0ZwsuuGmVkiXTilCS5vilWU41TYmc/51lmmy5",
+	"XsG8ykpovga2suDLqkRmK6EnZb5ptsOMkozNBrF7ut4UDF5dy5wVhl+StCjWKY7CMNtKsYTIEhmz5xHY",
+	"Uv1czIBnBu03PLuddHFUjusxC6fRYKv2KhhdLGihmF/SuZQFoyJc09dlzkqWmw3/ka6ZOriwKZxPMwiV",
+	"kpUscgXzgR8cUdTL/YWC6SjCzU21kYVc8owWRJouyZjiZDNpXqYLzUrC7li5w5+5JjnbMJEruNs0Z4rc",
+	"MraBPvALtkMYlEoJLUu6m0zJS02UpjtFRFUUZAujXzH86rKkmxXhigipiZKVyMk4rzYFz6i2TWAyidkX",
+	"li9hblwsCSVrrpT5yzRKCCXZLitY7w5JXN5ZvXCn7lOlN5W+hjfVg6hfkFTCx2Y4Dkf/CSzTn65f/0jw",
+	"gaN0bN070/Cbp87ybSV+rNZzVh4mw7ISMwHtUrOZC14ULL+A8W+k4nhckTo8Xyd0Lc1GFkX9mz/MwHbn",
+	"O3MyrWTF1ywhOSuYZjmRghkqhiHmZKwkueOKzwtGcBQKjuyK3jGypBvVSxX1+E9cp/eKlS/FQvYTAlWK",
+	"LwUIAhktS3OMzLLgzyw3fKn8QpGSZbLMzUlNzS9p3wxMoxk3IzhtAn+lBc9hqb8rS1n2sJ0733rGoHnI",
+	"fTalnBdsHWFAl3CK1xu9IwVXmqwZFYrAx/rmt9fj8fPUbFkelFp53eSTyoqv+JrryD2uzaJtWEk2dMkS",
+	"8tToDU/Pz7uWpoDPRJfh2XkyWtN7vq7Wo4un5+ZfXNh/+RHBdFkJQwq1mH45I1QgPtUivaFLtj8G86s9",
+	"44m5VUoNl4EmT7tWyaxlfJGe9q7Km1LmVab7F2SDDT/VWlxfv35Tyjues7J/LOZSLMz/LMWZFGZo8CIZ",
+	"p0rJmfvnjOfpiYLrmt6/YmJpRuFIy/87OvqfCyMhzqliXSfv+i+vSG7boBpbi9xUwY3Q0uM+mdD9XtEl",
+	"aygsHYr/n43wI40iX5lXcPm56tJeWmRpWs18q+O1cBxmKdcDR4f3CcvNWTE6DIh3MF6QrMfAZxW/65ag",
+	"FqVcxweZU83OzGe6R2pP0pFL2T5W7aONj09cvHfy2KWbs4UsWbhq7L5v1bQ8bc1YCSr8oSGaK1+R7Uoq",
+	"r87TPC+ZUkZR0pQLZcfK7nVC+FJI0wHJqGJdw2XmM6OO0/7sq+f9px0koV4mZcb+6U4wK1+qq0zzO9a7",
+	"xRSakbHpZmJOBvyaM/idGllzDDLFBJe7U0xRM/xSY+0iYogZ3FtZsAG0B7uLKjBXYPfr6t08a3T8LyVb",
+	"jC5G/9eT2tT6xCoCT9wIRh/NeEqmNlIo1DO/oflb9nPFFEgnhoiYgD/pBlUyLsWTvysz0l8G9gbS5Fvb",
+	"CXa5z/5L7JRkVBg9cA4XasaUMvxKEcWEno7Q9LgoePZrjc72rmrDRFaVpZHklTbqasP4QEmtx5ptmsAM",
+	"oMPPN/z3gt1vWGbIGKRmMv7q/HwCdg8qiNwwa0oxq07vKC+o0aGMumVITrHyjsE7T0kqpJ5xMzOjujAQ",
+	"Hj4mo+9lOed5zsTn3RJnSYdTQXLJ0IBAC3P3wtj93GCYP0r9vaxE/rkJR8mqzIIBsnuj9siSzFkhxRI8",
+	"AzFTvhv0y3rBP9/Qf5SaBDtNdkxfNgjCuRgMXcBRyGTO9imEVELzgnBNuIIJvZPyByp2lsWozzejt+YQ",
+	"grpE2H3GWM7yS1IyXe68IOS0CnNBKZZJkYOZLH1rWp1dmVagg68Yza2rKni0z8iv7Te0JFvKtZMdoFMu",
+	"ltPYPVGrHnBTCFrplSz5Pz7n5v+AVrWErGlhrlqWJ4Tdb8xdbOi2ZHfyluWhxRS2tjYffE958YgD/uO7",
+	"d29atok+Pr2AEZDaYnBJ0pxpyouUKLozIhMrGaEiJ9vVbgrXsqrteFdZxjb6J1neGhndiBE43maH2EoR",
+	"aq6qjTQ31da+cklSkO5DS994I5Xi82JHWM7NoZrvvBw0IeZo0Tu87CgRbItKhHUwGFoxnbBSc7ynadeg",
+	"iq2ZX0phcDM3ICBcJoye+7dR69now54IlYxaw4cu8xz+psWbYCgonO1vBQy//oA5BWaCZJzaOaWJMxMn",
+	"JGX5kinURu1Q0ABqhrJmygjhM3zQPWFY5uY8oc2HmIRYS5e+Xaun/TX4EBkcEsc3Mt/F1Vq6NMIBmNzd",
+	"ZgPHz/TUjRm683TJsxVJ0QeiVnTDyEKaK01d3IgUnB9G9jVvWVpPyfhF8LPlrEbbniQktRZytHWDm12l",
+	"ZGxP+Duqbt/Ab9j8RqRUqWrN8lntkU/J+Ap/fON/c18HgWKmqvWalruUjOFsXuM/oY05YTcCbMOO2oJx",
+	"v62EO2PhsKc3ooPcO0jArPMtF6BZ2K9fkPhidSxJQmIzNwvSmqIsSXw2OOi9Y5Rbv9gh/oYkBB60j+4T",
+	"n4DKLVGHK2nH103XcbeeWe8N3RWSwpJTQfCjxJ6fS0vGSL9w+TsqJotSrpuEb+YiBXu9GF387fBCddD5",
+	"6GNy+L0oufe+FaX63rfaR6D3hfghGH38YDYhByfgtaa6UoFa1jwbCh7H3IT4Iqk2OdVMJYFKxdEBt+R3",
+	"TKDrDhRLzdaql1wjg3qp2RpYNb1/id9wZkH3T09i4BLcI04/hygtdvXYsRRxisVncA+t5BYUIPBGjo3G",
+	"v+Zas3xinmYFoyXhekreNXxVTCy5YCRnGc+Z49R3tKiYIrRkKGxckkyu11Kge8r8bNiF4GJpeIxZTfBe",
+	"mX+gjJKCEJKqW77ZsBwOQ2Bu+eo8GZlBGp3MXbV7PMb7Mffn/SNdM2dvAffjOKOKnSkmFNfOZtUw73zV",
+	"b95pMBXfd3TjzOXnRM0Xq0rc7m9ZKCIWxQAu8CclxV/Nso8+fogqhqafL9AAxoROCBU7dKHCZl0QSnAy",
+	"EMlh+D5Xmgptd6JkVEm7YUZBDuIQUjPR9EZAO1ouIZZHpfgdLWUxM0opvJfjkktZgCNPVYUOmpVMV6WA",
+	"O6OT44eXGkzpojHWsWb3+EkvQybh4NF6DtIHjMD+bhrVI70RYwqDJL4x6tV5gjPmRrx1EwXbWGMCZLxd",
+	"Ue2nSvBnltsr3N9Qbthg1bMjMbelG4j7G98ffJU50omSnpDiz2zn9Zy4cCak2K1lpcgt2/nFTOmG37Jd",
+	"SlDRc+fHqGJG30EdBhRhnrGIZC6kmN2y3YAuITACTH1MmCOu0GXDRUK0vGWClGxRMrUCgiq4uCVG51pv",
+	"nFehR6x1A4muz4Z3OqtLjJtxMg7ZFFQbRRC8o+WCZkaTvmNqf+5zqtisKouIADNXsqg0I+/fvvIuM/fd",
+	"UlaaKQwWcAE+LCebal7wLHzDLrrh2QmGkQgpmJEv6tcwZgK4BWp4K6m0+4AV1yZWHqm1sE3JFvwe5Cq0",
+	"3o0uRiutN+riyZNCyo1ZjKl9NM3k+gnd8JjAh9/pkpn0ynbUsQQJSc2H0+Y44n21dtt2nNR70LHtf2a7",
+	"FyWjmgUCRWuvQP8Mwmubm9xo3PYFDrmw4nfVFQa/asNRrC5keYs5nCBClpc2rkkwlhNrJ64E/7liR19k",
+	"ycgS04xmmayEjgURtPawrBiGozCnpDuCtN8gY7BGpkEYQZrAmPPAzHTLdhMngXkzZmj7A7LlSlU2MsQs",
+	"gJYgSQulGYrdjYhiF08sy+WM5msu7G3Wji9WTBvRZhSNjwjJqftOb1BQF3dtkFB9lyyMwAWsDaUr5HJc",
+	"+ZsDuaE3ztTegJLpkrM7lpOCapRWW3IEjCifUT3UyZa0KbmXcHk+wP2UjAqq9KxSfjBRVQ5kT4glhaWy",
+	"Jy067t5xrWXOF5zls/kuxtAlMSMi2YqKJcstH8xkmV8SihYJnoOwE5AtxlKaC1/tlGbrdDo6cJLbJ2+v",
+	"YTvefMgyWkPj51rEFjuwo4zoEa0j7w5obc+/rMcFq3vLdqoxLjvjfsneHI/4KOAkmW7HabGdpY377PmX",
+	"pKQil2ti7oKvn1dlYTa/pJlRYydTcs0Mf9GEKpJeWQszbM0F+YbRkpUpSCZcgaok8FBy6xIq2abYRakB",
+	"hjs7dAMueKk0efosGI5XT4ArNLn48/NIL6jNHnfQMTSuY0PRJndoF+2Wn7ktP3FDWywWXgnYVmNqzUNt",
+	"T1priZNIGgeSTDfjfsWV7mbbrwWDyDOzKZZ5R6Q8uuFGroS/h5kMoOva59A2BiQ2kA05ycCQtQTjusw7",
+	"B1tpqWlEIP3R+3rMVMia6mwFscRApoUhzYRI8HUVBSwKrITv6zwaLtaQv90yuTEkLhINZ9u9SQfuVeH2",
+	"BTU0WWmMfMc79apFw4RxcCxaNg+MssW//olv0p9cHLmZNFxxgY5mJC7vDxrbk0WoJmtQB4RZAbLmotJs",
+	"Yo86XxDB7lC4+K+LeNhF3NiDLVXOPXjpQv154UzAPsj3/6z7+UEXXjNgxFzlXy7+/Hv67H/+/K/pJMFk",
+	"wkwuBVfMTeS/7siH3ZFRthu19UdCj+1zZ/fVgYcPvuBNf7BgaiWrIifZimW3+3wWnJ8zw8Vn8DbmMnV7",
+	"Wg97YPfm1NpEl0eD8SbOrikXxDu86sd2LjDJiEs2YgOOzCO6zpVeXTOl4q5rgvkPZ1wQhY0Spyb/QYLy",
+	"jcQU84ZnTKnZAXn5Tz+9A9O/kXy7xV4iBeqX7uZQRhBWJCsoX/t0E5Kqam4trJZrgzf0fpMmJOUU3Ixc",
+	"oVuxylMyThsXUwqt15QXpoWd6ow7XwDdbGZrpik6gX2gmc0KSVv07MzWsmDpJcgC6a351Rov0V6CQeFL",
+	"YQQcsKbgqv7ppz9fR68TDPdQhzk+LrrlY/YN2LD3gt+7CJoGC+BCf/18FBPSXIc8sn2v+IJBrK0zxIb9",
+	"Aq1gnM34y6/Pz0klChv+6syIEFu15cp6Ow4Ki9bg2kVJrzf058rF159VynFxMO2/eX39jjwxO/3k7ukT",
+	"ePDflyUVGvyc/63x6TTIiYN7ET7x5TnJzS9yQbiAYFKud2Tscx7nBZu4CaI5FEiHQEoeXDUH9LLDjuW5",
+	"1fsCsz3+FI0OMbTYK/RXevVexeTi8LA2RteggwYVtnfGDqGLx7xXsYCsK3taIywlMUyh28pvU/qVtZ21",
+	"1aH6vA5dlKvN5gf3ysdkRKvIvXtV5ZwZOTUImP7C0r26JNSFBDRYSyMyIHwS3cdTRH2MDw+bu4jxeNOZ",
+	"DcToEyBhbzA0ycrGXNxxjfswRner/ZTdKox0d9I7htedLl/GRJ9mtHozIyWFKGqrqU1dLs0wlcbw4hkX",
+	"AxYEFAabF8jFoykqEC4eobgG8ZtGSRedgf3WeUYwCHfs4sohnI2L5lU2hSvqOPo8WY499jzWhzEmgJrj",
+	"mbgQe0ftjWPf7rZbaD3EskKusLc5RiQldG40/jqSbEWtA7HhTMqosErmPreKKIBxcb/lkxhE3C61bP+r",
+	"f4SobDts1Io8VXtpiIw3VKmtLHP0NSslL26q8/Mvs1beGvzI4qqwaxYJA/kOctm3tA68JCuq6oE0YmD2",
+	"r9GWzcqdoYGZFm13nV2pcMAxgx70cohouinmTSkXRv02T9tZN02igA3xMSRxntXx9GNkaC+u/xqOqu0+",
+	"BPNXjEgAI8U9NkPNydiFKJGcaUhjmER33Ux0pvg/WJceDvmQ/zCXCpnvdL8xL/jkbD0f8NU1W1L4Mhnj",
+	"/zwhT8+f/+6rf/06IaWsRG5uNUmeQQTRmhZq0jEEm4X+MRmtqJqhHB+9JsC0p72VoZRbsMBoakRSK8/g",
+	"6zGHn7VKzjJZVGvRETRVR8TbZv3Lhl8t5bb3k0CXpiEZW20Fkulyu8dHmFqDPtvTCkmjtaeNBU4CwvwQ",
+	"p+k3CKsSWmebpB1kBsQAkcyAUCG7JCn+c/YU48Lg72eoyylp1FAHklEyxMZwCl0pt8exqaFXYXhoMZDB",
+	"TPbARiLVfRVu44JtWVnje8D5MBwWfp84+AOBuCCGBBacFdbQoBrTOmJ+Pubwq54gQ7c9rckFSxTdeCoy",
+	"VnQlAeBTi3rARG40bEwHAFQVAlaEAPsCrEXHh/Nn0E1DesKfomLTrxQxH129FdU/YKPuIHkbyAXBxHUQ",
+	"cboXFz+X+c4lEyWjnJvvrLmgGhPq1nSzMaMN1vNQxDWMx0+hM3g4GHwYvtYVzusa2BdcRGq8NYa02qa6",
+	"pAKBUmZazuYVL/Ku9975pu/kN6ah/YQPS0eBs+t1F3D8HlrBux89Re5+tGnLZis/Do3NDmbSG/HcWKLe",
+	"4O1g/fvaRuc1JPh+UNP4okOgdkDl3bfD3NL/QSbcOi4fIcrRA+l1CuxhIwS9wo8EtvpBAnzTINChmLpv",
+	"G2HDvkDG79+9mHTqo/H0Ij4MOhBiELexzrcl15oJH8t9khOnaxS2Iw8D07t2iom83yxmd/caG+/puD1L",
+	"3vAfHrXmxzlW2kRX75ifZ4IE3cP0VTvgoHkmijgODkZLLq1wbRSBJhbOMVECdunU4WgHpWXJcrfOKiGy",
+	"yCGT0FlVBwU6xPhARGTZRIFt/KRdMFwE3uakUIem1N2aqRNMwh1/YOCDX/EjAh/Myl3rktF1Z56Lv6j7",
+	"VW67B10ji4+goHyNqHse9yUagEG1ZuuNtnrWfEcohEqz0gbN+7hV/BWCVSEYo6xE1IAcMMNeJgNtbQZl",
+	"h1ge5I224NbKSihithcRQ4LszDRM+MvkmkGiVj/FFYwqNhvkLoKm4Kq4tLGwHJfJreea7sicoa+N5YQu",
+	"KRfO20GN+lPqOaOasHvNQJvGtRx24TQhho9LZbUIqY01sk6EdpZr053/c8UqZh10NmEunQQIaC65xC1R",
+	"8CHFtILgdhsoa0FaxabSzrgKuTc1yhA8S6MZtM2WfQeocQJ+4nr1ji7V1ZuX/kvdCSt2mKZBbTg2+1UK",
+	"WqT9KQutgUboK7yIGmchHFtju6NnHf0IbwoqOhW70NWwKai4JGt5Z32pDXELUxpNk9Sc8hQk9/QEHQ97",
+	"nMGXGppe8OA3r+915GgelxydsY1GrAE4IEqumYbovDGFvcBItr20+8nUJb6nLvMYPpBCJp7vwl994+Cu",
+	"sIdRTXCDCw6gLhbsFH+DzAS4o8BbC8aMbCV5xuIpy2Ygx3MbJ+q5aAW/IAlpMJdfbhq7cTO6IDd2o25G",
+	"SfC3+T0koZvRxzibwMV6lBHjpx40YjBvdIw14lHeoJMYnncQpj+yPfkvry2qcB1YHp73S5CLwHCFGZ4I",
+	"QkyLgxd7xz2tJRCvvZR5tiLrSmmrtbVB45v+GAI3q81cdRpQ4l1yN6KZqZKXdKGxU5foFs4KKfj4CDiu",
+	"o45EAg+iPSU2qJyLJhstOITbXBVKounfWrBzrjaFg8YHC5Fg22Ln5pfDnJqrgSlgOIQadxinGEZI7kMX",
+	"9kenHSSsNyvalWu4MY9w/I11tzfHRRhLFsaQ0WXJGBqEA7ES9tGGl+VyeiPsrRN+xu+/yAFyRMUklimx",
+	"HNvFPgN7HduE/uadNMEb8EbQQRcgeYuZz81Bj/31DugQZMHvTRvIDqK8qErDlwF14UaUDJIGsW3JiA2J",
+	"4bXWYvvC1U0gJQz+dA14SeTWkJz0blLFiN5KF8EHcEzNdFW4ZpMRGuBi1224492q7SBTSmMdP5U9BTnN",
+	"Xm+yvEUgb4gpwByPBbqU4Q10jYqMkTljwgEvP6qNJVokot/L7E5ZD1hE61h2s6vIUKBlDRJQ55qaTQKf",
+	"5HTIxAcZd5psMLDwJDbi0BwQGIE5JdAgtIJZhf5IijkY7iu3ok58DoeH/EVVqLiMIRBy4hu6e+pPP73z",
+	"wPo2QBJgFmw01Y1wQcI8n7SquSD9uVPAdRRX5ThblptpqDogCfXJCWhH7pQTwK7Ctp2sfU8eOJVw27ED",
+	"gwbfY3kLR9pjG2vsbeO9xMz/BDNZjIFG7GSD7FmNAcXyeB5ozWoulBtUdPWBBAfeDkOs+m3RcziLfMB9",
+	"4I74ZlNwllsgM56n/kRzHxQXyJQ+Esyew+mNsHqnYhqT7D164KVVr5STYJTmReHUvlpUe1jqQLcJ+8De",
+	"lUZQ+kNJhe489dgGcRvz3IXTtyKlWqrguk4wj+egZY2PXpIlDAcCvAQ5jwZRhzbw+v/6A5ypckYIm+s+",
+	"+oGKihYEYpXBnpmvIf62fV3tfKUUM9QtKxm+Yy6qamPG/tX5eZDpsgdmc95rZ8CF6t6gEKS+B7/g8JbU",
+	"aL3hUsQ03O9poeq0/zb2fYgTHI+y6UfmCb9n/RzPGguJgu28oOL20uIdkLHhq9Rc/ADpw4UH9Sk8pGXJ",
+	"1yDXq6qECCSUI7hmRG1oxpzKCUm9RrT3+NZGpOBiuQcPtK8wbajWrDQzurm57r2pO1EFcHctRHjPxs45",
+	"soEQG/yRESqY0nwNEkQmlZ5tWDmrRMxR9Z1rSDKLMmJkRNMWEiGuv70M5MdK3Aq5bUZS5rKaQ1hpeCN1",
+	"jK8ODAtjeobbar4vGTuDANG8GUsaLGRH1/VOxcn5PRKlCKjafvQgoU5aFqLlRp89l9bMjYHuaT8NHhGG",
+	"+tNKuqtNhaNsjUNumKAc4f7umMhlOaPtgTwdMJA40fyEUbuWTuSCpMj3UsJVayCYLJKQ1EguOB5Aborg",
+	"hB0D22Uz5WB4wXJ1n8yGT6DTQ8cctPUwJK/GRy2uaxTSyxoGLlFJBSebRXNzKGqDSHe/4MIQjxsQ4+PA",
+	"k70EunaRYOj2auOTTclra9K7ZWxj83xQw4ORWIYCPykf9XB/tpRnduh/V1JM39Ktc4IGT8/ULd+cOYPl",
+	"2UYCohMu2MdkhPWiHmeuWByrZ7KxHa1B8g4sBY6UjK3pglAXAwt5OpPHW5IaUXAwJWMo1L7fbcbzSJbw",
+	"v7FSns0pGDytI5SLnN0nZFnKLdzYZnXA2YB41bIEaZtsqFKXFpluj7St19Hj86UQNweAzQtfcAr7GxDS",
+	"ewTCYJdjtAd48PxIDhYrnlIPM7r0fjO72dx7jNzoED/eu8ok1F9u4P3fL/cyTPx/L4wcjdEtdtnsd79Q",
+	"JDXMOd3TBNA+3gQrdxJ5JgUk7sbVhYNqQVPgiXlDVS3RGHW6BBBMf3Fpvm5eqGYGHVJU+ggCUJSVd2i6",
+	"dfwD2JbAtxCM9NKcjMFelyHK90OlMwiHvW/JJP6AoYxV1qUtPcoF2gZ6r8GgZs6gYip9x65Rg6dXg8Os",
+	"uYMCPuSoEGiOdR7Bhoj1bRTCY/jEwNqpa3bQmhCcFmMznnnkTPosxpY83yiikzhlyzBZe0Ibyt9B2dZh",
+	"KLnk6zMuXH3n3ALQt7Icl5I1E6Zdrlm7Ak8k/SVM4DlSSn2ILgxrH+jANSyNstHwzTnGdeRGgtGRox+U",
+	"0NbYtTAViry11G2kCJfCveFPwAbyBCrwpJdYOKmjTfhp9eQXnn+0ryXBJgP0Y52L38dSBudvnpR7FhBL",
+	"uPR1amNnzllda3vPhb7n/LINfVDKQYOwb/5ut2HfiWodgqcfF42gWFYy3YrE+uXGwTFhdMF//Pv/vhl9",
+	"RIXqlxtwEZg1CB4m5GbkshEb7+C5BnYDxuYbYS8T0KHMvRdM3pZzdayAiazcbSwQUWl4tuEFkMvroz4b",
+	"Hg+79MloW3LNXoti5yXTgyiai72yxs6w9NVXDcPSYQZ3AqpmqHsf2nJXzfBqw3G/4ypqkCfZpqkD6PU1",
+	"PfU4QeoaJoddII1iJ0O9HPU7g6DP+kKgjw18/lWjjL0fJiys/TA/TLBXxwQW+9feBJTZya3qkjTHcZ2w",
+	"RrOuuZCt5IG+Qd+LPZ5Y3hBLc9b8JBqaxdVM0ipWUC/MA7WdckXkXFMuQNAtZbWEpLvXV5VeoUgcwMjO",
+	"GVzSu43PgB5qwn7XZHteuSwTQknreKO632LKaqE36aQ/KtRP3kM87W/YsK0/zA16M8ddA1DX2jM8ropC",
+	"hCw/9qQv1sM7PFl/hUaT8Bt0GCIwqEZgKF6Wo2QEK//MudHdjThKRrdsN1twUN3QnTdrnlBnN52VLGNY",
+	"FtH+NPc/RaNr/FcGuN9tGJ6WNmTi0vCwglGA+GOWw4Tn92ny25BUrix8NBxY0EtLtilo5gTEAiqcE2cM",
+	"K3aXw4SHh4kObAviw6OLBR8PEqw6hCMdUGsIeIkr1wde2RVwE3zz9JirR6GczsioZq3jYXaHPvTJNc1R",
+	"HQmCjMh4OPTk5CD2ZM8kTLPp6DElxqHhVfVuyzIgngck0w1BS9yupKes5jBCn+AeHmsY+/SrwCcGEreb",
+	"ZNd9w/U3tKAiY4fLbKB9ksyxrS0Zddg9b02aM2fSbFgmztvM9NpcvzYg1Fkk5YIwuLTDCs4xjzsZh644",
+	"bG27VciDYSyTS3Ju4UyFtM1WVGFspKsPPRDtzs3ORk9ECjfhhIyobBcPmqqu6vtH9FkaJV/YNPlmr2lr",
+	"XCng41qFNtwN1GczKkheyg3YTbfkH6yUCZmzjFaK2QWCyAJXddzXP4A4Ia5ILgW7hEvn73KuXI4GVD0B",
+	"Iy0WD13Lsg46oXXMycB5Hw942zpD+5A87e2LLW73kYHoouEw3I397zooOJThgNyNOKffJip3N8EnD9cj",
+	"6xU7UpNsL1pEYPEEH+7cQ2LCjqP3UyD9bA9RuaEFgWduNds8jAZLQjEB1Fu7fyBy2Bo77qbjWrFiEZUF",
+	"BvrkfzWc7dPgs13I3SPg2z3kgt/nZJYI/RgbpBA7A99STedUsReIrnQovhUgjbI4kZ8ILXUQqirEVwJ3",
+	"KhYy39PKewGFcjvHTvEulxlURAN8o6HieWvjwk7qiSXNdTu0A9/KrSgkzbu3ILct4gW50HrDziz4XcHF",
+	"LXhCMQzYqVotOFSLoFSX9baZuaeDCENVM6XlRkHPkOP5AFiLxpwPLd8bKYtrTXVH1UyuNM/s7WNrnvCM",
+	"fqGI2zcjIgqGWVIbKYuElIzmdSo3BqIYKcdwwEj8aR5LRHmZF+GXBxwJLmZV7B56UX+EZFVZMqGxhkul",
+	"WP9X1/R+ZkY4ywqpYgJq4/PQxkt+GCJeMFgW0K8XkJiIqUTWVwIIzmB37gtX6BxfYWGhTxzjzmxYtsLr",
+	"gZfEijjEffbxByw3zBxsP6iOnHMErXbDqbmkeT2kDaOPrBkV5jQicF3ev7GDxhAhHPNeYskHtOi8GEBG",
+	"W8p15xVgxK5gehhBUpfsWNHcV87HRNzgxD3m1sAg8wqlgNladQ0VIMjVxvB984orIDpsXLB2a14UPIaL",
+	"Ho2BacW8tJFMYgQV2V/PIRJkOY1NiUz+EM98K7e9N/6Ay9kHO8Hd7KRLm49p1HYIdTsW5vDT3Nr/hO65",
+	"OGBjqFKaFhEsRrsDkJcNu4WyE3lx/dewzjEujboMdixVPxfpjXArjO2sR4wWtFRkjG8l9sAnxHqXJh66",
+	"C7ze+/CPNfpcX0zEL3tRYr/subI+NMNCfT3TXz4eERK6l6V2StYa4GU+SI/tkiBDFNQhau23TEMM9R8Z",
+	"LfSqW7N17YwQWOiVk3BsyoOVkKYkxSDL1Ig+KTbdpSgXoT0OqqFA8Koh7jQ3CljOctsG4oGFFGdMKWu0",
+	"hRcwO5zliME+p9ntElJaCGDs+Hg4ygtSsoLuMLk8rURzCJC15kQ4WZI1t+qfsuPCXiJ2FhhEfFe5yPkd",
+	"zys/1gv0+5pO0oSkdSfmXzUokC1hC4NulbBNAQ97sDcR9+6F6Ry36RCH7PvYvohsXj50Qf4REgANhyr8",
+	"dmkpb4mWS/BOP/z6S0awbn1j/4tp5AfdVQ7+9R0rzVCxMPclUYzVRYMpCRqHPlFLSZAYhzQLKRTu5w9R",
+	"eIw1U5quNxHCCSqaOGXhpNIp1QakYPtSRJ2x5VGcbIJRBw8UmjoRyP5qgcfczCwEBIAptHJbnk7Pp+cp",
+	"sTLUes1dBOthFc9uaj2GvSUI171JuYk7x8FpcJQV5Y28ZJm2Zew7Qt0AbCOAXnJZlT+9fvvn71+9/mn2",
+	"zfuXr7797u0o6URAQmy4S5K233FMEdMgQmKMfN3/9ObV1Y8/Nn+6fv/DD1dvX/7bd2+jdLop5Xqju7ib",
+	"0mWF8q0LK4Nh24iyL5+dH8r6hMe9UWMeuNbsbu8pdziv19A4EidhJtO7n52C7KoSXazeFdTH/JOWJMs1",
+	"qLsYD43bNaw8ZjieF6b33lgQO8boHK0U9j0v2PAozZjU/D1YQ38uUi87K0TWMT/O/A0XOljHJVtypZlR",
+	"Ya//8srftRMEhaK5xxXsFby9fLN/tDJ1t3ea0kzd2ZpctuEEK/xtCml4NYix5puXdk6ovKGVkAvQPKND",
+	"byCxQcfq5zjsdivtNJL058QPc92Pfcr0eaM6717S9PlRPne3Vdbj/rnCPmEdO3KEOukIF3/sJO1iR1I8",
+	"E1N4knqqOSXgZFDecXhYDgeH+aEf1q0aWubwWNFwHP+Jg0Wbq/dA/chv2DHKUGwfToN28nN5nBCjoxh0",
+	"wJEx3ckyX3/oLuuqeKcjZ1vzIEQBdpdjxYRNKAXhsGTwPVKyO45VHhswS0HRC8HIGEDC9ic6edCQD7Gr",
+	"d54zrWThU1jcoA37PjTgQbBQkbtt/y5zc/5EF9CggfqM7jgWCLhZ+Rq0F6eftzKzJzFSOxkw7EQj3p6/",
+	"2EkS6OuNYJ18/mC51sU97ajEDCcmNKp3BUUZpXxNxc7ujyKqyjLGjCg0Btsf/FupRVW4LeQOLNL1M+m3",
+	"8Q9LkA75apAf3SoV1DWVrrJBHfzk+HJCAyMJPfV1gbRZ2scn6uEA/TYkr8kukloFPqbIXGQLOhg21TbL",
+	"uXHaLm5ECrDVKfmPf///3I2WECFxR3ZMk3Gm7moWDca8yeWNSFEI52KJ71K8DjhYIJa2avKWWgCkeR32",
+	"bM19UK5HViq4MfiCULFLLLynudygOqrpzFo36t6Eo2/AP7fybm1CvAScYJrbiTn5nN5Rjjgz49bVA+Zt",
+	"eAOhL2EpzGkxX7JsDz7VxSJTYKu+tM1uckmOmub0Rvwg75i6IHZHEuJmYBiQH8L/8/+ScOnH+PfksvEr",
+	"tArXbOxWf381TdP9jva/pz0d2VRciB+CNrUd1u69/dlFEjSgOGF2QNr282iXtQPCuBUofIMjiV6Kju5t",
+	"9a7vZRnJjPjunmbg5xRA+qmhTwuhgH0jAtqmqJTH+yUbWpph2B9UDIfoYKk7LH7lGyUYbeq0tEtf8W7P",
+	"CBRmyPZqZpCjEYlTM/owHEMtia2H5WC8np6fkx++aTCuORe03MXupHaRugPpw/GadUbKcrDqtZcwnonk",
+	"NyNaPrxBUC52wzOxep5h/hPyoqOxfT4e4LDvYQCO0NqVFrsASN1+JOT9u+/PfmdEjYIB0UPBwjO0Ma0p",
+	"xs7ajOTJCVu2lw1cHNaNgbe94lGb2BuqV/4ezsMXUGdLwBuj+R1zsAq+orKUkahI8LSFyehRbRTzql2J",
+	"dghEnjOiS47IMAlJIT87lxnCR1mT8+hi5H+PBvdtmKAbHu/49YaJqzcvI5Mk4+stXS5ZSd6/nDyw79nf",
+	"VVddj5Ju9wbherNvT83bsV7D53G5MpdZvNu37FuZkZItWAnFqM2MXbfwWqw//F5vZLVdb9d/axWSBjXE",
+	"KPS7NeXFO6puD5tusAy1puq2x3iDEBMAszHcdOMH8Z/YbhMu3MOsNuFeHWG3CTahw9Y9TDe2wB+Gwy5k",
+	"GbXF9uqu/dir1u9G5juH6wTpkLldRwfq1AJvsnD4LK/A1Q7855btTrKDDAIPCHY1akY+yUzciSTl6se4",
+	"28Si1EKuIyyPCgbVwL3iee8CPRT1f5AxeZ8TPBoV9htq4NzYFzuy0tDmz8UcAic8xk0TcPDsy8Xv6dPs",
+	"2fx/cDF1qL5T+zyNotMcYeQISOqQnSN03DtTjb0H9vw++HtqsX8UQfJIc67MguWprUWiDIk08s/rhCSs",
+	"MEiVw7iftGvkYL/2i3FPvyHsrkPfnPUp4eLu8+2NTgZQY63sn2DFDob+EEP2APJs0eUwSsPvHmMNczBS",
+	"WxQhkfH224cAJgd7cy8dimo3Sr9dOlqWwNthxWIVBVZUdS5k77nvCnE55lj8E1F7zPIVJf6ylKUNhYpE",
+	"quYR9vQDNbIMO3NGFmKatbijkHq2MFSKVbvFouCZNn8vZDnneY5YraYVNy8YEf0wOGlouzeDVY8Dvvnd",
+	"vS6pw5EzJHdHC57jjQi2J0XGPu7TBnQmdSSoLYUFxEqF/edkGpQai8SAVWsq6sULHpovQvGaLXjDSimW",
+	"/VE+hyo1BpurYkJMe7LEyPFkDJ4wLpDbp3WjGa4IGuxblKLv+2Ad9qFaHg8vFpDLFgsLpIbwsMCMYsra",
+	"Tx5szE66fbX/7QYOlroZJeQ8ITcjRLz6MDzM8JVEqepas020FLtaHojVjuW/YWZSDzdAo3cBGqLpwq1x",
+	"J20cUAWdP+ugRhcwDzsWpnSU371/9fLbOooP2uGqq2oDJl8qcpKzebVcYvm6QklngU7/55nVVs5efpva",
+	"3KrJ9Ogkf5xT52JcV+s1LXfRUqZIKaHATRWhZLuSRSRnCVrPOjnAT8ee8eb3+iYQLyN4RRQ+jnAZDOsx",
+	"0/pCkYJqKFSCJvgaE9RsEMfKOkFVrHgpN2QUEesxstT4OjaFzgASd48nT4bbHMKNjYWgA/pt72iDwOXj",
+	"bB6AdwynxGxKX7BaOJqksZLRPW/hKEfz8yplbbdN6F0bXZ2nF7V/KkzWAe4ollywKUltbKqtmYY/e9Wc",
+	"49E1ZAH75ZbIdmbe52K2KeXSSCbpBVlUJdq2oRUtmUXWsu4Klk9JSu1YZlir9YJQsjLXJrFm6VD9rSmU",
+	"K0i/guxMtOeAm6zRf+1VAdETcsXsR503R01DbO0LG40PXRqSVCuWBy7hYkfG6pZvNiwn85KKbMUUQYAS",
+	"qvwLk6l3Al1AMJ1yEfS+xK8tWOWwrV1tu7qInZamkylJrfKVXhAlF/rM/hNdbEZyR9kvISsQtPB3WzQw",
+	"VZoWDMYQzLHhDKvXE4sfQ+dLqdHjzUpXMjkUhpGYRsnIkgpmU7lFh6wL21ftgjJ3uPsJRjVKRs19j0rU",
+	"3/OCod/ghf3mAUtWw6vk9OMkGmDc52PC0GtKxmmSTh7maPpEjqBLHNUCoGfrh3jGUpsv/RQFcvj7GTru",
+	"oORf3Is0LPpHSx8XIbQk40IaMsmoYqRgGuMoc74EWBKRk3SWJoRqspZKk6+/3Cvf4g2wW65XN4Liu5NL",
+	"kjNUEIGgG2EGYI1DRRFw7ku/N+AlbYsJdS2W//U3evaP2Qfz3/Oz388+/HKefP3s479EgYy6PWrv9py0",
+	"fklO8ZeFV0Lda+wK+L6Q257Q5foePR6rsY1Nb+UxX8Lq2+tXiVVg5milNY/NoL4NCnTDVXhBUss3zOaj",
+	"yValVpMyVEEFSVm+ZO7HKblyFRBs9W+urI5u4yAwYO7SXBzzgq1dtIFZddRfIqpLkEhS7GIYcI9TDOGg",
+	"9fKVFEvAgq4VPy7ID7S8zW3Rm+NN6bb266HaA1hM1l3uUAv2eLO0YtoczSO0b0MN1+6tfc3tG7aid1xW",
+	"JXGfvmyfYZu8HQSsq0Hw7Xdc8TkvuN71SWlmjH+tW+8FyIaLm4QnqutM1uSP0IyPeyyDE2nJWbCtu5aT",
+	"2CklY8XaB3PyT3zC2hvUvyNeWO5hl4MqUUMOEkpsoCvZpTfr51yTR1TLOWrveVgZx4tqOBq1ohtDHZuw",
+	"GLs76IcLg9cFP7stBo1lPOxIblY/GA631ejCff4nrldvK/GjT3D8LaFv1ZOMVdRUD4Tgaq/jEY7e6FL2",
+	"+TaOrqE8rL5mZxKkP1TuBDUVOghDROq2gX22iT9w2uuhRljs99YfXcrqhMPZnAMWHm6OcW+zjofp8h0k",
+	"A5C6rB6ZPz5k17Cg5kjFp88L6FWztwY9Bm4S3PH9RRh8tJpcKmJ+a5XYAbe84dplJWykSB9I73+dzv86",
+	"nccB6lViJjoI8o1UDREyMPSuHUJBcLnJBRArkMN85yO5Eexn/LTWK3ip9CRxAQJECkBKwfSChChJQCwv",
+	"XHSUuTZ3ZEXvGFnSjZqS73lRwHuu3F1q357Vs/lvZovTJJIvE9JXh4JwdErGPzH3apBAFyt76WsOfVMV",
+	"tz1C3eAjesfNbCwwsorViDObv11JUCoE1FqAd8hYsG0B1ftogckDPjaeK6g2NgElxwFg7SMX9g5vzx/X",
+	"5aq5Qrtz7a61TpSWx/AZHHLlppCQp8TahOOH2T4ctDwQfyGkdh+/sH0VNLvFql9ovzbyaEk21bzgasVK",
+	"UoJLpQWajYCF+CwNmFGKMDA8D8RYIQkGOSAH60BUPn3RMamprnilDsnZQbPad7SiygcnWdI4RcC2ek+L",
+	"YiO7FBtzctAD3zxfnVpnNx04lHTwZOAYL4mL22M+Safg5gYCr4MUGTtuY9b0/iU2dnqT+2ePv8oPe8jU",
+	"H5QjjJC61J+wIwOqGsvQGSPVrA33IMGqUaftce7yowqZnXJFNbD6T6h2CO3cJ+oaaZ1F1GBGSRw2fHCy",
+	"nqGyfluE6hZua+xSTFFomnSOcDWbkZwQ2Q5HjWxYCf0/TlT7GzMTByD3OPHsNSfGRftExo6jTRyHseHv",
+	"apAl6i1hR7MfrvyHQF+gd8cwoEey9A616iYEVBpZsnxKfmoI0PlO0DXPZrbUVlk/QZQeWyJKpRhsD05q",
+	"iMPJaFlypki6/4XGm2lUffo/1hnSss4Nia6NGg7DcBh/goy25ZhQS51y2doDQI/zQzj1pkOEwVAum6Hd",
+	"8zBTtpoh1zxUdI0rl3fQjDNyJwvyl6HACDB8ZWs2bcOFqhSbxB3VvSo6HNrGWf6kqnmLFYVVVCBTQ24D",
+	"OXbQIn8Gz5u/Ce0KWU/cvvuN0I117vQ64Yap2N9bjLKgGjyENESubVfZGUVfuZGFXPIMShblrCRjG1yD",
+	"akEQusN14Bm5JIbvQrX8JsCu9UtPLmMGCGjF8lk9PjREuNA45/biCPaKN0tC3rx/l5A3V+9e/BEavnn/",
+	"LuDre0YMrFvewEzBCSxLulkheIomCjIAxl4RQIhOSPaui18roGuWG2GArlFXDBuZE5DtsoJNDiMId2yy",
+	"l2wGQEIEV2izmJRjNGAF4Ot1ZasRCKOz2oAjwxXYPVdtLJuD1+6eZzIiJjm3pkvLDXYFbkDYfkrSQmYp",
+	"ViaGwwsSlSIOJSao3d8OI66fYZ1cH1b8DKvmlnTNjOSET6uyuBl96CC+vfl8EtoTBJAEUJ9sHHwvhyiM",
+	"xzwuBNMFoQ+gpl7ETBRsL8lTi0xnLgm8yrjISptL4FMGkTj75d5HixY4yrS3F1pQTzjE7awNff6qjSlO",
+	"gagZXBiNuXVJLQ2uGzs9XQL4dXAvDblgqN0rC3cFRA4bFYQVNiX0ktlQ0pkUs8rHU3ghCwLekijfMQRm",
+	"rn7kfUGUBCnZGfgvIPIQY1FdpGd/YCQWZmO0LHgdD0nWElIv5X5ERhiMauNuEziPbhSOySsbcxmcN8cp",
+	"AVEjuM+MeKx0yair6LYGwyk+DGQmWGAc0b22qbL+8Yzn94bfIL4v7E8lvCPDB+jeso2ekp98dKERGs0w",
+	"QxnWcKw5y+SauSDTKfmufq40LwqPcgsmX6jHaRYt7wg+1MVwYefdu1ctWcdSxy8f9yqKVlquqeYZStV2",
+	"Q+u5XIayjuWHNkAGxXC4go3yO43DWwTSTH9MtiWSC5LmJV3olIwxHJrlXLMcYN9TZ9TNUzK2cDqyNMJr",
+	"0ww93xnBzF9nT+6eEg/cPpmSHy2ftB4voyfaPi8dYZVUKM/maVHILcsTMq80obUK3KbQFVWRtCkjqMAO",
+	"B6Ofkm9Nf0D6/lc7JsCmkHpF5o6uWA2Bw8tIqI2/hlwUMkzGsA/36XgAcSG3dbbn1ZuXcdOB5cxnFqmq",
+	"LouIAuaJBVXtZ7a0LndzWjpjk4sPdssMa/awSIA4UlblAvvw0rYLAfJUVjBa+kKeDX1/wEo0MuUfgn1a",
+	"e9ga6xr2ENzEQwMFDKm9o8sonV0RTZdECpcREM3UGO8NKSF+RObPJfwHIM/wrzXTNKeaTiAgDZPZrVMX",
+	"/TmaLtWUfOu4H1eQSHBS+MGvS6jHe+bNgo+RBJ1NBVZwu5L+B64ngzJRH/OYuDRkrA/oMjysGmuOi7ko",
+	"idkc2obbD/L9MZ/iw6BTs+wK6V+ScUYVO1MMLoM7NukHhoh939Ph4+R4+mBVrJBPtbZVqaTb2EuyoaUP",
+	"jkTCF0wpxLawg4oDif6ZCzSLRWbf8vUWdM4KlAx/rqgRqtOjg/wPcK0B7x7St1/VBH9JonTOhMNftw9O",
+	"vYSGss99PSVkqIYQg53pYaOHXT2fMhCULo8LYw34/vDSN7V5OODUn8LXAtM50tWCoeyBD7ul7skcckvT",
+	"N+/fEQC3AsHuyS88/5hC1pqTGFMsd4yjcbInmCJsFhZIBVz5BAAHBXHL2EbVRbDcSfdwkJ0q5G8h2v7X",
+	"STYxQn+Hc+USlFhQb/BIoyCmYnLYY/hd2BbztE7xvfTDezy2edwM1300AdMazdwZ9AQH7phmJvgRFvEj",
+	"xmlt43ujrNXJFmEOEmAeL0OmPwHjr5xtH557YY4+Z1uopC6Wimg5yHnSH+d61yzHc6i3Pjsi286c1NO/",
+	"pGzrMsPhxQMuS1f+D+FHUarfGJYZWBEeWv6hM9KwHlw4w0N7HUch+KPcEoqLathAaPnaM4nss3FMaA4B",
+	"Cq2R52/7iCC1n8hv44rnrUoTvTFqXM1qS1K/yXHP1+msSNB/GEPrXWwuEVYKO8pNYFLkHeiuoSfqiJVo",
+	"FOHxy+I3Yn1pt0JIDR4AlpOFLAqIzWzcg8fWiv54gFAGZBKZYR4nfZkP/1YL9sNsPlm2EK7VkaJdY7l+",
+	"9RyhR0kSON40gJz1sYICTom/e5y743NEnh9/H/RoD6+tqA8KQO2Z56VDc2rfBZ/knnUi6qe6aztWJ5TC",
+	"YvU1dr7wIkjLJN2U/I5qll7AhQK7KcvER8r6MFkIGtboa8poUUBMeR0ALsvljOZrLtCcMafZrVwseMaM",
+	"vhaq7R4FpREJvgVfTiMg3Fr7s/SC1FpWsbNvB0XymRsQOtN2jc/AlKEOD9fo8UAH06UrGJHUrhszNRb6",
+	"meiu9nlFhjiZkh9b+eVSWH+59Xg3p37p0bhZaV0azp/nsk6cJc5uS8vm4TwS2SDD3B+YYCXV7E3JFF8K",
+	"lr8vi+9l+a2t1x8HSp/dsl13VSG6ZOSW7fy+oS8LC0ZYgxklqW158eRJSt6/fRmgfsJJ2rMCPj1/9vxI",
+	"6dKNNMYn/sD0e34NZ7ZTQagDJo5X4/27rhyzllhsE8+VLNegko6tzChtswSI80/Xr3+cRIMbwZQVtyle",
+	"oVEfro1mZMhK683Mpq8AmAx61LIC3CD1SG2ZVbWSVZGTeQ18fZxlLli22Mr/8d27N3/1/rvvHPBb24Li",
+	"ICIHyWDt70VEsCPR4o6fth1ydMp7ZYDjSPLgFneVm205ZyiMGjMxdcAsItobtXWTEVkhMTxnQXlRlSwh",
+	"29XOMLq6ovK+ZWVQUWHA/IHizFrK28coJexK9u6vTlmxOj4trFQdV1j69Vr4RsvU3lEb2treWcXSfuw8",
+	"K6SENYlxo5qr2k0lQwo6WNLYlHJ+fCmH3NYL76h2Fa0mnpD0Cf7wxDVolxdoPY6X7L8DB0m8Z/cUpxX0",
+	"6B509Oi/Gq2fQHPe3aV/vNenf9LRaf3hPoIIhhe+5NcpSgnVmoq3kGZ3pcy1vGZCH1ZcqW83XHMNujFa",
+	"e93Vb1WVhYMLYtwXigQz/hTabbigR6i30a3ris5JNwgha8RXheJXgEkG4HtNMEOfm+aSyMep/WtGdUoU",
+	"05MWmiBYh+CVunaXM4KZplRkrLA4gQKdIh2tE6eMNtPZnVePvPBvoPhvPwzBVwsuaFN0xYkfBO7zn4jG",
+	"1fQT76MYFiAfd4Ypr7MAXvvXCymoCfNXx+IohyVS2paXLsycm8vWkf5jQKwPZHJ7B/IBeYvDHSqQJekZ",
+	"ahRL2h1+WK4vXPRXNC4bEx7FQnaDEvS6hE7OuzzKmBM9OWHG5r6j3kc7BbRll7uH1xoW0AvQaceCYnaf",
+	"kKlkVWbMFpRHgVqWpdFkqbIRDYkFv9zW4XY2M9429UFm+xKqbZrbXLjjFUw7MFSb8WsAjYJBsegOsG3s",
+	"zalpuWTahxMeRuhqrtX+eIfsx2H3myN6IOmDqehU3bpayTjNICE9SEJvpRPg91VoSQrMVI2L7Avl/cIn",
+	"p7G35aQTA9GE0mWVdeATvAyeeo+2IzpFxs7Vvm87GeZRR5qf7Qdtx3fHYQdb+rInBkuSgI3B0h9XbpAD",
+	"cgjDMfQUJDrYybHxY+ZsnDrz1sk6PMGwq54J7ldZclN0sx5XqgKLJwDXhyw3baBW583IkKNW5yBInIuw",
+	"as3p0IpG9vgQ6SVtTjGA9RzWlfZuppNVpt+sogR+1U+gFUWW7jTl6HA5Lq8GPCgWuP7KfNd9v0AsblPd",
+	"cfcMyKuV0LyoG5xW3v5Ul+animRu3zO9Mzgl9BlTPn9FPLJj5L1Dgl43JXSs2ycX9I4cTxAOduiKP/5m",
+	"frhSFlRC67uHj79X43HQjUDxwXvxwlZtWiBinEUft446qj1G3UVd/TCxfzoocsSjt+uI+5paJIKGpO5v",
+	"eStnTIapdZ8VJW5fe/v8gkEASBews6RXeUmaF0zrpmhTyYCbbICBL6jLP5f5rtPERzUpGLURWlbyYUHr",
+	"0LhHRd1ijDXBwL/OlS6pluUkuNe4vjzFDBczvb2EwiuauZpOsrhjV1k8IPjKCCJgtlraWt9U0GKnWASb",
+	"I1oDCBHwuApKaEUqutOu7ost3SmzxjhkTC82lGEGnYZrEW8SXQALwdbliLV94pjSdu5MI2i14yTadq2e",
+	"YoT4sr5RX1BNC9mTs+Cl3O5qyxl+hzChS86GFx/aH8p/5srLuHgPk7Zx2Y8QsA9sQazMWCiO+YwCuViw",
+	"2BHLqGZLWe6OIwN8BUXgnAnNaWEYzR3PO40+/rFV8Os3kZOEo7ZVNFvlO7kmgrFcQR3PwfT7wvfzxo5g",
+	"CH5EMC/zqGNOdSuQezsncmktWI8yjXe7DfvOcJ7I8RtW8DgcYS6ZIuN1aGI6MiXDoZsuSs5EXuwIppS6",
+	"rdMSYoNJCqW1B2UUdEXvhyxsN7TYKYRfb4pqycUx0dfNVeLK0S+IiJTgB0lJbXMqIA5IEy6OiV2AAq5+",
+	"NmZ/F5yVrUAf9XMx+7li5S6Nb487WYfPHZmzFbflwIKpXRJK3MG42nBDWBi0hDmkjn+kYJiEKZ5xASkr",
+	"04GSp+MWwUCTURSqZO/Q9TNDz7ui1AJPLdBGuJ0NQmrc5BbVAYaDVhEuZnrFZmYhzIBtMIm/xFHOAjGo",
+	"1dSGwnXIWvUkDtvTgzXpPBYBF3I2xkqxXvZ5tL3jeO6CJdUNf9kBJIPhgpek2hiu8NX5+XlQtmsSTRc7",
+	"odw/Xi8I12W0fiHAZzOIVQww39pC6i4Nol3daoyV+xtTS8hDU6E7M2ya5NE+UPV0ek5Sj3RZN+wRMsOW",
+	"p0iY/4lFy3DpHihfhtt1mpj5QKDlkAU8oIz9Y/C+z8ropqPPzrG6PhwMbrik1GsOXtOc1XVP0S5Mxv3W",
+	"YGcE7hdghkVftCSWjgCMmji+8PJbGdyKXK8koBLVDQfJpw++JQbk+gw4WU0MxGOO1uNk8zzk7qkxOiIa",
+	"bAjRcUGoTSxPCPVw1JRY0RoozlfSr19D1Ersr+YFUMdTCmYprL0Fv+zFLv+yL8kPdCkGICR7V9lh+3SP",
+	"RfhDM+PfY3P98vGIbH8zup/Y/M+Y8DHcWg53PaShQC7I+O33L8i/fvX0XydT8tOKZyuyZliPhZaQ4K6Y",
+	"CBFTSXqrd+kFSZ3RnKFe8fb6ynxPJSTNyrs0Iem9bbDDBqwozBiys6wq7yAPJWYtLCJoNNd8KaiuSkZo",
+	"sZQl16t1Kz787fWzr77GcPDv4M9p/C66i9T2tsMiMKzWd9+cdX4sQvVmCdg9UhEZGxXj6+dVWcQZ5m2M",
+	"6/+Z7YAFg0TBckKXlAuFV1V6y3NX897Cj8lbFudDt7EUMvNxxIZqrd2VXbkX8ZmK+EzXMq+KSvVOtFIH",
+	"LLGKLxtmWMWXUWXrvnvjLD3dk0zKMueCatY7pl3v53bDP9fixLcArnnrQuqMZlksOxkonuBrpmNGGeCF",
+	"P7E5MVt3zXRwWD3kiT/JCoNS7ljJFzuwWimFJBI5Z6b94NCKgNP0Fa6H78bmarQTqIHvM/S65dOmR6nD",
+	"bleHUDRxLhPAClYaC1A1rHYWrNGeriNr97sOfuJ69Y4uVRTPJ1rGv55IfGEwC6HbHPzWJx/pvWSM/Z1l",
+	"Lm2rLX3sLGIJFNdHQDibC3PZtDAA4iO/Y4PkqM6CSX+Mlkuq/ahmTtPjgNHMoIK6/W4qmREfhNqCEx5M",
+	"MCoMvk39PJsOnwKx0vzTKN8xspfSdL2JECFfB8BDcg6C4nvB70kszYoL/fXzUa/e5/2mdceH6wq9khnF",
+	"kmRsE9frlWYbvC8K29YMlAZVswj1BdSNWIbQS5j+XNayGRc5u5/2CF+HVNxHkXosKtI3Mt/FOCbICbQ4",
+	"K6hYVkbzt2uX1LXiMXO5xB/M7JZMxCAPpdBMdBgr7FcJhB30WN4PuyLtlxqkub/fHVcNPE38UGP0Ydfr",
+	"momoddkohNtSakaom9SUpGaJUodcAibUS5JSpbjSVGj/ZMkEK3lmHch3kmfskqQ/yfIWdKU3BRWClemN",
+	"2JbclqjarKg5kpuCijRse1V/HHJxseoDy7kOqnzV70Mb8wFwdBPr6TZd5ZwuhVRM7fms1SVJr6sNK++4",
+	"kmVKSlmZQc2Z3jLLUWAiygIyb2Sple3QZpuj8uG2CaLfMQYShj5KRvvzCX+0CzJKRs1hj5JRPbAoG/rB",
+	"Rjx035lh5Ez7UGwKysUZ0GqIACYXZBuzg1jjhUM5OkyCB2MxfsAaA+b+fENLulZxLKB3AeC1+3ad/BwG",
+	"KWSQ/ywkxvpYR82+8NBh4bT57htW2hA4X3oVHVsJSc0UUG0BGC1IAbc8PrUVE9JgaA0R4pAKtp8u3ic3",
+	"xKWFH2TOipdiIWP7XDM90wpmsV2xktlLHQKi8ojEIHLgsmHZmnjwaibFgi8rsz3uJSt1wrdhmaDv/lhr",
+	"dxd1pZy6x2714bNfqKDfpoONVWZOZ0bye55OEm8YqhMSjsN7gv4OGIhwieGS1NLcKXCpApE6IQS136JY",
+	"24DvJtl0WtB6fe+QRGxjh2EYD59tyZbde2Efdu5Eb/eHZOu38PHeExFsRz3akIrC9UvaJN15kg5I3ZBM",
+	"cEc5iL+toxWLweg7O7AahkhS/ETaf0aw4WA1reYNg1YTo8m6liesVNT2LHX7jsLQw8ginRR43/jm4MUI",
+	"x3/II/VIYf2NQX6K8P7mKhzhEYouRCzkqIG7M9ZMUIHhrQ9P1R0a+q5mFsI6DPKI2TC/b2b3NYbOFckZ",
+	"fIe6lGchBXOge2HM0laWtz1lxA5a8hv9bqlqmPOH+8iOwOuyHLBh6A/HGqOAN4YasURiB+bWVVE4vC1a",
+	"MuKUL1g7yHTV9QVkS885ZGk6CKkXKsnF4bv+C7T2U4PWAm7VziLX2mDde67AC+4L8tTYtWSc/vIxJSVT",
+	"TPsqNq7g2+TzI9vCVOBh4kujNGuhHKxa8unxb7sPnIX+Vp2RQQ5MvK0PLWuAf5VAkT3OoLoXInZi9BbO",
+	"FwOSB8tbXWN7qdn6QSWgYSofjlgN6DEO83l0bpVfrSGm3Hd0+dq3rysg/MbqGkzJ94bKaZ6nTn8LCmX5",
+	"ChaO3yJgnSH0iX0TK0XAy4oVqNDbt7DW1j3NNPB2roibyeUeA8fP4LuBzX2pwHgAKHgIz+g+MX00PPOw",
+	"SsNnq6rQlrs8pfSXhBlQwSByGLq9IMsOO4ZFI9vUBm/QLjwEvULTbRua90i2YPpwXOHRTr7/aFTfkpWG",
+	"umEWZ02HfHBfcvgVWMWwHLr2m2ES3bIj+W05O1yi16yFdgByNM9ZnhBaYA0wuM3xyJqneGJzm75W5Mym",
+	"LIG47CvIOBezMkeYFpOgKFMqpJ4tZCXy9KTQq8dnjWhzxy969Eq3vFjoGoz4LaZxmC0cPvh1fadH5gCl",
+	"zKtMD9epN/jCY6nTwxRe1+lgfdtO65Cq3atEu04/hf7sJ3SE6tyeU8TkOud4FtzYH0dfbulEvQeOKc3X",
+	"0EsmlZ5tWDmrRCzQ9jvXkGQANY981rQF5+X1t6EruBK3wpZe30eL7BhTjRg5FGVrYMZvr84xTGO32/T4",
+	"ynozAnI/CMZux3AVH95o5Fscp/SXcsELFtLuKaBYSVsqaeAZn2SDO2DYiswkHhTqkAbBl+sqCMolJv54",
+	"r04DkNouSiPktEsIUTyvsTrHbgsmjSjTIFzYOQTvmMhlOaOjZKQWemOerCkvZvZLUMgXWsxNi5+LWZCJ",
+	"ApKvoMWs9TtAJbs0FP8BOssKzoSeKZaVTEd9hn+pWMWM6NFRfNQHL8xpdrssoY44pBkCoCoZs3vwgCZk",
+	"XhW3DX0Ua6JQdasSws7MFBPC7je83BG1ZWyjJglRK4Awnu+AY0NB6oyqKXkhK3Cxli6AHvwKWAuX/F3O",
+	"wUQOZYAVjDFA8DLDMavu6mW2IgedrX5/tn8yn0VRSUtSVpi+vKUcTCBYG83MHOXlvZCNw0b6nKuMlnkM",
+	"tRX6BaHN+qI3rFxTc0aKHQzBldSFMXChNswr80eOAsW8mV+EGV2ymY1DidxbS7/5Vj6sPR1/l3OzBfbd",
+	"8D4QEh8qt3T9OMK9t0TJdLk7sGvh6sGm8aIgc0joKHmLbQ9bKVt5uKM/LLkLxABw8CVfrjQRcgtAzVTs",
+	"HCmf0LNhi3lVdFJKSJCoUvs3iLmNju6ynbruT0i9CuGowt0I6Tp2vbx1gLlDw9ZagL4ROWnFslvVlQiR",
+	"8zueV7RAdGhFxl2Q0JPBKu8+9HcsGXcQ3rZhcXZgWspbfxV9JuRttH72Y29/xlg94LZp1/Aa4XlG2cTm",
+	"4V0KvxhpyD39bYXnrb0xq8YTD0P2+hDF3zKqpDmB8UC2dy7i5QtFwDZdwAnCV46MVfPvPUK0mv9We6/w",
+	"10eJWLMRATEZvoQwNYi8cB5+FwXKFDEc4YKkrLL5Bj5ShAsQ6AwlfAdhIhQoQYqEpMtCzmnRfgOunTXd",
+	"+RhTMDxQsYN4mnDurBolI/xIlELfMjMvFwLWhcWCrRShpsONVAxFMfPKZRD+VLI7bmbK9fE4KyV0MXOf",
+	"bW1g41l0ImD6eEj5TOzElnkPEqkSomQwR6NzqjowDWGK6TZac+NXQnvZX4w4HSsm8pcAbNrpAAIFIaKn",
+	"g1Tts94RG9XIqVgMFhalhlwHSl1TQZdNGQE/3nJOPu+bM77VP6Muu3XHlICl5XkJWQkQxy5uQQ1XiD6E",
+	"Vjx0cTjvqpnndPSAqHO8uloJLzAB9NmbvuNJL6qCBIo+bDpnfzcTWVGROzkVvSW8sJoN4P8CTIeQGnw1",
+	"dQsL1c7vWBm/uNt3kB1ZeAkd3DNZ3CEglBoOBWXZkNF4PWCyYw9+ezwAVH4y+pPFckJkJ9ViSuGj3zra",
+	"k13n9yXvPOtVyWMmRFeY6f3bl94nRxUB+zt4dAAsFuDRVIuS60pNVll/glryNFN36R5AwfPfHef6MuPt",
+	"m2oXE8htlapZVXbwAtcCGMElqRQcWJ/PWxcIM+cUs97icZNgeWDqsN0PuI3ScoNBP0YaGr+8fk1+9/X5",
+	"04Qcl9LuOuSiW8O+xgcWCNKPwL56Sb78+vzcWh4E2xY7wpWqGC7GkZbtxlI3liM61OiOSnnAyv1S4LoA",
+	"GNLc7E5YyiaMMlY+j4R6lLhGRRxCy5jpZsP7lLWrDXeRjQcDhl4LwOjQTGSsHewejDoOkRSOvW9A34aN",
+	"sTKQV9aGaZ7+pc7L7IosS8Y0OkKoJk44tSE54Qimh0zV3bWW7HIkAUhQs6qO+/k45Q+NC6j+uQgBL0pj",
+	"qpaakne2PK65EmmjqNYlBFRHzAb26qG6OcramrEf2dNV6/mvzTrPV29eosM05WIhpx4XFB7zmrAnLRb8",
+	"dHo+PW8tGvw2tB5VXUqzmXvvVc0mWXoaS+DYHE4Oe1sJp3nYW6kjAcNf/fbeV85Q6mLcUAtBozNiqCiI",
+	"v/OAkHxRi+vUkK3qcNgfLusNvQ7AuegA04ktwvX162/lmnIRjXpF+zXJoQVRVbYyl29qN3OayXVKxkLa",
+	"0ocJEZKk/yNNajBQvZWkoHNW7KEfPfvqy8aF+2Uy2lCtWWm6/l9/uzr7N3r2j/Oz338Y13+fffjlPPn6",
+	"6cfg6eS/j29upkc0n/zf/xI7CdfXr19JeVttujm9g06je+sC9RogvKSU1XJFFBfLgsHvZ7HYjLxjxfHm",
+	"h2/ag7fkd0w4zQAMZoWEQh1Uxdm0UnLGhJEW8kPSORVOW/LoaZCkYstxwxgubRkLB8VvJ4tVFjX4QBWL",
+	"zHXftGYG5frpJHE/EC3ha2ayRuAJjexpMD1ItAOMuxNqHuIGNJdrf5wdB2Zg0HhraeoJouLa9L/t3fpa",
+	"l3xeaTZb083GmuSPMyn4TxD7iXAl4X7TVOS0zIOWmNNFy94amvWCnOTCh/XvsGc3DpdLzHK41TXIzd5Z",
+	"OKpc/fGh9LCNwSEPR2MDEDebbuMyOvLjEv/7t69Q43VBPIayGUYgLUq5bm+cb2e0Y8siFPmfP7wamJRu",
+	"x3K/LmYrqlYRQwG7J9d/vDp79tXXXhhC44Pvus6JNhIXKwpX8FkRuqGltmOes4UsLWgyL5XGeQ0aZwQ6",
+	"P+KPbiQZQJIkci3HQqLbBbKMrQf9hYoXPhbFzuog/jUs+C9sVZ92OeaEbAEhBiQiIzGhdIfnQ50UK9bL",
+	"OOsQuHpulLx///JbG/c/Qdkk/YXnH0FeS5/QDX+ilHziU8KewMNHKs/etse0ZtANw9TBbF1UAqJIRrPa",
+	"2ZZcX/3wyuKL6p1fiyn5g7ninN3A5rmk4WG0KDzhmUgfnRv/UdoRUqVMO6P8uS8qw51tlmRp80wuELHE",
+	"sOEUjFeAyG+Oz8yl4hbU/QMnUMrC/G6LNps320y9mRH6yw2axW5GF+RmVJXiQvL84nz6++mzL58/mz79",
+	"/bPz8y/Pz6dPzf9Pv7wZfUwnU/KTBxSz6zDsHsE0I7a1R3PJtK2sTjcbKI6TDrppOm+N75o3xlA20FJW",
+	"Qql2Sq6R3zVumUuMvbCSUEYFmTMsKSyBuOobXhS7wa7WWgQ/JsMAYqB+rph9bIPCD98zK603ipjbpsU0",
+	"vlBIn+71xF8/FIuU2az/RcmU+TWnHCdYc7SSty1qv/vy6Eyf8BgelhLbI/b3EeFasWIRqyQ2KNGptpZa",
+	"sWCk6LoYtY/0m1JqmcmivZK2+GFqXgIJVVWbjSwt2KEHcjKf/DBMSlV9nPFwsCxUt48LomqvNu1hmTTk",
+	"5cNjX7sE5kMxsEcY+JqDct/oWbL3cO3sL9YLRLKA271r1eokEJsUeMvYxoakdGTxPfD6+JFt94V5MlaM",
+	"kb0L0kWqNxNT4I1+HttMTXFtpz/aP/62ppu/Ia1+CPBpPjSSVvjakDvYvKk5eaMl16tqbrjqE0k3/CyT",
+	"OVsy8cQP5ePwnJeDeoO5YFwBECylKBctZeJX4cktbWNfvUDL+yH94pKYb4HDbu093MdqGYaM9m6ABhO9",
+	"dGmQak/ct8rFcfz+SP7+oxPk9ph6MDBaP33/9lUXm99nrPvs4OfiWxsl1YdQjpAvRg2xH4xmiLu84IU5",
+	"f/U7sNrjdCOVXpZMXTx58h///r/TiUsz0yW1r6rawKZUsZY5Sy+t6sl0ciN8pQsPQWNjeRO4nbkm60pp",
+	"i7rhEp1WUml4DPGh1OIFAeOaku9EVu42Gq/5kmHLG4F6i0OFRlifYJGfn//+676LNBkBqtFrUezqw+vi",
+	"duN2L/sUxt+fNLxf8FqqjhAfWAIH2PXyjfezO7uW6xhLYp3Q9YYqtZVl3gXWsuSCuDaXhMUWnbTWvE3W",
+	"z54PWWHHefcH8e7FG08BDm7WLEDOl3zPcXoz+ur5l89uRqnFev/6q6++/ArBDgIL7fnZ7z/88jT56uO/",
+	"dNWa7saHwTVxAQxHLXe7sKPZdjvzoNdgUwLC+3CYDRzGiP+nQ2cPY+V7UO1LtuRKsxJEe/vG8LuyXsET",
+	"EpyaYPGxgTwstam5CkfkN8WmFbE+BCO+/ssrP+oa9odr5U+/4UDBzYA03ZcV1eG093wLsxr9KI6EoD+S",
+	"K+/zXapmAy5I7zzZn3+QvT32UBjg+mzwxElc5jma70+PAZl38weEeWfgA/gEG5bHcwedkoaUlrYQ13+r",
+	"wPTdLFpYR3gTFSYh6U11fv5l5jgt/Iv9D/zRrDj+cIE/GLaMPzzBH9z64I9xm2P/LXY6ujyekwfDy+NN",
+	"02mU9uV5g2MZHtnQnk/rWJEMi8Ln/LRivcdcuY8Il2/v286LOEjXivOKejF72PA7dvB+ppqJbHc4F8H1",
+	"bi5RG4gIhacgM2EvIaHtd3Hl0zHlZnpsOk9nKEv6IuCJVZYxlrN8CkAuW4tM3Oy6Zcz110srMAwbdxx9",
+	"FHdnnSEghmjsw5icbFPOIF2h7F2nfk9HV0RpWLAsuDrA6H393avvXrwjT9Ng1U4JEY3SHUSYdCHpIpiO",
+	"jQmB6qNESG1OMQTs2iXLAPxRl4yuzdVRsCCM1GhyLaP8zeivtOA5tTFN7Ea4oNKb0WRKcEQOiNZmCUpt",
+	"705U0wZmPlwRtTLawKoZENyFf4ojhjgfK6/Ewp3iQVprmq24YHUnIoyw0mzTUj70iotbLpZpQtKMFgUX",
+	"y5mWElwgd355EORI0Tvz9+WNwNgbhRow1iTELBrrEcHVOcL4G4Xjhw1oIvJjHNJjZHa8e/fqOgC6ag3B",
+	"lm3LSM4K5jaIukK0NYzvlFyFKauQcZoQGwJmAxTRoE/WXFSaJUTJhT6DzzJFxjgjkuIPeTqxGUp1MJPd",
+	"OwxJWoESS8FXUAes2I8YlgsRTxILCNYNaonfstqEwOVnHd4Whsv2+IXNRsdLyPlnS9JC9zHjnJIrh3tm",
+	"8WwRYq1eIENtzOr5ncX7F5qV/eGrWNocZcKgvjEZY7lsTQtmlq/u2pxYu672agmHHkbJfX3+/HdtzbGD",
+	"egOND/ntScO3V8Vpo3321e+fnR873JhNDmoJlKUsuyPxIOC9xsBRt4jXbu9FIEo/hw78/1nnRQyVr7bA",
+	"nkvZwenwE3FOUQ/wlnuY7Dp4BXGVG+zuHV8zWWmY9LDaoVFgn8gw6uBD4QMT7IrV9/LxEQnVcsmUOSQL",
+	"fn84Nc82BUFElmTB753DGJeomWs3rCbVXm39/e7/wUp5ZgQVX4a+RglSt2HO9EABrlGr//HrYsWqYljR",
+	"uUmtH7oOjFuTFwXl604rdmd86WtR7NxSgVU04AEuwBemMaZBlM9kkFpbMKpaqfbWrfr1edvNhTY/X8nD",
+	"vNnItV8xWuo5o9qwc83Q5G1PFti6C/hAw/z25dcNtvRVbFMhCWnAsugAiD2FlwKwc0T957j5l+b6hHmm",
+	"1lJAb5lyH7B2ISnYlLy2Vxg2wJsWPt22tvoQ1tn04uzDL0+TZ+fnccurJyA1fE7crLtwYpnyISORqp7e",
+	"JHgkIuBw6MRkhHATh4PzM0PsHo6gTCzQiTn1KlRCvlCAKe0U1rSZbDZ3BYOB3B5atdSOu/egftddhYaK",
+	"iPbULmYwLL0vkuBhPlmVcUOeLmnGjOgYBUTJbgk0ALkLBGtbS8LIpJA67eW2GizkRHn7z2ZT5MKNtq0g",
+	"4I1p9IGV1hvMgAN9AIVGI/tDoYaC1k6ewWPaK+AwkPded6R7WKXNyivBhUTh7F1YTpKnREtS54aM26ID",
+	"TmCSYOB1IG0mtexmVKKMiowV5p9TkmJeHIahMI2RKbL9tls/99B+LdRycIgNYAz/iZETO6EStu08mo/Y",
+	"WSgq6prYW6okxPaEe9ZGsGu6VAel+UMGQdeN02GGrGwjtLXTZNhL/KcETvv6VcPgqiJcJ44ZZY+anVkl",
+	"CqZUgxR6g/NOw5sc2kxsKv04YIkvzaccW7C7n0Asb40u28T1Ec7F4uK44rHJ/diacBofZxav4VvDpuF2",
+	"s6bsqbXYlIOPx5xl5u71DOqRjsBwxNA2o0Usy45IoIAxeAkWhP8x/FQHbXqtwMg7CUgENpTTTnw4YE6A",
+	"5BotfjdMgfm3feXFVxY7jJ90OqbvI0R5A8HH4D/b56QNCLq3IkFqHx56f24c82tQbtLk84e8Fp1AvHtQ",
+	"tpHienmeukD+IHdK0+VlDSXdsKMZ6T5Mqc8RQcq07LwcI6i40aGwPL3A1OhgIGEZ8qkblGmoGwcCQSXq",
+	"kZq2Fil3Bki5ynxb2Fj6jBbhuxZKN/G1Ih0+ZAiKe0GEDF9yULrofjOj2n+/uVKsXqscCoSGw7OoR9BX",
+	"fCXlLROdxRy+kTlAN6VvXl+/I09opVdP7p4+gUqgRmRallRosO78N+dVSYlgLFcuFB9dD/7hZeMdGyI9",
+	"w++5F5u/Tsn3GDgK5lDzbq2PVIqB3Y0vhSyj5agOQqK0QpvADzn23iHoazIlL+R6A/iDoN5x4RW8Vkz3",
+	"QISUQwFQb3zgw6ER9Uc7Ab8JFrELzAmaYF3XOotboQ9LkkwKzUXFjHgdfOyIYUSNliUVfiSd5hda5VzO",
+	"FrxgXWPPoKLukox/ePNlQn66+mtCfnh+lZDXf/hDQr5/dfUiIVfmP6/fvL82EulPbP5D0woz54KWu6gd",
+	"xlZoOhy5+PL6Nfn6y9+fPa0rOq240O1iYiKdXJKcaQQ+oc41QYvClpK1hvm2DYOe/ePDL89iVos2sEi9",
+	"Vh/6F7wTZcOhjHVawsEv3rA61btQW55aDs4A+Pco72/3Fphh1Eufybz2j22APv1ujNF7Iku//JPu0fVr",
+	"3+y+I9BC+xVulQgmasNYtrICcSaXgjcB9bqsmqarzr0E0+g7+U3Fi7wb8i2T4o6VCl3bCOIONoewaiag",
+	"84RVMK2XA4KpC4p1iKBQX7mOsdcBSfjeH4qlOE+yosMQ+yTKF8F838AL5s2Cis7lwVnhRGvr+t6QvUEB",
+	"8YpKuZ4+3Dlal5eZaTnDxQ/v9cjzwW5TXK4Y+bzn17Ba3Vzg78pwAGh0XNaFLTCOr5Ix1NYhz86fnZ89",
+	"fTZxOdzoY/SGiaAsJwVQDttD4ksEQWlOyCuLYrZV/KSxvoUCtoZtrSymn8MHyfSZWQH86JkhVKL0rmAX",
+	"JK34BZTBSDEdFitVwS8TjBh3+Yg3wrTd8nzJdErGqTnMUA6U3WtaMgqu+hXLbufy3vxthG6jNpi/sbhK",
+	"il80n9FcFyxFf3xr+q3ND3cuXJkoHYCk38wz6pAAwxyfZhb+CZk9vbkddbE1tVcULXFZHXWTrsyOw2W3",
+	"AtMYOELKqmBYtEqjSmA9T4fVwvqqvrm5Hg0SfXDZfSWAASvuMOZPWOsWtFEr7aM/I+FwbpPNa/p8uUyP",
+	"XpagUeHtIcjTfUu1KCTVXz//jGs1tA5CmyvanCG476B6W10mBWg4tnL/5ClyJ5qAwvoMR1aTclTbKCrY",
+	"7zjrYCZYYWEIJzG65AlspM6jP2GuR/N7M8gj+LxP6z9hbKUsemVKWF3TrmMHCknza03LA3G2Lg60U0z2",
+	"mdgLF/FYwXet3dVVTu+1lw+CLoS4w9z1wBXxyOzO7u0NhGT87DlZyapUgVKALx4Lcgh1J7rjQGDiWA8T",
+	"Yonc5YydTTu/qPg/OjO4/xEETcKUoRMuyHyn+5Ni4O6fQdMONZiWS+ZjJ9ufJ+On589/99W/fn1+nvhi",
+	"pk/Pz8kP30z6u8Zpd9JLYwttogUU2sJfnmxKdsfZ1hre7I9uV9N+3bPuPmkQb7iN4QaEa9WgwqjgqeiS",
+	"vQWrwfCiVZXCxC7z1uetXNVbZcoO6lGKTCUjmOjMfnMwYkCwpt0JZe1NbvR0RJpXrLNompeNLsG9A690",
+	"Z1Uruo7XO38vuIayPPllnUFUh8JmJcsh3UYKVa376ndE93dQ5hhOwZlwzKwsSNCilGt7zLRM3bZDhVUo",
+	"DtMWLQ96qhvibeQqN7Isyq/oo8C0L2SYZqTeFNeoh4BLm0LJD9UoWlVSzQgErJv/8HXTi8s4Vj+iijyk",
+	"btfA4MtmGGrHohO6pFwoHdQWDBmDrQ9Entw9hcoyqpqvuXKonFSYbakRgW2EHkaH/F3OZzxPbRSX6f3v",
+	"cj45yVI10LeNPcYXw00AI+eCafh5goMW5u6tmVHa7w/QfPyCaV35eMHg7eZekuHZeFEZ4JSgAkv9xzbv",
+	"B7/1teAMRXFtKbdDeokrrobdtT73aUDGjspX23dJxxzXwbq2Vs0Xn7Ncfo/Vdd4y11g5Jl7hFVoQuLZ8",
+	"uFjnBfPAXT+uOh9S+iyL32m16NCQagD+/qQSVLAEs64r9Lpag/vW3gO+qq+d4hcKDCMnd9t3a7num+1S",
+	"b4hxs6/5MthsMLGTKnJ+Qo2jYdURBxBsUC2xscgdk2/tfB9Zd0tPDdLesNLzFkvmDQxHFDFNMy5jDppS",
+	"rqNRlmXNauBVMuYiKyrF79iEAO8Cm4LPZbEOLU1ANDxQ47L/inQy7b7Abx41ZgyqIB4UR7gw2oQoH+7p",
+	"2rqU++Eyc8hgIgFIp9wvn/3wR+yfIm9vLbv/PFt7FC8KtCNbTjcGGLAv7gcTc5I/GVegKgBCy2LBSptp",
+	"igWAAd0xB2VkQzDqx3xo8tm53t6EPyEfPFAY1d7ihjMABbkj84hsrg9lr6nds/I3ptUjFuZj6fTHoP+1",
+	"Cub2KfEhht8g5Z2VP3QXiLDR+3VqgungglBMWHBPx2lYvyYlKcAR2N/SCVSWwpA/KdqNb4QroGN9cO6f",
+	"hntDGImeoK9TCjawvvA7dq/dpD4mvTECC16u3xRU2PJFvW9AGPvAxldgDWzVZ+t7KVrUre+ll4JrTjWW",
+	"YrI1dAb3t1/E6eMHSx2HbDpBfeTHqUzug/P2Qugi9t7QC3FyXHyfO2Jb23wwR632T+QHPBAAFtJnRGIl",
+	"pmUrvhSIlDsOcY6a8JkOl5Iv6vzh0+7khovkeBydBuhLHfL1qyjvx3lshobLmzfqKPnjlWuXf3cQ3gbs",
+	"9A7n4sndU0I3G3VGRX5my1Rb32diyx/hDUQzuP3x+yDemNdsaRnfa9rM2iKlrDRTl57sHMJhyTDr0pcM",
+	"sOGvk1OKl3aEq7sDHJzXkATtHoYnMYhgb56l4SaKev27Lr23MhZHan5F0zTg/JBUlssZzddcpBcIS0kB",
+	"+gRtuaoVjAL6EsQ+otPy6s1LcsuwFncLCxfLKa6Z0FOSzml2KxcLnrH0gmwKqs3SnxXsjpkdMcIEIC5h",
+	"1n5QV+nSfqY5DpVYeRajchWGInnRV+RQz9EQknTFcxuoxQGo+IXvACa7FWAkxY+EiBlpcNjTiz08JigC",
+	"gEGuQZ0/BYmkvvQLpM+BBGCXTYXBb34fRsmoXi6oUoRjtTXu7SCice3Bsd6/y+xQlatc7ynAlsdML1xu",
+	"QIKwZXWVRygw5bx+O6YTklEBuDIInT5FmeaOwXrugp+DuyS9IKk/AnVllsvWtyxQqcIIbdwJt16g1pRs",
+	"4SAU3drZGZjFcgcs6LhzqUIpKlY0gOqqpMWZD62NyopHJN9C2Cy71wkBzMwvn52fn5t7pqSZtvpA4M//",
+	"0uNlHIbLHVLBsSGuhisXPuiPtazrZfaWc3QwRUEmcyss7vHy9aDIx2LBhI3K3lQaXUWJF27wHoCMGyMf",
+	"yKyrPHKNPcHbmKd/uxkBENjNKCE3qHHcjD5g5uffbkZzmdtHkDFv/jw3/wIIvNGHdLCd5pXMbH4P28Rs",
+	"NGu17IIlMRdnJypJnES+81gkremCCwZBlvAbMy3lrJD4kyEg879GbpltaKlcTevDFGRWHmdgW0Zph5V8",
+	"sTs2P+cO3opU5jiMvSvYNsDeXAQROb8zh/Tps9+FR5Rc1Y19gdGCKzTEZHK9ljWQr9GcBUNYRrkgC7aF",
+	"iBIqyFeBzab+Oni2ALPGbGYmhYZaFbqWp5pCjCFpyw3xXnn+7BkZp1ZF3TJ6O6sTlKgmqSHRqf9pL5vl",
+	"WbO+6e+i1q7OzBopUFq0qTU1RhOMOSzN2U6g6WFxcbq11xYWHndFni1oIxf/P3vv3tw2ju2LfhWU61ZF",
+	"miPLTuLed49VU3Xd6aQnM/3Ijp3JrTPqa0IiZGFMAWqCtKMz09/9FtZaeFGkHokfnXT+2LM7MkmAILDe",
+	"6/e7HrDMWu1W+WeOo4de/LAURlR+OqkSoViPvW/n2nNclKjHqW1TO2fX6ucO3eDr7QFLT5bCmsIREhyU",
+	"H1NR3/o2B6mz+cFPCGBkZ1GUTPqCm+ut8RmcxdYFgGe1hsiQrdeaJ345sKPFsXZG69JWALwUKhdq2lYQ",
+	"fPA6NzHQD8Gx2BNX1opKvvakCcs3wvxgi+RMihJxazfA/vQ7eLo/pqr1VSkEFvIjeLxsJaC1c2ztMAgt",
+	"CvszytGLh0e0jtANjYUATKtlE9KjKBaoaQHQg8L52Y44pa5HJLzXpg2KRaZdsI6Nz+YIPz0KB25M9rpy",
+	"zKyG30CloeMxRoZPsKYNZM2p9A/ihPbXS7fxMx9RxByBfRKxL4bxoRrGOgx2X2UNXv0MwdytjoN5EzJT",
+	"fzRWWQkxuGgwKouEytMWpMiIrX/vXeE5N/xqNZexlznG2AHL4HCClZFfCZOAkzbQJLb2YeGAvAB/Q5c7",
+	"VZXCkzeCnsaLuTYM9uZrtQP8OibjOqy55LkYjkJ+z2WpjdgbG22jg+B2wSWGHBIfofG3Vnfqxpv7jm5+",
+	"vc+31JNCLBwxO1jmNwmYadgdYWOMgEsV+guBrwXxBSWcLrh7Z12GoIGi4rKAqFfHinWoNZQgbs819sgg",
+	"Phy/tDUtGTGtS1mtoBWNKgCVVn8XHY2M9o+rha4NhFeAxyf7/qW1dpcSLV57xeG1WGV94pMC4ZOC+0Zh",
+	"CpI2sFrA8wWE8A6b+fSAL+W1iPqC+VLayf02OJgIXoryrEZabvzXK3eE/vb+wkplctAPWhrk3l+EiJK3",
+	"C1tb6weURqGH2akiafDBKQ0bpme1wMFvvwHuy0w7IFs+BXeBXsmToSy4BFPaCv7fBpsMLxeaYnNezKyp",
+	"4J5x6k47ia4IGQ1CRTmczbwuAVYrRI4GYwUaLfqFkE8F3lnxKzNAkF2GRcwDh2PsOzt5gVpl0IyCQcR0",
+	"MFYuPjKIYNjtdKjK3sfL4BYooWsE6yB+V+mSXyHPvhmO1Vi9tFYwojAU0qqeWuVUEw8UkRlblmImPxCi",
+	"FvwhZavvZUf4w9GfMgSmYqXWFevhZs76Y+Uwtju2bi9zuyTrw6T+9Kez5Mrhn/7EzoXKWWZ/1yWtzin7",
+	"FrYMQ1B52GGEKE/hZjCBYEtKw6j2k6/t17GSxtSo3lt3bbppWS8rbi+BvWfILrpfCxno6ODya2HGqlo7",
+	"9mQoZng2M4ZnllYBc1n27V8i+C748cQNzzKXJIPMVhb6C8hyemLYux9efwc2A/0EUfUeFCGATcFpTtn/",
+	"e0iu+OHr79wk+kPmfgyi30FEOYp68Eezv15cvGlEg7LhWJ2xUhhdl1MMRipEjEvqfNzLnByfeILOQl4j",
+	"MDEEJyCiA7ZKIaeCcnh0/K1dUkpRWQVr9Z+sEkL+lkN/9uZ1xCfvaOh/GxzopVB8KQ9OD54Pj4fPEbNg",
+	"DlL8yP7PlWgJU7wFUgq018Dutzv9JiXNp+0w8Az6dKDcoYBhArt2xGOPqXi4MDlyuOsgHWL39bKeFHJK",
+	"9EEitxZpLCOsjNUOT+Z1fnB68L2o3mqNJQ+4eeA1nx0fN9DC+XJZ0K4++pdBQyn0JW9MxmodyiRAhjfB",
+	"h+mMBK9liHKbcEHbH+/ne0QoZpHaPTj95y+RudU2hIP/Of3nAebwDn6xT0CFmy+kOkqEb+dn/wGDQfG1",
+	"UeEWtuJyLAThFeNQhj5kgLoZp0kgjj7lRWGVNsuQxhWBqtNnY8k0bLAkYgT1C70mfEt/lATh8YGExAOQ",
+	"ET5qbo9Wy/44s0th3/HnZDVSp7EjlhsuOXqzqXIhuu4HqOuwFzbwH4VY7rQQ0lDIHeByAFDIcYHb50BA",
+	"N1hBlLAL+3hPqM/2aQKiKq5xz9qafYzzFatkvXuQDumnb9U10SSX6Ge7xmrwyz0e43gDJJVPLUc6rn1q",
+	"vN9vg4OT46fbD/U7xUm/ixxver79ple6nMg8F1C2cPLs2fY7gqZ6hZCVHyl4vKj5AVgmG4fFSZr091+A",
+	"2aa1EybgiqWZzC1y46fAsQyskwPwxDuAnVzLYykXUJdk6hIYAgBBdy4rwcyST6GHwZosymk1p6T/jFYG",
+	"gNNkU61mhZxW2ZC9w7y+r0iEYW65q/3zZlW7oAXm8SOwdLMOcYSrE+/HA/TehKlcGOdOtvz6QC5J8Vvq",
+	"MFKjdePsPb2Xs7fp3LkER0ra+4BH7vjP2+94QVvl8c4oftfm6dpwTjcYBrBftxqFzZr24fohLgXPAa2z",
+	"YRPncc0GqhGqXRgR7HKpi8gGP34OjBfJUwKjMwwFYUoRn+WTjqP2vajWztkD6Jdte/zx9vfJ9jt+0tUr",
+	"gCJ8tP39vaj22Nz72nLxh3qdv+HVHHL0lN5v9HlACDFyigiTm8yjWcGvHG7SXqg72xTh2X4qi1h2Elu5",
+	"0liwwuaEHg84OmI2E1ixlr05u3jx1y16LBh82YgZGkUCpOwaAMQ6FlBMx2LPPK0aFs5NuQo1NFc8qqSp",
+	"VSlu9LWICmnAA4arhhH2Pa8yF2gOpVPEhTWrC8eu0y4a1vGV7kkLdwM57aSFH0dCUSnfZySpPg/V/Vag",
+	"Sx0OlhUp4RjdoVI/wiDqIRYdbgkAgIZNihTXxdrA2mbCVAwqR9vCAmsCDXIgexkFrLctttbvtBvWDrp9",
+	"txfwVt/jItyz33+f/mv0Hvu4r8lH/WprtPu7u+z+6CROJJD43aHt0epFn+W5CS11a9h+Twyb8IID8x0w",
+	"c1F/2lzjS2AzwAL+eDtfbbE5ug4V3M49CmvnqRyy76m4uYTevwW3L3/KOFb4ESq0NGyqyxJhdierCJyW",
+	"QEhKRokxl2PFA61LhLKfrIgtEMyQIXtBq2NfZCLCe2vG0+BgosbWgsj2NnrUvbri0Rl+JE88mcFmE8DD",
+	"QcCqfhUd624KbOnuA9oqMbZq7bBtsRj0LsQLr6bzdfnyXWS87xupe4XlkrxiCw3IaOgVhUSkGaTY5Y3K",
+	"eKLhph4alTdbFJLaedY7OX6KeKtKT6ictuluxA7FyMPxQ38YYKUNUEoSbWiDFLIQM3BqZlJJMx8yvzRI",
+	"q8wIsL9Tpng3xI2LUhOl47PjY8dhimuJNVXURxBZgs4ESp7cOzn+88C5fHDLZbjlUt+qy/jyDDKd/okU",
+	"sHy3JV7ZFakMO+T3GEXpFvBf/ZRPlW3f3YtH4hutt3giKBbaDrlDTeDVPAaYwKLte3JJuuOUF6HrnEIU",
+	"EIiISp9gJTZmA5rJyXfUMX7fCcotF7qWvP+BRN6ON7yGZuWb/W56aT8d3XGfDtQa5MEWz4lAD76aPV0e",
+	"kz+l3RICD/w9+0k+20jtzmqj2MACOJAXpqURI/TkJszrsmK99gYeh4hihAM+obaKPnGJgVGCnV7Yvxr3",
+	"42ZuumDWSONpctYFF89zWnIwNVsEmP3RCqnRuihz7bHrHlwOjhUYCvbedNzeyfHzPjKQUysPGUJglrWt",
+	"9LZg9WiDZ9Z1c7pmiiLcQ/YerJso5o0B7xgcgFpEkyHxneMPD2yS2J+xU772Hfa33p+jGENGP7CHmMKb",
+	"dOdosekMvpIj2Heduayny7SXtv/VJvt0wXuW507GbXQ2ndBNzbFdbC8ULzuZVZGAMUI0zLY2UTNKJQvc",
+	"tN7s/iT2CSHXy8sSeyMW5M2sSVDgcoon1BZBRnSHFebjfI2+fa3+kP3cYd9l9ieCj43FDJh8rsZz5GnU",
+	"sDwN54/lXSQ11yrdWuq7OkzDP7Q5uKFALXIRpGl4zLURs7oA+uFoy/W7itPWITKCpNzSfPMHN1gfz/70",
+	"uFrrhuYuNuKj2oA/K9y0WPXcYhEi/p9V96wX1Y4TKRqiSntT6dmzfouxiHYPnRLIrbfYiyBPNxiNUnWE",
+	"pLam6HayKzfW//zh7c2vNuZXG/PxSgsZQfjsYFPuXkG4BuEUCgc3mo5ogMXywwotIsvpEiF4JHfp1WmY",
+	"j92lhP5I3qPC31qYAxg+X4NSbSWDXZt2X+sZbNet6TPP3ES1gWaAik6Xa+WBOxI7QTzZuQyYHZqIiJG6",
+	"cXCwRmvL0ZnUlXsWpuB1SU/EZr34VMH0STWvWRQ0mjt5Q/YCCnKNe3p4qCxhGm4xogSX9eKMKG6EaUtr",
+	"QV3f6tKIYpb1P7aosVGbHyTU3rWMSOzs9A7NAJp+gxLyYJSRcr/lBgEhPQZZ34ojWA5aJBARSPoFu0d8",
+	"qFynYwxaRz8ZhORBa43sIeryxNTqxgrHe7Qj1unNHriicSeBSZWMv3/B+XlYCO9IDuxrIXxSYUNTIrf6",
+	"eEk9AwEj0/GdiKleCJMajANXMUx06gKYsZcel82faFdeBVdDvzkzlV5Cys8l+yPUqzb4P48vpZh1oKq5",
+	"WMGfreSkaucBMzoIIVf/RIi+ptIlyqUFZPix1stf4NwOU/HVuqKIJPCd21lJpcRK1yU0ind5ZeuCfrda",
+	"C3zJLTUW22oYfg/mW/Olvkqku61V2CqVroSqjmK0ip0qo8HUeYInJrk5rYlmvcmKZQETNxvgkbe/Suuh",
+	"spgBHUlx7Lkaq9o3HaLpUEhTgc0HwPEZo6IoFFgJbTwWYVkTlewWjE5jvaRHWlnyK0IeaKmQTlbjoVuj",
+	"odAsWVOP+SUNgJd0xW0Dus3vI16brONeNdrxjZ8gET729H2zy2g/6er1YlkARPJdRXHTz94D3N4bLgHn",
+	"iK1E1Y9OMpzcDRFeIMxx6GHJCaHkPzUQemgRD6iBEGhjNVYXDSSbiN/VP8KhSbMewtRSxBackRrJ85MB",
+	"nxj2t/cXA9c5hlGJcqyamMx0ExkPGEGVht1II+1quCw+Ym3Ck4cMoOszOgcwDcAeHATAvkVtqrHC14jf",
+	"AqVZEtQNlIQ+gttE9mFY6iqrtqHJux0rClQPPBoRmSfu4+Qln1XE7pdLsyw4Ak0Q1hLS6aOj9U7BvwJG",
+	"dTbCzN1YRWBs2b/HDgZlfHDKnkagtqfsn7/YfwLiEf7zN6LuLykyBW+Uw/c/W988BreVVGw550awbFlw",
+	"ZU1HxBDyDqCpwacjpDhnw8yRsb4Q3FQIlcrNtXXxxgozBlP7TFlFw2STWhY5NPXRF0DV4tCc/f6d2p1g",
+	"qlLwBfNCvU3Gw8mIhdN9hZWjITCOmLiFbTB78SmFv5gR6TiIkcC2IgRRMI+zf/8Ge40jmBpUzQwPHriA",
+	"nlciftVtJl/ylrfc5wi+zCjeY+gS5Erj6Urvpk022IU+ro0F5G3+pv2dmuMbIr9h0FhPpSic30VHGZxN",
+	"apQpVlRN6oAg4weMlZW7IncQnZWup3NrHZ6xUgCRLfFXm0oWBckEqn6fAjlOAVHH0lRt8gHfY01AJAfo",
+	"pB33b21vU7H9p+ztL3mn4lJ/3FYd7ADRsGkX2u3StItcboSS4iEn0oJb1oa9tXnT3I9pvY+8/boPN6VL",
+	"PmoT7ucdxh/udb4pnXLuayfAznJEmpt39Le6mhPEtu/l4UWhb0V+SqYalgGBTQVxt7Fq5AwgDTJF1rFL",
+	"vAVxjAcR119VcgAe0spJ7z5Fy/DJgGhsR8IH9Co9VqW4kVQeYH+NUhrwSnWJHIjwuoiAAJaN0od6iSId",
+	"5XnSR/R+LgsQIPbvKP2lGasg82fkaDSCBG5d02xN7+T4z/02nYBR3vjrvbG3P4DliCM/UkJhHznjEguP",
+	"JW8eLDj3GALqRUhRJhsZN/Hd2HZH9gwd4cnZPyXRJtnaAxNC5aH+IXA0AuIhJYu16lvpsZsliTM2Ab79",
+	"iUFJMFbcQCOlKA8BE1Xc2FmzXmbHOoJ/HeLdHp32JVwS4bLaf6PfqlgG/zrNWCGVABK5TOb0T5iKnXCW",
+	"84rTj6f2of+hh/yH2b+w/4zVfw4PD+H/7B8zzMlk7D+Ms+zFnDtSowj+FYpnXUsEZxmyRFmZY2UryGLi",
+	"j70qhTEjhISqdCnyPsNRSsGNVlJdbRwIcqose+suxiHwCY6AaIf76Q/x3U2I8h2eso7on7Ee7wShd2/q",
+	"+Dm3DaBYhlySbh3d/mFELiFCcfm0ck8Pmu+y0pek7ra/y4W/7UJ/a2+KBsVDPBFTq4hJg7rhABcYBlBr",
+	"qMB/O//5J4Yo5SNCB7b6b4Z8LQQHOBcuKDLnOcZVRE4Pz7WCD2Evih4GAaT4nF3KfHxwysYHiMZc1zJH",
+	"MGYkTIL54wVWsY8P7DEeH8CLjA9+y0aMI069HQfYGelAuBgj/hNiXuLXmheGuG6QCockgBMUsmJTXpbS",
+	"+otYiW6PIIUc/UX5kL3k07k7jWMFZ3SuC5I9ntIA3tth8zKtGHfo2vYO9EJpAektQH5h7T0uYA+Xmr7V",
+	"WPkgWPw9+pT7cLjBomTTQhtKUjjpj07JAuYCM+5lp1AYc8gLeSOyvquVxLDQWD39hhkx1TAlMIXCLgbW",
+	"GRJr5yALvKdt5dtZypEL7jJcRKkbIwAuHKK62QClD/BkZoE4F+qGp3Ntt5tBFgy8OwgL+LYQrAIxXoCg",
+	"KgSPQo3sLDJXg+Syj3QTHlEhDZmpZq5vzVhRAay7CI3EmbYG75DkNy6Fe0mKUnqRG14avhnyEiB8tsoZ",
+	"Xy4Fh3phhNJ2TymkqRyY+TToITgGsLQN89lxHfgq4jh0ip0d2lGDpGaqN9XHqsc7ZA8eHnxr0wcuvwYN",
+	"SSAeWScYCafJc42MVQPmOp7TE8xBjdgGApKE+cIDxMOHQB+AOEoySZTASDpxWSLNLzWY0L+IkCKDzdG6",
+	"jLgOo2gU2rtjhRKTEX9wmfXxDJaC0zRJVkbwB/TOGLZGYsolHNOZ/CDMEJL2U1FkUPJAe97VSPiX1iUD",
+	"ex2gI848tbSLS9k9jq9CO7jh/ETVAlQvz9VqrPBLu2LpGEfeXRZJe4yg/+lPrOegauLPOGBShZDxwAc+",
+	"UGK5cL33osYK3SiZ2l99OrHlghcoSBHG3tuyQ/ai0Ma7eFop9EwpDGeClBz5UzxWfniBhJcrOqRDdkab",
+	"CMvFoJ6EV+IQyPxEzpbNstbeyTMquMjeiqpcHZ5ZSZ3129MC9mWToP2cV/fl4c15hQN+kme3ZsemM1gH",
+	"Zk8t4RETkY5kDRWZakYIZtrHTaxknugb0cbe1OoZJkY5ihmXp5m12udGiAjsyH7I6KHQt4Q0BrAqL/h0",
+	"Lg5faFWVuuimyFH6cGqvzIZtmNvhBb5Ah/Xk2Q4jXWj9I1eOttE8Wu5CWMXrVW3w79bdu7tye53g2YkK",
+	"wqSG1E5xuQHTRb5DUYzViHnWR9rJZofphffyvPUST6KZAW2aUsAgAUW4YNSM1VyUYsiyJRhplG7lFXuK",
+	"yhckKlguwHX79PiY9ei7smfH/ZFrgV1yAj8QUQY5oXzapcrmR/cFPmc8wuD97VXs4k3yr6H5zfAa8W5/",
+	"nFh9KkkwzA6BstY419uaslBok1pzWoFdvFhWawUXt3PoDqirZV3ZY6gVEOv7eHvyuq5XUdfVWNkDjtWf",
+	"xPUEJfqiAJZ8lsHgl+hIL+X0OgqTnbLs/c9v//7qh5/fX3777vUP3718m/lT3g+Gry6xzgW5sMwguu3N",
+	"D2c//WRvuy0lFrRYn8aT3MWXnr/78cezt6//t73aGRI4GeQHdX6E9Qt8rAheJSMeaKrlIU8/YVtNaVaJ",
+	"RAd0ROGLFp3uoEWezmt1HXxIXRI31ordilIQH721OV/woiDXsqwVK7S6cjzAwZd/YmgOVljbT9Z7+uzY",
+	"e+a1sp9jrMAtvKqtQPbVRX1XPvzN8Qmr5qWur7CeJaMvkdGbRHXDNEjmJtc0hK1H8gmW8NtafQebG8zt",
+	"e7KAoxEeKbmRzGBzbiPdO49Qkvg5mXB2T0LhOhwIFJMfaa1BwCN8iy5Re0GXTaj6hNe51BGYai/mouXM",
+	"LIE3Dswln72sNMTDHO2bfYBjgEXnEwriqIOJYV0tnrwf3zwfsPdn/xiwH0/OBuzn778fsFc/nL0YsDP7",
+	"Pz+/eXcOIvu9mPxIVS1wN4IxVgj+6vm2Z7IQICkqiJv58rYlL+0OtH+mSOmHSijj9AHdgBE6bthcgn8H",
+	"fe7g2dOYPrbw9JshOxsreF7By3aZFgmsellonjOQMKz37Bv247ck19gmsWZHgg72sUKbEAaMuvWpdFJp",
+	"ZpZCTOeHlT6EwOSET68FFn1GA6RuoXvON8dPxypTurqUYSNnm8Rpl+jcEEMYq+2iM+zEM7uFNsrORV1U",
+	"0n7WI/ttDh1P9G7C6yI+GY8kQBtz2CxCw1H+BPH59PmdTT7JpXTKfZADsGWl2emYwDbCN3z6zaNM1ssW",
+	"bHgAJ2MXEaVLlFB/GD0VziotHamAfTXVUh5ei9W2vplA8rqVNSCBbsrXcKKoIvhaONxfWTZ4CULLLFXV",
+	"H7qqejuDtHnNPtC1xVCnsr1oyN4S6Yhv3QNQYGvbktjPcBhxSQ17mIQroXGbII59/w76OiIf4FgZNOpe",
+	"Il1m1k5UcAYUxg/fgHNWGI2oqGW0Ap1MfukaJLFFvzuhR3vwsPx+uHz7RCLcDn0E8/bTIwRu8vFBdQdz",
+	"J2I+xwDc9MxndVFgX/kAvPJTlyXEwNqcmznF1wJEQSmqUoobqw54JUrWw4STmevbtv3fH7JvV8yF16xm",
+	"sRNp6bVJu2yMqDADy6eVifogXAwSOuyl6u5xcQg+JCQuSUhk2P9fBSJaZSrB80bbSrNhp8ddc641u2Ok",
+	"I6DMx9OduYYdWCrHd0RFEg4lagAGblzB4DuAOCyNNecBfaoxc7csAxZWSdVF4TjWN0pW6AymhqLeyfHz",
+	"yJa19iuiQsVgUiAYcSpGFLOBew0iVU+p0FP5hvsOj+g9+df48Ja+k4frDUmnsB3e6FqsYt2Vnr4vH8gt",
+	"0BgGPv4WWda0O7b2ZaAij4XcKctIXwFnGGSUK5+pB+5y0+zU99QGLroGp1wadi0ongmEA1ChCyKQ5wET",
+	"BXGN7IgNM2O0/UzSfVuMntjVRTEeUbHACjTa6SPlvqWT/mTIzuCyaDZ45NcPNq51dLB36RrxCw4z+hwS",
+	"AZ/I+QVLuG2f79Df4XS2i5Mj74gVFn7nUSp59y23g4GN6mDTXnNm8/qRaOsa6doud20MbpPBXl194RuQ",
+	"+DS37L79vA5cYY/J4oV0Xc2PuNLKPnenBLO9eLXQtYGthdYSFM1B2Y+vGMr4Ul6LVcawEsJZiXY8oSra",
+	"Jd5G62UOotMam5HMMXNgk56soB/PDQSlzDFdxQDSHoeFvCFb1/CZsGOKxQSBKCelvg1AxXoCUb7l0oC5",
+	"TCRiSjM4dYCCxSvuCHKwcrpYMaGsw23ALjyUaoCH2RPn2OsKqa5ZKXKxWOJRvAhmqmHLelLIKWW7RQ5D",
+	"Tu3VqpK8MEP2uopihsdxTsWu++W1WF0qXV2GgA5hWtmpJx8mjUrqOCDUfsaVVvd9yHGIrWGi+D2GGHw5",
+	"fuBIVXMpoQWnYzlZb/MHQpzLjxEIYlqXslodnP7zlyQu1JxhLCHqah7bYPZQlcIezEMEQetOUrx0+LpI",
+	"6a3EYSUXAjc0ELR5JF4qzfPIa4KXhQQQFHXtiz2ga6taLYXHdryda2hUgOiVS1Q0wNhWogoYbg62rc+u",
+	"hIeKWMP+5SomqnWXOl/t0CHHwXv0sEDYgUNlfSj8tU+w516aCrjrQC3ORbF0L21nXmhCFjbGsW1Fahoy",
+	"OBvBmvrrqhxuaiL99ndh+fPoF4Q+CLDHACrj4ZEBOzdZmQYr94IrfiVGwY30lZiDBgJvFypnP/LBExvD",
+	"zgzmJQ37tRZ1wAK2r38FtP+ID0DsvxlbCK5cuSU4g9CePOcqL0SO4Digayr3aOpeljcCKi+hmJ7neQkJ",
+	"H66sQYOF0rBr4OuDi2CweAHyKP/lU+AjZrRWEB0gDD+32K1p6TbD2h6y135z3pPXHA3zWD136RS2e82w",
+	"9PZr0U6wm95gQfKXCanwsTmGu6hLRBndJii7lURkgOzIOkxXr1UVpkimhBLTg+pBmfdDvRC6LEZMS1EZ",
+	"9FYW1lKzkgZbGZIneRqwai4WSCLqZuCA9FwmNQIUNb8WkLOccCOoPJ+C4TnrLUt9I7EE3/xaXLrr2pOm",
+	"jpbYLdLjQG41192ak/QWXcF/9/ck6r/pbL+hG86W8qWqF/cNwOVfaV+GZGcv/5Gwt6LvvzkBGJ/nTfhb",
+	"gFDJowezHqdDydAyYbqujMyF89P6oVu9PV4PzWj4BKmwbj8bq8g6weZ9P+IlbgXfQ+c2LJbYB16+6JWO",
+	"3DUmgzLfhTTw6LFKijbimRgm1LRcgb0JXfimYr2zl+eH37/40QN3pXlA8DitZeYEwQigoMAXHKsoYQD8",
+	"MdaHnKwa4vEJ9o69RcVM6Y7IZhxYH3l5Ce1rhFIc0hDDsfqJL6iHpFby1xqRpNooFXonx3/GxsC8xqMo",
+	"WsVY4DTGCd4fWwEN8KjB/Uhgb0UgCScgwntivThsh3vpgTkLvmjEAMdcEMufPeRai/USRMMWOwbjp17Y",
+	"JHMg38Ftgpkusd9BqMreI0rWUJIIBh9Vwv3t/Oefxgr3YbR3SBymvho0doJjhVlbPam4VJFBwxX7+ayu",
+	"5oisCWINTCEZ8NSx+W2dmwsNqyjiJvLY/wMeB1ltN3je+FV9EFvADbfNJriI9MUnWAK/A4UeXuOTT8Cu",
+	"GGjJlgcNGPZpAnJ2Fl+IqQLIuoF+ZJHKgmiDb8ejws24U5TCZFJZlWd1N86RVQAegWhnm7RlDMh5O9fu",
+	"hKK/ECa5ATEt1Xw74aWlmuEO0NK+IBDoxwVk+zitsUPSLnryJv92wNbNg3bMtQ3b7vhxzZ2vPV0b4dY+",
+	"dovt2cbl794MuPZWKPQIkh2KLfF8Kky8DzFAjeX6wF0DoVAsIxiRIUJdSwbK+P1DAC8Au71IHUDCLPXg",
+	"nL56YtqcObRSvHWVIJg1JPxY7SLi2XYJT/hnD+fbPC7s2e6H3aOeRZv50f2aryqtjaDlDhwhWZmjCS+4",
+	"moqdkvl0DybAgZ9ok8KL75hqZeoFGoJYawUMGa4n/hbhDhdcKrObH7KeMXtiGL1LC2HmkhvTwsVZaXxe",
+	"B6UwPW8Ecaw0teYKZtZJiOPUVpeCl9W3tOz7iv9vJWDUx3TlxKZ736FXP+dtMsR9hS+97ubC72/3ypj5",
+	"7CLunuCni86gyyPskEfxwCXWUTJbTE1IW5ZiCk6Zl+noM7V679/R0x8pWdH2ctJgOUBHrsItHfSCJwkL",
+	"oeoFiD1zY3//tTj4ZR3YZad5SGLyxQKDrpngX3fOmbilfiULgbiH95w2iQfcJ3GSLsYfKXfS2AabtWvu",
+	"j84u9NTJo1mPswqeaZebV7y/ub9hrMbqEM1xv/Uzlk3NDSEvOrCD04BZ4gf0ZTLwO0CHYV/dTAJ+/GRF",
+	"PbFQMcxenP9jrBhMc5hY7VZtQmkKzPzSHgIKUlK3CPgOPSCubp2u+bXIThlnN1LcksAUH6RB5GRYDakY",
+	"Z6W4kqYSpcjZ+f/8wNxT1ifT43aiaV62xStPJWTcQQ01RTnicHSM2sdEDkvfGgngHJX3ybNnoThm5Kln",
+	"uWIescxPiqoW/ceRBhBN81XGeGXH0WB24AdpMM1BhwbshXtK+TiBcV9ICZE8etSUTzyRrcRuybn9bGg+",
+	"/hgpoYZQ3VlcN82wo3/nk8udI+KNLYH0rQW4JgALiYXGHoS0EGbA5GKpAbC21LeEsklYi3TUh+yVlRlY",
+	"Z5KFMeyR9sIRzjel2t3c18lDFI1G8DWApJxQhnSHvhMJsEvge/14fBax788ylP2xu32HWHb66E0+xogt",
+	"NWx24GwGsFZI8MCOa3V7u/fU8eNL9K+R7U2R7Y/fcfv5ku7zfTdJ8Mma4vloqot6oXYDOMRrkcHd7Wg3",
+	"xyfGI9XaMQYgW9EeL3NRnoKthea1fy14ADapjJU7IfQQJ/bRvEwleDwbPxEcDNqpWSFvRILwEqzFwVid",
+	"n799dXhV8zInvnH/TVx0FjpQoB5eYVBr5efT3w/K0H2GF7TM93lg6dPSUNu5f+Cyr6d1C7ZgtM1+f6c3",
+	"17fK2jpbjy9ny1IcGnmlRO77Shym1Iaz7LY9+sQvzv9BIE2GjCw4QRdzASD616GzqtFsRp1ojqgT0KXt",
+	"uX7+X8e+D6D1JHI/EwS/Wj+QA6x+SCVEv638QelL+5D2QuNIq35Hi/quLB7ivLrhtitZvA4+31f2nDvW",
+	"ytHaYqjhd3fWrZuz9ZzrKOi4TT3j0QdwyzblzENHKejWJ2aslqW063YI/c9wZ0+XbDlfGTmFlHhOtMH2",
+	"7GpFVcsN7b1R5Y6V06/2pDvPznF7H2/Ts2/tIn3GUMFOKNj32DW4bFfpqxrvAhTgObXK3f5OdTgq0v1Z",
+	"tRrP74qXv3Nxz6C9e+8uXh3+94DVSwfg/eO37C/s6fHJf3/zf1uNPFlVwvSx9TQVCw6jEeiCrpCtg/2E",
+	"2BhjJU2IyqxEdWqNDghNy4o6+fBlj+j3DAHP8cdLmRNtjIu1NG5yvDzZcKzOcHyPPSk+LKGyBXGBnp2w",
+	"ua5Lw3oZ/eGSV1k/rs3xUHjTuZhei5zNRUnuA2wEbgDwbawwGBUTUxdSJb2bJ8+e9UdsyUtgs5jz5RIA",
+	"zir/9uGdfPNoJJcplzARU239qsxnDjJWq0oWWJeDrwmt5bgK0B1Kb4cEJyBCUe5bSS1upK5D/AzYMgzz",
+	"L7gQXAEtkBXHBF+YFo4+fT5aM6zW7SoC17S7pI+sS0azXKdhPWQpc9/Vse9my1JPBdCmZp1s3G6b4z6+",
+	"P9TMdJxXulw8dAwdR4aX3mYL+tAgnoIvLHD+0FCebSCeKBWHn2FJEwiKWNp/cgz/qCGA701XvQYBgSQw",
+	"sXTnpmnMKnEbeYBrHe4xzLs07NnxM98jMlYhU6ic8I0lEYVjQwdcczmcXJZJrhF6bccqc7O6JMC8OTfs",
+	"qtS30JWrlRiwjCxx8Eat1ot+SlKi3vC9tNZLwMbH17BLgIlua2IjWxVNw3MDGivyb+crD+C1phYGTM4Y",
+	"V6sB6QeaSN+RpJX6lroI5/wG1OKCq5WrbeVxDG/EJgVX16AfMZVqruVySfjYSbYXQ4ghbOctNGgVdiaE",
+	"VJUeEchKXUDFrV7ICv5EENklwM44hOzo22L/c6FvoQzWiAFTWh3yYjnnql6IUk6Nq7yFfH12mQGWn08w",
+	"e+2axwaK039jdXJ8AgAYbosSdphXzxiXoFo40nzram8QK9TWNDI9bw81+PHS8pUsBA7ght0rnfzsUZIP",
+	"tLZWG3poE0DqrJVpkQxfc8yPpZpQugfhfg8aiizue1NQb3hpROJLNTFhURQOEKESOJ2+QcPcxzLsXxai",
+	"4hiHcfEPx9Wiy7HCHR0ztwwZgEyIDxz4EhC6+5RqmIJ0Ol3TnK78L5QueTYBd4UTN330IqgBAZ9CltFY",
+	"MfBvBEHHxEoJtBRoMiP/j4iUlKy8MCxWI5gphF9P4+UzLgaE03QANL3YNR1ZVwTVAFpo/ZGHI1vwFWKf",
+	"OZxqO9WJuJJKwWpahx9uguEGXg+6D4D8WoF0BoqnwbB2PIrnVFQw0dXcinQlJIj0dZ6CLBfIFFACbmZT",
+	"VRGbA19odcWygdX6o2xgFSAWRGX/yaxHtVhwfNda5WIqc5H3aZN5rcgyN/1hGHKEddlQiQZtsUAR2uI6",
+	"Z3NuLnGbZq7KDaGEy1qQugVU6ki1o2LOMBdy+RQsFvzvZ5nz+bQasrdOh5tlIZ3z/PbVC3by9L+P2a+1",
+	"trvaepUz5KMNeL8TQTssXtjQ2Av8g6oGoJKU2rVNab5BMfDQriMNu7vveIdF5ef/oNG39+3CZQ8ZMPzq",
+	"z3280nzjYkifpC71tDt1ANyfaIyf3/Iru2LvXmNweaZLlHtSVaKcQZdaL4NH6qVQfCmH9vOREji6eZr+",
+	"3Ic+t1IEZC/q8K9KKXLgCyBc7IngJSBVAkBrC24jNbbxK/EEu1XwDSK6XqgkZ1iUznrRmxD/WFaXhRlS",
+	"AuMnvhB/QcZy6yggY3kGDgdiZRKaGQhDb8S7RcCwoTZCEXk1r5r4Z6XA7KjVGAikSeqVgAvRUsXmF5y5",
+	"N0YwEgmWwpUCoBjZXgVE7/hOHuxGBjuvFkV60naiaI2W8q8XP/4AH+GucRVf26UlwLyzN6+9udJs+zAr",
+	"U4nFwS+Dgw+HXK0OsX0ApWu82Y+4MaIyR/+2B+a3XbY+lqfHUQbMXC8hyg2WUryp7Od5a50y2ohQnbiy",
+	"Bs1ciGrA5NS61oW+0gYT5CtQi4CJmgdMPtoNE6m43bya6JzskLe6vA59znZ9lHAoiKOAqYqIhdM5aOuF",
+	"S13yVfsp6kh7mzO7XOt5s3S1Xjl+qbTkOzO4LIe1PJzUKi/E8F8m8x0eS17NQ4OHXeaDpmKM2z0W/MMP",
+	"Ql1V84PTp8fH0JFrX/3g9OD/++fZ4f/mh//n+PDPw8vDX/7X/9XCMbxnao7fcHzBzcdicCAX/EocLdVV",
+	"eiFmEQ5OD/ADtkzI3Wpurv7Xh23Hb4DndGrMRxzTqPTu99zx1SEAvls7dIzTnmyefX/QxYLL4hCwoXZo",
+	"+iK4ToSS2oie1yNBZM94Lo1Vsnk/5eZp7/x6aUe4gPk8SuvX+itKpOTvarcCIk2ZMtP4PV3X8JdPPGL7",
+	"WXduAffprYrf+o/UWZV87c02YXxSdmK8iZ5t3XVqiZFqYmWG+6szeVqaglz0mK4sxVQgPniFPrq7FVx+",
+	"6mDmKidchIz2paOfGHgSasXEBzGtEfRmhpYXML1SglEBfSsvS+nwFBxbeC+blXphHddK2/819eRfYlrB",
+	"D+ID/H9rH9n/72YLBBhg2fKq4tM5WNUZ40jwYx/67u1r0x85BkC7WhTfjvxTdP4JLBer7uwqcHPtFg7h",
+	"pb4Trp9IanXaXAjqEnMDjJW1JsA0R4pcpKVwmMPR5yPYQF6xJZcldoeZAQUlPORerRAjgrh5nh0fe2Yf",
+	"PRsr6M/BXjYCqGa9Z8dPqfMKPgCkCJCXaGMrO+udHJ/E/DmdrVNeGNxTsNs//5GQJKLxuwXd2YZvSkDf",
+	"M+wXyPFPkPdwyQj42iIfNT43SMm7zFzv9CoXqRL+fBq/Psc+rkSE76UdWqyro3+D5Nm1mysZe8heW8FN",
+	"8t5UeunSNFaeoB4hWPAeMqI59PJS/IsipkDZcCPKsSqF79t0XrkdhHxrr0o8H7yVkq57qrNDKxU0u7Ro",
+	"Nbfx1wate2rQ+vhtvK8B7jdBUqzXegiOCKVgl5YZqi+g1ux427jINgW1vSFrImsJMSoxVFC48jNr3dyI",
+	"drog/xbnDkjh/tWXB17YJvGfBPSHr8WqXbXoGzfNwx8Aa1wcept7Jz/bXxzbt6ZJgWGEaLjUDA99Hj8h",
+	"sMQWYMmwHjBXwPr8haRuxlZUjOIasqxn2HcMlp6FtVaXeNb+Yi27jAk+nTNZiYV3GGRlWBau6yCffVXo",
+	"25dhRR7H028sMvn5rMeLgt2IEhqm+3fp9m+dR1lTypWAXmgW8SYgX0VGjs2I8cIKNRlXlh5vnDg9OJn9",
+	"Qiq5qBcHp0/9zAEfVZS7TP1esGn8FvHyces8HOaeNYhKT3EqDfhiXFVdM6P7LuGO9q+a8wpJhT7m07p5",
+	"TcRMl2KvKeEtHzWnLefjNZ7rt7X6CU7r/fZlJId+r+iUX0bSesfbdcO3PPc+6edHtwwnXcQC0iuo8OMm",
+	"coSOUI8AxmRTxZKFw2ijVPGQH+BqIehqL3XoB4ypXAuxTGSXrJiwQsrbXfA60njkL3BShuy7ks8QoBNS",
+	"K8D0jIoOMoC6mrOJm5OgetQwQxkOVVSEiiw9mS9SEepK2q0kp9dWObF62cHlVPliVyi8t1bCLZeOSmJF",
+	"jhjwMsz5EvZlBrGyjOViKVRuHK8aLieGC+Zc5QGYEOOMISE11Qu7ZCK/EtDRBesEK+7nAOEH5uJPDQMA",
+	"SJ5Fwl41ou9J0Tz63LmYSSWxjZRT8yiGkqDI1SQtCd6spr/1YJt+JyprWQMkFJbGDnP8KRs1Qeb8KyKE",
+	"on1HB7wYBnqGTilxwoaviXiL9JYuLnqLeysZY66dFRQ2Gfxgdz+wj3HHWAh/66ABi6b0fMAmYsprk5hg",
+	"puKrGMrIPqwJhdXed5FIvPuqN43HeFT8omQmW6NY/hzHnBV2R+AJ/hT/5tnDlsokmwkZAv12L8SsYj06",
+	"L1OdC4jHZ1KZejaTUylUdUnXZg7F9gsqkf00TjA4x7yhDLt0YYe3tZVS4FzPqsM8irv5jQlVnlb0o245",
+	"RcDhRqeZd6CwLBWSncul4KXB+63PBRCy0YMd0h2WsjvFKTG0txTQq3ErigJHJN45KsdWCEtnrmMJhbNh",
+	"mYdSygZ2E87q0of3KP2D1ZtItsGNkVcKKlqJ9JHqpFBNuVkieahrmPMvHsZCXIPGvWJhRHEjDFgHjjEN",
+	"186RmSsNtLeiBJQ+Oz2s9fGD9cmfbVCL500fNyYTZ/yKSzVkF+kSDWhwYQbMbh8qB42mjH2ta48G4e8b",
+	"/iaQGmtM/baUVSUQ1Y7SOR4C3L1WYlwNSLsZr8PQMMKCZ/BBgT/qzTvqngGjCHYydXf6+62qRq6JmH4J",
+	"nkn8FJ6FMyHg7AjjriusnUK5sU32Rcdx7wYxazeBtgM+lr8e4ADW9m4QMZS0IpYfZys72TVMIjZw5uui",
+	"YLUqhDHd0Z/W6GlzB+0X2HlEh9Rp+feymkfjb7FevnhQaWj+333L7ve5kw+wRu7epsmPrLA+dLJ8N8Qt",
+	"wuwIEWGIWrrqgUTl96wEpogqesD9ASJyYIebTw87Pj30spI72LQQwPoehaF5KdAU1HVFukl5sFS7NkQT",
+	"Xwk7iv3/3idFPBDASTTi0AhlJOSye9m3mYsmZTxbi9XOpal0uXKBWmxExAnGVQtUojBgush9HJn1nPuv",
+	"ZyBoXE+JVP4/YV59QtW3b4zOvzAe2dcKkb4nLW20k1qrYgl9175JshABUD+snTBrX0lWzvEbwexaPOYB",
+	"1VFAU0ar16dL7G7jbFkCVbTzvjd62L5iwBNFJ7PcZkC0R8NDBkiYbQWkEFeMvg4Ck0NiI90gnZFrXwFz",
+	"0FEz+uybbwYHC6l8DekO4U5o3oE6VNpqtAe6dxxrgNXRDUuyV7tm39jeyTt4QQetN37WE60LwdUd1N3J",
+	"SizMLlolfNGzN6+tDKap8LLkqy6lkiyZ+eI1C6LDkWvi9r5TKyDm70G3dEVM39KJyqVZFnyVnOrgH6jY",
+	"hqdoEOZjQBrCbyCQSq4Mn1IlLHZdU6CrT1zvkDQDmJOcevXDtx916C2OyyUxy5YonYGrXoPnIuQL3pih",
+	"MQciGqFm7F6D7jZUP7NSCMBpoX4MRwUbRBjFUKGxDnoEM3JEsYeNvDX7D+qgH7CM2tYzLCvByn0z17fK",
+	"CuTaoDuSs1yzwK7UGBaAxU3T2V1Tn3g/AtCA80eggyHmGaueImYCh5iTE6ZN3TZk51aU8QLW1KQFYzAp",
+	"hEGnehncDrJ0W4HUty85cI6ziwNHaGL4oeL6mzXFC/0vADWPWaoqG7IfBVeVnxZ9JLuoDov5VpfXojSn",
+	"29zFQcxUCEgIEV1Nm/cI6+m0ZG0qH4P1n+n0cRXz2YYgwcnxn5uRZ/cR19XzWZ43tPN9xHCTUe4xevuQ",
+	"+gs//q0o/UkbrB+xr0ACd+CggYW1uyJN3KsbKW53qUiB67YXo0Sukr1ogK3hk5XPIPbicpU+/d0nnGgh",
+	"kIoDPRGXxyMhNFmB5B8285DSYPe6R6+o9BUSE6Mu3F4r0V6k8g9Yn0epT4mW/B5aUHYZc7fyk7stNLnv",
+	"eI/9oPvUHsCK/KHKDm5oyzsJEsmJDRUH/AYwPey3zz2Vjj1pa5UGp3FYQ7HbuQRz2JCdHQxFLN2UFKvB",
+	"v8xBng+Z/YyRDUjNNdZ5xHfAQUcxwwyV9UdQQQg54cRbXFCAQsP+Chw+Q2kuaXUz8nJllVh0IHwS8ZW0",
+	"1njxx9Uq4Ee56wttXAdtwa2HEFm4MprgbtbuKEKGcuN6GwwBqEpBfdFRbaxbAlh7XGDTaEZpSXyfQoIs",
+	"TtZD4dUuaXpc64Gz/cEbcCkLg7sQvRpYW2fCto5Bz174Ggpd+ldvtUE3FFMMfLGFNLsVEAw2UyxiTt7J",
+	"nnusArCPf/QCgH/sAJ8BW+2OWle+TKPOUwl5idwlkNetuT1I9OFDJHz5Pt+6Zo4Vgt80pEoAmI+v3JRb",
+	"9Cdgl7Si3yZ3kFL8DBOEm776DrlB+BTsLNDa7eRGd5HEdn+840cRH3+ovNvmnbAxXfA6T6x3dz5bUCVk",
+	"vhFTYoeW9g7i9xeg31FykAmWH1HQysEtoygaebwvgsaMakcQjgtaeL1Z5jjgwSdJSeAdzxkMwK2sA0w2",
+	"fyAQqBN7krE+09dekHQbMmCsl2j+cDd1VP/BwqOokxOJc25SE/NcVCBPs6YJyUqx0DeR3ecRON3DrKnl",
+	"RzPDDtL4BzIsHpUwfi/DwtX8C8fZ/9W6aFoXZHHvZ13sEiZary7HbGCb6gFbexMzdBxlNsKfFCIhAMr1",
+	"Zs0xu5FGTmQhq1XKro5hbTTmM0xaZxRezuiZsvLuny7B7pDqRmIsaUDICiF+3h0wH8Tv3Irr8J68SzfV",
+	"v9C8CKXPVIwXRrO5tjIwckAwK7Dmf5ghe/lhyRUsOUnOXgA6MNmAZaHi+xKrurM+upN1UVgfE9IiIyKf",
+	"Z0aqq8LF3TW7wp66RXeY7JFCZLgoSaV7LIjvviHJvmt3L9ILbsShVKFGA7Jq4EtClkRPp7WHXnSZRtAr",
+	"Th2Gx8Vq+4lpvF3n2wheTud3mdePl9kjjIad2zWRcMVeS/uPcNv9RwL3iQLCCgw/15BeM5q3GzU4Nu1s",
+	"4v8GAa3ELUWGRRVCxk8dvwkWGpZ8VoG1xivoRIX+G52vAFyduKdDiwpWQpdYCG2EqgZRP5GMojmA1hpE",
+	"W4QkiFMiIEHDbyDSBZCWENeZCICjrWVRjaLOH17cAn479bK2SE3WSygLQ/gsnT7c2Hc5YATaRR22LPWk",
+	"EAvjEBsGDVgak8Ez/SpBXueq5Ms5LAtgB/WqEB/EyKfTOSK/EmwiqlshEhZzc22gIny6mhaiT8spZwEw",
+	"0WBk0M2OWF54/FoTsdKUjAG8XNBG9iB9F67pVVojuD0VTZTY3DRgfzv/+SemhEF9qlkuxLKPuVfkEQfx",
+	"cvLMdwXRFnC4wAbtaJPAAusSFVgUrDDMSoUV62WloM6xS60u0bLIEJR3QOx6esErOcXwgtSq78YK0qtz",
+	"tLDjUzMjMVriADHJcbAwdLlW9IaWB57WQaOY24jyRk4F41OgQzC+pC7a7/gyImdGVPUSG+iWpSbaGhTg",
+	"PagcX4u2Jhk9N5O8vymQeY++xqMHMLcC40JzXdyzFEm9B01oP35kskWvJB7DHqFIXNaYtNy14A8oK4lc",
+	"ejeyckbva4CHV9g32gA8MKGrJ/cFqb7gvZ82W2KRvLUY04b2Rk/pIKl7kurSsZijC8BvubQi6hK7QkMe",
+	"gS+XPnV+dPM0wsBFADIr0tHF6CxQcRHQiHwrkSddTSHdXkrcIsJ9drkrbrtzzNafjs+iDeTzcNeTsHCr",
+	"Kbe1Br6r63vgPA/3l5Ded6UVru3aOZiRycDzHIrX64oibaeh/JwqQS5jw2Ymi8Kwhmfqbmixtej69b9E",
+	"t+UrxRdyivFAOyN84bJWlVwINtVqJq/qkkrLlni2K532AGTBzMlY71qsWJY8l0jZwsvV1bKuLkltRMOC",
+	"lYM/J40G1nKGe3YZOnl6Iqu2he5ZIa/tRllIYMZhWonOaP62QvOLaFdUSBgMxq8uchGyqxLZ8A61KlbO",
+	"fiJ7adC282IEPXa2KUnbTEm0upkfAWOyWwfSz7h9L7i5/snu1IPdbw3nHw7zPrd+h5vuO17xPe76GfbL",
+	"OW7G+++Y2slA8oGKP06apt3J3rtmPS5V35xQ0d4WwJjfshSGKNm8fw0ntuG/wOWE2gGGFi9qMUIKGO/d",
+	"EglApbFyvBmeIoH4798yFA7GwW6Rm0YlI7L0fll/GDlxGxI33mv1j4rTNy/j5hIos/c+Ny8KfWutPQo3",
+	"AHeLBxbBBm1rAPUH0MbLQxob4odbITICyUr01FOHC1tN5+2sK97h7+GnKh0EXcWyf44P7FcaHwzYmEKR",
+	"44NfXI8vfWYyA624xGGQ8oX+mrCq4pc1rhZLhMIjx3oECuLNu4tBUnTpXpyMVF+gFJVRtQzt7NO4BNuV",
+	"tDfEvsfGjUvxN4VZ1oIiMPEQqdEz8r+oCYsvhLd/Odbqv3l3AXqSvk2HjfujzuVsdY9O7Rs7PMrNR8ud",
+	"bRPZja91lxm0L7SXm1JoiBtcVaWc1JXoiLPWrYzSeRxmzWUp4HxOVvb4Bpho+iRYMxn98MR4JqfEwl8W",
+	"tUGGzEaBIv29l0lzif+Naej+Oq2l2wYNsmOsiYxuh1haCAJ7W45fIzBGsGt9ZttKuxHFKjGRhSLL1ds1",
+	"VRUqqco1LHUJqCF7Gbn/BBPhoBegiCBB1osM27kIF9oXHLIXHurCLgw2NDWwAgUvCxmM4IC/YSpeiGwQ",
+	"QEe9xhu2RiPttytrETqkSnFY1srNMl5VQISA9BM9sX8PovQsAuKKLHYKi8OzT8P+jBQH5l7XUaXsBo91",
+	"sH+bqDeajAByRJuf9onpb9GrkGgAlUcKaYSfXFod72yB9eD/TH5AH2RjiDsemgPCl1urjkjMgJrbQu4Y",
+	"ew32Dc+0ZbgjpBAH2rbWm8V6ugRX0GUmVt5ZhKC/3Uay6g/Zm+155cjkcdD2vZPj5/1NpSj3GBp+9BKU",
+	"bWrUntdmovar5lwj1873DCAfhRO6Pylp06WqNzUvRPI2rppbcxCkK/oXsbPVpth2VmD/wP+Q6gqgigqh",
+	"iBbEKZsYyyjKWJK48rYvOUG8FKE4jQziVjyhTWc5JPbu8VSHQXDgrwf7Mz3Yb9GLp5P9xEQHZrdjHiV3",
+	"dig1W1OzPqKNQCbhaeh0B49XlsTA5jh4VA76uA14sqXlpbujBSoCZGXiNNWI6OR2AaIM5V8h9BlyvEqn",
+	"VxeCl8pED3ticFG6y7ReRyv8UFAYYcxwynbrJ45WMaH5+WMAY6wvQKvKPIxPzadHHFtrguATCtpdm3nf",
+	"/DkEyEN3OgEOL8H2QTypuKhHmlCROUhB8dChwvuxTa0ybF4vuEog/IbsHUyw4NNr9FDwr3DMvGdTou0N",
+	"SWLEqDiFX0xsjg9SYxwJrJbLS/siWTyTCLx4a9kG2eFD9tp1xy8gNKW04yeCdWopGY1n68AhG6DFWDFU",
+	"ihvBi+hLtVaLwvfEFfJAhTI4zu6rEUoTJ3fu1Itd4AVGLgGp7FvD9bA4lzK3LucVl4py2FEDZozxe7eJ",
+	"bJzCuuDDnQvOg12RezRjYjH3aA5KmMS3dbGVSErXFYQtgIiU8MFg6nRiv9o4a6IZ9xMdLy/rNovkzZbO",
+	"0b/p2Gysk3lLvSJ4YJ/EFkYscj30aOgoRrLbhjphV/xGjFIRGtBgg33lRQK0tZSCXYtlNWRnidiwMsKJ",
+	"jDhn63nt4uDIXkd74N2bRJH0Ko3diPTefSeQ9XWLCHgLv6enY+dylmjJbrmhlp2v2KZtxr9dZQCgilf5",
+	"niyVQXebW7xTOjrd6MB9Wrtby6l24eCdUCl97DiqxYmxUQYQXYidU0A3aMYLCAILUgEiZ0+tNPjJN+Ze",
+	"8aWJkKiSJE9IH0CzCdQa64oXDKyVIcuW/MqZPhAMzbAavpqXur6aJy/hyCNaaoSAghsjp9n3L9fjD4hb",
+	"BiW7lfZqiKACo3aHDngWt+T3337ytW7krjzCff3A+Kg4i7FJJf1HcQnXxcZdl504wQbGwSEaB4eRcbBD",
+	"aKbFooicRut4WBHclHcEBBM/AkwdkCBQgjtk3waQlQRm1DskI/toz262FCqX6ioDExeeY42Vlahczq9d",
+	"svy4+qt9+bcwh7Po1R+lyS1exnth2Wp92bjLbTdxYj2s12qm77cCrXWy+7RyJbGLaG3/SLTnyRq0nNbN",
+	"HImxZIj8m0RgIIPizqIiottPqHe2Ex5mOG+RX1b6ciEI7hrTLlggRzjdgjIi9Dhs1I85MGK+i4jdol1E",
+	"RNvwAl71UUQDvtt9C4WEoHTTRBIaxQgifwM+nL/qk/HrIgTq6Lu73ZHyqXdNKd1LD4stvcfH2EfcJQHS",
+	"P5CIWw8P7yfVtvfHRs+Om4W8zQEhDuvEhZ8iaWOdOb85wVnFPgtE8Z3SKNVcGMBDE8UMc7gwzUscO4up",
+	"axyJnzSs1HUlWCEq04QCRm8rX0glTVXySpeG5TpkinsUCe9EBx5swwb2TZT+LEGwDGqdoLLYtapiIDmk",
+	"7xLJ/8R4zkD3nCE7i5fLYEv9RMSxc9MaPMeuspAMgLATbIbkPfv0Nkzm4YWePbPvI4smNjWoj2QLtNIl",
+	"DWLOKGnWmsSG7Gz7Q1Lk6QiBvOIlQDMAFrXK3b95VdmV9sE7qKg2p4hHc6ZYra6VvlWt0Mgng4jEwG5e",
+	"uAlKbEV5A2UNoYdnISqOfTcpyOqgjSWywojzsq48cI6uy6mD0nZzJhAOCGxKuyMzvIx6brI+xDPctzSQ",
+	"hL0lND+XlelqXW2I0XvKBjRGedSG1sZctmUE4q14R/h8X1AT32PoMt9uu6bP7spI9z26WxHlosFbu8ra",
+	"jtfDGER77OuvvPkbG5k+cZvt6wU1vuPmIFTYrke7x6PaqA4TxZ0yH0UYJUFzN6mVMIGgZjpmwY+GcNXY",
+	"kH+LjZYngRBHsQyKCXZyLz8lBnXn0Zmd4rydL7Bv8LcliPj1GO8Q3mmsG//9n2ln7+5f49s14jaynygA",
+	"VQpTF1SnT/MIVC0DbGAJflyPKyYX9pBICiX3IXcdY0Kg1QzLHThTPVcOWcw4+iWODgATaNjmztyNCXYu",
+	"eUX5uPDTZEX0qxjY6I+64putkwhcsOj5dETDNrK/ujYUnLcz8RNs9MTqj5yWQVQK5n0RwhluekqsB4Vi",
+	"StNU6btBmwR0Di2For5JrSqpamBUb3iMfOXfZfQRVUbu3gB8HAcQh+zndaKcs9Svcy7ZNGoyCmCh624L",
+	"XfY4jgsN/kj1THuaeGFF78jY++q4fJrj4s6K1zx36a8cgdC9f00RI5ACfzYE0qiRMNGpMfBXKnixcquh",
+	"QSrdQBCykgvxxCg1aaX9KEDA7fYUKiLHLnN4EJusgKKB7FARWM3cLygXsU6jihjOJLCc+qdVOpZ/ygwZ",
+	"8LNDGSmUe976MFn08kh2n7yno+o+Rskrq7g7/Mwtd6uIde9HES8nOZ+PHDWek7MJKx1UlbbptoQvPUFt",
+	"TqhKOzTquriGBXk8L7jNyO4QlutvM2AK4R7dp/oqOx9NdsI+IuFiz9dHSc4otL1LIja+fGOJf7Pyps19",
+	"fR2P/SiZ0fXXeTAOrWRoEDW1ETiBaSlyoSrJi65phCv2ncx95h+j77lP7jFeiT9S7jHZAZsPb3JKd8g6",
+	"qvjhpwDyIFWO8VnPaI4uVW+yivr+sz4WiocNFjrLnEodw8rbv05hNGqYw5wM3eX7dcra2gBZsmGJa3Yh",
+	"uAreM1NC5NaRZEZMS1Gx3kyXYyU+cLvuLuZ4KNVhNReHhdZLuK0fCshDl2uYBmX/YnqqVnE1Vr2T4xN0",
+	"Gm+lEf3IL09ZsSpNwGPU0utK1wnRJmr/XdmXAEPnCgw8vgIoPFmNVcErUfaH7GeViNTATIZ5OoLvPWXc",
+	"LopWmGtLTJC36GmZNdd0MFZRLxKGHUIWczhWHdmv6BDfkwMZjfCoWa9oHtssofgbfc14/T4cR6XE1EN4",
+	"o1mfSq79ZGqbQXQ05RUv9NW+hpGVTuAp6dnMntReFcCn4IFRM1UshfoJNaqVrle6hO79sUI+0zPro0XS",
+	"N4/r3qBtUlZtZ7thbr2g93oUo0uoCvIezt5y79lp7NDfdy5KS18U730wy4eWdh8DyG0KWpg/WolpLFzd",
+	"UtzZ0d09b21XfxX6g9bm1JrMXv/wL+1jDh50r23348P+Wn1NibVvx++FVSbJUu1tlG8Dyk2e/sQwmd8T",
+	"y1rriajlYXhEuwPxbS0LynjZMaLESy4rXQLrqyGoCiMgWRNe2pX0gTNhp5Q56l1Sz6ulgFzOWNn/BOiP",
+	"acGttvMPcajIEprTc2/SAywO1DBnYcDMIaq5+T4xgd+hx9VYuRo2P36M1NWnVIy199dgmaUdbCZKO7vA",
+	"uAazOCXUUzOg7jgzGCsCDzYDRrW+ZsAgY43FlERpoSf/EtPKjNwTHCxoaQB+5+2rF+z58+d/ZjmvxGEl",
+	"7eJdiWqsMvzip+EPlFB799pN+EregC+WX4mKzSXU52eV+FDxUnBsbXGDWm8IkBu5Yv99zKZzXvKpXdCx",
+	"0iUkxrgEGLxCKsEmpeDXZsAy4BOe6A/4sPCamZ0UzAn+EOYeQAMR5QjJnPVsrOKPOGQ/BQR7YvNosWBg",
+	"a76T2Id2T57J96JyIzxSOisMvwU92Z7O6Oc/iM0Am8Da/I3Xh40XtZN+uvmwMyVFEmrZHIwwFV9FuZqy",
+	"VsYnMBqXOpGjxgo5Jru8fLank4/zbjr5uzW5pz7wZ0Hd8DltbkfgkOyofW2QrWZu/OxNAfxt5u4Dmbh7",
+	"RGa+WrYbLNtP2lT7lhL621/nBx3GKKTnXWdAp3/2SlTTuTADVgBPYoQpED3siUnC1ZwtCy7VIbAqNqgS",
+	"XQtAfPtYTTGWZIBeBzSJ0BBzVqGpAmK4p9hcY34tgPBjwo2DPgCyHsWLy/RvKOsnBSiKfKwQVm6qi3qh",
+	"0DC0Rimhv2VmVi3peTNZiEtrDAG6AqIuLA8LcSMKFyagm8SCy+KSUKQyNK+lQrognuelMHQlFkQB21fu",
+	"cNjdvzzjclMP2emhUtN1hQ+l1UKAy7E6P3/76vCq5mUu8lNG0FwDCIFN+BQ7Tgqprg8LPbUPhLouQzDG",
+	"yOlWq0KYAEo5WRFHQHljpdJYwR8OAfKud3J8PGBTnQuWGVPOLieFnl4TV5NitSoFn85hU1MFmS5ZKazV",
+	"LXJW6CsZ2li+OX7GevZRY5XVS1OVgi8ua+WPRdZPdlzmeZkh5d+mXFMJ+aPb3fcoKd0Y28Tkuql4vF2Y",
+	"fMtzbwZ/laytGtuu6oRaixoyNpIqjydvrUw6WpY6r6c7YTJMZIFTdPew3kLnojADiFYahGYyXlQQSDhk",
+	"r/mVQOKeqXX0cqz3MRW0YgFy+mRFiJocQ5/AwGk9xSF744azcmFZ8Mpa+Ie3MgcWRuyDTElFN0bCC4ot",
+	"LkL20rU2TrliM+nB7GFY6OUDghKousdXoekPWeakpGsY92ujZ54xAx15urC93MG944NH3f8uxBK7neOZ",
+	"Q+zdK4AevAhCDfa7IvHu6i7q4KfHx9uog+8zCk8LvE/o3S3IZ0nau3ZYI5li/2ZXvLtY4CzPDeNrDyHM",
+	"xfWqZiRcHLKfMKZXCk8qa2cNYbxpg9m6WGHJ3bVQzsII3IVQNoCafEpZyJY2l7M8p896TzEfTEHTGI+U",
+	"ifajb8eXdl/pQb3uz4L/8CzPW7Zz65Ho1JB7MJE61eFAl1FpzLlhEyHUmhbceqzO/BOx08DdT8qo/eDQ",
+	"LZdSXdZGZAM2EVNeG0F3ldTBgtwmYiZKx9Ylqy4ez/i07RIW8ir0K5nnfZB57rSfdwj7eOm+vYIg6MQW",
+	"/6Zzexw/tDS8A0n4WYC6YWJyx32wp2GJz9qdS9CLvZHnYCJWQRAxGN5ACgvIetU0aboI6P80Vv9ZAwI4",
+	"Az3M8ybZuI8Nwc5AU2bCVBLYzi+n2lSXS1Fe1kpWGeBIQuOtTuSkFdazSpS3vMzNqCmBAxGifdr62XiZ",
+	"y+p+LRUkvvgYS+XBzyZisuePY618mRrBE+LsZeGg876D419wdVXbfY53hJgnQbsWCwcjZB3o2ohBVDRj",
+	"vXO4D0+oJ98qxRUy0RR6SqVxgIQfxSB5hYE+R38FhGaIOatnnpdZ5EyofKmlqsyQ/YhTBAkSLqCmHwKg",
+	"AQSjmN2mveJuhF1PW+MIFAOFdeMFy/DNgHu6EmUMJEfrB9PIsUiYV7QS+BTk/zBRVCSDm7AAuwNrEr/j",
+	"lhqT4OjTLBDTKOb+dMvo4eBoZh0eP/5158q7t3j5/br5uBbbRFCItuFa/NGq6sL7N4/25mAkSYwgQvRS",
+	"KL6UQ/eRtmBWS8N+Xgp19uY1ez48Hj5nuZ7W2DoGuQWtqpJPfZ/3rS6vIV/ugn4QQy1nfCoGjBuoyaFG",
+	"O4Ark4Y4clqtUxh5Kb+jIT/VSm0ETFTHmw1DCRYW+HTtyfbb3VLY1Q5vP/zYrSCmdSmr1cHpP3+JN4Yb",
+	"e/Oo0UYwK1OJRbQRlqWeyUIcLcRO0OWA3EYR1STRzCp9JSAZRZ2djcQze43RWie+1CrKSJ1S9dnf3l9Q",
+	"Sz9IeOjfP5SKIIPxGsJSsW99LTCpdC1WxH808Ok97jhYDomDxV/d4GZhPZ68VQQJkCDEtW7NH1dvcP3u",
+	"2XWyQ+zc2Bm/jV2OtADgYwXmJwmwZH5Lv2RuVwJEQ7QpS5Hraed+PLdaGLfIW/GdnmIQRKhpiAC7mgjY",
+	"/qcsW5N5mScd9UfHKkefpwSNGVUwZmYpphnrtTwJKnSObp6mv/bb5Rv8aGf5xDB9qxi+F7joJhoYI+uj",
+	"xPaZTsUSWElXa7MDgFv7qeWV0qUwrZGg70X1FtZ161atxIfqaF4tinSPNqP+rbsQv8hfL378AV7zrgXe",
+	"W/+pY7HXpJxwUm5w8OGQq9Uh2j/oR7k9Zn4tDl1Ofxdb+vx/fmD+ejCwTOWaOnZsmB34wrAlN+ZWl3kH",
+	"X9v5r8V3fmr3nFi6T6Mueo998jfJUv+RTLx0j2026dL9250Reks7FaoaHSRsPBDrmaW+FkAm5J28N9pU",
+	"V6Ww1y1LXempLvq+bKa9tGysXleh2hf5n6OiE8zLYV6ypdgG6rgBFu3SHQ6sNM/HKhvXx8fPp/aP9hf4",
+	"l/h/8Me5NhX+cIo/LHVJPxzhD24c/DGD5LE1TzKZZ8h/gnYJElY3elp7cRp/YNdtrLzGsFrMDPBtQMSQ",
+	"N913Yh7fI5TghCIbFKLgzAo1LVdLwAOyisBUVFt+I8qxcnQo+ET7ssCkNhfT6yB6zs/fvmJQrcN6W2t1",
+	"qHxIJNU6Y0XlOnGNDotKdHgOlNjWax6xE4ff0V6yEyHG+i7bqevsq+w7XSECMbjqNdXpA0GNF4UfWx07",
+	"8rGBsbKrNWB2PwzCZrer4TYSq27BEIxabzs7aCNRdk+RwGiER+2gjeaxtQDJrSoSZHmV2HN6zu4Zdwz6",
+	"D1yj9PvNiD4Oxid+HcYbwn8vJdNqPG3NrwYGu2iPJLMA27VKQDJYssEIBp1A6SpdT+dWKEJvElfUqeMK",
+	"oO1LJkKamUoWhT331jTGSAoCtUlMOfRQklHGtb+5A5+0oOfBi16qvU8X835NCbJLHjZZpM+Ghe4LP0j2",
+	"C3zaMRrsArjcflI2w/O0yd1WT3DjZjx+DF0Sv+XXov9NWeNP2nj7+ZLR90uqUNfl/5G13/YH5WsO0AmC",
+	"E9XduiQUHY8gH13gkTwQI6oKOzqhKSs7f/nDyxcX7Ck6HLk0rpgXdM1YOU5cOmKOlsCzki2LFZvofHUK",
+	"igyr3INJP2CczWB3UEU6qKFKLoQ9kL2nx4T2YvpjtQaEl5kauFozBhQz3mMoBTdaQYfsQhjDr4THloU6",
+	"eGlYWqpfBS/BGtpGFzfUcEtg2Gj9J06EmOkyOCfqagQVAU03QpctXoTHEBqrNq/Bm//gPkSG9rHTuKnv",
+	"4OVXmIzD4wNrECqxlB4r+xmG7EIY13TAK3EITJUiXysrZr2TZ1RVkL0VVbk6PJtVosz6bbraPjO2xP33",
+	"fSAxacfflbzZ6YLgVtKe/UK7AU6e7WBYXGj9I1creivzWKLafsfm1wEom7uwvo0+KrS+rpedccsLAQX9",
+	"kEM5lApDa7dzzNBg2HvBJbRPccXE4YLLcKjtTUQthp0yXDmmHSPVVYGpmUOtfERn4KSIN4yRYy1O8pjW",
+	"iLhdAjYRvIQU0rXw1PFcabVa6NpA4kYJkYu8D2mkWHpKxSa6mkORsmG9zBh9KZRdzNzJUocdTW/gg1Am",
+	"pBFwMbCz3dHoK+pf5xMwqFQub2ReW9FHnP4wF2lA9rBY9kwLCSUWuJotEV74dOdGvwmV91tRJhqfyK9z",
+	"tVqKfIT1AVb30XclqIWuCgDoL9sNjcJdGnUEPPvm5GF7AM7Pf8ZF2yQZ36/vbnD40i07fBQJdIcZkFeu",
+	"zaXjKGL2s3mmY6lidEOW+NKdHdIgHaNuww2NeTZcZWCEuA7lSJ2Vgj9HjzII2DfDqnkcO9BcUxEONBfx",
+	"qy6O1+jomYP73bZunG3pj4uob7OVyewhPf5PT2R07ZK1bbhD1oKdn/34A5OgRapVus+7sxHsHcD+3861",
+	"8cIzyEbrYesZy/AXAx22CqYbqz1ZjajgAP4EaCbKj0vQ2HIB2ozAAx2A5DoJHQaSQuS6R4+B38nfKOXE",
+	"KscFXy7tYCsosEW15CgGUYtlQ/aSetTcq7i268u6LOhA+Z8+LIrMc+ZdyRsBNvGzCBkT4+buBvtCM+jS",
+	"zhlicBhMT2g1pWCdurHiMdwRQfAMmWtgZe/e/kBkfbURbF5VSywWtMcbDilUrVV6V38DiB3cdwTfw7Eq",
+	"IBwo+IdcpV3RA7RyVg2R1FFyjA+/hNrkbF9R1ZU8SHT9vSQPgqjBIR88a3D+cyymt7Nyef899Fd+7X7a",
+	"ELS3QrBDrO6m3Pdrg0IZC9VUpRAmsi2Nk61O5AVxGTcMODMZeVkISNcIAxT2I6RsnPIgdJFIgARMylPK",
+	"SmGEwgKZBeMgF+xBNxAO82nWXvbm5/MLqH07shvkCG87RKLRrL/nYR7FCwESBMVKItoj9syu3qvm4d+x",
+	"/wrHlV84JM/d9FPtei52a6nyX3yDdfHAO+l7UW3cRsePJccfR3h/Ri1eu2/NPQPnQeHv2ekF92xt9RpG",
+	"xnEplgWfUqzkdm4NVutpjSDNGkyxDSbYjsbW9/LG2r0NW1aXTVM2mZA3QYlTuHeFT4G4UIwMOYIOsruy",
+	"cTNpLskYp0CTqfTS+IhbjDLjl8HFt0Gmgz9RPbgswZ6jBzVJcciHbmvbU5RF7W2fgUj7zPrb9rZcESXr",
+	"KNe3qtA8P/o3BIe7QZ+jpBhp7mUpDokC0BqMhkljaiya81DuSCxIAK6QSaLcoVYMHc9cmusRiqzz52NF",
+	"86Jok32qPZvejT1/znJZCuuY94fsJx03oQF1vOBk1WFA+5RQwK6BV8OIYjYOe8nFpnEFXLiZK/bXH89e",
+	"uFfDvlzFF4AB0Ig8YHcOvh6E0SmvOFbiw1KWK8LpOaMZOG6sBS9mulygYMQIih2NV3UpQk7vRpRytmpQ",
+	"cSkGTwZa/2uhQqrz5Okx/Jkm42jmjbTS1q0mlLjQZ4plGDuvl0tdVoZlb60my1xC0LSW29CKneO3+hm7",
+	"d/YSNHpaieoQ0cNSgePj4hOpOITUdyqLx9d+YhgNaMUybgaYzQv89fA7aZbaSLyxucUzXlV8Ol8IVY2g",
+	"rEnxhfjL+ADLXKt4FCh6CrWy4wPoQOwu5R/4GbgY/783vYSR/0dA6mVVCdP6ZEJOtssRBOKdSHUQM9tk",
+	"OZ2oxlaG2oCujTz8ODn89Phh3wyOyZwbd86Gn0sRS0c6wx3WkGtsCu5tSVI85bthtdNjcXsAXVJjsA7o",
+	"drhhY74sSo+dHP/5v7YiZjUV3bIU1O/mBH43oLtnhIpn726D1xgwNF1numTP/+vY154MXHaIxPAmJ3es",
+	"MFI8WfmiGoRMWCH1yZKXFWIrsIz+eHp05DEbEaP9WqyQhBHu67BXB5GaOD7prsF+49bIbZp3ZXFvoOHK",
+	"jh+GfFcWr3TpBn5oU9ZVh7jxtxZmx5vhazVdB9sQbCpwYqPVct2jZAfiOdlVBDVPNVVgdR/lCwg8cX+6",
+	"3r19zWaAyCqJ4AAZtA2TCspHzFyX1WEhb5pHPgAievzxhNMtmJ9myM6gmVDkdjy0e6MjjPbEtVhRxwxQ",
+	"nkdGZEuK64mXD1Ddlg+w6iJqX4T1NN7UloqdPx+wzDz3A07q6bVIW3eiOYRaJwcNgdcThgPOblGbaqx2",
+	"YIYbhdTXAI1cJLbzNgGwwQ3WKsVPrHCDW8cKzqZA4RbMDPsB4zjBWI0VQtfAR5KmQzKzXoYa3VxKdUk/",
+	"ZnBJ2lJj/Q2pTCV4zrA7yEXEZTVWZDwLXhYyypECWAYtEsTjqWebDH4sjw8T8+AS37CFVHUlMGCvxqp1",
+	"khLTA6VYeIqJGXBHtInyt3gkyDh/V8p7kuA0zrtSPhKqTjyBr9L6DnJhsJwNWQkyMZWD+8pqK2UPxQcx",
+	"rXflywW5HO5wDefIqeN+Tlt/gZETEmZQCCgXSJoD1hVy6/gbL2X+IQNsZ6T67g+Y4NN56M20lz8xrp7N",
+	"vhjrwf+mgs8zTUJ5DJX/Uk0zmL5wwZSXwNsWuL/5lUnrddCis/cRdg5yfLoCOUCXFaZBnB1KcOBm93Io",
+	"clIxi534hOEe4fTYC4wQVv2s24xPDAhuqn7wBctEHNj6oH4cUxh1fUnuYxNh0qYiGD27o4bsJawlFG44",
+	"PKH2QqMLbq5fuqe8RdzGXYr90p1EIZjmXK3WtkN3V/kBr3G8rz6Jf6qd9492VAAfhmn2ADTWQ8Z2Yg97",
+	"itou8OFn28GHt8zLQSJhAU3XRPCvO0MiJR/2HO+93xLIte20FSsJziVEBdON88VjKyJaUvrSkQZoyvvu",
+	"IrT3gC5+OONTaER4KzAGCaKyssKGBP+aVB1QudpMYry5l60dxWwQEzQPWpVAE0OEK1YvjSirAAnLCQLd",
+	"Ct4wOUBUpEkZK/l5wZB4jEMDpOP5F+Y0KmXDR1BZh2t6ARSZ3rPjp/0BA4JjPxJZ5MlgmEOxQ/SeBcMV",
+	"S9esqCQYsxtAbrvlZX7Ksl9rUYs8s2orK2tlDcgMcXz8n3QZ/gTX2b0AQtquHHbd4FVTrqaisP+E72X1",
+	"LcXFfQkKzsYup3OCwCKmFCnM0LObGWbsPT2Zi8VS21NsbW6rMPsja/bbN3HVarqmHTCTCnmh7DhR4nPg",
+	"23qol4eY9CBRiZcLAwzZzBFkRy+arE9/yDJ0DLPkTWD2YCi4esHoAbCkwh6YrOVCWsXIM7L+C/h+fiig",
+	"JqEHzBDx0xX5GNKyCsyFZKugctcLBF1Q8CTE1sOTBI42/J44OkbY62OdD4gMnrcPFbz1ISteViK/5FUW",
+	"3E63I3FrI6WgiXaRfS93DU5T5Mlq2Xd1O8tUJZdX8woH99syvPucQ8qZZgKWHZZthieG6UnA+7E2U2Oz",
+	"gLP4vvkG1H/m9u+6CedtJ6GupBLY7daLfvC1qVVYH7jTSpEFdJnlq4FrvMBPFw0TGUrWBO4PXD+c/bYA",
+	"oIHt3TCiN1qsBUyRArQrS64MnyJ3fbzQ7j8j2xp7tdyuo/LXMrK+DQUeZTUKX8n+f5MsHT4HduzQ9c8x",
+	"Ck9IKrslazqz53o1XPAPl850yLCVzQwYfHB8tBIfwjfotZruViXM5dVclH2aZjQOpfUH0TEL84aXd0LC",
+	"P3UUi7Xm1a6iAKaPS6Wja8L36CV7CtvprV1r4qe7Grk1pbAu2KJvDrtsBF2RVuJ6WRqN+MR41DhVrKhx",
+	"P50gdAxRNa+p9HIp8mD6w7vih+4P/FTiydHJ9q9YCH6D7f7R+wH6YHQy6KLUOZIVFCbao4CcmrURo6gH",
+	"FPlSI9lFp5edRfIlTM3UU+ygose7oEtQfPw64BLc8hWL6hgbxsrRtOBykYEDNSAkPQjVgC3yXz6aZD9G",
+	"21xapuGWPFxeK6jYoefaS9hc8LKaCF6d2nmKD5Urx6SLKEdQgJWOWy2Dv4QgkQvg2RfooyBV+nbIzpyh",
+	"3hRjucwROgbDtL3I1LEbKfrWYIsA4uCtwmyDWhEzllS5+NAnqBuHB01aHbqANfanzmZiWqUbEkN3v0/f",
+	"NTipYH9GxVUoxNEzp3M4ZC/geaYL23CQVB9ZxdcsPsIdRLaBM2rYyfHzYUt8zy5z4qrcK8lHw8d+lFBf",
+	"Mof3sppf8Ctz9uZ1J4wtnUF39mArkSF6y40rRQJP7S6L9D92nog8Qsdnvf/la6XUXYQ30ZxqOK4b/daO",
+	"CCYqie6cU8OtvQD1AxkdDPrdclnFmjRYmlaGA06b1QCl4kXmTLzWLAvidZNwcj7hWhyTGLzzlATcm/n+",
+	"vZ4YFJA3ojQQX3UkYA5xWJTsWlnVjISQmuWaKrecQKw0KFsm4ybikyF7T2+MgU2nmAep35mqRRg5qsM4",
+	"Da44/OmGK2nmAAZhqH3Ca14dLEn4VNaLuZ3L6ZxMgTW3ugf/ajM2G+5PrVDm531WcuqGtTofElBaCTLv",
+	"eNC5a04Cup8+yohg7pAfKmsFilTPZojyBVBMEJvUM6eQBt6eh5IbQsQIDxwwpct4AhGLmxcxiPouS6vQ",
+	"++iYgMMK1GzR1BJNCerWzn5K2k6HBdhUXYtcdP49utXxLTm52E+Ss0pbN9wHcYxj+Sz0LXiqipclPcEI",
+	"Xk7nI9pazuTDWAO4MxjidX8OyK6Slgjg6np0LZn8oPrt91AOObaOCC37YL9cOJOLLXh5nXpHkTNMUCnp",
+	"ZkqFfL9xAPRszcRzRt2AOdhCa2vRVS5xyKtsyF7YKWEIW3yYFrWRN+KUVbeaTbVynu4ULwIkRDy3zYMx",
+	"IAkT4k80RUxlegMWH0H7FoMMTmD4OAReDOLCW7sm6SlqiNksjZ+E0BUe5W1GslssjBPMJIgLh44dmeyx",
+	"q9xLHON+EqPoRc5u1nezaPfMibLAL4/d/xJ2dCRMnxjYdafe1SZRZ2jR8XjROqIcy+P9NYg2UNNdEzK+",
+	"+VYShwSn4IOzjGmMroDaHRi2MO+d7FrYsg9h1iZjwKiPZNW+wG+avvMWSxHlOTduQ1jherumRP2ZIAu3",
+	"pQvuJx0HwMgkGTVcm4dtinsUuxA+QiziCLGFDDBQH7sbiXjZ1gR3nFreHdeBstA8zzHrgTB2CNwklf9P",
+	"q+LL/sh7sHhTKUhKU0qTnRUFEbE4PcF98UqcWxyy96QPW5IskfJlU20tR4r1xE5904pwsnMmrfyOw/G8",
+	"KBIDhF9dkcVUihspbkfruWPK04pZxXRdufjTCn4FFVDAqieWDb5S5/uEz8Kr6EVCPti+o/Kx5tBCCoGZ",
+	"VZrN7lPR/ifEOK4kgHu6EoElvxID5BC2O8BZK3bWe6bOrXf64Ly6GP/0SyxNIxu/T7L9U5PryTTsAX74",
+	"PDoNfdU98tXdj5m89mopNgx+CY/8fVIXvyr0Le3jfeDvI+n7WTIY+/mba3iJpnqCf2C5fmu36hkx+XE2",
+	"sRfATuBXARvcrGkTyDRZYZMkmay0BlxFdEUVkIIYIgrMhyzjeZ75dHfAOLODERw6V5TJBwwS/DMQbkEm",
+	"jPzyZt1XVHhV8Sv4nxDkcM2kI1YKUxcVyygIeInPtKZ7SA1h0gGukwYmDJntDGGAM2b0rDrMRUif+aKP",
+	"6F16zkUhNWDNYoowgp+HWDE6h3KFy8kqc6kaaD+DTlWtwnwJgjjrj1DFZPYUuteCdLRrLbaLXkPXKuEW",
+	"+0xLmBxFg3i1ZRkxLeZW8nbOK3QLIUzgRh+yMxoJH0mlaRH6m30C6qtM6eoSSq0zV7oG78fL0uo2eLor",
+	"jgOnypxCXsH6W3UZgu5csb9eXLzBa9rD72fNgq42JdvbrGVP2QNnEobsdSUWWLYB0Ydcgv+sIpsDy4J9",
+	"phAhUWUlFmsnlOViKnOXE4RRBlFBwjAXFZeFyagkQlasl/3z3+ODQk/HB6fsn+ODic5X44MBG4Mwsf8l",
+	"7T/W1O744Jfffsn6bvrASqYoJGjdYKqMlvBXMm5RzuQyt6tMcgGqM3k4anG5C+5H8BXpTOLl/mxEEEhI",
+	"aEhc6sR9hl2b5hSbYkqHtGKWEJJ1SamFNflpmZA90bgnWfMaOz972dOMiV9rXhiWPR0eQ/9NjtkxPC/O",
+	"I6O5BYEHQcHmUcRfZe4SnniP3RuYLHZoJE1LDocSseErK2dRr5t439oVf2P/JzL07sObhjEiRWwei2N1",
+	"fR6brQESRwBm65ZusHauHrKY7zNijAccT9QDW6wQ5x4DH/AOrnHKwb7ZOU65nzgaeLwiWOgtrN2epXS0",
+	"HrVactNWGlVpvKtdU7hJp671VC8mUL2RWW8UezkURWRRQFc6C0FaEtp4LQbrMMBur4r7Xlqdund28Trr",
+	"oO/csdtyIczGHkkf3fofcC92vZVok/e76VWpF/vdcaF3vv5bpAqOUS/o3vt0c6Kvuo+bk5ykP0ZRcvLK",
+	"XWTvHXiYKHAQ87BpT4LdlfGFrhUkAWVlnD1IxO5gdsHfsebHQKbF1AuRh1RrQ15MS5FLQsdvjkhgklsb",
+	"7ViPrIAJAAZYAxq9kQGKGTBUyKbo+9I3mjaOAubxqOkUQU10ZMlSrV9sR7rK34U0xv43VPQOmxTyGdM3",
+	"oiy9cerGLnklRhGhBrUfGvLEaK2xqjq674np5qgfeI/Il2G60RDYHgYdbsphtEIDkbsGu2sUY4xG2BxY",
+	"W0qJVmKvrkooZquLnBmBibTstat0nq4O/y5W2Wko6/OJe7CBrelqf5GKPTthc137BG6EnR3l/z3XQewx",
+	"2MtH68+0Xon3Nqzh34UfJcNsL6/F6rIU9ihkXVVJIKm2NeCc2QP0ay3IwF5CAaA9t+IGasHjgPB6DxGT",
+	"OaWyoDpYlKH3BbtvQ/SqsdSdYbRvvtkpiHVfBVYk3h/Fao5Uy1b4JvhGt1ERqS8ncEkne3Cb+3u0th/v",
+	"vOpqj5ewvlesJL5WVt1FZVWQjolWbFXAiT9w5J/SRUVcL/Z1C0CgOLGvKYbFpnNtBPxN6pz1eIENO0Re",
+	"QOlyMruVLtHelgbBnPtbXAl7HLBUfjdHYnjXzoCLxZSCGey0mKz8GlhpOHL/CtUtuKJUXkbrEqfSWkEy",
+	"4aid00fb18H46g/cobyjj7AdqKnixZdv/cOS0MvGAqBbBNXV/Ojm6dHwVhTFIWDpHP3r9toM3adoFUdv",
+	"6kmBZURwaJBg5VqsyOIjxDbHrQ8wWOgoAPkUwiKZATLhQpzyvZiwv4sVOwegDfgzBoMx7h6hgWTXMs8I",
+	"YGRo7zGs1BWvxCmFFOFaYn2BwkhijJEV8c3g6K6iSxc53IJRx3BXrSpZUBrB4eY5WKeoHBOqQ+F9pRVC",
+	"CKA5nVMJmagoRAQAoHFf1IotBPzVIxjBi7WTubdJoL/dXt8rp8TfjFbvxeTvYnUuqq5Ttfbt7hi0603H",
+	"zkr2UbS37W5ubOxCX+m66i5Sfqmg+RLhwlOF2uyutX/52/uLZHSgTDsjUcExH/gtsAxlrHf25jXOHapO",
+	"dBX6J+eiFP0hy8xUL8VfAAEyw3YWWr0+80V9NLkIbtIA0gVOYMCyq0JP7P1wB+7Yxj1ALQE6FAvQWq8V",
+	"H+zkGmNALS9mrWalMHN3eujBQuVAgEfLh+0vN/paeDJqRGgPXytmg/YRAawVfAF8RniIIHIAziIcer6U",
+	"12Llzr0rnGn21toldj5D4yQl5ElQM0IpT9952IAwMqK8kVPRxqoEG2qLc/ceJugXptJ2qTpBAewuSNwy",
+	"f4YOYG8cDA6Eqhd2i+PHPhj4P+AXPfhll5KDDhT45PvBJ32EeoDHoTz69wFygtkjbKXPb4n8OZdXwGW/",
+	"WcQgaF+nhHltTA1pMHfQenxdjKArnxyyZlc+pOQqOSlEiG98ry/KWrAjdl4vieG4dRsjNMsHaaD6ekoH",
+	"DaBpfSk/DkfmvOdBaPCjOS2cHkjoUafoly7ZbanVFeHAunDKUwwMQfDsquSqgoKavwQOfsiP6nyFwbgp",
+	"L8sVy4AULHNdG3TpkJ3REO6nQaxIkYRn4Bh1bueaol6R/LWDQXk9rtKKFDVnuYBEJXg2cLtuQl4XhUvJ",
+	"+nBSg6ee8LwvI0q6zFNHYWsnpv0dBZzjy4PSEAjnUOFH+5rRLrmEXdKxcOk1Q/Y2Fd/gIQFU8mFtxGk0",
+	"M1eKgMZUsiF92NTaTJip1UvcRdDgE+AYB8E8cupAlz5eAqI/ebIvLsD2hNaFt99wIoSKP9Egofps+QSw",
+	"atnIKTSMFW6YCOodnHNTP+aiBDQ8UFpAwD1WZxjsjV1rGBJglw2b1FX4PAWfXpvYXaVQcqGnGcuSygNE",
+	"pYNHO2DdX/AUYFsUnbVs5NAj7CA4sK/2ANQOa/deKQ368JwA431PjCM03UAqCGPan/FQjUIgAe5pC5G3",
+	"UqCuq1GQihcEd7pRlYaDHwgjYQTHPGenSJeMmjvfWjWelCD51P8/e1e328athF+FyE0cYGXFDs45gH1x",
+	"4CZBE9RB09jxXVFRu5TEZEWqy10FugjQp+mD9UkKzg93JO3KSiIlKdBLW7ucWXKGnBnOfNN3GLeKthPF",
+	"iM9jpgwPC8q9B/IREvkjvW8UOI3n5g0qyK5YI+nQ1+0X+0+zROJJ+5NZ9Zgh2OmZRThZE7tNk7iT9nrx",
+	"3I4meQhkCX+Cj5OgN8gQgWEwB/lU7XZ/LmGHGv34nKqeFpWf2NIM52ZE4MGyqeuhvYMulzp+4ttw3LY3",
+	"iUaPshA2M/YU/ZKsm+/Qmt7+vt3Ci85+v2H9xhTGUFy8RdpmA5BRvSHhDQM/LOc2OpsVYTaBUmHvLkxm",
+	"g0dwDEzMbe1ExH0cgRXG3b4uZWuwaGbU7csQqAcjQr7J/2TcLfjNLwyx+MGM6RRmSUZjHGCN4gAjDpHD",
+	"ARd1SdV+iiZk8gwSS+mrwT45VT/4+MRqYQLEp/jnh0Ecoqg3ZC2J798A4UFtB6giqlVF9CjuHRktpGvs",
+	"oZasTu/MAG4coFd8tBKtm15sTjI+2wLF/u+cbn4xnCYmFQtnzuBndYI9mgm7F8pOoh+AwoGQxVjf63K6",
+	"VLAhNLjsCTp3LQEzmltkTCawMk7t9A6SboXVGw3KZPtGyZrbgLnBhTpBlwVX8JGwe7WEib/P/7jX4iWp",
+	"QG+G8b+wuFqvAgrUl3l6feYjLPdr4xdlW4yj2Z7EScVKa9j4UUZFhxPUgIxPBNgDYAP4PyjNX3/8GU3h",
+	"8//CB8Y/R1iQbAMBeV1ERSy1derF7atrOIXoww3l1Amd4J5J8W3ALObD4GFQ+czk7zv6ad8BO3Fvi0J9",
+	"pDxSJPL9WnOpfUoFu2+U97WpDcmVZr+JSr3/tf0+y/ZDBPWNfRh2jfVDp/sonRld1rMhZiuZYocp2KI6",
+	"Eu4FrGKzgL2aa6QqA5KVyXoRQDdqKmJsQk4zEkZVyhKSpQ21zVPwuKBmA3HDdibHS2vvyxRnSOCXmDuf",
+	"v59WAFkPcSuAIdjq04+VIpj6BffKI+RkhWXZhZlWumCQwv88fiKrF0eN44cTyDAAVXpXawtIxCqYvDJ1",
+	"yNTMh5qKCHwlvwC9PapY2Ocm5xktzgugfUzjc53SfVemFDqM3NO0xC/lGTxFfO4n3565tGqHvn1ijliY",
+	"URwkxvcq1Ga+rmqlXRpnQn/1860pRciPcvPA2YKESc6AAExx6HAIscbUh0pRN8yxoXMqSmVhFsYVxuXW",
+	"YJN63SqXb+p4zKa40JyAaSYQz4lHsUUQGyicaRnzcDuiq1ryuK1vEpoCuMfsQ1At+VurW0m9K6ODR+8S",
+	"0ST2v/285lk+KhIy0tijNena8h1cMz6DEfC2SYLAOmoF6MBKwsyhTN6jHJXRhf0k7WgPHcBKRHSWSk8m",
+	"Nr9YP0RYKilXtE5qEk+waIuenDNqYZsAPLdTrvWEMwZ6rUUDHpqHzPTSYMw51XLuEn8IKveIv/P1b/j7",
+	"JeLwwleZQPF6vI8o7NIWjS7ZAlVv+7RTK+hDMNaldnky4nmNOVOaZm5/tXqT1ueo/SqIyP2923HhQQZ0",
+	"sUqwWiQAB1e0vTi74p4l3tEWTOBTl3LOOd8ZIG82eT6g+iWWd+vf8mwY3Su9sLsTe2RIME5ppdvmXaPh",
+	"8mwUNSEMtCsG7/wYmgWZaqJzeHppEJTYq58Xxl29fqmenD7OuBYRdAepjSX2GMglgBtHAsPwQU+npgI2",
+	"P+FAuDsDmgv7zOfNPErCF0rwxqI7+U2qICKnLcICNr3pE+Wul3leh8uzdh4PLR97E94hOXJJjiA5OqgP",
+	"la1r4zKl1Q0SU+eSYetIhPYXBxrnSOLQyebe0tD5jV9DGvYm3CkNe8R6IRCDl3hNVT64eDCEFFAaa0tm",
+	"PKDc4X0BBLfI0oa9LBBwLrKpGROFc2aQrW1kj9veXB51MuLY8iijG4tBm1XxKNuOgmXC6w7Jakj51nRn",
+	"IdgC37uDKeO0q1tcGkM9xEUrc8AdKhHNSEb8xODy36GDCgXfIOJNn0z5BIFC4+uhRA4W2wrqq4Mg1YS4",
+	"jtskrr2bUlc4kd4AMVh4pZP4pew+HADX2kEMVk7cwg7em1UXzZurV9d9jZ0xy7VnvkLwHcM9hXIzvC4P",
+	"GdtQmRrbEjs5pRRxiICsVw+msTmNtmOKtJs28aW5L0wZRIuo2kN5WytIekrbBg2Kb3SMeYcxGYOxD6iR",
+	"K8zEOouCOdcFxkkQst4VyhTTtfUEul1zq5fQihzSI7RoTiQhUBEQkiFQZlDJgbQebZAYLK3ppPMWhKNF",
+	"tCQgK+iIjzm3RHNzQKF/HcO+abr4XZPshakGwD53vhAUBIDZ9thXAvSbpA/n17oQbXEJZ5W1vR0oUZTQ",
+	"TrFfBzxP6KOn62hKg5083AJCEU12gmRLeP0MmgJa5Sf15tiw73bMGs49Dgoh8gU2eZEAXZgAreP8RS/9",
+	"XVNgEgWh6SI2pCA4a+baDXBZe7ZltBEDrKYuW1EGNcDdF7ua439gn8VgSFNYj6A7PKTcOuLDXbKNsTrY",
+	"nESlY8iUcXm1wovhGpNA4YKYkrIQUlQQEDtdz5eJ4VWua136aVJySVqNIYBJGwGugCAkH+2g9JzB+G5+",
+	"uU6Ob2hRbfByHPJZ5C74ezlID3eM+tIhU5xOg5k/aVxjChxc6k18ErSqa0C2ufD8Zv88HpQhU09v7lSz",
+	"iN5rFrcdEEQ856n9fEuFj/5uEQ6+bDjmLDr1wVna27xUfgR36Pv468e/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

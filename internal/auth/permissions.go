@@ -81,6 +81,7 @@ var Permissions = map[string]Access{
 	"startFlowExecution": roles(all), "listFlowExecutions": roles(all), "getFlowExecution": roles(all),
 	"deleteFlowExecution": roles(all),
 	"recordTaskExecution": roles(automation), "listTaskExecutionRecords": roles(all),
+	"claimTaskExecution": roles(automation),
 	"addTaskStatuses": roles(automation), "listTaskStatuses": roles(all),
 	"batchPatchTaskTags": roles(all), "listTaskTags": roles(all),
 	"createHumanReviewTask": roles(all), "listHumanReviewTasks": roles(all), "getHumanReviewTask": roles(all),
