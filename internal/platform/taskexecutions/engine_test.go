@@ -157,3 +157,28 @@ func TestFailuresAndCancels(t *testing.T) {
 		t.Fatalf("%d attempts after a cancel, want 1", n)
 	}
 }
+
+// TestReportAfterTheExecutionStopped: once another task failed the execution, a final report of a running
+// attempt leaves it cancelled, as the engine leaves every attempt it can no longer use.
+func TestReportAfterTheExecutionStopped(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	org := env.Org(t)
+	user := env.User(t, org, auth.RoleAppUser)
+	worker := env.KeyCaller(t, org, auth.RoleIntegration)
+	exec := start(t, env, user, newFlow(t, user, `{"version": 1, "tasks": [
+		{"name": "a", "type": "external"}, {"name": "b", "type": "external"}], "edges": []}`), map[string]any{})
+	for range 2 {
+		if claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w"}) == nil {
+			t.Fatal("nothing to claim")
+		}
+	}
+	f := req(exec, "a", 0, platformapi.TaskExecutionStatusFailed, "", "")
+	f.Error = &platformapi.TaskExecutionError{Message: "broken"}
+	record(t, worker, f, http.StatusOK)
+	waitFor(t, user, exec, platformapi.ExecutionStatusFailed)
+	late := record(t, worker, req(exec, "b", 0, platformapi.TaskExecutionStatusCompleted, "", `{"late": true}`), http.StatusOK)
+	if late.Status != platformapi.TaskExecutionStatusCancelled || late.Output != nil || late.CompletedAt == nil {
+		t.Fatalf("a report after the execution stopped gave %+v", late)
+	}
+}
