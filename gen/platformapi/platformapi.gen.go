@@ -1433,6 +1433,26 @@ type ChatStreamRequest struct {
 	Message UserMessage `json:"message"`
 }
 
+// ClaimedTaskExecution An attempt taken by a worker, with what the worker needs to run it.
+type ClaimedTaskExecution struct {
+	FlowId openapi_types.UUID `json:"flow_id"`
+
+	// FlowVersion The flow version the execution runs on, whose definition `parameters` come from.
+	FlowVersion int `json:"flow_version"`
+
+	// LeaseExpiresAt When the lease ends; after it the attempt may be claimed again unless a heartbeat extended it.
+	LeaseExpiresAt time.Time `json:"lease_expires_at"`
+
+	// Parameters The task's `parameters` in the flow definition (for example `queue` and `payload`); an empty object when the definition sets none. The task's input is in `task_execution.input`.
+	Parameters map[string]interface{} `json:"parameters"`
+
+	// TaskExecution One attempt of a task, with the task's active tags.
+	TaskExecution TaskExecutionWithTagsAPI `json:"task_execution"`
+
+	// TaskType The task's type, always `external`.
+	TaskType string `json:"task_type"`
+}
+
 // ConfirmPlanAction Confirms the plan; moves the conversation from `plan` to `build`.
 type ConfirmPlanAction struct {
 	// Action Always `confirm_plan`.
@@ -1575,11 +1595,11 @@ type CreateTaskExecutionRequest struct {
 	Error           *TaskExecutionError `json:"error,omitempty"`
 	FlowExecutionId openapi_types.UUID  `json:"flow_execution_id"`
 
-	// Input Input of the attempt, any JSON value. Omitted keeps the stored input.
-	Input JsonValue `json:"input,omitempty"`
+	// Input Input of the attempt, any JSON value. Omitted keeps the stored input; null stores null.
+	Input json.RawMessage `json:"input,omitempty"`
 
-	// Output Output of the attempt, any JSON value; only with status `completed`.
-	Output JsonValue `json:"output,omitempty"`
+	// Output Output of the attempt, any JSON value; only with status `completed`. Omitted keeps the stored output (null on a first report).
+	Output json.RawMessage `json:"output,omitempty"`
 
 	// Status Status of one attempt of a task: `queued` to `running` (reported by the worker), then `completed`, `failed` or `cancelled`. `output` is set only on `completed`, `error` only on `failed`.
 	Status TaskExecutionStatus `json:"status"`
@@ -3501,6 +3521,24 @@ type TaskErrorData struct {
 	TaskName string `json:"task_name"`
 }
 
+// TaskExecutionClaimRequest defines model for TaskExecutionClaimRequest.
+type TaskExecutionClaimRequest struct {
+	// FlowId Only attempts of executions of this flow (all versions).
+	FlowId *openapi_types.UUID `json:"flow_id,omitempty"`
+
+	// LeaseSeconds Length of the lease in seconds; heartbeats extend it by the same length.
+	LeaseSeconds *int `json:"lease_seconds,omitempty"`
+
+	// Queue Only attempts of tasks whose `queue` parameter is this name; `default` also takes tasks without one. Omitted takes every queue.
+	Queue *string `json:"queue,omitempty"`
+
+	// TaskNames Only attempts of tasks with one of these names (case-sensitive).
+	TaskNames *[]string `json:"task_names,omitempty"`
+
+	// Worker Name of the claiming worker, recorded as the attempt's `modified_by`; it does not bind the lease.
+	Worker string `json:"worker"`
+}
+
 // TaskExecutionError Why an attempt failed.
 type TaskExecutionError struct {
 	// Message Human-readable description of the failure.
@@ -4603,6 +4641,9 @@ type ResolveStorageUriJSONRequestBody = ResolveUriRequest
 
 // RecordTaskExecutionJSONRequestBody defines body for RecordTaskExecution for application/json ContentType.
 type RecordTaskExecutionJSONRequestBody = CreateTaskExecutionRequest
+
+// ClaimTaskExecutionJSONRequestBody defines body for ClaimTaskExecution for application/json ContentType.
+type ClaimTaskExecutionJSONRequestBody = TaskExecutionClaimRequest
 
 // BatchPatchTaskTagsJSONRequestBody defines body for BatchPatchTaskTags for application/json ContentType.
 type BatchPatchTaskTagsJSONRequestBody = PatchFlowTaskTagsRequest
@@ -6944,30 +6985,60 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUri(ctx context.Context, body ResolveStorageUriJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListTaskExecutionRecords List task executions (not available yet)
+	// ListTaskExecutionRecords List task executions
 	//
-	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
+	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The reply is not paged. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 	//
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecords(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecordTaskExecutionWithBody Report a task execution (not available yet)
+	// RecordTaskExecutionWithBody Report a task execution
 	//
-	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+	//
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	//
+	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RecordTaskExecution Report a task execution (not available yet)
+	// RecordTaskExecution Report a task execution
 	//
-	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+	//
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	//
+	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecution(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimTaskExecutionWithBody Claim an attempt of an external task
+	//
+	// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+	//
+	// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+	ClaimTaskExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ClaimTaskExecution Claim an attempt of an external task
+	//
+	// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+	//
+	// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+	ClaimTaskExecution(ctx context.Context, body ClaimTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListTaskTags List active task tags
 	//
@@ -10150,9 +10221,9 @@ func (c *Client) ResolveStorageUri(ctx context.Context, body ResolveStorageUriJS
 	return c.Client.Do(req)
 }
 
-// ListTaskExecutionRecords List task executions (not available yet)
+// ListTaskExecutionRecords List task executions
 //
-// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
+// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The reply is not paged. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 //
 // Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10167,9 +10238,13 @@ func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskE
 	return c.Client.Do(req)
 }
 
-// RecordTaskExecutionWithBody Report a task execution (not available yet)
+// RecordTaskExecutionWithBody Report a task execution
 //
-// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+//
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+//
+// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10186,15 +10261,61 @@ func (c *Client) RecordTaskExecutionWithBody(ctx context.Context, contentType st
 	return c.Client.Do(req)
 }
 
-// RecordTaskExecution Report a task execution (not available yet)
+// RecordTaskExecution Report a task execution
 //
-// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+//
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+//
+// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 func (c *Client) RecordTaskExecution(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRecordTaskExecutionRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimTaskExecutionWithBody Claim an attempt of an external task
+//
+// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+//
+// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+func (c *Client) ClaimTaskExecutionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimTaskExecutionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ClaimTaskExecution Claim an attempt of an external task
+//
+// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+//
+// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+func (c *Client) ClaimTaskExecution(ctx context.Context, body ClaimTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewClaimTaskExecutionRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -16248,6 +16369,46 @@ func NewRecordTaskExecutionRequestWithBody(server string, contentType string, bo
 	return req, nil
 }
 
+// NewClaimTaskExecutionRequest calls the generic ClaimTaskExecution builder with application/json body
+func NewClaimTaskExecutionRequest(server string, body ClaimTaskExecutionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewClaimTaskExecutionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewClaimTaskExecutionRequestWithBody constructs an http.Request for the ClaimTaskExecution method, with any body, and a specified content type
+func NewClaimTaskExecutionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/task-executions/claim")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListTaskTagsRequest constructs an http.Request for the ListTaskTags method
 func NewListTaskTagsRequest(server string, params *ListTaskTagsParams) (*http.Request, error) {
 	var err error
@@ -18720,32 +18881,62 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithResponse(ctx context.Context, body ResolveStorageUriJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolveStorageUriResponse, error)
 
-	// ListTaskExecutionRecordsWithResponse List task executions (not available yet)
+	// ListTaskExecutionRecordsWithResponse List task executions
 	//
-	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
+	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The reply is not paged. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecordsWithResponse(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*ListTaskExecutionRecordsResponse, error)
 
-	// RecordTaskExecutionWithBodyWithResponse Report a task execution (not available yet)
+	// RecordTaskExecutionWithBodyWithResponse Report a task execution
 	//
-	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+	//
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	//
+	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
 
-	// RecordTaskExecutionWithResponse Report a task execution (not available yet)
+	// RecordTaskExecutionWithResponse Report a task execution
 	//
-	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+	//
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	//
+	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/task-executions (the `RecordTaskExecution` operationId).
 	RecordTaskExecutionWithResponse(ctx context.Context, body RecordTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*RecordTaskExecutionResponse, error)
+
+	// ClaimTaskExecutionWithBodyWithResponse Claim an attempt of an external task
+	//
+	// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+	//
+	// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+	ClaimTaskExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClaimTaskExecutionResponse, error)
+
+	// ClaimTaskExecutionWithResponse Claim an attempt of an external task
+	//
+	// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+	//
+	// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+	ClaimTaskExecutionWithResponse(ctx context.Context, body ClaimTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*ClaimTaskExecutionResponse, error)
 
 	// ListTaskTagsWithResponse List active task tags
 	//
@@ -27493,8 +27684,6 @@ type ListTaskExecutionRecordsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27517,11 +27706,6 @@ func (r ListTaskExecutionRecordsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListTaskExecutionRecordsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListTaskExecutionRecordsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27575,8 +27759,6 @@ type RecordTaskExecutionResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27616,11 +27798,6 @@ func (r RecordTaskExecutionResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
 }
 
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r RecordTaskExecutionResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
-}
-
 // GetJSONDefault returns the response for an HTTP default `application/json` response
 func (r RecordTaskExecutionResponse) GetJSONDefault() *Error {
 	return r.JSONDefault
@@ -27649,6 +27826,75 @@ func (r RecordTaskExecutionResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r RecordTaskExecutionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ClaimTaskExecutionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ClaimedTaskExecution
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSON200() *ClaimedTaskExecution {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ClaimTaskExecutionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ClaimTaskExecutionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ClaimTaskExecutionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ClaimTaskExecutionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ClaimTaskExecutionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -31185,9 +31431,9 @@ func (c *ClientWithResponses) ResolveStorageUriWithResponse(ctx context.Context,
 	return ParseResolveStorageUriResponse(rsp)
 }
 
-// ListTaskExecutionRecordsWithResponse List task executions (not available yet)
+// ListTaskExecutionRecordsWithResponse List task executions
 //
-// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags. An empty list means nothing matches. An execution that does not exist or that the caller may not see answers 404.
+// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The reply is not paged. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31200,9 +31446,13 @@ func (c *ClientWithResponses) ListTaskExecutionRecordsWithResponse(ctx context.C
 	return ParseListTaskExecutionRecordsResponse(rsp)
 }
 
-// RecordTaskExecutionWithBodyWithResponse Report a task execution (not available yet)
+// RecordTaskExecutionWithBodyWithResponse Report a task execution
 //
-// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+//
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+//
+// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31215,9 +31465,13 @@ func (c *ClientWithResponses) RecordTaskExecutionWithBodyWithResponse(ctx contex
 	return ParseRecordTaskExecutionResponse(rsp)
 }
 
-// RecordTaskExecutionWithResponse Report a task execution (not available yet)
+// RecordTaskExecutionWithResponse Report a task execution
 //
-// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409. `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422. A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` and `completed_at` when it reaches a final status. An unknown flow execution answers 404 and a deleted one 409. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
+// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
+//
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+//
+// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31228,6 +31482,40 @@ func (c *ClientWithResponses) RecordTaskExecutionWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseRecordTaskExecutionResponse(rsp)
+}
+
+// ClaimTaskExecutionWithBodyWithResponse Claim an attempt of an external task
+//
+// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+//
+// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+func (c *ClientWithResponses) ClaimTaskExecutionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ClaimTaskExecutionResponse, error) {
+	rsp, err := c.ClaimTaskExecutionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimTaskExecutionResponse(rsp)
+}
+
+// ClaimTaskExecutionWithResponse Claim an attempt of an external task
+//
+// Worker-facing. Takes the oldest waiting attempt of a task of type `external` in the caller's organization and answers it (200) with the task's type and `parameters` from the execution's flow version, so that the worker knows what to do; with nothing to take it answers 204. Waiting means `queued`, or `running` under a lease that has expired: a worker that vanished loses its attempt to the next claimer, which takes the same attempt (same `task_execution_idx`, `started_at` unchanged) rather than a new one. Only attempts the engine created for executions that still run are offered (not those of deleted, completed or failed executions, nor attempts that workers recorded on their own), and only of executions the caller may see (for callers other than `org_admin` and `backoffice`, not those of a private flow the caller was not invited to). `task_names` and `flow_id` narrow the search; `queue` takes only tasks whose `queue` parameter is that name (tasks without one are on the queue `default`).
+//
+// The claim marks the attempt `running` (setting `started_at` the first time) under a lease of `lease_seconds` from now, returned as `lease_expires_at`. Claims are exclusive: two concurrent claims never take the same attempt, and an attempt under a valid lease is never offered. The worker keeps the lease with heartbeats (`POST /api/task-executions` with status `running`, which extends the lease by its length from now) and finishes with a report of `completed` (with `output`) or `failed` (with `error`), which moves the execution on. The lease is not tied to the worker's name: after it expires and another worker claimed the attempt, the first final report of either worker wins and a later one of another final status answers 409. Callers with role `integration`, `org_admin` or `backoffice` may claim; others answer 403.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/task-executions/claim (the `ClaimTaskExecution` operationId).
+func (c *ClientWithResponses) ClaimTaskExecutionWithResponse(ctx context.Context, body ClaimTaskExecutionJSONRequestBody, reqEditors ...RequestEditorFn) (*ClaimTaskExecutionResponse, error) {
+	rsp, err := c.ClaimTaskExecution(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClaimTaskExecutionResponse(rsp)
 }
 
 // ListTaskTagsWithResponse List active task tags
@@ -38500,13 +38788,6 @@ func ParseListTaskExecutionRecordsResponse(rsp *http.Response) (*ListTaskExecuti
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -38582,12 +38863,62 @@ func ParseRecordTaskExecutionResponse(rsp *http.Response) (*RecordTaskExecutionR
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
-		response.JSON501 = &dest
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseClaimTaskExecutionResponse parses an HTTP response from a ClaimTaskExecutionWithResponse call
+func ParseClaimTaskExecutionResponse(rsp *http.Response) (*ClaimTaskExecutionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ClaimTaskExecutionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ClaimedTaskExecution
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39726,12 +40057,15 @@ type ServerInterface interface {
 	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx echo.Context) error
-	// ListTaskExecutionRecords List task executions (not available yet)
+	// ListTaskExecutionRecords List task executions
 	// (GET /api/task-executions)
 	ListTaskExecutionRecords(ctx echo.Context, params ListTaskExecutionRecordsParams) error
-	// RecordTaskExecution Report a task execution (not available yet)
+	// RecordTaskExecution Report a task execution
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx echo.Context) error
+	// ClaimTaskExecution Claim an attempt of an external task
+	// (POST /api/task-executions/claim)
+	ClaimTaskExecution(ctx echo.Context) error
 	// ListTaskTags List active task tags
 	// (GET /api/task-tags)
 	ListTaskTags(ctx echo.Context, params ListTaskTagsParams) error
@@ -42028,6 +42362,15 @@ func (w *ServerInterfaceWrapper) RecordTaskExecution(ctx echo.Context) error {
 	return err
 }
 
+// ClaimTaskExecution converts echo context to params.
+func (w *ServerInterfaceWrapper) ClaimTaskExecution(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ClaimTaskExecution(ctx)
+	return err
+}
+
 // ListTaskTags converts echo context to params.
 func (w *ServerInterfaceWrapper) ListTaskTags(ctx echo.Context) error {
 	var err error
@@ -42496,6 +42839,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/storage/resolve", wrapper.ResolveStorageUri, options.OperationMiddlewares["resolveStorageUri"]...)
 	router.GET(options.BaseURL+"/api/task-executions", wrapper.ListTaskExecutionRecords, options.OperationMiddlewares["listTaskExecutionRecords"]...)
 	router.POST(options.BaseURL+"/api/task-executions", wrapper.RecordTaskExecution, options.OperationMiddlewares["recordTaskExecution"]...)
+	router.POST(options.BaseURL+"/api/task-executions/claim", wrapper.ClaimTaskExecution, options.OperationMiddlewares["claimTaskExecution"]...)
 	router.GET(options.BaseURL+"/api/task-tags", wrapper.ListTaskTags, options.OperationMiddlewares["listTaskTags"]...)
 	router.PATCH(options.BaseURL+"/api/task-tags", wrapper.BatchPatchTaskTags, options.OperationMiddlewares["batchPatchTaskTags"]...)
 	router.GET(options.BaseURL+"/api/usage", wrapper.ListUsageRecords, options.OperationMiddlewares["listUsageRecords"]...)
@@ -53415,20 +53759,6 @@ func (response ListTaskExecutionRecords422JSONResponse) VisitListTaskExecutionRe
 	return err
 }
 
-type ListTaskExecutionRecords501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListTaskExecutionRecords501JSONResponse) VisitListTaskExecutionRecordsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListTaskExecutionRecordsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -53552,26 +53882,101 @@ func (response RecordTaskExecution422JSONResponse) VisitRecordTaskExecutionRespo
 	return err
 }
 
-type RecordTaskExecution501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response RecordTaskExecution501JSONResponse) VisitRecordTaskExecutionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type RecordTaskExecutiondefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
 }
 
 func (response RecordTaskExecutiondefaultJSONResponse) VisitRecordTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecutionRequestObject struct {
+	Body *ClaimTaskExecutionJSONRequestBody
+}
+
+type ClaimTaskExecutionResponseObject interface {
+	VisitClaimTaskExecutionResponse(w http.ResponseWriter) error
+}
+
+type ClaimTaskExecution200JSONResponse ClaimedTaskExecution
+
+func (response ClaimTaskExecution200JSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecution204Response struct {
+}
+
+func (response ClaimTaskExecution204Response) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ClaimTaskExecution401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ClaimTaskExecution401JSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecution403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ClaimTaskExecution403JSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecution422JSONResponse struct{ ValidationFailedJSONResponse }
+
+func (response ClaimTaskExecution422JSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ClaimTaskExecutiondefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response ClaimTaskExecutiondefaultJSONResponse) VisitClaimTaskExecutionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -54989,12 +55394,15 @@ type StrictServerInterface interface {
 	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx context.Context, request ResolveStorageUriRequestObject) (ResolveStorageUriResponseObject, error)
-	// ListTaskExecutionRecords List task executions (not available yet)
+	// ListTaskExecutionRecords List task executions
 	// (GET /api/task-executions)
 	ListTaskExecutionRecords(ctx context.Context, request ListTaskExecutionRecordsRequestObject) (ListTaskExecutionRecordsResponseObject, error)
-	// RecordTaskExecution Report a task execution (not available yet)
+	// RecordTaskExecution Report a task execution
 	// (POST /api/task-executions)
 	RecordTaskExecution(ctx context.Context, request RecordTaskExecutionRequestObject) (RecordTaskExecutionResponseObject, error)
+	// ClaimTaskExecution Claim an attempt of an external task
+	// (POST /api/task-executions/claim)
+	ClaimTaskExecution(ctx context.Context, request ClaimTaskExecutionRequestObject) (ClaimTaskExecutionResponseObject, error)
 	// ListTaskTags List active task tags
 	// (GET /api/task-tags)
 	ListTaskTags(ctx context.Context, request ListTaskTagsRequestObject) (ListTaskTagsResponseObject, error)
@@ -58796,6 +59204,52 @@ func (sh *strictHandler) RecordTaskExecution(ctx echo.Context) error {
 	return nil
 }
 
+// ClaimTaskExecution operation middleware
+func (sh *strictHandler) ClaimTaskExecution(ctx echo.Context) error {
+	var request ClaimTaskExecutionRequestObject
+
+	var body ClaimTaskExecutionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ClaimTaskExecution(ctx.Request().Context(), request.(ClaimTaskExecutionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ClaimTaskExecution")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ClaimTaskExecutionResponseObject); ok {
+		return validResponse.VisitClaimTaskExecutionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListTaskTags operation middleware
 func (sh *strictHandler) ListTaskTags(ctx echo.Context, params ListTaskTagsParams) error {
 	var request ListTaskTagsRequestObject
@@ -59250,900 +59704,930 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39khs3lif6KgjeiTAZN4sqybKnuyo2dsuy3a1u2dKoSu2N6dIywUyQRFcSoBPIomiHIvav+wA37jPs",
-	"g+2T3MA5ABKZRDKTrJLs2emJGHeJiUwcfB2cz9/5dZTJ9UYKJrQaXfw62tCSrplmJfzrasP/ynYv8zdU",
-	"r8y/c6aykm80l2J0MXqZE7kgesXI1ZuX5I7tpqNkxM2TjWmfjARds9HFiOejZFSynytesnx0ocuKJSOV",
-	"rdiamo8uZLmmenQxqipoqXcb85bSJRfL0cePyegbXhRcLF+XSyr4L9R0/28VK3f7JIVNiJakZBtZaiLF",
-	"JcnZglaFVuZnQ3NGi4KVX6gpeS2KHUnnNLuTiwXPWErWdEcM8YQKqVesJDL47iVZyJLg76UsmIq2+kIR",
-	"nhMq1JaVijw/f+4n52cg3c9O+NIMJuCYqXkhxT0rFbz9Mt+fkBsz0qANkPWp1ulFyXImNKdFJym+xScl",
-	"5FuZVWsm9LfzLkJy24IseMEO0ZLPZw8m57s15cUNVXdd1LAz04Joqu4O0WKeP5ya7wu5/e4DyyrcM31n",
-	"e1HILWGu/adaMUPUQFrG5i9lTqc5h7QoCNeKmB3OpVCTT0Xhn6s1FW/ZPWdbXMo+YlfmBVLCG7C0n4qy",
-	"lyIrqpx9uxN0zbNvqab7ZP20YoLApwmj2QroMYSmOVtwwU2rlCyZVoSSNMcvzXKqaUrk/B8s02TL9QrG",
-	"VVZC8zWwlQVfViUyWwk9KfNNsxyGSjI2C8Q+0PWmYPDqWuasMPySpEWxTpEKw2wrxRIiS2TMnkdgS/Vz",
-	"MQOeGbTf8Oxu0sVROc7HLBxGg63aq2B0saCFYn5K51IWjIpwTl+XOStZbhb8R7pm6uDEpnA+DREqJStZ",
-	"5ArGAz+4TVFP9xcKhqMINzfVRhZyyTNaEGm6JGOKg82keZkuNCsJu2flDn/mmuRsw0Su4G7TnClyx9gG",
-	"+sAv2A6BKJUSWpZ0N5mSl5ooTXeKiKooyBaoXzH86rKkmxXhigipiZKVyMk4rzYFz6i2TWAwiVkXli9h",
-	"bFwsCSVrrpT5yzRKCCXZLitY7wpJnN5ZPXGnrlOlN5W+hjfVg3a/IKmEj82QDrf/E5imv1y//pHgA7fT",
-	"sXXvSMNvnjrKt5X4sVrPWXl4G5aVmAlol5rFXPCiYPkF0L+RiuNxxd3h+Tqha2kWsijq3/xhBrY735mT",
-	"aSUrvmYJyVnBNMuJFMzsYiAxJ2MlyT1XfF4wglQoOLIres/Ikm5U766o6T9xnt4pVr4UC9m/EahSfClA",
-	"EMhoWZpjZKYFf2a54UvlF4qULJNlbk5qan5J+0ZgGs24oeC0AfyNFjyHqf6uLGXZw3bufesZg+Yh99mU",
-	"cl6wdYQBXcIpXm/0jhRcabJmVCgCH+sb316Px49Ts2V5UGrldZNPKiu+4muuI/e4NpO2YSXZ0CVLyFOj",
-	"Nzw9P++amgI+E52GZ+fJaE0/8HW1Hl08PTf/4sL+y1MEw2UlkBRqMf1yRqhAfKpJekOXbJ8G86s944m5",
-	"VUoNl4EmT7tmycxlfJKe9s7Km1LmVab7J2SDDT/VXFxfv35Tynues7KfFnMpFuZ/luJMCkMavEjGqVJy",
-	"5v4543l6ouC6ph9eMbE0VLit5f8dpf7nwkiIc6pY18m7/rdXJLdtUI2tRW6q4EZo6XGfTOh+p+iSNRSW",
-	"DsX/r0b4kUaRr8wrOP1cdWkvrW1pWs18q+O1cCSzlOuB1OF9wnJzVowOA+Id0AuS9Rj4rOL33RLUopTr",
-	"OJE51ezMfKabUnuSjpzK9rFqH218fOLk3chjp27OFrJk4ayxD32zpuVpc8ZKUOEPkWiufEW2K6m8Ok/z",
-	"vGRKGUVJUy6UpZV90AnhSyFNBySjinWRy8xnRh2n/dlXz/tPO0hCvUzK0P7pTjArX6qrTPN71rvEFJqR",
-	"selmYk4G/Joz+J0aWXMMMsUEp7tTTFEz/FJj7iJiiCHurSzYgL0Hq4sqMFdg9+vq3TxrdPwvJVuMLkb/",
-	"15Pa1PrEKgJPHAWjj4aekqmNFAr1zG9o/pb9XDEF0onZREzAn3SDKhmX4sk/lKH014G9gTT51naCXe6z",
-	"/xI7JRkVRg+cw4WaMaUMv1JEMaGnIzQ9Lgqe/VbU2d5VbZjIqrI0krzSRl1tGB8oqfVYs0wTGAF0+PnI",
-	"fyfYhw3LzDYGqZmMvzo/n4DdgwoiN8yaUsys03vKC2p0KKNumS2nWHnP4J2nJBVSz7gZmVFdGAgPH5PR",
-	"97Kc8zxn4vMuibOkw6kguWRoQKCFuXuBdj82IPNHqb+Xlcg/98ZRsiqzgED2wag9siRzVkixBM9AzJTv",
-	"iH5ZT/jnI/1HqUmw0mTH9GVjQzgXg9kXcBQymbP9HUIqoXlBuCZcwYBupPyBip1lMerzjeitOYSgLhH2",
-	"IWMsZ/klKZkud14QclqFuaAUy6TIwUyWvjWtzq5MK9DBV4zm1lUVPNpn5Nf2G1qSLeXayQ7QKRfLaeye",
-	"qFUPuCkErfRKlvyXz7n4P6BVLSFrWpirluUJYR825i42+7Zk9/KO5aHFFJa2Nh98T3nxiAT/+ebmTcs2",
-	"0cenF0ABqS0GlyTNmaa8SImiOyMysZIRKnKyXe2mcC2r2o53lWVso3+S5Z2R0Y0YgfQ2O8RWilBzVW2k",
-	"uam29pVLkoJ0H1r6xhupFJ8XO8Jybg7VfOfloAkxR4ve42VHiWBbVCKsg8HsFdMJKzXHe5p2EVVszfhS",
-	"CsTNHEGwcZkweu7fR61no/d7IlQyapEPXeY5/E2LNwEpKJztLwWQX3/AnAIzQDJO7ZjSxJmJE5KyfMkU",
+	"7L19k9s2ljf6VVC6WxWpLltuO052prueerbjJDOecWKP2x5v7bQfESIhCdMUoBBgy0rKVfvX/QC37md4",
+	"Pth+kls4BwBBChQpddvJPDtbtZm2CBIHbwfn9Xd+GWVyvZGCCa1GF7+MNrSka6ZZCf+62vA/s93z/BXV",
+	"K/PvnKms5BvNpRhdjJ7nRC6IXjFy9eo5uWW76SgZcfNkY9onI0HXbHQx4vkoGZXsp4qXLB9d6LJiyUhl",
+	"K7am5qMLWa6pHl2Mqgpa6t3GvKV0ycVy9PFjMvqGFwUXy5flkgr+MzXd/6Vi5W6fpLAJ0ZKUbCNLTaS4",
+	"JDlb0KrQyvxsaM5oUbDyCzUlL0WxI+mcZrdyseAZS8ma7oghnlAh9YqVRAbfvSQLWRL8vZQFU9FWXyjC",
+	"c0KF2rJSkafnT/3k/ASk+9kJX5rBBBwzNc+kuGOlgref5/sT8saMNGgDZH2qdXpWspwJzWnRSYpv8UkJ",
+	"+VZm1ZoJ/e28i5DctiALXrBDtOTz2b3J+W5NefGGqtsuatiZaUE0VbeHaDHP70/N94XcfveBZRXumb6z",
+	"vSjkljDX/lOtmCFqIC1j85cyp9OcQ1oUhGtFzA7nUqjJp6Lwj9WaitfsjrMtLmUfsSvzAinhDVjaT0XZ",
+	"c5EVVc6+3Qm65tm3VNN9st6tmCDwacJotgJ6DKFpzhZccNMqJUumFaEkzfFLs5xqmhI5/zvLNNlyvYJx",
+	"lZXQfA1sZcGXVYnMVkJPynzTLIehkozNArEPdL0pGLy6ljkrDL8kaVGsU6TCMNtKsYTIEhmz5xHYUv1U",
+	"zIBnBu03PLuddHFUjvMxC4fRYKv2KhhdLGihmJ/SuZQFoyKc05dlzkqWmwX/ka6ZOjixKZxPQ4RKyUoW",
+	"uYLxwA9uU9TT/YWC4SjCzU21kYVc8owWRJouyZjiYDNpXqYLzUrC7li5w5+5JjnbMJEruNs0Z4rcMraB",
+	"PvALtkMgSqWEliXdTabkuSZK050ioioKsgXqVwy/uizpZkW4IkJqomQlcjLOq03BM6ptExhMYtaF5UsY",
+	"GxdLQsmaK2X+Mo0SQkm2ywrWu0ISp3dWT9yp61TpTaWv4U11r90vSCrhYzOkw+3/BKbpT9cvfyT4wO10",
+	"bN070vCbp47ydSV+rNZzVh7ehmUlZgLapWYxF7woWH4B9G+k4nhccXd4vk7oWpqFLIr6N3+Yge3Od+Zk",
+	"WsmKr1lCclYwzXIiBTO7GEjMyVhJcscVnxeMIBUKjuyK3jGypBvVuytq+k+cp7eKlc/FQvZvBKoUXwoQ",
+	"BDJaluYYmWnBn1lu+FL5hSIly2SZm5Oaml/SvhGYRjNuKDhtAH+lBc9hqr8rS1n2sJ0733rGoHnIfTal",
+	"nBdsHWFAl3CK1xu9IwVXmqwZFYrAx/rGt9fj8ePUbFkelFp53eSTyoov+JrryD2uzaRtWEk2dMkS8tjo",
+	"DY/Pz7umpoDPRKfhyXkyWtMPfF2tRxePz82/uLD/8hTBcFkJJIVaTL+cESoQn2qSXtEl26fB/GrPeGJu",
+	"lVLDZaDJ465ZMnMZn6THvbPyqpR5len+Cdlgw081F9fXL1+V8o7nrOynxVyKhfmfpTiTwpAGL5JxqpSc",
+	"uX/OeJ6eKLiu6YcXTCwNFW5r+X9Hqf+pMBLinCrWdfKu//KC5LYNqrG1yE0V3AgtPe6TCd1vFV2yhsLS",
+	"ofj/2Qg/0ijylXkFp5+rLu2ltS1Nq5lvdbwWjmSWcj2QOrxPWG7OitFhQLwDekGyHgOfVfyuW4JalHId",
+	"JzKnmp2Zz3RTak/SkVPZPlbto42PT5y8N/LYqZuzhSxZOGvsQ9+saXnanLESVPhDJJorX5HtSiqvztM8",
+	"L5lSRlHSlAtlaWUfdEL4UkjTAcmoYl3kMvOZUcdpf/LV0/7TDpJQL5MytH+6E8zK5+oq0/yO9S4xhWZk",
+	"bLqZmJMBv+YMfqdG1hyDTDHB6e4UU9QMv9SYu4gYYoh7LQs2YO/B6qIKzBXY/bp6N88aHf9LyRaji9H/",
+	"9ag2tT6yisAjR8Hoo6GnZGojhUI98xuav2Y/VUyBdGI2ERPwJ92gSsalePR3ZSj9ZWBvIE2+tp1gl/vs",
+	"v8ROSUaF0QPncKFmTCnDrxRRTOjpCE2Pi4JnvxZ1tndVGyayqiyNJK+0UVcbxgdKaj3WLNMERgAdfj7y",
+	"3wr2YcMys41Baibjr87PJ2D3oILIDbOmFDPr9I7yghodyqhbZsspVt4xeOcxSYXUM25GZlQXBsLDx2T0",
+	"vSznPM+Z+LxL4izpcCpILhkaEGhh7l6g3Y8NyPxR6u9lJfLPvXGUrMosIJB9MGqPLMmcFVIswTMQM+U7",
+	"op/XE/75SP9RahKsNNkxfdnYEM7FYPYFHIVM5mx/h5BKaF4QrglXMKA3Uv5Axc6yGPX5RvTaHEJQlwj7",
+	"kDGWs/ySlEyXOy8IOa3CXFCKZVLkYCZLX5tWZ1emFejgK0Zz66oKHu0z8mv7DS3JlnLtZAfolIvlNHZP",
+	"1KoH3BSCVnolS/7z51z8H9CqlpA1LcxVy/KEsA8bcxebfVuyO3nL8tBiCktbmw++p7x4QIL/+ObNq5Zt",
+	"oo9PL4ACUlsMLkmaM015kRJFd0ZkYiUjVORku9pN4VpWtR3vKsvYRr+T5a2R0Y0YgfQ2O8RWilBzVW2k",
+	"uam29pVLkoJ0H1r6xhupFJ8XO8Jybg7VfOfloAkxR4ve4WVHiWBbVCKsg8HsFdMJKzXHe5p2EVVszfhS",
+	"CsTNHEGwcZkweu7fRq1no/d7IlQyapEPXeY5/E2LVwEpKJztLwWQX3/AnAIzQDJO7ZjSxJmJE5KyfMkU",
 	"aqOWFDSAGlLWTBkhfIYPugcM09wcJ7R5H5MQa+nSt2v1tD8H7yPE4eb4Rua7uFpLl0Y4AJO7W2zg+Jme",
-	"OpqhO78vebYiKfpA1IpuGFlIc6Wpi1uRgvPDyL7mLbvXUzJ+EfxsOavRticJSa2FHG3d4GZXKRnbE35D",
-	"1d0b+A2b34qUKlWtWT6rPfIpGV/hj2/8b+7rIFDMVLVe03KXkjGczWv8J7QxJ+xWgG3Y7baA7reVcGcs",
-	"JHt6Kzq2e8cWMPN8xwVoFvbrFyQ+WR1TkpDYyM2EtIYoSxIfDRK9d4xy6xc7xN9wC4EH7aP7xCfY5XZT",
-	"hzNp6eve13G3npnvDd0VksKUU0Hwo8Sen0u7jXH/wuXvdjFZlHLd3PhmLFKw14vRxd8PT1THPh99TA6/",
-	"F93uvW9Fd33vW+0j0PtC/BCMPr43i5CDE/BaU12pQC1rng0Fj2NuQnyRVJucaqaSQKXi6IBb8nsm0HUH",
-	"iqVma9W7XSNEvdRsDayafniJ33BmQfdPv8XAJbi3Of0Yonuxq8eOqYjvWHwG99BKbkEBAm/k2Gj8a641",
-	"yyfmaVYwWhKup+Sm4atiYskFIznLeM4cp76nRcUUoSVDYeOSZHK9lgLdU+Znwy4EF0vDY8xsgvfK/ANl",
-	"lBSEkFTd8c2G5XAYAnPLV+fJyBBpdDJ31e7xGO/H3B/3j3TNnL0F3I/jjCp2pphQXDubVcO881W/eafB",
-	"VHzf0YUzl58TNV+sKnG3v2ShiFgUA7jAX5QUfzPTPvr4PqoYmn6+QAMYEzohVOzQhQqLdUEowcFAJIfh",
-	"+1xpKrRdiZJRJe2CGQU5iENIzUDTWwHtaLmEWB6V4ne0lMXMKKXwXo5TLmUBjjxVFTpoVjJdlQLujE6O",
-	"H15qMKSLBq1jzT7gJ70MmYTEo/UcpA+gwP5uGtWU3ooxBSKJb4x6dZ7giLkRb91AwTbWGAAZb1dU+6ES",
-	"/Jnl9gr3N5QjG6x6lhJzWzpC3N/4/uCrzG2d6NYTUvyV7byeExfOhBS7tawUuWM7P5kp3fA7tksJKnru",
-	"/BhVzOg7qMOAIswzFpHMhRSzO7Yb0CUERoCpjwlzxBW6bLhIiJZ3TJCSLUqmVrChCi7uiNG51hvnVegR",
-	"ax0h0fnZ8E5ndYlxM07GIZuCaqMIgne0XNDMaNL3TO2PfU4Vm1VlERFg5koWlWbk3dtX3mXmvlvKSjOF",
-	"wQIuwIflZFPNC56Fb9hJNzw7wTASIQUz8kX9GsZMALdADW8llXYfsOLaxMojtRa2KdmCfwC5Cq13o4vR",
-	"SuuNunjypJByYyZjah9NM7l+Qjc8JvDhd7pkJr2yHXVMQUJS8+G0SUe8r9Zq246Teg06lv2vbPeiZFSz",
-	"QKBorRXon0F4bXORG43bvsAhF1b8rrrC4FdtOIrVhSxvMYcTRMjy0sY1CcZyYu3EleA/V+zoiywZ2c00",
-	"o1kmK6FjQQStNSwrhuEozCnpbkPab5AxWCPTIIwgTYDmPDAz3bHdxElg3owZ2v5g23KlKhsZYiZAS5Ck",
-	"hdIMxe5GRLGLJ5blckbzNRf2NmvHFyumjWgzisZHhNup+05v7KAu7trYQvVdsjACF7A2lK6Qy3Hlbw7k",
-	"ht44U3sDSqZLzu5ZTgqqUVptyRFAUT6jeqiTLWnv5N6Ny/MB7qdkVFClZ5XyxERVOZA9IZYUpsqetCjd",
-	"vXStZc4XnOWz+S7G0CUxFJFsRcWS5ZYPZrLMLwlFiwTPQdgJti3GUpoLX+2UZut0Ojpwktsnb69hO958",
-	"yDRaQ+PnmsQWO7BURvSI1pF3B7S251/WdMHs3rGdatBlR9wv2ZvjEacCTpLpdpwW21nauM+ef0lKKnK5",
-	"JuYu+Pp5VRZm8UuaGTV2MiXXzPAXTagi6ZW1MMPSXJBvGC1ZmYJkwhWoSgIPJbcuoZJtil10NwC5s0M3",
-	"4IKXSpOnzwJyvHoCXKHJxZ+fR3pBbfa4g46hcR0Lija5Q6tol/zMLfmJC9pisfBKwLYaQ2seanvSWlOc",
-	"RNI4cMt0M+5XXOlutv1aMIg8M4timXdEyqMbbuRK+HuYyQC6rn0ObWNAYgPZkJMMDFlLMK7LvHOwlZaa",
-	"RgTSH72vxwyFrKnOVhBLDNu0MFszIRJ8XUUBkwIz4fs6j4aLNeRvN02OhsRFouFouxfpwL0q3LqghiYr",
-	"jZHveKdetfYwYRwci5bNA6Ns8a//wDfpTy6O3AwarrhARzMSl/cHje3JIlSTNagDwswAWXNRaTaxR50v",
-	"iGD3KFz88yIedhE31mBLlXMPXrpQf144E7AP8v0/635+0IXXDBgxV/mXi7/+kT777z//azpJMJkwk0vB",
-	"FXMD+ecd+bA7Msp2o7b+SOixfe7svjrw8MEXvOkPJkytZFXkJFux7G6fz4Lzc2a4+Azexlymbk/rYQ/s",
-	"3phai+jyaDDexNk15YJ4h1f92I4FBhlxyUZswJFxROe50qtrplTcdU0w/+GMC6KwUeLU5D9JUL5xM8W8",
-	"4RlTanZAXv7LTzdg+jeSb7fYS6RA/dLdHMoIwopkBeVrn25CUlXNrYXVcm3whn7YpAlJOQU3I1foVqzy",
-	"lIzTxsWUQus15YVpYYc6484XQDeb2Zppik5gH2hms0LS1n52ZmtZsPQSZIH0zvxqjZdoL8Gg8KUwAg5Y",
-	"U3BW//LTX6+j1wmGe6jDHB8n3fIx+wYs2DvBP7gImgYL4EJ//XwUE9JchzyyfK/4gkGsrTPEhv3CXsE4",
-	"m/GXX5+fk0oUNvzVmREhtmrLlfV2HBQWrcG1aye93tCfKxdff1Ypx8XBtP/m9fUNeWJW+sn90yfw4L8u",
-	"Syo0+Dn/S+PTaZATB/cifOLLc5KbX+SCcAHBpFzvyNjnPM4LNnEDRHMobB0CKXlw1RzQyw47ludW7wvM",
-	"9vhTNDrE7MVeob/Sq3cqJheHh7VBXWMfNHZhe2UsCV085p2KBWRd2dMaYSmJYQrdVn6b0q+s7aytDtXn",
-	"deikXG02P7hXPiYjWkXu3asq58zIqUHA9Bd236tLQl1IQIO1NCIDwifRdTxF1Mf48LC5ixiPN53ZQIw+",
-	"ARLWBkOTrGzMxT3XuA5jdLfaT9mlwkh3J71jeN3p8mVM9GlGqzczUlKIoraa2tTl0gxTaQwvnnExYEJA",
-	"YbB5gVw8mqIC4eKRHdfY/KZR0rXPwH7rPCMYhDt2ceUQzsZF8yqbwhV13P48WY499jzWhzEmgJrjmbgQ",
-	"e7fbG8e+3W230HqIZYVcYW9xjEhK6Nxo/HUk2YpaB2LDmZRRYZXMfW4VUQDj4n7LJzFoc7vUsv2v/hmi",
-	"si3ZqBX5Xe2lITLeUKW2sszR16yUvLitzs+/zFp5a/Aji6vCrlkkDOQ7yGXf0jrwkqyoqglpxMDsX6Mt",
-	"m5U7QwMzLdruOjtTIcExgx70cmjTdO+YN6VcGPXbPG1n3TQ3BSyIjyGJ86yOpx8jpL24/ltIVdt9COav",
-	"2CYBjBT32JCak7ELUSI505DGMImuuhnoTPFfWJceDvmQv5hLhcx3ut+YF3xytp4P+OqaLSl8mYzxf56Q",
-	"p+fP//DVv36dkFJWIje3miTPIIJoTQs16SDBZqF/TEYrqmYox0evCTDtaW9lKOUWLDCaGpHUyjP4eszh",
-	"Z62Ss0wW1Vp0BE3VEfG2Wf+04VdLue39JOxL05CMrbYCyXS5XeMjTK1Bn+1hhVujtaaNCU6Cjfk+vqff",
-	"IKxKaJ1tbu0gMyAGiGQIQoXskqT4z9lTjAuDv5+hLqekUUMdSEbJEBvDKXSl3B7HpoZeheGhxUAGM9gD",
-	"C4m77qtwGRdsy8oa3wPOh+Gw8PvEwR8IxAUxW2DBWWENDaoxrCPG52MOv+oJMnTL0xpcMEXRhaciY0VX",
-	"EgA+tagHTORGw8Z0AEBVIWBFCLAvwFp0fDh/Bt00pCf8KSo2/UYR89HZW1H9AzbqDpK3gVwQTFwHEad7",
-	"cfFzme9cMlEyyrn5zpoLqjGhbk03G0NtMJ+HIq6BHj+EzuDhgPgwfK0rnNc1sC+4iNR4awxptU11SQUC",
-	"pcy0nM0rXuRd7934pjfyG9PQfsKHpaPA2fW6Czh+B63g3Y9+R+5+tGnLZik/Do3NDkbSG/HcmKLe4O1g",
-	"/vvaRsc1JPh+UNP4pEOgdrDLu2+Hud3/B5lw67h8hChHD6TXKbCHjRD0Cj8S2OoHCfBNg0CHYuq+bYQN",
-	"+wIZv7t5MenUR+PpRXwYdCDEIG5jnW9LrjUTPpb7JCdOFxW2Iw8D0zt3iom83yxmV/caG+/puD1T3vAf",
-	"HjXnxzlW2puuXjE/zgQ3dA/TV+2Ag+aZKOI4OBgtubTCtVEEmlg4x0QJ2KlTh6MdlJYly908q4TIIodM",
-	"QmdVHRToEOMDEZFlEwW28YN2wXAReJuTQh2aUndrpE4wCVf8gYEPfsaPCHwwM3etS0bXnXku/qLuV7nt",
-	"GnRRFqcAbYtvCio6hb3Q/LgpqLgka3lv/SsNFoxpTqZJarZtCrd5eoLchz3O4EsN6S948LuXATvyto5L",
-	"mMzYRmP+MXgulVwzDRE7YwprgdEte6m4k6lLhk1dNiJ8IIXsHN+FPw7jYP9YL6ma4AIXHIAeLAAi/gbR",
-	"yrBvwYMDCk62kjxj8TRGQ8jxybSO/TsPpp+QhDTiB369bazG7eiC3NqFuh0lwd/m93AL3Y4+ptHkW5ys",
-	"R6EYP/UgikHl6aA14mXaoOMInndsTH9ke2LiX1uk0TrYNDzvl8ArQZnFrC8EJqVFxNR2SPIBUUdL2LzE",
-	"8GHUe9aV0laSawNJN220BAQGm83mpKLEm+lvRTN6PS/pQmOnLvklHBXu4OOjYriOOhcIPIj2lNhAUy6a",
-	"bLTg4IK/KpREc6C1auVcbQoHlw1ao2DbYufGl8OYmrOBaSFIQo1FikMMo6b24cz6I1YObqw3K9qVf7Qx",
-	"j5D+xrzbm+MijC8J40rosmQMjUQ2RcLn6tiQk1xOb4W9dcLP+PUXOcAQqBrhuE50nxLLsV08JLDXsU3y",
-	"bd5JE7wBbwUddAGSt5gN2SR67LMsIWOcLPgH0wYyBigvqtLwZcjEvhUlg0QibFsyYt3kvJZkbF84uwmk",
-	"icCfrgEvidyaLSe960QxorfSRfUAREszhQ2u2WSESnnsug1XvFvcHaReNebxU+lYyGn2epPlHYL7gp8R",
-	"474X6GaCN9BdIjKjWDLhwFgfVe+KAsf3e57cKetJIG8dy252FSEFWtaJw3X+mVkk8FNMhwx8kMLXZIOB",
-	"1pfYKCRzQIACc0qgQagZWyH/yB1zMARQbkWdDBmSh/xFVRhRNobgqIlv6O6pv/x048G2bdAUpF7bCItb",
-	"4QIHeT5pVXjA/edOAddRrIXj9Fs30lCvxS3UJyegbalTTgBdi207WfuePHDqxm37EwcR36ONh5T26MuN",
-	"tW28l5jxn6A6xxhoRHcepOM2CIrF9j9Qw21OlCMqOvuwBQfeDkMsfW3RcziLfMB94I74ZlNwlltwI56n",
-	"/kRzHygTyJQ+OsSew+mtsHqnYhoTbz2i2KVVr5STYJTmReHUvlpUe1g4cbdZ68DalUZQ+lNJhe489dgG",
-	"sdzy3IXYtqInWqrguk46jeelZI2PXpIlkANBH4KcRwMrQ7tY/X/9QY9UOSOEzX8d/UBFRQsC8YtmqSCp",
-	"dJTsXVc7Xz3BkLplJcN3zEVVbQztX52fB9HvewAX5712Bpyo7gUKgat7cpoPL0mN4BlORUzD/Z4Wqk4F",
-	"buNhh9ihcc97P1pH+D1r+3zWmEgUbOcFFXeXNgeajA1fpebiB5gPLjzQR+Fh7kq+BrleVSVEJaAcwTUj",
-	"akMz5lROSPQzor3HvDUiBRfLPciQfYVpQ7VmpRnR7e11703dmWmMq2thg3sWds6RDYR4wY+ctc6U5muQ",
-	"IDKp9GzDylklYsbr71xDklnkASMjmrYQHH397WUgP1biTshtM7oql9UcQs3CG6mDvjpYJPTzD7fVfF8y",
-	"dgZBY3kzviyYyI6u65WKb+d3uClFsKvtRw9u1EnLQrTc6LPnknCxMZRB8GvavwePCE37aSXd1aZCKlt0",
-	"yA0TlCME2D0TuSxntE3I0wGExDfNTxjJZ/eJXJAU+V5KuGoRggHkCUmN5IL0AJpLBDvoGCgfmz0D5AXT",
-	"1X0yb6i68wjpnVZ75uBuh6H7ND5qsR6jMD/WMHCJSipkSViEJ4esNGjr7oOwD8mIg834OJBFL2Ffu+gQ",
-	"rdl6s4dZNCWvrUnvjrGNjf1HDQ8oAfxNLPbyOERhZZseqmJTXyNcAU01HtfgNcdAAo9rFS5NJMfu31kp",
-	"z+YUTINIJeEiZx8SsizlFu42Qx6Y5RHtVZYgl5INVerS4jrtbQKbVOPRrVKIOgG404Uv14L9DQiIOwKf",
-	"y+YmtMEz+2C7zo8867HSAzWZ0an3i9nNEN6h37Pjon7ncP2pvwaMXBkpljBMUH4njMSJvmE7bfa7XyiS",
-	"GjaW7snMaEluQv062TWTAtLe4oL1QQG6KRrE/IaqvvuN4lkChJxn8Zqvm1ePGUGHvJE+gqgQZXodOmEN",
-	"gAdWGLDCB5RempMx2D8xRE19qBwDwWQfWre3P2AojZR1YTifI45adO+FEVScGFSKoO/YNSpY9Oo6mHNy",
-	"UBSGCG8CzbFKGljbsDqEwuRyn1ZTuz/NClpl28n7Nl+QR86kzwFqSb6NEhSJU0sMk7UntKEmHZQCHQKJ",
-	"S10848JVR80tfHMrR2gpWTPd0GVqtOtXRILHw/D3I+W5h2iNMPeBtliDOigbS9ocY1ybbITnH0n9oHSQ",
-	"xqqFiQTkrd3dRAqfALnhT8Ba8ATqV6SXWHako034afXkV55/tK8lwSIDcFqdydrHUgZnP52UuRFslnDq",
-	"68SgzoyNulLtnrN5z01kG/rwjYOmU9/8Zrdh34lqHUIPH+e3VywrmW7BEvx668BM0A//v//n/7odfUTV",
-	"49dbMKabOQgeJuR25HJ5Gu/guQZ2A2bZW2EvE9A2zL0XDN4WQ3SsgIms3G0sjEdpeLbhBZAJ52OmGr4B",
-	"O/XJaFtyzV6LYocD78OgW+wVBXUmmK++aphgDjO4EzDpQi310JK7WmBXG47rHVfmgiyj9p46gP1c76ce",
-	"d0FdAeCws6BRKmCoP6B+ZxBwUF8A4bFhg79pjJ73WIRlaR/msQjW6piwPP/am2BndnKruqDDcVwnrHCq",
-	"ay5kcfDRi+Z7sccTi4NhYbuan0SDmLiaSVrFylGFWVS2U66InGvKBQi6payWkLLy+qrSKxSJAxDGOYNL",
-	"erfx+YNDjb03TbbnlcsyIZS0jjfq2y2mrBZ6k076YWD94D1Ayv6CDVv6w9ygN+/SNQB1rT3C4zDII9vy",
-	"Y0/yT03e4cH6KzSawtrYh2H+smqEUOJlOUpGMPPPnMPZ3YijZHTHdrMFB9UNHV+z5gl1FsZZyTKGRcXs",
-	"T3P/UzQOxX9lgKPaBqxpaYMLLg0PKxgFgCxmOUx4fp8mvw9J5cqCr8KBBb20ZJuCZk5ALKA+MHHWqGJ3",
-	"OUx4eJjowLYgPjy6WPDx4IZVh1BYg90awsXhzPVBv3WFpgTfPD066VF2TmcMUbNS6DC7Qx9225rmqI4E",
-	"4ThkPBy4bXIQua1nEKbZdPSYEuPQQKR6tWUZbJ4HpKIMwRrbrqTfWU0yQu/ZHpphGCX0m4CPBRK3G2TX",
-	"fcP1N7SgImOHQerRPknm2NYWXDnsyLYmzZkzaTYsE+dtZnptrl8bOuksknJhC/+H9U9jvmkyDp1W2Np2",
-	"q5AHAy2TS3JuwQCFtM1WVGEUoauuOhAryo3OxhlEyp7ggIyobCcPmqqu2tVH9FkaJV/YJNNmr2mLrhTQ",
-	"Ja1CG64G6rMZFSQv5QbsplvyCytlQuYso5VidoK4Cmr2evRwiKjhiuRSsEu4dP4h58plM0DNADDSYum9",
-	"tSzr8AxaR2cMHPfxcJGtM7QPaNFevtjkdh8ZiMMZDmLbWP+ug4KkDIezbUQE/T4xbbs3fPJwPbKesSM1",
-	"yfakRQQWv+HDlXtI9NRx+/0UQCzbQ1RuaAFImVvNNg/jppJQTAD11q4fiBy2QoW76bhWrFhEZYGB3uvf",
-	"DKX2NPBZF5z2COhQD7ng9zmZ3YSexsZWiJ0BVwP/BWKTHIoEBUCQLL7JTwRmOQj0EqKTgDsVywDvaeW9",
-	"cByuhn+neJfLDOoJATrIUPG8tXBhJ/XAkua8HVqBb+VWFJLm3UuQ2xbxcjZovWFnFjqq4OIOPKEYMOtU",
-	"rRaYoMUfqYviWoDD0yE4oSaQ0nKjoGfIhnxAUnhjzIem742UxbWmuqPmHFeaZ8rX8De6Oc/oF4q4dTMi",
-	"omCYT7SRskhIyWheJ/kj3KKRcgwHjERq5rGUjZd5EX55wJHgYlbF7qEX9UdcgW+sgFAp1v/VNf0wMxTO",
-	"skKqmIDa+Dy08ZIfBlMXDKYF9OsFpPBh0o31lQD+Kdid+8IVOukrLKjqiTTuzIJlK7weeEmsiEPcZx+f",
-	"YLlh5mB7ojqysxHy1ZFTc0nzerg3jD6yZlSY04iwT3n/wg6iIbJxzHuJ3T6gRefFgG20pVx3XgFG7AqG",
-	"hxEkNeD9iua+7jSmrAYn7jGXBojMK5QCZmvVRSoA+KqN4fvmFVd+bxhdMHdrXhQ8hiocjYFpxby0cQBi",
-	"Gyqyvp5DJMhyGosSGfwhnvlWbntv/AGXsw92grvZSZc2c9Go7RDqdixI2Ke5tf8DuuficGehSmlaRJDM",
-	"7ApABjOsFspO5MX138IqoTg16jJYsVT9XKS3ws0wtrMeMVrQUpExvpXYA58Q612aeOAb8Hrvg6fV2E19",
-	"MRG/7kWJ/brnynqfjD6cLeVZMGtQDfDXj6PgyZm645szlwB/tpHQzlvP9/K5TsnvArS5B+mxXRJkiCE4",
-	"RK39FqrKs/zPjBZ61a3ZunZGCCz0ykk4NjnASkhTkmKQZWpEnxSb7lKUi9AeB7UEIHjVbO40NwpYznLb",
-	"BgJyhRRnTClrtIUXlKuIDwjGc5rdLSH5g/xcsaqOh6O8ICUr6A7TsNNKNEmA/C4nwsmSrLlV/5SlC3uJ",
-	"2FmAiPiqcpHze55XntYL9PuaTrBet+vE/AsIhvBcWwASiG4VgEwBTXawNxHX7oXpHJfpEIfs+9i+iGxe",
-	"PnRB/hlS5QyHKvxyaSnviJZL8E4//PpLRjBvfbT/m2nkie4qpvz6npWGVCxre0kUY3XJTUqCxqFP1O4k",
-	"SCHDPQvJBu7n91EgiTVTmq43kY0T1ANwysJJhQeqDUjB9qWIOmOLCzjZBKMOHig03bMyXgLjb/jAj8yC",
-	"JQDsQCsL5On0fHqeEitDrdfcRbAeVvHsotY07E1BOO/NnZu4cxycBrezoryRlyzTtgh0R6gbwFIEIEUu",
-	"//Cn12//+v2r1z/Nvnn38tW3370dJZ1YQVqaibokafsdxxQxdyLcjJGv+5/evLr68cfmT9fvfvjh6u3L",
-	"f//ubXSfbkq53ugu7qZ0WaF868LKgGwbUfbls/ND+ZHwuDdqzMM+mtXtPeUOJfEaGkfiJMxgetezU5Bd",
-	"VaKL1bty1Jiq0pJkuQZ1F+OhcbmGFZfbLzLeFwtiaYyO0Uph3/OCDY/SjEnN34M19Oci9bKzQgwa8+PM",
-	"33Chg3VcsiVXmhkV9vrfXvm7doLwSTQHWJVBgreXb/aPVqbu905Tmql7W9HGNpxgfaxNIQ2vBjHWfPPS",
-	"jgmVN7QScgGaZ5T0BmYZdKx+joPWthI0I+lxTvww1/3YJxefN2pb7qUXnx/lc3dLZT3unyvsE+axI0eo",
-	"cx/h5I+dpF3sSIpnYgpPUr9rHlrkvzNDNzwsh4PDPOmHdauGljk8VjSk4z9xsGhz9h6oH/kFO0YZiq3D",
-	"aSBIfiyPE2J0FIMOODKmO1nm6w/dZV1T6nTcWWsehCjA7mKGmOUJQOoOdQXfIyW751gjrQFIFEDGC0bG",
-	"AKe1P9DJg0g+xK5uPGdaycKnsDiiDfs+RPAgAKXI3bZ/l7kxf6ILaBChPvc5jpoBbla+Bu3F6eetHOZJ",
-	"bKudDK11ohFvz1/sJAn09UZQQT5/sFzr4p521DGFEzPbr/e/FxRllPI1FTu7PoqoKssYM6LQGGx/8G+l",
-	"FlXhlpA7WEXXz6Tfxj8sQTrkq0F+dKvQRtdQuopudPCT44txDIwk9LuvC87M7n18oh4Ob21D8prsIqlV",
-	"4GNKNEWWoINhU22znBun7eJWpGy90buU/O//+f+5Gy0hQuKK7Jgm40zd1ywajHmTy1uRohDOxRLfpXgd",
-	"cLBALG3N0S21UEHzOuzZmvug2IWsVHBj8AWhYpdYIExzuUFtQdOZtW7UvQm3v8tKKKey1SbES0DUpbkd",
-	"mJPP6T3liMgybl09YN6GNxAkEqbCnBbzJcv24FNdLDIFtuoLQ+wml+SoYU5vxQ/ynqkLYlckIW4EhgF5",
-	"Ev6f/5eEUz/GvyeXjV+hVThnYzf7+7Npmu53tP897feRTcWF+CFoU9th7drbn10kQQO0EkYHW9t+Hu2y",
-	"liCMW4GyEUhJ9FJ0+97WvvlelpHMiO8+0Az8nAK2fmr2p4VQwL4RK2xTVMoj45INLQ0Z9gcVQ+w5WCgK",
-	"S8f4RglGmzot7dLXi9ozAoUZsr2aGeRoROLUjD4Mx1BLYqvJOMCrp+fn5IdvGoxrzgUtd7E7qV3i6UD6",
-	"cLzik5GyHAB57SWMZyL5xYgW321sKBe74ZlYPc4w/wl50dEoOB8PcNh3QIDbaO06ZV1QnW49EvLu5vuz",
-	"PxhRo2Cw6aHc1xnamNYUY2dtRvLkhCXbywYuDuvGwNte8ahN7A3VK38P5+ELqLMl4I3R/J45WAVfj1TK",
-	"SFQkeNrCZPSoNop51a7AMQQizxnRJWc5kZVOSAr52bnMEGjJmpxHFyP/ezS4b8ME3fB4x683TFy9eRkZ",
-	"JBlfb+lyyUry7uXkgX3P/qFkR/3nkm73iHC92ben5u1Yr+HzuFyZyyze7Vv2rcxIyRashFKuZsSuW3gt",
-	"1h9+rzey2s636781C0ljN8R26Hdryosbqu4Om26wiCsU+T5svEGICYDZGG668UT8J7bbhBP3MKtNuFZH",
-	"2G2CReiwdQ/TjS3wh+GwC1lGbbG9ums/Sqn1u5H5zuE6QTpkbufRgTq1wJsscDzLK3C1A/+5Y7uT7CCD",
-	"wAOCVY2akU8yE3ciSd04gBt7m1g8V8h1hOlRAVEN3Cue907QQ/HxBxmT9znBo+3CfkMNnBv7YkdWGtr8",
-	"uZhD4ITHuGlC8519ufgjfZo9m/83LqYO/3Zqn6dRdJojjBzBljpk5wgd985UY++BPb8P/p5a7B9FcHuk",
-	"OVdmwvLUVu1QZos08s/rhCSsz0WVQ4OftKvJYL/2i3FPv9nYXYe+OepTwsXd59sLnQzYjbWyf4IVOyD9",
-	"IYbsAduztS+H7TRXn324NczBSG1RhETG228fApgc7M29dCiq3Sj9dupoWQJvhxmLYe+vqDq9DHpXiMsx",
-	"x+I/0G6PWb6im78sZWlDoSKRqnmEPf1AjSzDzpyRhZhmLe4opJ4tzC7FmrdiUfBMm78XspzzPEdUU9OK",
-	"mxeMiH4YxjO03Rti1eOgX373QZfU4ciZLXdPC57jjQi2J0XGPu7TBnQmdSSoLRoFm5UK+8/JNCjKFYkB",
-	"q9ZU1JMXPDRfhDIvW/CGlVIs+6N8DtU5CxZXxYSY9mCJkePJGDxhXCC3T+tGM5wRNNi3dor+0AfrsA/V",
-	"8njIqoBctlhYIDUEUgVmFFPWfvJgY3bQ7av977dwsNTtKCHnCbkdIeLV++Fhhq8kSlXXmm2ihYzV8kCs",
-	"diz/DTOTergBGr0L0BBNF26OO/fGAVXQ+bMOanQB87C0MKWj/O7dq5ff1lF80A5nXVUbMPlSkZOczavl",
-	"Egu9FUo6C3T638+stnL28tvU5lZNpkcn+eOYOifjulqvaRnJk7xyxyMUuKkilGxXsojkLEHrWScH+OnY",
-	"M978Xt8A4gX3rojCxxEug2E9ZlhfKFJQDSU90ARfY4KaBeJYgyaoHxUveoaMImI9RpYan8em0BlA4u7x",
-	"5Mlwm0O4sLEQdEC/7aU2CFw+zuYBeMdwSmyt9YPBaiE1SWMmo2vewlGO5udVytpum9C7Nro6Ty9q/1SY",
-	"rAPcUSy5YFOS2thUW10Mf/aqOceja7YFrJebItuZeZ+L2aaUSyOZpBdkUZVo24ZWtGQWWcu6K1g+JSm1",
-	"tMyAf6UXhJKVuTaJNUuH6m+9Q7mC9CvIzkR7DrjJGv3XXhUQPSFXzH7UeXPUNAS3vrDR+NCl2ZJqxfLA",
-	"JVzsyFjd8c2G5WReUpGtmCIIUEKVf2Ey9U6gCwimUy6C3mpXvrSTw7Z2VeDqcm9amk6mJLXKV3pBlFzo",
-	"M/tPdLEZyR1lv4SsQNDC3215vVRpWjCgIRhjwxlWz+d2JZU9pUup0ePNSmLDiUNhGDfTKBnZrYLZVG7S",
-	"IevC9lW7oMwd7n4CqkbJqLnuUYn6e14w9Bu8sN88YMlqeJWcfpxEA4z7fEwYek3JOE3SycMcTZ/IEXSJ",
-	"VC0AerZ+iGcstfnST1Egh7+foeMOiuPFvUjDon+09HERQksyLqTZJhlVjBRMYxxlzpcASyJyks7ShFBN",
-	"1lJp8vWXe4VOvAF2y/XqVlB8d3JJcoYKImzoRpgBWONQUYRidqVfG/CStsWEumrJ//g7Pftl9t789/zs",
-	"j7P3v54nXz/7+C9RIKNuj9rNnpPWT8kp/rLwSqh7jV0B3xdy2xO6XN+jx2M1trHprTzmiz19e/0qsQrM",
-	"HK205rEh6tv6JbwKL0hq+YZZfDTZqtRqUmZXUEFSli+Z+3FKrlwJAhwvhBqAjm7jIDBg7tJcHPOCrV20",
-	"gZl11F8iqkuQSFLsYhhwYdbbP5QU07d060pMD898O2i9fCXFErCga8WPC/IDLe9yWx7meFO6rZJ6qPYA",
-	"ll11lztUTT3eLK2YNkfzCO3b7IZr99a+5vYNW9F7LquSuE9fts+wTd4OAtbVIPj2e674nBdc7/qkNEPj",
-	"3+rWewGy4eQm4YnqOpP19kdoxsc9lsGJtNtZsK27lpPYKSVjxdoHc/If+IS1F6h/Rbyw3MMuB9Vshhwk",
-	"lNhAV7JTb+bPuSaPqCtz1NrzsIaMF9WQGrWiG7M7NmHZcnfQD5fQrktjdlsMGtP4XXe8KxWBDGmFXFm6",
-	"WqUgw+5pjYd15RXdbBg4Zw372jC5KeLuEHOrHHCYWYEWywk50loTWducbZZSQHN/Pex4lLKNYhv70hS2",
-	"a4B/kjKfJCTVfM1kpVMy3lMFSirIBqLjtCK23QQjaJE2++lAcq/p9sDGAR6/We0z39pi8Zv2Q0CG1/6s",
-	"QrvenXI45KBZJ2M4MFujC/f5n7heva3Ejz4V9veE01YPMlalVD0QrK09j0eEBESnss8LNtCbdVxFsAiH",
-	"2ZcYXEh9D49xYoQLqR9WIsyq692uPq7rmNvkYM91QKc43WsVXEfDir525hv7+8tdVs05hIhfvEhsDK1t",
-	"4u827U0+Ri/rD4w5ur7aCfdgjOs1adxb4uMR8XwHyQBQPGuyyR8fHe8xi775AIp68lwybkKkyFjTAgZp",
-	"j75OHNTq58Ia+vDqkQLQXo0CRwpG75kCD27ib1KoJs8ATiCpXWVBmX74vAId0hdv8oY1KZgiBVto024y",
-	"JT/uHTD08Jb68NlV1ogCXdj2/srnBfNm0cfwMx+0S+/XwPu8EIe1wNdgG4HjGA/m/l4dfIU0b+OIQ6JV",
-	"dAwClcwalZWwsXN9sOX/vIX+eQv98xb65y30O7qFykrMRAfLeyNVw2wTOFfXDhUoUBPcKM15me989hQC",
-	"7I2f1rY8c6dNEheUh3Rirh0ENEsCprDCRSQbBWRHVvSekSXdqCn5nhfAQHyN19S+PatH81/MGUiTSI5q",
-	"eAA7WEkzDfKft/Snv6UbG7Hryn7pqw1+UxV3PUr6YE56z81obEkEFasOa7bgdiXBnCigyhK8Q8aCbQuo",
-	"20sLTBv0p4srqDM6AfOmg77cxyzuJW8vEqfL8HSFHuc6UMuGT7RihZ4BL1ZuCAl5Siy7iPNc+3DQ9EDk",
-	"pZDaffzC9lXQ7A7rfaLnmpVmyjbVvDBiQ0lKCKZolctAqGJ8lgZ3RooAcDwPzBJCEgxvxIumo5bC6ZOO",
-	"6cx1rUt1yG4SNKujRgwjd2HJdmucYjCxFs/Wjo2sUozm5GDsXfN8ddqbu/eBq48CMQxI4yVxEfvMp+cW",
-	"3AgKEG9grszjFmZNP7zExs4O5v7ZE6niyR4y9AehgyCYPvUn7MhQ6sY0dEZHN6vCPkj+bVRofRxY/KNK",
-	"mJ5yRTWq9JxQ5xjauU/U1VE7y6fCiJJ4wZDBafpml/XbllW3DlKjlmNyYtOZc0SQmaHkhJw2OGpkw0ro",
-	"/3Hy2d6YkTjo2MfJZKs5MU7aJzJeH22yPlwV5r6GV6TeB3Y0++HKfwjUOnp/DAN6JB/vUH9uQlD7L1k+",
-	"JT81xPh8J+iaZzNbZLOsn6DGY4tDqhTT7EDwhgjcjJYlZ4qk+19ovJlGtdz/Y8MgWt6WIXk1UUdQGAjr",
-	"T5BRgBwTail1DqdlQLmD/FCFGtMhAmApl8fY7nmYE1vNkGseKrfKlcs4bEYYu5PlVXdk+MpWa9yGE1Up",
-	"NomHqPVaUuDQNs7yJ7WgtFhRWD8NcjTlNpBjB03yZ4i58TehnSGrbe8H3hC6sWEdvVbMYSr29xad1OIc",
-	"uazX2LXtDDIo+sqNLOSSZ1CsMGclGduwWlQLgqBdroOYiEti+C65Y2zThNa3EWmTy5gZBFqxfFbTh+YQ",
-	"FxTvAl44wrzjzZKQN+9uEvLm6ubFn6Hhm3c3AV/fM6WQK8NxG2hpOIBlSTcrhE3TREHu39grAgjODTAv",
-	"tc1Kwb4GO5hh26Arho3MCch2WcEmh2sHdCyyl2wGgEEFV2izjKRjNGAF4Ot1ZesQCaOz2lBjwxXYB67a",
-	"KHYHr929mKSImOQCmhwgR7AqcAPC8lOSFjJLyYbqFR5ekKgUcfhw9R09bicQ1c+wQr5PKHqG9fJLumZG",
-	"csKnVVncjt53bL698XySvScIYAihPtk4+F4OUZiJcVzyhUs/G7CberGyUbC9JE8tJq25JPAq4yIrbRah",
-	"BwvAzdkv9z5anOBRpr29oMJ6wCFid23o81dtTHEKRM3gwmiMrUtqaXDd2OnpEsCvg3tpyAVD7VpZoEvY",
-	"5LBQQUJBU0IvmU0imUkxq3wkpReyINQ9ifIds8HM1Y+8L4iPJCU7AzcT5BxgForL8ehPicCSrIyWBa8z",
-	"IchaAuiC3I/FDNNQrNE6gfPoqHBMXtngtOC8OU4JWFrBfWbEY6VLRl0t1zUYTvFhIDPBBCNFH7QFyfCP",
-	"Zzz/YPgNIvvD+lTC+5t8as4d2+gp+cnnFRih0ZAZyrCGY81ZJtfMpZdMyXf1c6V5UXh8ezD5QiVuM2l5",
-	"R9qBLoYLOzc3r1qyjt0dv37cqyVeabmmmmcoVdsFrcdyGco6lh9aFxGK4XAFG+V3Gge2CqSZ/mwsu0ku",
-	"SJqXdKFTMsZEKJZzzXIM8HNG3TwlYwukJ0sjvDbN0POdEcz8dfbk/inxJVsmU/Kj5ZPWMWn0RNvnpdtY",
-	"JRXKs3laFHLL8oTMK01orQK3d+iKqkjCtBFUYIUD6qfkW9MfbH3/q6UJUKmkXpG521esBr/jZSTI1l9D",
-	"Lv8IBmPYh/t0PHWokNsa5+Hqzcu46cBy5jOLUVkXREYB88RS6vYzW1oXunuAMz48x8PcMgPduyfYJ1UP",
-	"RmblQvrx0rYTAfJUVjBa+hLeDX1/SLRtiJHzENTz2sPWmNewh+AmHhoQY7baDV1G99kV0XRJpHC5gNEc",
-	"zfEeSQnxFJk/l/AfADvFv9ZM05xqOoFQdISxsa5l9OdoulRT8q3jflxBCuFJYTa/7UY9PoDCTPgYt6Cz",
-	"qcAMblfS/8D1ZFCc92MeEwdAgpWBXW6nVWPNcTEXJTGLQ9uFdgKkH8ykfD/o1Cy7QuSXZJxRxc4Ug8vg",
-	"nk36IaFi3/f78HHiRHyaCgA7EKq1rUcp3cJekg0tfVoEbnzBlEJUK0tUPDj/r1ygWSwy+pavt6BzVqBk",
-	"+HNFjVCdHp3ed4BrDXj3kL79qt7wlyS6z+ucBvvg1EtoKPvc11NChmo2YrAyPWz0sKvnUwb20+VxaQkB",
-	"3x9e9K42Dwec+lP4WmA4R7paMIkt8GG31D2ZA6pE+uZdkGCCaSUp5Ks7iRGK3TlqnOwJpgibfw1SAVc+",
-	"9c+BQN0xtlF1+Ut30j0QdKcK+XvIs/tt0kyN0N/hXLkEJRbUGzzSKIipmBz2GH4XtsVIulN8L/2hXI9t",
-	"Hjfkuo8mYFqjmTuDfsOBO6aJAXOERfwIOq1tfI/KWp1sbcxBAszj5cb2p17+jbPtw7MuzdHnbEvmrJBi",
-	"qYiWg5wn/eHI981CfId667Mjsu3MST39U8q2DhMGXjzgsnSFfxF4HKX6jWGZgRXhoYWfOiMNa+LCER5a",
-	"6zj+0J/lllCcVMMGQsvXnklkn40jlEkITWyNPH/fxwKr/UR+GVc8b9WY6o1R42pWW5L6TY57vk5nRYL+",
-	"w0he72JzEBhSWCo3gUmRd+C6h56oI2aiUX7PT4tfiPWlXQohNXgAIDm1KCA2s3EP7kVc9kzkxwMbZUBm",
-	"qCHzOOnLfHhQMM5vkAIKo/lk2Z84V0eKdo3pepScz4ckizxKLsfxpgHkrI8VFHBK/N3j3B2fI/L8+Pug",
-	"R3t4bUV9UABqzzwvHY5j+y74JPesE1E/1V3bMTuhFBarrLXzJZdBWibppuT3VLP0Ai4UWE1ZJj5S1ofJ",
-	"QtCwRl9TRosCYsrrAHBZLmc0X3OB5ow5ze7kYsEzZvS1UG33+GeNSPAt+HIaAeHW2p+lF6TWsoqdfZtW",
-	"esWEhogFRxA603aNz8CQoQIf1+jxQAfTpSsVldSuGzM0FvqZ6K72eUVIdBk7AbKMFNZfbj3ezaFf+joc",
-	"rLQuDefPc7kvzhJnl6Vl83AeiWyQYe5PTLCSavamZIovBcvflcX3svxWbkUhaR4vkTK7Y7vueoJ0ycgd",
-	"2/l1Q18WloqyBjMKKBKm5cWTJyl59/ZlgPcNJ2nPCvj0/NnzI6VLR2mMT/yJ6Xf8Gs5sp4JQB0wcr8b7",
-	"d5GhYOmsihfI+w1/BpV0bGVGaZslsDn/cv36x0k0uBFMWXGb4hUa9eHaaEaGrLTezGz6CsDIoUctK8AN",
-	"UlNqC6yrlayKnMzrkhfHWeaCaYvN/J9vbt78zfvvPKRL24LiwKEHyWDt70VEsCNxYo8ftiU5OmQoQv9i",
-	"xbK7GvU6UkMG3OIA8SwYwcr1WLA/ZmLqAFhGnFeq8EXEVEqITRWuSpaQ7WpnGB3GGUSFibAoe1SnMvop",
-	"ov2ZToiW8g5MU2teFDxWID+X1RzC7yPypfDIKa5Y//7slBWr49Ow0w1VqsuX36/XwjdapnZfMzsh6Zpb",
-	"OUw52zurWNoPVGOFFDeSGjm8Oavdu2RIKSe7NTalnB9fxAkJYl0lPO1T1wcCbyUkfYI/PHEN2oWFWo+j",
-	"WSr8Hhwk8Z7dUxxW0KN70NGj/2q0chLNeXeX/vFen/5JR6f1h/s2REBe+JKfp+hOqNZUvIU0uytlruU1",
-	"E/qw4kp9u+Gaa9CN0drrrn6vqiwcXBDjvlAkGPGn0G7DCT1CvY0uXVd0TrpB8HgjvioUvwI0UoDdbcIY",
-	"+9w0l+s/TuvU5pQopifTdv464sOVQdVOZwQzTanIWGERggU6RTpaJ04ZbaIOOK8eeeHfQPHffhiCryBn",
-	"viG64sAPQvb6T0Tjavo376MYFiAfd4Ypr7OgsMZvF1JQb8zfFpShN6e+vVmb2fRu63/qdPpDB/IBeYvD",
-	"HSqQJekZarSKhDv8MF1fuOivaFw2JjyKheyGRuh1CZ2cd3mUMSd6csKMzX1HvY92CvaWne4eXmtYQC80",
-	"t6UFxew+IVPJqsw89gcI1LIsjSZLlY1oSCzs9bYOt7OZ8bapDzLbl1Bt03wWYJscpWBawlBtxq8Bgg0G",
-	"xaoWcAky8XLJtA8nPIzN2ZyrfXqHrMdh95vb9LClD6aiU3WHtiU3zCAhPUhCb6UT4PdVaEkKzFSNi+wL",
-	"5f3CJ6ext+WkEwPRhNJllXXgE7wMnnqPttt0ioydq33fdjLMo457frYftB1fHQcVaveXPTEB6Kndf1w5",
-	"IgfkEIY09JQiPNjJsfFj5mycOvLWyTo8wLCrngHu11d0Q3SjHleqAosnlKwJWW7aqFeRNyNDjpqdg6Cf",
-	"LsKqNaZDMxpZ40NbL2lzigGs57CutHcznawy/W4VJfCrfgKtKDJ1pylHhwtxejXgQbHA9Vfmu+77BWJx",
-	"m+qOu2dAXq2E5kXd4KSCrie7ND9VJHP7nukdwSmhz5jy+dtpKEfJe4cEve6d0DFvn1zQO5KeIBzs0BV/",
-	"/M38cKUsqIHadw8ff6/G46AbgeKD1+KFrde4QNw6W3fEOuqo9kh5F3Xd48T+6YqQYCUaO4+4rhZFvSmp",
-	"+1veyhmTYWrdZ0WJ29fePr9gEADSBews6VVekuYF07op2rtkwE02wMDnK54JOZf5rtPERzUpGLURWlby",
-	"YUHr0LhHRd1ijNVAwb/OlS6pluUkuNe4vjzFDBczvb2EkmuauWqOsrhnV1k8IPjKCCJgtloyoY3mRQUt",
-	"dopFsDmi1f8QAY+roHim2ndq0K7uiy3dKTPHSDKmF5udYYhOw7mIN4lOgIVg63LE2j6RprSdO9MIWu04",
-	"ibZdq6fYRnxZ36gvqKaF7MlZ8FLufgoiAFLJBcnwO4QJXXI2vOzgPikn4FOh73zJiOK/1A7oh2NU+e9i",
-	"MAVAlD4KUpX5sPCCtxe57eQ9TNrGaT9CwD6wBLECo6E45jMK5GLBYkcso5otZbk7bhvgKygC50xoTgvD",
-	"aO553mn08Y+tgl+/iZwkpNrWz24V7uaaCMZyBRW8B+/fF76fN5aCIfgRwbjMo44x1a1A7u0cyKW1YD3K",
-	"MG52G/ad4TyR43cwi8NjJIcU5pIpMl6HJqYjUzIcuumi5EzkxY5gSqlbOi0hNpik5udhZbm7ovdDFrYb",
-	"WuYcwq83RbXk4pjo6+YsceX2L4iIlOAHSUltcyogDkgTLo6JXYDS7X40Zn0XnJWtQB/1czH7uWLlLo0v",
-	"jztZh88dmbMVt4VAg6FdEkrcwbjacLOxMGgJc0gd/0jBMAlDPOMCUlamAyVPxy0CQpNRFKpk79D1M0PP",
-	"u6K7BZ5aoI1wORsbqXGTW1QHIAetIlzM9IrNzEQYgm0wib/EUc4CMajV1IbCdcha9SAO29ODOek8FgEX",
-	"cjbGSrFe9nm0veN47sLRoD1e0x1AMhgueEmqjeEKX52fnwcFOyfRdLFDIeEd6T14vSBcl9H6hQCfzSBW",
-	"McB8+4XC6F5e10RroDc9NWN71hhaQh6aCt2ZYdPcHu0DVQ+n5yT1SJd1wx4hM2x5ioT5n1i0DKfugfJl",
-	"uFyniZkPBFoOWQCY3vAlMn538+II9LXH4H2fldFNR5+dY3V9OCBuuKTUaw5e05zVFc/RLkzG/dZgZwTu",
-	"F2CGRV+0JJaOAIx6c3zh5bcyuBW5XklAJaobDivN+NBbYkCuz4CT1cRAPOZoPU42z0PunhqjI6LBhhAd",
-	"F4TaxPKEUA9HTYkVrWHHYeVnuQheU0FNlpoXQAVvKZjdYe0l+HUvdvnXfUl+oEsxACHZu8oO26d7LMLv",
-	"mxn/Hpvr149HZPsb6n5i879iwsdwaznc9ZCGArkg47ffvyD/+tXTf51MyU8rnq3ImmFVGFpCgrtiIkRM",
-	"Jemd3qUXJHVGc4Z6xdvrK/M9lZA0K+/ThKQfbIMdNmBFYWjIzrKqvIc8lJi1sIig0VzzpaC6KhmhxVKW",
-	"XK/Wrfjwt9fPvvoaw8G/gz+n8bvofv/j31myCJDV+u6bs86PRXa9mQL2AXcRGRsV4+vnVVnEGeZdjOv/",
-	"le2ABYNEwXJCl5QLhVdVesfzlKwYtQi1lGh5x+J86C6WQmY+jthQrbm7sjP3Ij5SER/pWuZVUanegVbq",
-	"gCVW8WXDDKv4MqpsfeheOLufPpBMyjLngmrWS9Ou93O74Z9rceI7ANe8cyF1RrMslp0MFE/wNdMxowzw",
-	"wp/YnJilu2Y6OKwe8sSfZIVBKfes5IsdWK2Uwi0SOWem/eDQioDTfOwpBALfjY3VaCc3VN3VSJDd8mnT",
-	"o9Rht6tDKJo4lwlgBSuNRaMaVjsL1mhP13DlpkH3T1yvbuhSRfF89sB1mgOJTwxmIXSbg9/65CO9l4yx",
-	"v7KsuxI3IpZI2BgACGdzYVpVrgHxkd+zQXJUZ8GkP0fLJdV+VDOm6XHAaIaotI4LcEPJjPgg1Bac8GCC",
-	"UWHwberH2XT4FIiV5p9G+Y6RvZSm601kE/J1ADwk5yAovhP8A4mlWXGhv34+6tX7vN+07vhwXaFXMqNY",
-	"koxt4nq90myD90Vh2xpCaVA1i1CSy6xygesIvYTpz2Utm3GRsw/THuHrkIr7KFKPRUX6Rua7GMcEOYEW",
-	"ZwUVy8po/nbuErIo5boOfJcl/mBGt2QiBnkohWaiw1hhv0og7KDH8n7YFWm/1Nia++vdcdXA08STGtsf",
-	"dr6umYhal41CuC2lZoS6QU1JaqYodcglYEK9JClViitNhfZPlkywkmfWgXwvecYuSfqTLO9AV3pTUCFY",
-	"md6KbcltiarNipojuSmoSMO2V/XHIRcXqz6wHErcO+Wrfh/amA+Ao5tYT7fpKud0KaRias9nrS5Jel1t",
-	"WHnPlSxTUsrKEDVnesssR4GBKAvIvJGlVrZDm22OyodbJoh+xxhIIH2UjPbHE/5oJ2SUjJpkj5JRTViU",
-	"Df1gIx6678wwcqZ9KDYF5eIM9mqIACYXZBuzg1jjhUM56iv/fyAW4wesMWDuzze0pGsVxwK6CQCv3bfr",
-	"5OcwSCGD/GchMdbHOmr2hYcOC6fNd9+w0obA+RLD6NhKSGqGgGoLwGhBCrjl8amtmJAGpDVEiEMq2H66",
-	"eJ/cEJcWfpA5K16KhYytc830TCsYxXbFSmYvdQiIyiMSg8iBy4Zla+LBq5kUC76szPK4l6zUCd+GaYK+",
-	"+2Ot3V3UlXLqHrvZh89+oYJ+mw42VpkxnRnJ73k6SbxhqE5IOA7vCfo7YCDCKYZLUktzp8ClCpvUCSGo",
-	"/RbF2gZ8N7dNpwWt1/cOScQ2dhjIePhoS7bsXgv7sHMlers/JFu/hY/3nohgOWpqw10Uzl/S3tKdJ+mA",
-	"1A3JBPeUg/jbOlqxGIy+swOzYTZJip9I+88INhysptW8YdBsYjRZ1/SElYranqVu31EYehiZpJMC7xvf",
-	"HDwZIf2HPFKPFNbfIPJThPc3Z+EIj1B0ImIhRw3cnbFmggoMb314qu7Q0Hc1sxDWYZBHzIb5fTO7r0E6",
-	"VyRn8B3qUp6FFMyB7oUxS1tZ3vWUETtoyW/0u6WqYc4f7iM7Aq/LcsCGoT+kNbYD3pjdiCUSOzC3rorC",
-	"4W3RkhGnfMHcQaarri8gW3rOIUvTQUi9UEkuDt/1T9DaTw1aC7hVO4tca4N1P3AFXnBfkKfGriXj9NeP",
-	"KSmZYtpXsXEF3yafH9kWhgIPE18apVkL5WDVkk+Pf9t94Cz0t+qMDHJg4m19aFkD/KsEiuxxBtW9ELET",
-	"o7dwvBiQPFje6qLtpWbrB5WAhqG8P2I2oMc4zOfRuVV+toaYcm/o8rVvX1dA+J3VNZiS780up3meOv0t",
-	"KJTlK1g4fouAdWajT+ybWCkCXlasQIXevoW1tj7QTANv54q4kVzuMXD8DL4b2NyXCowHgIKH8IzuE9NH",
-	"wzMPqzR8tqoKbbnL75T+kjADKhhEDkO3F2TZYcewaGSb2uAN2oWHoFdoum1D8x7JFkwfjis82sn3H43q",
-	"W7LSUDfM4qzpkA/uSw6/AasYlkPXfjNMolt2JL8tZ4dL9Jq50A5AjuY5yxNCC6wBBrc5HlnzFE9sbtPX",
-	"ipzZlCUQl30FGediVuYI02ISFGVKhdSzhaxEnp4UevX4rBFt7vhFj17pphcLXYMRv8U0DrOFwwe/ru/0",
-	"yByglHmV6eE69QZfeCx1epjC6zodrG/bYR1StXuVaNfpp9Cf/YCOUJ3bY4qYXOccz4Kj/XH05ZZO1Hvg",
-	"mNJ8Db1kUunZhpWzSsQCbb9zDUkGUPPIZ01bcF5efxu6gitxJ2zp9X20yA6aasTIoShbAzN+e3WOYRq7",
-	"XabHV9abEZD7QTB2OYar+PBGI9/iOKW/lAtesHDvngKKlbSlkgae8Uk2uAOGrchI4kGhDmkQfLmugqBc",
-	"YuKP9+o0AKntpDRCTruEEMXzGqtz7JZg0ogyDcKFnUPwnolcljM6SkZqoTfmyZryYma/BIV8ocXctPi5",
-	"mAWZKCD5ClrMWr8DVLJLQ/EfoLOs4EzomWJZyXTUZ/hvFauYET06io/64IU5ze6WJdQRhzRDAFQlY/YB",
-	"PKAJmVfFXUMfxZooVN2phLAzM8SEsA8bXu6I2jK2UZOEqBVAGM93wLGhIHVG1ZS8kBW4WEsXQA9+BayF",
-	"S/4h52AihzLACmgMELwMOWbWXb3MVuSgs9Xvj/Yv5rMoKmlJygrTl7eUgwkEa6OZkaO8vBeycdhIn3OV",
-	"0TKPobZCvyC0WV/0hpVras5IsQMSXEldoIELtWFemT+SChTzZn4SZnTJZjYOJXJvLf3iW/mw9nT8Q87N",
-	"Eth3w/tASHyo3NT14wj33hIl0+XuwKqFsweLxouCzCGho+Qttj1spmzl4Y7+sOQubAaAgy/5cqWJkFsA",
-	"aqZi57byCT0btphXRedOCTckqtT+DWJuo6O7bKeu+xNSz0JIVbga4b6OXS9vHWDu0LC1FqBvRE5asexO",
-	"dSVC5Pye5xUtEB1akXEXJPRksMq7D/0dS8YdhLdtWJwlTEt556+iz4S8jdbPfuztzxirB9w27SKvEZ5n",
-	"lE1sHt6l8IuRhtzT31d43tobs2o88TBkrw9R/C2jSpoTGA9ku3ERL18oArbpAk4QvnJkrJp/7xGi1fy3",
-	"2muFvz5KxJqNCIjJ8CWEqUHkhfPwuyhQpojhCBckZZXNN/CRIlyAQGd2wncQJkJhJ0iRkHRZyDkt2m/A",
-	"tbOmOx9jCoYHKnYQTxOOnVWjZIQfie7Qt8yMy4WAdWGxYCtFqOlwIxVDUcy8chmEP5XsnpuRcn08zkoJ",
-	"XczcZ1sL2HgWHQiYPh5SPhM7sWXeg0SqhCgZjNHonKoOTEOYYrqN1tz4jdBe9icjvo8VE/lLADbtdACB",
-	"ghDR00Gq9lnviI1q5FQsBguTUkOuw05dU0GXTRkBP95yTj7vGzO+1T+iLrt1x5CApeV5CVkJEMcu7kAN",
-	"V4g+hFY8dHE476oZ53T0gKhzvLpaCS8wAPTZm77jSS+qggSKPmw6Z383A1lRkTs5Fb0lvLCaDeD/AkyH",
-	"kBp8NXULC9XO71kZv7jbd5ClLLyEDq6ZLO4REEoNh4KybMhovB4w2bEHvzweACo/Gf3JYjkhspNqMaXw",
-	"0e8d7cnO87uSd571quQxE6IrzPTu7Uvvk6OKgP0dPDoAFgvwaKq1k+tKTVZZf4Ja8jRT9+keQMHzPxzn",
-	"+jL09g21iwnktkrVrCo7eIFrAYzgklQKDqzP560LhJlzillv8bhJsDwwddjuB9xGabnBoB8jDY1fXr8m",
-	"f/j6/GlCjktpdx1y0a1hX+MDCwTpKbCvXpIvvz4/t5YHwbbFjnClKoaTcaRluzHVjemIkhpdUSkPWLlf",
-	"CpwXAEOam9UJS9mEUcbK55FQjxLXqIhDaBkz3Wx4n7J2teEusvFgwNBrARgdmomMtYPdA6rjEEkh7X0E",
-	"fRs2xspAXlkbpnn6lzovsyuyLBnT6Aihmjjh1IbkhBRMD5mqu2st2elIApCgZlUd9/Nxyh8aF1D9cxEC",
-	"XpTGVC01JTe2PK65EmmjqNYlBFRHzAb26qG6SWVtzdiP7Omq9fy3Zp3nqzcv0WGacrGQU48LCo95vbEn",
-	"LRb8dHo+PW9NGvw2tB5VXUqzmXvvVc3mtvR7LIFjczg57G0lnOZhb6WOBAx/9dt7XzlDqYtxQy0Ejc6I",
-	"oaIg/s4DQvJFLa5Ts21Vh8P+cFlv6HUAzkUHmE5sEq6vX38r15SLaNQr2q9JDi2IqrKVuXxTu5jTTK5T",
-	"MhbSlj5MiJAk/W9pUoOB6q0kBZ2zYg/96NlXXzYu3C+T0YZqzUrT9f/4+9XZv9OzX87P/vh+XP999v7X",
-	"8+Trpx+Dp5P/Or69nR7RfPJ//0vsJFxfv34l5V216eb0DjqN7s0L1GuA8JJSVssVUVwsCwa/n8ViM/KO",
-	"GcebH75pD96S3zPhNAMwmBUSCnVQFWfTSskZE0ZayA9J51Q4bcmjp0GSii3HDTRc2jIWDorfDharLGrw",
-	"gSoWGeu+ac0Q5frp3OKeEC3ha2awRuAJjexpMDxItAOMuxNqHuICNKdrn86OAzMwaLw1NfUAUXFt+t/2",
-	"bn2tSz6vNJut6WZjTfLHmRT8J4j9RDiTcL9pKnJa5kFLzOmiZW8NzXpCTnLhw/x32LMbh8slZjnc6hrk",
-	"Zu8sHFWu/vhQeljG4JCH1NgAxM2m27iMjvy4xP/u7SvUeF0Qj9nZDCOQFqVctxfOtzPasWURivz3H14N",
-	"TEq3tHxYF7MVVauIoYB9INd/vjp79tXXXhhC44Pvus6JNhIXKwpX8FkRuqGltjTP2UKWFjSZl0rjuAbR",
-	"GYHOj/ijG0kGkCSJXMuxkOhygSxj60F/oeKFj0WxszqIfw0L/gtb1addjjkhW0CIAYnISEwo3eH5UCfF",
-	"ivUyzjoErh4bJe/evfzWxv1PUDZJf+X5R5DX0id0w58oJZ/4lLAn8PCRyrO37TGtEXTDMHUwWxeVgCiS",
-	"0ax2tiXXVz+8sviieufnYkr+ZK44ZzeweS5peBgtCk94JtJH58Z/lpZCqpRpZ5Q/90VluLPNkixtnskF",
-	"IpYYNpyC8QoQ+c3xmblU3IK6f+AASlmY323RZvNmm6k3M0J/vUWz2O3ogtyOqlJcSJ5fnE//OH325fNn",
-	"06d/fHZ+/uX5+fSp+f/pl7ejj+lkSn7ygGJ2HobdI5hmxLb2aC6ZtpXV6WYDxXHSQTdN563xXfPGGMoG",
-	"WspKKNVOyTXyu8Ytc4mxF1YSyqggc4YlhSVsrvqGF8VusKu1FsGPyTCAGKifK2Yf26Dww/fMSuuNIua2",
-	"aTGNLxTuT/d64q8fikXKbNb/omTK/JpTjgOsOVrJ2xa1P3x5dKZPeAwPS4ltiv19RLhWrFjEKokNSnSq",
-	"raVWLBgpui5G7SP9ppRaZrJoz6Qtfpial0BCVdVmI0sLduiBnMwn3w+TUlUfZzwcLAvV7eOCqNqrTXtY",
-	"Jg15+fDY1y6B+VAM7BEGviZR7hs9U/YOrp39yXqBSBZwu3fNWp0EYpMC7xjb2JCUjiy+B14fP7LtvjBP",
-	"xooxsndBukj1ZmIKvNHPY5upKa7t9Ef7x9/XdPN33KvvA3ya942kFb422x1s3tScvNGS61U1N1z1iaQb",
-	"fpbJnC2ZeOJJ+Tg85+Wg3mAuGFcABEspykVLmfhNeHJL29hXL9Dyfki/uCTmW+CwW3sP97FahtlGezdA",
-	"g4leujRItSfuW+XiOH5/JH//0Qlye0w9IIzWT9+9fdXF5vcZ6z47+Ln41kZJ9SGUI+SLUUPsB6MZ4i4v",
-	"eGHOX/0OzPY43UillyVTF0+e/O//+b/SiUsz0yW1r6rawKZUsZY5Sy+t6sl0cit8pQsPQWNjeRO4nbkm",
-	"60ppi7rhEp1WUml4DPGh1OIFAeOaku9EVu42Gq/5kmHLW4F6i0OFRlifYJKfn//x676LNBkBqtFrUezq",
-	"w+viduN2L/sU6O9PGt4veC1VR4gPTIED7Hr5xvvZnV3LdYwlsU7oekOV2soy7wJrWXJBXJtLwmKTTlpz",
-	"3t7Wz54PmWHHefeJuHnxxu8ABzdrJiDnS77nOL0dffX8y2e3o9RivX/91VdffoVgB4GF9vzsj+9/fZp8",
-	"9fFfumpNd+PD4Jy4AIajprtd2NEsux150GuwKMHGe3+YDRzGiP8Ph84exsr3oNqXbMmVZiWI9vaN4Xdl",
-	"PYMnJDg1weJjhDwstak5C0fkN8WGFbE+BBRf/9srT3UN+8O18qffcKDgZsA93ZcV1eG093wLsxo9FUdC",
-	"0B/Jlff5LlWzARekd57sjz/I3h57KAxwfTZ44iQu8xzN96fHgMy78QPCvDPwAXyCDcvjuYNOScOdlrYQ",
-	"13+vwPTdLFpYR3gTFSYh6W11fv5l5jgt/Iv9N/zRzDj+cIE/GLaMPzzBH9z84I9xm2P/LXY6ujyekwfD",
-	"y+NN02mU9uV5g2MZHtnQnk/rWJEMi8Ln/LRivcdcuY8Il2/v286LOEjXivOKejJ72PANO3g/U81Etjuc",
-	"i+B6N5eoDUSEwlOQmbCXkND2u7jy6ZhyMz02naczlCV9EfDEKssYy1k+BSCXrUUmbnbdMub666UVGIaN",
-	"O44+iruzzhAQs2nsw5icbFPOIF2h7J2nfk9HV0RpWLAsuDrA6H393avvXtyQp2kwa6eEiEb3HUSYdCHp",
-	"IpiOjQmB6qNESG1OMQTs2inLAPxRl4yuzdVRsCCM1GhyLaP87ehvtOA5tTFN7Fa4oNLb0WRKkCIHRGuz",
-	"BKW2dyeqaQMzH66IWhltYNUMCO7CP0WKIc7HyiuxcKd4kNaaZisuWN2JCCOsNNu0lA+94uKOi2WakDSj",
-	"RcHFcqalBBfIvZ8eBDlS9N78fXkrMPZGoQaMNQkxi8Z6RHB2jjD+RuH4YQGaiPwYh/QYmR03N6+uA6Cr",
-	"Fgm2bFtGclYwt0DUFaKtYXyn5CpMWYWM04TYEDAboIgGfbLmotIsIUou9Bl8likyxhGRFH/I04nNUKqD",
-	"mezaYUjSCpRYCr6COmDFfsSwXIh4klhAsG5QS/yW1SYELj/r8LYwXLbHL2w2Ol5Czj9bkha6j6FzSq4c",
-	"7pnFs0WItXqCzG5jVs/vLN6/0KzsD1/F0uYoEwb1jckYy2VrWjAzfXXX5sTaebVXS0h6GCX39fnzP7Q1",
-	"x47dG2h8yG9PIt9eFadR++yrPz47P5bcmE0OagmUpSy7I/Eg4L3GwFF3iNdu70XYlH4MHfj/s86LGCpf",
-	"bYE9l7KD0+En4pyiJvCOe5jsOngFcZUb7O6Gr5msNAx6WO3QKLBPhIw6+FD4wAQ7Y/W9fHxEQrVcMmUO",
-	"yYJ/OJyaZ5uCICJLsuAfnMMYp6iZazesJtVebf397n9hpTwzgoovQ1+jBKm7MGd6oADXqNX/+HWxYlUx",
-	"rOjc3K3vuw6Mm5PvuotbUBERytoY6cOyhiJx4+aTVRm3D+iSZszcSFGcheyOQANg53BfW4h6c9VBRqa/",
-	"DmoMghOv8b+aIykXjtq23IEH0YgZK603mFgDYgbeRUakAPz3gta248E07eHCD1zSrgL9Vha0bDDY5xQ2",
-	"4QVJMbUqJVqSOuR83OZIOIBJgvGcwSWW1FeCkbQyKjJWmH9OSYrpNujdZhod3rL9tps/99B+LRSekMRG",
-	"vn1dwN/dZlBg13YeTXPqrD8TtXjuTVUSQgbC8bWBsZou1UEh4ZCdwXXjRKMhM9uImOu0RPRu/lPiMX1Z",
-	"nGEoOBGuE4eisUfNjqwShVGUwq3QG/NzGozd0GZiU+nHwWB7aT7l2IJd/QRCBGvQyiZciHCWWxceEg95",
-	"7Ifsg9P4OKN4Dd8aNgy3mvXOnlpFsBx8POYsM3elZ1CPdASGAxG2GS1C5HUEGASMwWe+gEwxhp/qWDAv",
-	"bGCheKOk2wgxO/DhOBwBQGS0ptYwuejf92UiX7DoMCzL6VChjxA8Chs+hirYPidtnMG9GQkyhvDQ+3Pj",
-	"mF9j5yZNPn/IGNqJ77mHkBmp2ZXnqYsPDlIyNF1e1gi1DfXcFjb3mbo5AtOYlp2XYwRsM0oKy9MLzLgM",
-	"CAmrG08dUaahbhwIzFWvKTVtLQDnDAA4lfm2sCG6GS3Cdy1CZ+JL0DnYuRBr84IIGb7kEDrRqm+o2n+/",
-	"OVOsnqsc6g6G5FkwFegrPpPyjolOjPhvZA6IMOmb19c35Amt9OrJ/dMnUGDQiEzLkgoNSuN/ccba1Bar",
-	"txG+aNH0Dy8b79jIyxl+z73Y/HVKvsd4NLCymHfrnPpKMVDn+VLIMlrl5iDSQitiAtwbY290hr4mU/JC",
-	"rjcAawa14Lnw1eBboaIDgRcOxVW88f7UQxT1B1EAvwkmsQsjBppgucg6OVShaVySTArNRcWMeB187Agy",
-	"oraQkgpPSWdsEq1yLmcLXrAu2jMo1Lkk4x/efJmQn67+lpAfnl8l5PWf/pSQ719dvUjIlfnP6zfvro1E",
-	"+hOb/9B0hM25oOUuJnu4wi+HA6JeXr8mX3/5x7OndaGYFRe6XaNIpJNLkjONeArUWTxpUdgKldbe1w5E",
-	"oWe/vP/1WSwMpY1XUM/V+/4J70zed+BFnQY2cLfBctcgUW4VavC4lt8kwBM9yqnUvQSGjHrqM5nXZvcN",
-	"7E+/GmM0ysrST/+km7p+7Zt96PDfaj/DrcqjRG0Yy1ZWIM7kUvAmTleXscR01bmWYHG5kd9UvMi7kaQy",
-	"Ke5ZqdBjhtjQYHMIi/EB6EdYXM8aTyFGs6BY3gTqf5XrGHsdkNvr3SxY4e8k4xyQ2CdRvgjG+wZeMG8W",
-	"VHROD44KB1ob7fZI9gYFhEEp5Xr6cJ9LXbVipuUMJz+81yPPB3tjcLpi2+cdv4bZ6uYC/1CGA0Cj44K5",
-	"bd1ifJWMoWQHeXb+7Pzs6bOJSw1F14U3TATV/ijk+tseEl95BCr+QbpKFAqq4ifR+hbqYhq2tbJQYQ52",
-	"INNnZgbwo2dmoxKldwW7IGnFLwBdP8UsOyyAA79MMBDVpTndCtN2y/Ml0ykZp+YwQ5VB9kHTklHwAK5Y",
-	"djeXH8zfRug2aoP5G2s2pPhF8xnNdcFSdPO1ht9a/HDlwpmJ7gOQ9JvpCx0SYJg60EzuPSFhoDdkvK7h",
-	"pPZqLSUuWLxu0hUwfriaT2Aag1jisioY1sLRqBJYg/ZhtbC+qm9vr0eDRB+cdg8wPmDGHXT1CXPdQkxp",
-	"RZP3BzofTpmw6RKfL0Xi0dHOG4WjHgJo2zdVi0JS/fXzzzhXQ+HV21zRpiLAfQdFoerqC7CHYzP3Hzzz",
-	"5kQTUAj7fmSRGrdrG7XK+oPDO5gJArcP4SRGlzyBjdTpuSeM9Wh+b4g8gs/7bOETaCtl0StTwuyadh0r",
-	"UEiaX2taHgjfc+FlnWKyT/BcuECqCr5r7a6uIHOvvXwQIhqEM+WuB66IB3x2dm9vICTjZ8/JSlalCpQC",
-	"fPFY7DSAs+92L8PAscwehCi4yxk7m3Z+UfFfOhNDfwlisWDI0AkXZL7T/bH2cPfPoGmHGkzLJfMhWe3P",
-	"k/HT8+d/+Opfvz4/T3yNxKfn5+SHbyb9XeOwO/dLYwlt/DbU78FfnmxKds/Z1hre7I9uVdN+3bPuPmls",
-	"3nAZwwUI56qxC6OCp6JL9hasBsNr4VQK80XMW5+3IE5v8RpL1KPUrklGMNCZ/ebgRORgTrvzVNqL3Ojp",
-	"iOyRWGfR7BHTwmxTZReRdhfLoet4GeV3gmuo9pFf1okJdYRdVrIcovilUNW6ryxAdH0HJaTgEJwJx4zK",
-	"Yo8sSrm2x0zL1C07FG6EmhNt0fKgp7oh3kauciPLovyKPgrMJkGGaSj1prgGzDpObQqVBFSjFk5JNSMQ",
-	"B2v+w9dNLy7jWFSFKvKQckADY7qa0W0dk07oknKhdFCyLGQMtuwIeXL/FApWqGoOpfttRKkwy1IDjWKX",
-	"Y4wO+Yecz3ieWnAP0/s/5HxykqVqoG8be4xPhhsAon0Ew/DjBActjN1bM6N7vz/u6/HrMHWl+QTE28W9",
-	"JMOTfKIywClBBXb3H9u8H1PTl5gyO4pru3M7pJe44mrYXetznwa76Kg0mH2XdMxxHcxra9Z8TSvL5fdY",
-	"Xectc40FKeKFI6EFgWvLh4t1XjAPXPXjin7hTp9l8TutFh0aUg2gap9U2QamYNZ1hV5Xa3Df2nvAFwu1",
-	"Q/xCgWHk5G77bi3XfbNd6g0xbvQ1XwabDeaLUUXOTyidMqzo2oANGxRha0xyx+BbK9+3rbulp8bW3rDS",
-	"8xa7zRvQcChimmZcxhw0pVxHoyzLmtXAq2TMRVZUit+zCQHeBTYFHyJvHVqagGh4oHRe/xXpZNp9gd88",
-	"aowYVEE8KG7jArUJUT7c07V1mbzDZeaQwUQCkE65Xz774Y/YP0XeXlr24fMs7VG8KNCObJXOWB7yvrgf",
-	"DMxJ/mRcgaoAwA+LBSttAhvWFQXQuByUkQ3BqB/zocln53p7A/6EfPBAvUV7ixvOADvIHZlHZHN94F1N",
-	"7Z6VvzOtHiH2HkunPwZUrFWHs0+JD6HBBinvrPyhG3feRu/XqQmmgwtCMWHBPR2nYVmMlKSQ5Wx/SydQ",
-	"sAZD/qRoN74Vri6H9cG5fxruDWEkeoK+TinYwLKlN+yDdoP6mPTGCCx4uX5TUGGrovS+AWHsAxtfgTWw",
-	"Vfap76Vorai+l14KrjnVWOHFluYY3N9+bZiP7+3uOGTTCcquPk7BYx+ctxdCF7H3hl6Ik+Pi+9wR29rm",
-	"g+DHtX8iP+CBAAyCPiMSKzHbU/GlQADOcQif0kTlc3B3fFGnJZ52JzdcJMfDczSwJOqQr99EeT/OYzM0",
-	"XN68UUfJH69cJyNMNjqImgF2epc+/+T+KaGbjTqjIj+z1W+t7zOxVVXwBqIZ3P74fRBvzGu2YoXvNW1m",
-	"bZFSVpqpS7/tHHBaCeAzukYit+Gvk1NqInaEq7sDHJzXcAvaNQxPYhDB3jxLw00U9fx3XXpvZSyO1PyK",
-	"pmmADyGpLJczmq+5SC8Q7Y4CogLaclUrGAX0JYh9RKfl1ZuX5I5hid8WxCZWaVszoackndPsTi4WPGPp",
-	"BdkUVJupPyvYPTMrYoQJAHLBZOCgXMul/UyTDpVYeRajchWGInnRV+RQJs5sJOlqcjbAUAOs4gvfAQx2",
-	"K8BIih8JE/HT4LCnF3swL4AtjkGuQfkwBcXQfEUJSJ8DCcBOmwqD3/w6jJJRPV1Q/ARptaWzLRHRuPbg",
-	"WO/fZZZU5Qpi+x1gq+6lFy43IEE0pLp4HNStcV6/HdMJyagAuApEZJ6iTHPPYD53wc/BXZJekNQfgbrg",
-	"w2XrWxb/UGGENq6Emy9Qa0q2cMhsbu7sCMxkuQMWdNw5VaEUFcMip7oqaXHmQ2ujsuIRybcQNss+6IQA",
-	"FN+Xz87Pz809U9JMW30g8Od/6dPwD6NwDikM1xBXw5kLH/THWtZl+HqrxDn0kyCTuRUW93j5elA7YLFg",
-	"wkZlbyqNrqLECzd4D0DGjZEPZNZVdbVOaedtKMW/344AX+h2lJBb1DhuR+8x8/Pvt6O5zO0jKBhv/jw3",
-	"/wJkrdH7dLCd5pXMbH4P28RsNGu17EI7MBdnJ9hBfIt85yEOWsMFFwxit+A3ZlrKWSHxJ7OBzP8auWW2",
-	"oaVypXIP7yAz8zgC2zK6d1jJF7tj83Pu4a0I4P9hSE/BtgGk3yKIyPmDOaRPn/0hPKLkqm7s6xYWXKEh",
-	"JpPrtazxQY3mLBiivckFWbAtRJRQQb4KbDb118GzBVAYZjEzKTRA4OtanmoKMWZLW26I98rzZ8/IOLUq",
-	"6pbRu1mdoEQ1Sc0Wnfqf9rJZnjXLJv4hau3qzKyRAqVFm1pTQ78AzWHFv3YCTQ+Li+9be21hPWNXO9Zi",
-	"wXFxl5DUSO3m8k9d6Q878LOSKaY9Oc1LxNp6zHuDY89xUoIcp9imdsquuZ877gYfbw8QXbxkRhQOAKYg",
-	"/NgG9e1vc+A6hz/8Bea4DocDbRB9Q9Vdr30GqeidAPhW1ESGRUCNeOKnAzNaXDHAYF5iAcCb/5+9d11u",
-	"I8fWBV8FoZgIk30oSr7UPrvF6JhRuexqd9fF25K7Jk6zRgkyQRGtJMBKICVzV1fEPM082DzJCay1cMlk",
-	"Ji+2LmWXfuzeZTEzgUQC676+T6hcqGlbQfDBm9yk+CEGs8ruxJWVopKvPdmH8o3oIdgiOZOiRDjMDWgi",
-	"/Q7634+pan1dCoGF/IhJLVt5Ld0cWzsMYovC/kRV9OLxEa0jdCPuIK7LatmE9CiKBWpaAPSgcH62I/yh",
-	"7xGJ77Vpg2KRaRdaXOOzRRpzQuHAjcneWE/4aPg1VBp6elQkDgRr2kDWnEr/IE7o/hqZy0NEEXME7klE",
-	"6hbHh2oY5zC4fZU16LozxIh2Og7mTRiA/dFYrdGk+7JIqDxtAaD7FEb0AOUfVqu5jL3ME1EOWAaHE6yM",
-	"/FKYGuZhA01iax8WDsgL8Dd0uVNVKTx5I5Ziuphrw2BvvlY7oDpjMq7Dmqs9F8NRSBu4LLURe0MubXQQ",
-	"/C64wJBDzUdo/NbqTl0Hc9+zWK/3+ZZ6UoiF53sGy/y6hpEYd0fcGCOgaIT+QqCBQNgyCacL7t5ZlyEW",
-	"mbBcFhD16lixDrWWsOHHgpCU0XQDQz4AdE6rUtoVtKJRBaDS6u+io5HR/bha6MpAeAXoQbJvXzlrdynR",
-	"4nVXHF6JVdYnmhoQPnXM0CRMQdIGVgvog4Bn2kO+nhzwpbwSSV8wX0o3ud8GBxPBS1GeVsj2i/967Y/Q",
-	"3346d1KZHPSDlga5n85jRCnYha2t9QNKo9DD3FSRi/TghIaN03Na4OC33wD3ZaY9PiafgrtArxQ4FhZc",
-	"gintBP9vg02Glw9NsTkvZs5U8M848aedRBfaEWBDQKgoh7OZVyXAasXI0WCsQKMlfyFARYF3Wn5pBojd",
-	"ybCIeeDhUUNnJy9QqwyaUTCImA7GysdHBgm6s5sOVdmHeBncAiV0jWAdxO+Ind3ZxWY4VmP1ylnBiMJQ",
-	"SKd6KpVTTTwwz2VsWYqZ/ECIWvBDnQS7lx3hH47+lCEwFSu1tqyHmznrj5WH7u3Yur3M75KsD5P6059O",
-	"a1cO//QndiZUzjL3d13S6pywr2HLMMSqhh1GQNUUbgYTCLakNIxqP/nafh0r4iufrNp3bX3Tsl5W3FwA",
-	"KciQnXe/FhJb0cHlV8KMlV079mQoZng2M+KGp1XAXJZ7+1eI6Ql+PFFOs8wnySCzlcX+ArKcnhj2/rs3",
-	"34DNQH+CqHoPihDApuA0p+z/PiRX/PDNN34S/SHzf4yi30NEeeZr8Eezv56fv21Eg7LhWJ2yUhhdlVMM",
-	"RipEjKvV+fiXeXH8IvD+FfIK8U4hOAERHbBVCjkVlMOj4+/sklIK6xSs03/S1ni+Ww796ds3CU21Z7f+",
-	"bXCgl0IBdfvB8+Hx8DliFsxBih+5/7kULWGKd4B1j/Ya2P1up1/XubgDK7kn5qYD5Q8FDBNJe1PG+SXi",
-	"Bjd553HXQTrE7etlNSnklFhJRO4s0lRGOBmrPZ7Mm/zg5OBbYd9pjSUPuHngNZ8dHzdAiPlyWdCuPvqX",
-	"QUMp9iVvTMamHPwgw5uYpnRGotcyRLlNLG7tjw/zPSIUs0TtHpz88+fE3GobwsP/nPzzAHN4Bz+7J6DC",
-	"zRdSHdWEb+dn/w6DQem1SeEWtuJyLAThlnEoQx+yH4FoLkmTQBx9yovCKW2WITsk4t/Wn40l07DBahEj",
-	"qF/oNeFb+qNaEB4fSEg8ABkRoubuaLXsj1O3FO4df6ytRt1p7IjlxkuO3m6qXEiu+w7qOtyFDfxHIZY7",
-	"LYQ0FHIHuBwAFPIUw+45ENCNVhAl7OI+3qtFsmua7tvSGvecrdnHOF+xqq13D9Ih/fpbdU20lksMs10D",
-	"S//5Do9xugFqlU8tRzqtfWq832+DgxfHT7cf6veKk34XOd70fPtNr3U5kXkuoGzhxbNn2++Imuo1QlZ+",
-	"pOAJouY7IK9rHBYvaep//xkIM1o7YSKuWD2TuUVu/BCpW4HMbgCeeAewk295LOUC6pJMVQLwuPvvm7m0",
-	"gpkln0IPgzNZlNdqXkn/Ga0MAKfJplrNCjm12ZC9x7x+qEiEYW64r/0LZlW7oAVC4yOwdLMOcYSrk+7H",
-	"A/TehLE+jHMrW359IJ+k+K3uMFKjdePsPb2Ts7fp3PkER50L9B6P3PGft9/xkrbKw51R/K7N07XhnG4w",
-	"DGC/bjUKmzXtw/VDXAqer/GSY+ddrNlANUK1CyOCXS51kdjgx88BSL/2lEgUC0NBmFKkZ/lFx1H7Vti1",
-	"c3YP+mXbHn+4/f1i+x0/aPsaoAgfbH9/K+wem3tfWy79UG/yt9zOIUdP6f1GnweEEBOniDC5yTyaFfzS",
-	"4ybthbqzTRGe7qeyiLyjZitbjQUrbE7Mm4CjI2YzgRVr2dvT85d/3aLHosGXjZihUSRAyq4BQKxjAaUs",
-	"D+7M06ph4dyUq1hDc8mTSppKleJaX4mkkAY8YLhqyLJQWcZt5gPNsXSKKHZmVeFJO9pFwzq+0h1p4W4g",
-	"p5208MNIKCrl+4wk1eehut8JdKnjwXIiJR6jW1TqRxhEPcSiwy0BANCwtSLFdbE2cLaZMJZB5WhbWGBN",
-	"oEEOZC+jgPW2xdb6nXbD2kF37/YS3upbXIQ79vvv0n9N3mMf97X2UR9tjXZ/d5fdn5zEiQRusFu0PVq9",
-	"6NM8N7Glbg3b74lhE15wINQCwh/qT5trfAlsBljAjzfz1Rabo+tQwe08oLB2nsoh+5aKm0vo/Vtw9/In",
-	"jGOFH6FCS8OmuiwRZneySsBpCYSkZJQY8zlWPNC6RCj7yYpIyMAMGbKXtDruRSYivrdmvB4crKmxtSCy",
-	"u40edaeueHKGH8gTr81gswkQ4CBgVR9Fx7qbAlu6+4C2SoytWjtuWywGvQ3xwu10vi5fvkmM930jda+x",
-	"XJJbttCAjIZeUUxEmkEdu7xRGU/svtRDo/Jmi0Ktdp71Xhw/RbxVpSdUTtt0N1KHYhTg+KE/DLDSBigl",
-	"iY2wwTVXiBk4NTOppJkPWVgaZGtlBNjfKVOCG+LHRamJ0vHZ8bGnRsS1xJoq6iNILEFvAtWe3Htx/OeB",
-	"d/nglot4y4W+URfp5RlkOsMTKWD5fku8sitSGXfI7zGK0i3gH/2UT5Vt39yJRxIarbd4IigW2g65R03g",
-	"dp4CTGDR9h25JN1xyvPYdU4hCghEJKVPsBIbswHN5OR76hi/6wTllgt9S95/QSJvxxveQLPy9X43vXKf",
-	"ju64SwdqDfJgi+dEoAePZk+XxxROabeEwAN/x35SyDZSu7PaKDawAA7khWlpxIg9uTVCZ2lZr72BxyOi",
-	"GOGBT6itok9cYmCUYKcX9q+m/biZny6YNdIEmpx1wcXznJYcTM0WAeb+6ITUaF2U+fbYdQ8uB8cKDAV3",
-	"b33c3ovj530kNqZWHjKEwCxrW+ltwerRBs+s6+b6mimKcA/ZT2DdJDFvDHin4ADUIlobEt85/fDAJon9",
-	"GTvla99jf+vdOYopZPQ9e4h1eJPuHC02ncFX8rzdvjOX9XRZ76XtP9pkny54T/Pcy7iNzqYXunVzbBfb",
-	"C8XLTmZVImCMEA2zrU3UjOqSBW5ab3Z/kvqEkOvlZYm9EQvyZtYkKHA5pRNqiyAjusMK83GhRt+9Vn/I",
-	"fuyw7zL3J4KPTcUMmHy+xnMUaNSwPA3nj+VdJDXXKt1a6rs6TMM/tDm4oUAtcRGkaXjMlRGzqgD64WTL",
-	"9buK09YhMqKk3NJ88wc3WB/O/gy4WuuG5i424oPagD8q3LRY9dxiESL+n1P3rJfUjhMpGqJKB1Pp2bN+",
-	"i7GIdg+dEsitt9iLIE83GI1SdYSktqbodrIrN9b//OHtzUcb89HGfLjSQkYQPjvYlLtXEK5BOMXCwY2m",
-	"IxpgqfxwQovIcrpECB7JXXp1GuZjdylhOJJ3qPC3FuYAhs9jUKqtZLBr0+5rPYPtujV9FpibqDbQDFDR",
-	"6XKtPHBHYieIJ3uXAbNDE5EwUjcODtZobTk6k8r6Z2EKXpf0RGzWS08VTJ9U85pFQaP5kzdkL6Eg1/in",
-	"x4fKEqbhFyNJcDkvzojiWpi2tBbU9a0ujChmWf9jixobtflRQu1dy4jEzl7v0Ayg6TcqoQBGmSj3G24Q",
-	"EDJgkPWdOILloEUCEYGkX7B7xAfrOx1T0Dr6k0FIHrTWyB6iLk9MrW6scLxDO2Kd3uyeKxp3EphUyfj7",
-	"F5yfh4XwnuTAvhbCJxU2NCVyq49Xq2cgYGQ6vhMx1Qth6gbjwFcME526AGbsZcBlCyfal1fB1dBvzozV",
-	"S0j5+WR/gnrVBv8X8KUUcw6UnYsV/OwkJ1U7D5jRUQj5+idC9DVWlyiXFpDhx1qvcIF3O4zlq3VFkUjg",
-	"W7ezapUSK12V0Cje5ZWtC/rdai3wJbfUWGyrYfg9mG/Nl3qUSLdbq7BVKl0KZY9StIqdKqPB1HmCJ6Z2",
-	"c70mmvUmK5ZFTNxsgEfe/VU6D5WlDOhIiuPO1VhVoekQTYdCGgs2HwDHZ4yKolBg1WjjsQjLmahkt2B0",
-	"GuslA9LKkl8S8kBLhXRtNe67NRoKzWprGjC/pAHwkq64bUS3+X3Ea2vruFeNdnrjJ0iEjz19X+0y2g/a",
-	"vlksC4BIvq0obv2z9wC395pLwDliK2H7yUmGk7shwguEOR49rHZCKPlPDYQBWiQAaiAE2liN1XkDySbh",
-	"dw2P8GjSrIcwtRSxBWekQvL82oBPDPvbT+cD3zmGUYlyrJqYzHQTGQ8YQZWGXUsj3Wr4LD5ibcKThwyg",
-	"6zM6BzANwB4cRMC+RWXsWOFrpG+B0qwW1I2UhCGC20T2YVjqKm3b0OTdjhUFqgcBjYjME/9x8pLPLLH7",
-	"5dIsC45AE4S1hHT66Gi9V/CviFGdjTBzN1YJGFv269jDoIwPTtjTBNT2hP3zZ/dPQDzCf/5G1P0lRabg",
-	"jXL4/qfrm8fgtpKKLefcCJYtC66c6YgYQsEBNBX4dIQU522YOTLWF4Ibi1Cp3Fw5F2+sMGMwdc+UNhkm",
-	"m1SyyKGpj74AqhaP5hz279TtBGNLwRcsCPU2GQ8nIxVOdxVWTobAOGLNLWyD2UtPKfxiRqTjIEYC24oQ",
-	"RME8zn79DfYaRzA1qJoZHtxzAT23In3VbSZf7S1veMgRfJlRvIfQJciVxusrvZs22WAXhrg2FpC3+Zvu",
-	"79Qc3xD5DYPGeSpF4f0uOsrgbFKjTLGialIPBJk+YKyc3BW5h+i0uprOnXV4ykoBRLbEX22sLAqSCVT9",
-	"PgVynAKijqWxbfIB32NNQNQO0It23L+1vU3F9p+yt7/knYpL/XFbdbADRMOmXei2S9Mu8rkRSorHnEgL",
-	"blkb9tbmTXM3pvU+8vZxH25Kl3zUJtzPO0w/3Jt8UzrlLNROgJ3liTQ37+ivtZ0TxHbo5eFFoW9EfkKm",
-	"GpYBgU0FcbexauQMIA0yRdaxC7wFcYwHCdefLTkAD2nlpXefomX4ZEA0diPhA3pWj1UpriWVB7i/JikN",
-	"eKWqRA5EeF1EQADLRulDvUSRjvK81kf001wWIEDc7yj9pRmrKPNn5Gg0ggR+XevZmt6L4z/323QCRnnT",
-	"r/fW3X4PliOO/EAJhX3kjE8sPJS8ubfg3EMIqJcxRVnbyLiJb8e2O3Jn6AhPzv4piTbJ1h6YECqP9Q+R",
-	"oxEQDylZrFXfSY/dLEmcsYnw7U8MSoKx4gYaKUV5CJio4trNmvUyN9YR/OsQ7w7otK/gkgSX1f0b/VbF",
-	"MvjXScYKqQSQyGUyp3/CVNyEs5xbTn88cQ/9Nz3k38z9wv49Vv8+PDyE/3M/ZpiTydi/GWfZyzn3pEYJ",
-	"/CsUz/qWCM4yZIlyMsfJVpDFxB97WQpjRggJZXUp8j7DUUrBjVZSXW4cCHKqLHvnL8Yh8AmegGiH++mH",
-	"9O4mRPkOT1lH9M9Yj3eC0Ps39fyc2wZQLEMuSb+Ofv8wIpcQsbh8av3To+a7sPqC1N32dzkPt53rr91N",
-	"yaB4iCdi6hQxaVA/HOACwwBqDRX4b2c//sAQpXxE6MBO/82Qr4XgAOfCB0XmPMe4isjp4blW8CHcRcnD",
-	"IICUnrMLmY8PTtj4ANGYq0rmCMaMhEkwf7zAKfbxgTvG4wN4kfHBb9mIccSpd+MAOyMdCB9jxH9CzEv8",
-	"UvHCENcNUuGQBPCCQlo25WUpnb+IlejuCFLIMVyUD9krPp370zhWcEbnuiDZEygN4L09Ni/TinGPru3u",
-	"QC+UFpDeAuQX1t7jAvZwqelbjVUIgqXfo0+5D48bLEo2LbShJIWX/uiULGAuMONedgKFMYe8kNci6/ta",
-	"SQwLjdXTr5gRUw1TAlMo7mJgnSGxdgayIHjaTr6d1jlywV2Giyh1YwTAhUNUNxug9AGezCwS50Ld8HSu",
-	"3XYzyIKBd0dhAd8WglUgxgsQVIXgSaiRnSbmapRc7pF+wiMqpCEz1cz1jRkrKoD1F6GRONPO4B2S/Mal",
-	"8C9JUcogcuNLwzdDXgKEz1Y548ul4FAvjFDa/imFNNaDmU+jHoJjAEvbMJ8910GoIk5Dp9jZoT01SN1M",
-	"Dab6WPV4h+zBw4NvbfrA5degIYnEI+sEI/E0Ba6RsWrAXKdzeoI5qBHbQEBSY74IAPHwIdAHII6STBIl",
-	"MJJOXJRI80sNJvQvIqTIYHO0LiOuwygZhfbuWKHEZMQfXGZ9PIOl4DRNkpUJ/AG9M4atkZhyCcd0Jj8I",
-	"M4Sk/VQUGZQ80J73NRLhpXXJwF4H6IjTQC3t41Juj+Or0A5uOD9JtQDVy3O1Giv80r5YOsWR95cl0h4j",
-	"6H/6E+t5qJr0Mw6YVDFkPAiBD5RYPlwfvKixQjdK1u2vPp3YcsELFKQIYx9s2SF7WWgTXDytFHqmFIYz",
-	"UUqOwikeqzC8QMLLFR3SITulTYTlYlBPwq04BDI/kbNls6y19+IZFVxk74QtV4enTlJn/fa0gHvZWtB+",
-	"zu1deXhzbnHAT/Ls1uzY+gzWgdnrlvCIiURHsoaKrGtGCGa6x02cZJ7oa9HG3tTqGdaMchQzPk8za7XP",
-	"jRAJ2JH7kMlDoW8JaQxgVV7y6VwcvtTKlrropshR+nDqrsyGbZjb8QW+QIf1xbMdRjrX+nuuPG2jebDc",
-	"hXCKN6ja6N+tu3e35fZ6wbMTFYSpG1I7xeUGTBf5DkUxTiPmWR9pJ5sdpufBywvWSzqJZga0aUoBgwQU",
-	"4YJRM1ZzUYohy5ZgpFG6lVv2FJUvSFSwXIDr9unxMevRd2XPjvsj3wK75AR+IJIMco3yaZcqm+/9F/ic",
-	"8Qij97dXsUswyR9D85vhNdLd/jCx+rokwTA7BMpa41zvKspCoU3qzGkFdvFiadcKLm7m0B1Q2WVl3THU",
-	"Coj1Q7y99rq+V1FXdqzcAcfqT+J6ghJ9UQBLPstg8At0pJdyepWEyU5Y9tOP7/7++rsff7r4+v2b7755",
-	"9S4Lp7wfDV9dYp0LcmGZQXLb2+9Of/jB3XZTSixocT5NILlLLz17//33p+/e/C93tTckcDLID+r9COcX",
-	"hFgRvEpGPNBUy0Oefo1ttU6zSiQ6oCOKULTodQct8nReqavoQ+qSuLFW7EaUgvjonc35khcFuZZlpVih",
-	"1aXnAY6+/BNDc3DC2n2y3tNnx8Ezr5T7HGMFbuFl5QRyqC7q+/Lhr45fMDsvdXWJ9SwZfYmM3iSpG6ZB",
-	"Mj+5piHsPJJPsITfVeob2Nxgbt+RBZyM8EDJjdoMNuc26nvnAUoSPycTzu1JKFyHA4Fi8iOtNQh4xG/R",
-	"JWrP6bIJVZ/wKpc6AVPtpVy0nJkl8MaBuRSyl1ZDPMzTvrkHeAZYdD6hII46mBjW1eLJ+/7t8wH76fQf",
-	"A/b9i9MB+/Hbbwfs9XenLwfs1P3Pj2/fn4HI/klMvqeqFrgbwRgtgr8Gvu2ZLARICgtxs1DetuSl24Hu",
-	"Z4qUfrBCGa8P6AaM0HHD5hL8O+hzB8+exgyxhadfDdnpWMHzCl62y7REYFXLQvOcgYRhvWdfse+/JrnG",
-	"Nok1NxJ0sI8V2oQwYNKtT6WTSjOzFGI6P7T6EAKTEz69Elj0mQxQdwv9c746fjpWmdL2QsaNnG0Sp12i",
-	"c0MMYay2i864E0/dFtooOxdVYaX7rEfu2xx6nujdhNd5ejIeSIA25rBZhMaj/Ani8+nzW5t8LZfSKfdB",
-	"DsCWlWanYwLbCN/w6VcPMtkgW7DhAZyMXUSULlFC/WH0VDyrtHSkAvbVVEt5eCVW2/pmIsnrVtaAGnRT",
-	"voYTRRXBV8Lj/sqywUsQW2apqv7QV9W7GdSb19wDfVsMdSq7i4bsHZGOhNY9AAV2ti2J/QyHERfUsIdJ",
-	"uBIatwniOPTvoK8j8gGOlUGj7gXSZWbtRAWnQGF8/w04p4XRiIpaJivQyeRXX4NabDHsTujRHtwvvx8u",
-	"3z6RCL9DH8C8/fQIgZ98elD9wdyJmM8zADc981lVFNhXPgCv/MRnCTGwNudmTvG1CFFQCltKce3UAbei",
-	"ZD1MOJm5vmnb//0h+3rFfHjNaRY3kZZem3qXjREWM7B8ak3SB+FjkNBhL1V3j4tH8CEhcUFCIsP+fxuJ",
-	"aJWxgueNtpVmw06P++ZcZ3anSEdAmY+nO/MNO7BUnu+IiiQ8StQADNy0giF0AHFYGmfOA/pUY+Z+WQYs",
-	"rpKqisJzrG+UrNAZTA1FvRfHzxNb1tmviAqVgkmBYMSpGFHMBv41iFS9ToVel2+47/CI3pF/jQ9v6Tu5",
-	"v96Q+hS2wxtdiVWqu+qn78sHcos0hpGPv0WWNe2OrX0ZqMhTIXfCMtJXwBkGGWUbMvXAXW6anfqB2sBH",
-	"1+CUS8OuBMUzgXAAKnRBBPI8YqIgrpEbsWFmjLafSbpvi9GTurooxhMqFliBRjt9oty3dNK/GLJTuCyZ",
-	"DR759YONa50c7F26RsKCw4w+h0TAJ3J+wRJu2+c79Hd4ne3j5Mg74oRF2HmUSt59y+1gYKM62LTXvNm8",
-	"fiTauka6tsttG4PbZHBQV1/4BiQ+zS27bz+vA1c4YLIEIV3Z+RFXWrnn7pRgdhevFroysLXQWoKiOSj7",
-	"CRVDGV/KK7HKGFZCeCvRjSeUpV0SbLRe5iE6nbGZyBwzBzbpyQr68fxAUMqc0lUMIO1xWMhrsnUNnwk3",
-	"plhMEIhyUuqbCFSsJxDlWy4NmMtEIqY0g1MHKFjcck+Qg5XTxYoJ5RxuA3bhoVQDPMyBOMddV0h1xUqR",
-	"i8USj+J5NFMNW1aTQk4p2y1yGHLqrlZW8sIM2RubxAyP05yKW/eLK7G6UNpexIAOYVq5qdc+TD0qqdOA",
-	"UPsZV1rd9SHHIbaGidL3GGLw5fieI1XNpYQWnI7lZL3NHwhxLj9GIIhpVUq7Ojj558+1uFBzhqmEqOw8",
-	"tcHcoSqFO5iHCILWnaR45fF1kdJbiUMrFwI3NBC0BSReKs0LyGuCl4UEEBR1FYo9oGvLrpYiYDvezDU0",
-	"KkD0yicqGmBsK2EjhpuHbeuzSxGgItawf7lKiWr9pd5XO/TIcfAePSwQ9uBQWR8Kf90T3LmXxgJ3HajF",
-	"uSiW/qXdzAtNyMLGeLatRE1DBmcjWFN/XZXDTU2k3/4uLH8B/YLQBwH2GEBlAjwyYOfWVqbByr3gil+K",
-	"UXQjQyXmoIHA24XK2U988JqN4WYG85KG/VKJKmIBu9e/BNp/xAcg9t+MLQRXvtwSnEFoT55zlRciR3Ac",
-	"0DXWP5q6l+W1gMpLKKbneV5CwocrZ9BgoTTsGvj64CIYLF6APMp/hBT4iBmtFUQHCMPPL3ZrWrrNsHaH",
-	"7E3YnHfkNSfDPFTPXX0K271mWHr3tWgnuE1vsCD5y4RU+Ngcw23UJaKMbhOU3UoiMUB2ZB2mq9eqCutI",
-	"poQS04PqQZn3Y70QuixGTEthDXorC2epOUmDrQy1JwUaMDsXCyQR9TPwQHo+k5oAippfCshZTrgRVJ5P",
-	"wfCc9ZalvpZYgm9+KS78de1JU09L7BfpYSC3muvuzEl6i67gv/+9FvXfdLbf0g2nS/lKVYu7BuAKr7Qv",
-	"Q7K3l/9I2FvJ99+cAEzP8yb8LUCo5MmDWY/ToWRomTBdWSNz4f20fuxWb4/XQzMaPkEqrNvPxiqxTrB5",
-	"P4x4gVsh9ND5DYsl9pGXL3mlI3+NyaDMdyENPHqsakUb6UwME2parsDehC58Y1nv9NXZ4bcvvw/AXfU8",
-	"IHiczjLzgmAEUFDgC45VkjAA/hjnQ05WDfH4BHvH3qFipnRHYjMOnI+8vID2NUIpjmmI4Vj9wBfUQ1Ip",
-	"+UuFSFJtlAq9F8d/xsbAvMKjKFrFWOQ0xgneHVsBDfCgwf1EYG9FIIknIMF7Yr00bId76Z45C75oxADP",
-	"XJDKnz3kWov1EkXDFjsG46dB2NTmQL6D3wQzXWK/g1DW3SNK1lCSCAafVML97ezHH8YK92Gyd0gc1n01",
-	"aOwExwqztnpiuVSJQcMV+/G0snNE1gSxBqaQjHjq2Py2zs2FhlUScRN56v8Bj4O02w2et2FV78UW8MNt",
-	"swnOE33xCZbA70Chx9f45BOwKwZabcuDBoz7tAZydppeiKkCyLqBfmSJyoJoQ2jHo8LNtFOUwmRSOZXn",
-	"dDfOkVkAj0C0s03aMgXkvJlrf0LRX4iT3ICYVtd8O+Gl1TXDLaClfUEg0A8LyPZxWmOHpF3y5E3+7YCt",
-	"mwftmGsbtt3xw5o7jz1dG+HWPnaL7dnGFe7eDLj2Tij0CGo7FFvi+VSYdB9igBrL9YG7BkKhWEYwIkOE",
-	"upYMlPGHhwBeAHZ7kTqAhFndg/P66olpc+bQSgnWVQ3BrCHhx2oXEc+2S3jCP7s/3+ZhYc92P+wB9SzZ",
-	"zA/u1zyqtDaClltwhKQ1RxNecDUVOyXz6R5MgAM/0SaFl94x1cpUCzQEsdYKGDJ8T/wNwh0uuFRmNz9k",
-	"PWP2xDB6lxbCzCU3poWL02p8XgelMD1vBHGsemrNF8yskxCnqa0uBS/t17Ts+4r/ryVg1Kd05cSme9eh",
-	"1zDnbTLEf4Uvve7mPOxv/8qY+ewi7p7gp0vOoM8j7JBHCcAlzlEyW0xNSFuWYgpOWZDp6DO1eu/f0NMf",
-	"KFnR9nLSYDlAR67CLx30gtcSFkJVCxB75tr9/Zfi4Od1YJed5iGJyRcLDLpmgr/unDPxS/1aFgJxD+84",
-	"bZIOuE/ipL4Yf6TcSWMbbNaueTg6u9BT1x7NepxZeKZbbm55f3N/w1iN1SGa42HrZyybmmtCXvRgBycR",
-	"syQMGMpk4O8AHYZ9dTMJ+PGTFfXEQsUwe3n2j7FiMM1hzWp3ahNKU2DmF+4QUJCSukXAd+gBcXXrdM0v",
-	"RXbCOLuW4oYEpvggDSInw2pIxTgrxaU0VpQiZ2f/9R3zT1mfTI+7idbzsi1eeV1Cph3UUFOUIw5Hx6h9",
-	"TOSw+lsjAZyn8n7x7FksjhkF6lmuWEAsC5OiqsXwcaQBRNN8lTFu3TgazA78IA2mOejQgL1wRykfLzDu",
-	"CikhkUcPmvJJJ7KV2K12bj8bmo8/RkqoIVR3FtdNM+zo13xysXNEvLElkL61ANcEYCGx0DiAkBbCDJhc",
-	"LDUA1pb6hlA2CWuRjvqQvXYyA+tMsjiGO9JBOML5plS7n/s6eYii0Qi+BpCUa5Qh3aHvmgTYJfC9fjw+",
-	"i9j3ZxnK/tjdvkMsu/7oTT7GiC01bHbgbAawVkjwwI5rdXu799Txw0v0x8j2psj2x++4/XxJ//m+mdTw",
-	"yZri+Wiqi2qhdgM4xGuRwd3vaD/HJyYg1boxBiBb0R4vc1GegK2F5nV4LXgANqmMlT8h9BAv9tG8rEvw",
-	"dDZhIjgYtFOzQl6LGsJLtBYHY3V29u714WXFy5z4xsM38dFZ6ECBeniFQa1VmE9/PyhD/xle0jLf5YGl",
-	"T0tDbef+gcseT+sWbMFkm/3+Tm+ub5SzdbYeX86WpTg08lKJPPSVeEypDWfZb3v0iV+e/YNAmgwZWXCC",
-	"zucCQPSvYmdVo9mMOtE8USegS7tz/fw/jkMfQOtJ5GEmCH61fiAHWP1QlxD9tvIHpS/cQ9oLjROt+g0t",
-	"6vuyuI/z6ofbrmTxOvh8j+w5t6yVk7XFUMPv7qw7N2frOddJ0HGbesajD+CWbcqZx45S0K1PzFgtS+nW",
-	"7RD6n+HOni7Zcr4ycgop8Zxog93Z1Yqqlhvae6PKHSuvX91J956d5/Y+3qZn37lF+oyhgr1QcO+xa3DZ",
-	"rdKjGu8CFOA5tcrd/E51OCrS/Vm1Gs/vipe/93HPqL17789fH/7ngFVLD+D9/dfsL+zp8Yv//Op/Oo08",
-	"WVlh+th6WhcLHqMR6IIuka2D/YDYGGMlTYzKrIQ9cUYHhKalpU4+fNkj+nuGgOf4xwuZE22Mj7U0bvK8",
-	"PNlwrE5x/IA9KT4sobIFcYGevWBzXZWG9TL64YLbrJ/W5gQovOlcTK9EzuaiJPcBNgI3APg2VhiMSomp",
-	"C6lqvZsvnj3rj9iSl8BmMefLJQCc2fD28Z1C82gilymXMBFT7fyqLGQOMlYpKwusy8HXhNZyXAXoDqW3",
-	"Q4ITEKEo952kFtdSVzF+BmwZhoUXXAiugBbIiWOCL6wXjj59PlozrNbtKgLXdLukj6xLRrNc18N6yFLm",
-	"v6tn382WpZ4KoE3NOtm4/TbHfXx3qJn1cV7rcnHfMXQcGV56my0YQoN4Cr6wwPl9Q3m2gXiiVBx+hiVN",
-	"IChSaf/JMfyjhgC+M131BgQEksCk0p2bpjGrxE3iAa51uKcw79KwZ8fPQo/IWMVMofLCN5VEFI6NHXDN",
-	"5fByWdZyjdBrO1aZn9UFAebNuWGXpb6BrlytxIBlZImDN+q0XvKnWko0GL4XznqJ2Pj4Gm4JMNHtTGxk",
-	"q6JpBG5A40T+zXwVALzW1MKAyRnjajUg/UAT6XuStFLfUBfhnF+DWlxwtfK1rTyN4Y3YpODqCvQjplLN",
-	"lVwuCR+7lu3FEGIM2wULDVqFvQkhldUjAlmpCqi41Qtp4SeCyC4BdsYjZCffFvufC30DZbBGDJjS6pAX",
-	"yzlX1UKUcmp85S3k67OLDLD8QoI5aNc8NVC8/hurF8cvAADDb1HCDgvqGeMSVAtHmm9d7Q1ShdqaRqbn",
-	"7aEGP15avpaFwAH8sHulk589SPKB1tZpwwBtAkidlTItkuExx/xQqgmlexTud6ChyOK+MwX1lpdG1Hyp",
-	"JiYsisIBIlQCp9NXaJiHWIb7ZSEsxziMj394rhZdjhXu6JS5ZcgAZEJ84MCXgNDdJ1TDFKXTyZrm9OV/",
-	"sXQpsAn4K7y46aMXQQ0I+BSyjMaKgX8jCDomVUqgpUCTGfnfIlFS0gZhWKxGMFMIv56ky2d8DAin6QFo",
-	"eqlrOnKuCKoBtND6owBHtuArxD7zONVuqhNxKZWC1XQOP9wEww2CHvQfAPm1IukMFE+DYe15FM+oqGCi",
-	"7dyJdCUkiPR1noIsF8gUUAJuZlNVEZsDX2h1ybKB0/qjbOAUIBZEZf/OnEe1WHB810rlYipzkfdpkwWt",
-	"yDI//WEccoR12VCJBm2xQBHa4jpnc24ucJtmvsoNoYTLSpC6BVTqRLWjYs4wF3LxFCwW/O9nmff5tBqy",
-	"d16Hm2UhvfP87vVL9uLpfx6zXyrtdrXzKmfIRxvxfieCdli6sLGxF/gHVQVAJXVq1zal+RbFwH27jjTs",
-	"7r7jLRaVn/2DRt/etwuX3WfA8NGf+3il+dbHkD5JXeppd+oAuD/RGD+74Zduxd6/weDyTJco96SyopxB",
-	"l1ovg0fqpVB8KYfu85ESOLp+Wv9zH/rcShGRvajD35ZS5MAXQLjYE8FLQKoEgNYW3EZqbOOX4gl2q+Ab",
-	"JHS9UEnOsCid9ZI3If6xrCoLM6QExg98If6CjOXOUUDG8gwcDsTKJDQzEIbBiPeLgGFDbYQi8mpum/hn",
-	"pcDsqNMYCKRJ6pWAC9FSxeYXnHkwRjASCZbCpQKgGNleBUTv+F4e7EYGO7eLon7SdqJoTZbyr+fffwcf",
-	"4bZxFd+4pSXAvNO3b4K50mz7MCtjxeLg58HBh0OuVofYPoDSNd3sR9wYYc3Rr+7A/LbL1sfy9DTKgJnr",
-	"JUS5wVJKN5X7PO+cU0YbEaoTV86gmQthB0xOnWtd6EttMEG+ArUImKh5xOSj3TCRirvNq4nOyQ15o8ur",
-	"2Ofs1kcJj4I4ipiqiFg4nYO2XvjUJV+1n6KOtLc5dcu1njerr9Zrzy9VL/nODC7LYSUPJ5XKCzH8l8lC",
-	"h8eS23ls8HDLfNBUjGm7x4J/+E6oSzs/OHl6fAwdue7VD04O/p9/nh7+L37438eHfx5eHP78P/6PFo7h",
-	"PVNz/JrjC24+FoMDueCX4mipLusXYhbh4OQAP2DLhPyt5vryf3zYdvwGeE6nxnzEMU1K737PHV8dAuCb",
-	"tUPHOO3J5tkPB10suCwOARtqh6YvgutEKKmN6Hk9EkTujOfSOCWb9+vcPO2dX6/cCOcwnwdp/Vp/RYmU",
-	"/F3tVkCkKevMNGFPVxX88olHbD/rzi/gPr1V6Vv/kTqral97s02YnpSdGG+SZzt3nVpipJo4meF/9SZP",
-	"S1OQjx7TlaWYCsQHt+ij+1vB5acOZq5ywkXIaF96+olBIKFWTHwQ0wpBb2ZoeQHTKyUYFdC38rKUHk/B",
-	"s4X3slmpF85xtdr9r6km/xJTC38QH+D/O/vI/X8/WyDAAMuWW8unc7CqM8aR4Mc99P27N6Y/8gyAbrUo",
-	"vp34p+j8E1guVt25VeDmyi8cwkt9I3w/kdTqpLkQ1CXmBxgrZ02AaY4UuUhL4TGHk89HsIHcsiWXJXaH",
-	"mQEFJQLkXqUQI4K4eZ4dHwdmHz0bK+jPwV42AqhmvWfHT6nzCj4ApAiQl2hjKzvrvTh+kfLndLZOBWFw",
-	"R8Hu8PwHQpJIxu8WdKcbvikBfc+wXyDHnyDv4ZMR8LVFPmp8bpCSt5m53ulVzutK+PNp/Poc+7hqInwv",
-	"7dBiXR39CpJn126u2thD9sYJbpL3xuqlT9M4eYJ6hGDBe8iI5tHLS/EvipgCZcO1KMeqFKFv03vlbhDy",
-	"rYMqCXzwTkr67qnODq26oNmlRau5jR8btO6oQevjt/G+BnjYBLVivdZDcEQoBbu0zFB9AbVmp9vGR7Yp",
-	"qB0MWZNYS4hRiaGCwpefOevmWrTTBYW3OPNACnevvgLwwjaJ/ySiPzwWq3bVom/cNPd/AJxxcRhs7p38",
-	"7HBxat+aJgWGEaLhUjM89Hn6hMgSW4Alw3rAXAHr8xeSuhlbUTGKb8hynmHfM1gGFtZKXeBZ+4uz7DIm",
-	"+HTOpBWL4DBIa1gWr+sgn31d6JtXcUUextNvLDL5+azHi4JdixIapvu36fZvnUdZUcqVgF5oFukmIF9F",
-	"Jo7NiPHCCTWZVpYeb5w4Pbg2+4VUclEtDk6ehpkDPqood5n6nWDThC0S5OPWeXjMPWcQlYHiVBrwxbiy",
-	"XTOj+y7gjvavmnOLpEIf82n9vCZipkux15Twlo+a05bz8QbP9btK/QCn9W77MmqHfq/oVFhG0nrH23XD",
-	"1zwPPunnR7cMJ12kAjIoqPjHTeQIHaEeAYzJxqaShcNoo7riIT/A10LQ1UHq0B8wpnIlxLImu6Rlwgmp",
-	"YHfB60gTkL/ASRmyb0o+Q4BOSK0A0zMqOsgAajtnEz8nQfWocYYyHqqkCBVZerJQpCLUpXRbSU6vnHJi",
-	"1bKDy8mGYlcovHdWwg2XnkpiRY4Y8DLM+RL2ZQaxsozlYilUbjyvGi4nhgvmXOURmBDjjDEhNdULt2Qi",
-	"vxTQ0QXrBCse5gDhB+bjTw0DAEieRY29akTfk6J59LlzMZNKYhspp+ZRDCVBkauptSQEs5p+68E2/UZY",
-	"Z1kDJBSWxg5z/FM2aoLMhVdECEX3jh54MQ70DJ1S4oSNXxPxFuktfVz0BvdWbYy59lZQ3GTwB7f7gX2M",
-	"e8ZC+K2DBiyZ0vMBm4gpr0zNBDOWr1IoI/ewJhRWe99FTeLdVb1pOsaD4hfVZrI1ihXOccpZ4XYEnuBP",
-	"8W+e3W+pTG0zIUNg2O6FmFnWo/My1bmAeHwmlalmMzmVQtkLujbzKLZfUInsp3GCwTnmDWXYpQs7vK2t",
-	"lAJnemYP8yTuFjYmVHk60Y+65QQBhxudZsGBwrJUSHYul4KXBu93PhdAyCYP9kh3WMruFafE0N5SQK/G",
-	"jSgKHJF456gcWyEsnblKJRTOhmUBSikbuE04q8oQ3qP0D1ZvItkGN0ZeKqhoJdJHqpNCNeVnieShvmEu",
-	"vHgcC3ENGveKhRHFtTBgHXjGNFw7T2auNNDeihJQ+tz0sNYnDNYnf7ZBLZ43fdyUTJzxSy7VkJ3Xl2hA",
-	"gwszYG77UDloMmXsa117NAj/0PA3gdRYY+o3pbRWIKodpXMCBLh/rZpxNSDtZoIOQ8MIC57BBwX+qLfv",
-	"qXsGjCLYydTdGe53qhq5JlL6JXgm8VMEFs4aAWdHGHddYe0Uyk1tsi86jns7iFm7CbQd8LHC9QAHsLZ3",
-	"o4ihpBWx/Hhb2cuuYS1iA2e+KgpWqUIY0x39aY2eNnfQfoGdB3RIvZb/Sdp5Mv4W6+WLB5WG5v/dt+x+",
-	"n7v2AdbI3ds0+ZFTkfu3prQPtIFbcNmwBQLEhtdH0jZAWzUBGTLO/qUn3nE5un4aa17vTJ/XXfegon0/",
-	"IyIAoA3qQW/R0iDdTQIBmLnIgDXCLZ8VwSbBa0ahLdKKoqD2wxvNriQ4wDPmxqxKwfiSl7YPjPDYFEnB",
-	"Z9S7qE6HzK30ktR7wz5y82hpCMR3cmbCRAgVZoelFya4k1jLgVaBtM6gAn981Krj0/bBW1Hfu6poN/td",
-	"FbRbqi3q+fihXTkfbsVd89gmeBs+kF7eigt05ITGoTeCd4MqJLCjmEqDdI8vu6od2Z7b+5SKwtBhf4BQ",
-	"RtgaHOpqPBEphqdqd7BpIXhJp837CqVAH1pXlox6FVCm3SpyHMAKN4r7/yGYh0BKADBrxKERykgoAupl",
-	"X2c+DJ/xbC3JNZfG6nLlM1zYwY0TTMu9qLZrwHSRhwQc6/m4qZ6Bheab8aQK/wnz6hMdiXtjjJoKEyDR",
-	"nfXVD2zPjT58544tAbAidJcXIjKRxLUTZu0rSesjZiOYXUuocUAFaNDN1hou0yW2BXO2LIFj34ctN4Ym",
-	"Q6lVYNivzXKb59WeRoypc2G2Vd5DQib5OsjoABnh+gbpTPmF0sGDjmL7Z199NThYSBWK73fIE0HXIxTw",
-	"01ajPdC941gD5ZNuWJJh0DX7xvauvUMQUdCzGGY90boQXN1CwbK0YmF2UTrxi56+feOkJ02FlyVfdSmg",
-	"2pKZL94kR1hNsgH93vcKAcT8HRjlXbbyOzpRuTTLgq9qpzoGVlRqPVEYHRPZIA3hbyCQSq4Mn1ILAcJV",
-	"kEnXH7JXodoA8KFyAjmJ337Uobc4LpfE8oSa0hn4sl94LlrKeGOGXjCIaMTocnsN2oJR/cxKIQDgihrZ",
-	"PId2FGGUfIKOZGiuzsjix+ZfMmrdP8hUH7CM8D4yrMfDlicz1zfKCeTKoJmYs1yzSEvXGBYYGUzTq1hT",
-	"n3g/IndB1IzQWmOyKFU9RahO8cF6L0ybum3Izpwo4wWsqalX2sKkkD+CCg1xO8jSbwVS36FWy7szPoGW",
-	"wDB6nyQWLq4pXmgcBI4OTO/bbMi+F1zZMC36SG5RPYj9jS6vRGlOthnxg5TiFSBkEp6vNqse1tNrycrY",
-	"kLwKn+nkYRXz6Wb3qJmy8x9xXT2f5nlDO99F8qs2yh2mve5Tf+HHvxFlOGmD9SP26FrdQmQLLKzdFWnN",
-	"vbqW4maXUj64bnsVX+IquYsGiKkxWYXSi15a59en30OmnhYCOYzQE/FxIRJCkxVI/mGzgEMahP0IsD9W",
-	"XyKjO+rC7UVm7dV9/4D1eZDCvmTJ76B3b5cxd6vbu90KvbsOlLsPuk/RFqzIH6pe65q2vJcgiZzYUKrF",
-	"rwEMyX37PHCQuZO2VqJ1koY1FLuZSzCHDdnZ0VDEmndJsRr8ZQ7yfMjcZ0xsQOpKdM4jvgMOOkqpuagf",
-	"Kg2S/uQruxCZNhZwoNBwfwXys6E0F7S6GXm50tYsOhA+NfFV60kM4o+rVQTe89cX2njogYI7DyGxcGUy",
-	"wd2s3VECqefHDTYYIveVggAlkqYCvwSw9rjAptHF11IxdAKVBWmVE1Ss7lLfhGs98LY/eAM+12twF6JX",
-	"A2vrTdjWMejZi1B8psvw6q026IYqtEGoUpNmt8qrwWZuWixm8rLnDsun3OMfvHLqHzvgDsFWu6Wevy/T",
-	"qAscbEEidwnkdWtua6lQ5FqDD7EU5YIr4LRNClXWzLFC8OuGVInMHOmVm4oywgnYpR4jbJNbqMX4DCsr",
-	"Nn31HYoq4FOw08gHupMb3cWu3f3xjh9EfPyhChY274SN6YI3ec169+ezBY5H5hvBeHbAAllyO523YElQ",
-	"Ths6HNEEy48oaOVx6lEUjQJQImEKJ0V3iGMI2AfBLMsIJAJ8koHH8PXdlmDewADcyToAswwHApP5COaA",
-	"he0h603SbcjeCcWhsB3ID2jqqP6jhUdRJy8SId2fmphnwoI8zZomJCvFQl8ndl+ALvYPc6ZWGM2sH8v3",
-	"kK6/J8MCB3sgfIS9DIuYvUfL8tG6WLMuyOLez7rYJUy03paD2cA21QO29iZK/TTKbEQ4KcTe4s7rWrMG",
-	"u5ZGTmQh7Qpi2uFXDGujMZ9h0jqj8HJGz5Q2uH+6BLtDqmuJsaQBQdLE+Hl3wHyQvnMrIM5P5F36qf6F",
-	"5kXwpsYyXhjN5trJwMQBwazAmv9hhuzVhyVXsOQkOXsRIcZkA5bFVpkLbIfJ+uhOVkXhfExIi4ww986Z",
-	"keqy8HF3zS6xGXnRHSZ7oBAZLkqtRSgVxLffyenetbuJ8yU34lCqWKMBWTXwJSFLoqfTKmDW+kwj6BWv",
-	"DuPjUrX9xDTervNtBC+n89vM66fLHKCZ487tmki8Yq+l/Ue87e4jgftEAWEFhp9rSK8ZzdsJ+Yu6HVU3",
-	"fhMKaCVuKDIsbAwZP/XEUFihXfKZBWuNW2jhh8ZFna+AlYJI+2NvH7aQlNhBYoSyg6QRUybRHIC5jqIt",
-	"gWDFKRECq+HXEOkCLGCI60wE4HhXsrCjpGWSFzdAfEEgAC1Sk/VqXK8xfFafPtzY9zlgRChHHbYs9aQQ",
-	"C+OhbgYNPC+TwTPDKkFe57LkyzksC4Cu9WyMD2Lk0+sckV8KNhH2RgiFsS5fl2ug9Ha6mhaiT8spZxFp",
-	"1mBk0M+O6LF4+loTsdKUjAGgcdBG7iB9E6/pWa2RFYSKJkrsCh2wv539+ANTwqA+1SwXYtnH3OsMgHxA",
-	"vLx4FtopaQt4QHWDdrSp4anrEhVYEqwwzEmFFetlpaCW2wutLtCyyBDNfEC0pHrBrZxSMbRWfT9WlF6d",
-	"o8UdXzczakZLGiAmOQ4Whi7Xit7Q8sDTOmiU2BpRXsupYHwKPDImlNQl+x1fRuTMCFstsfN4WWri+0IB",
-	"3oN63rVoay2j52eS9zcFMu/Q13jwAOZWRHHoSk6bPROpd68J7YePTLbolZrHsEcoEpcVIMCBAD8sqhlQ",
-	"VhJJSK+l9UbvG+DVUNhw30CKMbEdMg8FqaFTqF/vUsfuImcx1pFAGs34g1rdk1QXy1JflsIYdAH4DZdO",
-	"RF1gO33MI/Dl0rQ2UjBEbnQiHV2MzgIVHwFNWAtr8qSrVL/bS0l763jILnfFbXeO2YbT8Vn0z30e7not",
-	"LNxqym2tge+Cyxh4z8P/EtP7vrTC41V4BzMxGXieQ/F6ZSnSdhLLz6kS5CI1bGayKAxreKb+hhZbi65f",
-	"/yW5LV8pvpBTjAe6GeELl5WyciHYVKuZvKxKKi1b4tm2ut4DkEUzJ2O9K7FiWe25xGYZX66yy8pekNpI",
-	"hgUrB/9cazRwljPcs8vQtafXZNW20D0r5JXbKAsJlGJMK9EZzd9WaH6e7AqLTOtg/OoiFzG7KpFG9FCr",
-	"YuXtJ7KXBm07L4UeZaebkrTNlESrm/kR+E+7tW7+iNv3nJurH9xOPdj91nj+4TDvc+s3uOm+4ZbvcdeP",
-	"sF/OcDPefavpTgZSCFT8cdI07U723jXraan65oSKDrYAxvyWpTDEZRn8azixDf8FLie4IzC0eFGJEXJn",
-	"Be+W2FOsxsrxZniKBOKvv2UoHIzHKyQ3jUpGZBn8sv4wceI2JG6C1xoelaZvXqXNJVBmH3xuXhT6xll7",
-	"FG4A0quAyITIFs4A6g8A/4DHNDbED7diC0V2quSpJx5Q207n7XRVweHv4acqPXanZdk/xwfuK40PBmxM",
-	"ocjxwc8eHKHeC+rEJQ6DXFn0a42OGr+s8bVYIhYeebo4UBBv358PakWX/sXJSA0FSkkZVcvQsUk1lmD7",
-	"kvaG2A+g4mkp/qYwy1pQBCYeIzV6Rv4XNWHxhQj2L8da/bfvz0FP0rfpsHG/17mcre7QqX3rhke5+WC5",
-	"s20iu/G1bjOD9oWCYFAKDdukrS3lpLKiI85atVLx52mYNZelgPM5WbnjG/H16ZNgzWTyhycmUODVLPxl",
-	"URmkFm4UKNLvvUyaC/xvTEP31/mA/TZosMRjTWRyO8TSYhA42HL8ChGFol0bMttO2o0oVomJLBRZvt6u",
-	"qapQSVnfsNQloIbsVeL+U7e9b3qHIoIaJGli2M5FvNC94JC9DBhBbmGoT78Osip4WchoBEegA2N5IbJB",
-	"RGsOGm/YGo10366sROyQKsVhWSk/y3RVAUoH0k/0xP4diNLTBMEwsdgpLA7PPon7M1EcmHtdh+NzGzzV",
-	"weFtkt5oMgLIEW1+2iemv0WvQqIBVB4ppBF+cul0vLcF1oP/M/kBfZCNIe50aA7QiH6tOiIxA2pui7lj",
-	"7DXYNzzTluFOMBo82uVabxbr6RJcQZ+ZWAVnEYL+bhtJ2x+yt9vzyonJ4zlBei+On/c3laLcYWj4wUtQ",
-	"tqlRd16bidpHzdnQnO/TDbxTAPkontCPg8xJXapqU/NCIm/Tqrk1B0H6on+ROlttim1nBfYP/A+pLgHj",
-	"rRCK+JS8sklB4JKMJYmrYPuSE8RLEYvTyCBuBWLbdJZjYu8OT3UcBAd+PNif6cF+h148newnJjkwux3z",
-	"JLmzQ6nZmpoNEW0EMolPQ6c7eryyJOpKT16mctDHbYi9LS0v3R0tUBEgrUnTVCPi4dwFwTeWf8XQZ8zx",
-	"Kl2/uhC8VCZ52BODi9JdpvUmWeH7gsKIY8ZTtls/cbKKNX60PwYwxvoCtKrMw/TUfHrEsbUmCD6hoN21",
-	"mTAznEPAivWnE4DIatg+iASVFvVIEysyB3U4MnSo8H5sU7OGzasFVzXs0yF7DxMs+PQKPRT8FY5Z8GxK",
-	"tL0hSYwYFSfwF5Oa44O6MY7Mf8vlhXuRLJ1Jgvq+tWyD7PAhe+O74xcQmlLaE7vBOrWUjKaz9ai6DbR3",
-	"rBgqxbXgRfKlWqtF4XviCgWIOBkdZ//VCKWJkzt3EsQuEKojDp5U7q3helicC5k7l/OSS0U57KQBMwVH",
-	"v91ENk5hXfDhzgXnwa3IHZoxqZh7MAclTuLrqtjKwKcrC2ELwH8kfDCYOp3YRxtnTTTjfqLjFWTdZpG8",
-	"2dI5+pWOzcY6mXfUK4IH9klqYaQiN4A+xo5iZAlvqBN2ya/FqC5CI4x2tK+CSIC2llKwK7G0Q3ZaExtO",
-	"RniRkeZsAyFoGhzZ62hHVNCaIulZjd2I9N59L5D1VYsIeAd/r5+OnctZkiW74YZadh5BoduMf7fKAECV",
-	"rvIdWSqD7ja3dKd0dLrRgfu0dreWU+3DwTuhUobYcVKLk2KjDCC6kDqngG7QjBcQBBakAkTOnjpp8ENo",
-	"zL3kS5MgUdWSPDF9AM0mUGusLS8YWCtDli35pTd9IBiaYTW8nZe6upzXXsKz7rTUCN3o8ooip9m3r9bj",
-	"D4hbBiW7Vgc1RFCBSbtDBzyLX/K7bz95rBu5LY9wXz8wPSreYmxy8P9RXMJ1sXHbZSdesIFxcIjGwWFi",
-	"HOwQmmmxKBKn0TkeTgQ35R0BwaSPAFMHJAiU4A7Z1xFkpQYzGhySkXt0oIVcCpVLdZmBiQvPccbKSlif",
-	"82uXLN+v/upe/h3M4TR59QdpckuX8U7oCVtfNu1y202cOA/rjZrpu61Aa53sPq1ctdhFsrYP0N31EMSy",
-	"QZKENWg5rZvJZVPJkPg3NYGB1LM7i4oAsdqgjd3OFJvhvEV+YfXFQhDcNaZdsECOcLoFZUTocdion5IH",
-	"pURBCWVBu4hItuE5vOqDiAZ8t7sWCjVm500TqfHPJtwiG/DhwlWfjF+XIFAn393vDg9hhV+/a0r1vXS/",
-	"2NJ7fIx9xF0tQPoHEnHr4eH9pNr2/tjk2WmzULA5IMThnLj4p0TaOGcubE5wVrHPAlF8pzSKnQsDeGii",
-	"mGEOF6Z5gWNnKeeXZz+VhpW6soIVwpomFDB6W/lCKmlsya0uDct1zBT3KBLeiQ482IYNHJoow1mCYBnU",
-	"OkFlsW9VxUByTN/VJP8TE8hW/XOG7DRdLoMt9RORxs5Na/Acu8piMgDCTrAZau/Zp7dhMo8v9OyZex9Z",
-	"NLGpQX3UtkArz9wgJduTZq1JbMhOtz+kjjydIJBbXgI0A2BRq9z/m1vrVjoE76Ci2pwgHs2pYpW6UvpG",
-	"tUIjvxgkJAZu8wYyGSPKayhriD08C2E59t3UQVYHbfS6FiPOy8oG4BxdlVMPpe3nTCAcENiUbkdmeBn1",
-	"3GR9iGf4b2kgCXtDaH4+K9PVutoQo3eUDWiM8qANrY25bMsIpFvxlvD5vqAmvofQZaHddk2f3ZaRHnp0",
-	"tyLKJYO3dpW1Ha/7MYj22NefQ6joITYaNTJ94jbb1wtqfMfNQai4XY92j0e1ccTWFHed+SjBKImau0mt",
-	"hAkENdOeXIlP5+kQvhob8m+p0fIkEuIolkExwU7u5afEoG49OrNTnLfzBfYN/rYEER+P8Q7hnca68d//",
-	"mfb27v41vl0jbiP7SQJQpTBVQXX6NI9I1TLABpbox/W4YnLhDomkUHIfctcpJgRazbDckWw6cOWQxYyj",
-	"X+DoADCBhm3uzd2UYOeCW8rHxT9NVsR9iYGN/qgrvtk6iUiijZ5PRzRsI222b0PBeXsTv4aNXrP6E6dl",
-	"kJSCBV+EcIabnhLrQaGY0jRV+m7QJgGdQ0uhqG9SKytVJcy6x8gjB+foI6qM/L0R+DgNIA7Zj+tEOad1",
-	"v26NCbQGFrruttBlD+O40OAPVM+0p4kXV/SWjL1Hx+XTHBd/VoLmuU1/5QiE7t1rihSBFIiKIZBGjYQ1",
-	"nZoCf9UFL1ZuNTSI1Q0EISe5EE+MUpNO2o8iBNxuT6EicuwyhwexyQooGsgOFZHVzP8F5SLWadiE4UwC",
-	"y2l4mtWp/FNmyM7c86GMFMo9b0KYLHl5adbeE+Xds+NjlLzSpt3hp365W0Wsfz+KeHnJ+XzkqfG8nK2x",
-	"0kFVaZtuqxFTr7EnB6rSDo3axm3Mywf0gtuM7A5huf42A6YQ7tF/qkfZ+WCyE/YRCRd3vj5Kciah7V0S",
-	"senlG0v8m5U3be7rm3TsB8mMrr/OvXFo1YYGUVMZgROYliIXykpedE0jXrHvZO4y/5h8z31yj+lK/JFy",
-	"j7UdsPnw1k7pDllHlT78BEAepMoxPhsYzdGl6k1WSd9/1sdC8bjBYmeZV6ljWHn36xRGo4Y5zMnQXaFf",
-	"p6ycDZDVNixxzS4EV9F7ZkqI3DmSzIhpKSzrzXQ5VuIDd+vuY46HUh3auTgstF7Cbf1YQB67XOM0KPuX",
-	"0lO1iqux6r04foFO4400op/45XVWLKsJeIxaen3pOiHaJO2/K/cSYOhcgoHHVwCFJ+1YFdyKsj9kP6qa",
-	"SI3MZJinI/jeE8bdomiFubaaCfIOPS2z5poOxirpRcKwQ8xiDseqI/uVHOI7ciCTER4065XMY5sllH6j",
-	"x4zX78NxVEpMA4Q3mvV1ybWfTG0ziI6m3PJCX+5rGDnpBJ6Sns3cSe3ZCD4FD0yaqVIp1K9RozrpeqlL",
-	"6N4fK+QzPXU+WiJ987TuDdompW072w1z6yW914MYXUJZyHt4e8u/Z6exQ7/vXJRWf1G8994sH1rafQwg",
-	"vyloYf5oJaapcPVLcWtHd/e8tVv9VewPWptTazJ7/cO/co85uNe9tt2Pj/tr9ZgSa9+O3wqnTGpLtbdR",
-	"vg0ot/b0J4bJ/I5Y1lpPRCUP4yPaHYivK1lQxsuNkSRecml1CayvhqAqjIBkTXxpX9IHzoSbUuapd0k9",
-	"r5YCcjlj5f4ToD+mBXfaLjzEoyJLaE7Pg0kPsDhQw5zFATOPqObn+8REfoceV2Pla9jC+ClSV59SMc7e",
-	"X4Nllm6wmSjd7CLjGszihFBPzYC648xgrAg82AwY1fqaAYOMNRZTEqWFnvxLTK0Z+Sd4WNDSAPzOu9cv",
-	"2fPnz//Mcm7FoZVu8S6FHasMv/hJ/IESau/f+AlfymvwxfJLYdlcQn1+ZsUHy0vBsbXFD+q8IUBu5Ir9",
-	"5zGbznnJp25Bx0qXkBjjEmDwCqkEm5SCX5kBy4BPeKI/4MPia2ZuUjAn+CHOPYIGIsoRkjnr2VilH3HI",
-	"fogI9sTm0WLBwNZ8L7EP7Y48k2+F9SM8UDorDr8FPdmdzuTPfxCbATaBs/kbrw8bL2kn/XTzYWdKilqo",
-	"ZXMwwli+SnI1ZaVMSGA0LvUiR40Vckx2eflsTycf59108ndrcq/7wJ8FdcPntLk9gUNtR+1rg2w1c9Nn",
-	"bwrgbzN378nE3SMy82jZbrBsP2lT7VtKGG5/kx90GKOQnvedAZ3+2Wthp3NhBqwAnsQEUyB52BNTC1dz",
-	"tiy4VIfAqtigSvQtAOntYzXFWJIBeh3QJEJDzFnFpgqI4Z5gc435pQDCjwk3HvoAyHoULy7qv6GsnxSg",
-	"KPKxQli5qS6qhULD0BmlhP6WmZld0vNmshAXzhgCdAVEXVgeFuJaFD5MQDeJBZfFBaFIZWheS4V0QTzP",
-	"S2HoSiyIArav3OOw+38FxuWmHnLTQ6WmK4sPpdVCgMuxOjt79/rwsuJlLvITRtBcAwiBTfgUO04Kqa4O",
-	"Cz11D4S6LkMwxsjpVqlCmAhKOVkRR0B57aTSWMEPhwB513txfDxgU50LlhlTzi4mhZ5eEVeTYpUqBZ/O",
-	"YVNTBZkuWSmc1S1yVuhLGdtYvjp+xnruUWOVVUtjS8EXF5UKxyLr13ZcFniZIeXfplzrEvJ7v7vvUFL6",
-	"MbaJyXVT8Xi7MPma58EMfpSsrRrbreqEWosaMjaRKg8nb51MOlqWOq+mO2EyTGSBU/T3sN5C56IwA4hW",
-	"GoRmMkFUEEg4ZK/5pUDinqlz9HKs9zEWWrEAOX2yIkRNjqFPYOB0nuKQvfXDObmwLLh1Fv7hjcyBhRH7",
-	"IOukohsj4QXFFhcxe+lbG6dcsZkMYPYwLPTyAUEJVN3jq9D0hyzzUtI3jIe10bPAmIGOPF3YXu7g3/He",
-	"o+5/F2KJ3c7pzCH2HhRAD14EoQb7XZF4f3UXdfDT4+Nt1MF3GYWnBd4n9O4X5LMk7V07rIlMcb+5Fe8u",
-	"FjjNc8P42kMIc3G9qhkJF4fsB4zplSKQyrpZQxhv2mC2LlZYcncllLcwInchlA2gJp9SFrKlzeU0z+mz",
-	"3lHMB1PQNMYDZaLD6Nvxpf1Xulev+7PgPzzN85bt3HokOjXkHkykXnV40GVUGnNu2EQItaYFtx6r0/BE",
-	"7DTw95Myaj84dMuFVBeVEdmATcSUV0bQXSV1sCC3iZiJ0rN1SdvF45metl3CQkGFPpJ53gWZ5077eYew",
-	"T5Du2ysIok5s8W86t8fxfUvDW5CEnwWoGyYmd9wHexqW+KzduQSD2BsFDiZiFQQRg+ENpLCArFdFk6aL",
-	"gP5PY/WfMyCAMzDAPG+SjfvYEOwUNGUmjJXAdn4x1cZeLEV5USlpM8CRhMZbXZOTTljPrChveJmbUVMC",
-	"RyJE97T1s/Eql/ZuLRUkvvgYS+XezyZisucPY618mRohEOLsZeGg876D419wdVm5fY53xJgnQbsWCw8j",
-	"5BzoyohBUjTjvHO4D09oIN8qxSUy0RR6SqVxgISfxCC5xUCfp78CQjPEnNWzwMssciZUvtRSWTNk3+MU",
-	"QYLEC6jphwBoAMEoZbdpr7gbYdfT1jgCxUBh3XjBMnwz4J62okyB5Gj9YBo5FglzSyuBT0H+D5NERTK4",
-	"CQuwO7Am8TtuqTGJjj7NAjGNUu5Pv4wBDo5m1uHx4687V969w8vv1s3HtdgmgmK0Ddfij1ZVF9+/ebQ3",
-	"ByNJYkQRopdC8aUc+o+0BbNaGvbjUqjTt2/Y8+Hx8DnL9bTC1jHILWhlSz4Nfd43uryCfLkP+kEMtZzx",
-	"qRgwbqAmhxrtAK5MGuLIabVOYeSl/IaG/FQrtREwUR1vNowlWFjg07Un22/3S+FWO7798GO3gphWpbSr",
-	"g5N//pxuDD/25lGTjWBWxopFshGWpZ7JQhwtxE7Q5YDcRhHVWqKZWX0pIBlFnZ2NxDN7g9FaL77UKslI",
-	"nVD12d9+OqeWfpDw0L9/KBVBBuM1hKXi3vpKYFLpSqyI/2gQ0nvcc7AcEgdLuLrBzcJ6vPZWCSRADSGu",
-	"dWt+v3qL63fHrpMbYufGzvRt3HLUCwA+VmB+kgCrzW8ZlszvSoBoSDZlKXI97dyPZ04L4xZ5J77RUwyC",
-	"CDWNEWBfEwHb/4RlazIvC6Sj4eg45RjylKAxkwrGzCzFNGO9lidBhc7R9dP6X/vt8g3+6Gb5xDB9oxi+",
-	"F7joJhkYI+ujmu0znYolsJKu1mYHALfuU8tLpUthWiNB3wr7DtZ161a14oM9mttFUd+jzah/6y7EL/LX",
-	"8++/g9e8bYH3LnzqVOw1KSe8lBscfDjkanWI9g/6UX6PmV+KQ5/T38WWPvuv71i4HgwsY31Tx44Ns4NQ",
-	"GLbkxtzoMu/gazv7pfgmTO2OE0t3adQl77FP/qa21H8kE6++xzabdPX9250Rekc7FaoaPSRsOhDrmaW+",
-	"EkAmFJy8t9rYy1K465altnqqi34om2kvLRurNzZW+yL/c1J0gnk5zEu2FNtAHTfAol34w4GV5vlYZePq",
-	"+Pj51P3o/gL/Ev8X/nGujcU/nOAflrqkPxzhH/w4+McMksfOPMlkniH/CdolSFjd6GntpWn8gVu3sQoa",
-	"w2kxM8C3ARFD3nTfi3l8j1iCE4tsUIiCMyvUtFwtAQ/IKQJjqbb8WpRj5elQ8InuZYFJbS6mV1H0nJ29",
-	"e82gWof1ttbqUPmQqFXrjBWV66Q1Oiwp0eE5UGI7r3nEXnj8jvaSnQQxNnTZTn1nn3XvdIkIxOCqV1Sn",
-	"DwQ1QRR+bHXsKMQGxsqt1oC5/TCIm92tht9IzN6AIZi03nZ20Cai7I4igckID9pBm8xjawGSX1UkyAoq",
-	"sef1nNsz/hj077lG6febEX0YjE/8Oow3hP9eSqbVeNqaX40Mdskeqc0CbFdbA8lgtQ1GMOgESmd1NZ07",
-	"oQi9SVxRp44vgHYvWRPSzFhZFO7cO9MYIykI1CYx5dBDSUYZ1/7mDnzSgoEHL3mp9j5dzPs1Jcguedja",
-	"In02LHRf+EFyX+DTjtFgF8Dl9pOyGZ6nTe62eoIbN+PxQ+iS9C0fi/43ZY0/aePt50sm369Whbou/4+c",
-	"/bY/KF9zgE4QnKTu1ieh6HhE+egDj+SBGGEtdnRCU1Z29uq7Vy/P2VN0OHJpfDEv6Jqx8py4dMQ8LUFg",
-	"JVsWKzbR+eoEFBlWuUeTfsA4m8HuoIp0UENWLoQ7kL2nx4T2YvpjtQaEl5kKuFozBhQzwWMoBTdaQYfs",
-	"QhjDL0XAloU6eGlYvVTfRi/BGdpGF9fUcEtg2Gj915wIMdNldE7U5QgqAppuhC5bvIiAITRWbV5DMP/B",
-	"fUgM7WOvceu+Q5BfcTIejw+sQajEUnqs3GcYsnNhfNMBt+IQmCpFvlZWzHovnlFVQfZO2HJ1eDqzosz6",
-	"bbraPTO1xMP3vScx6cbflbzZ64LoVtKe/UK7AV4828GwONf6e65W9FbmoUS1+47NrwNQNrdhfRt9VGh9",
-	"VS0745bnAgr6IYdyKBWG1m7mmKHBsPeCS2if4oqJwwWX8VC7m4haDDtluPJMO0aqywJTM4dahYjOwEuR",
-	"YBgjx1qa5DGtEXG3BGwieAkppCsRqOO50mq10JWBxI0SIhd5H9JIqfSUik20nUORsmG9zBh9IZRbzNzL",
-	"Uo8dTW8QglAmphFwMbCz3dPoK+pf5xMwqFQur2VeOdFHnP4wF2lA9rBU9kwLCSUWuJotEV74dGdGv42V",
-	"91tRJhqfKKyzXS1FPsL6AKf76LsS1EJXBQD0l+2GRuEvTToCnn314n57AM7OfsRF2yQZf1rf3eDw1bfs",
-	"8EEk0C1mQF77NpeOo4jZz+aZTqWK0Q1ZEkp3dkiDdIy6DTc05dnwlYEJ4jqUI3VWCv6YPMogYN8Mq+Zx",
-	"7EhzTUU40FzEL7s4XpOjZw7udtv6cbalP86Tvs1WJrP79Pg/PZHRtUvWtuEOWQt2dvr9d0yCFrGr+j7v",
-	"zkaw9wD7fzPXJgjPKBudh61nLMO/GOiwVTDdVO1JO6KCA/gJ0ExUGJegseUCtBmBB3oAyXUSOgwkxch1",
-	"jx4Dfyd/o5QTpxwXfLl0g62gwBbVkqcYRC2WDdkr6lHzr+Lbri+qsqADFf70YVFkgTPvUl4LsImfJciY",
-	"GDf3N7gXmkGXds4Qg8NgekKrKQXr1LUTj/GOBIJnyHwDK3v/7jsi66uMYHNrl1gs6I43HFKoWrN6V38D",
-	"iB38dwTfw7MqIBwo+Idc1buiB2jlrBoiqaPkGB9+AbXJ2b6iqit5UNP1d5I8iKIGh7z3rMHZj6mY3s7K",
-	"Ffz32F/52P20IWjvhGCHWN1Nue/XBoUyFqqpSiFMYlsaL1u9yIviMm0Y8GYy8rIQkK4RBijsR0jZOOVR",
-	"6CKRAAmYOk8pK4URCgtkFoyDXHAH3UA4LKRZe9nbH8/OofbtyG2QI7ztEIlGs/6eh3mULgRIEBQrNdGe",
-	"sGd29V41D/+O/Vc4rvzCIXlup59q13OxW0tV+OIbrIt73knfCrtxGx0/lBx/GOH9GbV47b419wycR4W/",
-	"Z6cX3LO11WuYGMelWBZ8SrGSm7kzWJ2nNYI0azTFNphgOxpb38prZ/c2bFldNk3Z2oSCCUqcwr1LfArE",
-	"hVJkyBF0kN2WjZtJc0HGOAWajNVLEyJuKcpMWAYf3waZDv6EvXdZgj1H92qS4pD33da2pyhL2ts+A5H2",
-	"mfW37W25IkrWUa5vVKF5fvQrBIe7QZ+TpBhp7mUpDokC0BmMhkljKiyaC1DuSCxIAK6QSaLcoVYMHc9c",
-	"mqsRiqyz52NF86Jok3uqO5vBjT17znJZCueY94fsB502oQF1vOBk1WFA+4RQwK6AV8OIYjaOe8nHpnEF",
-	"fLiZK/bX709f+lfDvlzFF4AB0Ig8YHcOvh6E0SmvOFbiw1KWK8LpOaUZeG6sBS9mulygYMQIihuN26oU",
-	"Mad3LUo5WzWouBSDJwOt/5VQMdX54ukx/EyT8TTzRjpp61cTSlzoM6UyjJ1Vy6UurWHZO6fJMp8QNK3l",
-	"NrRiZ/itfsTunb0EjZ5aYQ8RPawucEJcfCIVh5D6TmXx+NpPDKMBnVjGzQCzeYl/PfxGmqU2Em9sbvGM",
-	"W8un84VQdgRlTYovxF/GB1jmatNRoOgp1sqOD6ADsbuUfxBm4GP8v256CSP/W0DqZWWFaX0yISe75YgC",
-	"8VakOoiZbbKcTlRjK0NtQNdGHn6cHH56fL9vBsdkzo0/Z8PPpYilI53hD2vMNTYF97YkKZ7y3bDa6bG4",
-	"PYAuqTFYB3Q73LAxX5akx14c//k/tiJmNRXdshTU7+YFfjege2CESmfvb4PXGDA0XWe6ZM//4zjUngx8",
-	"dojE8CYnd6wwUjxZhaIahExYIfXJkpcWsRVYRj+eHB0FzEbEaL8SKyRhhPs67NVBoiaOX3TXYL/1a+Q3",
-	"zfuyuDPQcOXGj0O+L4vXuvQD37cp66tD/PhbC7PTzfBYTdfBNgSbCpzYZLV89yjZgXhOdhVBzVNNFVjd",
-	"R/kcAk88nK73796wGSCySiI4QAZtw6SC8hEz16U9LOR188hHQMSAP17jdIvmpxmyU2gmFLkbD+3e5Aij",
-	"PXElVtQxA5TniRHZkuJ6EuQDVLflA6y6SNoXYT1NMLWlYmfPBywzz8OAk2p6JeqtO8kcYq2Th4bA6wnD",
-	"AWe3qIwdqx2Y4UYx9TVAIxeJ7YJNAGxwg7VK8RdOuMGtYwVnU6Bwi2aG+4BpnGCsxgqha+AjSdMhmVkv",
-	"Q41uLqS6oD9mcEm9pcb5G1IZK3jOsDvIR8SlHSsyngUvC5nkSAEsgxYJ4vHUs00GP5bHx4kFcImv2EKq",
-	"ygoM2Kuxap2kxPRAKRaBYmIG3BFtovwdHgkyzt+X8o4kOI3zvpQPhKqTTuBRWt9CLgyWsyErQSbW5eC+",
-	"stpJ2UPxQUyrXflyQS7HO3zDOXLq+D/XW3+BkRMSZlAIKBdImgPWFXLrhBsvZP4hA2xnpPruD5jg03ns",
-	"zXSXPzG+ns29GJhcYrG0BG6DJJy+gg3gXwVd5EfBs1+Xd9gST2DqCWCOu8AIsTms6JbnnJurV36Ed4hT",
-	"uEtxW33lKOTQXGWnpdzbdVe1AY9vuo6fxLfUznNHFbYRbBem2QOQ1ACR2om1GyhZu8B2n20H290yLw8B",
-	"hAUjXRPBX3eGAKp92DO8925L/ta201ZsINjmEAWrb5xHgboJVKhxyDYLz6ao7K7f+gmAuQ9nfAo1/O8E",
-	"hu/AFrHO6iaZ6ZsswBd3jx9QpddMYqi2l62d6myQchsPWuVnE36DK1YtjShtRFPlhB7OynRyAEZIkzLi",
-	"WpS8YMjZxaF30FPkC3OSVIHhI6giwveLAABL79nx0/6AATdwGImM2dpgmH5wQ/SeRZsPq76cECYEsGsA",
-	"PbvhZX7Csl8qUYk8c1owKyvlbK8MIXDCT7qMP8F1bn9A7NWtHDas4FVTrqaicP+E7+VUFYWUQ/UGzsYt",
-	"p/cfwJik7CLMMBCDGWbcPT2Zi8VSO4HgzNVSCtMfOYvZvYkv9NIV7YCZVEip5MapUSJn6AdltdFhRNCL",
-	"vjwuvh0ug3AbP2u5kN48cQQwrXda+1SoDvUC8QIUTABh4XAng48If6/Z6Ea461OHA8AEAuUc6lbn/lhe",
-	"WpFfcJtFj8nvCNxayIZnkq8ILxZeNN4rAUfGqfrGStYiMg1dm+h0hNcLoXl3PGHpX8JsTRcy0qCWu3Q7",
-	"qZm6xLWkpfbflb04fj5s8Q7cqakJ/juFCG9YLA/iKNTm8JO083N+aU7fvukEwaP94UsfwXajs3jDjU9k",
-	"gt67zRK/j50n9i0T7up69exjnvUBfSoQcrxhBuxtBdRcKbxsqxOVuC979A6wHtzA8xzNA2yVxuZAqcJ/",
-	"AillfxRkGd5UCoRV8W4EOy0KAvvEX5EuAwMkqT0/ZD9R4UaLNUJRLl5O52yqr92zsNcy9bVq/pQRYsBu",
-	"5nI6B9IS5F4VH/gC+KmKIjXILL+8pGNTimspbuJLNX0jMbNOkwLCIpRXur+Czilg1YHYJFjF8Eqd7xM/",
-	"C7eptgg+mHtHFfROLFOE3MAKWBEB1cxtoD4lhj/B9UQiVO693CW/FAPkqXE7IPAtgi/8ClYfFJWHe+12",
-	"V50MexjG9LjE0jS08j4O7qc6tLVpuAN8/74rDX3ZPfLl7Y9Ze+3VUmwYHHiPf6f0OK8LfUP7eB+ItTR4",
-	"9Dmy5IT5myt4iaZ6gn9gSri1IvKU0OI5m7gLYCfwy4g/Zda0yYBBebpgtuTKcOjoPQFpDb37WGGgAHjS",
-	"EBh9PmQZz/Ms+IWxj9YN5hnyFLm80OeCPwOo8weQ2j0Eum7EFuHFkXfL8kv4H0+FHQsWR6wUpiosy8hU",
-	"vMBnZv1B4vagswrXSQMTBhcwQ6iZjBk9s4c59QbYNNCSvEvP+1WkBpxXQHYoOCjYj6Rz8OsvJqvM+8dQ",
-	"4gTVkFrF+RLMTdYfoYrJ3Cn0rwU+oC9fdYteQWUkYeN47ZtMjiKn3G5ZRiyP8it5M+cWrAWsivWjOxcR",
-	"R8JHUnQ16TB2T0B9lSltLyCdl3kcA3g/4BAnW2TKS+cUM/BUzQk0KjnntCpjwJUr9tfz87d4DTVIY2yX",
-	"fG83qYZj16Zke5u17Elrdv6JgRQZ9ZkFaAgcr/1B/dStHDV8yppb/8aKBcY3AJAtlzPA90xsDkw9hTgL",
-	"wm5IKxZrJ5TlYipz2qQ4yiCJAgxzYbksjCewl5b1sn/+Oj4o9HR8cML+OT6Y6Hw1PhiwMQgT91/S/WNN",
-	"7Y4Pfv7t56zvpw/I1yrykPrsm4RfybhFOZPL3K0yyQXIAPB41NK4EO5H8JTpTOLl4WwkbXYImk98XYSv",
-	"HXjtofCi9N08ZgkhOZZr+FgL56TRMhHvvX+SM6+xurCXPc2Y+KXihWHZ0+Ex1HjkOYgAPC+Qeo7wVFHg",
-	"QeazeRTxrzIfkezBe9zecGZj7HhpWnI4lEgNX2m9Rb1u4n3tVvyt+5/E0LuLUAKMkShi81A8Huvz2GwN",
-	"kDgCwBS/dIO1c3WfAfTPiJUMsCJQD2yxQrx7DJwzO7jGdZ6vzc5xHV94nYNzN0bN0XrQbslNWwzTaryr",
-	"XVP4Sddd66leTKQSI5Y5bxTrBdS0qIyTCiCgrc6Y+EB/IqGN12I01s6dzHRXpbUVrU7de7d4nbnHW3fs",
-	"tlwIs3FHMgTO/gvci11vJWqe/W56XerFfnec652v/xrpaNLOCrr3Lt2c5Kvu4+bUTtIXTyoGnlHtlffi",
-	"DqVDQ331TXsS7K6ML3SlbMYqJTGilJCHgdkFv4MLVBjNplqZaiHymPpoyItpKXJJCGzNEQmwYGsxF+uR",
-	"FTCBonRnQKM3MkAxA4YK2RT9AK3mKQ5hFDCPR02nCJKHaYIEMcRSO9KnyBbSGPffkPoaNmnKMqavRVkG",
-	"49SPXXIrRgloI5W4GfLEaK0x/Zjc98R086ANgkcU8kl+NARPg0GHm1I4re1nKYvyKMWxSPo/oNjtJ6Jk",
-	"JoYkW66YmeuqyJkRKgfb941PCU5Xh38XqwwB9ZaC21jkAjawM13dX6Riz16wua7KoGEiPpPK2RqeXuox",
-	"uMtH6890XknwNpzh39WjKONsL67E6qIU7ihkXbkrkFTbil5OiWaXDGxngOG5FdeQNE0DwusVR0zmlKuD",
-	"FntRxnoTrPCM0avGUneG0b76aqcg1l2l4Ui8P4jVnKiWrS2C8I2co+Nzb5FPUOVgp7iD29zfo7X9eOu5",
-	"uT1ewvleqZJ4zL/dRiIt4ZhPteJGHj+4/Cg8pYvuplrs6xaAQPFiX1MMi03n2gj4Teqc9XiBlS0EkCck",
-	"2PNkditdor0tDQIG9XchmZV2Z0dieNvOgI/FlCLh4PNr4KThKBLle42LK0r17LQuaSqtFYgBjtoZfbR9",
-	"HYxHf+AW5R19hO3NgJYXX771D0tCL5sKgG4RVNn50fXTo+GNKIpDqA46+tfNldlMCvi2mhTSzL1FiiCe",
-	"V2JFFh91BXv+Nmi1REcBAI6x9c4MkG0F4pQ/iQn7u1ixM2jmgJ8xGIxx96TjJLuSeUZNLEN3j2GlttyK",
-	"EwopwrWELGrmEdtYWsI0xdHJZmS6yOEWjDrGuyplZUFpBN+b7VsHk9ZLgB2E95VOCCFIw3RO9KTCUogI",
-	"QCbcE7xBvmILAb+Gmix4sd0JEf92c3WnuIV/M1r9JCZ/F6sz0Ul7uPbtbrkx9G3Hzqrto2Rvu93c2NiF",
-	"vtSV7W6+eqWgShEhqeoKtVmG6n7520/ntdEBlvuURAXHfODXgGSbsR7xE1LVibaxaHEuStEfssxM9VL8",
-	"BVAGMuyopNXrMw925SeXQBoYqPzBCQxYdlnoibsf7sAd27gH4AtBh2L5Xeu14oObXGMMrYTPWs1KYeb+",
-	"9NCDhcoBZJ2WD9mErvWVCIRHiAIWv1bKOBQiAoppNWQvATMXDxFEDsBZhEPPl/JKrPy594UzzSJUt8Te",
-	"Z2icpBpAL9SMUMoz9L822uSIIbINuRc21Bbn7ieYYFgYq91SdRbiu11Qc8vCGTqAvXEwOBCqWrgtjh/7",
-	"YBB+wC968PMuJQcdSGO17wef9AHqAR4GVvfXA8SddkfYSZ/favLnTF4CX9pmEYON4Z0S5o0xFaTB/EHr",
-	"8XUxgq587ZA1y9chJWflpEh4uL/V52Ul2BE7q5bEotO6jUFNQYALEsZ00AD+pFKYP6YTQ+Z8wNprYHB7",
-	"LVw/kFDMTdEvXbKbUqtLwhrx4ZSnGBiC4NllyZWFgpq/RJ43yI/qfIXBuCkvyxXLAHiaolHh0iE7pSH8",
-	"nwapIkWg14FHbb2Za4p6JfLXDQaQgLhKK1LUnOUCEpXg2cDtugmrVBQ+JRvCSQ0uNMKMukhgz7MAT4wU",
-	"Epj29zDjHpMdSkOQkBaLNNrXjHbJBeySjoWrXzNk7+riGzwkgOM5rIw4SWbmSxHQmKptyBA2dTYTZmr1",
-	"EncRNHjEAvNBNI+8OtBliJeA6K89ORQXYNdX68K7bzgRQqWfaFCjk2j5BLBq2cgrNIwVbpgI6h2cc1M/",
-	"5qKEjmtQWkDyNFanGOxNXWsYEqB9DJtUNn6egk+vTOquUii50NOMZbXKA+x8hkd78JafU4pEOmvZyLdZ",
-	"uEFw4FDtAe0tzu4FOth8yM4IlCx0iXnSjA3A9cjqL0o6VKMYSIB72kLkrTQb62oUpOI5QWpsVKXx4EdS",
-	"AhjBo5u7KdIlo+bOd1ZNAL6rfeouZRwP2sbOQa+P/chwcTJyp0K+/fAprOIDBU6d3jzDA7Ip1khn6H45",
-	"ST43S8Rp2r+LVYcZgmxCfgsHa2KzaeIk6e6c7mQJ7+HjDLxBQIYIPAZrkIdss/uDrJ/Zt68IrTeS0GcE",
-	"ULOqUQHernfQ5lK7V3xv7hZaNYzRcVjqfPefYob//qzp9ffbvHnR2e82rN+JXAiKi0c0J28AeuQoKHjD",
-	"wI/f59I5myU1N8KhQnxoLGaDS/AZWJgb7UTEFsjACvOI0qMUftqZGTbeDIF6MCLSO/0ffYMq/KaXgqZ4",
-	"Iyakhf1ORmMc+g/dAzIfIgcFB7zvVl+iCRk8gzCl8NZgnwzZ19pdsVoKA/Ep//MTkyhRPDdkLSXvD+cO",
-	"C2zDY8EcynA1qA3V8xM4C+k7xOkOVqdW4hAyDsBH5qxEqS5PmouM10Ywkv/5jDK/GE5LFhUbZ57Cz6yH",
-	"PECEDwNtJ84PwM2BsDjQBarVlJIK0pgKP3uAZ6kVYDpzi4zJ0NXrSzu1EqZu9TqDMti+bmctpMHa4Jz1",
-	"0GXBL9hP7F6eQpFt8z+2Wry0K9CbIb44jJ0ZvjK4oT7N0+syH+FzvxV6WcRmHO7tSVxUWTLnoXm652WK",
-	"ooknYOA1AsgAEAD/Jxya/////f+cKfzsP+AF3T8zpj3MAXTcnriDWHCp2F/Pv/8OtBC9uKCauuRMeFxe",
-	"dzfg4nhl8IRI8Vo4m/4B03GyzW3qO6ojxUF+v9ZcgOgsQfq6/V5bWhNcae83UX/zo+33UbYfonQ15DBI",
-	"jbrSaVelc8ELOz/CaiWRbzAFI/zBtSgNdoXnrFqCrPY9UqWAnTVI+0WAR7PytMszcppxYDxKgwD5II2V",
-	"0xA8Dgx4CT3eUusixBkCSgTWzk+vLkuARYO4FYAbrHHBYacIln5BXjnDmaywKz0XlyXPPTLAV8fP0+7F",
-	"rFL+Yh/zRkQHrSyXAKbDjJiWwpoBEmxiE4Eu11n9qWNhl0zON/Rx/gpj36XxWR9pW8qUQodu9rQs7k39",
-	"Cg6xX/n5w08ufLXbzj75GfnNjNshxZFaGSsW9aNWyGuhhDFbWBlTGsZlqafEx8oLXwEBTdeAog+xxoB1",
-	"zIhxYSJIT7ldmYulULlQUymQCI0nZNGVdWo2xIUW/AqSoTOI51TAq+4GwsaZODEN2RFe2nSO6+ctxdOA",
-	"2WP1IRyt9Ld4ttqIbRGiY/fs53d+le8UfQjH2IH+ovb5bv1kfMREwNumHQTWUdxAt3xI/ORwT245HKXg",
-	"udzrdESlA0RB1m1eW/LZTE5P6krE70qqFbXhmAT65WeBfTlswYW89L2eoGMAz9sZ8ABQCSyDEHMOvZyb",
-	"tj8ElTu2v9L2An8fISkFvJUwFK/HfESgFyULlL3vOp2cAdbdhBdcTYMR779xJMiGldv9WL0L3+dOMRFp",
-	"kO38YPjhYQ/wfAWvlWyAWz9oO83s1ONiakUimCi/R/+bt6vpbRuGoX/F6KkF7GbZbuup6HYoUGAfHXob",
-	"ECVWXbWO7Fl2sh763wfxUTKTKEGGtbsGCilTFCU9UY/S5iHf2U/EnT6/4vSLXT48/1bTiT9eqdYcTuyR",
-	"kKA3aadGgujZZDWd+ZngCmXL4rGZEyGt7u7VglqvdIe0hOxLq+3l1+vsw/m7PLxFpLkDbXMtiLbIL4lZ",
-	"yyuYuLWqKt1RN/9iQbibks7WfGoWw9J7wj968NagW/lNWclKzkeGBRCr7nPl1J+DXSer6WjH1/aPoxUf",
-	"8Bw5JG/gOcpl6870vaby+bdQlr2XHTaWXeh4d2A5b+QOyW4e7Q3Jb/wf3nC04qQ3HIH1EhCDS7yhq08+",
-	"nkwoBZRl7fhM0/ixxX0BgVu806ZYBrAvdFMFTpSQM4Nu7TJ7/Niby5OdzgK2PMv5xqIYsyrO8l0ULBen",
-	"bhd3DTHfmu8sRLfo7J3olLaKyoXza2bNdapEuSwta7luFP2NwuXPLqGFwTdCvPmTYwVGQOObUGIAi01H",
-	"76udUDU4P467Km4aWzHzuEhvIAyW/pJUfiEr3Di/NK5R5VEarjXFk35O6TxU9hJZrnvs5VyTEHdFz81w",
-	"Xe7ysIfKs7mpQXUVU8QJAdl8PRhlhzTahImUrQb/p2VT6toJDq2+oedtoyOpisMGC8U/EjLvgMloYB/0",
-	"Rq7U98YaOOZSlcBJlHuCdF1WG+NJelO2VSsqd0XpESpSGfPLvwAFnYKFHhQoD/SSA7rOtlQUK6OTelAt",
-	"lG8JcLj0TanqGnJuWee2QDH/EmK/D6n+bnh2q7uCuo+t+IZVBIHZruxLwfLL3gf7Guv8XlzSWeUMDoyJ",
-	"otpWhmayP4BTezCNSvXbJGqJuEEMRWzscL0V/nARSVNoVjX3/bZsirsJq8H2EEoQeQs2VEnQhQRo5e3n",
-	"T+mPQ4kkCmaeBhWnUPgwLJUtMKx7wjL2iI5GU9WjK9M0QPRF5Sz8gnJ3BIYMpWlAuhNEytDhG6d8G1gd",
-	"BSfx0tHlmbaL7hkXwz2SQOmCmJOy/EYGV8SsQES6PV8mxGcL1au6qeIkl6qzOQGYHAgwAkKRbJrQ9Pl3",
-	"rztvudtvN/Hg60ZWG1yOUz6LjIK/6iI2Tki9tuhUSKcJVbZZrtYlhMt541vSrEoJDHsurN/hfO4XSpdn",
-	"V7d32dD602vuww45ItZ5LnE2aglLf9qFXVMPAXMWbPC0lu4tkCE/IrDAv/x8+RMAAP//",
+	"OpqhO78vebYiKfpA1IpuGFlIc6WpixuRgvPDyL7mLbvXUzJ+FvxsOavRticJSa2FHG3d4GZXKRnbE/6G",
+	"qttX8Bs2vxEpVapas3xWe+RTMr7CH1/539zXQaCYqWq9puUuJWM4m9f4T2hjTtiNANuw220B3a8r4c5Y",
+	"SPb0RnRs944tYOb5lgvQLOzXL0h8sjqmJCGxkZsJaQ1RliQ+GiR67xjl1i92iL/hFgIP2kf3iU+wy+2m",
+	"DmfS0te9r+NuPTPfG7orJIUpp4LgR4k9P5d2G+P+hcvf7WKyKOW6ufHNWKRgLxeji78dnqiOfT76mBx+",
+	"L7rde9+K7vret9pHoPeF+CEYfXxvFiEHJ+C1prpSgVrWPBsKHsfchPgiqTY51UwlgUrF0QG35HdMoOsO",
+	"FEvN1qp3u0aIeq7ZGlg1/fAcv+HMgu6ffouBS3Bvc/oxRPdiV48dUxHfsfgM7qGV3IICBN7IsdH411xr",
+	"lk/M06xgtCRcT8mbhq+KiSUXjOQs4zlznPqOFhVThJYMhY1Lksn1Wgp0T5mfDbsQXCwNjzGzCd4r8w+U",
+	"UVIQQlJ1yzcblsNhCMwtX50nI0Ok0cncVbvHY7wfc3/cP9I1c/YWcD+OM6rYmWJCce1sVg3zzlf95p0G",
+	"U/F9RxfOXH5O1Hy2qsTt/pKFImJRDOACf1JS/NVM++jj+6hiaPr5Ag1gTOiEULFDFyos1gWhBAcDkRyG",
+	"73OlqdB2JUpGlbQLZhTkIA4hNQNNbwS0o+USYnlUit/RUhYzo5TCezlOuZQFOPJUVeigWcl0VQq4Mzo5",
+	"fnipwZAuGrSONfuAn/QyZBISj9ZzkD6AAvu7aVRTeiPGFIgkvjHq1XmCI+ZGvHUDBdtYYwBkvF1R7YdK",
+	"8GeW2yvc31CObLDqWUrMbekIcX/j+4OvMrd1oltPSPFntvN6Tlw4E1Ls1rJS5Jbt/GSmdMNv2S4lqOi5",
+	"82NUMaPvoA4DijDPWEQyF1LMbtluQJcQGAGmPibMEVfosuEiIVreMkFKtiiZWsGGKri4JUbnWm+cV6FH",
+	"rHWEROdnwzud1SXGzTgZh2wKqo0iCN7RckEzo0nfMbU/9jlVbFaVRUSAmStZVJqRt69feJeZ+24pK80U",
+	"Bgu4AB+Wk001L3gWvmEn3fDsBMNIhBTMyBf1axgzAdwCNbyVVNp9wIprEyuP1FrYpmQL/gHkKrTejS5G",
+	"K6036uLRo0LKjZmMqX00zeT6Ed3wmMCH3+mSmfTKdtQxBQlJzYfTJh3xvlqrbTtO6jXoWPY/s92zklHN",
+	"AoGitVagfwbhtc1FbjRu+wKHXFjxu+oKg1+14ShWF7K8xRxOECHLSxvXJBjLibUTV4L/VLGjL7JkZDfT",
+	"jGaZrISOBRG01rCsGIajMKekuw1pv0HGYI1MgzCCNAGa88DMdMt2EyeBeTNmaPuDbcuVqmxkiJkALUGS",
+	"FkozFLsbEcUunliWyxnN11zY26wdX6yYNqLNKBofEW6n7ju9sYO6uGtjC9V3ycIIXMDaULpCLseVvzmQ",
+	"G3rjTO0NKJkuObtjOSmoRmm1JUcARfmM6qFOtqS9k3s3Ls8HuJ+SUUGVnlXKExNV5UD2hFhSmCp70qJ0",
+	"99K1ljlfcJbP5rsYQ5fEUESyFRVLlls+mMkyvyQULRI8B2En2LYYS2kufLVTmq3T6ejASW6fvL2G7Xjz",
+	"IdNoDY2faxJb7MBSGdEjWkfeHdDann9Z0wWze8t2qkGXHXG/ZG+OR5wKOEmm23FabGdp4z57+iUpqcjl",
+	"mpi74OunVVmYxS9pZtTYyZRcM8NfNKGKpFfWwgxLc0G+YbRkZQqSCVegKgk8lNy6hEq2KXbR3QDkzg7d",
+	"gAteKk0ePwnI8eoJcIUmF396HukFtdnjDjqGxnUsKNrkDq2iXfIzt+QnLmiLxcIrAdtqDK15qO1Ja01x",
+	"EknjwC3TzbhfcKW72fZLwSDyzCyKZd4RKY9uuJEr4e9hJgPouvY5tI0BiQ1kQ04yMGQtwbgu887BVlpq",
+	"GhFIf/S+HjMUsqY6W0EsMWzTwmzNhEjwdRUFTArMhO/rPBou1pC/3TQ5GhIXiYaj7V6kA/eqcOuCGpqs",
+	"NEa+45161drDhHFwLFo2D4yyxb/+gW/Sdy6O3AwarrhARzMSl/cHje3JIlSTNagDwswAWXNRaTaxR50v",
+	"iGB3KFz88yIedhE31mBLlXMPXrpQf144E7AP8v0/636+14XXDBgxV/mXiz//nj7595/+NZ0kmEyYyaXg",
+	"irmB/POOvN8dGWW7UVt/JPTYPnd2Xx14+OAL3vQHE6ZWsipykq1YdrvPZ8H5OTNcfAZvYy5Tt6f1sAd2",
+	"b0ytRXR5NBhv4uyackG8w6t+bMcCg4y4ZCM24Mg4ovNc6dU1UyruuiaY/3DGBVHYKHFq8h8kKN+4mWLe",
+	"8IwpNTsgL//p3Rsw/RvJt1vsJVKgfuluDmUEYUWygvK1Tzchqarm1sJquTZ4Qz9s0oSknIKbkSt0K1Z5",
+	"SsZp42JKofWa8sK0sEOdcecLoJvNbM00RSewDzSzWSFpaz87s7UsWHoJskB6a361xku0l2BQ+FIYAQes",
+	"KTirf3r35+vodYLhHuowx8dJt3zMvgEL9lbwDy6CpsECuNBfPx3FhDTXIY8s3wu+YBBr6wyxYb+wVzDO",
+	"Zvzl1+fnpBKFDX91ZkSIrdpyZb0dB4VFa3Dt2kkvN/SnysXXn1XKcXEw7b96ef2GPDIr/eju8SN48D+X",
+	"JRUa/Jz/o/HpNMiJg3sRPvHlOcnNL3JBuIBgUq53ZOxzHucFm7gBojkUtg6BlDy4ag7oZYcdy3Or9wVm",
+	"e/wpGh1i9mKv0F/p1VsVk4vDw9qgrrEPGruwvTKWhC4e81bFArKu7GmNsJTEMIVuK79N6VfWdtZWh+rz",
+	"OnRSrjabH9wrH5MRrSL37lWVc2bk1CBg+gu779UloS4koMFaGpEB4ZPoOp4i6mN8eNjcRYzHm85sIEaf",
+	"AAlrg6FJVjbm4o5rXIcxulvtp+xSYaS7k94xvO50+TIm+jSj1ZsZKSlEUVtNbepyaYapNIYXz7gYMCGg",
+	"MNi8QC4eTFGBcPHIjmtsftMo6dpnYL91nhEMwh27uHIIZ+OieZVN4Yo6bn+eLMceex7rwxgTQM3xTFyI",
+	"vdvtjWPf7rZbaD3EskKusLc4RiQldG40/jqSbEWtA7HhTMqosErmPreKKIBxcb/lkxi0uV1q2f5X/whR",
+	"2ZZs1Ir8rvbSEBlvqFJbWeboa1ZKXtxU5+dfZq28NfiRxVVh1ywSBvId5LJvaR14SVZU1YQ0YmD2r9GW",
+	"zcqdoYGZFm13nZ2pkOCYQQ96ObRpunfMq1IujPptnrazbpqbAhbEx5DEeVbH048R0p5d/zWkqu0+BPNX",
+	"bJMARop7bEjNydiFKJGcaUhjmERX3Qx0pvjPrEsPh3zIn82lQuY73W/MCz45W88HfHXNlhS+TMb4P4/I",
+	"4/Onv/vqX79OSCkrkZtbTZInEEG0poWadJBgs9A/JqMVVTOU46PXBJj2tLcylHILFhhNjUhq5Rl8Pebw",
+	"s1bJWSaLai06gqbqiHjbrH/a8Kul3PZ+EvalaUjGVluBZLrcrvERptagz/awwq3RWtPGBCfBxnwf39Ov",
+	"EFYltM42t3aQGRADRDIEoUJ2SVL85+wxxoXB309Ql1PSqKEOJKNkiI3hFLpSbo9jU0OvwvDQYiCDGeyB",
+	"hcRd91W4jAu2ZWWN7wHnw3BY+H3i4A8E4oKYLbDgrLCGBtUY1hHj8zGHX/UEGbrlaQ0umKLowlORsaIr",
+	"CQCfWtQDJnKjYWM6AKCqELAiBNgXYC06Ppw/g24a0hP+FBWbfqWI+ejsraj+ARt1B8nbQC4IJq6DiNO9",
+	"uPi5zHcumSgZ5dx8Z80F1ZhQt6abjaE2mM9DEddAjx9CZ/BwQHwYvtYVzusa2BdcRGq8NYa02qa6pAKB",
+	"UmZazuYVL/Ku9974pm/kN6ah/YQPS0eBs+t1F3D8FlrBux/9jtz9aNOWzVJ+HBqbHYykN+K5MUW9wdvB",
+	"/Pe1jY5rSPD9oKbxSYdA7WCXd98Oc7v/DzLh1nH5CFGOHkivU2APGyHoFX4ksNUPEuCbBoEOxdR92wgb",
+	"9gUyfvvm2aRTH42nF/Fh0IEQg7iNdb4tudZM+Fjuk5w4XVTYjjwMTO/cKSbyfrOYXd1rbLyn4/ZMecN/",
+	"eNScH+dYaW+6esX8OBPc0D1MX7UDDppnoojj4GC05NIK10YRaGLhHBMlYKdOHY52UFqWLHfzrBIiixwy",
+	"CZ1VdVCgQ4wPRESWTRTYxg/aBcNF4G1OCnVoSt2tkTrBJFzxewY++Bk/IvDBzNy1Lhldd+a5+Iu6X+W2",
+	"a9BFWZyCgvI1ou553JdoAAbVmq032upZ8x2hECrNShs07+NW8VcIVoVgjLISUQNywAx7mQy0tRmUHWJ5",
+	"kDfaglsrK6GIWV5EDAmyM9Mw4S+TawaJWv07rmBUsdkgdxE0BVfFpY2F5ThNbj7XdEfmDH1tLCd0Sblw",
+	"3g5q1J9SzxnVhH3QDLRpnMthF04TYvi4VFaLkNqYI+tEaGe5Nt35P1WsYtZBZxPm0kmAgOaSS9wUBR9S",
+	"TCsIbreBshakVWwq7YyrkHtTowzBszSaQdts2XeAGifgHderN3Sprl4991/qTlixZJoGteHYrFcpaJH2",
+	"pyy0CI3sr/AiapyFkLbGckfPOvoRXhVUdCp2oathU1BxSdbyzvpSG+IWpjSaJqk55SlI7ukJOh72OIMv",
+	"NTS94MFvXt/ryNE8Ljk6YxuNWANwQJRcMw3ReWMKa4GRbHtp95OpS3xPXeYxfCCFTDzfhb/6xsFdYQ+j",
+	"muACFxxAXSzYKf4GmQlwR4G3FowZ2UryjMVTlg0hx3MbJ+q5aAU/IQlpMJdfbhqrcTO6IDd2oW5GSfC3",
+	"+T3cQjejj3E2gZP1IBTjp+5FMZg3OmiNeJQ36CSG5x0b0x/ZnvyXlxZVuA4sD8/7JchFYLjCDE8EIabF",
+	"wYu9457WEjavvZR5tiLrSmmrtbVB45v+GAI3q81cdRpQ4l1yN6KZqZKXdKGxU5foFo4Kd/DxEXBcRx2J",
+	"BB5Ee0psUDkXTTZacAi3uSqURNO/tWDnXG0KB40PFiLBtsXOjS+HMTVnA1PAkIQadxiHGEZI7kMX9ken",
+	"HdxYr1a0K9dwYx4h/Y15tzfHRRhLFsaQ0WXJGBqEA7ES1tGGl+VyeiPsrRN+xq+/yAFyRMUklimxHNvF",
+	"PgN7HduE/uadNMEb8EbQQRcgeY2Zz02ix/56B3QIsuAfTBvIDqK8qErDlwF14UaUDJIGsW3JiA2J4bXW",
+	"YvvC2U0gJQz+dA14SeTWbDnp3aSKEb2VLoIP4Jia6apwzSYjNMDFrttwxbtV20GmlMY8fip7CnKavd5k",
+	"eYtA3hBTgDkeC3QpwxvoGhUZI3PGhANeflAbS7RIRL+X2Z2yHrCI1rHsZlcRUqBlDRJQ55qaRQKf5HTI",
+	"wAcZd5psMLDwJDbi0BwQoMCcEmgQWsGsQn/kjjkY7iu3ok58DslD/qIqVFzGEAg58Q3dPfWnd288sL4N",
+	"kASYBRtNdSNckDDPJ61qLrj/3CngOoqrcpwty400VB1wC/XJCWhH7pQTwK7Ctp2sfU8eOHXjtmMHBhHf",
+	"Y3kLKe2xjTXWtvFeYsZ/gpksxkAjdrJB9qwGQbE8nntas5oT5YiKzj5swYG3wxCrflv0HM4i73EfuCO+",
+	"2RSc5RbIjOepP9HcB8UFMqWPBLPncHojrN6pmMYke48eeGnVK+UkGKV5UTi1rxbV7pc60G3CPrB2pRGU",
+	"/lBSoTtPPbZB3MY8d+H0rUipliq4rhPM4zloWeOjl2QJ5ECAlyDn0SDq0AZe/19/gDNVzghhc91HP1BR",
+	"0YJArDLYM/M1xN+2r6udr5RiSN2ykuE75qKqNob2r87Pg0yXPTCb8147A05U9wKFIPU9+AWHl6RG6w2n",
+	"Iqbhfk8LVaf9t7HvQ5zgeJRNPzJP+D3r53jSmEgUbOcFFbeXFu+AjA1fpebiB0gfLjyoT+EhLUu+Brle",
+	"VSVEIKEcwTUjakMz5lROSOo1or3HtzYiBRfLPXigfYVpQ7VmpRnRzc11703diSqAq2shwnsWds6RDYTY",
+	"4A+MUMGU5muQIDKp9GzDylklYo6q71xDklmUESMjmraQCHH97WUgP1biVshtM5Iyl9UcwkrDG6mDvjow",
+	"LIzpGW6r+b5k7AwCRPNmLGkwkR1d1ysV385vcVOKYFfbjx7cqJOWhWi50WdPpTVzY6B72r8HjwhDfbeS",
+	"7mpTIZUtOuSGCcoR7u+OiVyWM9om5PEAQuKb5h1G7dp9IhckRb6XEq5ahGCySEJSI7kgPYDcFMEJOwa2",
+	"y2bKAXnBdHWfzIZPoNNDxxy09TAkr8ZHLa5rFNLLGgYuUUkFJ5tFc3MoaoO27n7BhSEeN9iMDwNP9hz2",
+	"tYsEQ7dXG59sSl5ak94tYxub54MaHlBiGQr8pHzUw4ezpTyzpP9dSTF9TbfOCRo8PVO3fHPmDJZnGwmI",
+	"TjhhH5MR1ot6mLFicayewcZWtAbJOzAVSCkZW9MFoS4GFvJ0Jg83JTWi4OCdjKFQ+363Gc8jWcL/wUp5",
+	"Nqdg8LSOUC5y9iEhy1Ju4cY2swPOBsSrliVI22RDlbq0yHR7W9t6HT0+XwpxcwDYvPAFp7C/ASG9RyAM",
+	"djlGe4AHz4/kYLHiKTWZ0an3i9nN5t5i5EaH+PHWVSah/nID7/9+uZdh4v9bYeRojG6x02a/+4UiqWHO",
+	"6Z4mgPbxJli5k8gzKSBxN64uHFQLmgJPzBuqaonGqNMlgGD6i0vzdfNCNSPokKLSBxCAoqy8Q9Ot4x/A",
+	"tgS+hYDSS3MyBntdhijf95XOIBz2Q0sm8QcMZayyLm3pUS7QNtB7DQY1cwYVU+k7do0aPL0aHGbNHRTw",
+	"IUeFQHOs8wg2RKxvoxAewycG1k5ds4LWhOC0GJvxzCNn0mcxtuT5RhGdxClbhsnaE9pQ/g7Ktg5DySVf",
+	"n3Hh6jvnFoC+leW4lKyZMO1yzdoVeCLpL2ECz5FS6n10YZj7QAeuYWmUjYZvjjGuIzcSjI6kflBCW2PV",
+	"wlQo8trubiNFuBTuDX8ENpBHUIEnvcTCSR1twk+rR7/w/KN9LQkWGaAf61z8PpYyOH/zpNyzYLOEU1+n",
+	"NnbmnNW1tvdc6HvOL9vQB6UcNAj75m92G/adqNYhePpx0QiKZSXTrUisX24cHBNGF/zXf/7vm9FHVKh+",
+	"uQEXgZmD4GFCbkYuG7HxDp5rYDdgbL4R9jIBHcrce8HgbTlXxwqYyMrdxgIRlYZnG14Aubw+6rPh8bBT",
+	"n4y2JdfspSh2XjI9iKK52Ctr7AxLX33VMCwdZnAnoGqGuvehJXfVDK82HNc7rqIGeZLtPXUAvb7eTz1O",
+	"kLqGyWEXSKPYyVAvR/3OIOizvhDoYwOff9UoY++HCQtr388PE6zVMYHF/rVXwc7s5FZ1SZrjuE5Yo1nX",
+	"XMhW8kDfoO/FHk8sb4ilOWt+Eg3N4momaRUrqBfmgdpOuSJyrikXIOiWslpC0t3Lq0qvUCQOYGTnDC7p",
+	"3cZnQA81Yb9psj2vXJYJoaR1vFHdbzFltdCbdNIfFeoH7yGe9hds2NIf5ga9meOuAahr7REeV0Uhsi0/",
+	"9qQv1uQdHqy/QqNJ+I19GCIwqEZgKF6Wo2QEM//EudHdjThKRrdsN1twUN3QnTdrnlBnN52VLGNYFtH+",
+	"NPc/RaNr/FcGuN9tGJ6WNmTi0vCwglGA+GOWw4Tn93Hy25BUrix8NBxY0EtLtilo5gTEAiqcE2cMK3aX",
+	"w4SH+4kObAviw4OLBR8Pblh1CEc62K0h4CXOXB94ZVfATfDN02OuHmTndEZGNWsdD7M79KFPrmmO6kgQ",
+	"ZETGw6EnJwexJ3sGYZpNRw8pMQ4Nr6pXW5bB5rlHMt0QtMTtSvqd1SQj9Anu4bGGsU+/CnxiIHG7QXbd",
+	"N1x/QwsqMna4zAbaJ8kc29qSUYfd89akOXMmzYZl4rzNTK/N9WsDQp1FUi4Ig0s7rOAc87iTceiKw9a2",
+	"W4U8GGiZXJJzC2cqpG22ogpjI1196IFod250NnoiUrgJB2REZTt50FR1Vd8/os/SKPnCpsk3e01bdKWA",
+	"j2sV2nA1UJ/NqCB5KTdgN92Sn1kpEzJnGa0UsxMEkQWu6rivfwBxQlyRXAp2CZfO3+VcuRwNqHoCRlos",
+	"HrqWZR10QuuYk4HjPh7wtnWG9iF52ssXm9zuIwPRRcNhuBvr33VQkJThgNyNOKffJip394ZP7q9H1jN2",
+	"pCbZnrSIwOI3fLhy94kJO26/nwLpZ3uIyg0tCDxzq9nmYTRYEooJoN7a9QORw9bYcTcd14oVi6gsMNAn",
+	"/6vhbJ8Gn+1C7h4A3+4+F/w+J7Ob0NPY2AqxM/At1XROFXuG6EqH4lsB0iiLb/IToaUOQlWF+ErgTsVC",
+	"5ntaeS+gUG7H2Cne5TKDimiAbzRUPG8tXNhJPbCkOW+HVuBbuRWFpHn3EuS2RbwgF1pv2JkFvyu4uAVP",
+	"KIYBO1WrBYdqEZTqst42M/d0EGGoaqa03CjoGXI87wFr0Rjzoel7JWVxranuqJrJleaZvX1szROe0S8U",
+	"cetmRETBMEtqI2WRkJLRvE7lxkAUI+UYDhiJP81jiSjP8yL88oAjwcWsit1Dz+qPkKwqSyY01nCpFOv/",
+	"6pp+mBkKZ1khVUxAbXwe2njJD0PECwbTAvr1AhITMZXI+koAwRnszn3hCp30FRYW+kQad2bBshVeD7wk",
+	"VsQh7rMPT7DcMHOwPVEdOecIWu3IqbmkeT3cG0YfWTMqzGlE4Lq8f2EH0RDZOOa9xG4f0KLzYsA22lKu",
+	"O68AI3YFw8MIkrpkx4rmvnI+JuIGJ+4hlwaIzCuUAmZr1UUqQJCrjeH75hVXQHQYXTB3a14UPIaLHo2B",
+	"acW8tJFMYhsqsr6eQyTIchqLEhn8IZ75Wm57b/wBl7MPdoK72UmXNh/TqO0Q6nYszOGnubX/Ad1zccDG",
+	"UKU0LSJYjHYFIC8bVgtlJ/Ls+q9hnWOcGnUZrFiqfirSG+FmGNtZjxgtaKnIGN9K7IFPiPUuTTx0F3i9",
+	"9+Efa/S5vpiIX/aixH7Zc2W9b4aF+nqmv3w8IiR0L0vtlKw1wMu8lx7bJUGGKKhD1NpvmYYY6j8yWuhV",
+	"t2br2hkhsNArJ+HYlAcrIU1JikGWqRF9Umy6S1EuQnscVEOB4FWzudPcKGA5y20biAcWUpwxpazRFl7A",
+	"7HCWIwb7nGa3S0hpIYCx4+PhKC9IyQq6w+TytBJNEiBrzYlwsiRrbtU/ZenCXiJ2FiAivqpc5PyO55Wn",
+	"9QL9vqaTNCFp3Yn5Vw0KZEvYAtGtErYp4GEP9ibi2j0zneMyHeKQfR/bF5HNy4cuyD9CAqDhUIVfLi3l",
+	"LdFyCd7p+19/yQjmrY/2v5hGnuiucvAv71hpSMXC3JdEMVYXDaYkaBz6RO1OgsQ43LOQQuF+fh+Fx1gz",
+	"pel6E9k4QUUTpyycVDql2oAUbF+KqDO2PIqTTTDq4J5CUycC2V8t8JgbmYWAADCFVm7L4+n59DwlVoZa",
+	"r7mLYD2s4tlFrWnYm4Jw3ps7N3HnODgNbmdFeSMvWaZtGfuOUDcA2wigl1xW5buXr//8/YuX72bfvH3+",
+	"4tvvXo+STgQkxIa7JGn7HccUMQ0i3IyRr/ufXr24+vHH5k/Xb3/44er18//47nV0n25Kud7oLu6mdFmh",
+	"fOvCyoBsG1H25ZPzQ1mf8Lg3aswD15rV7T3lDuf1GhpH4iTMYHrXs1OQXVWii9W7gvqYf9KSZLkGdRfj",
+	"oXG5hpXHDOl5ZnrvjQWxNEbHaKWw73nBhkdpxqTm78Ea+lORetlZIbKO+XHmb7jQwTou2ZIrzYwKe/2X",
+	"F/6unSAoFM09rmCv4O3lm/2jlam7vdOUZurO1uSyDSdY4W9TSMOrQYw137y0Y0LlDa2EXIDmGSW9gcQG",
+	"Hauf4rDbrbTTSNKfEz/MdT/2KdPnjeq8e0nT50f53N1SWY/75wr7hHnsyBHq3Ec4+WMnaRc7kuKZmMKT",
+	"1O+aUwJOBuUdh4flcHCYJ/2wbtXQMofHioZ0/DcOFm3O3j31I79gxyhDsXU4DdrJj+VhQoyOYtABR8Z0",
+	"J8t8/aG7rKvinY6cbc2DEAXYXY4VEzahFITDksH3SMnuOFZ5bMAsBUUvBCNjAAnbH+jkXiQfYldvPGda",
+	"ycKnsDiiDfs+RPAgWKjI3bZ/l7kxf6ILaBChPqM7jgUCbla+Bu3F6eetzOxJbKudDBh2ohFvz1/sJAn0",
+	"9UawTj5/sFzr4p52VGKGExMa1buCooxSvqZiZ9dHEVVlGWNGFBqD7Q/+rdSiKtwScgcW6fqZ9Nv4hyVI",
+	"h3w1yI9ulQrqGkpX2aAOfnJ8OaGBkYR+93WBtNm9j0/U/QH6bUhek10ktQp8TJG5yBJ0MGyqbZZz47Rd",
+	"3IgUYKtT8l//+f+5Gy0hQuKK7Jgm40zd1SwajHmTyxuRohDOxRLfpXgdcLBALG3V5C21AEjzOuzZmvug",
+	"XI+sVHBj8AWhYpdYeE9zuUF1VNOZtW7UvQm3vwH/3Mq7tQnxEnCCaW4H5uRzekc54syMW1cPmLfhDYS+",
+	"hKkwp8V8ybI9+FQXi0yBrfrSNrvJJTlqmNMb8YO8Y+qC2BVJiBuBYUCehP/n/yXh1I/x78ll41doFc7Z",
+	"2M3+/myapvsd7X9P+31kU3Ehfgja1HZYu/b2ZxdJ0IDihNHB1rafR7usJQjjVqDwDVISvRTdvrfVu76X",
+	"ZSQz4rsPNAM/p4Ctn5r9aSEUsG9EQNsUlfJ4v2RDS0OG/UHFcIgOlrrD4le+UYLRpk5Lu/QV7/aMQGGG",
+	"bK9mBjkakTg1ow/DMdSS2HpYDsbr8fk5+eGbBuOac0HLXexOahepO5A+HK9ZZ6QsB6teewnjmUh+MaLl",
+	"wxsbysVueCZWjzPMf0JedDS2z8cDHPYtEOA2WrvSYhcAqVuPhLx98/3Z74yoUTDY9FCw8AxtTGuKsbM2",
+	"I3lywpLtZQMXh3Vj4G0veNQm9orqlb+H8/AF1NkS8MZofsccrIKvqCxlJCoSPG1hMnpUG8W8aleiHQKR",
+	"54zokiMyTEJSyM/OZYbwUdbkPLoY+d+jwX0bJuiGxzt+uWHi6tXzyCDJ+HpLl0tWkrfPJ/fse/Z31VXX",
+	"o6TbPSJcb/btqXk71mv4PC5X5jKLd/uafSszUrIFK6EYtRmx6xZei/WH3+uNrLbz7fpvzULS2A2xHfrd",
+	"mvLiDVW3h003WIZaU3XbY7xBiAmA2RhuuvFE/De224QTdz+rTbhWR9htgkXosHUP040t8IfhsAtZRm2x",
+	"vbprP/aq9buR+c7hOkE6ZG7n0YE6tcCbLBw+yytwtQP/uWW7k+wgg8ADglWNmpFPMhN3Ikm5+jHuNrEo",
+	"tZDrCNOjAqIauFc8752g+6L+DzIm73OCB9uF/YYaODf2xY6sNLT5czGHwAmPcdMEHDz7cvF7+jh7Mv83",
+	"LqYO1Xdqn6dRdJojjBzBljpk5wgd985UY++BPb8P/p5a7B9FcHukOVdmwvLU1iJRZos08s/rhCSsMEiV",
+	"w7iftGvkYL/2i3FPv9nYXYe+OepTwsXd59sLnQzYjbWyf4IVOyD9PobsAduztS+H7TT87jHWMAcjtUUR",
+	"Ehlvv30IYHKwN/fSoah2o/TbqaNlCbwdZixWUWBFVedE9p77rhCXY47FP9Buj1m+opu/LGVpQ6Eikap5",
+	"hD39QI0sw86ckYWYZi3uKKSeLcwuxardYlHwTJu/F7Kc8zxHrFbTipsXjIh+GJw0tN0bYtXDgG9+90GX",
+	"1OHImS13Rwue440ItidFxj7u0wZ0JnUkqC2FBZuVCvvPyTQoNRaJAavWVNSTFzw0X4TiNVvwhpVSLPuj",
+	"fA5VagwWV8WEmPZgiZHjyRg8YVwgt0/rRjOcETTYt3aK/tAH67AP1fJweLGAXLZYWCA1hIcFZhRT1t55",
+	"sDE76PbV/rcbOFjqZpSQ84TcjBDx6v3wMMMXEqWqa8020VLsankgVjuW/4aZST3cAI3eBWiIpgs3x517",
+	"44Aq6PxZBzW6gHlYWpjSUX739sXzb+soPmiHs66qDZh8qchJzubVconl6wolnQU6/fczq62cPf82tblV",
+	"k+nRSf44ps7JuK7Wa1ruoqVMcaeEAjdVhJLtShaRnCVoPevkAO+OPePN7/UNIF5G8IoofBzhMhjWY4b1",
+	"hSIF1VCoBE3wNSaoWSCOlXWCqljxUm7IKCLWY2Sp8XlsCp0BJO4eT54MtzmECxsLQQf0215qg8Dl42we",
+	"gHcMp8QsSl+wWkhN0pjJ6Jq3cJSj+XmVsrbbJvSuja7O04vaPxUm6wB3FEsu2JSkNjbV1kzDn71qzvHo",
+	"mm0B6+WmyHZm3uditinl0kgm6QVZVCXatqEVLZlF1rLuCpZPSUotLTOs1XpBKFmZa5NYs3So/tY7lCtI",
+	"v4LsTLTngJus0X/tVQHRE3LF7EedN0dNQ2ztCxuND12aLalWLA9cwsWOjNUt32xYTuYlFdmKKYIAJVT5",
+	"FyZT7wS6gGA65SLofYlfW7DKYVu72nZ1ETstTSdTklrlK70gSi70mf0nutiM5I6yX0JWIGjh77ZoYKo0",
+	"LRjQEIyx4Qyr5xOLH0PnS6nR481KVzI5FIZxM42Skd0qmE3lJh2yLmxftQvK3OHuJ6BqlIya6x6VqL/n",
+	"BUO/wTP7zQOWrIZXyenHSTTAuM/HhKHXlIzTJJ3cz9H0iRxBl0jVAqBn64d4xlKbL/0YBXL4+wk67qDk",
+	"X9yLNCz6R0sfFyG0JONCmm2SUcVIwTTGUeZ8CbAkIifpLE0I1WQtlSZff7lXvsUbYLdcr24ExXcnlyRn",
+	"qCDChm6EGYA1DhVFwLkv/dqAl7QtJtS1WP7X3+jZz7P35r/nZ7+fvf/lPPn6ycd/iQIZdXvU3uw5af2U",
+	"nOIvC6+EutfYFfB9Ibc9ocv1PXo8VmMbm97KY76E1bfXLxKrwMzRSmseG6K+DQp0w1V4QVLLN8zio8lW",
+	"pVaTMruCCpKyfMncj1Ny5Sog2OrfXFkd3cZBYMDcpbk45gVbu2gDM+uov0RUlyCRpNjFMOAephjCQevl",
+	"CymWgAVdK35ckB9oeZvbojfHm9Jt7ddDtQewmKy73KEW7PFmacW0OZpHaN9mN1y7t/Y1t2/Yit5xWZXE",
+	"ffqyfYZt8nYQsK4GwbffccXnvOB61yelGRr/WrfeC5ANJzcJT1TXmay3P0IzPuyxDE6k3c6Cbd21nMRO",
+	"KRkr1j6Yk3/gE9ZeoP4V8cJyD7scVIkacpBQYgNdyU69mT/nmjyiWs5Ra8/DyjheVENq1IpuzO7YhMXY",
+	"3UE/XBi8LvjZbTFoTON33fGuVAQypBVyZekqsIIMu6c1HtaVV3SzYeCcNexrw+SmiLtDzK1ywGFmBVos",
+	"kuRIa01kbXO2WUoBzf1VvuNRyjaKbexLU9iuAf5JynySkFTzNZOVTsl4TxUoqSAbiI7Tith2E4ygRdrs",
+	"pwPJvabbAxsHePxmtc98a4vFb9oPARle+7MK7Xp3yuGQg2adjOHAbI0u3Offcb16XYkffSrsbwmnrR5k",
+	"rPaquidYW3sejwgJiE5lnxdsoDfruDpnEQ6zLzG4kPoeHuPECBdSP6zwmVXXu119XNcxt8nBnuuATnG6",
+	"1yq4joaVsu3MN/b3l7usmnMIEb94kdgYWtvE323am3yMXtYfGHN01bgT7sEY12vSuLfExyPi+Q6SAaB4",
+	"1mSTPzw63kPWnPMBFPXkuWTchEiRsaYFDNIefZk6cwstuLCGPrx6pAC0V6PAkYLRO6bAg5v4mxRq5DOA",
+	"E0hqV5kVZHhpP69Ah/TFm7xhTQqmSMEW2rSbTMmPewcMPbylPnx2lTWiQBe2vb/yecG8WfQh/MwH7dL7",
+	"NfA+L8RhLfA12EbgOMaDub9XB18hzds44pBoFR2DQCWzRmUlbOxcH2z5P2+hf95C/7yF/nkL/YZuobIS",
+	"M9HB8l5J1TDbBM7VtUMFCtQEN0pzXuY7nz2FAHvjx7Utz9xpk8QF5SGdmGsHAc2SgCmscBHJRgHZkRW9",
+	"Y2RJN2pKvucFMBBfYja1b8/q0fwPcwbSJJKjGh7ADlbSTIP85y396W/pxkbsurKf+2qD31TFbY+SPpiT",
+	"3nEzGlsSQcWqw5otuF1JMCcKqLIE75CxYNsC6vbSAtMG/eniCuqMTsC86aAv9zGLe8nbi8TpMjxdoce5",
+	"DtSy4ROtWKEnwIuVG0JCHhPLLuI81z4cND0QeSmkdh+/sH0VNLvFep/ouWalmbJNNS+M2FCSEoIpWuUy",
+	"EKoYn6XBnZEiABzPA7OEkATDG/Gi6ailcPqkYzpzXetSHbKbBM3qqBHDyF1Yst0apxhMrMWztWMjqxSj",
+	"OTkYe9c8X5325u594OqjQAwD0nhJXMQ+8+m5BTeCAsQbmCvzuIVZ0w/PsbGzg7l/9kSqeLKHDP1e6CAI",
+	"pk/9CTsylLoxDZ3R0c2qsPeSfxsVWh8GFv+oEqanXFGNKj0n1DmGdu4TdXXUzvKpMKIkXjBkcJq+2WX9",
+	"tmXVrYPUqOWYnNh05hwRZGYoOSGnDY4a2bAS+n+YfLZXZiQOOvZhMtlqToyT9omM10ebrA9Xhbmr4RWp",
+	"94EdzX648h8CtY7eHcOAHsjHO9SfmxDU/kuWT8m7hhif7wRd82xmi2yW9RPUeGxxSJVimh0I3hCBm9Gy",
+	"5EyRdP8LjTfTqJb7f2wYRMvbMiSvJuoICgNh/QkyCpBjQi2lzuG0DCh3kB+qUGM6RAAs5fIY2z0Pc2Kr",
+	"GXLNQ+VWuXIZh80IY3eyvOqODF/Zao3bcKIqxSbxELVeSwoc2sZZ/qQWlBYrCuunQY6m3AZy7KBJ/gwx",
+	"N/4mtDNkte39wBtCNzaso9eKOUzF/t6ik1qcI5f1Gru2nUEGRV+5kYVc8gyKFeasJGMbVotqQRC0y3UQ",
+	"E3FJDN8lt4xtmtD6NiJtchkzg0Arls9q+tAc4oLiXcALR5h3vFkS8urtm4S8unrz7I/Q8NXbNwFf3zOl",
+	"kCvDcRtoaTiAZUk3K4RN00RB7t/YKwIIzg0wL7XNSsG+BjuYYdugK4aNzAnIdlnBJodrB3QsspdsBoBB",
+	"BVdos4ykYzRgBeDrdWXrEAmjs9pQY8MV2Aeu2ih2B6/dvZikiJjkApocIEewKnADwvJTkhYyS8mG6hUe",
+	"XpCoFHH4cPUdPW4nENXPsEK+Tyh6gvXyS7pmRnLCp1VZ3Ized2y+vfF8kr0nCGAIoT7ZOPheDlGYiXFc",
+	"8oVLPxuwm3qxslGwvSSPLSatuSTwKuMiK20WoQcLwM3ZL/c+WJzgUaa9vaDCesAhYndt6PNXbUxxCkTN",
+	"4MJojK1Lamlw3djp6RLAr4N7acgFQ+1aWaBL2OSwUEFCQVNCL5lNIplJMat8JKUXsiDUPYnyHbPBzNWP",
+	"vC+IjyQlOwM3E+QcYBaKy/HoT4nAkqyMlgWvMyHIWgLogtyPxQzTUKzROoHz6KhwTF7Z4LTgvDlOCVha",
+	"wX1mxGOlS0ZdLdc1GE7xYSAzwQQjRR+0Bcnwj2c8/2D4DSL7w/pUwvubfGrOLdvoKXnn8wqM0GjIDGVY",
+	"w7HmLJNr5tJLpuS7+rnSvCg8vj2YfKESt5m0vCPtQBfDhZ03b160ZB27O375uFdLvNJyTTXPUKq2C1qP",
+	"5TKUdSw/tC4iFMPhCjbK7zQObBVIM/3ZWHaTXJA0L+lCp2SMiVAs55rlGODnjLp5SsYWSE+WRnhtmqHn",
+	"OyOY+evs0d1j4ku2TKbkR8snrWPS6Im2z0u3sUoqlGfztCjkluUJmVea0FoFbu/QFVWRhGkjqMAKB9RP",
+	"ybemP9j6/ldLE6BSSb0ic7evWA1+x8tIkK2/hlz+EQzGsA/36XjqUCG3Nc7D1avncdOB5cxnFqOyLoiM",
+	"AuaJpdTtZ7a0LnR3D2d8eI6HuWUGundPsE+qHozMyoX046VtJwLkqaxgtPQlvBv6/pBo2xAj5z6o57WH",
+	"rTGvYQ/BTTw0IMZstTd0Gd1nV0TTJZHC5QJGczTHeyQlxFNk/lzCfwDsFP9aM01zqukEQtERxsa6ltGf",
+	"o+lSTcm3jvtxBSmEJ4XZ/Lob9fgACjPhY9yCzqYCM7hdSf8D15NBcd4PeUwcAAlWBna5nVaNNcfFXJTE",
+	"LA5tF9oJkH4wk/L9oFOz7AqRX5JxRhU7Uwwugzs26YeEin3f78OHiRPxaSoA7ECo1rYepXQLe0k2tPRp",
+	"EbjxBVMKUa0sUfHg/D9zgWaxyOhbvt6CzlmBkuFPFTVCdXp0et8BrjXg3UP69ot6w1+S6D6vcxrsg1Mv",
+	"oaHsc19PCRmq2YjByvSw0cOunk8Z2E+Xx6UlBHx/eNG72jwccOpP4WuB4RzpasEktsCH3VL3ZA6oEumr",
+	"t0GCCaaVpJCv7iRGKHbnqHGyJ5gibP41SAVc+dQ/BwJ1y9hG1eUv3Un3QNCdKuRvIc/u10kzNUJ/h3Pl",
+	"EpRYUG/wSKMgpmJy2EP4XdgWI+lO8b30h3I9tHnckOs+moBpjWbuDPoNB+6YJgbMERbxI+i0tvE9Kmt1",
+	"srUxBwkwD5cb2596+VfOtvfPujRHn7MtmbNCiqUiWg5ynvSHI981C/Ed6q3Pjsi2Myf19E8p2zpMGHjx",
+	"gMvSFf5F4HGU6jeGZQZWhPsWfuqMNKyJC0d4aK3j+EN/lFtCcVINGwgtX3smkX02jlAmITSxNfL8bR8L",
+	"rPYT+WVc8bxVY6o3Ro2rWW1J6jc57vk6nRUJ+g8jeb2LzUFgSGGp3AQmRd6B6x56oo6YiUb5PT8tfiHW",
+	"l3YphNTgAYDk1KKA2MzGPbgXcdkzkR8PbJQBmaGGzOOkL/PhQcE4v0IKKIzmk2V/4lwdKdo1putBcj7v",
+	"kyzyILkcx5sGkLM+VFDAKfF3D3N3fI7I8+Pvgx7t4aUV9UEBqD3zvHQ4ju274JPcs05E/VR3bcfshFJY",
+	"rLLWzpdcBmmZpJuS31HN0gu4UGA1ZZn4SFkfJgtBwxp9TRktCogprwPAZbmc0XzNBZoz5jS7lYsFz5jR",
+	"10K13eOfNSLBt+DLaQSEW2t/ll6QWssqdvZtWukVExoiFhxB6EzbNT4DQ4YKfFyjxwMdTJeuVFRSu27M",
+	"0FjoZ6K72ucVIdFl7ATIMlJYf7n1eDeHfunrcLDSujScP8/lvjhLnF2Wls3DeSSyQYa5PzDBSqrZq5Ip",
+	"vhQsf1sW38vyW7kVhaR5vETK7JbtuusJ0iUjt2zn1w19WVgqyhrMKKBImJYXjx6l5O3r5wHeN5ykPSvg",
+	"4/MnT4+ULh2lMT7xB6bf8ms4s50KQh0wcbwa799FhoKlsypeIO83/BlU0rGVGaVtlsDm/NP1yx8n0eBG",
+	"MGXFbYpXaNSHa6MZGbLSejOz6SsAI4cetawAN0hNqS2wrlayKnIyr0teHGeZC6YtNvN/fPPm1V+9/85D",
+	"urQtKA4cepAM1v5eRAQ7Eif2+GFbkqNDhiL0z1Ysu61RryM1ZMAtDhDPghGsXI8F+2Mmpg6AZcR5pQpf",
+	"REylhNhU4apkCdmudobRYZxBVJgIi7JHdSqjnyLan+mEaClvwTS15kXBYwXyc1nNIfw+Il8Kj5ziivXv",
+	"z05ZsTo+DTvdUKW6fPn9ei18o2Vq9zWzE5KuuZXDlLO9s4ql/UA1VkhxI6mRw5uz2r1LhpRysltjU8r5",
+	"8UWckCDWVcLTPnV9IPBWQtJH+MMj16BdWKj1OJqlwu/AQRLv2T3FYQU9ugcdPfqvRisn0Zx3d+kf7/Xp",
+	"n3R0Wn+4b0ME5IUv+XmK7oRqTcVrSLO7UuZaXjOhDyuu1LcbrrkG3Ritve7qt6rKwsEFMe4LRYIRfwrt",
+	"NpzQI9Tb6NJ1ReekGwSPN+KrQvErQCMF2N0mjLHPTXO5/uO0Tm1OiWJ6Mm3nryM+XBlU7XRGMNOUiowV",
+	"FiFYoFOko3XilNEm6oDz6pFn/g0U/+2HIfgKcuYboisO/CBkr/9ENK6mf/M+iGEB8nFnmPI6Cwpr/Hoh",
+	"BfXG/HVBGXpz6tubtZlN77b+p06nP3Qg75G3ONyhAlmSnqFGq0i4ww/T9YWL/orGZWPCo1jIbmiEXpfQ",
+	"yXmXRxlzoicnzNjcd9T7aKdgb9np7uG1hgX0QnNbWlDM7hMylazKzGN/gEAty9JoslTZiIbEwl5v63A7",
+	"mxlvm/ogs30J1TbNZwG2yVEKpiUM1Wb8GiDYYFCsagGXIBMvl0z7cMLD2JzNudqnd8h6HHa/uU0PW/pg",
+	"KjpVt2hbcsMMEtKDJPRWOgF+X4WWpMBM1bjIvlDeL3xyGntbTjoxEE0oXVZZBz7B8+Cp92i7TafI2Lna",
+	"920nwzzquOdn+0Hb8dVxUKF2f9kTE4Ce2v3HlSNyQA5hSENPKcKDnRwbP2bOxqkjb52swwMMu+oZ4H59",
+	"RTdEN+pxpSqweELJmpDlpo16FXkzMuSo2TkI+ukirFpjOjSjkTU+tPWSNqcYwHoO60p7N9PJKtNvVlEC",
+	"v+on0IoiU3eacnS4EKdXA+4VC1x/Zb7rvl8gFrep7rh7BuTVSmhe1A1OKuh6skvzU0Uyt++Z3hGcEvqM",
+	"KZ+/noZylLx3SNDr3gkd8/bJBb0j6QnCwQ5d8cffzPdXyoIaqH338PH3ajwOuhEoPngtntl6jQvErbN1",
+	"R6yjjmqPlHdR1z1O7J+uCAlWorHziOtqUdSbkrq/5a2cMRmm1n1WlLh97e3zCwYBIF3AzpJe5SVpXjCt",
+	"m6K9SwbcZAMMfL7imZBzme86TXxUk4JRG6FlJR8WtA6Ne1TULcZYDRT861zpkmpZToJ7jevLU8xwMdPb",
+	"cyi5ppmr5iiLO3aVxQOCr4wgAmarJRPaaF5U0GKnWASbI1r9DxHwuAqKZ6p9pwbt6r7Y0p0yc4wkY3qx",
+	"2RmG6DSci3iT6ARYCLYuR6ztE2lK27kzjaDVjpNo27V6im3E5/WN+oxqWsienAUv5e6nIAIglVyQDL9D",
+	"mNAlZ8PLDu6TcgI+FfrOl4wo/nPtgL4/RpX/LgZTAETpgyBVmQ8LL3h7kdtO3v2kbZz2IwTsA0sQKzAa",
+	"imM+o0AuFix2xDKq2VKWu+O2Ab6CInDOhOa0MIzmjuedRh//2Cr49ZvISUKqbf3sVuFurolgLFdQwXvw",
+	"/n3m+3llKRiCHxGMyzzqGFPdCuTezoFcWgvWgwzjzW7DvjOcJ3L8DmZxeIzkkMJcMkXG69DEdGRKhkM3",
+	"XZScibzYEUwpdUunJcQGk9T8PKwsd1f0fsjCdkPLnEP49aaollwcE33dnCWu3P4FEZES/CApqW1OBcQB",
+	"acLFMbELULrdj8as74KzshXoo34qZj9VrNyl8eVxJ+vwuSNztuK2EGgwtEtCiTsYVxtuNhYGLWEOqeMf",
+	"KRgmYYhnXEDKynSg5Om4RUBoMopClewdun5m6HlXdLfAUwu0ES5nYyM1bnKL6gDkoFWEi5lesZmZCEOw",
+	"DSbxlzjKWSAGtZraULgOWasexGF7ejAnncci4ELOxlgp1ss+j7Z3HM9dOBq0x2u6A0gGwwUvSbUxXOGr",
+	"8/PzoGDnJJoudigkvCO9B68XhOsyWr8Q4LMZxCoGmG+/UBjdy+uaaA30psdmbE8aQ0vIfVOhOzNsmtuj",
+	"faDq4fScpB7psm7YI2SGLU+RMP8bi5bh1N1TvgyX6zQx855AyyELANMbvkTGb988OwJ97SF432dldNPR",
+	"Z+dYXR8OiBsuKfWag9c0Z3XFc7QLk3G/NdgZgfsFmGHRFy2JpSMAo94cX3j5rQxuRa5XElCJ6obDSjPe",
+	"95YYkOsz4GQ1MRCPOVoPk81zn7unxuiIaLAhRMcFoTaxPCHUw1FTYkVr2HFY+VkugtdUUJOl5gVQwVsK",
+	"ZndYewl+2Ytd/mVfkh/oUgxASPaussP26R6L8Ptmxr/H5vrl4xHZ/oa6d2z+Z0z4GG4th7se0lAgF2T8",
+	"+vtn5F+/evyvkyl5t+LZiqwZVoWhJSS4KyZCxFSS3updekFSZzRnqFe8vr4y31MJSbPyLk1I+sE22GED",
+	"VhSGhuwsq8o7yEOJWQuLCBrNNV8KqquSEVosZcn1at2KD399/eSrrzEc/Dv4cxq/i+72P/6dJYsAWa3v",
+	"vjrr/Fhk15spYB9wF5GxUTG+flqVRZxh3sa4/p/ZDlgwSBQsJ3RJuVB4VaW3PE/JilGLUEuJlrcszodu",
+	"Yylk5uOIDdWauys7c8/iIxXxka5lXhWV6h1opQ5YYhVfNsywii+jytaH7oWz++kDyaQscy6oZr007Xo/",
+	"txv+uRYnvgVwzVsXUmc0y2LZyUDxBF8zHTPKAC98x+bELN0108Fh9ZAn/iQrDEq5YyVf7MBqpRRukcg5",
+	"M+0Hh1YEnOZjTyEQ+G5srEY7eUPVbY0E2S2fNj1KHXa7OoSiiXOZAFaw0lg0qmG1s2CN9nQNV24adL/j",
+	"evWGLlUUz2cPXKc5kPjEYBZCtzn4tU8+0nvJGPsry7orcSNiiYSNAYBwNhemVeUaEB/5HRskR3UWTPpj",
+	"tFxS7Uc1Y5oeB4xmiErruAA3lMyID0JtwQkPJhgVBt+mfpxNh0+BWGn+aZTvGNlLabreRDYhXwfAQ3IO",
+	"guJbwT+QWJoVF/rrp6Nevc/7TeuOD9cVeiEziiXJ2Cau1yvNNnhfFLatIZQGVbMIJbnMKhe4jtBLmP5c",
+	"1rIZFzn7MO0Rvg6puA8i9VhUpG9kvotxTJATaHFWULGsjOZv5y4hi1Ku68B3WeIPZnRLJmKQh1JoJjqM",
+	"FfarBMIOeizvh12R9kuNrbm/3h1XDTxNPKmx/WHn65qJqHXZKITbUmpGqBvUlKRmilKHXAIm1EuSUqW4",
+	"0lRo/2TJBCt5Zh3Id5Jn7JKk72R5C7rSq4IKwcr0RmxLbktUbVbUHMlNQUUatr2qPw65uFj1geVQ4t4p",
+	"X/X70MZ8ABzdxHq6TVc5p0shFVN7Pmt1SdLrasPKO65kmZJSVoaoOdNbZjkKDERZQOaNLLWyHdpsc1Q+",
+	"3DJB9DvGQALpo2S0P57wRzsho2TUJHuUjGrComzoBxvx0H1nhpEz7UOxKSgXZ7BXQwQwuSDbmB3EGi8c",
+	"ylFf+f8DsRg/YI0Bc3++oiVdqzgW0JsA8Np9u05+DoMUMsh/FhJjfayjZl946LBw2nz3DSttCJwvMYyO",
+	"rYSkZgiotgCMFqSAWx6f2ooJaUBaQ4Q4pILtp4v3yQ1xaeEHmbPiuVjI2DrXTM+0glFsV6xk9lKHgKg8",
+	"IjGIHLhsWLYmHryaSbHgy8osj3vJSp3wbZgm6Ls/1trdRV0pp+6xm3347Bcq6LfpYGOVGdOZkfyeppPE",
+	"G4bqhITj8J6gvwMGIpxiuCS1NHcKXKqwSZ0QgtpvUaxtwHdz23Ra0Hp975BEbGOHgYz7j7Zky+61sA87",
+	"V6K3+0Oy9Wv4eO+JCJajpjbcReH8Je0t3XmSDkjdkExwRzmIv62jFYvB6Ds7MBtmk6T4ibT/jGDDwWpa",
+	"zRsGzSZGk3VNT1ipqO1Z6vYdhaGHkUk6KfC+8c3BkxHSf8gj9UBh/Q0iP0V4f3MWjvAIRSciFnLUwN0Z",
+	"ayaowPDW+6fqDg19VzMLYR0GecRsmN83s/sapHNFcgbfoS7lWUjBHOheGLO0leVtTxmxg5b8Rr9bqhrm",
+	"/OE+siPwuiwHbBj6Q1pjO+CV2Y1YIrEDc+uqKBzeFi0ZccoXzB1kuur6ArKl5xyyNB2E1AuV5OLwXf8E",
+	"rf3UoLWAW7WzyLU2WPcDV+AF9wV5auxaMk5/+ZiSkimmfRUbV/Bt8vmRbWEo8DDxpVGatVAOVi359Pi3",
+	"3QfOQn+rzsggBybe1oeWNcC/SqDIHmdQ3QsROzF6C8eLAcmD5a0u2p5rtr5XCWgYyvsjZgN6jMN8Hp1b",
+	"5WdriCn3DV2+9O3rCgi/sboGU/K92eU0z1OnvwWFsnwFC8dvEbDObPSJfRMrRcDLihWo0Nu3sNbWB5pp",
+	"4O1cETeSyz0Gjp/BdwOb+1KB8QBQ8BCe0X1i+mB45mGVhs9WVaEtd/md0l8SZkAFg8hh6PaCLDvsGBaN",
+	"bFMbvEG78BD0Ck23bWjeI9mC6cNxhQc7+f6jUX1LVhrqhlmcNR3ywX3J4VdgFcNy6Npvhkl0y47kt+Xs",
+	"cIleMxfaAcjRPGd5QmiBNcDgNscja57iic1t+lqRM5uyBOKyryDjXMzKHGFaTIKiTKmQeraQlcjTk0Kv",
+	"Hp41os0dv+jRK930YqFrMOK3mMZhtnD44Nf1nR6YA5QyrzI9XKfe4AsPpU4PU3hdp4P1bTusQ6p2rxLt",
+	"Ov0U+rMf0BGqc3tMEZPrnONZcLQ/jL7c0ol6DxxTmq+hl0wqPduwclaJWKDtd64hyQBqHvmsaQvOy+tv",
+	"Q1dwJW6FLb2+jxbZQVONGDkUZWtgxm+vzjFMY7fL9PDKejMCcj8Ixi7HcBUf3mjkWxyn9JdywQsW7t1T",
+	"QLGStlTSwDM+yQZ3wLAVGUk8KNQhDYIv11UQlEtM/PFenQYgtZ2URshplxCieF5jdY7dEkwaUaZBuLBz",
+	"CN4xkctyRkfJSC30xjxZU17M7JegkC+0mJsWPxWzIBMFJF9Bi1nrd4BKdmko/gN0lhWcCT1TLCuZjvoM",
+	"/1KxihnRo6P4qA9emNPsdllCHXFIMwRAVTJmH8ADmpB5Vdw29FGsiULVrUoIOzNDTAj7sOHljqgtYxs1",
+	"SYhaAYTxfAccGwpSZ1RNyTNZgYu1dAH04FfAWrjk73IOJnIoA6yAxgDBy5BjZt3Vy2xFDjpb/f5o/2Q+",
+	"i6KSlqSsMH15SzmYQLA2mhk5yst7IRuHjfQ5Vxkt8xhqK/QLQpv1RW9YuabmjBQ7IMGV1AUauFAb5pX5",
+	"I6lAMW/mJ2FGl2xm41Ai99bSL76VD2tPx9/l3CyBfTe8D4TEh8pNXT+OcO8tUTJd7g6sWjh7sGi8KMgc",
+	"EjpK3mLbw2bKVh7u6A9L7sJmADj4ki9Xmgi5BaBmKnZuK5/Qs2GLeVV07pRwQ6JK7d8g5jY6ust26ro/",
+	"IfUshFSFqxHu69j18toB5g4NW2sB+kbkpBXLblVXIkTO73he0QLRoRUZd0FCTwarvPvQ37Fk3EF424bF",
+	"WcK0lLf+KvpMyNto/ezH3v6MsXrAbdMu8hrheUbZxObhXQq/GGnIPf1theetvTGrxhMPQ/b6EMVfM6qk",
+	"OYHxQLY3LuLlC0XANl3ACcJXjoxV8+89QLSa/1Z7rfDXB4lYsxEBMRm+hDA1iLxwHn4XBcoUMRzhgqSs",
+	"svkGPlKECxDozE74DsJEKOwEKRKSLgs5p0X7Dbh21nTnY0zB8EDFDuJpwrGzapSM8CPRHfqamXG5ELAu",
+	"LBZspQg1HW6kYiiKmVcug/Cnkt1xM1Kuj8dZKaGLmftsawEbz6IDAdPHfcpnYie2zHuQSJUQJYMxGp1T",
+	"1YFpCFNMt9GaG78S2sv+ZMT3sWIifw7App0OIFAQIno6SNU+6x2xUY2cisVgYVJqyHXYqWsq6LIpI+DH",
+	"W87Jp31jxrf6R9Rlt+4YErC0PC8hKwHi2MUtqOEK0YfQiocuDuddNeOcju4RdY5XVyvhBQaAPnvTdzzp",
+	"RVWQQNGHTefs72YgKypyJ6eit4QXVrMB/F+A6RBSg6+mbmGh2vkdK+MXd/sOspSFl9DBNZPFHQJCqeFQ",
+	"UJYNGY3XAyY79uCXxwNA5SejP1ksJ0R2Ui2mFD76raM92Xl+W/LOs16VPGZCdIWZ3r5+7n1yVBGwv4NH",
+	"B8BiAR5NtXZyXanJKuuPUEueZuou3QMoePq741xfht6+oXYxgdxWqZpVZQcvcC2AEVySSsGB9fm8dYEw",
+	"c04x6y0eNwmWB6YO2/2A2ygtNxj0Y6Sh8fPrl+R3X58/TshxKe2uQy66NexrfGCBID0F9tVL8uXX5+fW",
+	"8iDYttgRrlTFcDKOtGw3proxHVFSoysq5QEr93OB8wJgSHOzOmEpmzDKWPk8EupR4hoVcQgtY6abDe9T",
+	"1q423EU2HgwYeikAo0MzkbF2sHtAdRwiKaS9j6Bvw8ZYGcgra8M0T/9S52V2RZYlYxodIVQTJ5zakJyQ",
+	"gukhU3V3rSU7HUkAEtSsquN+Pk75Q+MCqn8uQsCL0piqpabkjS2Pa65E2iiqdQkB1RGzgb16qG5SWVsz",
+	"9iN7umo9/7VZ5/nq1XN0mKZcLOTU44LCY15v7EmLBT+enk/PW5MGvw2tR1WX0mzm3ntVs7kt/R5L4Ngc",
+	"Tg57XQmnedhbqSMBw1/99t5XzlDqYtxQC0GjM2KoKIi/84CQfFGL69RsW9XhsD9c1ht6HYBz0QGmE5uE",
+	"6+uX38o15SIa9Yr2a5JDC6KqbGUu39Qu5jST65SMhbSlDxMiJEn/LU1qMFC9laSgc1bsoR89+erLxoX7",
+	"ZTLaUK1Zabr+X3+7OvsPevbz+dnv34/rv8/e/3KefP34Y/B08j/HNzfTI5pP/u9/iZ2E6+uXL6S8rTbd",
+	"nN5Bp9G9eYF6DRBeUspquSKKi2XB4PezWGxG3jHjePPDN+3BW/I7JpxmAAazQkKhDqribFopOWPCSAv5",
+	"IemcCqctefQ0SFKx5biBhktbxsJB8dvBYpVFDT5QxSJj3TetGaJcP51b3BOiJXzNDNYIPKGRPQ2GB4l2",
+	"gHF3Qs1DXIDmdO3T2XFgBgaNt6amHiAqrk3/296tr3XJ55VmszXdbKxJ/jiTgv8EsZ8IZxLuN01FTss8",
+	"aIk5XbTsraFZT8hJLnyY/w57duNwucQsh1tdg9zsnYWjytUfH0oPyxgc8pAaG4C42XQbl9GRH5f4375+",
+	"gRqvC+IxO5thBNKilOv2wvl2Rju2LEKRf//hxcCkdEvLh3UxW1G1ihgK2Ady/cersydffe2FITQ++K7r",
+	"nGgjcbGicAWfFaEbWmpL85wtZGlBk3mpNI5rEJ0R6PyIP7qRZABJksi1HAuJLhfIMrYe9BcqXvhYFDur",
+	"g/jXsOC/sFV92uWYE7IFhBiQiIzEhNIdng91UqxYL+OsQ+DqsVHy9u3zb23c/wRlk/QXnn8EeS19RDf8",
+	"kVLykU8JewQPH6g8e9se0xpBNwxTB7N1UQmIIhnNamdbcn31wwuLL6p3fi6m5A/minN2A5vnkoaH0aLw",
+	"hGcifXBu/EdpKaRKmXZG+XNfVIY72yzJ0uaZXCBiiWHDKRivAJHfHJ+ZS8UtqPsHDqCUhfndFm02b7aZ",
+	"ejMj9JcbNIvdjC7IzagqxYXk+cX59PfTJ18+fTJ9/Psn5+dfnp9PH5v/n355M/qYTqbknQcUs/Mw7B7B",
+	"NCO2tUdzybStrE43GyiOkw66aTpvje+aN8ZQNtBSVkKpdkqukd81bplLjL2wklBGBZkzLCksYXPVN7wo",
+	"doNdrbUIfkyGAcRA/VQx+9gGhR++Z1ZabxQxt02LaXyhcH+61xN//VAsUmaz/hclU+bXnHIcYM3RSt62",
+	"qP3uy6MzfcJjeFhKbFPs7yPCtWLFIlZJbFCiU20ttWLBSNF1MWof6Vel1DKTRXsmbfHD1LwEEqqqNhtZ",
+	"WrBDD+RkPvl+mJSq+jjj4WBZqG4fF0TVXm3awzJpyMuHx752CcyHYmCPMPA1iXLf6Jmyt3Dt7E/WM0Sy",
+	"gNu9a9bqJBCbFHjL2MaGpHRk8d3z+viRbfeFeTJWjJG9C9JFqjcTU+CNfh7bTE1xbac/2j/+tqabv+Fe",
+	"fR/g07xvJK3wtdnuYPOm5uSNllyvqrnhqo8k3fCzTOZsycQjT8rH4TkvB/UGc8G4AiBYSlEuWsrEr8KT",
+	"W9rGvnqBlvdD+sUlMd8Ch93ae7iP1TLMNtq7ARpM9NKlQao9cd8qF8fx+yP5+49OkNtj6gFhtH769vWL",
+	"Lja/z1j32cFPxbc2SqoPoRwhX4waYj8YzRB3ecELc/7qd2C2x+lGKr0smbp49Oi//vN/pxOXZqZLal9V",
+	"tYFNqWItc5ZeWtWT6eRG+EoXHoLGxvImcDtzTdaV0hZ1wyU6raTS8BjiQ6nFCwLGNSXfiazcbTRe8yXD",
+	"ljcC9RaHCo2wPsEkPz3//dd9F2kyAlSjl6LY1YfXxe3G7V72KdDfnzS8X/Baqo4QH5gCB9j1/JX3szu7",
+	"lusYS2Kd0PWGKrWVZd4F1rLkgrg2l4TFJp205ry9rZ88HTLDjvPuE/Hm2Su/AxzcrJmAnC/5nuP0ZvTV",
+	"0y+f3IxSi/X+9VdfffkVgh0EFtrzs9+//+Vx8tXHf+mqNd2ND4Nz4gIYjprudmFHs+x25EGvwaIEG+/9",
+	"YTZwGCP+Hw6dPYyV70G1L9mSK81KEO3tG8PvynoGT0hwaoLFxwi5X2pTcxaOyG+KDStifQgovv7LC091",
+	"DfvDtfKn33Cg4GbAPd2XFdXhtPd8C7MaPRVHQtAfyZX3+S5VswEXpHee7I8/yN4eeygMcH02eOIkLvMc",
+	"zfenx4DMu/EDwrwz8AF8gg3L47mDTknDnZa2ENd/q8D03SxaWEd4ExUmIelNdX7+ZeY4LfyL/Rv+aGYc",
+	"f7jAHwxbxh8e4Q9ufvDHuM2x/xY7HV0ez8m94eXxpuk0SvvyvMGxDI9saM+ndaxIhkXhc35asd5jrtwH",
+	"hMu3923nRRyka8V5RT2ZPWz4DTt4P1PNRLY7nIvgejeXqA1EhMJTkJmwl5DQ9ru48umYcjM9Np2nM5Ql",
+	"fRbwxCrLGMtZPgUgl61FJm523TLm+uulFRiGjTuOPoq7s84QELNp7MOYnGxTziBdoeydp35PR1dEaViw",
+	"LLg6wOh9/d2L7569IY/TYNZOCRGN7juIMOlC0kUwHRsTAtVHiZDanGII2LVTlgH4oy4ZXZuro2BBGKnR",
+	"5FpG+ZvRX2nBc2pjmtiNcEGlN6PJlCBFDojWZglKbe9OVNMGZj5cEbUy2sCqGRDchX+KFEOcj5VXYuFO",
+	"8SCtNc1WXLC6ExFGWGm2aSkfesXFLRfLNCFpRouCi+VMSwkukDs/PQhypOid+fvyRmDsjUINGGsSYhaN",
+	"9Yjg7Bxh/I3C8cMCNBH5MQ7pITI73rx5cR0AXbVIsGXbMpKzgrkFoq4QbQ3jOyVXYcoqZJwmxIaA2QBF",
+	"NOiTNReVZglRcqHP4LNMkTGOiKT4Q55ObIZSHcxk1w5DklagxFLwFdQBK/YjhuVCxJPEAoJ1g1rit6w2",
+	"IXD5WYe3heGyPX5hs9HxEnL+2ZK00H0MnVNy5XDPLJ4tQqzVE2R2G7N6fmfx/oVmZX/4KpY2R5kwqG9M",
+	"xlguW9OCmemruzYn1s6rvVpC0sMoua/Pn/6urTl27N5A40N+exL59qo4jdonX/3+yfmx5MZsclBLoCxl",
+	"2R2JBwHvNQaOukW8dnsvwqb0Y+jA/591XsRQ+WoL7LmUHZwOPxHnFDWBt9zDZNfBK4ir3GB3b/iayUrD",
+	"oIfVDo0C+0TIqIMPhQ9MsDNW38vHRyRUyyVT5pAs+IfDqXm2KQgisiQL/sE5jHGKmrl2w2pS7dXW3+/+",
+	"Z1bKMyOo+DL0NUqQug1zpgcKcI1a/Q9fFytWFcOKzs3d+r7rwLg5eVZQvu60YnfGl74Uxc5NFVhFAx7g",
+	"AnxhGGMaRPlMBqm1BaOqlWpv3apfn7fdXGjz85U8zJuNXPsVo6WeM6oNO9cMTd72ZIGtu4APNMxvX37d",
+	"YEtfxRYVkpAGTIsOgNhTeCkAO0fUf46Lf2muTxhnai0F9JYp9wFrF5KCTclLe4VhA7xp4dNta6sPYZ1N",
+	"L87e//I4eXJ+Hre8+g2kho+Jm3kXTixTPmQkUtXTmwSPRAQcDp2YjBBu4nBwfmY2u4cjKBMLdGJOvQqV",
+	"kC8UYEo7hTVtJpvNXcFg2G73rVpq6e49qN91V6GhIqI9tYsZDEvviyR4mE9WZdyQp0uaMSM6RgFRslsC",
+	"DUDuAsHa1pIwMimkTnu5rQYLOVHe/rNZFLlw1LYVBLwxjT6w0nqDGXCgD6DQaGR/KNRQ0NrJM5imvQIO",
+	"A3nvdUe6h1XarLwSXEgUzt6F5SR5SrQkdW7IuC064AAmCQZeB9JmUstuRiXKqMhYYf45JSnmxWEYCtMY",
+	"mSLbb7v5cw/t10ItB0lsAGP4T4yc2AmVsG3n0XzEzkJRUdfE3lQlIbYn3LM2gl3TpToozR8yCLpunA4z",
+	"ZGYboa2dJsPezX9K4LSvXzUMrirCdeKYUfao2ZFVomBKNbZCb3DeaXiTQ5uJTaUfBizxufmUYwt29ROI",
+	"5a3RZZu4PsK5WFwcVzw2uR9bE07jw4ziJXxr2DDcatY7e2otNuXg4zFnmbl7PYN6oCMwHDG0zWgRy7Ij",
+	"EihgDF6CBeF/DD/VQZteKzDyTgISgQ3ltAMfDpgTILlGi98NU2D+Y1958ZXFDuMnnY7p+wBR3rDhY/Cf",
+	"7XPSBgTdm5EgtQ8PvT83jvk1dm7S5POHvBadQLx7ULaR4np5nrpA/iB3StPlZQ0l3bCjGek+TKnPEUHK",
+	"tOy8HCOouFFSWJ5eYGp0QEhYhnzqiDINdeNAIKhETalpa5FyZ4CUq8y3hY2lz2gRvmuhdBNfK9LhQ4ag",
+	"uBdEyPAlB6WL7jdD1f77zZli9VzlUCA0JM+iHkFf8ZmUt0x0FnP4RuYA3ZS+enn9hjyilV49unv8CCqB",
+	"GpFpWVKhwbrzP5xXJSWCsVy5UHx0PfiHl413bIj0DL/nXmz+OiXfY+AomEPNu7U+UikGdje+FLKMlqM6",
+	"CInSCm0CP+TYe4egr8mUPJPrDeAPgnrHhVfwWjHdAxFSDgVAvfKBD4co6o92An4TTGIXmBM0wbqudRa3",
+	"Qh+WJJkUmouKGfE6+NgRZESNliUVnpJO8wutci5nC16wLtozqKi7JOMfXn2ZkHdXf03ID0+vEvLyD39I",
+	"yPcvrp4l5Mr85+Wrt9dGIn3H5j80rTBzLmi5i9phbIWmw5GLz69fkq+//P3Z47qi04oL3S4mJtLJJcmZ",
+	"RuAT6lwTtChsKVlrmG/bMOjZz+9/eRKzWrSBReq5et8/4Z0oGw5lrNMSDn7xhtWpXoXa8tRycAbAv0d5",
+	"f7uXwJBRT30m89o/toH96VdjjN4TWfrpn3RT1699sw8dgRbaz3CrRDBRG8aylRWIM7kUvAmo12XVNF11",
+	"riWYRt/Ibype5N2Qb5kUd6xU6NpGEHewOYRVMwGdJ6yCab0cEExdUKxDBIX6ynWMvQ5Iwvf+UCzFeZIV",
+	"HUjskyifBeN9BS+YNwsqOqcHR4UDra3reyR7gwLiFZVyPb2/c7QuLzPTcoaTH97rkeeD3aY4XbHt85Zf",
+	"w2x1c4G/K8MBoNFxWRe2wDi+SsZQW4c8OX9yfvb4ycTlcKOP0RsmgrKcFEA5bA+JLxEEpTkhryyK2Vbx",
+	"k2h9DQVsDdtaWUw/hw+S6TMzA/jRM7NRidK7gl2QtOIXUAYjxXRYrFQFv0wwYtzlI94I03bL8yXTKRmn",
+	"5jBDOVD2QdOSUXDVr1h2O5cfzN9G6DZqg/kbi6uk+EXzGc11wVL0x7eG31r8cOXCmYnuA5D0m3lGHRJg",
+	"mOPTzMI/IbOnN7ejLram9oqiJS6ro27SldlxuOxWYBoDR0hZFQyLVmlUCazn6bBaWF/VNzfXo0GiD067",
+	"rwQwYMYdxvwJc92CNmqlffRnJBzObbJ5TZ8vl+nByxI0KrzdB3m6b6oWhaT666efca6G1kFoc0WbMwT3",
+	"HVRvq8ukwB6Ozdw/eIrciSagsD7DkdWk3K5tFBXsd5x1MBOssDCEkxhd8gQ2UufRnzDWo/m9IfIIPu/T",
+	"+k+grZRFr0wJs2vadaxAIWl+rWl5IM7WxYF2isk+E3vhIh4r+K61u7rK6b328kHQhRB3mLseuCIemd3Z",
+	"vb2BkIyfPCUrWZUqUArwxWNBDqHuRHccCAwc62FCLJG7nLGzaecXFf+5M4P75yBoEoYMnXBB5jvdnxQD",
+	"d/8MmnaowbRcMh872f48GT8+f/q7r/716/PzxBczfXx+Tn74ZtLfNQ67c780ltAmWkChLfzl0aZkd5xt",
+	"reHN/uhWNe3XPevuk8bmDZcxXIBwrhq7MCp4Krpkr8FqMLxoVaUwscu89XkrV/VWmbJEPUiRqWQEA53Z",
+	"bw5GDAjmtDuhrL3IjZ6OSPOKdRZN87LRJbh24JXurGpF1/F6528F11CWJ7+sM4jqUNisZDmk20ihqnVf",
+	"/Y7o+g7KHMMhOBOOGZUFCVqUcm2PmZapW3aosArFYdqi5UFPdUO8jVzlRpZF+RV9FJj2hQzTUOpNcY16",
+	"CDi1KZT8UI2iVSXVjEDAuvkPXze9uIxj9SOqyH3qdg0MvmyGoXZMOqFLyoXSQW3BkDHY+kDk0d1jqCyj",
+	"qvmaK4fKSYVZlhoR2EboYXTI3+V8xvPURnGZ3v8u55OTLFUDfdvYY3wy3AAwci4Yhh8nOGhh7N6aGd37",
+	"/QGaD18wrSsfLyDeLu4lGZ6NF5UBTgkqsLv/2Ob94Le+FpzZUVzbndshvcQVV8PuWp/7NCBjR+Wr7buk",
+	"Y47rYF5bs+aLz1kuv8fqOm+Za6wcE6/wCi0IXFs+XKzzgrnnqh9XnQ93+iyL32m16NCQagD+/qQSVDAF",
+	"s64r9Lpag/vW3gO+qq8d4hcKDCMnd9t3a7num+1Sb4hxo6/5MthsMLGTKnJ+Qo2jYdURB2zYoFpiY5I7",
+	"Bt9a+b5t3S09Nbb2hpWet9ht3sBwRBHTNOMy5qAp5ToaZVnWrAZeJWMusqJS/I5NCPAusCn4XBbr0NIE",
+	"RMMDNS77r0gn0+4L/OZRY8SgCuJBcRsXqE2I8uGerq1LuR8uM4cMJhKAdMr98tkPf8T+KfL20rIPn2dp",
+	"j+JFgXZky+nGAAP2xf1gYE7yJ+MKVAVAaFksWGkzTbEAMKA75qCMbAhG/ZgPTT4719sb8CfkgwcKo9pb",
+	"3HAG2EHuyDwgm+tD2Wtq96z8jWn1iIX5UDr9Meh/rYK5fUp8iOE3SHln5Q/dBSJs9H6dmmA6uCAUExbc",
+	"03Ea1q9JSQpwBPa3dAKVpTDkT4p24xvhCuhYH5z7p+HeEEaiJ+jrlIINrC/8hn3QblAfk94YgQUv168K",
+	"Kmz5ot43IIx9YOMrsAa26rP1vRQt6tb30nPBNacaSzHZGjqD+9sv4vTxvd0dh2w6QX3kh6lM7oPz9kLo",
+	"Ivbe0Atxclx8nztiW9t8MEet9k/kBzwQABbSZ0RiJaZlK74UiJQ7DnGOmvCZDpeSL+r84dPu5IaL5Hgc",
+	"nQboSx3y9aso78d5bIaGy5s36ij545Vrl393EN4G7PQO5+LR3WNCNxt1RkV+ZstUW99nYssf4Q1EM7j9",
+	"8fsg3pjXbGkZ32vazNoipaw0U5d+2zmEw5Jh1qUvGWDDXyenFC/tCFd3Bzg4r+EWtGsYnsQggr15loab",
+	"KOr577r0XstYHKn5FU3TgPNDUlkuZzRfc5FeICwlBegTtOWqVjAK6EsQ+4hOy6tXz8ktw1rcLSxcLKe4",
+	"ZkJPSTqn2a1cLHjG0guyKag2U39WsDtmVsQIE4C4hFn7QV2lS/uZJh0qsfIsRuUqDEXyoq/IoZ6j2UjS",
+	"Fc9toBYHoOIXvgMY7FaAkRQ/EiJmpMFhTy/28JigCAAGuQZ1/hQkkvrSL5A+BxKAnTYVBr/5dRglo3q6",
+	"oEoR0mpr3FsionHtwbHev8ssqcpVrvc7wJbHTC9cbkCCsGV1lUcoMOW8fjumE5JRAbgyCJ0+RZnmjsF8",
+	"7oKfg7skvSCpPwJ1ZZbL1rcsUKnCCG1cif+fvXdvbhvH9kW/Csp1qyLNkWUnce87Y9Wuuu500pOZfmTH",
+	"zuTWGfU1IRGyMKYANQHa0Znp734Lay08SJF6JH500vljz+7IJAGCwHqv38+vF7g1pZh5CEW/dvQGbrH8",
+	"AUsG7lyq1IpqIw3gtip5cRhKa1ttxT2ab6FsVnywAwaYmc+fHR8fOz1T8qklfyDJ5z8PeBmb4XJ3YXCs",
+	"mavpyqV/2F5rGfkyt9I5epiipJO5URZ3d/16QPIxmwlFVdnLymKqaBCMG9QD0HHj7AM97aJHjtgTsol5",
+	"+s/xAQCBjQ8GbIwex/jgF+z8/Of4YKJz+hN0zLv/PHb/Agi8g1+yneM0P+gp9feIZVuMZmGuumBJnOLs",
+	"RCVp3yIvAxZJ43UhBYMgS/iMS6v1ZaHxJ7eB3P93dsvlkpfGc1pv3kFu5fEN6MrWvSNKOVvt259zA3e1",
+	"MHNsxt5V4jbB3pwlFTl/dof06bM/p0eUncWLA8FoIQ0GYqZ6sdARyNd5zkogLKOesZm4hYoSrtg3Scwm",
+	"Ph0yW4BZ4z7mVCsLXBU22lN1I8ZtaZKGqFdOnj1jvYxc1FvBry9jgxK3LHNbdBh+WutmeVbnN/1za7Sr",
+	"s7NGK7QWqbUmYjTBnFNqzmYDzRYR175vSW0h8bgneSbQRqmuByxzVrtT/pnn6KEXPyyFETZMp65EKNbj",
+	"7tu59hwXJelxatvU3tl1+rlDN4R6e8DSk6VwpnCCBAflx1TUt77NQepsfvATAhjZWRTVJn3BzfXW+AzO",
+	"YusCwLNaQ2TI1uvMk7Ac2NHiWTuTdWkrAF4KlQs1bSsIPnidmxToh+BY3IkrK0UlX3vShOUbYX6wRXIm",
+	"RYm4tRtgf/odPN0fU9X6qhQCC/kRPF62EtC6ObZ2GMQWhf0Z5ejF4yNaR+iGxkIAptWyCelRFAvUtADo",
+	"QeH8bEecUt8jEt9r0wbFItMuWMfGZ/OEnwGFAzcme209M6vhN1Bp6HmMkeETrGkDWXMq/YM4ofv10m/8",
+	"LEQUMUfgnkTsi3F8qIZxDoPbV1mDVz9DMHen42DehMzUH41VVkIMLhmMyiKh8rQFKTJh6997VwTOjbBa",
+	"zWXsZZ4xdsAyOJxgZeRXwtTASRtoElv7sHBAXoC/ocudqkrhyRtBT9PFXBsGe/O12gF+HZNxHdZc7bkY",
+	"jkJ+z2WpjdgbG22jg+B3wSWGHGo+QuNvre7UTTD3Pd38ep9vqSeFWHhidrDMb2pgpnF3xI0xAi5V6C8E",
+	"vhbEF5RwuuDunXUZggYKy2UBUa+OFetQayhB/J5r7JFBejh+aWtaMmJaldKuoBWNKgCVVn8XHY2M7o+r",
+	"ha4MhFeAxyf7/qWzdpcSLV53xeG1WGV94pMC4VMH903CFCRtYLWA5wsI4T028+kBX8prkfQF86V0k/tt",
+	"cDARvBTlWYW03PivV/4I/e39hZPK5KAftDTIvb+IEaVgF7a21g8ojUIPc1NF0uCDUxo2Ts9pgYPffgPc",
+	"l5n2QLZ8Cu4CvVIgQ1lwCaa0E/y/DTYZXj40xea8mDlTwT/j1J92El0JMhqEinI4m3lVAqxWjBwNxgo0",
+	"WvILIZ8KvNPyKzNAkF2GRcwDj2McOjt5gVpl0IyCQcR0MFY+PjJIYNjddKjKPsTL4BYooWsE6yB+Z3XJ",
+	"r5Bn3wzHaqxeOisYURgK6VRPpXKqiQeKyIwtSzGTHwhRC/5QZ6vvZUf4w9GfMgSmYqXWlvVwM2f9sfIY",
+	"2x1bt5f5XZL1YVJ/+tNZ7crhn/7EzoXKWeZ+1yWtzin7FrYMQ1B52GGEKE/hZjCBYEtKw6j2k6/t17GS",
+	"xlSo3lt3bX3Tsl5W3F4Ce8+QXXS/FjLQ0cHl18KMlV079mQoZng2M4ZnllYBc1nu7V8i+C748cQNzzKf",
+	"JIPMVhb7C8hyemLYux9efwc2A/0EUfUeFCGATcFpTtn/e0iu+OHr7/wk+kPmf4yi30NEeYp68Eezv15c",
+	"vGlEg7LhWJ2xUhhdlVMMRipEjKvV+fiXOTk+CQSdhbxGYGIITkBEB2yVQk4F5fDo+Du7pJTCOgXr9J+0",
+	"NUL+lkN/9uZ1wifvaeh/GxzopVB8KQ9OD54Pj4fPEbNgDlL8yP3PlWgJU7wFUgq018Dudzv9pk6aT9th",
+	"EBj06UD5QwHDRHbthMceU/FwYe3I4a6DdIjb18tqUsgp0QeJ3FmkqYxwMlZ7PJnX+cHpwffCvtUaSx5w",
+	"88BrPjs+bqCF8+WyoF199C+DhlLsS96YjNU6lkmADG+CD9MZiV7LEOU24YK2Pz7M94hQzBK1e3D6z18S",
+	"c6ttCA//c/rPA8zhHfzinoAKN19IdVQTvp2f/QcMBqXXJoVb2IrLsRCEW8ahDH3IAHUzTZNAHH3Ki8Ip",
+	"bZYhjSsCVdefjSXTsMFqESOoX+g14Vv6o1oQHh9ISDwAGRGi5u5oteyPM7cU7h1/rq1G3WnsiOXGS47e",
+	"bKpcSK77Aeo63IUN/EchljsthDQUcge4HAAU8lzg7jkQ0I1WECXs4j7eE+qzfZqAqIpr3HO2Zh/jfMWq",
+	"tt49SIf062/VNdFaLjHMdo3V4Jd7PMbpBqhVPrUc6bT2qfF+vw0OTo6fbj/U7xQn/S5yvOn59pte6XIi",
+	"81xA2cLJs2fb74ia6hVCVn6k4Ami5gdgmWwcFi9p6r//Asw2rZ0wEVesnsncIjd+ihzLwDo5AE+8A9jJ",
+	"tzyWcgF1SaYqgSEAEHTn0gpmlnwKPQzOZFFeq3kl/Re0MgCcJptqNSvk1GZD9g7z+qEiEYa55b72L5hV",
+	"7YIWmMePwNLNOsQRrk66Hw/QexPG+jDOnWz59YF8kuK3usNIjdaNs/f0Xs7epnPnExx10t4HPHLHf9l+",
+	"xwvaKo93RvG7Nk/XhnO6wTCA/brVKGzWtA/XD3EpeA5onQ2bOE9rNlCNUO3CiGCXS10kNvjxc2C8qD0l",
+	"MjrDUBCmFOlZPuk4at8Lu3bOHkC/bNvjj7e/T7bf8ZO2rwCK8NH29/fC7rG597Xl0g/1On/D7Rxy9JTe",
+	"b/R5QAgxcYoIk5vMo1nBrzxu0l6oO9sU4dl+KotYdmq2stVYsMLmhB4PODpiNhNYsZa9Obt48dcteiwa",
+	"fNmIGRpFAqTsGgDEOhZQSsfizjytGhbOTbmKNTRXPKmkqVQpbvS1SAppwAOGq4YJ9j23mQ80x9Ip4sKa",
+	"VYVn12kXDev4SvekhbuBnHbSwo8joaiU7zOSVJ+H6n4r0KWOB8uJlHiM7lCpH2EQ9RCLDrcEAEDD1ooU",
+	"18XawNlmwlgGlaNtYYE1gQY5kL2MAtbbFlvrd9oNawfdvdsLeKvvcRHu2e+/T/81eY993NfaR/1qa7T7",
+	"u7vs/uQkTiSQ+N2h7dHqRZ/luYktdWvYfk8Mm/CCA/MdMHNRf9pc40tgM8AC/ng7X22xOboOFdzOAwpr",
+	"56kcsu+puLmE3r8Fdy9/yjhW+BEqtDRsqssSYXYnqwSclkBISkaJMZ9jxQOtS4Syn6yILRDMkCF7Qavj",
+	"XmQi4ntrxuvBwZoaWwsiu9voUffqiidn+JE88doMNpsAAQ4CVvWr6Fh3U2BLdx/QVomxVWvHbYvFoHch",
+	"Xridztfly3eJ8b5vpO4VlktyyxYakNHQK4qJSDOoY5c3KuOJhpt6aFTebFGo1c6z3snxU8RbVXpC5bRN",
+	"dyN1KEYBjh/6wwArbYBSkmhDG6SQhZiBUzOTSpr5kIWlQVplRoD9nTIluCF+XJSaKB2fHR97DlNcS6yp",
+	"oj6CxBL0JlDtyb2T478MvMsHt1zGWy71rbpML88g0xmeSAHLd1vilV2RyrhDfo9RlG4B/9VP+VTZ9t29",
+	"eCSh0XqLJ4Jioe2Qe9QEbucpwAQWbd+TS9Idp7yIXecUooBARFL6BCuxMRvQTE6+o47x+05QbrnQt+T9",
+	"DyTydrzhNTQr3+x300v36eiO+3Sg1iAPtnhOBHrw1ezp8pjCKe2WEHjg79lPCtlGandWG8UGFsCBvDAt",
+	"jRixJ7fGvC4t67U38HhEFCM88Am1VfSJSwyMEuz0wv7VtB8389MFs0aaQJOzLrh4ntOSg6nZIsDcj05I",
+	"jdZFmW+PXffgcnCswFBw99bH7Z0cP+8jAzm18pAhBGZZ20pvC1aPNnhmXTfX10xRhHvI3oN1k8S8MeCd",
+	"ggNQi2htSHzn9MMDmyT2Z+yUr32H/a335yimkNEP7CHW4U26c7TYdAZfyRPs+85c1tNlvZe2/9Um+3TB",
+	"e5bnXsZtdDa90K2bY7vYXihedjKrEgFjhGiYbW2iZlSXLHDTerP7k9QnhFwvL0vsjViQN7MmQYHLKZ1Q",
+	"WwQZ0R1WmI8LNfrutfpD9nOHfZe5nwg+NhUzYPL5Gs9RoFHD8jScP5Z3kdRcq3Rrqe/qMA3/0ObghgK1",
+	"xEWQpuExV0bMqgLoh5Mt1+8qTluHyIiSckvzzR/cYH08+zPgaq0bmrvYiI9qA/6scNNi1XOLRYj4f07d",
+	"s15SO06kaIgqHUylZ8/6LcYi2j10SiC33mIvgjzdYDRK1RGS2pqi28mu3Fj/84e3N7/amF9tzMcrLWQE",
+	"4bODTbl7BeEahFMsHNxoOqIBlsoPJ7SILKdLhOCR3KVXp2E+dpcShiN5jwp/a2EOYPh8DUq1lQx2bdp9",
+	"rWewXbemzwJzE9UGmgEqOl2ulQfuSOwE8WTvMmB2aCISRurGwcEarS1HZ1JZ/yxMweuSnojNeumpgumT",
+	"al6zKGg0f/KG7AUU5Br/9PhQWcI0/GIkCS7nxRlR3AjTltaCur7VpRHFLOt/bFFjozY/Sqi9axmR2Nnr",
+	"HZoBNP1GJRTAKBPlfssNAkIGDLK+E0ewHLRIICKQ9At2j/hgfadjClpHPxmE5EFrjewh6vLE1OrGCsd7",
+	"tCPW6c0euKJxJ4FJlYy/f8H5eVgI70gO7GshfFJhQ1Mit/p4tXoGAkam4zsRU70Qpm4wDnzFMNGpC2DG",
+	"XgZctnCifXkVXA395sxYvYSUn0/2J6hXbfB/AV9KMedA2blYwZ+d5KRq5wEzOgohX/9EiL7G6hLl0gIy",
+	"/FjrFS7wboexfLWuKBIJfOd2Vq1SYqWrEhrFu7yydUG/W60FvuSWGottNQy/B/Ot+VJfJdLd1ipslUpX",
+	"QtmjFK1ip8poMHWe4Imp3VyviWa9yYplERM3G+CRd79K56GylAEdSXHcuRqrKjQdoulQSGPB5gPg+IxR",
+	"URQKrBptPBZhOROV7BaMTmO9ZEBaWfIrQh5oqZCurcZDt0ZDoVltTQPmlzQAXtIVt43oNr+PeG1tHfeq",
+	"0U5v/ASJ8LGn75tdRvtJ29eLZQEQyXcVxa1/9h7g9t5wCThHbCVsPznJcHI3RHiBMMejh9VOCCX/qYEw",
+	"QIsEQA2EQBursbpoINkk/K7hER5NmvUQppYituCMVEieXxvwiWF/e38x8J1jGJUox6qJyUw3kfGAEVRp",
+	"2I000q2Gz+Ij1iY8ecgAuj6jcwDTAOzBQQTsW1TGjhW+RvoWKM1qQd1ISRgiuE1kH4alrtK2DU3e7VhR",
+	"oHoQ0IjIPPEfJy/5zBK7Xy7NsuAINEFYS0inj47WOwX/ihjV2Qgzd2OVgLFl/x57GJTxwSl7moDanrJ/",
+	"/uL+CYhH+M/fiLq/pMgUvFEO3/9sffMY3FZSseWcG8GyZcGVMx0RQyg4gKYCn46Q4rwNM0fG+kJwYxEq",
+	"lZtr5+KNFWYMpu6Z0ibDZJNKFjk09dEXQNXi0ZzD/p26nWBsKfiCBaHeJuPhZKTC6b7CyskQGEesuYVt",
+	"MHvpKYW/mBHpOIiRwLYiBFEwj7N//wZ7jSOYGlTNDA8euICeW5G+6jaTr/aWtzzkCL7MKN5j6BLkSuP1",
+	"ld5Nm2ywC0NcGwvI2/xN9zs1xzdEfsOgcZ5KUXi/i44yOJvUKFOsqJrUA0GmDxgrJ3dF7iE6ra6mc2cd",
+	"nrFSAJEt8VcbK4uCZAJVv0+BHKeAqGNpbJt8wPdYExC1A3TSjvu3trep2P5T9vaXvFNxqT9uqw52gGjY",
+	"tAvddmnaRT43QknxmBNpwS1rw97avGnux7TeR95+3Yeb0iUftQn38w7TD/c635ROOQ+1E2BneSLNzTv6",
+	"W23nBLEdenl4UehbkZ+SqYZlQGBTQdxtrBo5A0iDTJF17BJvQRzjQcL1Z0sOwENaeendp2gZPhkQjd1I",
+	"+ICe1WNVihtJ5QHu1ySlAa9UlciBCK+LCAhg2Sh9qJco0lGe1/qI3s9lAQLE/R2lvzRjFWX+jByNRpDA",
+	"r2s9W9M7Of5Lv00nYJQ3/Xpv3O0PYDniyI+UUNhHzvjEwmPJmwcLzj2GgHoRU5S1jYyb+G5suyN3ho7w",
+	"5OyfkmiTbO2BCaHyWP8QORoB8ZCSxVr1nfTYzZLEGZsI3/7EoCQYK26gkVKUh4CJKm7crFkvc2Mdwb8O",
+	"8e6ATvsSLklwWd2/0W9VLIN/nWaskEoAiVwmc/onTMVNOMu55fTjqXvof+gh/2HuL+w/Y/Wfw8ND+D/3",
+	"xwxzMhn7D+MsezHnntQogX+F4lnfEsFZhixRTuY42QqymPhjr0phzAghoawuRd5nOEopuNFKqquNA0FO",
+	"lWVv/cU4BD7BExDtcD/9Ib27CVG+w1PWEf0z1uOdIPT+TT0/57YBFMuQS9Kvo98/jMglRCwun1r/9Kj5",
+	"Lq2+JHW3/V0uwm0X+lt3UzIoHuKJmDpFTBrUDwe4wDCAWkMF/tv5zz8xRCkfETqw038z5GshOMC58EGR",
+	"Oc8xriJyeniuFXwId1HyMAggpefsUubjg1M2PkA05qqSOYIxI2ESzB8vcIp9fOCO8fgAXmR88Fs2Yhxx",
+	"6t04wM5IB8LHGPGfEPMSv1a8MMR1g1Q4JAG8oJCWTXlZSucvYiW6O4IUcgwX5UP2kk/n/jSOFZzRuS5I",
+	"9gRKA3hvj83LtGLco2u7O9ALpQWktwD5hbX3uIA9XGr6VmMVgmDp9+hT7sPjBouSTQttKEnhpT86JQuY",
+	"C8y4l51CYcwhL+SNyPq+VhLDQmP19BtmxFTDlMAUirsYWGdIrJ2DLAietpNvZ3WOXHCX4SJK3RgBcOEQ",
+	"1c0GKH2AJzOLxLlQNzyda7fdDLJg4N1RWMC3hWAViPECBFUheBJqZGeJuRoll3ukn/CICmnITDVzfWvG",
+	"igpg/UVoJM60M3iHJL9xKfxLUpQyiNz40vDNkJcA4bNVzvhyKTjUCyOUtn9KIY31YObTqIfgGMDSNsxn",
+	"z3UQqojT0Cl2dmhPDVI3U4OpPlY93iF78PDgW5s+cPk1aEgi8cg6wUg8TYFrZKwaMNfpnJ5gDmrENhCQ",
+	"1JgvAkA8fAj0AYijJJNECYykE5cl0vxSgwn9iwgpMtgcrcuI6zBKRqG9O1YoMRnxB5dZH89gKThNk2Rl",
+	"An9A74xhaySmXMIxnckPwgwhaT8VRQYlD7TnfY1EeGldMrDXATriLFBL+7iU2+P4KrSDG85PUi1A9fJc",
+	"rcYKv7Qvlk5x5P1libTHCPqf/sR6Hqom/YwDJlUMGQ9C4AMllg/XBy9qrNCNknX7q08ntlzwAgUpwtgH",
+	"W3bIXhTaBBdPK4WeKYXhTJSSo3CKxyoML5DwckWHdMjOaBNhuRjUk3ArDoHMT+Rs2Sxr7Z08o4KL7K2w",
+	"5erwzEnqrN+eFnAvWwvaz7m9Lw9vzi0O+Eme3ZodW5/BOjB73RIeMZHoSNZQkXXNCMFM97iJk8wTfSPa",
+	"2JtaPcOaUY5ixudpZq32uREiATtyHzJ5KPQtIY0BrMoLPp2Lwxda2VIX3RQ5Sh9O3ZXZsA1zO77AF+iw",
+	"njzbYaQLrX/kytM2mkfLXQineIOqjf7dunt3V26vFzw7UUGYuiG1U1xuwHSR71AU4zRinvWRdrLZYXoR",
+	"vLxgvaSTaGZAm6YUMEhAES4YNWM1F6UYsmwJRhqlW7llT1H5gkQFywW4bp8eH7MefVf27Lg/8i2wS07g",
+	"ByLJINcon3apsvnRf4HPGY8wen97FbsEk/xraH4zvEa62x8nVl+XJBhmh0BZa5zrbUVZKLRJnTmtwC5e",
+	"LO1awcXtHLoDKrusrDuGWgGxfoi3117X9yrqyo6VO+BY/UlcT1CiLwpgyWcZDH6JjvRSTq+TMNkpy97/",
+	"/Pbvr374+f3lt+9e//Ddy7dZOOX9aPjqEutckAvLDJLb3vxw9tNP7rbbUmJBi/NpAsldeun5ux9/PHv7",
+	"+n+7q70hgZNBflDvRzi/IMSK4FUy4oGmWh7y9Gtsq3WaVSLRAR1RhKJFrztokafzSl1HH1KXxI21Yrei",
+	"FMRH72zOF7woyLUsK8UKra48D3D05Z8YmoMT1u6T9Z4+Ow6eeaXc5xgrcAuvKieQQ3VR35cPf3N8wuy8",
+	"1NUV1rNk9CUyepOkbpgGyfzkmoaw80g+wRJ+W6nvYHODuX1PFnAywiMlN2oz2JzbqO+dRyhJ/JxMOLcn",
+	"oXAdDgSKyY+01iDgEb9Fl6i9oMsmVH3Cq1zqBEy1l3LRcmaWwBsH5lLIXloN8TBP++Ye4Blg0fmEgjjq",
+	"YGJYV4sn78c3zwfs/dk/BuzHk7MB+/n77wfs1Q9nLwbszP3Pz2/enYPIfi8mP1JVC9yNYIwWwV8D3/ZM",
+	"FgIkhYW4WShvW/LS7UD3Z4qUfrBCGa8P6AaM0HHD5hL8O+hzB8+exgyxhaffDNnZWMHzCl62y7REYFXL",
+	"QvOcgYRhvWffsB+/JbnGNok1NxJ0sI8V2oQwYNKtT6WTSjOzFGI6P7T6EAKTEz69Flj0mQxQdwv9c745",
+	"fjpWmdL2UsaNnG0Sp12ic0MMYay2i864E8/cFtooOxdVYaX7rEfu2xx6nujdhNdFejIeSYA25rBZhMaj",
+	"/Ani8+nzO5t8LZfSKfdBDsCWlWanYwLbCN/w6TePMtkgW7DhAZyMXUSULlFC/WH0VDyrtHSkAvbVVEt5",
+	"eC1W2/pmIsnrVtaAGnRTvoYTRRXB18Lj/sqywUsQW2apqv7QV9W7GdSb19wDfVsMdSq7i4bsLZGOhNY9",
+	"AAV2ti2J/QyHEZfUsIdJuBIatwniOPTvoK8j8gGOlUGj7iXSZWbtRAVnQGH88A04Z4XRiIpaJivQyeRX",
+	"X4NabDHsTujRHjwsvx8u3z6RCL9DH8G8/fQIgZ98elD9wdyJmM8zADc981lVFNhXPgCv/NRnCTGwNudm",
+	"TvG1CFFQCltKcePUAbeiZD1MOJm5vm3b//0h+3bFfHjNaRY3kZZem3qXjREWM7B8ak3SB+FjkNBhL1V3",
+	"j4tH8CEhcUlCIsP+fxuJaJWxgueNtpVmw06P++ZcZ3anSEdAmY+nO/MNO7BUnu+IiiQ8StQADNy0giF0",
+	"AHFYGmfOA/pUY+Z+WQYsrpKqisJzrG+UrNAZTA1FvZPj54kt6+xXRIVKwaRAMOJUjChmA/8aRKpep0Kv",
+	"yzfcd3hE78m/xoe39J08XG9IfQrb4Y2uxSrVXfXT9+UDuUUaw8jH3yLLmnbH1r4MVOSpkDtlGekr4AyD",
+	"jLINmXrgLjfNTv1AbeCja3DKpWHXguKZQDgAFbogAnkeMVEQ18iN2DAzRtvPJN23xehJXV0U4wkVC6xA",
+	"o50+Ue5bOulPhuwMLktmg0d+/WDjWicHe5eukbDgMKPPIRHwiZxfsITb9vkO/R1eZ/s4OfKOOGERdh6l",
+	"knffcjsY2KgONu01bzavH4m2rpGu7XLXxuA2GRzU1Re+AYlPc8vu28/rwBUOmCxBSFd2fsSVVu65OyWY",
+	"3cWrha4MbC20lqBoDsp+QsVQxpfyWqwyhpUQ3kp04wllaZcEG62XeYhOZ2wmMsfMgU16soJ+PD8QlDKn",
+	"dBUDSHscFvKGbF3DZ8KNKRYTBKKclPo2AhXrCUT5lksD5jKRiCnN4NQBCha33BPkYOV0sWJCOYfbgF14",
+	"KNUAD3MgznHXFVJds1LkYrHEo3gRzVTDltWkkFPKdoschpy6q5WVvDBD9tomMcPjNKfi1v3yWqwulbaX",
+	"MaBDmFZu6rUPU49K6jQg1H7GlVb3fchxiK1hovQ9hhh8OX7gSFVzKaEFp2M5WW/zB0Kcy48RCGJaldKu",
+	"Dk7/+UstLtScYSohKjtPbTB3qErhDuYhgqB1JyleenxdpPRW4tDKhcANDQRtAYmXSvMC8prgZSEBBEVd",
+	"h2IP6Nqyq6UI2I63cw2NChC98omKBhjbStiI4eZh2/rsSgSoiDXsX65Solp/qffVDj1yHLxHDwuEPThU",
+	"1ofCX/cEd+6lscBdB2pxLoqlf2k380ITsrAxnm0rUdOQwdkI1tRfV+VwUxPpt78Ly19AvyD0QYA9BlCZ",
+	"AI8M2Lm1lWmwci+44ldiFN3IUIk5aCDwdqFy9hMfvGZjuJnBvKRhv1aiiljA7vWvgPYf8QGI/TdjC8GV",
+	"L7cEZxDak+dc5YXIERwHdI31j6buZXkjoPISiul5npeQ8OHKGTRYKA27Br4+uAgGixcgj/JfIQU+YkZr",
+	"BdEBwvDzi92alm4zrN0hex025z15zckwj9VzV5/Cdq8Zlt59LdoJbtMbLEj+MiEVPjbHcBd1iSij2wRl",
+	"t5JIDJAdWYfp6rWqwjqSKaHE9KB6UOb9WC+ELosR01JYg97KwllqTtJgK0PtSYEGzM7FAklE/Qw8kJ7P",
+	"pCaAoubXAnKWE24EledTMDxnvWWpbySW4Jtfi0t/XXvS1NMS+0V6HMit5ro7c5Leoiv47/9ei/pvOttv",
+	"6IazpXypqsV9A3CFV9qXIdnby38k7K3k+29OAKbneRP+FiBU8uTBrMfpUDK0TJiurJG58H5aP3art8fr",
+	"oRkNnyAV1u1nY5VYJ9i8H0a8xK0Qeuj8hsUS+8jLl7zSkb/GZFDmu5AGHj1WtaKNdCaGCTUtV2BvQhe+",
+	"sax39vL88PsXPwbgrnoeEDxOZ5l5QTACKCjwBccqSRgAf4zzISerhnh8gr1jb1ExU7ojsRkHzkdeXkL7",
+	"GqEUxzTEcKx+4gvqIamU/LVCJKk2SoXeyfFfsDEwr/AoilYxFjmNcYL3x1ZAAzxqcD8R2FsRSOIJSPCe",
+	"WC8N2+FeemDOgi8aMcAzF6TyZw+51mK9RNGwxY7B+GkQNrU5kO/gN8FMl9jvIJR194iSNZQkgsEnlXB/",
+	"O//5p7HCfZjsHRKHdV8NGjvBscKsrZ5YLlVi0HDFfj6r7ByRNUGsgSkkI546Nr+tc3OhYZVE3ESe+n/A",
+	"4yDtdoPnTVjVB7EF/HDbbIKLRF98giXwO1Do8TU++QTsioFW2/KgAeM+rYGcnaUXYqoAsm6gH1misiDa",
+	"ENrxqHAz7RSlMJlUTuU53Y1zZBbAIxDtbJO2TAE5b+fan1D0F+IkNyCm1TXfTnhpdc1wB2hpXxAI9OMC",
+	"sn2c1tghaZc8eZN/O2Dr5kE75tqGbXf8uObO156ujXBrH7vF9mzjCndvBlx7KxR6BLUdii3xfCpMug8x",
+	"QI3l+sBdA6FQLCMYkSFCXUsGyvjDQwAvALu9SB1AwqzuwXl99cS0OXNopQTrqoZg1pDwY7WLiGfbJTzh",
+	"nz2cb/O4sGe7H/aAepZs5kf3a76qtDaCljtwhKQ1RxNecDUVOyXz6R5MgAM/0SaFl94x1cpUCzQEsdYK",
+	"GDJ8T/wtwh0uuFRmNz9kPWP2xDB6lxbCzCU3poWL02p8XgelMD1vBHGsemrNF8yskxCnqa0uBS/tt7Ts",
+	"+4r/byVg1Kd05cSme9+h1zDnbTLEf4Uvve7mIuxv/8qY+ewi7p7gp0vOoM8j7JBHCcAlzlEyW0xNSFuW",
+	"YgpOWZDp6DO1eu/f0dMfKVnR9nLSYDlAR67CLx30gtcSFkJVCxB75sb9/mtx8Ms6sMtO85DE5IsFBl0z",
+	"wb/unDPxS/1KFgJxD+85bZIOuE/ipL4Yf6TcSWMbbNaueTg6u9BT1x7NepxZeKZbbm55f3N/w1iN1SGa",
+	"42HrZyybmhtCXvRgB6cRsyQMGMpk4HeADsO+upkE/PjJinpioWKYvTj/x1gxmOawZrU7tQmlKTDzS3cI",
+	"KEhJ3SLgO/SAuLp1uubXIjtlnN1IcUsCU3yQBpGTYTWkYpyV4koaK0qRs/P/+YH5p6xPpsfdROt52Rav",
+	"vC4h0w5qqCnKEYejY9Q+JnJY/a2RAM5TeZ88exaLY0aBepYrFhDLwqSoajF8HGkA0TRfZYxbN44GswM/",
+	"SINpDjo0YC/cU8rHC4z7QkpI5NGjpnzSiWwldqud28+G5uOPkRJqCNWdxXXTDDv6dz653Dki3tgSSN9a",
+	"gGsCsJBYaBxASAthBkwulhoAa0t9SyibhLVIR33IXjmZgXUmWRzDHekgHOF8U6rdz32dPETRaARfA0jK",
+	"NcqQ7tB3TQLsEvhePx6fRez7swxlf+xu3yGWXX/0Jh9jxJYaNjtwNgNYKyR4YMe1ur3de+r48SX618j2",
+	"psj2x++4/XxJ//m+m9TwyZri+Wiqi2qhdgM4xGuRwd3vaD/HJyYg1boxBiBb0R4vc1Gegq2F5nV4LXgA",
+	"NqmMlT8h9BAv9tG8rEvwdDZhIjgYtFOzQt6IGsJLtBYHY3V+/vbV4VXFy5z4xsM38dFZ6ECBeniFQa1V",
+	"mE9/PyhD/xle0DLf54GlT0tDbef+gcu+ntYt2ILJNvv9nd5c3ypn62w9vpwtS3Fo5JUSeegr8ZhSG86y",
+	"3/boE784/weBNBkysuAEXcwFgOhfx86qRrMZdaJ5ok5Al3bn+vl/HYc+gNaTyMNMEPxq/UAOsPqhLiH6",
+	"beUPSl+6h7QXGida9Tta1Hdl8RDn1Q+3XcnidfD5vrLn3LFWTtYWQw2/u7Pu3Jyt51wnQcdt6hmPPoBb",
+	"tilnHjtKQbc+MWO1LKVbt0Pof4Y7e7pky/nKyCmkxHOiDXZnVyuqWm5o740qd6y8fnUn3Xt2ntv7eJue",
+	"fesW6TOGCvZCwb3HrsFlt0pf1XgXoADPqVXu9neqw1GR7s+q1Xh+V7z8nY97Ru3de3fx6vDPA1YtPYD3",
+	"j9+y/2ZPj0/+/M3/7TTyZGWF6WPraV0seIxGoAu6QrYO9hNiY4yVNDEqsxL21BkdEJqWljr58GWP6PcM",
+	"Ac/xx0uZE22Mj7U0bvK8PNlwrM5w/IA9KT4sobIFcYGenbC5rkrDehn94ZLbrJ/W5gQovOlcTK9Fzuai",
+	"JPcBNgI3APg2VhiMSompC6lqvZsnz571R2zJS2CzmPPlEgDObHj7+E6heTSRy5RLmIipdn5VFjIHGauU",
+	"lQXW5eBrQms5rgJ0h9LbIcEJiFCU+05Sixupqxg/A7YMw8ILLgRXQAvkxDHBF9YLR58+H60ZVut2FYFr",
+	"ul3SR9Ylo1mu62E9ZCnz39Wz72bLUk8F0KZmnWzcfpvjPr4/1Mz6OK90uXjoGDqODC+9zRYMoUE8BV9Y",
+	"4PyhoTzbQDxRKg4/w5ImEBSptP/kGP5RQwDfm656DQICSWBS6c5N05hV4jbxANc63FOYd2nYs+NnoUdk",
+	"rGKmUHnhm0oiCsfGDrjmcni5LGu5Rui1HavMz+qSAPPm3LCrUt9CV65WYsAyssTBG3VaL/mplhINhu+l",
+	"s14iNj6+hlsCTHQ7ExvZqmgagRvQOJF/O18FAK81tTBgcsa4Wg1IP9BE+p4krdS31EU45zegFhdcrXxt",
+	"K09jeCM2Kbi6Bv2IqVRzLZdLwseuZXsxhBjDdsFCg1Zhb0JIZfWIQFaqAipu9UJa+BNBZJcAO+MRspNv",
+	"i/3Phb6FMlgjBkxpdciL5ZyraiFKOTW+8hby9dllBlh+IcEctGueGihe/43VyfEJAGD4LUrYYUE9Y1yC",
+	"auFI862rvUGqUFvTyPS8PdTgx0vLV7IQOIAfdq908rNHST7Q2jptGKBNAKmzUqZFMnzNMT+WakLpHoX7",
+	"PWgosrjvTUG94aURNV+qiQmLonCACJXA6fQNGuYhluH+shCWYxzGxz88V4suxwp3dMrcMmQAMiE+cOBL",
+	"QOjuU6phitLpdE1z+vK/WLoU2AT8FV7c9NGLoAYEfApZRmPFwL8RBB2TKiXQUqDJjPw/IlFS0gZhWKxG",
+	"MFMIv56my2d8DAin6QFoeqlrOnKuCKoBtND6owBHtuArxD7zONVuqhNxJZWC1XQOP9wEww2CHvQfAPm1",
+	"IukMFE+DYe15FM+pqGCi7dyJdCUkiPR1noIsF8gUUAJuZlNVEZsDX2h1xbKB0/qjbOAUIBZEZf/JnEe1",
+	"WHB810rlYipzkfdpkwWtyDI//WEccoR12VCJBm2xQBHa4jpnc24ucZtmvsoNoYTLSpC6BVTqRLWjYs4w",
+	"F3L5FCwW/O9nmff5tBqyt16Hm2UhvfP89tULdvL0z8fs10q7Xe28yhny0Ua834mgHZYubGzsBf5BVQFQ",
+	"SZ3atU1pvkEx8NCuIw27u+94h0Xl5/+g0bf37cJlDxkw/OrPfbzSfONjSJ+kLvW0O3UA3J9ojJ/f8iu3",
+	"Yu9eY3B5pkuUe1JZUc6gS62XwSP1Uii+lEP3+UgJHN08rf/chz63UkRkL+rwt6UUOfAFEC72RPASkCoB",
+	"oLUFt5Ea2/iVeILdKvgGCV0vVJIzLEpnveRNiH8sq8rCDCmB8RNfiP9GxnLnKCBjeQYOB2JlEpoZCMNg",
+	"xPtFwLChNkIReTW3TfyzUmB21GkMBNIk9UrAhWipYvMLzjwYIxiJBEvhSgFQjGyvAqJ3fCcPdiODndtF",
+	"UT9pO1G0Jkv514sff4CPcNe4iq/d0hJg3tmb18FcabZ9mJWxYnHwy+DgwyFXq0NsH0Dpmm72I26MsObo",
+	"3+7A/LbL1sfy9DTKgJnrJUS5wVJKN5X7PG+dU0YbEaoTV86gmQthB0xOnWtd6CttMEG+ArUImKh5xOSj",
+	"3TCRirvNq4nOyQ15q8vr2Ofs1kcJj4I4ipiqiFg4nYO2XvjUJV+1n6KOtLc5c8u1njerr9Yrzy9VL/nO",
+	"DC7LYSUPJ5XKCzH8l8lCh8eS23ls8HDLfNBUjGm7x4J/+EGoKzs/OH16fAwdue7VD04P/r9/nh3+b374",
+	"f44P/zK8PPzlf/1fLRzDe6bm+A3HF9x8LAYHcsGvxNFSXdUvxCzCwekBfsCWCflbzc3V//qw7fgN8JxO",
+	"jfmIY5qU3v2eO746BMB3a4eOcdqTzbMfDrpYcFkcAjbUDk1fBNeJUFIb0fN6JIjcGc+lcUo279e5edo7",
+	"v166ES5gPo/S+rX+ihIp+bvarYBIU9aZacKerir4yycesf2sO7+A+/RWpW/9R+qsqn3tzTZhelJ2YrxJ",
+	"nu3cdWqJkWriZIb/qzd5WpqCfPSYrizFVCA+uEUf3d8KLj91MHOVEy5CRvvS008MAgm1YuKDmFYIejND",
+	"ywuYXinBqIC+lZel9HgKni28l81KvXCOq9Xuf001+ZeYWvhBfID/7+wj9//9bIEAAyxbbi2fzsGqzhhH",
+	"gh/30HdvX5v+yDMAutWi+Hbin6LzT2C5WHXnVoGba79wCC/1nfD9RFKr0+ZCUJeYH2CsnDUBpjlS5CIt",
+	"hcccTj4fwQZyy5ZcltgdZgYUlAiQe5VCjAji5nl2fByYffRsrKA/B3vZCKCa9Z4dP6XOK/gAkCJAXqKN",
+	"reysd3J8kvLndLZOBWFwT8Hu8PxHQpJIxu8WdGcbvikBfc+wXyDHP0Hewycj4GuLfNT43CAl7zJzvdOr",
+	"XNSV8OfT+PU59nHVRPhe2qHFujr6N0ieXbu5amMP2WsnuEneG6uXPk3j5AnqEYIF7yEjmkcvL8W/KGIK",
+	"lA03ohyrUoS+Te+Vu0HItw6qJPDBOynpu6c6O7TqgmaXFq3mNv7aoHVPDVofv433NcDDJqgV67UegiNC",
+	"KdilZYbqC6g1O902PrJNQe1gyJrEWkKMSgwVFL78zFk3N6KdLii8xbkHUrh/9RWAF7ZJ/CcR/eFrsWpX",
+	"LfrGTfPwB8AZF4fB5t7Jzw4Xp/ataVJgGCEaLjXDQ5+nT4gssQVYMqwHzBWwPv9NUjdjKypG8Q1ZzjPs",
+	"ewbLwMJaqUs8a//tLLuMCT6dM2nFIjgM0hqWxes6yGdfFfr2ZVyRx/H0G4tMfj7r8aJgN6KEhun+Xbr9",
+	"W+dRVpRyJaAXmkW6CchXkYljM2K8cEJNppWlxxsnTg+uzX4hlVxUi4PTp2HmgI8qyl2mfi/YNGGLBPm4",
+	"dR4ec88ZRGWgOJUGfDGubNfM6L5LuKP9q+bcIqnQx3xaP6+JmOlS7DUlvOWj5rTlfLzGc/22Uj/Bab3f",
+	"vozaod8rOhWWkbTe8Xbd8C3Pg0/6+dEtw0kXqYAMCir+uIkcoSPUI4Ax2dhUsnAYbVRXPOQH+FoIujpI",
+	"HfoBYyrXQixrsktaJpyQCnYXvI40AfkLnJQh+67kMwTohNQKMD2jooMMoLZzNvFzElSPGmco46FKilCR",
+	"pScLRSpCXUm3leT02iknVi07uJxsKHaFwntnJdxy6akkVuSIAS/DnC9hX2YQK8tYLpZC5cbzquFyYrhg",
+	"zlUegQkxzhgTUlO9cEsm8isBHV2wTrDiYQ4QfmA+/tQwAIDkWdTYq0b0PSmaR587FzOpJLaRcmoexVAS",
+	"FLmaWktCMKvpbz3Ypt8J6yxrgITC0thhjj9loybIXHhFhFB07+iBF+NAz9ApJU7Y+DURb5He0sdFb3Fv",
+	"1caYa28FxU0GP7jdD+xj3DMWwt86aMCSKT0fsImY8srUTDBj+SqFMnIPa0Jhtfdd1CTefdWbpmM8Kn5R",
+	"bSZbo1jhHKecFW5H4An+FP/m2cOWytQ2EzIEhu1eiJllPTovU50LiMdnUplqNpNTKZS9pGszj2L7BZXI",
+	"fhonGJxj3lCGXbqww9vaSilwrmf2ME/ibmFjQpWnE/2oW04RcLjRaRYcKCxLhWTncil4afB+53MBhGzy",
+	"YI90h6XsXnFKDO0tBfRq3IqiwBGJd47KsRXC0pnrVELhbFgWoJSygduEs6oM4T1K/2D1JpJtcGPklYKK",
+	"ViJ9pDopVFN+lkge6hvmwovHsRDXoHGvWBhR3AgD1oFnTMO182TmSgPtrSgBpc9ND2t9wmB98mcb1OJ5",
+	"08dNycQZv+JSDdlFfYkGNLgwA+a2D5WDJlPGvta1R4PwDw1/E0iNNaZ+W0prBaLaUTonQID716oZVwPS",
+	"biboMDSMsOAZfFDgj3rzjrpnwCiCnUzdneF+p6qRayKlX4JnEj9FYOGsEXB2hHHXFdZOodzUJvui47h3",
+	"g5i1m0DbAR8rXA9wAGt7N4oYSloRy4+3lb3sGtYiNnDmq6JglSqEMd3Rn9boaXMH7RfYeUSH1Gv599LO",
+	"k/G3WC9fPKg0NP/vvmX3+9y1D7BG7t6myY+city/NaV9oA3cgsuGLRAgNrw+krYB2qoJyJBx9i898Y7L",
+	"0c3TWPN6b/q87roHFe37GREBAG1QD3qLlgbpbhIIwMxFBqwRbvmsCDYJXjMKbZFWFAW1H95qdi3BAZ4x",
+	"N2ZVCsaXvLR9YITHpkgKPqPeRXU6ZG6ll6TeG/aRm0dLQyC+kzMTJkKoMDssvTDBncRaDrQKpHUGFfjj",
+	"o1Ydn7YP3on63lVFu9nvqqDdUm1Rz8eP7cr5cCvumq9tgnfhA+nlnbhAR05oHHojeDeoQgI7iqk0SPf4",
+	"sqvake25vU+pKAwd9gcIZYStwaGuxhORYniqdgebFoKXdNq8r1AK9KF1ZcmoVwFl2q0ixwGscKO4/x+C",
+	"eQikBACzRhwaoYyEIqBe9m3mw/AZz9aSXHNprC5XPsOFHdw4wbTci2q7BkwXeUjAsZ6Pm+oZWGi+GU+q",
+	"8J8wrz7Rkbg3xqipMAES3Vlf/cD23OjDd+7YEgArQnd5ISITSVw7Yda+krQ+YjaC2bWEGgdUgAbdbK3h",
+	"Ml1iWzBnyxI49n3YcmNoMpRaBYb92iy3eV7tacSYOhdmW+U9JGSSr4OMDpARrm+QzpRfKB086Ci2f/bN",
+	"N4ODhVSh+H6HPBF0PUIBP2012gPdO441UD7phiUZBl2zb2zv2jsEEQU9i2HWE60LwdUdFCxLKxZmF6UT",
+	"v+jZm9dOetJUeFnyVZcCqi2Z+eJNcoTVJBvQ732vEEDM34NR3mUrv6UTlUuzLPiqdqpjYEWl1hOF0TGR",
+	"DdIQfgOBVHJl+JRaCBCugky6/pC9DNUGgA+VE8hJ/PajDr3FcbkklifUlM7Al/3Cc9FSxhsz9IJBRCNG",
+	"l9tr0BaM6mdWCgEAV9TI5jm0owij5BN0JENzdUYWPzb/klHr/kGm+oBlhPeRYT0etjyZub5VTiBXBs3E",
+	"nOWaRVq6xrDAyGCaXsWa+sT7EbkLomaE1hqTRanqKUJ1ig/We2Ha1G1Ddu5EGS9gTU290hYmhfwRVGiI",
+	"20GWfiuQ+g61Wt6d8Qm0BIbR+ySxcHFN8ULjIHB0YHrfZkP2o+DKhmnRR3KL6kHsb3V5LUpzus2IH6QU",
+	"rwAhk/B8tVn1sJ5eS1bGhuRV+Eynj6uYzza7R82Unf+I6+r5LM8b2vk+kl+1Ue4x7fWQ+gs//q0ow0kb",
+	"rB+xr67VHUS2wMLaXZHW3KsbKW53KeWD67ZX8SWukrtogJgak1UoveildX59+nvI1NNCIIcReiI+LkRC",
+	"aLICyT9sFnBIg7AfAfbH6itkdEdduL3IrL267x+wPo9S2Jcs+T307u0y5m51e3dboXffgXL3Qfcp2oIV",
+	"+UPVa93QlvcSJJETG0q1+A2AIblvnwcOMnfS1kq0TtOwhmK3cwnmsCE7OxqKWPMuKVaDf5mDPB8y9xkT",
+	"G5C6Ep3ziO+Ag45Sai7qh0qDpO99ZRci08YCDhQa7lcgPxtKc0mrm5GXK23NogPhUxNftZ7EIP64WkXg",
+	"PX99oY2HHii48xASC1cmE9zN2h0lkHp+3GCDIXJfKQhQImkq8EsAa48LbBpdfC0VQ6dQWZBWOUHF6i71",
+	"TbjWA2/7gzfgc70GdyF6NbC23oRtHYOevQjFZ7oMr95qg26oQhuEKjVpdqu8GmzmpsViJi977rF8yj3+",
+	"0Sun/rED7hBstTvq+fsyjbrAwRYkcpdAXrfmtpYKRa41+BBLUS64Ak7bpFBlzRwrBL9pSJXIzJFeuako",
+	"I5yAXeoxwja5g1qMz7CyYtNX36GoAj4FO4t8oDu50V3s2t0f7/hRxMcfqmBh807YmC54ndesd38+W+B4",
+	"ZL4RjGcHLJAlt9N5C5YE5bShwxFNsPyIglYepx5F0SgAJRKmcFJ0hziGgH0QzLKMQCLAJxl4DF/fbQnm",
+	"DQzAnawDMMtwIDCZj2AOWNgest4k3YbsrVAcCtuB/ICmjuo/WngUdfIiEdL9qYl5LizI06xpQrJSLPRN",
+	"YvcF6GL/MGdqhdHM+rF8B+n6BzIscLBHwkfYy7CI2Xu0LL9aF2vWBVnc+1kXu4SJ1ttyMBvYpnrA1t5E",
+	"qZ9GmY0IJ4XYW9x5XWvWYDfSyIkspF1BTDv8FcPaaMxnmLTOKLyc0TOlDe6fLsHukOpGYixpQJA0MX7e",
+	"HTAfpO/cCojznrxLP9X/pnkRvKmxjBdGs7l2MjBxQDArsOZ/mCF7+WHJFSw5Sc5eRIgx2YBlsVXmEtth",
+	"sj66k1VROB8T0iIjzL1zZqS6KnzcXbMrbEZedIfJHilEhotSaxFKBfHdd3K6d+1u4nzBjTiUKtZoQFYN",
+	"fEnIkujptAqYtT7TCHrFq8P4uFRtPzGNt+t8G8HL6fwu8/rpMgdo5rhzuyYSr9hraf8Rb7v/SOA+UUBY",
+	"geHnGtJrRvN2Qv6ibkfVjd+EAlqJW4oMCxtDxk89MRRWaJd8ZsFa4xZa+KFxUecrYKUg0v7Y24ctJCV2",
+	"kBih7CBpxJRJNAdgrqNoSyBYcUqEwGr4DUS6AAsY4joTATjelSzsKGmZ5MUtEF8QCECL1GS9GtdrDJ/V",
+	"pw839n0OGBHKUYctSz0pxMJ4qJtBA8/LZPDMsEqQ17kq+XIOywKgaz0b44MY+fQ6R+RXgk2EvRVCYazL",
+	"1+UaKL2drqaF6NNyyllEmjUYGfSzI3osnr7WRKw0JWMAaBy0kTtI38VrelZrZAWhookSu0IH7G/nP//E",
+	"lDCoTzXLhVj2Mfc6AyAfEC8nz0I7JW0BD6hu0I42NTx1XaICS4IVhjmpsGK9rBTUcnup1SVaFhmimQ+I",
+	"llQvuJVTKobWqu/HitKrc7S44+tmRs1oSQPEJMfBwtDlWtEbWh54WgeNElsjyhs5FYxPgUfGhJK6ZL/j",
+	"y4icGWGrJXYeL0tNfF8owHtQz7sWba1l9PxM8v6mQOY9+hqPHsDciigOXclps2ci9R40of34kckWvVLz",
+	"GPYIReKyAgQ4EOCHRTUDykoiCemNtN7ofQ28Ggob7htIMSa2Q+ahIDV0CvXrXerYXeQsxjoSSKMZf1Cr",
+	"e5Lqclnqq1IYgy4Av+XSiahLbKePeQS+XJrWRgqGyI1OpKOL0Vmg4iOgCWthTZ50lep3eylpbx0P2eWu",
+	"uO3OMdtwOj6L/rnPw12vhYVbTbmtNfBdcBkD73n4v8T0vi+t8HgV3sFMTAae51C8XlmKtJ3G8nOqBLlM",
+	"DZuZLArDGp6pv6HF1qLr1/+S3JavFF/IKcYD3YzwhctKWbkQbKrVTF5VJZWWLfFsW13vAciimZOx3rVY",
+	"saz2XGKzjC9X2WVlL0ltJMOClYM/1xoNnOUM9+wydO3pNVm1LXTPCnntNspCAqUY00p0RvO3FZpfJLvC",
+	"ItM6GL+6yEXMrkqkET3Uqlh5+4nspUHbzkuhR9nZpiRtMyXR6mZ+BP7Tbq2bP+P2veDm+ie3Uw92vzWe",
+	"fzjM+9z6HW6677jle9z1M+yXc9yM999qupOBFAIVf5w0TbuTvXfNelqqvjmhooMtgDG/ZSkMcVkG/xpO",
+	"bMN/gcsJ7ggMLV5UYoTcWcG7JfYUq7FyvBmeIoH4798yFA7G4xWSm0YlI7IMfll/mDhxGxI3wWsNj0rT",
+	"Ny/T5hIosw8+Ny8KfeusPQo3AOlVQGRCZAtnAPUHgH/AYxob4odbsYUiO1Xy1FMPqG2n83a6quDw9/BT",
+	"lR6707Lsn+MD95XGBwM2plDk+OAXD45Q7wV14hKHQa4s+muNjhq/rPG1WCIWHnm6OFAQb95dDGpFl/7F",
+	"yUgNBUpJGVXL0LFJNZZg+5L2htgPoOJpKf6mMMtaUAQmHiM1ekb+FzVh8YUI9i/HWv037y5AT9K36bBx",
+	"f9S5nK3u0al944ZHufloubNtIrvxte4yg/aFgmBQCg3bpK0t5aSyoiPOWrVS8edpmDWXpYDzOVm54xvx",
+	"9emTYM1k8sMTEyjwahb+sqgMUgs3ChTp771Mmkv8b0xD99f5gP02aLDEY01kcjvE0mIQONhy/BoRhaJd",
+	"GzLbTtqNKFaJiSwUWb7erqmqUElZ37DUJaCG7GXi/lO3vW96hyKCGiRpYtjORbzQveCQvQgYQW5hqE+/",
+	"DrIqeFnIaARHoANjeSGyQURrDhpv2BqNdN+urETskCrFYVkpP8t0VQFKB9JP9MT+PYjSswTBMLHYKSwO",
+	"zz6N+zNRHJh7XYfjcxs81cHhbZLeaDICyBFtftonpr9Fr0KiAVQeKaQRfnLpdLy3BdaD/zP5AX2QjSHu",
+	"dGgO0Ih+rToiMQNqbou5Y+w12Dc805bhTjAaPNrlWm8W6+kSXEGfmVgFZxGC/m4bSdsfsjfb88qJyeM5",
+	"QXonx8/7m0pR7jE0/OglKNvUqDuvzUTtV83Z0Jzv0g28UwD5KJ7Qj4PMSV2qalPzQiJv06q5NQdB+qJ/",
+	"kTpbbYptZwX2D/wPqa4A460QiviUvLJJQeCSjCWJq2D7khPESxGL08ggbgVi23SWY2LvHk91HAQH/nqw",
+	"P9OD/Ra9eDrZT0xyYHY75klyZ4dSszU1GyLaCGQSn4ZOd/R4ZUnUlZ68TOWgj9sQe1taXro7WqAiQFqT",
+	"pqlGxMO5C4JvLP+Koc+Y41W6fnUheKlM8rAnBhelu0zrdbLCDwWFEceMp2y3fuJkFWv8aH8MYIz1BWhV",
+	"mYfpqfn0iGNrTRB8QkG7azNhZjiHgBXrTycAkdWwfRAJKi3qkSZWZA7qcGToUOH92KZmDZtXC65q2KdD",
+	"9g4mWPDpNXoo+Fc4ZsGzKdH2hiQxYlScwi8mNccHdWMcmf+Wy0v3Ilk6kwT1fWvZBtnhQ/bad8cvIDSl",
+	"tCd2g3VqKRlNZ+tRdRto71gxVIobwYvkS7VWi8L3xBUKEHEyOs7+qxFKEyd37jSIXSBURxw8qdxbw/Ww",
+	"OJcydy7nFZeKcthJA2YKjn63iWycwrrgw50LzoNbkXs0Y1Ix92gOSpzEt1WxlYFPVxbCFoD/SPhgMHU6",
+	"sV9tnDXRjPuJjleQdZtF8mZL5+jfdGw21sm8pV4RPLBPUgsjFbkB9DF2FCNLeEOdsCt+I0Z1ERphtKN9",
+	"FUQCtLWUgl2LpR2ys5rYcDLCi4w0ZxsIQdPgyF5HO6KC1hRJz2rsRqT37nuBrK9bRMBb+L1+OnYuZ0mW",
+	"7JYbatn5CgrdZvy7VQYAqnSV78lSGXS3uaU7paPTjQ7cp7W7tZxqHw7eCZUyxI6TWpwUG2UA0YXUOQV0",
+	"g2a8gCCwIBUgcvbUSYOfQmPuFV+aBImqluSJ6QNoNoFaY215wcBaGbJsya+86QPB0Ayr4e281NXVvPYS",
+	"nnWnpUboVpfXFDnNvn+5Hn9A3DIo2bU6qCGCCkzaHTrgWfyS33/7yde6kbvyCPf1A9Oj4i3GJgf/H8Ul",
+	"XBcbd1124gUbGAeHaBwcJsbBDqGZFosicRqd4+FEcFPeERBM+ggwdUCCQAnukH0bQVZqMKPBIRm5Rwda",
+	"yKVQuVRXGZi48BxnrKyE9Tm/dsny4+qv7uXfwhzOkld/lCa3dBnvhZ6w9WXTLrfdxInzsF6rmb7fCrTW",
+	"ye7TylWLXSRr+wjdXY9BLBskSViDltO6mVw2lQyJf1MTGEg9u7OoCBCrDdrY7UyxGc5b5JdWXy4EwV1j",
+	"2gUL5AinW1BGhB6HjfopeVBKFJRQFrSLiGQbXsCrPopowHe7b6FQY3beNJEa/2zCLbIBHy5c9cn4dQkC",
+	"dfLd/e7wEFb49bumVN9LD4stvcfH2Efc1QKkfyARtx4e3k+qbe+PTZ6dNgsFmwNCHM6Jiz8l0sY5c2Fz",
+	"grOKfRaI4julUexcGMBDE8UMc7gwzUscO0s5vzz7qTSs1JUVrBDWNKGA0dvKF1JJY0tudWlYrmOmuEeR",
+	"8E504ME2bODQRBnOEgTLoNYJKot9qyoGkmP6rib5n5hAtuqfM2Rn6XIZbKmfiDR2blqD59hVFpMBEHaC",
+	"zVB7zz69DZN5fKFnz9z7yKKJTQ3qo7YFWnnmBinZnjRrTWJDdrb9IXXk6QSB3PISoBkAi1rl/t/cWrfS",
+	"IXgHFdXmFPFozhSr1LXSt6oVGvlkkJAYuM0byGSMKG+grCH28CyE5dh3UwdZHbTR61qMOC8rG4BzdFVO",
+	"PZS2nzOBcEBgU7odmeFl1HOT9SGe4b+lgSTsLaH5+axMV+tqQ4zeUzagMcqjNrQ25rItI5BuxTvC5/uC",
+	"mvgeQ5eFdts1fXZXRnro0d2KKJcM3tpV1na8HsYg2mNffw6hosfYaNTI9InbbF8vqPEdNweh4nY92j0e",
+	"1cYRW1PcdeajBKMkau4mtRImENRMe3IlPp2nQ/hqbMi/pUbLk0iIo1gGxQQ7uZefEoO68+jMTnHezhfY",
+	"N/jbEkT8eox3CO801o3//s+0t3f3r/HtGnEb2U8SgCqFqQqq06d5RKqWATawRD+uxxWTC3dIJIWS+5C7",
+	"TjEh0GqG5Y5k04ErhyxmHP0SRweACTRsc2/upgQ7l9xSPi7+NFkR9yUGNvqjrvhm6yQiiTZ6Ph3RsI20",
+	"2b4NBeftTfwaNnrN6k+clkFSChZ8EcIZbnpKrAeFYkrTVOm7QZsEdA4thaK+Sa2sVJUw6x4jjxyco4+o",
+	"MvL3RuDjNIA4ZD+vE+Wc1f26NSbQGljouttClz2O40KDP1I9054mXlzROzL2vjoun+a4+LMSNM9d+itH",
+	"IHTvX1OkCKRAVAyBNGokrOnUFPirLnixcquhQaxuIAg5yYV4YpSadNJ+FCHgdnsKFZFjlzk8iE1WQNFA",
+	"dqiIrGb+F5SLWKdhE4YzCSyn4WlWp/JPmSE7d8+HMlIo97wNYbLk5aVZe0+Ud8+Oj1HySpt2h5/55W4V",
+	"sf79KOLlJefzkafG83K2xkoHVaVtuq1GTL3GnhyoSjs0ahu3MS8f0QtuM7I7hOX62wyYQrhH/6m+ys5H",
+	"k52wj0i4uPP1UZIzCW3vkohNL99Y4t+svGlzX1+nYz9KZnT9dR6MQ6s2NIiaygicwLQUuVBW8qJrGvGK",
+	"fSdzn/nH5Hvuk3tMV+KPlHus7YDNh7d2SnfIOqr04acA8iBVjvHZwGiOLlVvskr6/rM+ForHDRY7y7xK",
+	"HcPKu79OYTRqmMOcDN0V+nXKytkAWW3DEtfsQnAVvWemhMidI8mMmJbCst5Ml2MlPnC37j7meCjVoZ2L",
+	"w0LrJdzWjwXkscs1ToOyfyk9Vau4GqveyfEJOo230oh+4pfXWbGsJuAxaun1peuEaJO0/67cS4ChcwUG",
+	"Hl8BFJ60Y1VwK8r+kP2saiI1MpNhno7ge08Zd4uiFebaaibIW/S0zJprOhirpBcJww4xizkcq47sV3KI",
+	"78mBTEZ41KxXMo9tllD6jb5mvH4fjqNSYhogvNGsr0uu/WRqm0F0NOWWF/pqX8PISSfwlPRs5k5qz0bw",
+	"KXhg0kyVSqF+jRrVSdcrXUL3/lghn+mZ89ES6ZundW/QNilt29lumFsv6L0exegSykLew9tb/j07jR36",
+	"+85FafUXxXsfzPKhpd3HAPKbghbmj1ZimgpXvxR3dnR3z1u71V/F/qC1ObUms9c//Ev3mIMH3Wvb/fi4",
+	"v1ZfU2Lt2/F74ZRJban2Nsq3AeXWnv7EMJnfE8ta64mo5GF8RLsD8W0lC8p4uTGSxEsurS6B9dUQVIUR",
+	"kKyJL+1L+sCZcFPKPPUuqefVUkAuZ6zcfwL0x7TgTtuFh3hUZAnN6Xkw6QEWB2qYszhg5hHV/HyfmMjv",
+	"0ONqrHwNWxg/RerqUyrG2ftrsMzSDTYTpZtdZFyDWZwS6qkZUHecGYwVgQebAaNaXzNgkLHGYkqitNCT",
+	"f4mpNSP/BA8LWhqA33n76gV7/vz5X1jOrTi00i3elbBjleEXP41/oITau9d+wlfyBnyx/EpYNpdQn59Z",
+	"8cHyUnBsbfGDOm8IkBu5Yn8+ZtM5L/nULehY6RISY1wCDF4hlWCTUvBrM2AZ8AlP9Ad8WHzNzE0K5gR/",
+	"iHOPoIGIcoRkzno2VulHHLKfIoI9sXm0WDCwNd9J7EO7J8/ke2H9CI+UzorDb0FPdqcz+fkPYjPAJnA2",
+	"f+P1YeMl7aSfbj7sTElRC7VsDkYYy1dJrqaslAkJjMalXuSosUKOyS4vn+3p5OO8m07+bk3udR/4s6Bu",
+	"+Jw2tydwqO2ofW2QrWZu+uxNAfxt5u4Dmbh7RGa+WrYbLNtP2lT7lhKG21/nBx3GKKTnfWdAp3/2Stjp",
+	"XJgBK4AnMcEUSB72xNTC1ZwtCy7VIbAqNqgSfQtAevtYTTGWZIBeBzSJ0BBzVrGpAmK4p9hcY34tgPBj",
+	"wo2HPgCyHsWLy/rfUNZPClAU+VghrNxUF9VCoWHojFJCf8vMzC7peTNZiEtnDAG6AqIuLA8LcSMKHyag",
+	"m8SCy+KSUKQyNK+lQrognuelMHQlFkQB21fucdj9vwLjclMPuemhUtOVxYfSaiHA5Vidn799dXhV8TIX",
+	"+SkjaK4BhMAmfIodJ4VU14eFnroHQl2XIRhj5HSrVCFMBKWcrIgjoLxxUmms4A+HAHnXOzk+HrCpzgXL",
+	"jClnl5NCT6+Jq0mxSpWCT+ewqamCTJesFM7qFjkr9JWMbSzfHD9jPfeoscqqpbGl4IvLSoVjkfVrOy4L",
+	"vMyQ8m9TrnUJ+aPf3fcoKf0Y28Tkuql4vF2YfMvzYAZ/laytGtut6oRaixoyNpEqjydvnUw6WpY6r6Y7",
+	"YTJMZIFT9Pew3kLnojADiFYahGYyQVQQSDhkr/mVQOKeqXP0cqz3MRZasQA5fbIiRE2OoU9g4HSe4pC9",
+	"8cM5ubAsuHUW/uGtzIGFEfsg66SiGyPhBcUWFzF76Vsbp1yxmQxg9jAs9PIBQQlU3eOr0PSHLPNS0jeM",
+	"h7XRs8CYgY48Xdhe7uDf8cGj7n8XYondzunMIfYeFEAPXgShBvtdkXh/dRd18NPj423UwfcZhacF3if0",
+	"7hfksyTtXTusiUxxf3Mr3l0scJbnhvG1hxDm4npVMxIuDtlPGNMrRSCVdbOGMN60wWxdrLDk7loob2FE",
+	"7kIoG0BNPqUsZEuby1me02e9p5gPpqBpjEfKRIfRt+NL+6/0oF73Z8F/eJbnLdu59Uh0asg9mEi96vCg",
+	"y6g05tywiRBqTQtuPVZn4YnYaeDvJ2XUfnDolkupLisjsgGbiCmvjKC7SupgQW4TMROlZ+uStovHMz1t",
+	"u4SFggr9SuZ5H2SeO+3nHcI+QbpvryCIOrHFv+ncHscPLQ3vQBJ+FqBumJjccR/saVjis3bnEgxibxQ4",
+	"mIhVEEQMhjeQwgKyXhVNmi4C+j+N1X/OgADOwADzvEk27mNDsDPQlJkwVgLb+eVUG3u5FOVlpaTNAEcS",
+	"Gm91TU46YT2zorzlZW5GTQkciRDd09bPxstc2vu1VJD44mMslQc/m4jJnj+OtfJlaoRAiLOXhYPO+w6O",
+	"f8HVVeX2Od4RY54E7VosPIyQc6ArIwZJ0YzzzuE+PKGBfKsUV8hEU+gplcYBEn4Sg+QWA32e/goIzRBz",
+	"Vs8CL7PImVD5UktlzZD9iFMECRIvoKYfAqABBKOU3aa94m6EXU9b4wgUA4V14wXL8M2Ae9qKMgWSo/WD",
+	"aeRYJMwtrQQ+Bfk/TBIVyeAmLMDuwJrE77ilxiQ6+jQLxDRKuT/9MgY4OJpZh8ePf9258u4tXn6/bj6u",
+	"xTYRFKNtuBZ/tKq6+P7No705GEkSI4oQvRSKL+XQf6QtmNXSsJ+XQp29ec2eD4+Hz1mupxW2jkFuQStb",
+	"8mno877V5TXky33QD2Ko5YxPxYBxAzU51GgHcGXSEEdOq3UKIy/ldzTkp1qpjYCJ6nizYSzBwgKfrj3Z",
+	"frtfCrfa8e2HH7sVxLQqpV0dnP7zl3Rj+LE3j5psBLMyViySjbAs9UwW4mghdoIuB+Q2iqjWEs3M6isB",
+	"ySjq7GwkntlrjNZ68aVWSUbqlKrP/vb+glr6QcJD//6hVAQZjNcQlop762uBSaVrsSL+o0FI73HPwXJI",
+	"HCzh6gY3C+vx2lslkAA1hLjWrfnj6g2u3z27Tm6InRs707dxy1EvAPhYgflJAqw2v2VYMr8rAaIh2ZSl",
+	"yPW0cz+eOy2MW+St+E5PMQgi1DRGgH1NBGz/U5atybwskI6Go+OUY8hTgsZMKhgzsxTTjPVangQVOkc3",
+	"T+u/9tvlG/zoZvnEMH2rGL4XuOgmGRgj66Oa7TOdiiWwkq7WZgcAt+5TyyulS2FaI0HfC/sW1nXrVrXi",
+	"gz2a20VR36PNqH/rLsQv8teLH3+A17xrgfc2fOpU7DUpJ7yUGxx8OORqdYj2D/pRfo+ZX4tDn9PfxZY+",
+	"/58fWLgeDCxjfVPHjg2zg1AYtuTG3Ooy7+BrO/+1+C5M7Z4TS/dp1CXvsU/+prbUfyQTr77HNpt09f3b",
+	"nRF6SzsVqho9JGw6EOuZpb4WQCYUnLw32tirUrjrlqW2eqqLfiibaS8tG6vXNlb7Iv9zUnSCeTnMS7YU",
+	"20AdN8CiXfrDgZXm+Vhl4+r4+PnU/dH9Av8S/w/+ONfG4g+n+MNSl/TDEf7gx8EfM0geO/Mkk3mG/Cdo",
+	"lyBhdaOntZem8Qdu3cYqaAynxcwA3wZEDHnTfS/m8T1iCU4sskEhCs6sUNNytQQ8IKcIjKXa8htRjpWn",
+	"Q8EnupcFJrW5mF5H0XN+/vYVg2od1ttaq0PlQ6JWrTNWVK6T1uiwpESH50CJ7bzmETvx+B3tJTsJYmzo",
+	"sp36zj7r3ukKEYjBVa+oTh8IaoIo/Njq2FGIDYyVW60Bc/thEDe7Ww2/kZi9BUMwab3t7KBNRNk9RQKT",
+	"ER61gzaZx9YCJL+qSJAVVGLP6zm3Z/wx6D9wjdLvNyP6OBif+HUYbwj/vZRMq/G0Nb8aGeySPVKbBdiu",
+	"tgaSwWobjGDQCZTO6mo6d0IRepO4ok4dXwDtXrImpJmxsijcuXemMUZSEKhNYsqhh5KMMq79zR34pAUD",
+	"D17yUu19upj3a0qQXfKwtUX6bFjovvCD5L7Apx2jwS6Ay+0nZTM8T5vcbfUEN27G48fQJelbfi3635Q1",
+	"/qSNt58vmXy/WhXquvw/cvbb/qB8zQE6QXCSulufhKLjEeWjDzySB2KEtdjRCU1Z2fnLH16+uGBP0eHI",
+	"pfHFvKBrxspz4tIR87QEgZVsWazYROerU1BkWOUeTfoB42wGu4Mq0kENWbkQ7kD2nh4T2ovpj9UaEF5m",
+	"KuBqzRhQzASPoRTcaAUdsgthDL8SAVsW6uClYfVSfRu9BGdoG13cUMMtgWGj9V9zIsRMl9E5UVcjqAho",
+	"uhG6bPEiAobQWLV5DcH8B/chMbSPvcat+w5BfsXJeDw+sAahEkvpsXKfYcguhPFNB9yKQ2CqFPlaWTHr",
+	"nTyjqoLsrbDl6vBsZkWZ9dt0tXtmaomH7/tAYtKNvyt5s9cF0a2kPfuFdgOcPNvBsLjQ+keuVvRW5rFE",
+	"tfuOza8DUDZ3YX0bfVRofV0tO+OWFwIK+iGHcigVhtZu55ihwbD3gkton+KKicMFl/FQu5uIWgw7Zbjy",
+	"TDtGqqsCUzOHWoWIzsBLkWAYI8damuQxrRFxtwRsIngJKaRrEajjudJqtdCVgcSNEiIXeR/SSKn0lIpN",
+	"tJ1DkbJhvcwYfSmUW8zcy1KPHU1vEIJQJqYRcDGws93T6CvqX+cTMKhULm9kXjnRR5z+MBdpQPawVPZM",
+	"CwklFriaLRFe+HTnRr+JlfdbUSYanyiss10tRT7C+gCn++i7EtRCVwUA9JfthkbhL006Ap59c/KwPQDn",
+	"5z/jom2SjO/Xdzc4fPUtO3wUCXSHGZBXvs2l4yhi9rN5plOpYnRDloTSnR3SIB2jbsMNTXk2fGVggrgO",
+	"5UidlYI/J48yCNg3w6p5HDvSXFMRDjQX8asujtfk6JmD+922fpxt6Y+LpG+zlcnsIT3+T09kdO2StW24",
+	"Q9aCnZ/9+AOToEXsqr7Pu7MR7B3A/t/OtQnCM8pG52HrGcvwFwMdtgqmm6o9aUdUcAB/AjQTFcYlaGy5",
+	"AG1G4IEeQHKdhA4DSTFy3aPHwO/kb5Ry4pTjgi+XbrAVFNiiWvIUg6jFsiF7ST1q/lV82/VlVRZ0oMJP",
+	"HxZFFjjzruSNAJv4WYKMiXFzf4N7oRl0aecMMTgMpie0mlKwTt048RjvSCB4hsw3sLJ3b38gsr7KCDa3",
+	"donFgu54wyGFqjWrd/U3gNjBf0fwPTyrAsKBgn/IVb0reoBWzqohkjpKjvHhl1CbnO0rqrqSBzVdfy/J",
+	"gyhqcMgHzxqc/5yK6e2sXMF/j/2VX7ufNgTtnRDsEKu7Kff92qBQxkI1VSmESWxL42WrF3lRXKYNA95M",
+	"Rl4WAtI1wgCF/QgpG6c8Cl0kEiABU+cpZaUwQmGBzIJxkAvuoBsIh4U0ay978/P5BdS+HbkNcoS3HSLR",
+	"aNbf8zCP0oUACYJipSbaE/bMrt6r5uHfsf8Kx5VfOCTP3fRT7XoudmupCl98g3XxwDvpe2E3bqPjx5Lj",
+	"jyO8P6MWr9235p6B86jw9+z0gnu2tnoNE+O4FMuCTylWcjt3BqvztEaQZo2m2AYTbEdj63t54+zehi2r",
+	"y6YpW5tQMEGJU7h3hU+BuFCKDDmCDrK7snEzaS7JGKdAk7F6aULELUWZCcvg49sg08GfsA8uS7Dn6EFN",
+	"Uhzyodva9hRlSXvbZyDSPrP+tr0tV0TJOsr1rSo0z4/+DcHhbtDnJClGmntZikOiAHQGo2HSmAqL5gKU",
+	"OxILEoArZJIod6gVQ8czl+Z6hCLr/PlY0bwo2uSe6s5mcGPPn7NclsI55v0h+0mnTWhAHS84WXUY0D4l",
+	"FLBr4NUwopiN417ysWlcAR9u5or99cezF/7VsC9X8QVgADQiD9idg68HYXTKK46V+LCU5Ypwes5oBp4b",
+	"a8GLmS4XKBgxguJG47YqRczp3YhSzlYNKi7F4MlA638tVEx1njw9hj/TZDzNvJFO2vrVhBIX+kypDGPn",
+	"1XKpS2tY9tZpsswnBE1ruQ2t2Dl+q5+xe2cvQaOnVthDRA+rC5wQF59IxSGkvlNZPL72E8NoQCeWcTPA",
+	"bF7gr4ffSbPURuKNzS2ecWv5dL4Qyo6grEnxhfjv8QGWudp0FCh6irWy4wPoQOwu5R+EGfgY/783vYSR",
+	"/0dA6mVlhWl9MiEnu+WIAvFOpDqImW2ynE5UYytDbUDXRh5+nBx+evywbwbHZM6NP2fDz6WIpSOd4Q9r",
+	"zDU2Bfe2JCme8t2w2umxuD2ALqkxWAd0O9ywMV+WpMdOjv/yX1sRs5qKblkK6nfzAr8b0D0wQqWz97fB",
+	"awwYmq4zXbLn/3Ucak8GPjtEYniTkztWGCmerEJRDUImrJD6ZMlLi9gKLKM/nh4dBcxGxGi/FiskYYT7",
+	"OuzVQaImjk+6a7Df+DXym+ZdWdwbaLhy48ch35XFK136gR/alPXVIX78rYXZ6Wb4Wk3XwTYEmwqc2GS1",
+	"fPco2YF4TnYVQc1TTRVY3Uf5AgJPPJyud29fsxkgskoiOEAGbcOkgvIRM9elPSzkTfPIR0DEgD9e43SL",
+	"5qcZsjNoJhS5Gw/t3uQIoz1xLVbUMQOU54kR2ZLiehLkA1S35QOsukjaF2E9TTC1pWLnzwcsM8/DgJNq",
+	"ei3qrTvJHGKtk4eGwOsJwwFnt6iMHasdmOFGMfU1QCMXie2CTQBscIO1SvETJ9zg1rGCsylQuEUzw33A",
+	"NE4wVmOF0DXwkaTpkMysl6FGN5dSXdKPGVxSb6lx/oZUxgqeM+wO8hFxaceKjGfBy0ImOVIAy6BFgng8",
+	"9WyTwY/l8XFiAVziG7aQqrICA/ZqrFonKTE9UIpFoJiYAXdEmyh/i0eCjPN3pbwnCU7jvCvlI6HqpBP4",
+	"Kq3vIBcGy9mQlSAT63JwX1ntpOyh+CCm1a58uSCX4x2+4Rw5dfzP9dZfYOSEhBkUAsoFkuaAdYXcOuHG",
+	"S5l/yADbGam++wMm+HQeezPd5U+Mr2dzL8Z68L91wReYJqE8hsp/qaYZTF+4YMpL4G2L3N/8ytTrddCi",
+	"c/cRdg5yfPoCOUCXFaZBnB1LcOBm/3IocupiFjvxCcM9welxFxghnPpZtxmfGBDcVP0QCpaJOLD1Qf00",
+	"pjDq+pI8xCbipI0lGD23o4bsJawlFG54PKH2QqMLbq5f+qe8RdzGXYr96juJQjDNuTqt7YburvIDXuN0",
+	"X30S/1Q77x/tqAg+DNPsAWhsgIztxB4OFLVd4MPPtoMPb5mXh0TCApquieBfd4ZEqn3Yc7z3fksg17bT",
+	"VqwkOJcQFaxvnC8eWxHRkuovnWiAprzvLkJ7D+jihzM+hUaEtwJjkCAqrRM2JPjXpOqAytVmEuPNvWzt",
+	"KGaDlKB50KoEmhgiXLFqaURpIyQsJwh0J3jj5ABRkSZlnOTnBUPiMQ4NkJ7nX5jTpJQNH0FlHb7pBVBk",
+	"es+On/YHDAiOw0hkkdcGwxyKG6L3LBquWLrmRCXBmN0ActstL/NTlv1aiUrkmVNbWVkpZ0BmiOMT/qTL",
+	"+Ce4zu0FENJu5bDrBq+acjUVhfsnfC+nbykuHkpQcDZuOb0TBBYxpUhhhoHdzDDj7unJXCyW2p1iZ3M7",
+	"hdkfObPfvYmvVtMV7YCZVMgL5cZJEp+D0NZDvTzEpAeJSrxcGGDIZp4gO3nR2vr0hyxDxzCrvQnMHgwF",
+	"Xy+YPACWVLgDk7VcSKuYeEbOfwHfLwwF1CT0gBkifvoiH0NaVoG5UNsqqNz1AkEXFDwJsfXwJIGjDb/X",
+	"HB0j3PWpzgdEhsDbhwre+ZCWl1bkl9xm0e30OxK3NlIKmmQXuffy1+A0RV5bLfeufmcZW3J5Nbc4eNiW",
+	"8d3nHFLONBOw7LBsMz4xTk8C3o+zmRqbBZzF9803oP4zv3/XTbhgOwl1JZXAbrde8kOoTbVxfeBOJ0UW",
+	"0GWWrwa+8QI/XTJMYig5E7g/8P1w7tsCgAa2d8OIwWhxFjBFCtCuLLkyfIrc9elC+/9MbGvs1fK7jspf",
+	"y8T6NhR4lHYUv5L7/6a2dPgc2LFD3z/HKDwhqeyWrOnMnevVcME/XHrTIcNWNjNg8MHx0Up8iN+g12q6",
+	"O5Uwl1dzUfZpmsk4lNYfJMcszhte3guJ8NRRKtaaV/uKApg+LpVOronfo1fbU9hO7+xakz7d18itKYV1",
+	"wZZ8c9hlI+iKdBI3yNJkxCcmoMapYkWN+/UJQscQVfMaq5dLkUfTH94VP3R/EKaSTo5OdnjFQvAbbPdP",
+	"3g/QB5OTQRfVnSNpoTDRHQXk1KyMGCU9oMiXmsguOr3sLJEvcWqmmmIHFT3eB12i4uPXEZfglq9YUsfY",
+	"MFaOpgWXiwwcqAEh6UGoBmyR/wrRJPcx2ubSMg2/5PHySkHFDj3XXcLmgpd2Irg9dfMUH6wvx6SLKEdQ",
+	"gJWOWy2Dv8QgkQ/guRfooyBV+nbIzryh3hRjucwROgbDtL3E1HEbKfnWYIsA4uCtwmyDWhEzllS5+NAn",
+	"qBuPB01aHbqANfanzmZiausbEkN3v0/fNTqpYH8mxVUoxNEzp3M4ZC/geaYL23BQqz5yiq9ZfIQ7iGwD",
+	"b9Swk+Pnw5b4nlvmmqtyryQfDR/7UUJ9tTm8l3Z+wa/M2ZvXnTC2dAb92YOtRIboLTe+FAk8tbss0v/Y",
+	"eSLyCB2f9f6Xr5VSdxHeRHOq4bhu9Fs7IpioJLpzTg239gLUD2R0MOh3y6VNNWm0NJ0MB5w2pwFKxYvM",
+	"m3itWRbE6ybh5H3CtTgmMXjndRLwYOaH93piUEDeiNJAfNWTgHnEYVGya+VUMxJCapZrqtzyAtFqULZM",
+	"pk3EJ0P2nt4YA5teMQ/qfmddLcLISR3GaXTF4U83XEkzBzAIQ+0TQfPqaEnCp3JezO1cTudkCqy51T34",
+	"V5ux2XB/KoUyP++zklM3rNP5kIDSSpB5x6POXXMS0P0MUUYEc4f8UFkpUKR6NkOUL4BigtiknnmFNAj2",
+	"PJTcECJGfOCAKV2mE0hY3IKIQdR3WTqF3kfHBBxWoGZLplbTlKBu3eynpO10XIBN1bXIRRfeo1sd35KT",
+	"i/0kObPaueEhiGM8y2ehb8FTVbws6QlG8HI6H9HW8iYfxhrAncEQr/9zRHaVtEQAV9eja8nkB9Xvvofy",
+	"yLFVQmjZB/vlwptcbMHL67p3lDjDBJVS30x1Id9vHAA9WzPxvFE3YB620NladJVPHHKbDdkLNyUMYYsP",
+	"06Iy8kacMnur2VQr7+lO8SJAQsRz2zwYA5IwMf5EU8RUZjBg8RG0bzHI4AVGiEPgxSAugrVraj1FDTGb",
+	"1eMnMXSFR3mbkewXC+MEMwniwqNjJyZ76ir3ao5xvxaj6CXObtb3s2j3zImyICyP2/8SdnQiTJ8Y2HWn",
+	"wdUmUWdo0fF40TqiHMvT/TVINlDTXRMyvflWEocEp+CDt4xpjK6A2h0YtjDvnexa2LIPYdbWxoBRH8mq",
+	"fYHftP7OWyxFlOfc+A3hhOvtmhINZ4Is3JYuuJ90GgAjk2TUcG0etinuUexC+AipiCPEFjLAQH3sbiTi",
+	"ZVsT3GlqeXdcB8pC8zzHrAfC2CFwk1ThP52KL/uj4MHiTaUgKU0pTXZWFETE4vUED8UraW5xyN6TPmxJ",
+	"siTKl021sxwp1pM69U0rwsvOmXTyOw3H86KoGSD86oosplLcSHE7Ws8dU55WzCzTlfXxpxX8CiqggFWv",
+	"WTb4Sp3vEz8Lt8mLxHywe0cVYs2xhRQCM6t6NrtPRfufEOO4kgDu6UsElvxKDJBD2O0Ab624We+ZOnfe",
+	"6YPz6mL8MyyxNI1s/D7J9k9Nrtem4Q7ww+fRaeir7pGv7n7M2muvlmLD4JfwyN8ndfGrQt/SPt4H/j6R",
+	"vp8lg3GYv7mGl2iqJ/gHluu3dqueEZMfZxN3AewEfhWxwc2aNoFMkxM2tSSTk9aAq4iuqAJSEENEgfmQ",
+	"ZTzPs5DujhhnbjCCQ+eKMvmAQYJ/BsItyISRX96s+0oKryy/gv+JQQ7fTDpipTBVYVlGQcBLfKYz3WNq",
+	"CJMOcJ00MGHIbGcIA5wxo2f2MBcxfRaKPpJ36XkXhdSAM4spwgh+HmLF6BzKFS4nq8ynaqD9DDpVtYrz",
+	"JQjirD9CFZO5U+hfC9LRvrXYLXoFXauEWxwyLXFyFA3idssyYlrMr+TtnFt0CyFM4EcfsjMaCR9JpWkJ",
+	"+pt7AuqrTGl7CaXWmS9dg/fjZel0GzzdF8eBU2VOIa/g/K2qjEF3rthfLy7e4DXt4fezZkFXm5Ltbday",
+	"p+yBMwlD9tqKBZZtQPQhl+A/q8TmwLLgkClESFRpxWLthLJcTGXuc4IwyiApSBjmwnJZmIxKIqRlveyf",
+	"/x4fFHo6Pjhl/xwfTHS+Gh8M2BiEifsv6f6xpnbHB7/89kvW99MHVjJFIUHnBlNltIS/knGLciaXuVtl",
+	"kgtQncnjUUvLXXA/gq9IZxIvD2cjgUBCQkPiUifuM+zaNKfYFFN6pBWzhJCsT0otnMlPy4TsicY/yZnX",
+	"2PnZy55mTPxa8cKw7OnwGPpvcsyO4XnxHhnNLQo8CAo2jyL+KnOf8MR73N7AZLFHI2lacjiUSA1fab1F",
+	"vW7ifetW/I37n8TQuw9vGsZIFLF5LI7V9XlstgZIHAGYrV+6wdq5eshivs+IMR5wPFEPbLFCvHsMfMA7",
+	"uMZ1DvbNznGd+4mjgcctwUJvYe0OLKWj9ajVkpu20iir8a52TeEnXXetp3oxgeqNzHmj2MuhKCKLAtrq",
+	"LAZpSWjjtRiswwC7uyrte2l16t65xeusg75zx27LhTAbdyRDdOt/wL3Y9VaiTd7vplelXux3x4Xe+fpv",
+	"kSo4Rb2ge+/TzUm+6j5uTu0k/TGKkmuv3EX23oGHiQIHMQ+b9iTYXRlf6EpBElBa4+1BInYHswv+jjU/",
+	"BjItplqIPKZaG/JiWopcEjp+c0QCk9zaaMd6ZAVMADDAGdDojQxQzIChQjZFP5S+0bRxFDCPR02nCGqi",
+	"E0uWav1SO9JX/i6kMe6/oaJ32KSQz5i+EWUZjFM/dsmtGCWEGtR+aMgTo7XGqurkviemm6N+EDyiUIbp",
+	"R0Ngexh0uCmH0QoNRO4a7K5RijGaYHNgbSklWom92pZQzFYVOTMCE2nZa1/pPF0d/l2sstNY1hcS92AD",
+	"O9PV/SIVe3bC5roKCdwEOzvJ/weug9RjcJeP1p/pvJLgbTjDvws/SsbZXl6L1WUp3FHIuqqSQFJta8A5",
+	"cwfo10qQgb2EAkB3bsUN1IKnAeH1HiImc0plQXWwKGPvC3bfxuhVY6k7w2jffLNTEOu+CqxIvD+K1Zyo",
+	"lq3wTfCNbpMi0lBO4JNO7uA29/dobT/eedXVHi/hfK9USXytrLqLyqooHWtasVUB1/yBo/CULiriarGv",
+	"WwACxYt9TTEsNp1rI+BvUuesxwts2CHyAkqXk9mtdIn2tjQI5tzf4kq444Cl8rs5EsO7dgZ8LKYUzGCn",
+	"xWQV1sBJw5H/V6xuwRWl8jJalzSV1gqSCUftnD7avg7GV3/gDuUdfYTtQE2WF1++9Q9LQi+bCoBuEVTZ",
+	"+dHN06PhrSiKQ8DSOfrX7bUZ+k/RKo7eVJMCy4jg0CDByrVYkcVHiG2eWx9gsNBRAPIphEUyA2TChTjl",
+	"ezFhfxcrdg5AG/BnDAZj3D1BA8muZZ4RwMjQ3WNYqS234pRCinAtsb5AYSQxxkhLfDM4uq/o0kUOt2DU",
+	"Md5VKSsLSiN43DwP65SUY0J1KLyvdEIIATSncyohE5ZCRAAAmvZFrdhCwF8DghG8WDuZe5sE+tvt9b1y",
+	"SvzNaPVeTP4uVufCdp2qtW93x6Bdbzp2Vm0fJXvb7ebGxi70la5sd5HySwXNlwgXXleoze5a95e/vb+o",
+	"jQ6UaWckKjjmA78FlqGM9c7evMa5Q9WJtrF/ci5K0R+y/5+9K9yNGzfCr0L4zzmA1j4naAvYOBRu7nAX",
+	"1IdeYyf90yDiSvSuzlpxK0rrWxQB+jR9sD5JwW9mKEorrTcX+5IC/WmvxKHIGXI4nPm+1GV2bb4BAmRK",
+	"5Sw8es9USOrjzkVwkw5IF9SBRKWL0s79+3iDNHbwDqglsIdSAtros+YX37mBDOTy0q3VbW3cUqyHGzZV",
+	"DgI8Hj4qf9nYOxPIqAmhvZutmA06RAQoV/Al+IzIiBA5wGERRq/XxZ3Zit1L4sywttYPsZwZBpbUI09C",
+	"zghfeYbKwwGEkTP1psjMGKsSFOqBw93f0MEwMI31QzUJCuC1oHcsCzZ0BN04So5M1a68itNkHyXhB5rR",
+	"o3eHpBxMoMD35g9T+hnyAT4P5dE/j4gTzJuwX30+9Naf62IBLvv9SwyB9k2uMK+ca3ENJoZ2rHeXETrK",
+	"94xsWJWPK7mmmJemi298b2/q1qhTdd2umeF4VI0JmuWXwiH7OmNDAzRtSOUncezOBx6EAT+a7MJ9g0SN",
+	"Oke/bK3ua1stGAdWwilnFBhC8GxR66pBQs03HQc/7kdtvqVgXKbreqtSkIKlUrXBj56oSxYh/0rijZRI",
+	"eBJh1LlfWo56ReuvF4b0ehqlLW/UWuUGF5U42eB1O4S8Lku5kg3hpAFPPeN5v48o6dJAHUWlnXTtLxRw",
+	"wpeH1BCEczjxY3zMWEveQ0smBq7/zIl63V++cUICVPKsdeY86pmkIpAz1VPIEDb1PhPd1No1aREKfDo4",
+	"xqRzj2Q7sHWIl2Dp77UckguoPGF04P0czo2p4ilKelSfI1OAUUsvZEOjWOGejtC+Q30e7o+5qYGGh00L",
+	"BNx/ry4p2BsfrSESsMtOzdumm55SZ3cuPq5yKLm0WarSXuYBodKhaQHWfUdWQGVRbGvphaBHeCEkOGR7",
+	"ALXD+72LymI/vGbA+FATI4Sme0gFIdP/m4zqogsk4J2xEPkoBeruNopV8YbhTvdupZ3hd4SRkCDMc76L",
+	"/MjFUPO9VxNICXpTPbUZd4a2F8VI9mORjIcjyZMb8hMk8nt5nylw6vfNazKQfbFGtqHfli/2f80T8Tvt",
+	"n812wg0hpmdR4eBN7HdN/Eo6eYoXOppwQmBP+CPOOAF6gx0RNEM5yCdq//HnAitU+v13XPW0ru1tUZrT",
+	"lUkZPDgmdX3s08HYkdp/4hv3tLQ3QcaEsTA2M3GKfkrWzRfoTe9+337lpcP+tGP92uTGcFy8Q9oWB1BQ",
+	"vZHwRoEf0fPCHzZrxmyCURF3FyWz4RFqgxJzOz+RcB9TeGHC9nURU4N5N6PpXkagHk5E/Kb8U3C38Jtd",
+	"G+7ivZnzLiyaTM44YI18A6mEyLHBeVtSjV2QCxlOBqFL4avhn5yoP1n/xHZtHOJT8vNXLtpEyW7YW4q+",
+	"fwDCQ9YOqCKuVSX0KOGO9B7SFXGoBa/TVmaGGwdwxXsvsagW58NBpmc7oNg/POebXwqnRYNKhTNn+Fkd",
+	"E0czY/ei7MSfA0g5CLKY6nurjC8VCudamvYAndtLwPTuFjuTAaxMUjtthaTbyOv1DmXwfb1mrQpHucG5",
+	"OqYjC83gs8jv1TFM/EPnjwc9XtYKOs0I/hcVV+utI4X6tJPelPuI6f7J2HXZFeNo8SdpUKnSGgs/6WjE",
+	"cEIWkMiOgDUAC8AfYTT/+de/vSv8/Pf4QP9nSgXJhWMgr3NviKUuKvXDzY9X2IX4ww3n1EU2IZxJ/m1g",
+	"Fstm8JVT2dJkdyN82m/RHb+2eaV+ojxSEvLlenOBPqXG6uv1vTe0Lhyl5dzEpd7/9/1+le9HCOqDdRir",
+	"Rn/TGd9Kl0aXzfKUspVMvscV7FAdGfcCs9iusVZLjVRtoFlJXC8CdKO25o7d8qGZBJMpJQHJsnBNkYXg",
+	"cc5kA37BrkxGl9bWliHOEMAvKXc+u1vUgKxH3AowBDs8/VQpQqlfuFdOqSdbKsvOzaLWuYAU/u7rF3H1",
+	"YtpW8nAAGQZQpa0aXQCJWDmT1aZxiVpa13ARga3jL6DTHlcsHHKT8y1Pzg+Q/ZTOZ1/SQ1emHDr0vedh",
+	"8V8qI3hC+NwvPn/nwqw99u2T9EiUmdQhxvjeusas+qZWFhtTGTdd/Xxjyijkx7l5OGwhYVIyIIApDoZD",
+	"xBoDD5ViNsy54X3Ka2Vu1qbKTZUVhkjqdWdctm38NhviQisGprlFPMdvxQWB2KBwpuuYxe2Irpu4j7v2",
+	"FkNToPeUfQjTin/rbCuYd220s3S6JDSJw28/r2SUnxQJmWQcQE3am75Ht4xf0RGctlmD4B11CvTIRiKd",
+	"I518wDhqo/Pio6yj23SAlUjoLLW+vS2y8/4mIlrJuaJNMBO/g3lf9Pi5oBZ2CcCrYiG1nthjwLXmHXiQ",
+	"hyz1xlDMOdRy7lN/BJUn1L+yzXv6/YJwePFVxnG8nu4j8mJT5K0uxQNVb6asUyvwEMx1qassOPEyx5Ip",
+	"zSN3uFm9DvPzpHwVLORh7naaeOiAzrcBVosV4NEN7aCeXQpnia14CWbwqYt4zCXfGZA3wz4/ovmFLu+3",
+	"v83ZqT9e6XWxP7EnDgn6Ia11R96Vnm7OUm8JbqarfPaznYMsyNS3OsPTG0OgxFb9ZW2qy59eqRcnXydS",
+	"iwjbIWnzGHsMeglwYy/g1N3rxcLU6OZHbAhvzyBzXXxrs3blNeETNXgw6VX8TSpnIScdwgKR3kyp8tjL",
+	"Mq6nm7NuHB9bPw4WvEdz4il5As3RTt3XRdOYKlFaXZMw9TzucFGxCh2uDtzOE6nDaDcP1obRb/wttOFg",
+	"waPacECsF4EYusRr6/Lo/OgUKaDc1o7OWKDc0X0BglvsaWMtcwycS93UgokiOTPUrV1kj5vJXB51nEps",
+	"OU34xmLWZVU8S3ajYEl06nbBawj51nxnEXULZ++RTplKV02HS2OYQzyiMgfuUEloRnHEL2o8/rcbkcLB",
+	"N0S8+ZM5n8BxaLwfSpRgcVGjvtpFolrn53FXxJWtFswKF6U3IAaLV0aFX8Tsww641hVisPHArYvZndmO",
+	"yby+/PFqitiZslwnxss5O9LcS5Sb0XW5S8SHStS8KInJKaSIIwLSrx4MbUsa7cgQ6WrR+pdWNjeliyii",
+	"Govytk6R9IKXDW6U3hhp8y3FZAzFPlAjl5vboipIMVc6pzgJQdZXuTL5ojefkDs2tnoDKnKkR+iInCiG",
+	"QCVASIFAWaKSg2Q9G4iYbQozKucNlKNDtGQgKzDiU84tyxw2GNnfSLOv27H+9jR7beoZui/MF5GECMBs",
+	"t+3LCPSbtY/Gt6ic98VjOKuk43bgRFFGOyW+DjzP6KMnfTSl2d4+3AChiAc7QLIFvH4BTYFV2dtm2DbW",
+	"3ZFRo7GnRhEiXxPJSwzQRQnQ2o+fP6X/3OaURMFouoQNGQlctitdzWhaJ5Zl8hEdZlOXnSrDDGj1JVZz",
+	"+g/WWQqGtHlhCXRHmoyXDv/wmG5TrA6LU1Tp6BJlqqze0sVwQ0mguCDmpCyCFI0ERCvdxJdFzatMN7q0",
+	"i2DksWg1RwCTFwKagUhQ/OiIpO8EjO/6r1fh4Os6VBu6HEc+S7wK/qOchYdHWn1VUacknYYyf0K7xuTU",
+	"eGw3/klY1ViD4nPR/i3nc79RukS9vH6r2rU/vSZ+2YEi0j7P9POdFNn6x1XY2bKVmHPE1Ie9dJK8NP4I",
+	"Yej78O7DfwMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

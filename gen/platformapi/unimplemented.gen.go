@@ -37,6 +37,7 @@ var Operations = []string{
 	"AdminUpdateUser",
 	"BatchPatchTaskTags",
 	"BuildUiSchema",
+	"ClaimTaskExecution",
 	"CompleteDocumentUpload",
 	"CompleteHumanReviewTask",
 	"CreateApiKey",
@@ -216,6 +217,10 @@ func (Unimplemented) BatchPatchTaskTags(context.Context, BatchPatchTaskTagsReque
 
 func (Unimplemented) BuildUiSchema(context.Context, BuildUiSchemaRequestObject) (BuildUiSchemaResponseObject, error) {
 	return nil, NotImplementedError{Operation: "BuildUiSchema"}
+}
+
+func (Unimplemented) ClaimTaskExecution(context.Context, ClaimTaskExecutionRequestObject) (ClaimTaskExecutionResponseObject, error) {
+	return nil, NotImplementedError{Operation: "ClaimTaskExecution"}
 }
 
 func (Unimplemented) CompleteDocumentUpload(context.Context, CompleteDocumentUploadRequestObject) (CompleteDocumentUploadResponseObject, error) {

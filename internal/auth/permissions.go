@@ -80,7 +80,7 @@ var Permissions = map[string]Access{
 	// Executions, task executions, statuses, tags, human review.
 	"startFlowExecution": roles(all), "listFlowExecutions": roles(all), "getFlowExecution": roles(all),
 	"deleteFlowExecution": roles(all), "stopFlowExecution": roles(all),
-	"recordTaskExecution": roles(automation), "listTaskExecutionRecords": roles(all),
+	"recordTaskExecution": roles(automation), "listTaskExecutionRecords": roles(all), "claimTaskExecution": roles(automation),
 	"addTaskStatuses": roles(automation), "listTaskStatuses": roles(all),
 	"batchPatchTaskTags": roles(all), "listTaskTags": roles(all),
 	"createHumanReviewTask": roles(all), "listHumanReviewTasks": roles(all), "getHumanReviewTask": roles(all),

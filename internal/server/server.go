@@ -36,6 +36,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
 	"github.com/loopwork/loopwork/internal/platform/sso"
+	"github.com/loopwork/loopwork/internal/platform/taskexecutions"
 	"github.com/loopwork/loopwork/internal/platform/taskmarks"
 	"github.com/loopwork/loopwork/internal/platform/users"
 	"github.com/loopwork/loopwork/internal/queue"
@@ -90,6 +91,7 @@ type platform struct {
 	*flowsService
 	*executionsService
 	*taskmarksService
+	*taskexecutionsService
 	platformPending
 }
 
@@ -106,6 +108,8 @@ type (
 	flowsService      = flows.Service
 	executionsService = executions.Service
 	taskmarksService  = taskmarks.Service
+
+	taskexecutionsService = taskexecutions.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -231,6 +235,8 @@ func New(d Deps) (*Server, error) {
 		flowsService:      flows.New(flows.Deps{DB: d.DB, Registry: registry}),
 		executionsService: executions.New(executions.Deps{DB: d.DB, Engine: engine}),
 		taskmarksService:  taskmarks.New(taskmarks.Deps{DB: d.DB}),
+
+		taskexecutionsService: taskexecutions.New(taskexecutions.Deps{DB: d.DB, Engine: engine}),
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),

@@ -1,0 +1,34 @@
+package taskexecutions
+
+import (
+	"context"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+	"github.com/loopwork/loopwork/internal/auth"
+)
+
+// ListTaskExecutionRecords lists the attempts of an execution the caller may see, newest first; a deleted
+// execution's attempts stay readable. The order is the one task_executions_list_idx serves.
+func (s *Service) ListTaskExecutionRecords(ctx context.Context, req platformapi.ListTaskExecutionRecordsRequestObject) (platformapi.ListTaskExecutionRecordsResponseObject, error) {
+	p := auth.MustFromContext(ctx)
+	exec := req.Params.FlowExecutionId
+	if _, err := visible(ctx, s.db, p, exec, false); err != nil {
+		return nil, err
+	}
+	var status *string
+	if req.Params.Status != nil {
+		v := string(*req.Params.Status)
+		status = &v
+	}
+	var rows []row
+	if err := s.db.SelectContext(ctx, &rows, `SELECT `+columns+` FROM task_executions t
+		WHERE t.flow_execution_id = $1 AND ($2::text IS NULL OR t.task_name = $2) AND ($3::text IS NULL OR t.status = $3)
+		ORDER BY t.created_at DESC, t.task_execution_idx DESC, t.id DESC`, exec, req.Params.TaskName, status); err != nil {
+		return nil, err
+	}
+	out, err := withTags(ctx, s.db, exec, rows)
+	if err != nil {
+		return nil, err
+	}
+	return platformapi.ListTaskExecutionRecords200JSONResponse{TaskExecutions: out}, nil
+}
