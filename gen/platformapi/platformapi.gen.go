@@ -509,6 +509,27 @@ func (e HumanReviewAssignmentStatus) Valid() bool {
 	}
 }
 
+// Defines values for HumanReviewTaskResponseOnTimeout.
+const (
+	Approve HumanReviewTaskResponseOnTimeout = "approve"
+	Fail    HumanReviewTaskResponseOnTimeout = "fail"
+	Reject  HumanReviewTaskResponseOnTimeout = "reject"
+)
+
+// Valid indicates whether the value is a known member of the HumanReviewTaskResponseOnTimeout enum.
+func (e HumanReviewTaskResponseOnTimeout) Valid() bool {
+	switch e {
+	case Approve:
+		return true
+	case Fail:
+		return true
+	case Reject:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HumanReviewTaskStatus.
 const (
 	HumanReviewTaskStatusCompleted  HumanReviewTaskStatus = "completed"
@@ -2574,7 +2595,7 @@ type HumanReviewAssignmentListResponse struct {
 	Total int `json:"total"`
 }
 
-// HumanReviewAssignmentStatus `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user completed the task. `cancelled`: another user completed the task, or the execution was deleted. Completed and cancelled are final.
+// HumanReviewAssignmentStatus `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user gave a verdict (which completed the task, or counted as one of its required approvals). `cancelled`: the task was completed otherwise (by other users, an administrator, or its timeout) before this user gave a verdict, or the execution was deleted. Completed and cancelled are final.
 type HumanReviewAssignmentStatus string
 
 // HumanReviewTaskAssignmentResponse defines model for HumanReviewTaskAssignmentResponse.
@@ -2590,7 +2611,7 @@ type HumanReviewTaskAssignmentResponse struct {
 	// StartedAt When the user started; null while `pending`.
 	StartedAt *time.Time `json:"started_at"`
 
-	// Status `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user completed the task. `cancelled`: another user completed the task, or the execution was deleted. Completed and cancelled are final.
+	// Status `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user gave a verdict (which completed the task, or counted as one of its required approvals). `cancelled`: the task was completed otherwise (by other users, an administrator, or its timeout) before this user gave a verdict, or the execution was deleted. Completed and cancelled are final.
 	Status    HumanReviewAssignmentStatus `json:"status"`
 	UpdatedAt time.Time                   `json:"updated_at"`
 
@@ -2601,16 +2622,16 @@ type HumanReviewTaskAssignmentResponse struct {
 
 // HumanReviewTaskCompleteRequest defines model for HumanReviewTaskCompleteRequest.
 type HumanReviewTaskCompleteRequest struct {
-	// ReviewResult True when the source output was correct as it was, false when the reviewer corrected it.
+	// ReviewResult True approves the source output as it was; false rejects it, or says the reviewer corrected it in `reviewed_output`.
 	ReviewResult bool `json:"review_result"`
 
-	// ReviewedOutput The output after review; it becomes the output of the target task.
+	// ReviewedOutput The output after review; when this call completes the task, it becomes (with `review_result` added) the output of the target attempt.
 	ReviewedOutput map[string]interface{} `json:"reviewed_output"`
 }
 
 // HumanReviewTaskCreateRequest defines model for HumanReviewTaskCreateRequest.
 type HumanReviewTaskCreateRequest struct {
-	// AssignedUsers The users asked to review; duplicates count once. An empty list assigns every user invited to the execution's flow.
+	// AssignedUsers The users asked to review; duplicates count once. An empty list assigns the users invited to the execution's flow and the flow's creator, those of them with a reviewer role.
 	AssignedUsers   []openapi_types.UUID `json:"assigned_users"`
 	FlowExecutionId openapi_types.UUID   `json:"flow_execution_id"`
 
@@ -2642,9 +2663,11 @@ type HumanReviewTaskListResponse struct {
 
 // HumanReviewTaskResponse defines model for HumanReviewTaskResponse.
 type HumanReviewTaskResponse struct {
+	// Approvals Approvals given so far.
+	Approvals   int        `json:"approvals"`
 	CompletedAt *time.Time `json:"completed_at"`
 
-	// CompletedBy The user who completed the review; null until completed.
+	// CompletedBy The user who completed the review; null until completed, and null when it expired.
 	CompletedBy     *openapi_types.UUID `json:"completed_by"`
 	CreatedAt       time.Time           `json:"created_at"`
 	FlowExecutionId openapi_types.UUID  `json:"flow_execution_id"`
@@ -2652,10 +2675,16 @@ type HumanReviewTaskResponse struct {
 	Instructions    *string             `json:"instructions"`
 
 	// ModifiedBy Who last changed the task, a user id, an integration type or the word `system`.
-	ModifiedBy     string             `json:"modified_by"`
-	OrganizationId openapi_types.UUID `json:"organization_id"`
+	ModifiedBy string `json:"modified_by"`
 
-	// ReviewResult True when the output was correct as it was; null until completed.
+	// OnTimeout What expiry does: complete the task as approved or rejected (with the reviewed content as it was and a null `completed_by`), or fail the target attempt (the task is then completed with a null `review_result`). Null when the review has no timeout.
+	OnTimeout      *HumanReviewTaskResponseOnTimeout `json:"on_timeout"`
+	OrganizationId openapi_types.UUID                `json:"organization_id"`
+
+	// RequiredApprovals Approvals the task needs before it completes as approved (the task's `required_approvals`).
+	RequiredApprovals int `json:"required_approvals"`
+
+	// ReviewResult True when the output was approved as it was, false when it was rejected or corrected; null until completed, and null when expiry failed the target attempt.
 	ReviewResult *bool `json:"review_result"`
 
 	// ReviewedOutput The output after review; null until completed.
@@ -2663,17 +2692,23 @@ type HumanReviewTaskResponse struct {
 	SourceTaskExecutionIdx int                     `json:"source_task_execution_idx"`
 	SourceTaskName         string                  `json:"source_task_name"`
 
-	// Status `pending`: created, nobody started. `in_progress`: at least one assignee started. `completed`: an assignee (or an administrator) completed it; final.
+	// Status `pending`: created, nobody started. `in_progress`: at least one assignee started or approved, and the review is not decided yet. `completed`: decided by the assignees' verdicts, an administrator, or its timeout; final.
 	Status                 HumanReviewTaskStatus `json:"status"`
 	TargetTaskExecutionIdx int                   `json:"target_task_execution_idx"`
 	TargetTaskName         string                `json:"target_task_name"`
 
 	// TaskMetadata Context filled by the server at creation: `flow_id`, `flow_version` and `source_output` (the output of the reviewed attempt).
 	TaskMetadata *map[string]interface{} `json:"task_metadata"`
-	UpdatedAt    time.Time               `json:"updated_at"`
+
+	// TimeoutAt When an open review expires; null when it has no timeout.
+	TimeoutAt *time.Time `json:"timeout_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
 }
 
-// HumanReviewTaskStatus `pending`: created, nobody started. `in_progress`: at least one assignee started. `completed`: an assignee (or an administrator) completed it; final.
+// HumanReviewTaskResponseOnTimeout What expiry does: complete the task as approved or rejected (with the reviewed content as it was and a null `completed_by`), or fail the target attempt (the task is then completed with a null `review_result`). Null when the review has no timeout.
+type HumanReviewTaskResponseOnTimeout string
+
+// HumanReviewTaskStatus `pending`: created, nobody started. `in_progress`: at least one assignee started or approved, and the review is not decided yet. `completed`: decided by the assignees' verdicts, an administrator, or its timeout; final.
 type HumanReviewTaskStatus string
 
 // InitiateErrorResolveAction Asks the agent to analyse the flow's latest failed execution and summarise the errors.
@@ -6439,73 +6474,73 @@ type ClientInterface interface {
 	// Corresponds with GET /api/flows/{id}/versions (the `ListFlowVersions` operationId).
 	ListFlowVersions(ctx context.Context, id FlowIdPath, params *ListFlowVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
+	// ListMyHumanReviewAssignments List the caller's review assignments
 	//
 	// Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 	//
 	// Corresponds with GET /api/human-review-assignments (the `ListMyHumanReviewAssignments` operationId).
 	ListMyHumanReviewAssignments(ctx context.Context, params *ListMyHumanReviewAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListHumanReviewTasks List human review tasks (not available yet)
+	// ListHumanReviewTasks List human review tasks
 	//
-	// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
+	// Lists the review tasks the caller may see, newest first: those of the executions the caller may see (including deleted executions, whose reviews stay readable), and those the caller is assigned to. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 	//
 	// Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 	ListHumanReviewTasks(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateHumanReviewTaskWithBody Create a human review task (not available yet)
+	// CreateHumanReviewTaskWithBody Create a human review task
 	//
-	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+	// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateHumanReviewTask Create a human review task (not available yet)
+	// CreateHumanReviewTask Create a human review task
 	//
-	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+	// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTask(ctx context.Context, body CreateHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetHumanReviewTask Read a human review task (not available yet)
+	// GetHumanReviewTask Read a human review task
 	//
-	// Returns one review task.
+	// Returns one review task. The caller may read it when it may see the task's execution or is assigned to it; any other id, another organization's included, answers 404.
 	//
 	// Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 	GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
+	// ListHumanReviewTaskAssignments List the assignments of a review task
 	//
-	// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
+	// Lists every assignment of a review task, oldest first, whatever its status, to callers who may read the task (see the read route; others answer 404). With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 	//
 	// Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 	ListHumanReviewTaskAssignments(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteHumanReviewTaskWithBody Complete a review (not available yet)
+	// CompleteHumanReviewTaskWithBody Complete a review
 	//
-	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanReviewTaskIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteHumanReviewTask Complete a review (not available yet)
+	// CompleteHumanReviewTask Complete a review
 	//
-	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, body CompleteHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartHumanReviewTask Start reviewing (not available yet)
+	// StartHumanReviewTask Start reviewing
 	//
-	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
+	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time (see the complete route for how their verdicts combine). Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403 (administrators too: they may complete without starting); a task that is `completed`, an assignment that is `completed` or `cancelled`, or a deleted execution answers 409. The reply is the caller's assignment.
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 	StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9138,7 +9173,7 @@ func (c *Client) ListFlowVersions(ctx context.Context, id FlowIdPath, params *Li
 	return c.Client.Do(req)
 }
 
-// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
+// ListMyHumanReviewAssignments List the caller's review assignments
 //
 // Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 //
@@ -9155,9 +9190,9 @@ func (c *Client) ListMyHumanReviewAssignments(ctx context.Context, params *ListM
 	return c.Client.Do(req)
 }
 
-// ListHumanReviewTasks List human review tasks (not available yet)
+// ListHumanReviewTasks List human review tasks
 //
-// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
+// Lists the review tasks the caller may see, newest first: those of the executions the caller may see (including deleted executions, whose reviews stay readable), and those the caller is assigned to. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 //
 // Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 func (c *Client) ListHumanReviewTasks(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9172,9 +9207,9 @@ func (c *Client) ListHumanReviewTasks(ctx context.Context, params *ListHumanRevi
 	return c.Client.Do(req)
 }
 
-// CreateHumanReviewTaskWithBody Create a human review task (not available yet)
+// CreateHumanReviewTaskWithBody Create a human review task
 //
-// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9191,9 +9226,9 @@ func (c *Client) CreateHumanReviewTaskWithBody(ctx context.Context, contentType 
 	return c.Client.Do(req)
 }
 
-// CreateHumanReviewTask Create a human review task (not available yet)
+// CreateHumanReviewTask Create a human review task
 //
-// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9210,9 +9245,9 @@ func (c *Client) CreateHumanReviewTask(ctx context.Context, body CreateHumanRevi
 	return c.Client.Do(req)
 }
 
-// GetHumanReviewTask Read a human review task (not available yet)
+// GetHumanReviewTask Read a human review task
 //
-// Returns one review task.
+// Returns one review task. The caller may read it when it may see the task's execution or is assigned to it; any other id, another organization's included, answers 404.
 //
 // Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 func (c *Client) GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9227,9 +9262,9 @@ func (c *Client) GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPat
 	return c.Client.Do(req)
 }
 
-// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
+// ListHumanReviewTaskAssignments List the assignments of a review task
 //
-// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
+// Lists every assignment of a review task, oldest first, whatever its status, to callers who may read the task (see the read route; others answer 404). With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 //
 // Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 func (c *Client) ListHumanReviewTaskAssignments(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9244,9 +9279,9 @@ func (c *Client) ListHumanReviewTaskAssignments(ctx context.Context, id HumanRev
 	return c.Client.Do(req)
 }
 
-// CompleteHumanReviewTaskWithBody Complete a review (not available yet)
+// CompleteHumanReviewTaskWithBody Complete a review
 //
-// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9263,9 +9298,9 @@ func (c *Client) CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanRe
 	return c.Client.Do(req)
 }
 
-// CompleteHumanReviewTask Complete a review (not available yet)
+// CompleteHumanReviewTask Complete a review
 //
-// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9282,9 +9317,9 @@ func (c *Client) CompleteHumanReviewTask(ctx context.Context, id HumanReviewTask
 	return c.Client.Do(req)
 }
 
-// StartHumanReviewTask Start reviewing (not available yet)
+// StartHumanReviewTask Start reviewing
 //
-// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
+// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time (see the complete route for how their verdicts combine). Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403 (administrators too: they may complete without starting); a task that is `completed`, an assignment that is `completed` or `cancelled`, or a deleted execution answers 409. The reply is the caller's assignment.
 //
 // Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 func (c *Client) StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -18101,7 +18136,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flows/{id}/versions (the `ListFlowVersions` operationId).
 	ListFlowVersionsWithResponse(ctx context.Context, id FlowIdPath, params *ListFlowVersionsParams, reqEditors ...RequestEditorFn) (*ListFlowVersionsResponse, error)
 
-	// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments (not available yet)
+	// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments
 	//
 	// Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 	//
@@ -18110,72 +18145,72 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-assignments (the `ListMyHumanReviewAssignments` operationId).
 	ListMyHumanReviewAssignmentsWithResponse(ctx context.Context, params *ListMyHumanReviewAssignmentsParams, reqEditors ...RequestEditorFn) (*ListMyHumanReviewAssignmentsResponse, error)
 
-	// ListHumanReviewTasksWithResponse List human review tasks (not available yet)
+	// ListHumanReviewTasksWithResponse List human review tasks
 	//
-	// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
+	// Lists the review tasks the caller may see, newest first: those of the executions the caller may see (including deleted executions, whose reviews stay readable), and those the caller is assigned to. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 	ListHumanReviewTasksWithResponse(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*ListHumanReviewTasksResponse, error)
 
-	// CreateHumanReviewTaskWithBodyWithResponse Create a human review task (not available yet)
+	// CreateHumanReviewTaskWithBodyWithResponse Create a human review task
 	//
-	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+	// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateHumanReviewTaskResponse, error)
 
-	// CreateHumanReviewTaskWithResponse Create a human review task (not available yet)
+	// CreateHumanReviewTaskWithResponse Create a human review task
 	//
-	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+	// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithResponse(ctx context.Context, body CreateHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateHumanReviewTaskResponse, error)
 
-	// GetHumanReviewTaskWithResponse Read a human review task (not available yet)
+	// GetHumanReviewTaskWithResponse Read a human review task
 	//
-	// Returns one review task.
+	// Returns one review task. The caller may read it when it may see the task's execution or is assigned to it; any other id, another organization's included, answers 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 	GetHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*GetHumanReviewTaskResponse, error)
 
-	// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task (not available yet)
+	// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task
 	//
-	// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
+	// Lists every assignment of a review task, oldest first, whatever its status, to callers who may read the task (see the read route; others answer 404). With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 	ListHumanReviewTaskAssignmentsWithResponse(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*ListHumanReviewTaskAssignmentsResponse, error)
 
-	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review (not available yet)
+	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
 	//
-	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithBodyWithResponse(ctx context.Context, id HumanReviewTaskIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteHumanReviewTaskResponse, error)
 
-	// CompleteHumanReviewTaskWithResponse Complete a review (not available yet)
+	// CompleteHumanReviewTaskWithResponse Complete a review
 	//
-	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, body CompleteHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteHumanReviewTaskResponse, error)
 
-	// StartHumanReviewTaskWithResponse Start reviewing (not available yet)
+	// StartHumanReviewTaskWithResponse Start reviewing
 	//
-	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
+	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time (see the complete route for how their verdicts combine). Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403 (administrators too: they may complete without starting); a task that is `completed`, an assignment that is `completed` or `cancelled`, or a deleted execution answers 409. The reply is the caller's assignment.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -24472,8 +24507,6 @@ type ListMyHumanReviewAssignmentsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24491,11 +24524,6 @@ func (r ListMyHumanReviewAssignmentsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListMyHumanReviewAssignmentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListMyHumanReviewAssignmentsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24541,8 +24569,6 @@ type ListHumanReviewTasksResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24560,11 +24586,6 @@ func (r ListHumanReviewTasksResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListHumanReviewTasksResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListHumanReviewTasksResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24616,8 +24637,6 @@ type CreateHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24650,11 +24669,6 @@ func (r CreateHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateHumanReviewTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24702,8 +24716,6 @@ type GetHumanReviewTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24726,11 +24738,6 @@ func (r GetHumanReviewTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetHumanReviewTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24778,8 +24785,6 @@ type ListHumanReviewTaskAssignmentsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24802,11 +24807,6 @@ func (r ListHumanReviewTaskAssignmentsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListHumanReviewTaskAssignmentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListHumanReviewTaskAssignmentsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24858,8 +24858,6 @@ type CompleteHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24892,11 +24890,6 @@ func (r CompleteHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CompleteHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CompleteHumanReviewTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24948,8 +24941,6 @@ type StartHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24982,11 +24973,6 @@ func (r StartHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r StartHumanReviewTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -30174,7 +30160,7 @@ func (c *ClientWithResponses) ListFlowVersionsWithResponse(ctx context.Context, 
 	return ParseListFlowVersionsResponse(rsp)
 }
 
-// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments (not available yet)
+// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments
 //
 // Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 //
@@ -30189,9 +30175,9 @@ func (c *ClientWithResponses) ListMyHumanReviewAssignmentsWithResponse(ctx conte
 	return ParseListMyHumanReviewAssignmentsResponse(rsp)
 }
 
-// ListHumanReviewTasksWithResponse List human review tasks (not available yet)
+// ListHumanReviewTasksWithResponse List human review tasks
 //
-// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
+// Lists the review tasks the caller may see, newest first: those of the executions the caller may see (including deleted executions, whose reviews stay readable), and those the caller is assigned to. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30204,9 +30190,9 @@ func (c *ClientWithResponses) ListHumanReviewTasksWithResponse(ctx context.Conte
 	return ParseListHumanReviewTasksResponse(rsp)
 }
 
-// CreateHumanReviewTaskWithBodyWithResponse Create a human review task (not available yet)
+// CreateHumanReviewTaskWithBodyWithResponse Create a human review task
 //
-// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30219,9 +30205,9 @@ func (c *ClientWithResponses) CreateHumanReviewTaskWithBodyWithResponse(ctx cont
 	return ParseCreateHumanReviewTaskResponse(rsp)
 }
 
-// CreateHumanReviewTaskWithResponse Create a human review task (not available yet)
+// CreateHumanReviewTaskWithResponse Create a human review task
 //
-// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30234,9 +30220,9 @@ func (c *ClientWithResponses) CreateHumanReviewTaskWithResponse(ctx context.Cont
 	return ParseCreateHumanReviewTaskResponse(rsp)
 }
 
-// GetHumanReviewTaskWithResponse Read a human review task (not available yet)
+// GetHumanReviewTaskWithResponse Read a human review task
 //
-// Returns one review task.
+// Returns one review task. The caller may read it when it may see the task's execution or is assigned to it; any other id, another organization's included, answers 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30249,9 +30235,9 @@ func (c *ClientWithResponses) GetHumanReviewTaskWithResponse(ctx context.Context
 	return ParseGetHumanReviewTaskResponse(rsp)
 }
 
-// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task (not available yet)
+// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task
 //
-// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
+// Lists every assignment of a review task, oldest first, whatever its status, to callers who may read the task (see the read route; others answer 404). With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30264,9 +30250,9 @@ func (c *ClientWithResponses) ListHumanReviewTaskAssignmentsWithResponse(ctx con
 	return ParseListHumanReviewTaskAssignmentsResponse(rsp)
 }
 
-// CompleteHumanReviewTaskWithBodyWithResponse Complete a review (not available yet)
+// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
 //
-// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30279,9 +30265,9 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithBodyWithResponse(ctx co
 	return ParseCompleteHumanReviewTaskResponse(rsp)
 }
 
-// CompleteHumanReviewTaskWithResponse Complete a review (not available yet)
+// CompleteHumanReviewTaskWithResponse Complete a review
 //
-// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30294,9 +30280,9 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithResponse(ctx context.Co
 	return ParseCompleteHumanReviewTaskResponse(rsp)
 }
 
-// StartHumanReviewTaskWithResponse Start reviewing (not available yet)
+// StartHumanReviewTaskWithResponse Start reviewing
 //
-// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
+// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time (see the complete route for how their verdicts combine). Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403 (administrators too: they may complete without starting); a task that is `completed`, an assignment that is `completed` or `cancelled`, or a deleted execution answers 409. The reply is the caller's assignment.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -35925,13 +35911,6 @@ func ParseListMyHumanReviewAssignmentsResponse(rsp *http.Response) (*ListMyHuman
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35978,13 +35957,6 @@ func ParseListHumanReviewTasksResponse(rsp *http.Response) (*ListHumanReviewTask
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36054,13 +36026,6 @@ func ParseCreateHumanReviewTaskResponse(rsp *http.Response) (*CreateHumanReviewT
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36115,13 +36080,6 @@ func ParseGetHumanReviewTaskResponse(rsp *http.Response) (*GetHumanReviewTaskRes
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36175,13 +36133,6 @@ func ParseListHumanReviewTaskAssignmentsResponse(rsp *http.Response) (*ListHuman
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36251,13 +36202,6 @@ func ParseCompleteHumanReviewTaskResponse(rsp *http.Response) (*CompleteHumanRev
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36325,13 +36269,6 @@ func ParseStartHumanReviewTaskResponse(rsp *http.Response) (*StartHumanReviewTas
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39340,25 +39277,25 @@ type ServerInterface interface {
 	// ListFlowVersions List the versions of a flow
 	// (GET /api/flows/{id}/versions)
 	ListFlowVersions(ctx echo.Context, id FlowIdPath, params ListFlowVersionsParams) error
-	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
+	// ListMyHumanReviewAssignments List the caller's review assignments
 	// (GET /api/human-review-assignments)
 	ListMyHumanReviewAssignments(ctx echo.Context, params ListMyHumanReviewAssignmentsParams) error
-	// ListHumanReviewTasks List human review tasks (not available yet)
+	// ListHumanReviewTasks List human review tasks
 	// (GET /api/human-review-tasks)
 	ListHumanReviewTasks(ctx echo.Context, params ListHumanReviewTasksParams) error
-	// CreateHumanReviewTask Create a human review task (not available yet)
+	// CreateHumanReviewTask Create a human review task
 	// (POST /api/human-review-tasks)
 	CreateHumanReviewTask(ctx echo.Context) error
-	// GetHumanReviewTask Read a human review task (not available yet)
+	// GetHumanReviewTask Read a human review task
 	// (GET /api/human-review-tasks/{id})
 	GetHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
+	// ListHumanReviewTaskAssignments List the assignments of a review task
 	// (GET /api/human-review-tasks/{id}/assignments)
 	ListHumanReviewTaskAssignments(ctx echo.Context, id HumanReviewTaskIdPath, params ListHumanReviewTaskAssignmentsParams) error
-	// CompleteHumanReviewTask Complete a review (not available yet)
+	// CompleteHumanReviewTask Complete a review
 	// (POST /api/human-review-tasks/{id}/complete)
 	CompleteHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// StartHumanReviewTask Start reviewing (not available yet)
+	// StartHumanReviewTask Start reviewing
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
 	// ListIntegrations List integrations (not available yet)
@@ -49457,20 +49394,6 @@ func (response ListMyHumanReviewAssignments422JSONResponse) VisitListMyHumanRevi
 	return err
 }
 
-type ListMyHumanReviewAssignments501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListMyHumanReviewAssignments501JSONResponse) VisitListMyHumanReviewAssignmentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListMyHumanReviewAssignmentsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -49534,20 +49457,6 @@ func (response ListHumanReviewTasks422JSONResponse) VisitListHumanReviewTasksRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListHumanReviewTasks501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListHumanReviewTasks501JSONResponse) VisitListHumanReviewTasksResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49661,20 +49570,6 @@ func (response CreateHumanReviewTask422JSONResponse) VisitCreateHumanReviewTaskR
 	return err
 }
 
-type CreateHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateHumanReviewTask501JSONResponse) VisitCreateHumanReviewTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -49752,20 +49647,6 @@ func (response GetHumanReviewTask422JSONResponse) VisitGetHumanReviewTaskRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetHumanReviewTask501JSONResponse) VisitGetHumanReviewTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49848,20 +49729,6 @@ func (response ListHumanReviewTaskAssignments422JSONResponse) VisitListHumanRevi
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListHumanReviewTaskAssignments501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListHumanReviewTaskAssignments501JSONResponse) VisitListHumanReviewTaskAssignmentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -49976,20 +49843,6 @@ func (response CompleteHumanReviewTask422JSONResponse) VisitCompleteHumanReviewT
 	return err
 }
 
-type CompleteHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CompleteHumanReviewTask501JSONResponse) VisitCompleteHumanReviewTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CompleteHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50095,20 +49948,6 @@ func (response StartHumanReviewTask422JSONResponse) VisitStartHumanReviewTaskRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type StartHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response StartHumanReviewTask501JSONResponse) VisitStartHumanReviewTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54474,25 +54313,25 @@ type StrictServerInterface interface {
 	// ListFlowVersions List the versions of a flow
 	// (GET /api/flows/{id}/versions)
 	ListFlowVersions(ctx context.Context, request ListFlowVersionsRequestObject) (ListFlowVersionsResponseObject, error)
-	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
+	// ListMyHumanReviewAssignments List the caller's review assignments
 	// (GET /api/human-review-assignments)
 	ListMyHumanReviewAssignments(ctx context.Context, request ListMyHumanReviewAssignmentsRequestObject) (ListMyHumanReviewAssignmentsResponseObject, error)
-	// ListHumanReviewTasks List human review tasks (not available yet)
+	// ListHumanReviewTasks List human review tasks
 	// (GET /api/human-review-tasks)
 	ListHumanReviewTasks(ctx context.Context, request ListHumanReviewTasksRequestObject) (ListHumanReviewTasksResponseObject, error)
-	// CreateHumanReviewTask Create a human review task (not available yet)
+	// CreateHumanReviewTask Create a human review task
 	// (POST /api/human-review-tasks)
 	CreateHumanReviewTask(ctx context.Context, request CreateHumanReviewTaskRequestObject) (CreateHumanReviewTaskResponseObject, error)
-	// GetHumanReviewTask Read a human review task (not available yet)
+	// GetHumanReviewTask Read a human review task
 	// (GET /api/human-review-tasks/{id})
 	GetHumanReviewTask(ctx context.Context, request GetHumanReviewTaskRequestObject) (GetHumanReviewTaskResponseObject, error)
-	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
+	// ListHumanReviewTaskAssignments List the assignments of a review task
 	// (GET /api/human-review-tasks/{id}/assignments)
 	ListHumanReviewTaskAssignments(ctx context.Context, request ListHumanReviewTaskAssignmentsRequestObject) (ListHumanReviewTaskAssignmentsResponseObject, error)
-	// CompleteHumanReviewTask Complete a review (not available yet)
+	// CompleteHumanReviewTask Complete a review
 	// (POST /api/human-review-tasks/{id}/complete)
 	CompleteHumanReviewTask(ctx context.Context, request CompleteHumanReviewTaskRequestObject) (CompleteHumanReviewTaskResponseObject, error)
-	// StartHumanReviewTask Start reviewing (not available yet)
+	// StartHumanReviewTask Start reviewing
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx context.Context, request StartHumanReviewTaskRequestObject) (StartHumanReviewTaskResponseObject, error)
 	// ListIntegrations List integrations (not available yet)
@@ -58824,890 +58663,904 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39khs3lif6KgjeiTAZN4sqybKnuyo2dsuy3a22bGlUUntjurRMMBMk0ZUE6ASyWGyHIvav+wA37jPs",
-	"g+2T3MA5ABKZRDKTrJLs3pmJGHeJiUx8HRycz9/5dZTJ9UYKJrQaXfw62tCSrplmJfzrasN/YLuX+Ruq",
-	"V+bfOVNZyTeaSzG6GL3MiVwQvWLk6s1Lcst201Ey4ubJxrRPRoKu2ehixPNRMirZLxUvWT660GXFkpHK",
-	"VmxNzUcXslxTPboYVRW01LuNeUvpkovl6OPHZPQNLwoulq/LJRX8H9R0/28VK3f7QwqbEC1JyTay1ESK",
-	"S5KzBa0KrczPZswZLQpWfqGm5LUodiSd0+xWLhY8YylZ0x0xgydUSL1iJZHBdy/JQpYEfy9lwVS01ReK",
-	"8JxQobasVOT5+XO/OL/A0P3qhC/NYAGOWZoXUtyxUsHbL/P9BXlnZhq0gWF9qn16UbKcCc1p0TkU3+KT",
-	"DuRbmVVrJvS3866B5LYFWfCCHRpLPp89eDjfrSkv3lF12zUadmZaEE3V7aGxmOcPH833hdx+d8+yCmmm",
-	"72wvCrklzLX/VDtmBjVwLGPzlzKn05xDWhSEa0UMhXMp1ORTjfDP1ZqKt+yOsy1uZd9gV+YFUsIbsLWf",
-	"amQvRVZUOft2J+iaZ99STfeH9fOKCQKfJoxmKxiPGWiaswUX3LRKyZJpRShJc/zSLKeapkTO/84yTbZc",
-	"r2BeZSU0XwNbWfBlVSKzldCTMt8022FGScZmg9g9XW8KBq+uZc4Kwy9JWhTrFEdhmG2lWEJkiYzZ8whs",
-	"qX4pZsAzg/Ybnt1Oujgqx/WYhdNosFV7FYwuFrRQzC/pXMqCURGu6esyZyXLzYb/RNdMHVzYFM6nGYRK",
-	"yUoWuYL5wA+OKOrl/kLBdBTh5qbayEIueUYLIk2XZExxspk0L9OFZiVhd6zc4c9ck5xtmMgV3G2aM0Vu",
-	"GdtAH/gF2yEMSqWEliXdTabkpSZK050ioioKsoXRrxh+dVnSzYpwRYTURMlK5GScV5uCZ1TbJjCZxOwL",
-	"y5cwNy6WhJI1V8r8ZRolhJJslxWsd4ckLu+sXrhT96nSm0pfw5vqQdQvSCrhYzMch6P/BJbpL9evfyL4",
-	"wFE6tu6dafjNU2f5thI/Ves5Kw+TYVmJmYB2qdnMBS8Kll/A+DdScTyuSB2erxO6lmYji6L+zR9mYLvz",
-	"nTmZVrLia5aQnBVMs5xIwQwVwxBzMlaS3HHF5wUjOAoFR3ZF7xhZ0o3qpYp6/Ceu03vFypdiIfsJgSrF",
-	"lwIEgYyWpTlGZlnwZ5YbvlR+oUjJMlnm5qSm5pe0bwam0YybEZw2gb/Sguew1N+VpSx72M6dbz1j0Dzk",
-	"PptSzgu2jjCgSzjF643ekYIrTdaMCkXgY33z2+vx+HlqtiwPSq28bvJJZcVXfM115B7XZtE2rCQbumQJ",
-	"eWr0hqfn511LU8Bnosvw7DwZrek9X1fr0cXTc/MvLuy//IhguqyEIYVaTL+cESoQn2qR3tAl2x+D+dWe",
-	"8cTcKqWGy0CTp12rZNYyvkhPe1flTSnzKtP9C7LBhp9qLa6vX78p5R3PWdk/FnMpFuZ/luJMCjM0eJGM",
-	"U6XkzP1zxvP0RMF1Te9fMbE0o3Ck5f8dHf0vhZEQ51SxrpN3/W+vSG7boBpbi9xUwY3Q0uM+mdD9XtEl",
-	"aygsHYr/D0b4kUaRr8wruPxcdWkvLbI0rWa+1fFaOA6zlOuBo8P7hOXmrBgdBsQ7GC9I1mPgs4rfdUtQ",
-	"i1Ku44PMqWZn5jPdI7Un6cilbB+r9tHGxycu3jt57NLN2UKWLFw1dt+3alqetmasBBX+0BDNla/IdiWV",
-	"V+dpnpdMKaMoacqFsmNl9zohfCmk6YBkVLGu4TLzmVHHaX/21fP+0w6SUC+TMmP/dCeYlS/VVab5Hevd",
-	"YgrNyNh0MzEnA37NGfxOjaw5BpligsvdKaaoGX6psXYRMcQM7q0s2ADag91FFZgrsPt19W6eNTr+l5It",
-	"Rhej/+tJbWp9YhWBJ24Eo49mPCVTGykU6pnf0Pwt+6ViCqQTQ0RMwJ90gyoZl+LJ35UZ6a8DewNp8q3t",
-	"BLvcZ/8ldkoyKoweOIcLNWNKGX6liGJCT0doelwUPPutRmd7V7VhIqvK0kjySht1tWF8oKTWY802TWAG",
-	"0OHnG/57we43LDNkDFIzGX91fj4BuwcVRG6YNaWYVad3lBfU6FBG3TIkp1h5x+CdpyQVUs+4mZlRXRgI",
-	"Dx+T0feynPM8Z+LzbomzpMOpILlkaECghbl7Yex+bjDMn6T+XlYi/9yEo2RVZsEA2b1Re2RJ5qyQYgme",
-	"gZgp3w36Zb3gn2/oP0lNgp0mO6YvGwThXAyGLuAoZDJn+xRCKqF5QbgmXMGE3kn5IxU7y2LU55vRW3MI",
-	"QV0i7D5jLGf5JSmZLndeEHJahbmgFMukyMFMlr41rc6uTCvQwVeM5tZVFTzaZ+TX9htaki3l2skO0CkX",
-	"y2nsnqhVD7gpBK30Spb8H59z839Eq1pC1rQwVy3LE8LuN+YuNnRbsjt5y/LQYgpbW5sPvqe8eMQB//nd",
-	"uzct20Qfn17ACEhtMbgkac405UVKFN0ZkYmVjFCRk+1qN4VrWdV2vKssYxv9syxvjYxuxAgcb7NDbKUI",
-	"NVfVRpqbamtfuSQpSPehpW+8kUrxebEjLOfmUM13Xg6aEHO06B1edpQItkUlwjoYDK2YTlipOd7TtGtQ",
-	"xdbML6UwuJkbEBAuE0bP/duo9Wz0YU+ESkat4UOXeQ5/0+JNMBQUzva3AoZff8CcAjNBMk7tnNLEmYkT",
-	"krJ8yRRqo3YoaAA1Q1kzZYTwGT7onjAsc3Oe0OZDTEKspUvfrtXT/hp8iAwOieMbme/iai1dGuEATO5u",
-	"s4HjZ3rqxgzdebrk2Yqk6ANRK7phZCHNlaYubkQKzg8j+5q3LK2nZPwi+NlyVqNtTxKSWgs52rrBza5S",
-	"MrYn/B1Vt2/gN2x+I1KqVLVm+az2yKdkfIU/vvG/ua+DQDFT1XpNy11KxnA2r/Gf0MacsBsBtmFHbcG4",
-	"31bCnbFw2NMb0UHuHSRg1vmWC9As7NcvSHyxOpYkIbGZmwVpTVGWJD4bHPTeMcqtX+wQf0MSAg/aR/eJ",
-	"T0DllqjDlbTj66bruFvPrPeG7gpJYcmpIPhRYs/PpSVjpF+4/B0Vk0Up103CN3ORgr1ejC7+dnihOuh8",
-	"9DE5/F6U3HvfilJ971vtI9D7QvwQjD5+MJuQgxPwWlNdqUAta54NBY9jbkJ8kVSbnGqmkkCl4uiAW/I7",
-	"JtB1B4qlZmvVS66RQb3UbA2smt6/xG84s6D7pycxcAnuEaefQ5QWu3rsWIo4xeIzuIdWcgsKEHgjx0bj",
-	"X3OtWT4xT7OC0ZJwPSXvGr4qJpZcMJKzjOfMceo7WlRMEVoyFDYuSSbXaynQPWV+NuxCcLE0PMasJniv",
-	"zD9QRklBCEnVLd9sWA6HITC3fHWejMwgjU7mrto9HuP9mPvz/omumbO3gPtxnFHFzhQTimtns2qYd77q",
-	"N+80mIrvO7px5vJzouaLVSVu97csFBGLYgAX+IuS4q9m2UcfP0QVQ9PPF2gAY0InhIodulBhsy4IJTgZ",
-	"iOQwfJ8rTYW2O1EyqqTdMKMgB3EIqZloeiOgHS2XEMujUvyOlrKYGaUU3stxyaUswJGnqkIHzUqmq1LA",
-	"ndHJ8cNLDaZ00RjrWLN7/KSXIZNw8Gg9B+kDRmB/N43qkd6IMYVBEt8Y9eo8wRlzI966iYJtrDEBMt6u",
-	"qPZTJfgzy+0V7m8oN2yw6tmRmNvSDcT9je8Pvsoc6URJT0jxA9t5PScunAkpdmtZKXLLdn4xU7rht2yX",
-	"ElT03PkxqpjRd1CHAUWYZywimQspZrdsN6BLCIwAUx8T5ogrdNlwkRAtb5kgJVuUTK2AoAoubonRudYb",
-	"51XoEWvdQKLrs+GdzuoS42acjEM2BdVGEQTvaLmgmdGk75jan/ucKjaryiIiwMyVLCrNyPu3r7zLzH23",
-	"lJVmCoMFXIAPy8mmmhc8C9+wi254doJhJEIKZuSL+jWMmQBugRreSirtPmDFtYmVR2otbFOyBb8HuQqt",
-	"d6OL0Urrjbp48qSQcmMWY2ofTTO5fkI3PCbw4Xe6ZCa9sh11LEFCUvPhtDmOeF+t3bYdJ/UedGz7D2z3",
-	"omRUs0CgaO0V6J9BeG1zkxuN277AIRdW/K66wuBXbTiK1YUsbzGHE0TI8tLGNQnGcmLtxJXgv1Ts6Iss",
-	"GVlimtEsk5XQsSCC1h6WFcNwFOaUdEeQ9htkDNbINAgjSBMYcx6YmW7ZbuIkMG/GDG1/QLZcqcpGhpgF",
-	"0BIkaaE0Q7G7EVHs4olluZzRfM2Fvc3a8cWKaSPajKLxESE5dd/pDQrq4q4NEqrvkoURuIC1oXSFXI4r",
-	"f3MgN/TGmdobUDJdcnbHclJQjdJqS46AEeUzqoc62ZI2JfcSLs8HuJ+SUUGVnlXKDyaqyoHsCbGksFT2",
-	"pEXH3Tuutcz5grN8Nt/FGLokZkQkW1GxZLnlg5ks80tC0SLBcxB2ArLFWEpz4aud0mydTkcHTnL75O01",
-	"bMebD1lGa2j8XIvYYgd2lBE9onXk3QGt7fmX9bhgdW/ZTjXGZWfcL9mb4xEfBZwk0+04LbaztHGfPf+S",
-	"lFTkck3MXfD186oszOaXNDNq7GRKrpnhL5pQRdIra2GGrbkg3zBasjIFyYQrUJUEHkpuXUIl2xS7KDXA",
-	"cGeHbsAFL5UmT58Fw/HqCXCFJhd/fh7pBbXZ4w46hsZ1bCja5A7tot3yM7flJ25oi8XCKwHbakyteajt",
-	"SWstcRJJ40CS6Wbcr7jS3Wz7tWAQeWY2xTLviJRHN9zIlfD3MJMBdF37HNrGgMQGsiEnGRiylmBcl3nn",
-	"YCstNY0IpD95X4+ZCllTna0glhjItDCkmRAJvq6igEWBlfB9nUfDxRryt1smN4bERaLhbLs36cC9Kty+",
-	"oIYmK42R73inXrVomDAOjkXL5oFRtvjXP/FN+rOLIzeThisu0NGMxOX9QWN7sgjVZA3qgDArQNZcVJpN",
-	"7FHnCyLYHQoX/3kRD7uIG3uwpcq5By9dqD8vnAnYB/n+n3U/P+jCawaMmKv8y8UPf6TP/vsv/5pOEkwm",
-	"zORScMXcRP7zjnzYHRllu1FbfyT02D53dl8dePjgC970BwumVrIqcpKtWHa7z2fB+TkzXHwGb2MuU7en",
-	"9bAHdm9OrU10eTQYb+LsmnJBvMOrfmznApOMuGQjNuDIPKLrXOnVNVMq7rommP9wxgVR2ChxavKfJCjf",
-	"SEwxb3jGlJodkJf/8vM7MP0bybdb7CVSoH7pbg5lBGFFsoLytU83Iamq5tbCark2eEPvN2lCUk7BzcgV",
-	"uhWrPCXjtHExpdB6TXlhWtipzrjzBdDNZrZmmqIT2Aea2ayQtEXPzmwtC5ZegiyQ3ppfrfES7SUYFL4U",
-	"RsABawqu6l9+/uE6ep1guIc6zPFx0S0fs2/Ahr0X/N5F0DRYABf66+ejmJDmOuSR7XvFFwxibZ0hNuwX",
-	"aAXjbMZffn1+TipR2PBXZ0aE2KotV9bbcVBYtAbXLkp6vaG/VC6+/qxSjouDaf/N6+t35InZ6Sd3T5/A",
-	"g/+6LKnQ4Of8L41Pp0FOHNyL8Ikvz0lufpELwgUEk3K9I2Of8zgv2MRNEM2hQDoEUvLgqjmglx12LM+t",
-	"3heY7fGnaHSIocVeob/Sq/cqJheHh7UxugYdNKiwvTN2CF085r2KBWRd2dMaYSmJYQrdVn6b0q+s7ayt",
-	"DtXndeiiXG02P7pXPiYjWkXu3asq58zIqUHA9BeW7tUloS4koMFaGpEB4ZPoPp4i6mN8eNjcRYzHm85s",
-	"IEafAAl7g6FJVjbm4o5r3Icxulvtp+xWYaS7k94xvO50+TIm+jSj1ZsZKSlEUVtNbepyaYapNIYXz7gY",
-	"sCCgMNi8QC4eTVGBcPEIxTWI3zRKuugM7LfOM4JBuGMXVw7hbFw0r7IpXFHH0efJcuyx57E+jDEB1BzP",
-	"xIXYO2pvHPt2t91C6yGWFXKFvc0xIimhc6Px15FkK2odiA1nUkaFVTL3uVVEAYyL+y2fxCDidqll+1/9",
-	"M0Rl22GjVuSp2ktDZLyhSm1lmaOvWSl5cVOdn3+ZtfLW4EcWV4Vds0gYyHeQy76ldeAlWVFVD6QRA7N/",
-	"jbZsVu4MDcy0aLvr7EqFA44Z9KCXQ0TTTTFvSrkw6rd52s66aRIFbIiPIYnzrI6nHyNDe3H913BUbfch",
-	"mL9iRAIYKe6xGWpOxi5EieRMQxrDJLrrZqIzxf/BuvRwyIf8h7lUyHyn+415wSdn6/mAr67ZksKXyRj/",
-	"5wl5ev78D1/969cJKWUlcnOrSfIMIojWtFCTjiHYLPSPyWhF1Qzl+Og1AaY97a0MpdyCBUZTI5JaeQZf",
-	"jzn8rFVylsmiWouOoKk6It426182/Gopt72fBLo0DcnYaiuQTJfbPT7C1Br02Z5WSBqtPW0scBIQ5oc4",
-	"Tb9BWJXQOtsk7SAzIAaIZAaECtklSfGfs6cYFwZ/P0NdTkmjhjqQjJIhNoZT6Eq5PY5NDb0Kw0OLgQxm",
-	"sgc2Eqnuq3AbF2zLyhrfA86H4bDw+8TBHwjEBTEksOCssIYG1ZjWEfPzMYdf9QQZuu1pTS5YoujGU5Gx",
-	"oisJAJ9a1AMmcqNhYzoAoKoQsCIE2BdgLTo+nD+DbhrSE/4UFZt+o4j56OqtqP4RG3UHydtALggmroOI",
-	"0724+LnMdy6ZKBnl3HxnzQXVmFC3ppuNGW2wnocirmE8fgqdwcPB4MPwta5wXtfAvuAiUuOtMaTVNtUl",
-	"FQiUMtNyNq94kXe99843fSe/MQ3tJ3xYOgqcXa+7gOP30Are/egpcveTTVs2W/lxaGx2MJPeiOfGEvUG",
-	"bwfr39c2Oq8hwfeDmsYXHQK1Ayrvvh3mlv4PMuHWcfkIUY4eSK9TYA8bIegVfiSw1Q8S4JsGgQ7F1H3b",
-	"CBv2BTJ+/+7FpFMfjacX8WHQgRCDuI11vi251kz4WO6TnDhdo7AdeRiY3rVTTOT9ZjG7u9fYeE/H7Vny",
-	"hv/wqDU/zrHSJrp6x/w8EyToHqav2gEHzTNRxHFwMFpyaYVrowg0sXCOiRKwS6cORzsoLUuWu3VWCZFF",
-	"DpmEzqo6KNAhxgciIssmCmzjJ+2C4SLwNieFOjSl7tZMnWAS7vgDAx/8ih8R+GBW7lqXjK4781z8Rd2v",
-	"cts96BpZfARoW3xTUNEp7IXmx01BxSVZyzvrX2mwYExzMk1SQ7Yp3ObpCXIf9jiDLzWkv+DB714G7Mjb",
-	"Oi5hMmMbjfnH4LlUcs00ROyMKewFRrfspeJOpi4ZNnXZiPCBFLJzfBf+OIwD+rFeUjXBDS44AD1YAET8",
-	"DaKVgW7BgwMKTraSPGPxNEYzkOOTaR37dx5MvyAJacQP/HrT2I2b0QW5sRt1M0qCv83vIQndjD6m0eRb",
-	"XKxHGTF+6kEjBpWnY6wRL9MGHUfwvIMw/ZHtiYl/bZFG62DT8LxfAq8EZRazvhCYlBYRU9shyQdEHS2B",
-	"eInhw6j3rCulrSTXBpJu2mgJCAw2m81JRYk309+IZvR6XtKFxk5d8ks4K6Tg46NiuI46Fwg8iPaU2EBT",
-	"LppstODggr8qlERzoLVq5VxtCgeXDVqjYNti5+aXw5yaq4FpITiEGosUpxhGTe3DmfVHrBwkrDcr2pV/",
-	"tDGPcPyNdbc3x0UYXxLGldBlyRgaiWyKhM/VsSEnuZzeCHvrhJ/x+y9ygCFQNcJxneg+JZZju3hIYK9j",
-	"m+TbvJMmeAPeCDroAiRvMRuyOeixz7KEjHGy4PemDWQMUF5UpeHLkIl9I0oGiUTYtmTEusl5LcnYvnB1",
-	"E0gTgT9dA14SuTUkJ73rRDGit9JF9QBESzOFDa7ZZIRKeey6DXe8W9wdpF411vFT6VjIafZ6k+UtgvuC",
-	"nxHjvhfoZoI30F0iMqNYMuHAWB9V74oCx/d7ntwp60kgbx3LbnYVGQq0rBOH6/wzs0ngp5gOmfggha/J",
-	"BgOtL7FRSOaAwAjMKYEGoWZshfwjKeZgCKDcijoZMhwe8hdVYUTZGIKjJr6hu6f+8vM7D7Ztg6Yg9dpG",
-	"WNwIFzjI80mrwgPSnzsFXEexFo7Tb91MQ70WSahPTkDbUqecALoW23ay9j154FTCbfsTBw2+RxsPR9qj",
-	"Lzf2tvFeYuZ/guocY6AR3XmQjtsYUCy2/4EabnOh3KCiqw8kOPB2GGLpa4uew1nkA+4Dd8Q3m4Kz3IIb",
-	"8Tz1J5r7QJlApvTRIfYcTm+E1TsV05h46xHFLq16pZwEozQvCqf21aLaw8KJu81aB/auNILSn0oqdOep",
-	"xzaI5ZbnLsS2FT3RUgXXddJpPC8la3z0kixhOBD0Ich5NLAytIvV/9cf9EiVM0LY/NfRj1RUtCAQv2i2",
-	"CpJKR8nedbXz1RPMULesZPiOuaiqjRn7V+fnQfT7HsDFea+dAReqe4NC4OqenObDW1IjeIZLEdNwv6eF",
-	"qlOB23jYIXZo3PPej9YRfs/aPp81FhIF23lBxe2lzYEmY8NXqbn4AeaDCw/0UXiYu5KvQa5XVQlRCShH",
-	"cM2I2tCMOZUTEv2MaO8xb41IwcVyDzJkX2HaUK1ZaWZ0c3Pde1N3Zhrj7lrY4J6NnXNkAyFe8CNnrTOl",
-	"+RokiEwqPduwclaJmPH6O9eQZBZ5wMiIpi0ER19/exnIj5W4FXLbjK7KZTWHULPwRuoYXx0sEvr5h9tq",
-	"vi8ZO4OgsbwZXxYsZEfX9U7Fyfk9EqUIqNp+9CChTloWouVGnz2XhIuNGRkEv6b9NHhEaNrPK+muNhWO",
-	"sjUOuWGCcoQAu2Mil+WMtgfydMBA4kTzM0byWTqRC5Ii30sJV62BYAB5QlIjueB4AM0lgh10DJSPzZ6B",
-	"4QXL1X0y31F16xHSO632zMHdDkP3aXzUYj1GYX6sYeASlVTIkrAITw5ZaRDp7oOwD8mIA2J8HMiil0DX",
-	"LjpEa7be7GEWTclra9K7ZWxjY/9Rw4ORAP4mFnt5nEFhZZueUcWWvka4gjHVeFyD9xwDCTyuVbg1kRy7",
-	"f2elPJtTMA3iKAkXObtPyLKUW7jbzPDALI9or7IEuZRsqFKXFtdpjwhsUo1Ht0oh6gTgThe+XAv2NyAg",
-	"7gh8Lpub0AbP7IPtOj/yrMdKD9TDjC6938xuhvAe/Z4dF/V7h+tP/TVg5MpIsYRhgvJ7YSRO9A3bZbPf",
-	"/UKR1LCxdE9mRktyE+rXya6ZFJD2FhesDwrQTdEg5jdU9d1vFM8SIOQ8i9d83bx6zAw65I30EUSFKNPr",
-	"0AlrADywwoAVPhjppTkZg/0TQ9TUh8oxEEx237q9/QFDaaSsC8P5HHHUonsvjKDixKBSBH3HrlHBolfX",
-	"wZyTg6IwRHgTaI5V0sDahtUhFCaX+7Sa2v1pdtAq207et/mCPHImfQ5QS/JtlKBInFpimKw9oQ016aAU",
-	"6BBIXOriGReuOmpu4ZtbOUJLyZrphi5To12/IhI8Hoa/HynPPURrhLUPtMUa1EHZWNLmHOPaZCM8/8jR",
-	"D0oHaexamEhA3lrqJlL4BMgNfwLWgidQvyK9xLIjHW3CT6snv/L8o30tCTYZgNPqTNY+ljI4++mkzI2A",
-	"WMKlrxODOjM26kq1e87mPTeRbejDNw6aTn3zd7sN+05U6xB6+Di/vWJZyXQLluDXGwdmgn74//0//9fN",
-	"6COqHr/egDHdrEHwMCE3I5fL03gHzzWwGzDL3gh7mYC2Ye69YPK2GKJjBUxk5W5jYTxKw7MNL4BMOB8z",
-	"1fAN2KVPRtuSa/ZaFDuceB8G3WKvKKgzwXz1VcMEc5jBnYBJF2qph7bc1QK72nDc77gyF2QZtWnqAPZz",
-	"TU897oK6AsBhZ0GjVMBQf0D9ziDgoL4AwmPDBn/TGD3vsQjL0j7MYxHs1TFhef61NwFldnKruqDDcVwn",
-	"rHCqay5kcfDRi+Z7sccTi4NhYbuan0SDmLiaSVrFylGFWVS2U66InGvKBQi6payWkLLy+qrSKxSJAxDG",
-	"OYNLerfx+YNDjb3vmmzPK5dlQihpHW/Ut1tMWS30Jp30w8D6yXuAlP0NG7b1h7lBb96lawDqWnuGx2GQ",
-	"R8jyY0/yTz28w5P1V2g0hbVBh2H+smqEUOJlOUpGsPLPnMPZ3YijZHTLdrMFB9UNHV+z5gl1FsZZyTKG",
-	"RcXsT3P/UzQOxX9lgKPaBqxpaYMLLg0PKxgFgCxmOUx4fp8mvw9J5cqCr8KBBb20ZJuCZk5ALKA+MHHW",
-	"qGJ3OUx4eJjowLYgPjy6WPDxIMGqQyisAbWGcHG4cn3Qb12hKcE3T49OehTK6YwhalYKHWZ36MNuW9Mc",
-	"1ZEgHIeMhwO3TQ4it/VMwjSbjh5TYhwaiFTvtiwD4nlAKsoQrLHtSnrKag4j9J7toRmGUUK/CfhYIHG7",
-	"SXbdN1x/QwsqMnYYpB7tk2SObW3BlcOObGvSnDmTZsMycd5mptfm+rWhk84iKRe28H9Y/zTmmybj0GmF",
-	"rW23CnkwjGVySc4tGKCQttmKKowidNVVB2JFudnZOINI2ROckBGV7eJBU9VVu/qIPkuj5AubZNrsNW2N",
-	"KwV0SavQhruB+mxGBclLuQG76Zb8g5UyIXOW0Uoxu0BcBTV7PXo4RNRwRXIp2CVcOn+Xc+WyGaBmABhp",
-	"sfTeWpZ1eAatozMGzvt4uMjWGdoHtGhvX2xxu48MxOEMB7Ft7H/XQcGhDIezbUQE/T4xbbsJPnm4Hlmv",
-	"2JGaZHvRIgKLJ/hw5x4SPXUcvZ8CiGV7iMoNLQApc6vZ5mHcVBKKCaDe2v0DkcNWqHA3HdeKFYuoLDDQ",
-	"e/2bodSeBj7rgtMeAR3qIRf8PiezROjH2CCF2BlwNfBfIDbJoUhQAATJ4kR+IjDLQaCXEJ0E3KlYBnhP",
-	"K++F43A1/DvFu1xmUE8I0EGGiuetjQs7qSeWNNft0A58K7eikDTv3oLctoiXs0HrDTuz0FEFF7fgCcWA",
-	"WadqtcAELf5IXRTXAhyeDsEJNYGUlhsFPUM25AOSwhtzPrR8b6QsrjXVHTXnuNI8U76Gv9HNeUa/UMTt",
-	"mxERBcN8oo2URUJKRvM6yR/hFo2UYzhgJFIzj6VsvMyL8MsDjgQXsyp2D72oP+IKfGMFhEqx/q+u6f3M",
-	"jHCWFVLFBNTG56GNl/wwmLpgsCygXy8ghQ+TbqyvBPBPwe7cF67QOb7CgqqeOMad2bBshdcDL4kVcYj7",
-	"7OMPWG6YOdh+UB3Z2Qj56oZTc0nzekgbRh9ZMyrMaUTYp7x/YweNIUI45r3Ekg9o0XkxgIy2lOvOK8CI",
-	"XcH0MIKkBrxf0dzXncaU1eDEPebWwCDzCqWA2Vp1DRUAfNXG8H3ziiu/N2xcsHZrXhQ8hiocjYFpxby0",
-	"cQBiBBXZX88hEmQ5jU2JTP4Qz3wrt703/oDL2Qc7wd3spEubuWjUdgh1OxYk7NPc2v+E7rk43FmoUpoW",
-	"ESQzuwOQwQy7hbITeXH917BKKC6Nugx2LFW/FOmNcCuM7axHjBa0VGSMbyX2wCfEepcmHvgGvN774Gk1",
-	"dlNfTMSve1Fiv+65sj4ko/uzpTwLVg2qAf76cRQ8OVO3fHPmEuDPNhLaeev5Xj7XKfldgDb3ID22S4IM",
-	"MQSHqLXfQlV5lv+Z0UKvujVb184IgYVeOQnHJgdYCWlKUgyyTI3ok2LTXYpyEdrjoJYABK8a4k5zo4Dl",
-	"LLdtICBXSHHGlLJGW3hBuYr4gGA8p9ntEpI/yC8Vq+p4OMoLUrKC7jANO61EcwiQ3+VEOFmSNbfqn7Lj",
-	"wl4idhYYRHxXucj5Hc8rP9YL9PuaTrBet+vE/AsGDOG5tgAkDLpVADIFNNnB3kTcuxemc9ymQxyy72P7",
-	"IrJ5+dAF+WdIlTMcqvDbpaW8JVouwTv98OsvGcG69Y3930wjP+iuYsqv71hphoplbS+JYqwuuUlJ0Dj0",
-	"iVpKghQypFlINnA/f4gCSayZ0nS9iRBOUA/AKQsnFR6oNiAF25ci6owtLuBkE4w6eKDQdMfKeAmMv+ID",
-	"PzMLlgCwA60skKfT8+l5SqwMtV5zF8F6WMWzm1qPYW8JwnVvUm7iznFwGhxlRXkjL1mmbRHojlA3gKUI",
-	"QIpc/uHPr9/+8P2r1z/Pvnn/8tW3370dJZ1YQVqahbokafsdxxQxdyIkxsjX/U9vXl399FPzp+v3P/54",
-	"9fblv3/3Nkqnm1KuN7qLuyldVijfurAyGLaNKPvy2fmh/Eh43Bs15mEfze72nnKHkngNjSNxEmYyvfvZ",
-	"KciuKtHF6l05akxVaUmyXIO6i/HQuF3DisvtFxnviwWxY4zO0Uph3/OCDY/SjEnN34M19Jci9bKzQgwa",
-	"8+PM33Chg3VcsiVXmhkV9vrfXvm7doLwSTQHWJVBgreXb/aPVqbu9k5Tmqk7W9HGNpxgfaxNIQ2vBjHW",
-	"fPPSzgmVN7QScgGaZ3ToDcwy6Fj9EgetbSVoRtLjnPhhrvuxTy4+b9S23EsvPj/K5+62ynrcP1fYJ6xj",
-	"R45QJx3h4o+dpF3sSIpnYgpPUk81Dy3y35mhGx6Ww8FhfuiHdauGljk8VjQcx3/gYNHm6j1QP/Ibdowy",
-	"FNuH00CQ/FweJ8ToKAYdcGRMd7LM1x+6y7qm1Om4s9Y8CFGA3cUMMcsTgNQd6gq+R0p2x7FGWgOQKICM",
-	"F4yMAU5rf6KTBw35ELt65znTShY+hcUN2rDvQwMeBKAUudv27zI35090AQ0aqM99jqNmgJuVr0F7cfp5",
-	"K4d5EiO1k6G1TjTi7fmLnSSBvt4IKsjnD5ZrXdzTjjqmcGJm+/X+94KijFK+pmJn90cRVWUZY0YUGoPt",
-	"D/6t1KIq3BZyB6vo+pn02/iHJUiHfDXIj24V2uiaSlfRjQ5+cnwxjoGRhJ76uuDMLO3jE/VweGsbktdk",
-	"F0mtAh9ToimyBR0Mm2qb5dw4bRc3ImXrjd6l5H//z//P3WgJERJ3ZMc0GWfqrmbRYMybXN6IFIVwLpb4",
-	"LsXrgIMFYmlrjm6phQqa12HP1twHxS5kpYIbgy8IFbvEAmGayw1qC5rOrHWj7k04+i4roZzKVpsQLwFR",
-	"l+Z2Yk4+p3eUIyLLuHX1gHkb3kCQSFgKc1rMlyzbg091scgU2KovDLGbXJKjpjm9ET/KO6YuiN2RhLgZ",
-	"GAbkh/D//L8kXPox/j25bPwKrcI1G7vV319N03S/o/3vaU9HNhUX4oegTW2HtXtvf3aRBA3QSpgdkLb9",
-	"PNpl7YAwbgXKRuBIopeio3tb++Z7WUYyI767pxn4OQWQfmro00IoYN+IFbYpKuWRccmGlmYY9gcVQ+w5",
-	"WCgKS8f4RglGmzot7dLXi9ozAoUZsr2aGeRoROLUjD4Mx1BLYqvJOMCrp+fn5MdvGoxrzgUtd7E7qV3i",
-	"6UD6cLzik5GyHAB57SWMZyL5zYgW320QlIvd8EysnmeY/4S86GgUnI8HOOx7GIAjtHadsi6oTrcfCXn/",
-	"7vuzPxhRo2BA9FDu6wxtTGuKsbM2I3lywpbtZQMXh3Vj4G2veNQm9obqlb+H8/AF1NkS8MZofsccrIKv",
-	"RyplJCoSPG1hMnpUG8W8alfgGAKR54zokrOcyEonJIX87FxmCLRkTc6ji5H/PRrct2GCbni849cbJq7e",
-	"vIxMkoyvt3S5ZCV5/3LywL5nf1eyo/5zSbd7g3C92ben5u1Yr+HzuFyZyyze7Vv2rcxIyRashFKuZsau",
-	"W3gt1h9+rzey2q6367+1CkmDGmIU+t2a8uIdVbeHTTdYxBWKfB823iDEBMBsDDfd+EH8B7bbhAv3MKtN",
-	"uFdH2G2CTeiwdQ/TjS3wh+GwC1lGbbG9ums/Sqn1u5H5zuE6QTpkbtfRgTq1wJsscDzLK3C1A/+5ZbuT",
-	"7CCDwAOCXY2akU8yE3ciSb1zADf2NrF4rpDrCMujgkE1cK943rtAD8XHH2RM3ucEj0aF/YYaODf2xY6s",
-	"NLT5czGHwAmPcdOE5jv7cvFH+jR7Nv9vXEwd/u3UPk+j6DRHGDkCkjpk5wgd985UY++BPb8P/p5a7B9F",
-	"kDzSnCuzYHlqq3YoQyKN/PM6IQnrc1Hl0OAn7Woy2K/9YtzTbwi769A3Z31KuLj7fHujkwHUWCv7J1ix",
-	"g6E/xJA9gDxbdDmM0lx99uHWMAcjtUUREhlvv30IYHKwN/fSoah2o/TbpaNlCbwdViyGvb+i6vQy6F0h",
-	"Lscci38iao9ZvqLEX5aytKFQkUjVPMKefqRGlmFnzshCTLMWdxRSzxaGSrHmrVgUPNPm74Us5zzPEdXU",
-	"tOLmBSOiH4bxDG33ZrDqcdAvv7vXJXU4cobk7mjBc7wRwfakyNjHfdqAzqSOBLVFo4BYqbD/nEyDolyR",
-	"GLBqTUW9eMFD80Uo87IFb1gpxbI/yudQnbNgc1VMiGlPlhg5nozBE8YFcvu0bjTDFUGDfYtS9H0frMM+",
-	"VMvjIasCctliYYHUEEgVmFFMWfvZg43ZSbev9r/dwMFSN6OEnCfkZoSIVx+Ghxm+kihVXWu2iRYyVssD",
-	"sdqx/DfMTOrhBmj0LkBDNF24Ne6kjQOqoPNnHdToAuZhx8KUjvK7969efltH8UE7XHVVbcDkS0VOcjav",
-	"lkss9FYo6SzQ6X8/s9rK2ctvU5tbNZkeneSPc+pcjOtqvaZlJE/yyh2PUOCmilCyXckikrMErWedHODn",
-	"Y89483t9E4gX3LsiCh9HuAyG9ZhpfaFIQTWU9EATfI0JajaIYw2aoH5UvOgZMoqI9RhZanwdm0JnAIm7",
-	"x5Mnw20O4cbGQtAB/bZ3tEHg8nE2D8A7hlNia60fDFYLR5M0VjK65y0c5Wh+XqWs7bYJvWujq/P0ovZP",
-	"hck6wB3Fkgs2JamNTbXVxfBnr5pzPLqGLGC/3BLZzsz7XMw2pVwaySS9IIuqRNs2tKIls8ha1l3B8ilJ",
-	"qR3LDPhXekEoWZlrk1izdKj+1hTKFaRfQXYm2nPATdbov/aqgOgJuWL2o86bo6YhuPWFjcaHLg1JqhXL",
-	"A5dwsSNjdcs3G5aTeUlFtmKKIEAJVf6FydQ7gS4gmE65CHqrXfnSTg7b2lWBq8u9aWk6mZLUKl/pBVFy",
-	"oc/sP9HFZiR3lP0SsgJBC3+35fVSpWnBYAzBHBvOsHo9tyup7CldSo0eb1YSG04cCsNITKNkZEkFs6nc",
-	"okPWhe2rdkGZO9z9BKMaJaPmvkcl6u95wdBv8MJ+84Alq+FVcvpxEg0w7vMxYeg1JeM0SScPczR9IkfQ",
-	"JY5qAdCz9UM8Y6nNl36KAjn8/Qwdd1AcL+5FGhb9o6WPixBaknEhDZlkVDFSMI1xlDlfAiyJyEk6SxNC",
-	"NVlLpcnXX+4VOvEG2C3XqxtB8d3JJckZKohA0I0wA7DGoaIIxexKvzfgJW2LCXXVkv/xN3r2j9kH89/z",
-	"sz/OPvx6nnz97OO/RIGMuj1q7/actH5JTvGXhVdC3WvsCvi+kNue0OX6Hj0eq7GNTW/lMV/s6dvrV4lV",
-	"YOZopTWPzaC+rV/Cq/CCpJZvmM1Hk61KrSZlqIIKkrJ8ydyPU3LlShDgfCHUAHR0GweBAXOX5uKYF2zt",
-	"og3MqqP+ElFdgkSSYhfDgAuz3v6upJi+pVtXYnp45ttB6+UrKZaABV0rflyQH2l5m9vyMMeb0m2V1EO1",
-	"B7DsqrvcoWrq8WZpxbQ5mkdo34Yart1b+5rbN2xF77isSuI+fdk+wzZ5OwhYV4Pg2++44nNecL3rk9LM",
-	"GP9at94LkA0XNwlPVNeZrMkfoRkf91gGJ9KSs2Bbdy0nsVNKxoq1D+bkn/iEtTeof0e8sNzDLgfVbIYc",
-	"JJTYQFeyS2/Wz7kmj6grc9Te87CGjBfVcDRqRTeGOjZh2XJ30A+X0K5LY3ZbDBrLeNiR3Kx+MBxuq9GF",
-	"+/zPXK/eVuInn+D4e0LfqicZqz2pHgjB1V7HIxy90aXs820cXW14WCXKziRIf6jcCWoqdBCGiNRtA/ts",
-	"E3/gtNdDjbDY760/uujTCYezOQcs0dsc495mHQ/T5TtIBiB1WT0yf3zIrmFBzZGKT58X0Ktmbw16DNwk",
-	"uOP7izD4aDW5VMT81iqxA255w7XLSthIkT6Q3v88nf95Oo8D1KvETHQQ5BupGiJkYOhdO4SC4HKTC6zR",
-	"b8hhvvOR3Aj2M35a6xW8VHqSuAABIgUgpWB6ARTiB7G8cNFR5trckRW9Y2RJN2pKvudFAe+5enOpfXtW",
-	"z+a/mC1Ok0i+TEhfHQrC0SkZ/8Tcq0ECXazspa859E1V3PYIdYOP6B03s7HAyCpWI85s/nYlQakQUGsB",
-	"3iFjwbYFVO+jBSYP+Nh4rqDa2ASUHAeAtY9c2Du8PX9cl6vmCu3OtbvWOlFaHsNncMiVm0JCnhJrE44f",
-	"Zvtw0PJA/IWQ2n38wvZV0OwWq36h/drIoyXZVPOCqxUrSQkulRZoNgIW4rM0YEYpwsDwPBBjhSQY5IAc",
-	"rANR+fRFx6SmuuKVOiRnB81q39GKKh+cZEnjFAHb6j0tio3sUmzMyUEPfPN8dWqd3XTgUNLBk4FjvCQu",
-	"bo/5JJ2CmxsIvA5SZOy4jVnT+5fY2OlN7p89/io/7CFTf1COMELqUn/CjgyoaixDZ4xUszbcgwSrRp22",
-	"x7nLjypkdsoV1cDqP6HaIbRzn6hrpHUWUYMZJXHY8MHJeobK+m0Rqlu4rbFLMUWhadI5wtVsRnJCZDsc",
-	"NbJhJfT/OFHtb8xMHIDc48Sz15wYF+0TGTuONnEcxoa/q0GWqLeEHc1+uPIfAn2B3h3DgB7J0jvUqpsQ",
-	"UGlkyfIp+bkhQOc7Qdc8m9lSW2X9BFF6bIkolWKwPTipIQ4no2XJmSLp/hcab6ZR9en/WGdIyzo3JLo2",
-	"ajgMw2H8CTLalmNCLXXKZWsPAD3OD+HUmw4RBkO5bIZ2z8NM2WqGXPNQ0TWuXN5BM87InSzIX4YCI8Dw",
-	"la3ZtA0XqlJsEndU96rocGgbZ/mTquYtVhRWUYFMDbkN5NhBi/wZPG/+JrQrZD1x++43QjfWudPrhBum",
-	"Yn9vMcqCavAQ0hC5tl1lZxR95UYWcskzKFmUs5KMbXANqgVB6A7XgWfkkhi+CyX2mwC71i89uYwZIKAV",
-	"y2f1+NAQ4ULjnNuLI9gr3iwJefP+XULeXL178Wdo+Ob9u4Cv7xkxsG55AzMFJ7As6WaF4CmaKMgAGHtF",
-	"ACE6Idm7Ln6tgK5ZboQBukZdMWxkTkC2ywo2OYwg3LHJXrIZAAkRXKHNYlKO0YAVgK/Xla1GIIzOagOO",
-	"DFdg91y1sWwOXrt7nsmImOTcmi4tN9gVuAFh+ylJC5mlWJkYDi9IVIo4lJigdn87jLh+hnVyfVjxM6ya",
-	"W9I1M5ITPq3K4mb0oYP49ubzSWhPEEASQH2ycfC9HKIwHvO4EEwXhD6AmnoRM1GwvSRPLTKduSTwKuMi",
-	"K20ugU8ZROLsl3sfLVrgKNPeXmhBPeEQt7M29PmrNqY4BaJmcGE05tYltTS4buz0dAng18G9NOSCoXav",
-	"LNwVEDlsVBBW2JTQS2ZDSWdSzCofT+GFLAh4S6J8xxCYufqR9wVREqRkZ+C/gMhDjEV1kZ79gZFYmI3R",
-	"suB1PCRZS0i9lPsRGWEwqo27TeA8ulE4Jq9szGVw3hynBESN4D4z4rHSJaOuotsaDKf4MJCZYIFxRPfa",
-	"psr6xzOe3xt+g/i+sD+V8I4MH6B7yzZ6Sn720YVGaDTDDGVYw7HmLJNr5oJMp+S7+rnSvCg8yi2YfKEe",
-	"p1m0vCP4UBfDhZ137161ZB1LHb9+3KsoWmm5pppnKFXbDa3nchnKOpYf2gAZFMPhCjbK7zQObxFIM/0x",
-	"2ZZILkial3ShUzLGcGiWc81ygH1PnVE3T8nYwunI0givTTP0fGcEM3+dPbl7Sjxw+2RKfrJ80nq8jJ5o",
-	"+7x0hFVSoTybp0UhtyxPyLzShNYqcJtCV1RF0qaMoAI7HIx+Sr41/QHp+1/tmACbQuoVmTu6YjUEDi8j",
-	"oTb+GnJRyDAZwz7cp+MBxIXc1tmeV29exk0HljOfWaSquiwiCpgnFlS1n9nSutzNaemMTS4+2C0zrNnD",
-	"IgHiSFmVC+zDS9suBMhTWcFo6Qt5NvT9ASvRyJR/CPZp7WFrrGvYQ3ATDw0UMKT2ji6jdHZFNF0SKVxG",
-	"QDRTY7w3pIT4EZk/l/AfgDzDv9ZM05xqOoGANExmt05d9OdoulRT8q3jflxBIsFJ4Qe/LaEe75k3Cz5G",
-	"EnQ2FVjB7Ur6H7ieDMpEfcxj4tKQsT6gy/Cwaqw5LuaiJGZzaBtuP8j3x3yKD4NOzbIrpH9JxhlV7Ewx",
-	"uAzu2KQfGCL2fU+Hj5Pj6YNVsUI+1dpWpZJuYy/JhpY+OBIJXzClENvCDioOJPoDF2gWi8y+5est6JwV",
-	"KBn+UlEjVKdHB/kf4FoD3j2kb7+qCf6SROmcCYe/bh+cegkNZZ/7ekrIUA0hBjvTw0YPu3o+ZSAoXR4X",
-	"xhrw/eGlb2rzcMCpP4WvBaZzpKsFQ9kDH3ZL3ZM55Jamb96/IwBuBYLdk195/jGFrDUnMaZY7hhH42RP",
-	"MEXYLCyQCrjyCQAOCuKWsY2qi2C5k+7hIDtVyN9DtP1vk2xihP4O58olKLGg3uCRRkFMxeSwx/C7sC3m",
-	"aZ3ie+mH93hs87gZrvtoAqY1mrkz6AkO3DHNTPAjLOJHjNPaxvdGWauTLcIcJMA8XoZMfwLGXznbPjz3",
-	"whx9zrZQSV0sFdFykPOkP871rlmO51BvfXZEtp05qad/SdnWZYbDiwdclq78H8KPolS/MSwzsCI8tPxD",
-	"Z6RhPbhwhof2Oo5C8Ge5JRQX1bCB0PK1ZxLZZ+OY0BwCFFojz9/2EUFqP5HfxhXPW5UmemPUuJrVlqR+",
-	"k+Oer9NZkaD/MIbWu9hcIqwUdpSbwKTIO9BdQ0/UESvRKMLjl8VvxPrSboWQGjwALCcLWRQQm9m4B4+t",
-	"Ff3xAKEMyCQywzxO+jIf/r0W7IfZfLJsIVyrI0W7xnL95jlCj5IkcLxpADnrYwUFnBJ/9zh3x+eIPD/+",
-	"PujRHl5bUR8UgNozz0uH5tS+Cz7JPetE1E9113asTiiFxepr7HzhRZCWSbop+R3VLL2ACwV2U5aJj5T1",
-	"YbIQNKzR15TRooCY8joAXJbLGc3XXKA5Y06zW7lY8IwZfS1U2z0KSiMSfAu+nEZAuLX2Z+kFqbWsYmff",
-	"DorkMzcgdKbtGp+BKUMdHq7R44EOpktXMCKpXTdmaiz0M9Fd7fOKDHEyJT+18sulsP5y6/FuTv3So3Gz",
-	"0ro0nD/PZZ04S5zdlpbNw3kkskGGuT8xwUqq2ZuSKb4ULH9fFt/L8ltbrz8OlD67ZbvuqkJ0ycgt2/l9",
-	"Q18WFoywBjNKUtvy4smTlLx/+zJA/YSTtGcFfHr+7PmR0qUbaYxP/Inp9/wazmynglAHTByvxvt3XTlm",
-	"LbHYJp4rWa5BJR1bmVHaZgkQ51+uX/80iQY3gikrblO8QqM+XBvNyJCV1puZTV8BMBn0qGUFuEHqkdoy",
-	"q2olqyIn8xr4+jjLXLBssZX/87t3b/7q/XffOeC3tgXFQUQOksHa34uIYEeixR0/bTvk6JT3ygDHkeTB",
-	"Le4qN9tyzlAYNWZi6oBZRLQ3ausmI7JCYnjOgvKiKllCtqudYXR1ReV9y8qgosKA+QPFmbWUt49RStiV",
-	"7N1fnbJidXxaWKk6rrD067XwjZapvaM2tLW9s4ql/dh5VkgJaxLjRjVXtZtKhhR0sKSxKeX8+FIOua0X",
-	"3lHtKlpNPCHpE/zhiWvQLi/Qehwv2X8HDpJ4z+4pTivo0T3o6NF/NVo/gea8u0v/eK9P/6Sj0/rDfQQR",
-	"DC98ya9TlBKqNRVvIc3uSplrec2EPqy4Ut9uuOYadGO09rqr36sqCwcXxLgvFAlm/Cm023BBj1Bvo1vX",
-	"FZ2TbhBC1oivCsWvAJMMwPeaYIY+N80lkY9T+9eM6pQopictNEGwDsErde0uZwQzTanIWGFxAgU6RTpa",
-	"J04ZbaazO68eeeHfQPHffhiCrxZc0KboihM/CNznPxGNq+kn3kcxLEA+7gxTXmcBvPZvF1JQE+ZvjsVR",
-	"DkuktC0vXZg5N5etI/3HgFgfyOT2DuQD8haHO1QgS9Iz1CiWtDv8sFxfuOivaFw2JjyKhewGJeh1CZ2c",
-	"d3mUMSd6csKMzX1HvY92CmjLLncPrzUsoBeg044Fxew+IVPJqsyYLSiPArUsS6PJUmUjGhILfrmtw+1s",
-	"Zrxt6oPM9iVU2zS3uXDHK5h2YKg249cAGgWDYtEdYNvYm1PTcsm0Dyc8jNDVXKv98Q7Zj8PuN0f0QNIH",
-	"U9GpunW1knGaQUJ6kITeSifA76vQkhSYqRoX2RfK+4VPTmNvy0knBqIJpcsq68AneBk89R5tR3SKjJ2r",
-	"fd92MsyjjjQ/2w/aju+Oww629GVPDJYkARuDpT+u3CAH5BCGY+gpSHSwk2Pjx8zZOHXmrZN1eIJhVz0T",
-	"3K+y5KboZj2uVAUWTwCuD1lu2kCtzpuRIUetzkGQOBdh1ZrToRWN7PEh0kvanGIA6zmsK+3dTCerTL9b",
-	"RQn8qp9AK4os3WnK0eFyXF4NeFAscP2V+a77foFY3Ka64+4ZkFcroXlRNzitvP2pLs1PFcncvmd6Z3BK",
-	"6DOmfP6GeGTHyHuHBL1uSuhYt08u6B05niAc7NAVf/zN/HClLKiE1ncPH3+vxuOgG4Hig/fiha3atEDE",
-	"OIs+bh11VHuMuou6+mFi/3RQ5IhHb9cR9zW1SAQNSd3f8lbOmAxT6z4rSty+9vb5BYMAkC5gZ0mv8pI0",
-	"L5jWTdGmkgE32QADX1CXfy7zXaeJj2pSMGojtKzkw4LWoXGPirrFGGuCgX+dK11SLctJcK9xfXmKGS5m",
-	"ensJhVc0czWdZHHHrrJ4QPCVEUTAbLW0tb6poMVOsQg2R7QGECLgcRWU0IpUdKdd3RdbulNmjXHImF5s",
-	"KMMMOg3XIt4kugAWgq3LEWv7xDGl7dyZRtBqx0m07Vo9xQjxZX2jvqCaFrInZ8FLud3VljP8DmFCl5wN",
-	"Lz60P5T/yJWXcfEeJm3jsh8hYB/YgliZsVAc8xkFcrFgsSOWUc2WstwdRwb4CorAOROa08Iwmjuedxp9",
-	"/GOr4NdvIicJR22raLbKd3JNBGO5gjqeg+n3he/njR3BEPyIYF7mUcec6lYg93ZO5NJasB5lGu92G/ad",
-	"4TyR4zes4HE4wlwyRcbr0MR0ZEqGQzddlJyJvNgRTCl1W6clxAaTFEprD8oo6IreD1nYbmixUwi/3hTV",
-	"kotjoq+bq8SVo18QESnBD5KS2uZUQByQJlwcE7sABVz9bMz+LjgrW4E+6pdi9kvFyl0a3x53sg6fOzJn",
-	"K27LgQVTuySUuINxteGGsDBoCXNIHf9IwTAJUzzjAlJWpgMlT8ctgoEmoyhUyd6h62eGnndFqQWeWqCN",
-	"cDsbhNS4yS2qAwwHrSJczPSKzcxCmAHbYBJ/iaOcBWJQq6kNheuQtepJHLanB2vSeSwCLuRsjJVivezz",
-	"aHvH8dwFS6ob/rIDSAbDBS9JtTFc4avz8/OgbNckmi52Qrl/vF4Qrsto/UKAz2YQqxhgvrWF1F0aRLu6",
-	"1Rgr9zemlpCHpkJ3Ztg0yaN9oOrp9JykHumybtgjZIYtT5Ew/wOLluHSPVC+DLfrNDHzgUDLIQt4QBn7",
-	"x+B9n5XRTUefnWN1fTgY3HBJqdccvKY5q+ueol2YjPutwc4I3C/ADIu+aEksHQEYNXF84eW3MrgVuV5J",
-	"QCWqGw6STx98SwzI9RlwspoYiMccrcfJ5nnI3VNjdEQ02BCi44JQm1ieEOrhqCmxojVQnK+kX7+GqJXY",
-	"X80LoI6nFMxSWHsLft2LXf51X5If6FIMQEj2rrLD9ukei/CHZsa/x+b69eMR2f5mdD+z+Q+Y8DHcWg53",
-	"PaShQC7I+O33L8i/fvX0XydT8vOKZyuyZliPhZaQ4K6YCBFTSXqrd+kFSZ3RnKFe8fb6ynxPJSTNyrs0",
-	"Iem9bbDDBqwozBiys6wq7yAPJWYtLCJoNNd8KaiuSkZosZQl16t1Kz787fWzr77GcPDv4M9p/C66i9T2",
-	"tsMiMKzWd9+cdX4sQvVmCdg9UhEZGxXj6+dVWcQZ5m2M6//AdsCCQaJgOaFLyoXCqyq95bmreW/hx+Qt",
-	"i/Oh21gKmfk4YkO11u7KrtyL+ExFfKZrmVdFpXonWqkDlljFlw0zrOLLqLJ1371xlp7uSSZlmXNBNesd",
-	"0673c7vhn2tx4lsA17x1IXVGsyyWnQwUT/A10zGjDPDCn9mcmK27Zjo4rB7yxJ9khUEpd6zkix1YrZRC",
-	"EomcM9N+cGhFwGn6CtfDd2NzNdoJ1MD3GXrd8mnTo9Rht6tDKJo4lwlgBSuNBagaVjsL1mhP15G1+10H",
-	"P3O9ekeXKornEy3jX08kvjCYhdBtDn7rk4/0XjLG/s4yl7bVlj52FrEEiusjIJzNhblsWhgA8ZHfsUFy",
-	"VGfBpD9HyyXVflQzp+lxwGhmUEHdfjeVzIgPQm3BCQ8mGBUG36Z+nk2HT4FYaf5plO8Y2Utput5EiJCv",
-	"A+AhOQdB8b3g9ySWZsWF/vr5qFfv837TuuPDdYVeyYxiSTK2iev1SrMN3heFbWsGSoOqWYT6AupGLEPo",
-	"JUx/LmvZjIuc3U97hK9DKu6jSD0WFekbme9iHBPkBFqcFVQsK6P527VL6lrxmLlc4g9mdksmYpCHUmgm",
-	"OowV9qsEwg56LO+HXZH2Sw3S3N/vjqsGniZ+qDH6sOt1zUTUumwUwm0pNSPUTWpKUrNEqUMuARPqJUmp",
-	"UlxpKrR/smSClTyzDuQ7yTN2SdKfZXkLutKbggrByvRGbEtuS1RtVtQcyU1BRRq2vao/Drm4WPWB5VwH",
-	"Vb7q96GN+QA4uon1dJuuck6XQiqm9nzW6pKk19WGlXdcyTIlpazMoOZMb5nlKDARZQGZN7LUynZos81R",
-	"+XDbBNHvGAMJQx8lo/35hD/aBRklo+awR8moHliUDf1oIx6678wwcqZ9KDYF5eIMaDVEAJMLso3ZQazx",
-	"wqEcHSbBg7EYP2KNAXN/vqElXas4FtC7APDafbtOfg6DFDLIfxYSY32so2ZfeOiwcNp89w0rbQicL72K",
-	"jq2EpGYKqLYAjBakgFsen9qKCWkwtIYIcUgF208X75Mb4tLCjzJnxUuxkLF9rpmeaQWz2K5YyeylDgFR",
-	"eURiEDlw2bBsTTx4NZNiwZeV2R73kpU64duwTNB3f6y1u4u6Uk7dY7f68NkvVNBv08HGKjOnMyP5PU8n",
-	"iTcM1QkJx+E9QX8HDES4xHBJamnuFLhUgUidEILab1GsbcB3k2w6LWi9vndIIraxwzCMh8+2ZMvuvbAP",
-	"O3eit/tDsvVb+HjviQi2ox5tSEXh+iVtku48SQekbkgmuKMcxN/W0YrFYPSdHVgNQyQpfiLtPyPYcLCa",
-	"VvOGQauJ0WRdyxNWKmp7lrp9R2HoYWSRTgq8b3xz8GKE4z/kkXqksP7GID9FeH9zFY7wCEUXIhZy1MDd",
-	"GWsmqMDw1oen6g4NfVczC2EdBnnEbJjfN7P7GkPniuQMvkNdyrOQgjnQvTBmaSvL254yYgct+Y1+t1Q1",
-	"zPnDfWRH4HVZDtgw9IdjjVHAG0ONWCKxA3Prqigc3hYtGXHKF6wdZLrq+gKypeccsjQdhNQLleTi8F3/",
-	"CVr7qUFrAbdqZ5FrbbDuPVfgBfcFeWrsWjJOf/2YkpIppn0VG1fwbfL5kW1hKvAw8aVRmrVQDlYt+fT4",
-	"t90HzkJ/q87IIAcm3taHljXAv0qgyB5nUN0LETsxegvniwHJg+WtrrG91Gz9oBLQMJUPR6wG9BiH+Tw6",
-	"t8qv1hBT7ju6fO3b1xUQfmd1Dabke0PlNM9Tp78FhbJ8BQvHbxGwzhD6xL6JlSLgZcUKVOjtW1hr655m",
-	"Gng7V8TN5HKPgeNn8N3A5r5UYDwAFDyEZ3SfmD4annlYpeGzVVVoy12eUvpLwgyoYBA5DN1ekGWHHcOi",
-	"kW1qgzdoFx6CXqHptg3NeyRbMH04rvBoJ99/NKpvyUpD3TCLs6ZDPrgvOfwGrGJYDl37zTCJbtmR/Lac",
-	"HS7Ra9ZCOwA5mucsTwgtsAYY3OZ4ZM1TPLG5TV8rcmZTlkBc9hVknItZmSNMi0lQlCkVUs8WshJ5elLo",
-	"1eOzRrS54xc9eqVbXix0DUb8FtM4zBYOH/y6vtMjc4BS5lWmh+vUG3zhsdTpYQqv63Swvm2ndUjV7lWi",
-	"XaefQn/2EzpCdW7PKWJynXM8C27sj6Mvt3Si3gPHlOZr6CWTSs82rJxVIhZo+51rSDKAmkc+a9qC8/L6",
-	"29AVXIlbYUuv76NFdoypRowcirI1MOO3V+cYprHbbXp8Zb0ZAbkfBGO3Y7iKD2808i2OU/pLueAFC2n3",
-	"FFCspC2VNPCMT7LBHTBsRWYSDwp1SIPgy3UVBOUSE3+8V6cBSG0XpRFy2iWEKJ7XWJ1jtwWTRpRpEC7s",
-	"HIJ3TOSynNFRMlILvTFP1pQXM/slKOQLLeamxS/FLMhEAclX0GLW+h2gkl0aiv8AnWUFZ0LPFMtKpqM+",
-	"w3+rWMWM6NFRfNQHL8xpdrssoY44pBkCoCoZs3vwgCZkXhW3DX0Ua6JQdasSws7MFBPC7je83BG1ZWyj",
-	"JglRK4Awnu+AY0NB6oyqKXkhK3Cxli6AHvwKWAuX/F3OwUQOZYAVjDFA8DLDMavu6mW2IgedrX5/tn8x",
-	"n0VRSUtSVpi+vKUcTCBYG83MHOXlvZCNw0b6nKuMlnkMtRX6BaHN+qI3rFxTc0aKHQzBldSFMXChNswr",
-	"80eOAsW8mV+EGV2ymY1DidxbS7/5Vj6sPR1/l3OzBfbd8D4QEh8qt3T9OMK9t0TJdLk7sGvh6sGm8aIg",
-	"c0joKHmLbQ9bKVt5uKM/LLkLxABw8CVfrjQRcgtAzVTsHCmf0LNhi3lVdFJKSJCoUvs3iLmNju6ynbru",
-	"T0i9CuGowt0I6Tp2vbx1gLlDw9ZagL4ROWnFslvVlQiR8zueV7RAdGhFxl2Q0JPBKu8+9HcsGXcQ3rZh",
-	"cXZgWspbfxV9JuRttH72Y29/xlg94LZp1/Aa4XlG2cTm4V0KvxhpyD39fYXnrb0xq8YTD0P2+hDF3zKq",
-	"pDmB8UC2dy7i5QtFwDZdwAnCV46MVfPvPUK0mv9We6/w10eJWLMRATEZvoQwNYi8cB5+FwXKFDEc4YKk",
-	"rLL5Bj5ShAsQ6AwlfAdhIhQoQYqEpMtCzmnRfgOunTXd+RhTMDxQsYN4mnDurBolI/xIlELfMjMvFwLW",
-	"hcWCrRShpsONVAxFMfPKZRD+VLI7bmbK9fE4KyV0MXOfbW1g41l0ImD6eEj5TOzElnkPEqkSomQwR6Nz",
-	"qjowDWGK6TZac+M3QnvZX4w4HSsm8pcAbNrpAAIFIaKng1Tts94RG9XIqVgMFhalhlwHSl1TQZdNGQE/",
-	"3nJOPu+bM77VP6Muu3XHlICl5XkJWQkQxy5uQQ1XiD6EVjx0cTjvqpnndPSAqHO8uloJLzAB9NmbvuNJ",
-	"L6qCBIo+bDpnfzcTWVGROzkVvSW8sJoN4P8CTIeQGnw1dQsL1c7vWBm/uNt3kB1ZeAkd3DNZ3CEglBoO",
-	"BWXZkNF4PWCyYw9+ezwAVH4y+pPFckJkJ9ViSuGj3zvak13n9yXvPOtVyWMmRFeY6f3bl94nRxUB+zt4",
-	"dAAsFuDRVIuS60pNVll/glryNFN36R5AwfM/HOf6MuPtm2oXE8htlapZVXbwAtcCGMElqRQcWJ/PWxcI",
-	"M+cUs97icZNgeWDqsN0PuI3ScoNBP0YaGr+8fk3+8PX504Qcl9LuOuSiW8O+xgcWCNKPwL56Sb78+vzc",
-	"Wh4E2xY7wpWqGC7GkZbtxlI3liM61OiOSnnAyv1S4LoAGNLc7E5YyiaMMlY+j4R6lLhGRRxCy5jpZsP7",
-	"lLWrDXeRjQcDhl4LwOjQTGSsHewejDoOkRSOvW9A34aNsTKQV9aGaZ7+pc7L7IosS8Y0OkKoJk44tSE5",
-	"4Qimh0zV3bWW7HIkAUhQs6qO+/k45Q+NC6j+uQgBL0pjqpaakne2PK65EmmjqNYlBFRHzAb26qG6Ocra",
-	"mrEf2dNV6/mvzTrPV29eosM05WIhpx4XFB7zmrAnLRb8dHo+PW8tGvw2tB5VXUqzmXvvVc0mWXoaS+DY",
-	"HE4Oe1sJp3nYW6kjAcNf/fbeV85Q6mLcUAtBozNiqCiIv/OAkHxRi+vUkK3qcNgfLusNvQ7AuegA04kt",
-	"wvX162/lmnIRjXpF+zXJoQVRVbYyl29qN3OayXVKxkLa0ocJEZKk/y1NajBQvZWkoHNW7KEfPfvqy8aF",
-	"+2Uy2lCtWWm6/h9/uzr7d3r2j/OzP34Y13+fffj1PPn66cfg6eS/jm9upkc0n/zf/xI7CdfXr19JeVtt",
-	"ujm9g06je+sC9RogvKSU1XJFFBfLgsHvZ7HYjLxjxfHmh2/ag7fkd0w4zQAMZoWEQh1Uxdm0UnLGhJEW",
-	"8kPSORVOW/LoaZCkYstxwxgubRkLB8VvJ4tVFjX4QBWLzHXftGYG5frpJHE/EC3ha2ayRuAJjexpMD1I",
-	"tAOMuxNqHuIGNJdrf5wdB2Zg0HhraeoJouLa9L/t3fpal3xeaTZb083GmuSPMyn4TxD7iXAl4X7TVOS0",
-	"zIOWmNNFy94amvWCnOTCh/XvsGc3DpdLzHK41TXIzd5ZOKpc/fGh9LCNwSEPR2MDEDebbuMyOvLjEv/7",
-	"t69Q43VBPIayGUYgLUq5bm+cb2e0Y8siFPnvP74amJRux3K/LmYrqlYRQwG7J9d/vjp79tXXXhhC44Pv",
-	"us6JNhIXKwpX8FkRuqGltmOes4UsLWgyL5XGeQ0aZwQ6P+KPbiQZQJIkci3HQqLbBbKMrQf9hYoXPhbF",
-	"zuog/jUs+C9sVZ92OeaEbAEhBiQiIzGhdIfnQ50UK9bLOOsQuHpulLx///JbG/c/Qdkk/ZXnH0FeS5/Q",
-	"DX+ilHziU8KewMNHKs/etse0ZtANw9TBbF1UAqJIRrPa2ZZcX/34yuKL6p1fiyn5k7ninN3A5rmk4WG0",
-	"KDzhmUgfnRv/WdoRUqVMO6P8uS8qw51tlmRp80wuELHEsOEUjFeAyG+Oz8yl4hbU/QMnUMrC/G6LNps3",
-	"20y9mRH66w2axW5GF+RmVJXiQvL84nz6x+mzL58/mz7947Pz8y/Pz6dPzf9Pv7wZfUwnU/KzBxSz6zDs",
-	"HsE0I7a1R3PJtK2sTjcbKI6TDrppOm+N75o3xlA20FJWQql2Sq6R3zVumUuMvbCSUEYFmTMsKSyBuOob",
-	"XhS7wa7WWgQ/JsMAYqB+qZh9bIPCD98zK603ipjbpsU0vlBIn+71xF8/FIuU2az/RcmU+TWnHCdYc7SS",
-	"ty1qf/jy6Eyf8BgelhLbI/b3EeFasWIRqyQ2KNGptpZasWCk6LoYtY/0m1JqmcmivZK2+GFqXgIJVVWb",
-	"jSwt2KEHcjKf/DBMSlV9nPFwsCxUt48LomqvNu1hmTTk5cNjX7sE5kMxsEcY+JqDct/oWbL3cO3sL9YL",
-	"RLKA271r1eokEJsUeMvYxoakdGTxPfD6+Ilt94V5MlaMkb0L0kWqNxNT4I1+HttMTXFtpz/ZP/62ppu/",
-	"Ia1+CPBpPjSSVvjakDvYvKk5eaMl16tqbrjqE0k3/CyTOVsy8cQP5ePwnJeDeoO5YFwBECylKBctZeI3",
-	"4cktbWNfvUDL+yH94pKYb4HDbu093MdqGYaM9m6ABhO9dGmQak/ct8rFcfz+SP7+kxPk9ph6MDBaP33/",
-	"9lUXm99nrPvs4JfiWxsl1YdQjpAvRg2xH4xmiLu84IU5f/U7sNrjdCOVXpZMXTx58r//5/9KJy7NTJfU",
-	"vqpqA5tSxVrmLL20qifTyY3wlS48BI2N5U3gduaarCulLeqGS3RaSaXhMcSHUosXBIxrSr4TWbnbaLzm",
-	"S4YtbwTqLQ4VGmF9gkV+fv7Hr/su0mQEqEavRbGrD6+L243bvexTGH9/0vB+wWupOkJ8YAkcYNfLN97P",
-	"7uxarmMsiXVC1xuq1FaWeRdYy5IL4tpcEhZbdNJa8zZZP3s+ZIUd590fxLsXbzwFOLhZswA5X/I9x+nN",
-	"6KvnXz67GaUW6/3rr7768isEOwgstOdnf/zw69Pkq4//0lVruhsfBtfEBTActdztwo5m2+3Mg16DTQkI",
-	"78NhNnAYI/6fDp09jJXvQbUv2ZIrzUoQ7e0bw+/KegVPSHBqgsXHBvKw1KbmKhyR3xSbVsT6EIz4+t9e",
-	"+VHXsD9cK3/6DQcKbgak6b6sqA6nvedbmNXoR3EkBP2RXHmf71I1G3BBeufJ/vyD7O2xh8IA12eDJ07i",
-	"Ms/RfH96DMi8mz8gzDsDH8An2LA8njvolDSktLSFuP57BabvZtHCOsKbqDAJSW+q8/MvM8dp4V/sv+GP",
-	"ZsXxhwv8wbBl/OEJ/uDWB3+M2xz7b7HT0eXxnDwYXh5vmk6jtC/PGxzL8MiG9nxax4pkWBQ+56cV6z3m",
-	"yn1EuHx733ZexEG6VpxX1IvZw4bfsYP3M9VMZLvDuQiud3OJ2kBEKDwFmQl7CQltv4srn44pN9Nj03k6",
-	"Q1nSFwFPrLKMsZzlUwBy2Vpk4mbXLWOuv15agWHYuOPoo7g76wwBMURjH8bkZJtyBukKZe869Xs6uiJK",
-	"w4JlwdUBRu/r71599+IdeZoGq3ZKiGiU7iDCpAtJF8F0bEwIVB8lQmpziiFg1y5ZBuCPumR0ba6OggVh",
-	"pEaTaxnlb0Z/pQXPqY1pYjfCBZXejCZTgiNyQLQ2S1Bqe3eimjYw8+GKqJXRBlbNgOAu/FMcMcT5WHkl",
-	"Fu4UD9Ja02zFBas7EWGElWablvKhV1zccrFME5JmtCi4WM60lOACufPLgyBHit6Zvy9vBMbeKNSAsSYh",
-	"ZtFYjwiuzhHG3ygcP2xAE5Ef45AeI7Pj3btX1wHQVWsItmxbRnJWMLdB1BWirWF8p+QqTFmFjNOE2BAw",
-	"G6CIBn2y5qLSLCFKLvQZfJYpMsYZkRR/yNOJzVCqg5ns3mFI0gqUWAq+gjpgxX7EsFyIeJJYQLBuUEv8",
-	"ltUmBC4/6/C2MFy2xy9sNjpeQs4/W5IWuo8Z55RcOdwzi2eLEGv1AhlqY1bP7yzev9Cs7A9fxdLmKBMG",
-	"9Y3JGMtla1ows3x11+bE2nW1V0s49DBK7uvz539oa44d1BtofMhvTxq+vSpOG+2zr/747PzY4cZsclBL",
-	"oCxl2R2JBwHvNQaOukW8dnsvAlH6OXTg/886L2KofLUF9lzKDk6Hn4hzinqAt9zDZNfBK4ir3GB37/ia",
-	"yUrDpIfVDo0C+0SGUQcfCh+YYFesvpePj0iolkumzCFZ8PvDqXm2KQgisiQLfu8cxrhEzVy7YTWp9mrr",
-	"73f/D1bKMyOo+DL0NUqQug1zpgcKcI1a/Y9fFytWFcOKzk1q/dB1YNyafNdd3IKKiFDWxkgfljUUiRs3",
-	"n6zKuH1AlzRj5kaK4ixktwQaADuH+9pC1JurDjIy/XVQYxCceI3/YI6kXLjRtuUOPIhGzFhpvcHEGhAz",
-	"8C4yIgXgvxe0th0PHtMeLvzALe0q0G9lQcsGAzqnQIQXJMXUqpRoSeqQ83GbI+EEJgnGcwaXWFJfCUbS",
-	"yqjIWGH+OSUpptugd5tpdHjL9ttu/dxD+7VQeMIhNvLt6wL+7jaDAru282iaU2f9majFc2+pkhAyEI6v",
-	"DYzVdKkOCgmH7AyuGycaDVnZRsRcpyWil/hPicf0ZXGGoeBEuE4cisYeNTuzShRGUQpJoTfm5zQYu6HN",
-	"xKbSj4PB9tJ8yrEFu/sJhAjWoJVNuBDhLLcuPCQe8tgP2Qen8XFm8Rq+NWwabjdryp5aRbAcfDzmLDN3",
-	"pWdQj3QEhgMRthktQuR1BBgEjMFnvoBMMYaf6lgwL2xgoXijpNsIMTvx4TgcAUBktKbWMLno3/dlIl+w",
-	"6DAsy+lQoY8QPAoEH0MVbJ+TNs7g3ooEGUN46P25ccyvQblJk88fMoZ24nvuIWRGanbleerig4OUDE2X",
-	"lzVCbUM9t4XNfaZujsA0pmXn5RgB24wOheXpBWZcBgMJqxtP3aBMQ904EJirXo/UtLUAnDMA4FTm28KG",
-	"6Ga0CN+1CJ2JL0HnYOdCrM0LImT4kkPoRKu+GdX++82VYvVa5VB3MByeBVOBvuIrKW+Z6MSI/0bmgAiT",
-	"vnl9/Y48oZVePbl7+gQKDBqRaVlSoUFp/C/OWJvaYvU2whctmv7hZeMdG3k5w++5F5u/Tsn3GI8GVhbz",
-	"bp1TXykG6jxfCllGq9wcRFpoRUyAe2Psjc7Q12RKXsj1BmDNoBY8F74afCtUdCDwwqG4ijfen3poRP1B",
-	"FMBvgkXswoiBJlgusk4OVWgalySTQnNRMSNeBx87YhhRW0hJhR9JZ2wSrXIuZwtesK6xZ1Coc0nGP775",
-	"MiE/X/01IT8+v0rI6z/9KSHfv7p6kZAr85/Xb95fG4n0Zzb/sekIm3NBy11M9nCFXw4HRL28fk2+/vKP",
-	"Z0/rQjErLnS7RpFIJ5ckZxrxFKizeNKisBUqrb2vHYhCz/7x4ddnsTCUNl5BvVYf+he8M3nfgRd1GtjA",
-	"3QbbXYNEuV2oweNafpMAT/Qop1L3Fphh1Eufybw2u2+APv1ujNEoK0u//JPu0fVr3+y+w3+r/Qq3Ko8S",
-	"tWEsW1mBOJNLwZs4XV3GEtNV516CxeWd/KbiRd6NJJVJccdKhR4zxIYGm0NYjA9AP8LietZ4CjGaBcXy",
-	"JlD/q1zH2OuA3F7vZsEKfycZ52CIfRLli2C+b+AF82ZBRefy4KxworXRbm/I3qCAMCilXE8f7nOpq1bM",
-	"tJzh4of3euT5YG8MLleMfN7za1itbi7wd2U4ADQ6Lpjb1i3GV8kYSnaQZ+fPzs+ePpu41FB0XXjDRFDt",
-	"j0Kuv+0h8ZVHoOIfpKtEoaAqftJY30JdTMO2VhYqzMEOZPrMrAB+9MwQKlF6V7ALklb8AtD1U8yywwI4",
-	"8MsEA1FdmtONMG23PF8ynZJxag4zVBlk95qWjIIHcMWy27m8N38boduoDeZvrNmQ4hfNZzTXBUvRzdea",
-	"fmvzw50LVyZKByDpN9MXOiTAMHWgmdx7QsJAb8h4XcNJ7dVaSlyweN2kK2D8cDWfwDQGscRlVTCshaNR",
-	"JbAG7cNqYX1V39xcjwaJPrjsHmB8wIo76OoT1rqFmNKKJu8PdD6cMmHTJT5fisSjo503Ckc9BNC2b6kW",
-	"haT66+efca2Gwqu3uaJNRYD7DopC1dUXgIZjK/dPnnlzogkohH0/skiNo9pGrbL+4PAOZoLA7UM4idEl",
-	"T2AjdXruCXM9mt+bQR7B53228AljK2XRK1PC6pp2HTtQSJpfa1oeCN9z4WWdYrJP8Fy4QKoKvmvtrq4g",
-	"c6+9fBAiGoQz5a4HrogHfHZ2b28gJONnz8lKVqUKlAJ88VjsNICz73Yvw8SxzB6EKLjLGTubdn5R8X90",
-	"Job+I4jFgilDJ1yQ+U73x9rD3T+Dph1qMC2XzIdktT9Pxk/Pn//hq3/9+vw88TUSn56fkx+/mfR3jdPu",
-	"pJfGFtr4bajfg7882ZTsjrOtNbzZH92upv26Z9190iDecBvDDQjXqkGFUcFT0SV7C1aD4bVwKoX5Iuat",
-	"z1sQp7d4jR3Uo9SuSUYw0Zn95uBE5GBNu/NU2pvc6OmI7JFYZ9HsEdPCkKmym0i7i+XQdbyM8nvBNVT7",
-	"yC/rxIQ6wi4rWQ5R/FKoat1XFiC6v4MSUnAKzoRjZmWxRxalXNtjpmXqth0KN0LNibZoedBT3RBvI1e5",
-	"kWVRfkUfBWaTIMM0I/WmuAbMOi5tCpUEVKMWTkk1IxAHa/7D100vLuNYVIUq8pByQANjuprRbR2LTuiS",
-	"cqF0ULIsZAy27Ah5cvcUClaoag6l+21EqTDbUgONYpdjjA75u5zPeJ5acA/T+9/lfHKSpWqgbxt7jC+G",
-	"mwCifQTT8PMEBy3M3Vszo7TfH/f1+HWYutJ8gsHbzb0kw5N8ojLAKUEFlvqPbd6PqelLTBmK4tpSbof0",
-	"EldcDbtrfe7TYBcdlQaz75KOOa6DdW2tmq9pZbn8HqvrvGWusSBFvHAktCBwbflwsc4L5oG7flzRL6T0",
-	"WRa/02rRoSHVAKr2SZVtYAlmXVfodbUG9629B3yxUDvFLxQYRk7utu/Wct0326XeEONmX/NlsNlgvhhV",
-	"5PyE0inDiq4NINigCFtjkTsm39r5PrLulp4apL1hpectlswb0HAoYppmXMYcNKVcR6Msy5rVwKtkzEVW",
-	"VIrfsQkB3gU2BR8ibx1amoBoeKB0Xv8V6WTafYHfPGrMGFRBPCiOcGG0CVE+3NO1dZm8w2XmkMFEApBO",
-	"uV8+++GP2D9F3t5adv95tvYoXhRoR7ZKZywPeV/cDybmJH8yrkBVAOCHxYKVNoEN64oCaFwOysiGYNSP",
-	"+dDks3O9vQl/Qj54oN6ivcUNZwAKckfmEdlcH3hXU7tn5e9Mq0eIvcfS6Y8BFWvV4exT4kNosEHKOyt/",
-	"7Madt9H7dWqC6eCCUExYcE/HaVgWIyUpZDnb39IJFKzBkD8p2o1vhKvLYX1w7p+Ge0MYiZ6gr1MKNrBs",
-	"6Tt2r92kPia9MQILXq7fFFTYqii9b0AY+8DGV2ANbJV96nspWiuq76WXgmtONVZ4saU5Bve3Xxvm4wdL",
-	"HYdsOkHZ1ccpeOyD8/ZC6CL23tALcXJcfJ87YlvbfBD8uPZP5Ac8EIBB0GdEYiVmeyq+FAjAOQ7hU5qo",
-	"fA7uji/qtMTT7uSGi+R4eI4GlkQd8vWbKO/HeWyGhsubN+oo+eOV62SEyUYHUTPATu/S55/cPSV0s1Fn",
-	"VORntvqt9X0mtqoK3kA0g9sfvw/ijXnNVqzwvabNrC1SykozdenJzgGnlQA+o2skchv+OjmlJmJHuLo7",
-	"wMF5DUnQ7mF4EoMI9uZZGm6iqNe/69J7K2NxpOZXNE0DfAhJZbmc0XzNRXqBaHcUEBXQlqtawSigL0Hs",
-	"Izotr968JLcMS/y2IDaxStuaCT0l6Zxmt3Kx4BlLL8imoNos/VnB7pjZESNMAJALJgMH5Vou7Wea41CJ",
-	"lWcxKldhKJIXfUUOZeIMIUlXk7MBhhpgFV/4DmCyWwFGUvxImIifBoc9vdiDeQFscQxyDcqHKSiG5itK",
-	"QPocSAB22VQY/Ob3YZSM6uWC4ic4Vls62w4iGtceHOv9u8wOVbmC2J4CbNW99MLlBiSIhlQXj4O6Nc7r",
-	"t2M6IRkVAFeBiMxTlGnuGKznLvg5uEvSC5L6I1AXfLhsfcviHyqM0MadcOsFak3JFg6Zza2dnYFZLHfA",
-	"go47lyqUomJY5FRXJS3OfGhtVFY8IvkWwmbZvU4IQPF9+ez8/NzcMyXNtNUHAn/+lz4N/zAK55DCcA1x",
-	"NVy58EF/rGVdhq+3SpxDPwkymVthcY+Xrwe1AxYLJmxU9qbS6CpKvHCD9wBk3Bj5QGZdVVfrlHbehlL8",
-	"280I8IVuRgm5QY3jZvQBMz//djOay9w+goLx5s9z8y9A1hp9SAfbaV7JzOb3sE3MRrNWyy60A3NxdoId",
-	"xEnkOw9x0JouuGAQuwW/MdNSzgqJPxkCMv9r5JbZhpbKlco9TEFm5XEGtmWUdljJF7tj83Pu4K0I4P9h",
-	"SE/BtgGk3yKIyPmDOaRPn/0hPKLkqm7s6xYWXKEhJpPrtazxQY3mLBiivckFWbAtRJRQQb4KbDb118Gz",
-	"BVAYZjMzKTRA4OtanmoKMYakLTfEe+X5s2dknFoVdcvo7axOUKKapIZEp/6nvWyWZ82yiX+IWrs6M2uk",
-	"QGnRptbU0C8w5rDiXzuBpofFxenWXltYz9jVjrVYcFzcJiQ1Uru5/FNX+sNO/Kxkimk/nOYlYm095r3B",
-	"see4KEGOU4yonbJr7ueOu8HH2wNEFy+ZEYUDgCkIP7ZBfftkDlzn8Ie/wBzX4XCgjUG/o+q21z6Do+hd",
-	"APhW1ESGRUCNeOKXAzNaXDHAYF1iAcAbJnImslhA8OhlrkL8EIVeZXPiykrYkK8jqw/lB9FDMEVywVmJ",
-	"cJgH0EQmHeV/T4lq/b5kDAP5EZOaR+tamjFGMwzqFIXjC1XZidefiPbQjbiDuC67TRvSoyjWeNMCoIc1",
-	"56cD4Q9djkg9r0MEikGmXWhxrW2ry5hbFA4kTPJSu4KPit5BpKErj4qFA0GaVuA1t6F/YCc0v9aVy71F",
-	"EX0E5ku2qFvdP0TDGIXB0FXaKtedIka0ueNg3BYDcHJ5I/bKpLuwSIg8jQDQPaQiuofy96vVXsZx6gpR",
-	"JiSFwwlSRr5kqoF52EKT6M3Dwg5pAfqGLAdFlcKXD2Iphou51w3m5ksxANUZnXEd0lzju2iOwrKBm1Iq",
-	"djTk0kEFwVHBDE0ODR2h9SyqTt15cd9Vsd7P8y3lvGBrV+8ZJPO7BkZiTR01YVxCiUbIL4QyEAhbxuF0",
-	"wduD7zLEImOa8gKsXh0r1nGtBdXw64CQsKLpgQr5ANCZVSXXO0hFsxGAQoofWEcio3m4W8tKgXkFyoOk",
-	"f/rOSLsbjhKvaXF2y3bpxJapAebTxAwNzBSW28BqQfkgqDPtIF8vRnTDb1mQF0w33AzuYzL6/9n79+U2",
-	"cmxfEH4VhOKLMNmHouRL7bNbjI5vVC672r3r4m3JXROnWaMEmSCJVhJgJZCSeborYp5mHmyeZAJrLVwy",
-	"mcmLrUu5yn/s3mUqM4FEAuu+fr+J4KUozytk+8V/vfZH6G8/XTqpTA76UUuD3E+XMaIU7MLW1voBpVHo",
-	"YW6qyEV6dEbDxuk5LXD066+A+zLTHh+TT8FdoFcKHAtLLsGUdoL/18E2w8uHptiCFzNnKvhnnPnTTqIL",
-	"7QiwISBUlMPZzKsSYLVi5GgwVqDRkl8IUFHgnZbPzQCxOxkWMQ88PGro7OQFapVBMwoGEdPBWPn4yCBB",
-	"d3bToSr7EC+DW6CErhGsg/gdsbM7u9gMx2qsXjkrGFEYCulUT6VyqokH5rmMrUoxkx8IUQv+UCfB7mUn",
-	"+MPJnzIEpmKl1pb1cDNn/bHy0L0dW7eX+V2S9WFSf/rTee3K4Z/+xC6Eylnmftclrc4Z+xq2DEOsathh",
-	"BFRN4WYwgWBLSsOo9pNv7NexIr7yybp919Y3Letlxe0VkIIM2WX3ayGxFR1cfi3MWNmNY0+GYoZnMyNu",
-	"eFoFzGW5t3+FmJ7gxxPlNMt8kgwyW1nsLyDL6Ylh77978w3YDPQTRNV7UIQANgWnOWX/5zG54sdvvvGT",
-	"6A+Z/zGKfg8R5ZmvwR/N/np5+bYRDcqGY3XOSmF0VU4xGKkQMa5W5+Nf5sXpi8D7V8hrxDuF4AREdMBW",
-	"KeRUUA6Pjr+zS0oprFOwTv9JW+P5bjn052/fJDTVnt3618GRXgkF1O1Hz4enw+eIWbAAKX7i/mcuWsIU",
-	"7wDrHu01sPvdTr+pc3EHVnJPzE0Hyh8KGCaS9qaM8yvEDW7yzuOug3SI29eralLIKbGSiNxZpKmMcDJW",
-	"ezyZN/nR2dG3wr7TGksecPPAaz47PW2AEPPVqqBdffJPg4ZS7EvemoxNOfhBhjcxTemMRK9liHKbWNza",
-	"Hx/me0IoZonaPTr7x8+JudU2hIf/OfvHEebwjn52T0CFmy+lOqkJ387P/h0Gg9Jrk8ItbMXlWAjCLeNQ",
-	"hj5kPwLRXJImgTj6lBeFU9osQ3ZIxL+tPxtLpmGD1SJGUL/Qa8K39Ee1IDw+kJB4ADIiRM3d0WrZH+du",
-	"Kdw7/lhbjbrT2BHLjZecvN1WuZBc9x3UdbgLG/iPQqz2WghpKOQOcDkAKOQpht1zIKAbrSBK2MV9fFCL",
-	"ZNc03belNe45W7OPcb5iXVvvHqRD+vW36ppoLZcYZrsBlv7zPR7jdAPUKp9ajnRa+9R4v18HRy9On+4+",
-	"1O8VJ/0ucrzp+e6bXutyIvNcQNnCi2fPdt8RNdVrhKz8SMETRM13QF7XOCxe0tR//xkIM1o7YSKuWD2T",
-	"uUNu/BCpW4HMbgCeeAewk295LOUS6pJMVQLwuPvv24W0gpkVn0IPgzNZlNdqXkn/Ga0MAKfJplrNCjm1",
-	"2ZC9x7x+qEiEYW65r/0LZlW7oAVC4xOwdLMOcYSrk+7HI/TehLE+jHMnW35zIJ+k+LXuMFKjdePsPb2X",
-	"s7ft3PkER50L9AGP3Omfd9/xkrbK451R/K7N07XlnG4xDGC/7jQKmzXtw81DXAqeb/CSY+ddrNlANUK1",
-	"CyOCXS51kdjgp88BSL/2lEgUC0NBmFKkZ/lFx1H7VtiNc/YA+mXXHn+8/f1i9x0/aPsaoAgfbX9/K+wB",
-	"m/tQWy79UG/yt9wuIEdP6f1GnweEEBOniDC5yTyaFXzucZMOQt3ZpQjPD1NZRN5Rs5WtxoIVtiDmTcDR",
-	"EbOZwIq17O355cu/7tBj0eDLRszQKBIgZTcAIDaxgFKWB3fmadWwcG7KVayhmfOkkqZSpbjR1yIppAEP",
-	"GK4asixUlnGb+UBzLJ0iip1ZVXjSjnbRsImvdE9auBvIaS8t/DgSikr5PiNJ9Xmo7ncCXep4sJxIicfo",
-	"DpX6CQZRj7HocEcAADRsrUhxU6wNnG0mjGVQOdoWFtgQaJADOcgoYL1dsbV+p92wcdDdu72Et/oWF+Ge",
-	"/f779F+T9zjEfa191C+2Rru/u8/uT07iRAI32B3aHq1e9Hmem9hSt4Ht98SwCS84EGoB4Q/1py00vgQ2",
-	"Ayzhj7eL9Q6bo+tQwe08oLB2nsoh+5aKm0vo/Vty9/JnjGOFH6FCS8OmuiwRZneyTsBpCYSkZJQY8zlW",
-	"PNC6RCj7yZpIyMAMGbKXtDruRSYivrdmvB4crKmxjSCyu40eda+ueHKGH8kTr81guwkQ4CBgVb+Ijk03",
-	"BbZ09wFtlRg7tXbctlgMehfihdvpYlO+fJMY74dG6l5juSS3bKkBGQ29opiINIM6dnmjMp7YfamHRuXN",
-	"FoVa7TzrvTh9inirSk+onLbpbqQOxSjA8UN/GGClDVBKEhthg2uuEDNwamZSSbMYsrA0yNbKCLC/U6YE",
-	"N8SPi1ITpeOz01NPjYhriTVV1EeQWILeBKo9uffi9M8D7/LBLVfxlit9q67SyzPIdIYnUsDy/Y54ZVek",
-	"Mu6Q32IUpVvAf/FTPlW2fXMvHklotN7hiaBYaDvkHjWB20UKMIFF2/fkknTHKS9j1zmFKCAQkZQ+wUps",
-	"zQY0k5PvqWP8vhOUOy70LXn/DYm8PW94A83KN4fd9Mp9OrrjPh2oDciDHZ4TgR58MXu6PKZwSrslBB74",
-	"e/aTQraR2p3VVrGBBXAgL0xLI0bsya0ROkvLeu0NPB4RxQgPfEJtFX3iEgOjBDu9sH817cfN/HTBrJEm",
-	"0ORsCi6e57TkYGq2CDD3oxNSo01R5ttjNz24HBwrMBTcvfVxey9On/eR2JhaecgQArOsbaV3BatHWzyz",
-	"rpvra6Yowj1kP4F1k8S8MeCdggNQi2htSHzn9MMDmyT2Z+yVr32P/a335yimkNEP7CHW4U26c7TYdAZf",
-	"yfN2+85c1tNlvZe2/8Um+3TBe57nXsZtdTa90K2bY/vYXihe9jKrEgFjhGiYbW2iZlSXLHDTZrP7k9Qn",
-	"hFwvL0vsjViSN7MhQYHLKZ1QWwQZ0R3WmI8LNfrutfpD9mOHfZe5nwg+NhUzYPL5Gs9RoFHD8jScP5Z3",
-	"kdTcqHRrqe/qMA3/0ObglgK1xEWQpuExV0bMqgLoh5Mt1+8qTtuEyIiSckfzzR/cYH08+zPgam0amvvY",
-	"iI9qA/6ocNNi1XOLRYj4f07ds15SO06kaIgqHUylZ8/6LcYi2j10SiC33mIvgjzdYjRK1RGS2pmi28uu",
-	"3Fr/84e3N7/YmF9szMcrLWQE4bOHTbl/BeEGhFMsHNxqOqIBlsoPJ7SILKdLhOCR3KdXp2E+dpcShiN5",
-	"jwp/Z2EOYPh8CUq1lQx2bdpDrWewXXemzwJzE9UGmgEqOl1ulAfuSewE8WTvMmB2aCISRurGwcEarR1H",
-	"Z1JZ/yxMweuSnojNeumpgumTat6wKGg0f/KG7CUU5Br/9PhQWcI0/GIkCS7nxRlR3AjTltaCur71lRHF",
-	"LOt/bFFjozY/SqiDaxmR2NnrHZoBNP1GJRTAKBPlfssNAkIGDLK+E0ewHLRIICKQ9At2j/hgfadjClpH",
-	"PxmE5EFrjewh6vLE1OrWCsd7tCM26c0euKJxL4FJlYy/fcH5eVgI70kOHGohfFJhQ1Mit/p4tXoGAkam",
-	"4zsRU70Upm4wDnzFMNGpC2DGXgVctnCifXkVXA395sxYvYKUn0/2J6hXbfB/AV9KMedA2YVYw5+d5KRq",
-	"5wEzOgohX/9EiL7G6hLl0hIy/FjrFS7wboexfL2pKBIJfOd2Vq1SYq2rEhrFu7yyTUG/X60FvuSOGotd",
-	"NQy/BfOt+VJfJNLd1irslEpzoexJilaxV2U0mDpP8MTUbq7XRLPeZM2yiImbDfDIu1+l81BZyoCOpDju",
-	"XI1VFZoO0XQopLFg8wFwfMaoKAoFVo02HouwnIlKdgtGp7FeMiCtrPickAdaKqRrq/HQrdFQaFZb04D5",
-	"JQ2Al3TFbSO6zW8jXltbx4NqtNMbP0EifOzp+2qf0X7Q9s1yVQBE8l1FceufvQe4vTdcAs4RWwvbT04y",
-	"nNwtEV4gzPHoYbUTQsl/aiAM0CIBUAMh0MZqrC4bSDYJv2t4hEeTZj2EqaWILTgjFZLn1wZ8Ytjffroc",
-	"+M4xjEqUY9XEZKabyHjACKo07EYa6VbDZ/ERaxOePGQAXZ/ROYBpAPbgIAL2LStjxwpfI30LlGa1oG6k",
-	"JAwR3CayD8NSV2nbhibvdqwoUD0IaERknviPk5d8ZondL5dmVXAEmiCsJaTTR0frvYJ/RYzqbISZu7FK",
-	"wNiyf409DMr46Iw9TUBtz9g/fnb/BMQj/OevRN1fUmQK3iiH73++uXkMbiup2GrBjWDZquDKmY6IIRQc",
-	"QFOBT0dIcd6GWSBjfSG4sQiVys21c/HGCjMGU/dMaZNhskklixya+ugLoGrxaM5h/07dTjC2FHzJglBv",
-	"k/FwMlLhdF9h5WQIjCPW3MI2mL30lMJfzIh0HMRIYFsRgiiYx9m/foW9xhFMDapmhkcPXEDPrUhfdZfJ",
-	"V3vLWx5yBL/PKN5j6BLkSuP1ld5Pm2yxC0NcGwvI2/xN9zs1xzdEfsOgcZ5KUXi/i44yOJvUKFOsqZrU",
-	"A0GmDxgrJ3dF7iE6ra6mC2cdnrNSAJEt8VcbK4uCZAJVv0+BHKeAqGNpbJt8wPfYEBC1A/SiHfdvY29T",
-	"sf2n7O3f807Fpf64rTrYA6Jh2y5026VpF/ncCCXFY06kBbesDXtr+6a5H9P6EHn7ZR9uS5d81CY8zDtM",
-	"P9ybfFs65SLUToCd5Yk0t+/or7VdEMR26OXhRaFvRX5GphqWAYFNBXG3sWrkDCANMkXWsSu8BXGMBwnX",
-	"ny05AA9p5aV3n6Jl+GRANHYj4QN6Vo9VKW4klQe4X5OUBrxSVSIHIrwuIiCAZaP0sV6hSEd5Xusj+mkh",
-	"CxAg7u8o/aUZqyjzZ+RoNIIEfl3r2Zrei9M/99t0AkZ506/31t3+AJYjjvxICYVD5IxPLDyWvHmw4Nxj",
-	"CKiXMUVZ28i4ie/GtjtxZ+gET87hKYk2ydYemBAqj/UPkaMREA8pWaxV30mP/SxJnLGJ8O1PDEqCseIG",
-	"GilFeQyYqOLGzZr1MjfWCfzrGO8O6LSv4JIEl9X9G/1WxTL411nGCqkEkMhlMqd/wlTchLOcW04/nrmH",
-	"/pse8m/m/sL+PVb/Pj4+hv9zf8wwJ5OxfzPOspcL7kmNEvhXKJ71LRGcZcgS5WSOk60gi4k/dl4KY0YI",
-	"CWV1KfI+w1FKwY1WUs23DgQ5VZa98xfjEPgET0C0x/30h/TuJkT5Hk/ZRPTPWI93gtD7N/X8nLsGUCxD",
-	"Lkm/jn7/MCKXELG4fGr906Pmu7L6itTd7ne5DLdd6q/dTcmgeIgnYuoUMWlQPxzgAsMAagMV+G8XP/7A",
-	"EKV8ROjATv/NkK+F4AAXwgdFFjzHuIrI6eG5VvAh3EXJwyCAlJ6zK5mPj87Y+AjRmKtK5gjGjIRJMH+8",
-	"wCn28ZE7xuMjeJHx0a/ZiHHEqXfjADsjHQgfY8R/QsxL/FLxwhDXDVLhkATwgkJaNuVlKZ2/iJXo7ghS",
-	"yDFclA/ZKz5d+NM4VnBGF7og2RMoDeC9PTYv04pxj67t7kAvlBaQ3gLkF9be4wL2cKnpW41VCIKl36NP",
-	"uQ+PGyxKNi20oSSFl/7olCxhLjDjXnYGhTHHvJA3Iuv7WkkMC43V06+YEVMNUwJTKO5iYJ0hsXYBsiB4",
-	"2k6+ndc5csFdhosodWMEwIVDVDcboPQBnswsEudC3fB0od12M8iCgXdHYQHfFoJVIMYLEFSF4EmokZ0n",
-	"5mqUXO6RfsIjKqQhM9Us9K0ZKyqA9RehkTjTzuAdkvzGpfAvSVHKIHLjS8M3Q14ChM9WOeOrleBQL4xQ",
-	"2v4phTTWg5lPox6CYwBL2zCfPddBqCJOQ6fY2aE9NUjdTA2m+lj1eIfswcODb236wOXXoCGJxCObBCPx",
-	"NAWukbFqwFync3qCOagR20JAUmO+CADx8CHQByCOkkwSJTCSTlyVSPNLDSb0LyKkyGBztC4jrsMoGYX2",
-	"7lihxGTEH1xmfTyDpeA0TZKVCfwBvTOGrZGYcgXHdCY/CDOEpP1UFBmUPNCe9zUS4aV1ycBeB+iI80At",
-	"7eNSbo/jq9AObjg/SbUA1ctztR4r/NK+WDrFkfeXJdIeI+h/+hPreaia9DMOmFQxZDwIgQ+UWD5cH7yo",
-	"sUI3Stbtrz6d2HLJCxSkCGMfbNkhe1loE1w8rRR6phSGM1FKjsIpHqswvEDCyzUd0iE7p02E5WJQT8Kt",
-	"OAYyP5GzVbOstffiGRVcZO+ELdfH505SZ/32tIB72VrQfsHtfXl4C25xwE/y7Dbs2PoMNoHZ65bwiIlE",
-	"R7KGiqxrRghmusdNnGSe6BvRxt7U6hnWjHIUMz5PM2u1z40QCdiR+5DJQ6FvCWkMYFVe8ulCHL/Uypa6",
-	"6KbIUfp46q7Mhm2Y2/EFfocO64tne4x0qfX3XHnaRvNouQvhFG9QtdG/23Tv7srt9YJnLyoIUzek9orL",
-	"DZgu8j2KYpxGzLM+0k42O0wvg5cXrJd0Es0MaNOUAgYJKMIFo2asFqIUQ5atwEijdCu37CkqX5CoYLkA",
-	"1+3T01PWo+/Knp32R74FdsUJ/EAkGeQa5dM+VTbf+y/wOeMRRu/voGKXYJJ/Cc1vh9dId/vjxOrrkgTD",
-	"7BAoa41zvasoC4U2qTOnFdjFy5XdKLi4XUB3QGVXlXXHUCsg1g/x9trr+l5FXdmxcgccqz+J6wlK9EUB",
-	"LPksg8Gv0JFeyel1EiY7Y9lPP777r9ff/fjT1dfv33z3zat3WTjl/Wj46hLrXJALywyS295+d/7DD+62",
-	"21JiQYvzaQLJXXrpxfvvvz9/9+Z/uau9IYGTQX5Q70c4vyDEiuBVMuKBploe8vRrbKt1mlUi0QEdUYSi",
-	"Ra87aJGni0pdRx9Sl8SNtWa3ohTER+9szpe8KMi1LCvFCq3mngc4+vJPDM3BCWv3yXpPn50Gz7xS7nOM",
-	"FbiF88oJ5FBd1Pflw1+dvmB2UepqjvUsGX2JjN4kqRumQTI/uaYh7DyST7CE31XqG9jcYG7fkwWcjPBI",
-	"yY3aDLbnNup75xFKEj8nE87tSShchwOBYvIjrTUIeMRv0SVqL+myCVWf8CqXOgFT7aVctJyZFfDGgbkU",
-	"spdWQzzM0765B3gGWHQ+oSCOOpgY1tXiyfv+7fMB++n87wP2/YvzAfvx228H7PV35y8H7Nz9z49v31+A",
-	"yP5JTL6nqha4G8EYLYK/Br7tmSwESAoLcbNQ3rbipduB7s8UKf1ghTJeH9ANGKHjhi0k+HfQ5w6ePY0Z",
-	"YgtPvxqy87GC5xW8bJdpicCqVoXmOQMJw3rPvmLff01yjW0Ta24k6GAfK7QJYcCkW59KJ5VmZiXEdHFs",
-	"9TEEJid8ei2w6DMZoO4W+ud8dfp0rDKl7ZWMGznbJk67ROeWGMJY7RadcSeeuy20VXYuq8JK91lP3Lc5",
-	"9jzR+wmvy/RkPJIAbcxhuwiNR/kTxOfT53c2+VoupVPugxyALSvNXscEthG+4dOvHmWyQbZgwwM4GfuI",
-	"KF2ihPrD6Kl4VmnpSAUcqqlW8vharHf1zUSS152sATXopnwDJ4oqgq+Fx/2VZYOXILbMUlX9sa+qdzOo",
-	"N6+5B/q2GOpUdhcN2TsiHQmtewAK7GxbEvsZDiOuqGEPk3AlNG4TxHHo30FfR+QDHCuDRt0rpMvM2okK",
-	"zoHC+OEbcM4LoxEVtUxWoJPJr74Gtdhi2J3Qoz14WH4/XL5DIhF+hz6CefvpEQI/+fSg+oO5FzGfZwBu",
-	"euazqiiwr3wAXvmZzxJiYG3BzYLiaxGioBS2lOLGqQNuRcl6mHAyC33btv/7Q/b1mvnwmtMsbiItvTb1",
-	"LhsjLGZg+dSapA/CxyChw16q7h4Xj+BDQuKKhESG/f82EtEqYwXPG20rzYadHvfNuc7sTpGOgDIfT3fm",
-	"G3ZgqTzfERVJeJSoARi4aQVD6ADisDTOnAf0qcbM/bIMWFwlVRWF51jfKlmhM5gainovTp8ntqyzXxEV",
-	"KgWTAsGIUzGimA38axCpep0KvS7fcN/hEb0n/xof3tJ38nC9IfUp7IY3uhbrVHfVT9/vH8gt0hhGPv4W",
-	"Wda0O3b2ZaAiT4XcGctIXwFnGGSUbcjUA3e5aXbqB2oDH12DUy4NuxYUzwTCAajQBRHI84iJgrhGbsSG",
-	"mTHafSbpvh1GT+rqohhPqFhgBRrt9Ily39FJ/2LIzuGyZDZ45DcPNq51crD36RoJCw4z+hwSAZ/I+QVL",
-	"uGuf79Hf4XW2j5Mj74gTFmHnUSp5/y23h4GN6mDbXvNm8+aRaOsa6doud20M7pLBQV39zjcg8Wnu2H2H",
-	"eR24wgGTJQjpyi5OuNLKPXevBLO7eL3UlYGthdYSFM1B2U+oGMr4Sl6LdcawEsJbiW48oSztkmCj9TIP",
-	"0emMzUTmmAWwSU/W0I/nB4JS5pSuYgBpj+NC3pCta/hMuDHFcoJAlJNS30agYj2BKN9qZcBcJhIxpRmc",
-	"OkDB4pZ7ghysnC7WTCjncBuwC4+lGuBhDsQ57rpCqmtWilwsV3gUL6OZatiqmhRyStlukcOQU3e1spIX",
-	"Zsje2CRmeJrmVNy6X12L9ZXS9ioGdAjTyk299mHqUUmdBoTaz7jS6r4POQ6xM0yUvscQgy+nDxypai4l",
-	"tOB0LCfrbf9AiHP5MQJBTKtS2vXR2T9+rsWFmjNMJURlF6kN5g5VKdzBPEYQtO4kxSuPr4uU3kocW7kU",
-	"uKGBoC0g8VJpXkBeE7wsJICgqOtQ7AFdW3a9EgHb8XahoVEBolc+UdEAY1sLGzHcPGxbn81FgIrYwP7l",
-	"KiWq9Zd6X+3YI8fBe/SwQNiDQ2V9KPx1T3DnXhoL3HWgFheiWPmXdjMvNCELG+PZthI1DRmcrWBN/U1V",
-	"Djc1kX77+7D8BfQLQh8E2GMAlQnwyICdW1uZBiv3kis+F6PoRoZKzEEDgbcLlbOf+OA1G8PNDOYlDful",
-	"ElXEAnavPwfaf8QHIPbfjC0FV77cEpxBaE9ecJUXIkdwHNA11j+aupfljYDKSyim53leQsKHK2fQYKE0",
-	"7Br4+uAiGCxegDzKf4QU+IgZrRVEBwjDzy92a1q6zbB2h+xN2Jz35DUnwzxWz119Cru9Zlh697VoJ7hN",
-	"b7Ag+fcJqfCxOYa7qEtEGd0mKLuVRGKA7Mk6TFdvVBXWkUwJJaYH1YMy78d6IXRZjJiWwhr0VpbOUnOS",
-	"BlsZak8KNGB2IZZIIupn4IH0fCY1ARQ1vxSQs5xwI6g8n4LhOeutSn0jsQTf/FJc+evak6aeltgv0uNA",
-	"bjXX3ZmT9BZdwX//91rUf9vZfks3nK/kK1Ut7xuAK7zSoQzJ3l7+I2FvJd9/ewIwPc/b8LcAoZInD2Y9",
-	"ToeSoWXCdGWNzIX30/qxW709Xg/NaPgEqbBuPxurxDrB5v0w4hVuhdBD5zcslthHXr7klU78NSaDMt+l",
-	"NPDosaoVbaQzMUyoabkGexO68I1lvfNXF8ffvvw+AHfV84DgcTrLzAuCEUBBgS84VknCAPhjnA85WTfE",
-	"4xPsHXuHipnSHYnNOHA+8uoK2tcIpTimIYZj9QNfUg9JpeQvFSJJtVEq9F6c/hkbA/MKj6JoFWOR0xgn",
-	"eH9sBTTAowb3E4G9E4EknoAE74n10rAd7qUH5iz4XSMGeOaCVP4cINdarJcoGnbYMRg/DcKmNgfyHfwm",
-	"mOkS+x2Esu4eUbKGkkQw+KQS7m8XP/4wVrgPk71D4rDuq0FjJzhWmLXVE8ulSgwartiP55VdILImiDUw",
-	"hWTEU8fmt01uLjSskoibyFP/D3gcpN1t8LwNq/ogtoAfbpdNcJnoi0+wBH4DCj2+xiefgH0x0GpbHjRg",
-	"3Kc1kLPz9EJMFUDWDfQjS1QWRBtCOx4VbqadohQmk8qpPKe7cY7MAngEop1t05YpIOftQvsTiv5CnOQW",
-	"xLS65tsLL62uGe4ALe13BAL9uIBsH6c19kjaJU/e5t8O2KZ50I65tmXbnT6uufOlp2sr3NrHbrED27jC",
-	"3dsB194JhR5BbYdiSzyfCpPuQwxQY7k+cNdAKBTLCEZkiFDXkoEy/vAQwAvAbi9SB5Awq3twXl89MW3O",
-	"HFopwbqqIZg1JPxY7SPi2W4JT/hnD+fbPC7s2f6HPaCeJZv50f2aLyqtjaDlDhwhac3JhBdcTcVeyXy6",
-	"BxPgwE+0TeGld0y1MtUSDUGstQKGDN8Tf4twh0suldnPD9nMmD0xjN6lhTBzxY1p4eK0Gp/XQSlMzxtB",
-	"HKueWvMFM5skxGlqq0vBS/s1Lfuh4v9rCRj1KV05sened+g1zHmXDPFf4fded3MZ9rd/Zcx8dhF3T/DT",
-	"JWfQ5xH2yKME4BLnKJkdpiakLUsxBacsyHT0mVq992/o6Y+UrGh7OWmwHKAjV+GXDnrBawkLoaoliD1z",
-	"437/pTj6eRPYZa95SGLyxQKDrpngX/fOmfilfi0LgbiH95w2SQc8JHFSX4w/Uu6ksQ22a9c8HJ196Klr",
-	"j2Y9ziw80y03t7y/vb9hrMbqGM3xsPUzlk3NDSEverCDs4hZEgYMZTLwO0CHYV/dTAJ+/GRNPbFQMcxe",
-	"Xvx9rBhMc1iz2p3ahNIUmPmVOwQUpKRuEfAdekBc3Tpd80uRnTHObqS4JYEpPkiDyMmwGlIxzkoxl8aK",
-	"UuTs4r+/Y/4pm5PpcTfRel62xSuvS8i0gxpqinLE4egYtY+JHFZ/aySA81TeL549i8Uxo0A9yxULiGVh",
-	"UlS1GD6ONIBomq8zxq0bR4PZgR+kwTQHHRqwF+4p5eMFxn0hJSTy6FFTPulEdhK71c7tZ0Pz8cdICTWE",
-	"6t7iummGnfwrn1ztHRFvbAmkby3ANQFYSCw0DiCkhTADJpcrDYC1pb4llE3CWqSjPmSvnczAOpMsjuGO",
-	"dBCOcL4p1e7nvkkeomg0gq8BJOUaZUh36LsmAfYJfG8ej88i9v1ZhrI/drfvEcuuP3qbjzFiKw2bHTib",
-	"AawVEjyw41rd3u49dfr4Ev1LZHtbZPvjd9xhvqT/fN9MavhkTfF8MtVFtVT7ARzitcjg7ne0n+MTE5Bq",
-	"3RgDkK1oj5e5KM/A1kLzOrwWPACbVMbKnxB6iBf7aF7WJXg6mzARHAzaqVkhb0QN4SVai4Oxurh49/p4",
-	"XvEyJ77x8E18dBY6UKAeXmFQax3m0z8MytB/hpe0zPd5YOnT0lC7uX/gsi+ndQe2YLLNfnunN9e3ytk6",
-	"O48vZ6tSHBs5VyIPfSUeU2rLWfbbHn3ilxd/J5AmQ0YWnKDLhQAQ/evYWdVoNqNONE/UCejS7lw//4/T",
-	"0AfQehJ5mAmCX20eyAFWP9QlRL+t/EHpK/eQ9kLjRKt+Q4v6viwe4rz64XYrWbwOPt8X9pw71srJ2mKo",
-	"4Td31p2bs/Oc6yTouEs949EHcMs25cxjRyno1idmrFaldOt2DP3PcGdPl2y1WBs5hZR4TrTB7uxqRVXL",
-	"De29VeWOldev7qR7z85ze5/u0rPv3CJ9xlDBXii499g3uOxW6Ysa7wIU4Dm1yt3+RnU4KtLDWbUaz++K",
-	"l7/3cc+ovXvvL18f/+eAVSsP4P391+wv7Onpi//86n86jTxZW2H62HpaFwseoxHogubI1sF+QGyMsZIm",
-	"RmXWwp45owNC09JSJx++7An9niHgOf54JXOijfGxlsZNnpcnG47VOY4fsCfFhxVUtiAu0LMXbKGr0rBe",
-	"Rn+44jbrp7U5AQpvuhDTa5GzhSjJfYCNwA0Avo0VBqNSYupCqlrv5otnz/ojtuIlsFks+GoFAGc2vH18",
-	"p9A8mshlyiVMxFQ7vyoLmYOMVcrKAuty8DWhtRxXAbpD6e2Q4AREKMp9J6nFjdRVjJ8BW4Zh4QWXgiug",
-	"BXLimOAL64WjT5+PNgyrTbuKwDXdLukj65LRLNf1sB6ylPnv6tl3s1WppwJoU7NONm6/zXEf3x9qZn2c",
-	"17pcPnQMHUeGl95lC4bQIJ6C31ng/KGhPNtAPFEqDj/DkiYQFKm0/+QY/klDAN+brnoDAgJJYFLpzk3T",
-	"mFXiNvEANzrcU5h3adiz02ehR2SsYqZQeeGbSiIKx8YOuOZyeLksa7lG6LUdq8zP6ooA8xbcsHmpb6Er",
-	"VysxYBlZ4uCNOq2X/FRLiQbD98pZLxEbH1/DLQEmup2JjWxVNI3ADWicyL9drAOA14ZaGDA5Y1ytB6Qf",
-	"aCJ9T5JW6lvqIlzwG1CLS67WvraVpzG8EZsUXF2DfsRUqrmWqxXhY9eyvRhCjGG7YKFBq7A3IaSyekQg",
-	"K1UBFbd6KS38iSCyS4Cd8QjZybfF/udC30IZrBEDprQ65sVqwVW1FKWcGl95C/n67CoDLL+QYA7aNU8N",
-	"FK//xurF6QsAwPBblLDDgnrGuATVwpHm21R7g1ShtqaR6XkHqMGPl5avZSFwAD/sQenkZ4+SfKC1ddow",
-	"QJsAUmelTItk+JJjfizVhNI9Cvd70FBkcd+bgnrLSyNqvlQTExZF4QARKoHT6Ss0zEMsw/1lKSzHOIyP",
-	"f3iuFl2OFe7olLllyABkQnzgwJeA0N1nVMMUpdPZhub05X+xdCmwCfgrvLjpoxdBDQj4FLKMxoqBfyMI",
-	"OiZVSqClQJMZ+b9FoqSkDcKwWI9gphB+PUuXz/gYEE7TA9D0Utd05FwRVANoofVHAY5sydeIfeZxqt1U",
-	"J2IulYLVdA4/3ATDDYIe9B8A+bUi6QwUT4Nh7XkUL6ioYKLtwol0JSSI9E2egiwXyBRQAm5mU1URmwNf",
-	"ajVn2cBp/VE2cAoQC6Kyf2fOo1ouOb5rpXIxlbnI+7TJglZkmZ/+MA45wrpsqESDtligCG1xnbMFN1e4",
-	"TTNf5YZQwmUlSN0CKnWi2lExZ5gLuXoKFgv+97PM+3xaDdk7r8PNqpDeeX73+iV78fQ/T9kvlXa72nmV",
-	"M+SjjXi/E0E7LF3Y2NgL/IOqAqCSOrVrm9J8i2LgoV1HGnZ/3/EOi8ov/k6j7+7bhcseMmD4xZ/7eKX5",
-	"1seQPkld6ml36gC4P9EYv7jlc7di799gcHmmS5R7UllRzqBLrZfBI/VKKL6SQ/f5SAmc3Dyt/9yHPrdS",
-	"RGQv6vC3pRQ58AUQLvZE8BKQKgGgtQW3kRrb+Fw8wW4VfIOErhcqyRkWpbNe8ibEP5ZVZWGGlMD4gS/F",
-	"X5Cx3DkKyFiegcOBWJmEZgbCMBjxfhEwbKiNUERezW0T/6wUmB11GgOBNEm9EnAhWqrY/IIzD8YIRiLB",
-	"UpgrAIqR7VVA9I7v5dF+ZLALuyzqJ20vitZkKf96+f138BHuGlfxjVtaAsw7f/smmCvNtg+zNlYsj34e",
-	"HH045mp9jO0DKF3TzX7CjRHWnPzLHZhf99n6WJ6eRhkwc72CKDdYSummcp/nnXPKaCNCdeLaGTQLIeyA",
-	"yalzrQs91wYT5GtQi4CJmkdMPtoNE6m427ya6JzckLe6vI59zm59lPAoiKOIqYqIhdMFaOulT13ydfsp",
-	"6kh7m3O3XJt5s/pqvfb8UvWS78zgshxX8nhSqbwQw3+aLHR4rLhdxAYPt8xHTcWYtnss+YfvhJrbxdHZ",
-	"09NT6Mh1r350dvR//eP8+H/x4/99evzn4dXxz//j/9fCMXxgao7fcHzB7cdicCSXfC5OVmpevxCzCEdn",
-	"R/gBWybkbzU38//xYdfxG+A5nRrzEcc0Kb37LXd8dQiAbzYOHeO0J5tnPxx0seSyOAZsqD2avgiuE6Gk",
-	"tqLn9UgQuTOeS+OUbN6vc/O0d369ciNcwnwepfVr8xUlUvJ3tVsBkaasM9OEPV1V8JdPPGKHWXd+AQ/p",
-	"rUrf+o/UWVX72tttwvSk7MV4kzzbuevUEiPVxMkM/1dv8rQ0BfnoMV1ZiqlAfHCLPrq/FVx+6mDmKidc",
-	"hIz2paefGAQSasXEBzGtEPRmhpYXML1SglEBfSsvS+nxFDxbeC+blXrpHFer3f+aavJPMbXwg/gA/9/Z",
-	"R+7/+9kCAQZYttxaPl2AVZ0xjgQ/7qHv370x/ZFnAHSrRfHtxD9F55/AcrHqzq0CN9d+4RBe6hvh+4mk",
-	"VmfNhaAuMT/AWDlrAkxzpMhFWgqPOZx8PoIN5JatuCyxO8wMKCgRIPcqhRgRxM3z7PQ0MPvo2VhBfw72",
-	"shFANes9O31KnVfwASBFgLxEW1vZWe/F6YuUP6ezdSoIg3sKdofnPxKSRDJ+t6A73/JNCeh7hv0COf4J",
-	"8h4+GQFfW+SjxucGKXmXmeu9XuWyroQ/n8avz7GPqybCD9IOLdbVyb9A8uzbzVUbe8jeOMFN8t5YvfJp",
-	"GidPUI8QLHgPGdE8enkp/kkRU6BsuBHlWJUi9G16r9wNQr51UCWBD95JSd891dmhVRc0+7RoNbfxlwat",
-	"e2rQ+vhtfKgBHjZBrViv9RCcEErBPi0zVF9ArdnptvGRbQpqB0PWJNYSYlRiqKDw5WfOurkR7XRB4S0u",
-	"PJDC/auvALywS+I/iegPX4pVu2rRt26ahz8Azrg4Djb3Xn52uDi1b02TAsMI0XCpGR76PH1CZIktwJJh",
-	"PWCugPX5C0ndjK2pGMU3ZDnPsO8ZLAMLa6Wu8Kz9xVl2GRN8umDSimVwGKQ1LIvXdZDPvi707au4Io/j",
-	"6TcWmfx81uNFwW5ECQ3T/bt0+3fOo6wo5UpALzSLdBOQryITx2bEeOGEmkwrS0+3TpweXJv9Uiq5rJZH",
-	"Z0/DzAEfVZT7TP1esGnCFgnycec8POaeM4jKQHEqDfhiXNmumdF9V3BH+1fNuUVSoY/5tH5eEzHTpTho",
-	"SnjLR81px/l4g+f6XaV+gNN6v30ZtUN/UHQqLCNpvdPduuFrngef9POjW4aTLlIBGRRU/HEbOUJHqEcA",
-	"Y7KxqWThMNqornjID/C1EHR1kDr0A8ZUroVY1WSXtEw4IRXsLngdaQLyFzgpQ/ZNyWcI0AmpFWB6RkUH",
-	"GUBtF2zi5ySoHjXOUMZDlRShIktPFopUhJpLt5Xk9NopJ1atOricbCh2hcJ7ZyXccumpJNbkiAEvw4Kv",
-	"YF9mECvLWC5WQuXG86rhcmK4YMFVHoEJMc4YE1JTvXRLJvK5gI4uWCdY8TAHCD8wH39qGABA8ixq7FUj",
-	"+p4UzaPPnYuZVBLbSDk1j2IoCYpcTa0lIZjV9LcebNNvhHWWNUBCYWnsMMefslETZC68IkIounf0wItx",
-	"oGfolBInbPyaiLdIb+njore4t2pjLLS3guImgx/c7gf2Me4ZC+FvHTRgyZSeD9hETHllaiaYsXydQhm5",
-	"hzWhsNr7LmoS777qTdMxHhW/qDaTnVGscI5Tzgq3I/AEf4p/8+xhS2VqmwkZAsN2L8TMsh6dl6nOBcTj",
-	"M6lMNZvJqRTKXtG1mUex/R2VyH4aJxicY95Qhl26sMPb2kkpcKFn9jhP4m5hY0KVpxP9qFvOEHC40WkW",
-	"HCgsS4Vk52oleGnwfudzAYRs8mCPdIel7F5xSgztrQT0atyKosARiXeOyrEVwtKZ61RC4WxYFqCUsoHb",
-	"hLOqDOE9Sv9g9SaSbXBj5FxBRSuRPlKdFKopP0skD/UNc+HF41iIa9C4VyyNKG6EAevAM6bh2nkyc6WB",
-	"9laUgNLnpoe1PmGwPvmzDWrxvOnjpmTijM+5VEN2WV+iAQ0uzIC57UPloMmUsa9149Eg/EPD3wRSY42p",
-	"35bSWoGodpTOCRDg/rVqxtWAtJsJOgwNIyx4Bh8U+KPevqfuGTCKYCdTd2e436lq5JpI6ZfgmcRPEVg4",
-	"awScHWHcTYW1Vyg3tcl+13Hcu0HM2k+g7YGPFa4HOICNvRtFDCWtiOXH28pedg1rERs481VRsEoVwpju",
-	"6E9r9LS5gw4L7DyiQ+q1/E/SLpLxd1gvv3tQaWj+33/LHva5ax9gg9y9TZOfOGF97GX5fohbhNkRI8IQ",
-	"tfTVAzWV33MSmCKq6AH3B4jIgR1uIT3s+fTQy6rdwaaFANb3JAzNS4GmoK4s6SYVwFLd2hBNvBVuFPf/",
-	"g0+KeCCAk2jEsRHKSMhl97KvMx9Nyni2EatdSGN1ufaBWmxExAmmVQtUojBgushDHJn1vPuvZyBofE+J",
-	"VOE/YV59QtV3b4zOvzAB2dcJkX4gLW20kzqrYgV916FJshARUD+unTAbX0la7/iNYHYtHvOA6iigKaPV",
-	"69MldrdxtiqBKtp731s97FAxEIiia7PcZUC0R8NjBkiYXQWkEFdMvg4Ck0Nio75BOiPXoQLmqKNm9NlX",
-	"Xw2OllKFGtI9wp3QvAN1qLTVaA907zjWAKujG1Zkr3bNvrG9a+8QBB203oRZT7QuBFd3UHcnrViafbRK",
-	"/KLnb984GUxT4WXJ111KpbZk5nevWRAdjlwTv/e9WgExfw+6pSti+o5OVC7NquDr2qmO/oFKbXiKBmE+",
-	"BqQh/AYCqeTK8ClVwmLXNQW6+sT1DkkzgDnJqVc/fvtRh97iuFwSs2w1pTPw1WvwXIR8wRszNOZARCPU",
-	"jNtr0N2G6mdWCgE4LdSP4algowijGCo01kGPYEaOKPawkbfm/kEd9AOWUdt6hmUlWLlvFvpWOYFcGXRH",
-	"cpZrFtmVGsMCsLhpOrsb6hPvRwAacP4IdDDGPFPVU6RM4BBz8sK0qduG7MKJMl7Ampp6wRhMCmHQqV4G",
-	"t4Ms/VYg9R1KDrzj7OPACZoYfqi0/mZD8UL/C0DNY5bKZkP2veDKhmnRR3KL6rGYb3V5LUpztstdHKRM",
-	"hYCEkNDVtHmPsJ5eS1bGhhhs+Exnj6uYz7cECV6c/rkZefYfcVM9n+d5QzvfRwy3Nso9Rm8fUn/hx78V",
-	"ZThpg80j9gVI4A4cNLCw9lekNffqRorbfSpS4LrdxSiJq+QuGmBr+GQdMoi9tFylT38PCSdaCKTiQE/E",
-	"5/FICE3WIPmHzTykNNi9HtArrJ4jMTHqwt21Eu1FKn+H9XmU+pRkye+hBWWfMfcrP7nbQpP7jve4D3pI",
-	"7QGsyB+q7OCGtryXIImc2FJxwG8A08N9+zxQ6biTtlFpcJaGNRS7XUgwhw3Z2dFQxNJNSbEa/MsC5PmQ",
-	"uc+Y2IDUXOOcR3wHHHSUMsxQWX8CFYSQE168pQUFKDTcr8DhM5TmilY3Iy9X2ppFB8KnJr5qrTVB/HG1",
-	"jvhR/vpCG99BW3DnISQWrkwmuJ+1O0qQofy4wQZDAKpSUF90UhvrlwDWHhfYNJpRWhLfZ5AgS5P1UHi1",
-	"T5oe13rgbX/wBnzKwuAuRK8G1tabsK1j0LOXoYZCl+HVW23QLcUUg1BsIc1+BQSD7RSLmJP3suceqwDc",
-	"4x+9AODve8BnwFa7o9aV36dRF6iEgkTuEsib1twBJPrwIWp8+SHfumGOFYLfNKRKBJhPr9yWWwwnYJ+0",
-	"Ytgmd5BS/AwThNu++h65QfgU7DzS2u3lRneRxHZ/vNNHER9/qLzb9p2wNV3wJq9Z7/58tqBKyHwrpsQe",
-	"Le0dxO8vQb+j5CATLD+hoJWHW0ZRNAp4XwSNmdSOIBwXtPAGs8xzwINPUieB9zxnMAB3sg4w2cKBQKBO",
-	"7EnG+sxQe0HSbciAsV6i+cP91FH9RwuPok5eJC64qZuYF8KCPM2aJiQrxVLfJHZfQOD0D3OmVhjNDDtI",
-	"4x/IsHhUwviDDAtf8y88Z/8X66JpXZDFfZh1sU+YaLO6HLOBbaoHbO1tzNBplNmIcFKIhAAo15s1x+xG",
-	"GjmRhbTrOrs6hrXRmM8waZ1ReDmjZ0ob3D9dgt0h1Y3EWNKAkBVi/Lw7YD5I37kV1+En8i79VP9C8yKU",
-	"PmMZL4xmC+1kYOKAYFZgw/8wQ/bqw4orWHKSnL0IdGCyActixfcVVnVnfXQnq6JwPiakRUZEPs+MVPPC",
-	"x901m2NP3bI7TPZIITJclFqleyqI774hyb1rdy/SS27EsVSxRgOyauBLQpZET6dVgF70mUbQK14dxsel",
-	"avuJabxd59sIXk4Xd5nXT5c5IIzGnds1kXjFQUv793jb/UcCD4kCwgoMP9eQXjOatx81ODbtbOP/BgGt",
-	"xC1FhoWNIeOnnt8ECw1LPrNgrXELnajQf6PzNYCrE/d0bFHBSugSC6GNUHaQ9BPJJJoDaK1RtCVIgjgl",
-	"AhI0/AYiXQBpCXGdiQA42koWdpR0/vDiFvDbqZe1RWqyXo2yMIbP6tOHG/s+B4xAu6jDVqWeFGJpPGLD",
-	"oAFLYzJ4ZlglyOvMS75awLIAdlDPxvggRj69zhH5XLCJsLdC1FjMzbWBivDpelqIPi2nnEXARIORQT87",
-	"Ynnh6WtNxFpTMgbwckEbuYP0TbymZ7VGcHsqmiixuWnA/nbx4w9MCYP6VLNciFUfc6/IIw7i5cWz0BVE",
-	"W8DjAhu0o00NFliXqMCSYIVhTiqsWS8rBXWOXWl1hZZFhqC8A2LX00tu5RTDC1Krvh8rSq/O0eKOr5sZ",
-	"NaMlDRCTHAcLQ5cbRW9oeeBpHTSKuY0ob+RUMD4FOgQTSuqS/Y4vI3JmhK1W2EC3KjXR1qAA70Hl+Ea0",
-	"tZbR8zPJ+9sCmffoazx6AHMnMC4016U9S4nUe9CE9uNHJlv0Ss1jOCAUicuakpb7FvwBZSWRS+9GWm/0",
-	"vgF4eIV9ow3AAxO7evJQkBoK3vv1ZksskncWY72hvdFTOqjVPUl15VnM0QXgt1w6EXWFXaExj8BXq5A6",
-	"P7l5mmDgIgCZE+noYnQWqPgIaEK+VZMnXU0h3V5K2iLCQ3a5K267d8w2nI7Pog3k83DXa2HhVlNuZw18",
-	"V9f3wHse/i8xve9LK3zbtXcwE5OB5zkUr1eWIm1nsfycKkGuUsNmJovCsIZn6m9osbXo+s2/JLfla8WX",
-	"corxQDcjfOGyUlYuBZtqNZPzqqTSshWebavrPQBZNHMy1rsWa5bVnkukbPHlKruq7BWpjWRYsHLw51qj",
-	"gbOc4Z59hq49vSardoXuWSGv3UZZSmDGYVqJzmj+rkLzy2RXWCQMBuNXF7mI2VWJbHjHWhVrbz+RvTRo",
-	"23kpgh4735akbaYkWt3Mj4Ax2a8D6UfcvpfcXP/gdurR/rfG8w+H+ZBbv8FN9w23/IC7foT9coGb8f47",
-	"pvYykEKg4o+Tpml3sg+uWU9L1bcnVHSwBTDmtyqFIUq24F/DiW34L3A5oXaAocWLSoyQAiZ4t0QCYDVW",
-	"jjfDUyQQ//VrhsLBeNgtctOoZESWwS/rDxMnbkviJnit4VFp+uZV2lwCZfbB5+ZFoW+dtUfhBuBuCcAi",
-	"2KDtDKD+ANp4eUxjQ/xwJ0RGJFlJnnrmcWHtdNHOuhIc/h5+qtJD0FmW/WN85L7S+GjAxhSKHB/97Ht8",
-	"6TOTGejEJQ6DlC/01xqrKn5Z42uxRCw88qxHoCDevr8c1Iou/YuTkRoKlJIyqpahvX2almD7kvaG2A/Y",
-	"uGkp/rYwy0ZQBCYeIzV6Rv4XNWHxpQj2L8da/bfvL0FP0rfpsHG/17mcre/RqX3rhke5+Wi5s10iu/G1",
-	"7jKD9jvt5aYUGuIGW1vKSWVFR5y1amWUztMway5LAedzsnbHN8JE0yfBmsnkhycmMDnVLPxVURlkyGwU",
-	"KNLfe5k0V/jfmIbub9Ja+m3QIDvGmsjkdoilxSBwsOX4NQJjRLs2ZLadtBtRrBITWSiyfL1dU1WhkrK+",
-	"YalLQA3Zq8T9J5gID70ARQQ1ZL3EsF2IeKF7wSF7GaAu3MJgQ1MDK1DwspDRCI74G8byQmSDCDoaNN6w",
-	"NRrpvl1ZidghVYrjslJ+lumqAiIEpJ/oif17EKXnCRBXYrFTWByefRb3Z6I4MPe6iSrlNniqg8PbJL3R",
-	"ZASQI9r8tE9Mf4dehUQDqDxSSCP85NLpeG8LbAb/Z/ID+iBbQ9zp0BwQvvxadURiBtTcFnPH2GtwaHim",
-	"LcOdIIV40LaN3izW0yW4gj4zsQ7OIgT93TaStj9kb3fnlROTx0Pb916cPu9vK0W5x9Dwo5eg7FKj7rw2",
-	"E7VfNOcGuXZ+YAD5JJ7Qw0lJmy5Vta15IZG3adXchoMgfdG/SJ2tNsW2twL7O/6HVHOAKiqEIloQr2xS",
-	"LKMkY0niKti+5ATxUsTiNDKIW/GEtp3lmNi7x1MdB8GBvxzsz/Rgv0Mvnk72E5McmP2OeZLc2aPUbEPN",
-	"hog2ApnEp6HTHT1eWRIDm+fgUTno4zbgyZaWl+6OFqgIkNakaaoR0cntA0QZy79i6DPmeJWuX10IXiqT",
-	"POyJwUXpLtN6k6zwQ0FhxDHjKduvnzhZxRrNzx8DGGNzAVpV5nF6aj494thaEwSfUNDu2s77Fs4hQB76",
-	"0wlweDVsH8STSot6pIkVmYM6KB46VHg/tqlZwxbVkqsahN+QvYcJFnx6jR4K/hWOWfBsSrS9IUmMGBVn",
-	"8ItJzfFB3RhHAqvV6sq9SJbOJAEv3lm2QXb4kL3x3fFLCE0p7fmJYJ1aSkbT2XpwyAZoMVYMleJG8CL5",
-	"Uq3VovA9cYUCUKGMjrP/aoTSxMmdOwtiF3iBkUtAKvfWcD0szpXMncs551JRDjtpwEwxfu82kY1T2BR8",
-	"uHPBeXArco9mTCrmHs1BiZP4uip2EknpykLYAohICR8Mpk4n9ouNsyGacT/R8QqybrtI3m7pnPyLjs3W",
-	"Opl31CuCB/ZJamGkIjdAj8aOYiS7bagTNuc3YlQXoRENNtpXQSRAW0sp2LVY2SE7r4kNJyO8yEhztoHX",
-	"Lg2OHHS0B8G9qSmSntXYjUjv3fcCWV+3iIB38Hv9dOxdzpIs2S031LLzBdu0zfh3qwwAVOkq35OlMuhu",
-	"c0t3SkenGx24T2t3aznVPhy8FypliB0ntTgpNsoAogupcwroBs14AUFgQSpA5OypkwY/hMbcOV+ZBImq",
-	"luSJ6QNoNoFaY215wcBaGbJsxefe9IFgaIbV8HZR6mq+qL2EJ49oqRECCm6MnGbfvtqMPyBuGZTsWh3U",
-	"EEEFJu0OHfAsfsnvv/3kS93IXXmEh/qB6VHxFmOTSvqP4hJuio27Ljvxgg2Mg2M0Do4T42CP0EyLRZE4",
-	"jc7xcCK4Ke8ICCZ9BJg6IEGgBHfIvo4gKzWY0eCQjNyjA7vZSqhcqnkGJi48xxkra2F9zq9dsny//qt7",
-	"+Xcwh/Pk1R+lyS1dxnth2Wp92bTLbT9x4jysN2qm77cCrXWyh7Ry1WIXydr+kWjPa2vQclq3cySmkiHx",
-	"b2oCAxkU9xYVCd1+jXpnN+FhhvMW+ZXVV0tBcNeYdsECOcLpFpQRocdho37KgZHyXSTsFu0iItmGl/Cq",
-	"jyIa8N3uWyjUCEq3TaRGo5hA5G/BhwtXfTJ+XYJAnXx3vzvqfOpdU6rvpYfFlj7gYxwi7moB0j+QiNsM",
-	"Dx8m1Xb3xybPTpuFgs0BIQ7nxMWfEmnjnLmwOcFZxT4LRPGd0ih2IQzgoYlihjlcmOYVjp2l1DWexE8a",
-	"VurKClYIa5pQwOht5UuppLElt7o0LNcxU9yjSHgnOvBgFzZwaKIMZwmCZVDrBJXFvlUVA8kxfVeT/E9M",
-	"4Az0zxmy83S5DLbUT0QaOzetwXPsKovJAAg7wWaovWef3obJPL7Qs2fufWTRxKYG9VHbAq10SYOUM0qa",
-	"jSaxITvf/ZA68nSCQG55CdAMgEWtcv9vbq1b6RC8g4pqc4Z4NOeKVepa6VvVCo38YpCQGLjNCzdBia0o",
-	"b6CsIfbwLIXl2HdTB1kdtLFEWow4ryobgHN0VU49lLafM4FwQGBTuh2Z4WXUc5P1IZ7hv6WBJOwtofn5",
-	"rExX62pDjN5TNqAxyqM2tDbmsisjkG7FO8Ln+x018T2GLgvtthv67K6M9NCjuxNRLhm8taus7Xg9jEF0",
-	"wL7+wpu/tZHpE7fZoV5Q4ztuD0LF7XqyfzyqjeqwprjrzEcJRknU3E1qJUwgqJlOWfCTIXw1NuTfUqPl",
-	"SSTEUSyDYoK93MtPiUHdeXRmrzhv5wscGvxtCSJ+OcZ7hHca68Z/+2fa27uH1/h2jbiL7CcJQJXCVAXV",
-	"6dM8IlXLABtYoh/X44rJpTskkkLJfchdp5gQaDXDckfO1MCVQxYzjn6FowPABBq2uTd3U4KdK24pHxd/",
-	"mqyJfhUDG/1RV3yzdRKRCxY9n45o2Fb2V9+GgvP2Jn4NG71m9SdOyyApBQu+COEMNz0l1oNCMaVpqvTd",
-	"oE0COodWQlHfpFZWqgoY1RseI1+Hdxl9RJWRvzcCH6cBxCH7cZMo57zu13mXbJo0GUWw0E23hS57HMeF",
-	"Bn+keqYDTby4ondk7H1xXD7NcfFnJWieu/RXTkDo3r+mSBFIgT8bAmnUSFjTqSnwV13wYuVWQ4NY3UAQ",
-	"cpIL8cQoNemk/ShCwO33FCoixy5zeBCbrIGigexQEVnN/C8oF7FOwyYMZxJYTsPTrE7lnzJDBvzsUEYK",
-	"5Z63IUyWvDyS3dfe01N1n6LklTbtDj/3y90qYv37UcTLS87nI0+N5+VsjZUOqkrbdFuNL72G2lyjKu3Q",
-	"qJviGhbk8bzgNiO7Q1huvs2AKYR79J/qi+x8NNkJ+4iEiztfHyU5k9D2PonY9PKtJf7Nyps29/VNOvaj",
-	"ZEY3X+fBOLRqQ4OoqYzACUxLkQtlJS+6phGvOHQy95l/TL7nIbnHdCX+SLnH2g7Yfnhrp3SPrKNKH34G",
-	"IA9S5RifDYzm6FL1Juuk7z/rY6F43GCxs8yr1DGsvPvrFEajhjnMydBdoV+nrJwNkNU2LHHNLgVX0Xtm",
-	"SojcOZLMiGkpLOvNdDlW4gN36+5jjsdSHduFOC60XsFt/VhAHrtc4zQo+5fSU7WKq7HqvTh9gU7jrTSi",
-	"n/jldVYsqwl4jFp6fek6Idok7b9r9xJg6MzBwONrgMKTdqwKbkXZH7IfVU2kRmYyzNMRfO8Z425RtMJc",
-	"W80EeYeeltlwTQdjlfQiYdghZjGHY9WR/UoO8T05kMkIj5r1SuaxyxJKv9GXjNdvw3FUSkwDhDea9XXJ",
-	"dZhMbTOITqbc8kLPDzWMnHQCT0nPZu6k9mwEn4IHJs1UqRTq16hRnXSd6xK698cK+UzPnY+WSN88rXuD",
-	"tklp2852w9x6Se/1KEaXUBbyHt7e8u/ZaezQ3/cuSqu/KN77YJYPLe0hBpDfFLQwf7QS01S4+qW4s6O7",
-	"f97arf469gdtzKk1mb354V+5xxw96F7b7cfH/bX+khJr347fCqdMakt1sFG+Cyi39vQnhsn8nljWWk9E",
-	"JY/jI9odiK8rWVDGy42RJF5yaXUJrK+GoCqMgGRNfGlf0gfOhJtS5ql3ST2vVwJyOWPl/hOgP6YFd9ou",
-	"PMSjIktoTs+DSQ+wOFDDnMUBM4+o5uf7xER+hx5XY+Vr2ML4KVJXn1Ixzt7fgGWWbrCZKN3sIuMazOKM",
-	"UE/NgLrjzGCsCDzYDBjV+poBg4w1FlMSpYWe/FNMrRn5J3hY0NIA/M671y/Z8+fP/8xybsWxlW7x5sKO",
-	"VYZf/Cz+gRJq79/4Cc/lDfhi+VxYtpBQn59Z8cHyUnBsbfGDOm8IkBu5Yv95yqYLXvKpW9Cx0iUkxrgE",
-	"GLxCKsEmpeDXZsAy4BOe6A/4sPiamZsUzAn+EOceQQMR5QjJnPVsrNKPOGQ/RAR7YvNosWBga76X2Id2",
-	"T57Jt8L6ER4pnRWH34Ge7E5n8vMfxGaATeBs/sbrw8ZL2kk/3XzYm5KiFmrZHowwlq+TXE1ZKRMSGI1L",
-	"vchRY4Uck11ePjvQycd5N538/Zrc6z7wZ0Hd8Dltbk/gUNtRh9ogO83c9NnbAvi7zN0HMnEPiMx8sWy3",
-	"WLaftKkOLSUMt7/JjzqMUUjP+86ATv/stbDThTADVgBPYoIpkDzsiamFqzlbFVyqY2BVbFAl+haA9Pax",
-	"mmIsyQC9DmgSoSHmrGJTBcRwz7C5xvxSAOHHhBsPfQBkPYoXV/W/oayfFKAo8rFCWLmpLqqlQsPQGaWE",
-	"/paZmV3R82ayEFfOGAJ0BURdWB0X4kYUPkxAN4kll8UVoUhlaF5LhXRBPM9LYehKLIgCtq/c47D7fwXG",
-	"5aYectNDpaYriw+l1UKAy7G6uHj3+nhe8TIX+RkjaK4BhMAmfIodJ4VU18eFnroHQl2XIRhj5HSrVCFM",
-	"BKWcrIkjoLxxUmms4A/HAHnXe3F6OmBTnQuWGVPOriaFnl4TV5NilSoFny5gU1MFmS5ZKZzVLXJW6LmM",
-	"bSxfnT5jPfeoscqqlbGl4MurSoVjkfVrOy4LvMyQ8m9TrnUJ+b3f3fcoKf0Yu8Tkpql4uluYfM3zYAZ/",
-	"kaytGtut6oRaixoyNpEqjydvnUw6WZU6r6Z7YTJMZIFT9Pew3lLnojADiFYahGYyQVQQSDhkr/lcIHHP",
-	"1Dl6Odb7GAutWICcPlkToibH0CcwcDpPccje+uGcXFgV3DoL//hW5sDCiH2QdVLRrZHwgmKLy5i99K2N",
-	"U67YTAYwexgWevmAoASq7vFVaPpDlnkp6RvGw9roWWDMQEeeLmwvd/Dv+OBR9/8SYoXdzunMIfYeFEAP",
-	"XgShBvtdkXh/dRd18NPT013UwfcZhacFPiT07hfksyTt3TisiUxxf3Mr3l0scJ7nhvGNhxDm4mZVMxIu",
-	"DtkPGNMrRSCVdbOGMN60wWxdrLHk7loob2FE7kIoG0BNPqUsZEuby3me02e9p5gPpqBpjEfKRIfRd+NL",
-	"+6/0oF73Z8F/eJ7nLdu59Uh0asgDmEi96vCgy6g0FtywiRBqQwvuPFbn4YnYaeDvJ2XUfnDoliuprioj",
-	"sgGbiCmvjKC7SupgQW4TMROlZ+uStovHMz1t+4SFggr9QuZ5H2See+3nPcI+QbrvriCIOrHFv+ncHqcP",
-	"LQ3vQBJ+FqBumJjccx8caFjis/bnEgxibxQ4mIhVEEQMhjeQwgKyXhVNmi4C+j+N1X/OgADOwADzvE02",
-	"HmJDsHPQlJkwVgLb+dVUG3u1EuVVpaTNAEcSGm91TU46YT2zorzlZW5GTQkciRDd0zbPxqtc2vu1VJD4",
-	"4mMslQc/m4jJnj+OtfL71AiBEOcgCwed9z0c/4KreeX2Od4RY54E7VosPYyQc6ArIwZJ0YzzzuE+PKGB",
-	"fKsUc2SiKfSUSuMACT+JQXKLgT5PfwWEZog5q2eBl1nkTKh8paWyZsi+xymCBIkXUNMPAdAAglHKbtNe",
-	"cTfCrqedcQSKgcK68YJl+GbAPW1FmQLJ0frBNHIsEuaWVgKfgvwfJomKZHATFmB3YE3id9xRYxIdfZoF",
-	"Yhql3J9+GQMcHM2sw+PHv+5defcOL79fNx/XYpcIitE2XIs/WlVdfP/m0d4ejCSJEUWIXgnFV3LoP9IO",
-	"zGpp2I8roc7fvmHPh6fD5yzX0wpbxyC3oJUt+TT0ed/q8hry5T7oBzHUcsanYsC4gZocarQDuDJpiCOn",
-	"1TqFkVfyGxryU63URsBEdbzZMJZgYYFP155sv90vhVvt+PbDj90KYlqV0q6Pzv7xc7ox/NjbR002glkb",
-	"K5bJRliVeiYLcbIUe0GXA3IbRVRriWZm9VxAMoo6OxuJZ/YGo7VefKl1kpE6o+qzv/10SS39IOGhf/9Y",
-	"KoIMxmsIS8W99bXApNK1WBP/0SCk97jnYDkmDpZwdYObhfV47a0SSIAaQlzr1vx+/RbX755dJzfE3o2d",
-	"6du45agXAHyswPwkAVab3yosmd+VANGQbMpS5HrauR8vnBbGLfJOfKOnGAQRahojwL4mArb/Gcs2ZF4W",
-	"SEfD0XHKMeQpQWMmFYyZWYlpxnotT4IKnZObp/Vf++3yDX50s3ximL5VDN8LXHSTDIyR9VHN9plOxQpY",
-	"SdcbswOAW/ep5VzpUpjWSNC3wr6Ddd25Va34YE8WdlnU92gz6t+6C/GL/PXy++/gNe9a4L0LnzoVe03K",
-	"CS/lBkcfjrlaH6P9g36U32Pml+LY5/T3saUv/vs7Fq4HA8tY39SxZ8PsIBSGrbgxt7rMO/jaLn4pvglT",
-	"u+fE0n0adcl7HJK/qS31H8nEq++x7SZdff92Z4Te0U6FqkYPCZsOxHpmpa8FkAkFJ++tNnZeCnfdqtRW",
-	"T3XRD2Uz7aVlY/XGxmpf5H9Oik4wL4d5yZZiG6jjBli0K384sNI8H6tsXJ2ePp+6P7pf4F/i/8AfF9pY",
-	"/OEMf1jpkn44wR/8OPhjBsljZ55kMs+Q/wTtEiSsbvS09tI0/sCt21gFjeG0mBng24CIIW+678U8vkcs",
-	"wYlFNihEwZkValquV4AH5BSBsVRbfiPKsfJ0KPhE97LApLYQ0+soei4u3r1mUK3Dejtrdah8SNSqdcaK",
-	"ynXSGh2WlOjwHCixndc8Yi88fkd7yU6CGBu6bKe+s8+6d5ojAjG46hXV6QNBTRCFH1sdOwqxgbFyqzVg",
-	"bj8M4mZ3q+E3ErO3YAgmrbedHbSJKLunSGAywqN20Cbz2FmA5FcVCbKCSux5Pef2jD8G/QeuUfrtZkQf",
-	"B+MTvw7jDeF/kJJpNZ525lcjg12yR2qzANvV1kAyWG2DEQw6gdJZXU0XTihCbxJX1KnjC6DdS9aENDNW",
-	"FoU79840xkgKArVJTDn0UJJRxrW/vQOftGDgwUteqr1PF/N+TQmyTx62tkifDQvd7/wguS/wacdosA/g",
-	"cvtJ2Q7P0yZ3Wz3BrZvx9DF0SfqWX4r+t2WNP2njHeZLJt+vVoW6Kf9PnP12OChfc4BOEJyk7tYnoeh4",
-	"RPnoA4/kgRhhLXZ0QlNWdvHqu1cvL9lTdDhyaXwxL+iasfKcuHTEPC1BYCVbFWs20fn6DBQZVrlHk37A",
-	"OJvB7qCKdFBDVi6FO5C9p6eE9mL6Y7UBhJeZCrhaMwYUM8FjKAU3WkGH7FIYw+ciYMtCHbw0rF6qb6OX",
-	"4Axto4sbarglMGy0/mtOhJjpMjonaj6CioCmG6HLFi8iYAiNVZvXEMx/cB8SQ/vUa9y67xDkV5yMx+MD",
-	"axAqsZQeK/cZhuxSGN90wK04BqZKkW+UFbPei2dUVZC9E7ZcH5/PrCizfpuuds9MLfHwfR9ITLrx9yVv",
-	"9rogupW0Z3+n3QAvnu1hWFxq/T1Xa3or81ii2n3H5tcBKJu7sL6NPim0vq5WnXHLSwEF/ZBDOZYKQ2u3",
-	"C8zQYNh7ySW0T3HFxPGSy3io3U1ELYadMlx5ph0j1bzA1MyxViGiM/BSJBjGyLGWJnlMa0TcLQGbCF5C",
-	"CulaBOp4rrRaL3VlIHGjhMhF3oc0Uio9pWITbRdQpGxYLzNGXwnlFjP3stRjR9MbhCCUiWkEXAzsbPc0",
-	"+or61/kEDCqVyxuZV070Eac/zEUakD0slT3TQkKJBa5mS4QXPt2F0W9j5f1OlInGJwrrbNcrkY+wPsDp",
-	"PvquBLXQVQEA/WX7oVH4S5OOgGdfvXjYHoCLix9x0bZJxp82dzc4fPUtO3wUCXSHGZDXvs2l4yhi9rN5",
-	"plOpYnRDloTSnT3SIB2j7sINTXk2fGVggrgO5UidlYI/Jo8yCNg3w6p5HDvSXFMRDjQX8XkXx2ty9MzR",
-	"/W5bP86u9Mdl0rfZymT2kB7/pycyunbJxjbcI2vBLs6//45J0CJ2Xd/n3dkI9h5g/28X2gThGWWj87D1",
-	"jGX4i4EOWwXTTdWetCMqOIA/AZqJCuMSNLZcgjYj8EAPILlJQoeBpBi57tFj4HfyN0o5ccpxyVcrN9ga",
-	"CmxRLXmKQdRi2ZC9oh41/yq+7fqqKgs6UOGnD8siC5x5c3kjwCZ+liBjYtzc3+BeaAZd2jlDDA6D6Qmt",
-	"phSsUzdOPMY7EgieIfMNrOz9u++IrK8ygi2sXWGxoDvecEihas3qff0NIHbw3xF8D8+qgHCg4B9yVe+K",
-	"HqCVs26IpI6SY3z4FdQmZ4eKqq7kQU3X30vyIIoaHPLBswYXP6ZiejcrV/DfY3/ll+6nLUF7JwQ7xOp+",
-	"yv2wNiiUsVBNVQphEtvSeNnqRV4Ul2nDgDeTkZeFgHSNMEBhP0LKximPQheJBEjA1HlKWSmMUFggs2Qc",
-	"5II76AbCYSHN2sve/nhxCbVvJ26DnOBtx0g0mvUPPMyjdCFAgqBYqYn2hD2zq/eqefj37L/CceXvHJLn",
-	"bvqp9j0X+7VUhS++xbp44J30rbBbt9HpY8nxxxHen1GL1/5b88DAeVT4B3Z6wT07W72GiXFcilXBpxQr",
-	"uV04g9V5WiNIs0ZTbIsJtqex9a28cXZvw5bVZdOUrU0omKDEKdyb41MgLpQiQ46gg+yubNxMmisyxinQ",
-	"ZKxemRBxS1FmwjL4+DbIdPAn7IPLEuw5elCTFId86La2A0VZ0t72GYi0z6y/7WDLFVGyTnJ9qwrN85N/",
-	"QXC4G/Q5SYqR5l6V4pgoAJ3BaJg0psKiuQDljsSCBOAKmSTKHWrF0PHMpbkeoci6eD5WNC+KNrmnurMZ",
-	"3NiL5yyXpXCOeX/IftBpExpQxwtOVh0GtM8IBewaeDWMKGbjuJd8bBpXwIebuWJ//f78pX817MtVfAkY",
-	"AI3IA3bn4OtBGJ3yimMlPqxkuSacnnOagefGWvJipsslCkaMoLjRuK1KEXN6N6KUs3WDiksxeDLQ+l8L",
-	"FVOdL56ewp9pMp5m3kgnbf1qQokLfaZUhrGLarXSpTUse+c0WeYTgqa13IZW7AK/1Y/YvXOQoNFTK+wx",
-	"oofVBU6Ii0+k4hBS36ssHl/7iWE0oBPLuBlgNi/x1+NvpFlpI/HG5hbPuLV8ulgKZUdQ1qT4UvxlfIRl",
-	"rjYdBYqeYq3s+Ag6ELtL+QdhBj7G/69tL2Hk/xaQellbYVqfTMjJbjmiQLwTqQ5iZpcspxPV2MpQG9C1",
-	"kYcfJ4efnj7sm8ExWXDjz9nwcyli6Uhn+MMac41Nwb0rSYqnfD+sdnosbg+gS2oM1gHdDjdszZcl6bEX",
-	"p3/+j52IWU1FtyoF9bt5gd8N6B4YodLZ+9vgNQYMTdeZLtnz/zgNtScDnx0iMbzNyR0rjBRP1qGoBiET",
-	"1kh9suKlRWwFltEfz05OAmYjYrRfizWSMMJ9HfbqIFETpy+6a7Df+jXym+Z9WdwbaLhy48ch35fFa136",
-	"gR/alPXVIX78nYXZ6Wb4Uk3XwTYEmwqc2GS1fPco2YF4TvYVQc1TTRVY3Uf5EgJPPJyu9+/esBkgskoi",
-	"OEAGbcOkgvIRs9ClPS7kTfPIR0DEgD9e43SL5qcZsnNoJhS5Gw/t3uQIoz1xLdbUMQOU54kR2ZLiehLk",
-	"A1S35QOsukjaF2E9TTC1pWIXzwcsM8/DgJNqei3qrTvJHGKtk4eGwOsJwwFnt6yMHas9mOFGMfU1QCMX",
-	"ie2CTQBscIONSvEXTrjBrWMFZ1OgcItmhvuAaZxgrMYKoWvgI0nTIZlZL0ONbq6kuqIfM7ik3lLj/A2p",
-	"jBU8Z9gd5CPi0o4VGc+Cl4VMcqQAlkGLBPF46tkmgx/L4+PEArjEV2wpVWUFBuzVWLVOUmJ6oBTLQDEx",
-	"A+6INlH+Do8EGefvS3lPEpzGeV/KR0LVSSfwRVrfQS4MlrMhK0Em1uXgobLaSdlj8UFMq335ckEuxzt8",
-	"wzly6vif662/wMgJCTMoBJRLJM0B6wq5dcKNVzL/kAG2M1J99wdM8Oki9ma6y58YX8/mXgxMLrFcWQK3",
-	"QRJOX8EG8K+CLvKj4NmvyztsiScw9QQwx11ghNgeVnTLc8nN9Ss/wjvEKdynuK2+chRyaK6y01Lu7bqr",
-	"2oDHN13HT+Jbaue5owrbCLYL0+wBSGqASO3E2g2UrF1gu892g+3umJeHAMKCka6J4F/3hgCqfdgLvPd+",
-	"S/42ttNObCDY5hAFq2+cLwJ1G6hQ45BtF55NUdldv/UTAHMfz/gUavjfCQzfgS1indVNMtM3WYAv7h4/",
-	"oEqvmcRQbS/bONXZIOU2HrTKzyb8BlesWhlR2oimygk9nJXp5ACMkCZlxI0oecGQs4tD76CnyBfmLKkC",
-	"w0dQRYTvFwEAlt6z06f9AQNu4DASGbO1wTD94IboPYs2H1Z9OSFMCGA3AHp2y8v8jGW/VKISeea0YFZW",
-	"ytleGULghD/pMv4JrnP7A2KvbuWwYQWvmnI1FYX7J3wvp6oopByqN3A2bjm9/wDGJGUXYYaBGMww4+7p",
-	"yVwsV9oJBGeullKY/shZzO5NfKGXrmgHzKRCSiU3To0SOUM/KKuNDiOCXvTlcfHtcBmE2/hZy4X05okj",
-	"gGm989qnQnWol4gXoGACCAuHOxl8RPi9ZqMb4a5PHQ4AEwiUc6hbnftjeWlFfsVtFj0mvyNwayEbnkm+",
-	"IrxYeNF4rwQcGafqGytZi8g0dG2i0xFeL4Tm3fGEpX8JszVdyEiDWu7S7aRm6hLXkpbaf1f24vT5sMU7",
-	"cKemJvjvFSK8YbE8iqNQm8NP0i4u+dycv33TCYJH+8OXPoLtRmfxlhufyAS9d5clfh87T+xbJtzVzerZ",
-	"L3nWR/SpQMjxhhlwsBVQc6Xwsp1OVOK+HNA7wHpwA89zNA+wVRqbA6UK/wmklP1RkGV4UykQVsW7Eey8",
-	"KAjsE/+KdBkYIEnt+SH7iQo3WqwRinLxcrpgU33jnoW9lqmvVfOnjBADdruQ0wWQliD3qvjAl8BPVRSp",
-	"QWb5fE7HphQ3UtzGl2r6RmJmnSYFhEUor3S/gs4pYNWB2CRYxfBKne8TPwu3qbYIPph7RxX0TixThNzA",
-	"GlgRAdXMbaA+JYY/wfVEIlTuvdwVn4sB8tS4HRD4FsEXfgWrD4rKw712u6tOhj0OY3pcYmkaWvkQB/dT",
-	"HdraNNwBfnjflYaed488v/sxa6+9XoktgwPv8W+UHud1oW9pHx8CsZYGjz5Hlpwwf3MNL9FUT/APTAm3",
-	"VkSeE1o8ZxN3AewEPo/4U2ZDmwwYlKcLZkuuDIeO3jOQ1tC7jxUGCoAnDYHR50OW8TzPgl8Y+2jdYJ4h",
-	"T5HLC30u+GcAdf4AUruHQNeN2CK8OPJuWT6H//FU2LFgccRKYarCsoxMxSt8ZtYfJG4POqtwnTQwYXAB",
-	"M4SayZjRM3ucU2+ATQMtybv0vF9FasB5BWSHgoOC/Ug6B7/+arLOvH8MJU5QDalVnC/B3GT9EaqYzJ1C",
-	"/1rgA/ryVbfoFVRGEjaO177J5Chyyu2OZcTyKL+StwtuwVrAqlg/unMRcSR8JEVXkw5j9wTUV5nS9grS",
-	"eZnHMYD3Aw5xskWmvHROMQNP1ZxBo5JzTqsyBly5Yn+9vHyL11CDNMZ2yfd2k2o4dm1Ktrddy561Zuef",
-	"GEiRUZ9ZgIbA8dof1E/dylHDp6y59W+sWGJ8AwDZcjkDfM/E5sDUU4izIOyGtGK5cUJZLqYyp02KowyS",
-	"KMAwF5bLwngCe2lZL/vHv8ZHhZ6Oj87YP8ZHE52vx0cDNgZh4v5Lun9sqN3x0c+//pz1/fQB+VpFHlKf",
-	"fZPwVzJuUc7kMnerTHIBMgA8HrU0LoT7ETxlOpN4eTgbSZsdguYTXxfhawdeeyi8KH03j1lBSI7lGj7W",
-	"0jlptEzEe++f5MxrrC7sZU8zJn6peGFY9nR4CjUeeQ4iAM8LpJ4jPFUUeJD5bB5F/FXmI5I9eI/bG85s",
-	"jB0vTUsOhxKp4Sutt6g3Tbyv3Yq/df+TGHr3EUqAMRJFbB6Lx2NzHtutARJHAJjil26wca4eMoD+GbGS",
-	"AVYE6oEdVoh3j4FzZg/XuM7ztd05ruMLb3Jw7seoOdoM2q24aYthWo13tWsKP+m6az3Vy4lUYsQy541i",
-	"vYCaFpVxUgEEtNUZEx/oJxLaeC1GY+3CyUx3VVpb0erUvXeL15l7vHPHbseFMBt3JEPg7L/Bvdj3VqLm",
-	"Oeym16VeHnbHpd77+q+RjibtrKB779PNSb7qIW5O7ST97knFwDOqvfJB3KF0aKivvmlPgt2V8aWulM1Y",
-	"pSRGlBLyMDC74O/gAhVGs6lWplqKPKY+GvJiWopcEgJbc0QCLNhZzMV6ZAVMoCjdGdDojQxQzIChQjZF",
-	"P0CreYpDGAXM41HTKYLkYZogQQyx1I70KbKlNMb9N6S+hk2asozpG1GWwTj1Y5fcilEC2kglboY8MVpr",
-	"TD8m9z0x3Txog+ARhXySHw3B02DQ4bYUTmv7WcqiPEpxLJL+Dyh2+4komYkhyZZrZha6KnJmhMrB9n3j",
-	"U4LT9fF/iXWGgHorwW0scgEb2Jmu7hep2LMXbKGrMmiYiM+kcraBp5d6DO7y0eYznVcSvA1n+Hf1KMo4",
-	"26trsb4qhTsKWVfuCiTVrqKXc6LZJQPbGWB4bsUNJE3TgPBmxRGTOeXqoMVelLHeBCs8Y/SqsdSdYbSv",
-	"vtoriHVfaTgS749iNSeqZWeLIHwj5+j43FvkE1Q52Cnu4Db392hjP955bu6Al3C+V6okvuTf7iKRlnDM",
-	"p1pxK48fXH4SntJFd1MtD3ULQKB4sa8phsWmC20E/E3qnPV4gZUtBJAnJNjzZHYrXaK9LQ0CBvX3IZmV",
-	"dm9HYnjXzoCPxZQi4eDza+Ck4SgS5XuNiytK9ey0LmkqrRWIAY7aBX20Qx2ML/7AHco7+gi7mwEtL37/",
-	"1j8sCb1sKgC6RVBlFyc3T0+Gt6IojqE66OSft9dmOyng22pSSLPwFimCeF6LNVl81BXs+dug1RIdBQA4",
-	"xtY7M0C2FYhT/iQm7L/Eml1AMwf8GYPBGHdPOk6ya5ln1MQydPcYVmrLrTijkCJcS8iiZhGxjaUlTFMc",
-	"nWxGposcbsGoY7yrUlYWlEbwvdm+dTBpvQTYQXhf6YQQgjRMF0RPKiyFiABkwj3BG+RrthTw11CTBS+2",
-	"PyHi326v7xW38G9Gq5/E5L/E+kJ00h5ufLs7bgx927Gzavso2dtuNzc2dqHnurLdzVevFFQpIiRVXaE2",
-	"y1DdX/7202VtdIDlPidRwTEf+DUg2WasR/yEVHWibSxaXIhS9IcsM1O9En8BlIEMOypp9frMg135ySWQ",
-	"BgYqf3ACA5bNCz1x98MduGMb9wB8IehQLL9rvVZ8cJNrjKGV8FmrWSnMwp8eerBQOYCs0/Ihm9CNvhaB",
-	"8AhRwOLXShmHQkRAMa2G7CVg5uIhgsgBOItw6PlKXou1P/e+cKZZhOqW2PsMjZNUA+iFmhFKeYb+10ab",
-	"HDFEtiH3woba4dz9BBMMC2O1W6rOQny3C2puWThDR7A3jgZHQlVLt8XxYx8Nwh/wix79vE/JQQfSWO37",
-	"wSd9hHqAx4HV/dcR4k67I+ykz681+XMh58CXtl3EYGN4p4R5Y0wFaTB/0Hp8U4ygK187ZM3ydUjJWTkp",
-	"Eh7ub/VlWQl2wi6qFbHotG5jUFMQ4IKEMR00gD+pFOaP6cSQOR+w9hoY3F4L1w8kFHNT9EuX7LbUak5Y",
-	"Iz6c8hQDQxA8m5dcWSio+UvkeYP8qM7XGIyb8rJcswyApykaFS4dsnMawv80SBUpAr0OPGrr7UJT1CuR",
-	"v24wgATEVVqTouYsF5CoBM8GbtdNWKWi8CnZEE5qcKERZtRVAnueBXhipJDAtL+HGfeY7FAagoS0WKTR",
-	"vma0S65gl3QsXP2aIXtXF9/gIQEcz3FlxFkyM1+KgMZUbUOGsKmzmTBTq1e4i6DBIxaYD6J55NWBLkO8",
-	"BER/7cmhuAC7vloX3n3DiRAq/USDGp1EyyeAVctGXqFhrHDLRFDv4Jyb+jEXJXRcg9ICkqexOsdgb+pa",
-	"w5AA7WPYpLLx8xR8em1Sd5VCyYWeZiyrVR5g5zM82oO3/JxSJNJZy0a+zcINggOHag9ob3F2L9DB5kN2",
-	"QaBkoUvMk2ZsAa5HVn9R0qEaxUAC3NMWIm+l2dhUoyAVLwlSY6sqjQc/khLACB7d3E2RLhk1d76zagLw",
-	"Xe1TdynjeNC2dg56fexHhouTkTsV8t2HT2EVHylw6vTmBR6QbbFGOkMPy0nyuVkiTtP+l1h3mCHIJuS3",
-	"cLAmtpsmTpLuz+lOlvABPs7AGwRkiMBjsAZ5yLa7P8j6mX37itB6Iwl9RgA16xoV4N16B20utXvF9+Z+",
-	"oVXDGB2Hpc53/ylm+G/Pmt58v+2bF539bsP6nciFoLh4RHPyBqBHjoKCNwz8+H0unbNZUnMjHCrEh8Zi",
-	"NrgEn4GFudFORGyBDKwwjyg9SuGnnZlh480QqAcjIr3T/+gbVOFveiVoirdiQlrY72Q0xqH/0D0g8yFy",
-	"UHDA+271HE3I4BmEKYW3BvtkyL7W7or1ShiIT/k/PzGJEsVzQ9ZS8v5w7rDANjwWzKEMV4PaUD0/gbOQ",
-	"vkOc7mB1aiWOIeMAfGTOSpRqftZcZLw2gpH8z2eU+cVwWrKo2DjzFP7MesgDRPgw0Hbi/ADcHAiLA12g",
-	"Wk0pqSCNqfCzB3iWWgGmM7fImAxdvb60Uyth6lavMyiD7et21lIarA3OWQ9dFvyC/cTu5SkU2S7/Y6fF",
-	"S7sCvRnii8PYmeFrgxvq0zy9LvMRPvdboVdFbMbh3p7ERZUlcx6ap3tepSiaeAIGXiOADAAB8P+HQ/P/",
-	"/t//jzOFn/0HvKD7Z8a0hzmAjtszdxALLhX76+X334EWohcXVFOXnAmPy+vuBlwcrwyeECleC2fT32E6",
-	"Tra5TX1PdaQ4yG/XmgsQnSVIX7ffa0trgivt/Sbqb/5i+32U7YcoXQ05DFKjrnTaVelC8MIuTrBaSeRb",
-	"TMEIf3AjSoNd4TmrViCrfY9UKWBnDdJ+EeDRrDzt8oycZhwYj9IgQD5IY+U0BI8DA15Cj7fSughxhoAS",
-	"gbXz0+t5CbBoELcCcIMNLjjsFMHSL8grZziTNXal52Je8twjA3x1+jztXswq5S/2MW9EdNDKcglgOsyI",
-	"aSmsGSDBJjYR6HKT1Z86FvbJ5HxDH+evMPZ9Gp/1kXalTCl06GZPy+Le1K/gEPuVnz/+5MJXu+vsk5+R",
-	"38y4HVIcqbWxYlk/aoW8EUoYs4OVMaVhXJV6SnysvPAVENB0DSj6EGsMWMeMGBcmgvSU25W5WAmVCzWV",
-	"AonQeEIWXVmnZkNcaMmvIRk6g3hOBbzqbiBsnIkT05Ad4aVN57h53lI8DZg9Vh/C0Ur/Fs9WG7EtQnTs",
-	"n/38zq/yvaIP4Rh70F/UPt+dn4yPmAh427SDwDqKG+iOD4mfHO7JHYejFDyXB52OqHSAKMi6zWtLPpvJ",
-	"6VldifhdSbWiNhyTQL/8LLAvhy24lHPf6wk6BvC8nQEPAJXAMggx59DLuW37Q1C5Y/srba/w7yMkpYC3",
-	"Eobi9ZiPCPSiZIGy912nkzPAupvwgqtpMOL9N44E2bBy+x+rd+H73CsmIg2ymx8MPzzsAZ6v4bWSDXDn",
-	"B22vmZ17XEytSAQT5fcoXXNf7+wO4sac7/D4hSlvP383T0+ce8VXcnthTxoSdEta8ggQnZ3cPM3cSTDH",
-	"XOXH/9QTAKQV5YxP4eobUWJZAvtxJdT52zfs+fB04HsR4ezgaBORAG3BvgRkLTfAibnl87koYZoHKIS/",
-	"P4UxV/IbPa2Wbid84g5ufHSVvhPLaZBhRFhAYNWurdx2s1/Xk5uncR3ven/sPfCWnZN+knvYOdyw21Ja",
-	"K4A+/wIHY8/SCUtFW2j/7UDPuaft0DrNvXdD6zs+xG7Ye+DW3bBHrBcCMZjEq8ri6OzoBEpA6Vkbe0Zr",
-	"920xXwDBLbK0QZZhsM9Pk3tMFF8zg9PaRPa47KzlYb3Mx5azAWUsjmNVRX+wGQUbJF63CVZDqLemnEUy",
-	"LfC9WyYlFAe6cOpmFsRTldBliZTLtUb6Gx6e/mxaRqHgG0S86ZUDAyOGxuuhRB8sliX0V5tkqMq477g5",
-	"xHdazQl5PClvgBgs3NI6+ChluDFONd4iy2O6cCt5fC3WbWNuo73EKteO9TJGtzzuJbSbYbrcDLwNNWAT",
-	"WSDUVSgRhwhIvXswPNuX0bYsEVfzyt201LkoTIKhZTW0t8WNxOckNuiheEfLM/+OMRmBsQ/okcvFTCqJ",
-	"G3PJc4yTcHONTxf5vPY9Ydy2teU3QHcF5RE8QBlT558PBfUQhR4hUBbQyYFj9RtDHN9I0ToOsoVSlgCd",
-	"S3cpsK5hzS2N2Xxgcv5aHvuuaptvbWevRHkM00dTvLYqCYDZ5rPPE5Rf2n24vlIZZ4uncFYDCg7EQlGh",
-	"5hJOsnPA4XpEGk2Hb4KotcgNQCiixfbpLX/DKICmwKnSM9t8NsjdllXDtceHQoh8hWioKUAXFkBzt37O",
-	"S/9nlWMRBSFPIxRnMuCiWvL/j64rWHkYhMGv4gO0T/HzHwa7jMJuO3StjIHUrSpsh777SD6jOei1hKTW",
-	"5IsmabKN2NYOLOOMGHg3Z1dVmc0A6IvJWXiCcXccDEnr06PpjrDU0EHELd1GrI7BSf3pGAZjt2X/IjEc",
-	"UQTKCeJclEUHGaSIswCFdJ2VKfZmmePs/KMYuRZt7hzAzECAHVCCNGlD0v8n2p2+3HQ5l4tvqF1tkBzn",
-	"ehaNgm83FuIG19OGl5JyGpmynflau4K5thuiZKtqMZQzF/y33M/JUYbB/E1Xk150ex0IdlgR4efziLMq",
-	"RVx/W4WDd0lizqobPPvS7oAMvQjpAn/cjl8AAAD//w==",
+	"7L39khs3lif6KgjeiTAZN4sqybKnuyo2dsuy3a1u2VKrSu2N6dIywUyQRFcSoBPIotgORcxf9wFu3GfY",
+	"B5snuYFzACQyiWQmWSXZvTMTMe4S8+sAODg4n7/zyyiT640UTGg1uvhltKElXTPNSvjX1Yb/me1e5m+o",
+	"Xpl/50xlJd9oLsXoYvQyJ3JB9IqRqzcvyR3bTUfJiJsrG3N/MhJ0zUYXI56PklHJfq54yfLRhS4rloxU",
+	"tmJral66kOWa6tHFqKrgTr3bmKeULrlYjj5+TEbf8KLgYvm6XFLB/0HN5/9SsXK3T1J4C9GSlGwjS02k",
+	"uCQ5W9Cq0Mr8bGjOaFGw8gs1Ja9FsSPpnGZ3crHgGUvJmu6IIZ5QIfWKlUQG770kC1kS/L2UBVPRu75Q",
+	"hOeECrVlpSLPz5/7yfkZSPezEz40gwk4ZmpeSHHPSgVPv8z3J+TGjDS4B8j6VOv0omQ5E5rTopMUf8cn",
+	"JeRbmVVrJvS38y5CcnsHWfCCHaIln88eTM53a8qLG6ruuqhhZ+YOoqm6O0SLuf5war4v5Pa7DyyrkGf6",
+	"9vaikFvC3P2fasUMUQNpGZu/lNmdZh/SoiBcK2I4nEuhJp+Kwj9WayresnvOtriUfcSuzAOkhCdgaT8V",
+	"ZS9FVlQ5+3Yn6Jpn31JN98n6acUEgVcTRrMV0GMITXO24IKbu1KyZFoRStIc3zTLqaYpkfO/s0yTLdcr",
+	"GFdZCc3XIFYWfFmVKGwlfEmZd5rlMFSSsVkg9oGuNwWDR9cyZ4WRlyQtinWKVBhhWymWEFmiYPYyAu9U",
+	"PxczkJnB/Rue3U26JCrH+ZiFw2iIVXsUjC4WtFDMT+lcyoJREc7p6zJnJcvNgv9I10wdnNgU9qchQqVk",
+	"JYtcwXjgB8cU9XR/oWA4inBzUm1kIZc8owWR5pNkTHGwmTQP04VmJWH3rNzhz1yTnG2YyBWcbZozRe4Y",
+	"28A38A32g0CUSgktS7qbTMlLTZSmO0VEVRRkC9SvGL51WdLNinBFhNREyUrkZJxXm4JnVNtbYDCJWReW",
+	"L2FsXCwJJWuulPnL3JQQSrJdVrDeFZI4vbN64k5dp0pvKn0NT6oHcb8gqYSXzZAOx/8JTNOfrl//SPCC",
+	"43S8u3ek4TtPHeXbSvxYreesPMyGZSVmAu5LzWIueFGw/ALo30jFcbsid3i5TuhamoUsivo3v5lB7M53",
+	"ZmdazYqvWUJyVjDNciIFM1wMJOZkrCS554rPC0aQCgVbdkXvGVnSjerlipr+E+fpnWLlS7GQ/YxAleJL",
+	"AYpARsvSbCMzLfgzy41cKr9QpGSZLHOzU1PzS9o3AnPTjBsKThvAX2nBc5jq78pSlj1i597fPWNweyh9",
+	"NqWcF2wdEUCXsIvXG70jBVearBkVisDL+sa398Xjx6nZsjyotfL6lk+qK77ia64j57g2k7ZhJdnQJUvI",
+	"U2M3PD0/75qaAl4TnYZn58loTT/wdbUeXTw9N//iwv7LUwTDZSWQFFox/XpGaEB8qkl6Q5dsnwbzq93j",
+	"iTlVSg2HgSZPu2bJzGV8kp72zsqbUuZVpvsnZIM3fqq5uL5+/aaU9zxnZT8t5lAszP8sxZkUhjR4kIxT",
+	"peTM/XPG8/RExXVNP7xiYmmocKzl/x2l/ufCaIhzqljXzrv+yyuS23vQjK1VbqrgRGjZcZ9M6X6n6JI1",
+	"DJYOw//PRvmRxpCvzCM4/Vx1WS8ttjR3zfxdx1vhSGYp1wOpw/OE5WavGBsG1DugFzTrMchZxe+7NahF",
+	"KddxInOq2Zl5TTeldicdOZXtbdXe2nj5xMm7kcdO3ZwtZMnCWWMf+mZNy9PmjJVgwh8i0Rz5imxXUnlz",
+	"nuZ5yZQyhpKmXChLK/ugE8KXQpoPkIwq1kUuM68Zdez2Z18979/toAn1CilD+6fbwax8qa4yze9Z7xJT",
+	"uI2MzWcmZmfArzmD36nRNcegU0xwujvVFDXDNzXmLqKGGOLeyoIN4D1YXTSBuQK/X9fXzbXGh/+lZIvR",
+	"xej/elK7Wp9YQ+CJo2D00dBTMrWRQqGd+Q3N37KfK6ZAOzFMxAT8STdoknEpnvxdGUp/Gfg10Cbf2o/g",
+	"J/fFf4kfJRkVxg6cw4GaMaWMvFJEMaGnI3Q9Lgqe/VrU2a+r2jGRVWVpNHmljbnacD5QUtuxZpkmMAL4",
+	"4Ocj/51gHzYsM2wMWjMZf3V+PgG/BxVEbph1pZhZp/eUF9TYUMbcMiynWHnP4JmnJBVSz7gZmTFdGCgP",
+	"H5PR97Kc8zxn4vMuifOkw64guWToQKCFOXuBdj82IPNHqb+Xlcg/N+MoWZVZQCD7YMweWZI5K6RYQmQg",
+	"5sp3RL+sJ/zzkf6j1CRYabJj+rLBEC7EYPgCtkImc7bPIaQSmheEa8IVDOhGyh+o2FkRoz7fiN6aTQjm",
+	"EmEfMsZyll+Skuly5xUhZ1WYA0qxTIoc3GTpW3PX2ZW5C2zwFaO5DVUFl/YF+bV9h5ZkS7l2ugN8lIvl",
+	"NHZO1KYHnBSCVnolS/6Pz7n4P6BXLSFrWpijluUJYR825iw2fFuye3nH8tBjCktbuw++p7x4RIL/eHPz",
+	"puWb6JPTC6CA1B6DS5LmTFNepETRnVGZWMkIFTnZrnZTOJZV7ce7yjK20T/J8s7o6EaNQHqbH8S7FKHm",
+	"qNpIc1Jt7SOXJAXtPvT0jTdSKT4vdoTl3Gyq+c7rQRNitha9x8OOEsG2aETYAIPhFfMRVmqO5zTtIqrY",
+	"mvGlFIibOYKAcZkwdu7fRq1ro/d7KlQyapEPn8xz+JsWbwJSUDnbXwogv36B2QVmgGSc2jGliXMTJyRl",
+	"+ZIptEYtKegANaSsmTJK+AwvdA8Yprk5TrjnfUxDrLVLf1/rS/tz8D5CHDLHNzLfxc1aujTKAbjc3WKD",
+	"xM/01NEMn/N8ybMVSTEGolZ0w8hCmiNNXdyKFIIfRvc1T1leT8n4RfCzlazG2p4kJLUecvR1Q5hdpWRs",
+	"d/gNVXdv4De8/VakVKlqzfJZHZFPyfgKf3zjf3NvB4Vipqr1mpa7lIxhb17jP+Ees8NuBfiGHbcFdL+t",
+	"hNtjIdnTW9HB7h0sYOb5jguwLOzbL0h8sjqmJCGxkZsJaQ1RliQ+GiR6bxvlNi52SL4hC0EE7aN7xSfg",
+	"csvU4Uxa+rr5Oh7WM/O9obtCUphyKgi+lNj9c2nZGPkXDn/HxWRRynWT8c1YpGCvF6OLvx2eqA4+H31M",
+	"Dj8XZffep6Jc3/tUewv0PhDfBKOP780i5BAEvNZUVyowy5p7Q8HlWJgQHyTVJqeaqSQwqTgG4Jb8ngkM",
+	"3YFhqdla9bJrhKiXmq1BVNMPL/Edzi3o/ulZDEKCe8zpxxDlxa4vdkxFnGPxGpxDK7kFAwiikWNj8a+5",
+	"1iyfmKtZwWhJuJ6Sm0asioklF4zkLOM5c5L6nhYVU4SWDJWNS5LJ9VoKDE+Zn424EFwsjYwxswnRK/MP",
+	"1FFSUEJSdcc3G5bDZgjcLV+dJyNDpLHJ3FG7J2N8HHN/3D/SNXP+Fgg/jjOq2JliQnHtfFYN985X/e6d",
+	"hlDx344unDn8nKr5YlWJu/0lC1XEohggBf6kpPirmfbRx/dRw9B85wt0gDGhE0LFDkOosFgXhBIcDGRy",
+	"GLnPlaZC25UoGVXSLpgxkIM8hNQMNL0VcB8tl5DLo1J8j5aymBmjFJ7LccqlLCCQp6pCB7eVTFelgDOj",
+	"U+KHhxoM6aJB61izD/hKr0MmIfHoPQftAyiwv5ubakpvxZgCkcTfjHZ1nuCIuVFv3UDBN9YYABlvV1T7",
+	"oRL8meX2CPcnlCMbvHqWEnNaOkLc3/j84KPMsU6U9YQUf2Y7b+fElTMhxW4tK0Xu2M5PZko3/I7tUoKG",
+	"nts/xhQz9g7aMGAI84xFNHMhxeyO7QZ8EhIjwNXHhNniCkM2XCREyzsmSMkWJVMrYKiCiztibK71xkUV",
+	"etRaR0h0fja8M1hdYt6M03HIpqDaGIIQHS0XNDOW9D1T+2OfU8VmVVlEFJi5kkWlGXn39pUPmbn3lrLS",
+	"TGGygEvwYTnZVPOCZ+ETdtKNzE4wjURIwYx+UT+GORMgLdDCW0ml3Qusujax+khthW1KtuAfQK9C793o",
+	"YrTSeqMunjwppNyYyZjaS9NMrp/QDY8pfPieLp1Jr+yHOqYgIal5cdqkI/6t1mrbDyf1GnQs+5/Z7kXJ",
+	"qGaBQtFaK7A/g/Ta5iI3bm7HAoccWPGz6gqTX7WRKNYWsrLFbE5QIctLm9ckGMuJ9RNXgv9csaMPsmRk",
+	"mWlGs0xWQseSCFprWFYM01GYM9IdQ9p3kDF4I9MgjSBNgOY8cDPdsd3EaWDejRn6/oBtuVKVzQwxE6Al",
+	"aNJCaYZqdyOj2OUTy3I5o/maC3uatfOLFdNGtRlF8yNCduo+0xsc1CVdGyxUnyULo3CBaEPtCqUcV/7k",
+	"QGnonTN1NKBkuuTsnuWkoBq11ZYeARTlM6qHBtmSNif3Mi7PB4SfklFBlZ5VyhMTNeVA94RcUpgqu9Oi",
+	"dPfStZY5X3CWz+a7mECXxFBEshUVS5ZbOZjJMr8kFD0SPAdlJ2BbzKU0B77aKc3W6XR0YCe3d97eje18",
+	"8yHTaB2Nn2sSW+LAUhmxI1pb3m3Q2p9/WdMFs3vHdqpBlx1xv2ZvtkecCthJ5rPjtNjO0sZ59vxLUlKR",
+	"yzUxZ8HXz6uyMItf0syYsZMpuWZGvmhCFUmvrIcZluaCfMNoycoUNBOuwFQSuCm5DQmVbFPsotwA5M4O",
+	"nYALXipNnj4LyPHmCUiFphR/fh75Clqzx210TI3rWFD0yR1aRbvkZ27JT1zQloiFRwKx1Rhac1Pbndaa",
+	"4iRSxoEs0y24X3Glu8X2a8Eg88wsihXeES2PbrjRK+HvYS4D+HQdc2g7AxKbyIaSZGDKWoJ5XeaZg3dp",
+	"qWlEIf3Rx3rMUMia6mwFucTApoVhzYRIiHUVBUwKzIT/1nk0Xayhf7tpcjQkLhMNR9u9SAfOVeHWBS00",
+	"WWnMfMcz9arFw4RxCCxaMQ+CsiW//olP0p9cHrkZNBxxgY1mNC4fDxrbnUWoJmswB4SZAbLmotJsYrc6",
+	"XxDB7lG5+K+DeNhB3FiDLVUuPHjpUv154VzAPsn3/6zz+UEHXjNhxBzlXy7+/Hv67H/+/K/pJMFiwkwu",
+	"BVfMDeS/zsiHnZFRsRv19UdSj+115/fVQYQP3uBdfzBhaiWrIifZimV3+3IWgp8zI8Vn8DTWMnVHWg9H",
+	"YPfG1FpEV0eD+SbOrykXxAe86st2LDDISEg24gOOjCM6z5VeXTOl4qFrgvUPZ1wQhTclzkz+gwTjG5kp",
+	"Fg3PmFKzA/ryn366Ade/0Xy71V4iBdqX7uRQRhFWJCsoX/tyE5Kqam49rFZqQzT0wyZNSMophBm5wrBi",
+	"ladknDYOphTuXlNemDvsUGfcxQLoZjNbM00xCOwTzWxVSNriZ+e2lgVLL0EXSO/Mr9Z5if4STApfCqPg",
+	"gDcFZ/VPP/35OnqcYLqHOizxcdKtHLNPwIK9E/yDy6BpiAAu9NfPRzElzX2QR5bvFV8wyLV1jtjwu8Ar",
+	"mGcz/vLr83NSicKmvzo3IuRWbbmy0Y6DyqJ1uHZx0usN/bly+fVnlXJSHFz7b15f35AnZqWf3D99Ahf+",
+	"+7KkQkOc8781Xp0GNXFwLsIrvjwnuflFLggXkEzK9Y6Mfc3jvGATN0B0hwLrECjJg6PmgF12OLA8t3Zf",
+	"4LbHn6LZIYYXe5X+Sq/eqZheHG7WBnUNPmhwYXtlLAldMuadiiVkXdndGhEpiREK3V5+W9KvrO+sbQ7V",
+	"+3XopFxtNj+4Rz4mI1pFzt2rKufM6KlBwvQXlu/VJaEuJaAhWhqZAeGV6Dqeoupjfnh4u8sYj986s4kY",
+	"fQokrA2mJlndmIt7rnEdxhhuta+yS4WZ7k57x/S60/XLmOrTzFZvVqSkkEVtLbWpq6UZZtIYWTzjYsCE",
+	"gMFg6wK5eDRDBdLFIxzXYH5zU9LFZ+C/dZERTMIdu7xySGfjonmUTeGIOo4/T9Zjj92P9WaMKaBmeyYu",
+	"xd5xe2Pbtz/brbQeElmhVNhbHKOSEjo3Fn+dSbaiNoDYCCZlVFgjc19aRQzAuLrfikkMYm5XWrb/1j9C",
+	"VrYlG60iz9VeGyLjDVVqK8scY81KyYvb6vz8y6xVtwY/srgp7G6LpIF8B7XsW1onXpIVVTUhjRyY/WO0",
+	"5bNye2hgpUU7XGdnKiQ45tCDrxximm6OeVPKhTG/zdV21U2TKWBBfA5JXGZ1XP0YIe3F9V9DqtrhQ3B/",
+	"xZgEMFLcZUNqTsYuRYnkTEMZwyS66magM8X/wbrscKiH/Ic5VMh8p/udecErZ+v5gLeu2ZLCm8kY/+cJ",
+	"eXr+/Hdf/evXCSllJXJzqknyDDKI1rRQkw4SbBX6x2S0omqGenz0mADXnvZehlJuwQOjqVFJrT6Dj8cC",
+	"ftYrOctkUa1FR9JUnRFvb+ufNnxrKbe9rwS+NDeSsbVWoJgut2t8hKs1+GZ7WCFrtNa0McFJwJjv4zz9",
+	"BmFVQu9sk7WDyoAYIJIhCA2yS5LiP2dPMS8M/n6GtpySxgx1IBklQ2wMZ9CVcnucmBp6FIabFhMZzGAP",
+	"LCRy3VfhMi7YlpU1vgfsDyNh4feJgz8QiAtiWGDBWWEdDaoxrCPG53MOv+pJMnTL0xpcMEXRhaciY0VX",
+	"EQBetagHTOTGwsZyAEBVIeBFCLAvwFt0fDp/Bp9paE/4U1Rt+pUy5qOzt6L6B7ypO0neJnJBMnGdRJzu",
+	"5cXPZb5zxUTJKOfmPWsuqMaCujXdbAy1wXweyrgGevwQOpOHA+LD9LWudF53g33AZaTG78aUVnurLqlA",
+	"oJSZlrN5xYu867kbf+uN/MbcaF/h09JR4ex63CUcv4O74NmPniN3P9qyZbOUH4fmZgcj6c14bkxRb/J2",
+	"MP9990bHNST5ftCt8UmHRO2Ay7tPh7nl/4NCuLVdPkKWowfS61TYw5sQ9ApfEvjqBynwTYdAh2Hq3m2U",
+	"DfsAGb+7eTHptEfj5UV8GHQg5CBuYx/fllxrJnwu90lBnC4q7Ic8DEzv3Ckm8n63mF3da7x5z8btmfJG",
+	"/PCoOT8usNJmunrF/DgTZOgeoa/aCQfNPVHEcXAwW3JplWtjCDSxcI7JErBTpw5nOygtS5a7eVYJkUUO",
+	"lYTOqzoo0SEmByIqyyYKbOMH7ZLhIvA2J6U6NLXu1kidYhKu+AMTH/yMH5H4YGbuWpeMrjvrXPxB3W9y",
+	"2zXooixOAfoW3xRUdCp7oftxU1BxSdby3sZXGiIYy5zMLalh2xRO8/QEvQ+/OIM3NbS/4MJvXgfsqNs6",
+	"rmAyYxuN9ccQuVRyzTRk7IwprAVmt+yV4k6mrhg2ddWI8IIUqnP8J/x2GAf8Y6OkaoILXHAAerAAiPgb",
+	"ZCsD30IEBwycbCV5xuJljIaQ44tpnfh3EUw/IQlp5A/8cttYjdvRBbm1C3U7SoK/ze8hC92OPqbR4luc",
+	"rEehGF/1IIrB5OmgNRJl2mDgCK53MKbfsj058a8t0midbBru90uQlWDMYtUXApPSIuJqO6T5gKqjJTAv",
+	"MXIY7Z51pbTV5NpA0k0fLQGFwVazOa0o8W76W9HMXs9LutD4UVf8Eo4KOfj4rBiuo8EFAheiX0psoikX",
+	"TTFacAjBXxVKojvQerVyrjaFg8sGq1GwbbFz48thTM3ZwLIQJKHGIsUhhllT+3Bm/RkrBxnrzYp21R9t",
+	"zCWkvzHv9uS4CPNLwrwSuiwZQyeRLZHwtTo25SSX01thT53wNX79RQ4wBKpGOK4L3afESmyXDwnidWyL",
+	"fJtn0gRPwFtBBx2A5C1WQzaJHvsqS6gYJwv+wdwDFQOUF1Vp5DJUYt+KkkEhEd5bMmLD5LzWZOy3cHYT",
+	"KBOBP90NvCRya1hO+tCJYkRvpcvqAYiWZgkbHLPJCI3y2HEbrni3ujvIvGrM46eysVDS7H1NlncI7gtx",
+	"Rsz7XmCYCZ7AcInIjGHJhANjfVS7Kwoc3x95crusp4C8tS27xVWEFLizLhyu68/MIkGcYjpk4IMMvqYY",
+	"DKy+xGYhmQ0CFJhdAjeElrFV8o/kmIMpgHIr6mLIkDyUL6rCjLIxJEdN/I3unPrTTzcebNsmTUHptc2w",
+	"uBUucZDnk1aHB+Q/twu4jmItHGffupGGdi2yUJ+egL6lTj0BbC227RTte/rAqYzbjicOIr7HGg8p7bGX",
+	"G2vbeC4x4z/BdI4J0IjtPMjGbRAUy+1/oIXbnChHVHT2gQUHng5DPH1t1XO4iHzAeeC2+GZTcJZbcCOe",
+	"p35Hc58oE+iUPjvE7sPprbB2p2IaC289otilNa+U02CU5kXhzL5aVXtYOnG3W+vA2pVGUfpDSYXu3PV4",
+	"D2K55blLsW1lT7RMwXVddBqvS8kaL70kSyAHkj4EOY8mVoZ+sfr/+pMeqXJOCFv/OvqBiooWBPIXzVJB",
+	"Ueko2Tuudr57giF1y0qGz5iDqtoY2r86Pw+y3/cALs57/Qw4Ud0LFAJX99Q0H16SGsEznIqYhfs9LVRd",
+	"CtzGww6xQ+OR9360jvB91vf5rDGRqNjOCyruLm0NNBkbuUrNwQ8wH1x4oI/Cw9yVfA16vapKyEpAPYJr",
+	"RtSGZsyZnFDoZ1R7j3lrVAoulnuQIfsG04ZqzUozotvb696TurPSGFfXwgb3LOycoxgI8YIfuWqdKc3X",
+	"oEFkUunZhpWzSsSc19+5G0lmkQeMjmjuheTo628vA/2xEndCbpvZVbms5pBqFp5IHfTVySJhnH+4r+b7",
+	"krEzSBrLm/llwUR2fLpeqTg7v0OmFAFX25ceZNRJy0O03Oiz55JwsTGUQfJr2s+DR6Sm/bSS7mhTIZUt",
+	"OuSGCcoRAuyeiVyWM9om5OkAQuJM8xNm8lk+kQuSotxLCVctQjCBPCGp0VyQHkBziWAHHQPlY6tngLxg",
+	"urp35g1Vdx4hvdNrzxzc7TB0n8ZLLdZjFObHOgYu0UiFKgmL8OSQlQax7j4I+5CKOGDGx4Esegl87bJD",
+	"tGbrzR5m0ZS8ti69O8Y2NvcfLTygBPA3sdnL4xCFnW16qIpNfY1wBTTVeFyD1xwTCTyuVbg0kRq7f2Ol",
+	"PJtTcA0ilYSLnH1IyLKUWzjbDHnglke0V1mCXko2VKlLi+u0xwS2qMajW6WQdQJwpwvfrgW/NyAh7gh8",
+	"Llub0AbP7IPtOj9yr8daD9RkRqfeL2a3QHiHcc+Og/qdw/Wn/hgwemWkWcIwRfmdMBonxobttNn3fqFI",
+	"asRYuqczoye5CfXrdNdMCih7iyvWBxXopmoQixuq+uw3hmcJEHJexGu+bh49ZgQd+kb6CKpCVOh12IQ1",
+	"AB54YcALH1B6aXbG4PjEEDP1oXoMJJN9aJ3efoOhNlLWjeF8jTha0b0HRtBxYlArgr5t1+hg0WvrYM3J",
+	"QVUYMrwJ3I5d0sDbht0hFBaX+7KaOvxpVtAa207ft/WCPLInfQ1QS/NttKBInFlihKzdoQ0z6aAW6BBI",
+	"XOniGReuO2pu4ZtbNUJLyZrlhq5So92/IpI8Hqa/H6nPPcRqhLkPrMUa1EHZXNLmGOPWZCM9/0jqB5WD",
+	"NFYtLCQgby13Eyl8AeSGPwFvwRPoX5FeYtuRjnvCV6snv/D8o30sCRYZgNPqStY+kTK4+umkyo2AWcKp",
+	"rwuDOis26k61e8HmvTCRvdGnbxx0nfrbb3Yb9p2o1iH08HFxe8WykukWLMEvtw7MBOPw//Hv//t29BFN",
+	"j19uwZlu5iC4mJDbkavlaTyD+xrEDbhlb4U9TMDaMOdeMHjbDNGJAiaycrexMB6lkdlGFkAlnM+ZasQG",
+	"7NQno23JNXstih0OvA+DbrHXFNS5YL76quGCOSzgTsCkC63UQ0vueoFdbTiud9yYC6qM2jx1APu55qee",
+	"cEHdAeBwsKDRKmBoPKB+ZhBwUF8C4bFpg79qjp6PWIRtaR8WsQjW6pi0PP/Ym4AzO6VV3dDhOKkTdjjV",
+	"tRSyOPgYRfNfsdsTm4NhY7tankSTmLiaSVrF2lGFVVT2o1wROdeUC1B0S1ktoWTl9VWlV6gSByCMcwaH",
+	"9G7j6weHOntvmmLPG5dlQihpbW+0t1tCWS30Jp30w8D6wXuAlP0FG7b0h6VBb92luwHMtfYIj8Mgj7Dl",
+	"x57in5q8w4P1R2i0hLXBh2H9smqkUOJhOUpGMPPPXMDZnYijZHTHdrMFB9MNA1+z5g51HsZZyTKGTcXs",
+	"T3P/UzQPxb9lQKDaJqxpaZMLLo0MKxgFgCxmJUy4f58mvw1N5cqCr8KGBbu0ZJuCZk5BLKA/MHHeqGJ3",
+	"OUx5eJjqwLagPjy6WvDxIMOqQyisAbeGcHE4c33Qb12pKcE7T89OehTO6cwhanYKHeZ36MNuW9MczZEg",
+	"HYeMhwO3TQ4it/UMwtw2HT2mxjg0EalebVkGzPOAUpQhWGPblfSc1SQjjJ7toRmGWUK/CvhYoHG7QXad",
+	"N1x/QwsqMnYYpB79k2SO99qGK4cD2dalOXMuzYZn4rwtTK/N8WtTJ51HUi5s4/+w/2ksNk3GYdAK77af",
+	"VSiDgZbJJTm3YIBC2ttWVGEWoeuuOhAryo3O5hlE2p7ggIyqbCcPblVdvauP+GZpjHxhi0ybX01bdKWA",
+	"LmkN2nA10J7NqCB5KTfgN92Sf7BSJmTOMlopZieIq6Bnr0cPh4warkguBbuEQ+fvcq5cNQP0DAAnLbbe",
+	"W8uyTs+gdXbGwHEfDxfZ2kP7gBbt5YtNbveWgTyc4SC2jfXv2ihIynA420ZG0G8T07ab4ZOH25H1jB1p",
+	"SbYnLaKweIYPV+4h2VPH8fspgFj2C1G9oQUgZU41e3uYN5WEagKYt3b9QOWwHSrcSce1YsUiqgsMjF7/",
+	"aii1p4HPuuS0R0CHesgBvy/JLBN6GhusENsDrgf+C8QmOZQJCoAgWZzJTwRmOQj0EqKTQDgV2wDvWeW9",
+	"cByuh3+nepfLDPoJATrIUPW8tXDhR+qBJc15O7QC38qtKCTNu5cgt3fE29mg94adWeiogos7iIRiwqwz",
+	"tVpgghZ/pG6KawEOT4fghJ5ASsuNgi9DNeQDisIbYz40fW+kLK411R0957jSPFO+h7+xzXlGv1DErZtR",
+	"EQXDeqKNlEVCSkbzusgf4RaNlmMkYCRTM4+VbLzMi/DNA7YEF7Mqdg69qF/iGnxjB4RKsf63rumHmaFw",
+	"lhVSxRTUxuvhHq/5YTJ1wWBawL5eQAkfFt3YWAngn4LfuS9doZO+woKqnkjjzixYtsLjgZfEqjjEvfbx",
+	"CZYbZja2J6qjOhshXx05tZQ0j4e8YeyRNaPC7EaEfcr7F3YQDRHGMc8lln3Ais6LAWy0pVx3HgFG7QqG",
+	"hxkkNeD9iua+7zSWrAY77jGXBojMK9QCZmvVRSoA+KqNkfvmEdd+bxhdMHdrXhQ8hioczYFp5by0cQBi",
+	"DBVZXy8hEhQ5jUWJDP6QzHwrt70n/oDD2Sc7wdnstEtbuWjMdkh1OxYk7NOc2v+E4bk43FloUpo7Ikhm",
+	"dgWgghlWC3Un8uL6r2GXUJwadRmsWKp+LtJb4WYY77MRMVrQUpExPpXYDZ8QG12aeOAbiHrvg6fV2E19",
+	"ORG/7GWJ/bIXynqfjD6cLeVZMGvQDfCXj6Pgypm645szVwB/tpFwn/ee79VznVLfBWhzD7JjuzTIEENw",
+	"iFn7LXSVZ/kfGS30qtuydfcZJbDQK6fh2OIAqyFNSYpJlqlRfVK8dZeiXoT+OOglAMmrhrnT3BhgOcvt",
+	"PZCQK6Q4Y0pZpy08oFxHfEAwntPsbgnFH+TnilV1PhzlBSlZQXdYhp1WokkC1Hc5FU6WZM2t+acsXfiV",
+	"iJ8FiIivKhc5v+d55Wm9wLiv+Qj263YfMf8CgiE91zaABKJbDSBTQJMdHE3EtXthPo7LdEhC9r1sX0U2",
+	"Dx86IP8IpXJGQhV+ubSUd0TLJUSnH378JSOYtz7a/2Ju8kR3NVN+fc9KQyq2tb0kirG65SYlwc1hTNRy",
+	"EpSQIc9CsYH7+X0USGLNlKbrTYRxgn4Azlg4qfFAtQEt2D4UMWdscwGnm2DWwQOVpntWxltg/BUv+JFZ",
+	"sASAHWhVgTydnk/PU2J1qPWauwzWwyaeXdSahr0pCOe9ybmJ28fBbnCcFZWNvGSZtk2gO1LdAJYiACly",
+	"9Yc/vX775+9fvf5p9s27l6++/e7tKOnECtLSTNQlSdvPOKGItRMhM0be7n968+rqxx+bP12/++GHq7cv",
+	"/+27t1E+3ZRyvdFd0k3pskL91qWVAdk2o+zLZ+eH6iPhcm/WmId9NKvbu8sdSuI13BzJkzCD6V3PTkV2",
+	"VYkuUe/aUWOpSkuT5RrMXcyHxuUa1lxuv8l4Xy6IpTE6RquFfc8LNjxLM6Y1fw/e0J+L1OvOCjFozI8z",
+	"f8KFAdZxyZZcaWZM2Ou/vPJn7QThk2gOsCqDFG+v3+xvrUzd7+2mNFP3tqONvXGC/bE2hTSyGtRY885L",
+	"OyY03tBLyAVYnlHSG5hl8GH1cxy0tlWgGSmPc+qHOe7Hvrj4vNHbcq+8+PyomLtbKhtx/1xpnzCPHTVC",
+	"nXyEkz92mnaxIynuiSlcST3XPLTJf2eFbrhZDieHedIP21YNK3N4rmhIx3/iZNHm7D3QPvILdowxFFuH",
+	"00CQ/FgeJ8XoKAEdSGQsd7LC12+6y7qn1Om4s9Y9CFmA3c0MscoTgNQd6go+R0p2z7FHWgOQKICMF4yM",
+	"AU5rf6CTB5F8SFzdeMm0koUvYXFEG/F9iOBBAEqRs23/LHNj/kQH0CBCfe1zHDUDwqx8DdaLs89bNcyT",
+	"GKudDK11ohNvL17sNAmM9UZQQT5/slzr4J529DGFHTPb7/e/lxRljPI1FTu7PoqoKssYM6rQGHx/8G+l",
+	"FlXhlpA7WEX3nUm/j39YgXQoV4P66Fajja6hdDXd6JAnxzfjGJhJ6LmvC87M8j5eUQ+Ht7YpeU1xkdQm",
+	"8DEtmiJL0CGwqbZVzo3ddnErUrbe6F1K/uPf/z93oiVESFyRHdNknKn7WkSDM29yeStSVMK5WOKzFI8D",
+	"Dh6Ipe05uqUWKmhepz1bdx80u5CVCk4MviBU7BILhGkON+gtaD5mvRv114Tj77ISyplstQvxEhB1aW4H",
+	"5vRzek85IrKMW0cPuLfhCQSJhKkwu8W8yYo9eFWXiExBrPrGELvJJTlqmNNb8YO8Z+qC2BVJiBuBEUCe",
+	"hP/n/yXh1I/x78ll41e4K5yzsZv9/dk0t+5/aP992vORLcWF/CG4p/bD2rW3P7tMggZoJYwOWNu+Hv2y",
+	"liDMW4G2EUhJ9FB0fG9733wvy0hlxHcfaAZxTgGsnxr+tBAK+G3ECtsUlfLIuGRDS0OG/UHFEHsONorC",
+	"1jH+pgSzTZ2Vdun7Re05gcIK2V7LDGo0Inlqxh6Gbaglsd1kHODV0/Nz8sM3DcE154KWu9iZ1G7xdKB8",
+	"ON7xyWhZDoC8jhLGK5H8YkSb7zYYyuVueCFWjzOsf0JZdDQKzscDEvYdEOAYrd2nrAuq061HQt7dfH/2",
+	"O6NqFAyYHtp9naGPaU0xd9ZWJE9OWLK9auDisG0Msu0Vj/rE3lC98udwHj6ANlsC0RjN75mDVfD9SKWM",
+	"ZEVCpC0sRo9ao1hX7RocQyLynBFdcpYTWemEpFCfncsMgZasy3l0MfK/R5P7NkzQDY9/+PWGias3LyOD",
+	"JOPrLV0uWUnevZw88NuzvyvZ0f+5pNs9ItzX7NNT83Tsq+H1uF6Zyyz+2bfsW5mRki1YCa1czYjdZ+Gx",
+	"2Pfwfb2Z1Xa+3fdbs5A0uCHGod+tKS9uqLo77LrBJq7Q5Puw8wYhJgBmY7jrxhPxn9hvE07cw7w24Vod",
+	"4bcJFqHD1z3MNrbAH0bCLmQZ9cX22q79KKU27kbmO4frBOWQuZ1HB+rUAm+ywPEsryDUDvLnju1O8oMM",
+	"Ag8IVjXqRj7JTdyJJHXjAG7saWLxXKHWEaZHBUQ1cK943jtBD8XHH+RM3pcEj8aF/Y4a2Df2wY6qNPT5",
+	"czGHxAmPcdOE5jv7cvF7+jR7Nv8fXEwd/u3UXk+j6DRHODkCljrk5wgD985VY8+BvbgP/p5a7B9FkD3S",
+	"nCszYXlqu3YowyKN+vO6IAn7c1Hl0OAn7W4y+F37xnik3zB216ZvjvqUdHH3+vZCJwO4sTb2T/BiB6Q/",
+	"xJE9gD1bfDmM01x/9uHeMAcjtUUVEgVvv38IYHLwa+6hQ1ntxui3U0fLEmQ7zFgMe39F1elt0LtSXI7Z",
+	"Fv9E3B7zfEWZvyxlaVOhIpmqeUQ8/UCNLsPOnJOFmNta0lFIPVsYLsWet2JR8EybvxeynPM8R1RTcxc3",
+	"DxgV/TCMZ+i7N8Sqx0G//O6DLqnDkTMsd08LnuOJCL4nRcY+79MmdCZ1JqhtGgXMSoX952QaNOWK5IBV",
+	"ayrqyQsumjdCm5ctRMNKKZb9WT6H+pwFi6tiSkx7sMTo8WQMkTAuUNqn9U0znBF02Lc4RX/og3XYh2p5",
+	"PGRVQC5bLCyQGgKpgjCKGWs/ebAxO+j20f63W9hY6naUkPOE3I4Q8er98DTDVxK1qmvNNtFGxmp5IFc7",
+	"Vv+GlUk90gCd3gVYiOYTbo47eeOAKejiWQctukB4WFqY0lF59+7Vy2/rLD64D2ddVRtw+VKRk5zNq+US",
+	"G70VSjoPdPo/z6y1cvby29TWVk2mRxf545g6J+O6Wq9pGamTvHLbI1S4qSKUbFeyiNQswd2zTgnw07F7",
+	"vPm+vgHEG+5dEYWXI1IG03rMsL5QpKAaWnqgC77GBDULxLEHTdA/Kt70DAVFxHuMIjU+j02lM4DE3ZPJ",
+	"k+E+h3BhYynogH7bS22QuHyczwPwjmGX2F7rB5PVQmqSxkxG17yFoxytz6uU9d02oXdtdnWeXtTxqbBY",
+	"B6SjWHLBpiS1uam2uxj+7E1zjlvXsAWsl5si+zHzPBezTSmXRjNJL8iiKtG3DXfRkllkLRuuYPmUpNTS",
+	"MgP5lV4QSlbm2CTWLR2avzWHcgXlV1Cdif4cCJM1vl9HVUD1hFox+1IXzVHTENz6wmbjwycNS6oVy4OQ",
+	"cLEjY3XHNxuWk3lJRbZiiiBACVX+gcnUB4EuIJlOuQx6a1351k4O29p1gavbvWlpPjIlqTW+0gui5EKf",
+	"2X9iiM1o7qj7JWQFihb+btvrpUrTggENwRgbwbB6PrcrqewuXUqNEW9WEptOHCrDyEyjZGRZBaup3KRD",
+	"1YX9Vh2CMme4+wmoGiWj5rpHNervecEwbvDCvvOAJ6sRVXL2cRJNMO6LMWHqNSXjNEknDws0faJA0CVS",
+	"tQDo2foi7rHU1ks/RYUc/n6GgTtojhePIg3L/tHS50UILcm4kIZNMqoYKZjGPMqcLwGWROQknaUJoZqs",
+	"pdLk6y/3Gp14B+yW69WtoPjs5JLkDA1EYOhGmgF449BQhGZ2pV8biJK21YS6a8n/+hs9+8fsvfnv+dnv",
+	"Z+9/OU++fvbxX6JARt0RtZu9IK2fklPiZeGRUH81dgR8X8htT+pyfY4ej9XYxqa3+phv9vTt9avEGjBz",
+	"9NKay4aob+uH8Ci8IKmVG2bx0WWrUmtJGa6ggqQsXzL345RcuRYEOF5INQAb3eZBYMLcpTk45gVbu2wD",
+	"M+tov0RMl6CQpNjFMODCqre/Kymmb+nWtZgeXvl20Hv5SoolYEHXhh8X5Ada3uW2PczxrnTbJfVQ7wFs",
+	"u+oOd+iaerxbWjFttuYR1rfhhmv31L7l9g1b0Xsuq5K4V1+297At3g4S1tUg+PZ7rvicF1zv+rQ0Q+Nf",
+	"67v3EmTDyU3CHdW1J2v2R2jGx92WwY607CzY1h3LSWyXkrFi7Y05+SfeYe0F6l8Rryz3iMtBPZuhBgk1",
+	"NrCV7NSb+XOhySP6yhy19jzsIeNVNaRGrejGcMcmbFvuNvrhFtp1a8xuj0FjGg8HkpvdD4bDbTU+4V7/",
+	"E9ert5X40Rc4/pbQt+pBxnpPqgdCcLXn8YhAb3Qq+2IbR3cbHtaJsrMI0m8qt4OaBh2kISJ328Q+e4vf",
+	"cNrboUZZ7I/WH9306YTN2RwDtuht0ri3WMfDdPkPJAOQuqwdmT8+ZNewpOZIx6fPC+hVi7cGPwZhElzx",
+	"/UkYvLWaUirifmu12IGwvJHaZSVspkgfSO9/7c7/2p3HAepVYiY6GPKNVA0VMnD0rh1CQXC4yQX26Dfs",
+	"MN/5TG4E+xk/re0KXio9SVyCAJECkFKwvAAa8YNaXrjsKHNs7siK3jOypBs1Jd/zooDnXL+51D49q0fz",
+	"38wSp0mkXibkrw4D4eiSjH9i6dVggS5R9tL3HPqmKu56lLrBW/Sem9FYYGQV6xFnFn+7kmBUCOi1AM+Q",
+	"sWDbArr30QKLB3xuPFfQbWwCRo4DwNpHLuwlby8e1xWquUK/cx2utUGUVsTwGWxy5YaQkKfE+oTjm9le",
+	"HDQ9kH8hpHYvv7DfKmh2h12/0H9t9NGSbKp5wdWKlaSEkEoLNBsBC/FaGgijFGFgeB6osUISTHJACdaB",
+	"qHz6pGNRU93xSh3Ss4Pb6tjRiiqfnGRZ4xQF29o9LY6NrFKM5uRgBL65vzqtzm4+cCjpEMlAGi+Jy9tj",
+	"vkin4OYEgqiDFBk7bmHW9MNLvNnZTe6fPfEqT/aQoT+oRhghdanfYUcmVDWmoTNHqtkb7kGKVaNP2+Oc",
+	"5Uc1MjvliGpg9Z/Q7RDuc6+oe6R1NlGDESVx2PDBxXqGy/p9Eapbua2xS7FEoenSOSLUbCg5IbMdthrZ",
+	"sBK+/zhZ7W/MSByA3OPks9eSGCftEzk7jnZxHMaGv69Blqj3hB0tfrjyLwJ7gd4fI4AeydM71KubEDBp",
+	"ZMnyKfmpoUDnO0HXPJvZVltlfQVRemyLKJVisj0EqSEPJ6NlyZki6f4bGk+mUfPp/9hgSMs7NyS7Nuo4",
+	"DNNh/A4y1pYTQi1zylVrDwA9zg/h1JsPIgyGctUM7S8Pc2WrGUrNQ03XuHJ1B808I7ezoH4ZGoyAwFe2",
+	"Z9M2nKhKsUk8UN1rosOmbezlT2qat0RR2EUFKjXkNtBjB03yZ4i8+ZPQzpCNxO2H3wjd2OBObxBumIn9",
+	"vcUoC7rBQ0pD5Nh2nZ1R9ZUbWcglz6BlUc5KMrbJNWgWBKk7XAeRkUti5C602G8C7Nq49OQy5oCAu1g+",
+	"q+lDR4RLjXNhL45gr3iyJOTNu5uEvLm6efFHuPHNu5tAru85MbBveQMzBQewLOlmheApmiioABh7QwAh",
+	"OqHYu25+rYCvWW6UAbpGWzG8yeyAbJcVbHIYQbhjkb1mMwASIjhCm82knKABLwBfryvbjUAYm9UmHBmp",
+	"wD5w1cayOXjs7kUmI2qSC2u6stxgVeAEhOWnJC1klmJnYti8oFEp4lBigt797TTi+hr2yfVpxc+wa25J",
+	"18xoTni1Kovb0fsO5tsbzyfhPUEASQDtycbG93qIwnzM41IwXRL6AG7qRcxExfaSPLXIdOaQwKOMi6y0",
+	"tQS+ZBCZs1/vfbRsgaNce3upBfWAQ9zO2tHnj9qY4RSomsGB0Rhbl9bSkLqx3dOlgF8H59KQA4batbJw",
+	"V8DksFBBWmFTQy+ZTSWdSTGrfD6FV7Ig4S2Jyh3DYOboR9kXZEmQkp1B/AIyDzEX1WV69idGYmM2RsuC",
+	"1/mQZC2h9FLuZ2SEyag27zaB/eiocEJe2ZzLYL85SQmIGsF5ZtRjpUtGXUe3NThO8WKgM8EEI0UftC2V",
+	"9ZdnPP9g5A3i+8L6VMIHMnyC7h3b6Cn5yWcXGqXRkBnqsEZizVkm18wlmU7Jd/V1pXlReJRbcPlCP04z",
+	"aXlH8qEuhis7NzevWrqO5Y5fPu51FK20XFPNM9Sq7YLWY7kMdR0rD22CDKrhcAQb43cah7cItJn+nGzL",
+	"JBckzUu60CkZYzo0y7lmOcC+p86pm6dkbOF0ZGmU16Yber4zipk/zp7cPyUeuH0yJT9aOWkjXsZOtN+8",
+	"dIxVUqG8mKdFIbcsT8i80oTWJnCbQ1dURcqmjKICKxxQPyXfmu8B6/tfLU2ATSH1iswdX7EaAoeXkVQb",
+	"fwy5LGQYjBEf7tXxBOJCbutqz6s3L+OuAyuZzyxSVd0WERXMExuq2tdsad3u5rRyxqYUHxyWGXbbwzIB",
+	"4khZlUvsw0PbTgToU1nBaOkbeTbs/QEz0aiUfwj2aR1ha8xr+IXgJB6aKGBY7YYuo3x2RTRdEilcRUC0",
+	"UmO8R1JCPEXmzyX8ByDP8K810zSnmk4gIQ2L2W1QF+M5mi7VlHzrpB9XUEhwUvrBr8uox0fmzYSPkQWd",
+	"TwVmcLuS/geuJ4MqUR9zm7gyZOwP6Co8rBlrtos5KIlZHNqG2w/q/bGe4v2gXbPsSulfknFGFTtTDA6D",
+	"ezbpB4aIvd/z4ePUePpkVeyQT7W2XamkW9hLsqGlT45ExhdMKcS2sETFgUT/zAW6xSKjb8V6CzpnBWqG",
+	"P1fUKNXp0Un+B6TWgGcP2duvaoa/JFE+Z8Lhr9sLpx5CQ8Xnvp0SClTDiMHK9IjRw6GeT5kISpfHpbEG",
+	"cn9465vaPRxI6k8Ra4HhHBlqwVT2IIbdMvdkDrWl6Zt3NwTArUCxe/ILzz+mULXmNMYU2x0jNU73BFeE",
+	"rcICrYArXwDgoCDuGNuougmW2+keDrLThPwtZNv/OsUmRunvCK5cghEL5g1uaVTEVEwPe4y4C9tindYp",
+	"sZd+eI/Hdo8bct1LE3Ct0cztQc9wEI5pVoIf4RE/gk7rG9+jsjYnW4w5SIF5vAqZ/gKMv3K2fXjthdn6",
+	"nG2hk7pYKqLloOBJf57rfbMdz6Gv9fkR2XbmtJ7+KWVbVxkODx4IWbr2fwg/ilr9xojMwIvw0PYPnZmG",
+	"NXHhCA+tdRyF4I9ySyhOqhEDoedrzyWyL8axoDkEKLROnr/tI4LUcSK/jCuetzpN9OaocTWrPUn9Lse9",
+	"WKfzIsH3wxxaH2JzhbBSWCo3gUuRd6C7hpGoI2ai0YTHT4tfiPWlXQohNUQAWE4WsiggN7NxDh7bK/rj",
+	"AUYZUElkyDxO+zIv/q027IfRfLJqIZyrI1W7xnT96jVCj1IkcLxrACXrYyUFnJJ/9zhnx+fIPD/+POix",
+	"Hl5bVR8MgDoyz0uH5tQ+Cz7JOetU1E911nbMTqiFxfpr7HzjRdCWSbop+T3VLL2AAwVWU5aJz5T1abKQ",
+	"NKwx1pTRooCc8joBXJbLGc3XXKA7Y06zO7lY8IwZey002z0KSiMTfAuxnEZCuPX2Z+kFqa2sYmefDprk",
+	"M0cQBtN2jdfAkKEPD9cY8cAA06VrGJHUoRszNBbGmeiujnlFSJxMyY+t+nIpbLzcRrybQ7/0aNystCEN",
+	"F89zVSfOE2eXpeXzcBGJbJBj7g9MsJJq9qZkii8Fy9+Vxfey/Nb2648Dpc/u2K67qxBdMnLHdn7dMJaF",
+	"DSOsw4yS1N558eRJSt69fRmgfsJO2vMCPj1/9vxI7dJRGpMTf2D6Hb+GPdtpINQJE8eb8f5Z145ZS2y2",
+	"iftKlmswScdWZ5T2tgSY80/Xr3+cRJMbwZUV9yleoVMfjo1mZshK683Mlq8AmAxG1LICwiA1pbbNqlrJ",
+	"qsjJvAa+Ps4zF0xbbOb/eHPz5q8+fvedA35re1AcROQgHaz9vogKdiRa3PHDtiRHh7zXBjiOJA9hcde5",
+	"2bZzhsaoMRdTB8wior1R2zcZkRUSI3MWlBdVyRKyXe2MoKs7Ku97VgY1FQbMH2jOrKW8e4xWwq5l7/7s",
+	"lBWr89PCTtVxg6XfroV3tFztHb2hre+dVSztx86zSkrYkxgXqjmr3VwypKGDZY1NKefHt3LIbb/wjm5X",
+	"0W7iCUmf4A9P3A3t9gKty/GW/fcQIIl/2V3FYQVfdBc6vujfGu2fQHPe/Ul/ee+b/krHR+sX9zFEQF74",
+	"kJ+nKCdUayreQpndlTLH8poJfdhwpf6+4ZZr8Bljtdef+q2asrBxQY37QpFgxJ/Cug0n9AjzNrp0Xdk5",
+	"6QYhZI36qlD9CjDJAHyvCWboa9NcEfk4tX/NqE6JYnrSQhME7xA8sqT3DPNqcm70se2KZ6ugo5dzjUFI",
+	"GLL0zOGhXOslwA6w80PoZlPKe1oo+BwVGSsK+zkWYJL7d9eJn+O5i72A5QBWL9gEXOkSzQqJ8ITGapWV",
+	"njTKcSMjSZyR3Cyzd9FG8sJTgWaJJRaSwhZc0KZKjQtyEFDQvyKa79O/qR7F4QF1wjMsxZ0FsN+/XqpD",
+	"vWF+dYyQcliBp73z0qW/c6MEuC35GNDvA4XvnqB4QD3l8EAPVG96QR/FuHZCCabrC5eVFs0Xx0JMsZDd",
+	"YAm9oaqT60GPcjJFd05YSbqfQOCzsALestPdcwYYEdALHGppQfW/Q/lFiWvDC0pWZcZss3sjozHD4tKC",
+	"cdYdBEA2QjdDNG1s4X4myxI72HENuGr2Sm4r89K4Vt2663ij2BEMpj6+7dKp9bagvobFDQ4krm2uryJj",
+	"ZLvGlKWE5jnLJ+huwG9YbUHTcsk8ym0/MFlzKfaHPGS5D0cd3Z6CHXOwAp+qO9ciGmcqqMMPau9bVRT4",
+	"fhV3zjWOyS9sbMhB/9pCucC9JxXz2d62OMXzUGkD0CfX/bcVyxMz94TSZZV1ADq8DK76FAA3BEXGLjdh",
+	"39k0LAUBN+JsP8s9vq4ObNkyp93GqC/hZCPzcuWIHFB0GdLQ08Hp4EeOTbgzG+vUkdtt6TKbDw8w/FTP",
+	"APfbUrkhulGPK1WBixiQ/sOzIG3AfOfNVJqjZucgqp5LSWuN6dCMRtb4EOslbRkzQGgdNi73jsyTbczf",
+	"rGUJgehPYEZGpu40a/Jw/zJvkEX8wu4SWfJ7JoiSZEHL/m3nTZ4H5WPXb5nvug87yIdumqLu0APdvBKa",
+	"16pBjhGmumiVa9umOD+p6d7JAedPlWfePtR6R3BKYjoW5D6SnSZm1lzvcEjD8uxILpm68OtYewuocgou",
+	"ZF+iAstyq+015Dg0TxKB1otw3sgNachuKXb1WkDTqz1dEANSWKsNR4UIGNAqO/jOpq7pAnrbusYGs32o",
+	"IkI6r0UjYR5HBtqkzcRc2EjBJ8n5d+JnNkgo+FkQjOXKOVu4DhTxcHX8rH2hzMy0v5RO+lPWhpg7fnbt",
+	"sb0NafBLn1iDJ8wy97wjAztnmBixTGobZcTNh44V++RWUoz+Yfmfh1TU4zXLh3s7gtaHfXrk8XphvPCh",
+	"URkyeC1e2DZtC4SItO0GbGSeag9KeVG3O03sn673ADagsPNobWsLPdIwU710s5w2GbS0VtZ0e7qoaHSc",
+	"sa38L5sn577gOu2k/7wglftOms+vZgd4mMF5nfQ6EVq6VUtJavNsVKAno/DvgBEaZ/EAlXJAaMJ3bBJy",
+	"LvNdZ3CCalIwanNLrQlSN26SpRfgiXc5uLb/mAOas4znLCc7pltRDHfF7kH3cvWFCwIMCCRcnuLtj3n4",
+	"X0LfKc1cSztZ3LOrLF4PcWXMCiB5aZQWLQkVtNgpFoEmirZAQwBQroIOgmo/pku7Pl9s6U6ZhUKSEV3B",
+	"cKYhOg3nIn5LdAIsAmVXHor9JtKUtksHGzn7HZLA3tf6UoybX9Yq6wuqaSF7Sra8zdrdbD7D9xAmdMnZ",
+	"8N5r+6T8Z248j5P3MNsZp/0Ic/nAEsS6LIb2ji+okosFi22xjGq2lOXuODbAR9DGzJnQnBZG0NzzvNP5",
+	"6y9bd139JEqSkGrbRLjVvZhrq8wLKdhg/n3hv/PGUjAEPicYl7nUMab6LjAsOwdyaT3ZjzKMm92GfWck",
+	"T2T7Dev3HlJoTFcyXocO4yMr0hy486LkTOTFjmBFvVs6LaE0gqTm52G9ibuKl0IRthva6xmqTzZFteTi",
+	"mOKT5ixx5fgXDmtK8IWkpPZ2KiANUhMujkndgv7VfjRmfRecla08R/VzMfu5YuUujS+P21mH9x2ZsxW3",
+	"+kkwtEtCidsYVxtuGAtzNrGE3smPFMIMMMQzLqBibzpQ83XSIiA0GUWRmvY2Xb8w9LIryi1w1eIMhcvZ",
+	"YKTGSW5BbYAc9HFyMdMrNjMTYQi2uXT+EEc9C9Sg1q02E7hD16oHcTiuFsxJ57YIpJDzelSK9YrPox2K",
+	"x0sXjuGp8ZruAJHGSMFLUm2MVPjq/Pw86Fo4iVbLHqqI6ahuxOPFecAyKQT4SgaJigHBmC8UFjfwujFU",
+	"A7zuqRnbs8bQEvJQJIjOAsMme7Q3VD2cnp3Uo13WN/YomeGdp2iY/4lVy3DqHqhfhst1mpr5QJz5UARA",
+	"xhw+RMbvbl4cAT75GLLvswq66eizS6yuFwfEDdeUeuMta5qzuu0zBl7IuD/c4qIs/QrMsCSvlsbSkedV",
+	"M8cXXn8rg1OR65UEULb6xkH66YNPiQGljgN2VhMC9pit9TjFjA85e2qIoogFGyIUXRBqcTUSiFwhGj8l",
+	"VrVG/xi0v5WL4DF0nOH3alkAbYylYJbD2kvwy17pxi/7mvzABIEAg2nvKDvsre/xj79vAp54aMJfPh4B",
+	"dmKo+4nN/4z1bsNjB3DWQxUelMKN337/gvzrV0//dTIlP0He9ZphOypaAr6HYiIEjCbpnd6lFyR1IQSG",
+	"dsXb6yvzPpWQNCvv04SkH+wNO7yBFYWhITvLqvIeyvBi3sIiAsZ1zZeC6qpkhBZLWXK9WrfKY95eP/vq",
+	"a6yG+Q7+nMbPovv9l39nySJAVuu9b846XxbhejMF7ANyERkbE+Pr51VZxAXmXUzq/5ntQASDRsFyQpeU",
+	"C4VHVXrH85Rgt3SLvijvWFwO3cUqaM3LERqvNXdXduZexEcq4iNdy7wqKtU70Eod8MQqvmy4YRVfRo2t",
+	"D90LZ/npA8mkLHMuqGa9NO16X7cb/rqWJL4DbOE7l7lrLMti2SlAcQdfMx1zyoAs/InNiVm6a6aDzeoR",
+	"n/xOVphids9KvtiB10opZJHIPjP3D06UCiTNx54+SPDe2FiNdXJD1V0NhNutnzYjWh1+uzohqgnzmwBU",
+	"utLYf6/htbNYtXZ3DTduGnT/xPXqhi5VFM5sD1usOZD4xGARVrc7+K2vvdR7tWj7K8tc1Wpb+9hZwCYJ",
+	"jAF4mLYUsBV1BcBbfs8G6VGd/eL+GO0WV0eVzZimx+FCGqLSOv/CDSUz6oNQkPmLLhgV5vinfpzNgE+B",
+	"UJH+alTuGN1LabreRJiQrwPcNTkHRfGd4B9IrMqUC/3181Gv3efjtvWHD7dVeyUzih0Z2SZu1yvNNnhe",
+	"FPZeQygNmgYSSnKZVa4+BpHnEP2hrHUzLnL2YdqjfB0ycR9F67GgcN/IfBeTmKAn0OKsoGJZGcvfzl1C",
+	"FqVc1/U1ssQfzOiWTMQQXzGZq0P44FsJJGH0eN4PhyLtmxqsub/eHUcNXE08qTH+sPN1zUTUu2wMwm0p",
+	"NSPUDWpKUjNFqQNuAhfqJUmpUlxpKrS/smSClTyzAeR7yTN2SdKfZHkHttKbggrByvRWbEtuO/RtVtRs",
+	"yU1BRRree1W/HKAIMHWO5RAkd8ZX/TzcY14AgW5iI93mUzmnSyEVU3sxa3VJ0utqw8p7rmSZklJWhqg5",
+	"01tmJQoMRFk8+o0stbIftGAbaHy4ZYIiG8xoBtJHyWh/POGPdkJGyahJ9igZ1YRFxdAPNuOi+8wM84ja",
+	"m2JTUC7OgFdDAES5INuYH8Q6LxzI22EW9N+NMh+2WDHn5xta0rWKQ6HdBHj/vo6zhmoIkhQygH8QEjOf",
+	"bKBmX3no8HBauI8NK22Oqe88jYGthKRmCKnPAUEEDCvjU9swJg1Ia6gQh0yw/QSpPr0hri38IHNWvBQL",
+	"GVvnWuiZu2AU2xXDlEmuMD0sj2gMIgcpG3btiqeiZ1Is+LIyy+MeslonvBumCb7dn8LtzqKuint32c0+",
+	"vPYLFXy3GWBjlRnTmdH8nqeTxDuG6sKk4+Du4HsHHEQ4xXBIamnOFDhUgUmdEoLWb1GsbflGk206PWi9",
+	"sXfAULCVAEDGw0dbsmX3WtiLnSvR+/lDuvVbeHnvjgiWo6Y25KJw/pI2S3fupANaN5QG3VMO6m9ra8Vy",
+	"MPr2DswGVDTiK9L+PYI3DjbTatkwaDYxm6xresJGbe3IUnfsKEx9jEzSSWU0jXcOnoyQ/kMRqUcq0mkQ",
+	"+SmKdZqzcEREKDoRsZSjBuzYWDNBBSb7PhwRYGhtiZpZBP8wySPmw/y+zq1vd+I2J13O4D3UISuIACgi",
+	"zFnayvKup4viQU9+47tbqhru/OExsiPgCq0EbDj6Q1pjHPDGcCN2iO2AHLwqCgc3SEtGnPEFcwcF9bo+",
+	"gGznTQesTwcBlUMjzTh64X9hdn9qzG6A7dtZ4G6brPuBK4iC+35kNXQ3Gae/fExJyRTTvomX63c5+fzA",
+	"3jAUuJj4zlDNVlAHmzZ9evjv7g1nOx+ozswg10uhbQ8t6/4mKoEeo5xBc0MELMbsLRwvJiQP1re6aHup",
+	"2fpBHfBhKO+PmA34Yhzl+OjiRT9bQ1y5N3T52t9fN4D5jbV1mZLvDZfTPE+d/Rb0CfQNfJy8RbxOw+gT",
+	"+yQ2yoGHFSvQoLdPYavBDzTTINu5Im4kl3sCHF+DzwY+96UC5wGAgCI6rXvF9NHaOYRNaj5bU5m23uU5",
+	"pb8j1oAGLpHN0B0FWXb4MSwY46Z2eIN14TtwKHTdtpHJjxQL5htOKjzazvcvjdpbstLQNtHCTOpQDu5r",
+	"Dr+CqBhWUdh+MiwpXHaUAi5nhzuUm7nQDj8TMGUSQgtsgQinOW5ZLDNd1/WwssiZrXsCddk30HIhZmW2",
+	"MC0mQU+6VEg9W8hK5OlJqVePLxrR545v9OC9bnqxzz848VtC47BYOLzx6/Z2jywBSplXmR5uU2/wgccy",
+	"p4cZvO6jg+1tO6xDpnavEe0++insZz+gI0zn9pgiLtc5x73gaH8ce7llE/VuOKY0X8NXMqn0bMPKWSVi",
+	"ibbfuRtJBp02UM6aeyF4ef1tGAquxJ2QWxEHy+2gqQbMHQrmN7D+udfmGGax22V6fGO9mQG5nwRjl2O4",
+	"iQ9PNOotjjP6S7ngBQt59xTsvaStlTTg3E/ywR1wbEVGEk8KdUCrEMt1DVTlEgt/fFSngcdvJ6WRctql",
+	"hCie11DFY7cEk0aWaZAu7AKC90zkspzRUTJSC70xV9aUFzP7JuhjDnfMzR0/F7OgEgU0X0GLWet3QIp3",
+	"ZSj+BXSWFZwJPVMsK5mOxgz/UrGKGdWjo/eyT16Y0+xuWZrjHhxiBPCkyZh9gAhoQuZVcdewR7ElFFV3",
+	"KiHszAwxcQAVasvYRk0SolaA4D7fgcSGfvwZVVPyQlYQYi1dAj3EFbAVOPm7nIOLHLqgK6AxwDIx5JhZ",
+	"d+2CW5mDzle/P9o/mdeiqqQlKSssX95SDi4QbA1pRo768l7KxmEnfc5VRss8BloN3wWlzcaiN6xcU7NH",
+	"ih1Cw9iO4kADF2rDvDF/JBWo5s38JMzoks1sHkrk3Fr6xbf6YR3p+LucmyWwz4bngZB4Ubmp64dR7z0l",
+	"SqbL3YFVC2cPFo0XBZlDQUfJW2J72EzZxusd38OO48AM0A2j5MuVJkJuAaeeip1j5RO+bMRiXhWdnBIy",
+	"JJrU/gkACjj6k+3Sdb9D6lkIqQpXI+Tr2PHy1uGFD01ba+GZR/SkFcvuVFchRM7veV7RAsHxFRl3IeJP",
+	"Bpu8+50PYsW4g9oNADgoEqalvPNH0WdqPIDez/7WA58xVw+kbdpFXiM9zxibeHt4lsIvRhtyV39b6Xlr",
+	"78yq2ymEKXt9DRXeMqqk2YHxRLYbl/HyhSLgmy5gB+EjR+aq+eceIVvNv6u9Vvjro2Ss2YyAmA5fQpoa",
+	"ZF64CL/LAmWKGIlwQVJW2XoDnynCBSh0hhO+gzQRCpwgRULSZSHntGg/AcfOmu58jik4HqjYQT5NOHZW",
+	"jZIRviTKoW8B88ulgHVhsby1sMjUfHAjFUNVzDxyGaQ/leyem5FyfTzOCoKPzdxrWwvYuBYdCLg+HtI9",
+	"2KOftQqpEqJkMEZjc6o6MQ3R0Ok22nLoV0J72Z+MOB8rJvKXgHDcGQACAyFip4NW7aveESTZ6KnYCxsm",
+	"pe44AZy6poIumzoCvrwVnHzeN2Z8qn9EXX7rjiGBSMvzEqoSII9dYCsGhehD6MXDEIeLrppxTkcPyDrH",
+	"o6tV8AIDwJi9+Xa86EVVUEDRhwHo/O9mICsqcqenYrSEF9ayuSRcI0yHkBpiNfUdtiMEv2dl/OBun0GW",
+	"svAQOrhmsrhHQCg1HArKiiFj8XpAdice/PJ4AKj8ZPQni+WEyE6qJZTCS791tCc7z+9K3rnXq5LHXIiu",
+	"L927ty99TI4qAv53iOgA9DPAs6kWJ9eN6qyx/gSt5Gmm7tM9gILnvzsu9GXo7RtqlxDIbZO+WVV2yAJ3",
+	"BwiCS1Ip2LC+nrfuj2j2KVa9xfMmLXTgYb8fSBul5QaTfow2NH55/Zr87uvzpwk5rqTdfZCLbgv7Gi9Y",
+	"WExPgYc5/PLr83PreRBsW+wIV6piOBlHerYbU92Yjiip0RWV8oCX+6XAeQEwpLlZnbCTV5hlrHwdCfUo",
+	"cY2GYISWMdfNhvcZa1cb7jIbDyYMvRaA0aGZyFg72T2gOg6RFNLeR9C34c3YGM0ba8MsT/9Q52F2RZYl",
+	"YxoDIVQTp5zalJyQgukhV3V3qzk7HUkAEtRsKuZ+Ps74Q+cCmn8uQ8Cr0liqpabkxnYHN0cibfQUvISE",
+	"6ojbwB49VDeprL0Z+5k9Xa3u/9psc3/15iUGTFMuFnLqUVLhMq8Ze9ISwU+n59Pz1qTBb0Pb8dWdhJu1",
+	"997UbLKl57EEts3h4rC3lXCWhz2VOgow/NFvz33lHKUuxw2tEHQ6I4aKgvw7DwjJF7W6Tg3bqo6A/UEU",
+	"DfzqAJyLDjCd2CRcX7/+Vq4pF9GsV/RfkxzuIKrKVubwTe1iTjO5TslYSNv5NSFCkvR/pEmNKKq3khR0",
+	"zoo99KNnX33ZOHC/TEYbqjUrzaf/19+uzv6Nnv3j/Oz378f132fvfzlPvn76Mbg6+e/j29vpEbdP/u9/",
+	"ie2E6+vXr6S8qzbdkt5Bp9G9eYG+LZBeUspquSKKi2XB4PezWG5G3jHjePLDO+3GQ+R/axmAw6yQ0AiI",
+	"qriYVkrOmDDaQn5IO6fCWUsePQ2KVJQVnoaGS9uGxjXWsIPFJrOAu27k0P5Y911rhij3nU4W94RoCW8z",
+	"gzUKT+hkT4PhQaEdYNyd0PIVF6A5Xft0dmyYgUnjrampB4iGazP+tnfqa13yeaXZbE03G+uSP86l4F9B",
+	"7CvCmYTzTVOR0zIP7sSaLlr2thCuJ+SkED7Mf4c/u7G5XGGWQxCuQW729sLwgp6TUulhGYNNHlJjExA3",
+	"m27nMgby4xr/u7ev0OJ1STyGsxlmIC1KuW4vnL/PWMdWRCjyP394NbAo3dLyYV3MVlStIo4C9oFc//Hq",
+	"7NlXX3tlCJ0P/tN1TbTRuFhRuH73itANLbWl2feAZAg5gOMaRGekhUIkHt0oMoAiSZRaToRElwt0Gdsv",
+	"6wsV7/suip21QfxjRhczNgj25Gp3o08IduYEjchoTKjd4f5QJ+WK9QrOOgWuHhsl7969/Nbm/U9QN0l/",
+	"4flH0NfSJ3TDnygln/iSsCdwcQBk0wnIS+0RdMMwdQhbl5WAKJLRqna2JddXP7yy+KJ65+diSv5gjjjn",
+	"N7B1Lmm4GS0KT7gn0keXxn+UlkKqlLnPGH/ujcpIZ1slWdo6kwtELDFiOAXnFfQnMNtn5kpxC+r+gQMo",
+	"ZWF+tz3rzZNtod6sCP3lFt1it6MLcjuqSnEheX5xPv399NmXz59Nn/7+2fn5l+fn06fm/6df3o4+ppMp",
+	"+ckDitl5GHaOYJkR29qtuWQautCRlG420OoqHXTSdJ4a3zVPjKFioGWshFrtlFyjvGucMpeYe2E1oYwK",
+	"MmfYUV0Cc9UnvCh2g0OttQp+TIUB5ED9XDF72SaFHz5nVlpvFDGnTUtofKGQP93jiT9+KDYrtFX/i5Ip",
+	"82tOOQ6wlmglb3vUfvfl0ZU+4TY8rCW2KfbnEeFasWIR6ws4qNCp9pZatWCk6LoYtbf0m1JqmcmiPZO2",
+	"x2pqHgINVVWbjSwt2KEHcjKvfD9MS1V9kvFwsqyZtA5FVO215j6sk4ayfHjua5fCfCgH9ggHX5Mo946e",
+	"KXsHx87+ZL1AJAs43btmrS4CsUWBd4xtbEpKRxXfA4+PH9l2X5knY8UY2TsgXaZ6szAFnuiXsc3SFHfv",
+	"9Ef7x9/WdPM35NX3AT7N+0bRCl8bdgefNzU7b7TkelXNjVR9IumGn2UyZ0smnnhSPg6veTloN5gDxnco",
+	"g5aqctEyJn4VmdyyNvbNC/S8H7IvLol5FwTs1j7CfayVYdho7wRoCNFLVwap9tR9a1wcJ++PlO8/OkVu",
+	"T6gHhNH66ru3r7rE/L5g3RcHPxff2iypPoRyhHwxZoh9YbRC3NUFLyrohuyegdkepxup9LJk6uLJk//4",
+	"9/+dTlyZmS6pfVTVDjalirXMWWqbLCumk1vhO114CBqby4ttebgm60ppi7rhCp1WUmm4DPmh1OIFgeCa",
+	"ku9EVu42Go/5kuGdtwLtFocKjbA+wSQ/P//9130HaTICVKPXotjVm9fl7cb9XvYq0N9fNLzfV1+qjhQf",
+	"mAIH2PXyjY+zO7+W+zA2CDvh0xuq1FaWeRdYy5IL4u65JCw26aQ15222fvZ8yAw7ybtPxM2LN54DHNys",
+	"mYCcL/le4PR29NXzL5/djlKL9f71V199+RWCHQQe2vOz37//5Wny1cd/6Wpp340Pg3PiEhiOmu52m1az",
+	"7HbkwVeDRQkY7/1hMXAYI/6fDp09zJXvQbUv2ZIrzUpQ7e0Tw8/KegZPKHBqgsXHCHlYaVNzFo6ob4oN",
+	"K+J9CCi+/ssrT3UN+8O18rsfe1v6kwF5uq8qqiNo7+UWVjV6Ko6EoD9SKu/LXapmAw5IHzzZH39QvT32",
+	"UBgQ+mzIxElc5zla7k+PAZl34weEeefgA/gEm5bHcwedkoaclrYQ13+rwPTdIlrYQHgTFSYh6W11fv5l",
+	"5iQt/Iv9D/zRzDj+cIE/GLGMPzzBH9z84I9xn2P/KXY6ujzukwfDy+NJ0+mU9p2xg20ZbtnQn0/rXJEM",
+	"AKdIzk/rhn3MkfuIcPn2vO08iINyrbisqCezRwzfsIPnM9VMZLvDtQju6+YQtYmI0HgKKhP2ChLacRfX",
+	"gRpLbqbHlvN0prKkLwKZWGUZYznLpwDksrXIxM1Pt5y5/nhpJYbhzR1bH9XdWWcKiGEaezGmJ9uSMyhX",
+	"KHvnqT/S0ZVRGjYsC44OcHpff/fquxc35GkazNopKaJRvoMMky4kXQTTsTkh0H2UCKnNLoaEXTtlGYA/",
+	"6pLRtTk6ChakkRpLruWUvx39lRY8pzanid0Kl1R6O5pMCVLkgGhtlaDU9uxEM21g5cMVUStjDayaCcFd",
+	"+KdIMeT5WH0llu4UT9Ja02zFBas/IsIMK802LeNDr7i442KZJiTNaFFwsZxpKSEEcu+nB0GOFL03f1/e",
+	"Csy9UWgBY09CrKKxERGcnSOcv1E4fliAJiI/5iE9RmXHzc2r6wDoqkWCbduWkZwVzC0QdY1oaxjfKbkK",
+	"S1ah4jQhNgXMJiiiQ5+suag0S4iSC30Gr2WKjHFEJMUf8nRiK5TqZCa7dpiStAIjlkKsoE5YsS8xIhcy",
+	"niQ2EKxvqDV+K2oTAoefDXhbGC77xS9sNToeQi4+W5IWuo+hc0quHO6ZxbNFiLV6ggy3MWvnt3eL7+28",
+	"0KzsT1/FRu+oEwZdj8kYm4drWjAzffWnzY6182qPlpD0MEvu6/Pnv2tbjh3cG1h8KG9PIt8eFadR++yr",
+	"3z87P5bcmE8OegmUpSy7M/Eg4b3GwFF3iNduz0VgSj+GDvz/WedBDJ2vtiCeS9kh6fAVcUlRE3jHPUx2",
+	"nbyCuMoNcXeDPa5h0MN6h0aBfSJk1MmHwicm2Bmrz+XjMxKq5ZIps0kW/MPh0jx7KygisiQL/sEFjHGK",
+	"mrV2w3pSNTu5Rz//D1bKM6Oo+Kb8NUqQugtrpgcqcCHS6SfoixXrimFV5ya3vu/aMG5OvutubkFFRClr",
+	"Y6QPqxqK5I2bV1Zl3D+gS5oxcyJFcRayOwI3gDiH89pC1JujDioy/XFQYxCceIz/2WxJuXDUtvUO3IhG",
+	"zVhpvcHCGlAz8CwyKgXgvxe09h0PpmkPF37gknZ1+be6oBWDAZ9TYMILkmJpVUq0JHXK+bgtkXAAkwTz",
+	"OYNDLKmPBKNpZVRkrDD/nJIUy20wus00Brxl+2k3f+6ifVuoPCGJjXr7uoG/O82gwa79eLTMqbP/TNTj",
+	"uTdVSQgZCNvXJsZqulQHlYRDfgb3GacaDZnZRsZcpyeil/lPycf0bXGGoeBEpE4cisZuNTuyShTGUApZ",
+	"oTfn5zQYu6G3iU2lHweD7aV5lRMLdvUTSBGsQSubcCHCeW5dekg85bEfsg924+OM4jW8a9gw3GrWnD21",
+	"hmA5eHvMWWbOSi+gHmkLDAcibAtahMjrSDAIBIOvfAGdYgw/1blgXtnARvHGSLcZYnbgw3E4AoDIaE+t",
+	"YXrRv+3rRL5h0WFYltOhQh8heRQYPoYq2N4nbZzBvRkJKoZw0/t944Rfg3OTppw/5AztxPfcQ8iM9OzK",
+	"89TlBwclGZouL2uE2oZ5bhub+0rdHIFpzJ2dh2MEbDNKCsvTC6y4DAgJuxtPHVHmRt3YEFirXlNq7rUA",
+	"nDMA4FTm3cKm6Ga0CJ+1CJ2Jb0HnYOdCrM0LImT4kEPoRK++oWr/+eZMsXqucug7GJJnwVTgW/GZlHdM",
+	"dGLEfyNzQIRJ37y+viFPaKVXT+6fPoEGg0ZlWpZUaDAa/5tz1qa2Wb3N8EWPpr942XjGZl7O8H3uweav",
+	"U/I95qOBl8U8W9fUV4qBOc+XQpbRLjcHkRZaGRMQ3hh7pzN8azIlL+R6A7Bm0AueC98NvpUqOhB44VBe",
+	"xRsfTz1EUX8SBcibYBK7MGLgFmwXWReHKnSNS5JJobmomFGvg5cdQUbUF1JS4SnpzE2iVc7lbMEL1kV7",
+	"Bo06l2T8w5svE/LT1V8T8sPzq4S8/sMfEvL9q6sXCbky/3n95t210Uh/YvMfmoGwORe03MV0D9f45XBC",
+	"1Mvr1+TrL39/9rRuFLPiQrd7FIl0cklyphFPgTqPJy0K26HS+vvaiSj07B/vf3kWS0Np4xXUc/W+f8I7",
+	"i/cdeFGngw3CbbDcNUiUW4UaPK4VNwnwRI8KKnUvgSGjnvpM5rXbfQP86VdjjE5ZWfrpn3RT1299sw8d",
+	"8VvtZ7jVeZSoDWPZyirEmVwK3sTp6nKWmE91riV4XG7kNxUv8m4kqUyKe1YqjJghNjT4HMJmfAD6ETbX",
+	"s85TyNEsKLY3gf5f5TomXgfU9vowC3b4O8k5ByT2aZQvgvG+gQfMkwUVndODo8KB1k67PZK9QwFhUEq5",
+	"nj485lJ3rZhpOcPJD8/1yPXB0Ricrhj7vOPXMFvdUuDvykgAuOm4ZG7btxgfJWNo2UGenT87P3v6bOJK",
+	"QzF04R0TQbc/CrX+9guJ7zwCHf+gXCUKBVXxk2h9C30xjdhaWagwBzuQ6TMzA/jSM8OoROldwS5IWvEL",
+	"QNdPscoOG+DALxNMRHVlTrfC3Lvl+ZLplIxTs5mhyyD7oGnJKEQAVyy7m8sP5m+jdBuzwfyNPRtSfKN5",
+	"jea6YCmG+VrDby1+uHLhzET5ADT9ZvlChwYYlg40i3tPKBjoTRmvezipvV5LiUsWr2/pShg/3M0ncI1B",
+	"LnFZFQx74Wg0CaxD+7BZWB/Vt7fXo0GqD067BxgfMOMOuvqEuW4hprSyyfsTnQ+XTNhyic9XIvHoaOeN",
+	"xlEPAbTtm6pFIan++vlnnKuh8OptqWhLEeC8g6ZQdfcF4OHYzP2TV96c6AIKYd+PbFLjuLbRq6w/ObxD",
+	"mCBw+xBJYmzJE8RIXZ57wliPlveGyCPkvK8WPoG2Uha9OiXMrrmvYwUKSfNrTcsD6XsuvaxTTfYFnguX",
+	"SFXBe63f1TVk7vWXD0JEg3Sm3H2BK+IBn53f2zsIyfjZc7KSVakCowAfPBY7DeDsu8PLMHBsswcpCu5w",
+	"xo9NO9+o+D86C0P/EeRiwZDhI1yQ+U7359rD2T+DWzvMYFoumU/Jar+ejJ+eP//dV//69fl54nskPj0/",
+	"Jz98M+n/NA67k18aS2jzt6F/D/7yZFOye8621vFmf3SrmvbbnvXnkwbzhssYLkA4Vw0ujCqeii7ZW/Aa",
+	"DO+FUymsFzFPfd6GOL3NayxRj9K7JhnBQGf2nYMLkYM57a5TaS9y40tHVI/EPhatHjF3GDZVdhFpd7Mc",
+	"uo63UX4nuIZuH/llXZhQZ9hlJcshi18KVa372gJE13dQQQoOwblwzKgs9siilGu7zbRM3bJD40boOdFW",
+	"LQ9GqhvqbeQoN7os6q8Yo8BqEhSYhlLvimvArOPUptBJQDV64ZRUMwJ5sOY/fN2M4jKOTVWoIg9pBzQw",
+	"p6uZ3dYx6YQuKRdKBy3LQsFg246QJ/dPoWGFqubQut9mlAqzLDXQKH5yjNkhf5fzGc9TC+5hvv53OZ+c",
+	"5KkaGNvGL8Ynww0A0T6CYfhxQoAWxu69mVHe78/7evw+TF1lPgHxdnEvyfAin6gOcEpSgeX+Y2/vx9T0",
+	"LaYMR3FtObdDe4kbrkbctV73abCLjiqD2Q9JxwLXwby2Zs33tLJSfk/UdZ4y19iQIt44Eu4gcGz5dLHO",
+	"A+aBq35c0y/k9FkWP9Nq1aGh1QCq9kmdbWAKZl1H6HW1hvCtPQd8s1A7xC8UOEZO/mzfqeU+37wv9Y4Y",
+	"N/paLoPPBuvFqCLnJ7ROGdZ0bQDDBk3YGpPcMfjWyvexdbf21GDtDSu9bLFs3oCGQxXT3MZlLEBTynU0",
+	"y7KsRQ08SsZcZEWl+D2bEJBd4FPwKfI2oKUJqIYHWuf1H5FOp91X+M2lxojBFMSN4hgXqE2I8ume7l5X",
+	"yTtcZw4FTCQB6ZTz5bNv/oj/U+TtpWUfPs/SHiWLAuvIdumM1SHvq/vBwJzmT8YVmAoA/LBYsNIWsGFf",
+	"UQCNy8EY2RDM+jEvmnx2qbc34E8oBw/0W7SnuJEMwEFuyzyimOsD72pa96z8jVn1CLH3WDb9MaBirT6c",
+	"fUZ8CA02yHhn5Q/duPM2e78uTTAfuCAUCxbc1XEatsVISQpVzva3dAINazDlT4r2zbfC9eWwMTj3TyO9",
+	"IY1ETzDWKQUb2Lb0hn3QblAfk94cgQUv128KKmxXlN4nII194M1X4A1stX3qeyjaK6rvoZeCa041dnix",
+	"rTkGf2+/N8zH95Y7Dvl0grarj9Pw2Cfn7aXQRfy9YRTi5Lz4vnDEtvb5IPhxHZ/ID0QgAIOgz4nESqz2",
+	"VHwpEIBzHMKnNFH5HNwdX9RliaedyY0QyfHwHA0siTrl61cx3o+L2AxNlzdP1FnyxxvXyQiLjQ6iZoCf",
+	"3pXPP7l/Suhmo86oyM9s91sb+0xsVxU8gWgGpz++H9Qb85jtWOG/mjartkgpK83UpWc7B5xWAviMrpHI",
+	"bfrr5JSeiB3p6m4DB/s1ZEG7huFODDLYm3tpuIuinv+uQ++tjOWRml/RNQ3wISSV5XJG8zUX6QWi3VFA",
+	"VEBfrmolo4C9BLmPGLS8evOS3DFs8duC2MQubWsm9JSkc5rdycWCZyy9IJuCajP1ZwW7Z2ZFjDIBQC5Y",
+	"DBy0a7m0r2nSoRKrz2JWrsJUJK/6ihzaxBlGkq4nZwMMNcAqvvAfgMFuBThJ8SVhIX4abPb0Yg/mBbDF",
+	"Mck1aB+moBma7ygB5XOgAdhpU2Hym1+HUTKqpwuanyCttnW2JSKa1x5s6/2zzJKqXENszwG261564WoD",
+	"EkRDqpvHQd8aF/XbMZ2QjAqAq0BE5inqNPcM5nMX/BycJekFSf0WqBs+XLbeZfEPFWZo40q4+QKzpmQL",
+	"h8zm5s6OwEyW22DBhzunKtSiYljkVFclLc58am1UVzyi+BbSZtkHnRCA4vvy2fn5uTlnSpppaw8E8fwv",
+	"fRn+YRTOIY3hGupqOHPhhf5cy7oNX2+XOId+ElQyt9LiHq9eD3oHLBZM2KzsTaUxVJR45QbPAai4MfqB",
+	"zLq6rtYl7bwNpfi32xHgC92OEnKLFsft6D1Wfv7tdjSXub0EDePNn+fmX4CsNXqfDvbTvJKZre9hm5iP",
+	"Zq2WXWgH5uDsBDuIs8h3HuKgNVwIwSB2C75jpqWcFRJ/Mgxk/tfoLbMNLZVrlXuYg8zM4wjsnVHeYSVf",
+	"7I6tz7mHpyKA/4chPQXbBpB+iyAj53dmkz599rtwi5Kr+mbft7DgCh0xmVyvZY0PaixnwRDtTS7Igm0h",
+	"o4QK8lXgs6nfDpEtgMIwi5lJoQECX9f6VFOJMSxtpSGeK8+fPSPj1JqoW0bvZnWBEtUkNSw69T/tVbM8",
+	"a7ZN/F3U29VZWSMFaou2tKaGfgGaw45/7QKaHhEX51t7bGE/Y9c71mLBcXGXkNRo7ebwT13rDzvws5Ip",
+	"pj05zUPE+nrMc4Nzz3FSghqnGFM7Y9eczx1ng8+3B4guXjKjCgcAU5B+bJP69tkcpM7hF3+BNa7D4UAb",
+	"RN9Qddfrn0EqeicA3hV1kWETUKOe+OnAihbXDDCYl1gC8IaJnIkslhA8epmrED9EYVTZ7LiyEjbl68ju",
+	"Q/lB9BAskVxwViIc5gE0kUlH+99Tslq/LxnDRH7EpObRvpaGxmiFQV2icHyjKjvw+hX/P3v/vtxGju0L",
+	"wq+CUHwRJvtQlHypfXaL0fGNymVXu7su3pbcNXGaNUqQCZJoJQFWAimZp3dFzNPMg82TTGCthUsmM3mx",
+	"dSlX+Y/duyxmJpBIYN3X79c6QjfiDuK6rFdNSI+iWKKmBUAPCudne8If+h6R+F7bNigWmXahxTU+W6Qx",
+	"JxQO3JjsjfWEj4bfQKWhp0dF4kCwpg1kzan0D+KE7q+RuTxEFDFH4J5EpG5xfKiGcQ6D21dZg647Q4xo",
+	"p+Ng3oQB2B+N1QZNui+LhMrTFgC6T2FED1D+YbWay9jLPBHlgGVwOMHKyOfC1DAPG2gSO/uwcEBegL+h",
+	"y72qSuHJW7EU08XcGAZ787XaA9UZk3Ed1lztuRiOQtrAVamNOBhyaauD4HfBFYYcaj5C47dWd+ommPue",
+	"xXqzz7fUk0IsPd8zWOY3NYzEuDvixhgBRSP0FwINBMKWSThdcPfeugyxyITlsoCoV8eKdai1hA0/FoSk",
+	"jKZbGPIBoHNaldKuoRWNKgCVVn8XHY2M7sf1UlcGwitAD5J9+8pZuyuJFq+74vharLM+0dSA8KljhiZh",
+	"CpI2sFpAHwQ80x7y9eyIr+S1SPqC+Uq6yf06OJoIXoryvEK2X/zXa3+E/vbTpZPK5KAftTTI/XQZI0rB",
+	"LmxtrR9QGoUe5qaKXKRHZzRsnJ7TAke//gq4LzPt8TH5FNwFeqXAsbDkEkxpJ/h/HWwzvHxoii14MXOm",
+	"gn/GmT/tJLrQjgAbAkJFOZzNvCoBVitGjgZjBRot+QsBKgq80/K5GSB2J8Mi5oGHRw2dnbxArTJoRsEg",
+	"YjoYKx8fGSTozm46VGUf4mVwC5TQNYJ1EL8jdnZnF5vhWI3VK2cFIwpDIZ3qqVRONfHAPJexVSlm8gMh",
+	"asEPdRLsXnaCfzj5U4bAVKzU2rIebuasP1Yeurdj6/Yyv0uyPkzqT386r105/NOf2IVQOcvc33VJq3PG",
+	"voYtwxCrGnYYAVVTuBlMINiS0jCq/eQb+3WsiK98sm7ftfVNy3pZcXsFpCBDdtn9WkhsRQeXXwszVnbj",
+	"2JOhmOHZzIgbnlYBc1nu7V8hpif48UQ5zTKfJIPMVhb7C8hyemLY++/efAM2A/0Jouo9KEIAm4LTnLL/",
+	"85hc8eM33/hJ9IfM/zGKfg8R5ZmvwR/N/np5+bYRDcqGY3XOSmF0VU4xGKkQMa5W5+Nf5sXpi8D7V8hr",
+	"xDuF4AREdMBWKeRUUA6Pjr+zS0oprFOwTv9JW+P5bjn052/fJDTVnt3618GRXgkF1O1Hz4enw+eIWbAA",
+	"KX7i/mcuWsIU7wDrHu01sPvdTr+pc3EHVnJPzE0Hyh8KGCaS9qaM8yvEDW7yzuOug3SI29eralLIKbGS",
+	"iNxZpKmMcDJWezyZN/nR2dG3wr7TGksecPPAaz47PW2AEPPVqqBdffIvg4ZS7EvemoxNOfhBhjcxTemM",
+	"RK9liHKbWNzaHx/me0IoZonaPTr758+JudU2hIf/OfvnEebwjn52T0CFmy+lOqkJ387P/h0Gg9Jrk8It",
+	"bMXlWAjCLeNQhj5kPwLRXJImgTj6lBeFU9osQ3ZIxL+tPxtLpmGD1SJGUL/Qa8K39Ee1IDw+kJB4ADIi",
+	"RM3d0WrZH+duKdw7/lhbjbrT2BHLjZecvN1WuZBc9x3UdbgLG/iPQqz2WghpKOQOcDkAKOQpht1zIKAb",
+	"rSBK2MV9fFCLZNc03belNe45W7OPcb5iXVvvHqRD+vW36ppoLZcYZrsBlv7zPR7jdAPUKp9ajnRa+9R4",
+	"v18HRy9On+4+1O8VJ/0ucrzp+e6bXutyIvNcQNnCi2fPdt8RNdVrhKz8SMETRM13QF7XOCxe0tT//jMQ",
+	"ZrR2wkRcsXomc4fc+CFStwKZ3QA88Q5gJ9/yWMol1CWZqgTgcffftwtpBTMrPoUeBmeyKK/VvJL+M1oZ",
+	"AE6TTbWaFXJqsyF7j3n9UJEIw9xyX/sXzKp2QQuExidg6WYd4ghXJ92PR+i9CWN9GOdOtvzmQD5J8Wvd",
+	"YaRG68bZe3ovZ2/bufMJjjoX6AMeudM/777jJW2Vxzuj+F2bp2vLOd1iGMB+3WkUNmvah5uHuBQ83+Al",
+	"x867WLOBaoRqF0YEu1zqIrHBT58DkH7tKZEoFoaCMKVIz/KLjqP2rbAb5+wB9MuuPf54+/vF7jt+0PY1",
+	"QBE+2v7+VtgDNvehtlz6od7kb7ldQI6e0vuNPg8IISZOEWFyk3k0K/jc4yYdhLqzSxGeH6ayiLyjZitb",
+	"jQUrbEHMm4CjI2YzgRVr2dvzy5d/3aHHosGXjZihUSRAym4AQGxiAaUsD+7M06ph4dyUq1hDM+dJJU2l",
+	"SnGjr0VSSAMeMFw1ZFmoLOM284HmWDpFFDuzqvCkHe2iYRNf6Z60cDeQ015a+HEkFJXyfUaS6vNQ3e8E",
+	"utTxYDmREo/RHSr1EwyiHmPR4Y4AAGjYWpHiplgbONtMGMugcrQtLLAh0CAHcpBRwHq7Ymv9Trth46C7",
+	"d3sJb/UtLsI9+/336b8m73GI+1r7qF9sjXZ/d5/dn5zEiQRusDu0PVq96PM8N7GlbgPb74lhE15wINQC",
+	"wh/qT1tofAlsBljCj7eL9Q6bo+tQwe08oLB2nsoh+5aKm0vo/Vty9/JnjGOFH6FCS8OmuiwRZneyTsBp",
+	"CYSkZJQY8zlWPNC6RCj7yZpIyMAMGbKXtDruRSYivrdmvB4crKmxjSCyu40eda+ueHKGH8kTr81guwkQ",
+	"4CBgVb+Ijk03BbZ09wFtlRg7tXbctlgMehfihdvpYlO+fJMY74dG6l5juSS3bKkBGQ29opiINIM6dnmj",
+	"Mp7YfamHRuXNFoVa7TzrvTh9inirSk+onLbpbqQOxSjA8UN/GGClDVBKEhthg2uuEDNwamZSSbMYsrA0",
+	"yNbKCLC/U6YEN8SPi1ITpeOz01NPjYhriTVV1EeQWILeBKo9uffi9M8D7/LBLVfxlit9q67SyzPIdIYn",
+	"UsDy/Y54ZVekMu6Q32IUpVvAf/FTPlW2fXMvHklotN7hiaBYaDvkHjWB20UKMIFF2/fkknTHKS9j1zmF",
+	"KCAQkZQ+wUpszQY0k5PvqWP8vhOUOy70LXn/BYm8PW94A83KN4fd9Mp9OrrjPh2oDciDHZ4TgR58MXu6",
+	"PKZwSrslBB74e/aTQraR2p3VVrGBBXAgL0xLI0bsya0ROkvLeu0NPB4RxQgPfEJtFX3iEgOjBDu9sH81",
+	"7cfN/HTBrJEm0ORsCi6e57TkYGq2CDD3RyekRpuizLfHbnpwOThWYCi4e+vj9l6cPu8jsTG18pAhBGZZ",
+	"20rvClaPtnhmXTfX10xRhHvIfgLrJol5Y8A7BQegFtHakPjO6YcHNknsz9grX/se+1vvz1FMIaMf2EOs",
+	"w5t052ix6Qy+kuft9p25rKfLei9t/4tN9umC9zzPvYzb6mx6oVs3x/axvVC87GVWJQLGCNEw29pEzagu",
+	"WeCmzWb3J6lPCLleXpbYG7Ekb2ZDggKXUzqhtggyojusMR8XavTda/WH7McO+y5zfyL42FTMgMnnazxH",
+	"gUYNy9Nw/ljeRVJzo9Ktpb6rwzT8Q5uDWwrUEhdBmobHXBkxqwqgH062XL+rOG0TIiNKyh3NN39wg/Xx",
+	"7M+Aq7VpaO5jIz6qDfijwk2LVc8tFiHi/zl1z3pJ7TiRoiGqdDCVnj3rtxiLaPfQKYHceou9CPJ0i9Eo",
+	"VUdIameKbi+7cmv9zx/e3vxiY36xMR+vtJARhM8eNuX+FYQbEE6xcHCr6YgGWCo/nNAispwuEYJHcp9e",
+	"nYb52F1KGI7kPSr8nYU5gOHzJSjVVjLYtWkPtZ7Bdt2ZPgvMTVQbaAao6HS5UR64J7ETxJO9y4DZoYlI",
+	"GKkbBwdrtHYcnUll/bMwBa9LeiI266WnCqZPqnnDoqDR/MkbspdQkGv80+NDZQnT8IuRJLicF2dEcSNM",
+	"W1oL6vrWV0YUs6z/sUWNjdr8KKEOrmVEYmevd2gG0PQblVAAo0yU+y03CAgZMMj6ThzBctAigYhA0i/Y",
+	"PeKD9Z2OKWgd/ckgJA9aa2QPUZcnpla3Vjjeox2xSW/2wBWNewlMqmT87QvOz8NCeE9y4FAL4ZMKG5oS",
+	"udXHq9UzEDAyHd+JmOqlMHWDceArholOXQAz9irgsoUT7cur4GroN2fG6hWk/HyyP0G9aoP/C/hSijkH",
+	"yi7EGn52kpOqnQfM6CiEfP0TIfoaq0uUS0vI8GOtV7jAux3G8vWmokgk8J3bWbVKibWuSmgU7/LKNgX9",
+	"frUW+JI7aix21TD8Fsy35kt9kUh3W6uwUyrNhbInKVrFXpXRYOo8wRNTu7leE816kzXLIiZuNsAj7/4q",
+	"nYfKUgZ0JMVx52qsqtB0iKZDIY0Fmw+A4zNGRVEosGq08ViE5UxUslswOo31kgFpZcXnhDzQUiFdW42H",
+	"bo2GQrPamgbML2kAvKQrbhvRbX4b8draOh5Uo53e+AkS4WNP31f7jPaDtm+WqwIgku8qilv/7D3A7b3h",
+	"EnCO2FrYfnKS4eRuifACYY5HD6udEEr+UwNhgBYJgBoIgTZWY3XZQLJJ+F3DIzyaNOshTC1FbMEZqZA8",
+	"vzbgE8P+9tPlwHeOYVSiHKsmJjPdRMYDRlClYTfSSLcaPouPWJvw5CED6PqMzgFMA7AHBxGwb1kZO1b4",
+	"GulboDSrBXUjJWGI4DaRfRiWukrbNjR5t2NFgepBQCMi88R/nLzkM0vsfrk0q4Ij0ARhLSGdPjpa7xX8",
+	"K2JUZyPM3I1VAsaW/XvsYVDGR2fsaQJqe8b++bP7JyAe4T9/Jer+kiJT8EY5fP/zzc1jcFtJxVYLbgTL",
+	"VgVXznREDKHgAJoKfDpCivM2zAIZ6wvBjUWoVG6unYs3VpgxmLpnSpsMk00qWeTQ1EdfAFWLR3MO+3fq",
+	"doKxpeBLFoR6m4yHk5EKp/sKKydDYByx5ha2weylpxR+MSPScRAjgW1FCKJgHmf//hX2GkcwNaiaGR49",
+	"cAE9tyJ91V0mX+0tb3nIEfw+o3iPoUuQK43XV3o/bbLFLgxxbSwgb/M33d+pOb4h8hsGjfNUisL7XXSU",
+	"wdmkRpliTdWkHggyfcBYObkrcg/RaXU1XTjr8JyVAohsib/aWFkUJBOo+n0K5DgFRB1LY9vkA77HhoCo",
+	"HaAX7bh/G3ubiu0/ZW//nncqLvXHbdXBHhAN23ah2y5Nu8jnRigpHnMiLbhlbdhb2zfN/ZjWh8jbL/tw",
+	"W7rkozbhYd5h+uHe5NvSKRehdgLsLE+kuX1Hf63tgiC2Qy8PLwp9K/IzMtWwDAhsKoi7jVUjZwBpkCmy",
+	"jl3hLYhjPEi4/mzJAXhIKy+9+xQtwycDorEbCR/Qs3qsSnEjqTzA/TVJacArVSVyIMLrIgICWDZKH+sV",
+	"inSU57U+op8WsgAB4n5H6S/NWEWZPyNHoxEk8Otaz9b0Xpz+ud+mEzDKm369t+72B7AcceRHSigcImd8",
+	"YuGx5M2DBeceQ0C9jCnK2kbGTXw3tt2JO0MneHIOT0m0Sbb2wIRQeax/iByNgHhIyWKt+k567GdJ4oxN",
+	"hG9/YlASjBU30EgpymPARBU3btasl7mxTuBfx3h3QKd9BZckuKzu3+i3KpbBv84yVkglgEQukzn9E6bi",
+	"Jpzl3HL645l76H/TQ/6buV/Yf4/Vfx8fH8P/uR8zzMlk7L8ZZ9nLBfekRgn8KxTP+pYIzjJkiXIyx8lW",
+	"kMXEHzsvhTEjhISyuhR5n+EopeBGK6nmWweCnCrL3vmLcQh8gicg2uN++iG9uwlRvsdTNhH9M9bjnSD0",
+	"/k09P+euARTLkEvSr6PfP4zIJUQsLp9a//So+a6sviJ1t/tdLsNtl/prd1MyKB7iiZg6RUwa1A8HuMAw",
+	"gNpABf7bxY8/MEQpHxE6sNN/M+RrITjAhfBBkQXPMa4icnp4rhV8CHdR8jAIIKXn7Erm46MzNj5CNOaq",
+	"kjmCMSNhEswfL3CKfXzkjvH4CF5kfPRrNmIccerdOMDOSAfCxxjxnxDzEr9UvDDEdYNUOCQBvKCQlk15",
+	"WUrnL2IlujuCFHIMF+VD9opPF/40jhWc0YUuSPYESgN4b4/Ny7Ri3KNruzvQC6UFpLcA+YW197iAPVxq",
+	"+lZjFYJg6ffoU+7D4waLkk0LbShJ4aU/OiVLmAvMuJedQWHMMS/kjcj6vlYSw0Jj9fQrZsRUw5TAFIq7",
+	"GFhnSKxdgCwInraTb+d1jlxwl+EiSt0YAXDhENXNBih9gCczi8S5UDc8XWi33QyyYODdUVjAt4VgFYjx",
+	"AgRVIXgSamTnibkaJZd7pJ/wiAppyEw1C31rxooKYP1FaCTOtDN4hyS/cSn8S1KUMojc+NLwzZCXAOGz",
+	"Vc74aiU41AsjlLZ/SiGN9WDm06iH4BjA0jbMZ891EKqI09ApdnZoTw1SN1ODqT5WPd4he/Dw4FubPnD5",
+	"NWhIIvHIJsFIPE2Ba2SsGjDX6ZyeYA5qxLYQkNSYLwJAPHwI9AGIoySTRAmMpBNXJdL8UoMJ/YsIKTLY",
+	"HK3LiOswSkahvTtWKDEZ8QeXWR/PYCk4TZNkZQJ/QO+MYWskplzBMZ3JD8IMIWk/FUUGJQ+0532NRHhp",
+	"XTKw1wE64jxQS/u4lNvj+Cq0gxvOT1ItQPXyXK3HCr+0L5ZOceT9ZYm0xwj6n/7Eeh6qJv2MAyZVDBkP",
+	"QuADJZYP1wcvaqzQjZJ1+6tPJ7Zc8gIFKcLYB1t2yF4W2gQXTyuFnimF4UyUkqNwiscqDC+Q8HJNh3TI",
+	"zmkTYbkY1JNwK46BzE/kbNUsa+29eEYFF9k7Ycv18bmT1Fm/PS3gXrYWtF9we18e3oJbHPCTPLsNO7Y+",
+	"g01g9rolPGIi0ZGsoSLrmhGCme5xEyeZJ/pGtLE3tXqGNaMcxYzP08xa7XMjRAJ25D5k8lDoW0IaA1iV",
+	"l3y6EMcvtbKlLropcpQ+nrors2Eb5nZ8gd+hw/ri2R4jXWr9PVeettE8Wu5COMUbVG307zbdu7tye73g",
+	"2YsKwtQNqb3icgOmi3yPohinEfOsj7STzQ7Ty+DlBeslnUQzA9o0pYBBAopwwagZq4UoxZBlKzDSKN3K",
+	"LXuKyhckKlguwHX79PSU9ei7smen/ZFvgV1xAj8QSQa5Rvm0T5XN9/4LfM54hNH7O6jYJZjkX0Lz2+E1",
+	"0t3+OLH6uiTBMDsEylrjXO8qykKhTerMaQV28XJlNwoubhfQHVDZVWXdMdQKiPVDvL32ur5XUVd2rNwB",
+	"x+pP4nqCEn1RAEs+y2DwK3SkV3J6nYTJzlj204/v/v76ux9/uvr6/Zvvvnn1LgunvB8NX11inQtyYZlB",
+	"ctvb785/+MHddltKLGhxPk0guUsvvXj//ffn7978L3e1NyRwMsgP6v0I5xeEWBG8SkY80FTLQ55+jW21",
+	"TrNKJDqgI4pQtOh1By3ydFGp6+hD6pK4sdbsVpSC+OidzfmSFwW5lmWlWKHV3PMAR1/+iaE5OGHtPlnv",
+	"6bPT4JlXyn2OsQK3cF45gRyqi/q+fPir0xfMLkpdzbGeJaMvkdGbJHXDNEjmJ9c0hJ1H8gmW8LtKfQOb",
+	"G8zte7KAkxEeKblRm8H23EZ97zxCSeLnZMK5PQmF63AgUEx+pLUGAY/4LbpE7SVdNqHqE17lUidgqr2U",
+	"i5YzswLeODCXQvbSaoiHedo39wDPAIvOJxTEUQcTw7paPHnfv30+YD+d/2PAvn9xPmA/fvvtgL3+7vzl",
+	"gJ27//nx7fsLENk/icn3VNUCdyMYo0Xw18C3PZOFAElhIW4WyttWvHQ70P1MkdIPVijj9QHdgBE6bthC",
+	"gn8Hfe7g2dOYIbbw9KshOx8reF7By3aZlgisalVonjOQMKz37Cv2/dck19g2seZGgg72sUKbEAZMuvWp",
+	"dFJpZlZCTBfHVh9DYHLCp9cCiz6TAepuoX/OV6dPxypT2l7JuJGzbeK0S3RuiSGM1W7RGXfiudtCW2Xn",
+	"siqsdJ/1xH2bY88TvZ/wukxPxiMJ0MYctovQeJQ/QXw+fX5nk6/lUjrlPsgB2LLS7HVMYBvhGz796lEm",
+	"G2QLNjyAk7GPiNIlSqg/jJ6KZ5WWjlTAoZpqJY+vxXpX30wked3JGlCDbso3cKKoIvhaeNxfWTZ4CWLL",
+	"LFXVH/uqejeDevOae6Bvi6FOZXfRkL0j0pHQugegwM62JbGf4TDiihr2MAlXQuM2QRyH/h30dUQ+wLEy",
+	"aNS9QrrMrJ2o4BwojB++Aee8MBpRUctkBTqZ/OprUIstht0JPdqDh+X3w+U7JBLhd+gjmLefHiHwk08P",
+	"qj+YexHzeQbgpmc+q4oC+8oH4JWf+SwhBtYW3CwovhYhCkphSylunDrgVpSshwkns9C3bfu/P2Rfr5kP",
+	"rznN4ibS0mtT77IxwmIGlk+tSfogfAwSOuyl6u5x8Qg+JCSuSEhk2P9vIxGtMlbwvNG20mzY6XHfnOvM",
+	"7hTpCCjz8XRnvmEHlsrzHVGRhEeJGoCBm1YwhA4gDkvjzHlAn2rM3C/LgMVVUlVReI71rZIVOoOpoaj3",
+	"4vR5Yss6+xVRoVIwKRCMOBUjitnAvwaRqtep0OvyDfcdHtF78q/x4S19Jw/XG1Kfwm54o2uxTnVX/fT9",
+	"/oHcIo1h5ONvkWVNu2NnXwYq8lTInbGM9BVwhkFG2YZMPXCXm2anfqA28NE1OOXSsGtB8UwgHIAKXRCB",
+	"PI+YKIhr5EZsmBmj3WeS7tth9KSuLorxhIoFVqDRTp8o9x2d9C+G7BwuS2aDR37zYONaJwd7n66RsOAw",
+	"o88hEfCJnF+whLv2+R79HV5n+zg58o44YRF2HqWS999yexjYqA627TVvNm8eibauka7tctfG4C4ZHNTV",
+	"73wDEp/mjt13mNeBKxwwWYKQruzihCut3HP3SjC7i9dLXRnYWmgtQdEclP2EiqGMr+S1WGcMKyG8lejG",
+	"E8rSLgk2Wi/zEJ3O2ExkjlkAm/RkDf14fiAoZU7pKgaQ9jgu5A3ZuobPhBtTLCcIRDkp9W0EKtYTiPKt",
+	"VgbMZSIRU5rBqQMULG65J8jByulizYRyDrcBu/BYqgEe5kCc464rpLpmpcjFcoVH8TKaqYatqkkhp5Tt",
+	"FjkMOXVXKyt5YYbsjU1ihqdpTsWt+9W1WF8pba9iQIcwrdzUax+mHpXUaUCo/Ywrre77kOMQO8NE6XsM",
+	"Mfhy+sCRquZSQgtOx3Ky3vYPhDiXHyMQxLQqpV0fnf3z51pcqDnDVEJUdpHaYO5QlcIdzGMEQetOUrzy",
+	"+LpI6a3EsZVLgRsaCNoCEi+V5gXkNcHLQgIIiroOxR7QtWXXKxGwHW8XGhoVIHrlExUNMLa1sBHDzcO2",
+	"9dlcBKiIDexfrlKiWn+p99WOPXIcvEcPC4Q9OFTWh8Jf9wR37qWxwF0HanEhipV/aTfzQhOysDGebStR",
+	"05DB2QrW1N9U5XBTE+m3vw/LX0C/IPRBgD0GUJkAjwzYubWVabByL7niczGKbmSoxBw0EHi7UDn7iQ9e",
+	"szHczGBe0rBfKlFFLGD3+nOg/Ud8AGL/zdhScOXLLcEZhPbkBVd5IXIExwFdY/2jqXtZ3giovIRiep7n",
+	"JSR8uHIGDRZKw66Brw8ugsHiBcij/EdIgY+Y0VpBdIAw/Pxit6al2wxrd8jehM15T15zMsxj9dzVp7Db",
+	"a4ald1+LdoLb9AYLkn+fkAofm2O4i7pElNFtgrJbSSQGyJ6sw3T1RlVhHcmUUGJ6UD0o836sF0KXxYhp",
+	"KaxBb2XpLDUnabCVofakQANmF2KJJKJ+Bh5Iz2dSE0BR80sBOcsJN4LK8ykYnrPeqtQ3EkvwzS/Flb+u",
+	"PWnqaYn9Ij0O5FZz3Z05SW/RFfz3v9ei/tvO9lu64XwlX6lqed8AXOGVDmVI9vbyHwl7K/n+2xOA6Xne",
+	"hr8FCJU8eTDrcTqUDC0TpitrZC68n9aP3ert8XpoRsMnSIV1+9lYJdYJNu+HEa9wK4QeOr9hscQ+8vIl",
+	"r3TirzEZlPkupYFHj1WtaCOdiWFCTcs12JvQhW8s652/ujj+9uX3AbirngcEj9NZZl4QjAAKCnzBsUoS",
+	"BsAf43zIybohHp9g79g7VMyU7khsxoHzkVdX0L5GKMUxDTEcqx/4knpIKiV/qRBJqo1Soffi9M/YGJhX",
+	"eBRFqxiLnMY4wftjK6ABHjW4nwjsnQgk8QQkeE+sl4btcC89MGfB7xoxwDMXpPLnALnWYr1E0bDDjsH4",
+	"aRA2tTmQ7+A3wUyX2O8glHX3iJI1lCSCwSeVcH+7+PGHscJ9mOwdEod1Xw0aO8GxwqytnlguVWLQcMV+",
+	"PK/sApE1QayBKSQjnjo2v21yc6FhlUTcRJ76f8DjIO1ug+dtWNUHsQX8cLtsgstEX3yCJfAbUOjxNT75",
+	"BOyLgVbb8qAB4z6tgZydpxdiqgCybqAfWaKyINoQ2vGocDPtFKUwmVRO5TndjXNkFsAjEO1sm7ZMATlv",
+	"F9qfUPQX4iS3IKbVNd9eeGl1zXAHaGm/IxDoxwVk+zitsUfSLnnyNv92wDbNg3bMtS3b7vRxzZ0vPV1b",
+	"4dY+dosd2MYV7t4OuPZOKPQIajsUW+L5VJh0H2KAGsv1gbsGQqFYRjAiQ4S6lgyU8YeHAF4AdnuROoCE",
+	"Wd2D8/rqiWlz5tBKCdZVDcGsIeHHah8Rz3ZLeMI/ezjf5nFhz/Y/7AH1LNnMj+7XfFFpbQQtd+AISWtO",
+	"Jrzgair2SubTPZgAB36ibQovvWOqlamWaAhirRUwZPie+FuEO1xyqcx+fshmxuyJYfQuLYSZK25MCxen",
+	"1fi8Dkphet4I4lj11JovmNkkIU5TW10KXtqvadkPFf9fS8CoT+nKiU33vkOvYc67ZIj/Cr/3upvLsL/9",
+	"K2Pms4u4e4KfLjmDPo+wRx4lAJc4R8nsMDUhbVmKKThlQaajz9TqvX9DT3+kZEXby0mD5QAduQq/dNAL",
+	"XktYCFUtQeyZG/f3X4qjnzeBXfaahyQmXyww6JoJ/rp3zsQv9WtZCMQ9vOe0STrgIYmT+mL8kXInjW2w",
+	"Xbvm4ejsQ09dezTrcWbhmW65ueX97f0NYzVWx2iOh62fsWxqbgh50YMdnEXMkjBgKJOBvwN0GPbVzSTg",
+	"x0/W1BMLFcPs5cU/xorBNIc1q92pTShNgZlfuUNAQUrqFgHfoQfE1a3TNb8U2Rnj7EaKWxKY4oM0iJwM",
+	"qyEV46wUc2msKEXOLv7rO+afsjmZHncTredlW7zyuoRMO6ihpihHHI6OUfuYyGH1t0YCOE/l/eLZs1gc",
+	"MwrUs1yxgFgWJkVVi+HjSAOIpvk6Y9y6cTSYHfhBGkxz0KEBe+GeUj5eYNwXUkIijx415ZNOZCexW+3c",
+	"fjY0H3+MlFBDqO4trptm2Mm/88nV3hHxxpZA+tYCXBOAhcRC4wBCWggzYHK50gBYW+pbQtkkrEU66kP2",
+	"2skMrDPJ4hjuSAfhCOebUu1+7pvkIYpGI/gaQFKuUYZ0h75rEmCfwPfm8fgsYt+fZSj7Y3f7HrHs+qO3",
+	"+RgjttKw2YGzGcBaIcEDO67V7e3eU6ePL9G/RLa3RbY/fscd5kv6z/fNpIZP1hTPJ1NdVEu1H8AhXosM",
+	"7n5H+zk+MQGp1o0xANmK9niZi/IMbC00r8NrwQOwSWWs/Amhh3ixj+ZlXYKnswkTwcGgnZoV8kbUEF6i",
+	"tTgYq4uLd6+P5xUvc+IbD9/ER2ehAwXq4RUGtdZhPv3DoAz9Z3hJy3yfB5Y+LQ21m/sHLvtyWndgCybb",
+	"7Ld3enN9q5yts/P4crYqxbGRcyXy0FfiMaW2nGW/7dEnfnnxDwJpMmRkwQm6XAgA0b+OnVWNZjPqRPNE",
+	"nYAu7c718/84DX0ArSeRh5kg+NXmgRxg9UNdQvTbyh+UvnIPaS80TrTqN7So78viIc6rH263ksXr4PN9",
+	"Yc+5Y62crC2GGn5zZ925OTvPuU6CjrvUMx59ALdsU848dpSCbn1ixmpVSrdux9D/DHf2dMlWi7WRU0iJ",
+	"50Qb7M6uVlS13NDeW1XuWHn96k669+w8t/fpLj37zi3SZwwV7IWCe499g8tulb6o8S5AAZ5Tq9ztb1SH",
+	"oyI9nFWr8fyuePl7H/eM2rv3/vL18X8OWLXyAN7ff83+wp6evvjPr/6n08iTtRWmj62ndbHgMRqBLmiO",
+	"bB3sB8TGGCtpYlRmLeyZMzogNC0tdfLhy57Q3zMEPMc/XsmcaGN8rKVxk+flyYZjdY7jB+xJ8WEFlS2I",
+	"C/TsBVvoqjSsl9EPV9xm/bQ2J0DhTRdiei1ythAluQ+wEbgBwLexwmBUSkxdSFXr3Xzx7Fl/xFa8BDaL",
+	"BV+tAODMhreP7xSaRxO5TLmEiZhq51dlIXOQsUpZWWBdDr4mtJbjKkB3KL0dEpyACEW57yS1uJG6ivEz",
+	"YMswLLzgUnAFtEBOHBN8Yb1w9Onz0YZhtWlXEbim2yV9ZF0ymuW6HtZDljL/XT37brYq9VQAbWrWycbt",
+	"tznu4/tDzayP81qXy4eOoePI8NK7bMEQGsRT8DsLnD80lGcbiCdKxeFnWNIEgiKV9p8cwz9pCOB701Vv",
+	"QEAgCUwq3blpGrNK3CYe4EaHewrzLg17dvos9IiMVcwUKi98U0lE4djYAddcDi+XZS3XCL22Y5X5WV0R",
+	"YN6CGzYv9S105WolBiwjSxy8Uaf1kj/VUqLB8L1y1kvExsfXcEuAiW5nYiNbFU0jcAMaJ/JvF+sA4LWh",
+	"FgZMzhhX6wHpB5pI35OklfqWuggX/AbU4pKrta9t5WkMb8QmBVfXoB8xlWqu5WpF+Ni1bC+GEGPYLlho",
+	"0CrsTQiprB4RyEpVQMWtXkoLPxFEdgmwMx4hO/m22P9c6FsogzViwJRWx7xYLbiqlqKUU+MrbyFfn11l",
+	"gOUXEsxBu+apgeL131i9OH0BABh+ixJ2WFDPGJegWjjSfJtqb5Aq1NY0Mj3vADX48dLytSwEDuCHPSid",
+	"/OxRkg+0tk4bBmgTQOqslGmRDF9yzI+lmlC6R+F+DxqKLO57U1BveWlEzZdqYsKiKBwgQiVwOn2FhnmI",
+	"ZbhflsJyjMP4+IfnatHlWOGOTplbhgxAJsQHDnwJCN19RjVMUTqdbWhOX/4XS5cCm4C/woubPnoR1ICA",
+	"TyHLaKwY+DeCoGNSpQRaCjSZkf9bJEpK2iAMi/UIZgrh17N0+YyPAeE0PQBNL3VNR84VQTWAFlp/FODI",
+	"lnyN2Gcep9pNdSLmUilYTefww00w3CDoQf8BkF8rks5A8TQY1p5H8YKKCibaLpxIV0KCSN/kKchygUwB",
+	"JeBmNlUVsTnwpVZzlg2c1h9lA6cAsSAq++/MeVTLJcd3rVQupjIXeZ82WdCKLPPTH8YhR1iXDZVo0BYL",
+	"FKEtrnO24OYKt2nmq9wQSrisBKlbQKVOVDsq5gxzIVdPwWLB/36WeZ9PqyF753W4WRXSO8/vXr9kL57+",
+	"5yn7pdJuVzuvcoZ8tBHvdyJoh6ULGxt7gX9QVQBUUqd2bVOab1EMPLTrSMPu7zveYVH5xT9o9N19u3DZ",
+	"QwYMv/hzH6803/oY0iepSz3tTh0A9yca4xe3fO5W7P0bDC7PdIlyTyoryhl0qfUyeKReCcVXcug+HymB",
+	"k5un9T/3oc+tFBHZizr8bSlFDnwBhIs9EbwEpEoAaG3BbaTGNj4XT7BbBd8goeuFSnKGRemsl7wJ8Y9l",
+	"VVmYISUwfuBL8RdkLHeOAjKWZ+BwIFYmoZmBMAxGvF8EDBtqIxSRV3PbxD8rBWZHncZAIE1SrwRciJYq",
+	"Nr/gzIMxgpFIsBTmCoBiZHsVEL3je3m0Hxnswi6L+knbi6I1Wcq/Xn7/HXyEu8ZVfOOWlgDzzt++CeZK",
+	"s+3DrI0Vy6OfB0cfjrlaH2P7AErXdLOfcGOENSf/dgfm1322Ppanp1EGzFyvIMoNllK6qdzneeecMtqI",
+	"UJ24dgbNQgg7YHLqXOtCz7XBBPka1CJgouYRk492w0Qq7javJjonN+StLq9jn7NbHyU8CuIoYqoiYuF0",
+	"Adp66VOXfN1+ijrS3ubcLddm3qy+Wq89v1S95DszuCzHlTyeVCovxPBfJgsdHituF7HBwy3zUVMxpu0e",
+	"S/7hO6HmdnF09vT0FDpy3asfnR39X/88P/5f/Ph/nx7/eXh1/PP/+P+1cAwfmJrjNxxfcPuxGBzJJZ+L",
+	"k5Wa1y/ELMLR2RF+wJYJ+VvNzfx/fNh1/AZ4TqfGfMQxTUrvfssdXx0C4JuNQ8c47cnm2Q8HXSy5LI4B",
+	"G2qPpi+C60Qoqa3oeT0SRO6M59I4JZv369w87Z1fr9wIlzCfR2n92nxFiZT8Xe1WQKQp68w0YU9XFfzy",
+	"iUfsMOvOL+AhvVXpW/+ROqtqX3u7TZielL0Yb5JnO3edWmKkmjiZ4X/1Jk9LU5CPHtOVpZgKxAe36KP7",
+	"W8Hlpw5mrnLCRchoX3r6iUEgoVZMfBDTCkFvZmh5AdMrJRgV0LfyspQeT8GzhfeyWamXznG12v2vqSb/",
+	"ElMLfxAf4P87+8j9fz9bIMAAy5Zby6cLsKozxpHgxz30/bs3pj/yDIButSi+nfin6PwTWC5W3blV4Oba",
+	"LxzCS30jfD+R1OqsuRDUJeYHGCtnTYBpjhS5SEvhMYeTz0ewgdyyFZcldoeZAQUlAuRepRAjgrh5np2e",
+	"BmYfPRsr6M/BXjYCqGa9Z6dPqfMKPgCkCJCXaGsrO+u9OH2R8ud0tk4FYXBPwe7w/EdCkkjG7xZ051u+",
+	"KQF9z7BfIMefIO/hkxHwtUU+anxukJJ3mbne61Uu60r482n8+hz7uGoi/CDt0GJdnfwbJM++3Vy1sYfs",
+	"jRPcJO+N1SufpnHyBPUIwYL3kBHNo5eX4l8UMQXKhhtRjlUpQt+m98rdIORbB1US+OCdlPTdU50dWnVB",
+	"s0+LVnMbf2nQuqcGrY/fxoca4GET1Ir1Wg/BCaEU7NMyQ/UF1Jqdbhsf2aagdjBkTWItIUYlhgoKX37m",
+	"rJsb0U4XFN7iwgMp3L/6CsALuyT+k4j+8KVYtasWfeumefgD4IyL42Bz7+Vnh4tT+9Y0KTCMEA2XmuGh",
+	"z9MnRJbYAiwZ1gPmClifv5DUzdiailF8Q5bzDPuewTKwsFbqCs/aX5xllzHBpwsmrVgGh0Faw7J4XQf5",
+	"7OtC376KK/I4nn5jkcnPZz1eFOxGlNAw3b9Lt3/nPMqKUq4E9EKzSDcB+SoycWxGjBdOqMm0svR068Tp",
+	"wbXZL6WSy2p5dPY0zBzwUUW5z9TvBZsmbJEgH3fOw2PuOYOoDBSn0oAvxpXtmhnddwV3tH/VnFskFfqY",
+	"T+vnNREzXYqDpoS3fNScdpyPN3iu31XqBzit99uXUTv0B0WnwjKS1jvdrRu+5nnwST8/umU46SIVkEFB",
+	"xT9uI0foCPUIYEw2NpUsHEYb1RUP+QG+FoKuDlKH/oAxlWshVjXZJS0TTkgFuwteR5qA/AVOypB9U/IZ",
+	"AnRCagWYnlHRQQZQ2wWb+DkJqkeNM5TxUCVFqMjSk4UiFaHm0m0lOb12yolVqw4uJxuKXaHw3lkJt1x6",
+	"Kok1OWLAy7DgK9iXGcTKMpaLlVC58bxquJwYLlhwlUdgQowzxoTUVC/dkol8LqCjC9YJVjzMAcIPzMef",
+	"GgYAkDyLGnvViL4nRfPoc+diJpXENlJOzaMYSoIiV1NrSQhmNf3Wg236jbDOsgZIKCyNHeb4p2zUBJkL",
+	"r4gQiu4dPfBiHOgZOqXECRu/JuIt0lv6uOgt7q3aGAvtraC4yeAPbvcD+xj3jIXwWwcNWDKl5wM2EVNe",
+	"mZoJZixfp1BG7mFNKKz2vouaxLuvetN0jEfFL6rNZGcUK5zjlLPC7Qg8wZ/i3zx72FKZ2mZChsCw3Qsx",
+	"s6xH52WqcwHx+EwqU81mciqFsld0beZRbH9HJbKfxgkG55g3lGGXLuzwtnZSClzomT3Ok7hb2JhQ5elE",
+	"P+qWMwQcbnSaBQcKy1Ih2blaCV4avN/5XAAhmzzYI91hKbtXnBJDeysBvRq3oihwROKdo3JshbB05jqV",
+	"UDgblgUopWzgNuGsKkN4j9I/WL2JZBvcGDlXUNFKpI9UJ4Vqys8SyUN9w1x48TgW4ho07hVLI4obYcA6",
+	"8IxpuHaezFxpoL0VJaD0uelhrU8YrE/+bINaPG/6uCmZOONzLtWQXdaXaECDCzNgbvtQOWgyZexr3Xg0",
+	"CP/Q8DeB1Fhj6reltFYgqh2lcwIEuH+tmnE1IO1mgg5DwwgLnsEHBf6ot++pewaMItjJ1N0Z7neqGrkm",
+	"UvoleCbxUwQWzhoBZ0cYd1Nh7RXKTW2y33Uc924Qs/YTaHvgY4XrAQ5gY+9GEUNJK2L58bayl13DWsQG",
+	"znxVFKxShTCmO/rTGj1t7qDDAjuP6JB6Lf+TtItk/B3Wy+8eVBqa//ffsod97toH2CB3b9PkJ05YH3tZ",
+	"vh/iFmF2xIgwRC199UBN5fecBKaIKnrA/QEicmCHW0gPez499LJqd7BpIYD1PQlD81KgKagrS7pJBbBU",
+	"tzZEE2+FG8X9/+CTIh4I4CQacWyEMhJy2b3s68xHkzKebcRqF9JYXa59oBYbEXGCadUClSgMmC7yEEdm",
+	"Pe/+6xkIGt9TIlX4T5hXn1D13Ruj8y9MQPZ1QqQfSEsb7aTOqlhB33VokixEBNSPayfMxleS1jt+I5hd",
+	"i8c8oDoKaMpo9fp0id1tnK1KoIr23vdWDztUDASi6NosdxkQ7dHwmAESZlcBKcQVk6+DwOSQ2KhvkM7I",
+	"daiAOeqoGX321VeDo6VUoYZ0j3AnNO9AHSptNdoD3TuONcDq6IYV2atds29s79o7BEEHrTdh1hOtC8HV",
+	"HdTdSSuWZh+tEr/o+ds3TgbTVHhZ8nWXUqktmfndaxZEhyPXxO99r1ZAzN+DbumKmL6jE5VLsyr4unaq",
+	"o3+gUhueokGYjwFpCH8DgVRyZfiUKmGx65oCXX3ieoekGcCc5NSrH7/9qENvcVwuiVm2mtIZ+Oo1eC5C",
+	"vuCNGRpzIKIRasbtNehuQ/UzK4UAnBbqx/BUsFGEUQwVGuugRzAjRxR72Mhbc/+gDvoBy6htPcOyEqzc",
+	"Nwt9q5xArgy6IznLNYvsSo1hAVjcNJ3dDfWJ9yMADTh/BDoYY56p6ilSJnCIOXlh2tRtQ3bhRBkvYE1N",
+	"vWAMJoUw6FQvg9tBln4rkPoOJQfecfZx4ARNDD9UWn+zoXih/wWg5jFLZbMh+15wZcO06CO5RfVYzLe6",
+	"vBalOdvlLg5SpkJAQkjoatq8R1hPryUrY0MMNnyms8dVzOdbggQvTv/cjDz7j7ipns/zvKGd7yOGWxvl",
+	"HqO3D6m/8OPfijKctMHmEfsCJHAHDhpYWPsr0pp7dSPF7T4VKXDd7mKUxFVyFw2wNXyyDhnEXlqu0qff",
+	"Q8KJFgKpONAT8Xk8EkKTNUj+YTMPKQ12rwf0CqvnSEyMunB3rUR7kco/YH0epT4lWfJ7aEHZZ8z9yk/u",
+	"ttDkvuM97oMeUnsAK/KHKju4oS3vJUgiJ7ZUHPAbwPRw3z4PVDrupG1UGpylYQ3FbhcSzGFDdnY0FLF0",
+	"U1KsBn9ZgDwfMvcZExuQmmuc84jvgIOOUoYZKutPoIIQcsKLt7SgAIWG+ytw+AyluaLVzcjLlbZm0YHw",
+	"qYmvWmtNEH9crSN+lL++0MZ30BbceQiJhSuTCe5n7Y4SZCg/brDBEICqFNQXndTG+iWAtccFNo1mlJbE",
+	"9xkkyNJkPRRe7ZOmx7UeeNsfvAGfsjC4C9GrgbX1JmzrGPTsZaih0GV49VYbdEsxxSAUW0izXwHBYDvF",
+	"Iubkvey5xyoA9/hHLwD4xx7wGbDV7qh15fdp1AUqoSCRuwTypjV3AIk+fIgaX37It26YY4XgNw2pEgHm",
+	"0yu35RbDCdgnrRi2yR2kFD/DBOG2r75HbhA+BTuPtHZ7udFdJLHdH+/0UcTHHyrvtn0nbE0XvMlr1rs/",
+	"ny2oEjLfiimxR0t7B/H7S9DvKDnIBMtPKGjl4ZZRFI0C3hdBYya1IwjHBS28wSzzHPDgk9RJ4D3PGQzA",
+	"nawDTLZwIBCoE3uSsT4z1F6QdBsyYKyXaP5wP3VU/9HCo6iTF4kLbuom5oWwIE+zpgnJSrHUN4ndFxA4",
+	"/cOcqRVGM8MO0vgHMiwelTD+IMPC1/wLz9n/xbpoWhdkcR9mXewTJtqsLsdsYJvqAVt7GzN0GmU2IpwU",
+	"IiEAyvVmzTG7kUZOZCHtus6ujmFtNOYzTFpnFF7O6JnSBvdPl2B3SHUjMZY0IGSFGD/vDpgP0nduxXX4",
+	"ibxLP9W/0LwIpc9Yxguj2UI7GZg4IJgV2PA/zJC9+rDiCpacJGcvAh2YbMCyWPF9hVXdWR/dyaoonI8J",
+	"aZERkc8zI9W88HF3zebYU7fsDpM9UogMF6VW6Z4K4rtvSHLv2t2L9JIbcSxVrNGArBr4kpAl0dNpFaAX",
+	"faYR9IpXh/Fxqdp+Yhpv1/k2gpfTxV3m9dNlDgijced2TSRecdDS/iPedv+RwEOigLACw881pNeM5u1H",
+	"DY5NO9v4v0FAK3FLkWFhY8j4qec3wULDks8sWGvcQicq9N/ofA3g6sQ9HVtUsBK6xEJoI5QdJP1EMonm",
+	"AFprFG0JkiBOiYAEDb+BSBdAWkJcZyIAjraShR0lnT+8uAX8duplbZGarFejLIzhs/r04ca+zwEj0C7q",
+	"sFWpJ4VYGo/YMGjA0pgMnhlWCfI685KvFrAsgB3UszE+iJFPr3NEPhdsIuytEDUWc3NtoCJ8up4Wok/L",
+	"KWcRMNFgZNDPjlheePpaE7HWlIwBvFzQRu4gfROv6VmtEdyeiiZKbG4asL9d/PgDU8KgPtUsF2LVx9wr",
+	"8oiDeHnxLHQF0RbwuMAG7WhTgwXWJSqwJFhhmJMKa9bLSkGdY1daXaFlkSEo74DY9fSSWznF8ILUqu/H",
+	"itKrc7S44+tmRs1oSQPEJMfBwtDlRtEbWh54WgeNYm4jyhs5FYxPgQ7BhJK6ZL/jy4icGWGrFTbQrUpN",
+	"tDUowHtQOb4Rba1l9PxM8v62QOY9+hqPHsDcCYwLzXVpz1Ii9R40of34kckWvVLzGA4IReKypqTlvgV/",
+	"QFlJ5NK7kdYbvW8AHl5h32gD8MDErp48FKSGgvd+vdkSi+SdxVhvaG/0lA5qdU9SXXkWc3QB+C2XTkRd",
+	"YVdozCPw1Sqkzk9uniYYuAhA5kQ6uhidBSo+ApqQb9XkSVdTSLeXkraI8JBd7orb7h2zDafjs2gD+Tzc",
+	"9VpYuNWU21kD39X1PfCeh/8lpvd9aYVvu/YOZmIy8DyH4vXKUqTtLJafUyXIVWrYzGRRGNbwTP0NLbYW",
+	"Xb/5S3JbvlZ8KacYD3QzwhcuK2XlUrCpVjM5r0oqLVvh2ba63gOQRTMnY71rsWZZ7blEyhZfrrKryl6R",
+	"2kiGBSsH/1xrNHCWM9yzz9C1p9dk1a7QPSvktdsoSwnMOEwr0RnN31VofpnsCouEwWD86iIXMbsqkQ3v",
+	"WKti7e0nspcGbTsvRdBj59uStM2URKub+REwJvt1IP2I2/eSm+sf3E492v/WeP7hMB9y6ze46b7hlh9w",
+	"14+wXy5wM95/x9ReBlIIVPxx0jTtTvbBNetpqfr2hIoOtgDG/FalMETJFvxrOLEN/wUuJ9QOMLR4UYkR",
+	"UsAE75ZIAKzGyvFmeIoE4r9/zVA4GA+7RW4alYzIMvhl/WHixG1J3ASvNTwqTd+8SptLoMw++Ny8KPSt",
+	"s/Yo3ADcLQFYBBu0nQHUH0AbL49pbIgf7oTIiCQryVPPPC6snS7aWVeCw9/DT1V6CDrLsn+Oj9xXGh8N",
+	"2JhCkeOjn32PL31mMgOduMRhkPKFfq2xquKXNb4WS8TCI896BAri7fvLQa3o0r84GamhQCkpo2oZ2tun",
+	"aQm2L2lviP2AjZuW4m8Ls2wERWDiMVKjZ+R/URMWX4pg/3Ks1X/7/hL0JH2bDhv3e53L2foendq3bniU",
+	"m4+WO9slshtf6y4zaL/TXm5KoSFusLWlnFRWdMRZq1ZG6TwNs+ayFHA+J2t3fCNMNH0SrJlM/vDEBCan",
+	"moW/KiqDDJmNAkX6vZdJc4X/jWno/iatpd8GDbJjrIlMbodYWgwCB1uOXyMwRrRrQ2bbSbsRxSoxkYUi",
+	"y9fbNVUVKinrG5a6BNSQvUrcf4KJ8NALUERQQ9ZLDNuFiBe6FxyylwHqwi0MNjQ1sAIFLwsZjeCIv2Es",
+	"L0Q2iKCjQeMNW6OR7tuVlYgdUqU4LivlZ5muKiBCQPqJnti/B1F6ngBxJRY7hcXh2WdxfyaKA3Ovm6hS",
+	"boOnOji8TdIbTUYAOaLNT/vE9HfoVUg0gMojhTTCTy6djve2wGbwfyY/oA+yNcSdDs0B4cuvVUckZkDN",
+	"bTF3jL0Gh4Zn2jLcCVKIB23b6M1iPV2CK+gzE+vgLELQ320jaftD9nZ3XjkxeTy0fe/F6fP+tlKUewwN",
+	"P3oJyi416s5rM1H7RXNukGvnBwaQT+IJPZyUtOlSVduaFxJ5m1bNbTgI0hf9i9TZalNseyuwf+B/SDUH",
+	"qKJCKKIF8comxTJKMpYkroLtS04QL0UsTiODuBVPaNtZjom9ezzVcRAc+MvB/kwP9jv04ulkPzHJgdnv",
+	"mCfJnT1KzTbUbIhoI5BJfBo63dHjlSUxsHkOHpWDPm4DnmxpeenuaIGKAGlNmqYaEZ3cPkCUsfwrhj5j",
+	"jlfp+tWF4KUyycOeGFyU7jKtN8kKPxQURhwznrL9+omTVazR/PwxgDE2F6BVZR6np+bTI46tNUHwCQXt",
+	"ru28b+EcAuShP50Ah1fD9kE8qbSoR5pYkTmog+KhQ4X3Y5uaNWxRLbmqQfgN2XuYYMGn1+ih4K9wzIJn",
+	"U6LtDUlixKg4g7+Y1Bwf1I1xJLBara7ci2TpTBLw4p1lG2SHD9kb3x2/hNCU0p6fCNappWQ0na0Hh2yA",
+	"FmPFUCluBC+SL9VaLQrfE1coABXK6Dj7r0YoTZzcubMgdoEXGLkEpHJvDdfD4lzJ3Lmccy4V5bCTBswU",
+	"4/duE9k4hU3BhzsXnAe3IvdoxqRi7tEclDiJr6tiJ5GUriyELYCIlPDBYOp0Yr/YOBuiGfcTHa8g67aL",
+	"5O2Wzsm/6dhsrZN5R70ieGCfpBZGKnID9GjsKEay24Y6YXN+I0Z1ERrRYKN9FUQCtLWUgl2LlR2y85rY",
+	"cDLCi4w0Zxt47dLgyEFHexDcm5oi6VmN3Yj03n0vkPV1iwh4B3+vn469y1mSJbvlhlp2vmCbthn/bpUB",
+	"gCpd5XuyVAbdbW7pTunodKMD92ntbi2n2oeD90KlDLHjpBYnxUYZQHQhdU4B3aAZLyAILEgFiJw9ddLg",
+	"h9CYO+crkyBR1ZI8MX0AzSZQa6wtLxhYK0OWrfjcmz4QDM2wGt4uSl3NF7WX8OQRLTVCQMGNkdPs21eb",
+	"8QfELYOSXauDGiKowKTdoQOexS/5/beffKkbuSuP8FA/MD0q3mJsUkn/UVzCTbFx12UnXrCBcXCMxsFx",
+	"YhzsEZppsSgSp9E5Hk4EN+UdAcGkjwBTByQIlOAO2dcRZKUGMxockpF7dGA3WwmVSzXPwMSF5zhjZS2s",
+	"z/m1S5bv1391L/8O5nCevPqjNLmly3gvLFutL5t2ue0nTpyH9UbN9P1WoLVO9pBWrlrsIlnbz7K7q/Yy",
+	"m8cukQ3pcU6cktopR9rDvc93oHrYykl4xiykT2jpk0z65p2shxW2TkRsADiaASVicHhTR1bue2fBXZE8",
+	"WfqPDEHiIcv8v66svloKgsfGNA0W1BGutyhrz8HG/pQzI+XHSNgw2kVKsm0vYZUfRZTgu923EKkRmm6b",
+	"SI12MYHU34InF676ZLy7BLE6+e7JXkm+fteU6nvpYbGoD/gYh4jHWkD1cxSJm3Hhbim4uwk2eU7aERQM",
+	"C4hjOE8t/ikREc5jCzvK2zwip9J85/aU+oZjBgqepDSzcimQJSCC+k5pPnYhDMCjiWKGKV14oSucZZYy",
+	"2XhOP2lYqSsrWCGsaSIDo/OVL6WSxpbc6tKwXMfEcY8C451gwYNdUMGhpzIcFYidQekTFBoP2pN5NVXx",
+	"xCQE/S0h41LEVe6l2oaQsJNEgHuh/pCdpx/FYHf+RKRheNMah297HDIK19aoTyvBZB4X49mzBHDQ8nIu",
+	"LOPWulWA5IfvLcOa7dqHYtOCy6XIfSkRfGbMK/qMSATVL8VKl1aqeR+KAG85INtQeRVd7jdbLnheeNho",
+	"26Tyaba0sUpZWaTP8eDfZuT/02OH+YPjXjhcRf1w9NKhlIuWM6cemUHLbJxYlKpCmsTm4ikAIcQVdycU",
+	"Mg1At8ENppbO0jklgM+YbvAVf1gY7suamwZLspISgqCpbGgny6pBhifQ8fQCCCLu3rX+Qj7qCqXw5gyB",
+	"hBoMYrtagQYJGYWTNfAMKJUW5Q2Up8RerKWwHPun6mC5gza2T4uZg1VlAwCSrsqph0T3r0BgKjBZ6URJ",
+	"hpdR71Q2wAJPqlJLdgUR6OFlfYhe+eNm4CVvCbvR5+C6GpUbSvCecj+NUR61fbkxl135n3T/3hEa45eW",
+	"zUaX9IY18jEuWWij3gn6lwxUB+n3uXdpQ8I9LWGhHsU690LdGgY+1SBmJTBObGaXn6ToBLtABdtO6MNY",
+	"xAccjT9KC9sBO/VQ37Wx+NtDjXHHn+wfdWwjtKwZ73V+qwSJJnJ6DqDZrUHMGApWkGLJnxf4M9jVmzbv",
+	"iw0qLkw4qZn2ZFx8ukgn66v3IV+bWqZPIoGSYhkUn+wVXviUmOWdR/P2ygt0vsChyYKWoPMf4hSHcGBj",
+	"Afhv60h72/jwQu6uEXcxOtVCpDeizOXUDrAjKfrszuWSS7eLJeUG+lCMkIJ8jLpCxwknbuBCAns9+Pe9",
+	"DFfiqhQmAID2GdWFWX3L/UxJEWfeaLzyzzDZWXS/fLMQgZd68YQNW3olFOvVpt4PnghqbBIygqC3wjzB",
+	"EMfHIofvAPbPvwRRWTVfA2JbZ6ze2JqLqcyFAeJExoNfqIEHhKt6vCFiSNdiq6nHiC93lja0JQvtvUjn",
+	"cPCiwLWrTRIy2N7FjO5HfMYV91fFP03WRGuM37uf8iana7gRCd7KlOxbthruLnpdzWnnYEPVSAZqblfD",
+	"afRmXau/HxQX4UyB6kJqrkb01eN8b/j+PRjAeWbw+vRgaFOCzr2VUNS37F114iRLNlBAeDBWr5i0Z2k4",
+	"B4DCaPcMsCjtA3eLCbUDw/rybIZw+Dqs/egjKgj9ve0bcsh+3CTBOq+7/t5rT8IJ9U1dSz6F29K97CaW",
+	"cnjDAdrKZNXi/NLjHsf9pcEfqQbyQCs/ntU7sve/uL/k/vrD5K2Pj/Z6T0AZ37+1kEINA1E+RF6pY5h3",
+	"+dV1MwBLNBuWhdUNqDAnExE4kGoQnPoZRSW+31MoBohaFx6E2nUddHukLwzaHgQdFmTZhMoQwnNBQfhP",
+	"h1kDJ4YXiD0kS28+GXfVRCrRH7ILNzbUkkPNN/bZ1u1QkHKNNfB8/acooqVNISLO/adoNw60iqsVReFz",
+	"1mtkMqzWZ7EDdkPAG5p5f+SJNVtE8qAj6fuJUrvOhdxhV27Kdljsx4uatHllHZJ1820GTCGerN8GXwTt",
+	"pwta2BAknaSa7xazSZZqn0qP9PKtjT/Nery2IMWbdOxHqX/YfJ0HY9arDQ1SpIJCFeyJyYWykhdd04hX",
+	"HDqZ+6wySL7nIRUG6Uo8QoXBV/uM9oO2b5x8d4LrroIztR0AOWN+w2UB2CprYfvJ4a2d0j3KFFT6cPSU",
+	"pcoxJeCBBglppjdZJ2ggWR/bR+IGi/2mXseOYeXdr1MYLXG4w13B+ywrZYbAUxw3LDFQLwVX0Z+HQgjI",
+	"9BkxLYVlvZkux8q7fBSPPpbq2C7EcaH1Cm7rx7aS2Psep0GJ/JS0rlVcjVXvxekLdGVvpRH0WJhYnSvP",
+	"aoIjpEZ/X3tAOFcJKMDavQRYPnOwBvkaADKlHauCW1H2h+xHVROpka8Qk8AE6n3GuFsUrTBzW7Mb3qEv",
+	"ZTac2sFYJR2KGLuKBQnDserIkiaH+J5cxGSER82OJvPYZb6k3+hLZvS3IEFfaqXENAD7o7lel1yHydQ2",
+	"g+hkyi0v9PxQw8hJJ3Cr9GzmTmrPRkg6eGDSYplKoX6NMNlJ17kuAdNjrJDl+Nw5dIn0zVsSum1nu2Fu",
+	"vaT3ehSjSygL2S1vb/n37DR26Pe9S0/rL4r3PpjlQ0t7iAHkNwUtzB/JBmocnbAUd3Z09y+VcKu/jl2D",
+	"G3NqrVjY/PCv3GOOHnSv7Xa+4/5afw6Jz8fYjt8Kp0xqS3WwUb4LPrv29CeGyfyeuBdbT0Qlj+Mj2h2I",
+	"rytZUOLRjZGkg3JpdQlc0L7Q1AjIYMSX9pW94Ey4KWWekJvU83oloLp3rNx/AiDQtOBO24WHeKx0CZAV",
+	"eTDpASwLOhWyOGDmcRb9fJ+YyPrS42qsKnWt9K2K46f4fX1K4jh7fwOsXbrBZqJ0s4s8jDCLM8JCNgPq",
+	"mTWDsSJIcTNgVNFvBgzqErCmmohu9ORfYmrNyD/BgwWXBkC53r1+yZ4/f/5nlnMrjq10izcXdqwy/OJn",
+	"8QdKHb5/4yc8lzfgi+VzYdlCKgucb+KD5aXg2PDmB3XeECacFPvPUzZd8JJP3YKOlS4hXcclgGNCJfCk",
+	"FPzaDFgGLOMT/QEfFl8zc5OCOcEPce4RShSxz5DiXc/GKv2IQ/ZD5LUgjp8WCwa25nuJ3an35Jl8K6wf",
+	"4ZESVnH4HZjq7nQmf/6D2AywCZzN33h92HhJk/mnmw97E9XUQi3bgxHG8nWS2CkrZULyoXGpFzlqrJB5",
+	"tsvLZwc6+TjvppO/H/RF3Qf+LAhdPqfN7WldajvqUBtkp5mbPntbAH+XuftAJu4BkZkvlu0Wy/aTNtWh",
+	"BaPh9jf5UYcxCrl832fS6Z+9Fna6EGbACmBPTZBGkoc9MbVwNWergkt1DFyrDQJV3yqS3j5WU4wlGSDd",
+	"Ak0iNMScVezYgRjuGfbYmV8KoAGacOMBUYDCS/Hiqv4byvpJAYoiHyvMmk91US0VGobOKCVMyMzM7Iqe",
+	"N5OFuHLGEGCuIBbL6rgQN6LwYQK6SSy5LK4IWy5D81oqJBHjeV4KQ1dimRZwAOaencH/K/CwN/WQmx4q",
+	"NV1ZfCitFraEjdXFxbvXx/OKl7nIzxgB9g0gBDbhU2xnKqS6Pi701D0QitQM1Ssi02OlCmEiVO1kTcwh",
+	"5Y2TSmMFPxwDEGbvxenpgE11LlhmTDm7mhR6ek0MbopVCooVYVNTOZwuqd5M5KzQcxnz7l+dPmM996ix",
+	"yqqVsaXgy6tKhWOR9Ws7Lgts7ZCnb1OudQn5vd/d9ygp/Ri7xOSmqXi6W5h8zfNgBn+RrK0a263qhFrQ",
+	"GjI2kSqPJ2+dTDpZlTqvpnshtUxkgVP097DeUueiMAOIVhoEbDNBVBB1AGSv+VzUWynnXCqDLXvApzBZ",
+	"E84ux9An8PI6T3HI3vrhnFxYFdw6C//4Fio/gdi30Va0IxJeUGxxGbOXvsN5yhWbyUBxAcNCWy7QFkFv",
+	"Bb4KTX/IMi8lPSxEWBs9Czw66MjThe3lDv4dHzzq/nchVohpkM4cYu9BAfTgRRCAtN8VifdXdxGKPz09",
+	"3UUofp9ReFrgQ0LvfkE+S2SDjcOayBT3m1vx7mKB8zw3jG88hJBYN+uhkYZ1yH7AmF4pAtW0mzWE8aYN",
+	"vvtijaV010J5CyMymkLZAGryKWUhW5qZzvOcPus9xXwwBU1jPFImOoy+G3Xef6UH9bo/i9K38zxv2c6t",
+	"R6JTQx7AT+xVh4diR6Wx4IZNhFAbWnDnsToPT8QeBX8/KaP2g0O3XEl1VRmRQXcIr4ygu0pqeULGIzET",
+	"pefwk7aL3Tc9bfuEhYIK/ULxex8Uv3vt5z3CPkG6764giDqxxb/p3B6nDy0N70ASfhaNnJiY3HMfHGhY",
+	"4rP2ZxgNYm8UmNmIaxREDDUFALENZL0qmjRdBKSgGqv/nAEBTKIB/H2bbDzEhmDnoCkzYaxcuh1+NdXG",
+	"Xq1EeVUpaTNAl4X2al2Tk05Yz6woofly1JTAkR7VPW3zbLzKpb1fSwXpcD7GUnnws4lMDfnjWCu/T40Q",
+	"aLIOsnDQed/D8S+4mldun+MdMeZJgM/F0qOJOQe6MmKQFM047xzuwxOa4DjNEaex0FMqjQN+jCQGyS0G",
+	"+jySFdAcIhK1ngW2dpEzofKVlsqaIfsepwgSJF5AXUAEZwSdpinnVXvFHUKY7I4jUAwU1o0XLMM3A0Z6",
+	"K8oULpLWD6aRY5Ew9FDPQ3oQWYFMEhXJ4CYswO5AoMXvuKPGJDr6NAuEJ0sZgf0yBtBHmlmHx4+/7l15",
+	"9w4vv183H9dilwiK0TZciz9aVV18/+bR3h6MJIkRRYheCcVXcug/0g4ke2nYjyuhzt++Yc+Hp8PnLNfT",
+	"Cvu9sJ1Q2ZJPQ/PzrS6vIV/ug34QQy1nfCoGjBuoyaHuOOg/lIaYs1qtUxh5Jb+hIT/VSm0ETFTHmw1j",
+	"CRYW+HTtyfbb/VK41Y5vP/zYrSCmVSnt+ujsnz+nG8OPvX3UZCOYtbFimWyEValnshAnS7EXoQFQc1BE",
+	"tdHprucCklHU6tlIPLM3GK314kutk4zUGVWf/e2nSwIaAAkPnf/HUhGoJl5DiDnura8FJpWuxZpY0QYh",
+	"vcc9M9MxMTOFqxuMTazHa2+VgAnUwB5bt+b367e4fvfsOrkh9u7GTN/GLUe9AOBjBeYnCbDa/FZhyfyu",
+	"BHCHZFOWItfTzv144bQwbpF34hs9xSCIUNMYAfY1EbD9z1i2IfOyQEUcjo5TjiFPCRozqWDMzEpMM9Zr",
+	"eRJU6JzcPK3/td8u3+CPbpZPDNO3iuF7gYtukoExsj6q2T7TqVgBV/F6Y3YAY+0+tZwrXQrTGgn6Vth3",
+	"sK47t6oVH+zJwi6L+h5tRv1bdyF+kb9efv8dvOZdC7x34VOnYq9JROOl3ODowzFX62O0f9CP8nvM/FIc",
+	"+5z+Prb0xX99x8L1YGAZ65s69myYHYTCsBU35laXeQeL48UvxTdhavecWLpPoy55j0PyN7Wl/iOZePU9",
+	"tt2kq+/f7ozQO9qpUNXoAYfTgVjPrPS1AIqx4OS91cbOS+GuW5Xa6qkuIrxUe2nZWL2xsdoXWeGTohPM",
+	"y2FesqXYBuq4Afzuyh8OrDTPxyobV6enz6fuR/cX+Jf4P/CPC20s/uEM/7DSJf3hBP/gx8E/ZpA8duZJ",
+	"JvMMWZHQLkEa+0ZPay9N4w/cuo1V0BhOi5kBvg2IGPKm+17M43vEEpxYZINCFJxZoablegW8ak4RGEu1",
+	"5TeiHCtPkoRPdC8L/IoLMb2Ooufi4t1rBtU6rLezVofKh0StWmesqFwnrdFhSYkOz4Eo33nNI/bCA3q0",
+	"l+wk+MOhy3bqO/use6c5wneAq15RnT7QVgVR+LHVsaMQGxgrt1oD5vbDIG52txp+IzF7C4Zg0nrb2UGb",
+	"iLJ7igQmIzxqB20yj50FSH5VkTYvqMSe13Nuz/hj0H/gGqXfbkb0MfSLVwOMN4T/QUqm1XjamV+NvJbJ",
+	"HqnNAmxXWwPJYLUNRmwIBL9ndTVdOKEIvUlcUaeOL4AGZJ5USDNjZVG4cw9I8RBJQYg3iSmHHkoyyrj2",
+	"t3fgkxYM7JjJS7X36WLerylB9snD1hbps+Gm/J0fJPcFPu0YDfbB+G4/KdvhedrkbqsnuHUznj6GLknf",
+	"8kvR/7as8SdtvMN8yeT71apQN+X/ibPfDkfwaw7QCYKT1N36JBQdjygffeCRPBAjrMWOTmjKyi5efffq",
+	"5SV7ig5HLo0v5gVdM1aeKZuOWMLaEgnYJzpfn4Eiwyr3aNIPGGcz2B1UkQ5qiHh+WO/pKaG9mP5YbSDj",
+	"ZaYCBmcC2w0eQym40Qo6ZJfCGD73LaJUBy8Nq5fq2+glOEPb6OKGGm4JPB2t/5oTIWa6jM6Jmo+gIqDp",
+	"RuiyxYsIGEJj1eY1BPMf3IfE0D71GrfuOwT5FSfjQfTAGiTakLFyn2HILoXxTQfcimPgrxX5Rlkx6714",
+	"RlUF2Tthy/Xx+cyKMuu36Wr3zNQSD9/3gcSkG39fSnevC6JbSXv2d9oN8OLZHobFpdbfc7WmtzKPJard",
+	"d2x+HYCyuQvr2+iTQuvratUZt7wUUNAPOZRjqTC0drvADA2GvZdcQvsUV0wcL7mMh9rdRASC2CnDlSfN",
+	"MlLNC0zNHGsVIjoDL0WCYYxMimmSx7RGxN0SsIngJaSQrsGcz5nSjCut1ktdGUjcKCFykfchjZRKT6nY",
+	"RNsFFCkb1suM0VdCucXMvSz1iNb0BiEIZWIaARcDO9tLcSN4YQJBFJ+AQaVyeSPzyok+zBsZmIs0IHtY",
+	"KnumhYQSC1zNlggvfLoLo9/GyvudKBONTxTW2a5XIh9hfYDTffRdCWqhqwIA+sv2Q6PwlyYdAc++evGw",
+	"PQAXFz/iom2TjD9t7m5w+OpbdvgoEugOMyCvfZtLx1HE7GfzTKdSxeiGLAmlO3ukQTpG3YUbmvKy+MrA",
+	"BKsdypE6KwV/TB5lELBvhlXzOHYkv6ciHGgu4vMu5ufk6Jmj+922fpxd6Y/LpG+zlZTwIT3+T09kdO2S",
+	"jW24R9aCXZx//x2ToEXsur7Pu7MR7L0hhh8ThGeUjc7D1jOW4V9MhgyGbrqp2gMyLBSz7idAM1FhXETl",
+	"BlxtGcADPYDkJp8kBpJi5LrnuRu0h9K2tpQTpxyXfLVyg62hwBbVkuckRS2WDdkr6lHzr+Lbrq+qsqAD",
+	"Ff70YVlkgf5yLm8E2MTPEmRMjJv7G9wLzaBLO2eIwWEwPaHVlIJ16saJx3hHAsEzZL6Blb1/9x3xblZG",
+	"sIW1KywW9HSGWLVm9b7+BjJD0ndEQkHiY0A4UPAPPWNZNE7Aylk3RFJHyTE+/Apqk7NDRVVX8qCm6+8l",
+	"eRBFDQ754FmDix9TMb2bei3477G/8kv305agvROCHWJ1P+V+WBsUyliopiqFMIltabxs9SIvisu0YcCb",
+	"ycgWQ0C6RhjjlPgIEfunPApdZBYgAdOgDyqFEQoLZJaMg1xwB91AOCykWXvZ2x8vLqH27cRtkBO87RgJ",
+	"h7P+gYd5lC4ESJBNIsTt5IcU928c/j37r3Bc+TuH5Lmbfqp9z8V+LVXhi2+xLh54J30r7NZtdPpYcvxx",
+	"hPdn1OK1/9Y8MHAeFf6BnV5wz85Wr2FiHJdiVfApxUpuF85gdZ7WCNKs0RTbYoLtaWx9K2+c3duwZXXZ",
+	"NGVrEwomKDFU9+b4FIgLpciQI+gguysbN5PmioxxCjQZq1cmRNxSlJmwDD6+DTId/An74LIEe44e1CTF",
+	"IR+6re1AUZa0t30GIu0z62872HJFlKyTXN+qQvP85N8QHO4GfU6SYqS5V6U4JvJAZzAaJo2psGguQLkj",
+	"3SEBuEImiXKHWjF0PHNprkcosi6ejxXNi6JN7qnubAY39uI5y2UpnGPeH7IfdNqE5g7mQnCy6jCgfUYo",
+	"YNfAq2FEMRvHveRj07gCPtzMFfvr9+cv/athX67iS8AAaEQesDsHXw/C6JRXHCvxYSXLNeH0nNMMPO3V",
+	"khczXS5RMGIExY3GbVWKmNO7EaWcrVNurhHEHd2TgUz8WqiY6nzx9BR+psl44iwjnbT1qwklLvSZUhnG",
+	"LqrVSpfWsOyd02SZTwia1nIbWrEL/FY/YvfOQYJGT62wx4geVhc4IS4+kYpDSH2vsnh87SeG0YBOLONm",
+	"gNm8xL8efyPNShuJNza3eMat5dPFUig7grImxZfiL+MjLHO16ShQ9BRrZcdH0IHYXco/CDPwMf5/b3sJ",
+	"I/+3gNTL2grT+mRCTnbLEQXinUh1EDO7ZDmdqMZWhtqAro08/Dg5/PT0Yd8MjsmCG3/Ohp9LEUtHOsMf",
+	"1phrbAruXUlSPOX7YbXTY3F7AF1SY7AO6Ha4YWu+LEmPvTj983/sRMxqKrpVKajfzQv8bkD3wAiVzt7f",
+	"Bq8xYGi6znTJnv/Haag9GfjsEInhbU7uWGGkeLIORTUImbBG6pMVLy1iK7CMfjw7OQmYjYjRfi3WRJXo",
+	"7uuwVweJmjh90V2D/davkd8078vi3kDDlRs/Dvm+LF7r0g/80Kasrw7x4+8szE43w5dqug62IWTJ5vXV",
+	"8t2jZAfiOdlXBDVPNVVgdR/lSwg88XC63r97w2aAyCqJ4ADpwA2TCspHzEKX9riQN80jHwERA/54jdMt",
+	"mp9myM6hmVDkbjy0e5MjjPbEtVhTxwzw5idGZEuK60mQD1Ddlg+w6iJpX4T1NMHUlopdPB+wzDwPA06q",
+	"6bWot+4kc4i1Th4aAq8nDAec3bIydqz2YIYbxdTXAI1cJLYLNgGwwQ02KsVfOOEGt44VnE2Bwi2aGe4D",
+	"pnGCsRorhK6BjyRNh2RmvQw1urmS6or+mMEl9ZYa529IZazgOcPuIB8Rl3asyHgWvCxkkiMFsAxaJIjH",
+	"19nJsTw+TiyAS3zFllJVVmDAXo1V6yQlpgdKsQwUEzPgjmgT5e/wSJBx/r6U9yTBaZz3pXwkVJ10Al+k",
+	"9R3kwmA5G7ISZGJdDh4qq52UPQ4EzvvUwIBcjnf4hnPk1PF/rrf+AiMnJMygEFAukTQHrCvk1gk3Xsn8",
+	"QwbYzsgL3h8wwaeL2JvpLn9ifD2bezEwucRyZQncBkk4fQUbwL8KuigQVcPZr8s7bIknMPUEMMddYITY",
+	"HlZ0y3PJzfUrP8I7xCncp7itvnIUcmiustNS7u26q9qAxzddx0/iW2rnuaMK2wi2C9PsAUhqgEjtxNoN",
+	"lKxdYLvPdoPt7piXhwDCgpGuieCve0MA1T7sBd57vyV/G9tpJzYQbHOIgtU3zheBug1UqHHItgvPpqjs",
+	"rt/6CYC5j2d8CjX87wSG78AWsc7qJpnpmyzAF3ePH1Cl10xiqLaXbZzqbJByGw9a5WcTfoMrVq2MKG1E",
+	"U+WEHs7KdHIARkiTMuJGlLxgyNnFoXfQ89oLc5ZUgeEjqCLC94sAAEvv2enT/oABN3AYiYzZ2mCYfnBD",
+	"9J5Fmw+rvpwQJgSwGwA9u+VlfsayXypRiTxzWjArK+VsrwwhcMJPuow/wXVuf0Ds1a0cNqzgVVOupqJw",
+	"/4Tv5VQVhZRD9QbOxi2n9x/AmKTsIswwEIMZZtw9PZmL5Uo7geDM1VIK0x85i9m9iS/00hXtgJlUSKnk",
+	"xqlRImfoB2W10WFE0Iu+PC6+HS6DcBs/a7mQ3jxxBDCtd177VKgO9RLxAhRMAGHhcCeDjwh/r9noRrjr",
+	"U4cDwAQC5RzqVuf+WF5akV9xm0WPye8I3FrIhmeSrwgvFl403isBR8ap+sZK1iIyDV2b6HSE1wuheXc8",
+	"YelfwmxNFzLSoJa7dDupmbrEtaSl9t+VvTh9PmzxDtypqQn+e4UIb1gsj+Io1Obwk7SLSz4352/fdILg",
+	"0f7wpY9gu9FZvOXGJzJB791lid/HzhP7lgl3dbN69kue9RF9KhByvGEGHGwF1FwpvGynE5W4Lwf0DrAe",
+	"3MDzHM0DbJXG5kCpwn8CKWV/FGQZ3lQKhFXxbgQ7LwoC+8RfkS4DAySpPT9kP1HhRos1QlEuXk4XbKpv",
+	"3LOw1zL1tWr+lBFiwG4XcroA0hLkXhUf+BL4qYoiNcgsn8/p2JTiRorb+FJN30jMrNOkgLAI5ZXur6Bz",
+	"Clh1IDYJVjG8Uuf7xM/Cbaotgg/m3lEFvRPLFCE3sAZWREA1cxuoT4nhT3A9kQiVey93xedigDw1bgcE",
+	"vkXwhV/B6oOi8nCv3e6qk2GPw5gel1iahlY+xMH9VIe2Ng13gB/ed6Wh590jz+9+zNprr1diy+DAe/wb",
+	"pcd5Xehb2seHQKylwaPPkSUnzN9cw0s01RP8A1PCrRWR54QWz9nEXQA7gc8j/pTZ0CYDBuXpgtmSK8Oh",
+	"o/cMpDX07mOFgQLgSUNg9PmQZTzPs+AXxj5aN5hnyFPk8kKfC/4MoM4fQGr3EOi6EVuEF0feLcvn8D+e",
+	"CjsWLI5YKUxVWJaRqXiFz8z6g8TtQWcVrpMGJgwuYIZQMxkzemaPc+oNsGmgJXmXnverSA04r4DsUHBQ",
+	"sB9J5+DXX03WmfePocQJqiG1ivMlmJusP0IVk7lT6F8LfEBfvuoWvYLKSMLG8do3mRxFTrndsYxYHuVX",
+	"8nbBLVgLWBXrR3cuIo6Ej6ToatJh7J6A+ipT2l5BOi/zOAbwfsAhTrbIlJfOKWbgqZozaFRyzmlVxoAr",
+	"V+yvl5dv8RpqkMbYLvneblINx65Nyfa2a9mz1uz8EwMpMuozC9AQOF77g/qpWzlq+JQ1t/6NFUuMbwAg",
+	"Wy5ngO+Z2ByYegpxFoTdkFYsN04oy8VU5rRJcZRBEgUY5sJyWRhPYC8t62X//Pf4qNDT8dEZ++f4aKLz",
+	"9fhowMYgTNx/SfePDbU7Pvr515+zvp8+IF+ryEPqs28SfiXjFuVMLnO3yiQXIAPA41FL40K4H8FTpjOJ",
+	"l4ezkbTZIWg+8XURvnbgtYfCi9J385gVhORYruFjLZ2TRstEvPf+Sc68xurCXvY0Y+KXiheGZU+Hp1Dj",
+	"kecgAvC8QOo5wlNFgQeZz+ZRxL/KfESyB+9xe8OZjbHjpWnJ4VAiNXyl9Rb1pon3tVvxt+5/EkPvPkIJ",
+	"MEaiiM1j8XhszmO7NUDiCABT/NINNs7VQwbQPyNWMsCKQD2wwwrx7jFwzuzhGtd5vrY7x3V84U0Ozv0Y",
+	"NUebQbsVN20xTKvxrnZN4Sddd62nejmRSoxY5rxRrBdQ06IyTiqAgLY6Y+ID/YmENl6L0Vi7cDLTXZXW",
+	"VrQ6de/d4nXmHu/csdtxIczGHckQOPsvcC/2vZWoeQ676XWpl4fdcan3vv5rpKNJOyvo3vt0c5Kveoib",
+	"UztJv3tSMfCMaq98EHcoHRrqq2/ak2B3ZXypK2UzVimJEaWEPAzMLvgdXKDCaDbVylRLkcfUR0NeTEuR",
+	"S0Jga45IgAU7i7lYj6yACRSlOwMavZEBihkwVMim6AdoNU9xCKOAeTxqOkWQPEwTJIghltqRPkW2lMa4",
+	"/4bU17BJU5YxfSPKMhinfuySWzFKQBupxM2QJ0ZrjenH5L4nppsHbRA8opBP8qMheBoMOtyWwmltP0tZ",
+	"lEcpjkXS/wHFbj8RJTMxJNlyzcxCV0XOjFA52L5vfEpwuj7+u1hnCKi3EtzGIhewgZ3p6v4iFXv2gi10",
+	"VQYNE/GZVM428PRSj8FdPtp8pvNKgrfhDP+uHkUZZ3t1LdZXpXBHIevKXYGk2lX0ck40u2RgOwMMz624",
+	"gaRpGhDerDhiMqdcHbTYizLWm2CFZ4xeNZa6M4z21Vd7BbHuKw1H4v1RrOZEtexsEYRv5Bwdn3uLfIIq",
+	"BzvFHdzm/h5t7Mc7z80d8BLO90qVxJf8210k0hKO+VQrbuXxg8tPwlO66G6q5aFuAQgUL/Y1xbDYdKGN",
+	"gN+kzlmPF1jZQgB5QoI9T2a30iXa29IgYFB/H5JZafd2JIZ37Qz4WEwpEg4+vwZOGo4iUb7XuLiiVM9O",
+	"65Km0lqBGOCoXdBHO9TB+OIP3KG8o4+wuxnQ8uL3b/3DktDLpgKgWwRVdnFy8/RkeCuK4hiqg07+dXtt",
+	"tpMCvq0mhTQLb5EiiOe1WJPFR13Bnr8NWi3RUQCAY2y9MwNkW4E45U9iwv4u1uwCmjngZwwGY9w96TjJ",
+	"rmWeURPL0N1jWKktt+KMQopwLSGLmkXENpaWME1xdLIZmS5yuAWjjvGuSllZUBrB92b71sGk9RJgB+F9",
+	"pRNCCNIwXRA9qbAUIgKQCfcEb5Cv2VLAr6EmC15sf0LEv91e3ytu4d+MVj+Jyd/F+kJ00h5ufLs7bgx9",
+	"27Gzavso2dtuNzc2dqHnurLdzVevFFQpIiRVXaE2y1DdL3/76bI2OsByn5Oo4JgP/BqQbDPWI35CqjrR",
+	"NhYtLkQp+kOWmaleib8AykCGHZW0en3mwa785BJIAwOVPziBAcvmhZ64++EO3LGNewC+EHQolt+1Xis+",
+	"uMk1xtBK+KzVrBRm4U8PPVioHEDWafmQTehGX4tAeIQoYPFrpYxDISKgmFZD9hIwc/EQQeQAnEU49Hwl",
+	"r8Xan3tfONMsQnVL7H2GxkmqAfRCzQilPEP/a6NNjhgi25B7YUPtcO5+ggmGhbHaLVVnIb7bBTW3LJyh",
+	"I9gbR4Mjoaql2+L4sY8G4Qf8okc/71Ny0IE0Vvt+8EkfoR7gcWB1/32EuNPuCDvp82tN/lzIOfClbRcx",
+	"2BjeKWHeGFNBGswftB7fFCPoytcOWbN8HVJyVk6KhIf7W31ZVoKdsItqRSw6rdsY1BQEuCBhTAcN4E8q",
+	"hfljOjFkzgesvQYGt9fC9QMJxdwU/dIluy21mhPWiA+nPMXAEATP5iVXFgpq/hJ53iA/qvM1BuOmvCzX",
+	"LAPgaYpGhUuH7JyG8H8apIoUgV4HHrX1dqEp6pXIXzcYQALiKq1JUXOWC0hUgmcDt+smrFJR+JRsCCc1",
+	"uNAIM+oqgT3PAjwxUkhg2t/DjHtMdigNQUJaLNJoXzPaJVewSzoWrn7NkL2ri2/wkACO57gy4iyZmS9F",
+	"QGOqtiFD2NTZTJip1SvcRdDgEQvMB9E88upAlyFeAqK/9uRQXIBdX60L777hRAiVfqJBjU6i5RPAqmUj",
+	"r9AwVrhlIqh3cM5N/ZiLEjquQWkBydNYnWOwN3WtYUiA9jFsUtn4eQo+vTapu0qh5EJPM5bVKg+w8xke",
+	"7cFbfk4pEumsZSPfZuEGwYFDtQe0tzi7F+hg8yG7IFCy0CXmSTO2ANcjq78o6VCNYiAB7mkLkbfSbGyq",
+	"UZCKlwSpsVWVxoMfSQlgBI9u7qZIl4yaO99ZNQH4rvapu5RxPGhbOwe9PvYjw8XJyJ0K+e7Dp7CKjxQ4",
+	"dXrzAg/ItlgjnaGH5ST53CwRp2n/LtYdZgiyCfktHKyJ7aaJk6T7c7qTJXyAjzPwBgEZIvAYrEEesu3u",
+	"D7J+Zt++IrTeSEKfEUDNukYFeLfeQZtL7V7xvblfaNUwRsdhqfPdf4oZ/tuzpjffb/vmRWe/27B+J3Ih",
+	"KC4e0Zy8AeiRo6DgDQM/fp9L52yW1NwIhwrxobGYDS7BZ2BhbrQTEVsgAyvMI0qPUvhpZ2bYeDME6sGI",
+	"SO/0f/QNqvCbXgma4q2YkBb2OxmNceg/dA/IfIgcFBzwvls9RxMyeAZhSuGtwT4Zsq+1u2K9EgbiU/7n",
+	"JyZRonhuyFpK3h/OHRbYhseCOZThalAbqucncBbSd4jTHaxOrcQxZByAj8xZiVLNz5qLjNdGMJL/+Ywy",
+	"vxhOSxYVG2eews+shzxAhA8DbSfOD8DNgbA40AWq1ZSSCtKYCj97gGepFWA6c4uMydDV60s7tRKmbvU6",
+	"gzLYvm5nLaXB2uCc9dBlwS/YT+xenkKR7fI/dlq8tCvQmyG+OIydGb42uKE+zdPrMh/hc78VelXEZhzu",
+	"7UlcVFky56F5uudViqKJJ2DgNQLIABAA/384NP/v//3/OFP42X/AC7p/Zkx7mAPouD1zB7HgUrG/Xn7/",
+	"HWghenFBNXXJmfC4vO5uwMXxyuAJkeK1cDb9A6bjZJvb1PdUR4qD/HatuQDRWYL0dfu9trQmuNLeb6L+",
+	"5i+230fZfojS1ZDDIDXqSqddlS4EL+ziBKuVRL7FFIzwBzeiNNgVnrNqBbLa90iVAnbWIO0XAR7NytMu",
+	"z8hpxoHxKA0C5IM0Vk5D8Dgw4CX0eCutixBnCCgRWDs/vZ6XAIsGcSsAN9jggsNOESz9grxyhjNZY1d6",
+	"LuYlzz0ywFenz9PuxaxS/mIf80ZEB60slwCmw4yYlsKaARJsYhOBLjdZ/aljYZ9Mzjf0cf4KY9+n8Vkf",
+	"aVfKlEKHbva0LO5N/QoOsV/5+eNPLny1u84++Rn5zYzbIcWRWhsrlvWjVsgboYQxO1gZUxrGVamnxMfK",
+	"C18BAU3XgKIPscaAdcyIcWEiSE+5XZmLlVC5UFMpkAiNJ2TRlXVqNsSFlvwakqEziOdUwKvuBsLGmTgx",
+	"DdkRXtp0jpvnLcXTgNlj9SEcrfS3eLbaiG0RomP/7Od3fpXvFX0Ix9iD/qL2+e78ZHzERMDbph0E1lHc",
+	"QHd8SPzkcE/uOByl4Lk86HREpQNEQdZtXlvy2UxOz+pKxO9KqhW14ZgE+uVngX05bMGlnPteT9AxgOft",
+	"DHgAqASWQYg5h17Obdsfgsod219pe4W/j5CUAt5KGIrXYz4i0Iv+f7xdwW7bPAx+FaGnFrCbP/9u66no",
+	"dihQYFu79TYgSqy6bh05s+J0PfTdB/GjZCaRMw9rdw0UkqZISqKoj7wDVd+GvFMrwrqb61rbRdzEhznu",
+	"G2ST5sa71XWcnzfFRGQmv+8PhoknG9DFM32WMIBXd7RRkp0HXMzGcgjmlt9nUueh3tk74p7Mr+h+UeTD",
+	"/reZTvzxSq+qw4U9MiXoVdrqHiB6NtlMZ94TXK5tkT80cwKkNe2dXtDojWlRlqA+rYw9/3yp3p3+l4W3",
+	"iOQ74DY3AmiL7JKQtTyDiXvSZWlaEvMPFoTbKfFcVR+aRbf0lvCXFrwz6VZ+kyqYyWmPsABg1SFTTv05",
+	"6HWymfZ6fG37GM34gOXIKXkDy9FOPbXVem2off4NmKn/pcCVZRMabw5M543MISnmaGtIfuO/sIbRjJPW",
+	"MCLXS4kYXOJ1bX30/mhCJaBMa89mmsbPLe4LKLnFO22KZUj2BTF1wEQJNTMQax/Z4+tgLY86noXc8izj",
+	"G4u8r6o4yfazYJk4dbu4a4j11nxnIcSis3dCKGM1tQvn18yG+1SJdllG9nLdavobicufXYILJ98o482f",
+	"HDswIjW+nUoMyeKqpffVTrDqnJ/HfRZXjS0ZeVyUN1AOlv6SZH4mO9w4vzQ+ocujVNyqyh/Nc4rnobaX",
+	"qHId0JdzTYLcBT03w3W5y8IeKlPzqgbUVSwRpwzI9uvBSDuU0SZUpG3Z+T8tm8LUTmBorRt63tYbki45",
+	"bDBR/CNB8xY5GYPcB72RK8xdZSsY5lIXyJNo9wjqpii35pP4pnSrN9TuisojdIQy5pd/IRV0DBR6QKDc",
+	"00sO8DrZYZFvKpPkg26hfEuAw6UfSl3XUHPLPHcJCv9LkL3uUvJuWfbKtDmJj634llYEgNk+7XOB8svW",
+	"B/1W1vm9uISzyjg50BeKGltW5Mn+AE7jgTQq2e+CqCXiBiEUsbLD9Vb4w1kETSGvau7Wu7Qp7ia0Bt2D",
+	"KKXIV0BDlQBdKIDWXn/+lP7QFSiiYORpQHEKhvfdUtsc0zoQlrFHdDSbuu5NmdwA0Reds/AL2t1RMqQr",
+	"qgagO4GkDB1+cMq2kauj4CReOrpMGbton3ExvEYRKF0Qc1GW38jgipgZiEg38GWCvFrota6bMjq5ZK3m",
+	"lMDkQIAZEIzk0ASnjz/XpvWau/lyFQ++rke1weU41bPIKPijzuPgBNVLC6FCOU3oss10jSlAXPqNH0le",
+	"lSIY9lxYv8P53C+ULlMXN7eqW/nTa+bDDhki1nlucdZzCUt/2oRdU3ch5yzQ4GktHWyQIT8ioMC/fH/5",
+	"FQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
