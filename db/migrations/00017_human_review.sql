@@ -20,6 +20,9 @@ CREATE TABLE human_review_tasks (
   -- Null on a completed review when it expired (on_timeout decided it) rather than a person.
   completed_by               uuid REFERENCES users (id) ON DELETE SET NULL,
   task_metadata              jsonb,
+  -- Whether the target attempt waits for this review (parked with no deadline): completing the review
+  -- then completes that attempt with the reviewed output.
+  holds_attempt              boolean NOT NULL DEFAULT false,
   -- How many assigned users must approve; approvals counts those who did. One rejection decides.
   required_approvals         integer NOT NULL DEFAULT 1 CHECK (required_approvals >= 1),
   approvals                  integer NOT NULL DEFAULT 0 CHECK (approvals >= 0),

@@ -10,7 +10,7 @@ import (
 
 // keepsAccess are the writes that never change a row memoised principals or grants come from (users,
 // organizations, API keys, sessions, apps, app memberships): the job writes and the credit ledger's,
-// which are the busy ones, the flows area's, and task statuses and tags.
+// which are the busy ones, the flows area's, task statuses and tags, and human review.
 // Leaving an operation out of this list is always safe; it only makes its calls forget the memos.
 var keepsAccess = map[string]bool{
 	"submitJob": true, "deleteJob": true, "submitJobFeedback": true, "submitJobResponse": true,
@@ -22,6 +22,7 @@ var keepsAccess = map[string]bool{
 	"inviteFlowUsers": true, "revokeFlowInvitation": true,
 	"startFlowExecution": true, "deleteFlowExecution": true,
 	"addTaskStatuses": true, "batchPatchTaskTags": true,
+	"createHumanReviewTask": true, "startHumanReviewTask": true, "completeHumanReviewTask": true,
 }
 
 // forgetOnWrite makes every other write forget the memoised principals and grants before its response

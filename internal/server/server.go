@@ -35,6 +35,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
+	"github.com/loopwork/loopwork/internal/platform/reviews"
 	"github.com/loopwork/loopwork/internal/platform/sso"
 	"github.com/loopwork/loopwork/internal/platform/taskmarks"
 	"github.com/loopwork/loopwork/internal/platform/users"
@@ -89,6 +90,7 @@ type platform struct {
 	*flowsService
 	*executionsService
 	*taskmarksService
+	*reviewsService
 	platformPending
 }
 
@@ -105,6 +107,7 @@ type (
 	flowsService      = flows.Service
 	executionsService = executions.Service
 	taskmarksService  = taskmarks.Service
+	reviewsService    = reviews.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -187,9 +190,14 @@ func New(d Deps) (*Server, error) {
 		}
 	}
 	registry := tasks.Builtin()
-	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: builtinExecutors(), Logger: d.Logger})
+	// Human review needs the engine (to finish the attempts that wait for reviews) and the engine
+	// needs its executor, so the service learns of the engine and the queue once they exist.
+	reviewsSvc := reviews.New(reviews.Deps{DB: d.DB})
+	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: builtinExecutors(reviewsSvc.Executor()), Logger: d.Logger})
+	reviewsSvc.SetEngine(engine)
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
+	reviewsSvc.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
 	q, err := queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger})
@@ -197,6 +205,7 @@ func New(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
 	engine.SetQueue(q)
+	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 
 	migrationState := func(ctx context.Context) (bool, error) {
@@ -228,6 +237,7 @@ func New(d Deps) (*Server, error) {
 		flowsService:      flows.New(flows.Deps{DB: d.DB, Registry: registry}),
 		executionsService: executions.New(executions.Deps{DB: d.DB, Engine: engine}),
 		taskmarksService:  taskmarks.New(taskmarks.Deps{DB: d.DB}),
+		reviewsService:    reviewsSvc,
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),
@@ -275,14 +285,16 @@ func New(d Deps) (*Server, error) {
 }
 
 // builtinExecutors run the task types this server can run; the others fail their task with a message
-// that says so, until their executors land.
-func builtinExecutors() executors.Set {
+// that says so, until their executors land. humanReview is the human_review executor, which needs the
+// database and the queue.
+func builtinExecutors(humanReview executors.Executor) executors.Set {
 	set := executors.Set{
-		"transform": executors.Transform(),
-		"condition": executors.Condition(),
-		"delay":     executors.Delay(time.Now),
+		"transform":    executors.Transform(),
+		"condition":    executors.Condition(),
+		"delay":        executors.Delay(time.Now),
+		"human_review": humanReview,
 	}
-	for _, t := range []string{"http_request", "llm", "human_review", "sql_query", "email"} {
+	for _, t := range []string{"http_request", "llm", "sql_query", "email"} {
 		set[t] = executors.Unavailable(t, "its executor is not part of this release")
 	}
 	return set
