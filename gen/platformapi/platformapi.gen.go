@@ -509,6 +509,27 @@ func (e HumanReviewAssignmentStatus) Valid() bool {
 	}
 }
 
+// Defines values for HumanReviewTaskResponseOnTimeout.
+const (
+	Approve HumanReviewTaskResponseOnTimeout = "approve"
+	Fail    HumanReviewTaskResponseOnTimeout = "fail"
+	Reject  HumanReviewTaskResponseOnTimeout = "reject"
+)
+
+// Valid indicates whether the value is a known member of the HumanReviewTaskResponseOnTimeout enum.
+func (e HumanReviewTaskResponseOnTimeout) Valid() bool {
+	switch e {
+	case Approve:
+		return true
+	case Fail:
+		return true
+	case Reject:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HumanReviewTaskStatus.
 const (
 	HumanReviewTaskStatusCompleted  HumanReviewTaskStatus = "completed"
@@ -2630,7 +2651,7 @@ type HumanReviewAssignmentListResponse struct {
 	Total int `json:"total"`
 }
 
-// HumanReviewAssignmentStatus `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user completed the task. `cancelled`: another user completed the task, or the execution was deleted. Completed and cancelled are final.
+// HumanReviewAssignmentStatus `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user gave a verdict (which completed the task, or counted as one of its required approvals). `cancelled`: the task was completed otherwise (by other users, an administrator, or its timeout) before this user gave a verdict, or the execution was deleted. Completed and cancelled are final.
 type HumanReviewAssignmentStatus string
 
 // HumanReviewTaskAssignmentResponse defines model for HumanReviewTaskAssignmentResponse.
@@ -2646,7 +2667,7 @@ type HumanReviewTaskAssignmentResponse struct {
 	// StartedAt When the user started; null while `pending`.
 	StartedAt *time.Time `json:"started_at"`
 
-	// Status `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user completed the task. `cancelled`: another user completed the task, or the execution was deleted. Completed and cancelled are final.
+	// Status `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user gave a verdict (which completed the task, or counted as one of its required approvals). `cancelled`: the task was completed otherwise (by other users, an administrator, or its timeout) before this user gave a verdict, or the execution was deleted. Completed and cancelled are final.
 	Status    HumanReviewAssignmentStatus `json:"status"`
 	UpdatedAt time.Time                   `json:"updated_at"`
 
@@ -2657,16 +2678,16 @@ type HumanReviewTaskAssignmentResponse struct {
 
 // HumanReviewTaskCompleteRequest defines model for HumanReviewTaskCompleteRequest.
 type HumanReviewTaskCompleteRequest struct {
-	// ReviewResult True when the source output was correct as it was, false when the reviewer corrected it.
+	// ReviewResult True approves the source output as it was; false rejects it, or says the reviewer corrected it in `reviewed_output`.
 	ReviewResult bool `json:"review_result"`
 
-	// ReviewedOutput The output after review; it becomes the output of the target task.
+	// ReviewedOutput The output after review; when this call completes the task, it becomes (with `review_result` added) the output of the target attempt.
 	ReviewedOutput map[string]interface{} `json:"reviewed_output"`
 }
 
 // HumanReviewTaskCreateRequest defines model for HumanReviewTaskCreateRequest.
 type HumanReviewTaskCreateRequest struct {
-	// AssignedUsers The users asked to review; duplicates count once. An empty list assigns every user invited to the execution's flow.
+	// AssignedUsers The users asked to review; duplicates count once. An empty list assigns the users invited to the execution's flow and the flow's creator, those of them with a reviewer role.
 	AssignedUsers   []openapi_types.UUID `json:"assigned_users"`
 	FlowExecutionId openapi_types.UUID   `json:"flow_execution_id"`
 
@@ -2698,9 +2719,11 @@ type HumanReviewTaskListResponse struct {
 
 // HumanReviewTaskResponse defines model for HumanReviewTaskResponse.
 type HumanReviewTaskResponse struct {
+	// Approvals Approvals given so far.
+	Approvals   int        `json:"approvals"`
 	CompletedAt *time.Time `json:"completed_at"`
 
-	// CompletedBy The user who completed the review; null until completed.
+	// CompletedBy The user who completed the review; null until completed, and null when it expired.
 	CompletedBy     *openapi_types.UUID `json:"completed_by"`
 	CreatedAt       time.Time           `json:"created_at"`
 	FlowExecutionId openapi_types.UUID  `json:"flow_execution_id"`
@@ -2708,10 +2731,16 @@ type HumanReviewTaskResponse struct {
 	Instructions    *string             `json:"instructions"`
 
 	// ModifiedBy Who last changed the task, a user id, an integration type or the word `system`.
-	ModifiedBy     string             `json:"modified_by"`
-	OrganizationId openapi_types.UUID `json:"organization_id"`
+	ModifiedBy string `json:"modified_by"`
 
-	// ReviewResult True when the output was correct as it was; null until completed.
+	// OnTimeout What expiry does: complete the task as approved or rejected (with the reviewed content as it was and a null `completed_by`), or fail the target attempt (the task is then completed with a null `review_result`). Null when the review has no timeout.
+	OnTimeout      *HumanReviewTaskResponseOnTimeout `json:"on_timeout"`
+	OrganizationId openapi_types.UUID                `json:"organization_id"`
+
+	// RequiredApprovals Approvals the task needs before it completes as approved (the task's `required_approvals`).
+	RequiredApprovals int `json:"required_approvals"`
+
+	// ReviewResult True when the output was approved as it was, false when it was rejected or corrected; null until completed, and null when expiry failed the target attempt.
 	ReviewResult *bool `json:"review_result"`
 
 	// ReviewedOutput The output after review; null until completed.
@@ -2719,17 +2748,23 @@ type HumanReviewTaskResponse struct {
 	SourceTaskExecutionIdx int                     `json:"source_task_execution_idx"`
 	SourceTaskName         string                  `json:"source_task_name"`
 
-	// Status `pending`: created, nobody started. `in_progress`: at least one assignee started. `completed`: an assignee (or an administrator) completed it; final.
+	// Status `pending`: created, nobody started. `in_progress`: at least one assignee started or approved, and the review is not decided yet. `completed`: decided by the assignees' verdicts, an administrator, or its timeout; final.
 	Status                 HumanReviewTaskStatus `json:"status"`
 	TargetTaskExecutionIdx int                   `json:"target_task_execution_idx"`
 	TargetTaskName         string                `json:"target_task_name"`
 
 	// TaskMetadata Context filled by the server at creation: `flow_id`, `flow_version` and `source_output` (the output of the reviewed attempt).
 	TaskMetadata *map[string]interface{} `json:"task_metadata"`
-	UpdatedAt    time.Time               `json:"updated_at"`
+
+	// TimeoutAt When an open review expires; null when it has no timeout.
+	TimeoutAt *time.Time `json:"timeout_at"`
+	UpdatedAt time.Time  `json:"updated_at"`
 }
 
-// HumanReviewTaskStatus `pending`: created, nobody started. `in_progress`: at least one assignee started. `completed`: an assignee (or an administrator) completed it; final.
+// HumanReviewTaskResponseOnTimeout What expiry does: complete the task as approved or rejected (with the reviewed content as it was and a null `completed_by`), or fail the target attempt (the task is then completed with a null `review_result`). Null when the review has no timeout.
+type HumanReviewTaskResponseOnTimeout string
+
+// HumanReviewTaskStatus `pending`: created, nobody started. `in_progress`: at least one assignee started or approved, and the review is not decided yet. `completed`: decided by the assignees' verdicts, an administrator, or its timeout; final.
 type HumanReviewTaskStatus string
 
 // InitiateErrorResolveAction Asks the agent to analyse the flow's latest failed execution and summarise the errors.
@@ -6523,73 +6558,73 @@ type ClientInterface interface {
 	// Corresponds with GET /api/flows/{id}/versions (the `ListFlowVersions` operationId).
 	ListFlowVersions(ctx context.Context, id FlowIdPath, params *ListFlowVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
+	// ListMyHumanReviewAssignments List the caller's review assignments
 	//
 	// Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 	//
 	// Corresponds with GET /api/human-review-assignments (the `ListMyHumanReviewAssignments` operationId).
 	ListMyHumanReviewAssignments(ctx context.Context, params *ListMyHumanReviewAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListHumanReviewTasks List human review tasks (not available yet)
+	// ListHumanReviewTasks List human review tasks
 	//
-	// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
+	// Lists the review tasks the caller may see, newest first: those of the executions the caller may see (including deleted executions, whose reviews stay readable), and those the caller is assigned to. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 	//
 	// Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 	ListHumanReviewTasks(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateHumanReviewTaskWithBody Create a human review task (not available yet)
+	// CreateHumanReviewTaskWithBody Create a human review task
 	//
-	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+	// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateHumanReviewTask Create a human review task (not available yet)
+	// CreateHumanReviewTask Create a human review task
 	//
-	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+	// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTask(ctx context.Context, body CreateHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetHumanReviewTask Read a human review task (not available yet)
+	// GetHumanReviewTask Read a human review task
 	//
-	// Returns one review task.
+	// Returns one review task. The caller may read it when it may see the task's execution or is assigned to it; any other id, another organization's included, answers 404.
 	//
 	// Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 	GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
+	// ListHumanReviewTaskAssignments List the assignments of a review task
 	//
-	// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
+	// Lists every assignment of a review task, oldest first, whatever its status, to callers who may read the task (see the read route; others answer 404). With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 	//
 	// Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 	ListHumanReviewTaskAssignments(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteHumanReviewTaskWithBody Complete a review (not available yet)
+	// CompleteHumanReviewTaskWithBody Complete a review
 	//
-	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanReviewTaskIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteHumanReviewTask Complete a review (not available yet)
+	// CompleteHumanReviewTask Complete a review
 	//
-	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, body CompleteHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartHumanReviewTask Start reviewing (not available yet)
+	// StartHumanReviewTask Start reviewing
 	//
-	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
+	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time (see the complete route for how their verdicts combine). Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403 (administrators too: they may complete without starting); a task that is `completed`, an assignment that is `completed` or `cancelled`, or a deleted execution answers 409. The reply is the caller's assignment.
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 	StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9269,7 +9304,7 @@ func (c *Client) ListFlowVersions(ctx context.Context, id FlowIdPath, params *Li
 	return c.Client.Do(req)
 }
 
-// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
+// ListMyHumanReviewAssignments List the caller's review assignments
 //
 // Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 //
@@ -9286,9 +9321,9 @@ func (c *Client) ListMyHumanReviewAssignments(ctx context.Context, params *ListM
 	return c.Client.Do(req)
 }
 
-// ListHumanReviewTasks List human review tasks (not available yet)
+// ListHumanReviewTasks List human review tasks
 //
-// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
+// Lists the review tasks the caller may see, newest first: those of the executions the caller may see (including deleted executions, whose reviews stay readable), and those the caller is assigned to. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 //
 // Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 func (c *Client) ListHumanReviewTasks(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9303,9 +9338,9 @@ func (c *Client) ListHumanReviewTasks(ctx context.Context, params *ListHumanRevi
 	return c.Client.Do(req)
 }
 
-// CreateHumanReviewTaskWithBody Create a human review task (not available yet)
+// CreateHumanReviewTaskWithBody Create a human review task
 //
-// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9322,9 +9357,9 @@ func (c *Client) CreateHumanReviewTaskWithBody(ctx context.Context, contentType 
 	return c.Client.Do(req)
 }
 
-// CreateHumanReviewTask Create a human review task (not available yet)
+// CreateHumanReviewTask Create a human review task
 //
-// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9341,9 +9376,9 @@ func (c *Client) CreateHumanReviewTask(ctx context.Context, body CreateHumanRevi
 	return c.Client.Do(req)
 }
 
-// GetHumanReviewTask Read a human review task (not available yet)
+// GetHumanReviewTask Read a human review task
 //
-// Returns one review task.
+// Returns one review task. The caller may read it when it may see the task's execution or is assigned to it; any other id, another organization's included, answers 404.
 //
 // Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 func (c *Client) GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9358,9 +9393,9 @@ func (c *Client) GetHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPat
 	return c.Client.Do(req)
 }
 
-// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
+// ListHumanReviewTaskAssignments List the assignments of a review task
 //
-// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
+// Lists every assignment of a review task, oldest first, whatever its status, to callers who may read the task (see the read route; others answer 404). With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 //
 // Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 func (c *Client) ListHumanReviewTaskAssignments(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9375,9 +9410,9 @@ func (c *Client) ListHumanReviewTaskAssignments(ctx context.Context, id HumanRev
 	return c.Client.Do(req)
 }
 
-// CompleteHumanReviewTaskWithBody Complete a review (not available yet)
+// CompleteHumanReviewTaskWithBody Complete a review
 //
-// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9394,9 +9429,9 @@ func (c *Client) CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanRe
 	return c.Client.Do(req)
 }
 
-// CompleteHumanReviewTask Complete a review (not available yet)
+// CompleteHumanReviewTask Complete a review
 //
-// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9413,9 +9448,9 @@ func (c *Client) CompleteHumanReviewTask(ctx context.Context, id HumanReviewTask
 	return c.Client.Do(req)
 }
 
-// StartHumanReviewTask Start reviewing (not available yet)
+// StartHumanReviewTask Start reviewing
 //
-// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
+// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time (see the complete route for how their verdicts combine). Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403 (administrators too: they may complete without starting); a task that is `completed`, an assignment that is `completed` or `cancelled`, or a deleted execution answers 409. The reply is the caller's assignment.
 //
 // Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 func (c *Client) StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -18365,7 +18400,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/flows/{id}/versions (the `ListFlowVersions` operationId).
 	ListFlowVersionsWithResponse(ctx context.Context, id FlowIdPath, params *ListFlowVersionsParams, reqEditors ...RequestEditorFn) (*ListFlowVersionsResponse, error)
 
-	// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments (not available yet)
+	// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments
 	//
 	// Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 	//
@@ -18374,72 +18409,72 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/human-review-assignments (the `ListMyHumanReviewAssignments` operationId).
 	ListMyHumanReviewAssignmentsWithResponse(ctx context.Context, params *ListMyHumanReviewAssignmentsParams, reqEditors ...RequestEditorFn) (*ListMyHumanReviewAssignmentsResponse, error)
 
-	// ListHumanReviewTasksWithResponse List human review tasks (not available yet)
+	// ListHumanReviewTasksWithResponse List human review tasks
 	//
-	// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
+	// Lists the review tasks the caller may see, newest first: those of the executions the caller may see (including deleted executions, whose reviews stay readable), and those the caller is assigned to. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/human-review-tasks (the `ListHumanReviewTasks` operationId).
 	ListHumanReviewTasksWithResponse(ctx context.Context, params *ListHumanReviewTasksParams, reqEditors ...RequestEditorFn) (*ListHumanReviewTasksResponse, error)
 
-	// CreateHumanReviewTaskWithBodyWithResponse Create a human review task (not available yet)
+	// CreateHumanReviewTaskWithBodyWithResponse Create a human review task
 	//
-	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+	// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateHumanReviewTaskResponse, error)
 
-	// CreateHumanReviewTaskWithResponse Create a human review task (not available yet)
+	// CreateHumanReviewTaskWithResponse Create a human review task
 	//
-	// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+	// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/human-review-tasks (the `CreateHumanReviewTask` operationId).
 	CreateHumanReviewTaskWithResponse(ctx context.Context, body CreateHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateHumanReviewTaskResponse, error)
 
-	// GetHumanReviewTaskWithResponse Read a human review task (not available yet)
+	// GetHumanReviewTaskWithResponse Read a human review task
 	//
-	// Returns one review task.
+	// Returns one review task. The caller may read it when it may see the task's execution or is assigned to it; any other id, another organization's included, answers 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/human-review-tasks/{id} (the `GetHumanReviewTask` operationId).
 	GetHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*GetHumanReviewTaskResponse, error)
 
-	// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task (not available yet)
+	// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task
 	//
-	// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
+	// Lists every assignment of a review task, oldest first, whatever its status, to callers who may read the task (see the read route; others answer 404). With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/human-review-tasks/{id}/assignments (the `ListHumanReviewTaskAssignments` operationId).
 	ListHumanReviewTaskAssignmentsWithResponse(ctx context.Context, id HumanReviewTaskIdPath, params *ListHumanReviewTaskAssignmentsParams, reqEditors ...RequestEditorFn) (*ListHumanReviewTaskAssignmentsResponse, error)
 
-	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review (not available yet)
+	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
 	//
-	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithBodyWithResponse(ctx context.Context, id HumanReviewTaskIdPath, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteHumanReviewTaskResponse, error)
 
-	// CompleteHumanReviewTaskWithResponse Complete a review (not available yet)
+	// CompleteHumanReviewTaskWithResponse Complete a review
 	//
-	// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/human-review-tasks/{id}/complete (the `CompleteHumanReviewTask` operationId).
 	CompleteHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, body CompleteHumanReviewTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteHumanReviewTaskResponse, error)
 
-	// StartHumanReviewTaskWithResponse Start reviewing (not available yet)
+	// StartHumanReviewTaskWithResponse Start reviewing
 	//
-	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
+	// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time (see the complete route for how their verdicts combine). Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403 (administrators too: they may complete without starting); a task that is `completed`, an assignment that is `completed` or `cancelled`, or a deleted execution answers 409. The reply is the caller's assignment.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -24849,8 +24884,6 @@ type ListMyHumanReviewAssignmentsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24868,11 +24901,6 @@ func (r ListMyHumanReviewAssignmentsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListMyHumanReviewAssignmentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListMyHumanReviewAssignmentsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24918,8 +24946,6 @@ type ListHumanReviewTasksResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -24937,11 +24963,6 @@ func (r ListHumanReviewTasksResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListHumanReviewTasksResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListHumanReviewTasksResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24993,8 +25014,6 @@ type CreateHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25027,11 +25046,6 @@ func (r CreateHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateHumanReviewTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25079,8 +25093,6 @@ type GetHumanReviewTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25103,11 +25115,6 @@ func (r GetHumanReviewTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetHumanReviewTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25155,8 +25162,6 @@ type ListHumanReviewTaskAssignmentsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25179,11 +25184,6 @@ func (r ListHumanReviewTaskAssignmentsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListHumanReviewTaskAssignmentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListHumanReviewTaskAssignmentsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25235,8 +25235,6 @@ type CompleteHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25269,11 +25267,6 @@ func (r CompleteHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CompleteHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CompleteHumanReviewTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25325,8 +25318,6 @@ type StartHumanReviewTaskResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25359,11 +25350,6 @@ func (r StartHumanReviewTaskResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartHumanReviewTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r StartHumanReviewTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -30621,7 +30607,7 @@ func (c *ClientWithResponses) ListFlowVersionsWithResponse(ctx context.Context, 
 	return ParseListFlowVersionsResponse(rsp)
 }
 
-// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments (not available yet)
+// ListMyHumanReviewAssignmentsWithResponse List the caller's review assignments
 //
 // Lists the review assignments of the calling user, newest first, which is the reviewer's work queue. By default every status is listed; use `status=pending` for work not yet started.
 //
@@ -30636,9 +30622,9 @@ func (c *ClientWithResponses) ListMyHumanReviewAssignmentsWithResponse(ctx conte
 	return ParseListMyHumanReviewAssignmentsResponse(rsp)
 }
 
-// ListHumanReviewTasksWithResponse List human review tasks (not available yet)
+// ListHumanReviewTasksWithResponse List human review tasks
 //
-// Lists the review tasks of the executions the caller may see, newest first. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
+// Lists the review tasks the caller may see, newest first: those of the executions the caller may see (including deleted executions, whose reviews stay readable), and those the caller is assigned to. `assigned_to_me=true` keeps only tasks where the caller has an assignment that is not `cancelled`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30651,9 +30637,9 @@ func (c *ClientWithResponses) ListHumanReviewTasksWithResponse(ctx context.Conte
 	return ParseListHumanReviewTasksResponse(rsp)
 }
 
-// CreateHumanReviewTaskWithBodyWithResponse Create a human review task (not available yet)
+// CreateHumanReviewTaskWithBodyWithResponse Create a human review task
 //
-// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30666,9 +30652,9 @@ func (c *ClientWithResponses) CreateHumanReviewTaskWithBodyWithResponse(ctx cont
 	return ParseCreateHumanReviewTaskResponse(rsp)
 }
 
-// CreateHumanReviewTaskWithResponse Create a human review task (not available yet)
+// CreateHumanReviewTaskWithResponse Create a human review task
 //
-// Creates a review task in status `pending` with one `pending` assignment per assigned user. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, every user invited to the execution's flow is assigned. Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. While the execution has a review task that is not completed, its status is `awaiting_input`. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An unknown execution answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`), so reviewers see what they review.
+// Creates a review task in status `pending` with one `pending` assignment per assigned user, needing one approval and with no timeout. The engine creates these itself for `human_review` tasks of a flow; this route lets outside workers and administrators do the same (roles `integration`, `org_admin`, `backoffice`; others answer 403). When `assigned_users` is empty, the users invited to the execution's flow and the flow's creator are assigned (those of them with a reviewer role). Assigned users must be active users of the organization with a reviewer role (not `integration`); other ids answer 422. When the target attempt is `running` (an outside worker claimed it and asks for a review instead of reporting), it waits for the review with no deadline and the execution is `awaiting_input` until the review completes; completing the review then completes that attempt with the reviewed output, and the execution continues. A target attempt in any other state is left as it is: the review is recorded and completed, but nothing of the execution waits for it. A review task that is not completed for the same execution, target task and target attempt already exists: 409. An execution the caller may not see answers 404, a deleted one 409. The server fills `task_metadata` with `flow_id`, `flow_version` and the output of the source task attempt at creation time (`source_output`, null when that attempt has no output), so reviewers see what they review.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30681,9 +30667,9 @@ func (c *ClientWithResponses) CreateHumanReviewTaskWithResponse(ctx context.Cont
 	return ParseCreateHumanReviewTaskResponse(rsp)
 }
 
-// GetHumanReviewTaskWithResponse Read a human review task (not available yet)
+// GetHumanReviewTaskWithResponse Read a human review task
 //
-// Returns one review task.
+// Returns one review task. The caller may read it when it may see the task's execution or is assigned to it; any other id, another organization's included, answers 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30696,9 +30682,9 @@ func (c *ClientWithResponses) GetHumanReviewTaskWithResponse(ctx context.Context
 	return ParseGetHumanReviewTaskResponse(rsp)
 }
 
-// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task (not available yet)
+// ListHumanReviewTaskAssignmentsWithResponse List the assignments of a review task
 //
-// Lists every assignment of a review task, oldest first, whatever its status. With `include_user_info=true` each assignment carries the assigned user's record in `user`.
+// Lists every assignment of a review task, oldest first, whatever its status, to callers who may read the task (see the read route; others answer 404). With `include_user_info=true` each assignment carries the assigned user's record in `user`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30711,9 +30697,9 @@ func (c *ClientWithResponses) ListHumanReviewTaskAssignmentsWithResponse(ctx con
 	return ParseListHumanReviewTaskAssignmentsResponse(rsp)
 }
 
-// CompleteHumanReviewTaskWithBodyWithResponse Complete a review (not available yet)
+// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
 //
-// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30726,9 +30712,9 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithBodyWithResponse(ctx co
 	return ParseCompleteHumanReviewTaskResponse(rsp)
 }
 
-// CompleteHumanReviewTaskWithResponse Complete a review (not available yet)
+// CompleteHumanReviewTaskWithResponse Complete a review
 //
-// Records the review result and completes the task, from `pending` (an implicit start) or `in_progress`. The task becomes `completed` with `review_result`, `reviewed_output`, `completed_at` and `completed_by` (the caller); the caller's assignment becomes `completed` and every other assignment that is not completed becomes `cancelled`. The reviewed output becomes the output of the target task, the flow execution leaves `awaiting_input` (when no other review of it is open) and continues. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30741,9 +30727,9 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithResponse(ctx context.Co
 	return ParseCompleteHumanReviewTaskResponse(rsp)
 }
 
-// StartHumanReviewTaskWithResponse Start reviewing (not available yet)
+// StartHumanReviewTaskWithResponse Start reviewing
 //
-// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time; the first to complete wins. Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403; a task that is `completed`, or an assignment that is `cancelled`, answers 409. The reply is the caller's assignment.
+// The caller starts working on a review task. The caller's assignment moves from `pending` to `in_progress` and gets `started_at`; the task moves from `pending` to `in_progress` on the first start by any assignee. Several assignees may work at the same time (see the complete route for how their verdicts combine). Starting again while the assignment is `in_progress` answers 200 with it unchanged. A caller without an assignment on the task answers 403 (administrators too: they may complete without starting); a task that is `completed`, an assignment that is `completed` or `cancelled`, or a deleted execution answers 409. The reply is the caller's assignment.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -36482,13 +36468,6 @@ func ParseListMyHumanReviewAssignmentsResponse(rsp *http.Response) (*ListMyHuman
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36535,13 +36514,6 @@ func ParseListHumanReviewTasksResponse(rsp *http.Response) (*ListHumanReviewTask
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36611,13 +36583,6 @@ func ParseCreateHumanReviewTaskResponse(rsp *http.Response) (*CreateHumanReviewT
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36672,13 +36637,6 @@ func ParseGetHumanReviewTaskResponse(rsp *http.Response) (*GetHumanReviewTaskRes
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36732,13 +36690,6 @@ func ParseListHumanReviewTaskAssignmentsResponse(rsp *http.Response) (*ListHuman
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36808,13 +36759,6 @@ func ParseCompleteHumanReviewTaskResponse(rsp *http.Response) (*CompleteHumanRev
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36882,13 +36826,6 @@ func ParseStartHumanReviewTaskResponse(rsp *http.Response) (*StartHumanReviewTas
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39943,25 +39880,25 @@ type ServerInterface interface {
 	// ListFlowVersions List the versions of a flow
 	// (GET /api/flows/{id}/versions)
 	ListFlowVersions(ctx echo.Context, id FlowIdPath, params ListFlowVersionsParams) error
-	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
+	// ListMyHumanReviewAssignments List the caller's review assignments
 	// (GET /api/human-review-assignments)
 	ListMyHumanReviewAssignments(ctx echo.Context, params ListMyHumanReviewAssignmentsParams) error
-	// ListHumanReviewTasks List human review tasks (not available yet)
+	// ListHumanReviewTasks List human review tasks
 	// (GET /api/human-review-tasks)
 	ListHumanReviewTasks(ctx echo.Context, params ListHumanReviewTasksParams) error
-	// CreateHumanReviewTask Create a human review task (not available yet)
+	// CreateHumanReviewTask Create a human review task
 	// (POST /api/human-review-tasks)
 	CreateHumanReviewTask(ctx echo.Context) error
-	// GetHumanReviewTask Read a human review task (not available yet)
+	// GetHumanReviewTask Read a human review task
 	// (GET /api/human-review-tasks/{id})
 	GetHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
+	// ListHumanReviewTaskAssignments List the assignments of a review task
 	// (GET /api/human-review-tasks/{id}/assignments)
 	ListHumanReviewTaskAssignments(ctx echo.Context, id HumanReviewTaskIdPath, params ListHumanReviewTaskAssignmentsParams) error
-	// CompleteHumanReviewTask Complete a review (not available yet)
+	// CompleteHumanReviewTask Complete a review
 	// (POST /api/human-review-tasks/{id}/complete)
 	CompleteHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// StartHumanReviewTask Start reviewing (not available yet)
+	// StartHumanReviewTask Start reviewing
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
 	// ListIntegrations List integrations (not available yet)
@@ -50199,20 +50136,6 @@ func (response ListMyHumanReviewAssignments422JSONResponse) VisitListMyHumanRevi
 	return err
 }
 
-type ListMyHumanReviewAssignments501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListMyHumanReviewAssignments501JSONResponse) VisitListMyHumanReviewAssignmentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListMyHumanReviewAssignmentsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50276,20 +50199,6 @@ func (response ListHumanReviewTasks422JSONResponse) VisitListHumanReviewTasksRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListHumanReviewTasks501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListHumanReviewTasks501JSONResponse) VisitListHumanReviewTasksResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -50403,20 +50312,6 @@ func (response CreateHumanReviewTask422JSONResponse) VisitCreateHumanReviewTaskR
 	return err
 }
 
-type CreateHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateHumanReviewTask501JSONResponse) VisitCreateHumanReviewTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50494,20 +50389,6 @@ func (response GetHumanReviewTask422JSONResponse) VisitGetHumanReviewTaskRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetHumanReviewTask501JSONResponse) VisitGetHumanReviewTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -50590,20 +50471,6 @@ func (response ListHumanReviewTaskAssignments422JSONResponse) VisitListHumanRevi
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListHumanReviewTaskAssignments501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListHumanReviewTaskAssignments501JSONResponse) VisitListHumanReviewTaskAssignmentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -50718,20 +50585,6 @@ func (response CompleteHumanReviewTask422JSONResponse) VisitCompleteHumanReviewT
 	return err
 }
 
-type CompleteHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CompleteHumanReviewTask501JSONResponse) VisitCompleteHumanReviewTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CompleteHumanReviewTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50837,20 +50690,6 @@ func (response StartHumanReviewTask422JSONResponse) VisitStartHumanReviewTaskRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type StartHumanReviewTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response StartHumanReviewTask501JSONResponse) VisitStartHumanReviewTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -55280,25 +55119,25 @@ type StrictServerInterface interface {
 	// ListFlowVersions List the versions of a flow
 	// (GET /api/flows/{id}/versions)
 	ListFlowVersions(ctx context.Context, request ListFlowVersionsRequestObject) (ListFlowVersionsResponseObject, error)
-	// ListMyHumanReviewAssignments List the caller's review assignments (not available yet)
+	// ListMyHumanReviewAssignments List the caller's review assignments
 	// (GET /api/human-review-assignments)
 	ListMyHumanReviewAssignments(ctx context.Context, request ListMyHumanReviewAssignmentsRequestObject) (ListMyHumanReviewAssignmentsResponseObject, error)
-	// ListHumanReviewTasks List human review tasks (not available yet)
+	// ListHumanReviewTasks List human review tasks
 	// (GET /api/human-review-tasks)
 	ListHumanReviewTasks(ctx context.Context, request ListHumanReviewTasksRequestObject) (ListHumanReviewTasksResponseObject, error)
-	// CreateHumanReviewTask Create a human review task (not available yet)
+	// CreateHumanReviewTask Create a human review task
 	// (POST /api/human-review-tasks)
 	CreateHumanReviewTask(ctx context.Context, request CreateHumanReviewTaskRequestObject) (CreateHumanReviewTaskResponseObject, error)
-	// GetHumanReviewTask Read a human review task (not available yet)
+	// GetHumanReviewTask Read a human review task
 	// (GET /api/human-review-tasks/{id})
 	GetHumanReviewTask(ctx context.Context, request GetHumanReviewTaskRequestObject) (GetHumanReviewTaskResponseObject, error)
-	// ListHumanReviewTaskAssignments List the assignments of a review task (not available yet)
+	// ListHumanReviewTaskAssignments List the assignments of a review task
 	// (GET /api/human-review-tasks/{id}/assignments)
 	ListHumanReviewTaskAssignments(ctx context.Context, request ListHumanReviewTaskAssignmentsRequestObject) (ListHumanReviewTaskAssignmentsResponseObject, error)
-	// CompleteHumanReviewTask Complete a review (not available yet)
+	// CompleteHumanReviewTask Complete a review
 	// (POST /api/human-review-tasks/{id}/complete)
 	CompleteHumanReviewTask(ctx context.Context, request CompleteHumanReviewTaskRequestObject) (CompleteHumanReviewTaskResponseObject, error)
-	// StartHumanReviewTask Start reviewing (not available yet)
+	// StartHumanReviewTask Start reviewing
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx context.Context, request StartHumanReviewTaskRequestObject) (StartHumanReviewTaskResponseObject, error)
 	// ListIntegrations List integrations (not available yet)
@@ -59704,930 +59543,942 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L19k9s2ljf6VVC6WxWpLltuO052prueerbjJDOecWKP2x5v7bQfESIhCdMUoBBgy0rKVfvX/QC37md4",
-	"Pth+kls4BwBBChQpddvJPDtbtZm2CBIHbwfn9Xd+GWVyvZGCCa1GF7+MNrSka6ZZCf+62vA/s93z/BXV",
-	"K/PvnKms5BvNpRhdjJ7nRC6IXjFy9eo5uWW76SgZcfNkY9onI0HXbHQx4vkoGZXsp4qXLB9d6LJiyUhl",
-	"K7am5qMLWa6pHl2Mqgpa6t3GvKV0ycVy9PFjMvqGFwUXy5flkgr+MzXd/6Vi5W6fpLAJ0ZKUbCNLTaS4",
-	"JDlb0KrQyvxsaM5oUbDyCzUlL0WxI+mcZrdyseAZS8ma7oghnlAh9YqVRAbfvSQLWRL8vZQFU9FWXyjC",
-	"c0KF2rJSkafnT/3k/ASk+9kJX5rBBBwzNc+kuGOlgref5/sT8saMNGgDZH2qdXpWspwJzWnRSYpv8UkJ",
-	"+VZm1ZoJ/e28i5DctiALXrBDtOTz2b3J+W5NefGGqtsuatiZaUE0VbeHaDHP70/N94XcfveBZRXumb6z",
-	"vSjkljDX/lOtmCFqIC1j85cyp9OcQ1oUhGtFzA7nUqjJp6Lwj9WaitfsjrMtLmUfsSvzAinhDVjaT0XZ",
-	"c5EVVc6+3Qm65tm3VNN9st6tmCDwacJotgJ6DKFpzhZccNMqJUumFaEkzfFLs5xqmhI5/zvLNNlyvYJx",
-	"lZXQfA1sZcGXVYnMVkJPynzTLIehkozNArEPdL0pGLy6ljkrDL8kaVGsU6TCMNtKsYTIEhmz5xHYUv1U",
-	"zIBnBu03PLuddHFUjvMxC4fRYKv2KhhdLGihmJ/SuZQFoyKc05dlzkqWmwX/ka6ZOjixKZxPQ4RKyUoW",
-	"uYLxwA9uU9TT/YWC4SjCzU21kYVc8owWRJouyZjiYDNpXqYLzUrC7li5w5+5JjnbMJEruNs0Z4rcMraB",
-	"PvALtkMgSqWEliXdTabkuSZK050ioioKsgXqVwy/uizpZkW4IkJqomQlcjLOq03BM6ptExhMYtaF5UsY",
-	"GxdLQsmaK2X+Mo0SQkm2ywrWu0ISp3dWT9yp61TpTaWv4U11r90vSCrhYzOkw+3/BKbpT9cvfyT4wO10",
-	"bN070vCbp47ydSV+rNZzVh7ehmUlZgLapWYxF7woWH4B9G+k4nhccXd4vk7oWpqFLIr6N3+Yge3Od+Zk",
-	"WsmKr1lCclYwzXIiBTO7GEjMyVhJcscVnxeMIBUKjuyK3jGypBvVuytq+k+cp7eKlc/FQvZvBKoUXwoQ",
-	"BDJaluYYmWnBn1lu+FL5hSIly2SZm5Oaml/SvhGYRjNuKDhtAH+lBc9hqr8rS1n2sJ0733rGoHnIfTal",
-	"nBdsHWFAl3CK1xu9IwVXmqwZFYrAx/rGt9fj8ePUbFkelFp53eSTyoov+JrryD2uzaRtWEk2dMkS8tjo",
-	"DY/Pz7umpoDPRKfhyXkyWtMPfF2tRxePz82/uLD/8hTBcFkJJIVaTL+cESoQn2qSXtEl26fB/GrPeGJu",
-	"lVLDZaDJ465ZMnMZn6THvbPyqpR5len+Cdlgw081F9fXL1+V8o7nrOynxVyKhfmfpTiTwpAGL5JxqpSc",
-	"uX/OeJ6eKLiu6YcXTCwNFW5r+X9Hqf+pMBLinCrWdfKu//KC5LYNqrG1yE0V3AgtPe6TCd1vFV2yhsLS",
-	"ofj/2Qg/0ijylXkFp5+rLu2ltS1Nq5lvdbwWjmSWcj2QOrxPWG7OitFhQLwDekGyHgOfVfyuW4JalHId",
-	"JzKnmp2Zz3RTak/SkVPZPlbto42PT5y8N/LYqZuzhSxZOGvsQ9+saXnanLESVPhDJJorX5HtSiqvztM8",
-	"L5lSRlHSlAtlaWUfdEL4UkjTAcmoYl3kMvOZUcdpf/LV0/7TDpJQL5MytH+6E8zK5+oq0/yO9S4xhWZk",
-	"bLqZmJMBv+YMfqdG1hyDTDHB6e4UU9QMv9SYu4gYYoh7LQs2YO/B6qIKzBXY/bp6N88aHf9LyRaji9H/",
-	"9ag2tT6yisAjR8Hoo6GnZGojhUI98xuav2Y/VUyBdGI2ERPwJ92gSsalePR3ZSj9ZWBvIE2+tp1gl/vs",
-	"v8ROSUaF0QPncKFmTCnDrxRRTOjpCE2Pi4JnvxZ1tndVGyayqiyNJK+0UVcbxgdKaj3WLNMERgAdfj7y",
-	"3wr2YcMys41Baibjr87PJ2D3oILIDbOmFDPr9I7yghodyqhbZsspVt4xeOcxSYXUM25GZlQXBsLDx2T0",
-	"vSznPM+Z+LxL4izpcCpILhkaEGhh7l6g3Y8NyPxR6u9lJfLPvXGUrMosIJB9MGqPLMmcFVIswTMQM+U7",
-	"op/XE/75SP9RahKsNNkxfdnYEM7FYPYFHIVM5mx/h5BKaF4QrglXMKA3Uv5Axc6yGPX5RvTaHEJQlwj7",
-	"kDGWs/ySlEyXOy8IOa3CXFCKZVLkYCZLX5tWZ1emFejgK0Zz66oKHu0z8mv7DS3JlnLtZAfolIvlNHZP",
-	"1KoH3BSCVnolS/7z51z8H9CqlpA1LcxVy/KEsA8bcxebfVuyO3nL8tBiCktbmw++p7x4QIL/+ObNq5Zt",
-	"oo9PL4ACUlsMLkmaM015kRJFd0ZkYiUjVORku9pN4VpWtR3vKsvYRr+T5a2R0Y0YgfQ2O8RWilBzVW2k",
-	"uam29pVLkoJ0H1r6xhupFJ8XO8Jybg7VfOfloAkxR4ve4WVHiWBbVCKsg8HsFdMJKzXHe5p2EVVszfhS",
-	"CsTNHEGwcZkweu7fRq1no/d7IlQyapEPXeY5/E2LVwEpKJztLwWQX3/AnAIzQDJO7ZjSxJmJE5KyfMkU",
-	"aqOWFDSAGlLWTBkhfIYPugcM09wcJ7R5H5MQa+nSt2v1tD8H7yPE4eb4Rua7uFpLl0Y4AJO7W2zg+Jme",
-	"OpqhO78vebYiKfpA1IpuGFlIc6WpixuRgvPDyL7mLbvXUzJ+FvxsOavRticJSa2FHG3d4GZXKRnbE/6G",
-	"qttX8Bs2vxEpVapas3xWe+RTMr7CH1/539zXQaCYqWq9puUuJWM4m9f4T2hjTtiNANuw220B3a8r4c5Y",
-	"SPb0RnRs944tYOb5lgvQLOzXL0h8sjqmJCGxkZsJaQ1RliQ+GiR67xjl1i92iL/hFgIP2kf3iU+wy+2m",
-	"DmfS0te9r+NuPTPfG7orJIUpp4LgR4k9P5d2G+P+hcvf7WKyKOW6ufHNWKRgLxeji78dnqiOfT76mBx+",
-	"L7rde9+K7vret9pHoPeF+CEYfXxvFiEHJ+C1prpSgVrWPBsKHsfchPgiqTY51UwlgUrF0QG35HdMoOsO",
-	"FEvN1qp3u0aIeq7ZGlg1/fAcv+HMgu6ffouBS3Bvc/oxRPdiV48dUxHfsfgM7qGV3IICBN7IsdH411xr",
-	"lk/M06xgtCRcT8mbhq+KiSUXjOQs4zlznPqOFhVThJYMhY1Lksn1Wgp0T5mfDbsQXCwNjzGzCd4r8w+U",
-	"UVIQQlJ1yzcblsNhCMwtX50nI0Ok0cncVbvHY7wfc3/cP9I1c/YWcD+OM6rYmWJCce1sVg3zzlf95p0G",
-	"U/F9RxfOXH5O1Hy2qsTt/pKFImJRDOACf1JS/NVM++jj+6hiaPr5Ag1gTOiEULFDFyos1gWhBAcDkRyG",
-	"73OlqdB2JUpGlbQLZhTkIA4hNQNNbwS0o+USYnlUit/RUhYzo5TCezlOuZQFOPJUVeigWcl0VQq4Mzo5",
-	"fnipwZAuGrSONfuAn/QyZBISj9ZzkD6AAvu7aVRTeiPGFIgkvjHq1XmCI+ZGvHUDBdtYYwBkvF1R7YdK",
-	"8GeW2yvc31CObLDqWUrMbekIcX/j+4OvMrd1oltPSPFntvN6Tlw4E1Ls1rJS5Jbt/GSmdMNv2S4lqOi5",
-	"82NUMaPvoA4DijDPWEQyF1LMbtluQJcQGAGmPibMEVfosuEiIVreMkFKtiiZWsGGKri4JUbnWm+cV6FH",
-	"rHWEROdnwzud1SXGzTgZh2wKqo0iCN7RckEzo0nfMbU/9jlVbFaVRUSAmStZVJqRt69feJeZ+24pK80U",
-	"Bgu4AB+Wk001L3gWvmEn3fDsBMNIhBTMyBf1axgzAdwCNbyVVNp9wIprEyuP1FrYpmQL/gHkKrTejS5G",
-	"K6036uLRo0LKjZmMqX00zeT6Ed3wmMCH3+mSmfTKdtQxBQlJzYfTJh3xvlqrbTtO6jXoWPY/s92zklHN",
-	"AoGitVagfwbhtc1FbjRu+wKHXFjxu+oKg1+14ShWF7K8xRxOECHLSxvXJBjLibUTV4L/VLGjL7JkZDfT",
-	"jGaZrISOBRG01rCsGIajMKekuw1pv0HGYI1MgzCCNAGa88DMdMt2EyeBeTNmaPuDbcuVqmxkiJkALUGS",
-	"FkozFLsbEcUunliWyxnN11zY26wdX6yYNqLNKBofEW6n7ju9sYO6uGtjC9V3ycIIXMDaULpCLseVvzmQ",
-	"G3rjTO0NKJkuObtjOSmoRmm1JUcARfmM6qFOtqS9k3s3Ls8HuJ+SUUGVnlXKExNV5UD2hFhSmCp70qJ0",
-	"99K1ljlfcJbP5rsYQ5fEUESyFRVLlls+mMkyvyQULRI8B2En2LYYS2kufLVTmq3T6ejASW6fvL2G7Xjz",
-	"IdNoDY2faxJb7MBSGdEjWkfeHdDann9Z0wWze8t2qkGXHXG/ZG+OR5wKOEmm23FabGdp4z57+iUpqcjl",
-	"mpi74OunVVmYxS9pZtTYyZRcM8NfNKGKpFfWwgxLc0G+YbRkZQqSCVegKgk8lNy6hEq2KXbR3QDkzg7d",
-	"gAteKk0ePwnI8eoJcIUmF396HukFtdnjDjqGxnUsKNrkDq2iXfIzt+QnLmiLxcIrAdtqDK15qO1Ja01x",
-	"EknjwC3TzbhfcKW72fZLwSDyzCyKZd4RKY9uuJEr4e9hJgPouvY5tI0BiQ1kQ04yMGQtwbgu887BVlpq",
-	"GhFIf/S+HjMUsqY6W0EsMWzTwmzNhEjwdRUFTArMhO/rPBou1pC/3TQ5GhIXiYaj7V6kA/eqcOuCGpqs",
-	"NEa+45161drDhHFwLFo2D4yyxb/+gW/Sdy6O3AwarrhARzMSl/cHje3JIlSTNagDwswAWXNRaTaxR50v",
-	"iGB3KFz88yIedhE31mBLlXMPXrpQf144E7AP8v0/636+14XXDBgxV/mXiz//nj7595/+NZ0kmEyYyaXg",
-	"irmB/POOvN8dGWW7UVt/JPTYPnd2Xx14+OAL3vQHE6ZWsipykq1YdrvPZ8H5OTNcfAZvYy5Tt6f1sAd2",
-	"b0ytRXR5NBhv4uyackG8w6t+bMcCg4y4ZCM24Mg4ovNc6dU1UyruuiaY/3DGBVHYKHFq8h8kKN+4mWLe",
-	"8IwpNTsgL//p3Rsw/RvJt1vsJVKgfuluDmUEYUWygvK1Tzchqarm1sJquTZ4Qz9s0oSknIKbkSt0K1Z5",
-	"SsZp42JKofWa8sK0sEOdcecLoJvNbM00RSewDzSzWSFpaz87s7UsWHoJskB6a361xku0l2BQ+FIYAQes",
-	"KTirf3r35+vodYLhHuowx8dJt3zMvgEL9lbwDy6CpsECuNBfPx3FhDTXIY8s3wu+YBBr6wyxYb+wVzDO",
-	"Zvzl1+fnpBKFDX91ZkSIrdpyZb0dB4VFa3Dt2kkvN/SnysXXn1XKcXEw7b96ef2GPDIr/eju8SN48D+X",
-	"JRUa/Jz/o/HpNMiJg3sRPvHlOcnNL3JBuIBgUq53ZOxzHucFm7gBojkUtg6BlDy4ag7oZYcdy3Or9wVm",
-	"e/wpGh1i9mKv0F/p1VsVk4vDw9qgrrEPGruwvTKWhC4e81bFArKu7GmNsJTEMIVuK79N6VfWdtZWh+rz",
-	"OnRSrjabH9wrH5MRrSL37lWVc2bk1CBg+gu779UloS4koMFaGpEB4ZPoOp4i6mN8eNjcRYzHm85sIEaf",
-	"AAlrg6FJVjbm4o5rXIcxulvtp+xSYaS7k94xvO50+TIm+jSj1ZsZKSlEUVtNbepyaYapNIYXz7gYMCGg",
-	"MNi8QC4eTFGBcPHIjmtsftMo6dpnYL91nhEMwh27uHIIZ+OieZVN4Yo6bn+eLMceex7rwxgTQM3xTFyI",
-	"vdvtjWPf7rZbaD3EskKusLc4RiQldG40/jqSbEWtA7HhTMqosErmPreKKIBxcb/lkxi0uV1q2f5X/whR",
-	"2ZZs1Ir8rvbSEBlvqFJbWeboa1ZKXtxU5+dfZq28NfiRxVVh1ywSBvId5LJvaR14SVZU1YQ0YmD2r9GW",
-	"zcqdoYGZFm13nZ2pkOCYQQ96ObRpunfMq1IujPptnrazbpqbAhbEx5DEeVbH048R0p5d/zWkqu0+BPNX",
-	"bJMARop7bEjNydiFKJGcaUhjmERX3Qx0pvjPrEsPh3zIn82lQuY73W/MCz45W88HfHXNlhS+TMb4P4/I",
-	"4/Onv/vqX79OSCkrkZtbTZInEEG0poWadJBgs9A/JqMVVTOU46PXBJj2tLcylHILFhhNjUhq5Rl8Pebw",
-	"s1bJWSaLai06gqbqiHjbrH/a8Kul3PZ+EvalaUjGVluBZLrcrvERptagz/awwq3RWtPGBCfBxnwf39Ov",
-	"EFYltM42t3aQGRADRDIEoUJ2SVL85+wxxoXB309Ql1PSqKEOJKNkiI3hFLpSbo9jU0OvwvDQYiCDGeyB",
-	"hcRd91W4jAu2ZWWN7wHnw3BY+H3i4A8E4oKYLbDgrLCGBtUY1hHj8zGHX/UEGbrlaQ0umKLowlORsaIr",
-	"CQCfWtQDJnKjYWM6AKCqELAiBNgXYC06Ppw/g24a0hP+FBWbfqWI+ejsraj+ARt1B8nbQC4IJq6DiNO9",
-	"uPi5zHcumSgZ5dx8Z80F1ZhQt6abjaE2mM9DEddAjx9CZ/BwQHwYvtYVzusa2BdcRGq8NYa02qa6pAKB",
-	"UmZazuYVL/Ku9974pm/kN6ah/YQPS0eBs+t1F3D8FlrBux/9jtz9aNOWzVJ+HBqbHYykN+K5MUW9wdvB",
-	"/Pe1jY5rSPD9oKbxSYdA7WCXd98Oc7v/DzLh1nH5CFGOHkivU2APGyHoFX4ksNUPEuCbBoEOxdR92wgb",
-	"9gUyfvvm2aRTH42nF/Fh0IEQg7iNdb4tudZM+Fjuk5w4XVTYjjwMTO/cKSbyfrOYXd1rbLyn4/ZMecN/",
-	"eNScH+dYaW+6esX8OBPc0D1MX7UDDppnoojj4GC05NIK10YRaGLhHBMlYKdOHY52UFqWLHfzrBIiixwy",
-	"CZ1VdVCgQ4wPRESWTRTYxg/aBcNF4G1OCnVoSt2tkTrBJFzxewY++Bk/IvDBzNy1Lhldd+a5+Iu6X+W2",
-	"a9BFWZyCgvI1ou553JdoAAbVmq032upZ8x2hECrNShs07+NW8VcIVoVgjLISUQNywAx7mQy0tRmUHWJ5",
-	"kDfaglsrK6GIWV5EDAmyM9Mw4S+TawaJWv07rmBUsdkgdxE0BVfFpY2F5ThNbj7XdEfmDH1tLCd0Sblw",
-	"3g5q1J9SzxnVhH3QDLRpnMthF04TYvi4VFaLkNqYI+tEaGe5Nt35P1WsYtZBZxPm0kmAgOaSS9wUBR9S",
-	"TCsIbreBshakVWwq7YyrkHtTowzBszSaQdts2XeAGifgHderN3Sprl4991/qTlixZJoGteHYrFcpaJH2",
-	"pyy0CI3sr/AiapyFkLbGckfPOvoRXhVUdCp2oathU1BxSdbyzvpSG+IWpjSaJqk55SlI7ukJOh72OIMv",
-	"NTS94MFvXt/ryNE8Ljk6YxuNWANwQJRcMw3ReWMKa4GRbHtp95OpS3xPXeYxfCCFTDzfhb/6xsFdYQ+j",
-	"muACFxxAXSzYKf4GmQlwR4G3FowZ2UryjMVTlg0hx3MbJ+q5aAU/IQlpMJdfbhqrcTO6IDd2oW5GSfC3",
-	"+T3cQjejj3E2gZP1IBTjp+5FMZg3OmiNeJQ36CSG5x0b0x/ZnvyXlxZVuA4sD8/7JchFYLjCDE8EIabF",
-	"wYu9457WEjavvZR5tiLrSmmrtbVB45v+GAI3q81cdRpQ4l1yN6KZqZKXdKGxU5foFo4Kd/DxEXBcRx2J",
-	"BB5Ee0psUDkXTTZacAi3uSqURNO/tWDnXG0KB40PFiLBtsXOjS+HMTVnA1PAkIQadxiHGEZI7kMX9ken",
-	"HdxYr1a0K9dwYx4h/Y15tzfHRRhLFsaQ0WXJGBqEA7ES1tGGl+VyeiPsrRN+xq+/yAFyRMUklimxHNvF",
-	"PgN7HduE/uadNMEb8EbQQRcgeY2Zz02ix/56B3QIsuAfTBvIDqK8qErDlwF14UaUDJIGsW3JiA2J4bXW",
-	"YvvC2U0gJQz+dA14SeTWbDnp3aSKEb2VLoIP4Jia6apwzSYjNMDFrttwxbtV20GmlMY8fip7CnKavd5k",
-	"eYtA3hBTgDkeC3QpwxvoGhUZI3PGhANeflAbS7RIRL+X2Z2yHrCI1rHsZlcRUqBlDRJQ55qaRQKf5HTI",
-	"wAcZd5psMLDwJDbi0BwQoMCcEmgQWsGsQn/kjjkY7iu3ok58DslD/qIqVFzGEAg58Q3dPfWnd288sL4N",
-	"kASYBRtNdSNckDDPJ61qLrj/3CngOoqrcpwty400VB1wC/XJCWhH7pQTwK7Ctp2sfU8eOHXjtmMHBhHf",
-	"Y3kLKe2xjTXWtvFeYsZ/gpksxkAjdrJB9qwGQbE8nntas5oT5YiKzj5swYG3wxCrflv0HM4i73EfuCO+",
-	"2RSc5RbIjOepP9HcB8UFMqWPBLPncHojrN6pmMYke48eeGnVK+UkGKV5UTi1rxbV7pc60G3CPrB2pRGU",
-	"/lBSoTtPPbZB3MY8d+H0rUipliq4rhPM4zloWeOjl2QJ5ECAlyDn0SDq0AZe/19/gDNVzghhc91HP1BR",
-	"0YJArDLYM/M1xN+2r6udr5RiSN2ykuE75qKqNob2r87Pg0yXPTCb8147A05U9wKFIPU9+AWHl6RG6w2n",
-	"Iqbhfk8LVaf9t7HvQ5zgeJRNPzJP+D3r53jSmEgUbOcFFbeXFu+AjA1fpebiB0gfLjyoT+EhLUu+Brle",
-	"VSVEIKEcwTUjakMz5lROSOo1or3HtzYiBRfLPXigfYVpQ7VmpRnRzc11703diSqAq2shwnsWds6RDYTY",
-	"4A+MUMGU5muQIDKp9GzDylklYo6q71xDklmUESMjmraQCHH97WUgP1biVshtM5Iyl9UcwkrDG6mDvjow",
-	"LIzpGW6r+b5k7AwCRPNmLGkwkR1d1ysV385vcVOKYFfbjx7cqJOWhWi50WdPpTVzY6B72r8HjwhDfbeS",
-	"7mpTIZUtOuSGCcoR7u+OiVyWM9om5PEAQuKb5h1G7dp9IhckRb6XEq5ahGCySEJSI7kgPYDcFMEJOwa2",
-	"y2bKAXnBdHWfzIZPoNNDxxy09TAkr8ZHLa5rFNLLGgYuUUkFJ5tFc3MoaoO27n7BhSEeN9iMDwNP9hz2",
-	"tYsEQ7dXG59sSl5ak94tYxub54MaHlBiGQr8pHzUw4ezpTyzpP9dSTF9TbfOCRo8PVO3fHPmDJZnGwmI",
-	"TjhhH5MR1ot6mLFicayewcZWtAbJOzAVSCkZW9MFoS4GFvJ0Jg83JTWi4OCdjKFQ+363Gc8jWcL/wUp5",
-	"Nqdg8LSOUC5y9iEhy1Ju4cY2swPOBsSrliVI22RDlbq0yHR7W9t6HT0+XwpxcwDYvPAFp7C/ASG9RyAM",
-	"djlGe4AHz4/kYLHiKTWZ0an3i9nN5t5i5EaH+PHWVSah/nID7/9+uZdh4v9bYeRojG6x02a/+4UiqWHO",
-	"6Z4mgPbxJli5k8gzKSBxN64uHFQLmgJPzBuqaonGqNMlgGD6i0vzdfNCNSPokKLSBxCAoqy8Q9Ot4x/A",
-	"tgS+hYDSS3MyBntdhijf95XOIBz2Q0sm8QcMZayyLm3pUS7QNtB7DQY1cwYVU+k7do0aPL0aHGbNHRTw",
-	"IUeFQHOs8wg2RKxvoxAewycG1k5ds4LWhOC0GJvxzCNn0mcxtuT5RhGdxClbhsnaE9pQ/g7Ktg5DySVf",
-	"n3Hh6jvnFoC+leW4lKyZMO1yzdoVeCLpL2ECz5FS6n10YZj7QAeuYWmUjYZvjjGuIzcSjI6kflBCW2PV",
-	"wlQo8trubiNFuBTuDX8ENpBHUIEnvcTCSR1twk+rR7/w/KN9LQkWGaAf61z8PpYyOH/zpNyzYLOEU1+n",
-	"NnbmnNW1tvdc6HvOL9vQB6UcNAj75m92G/adqNYhePpx0QiKZSXTrUisX24cHBNGF/zXf/7vm9FHVKh+",
-	"uQEXgZmD4GFCbkYuG7HxDp5rYDdgbL4R9jIBHcrce8HgbTlXxwqYyMrdxgIRlYZnG14Aubw+6rPh8bBT",
-	"n4y2JdfspSh2XjI9iKK52Ctr7AxLX33VMCwdZnAnoGqGuvehJXfVDK82HNc7rqIGeZLtPXUAvb7eTz1O",
-	"kLqGyWEXSKPYyVAvR/3OIOizvhDoYwOff9UoY++HCQtr388PE6zVMYHF/rVXwc7s5FZ1SZrjuE5Yo1nX",
-	"XMhW8kDfoO/FHk8sb4ilOWt+Eg3N4momaRUrqBfmgdpOuSJyrikXIOiWslpC0t3Lq0qvUCQOYGTnDC7p",
-	"3cZnQA81Yb9psj2vXJYJoaR1vFHdbzFltdCbdNIfFeoH7yGe9hds2NIf5ga9meOuAahr7REeV0Uhsi0/",
-	"9qQv1uQdHqy/QqNJ+I19GCIwqEZgKF6Wo2QEM//EudHdjThKRrdsN1twUN3QnTdrnlBnN52VLGNYFtH+",
-	"NPc/RaNr/FcGuN9tGJ6WNmTi0vCwglGA+GOWw4Tn93Hy25BUrix8NBxY0EtLtilo5gTEAiqcE2cMK3aX",
-	"w4SH+4kObAviw4OLBR8Pblh1CEc62K0h4CXOXB94ZVfATfDN02OuHmTndEZGNWsdD7M79KFPrmmO6kgQ",
-	"ZETGw6EnJwexJ3sGYZpNRw8pMQ4Nr6pXW5bB5rlHMt0QtMTtSvqd1SQj9Anu4bGGsU+/CnxiIHG7QXbd",
-	"N1x/QwsqMna4zAbaJ8kc29qSUYfd89akOXMmzYZl4rzNTK/N9WsDQp1FUi4Ig0s7rOAc87iTceiKw9a2",
-	"W4U8GGiZXJJzC2cqpG22ogpjI1196IFod250NnoiUrgJB2REZTt50FR1Vd8/os/SKPnCpsk3e01bdKWA",
-	"j2sV2nA1UJ/NqCB5KTdgN92Sn1kpEzJnGa0UsxMEkQWu6rivfwBxQlyRXAp2CZfO3+VcuRwNqHoCRlos",
-	"HrqWZR10QuuYk4HjPh7wtnWG9iF52ssXm9zuIwPRRcNhuBvr33VQkJThgNyNOKffJip394ZP7q9H1jN2",
-	"pCbZnrSIwOI3fLhy94kJO26/nwLpZ3uIyg0tCDxzq9nmYTRYEooJoN7a9QORw9bYcTcd14oVi6gsMNAn",
-	"/6vhbJ8Gn+1C7h4A3+4+F/w+J7Ob0NPY2AqxM/At1XROFXuG6EqH4lsB0iiLb/IToaUOQlWF+ErgTsVC",
-	"5ntaeS+gUG7H2Cne5TKDimiAbzRUPG8tXNhJPbCkOW+HVuBbuRWFpHn3EuS2RbwgF1pv2JkFvyu4uAVP",
-	"KIYBO1WrBYdqEZTqst42M/d0EGGoaqa03CjoGXI87wFr0Rjzoel7JWVxranuqJrJleaZvX1szROe0S8U",
-	"cetmRETBMEtqI2WRkJLRvE7lxkAUI+UYDhiJP81jiSjP8yL88oAjwcWsit1Dz+qPkKwqSyY01nCpFOv/",
-	"6pp+mBkKZ1khVUxAbXwe2njJD0PECwbTAvr1AhITMZXI+koAwRnszn3hCp30FRYW+kQad2bBshVeD7wk",
-	"VsQh7rMPT7DcMHOwPVEdOecIWu3IqbmkeT3cG0YfWTMqzGlE4Lq8f2EH0RDZOOa9xG4f0KLzYsA22lKu",
-	"O68AI3YFw8MIkrpkx4rmvnI+JuIGJ+4hlwaIzCuUAmZr1UUqQJCrjeH75hVXQHQYXTB3a14UPIaLHo2B",
-	"acW8tJFMYhsqsr6eQyTIchqLEhn8IZ75Wm57b/wBl7MPdoK72UmXNh/TqO0Q6nYszOGnubX/Ad1zccDG",
-	"UKU0LSJYjHYFIC8bVgtlJ/Ls+q9hnWOcGnUZrFiqfirSG+FmGNtZjxgtaKnIGN9K7IFPiPUuTTx0F3i9",
-	"9+Efa/S5vpiIX/aixH7Zc2W9b4aF+nqmv3w8IiR0L0vtlKw1wMu8lx7bJUGGKKhD1NpvmYYY6j8yWuhV",
-	"t2br2hkhsNArJ+HYlAcrIU1JikGWqRF9Umy6S1EuQnscVEOB4FWzudPcKGA5y20biAcWUpwxpazRFl7A",
-	"7HCWIwb7nGa3S0hpIYCx4+PhKC9IyQq6w+TytBJNEiBrzYlwsiRrbtU/ZenCXiJ2FiAivqpc5PyO55Wn",
-	"9QL9vqaTNCFp3Yn5Vw0KZEvYAtGtErYp4GEP9ibi2j0zneMyHeKQfR/bF5HNy4cuyD9CAqDhUIVfLi3l",
-	"LdFyCd7p+19/yQjmrY/2v5hGnuiucvAv71hpSMXC3JdEMVYXDaYkaBz6RO1OgsQ43LOQQuF+fh+Fx1gz",
-	"pel6E9k4QUUTpyycVDql2oAUbF+KqDO2PIqTTTDq4J5CUycC2V8t8JgbmYWAADCFVm7L4+n59DwlVoZa",
-	"r7mLYD2s4tlFrWnYm4Jw3ps7N3HnODgNbmdFeSMvWaZtGfuOUDcA2wigl1xW5buXr//8/YuX72bfvH3+",
-	"4tvvXo+STgQkxIa7JGn7HccUMQ0i3IyRr/ufXr24+vHH5k/Xb3/44er18//47nV0n25Kud7oLu6mdFmh",
-	"fOvCyoBsG1H25ZPzQ1mf8Lg3aswD15rV7T3lDuf1GhpH4iTMYHrXs1OQXVWii9W7gvqYf9KSZLkGdRfj",
-	"oXG5hpXHDOl5ZnrvjQWxNEbHaKWw73nBhkdpxqTm78Ea+lORetlZIbKO+XHmb7jQwTou2ZIrzYwKe/2X",
-	"F/6unSAoFM09rmCv4O3lm/2jlam7vdOUZurO1uSyDSdY4W9TSMOrQYw137y0Y0LlDa2EXIDmGSW9gcQG",
-	"Hauf4rDbrbTTSNKfEz/MdT/2KdPnjeq8e0nT50f53N1SWY/75wr7hHnsyBHq3Ec4+WMnaRc7kuKZmMKT",
-	"1O+aUwJOBuUdh4flcHCYJ/2wbtXQMofHioZ0/DcOFm3O3j31I79gxyhDsXU4DdrJj+VhQoyOYtABR8Z0",
-	"J8t8/aG7rKvinY6cbc2DEAXYXY4VEzahFITDksH3SMnuOFZ5bMAsBUUvBCNjAAnbH+jkXiQfYldvPGda",
-	"ycKnsDiiDfs+RPAgWKjI3bZ/l7kxf6ILaBChPqM7jgUCbla+Bu3F6eetzOxJbKudDBh2ohFvz1/sJAn0",
-	"9UawTj5/sFzr4p52VGKGExMa1buCooxSvqZiZ9dHEVVlGWNGFBqD7Q/+rdSiKtwScgcW6fqZ9Nv4hyVI",
-	"h3w1yI9ulQrqGkpX2aAOfnJ8OaGBkYR+93WBtNm9j0/U/QH6bUhek10ktQp8TJG5yBJ0MGyqbZZz47Rd",
-	"3IgUYKtT8l//+f+5Gy0hQuKK7Jgm40zd1SwajHmTyxuRohDOxRLfpXgdcLBALG3V5C21AEjzOuzZmvug",
-	"XI+sVHBj8AWhYpdYeE9zuUF1VNOZtW7UvQm3vwH/3Mq7tQnxEnCCaW4H5uRzekc54syMW1cPmLfhDYS+",
-	"hKkwp8V8ybI9+FQXi0yBrfrSNrvJJTlqmNMb8YO8Y+qC2BVJiBuBYUCehP/n/yXh1I/x78ll41doFc7Z",
-	"2M3+/myapvsd7X9P+31kU3Ehfgja1HZYu/b2ZxdJ0IDihNHB1rafR7usJQjjVqDwDVISvRTdvrfVu76X",
-	"ZSQz4rsPNAM/p4Ctn5r9aSEUsG9EQNsUlfJ4v2RDS0OG/UHFcIgOlrrD4le+UYLRpk5Lu/QV7/aMQGGG",
-	"bK9mBjkakTg1ow/DMdSS2HpYDsbr8fk5+eGbBuOac0HLXexOahepO5A+HK9ZZ6QsB6teewnjmUh+MaLl",
-	"wxsbysVueCZWjzPMf0JedDS2z8cDHPYtEOA2WrvSYhcAqVuPhLx98/3Z74yoUTDY9FCw8AxtTGuKsbM2",
-	"I3lywpLtZQMXh3Vj4G0veNQm9orqlb+H8/AF1NkS8MZofsccrIKvqCxlJCoSPG1hMnpUG8W8aleiHQKR",
-	"54zokiMyTEJSyM/OZYbwUdbkPLoY+d+jwX0bJuiGxzt+uWHi6tXzyCDJ+HpLl0tWkrfPJ/fse/Z31VXX",
-	"o6TbPSJcb/btqXk71mv4PC5X5jKLd/uafSszUrIFK6EYtRmx6xZei/WH3+uNrLbz7fpvzULS2A2xHfrd",
-	"mvLiDVW3h003WIZaU3XbY7xBiAmA2RhuuvFE/De224QTdz+rTbhWR9htgkXosHUP040t8IfhsAtZRm2x",
-	"vbprP/aq9buR+c7hOkE6ZG7n0YE6tcCbLBw+yytwtQP/uWW7k+wgg8ADglWNmpFPMhN3Ikm5+jHuNrEo",
-	"tZDrCNOjAqIauFc8752g+6L+DzIm73OCB9uF/YYaODf2xY6sNLT5czGHwAmPcdMEHDz7cvF7+jh7Mv83",
-	"LqYO1Xdqn6dRdJojjBzBljpk5wgd985UY++BPb8P/p5a7B9FcHukOVdmwvLU1iJRZos08s/rhCSsMEiV",
-	"w7iftGvkYL/2i3FPv9nYXYe+OepTwsXd59sLnQzYjbWyf4IVOyD9PobsAduztS+H7TT87jHWMAcjtUUR",
-	"Ehlvv30IYHKwN/fSoah2o/TbqaNlCbwdZixWUWBFVedE9p77rhCXY47FP9Buj1m+opu/LGVpQ6Eikap5",
-	"hD39QI0sw86ckYWYZi3uKKSeLcwuxardYlHwTJu/F7Kc8zxHrFbTipsXjIh+GJw0tN0bYtXDgG9+90GX",
-	"1OHImS13Rwue440ItidFxj7u0wZ0JnUkqC2FBZuVCvvPyTQoNRaJAavWVNSTFzw0X4TiNVvwhpVSLPuj",
-	"fA5VagwWV8WEmPZgiZHjyRg8YVwgt0/rRjOcETTYt3aK/tAH67AP1fJweLGAXLZYWCA1hIcFZhRT1t55",
-	"sDE76PbV/rcbOFjqZpSQ84TcjBDx6v3wMMMXEqWqa8020VLsankgVjuW/4aZST3cAI3eBWiIpgs3x517",
-	"44Aq6PxZBzW6gHlYWpjSUX739sXzb+soPmiHs66qDZh8qchJzubVconl6wolnQU6/fczq62cPf82tblV",
-	"k+nRSf44ps7JuK7Wa1ruoqVMcaeEAjdVhJLtShaRnCVoPevkAO+OPePN7/UNIF5G8IoofBzhMhjWY4b1",
-	"hSIF1VCoBE3wNSaoWSCOlXWCqljxUm7IKCLWY2Sp8XlsCp0BJO4eT54MtzmECxsLQQf0215qg8Dl42we",
-	"gHcMp8QsSl+wWkhN0pjJ6Jq3cJSj+XmVsrbbJvSuja7O04vaPxUm6wB3FEsu2JSkNjbV1kzDn71qzvHo",
-	"mm0B6+WmyHZm3uditinl0kgm6QVZVCXatqEVLZlF1rLuCpZPSUotLTOs1XpBKFmZa5NYs3So/tY7lCtI",
-	"v4LsTLTngJus0X/tVQHRE3LF7EedN0dNQ2ztCxuND12aLalWLA9cwsWOjNUt32xYTuYlFdmKKYIAJVT5",
-	"FyZT7wS6gGA65SLofYlfW7DKYVu72nZ1ETstTSdTklrlK70gSi70mf0nutiM5I6yX0JWIGjh77ZoYKo0",
-	"LRjQEIyx4Qyr5xOLH0PnS6nR481KVzI5FIZxM42Skd0qmE3lJh2yLmxftQvK3OHuJ6BqlIya6x6VqL/n",
-	"BUO/wTP7zQOWrIZXyenHSTTAuM/HhKHXlIzTJJ3cz9H0iRxBl0jVAqBn64d4xlKbL/0YBXL4+wk67qDk",
-	"X9yLNCz6R0sfFyG0JONCmm2SUcVIwTTGUeZ8CbAkIifpLE0I1WQtlSZff7lXvsUbYLdcr24ExXcnlyRn",
-	"qCDChm6EGYA1DhVFwLkv/dqAl7QtJtS1WP7X3+jZz7P35r/nZ7+fvf/lPPn6ycd/iQIZdXvU3uw5af2U",
-	"nOIvC6+EutfYFfB9Ibc9ocv1PXo8VmMbm97KY76E1bfXLxKrwMzRSmseG6K+DQp0w1V4QVLLN8zio8lW",
-	"pVaTMruCCpKyfMncj1Ny5Sog2OrfXFkd3cZBYMDcpbk45gVbu2gDM+uov0RUlyCRpNjFMOAephjCQevl",
-	"CymWgAVdK35ckB9oeZvbojfHm9Jt7ddDtQewmKy73KEW7PFmacW0OZpHaN9mN1y7t/Y1t2/Yit5xWZXE",
-	"ffqyfYZt8nYQsK4GwbffccXnvOB61yelGRr/WrfeC5ANJzcJT1TXmay3P0IzPuyxDE6k3c6Cbd21nMRO",
-	"KRkr1j6Yk3/gE9ZeoP4V8cJyD7scVIkacpBQYgNdyU69mT/nmjyiWs5Ra8/DyjheVENq1IpuzO7YhMXY",
-	"3UE/XBi8LvjZbTFoTON33fGuVAQypBVyZekqsIIMu6c1HtaVV3SzYeCcNexrw+SmiLtDzK1ywGFmBVos",
-	"kuRIa01kbXO2WUoBzf1VvuNRyjaKbexLU9iuAf5JynySkFTzNZOVTsl4TxUoqSAbiI7Tith2E4ygRdrs",
-	"pwPJvabbAxsHePxmtc98a4vFb9oPARle+7MK7Xp3yuGQg2adjOHAbI0u3Offcb16XYkffSrsbwmnrR5k",
-	"rPaquidYW3sejwgJiE5lnxdsoDfruDpnEQ6zLzG4kPoeHuPECBdSP6zwmVXXu119XNcxt8nBnuuATnG6",
-	"1yq4joaVsu3MN/b3l7usmnMIEb94kdgYWtvE323am3yMXtYfGHN01bgT7sEY12vSuLfExyPi+Q6SAaB4",
-	"1mSTPzw63kPWnPMBFPXkuWTchEiRsaYFDNIefZk6cwstuLCGPrx6pAC0V6PAkYLRO6bAg5v4mxRq5DOA",
-	"E0hqV5kVZHhpP69Ah/TFm7xhTQqmSMEW2rSbTMmPewcMPbylPnx2lTWiQBe2vb/yecG8WfQh/MwH7dL7",
-	"NfA+L8RhLfA12EbgOMaDub9XB18hzds44pBoFR2DQCWzRmUlbOxcH2z5P2+hf95C/7yF/nkL/YZuobIS",
-	"M9HB8l5J1TDbBM7VtUMFCtQEN0pzXuY7nz2FAHvjx7Utz9xpk8QF5SGdmGsHAc2SgCmscBHJRgHZkRW9",
-	"Y2RJN2pKvucFMBBfYja1b8/q0fwPcwbSJJKjGh7ADlbSTIP85y396W/pxkbsurKf+2qD31TFbY+SPpiT",
-	"3nEzGlsSQcWqw5otuF1JMCcKqLIE75CxYNsC6vbSAtMG/eniCuqMTsC86aAv9zGLe8nbi8TpMjxdoce5",
-	"DtSy4ROtWKEnwIuVG0JCHhPLLuI81z4cND0QeSmkdh+/sH0VNLvFep/ouWalmbJNNS+M2FCSEoIpWuUy",
-	"EKoYn6XBnZEiABzPA7OEkATDG/Gi6ailcPqkYzpzXetSHbKbBM3qqBHDyF1Yst0apxhMrMWztWMjqxSj",
-	"OTkYe9c8X5325u594OqjQAwD0nhJXMQ+8+m5BTeCAsQbmCvzuIVZ0w/PsbGzg7l/9kSqeLKHDP1e6CAI",
-	"pk/9CTsylLoxDZ3R0c2qsPeSfxsVWh8GFv+oEqanXFGNKj0n1DmGdu4TdXXUzvKpMKIkXjBkcJq+2WX9",
-	"tmXVrYPUqOWYnNh05hwRZGYoOSGnDY4a2bAS+n+YfLZXZiQOOvZhMtlqToyT9omM10ebrA9Xhbmr4RWp",
-	"94EdzX648h8CtY7eHcOAHsjHO9SfmxDU/kuWT8m7hhif7wRd82xmi2yW9RPUeGxxSJVimh0I3hCBm9Gy",
-	"5EyRdP8LjTfTqJb7f2wYRMvbMiSvJuoICgNh/QkyCpBjQi2lzuG0DCh3kB+qUGM6RAAs5fIY2z0Pc2Kr",
-	"GXLNQ+VWuXIZh80IY3eyvOqODF/Zao3bcKIqxSbxELVeSwoc2sZZ/qQWlBYrCuunQY6m3AZy7KBJ/gwx",
-	"N/4mtDNkte39wBtCNzaso9eKOUzF/t6ik1qcI5f1Gru2nUEGRV+5kYVc8gyKFeasJGMbVotqQRC0y3UQ",
-	"E3FJDN8lt4xtmtD6NiJtchkzg0Arls9q+tAc4oLiXcALR5h3vFkS8urtm4S8unrz7I/Q8NXbNwFf3zOl",
-	"kCvDcRtoaTiAZUk3K4RN00RB7t/YKwIIzg0wL7XNSsG+BjuYYdugK4aNzAnIdlnBJodrB3QsspdsBoBB",
-	"BVdos4ykYzRgBeDrdWXrEAmjs9pQY8MV2Aeu2ih2B6/dvZikiJjkApocIEewKnADwvJTkhYyS8mG6hUe",
-	"XpCoFHH4cPUdPW4nENXPsEK+Tyh6gvXyS7pmRnLCp1VZ3Ized2y+vfF8kr0nCGAIoT7ZOPheDlGYiXFc",
-	"8oVLPxuwm3qxslGwvSSPLSatuSTwKuMiK20WoQcLwM3ZL/c+WJzgUaa9vaDCesAhYndt6PNXbUxxCkTN",
-	"4MJojK1Lamlw3djp6RLAr4N7acgFQ+1aWaBL2OSwUEFCQVNCL5lNIplJMat8JKUXsiDUPYnyHbPBzNWP",
-	"vC+IjyQlOwM3E+QcYBaKy/HoT4nAkqyMlgWvMyHIWgLogtyPxQzTUKzROoHz6KhwTF7Z4LTgvDlOCVha",
-	"wX1mxGOlS0ZdLdc1GE7xYSAzwQQjRR+0Bcnwj2c8/2D4DSL7w/pUwvubfGrOLdvoKXnn8wqM0GjIDGVY",
-	"w7HmLJNr5tJLpuS7+rnSvCg8vj2YfKESt5m0vCPtQBfDhZ03b160ZB27O375uFdLvNJyTTXPUKq2C1qP",
-	"5TKUdSw/tC4iFMPhCjbK7zQObBVIM/3ZWHaTXJA0L+lCp2SMiVAs55rlGODnjLp5SsYWSE+WRnhtmqHn",
-	"OyOY+evs0d1j4ku2TKbkR8snrWPS6Im2z0u3sUoqlGfztCjkluUJmVea0FoFbu/QFVWRhGkjqMAKB9RP",
-	"ybemP9j6/ldLE6BSSb0ic7evWA1+x8tIkK2/hlz+EQzGsA/36XjqUCG3Nc7D1avncdOB5cxnFqOyLoiM",
-	"AuaJpdTtZ7a0LnR3D2d8eI6HuWUGundPsE+qHozMyoX046VtJwLkqaxgtPQlvBv6/pBo2xAj5z6o57WH",
-	"rTGvYQ/BTTw0IMZstTd0Gd1nV0TTJZHC5QJGczTHeyQlxFNk/lzCfwDsFP9aM01zqukEQtERxsa6ltGf",
-	"o+lSTcm3jvtxBSmEJ4XZ/Lob9fgACjPhY9yCzqYCM7hdSf8D15NBcd4PeUwcAAlWBna5nVaNNcfFXJTE",
-	"LA5tF9oJkH4wk/L9oFOz7AqRX5JxRhU7Uwwugzs26YeEin3f78OHiRPxaSoA7ECo1rYepXQLe0k2tPRp",
-	"EbjxBVMKUa0sUfHg/D9zgWaxyOhbvt6CzlmBkuFPFTVCdXp0et8BrjXg3UP69ot6w1+S6D6vcxrsg1Mv",
-	"oaHsc19PCRmq2YjByvSw0cOunk8Z2E+Xx6UlBHx/eNG72jwccOpP4WuB4RzpasEktsCH3VL3ZA6oEumr",
-	"t0GCCaaVpJCv7iRGKHbnqHGyJ5gibP41SAVc+dQ/BwJ1y9hG1eUv3Un3QNCdKuRvIc/u10kzNUJ/h3Pl",
-	"EpRYUG/wSKMgpmJy2EP4XdgWI+lO8b30h3I9tHnckOs+moBpjWbuDPoNB+6YJgbMERbxI+i0tvE9Kmt1",
-	"srUxBwkwD5cb2596+VfOtvfPujRHn7MtmbNCiqUiWg5ynvSHI981C/Ed6q3Pjsi2Myf19E8p2zpMGHjx",
-	"gMvSFf5F4HGU6jeGZQZWhPsWfuqMNKyJC0d4aK3j+EN/lFtCcVINGwgtX3smkX02jlAmITSxNfL8bR8L",
-	"rPYT+WVc8bxVY6o3Ro2rWW1J6jc57vk6nRUJ+g8jeb2LzUFgSGGp3AQmRd6B6x56oo6YiUb5PT8tfiHW",
-	"l3YphNTgAYDk1KKA2MzGPbgXcdkzkR8PbJQBmaGGzOOkL/PhQcE4v0IKKIzmk2V/4lwdKdo1putBcj7v",
-	"kyzyILkcx5sGkLM+VFDAKfF3D3N3fI7I8+Pvgx7t4aUV9UEBqD3zvHQ4ju274JPcs05E/VR3bcfshFJY",
-	"rLLWzpdcBmmZpJuS31HN0gu4UGA1ZZn4SFkfJgtBwxp9TRktCogprwPAZbmc0XzNBZoz5jS7lYsFz5jR",
-	"10K13eOfNSLBt+DLaQSEW2t/ll6QWssqdvZtWukVExoiFhxB6EzbNT4DQ4YKfFyjxwMdTJeuVFRSu27M",
-	"0FjoZ6K72ucVIdFl7ATIMlJYf7n1eDeHfunrcLDSujScP8/lvjhLnF2Wls3DeSSyQYa5PzDBSqrZq5Ip",
-	"vhQsf1sW38vyW7kVhaR5vETK7JbtuusJ0iUjt2zn1w19WVgqyhrMKKBImJYXjx6l5O3r5wHeN5ykPSvg",
-	"4/MnT4+ULh2lMT7xB6bf8ms4s50KQh0wcbwa799FhoKlsypeIO83/BlU0rGVGaVtlsDm/NP1yx8n0eBG",
-	"MGXFbYpXaNSHa6MZGbLSejOz6SsAI4cetawAN0hNqS2wrlayKnIyr0teHGeZC6YtNvN/fPPm1V+9/85D",
-	"urQtKA4cepAM1v5eRAQ7Eif2+GFbkqNDhiL0z1Ysu61RryM1ZMAtDhDPghGsXI8F+2Mmpg6AZcR5pQpf",
-	"REylhNhU4apkCdmudobRYZxBVJgIi7JHdSqjnyLan+mEaClvwTS15kXBYwXyc1nNIfw+Il8Kj5ziivXv",
-	"z05ZsTo+DTvdUKW6fPn9ei18o2Vq9zWzE5KuuZXDlLO9s4ql/UA1VkhxI6mRw5uz2r1LhpRysltjU8r5",
-	"8UWckCDWVcLTPnV9IPBWQtJH+MMj16BdWKj1OJqlwu/AQRLv2T3FYQU9ugcdPfqvRisn0Zx3d+kf7/Xp",
-	"n3R0Wn+4b0ME5IUv+XmK7oRqTcVrSLO7UuZaXjOhDyuu1LcbrrkG3Ritve7qt6rKwsEFMe4LRYIRfwrt",
-	"NpzQI9Tb6NJ1ReekGwSPN+KrQvErQCMF2N0mjLHPTXO5/uO0Tm1OiWJ6Mm3nryM+XBlU7XRGMNOUiowV",
-	"FiFYoFOko3XilNEm6oDz6pFn/g0U/+2HIfgKcuYboisO/CBkr/9ENK6mf/M+iGEB8nFnmPI6Cwpr/Hoh",
-	"BfXG/HVBGXpz6tubtZlN77b+p06nP3Qg75G3ONyhAlmSnqFGq0i4ww/T9YWL/orGZWPCo1jIbmiEXpfQ",
-	"yXmXRxlzoicnzNjcd9T7aKdgb9np7uG1hgX0QnNbWlDM7hMylazKzGN/gEAty9JoslTZiIbEwl5v63A7",
-	"mxlvm/ogs30J1TbNZwG2yVEKpiUM1Wb8GiDYYFCsagGXIBMvl0z7cMLD2JzNudqnd8h6HHa/uU0PW/pg",
-	"KjpVt2hbcsMMEtKDJPRWOgF+X4WWpMBM1bjIvlDeL3xyGntbTjoxEE0oXVZZBz7B8+Cp92i7TafI2Lna",
-	"920nwzzquOdn+0Hb8dVxUKF2f9kTE4Ce2v3HlSNyQA5hSENPKcKDnRwbP2bOxqkjb52swwMMu+oZ4H59",
-	"RTdEN+pxpSqweELJmpDlpo16FXkzMuSo2TkI+ukirFpjOjSjkTU+tPWSNqcYwHoO60p7N9PJKtNvVlEC",
-	"v+on0IoiU3eacnS4EKdXA+4VC1x/Zb7rvl8gFrep7rh7BuTVSmhe1A1OKuh6skvzU0Uyt++Z3hGcEvqM",
-	"KZ+/noZylLx3SNDr3gkd8/bJBb0j6QnCwQ5d8cffzPdXyoIaqH338PH3ajwOuhEoPngtntl6jQvErbN1",
-	"R6yjjmqPlHdR1z1O7J+uCAlWorHziOtqUdSbkrq/5a2cMRmm1n1WlLh97e3zCwYBIF3AzpJe5SVpXjCt",
-	"m6K9SwbcZAMMfL7imZBzme86TXxUk4JRG6FlJR8WtA6Ne1TULcZYDRT861zpkmpZToJ7jevLU8xwMdPb",
-	"cyi5ppmr5iiLO3aVxQOCr4wgAmarJRPaaF5U0GKnWASbI1r9DxHwuAqKZ6p9pwbt6r7Y0p0yc4wkY3qx",
-	"2RmG6DSci3iT6ARYCLYuR6ztE2lK27kzjaDVjpNo27V6im3E5/WN+oxqWsienAUv5e6nIAIglVyQDL9D",
-	"mNAlZ8PLDu6TcgI+FfrOl4wo/nPtgL4/RpX/LgZTAETpgyBVmQ8LL3h7kdtO3v2kbZz2IwTsA0sQKzAa",
-	"imM+o0AuFix2xDKq2VKWu+O2Ab6CInDOhOa0MIzmjuedRh//2Cr49ZvISUKqbf3sVuFurolgLFdQwXvw",
-	"/n3m+3llKRiCHxGMyzzqGFPdCuTezoFcWgvWgwzjzW7DvjOcJ3L8DmZxeIzkkMJcMkXG69DEdGRKhkM3",
-	"XZScibzYEUwpdUunJcQGk9T8PKwsd1f0fsjCdkPLnEP49aaollwcE33dnCWu3P4FEZES/CApqW1OBcQB",
-	"acLFMbELULrdj8as74KzshXoo34qZj9VrNyl8eVxJ+vwuSNztuK2EGgwtEtCiTsYVxtuNhYGLWEOqeMf",
-	"KRgmYYhnXEDKynSg5Om4RUBoMopClewdun5m6HlXdLfAUwu0ES5nYyM1bnKL6gDkoFWEi5lesZmZCEOw",
-	"DSbxlzjKWSAGtZraULgOWasexGF7ejAnncci4ELOxlgp1ss+j7Z3HM9dOBq0x2u6A0gGwwUvSbUxXOGr",
-	"8/PzoGDnJJoudigkvCO9B68XhOsyWr8Q4LMZxCoGmG+/UBjdy+uaaA30psdmbE8aQ0vIfVOhOzNsmtuj",
-	"faDq4fScpB7psm7YI2SGLU+RMP8bi5bh1N1TvgyX6zQx855AyyELANMbvkTGb988OwJ97SF432dldNPR",
-	"Z+dYXR8OiBsuKfWag9c0Z3XFc7QLk3G/NdgZgfsFmGHRFy2JpSMAo94cX3j5rQxuRa5XElCJ6obDSjPe",
-	"95YYkOsz4GQ1MRCPOVoPk81zn7unxuiIaLAhRMcFoTaxPCHUw1FTYkVr2HFY+VkugtdUUJOl5gVQwVsK",
-	"ZndYewl+2Ytd/mVfkh/oUgxASPaussP26R6L8Ptmxr/H5vrl4xHZ/oa6d2z+Z0z4GG4th7se0lAgF2T8",
-	"+vtn5F+/evyvkyl5t+LZiqwZVoWhJSS4KyZCxFSS3updekFSZzRnqFe8vr4y31MJSbPyLk1I+sE22GED",
-	"VhSGhuwsq8o7yEOJWQuLCBrNNV8KqquSEVosZcn1at2KD399/eSrrzEc/Dv4cxq/i+72P/6dJYsAWa3v",
-	"vjrr/Fhk15spYB9wF5GxUTG+flqVRZxh3sa4/p/ZDlgwSBQsJ3RJuVB4VaW3PE/JilGLUEuJlrcszodu",
-	"Yylk5uOIDdWauys7c8/iIxXxka5lXhWV6h1opQ5YYhVfNsywii+jytaH7oWz++kDyaQscy6oZr007Xo/",
-	"txv+uRYnvgVwzVsXUmc0y2LZyUDxBF8zHTPKAC98x+bELN0108Fh9ZAn/iQrDEq5YyVf7MBqpRRukcg5",
-	"M+0Hh1YEnOZjTyEQ+G5srEY7eUPVbY0E2S2fNj1KHXa7OoSiiXOZAFaw0lg0qmG1s2CN9nQNV24adL/j",
-	"evWGLlUUz2cPXKc5kPjEYBZCtzn4tU8+0nvJGPsry7orcSNiiYSNAYBwNhemVeUaEB/5HRskR3UWTPpj",
-	"tFxS7Uc1Y5oeB4xmiErruAA3lMyID0JtwQkPJhgVBt+mfpxNh0+BWGn+aZTvGNlLabreRDYhXwfAQ3IO",
-	"guJbwT+QWJoVF/rrp6Nevc/7TeuOD9cVeiEziiXJ2Cau1yvNNnhfFLatIZQGVbMIJbnMKhe4jtBLmP5c",
-	"1rIZFzn7MO0Rvg6puA8i9VhUpG9kvotxTJATaHFWULGsjOZv5y4hi1Ku68B3WeIPZnRLJmKQh1JoJjqM",
-	"FfarBMIOeizvh12R9kuNrbm/3h1XDTxNPKmx/WHn65qJqHXZKITbUmpGqBvUlKRmilKHXAIm1EuSUqW4",
-	"0lRo/2TJBCt5Zh3Id5Jn7JKk72R5C7rSq4IKwcr0RmxLbktUbVbUHMlNQUUatr2qPw65uFj1geVQ4t4p",
-	"X/X70MZ8ABzdxHq6TVc5p0shFVN7Pmt1SdLrasPKO65kmZJSVoaoOdNbZjkKDERZQOaNLLWyHdpsc1Q+",
-	"3DJB9DvGQALpo2S0P57wRzsho2TUJHuUjGrComzoBxvx0H1nhpEz7UOxKSgXZ7BXQwQwuSDbmB3EGi8c",
-	"ylFf+f8DsRg/YI0Bc3++oiVdqzgW0JsA8Np9u05+DoMUMsh/FhJjfayjZl946LBw2nz3DSttCJwvMYyO",
-	"rYSkZgiotgCMFqSAWx6f2ooJaUBaQ4Q4pILtp4v3yQ1xaeEHmbPiuVjI2DrXTM+0glFsV6xk9lKHgKg8",
-	"IjGIHLhsWLYmHryaSbHgy8osj3vJSp3wbZgm6Ls/1trdRV0pp+6xm3347Bcq6LfpYGOVGdOZkfyeppPE",
-	"G4bqhITj8J6gvwMGIpxiuCS1NHcKXKqwSZ0QgtpvUaxtwHdz23Ra0Hp975BEbGOHgYz7j7Zky+61sA87",
-	"V6K3+0Oy9Wv4eO+JCJajpjbcReH8Je0t3XmSDkjdkExwRzmIv62jFYvB6Ds7MBtmk6T4ibT/jGDDwWpa",
-	"zRsGzSZGk3VNT1ipqO1Z6vYdhaGHkUk6KfC+8c3BkxHSf8gj9UBh/Q0iP0V4f3MWjvAIRSciFnLUwN0Z",
-	"ayaowPDW+6fqDg19VzMLYR0GecRsmN83s/sapHNFcgbfoS7lWUjBHOheGLO0leVtTxmxg5b8Rr9bqhrm",
-	"/OE+siPwuiwHbBj6Q1pjO+CV2Y1YIrEDc+uqKBzeFi0ZccoXzB1kuur6ArKl5xyyNB2E1AuV5OLwXf8E",
-	"rf3UoLWAW7WzyLU2WPcDV+AF9wV5auxaMk5/+ZiSkimmfRUbV/Bt8vmRbWEo8DDxpVGatVAOVi359Pi3",
-	"3QfOQn+rzsggBybe1oeWNcC/SqDIHmdQ3QsROzF6C8eLAcmD5a0u2p5rtr5XCWgYyvsjZgN6jMN8Hp1b",
-	"5WdriCn3DV2+9O3rCgi/sboGU/K92eU0z1OnvwWFsnwFC8dvEbDObPSJfRMrRcDLihWo0Nu3sNbWB5pp",
-	"4O1cETeSyz0Gjp/BdwOb+1KB8QBQ8BCe0X1i+mB45mGVhs9WVaEtd/md0l8SZkAFg8hh6PaCLDvsGBaN",
-	"bFMbvEG78BD0Ck23bWjeI9mC6cNxhQc7+f6jUX1LVhrqhlmcNR3ywX3J4VdgFcNy6Npvhkl0y47kt+Xs",
-	"cIleMxfaAcjRPGd5QmiBNcDgNscja57iic1t+lqRM5uyBOKyryDjXMzKHGFaTIKiTKmQeraQlcjTk0Kv",
-	"Hp41os0dv+jRK930YqFrMOK3mMZhtnD44Nf1nR6YA5QyrzI9XKfe4AsPpU4PU3hdp4P1bTusQ6p2rxLt",
-	"Ov0U+rMf0BGqc3tMEZPrnONZcLQ/jL7c0ol6DxxTmq+hl0wqPduwclaJWKDtd64hyQBqHvmsaQvOy+tv",
-	"Q1dwJW6FLb2+jxbZQVONGDkUZWtgxm+vzjFMY7fL9PDKejMCcj8Ixi7HcBUf3mjkWxyn9JdywQsW7t1T",
-	"QLGStlTSwDM+yQZ3wLAVGUk8KNQhDYIv11UQlEtM/PFenQYgtZ2URshplxCieF5jdY7dEkwaUaZBuLBz",
-	"CN4xkctyRkfJSC30xjxZU17M7JegkC+0mJsWPxWzIBMFJF9Bi1nrd4BKdmko/gN0lhWcCT1TLCuZjvoM",
-	"/1KxihnRo6P4qA9emNPsdllCHXFIMwRAVTJmH8ADmpB5Vdw29FGsiULVrUoIOzNDTAj7sOHljqgtYxs1",
-	"SYhaAYTxfAccGwpSZ1RNyTNZgYu1dAH04FfAWrjk73IOJnIoA6yAxgDBy5BjZt3Vy2xFDjpb/f5o/2Q+",
-	"i6KSlqSsMH15SzmYQLA2mhk5yst7IRuHjfQ5Vxkt8xhqK/QLQpv1RW9YuabmjBQ7IMGV1AUauFAb5pX5",
-	"I6lAMW/mJ2FGl2xm41Ai99bSL76VD2tPx9/l3CyBfTe8D4TEh8pNXT+OcO8tUTJd7g6sWjh7sGi8KMgc",
-	"EjpK3mLbw2bKVh7u6A9L7sJmADj4ki9Xmgi5BaBmKnZuK5/Qs2GLeVV07pRwQ6JK7d8g5jY6ust26ro/",
-	"IfUshFSFqxHu69j18toB5g4NW2sB+kbkpBXLblVXIkTO73he0QLRoRUZd0FCTwarvPvQ37Fk3EF424bF",
-	"WcK0lLf+KvpMyNto/ezH3v6MsXrAbdMu8hrheUbZxObhXQq/GGnIPf1theetvTGrxhMPQ/b6EMVfM6qk",
-	"OYHxQLY3LuLlC0XANl3ACcJXjoxV8+89QLSa/1Z7rfDXB4lYsxEBMRm+hDA1iLxwHn4XBcoUMRzhgqSs",
-	"svkGPlKECxDozE74DsJEKOwEKRKSLgs5p0X7Dbh21nTnY0zB8EDFDuJpwrGzapSM8CPRHfqamXG5ELAu",
-	"LBZspQg1HW6kYiiKmVcug/Cnkt1xM1Kuj8dZKaGLmftsawEbz6IDAdPHfcpnYie2zHuQSJUQJYMxGp1T",
-	"1YFpCFNMt9GaG78S2sv+ZMT3sWIifw7App0OIFAQIno6SNU+6x2xUY2cisVgYVJqyHXYqWsq6LIpI+DH",
-	"W87Jp31jxrf6R9Rlt+4YErC0PC8hKwHi2MUtqOEK0YfQiocuDuddNeOcju4RdY5XVyvhBQaAPnvTdzzp",
-	"RVWQQNGHTefs72YgKypyJ6eit4QXVrMB/F+A6RBSg6+mbmGh2vkdK+MXd/sOspSFl9DBNZPFHQJCqeFQ",
-	"UJYNGY3XAyY79uCXxwNA5SejP1ksJ0R2Ui2mFD76raM92Xl+W/LOs16VPGZCdIWZ3r5+7n1yVBGwv4NH",
-	"B8BiAR5NtXZyXanJKuuPUEueZuou3QMoePq741xfht6+oXYxgdxWqZpVZQcvcC2AEVySSsGB9fm8dYEw",
-	"c04x6y0eNwmWB6YO2/2A2ygtNxj0Y6Sh8fPrl+R3X58/TshxKe2uQy66NexrfGCBID0F9tVL8uXX5+fW",
-	"8iDYttgRrlTFcDKOtGw3proxHVFSoysq5QEr93OB8wJgSHOzOmEpmzDKWPk8EupR4hoVcQgtY6abDe9T",
-	"1q423EU2HgwYeikAo0MzkbF2sHtAdRwiKaS9j6Bvw8ZYGcgra8M0T/9S52V2RZYlYxodIVQTJ5zakJyQ",
-	"gukhU3V3rSU7HUkAEtSsquN+Pk75Q+MCqn8uQsCL0piqpabkjS2Pa65E2iiqdQkB1RGzgb16qG5SWVsz",
-	"9iN7umo9/7VZ5/nq1XN0mKZcLOTU44LCY15v7EmLBT+enk/PW5MGvw2tR1WX0mzm3ntVs7kt/R5L4Ngc",
-	"Tg57XQmnedhbqSMBw1/99t5XzlDqYtxQC0GjM2KoKIi/84CQfFGL69RsW9XhsD9c1ht6HYBz0QGmE5uE",
-	"6+uX38o15SIa9Yr2a5JDC6KqbGUu39Qu5jST65SMhbSlDxMiJEn/LU1qMFC9laSgc1bsoR89+erLxoX7",
-	"ZTLaUK1Zabr+X3+7OvsPevbz+dnv34/rv8/e/3KefP34Y/B08j/HNzfTI5pP/u9/iZ2E6+uXL6S8rTbd",
-	"nN5Bp9G9eYF6DRBeUspquSKKi2XB4PezWGxG3jHjePPDN+3BW/I7JpxmAAazQkKhDqribFopOWPCSAv5",
-	"IemcCqctefQ0SFKx5biBhktbxsJB8dvBYpVFDT5QxSJj3TetGaJcP51b3BOiJXzNDNYIPKGRPQ2GB4l2",
-	"gHF3Qs1DXIDmdO3T2XFgBgaNt6amHiAqrk3/296tr3XJ55VmszXdbKxJ/jiTgv8EsZ8IZxLuN01FTss8",
-	"aIk5XbTsraFZT8hJLnyY/w57duNwucQsh1tdg9zsnYWjytUfH0oPyxgc8pAaG4C42XQbl9GRH5f4375+",
-	"gRqvC+IxO5thBNKilOv2wvl2Rju2LEKRf//hxcCkdEvLh3UxW1G1ihgK2Ady/cersydffe2FITQ++K7r",
-	"nGgjcbGicAWfFaEbWmpL85wtZGlBk3mpNI5rEJ0R6PyIP7qRZABJksi1HAuJLhfIMrYe9BcqXvhYFDur",
-	"g/jXsOC/sFV92uWYE7IFhBiQiIzEhNIdng91UqxYL+OsQ+DqsVHy9u3zb23c/wRlk/QXnn8EeS19RDf8",
-	"kVLykU8JewQPH6g8e9se0xpBNwxTB7N1UQmIIhnNamdbcn31wwuLL6p3fi6m5A/minN2A5vnkoaH0aLw",
-	"hGcifXBu/EdpKaRKmXZG+XNfVIY72yzJ0uaZXCBiiWHDKRivAJHfHJ+ZS8UtqPsHDqCUhfndFm02b7aZ",
-	"ejMj9JcbNIvdjC7IzagqxYXk+cX59PfTJ18+fTJ9/Psn5+dfnp9PH5v/n355M/qYTqbknQcUs/Mw7B7B",
-	"NCO2tUdzybStrE43GyiOkw66aTpvje+aN8ZQNtBSVkKpdkqukd81bplLjL2wklBGBZkzLCksYXPVN7wo",
-	"doNdrbUIfkyGAcRA/VQx+9gGhR++Z1ZabxQxt02LaXyhcH+61xN//VAsUmaz/hclU+bXnHIcYM3RSt62",
-	"qP3uy6MzfcJjeFhKbFPs7yPCtWLFIlZJbFCiU20ttWLBSNF1MWof6Vel1DKTRXsmbfHD1LwEEqqqNhtZ",
-	"WrBDD+RkPvl+mJSq+jjj4WBZqG4fF0TVXm3awzJpyMuHx752CcyHYmCPMPA1iXLf6Jmyt3Dt7E/WM0Sy",
-	"gNu9a9bqJBCbFHjL2MaGpHRk8d3z+viRbfeFeTJWjJG9C9JFqjcTU+CNfh7bTE1xbac/2j/+tqabv+Fe",
-	"fR/g07xvJK3wtdnuYPOm5uSNllyvqrnhqo8k3fCzTOZsycQjT8rH4TkvB/UGc8G4AiBYSlEuWsrEr8KT",
-	"W9rGvnqBlvdD+sUlMd8Ch93ae7iP1TLMNtq7ARpM9NKlQao9cd8qF8fx+yP5+49OkNtj6gFhtH769vWL",
-	"Lja/z1j32cFPxbc2SqoPoRwhX4waYj8YzRB3ecELc/7qd2C2x+lGKr0smbp49Oi//vN/pxOXZqZLal9V",
-	"tYFNqWItc5ZeWtWT6eRG+EoXHoLGxvImcDtzTdaV0hZ1wyU6raTS8BjiQ6nFCwLGNSXfiazcbTRe8yXD",
-	"ljcC9RaHCo2wPsEkPz3//dd9F2kyAlSjl6LY1YfXxe3G7V72KdDfnzS8X/Baqo4QH5gCB9j1/JX3szu7",
-	"lusYS2Kd0PWGKrWVZd4F1rLkgrg2l4TFJp205ry9rZ88HTLDjvPuE/Hm2Su/AxzcrJmAnC/5nuP0ZvTV",
-	"0y+f3IxSi/X+9VdfffkVgh0EFtrzs9+//+Vx8tXHf+mqNd2ND4Nz4gIYjprudmFHs+x25EGvwaIEG+/9",
-	"YTZwGCP+Hw6dPYyV70G1L9mSK81KEO3tG8PvynoGT0hwaoLFxwi5X2pTcxaOyG+KDStifQgovv7LC091",
-	"DfvDtfKn33Cg4GbAPd2XFdXhtPd8C7MaPRVHQtAfyZX3+S5VswEXpHee7I8/yN4eeygMcH02eOIkLvMc",
-	"zfenx4DMu/EDwrwz8AF8gg3L47mDTknDnZa2ENd/q8D03SxaWEd4ExUmIelNdX7+ZeY4LfyL/Rv+aGYc",
-	"f7jAHwxbxh8e4Q9ufvDHuM2x/xY7HV0ez8m94eXxpuk0SvvyvMGxDI9saM+ndaxIhkXhc35asd5jrtwH",
-	"hMu3923nRRyka8V5RT2ZPWz4DTt4P1PNRLY7nIvgejeXqA1EhMJTkJmwl5DQ9ru48umYcjM9Np2nM5Ql",
-	"fRbwxCrLGMtZPgUgl61FJm523TLm+uulFRiGjTuOPoq7s84QELNp7MOYnGxTziBdoeydp35PR1dEaViw",
-	"LLg6wOh9/d2L7569IY/TYNZOCRGN7juIMOlC0kUwHRsTAtVHiZDanGII2LVTlgH4oy4ZXZuro2BBGKnR",
-	"5FpG+ZvRX2nBc2pjmtiNcEGlN6PJlCBFDojWZglKbe9OVNMGZj5cEbUy2sCqGRDchX+KFEOcj5VXYuFO",
-	"8SCtNc1WXLC6ExFGWGm2aSkfesXFLRfLNCFpRouCi+VMSwkukDs/PQhypOid+fvyRmDsjUINGGsSYhaN",
-	"9Yjg7Bxh/I3C8cMCNBH5MQ7pITI73rx5cR0AXbVIsGXbMpKzgrkFoq4QbQ3jOyVXYcoqZJwmxIaA2QBF",
-	"NOiTNReVZglRcqHP4LNMkTGOiKT4Q55ObIZSHcxk1w5DklagxFLwFdQBK/YjhuVCxJPEAoJ1g1rit6w2",
-	"IXD5WYe3heGyPX5hs9HxEnL+2ZK00H0MnVNy5XDPLJ4tQqzVE2R2G7N6fmfx/oVmZX/4KpY2R5kwqG9M",
-	"xlguW9OCmemruzYn1s6rvVpC0sMoua/Pn/6urTl27N5A40N+exL59qo4jdonX/3+yfmx5MZsclBLoCxl",
-	"2R2JBwHvNQaOukW8dnsvwqb0Y+jA/591XsRQ+WoL7LmUHZwOPxHnFDWBt9zDZNfBK4ir3GB3b/iayUrD",
-	"oIfVDo0C+0TIqIMPhQ9MsDNW38vHRyRUyyVT5pAs+IfDqXm2KQgisiQL/sE5jHGKmrl2w2pS7dXW3+/+",
-	"Z1bKMyOo+DL0NUqQug1zpgcKcI1a/Q9fFytWFcOKzs3d+r7rwLg5eVZQvu60YnfGl74Uxc5NFVhFAx7g",
-	"AnxhGGMaRPlMBqm1BaOqlWpv3apfn7fdXGjz85U8zJuNXPsVo6WeM6oNO9cMTd72ZIGtu4APNMxvX37d",
-	"YEtfxRYVkpAGTIsOgNhTeCkAO0fUf46Lf2muTxhnai0F9JYp9wFrF5KCTclLe4VhA7xp4dNta6sPYZ1N",
-	"L87e//I4eXJ+Hre8+g2kho+Jm3kXTixTPmQkUtXTmwSPRAQcDp2YjBBu4nBwfmY2u4cjKBMLdGJOvQqV",
-	"kC8UYEo7hTVtJpvNXcFg2G73rVpq6e49qN91V6GhIqI9tYsZDEvviyR4mE9WZdyQp0uaMSM6RgFRslsC",
-	"DUDuAsHa1pIwMimkTnu5rQYLOVHe/rNZFLlw1LYVBLwxjT6w0nqDGXCgD6DQaGR/KNRQ0NrJM5imvQIO",
-	"A3nvdUe6h1XarLwSXEgUzt6F5SR5SrQkdW7IuC064AAmCQZeB9JmUstuRiXKqMhYYf45JSnmxWEYCtMY",
-	"mSLbb7v5cw/t10ItB0lsAGP4T4yc2AmVsG3n0XzEzkJRUdfE3lQlIbYn3LM2gl3TpToozR8yCLpunA4z",
-	"ZGYboa2dJsPezX9K4LSvXzUMrirCdeKYUfao2ZFVomBKNbZCb3DeaXiTQ5uJTaUfBizxufmUYwt29ROI",
-	"5a3RZZu4PsK5WFwcVzw2uR9bE07jw4ziJXxr2DDcatY7e2otNuXg4zFnmbl7PYN6oCMwHDG0zWgRy7Ij",
-	"EihgDF6CBeF/DD/VQZteKzDyTgISgQ3ltAMfDpgTILlGi98NU2D+Y1958ZXFDuMnnY7p+wBR3rDhY/Cf",
-	"7XPSBgTdm5EgtQ8PvT83jvk1dm7S5POHvBadQLx7ULaR4np5nrpA/iB3StPlZQ0l3bCjGek+TKnPEUHK",
-	"tOy8HCOouFFSWJ5eYGp0QEhYhnzqiDINdeNAIKhETalpa5FyZ4CUq8y3hY2lz2gRvmuhdBNfK9LhQ4ag",
-	"uBdEyPAlB6WL7jdD1f77zZli9VzlUCA0JM+iHkFf8ZmUt0x0FnP4RuYA3ZS+enn9hjyilV49unv8CCqB",
-	"GpFpWVKhwbrzP5xXJSWCsVy5UHx0PfiHl413bIj0DL/nXmz+OiXfY+AomEPNu7U+UikGdje+FLKMlqM6",
-	"CInSCm0CP+TYe4egr8mUPJPrDeAPgnrHhVfwWjHdAxFSDgVAvfKBD4co6o92An4TTGIXmBM0wbqudRa3",
-	"Qh+WJJkUmouKGfE6+NgRZESNliUVnpJO8wutci5nC16wLtozqKi7JOMfXn2ZkHdXf03ID0+vEvLyD39I",
-	"yPcvrp4l5Mr85+Wrt9dGIn3H5j80rTBzLmi5i9phbIWmw5GLz69fkq+//P3Z47qi04oL3S4mJtLJJcmZ",
-	"RuAT6lwTtChsKVlrmG/bMOjZz+9/eRKzWrSBReq5et8/4Z0oGw5lrNMSDn7xhtWpXoXa8tRycAbAv0d5",
-	"f7uXwJBRT30m89o/toH96VdjjN4TWfrpn3RT1699sw8dgRbaz3CrRDBRG8aylRWIM7kUvAmo12XVNF11",
-	"riWYRt/Ibype5N2Qb5kUd6xU6NpGEHewOYRVMwGdJ6yCab0cEExdUKxDBIX6ynWMvQ5Iwvf+UCzFeZIV",
-	"HUjskyifBeN9BS+YNwsqOqcHR4UDra3reyR7gwLiFZVyPb2/c7QuLzPTcoaTH97rkeeD3aY4XbHt85Zf",
-	"w2x1c4G/K8MBoNFxWRe2wDi+SsZQW4c8OX9yfvb4ycTlcKOP0RsmgrKcFEA5bA+JLxEEpTkhryyK2Vbx",
-	"k2h9DQVsDdtaWUw/hw+S6TMzA/jRM7NRidK7gl2QtOIXUAYjxXRYrFQFv0wwYtzlI94I03bL8yXTKRmn",
-	"5jBDOVD2QdOSUXDVr1h2O5cfzN9G6DZqg/kbi6uk+EXzGc11wVL0x7eG31r8cOXCmYnuA5D0m3lGHRJg",
-	"mOPTzMI/IbOnN7ejLram9oqiJS6ro27SldlxuOxWYBoDR0hZFQyLVmlUCazn6bBaWF/VNzfXo0GiD067",
-	"rwQwYMYdxvwJc92CNmqlffRnJBzObbJ5TZ8vl+nByxI0KrzdB3m6b6oWhaT666efca6G1kFoc0WbMwT3",
-	"HVRvq8ukwB6Ozdw/eIrciSagsD7DkdWk3K5tFBXsd5x1MBOssDCEkxhd8gQ2UufRnzDWo/m9IfIIPu/T",
-	"+k+grZRFr0wJs2vadaxAIWl+rWl5IM7WxYF2isk+E3vhIh4r+K61u7rK6b328kHQhRB3mLseuCIemd3Z",
-	"vb2BkIyfPCUrWZUqUArwxWNBDqHuRHccCAwc62FCLJG7nLGzaecXFf+5M4P75yBoEoYMnXBB5jvdnxQD",
-	"d/8MmnaowbRcMh872f48GT8+f/q7r/716/PzxBczfXx+Tn74ZtLfNQ67c780ltAmWkChLfzl0aZkd5xt",
-	"reHN/uhWNe3XPevuk8bmDZcxXIBwrhq7MCp4Krpkr8FqMLxoVaUwscu89XkrV/VWmbJEPUiRqWQEA53Z",
-	"bw5GDAjmtDuhrL3IjZ6OSPOKdRZN87LRJbh24JXurGpF1/F6528F11CWJ7+sM4jqUNisZDmk20ihqnVf",
-	"/Y7o+g7KHMMhOBOOGZUFCVqUcm2PmZapW3aosArFYdqi5UFPdUO8jVzlRpZF+RV9FJj2hQzTUOpNcY16",
-	"CDi1KZT8UI2iVSXVjEDAuvkPXze9uIxj9SOqyH3qdg0MvmyGoXZMOqFLyoXSQW3BkDHY+kDk0d1jqCyj",
-	"qvmaK4fKSYVZlhoR2EboYXTI3+V8xvPURnGZ3v8u55OTLFUDfdvYY3wy3AAwci4Yhh8nOGhh7N6aGd37",
-	"/QGaD18wrSsfLyDeLu4lGZ6NF5UBTgkqsLv/2Ob94Le+FpzZUVzbndshvcQVV8PuWp/7NCBjR+Wr7buk",
-	"Y47rYF5bs+aLz1kuv8fqOm+Za6wcE6/wCi0IXFs+XKzzgrnnqh9XnQ93+iyL32m16NCQagD+/qQSVDAF",
-	"s64r9Lpag/vW3gO+qq8d4hcKDCMnd9t3a7num+1Sb4hxo6/5MthsMLGTKnJ+Qo2jYdURB2zYoFpiY5I7",
-	"Bt9a+b5t3S09Nbb2hpWet9ht3sBwRBHTNOMy5qAp5ToaZVnWrAZeJWMusqJS/I5NCPAusCn4XBbr0NIE",
-	"RMMDNS77r0gn0+4L/OZRY8SgCuJBcRsXqE2I8uGerq1LuR8uM4cMJhKAdMr98tkPf8T+KfL20rIPn2dp",
-	"j+JFgXZky+nGAAP2xf1gYE7yJ+MKVAVAaFksWGkzTbEAMKA75qCMbAhG/ZgPTT4719sb8CfkgwcKo9pb",
-	"3HAG2EHuyDwgm+tD2Wtq96z8jWn1iIX5UDr9Meh/rYK5fUp8iOE3SHln5Q/dBSJs9H6dmmA6uCAUExbc",
-	"03Ea1q9JSQpwBPa3dAKVpTDkT4p24xvhCuhYH5z7p+HeEEaiJ+jrlIINrC/8hn3QblAfk94YgQUv168K",
-	"Kmz5ot43IIx9YOMrsAa26rP1vRQt6tb30nPBNacaSzHZGjqD+9sv4vTxvd0dh2w6QX3kh6lM7oPz9kLo",
-	"Ivbe0Atxclx8nztiW9t8MEet9k/kBzwQABbSZ0RiJaZlK74UiJQ7DnGOmvCZDpeSL+r84dPu5IaL5Hgc",
-	"nQboSx3y9aso78d5bIaGy5s36ij545Vrl393EN4G7PQO5+LR3WNCNxt1RkV+ZstUW99nYssf4Q1EM7j9",
-	"8fsg3pjXbGkZ32vazNoipaw0U5d+2zmEw5Jh1qUvGWDDXyenFC/tCFd3Bzg4r+EWtGsYnsQggr15loab",
-	"KOr577r0XstYHKn5FU3TgPNDUlkuZzRfc5FeICwlBegTtOWqVjAK6EsQ+4hOy6tXz8ktw1rcLSxcLKe4",
-	"ZkJPSTqn2a1cLHjG0guyKag2U39WsDtmVsQIE4C4hFn7QV2lS/uZJh0qsfIsRuUqDEXyoq/IoZ6j2UjS",
-	"Fc9toBYHoOIXvgMY7FaAkRQ/EiJmpMFhTy/28JigCAAGuQZ1/hQkkvrSL5A+BxKAnTYVBr/5dRglo3q6",
-	"oEoR0mpr3FsionHtwbHev8ssqcpVrvc7wJbHTC9cbkCCsGV1lUcoMOW8fjumE5JRAbgyCJ0+RZnmjsF8",
-	"7oKfg7skvSCpPwJ1ZZbL1rcsUKnCCG1cif+fvXdvbhvH9kW/Csp1qyLNkWUnce87Y9Wuuu500pOZfmTH",
-	"zuTWGfU1IRGyMKYANQHa0Znp734Lay08SJF6JH500vljz+7IJAGCwHqv38+vF7g1pZh5CEW/dvQGbrH8",
-	"AUsG7lyq1IpqIw3gtip5cRhKa1ttxT2ab6FsVnywAwaYmc+fHR8fOz1T8qklfyDJ5z8PeBmb4XJ3YXCs",
-	"mavpyqV/2F5rGfkyt9I5epiipJO5URZ3d/16QPIxmwlFVdnLymKqaBCMG9QD0HHj7AM97aJHjtgTsol5",
-	"+s/xAQCBjQ8GbIwex/jgF+z8/Of4YKJz+hN0zLv/PHb/Agi8g1+yneM0P+gp9feIZVuMZmGuumBJnOLs",
-	"RCVp3yIvAxZJ43UhBYMgS/iMS6v1ZaHxJ7eB3P93dsvlkpfGc1pv3kFu5fEN6MrWvSNKOVvt259zA3e1",
-	"MHNsxt5V4jbB3pwlFTl/dof06bM/p0eUncWLA8FoIQ0GYqZ6sdARyNd5zkogLKOesZm4hYoSrtg3Scwm",
-	"Ph0yW4BZ4z7mVCsLXBU22lN1I8ZtaZKGqFdOnj1jvYxc1FvBry9jgxK3LHNbdBh+WutmeVbnN/1za7Sr",
-	"s7NGK7QWqbUmYjTBnFNqzmYDzRYR175vSW0h8bgneSbQRqmuByxzVrtT/pnn6KEXPyyFETZMp65EKNbj",
-	"7tu59hwXJelxatvU3tl1+rlDN4R6e8DSk6VwpnCCBAflx1TUt77NQepsfvATAhjZWRTVJn3BzfXW+AzO",
-	"YusCwLNaQ2TI1uvMk7Ac2NHiWTuTdWkrAF4KlQs1bSsIPnidmxToh+BY3IkrK0UlX3vShOUbYX6wRXIm",
-	"RYm4tRtgf/odPN0fU9X6qhQCC/kRPF62EtC6ObZ2GMQWhf0Z5ejF4yNaR+iGxkIAptWyCelRFAvUtADo",
-	"QeH8bEecUt8jEt9r0wbFItMuWMfGZ/OEnwGFAzcme209M6vhN1Bp6HmMkeETrGkDWXMq/YM4ofv10m/8",
-	"LEQUMUfgnkTsi3F8qIZxDoPbV1mDVz9DMHen42DehMzUH41VVkIMLhmMyiKh8rQFKTJh6997VwTOjbBa",
-	"zWXsZZ4xdsAyOJxgZeRXwtTASRtoElv7sHBAXoC/ocudqkrhyRtBT9PFXBsGe/O12gF+HZNxHdZc7bkY",
-	"jkJ+z2WpjdgbG22jg+B3wSWGHGo+QuNvre7UTTD3Pd38ep9vqSeFWHhidrDMb2pgpnF3xI0xAi5V6C8E",
-	"vhbEF5RwuuDunXUZggYKy2UBUa+OFetQayhB/J5r7JFBejh+aWtaMmJaldKuoBWNKgCVVn8XHY2M7o+r",
-	"ha4MhFeAxyf7/qWzdpcSLV53xeG1WGV94pMC4VMH903CFCRtYLWA5wsI4T028+kBX8prkfQF86V0k/tt",
-	"cDARvBTlWYW03PivV/4I/e39hZPK5KAftDTIvb+IEaVgF7a21g8ojUIPc1NF0uCDUxo2Ts9pgYPffgPc",
-	"l5n2QLZ8Cu4CvVIgQ1lwCaa0E/y/DTYZXj40xea8mDlTwT/j1J92El0JMhqEinI4m3lVAqxWjBwNxgo0",
-	"WvILIZ8KvNPyKzNAkF2GRcwDj2McOjt5gVpl0IyCQcR0MFY+PjJIYNjddKjKPsTL4BYooWsE6yB+Z3XJ",
-	"r5Bn3wzHaqxeOisYURgK6VRPpXKqiQeKyIwtSzGTHwhRC/5QZ6vvZUf4w9GfMgSmYqXWlvVwM2f9sfIY",
-	"2x1bt5f5XZL1YVJ/+tNZ7crhn/7EzoXKWeZ+1yWtzin7FrYMQ1B52GGEKE/hZjCBYEtKw6j2k6/t17GS",
-	"xlSo3lt3bX3Tsl5W3F4Ce8+QXXS/FjLQ0cHl18KMlV079mQoZng2M4ZnllYBc1nu7V8i+C748cQNzzKf",
-	"JIPMVhb7C8hyemLYux9efwc2A/0EUfUeFCGATcFpTtn/e0iu+OHr7/wk+kPmf4yi30NEeYp68Eezv15c",
-	"vGlEg7LhWJ2xUhhdlVMMRipEjKvV+fiXOTk+CQSdhbxGYGIITkBEB2yVQk4F5fDo+Du7pJTCOgXr9J+0",
-	"NUL+lkN/9uZ1wifvaeh/GxzopVB8KQ9OD54Pj4fPEbNgDlL8yP3PlWgJU7wFUgq018Dudzv9pk6aT9th",
-	"EBj06UD5QwHDRHbthMceU/FwYe3I4a6DdIjb18tqUsgp0QeJ3FmkqYxwMlZ7PJnX+cHpwffCvtUaSx5w",
-	"88BrPjs+bqCF8+WyoF199C+DhlLsS96YjNU6lkmADG+CD9MZiV7LEOU24YK2Pz7M94hQzBK1e3D6z18S",
-	"c6ttCA//c/rPA8zhHfzinoAKN19IdVQTvp2f/QcMBqXXJoVb2IrLsRCEW8ahDH3IAHUzTZNAHH3Ki8Ip",
-	"bZYhjSsCVdefjSXTsMFqESOoX+g14Vv6o1oQHh9ISDwAGRGi5u5oteyPM7cU7h1/rq1G3WnsiOXGS47e",
-	"bKpcSK77Aeo63IUN/EchljsthDQUcge4HAAU8lzg7jkQ0I1WECXs4j7eE+qzfZqAqIpr3HO2Zh/jfMWq",
-	"tt49SIf062/VNdFaLjHMdo3V4Jd7PMbpBqhVPrUc6bT2qfF+vw0OTo6fbj/U7xQn/S5yvOn59pte6XIi",
-	"81xA2cLJs2fb74ia6hVCVn6k4Ami5gdgmWwcFi9p6r//Asw2rZ0wEVesnsncIjd+ihzLwDo5AE+8A9jJ",
-	"tzyWcgF1SaYqgSEAEHTn0gpmlnwKPQzOZFFeq3kl/Re0MgCcJptqNSvk1GZD9g7z+qEiEYa55b72L5hV",
-	"7YIWmMePwNLNOsQRrk66Hw/QexPG+jDOnWz59YF8kuK3usNIjdaNs/f0Xs7epnPnExx10t4HPHLHf9l+",
-	"xwvaKo93RvG7Nk/XhnO6wTCA/brVKGzWtA/XD3EpeA5onQ2bOE9rNlCNUO3CiGCXS10kNvjxc2C8qD0l",
-	"MjrDUBCmFOlZPuk4at8Lu3bOHkC/bNvjj7e/T7bf8ZO2rwCK8NH29/fC7rG597Xl0g/1On/D7Rxy9JTe",
-	"b/R5QAgxcYoIk5vMo1nBrzxu0l6oO9sU4dl+KotYdmq2stVYsMLmhB4PODpiNhNYsZa9Obt48dcteiwa",
-	"fNmIGRpFAqTsGgDEOhZQSsfizjytGhbOTbmKNTRXPKmkqVQpbvS1SAppwAOGq4YJ9j23mQ80x9Ip4sKa",
-	"VYVn12kXDev4SvekhbuBnHbSwo8joaiU7zOSVJ+H6n4r0KWOB8uJlHiM7lCpH2EQ9RCLDrcEAEDD1ooU",
-	"18XawNlmwlgGlaNtYYE1gQY5kL2MAtbbFlvrd9oNawfdvdsLeKvvcRHu2e+/T/81eY993NfaR/1qa7T7",
-	"u7vs/uQkTiSQ+N2h7dHqRZ/luYktdWvYfk8Mm/CCA/MdMHNRf9pc40tgM8AC/ng7X22xOboOFdzOAwpr",
-	"56kcsu+puLmE3r8Fdy9/yjhW+BEqtDRsqssSYXYnqwSclkBISkaJMZ9jxQOtS4Syn6yILRDMkCF7Qavj",
-	"XmQi4ntrxuvBwZoaWwsiu9voUffqiidn+JE88doMNpsAAQ4CVvWr6Fh3U2BLdx/QVomxVWvHbYvFoHch",
-	"Xridztfly3eJ8b5vpO4VlktyyxYakNHQK4qJSDOoY5c3KuOJhpt6aFTebFGo1c6z3snxU8RbVXpC5bRN",
-	"dyN1KEYBjh/6wwArbYBSkmhDG6SQhZiBUzOTSpr5kIWlQVplRoD9nTIluCF+XJSaKB2fHR97DlNcS6yp",
-	"oj6CxBL0JlDtyb2T478MvMsHt1zGWy71rbpML88g0xmeSAHLd1vilV2RyrhDfo9RlG4B/9VP+VTZ9t29",
-	"eCSh0XqLJ4Jioe2Qe9QEbucpwAQWbd+TS9Idp7yIXecUooBARFL6BCuxMRvQTE6+o47x+05QbrnQt+T9",
-	"DyTydrzhNTQr3+x300v36eiO+3Sg1iAPtnhOBHrw1ezp8pjCKe2WEHjg79lPCtlGandWG8UGFsCBvDAt",
-	"jRixJ7fGvC4t67U38HhEFCM88Am1VfSJSwyMEuz0wv7VtB8389MFs0aaQJOzLrh4ntOSg6nZIsDcj05I",
-	"jdZFmW+PXffgcnCswFBw99bH7Z0cP+8jAzm18pAhBGZZ20pvC1aPNnhmXTfX10xRhHvI3oN1k8S8MeCd",
-	"ggNQi2htSHzn9MMDmyT2Z+yUr32H/a335yimkNEP7CHW4U26c7TYdAZfyRPs+85c1tNlvZe2/9Um+3TB",
-	"e5bnXsZtdDa90K2bY7vYXihedjKrEgFjhGiYbW2iZlSXLHDTerP7k9QnhFwvL0vsjViQN7MmQYHLKZ1Q",
-	"WwQZ0R1WmI8LNfrutfpD9nOHfZe5nwg+NhUzYPL5Gs9RoFHD8jScP5Z3kdRcq3Rrqe/qMA3/0ObghgK1",
-	"xEWQpuExV0bMqgLoh5Mt1+8qTluHyIiSckvzzR/cYH08+zPgaq0bmrvYiI9qA/6scNNi1XOLRYj4f07d",
-	"s15SO06kaIgqHUylZ8/6LcYi2j10SiC33mIvgjzdYDRK1RGS2pqi28mu3Fj/84e3N7/amF9tzMcrLWQE",
-	"4bODTbl7BeEahFMsHNxoOqIBlsoPJ7SILKdLhOCR3KVXp2E+dpcShiN5jwp/a2EOYPh8DUq1lQx2bdp9",
-	"rWewXbemzwJzE9UGmgEqOl2ulQfuSOwE8WTvMmB2aCISRurGwcEarS1HZ1JZ/yxMweuSnojNeumpgumT",
-	"al6zKGg0f/KG7AUU5Br/9PhQWcI0/GIkCS7nxRlR3AjTltaCur7VpRHFLOt/bFFjozY/Sqi9axmR2Nnr",
-	"HZoBNP1GJRTAKBPlfssNAkIGDLK+E0ewHLRIICKQ9At2j/hgfadjClpHPxmE5EFrjewh6vLE1OrGCsd7",
-	"tCPW6c0euKJxJ4FJlYy/f8H5eVgI70gO7GshfFJhQ1Mit/p4tXoGAkam4zsRU70Qpm4wDnzFMNGpC2DG",
-	"XgZctnCifXkVXA395sxYvYSUn0/2J6hXbfB/AV9KMedA2blYwZ+d5KRq5wEzOgohX/9EiL7G6hLl0gIy",
-	"/FjrFS7wboexfLWuKBIJfOd2Vq1SYqWrEhrFu7yydUG/W60FvuSWGottNQy/B/Ot+VJfJdLd1ipslUpX",
-	"QtmjFK1ip8poMHWe4Imp3VyviWa9yYplERM3G+CRd79K56GylAEdSXHcuRqrKjQdoulQSGPB5gPg+IxR",
-	"URQKrBptPBZhOROV7BaMTmO9ZEBaWfIrQh5oqZCurcZDt0ZDoVltTQPmlzQAXtIVt43oNr+PeG1tHfeq",
-	"0U5v/ASJ8LGn75tdRvtJ29eLZQEQyXcVxa1/9h7g9t5wCThHbCVsPznJcHI3RHiBMMejh9VOCCX/qYEw",
-	"QIsEQA2EQBursbpoINkk/K7hER5NmvUQppYituCMVEieXxvwiWF/e38x8J1jGJUox6qJyUw3kfGAEVRp",
-	"2I000q2Gz+Ij1iY8ecgAuj6jcwDTAOzBQQTsW1TGjhW+RvoWKM1qQd1ISRgiuE1kH4alrtK2DU3e7VhR",
-	"oHoQ0IjIPPEfJy/5zBK7Xy7NsuAINEFYS0inj47WOwX/ihjV2Qgzd2OVgLFl/x57GJTxwSl7moDanrJ/",
-	"/uL+CYhH+M/fiLq/pMgUvFEO3/9sffMY3FZSseWcG8GyZcGVMx0RQyg4gKYCn46Q4rwNM0fG+kJwYxEq",
-	"lZtr5+KNFWYMpu6Z0ibDZJNKFjk09dEXQNXi0ZzD/p26nWBsKfiCBaHeJuPhZKTC6b7CyskQGEesuYVt",
-	"MHvpKYW/mBHpOIiRwLYiBFEwj7N//wZ7jSOYGlTNDA8euICeW5G+6jaTr/aWtzzkCL7MKN5j6BLkSuP1",
-	"ld5Nm2ywC0NcGwvI2/xN9zs1xzdEfsOgcZ5KUXi/i44yOJvUKFOsqJrUA0GmDxgrJ3dF7iE6ra6mc2cd",
-	"nrFSAJEt8VcbK4uCZAJVv0+BHKeAqGNpbJt8wPdYExC1A3TSjvu3trep2P5T9vaXvFNxqT9uqw52gGjY",
-	"tAvddmnaRT43QknxmBNpwS1rw97avGnux7TeR95+3Yeb0iUftQn38w7TD/c635ROOQ+1E2BneSLNzTv6",
-	"W23nBLEdenl4UehbkZ+SqYZlQGBTQdxtrBo5A0iDTJF17BJvQRzjQcL1Z0sOwENaeendp2gZPhkQjd1I",
-	"+ICe1WNVihtJ5QHu1ySlAa9UlciBCK+LCAhg2Sh9qJco0lGe1/qI3s9lAQLE/R2lvzRjFWX+jByNRpDA",
-	"r2s9W9M7Of5Lv00nYJQ3/Xpv3O0PYDniyI+UUNhHzvjEwmPJmwcLzj2GgHoRU5S1jYyb+G5suyN3ho7w",
-	"5OyfkmiTbO2BCaHyWP8QORoB8ZCSxVr1nfTYzZLEGZsI3/7EoCQYK26gkVKUh4CJKm7crFkvc2Mdwb8O",
-	"8e6ATvsSLklwWd2/0W9VLIN/nWaskEoAiVwmc/onTMVNOMu55fTjqXvof+gh/2HuL+w/Y/Wfw8ND+D/3",
-	"xwxzMhn7D+MsezHnntQogX+F4lnfEsFZhixRTuY42QqymPhjr0phzAghoawuRd5nOEopuNFKqquNA0FO",
-	"lWVv/cU4BD7BExDtcD/9Ib27CVG+w1PWEf0z1uOdIPT+TT0/57YBFMuQS9Kvo98/jMglRCwun1r/9Kj5",
-	"Lq2+JHW3/V0uwm0X+lt3UzIoHuKJmDpFTBrUDwe4wDCAWkMF/tv5zz8xRCkfETqw038z5GshOMC58EGR",
-	"Oc8xriJyeniuFXwId1HyMAggpefsUubjg1M2PkA05qqSOYIxI2ESzB8vcIp9fOCO8fgAXmR88Fs2Yhxx",
-	"6t04wM5IB8LHGPGfEPMSv1a8MMR1g1Q4JAG8oJCWTXlZSucvYiW6O4IUcgwX5UP2kk/n/jSOFZzRuS5I",
-	"9gRKA3hvj83LtGLco2u7O9ALpQWktwD5hbX3uIA9XGr6VmMVgmDp9+hT7sPjBouSTQttKEnhpT86JQuY",
-	"C8y4l51CYcwhL+SNyPq+VhLDQmP19BtmxFTDlMAUirsYWGdIrJ2DLAietpNvZ3WOXHCX4SJK3RgBcOEQ",
-	"1c0GKH2AJzOLxLlQNzyda7fdDLJg4N1RWMC3hWAViPECBFUheBJqZGeJuRoll3ukn/CICmnITDVzfWvG",
-	"igpg/UVoJM60M3iHJL9xKfxLUpQyiNz40vDNkJcA4bNVzvhyKTjUCyOUtn9KIY31YObTqIfgGMDSNsxn",
-	"z3UQqojT0Cl2dmhPDVI3U4OpPlY93iF78PDgW5s+cPk1aEgi8cg6wUg8TYFrZKwaMNfpnJ5gDmrENhCQ",
-	"1JgvAkA8fAj0AYijJJNECYykE5cl0vxSgwn9iwgpMtgcrcuI6zBKRqG9O1YoMRnxB5dZH89gKThNk2Rl",
-	"An9A74xhaySmXMIxnckPwgwhaT8VRQYlD7TnfY1EeGldMrDXATriLFBL+7iU2+P4KrSDG85PUi1A9fJc",
-	"rcYKv7Qvlk5x5P1libTHCPqf/sR6Hqom/YwDJlUMGQ9C4AMllg/XBy9qrNCNknX7q08ntlzwAgUpwtgH",
-	"W3bIXhTaBBdPK4WeKYXhTJSSo3CKxyoML5DwckWHdMjOaBNhuRjUk3ArDoHMT+Rs2Sxr7Z08o4KL7K2w",
-	"5erwzEnqrN+eFnAvWwvaz7m9Lw9vzi0O+Eme3ZodW5/BOjB73RIeMZHoSNZQkXXNCMFM97iJk8wTfSPa",
-	"2JtaPcOaUY5ixudpZq32uREiATtyHzJ5KPQtIY0BrMoLPp2Lwxda2VIX3RQ5Sh9O3ZXZsA1zO77AF+iw",
-	"njzbYaQLrX/kytM2mkfLXQineIOqjf7dunt3V26vFzw7UUGYuiG1U1xuwHSR71AU4zRinvWRdrLZYXoR",
-	"vLxgvaSTaGZAm6YUMEhAES4YNWM1F6UYsmwJRhqlW7llT1H5gkQFywW4bp8eH7MefVf27Lg/8i2wS07g",
-	"ByLJINcon3apsvnRf4HPGY8wen97FbsEk/xraH4zvEa62x8nVl+XJBhmh0BZa5zrbUVZKLRJnTmtwC5e",
-	"LO1awcXtHLoDKrusrDuGWgGxfoi3117X9yrqyo6VO+BY/UlcT1CiLwpgyWcZDH6JjvRSTq+TMNkpy97/",
-	"/Pbvr374+f3lt+9e//Ddy7dZOOX9aPjqEutckAvLDJLb3vxw9tNP7rbbUmJBi/NpAsldeun5ux9/PHv7",
-	"+n+7q70hgZNBflDvRzi/IMSK4FUy4oGmWh7y9Gtsq3WaVSLRAR1RhKJFrztokafzSl1HH1KXxI21Yrei",
-	"FMRH72zOF7woyLUsK8UKra48D3D05Z8YmoMT1u6T9Z4+Ow6eeaXc5xgrcAuvKieQQ3VR35cPf3N8wuy8",
-	"1NUV1rNk9CUyepOkbpgGyfzkmoaw80g+wRJ+W6nvYHODuX1PFnAywiMlN2oz2JzbqO+dRyhJ/JxMOLcn",
-	"oXAdDgSKyY+01iDgEb9Fl6i9oMsmVH3Cq1zqBEy1l3LRcmaWwBsH5lLIXloN8TBP++Ye4Blg0fmEgjjq",
-	"YGJYV4sn78c3zwfs/dk/BuzHk7MB+/n77wfs1Q9nLwbszP3Pz2/enYPIfi8mP1JVC9yNYIwWwV8D3/ZM",
-	"FgIkhYW4WShvW/LS7UD3Z4qUfrBCGa8P6AaM0HHD5hL8O+hzB8+exgyxhaffDNnZWMHzCl62y7REYFXL",
-	"QvOcgYRhvWffsB+/JbnGNok1NxJ0sI8V2oQwYNKtT6WTSjOzFGI6P7T6EAKTEz69Flj0mQxQdwv9c745",
-	"fjpWmdL2UsaNnG0Sp12ic0MMYay2i864E8/cFtooOxdVYaX7rEfu2xx6nujdhNdFejIeSYA25rBZhMaj",
-	"/Ani8+nzO5t8LZfSKfdBDsCWlWanYwLbCN/w6TePMtkgW7DhAZyMXUSULlFC/WH0VDyrtHSkAvbVVEt5",
-	"eC1W2/pmIsnrVtaAGnRTvoYTRRXB18Lj/sqywUsQW2apqv7QV9W7GdSb19wDfVsMdSq7i4bsLZGOhNY9",
-	"AAV2ti2J/QyHEZfUsIdJuBIatwniOPTvoK8j8gGOlUGj7iXSZWbtRAVnQGH88A04Z4XRiIpaJivQyeRX",
-	"X4NabDHsTujRHjwsvx8u3z6RCL9DH8G8/fQIgZ98elD9wdyJmM8zADc981lVFNhXPgCv/NRnCTGwNudm",
-	"TvG1CFFQCltKcePUAbeiZD1MOJm5vm3b//0h+3bFfHjNaRY3kZZem3qXjREWM7B8ak3SB+FjkNBhL1V3",
-	"j4tH8CEhcUlCIsP+fxuJaJWxgueNtpVmw06P++ZcZ3anSEdAmY+nO/MNO7BUnu+IiiQ8StQADNy0giF0",
-	"AHFYGmfOA/pUY+Z+WQYsrpKqisJzrG+UrNAZTA1FvZPj54kt6+xXRIVKwaRAMOJUjChmA/8aRKpep0Kv",
-	"yzfcd3hE78m/xoe39J08XG9IfQrb4Y2uxSrVXfXT9+UDuUUaw8jH3yLLmnbH1r4MVOSpkDtlGekr4AyD",
-	"jLINmXrgLjfNTv1AbeCja3DKpWHXguKZQDgAFbogAnkeMVEQ18iN2DAzRtvPJN23xehJXV0U4wkVC6xA",
-	"o50+Ue5bOulPhuwMLktmg0d+/WDjWicHe5eukbDgMKPPIRHwiZxfsITb9vkO/R1eZ/s4OfKOOGERdh6l",
-	"knffcjsY2KgONu01bzavH4m2rpGu7XLXxuA2GRzU1Re+AYlPc8vu28/rwBUOmCxBSFd2fsSVVu65OyWY",
-	"3cWrha4MbC20lqBoDsp+QsVQxpfyWqwyhpUQ3kp04wllaZcEG62XeYhOZ2wmMsfMgU16soJ+PD8QlDKn",
-	"dBUDSHscFvKGbF3DZ8KNKRYTBKKclPo2AhXrCUT5lksD5jKRiCnN4NQBCha33BPkYOV0sWJCOYfbgF14",
-	"KNUAD3MgznHXFVJds1LkYrHEo3gRzVTDltWkkFPKdoschpy6q5WVvDBD9tomMcPjNKfi1v3yWqwulbaX",
-	"MaBDmFZu6rUPU49K6jQg1H7GlVb3fchxiK1hovQ9hhh8OX7gSFVzKaEFp2M5WW/zB0Kcy48RCGJaldKu",
-	"Dk7/+UstLtScYSohKjtPbTB3qErhDuYhgqB1JyleenxdpPRW4tDKhcANDQRtAYmXSvMC8prgZSEBBEVd",
-	"h2IP6Nqyq6UI2I63cw2NChC98omKBhjbStiI4eZh2/rsSgSoiDXsX65Solp/qffVDj1yHLxHDwuEPThU",
-	"1ofCX/cEd+6lscBdB2pxLoqlf2k380ITsrAxnm0rUdOQwdkI1tRfV+VwUxPpt78Ly19AvyD0QYA9BlCZ",
-	"AI8M2Lm1lWmwci+44ldiFN3IUIk5aCDwdqFy9hMfvGZjuJnBvKRhv1aiiljA7vWvgPYf8QGI/TdjC8GV",
-	"L7cEZxDak+dc5YXIERwHdI31j6buZXkjoPISiul5npeQ8OHKGTRYKA27Br4+uAgGixcgj/JfIQU+YkZr",
-	"BdEBwvDzi92alm4zrN0hex025z15zckwj9VzV5/Cdq8Zlt59LdoJbtMbLEj+MiEVPjbHcBd1iSij2wRl",
-	"t5JIDJAdWYfp6rWqwjqSKaHE9KB6UOb9WC+ELosR01JYg97KwllqTtJgK0PtSYEGzM7FAklE/Qw8kJ7P",
-	"pCaAoubXAnKWE24EledTMDxnvWWpbySW4Jtfi0t/XXvS1NMS+0V6HMit5ro7c5Leoiv47/9ei/pvOttv",
-	"6IazpXypqsV9A3CFV9qXIdnby38k7K3k+29OAKbneRP+FiBU8uTBrMfpUDK0TJiurJG58H5aP3art8fr",
-	"oRkNnyAV1u1nY5VYJ9i8H0a8xK0Qeuj8hsUS+8jLl7zSkb/GZFDmu5AGHj1WtaKNdCaGCTUtV2BvQhe+",
-	"sax39vL88PsXPwbgrnoeEDxOZ5l5QTACKCjwBccqSRgAf4zzISerhnh8gr1jb1ExU7ojsRkHzkdeXkL7",
-	"GqEUxzTEcKx+4gvqIamU/LVCJKk2SoXeyfFfsDEwr/AoilYxFjmNcYL3x1ZAAzxqcD8R2FsRSOIJSPCe",
-	"WC8N2+FeemDOgi8aMcAzF6TyZw+51mK9RNGwxY7B+GkQNrU5kO/gN8FMl9jvIJR194iSNZQkgsEnlXB/",
-	"O//5p7HCfZjsHRKHdV8NGjvBscKsrZ5YLlVi0HDFfj6r7ByRNUGsgSkkI546Nr+tc3OhYZVE3ESe+n/A",
-	"4yDtdoPnTVjVB7EF/HDbbIKLRF98giXwO1Do8TU++QTsioFW2/KgAeM+rYGcnaUXYqoAsm6gH1misiDa",
-	"ENrxqHAz7RSlMJlUTuU53Y1zZBbAIxDtbJO2TAE5b+fan1D0F+IkNyCm1TXfTnhpdc1wB2hpXxAI9OMC",
-	"sn2c1tghaZc8eZN/O2Dr5kE75tqGbXf8uObO156ujXBrH7vF9mzjCndvBlx7KxR6BLUdii3xfCpMug8x",
-	"QI3l+sBdA6FQLCMYkSFCXUsGyvjDQwAvALu9SB1AwqzuwXl99cS0OXNopQTrqoZg1pDwY7WLiGfbJTzh",
-	"nz2cb/O4sGe7H/aAepZs5kf3a76qtDaCljtwhKQ1RxNecDUVOyXz6R5MgAM/0SaFl94x1cpUCzQEsdYK",
-	"GDJ8T/wtwh0uuFRmNz9kPWP2xDB6lxbCzCU3poWL02p8XgelMD1vBHGsemrNF8yskxCnqa0uBS/tt7Ts",
-	"+4r/byVg1Kd05cSme9+h1zDnbTLEf4Uvve7mIuxv/8qY+ewi7p7gp0vOoM8j7JBHCcAlzlEyW0xNSFuW",
-	"YgpOWZDp6DO1eu/f0dMfKVnR9nLSYDlAR67CLx30gtcSFkJVCxB75sb9/mtx8Ms6sMtO85DE5IsFBl0z",
-	"wb/unDPxS/1KFgJxD+85bZIOuE/ipL4Yf6TcSWMbbNaueTg6u9BT1x7NepxZeKZbbm55f3N/w1iN1SGa",
-	"42HrZyybmhtCXvRgB6cRsyQMGMpk4HeADsO+upkE/PjJinpioWKYvTj/x1gxmOawZrU7tQmlKTDzS3cI",
-	"KEhJ3SLgO/SAuLp1uubXIjtlnN1IcUsCU3yQBpGTYTWkYpyV4koaK0qRs/P/+YH5p6xPpsfdROt52Rav",
-	"vC4h0w5qqCnKEYejY9Q+JnJY/a2RAM5TeZ88exaLY0aBepYrFhDLwqSoajF8HGkA0TRfZYxbN44GswM/",
-	"SINpDjo0YC/cU8rHC4z7QkpI5NGjpnzSiWwldqud28+G5uOPkRJqCNWdxXXTDDv6dz653Dki3tgSSN9a",
-	"gGsCsJBYaBxASAthBkwulhoAa0t9SyibhLVIR33IXjmZgXUmWRzDHekgHOF8U6rdz32dPETRaARfA0jK",
-	"NcqQ7tB3TQLsEvhePx6fRez7swxlf+xu3yGWXX/0Jh9jxJYaNjtwNgNYKyR4YMe1ur3de+r48SX618j2",
-	"psj2x++4/XxJ//m+m9TwyZri+Wiqi2qhdgM4xGuRwd3vaD/HJyYg1boxBiBb0R4vc1Gegq2F5nV4LXgA",
-	"NqmMlT8h9BAv9tG8rEvwdDZhIjgYtFOzQt6IGsJLtBYHY3V+/vbV4VXFy5z4xsM38dFZ6ECBeniFQa1V",
-	"mE9/PyhD/xle0DLf54GlT0tDbef+gcu+ntYt2ILJNvv9nd5c3ypn62w9vpwtS3Fo5JUSeegr8ZhSG86y",
-	"3/boE784/weBNBkysuAEXcwFgOhfx86qRrMZdaJ5ok5Al3bn+vl/HYc+gNaTyMNMEPxq/UAOsPqhLiH6",
-	"beUPSl+6h7QXGida9Tta1Hdl8RDn1Q+3XcnidfD5vrLn3LFWTtYWQw2/u7Pu3Jyt51wnQcdt6hmPPoBb",
-	"tilnHjtKQbc+MWO1LKVbt0Pof4Y7e7pky/nKyCmkxHOiDXZnVyuqWm5o740qd6y8fnUn3Xt2ntv7eJue",
-	"fesW6TOGCvZCwb3HrsFlt0pf1XgXoADPqVXu9neqw1GR7s+q1Xh+V7z8nY97Ru3de3fx6vDPA1YtPYD3",
-	"j9+y/2ZPj0/+/M3/7TTyZGWF6WPraV0seIxGoAu6QrYO9hNiY4yVNDEqsxL21BkdEJqWljr58GWP6PcM",
-	"Ac/xx0uZE22Mj7U0bvK8PNlwrM5w/IA9KT4sobIFcYGenbC5rkrDehn94ZLbrJ/W5gQovOlcTK9Fzuai",
-	"JPcBNgI3APg2VhiMSompC6lqvZsnz571R2zJS2CzmPPlEgDObHj7+E6heTSRy5RLmIipdn5VFjIHGauU",
-	"lQXW5eBrQms5rgJ0h9LbIcEJiFCU+05Sixupqxg/A7YMw8ILLgRXQAvkxDHBF9YLR58+H60ZVut2FYFr",
-	"ul3SR9Ylo1mu62E9ZCnz39Wz72bLUk8F0KZmnWzcfpvjPr4/1Mz6OK90uXjoGDqODC+9zRYMoUE8BV9Y",
-	"4PyhoTzbQDxRKg4/w5ImEBSptP/kGP5RQwDfm656DQICSWBS6c5N05hV4jbxANc63FOYd2nYs+NnoUdk",
-	"rGKmUHnhm0oiCsfGDrjmcni5LGu5Rui1HavMz+qSAPPm3LCrUt9CV65WYsAyssTBG3VaL/mplhINhu+l",
-	"s14iNj6+hlsCTHQ7ExvZqmgagRvQOJF/O18FAK81tTBgcsa4Wg1IP9BE+p4krdS31EU45zegFhdcrXxt",
-	"K09jeCM2Kbi6Bv2IqVRzLZdLwseuZXsxhBjDdsFCg1Zhb0JIZfWIQFaqAipu9UJa+BNBZJcAO+MRspNv",
-	"i/3Phb6FMlgjBkxpdciL5ZyraiFKOTW+8hby9dllBlh+IcEctGueGihe/43VyfEJAGD4LUrYYUE9Y1yC",
-	"auFI862rvUGqUFvTyPS8PdTgx0vLV7IQOIAfdq908rNHST7Q2jptGKBNAKmzUqZFMnzNMT+WakLpHoX7",
-	"PWgosrjvTUG94aURNV+qiQmLonCACJXA6fQNGuYhluH+shCWYxzGxz88V4suxwp3dMrcMmQAMiE+cOBL",
-	"QOjuU6phitLpdE1z+vK/WLoU2AT8FV7c9NGLoAYEfApZRmPFwL8RBB2TKiXQUqDJjPw/IlFS0gZhWKxG",
-	"MFMIv56my2d8DAin6QFoeqlrOnKuCKoBtND6owBHtuArxD7zONVuqhNxJZWC1XQOP9wEww2CHvQfAPm1",
-	"IukMFE+DYe15FM+pqGCi7dyJdCUkiPR1noIsF8gUUAJuZlNVEZsDX2h1xbKB0/qjbOAUIBZEZf/JnEe1",
-	"WHB810rlYipzkfdpkwWtyDI//WEccoR12VCJBm2xQBHa4jpnc24ucZtmvsoNoYTLSpC6BVTqRLWjYs4w",
-	"F3L5FCwW/O9nmff5tBqyt16Hm2UhvfP89tULdvL0z8fs10q7Xe28yhny0Ua834mgHZYubGzsBf5BVQFQ",
-	"SZ3atU1pvkEx8NCuIw27u+94h0Xl5/+g0bf37cJlDxkw/OrPfbzSfONjSJ+kLvW0O3UA3J9ojJ/f8iu3",
-	"Yu9eY3B5pkuUe1JZUc6gS62XwSP1Uii+lEP3+UgJHN08rf/chz63UkRkL+rwt6UUOfAFEC72RPASkCoB",
-	"oLUFt5Ea2/iVeILdKvgGCV0vVJIzLEpnveRNiH8sq8rCDCmB8RNfiP9GxnLnKCBjeQYOB2JlEpoZCMNg",
-	"xPtFwLChNkIReTW3TfyzUmB21GkMBNIk9UrAhWipYvMLzjwYIxiJBEvhSgFQjGyvAqJ3fCcPdiODndtF",
-	"UT9pO1G0Jkv514sff4CPcNe4iq/d0hJg3tmb18FcabZ9mJWxYnHwy+DgwyFXq0NsH0Dpmm72I26MsObo",
-	"3+7A/LbL1sfy9DTKgJnrJUS5wVJKN5X7PG+dU0YbEaoTV86gmQthB0xOnWtd6CttMEG+ArUImKh5xOSj",
-	"3TCRirvNq4nOyQ15q8vr2Ofs1kcJj4I4ipiqiFg4nYO2XvjUJV+1n6KOtLc5c8u1njerr9Yrzy9VL/nO",
-	"DC7LYSUPJ5XKCzH8l8lCh8eS23ls8HDLfNBUjGm7x4J/+EGoKzs/OH16fAwdue7VD04P/r9/nh3+b374",
-	"f44P/zK8PPzlf/1fLRzDe6bm+A3HF9x8LAYHcsGvxNFSXdUvxCzCwekBfsCWCflbzc3V//qw7fgN8JxO",
-	"jfmIY5qU3v2eO746BMB3a4eOcdqTzbMfDrpYcFkcAjbUDk1fBNeJUFIb0fN6JIjcGc+lcUo279e5edo7",
-	"v166ES5gPo/S+rX+ihIp+bvarYBIU9aZacKerir4yycesf2sO7+A+/RWpW/9R+qsqn3tzTZhelJ2YrxJ",
-	"nu3cdWqJkWriZIb/qzd5WpqCfPSYrizFVCA+uEUf3d8KLj91MHOVEy5CRvvS008MAgm1YuKDmFYIejND",
-	"ywuYXinBqIC+lZel9HgKni28l81KvXCOq9Xuf001+ZeYWvhBfID/7+wj9//9bIEAAyxbbi2fzsGqzhhH",
-	"gh/30HdvX5v+yDMAutWi+Hbin6LzT2C5WHXnVoGba79wCC/1nfD9RFKr0+ZCUJeYH2CsnDUBpjlS5CIt",
-	"hcccTj4fwQZyy5ZcltgdZgYUlAiQe5VCjAji5nl2fByYffRsrKA/B3vZCKCa9Z4dP6XOK/gAkCJAXqKN",
-	"reysd3J8kvLndLZOBWFwT8Hu8PxHQpJIxu8WdGcbvikBfc+wXyDHP0Hewycj4GuLfNT43CAl7zJzvdOr",
-	"XNSV8OfT+PU59nHVRPhe2qHFujr6N0ieXbu5amMP2WsnuEneG6uXPk3j5AnqEYIF7yEjmkcvL8W/KGIK",
-	"lA03ohyrUoS+Te+Vu0HItw6qJPDBOynpu6c6O7TqgmaXFq3mNv7aoHVPDVofv433NcDDJqgV67UegiNC",
-	"KdilZYbqC6g1O902PrJNQe1gyJrEWkKMSgwVFL78zFk3N6KdLii8xbkHUrh/9RWAF7ZJ/CcR/eFrsWpX",
-	"LfrGTfPwB8AZF4fB5t7Jzw4Xp/ataVJgGCEaLjXDQ5+nT4gssQVYMqwHzBWwPv9NUjdjKypG8Q1ZzjPs",
-	"ewbLwMJaqUs8a//tLLuMCT6dM2nFIjgM0hqWxes6yGdfFfr2ZVyRx/H0G4tMfj7r8aJgN6KEhun+Xbr9",
-	"W+dRVpRyJaAXmkW6CchXkYljM2K8cEJNppWlxxsnTg+uzX4hlVxUi4PTp2HmgI8qyl2mfi/YNGGLBPm4",
-	"dR4ec88ZRGWgOJUGfDGubNfM6L5LuKP9q+bcIqnQx3xaP6+JmOlS7DUlvOWj5rTlfLzGc/22Uj/Bab3f",
-	"vozaod8rOhWWkbTe8Xbd8C3Pg0/6+dEtw0kXqYAMCir+uIkcoSPUI4Ax2dhUsnAYbVRXPOQH+FoIujpI",
-	"HfoBYyrXQixrsktaJpyQCnYXvI40AfkLnJQh+67kMwTohNQKMD2jooMMoLZzNvFzElSPGmco46FKilCR",
-	"pScLRSpCXUm3leT02iknVi07uJxsKHaFwntnJdxy6akkVuSIAS/DnC9hX2YQK8tYLpZC5cbzquFyYrhg",
-	"zlUegQkxzhgTUlO9cEsm8isBHV2wTrDiYQ4QfmA+/tQwAIDkWdTYq0b0PSmaR587FzOpJLaRcmoexVAS",
-	"FLmaWktCMKvpbz3Ypt8J6yxrgITC0thhjj9loybIXHhFhFB07+iBF+NAz9ApJU7Y+DURb5He0sdFb3Fv",
-	"1caYa28FxU0GP7jdD+xj3DMWwt86aMCSKT0fsImY8srUTDBj+SqFMnIPa0Jhtfdd1CTefdWbpmM8Kn5R",
-	"bSZbo1jhHKecFW5H4An+FP/m2cOWytQ2EzIEhu1eiJllPTovU50LiMdnUplqNpNTKZS9pGszj2L7BZXI",
-	"fhonGJxj3lCGXbqww9vaSilwrmf2ME/ibmFjQpWnE/2oW04RcLjRaRYcKCxLhWTncil4afB+53MBhGzy",
-	"YI90h6XsXnFKDO0tBfRq3IqiwBGJd47KsRXC0pnrVELhbFgWoJSygduEs6oM4T1K/2D1JpJtcGPklYKK",
-	"ViJ9pDopVFN+lkge6hvmwovHsRDXoHGvWBhR3AgD1oFnTMO182TmSgPtrSgBpc9ND2t9wmB98mcb1OJ5",
-	"08dNycQZv+JSDdlFfYkGNLgwA+a2D5WDJlPGvta1R4PwDw1/E0iNNaZ+W0prBaLaUTonQID716oZVwPS",
-	"biboMDSMsOAZfFDgj3rzjrpnwCiCnUzdneF+p6qRayKlX4JnEj9FYOGsEXB2hHHXFdZOodzUJvui47h3",
-	"g5i1m0DbAR8rXA9wAGt7N4oYSloRy4+3lb3sGtYiNnDmq6JglSqEMd3Rn9boaXMH7RfYeUSH1Gv599LO",
-	"k/G3WC9fPKg0NP/vvmX3+9y1D7BG7t6myY+city/NaV9oA3cgsuGLRAgNrw+krYB2qoJyJBx9i898Y7L",
-	"0c3TWPN6b/q87roHFe37GREBAG1QD3qLlgbpbhIIwMxFBqwRbvmsCDYJXjMKbZFWFAW1H95qdi3BAZ4x",
-	"N2ZVCsaXvLR9YITHpkgKPqPeRXU6ZG6ll6TeG/aRm0dLQyC+kzMTJkKoMDssvTDBncRaDrQKpHUGFfjj",
-	"o1Ydn7YP3on63lVFu9nvqqDdUm1Rz8eP7cr5cCvumq9tgnfhA+nlnbhAR05oHHojeDeoQgI7iqk0SPf4",
-	"sqvake25vU+pKAwd9gcIZYStwaGuxhORYniqdgebFoKXdNq8r1AK9KF1ZcmoVwFl2q0ixwGscKO4/x+C",
-	"eQikBACzRhwaoYyEIqBe9m3mw/AZz9aSXHNprC5XPsOFHdw4wbTci2q7BkwXeUjAsZ6Pm+oZWGi+GU+q",
-	"8J8wrz7Rkbg3xqipMAES3Vlf/cD23OjDd+7YEgArQnd5ISITSVw7Yda+krQ+YjaC2bWEGgdUgAbdbK3h",
-	"Ml1iWzBnyxI49n3YcmNoMpRaBYb92iy3eV7tacSYOhdmW+U9JGSSr4OMDpARrm+QzpRfKB086Ci2f/bN",
-	"N4ODhVSh+H6HPBF0PUIBP2012gPdO441UD7phiUZBl2zb2zv2jsEEQU9i2HWE60LwdUdFCxLKxZmF6UT",
-	"v+jZm9dOetJUeFnyVZcCqi2Z+eJNcoTVJBvQ732vEEDM34NR3mUrv6UTlUuzLPiqdqpjYEWl1hOF0TGR",
-	"DdIQfgOBVHJl+JRaCBCugky6/pC9DNUGgA+VE8hJ/PajDr3FcbkklifUlM7Al/3Cc9FSxhsz9IJBRCNG",
-	"l9tr0BaM6mdWCgEAV9TI5jm0owij5BN0JENzdUYWPzb/klHr/kGm+oBlhPeRYT0etjyZub5VTiBXBs3E",
-	"nOWaRVq6xrDAyGCaXsWa+sT7EbkLomaE1hqTRanqKUJ1ig/We2Ha1G1Ddu5EGS9gTU290hYmhfwRVGiI",
-	"20GWfiuQ+g61Wt6d8Qm0BIbR+ySxcHFN8ULjIHB0YHrfZkP2o+DKhmnRR3KL6kHsb3V5LUpzus2IH6QU",
-	"rwAhk/B8tVn1sJ5eS1bGhuRV+Eynj6uYzza7R82Unf+I6+r5LM8b2vk+kl+1Ue4x7fWQ+gs//q0ow0kb",
-	"rB+xr67VHUS2wMLaXZHW3KsbKW53KeWD67ZX8SWukrtogJgak1UoveildX59+nvI1NNCIIcReiI+LkRC",
-	"aLICyT9sFnBIg7AfAfbH6itkdEdduL3IrL267x+wPo9S2Jcs+T307u0y5m51e3dboXffgXL3Qfcp2oIV",
-	"+UPVa93QlvcSJJETG0q1+A2AIblvnwcOMnfS1kq0TtOwhmK3cwnmsCE7OxqKWPMuKVaDf5mDPB8y9xkT",
-	"G5C6Ep3ziO+Ag45Sai7qh0qDpO99ZRci08YCDhQa7lcgPxtKc0mrm5GXK23NogPhUxNftZ7EIP64WkXg",
-	"PX99oY2HHii48xASC1cmE9zN2h0lkHp+3GCDIXJfKQhQImkq8EsAa48LbBpdfC0VQ6dQWZBWOUHF6i71",
-	"TbjWA2/7gzfgc70GdyF6NbC23oRtHYOevQjFZ7oMr95qg26oQhuEKjVpdqu8GmzmpsViJi977rF8yj3+",
-	"0Sun/rED7hBstTvq+fsyjbrAwRYkcpdAXrfmtpYKRa41+BBLUS64Ak7bpFBlzRwrBL9pSJXIzJFeuako",
-	"I5yAXeoxwja5g1qMz7CyYtNX36GoAj4FO4t8oDu50V3s2t0f7/hRxMcfqmBh807YmC54ndesd38+W+B4",
-	"ZL4RjGcHLJAlt9N5C5YE5bShwxFNsPyIglYepx5F0SgAJRKmcFJ0hziGgH0QzLKMQCLAJxl4DF/fbQnm",
-	"DQzAnawDMMtwIDCZj2AOWNgest4k3YbsrVAcCtuB/ICmjuo/WngUdfIiEdL9qYl5LizI06xpQrJSLPRN",
-	"YvcF6GL/MGdqhdHM+rF8B+n6BzIscLBHwkfYy7CI2Xu0LL9aF2vWBVnc+1kXu4SJ1ttyMBvYpnrA1t5E",
-	"qZ9GmY0IJ4XYW9x5XWvWYDfSyIkspF1BTDv8FcPaaMxnmLTOKLyc0TOlDe6fLsHukOpGYixpQJA0MX7e",
-	"HTAfpO/cCojznrxLP9X/pnkRvKmxjBdGs7l2MjBxQDArsOZ/mCF7+WHJFSw5Sc5eRIgx2YBlsVXmEtth",
-	"sj66k1VROB8T0iIjzL1zZqS6KnzcXbMrbEZedIfJHilEhotSaxFKBfHdd3K6d+1u4nzBjTiUKtZoQFYN",
-	"fEnIkujptAqYtT7TCHrFq8P4uFRtPzGNt+t8G8HL6fwu8/rpMgdo5rhzuyYSr9hraf8Rb7v/SOA+UUBY",
-	"geHnGtJrRvN2Qv6ibkfVjd+EAlqJW4oMCxtDxk89MRRWaJd8ZsFa4xZa+KFxUecrYKUg0v7Y24ctJCV2",
-	"kBih7CBpxJRJNAdgrqNoSyBYcUqEwGr4DUS6AAsY4joTATjelSzsKGmZ5MUtEF8QCECL1GS9GtdrDJ/V",
-	"pw839n0OGBHKUYctSz0pxMJ4qJtBA8/LZPDMsEqQ17kq+XIOywKgaz0b44MY+fQ6R+RXgk2EvRVCYazL",
-	"1+UaKL2drqaF6NNyyllEmjUYGfSzI3osnr7WRKw0JWMAaBy0kTtI38VrelZrZAWhookSu0IH7G/nP//E",
-	"lDCoTzXLhVj2Mfc6AyAfEC8nz0I7JW0BD6hu0I42NTx1XaICS4IVhjmpsGK9rBTUcnup1SVaFhmimQ+I",
-	"llQvuJVTKobWqu/HitKrc7S44+tmRs1oSQPEJMfBwtDlWtEbWh54WgeNElsjyhs5FYxPgUfGhJK6ZL/j",
-	"y4icGWGrJXYeL0tNfF8owHtQz7sWba1l9PxM8v6mQOY9+hqPHsDciigOXclps2ci9R40of34kckWvVLz",
-	"GPYIReKyAgQ4EOCHRTUDykoiCemNtN7ofQ28Ggob7htIMSa2Q+ahIDV0CvXrXerYXeQsxjoSSKMZf1Cr",
-	"e5Lqclnqq1IYgy4Av+XSiahLbKePeQS+XJrWRgqGyI1OpKOL0Vmg4iOgCWthTZ50lep3eylpbx0P2eWu",
-	"uO3OMdtwOj6L/rnPw12vhYVbTbmtNfBdcBkD73n4v8T0vi+t8HgV3sFMTAae51C8XlmKtJ3G8nOqBLlM",
-	"DZuZLArDGp6pv6HF1qLr1/+S3JavFF/IKcYD3YzwhctKWbkQbKrVTF5VJZWWLfFsW13vAciimZOx3rVY",
-	"saz2XGKzjC9X2WVlL0ltJMOClYM/1xoNnOUM9+wydO3pNVm1LXTPCnntNspCAqUY00p0RvO3FZpfJLvC",
-	"ItM6GL+6yEXMrkqkET3Uqlh5+4nspUHbzkuhR9nZpiRtMyXR6mZ+BP7Tbq2bP+P2veDm+ie3Uw92vzWe",
-	"fzjM+9z6HW6677jle9z1M+yXc9yM999qupOBFAIVf5w0TbuTvXfNelqqvjmhooMtgDG/ZSkMcVkG/xpO",
-	"bMN/gcsJ7ggMLV5UYoTcWcG7JfYUq7FyvBmeIoH4798yFA7G4xWSm0YlI7IMfll/mDhxGxI3wWsNj0rT",
-	"Ny/T5hIosw8+Ny8KfeusPQo3AOlVQGRCZAtnAPUHgH/AYxob4odbsYUiO1Xy1FMPqG2n83a6quDw9/BT",
-	"lR6707Lsn+MD95XGBwM2plDk+OAXD45Q7wV14hKHQa4s+muNjhq/rPG1WCIWHnm6OFAQb95dDGpFl/7F",
-	"yUgNBUpJGVXL0LFJNZZg+5L2htgPoOJpKf6mMMtaUAQmHiM1ekb+FzVh8YUI9i/HWv037y5AT9K36bBx",
-	"f9S5nK3u0al944ZHufloubNtIrvxte4yg/aFgmBQCg3bpK0t5aSyoiPOWrVS8edpmDWXpYDzOVm54xvx",
-	"9emTYM1k8sMTEyjwahb+sqgMUgs3ChTp771Mmkv8b0xD99f5gP02aLDEY01kcjvE0mIQONhy/BoRhaJd",
-	"GzLbTtqNKFaJiSwUWb7erqmqUElZ37DUJaCG7GXi/lO3vW96hyKCGiRpYtjORbzQveCQvQgYQW5hqE+/",
-	"DrIqeFnIaARHoANjeSGyQURrDhpv2BqNdN+urETskCrFYVkpP8t0VQFKB9JP9MT+PYjSswTBMLHYKSwO",
-	"zz6N+zNRHJh7XYfjcxs81cHhbZLeaDICyBFtftonpr9Fr0KiAVQeKaQRfnLpdLy3BdaD/zP5AX2QjSHu",
-	"dGgO0Ih+rToiMQNqbou5Y+w12Dc805bhTjAaPNrlWm8W6+kSXEGfmVgFZxGC/m4bSdsfsjfb88qJyeM5",
-	"QXonx8/7m0pR7jE0/OglKNvUqDuvzUTtV83Z0Jzv0g28UwD5KJ7Qj4PMSV2qalPzQiJv06q5NQdB+qJ/",
-	"kTpbbYptZwX2D/wPqa4A460QiviUvLJJQeCSjCWJq2D7khPESxGL08ggbgVi23SWY2LvHk91HAQH/nqw",
-	"P9OD/Ra9eDrZT0xyYHY75klyZ4dSszU1GyLaCGQSn4ZOd/R4ZUnUlZ68TOWgj9sQe1taXro7WqAiQFqT",
-	"pqlGxMO5C4JvLP+Koc+Y41W6fnUheKlM8rAnBhelu0zrdbLCDwWFEceMp2y3fuJkFWv8aH8MYIz1BWhV",
-	"mYfpqfn0iGNrTRB8QkG7azNhZjiHgBXrTycAkdWwfRAJKi3qkSZWZA7qcGToUOH92KZmDZtXC65q2KdD",
-	"9g4mWPDpNXoo+Fc4ZsGzKdH2hiQxYlScwi8mNccHdWMcmf+Wy0v3Ilk6kwT1fWvZBtnhQ/bad8cvIDSl",
-	"tCd2g3VqKRlNZ+tRdRto71gxVIobwYvkS7VWi8L3xBUKEHEyOs7+qxFKEyd37jSIXSBURxw8qdxbw/Ww",
-	"OJcydy7nFZeKcthJA2YKjn63iWycwrrgw50LzoNbkXs0Y1Ix92gOSpzEt1WxlYFPVxbCFoD/SPhgMHU6",
-	"sV9tnDXRjPuJjleQdZtF8mZL5+jfdGw21sm8pV4RPLBPUgsjFbkB9DF2FCNLeEOdsCt+I0Z1ERphtKN9",
-	"FUQCtLWUgl2LpR2ys5rYcDLCi4w0ZxsIQdPgyF5HO6KC1hRJz2rsRqT37nuBrK9bRMBb+L1+OnYuZ0mW",
-	"7JYbatn5CgrdZvy7VQYAqnSV78lSGXS3uaU7paPTjQ7cp7W7tZxqHw7eCZUyxI6TWpwUG2UA0YXUOQV0",
-	"g2a8gCCwIBUgcvbUSYOfQmPuFV+aBImqluSJ6QNoNoFaY215wcBaGbJsya+86QPB0Ayr4e281NXVvPYS",
-	"nnWnpUboVpfXFDnNvn+5Hn9A3DIo2bU6qCGCCkzaHTrgWfyS33/7yde6kbvyCPf1A9Oj4i3GJgf/H8Ul",
-	"XBcbd1124gUbGAeHaBwcJsbBDqGZFosicRqd4+FEcFPeERBM+ggwdUCCQAnukH0bQVZqMKPBIRm5Rwda",
-	"yKVQuVRXGZi48BxnrKyE9Tm/dsny4+qv7uXfwhzOkld/lCa3dBnvhZ6w9WXTLrfdxInzsF6rmb7fCrTW",
-	"ye7TylWLXSRr+wjdXY9BLBskSViDltO6mVw2lQyJf1MTGEg9u7OoCBCrDdrY7UyxGc5b5JdWXy4EwV1j",
-	"2gUL5AinW1BGhB6HjfopeVBKFJRQFrSLiGQbXsCrPopowHe7b6FQY3beNJEa/2zCLbIBHy5c9cn4dQkC",
-	"dfLd/e7wEFb49bumVN9LD4stvcfH2Efc1QKkfyARtx4e3k+qbe+PTZ6dNgsFmwNCHM6Jiz8l0sY5c2Fz",
-	"grOKfRaI4julUexcGMBDE8UMc7gwzUscO0s5vzz7qTSs1JUVrBDWNKGA0dvKF1JJY0tudWlYrmOmuEeR",
-	"8E504ME2bODQRBnOEgTLoNYJKot9qyoGkmP6rib5n5hAtuqfM2Rn6XIZbKmfiDR2blqD59hVFpMBEHaC",
-	"zVB7zz69DZN5fKFnz9z7yKKJTQ3qo7YFWnnmBinZnjRrTWJDdrb9IXXk6QSB3PISoBkAi1rl/t/cWrfS",
-	"IXgHFdXmFPFozhSr1LXSt6oVGvlkkJAYuM0byGSMKG+grCH28CyE5dh3UwdZHbTR61qMOC8rG4BzdFVO",
-	"PZS2nzOBcEBgU7odmeFl1HOT9SGe4b+lgSTsLaH5+axMV+tqQ4zeUzagMcqjNrQ25rItI5BuxTvC5/uC",
-	"mvgeQ5eFdts1fXZXRnro0d2KKJcM3tpV1na8HsYg2mNffw6hosfYaNTI9InbbF8vqPEdNweh4nY92j0e",
-	"1cYRW1PcdeajBKMkau4mtRImENRMe3IlPp2nQ/hqbMi/pUbLk0iIo1gGxQQ7uZefEoO68+jMTnHezhfY",
-	"N/jbEkT8eox3CO801o3//s+0t3f3r/HtGnEb2U8SgCqFqQqq06d5RKqWATawRD+uxxWTC3dIJIWS+5C7",
-	"TjEh0GqG5Y5k04ErhyxmHP0SRweACTRsc2/upgQ7l9xSPi7+NFkR9yUGNvqjrvhm6yQiiTZ6Ph3RsI20",
-	"2b4NBeftTfwaNnrN6k+clkFSChZ8EcIZbnpKrAeFYkrTVOm7QZsEdA4thaK+Sa2sVJUw6x4jjxyco4+o",
-	"MvL3RuDjNIA4ZD+vE+Wc1f26NSbQGljouttClz2O40KDP1I9054mXlzROzL2vjoun+a4+LMSNM9d+itH",
-	"IHTvX1OkCKRAVAyBNGokrOnUFPirLnixcquhQaxuIAg5yYV4YpSadNJ+FCHgdnsKFZFjlzk8iE1WQNFA",
-	"dqiIrGb+F5SLWKdhE4YzCSyn4WlWp/JPmSE7d8+HMlIo97wNYbLk5aVZe0+Ud8+Oj1HySpt2h5/55W4V",
-	"sf79KOLlJefzkafG83K2xkoHVaVtuq1GTL3GnhyoSjs0ahu3MS8f0QtuM7I7hOX62wyYQrhH/6m+ys5H",
-	"k52wj0i4uPP1UZIzCW3vkohNL99Y4t+svGlzX1+nYz9KZnT9dR6MQ6s2NIiaygicwLQUuVBW8qJrGvGK",
-	"fSdzn/nH5Hvuk3tMV+KPlHus7YDNh7d2SnfIOqr04acA8iBVjvHZwGiOLlVvskr6/rM+ForHDRY7y7xK",
-	"HcPKu79OYTRqmMOcDN0V+nXKytkAWW3DEtfsQnAVvWemhMidI8mMmJbCst5Ml2MlPnC37j7meCjVoZ2L",
-	"w0LrJdzWjwXkscs1ToOyfyk9Vau4GqveyfEJOo230oh+4pfXWbGsJuAxaun1peuEaJO0/67cS4ChcwUG",
-	"Hl8BFJ60Y1VwK8r+kP2saiI1MpNhno7ge08Zd4uiFebaaibIW/S0zJprOhirpBcJww4xizkcq47sV3KI",
-	"78mBTEZ41KxXMo9tllD6jb5mvH4fjqNSYhogvNGsr0uu/WRqm0F0NOWWF/pqX8PISSfwlPRs5k5qz0bw",
-	"KXhg0kyVSqF+jRrVSdcrXUL3/lghn+mZ89ES6ZundW/QNilt29lumFsv6L0exegSykLew9tb/j07jR36",
-	"+85FafUXxXsfzPKhpd3HAPKbghbmj1ZimgpXvxR3dnR3z1u71V/F/qC1ObUms9c//Ev3mIMH3Wvb/fi4",
-	"v1ZfU2Lt2/F74ZRJban2Nsq3AeXWnv7EMJnfE8ta64mo5GF8RLsD8W0lC8p4uTGSxEsurS6B9dUQVIUR",
-	"kKyJL+1L+sCZcFPKPPUuqefVUkAuZ6zcfwL0x7TgTtuFh3hUZAnN6Xkw6QEWB2qYszhg5hHV/HyfmMjv",
-	"0ONqrHwNWxg/RerqUyrG2ftrsMzSDTYTpZtdZFyDWZwS6qkZUHecGYwVgQebAaNaXzNgkLHGYkqitNCT",
-	"f4mpNSP/BA8LWhqA33n76gV7/vz5X1jOrTi00i3elbBjleEXP41/oITau9d+wlfyBnyx/EpYNpdQn59Z",
-	"8cHyUnBsbfGDOm8IkBu5Yn8+ZtM5L/nULehY6RISY1wCDF4hlWCTUvBrM2AZ8AlP9Ad8WHzNzE0K5gR/",
-	"iHOPoIGIcoRkzno2VulHHLKfIoI9sXm0WDCwNd9J7EO7J8/ke2H9CI+UzorDb0FPdqcz+fkPYjPAJnA2",
-	"f+P1YeMl7aSfbj7sTElRC7VsDkYYy1dJrqaslAkJjMalXuSosUKOyS4vn+3p5OO8m07+bk3udR/4s6Bu",
-	"+Jw2tydwqO2ofW2QrWZu+uxNAfxt5u4Dmbh7RGa+WrYbLNtP2lT7lhKG21/nBx3GKKTnfWdAp3/2Stjp",
-	"XJgBK4AnMcEUSB72xNTC1ZwtCy7VIbAqNqgSfQtAevtYTTGWZIBeBzSJ0BBzVrGpAmK4p9hcY34tgPBj",
-	"wo2HPgCyHsWLy/rfUNZPClAU+VghrNxUF9VCoWHojFJCf8vMzC7peTNZiEtnDAG6AqIuLA8LcSMKHyag",
-	"m8SCy+KSUKQyNK+lQrognuelMHQlFkQB21fucdj9vwLjclMPuemhUtOVxYfSaiHA5Vidn799dXhV8TIX",
-	"+SkjaK4BhMAmfIodJ4VU14eFnroHQl2XIRhj5HSrVCFMBKWcrIgjoLxxUmms4A+HAHnXOzk+HrCpzgXL",
-	"jClnl5NCT6+Jq0mxSpWCT+ewqamCTJesFM7qFjkr9JWMbSzfHD9jPfeoscqqpbGl4IvLSoVjkfVrOy4L",
-	"vMyQ8m9TrnUJ+aPf3fcoKf0Y28Tkuql4vF2YfMvzYAZ/laytGtut6oRaixoyNpEqjydvnUw6WpY6r6Y7",
-	"YTJMZIFT9Pew3kLnojADiFYahGYyQVQQSDhkr/mVQOKeqXP0cqz3MRZasQA5fbIiRE2OoU9g4HSe4pC9",
-	"8cM5ubAsuHUW/uGtzIGFEfsg66SiGyPhBcUWFzF76Vsbp1yxmQxg9jAs9PIBQQlU3eOr0PSHLPNS0jeM",
-	"h7XRs8CYgY48Xdhe7uDf8cGj7n8XYondzunMIfYeFEAPXgShBvtdkXh/dRd18NPj423UwfcZhacF3if0",
-	"7hfksyTtXTusiUxxf3Mr3l0scJbnhvG1hxDm4npVMxIuDtlPGNMrRSCVdbOGMN60wWxdrLDk7loob2FE",
-	"7kIoG0BNPqUsZEuby1me02e9p5gPpqBpjEfKRIfRt+NL+6/0oF73Z8F/eJbnLdu59Uh0asg9mEi96vCg",
-	"y6g05tywiRBqTQtuPVZn4YnYaeDvJ2XUfnDolkupLisjsgGbiCmvjKC7SupgQW4TMROlZ+uStovHMz1t",
-	"u4SFggr9SuZ5H2SeO+3nHcI+QbpvryCIOrHFv+ncHscPLQ3vQBJ+FqBumJjccR/saVjis3bnEgxibxQ4",
-	"mIhVEEQMhjeQwgKyXhVNmi4C+j+N1X/OgADOwADzvEk27mNDsDPQlJkwVgLb+eVUG3u5FOVlpaTNAEcS",
-	"Gm91TU46YT2zorzlZW5GTQkciRDd09bPxstc2vu1VJD44mMslQc/m4jJnj+OtfJlaoRAiLOXhYPO+w6O",
-	"f8HVVeX2Od4RY54E7VosPIyQc6ArIwZJ0YzzzuE+PKGBfKsUV8hEU+gplcYBEn4Sg+QWA32e/goIzRBz",
-	"Vs8CL7PImVD5UktlzZD9iFMECRIvoKYfAqABBKOU3aa94m6EXU9b4wgUA4V14wXL8M2Ae9qKMgWSo/WD",
-	"aeRYJMwtrQQ+Bfk/TBIVyeAmLMDuwJrE77ilxiQ6+jQLxDRKuT/9MgY4OJpZh8ePf9258u4tXn6/bj6u",
-	"xTYRFKNtuBZ/tKq6+P7No705GEkSI4oQvRSKL+XQf6QtmNXSsJ+XQp29ec2eD4+Hz1mupxW2jkFuQStb",
-	"8mno877V5TXky33QD2Ko5YxPxYBxAzU51GgHcGXSEEdOq3UKIy/ldzTkp1qpjYCJ6nizYSzBwgKfrj3Z",
-	"frtfCrfa8e2HH7sVxLQqpV0dnP7zl3Rj+LE3j5psBLMyViySjbAs9UwW4mghdoIuB+Q2iqjWEs3M6isB",
-	"ySjq7GwkntlrjNZ68aVWSUbqlKrP/vb+glr6QcJD//6hVAQZjNcQlop762uBSaVrsSL+o0FI73HPwXJI",
-	"HCzh6gY3C+vx2lslkAA1hLjWrfnj6g2u3z27Tm6InRs707dxy1EvAPhYgflJAqw2v2VYMr8rAaIh2ZSl",
-	"yPW0cz+eOy2MW+St+E5PMQgi1DRGgH1NBGz/U5atybwskI6Go+OUY8hTgsZMKhgzsxTTjPVangQVOkc3",
-	"T+u/9tvlG/zoZvnEMH2rGL4XuOgmGRgj66Oa7TOdiiWwkq7WZgcAt+5TyyulS2FaI0HfC/sW1nXrVrXi",
-	"gz2a20VR36PNqH/rLsQv8teLH3+A17xrgfc2fOpU7DUpJ7yUGxx8OORqdYj2D/pRfo+ZX4tDn9PfxZY+",
-	"/58fWLgeDCxjfVPHjg2zg1AYtuTG3Ooy7+BrO/+1+C5M7Z4TS/dp1CXvsU/+prbUfyQTr77HNpt09f3b",
-	"nRF6SzsVqho9JGw6EOuZpb4WQCYUnLw32tirUrjrlqW2eqqLfiibaS8tG6vXNlb7Iv9zUnSCeTnMS7YU",
-	"20AdN8CiXfrDgZXm+Vhl4+r4+PnU/dH9Av8S/w/+ONfG4g+n+MNSl/TDEf7gx8EfM0geO/Mkk3mG/Cdo",
-	"lyBhdaOntZem8Qdu3cYqaAynxcwA3wZEDHnTfS/m8T1iCU4sskEhCs6sUNNytQQ8IKcIjKXa8htRjpWn",
-	"Q8EnupcFJrW5mF5H0XN+/vYVg2od1ttaq0PlQ6JWrTNWVK6T1uiwpESH50CJ7bzmETvx+B3tJTsJYmzo",
-	"sp36zj7r3ukKEYjBVa+oTh8IaoIo/Njq2FGIDYyVW60Bc/thEDe7Ww2/kZi9BUMwab3t7KBNRNk9RQKT",
-	"ER61gzaZx9YCJL+qSJAVVGLP6zm3Z/wx6D9wjdLvNyP6OBif+HUYbwj/vZRMq/G0Nb8aGeySPVKbBdiu",
-	"tgaSwWobjGDQCZTO6mo6d0IRepO4ok4dXwDtXrImpJmxsijcuXemMUZSEKhNYsqhh5KMMq79zR34pAUD",
-	"D17yUu19upj3a0qQXfKwtUX6bFjovvCD5L7Apx2jwS6Ay+0nZTM8T5vcbfUEN27G48fQJelbfi3635Q1",
-	"/qSNt58vmXy/WhXquvw/cvbb/qB8zQE6QXCSulufhKLjEeWjDzySB2KEtdjRCU1Z2fnLH16+uGBP0eHI",
-	"pfHFvKBrxspz4tIR87QEgZVsWazYROerU1BkWOUeTfoB42wGu4Mq0kENWbkQ7kD2nh4T2ovpj9UaEF5m",
-	"KuBqzRhQzASPoRTcaAUdsgthDL8SAVsW6uClYfVSfRu9BGdoG13cUMMtgWGj9V9zIsRMl9E5UVcjqAho",
-	"uhG6bPEiAobQWLV5DcH8B/chMbSPvcat+w5BfsXJeDw+sAahEkvpsXKfYcguhPFNB9yKQ2CqFPlaWTHr",
-	"nTyjqoLsrbDl6vBsZkWZ9dt0tXtmaomH7/tAYtKNvyt5s9cF0a2kPfuFdgOcPNvBsLjQ+keuVvRW5rFE",
-	"tfuOza8DUDZ3YX0bfVRofV0tO+OWFwIK+iGHcigVhtZu55ihwbD3gkton+KKicMFl/FQu5uIWgw7Zbjy",
-	"TDtGqqsCUzOHWoWIzsBLkWAYI8damuQxrRFxtwRsIngJKaRrEajjudJqtdCVgcSNEiIXeR/SSKn0lIpN",
-	"tJ1DkbJhvcwYfSmUW8zcy1KPHU1vEIJQJqYRcDGws93T6CvqX+cTMKhULm9kXjnRR5z+MBdpQPawVPZM",
-	"CwklFriaLRFe+HTnRr+JlfdbUSYanyiss10tRT7C+gCn++i7EtRCVwUA9JfthkbhL006Ap59c/KwPQDn",
-	"5z/jom2SjO/Xdzc4fPUtO3wUCXSHGZBXvs2l4yhi9rN5plOpYnRDloTSnR3SIB2jbsMNTXk2fGVggrgO",
-	"5UidlYI/J48yCNg3w6p5HDvSXFMRDjQX8asujtfk6JmD+922fpxt6Y+LpG+zlcnsIT3+T09kdO2StW24",
-	"Q9aCnZ/9+AOToEXsqr7Pu7MR7B3A/t/OtQnCM8pG52HrGcvwFwMdtgqmm6o9aUdUcAB/AjQTFcYlaGy5",
-	"AG1G4IEeQHKdhA4DSTFy3aPHwO/kb5Ry4pTjgi+XbrAVFNiiWvIUg6jFsiF7ST1q/lV82/VlVRZ0oMJP",
-	"HxZFFjjzruSNAJv4WYKMiXFzf4N7oRl0aecMMTgMpie0mlKwTt048RjvSCB4hsw3sLJ3b38gsr7KCDa3",
-	"donFgu54wyGFqjWrd/U3gNjBf0fwPTyrAsKBgn/IVb0reoBWzqohkjpKjvHhl1CbnO0rqrqSBzVdfy/J",
-	"gyhqcMgHzxqc/5yK6e2sXMF/j/2VX7ufNgTtnRDsEKu7Kff92qBQxkI1VSmESWxL42WrF3lRXKYNA95M",
-	"Rl4WAtI1wgCF/QgpG6c8Cl0kEiABU+cpZaUwQmGBzIJxkAvuoBsIh4U0ay978/P5BdS+HbkNcoS3HSLR",
-	"aNbf8zCP0oUACYJipSbaE/bMrt6r5uHfsf8Kx5VfOCTP3fRT7XoudmupCl98g3XxwDvpe2E3bqPjx5Lj",
-	"jyO8P6MWr9235p6B86jw9+z0gnu2tnoNE+O4FMuCTylWcjt3BqvztEaQZo2m2AYTbEdj63t54+zehi2r",
-	"y6YpW5tQMEGJU7h3hU+BuFCKDDmCDrK7snEzaS7JGKdAk7F6aULELUWZCcvg49sg08GfsA8uS7Dn6EFN",
-	"Uhzyodva9hRlSXvbZyDSPrP+tr0tV0TJOsr1rSo0z4/+DcHhbtDnJClGmntZikOiAHQGo2HSmAqL5gKU",
-	"OxILEoArZJIod6gVQ8czl+Z6hCLr/PlY0bwo2uSe6s5mcGPPn7NclsI55v0h+0mnTWhAHS84WXUY0D4l",
-	"FLBr4NUwopiN417ysWlcAR9u5or99cezF/7VsC9X8QVgADQiD9idg68HYXTKK46V+LCU5Ypwes5oBp4b",
-	"a8GLmS4XKBgxguJG47YqRczp3YhSzlYNKi7F4MlA638tVEx1njw9hj/TZDzNvJFO2vrVhBIX+kypDGPn",
-	"1XKpS2tY9tZpsswnBE1ruQ2t2Dl+q5+xe2cvQaOnVthDRA+rC5wQF59IxSGkvlNZPL72E8NoQCeWcTPA",
-	"bF7gr4ffSbPURuKNzS2ecWv5dL4Qyo6grEnxhfjv8QGWudp0FCh6irWy4wPoQOwu5R+EGfgY/783vYSR",
-	"/0dA6mVlhWl9MiEnu+WIAvFOpDqImW2ynE5UYytDbUDXRh5+nBx+evywbwbHZM6NP2fDz6WIpSOd4Q9r",
-	"zDU2Bfe2JCme8t2w2umxuD2ALqkxWAd0O9ywMV+WpMdOjv/yX1sRs5qKblkK6nfzAr8b0D0wQqWz97fB",
-	"awwYmq4zXbLn/3Ucak8GPjtEYniTkztWGCmerEJRDUImrJD6ZMlLi9gKLKM/nh4dBcxGxGi/FiskYYT7",
-	"OuzVQaImjk+6a7Df+DXym+ZdWdwbaLhy48ch35XFK136gR/alPXVIX78rYXZ6Wb4Wk3XwTYEmwqc2GS1",
-	"fPco2YF4TnYVQc1TTRVY3Uf5AgJPPJyud29fsxkgskoiOEAGbcOkgvIRM9elPSzkTfPIR0DEgD9e43SL",
-	"5qcZsjNoJhS5Gw/t3uQIoz1xLVbUMQOU54kR2ZLiehLkA1S35QOsukjaF2E9TTC1pWLnzwcsM8/DgJNq",
-	"ei3qrTvJHGKtk4eGwOsJwwFnt6iMHasdmOFGMfU1QCMXie2CTQBscIO1SvETJ9zg1rGCsylQuEUzw33A",
-	"NE4wVmOF0DXwkaTpkMysl6FGN5dSXdKPGVxSb6lx/oZUxgqeM+wO8hFxaceKjGfBy0ImOVIAy6BFgng8",
-	"9WyTwY/l8XFiAVziG7aQqrICA/ZqrFonKTE9UIpFoJiYAXdEmyh/i0eCjPN3pbwnCU7jvCvlI6HqpBP4",
-	"Kq3vIBcGy9mQlSAT63JwX1ntpOyh+CCm1a58uSCX4x2+4Rw5dfzP9dZfYOSEhBkUAsoFkuaAdYXcOuHG",
-	"S5l/yADbGam++wMm+HQeezPd5U+Mr2dzL8Z68L91wReYJqE8hsp/qaYZTF+4YMpL4G2L3N/8ytTrddCi",
-	"c/cRdg5yfPoCOUCXFaZBnB1LcOBm/3IocupiFjvxCcM9welxFxghnPpZtxmfGBDcVP0QCpaJOLD1Qf00",
-	"pjDq+pI8xCbipI0lGD23o4bsJawlFG54PKH2QqMLbq5f+qe8RdzGXYr96juJQjDNuTqt7YburvIDXuN0",
-	"X30S/1Q77x/tqAg+DNPsAWhsgIztxB4OFLVd4MPPtoMPb5mXh0TCApquieBfd4ZEqn3Yc7z3fksg17bT",
-	"VqwkOJcQFaxvnC8eWxHRkuovnWiAprzvLkJ7D+jihzM+hUaEtwJjkCAqrRM2JPjXpOqAytVmEuPNvWzt",
-	"KGaDlKB50KoEmhgiXLFqaURpIyQsJwh0J3jj5ABRkSZlnOTnBUPiMQ4NkJ7nX5jTpJQNH0FlHb7pBVBk",
-	"es+On/YHDAiOw0hkkdcGwxyKG6L3LBquWLrmRCXBmN0ActstL/NTlv1aiUrkmVNbWVkpZ0BmiOMT/qTL",
-	"+Ce4zu0FENJu5bDrBq+acjUVhfsnfC+nbykuHkpQcDZuOb0TBBYxpUhhhoHdzDDj7unJXCyW2p1iZ3M7",
-	"hdkfObPfvYmvVtMV7YCZVMgL5cZJEp+D0NZDvTzEpAeJSrxcGGDIZp4gO3nR2vr0hyxDxzCrvQnMHgwF",
-	"Xy+YPACWVLgDk7VcSKuYeEbOfwHfLwwF1CT0gBkifvoiH0NaVoG5UNsqqNz1AkEXFDwJsfXwJIGjDb/X",
-	"HB0j3PWpzgdEhsDbhwre+ZCWl1bkl9xm0e30OxK3NlIKmmQXuffy1+A0RV5bLfeufmcZW3J5Nbc4eNiW",
-	"8d3nHFLONBOw7LBsMz4xTk8C3o+zmRqbBZzF9803oP4zv3/XTbhgOwl1JZXAbrde8kOoTbVxfeBOJ0UW",
-	"0GWWrwa+8QI/XTJMYig5E7g/8P1w7tsCgAa2d8OIwWhxFjBFCtCuLLkyfIrc9elC+/9MbGvs1fK7jspf",
-	"y8T6NhR4lHYUv5L7/6a2dPgc2LFD3z/HKDwhqeyWrOnMnevVcME/XHrTIcNWNjNg8MHx0Up8iN+g12q6",
-	"O5Uwl1dzUfZpmsk4lNYfJMcszhte3guJ8NRRKtaaV/uKApg+LpVOronfo1fbU9hO7+xakz7d18itKYV1",
-	"wZZ8c9hlI+iKdBI3yNJkxCcmoMapYkWN+/UJQscQVfMaq5dLkUfTH94VP3R/EKaSTo5OdnjFQvAbbPdP",
-	"3g/QB5OTQRfVnSNpoTDRHQXk1KyMGCU9oMiXmsguOr3sLJEvcWqmmmIHFT3eB12i4uPXEZfglq9YUsfY",
-	"MFaOpgWXiwwcqAEh6UGoBmyR/wrRJPcx2ubSMg2/5PHySkHFDj3XXcLmgpd2Irg9dfMUH6wvx6SLKEdQ",
-	"gJWOWy2Dv8QgkQ/guRfooyBV+nbIzryh3hRjucwROgbDtL3E1HEbKfnWYIsA4uCtwmyDWhEzllS5+NAn",
-	"qBuPB01aHbqANfanzmZiausbEkN3v0/fNTqpYH8mxVUoxNEzp3M4ZC/geaYL23BQqz5yiq9ZfIQ7iGwD",
-	"b9Swk+Pnw5b4nlvmmqtyryQfDR/7UUJ9tTm8l3Z+wa/M2ZvXnTC2dAb92YOtRIboLTe+FAk8tbss0v/Y",
-	"eSLyCB2f9f6Xr5VSdxHeRHOq4bhu9Fs7IpioJLpzTg239gLUD2R0MOh3y6VNNWm0NJ0MB5w2pwFKxYvM",
-	"m3itWRbE6ybh5H3CtTgmMXjndRLwYOaH93piUEDeiNJAfNWTgHnEYVGya+VUMxJCapZrqtzyAtFqULZM",
-	"pk3EJ0P2nt4YA5teMQ/qfmddLcLISR3GaXTF4U83XEkzBzAIQ+0TQfPqaEnCp3JezO1cTudkCqy51T34",
-	"V5ux2XB/KoUyP++zklM3rNP5kIDSSpB5x6POXXMS0P0MUUYEc4f8UFkpUKR6NkOUL4BigtiknnmFNAj2",
-	"PJTcECJGfOCAKV2mE0hY3IKIQdR3WTqF3kfHBBxWoGZLplbTlKBu3eynpO10XIBN1bXIRRfeo1sd35KT",
-	"i/0kObPaueEhiGM8y2ehb8FTVbws6QlG8HI6H9HW8iYfxhrAncEQr/9zRHaVtEQAV9eja8nkB9Xvvofy",
-	"yLFVQmjZB/vlwptcbMHL67p3lDjDBJVS30x1Id9vHAA9WzPxvFE3YB620NladJVPHHKbDdkLNyUMYYsP",
-	"06Iy8kacMnur2VQr7+lO8SJAQsRz2zwYA5IwMf5EU8RUZjBg8RG0bzHI4AVGiEPgxSAugrVraj1FDTGb",
-	"1eMnMXSFR3mbkewXC+MEMwniwqNjJyZ76ir3ao5xvxaj6CXObtb3s2j3zImyICyP2/8SdnQiTJ8Y2HWn",
-	"wdUmUWdo0fF40TqiHMvT/TVINlDTXRMyvflWEocEp+CDt4xpjK6A2h0YtjDvnexa2LIPYdbWxoBRH8mq",
-	"fYHftP7OWyxFlOfc+A3hhOvtmhINZ4Is3JYuuJ90GgAjk2TUcG0etinuUexC+AipiCPEFjLAQH3sbiTi",
-	"ZVsT3GlqeXdcB8pC8zzHrAfC2CFwk1ThP52KL/uj4MHiTaUgKU0pTXZWFETE4vUED8UraW5xyN6TPmxJ",
-	"siTKl021sxwp1pM69U0rwsvOmXTyOw3H86KoGSD86oosplLcSHE7Ws8dU55WzCzTlfXxpxX8CiqggFWv",
-	"WTb4Sp3vEz8Lt8mLxHywe0cVYs2xhRQCM6t6NrtPRfufEOO4kgDu6UsElvxKDJBD2O0Ab624We+ZOnfe",
-	"6YPz6mL8MyyxNI1s/D7J9k9Nrtem4Q7ww+fRaeir7pGv7n7M2muvlmLD4JfwyN8ndfGrQt/SPt4H/j6R",
-	"vp8lg3GYv7mGl2iqJ/gHluu3dqueEZMfZxN3AewEfhWxwc2aNoFMkxM2tSSTk9aAq4iuqAJSEENEgfmQ",
-	"ZTzPs5DujhhnbjCCQ+eKMvmAQYJ/BsItyISRX96s+0oKryy/gv+JQQ7fTDpipTBVYVlGQcBLfKYz3WNq",
-	"CJMOcJ00MGHIbGcIA5wxo2f2MBcxfRaKPpJ36XkXhdSAM4spwgh+HmLF6BzKFS4nq8ynaqD9DDpVtYrz",
-	"JQjirD9CFZO5U+hfC9LRvrXYLXoFXauEWxwyLXFyFA3idssyYlrMr+TtnFt0CyFM4EcfsjMaCR9JpWkJ",
-	"+pt7AuqrTGl7CaXWmS9dg/fjZel0GzzdF8eBU2VOIa/g/K2qjEF3rthfLy7e4DXt4fezZkFXm5Ltbday",
-	"p+yBMwlD9tqKBZZtQPQhl+A/q8TmwLLgkClESFRpxWLthLJcTGXuc4IwyiApSBjmwnJZmIxKIqRlveyf",
-	"/x4fFHo6Pjhl/xwfTHS+Gh8M2BiEifsv6f6xpnbHB7/89kvW99MHVjJFIUHnBlNltIS/knGLciaXuVtl",
-	"kgtQncnjUUvLXXA/gq9IZxIvD2cjgUBCQkPiUifuM+zaNKfYFFN6pBWzhJCsT0otnMlPy4TsicY/yZnX",
-	"2PnZy55mTPxa8cKw7OnwGPpvcsyO4XnxHhnNLQo8CAo2jyL+KnOf8MR73N7AZLFHI2lacjiUSA1fab1F",
-	"vW7ifetW/I37n8TQuw9vGsZIFLF5LI7V9XlstgZIHAGYrV+6wdq5eshivs+IMR5wPFEPbLFCvHsMfMA7",
-	"uMZ1DvbNznGd+4mjgcctwUJvYe0OLKWj9ajVkpu20iir8a52TeEnXXetp3oxgeqNzHmj2MuhKCKLAtrq",
-	"LAZpSWjjtRiswwC7uyrte2l16t65xeusg75zx27LhTAbdyRDdOt/wL3Y9VaiTd7vplelXux3x4Xe+fpv",
-	"kSo4Rb2ge+/TzUm+6j5uTu0k/TGKkmuv3EX23oGHiQIHMQ+b9iTYXRlf6EpBElBa4+1BInYHswv+jjU/",
-	"BjItplqIPKZaG/JiWopcEjp+c0QCk9zaaMd6ZAVMADDAGdDojQxQzIChQjZFP5S+0bRxFDCPR02nCGqi",
-	"E0uWav1SO9JX/i6kMe6/oaJ32KSQz5i+EWUZjFM/dsmtGCWEGtR+aMgTo7XGqurkviemm6N+EDyiUIbp",
-	"R0Ngexh0uCmH0QoNRO4a7K5RijGaYHNgbSklWom92pZQzFYVOTMCE2nZa1/pPF0d/l2sstNY1hcS92AD",
-	"O9PV/SIVe3bC5roKCdwEOzvJ/weug9RjcJeP1p/pvJLgbTjDvws/SsbZXl6L1WUp3FHIuqqSQFJta8A5",
-	"cwfo10qQgb2EAkB3bsUN1IKnAeH1HiImc0plQXWwKGPvC3bfxuhVY6k7w2jffLNTEOu+CqxIvD+K1Zyo",
-	"lq3wTfCNbpMi0lBO4JNO7uA29/dobT/eedXVHi/hfK9USXytrLqLyqooHWtasVUB1/yBo/CULiriarGv",
-	"WwACxYt9TTEsNp1rI+BvUuesxwts2CHyAkqXk9mtdIn2tjQI5tzf4kq444Cl8rs5EsO7dgZ8LKYUzGCn",
-	"xWQV1sBJw5H/V6xuwRWl8jJalzSV1gqSCUftnD7avg7GV3/gDuUdfYTtQE2WF1++9Q9LQi+bCoBuEVTZ",
-	"+dHN06PhrSiKQ8DSOfrX7bUZ+k/RKo7eVJMCy4jg0CDByrVYkcVHiG2eWx9gsNBRAPIphEUyA2TChTjl",
-	"ezFhfxcrdg5AG/BnDAZj3D1BA8muZZ4RwMjQ3WNYqS234pRCinAtsb5AYSQxxkhLfDM4uq/o0kUOt2DU",
-	"Md5VKSsLSiN43DwP65SUY0J1KLyvdEIIATSncyohE5ZCRAAAmvZFrdhCwF8DghG8WDuZe5sE+tvt9b1y",
-	"SvzNaPVeTP4uVufCdp2qtW93x6Bdbzp2Vm0fJXvb7ebGxi70la5sd5HySwXNlwgXXleoze5a95e/vb+o",
-	"jQ6UaWckKjjmA78FlqGM9c7evMa5Q9WJtrF/ci5K0R+y/5+9K9yNGzfCr0L4zzmA1j4naAvYOBRu7nAX",
-	"1IdeYyf90yDiSvSuzlpxK0rrWxQB+jR9sD5JwW9mKEorrTcX+5IC/WmvxKHIGXI4nPm+1GV2bb4BAmRK",
-	"5Sw8es9USOrjzkVwkw5IF9SBRKWL0s79+3iDNHbwDqglsIdSAtros+YX37mBDOTy0q3VbW3cUqyHGzZV",
-	"DgI8Hj4qf9nYOxPIqAmhvZutmA06RAQoV/Al+IzIiBA5wGERRq/XxZ3Zit1L4sywttYPsZwZBpbUI09C",
-	"zghfeYbKwwGEkTP1psjMGKsSFOqBw93f0MEwMI31QzUJCuC1oHcsCzZ0BN04So5M1a68itNkHyXhB5rR",
-	"o3eHpBxMoMD35g9T+hnyAT4P5dE/j4gTzJuwX30+9Naf62IBLvv9SwyB9k2uMK+ca3ENJoZ2rHeXETrK",
-	"94xsWJWPK7mmmJemi298b2/q1qhTdd2umeF4VI0JmuWXwiH7OmNDAzRtSOUncezOBx6EAT+a7MJ9g0SN",
-	"Oke/bK3ua1stGAdWwilnFBhC8GxR66pBQs03HQc/7kdtvqVgXKbreqtSkIKlUrXBj56oSxYh/0rijZRI",
-	"eBJh1LlfWo56ReuvF4b0ehqlLW/UWuUGF5U42eB1O4S8Lku5kg3hpAFPPeN5v48o6dJAHUWlnXTtLxRw",
-	"wpeH1BCEczjxY3zMWEveQ0smBq7/zIl63V++cUICVPKsdeY86pmkIpAz1VPIEDb1PhPd1No1aREKfDo4",
-	"xqRzj2Q7sHWIl2Dp77UckguoPGF04P0czo2p4ilKelSfI1OAUUsvZEOjWOGejtC+Q30e7o+5qYGGh00L",
-	"BNx/ry4p2BsfrSESsMtOzdumm55SZ3cuPq5yKLm0WarSXuYBodKhaQHWfUdWQGVRbGvphaBHeCEkOGR7",
-	"ALXD+72LymI/vGbA+FATI4Sme0gFIdP/m4zqogsk4J2xEPkoBeruNopV8YbhTvdupZ3hd4SRkCDMc76L",
-	"/MjFUPO9VxNICXpTPbUZd4a2F8VI9mORjIcjyZMb8hMk8nt5nylw6vfNazKQfbFGtqHfli/2f80T8Tvt",
-	"n812wg0hpmdR4eBN7HdN/Eo6eYoXOppwQmBP+CPOOAF6gx0RNEM5yCdq//HnAitU+v13XPW0ru1tUZrT",
-	"lUkZPDgmdX3s08HYkdp/4hv3tLQ3QcaEsTA2M3GKfkrWzRfoTe9+337lpcP+tGP92uTGcFy8Q9oWB1BQ",
-	"vZHwRoEf0fPCHzZrxmyCURF3FyWz4RFqgxJzOz+RcB9TeGHC9nURU4N5N6PpXkagHk5E/Kb8U3C38Jtd",
-	"G+7ivZnzLiyaTM44YI18A6mEyLHBeVtSjV2QCxlOBqFL4avhn5yoP1n/xHZtHOJT8vNXLtpEyW7YW4q+",
-	"fwDCQ9YOqCKuVSX0KOGO9B7SFXGoBa/TVmaGGwdwxXsvsagW58NBpmc7oNg/POebXwqnRYNKhTNn+Fkd",
-	"E0czY/ei7MSfA0g5CLKY6nurjC8VCudamvYAndtLwPTuFjuTAaxMUjtthaTbyOv1DmXwfb1mrQpHucG5",
-	"OqYjC83gs8jv1TFM/EPnjwc9XtYKOs0I/hcVV+utI4X6tJPelPuI6f7J2HXZFeNo8SdpUKnSGgs/6WjE",
-	"cEIWkMiOgDUAC8AfYTT/+de/vSv8/Pf4QP9nSgXJhWMgr3NviKUuKvXDzY9X2IX4ww3n1EU2IZxJ/m1g",
-	"Fstm8JVT2dJkdyN82m/RHb+2eaV+ojxSEvLlenOBPqXG6uv1vTe0Lhyl5dzEpd7/9/1+le9HCOqDdRir",
-	"Rn/TGd9Kl0aXzfKUspVMvscV7FAdGfcCs9iusVZLjVRtoFlJXC8CdKO25o7d8qGZBJMpJQHJsnBNkYXg",
-	"cc5kA37BrkxGl9bWliHOEMAvKXc+u1vUgKxH3AowBDs8/VQpQqlfuFdOqSdbKsvOzaLWuYAU/u7rF3H1",
-	"YtpW8nAAGQZQpa0aXQCJWDmT1aZxiVpa13ARga3jL6DTHlcsHHKT8y1Pzg+Q/ZTOZ1/SQ1emHDr0vedh",
-	"8V8qI3hC+NwvPn/nwqw99u2T9EiUmdQhxvjeusas+qZWFhtTGTdd/Xxjyijkx7l5OGwhYVIyIIApDoZD",
-	"xBoDD5ViNsy54X3Ka2Vu1qbKTZUVhkjqdWdctm38NhviQisGprlFPMdvxQWB2KBwpuuYxe2Irpu4j7v2",
-	"FkNToPeUfQjTin/rbCuYd220s3S6JDSJw28/r2SUnxQJmWQcQE3am75Ht4xf0RGctlmD4B11CvTIRiKd",
-	"I518wDhqo/Pio6yj23SAlUjoLLW+vS2y8/4mIlrJuaJNMBO/g3lf9Pi5oBZ2CcCrYiG1nthjwLXmHXiQ",
-	"hyz1xlDMOdRy7lN/BJUn1L+yzXv6/YJwePFVxnG8nu4j8mJT5K0uxQNVb6asUyvwEMx1qassOPEyx5Ip",
-	"zSN3uFm9DvPzpHwVLORh7naaeOiAzrcBVosV4NEN7aCeXQpnia14CWbwqYt4zCXfGZA3wz4/ovmFLu+3",
-	"v83ZqT9e6XWxP7EnDgn6Ia11R96Vnm7OUm8JbqarfPaznYMsyNS3OsPTG0OgxFb9ZW2qy59eqRcnXydS",
-	"iwjbIWnzGHsMeglwYy/g1N3rxcLU6OZHbAhvzyBzXXxrs3blNeETNXgw6VX8TSpnIScdwgKR3kyp8tjL",
-	"Mq6nm7NuHB9bPw4WvEdz4il5As3RTt3XRdOYKlFaXZMw9TzucFGxCh2uDtzOE6nDaDcP1obRb/wttOFg",
-	"waPacECsF4EYusRr6/Lo/OgUKaDc1o7OWKDc0X0BglvsaWMtcwycS93UgokiOTPUrV1kj5vJXB51nEps",
-	"OU34xmLWZVU8S3ajYEl06nbBawj51nxnEXULZ++RTplKV02HS2OYQzyiMgfuUEloRnHEL2o8/rcbkcLB",
-	"N0S8+ZM5n8BxaLwfSpRgcVGjvtpFolrn53FXxJWtFswKF6U3IAaLV0aFX8Tsww641hVisPHArYvZndmO",
-	"yby+/PFqitiZslwnxss5O9LcS5Sb0XW5S8SHStS8KInJKaSIIwLSrx4MbUsa7cgQ6WrR+pdWNjeliyii",
-	"Govytk6R9IKXDW6U3hhp8y3FZAzFPlAjl5vboipIMVc6pzgJQdZXuTL5ojefkDs2tnoDKnKkR+iInCiG",
-	"QCVASIFAWaKSg2Q9G4iYbQozKucNlKNDtGQgKzDiU84tyxw2GNnfSLOv27H+9jR7beoZui/MF5GECMBs",
-	"t+3LCPSbtY/Gt6ic98VjOKuk43bgRFFGOyW+DjzP6KMnfTSl2d4+3AChiAc7QLIFvH4BTYFV2dtm2DbW",
-	"3ZFRo7GnRhEiXxPJSwzQRQnQ2o+fP6X/3OaURMFouoQNGQlctitdzWhaJ5Zl8hEdZlOXnSrDDGj1JVZz",
-	"+g/WWQqGtHlhCXRHmoyXDv/wmG5TrA6LU1Tp6BJlqqze0sVwQ0mguCDmpCyCFI0ERCvdxJdFzatMN7q0",
-	"i2DksWg1RwCTFwKagUhQ/OiIpO8EjO/6r1fh4Os6VBu6HEc+S7wK/qOchYdHWn1VUacknYYyf0K7xuTU",
-	"eGw3/klY1ViD4nPR/i3nc79RukS9vH6r2rU/vSZ+2YEi0j7P9POdFNn6x1XY2bKVmHPE1Ie9dJK8NP4I",
-	"Yej78O7DfwMAAP//",
+	"7L39kts4lif6KgjdibAUlymnXa6a7szY2M1yVXW721X2OO32xnR6RYiEJHRSgIoAU1ZVOGL/ug9w4z7D",
+	"Ptg+yQ2cA4AgBYqUMu2q2emJmOq0CBIHXwfn83d+HWVyvZGCCa1GF7+ONrSka6ZZCf+62vC/st2L/DXV",
+	"K/PvnKms5BvNpRhdjF7kRC6IXjFy9foFuWW76SgZcfNkY9onI0HXbHQx4vkoGZXs54qXLB9d6LJiyUhl",
+	"K7am5qMLWa6pHl2Mqgpa6t3GvKV0ycVy9OlTMvqWFwUXy1flkgr+CzXd/1vFyt0+SWEToiUp2UaWmkhx",
+	"SXK2oFWhlfnZ0JzRomDlIzUlr0SxI+mcZrdyseAZS8ma7oghnlAh9YqVRAbfvSQLWRL8vZQFU9FWjxTh",
+	"OaFCbVmpyLPzZ35yfgbS/eyEL81gAo6ZmudS3LFSwdsv8v0JeWtGGrQBsj7XOj0vWc6E5rToJMW3+KyE",
+	"fCezas2E/m7eRUhuW5AFL9ghWvL57N7kfL+mvHhL1W0XNezMtCCaqttDtJjn96fmh0Juv//Isgr3TN/Z",
+	"XhRyS5hr/7lWzBA1kJax+UuZ02nOIS0KwrUiZodzKdTkc1H452pNxRt2x9kWl7KP2JV5gZTwBizt56Ls",
+	"hciKKmff7QRd8+w7quk+We9XTBD4NGE0WwE9htA0ZwsuuGmVkiXTilCS5vilWU41TYmc/4Nlmmy5XsG4",
+	"ykpovga2suDLqkRmK6EnZb5plsNQScZmgdhHut4UDF5dy5wVhl+StCjWKVJhmG2lWEJkiYzZ8whsqX4u",
+	"ZsAzg/Ybnt1Oujgqx/mYhcNosFV7FYwuFrRQzE/pXMqCURHO6asyZyXLzYL/RNdMHZzYFM6nIUKlZCWL",
+	"XMF44Ae3KerpfqRgOIpwc1NtZCGXPKMFkaZLMqY42Eyal+lCs5KwO1bu8GeuSc42TOQK7jbNmSK3jG2g",
+	"D/yC7RCIUimhZUl3kyl5oYnSdKeIqIqCbIH6FcOvLku6WRGuiJCaKFmJnIzzalPwjGrbBAaTmHVh+RLG",
+	"xsWSULLmSpm/TKOEUJLtsoL1rpDE6Z3VE3fqOlV6U+lreFPda/cLkkr42AzpcPs/gWn6y/Wrnwg+cDsd",
+	"W/eONPzmqaN8U4mfqvWclYe3YVmJmYB2qVnMBS8Kll8A/RupOB5X3B2erxO6lmYhi6L+zR9mYLvznTmZ",
+	"VrLia5aQnBVMs5xIwcwuBhJzMlaS3HHF5wUjSIWCI7uid4ws6Ub17oqa/hPn6Z1i5QuxkP0bgSrFlwIE",
+	"gYyWpTlGZlrwZ5YbvlQ+UqRkmSxzc1JT80vaNwLTaMYNBacN4G+04DlM9fdlKcsetnPnW88YNA+5z6aU",
+	"84KtIwzoEk7xeqN3pOBKkzWjQhH4WN/49no8fpyaLcuDUiuvm3xWWfElX3Mduce1mbQNK8mGLllCnhi9",
+	"4cn5edfUFPCZ6DQ8PU9Ga/qRr6v16OLJufkXF/ZfniIYLiuBpFCL6ZczQgXic03Sa7pk+zSYX+0ZT8yt",
+	"Umq4DDR50jVLZi7jk/Skd1ZelzKvMt0/IRts+Lnm4vr61etS3vGclf20mEuxMP+zFGdSGNLgRTJOlZIz",
+	"988Zz9MTBdc1/fiSiaWhwm0t/+8o9T8XRkKcU8W6Tt71v70kuW2DamwtclMFN0JLj/tsQvc7RZesobB0",
+	"KP5/NcKPNIp8ZV7B6eeqS3tpbUvTauZbHa+FI5mlXA+kDu8TlpuzYnQYEO+AXpCsx8BnFb/rlqAWpVzH",
+	"icypZmfmM92U2pN05FS2j1X7aOPjEyfvrTx26uZsIUsWzhr72DdrWp42Z6wEFf4QiebKV2S7ksqr8zTP",
+	"S6aUUZQ05UJZWtlHnRC+FNJ0QDKqWBe5zHxm1HHan379rP+0gyTUy6QM7Z/vBLPyhbrKNL9jvUtMoRkZ",
+	"m24m5mTArzmD36mRNccgU0xwujvFFDXDLzXmLiKGGOLeyIIN2HuwuqgCcwV2v67ezbNGx/9SssXoYvR/",
+	"Pa5NrY+tIvDYUTD6ZOgpmdpIoVDP/Jbmb9jPFVMgnZhNxAT8STeoknEpHv9DGUp/HdgbSJNvbCfY5T77",
+	"L7FTklFh9MA5XKgZU8rwK0UUE3o6QtPjouDZb0Wd7V3VhomsKksjyStt1NWG8YGSWo81yzSBEUCHX478",
+	"d4J93LDMbGOQmsn46/PzCdg9qCByw6wpxcw6vaO8oEaHMuqW2XKKlXcM3nlCUiH1jJuRGdWFgfDwKRn9",
+	"IMs5z3MmvuySOEs6nAqSS4YGBFqYuxdo92MDMn+S+gdZifxLbxwlqzILCGQfjdojSzJnhRRL8AzETPmO",
+	"6Bf1hH850n+SmgQrTXZMXzY2hHMxmH0BRyGTOdvfIaQSmheEa8IVDOitlD9SsbMsRn25Eb0xhxDUJcI+",
+	"ZozlLL8kJdPlzgtCTqswF5RimRQ5mMnSN6bV2ZVpBTr4itHcuqqCR/uM/Np+Q0uypVw72QE65WI5jd0T",
+	"teoBN4WglV7Jkv/yJRf/R7SqJWRNC3PVsjwh7OPG3MVm35bsTt6yPLSYwtLW5oMfKC8ekOA/v337umWb",
+	"6OPTC6CA1BaDS5LmTFNepETRnRGZWMkIFTnZrnZTuJZVbce7yjK20e9leWtkdCNGIL3NDrGVItRcVRtp",
+	"bqqtfeWSpCDdh5a+8UYqxefFjrCcm0M133k5aELM0aJ3eNlRItgWlQjrYDB7xXTCSs3xnqZdRBVbM76U",
+	"AnEzRxBsXCaMnvv3UevZ6MOeCJWMWuRDl3kOf9PidUAKCmf7SwHk1x8wp8AMkIxTO6Y0cWbihKQsXzKF",
+	"2qglBQ2ghpQ1U0YIn+GD7gHDNDfHCW0+xCTEWrr07Vo97c/BhwhxuDm+lfkurtbSpREOwOTuFhs4fqan",
+	"jmbozu9Lnq1Iij4QtaIbRhbSXGnq4kak4Pwwsq95y+71lIyfBz9bzmq07UlCUmshR1s3uNlVSsb2hL+l",
+	"6vY1/IbNb0RKlarWLJ/VHvmUjK/wx9f+N/d1EChmqlqvablLyRjO5jX+E9qYE3YjwDbsdltA95tKuDMW",
+	"kj29ER3bvWMLmHm+5QI0C/v1CxKfrI4pSUhs5GZCWkOUJYmPBoneO0a59Ysd4m+4hcCD9sl94jPscrup",
+	"w5m09HXv67hbz8z3hu4KSWHKqSD4UWLPz6Xdxrh/4fJ3u5gsSrlubnwzFinYq8Xo4u+HJ6pjn48+JYff",
+	"i2733reiu773rfYR6H0hfghGnz6YRcjBCXitqa5UoJY1z4aCxzE3Ib5Iqk1ONVNJoFJxdMAt+R0T6LoD",
+	"xVKzterdrhGiXmi2BlZNP77AbzizoPun32LgEtzbnH4M0b3Y1WPHVMR3LD6De2glt6AAgTdybDT+Ndea",
+	"5RPzNCsYLQnXU/K24atiYskFIznLeM4cp76jRcUUoSVDYeOSZHK9lgLdU+Znwy4EF0vDY8xsgvfK/ANl",
+	"lBSEkFTd8s2G5XAYAnPL1+fJyBBpdDJ31e7xGO/H3B/3T3TNnL0F3I/jjCp2pphQXDubVcO883W/eafB",
+	"VHzf0YUzl58TNZ+vKnG7v2ShiFgUA7jAX5QUfzPTPvr0IaoYmn4eoQGMCZ0QKnboQoXFuiCU4GAgksPw",
+	"fa40FdquRMmoknbBjIIcxCGkZqDpjYB2tFxCLI9K8TtaymJmlFJ4L8cpl7IAR56qCh00K5muSgF3RifH",
+	"Dy81GNJFg9axZh/xk16GTELi0XoO0gdQYH83jWpKb8SYApHEN0a9Ok9wxNyIt26gYBtrDICMtyuq/VAJ",
+	"/sxye4X7G8qRDVY9S4m5LR0h7m98f/BV5rZOdOsJKf7Kdl7PiQtnQordWlaK3LKdn8yUbvgt26UEFT13",
+	"fowqZvQd1GFAEeYZi0jmQorZLdsN6BICI8DUx4Q54gpdNlwkRMtbJkjJFiVTK9hQBRe3xOhc643zKvSI",
+	"tY6Q6PxseKezusS4GSfjkE1BtVEEwTtaLmhmNOk7pvbHPqeKzaqyiAgwcyWLSjPy7s1L7zJz3y1lpZnC",
+	"YAEX4MNysqnmBc/CN+ykG56dYBiJkIIZ+aJ+DWMmgFughreSSrsPWHFtYuWRWgvblGzBP4Jchda70cVo",
+	"pfVGXTx+XEi5MZMxtY+mmVw/phseE/jwO10yk17ZjjqmICGp+XDapCPeV2u1bcdJvQYdy/5XtnteMqpZ",
+	"IFC01gr0zyC8trnIjcZtX+CQCyt+V11h8Ks2HMXqQpa3mMMJImR5aeOaBGM5sXbiSvCfK3b0RZaM7Gaa",
+	"0SyTldCxIILWGpYVw3AU5pR0tyHtN8gYrJFpEEaQJkBzHpiZbtlu4iQwb8YMbX+wbblSlY0MMROgJUjS",
+	"QmmGYncjotjFE8tyOaP5mgt7m7XjixXTRrQZReMjwu3Ufac3dlAXd21sofouWRiBC1gbSlfI5bjyNwdy",
+	"Q2+cqb0BJdMlZ3csJwXVKK225AigKJ9RPdTJlrR3cu/G5fkA91MyKqjSs0p5YqKqHMieEEsKU2VPWpTu",
+	"XrrWMucLzvLZfBdj6JIYiki2omLJcssHM1nml4SiRYLnIOwE2xZjKc2Fr3ZKs3U6HR04ye2Tt9ewHW8+",
+	"ZBqtofFLTWKLHVgqI3pE68i7A1rb8y9rumB2b9lONeiyI+6X7M3xiFMBJ8l0O06L7Sxt3GfPviIlFblc",
+	"E3MXfPOsKguz+CXNjBo7mZJrZviLJlSR9MpamGFpLsi3jJasTEEy4QpUJYGHkluXUMk2xS66G4Dc2aEb",
+	"cMFLpcmTpwE5Xj0BrtDk4s/OI72gNnvcQcfQuI4FRZvcoVW0S37mlvzEBW2xWHglYFuNoTUPtT1prSlO",
+	"ImkcuGW6GfdLrnQ3234lGESemUWxzDsi5dENN3Il/D3MZABd1z6HtjEgsYFsyEkGhqwlGNdl3jnYSktN",
+	"IwLpT97XY4ZC1lRnK4glhm1amK2ZEAm+rqKASYGZ8H2dR8PFGvK3myZHQ+Ii0XC03Yt04F4Vbl1QQ5OV",
+	"xsh3vFOvWnuYMA6ORcvmgVG2+Nd/4Jv0vYsjN4OGKy7Q0YzE5f1BY3uyCNVkDeqAMDNA1lxUmk3sUecL",
+	"ItgdChf/vIiHXcSNNdhS5dyDly7UnxfOBOyDfP/Pup/vdeE1A0bMVf7V4q9/pE//+8//mk4STCbM5FJw",
+	"xdxA/nlH3u+OjLLdqK0/Enpsnzu7rw48fPAFb/qDCVMrWRU5yVYsu93ns+D8nBkuPoO3MZep29N62AO7",
+	"N6bWIro8Gow3cXZNuSDe4VU/tmOBQUZcshEbcGQc0Xmu9OqaKRV3XRPMfzjjgihslDg1+U8SlG/cTDFv",
+	"eMaUmh2Ql//y/i2Y/o3k2y32EilQv3Q3hzKCsCJZQfnap5uQVFVza2G1XBu8oR83aUJSTsHNyBW6Fas8",
+	"JeO0cTGl0HpNeWFa2KHOuPMF0M1mtmaaohPYB5rZrJC0tZ+d2VoWLL0EWSC9Nb9a4yXaSzAofCmMgAPW",
+	"FJzVv7z/63X0OsFwD3WY4+OkWz5m34AFeyf4RxdB02ABXOhvno1iQprrkEeW7yVfMIi1dYbYsF/YKxhn",
+	"M/7qm/NzUonChr86MyLEVm25st6Og8KiNbh27aRXG/pz5eLrzyrluDiY9l+/un5LHpuVfnz35DE8+K/L",
+	"kgoNfs7/0vh0GuTEwb0In/jqnOTmF7kgXEAwKdc7MvY5j/OCTdwA0RwKW4dASh5cNQf0ssOO5bnV+wKz",
+	"Pf4UjQ4xe7FX6K/06p2KycXhYW1Q19gHjV3YXhlLQhePeadiAVlX9rRGWEpimEK3ld+m9CtrO2urQ/V5",
+	"HTopV5vNj+6VT8mIVpF796rKOTNyahAw/cjue3VJqAsJaLCWRmRA+CS6jqeI+hgfHjZ3EePxpjMbiNEn",
+	"QMLaYGiSlY25uOMa12GM7lb7KbtUGOnupHcMrztdvoyJPs1o9WZGSgpR1FZTm7pcmmEqjeHFMy4GTAgo",
+	"DDYvkIsHU1QgXDyy4xqb3zRKuvYZ2G+dZwSDcMcurhzC2bhoXmVTuKKO258ny7HHnsf6MMYEUHM8Exdi",
+	"73Z749i3u+0WWg+xrJAr7C2OEUkJnRuNv44kW1HrQGw4kzIqrJK5z60iCmBc3G/5JAZtbpdatv/VP0NU",
+	"tiUbtSK/q700RMYbqtRWljn6mpWSFzfV+flXWStvDX5kcVXYNYuEgXwPuexbWgdekhVVNSGNGJj9a7Rl",
+	"s3JnaGCmRdtdZ2cqJDhm0INeDm2a7h3zupQLo36bp+2sm+amgAXxMSRxntXx9FOEtOfXfwuparsPwfwV",
+	"2ySAkeIeG1JzMnYhSiRnGtIYJtFVNwOdKf4L69LDIR/yF3OpkPlO9xvzgk/O1vMBX12zJYUvkzH+z2Py",
+	"5PzZH77+128SUspK5OZWk+QpRBCtaaEmHSTYLPRPyWhF1Qzl+Og1AaY97a0MpdyCBUZTI5JaeQZfjzn8",
+	"rFVylsmiWouOoKk6It426582/Gopt72fhH1pGpKx1VYgmS63a3yEqTXosz2scGu01rQxwUmwMT/E9/Rr",
+	"hFUJrbPNrR1kBsQAkQxBqJBdkhT/OXuCcWHw91PU5ZQ0aqgDySgZYmM4ha6U2+PY1NCrMDy0GMhgBntg",
+	"IXHXfR0u44JtWVnje8D5MBwWfp84+AOBuCBmCyw4K6yhQTWGdcT4fMzh1z1Bhm55WoMLpii68FRkrOhK",
+	"AsCnFvWAidxo2JgOAKgqBKwIAfYFWIuOD+fPoJuG9IQ/RcWm3yhiPjp7K6p/xEbdQfI2kAuCiesg4nQv",
+	"Ln4u851LJkpGOTffWXNBNSbUrelmY6gN5vNQxDXQ44fQGTwcEB+Gr3WF87oG9gUXkRpvjSGttqkuqUCg",
+	"lJmWs3nFi7zrvbe+6Vv5rWloP+HD0lHg7HrdBRy/g1bw7ie/I3c/2bRls5SfhsZmByPpjXhuTFFv8HYw",
+	"/31to+MaEnw/qGl80iFQO9jl3bfD3O7/g0y4dVw+QZSjB9LrFNjDRgh6hR8JbPWDBPimQaBDMXXfNsKG",
+	"fYGM3719PunUR+PpRXwYdCDEIG5jnW9LrjUTPpb7JCdOFxW2Iw8D0zt3iom83yxmV/caG+/puD1T3vAf",
+	"HjXnxzlW2puuXjE/zgQ3dA/TV+2Ag+aZKOI4OBgtubTCtVEEmlg4x0QJ2KlTh6MdlJYly908q4TIIodM",
+	"QmdVHRToEOMDEZFlEwW28YN2wXAReJuTQh2aUndrpE4wCVf8noEPfsaPCHwwM3etS0bXnXku/qLuV7nt",
+	"GnRRFqegoHyNqHse9yUagEG1ZuuNtnrWfEcohEqz0gbN+7hV/BWCVSEYo6xE1IAcMMNeJgNtbQZlh1ge",
+	"5I224NbKSihilhcRQ4LszDRM+MvkmkGiVv+OKxhVbDbIXQRNwVVxaWNhOU6Tm8813ZE5Q18bywldUi6c",
+	"t4Ma9afUc0Y1YR81A20a53LYhdOEGD4uldUipDbmyDoR2lmuTXf+zxWrmHXQ2YS5dBIgoLnkEjdFwYcU",
+	"0wqC222grAVpFZtKO+Mq5N7UKEPwLI1m0DZb9h2gxgl4z/XqLV2qq9cv/Je6E1YsmaZBbTg261UKWqT9",
+	"KQstQiP7K7yIGmchpK2x3NGzjn6E1wUVnYpd6GrYFFRckrW8s77UhriFKY2mSWpOeQqSe3qCjoc9zuBL",
+	"DU0vePC71/c6cjSPS47O2EYj1gAcECXXTEN03pjCWmAk217a/WTqEt9Tl3kMH0ghE8934a++cXBX2MOo",
+	"JrjABQdQFwt2ir9BZgLcUeCtBWNGtpI8Y/GUZUPI8dzGiXouWsFPSEIazOXXm8Zq3IwuyI1dqJtREvxt",
+	"fg+30M3oU5xN4GQ9CMX4qXtRDOaNDlojHuUNOonhecfG9Ee2J//llUUVrgPLw/N+CXIRGK4wwxNBiGlx",
+	"8GLvuKe1hM1rL2Werci6UtpqbW3Q+KY/hsDNajNXnQaUeJfcjWhmquQlXWjs1CW6haPCHXx8BBzXUUci",
+	"gQfRnhIbVM5Fk40WHMJtrgol0fRvLdg5V5vCQeODhUiwbbFz48thTM3ZwBQwJKHGHcYhhhGS+9CF/dFp",
+	"BzfW6xXtyjXcmEdIf2Pe7c1xEcaShTFkdFkyhgbhQKyEdbThZbmc3gh764Sf8esvcoAcUTGJZUosx3ax",
+	"z8Bexzahv3knTfAGvBF00AVI3mDmc5Posb/eAR2CLPhH0waygygvqtLwZUBduBElg6RBbFsyYkNieK21",
+	"2L5wdhNICYM/XQNeErk1W056N6liRG+li+ADOKZmuipcs8kIDXCx6zZc8W7VdpAppTGPn8uegpxmrzdZ",
+	"3iKQN8QUYI7HAl3K8Aa6RkXGyJwx4YCXH9TGEi0S0e9ldqesByyidSy72VWEFGhZgwTUuaZmkcAnOR0y",
+	"8EHGnSYbDCw8iY04NAcEKDCnBBqEVjCr0B+5Yw6G+8qtqBOfQ/KQv6gKFZcxBEJOfEN3T/3l/VsPrG8D",
+	"JAFmwUZT3QgXJMzzSauaC+4/dwq4juKqHGfLciMNVQfcQn1yAtqRO+UEsKuwbSdr35MHTt247diBQcT3",
+	"WN5CSntsY421bbyXmPGfYCaLMdCInWyQPatBUCyP557WrOZEOaKisw9bcODtMMSq3xY9h7PIe9wH7ohv",
+	"NgVnuQUy43nqTzT3QXGBTOkjwew5nN4Iq3cqpjHJ3qMHXlr1SjkJRmleFE7tq0W1+6UOdJuwD6xdaQSl",
+	"P5VU6M5Tj20QtzHPXTh9K1KqpQqu6wTzeA5a1vjoJVkCORDgJch5NIg6tIHX/9cf4EyVM0LYXPfRj1RU",
+	"tCAQqwz2zHwN8bft62rnK6UYUresZPiOuaiqjaH96/PzINNlD8zmvNfOgBPVvUAhSH0PfsHhJanResOp",
+	"iGm4P9BC1Wn/bez7ECc4HmXTj8wTfs/6OZ42JhIF23lBxe2lxTsgY8NXqbn4AdKHCw/qU3hIy5KvQa5X",
+	"VQkRSChHcM2I2tCMOZUTknqNaO/xrY1IwcVyDx5oX2HaUK1ZaUZ0c3Pde1N3ogrg6lqI8J6FnXNkAyE2",
+	"+AMjVDCl+RokiEwqPduwclaJmKPqe9eQZBZlxMiIpi0kQlx/dxnIj5W4FXLbjKTMZTWHsNLwRuqgrw4M",
+	"C2N6httqfigZO4MA0bwZSxpMZEfX9UrFt/M73JQi2NX2owc36qRlIVpu9Nkzac3cGOie9u/BI8JQ36+k",
+	"u9pUSGWLDrlhgnKE+7tjIpfljLYJeTKAkPimeY9Ru3afyAVJke+lhKsWIZgskpDUSC5IDyA3RXDCjoHt",
+	"splyQF4wXd0ns+ET6PTQMQdtPQzJq/FRi+sahfSyhoFLVFLByWbR3ByK2qCtu19wYYjHDTbjw8CTvYB9",
+	"7SLB0O3VxiebklfWpHfL2Mbm+aCGB5RYhgI/KR/18PFsKc8s6f9QUkzf0K1zggZPz9Qt35w5g+XZRgKi",
+	"E07Yp2SE9aIeZqxYHKtnsLEVrUHyDkwFUkrG1nRBqIuBhTydycNNSY0oOHgnYyjUvt9txvNIlvC/s1Ke",
+	"zSkYPK0jlIucfUzIspRbuLHN7ICzAfGqZQnSNtlQpS4tMt3e1rZeR4/Pl0LcHAA2L3zBKexvQEjvEQiD",
+	"XY7RHuDB8yM5WKx4Sk1mdOr9YnazuXcYudEhfrxzlUmov9zA+79f7mWY+P9OGDkao1vstNnvPlIkNcw5",
+	"3dME0D7eBCt3EnkmBSTuxtWFg2pBU+CJeUNVLdEYdboEEEx/cWm+bl6oZgQdUlT6AAJQlJV3aLp1/APY",
+	"lsC3EFB6aU7GYK/LEOX7vtIZhMN+bMkk/oChjFXWpS09ygXaBnqvwaBmzqBiKn3HrlGDp1eDw6y5gwI+",
+	"5KgQaI51HsGGiPVtFMJj+MTA2qlrVtCaEJwWYzOeeeRM+izGljzfKKKTOGXLMFl7QhvK30HZ1mEoueTr",
+	"My5cfefcAtC3shyXkjUTpl2uWbsCTyT9JUzgOVJKvY8uDHMf6MA1LI2y0fDNMcZ15EaC0ZHUD0poa6xa",
+	"mApF3tjdbaQIl8K94Y/BBvIYKvCkl1g4qaNN+Gn1+Feef7KvJcEiA/RjnYvfx1IG52+elHsWbJZw6uvU",
+	"xs6cs7rW9p4Lfc/5ZRv6oJSDBmHf/O1uw74X1ToETz8uGkGxrGS6FYn1642DY8Logv/9P//XzegTKlS/",
+	"3oCLwMxB8DAhNyOXjdh4B881sBswNt8Ie5mADmXuvWDwtpyrYwVMZOVuY4GISsOzDS+AXF4f9dnweNip",
+	"T0bbkmv2ShQ7L5keRNFc7JU1doalr79uGJYOM7gTUDVD3fvQkrtqhlcbjusdV1GDPMn2njqAXl/vpx4n",
+	"SF3D5LALpFHsZKiXo35nEPRZXwj0sYHPv2mUsffDhIW17+eHCdbqmMBi/9rrYGd2cqu6JM1xXCes0axr",
+	"LmQreaBv0PdijyeWN8TSnDU/iYZmcTWTtIoV1AvzQG2nXBE515QLEHRLWS0h6e7VVaVXKBIHMLJzBpf0",
+	"buMzoIeasN822Z5XLsuEUNI63qjut5iyWuhNOumPCvWD9xBP+ws2bOkPc4PezHHXANS19giPq6IQ2Zaf",
+	"etIXa/IOD9ZfodEk/MY+DBEYVCMwFC/LUTKCmX/q3OjuRhwlo1u2my04qG7ozps1T6izm85KljEsi2h/",
+	"mvufotE1/isD3O82DE9LGzJxaXhYwShA/DHLYcLz+yT5fUgqVxY+Gg4s6KUl2xQ0cwJiARXOiTOGFbvL",
+	"YcLD/UQHtgXx4cHFgk8HN6w6hCMd7NYQ8BJnrg+8sivgJvjm6TFXD7JzOiOjmrWOh9kd+tAn1zRHdSQI",
+	"MiLj4dCTk4PYkz2DMM2mo4eUGIeGV9WrLctg89wjmW4IWuJ2Jf3OapIR+gT38FjD2KffBD4xkLjdILvu",
+	"G66/pQUVGTtcZgPtk2SObW3JqMPueWvSnDmTZsMycd5mptfm+rUBoc4iKReEwaUdVnCOedzJOHTFYWvb",
+	"rUIeDLRMLsm5hTMV0jZbUYWxka4+9EC0Ozc6Gz0RKdyEAzKisp08aKq6qu8f0WdplHxh0+SbvaYtulLA",
+	"x7UKbbgaqM9mVJC8lBuwm27JL6yUCZmzjFaK2QmCyAJXddzXP4A4Ia5ILgW7hEvnH3KuXI4GVD0BIy0W",
+	"D13Lsg46oXXMycBxHw942zpD+5A87eWLTW73kYHoouEw3I317zooSMpwQO5GnNPvE5W7e8Mn99cj6xk7",
+	"UpNsT1pEYPEbPly5+8SEHbffT4H0sz1E5YYWBJ651WzzMBosCcUEUG/t+oHIYWvsuJuOa8WKRVQWGOiT",
+	"/81wtk+Dz3Yhdw+Ab3efC36fk9lN6GlsbIXYGfiOajqnij1HdKVD8a0AaZTFN/mJ0FIHoapCfCVwp2Ih",
+	"8z2tvBdQKLdj7BTvcplBRTTANxoqnrcWLuykHljSnLdDK/Cd3IpC0rx7CXLbIl6QC6037MyC3xVc3IIn",
+	"FMOAnarVgkO1CEp1WW+bmXs6iDBUNVNabhT0DDme94C1aIz50PS9lrK41lR3VM3kSvPM3j625gnP6CNF",
+	"3LoZEVEwzJLaSFkkpGQ0r1O5MRDFSDmGA0biT/NYIsqLvAi/POBIcDGrYvfQ8/ojJKvKkgmNNVwqxfq/",
+	"uqYfZ4bCWVZIFRNQG5+HNl7ywxDxgsG0gH69gMRETCWyvhJAcAa7c1+4Qid9hYWFPpHGnVmwbIXXAy+J",
+	"FXGI++zDEyw3zBxsT1RHzjmCVjtyai5pXg/3htFH1owKcxoRuC7vX9hBNEQ2jnkvsdsHtOi8GLCNtpTr",
+	"zivAiF3B8DCCpC7ZsaK5r5yPibjBiXvIpQEi8wqlgNladZEKEORqY/i+ecUVEB1GF8zdmhcFj+GiR2Ng",
+	"WjEvbSST2IaKrK/nEAmynMaiRAZ/iGe+kdveG3/A5eyDneBudtKlzcc0ajuEuh0Lc/h5bu3/gO65OGBj",
+	"qFKaFhEsRrsCkJcNq4WyE3l+/bewzjFOjboMVixVPxfpjXAzjO2sR4wWtFRkjG8l9sAnxHqXJh66C7ze",
+	"+/CPNfpcX0zEr3tRYr/uubI+NMNCfT3TXz8dERK6l6V2StYa4GXeS4/tkiBDFNQhau13TEMM9Z8ZLfSq",
+	"W7N17YwQWOiVk3BsyoOVkKYkxSDL1Ig+KTbdpSgXoT0OqqFA8KrZ3GluFLCc5bYNxAMLKc6YUtZoCy9g",
+	"djjLEYN9TrPbJaS0EMDY8fFwlBekZAXdYXJ5WokmCZC15kQ4WZI1t+qfsnRhLxE7CxARX1Uucn7H88rT",
+	"eoF+X9NJmpC07sT8qwYFsiVsgehWCdsU8LAHexNx7Z6bznGZDnHIvo/ti8jm5UMX5J8hAdBwqMIvl5by",
+	"lmi5BO/0/a+/ZATz1kf7v5lGnuiucvCv7lhpSMXC3JdEMVYXDaYkaBz6RO1OgsQ43LOQQuF+/hCFx1gz",
+	"pel6E9k4QUUTpyycVDql2oAUbF+KqDO2PIqTTTDq4J5CUycC2d8s8JgbmYWAADCFVm7Lk+n59DwlVoZa",
+	"r7mLYD2s4tlFrWnYm4Jw3ps7N3HnODgNbmdFeSMvWaZtGfuOUDcA2wigl1xW5ftXb/76w8tX72ffvnvx",
+	"8rvv34ySTgQkxIa7JGn7HccUMQ0i3IyRr/ufXr+8+umn5k/X73788erNi3///k10n25Kud7oLu6mdFmh",
+	"fOvCyoBsG1H21dPzQ1mf8Lg3aswD15rV7T3lDuf1GhpH4iTMYHrXs1OQXVWii9W7gvqYf9KSZLkGdRfj",
+	"oXG5hpXHDOl5bnrvjQWxNEbHaKWwH3jBhkdpxqTmH8Aa+nORetlZIbKO+XHmb7jQwTou2ZIrzYwKe/1v",
+	"L/1dO0FQKJp7XMFewdvLN/tHK1N3e6cpzdSdrcllG06wwt+mkIZXgxhrvnlpx4TKG1oJuQDNM0p6A4kN",
+	"OlY/x2G3W2mnkaQ/J36Y637sU6bPG9V595Kmz4/yubulsh73LxX2CfPYkSPUuY9w8sdO0i52JMUzMYUn",
+	"qd81pwScDMo7Dg/L4eAwT/ph3aqhZQ6PFQ3p+E8cLNqcvXvqR37BjlGGYutwGrSTH8vDhBgdxaADjozp",
+	"Tpb5+kN3WVfFOx0525oHIQqwuxwrJmxCKQiHJYPvkZLdcazy2IBZCopeCEbGABK2P9DJvUg+xK7ees60",
+	"koVPYXFEG/Z9iOBBsFCRu23/LnNj/kwX0CBCfUZ3HAsE3Kx8DdqL089bmdmT2FY7GTDsRCPenr/YSRLo",
+	"641gnXz5YLnWxT3tqMQMJyY0qncFRRmlfE3Fzq6PIqrKMsaMKDQG2x/8W6lFVbgl5A4s0vUz6bfxD0uQ",
+	"DvlqkB/dKhXUNZSuskEd/OT4ckIDIwn97usCabN7H5+o+wP025C8JrtIahX4mCJzkSXoYNhU2yznxmm7",
+	"uBEpwFan5H//z//P3WgJERJXZMc0GWfqrmbRYMybXN6IFIVwLpb4LsXrgIMFYmmrJm+pBUCa12HP1twH",
+	"5XpkpYIbgy8IFbvEwnuayw2qo5rOrHWj7k24/Q3451berU2Il4ATTHM7MCef0zvKEWdm3Lp6wLwNbyD0",
+	"JUyFOS3mS5btwae6WGQKbNWXttlNLslRw5zeiB/lHVMXxK5IQtwIDAPyJPw//y8Jp36Mf08uG79Cq3DO",
+	"xm7292fTNN3vaP972u8jm4oL8UPQprbD2rW3P7tIggYUJ4wOtrb9PNplLUEYtwKFb5CS6KXo9r2t3vWD",
+	"LCOZEd9/pBn4OQVs/dTsTwuhgH0jAtqmqJTH+yUbWhoy7A8qhkN0sNQdFr/yjRKMNnVa2qWveLdnBAoz",
+	"ZHs1M8jRiMSpGX0YjqGWxNbDcjBeT87PyY/fNhjXnAta7mJ3UrtI3YH04XjNOiNlOVj12ksYz0TyixEt",
+	"H97YUC52wzOxepxh/hPyoqOxfT4d4LDvgAC30dqVFrsASN16JOTd2x/O/mBEjYLBpoeChWdoY1pTjJ21",
+	"GcmTE5ZsLxu4OKwbA297yaM2sddUr/w9nIcvoM6WgDdG8zvmYBV8RWUpI1GR4GkLk9Gj2ijmVbsS7RCI",
+	"PGdElxyRYRKSQn52LjOEj7Im59HFyP8eDe7bMEE3PN7xqw0TV69fRAZJxtdbulyykrx7Mbln37N/qK66",
+	"HiXd7hHherNvT83bsV7D53G5MpdZvNs37DuZkZItWAnFqM2IXbfwWqw//F5vZLWdb9d/axaSxm6I7dDv",
+	"15QXb6m6PWy6wTLUmqrbHuMNQkwAzMZw040n4j+x3SacuPtZbcK1OsJuEyxCh617mG5sgT8Mh13IMmqL",
+	"7dVd+7FXrd+NzHcO1wnSIXM7jw7UqQXeZOHwWV6Bqx34zy3bnWQHGQQeEKxq1Ix8kpm4E0nK1Y9xt4lF",
+	"qYVcR5geFRDVwL3iee8E3Rf1f5AxeZ8TPNgu7DfUwLmxL3ZkpaHNn4s5BE54jJsm4ODZV4s/0ifZ0/l/",
+	"42LqUH2n9nkaRac5wsgRbKlDdo7Qce9MNfYe2PP74O+pxf5RBLdHmnNlJixPbS0SZbZII/+8TkjCCoNU",
+	"OYz7SbtGDvZrvxj39JuN3XXom6M+JVzcfb690MmA3Vgr+ydYsQPS72PIHrA9W/ty2E7D7x5jDXMwUlsU",
+	"IZHx9tuHACYHe3MvHYpqN0q/nTpalsDbYcZiFQVWVHVOZO+57wpxOeZY/Afa7THLV3Tzl6UsbShUJFI1",
+	"j7CnH6mRZdiZM7IQ06zFHYXUs4XZpVi1WywKnmnz90KWc57niNVqWnHzghHRD4OThrZ7Q6x6GPDN7z/q",
+	"kjocObPl7mjBc7wRwfakyNjHfdqAzqSOBLWlsGCzUmH/OZkGpcYiMWDVmop68oKH5otQvGYL3rBSimV/",
+	"lM+hSo3B4qqYENMeLDFyPBmDJ4wL5PZp3WiGM4IG+9ZO0R/7YB32oVoeDi8WkMsWCwukhvCwwIxiytp7",
+	"DzZmB92+2v9+AwdL3YwScp6QmxEiXn0YHmb4UqJUda3ZJlqKXS0PxGrH8t8wM6mHG6DRuwAN0XTh5rhz",
+	"bxxQBZ0/66BGFzAPSwtTOsrv3r188V0dxQftcNZVtQGTLxU5ydm8Wi6xfF2hpLNAp//9zGorZy++S21u",
+	"1WR6dJI/jqlzMq6r9ZqWu2gpU9wpocBNFaFku5JFJGcJWs86OcD7Y89483t9A4iXEbwiCh9HuAyG9Zhh",
+	"PVKkoBoKlaAJvsYENQvEsbJOUBUrXsoNGUXEeowsNT6PTaEzgMTd48mT4TaHcGFjIeiAfttLbRC4fJzN",
+	"A/CO4ZSYRekLVgupSRozGV3zFo5yND+vUtZ224TetdHVeXpR+6fCZB3gjmLJBZuS1Mam2ppp+LNXzTke",
+	"XbMtYL3cFNnOzPtczDalXBrJJL0gi6pE2za0oiWzyFrWXcHyKUmppWWGtVovCCUrc20Sa5YO1d96h3IF",
+	"6VeQnYn2HHCTNfqvvSogekKumP2o8+aoaYitfWGj8aFLsyXViuWBS7jYkbG65ZsNy8m8pCJbMUUQoIQq",
+	"/8Jk6p1AFxBMp1wEvS/xawtWOWxrV9uuLmKnpelkSlKrfKUXRMmFPrP/RBebkdxR9kvICgQt/N0WDUyV",
+	"pgUDGoIxNpxh9Xxi8WPofCk1erxZ6Uomh8IwbqZRMrJbBbOp3KRD1oXtq3ZBmTvc/QRUjZJRc92jEvUP",
+	"vGDoN3huv3nAktXwKjn9OIkGGPf5mDD0mpJxmqST+zmaPpMj6BKpWgD0bP0Qz1hq86WfoEAOfz9Fxx2U",
+	"/It7kYZF/2jp4yKElmRcSLNNMqoYKZjGOMqcLwGWROQknaUJoZqspdLkm6/2yrd4A+yW69WNoPju5JLk",
+	"DBVE2NCNMAOwxqGiCDj3pV8b8JK2xYS6Fsv/+Ds9+2X2wfz3/OyPsw+/niffPP30L1Ego26P2ts9J62f",
+	"klP8ZeGVUPcauwJ+KOS2J3S5vkePx2psY9NbecyXsPru+mViFZg5WmnNY0PUd0GBbrgKL0hq+YZZfDTZ",
+	"qtRqUmZXUEFSli+Z+3FKrlwFBFv9myuro9s4CAyYuzQXx7xgaxdtYGYd9ZeI6hIkkhS7GAbcwxRDOGi9",
+	"fCnFErCga8WPC/IjLW9zW/TmeFO6rf16qPYAFpN1lzvUgj3eLK2YNkfzCO3b7IZr99a+5vYtW9E7LquS",
+	"uE9fts+wTd4OAtbVIPj2O674nBdc7/qkNEPj3+rWewGy4eQm4YnqOpP19kdoxoc9lsGJtNtZsK27lpPY",
+	"KSVjxdoHc/If+IS1F6h/Rbyw3MMuB1WihhwklNhAV7JTb+bPuSaPqJZz1NrzsDKOF9WQGrWiG7M7NmEx",
+	"dnfQDxcGrwt+dlsMGtP4fXe8KxWBDGmFXFm6Cqwgw+5pjYd15RXdbBg4Zw372jC5KeLuEHOrHHCYWYEW",
+	"iyQ50loTWducbZZSQHN/le94lLKNYhv70hS2a4B/kjKfJCTVfM1kpVMy3lMFSirIBqLjtCK23QQjaJE2",
+	"++lAcq/p9sDGAR6/We0z39pi8Zv2Q0CG1/6sQrvenXI45KBZJ2M4MFujC/f591yv3lTiJ58K+3vCaasH",
+	"Gau9qu4J1taexyNCAqJT2ecFG+jNOq7OWYTD7EsMLqS+h8c4McKF1A8rfGbV9W5XH9d1zG1ysOc6oFOc",
+	"7rUKrqNhpWw78439/eUuq+YcQsQvXiQ2htY28Xeb9iYfo5f1B8YcXTXuhHswxvWaNO4t8fGIeL6DZAAo",
+	"njXZ5A+PjveQNed8AEU9eS4ZNyFSZKxpAYO0R1+mztxCCy6soQ+vHikA7dUocKRg9I4p8OAm/iaFGvkM",
+	"4ASS2lVmBRle2s8r0CF98SZvWJOCKVKwhTbtJlPy094BQw9vqQ+fXWWNKNCFbe+vfF4wbxZ9CD/zQbv0",
+	"fg28LwtxWAt8DbYROI7xYO7v1cFXSPM2jjgkWkXHIFDJrFFZCRs71wdb/s9b6J+30D9voX/eQr+jW6is",
+	"xEx0sLzXUjXMNoFzde1QgQI1wY3SnJf5zmdPIcDe+EltyzN32iRxQXlIJ+baQUCzJGAKK1xEslFAdmRF",
+	"7xhZ0o2akh94AQzEl5hN7duzejT/xZyBNInkqIYHsIOVNNMg/3lLf/5burERu67sF77a4LdVcdujpA/m",
+	"pHfcjMaWRFCx6rBmC25XEsyJAqoswTtkLNi2gLq9tMC0QX+6uII6oxMwbzroy33M4l7y9iJxugxPV+hx",
+	"rgO1bPhEK1boKfBi5YaQkCfEsos4z7UPB00PRF4Kqd3HL2xfBc1usd4neq5ZaaZsU80LIzaUpIRgila5",
+	"DIQqxmdpcGekCADH88AsISTB8Ea8aDpqKZw+6ZjOXNe6VIfsJkGzOmrEMHIXlmy3xikGE2vxbO3YyCrF",
+	"aE4Oxt41z1envbl7H7j6KBDDgDReEhexz3x6bsGNoADxBubKPG5h1vTjC2zs7GDunz2RKp7sIUO/FzoI",
+	"gulTf8KODKVuTENndHSzKuy95N9GhdaHgcU/qoTpKVdUo0rPCXWOoZ37RF0dtbN8KowoiRcMGZymb3ZZ",
+	"v21ZdesgNWo5Jic2nTlHBJkZSk7IaYOjRjashP4fJp/ttRmJg459mEy2mhPjpH0m4/XRJuvDVWHuanhF",
+	"6n1gR7MfrvyHQK2jd8cwoAfy8Q715yYEtf+S5VPyviHG5ztB1zyb2SKbZf0ENR5bHFKlmGYHgjdE4Ga0",
+	"LDlTJN3/QuPNNKrl/h8bBtHytgzJq4k6gsJAWH+CjALkmFBLqXM4LQPKHeSHKtSYDhEAS7k8xnbPw5zY",
+	"aoZc81C5Va5cxmEzwtidLK+6I8NXtlrjNpyoSrFJPESt15ICh7Zxlj+rBaXFisL6aZCjKbeBHDtokr9A",
+	"zI2/Ce0MWW17P/CG0I0N6+i1Yg5TsX+w6KQW58hlvcaubWeQQdFXbmQhlzyDYoU5K8nYhtWiWhAE7XId",
+	"xERcEsN3yS1jmya0vo1Im1zGzCDQiuWzmj40h7igeBfwwhHmHW+WhLx+9zYhr6/ePv8zNHz97m3A1/dM",
+	"KeTKcNwGWhoOYFnSzQph0zRRkPs39ooAgnMDzEtts1Kwr8EOZtg26IphI3MCsl1WsMnh2gEdi+wlmwFg",
+	"UMEV2iwj6RgNWAH4el3ZOkTC6Kw21NhwBfaRqzaK3cFrdy8mKSImuYAmB8gRrArcgLD8lKSFzFKyoXqF",
+	"hxckKkUcPlx9R4/bCUT1M6yQ7xOKnmK9/JKumZGc8GlVFjejDx2bb288n2XvCQIYQqhPNg6+l0MUZmIc",
+	"l3zh0s8G7KZerGwUbC/JE4tJay4JvMq4yEqbRejBAnBz9su9DxYneJRpby+osB5wiNhdG/r8VRtTnAJR",
+	"M7gwGmPrkloaXDd2eroE8OvgXhpywVC7VhboEjY5LFSQUNCU0Etmk0hmUswqH0nphSwIdU+ifMdsMHP1",
+	"I+8L4iNJyc7AzQQ5B5iF4nI8+lMisCQro2XB60wIspYAuiD3YzHDNBRrtE7gPDoqHJNXNjgtOG+OUwKW",
+	"VnCfGfFY6ZJRV8t1DYZTfBjITDDBSNFHbUEy/OMZzz8afoPI/rA+lfD+Jp+ac8s2ekre+7wCIzQaMkMZ",
+	"1nCsOcvkmrn0kin5vn6uNC8Kj28PJl+oxG0mLe9IO9DFcGHn7duXLVnH7o5fP+3VEq+0XFPNM5Sq7YLW",
+	"Y7kMZR3LD62LCMVwuIKN8juNA1sF0kx/NpbdJBckzUu60CkZYyIUy7lmOQb4OaNunpKxBdKTpRFem2bo",
+	"+c4IZv46e3z3hPiSLZMp+cnySeuYNHqi7fPSbaySCuXZPC0KuWV5QuaVJrRWgds7dEVVJGHaCCqwwgH1",
+	"U/Kd6Q+2vv/V0gSoVFKvyNztK1aD3/EyEmTrryGXfwSDMezDfTqeOlTIbY3zcPX6Rdx0YDnzmcWorAsi",
+	"o4B5Yil1+5ktrQvd3cMZH57jYW6Zge7dE+yTqgcjs3Ih/Xhp24kAeSorGC19Ce+Gvj8k2jbEyLkP6nnt",
+	"YWvMa9hDcBMPDYgxW+0tXUb32RXRdEmkcLmA0RzN8R5JCfEUmT+X8B8AO8W/1kzTnGo6gVB0hLGxrmX0",
+	"52i6VFPyneN+XEEK4UlhNr/tRj0+gMJM+Bi3oLOpwAxuV9L/wPVkUJz3Qx4TB0CClYFdbqdVY81xMRcl",
+	"MYtD24V2AqQfzKT8MOjULLtC5JdknFHFzhSDy+COTfohoWLf9/vwYeJEfJoKADsQqrWtRyndwl6SDS19",
+	"WgRufMGUQlQrS1Q8OP+vXKBZLDL6lq+3oHNWoGT4c0WNUJ0end53gGsNePeQvv2y3vCXJLrP65wG++DU",
+	"S2go+9zXU0KGajZisDI9bPSwq+dzBvbT5XFpCQHfH170rjYPB5z6c/haYDhHulowiS3wYbfUPZkDqkT6",
+	"+l2QYIJpJSnkqzuJEYrdOWqc7AmmCJt/DVIBVz71z4FA3TK2UXX5S3fSPRB0pwr5e8iz+23STI3Q3+Fc",
+	"uQQlFtQbPNIoiKmYHPYQfhe2xUi6U3wv/aFcD20eN+S6jyZgWqOZO4N+w4E7pokBc4RF/Ag6rW18j8pa",
+	"nWxtzEECzMPlxvanXv6Ns+39sy7N0edsS+askGKpiJaDnCf94ch3zUJ8h3rrsyOy7cxJPf1TyrYOEwZe",
+	"POCydIV/EXgcpfqNYZmBFeG+hZ86Iw1r4sIRHlrrOP7Qn+WWUJxUwwZCy9eeSWSfjSOUSQhNbI08f9/H",
+	"Aqv9RH4ZVzxv1ZjqjVHjalZbkvpNjnu+TmdFgv7DSF7vYnMQGFJYKjeBSZF34LqHnqgjZqJRfs9Pi1+I",
+	"9aVdCiE1eAAgObUoIDazcQ/uRVz2TOSnAxtlQGaoIfM46ct8eFAwzm+QAgqj+WzZnzhXR4p2jel6kJzP",
+	"+ySLPEgux/GmAeSsDxUUcEr83cPcHV8i8vz4+6BHe3hlRX1QAGrPPC8djmP7Lvgs96wTUT/XXdsxO6EU",
+	"FqustfMll0FaJumm5HdUs/QCLhRYTVkmPlLWh8lC0LBGX1NGiwJiyusAcFkuZzRfc4HmjDnNbuViwTNm",
+	"9LVQbff4Z41I8C34choB4dban6UXpNayip19m1Z6xYSGiAVHEDrTdo3PwJChAh/X6PFAB9OlKxWV1K4b",
+	"MzQW+pnorvZ5RUh0GTsBsowU1l9uPd7NoV/6OhystC4N589zuS/OEmeXpWXzcB6JbJBh7k9MsJJq9rpk",
+	"ii8Fy9+VxQ+y/E5uRSFpHi+RMrtlu+56gnTJyC3b+XVDXxaWirIGMwooEqblxePHKXn35kWA9w0nac8K",
+	"+OT86bMjpUtHaYxP/Inpd/wazmynglAHTByvxvt3kaFg6ayKF8j7DX8GlXRsZUZpmyWwOf9y/eqnSTS4",
+	"EUxZcZviFRr14dpoRoastN7MbPoKwMihRy0rwA1SU2oLrKuVrIqczOuSF8dZ5oJpi838n9++ff0377/z",
+	"kC5tC4oDhx4kg7W/FxHBjsSJPX7YluTokKEI/fMVy25r1OtIDRlwiwPEs2AEK9djwf6YiakDYBlxXqnC",
+	"FxFTKSE2VbgqWUK2q51hdBhnEBUmwqLsUZ3K6KeI9mc6IVrKWzBNrXlR8FiB/FxWcwi/j8iXwiOnuGL9",
+	"+7NTVqyOT8NON1SpLl9+v14L32iZ2n3N7ISka27lMOVs76xiaT9QjRVS3Ehq5PDmrHbvkiGlnOzW2JRy",
+	"fnwRJySIdZXwtE9dHwi8lZD0Mf7w2DVoFxZqPY5mqfA7cJDEe3ZPcVhBj+5BR4/+q9HKSTTn3V36x3t9",
+	"+icdndYf7tsQAXnhS36eojuhWlPxBtLsrpS5ltdM6MOKK/XthmuuQTdGa6+7+r2qsnBwQYx7pEgw4s+h",
+	"3YYTeoR6G126ruicdIPg8UZ8VSh+BWikALvbhDH2uWku13+c1qnNKVFMT6bt/HXEhyvJkt4xjKvJuZHH",
+	"tiuerYJans40Bi5hiNIzl4dyRRcBI8POD6GbTSnvaKGgOyoyVhQ+Xb6uRuK/XQd+jufO9wKaA2i9oBNw",
+	"pUtUK2TZxBwL03EjI0mcktxEQ3DeRvLcU4FqiSUWgsIgl78hUuOCHIQS9p+Ixvv0H6oHMXhAnvAMU3Fn",
+	"QcGP3y7UoT4wvy1YRG+uf/sQNbP83ZH83Gn+hxjFPfIphzt6IHvTM/podQvHlGC6HrmotGi8OCZiioXs",
+	"hmzodVWdnA96lJEpenLCTNL9AAIfhRXsLTvdPXeAYQG9kOGWFhT/O4Rf5LjWvaBkVWYel4QqG2FxaWG4",
+	"69pBwBuhjjGqNjZxP5NlibVruQZEVfskt5l5aVyqbrU6Xil2BIOqj1+7dGK9TaivAfGDC4lrG+uryBi3",
+	"XWPKUkLznOWTFlgLvl8umQe17IckbS7F/pCHLPdhr6M7U3BiDmbgU3WLJjU3U0EefpB738qiwO+ruHGu",
+	"cU0+sr4hB/pvE+UC855UzEd72+QUv4dK64A+Oe+/LVieGLknlC6rrAPQ4UXw1IcAuCEoMnaxCfvGpmEh",
+	"CHgQZ/tR7vF1ddiqdnPaYxygxNrNy5UjckDSZUhDT+3Gg50cG3BnDtapI7fH0kU2Hx5g2FXPAPcLUroh",
+	"ulGPK1WBiRhq/IR3Qdoo8JE3Q2mOmp2DKKkuJK01pkMzGlnjQ1svafOYAUzrsHK5d2WerGP+bjVLcER/",
+	"BjUyMnWnaZOHK5d6hSxiF3aPyJLfMUGUJAta9h87r/LcKx67/sp8133ZQTx0UxV1lx7I5pXQvAjRByFb",
+	"OwTNZh83ZspPKrd7ssP5c8WZty+13hGcEpiOCbkPpKeJmVXXOwzSsDw7kkumLvw61tYCqpyAC9GXKMCy",
+	"3Ep7DT4OZRNFIPViIQ/cDWm43VKs57mAcpd7smAAjI7BMyLYgFbYwW82ZU3n0NvWOTYY7UMVEdJZLRoB",
+	"8zgykCZtJObCego+S8y/Yz+zQUzBz4JgLFfO2BJgfarG6vhZe6TMzLR7Qiz3w8x4iLrjZ9de29uQBr/0",
+	"iVV4wihzv3dkoOcMYyN2kwYQ/fvqQ8eKfXYtKUb/sPjPQyLq8ZLl/a0dQdHjPjnyeLkwnvjQyAwZvBbP",
+	"bYHWBQJV2kJD1jNPtYfGvKgLnSf2T1d1CEtP2Xm0urWFHmmoqZ672Z02GbS0ltd0W7qoaNSawztStcpN",
+	"7DOu0276LwtSuW+k+fJidoCHGdzXSa8RoSVbtYSk9p6NMvRkFP4dbITGXTxApBzgmvC1GoWcy3zX6Zyg",
+	"mhSM2thSq4LUJRtl6Rl44k0OdmNalJGcZTxnOdkx3fJiuCf2DLqPq0fOCTDAkXB5irU/ZuF/ARUnNXPF",
+	"bGVxx66yeD7ElVErgOSlEVq0JFTQYqdYBJooWvwUAUC5CmoHq32fLu3qvtjSnTILhSQjuoLZmYboNJyL",
+	"eJPoBFgEyq44FNsn0pS2UwcbMfsdnMC2a/UU280vapH1OdW0kD0pW15n3c/ABjw+uSAZfocwoUvOhldd",
+	"3SflBHg+DB1aMqL4L3X8zf0h+vx3MZYMEJofBKjPfFh4Ndor0Hby7qc747QfoS4fWIJYfeVQ3/EJVXKx",
+	"YLEjllHNlrLcHbcN8BXUMXMmNKeFYTR3PO80/vrH1lxXv4mcJKQaC6dhKfjGpY7CvJCCDd6/z30/ry0F",
+	"Q+BzgnGZRx1jqluBYtk5kEtryX6QYbzdbdj3hvNEjt/BJDYPER9SaFRXMl6HBuMjM9IcuPOi5EzkxY5g",
+	"Rr1bOi0hNYKk5ud0UEJVV/JSyMJ2jxTh+VBgvU1RLbk4JvmkOUtcuf0LlzUl+EFSUtucCgiD1ISLY0K3",
+	"3kINaDcas74LzspWnKP6uZj9XLFyl8aXx52sw+eOzNmKW/kkGNolocQdjKsNNxsLYzYxhd7xjxTcDDDE",
+	"My4gY286UPJ13CIgNBlFkZr2Dl0/M/S8K7pb4KnFGQqXs7GRGje5BbUBctDGycVMr9jMTIQh2MbS+Usc",
+	"5SwQg1pNbSRwh6xVD+KwXy2Yk85jEXAhZ/WoFOtln0cbFI/nLhzdU+M13QEijeGCl6TaGK7w9fn5eVCv",
+	"eBLNlj2UEdOR3YjXi7OAZVIIsJUMYhUDnDGPFCY38LokZAO87okZ29PG0BJyXySIzgTD5vZoH6h6OD0n",
+	"qUe6rBv2CJlhy1MkzP/EomU4dfeUL8PlOk3MvCfOfMgCIGIOXyLjd2+fHwE++RC874syuunoi3Osrg8H",
+	"xA2XlHr9LWuao8YeOF7IuN/d4rws/QLMsCCvlsTSEedVb45HXn4rg1uR65UEULa64bDKtPe9JQakOg44",
+	"WU0I2GOO1sMkM97n7qkhiiIabIhQdEGoxdVIwHOFaPyUWNEa7WNQ+F4ugtdUUJKq5gU3AgyJzO6w9hL8",
+	"upe68eu+JD8wQCDAYNq7yg5b63vs4x+agCcemvDXT0eAnRjq3rP5XzHfbbjvAO56yMKDVLjxmx+ek3/9",
+	"+sm/TqbkPcRdrxkWxaIl4HsoJkLAaJLe6l16QVLnQmCoV7y5vjLfUwlJs/IuTUj60TbYYQNWFIaG7Cyr",
+	"yjtIw4tZC4sIGNc1Xwqqq5IRWixlyfVq3UqPeXP99OtvMBvme/hzGr+L7vY//r0liwBZre++Puv8WGTX",
+	"mylgH3EXkbFRMb55VpVFnGHexrj+X9kOWDBIFCwndEm5UHhVpbc8T8mKUQvQTYmWtyzOh25jGbTm4wiN",
+	"15q7Kztzz+MjFfGRrmVeFZXqHWilDlhiFV82zLCKL6PK1sfuhbP76SPJpCxzLqhmvTTtej+3G/65Fie+",
+	"BWzhWxe5azTLYtnJQPEEXzMdM8oAL3zP5sQs3TXTwWH1iE/+JCsMMbtjJV/swGqlFG6RyDkz7QcHSgWc",
+	"5lNPHST4bmysRjt5S9VtDYTbLZ82PVoddrs6IKoJ85sAVLrSWDOvYbWzWLX2dA1Xbhp0v+d69ZYuVRTO",
+	"bA9brDmQ+MRgEla3OfiNz73Ue7lo+yvri7vG67NuSgkbA/AwbSpgy+sKgLf8jg2Sozrrxf05Wi2u9iqb",
+	"MU2Pw4U0RKV1/IUbSmbEB6Eg8hdNMCqM8U/9OJsOnwKhIv3TKN8xspfSdL2JbEK+DnDX5BwExXeCfySx",
+	"LFMu9DfPRr16n/fb1h0fLqv2UmYUKzKyTVyvV5pt8L4obFtDKA2KBhJKcplVLj8GkecQ/aGsZTMucvZx",
+	"2iN8HVJxH0TqsaBw38p8F+OYICfQ4qygYlkZzd/OXUIWpVzX+TWyxB/M6JZMxBBfMZirg/ngVwkEYfRY",
+	"3g+7Iu2XGltzf707rhp4mnhSY/vDztc1E1HrslEIt6XUjFA3qClJzRSlDrgJTKiXJKVKcaWp0P7JkglW",
+	"8sw6kO8kz9glSd/L8hZ0pdcFFYKV6Y3YltxW6NusqDmSm4KKNGx7VX8coAgwdI7l4CR3ylf9PrQxHwBH",
+	"N7GebtNVzulSSMXUns9aXZL0utqw8o4rWaaklJUhas70llmOAgNRFo9+I0utbIcWbAOVD7dMkGSDEc1A",
+	"+igZ7Y8n/NFOyCgZNckeJaOasCgb+tFGXHTfmWEcUftQbArKxRns1RAAUS7INmYHscYLB/J2eAv6fqOb",
+	"D0usmPvzNS3pWsWh0N4GeP8+j7OGagiCFDKAfxASI5+so2ZfeOiwcFq4jw0rbYypr7COjq2EpGYIqY8B",
+	"QQQMy+NTWzAmDUhriBCHVLD9AKk+uSEuLfwoc1a8EAsZW+ea6ZlWMIrtimHIJFcYHpZHJAaRA5cNq3bF",
+	"Q9EzKRZ8WZnlcS9ZqRO+DdMEffeHcLu7qCvj3j12sw+ffaSCfpsONlaZMZ0Zye9ZOkm8YahOTDoO7g76",
+	"O2AgwimGS1JLc6fApQqb1AkhqP0WxdqmbzS3TacFrdf3DhgKNhMAyLj/aEu27F4L+7BzJXq7PyRbv4GP",
+	"956IYDlqasNdFM5f0t7SnSfpgNQNqUF3lIP42zpasRiMvrMDswEZjfiJtP+MYMPBalrNGwbNJkaTdU1P",
+	"WKit7Vnq9h2FoY+RSTopjabxzcGTEdJ/yCP1QEk6DSI/R7JOcxaO8AhFJyIWctSAHRtrJqjAYN/7IwIM",
+	"zS1RM4vgHwZ5xGyYP9Sx9e1K3Oamyxl8hzpkBREARYQxS1tZ3vZUUTxoyW/0u6WqYc4f7iM7Aq7QcsCG",
+	"oT+kNbYDXpvdiBViOyAHr4rCwQ3SkhGnfMHcQUK9ri8gW3nTAevTQUDlUEgzjl74T8zuz43ZDbB9Owvc",
+	"bYN1P3IFXnBfj6yG7ibj9NdPKSmZYtoX8XL1LidfHtgbhgIPE18ZqlkK6mDRps8P/9194GzlA9UZGeRq",
+	"KbT1oWVd30QlUGOUMyhuiIDFGL2F48WA5MHyVhdtLzRb36sCPgzlwxGzAT3GUY6PTl70szXElPuWLl/5",
+	"9nUBmN9ZWZcp+cHscprnqdPfgjqBvoCP47eI12k2+sS+iYVy4GXFClTo7VtYavAjzTTwdq6IG8nlHgPH",
+	"z+C7gc19qcB4ACCgiE7rPjF9sHIOYZGaL1ZUpi13+Z3SXxFrQAGXyGHo9oIsO+wYFoxxUxu8QbvwFTgU",
+	"mm7byORHsgXTh+MKD3by/Uej+pasNJRNtDCTOuSD+5LDb8AqhmUUtt8MUwqXHamAy9nhCuVmLrTDzwRM",
+	"mYTQAksgwm2ORxbTTNd1PqwscmbznkBc9gW0nItZmSNMi0lQky4VUs8WshJ5elLo1cOzRrS54xc9eK+b",
+	"XqzzD0b8FtM4zBYOH/y6vN0Dc4BS5lWmh+vUG3zhodTpYQqv63Swvm2HdUjV7lWiXaefQ3/2AzpCdW6P",
+	"KWJynXM8C472h9GXWzpR74FjSvM19JJJpWcbVs4qEQu0/d41JBlU2kA+a9qC8/L6u9AVXIlbIbciDpbb",
+	"QVMNmDsUzG9g/nOvzjFMY7fL9PDKejMCcj8Ixi7HcBUf3mjkWxyn9JdywQsW7t1TsPeStlTSgHM/yQZ3",
+	"wLAVGUk8KNQBrYIv1xVQlUtM/PFenQYev52URshplxCieF5DFY/dEkwaUaZBuLBzCN4xkctyRkfJSC30",
+	"xjxZU17M7Jegjjm0mJsWPxezIBMFJF9Bi1nrd0CKd2ko/gN0lhWcCT1TLCuZjvoM/61iFTOiR0ftZR+8",
+	"MKfZ7bI01z0YxAjgSZMx+wge0ITMq+K2oY9iSSiqblVC2JkZYuIAKtSWsY2aJEStAMF9vgOODfX4M6qm",
+	"5LmswMVaugB68CtgKXDyDzkHEzlUQVdAY4BlYsgxs+7KBbciB52tfn+0fzGfRVFJS1JWmL68pRxMIFga",
+	"0owc5eW9kI3DRvqcq4yWeQy0GvoFoc36ojesXFNzRoodQsPYiuJAAxdqw7wyfyQVKObN/CTM6JLNbBxK",
+	"5N5a+sW38mHt6fiHnJslsO+G94GQ+FC5qeuHUe+9JUqmy92BVQtnDxaNFwWZQ0JHyVtse9hM2cLrHf1h",
+	"xXHYDFANo+TLlSZCbgGnnoqd28on9GzYYl4VnTsl3JCoUvs3ACjg6C7bqev+hNSzEFIVrka4r2PXyxuH",
+	"Fz40bK2FZx6Rk1Ysu1VdiRA5v+N5RQsEx1dk3IWIPxms8u5XPogl4w4qNwDgoEiYlvLWX0VfqPAAWj/7",
+	"Sw98wVg94LZpF3mN8DyjbGLz8C6FX4w05J7+vsLz1t6YVZdTCEP2+goqvGFUSXMC44Fsb13EyyNFwDZd",
+	"wAnCV46MVfPvPUC0mv9We63w1weJWLMRATEZvoQwNYi8cB5+FwXKFDEc4YKkrLL5Bj5ShAsQ6MxO+B7C",
+	"RCjsBCkSki4LOadF+w24dtZ052NMwfBAxQ7iacKxs2qUjPAj0R36BjC/XAhYFxbLGwuLTE2HG6kYimLm",
+	"lcsg/Klkd9yMlOvjcVYQfGzmPttawMaz6EDA9HGf6sEe/ayVSJUQJYMxGp1T1YFpiIZOt9GSQ78R2sv+",
+	"ZMT3sWIifwEIx50OIFAQIno6SNU+6x1Bko2cirWwYVLqihOwU9dU0GVTRsCPt5yTz/rGjG/1j6jLbt0x",
+	"JGBpeV5CVgLEsQssxaAQfQiteOjicN5VM87p6B5R53h1tRJeYADoszd9x5NeVAUJFH0YgM7+bgayoiJ3",
+	"cip6S3hhNZtLwjXCdAipwVdTt7AVIfgdK+MXd/sOspSFl9DBNZPFHQJCqeFQUJYNGY3XA7I79uCXxwNA",
+	"5SejP1ksJ0R2Ui2mFD76vaM92Xl+V/LOs16VPGZCdHXp3r154X1yVBGwv4NHB6CfAZ5NtXZyXajOKuuP",
+	"UUueZuou3QMoePaH41xfht6+oXYxgdwW6ZtVZQcvcC2AEVySSsGB9fm8dX1Ec04x6y0eN2mhAw/b/YDb",
+	"KC03GPRjpKHxi+tX5A/fnD9JyHEp7a5DLro17Gt8YGExPQUe5vCrb87PreVBsG2xI1ypiuFkHGnZbkx1",
+	"YzqipEZXVMoDVu4XAucFwJDmZnXCSl5hlLHyeSTUo8Q1CoIRWsZMNxvep6xdbbiLbDwYMPRKAEaHZiJj",
+	"7WD3gOo4RFJIex9B34WNsTCaV9aGaZ7+pc7L7IosS8Y0OkKoJk44tSE5IQXTQ6bq7lJzdjqSACSoWVTM",
+	"/Xyc8ofGBVT/XISAF6UxVUtNyVtbHdxcibRRU/ASAqojZgN79VDdpLK2ZuxH9nSVuv9bs8z91esX6DBN",
+	"uVjIqUdJhce83tiTFgt+Mj2fnrcmDX4bWo6vriTczL33qmZzW/o9lsCxOZwc9qYSTvOwt1JHAoa/+u29",
+	"r5yh1MW4oRaCRmfEUFEQf+cBIfmiFtep2baqw2F/EEUDex2Ac9EBphObhOvrV9/JNeUiGvWK9muSQwui",
+	"qmxlLt/ULuY0k+uUjIW0lV8TIiRJ/1ua1IiieitJQees2EM/evr1V40L96tktKFas9J0/T/+fnX27/Ts",
+	"l/OzP34Y13+fffj1PPnmyafg6eS/jm9upkc0n/zf/xI7CdfXr15KeVttujm9g06je/MCdVsgvKSU1XJF",
+	"FBfLgsHvZ7HYjLxjxvHmh2/ag4fI/1YzAINZIaEQEFVxNq2UnDFhpIX8kHROhdOWPHoaJKkoyzwNDZe2",
+	"DI0rrGEHi0VmAXfd8KH9se6b1gxRrp/OLe4J0RK+ZgZrBJ7QyJ4Gw4NEO8C4O6HkKy5Ac7r26ew4MAOD",
+	"xltTUw8QFdem/23v1te65PNKs9mabjbWJH+cScF/gthPhDMJ95umIqdlHrTEnC5a9pYQrifkJBc+zH+H",
+	"PbtxuFxilkMQrkFu9s7C8ISek0LpYRmDQx5SYwMQN5tu4zI68uMS/7s3L1HjdUE8ZmczjEBalHLdXjjf",
+	"zmjHlkUo8t9/fDkwKd3S8nFdzFZUrSKGAvaRXP/56uzp1994YQiND77rOifaSFysKFy9e0Xohpba0uxr",
+	"QDKEHMBxDaIzUkIh4o9uJBlAkiRyLcdCossFsoytl/VIxeu+i2JndRD/mpHFjA6CNbna1egTgpU5QSIy",
+	"EhNKd3g+1EmxYr2Msw6Bq8dGybt3L76zcf8TlE3SX3n+CeS19DHd8MdKycc+JewxPBwA2XQC8lJ7BN0w",
+	"TB3M1kUlIIpkNKudbcn11Y8vLb6o3vm5mJI/mSvO2Q1snksaHkaLwhOeifTBufGfpaWQKmXaGeXPfVEZ",
+	"7myzJEubZ3KBiCWGDadgvIL6BOb4zFwqbkHdP3AApSzM77ZmvXmzzdSbGaG/3qBZ7GZ0QW5GVSkuJM8v",
+	"zqd/nD796tnT6ZM/Pj0//+r8fPrE/P/0q5vRp3QyJe89oJidh2H3CKYZsa09mkumoQodSelmA6Wu0kE3",
+	"Teet8X3zxhjKBlrKSijVTsk18rvGLXOJsRdWEsqoIHOGFdUlbK76hhfFbrCrtRbBj8kwgBionytmH9ug",
+	"8MP3zErrjSLmtmkxjUcK96d7PfHXD8VihTbrf1EyZX7NKccB1hyt5G2L2h++OjrTJzyGh6XENsX+PiJc",
+	"K1YsYnUBByU61dZSKxaMFF0Xo/aRfl1KLTNZtGfS1lhNzUsgoapqs5GlBTv0QE7mkx+GSamqjzMeDpY1",
+	"k9YhiKq90tyHZdKQlw+Pfe0SmA/FwB5h4GsS5b7RM2Xv4NrZn6zniGQBt3vXrNVJIDYp8JaxjQ1J6cji",
+	"u+f18RPb7gvzZKwYI3sXpItUbyamwBv9PLaZmuLaTn+yf/x9TTd/x736IcCn+dBIWuFrs93B5k3NyRst",
+	"uV5Vc8NVH0u64WeZzNmSiceelE/Dc14O6g3mgvEVyqCkqly0lInfhCe3tI199QIt74f0i0tivgUOu7X3",
+	"cB+rZZhttHcDNJjopUuDVHvivlUujuP3R/L3n5wgt8fUA8Jo/fTdm5ddbH6fse6zg5+L72yUVB9COUK+",
+	"GDXEfjCaIe7yghcVVEN278Bsj9ONVHpZMnXx+PH//p//K524NDNdUvuqqg1sShVrmbPUFllWTCc3wle6",
+	"8BA0NpYXy/JwTdaV0hZ1wyU6raTS8BjiQ6nFCwLGNSXfi6zcbTRe8yXDljcC9RaHCo2wPsEkPzv/4zd9",
+	"F2kyAlSjV6LY1YfXxe3G7V72KdDfnzS8X1dfqo4QH5gCB9j14rX3szu7lusYC4Sd0PWGKrWVZd4F1rLk",
+	"grg2l4TFJp205ry9rZ8+GzLDjvPuE/H2+Wu/AxzcrJmAnC/5nuP0ZvT1s6+e3oxSi/X+zddff/U1gh0E",
+	"Ftrzsz9++PVJ8vWnf+kqad+ND4Nz4gIYjprudplWs+x25EGvwaIEG+/DYTZwGCP+Pxw6exgr34NqX7Il",
+	"V5qVINrbN4bflfUMnpDg1ASLjxFyv9Sm5iwckd8UG1bE+hBQfP1vLz3VNewP18qffqxt6W8G3NN9WVEd",
+	"TnvPtzCr0VNxJAT9kVx5n+9SNRtwQXrnyf74g+ztsYfCANdngydO4jLP0Xx/egzIvBs/IMw7Ax/AJ9iw",
+	"PJ476JQ03GlpC3H99wpM382ihXWEN1FhEpLeVOfnX2WO08K/2H/DH82M4w8X+INhy/jDY/zBzQ/+GLc5",
+	"9t9ip6PL4zm5N7w83jSdRmlfGTs4luGRDe35tI4VyQBwiuT8tGrYx1y5DwiXb+/bzos4SNeK84p6MnvY",
+	"8Ft28H6mmolsdzgXwfVuLlEbiAiFpyAzYS8hoe13cRWoMeVmemw6T2coS/o84IlVljGWs3wKQC5bi0zc",
+	"7LplzPXXSyswDBt3HH0Ud2edISBm09iHMTnZppxBukLZO0/9no6uiNKwYFlwdYDR+/r7l98/f0uepMGs",
+	"nRIiGt13EGHShaSLYDo2JgSqjxIhtTnFELBrpywD8EddMro2V0fBgjBSo8m1jPI3o7/RgufUxjSxG+GC",
+	"Sm9GkylBihwQrc0SlNrenaimDcx8uCJqZbSBVTMguAv/FCmGOB8rr8TCneJBWmuarbhgdScijLDSbNNS",
+	"PvSKi1sulmlC0owWBRfLmZYSXCB3fnoQ5EjRO/P35Y3A2BuFGjDWJMQsGusRwdk5wvgbheOHBWgi8mMc",
+	"0kNkdrx9+/I6ALpqkWDLtmUkZwVzC0RdIdoaxndKrsKUVcg4TYgNAbMBimjQJ2suKs0SouRCn8FnmSJj",
+	"HBFJ8Yc8ndgMpTqYya4dhiStQIml4CuoA1bsRwzLhYgniQUE6wa1xG9ZbULg8rMObwvDZXt8ZLPR8RJy",
+	"/tmStNB9DJ1TcuVwzyyeLUKs1RNkdhuzen77tPjazgvNyv7wVSz0jjJhUPWYjLF4uKYFM9NXd21OrJ1X",
+	"e7WEpIdRct+cP/tDW3Ps2L2Bxof89iTy7VVxGrVPv/7j0/NjyY3Z5KCWQFnKsjsSDwLeawwcdYt47fZe",
+	"hE3px9CB/z/rvIih8tUW2HMpOzgdfiLOKWoCb7mHya6DVxBXucHu3mKNaxj0sNqhUWCfCBl18KHwgQl2",
+	"xup7+fiIhGq5ZMockgX/eDg1zzYFQUSWZME/OocxTlEz125YTapmJfdo97+wUp4ZQcUX5a9RgtRtmDM9",
+	"UIALkU4/Q12sWFUMKzo3d+uHrgPj5uR5Qfm604rdGV/6ShQ7N1VgFQ14gAvwhWGMaRDlMxmk1haMqlaq",
+	"vXWrfnPednOhzc9X8jBvNnLtV4yWes6oNuxcMzR525MFtu4CPtAwv331TYMtfR1bVEhCGjAtOgBiT+Gl",
+	"AOwcUf85Lv6luT5hnKm1FNBbptwHrF1ICjYlr+wVhg3wpoVPt62tPoR1Nr04+/Drk+Tp+Xnc8uo3kBo+",
+	"Jm7mXTixTPmQkUhVT28SPBIRcDh0YjJCuInDwfmZ2ewejqBMLNCJOfUqVEIeKcCUdgpr2kw2m7uCwbDd",
+	"7lu11NLde1C/765CQ0VEe2oXMxiW3hdJ8DCfrMq4IU+XNGNGdIwComS3BBqA3AWCta0lYWRSSJ32clsN",
+	"FnKivP1Xsyhy4ahtKwh4Yxp9YKX1BjPgQB9AodHI/lCooaC1k2cwTXsFHAby3uuOdA+rtFl5JbiQKJy9",
+	"C8tJ8pRoSerckHFbdMABTBIMvA6kzaSW3YxKlFGRscL8c0pSzIvDMBSmMTJFtt928+ce2q+FWg6S2ADG",
+	"8J8YObETKmHbzqP5iJ2FoqKuib2pSkJsT7hnbQS7pkt1UJo/ZBB03TgdZsjMNkJbO02GvZv/lMBpX79q",
+	"GFxVhOvEMaPsUbMjq0TBlGpshd7gvNPwJoc2E5tKPwxY4gvzKccW7OonEMtbo8s2cX2Ec7G4OK54bHI/",
+	"tiacxocZxSv41rBhuNWsd/bUWmzKwcdjzjJz93oG9UBHYDhiaJvRIpZlRyRQwBi8BAvC/xh+qoM2vVZg",
+	"5J0EJAIbymkHPhwwJ0ByjRa/G6bA/Pu+8uIrix3GTzod0/cBorxhw8fgP9vnpA0IujcjQWofHnp/bhzz",
+	"a+zcpMnnD3ktOoF496BsI8X18jx1gfxB7pSmy8saSrphRzPSfZhSnyOClGnZeTlGUHGjpLA8vcDU6ICQ",
+	"sAz51BFlGurGgUBQiZpS09Yi5c4AKVeZbwsbS5/RInzXQukmvlakw4cMQXEviJDhSw5KF91vhqr995sz",
+	"xeq5yqFAaEieRT2CvuIzKW+Z6Czm8K3MAbopff3q+i15TCu9enz35DFUAjUi07KkQoN15784r0pKBGO5",
+	"cqH46HrwDy8b79gQ6Rl+z73Y/HVKfsDAUTCHmndrfaRSDOxufClkGS1HdRASpRXaBH7IsfcOQV+TKXku",
+	"1xvAHwT1jguv4LViugcipBwKgHrtAx8OUdQf7QT8JpjELjAnaIJ1XessboU+LEkyKTQXFTPidfCxI8iI",
+	"Gi1LKjwlneYXWuVczha8YF20Z1BRd0nGP77+KiHvr/6WkB+fXSXk1Z/+lJAfXl49T8iV+c+r1++ujUT6",
+	"ns1/bFph5lzQche1w9gKTYcjF19cvyLffPXHsyd1RacVF7pdTEykk0uSM43AJ9S5JmhR2FKy1jDftmHQ",
+	"s18+/Po0ZrVoA4vUc/Whf8I7UTYcylinJRz84g2rU70KteWp5eAMgH+P8v52L4Eho576TOa1f2wD+9Ov",
+	"xhi9J7L00z/ppq5f+2YfOwIttJ/hVolgojaMZSsrEGdyKXgTUK/Lqmm66lxLMI2+ld9WvMi7Id8yKe5Y",
+	"qdC1jSDuYHMIq2YCOk9YBdN6OSCYuqBYhwgK9ZXrGHsdkITv/aFYivMkKzqQ2CdRPg/G+xpeMG8WVHRO",
+	"D44KB1pb1/dI9gYFxCsq5Xp6f+doXV5mpuUMJz+81yPPB7tNcbpi2+cdv4bZ6uYC/1CGA0Cj47IubIFx",
+	"fJWMobYOeXr+9PzsydOJy+FGH6M3TARlOSmActgeEl8iCEpzQl5ZFLOt4ifR+gYK2Bq2tbKYfg4fJNNn",
+	"Zgbwo2dmoxKldwW7IGnFL6AMRorpsFipCn6ZYMS4y0e8EabtludLplMyTs1hhnKg7KOmJaPgql+x7HYu",
+	"P5q/jdBt1AbzNxZXSfGL5jOa64Kl6I9vDb+1+OHKhTMT3Qcg6TfzjDokwDDHp5mFf0JmT29uR11sTe0V",
+	"RUtcVkfdpCuz43DZrcA0Bo6QsioYFq3SqBJYz9NhtbC+qm9urkeDRB+cdl8JYMCMO4z5E+a6BW3USvvo",
+	"z0g4nNtk85q+XC7Tg5claFR4uw/ydN9ULQpJ9TfPvuBcDa2D0OaKNmcI7juo3laXSYE9HJu5/+Apciea",
+	"gML6DEdWk3K7tlFUsN9x1sFMsMLCEE5idMkT2EidR3/CWI/m94bII/i8T+s/gbZSFr0yJcyuadexAoWk",
+	"+bWm5YE4WxcH2ikm+0zshYt4rOC71u7qKqf32ssHQRdC3GHueuCKeGR2Z/f2BkIyfvqMrGRVqkApwBeP",
+	"BTmEuhPdcSAwcKyHCbFE7nLGzqadX1T8l84M7l+CoEkYMnTCBZnvdH9SDNz9M2jaoQbTcsl87GT782T8",
+	"5PzZH77+12/OzxNfzPTJ+Tn58dtJf9c47M790lhCm2gBhbbwl8ebkt1xtrWGN/ujW9W0X/esu08amzdc",
+	"xnABwrlq7MKo4Knokr0Bq8HwolWVwsQu89aXrVzVW2XKEvUgRaaSEQx0Zr85GDEgmNPuhLL2Ijd6OiLN",
+	"K9ZZNM3LRpfg2oFXurOqFV3H652/E1xDWZ78ss4gqkNhs5LlkG4jharWffU7ous7KHMMh+BMOGZUFiRo",
+	"Ucq1PWZapm7ZocIqFIdpi5YHPdUN8TZylRtZFuVX9FFg2hcyTEOpN8U16iHg1KZQ8kM1ilaVVDMCAevm",
+	"P3zd9OIyjtWPqCL3qds1MPiyGYbaMemELikXSge1BUPGYOsDkcd3T6CyjKrma64cKicVZllqRGAboYfR",
+	"If+Q8xnPUxvFZXr/h5xPTrJUDfRtY4/xyXADwMi5YBh+nOCghbF7a2Z07/cHaD58wbSufLyAeLu4l2R4",
+	"Nl5UBjglqMDu/mOb94Pf+lpwZkdxbXduh/QSV1wNu2t97vOAjB2Vr7bvko45roN5bc2aLz5nufweq+u8",
+	"Za6xcky8wiu0IHBt+XCxzgvmnqt+XHU+3OmzLH6n1aJDQ6oB+PuTSlDBFMy6rtDrag3uW3sP+Kq+doiP",
+	"FBhGTu6279Zy3Tfbpd4Q40Zf82Ww2WBiJ1Xk/IQaR8OqIw7YsEG1xMYkdwy+tfJ927pbemps7Q0rPW+x",
+	"27yB4YgipmnGZcxBU8p1NMqyrFkNvErGXGRFpfgdmxDgXWBT8Lks1qGlCYiGB2pc9l+RTqbdF/jNo8aI",
+	"QRXEg+I2LlCbEOXDPV1bl3I/XGYOGUwkAOmU++WLH/6I/VPk7aVlH7/M0h7FiwLtyJbTjQEG7Iv7wcCc",
+	"5E/GFagKgNCyWLDSZppiAWBAd8xBGdkQjPoxH5p8ca63N+DPyAcPFEa1t7jhDLCD3JF5QDbXh7LX1O5Z",
+	"+TvT6hEL86F0+mPQ/1oFc/uU+BDDb5DyzsofuwtE2Oj9OjXBdHBBKCYsuKfjNKxfk5IU4Ajsb+kEKkth",
+	"yJ8U7cY3whXQsT4490/DvSGMRE/Q1ykFG1hf+C37qN2gPiW9MQILXq5fF1TY8kW9b0AY+8DGV2ANbNVn",
+	"63spWtSt76UXgmtONZZisjV0Bve3X8Tp0we7Ow7ZdIL6yA9TmdwH5+2F0EXsvaEX4uS4+D53xLa2+WCO",
+	"Wu2fyA94IAAspM+IxEpMy1Z8KRApdxziHDXhMx0uJV/U+cOn3ckNF8nxODoN0Jc65Os3Ud6P89gMDZc3",
+	"b9RR8scr1y7/7iC8DdjpHc7F47snhG426oyK/MyWqba+z8SWP8IbiGZw++P3Qbwxr9nSMr7XtJm1RUpZ",
+	"aaYu/bZzCIclw6xLXzLAhr9OTile2hGu7g5wcF7DLWjXMDyJQQT7/8/euze3jWP7ol8F5bpVkebQspO4",
+	"952xaqquO530ZE4/shNn+tYZ9TUhEZIwpgA1AdnRnunvfgtrLTxIkXokfnS688ee3ZFJAgSB9V6/X/0s",
+	"7R+iiOvfpfTe6rY6UvcrhqYB54fluppd8WIhVX6OsJQcoE8wlmsaxSjgL0HtIyYtL968ZtcCubgbWLhI",
+	"p7gQyg5YPuaTaz2dyonIz9my5NYt/XEpboT7Is6YAMQl7NpPeJWG9Jj6PExG9ixW5RosRQqmryqAz9Ft",
+	"JO3Jc2uoxQmo+HkYAF72VkGQFB+SImbkyWHPzzfwmIAEAItcE54/A42kgfoF2ufAAqBlM2nxW/gOR9lR",
+	"XC5gKcK5Esc9TaK1rj051pu6jKZqPHN92AFEj5mf+96ADGHLIssjEEz5rN9a2IxNuAJcGYROH6BNcyNg",
+	"PdfJz4kuyc9ZHo5AZGYZNp5FQKUGK7TxS/j1AremElMPoejXjt7ALZY/YMnAnUuVWlFtpAHcripeHofS",
+	"2lZb8YDmWyibFR9sxgAz8/mz09NTp2cqPrHkDyT5/OcBL2M7XO4+DI41czVdufQPu2stI1/mTjpHD1OU",
+	"dDI3yuLurl8PSD6mU6GoKnu5spgqyoJxg3oAOm6cfaAnXfTIEXtCNjFP/zk6AiCw0VHGRuhxjI5+xs7P",
+	"f46OxrqgP0HHvPvPU/cvgMA7+jnfO07znZ5Qf49YtsVoFmbWBUviFGcnKkn7FnkZsEgarwspGARZwmdc",
+	"Wa2vSo0/uQ3k/r+zW66WvDKe03r7DnIrj29AV7buHVHJ6frQ/pwbuKuFmWM79q4Stwn25jSpyPmzO6RP",
+	"n/05PaLsIl4cCEZLaTAQM9GLhY5Avs5zVgJhGfWUTcUtVJRwxb5KYjbx6ZDZAswa9zEnWlngqrDRnqob",
+	"MW5LkzREvXL27Bnr5eSi3gp+fRUblLhluduig/DTRjfLszq/6Z9bo12dnTVaobVIrTURownmnFJzNhto",
+	"doi49n1LaguJxz3JM4E2SnWdsdxZ7U75556jh178uBJG2DCduhKhWI+7b+/ac1yUpMepbVN7Z9fp5w7d",
+	"EOrtAUtPVsKZwgkSHJQfU1Hf5jYHqbP9wU8IYGRvUVSb9CU31zvjMziLnQsAz2oNkSFbrzNPwnJgR4tn",
+	"7UzWpa0AeClUIdSkrSD46HVhUqAfgmNxJ65aKSr5OpAmrNgK84MtklMpKsSt3QL70+/g6f6YqtZXlRBY",
+	"yI/g8bKVgNbNsbXDILYoHM4oRy8eH9E6Qjc0FgIwrZdNSI+yXKCmBUAPCufne+KU+h6R+F7bNigWmXbB",
+	"OjY+myf8DCgcuDHZa+uZWQ2/gUpDz2OMDJ9gTRvImlPpH8QJ3a9XfuPnIaKIOQL3JGJfjONDNYxzGNy+",
+	"yhu8+jmCuTsdB/MmZKb+cKTyCmJwyWBUFgmVpy1IkQlb/8G7InBuhNVqLmMv94yxGcvhcIKVUcyEqYGT",
+	"NtAkdvZh4YC8BH9DV3tVlcKTt4Kepou5MQz25mu1B/w6JuM6rLnaczEchfyey0obcTA22lYHwe+CKww5",
+	"1HyExt9a3ambYO57uvnNPt9Kj0ux8MTsYJnf1MBM4+6IG2MIXKrQXwh8LYgvKOF0wd176zIEDRSWyxKi",
+	"Xh0r1qHWUIL4PdfYI1l6OH5ua1oyYrKqpF1DKxpVACqt/rfoaGR0f1wv9MpAeAV4fPJvXzprdynR4nVX",
+	"HF+Ldd4nPikQPnVw3yRMQdIGVgt4voAQ3mMznx/xpbwWSV8wX0o3uV+zo7HglaguVkjLjf965Y/Q33+6",
+	"dFKZHPSjlga5ny5jRCnYha2t9RmlUehhbqpIGnx0TsPG6TktcPTrr4D7MtUeyJZPwF2gVwpkKAsuwZR2",
+	"gv/XbJvh5UNTbM7LqTMV/DPO/Wkn0ZUgo0GoqICzWawqgNWKkaNspECjJb8Q8qnAOy2fmQxBdhkWMWce",
+	"xzh0dvIStUrWjIJBxDQbKR8fyRIYdjcdqrIP8TK4BUroGsE6iN9ZXfEZ8uybwUiN1EtnBSMKQymd6lmp",
+	"gmrigSIyZ8tKTOUHQtSCP9TZ6nv5Cf5w8qccgalYpbVlPdzMeX+kPMZ2x9bt5X6X5H2Y1J/+dFG7cvCn",
+	"P7F3QhUsd7/rilbnnH0NW4YhqDzsMEKUp3AzmECwJaVhVPvJN/brSEljVqjeW3dtfdOyXl7eXgF7z4Bd",
+	"dr8WMtDRweXXwoyU3Tj2ZCjmeDZzhmeWVgFzWe7tXyL4LvjxxA3Pcp8kg8xWHvsLyHJ6Ytj7715/AzYD",
+	"/QRR9R4UIYBNwWlO+f97TK748etv/CT6A+Z/jKLfQ0R5inrwR/O/XV6+aUSD8sFIXbBKGL2qJhiMVIgY",
+	"V6vz8S9zdnoWCDpLeY3AxBCcgIgO2CqlnAjK4dHxd3ZJJYV1CtbpP2lrhPwth/7izeuET97T0P+aHeml",
+	"UHwpj86Png9OB88Rs2AOUvzE/c9MtIQp3gIpBdprYPe7nX5TJ82n7ZAFBn06UP5QwDCRXTvhscdUPFxY",
+	"O3K46yAd4vb1cjUu5YTog0ThLNJURjgZqz2ezOvi6PzoW2Hfao0lD7h54DWfnZ420ML5clnSrj75l0FD",
+	"KfYlb03Gah3LJECGN8GH6YxEr2WAcptwQdsfH+Z7Qihmido9Ov/nz4m51TaEh/85/+cR5vCOfnZPQIVb",
+	"LKQ6qQnfzs/+HQaD0muTwi1sxeVYCMIt41CGPmCAupmmSSCOPuFl6ZQ2y5HGFYGq68/GkmnYYLWIEdQv",
+	"9JrwLf1hLQiPDyQkHoCMCFFzd7Ra9seFWwr3jj/WVqPuNHbEcuMlJ2+2VS4k130HdR3uwgb+oxDLvRZC",
+	"Ggq5A1wOAAp5LnD3HAjoRiuIEnZxHx8I9dk+TUBUxTXuOVuzj3G+cl1b7x6kQ/r1t+qaaC2XGGa7wWrw",
+	"8z0e43QD1CqfWo50WvvUeL9fs6Oz06e7D/V7xUm/iwJver77ple6GsuiEFC2cPbs2e47oqZ6hZCVHyl4",
+	"gqj5DlgmG4fFS5r67z8Ds01rJ0zEFatnMnfIjR8ixzKwTmbgiXcAO/mWx0ouoC7JrCpgCAAE3bm0gpkl",
+	"n0APgzNZlNdqXkn/Ba0MAKfJJ1pNSzmx+YC9x7x+qEiEYW65r/0LZlW7oAXm8ROwdPMOcYSrk+7HI/Te",
+	"hLE+jHMnW35zIJ+k+LXuMFKjdePsPb2Xs7ft3PkER5209wGP3Olfdt/xgrbK451R/K7N07XlnG4xDGC/",
+	"7jQKmzXtg81DXAleAFpnwyYu0poNVCNUuzAk2OVKl4kNfvocGC9qT4mMzjAUhClFepbPOo7at8JunLMH",
+	"0C+79vjj7e+z3Xf8oO0rgCJ8tP39rbAHbO5Dbbn0Q70u3nA7hxw9pfcbfR4QQkycIsLkJvNoWvKZx006",
+	"CHVnlyK8OExlEctOzVa2GgtW2JzQ4wFHR0ynAivW8jcXly/+tkOPRYMvHzJDo0iAlN0AgNjEAkrpWNyZ",
+	"p1XDwrkJV7GGZsaTSpqVqsSNvhZJIQ14wHDVIMG+5zb3geZYOkVcWNNV6dl12kXDJr7SPWnhbiCnvbTw",
+	"40goKuX7jCTV56G63wp0qePBciIlHqM7VOonGEQ9xqLDHQEA0LC1IsVNsZY520wYy6BytC0ssCHQIAdy",
+	"kFHAertia/1Ou2HjoLt3ewFv9S0uwj37/ffpvybvcYj7WvuoX2yNdn93n92fnMSxBBK/O7Q9Wr3oi6Iw",
+	"saVuA9vviWFjXnJgvgNmLupPm2t8CWwGWMAfb+frHTZH16GC23lAYe08lQP2LRU3V9D7t+Du5c8Zxwo/",
+	"QoWWhk10VSHM7nidgNMSCEnFKDHmc6x4oHWFUPbjNbEFghkyYC9oddyLjEV8b814PThYU2MbQWR3Gz3q",
+	"Xl3x5Aw/kidem8F2EyDAQcCqfhEdm24KbOnuA9oqMXZq7bhtsRj0LsQLt5P5pnz5JjHeD43UvcJySW7Z",
+	"QgMyGnpFMRFpsjp2eaMynmi4qYdGFc0WhVrtPOudnT5FvFWlx1RO23Q3UodiGOD4oT8MsNIylJJEG9og",
+	"hSzFFJyaqVTSzAcsLA3SKjMC7O+UKcEN8eOi1ETp+Oz01HOY4lpiTRX1ESSWoDeBak/unZ3+JfMuH9xy",
+	"FW+50rfqKr08h0xneCIFLN/viFd2RSrjDvktRlG6BfwXP+VTZds39+KRhEbrHZ4IioW2Q+5RE7idpwAT",
+	"WLR9Ty5Jd5zyMnadU4gCAhFJ6ROsxNZsQDM5+Z46xu87QbnjQt+S99+QyNvzhtfQrHxz2E0v3aejO+7T",
+	"gdqAPNjhORHowRezp8tjCqe0W0Lggb9nPylkG6ndWW0VG1gAB/LCtDRixJ7cGvO6tKzX3sDjEVGM8MAn",
+	"1FbRJy4xMEqw0wv7V9N+3NxPF8waaQJNzqbg4kVBSw6mZosAcz86ITXcFGW+PXbTgyvAsQJDwd1bH7d3",
+	"dvq8jwzk1MpDhhCYZW0rvStYPdzimXXdXF8zRRHuAfsJrJsk5o0B7xQcgFpEa0PiO6cfHtgksT9jr3zt",
+	"e+xvvT9HMYWMfmAPsQ5v0p2jxaYz+EqeYN935rKeruq9tP0vNtmnC96LovAybquz6YVu3Rzbx/ZC8bKX",
+	"WZUIGCNEw2xrEzXDumSBmzab3Z+kPiHkenlVYW/EgryZDQkKXE7phNoiyIjusMZ8XKjRd6/VH7AfO+y7",
+	"3P1E8LGpmAGTz9d4DgONGpan4fyxvIuk5kalW0t9V4dp+Ic2B7cUqCUugjQNj3llxHRVAv1wsuX6XcVp",
+	"mxAZUVLuaL75gxusj2d/BlytTUNzHxvxUW3AHxVuWqx6brEIEf/PqXvWS2rHiRQNUaWDqfTsWb/FWES7",
+	"h04J5NZb7EWQp1uMRqk6QlI7U3R72ZVb63/+8PbmFxvzi435eKWFjCB89rAp968g3IBwioWDW01HNMBS",
+	"+eGEFpHldIkQPJL79Oo0zMfuUsJwJO9R4e8szAEMny9BqbaSwa5Ne6j1DLbrzvRZYG6i2kCToaLT1UZ5",
+	"4J7EThBP9i4DZofGImGkbhwcrNHacXTGK+ufhSl4XdETsVkvPVUwfVLNGxYFjeZP3oC9gIJc458eHyor",
+	"mIZfjCTB5bw4I8obYdrSWlDXt74yopzm/Y8tamzU5kcJdXAtIxI7e71DM4Cm36iEAhhlotxvuUFAyIBB",
+	"1nfiCJaDFglEBJJ+we4RH6zvdExB6+gng5A8aK2RPURdnpha3VrheI92xCa92QNXNO4lMKmS8bcvOD8P",
+	"C+E9yYFDLYRPKmxoSuRWH69Wz0DAyHR8x2KiF8LUDcbMVwwTnboAZuxlwGULJ9qXV8HV0G/OjNVLSPn5",
+	"ZH+CetUG/xfwpRRzDpSdizX82UlOqnbOmNFRCPn6J0L0NVZXKJcWkOHHWq9wgXc7jOXrTUWRSOA7t7Nq",
+	"lRJrvaqgUbzLK9sU9PvVWuBL7qix2FXD8Fsw35ov9UUi3W2twk6pNBPKnqRoFXtVRoOp8wRPTO3mek00",
+	"643XLI+YuHmGR979Kp2HylIGdCTFcedqpFah6RBNh1IaCzYfAMfnjIqiUGDVaOOxCMuZqGS3YHQa6yUD",
+	"0sqSzwh5oKVCurYaD90aDYVmtTUNmF/SAHhJV9w2otv8NuK1tXU8qEY7vfETJMLHnr6v9hntB21fL5Yl",
+	"QCTfVRS3/tl7gNt7wyXgHLG1sP3kJMPJ3RLhBcIcjx5WOyGU/KcGwgAtEgA1EAJtpEbqsoFkk/C7hkd4",
+	"NGnWQ5haitiCM7JC8vzagE8M+/tPl5nvHMOoRDVSTUxmuomMB4ygSsNupJFuNXwWH7E24ckDBtD1OZ0D",
+	"mAZgD2YRsG+xMnak8DXSt0BpVgvqRkrCEMFtIvswLHWVtm1o8m5HigLVWUAjIvPEf5yi4lNL7H6FNMuS",
+	"I9AEYS0hnT46Wu8V/CtiVOdDzNyNVALGlv975GFQRkfn7GkCanvO/vmz+ycgHuE/fyXq/ooiU/BGBXz/",
+	"i83NY3BbScWWc24Ey5clV850RAyh4ACaFfh0hBTnbZg5MtaXghuLUKncXDsXb6QwYzBxz5Q2GSYfr2RZ",
+	"QFMffQFULR7NOezfidsJxlaCL1gQ6m0yHk5GKpzuK6ycDIFxxJpb2Aazl55S+IsZko6DGAlsK0IQBfM4",
+	"//evsNc4gqlB1czg6IEL6LkV6avuMvlqb3nLQ47g9xnFewxdglxpvL7S+2mTLXZhiGtjAXmbv+l+p+b4",
+	"hshvGDTOUylL73fRUQZnkxplyjVVk3ogyPQBI+Xkrig8RKfVq8ncWYcXrBJAZEv81cbKsiSZQNXvEyDH",
+	"KSHqWBnbJh/wPTYERO0AnbXj/m3sbSq2/5S9/XveqbjUH7dVsz0gGrbtQrddmnaRz41QUjzmRFpwy9qw",
+	"t7ZvmvsxrQ+Rt1/24bZ0yUdtwsO8w/TDvS62pVPehdoJsLM8keb2Hf21tnOC2A69PLws9a0ozslUwzIg",
+	"sKkg7jZSjZwBpEEmyDp2hbcgjnGWcP3ZigPwkFZeevcpWoZPBkRjNxI+oGf1SFXiRlJ5gPs1SWnAK60q",
+	"5ECE10UEBLBslD7WSxTpKM9rfUQ/zWUJAsT9HaW/NCMVZf6UHI1GkMCvaz1b0zs7/Uu/TSdglDf9em/c",
+	"7Q9gOeLIj5RQOETO+MTCY8mbBwvOPYaAehFTlLWNjJv4bmy7E3eGTvDkHJ6SaJNs7YEJoYpY/xA5GgHx",
+	"kJLFWvWd9NjPksQZmwjf/sSgJBgpbqCRUlTHgIkqbtysWS93Y53Av47x7oBO+xIuSXBZ3b/Rb1Ush3+d",
+	"56yUSgCJXC4L+idMxU04L7jl9OO5e+h/6CH/Ye4v7D8j9Z/j42P4P/fHHHMyOfsP4yx/Meee1CiBf4Xi",
+	"Wd8SwVmOLFFO5jjZCrKY+GNnlTBmiJBQVlei6DMcpRLcaCXVbOtAkFNl+Vt/MQ6BT/AERHvcT39I725C",
+	"lO/xlE1E/5z1eCcIvX9Tz8+5awDFcuSS9Ovo9w8jcgkRi8sn1j89ar4rq69I3e1+l8tw26X+2t2UDIqH",
+	"eCwmThGTBvXDAS4wDKA2UIH//u7HHxiilA8JHdjpvynytRAc4Fz4oMicFxhXEQU9vNAKPoS7KHkYBJDS",
+	"c3Yli9HRORsdIRrzaiULBGNGwiSYP17gFPvoyB3j0RG8yOjo13zIOOLUu3GAnZEOhI8x4j8h5iV+WfHS",
+	"ENcNUuGQBPCCQlo24VUlnb+IlejuCFLIMVxUDNhLPpn70zhScEbnuiTZEygN4L09Ni/TinGPru3uQC+U",
+	"FpDeAuQX1t7jAvZwqelbjVQIgqXfo0+5D48bLCo2KbWhJIWX/uiULGAuMONefg6FMce8lDci7/taSQwL",
+	"jdTTr5gREw1TAlMo7mJgnSGx9g5kQfC0nXy7qHPkgrsMF1HqxgiAC4eobp6h9AGezDwS50Ld8GSu3XYz",
+	"yIKBd0dhAd8WglUgxksQVKXgSaiRXSTmapRc7pF+wkMqpCEz1cz1rRkpKoD1F6GRONXO4B2Q/Mal8C9J",
+	"UcogcuNLwzdDXgKEz1YF48ul4FAvjFDa/imlNNaDmU+iHoJjAEvbMJ8910GoIk5Dp9jZoT01SN1MDab6",
+	"SPV4h+zBw4NvbfrA5degIYnEI5sEI/E0Ba6RkWrAXKdzeoI5qCHbQkBSY74IAPHwIdAHII6SXBIlMJJO",
+	"XFVI80sNJvQvIqTIYXO0LiOuwzAZhfbuSKHEZMQfXOV9PIOV4DRNkpUJ/AG9M4atkZhyCcd0Kj8IM4Ck",
+	"/USUOZQ80J73NRLhpXXFwF4H6IiLQC3t41Juj+Or0A5uOD9JtQDVy3O1Hin80r5YOsWR95cl0h4j6H/6",
+	"E+t5qJr0M2ZMqhgyzkLgAyWWD9cHL2qk0I2SdfurTye2WvASBSnC2AdbdsBelNoEF08rhZ4pheFMlJLD",
+	"cIpHKgwvkPByTYd0wC5oE2G5GNSTcCuOgcxPFGzZLGvtnT2jgov8rbDV+vjCSeq8354WcC9bC9rPub0v",
+	"D2/OLQ74SZ7dhh1bn8EmMHvdEh4ykehI1lCRdc0IwUz3uLGTzGN9I9rYm1o9w5pRjmLG52mmrfa5ESIB",
+	"O3IfMnko9C0hjQGsygs+mYvjF1rZSpfdFDlKH0/clfmgDXM7vsDv0GE9e7bHSJdaf8+Vp200j5a7EE7x",
+	"BlUb/btN9+6u3F4vePaigjB1Q2qvuFzGdFnsURTjNGKR95F2stlhehm8vGC9pJNoZkCbphQwSEARLhg1",
+	"IzUXlRiwfAlGGqVbuWVPUfmCRAXLBbhun56esh59V/bstD/0LbBLTuAHIskg1yif9qmy+d5/gc8ZjzB6",
+	"fwcVuwST/Etofju8RrrbHydWX5ckGGaHQFlrnOvtirJQaJM6c1qBXbxY2o2Ci9s5dAes7HJl3THUCoj1",
+	"Q7y99rq+V1Gv7Ei5A47Vn8T1BCX6ogSWfJbD4FfoSC/l5DoJk52z/Kcf3/7vV9/9+NPV1+9ff/fNy7d5",
+	"OOX9aPjqCutckAvLZMltb767+OEHd9ttJbGgxfk0geQuvfTd+++/v3j7+v+4q70hgZNBflDvRzi/IMSK",
+	"4FVy4oGmWh7y9Gtsq3WaVSLRAR1RhqJFrztokSfzlbqOPqSuiBtrzW5FJYiP3tmcL3hZkmtZrRQrtZp5",
+	"HuDoyz8xNAcnrN0n6z19dho885Vyn2OkwC2crZxADtVFfV8+/NXpGbPzSq9mWM+S05fI6U2SumEaJPeT",
+	"axrCziP5BEv47Up9A5sbzO17soCTER4puVGbwfbcRn3vPEJJ4udkwrk9CYXrcCBQTH6ktQYBj/gtukTt",
+	"JV02puoTviqkTsBUeykXLWdmCbxxYC6F7KXVEA/ztG/uAZ4BFp1PKIijDiaGdbV48r5/8zxjP138I2Pf",
+	"n11k7Mdvv83Yq+8uXmTswv3Pj2/evwOR/ZMYf09VLXA3gjFaBH8NfNtTWQqQFBbiZqG8bckrtwPdnylS",
+	"+sEKZbw+oBswQscNm0vw76DPHTx7GjPEFp5+NWAXIwXPK3nVLtMSgbValpoXDCQM6z37in3/Nck1tk2s",
+	"uZGgg32k0CaEAZNufSqdVJqZpRCT+bHVxxCYHPPJtcCiz2SAulvon/PV6dORypW2VzJu5HybOO0SnVti",
+	"CCO1W3TGnXjhttBW2blYlVa6z3rivs2x54neT3hdpifjkQRoYw7bRWg8yp8gPp8+v7PJ13IpnXIf5ABs",
+	"WWn2OiawjfANn371KJMNsgUbHsDJ2EdE6Qol1B9GT8WzSktHKuBQTbWUx9divatvJpK87mQNqEE3FRs4",
+	"UVQRfC087q+sGrwEsWWWquqPfVW9m0G9ec090LfFUKeyu2jA3hLpSGjdA1BgZ9uS2M9xGHFFDXuYhKug",
+	"cZsgjkP/Dvo6oshwrBwada+QLjNvJyq4AArjh2/AuSiNRlTUKlmBTia/+hrUYothd0KPdvaw/H64fIdE",
+	"IvwOfQTz9tMjBH7y6UH1B3MvYj7PANz0zKerssS+8gy88nOfJcTA2pybOcXXIkRBJWwlxY1TB9yKivUw",
+	"4WTm+rZt//cH7Os18+E1p1ncRFp6bepdNkZYzMDyiTVJH4SPQUKHvVTdPS4ewYeExBUJiRz7/20kolXG",
+	"Cl402laaDTs97ptzndmdIh0BZT6e7tw37MBSeb4jKpLwKFEZGLhpBUPoAOKwNM6cB/Spxsz9smQsrpJa",
+	"laXnWN8qWaEzmBqKemenzxNb1tmviAqVgkmBYMSpGFFOM/8aRKpep0Kvyzfcd3hE78m/xoe39J08XG9I",
+	"fQq74Y2uxTrVXfXT9/sHcos0hpGPv0WWNe2OnX0ZqMhTIXfOctJXwBkGGWUbMvXAXW6anfqB2sBH1+CU",
+	"S8OuBcUzgXAAKnRBBPIiYqIgrpEbsWFmDHefSbpvh9GTurooxhMqFliBRjt9otx3dNKfDdgFXJbMBo/8",
+	"5sHGtU4O9j5dI2HBYUafQyLgEzm/YAl37fM9+ju8zvZxcuQdccIi7DxKJe+/5fYwsFEdbNtr3mzePBJt",
+	"XSNd2+WujcFdMjioq9/5BiQ+zR277zCvA1c4YLIEIb2y8xOutHLP3SvB7C5eL/TKwNZCawmK5qDsJ1QM",
+	"5Xwpr8U6Z1gJ4a1EN55QlnZJsNF6uYfodMZmInPMHNikx2vox/MDQSlzSleRQdrjuJQ3ZOsaPhVuTLEY",
+	"IxDluNK3EahYjyHKt1waMJeJRExpBqcOULC45Z4gByunyzUTyjncBuzCY6kyPMyBOMddV0p1zSpRiMUS",
+	"j+JlNFMNW67GpZxQtlsUMOTEXa2s5KUZsNc2iRmepjkVt+5X12J9pbS9igEdwrRyU699mHpUUqcBofYz",
+	"rrS670OOQ+wME6XvMcDgy+kDR6qaSwktOB3LyXrbPxDiXH6MQBCTVSXt+uj8nz/X4kLNGaYSYmXnqQ3m",
+	"DlUl3ME8RhC07iTFS4+vi5TeShxbuRC4oYGgLSDxUmleQF4TvColgKCo61DsAV1bdr0UAdvxdq6hUQGi",
+	"Vz5R0QBjWwsbMdw8bFufzUSAitjA/uUqJar1l3pf7dgjx8F79LBA2IND5X0o/HVPcOdeGgvcdaAW56Jc",
+	"+pd2My81IQsb49m2EjUNGZytYE39TVUONzWRfvv7sPwF9AtCHwTYYwCVCfDIgJ1bW5kGK/eCKz4Tw+hG",
+	"hkrMrIHA24XK2U988JqN4WYG85KG/bISq4gF7F5/BrT/iA9A7L85WwiufLklOIPQnjznqihFgeA4oGus",
+	"fzR1L8sbAZWXUEzPi6KChA9XzqDBQmnYNfD1wUUwWLwAeZT/CinwITNaK4gOEIafX+zWtHSbYe0O2euw",
+	"Oe/Ja06Geayeu/oUdnvNsPTua9FOcJveYEHy7xNS4WNzDHdRl4gyuk1QdiuJxADZk3WYrt6oKqwjmRJK",
+	"TA+qB2XRj/VC6LIYMamENeitLJyl5iQNtjLUnhRowOxcLJBE1M/AA+n5TGoCKGp+KSFnOeZGUHk+BcML",
+	"1ltW+kZiCb75pbzy17UnTT0tsV+kx4Hcaq67MyfpLbqC//7vtaj/trP9hm64WMqXarW4bwCu8EqHMiR7",
+	"e/mPhL2VfP/tCcD0PG/D3wKESp48mPU4HUqGlgnTK2tkIbyf1o/d6u3xemhGwydIhXX7+Ugl1gk274cR",
+	"r3ArhB46v2GxxD7y8iWvdOKvMTmU+S6kgUePVK1oI52JYUJNqjXYm9CFbyzrXbx8d/zti+8DcFc9Dwge",
+	"p7PMvCAYAhQU+IIjlSQMgD/G+ZDjdUM8PsHesbeomCndkdiMmfORl1fQvkYoxTENMRipH/iCekhWSv6y",
+	"QiSpNkqF3tnpX7AxsFjhURStYixyGuME74+tgAZ41OB+IrB3IpDEE5DgPbFeGrbDvfTAnAW/a8QAz1yQ",
+	"yp8D5FqL9RJFww47BuOnQdjU5kC+g98EU11hv4NQ1t0jKtZQkggGn1TC/f3djz+MFO7DZO+QOKz7atDY",
+	"CY4VZm312HKpEoOGK/bjxcrOEVkTxBqYQjLiqWPz2yY3FxpWScRNFKn/BzwO0u42eN6EVX0QW8APt8sm",
+	"uEz0xSdYAr8BhR5f45NPwL4YaLUtDxow7tMayNlFeiGmCiDrBvqRJSoLog2hHY8KN9NOUQqTSeVUntPd",
+	"OEdmATwC0c62acsUkPN2rv0JRX8hTnILYlpd8+2Fl1bXDHeAlvY7AoF+XEC2j9MaeyTtkidv828ztmke",
+	"tGOubdl2p49r7nzp6doKt/axW+zANq5w93bAtbdCoUdQ26HYEs8nwqT7EAPUWK4P3DUQCsUygiEZItS1",
+	"ZKCMPzwE8AKw24vUASTM6h6c11dPTJszh1ZKsK5qCGYNCT9S+4h4tlvCE/7Zw/k2jwt7tv9hD6hnyWZ+",
+	"dL/mi0prI2i5A0dIWnMy5iVXE7FXMp/uwQQ48BNtU3jpHROtzGqBhiDWWgFDhu+Jv0W4wwWXyuznh2xm",
+	"zJ4YRu/SQpi55Ma0cHFajc/roBSm5w0hjlVPrfmCmU0S4jS11aXgpf2alv1Q8f+1BIz6lK6c2HTvO/Qa",
+	"5rxLhviv8Huvu7kM+9u/MmY+u4i7x/jpkjPo8wh75FECcIlzlMwOUxPSlpWYgFMWZDr6TK3e+zf09EdK",
+	"VrS9nDRYDtCRq/BLB73gtYSFUKsFiD1z437/pTz6eRPYZa95SGLyxQKDrpngX/fOmfilfiVLgbiH95w2",
+	"SQc8JHFSX4w/Uu6ksQ22a9ciHJ196Klrj2Y9ziw80y03t7y/vb9hpEbqGM3xsPVzlk/MDSEverCD84hZ",
+	"EgYMZTLwO0CHYV/dVAJ+/HhNPbFQMcxevPvHSDGY5qBmtTu1CaUpMPMrdwgoSEndIuA79IC4unW65pcy",
+	"P2ec3UhxSwJTfJAGkZNhNaRinFViJo0VlSjYu//+jvmnbE6mx91E63nZFq+8LiHTDmqoKSoQh6Nj1D4m",
+	"clj9rZEAzlN5nz17FotjhoF6lisWEMvCpKhqMXwcaQDRtFjnjFs3jgazAz9Ig2kOOjRgL9xTyscLjPtC",
+	"Skjk0aOmfNKJ7CR2q53bz4bm44+REmoI1b3FddMMO/l3Mb7aOyLe2BJI31qCawKwkFhoHEBIS2EyJhdL",
+	"DYC1lb4llE3CWqSjPmCvnMzAOpM8juGOdBCOcL4p1e7nvkkeomg0gq8BJOUaZUh36LsmAfYJfG8ej88i",
+	"9v1ZhrI/drfvEcuuP3qbjzFkSw2bHTibAawVEjyw41rd3u49dfr4Ev1LZHtbZPvjd9xhvqT/fN+Ma/hk",
+	"TfF8MtHlaqH2AzjEa5HB3e9oP8cnJiDVujEykK1oj1eFqM7B1kLzOrwWPACbVEbKnxB6iBf7aF7WJXg6",
+	"mzARHAzaqVkpb0QN4SVai9lIvXv39tXxbMWrgvjGwzfx0VnoQIF6eIVBrXWYT/8wKEP/GV7QMt/ngaVP",
+	"S0Pt5v6By76c1h3Ygsk2++2d3kLfKmfr7Dy+nC0rcWzkTIki9JV4TKktZ9lve/SJX7z7B4E0GTKy4ARd",
+	"zgWA6F/HzqpGsxl1onmiTkCXduf6+X+dhj6A1pPIw0wQ/GrzQGZY/VCXEP228gelr9xD2guNE636DS3q",
+	"+6p8iPPqh9utZPE6+Hxf2HPuWCsna4uhht/cWXduzs5zrpOg4y71jEcfwC3blDOPHaWgW5+YkVpW0q3b",
+	"MfQ/w509XbHlfG3kBFLiBdEGu7OrFVUtN7T3VpU7Ul6/upPuPTvP7X26S8++dYv0GUMFe6Hg3mPf4LJb",
+	"pS9qvAtQgBfUKnf7G9XhqEgPZ9VqPL8rXv7exz2j9u69v3x1/OeMrZYewPv7r9lf2dPTsz9/9X87jTxe",
+	"W2H62HpaFwseoxHogmbI1sF+QGyMkZImRmXWwp47owNC09JSJx++7An9niPgOf54JQuijfGxlsZNnpcn",
+	"H4zUBY4fsCfFhyVUtiAu0LMzNteryrBeTn+44jbvp7U5AQpvMheTa1GwuajIfYCNwA0Avo0UBqNSYupS",
+	"qlrv5tmzZ/0hW/IK2CzmfLkEgDMb3j6+U2geTeQy5RLGYqKdX5WHzEHOVsrKEuty8DWhtRxXAbpD6e2Q",
+	"4AREKMp9J6nFjdSrGD8DtgzDwgsuBFdAC+TEMcEX1gtHnz4fbhhWm3YVgWu6XdJH1iWjWaHrYT1kKfPf",
+	"1bPv5stKTwTQpuadbNx+m+M+vj/UzPo4r3S1eOgYOo4ML73LFgyhQTwFv7PA+UNDebaBeKJUHHyGJU0g",
+	"KFJp/8kx/JOGAL43XfUaBASSwKTSnZumMavEbeIBbnS4pzDv0rBnp89Cj8hIxUyh8sI3lUQUjo0dcM3l",
+	"8HJZ1nKN0Gs7Urmf1RUB5s25YbNK30JXrlYiYzlZ4uCNOq2X/FRLiQbD98pZLxEbH1/DLQEmup2JjWxV",
+	"NI3ADWicyL+drwOA14ZayJicMq7WGekHmkjfk6RV+pa6COf8BtTigqu1r23laQxvyMYlV9egHzGVaq7l",
+	"ckn42LVsL4YQY9guWGjQKuxNCKmsHhLIyqqEilu9kBb+RBDZFcDOeITs5Nti/3Opb6EM1oiMKa2Oebmc",
+	"c7VaiEpOjK+8hXx9fpUDll9IMAftWqQGitd/I3V2egYAGH6LEnZYUM8Yl6BaONJ8m2ovSxVqaxqZnneA",
+	"Gvx4aflKlgIH8MMelE5+9ijJB1pbpw0DtAkgda6UaZEMX3LMj6WaULpH4X4PGoos7ntTUG94ZUTNl2pi",
+	"wqIozBChEjidvkLDPMQy3F8WwnKMw/j4h+dq0dVI4Y5OmVsGDEAmxAcOfAkI3X1ONUxROp1vaE5f/hdL",
+	"lwKbgL/Ci5s+ehHUgIBPIctopBj4N4KgY1KlBFoKNJmR/yMSJSVtEIbleggzhfDrebp8xseAcJoegKaX",
+	"uqZD54qgGkALrT8McGQLvkbsM49T7aY6FjOpFKymc/jhJhguC3rQfwDk14qkM1A8DYa151F8R0UFY23n",
+	"TqQrIUGkb/IU5IVApoAKcDObqorYHPhCqxnLM6f1h3nmFCAWROX/yZ1HtVhwfNeVKsREFqLo0yYLWpHl",
+	"fvqDOOQQ67KhEg3aYoEitMV1zufcXOE2zX2VG0IJVytB6hZQqRPVjoo5x1zI1VOwWPC/n+Xe59NqwN56",
+	"HW6WpfTO89tXL9jZ0z+fsl9W2u1q51VOkY824v2OBe2wdGFjYy/wD6oVAJXUqV3blOYbFAMP7TrSsPv7",
+	"jndYVP7uHzT67r5duOwhA4Zf/LmPV5pvfAzpk9SlnnSnDoD7E43xd7d85lbs/WsMLk91hXJPKiuqKXSp",
+	"9XJ4pF4KxZdy4D4fKYGTm6f1n/vQ51aJiOxFHf62kqIAvgDCxR4LXgFSJQC0tuA2UmMbn4kn2K2Cb5DQ",
+	"9UIlOcOidNZL3oT4x/JVVZoBJTB+4AvxV2Qsd44CMpbn4HAgViahmYEwDEa8XwQMG2ojFJFXc9vEP6sE",
+	"ZkedxkAgTVKvBFyIlio2v+DMgzGCkUiwFGYKgGJkexUQveN7ebQfGezcLsr6SduLojVZyr9dfv8dfIS7",
+	"xlV87ZaWAPMu3rwO5kqz7cOsjRWLo5+zow/HXK2PsX0ApWu62U+4McKak3+7A/PrPlsfy9PTKANmrpcQ",
+	"5QZLKd1U7vO8dU4ZbUSoTlw7g2YuhM2YnDjXutQzbTBBvga1CJioRcTko90wloq7zauJzskNeaur69jn",
+	"7NZHCY+COIyYqohYOJmDtl741CVft5+ijrS3uXDLtZk3q6/WK88vVS/5zg0uy/FKHo9XqijF4F8mDx0e",
+	"S27nscHDLfNRUzGm7R4L/uE7oWZ2fnT+9PQUOnLdqx+dH/1//7w4/j/8+H9Oj/8yuDr++X/9Xy0cwwem",
+	"5vgNxxfcfiyyI7ngM3GyVLP6hZhFODo/wg/YMiF/q7mZ/a8Pu45fhud0YsxHHNOk9O633PHVIQC+2Th0",
+	"jNOebJ79cNDFgsvyGLCh9mj6IrhOhJLaip7XI0HkznghjVOyRb/OzdPe+fXSjXAJ83mU1q/NV5RIyd/V",
+	"bgVEmrLOTBP29GoFf/nEI3aYdecX8JDeqvSt/0idVbWvvd0mTE/KXow3ybOdu04tMVKNnczwf/UmT0tT",
+	"kI8e05WVmAjEB7foo/tbweWnDmauCsJFyGlfevqJLJBQKyY+iMkKQW+maHkB0yslGBXQt/Kqkh5PwbOF",
+	"9/JppRfOcbXa/a9Zjf8lJhZ+EB/g/zv7yP1/P1sgwADLllvLJ3OwqnPGkeDHPfT929emP/QMgG61KL6d",
+	"+Kfo/BNYLlbduVXg5tovHMJLfSN8P5HU6ry5ENQl5gcYKWdNgGmOFLlIS+Exh5PPR7CB3LIllxV2h5mM",
+	"ghIBcm+lECOCuHmenZ4GZh89HSnoz8FeNgKoZr1np0+p8wo+AKQIkJdoays7652dnqX8OZ2tU0EY3FOw",
+	"Ozz/kZAkkvG7Bd3Flm9KQN9T7Bco8E+Q9/DJCPjaohg2PjdIybvMXO/1Kpd1Jfz5NH59jn1cNRF+kHZo",
+	"sa5O/g2SZ99urtrYA/baCW6S98bqpU/TOHmCeoRgwXvIiObRyyvxL4qYAmXDjahGqhKhb9N75W4Q8q2D",
+	"Kgl88E5K+u6pzg6tuqDZp0WruY2/NGjdU4PWx2/jQw3wsAlqxXqth+CEUAr2aZmh+gJqzU63jY9sU1A7",
+	"GLImsZYQoxJDBaUvP3PWzY1opwsKb/HOAyncv/oKwAu7JP6TiP7wpVi1qxZ966Z5+APgjIvjYHPv5WeH",
+	"i1P71jQpMIwQDZea4aEv0idEltgSLBnWA+YKWJ+/ktTN2ZqKUXxDlvMM+57BMrCwrtQVnrW/OssuZ4JP",
+	"5kxasQgOg7SG5fG6DvLZV6W+fRlX5HE8/cYik5/Perws2Y2ooGG6f5du/855VCtKuRLQC80i3QTkq8jE",
+	"sRkyXjqhJtPK0tOtE6cH12a/kEouVouj86dh5oCPKqp9pn4v2DRhiwT5uHMeHnPPGURVoDiVBnwxrmzX",
+	"zOi+K7ij/asW3CKp0Md8Wj+vsZjqShw0Jbzlo+a043y8xnP9dqV+gNN6v30ZtUN/UHQqLCNpvdPduuFr",
+	"XgSf9POjW4aTLlIBGRRU/HEbOUJHqEcAY7KxqWThMNqwrnjID/C1EHR1kDr0A8ZUroVY1mSXtEw4IRXs",
+	"LngdaQLyFzgpA/ZNxacI0AmpFWB6RkUHGUBt52zs5ySoHjXOUMZDlRShIktPHopUhJpJt5Xk5NopJ7Za",
+	"dnA52VDsCoX3zkq45dJTSazJEQNehjlfwr7MIVaWs0IshSqM51XD5cRwwZyrIgITYpwxJqQmeuGWTBQz",
+	"AR1dsE6w4mEOEH5gPv7UMACA5FnU2KuG9D0pmkefuxBTqSS2kXJqHsVQEhS5mlpLQjCr6W892KbfCOss",
+	"a4CEwtLYQYE/5cMmyFx4RYRQdO/ogRfjQM/QKSVO2Pg1EW+R3tLHRW9xb9XGmGtvBcVNBj+43Q/sY9wz",
+	"FsLfOmjAkik9z9hYTPjK1EwwY/k6hTJyD2tCYbX3XdQk3n3Vm6ZjPCp+UW0mO6NY4RynnBVuR+AJ/hT/",
+	"5tnDlsrUNhMyBIbtXoqpZT06LxNdCIjH51KZ1XQqJ1Ioe0XX5h7F9ndUIvtpnGBwjnlDGXbpwg5vayel",
+	"wDs9tcdFEncLGxOqPJ3oR91yjoDDjU6z4EBhWSokO5dLwSuD9zufCyBkkwd7pDssZfeKU2JobymgV+NW",
+	"lCWOSLxzVI6tEJbOXKcSCmfD8gCllGduE05XVQjvUfoHqzeRbIMbI2cKKlqJ9JHqpFBN+VkieahvmAsv",
+	"HsdCXIPGvWJhRHkjDFgHnjEN186TmSsNtLeiApQ+Nz2s9QmD9cmfbVCLF00fNyUTZ3zGpRqwy/oSZTS4",
+	"MBlz24fKQZMpY1/rxqNB+IeGvzGkxhpTv62ktQJR7SidEyDA/WvVjKuMtJsJOgwNIyx4Bh8U+KPevKfu",
+	"GTCKYCdTd2e436lq5JpI6ZfgmcRPEVg4awScHWHcTYW1Vyg3tcl+13Hcu0HM2k+g7YGPFa4HOICNvRtF",
+	"DCWtiOXH28pedg1qERs486uyZCtVCmO6oz+t0dPmDjossPOIDqnX8j9JO0/G32G9/O5BpaH5f/8te9jn",
+	"rn2ADXL3Nk1+4lTk4a0p7QNt4RZcNmyBALHh9ZG0DdBWTUCGjLN/6bF3XE5unsaa13vT53XXPaho38+I",
+	"CABog3rQW7Q0SHeTQABmLjJgjXDLZ0WwSfCaYWiLtKIsqf3wVrNrCQ7wlLkxV5VgfMkr2wdGeGyKpOAz",
+	"6l1UpwPmVnpJ6r1hH7l5tDQE4js5M2EshAqzw9ILE9xJrOVAq0BaZ1CBPz5s1fFp++CdqO99VbSb/b4K",
+	"2i3VDvV8+tiunA+34q750iZ4Fz6QXt6JC3TihMaxN4L3gyoksKOYSoN0jy+7qh3Zntv7lIrC0GE/Qygj",
+	"bA0OdTWeiBTDU7U72KQUvKLT5n2FSqAPrVeWjHoVUKbdKnIcwAo3ivv/IZiHQEoAMGvEsRHKSCgC6uVf",
+	"5z4Mn/N8I8k1l8bqau0zXNjBjRNMy72otitjuixCAo71fNxUT8FC8814UoX/hHn1iY7EvTFGTYUJkOjO",
+	"+uoHtudGH75zx5YAWBG6y0sRmUji2gmz8ZWk9RGzIcyuJdSYUQEadLO1hst0hW3BnC0r4Nj3YcutoclQ",
+	"ahUY9muz3OV5tacRY+pcmF2V95CQSb4OMjpARri+QTpTfqF08Kij2P7ZV19lRwupQvH9Hnki6HqEAn7a",
+	"arQHuncca6B80g1LMgy6Zt/Y3rV3CCIKehbDrMdal4KrOyhYllYszD5KJ37RizevnfSkqfCq4usuBVRb",
+	"MvO7N8kRVpNsQL/3vUIAMX8PRnmXrfyWTlQhzbLk69qpjoEVlVpPFEbHRDZIQ/gNBFLFleETaiFAuAoy",
+	"6foD9jJUGwA+VEEgJ/HbDzv0FsflklieUFM6mS/7heeipYw35ugFg4hGjC6316AtGNXPtBICAK6okc1z",
+	"aEcRRskn6EiG5uqcLH5s/iWj1v2DTPWM5YT3kWM9HrY8mbm+VU4grwyaiQUrNIu0dI1hgZHBNL2KDfWJ",
+	"9yNyF0TNCK01JotS1VOG6hQfrPfCtKnbBuydE2W8hDU19UpbmBTyR1ChIW4HWfmtQOo71Gp5d8Yn0BIY",
+	"Ru+TxMLFDcULjYPA0YHpfZsP2PeCKxumRR/JLaoHsb/V1bWozPkuIz5LKV4BQibh+Wqz6mE9vZZcGRuS",
+	"V+EznT+uYr7Y7h41U3b+I26q54uiaGjn+0h+1Ua5x7TXQ+ov/Pi3ogonLds8Yl9cqzuIbIGFtb8irblX",
+	"N1Lc7lPKB9ftruJLXCV3UYaYGuN1KL3opXV+ffp7yNTTQiCHEXoiPi5EQmi8Bsk/aBZwSIOwHwH2x+oZ",
+	"MrqjLtxdZNZe3fcPWJ9HKexLlvweevf2GXO/ur27rdC770C5+6CHFG3Bivyh6rVuaMt7CZLIiS2lWvwG",
+	"wJDcty8CB5k7aRslWudpWEOx27kEc9iQnR0NRax5lxSrwb/MQZ4PmPuMiQ1IXYnOecR3wEGHKTUX9UOl",
+	"QdKffGUXItPGAg4UGu5XID8bSHNFq5uTlyttzaID4VMTX7WexCD+uFpH4D1/famNhx4oufMQEgtXJhPc",
+	"z9odJpB6ftxggyFyXyUIUCJpKvBLAGuPC2waXXwtFUPnUFmQVjlBxeo+9U241pm3/cEb8Lleg7sQvRpY",
+	"W2/Cto5Bz16E4jNdhVdvtUG3VKFloUpNmv0qr7Lt3LRYzORlzz2WT7nHP3rl1D/2wB2CrXZHPX+/T6Mu",
+	"cLAFidwlkDetuZ2lQpFrDT7EUlQLroDTNilU2TDHSsFvGlIlMnOkV24ryggnYJ96jLBN7qAW4zOsrNj2",
+	"1fcoqoBPwS4iH+hebnQXu3b3xzt9FPHxhypY2L4TtqYLXhc1692fzxY4HllsBePZAwtkye1k3oIlQTlt",
+	"6HBEE6w4oaCVx6lHUTQMQImEKZwU3SGOIWAfBLMsJ5AI8Ekyj+Hruy3BvIEBuJN1AGYZDgQm8xHMAQvb",
+	"Q9abpNuAvRWKQ2E7kB/Q1FH9RwuPok5eJEK6PzUx3wkL8jRvmpCsEgt9k9h9AbrYP8yZWmE0s3ks30O6",
+	"/oEMCxzskfARDjIsYvYeLcsv1sWGdUEW92HWxT5hos22HMwGtqkesLW3UeqnUWYjwkkh9hZ3XjeaNdiN",
+	"NHIsS2nXENMOf8WwNhrzOSatcwov5/RMaYP7pyuwO6S6kRhLygiSJsbPuwPmWfrOrYA4P5F36af6V5oX",
+	"wZsay3hpNJtrJwMTBwSzAhv+hxmwlx+WXMGSk+TsRYQYk2csj60yV9gOk/fRnVyVpfMxIS0yxNw7Z0aq",
+	"Wenj7prNsBl50R0me6QQGS5KrUUoFcR338np3rW7ifMFN+JYqlijAVk18CUhS6Ink1XArPWZRtArXh3G",
+	"x6Vq+4lpvF3n2wheTeZ3mddPlzlAM8ed2zWReMVBS/uPeNv9RwIPiQLCCgw+15BeM5q3F/IXdTuqbvwm",
+	"FNBK3FJkWNgYMn7qiaGwQrviUwvWGrfQwg+Ni7pYAysFkfbH3j5sIamwg8QIZbOkEVMm0RyAuY6iLYFg",
+	"xSkRAqvhNxDpAixgiOuMBeB4r2Rph0nLJC9vgfiCQABapCbr1bheY/isPn24se9zwIhQjjpsWelxKRbG",
+	"Q91kDTwvk8MzwypBXmdW8eUclgVA13o2xgcx8ul1jihmgo2FvRVCYazL1+UaKL2drCel6NNyymlEmjUY",
+	"GfSzI3osnr7WWKw1JWMAaBy0kTtI38RrelZrZAWhookKu0Iz9vd3P/7AlDCoTzUrhFj2Mfc6BSAfEC9n",
+	"z0I7JW0BD6hu0I42NTx1XaECS4IVhjmpsGa9vBLUcnul1RVaFjmimWdES6oX3MoJFUNr1fdjRenVOVrc",
+	"8XUzo2a0pAFikuNgYehqo+gNLQ88rVmjxNaI6kZOBOMT4JExoaQu2e/4MqJgRtjVEjuPl5Umvi8U4D2o",
+	"592IttYyen4mRX9bIPMefY1HD2DuRBSHruS02TOReg+a0H78yGSLXql5DAeEInFZAQIcCPDDopqMspJI",
+	"QnojrTd6XwOvhsKG+wZSjIntkEUoSA2dQv16lzp2FzmLsY4E0mjGz2p1T1JdLSs9q4Qx6ALwWy6diLrC",
+	"dvqYR+DLpWltpGCI3OhEOroYnQUqPgKasBbW5ElXqX63l5L21vGQXe6K2+4dsw2n47Pon/s83PVaWLjV",
+	"lNtZA98Fl5F5z8P/Jab3fWmFx6vwDmZiMvCigOL1laVI23ksP6dKkKvUsJnKsjSs4Zn6G1psLbp+8y/J",
+	"bcVa8YWcYDzQzQhfuFopKxeCTbSaytmqotKyJZ5tq+s9AHk0c3LWuxZrlteeS2yW8eVWdrmyV6Q2kmHB",
+	"ysGfa40GznKGe/YZuvb0mqzaFbpnpbx2G2UhgVKMaSU6o/m7Cs0vk11hkWkdjF9dFiJmVyXSiB5rVa69",
+	"/UT2Uta281LoUXaxLUnbTEm0upkfgf+0X+vmj7h9L7m5/sHt1KP9b43nHw7zIbd+g5vuG275AXf9CPvl",
+	"HW7G+2813ctACoGKP06apt3JPrhmPS1V355Q0cEWwJjfshKGuCyDfw0ntuG/wOUEdwSGFi9XYojcWcG7",
+	"JfYUq7FyvBmeIoH4719zFA7G4xWSm0YlI7IKfll/kDhxWxI3wWsNj0rTNy/T5hIosw8+Ny9LfeusPQo3",
+	"AOlVQGRCZAtnAPUzwD/gMY0N8cOd2EKRnSp56rkH1LaTeTtdVXD4e/ipKo/daVn+z9GR+0qjo4yNKBQ5",
+	"OvrZgyPUe0GduMRhkCuL/lqjo8Yva3wtloiFR54uDhTEm/eXWa3o0r84GamhQCkpo2oZOjapxhJsX9Le",
+	"EPsBVDwtxd8WZtkIisDEY6RGT8n/oiYsvhDB/uVYq//m/SXoSfo2HTbu97qQ0/U9OrVv3PAoNx8td7ZL",
+	"ZDe+1l1m0H6nIBiUQsM2aWsrOV5Z0RFnXbVS8RdpmLWQlYDzOV674xvx9emTYM1k8sMTEyjwahb+slwZ",
+	"pBZuFCjS33u5NFf435iG7m/yAftt0GCJx5rI5HaIpcUgcLDl+DUiCkW7NmS2nbQbUqwSE1kosny9XVNV",
+	"oZKyvmGpS0AN2MvE/adue9/0DkUENUjSxLCdi3ihe8EBexEwgtzCUJ9+HWRV8KqU0QiOQAfG8lLkWURr",
+	"Dhpv0BqNdN+uWonYIVWJ42ql/CzTVQUoHUg/0RP79yBKLxIEw8Rip7A4PPs87s9EcWDudROOz23wVAeH",
+	"t0l6o8kIIEe0+WmfmP4OvQqJBlB5pJCG+Mml0/HeFtgM/k/lB/RBtoa406E5QCP6teqIxGTU3BZzx9hr",
+	"cGh4pi3DnWA0eLTLjd4s1tMVuII+M7EOziIE/d02krY/YG9255UTk8dzgvTOTp/3t5Wi3GNo+NFLUHap",
+	"UXdem4naL5qzoTnfpxt4rwDySTyhHweZk7pUq23NC4m8TavmNhwE6Yv+RepstSm2vRXYP/A/pJoBxlsp",
+	"FPEpeWWTgsAlGUsSV8H2JSeIVyIWp5FB3ArEtu0sx8TePZ7qOAgO/OVgf6YH+y168XSyn5jkwOx3zJPk",
+	"zh6lZhtqNkS0EcgkPg2d7ujxyoqoKz15mSpAH7ch9ra0vHR3tEBFgLQmTVMNiYdzHwTfWP4VQ58xx6t0",
+	"/epS8EqZ5GFPDC5Kd5nW62SFHwoKI44ZT9l+/cTJKtb40f4YwBibC9CqMo/TU/PpEcfWmiD4hIJ213bC",
+	"zHAOASvWn04AIqth+yASVFrUI02syMzqcGToUOH92KZmDZuvFlzVsE8H7D1MsOSTa/RQ8K9wzIJnU6Ht",
+	"DUlixKg4h19Mao5ndWMcmf+Wyyv3Ink6kwT1fWfZBtnhA/bad8cvIDSltCd2g3VqKRlNZ+tRdRto71gx",
+	"VIkbwcvkS7VWi8L3xBUKEHEyOs7+qxFKEyd37jyIXSBURxw8qdxbw/WwOFeycC7njEtFOeykATMFR7/b",
+	"RDZOYVPw4c4F58GtyD2aMamYezQHJU7i61W5k4FPryyELQD/kfDBYOp0Yr/YOBuiGfcTHa8g67aL5O2W",
+	"zsm/6dhsrZN5S70ieGCfpBZGKnID6GPsKEaW8IY6YTN+I4Z1ERphtKN9FUQCtLVUgl2LpR2wi5rYcDLC",
+	"i4w0ZxsIQdPgyEFHO6KC1hRJz2rsRqT37nuBrK9bRMBb+L1+OvYuZ0mW7JYbatn5AgrdZvy7VQYAqnSV",
+	"78lSybrb3NKd0tHpRgfu09rdWk61DwfvhUoZYsdJLU6KjZJBdCF1TgHdoBkvIAgsSAWIgj110uCH0Jg7",
+	"40uTIFHVkjwxfQDNJlBrrC0vGVgrA5Yv+cybPhAMzbEa3s4rvZrNay/hWXdaaoRudXVNkdP825eb8QfE",
+	"LYOSXauDGiKowKTdoQOexS/5/beffKkbuSuP8FA/MD0q3mJscvD/UVzCTbFx12UnXrCBcXCMxsFxYhzs",
+	"EZppsSgSp9E5Hk4EN+UdAcGkjwBTByQIlOAO2NcRZKUGMxockqF7dKCFXApVSDXLwcSF5zhjZS2sz/m1",
+	"S5bv139zL/8W5nCRvPqjNLmly3gv9IStL5t2ue0nTpyH9VpN9f1WoLVO9pBWrlrsIlnbz7K7q/Yym8cu",
+	"kQ3pcU6cktopR77Yvc934MjZSuZ6ziykT2jpk0z65p2shxW2TkRsADiajBIxOLypIyv3vbPgrkieLP1H",
+	"hiDxgOX+X1dWXy0EwWNjmgYL6gjXW1S152Bjf0o2lBILJRQH7SIl2baXsMqPIkrw3e5biNSYoLdNpMZX",
+	"m3CRbMGTC1d9Mt5dglidfPdkryRfv2tK9b30sFjUB3yMQ8RjLaD6OYrEzbhwtxTc3QSbPCftCAqGBcQx",
+	"nKcWf0pEhPPYwo7yNo8oqDTfuT2VvuGYgYInKc2sXAhkCYigvhOaj50LA/BoopxiShde6ApnmacUYJ4M",
+	"VRpW6ZUVrBTWNJGB0fkqFlJJYytudWVYoWPiuEeB8U6w4GwXVHDoqQxHBWJnUPoEhcZZezKvpiqeJHwk",
+	"bSHjSsRV7qXahpCwk0SAe6H+gF2kH8Vgd/5YpGF40xqHb3scUrHX1qhPK8FkERfj2bMEcNDyaiYs49a6",
+	"VYDkh+8tw5rt2odik5LLhSh8KRF8Zswr+oxIBNWvxFJXVqpZH4oAbzkg21B5FV3uN1sheFF62Gjb5EBr",
+	"trSxlbKyTJ/jwb/N0P+nxw7zB8e9cLiK+uHopUMpFy1nQT0ybWRATixKtUJ+2ebiKQAhxBV3JxQyDUC3",
+	"4QlzztM5JYDPmG6ItDzjlQ1lzU2DJVlJCUHQVDa0swzWIMMT6Hh6AQQRd+9afyEfdYVSeHOOQEIN6sVd",
+	"rUBZQkbhZE0gBTKiuoHylNiLtRCWY/9UHSw3a6NJtpg5WK5sAEDSq2riIdH9KxCYCkxWOlGS42XUO5Vn",
+	"WOBJVWrJriDiJrysD9Erf9wMvOQtYTf6HFxXo3JDCd5T7qcxyqO2Lzfmsiv/k+7fO0Jj/NKy2eiS3rBG",
+	"PsYlC23UO0H/koHqIP0+9y5tSLinJSzUo1jnXqhbw0BEHcSsBMaJzezykxSdYBeoYNsJfRiL+ICj8Udp",
+	"YTtgpx7quzYWf3uoMe74k/2jjm1MwDXjvc5vlSDRRDLkDMkP65R4oWAFKZb8eYGfwa7etHnPNqi4MOGk",
+	"ptqTcfHJPJ2sr96HfG1qmT6JBEqK5VB8sld44VNilncezdsrL9D5AocmC1qCzn+IUxzCgY0F4L+tI+1t",
+	"48MLubtG3MXoVAuR3oiqkBObYUdS9NmdyyUXbhdLyg30oRghBfkYdoWOEzLxwIUE9nrw73s5rsRVJUwA",
+	"AO0zqguz+pb7mZIizr3ReOWfYfLz6H75ZiECL/XiCRu29FIo1qtNvR88EdTYJGQEQW+FeYIhjo9F8vMM",
+	"9s+/BFFZNV8DYlvnrN7YWoiJLIQB4kTGg1+ogQeEq3q8IWJI12KrqceIL3eeNrQlC+29SOdw8LLEtatN",
+	"EjLY3sWM7kd8xhX3V8WfxmvilMXv3U8J59M13IgEb6WY9y1bDXcXva7mtAuwoWokAzW3q+E0erOu1d8P",
+	"iotwpkB1ITVXI/rqcb43fP8eDOA8M3h9ejC0KUHn3lIo6lv2rjpxkiUbKCA8EGPseRrOAaAw2j11UmKt",
+	"WD6oL89mCIdHft3hR1QQ+nvbN+SA/bhJgnVRd/1bWH7rm7qWfAq3pXvZTSwlS4YDtJ3od9P5pcc9jvtL",
+	"gz9SDeSBVn48q3dk739xf8n99YfJWx8f7fWegDK+f2shhRoGRnKIvFLHMO/yq+tmAJZoNiwLqxtQYU4m",
+	"InAg1SA49TOMSny/p1AMELUuPAi16zro9khfGLQ9CDosyLIJlSGE54KC8J8OswZODM8Re0hW3nwy7qqx",
+	"VKI/YO/c2FBLDjXf2Gdbt0NByjXWAAXYs9NTFNHSphARF/5TtBsHWsXViqLwOes1MhlW6/PYAbsh4A3N",
+	"vD/0xJotIjnrSPp+otSucyF32JVt5Om8esSoSZtX1iFZN98mYwrxZP02+CJo74JX3Z18lE5SzXaL2SRL",
+	"tU+lR3r51safZj1eW5DidTr2o9Q/bL7OgzHr1YYGKbKCQhXsiSmEspKXXdOIVxw6mfusMki+5yEVBulK",
+	"PEKFwVf7jPaDtq+dfHeC666CM7UdADljfsNlCdgqa2H7yeGtndI9yhRU+nD0lKUqMCXggQYJaaY3Xido",
+	"IHkf20fiBov9pl7HjmDl3V8nMFricIe7gvdZrZQZAE9x3LDEQL0QXEV/HgohINNnxKQSlvWmuhop7/JR",
+	"PPpYqmM7F8el1ku4rR/bSmLve5wGJfJT0rpWcTVSvbPTM3Rlb6UR9FiYWJ0rz2qCI6RGf197QDhXCSjA",
+	"2r0EWD4zsAb5GgAypR2pkltR9QfsR1UTqZGvEJPABOp9zrhbFK0wc1uzG96iL2U2nNpspJIORYxdxYKE",
+	"wUh1ZEmTQ3xPLmIywqNmR5N57DJf0m/0JTP6W5CgL7RSYhKA/dFcr0uuw2Rqm0F0MuGWl3p2qGHkpBO4",
+	"VXo6dSe1ZyMkHTwwabFMpVC/RpjspOtMV4DpMVLIcnzhHLpE+hYtCd22s90wt17Qez2K0SWUheyWt7f8",
+	"e3YaO/T3vUtP6y+K9z6Y5UNLe4gB5DcFLcwfyQZqHJ2wFHd2dPcvlXCrv45dgxtzaq1Y2PzwL91jjh50",
+	"r+12vuP+Wn8Oic/H2I7fCqdMakt1sFG+Cz679vQnhsninrgXW0/ESh7HR7Q7EF+vZEmJRzdGkg4qpNUV",
+	"cEH7QlMjIIMRX9pX9oIz4aaUe0JuUs/rpYDq3pFy/wmAQJOSO20XHuKx0iVAVhTBpAewLOhUyOOAucdZ",
+	"9PN9YiLrS4+rkVqpa6VvVRw/xe/rUxLH2fsbYO3SDTYVlZtd5GGEWZwTFrLJqGfWZCNFkOImY1TRbzIG",
+	"dQlYU01EN3r8LzGxZuif4MGCKwOgXG9fvWDPnz//Cyu4FcdWusWbCTtSOX7x8/gHSh2+f+0nPJM34IsV",
+	"M2HZXCoLnG/ig+WV4Njw5gd13hAmnBT78ymbzHnFJ25BR0pXkK7jEsAxoRJ4XAl+bTKWA8v4WH/Ah8XX",
+	"zN2kYE7whzj3CCWK2GdI8a6nI5V+xAH7IfJaEMdPiwUDW/O9xO7Ue/JMvhXWj/BICas4/A5MdXc6k5//",
+	"IDYDbAJn8zdeHzZe0mT+6ebD3kQ1tVDL9mCEsXydJHaqlTIh+dC41IscNVLIPNvl5bMDnXycd9PJ3w/6",
+	"ou4DfxaELp/T5va0LrUddagNstPMTZ+9LYC/y9x9IBP3gMjMF8t2i2X7SZvq0ILRcPvr4qjDGIVcvu8z",
+	"6fTPXgk7mQuTsRLYUxOkkeRhT0wtXM3ZsuRSHQPXaoNA1beKpLeP1ARjSQZIt0CTCA0xZxU7diCGe449",
+	"duaXEmiAxtx4QBSg8FK8vKr/DWX9uARFUYwUZs0nulwtFBqGziglTMjcTO2SnjeVpbhyxhBgriAWy/K4",
+	"FDei9GECukksuCyvCFsuR/NaKiQR40VRCUNXYpkWcAAWnp3B/yvwsDf1kJseKjW9svhQWi1sCRupd+/e",
+	"vjqerXhViOKcEWBfBiGwMZ9gO1Mp1fVxqSfugVCkZqheEZkeV6oUJkLVjtfEHFLdOKk0UvCHYwDC7J2d",
+	"nmZsogvBcmOq6dW41JNrYnBTbKWgWBE2NZXD6YrqzUTBSj2TMe/+1ekz1nOPGql8tTS2EnxxtVLhWOT9",
+	"2o7LA1s75OnblGtdQn7vd/c9Sko/xi4xuWkqnu4WJl/zIpjBXyRrq8Z2qzqmFrSGjE2kyuPJWyeTTpaV",
+	"LlaTvZBaxrLEKfp7WG+hC1GaDKKVBgHbTBAVRB0A2Ws+E/VWyhmXymDLHvApjNeEs8sx9Am8vM5THLA3",
+	"fjgnF5Ylt87CP76Fyk8g9m20Fe2IhJcUW1zE7KXvcJ5wxaYyUFzAsNCWC7RF0FuBr0LTH7DcS0kPCxHW",
+	"Rk8Djw468nRhe7mDf8cHj7r/byGWiGmQzhxi70EB9OBFEIC03xWJ91d3EYo/PT3dRSh+n1F4WuBDQu9+",
+	"QT5LZIONw5rIFPc3t+LdxQIXRWEY33gIIbFu1kMjDeuA/YAxvUoEqmk3awjjTRp89+UaS+muhfIWRmQ0",
+	"hbIB1OQTykK2NDNdFAV91nuK+WAKmsZ4pEx0GH036rz/Sg/qdX8WpW8XRdGynVuPRKeGPICf2KsOD8WO",
+	"SmPODRsLoTa04M5jdRGeiD0K/n5SRu0Hh265kupqZUQO3SF8ZQTdVVHLEzIeiamoPIeftF3svulp2ycs",
+	"FFToF4rf+6D43Ws/7xH2CdJ9dwVB1Ikt/k3n9jh9aGl4B5Lws2jkxMTknvvgQMMSn7U/w2gQe8PAzEZc",
+	"oyBiqCkAiG0g67WiSdNFQAqqsfrPGRDAJBrA37fJxkNsCHYBmjIXxsqF2+FXE23s1VJUVyslbQ7ostBe",
+	"rWty0gnrqRUVNF8OmxI40qO6p22ejZeFtPdrqSAdzsdYKg9+NpGpoXgca+X3qRECTdZBFg4673s4/iVX",
+	"s5Xb53hHjHkS4HO58GhizoFeGZElRTPOO4f78IQmOE4zxGks9YRK44AfI4lBcouBPo9kBTSHiEStp4Gt",
+	"XRRMqGKppbJmwL7HKYIEiRdQFxDBGUGnacp51V5xhxAmu+MIFAOFdeMly/HNgJHeiiqFi6T1g2kUWCQM",
+	"PdSzkB5EViCTREVyuAkLsDsQaPE77qgxiY4+zQLhyVJGYL+MAfSRZtbh8eNf9668e4uX36+bj2uxSwTF",
+	"aBuuxR+tqi6+f/Nobw9GksSIIkQvheJLOfAfaQeSvTTsx6VQF29es+eD08FzVujJCvu9sJ1Q2YpPQvPz",
+	"ra6uIV/ug34QQ62mfCIyxg3U5FB3HPQfSkPMWa3WKYy8lN/QkJ9qpTYCJqrjzQaxBAsLfLr2ZPvtfinc",
+	"ase3H3zsVhCTVSXt+uj8nz+nG8OPvX3UZCOYtbFikWyEZaWnshQnC7EXoQFQc1BEtdHprmcCklHU6tlI",
+	"PLPXGK314kutk4zUOVWf/f2nSwIaAAkPnf/HUhGoJl5DiDnura8FJpWuxZpY0bKQ3uOememYmJnC1Q3G",
+	"JtbjtbdKwARqYI+tW/P79Rtcv3t2ndwQe3djpm/jlqNeAPCxAvOTBFhtfsuwZH5XArhDsikrUehJ5358",
+	"57QwbpG34hs9wSCIUJMYAfY1EbD9z1m+IfPyQEUcjo5TjiFPCRozqWDMzVJMctZreRJU6JzcPK3/2m+X",
+	"b/Cjm+UTw/StYvhe4KKbZGCMrA9rts9kIpbAVbzemB3AWLtPLWdKV8K0RoK+FfYtrOvOrWrFB3syt4uy",
+	"vkebUf/WXYhf5G+X338Hr3nXAu9t+NSp2GsS0Xgplx19OOZqfYz2D/pRfo+ZX8pjn9Pfx5Z+99/fsXA9",
+	"GFjG+qaOPRtms1AYtuTG3Oqq6GBxfPdL+U2Y2j0nlu7TqEve45D8TW2p/0gmXn2PbTfp6vu3OyP0lnYq",
+	"VDV6wOF0INYzS30tgGIsOHlvtLGzSrjrlpW2eqLLCC/VXlo2Uq9trPZFVvik6ATzcpiXbCm2gTpuAL+7",
+	"8ocDK82LkcpHq9PT5xP3R/cL/Ev8P/jjXBuLP5zjD0td0Q8n+IMfB3/MIXnszJNcFjmyIqFdgjT2jZ7W",
+	"XprGz9y6jVTQGE6LmQzfBkQMedN9L+bxPWIJTiyyQSEKzqxQk2q9BF41pwiMpdryG1GNlCdJwie6lwV+",
+	"xbmYXEfR8+7d21cMqnVYb2etDpUPiVq1zkhRuU5ao8OSEh1eAFG+85qH7MwDerSX7CT4w6HLduI7+6x7",
+	"pxnCd4CrvqI6faCtCqLwY6tjhyE2MFJutTLm9kMWN7tbDb+RmL0FQzBpve3soE1E2T1FApMRHrWDNpnH",
+	"zgIkv6pImxdUYs/rObdn/DHoP3CN0m83I/oY+sWrAcYbwv8gJdNqPO3Mr0Zey2SP1GYBtqutgWSw2gYj",
+	"NgSC37N6NZk7oQi9SVxRp44vgAZknlRIM2NlWbpzD0jxEElBiDeJKYceSjLKuPa3d+CTFgzsmMlLtffp",
+	"Yt6vKUH2ycPWFumz4ab8nR8k9wU+7Rhl+2B8t5+U7fA8bXK31RPcuhlPH0OXpG/5peh/W9b4kzbeYb5k",
+	"8v1qVaib8v/E2W+HI/g1B+gEwUnqbn0Sio5HlI8+8EgeiBHWYkcnNGXl715+9/LFJXuKDkchjS/mBV0z",
+	"Up4pm45YwtoSCdjHulifgyLDKvdo0meMsynsDqpIBzVEPD+s9/SU0F5Mf6Q2kPFyswIGZwLbDR5DJbjR",
+	"CjpkF8IYPvMtolQHLw2rl+rb6CU4Q9vo8oYabgk8Ha3/mhMhprqKzomaDaEioOlG6KrFiwgYQiPV5jUE",
+	"8x/ch8TQPvUat+47BPkVJ+NB9MAaJNqQkXKfYcAuhfFNB9yKY+CvFcVGWTHrnT2jqoL8rbDV+vhiakWV",
+	"99t0tXtmaomH7/tAYtKNvy+lu9cF0a2kPfs77QY4e7aHYXGp9fdcremtzGOJavcdm18HoGzuwvo2+qTU",
+	"+nq17IxbXgoo6IccyrFUGFq7nWOGBsPeCy6hfYorJo4XXMZD7W4iAkHslOHKk2YZqWYlpmaOtQoRncxL",
+	"kWAYI5NimuQxrRFxtwRsLHgFKaRrMOcLpjTjSqv1Qq8MJG6UEIUo+pBGSqWnVGys7RyKlA3r5cboK6Hc",
+	"YhZelnpEa3qDEIQyMY2Ai4Gd7ZW4Ebw0gSCKj8GgUoW8kcXKiT7MGxmYizQge1gqeyalhBILXM2WCC98",
+	"undGv4mV9ztRJhqfKKyzXS9FMcT6AKf76LsS1EJXBQD0l+2HRuEvTToCnn119rA9AO/e/YiLtk0y/rS5",
+	"u8Hhq2/ZwaNIoDvMgLzybS4dRxGzn80znUoVoxuyJJTu7JEG6Rh1F25oysviKwMTrHYoR+qsFPwxeZRB",
+	"wL4pVs3j2JH8nopwoLmIz7qYn5OjZ47ud9v6cXalPy6Tvs1WUsKH9Pg/PZHRtUs2tuEeWQv27uL775gE",
+	"LWLX9X3enY1g7w0x/JggPKNsdB62nrIcfzE5Mhi66aZqD8iwUMy6PwGaiQrjIio34GrLAB7oASQ3+SQx",
+	"kBQj1z3P3aA9lLa1lRw75bjgy6UbbA0FtqiWPCcparF8wF5Sj5p/Fd92fbWqSjpQ4acPizIP9JczeSPA",
+	"Jn6WIGNi3Nzf4F5oCl3aBUMMDoPpCa0mFKxTN048xjsSCJ4B8w2s7P3b74h3c2UEm1u7xGJBT2eIVWtW",
+	"7+tvIDMkfUckFCQ+BoQDBf/QM5ZF4wSsnHVDJHWUHOPDr6A2OT9UVHUlD2q6/l6SB1HU4JAPnjV492Mq",
+	"pndTrwX/PfZXful+2hK0d0KwQ6zup9wPa4NCGQvVVJUQJrEtjZetXuRFcZk2DHgzGdliCEjXCGOcEh8i",
+	"Yv+ER6GLzAIkYBr0QZUwQmGBzIJxkAvuoBsIh4U0ay9/8+O7S6h9O3Eb5ARvO0bC4bx/4GEepgsBEmST",
+	"CHE7+SHF/RuHf8/+KxxX/s4hee6mn2rfc7FfS1X44lusiwfeSd8Ku3UbnT6WHH8c4f0ZtXjtvzUPDJxH",
+	"hX9gpxfcs7PVa5AYx5VYlnxCsZLbuTNYnac1hDRrNMW2mGB7Glvfyhtn9zZsWV01TdnahIIJSgzVvRk+",
+	"BeJCKTLkEDrI7srGzaW5ImOcAk3G6qUJEbcUZSYsg49vg0wHf8I+uCzBnqMHNUlxyIduaztQlCXtbZ+B",
+	"SPvM+tsOtlwRJeuk0Leq1Lw4+TcEh7tBn5OkGGnuZSWOiTzQGYyGSWNWWDQXoNyR7pAAXCGTRLlDrRg6",
+	"noU010MUWe+ejxTNi6JN7qnubAY39t1zVshKOMe8P2A/6LQJzR3MueBk1WFA+5xQwK6BV8OIcjqKe8nH",
+	"pnEFfLiZK/a37y9e+FfDvlzFF4AB0Ig8YHcOvh6E0SmvOFLiw1JWa8LpuaAZeNqrBS+nulqgYMQIihuN",
+	"21UlYk7vRlRyuk65uYYQd3RPBjLxa6FiqvPs6Sn8mSbjibOMdNLWryaUuNBnSmUYe7daLnVlDcvfOk2W",
+	"+4SgaS23oRV7h9/qR+zeOUjQ6IkV9hjRw+oCJ8TFx1JxCKnvVRaPr/3EMBrQiWXcDDCbF/jr8TfSLLWR",
+	"eGNzi+fcWj6ZL4SyQyhrUnwh/jo6wjJXm44CRU+xVnZ0BB2I3aX8WZiBj/H/e9tLGPk/AlIvaytM65MJ",
+	"OdktRxSIdyLVQczskuV0ohpbGWoDujby4OPk8NPTh30zOCZzbvw5G3wuRSwd6Qx/WGOusSm4dyVJ8ZTv",
+	"h9VOj8XtAXRJjcE6oNvhhq35siQ9dnb6l//aiZjVVHTLSlC/mxf43YDugREqnb2/DV4jY2i6TnXFnv/X",
+	"aag9yXx2iMTwNid3pDBSPF6HohqETFgj9cmSVxaxFVhOfzw/OQmYjYjRfi3WRJXo7uuwV7NETZyedddg",
+	"v/Fr5DfN+6q8N9Bw5caPQ76vyle68gM/tCnrq0P8+DsLs9PN8KWaroNtCFmyeX21fPco2YF4TvYVQc1T",
+	"TRVY3Uf5EgJPPJyu929fsykgskoiOEA6cMOkgvIRM9eVPS7lTfPIR0DEgD9e43SL5qcZsAtoJhSFGw/t",
+	"3uQIoz1xLdbUMQO8+YkR2ZLiehLkA1S3FRlWXSTti7CeJpjaUrF3zzOWm+dhwPFqci3qrTvJHGKtk4eG",
+	"wOsJwwFnt1gZO1J7MMMNY+orQyMXie2CTQBscNlGpfiZE25w60jB2RQo3KKZ4T5gGicYqZFC6Br4SNJ0",
+	"SGbWy1GjmyuprujHHC6pt9Q4f0MqYwUvGHYH+Yi4tCNFxrPgVSmTHCmAZdAiQTy+zk6O5fFxYgFc4iu2",
+	"kGplBQbs1Ui1TlJieqASi0AxMQXuiDZR/haPBBnn7yt5TxKcxnlfyUdC1Ukn8EVa30EuDJazIStBJtbl",
+	"4KGy2knZ40DgvE8NDMjleIdvOEdOHf9zvfUXGDkhYQaFgHKBpDlgXSG3TrjxShYfcsB2Rl7wfsYEn8xj",
+	"b6a7/Inx9WzuxVgP/rcu+ALTJJTHUPkv1TSD6QsXTHgFvG2RKJzPTL1eBy06dx9h5yDHpy+QA3RZYRps",
+	"17EEB24O/NggcupiFjvxCcM9welxFxghnPrZtBmfGBDcVP0QCpaJOLD1Qf00pjDs+pJtpN7GEoye21ED",
+	"9hLWEgo3PJ5Qe6HRJTfXL/1T3iJu4z7FfvWdRCGY5lyd1nZDd1f5Aa9xuq8+iX+qnfePdlQEH4Zp9gA0",
+	"NkDGdmIPB4raLvDhZ7vBh3fMy0MiYQFN10Twr3tDItU+7Du8935LIDe2006sJDiXEBWsb5zfPbYioiXV",
+	"XzrRAE15312E9hOgix9P+QQaEd4KjEGCqLRO2JDg35CqGZWrTSXGm3v5xlHMs5SgOWtVAk0MEa7YamlE",
+	"ZSMkLCcIdCd44+QAUZEmZZzk5yVD4jEODZCenF+Y86SUDR9BZR2+6QVQZHrPTp/2MwYEx2Eksshrg2EO",
+	"xQ3RexYNVyxdc6KSYMxuALntllfFOct/WYmVKHKntvJqpZwBmSOOT/iTruKf4Dq3F0BIu5XDrhu8asLV",
+	"RJTun/C9nL6luHgoQcHZuOX0ThBYxJQihRkGdjPDjLunJwuxWGp3ip3N7RRmf+jMfvcmvlpNr2gHTKVC",
+	"Xig3TpL4zEJbD/XyEJMeJCrxcmGAIZt5guzkRWvr0x+wHB3DvPYmMHswFHy9YPIAWFLhDkzeciGtYuIZ",
+	"Of8FfL8wFFCT0AOmiPjpi3wMaVkF5kJtq6By1wsEXVDwJMTWw5MEjjb8XnN0jHDXpzofEBkCbx8qeOdD",
+	"Wl5ZUVxxm0e30+9I3NpIKWiSXeTey1+D0xRFbbXcu/qdZWzF5WxucfCwLeO7zzmknGkmYNlh2WZ8Ypye",
+	"BLwfZzM1Ngs4iz8134D6z/z+3TThgu0k1Ewqgd1uveSHUJtq4/rAnU6KLKDLrFhnvvECP10yTGIoORO4",
+	"n/l+OPdtAUAD27thxGC0OAuYIgVoV1ZcGT5B7vp0of1/JrY19mr5XUflr1VifRsKPEo7jF/J/X9TWzp8",
+	"DuzYge+fYxSekFR2S9Z07s71erDgH6686ZBjK5vJGHxwfLQSH+I36LWa7k4lzOVsLqo+TTMZh9L6WXLM",
+	"4rzh5b2QCE8dpmKtebWvKIDp41Lp5Jr4PXq1PYXt9M6uNenTfY3chlLYFGzJN4ddNoSuSCdxgyxNRnxi",
+	"AmqcKtfUuF+fIHQMUTWvsXq5FEU0/eFd8UP3szCVdHJ0ssMrloLfYLt/8n6APpicDLqo7hxJC4WJ7igg",
+	"p+bKiGHSA4p8qYnsotPLLhL5EqdmVhPsoKLH+6BLVHz8OuIS3PI1S+oYG8bKyaTkcpGDA5URkh6EasAW",
+	"+a8QTXIfo20uLdPwSx4vXymo2KHnukvYXPDKjgW3526e4oP15Zh0EeUISrDScavl8JcYJPIBPPcCfRSk",
+	"St8O2IU31JtirJAFQsdgmLaXmDpuIyXfGmwRQBy8VZhtUGtixpKqEB/6BHXj8aBJq0MXsMb+1OlUTGx9",
+	"Q2Lo7rfpu0YnFezPpLgKhTh65nQOB+wFPM90YRtmteojp/iaxUe4g8g28EYNOzt9PmiJ77llrrkq90ry",
+	"0fCxHyXUV5vDT9LOL/nMXLx53QljS2fQnz3YSmSI3nLjS5HAU7vLIv2PnScij9Dx2ex/+VIpdRfhTTSn",
+	"Go7rVr+1I4KJSqI759Rway9B/UBGB4N+t1zaVJNGS9PJcMBpcxqgUrzMvYnXmmVBvG4STt4n3IhjEoN3",
+	"UScBD2Z+eK8nBgXkjagMxFc9CZhHHBYVu1ZONSMhpGaFpsotLxCtBmXLZNpEfDZgP9EbY2DTK+as7nfW",
+	"1SKMnNRhnEdXHP50w5U0cwCDMNQ+ETSvjpYkfCrnxdzO5WROpsCGW92Df7UZmw33Z6VQ5hd9VnHqhnU6",
+	"HxJQWgky73jUuRtOArqfIcqIYO6QH6pWChSpnk4R5QugmCA2qadeIWXBnoeSG0LEiA/MmNJVOoGExS2I",
+	"GER9l5VT6H10TMBhBWq2ZGo1TQnq1s1+QtpOxwXYVl2LXHThPbrV8S05udhPUjCrnRsegjjGs3yW+hY8",
+	"VcWrip5gBK8m8yFtLW/yYawB3BkM8fo/R2RXSUsEcHU9upZMflD97nsojxy7Sggt+2C/XHqTiy14dV33",
+	"jhJnmKBS6pupLuT7jQOgpxsmnjfqMuZhC52tRVf5xCG3+YC9cFPCELb4MClXRt6Ic2ZvNZto5T3dCV4E",
+	"SIh4bpsHIyMJE+NPNEVMZQYDFh9B+xaDDF5ghDgEXgziIli7ptZT1BCzeT1+EkNXeJR3Gcl+sTBOMJUg",
+	"Ljw6dmKyp65yr+YY92sxil7i7OZ9P4t2z5woC8LyuP0vYUcnwvSJgV13HlxtEnWGFh2PF60jyrEi3V9Z",
+	"soGa7pqQ6c23kjgkOAUfvGVMY3QF1O7AsIV572XXwpZ9CLO2NgaM+khW7Qv8pvV33mEpojznxm8IJ1xv",
+	"N5RoOBNk4bZ0wf2g0wAYmSTDhmvzsE1xj2IXwkdIRRwhtpABBupjfyMRL9uZ4E5Ty/vjOlAWmhcFZj0Q",
+	"xg6Bm6QK/+lUfNUfBg8Wb6oESWlKabKLsiQiFq8neCheSXOLA/YT6cOWJEuifNlEO8uRYj2pU9+0Irzs",
+	"nEonv9NwPC/LmgHCZzOymCpxI8XtcDN3THlaMbVMr6yPP63hV1ABJax6zbLBV+p8n/hZuE1eJOaD3Tuq",
+	"EGuOLaQQmFnXs9l9Ktr/hBjHTAK4py8RWPKZyJBD2O0Ab624WR+YOnfe6YPz6mL8MyyxNI1s/CHJ9k9N",
+	"rtem4Q7ww+fRaehZ98izux+z9trrpdgy+BU88rdJXfyq1Le0jw+Bv0+k72fJYBzmb67hJZrqCf6B5fqt",
+	"3aoXxOTH2dhdADuBzyI2uNnQJpBpcsKmlmRy0hpwFdEVVUAKYogosBiwnBdFHtLdEePMDUZw6FxRJh8w",
+	"SPDPQLgFmTDyy5t1X0nhleUz+J8Y5PDNpENWCbMqLcspCHiFz3Sme0wNYdIBrpMGJgyZ7RxhgHNm9NQe",
+	"FyKmz0LRR/IuPe+ikBpwZjFFGMHPQ6wYXUC5wtV4nftUDbSfQaeqVnG+BEGc94eoYnJ3Cv1rQTratxa7",
+	"RV9B1yrhFodMS5wcRYO43bGMmBbzK3k75xbdQggT+NEH7IJGwkdSaVqC/uaegPoqV9peQal17kvX4P14",
+	"VTndBk/3xXHgVJlzyCs4f2tVxaA7V+xvl5dv8Jr28PtFs6CrTcn2tmvZc/bAmYQBe23FAss2IPpQSPCf",
+	"VWJzYFlwyBQiJKq0YrFxQlkhJrLwOUEYJUsKEgaFsFyWJqeSCGlZL//nv0dHpZ6Mjs7ZP0dHY12sR0cZ",
+	"G4Ewcf8l3T821O7o6Odff877fvrASqYoJOjcYKqMlvBXMm5RzhSycKtMcgGqM3k8amm5C+5H8BXpTOLl",
+	"4WwkEEhIaEhc6sR9hl2b5hybYiqPtGKWEJL1SamFM/lpmZA90fgnOfMaOz97+dOciV9WvDQsfzo4hf6b",
+	"ArNjeF68R0ZziwIPgoLNo4i/ysInPPEetzcwWezRSJqWHA4lUsNXWm9Rb5p4X7sVf+P+JzH07sObhjES",
+	"RWwei2N1cx7brQESRwBm65cu2zhXD1nM9xkxxgOOJ+qBHVaId4+BD3gP17jOwb7dOa5zP3E08LglWOgd",
+	"rN2BpXS4GbVactNWGmU13tWuKfyk6671RC/GUL2RO28UezkURWRRQFudxyAtCW28FoN1GGB3V6V9L61O",
+	"3Xu3eJ110Hfu2O24EGbjjmSIbv03uBf73kq0yYfd9KrSi8PuuNR7X/81UgWnqBd07326OclXPcTNqZ2k",
+	"P0ZRcu2Vu8jeO/AwUeAg5mHTngS7K+cLvVKQBJTWeHuQiN3B7IK/Y82PgUyLWS1EEVOtDXkxqUQhCR2/",
+	"OSKBSe5stGM9sgLGABjgDGj0RjIUM2CokE3RD6VvNG0cBczjYdMpgproxJKlWr/UjvSVvwtpjPtvqOgd",
+	"NCnkc6ZvRFUF49SPXXErhgmhBrUfGvLEaK2xqjq574np5qjPgkcUyjD/f/aucLdtHAm/CpE/mwCyvWmv",
+	"d0CMxSHbLXbbZnG9Jm3/XFHREmOrkUWvKDlrHArc09yD3ZMc+M2QomTJcbbOdu/Qn4klkiJnyJnhzPe5",
+	"3gjYHp2Od91h9EIDsbsG6ZqGGKMBNgfllvJFK7NXVyWS2eo8FUbRRVr83GU6J5vRS7WJz5q0Pn9xDxvY",
+	"mq72P1khHv1JLHTtL3AD7Ozg/t9zHYQeg318ut2m9Uq8t2EN/yH8qKwZ7YcbtflQKqsK8VBWEnaquwpw",
+	"zq0C/VIrNrBXSAC0eqvWyAUPA8LbNUQiS/kqC9nBqmxqX6j6toledaZ6MIz25MleQayHSrDi7f2LWM3B",
+	"0XInfBPW6DZIIvXpBO7SySpuV76nW/J48Kyre3yE9b3CQ+JrZtUhMqua3bF1KvYewC1/YOJbGaIirpf3",
+	"dQuwobhtX3MMSyQLbRR+y3QqjmVOBTtMXsDX5Wx2F7okezszBOZ8cocrYdWBUuX3cyTGh3YGXCymVMJQ",
+	"pcVs4+fA7oZT91eT3UIzyullPC/hVVovSCZU7ZIX7b4Oxld/4ID7HS/C3UBNlcz//61/TAl/bLgBDG9B",
+	"dbWYrE8n41uV5yNg6Uw+3t6YsVuK3u3oVT3LKY0ISkMEKzdqwxYfI7Y5bn3AYJGjAPIpgkUyETHhIk75",
+	"Ts3ES7URlwDawM8UDKa4e4AGEt9kacwAI2P7jhGlrmSlzjikiGeZ9QWJkcwYk1XMN0O9u4wunad4haKO",
+	"zVt1UWU5XyM43DwH6xSkYyI7FN+b2U2IADSTBaeQqYpDRAAADeuiNmKp8KtHMMKH9ZO59+1AL25vHpRT",
+	"4oXRxTs1e6k2l6oa0qqttTswaNerAclqyVEg21aaO4Kd67muq+Ek5WcFii8JLrx9oHara+0vL95dtXoH",
+	"Zdo5bxWS7gO/B8tQLI7PXz2nsSPrRFdN/eRClepkLGKT6JX6DgiQMZWz8OydCJ/Ux4ML4CYNkC5oAJGI",
+	"57me2ffxBkls5x1QS+AMpQS03mfVr3ZwnT6Qy0u3VtelMgunPdywKlIQ4PH0UfnLWt8oT0ZNCO3NaoVs",
+	"0D4iQLmCT8FnREqEyAGcRSi9XGU3auP03iXOdGtr7RQ7n6GjSS3yJOSM8JWnrzzsQBgZVa6zRPWxKkGg",
+	"7nDu3mGAfmIqbadqEBTASkHLLfM6dATZOIqOVFEvrYjTYh9F/gda0aP3+6QcDKDAt9YPS/oF8gG+DOXR",
+	"P4+IE8yqsN19PrX2n8tsDi773VsMgfYN7jDPjalxDeYU7VhubyPkyreUrFuVjyu5Kpvlqolv/KivylqJ",
+	"ibisV8xw3CvGBM3ya2aQfZ2wogGa1qfyU3dsznsehA4/mjuF2wqJGnWOfulS3Ja6mDMOrAunnFJgCMGz",
+	"eSmLCgk13zUc/Lgf1emGgnGJLMuNiEEKFruqDX50LM65C/evKDxIiYQncow6twvNUa9g/7WdIb2eZmnD",
+	"B7UUqcJFJTwbvK67kNd57q5kfTipw1PPeN4fAkq62FNHUWknXfs7CjjHl4fUEIRzOPGjf85YSj5ASgYm",
+	"rv3MWLxub9/wkACVPKqNOgtG5lIRyJhqCaQPm1qbiW5q9YqkCAU+DRxj1JhH7jjQpY+XYOtvteyTC6g8",
+	"oXfi7RrOlCrCJYpaVJ89S4BZi6fuQKNY4Y6B0LlDY+6ej6kqgYaHQwsE3P8ozinYG7rW6BKwy0bM6qpZ",
+	"nlwmNyZ0VzmUnOskFnEr84BQ6dC0A9Z9T1pAZVGsa/HUoUfYTqhjn+0B1A5r984LjfPwkgHjfU2MIzTd",
+	"QSqIPu2/SammTSAB7/SFyHspULePUeyKVwx3uvMobRS/IYxED455zg6RH5l2Jd9aNZ6UoLXUQ4dxo2g7",
+	"UYzceex6xsNBz4MH8gMk8tv+vlDg1J6bl6Qgu2KNrEO/L1/s/5olYk/al2ozYIYQ07MTYW9N7DZN7E46",
+	"6MU7OhrvIbAlfA8fx0NvsCGCZigHeSx2uz9T7FDxj8+46mlV6ussV5Olihk8OCR1PbR30OdS2098Yx6W",
+	"9sb3MaAsjM1MnKKfk3XzB7Smt79vt/CSsz9sWL9WqVIcF2+Qtp0B6FC9kfBGgR8n55l1NkvGbIJSEXcX",
+	"JbPhEWqDEnMbO5FwH2NYYY7taxpSg1kzo2peRqAeRkT4pvunw93Cb3qleIi3asansJNkMsYBa2QbiF2I",
+	"HAec1SVR6TmZkN4z8EPyXw37ZCy+1/aJzUoZxKfcz9+Y4BAlvWFrKfj+DggPaTugirhWldCjHHektZAu",
+	"iEPNW526UCPcOIAr3lqJWTE/604yPdsAxf7lEd/8UjgtmFQqnDnFz+KYOJoZuxdlJ9YPIOEgyGKq7y0S",
+	"vlTIjKlp2T10bisB05pbbEx6sDKX2qkLJN0GVq81KL3tayVrmRnKDU7FMbkstIIngd0rQ5j4u/yPOy1e",
+	"lgryZhz+FxVXy40hgfo8T2/IfMRyv1J6lTfFONLZkzSpVGmNjZ9kNGA4IQ2I3ImAPQAbwF+hNP/517+t",
+	"Kfzoz/hA+2dMBcmZYSCvM6uIucwK8dPVzxc4hfjDFefUBTrhOJPs28AsdofBN0YkC5Xc9PBpv8Vw7N5m",
+	"hfqB8kipkz+uNefpU0rsvlbeW1NrvCvt/CYu9f5q+/0m248Q1Dv7MHaN9qHTf5QulMyrxYSylVS6wxRs",
+	"UB0Z9wKrWK+wV7saqVJBsqKwXgToRnXJA7tmp5k6JlWKPJJlZqos8cHjlMkG7IZdqIQurbXOfZzBg19S",
+	"7nxyMy8BWY+4FWAItnj6qVKEUr9wrxzTSDZUlp2qeSlTB1L45NvHYfViXBfuYQ8yDKBKXVQyAxKxMCop",
+	"VWUisdCm4iICXYZfQN4eVyzsc5PzAy/OT+j7IY3Pdk93XZly6NCOnqfFfqmbwTHhcz/+8oPzq3bo2yc3",
+	"IifMJA4hxvfGVGrZVrU8W6tCmeHq5yuVByE/zs2Ds4WESZcBAUxxMBwi1uh5qASzYc4Un1NWKlO1UkWq",
+	"iiRTRFIvG+XSdWWPWR8XWjIwzTXiOfYozgjEBoUzzcA0bkdkWYVj3Na3EJoCo6fsQ6hW+FujW169SyWN",
+	"Ju+S0CT2v/28cLP8oEjI1Mce1KSt5Tu4ZvyGgcDbZgmCddQI0IGVxA2OZPIO5SiVTLN7aUdz6AArkdBZ",
+	"Snl9nSVn7UPESSXnilZeTewJZm3R40cOtbBJAF5mc1friTMGXGvWgAd5yEKuFcWcfS3nLvFHUHlA/Atd",
+	"faDfp4TDi69ShuP1dB+RZussrWXuLFDxZkg7pQAPwUzmski8Ee/W2GVK88ztr1av/fo8KF8Fd3I3dzst",
+	"PGRAphsPq8UCcHBF22tk546zRBe8BTP41DScc5fvDMib7pgPqH5+yLv1b306se6VXGW7E3vCkKCd0lI2",
+	"5F3xZH0aW00wI1mko496BrIgVV7LBE+vFYESa/G3lSrOXz0Xj8ffRq4WEbpDvc1C7DHIJcCNbQcTcyvn",
+	"c1VimPc4EN6eos9V9oNO6qWVhM+U4M6iF+E3iZQ7GTcIC0R6MyTKfS+7eZ2sT5t5PLR87N3xDskJl+QB",
+	"JEcacVtmVaWKSEhxSZ2JR+GAs4JFaH9x4HYeSBx6h7m3NPR+4+8hDXt33CsNe8R6EYihS7y6zI/OjiZI",
+	"AeW2tmRGA+WO7gsQ3GJLG3uZYeBcGqZ0mCguZ4aGtY3scTWYyyOOYxdbjiO+sRg1WRUn0XYULAq8buOt",
+	"Bp9vzXcWwbDge/cMShWyqBpcGsUc4gGVOXCHckIzCiN+QePhv01PLxx8Q8SbP5nzCQyHxtuhRBcszkrU",
+	"V5ugq9rYddzu4kIXc2aFC9IbEIPFK72dT0P2YQNc6wIx2HDiVtnoRm36+rw8//liiNiZslwH5ssY3dPc",
+	"U5Sb0XW5iZwNFYlZlhOTk08RRwSkXT3o23ZptD1TJIt5bV9a6lTlJqCIqjTK2xpBknPeNrhReqOnzbcU",
+	"k1EU+0CNXKqusyIjwVzKlOIkBFlfpEKl89Z6ot++uZVrUJEjPUIG5EQhBCoBQjoIlAUqOaivk04Xo3Wm",
+	"evt5A+FoEC0ZyAqM+JRzy312Gwz0r6fZ13XfeFuSvVLlCMN3zBdBDwGA2Xbb5wHoN0sfzW9WGGuLh3BW",
+	"UcPtwImijHZKfB14ntFHx200pdHOMVwBoYgn20Oyebx+B5oCrdLXVbdt7Ls9s0ZzT40iRL4ikpcQoIsS",
+	"oKWdP+ulf6xTSqJgNF3Chgw6XNRLWYxoWQe2ZbIRDVZT5o0oQw1o9yVWc/oP9lkKhtRppgl0xzUZbh32",
+	"4T7ZplgdNqeg0tFEQhVJuaGL4YqSQHFBzElZBCkadBDsdANfFjQvElnJXM+9koddixkCmLwR0AoEHYWP",
+	"9vT0zIHxXf79wju+pkG1octx5LOEu+Av+cg/3NPq84IG5dJpKPPHt6tUSo2HemOfhFb1NehsLjq/nX9u",
+	"D0oTiaeXb0W9st5rZLcdCCKd80w/3/Tijv5+ETY6r13MOWDqw1k6SF4afoRj6Pv0/tN/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

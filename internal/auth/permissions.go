@@ -83,7 +83,7 @@ var Permissions = map[string]Access{
 	"recordTaskExecution": roles(automation), "listTaskExecutionRecords": roles(all), "claimTaskExecution": roles(automation),
 	"addTaskStatuses": roles(automation), "listTaskStatuses": roles(all),
 	"batchPatchTaskTags": roles(all), "listTaskTags": roles(all),
-	"createHumanReviewTask": roles(all), "listHumanReviewTasks": roles(all), "getHumanReviewTask": roles(all),
+	"createHumanReviewTask": roles(automation), "listHumanReviewTasks": roles(all), "getHumanReviewTask": roles(all),
 	"startHumanReviewTask": roles(all), "completeHumanReviewTask": roles(all),
 	"listHumanReviewTaskAssignments": roles(all), "listMyHumanReviewAssignments": roles(all),
 

@@ -10,8 +10,8 @@ import (
 
 // keepsAccess are the writes that never change a row memoised principals or grants come from (users,
 // organizations, API keys, sessions, apps, app memberships): the job writes and the credit ledger's,
-// which are the busy ones, the flows area's, task statuses and tags, and the task executions workers report
-// and claim.
+// which are the busy ones, the flows area's, task statuses and tags, the task executions workers report
+// and claim, and human review.
 // Leaving an operation out of this list is always safe; it only makes its calls forget the memos.
 var keepsAccess = map[string]bool{
 	"submitJob": true, "deleteJob": true, "submitJobFeedback": true, "submitJobResponse": true,
@@ -24,6 +24,7 @@ var keepsAccess = map[string]bool{
 	"startFlowExecution": true, "deleteFlowExecution": true, "stopFlowExecution": true,
 	"addTaskStatuses": true, "batchPatchTaskTags": true,
 	"recordTaskExecution": true, "claimTaskExecution": true,
+	"createHumanReviewTask": true, "startHumanReviewTask": true, "completeHumanReviewTask": true,
 }
 
 // forgetOnWrite makes every other write forget the memoised principals and grants before its response

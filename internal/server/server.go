@@ -35,6 +35,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
+	"github.com/loopwork/loopwork/internal/platform/reviews"
 	"github.com/loopwork/loopwork/internal/platform/sso"
 	"github.com/loopwork/loopwork/internal/platform/taskexecutions"
 	"github.com/loopwork/loopwork/internal/platform/taskmarks"
@@ -92,6 +93,7 @@ type platform struct {
 	*executionsService
 	*taskmarksService
 	*taskexecutionsService
+	*reviewsService
 	platformPending
 }
 
@@ -110,6 +112,7 @@ type (
 	taskmarksService  = taskmarks.Service
 
 	taskexecutionsService = taskexecutions.Service
+	reviewsService        = reviews.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -193,10 +196,16 @@ func New(d Deps) (*Server, error) {
 	}
 	registry := tasks.Builtin()
 	var q *queue.Client // built below, with the engine's workers; the email executor reads it when it runs
-	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)})
+	// Human review needs the engine (to finish the attempts that wait for reviews) and the engine
+	// needs its executor, so the service learns of the engine and the queue once they exist.
+	reviewsSvc := reviews.New(reviews.Deps{DB: d.DB})
+	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
+		reviewsSvc.Executor())
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease})
+	reviewsSvc.SetEngine(engine)
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
+	reviewsSvc.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
 	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: engine.PeriodicJobs()})
@@ -204,6 +213,7 @@ func New(d Deps) (*Server, error) {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
 	engine.SetQueue(q)
+	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 
 	migrationState := func(ctx context.Context) (bool, error) {
@@ -237,6 +247,7 @@ func New(d Deps) (*Server, error) {
 		taskmarksService:  taskmarks.New(taskmarks.Deps{DB: d.DB}),
 
 		taskexecutionsService: taskexecutions.New(taskexecutions.Deps{DB: d.DB, Engine: engine}),
+		reviewsService:        reviewsSvc,
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),
@@ -284,16 +295,18 @@ func New(d Deps) (*Server, error) {
 }
 
 // builtinExecutors run the task types this server can run; the others fail their task with a message
-// that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through.
-func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps) executors.Set {
+// that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
+// humanReview is the human_review executor, which needs the database and the queue.
+func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor) executors.Set {
 	set := executors.Set{
 		"transform":    executors.Transform(),
 		"condition":    executors.Condition(),
 		"delay":        executors.Delay(time.Now),
 		"http_request": executors.HTTPRequest(outbound),
 		"email":        executors.Email(mailDeps),
+		"human_review": humanReview,
 	}
-	for _, t := range []string{"llm", "human_review", "sql_query"} {
+	for _, t := range []string{"llm", "sql_query"} {
 		set[t] = executors.Unavailable(t, "its executor is not part of this release")
 	}
 	return set

@@ -115,20 +115,37 @@ func llmType() Type {
 func humanReviewType() Type {
 	return Type{
 		Name: "human_review",
-		Description: "Creates a human review task and puts the execution in awaiting_input until a reviewer " +
-			"completes it; the reviewed (possibly corrected) output continues the flow.",
+		Description: "Creates a human review task and puts the execution in awaiting_input until the review " +
+			"completes; the reviewed (possibly corrected) output, with review_result, is the task's output and " +
+			"continues the flow. The review completes when required_approvals assigned users approved " +
+			"(review_result true), or at the first rejection (review_result false): the task then completes " +
+			"all the same, so outgoing edges can branch on `.review_result`. An administrator's completion " +
+			"decides alone. A review still open at its timeout ends as on_timeout says.",
 		Parameters: object("Parameters of a human_review task.", m{
-			"instructions": with(str("What the reviewer should check, in Markdown."), "maxLength", 20000),
-			"assigned_users": with(arrayOf("Ids of the users who may review; omitted or empty means any user of "+
-				"the organization with a reviewer role.", uuidString("A user id.")), "uniqueItems", true, "maxItems", 100),
-			"review_of": with(str("Name of the task whose output is reviewed; omitted means the predecessor "+
-				"(the task must then have exactly one)."), "minLength", 1, "maxLength", 200),
-			"timeout_seconds": with(integer("Seconds the review may stay open before it expires and the task "+
-				"fails; omitted means no limit."), "minimum", 1, "maximum", month),
+			"instructions": with(str("What the reviewer should check, in Markdown."), "maxLength", 10000),
+			"assigned_users": with(arrayOf("Ids of the users who review: active users of the organization "+
+				"with a reviewer role (not integration). Omitted or empty means the users invited to the "+
+				"flow and its creator, when they have such a role.", uuidString("A user id.")),
+				"uniqueItems", true, "maxItems", 100),
+			"review_of": with(str("Name of the task whose output is reviewed (its latest completed attempt); "+
+				"omitted means the task's own input: its predecessor's output, an object keyed by "+
+				"predecessor name when it has several, or the execution's input when it has none."),
+				"minLength", 1, "maxLength", 200),
+			"required_approvals": with(integer("How many of the assigned users must approve before the review "+
+				"completes as approved; more than are assigned fails the task. One rejection completes it "+
+				"as rejected whatever this says."), "minimum", 1, "maximum", 100, "default", 1),
+			"timeout_seconds": with(integer("Seconds the review may stay open; omitted means no limit. This is "+
+				"the review's own limit: the task's timeout_seconds does not run while it waits for people."),
+				"minimum", 1, "maximum", month),
+			"on_timeout": with(str("What an expired review does: `approve` completes it as approved and "+
+				"`reject` as rejected (both with the reviewed content as it was, and no completed_by), "+
+				"`fail` fails the task, and so the execution, without retry."),
+				"enum", []string{"approve", "reject", "fail"}, "default", "fail"),
 		}),
-		Output: with(output("The reviewed output: the fields of the reviewed object, as the reviewer left them, "+
-			"plus review_result.", m{
-			"review_result": boolean("True when the output was correct as it was, false when the reviewer corrected it."),
+		Output: with(output("The reviewed output: the fields of the reviewed object as the reviewer left "+
+			"them (a reviewed value that is not an object is under `value`), plus review_result.", m{
+			"review_result": boolean("True when the output was approved as it was, false when a reviewer " +
+				"rejected or corrected it."),
 		}, "review_result"), "additionalProperties", true),
 		TaskRefs: []string{"review_of"},
 	}

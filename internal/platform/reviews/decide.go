@@ -1,0 +1,72 @@
+package reviews
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/engine/run"
+)
+
+// verdict is how a review ends: with a result and the reviewed output, or, when an expired review
+// fails its task, with cause.
+type verdict struct {
+	result *bool
+	output map[string]any
+	by     *uuid.UUID
+	actor  string
+	cause  error
+}
+
+// decide completes a review in tx: the task with its verdict, the assignments that gave none
+// cancelled, and the attempt that waits for it finished through the engine in the same transaction,
+// so the execution moves on exactly when the review's completion commits.
+func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdict) error {
+	var out any
+	if v.output != nil {
+		out = v.output
+	}
+	reviewed, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `
+		WITH a AS (UPDATE human_review_assignments SET status = 'cancelled', updated_at = now(), modified_by = $5
+		           WHERE human_review_task_id = $1 AND status IN ('pending', 'in_progress'))
+		UPDATE human_review_tasks SET status = 'completed', review_result = $2, reviewed_output = $3::jsonb,
+			completed_at = now(), completed_by = $4, updated_at = now(), modified_by = $5
+		WHERE id = $1`, r.ID, v.result, string(reviewed), v.by, v.actor); err != nil {
+		return err
+	}
+	if !r.HoldsAttempt {
+		return nil
+	}
+	key := run.AttemptKey{Execution: r.Execution, Task: r.Target, Idx: r.TargetIdx}
+	if v.cause != nil {
+		return s.engine.Report(ctx, tx, key, nil, v.cause)
+	}
+	// The task's output is the reviewed object with the verdict beside its fields.
+	output := make(map[string]any, len(v.output)+1)
+	for k, x := range v.output {
+		output[k] = x
+	}
+	output["review_result"] = v.result
+	raw, err := json.Marshal(output)
+	if err != nil {
+		return err
+	}
+	return s.engine.Report(ctx, tx, key, raw, nil)
+}
+
+// asObject is the reviewed content as an object: an object as it is, any other value under "value"
+// (the shape the task type's output schema documents).
+func asObject(raw json.RawMessage) map[string]any {
+	var v any
+	_ = json.Unmarshal(raw, &v)
+	if m, ok := v.(map[string]any); ok {
+		return m
+	}
+	return map[string]any{"value": v}
+}
