@@ -19,6 +19,9 @@ type taskArgs struct {
 	Idx       int             `json:"idx"`
 	Resume    bool            `json:"resume,omitempty"`
 	Output    json.RawMessage `json:"output,omitempty"`
+	// Stuck names the job this one stands in for, one that River still counts as running although its
+	// process died (see SweepLost); it keeps the stand-in unique.
+	Stuck int64 `json:"stuck,omitempty"`
 }
 
 func (taskArgs) Kind() string { return "flow_task" }

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -60,6 +61,9 @@ func (e *Engine) SweepLost(ctx context.Context) error {
 		WHERE t.status = 'running' AND t.timeout_at < now() ORDER BY t.timeout_at LIMIT 1000`); err != nil {
 		return err
 	}
+	if err := e.sweepStuckJobs(ctx); err != nil {
+		return err
+	}
 	for _, l := range lost {
 		p, err := e.plan(ctx, e.db, l.Flow, l.Version)
 		if err != nil {
@@ -108,4 +112,41 @@ func (e *Engine) SweepExpired(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// sweepStuckJobs stands in for flow_task jobs that River still counts as running long after a live
+// worker would have finished them: their process died after River handed them over and before the
+// attempt was claimed, or while a wait was being ended. River rescues such jobs only after
+// RescueStuckJobsAfter (minutes); a stand-in job for the same attempt is inserted at once instead,
+// unique per stuck job, and the stuck one does nothing when River finally retries it.
+func (e *Engine) sweepStuckJobs(ctx context.Context) error {
+	var stuck []struct {
+		ID   int64           `db:"id"`
+		Args json.RawMessage `db:"args"`
+	}
+	if err := e.db.SelectContext(ctx, &stuck, `SELECT id, args FROM river_job WHERE kind = 'flow_task' AND state = 'running'
+		AND attempted_at < now() - make_interval(secs => $1) ORDER BY id LIMIT 500`, 3*e.lease.Seconds()); err != nil {
+		return err
+	}
+	for _, j := range stuck {
+		var a taskArgs
+		if err := json.Unmarshal(j.Args, &a); err != nil {
+			return err
+		}
+		var waiting bool
+		if err := e.db.GetContext(ctx, &waiting, `SELECT EXISTS (SELECT 1 FROM task_executions
+			WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3
+			AND (status = 'queued' OR (status = 'running' AND $4 AND timeout_at IS NULL)))`,
+			a.Execution, a.Task, a.Idx, a.Resume); err != nil {
+			return err
+		}
+		if !waiting {
+			continue
+		}
+		a.Stuck = j.ID
+		if _, err := e.queue.Insert(ctx, a, &river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true}}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

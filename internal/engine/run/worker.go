@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
+
+	"github.com/loopwork/loopwork/internal/dbx"
 
 	"github.com/loopwork/loopwork/internal/engine/executors"
 )
@@ -89,23 +92,37 @@ func (t timeoutError) Error() string { return fmt.Sprintf("the attempt took long
 // execution stopped).
 func (e *Engine) claim(ctx context.Context, a taskArgs) (claimed, bool, error) {
 	var c claimed
-	err := e.db.QueryRowxContext(ctx, `
-		WITH att AS (
-			UPDATE task_executions t SET status = 'running', started_at = now(), updated_at = now(),
-				timeout_at = now() + make_interval(secs => $4)
-			FROM flow_executions x
-			WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3 AND t.status = 'queued'
-			  AND x.id = t.flow_execution_id AND x.status IN ('queued', 'running', 'in_progress', 'awaiting_input')
-			RETURNING t.input, x.organization_id, x.flow_id, x.flow_version),
-		exec AS (
-			UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
-			WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM att))
-		SELECT coalesce(input::text, '{}'), organization_id, flow_id, flow_version FROM att`,
-		a.Execution, a.Task, a.Idx, e.lease.Seconds()).Scan(&c.input, &c.org, &c.flow, &c.version)
-	if errors.Is(err, sql.ErrNoRows) {
-		return c, false, nil
-	}
-	return c, err == nil, err
+	ok := false
+	// The execution's row is locked before the attempt's, in the order every recording transaction
+	// takes them, so a claim and an outcome of the same execution never wait for each other in a cycle.
+	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
+		var status string
+		err := tx.QueryRowxContext(ctx, `SELECT status, organization_id, flow_id, flow_version FROM flow_executions
+			WHERE id = $1 FOR NO KEY UPDATE`, a.Execution).Scan(&status, &c.org, &c.flow, &c.version)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && !active(status)) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		err = tx.GetContext(ctx, &c.input, `UPDATE task_executions SET status = 'running', started_at = now(), updated_at = now(),
+			timeout_at = now() + make_interval(secs => $4)
+			WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 AND status = 'queued'
+			RETURNING coalesce(input::text, '{}')`, a.Execution, a.Task, a.Idx, e.lease.Seconds())
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ok = true
+		if status == "queued" {
+			_, err = tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
+				WHERE id = $1`, a.Execution)
+		}
+		return err
+	})
+	return c, ok && err == nil, err
 }
 
 // heartbeat renews the attempt's lease while its executor runs, so that only an attempt whose process

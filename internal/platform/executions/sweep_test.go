@@ -81,3 +81,30 @@ func TestSweepDeletesExpiredExecutions(t *testing.T) {
 		t.Fatalf("listed %s", b)
 	}
 }
+
+// TestSweepStandsInForStuckJobs: a job River still counts as running although its process died before
+// claiming the attempt gets one stand-in job, however often the sweep runs.
+func TestSweepStandsInForStuckJobs(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t, testkit.WithoutWorkers())
+	org := env.Org(t)
+	user := env.User(t, org, auth.RoleAppUser)
+	grant(t, env, org, 10)
+	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
+		platformapi.Organization)
+	start(t, user, flow, map[string]any{})
+	if _, err := env.DB.Exec(`UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() - interval '10 minutes',
+		attempted_by = '{dead}' WHERE kind = 'flow_task'`); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if err := env.Server.Engine().SweepLost(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var standIns int
+	if err := env.DB.Get(&standIns, `SELECT count(*) FROM river_job WHERE kind = 'flow_task' AND state = 'available'
+		AND (args->>'stuck') IS NOT NULL`); err != nil || standIns != 1 {
+		t.Fatalf("%d stand-in jobs (%v), want 1", standIns, err)
+	}
+}
