@@ -132,12 +132,14 @@ func (e *Engine) inputOf(ctx context.Context, tx *sqlx.Tx, a taskArgs, p *plan, 
 // otherwise a running execution whose first task completed is in progress.
 func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a taskArgs, final int) error {
 	if x.TasksLeft-final > 0 {
-		// An execution waiting for input goes back to in progress once no review task of it waits.
+		// An execution waiting for input goes back to in progress once none of its tasks' current
+		// attempts is parked (running with neither a lease nor a wake time). Records outside workers
+		// keep of attempts of their own are not the engine's, hence the current-attempt join.
 		_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
 			status = CASE
 				WHEN status IN ('queued', 'running') THEN 'in_progress'
 				WHEN status = 'awaiting_input' AND NOT EXISTS (SELECT 1 FROM task_executions t JOIN execution_tasks k
-					ON k.flow_execution_id = t.flow_execution_id AND k.task_name = t.task_name
+					ON k.flow_execution_id = t.flow_execution_id AND k.task_name = t.task_name AND k.attempts = t.task_execution_idx + 1
 					WHERE t.flow_execution_id = $1 AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)
 				THEN 'in_progress'
 				ELSE status END
