@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,14 +48,21 @@ func BenchmarkEngine(b *testing.B) {
 		_ = json.Unmarshal(body, &f)
 		return f.ID
 	}
-	startOne := func(flow string) string {
+	start := func(flow string) (string, error) {
 		st, body, err := c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow+`", "input": {"value": 1}}`))
 		if err != nil || st != http.StatusCreated {
-			b.Fatalf("start: %d %v %s", st, err, body)
+			return "", fmt.Errorf("start: %d %v %s", st, err, body)
 		}
 		var x struct{ ID string }
 		_ = json.Unmarshal(body, &x)
-		return x.ID
+		return x.ID, nil
+	}
+	startOne := func(flow string) string {
+		id, err := start(flow)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return id
 	}
 	waitDone := func(n int, within time.Duration) {
 		deadline := time.Now().Add(within)
@@ -74,10 +83,10 @@ func BenchmarkEngine(b *testing.B) {
 
 	chain := newFlow(chainDefinition(100))
 	for round := 0; round < 3; round++ {
-		start := time.Now()
+		t0 := time.Now()
 		id := startOne(chain)
 		waitDone(1, time.Minute)
-		took := time.Since(start)
+		took := time.Since(t0)
 		var gaps []float64
 		if err := env.DB.Select(&gaps, `SELECT extract(epoch FROM n.started_at - p.completed_at) * 1000 FROM task_executions p
 			JOIN task_executions n ON n.flow_execution_id = p.flow_execution_id AND n.task_name = 'c' || (substr(p.task_name, 2)::int + 1)
@@ -91,13 +100,28 @@ func BenchmarkEngine(b *testing.B) {
 
 	fan := newFlow(fanDefinition(8))
 	const executions = 1000
-	start := time.Now()
-	for i := 0; i < executions; i++ {
-		startOne(fan)
+	// The executions are started at once, by 16 clients, as a burst of submissions would.
+	begin := time.Now()
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < clients; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= executions {
+				if _, err := start(fan); err != nil {
+					failed.Add(1)
+				}
+			}
+		}()
 	}
-	started := time.Since(start)
+	wg.Wait()
+	if failed.Load() > 0 {
+		b.Fatalf("%d executions could not be started", failed.Load())
+	}
+	started := time.Since(begin)
 	waitDone(executions, 10*time.Minute)
-	took := time.Since(start)
+	took := time.Since(begin)
 	report(b, "1,000 executions of a 10-task fan-out/fan-in: started in", "%.1f s", started.Seconds())
 	report(b, "  all 10,000 tasks done in", "%.1f s: %.0f tasks/s", took.Seconds(), 10*executions/took.Seconds())
 	var exec string

@@ -77,23 +77,26 @@ func (e *Engine) Report(ctx context.Context, tx *sqlx.Tx, k AttemptKey, output j
 	return e.record(ctx, tx, taskArgs{Execution: k.Execution, Task: k.Task, Idx: k.Idx}, outcome{err: cause, output: output})
 }
 
-// record applies an outcome under the execution's row lock, which orders the outcomes of one
-// execution's tasks.
+// record applies an outcome under the attempt's row lock. Rows are locked in one order by every
+// transaction of the engine: the attempt, then the successors' rows (by name), then the execution.
 func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome) error {
-	var x execRow
-	err := tx.GetContext(ctx, &x, `SELECT organization_id, flow_id, flow_version, status, tasks_left
-		FROM flow_executions WHERE id = $1 FOR UPDATE`, a.Execution)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+	var status string
+	err := tx.GetContext(ctx, &status, `SELECT status FROM task_executions
+		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 FOR UPDATE`, a.Execution, a.Task, a.Idx)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && status != "running") {
+		return nil // finished by an earlier delivery, or cancelled
 	}
 	if err != nil {
 		return err
 	}
-	var status string
-	err = tx.GetContext(ctx, &status, `SELECT status FROM task_executions
-		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 FOR UPDATE`, a.Execution, a.Task, a.Idx)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && status != "running") {
-		return nil // finished by an earlier delivery, or cancelled
+	// The execution is read, not locked: the outcomes of sibling tasks proceed side by side and meet
+	// only on the rows they share (a join's counter, the execution's own counter at the end). A stop or
+	// a delete that committed first has cancelled this attempt, which the lock above has seen.
+	var x execRow
+	err = tx.GetContext(ctx, &x, `SELECT organization_id, flow_id, flow_version, status, tasks_left
+		FROM flow_executions WHERE id = $1`, a.Execution)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
 	}
 	if err != nil {
 		return err
@@ -201,7 +204,8 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		WITH t AS (UPDATE execution_tasks SET state = 'failed', updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2),
 		     q AS (UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now()
 		           WHERE flow_execution_id = $1 AND status = 'queued')
-		UPDATE flow_executions SET status = 'failed', error = $3, finished_at = now(), updated_at = now() WHERE id = $1`,
+		UPDATE flow_executions SET status = 'failed', error = $3, finished_at = now(), updated_at = now()
+		WHERE id = $1 AND status IN ('queued', 'running', 'in_progress', 'awaiting_input')`,
 		a.Execution, a.Task, string(failure))
 	return err
 }

@@ -131,20 +131,25 @@ func (e *Engine) inputOf(ctx context.Context, tx *sqlx.Tx, a taskArgs, p *plan, 
 // settle counts the tasks that reached a final state and completes the execution when none is left;
 // otherwise a running execution whose first task completed is in progress.
 func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a taskArgs, final int) error {
-	if x.TasksLeft-final > 0 {
-		// An execution waiting for input goes back to in progress once none of its tasks' current
-		// attempts is parked (running with neither a lease nor a wake time). Records outside workers
-		// keep of attempts of their own are not the engine's, hence the current-attempt join.
-		_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
-			status = CASE
-				WHEN status IN ('queued', 'running') THEN 'in_progress'
-				WHEN status = 'awaiting_input' AND NOT EXISTS (SELECT 1 FROM task_executions t JOIN execution_tasks k
-					ON k.flow_execution_id = t.flow_execution_id AND k.task_name = t.task_name AND k.attempts = t.task_execution_idx + 1
-					WHERE t.flow_execution_id = $1 AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)
-				THEN 'in_progress'
-				ELSE status END
-			WHERE id = $1`, a.Execution, final)
+	// An execution waiting for input goes back to in progress once none of its tasks' current attempts
+	// is parked (running with neither a lease nor a wake time). Records outside workers keep of attempts
+	// of their own are not the engine's, hence the current-attempt join. The counter is decremented
+	// under the row's lock, so exactly one transaction of an execution sees it reach zero.
+	var left int
+	var status string
+	if err := tx.QueryRowxContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
+		status = CASE
+			WHEN status IN ('queued', 'running') THEN 'in_progress'
+			WHEN status = 'awaiting_input' AND NOT EXISTS (SELECT 1 FROM task_executions t JOIN execution_tasks k
+				ON k.flow_execution_id = t.flow_execution_id AND k.task_name = t.task_name AND k.attempts = t.task_execution_idx + 1
+				WHERE t.flow_execution_id = $1 AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)
+			THEN 'in_progress'
+			ELSE status END
+		WHERE id = $1 RETURNING tasks_left, status`, a.Execution, final).Scan(&left, &status); err != nil {
 		return err
+	}
+	if left > 0 || !active(status) {
+		return nil
 	}
 	sinks := p.sinks()
 	var rows []struct {
@@ -169,7 +174,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a 
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET tasks_left = 0, status = 'completed', output = $2,
+	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', output = $2,
 		finished_at = now(), updated_at = now() WHERE id = $1`, a.Execution, string(output))
 	return err
 }

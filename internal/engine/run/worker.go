@@ -93,16 +93,23 @@ func (t timeoutError) Error() string { return fmt.Sprintf("the attempt took long
 func (e *Engine) claim(ctx context.Context, a taskArgs) (claimed, bool, error) {
 	var c claimed
 	ok := false
-	// The execution's row is locked before the attempt's, in the order every recording transaction
-	// takes them, so a claim and an outcome of the same execution never wait for each other in a cycle.
+	// The attempt is locked before the execution, in the order of every engine transaction; the
+	// execution is locked only by the claim that moves it out of queued.
 	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
 		var status string
 		err := tx.QueryRowxContext(ctx, `SELECT status, organization_id, flow_id, flow_version FROM flow_executions
-			WHERE id = $1 FOR NO KEY UPDATE`, a.Execution).Scan(&status, &c.org, &c.flow, &c.version)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && !active(status)) {
+			WHERE id = $1`, a.Execution).Scan(&status, &c.org, &c.flow, &c.version)
+		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
+			return err
+		}
+		if !active(status) {
+			// Queued by a sibling's outcome while the execution was being stopped: it never runs.
+			_, err := tx.ExecContext(ctx, `UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now()
+				WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 AND status = 'queued'`,
+				a.Execution, a.Task, a.Idx)
 			return err
 		}
 		err = tx.GetContext(ctx, &c.input, `UPDATE task_executions SET status = 'running', started_at = now(), updated_at = now(),
@@ -118,7 +125,7 @@ func (e *Engine) claim(ctx context.Context, a taskArgs) (claimed, bool, error) {
 		ok = true
 		if status == "queued" {
 			_, err = tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
-				WHERE id = $1`, a.Execution)
+				WHERE id = $1 AND status = 'queued'`, a.Execution)
 		}
 		return err
 	})
