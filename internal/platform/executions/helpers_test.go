@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"reflect"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -19,23 +17,11 @@ var ctx = context.Background()
 
 func ptr[T any](v T) *T { return &v }
 
-type response interface{ StatusCode() int }
-
-func expect(t testing.TB, res response, err error, want int) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode() != want {
-		t.Fatalf("status %d, want %d: %s", res.StatusCode(), want, reflect.Indirect(reflect.ValueOf(res)).FieldByName("Body").Bytes())
-	}
-}
-
 // newFlow creates a flow through the API and returns its id.
 func newFlow(t testing.TB, c *testkit.Caller, definition string, vis platformapi.FlowVisibility) uuid.UUID {
 	t.Helper()
 	res, err := c.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "flow", Definition: json.RawMessage(definition), Visibility: &vis})
-	expect(t, res, err, http.StatusCreated)
+	testkit.Expect(t, res, err, http.StatusCreated)
 	if len(*res.JSON201.ValidationErrors) != 0 {
 		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
 	}
@@ -52,27 +38,8 @@ func grant(t testing.TB, env *testkit.Env, org uuid.UUID, n int64) {
 func start(t testing.TB, c *testkit.Caller, flow uuid.UUID, input map[string]any) *platformapi.FlowExecutionResponse {
 	t.Helper()
 	res, err := c.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{FlowId: flow, Input: input})
-	expect(t, res, err, http.StatusCreated)
+	testkit.Expect(t, res, err, http.StatusCreated)
 	return res.JSON201
-}
-
-// waitFor polls an execution until its status is one of want, and fails the test after 10 seconds.
-func waitFor(t testing.TB, c *testkit.Caller, id uuid.UUID, want ...platformapi.ExecutionStatus) *platformapi.FlowExecutionResponseWithRunNumber {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := c.API.GetFlowExecutionWithResponse(ctx, id, nil)
-		expect(t, res, err, http.StatusOK)
-		for _, w := range want {
-			if res.JSON200.Status == w {
-				return res.JSON200
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution %s is still %s after 10 s, want %v", id, res.JSON200.Status, want)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // attempt is a task_executions row as tests compare it.

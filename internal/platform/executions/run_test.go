@@ -45,7 +45,7 @@ func TestRunToCompletion(t *testing.T) {
 		if x.Status != platformapi.ExecutionStatusQueued || x.FlowVersion != 1 || x.Input["value"] != c.value {
 			t.Fatalf("started %+v", x)
 		}
-		waitFor(t, user, x.Id, platformapi.ExecutionStatusCompleted)
+		testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted)
 		var output json.RawMessage
 		if err := env.DB.Get(&output, `SELECT output FROM flow_executions WHERE id = $1`, x.Id); err != nil {
 			t.Fatal(err)
@@ -84,7 +84,7 @@ func TestFailureStopsTheExecution(t *testing.T) {
 		{"name": "after", "type": "transform", "parameters": {"expression": "."}}
 	], "edges": [{"source": "boom", "target": "after"}]}`, platformapi.Organization)
 	x := start(t, user, flow, map[string]any{})
-	waitFor(t, user, x.Id, platformapi.ExecutionStatusFailed)
+	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusFailed)
 	atts := attempts(t, env, x.Id)
 	if len(atts) != 1 || atts["boom#0"].Status != "failed" {
 		t.Fatalf("attempts %v: a jq error is not retried and nothing after it runs", atts)
@@ -110,7 +110,7 @@ func TestDelaySurvivesAsData(t *testing.T) {
 	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "wait", "type": "delay", "parameters": {"seconds": 1}}], "edges": []}`,
 		platformapi.Organization)
 	x := start(t, user, flow, map[string]any{})
-	waitFor(t, user, x.Id, platformapi.ExecutionStatusCompleted)
+	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted)
 	var took float64
 	if err := env.DB.Get(&took, `SELECT extract(epoch FROM completed_at - started_at) FROM task_executions
 		WHERE flow_execution_id = $1 AND wake_at IS NOT NULL AND status = 'completed'`, x.Id); err != nil {
@@ -130,16 +130,16 @@ func TestStartRefusals(t *testing.T) {
 	stranger := env.User(t, other, auth.RoleAppUser)
 	flow := newFlow(t, user, branchDef, platformapi.Public)
 	res, err := user.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{FlowId: flow, Input: map[string]any{}})
-	expect(t, res, err, http.StatusPaymentRequired)
+	testkit.Expect(t, res, err, http.StatusPaymentRequired)
 	grant(t, env, other, 5)
 	res, err = stranger.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{FlowId: flow, Input: map[string]any{}})
-	expect(t, res, err, http.StatusForbidden)
+	testkit.Expect(t, res, err, http.StatusForbidden)
 	grant(t, env, org, 5)
 	bad, err := user.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "bad",
 		Definition: json.RawMessage(`{"version": 1, "tasks": [{"name": "x", "type": "nap"}], "edges": []}`)})
-	expect(t, bad, err, http.StatusCreated)
+	testkit.Expect(t, bad, err, http.StatusCreated)
 	res, err = user.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{FlowId: bad.JSON201.Id, Input: map[string]any{}})
-	expect(t, res, err, http.StatusConflict)
+	testkit.Expect(t, res, err, http.StatusConflict)
 	var n int
 	if err := env.DB.Get(&n, `SELECT count(*) FROM flow_executions`); err != nil || n != 0 {
 		t.Fatalf("%d executions written by refused requests", n)
@@ -159,11 +159,11 @@ func TestStop(t *testing.T) {
 		{"name": "after", "type": "transform", "parameters": {"expression": "."}}], "edges": [{"source": "wait", "target": "after"}]}`,
 		platformapi.Organization)
 	x := start(t, user, flow, map[string]any{})
-	waitFor(t, user, x.Id, platformapi.ExecutionStatusRunning)
+	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusRunning)
 	denied, err := other.API.StopFlowExecutionWithResponse(ctx, x.Id)
-	expect(t, denied, err, http.StatusForbidden)
+	testkit.Expect(t, denied, err, http.StatusForbidden)
 	res, err := user.API.StopFlowExecutionWithResponse(ctx, x.Id)
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	got := res.JSON200
 	if got.Status != platformapi.ExecutionStatusFailed || got.Error == nil || got.Error.Type != "stopped" || got.FinishedAt == nil {
 		t.Fatalf("stopped: %+v", got)
@@ -172,14 +172,14 @@ func TestStop(t *testing.T) {
 		t.Fatalf("attempts after the stop: %v", a)
 	}
 	again, err := user.API.StopFlowExecutionWithResponse(ctx, x.Id)
-	expect(t, again, err, http.StatusOK)
+	testkit.Expect(t, again, err, http.StatusOK)
 	if again.JSON200.UpdatedAt != got.UpdatedAt {
 		t.Fatal("stopping a stopped execution changed it")
 	}
 	del, err := user.API.DeleteFlowExecutionWithResponse(ctx, x.Id)
-	expect(t, del, err, http.StatusNoContent)
+	testkit.Expect(t, del, err, http.StatusNoContent)
 	gone, err := user.API.StopFlowExecutionWithResponse(ctx, x.Id)
-	expect(t, gone, err, http.StatusConflict)
+	testkit.Expect(t, gone, err, http.StatusConflict)
 }
 
 // TestReadsShowOutput: a completed execution is read with its output, start and finish times.
@@ -192,14 +192,14 @@ func TestReadsShowOutput(t *testing.T) {
 	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "{sum: (.a + .b)}"}}], "edges": []}`,
 		platformapi.Organization)
 	x := start(t, user, flow, map[string]any{"a": 2, "b": 3})
-	got := waitFor(t, user, x.Id, platformapi.ExecutionStatusCompleted)
+	got := testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted)
 	out, _ := got.Output.(map[string]any)
 	if out["sum"] != 5.0 || got.StartedAt == nil || got.FinishedAt == nil || got.Error != nil {
 		t.Fatalf("read %+v", got)
 	}
 	yes := true
 	res, err := user.API.GetFlowExecutionWithResponse(ctx, x.Id, &platformapi.GetFlowExecutionParams{IncludeRunNumber: &yes})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	if res.JSON200.RunNumber == nil || *res.JSON200.RunNumber != 1 {
 		t.Fatalf("run number %v", res.JSON200.RunNumber)
 	}

@@ -58,11 +58,11 @@ func TestSweepDeletesExpiredExecutions(t *testing.T) {
 		platformapi.Organization)
 	res, err := user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
 		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: ptr(60)}}})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	old := start(t, user, flow, map[string]any{})
 	fresh := start(t, user, flow, map[string]any{})
-	waitFor(t, user, old.Id, platformapi.ExecutionStatusCompleted)
-	waitFor(t, user, fresh.Id, platformapi.ExecutionStatusCompleted)
+	testkit.WaitForExecution(t, user, old.Id, platformapi.ExecutionStatusCompleted)
+	testkit.WaitForExecution(t, user, fresh.Id, platformapi.ExecutionStatusCompleted)
 	if _, err := env.DB.Exec(`UPDATE flow_executions SET updated_at = now() - interval '2 minutes' WHERE id = $1`, old.Id); err != nil {
 		t.Fatal(err)
 	}
@@ -70,12 +70,12 @@ func TestSweepDeletesExpiredExecutions(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("swept %d (%v), want 1", n, err)
 	}
-	got := waitFor(t, user, old.Id, platformapi.ExecutionStatusDeleted)
+	got := testkit.WaitForExecution(t, user, old.Id, platformapi.ExecutionStatusDeleted)
 	if got.Status != platformapi.ExecutionStatusDeleted {
 		t.Fatal("not deleted")
 	}
 	list, err := user.API.ListFlowExecutionsWithResponse(ctx, &platformapi.ListFlowExecutionsParams{FlowId: &flow})
-	expect(t, list, err, http.StatusOK)
+	testkit.Expect(t, list, err, http.StatusOK)
 	if list.JSON200.Total != 1 || list.JSON200.FlowExecutions[0].Id != fresh.Id {
 		b, _ := json.Marshal(list.JSON200)
 		t.Fatalf("listed %s", b)

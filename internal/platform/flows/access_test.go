@@ -45,9 +45,9 @@ func TestVisibility(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.visible {
-			expect(t, res, nil, http.StatusOK)
+			testkit.Expect(t, res, nil, http.StatusOK)
 		} else {
-			sameAsMissing(t, res, missing)
+			testkit.SameAsMissing(t, res, missing)
 		}
 		vres, err := c.who.API.ListFlowVersionsWithResponse(ctx, c.flow, nil)
 		if err != nil {
@@ -59,18 +59,18 @@ func TestVisibility(t *testing.T) {
 	}
 
 	// A private flow of another user is missing for every write as well.
-	for name, call := range map[string]func(id uuid.UUID) (response, error){
-		"PATCH": func(id uuid.UUID) (response, error) {
+	for name, call := range map[string]func(id uuid.UUID) (testkit.Reply, error){
+		"PATCH": func(id uuid.UUID) (testkit.Reply, error) {
 			return colleague.API.ModifyFlowWithResponse(ctx, id, platformapi.PatchFlowRequest{DisplayName: ptr("mine now")})
 		},
-		"PUT definition": func(id uuid.UUID) (response, error) {
+		"PUT definition": func(id uuid.UUID) (testkit.Reply, error) {
 			return colleague.API.UpdateFlowDefinitionWithResponse(ctx, id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
 		},
-		"DELETE": func(id uuid.UUID) (response, error) { return colleague.API.DeleteFlowWithResponse(ctx, id) },
-		"invite": func(id uuid.UUID) (response, error) {
+		"DELETE": func(id uuid.UUID) (testkit.Reply, error) { return colleague.API.DeleteFlowWithResponse(ctx, id) },
+		"invite": func(id uuid.UUID) (testkit.Reply, error) {
 			return colleague.API.InviteFlowUsersWithResponse(ctx, id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{colleague.UserID}})
 		},
-		"views": func(id uuid.UUID) (response, error) {
+		"views": func(id uuid.UUID) (testkit.Reply, error) {
 			return colleague.API.CreateFlowViewWithResponse(ctx, platformapi.FlowViewCreateRequest{FlowId: id, FlowVersion: 1, ViewName: "v"})
 		},
 	} {
@@ -90,7 +90,7 @@ func TestVisibility(t *testing.T) {
 	names := func(c *testkit.Caller, params *platformapi.ListFlowsParams) map[string]bool {
 		t.Helper()
 		res, err := c.API.ListFlowsWithResponse(ctx, params)
-		expect(t, res, err, http.StatusOK)
+		testkit.Expect(t, res, err, http.StatusOK)
 		out := map[string]bool{}
 		for _, f := range res.JSON200.Flows {
 			out[f.DisplayName] = true
@@ -117,7 +117,7 @@ func TestVisibility(t *testing.T) {
 	}
 	// An invitation opens a private flow to its guest.
 	inv, err := creator.API.InviteFlowUsersWithResponse(ctx, private.Id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{colleague.UserID}})
-	expect(t, inv, err, http.StatusOK)
+	testkit.Expect(t, inv, err, http.StatusOK)
 	if st, _ := getStatus(t, colleague.API, private.Id); st != http.StatusOK {
 		t.Errorf("an invited user reads the private flow: %d", st)
 	}
@@ -140,14 +140,14 @@ func TestChangeRules(t *testing.T) {
 
 	f := createFlow(t, creator.API, "Shared", validDef, ptr(platformapi.Public))
 	inv, err := creator.API.InviteFlowUsersWithResponse(ctx, f.Id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{guest.UserID}})
-	expect(t, inv, err, http.StatusOK)
+	testkit.Expect(t, inv, err, http.StatusOK)
 
 	patch := func(c *testkit.Caller, want int) {
 		t.Helper()
 		res, err := c.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{Description: ptr("by " + string(c.Role) + c.UserID.String())})
-		expect(t, res, err, want)
+		testkit.Expect(t, res, err, want)
 		put, err := c.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
-		expect(t, put, err, want)
+		testkit.Expect(t, put, err, want)
 	}
 	patch(colleague, http.StatusForbidden)
 	patch(outsider, http.StatusForbidden) // a public flow of another organization is read-only
@@ -159,7 +159,7 @@ func TestChangeRules(t *testing.T) {
 	del := func(c *testkit.Caller, want int) {
 		t.Helper()
 		res, err := c.API.DeleteFlowWithResponse(ctx, f.Id)
-		expect(t, res, err, want)
+		testkit.Expect(t, res, err, want)
 	}
 	del(guest, http.StatusForbidden)
 	del(colleague, http.StatusForbidden)
@@ -173,9 +173,9 @@ func TestChangeRules(t *testing.T) {
 	// A service account may provision flows and change what it created.
 	own := createFlow(t, robot.API, "Provisioned", validDef, nil)
 	res, err := robot.API.ModifyFlowWithResponse(ctx, own.Id, platformapi.PatchFlowRequest{DisplayName: ptr("Provisioned again")})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	dres, err := robot.API.DeleteFlowWithResponse(ctx, own.Id)
-	expect(t, dres, err, http.StatusNoContent)
+	testkit.Expect(t, dres, err, http.StatusNoContent)
 }
 
 // TestDelete: a flow that still runs or that apps are bound to is kept; otherwise it goes with its
@@ -196,7 +196,7 @@ func TestDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := admin.API.DeleteFlowWithResponse(ctx, f.Id)
-	expect(t, res, err, http.StatusConflict)
+	testkit.Expect(t, res, err, http.StatusConflict)
 
 	if _, err := env.DB.Exec(`UPDATE flow_executions SET status = 'completed' WHERE id = $1`, running); err != nil {
 		t.Fatal(err)
@@ -206,14 +206,14 @@ func TestDelete(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err = admin.API.DeleteFlowWithResponse(ctx, f.Id)
-	expect(t, res, err, http.StatusConflict)
+	testkit.Expect(t, res, err, http.StatusConflict)
 	env.ChangeAccess(t, `DELETE FROM apps WHERE id = $1`, app)
 
 	view, err := admin.API.CreateFlowViewWithResponse(ctx, platformapi.FlowViewCreateRequest{FlowId: f.Id, FlowVersion: 1,
 		ViewName: "main", ViewData: platformapi.FlowViewData{}})
-	expect(t, view, err, http.StatusCreated)
+	testkit.Expect(t, view, err, http.StatusCreated)
 	res, err = admin.API.DeleteFlowWithResponse(ctx, f.Id)
-	expect(t, res, err, http.StatusNoContent)
+	testkit.Expect(t, res, err, http.StatusNoContent)
 
 	var left struct {
 		Live     int `db:"live"`
@@ -230,5 +230,5 @@ func TestDelete(t *testing.T) {
 		t.Fatalf("after delete: %+v", left)
 	}
 	vres, err := admin.API.GetFlowViewWithResponse(ctx, view.JSON201.Id)
-	expect(t, vres, err, http.StatusNotFound)
+	testkit.Expect(t, vres, err, http.StatusNotFound)
 }

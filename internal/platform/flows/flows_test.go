@@ -45,7 +45,7 @@ func TestCreateAndRead(t *testing.T) {
 	yes := true
 	res, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{IncludeOrderedTaskNames: &yes,
 		IncludeValidationErrors: &yes, IncludeDynamicData: &yes, IncludeOutputSchemas: &yes})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	x := res.JSON200
 	if x.TaskNames == nil || len(*x.TaskNames) != 3 || x.ValidationErrors == nil || len(*x.ValidationErrors) != 0 {
 		t.Fatalf("expanded %v %v", x.TaskNames, x.ValidationErrors)
@@ -70,7 +70,7 @@ func TestDynamicDataNamesModels(t *testing.T) {
 		"parameters": {"prompt": "Summarise the document."}}], "edges": []}`, nil)
 	yes := true
 	res, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{IncludeDynamicData: &yes})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	raw, _ := json.Marshal(res.JSON200.Definition["tasks"])
 	if !json.Valid(raw) || !strings.Contains(string(raw), "loopwork-builtin") {
 		t.Fatalf("llm dynamic data does not offer the built-in model: %s", raw)
@@ -105,7 +105,7 @@ func TestInvalidDefinitionIsStored(t *testing.T) {
 	}
 	yes := true
 	res, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{IncludeValidationErrors: &yes})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	check("read", res.JSON200.ValidationErrors)
 	var valid bool
 	if err := env.DB.Get(&valid, `SELECT valid FROM flow_versions WHERE flow_id = $1`, f.Id); err != nil || valid {
@@ -136,7 +136,7 @@ func TestCreateRefusals(t *testing.T) {
 	}
 	anon, _ := env.Clients(t, "")
 	res, err := anon.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "x", Definition: json.RawMessage(validDef)})
-	expect(t, res, err, http.StatusUnauthorized)
+	testkit.Expect(t, res, err, http.StatusUnauthorized)
 	var n int
 	if err := env.DB.Get(&n, `SELECT count(*) FROM flows WHERE organization_id = $1`, org); err != nil || n != 0 {
 		t.Fatalf("%d flows written by refused requests (%v)", n, err)

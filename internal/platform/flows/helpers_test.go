@@ -3,8 +3,8 @@ package flows_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/loopwork/loopwork/internal/testkit"
 	"net/http"
-	"reflect"
 	"testing"
 
 	"github.com/google/uuid"
@@ -15,28 +15,6 @@ import (
 var ctx = context.Background()
 
 func ptr[T any](v T) *T { return &v }
-
-// response is any reply of the generated client.
-type response interface{ StatusCode() int }
-
-// expect fails the test unless the call answered the status.
-func expect(t testing.TB, res response, err error, want int) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode() != want {
-		t.Fatalf("status %d, want %d: %s", res.StatusCode(), want, bodyOf(res))
-	}
-}
-
-func bodyOf(res response) []byte {
-	v := reflect.Indirect(reflect.ValueOf(res)).FieldByName("Body")
-	if !v.IsValid() {
-		return nil
-	}
-	return v.Bytes()
-}
 
 // def decodes a definition written as JSON.
 func def(t testing.TB, s string) map[string]any {
@@ -72,7 +50,7 @@ const brokenDef = `{"version": 1,
 func createFlow(t testing.TB, api *platformapi.ClientWithResponses, name, definition string, vis *platformapi.FlowVisibility) *platformapi.FlowResponse {
 	t.Helper()
 	res, err := api.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: name, Definition: json.RawMessage(definition), Visibility: vis})
-	expect(t, res, err, http.StatusCreated)
+	testkit.Expect(t, res, err, http.StatusCreated)
 	return res.JSON201
 }
 
@@ -86,36 +64,15 @@ func getStatus(t testing.TB, api *platformapi.ClientWithResponses, id uuid.UUID)
 	return res.StatusCode(), res.JSON200
 }
 
-// errorOf reads the error of an ErrorResponse reply.
-func errorOf(t testing.TB, res response) platformapi.ErrorDetail {
-	t.Helper()
-	var e platformapi.ErrorResponse
-	if err := json.Unmarshal(bodyOf(res), &e); err != nil {
-		t.Fatalf("not an ErrorResponse: %s", bodyOf(res))
-	}
-	return e.Error
-}
-
-// sameAsMissing fails unless got is exactly the 404 that a random id answers.
-func sameAsMissing(t testing.TB, got, missing response) {
-	t.Helper()
-	if got.StatusCode() != http.StatusNotFound || missing.StatusCode() != http.StatusNotFound {
-		t.Fatalf("statuses %d and %d, want 404 for both: %s / %s", got.StatusCode(), missing.StatusCode(), bodyOf(got), bodyOf(missing))
-	}
-	if a, b := errorOf(t, got), errorOf(t, missing); a.Message != b.Message || !reflect.DeepEqual(a.Code, b.Code) {
-		t.Fatalf("a hidden flow answers %+v, a random id %+v", a, b)
-	}
-}
-
 // validation reads the items of a 422 HTTPValidationError.
-func validation(t testing.TB, res response) []platformapi.ValidationError {
+func validation(t testing.TB, res testkit.Reply) []platformapi.ValidationError {
 	t.Helper()
 	if res.StatusCode() != http.StatusUnprocessableEntity {
-		t.Fatalf("status %d, want 422: %s", res.StatusCode(), bodyOf(res))
+		t.Fatalf("status %d, want 422: %s", res.StatusCode(), testkit.Body(res))
 	}
 	var v platformapi.HTTPValidationError
-	if err := json.Unmarshal(bodyOf(res), &v); err != nil || len(v.Detail) == 0 {
-		t.Fatalf("not an HTTPValidationError: %s", bodyOf(res))
+	if err := json.Unmarshal(testkit.Body(res), &v); err != nil || len(v.Detail) == 0 {
+		t.Fatalf("not an HTTPValidationError: %s", testkit.Body(res))
 	}
 	return v.Detail
 }

@@ -27,38 +27,38 @@ func TestInvitations(t *testing.T) {
 
 	asked := []uuid.UUID{reviewer.UserID, robot, stranger, reviewer.UserID, admin.UserID, uuid.New()}
 	res, err := creator.API.InviteFlowUsersWithResponse(ctx, f.Id, platformapi.FlowInvitationRequest{UserIds: asked})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	r := res.JSON200
 	if !reflect.DeepEqual(r.InvitedUserIds, []uuid.UUID{reviewer.UserID, admin.UserID}) || len(r.SkippedUserIds) != 3 ||
 		r.TotalInvitations != 2 || r.Message != "2 users invited, 3 skipped" || r.FlowId != f.Id {
 		t.Fatalf("invite answered %+v", r)
 	}
 	again, err := creator.API.InviteFlowUsersWithResponse(ctx, f.Id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{reviewer.UserID}})
-	expect(t, again, err, http.StatusOK)
+	testkit.Expect(t, again, err, http.StatusOK)
 	if again.JSON200.TotalInvitations != 2 || len(again.JSON200.InvitedUserIds) != 1 {
 		t.Fatalf("inviting again answered %+v", again.JSON200)
 	}
 	denied, err := reviewer.API.InviteFlowUsersWithResponse(ctx, f.Id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{admin.UserID}})
-	expect(t, denied, err, http.StatusForbidden)
+	testkit.Expect(t, denied, err, http.StatusForbidden)
 
 	list, err := reviewer.API.ListFlowInvitationsWithResponse(ctx, f.Id)
-	expect(t, list, err, http.StatusOK)
+	testkit.Expect(t, list, err, http.StatusOK)
 	if l := *list.JSON200; len(l) != 2 || l[0].UserId != reviewer.UserID || l[0].Role != platformapi.UserRole("app_user") ||
 		l[0].OrganizationId != org || string(l[0].Email) == "" {
 		t.Fatalf("invitations %+v", l)
 	}
 	foreign, err := outsider.API.ListFlowInvitationsWithResponse(ctx, f.Id)
-	expect(t, foreign, err, http.StatusNotFound)
+	testkit.Expect(t, foreign, err, http.StatusNotFound)
 
 	rev, err := reviewer.API.RevokeFlowInvitationWithResponse(ctx, f.Id, admin.UserID)
-	expect(t, rev, err, http.StatusForbidden)
+	testkit.Expect(t, rev, err, http.StatusForbidden)
 	rev, err = reviewer.API.RevokeFlowInvitationWithResponse(ctx, f.Id, reviewer.UserID) // leaving the flow
-	expect(t, rev, err, http.StatusNoContent)
+	testkit.Expect(t, rev, err, http.StatusNoContent)
 	if st, _ := getStatus(t, reviewer.API, f.Id); st != http.StatusNotFound {
 		t.Fatalf("a user whose invitation was revoked still reads the private flow: %d", st)
 	}
 	rev, err = creator.API.RevokeFlowInvitationWithResponse(ctx, f.Id, reviewer.UserID)
-	expect(t, rev, err, http.StatusNotFound)
+	testkit.Expect(t, rev, err, http.StatusNotFound)
 	rev, err = creator.API.RevokeFlowInvitationWithResponse(ctx, f.Id, admin.UserID)
-	expect(t, rev, err, http.StatusNoContent)
+	testkit.Expect(t, rev, err, http.StatusNoContent)
 }

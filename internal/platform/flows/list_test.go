@@ -21,12 +21,12 @@ func TestListFilters(t *testing.T) {
 	c := createFlow(t, user.API, "100% sure", validDef, nil)
 	res, err := user.API.ModifyFlowWithResponse(ctx, a.Id, platformapi.PatchFlowRequest{Status: ptr(platformapi.Published),
 		Description: ptr("Reads INVOICES and bills")})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 
 	list := func(p platformapi.ListFlowsParams) ([]string, int) {
 		t.Helper()
 		res, err := user.API.ListFlowsWithResponse(ctx, &p)
-		expect(t, res, err, http.StatusOK)
+		testkit.Expect(t, res, err, http.StatusOK)
 		var names []string
 		for _, f := range res.JSON200.Flows {
 			names = append(names, f.DisplayName)
@@ -73,11 +73,11 @@ func TestCountsFollowFlows(t *testing.T) {
 	c := createFlow(t, admin.API, "c", validDef, nil)
 	createFlow(t, admin.API, "d", validDef, ptr(platformapi.Public))
 	res, err := admin.API.ModifyFlowWithResponse(ctx, c.Id, platformapi.PatchFlowRequest{Status: ptr(platformapi.Published), Visibility: ptr(platformapi.Public)})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	inv, err := admin.API.InviteFlowUsersWithResponse(ctx, b.Id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{user.UserID}})
-	expect(t, inv, err, http.StatusOK)
+	testkit.Expect(t, inv, err, http.StatusOK)
 	del, err := user.API.DeleteFlowWithResponse(ctx, a.Id)
-	expect(t, del, err, http.StatusNoContent)
+	testkit.Expect(t, del, err, http.StatusNoContent)
 
 	var drift int
 	if err := env.DB.Get(&drift, `SELECT count(*) FROM (
@@ -101,7 +101,7 @@ func TestCountsFollowFlows(t *testing.T) {
 		{admin, platformapi.ListFlowsParams{Visibility: ptr(platformapi.Public), Status: ptr(platformapi.Draft)}, 1},
 	} {
 		res, err := cse.who.API.ListFlowsWithResponse(ctx, &cse.params)
-		expect(t, res, err, http.StatusOK)
+		testkit.Expect(t, res, err, http.StatusOK)
 		if res.JSON200.Total != cse.want || len(res.JSON200.Flows) != cse.want {
 			t.Errorf("%s %+v: total %d, %d flows, want %d", cse.who.Role, cse.params, res.JSON200.Total, len(res.JSON200.Flows), cse.want)
 		}

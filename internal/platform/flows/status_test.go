@@ -26,74 +26,74 @@ func TestEveryOperationByStatus(t *testing.T) {
 	f := createFlow(t, owner.API, "Mine", validDef, ptr(platformapi.Private))
 	view, err := owner.API.CreateFlowViewWithResponse(ctx, platformapi.FlowViewCreateRequest{FlowId: f.Id, FlowVersion: 1,
 		ViewName: "v", ViewData: platformapi.FlowViewData{}})
-	expect(t, view, err, http.StatusCreated)
+	testkit.Expect(t, view, err, http.StatusCreated)
 
 	body := func(s string) *strings.Reader { return strings.NewReader(s) }
 	const js = "application/json"
 	// Each operation is called on a flow (or view) id with a valid body; bad is the same call made invalid.
 	ops := map[string]struct {
-		call func(c *platformapi.ClientWithResponses, flow, view uuid.UUID) (response, error)
-		bad  func(c *platformapi.ClientWithResponses) (response, error)
+		call func(c *platformapi.ClientWithResponses, flow, view uuid.UUID) (testkit.Reply, error)
+		bad  func(c *platformapi.ClientWithResponses) (testkit.Reply, error)
 	}{
-		"createFlow": {func(c *platformapi.ClientWithResponses, _, _ uuid.UUID) (response, error) {
+		"createFlow": {func(c *platformapi.ClientWithResponses, _, _ uuid.UUID) (testkit.Reply, error) {
 			return c.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "x", Definition: json.RawMessage(validDef)})
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.CreateFlowWithBodyWithResponse(ctx, js, body(`{"display_name": 7, "definition": {}}`))
 		}},
-		"listFlows": {func(c *platformapi.ClientWithResponses, _, _ uuid.UUID) (response, error) {
+		"listFlows": {func(c *platformapi.ClientWithResponses, _, _ uuid.UUID) (testkit.Reply, error) {
 			return c.ListFlowsWithResponse(ctx, nil)
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.ListFlowsWithResponse(ctx, &platformapi.ListFlowsParams{Limit: ptr(1000)})
 		}},
-		"getFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (response, error) {
+		"getFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.GetFlowWithResponse(ctx, flow, nil)
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: ptr(0)})
 		}},
-		"updateFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (response, error) {
+		"updateFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.UpdateFlowWithResponse(ctx, flow, platformapi.FlowUpdateRequest{Definition: json.RawMessage(validDef)})
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.UpdateFlowWithBodyWithResponse(ctx, f.Id, js, body(`{"display_name": "x"}`))
 		}},
-		"modifyFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (response, error) {
+		"modifyFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{DisplayName: ptr("y")})
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.ModifyFlowWithBodyWithResponse(ctx, f.Id, js, body(`{"status": "archived"}`))
 		}},
-		"updateFlowDefinition": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (response, error) {
+		"updateFlowDefinition": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.UpdateFlowDefinitionWithResponse(ctx, flow, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.UpdateFlowDefinitionWithBodyWithResponse(ctx, f.Id, js, body(`{"definition": "x"}`))
 		}},
-		"listFlowVersions": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (response, error) {
+		"listFlowVersions": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.ListFlowVersionsWithResponse(ctx, flow, nil)
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Page: ptr(0)})
 		}},
-		"inviteFlowUsers": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (response, error) {
+		"inviteFlowUsers": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.InviteFlowUsersWithResponse(ctx, flow, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{owner.UserID}})
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.InviteFlowUsersWithBodyWithResponse(ctx, f.Id, js, body(`{"user_ids": []}`))
 		}},
-		"listFlowInvitations": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (response, error) {
+		"listFlowInvitations": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.ListFlowInvitationsWithResponse(ctx, flow)
 		}, nil},
-		"createFlowView": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (response, error) {
+		"createFlowView": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.CreateFlowViewWithResponse(ctx, platformapi.FlowViewCreateRequest{FlowId: flow, FlowVersion: 1, ViewName: uuid.NewString()})
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.CreateFlowViewWithBodyWithResponse(ctx, js, body(`{"flow_id": "x", "flow_version": 1, "view_name": "v", "view_data": {}}`))
 		}},
-		"listFlowViews": {func(c *platformapi.ClientWithResponses, _, _ uuid.UUID) (response, error) {
+		"listFlowViews": {func(c *platformapi.ClientWithResponses, _, _ uuid.UUID) (testkit.Reply, error) {
 			return c.ListFlowViewsWithResponse(ctx, nil)
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowVersion: ptr(0), FlowId: &f.Id})
 		}},
-		"getFlowView": {func(c *platformapi.ClientWithResponses, _, view uuid.UUID) (response, error) {
+		"getFlowView": {func(c *platformapi.ClientWithResponses, _, view uuid.UUID) (testkit.Reply, error) {
 			return c.GetFlowViewWithResponse(ctx, view)
 		}, nil},
-		"updateFlowView": {func(c *platformapi.ClientWithResponses, _, view uuid.UUID) (response, error) {
+		"updateFlowView": {func(c *platformapi.ClientWithResponses, _, view uuid.UUID) (testkit.Reply, error) {
 			return c.UpdateFlowViewWithResponse(ctx, view, platformapi.FlowViewUpdateRequest{ViewName: ptr("w")})
-		}, func(c *platformapi.ClientWithResponses) (response, error) {
+		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.UpdateFlowViewWithBodyWithResponse(ctx, view.JSON201.Id, js, body(`{"view_name": ""}`))
 		}},
 	}
@@ -102,14 +102,14 @@ func TestEveryOperationByStatus(t *testing.T) {
 		"deleteFlow": "/api/flows/x", "deleteFlowView": "/api/flow-views/x", "revokeFlowInvitation": "/api/flows/x/invitations/y"}
 	for name, op := range ops {
 		res, err := op.call(anon, f.Id, view.JSON201.Id)
-		expect(t, res, err, http.StatusUnauthorized)
+		testkit.Expect(t, res, err, http.StatusUnauthorized)
 		if op.bad != nil {
 			res, err = op.bad(owner.API)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if res.StatusCode() != http.StatusUnprocessableEntity {
-				t.Errorf("%s with bad input: %d %s", name, res.StatusCode(), bodyOf(res))
+				t.Errorf("%s with bad input: %d %s", name, res.StatusCode(), testkit.Body(res))
 			}
 		}
 		if name == "createFlow" || name == "listFlows" || name == "listFlowViews" {
@@ -123,7 +123,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameAsMissing(t, hidden, missing)
+		testkit.SameAsMissing(t, hidden, missing)
 	}
 	for name, path := range badID {
 		method := http.MethodGet
@@ -141,19 +141,19 @@ func TestEveryOperationByStatus(t *testing.T) {
 			t.Errorf("%s with a malformed id: %d", name, res.StatusCode)
 		}
 	}
-	for name, call := range map[string]func(c *platformapi.ClientWithResponses, flow uuid.UUID) (response, error){
-		"deleteFlowView": func(c *platformapi.ClientWithResponses, _ uuid.UUID) (response, error) {
+	for name, call := range map[string]func(c *platformapi.ClientWithResponses, flow uuid.UUID) (testkit.Reply, error){
+		"deleteFlowView": func(c *platformapi.ClientWithResponses, _ uuid.UUID) (testkit.Reply, error) {
 			return c.DeleteFlowViewWithResponse(ctx, view.JSON201.Id)
 		},
-		"revokeFlowInvitation": func(c *platformapi.ClientWithResponses, flow uuid.UUID) (response, error) {
+		"revokeFlowInvitation": func(c *platformapi.ClientWithResponses, flow uuid.UUID) (testkit.Reply, error) {
 			return c.RevokeFlowInvitationWithResponse(ctx, flow, owner.UserID)
 		},
-		"deleteFlow": func(c *platformapi.ClientWithResponses, flow uuid.UUID) (response, error) {
+		"deleteFlow": func(c *platformapi.ClientWithResponses, flow uuid.UUID) (testkit.Reply, error) {
 			return c.DeleteFlowWithResponse(ctx, flow)
 		},
 	} {
 		res, err := call(anon, f.Id)
-		expect(t, res, err, http.StatusUnauthorized)
+		testkit.Expect(t, res, err, http.StatusUnauthorized)
 		hidden, err := call(outsider.API, f.Id)
 		if err != nil {
 			t.Fatal(err)

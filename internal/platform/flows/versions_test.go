@@ -27,7 +27,7 @@ func TestVersions(t *testing.T) {
 
 	put, err := user.API.UpdateFlowWithResponse(ctx, f.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(brokenDef),
 		Description: ptr("Reads invoices.")})
-	expect(t, put, err, http.StatusOK)
+	testkit.Expect(t, put, err, http.StatusOK)
 	v2 := put.JSON200
 	if v2.Version != 2 || !v2.IsLatest || v2.DisplayName != "Invoices" || *v2.Description != "Reads invoices." ||
 		v2.ValidationErrors == nil || len(*v2.ValidationErrors) != 2 || v2.FlowExecutionsCount != 1 {
@@ -39,33 +39,33 @@ func TestVersions(t *testing.T) {
 	}
 
 	same, err := user.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{DisplayName: ptr("Invoices")})
-	expect(t, same, err, http.StatusOK)
+	testkit.Expect(t, same, err, http.StatusOK)
 	if same.JSON200.Version != 2 {
 		t.Fatalf("a patch that changes nothing saved version %d", same.JSON200.Version)
 	}
 	patch, err := user.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{DisplayName: ptr("Invoice reader"),
 		Description: ptr("")})
-	expect(t, patch, err, http.StatusOK)
+	testkit.Expect(t, patch, err, http.StatusOK)
 	v3 := patch.JSON200
 	if v3.Version != 3 || v3.DisplayName != "Invoice reader" || v3.Description != nil || !reflect.DeepEqual(v3.Definition, def(t, brokenDef)) {
 		t.Fatalf("PATCH answered %+v", v3)
 	}
 	pd, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
-	expect(t, pd, err, http.StatusOK)
+	testkit.Expect(t, pd, err, http.StatusOK)
 	if v4 := pd.JSON200; v4.Version != 4 || v4.DisplayName != "Invoice reader" || len(*v4.ValidationErrors) != 0 {
 		t.Fatalf("PUT definition answered %+v", v4)
 	}
 
 	old, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: ptr(1)})
-	expect(t, old, err, http.StatusOK)
+	testkit.Expect(t, old, err, http.StatusOK)
 	if v1 := old.JSON200; v1.Version != 1 || v1.IsLatest || v1.Description != nil || !reflect.DeepEqual(v1.Definition, def(t, validDef)) {
 		t.Fatalf("version 1 reads as %+v", v1)
 	}
 	missing, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: ptr(5)})
-	expect(t, missing, err, http.StatusNotFound)
+	testkit.Expect(t, missing, err, http.StatusNotFound)
 
 	list, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: ptr(3)})
-	expect(t, list, err, http.StatusOK)
+	testkit.Expect(t, list, err, http.StatusOK)
 	var numbers []int
 	for _, v := range *list.JSON200 {
 		numbers = append(numbers, v.Version)
@@ -77,7 +77,7 @@ func TestVersions(t *testing.T) {
 		t.Fatalf("first page of versions %v", numbers)
 	}
 	page2, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: ptr(3), Page: ptr(2)})
-	expect(t, page2, err, http.StatusOK)
+	testkit.Expect(t, page2, err, http.StatusOK)
 	if len(*page2.JSON200) != 1 || (*page2.JSON200)[0].Version != 1 {
 		t.Fatalf("second page of versions %+v", *page2.JSON200)
 	}
@@ -106,7 +106,7 @@ func TestPublishing(t *testing.T) {
 
 	good := createFlow(t, user.API, "Good", validDef, nil)
 	pub, err := user.API.ModifyFlowWithResponse(ctx, good.Id, platformapi.PatchFlowRequest{Status: &published})
-	expect(t, pub, err, http.StatusOK)
+	testkit.Expect(t, pub, err, http.StatusOK)
 	if pub.JSON200.Status != platformapi.Published || pub.JSON200.Version != 2 {
 		t.Fatalf("publish answered %+v", pub.JSON200)
 	}
@@ -122,7 +122,7 @@ func TestPublishing(t *testing.T) {
 	// ... unless the new version is a draft.
 	draft := platformapi.Draft
 	put, err = user.API.UpdateFlowWithResponse(ctx, good.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(brokenDef), Status: &draft})
-	expect(t, put, err, http.StatusOK)
+	testkit.Expect(t, put, err, http.StatusOK)
 	if put.JSON200.Version != 3 || put.JSON200.Status != platformapi.Draft {
 		t.Fatalf("PUT as a draft answered %+v", put.JSON200)
 	}

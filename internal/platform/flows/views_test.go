@@ -22,13 +22,13 @@ func TestViews(t *testing.T) {
 	outsider := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	f := createFlow(t, user.API, "Viewed", validDef, ptr(platformapi.Public))
 	put, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
-	expect(t, put, err, http.StatusOK)
+	testkit.Expect(t, put, err, http.StatusOK)
 
 	create := func(c *testkit.Caller, version int, name string, isDefault bool, want int) *platformapi.FlowViewResponse {
 		t.Helper()
 		res, err := c.API.CreateFlowViewWithResponse(ctx, platformapi.FlowViewCreateRequest{FlowId: f.Id, FlowVersion: version,
 			ViewName: name, ViewData: platformapi.FlowViewData{IsDefault: &isDefault, HiddenTasks: &[]string{"check"}}})
-		expect(t, res, err, want)
+		testkit.Expect(t, res, err, want)
 		return res.JSON201
 	}
 	a := create(user, 1, "reviewers", true, http.StatusCreated)
@@ -42,34 +42,34 @@ func TestViews(t *testing.T) {
 	create(outsider, 1, "foreign", false, http.StatusNotFound)
 
 	got, err := user.API.GetFlowViewWithResponse(ctx, a.Id)
-	expect(t, got, err, http.StatusOK)
+	testkit.Expect(t, got, err, http.StatusOK)
 	if *got.JSON200.ViewData.IsDefault {
 		t.Fatal("the first default kept its flag when a second view took it")
 	}
 
 	list, err := user.API.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowId: &f.Id, FlowVersion: ptr(1)})
-	expect(t, list, err, http.StatusOK)
+	testkit.Expect(t, list, err, http.StatusOK)
 	if l := list.JSON200; l.Total != 2 || l.FlowViews[0].Id != b.Id || l.FlowViews[1].Id != a.Id {
 		t.Fatalf("views of version 1: %+v", l)
 	}
 	all, err := user.API.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowId: &f.Id})
-	expect(t, all, err, http.StatusOK)
+	testkit.Expect(t, all, err, http.StatusOK)
 	if l := all.JSON200; l.Total != 3 || l.FlowViews[0].FlowVersion != 2 {
 		t.Fatalf("views of the flow: %+v", l)
 	}
 	bad, err := user.API.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowVersion: ptr(1)})
-	expect(t, bad, err, http.StatusBadRequest)
+	testkit.Expect(t, bad, err, http.StatusBadRequest)
 	foreign, err := outsider.API.ListFlowViewsWithResponse(ctx, nil)
-	expect(t, foreign, err, http.StatusOK)
+	testkit.Expect(t, foreign, err, http.StatusOK)
 	if foreign.JSON200.Total != 0 {
 		t.Fatalf("another organization lists %d views", foreign.JSON200.Total)
 	}
 
 	upd, err := user.API.UpdateFlowViewWithResponse(ctx, a.Id, platformapi.FlowViewUpdateRequest{ViewName: ptr("auditors")})
-	expect(t, upd, err, http.StatusConflict)
+	testkit.Expect(t, upd, err, http.StatusConflict)
 	upd, err = user.API.UpdateFlowViewWithResponse(ctx, a.Id, platformapi.FlowViewUpdateRequest{ViewName: ptr("main"),
 		ViewData: &platformapi.FlowViewData{IsDefault: ptr(true), OrderedTasks: &[]string{"review", "extract"}}})
-	expect(t, upd, err, http.StatusOK)
+	testkit.Expect(t, upd, err, http.StatusOK)
 	if v := upd.JSON200; v.ViewName != "main" || !*v.ViewData.IsDefault || len(*v.ViewData.HiddenTasks) != 0 || (*v.ViewData.OrderedTasks)[0] != "review" {
 		t.Fatalf("updated %+v", v)
 	}
@@ -86,12 +86,12 @@ func TestViews(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sameAsMissing(t, res, missing)
+		testkit.SameAsMissing(t, res, missing)
 		dres, err := outsider.API.DeleteFlowViewWithResponse(ctx, id)
-		expect(t, dres, err, http.StatusNotFound)
+		testkit.Expect(t, dres, err, http.StatusNotFound)
 	}
 	dres, err := user.API.DeleteFlowViewWithResponse(ctx, a.Id)
-	expect(t, dres, err, http.StatusNoContent)
+	testkit.Expect(t, dres, err, http.StatusNoContent)
 	dres, err = user.API.DeleteFlowViewWithResponse(ctx, a.Id)
-	expect(t, dres, err, http.StatusNotFound)
+	testkit.Expect(t, dres, err, http.StatusNotFound)
 }

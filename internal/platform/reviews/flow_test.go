@@ -23,13 +23,13 @@ func TestReviewedOutputContinuesTheFlow(t *testing.T) {
 
 	mine, err := reviewer.API.ListMyHumanReviewAssignmentsWithResponse(ctx, &platformapi.ListMyHumanReviewAssignmentsParams{
 		Status: ptr(platformapi.HumanReviewAssignmentStatusPending)})
-	expect(t, mine, err, http.StatusOK)
+	testkit.Expect(t, mine, err, http.StatusOK)
 	if mine.JSON200.Total != 1 || mine.JSON200.Assignments[0].UserId != reviewer.UserID || mine.JSON200.Assignments[0].User != nil {
 		t.Fatalf("my assignments %+v", mine.JSON200)
 	}
 	id := mine.JSON200.Assignments[0].HumanReviewTaskId
 	got, err := reviewer.API.GetHumanReviewTaskWithResponse(ctx, id)
-	expect(t, got, err, http.StatusOK)
+	testkit.Expect(t, got, err, http.StatusOK)
 	r := got.JSON200
 	if r.Status != platformapi.HumanReviewTaskStatusPending || r.SourceTaskName != "double" || r.TargetTaskName != "review" ||
 		(*r.TaskMetadata)["source_output"].(map[string]any)["value"] != 42.0 || *r.Instructions != "Check the value." ||
@@ -38,12 +38,12 @@ func TestReviewedOutputContinuesTheFlow(t *testing.T) {
 	}
 
 	started, err := reviewer.API.StartHumanReviewTaskWithResponse(ctx, id)
-	expect(t, started, err, http.StatusOK)
+	testkit.Expect(t, started, err, http.StatusOK)
 	if started.JSON200.Status != platformapi.HumanReviewAssignmentStatusInProgress || started.JSON200.StartedAt == nil {
 		t.Fatalf("started %+v", started.JSON200)
 	}
 	again, err := reviewer.API.StartHumanReviewTaskWithResponse(ctx, id)
-	expect(t, again, err, http.StatusOK)
+	testkit.Expect(t, again, err, http.StatusOK)
 	if !again.JSON200.StartedAt.Equal(*started.JSON200.StartedAt) {
 		t.Fatal("starting again changed the assignment")
 	}
@@ -52,7 +52,7 @@ func TestReviewedOutputContinuesTheFlow(t *testing.T) {
 		(*done.ReviewedOutput)["value"] != 100.0 || done.CompletedAt == nil {
 		t.Fatalf("completed %+v", done)
 	}
-	waitFor(t, owner, exec, platformapi.ExecutionStatusCompleted)
+	testkit.WaitForExecution(t, owner, exec, platformapi.ExecutionStatusCompleted)
 	if out := output(t, env, exec); out["value"] != 101.0 || out["approved"] != false {
 		t.Fatalf("output %v", out)
 	}
@@ -75,17 +75,17 @@ func TestRequiredApprovals(t *testing.T) {
 		t.Fatalf("after one approval %+v", first)
 	}
 	complete(t, a, id, true, map[string]any{"value": 2}, http.StatusConflict)
-	waitFor(t, owner, exec, platformapi.ExecutionStatusAwaitingInput)
+	testkit.WaitForExecution(t, owner, exec, platformapi.ExecutionStatusAwaitingInput)
 	second := complete(t, b, id, true, map[string]any{"value": 2}, http.StatusOK)
 	if second.Status != platformapi.HumanReviewTaskStatusCompleted || second.Approvals != 2 || !*second.ReviewResult {
 		t.Fatalf("after two approvals %+v", second)
 	}
-	waitFor(t, owner, exec, platformapi.ExecutionStatusCompleted)
+	testkit.WaitForExecution(t, owner, exec, platformapi.ExecutionStatusCompleted)
 	if out := output(t, env, exec); out["value"] != 3.0 || out["approved"] != true {
 		t.Fatalf("output %v", out)
 	}
 	list, err := owner.API.ListHumanReviewTaskAssignmentsWithResponse(ctx, id, &platformapi.ListHumanReviewTaskAssignmentsParams{IncludeUserInfo: ptr(true)})
-	expect(t, list, err, http.StatusOK)
+	testkit.Expect(t, list, err, http.StatusOK)
 	want := []platformapi.HumanReviewAssignmentStatus{"completed", "completed", "cancelled"}
 	for i, as := range *list.JSON200 {
 		if as.Status != want[i] || as.User == nil || as.User.Id != as.UserId || string(as.User.Email) == "" {
@@ -116,12 +116,12 @@ func TestRejectionBranches(t *testing.T) {
 	if done.Status != platformapi.HumanReviewTaskStatusCompleted || *done.ReviewResult {
 		t.Fatalf("rejected %+v", done)
 	}
-	waitFor(t, owner, exec, platformapi.ExecutionStatusCompleted)
+	testkit.WaitForExecution(t, owner, exec, platformapi.ExecutionStatusCompleted)
 	if out := output(t, env, exec); out["rejected"] == nil || out["accepted"] != nil {
 		t.Fatalf("output %v", out)
 	}
 	start, err := a.API.StartHumanReviewTaskWithResponse(ctx, r.Id)
-	expect(t, start, err, http.StatusConflict)
+	testkit.Expect(t, start, err, http.StatusConflict)
 }
 
 // TestTimeouts: a review left open ends as on_timeout says.
@@ -139,7 +139,7 @@ func TestTimeouts(t *testing.T) {
 			t.Parallel()
 			flow := newFlow(t, owner, reviewFlow(fmt.Sprintf(`{"assigned_users": [%q], "timeout_seconds": 1, "on_timeout": %q}`, owner.UserID, c.outcome)))
 			exec := run(t, env, owner, flow, 4)
-			waitFor(t, owner, exec, c.status)
+			testkit.WaitForExecution(t, owner, exec, c.status)
 			r := reviewOf(t, owner, exec)
 			if r.Status != platformapi.HumanReviewTaskStatusCompleted || r.CompletedBy != nil || r.TimeoutAt == nil ||
 				string(*r.OnTimeout) != c.outcome || (r.ReviewResult == nil) != (c.result == nil) ||

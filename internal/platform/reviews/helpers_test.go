@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"reflect"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -19,18 +17,6 @@ import (
 var ctx = context.Background()
 
 func ptr[T any](v T) *T { return &v }
-
-type response interface{ StatusCode() int }
-
-func expect(t testing.TB, res response, err error, want int) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode() != want {
-		t.Fatalf("status %d, want %d: %s", res.StatusCode(), want, reflect.Indirect(reflect.ValueOf(res)).FieldByName("Body").Bytes())
-	}
-}
 
 // reviewFlow is double → review → after: the review checks the doubled value, and after adds one to
 // whatever the review left. params are the review task's parameters (JSON).
@@ -47,7 +33,7 @@ func newFlow(t testing.TB, c *testkit.Caller, definition string) uuid.UUID {
 	t.Helper()
 	vis := platformapi.Organization
 	res, err := c.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "flow", Definition: json.RawMessage(definition), Visibility: &vis})
-	expect(t, res, err, http.StatusCreated)
+	testkit.Expect(t, res, err, http.StatusCreated)
 	if len(*res.JSON201.ValidationErrors) != 0 {
 		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
 	}
@@ -61,35 +47,16 @@ func run(t testing.TB, env *testkit.Env, c *testkit.Caller, flow uuid.UUID, valu
 		t.Fatal(err)
 	}
 	res, err := c.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{FlowId: flow, Input: map[string]any{"value": value}})
-	expect(t, res, err, http.StatusCreated)
-	waitFor(t, c, res.JSON201.Id, platformapi.ExecutionStatusAwaitingInput)
+	testkit.Expect(t, res, err, http.StatusCreated)
+	testkit.WaitForExecution(t, c, res.JSON201.Id, platformapi.ExecutionStatusAwaitingInput)
 	return res.JSON201.Id
-}
-
-// waitFor polls an execution until its status is one of want, and fails the test after 10 seconds.
-func waitFor(t testing.TB, c *testkit.Caller, id uuid.UUID, want ...platformapi.ExecutionStatus) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := c.API.GetFlowExecutionWithResponse(ctx, id, nil)
-		expect(t, res, err, http.StatusOK)
-		for _, w := range want {
-			if res.JSON200.Status == w {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution %s is still %s after 10 s, want %v", id, res.JSON200.Status, want)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // reviewOf is the one review task of an execution, as c lists it.
 func reviewOf(t testing.TB, c *testkit.Caller, exec uuid.UUID) platformapi.HumanReviewTaskResponse {
 	t.Helper()
 	res, err := c.API.ListHumanReviewTasksWithResponse(ctx, &platformapi.ListHumanReviewTasksParams{FlowExecutionId: &exec})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	if len(res.JSON200.HumanReviewTasks) != 1 {
 		t.Fatalf("execution %s has %d review tasks, want 1", exec, len(res.JSON200.HumanReviewTasks))
 	}
@@ -113,6 +80,6 @@ func output(t testing.TB, env *testkit.Env, exec uuid.UUID) map[string]any {
 func complete(t testing.TB, c *testkit.Caller, id uuid.UUID, ok bool, out map[string]any, want int) *platformapi.HumanReviewTaskResponse {
 	t.Helper()
 	res, err := c.API.CompleteHumanReviewTaskWithResponse(ctx, id, platformapi.HumanReviewTaskCompleteRequest{ReviewResult: ok, ReviewedOutput: out})
-	expect(t, res, err, want)
+	testkit.Expect(t, res, err, want)
 	return res.JSON200
 }

@@ -33,77 +33,77 @@ func TestEveryOperationByStatus(t *testing.T) {
 
 	t.Run("401", func(t *testing.T) {
 		r1, err := anon.GetHumanReviewTaskWithResponse(ctx, id)
-		expect(t, r1, err, http.StatusUnauthorized)
+		testkit.Expect(t, r1, err, http.StatusUnauthorized)
 		r2, err := anon.ListMyHumanReviewAssignmentsWithResponse(ctx, nil)
-		expect(t, r2, err, http.StatusUnauthorized)
+		testkit.Expect(t, r2, err, http.StatusUnauthorized)
 		r3, err := anon.StartHumanReviewTaskWithResponse(ctx, id)
-		expect(t, r3, err, http.StatusUnauthorized)
+		testkit.Expect(t, r3, err, http.StatusUnauthorized)
 	})
 	t.Run("404 for another organization exactly like a random id", func(t *testing.T) {
 		var bodies []string
 		for _, target := range []uuid.UUID{id, random} {
 			g, err := outsider.API.GetHumanReviewTaskWithResponse(ctx, target)
-			expect(t, g, err, http.StatusNotFound)
+			testkit.Expect(t, g, err, http.StatusNotFound)
 			bodies = append(bodies, string(g.JSON404.Error.Message))
 			s, err := outsider.API.StartHumanReviewTaskWithResponse(ctx, target)
-			expect(t, s, err, http.StatusNotFound)
+			testkit.Expect(t, s, err, http.StatusNotFound)
 			c := complete(t, outsider, target, true, map[string]any{}, http.StatusNotFound)
 			_ = c
 			a, err := outsider.API.ListHumanReviewTaskAssignmentsWithResponse(ctx, target, nil)
-			expect(t, a, err, http.StatusNotFound)
+			testkit.Expect(t, a, err, http.StatusNotFound)
 		}
 		if bodies[0] != bodies[1] {
 			t.Fatalf("another organization's review %q, a random id %q", bodies[0], bodies[1])
 		}
 		l, err := outsider.API.ListHumanReviewTasksWithResponse(ctx, nil)
-		expect(t, l, err, http.StatusOK)
+		testkit.Expect(t, l, err, http.StatusOK)
 		if l.JSON200.Total != 0 {
 			t.Fatalf("another organization lists %d reviews", l.JSON200.Total)
 		}
 	})
 	t.Run("403", func(t *testing.T) {
 		s, err := bystander.API.StartHumanReviewTaskWithResponse(ctx, id)
-		expect(t, s, err, http.StatusForbidden)
+		testkit.Expect(t, s, err, http.StatusForbidden)
 		s, err = admin.API.StartHumanReviewTaskWithResponse(ctx, id)
-		expect(t, s, err, http.StatusForbidden)
+		testkit.Expect(t, s, err, http.StatusForbidden)
 		complete(t, bystander, id, true, map[string]any{}, http.StatusForbidden)
 		c, err := owner.API.CreateHumanReviewTaskWithResponse(ctx, platformapi.HumanReviewTaskCreateRequest{FlowExecutionId: exec,
 			TargetTaskName: "after", SourceTaskName: "double", AssignedUsers: []uuid.UUID{}})
-		expect(t, c, err, http.StatusForbidden)
+		testkit.Expect(t, c, err, http.StatusForbidden)
 	})
 	t.Run("422", func(t *testing.T) {
 		g, err := reviewer.API.GetHumanReviewTaskWithResponse(ctx, id)
-		expect(t, g, err, http.StatusOK)
+		testkit.Expect(t, g, err, http.StatusOK)
 		l, err := reviewer.API.ListMyHumanReviewAssignmentsWithResponse(ctx, &platformapi.ListMyHumanReviewAssignmentsParams{
 			Status: ptr(platformapi.HumanReviewAssignmentStatus("done"))})
-		expect(t, l, err, http.StatusUnprocessableEntity)
+		testkit.Expect(t, l, err, http.StatusUnprocessableEntity)
 		c, err := worker.API.CreateHumanReviewTaskWithResponse(ctx, platformapi.HumanReviewTaskCreateRequest{FlowExecutionId: exec,
 			TargetTaskName: "after", SourceTaskName: "double", AssignedUsers: []uuid.UUID{worker.UserID}})
-		expect(t, c, err, http.StatusUnprocessableEntity)
+		testkit.Expect(t, c, err, http.StatusUnprocessableEntity)
 		c, err = worker.API.CreateHumanReviewTaskWithResponse(ctx, platformapi.HumanReviewTaskCreateRequest{FlowExecutionId: exec,
 			TargetTaskName: "after", SourceTaskName: "double", AssignedUsers: []uuid.UUID{outsider.UserID}})
-		expect(t, c, err, http.StatusUnprocessableEntity)
+		testkit.Expect(t, c, err, http.StatusUnprocessableEntity)
 	})
 	t.Run("create, 404 and 409", func(t *testing.T) {
 		req := platformapi.HumanReviewTaskCreateRequest{FlowExecutionId: exec, TargetTaskName: "after",
 			SourceTaskName: "double", AssignedUsers: []uuid.UUID{bystander.UserID, bystander.UserID}, Instructions: ptr("look")}
 		c, err := worker.API.CreateHumanReviewTaskWithResponse(ctx, req)
-		expect(t, c, err, http.StatusCreated)
+		testkit.Expect(t, c, err, http.StatusCreated)
 		r := c.JSON201
 		if r.Status != platformapi.HumanReviewTaskStatusPending || r.ModifiedBy != worker.UserID.String() ||
 			(*r.TaskMetadata)["source_output"].(map[string]any)["value"] != 2.0 || (*r.TaskMetadata)["flow_version"] != 1.0 {
 			t.Fatalf("created %+v", r)
 		}
 		a, err := admin.API.ListHumanReviewTaskAssignmentsWithResponse(ctx, r.Id, nil)
-		expect(t, a, err, http.StatusOK)
+		testkit.Expect(t, a, err, http.StatusOK)
 		if len(*a.JSON200) != 1 || (*a.JSON200)[0].UserId != bystander.UserID || (*a.JSON200)[0].User != nil {
 			t.Fatalf("assignments %+v", *a.JSON200)
 		}
 		c, err = worker.API.CreateHumanReviewTaskWithResponse(ctx, req)
-		expect(t, c, err, http.StatusConflict)
+		testkit.Expect(t, c, err, http.StatusConflict)
 		req.FlowExecutionId = random
 		c, err = worker.API.CreateHumanReviewTaskWithResponse(ctx, req)
-		expect(t, c, err, http.StatusNotFound)
+		testkit.Expect(t, c, err, http.StatusNotFound)
 		// An administrator completes without an assignment, and decides alone.
 		done := complete(t, admin, r.Id, true, map[string]any{"ok": true}, http.StatusOK)
 		if done.Status != platformapi.HumanReviewTaskStatusCompleted || *done.CompletedBy != admin.UserID {
@@ -111,21 +111,21 @@ func TestEveryOperationByStatus(t *testing.T) {
 		}
 		complete(t, admin, r.Id, true, map[string]any{}, http.StatusConflict)
 		s, err := bystander.API.StartHumanReviewTaskWithResponse(ctx, r.Id)
-		expect(t, s, err, http.StatusConflict)
+		testkit.Expect(t, s, err, http.StatusConflict)
 	})
 	t.Run("409 on a deleted execution", func(t *testing.T) {
 		d, err := owner.API.DeleteFlowExecutionWithResponse(ctx, exec)
-		expect(t, d, err, http.StatusNoContent)
+		testkit.Expect(t, d, err, http.StatusNoContent)
 		s, err := reviewer.API.StartHumanReviewTaskWithResponse(ctx, id)
-		expect(t, s, err, http.StatusConflict)
+		testkit.Expect(t, s, err, http.StatusConflict)
 		complete(t, admin, id, true, map[string]any{}, http.StatusConflict)
 		mine, err := reviewer.API.ListMyHumanReviewAssignmentsWithResponse(ctx, nil)
-		expect(t, mine, err, http.StatusOK)
+		testkit.Expect(t, mine, err, http.StatusOK)
 		if mine.JSON200.Total != 1 || mine.JSON200.Assignments[0].Status != platformapi.HumanReviewAssignmentStatusCancelled {
 			t.Fatalf("after the delete %+v", mine.JSON200)
 		}
 		c, err := worker.API.CreateHumanReviewTaskWithResponse(ctx, platformapi.HumanReviewTaskCreateRequest{FlowExecutionId: exec,
 			TargetTaskName: "x", SourceTaskName: "double", AssignedUsers: []uuid.UUID{}})
-		expect(t, c, err, http.StatusConflict)
+		testkit.Expect(t, c, err, http.StatusConflict)
 	})
 }

@@ -47,7 +47,7 @@ func TestExternalTaskEndToEnd(t *testing.T) {
 	if again := claim(t, other, platformapi.TaskExecutionClaimRequest{Worker: "w2"}); again != nil {
 		t.Fatalf("a second claimer took %+v", again)
 	}
-	waitFor(t, user, exec, platformapi.ExecutionStatusRunning)
+	testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusRunning)
 
 	// A heartbeat starts the lease again from now.
 	var before time.Time
@@ -68,7 +68,7 @@ func TestExternalTaskEndToEnd(t *testing.T) {
 	if done.Status != platformapi.TaskExecutionStatusCompleted || done.Output.(map[string]any)["text"] != "hello" {
 		t.Fatalf("reported %+v", done)
 	}
-	waitFor(t, user, exec, platformapi.ExecutionStatusCompleted)
+	testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusCompleted)
 	var raw json.RawMessage
 	if err := env.DB.Get(&raw, `SELECT output FROM flow_executions WHERE id = $1`, exec); err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func TestExternalTaskEndToEnd(t *testing.T) {
 		{Operation: platformapi.Add, FlowExecutionId: exec, TaskName: "fetch", Tag: "checked", TagType: "label"},
 		{Operation: platformapi.Remove, FlowExecutionId: exec, TaskName: "fetch", Tag: "gone", TagType: "label"},
 	}})
-	expect(t, tags, err, http.StatusOK)
+	testkit.Expect(t, tags, err, http.StatusOK)
 	got := list(t, user, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec})
 	if len(got) != 2 || got[0].TaskName != "shape" || got[1].TaskName != "fetch" || len(got[0].Tags) != 0 ||
 		len(got[1].Tags) != 1 || got[1].Tags[0].Tag != "checked" || got[0].Status != platformapi.TaskExecutionStatusCompleted {
@@ -133,7 +133,7 @@ func TestFailuresAndCancels(t *testing.T) {
 	again := req(exec, "fetch", 1, platformapi.TaskExecutionStatusFailed, "", "")
 	again.Error = &platformapi.TaskExecutionError{Message: "still jammed"}
 	record(t, worker, again, http.StatusOK)
-	waitFor(t, user, exec, platformapi.ExecutionStatusFailed)
+	testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusFailed)
 	if c := claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w"}); c != nil {
 		t.Fatalf("an attempt of a failed execution was claimed: %+v", c)
 	}
@@ -144,7 +144,7 @@ func TestFailuresAndCancels(t *testing.T) {
 	if d.StartedAt == nil || d.CompletedAt == nil {
 		t.Fatalf("completed from queued %+v", d)
 	}
-	waitFor(t, user, exec, platformapi.ExecutionStatusCompleted)
+	testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusCompleted)
 
 	// A cancel fails the task for good though its retry would allow another attempt.
 	exec = start(t, env, user, flow, map[string]any{"page": 3})
@@ -152,7 +152,7 @@ func TestFailuresAndCancels(t *testing.T) {
 	if k.Status != platformapi.TaskExecutionStatusCancelled || k.Error != nil || k.StartedAt != nil {
 		t.Fatalf("cancelled %+v", k)
 	}
-	waitFor(t, user, exec, platformapi.ExecutionStatusFailed)
+	testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusFailed)
 	if n := len(list(t, user, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec})); n != 1 {
 		t.Fatalf("%d attempts after a cancel, want 1", n)
 	}
@@ -176,7 +176,7 @@ func TestReportAfterTheExecutionStopped(t *testing.T) {
 	f := req(exec, "a", 0, platformapi.TaskExecutionStatusFailed, "", "")
 	f.Error = &platformapi.TaskExecutionError{Message: "broken"}
 	record(t, worker, f, http.StatusOK)
-	waitFor(t, user, exec, platformapi.ExecutionStatusFailed)
+	testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusFailed)
 	late := record(t, worker, req(exec, "b", 0, platformapi.TaskExecutionStatusCompleted, "", `{"late": true}`), http.StatusOK)
 	if late.Status != platformapi.TaskExecutionStatusCancelled || late.Output != nil || late.CompletedAt == nil {
 		t.Fatalf("a report after the execution stopped gave %+v", late)

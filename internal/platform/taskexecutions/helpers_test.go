@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"reflect"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -18,41 +16,6 @@ import (
 var ctx = context.Background()
 
 func ptr[T any](v T) *T { return &v }
-
-// response is any reply of the generated client.
-type response interface{ StatusCode() int }
-
-// expect fails the test unless the call answered the status.
-func expect(t testing.TB, res response, err error, want int) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode() != want {
-		t.Fatalf("status %d, want %d: %s", res.StatusCode(), want, bodyOf(res))
-	}
-}
-
-func bodyOf(res response) []byte {
-	v := reflect.Indirect(reflect.ValueOf(res)).FieldByName("Body")
-	if !v.IsValid() {
-		return nil
-	}
-	return v.Bytes()
-}
-
-// sameAsMissing fails unless got is exactly the 404 that a random id answers.
-func sameAsMissing(t testing.TB, got, missing response) {
-	t.Helper()
-	if got.StatusCode() != http.StatusNotFound || missing.StatusCode() != http.StatusNotFound {
-		t.Fatalf("statuses %d and %d, want 404 for both: %s / %s", got.StatusCode(), missing.StatusCode(), bodyOf(got), bodyOf(missing))
-	}
-	var a, b platformapi.ErrorResponse
-	if json.Unmarshal(bodyOf(got), &a) != nil || json.Unmarshal(bodyOf(missing), &b) != nil ||
-		a.Error.Message != b.Error.Message || !reflect.DeepEqual(a.Error.Code, b.Error.Code) {
-		t.Fatalf("a hidden execution answers %s, a random id %s", bodyOf(got), bodyOf(missing))
-	}
-}
 
 // bareExecution creates a flow of org without tasks and an execution of it that the engine does not run
 // (no execution_tasks rows), in the given status ("deleted" marks it as deleteFlowExecution does).
@@ -90,7 +53,7 @@ func req(exec uuid.UUID, task string, idx int, status platformapi.TaskExecutionS
 func record(t testing.TB, c *testkit.Caller, r platformapi.CreateTaskExecutionRequest, want int) platformapi.TaskExecutionWithTagsAPI {
 	t.Helper()
 	res, err := c.API.RecordTaskExecutionWithResponse(ctx, r)
-	expect(t, res, err, want)
+	testkit.Expect(t, res, err, want)
 	if want == http.StatusCreated {
 		return *res.JSON201
 	}
@@ -101,7 +64,7 @@ func record(t testing.TB, c *testkit.Caller, r platformapi.CreateTaskExecutionRe
 func list(t testing.TB, c *testkit.Caller, p platformapi.ListTaskExecutionRecordsParams) []platformapi.TaskExecutionWithTagsAPI {
 	t.Helper()
 	res, err := c.API.ListTaskExecutionRecordsWithResponse(ctx, &p)
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	return res.JSON200.TaskExecutions
 }
 
@@ -127,7 +90,7 @@ func newFlow(t testing.TB, c *testkit.Caller, definition string) uuid.UUID {
 	t.Helper()
 	vis := platformapi.Organization
 	res, err := c.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "flow", Definition: json.RawMessage(definition), Visibility: &vis})
-	expect(t, res, err, http.StatusCreated)
+	testkit.Expect(t, res, err, http.StatusCreated)
 	if len(*res.JSON201.ValidationErrors) != 0 {
 		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
 	}
@@ -141,23 +104,6 @@ func start(t testing.TB, env *testkit.Env, c *testkit.Caller, flow uuid.UUID, in
 		t.Fatal(err)
 	}
 	res, err := c.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{FlowId: flow, Input: input})
-	expect(t, res, err, http.StatusCreated)
+	testkit.Expect(t, res, err, http.StatusCreated)
 	return res.JSON201.Id
-}
-
-// waitFor polls an execution until its status is want, and fails the test after 10 seconds.
-func waitFor(t testing.TB, c *testkit.Caller, id uuid.UUID, want platformapi.ExecutionStatus) *platformapi.FlowExecutionResponseWithRunNumber {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		res, err := c.API.GetFlowExecutionWithResponse(ctx, id, nil)
-		expect(t, res, err, http.StatusOK)
-		if res.JSON200.Status == want {
-			return res.JSON200
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("execution %s is still %s after 10 s, want %s", id, res.JSON200.Status, want)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

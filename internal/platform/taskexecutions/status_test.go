@@ -35,38 +35,38 @@ func TestEveryOperationByStatus(t *testing.T) {
 	}
 	random := uuid.New()
 
-	report := func(c *platformapi.ClientWithResponses, exec uuid.UUID) (response, error) {
+	report := func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply, error) {
 		return c.RecordTaskExecutionWithResponse(ctx, req(exec, "a", 0, platformapi.TaskExecutionStatusQueued, "", ""))
 	}
-	lister := func(c *platformapi.ClientWithResponses, exec uuid.UUID) (response, error) {
+	lister := func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply, error) {
 		return c.ListTaskExecutionRecordsWithResponse(ctx, &platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec})
 	}
 
 	res, err := report(anon, shared)
-	expect(t, res, err, http.StatusUnauthorized)
+	testkit.Expect(t, res, err, http.StatusUnauthorized)
 	res, err = lister(anon, shared)
-	expect(t, res, err, http.StatusUnauthorized)
+	testkit.Expect(t, res, err, http.StatusUnauthorized)
 	cres, err := anon.ClaimTaskExecutionWithResponse(ctx, platformapi.TaskExecutionClaimRequest{Worker: "w"})
-	expect(t, cres, err, http.StatusUnauthorized)
+	testkit.Expect(t, cres, err, http.StatusUnauthorized)
 
 	// Reporting and claiming are for workers and administrators; every role reads.
 	res, err = report(user.API, shared)
-	expect(t, res, err, http.StatusForbidden)
+	testkit.Expect(t, res, err, http.StatusForbidden)
 	cres, err = user.API.ClaimTaskExecutionWithResponse(ctx, platformapi.TaskExecutionClaimRequest{Worker: "w"})
-	expect(t, cres, err, http.StatusForbidden)
+	testkit.Expect(t, cres, err, http.StatusForbidden)
 	res, err = report(integ.API, shared)
-	expect(t, res, err, http.StatusCreated)
+	testkit.Expect(t, res, err, http.StatusCreated)
 	for i, c := range []*testkit.Caller{env.User(t, org, auth.RoleOrgAdmin), env.User(t, org, auth.RoleBackoffice)} {
 		res, err = report(c.API, private)
-		expect(t, res, err, []int{http.StatusCreated, http.StatusOK}[i]) // the first creates, the second repeats
+		testkit.Expect(t, res, err, []int{http.StatusCreated, http.StatusOK}[i]) // the first creates, the second repeats
 		cres, err = c.API.ClaimTaskExecutionWithResponse(ctx, platformapi.TaskExecutionClaimRequest{Worker: "w"})
-		expect(t, cres, err, http.StatusNoContent)
+		testkit.Expect(t, cres, err, http.StatusNoContent)
 	}
 	if got := list(t, user, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: shared}); len(got) != 1 {
 		t.Fatalf("an app user lists %d attempts, want 1", len(got))
 	}
 
-	for name, call := range map[string]func(*platformapi.ClientWithResponses, uuid.UUID) (response, error){
+	for name, call := range map[string]func(*platformapi.ClientWithResponses, uuid.UUID) (testkit.Reply, error){
 		"recordTaskExecution": report, "listTaskExecutionRecords": lister} {
 		c := integ
 		if name == "listTaskExecutionRecords" {
@@ -84,20 +84,20 @@ func TestEveryOperationByStatus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sameAsMissing(t, got, missing)
+			testkit.SameAsMissing(t, got, missing)
 		}
 		got, err := call(outsider.API, shared)
 		if err != nil {
 			t.Fatal(err)
 		}
 		otherMissing, _ := call(outsider.API, random)
-		sameAsMissing(t, got, otherMissing)
+		testkit.SameAsMissing(t, got, otherMissing)
 
 		res, err := call(c.API, deleted)
 		if name == "listTaskExecutionRecords" {
-			expect(t, res, err, http.StatusOK)
+			testkit.Expect(t, res, err, http.StatusOK)
 		} else {
-			expect(t, res, err, http.StatusConflict)
+			testkit.Expect(t, res, err, http.StatusConflict)
 		}
 	}
 }
@@ -141,14 +141,14 @@ func TestReportsMoveForward(t *testing.T) {
 	// Backward moves and moves out of a final status answer 409 naming both statuses.
 	for _, to := range []platformapi.TaskExecutionStatus{"running", "queued", "failed", "cancelled"} {
 		res, err := integ.API.RecordTaskExecutionWithResponse(ctx, req(exec, "extract", 0, to, "", ""))
-		expect(t, res, err, http.StatusConflict)
+		testkit.Expect(t, res, err, http.StatusConflict)
 		if msg := string(res.Body); !strings.Contains(msg, "from completed to "+string(to)) {
 			t.Fatalf("409 does not name both statuses: %s", msg)
 		}
 	}
 	record(t, integ, req(exec, "load", 0, platformapi.TaskExecutionStatusRunning, "", ""), http.StatusCreated)
 	res, err := integ.API.RecordTaskExecutionWithResponse(ctx, req(exec, "load", 0, platformapi.TaskExecutionStatusQueued, "", ""))
-	expect(t, res, err, http.StatusConflict)
+	testkit.Expect(t, res, err, http.StatusConflict)
 	if !strings.Contains(string(res.Body), "from running to queued") {
 		t.Fatalf("409 does not name both statuses: %s", res.Body)
 	}
@@ -182,7 +182,7 @@ func TestReportsMoveForward(t *testing.T) {
 	bad = append(bad, e)
 	for i, b := range bad {
 		res, err := integ.API.RecordTaskExecutionWithResponse(ctx, b)
-		expect(t, res, err, http.StatusUnprocessableEntity)
+		testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
 		if i == 0 && !strings.Contains(string(res.Body), `"loc":["body","output"]`) {
 			t.Fatalf("422 does not name the output: %s", res.Body)
 		}

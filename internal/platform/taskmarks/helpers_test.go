@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"reflect"
 	"testing"
 
 	"github.com/google/uuid"
@@ -16,50 +15,6 @@ import (
 var ctx = context.Background()
 
 func ptr[T any](v T) *T { return &v }
-
-// response is any reply of the generated client.
-type response interface{ StatusCode() int }
-
-// expect fails the test unless the call answered the status.
-func expect(t testing.TB, res response, err error, want int) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.StatusCode() != want {
-		t.Fatalf("status %d, want %d: %s", res.StatusCode(), want, bodyOf(res))
-	}
-}
-
-func bodyOf(res response) []byte {
-	v := reflect.Indirect(reflect.ValueOf(res)).FieldByName("Body")
-	if !v.IsValid() {
-		return nil
-	}
-	return v.Bytes()
-}
-
-// errorOf reads the error of an ErrorResponse reply.
-func errorOf(t testing.TB, res response) platformapi.ErrorDetail {
-	t.Helper()
-	var e platformapi.ErrorResponse
-	if err := json.Unmarshal(bodyOf(res), &e); err != nil {
-		t.Fatalf("not an ErrorResponse: %s", bodyOf(res))
-	}
-	return e.Error
-}
-
-// sameAsMissing fails unless got is exactly the 404 that a random id answers.
-func sameAsMissing(t testing.TB, got, missing response) {
-	t.Helper()
-	if got.StatusCode() != http.StatusNotFound || missing.StatusCode() != http.StatusNotFound {
-		t.Fatalf("statuses %d and %d, want 404 for both: %s / %s", got.StatusCode(), missing.StatusCode(), bodyOf(got), bodyOf(missing))
-	}
-	if a, b := errorOf(t, got), errorOf(t, missing); a.Message != b.Message || !reflect.DeepEqual(a.Code, b.Code) ||
-		!reflect.DeepEqual(a.Details, b.Details) {
-		t.Fatalf("a hidden execution answers %+v, a random id %+v", a, b)
-	}
-}
 
 // flowOpts describe the flow of an execution a test makes.
 type flowOpts struct {
@@ -111,7 +66,7 @@ func st(task string, status *string) platformapi.AddTaskStatusRequestItem {
 func addStatuses(t testing.TB, c *testkit.Caller, exec uuid.UUID, items ...platformapi.AddTaskStatusRequestItem) []platformapi.FlowTaskStatusAPI {
 	t.Helper()
 	res, err := c.API.AddTaskStatusesWithResponse(ctx, exec, platformapi.AddTaskStatusRequest{Statuses: items})
-	expect(t, res, err, http.StatusCreated)
+	testkit.Expect(t, res, err, http.StatusCreated)
 	return *res.JSON201
 }
 
@@ -119,7 +74,7 @@ func addStatuses(t testing.TB, c *testkit.Caller, exec uuid.UUID, items ...platf
 func listStatuses(t testing.TB, c *testkit.Caller, exec uuid.UUID, p *platformapi.ListTaskStatusesParams) []platformapi.FlowTaskStatusAPI {
 	t.Helper()
 	res, err := c.API.ListTaskStatusesWithResponse(ctx, exec, p)
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	return *res.JSON200
 }
 
@@ -137,7 +92,7 @@ func tagOp(op platformapi.TaskTagOperation, exec uuid.UUID, task, tag, typ, meta
 func patch(t testing.TB, c *testkit.Caller, items ...platformapi.PatchFlowTaskTagsRequestItem) ([]string, []platformapi.PatchFlowTaskTagsResultItem) {
 	t.Helper()
 	res, err := c.API.BatchPatchTaskTagsWithResponse(ctx, platformapi.PatchFlowTaskTagsRequest{Tags: items})
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	var sts []string
 	for _, r := range res.JSON200.Tags {
 		sts = append(sts, string(r.Status))
@@ -149,7 +104,7 @@ func patch(t testing.TB, c *testkit.Caller, items ...platformapi.PatchFlowTaskTa
 func listTags(t testing.TB, c *testkit.Caller, p platformapi.ListTaskTagsParams) *platformapi.FlowTaskTagListResponse {
 	t.Helper()
 	res, err := c.API.ListTaskTagsWithResponse(ctx, &p)
-	expect(t, res, err, http.StatusOK)
+	testkit.Expect(t, res, err, http.StatusOK)
 	return res.JSON200
 }
 

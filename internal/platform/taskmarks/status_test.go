@@ -13,17 +13,17 @@ import (
 )
 
 // op is one of the four operations called on an execution id with a valid body.
-type op func(c *platformapi.ClientWithResponses, exec uuid.UUID) (response, error)
+type op func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply, error)
 
 var ops = map[string]op{
-	"addTaskStatuses": func(c *platformapi.ClientWithResponses, exec uuid.UUID) (response, error) {
+	"addTaskStatuses": func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply, error) {
 		return c.AddTaskStatusesWithResponse(ctx, exec, platformapi.AddTaskStatusRequest{
 			Statuses: []platformapi.AddTaskStatusRequestItem{st("extract", ptr("running"))}})
 	},
-	"listTaskStatuses": func(c *platformapi.ClientWithResponses, exec uuid.UUID) (response, error) {
+	"listTaskStatuses": func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply, error) {
 		return c.ListTaskStatusesWithResponse(ctx, exec, nil)
 	},
-	"batchPatchTaskTags": func(c *platformapi.ClientWithResponses, exec uuid.UUID) (response, error) {
+	"batchPatchTaskTags": func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply, error) {
 		return c.BatchPatchTaskTagsWithResponse(ctx, platformapi.PatchFlowTaskTagsRequest{
 			Tags: []platformapi.PatchFlowTaskTagsRequestItem{tagOp(platformapi.Add, exec, "extract", "review", "label", "")}})
 	},
@@ -60,11 +60,11 @@ func TestEveryOperationByStatus(t *testing.T) {
 	for name, call := range ops {
 		t.Run(name, func(t *testing.T) {
 			res, err := call(anon, shared)
-			expect(t, res, err, http.StatusUnauthorized)
+			testkit.Expect(t, res, err, http.StatusUnauthorized)
 
 			c := writerOf(name)
 			res, err = call(c.API, shared)
-			expect(t, res, err, map[bool]int{true: http.StatusOK, false: http.StatusCreated}[strings.HasPrefix(name, "list") || name == "batchPatchTaskTags"])
+			testkit.Expect(t, res, err, map[bool]int{true: http.StatusOK, false: http.StatusCreated}[strings.HasPrefix(name, "list") || name == "batchPatchTaskTags"])
 
 			missing, err := call(c.API, random)
 			if err != nil {
@@ -76,7 +76,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Log(what)
-				sameAsMissing(t, got, missing)
+				testkit.SameAsMissing(t, got, missing)
 			}
 			// An administrator of another organization sees nothing of this one.
 			got, err := call(outsider.API, shared)
@@ -84,23 +84,23 @@ func TestEveryOperationByStatus(t *testing.T) {
 				t.Fatal(err)
 			}
 			otherMissing, _ := call(outsider.API, random)
-			sameAsMissing(t, got, otherMissing)
+			testkit.SameAsMissing(t, got, otherMissing)
 
 			res, err = call(c.API, deleted)
 			if strings.HasPrefix(name, "list") {
-				expect(t, res, err, http.StatusOK)
+				testkit.Expect(t, res, err, http.StatusOK)
 			} else {
-				expect(t, res, err, http.StatusConflict)
+				testkit.Expect(t, res, err, http.StatusConflict)
 			}
 		})
 	}
 
 	// Recording statuses is for the engine and workers; people other than administrators read them.
 	res, err := ops["addTaskStatuses"](user.API, shared)
-	expect(t, res, err, http.StatusForbidden)
+	testkit.Expect(t, res, err, http.StatusForbidden)
 	for _, c := range []*testkit.Caller{admin, env.User(t, org, auth.RoleBackoffice)} {
 		res, err := ops["addTaskStatuses"](c.API, private)
-		expect(t, res, err, http.StatusCreated)
+		testkit.Expect(t, res, err, http.StatusCreated)
 	}
 	// A user invited to a private flow, and its creator, see its executions.
 	if _, err := env.DB.Exec(`INSERT INTO flow_invitations (flow_id, user_id, organization_id)
@@ -109,9 +109,9 @@ func TestEveryOperationByStatus(t *testing.T) {
 	}
 	for _, c := range []*testkit.Caller{user, colleague} {
 		res, err := ops["batchPatchTaskTags"](c.API, private)
-		expect(t, res, err, http.StatusOK)
+		testkit.Expect(t, res, err, http.StatusOK)
 		res, err = ops["listTaskStatuses"](c.API, private)
-		expect(t, res, err, http.StatusOK)
+		testkit.Expect(t, res, err, http.StatusOK)
 	}
 }
 
@@ -128,8 +128,8 @@ func TestBatchNamesTheRefusedItem(t *testing.T) {
 		tagOp(platformapi.Add, deleted, "a", "x", "label", ""),
 		tagOp(platformapi.Add, uuid.New(), "a", "x", "label", ""),
 	}})
-	expect(t, res, err, http.StatusConflict)
-	if d := string(bodyOf(res)); !strings.Contains(d, `"loc":["body","tags",1,"flow_execution_id"]`) {
+	testkit.Expect(t, res, err, http.StatusConflict)
+	if d := string(testkit.Body(res)); !strings.Contains(d, `"loc":["body","tags",1,"flow_execution_id"]`) {
 		t.Fatalf("details do not name item 1: %s", d)
 	}
 }
@@ -143,14 +143,14 @@ func TestLimits(t *testing.T) {
 	exec := execution(t, env, org, flowOpts{})
 	long := func(n int) string { return strings.Repeat("é", n) } // characters, not bytes
 
-	statuses := func(n int, name string, status *string) (response, error) {
+	statuses := func(n int, name string, status *string) (testkit.Reply, error) {
 		items := make([]platformapi.AddTaskStatusRequestItem, n)
 		for i := range items {
 			items[i] = st(name, status)
 		}
 		return integ.API.AddTaskStatusesWithResponse(ctx, exec, platformapi.AddTaskStatusRequest{Statuses: items})
 	}
-	tags := func(n int, task, tag, typ string) (response, error) {
+	tags := func(n int, task, tag, typ string) (testkit.Reply, error) {
 		items := make([]platformapi.PatchFlowTaskTagsRequestItem, n)
 		for i := range items {
 			items[i] = tagOp(platformapi.Add, exec, task, tag, typ, "")
@@ -160,33 +160,33 @@ func TestLimits(t *testing.T) {
 	for _, c := range []struct {
 		what string
 		want int
-		call func() (response, error)
+		call func() (testkit.Reply, error)
 	}{
-		{"0 statuses", 422, func() (response, error) { return statuses(0, "a", nil) }},
-		{"101 statuses", 422, func() (response, error) { return statuses(101, "a", nil) }},
-		{"100 statuses", 201, func() (response, error) { return statuses(100, "a", ptr("running")) }},
-		{"task name of 256", 422, func() (response, error) { return statuses(1, long(256), nil) }},
-		{"task name of 255", 201, func() (response, error) { return statuses(1, long(255), nil) }},
-		{"empty task name", 422, func() (response, error) { return statuses(1, "", nil) }},
-		{"status of 51", 422, func() (response, error) { return statuses(1, "a", ptr(long(51))) }},
-		{"status of 50", 201, func() (response, error) { return statuses(1, "a", ptr(long(50))) }},
-		{"0 tags", 422, func() (response, error) { return tags(0, "a", "t", "k") }},
-		{"101 tags", 422, func() (response, error) { return tags(101, "a", "t", "k") }},
-		{"100 tags", 200, func() (response, error) { return tags(100, "a", "t", "k") }},
-		{"tag task name of 201", 422, func() (response, error) { return tags(1, long(201), "t", "k") }},
-		{"tag task name of 200", 200, func() (response, error) { return tags(1, long(200), "t", "k") }},
-		{"tag of 201", 422, func() (response, error) { return tags(1, "a", long(201), "k") }},
-		{"tag of 200", 200, func() (response, error) { return tags(1, "a", long(200), "k") }},
-		{"tag type of 101", 422, func() (response, error) { return tags(1, "a", "t", long(101)) }},
-		{"tag type of 100", 200, func() (response, error) { return tags(1, "a", "t", long(100)) }},
-		{"empty tag", 422, func() (response, error) { return tags(1, "a", "", "k") }},
-		{"list statuses, task name of 256", 422, func() (response, error) {
+		{"0 statuses", 422, func() (testkit.Reply, error) { return statuses(0, "a", nil) }},
+		{"101 statuses", 422, func() (testkit.Reply, error) { return statuses(101, "a", nil) }},
+		{"100 statuses", 201, func() (testkit.Reply, error) { return statuses(100, "a", ptr("running")) }},
+		{"task name of 256", 422, func() (testkit.Reply, error) { return statuses(1, long(256), nil) }},
+		{"task name of 255", 201, func() (testkit.Reply, error) { return statuses(1, long(255), nil) }},
+		{"empty task name", 422, func() (testkit.Reply, error) { return statuses(1, "", nil) }},
+		{"status of 51", 422, func() (testkit.Reply, error) { return statuses(1, "a", ptr(long(51))) }},
+		{"status of 50", 201, func() (testkit.Reply, error) { return statuses(1, "a", ptr(long(50))) }},
+		{"0 tags", 422, func() (testkit.Reply, error) { return tags(0, "a", "t", "k") }},
+		{"101 tags", 422, func() (testkit.Reply, error) { return tags(101, "a", "t", "k") }},
+		{"100 tags", 200, func() (testkit.Reply, error) { return tags(100, "a", "t", "k") }},
+		{"tag task name of 201", 422, func() (testkit.Reply, error) { return tags(1, long(201), "t", "k") }},
+		{"tag task name of 200", 200, func() (testkit.Reply, error) { return tags(1, long(200), "t", "k") }},
+		{"tag of 201", 422, func() (testkit.Reply, error) { return tags(1, "a", long(201), "k") }},
+		{"tag of 200", 200, func() (testkit.Reply, error) { return tags(1, "a", long(200), "k") }},
+		{"tag type of 101", 422, func() (testkit.Reply, error) { return tags(1, "a", "t", long(101)) }},
+		{"tag type of 100", 200, func() (testkit.Reply, error) { return tags(1, "a", "t", long(100)) }},
+		{"empty tag", 422, func() (testkit.Reply, error) { return tags(1, "a", "", "k") }},
+		{"list statuses, task name of 256", 422, func() (testkit.Reply, error) {
 			return integ.API.ListTaskStatusesWithResponse(ctx, exec, &platformapi.ListTaskStatusesParams{TaskName: ptr(long(256))})
 		}},
-		{"list tags, tag of 201", 422, func() (response, error) {
+		{"list tags, tag of 201", 422, func() (testkit.Reply, error) {
 			return integ.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{Tag: ptr(long(201))})
 		}},
-		{"list tags, limit 101", 422, func() (response, error) {
+		{"list tags, limit 101", 422, func() (testkit.Reply, error) {
 			return integ.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{Limit: ptr(101)})
 		}},
 	} {
@@ -195,7 +195,7 @@ func TestLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.StatusCode() != c.want {
-			t.Errorf("%s: status %d, want %d: %.300s", c.what, res.StatusCode(), c.want, bodyOf(res))
+			t.Errorf("%s: status %d, want %d: %.300s", c.what, res.StatusCode(), c.want, testkit.Body(res))
 		}
 	}
 }

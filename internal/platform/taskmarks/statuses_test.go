@@ -88,6 +88,6 @@ func TestStatusesOfADeletedExecution(t *testing.T) {
 	deleteExecution(t, env, exec)
 	res, err := integ.API.AddTaskStatusesWithResponse(ctx, exec, platformapi.AddTaskStatusRequest{
 		Statuses: []platformapi.AddTaskStatusRequestItem{st("a", ptr("completed"))}})
-	expect(t, res, err, 409)
+	testkit.Expect(t, res, err, 409)
 	wantPairs(t, "after delete", listStatuses(t, integ, exec, &platformapi.ListTaskStatusesParams{IncludeHistory: ptr(true)}), "a=running")
 }

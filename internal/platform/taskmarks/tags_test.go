@@ -124,7 +124,7 @@ func TestMetadataIsPartOfTheKey(t *testing.T) {
 	// generated client decodes numbers into float64).
 	lres, err := user.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{FlowExecutionId: &exec,
 		TaskName: ptr("extract"), Tag: ptr("score"), TagType: ptr("quality")})
-	expect(t, lres, err, http.StatusOK)
+	testkit.Expect(t, lres, err, http.StatusOK)
 	list := lres.JSON200
 	var raw struct {
 		Tags []struct {
@@ -182,7 +182,7 @@ func TestBatchIsAllOrNothing(t *testing.T) {
 			tagOp(remove, exec, "a", "keep", "label", ""),
 			tagOp(add, third, "a", "x", "label", ""),
 		}})
-		expect(t, res, err, want)
+		testkit.Expect(t, res, err, want)
 		if a, d := tagRows(t, env, exec); a != 1 || d != 0 {
 			t.Fatalf("after a refused batch: rows active %d deleted %d, want 1 and 0", a, d)
 		}
@@ -215,7 +215,7 @@ func TestConcurrentIdenticalAdds(t *testing.T) {
 			}
 			res, err := user.API.BatchPatchTaskTagsWithResponse(ctx, platformapi.PatchFlowTaskTagsRequest{Tags: items})
 			if err != nil || res.StatusCode() != http.StatusOK {
-				t.Errorf("concurrent batch: %v %s", err, bodyOf(res))
+				t.Errorf("concurrent batch: %v %s", err, testkit.Body(res))
 				return
 			}
 			results[i] = res.JSON200.Tags[i%2]
