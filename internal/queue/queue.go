@@ -43,6 +43,7 @@ func New(db *sql.DB, dsn string, workers *river.Workers, o Options) (*Client, er
 	return river.NewClient[*sql.Tx](driver, &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.MaxWorkers}},
 		Workers:           workers,
+		PeriodicJobs:      o.Periodic,
 		Logger:            o.Logger,
 		FetchPollInterval: o.PollInterval,
 		// New jobs are announced by the listener, so a short cooldown lets a worker take a job

@@ -166,16 +166,25 @@ func waitAllDone(t *testing.T, db *sqlx.DB, n int, within time.Duration) {
 			break
 		}
 		if time.Now().After(deadline) {
-			var states, attempts, jobs []string
+			var states, attempts, jobs, tasks []string
+			_ = db.Select(&tasks, `SELECT x.tasks_left || ' ' || k.task_name || ':' || k.state || ' waits ' || k.waiting_on
+				|| ' held ' || k.held || ' attempts ' || k.attempts || ' done ' || (SELECT count(*) FROM task_executions t
+				WHERE t.flow_execution_id = k.flow_execution_id AND t.task_name = k.task_name AND t.status = 'completed')
+				FROM execution_tasks k JOIN flow_executions x ON x.id = k.flow_execution_id
+				WHERE x.status <> 'completed' ORDER BY x.id, k.task_name LIMIT 40`)
 			_ = db.Select(&states, `SELECT status || ' ' || count(*) FROM flow_executions GROUP BY status`)
-			_ = db.Select(&attempts, `SELECT t.task_name || ':' || t.status || ' lease ' || coalesce((t.timeout_at - now())::text, '-')
-				|| ' wake ' || coalesce((t.wake_at - now())::text, '-') || ' x' || count(*)
+			_ = db.Select(&attempts, `SELECT t.task_name || t.task_execution_idx || ':' || t.status || ' lease ' || coalesce((t.timeout_at - now())::text, '-')
+				|| ' wake ' || coalesce((t.wake_at - now())::text, '-')
 				FROM task_executions t JOIN flow_executions x ON x.id = t.flow_execution_id WHERE x.status <> 'completed'
-				AND t.status <> 'completed' GROUP BY 1 ORDER BY 1 LIMIT 20`)
-			_ = db.Select(&jobs, `SELECT state || ' ' || (args->>'task') || coalesce(' resume', '') || ' x' || count(*)
-				FROM river_job WHERE kind = 'flow_task' AND state <> 'completed' GROUP BY 1 LIMIT 20`)
-			t.Fatalf("%d of %d executions completed after %s: %s\nunfinished attempts: %v\njobs: %v", done, n, within,
-				strings.Join(states, ", "), attempts, jobs)
+				ORDER BY x.id, t.task_name LIMIT 40`)
+			var sweeps []string
+			_ = db.Select(&sweeps, `SELECT state || ' ' || attempt || ' ' || coalesce(errors::text, '') FROM river_job WHERE kind = 'engine_sweep' ORDER BY id DESC LIMIT 5`)
+			t.Logf("sweeps: %v", sweeps)
+			_ = db.Select(&jobs, `SELECT j.state || ' ' || (j.args->>'task') || ' ' || coalesce(j.args->>'resume', '') || ' ' || coalesce(j.args->>'stuck', '') || ' ' || j.attempt
+				FROM river_job j JOIN flow_executions x ON x.id = (j.args->>'execution')::uuid
+				WHERE j.kind = 'flow_task' AND x.status <> 'completed' ORDER BY j.id LIMIT 40`)
+			t.Fatalf("%d of %d executions completed after %s: %s\nunfinished attempts: %v\njobs: %v\ntasks: %v", done, n, within,
+				strings.Join(states, ", "), attempts, jobs, tasks)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

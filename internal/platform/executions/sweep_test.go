@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -107,4 +109,22 @@ func TestSweepStandsInForStuckJobs(t *testing.T) {
 		AND (args->>'stuck') IS NOT NULL`); err != nil || standIns != 1 {
 		t.Fatalf("%d stand-in jobs (%v), want 1", standIns, err)
 	}
+}
+
+// TestTheServerSweeps: the sweeps run by themselves on a running server: an execution past its flow's
+// time to live is deleted without anyone asking.
+func TestTheServerSweeps(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) { c.TaskLease = time.Second }))
+	org := env.Org(t)
+	user := env.User(t, org, auth.RoleAppUser)
+	grant(t, env, org, 10)
+	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
+		platformapi.Organization)
+	res, err := user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
+		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: ptr(1)}}})
+	testkit.Expect(t, res, err, http.StatusOK)
+	x := start(t, user, flow, map[string]any{})
+	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted, platformapi.ExecutionStatusDeleted)
+	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusDeleted)
 }
