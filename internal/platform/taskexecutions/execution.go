@@ -28,19 +28,14 @@ var errNotFound = httpx.NotFound("flow execution")
 var errDeleted = httpx.Conflict("the flow execution is deleted; its task executions can be read but no longer reported")
 
 // visible reads the execution if the caller may see it (the executions rule: the caller's organization,
-// and a flow the caller may see). lock takes the execution's row lock, the one the engine takes to
-// record an outcome: reports of one execution are then applied one at a time, in the same order as
-// the engine's own outcomes, and the execution cannot be deleted half-way through a report.
-func visible(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID, lock bool) (execHead, error) {
+// and a flow the caller may see).
+func visible(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID) (execHead, error) {
 	q := `SELECT x.id, x.organization_id, (x.deleted_at IS NOT NULL OR x.status = 'deleted') AS deleted
 		FROM flow_executions x JOIN flows f ON f.id = x.flow_id
 		WHERE x.id = $1 AND x.organization_id = $2 AND ` + flows.SeenBy(p, "$3")
 	args := []any{id, p.OrganizationID}
 	if !flows.Admin(p) {
 		args = append(args, p.UserID)
-	}
-	if lock {
-		q += ` FOR UPDATE OF x`
 	}
 	var h execHead
 	err := db.GetContext(ctx, &h, q, args...)

@@ -12,7 +12,7 @@ import (
 func (s *Service) ListTaskExecutionRecords(ctx context.Context, req platformapi.ListTaskExecutionRecordsRequestObject) (platformapi.ListTaskExecutionRecordsResponseObject, error) {
 	p := auth.MustFromContext(ctx)
 	exec := req.Params.FlowExecutionId
-	if _, err := visible(ctx, s.db, p, exec, false); err != nil {
+	if _, err := visible(ctx, s.db, p, exec); err != nil {
 		return nil, err
 	}
 	var status *string

@@ -76,7 +76,7 @@ func checkMove(from, to string) error {
 		map[bool]string{true: from + " is final", false: "running never goes back to queued"}[final(from)])
 }
 
-// RecordTaskExecution creates or updates one attempt under the execution's row lock; an attempt the
+// RecordTaskExecution creates or updates one attempt under the attempt's row lock; an attempt the
 // engine runs that reaches a final status is handed to the engine in the same transaction.
 func (s *Service) RecordTaskExecution(ctx context.Context, req platformapi.RecordTaskExecutionRequestObject) (platformapi.RecordTaskExecutionResponseObject, error) {
 	p := auth.MustFromContext(ctx)
@@ -87,7 +87,9 @@ func (s *Service) RecordTaskExecution(ctx context.Context, req platformapi.Recor
 	var out row
 	created := false
 	err = dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		h, err := visible(ctx, tx, p, r.FlowExecutionId, true)
+		// The execution is read, not locked: the attempt's row lock below orders this report with the
+		// engine's own work on the attempt, which locks attempts before executions too.
+		h, err := visible(ctx, tx, p, r.FlowExecutionId)
 		if err != nil {
 			return err
 		}
