@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
@@ -26,59 +27,76 @@ func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan,
 	if err := json.Unmarshal(output, &value); err != nil {
 		return err
 	}
-	type finished struct {
-		task      string
-		completed bool
-		output    any
-	}
-	work := []finished{{a.Task, true, value}}
-	final := 0
-	var ready []attempt
-	for len(work) > 0 {
-		f := work[0]
-		work = work[1:]
-		final++
-		for _, l := range p.succ[f.task] {
-			holds := false
-			if f.completed {
-				var err error
-				if holds, err = l.holds(ctx, p.tasks[f.task].Type, f.output); err != nil {
-					return err
-				}
-			}
-			var left int
-			var held bool
-			if err := tx.QueryRowxContext(ctx, `UPDATE execution_tasks SET waiting_on = waiting_on - 1, held = held OR $3,
-				updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 RETURNING waiting_on, held`,
-				a.Execution, l.target, holds).Scan(&left, &held); err != nil {
-				return err
-			}
-			if left > 0 {
-				continue
-			}
-			if !held {
-				if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'skipped', updated_at = now()
-					WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, l.target); err != nil {
-					return err
-				}
-				work = append(work, finished{task: l.target})
-				continue
-			}
-			input, err := e.inputOf(ctx, tx, a, p, l.target)
-			if err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'ready', attempts = 1, updated_at = now()
-				WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, l.target); err != nil {
-				return err
-			}
-			ready = append(ready, attempt{task: l.target, input: input, external: p.tasks[l.target].Type == External})
-		}
-	}
-	if err := e.enqueue(ctx, tx, x.Org, a.Execution, ready); err != nil {
+	w := walk{e: e, tx: tx, exec: a.Execution, p: p}
+	if err := w.finished(ctx, a.Task, true, value); err != nil {
 		return err
 	}
-	return e.settle(ctx, tx, x, p, a, final)
+	if err := e.enqueue(ctx, tx, x.Org, a.Execution, w.ready); err != nil {
+		return err
+	}
+	return e.settle(ctx, tx, x, p, a, w.final)
+}
+
+// walk carries the consequences of finished tasks through an execution: the successors' counters,
+// the tasks that become ready, and those that are skipped (and, in turn, finished).
+type walk struct {
+	e     *Engine
+	tx    *sqlx.Tx
+	exec  uuid.UUID
+	p     *plan
+	final int       // tasks that reached a final state
+	ready []attempt // attempts to queue
+}
+
+// finished takes a task that completed (with its output) or was skipped, and every task its
+// finishing decides.
+func (w *walk) finished(ctx context.Context, task string, completed bool, output any) error {
+	w.final++
+	for _, l := range w.p.succ[task] {
+		holds := false
+		if completed {
+			var err error
+			if holds, err = l.holds(ctx, w.p.tasks[task].Type, output); err != nil {
+				return err
+			}
+		}
+		var left int
+		var held bool
+		if err := w.tx.QueryRowxContext(ctx, `UPDATE execution_tasks SET waiting_on = waiting_on - 1, held = held OR $3,
+			updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 RETURNING waiting_on, held`,
+			w.exec, l.target, holds).Scan(&left, &held); err != nil {
+			return err
+		}
+		if left == 0 {
+			if err := w.decide(ctx, l.target, held); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// decide settles a task whose predecessors have all finished: it runs when an edge to it held (its
+// next attempt is queued), and is skipped otherwise.
+func (w *walk) decide(ctx context.Context, task string, held bool) error {
+	if !held {
+		if _, err := w.tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'skipped', updated_at = now()
+			WHERE flow_execution_id = $1 AND task_name = $2`, w.exec, task); err != nil {
+			return err
+		}
+		return w.finished(ctx, task, false, nil)
+	}
+	input, err := w.e.inputOf(ctx, w.tx, w.exec, w.p, task)
+	if err != nil {
+		return err
+	}
+	var attempts int
+	if err := w.tx.GetContext(ctx, &attempts, `UPDATE execution_tasks SET state = 'ready', attempts = attempts + 1,
+		updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 RETURNING attempts`, w.exec, task); err != nil {
+		return err
+	}
+	w.ready = append(w.ready, attempt{task: task, idx: attempts - 1, input: input, external: w.p.tasks[task].Type == External})
+	return nil
 }
 
 // holds is whether the link from a task with this output holds: an edge with a condition holds when
@@ -108,14 +126,14 @@ func (l link) holds(ctx context.Context, sourceType string, output any) (bool, e
 
 // inputOf is the input of a task that became ready: its predecessor's output, or, with several, an
 // object of the completed predecessors' outputs by name.
-func (e *Engine) inputOf(ctx context.Context, tx *sqlx.Tx, a taskArgs, p *plan, task string) (json.RawMessage, error) {
+func (e *Engine) inputOf(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, p *plan, task string) (json.RawMessage, error) {
 	preds := p.preds[task]
 	var rows []struct {
 		Name   string          `db:"task_name"`
 		Output json.RawMessage `db:"output"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output FROM execution_tasks
-		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, a.Execution, pq.Array(preds)); err != nil {
+		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, exec, pq.Array(preds)); err != nil {
 		return nil, err
 	}
 	if len(preds) == 1 && len(rows) == 1 {
