@@ -242,7 +242,7 @@ func New(d Deps) (*Server, error) {
 		apikeysService:    apikeys.New(apikeys.Deps{DB: d.DB}),
 		ssoService:        sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
 		billingService:    billing.New(billing.Deps{DB: d.DB}),
-		flowsService:      flows.New(flows.Deps{DB: d.DB, Registry: registry}),
+		flowsService:      flows.New(flows.Deps{DB: d.DB, Registry: registry, Engine: engine}),
 		executionsService: executions.New(executions.Deps{DB: d.DB, Engine: engine}),
 		taskmarksService:  taskmarks.New(taskmarks.Deps{DB: d.DB}),
 

@@ -30,6 +30,8 @@ type link struct {
 	target string
 	// conds are the conditions of the edges; a nil entry is an edge without a condition.
 	conds []*gojq.Code
+	// texts are the conditions as written ("" for none), to compare links of two versions.
+	texts []string
 }
 
 func compile(def map[string]any, reg *tasks.Registry) (*plan, error) {
@@ -52,7 +54,9 @@ func compile(def map[string]any, reg *tasks.Registry) (*plan, error) {
 			p.preds[e.Target] = append(p.preds[e.Target], e.Source)
 		}
 		var code *gojq.Code
+		text := ""
 		if e.Condition != nil {
+			text = *e.Condition
 			c, err := dsl.CompileJQ(*e.Condition)
 			if err != nil {
 				return nil, fmt.Errorf("edge %s → %s: %w", e.Source, e.Target, err)
@@ -60,6 +64,7 @@ func compile(def map[string]any, reg *tasks.Registry) (*plan, error) {
 			code = c
 		}
 		l.conds = append(l.conds, code)
+		l.texts = append(l.texts, text)
 	}
 	for k, l := range byPair {
 		p.succ[k[0]] = append(p.succ[k[0]], *l)

@@ -74,10 +74,7 @@ func (s *Service) save(ctx context.Context, id uuid.UUID, ch change) (saved, err
 		if err := insertVersion(ctx, tx, &next); err != nil {
 			return err
 		}
-		// Finished executions of earlier versions no longer reflect the flow.
-		if _, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'stale', updated_at = now(), modified_by = $3
-			WHERE flow_id = $1 AND flow_version < $2 AND status IN ('completed', 'failed') AND deleted_at IS NULL`,
-			f.ID, next.Version, c.actor); err != nil {
+		if err := s.outdate(ctx, tx, f.ID, next, c.actor); err != nil {
 			return err
 		}
 		f.LatestVersion = next.Version
@@ -139,4 +136,35 @@ func jsonEqual(a, b nullRaw) bool {
 	xa, _ := json.Marshal(x)
 	ya, _ := json.Marshal(y)
 	return bytes.Equal(xa, ya)
+}
+
+// outdate deals with the finished executions of earlier versions, which no longer reflect the flow:
+// with settings.reexecute_on_update (and a valid new version) the engine moves each to the new version
+// and runs again what changed; otherwise they become stale.
+func (s *Service) outdate(ctx context.Context, tx *sqlx.Tx, flow uuid.UUID, next version, actor string) error {
+	var st struct {
+		Reexecute bool `json:"reexecute_on_update"`
+	}
+	if next.Settings != nil {
+		if err := json.Unmarshal(next.Settings, &st); err != nil {
+			return err
+		}
+	}
+	if st.Reexecute && next.Valid && s.engine != nil {
+		var ids []uuid.UUID
+		if err := tx.SelectContext(ctx, &ids, `SELECT id FROM flow_executions WHERE flow_id = $1 AND flow_version < $2
+			AND status IN ('completed', 'failed') AND deleted_at IS NULL ORDER BY created_at`, flow, next.Version); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := s.engine.Rerun(ctx, tx, id, next.Version); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'stale', updated_at = now(), modified_by = $3
+		WHERE flow_id = $1 AND flow_version < $2 AND status IN ('completed', 'failed') AND deleted_at IS NULL`,
+		flow, next.Version, actor)
+	return err
 }

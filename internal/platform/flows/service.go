@@ -6,6 +6,7 @@ package flows
 import (
 	"github.com/jmoiron/sqlx"
 
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
 )
 
@@ -17,6 +18,9 @@ type Deps struct {
 	// Source supplies the dynamic data of task types (configured models, the organization's databases
 	// and credentials).
 	Source tasks.Source
+	// Engine re-runs executions when a flow with reexecute_on_update is saved (nil: they only become
+	// stale).
+	Engine *run.Engine
 }
 
 // Service implements the flows, flow-views and flow-invitations operations of
@@ -25,6 +29,7 @@ type Service struct {
 	db       *sqlx.DB
 	registry *tasks.Registry
 	source   tasks.Source
+	engine   *run.Engine
 }
 
 // New returns the service.
@@ -37,5 +42,5 @@ func New(d Deps) *Service {
 	if src == nil {
 		src = NewSource(d.DB)
 	}
-	return &Service{db: d.DB, registry: reg, source: src}
+	return &Service{db: d.DB, registry: reg, source: src, engine: d.Engine}
 }
