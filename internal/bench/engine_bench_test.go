@@ -237,3 +237,66 @@ func BenchmarkOutsideWorker(b *testing.B) {
 	report(b, "outside worker: claim → report completed → next claim (200 tasks)", "p50 %.2f ms  p99 %.2f ms",
 		bench.Ms(gaps[len(gaps)/2]), bench.Ms(gaps[len(gaps)*99/100]))
 }
+
+// BenchmarkReviewTurnaround runs once (-benchtime=1x): 30 executions of transform → review →
+// transform; each review is completed through the API, and the time from its completion to the start
+// of the next task is reported.
+func BenchmarkReviewTurnaround(b *testing.B) {
+	ctx := context.Background()
+	server.TuneRuntime()
+	env := testkit.NewEnv(b)
+	org := env.Org(b)
+	admin := env.User(b, org, auth.RoleOrgAdmin)
+	if err := credits.Grant(ctx, env.DB, org, 1000); err != nil {
+		b.Fatal(err)
+	}
+	c := client{t: b, http: &http.Client{}, base: env.URL, token: admin.Token}
+	def := fmt.Sprintf(`{"display_name": "reviewed", "definition": {"version": 1, "tasks": [
+		{"name": "draft", "type": "transform", "parameters": {"expression": "{text: \"hello\"}"}},
+		{"name": "check", "type": "human_review", "parameters": {"assigned_users": [%q], "review_of": "draft"}},
+		{"name": "after", "type": "transform", "parameters": {"expression": "."}}],
+		"edges": [{"source": "draft", "target": "check"}, {"source": "check", "target": "after"}]}}`, admin.UserID)
+	st, body, err := c.do("POST", "/api/flows", []byte(def))
+	if err != nil || st != http.StatusCreated {
+		b.Fatalf("create flow: %d %v %s", st, err, body)
+	}
+	var flow struct{ ID string }
+	_ = json.Unmarshal(body, &flow)
+	var gaps []float64
+	for i := 0; i < 30; i++ {
+		st, body, err := c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow.ID+`", "input": {}}`))
+		if err != nil || st != http.StatusCreated {
+			b.Fatalf("start: %d %v %s", st, err, body)
+		}
+		var x struct{ ID string }
+		_ = json.Unmarshal(body, &x)
+		var review string
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+			if err := env.DB.Get(&review, `SELECT id FROM human_review_tasks WHERE flow_execution_id = $1`, x.ID); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatal("no review task after 10 s")
+			}
+		}
+		if st, body, err := c.do("POST", "/api/human-review-tasks/"+review+"/complete",
+			[]byte(`{"review_result": true, "reviewed_output": {"text": "hello, world"}}`)); err != nil || st != http.StatusOK {
+			b.Fatalf("complete: %d %v %s", st, err, body)
+		}
+		var gap float64
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
+			err := env.DB.Get(&gap, `SELECT extract(epoch FROM a.started_at - r.completed_at) * 1000 FROM task_executions a
+				JOIN human_review_tasks r ON r.flow_execution_id = a.flow_execution_id
+				WHERE a.flow_execution_id = $1 AND a.task_name = 'after' AND a.started_at IS NOT NULL`, x.ID)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				b.Fatal("the task after the review did not start within 10 s")
+			}
+		}
+		gaps = append(gaps, gap)
+	}
+	sort.Float64s(gaps)
+	report(b, "review completed → next task started (30 executions)", "p50 %.2f ms  p99 %.2f ms", gaps[len(gaps)/2], gaps[len(gaps)-1])
+}
