@@ -300,3 +300,37 @@ func BenchmarkReviewTurnaround(b *testing.B) {
 	sort.Float64s(gaps)
 	report(b, "review completed → next task started (30 executions)", "p50 %.2f ms  p99 %.2f ms", gaps[len(gaps)/2], gaps[len(gaps)-1])
 }
+
+// BenchmarkAttemptsPage runs once (-benchtime=1x): a page of 50 of the task executions of an execution
+// that has 10,000, read by one client and by 16.
+func BenchmarkAttemptsPage(b *testing.B) {
+	ctx := context.Background()
+	server.TuneRuntime()
+	env := testkit.NewEnv(b)
+	org := env.Org(b)
+	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
+	var exec string
+	if err := env.DB.GetContext(ctx, &exec, `
+		WITH f AS (INSERT INTO flows (organization_id, executions_started) VALUES ($1, 1) RETURNING id),
+		     v AS (INSERT INTO flow_versions (flow_id, version, organization_id, display_name, definition, valid)
+		           SELECT id, 1, $1, 'big', '{"version": 1, "tasks": [], "edges": []}', true FROM f)
+		INSERT INTO flow_executions (organization_id, flow_id, flow_version, status, run_number)
+		SELECT $1, id, 1, 'running', 1 FROM f RETURNING id`, org); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := env.DB.ExecContext(ctx, `INSERT INTO task_executions (organization_id, flow_execution_id, task_name,
+		task_execution_idx, status, input, output, created_at)
+		SELECT $1, $2, 'task_' || (g % 1000), g / 1000, 'completed', '{"n": 1}', '{"ok": true}', now() - make_interval(secs => g)
+		FROM generate_series(0, 9999) g`, org, exec); err != nil {
+		b.Fatal(err)
+	}
+	_, _ = env.DB.ExecContext(ctx, `VACUUM ANALYZE task_executions`)
+	c := client{t: b, http: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, base: env.URL, token: admin.Token}
+	get := c.expect(http.StatusOK)
+	for _, n := range []int{1, clients} {
+		r := measure(n, 3*time.Second, func(int) error {
+			return get("GET", "/api/task-executions?flow_execution_id="+exec+"&limit=50&page=3", nil)
+		})
+		reportLoad(b, fmt.Sprintf("page of 50 of an execution's 10,000 task executions, %d clients", n), r)
+	}
+}

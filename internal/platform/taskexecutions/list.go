@@ -20,10 +20,23 @@ func (s *Service) ListTaskExecutionRecords(ctx context.Context, req platformapi.
 		v := string(*req.Params.Status)
 		status = &v
 	}
+	// Without page or limit everything is returned, as before paging existed; a page is an offset
+	// into the index's order.
+	limit, offset := -1, 0
+	if q := req.Params; q.Page != nil || q.Limit != nil {
+		limit = 100
+		if q.Limit != nil {
+			limit = *q.Limit
+		}
+		if q.Page != nil {
+			offset = (*q.Page - 1) * limit
+		}
+	}
 	var rows []row
 	if err := s.db.SelectContext(ctx, &rows, `SELECT `+columns+` FROM task_executions t
 		WHERE t.flow_execution_id = $1 AND ($2::text IS NULL OR t.task_name = $2) AND ($3::text IS NULL OR t.status = $3)
-		ORDER BY t.created_at DESC, t.task_execution_idx DESC, t.id DESC`, exec, req.Params.TaskName, status); err != nil {
+		ORDER BY t.created_at DESC, t.task_execution_idx DESC, t.id DESC
+		LIMIT CASE WHEN $4 < 0 THEN NULL ELSE $4 END OFFSET $5`, exec, req.Params.TaskName, status, limit, offset); err != nil {
 		return nil, err
 	}
 	out, err := withTags(ctx, s.db, exec, rows)

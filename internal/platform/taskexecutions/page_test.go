@@ -1,0 +1,35 @@
+package taskexecutions_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+// TestListPages: without page or limit every attempt is listed; with them, pages in the same order.
+func TestListPages(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	org := env.Org(t)
+	worker := env.KeyCaller(t, org, auth.RoleIntegration)
+	exec := bareExecution(t, env, org, nil, "organization", "running")
+	for i := 0; i < 5; i++ {
+		record(t, worker, req(exec, "step", i, platformapi.TaskExecutionStatusQueued, "", ""), http.StatusCreated)
+	}
+	all := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec})
+	if len(all) != 5 {
+		t.Fatalf("%d attempts listed without paging, want 5", len(all))
+	}
+	page := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Limit: ptr(2), Page: ptr(2)})
+	if len(page) != 2 || page[0].TaskExecutionIdx != all[2].TaskExecutionIdx || page[1].TaskExecutionIdx != all[3].TaskExecutionIdx {
+		t.Fatalf("page 2 of 2: %+v", page)
+	}
+	if first := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Page: ptr(1)}); len(first) != 5 {
+		t.Fatalf("page 1 with the default limit: %d", len(first))
+	}
+	res, err := worker.API.ListTaskExecutionRecordsWithResponse(ctx, &platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Limit: ptr(1001)})
+	testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
+}
