@@ -80,23 +80,19 @@ func (e *Engine) Report(ctx context.Context, tx *sqlx.Tx, k AttemptKey, output j
 // record applies an outcome under the attempt's row lock. Rows are locked in one order by every
 // transaction of the engine: the attempt, then the successors' rows (by name), then the execution.
 func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome) error {
-	var status string
-	err := tx.GetContext(ctx, &status, `SELECT status FROM task_executions
-		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 FOR UPDATE`, a.Execution, a.Task, a.Idx)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && status != "running") {
-		return nil // finished by an earlier delivery, or cancelled
-	}
-	if err != nil {
-		return err
-	}
 	// The execution is read, not locked: the outcomes of sibling tasks proceed side by side and meet
 	// only on the rows they share (a join's counter, the execution's own counter at the end). A stop or
-	// a delete that committed first has cancelled this attempt, which the lock above has seen.
-	var x execRow
-	err = tx.GetContext(ctx, &x, `SELECT organization_id, flow_id, flow_version, status, tasks_left
-		FROM flow_executions WHERE id = $1`, a.Execution)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+	// a delete that committed first has cancelled this attempt, which the attempt's lock has seen.
+	var x struct {
+		execRow
+		Attempt string `db:"attempt_status"`
+	}
+	err := tx.GetContext(ctx, &x, `SELECT t.status AS attempt_status, x.organization_id, x.flow_id, x.flow_version,
+		x.status, x.tasks_left FROM task_executions t JOIN flow_executions x ON x.id = t.flow_execution_id
+		WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3 FOR UPDATE OF t`,
+		a.Execution, a.Task, a.Idx)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && x.Attempt != "running") {
+		return nil // finished by an earlier delivery, or cancelled
 	}
 	if err != nil {
 		return err
@@ -126,7 +122,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome)
 	}
 	switch {
 	case o.err != nil:
-		return e.failed(ctx, tx, x, a, task, o.err)
+		return e.failed(ctx, tx, x.execRow, a, task, o.err)
 	case o.result.Park:
 		return e.park(ctx, tx, a, o.result.AwaitingInput)
 	case !o.result.WaitUntil.IsZero():
@@ -137,7 +133,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome)
 			return err
 		}
 	}
-	return e.completed(ctx, tx, x, p, a, output)
+	return e.completed(ctx, tx, x.execRow, p, a, output)
 }
 
 // park leaves the attempt running with no deadline until Report finishes it.

@@ -9,10 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
-
-	"github.com/loopwork/loopwork/internal/dbx"
 
 	"github.com/loopwork/loopwork/internal/engine/executors"
 )
@@ -36,31 +33,21 @@ func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
 	if a.Resume {
 		return e.finish(ctx, job, outcome{output: a.Output})
 	}
-	var x struct {
-		Flow    uuid.UUID `db:"flow_id"`
-		Version int       `db:"flow_version"`
-	}
-	if err := e.db.GetContext(ctx, &x, `SELECT flow_id, flow_version FROM flow_executions WHERE id = $1`, a.Execution); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil // the execution is gone
-		}
+	c, ok, err := e.claim(ctx, a)
+	if err != nil || !ok {
 		return err
 	}
-	p, err := e.plan(ctx, e.db, x.Flow, x.Version)
+	p, err := e.plan(ctx, e.db, c.flow, c.version)
 	if err != nil {
 		return err
 	}
 	task := p.tasks[a.Task]
 	if task == nil {
-		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, x.Version, x.Flow)
+		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, c.version, c.flow)
 	}
 	timeout := DefaultTimeout
 	if task.TimeoutSeconds != nil {
 		timeout = time.Duration(*task.TimeoutSeconds) * time.Second
-	}
-	c, ok, err := e.claim(ctx, a)
-	if err != nil || !ok {
-		return err
 	}
 	stop := e.heartbeat(ctx, a)
 	defer stop()
@@ -92,44 +79,31 @@ func (t timeoutError) Error() string { return fmt.Sprintf("the attempt took long
 // execution stopped).
 func (e *Engine) claim(ctx context.Context, a taskArgs) (claimed, bool, error) {
 	var c claimed
-	ok := false
-	// The attempt is locked before the execution, in the order of every engine transaction; the
-	// execution is locked only by the claim that moves it out of queued.
-	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
-		var status string
-		err := tx.QueryRowxContext(ctx, `SELECT status, organization_id, flow_id, flow_version FROM flow_executions
-			WHERE id = $1`, a.Execution).Scan(&status, &c.org, &c.flow, &c.version)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if !active(status) {
-			// Queued by a sibling's outcome while the execution was being stopped: it never runs.
-			_, err := tx.ExecContext(ctx, `UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now()
-				WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 AND status = 'queued'`,
-				a.Execution, a.Task, a.Idx)
-			return err
-		}
-		err = tx.GetContext(ctx, &c.input, `UPDATE task_executions SET status = 'running', started_at = now(), updated_at = now(),
-			timeout_at = now() + make_interval(secs => $4)
-			WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3 AND status = 'queued'
-			RETURNING coalesce(input::text, '{}')`, a.Execution, a.Task, a.Idx, e.lease.Seconds())
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		ok = true
-		if status == "queued" {
-			_, err = tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
-				WHERE id = $1 AND status = 'queued'`, a.Execution)
-		}
-		return err
-	})
-	return c, ok && err == nil, err
+	// One statement, locking the attempt and then (only while it is queued) the execution, in the order
+	// of every engine transaction.
+	err := e.db.QueryRowxContext(ctx, `
+		WITH att AS (
+			UPDATE task_executions t SET status = 'running', started_at = now(), updated_at = now(),
+				timeout_at = now() + make_interval(secs => $4)
+			FROM flow_executions x
+			WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3 AND t.status = 'queued'
+			  AND x.id = t.flow_execution_id AND x.status IN ('queued', 'running', 'in_progress', 'awaiting_input')
+			RETURNING t.input, x.organization_id, x.flow_id, x.flow_version, x.status),
+		exec AS (
+			UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
+			WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM att WHERE att.status = 'queued'))
+		SELECT coalesce(input::text, '{}'), organization_id, flow_id, flow_version FROM att`,
+		a.Execution, a.Task, a.Idx, e.lease.Seconds()).Scan(&c.input, &c.org, &c.flow, &c.version)
+	if errors.Is(err, sql.ErrNoRows) {
+		// Not queued any more (another delivery has it), or its execution stopped: an attempt queued by a
+		// sibling's outcome while the execution was being stopped never runs.
+		_, err = e.db.ExecContext(ctx, `UPDATE task_executions t SET status = 'cancelled', completed_at = now(), updated_at = now()
+			FROM flow_executions x WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3
+			AND t.status = 'queued' AND x.id = t.flow_execution_id
+			AND x.status NOT IN ('queued', 'running', 'in_progress', 'awaiting_input')`, a.Execution, a.Task, a.Idx)
+		return c, false, err
+	}
+	return c, err == nil, err
 }
 
 // heartbeat renews the attempt's lease while its executor runs, so that only an attempt whose process
