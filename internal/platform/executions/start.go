@@ -38,14 +38,20 @@ func (s *Service) StartFlowExecution(ctx context.Context, req platformapi.StartF
 		if err := credits.Reserve(ctx, tx, p.OrganizationID, 1); err != nil {
 			return err
 		}
-		if err := tx.GetContext(ctx, &r, `
-			WITH n AS (UPDATE flows SET executions_started = executions_started + 1 WHERE id = $1 RETURNING executions_started)
-			INSERT INTO flow_executions AS x (organization_id, flow_id, flow_version, status, input, run_number, created_by, modified_by)
-			SELECT $2, $1, $3, 'queued', $4, n.executions_started, $5, $6 FROM n RETURNING `+columns,
+		if err := tx.GetContext(ctx, &r, `INSERT INTO flow_executions AS x (organization_id, flow_id, flow_version, status,
+			input, run_number, created_by, modified_by) VALUES ($2, $1, $3, 'queued', $4, 0, $5, $6) RETURNING `+columns,
 			f.ID, f.Org, f.Version, string(input), p.UserID, p.Actor()); err != nil {
 			return err
 		}
-		return s.engine.Start(ctx, tx, run.Execution{ID: r.ID, Org: r.Org, Flow: r.Flow, Version: r.Version, Input: input})
+		if err := s.engine.Start(ctx, tx, run.Execution{ID: r.ID, Org: r.Org, Flow: r.Flow, Version: r.Version, Input: input}); err != nil {
+			return err
+		}
+		// The run number comes last: the flow's counter row is the one thing concurrent starts of a flow
+		// share, so its lock is held only for the commit.
+		return tx.GetContext(ctx, &r.RunNumber, `
+			WITH n AS (UPDATE flows SET executions_started = executions_started + 1 WHERE id = $1 RETURNING executions_started)
+			UPDATE flow_executions x SET run_number = n.executions_started FROM n WHERE x.id = $2 RETURNING x.run_number`,
+			f.ID, r.ID)
 	})
 	if errors.Is(err, credits.ErrNoCredits) {
 		return nil, httpx.NewError(http.StatusPaymentRequired, "insufficient_credits", "the organization has no credits left")

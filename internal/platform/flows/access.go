@@ -70,10 +70,15 @@ var errFlowNotFound = httpx.NotFound("flow")
 // visibleFlow reads the head of a flow the caller may see; lock takes the flow's row lock for a change
 // that must see the latest version stay the latest.
 func visibleFlow(ctx context.Context, db dbx.DBTX, c caller, id uuid.UUID, lock bool) (flowHead, error) {
-	q := headQuery
 	if lock {
-		q += ` FOR UPDATE OF f`
+		return lockedFlow(ctx, db, c, id, ` FOR UPDATE OF f`)
 	}
+	return lockedFlow(ctx, db, c, id, ``)
+}
+
+// lockedFlow is visibleFlow with a locking clause of the caller's choice.
+func lockedFlow(ctx context.Context, db dbx.DBTX, c caller, id uuid.UUID, locking string) (flowHead, error) {
+	q := headQuery + locking
 	var f flowHead
 	err := db.GetContext(ctx, &f, q, id, c.org, c.user)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !f.visible(c)) {

@@ -17,13 +17,15 @@ type Runnable struct {
 	Valid   bool
 }
 
-// ForExecution reads, under the flow's row lock, the flow the caller wants to start: 404 when the
-// caller may not see it, 403 for a public flow of another organization (executions stay within the
-// flow's organization).
+// ForExecution reads the flow the caller wants to start: 404 when the caller may not see it, 403 for a
+// public flow of another organization (executions stay within the flow's organization). It takes a key
+// share lock on the flow, which a new version (FOR UPDATE) waits for but other starts do not: the
+// version an execution starts on stays the latest until it is queued, and starts of one flow run side by
+// side.
 func ForExecution(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID) (Runnable, error) {
 	c := caller{user: p.UserID, org: p.OrganizationID, actor: p.Actor(),
 		admin: p.Role == auth.RoleOrgAdmin || p.Role == auth.RoleBackoffice}
-	f, err := visibleFlow(ctx, db, c, id, true)
+	f, err := lockedFlow(ctx, db, c, id, ` FOR KEY SHARE OF f`)
 	if err != nil {
 		return Runnable{}, err
 	}
