@@ -1,134 +1,15 @@
 package executions_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"net"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
-	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
-
-// process is a `loopwork serve` of the test's own, on its own port.
-type process struct {
-	t    *testing.T
-	cmd  *exec.Cmd
-	url  string
-	logs bytes.Buffer
-}
-
-// buildServer compiles the loopwork binary once for the test.
-func buildServer(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "loopwork")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/loopwork/loopwork/cmd/loopwork").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-// serve starts the binary on addr against the database and waits until it is ready.
-func serve(t *testing.T, bin, dsn, addr string) *process {
-	t.Helper()
-	p := &process{t: t, url: "http://" + addr}
-	p.cmd = exec.Command(bin, "serve")
-	p.cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "LOOPWORK_ADDR="+addr, "LOOPWORK_MIGRATE=false",
-		"LOOPWORK_ENCRYPTION_KEY="+testkit.EncryptionKey, "LOOPWORK_ANON_KEY="+testkit.AnonKey,
-		"LOOPWORK_TASK_LEASE=2s", "LOOPWORK_LOG_LEVEL=error", "LOOPWORK_SHUTDOWN_TIMEOUT=1s")
-	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.cmd.Process.Kill(); _ = p.cmd.Wait() })
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		res, err := http.Get(p.url + "/health/readiness")
-		if err == nil {
-			res.Body.Close()
-			if res.StatusCode == http.StatusOK {
-				return p
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not become ready: %v\n%s", err, p.logs.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
-// kill stops the process the hard way, as a crash or an OOM kill would.
-func (p *process) kill() {
-	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
-}
-
-// call sends an authenticated JSON request and decodes the reply into out.
-func call(t *testing.T, base, token, method, path string, body, out any) {
-	t.Helper()
-	b, _ := json.Marshal(body)
-	req, _ := http.NewRequest(method, base+path, bytes.NewReader(b))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	if res.StatusCode >= 300 {
-		var msg bytes.Buffer
-		_, _ = msg.ReadFrom(res.Body)
-		t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, msg.String())
-	}
-	if out != nil {
-		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// seedCaller writes an organization with credits and an org_admin with an API key, and returns the key.
-func seedCaller(t *testing.T, db *sqlx.DB) string {
-	t.Helper()
-	var org, user uuid.UUID
-	if err := db.Get(&org, `INSERT INTO organizations (name) VALUES ('crash') RETURNING id`); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Get(&user, `INSERT INTO users (organization_id, email, first_name, last_name, role, email_confirmed_at)
-		VALUES ($1, 'admin@crash.test', 'A', 'B', 'org_admin', now()) RETURNING id`, org); err != nil {
-		t.Fatal(err)
-	}
-	token, prefix := auth.NewAPIKey()
-	if _, err := db.Exec(`INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) VALUES ($1, $2, 'k', $3, $4)`,
-		org, user, prefix, auth.HashToken(token)); err != nil {
-		t.Fatal(err)
-	}
-	if err := credits.Grant(ctx, db, org, 100000); err != nil {
-		t.Fatal(err)
-	}
-	return token
-}
 
 // chainFlow is four tasks, a one-second delay among them, so that executions are mid-way at any moment.
 const chainFlow = `{"display_name": "chain", "definition": {"version": 1, "tasks": [
@@ -142,11 +23,11 @@ const chainFlow = `{"display_name": "chain", "definition": {"version": 1, "tasks
 func startMany(t *testing.T, base, token string, n int) []string {
 	t.Helper()
 	var flow struct{ ID string }
-	call(t, base, token, "POST", "/api/flows", json.RawMessage(chainFlow), &flow)
+	testkit.Call(t, base, token, "POST", "/api/flows", json.RawMessage(chainFlow), &flow)
 	ids := make([]string, n)
 	for i := range ids {
 		var x struct{ ID string }
-		call(t, base, token, "POST", "/api/flow-executions", map[string]any{"flow_id": flow.ID, "input": map[string]any{"n": i}}, &x)
+		testkit.Call(t, base, token, "POST", "/api/flow-executions", map[string]any{"flow_id": flow.ID, "input": map[string]any{"n": i}}, &x)
 		ids[i] = x.ID
 	}
 	return ids
@@ -213,22 +94,22 @@ func TestSurvivesKill9(t *testing.T) {
 		t.Skip("starts server processes")
 	}
 	t.Parallel()
-	bin := buildServer(t)
+	bin := testkit.BuildServer(t)
 	db := testkit.DB(t)
 	dsn := testkit.DSN(t, db)
-	token := seedCaller(t, db)
-	addr := freePort(t)
-	first := serve(t, bin, dsn, addr)
+	token := testkit.SeedCaller(t, db)
+	addr := testkit.FreePort(t)
+	first := testkit.Serve(t, bin, dsn, addr)
 	const n = 40
-	startMany(t, first.url, token, n)
+	startMany(t, first.URL, token, n)
 	time.Sleep(700 * time.Millisecond)
 	var mid int
 	_ = db.Get(&mid, `SELECT count(*) FROM flow_executions WHERE status <> 'completed'`)
-	first.kill()
+	first.Kill()
 	if mid == 0 {
 		t.Fatal("every execution was done before the kill: nothing was tested")
 	}
-	serve(t, bin, dsn, addr)
+	testkit.Serve(t, bin, dsn, addr)
 	waitAllDone(t, db, n, 2*time.Minute)
 	t.Logf("%d of %d executions were unfinished at the kill; all completed after the restart", mid, n)
 }
@@ -239,14 +120,14 @@ func TestTwoReplicasShareTheWork(t *testing.T) {
 		t.Skip("starts server processes")
 	}
 	t.Parallel()
-	bin := buildServer(t)
+	bin := testkit.BuildServer(t)
 	db := testkit.DB(t)
 	dsn := testkit.DSN(t, db)
-	token := seedCaller(t, db)
-	one := serve(t, bin, dsn, freePort(t))
-	serve(t, bin, dsn, freePort(t))
+	token := testkit.SeedCaller(t, db)
+	one := testkit.Serve(t, bin, dsn, testkit.FreePort(t))
+	testkit.Serve(t, bin, dsn, testkit.FreePort(t))
 	const n = 40
-	startMany(t, one.url, token, n)
+	startMany(t, one.URL, token, n)
 	waitAllDone(t, db, n, 2*time.Minute)
 	var workers []string
 	if err := db.Select(&workers, `SELECT DISTINCT attempted_by[array_upper(attempted_by, 1)] FROM river_job WHERE kind = 'flow_task'`); err != nil {

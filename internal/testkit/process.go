@@ -1,0 +1,136 @@
+package testkit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/credits"
+)
+
+// Process is a `loopwork serve` of the test's own, on its own port.
+type Process struct {
+	URL  string
+	cmd  *exec.Cmd
+	logs bytes.Buffer
+}
+
+// BuildServer compiles the loopwork binary for the test and returns its path.
+func BuildServer(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "loopwork")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/loopwork/loopwork/cmd/loopwork").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// FreePort is a loopback address no one listens on.
+func FreePort(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// Serve starts the binary on addr against the database and waits until it is ready. Its task lease is
+// two seconds, so a test sees lost work run again quickly; env adds settings (NAME=value).
+func Serve(t testing.TB, bin, dsn, addr string, env ...string) *Process {
+	t.Helper()
+	p := &Process{URL: "http://" + addr}
+	p.cmd = exec.Command(bin, "serve")
+	p.cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "LOOPWORK_ADDR="+addr, "LOOPWORK_MIGRATE=false",
+		"LOOPWORK_ENCRYPTION_KEY="+EncryptionKey, "LOOPWORK_ANON_KEY="+AnonKey,
+		"LOOPWORK_TASK_LEASE=2s", "LOOPWORK_LOG_LEVEL=error", "LOOPWORK_SHUTDOWN_TIMEOUT=1s")
+	p.cmd.Env = append(p.cmd.Env, env...)
+	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.cmd.Process.Kill(); _ = p.cmd.Wait() })
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := http.Get(p.URL + "/health/readiness")
+		if err == nil {
+			res.Body.Close()
+			if res.StatusCode == http.StatusOK {
+				return p
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not become ready: %v\n%s", err, p.logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// Kill stops the process the hard way, as a crash or an OOM kill would.
+func (p *Process) Kill() {
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+// Call sends an authenticated JSON request and decodes the reply into out; a status of 300 or more
+// fails the test.
+func Call(t testing.TB, base, token, method, path string, body, out any) {
+	t.Helper()
+	b, _ := json.Marshal(body)
+	req, _ := http.NewRequest(method, base+path, bytes.NewReader(b))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode >= 300 {
+		var msg bytes.Buffer
+		_, _ = msg.ReadFrom(res.Body)
+		t.Fatalf("%s %s: %d %s", method, path, res.StatusCode, msg.String())
+	}
+	if out != nil {
+		if err := json.NewDecoder(res.Body).Decode(out); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// SeedCaller writes an organization with credits and an org_admin with an API key, and returns the key.
+func SeedCaller(t testing.TB, db *sqlx.DB) string {
+	t.Helper()
+	var org, user uuid.UUID
+	if err := db.Get(&org, `INSERT INTO organizations (name) VALUES ('crash') RETURNING id`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Get(&user, `INSERT INTO users (organization_id, email, first_name, last_name, role, email_confirmed_at)
+		VALUES ($1, 'admin@crash.test', 'A', 'B', 'org_admin', now()) RETURNING id`, org); err != nil {
+		t.Fatal(err)
+	}
+	token, prefix := auth.NewAPIKey()
+	if _, err := db.Exec(`INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) VALUES ($1, $2, 'k', $3, $4)`,
+		org, user, prefix, auth.HashToken(token)); err != nil {
+		t.Fatal(err)
+	}
+	if err := credits.Grant(context.Background(), db, org, 100000); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+// Logs is what the process wrote so far.
+func (p *Process) Logs() string { return p.logs.String() }
