@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/google/uuid"
-	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/engine/tasks"
 )
@@ -16,13 +15,12 @@ var BuiltinModel = tasks.Model{Name: "loopwork-builtin", Provider: "builtin"}
 // Source is the dynamic data of task types as this server knows it: the configured models, and the
 // organization's SQL databases and credentials.
 type Source struct {
-	db     *sqlx.DB
 	models []tasks.Model
 }
 
-// NewSource returns the source over the database, with the built-in model and the extra models given.
-func NewSource(db *sqlx.DB, models ...tasks.Model) *Source {
-	return &Source{db: db, models: append([]tasks.Model{BuiltinModel}, models...)}
+// NewSource returns the source with the built-in model and the extra models given.
+func NewSource(models ...tasks.Model) *Source {
+	return &Source{models: append([]tasks.Model{BuiltinModel}, models...)}
 }
 
 // Models are the models an llm task may name.

@@ -9,10 +9,12 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/platform/flows"
 )
 
-// caller is the principal as the visibility rules see it.
+// caller is the principal as the marks see it.
 type caller struct {
+	p         *auth.Principal
 	user, org uuid.UUID
 	// admin callers (org_admin, backoffice) see every flow, and so every execution, of their organization.
 	admin bool
@@ -21,8 +23,7 @@ type caller struct {
 
 func callerOf(ctx context.Context) caller {
 	p := auth.MustFromContext(ctx)
-	return caller{user: p.UserID, org: p.OrganizationID, actor: p.Actor(),
-		admin: p.Role == auth.RoleOrgAdmin || p.Role == auth.RoleBackoffice}
+	return caller{p: p, user: p.UserID, org: p.OrganizationID, actor: p.Actor(), admin: flows.Admin(p)}
 }
 
 // execHead is what the marks need to know of an execution.
@@ -38,12 +39,7 @@ type execHead struct {
 // organization's public flow does not make its executions visible. Within the organization, the flows
 // rule applies: a private flow is seen by its creator, its invited users and the administrators.
 func seeExecution(c caller, org, user string) string {
-	cond := `e.organization_id = ` + org
-	if !c.admin {
-		cond += ` AND (f.visibility <> 'private' OR f.created_by = ` + user + `
-			OR EXISTS (SELECT 1 FROM flow_invitations i WHERE i.flow_id = f.id AND i.user_id = ` + user + `))`
-	}
-	return cond
+	return `e.organization_id = ` + org + ` AND ` + flows.SeenBy(c.p, user)
 }
 
 // seeArgs appends the user to args when seeExecution refers to it: PostgreSQL refuses a parameter that
