@@ -14,9 +14,7 @@ import (
 
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/bench"
-	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/credits"
-	"github.com/loopwork/loopwork/internal/server"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -25,15 +23,7 @@ import (
 // the smallest durable step (insert and update a task row) in the same run.
 func BenchmarkEngine(b *testing.B) {
 	ctx := context.Background()
-	cfg, err := config.FromEnv(func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	server.TuneRuntime()
-	db := testkit.DB(b)
-	db.SetMaxOpenConns(cfg.DBMaxOpenConns)
-	db.SetMaxIdleConns(cfg.DBMaxIdleConns)
-	env := testkit.NewEnv(b, testkit.WithDB(db))
+	env := serverEnv(b)
 	org := env.Org(b)
 	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
 	if err := credits.Grant(ctx, env.DB, org, 1_000_000); err != nil {
@@ -41,13 +31,7 @@ func BenchmarkEngine(b *testing.B) {
 	}
 	c := client{t: b, http: &http.Client{}, base: env.URL, token: admin.Token}
 	newFlow := func(def string) string {
-		st, body, err := c.do("POST", "/api/flows", []byte(`{"display_name": "bench", "definition": `+def+`}`))
-		if err != nil || st != http.StatusCreated {
-			b.Fatalf("create flow: %d %v %s", st, err, body)
-		}
-		var f struct{ ID string }
-		_ = json.Unmarshal(body, &f)
-		return f.ID
+		return c.createFlow([]byte(`{"display_name": "bench", "definition": ` + def + `}`))
 	}
 	start := func(flow string) (string, error) {
 		st, body, err := c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow+`", "input": {"value": 1}}`))
@@ -171,8 +155,7 @@ func fanDefinition(width int) string {
 // next, which is the engine's turnaround for outside workers.
 func BenchmarkOutsideWorker(b *testing.B) {
 	ctx := context.Background()
-	server.TuneRuntime()
-	env := testkit.NewEnv(b)
+	env := serverEnv(b)
 	org := env.Org(b)
 	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
 	if err := credits.Grant(ctx, env.DB, org, 1000); err != nil {
@@ -187,18 +170,13 @@ func BenchmarkOutsideWorker(b *testing.B) {
 			edges = append(edges, fmt.Sprintf(`{"source": "x%d", "target": "x%d"}`, i-1, i))
 		}
 	}
-	st, body, err := c.do("POST", "/api/flows", []byte(`{"display_name": "outside", "definition": {"version": 1, "tasks": [`+
-		strings.Join(tasks, ",")+`], "edges": [`+strings.Join(edges, ",")+`]}}`))
-	if err != nil || st != http.StatusCreated {
-		b.Fatalf("create flow: %d %v %s", st, err, body)
-	}
-	var flow struct{ ID string }
-	_ = json.Unmarshal(body, &flow)
-	st, body, err = c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow.ID+`", "input": {}}`))
+	flow := c.createFlow([]byte(`{"display_name": "outside", "definition": {"version": 1, "tasks": [` +
+		strings.Join(tasks, ",") + `], "edges": [` + strings.Join(edges, ",") + `]}}`))
+	st, body, err := c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow+`", "input": {}}`))
 	if err != nil || st != http.StatusCreated {
 		b.Fatalf("start: %d %v %s", st, err, body)
 	}
-	claim := []byte(`{"worker": "bench", "flow_id": "` + flow.ID + `"}`)
+	claim := []byte(`{"worker": "bench", "flow_id": "` + flow + `"}`)
 	var gaps []time.Duration
 	last := time.Time{}
 	for done := 0; done < n; {
@@ -243,8 +221,7 @@ func BenchmarkOutsideWorker(b *testing.B) {
 // of the next task is reported.
 func BenchmarkReviewTurnaround(b *testing.B) {
 	ctx := context.Background()
-	server.TuneRuntime()
-	env := testkit.NewEnv(b)
+	env := serverEnv(b)
 	org := env.Org(b)
 	admin := env.User(b, org, auth.RoleOrgAdmin)
 	if err := credits.Grant(ctx, env.DB, org, 1000); err != nil {
@@ -256,15 +233,10 @@ func BenchmarkReviewTurnaround(b *testing.B) {
 		{"name": "check", "type": "human_review", "parameters": {"assigned_users": [%q], "review_of": "draft"}},
 		{"name": "after", "type": "transform", "parameters": {"expression": "."}}],
 		"edges": [{"source": "draft", "target": "check"}, {"source": "check", "target": "after"}]}}`, admin.UserID)
-	st, body, err := c.do("POST", "/api/flows", []byte(def))
-	if err != nil || st != http.StatusCreated {
-		b.Fatalf("create flow: %d %v %s", st, err, body)
-	}
-	var flow struct{ ID string }
-	_ = json.Unmarshal(body, &flow)
+	flow := c.createFlow([]byte(def))
 	var gaps []float64
 	for i := 0; i < 30; i++ {
-		st, body, err := c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow.ID+`", "input": {}}`))
+		st, body, err := c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow+`", "input": {}}`))
 		if err != nil || st != http.StatusCreated {
 			b.Fatalf("start: %d %v %s", st, err, body)
 		}
@@ -305,8 +277,7 @@ func BenchmarkReviewTurnaround(b *testing.B) {
 // that has 10,000, read by one client and by 16.
 func BenchmarkAttemptsPage(b *testing.B) {
 	ctx := context.Background()
-	server.TuneRuntime()
-	env := testkit.NewEnv(b)
+	env := serverEnv(b)
 	org := env.Org(b)
 	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
 	var exec string

@@ -11,10 +11,8 @@ import (
 
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/bench"
-	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
-	"github.com/loopwork/loopwork/internal/server"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -23,15 +21,7 @@ import (
 // 100,000 flows, each beside the same work done by PostgreSQL alone.
 func BenchmarkFlows(b *testing.B) {
 	ctx := context.Background()
-	cfg, err := config.FromEnv(func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	server.TuneRuntime()
-	db := testkit.DB(b)
-	db.SetMaxOpenConns(cfg.DBMaxOpenConns)
-	db.SetMaxIdleConns(cfg.DBMaxIdleConns)
-	env := testkit.NewEnv(b, testkit.WithDB(db))
+	env := serverEnv(b)
 	org := env.Org(b)
 	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
 	user := env.KeyCaller(b, org, auth.RoleAppUser)

@@ -97,15 +97,7 @@ func BenchmarkV1(b *testing.B) {
 	transport := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}
 	// The pool the server gets by default (LOOPWORK_DB_MAX_OPEN_CONNS, …), not the small one of tests:
 	// with fewer idle connections than clients, every burst would open new connections.
-	cfg, err := config.FromEnv(func(string) string { return "" })
-	if err != nil {
-		b.Fatal(err)
-	}
-	server.TuneRuntime() // as `loopwork serve` does
-	db := testkit.DB(b)
-	db.SetMaxOpenConns(cfg.DBMaxOpenConns)
-	db.SetMaxIdleConns(cfg.DBMaxIdleConns)
-	env := testkit.NewEnv(b, testkit.WithDB(db))
+	env := serverEnv(b)
 	org := env.Org(b)
 	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
 	if err := credits.Grant(ctx, env.DB, org, 1_000_000_000); err != nil {
@@ -245,6 +237,32 @@ func BenchmarkV1(b *testing.B) {
 		report(b, fmt.Sprintf("cancel 1,000,000 jobs by filter (matched %d, %d left uncanceled)", res.Matched, left), "%.1f s", took.Seconds())
 		b.ReportMetric(took.Seconds(), "s")
 	})
+}
+
+// serverEnv starts the server as `loopwork serve` runs it: the default connection pool (not the small
+// one of tests: with fewer idle connections than clients every burst would open new connections) and
+// the garbage collector target.
+func serverEnv(b *testing.B) *testkit.Env {
+	cfg, err := config.FromEnv(func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	server.TuneRuntime()
+	db := testkit.DB(b)
+	db.SetMaxOpenConns(cfg.DBMaxOpenConns)
+	db.SetMaxIdleConns(cfg.DBMaxIdleConns)
+	return testkit.NewEnv(b, testkit.WithDB(db))
+}
+
+// createFlow creates a flow from a FlowCreateRequest body and returns its id.
+func (c client) createFlow(body []byte) string {
+	st, out, err := c.do("POST", "/api/flows", body)
+	if err != nil || st != http.StatusCreated {
+		c.t.Fatalf("create flow: %d %v %.300s", st, err, out)
+	}
+	var f struct{ ID string }
+	_ = json.Unmarshal(out, &f)
+	return f.ID
 }
 
 // warmUp is how long each load runs unmeasured first, so that connections, prepared statements and
