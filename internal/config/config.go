@@ -50,6 +50,9 @@ type Config struct {
 	// TaskLease is how long a running task attempt stays claimed without a heartbeat from its worker; an
 	// attempt whose worker died is run again after at most about this long.
 	TaskLease time.Duration `env:"LOOPWORK_TASK_LEASE" default:"30s"`
+	// TaskWorkers is how many task attempts one server runs at once (and how many background jobs of
+	// each other kind); more servers on the same database run more.
+	TaskWorkers int `env:"LOOPWORK_TASK_WORKERS" default:"32"`
 
 	// AnonKey is the anonymous key clients send to the authentication service in the apikey header.
 	AnonKey string `env:"LOOPWORK_ANON_KEY" secret:"true"`
@@ -143,6 +146,9 @@ func (c Config) Validate() error {
 	}
 	if n, err := ParseBytes(c.BodyLimit); err != nil || n <= 0 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_BODY_LIMIT=%q: must be a positive size such as 10M", c.BodyLimit))
+	}
+	if c.TaskWorkers < 1 || c.TaskWorkers > 10000 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TASK_WORKERS=%d: must be between 1 and 10000", c.TaskWorkers))
 	}
 	if c.DBMaxOpenConns < 1 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_DB_MAX_OPEN_CONNS=%d: must be at least 1", c.DBMaxOpenConns))

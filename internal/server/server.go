@@ -201,14 +201,16 @@ func New(d Deps) (*Server, error) {
 	reviewsSvc := reviews.New(reviews.Deps{DB: d.DB})
 	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
 		reviewsSvc.Executor())
-	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease})
+	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
+		Workers: cfg.TaskWorkers})
 	reviewsSvc.SetEngine(engine)
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
 	reviewsSvc.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
-	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: engine.PeriodicJobs()})
+	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: engine.PeriodicJobs(),
+		MaxWorkers: cfg.TaskWorkers})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
@@ -328,7 +330,11 @@ func (s *Server) Start(ctx context.Context) error {
 	if err := s.bus.Listen(ctx, s.dsn, s.logger); err != nil {
 		return fmt.Errorf("listen for access changes: %w", err)
 	}
-	return s.queue.Start(ctx)
+	if err := s.queue.Start(ctx); err != nil {
+		return err
+	}
+	s.engine.StartLocal()
+	return nil
 }
 
 // Memo is the bus of the memoised principals and grants (tests wait on it).
@@ -336,7 +342,9 @@ func (s *Server) Memo() *memo.Bus { return s.bus }
 
 // Stop lets background work in progress finish for up to grace.
 func (s *Server) Stop(grace time.Duration) error {
-	err := queue.Stop(s.queue, grace)
+	begin := time.Now()
+	s.engine.Drain(grace)
+	err := queue.Stop(s.queue, max(grace-time.Since(begin), time.Second))
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -39,20 +39,29 @@ type Deps struct {
 	Now func() time.Time
 	// Lease is how long a running attempt stays claimed without a heartbeat (0: DefaultLease).
 	Lease time.Duration
+	// Workers is how many executors run at once in this process (0: DefaultWorkers).
+	Workers int
 }
+
+// DefaultWorkers is how many executors run at once unless Deps.Workers says otherwise.
+const DefaultWorkers = 32
 
 // DefaultLease is the lease of running attempts unless Deps.Lease says otherwise.
 const DefaultLease = 30 * time.Second
 
 // Engine runs flow executions.
 type Engine struct {
-	db    *sqlx.DB
-	reg   *tasks.Registry
-	execs executors.Set
-	log   *slog.Logger
-	now   func() time.Time
-	lease time.Duration
-	queue *queue.Client
+	db     *sqlx.DB
+	reg    *tasks.Registry
+	execs  executors.Set
+	log    *slog.Logger
+	now    func() time.Time
+	lease  time.Duration
+	queue  *queue.Client
+	local  *local
+	groups groups
+	// running holds a place for each executor running in this process, River's and local alike.
+	running chan struct{}
 
 	mu    sync.Mutex
 	plans map[planKey]*plan
@@ -64,11 +73,16 @@ func New(d Deps) *Engine {
 	if now == nil {
 		now = time.Now
 	}
+	workers := d.Workers
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
 	lease := d.Lease
 	if lease <= 0 {
 		lease = DefaultLease
 	}
-	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}}
+	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: make(chan struct{}, workers),
+		groups: groups{by: map[uuid.UUID][]*completion{}}}
 }
 
 // Register adds the engine's workers.

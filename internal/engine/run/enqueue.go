@@ -38,24 +38,57 @@ type attempt struct {
 }
 
 // enqueue writes queued attempts and inserts their jobs in tx, so they exist exactly when the change
-// that made the tasks ready commits.
-func (e *Engine) enqueue(ctx context.Context, tx *sqlx.Tx, org, exec uuid.UUID, atts []attempt) error {
+// that made the tasks ready commits. With a batch (the transaction is one this process commits itself),
+// attempts this process has room for are written as running under its lease and go to the batch instead
+// of River, to start as soon as the transaction commits.
+func (e *Engine) enqueue(ctx context.Context, tx *sqlx.Tx, org, exec uuid.UUID, atts []attempt, b *batch) error {
 	if len(atts) == 0 {
 		return nil
 	}
 	names, idxs, inputs := make([]string, len(atts)), make([]int64, len(atts)), make([]string, len(atts))
+	here := make([]bool, len(atts))
+	taken := 0
 	for i, a := range atts {
 		names[i], idxs[i], inputs[i] = a.task, int64(a.idx), string(a.input)
+		if b != nil && !a.external && a.at.IsZero() && e.local.take() {
+			here[i] = true
+			taken++
+		}
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO task_executions (organization_id, flow_execution_id, task_name,
-		task_execution_idx, status, input) SELECT $1, $2, n, i, 'queued', inp::jsonb
-		FROM unnest($3::text[], $4::bigint[], $5::text[]) AS a (n, i, inp)
-		ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING`,
-		org, exec, pq.Array(names), pq.Array(idxs), pq.Array(inputs)); err != nil {
+	// Slots taken for attempts that turn out to exist already are given back.
+	var mine []struct {
+		Name string `db:"task_name"`
+		Idx  int    `db:"task_execution_idx"`
+	}
+	err := tx.SelectContext(ctx, &mine, `INSERT INTO task_executions (organization_id, flow_execution_id, task_name,
+		task_execution_idx, status, input, started_at, timeout_at)
+		SELECT $1, $2, n, i, CASE WHEN h THEN 'running' ELSE 'queued' END, inp::jsonb,
+			CASE WHEN h THEN now() END, CASE WHEN h THEN now() + make_interval(secs => $7) END
+		FROM unnest($3::text[], $4::bigint[], $5::text[], $6::boolean[]) AS a (n, i, inp, h)
+		ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING
+		RETURNING task_name, task_execution_idx`,
+		org, exec, pq.Array(names), pq.Array(idxs), pq.Array(inputs), pq.Array(here), e.lease.Seconds())
+	if err != nil {
+		for range taken {
+			e.local.release()
+		}
 		return err
 	}
+	inserted := make(map[string]bool, len(mine))
+	for _, m := range mine {
+		inserted[m.Name] = true
+	}
 	params := make([]river.InsertManyParams, 0, len(atts))
-	for _, a := range atts {
+	for i, a := range atts {
+		if here[i] {
+			if inserted[a.task] {
+				b.runs = append(b.runs, localRun{args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx},
+					claimed: claimed{org: org, flow: b.flow, version: b.version, input: a.input}})
+			} else {
+				e.local.release()
+			}
+			continue
+		}
 		if a.external {
 			continue
 		}
@@ -68,6 +101,6 @@ func (e *Engine) enqueue(ctx context.Context, tx *sqlx.Tx, org, exec uuid.UUID, 
 	if len(params) == 0 {
 		return nil
 	}
-	_, err := e.queue.InsertManyTx(ctx, tx.Tx, params)
+	_, err = e.queue.InsertManyTx(ctx, tx.Tx, params)
 	return err
 }

@@ -49,15 +49,39 @@ func active(status string) bool {
 }
 
 // finish records an attempt's outcome and everything it causes in one transaction, which also
-// completes the job.
-func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], o outcome) error {
-	return dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
-		if err := e.record(ctx, tx, job.Args, o); err != nil {
+// completes the job that delivered it, if any. Successors it makes ready that this process has room
+// for start here once it commits. Plain completions are recorded with the others of their execution
+// that arrive meanwhile (see groups).
+func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArgs, o outcome) error {
+	if o.err == nil && o.output == nil && o.result.InTx == nil && !o.result.Park && o.result.WaitUntil.IsZero() {
+		output, err := json.Marshal(o.result.Output)
+		if err != nil {
 			return err
+		}
+		return e.finishCompleted(ctx, job, a, output)
+	}
+	return e.finishOne(ctx, job, a, o)
+}
+
+// finishOne records one outcome in a transaction of its own.
+func (e *Engine) finishOne(ctx context.Context, job *river.Job[taskArgs], a taskArgs, o outcome) error {
+	b := &batch{}
+	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
+		if err := e.record(ctx, tx, a, o, b); err != nil {
+			return err
+		}
+		if job == nil {
+			return nil
 		}
 		_, err := river.JobCompleteTx[*riverdatabasesql.Driver](ctx, tx.Tx, job)
 		return err
 	})
+	if err != nil {
+		b.drop(e)
+		return err
+	}
+	b.run(e)
+	return nil
 }
 
 // AttemptKey names one attempt of a task.
@@ -74,12 +98,12 @@ func (e *Engine) Report(ctx context.Context, tx *sqlx.Tx, k AttemptKey, output j
 	if output == nil {
 		output = json.RawMessage(`null`)
 	}
-	return e.record(ctx, tx, taskArgs{Execution: k.Execution, Task: k.Task, Idx: k.Idx}, outcome{err: cause, output: output})
+	return e.record(ctx, tx, taskArgs{Execution: k.Execution, Task: k.Task, Idx: k.Idx}, outcome{err: cause, output: output}, nil)
 }
 
 // record applies an outcome under the attempt's row lock. Rows are locked in one order by every
 // transaction of the engine: the attempt, then the successors' rows (by name), then the execution.
-func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome) error {
+func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome, b *batch) error {
 	// The execution is read, not locked: the outcomes of sibling tasks proceed side by side and meet
 	// only on the rows they share (a join's counter, the execution's own counter at the end). A stop or
 	// a delete that committed first has cancelled this attempt, which the attempt's lock has seen.
@@ -111,6 +135,9 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome)
 	if task == nil {
 		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, x.Version, x.Flow)
 	}
+	if b != nil {
+		b.flow, b.version = x.Flow, x.Version
+	}
 	output := o.output
 	if o.err == nil && o.result.InTx != nil {
 		v, err := o.result.InTx(ctx, tx)
@@ -122,7 +149,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome)
 	}
 	switch {
 	case o.err != nil:
-		return e.failed(ctx, tx, x.execRow, a, task, o.err)
+		return e.failed(ctx, tx, x.execRow, a, task, o.err, b)
 	case o.result.Park:
 		return e.park(ctx, tx, a, o.result.AwaitingInput)
 	case !o.result.WaitUntil.IsZero():
@@ -133,7 +160,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome)
 			return err
 		}
 	}
-	return e.completed(ctx, tx, x.execRow, p, a, output)
+	return e.completed(ctx, tx, x.execRow, p, a.Execution, []done{{task: a.Task, idx: a.Idx, output: output}}, b)
 }
 
 // park leaves the attempt running with no deadline until Report finishes it.
@@ -168,7 +195,7 @@ func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, r executors.
 
 // failed records a failed attempt: the next attempt after its backoff while the task's retry allows,
 // otherwise the task and the execution fail and nothing else of the execution starts.
-func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs, task *dsl.Task, cause error) error {
+func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs, task *dsl.Task, cause error, b *batch) error {
 	kind := "error"
 	var te timeoutError
 	if errors.As(cause, &te) {
@@ -193,7 +220,7 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 			at = e.now().Add(backoff)
 		}
 		return e.enqueue(ctx, tx, x.Org, a.Execution, []attempt{{task: a.Task, idx: a.Idx + 1, input: input, at: at,
-			external: task.Type == External}})
+			external: task.Type == External}}, b)
 	}
 	failure, _ := json.Marshal(map[string]any{"task": a.Task, "message": cause.Error(), "type": kind})
 	_, err := tx.ExecContext(ctx, `

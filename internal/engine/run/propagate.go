@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"sort"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -11,30 +12,59 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/executors"
 )
 
-// completed records a completed attempt and moves the execution on: each successor's counter goes
-// down, a successor whose predecessors are all finished becomes ready (when an edge to it held) or is
-// skipped (when none did, which its own successors then learn the same way), and the execution
-// completes when no task is left.
-func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a taskArgs, output json.RawMessage) error {
+// done is an attempt of one execution that completed with output.
+type done struct {
+	task   string
+	idx    int
+	output json.RawMessage
+}
+
+// completed records completed attempts of one execution (one, or several that finished together) and
+// moves the execution on: each successor's counter goes down, a successor whose predecessors are all
+// finished becomes ready (when an edge to it held) or is skipped (when none did, which its own
+// successors then learn the same way), and the execution completes when no task is left. The
+// statements are per round of the walk, not per task, so siblings recorded together cost what one does.
+func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, ds []done, b *batch) error {
+	names, idxs, outs := make([]string, len(ds)), make([]int64, len(ds)), make([]string, len(ds))
+	finished := make([]final, len(ds))
+	for i, d := range ds {
+		names[i], idxs[i], outs[i] = d.task, int64(d.idx), string(d.output)
+		var value any
+		if err := json.Unmarshal(d.output, &value); err != nil {
+			return err
+		}
+		finished[i] = final{task: d.task, completed: true, output: value}
+	}
 	if _, err := tx.ExecContext(ctx, `
-		WITH att AS (UPDATE task_executions SET status = 'completed', output = $4, completed_at = now(), updated_at = now()
-		             WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3)
-		UPDATE execution_tasks SET state = 'completed', output = $4, updated_at = now()
-		WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, a.Task, a.Idx, string(output)); err != nil {
+		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) AS d (n, i, o)),
+		att AS (UPDATE task_executions t SET status = 'completed', output = d.o::jsonb, completed_at = now(), updated_at = now()
+		        FROM d WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i)
+		UPDATE execution_tasks k SET state = 'completed', output = d.o::jsonb, updated_at = now()
+		FROM d WHERE k.flow_execution_id = $1 AND k.task_name = d.n`,
+		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs)); err != nil {
 		return err
 	}
-	var value any
-	if err := json.Unmarshal(output, &value); err != nil {
+	return e.advance(ctx, tx, x, p, exec, finished, b)
+}
+
+// advance walks what finished tasks decide, queues the attempts that become ready and settles the
+// execution.
+func (e *Engine) advance(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, finished []final, b *batch) error {
+	w := walk{e: e, tx: tx, exec: exec, p: p}
+	if err := w.finish(ctx, finished); err != nil {
 		return err
 	}
-	w := walk{e: e, tx: tx, exec: a.Execution, p: p}
-	if err := w.finished(ctx, a.Task, true, value); err != nil {
+	if err := e.enqueue(ctx, tx, x.Org, exec, w.ready, b); err != nil {
 		return err
 	}
-	if err := e.enqueue(ctx, tx, x.Org, a.Execution, w.ready); err != nil {
-		return err
-	}
-	return e.settle(ctx, tx, x, p, a, w.final)
+	return e.settle(ctx, tx, x, p, exec, w.final)
+}
+
+// final is a task that reached a final state: completed (with its output) or skipped.
+type final struct {
+	task      string
+	completed bool
+	output    any
 }
 
 // walk carries the consequences of finished tasks through an execution: the successors' counters,
@@ -44,58 +74,81 @@ type walk struct {
 	tx    *sqlx.Tx
 	exec  uuid.UUID
 	p     *plan
-	final int       // tasks that reached a final state
-	ready []attempt // attempts to queue
+	final int             // tasks that reached a final state
+	ready []attempt       // attempts to queue
+	input json.RawMessage // the execution's input, for roots run again
 }
 
-// finished takes a task that completed (with its output) or was skipped, and every task its
-// finishing decides.
-func (w *walk) finished(ctx context.Context, task string, completed bool, output any) error {
-	w.final++
-	for _, l := range w.p.succ[task] {
-		holds := false
-		if completed {
-			var err error
-			if holds, err = l.holds(ctx, w.p.tasks[task].Type, output); err != nil {
-				return err
+// finish takes tasks that finished and, round by round, every task their finishing decides.
+func (w *walk) finish(ctx context.Context, finished []final) error {
+	for len(finished) > 0 {
+		w.final += len(finished)
+		type dec struct {
+			n    int64
+			held bool
+		}
+		decs := map[string]*dec{}
+		for _, f := range finished {
+			for _, l := range w.p.succ[f.task] {
+				holds := false
+				if f.completed {
+					var err error
+					if holds, err = l.holds(ctx, w.p.tasks[f.task].Type, f.output); err != nil {
+						return err
+					}
+				}
+				d := decs[l.target]
+				if d == nil {
+					d = &dec{}
+					decs[l.target] = d
+				}
+				d.n++
+				d.held = d.held || holds
 			}
 		}
-		var left int
-		var held bool
-		if err := w.tx.QueryRowxContext(ctx, `UPDATE execution_tasks SET waiting_on = waiting_on - 1, held = held OR $3,
-			updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 RETURNING waiting_on, held`,
-			w.exec, l.target, holds).Scan(&left, &held); err != nil {
+		if len(decs) == 0 {
+			return nil
+		}
+		targets := make([]string, 0, len(decs))
+		for t := range decs {
+			targets = append(targets, t)
+		}
+		sort.Strings(targets) // rows are locked in name order by every transaction
+		ns, hs := make([]int64, len(targets)), make([]bool, len(targets))
+		for i, t := range targets {
+			ns[i], hs[i] = decs[t].n, decs[t].held
+		}
+		var rows []struct {
+			Task string `db:"task_name"`
+			Held bool   `db:"held"`
+		}
+		// Only the rows whose predecessors have now all finished come back.
+		if err := w.tx.SelectContext(ctx, &rows, `WITH u AS (UPDATE execution_tasks k SET waiting_on = k.waiting_on - d.n,
+			held = k.held OR d.h, updated_at = now()
+			FROM unnest($2::text[], $3::bigint[], $4::boolean[]) AS d (t, n, h)
+			WHERE k.flow_execution_id = $1 AND k.task_name = d.t
+			RETURNING k.task_name, k.held, k.waiting_on)
+			SELECT task_name, held FROM u WHERE waiting_on = 0 ORDER BY task_name`,
+			w.exec, pq.Array(targets), pq.Array(ns), pq.Array(hs)); err != nil {
 			return err
 		}
-		if left == 0 {
-			if err := w.decide(ctx, l.target, held); err != nil {
-				return err
+		finished = nil
+		var ready, skipped []string
+		for _, r := range rows {
+			if r.Held {
+				ready = append(ready, r.Task)
+			} else {
+				skipped = append(skipped, r.Task)
+				finished = append(finished, final{task: r.Task})
 			}
 		}
-	}
-	return nil
-}
-
-// decide settles a task whose predecessors have all finished: it runs when an edge to it held (its
-// next attempt is queued), and is skipped otherwise.
-func (w *walk) decide(ctx context.Context, task string, held bool) error {
-	if !held {
-		if _, err := w.tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'skipped', updated_at = now()
-			WHERE flow_execution_id = $1 AND task_name = $2`, w.exec, task); err != nil {
+		if err := w.skip(ctx, skipped); err != nil {
 			return err
 		}
-		return w.finished(ctx, task, false, nil)
+		if err := w.start(ctx, ready); err != nil {
+			return err
+		}
 	}
-	input, err := w.e.inputOf(ctx, w.tx, w.exec, w.p, task)
-	if err != nil {
-		return err
-	}
-	var attempts int
-	if err := w.tx.GetContext(ctx, &attempts, `UPDATE execution_tasks SET state = 'ready', attempts = attempts + 1,
-		updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 RETURNING attempts`, w.exec, task); err != nil {
-		return err
-	}
-	w.ready = append(w.ready, attempt{task: task, idx: attempts - 1, input: input, external: w.p.tasks[task].Type == External})
 	return nil
 }
 
@@ -124,31 +177,9 @@ func (l link) holds(ctx context.Context, sourceType string, output any) (bool, e
 	return false, nil
 }
 
-// inputOf is the input of a task that became ready: its predecessor's output, or, with several, an
-// object of the completed predecessors' outputs by name.
-func (e *Engine) inputOf(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, p *plan, task string) (json.RawMessage, error) {
-	preds := p.preds[task]
-	var rows []struct {
-		Name   string          `db:"task_name"`
-		Output json.RawMessage `db:"output"`
-	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output FROM execution_tasks
-		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, exec, pq.Array(preds)); err != nil {
-		return nil, err
-	}
-	if len(preds) == 1 && len(rows) == 1 {
-		return rows[0].Output, nil
-	}
-	by := make(map[string]json.RawMessage, len(rows))
-	for _, r := range rows {
-		by[r.Name] = r.Output
-	}
-	return json.Marshal(by)
-}
-
 // settle counts the tasks that reached a final state and completes the execution when none is left;
 // otherwise a running execution whose first task completed is in progress.
-func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a taskArgs, final int) error {
+func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, final int) error {
 	// An execution waiting for input goes back to in progress once none of its tasks' current attempts
 	// is parked (running with neither a lease nor a wake time). Records outside workers keep of attempts
 	// of their own are not the engine's, hence the current-attempt join. The counter is decremented
@@ -163,7 +194,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a 
 				WHERE t.flow_execution_id = $1 AND t.status = 'running' AND t.timeout_at IS NULL AND t.wake_at IS NULL)
 			THEN 'in_progress'
 			ELSE status END
-		WHERE id = $1 RETURNING tasks_left, status`, a.Execution, final).Scan(&left, &status); err != nil {
+		WHERE id = $1 RETURNING tasks_left, status`, exec, final).Scan(&left, &status); err != nil {
 		return err
 	}
 	if left > 0 || !active(status) {
@@ -175,7 +206,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a 
 		Output json.RawMessage `db:"output"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output FROM execution_tasks
-		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, a.Execution, pq.Array(sinks)); err != nil {
+		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, exec, pq.Array(sinks)); err != nil {
 		return err
 	}
 	var output json.RawMessage
@@ -193,6 +224,6 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, a 
 		}
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', output = $2,
-		finished_at = now(), updated_at = now() WHERE id = $1`, a.Execution, string(output))
+		finished_at = now(), updated_at = now() WHERE id = $1`, exec, string(output))
 	return err
 }

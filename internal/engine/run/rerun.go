@@ -122,19 +122,37 @@ func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UU
 		output = NULL, error = NULL, finished_at = NULL, updated_at = now() WHERE id = $1`, exec, version, len(dirty)); err != nil {
 		return err
 	}
-	w := walk{e: e, tx: tx, exec: exec, p: p}
+	var input json.RawMessage
+	if err := tx.GetContext(ctx, &input, `SELECT coalesce(input, '{}') FROM flow_executions WHERE id = $1`, exec); err != nil {
+		return err
+	}
+	w := walk{e: e, tx: tx, exec: exec, p: p, input: input}
+	var ready, skipped []string
+	var finished []final
 	for _, n := range starts {
-		if err := w.decide(ctx, n, held[n]); err != nil {
-			return err
+		if held[n] {
+			ready = append(ready, n)
+		} else {
+			skipped = append(skipped, n)
+			finished = append(finished, final{task: n})
 		}
 	}
-	if err := e.enqueue(ctx, tx, x.Org, exec, w.ready); err != nil {
+	if err := w.skip(ctx, skipped); err != nil {
+		return err
+	}
+	if err := w.start(ctx, ready); err != nil {
+		return err
+	}
+	if err := w.finish(ctx, finished); err != nil {
+		return err
+	}
+	if err := e.enqueue(ctx, tx, x.Org, exec, w.ready, nil); err != nil {
 		return err
 	}
 	if w.final == 0 && len(dirty) > 0 {
 		return nil // queued until its first task starts
 	}
-	return e.settle(ctx, tx, x, p, taskArgs{Execution: exec}, w.final)
+	return e.settle(ctx, tx, x, p, exec, w.final)
 }
 
 // signature is what makes a task the same task in two versions: its own definition and its incoming

@@ -29,18 +29,17 @@ func (e *Engine) Start(ctx context.Context, tx *sqlx.Tx, x Execution) error {
 		names = append(names, n)
 		waiting = append(waiting, int64(len(p.preds[n])))
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO execution_tasks (flow_execution_id, task_name, organization_id,
-		state, waiting_on, held, attempts)
-		SELECT $1, n, $2, CASE WHEN w = 0 THEN 'ready' ELSE 'waiting' END, w, w = 0, CASE WHEN w = 0 THEN 1 ELSE 0 END
-		FROM unnest($3::text[], $4::bigint[]) AS t (n, w)`, x.ID, x.Org, pq.Array(names), pq.Array(waiting)); err != nil {
-		return err
-	}
 	if len(names) == 0 {
 		_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', output = '{}', started_at = now(),
 			finished_at = now(), updated_at = now() WHERE id = $1`, x.ID)
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE flow_executions SET tasks_left = $2 WHERE id = $1`, x.ID, len(names)); err != nil {
+	if _, err := tx.ExecContext(ctx, `WITH t AS (INSERT INTO execution_tasks (flow_execution_id, task_name, organization_id,
+			state, waiting_on, held, attempts)
+		SELECT $1, n, $2, CASE WHEN w = 0 THEN 'ready' ELSE 'waiting' END, w, w = 0, CASE WHEN w = 0 THEN 1 ELSE 0 END
+		FROM unnest($3::text[], $4::bigint[]) AS t (n, w))
+		UPDATE flow_executions SET tasks_left = $5 WHERE id = $1`,
+		x.ID, x.Org, pq.Array(names), pq.Array(waiting), len(names)); err != nil {
 		return err
 	}
 	input := x.Input
@@ -51,5 +50,5 @@ func (e *Engine) Start(ctx context.Context, tx *sqlx.Tx, x Execution) error {
 	for _, n := range p.roots() {
 		atts = append(atts, attempt{task: n, input: input, external: p.tasks[n].Type == External})
 	}
-	return e.enqueue(ctx, tx, x.Org, x.ID, atts)
+	return e.enqueue(ctx, tx, x.Org, x.ID, atts, nil)
 }

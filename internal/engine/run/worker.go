@@ -31,12 +31,18 @@ type claimed struct {
 func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
 	e, a := w.e, job.Args
 	if a.Resume {
-		return e.finish(ctx, job, outcome{output: a.Output})
+		return e.finish(ctx, job, a, outcome{output: a.Output})
 	}
 	c, ok, err := e.claim(ctx, a)
 	if err != nil || !ok {
 		return err
 	}
+	return e.execute(ctx, job, a, c)
+}
+
+// execute runs a claimed attempt and finishes it; job is the River job that delivered it (nil when
+// this process claimed it itself, see local).
+func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskArgs, c claimed) error {
 	p, err := e.plan(ctx, e.db, c.flow, c.version)
 	if err != nil {
 		return err
@@ -61,14 +67,21 @@ func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
 			return err
 		}
 	}
+	// The lease is renewed while the attempt waits for its turn, so waiting does not make it look lost.
+	select {
+	case e.running <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	res, runErr := ex.Run(runCtx, executors.Input{Org: c.org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
 		Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx)})
 	cancel()
+	<-e.running
 	if runErr != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 		runErr = timeoutError{timeout}
 	}
-	return e.finish(ctx, job, outcome{result: res, err: runErr, task: task})
+	return e.finish(ctx, job, a, outcome{result: res, err: runErr, task: task})
 }
 
 type timeoutError struct{ d time.Duration }

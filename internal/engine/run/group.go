@@ -1,0 +1,160 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+
+	"github.com/loopwork/loopwork/internal/dbx"
+)
+
+// Completions of one execution that arrive while a transaction of its completions is under way wait
+// for it and are then recorded together, in the next one: siblings of a fan-out, which would otherwise
+// queue one by one on their join's counter and their execution's row, commit in a transaction or two
+// instead of one each, and the walk's statements are per round, not per task. A completion that finds
+// no transaction under way starts one at once, so a lone task waits for nothing.
+type groups struct {
+	mu sync.Mutex
+	// by holds, for each execution with a transaction under way, the completions waiting for the next.
+	by map[uuid.UUID][]*completion
+}
+
+// completion is an attempt that completed with output, delivered by job (nil: run in process).
+type completion struct {
+	job    *river.Job[taskArgs]
+	args   taskArgs
+	output json.RawMessage
+	err    chan error
+}
+
+// finishCompleted records a completed attempt with the others of its execution that completed
+// meanwhile. The first of them records, round after round, until none is waiting.
+func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output json.RawMessage) error {
+	c := &completion{job: job, args: a, output: output, err: make(chan error, 1)}
+	e.groups.mu.Lock()
+	waiting, underWay := e.groups.by[a.Execution]
+	e.groups.by[a.Execution] = append(waiting, c)
+	e.groups.mu.Unlock()
+	if underWay {
+		select {
+		case err := <-c.err:
+			return err
+		case <-ctx.Done():
+			return ctx.Err() // it is recorded all the same; a repeated delivery finds it completed
+		}
+	}
+	for {
+		e.groups.mu.Lock()
+		round := e.groups.by[a.Execution]
+		if len(round) == 0 {
+			delete(e.groups.by, a.Execution)
+			e.groups.mu.Unlock()
+			break
+		}
+		e.groups.by[a.Execution] = []*completion{}
+		e.groups.mu.Unlock()
+		if err := e.recordGroup(ctx, a.Execution, round); err != nil {
+			// One of them may be what fails: each is recorded on its own instead.
+			for _, r := range round {
+				r.err <- e.finishOne(ctx, r.job, r.args, outcome{output: r.output})
+			}
+			continue
+		}
+		for _, r := range round {
+			r.err <- nil
+		}
+	}
+	return <-c.err
+}
+
+// recordGroup records completed attempts of one execution in one transaction, with the completion of
+// their jobs, and starts in process the successors it claimed once it commits.
+func (e *Engine) recordGroup(ctx context.Context, exec uuid.UUID, round []*completion) error {
+	b := &batch{}
+	err := dbx.WithTx(ctx, e.db, func(tx *sqlx.Tx) error {
+		if err := e.completeGroup(ctx, tx, exec, round, b); err != nil {
+			return err
+		}
+		for _, r := range round {
+			if r.job != nil {
+				if _, err := river.JobCompleteTx[*riverdatabasesql.Driver](ctx, tx.Tx, r.job); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.drop(e)
+		return err
+	}
+	b.run(e)
+	return nil
+}
+
+// completeGroup completes the attempts that are still running in one statement, which locks them
+// (in name order, as every transaction of the engine takes them) and reads their execution; those not
+// running any more were finished by an earlier delivery or cancelled, and those of an execution that
+// stopped meanwhile are cancelled instead.
+func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, round []*completion, b *batch) error {
+	sort.Slice(round, func(i, j int) bool {
+		if round[i].args.Task != round[j].args.Task {
+			return round[i].args.Task < round[j].args.Task
+		}
+		return round[i].args.Idx < round[j].args.Idx
+	})
+	names, idxs, outs := make([]string, len(round)), make([]int64, len(round)), make([]string, len(round))
+	for i, r := range round {
+		names[i], idxs[i], outs[i] = r.args.Task, int64(r.args.Idx), string(r.output)
+	}
+	var rows []struct {
+		execRow
+		Task    string          `db:"task_name"`
+		Attempt string          `db:"attempt_status"`
+		Output  json.RawMessage `db:"output"`
+	}
+	if err := tx.SelectContext(ctx, &rows, `
+		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) AS d (n, i, o)),
+		att AS (
+			UPDATE task_executions t SET updated_at = now(), completed_at = now(),
+				status = CASE WHEN x.status IN ('queued', 'running', 'in_progress', 'awaiting_input') THEN 'completed' ELSE 'cancelled' END,
+				output = CASE WHEN x.status IN ('queued', 'running', 'in_progress', 'awaiting_input') THEN d.o::jsonb END
+			FROM d, flow_executions x
+			WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i AND t.status = 'running'
+			  AND x.id = t.flow_execution_id
+			RETURNING t.task_name, t.status AS attempt_status, t.output, x.organization_id, x.flow_id, x.flow_version,
+				x.status, x.tasks_left),
+		k AS (
+			UPDATE execution_tasks k SET state = 'completed', output = att.output, updated_at = now()
+			FROM att WHERE att.attempt_status = 'completed' AND k.flow_execution_id = $1 AND k.task_name = att.task_name)
+		SELECT task_name, attempt_status, coalesce(output, 'null') AS output, organization_id, flow_id, flow_version,
+			status, tasks_left FROM att ORDER BY task_name`,
+		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs)); err != nil {
+		return err
+	}
+	if len(rows) == 0 || rows[0].Attempt != "completed" {
+		return nil
+	}
+	x := rows[0].execRow
+	p, err := e.plan(ctx, tx, x.Flow, x.Version)
+	if err != nil {
+		return err
+	}
+	b.flow, b.version = x.Flow, x.Version
+	finished := make([]final, len(rows))
+	for i, r := range rows {
+		var value any
+		if err := json.Unmarshal(r.Output, &value); err != nil {
+			return err
+		}
+		finished[i] = final{task: r.Task, completed: true, output: value}
+	}
+	return e.advance(ctx, tx, x, p, exec, finished, b)
+}

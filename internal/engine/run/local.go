@@ -1,0 +1,122 @@
+package run
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// LocalSlots is how many attempts a process holds at once outside River: the successors its own
+// outcomes make ready, running or waiting for an executor (Deps.Workers bound those running). Beyond
+// that, ready attempts go to River like any other, for any replica to take.
+const LocalSlots = 512
+
+// Successors made ready by an attempt this process just finished are run here, at once, instead of
+// through a River job: the transaction that makes one ready writes its attempt as running under this
+// process's lease, and the process starts it as soon as that transaction commits. That spares each
+// step a job insert, a fetch, a claim and two job completions, and no poll stands between a task and
+// the next. The lease is the durable backstop: if the process dies first, the attempt's lease runs out
+// and SweepLost hands it to River, as it does for any attempt whose process died.
+type local struct {
+	slots chan struct{}
+	wg    sync.WaitGroup
+
+	mu      sync.Mutex
+	closed  bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	started bool
+}
+
+func newLocal() *local {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &local{slots: make(chan struct{}, LocalSlots), ctx: ctx, cancel: cancel}
+}
+
+// take reserves a slot, or reports false when all are taken or the process is shutting down (or its
+// queue has not started: before then nothing would run it).
+func (l *local) take() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || !l.started {
+		return false
+	}
+	select {
+	case l.slots <- struct{}{}:
+		l.wg.Add(1)
+		return true
+	default:
+		return false
+	}
+}
+
+func (l *local) release() {
+	<-l.slots
+	l.wg.Done()
+}
+
+// localRun is an attempt a transaction wrote as running for this process, with what running it needs.
+type localRun struct {
+	args taskArgs
+	claimed
+}
+
+// batch collects the attempts one transaction claims for this process; run starts them once it has
+// committed, drop gives their slots back when it has not.
+type batch struct {
+	flow    uuid.UUID
+	version int
+	runs    []localRun
+}
+
+func (b *batch) drop(e *Engine) {
+	if b == nil {
+		return
+	}
+	for range b.runs {
+		e.local.release()
+	}
+	b.runs = nil
+}
+
+func (b *batch) run(e *Engine) {
+	if b == nil {
+		return
+	}
+	for _, r := range b.runs {
+		go func() {
+			defer e.local.release()
+			if err := e.execute(e.local.ctx, nil, r.args, r.claimed); err != nil && e.log != nil && e.local.ctx.Err() == nil {
+				// The attempt stays running until its lease ends; SweepLost then runs it again.
+				e.log.Warn("an attempt run in process failed to finish; its lease will bring it back",
+					"execution", r.args.Execution, "task", r.args.Task, "error", err)
+			}
+		}()
+	}
+	b.runs = nil
+}
+
+// StartLocal lets the engine run successors in process; the server calls it once its queue runs.
+func (e *Engine) StartLocal() {
+	e.local.mu.Lock()
+	e.local.started = true
+	e.local.mu.Unlock()
+}
+
+// Drain stops running successors in process (new ones go to River) and waits up to grace for those
+// running to finish; what is cut off keeps its lease and is run again after it by SweepLost.
+func (e *Engine) Drain(grace time.Duration) {
+	e.local.mu.Lock()
+	e.local.closed = true
+	e.local.mu.Unlock()
+	done := make(chan struct{})
+	go func() { e.local.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		e.local.cancel()
+		<-done
+	}
+}

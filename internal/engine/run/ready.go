@@ -1,0 +1,95 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/lib/pq"
+)
+
+// skip marks tasks skipped: every predecessor finished and no edge to them held.
+func (w *walk) skip(ctx context.Context, tasks []string) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	_, err := w.tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'skipped', updated_at = now()
+		WHERE flow_execution_id = $1 AND task_name = ANY($2)`, w.exec, pq.Array(tasks))
+	return err
+}
+
+// start makes tasks ready whose predecessors all finished with an edge to them holding: each gets its
+// next attempt, queued with its input.
+func (w *walk) start(ctx context.Context, tasks []string) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	inputs, err := w.inputs(ctx, tasks)
+	if err != nil {
+		return err
+	}
+	var rows []struct {
+		Task     string `db:"task_name"`
+		Attempts int    `db:"attempts"`
+	}
+	if err := w.tx.SelectContext(ctx, &rows, `UPDATE execution_tasks SET state = 'ready', attempts = attempts + 1,
+		updated_at = now() WHERE flow_execution_id = $1 AND task_name = ANY($2) RETURNING task_name, attempts`,
+		w.exec, pq.Array(tasks)); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		w.ready = append(w.ready, attempt{task: r.Task, idx: r.Attempts - 1, input: inputs[r.Task],
+			external: w.p.tasks[r.Task].Type == External})
+	}
+	return nil
+}
+
+// inputs are the inputs of tasks that became ready: a task's predecessor's output, or, with several,
+// an object of the completed predecessors' outputs by name.
+func (w *walk) inputs(ctx context.Context, tasks []string) (map[string]json.RawMessage, error) {
+	var preds []string
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		for _, p := range w.p.preds[t] {
+			if !seen[p] {
+				seen[p] = true
+				preds = append(preds, p)
+			}
+		}
+	}
+	var rows []struct {
+		Name   string          `db:"task_name"`
+		Output json.RawMessage `db:"output"`
+	}
+	if err := w.tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output FROM execution_tasks
+		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, w.exec, pq.Array(preds)); err != nil {
+		return nil, err
+	}
+	outputs := make(map[string]json.RawMessage, len(rows))
+	for _, r := range rows {
+		outputs[r.Name] = r.Output
+	}
+	in := make(map[string]json.RawMessage, len(tasks))
+	for _, t := range tasks {
+		ps := w.p.preds[t]
+		if len(ps) == 0 { // a root, run again: the execution's input
+			in[t] = w.input
+			continue
+		}
+		if out, ok := outputs[ps[0]]; len(ps) == 1 && ok {
+			in[t] = out
+			continue
+		}
+		by := make(map[string]json.RawMessage, len(ps))
+		for _, p := range ps {
+			if out, ok := outputs[p]; ok {
+				by[p] = out
+			}
+		}
+		b, err := json.Marshal(by)
+		if err != nil {
+			return nil, err
+		}
+		in[t] = b
+	}
+	return in, nil
+}
