@@ -1,0 +1,43 @@
+package executions
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/engine/run"
+)
+
+// Spec is an execution to create: of a version of a flow, in an organization, for whom.
+type Spec struct {
+	Org, Flow uuid.UUID
+	Version   int
+	Input     json.RawMessage
+	CreatedBy *uuid.UUID
+	Actor     string
+}
+
+// Create inserts a queued execution, lays out its tasks and queues its first ones in tx, then takes
+// its run number. The run number comes last: the flow's counter row is the one thing concurrent starts
+// of a flow share, so its lock is held only for the commit.
+func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, error) {
+	var r row
+	if len(n.Input) == 0 {
+		n.Input = json.RawMessage(`{}`)
+	}
+	if err := tx.GetContext(ctx, &r, `INSERT INTO flow_executions AS x (organization_id, flow_id, flow_version, status,
+		input, run_number, created_by, modified_by) VALUES ($2, $1, $3, 'queued', $4, 0, $5, $6) RETURNING `+columns,
+		n.Flow, n.Org, n.Version, string(n.Input), n.CreatedBy, n.Actor); err != nil {
+		return r, err
+	}
+	if err := engine.Start(ctx, tx, run.Execution{ID: r.ID, Org: r.Org, Flow: r.Flow, Version: r.Version, Input: n.Input}); err != nil {
+		return r, err
+	}
+	err := tx.GetContext(ctx, &r.RunNumber, `
+		WITH n AS (UPDATE flows SET executions_started = executions_started + 1 WHERE id = $1 RETURNING executions_started)
+		UPDATE flow_executions x SET run_number = n.executions_started FROM n WHERE x.id = $2 RETURNING x.run_number`,
+		n.Flow, r.ID)
+	return r, err
+}
