@@ -109,8 +109,29 @@ func TestSurvivesKill9(t *testing.T) {
 	if mid == 0 {
 		t.Fatal("every execution was done before the kill: nothing was tested")
 	}
+	// The delays waiting at the kill are data: the restart keeps their wake times, it does not start
+	// the waits over.
+	var waiting []struct {
+		Exec string    `db:"flow_execution_id"`
+		Wake time.Time `db:"wake_at"`
+	}
+	if err := db.Select(&waiting, `SELECT flow_execution_id, wake_at FROM task_executions
+		WHERE task_name = 'b' AND status = 'running' AND wake_at IS NOT NULL`); err != nil {
+		t.Fatal(err)
+	}
 	testkit.Serve(t, bin, dsn, addr)
 	waitAllDone(t, db, n, 2*time.Minute)
+	for _, w := range waiting {
+		var wake, done time.Time
+		if err := db.QueryRow(`SELECT wake_at, completed_at FROM task_executions WHERE flow_execution_id = $1
+			AND task_name = 'b' AND status = 'completed'`, w.Exec).Scan(&wake, &done); err != nil {
+			t.Fatal(err)
+		}
+		if !wake.Equal(w.Wake) || done.Before(wake) {
+			t.Fatalf("a delay waiting at the kill until %s woke at %s, completed at %s", w.Wake, wake, done)
+		}
+	}
+	t.Logf("%d delays were waiting at the kill; each kept its wake time", len(waiting))
 	t.Logf("%d of %d executions were unfinished at the kill; all completed after the restart", mid, n)
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -186,6 +187,17 @@ func TestReportsMoveForward(t *testing.T) {
 		if i == 0 && !strings.Contains(string(res.Body), `"loc":["body","output"]`) {
 			t.Fatalf("422 does not name the output: %s", res.Body)
 		}
+	}
+	// Refused reports wrote nothing: no attempt of x, and the completed attempt is as it was.
+	var written int
+	if err := env.DB.Get(&written, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1 AND task_name = 'x'`, exec); err != nil || written != 0 {
+		t.Fatalf("refused reports left %d attempts (%v)", written, err)
+	}
+	var status string
+	var updated time.Time
+	if err := env.DB.QueryRow(`SELECT status, updated_at FROM task_executions WHERE id = $1`, c2.Id).Scan(&status, &updated); err != nil ||
+		status != "completed" || !updated.Equal(c2.UpdatedAt) {
+		t.Fatalf("the 409s changed the completed attempt: %s at %s (%v)", status, updated, err)
 	}
 	record(t, integ, req(exec, strings.Repeat("n", 200), 0, platformapi.TaskExecutionStatusQueued, "", ""), http.StatusCreated)
 	// A null output or error counts as not sent.

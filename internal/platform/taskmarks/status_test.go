@@ -190,6 +190,7 @@ func TestLimits(t *testing.T) {
 			return integ.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{Limit: ptr(101)})
 		}},
 	} {
+		before := marks(t, env, exec)
 		res, err := c.call()
 		if err != nil {
 			t.Fatal(err)
@@ -197,5 +198,19 @@ func TestLimits(t *testing.T) {
 		if res.StatusCode() != c.want {
 			t.Errorf("%s: status %d, want %d: %.300s", c.what, res.StatusCode(), c.want, testkit.Body(res))
 		}
+		if after := marks(t, env, exec); c.want >= 400 && after != before {
+			t.Errorf("%s: refused, yet the statuses and tags went from %d to %d rows", c.what, before, after)
+		}
 	}
+}
+
+// marks counts the status and tag rows of an execution: a refused request writes none.
+func marks(t *testing.T, env *testkit.Env, exec uuid.UUID) int {
+	t.Helper()
+	var n int
+	if err := env.DB.Get(&n, `SELECT (SELECT count(*) FROM flow_task_statuses WHERE flow_execution_id = $1)
+		+ (SELECT count(*) FROM flow_task_tags WHERE flow_execution_id = $1)`, exec); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
