@@ -29,7 +29,8 @@ run: build
 test:
 	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./...
 
-# bench runs the /v1 performance scenario once (a million jobs; several minutes) and prints BENCH lines.
+# bench runs every performance scenario once (flows, the engine, outside workers, reviews, durability with
+# real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines.
 bench:
 	./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench . -benchtime 1x -count=1 -timeout 60m ./internal/bench/
 
