@@ -31,8 +31,7 @@ func (s *Service) StartFlowExecution(ctx context.Context, req platformapi.StartF
 			return err
 		}
 		if !f.Valid {
-			return httpx.NewError(http.StatusConflict, "invalid_flow",
-				"the latest version of the flow has validation errors; read them with GET /api/flows/{id}?include_validation_errors=true")
+			return flows.NotRunnable(ctx, tx, f)
 		}
 		if err := credits.Reserve(ctx, tx, p.OrganizationID, 1); err != nil {
 			return err

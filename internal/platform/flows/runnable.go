@@ -2,11 +2,15 @@ package flows
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 
 	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/dsl"
+	"github.com/loopwork/loopwork/internal/engine/tasks"
 	"github.com/loopwork/loopwork/internal/httpx"
 )
 
@@ -59,4 +63,21 @@ func Changeable(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUI
 		return false, dbx.Translate(err)
 	}
 	return f.changeable(c), nil
+}
+
+// NotRunnable is the 409 for starting a flow whose latest version has validation errors, with the
+// errors as ErrorDetails (locations from the definition on).
+func NotRunnable(ctx context.Context, db dbx.DBTX, r Runnable) error {
+	var raw []byte
+	if err := db.GetContext(ctx, &raw, `SELECT definition FROM flow_versions WHERE flow_id = $1 AND version = $2`, r.ID, r.Version); err != nil {
+		return err
+	}
+	var def any
+	if err := json.Unmarshal(raw, &def); err != nil {
+		return err
+	}
+	e := httpx.NewError(http.StatusConflict, "invalid_flow",
+		"the latest version of the flow has validation errors (in details); fix them with PUT /api/flows/{id}")
+	e.Details = details(dsl.Validate(def, tasks.Builtin()))
+	return e
 }
