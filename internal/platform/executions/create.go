@@ -10,13 +10,17 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/run"
 )
 
-// Spec is an execution to create: of a version of a flow, in an organization, for whom.
+// Spec is an execution to create: of a version of a flow, in an organization, for whom, and (for the
+// /v1 half) for which job.
 type Spec struct {
 	Org, Flow uuid.UUID
 	Version   int
 	Input     json.RawMessage
 	CreatedBy *uuid.UUID
 	Actor     string
+	// JobApp and Job name the /v1 job the execution runs, if any.
+	JobApp *uuid.UUID
+	Job    *int64
 }
 
 // Create inserts a queued execution, lays out its tasks and queues its first ones in tx, then takes
@@ -28,8 +32,8 @@ func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, 
 		n.Input = json.RawMessage(`{}`)
 	}
 	if err := tx.GetContext(ctx, &r, `INSERT INTO flow_executions AS x (organization_id, flow_id, flow_version, status,
-		input, run_number, created_by, modified_by) VALUES ($2, $1, $3, 'queued', $4, 0, $5, $6) RETURNING `+columns,
-		n.Flow, n.Org, n.Version, string(n.Input), n.CreatedBy, n.Actor); err != nil {
+		input, run_number, created_by, modified_by, job_app_id, job_id) VALUES ($2, $1, $3, 'queued', $4, 0, $5, $6, $7, $8)
+		RETURNING `+columns, n.Flow, n.Org, n.Version, string(n.Input), n.CreatedBy, n.Actor, n.JobApp, n.Job); err != nil {
 		return r, err
 	}
 	if err := engine.Start(ctx, tx, run.Execution{ID: r.ID, Org: r.Org, Flow: r.Flow, Version: r.Version, Input: n.Input}); err != nil {
@@ -40,4 +44,22 @@ func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, 
 		UPDATE flow_executions x SET run_number = n.executions_started FROM n WHERE x.id = $2 RETURNING x.run_number`,
 		n.Flow, r.ID)
 	return r, err
+}
+
+// ForJob starts the execution of a /v1 job in tx: of the flow's latest published version (its latest
+// valid one while none is published), in the job's organization. It returns the execution's id, or
+// false when the flow has no version that can run.
+func ForJob(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec, app uuid.UUID, job int64) (uuid.UUID, bool, error) {
+	var versions []int
+	if err := tx.SelectContext(ctx, &versions, `SELECT version FROM flow_versions WHERE flow_id = $1 AND valid
+		ORDER BY status = 'published' DESC, version DESC LIMIT 1`, n.Flow); err != nil || len(versions) == 0 {
+		return uuid.Nil, false, err
+	}
+	n.Version, n.JobApp, n.Job = versions[0], &app, &job
+	r, err := Create(ctx, tx, engine, n)
+	if err != nil {
+		return uuid.Nil, false, err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE jobs SET flow_execution_id = $3 WHERE app_id = $1 AND id = $2`, app, job, r.ID)
+	return r.ID, err == nil, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 
+	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/credits"
@@ -40,11 +41,13 @@ func setup(t *testing.T) *fx {
 	return f
 }
 
-// appOpts describe an app; the zero value is an ACTIVE app without a flow and default settings.
+// appOpts describe an app; the zero value is an ACTIVE app without a flow and default settings. flow
+// binds it to a flow whose task waits for an outside worker, def to a flow of that definition.
 type appOpts struct {
 	org      uuid.UUID
 	settings string
 	flow     bool
+	def      string
 	status   string
 	ttl      *int
 }
@@ -61,11 +64,11 @@ func (f *fx) newApp(t *testing.T, o appOpts) uuid.UUID {
 		o.status = "ACTIVE"
 	}
 	var flow *uuid.UUID
-	if o.flow {
-		var id uuid.UUID
-		if err := f.env.DB.Get(&id, `INSERT INTO flows (organization_id) VALUES ($1) RETURNING id`, o.org); err != nil {
-			t.Fatal(err)
+	if o.flow || o.def != "" {
+		if o.def == "" {
+			o.def = waitingFlow
 		}
+		id := newFlow(t, f.env, o.org, o.def)
 		flow = &id
 	}
 	var id uuid.UUID
@@ -75,6 +78,22 @@ func (f *fx) newApp(t *testing.T, o appOpts) uuid.UUID {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// waitingFlow is one external task that no worker claims: its executions stay queued.
+const waitingFlow = `{"version": 1, "tasks": [{"name": "work", "type": "external", "parameters": {"queue": "jobs-test"}}], "edges": []}`
+
+// newFlow creates a flow of the organization through /api and returns its id.
+func newFlow(t *testing.T, env *testkit.Env, org uuid.UUID, definition string) uuid.UUID {
+	t.Helper()
+	vis := platformapi.Organization
+	res, err := env.User(t, org, auth.RoleOrgAdmin).API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{
+		DisplayName: "flow", Definition: json.RawMessage(definition), Visibility: &vis})
+	testkit.Expect(t, res, err, http.StatusCreated)
+	if len(*res.JSON201.ValidationErrors) != 0 {
+		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
+	}
+	return res.JSON201.Id
 }
 
 // member is a new app_user of the organization acting on app with role.

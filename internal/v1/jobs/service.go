@@ -3,6 +3,7 @@ package jobs
 
 import (
 	"github.com/jmoiron/sqlx"
+	"github.com/loopwork/loopwork/internal/engine/run"
 
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
@@ -12,6 +13,8 @@ type Deps struct {
 	DB *sqlx.DB
 	// Grants resolves callers' grants on apps (memoised).
 	Grants *access.Grants
+	// Engine runs the jobs of apps bound to a flow.
+	Engine *run.Engine
 }
 
 // Service implements its operations of v1api.StrictServerInterface.

@@ -63,12 +63,16 @@ func newSubmission(g *access.Grant, in *v1api.JobInput, now time.Time) (submissi
 	return s, nil
 }
 
-// initialState is where a new job starts. Nothing is started here: a job waits SCHEDULED, on an app
-// without a flow for a person (or an external worker when labeling is off), otherwise for the flow
-// execution that the flow runner attaches; a PAUSED app keeps it SCHEDULED all the same.
+// initialState is where a new job starts. On an app without a flow it waits SCHEDULED, for a person (or
+// an external worker when labeling is off). On an app bound to a flow it starts an execution at once
+// (SCHEDULED, then moving with the execution), unless the app is PAUSED: then it waits PENDING until the
+// app is ACTIVE again.
 func initialState(g *access.Grant) (status, processing string) {
-	if g.App.APIID == nil && g.App.ParsedSettings().LabelingEnabled {
+	switch {
+	case g.App.APIID == nil && g.App.ParsedSettings().LabelingEnabled:
 		return "SCHEDULED", "AWAITING_HUMAN"
+	case g.App.APIID != nil && g.App.Status == "PAUSED":
+		return "PENDING", "QUEUED"
 	}
 	return "SCHEDULED", "QUEUED"
 }
@@ -92,7 +96,10 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 	out := v1api.JobSubmitted{AppId: g.App.ID, Status: v1api.JobStatus(status), BatchId: sub.batchID}
 	// A measurement job takes the careful path: its round is checked and held in the same transaction.
 	ok := false
-	if sub.onboarding == nil {
+	// A job that starts an execution takes the careful path too: the job, its credit and its execution
+	// commit together.
+	starts := g.App.APIID != nil && status == "SCHEDULED"
+	if sub.onboarding == nil && !starts {
 		if ok, err = s.insertPaid(ctx, g, p, sub, status, processing, &out); err != nil {
 			return nil, err
 		}
@@ -110,8 +117,15 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 			if err := insertJob(ctx, tx, g, p, sub, status, processing, &out); err != nil {
 				return err
 			}
-			_, err := credits.Record(ctx, tx, credits.Usage{OrganizationID: g.App.OrganizationID,
-				ProductID: credits.JobSubmissionProduct, JobID: &out.Id, Amount: 1, CreatedBy: p.Actor()})
+			if _, err := credits.Record(ctx, tx, credits.Usage{OrganizationID: g.App.OrganizationID,
+				ProductID: credits.JobSubmissionProduct, JobID: &out.Id, Amount: 1, CreatedBy: p.Actor()}); err != nil {
+				return err
+			}
+			if !starts {
+				return nil
+			}
+			exec, err := s.start(ctx, tx, g, p, out.Id, sub.input)
+			out.FlowExecutionId = &exec
 			return err
 		})
 	}

@@ -62,19 +62,20 @@ func TestSubmitJob(t *testing.T) {
 	t.Run("initial state follows the app", func(t *testing.T) {
 		t.Parallel()
 		for _, c := range []struct {
-			name  string
-			o     appOpts
-			state string
+			name          string
+			o             appOpts
+			status, state string
 		}{
-			{"no flow", appOpts{}, "AWAITING_HUMAN"},
-			{"no flow, labeling off", appOpts{settings: `{"labeling_enabled": false}`}, "QUEUED"},
-			{"flow", appOpts{flow: true}, "QUEUED"},
-			{"paused", appOpts{status: "PAUSED"}, "AWAITING_HUMAN"},
+			{"no flow", appOpts{}, "SCHEDULED", "AWAITING_HUMAN"},
+			{"no flow, labeling off", appOpts{settings: `{"labeling_enabled": false}`}, "SCHEDULED", "QUEUED"},
+			{"flow", appOpts{flow: true}, "SCHEDULED", "QUEUED"},
+			{"paused", appOpts{status: "PAUSED"}, "SCHEDULED", "AWAITING_HUMAN"},
+			{"paused, flow", appOpts{status: "PAUSED", flow: true}, "PENDING", "QUEUED"},
 		} {
 			app := f.newApp(t, c.o)
 			id := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), Priority: ptr(2), Deadline: ptr(time.Now().Add(time.Hour))})
 			got, _ := f.admin.V1.GetJobWithResponse(ctx, app, id, nil)
-			if j := got.JSON200; j.Status != "SCHEDULED" || string(j.ProcessingState) != c.state || *j.Priority != 2 || j.ExpiresAt == nil {
+			if j := got.JSON200; string(j.Status) != c.status || string(j.ProcessingState) != c.state || *j.Priority != 2 || j.ExpiresAt == nil {
 				t.Errorf("%s: %s %s priority %d expires %v", c.name, j.Status, j.ProcessingState, *j.Priority, j.ExpiresAt)
 			}
 		}

@@ -1,0 +1,29 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/platform/executions"
+	"github.com/loopwork/loopwork/internal/v1/access"
+)
+
+// start starts the flow execution of a job of an app bound to a flow, in the job's transaction: the job's
+// input is the execution's input, and from then on the job moves with the execution (a trigger of the
+// database moves it in every transaction that moves the execution; see migration 00019).
+func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, job int64, input string) (uuid.UUID, error) {
+	id, ok, err := executions.ForJob(ctx, tx, s.d.Engine, executions.Spec{Org: g.App.OrganizationID, Flow: *g.App.APIID,
+		Input: json.RawMessage(input), CreatedBy: authorID(p), Actor: p.Actor()}, g.App.ID, job)
+	if err != nil {
+		return id, err
+	}
+	if !ok {
+		return id, httpx.Conflict("the app's flow has no valid version to run; save a valid version of it first")
+	}
+	return id, nil
+}

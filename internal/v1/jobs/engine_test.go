@@ -1,0 +1,135 @@
+package jobs_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+// waitJob waits until the job has one of the statuses and returns it.
+func (f *fx) waitJob(t *testing.T, app uuid.UUID, id int64, want ...v1api.JobStatus) *v1api.Job {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := f.admin.V1.GetJobWithResponse(ctx, app, id, nil)
+		testkit.Expect(t, res, err, http.StatusOK)
+		for _, w := range want {
+			if res.JSON200.Status == w {
+				return res.JSON200
+			}
+		}
+		if time.Now().After(deadline) {
+			var execs []string
+			_ = f.env.DB.Select(&execs, `SELECT status || ' ' || coalesce(error::text, '') FROM flow_executions WHERE job_id = $1`, id)
+			t.Fatalf("job %d is %s, want one of %v; its execution: %v", id, res.JSON200.Status, want, execs)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// history is the job's STATUS_CHANGED and PROCESSING_STATE_CHANGED events as "from>to", in order.
+func (f *fx) history(t *testing.T, id int64, event string) []string {
+	t.Helper()
+	var out []string
+	if err := f.env.DB.Select(&out, `SELECT from_status || '>' || to_status FROM job_history WHERE job_id = $1 AND event = $2
+		ORDER BY id`, id, event); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestJobsRunAsExecutions: a job of an app bound to a flow starts an execution of it with the job's
+// input; the job moves with the execution, in the transactions that move it, and its response is the
+// execution's output.
+func TestJobsRunAsExecutions(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	app := f.newApp(t, appOpts{def: `{"version": 1, "tasks": [
+		{"name": "a", "type": "transform", "parameters": {"expression": "{n: (.n + 1)}"}},
+		{"name": "b", "type": "transform", "parameters": {"expression": "{n: (.n * 10)}"}}],
+		"edges": [{"source": "a", "target": "b"}]}`})
+	res, err := f.admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: doc(map[string]any{"n": 1})})
+	testkit.Expect(t, res, err, http.StatusCreated)
+	if res.JSON201.Status != "SCHEDULED" || res.JSON201.FlowExecutionId == nil {
+		t.Fatalf("submitted %+v, want SCHEDULED with its execution", res.JSON201)
+	}
+	job := f.waitJob(t, app, res.JSON201.Id, "COMPLETED", "FAILED")
+	if job.Status != "COMPLETED" || job.ProcessingState != "DONE" || job.CompletedAt == nil || *job.FlowExecutionId != *res.JSON201.FlowExecutionId {
+		t.Fatalf("job %+v", job)
+	}
+	if b, _ := json.Marshal(job.Response); string(b) != `{"n":20}` {
+		t.Fatalf("response %s, want the output of the flow's last task", b)
+	}
+	exec := testkit.WaitForExecution(t, f.admin, *job.FlowExecutionId, platformapi.ExecutionStatusCompleted)
+	if exec.Input["n"] != 1.0 || exec.OrganizationId != f.org {
+		t.Fatalf("execution %+v: the job's input, in the job's organization", exec)
+	}
+	if h := f.history(t, job.Id, "STATUS_CHANGED"); len(h) != 2 || h[0] != "SCHEDULED>IN_PROGRESS" || h[1] != "IN_PROGRESS>COMPLETED" {
+		t.Fatalf("status history %v", h)
+	}
+	if h := f.history(t, job.Id, "PROCESSING_STATE_CHANGED"); len(h) != 2 || h[0] != "QUEUED>PROCESSING" || h[1] != "PROCESSING>DONE" {
+		t.Fatalf("processing history %v", h)
+	}
+}
+
+// TestJobsFollowTheirExecution: a failing execution fails its job with its message, one waiting for a
+// review suspends it, and one stopped through /api cancels it.
+func TestJobsFollowTheirExecution(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	failing := f.newApp(t, appOpts{def: `{"version": 1, "tasks": [{"name": "a", "type": "transform",
+		"parameters": {"expression": "error(\"no luck\")"}}], "edges": []}`})
+	job := f.waitJob(t, failing, f.submit(t, failing, v1api.JobInput{Input: doc(map[string]any{})}), "FAILED", "COMPLETED")
+	if job.Status != "FAILED" || job.ProcessingState != "ERROR" || job.Error == nil || *job.Error != "task a: error: no luck" {
+		t.Fatalf("job %s %s (error %q), want FAILED naming the task and its error", job.Status, job.ProcessingState, *job.Error)
+	}
+
+	reviewed := f.newApp(t, appOpts{def: `{"version": 1, "tasks": [{"name": "check", "type": "human_review"}], "edges": []}`})
+	job = f.waitJob(t, reviewed, f.submit(t, reviewed, v1api.JobInput{Input: doc(map[string]any{"a": 1})}), "SUSPENDED")
+	if job.ProcessingState != "AWAITING_HUMAN" {
+		t.Fatalf("job %+v, want AWAITING_HUMAN", job)
+	}
+
+	waiting := f.newApp(t, appOpts{flow: true})
+	id := f.submit(t, waiting, v1api.JobInput{Input: doc(map[string]any{})})
+	job = f.waitJob(t, waiting, id, "SCHEDULED")
+	stop, err := f.admin.API.StopFlowExecutionWithResponse(ctx, *job.FlowExecutionId)
+	testkit.Expect(t, stop, err, http.StatusOK)
+	job = f.waitJob(t, waiting, id, "CANCELED")
+	if job.ProcessingState != "ERROR" {
+		t.Fatalf("job %+v, want ERROR", job)
+	}
+}
+
+// TestJobSubmissionIsOneTransaction: a refused submission (no credits; a flow with no version that can
+// run) writes neither a job nor an execution.
+func TestJobSubmissionIsOneTransaction(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	poor := f.env.Org(t)
+	app := f.newApp(t, appOpts{org: poor, flow: true})
+	admin := f.env.User(t, poor, auth.RoleOrgAdmin)
+	res, err := admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{Input: doc(map[string]any{})})
+	testkit.Expect(t, res, err, http.StatusPaymentRequired)
+
+	broken := f.newApp(t, appOpts{flow: true})
+	if _, err := f.env.DB.Exec(`UPDATE flow_versions SET valid = false WHERE flow_id = (SELECT api_id FROM apps WHERE id = $1)`, broken); err != nil {
+		t.Fatal(err)
+	}
+	res, err = f.admin.V1.SubmitJobWithResponse(ctx, broken, nil, v1api.JobInput{Input: doc(map[string]any{})})
+	testkit.Expect(t, res, err, http.StatusConflict)
+	var jobs, execs int
+	if err := f.env.DB.QueryRow(`SELECT (SELECT count(*) FROM jobs WHERE app_id IN ($1, $2)),
+		(SELECT count(*) FROM flow_executions WHERE job_app_id IN ($1, $2))`, app, broken).Scan(&jobs, &execs); err != nil ||
+		jobs != 0 || execs != 0 {
+		t.Fatalf("refused submissions left %d jobs and %d executions (%v)", jobs, execs, err)
+	}
+}
