@@ -82,7 +82,7 @@ func New(d Deps) *Engine {
 		lease = DefaultLease
 	}
 	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: make(chan struct{}, workers),
-		groups: groups{by: map[uuid.UUID][]*completion{}}}
+		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}}
 }
 
 // Register adds the engine's workers.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
@@ -24,6 +25,61 @@ type groups struct {
 	mu sync.Mutex
 	// by holds, for each execution with a transaction under way, the completions waiting for the next.
 	by map[uuid.UUID][]*completion
+	// running counts, per execution, the attempts run in this process that have not reached their
+	// outcome yet: a completion that finds its siblings still running waits a moment for them (see
+	// gather), so that a fan-out's branches are recorded in one transaction.
+	running map[uuid.UUID]int
+}
+
+// gatherFor is the longest a completion waits for the siblings running beside it; a chain, whose
+// steps have none, never waits.
+const gatherFor = 3 * time.Millisecond
+
+// arrival marks, in the context of an attempt run in process, whether it has reached its outcome.
+type arrival struct{ done bool }
+
+type arrivalKey struct{}
+
+// dispatched counts an attempt this process is about to run; the context it runs under records its
+// arrival.
+func (g *groups) dispatched(ctx context.Context, exec uuid.UUID) context.Context {
+	g.mu.Lock()
+	g.running[exec]++
+	g.mu.Unlock()
+	return context.WithValue(ctx, arrivalKey{}, &arrival{})
+}
+
+// arrivedLocked uncounts the attempt of ctx, once; g.mu must be held.
+func (g *groups) arrivedLocked(ctx context.Context, exec uuid.UUID) {
+	a, _ := ctx.Value(arrivalKey{}).(*arrival)
+	if a == nil || a.done {
+		return
+	}
+	a.done = true
+	if g.running[exec]--; g.running[exec] <= 0 {
+		delete(g.running, exec)
+	}
+}
+
+// arrived uncounts the attempt of ctx if it has not arrived yet (it ended without a completion).
+func (g *groups) arrived(ctx context.Context, exec uuid.UUID) {
+	g.mu.Lock()
+	g.arrivedLocked(ctx, exec)
+	g.mu.Unlock()
+}
+
+// gather waits, for at most gatherFor, until no attempt of the execution is still running here.
+func (g *groups) gather(exec uuid.UUID) {
+	deadline := time.Now().Add(gatherFor)
+	for time.Now().Before(deadline) {
+		g.mu.Lock()
+		n := g.running[exec]
+		g.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
 }
 
 // completion is an attempt that completed with output, delivered by job (nil: run in process).
@@ -39,6 +95,7 @@ type completion struct {
 func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output json.RawMessage) error {
 	c := &completion{job: job, args: a, output: output, err: make(chan error, 1)}
 	e.groups.mu.Lock()
+	e.groups.arrivedLocked(ctx, a.Execution)
 	waiting, underWay := e.groups.by[a.Execution]
 	e.groups.by[a.Execution] = append(waiting, c)
 	e.groups.mu.Unlock()
@@ -50,6 +107,7 @@ func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], 
 			return ctx.Err() // it is recorded all the same; a repeated delivery finds it completed
 		}
 	}
+	e.groups.gather(a.Execution)
 	for {
 		e.groups.mu.Lock()
 		round := e.groups.by[a.Execution]

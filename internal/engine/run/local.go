@@ -86,9 +86,11 @@ func (b *batch) run(e *Engine) {
 		return
 	}
 	for _, r := range b.runs {
+		ctx := e.groups.dispatched(e.local.ctx, r.args.Execution)
 		go func() {
 			defer e.local.release()
-			if err := e.execute(e.local.ctx, nil, r.args, r.claimed); err != nil && e.log != nil && e.local.ctx.Err() == nil {
+			defer e.groups.arrived(ctx, r.args.Execution)
+			if err := e.execute(ctx, nil, r.args, r.claimed); err != nil && e.log != nil && e.local.ctx.Err() == nil {
 				// The attempt stays running until its lease ends; SweepLost then runs it again.
 				e.log.Warn("an attempt run in process failed to finish; its lease will bring it back",
 					"execution", r.args.Execution, "task", r.args.Task, "error", err)
