@@ -1,8 +1,10 @@
 -- +goose Up
 -- A job of an app bound to a flow runs as a flow execution. The execution names its job, and a trigger
 -- moves the job with every change of the execution's status, in the transaction that makes it: a job
--- never disagrees with its execution, whichever path (a task's outcome, a review, a stop, a delete, the
--- time-to-live sweep) moved it. Jobs that are final already (canceled or expired through /v1) stay so.
+-- never disagrees with its execution, whichever path (a task's outcome, a review, a stop or a delete
+-- through /api, the time-to-live sweep) moved it. Jobs that are final already stay so, and /v1's own
+-- changes (bulk operations, the expiry sweep), which stop executions and move their jobs themselves,
+-- turn it off for their statements (loopwork.jobs_follow = off).
 ALTER TABLE flow_executions ADD COLUMN job_app_id uuid, ADD COLUMN job_id bigint,
   ADD CONSTRAINT flow_executions_job_fkey FOREIGN KEY (job_app_id, job_id) REFERENCES jobs (app_id, id) ON DELETE SET NULL;
 CREATE INDEX flow_executions_job_idx ON flow_executions (job_app_id, job_id) WHERE job_id IS NOT NULL;
@@ -14,6 +16,10 @@ DECLARE
   s text;  -- the job's status
   ps text; -- its processing state
 BEGIN
+  -- A change of /v1's own (a bulk operation, the expiry sweep) moves its jobs itself.
+  IF current_setting('loopwork.jobs_follow', true) = 'off' THEN
+    RETURN NULL;
+  END IF;
   CASE NEW.status
     WHEN 'queued' THEN s := 'SCHEDULED'; ps := 'QUEUED';
     WHEN 'running', 'in_progress' THEN s := 'IN_PROGRESS'; ps := 'PROCESSING';
@@ -33,7 +39,10 @@ BEGIN
       response = CASE WHEN s = 'COMPLETED' THEN NEW.output ELSE j.response END,
       error = CASE WHEN s = 'FAILED' THEN coalesce('task ' || (NEW.error ->> 'task') || ': ', '')
         || coalesce(NEW.error ->> 'message', 'the flow execution failed') ELSE j.error END,
-      completed_at = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN now() ELSE j.completed_at END
+      completed_at = CASE WHEN s = 'COMPLETED' THEN now() ELSE j.completed_at END,
+      -- A final job is nobody's to label any more.
+      assigned_to = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN NULL ELSE j.assigned_to END,
+      lock_expires_at = CASE WHEN s IN ('COMPLETED', 'FAILED', 'CANCELED') THEN NULL ELSE j.lock_expires_at END
     FROM prev WHERE j.app_id = NEW.job_app_id AND j.id = prev.id AND (prev.status <> s OR prev.processing_state <> ps)
     RETURNING j.id)
   INSERT INTO job_history (job_id, app_id, organization_id, event, from_status, to_status, details)

@@ -2,6 +2,7 @@ package executions
 
 import (
 	"context"
+	"github.com/google/uuid"
 
 	"github.com/jmoiron/sqlx"
 
@@ -18,7 +19,9 @@ import (
 func (s *Service) DeleteFlowExecution(ctx context.Context, req platformapi.DeleteFlowExecutionRequestObject) (platformapi.DeleteFlowExecutionResponseObject, error) {
 	p := auth.MustFromContext(ctx)
 	err := dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		r, err := visible(ctx, tx, p, req.Id, true)
+		// Read, not locked: HaltMany takes the locks in the engine's order, and ends the execution only
+		// if it is not deleted meanwhile.
+		r, err := visible(ctx, tx, p, req.Id)
 		if err != nil {
 			return err
 		}
@@ -28,13 +31,7 @@ func (s *Service) DeleteFlowExecution(ctx context.Context, req platformapi.Delet
 		if err := mayStop(ctx, tx, p, r); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `
-			WITH att AS (UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now(), modified_by = $2
-			             WHERE flow_execution_id = $1 AND status IN ('queued', 'running')),
-			     tasks AS (UPDATE execution_tasks SET state = 'cancelled', updated_at = now()
-			               WHERE flow_execution_id = $1 AND state IN ('waiting', 'ready'))
-			UPDATE flow_executions SET status = 'deleted', deleted_at = now(), updated_at = now(), modified_by = $2
-			WHERE id = $1`, r.ID, p.Actor())
+		_, err = HaltMany(ctx, tx, Halt{IDs: []uuid.UUID{r.ID}, To: "deleted", Actor: p.Actor()})
 		return err
 	})
 	if err != nil {

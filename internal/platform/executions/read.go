@@ -13,7 +13,7 @@ import (
 
 // GetFlowExecution reads one execution, deleted ones included.
 func (s *Service) GetFlowExecution(ctx context.Context, req platformapi.GetFlowExecutionRequestObject) (platformapi.GetFlowExecutionResponseObject, error) {
-	r, err := visible(ctx, s.db, auth.MustFromContext(ctx), req.Id, false)
+	r, err := visible(ctx, s.db, auth.MustFromContext(ctx), req.Id)
 	if err != nil {
 		return nil, err
 	}

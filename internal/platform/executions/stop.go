@@ -2,7 +2,7 @@ package executions
 
 import (
 	"context"
-	"encoding/json"
+	"github.com/google/uuid"
 
 	"github.com/jmoiron/sqlx"
 
@@ -20,7 +20,9 @@ func (s *Service) StopFlowExecution(ctx context.Context, req platformapi.StopFlo
 	var r row
 	err := dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		var err error
-		if r, err = visible(ctx, tx, p, req.Id, true); err != nil {
+		// Read, not locked: HaltMany takes the locks in the engine's order, and stops the execution only
+		// if it still runs then.
+		if r, err = visible(ctx, tx, p, req.Id); err != nil {
 			return err
 		}
 		if err := mayStop(ctx, tx, p, r); err != nil {
@@ -32,18 +34,11 @@ func (s *Service) StopFlowExecution(ctx context.Context, req platformapi.StopFlo
 		case "completed", "failed", "stale":
 			return nil // finished already: nothing to stop
 		}
-		why, _ := json.Marshal(map[string]any{"type": "stopped", "message": "stopped by " + p.Actor()})
-		_, err = tx.ExecContext(ctx, `
-			WITH att AS (UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now(), modified_by = $2
-			             WHERE flow_execution_id = $1 AND status IN ('queued', 'running')),
-			     tasks AS (UPDATE execution_tasks SET state = 'cancelled', updated_at = now()
-			               WHERE flow_execution_id = $1 AND state IN ('waiting', 'ready'))
-			UPDATE flow_executions SET status = 'failed', error = $3, finished_at = now(), updated_at = now(), modified_by = $2
-			WHERE id = $1`, r.ID, p.Actor(), string(why))
-		if err != nil {
+		if _, err := HaltMany(ctx, tx, Halt{IDs: []uuid.UUID{r.ID}, To: "failed", Why: Stopped("stopped by " + p.Actor()),
+			Actor: p.Actor()}); err != nil {
 			return err
 		}
-		r, err = visible(ctx, tx, p, req.Id, false)
+		r, err = visible(ctx, tx, p, req.Id)
 		return err
 	})
 	if err != nil {

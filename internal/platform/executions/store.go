@@ -79,15 +79,12 @@ var errNotFound = httpx.NotFound("flow execution")
 
 // visible reads an execution of the caller's organization whose flow the caller may see; anything
 // else is the same 404 as a missing id.
-func visible(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID, lock bool) (row, error) {
+func visible(ctx context.Context, db dbx.DBTX, p *auth.Principal, id uuid.UUID) (row, error) {
 	q := `SELECT ` + columns + ` FROM flow_executions x JOIN flows f ON f.id = x.flow_id
 		WHERE x.id = $1 AND x.organization_id = $2 AND ` + flows.SeenBy(p, "$3")
 	args := []any{id, p.OrganizationID}
 	if !flows.Admin(p) {
 		args = append(args, p.UserID)
-	}
-	if lock {
-		q += ` FOR UPDATE OF x`
 	}
 	var r row
 	err := db.GetContext(ctx, &r, q, args...)

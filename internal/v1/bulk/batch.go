@@ -49,25 +49,16 @@ func batchCTE(cond, filterSQL string) string {
 		FOR UPDATE OF j)`
 }
 
-// stopExecutions stops the flow executions of the rows of source whose job was unfinished: deleting an
-// execution is the one way the /api contract gives to stop one (deleteFlowExecution), so it is used
-// here too. $6 is the modified_by.
-func stopExecutions(source string) string {
-	return `stopped AS (
-		UPDATE flow_executions e SET status = 'deleted', deleted_at = now(), updated_at = now(), modified_by = $6
-		FROM ` + source + ` s
-		WHERE e.id = s.flow_execution_id AND s.status IN ` + unfinishedJobs + ` AND e.status IN ` + runningExecutions + `)`
-}
-
 const batchResult = `
 	SELECT (SELECT count(*) FROM changed) AS done, (SELECT count(*) FROM batch) AS seen,
 	       coalesce((SELECT max(id) FROM batch), $3) AS last`
 
 // cancelBatch cancels the batch's unfinished jobs: status CANCELED, processing state ERROR, labeling
-// lock released, execution stopped, one STATUS_CHANGED history row each. completed_at stays null: the
+// lock released (their executions were stopped first, see haltExecutions), one STATUS_CHANGED history
+// row each. completed_at stays null: the
 // contract defines it as the moment a job became COMPLETED.
 func cancelBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor, details []byte) (result, error) {
-	fixed := []any{t.App, t.Org, w.After, w.UpTo, w.Limit, a.ModifiedBy, a.Username, nullJSON(details)}
+	fixed := []any{t.App, t.Org, w.After, w.UpTo, w.Limit, a.Username, nullJSON(details)}
 	where, err := t.compile(len(fixed))
 	if err != nil {
 		return result{}, err
@@ -77,18 +68,17 @@ func cancelBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor, 
 		UPDATE jobs j SET status = 'CANCELED', processing_state = 'ERROR', assigned_to = NULL,
 		       lock_expires_at = NULL, updated_at = now()
 		FROM batch b WHERE j.app_id = $1 AND j.id = b.id AND j.status IN ` + unfinishedJobs + `
-		RETURNING j.id, b.status, b.flow_execution_id),
-	` + stopExecutions("changed") + `,
+		RETURNING j.id, b.status),
 	history AS (
 		INSERT INTO job_history (job_id, app_id, organization_id, event, actor, from_status, to_status, details)
-		SELECT c.id, $1, $2, 'STATUS_CHANGED', $7, c.status, 'CANCELED', $8::jsonb FROM changed c)` + batchResult
+		SELECT c.id, $1, $2, 'STATUS_CHANGED', $6, c.status, 'CANCELED', $7::jsonb FROM changed c)` + batchResult
 	return run(ctx, tx, q, append(fixed, where.Args...))
 }
 
 // deleteBatch deletes the batch's jobs; their feedback and history go with them (ON DELETE CASCADE),
-// the counters follow by trigger, and the executions of unfinished ones are stopped first.
-func deleteBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor) (result, error) {
-	fixed := []any{t.App, t.Org, w.After, w.UpTo, w.Limit, a.ModifiedBy}
+// the counters follow by trigger, and the executions of unfinished ones were deleted first.
+func deleteBatch(ctx context.Context, tx *sqlx.Tx, t target, w window) (result, error) {
+	fixed := []any{t.App, t.Org, w.After, w.UpTo, w.Limit}
 	where, err := t.compile(len(fixed))
 	if err != nil {
 		return result{}, err
@@ -96,18 +86,17 @@ func deleteBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor) 
 	q := `WITH ` + batchCTE("", where.SQL) + `,
 	changed AS (
 		DELETE FROM jobs j USING batch b WHERE j.app_id = $1 AND j.id = b.id
-		RETURNING j.id, j.status, j.flow_execution_id),
-	` + stopExecutions("changed") + batchResult
+		RETURNING j.id)` + batchResult
 	return run(ctx, tx, q, append(fixed, where.Args...))
 }
 
 // rerunBatch resubmits the batch's unfinished jobs (PENDING, SCHEDULED, SUSPENDED, as the app update
-// route describes) to the app's current flow under the operation's batch id: their old execution is
-// stopped and detached and their labeling lock released; they wait again to start (SCHEDULED, QUEUED),
-// or for a person on an app without a flow (SCHEDULED, AWAITING_HUMAN). PENDING jobs stay PENDING:
-// they still wait for capacity or credits.
+// route describes) to the app's current flow under the operation's batch id: their old execution was
+// stopped and detached first (haltExecutions) and their labeling lock is released. On an app with a flow
+// they wait PENDING to be admitted, which starts a new execution of the flow (see admit); on an app
+// without one they wait for a person (SCHEDULED, AWAITING_HUMAN), and PENDING ones for capacity.
 func rerunBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor, batchID *string, details []byte) (result, error) {
-	fixed := []any{t.App, t.Org, w.After, w.UpTo, w.Limit, a.ModifiedBy, a.Username, nullJSON(details), batchID}
+	fixed := []any{t.App, t.Org, w.After, w.UpTo, w.Limit, a.Username, nullJSON(details), batchID}
 	where, err := t.compile(len(fixed))
 	if err != nil {
 		return result{}, err
@@ -115,17 +104,16 @@ func rerunBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor, b
 	q := `WITH app AS (SELECT api_id IS NOT NULL AS has_flow FROM apps WHERE id = $1),
 	` + batchCTE(scope(TypeRerun), where.SQL) + `,
 	changed AS (
-		UPDATE jobs j SET batch_id = $9,
-		       status = CASE WHEN j.status = 'PENDING' THEN 'PENDING' ELSE 'SCHEDULED' END,
-		       processing_state = CASE WHEN j.status = 'PENDING' OR (SELECT has_flow FROM app) THEN 'QUEUED'
+		UPDATE jobs j SET batch_id = $8,
+		       status = CASE WHEN (SELECT has_flow FROM app) OR j.status = 'PENDING' THEN 'PENDING' ELSE 'SCHEDULED' END,
+		       processing_state = CASE WHEN (SELECT has_flow FROM app) OR j.status = 'PENDING' THEN 'QUEUED'
 		                               ELSE 'AWAITING_HUMAN' END,
 		       flow_execution_id = NULL, assigned_to = NULL, lock_expires_at = NULL, updated_at = now()
 		FROM batch b WHERE j.app_id = $1 AND j.id = b.id AND j.status IN ` + rerunnableJobs + `
-		RETURNING j.id, b.status, b.flow_execution_id, j.status AS new_status),
-	` + stopExecutions("changed") + `,
+		RETURNING j.id, b.status, j.status AS new_status),
 	history AS (
 		INSERT INTO job_history (job_id, app_id, organization_id, event, actor, from_status, to_status, details)
-		SELECT c.id, $1, $2, 'STATUS_CHANGED', $7, c.status, c.new_status, $8::jsonb FROM changed c
+		SELECT c.id, $1, $2, 'STATUS_CHANGED', $6, c.status, c.new_status, $7::jsonb FROM changed c
 		WHERE c.status <> c.new_status)` + batchResult
 	return run(ctx, tx, q, append(fixed, where.Args...))
 }

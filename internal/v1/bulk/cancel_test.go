@@ -56,9 +56,10 @@ func TestCancelSmall(t *testing.T) {
 	if job.State != "ERROR" || job.Assigned != nil || job.Lock != nil || job.Done != nil {
 		t.Fatalf("canceled job: %+v, want ERROR, lock released, no completed_at", job)
 	}
-	var execStatus string
-	if err := f.env.DB.Get(&execStatus, `SELECT status FROM flow_executions WHERE id = $1`, exec); err != nil || execStatus != "deleted" {
-		t.Fatalf("the canceled job's execution is %q (%v), want stopped (deleted)", execStatus, err)
+	var execStatus, why string
+	if err := f.env.DB.QueryRow(`SELECT status, error->>'type' FROM flow_executions WHERE id = $1`, exec).Scan(&execStatus, &why); err != nil ||
+		execStatus != "failed" || why != "stopped" {
+		t.Fatalf("the canceled job's execution is %q (%s, %v), want stopped (failed, stopped)", execStatus, why, err)
 	}
 	var hist []struct {
 		From  string  `db:"from_status"`

@@ -113,11 +113,14 @@ func scope(typ string) string {
 
 // apply runs one batch of an operation type.
 func apply(ctx context.Context, tx *sqlx.Tx, typ string, t target, w window, a actor, batchID *string, details []byte) (result, error) {
+	if err := haltExecutions(ctx, tx, typ, t, w, a); err != nil {
+		return result{}, err
+	}
 	switch typ {
 	case TypeCancel:
 		return cancelBatch(ctx, tx, t, w, a, details)
 	case TypeDelete:
-		return deleteBatch(ctx, tx, t, w, a)
+		return deleteBatch(ctx, tx, t, w)
 	case TypeRerun:
 		return rerunBatch(ctx, tx, t, w, a, batchID, details)
 	}

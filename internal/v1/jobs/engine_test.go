@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/gen/v1api"
@@ -131,5 +132,65 @@ func TestJobSubmissionIsOneTransaction(t *testing.T) {
 		(SELECT count(*) FROM flow_executions WHERE job_app_id IN ($1, $2))`, app, broken).Scan(&jobs, &execs); err != nil ||
 		jobs != 0 || execs != 0 {
 		t.Fatalf("refused submissions left %d jobs and %d executions (%v)", jobs, execs, err)
+	}
+}
+
+// TestCancelAndDeleteEndTheExecutions: canceling jobs by filter stops their running executions (their
+// waiting attempts cancelled) in the same transaction, and the job stays CANCELED; deleting jobs
+// deletes theirs. Nothing is left running for a final job.
+func TestCancelAndDeleteEndTheExecutions(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	app := f.newApp(t, appOpts{flow: true}) // an external task nobody claims: the executions wait
+	var ids []int64
+	for range 4 {
+		ids = append(ids, f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{})}))
+	}
+	execOf := func(id int64) (status, why string) {
+		t.Helper()
+		var e struct {
+			Status string  `db:"status"`
+			Why    *string `db:"why"`
+		}
+		if err := f.env.DB.Get(&e, `SELECT x.status, x.error->>'type' AS why FROM flow_executions x
+			JOIN jobs j ON j.flow_execution_id = x.id WHERE j.id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		if e.Why != nil {
+			why = *e.Why
+		}
+		return e.Status, why
+	}
+	res, err := f.admin.V1.CancelJobsWithResponse(ctx, app, &v1api.CancelJobsParams{IdLessThan: ptr(ids[2])})
+	testkit.Expect(t, res, err, http.StatusOK)
+	if res.JSON200.Canceled != 2 {
+		t.Fatalf("canceled %d, want 2", res.JSON200.Canceled)
+	}
+	for _, id := range ids[:2] {
+		job := f.waitJob(t, app, id, "CANCELED")
+		if s, why := execOf(job.Id); s != "failed" || why != "stopped" {
+			t.Fatalf("job %d canceled, its execution %s (%s), want stopped", id, s, why)
+		}
+	}
+	var waiting int
+	if err := f.env.DB.Get(&waiting, `SELECT count(*) FROM task_executions t JOIN jobs j ON j.flow_execution_id = t.flow_execution_id
+		WHERE j.id = ANY($1) AND t.status IN ('queued', 'running')`, pq.Array(ids[:2])); err != nil || waiting != 0 {
+		t.Fatalf("%d attempts of canceled jobs still wait (%v)", waiting, err)
+	}
+	if s, _ := execOf(ids[2]); s != "queued" {
+		t.Fatalf("a job outside the filter has its execution %s", s)
+	}
+
+	var execs []uuid.UUID
+	if err := f.env.DB.Select(&execs, `SELECT flow_execution_id FROM jobs WHERE id = ANY($1) ORDER BY id`, pq.Array(ids[2:])); err != nil {
+		t.Fatal(err)
+	}
+	del, err := f.admin.V1.DeleteJobsWithResponse(ctx, app, &v1api.DeleteJobsParams{})
+	testkit.Expect(t, del, err, http.StatusOK)
+	for _, x := range execs {
+		var status string
+		if err := f.env.DB.Get(&status, `SELECT status FROM flow_executions WHERE id = $1`, x); err != nil || status != "deleted" {
+			t.Fatalf("the execution of a deleted job is %s (%v)", status, err)
+		}
 	}
 }
