@@ -47,6 +47,7 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/apps"
 	"github.com/loopwork/loopwork/internal/v1/bulk"
 	"github.com/loopwork/loopwork/internal/v1/jobs"
+	"github.com/loopwork/loopwork/internal/v1/lifecycle"
 	"github.com/loopwork/loopwork/internal/v1/measurer"
 	"github.com/loopwork/loopwork/internal/v1/members"
 	"github.com/loopwork/loopwork/internal/v1/tags"
@@ -206,15 +207,21 @@ func New(d Deps) (*Server, error) {
 	reviewsSvc.SetEngine(engine)
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
+	// PENDING jobs are admitted, and jobs expire, in the background; an execution of a job that ends
+	// makes room for the next of its app.
+	lifecycleSvc := lifecycle.New(d.DB, engine, d.Logger)
+	lifecycleSvc.Register(jobWorkers)
+	engine.OnEnd(lifecycleSvc.ExecutionEnded)
 	reviewsSvc.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
-	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: engine.PeriodicJobs(),
+	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...),
 		MaxWorkers: cfg.TaskWorkers})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
 	engine.SetQueue(q)
+	lifecycleSvc.SetQueue(q)
 	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 
@@ -252,11 +259,11 @@ func New(d Deps) (*Server, error) {
 		reviewsService:        reviewsSvc,
 	}
 	jobsAPI := v1{
-		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q}),
+		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Admission: lifecycleSvc}),
 		tagsService:     tags.New(tags.Deps{DB: d.DB, Grants: grants}),
 		membersService:  members.New(members.Deps{DB: d.DB, Grants: grants}),
 		workersService:  workers.New(workers.Deps{DB: d.DB, Grants: grants}),
-		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine}),
+		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc}),
 		bulkService:     bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
 		measurerService: measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
 	}

@@ -62,6 +62,8 @@ type Engine struct {
 	groups groups
 	// running holds a place for each executor running in this process, River's and local alike.
 	running chan struct{}
+	// onEnd is told of each execution that completes or fails, in the transaction that ends it.
+	onEnd func(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error
 
 	mu    sync.Mutex
 	plans map[planKey]*plan
@@ -89,6 +91,18 @@ func New(d Deps) *Engine {
 func (e *Engine) Register(w *river.Workers) {
 	river.AddWorker(w, &taskWorker{e: e})
 	river.AddWorker(w, &sweepWorker{e: e})
+}
+
+// OnEnd sets the hook told of each execution the engine completes or fails, in the transaction that
+// ends it (the /v1 half admits the next jobs of an app with it).
+func (e *Engine) OnEnd(f func(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error) { e.onEnd = f }
+
+// ended tells the hook, if any, that exec ended in tx.
+func (e *Engine) ended(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error {
+	if e.onEnd == nil {
+		return nil
+	}
+	return e.onEnd(ctx, tx, exec)
 }
 
 // SetQueue gives the engine the queue its jobs go to.

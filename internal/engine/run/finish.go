@@ -230,5 +230,8 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		UPDATE flow_executions SET status = 'failed', error = $3, finished_at = now(), updated_at = now()
 		WHERE id = $1 AND status IN ('queued', 'running', 'in_progress', 'awaiting_input')`,
 		a.Execution, a.Task, string(failure))
-	return err
+	if err != nil {
+		return err
+	}
+	return e.ended(ctx, tx, a.Execution)
 }

@@ -223,7 +223,9 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, ex
 			return err
 		}
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', output = $2,
-		finished_at = now(), updated_at = now() WHERE id = $1`, exec, string(output))
-	return err
+	if _, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'completed', output = $2,
+		finished_at = now(), updated_at = now() WHERE id = $1`, exec, string(output)); err != nil {
+		return err
+	}
+	return e.ended(ctx, tx, exec)
 }

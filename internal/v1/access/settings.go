@@ -9,6 +9,8 @@ type Settings struct {
 	LabelingLockMinutes int      `json:"labeling_lock_minutes"`
 	ReviewRate          float64  `json:"review_rate"`
 	AutoCompleteScore   *float64 `json:"auto_complete_score"`
+	// MaxRunningJobs bounds the jobs with an execution under way; nil: no bound.
+	MaxRunningJobs *int `json:"max_running_jobs"`
 }
 
 // DefaultSettings are what an app has before anyone sets anything.

@@ -16,7 +16,7 @@ import (
 )
 
 // mergeSettings applies the fields present in a request to the current settings; fields left out keep
-// their values, and auto_complete_score sent as null is cleared.
+// their values, and auto_complete_score or max_running_jobs sent as null is cleared.
 func mergeSettings(cur access.Settings, in *v1api.AppSettings) access.Settings {
 	if in == nil {
 		return cur
@@ -39,6 +39,14 @@ func mergeSettings(cur access.Settings, in *v1api.AppSettings) access.Settings {
 		} else {
 			v := float64(in.AutoCompleteScore.MustGet())
 			cur.AutoCompleteScore = &v
+		}
+	}
+	if in.MaxRunningJobs.IsSpecified() {
+		if in.MaxRunningJobs.IsNull() {
+			cur.MaxRunningJobs = nil
+		} else {
+			v := in.MaxRunningJobs.MustGet()
+			cur.MaxRunningJobs = &v
 		}
 	}
 	return cur

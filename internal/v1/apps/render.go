@@ -50,8 +50,13 @@ func SettingsResponse(s access.Settings) v1api.AppSettings {
 	if s.AutoCompleteScore != nil {
 		score = nullable.NewNullableWithValue(float32(*s.AutoCompleteScore))
 	}
+	limit := nullable.NewNullNullable[int]()
+	if s.MaxRunningJobs != nil {
+		limit = nullable.NewNullableWithValue(*s.MaxRunningJobs)
+	}
 	rate := float32(s.ReviewRate)
 	return v1api.AppSettings{
+		MaxRunningJobs:      limit,
 		DefaultPriority:     &s.DefaultPriority,
 		LabelingEnabled:     &s.LabelingEnabled,
 		LabelingLockMinutes: &s.LabelingLockMinutes,

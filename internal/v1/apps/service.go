@@ -2,6 +2,10 @@
 package apps
 
 import (
+	"context"
+	"database/sql"
+
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/queue"
@@ -14,6 +18,13 @@ type Deps struct {
 	// Grants resolves callers' grants on apps (memoised).
 	Grants *access.Grants
 	Queue  *queue.Client
+	// Admission starts PENDING jobs; an app that becomes ACTIVE or gets more room asks it to.
+	Admission Admission
+}
+
+// Admission asks, in a transaction, for an app's PENDING jobs to be admitted once it commits.
+type Admission interface {
+	AdmitTx(ctx context.Context, tx *sql.Tx, app uuid.UUID) error
 }
 
 // Service implements its operations of v1api.StrictServerInterface.

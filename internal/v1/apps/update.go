@@ -44,6 +44,12 @@ func (s *Service) UpdateApp(ctx context.Context, req v1api.UpdateAppRequestObjec
 		if err != nil {
 			return writeError(err, next.Name)
 		}
+		// An app that may now start what waits (ACTIVE again, more room, a new flow) admits it.
+		if next.Status == "ACTIVE" && next.APIID != nil && s.d.Admission != nil {
+			if err := s.d.Admission.AdmitTx(ctx, tx.Tx, cur.ID); err != nil {
+				return err
+			}
+		}
 		if in.RerunUnfinishedJobs == nil || !*in.RerunUnfinishedJobs || sameFlow(cur.APIID, next.APIID) {
 			return nil
 		}

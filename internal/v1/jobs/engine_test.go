@@ -29,7 +29,8 @@ func (f *fx) waitJob(t *testing.T, app uuid.UUID, id int64, want ...v1api.JobSta
 		}
 		if time.Now().After(deadline) {
 			var execs []string
-			_ = f.env.DB.Select(&execs, `SELECT status || ' ' || coalesce(error::text, '') FROM flow_executions WHERE job_id = $1`, id)
+			_ = f.env.DB.Select(&execs, `SELECT status || ' ' || coalesce(error::text, '') FROM flow_executions WHERE job_id = $1
+				UNION ALL SELECT kind || ' ' || state || ' ' || coalesce(errors::text, '') FROM river_job WHERE kind <> 'flow_task'`, id)
 			t.Fatalf("job %d is %s, want one of %v; its execution: %v", id, res.JSON200.Status, want, execs)
 		}
 		time.Sleep(20 * time.Millisecond)

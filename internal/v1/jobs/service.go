@@ -2,6 +2,10 @@
 package jobs
 
 import (
+	"context"
+	"database/sql"
+
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/loopwork/loopwork/internal/engine/run"
 
@@ -15,6 +19,13 @@ type Deps struct {
 	Grants *access.Grants
 	// Engine runs the jobs of apps bound to a flow.
 	Engine *run.Engine
+	// Admission starts the PENDING jobs of apps with a limit of running jobs.
+	Admission Admission
+}
+
+// Admission asks, in a transaction, for an app's PENDING jobs to be admitted once it commits.
+type Admission interface {
+	AdmitTx(ctx context.Context, tx *sql.Tx, app uuid.UUID) error
 }
 
 // Service implements its operations of v1api.StrictServerInterface.

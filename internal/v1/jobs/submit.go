@@ -65,13 +65,13 @@ func newSubmission(g *access.Grant, in *v1api.JobInput, now time.Time) (submissi
 
 // initialState is where a new job starts. On an app without a flow it waits SCHEDULED, for a person (or
 // an external worker when labeling is off). On an app bound to a flow it starts an execution at once
-// (SCHEDULED, then moving with the execution), unless the app is PAUSED: then it waits PENDING until the
-// app is ACTIVE again.
+// (SCHEDULED, then moving with the execution), unless the app is PAUSED or limits its running jobs: then
+// it waits PENDING to be admitted (see lifecycle.Admit) when the app is ACTIVE and has room.
 func initialState(g *access.Grant) (status, processing string) {
 	switch {
 	case g.App.APIID == nil && g.App.ParsedSettings().LabelingEnabled:
 		return "SCHEDULED", "AWAITING_HUMAN"
-	case g.App.APIID != nil && g.App.Status == "PAUSED":
+	case g.App.APIID != nil && (g.App.Status == "PAUSED" || g.App.ParsedSettings().MaxRunningJobs != nil):
 		return "PENDING", "QUEUED"
 	}
 	return "SCHEDULED", "QUEUED"
@@ -99,7 +99,8 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 	// A job that starts an execution takes the careful path too: the job, its credit and its execution
 	// commit together.
 	starts := g.App.APIID != nil && status == "SCHEDULED"
-	if sub.onboarding == nil && !starts {
+	admits := g.App.APIID != nil && status == "PENDING" && g.App.Status == "ACTIVE"
+	if sub.onboarding == nil && !starts && !admits {
 		if ok, err = s.insertPaid(ctx, g, p, sub, status, processing, &out); err != nil {
 			return nil, err
 		}
@@ -120,6 +121,9 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 			if _, err := credits.Record(ctx, tx, credits.Usage{OrganizationID: g.App.OrganizationID,
 				ProductID: credits.JobSubmissionProduct, JobID: &out.Id, Amount: 1, CreatedBy: p.Actor()}); err != nil {
 				return err
+			}
+			if admits {
+				return s.d.Admission.AdmitTx(ctx, tx.Tx, g.App.ID)
 			}
 			if !starts {
 				return nil
