@@ -7254,7 +7254,10 @@ type ClientInterface interface {
 	// Sets the job's response to the one a person sends. For a SUSPENDED or SCHEDULED job being labeled (held
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
-	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
+	// caller. For a job of a flow, the label completes the human review its execution waits for (approved,
+	// the response as `reviewed_output`), exactly as completing that review through
+	// `POST /api/human-review-tasks/{id}/complete` would: the execution goes on, the job follows it, and its
+	// response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
 	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
@@ -7268,7 +7271,10 @@ type ClientInterface interface {
 	// Sets the job's response to the one a person sends. For a SUSPENDED or SCHEDULED job being labeled (held
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
-	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
+	// caller. For a job of a flow, the label completes the human review its execution waits for (approved,
+	// the response as `reviewed_output`), exactly as completing that review through
+	// `POST /api/human-review-tasks/{id}/complete` would: the execution goes on, the job follows it, and its
+	// response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
 	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
@@ -8880,7 +8886,10 @@ func (c *Client) GetJobHistory(ctx context.Context, appId AppIdPath, jobId JobId
 // Sets the job's response to the one a person sends. For a SUSPENDED or SCHEDULED job being labeled (held
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
-// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
+// caller. For a job of a flow, the label completes the human review its execution waits for (approved,
+// the response as `reviewed_output`), exactly as completing that review through
+// `POST /api/human-review-tasks/{id}/complete` would: the execution goes on, the job follows it, and its
+// response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
 // the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 // correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
@@ -8904,7 +8913,10 @@ func (c *Client) SubmitJobResponseWithBody(ctx context.Context, appId AppIdPath,
 // Sets the job's response to the one a person sends. For a SUSPENDED or SCHEDULED job being labeled (held
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
-// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
+// caller. For a job of a flow, the label completes the human review its execution waits for (approved,
+// the response as `reviewed_output`), exactly as completing that review through
+// `POST /api/human-review-tasks/{id}/complete` would: the execution goes on, the job follows it, and its
+// response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
 // the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 // correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
@@ -19012,7 +19024,10 @@ type ClientWithResponsesInterface interface {
 	// Sets the job's response to the one a person sends. For a SUSPENDED or SCHEDULED job being labeled (held
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
-	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
+	// caller. For a job of a flow, the label completes the human review its execution waits for (approved,
+	// the response as `reviewed_output`), exactly as completing that review through
+	// `POST /api/human-review-tasks/{id}/complete` would: the execution goes on, the job follows it, and its
+	// response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
 	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
@@ -19026,7 +19041,10 @@ type ClientWithResponsesInterface interface {
 	// Sets the job's response to the one a person sends. For a SUSPENDED or SCHEDULED job being labeled (held
 	// by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 	// COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
-	// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
+	// caller. For a job of a flow, the label completes the human review its execution waits for (approved,
+	// the response as `reviewed_output`), exactly as completing that review through
+	// `POST /api/human-review-tasks/{id}/complete` would: the execution goes on, the job follows it, and its
+	// response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
 	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
@@ -26113,7 +26131,10 @@ func (c *ClientWithResponses) GetJobHistoryWithResponse(ctx context.Context, app
 // Sets the job's response to the one a person sends. For a SUSPENDED or SCHEDULED job being labeled (held
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
-// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
+// caller. For a job of a flow, the label completes the human review its execution waits for (approved,
+// the response as `reviewed_output`), exactly as completing that review through
+// `POST /api/human-review-tasks/{id}/complete` would: the execution goes on, the job follows it, and its
+// response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
 // the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 // correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
@@ -26133,7 +26154,10 @@ func (c *ClientWithResponses) SubmitJobResponseWithBodyWithResponse(ctx context.
 // Sets the job's response to the one a person sends. For a SUSPENDED or SCHEDULED job being labeled (held
 // by the caller through `GET /v1/apps/{app_id}/label`, or by nobody) this is its label: the job becomes
 // COMPLETED, or continues its flow when the flow has steps after the human step, and `labeled_by` is the
-// caller. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
+// caller. For a job of a flow, the label completes the human review its execution waits for (approved,
+// the response as `reviewed_output`), exactly as completing that review through
+// `POST /api/human-review-tasks/{id}/complete` would: the execution goes on, the job follows it, and its
+// response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
 // the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 // correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
@@ -47155,116 +47179,118 @@ var swaggerSpec = []string{
 	"QxlvQMf4ICdFnjn6CrCy+Dsbfooq9ODNqb76TiBXNZeEAuRaYP5bQK8Z1Xck9M/fKYs6mS4mCWbn3rIM",
 	"L+w8Vx4mJS+e3M2wggeiQrove3iRc8EWis7ZSOQZFYpGiMvgJvJBTr5T1vWB1nH8o2ueOkwJD4MOUIHn",
 	"8tbLvB8JN7EjGGxmR+msTjB9W49U3jLCc+soWSm5N6MAfHFHOYaFRDSlEc+XaILQw+KKGHg8m7RsADFd",
-	"AVTssKgQob9ykzDFcTDIxTDWPhkQrF87ElDhL4pYmhcfT/SW48r+P/a+tbltW1v7r2D8xdI7jKOk7tuJ",
-	"PfuDk7gZd+fi49jTM3N4xoRISEJNASpBWtHu7P9+BmsBIEiRkmzLitLNT20sXkBcFp51wfNY4lv/KShe",
-	"SeiYckF61CkmYTv0p7gm90+Rxtpo5EK7MzYqFCQoSO948KaPfAdKYpGqqRLHKiN4oO4iIasz4igEqhIx",
-	"lBQoUCKQxCi/AFWbSraW2nnuQ0XKe1GPyMXtDWU2zQxJPo7E2eXFoSJDqljKBQNiUz1u5hWlZsFF7jhS",
-	"gNmhyDL9eq+pt7FMWFRpjHYSG0lfeseDgU8/UiehKc9VYacm2KNmvfhabULmocBxZsuPCGwnG35Qw1hi",
-	"pHB098xYBgFjKJhSjkUpjYuUYglYKM5dCkoqVHhKuPaXjwevV8x+WNUpG23Mj7JOHor0tGWCmLIcEU+n",
-	"VJF8MePa814Q5D6Gj28UQPkKv/8Gh6i2xbPyxc0BoueADT+snbdrWFdO9UrSky4U7M+Cpt4kt9PPTa+l",
-	"eVjR5vRMDvRuwgVFLoQV2qTugc0SpS67QL9hduHNYPDLqzdvXv98/Mvx4M2bV17iYbCceHiugOZvcrh/",
-	"4p2/yeFXy8ndFsWE3VlPE7OWfaC1mxMGFwJNsaxOZ3eowAwXGWFyFy425szP3wxlPiFRnqe3isVSJMqq",
-	"EiSMJtrIRjYOB2JK9q92r59RhdJFJWjc7ecbIwNEVVOuFBdjpyCmm5yxe3nHEjCDTOScpqpvBuv17lp7",
-	"SRdgR+ym5BjtW2yxtdqY4c0lnL70AP2zA+3jwZvdHpbBmgmhwdqQuWVlp1nVjqqc5uykFIWFXsVbGvZU",
-	"mYXC7L1uQ7U7LMzqNZvqKSmJ1gF3GRRlZv3Pu1z0rqdkkSbEdJYTECgFEjC7IjMnQQDRbn2t7heAjDuj",
-	"L0JbajwaYG1rdqdaswkvY5mmdCiBIO4RqQWPzk7PA4O+A2Lr8vX4mqmVLoyGlTaRcCHYE0hBBKGw3GDp",
-	"QgNVPYOMDgpF8j7ABDRnJKNizB6XswiFTVo8jkD/nddZXf5id/mLfQj5VAT0u/jPNuI/nvEAwXw89KT9",
-	"g4pV2mpwaJUlLHAuNZpAOKv14PRqqTRH3i6srdLfR+OJBk5wAEw/Qqqc/P8BMTiRyDQxu4pVAdGOb4S3",
-	"4QGhCG5myS3NI6LogijZPyVRodg7fdU/oGAr0sY2xpgD+0bjHF/ZYALR6VynMK5v7jjTuuRnl/zskp9d",
-	"8rNLfnbJzx0nPzc6BPMQfEEsvDg1NeQxAh0h520FsRZiPOh8ynNDeIAml7h1Nbr3v6FrL/KqAHCH4R/H",
-	"WlDhJvB6dKdo/cVw8WKWyZhBbBJoRdjjETyc4EFFQiBYtkcRfDRfvg0jZZC5CMWl+zPMv/4RiXQvRMA2",
-	"QGg6pwtFpowKRcKDiXZxUkxiIL0AnLgKDx4ZmXCo/O2i1o4Opn9nmL4rq1cf9/X2rz6RO0u4PUtY79td",
-	"2USerKsOl+YgFuGJeijbig3VkpHMQhGnnKE5pTmZ0/TO8pOQKRULDJB9r7pyPBDWRWb3yGrvZZjjceKF",
-	"+y2pt7vAxQ7jCQ+OkTzaB96pvmDncf/ILOUXyaalwnq37fDVE7JFBq208eE9K6jCl7Tr/FwxrJ5FhSOQ",
-	"QhM5GWVy+kjpHy5CKBj0inwbVXzcC7E4UrciaX/vEbl2DczpIhQJG3FRYdJ8Ghc49sNvcgg28KFj0XmT",
-	"XdKnS/p0SZ8u6dMlff5uEPRZSrtxejy5svt4GdA4nADKOgZYdPD14fAVERH2pYfLnk+/JjiYFU186klS",
-	"h6e5fDQ4JVJUT6CderFDmgKBGRKvEwpZlDvGZoTnwHX2MDnKnI6BnuIpsPQsSTpM2mHSDpN2mLTDpB0m",
-	"7TDp3wCTAhVdh0gfjkjPEiw1KfHfajDaHhWd83xS6vkYDuFHnB9ClZ2cpIyqHEgx68TEeCC8NScNpMBO",
-	"rQzq3DIW43EjpCxcemDPKHKMVlTaRagn5D0PKZzxmlL6nOaEA2tg3l9Od4fiIflu8mgatd89tmXzMV3+",
-	"u8P0HabvMH2H6TtM32H67nDBXjCrNeCUTcnWfKDXhBI7b+CR5RWooV9qlfuIt97Juyq5+OsPObTaxW1l",
-	"FygJj/LFtdCx8wZs+wOnEmIq+9UpoYIUYsQF8rMhdVqN1I2rUMRUxNqcWGKyp4SisclIuLSZy2uZcLAT",
-	"kk4EuFUEWPdUiwKwoXsC3u1yqnjSv7tYazj2drY2LaS1It1tsxzP3QSeLItIGuV9PGaiXFqBShoKYOUC",
-	"YQjDdoKKuU/Su91bidsVzC/d8vphl9cHlq9aW8+ofQ2FoBvvaC/tunySuu7DWtVGhwppYbocHjNqPH/I",
-	"4Qkw9Zm/sm8gqPZSZstCYS+Bv6ymFkZ6NA9FGdhDEzLtH5EzEplrI3exnjCGNeiE8JwoVrJ1HirvBuC+",
-	"8GR/e57Ir6f52z81yimZKltkpGxzRSL44ZYL91ygb0T2T6tFZbdgew6wHjH8f1HgNQVbNvLcqshwYiHI",
-	"Gi5wXVT0xNsOuSgmEq/3KybdABj3VRqLYF8ZkeMr3Rc+MFlJ/+jptD3FZD9LRsG2bf+IDOvx1hYburS6",
-	"gNjwx8lfdLtNO+uaG1spsDEP4V1zO4JxTdbkTuaYLJnNQLWyNNGkZ8nRAgMEwVbUD0WTeEIFoEAIj2h3",
-	"OuG5sjxtKghF6SzldGyv77tDfzJNgPES7OnQcRmdGs0h40NGnrJiRLgATTyPuNqqND7pYOBjMWmp+PgD",
-	"pkZM45+UHnlmaG37dwMiNdzUzdTvLOEPjbtBOtPEV4Ajfe9BuP303YLwptLMr1WU61x4q4gpGKFkxjIl",
-	"BUBCdUR+Baz99ebr5fnn9+fv9XQomfCR5F+bVhMGJ70JS5NQDBc+2549qh19OL8my70F90Yw04YLIqQG",
-	"U32cXBx1BeCKE1LTFQjFuy+fLj+eX5+/h5v1kuGisIrDQJ1vSdId773K2UyZ+ANMpWJKBfwVueAj8yW3",
-	"wwWIGwJXHX6H7Qz3VqRB9SVqgeoeED5LTkjEIJ0QOSEEI3mLLoV5UURyKaGhpULBhCautnXImHDdO1y4",
-	"AToiHw2pqYfIP569Pf94fhW0QvPT0Log+sb6t+CDGu5dieidgdlDRG/bti1Ev6vgUBlvE2zu5le3dT3L",
-	"1vU9GbJzescgFGEsiJAYkChFSgJy8fn28urLh6vzr18D8uvZBSipvDv7/O78I1rk8/++vLhCKxgKasSv",
-	"geM0MyTIRgzF8iAbwuudckZbGwaW2tjI8rtHYFqre7ltbZtnA7+3ejI2mK2ngGDf8qWINuVgBPHNuA/A",
-	"E1HMWCk+FtBxZnc0m9mopBA/VKGIFIMItjqyrb1NZXx3O+WiyJmKHE8a+WlwShRjJILfkdde3dI86uPO",
-	"ZlyeXirn+r886ZNCYDNYgmFzLABT3nbsfwR+AmjwBNV9WnuMTRI3ASlpsEOxEQ/2Z0nyuTSTCw9tkLGB",
-	"Zdrp0r18CpRwSLQ7kW4nw5loMgBjZtlcIB8wptzXFtJdRDIm2JwleIiDRCC9HZX3gKYGkskF3pA5f9Vu",
-	"24SPzIKqjng51gg53Eo5ImbOQkvgKvQ2L2+uQ7Ep2osasndrt2dfkqXds7yWsPVvUUjlIkEsPaNZzuMi",
-	"pZmleMfv50LljCZ2+cBykqJVnR6Gao16yQpt9L8f5bfP5L5qU7AdHtQns1lPsF015m8/S7conNqvfVoH",
-	"G5ZgQwUc6FkL2NrYmADCpnp3HslCJDtzb681FqhsV3YEmzfFrZdD2GeDSbuNpcpv5T3LbnM+Zev2WSQs",
-	"TOiC6FuM7VR629N/VKR3c/0O/q+Ptc6isFE1SFdYdAAlExPmVFPUDIuhQ2EbB2kd0osKwXNw0SJzbdQ/",
-	"Ir/ycZExJKnQnVDklqUC/bRYZgkWYNggwqluN5eJsntjKGic83ueL8z+Qv7FMmnI7B4fEbTeGvLoqfzL",
-	"Pcuu+ZTtZ+r6bDbzG6wb6hrcsqpUTnOuch6rTgV+d0VVdlHoxWpWHp8y0pvK+K6/Rv59d6bEaPQ8tzVR",
-	"dXNSKsME5I8iGQNJMfgeoZAZcflYTFAY8+NCM4GzRmqiDUr1CZsaG8S7bdaGPLux+YR9/0PZm3qbO5Oz",
-	"hybnz4KmeuJaicu9tT66Td8NyECHAIqpQZgATQUC/amhSXACYMbx8mGOVfVbB3O0J78Bznl+y1NBDR3M",
-	"6WzO020OrKZ9NDSzTI4zptTacOREzsmIZmVwSX/WMjfyhIJqMjsxJfPLoaugmnoLjHlxIMbiHt1beslC",
-	"oYaLCz/KVQrFTm3Ipe3Tfbcdhg/9k0xY2tmNfbQbdnnukcUAVJKyUb7WZFBBmMr5lOauogWsn2AswQgh",
-	"ggWndKdynqbWZgTloqbaFIw9u6MfA4sakyMVvPMLwh2LY0qYY2P/sPaNfDDNDbxYYVcwv/3s2CQUaw2L",
-	"3t8/6p7fd8PiGtoZlf0xKudmLSbVdYQCz9/dvlhl+pexFCOeMBEztd7lgdM6NJ5Y0WU/M6unvOWnSFhK",
-	"ygfb5ZfQnCqWH6rydrBDID8+nzDIR+OJSuoqZLx0n/fEfJIxNZEpGh0ns5+wjAPhsAnbQ6OOyBlqTYUi",
-	"mtJvt0zkGWcqwpf3aowafbBIRgFHmzz7jEeilE+mbe+8ft5eRu7m5uJ9rXtJj1Y0se2fy1b3yXwild+f",
-	"aIZtnrQtX2eedMuTg+X6mIYkXlHAlSZvp/JMz+V/L3/EJ/qNT4vpkotcG4OAvNKb2KvBYHBE3pt0+avB",
-	"oK253lg3i4K9GgwCfZXJMA7gn6sSjs9pzr35sSox5V3mzc4uc9dW8GNnf0vRj/3ZFP64E0Fe2c8ebzG2",
-	"0HXGshcwESpLWo5qdnb1bmON6PPvNuMCTeRGTrCnw2+/RhvjkhgUkrBQYGIfDr5tWdVj6/lJL+FKf3kS",
-	"ECFDYQOSeByKJf0tGXn3eXsJG5ub2rKQ3MZaGbeO1uDxS7W5R0sdie0vSH1vHk8apAfxNE0JlBSZZQyY",
-	"eDmWQw9lsji1vwFu1U4XUOciL8M9TQsGrhYut9eDQQnX5hOZslBUPhQM7+vBMV4lJLyirL825b3A1MuZ",
-	"ItFlxkYsOyEZy4tM/AN2Z5pGR8Q2nmYQyB4ViiWkdzx4o8ENT8EmAhDRaJErEwSLaRoXKYDyXgRnkCLy",
-	"7uzju5uPZ9cXnz/026kUQrEBl8LNLKE527IxWIJLUa0zCFV3yoT8dNdmbJYuvBI+HEV7V8bMIEOzIsS/",
-	"TqQVnhIKPY7lY0rw7SwAfDyArgmjCctK1IUjVgFcTGhA9T8H1XYDhmxo0sH/LkPGZ6r8bhwpHMS9KgJ/",
-	"kM0uoP1Jg8luZfSo2iK9odqH9HAW5NIuxfpK7P/dNoOdVnlfrjZSpyTPFlj1ijbS2iyAqySVYswy34Dt",
-	"rAYNF8kTdrTVMNHzX9VGlduYEvFvWycbScfjjI2RNxOPIUXjTBYzONFzxxaK9BiNJ6GAv9pCZPhcgfte",
-	"WfZRTKcsIQpZTOCwqBwh86fXoP6ps8nem6BpGouWDrtXsaz3G/0cORcBEWzuDrsGTj9bu60DS2NwBDMk",
-	"yyGDDdMETrsqfs8wyhIxkZgf2Tfzy5NhLw7T9ja4LyJd1MaS3jGhP1lvT+ZQFnwckJySnvvKflswoOyW",
-	"5oJjPZ1fmJ/XBizaGugIWP22uX5ubZsdk2dpmXVnXc8TiBHd3Fy8b22Qu/bWhXueEN5paNO9HUEXs1rZ",
-	"nkrgabstMb1TDWPqQaOxsR6nJPrr35ELKQKqdde3Nhmecwv/8Js8pd8+MjHOJwcnP5twk/33qyd9ADqz",
-	"raEw+HW5ORaZ0TguMhrDKfSMxVwhYs2YXv8HwcHo1UFwAH1yC32iH8KnPKWwVQQHercS8eLW1J4cBAdQ",
-	"FWwqbpsQXbCsWDdDFmM3+Y7IP7UZziVBE1z57uHixN999B8PFYm8D40CEpWjEAWhiMp5FGlLEtXneeTi",
-	"QjfX70g0kUWmn5LQBV4/Z+wuIhxjDrjkucHC7NsslQmzQLFpEKzRr4wAz9lU+UNRHarKNKosg4Y1qtsL",
-	"l+lX6LY2dLz7A80yCqhV5YsUZqzMpjsJPeixWhfB88e6y1ntNErh9Cwr620PYocOfjwcEWbE3azagJTL",
-	"aL8aDFZAIjwvtoL73DprX9wbv18g0FmXVcvSNfQKXLtlG7EmNlh2bbdSd69C2zAMpe+1m2XbxuUGB+4U",
-	"oWRI4zu9+4mkobkn5NP52debq3OSFcKtXRtpg3Oq+EUOLGq/y5SMKKwWqbieh6qsNUY3zPU4+tKm58p0",
-	"9JAqlnJRwjp1qr3qi7dXZ9fnocCssmpMs5SZaFUW0EC2xeVeAO261pdiYxU4QkMh2NzPR1lVB/fUs8uL",
-	"Q0XiIsu0l+jarG+xNqreD5G96lavaBWFQved7hKeVPxMLirNOSK/QxCVinKc9PX/dXN+g2fJr24+f774",
-	"/KHpraHwwhRecAJP3xLEiJBqA+DtQreDfhlIPh4MSG9IExsR7pcxYogYcxUKLu5pypOg/KkagcC8DkRK",
-	"zHwoL82YiaFUuzGXZFjwNCmHKxS6/wEXwr322HylW7JCCC7GTyPixbOmS7vH3tFlLLVw/2jwlna05h2s",
-	"HEOoNzHrTc/SPwtWVMnwdhMPfFvOeNIz8xsmfODNYpewDJYmMMzTyqI1p+pDYeZo33A6/Ccc2nWVL1kt",
-	"+oEneb0kV9NR3j3e/GFjJbRhM918w2/E2iWGePmX+39Ler66+NTf5IdFeue1yQPQkG2K/EdHuLe/Hrw2",
-	"GSc5IshvHuidN2U5u4X9FGe2fggmJ/ol+Y0t2z0lMwnYXBvyO+EzO81ldqdNdSJFPeCJEGKziOfbIr3b",
-	"lml+Ji+72sSWZVIdoa5+qLV+qJzFLRVEFSDQVkO0ywoDQ7gJq6o6zFvV9d2A5rFcPFX/HivDX4xRomm9",
-	"PJuhKMLrHdQFqHWo7cKYCv4vs5F7mhG4vrEa/JRQE0WMqSBDRqY0YRp0lz4+GpeAjPm9OXtnYgg0jpny",
-	"1OlMc7gAEpi1pKGhWMUaWqgywlD5kg1U1n6Hhhilq/3kD60OKbwSzi/KLCfDRUAivQH0XPmBzEgE0drW",
-	"NA50ZXM55wEEQW0cFf4BdzVHn/eGo9QbxU10ZyqLYc8N904DIf7qOVTVfvIsnzmWgsavMWyBjpiGNP4z",
-	"LFxstDs+Q5an9AK0xGhh1BHR3o8pWCoE/7Ng9pHVJ/GxkBnWASgGJU0EXM45V6xvJGI0thHOEJXljseD",
-	"4yNyo/T/opwkwq1sfEuTKRdRQCIN0+RoxGOGOQ2obs5MMRC4qdryTKkAXvCK5e0dD37y2nJEzvAXEKTR",
-	"X+JZVi94qiGmb1Z5ttqktvrG3krZO6/Ya9v++cN+x7VAHsHmOJgdFvScGzsxncOI/77liarhwaa1vHvW",
-	"SLMgEVBQdHSxfcpGAnaGR3HN1qxooyFugoUv/zJdjVnTDXW3qi87NTU4yPmSSoUFS9b4TJjprTG9Z0gX",
-	"JQED4qEgnhE5FxYhqgmfgarRou9bWLIVA2uKjFS7PlfV9G2m04Uf1yl1tbp52EG1dSwzMmSpFKhH7cK9",
-	"9WW9Q3muDVZQsC44U0Ey6z0ob90cljBDLbksoXiIz/KB5dvbwp8fja+cNt1a+rHWElQ2bLKQHjYnfdi3",
-	"9sDFFRPoAlSXI0B8F6iELZub8qKH7TWheACab1qg2MAfBGZjY/eqTn8D45ExxJKdEdmyEfmPxdm4DraH",
-	"s83v5S9rsPcVm8p7VonUupIFZ+CO0cAhuT4ii53bNt1Mb4V+glZsjKYtCvJPXthP6dZxwzoO/BlhkiWl",
-	"L1Vb5TtcLXoalKsFyfWeFxEEG960TpfnE72rrjNaK1E0Xi9NEpRtMb/mcx47sTXd5xMoVqmuvlBsK07Y",
-	"tPrOkqRp6f3ADsCSo9QZgaZesqcmcILsr39wliSlUQBdiw330c0TmKtTlycmFG7osrSTHRCeMJHzEceT",
-	"YOZcUc6yEY0ZqDyJUBh6kko2QH+LfgIgA6i50P86VIS9mFKeaguRMaVwCzb1EiNujrOVD9L9kOB/BIpN",
-	"kMg+9p0UOeVCRXAeXLlvRGoZ9/LYXIZ0ZOxbXktwLCdQQ/Eg2cWnJ1D/RrlT2+3byp/a520jh7r0Rf9k",
-	"bLbBtNG+cMO8afnA+vRsO3310+tByzHzZ91XNs/wdrnddbldtYFxrjsxK8OkUpR4dYWlfprdcUHQfYY/",
-	"bXu6IYXtkE6Ta/iDBD8b5uwWHZ+y1mtt81h2bx9dZOnBycFLmNqmJX8tlUabOuce8FAwEbM+Fu1ruJMw",
-	"xTOW+Ac/qCBnlxeBU0ND5apimHI1YQkImx2V+wad8aaj6GeQDcSz3IZTC59L5FwYpU1R6Uuke+dQaAyK",
-	"bwGJUynAIdO4zDCWVl49a3r1NR0rjYq4QPRn69PmEx6j4wFlsTEVQJdTe+IL6Mblp/5uWVlFslxX515R",
-	"VtFpT08d+SeJwdlpam+rnSY93VptMFVgyBZ4RpZwa3+5Ud6L7cRcfjHKsCGHbcoV/g+U/dlO50LNjJap",
-	"7jM7QqW4uHdASCSlArSvVNZIVOAdubpnmUHwToIPjkpDvN9QT/RMYbNJyIKoeUAKkdNx37JJ6JkDFZze",
-	"66FaswESsjye2FrFJTEoeKCjHvUpYN1zHcFoAycjVIpjB5o6SHdG3io62MNUtSMIFVrJ8siXOcvrzSRT",
-	"i96w6tRCxJNMClkoJ+WOtJC1oUrkXKSSJmVp0YhXJ6y5XVuk/wsAAP//",
+	"AVTssKgQob9ykzDFcTDIxTDWPhkQrF87ElDhL4pYmhcfT/SW48r+P/a+tLltHFv7r6D8xdJbjKNkPO9U",
+	"7JoP7rSnyz1ZfB27+lZd3jIhEpLQpgA1QVrRpOa/38I52CiRkrwpSg8/dcfiAmI5eM6C57HEt+FTULyS",
+	"0DHlgvSoU0zCduhPcU3unyKNtdHIhXYXbFQpSFCQ3vHgXR/5DpTEIlVTJY5VRvBA3UVC1mfEUQxUJWIo",
+	"KVCgJCCJ4b8AVZs8W8vSee5DRfy9qEfk4vaGMpsWhiQfR+Ls8uJQkSFVLOeCAbGpHjfzCq9ZcFE6jhRg",
+	"dqiKQr8+aOptKjOW1BqjncRG0pfe8WAQ0o8sk9D4c1XYqRn2qFkvoVabkGUscJzZ6iMi28mGH9Qwlhgp",
+	"HN09M1ZAwBgKppRjUcrTKqdYAhaLc5eCkgoVnjKu/eXjwds1sx9Wdc5GW/OjbJKHIj1tmSCmLEck0ClV",
+	"pFzMuPa8FwS5j+HjGwVQvsDvv8IhqufiWfns5gDRc8CGHzbO2w2sK6d6JelJFwv2R0XzYJLb6eem18o8",
+	"rGlzBiYHejfjgiIXwhptUvfAZolSl12gXzG78G4w+Nubd+/e/vX4b8eDd+/eBImHwWri4aUCmr/K4f6J",
+	"d/4qh18sJ3dbFBN2Zz1NzFoOgdZuThhcCDTFsj6d3aECM1xkhMlduNiYszB/M5TlhCRlmd8qlkqRKatK",
+	"kDGaaSOb2DgciCnZv9q9fkYVShd50LjbzzdGBoiqplwpLsZOQUw3uWD38o5lYAaZKDnNVd8M1tvdtfaS",
+	"LsCO2E3JMdq32GJrtTHDW0o4fRkA+hcH2seDd7s9LIM1E0KDtSFzy8pOs7odVSUt2YkXhYVexVsa9lRZ",
+	"xMLsvW5DtTsszOoNm+op8UTrgLsMijKz/q+7XPSup2SVZ8R0lhMQ8AIJmF2RhZMggGi3vlb3C0DGndEX",
+	"oS01Hg2wtjW7U63ZhNepzHM6lEAQ94jUQkBnp+eBQd8RsXX5enzN1MoXRsNKm0i4EOwJpCCiWFhusHyh",
+	"gaqeQUYHhSJ5H2ACWjJSUDFmj8tZxMImLR5HoP8+6Kwuf7G7/MU+hHxqAvpd/Oc54j+B8QDBfDz0pP2D",
+	"mlV61uDQOktY4VxqNIFwVuvB6VWvNEd+Wlhbpb+PphMNnOAAmH6EVCX5/wNicCKReWZ2FasCoh3fBG/D",
+	"A0IJ3MyyW1omRNEFUbJ/SpJKsff6qr9DwVaijW2KMQf2laYlvrLBBKLTuUlhXN/ccaZ1yc8u+dklP7vk",
+	"Z5f87JKfO05+bnUI5iH4glh4cWpqyFMEOkLO2wpiLcR40PmUl4bwAE0ucetqdO9/RddelHUB4A7DP461",
+	"oMZNEPToTtH6q+Hi1ayQKYPYJNCKsMcjeDjBg4qEQLBsjyKEaN6/DSNlkLmIxaX7M8y//hFJdC8kwDZA",
+	"aD6nC0WmjApF4oOJdnFyTGIgvQCcuIoPHhmZcKj8p8VSOzqY/p1h+q6s3vK4b7Z/yxO5s4TPZwmX+3ZX",
+	"NpFnm6rDpTmIRXimHsq2YkO1ZCSLWKQ5Z2hOaUnmNL+z/CRkSsUCA2Tfq64cD4R1kdk9stp7GeZ4nHjh",
+	"fkvq7S5wscN4woNjJI/2gXeqL9h53D8yS/lFtm2psN5tO3z1hGyRQSttfHgvCqrwJe06P1cMq2dR4Qik",
+	"0ERJRoWcPlL6h4sYCgaDIt9GFR/3QiyO1K3I2t97RK5dA0u6iEXGRlzUmDSfxgWO/fCrHIINfOhYdN5k",
+	"l/Tpkj5d0qdL+nRJnz8bBH2R0m6cHk+u7D5eBTQOJ4CyjgEWHXx9OHxFRIR9GeCyl9OviQ5mVROfepYt",
+	"w9NSPhqcEinqJ9BOg9ghzYHADInXCYUsyh1jM8JL4Dp7mBxlScdAT/EUWHqWZR0m7TBph0k7TNph0g6T",
+	"dpj0T4BJgYquQ6QPR6RnGZaaePy3Hoy2R0XnvJx4PR/DIfyI80OoslOSnFFVAinmMjExHghvzUkDKbBT",
+	"K4M6t4KleNwIKQtXHtgzihyjNZV2CeoJBc9DCme8xkuf05JwYA0s+6vp7lg8JN9NHk2j9lvAtmw+pst/",
+	"d5i+w/Qdpu8wfYfpO0zfHS7YC2a1BpyyLdlaCPSaUGLnDTyyvAI19L1WeYh4lzt5VyUX336XQ6td3FZ2",
+	"gZLwKF+8FDp23oBtf+RUQkxlvzolVJBKjLhAfjakTlsideMqFikVqTYnlpjsKaFobDISLm3n8lomHOyE",
+	"rBMBbhUB1j3VogBs6J6Ad9tPlUD6dxdrDcfeztamhbRRpLttluO5myiQZRFZo7xPwExUSitQSWMBrFwg",
+	"DGHYTlAx90l6t3srcbuG+aVbXj/s8vqFlevW1gtqX0Mh6NY72mu7Lp+krvuwVrXRoUJamK6Gx4waz+9y",
+	"eAJMfeav7CsIqr2WxapQ2GvgL1tSCyM9WsbCB/bQhEz7R+SMJObaxF2sJ4xhDTohvCSKebbOQxXcANwX",
+	"gexvLxD5DTR/+6dGOaVQvkVGyrZUJIEfbrlwzwX6RmT/tFpUdgu25wCXI4b/L4mCpmDLRoFblRhOLARZ",
+	"wwWui5qeeNshF8VEFvR+zaQbAOO+SmMR7Csjcnyl+yIEJmvpHwOdtqeY7BfJKNi27R+R4XK8tcWGrqwu",
+	"IDb8cfIX3W7TzrrmxlYKbMxDeNfcjmBckw25kzkmS2YzUK30Jpr0LDlaZIAg2IrlQ9EknVABKBDCI9qd",
+	"znipLE+bimLhnaWSju31fXfoT+YZMF6CPR06LqNTozlkfMgkUFZMCBegiRcQV1uVxicdDHwsJvWKjz9g",
+	"asQ0/knpkReG1rZ/tyBSw03dTP3OEv7QuBukM018BTjS9x6E20/fLQhvKs38Uke5zoW3ipiCEUpmrFBS",
+	"ACRUR+QfgLW/3Hy5PP/08/nPejp4Jnwk+dem1YTBSW/C8iwWw0XItmePaie/nF+T1d6CexOYacMFEVKD",
+	"qT5OLo66AnDFCVnSFYjF+88fLz+cX5//DDfrJcNFZRWHgTrfkqQ73ntVspky8QeYStWUCvgrcsEn5ktu",
+	"hwsQNwSuOvwO2xk1dn5M3MNNwHKPYUL/ZNzxoEU+1IeM/iNZkB6dzQp5D5SkdbFb5bH+rQSB5qQfIate",
+	"rjcn+zbd+1AYYN5kOjsWyeXnL9fkNZ3x19CUV3jBq5KqO/X6m+552+CEzGWVZ9jDvpljCRHPyHU8BnF0",
+	"/0aGjFbFIuT5t119qAi22fk5rm9sL7qxQzLZ8NtBMAD8JJadkIRBUiZxchJGOBgdMzNcCSmlhJd5nYcJ",
+	"zVyF8JAx4SbpcOGm+RH5YKhhA7/mw9lP5x/Or6JWB+c0to6cvnH5W/BBDfeu9Yucmd5Dv8i27bn8ol2F",
+	"2HzUUrC5m18dAHgRAPA9ecZLescgoGMsiJAY1vFSLxG5+HR7efX5l6vzL18i8o+zC9CjeX/26f35B9zX",
+	"zv/78uIK95JYUCMhDkyxhaGSNpIylk3a0IbvlHnb2jDY74yN9N89shtUgIhsa9v8Q/i91R+0KQE9BQT7",
+	"Wq7kBSgHI4hvxj0Pd0OQhFaKjwV0nMEYBhKMPBH7oYpFohjkAdSRbe1tLtO72ykXVclU4tjmyF8Gp0Qx",
+	"RhL4HdUB1C0tkz7uXsZx7OVyrv/Lsz6pBDaDZZh8wDI6FYCa8CPwE0DJKKqjHe13NwkFRcSTicN2uJlN",
+	"/JMk5VyayYVHX8jYgFvtuupePgViPaQrnki3k+FMNHmUMbOcOJBVGVMeKjTpLiIFExpD4FEYkoCAeeLv",
+	"AWUSpOSLgiFzXr8FP4SPzIKqj7gfawRubqUcETNnPT5Cn/3y5joW22LmpCEHunF7DoVt2v3zawlb/zPK",
+	"0VxkiAtntCh5WuW0sET5+P1cqJLRzC4fWE5StGr8w1Bt0IBZozD/5yNOD/nw120KtsOj5cls1hNsV41Z",
+	"8E/SLQqnmWyf1sGGFdhQAwd61gK2NjYmguCz3p1HshLZzoIE1xoL1LYrO4LNm+KzF5XYZ4NJu02lKm/l",
+	"PStuSz5lm/ZZpH3M6ILoW4ztVHrb039UpHdz/R7+r49emahsbBKSPhYdQOHJhDntGTXDkvJY2MZBcoz0",
+	"kkrwEhzdxFyb9I/IP/i4KhhSfehOqErL9YF+WiqLDMtYbCjmVLeby0zZvTEWNC35PS8XZn8h/2KFNJSA",
+	"j4+rWm8N2QhV+fmeFdd8yvazAOBsNgsbrBvqGtyyqlRJS65KnqpOS393pWl2UejFalYenzLSm8r0rr9B",
+	"RH93psQoHb20NVHL5sTr60Tk9yobA9Uz+B6xkAVxWW1M8xjz40IzkbNGaqINSv0J2xobxLtt1oa8uLH5",
+	"iH3/Q9mb5TZ3JmcPTc4fFc31xLVCoXtrfXSbvhuQgQ4BFLMEYSI0FQj0p4ZswsmoGccrhDlWG3ETzNGe",
+	"/BY45+UtTw01dDCnszlPtzmwmvbR0MwKOS6YUhvDkRM5JyNa+OCS/qxVhukJ5snYiTl4sBq6iuoJzMiY",
+	"FwdiLO7RvaWXLJS7uLjwo1ylWOzUhlzaPt1322FY5T/KjOWd3dhHu2GX5x5ZDEAlORuVG00GFYSpkk9p",
+	"6eqCwPoJxjKMECJYcHqBquR5bm1G5Bc11aZgHNgd/RhY1JgcqeGdvyHcsTjGwxwb+4e1b0SYaWngxRq7",
+	"YusEXhibxGKjYdH7+wfd8/tuWFxDO6OyP0bl3KzFrL6OUCb7u9sXq+//OpVixDMmUqY2uzxw5ommEytd",
+	"HWZm9ZS3LB8ZFAvZB9vll9GSKlYeKn872CEQcZ9PGOSj8VwqdRUyQboveGI5KZiayByNjv0YkrGCA22z",
+	"CdtDo47IGSp2xSKZ0q+3TJQFZyrBl/eWeEn6YJGMjpA2efYZj0QpH03b3gf9/HwZuZubi5+Xupf0aE1Z",
+	"3P7Zt7pP5hOpwv5EM2zzpG35OvOkW54drNbHNCTxqgquNHk7VRZ6Lv979SM+0q98Wk1XXOSlMYjIG72J",
+	"vRkMBkfkZ5MufzMYtDU3GOtmabU3g0GkrzIZxgH8c13C8SXNeTA/1iWmgsuC2dll7toKfuzsbyn6sT+b",
+	"wh93rioo+9njLcaWC89Y8QomQm1Jy9GSnV2/21gj+vK7zbhCE7mVE+wJTN3XaGPs6VUhCQsFJvbh4Nv6",
+	"qh57KoL0Mq70l2cRETIWNiCJh8pY1n8mI+8+by9hY3NTWxaS21hr49aRQzx+qTb3qFfjeP4Fqe8t00mD",
+	"gCOeSfJASZFZwYDPmGNR+VBmi1P7G+BW7XQBATGyW9zTvGLgauFyezsYeLg2n8icxaL2oWB43w6O8Soh",
+	"4RW+it2U9wLfMWeKJJcFG7HihBSsrArxd9idaZ4cEdt4WkAge1QplpHe8eCdBjc8B5sIQESjRa5MECyl",
+	"eVrlAMp7CZzkSsj7sw/vbz6cXV98+qXfTkgRiy0YKW5mGS3ZMxuDFbiULHUGoepOmZCf7tqCzfJFUMKH",
+	"o2jvKpgZZGhWgvjXSd3CU2Khx9E/xoNvZwHg4wF0TRjNWOFRF45YDXAxoQHV/xzU2w0YsqFJB/+7Chlf",
+	"qPK7caRwEPeqCPxBNruC9mcNJruVF6Vui/SGah/Sw1lQSrsUl1di/8+2Gey0yvtyvZE6JWWxwKpXtJHW",
+	"ZgFcJbkUY1aEBmxnNWi4SJ6wo62HiYH/qraq3MaUSHjbJvFNOh4XbIzso3iYKxkXsprBuag7tlCkx2g6",
+	"iQX81RYiw+cK3Pd82Uc1nbKMKOSCgSO3coT8qUGD+qfOJgdvgqZpLOod9qBiWe83+jlyLiIi2NwdGY6c",
+	"Crl2WweWDOIIZkhRQgYbpgmcGVb8nmGUJWEiMz+yr+aXJ8NeHKbn2+A+i3yxNJb0jgn9yXp7Mkfb4OOA",
+	"Kpb03Ff224IBvluaC471dH5lft4YsGhroKOxDdvm+rm1bXZMXqRl1p11PU8gRnRzc/Fza4Pctbcu3POE",
+	"8E5Dm+7tCLqY1dr21AJPz9sS0zv1MKYeNJoa63FKkm//TlxIEVCtu761yfCcW/hH2OQp/fqBiXE5OTj5",
+	"qwk32X+/edIHoDPbGgqDX1ebY5EZTdOqoCmc5S9YyhUi1oLp9X8QHYzeHEQH0Ce30Cf6IXzKcwpbRXSg",
+	"dyuRLm5N7clBdABVwabitgnRRau6fzPkgnaT74j8U5vhUhI0wbXvHi5Owt1H//FQkST40CQiiR+FJIpF",
+	"4udRoi1JsjzPExcXurl+T5KJrAr9lIwu8Po5Y3cJ4RhzwCXPDRZmX2e5zJgFik2DYI1+bQR4yaYqHIr6",
+	"UNWmUW0ZNKxR3V64TL9Ct7Wh490faFFQQK2qXOQwY2Ux3UnoQY/VpgheONZdzmqnUQqnClpbb3sQO3Tw",
+	"4+GIsCDuZtUGpFxG+81gsAYS4XmxNQzy1ln77N74/QKBzrqsW5auoVfg2q3aiA2xQd+13UrdvZZvwzB4",
+	"32s3y7aNEQ8O3ClCyZCmd3r3E1lDc0/Ix/OzLzdX56SohFu7NtIG51TxixxY1H6XKRlRWC1Scz0Pla81",
+	"RjfM9Tj60qbnfDp6SBXLufCwTp1qr/rip6uz6/NYYFZZNaZZfCZa+QIayLa43AugXdd6L9lWgyM0FoLN",
+	"w3yU1cZwTz27vDhUJK2KQnuJrs36FmujlvshsVfd6hWtklgYVgvCs5qfyUWtOUfkNwiiUuHHSV//Xzfn",
+	"N3iW/Orm06eLT780vTUWQZgiCE7g6VuCGBFSbQC8Xeh20PeB5OPBgPSGNLMR4b6PEUPEmKtYcHFPc55F",
+	"/qd6BALzOhApMfPBX1owE0Opd2MpybDieeaHKxa6/wEXwr322HytW4pKCC7GT6MzxrOmK7vH3tFlrLRw",
+	"/8gEV3a05h3MjyHUm5j1pmfpHxWr6pSCu4kH/uRnPOmZ+Q0TPgpmsUtYRisTGOZpbdGaU/WxMHO0bzgd",
+	"/hMO7brKl2Ip+oEneYMkV9NR3j3e/GFjJbRhM91+w2/E2h5DvP7m/t9Sx68vPg03+WGV3wVtCgA0ZJuS",
+	"8NEJ7u1vB29NxkmOCLLER3rnzVnJbmE/xZmtH4LJib4nv7Flu6dkJgGba0N+J0J+rLks7rSpzqRYDngi",
+	"hNgu4vlTld89l2l+IS+73sSWZVIfoa5+qLV+yM/ilgqiGhBoqyHaZYWBoS2FVVUf5mdVR96CLNMvnrp/",
+	"j5Xhr8YodLVZ5M5QFOH1DuoC1DrUdmFMBf+X2cgD5Q1c31gNfkqoiSKmVJAhI1OaMQ26vY+PxiUiY35v",
+	"zt6ZGAJNU6YCjT/THC6ABGYj9Wos1nGvVspHGGpfsoVW3W/QEKMXtp8srPUhhVfC+UVZlGS4iEiiN4Ce",
+	"Kz+QBUkgWtuaxoGubC7nPIAgqI2jwj/grubo894wvQajuI16T20x7Lnh3mkgJFw9h6reT4HlM8dS0Pg1",
+	"hi3QEdOQJnyGhYuNdidkyAr0coDcGS2MOiLa+zEFS5Xgf1TMPrL+JD4WssA6AMWgpImAyznnivWN0I7G",
+	"NsIZIl/ueDw4PiI3Sv8vinIi3CrGtzSbcpFEJNEwTY5GPGWY04Dq5sIUA4Gbqi3PlApgV69Z3t7x4C9B",
+	"W47IGf4Csj76SwLLGgRPNcQMzSov1pvUVt84WCl75xUHbds/fzjsuBbII9gcB7PDgoFzYyemcxjx37c8",
+	"U0t4sGkt75410ixIBBQUHV1sn7KRgJ3hUVyzS1a00RA3wcLX30xXY9Z0S/Wy+stOTQ0Ocr7kUmHBkjU+",
+	"E2Z6a0zvGdJFScCAeCiIF0TOhUWIasJnoA216IcWljyLgTVFRqpd5axu+rZTO8OP6/TOWt087KCldSwL",
+	"MmS5FKjq7cK9y8t6hyJnW6ygaFNwpoZkNntQwbo59DBDrbgssXiIz/ILK59vC395NL522nRr6cdaS1DZ",
+	"sM1CeticDGHfxgMXV0ygC1BfjgDxXaAStmxuyosettfE4gFovmmBYgN/EJiNjd2rOv0tjEfBEEt2RuSZ",
+	"jch/LM7GdfB8ONv87n/ZgL2v2FTes1qk1pUsOAN3jAYOyfURWezctulmBiv0I7RiazRtUVB48sJ+SreO",
+	"G9ZxFM4IkyzxvtTSKt/hatHTwK8WJNd7WUQQbXnTJnWjj/Suvs7oUomi8XpplqFsi/m1nPPUSdbpPp9A",
+	"sUp99cXiueKETavvLMualt4P7ACsOEqdEWjqJXtqAifI/voHZ1nmjQLoWmy5j26fwFyfujwxoXBDl6Wd",
+	"7IjwjImSjzieBDPnikpWjGjKQOVJxMLQk9SyAfpb9BMAGUDNhf7XoSLs1ZTyXFuIgimFW7Cplxhxc5zN",
+	"P0j3Q4b/ESg2QRL72PdSlJQLlcB5cOW+Eall3MtTcxnSkbGv5VKCYzWBGosHiVc+PYH6J8qd2m5/rvyp",
+	"fd5z5FBXvuifjM22mDbaF26YNy0fuDw9205f/eXtoOWY+YvuK9tneLvc7qbcrtrCOC87MWvDpFJ4vLrG",
+	"Uj/N7rgg6D7Dn7Y93ZDCdkinyTX8QYKfDXP2GR0fX+u1sXmsuLePror84OTgNUxt05JvK6XRps65BzwU",
+	"TKSsj0X7Gu5kTPGCZeHBDyrI2eVF5NTQULmqGuZcTVgGwmZHft+gM950FP0MsoF4lttwauFziZwLo7Qp",
+	"an2JdO8cCo1B8S0iaS4FOGQalxnG0tqrZ02vvqZjpVERF4j+bH3afMJTdDygLDalAuhylp74Crpx9am/",
+	"WVZWka3W1blX+Co67empo/AkMTg7Te1ttdOkp1urDaaKDNkCL8gKbu2vNip4sZ2Yqy9GGTbksM25wv+B",
+	"sj/b6VyomdEy1X1mR8hLtAcHhETmdbRDpbJGooLgyNU9KwyCdxJ8cFQa4v2GeqJnCptNQhak4SNSiZKO",
+	"+5ZNQs8cqOAMXg/Vmg2QkJXpxNYqrohBwQMd9WhIAeue6whGGzgZoVIcO9DUQboz8lbRwR6mWjqCUKOV",
+	"9Ee+zFneYCaZWvSGVacWIp0UUshKOUF8pIVcGqpMzkUuaeZLi0a8PmHN7doi/V8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

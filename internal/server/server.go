@@ -263,7 +263,7 @@ func New(d Deps) (*Server, error) {
 		tagsService:     tags.New(tags.Deps{DB: d.DB, Grants: grants}),
 		membersService:  members.New(members.Deps{DB: d.DB, Grants: grants}),
 		workersService:  workers.New(workers.Deps{DB: d.DB, Grants: grants}),
-		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc}),
+		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc}),
 		bulkService:     bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
 		measurerService: measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
 	}

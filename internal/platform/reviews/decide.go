@@ -41,7 +41,7 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdic
 		return err
 	}
 	if !r.HoldsAttempt {
-		return nil
+		return labelJob(ctx, tx, r.Execution, r.ID, v.by)
 	}
 	key := run.AttemptKey{Execution: r.Execution, Task: r.Target, Idx: r.TargetIdx}
 	if v.cause != nil {
@@ -57,7 +57,12 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdic
 	if err != nil {
 		return err
 	}
-	return s.engine.Report(ctx, tx, key, raw, nil)
+	// The engine first (it locks the attempt, then the execution, then by trigger the job), then the
+	// job's label: locks in the engine's order.
+	if err := s.engine.Report(ctx, tx, key, raw, nil); err != nil {
+		return err
+	}
+	return labelJob(ctx, tx, r.Execution, r.ID, v.by)
 }
 
 // asObject is the reviewed content as an object: an object as it is, any other value under "value"

@@ -27,3 +27,18 @@ func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *au
 	}
 	return id, nil
 }
+
+// labelInFlow completes the review a SUSPENDED job's execution waits for with the labeler's response:
+// the execution goes on (the job follows it to IN_PROGRESS, then COMPLETED with the flow's output) and
+// the review records the label on the job (labeled_by, LABELED in its history), as it does when the
+// review is completed through /api.
+func (s *Service) labelInFlow(ctx context.Context, tx *sqlx.Tx, j lockedJob, p *auth.Principal, response json.RawMessage) error {
+	ok, err := s.d.Reviews.CompleteForJob(ctx, tx, *j.Execution, response, p.UserID, p.Actor())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return httpx.Conflict("the job's flow waits for no review now; it takes a response when its execution reaches a human_review task")
+	}
+	return nil
+}

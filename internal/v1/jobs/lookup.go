@@ -63,14 +63,21 @@ type lockedJob struct {
 	// Held is true while assigned_to's lock runs.
 	Held     bool    `db:"held"`
 	Response *[]byte `db:"response"`
+	// Execution is the job's flow execution, if it has one.
+	Execution *uuid.UUID `db:"flow_execution_id"`
 }
 
 // lockJob reads a job of the app and locks its row until the transaction ends.
 func lockJob(ctx context.Context, db dbx.DBTX, g *access.Grant, id int64) (lockedJob, error) {
+	return readJob(ctx, db, g, id, ` FOR UPDATE`)
+}
+
+// readJob reads a job of the app, with lock appended to the query.
+func readJob(ctx context.Context, db dbx.DBTX, g *access.Grant, id int64, lock string) (lockedJob, error) {
 	var j lockedJob
 	err := db.GetContext(ctx, &j, `SELECT id, app_id, status, processing_state, reviewed, labeled_by, assigned_to,
-		       coalesce(assigned_to IS NOT NULL AND lock_expires_at > now(), false) AS held, response
-		FROM jobs WHERE id = $1 AND app_id = $2 AND organization_id = $3 FOR UPDATE`, id, g.App.ID, g.App.OrganizationID)
+		       coalesce(assigned_to IS NOT NULL AND lock_expires_at > now(), false) AS held, response, flow_execution_id
+		FROM jobs WHERE id = $1 AND app_id = $2 AND organization_id = $3`+lock, id, g.App.ID, g.App.OrganizationID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return lockedJob{}, errJobNotFound()
 	}

@@ -29,6 +29,20 @@ func (s *Service) SubmitJobResponse(ctx context.Context, req v1api.SubmitJobResp
 	resp := string(req.Body.Response)
 	var out v1api.Job
 	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
+		// A job waiting in its flow for a person is labeled through its execution's review, which takes
+		// the locks in the engine's order (the job last); any other job is locked first.
+		if j, err := readJob(ctx, tx, g, req.JobId, ""); err != nil {
+			return err
+		} else if j.Execution != nil && j.Status == "SUSPENDED" {
+			if j.Held && *j.AssignedTo != p.UserID {
+				return httpx.Conflict("another worker holds this job for labeling")
+			}
+			if err := s.labelInFlow(ctx, tx, j, p, req.Body.Response); err != nil {
+				return err
+			}
+			out, err = fullJob(ctx, tx, g, j.ID)
+			return err
+		}
 		j, err := lockJob(ctx, tx, g, req.JobId)
 		if err != nil {
 			return err
@@ -66,8 +80,8 @@ func (s *Service) SubmitJobResponse(ctx context.Context, req v1api.SubmitJobResp
 	return v1api.SubmitJobResponse200JSONResponse(out), nil
 }
 
-// label completes a job waiting for a label and releases it. The flow's steps after the human step
-// would run next, but jobs carry no flow execution yet, so the label is the job's final response.
+// label completes a job without a flow that waits for a label, and releases it: the label is the job's
+// final response. (A job of a flow is labeled through its review: labelInFlow.)
 func label(ctx context.Context, tx *sqlx.Tx, g *access.Grant, j lockedJob, user uuid.UUID, resp string) ([]event, error) {
 	state := "DONE"
 	if sampledForReview(j.ID, g.App.ParsedSettings().ReviewRate) {

@@ -4,11 +4,12 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
-	"github.com/loopwork/loopwork/internal/engine/run"
 
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
 
@@ -21,6 +22,13 @@ type Deps struct {
 	Engine *run.Engine
 	// Admission starts the PENDING jobs of apps with a limit of running jobs.
 	Admission Admission
+	// Reviews completes the review a job's execution waits for with its label.
+	Reviews Reviews
+}
+
+// Reviews completes, in a transaction, the open review of an execution with a labeler's response.
+type Reviews interface {
+	CompleteForJob(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, response json.RawMessage, by uuid.UUID, actor string) (bool, error)
 }
 
 // Admission asks, in a transaction, for an app's PENDING jobs to be admitted once it commits.
