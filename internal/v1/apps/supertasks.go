@@ -25,16 +25,18 @@ type definition struct {
 	} `json:"edges"`
 }
 
-// superTasks lists the tasks of the latest version of a flow in topological order. Tasks that are
-// independent of each other keep the order of the definition, so the answer is stable.
+// superTasks lists the tasks of the version of a flow that the app's jobs run — its latest published
+// version, or its latest valid one while none is published (see executions.ForJob) — in topological
+// order. Tasks that are independent of each other keep the order of the definition, so the answer is
+// stable.
 func superTasks(ctx context.Context, db dbx.DBTX, flowID *uuid.UUID) ([]v1api.SuperTask, error) {
 	out := []v1api.SuperTask{}
 	if flowID == nil {
 		return out, nil
 	}
 	var raw []byte
-	err := db.GetContext(ctx, &raw, `SELECT v.definition FROM flows f
-		JOIN flow_versions v ON v.flow_id = f.id AND v.version = f.latest_version WHERE f.id = $1`, *flowID)
+	err := db.GetContext(ctx, &raw, `SELECT definition FROM flow_versions WHERE flow_id = $1 AND valid
+		ORDER BY status = 'published' DESC, version DESC LIMIT 1`, *flowID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return out, nil
 	}
