@@ -23,8 +23,8 @@ type Spec struct {
 	Job    *int64
 }
 
-// Create inserts a queued execution, lays out its tasks and queues its first ones in tx, then takes
-// its run number. The run number comes last: the flow's counter row is the one thing concurrent starts
+// Create inserts a queued execution, lays out its tasks and queues its first ones in tx (and names it to
+// its job, if any), then takes its run number. The run number comes last: the flow's counter row is the one thing concurrent starts
 // of a flow share, so its lock is held only for the commit.
 func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, error) {
 	var r row
@@ -38,6 +38,12 @@ func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, 
 	}
 	if err := engine.Start(ctx, tx, run.Execution{ID: r.ID, Org: r.Org, Flow: r.Flow, Version: r.Version, Input: n.Input}); err != nil {
 		return r, err
+	}
+	if n.Job != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET flow_execution_id = $3 WHERE app_id = $1 AND id = $2`,
+			n.JobApp, *n.Job, r.ID); err != nil {
+			return r, err
+		}
 	}
 	err := tx.GetContext(ctx, &r.RunNumber, `
 		WITH n AS (UPDATE flows SET executions_started = executions_started + 1 WHERE id = $1 RETURNING executions_started)
@@ -57,9 +63,5 @@ func ForJob(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec, app uu
 	}
 	n.Version, n.JobApp, n.Job = versions[0], &app, &job
 	r, err := Create(ctx, tx, engine, n)
-	if err != nil {
-		return uuid.Nil, false, err
-	}
-	_, err = tx.ExecContext(ctx, `UPDATE jobs SET flow_execution_id = $3 WHERE app_id = $1 AND id = $2`, app, job, r.ID)
 	return r.ID, err == nil, err
 }

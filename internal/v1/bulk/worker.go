@@ -127,7 +127,7 @@ func (w *Worker) step(ctx context.Context, id uuid.UUID) (more bool, err error) 
 			started_at = coalesce(started_at, now()),
 			finished_at = CASE WHEN $2 THEN NULL ELSE now() END,
 			total = CASE WHEN $2 THEN total ELSE processed + $3 END,
-			processed = processed + $3, last_id = $4
+			processed = processed + $3, last_id = $4, beat_at = now()
 			WHERE id = $1`, o.ID, more, r.Done, r.Last)
 		return err
 	})

@@ -16,10 +16,11 @@ import (
 
 	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/queue"
+	"github.com/loopwork/loopwork/internal/v1/bulk"
 )
 
 // sweepEvery is how often the leader looks for jobs to admit or expire that no event announced (a job
-// finished through /api, a deadline passed).
+// finished through /api, a deadline passed), and for bulk operations whose worker was lost.
 const sweepEvery = 2 * time.Second
 
 // batchSize is how many jobs one transaction admits or expires.
@@ -94,6 +95,12 @@ type sweepWorker struct {
 
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	if _, err := w.s.Expire(ctx); err != nil {
+		return err
+	}
+	if err := bulk.Rescue(ctx, w.s.db, func(ctx context.Context, tx *sql.Tx, id uuid.UUID) error {
+		_, err := w.s.queue.InsertTx(ctx, tx, bulk.OperationArgs{ID: id}, nil)
+		return err
+	}); err != nil {
 		return err
 	}
 	// The apps with PENDING jobs, one index probe each (a loose scan of jobs_pending_idx).
