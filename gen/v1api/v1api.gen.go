@@ -7274,10 +7274,11 @@ type ClientInterface interface {
 	// GetJobToLabel Take the next job to label
 	//
 	// Answers the next job of the app waiting for a human label and assigns it to the caller for the app's
-	// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): the oldest (lowest id) unassigned
-	// job that is SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally
-	// restricted to a creation date range. No two workers ever get the same job; a caller who already holds a
-	// job gets that job again, with the lock renewed. With `jobId` that job is answered, and assigned to the
+	// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): of the unassigned jobs that are
+	// SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally restricted to a
+	// creation date range, the one of highest `priority` (10 before 1), and among those the oldest (lowest
+	// id). No two workers ever get the same job; a caller who already holds a job gets that job again, with
+	// the lock renewed, even when a job of higher priority is free. With `jobId` that job is answered, and assigned to the
 	// caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 	// /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 	// app.
@@ -8920,10 +8921,11 @@ func (c *Client) SubmitJobResponse(ctx context.Context, appId AppIdPath, jobId J
 // GetJobToLabel Take the next job to label
 //
 // Answers the next job of the app waiting for a human label and assigns it to the caller for the app's
-// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): the oldest (lowest id) unassigned
-// job that is SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally
-// restricted to a creation date range. No two workers ever get the same job; a caller who already holds a
-// job gets that job again, with the lock renewed. With `jobId` that job is answered, and assigned to the
+// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): of the unassigned jobs that are
+// SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally restricted to a
+// creation date range, the one of highest `priority` (10 before 1), and among those the oldest (lowest
+// id). No two workers ever get the same job; a caller who already holds a job gets that job again, with
+// the lock renewed, even when a job of higher priority is free. With `jobId` that job is answered, and assigned to the
 // caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 // /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 // app.
@@ -19032,10 +19034,11 @@ type ClientWithResponsesInterface interface {
 	// GetJobToLabelWithResponse Take the next job to label
 	//
 	// Answers the next job of the app waiting for a human label and assigns it to the caller for the app's
-	// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): the oldest (lowest id) unassigned
-	// job that is SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally
-	// restricted to a creation date range. No two workers ever get the same job; a caller who already holds a
-	// job gets that job again, with the lock renewed. With `jobId` that job is answered, and assigned to the
+	// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): of the unassigned jobs that are
+	// SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally restricted to a
+	// creation date range, the one of highest `priority` (10 before 1), and among those the oldest (lowest
+	// id). No two workers ever get the same job; a caller who already holds a job gets that job again, with
+	// the lock renewed, even when a job of higher priority is free. With `jobId` that job is answered, and assigned to the
 	// caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 	// /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 	// app.
@@ -26145,10 +26148,11 @@ func (c *ClientWithResponses) SubmitJobResponseWithResponse(ctx context.Context,
 // GetJobToLabelWithResponse Take the next job to label
 //
 // Answers the next job of the app waiting for a human label and assigns it to the caller for the app's
-// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): the oldest (lowest id) unassigned
-// job that is SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally
-// restricted to a creation date range. No two workers ever get the same job; a caller who already holds a
-// job gets that job again, with the lock renewed. With `jobId` that job is answered, and assigned to the
+// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): of the unassigned jobs that are
+// SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally restricted to a
+// creation date range, the one of highest `priority` (10 before 1), and among those the oldest (lowest
+// id). No two workers ever get the same job; a caller who already holds a job gets that job again, with
+// the lock renewed, even when a job of higher priority is free. With `jobId` that job is answered, and assigned to the
 // caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 // /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 // app.
@@ -47149,114 +47153,115 @@ var swaggerSpec = []string{
 	"gw5QgRfyxsu8Hwk3sSMYbGZH6axOMH1bj1TeMMJz6yhZK7k3pwB8cUs5hoVENKURz1dogtDD4ooYeDyb",
 	"tGwAMV0BVOywqBChv3KTMMVxMMjFMNY+GRCsXzsSUOEviliaFx9P9JbjylrgW78VLF5J6IxyQbrUVUzC",
 	"ceipuCH3jhDG2tTIhXFnbLpU4KAg3R/3f+4h3oGSGKRqosQxygga1EskZJki+iOAKhETSQECJYSSGP+P",
-	"vW9tbtvW1v4rGH+x9A7jKKn7dmLP/uAkbsbdufg49vTMHJ4xIRKSUFOASpBWtDv7v5/BWgAIUqQk27Ki",
-	"dPNTG4sXEJeFZ13wPOUXoGpTydZSO899qEh5L+oRubi9ocymmSHJx5E4u7w4VGRIFUu5YEBsqsfNvKLU",
-	"LLjIHUcKMDsUWaZf7zX1NpYJiyqN0U5iI+lL73gw8OlH6iQ05bkq7NQEe9SsF1+rTcg8FDjObPkRge1k",
-	"ww9qGEuMFI7unhnLIGAMBVPKsSilcZFSLAELxblLQUmFCk8J1/7y8eD1itkPqzplo435UdbJQ5GetkwQ",
-	"U5Yj4umUKpIvZlx73guC3Mfw8Y0CKF/h99/gENW2eFa+uDlA9Byw4Ye183YN68qpXkl60oWC/VnQ1Jvk",
-	"dvq56bU0DyvanJ7Jgd5NuKDIhbBCm9Q9sFmi1GUX6DfMLrwZDH559ebN65+PfzkevHnzyks8DJYTD88V",
-	"0PxNDvdPvPM3OfxqObnbopiwO+tpYtayD7R2c8LgQqApltXp7A4VmOEiI0zuwsXGnPn5m6HMJyTK8/RW",
-	"sViKRFlVgoTRRBvZyMbhQEzJ/tXu9TOqULqoBI27/XxjZICoasqV4mLsFMR0kzN2L+9YAmaQiZzTVPXN",
-	"YL3eXWsv6QLsiN2UHKN9iy22VhszvLmE05ceoH92oH08eLPbwzJYMyE0WBsyt6zsNKvaUZXTnJ2UorDQ",
-	"q3hLw54qs1CYvddtqHaHhVm9ZlM9JSXROuAug6LMrP95l4ve9ZQs0oSYznICAqVAAmZXZOYkCCDara/V",
-	"/QKQcWf0RWhLjUcDrG3N7lRrNuFlLNOUDiUQxD0iteDR2el5YNB3QGxdvh5fM7XShdGw0iYSLgR7AimI",
-	"IBSWGyxdaKCqZ5DRQaFI3geYgOaMZFSM2eNyFqGwSYvHEei/8zqry1/sLn+xDyGfioB+F//ZRvzHMx4g",
-	"mI+HnrR/ULFKWw0OrbKEBc6lRhMIZ7UenF4tlebI24W1Vfr7aDzRwAkOgOlHSJWT/z8gBicSmSZmV7Eq",
-	"INrxjfA2PCAUwc0suaV5RBRdECX7pyQqFHunr/oHFGxF2tjGGHNg32ic4ysbTCA6nesUxvXNHWdal/zs",
-	"kp9d8rNLfnbJzy75uePk50aHYB6CL4iFF6emhjxGoCPkvK0g1kKMB51PeW4ID9DkEreuRvf+N3TtRV4V",
-	"AO4w/ONYCyrcBF6P7hStvxguXswyGTOITQKtCHs8gocTPKhICATL9iiCj+bLt2GkDDIXobh0f4b51z8i",
-	"ke6FCNgGCE3ndKHIlFGhSHgw0S5OikkMpBeAE1fhwSMjEw6Vv13U2tHB9O8M03dl9erjvt7+1SdyZwm3",
-	"Zwnrfbsrm8iTddXh0hzEIjxRD2VbsaFaMpJZKOKUMzSnNCdzmt5ZfhIypWKBAbLvVVeOB8K6yOweWe29",
-	"DHM8TrxwvyX1dhe42GE84cExkkf7wDvVF+w87h+Zpfwi2bRUWO+2Hb56QrbIoJU2PrxnBVX4knadnyuG",
-	"1bOocARSaCIno0xOHyn9w0UIBYNekW+jio97IRZH6lYk7e89IteugTldhCJhIy4qTJpP4wLHfvhNDsEG",
-	"PnQsOm+yS/p0SZ8u6dMlfbqkz98Ngj5LaTdOjydXdh8vAxqHE0BZxwCLDr4+HL4iIsK+9HDZ8+nXBAez",
-	"oolPPUnq8DSXjwanRIrqCbRTL3ZIUyAwQ+J1QiGLcsfYjPAcuM4eJkeZ0zHQUzwFlp4lSYdJO0zaYdIO",
-	"k3aYtMOkHSb9G2BSoKLrEOnDEelZgqUmJf5bDUbbo6Jznk9KPR/DIfyI80OospOTlFGVAylmnZgYD4S3",
-	"5qSBFNiplUGdW8ZiPG6ElIVLD+wZRY7Rikq7CPWEvOchhTNeU0qf05xwYA3M+8vp7lA8JN9NHk2j9rvH",
-	"tmw+pst/d5i+w/Qdpu8wfYfpO0zfHS7YC2a1BpyyKdmaD/SaUGLnDTyyvAI19Eutch/x1jt5VyUXf/0h",
-	"h1a7uK3sAiXhUb64Fjp23oBtf+BUQkxlvzolVJBCjLhAfjakTquRunEVipiKWJsTS0z2lFA0NhkJlzZz",
-	"eS0TDnZC0okAt4oA655qUQA2dE/Au11OFU/6dxdrDcfeztamhbRWpLttluO5m8CTZRFJo7yPx0yUSytQ",
-	"SUMBrFwgDGHYTlAx90l6t3srcbuC+aVbXj/s8vrA8lVr6xm1r6EQdOMd7aVdl09S131Yq9roUCEtTJfD",
-	"Y0aN5w85PAGmPvNX9g0E1V7KbFko7CXwl9XUwkiP5qEoA3toQqb9I3JGInNt5C7WE8awBp0QnhPFSrbO",
-	"Q+XdANwXnuxvzxP59TR/+6dGOSVTZYuMlG2uSAQ/3HLhngv0jcj+abWo7BZszwHWI4b/Lwq8pmDLRp5b",
-	"FRlOLARZwwWui4qeeNshF8VE4vV+xaQbAOO+SmMR7Csjcnyl+8IHJivpHz2dtqeY7GfJKNi27R+RYT3e",
-	"2mJDl1YXEBv+OPmLbrdpZ11zYysFNuYhvGtuRzCuyZrcyRyTJbMZqFaWJpr0LDlaYIAg2Ir6oWgST6gA",
-	"FAjhEe1OJzxXlqdNBaEonaWcju31fXfoT6YJMF6CPR06LqNTozlkfMjIU1aMCBegiecRV1uVxicdDHws",
-	"Ji0VH3/A1Ihp/JPSI88MrW3/bkCkhpu6mfqdJfyhcTdIZ5r4CnCk7z0It5++WxDeVJr5tYpynQtvFTEF",
-	"I5TMWKakAEiojsivgLW/3ny9PP/8/vy9ng4lEz6S/GvTasLgpDdhaRKK4cJn27NHtaMP59dkubfg3ghm",
-	"2nBBhNRgqo+Ti6OuAFxxQmq6AqF49+XT5cfz6/P3cLNeMlwUVnEYqPMtSbrjvVc5mykTf4CpVEypgL8i",
-	"F3xkvuR2uABxQ+Cqw++wneHeijSovkQtUN0DwmfJCYkYpBMiJ4RgJG/RpTAvikguJTS0VCiY0MTVtg4Z",
-	"E657hws3QEfkoyE19RD5x7O35x/Pr4JWaH4aWhdE31j/FnxQw70rEb0zMHuI6G3btoXodxUcKuNtgs3d",
-	"/Oq2rmfZur4nQ3ZO7xiEIowFERIDEqVISUAuPt9eXn35cHX+9WtAfj27ACWVd2ef351/RIt8/t+XF1do",
-	"BUNBjfg1cJxmhgTZiKFYHmRDeL1Tzmhrw8BSGxtZfvcITGt1L7etbfNs4PdWT8YGs/UUEOxbvhTRphyM",
-	"IL4Z9wF4IooZK8XHAjrO7I5mMxuVFOKHKhSRYhDBVke2tbepjO9up1wUOVOR40kjPw1OiWKMRPA78tqr",
-	"W5pHfdzZjMvTS+Vc/5cnfVIIbAZLMGyOBWDK2479j8BPAA2eoLpPa4+xSeImICUNdig24sH+LEk+l2Zy",
-	"4aENMjawTDtdupdPgRIOiXYn0u1kOBNNBmDMLJsL5APGlPvaQrqLSMYEm7MED3GQCKS3o/Ie0NRAMrnA",
-	"GzLnr9ptm/CRWVDVES/HGiGHWylHxMxZaAlchd7m5c11KDZFe1FD9m7t9uxLsrR7ltcStv4tCqlcJIil",
-	"ZzTLeVykNLMU7/j9XKic0cQuH1hOUrSq08NQrVEvWaGN/vej/PaZ3FdtCrbDg/pkNusJtqvG/O1n6RaF",
-	"U/u1T+tgwxJsqIADPWsBWxsbE0DYVO/OI1mIZGfu7bXGApXtyo5g86a49XII+2wwabexVPmtvGfZbc6n",
-	"bN0+i4SFCV0QfYuxnUpve/qPivRurt/B//Wx1lkUNqoG6QqLDqBkYsKcaoqaYTF0KGzjIK1DelEheA4u",
-	"WmSujfpH5Fc+LjKGJBW6E4rcslSgnxbLLMECDBtEONXt5jJRdm8MBY1zfs/zhdlfyL9YJg2Z3eMjgtZb",
-	"Qx49lX+5Z9k1n7L9TF2fzWZ+g3VDXYNbVpXKac5VzmPVqcDvrqjKLgq9WM3K41NGelMZ3/XXyL/vzpQY",
-	"jZ7ntiaqbk5KZZiA/FEkYyApBt8jFDIjLh+LCQpjflxoJnDWSE20Qak+YVNjg3i3zdqQZzc2n7Dvfyh7",
-	"U29zZ3L20OT8WdBUT1wrcbm31ke36bsBGegQQDE1CBOgqUCgPzU0CU4AzDhePsyxqn7rYI725DfAOc9v",
-	"eSqooYM5nc15us2B1bSPhmaWyXHGlFobjpzIORnRrAwu6c9a5kaeUFBNZiemZH45dBVUU2+BMS8OxFjc",
-	"o3tLL1ko1HBx4Ue5SqHYqQ25tH2677bD8KF/kglLO7uxj3bDLs89shiASlI2yteaDCoIUzmf0txVtID1",
-	"E4wlGCFEsOCU7lTO09TajKBc1FSbgrFnd/RjYFFjcqSCd35BuGNxTAlzbOwf1r6RD6a5gRcr7Armt58d",
-	"m4RirWHR+/tH3fP7blhcQzujsj9G5dysxaS6jlDg+bvbF6tM/zKWYsQTJmKm1rs8cFqHxhMruuxnZvWU",
-	"t/wUCUtJ+WC7/BKaU8XyQ1XeDnYI5MfnEwb5aDxRSV2FjJfu856YTzKmJjJFo+Nk9hOWcSAcNmF7aNQR",
-	"OUOtqVBEU/rtlok840xF+PJejVGjDxbJKOBok2ef8UiU8sm07Z3Xz9vLyN3cXLyvdS/p0Yomtv1z2eo+",
-	"mU+k8vsTzbDNk7bl68yTbnlysFwf05DEKwq40uTtVJ7pufzv5Y/4RL/xaTFdcpFrYxCQV3oTezUYDI7I",
-	"e5MufzUYtDXXG+tmUbBXg0GgrzIZxgH8c1XC8TnNuTc/ViWmvMu82dll7toKfuzsbyn6sT+bwh93Isgr",
-	"+9njLcYWus5Y9gImQmVJy1HNzq7ebawRff7dZlygidzICfZ0+O3XaGNcEoNCEhYKTOzDwbctq3psPT/p",
-	"JVzpL08CImQobEASj0OxpL8lI+8+by9hY3NTWxaS21gr49bRGjx+qTb3aKkjsf0Fqe/N40mD9CCepimB",
-	"kiKzjAETL8dy6KFMFqf2N8Ct2ukC6lzkZbinacHA1cLl9nowKOHafCJTForKh4LhfT04xquEhFeU9dem",
-	"vBeYejlTJLrM2IhlJyRjeZGJf8DuTNPoiNjG0wwC2aNCsYT0jgdvNLjhKdhEACIaLXJlgmAxTeMiBVDe",
-	"i+AMUkTenX18d/Px7Pri84d+O5VCKDbgUriZJTRnWzYGS3ApqnUGoepOmZCf7tqMzdKFV8KHo2jvypgZ",
-	"ZGhWhPjXibTCU0Khx7F8TAm+nQWAjwfQNWE0YVmJunDEKoCLCQ2o/ueg2m7AkA1NOvjfZcj4TJXfjSOF",
-	"g7hXReAPstkFtD9pMNmtjB5VW6Q3VPuQHs6CXNqlWF+J/b/bZrDTKu/L1UbqlOTZAqte0UZamwVwlaRS",
-	"jFnmG7Cd1aDhInnCjrYaJnr+q9qochtTIv5t62Qj6XicsTHyZuIxpGicyWIGJ3ru2EKRHqPxJBTwV1uI",
-	"DJ8rcN8ryz6K6ZQlRCGLCRwWlSNk/vQa1D91Ntl7EzRNY9HSYfcqlvV+o58j5yIggs3dYdfA6Wdrt3Vg",
-	"aQyOYIZkOWSwYZrAaVfF7xlGWSImEvMj+2Z+eTLsxWHa3gb3RaSL2ljSOyb0J+vtyRzKgo8DklPSc1/Z",
-	"bwsGlN3SXHCsp/ML8/PagEVbAx0Bq98218+tbbNj8iwts+6s63kCMaKbm4v3rQ1y1966cM8TwjsNbbq3",
-	"I+hiVivbUwk8bbclpneqYUw9aDQ21uOURH/9O3IhRUC17vrWJsNzbuEffpOn9NtHJsb55ODkZxNusv9+",
-	"9aQPQGe2NRQGvy43xyIzGsdFRmM4hZ6xmCtErBnT6/8gOBi9OggOoE9uoU/0Q/iUpxS2iuBA71YiXtya",
-	"2pOD4ACqgk3FbROiC5YV62bIYuwm3xH5pzbDuSRogivfPVyc+LuP/uOhIpH3oVFAonIUoiAUUTmPIm1J",
-	"ovo8j1xc6Ob6HYkmssj0UxK6wOvnjN1FhGPMAZc8N1iYfZulMmEWKDYNgjX6lRHgOZsqfyiqQ1WZRpVl",
-	"0LBGdXvhMv0K3daGjnd/oFlGAbWqfJHCjJXZdCehBz1W6yJ4/lh3OaudRimcnmVlve1B7NDBj4cjwoy4",
-	"m1UbkHIZ7VeDwQpIhOfFVnCfW2fti3vj9wsEOuuyalm6hl6Ba7dsI9bEBsuu7Vbq7lVoG4ah9L12s2zb",
-	"uNzgwJ0ilAxpfKd3P5E0NPeEfDo/+3pzdU6yQri1ayNtcE4Vv8iBRe13mZIRhdUiFdfzUJW1xuiGuR5H",
-	"X9r0XJmOHlLFUi5KWKdOtVd98fbq7Po8FJhVVo1pljITrcoCGsi2uNwLoF3X+lJsrAJHaCgEm/v5KKvq",
-	"4J56dnlxqEhcZJn2El2b9S3WRtX7IbJX3eoVraJQ6L7TXcKTip/JRaU5R+R3CKJSUY6Tvv6/bs5v8Cz5",
-	"1c3nzxefPzS9NRRemMILTuDpW4IYEVJtALxd6HbQLwPJx4MB6Q1pYiPC/TJGDBFjrkLBxT1NeRKUP1Uj",
-	"EJjXgUiJmQ/lpRkzMZRqN+aSDAueJuVwhUL3P+BCuNcem690S1YIwcX4aUS8eNZ0affYO7qMpRbuHw3e",
-	"0o7WvIOVYwj1Jma96Vn6Z8GKKhnebuKBb8sZT3pmfsOED7xZ7BKWwdIEhnlaWbTmVH0ozBztG06H/4RD",
-	"u67yJatFP/Akr5fkajrKu8ebP2yshDZspptv+I1Yu8QQL/9y/29Jz1cXn/qb/LBI77w2eQAask2R/+gI",
-	"9/bXg9cm4yRHBPnNA73zpixnt7Cf4szWD8HkRL8kv7Flu6dkJgGba0N+J3xmp7nM7rSpTqSoBzwRQmwW",
-	"8XxbpHfbMs3P5GVXm9iyTKoj1NUPtdYPlbO4pYKoAgTaaoh2WWFgCDdhVVWHeau6vhvQPJaLp+rfY2X4",
-	"izFKNK2XZzMURXi9g7oAtQ61XRhTwf9lNnJPMwLXN1aDnxJqoogxFWTIyJQmTIPu0sdH4xKQMb83Z+9M",
-	"DIHGMVOeOp1pDhdAArOWNDQUq1hDC1VGGCpfsoHK2u/QEKN0tZ/8odUhhVfC+UWZ5WS4CEikN4CeKz+Q",
-	"GYkgWtuaxoGubC7nPIAgqI2jwj/grubo895wlHqjuInuTGUx7Lnh3mkgxF89h6raT57lM8dS0Pg1hi3Q",
-	"EdOQxn+GhYuNdsdnyPKUXoCWGC2MOiLa+zEFS4XgfxbMPrL6JD4WMsM6AMWgpImAyznnivWNRIzGNsIZ",
-	"orLc8XhwfERulP5flJNEuJWNb2ky5SIKSKRhmhyNeMwwpwHVzZkpBgI3VVueKRXAC16xvL3jwU9eW47I",
-	"Gf4CgjT6SzzL6gVPNcT0zSrPVpvUVt/YWyl75xV7bds/f9jvuBbII9gcB7PDgp5zYyemcxjx37c8UTU8",
-	"2LSWd88aaRYkAgqKji62T9lIwM7wKK7ZmhVtNMRNsPDlX6arMWu6oe5W9WWnpgYHOV9SqbBgyRqfCTO9",
-	"Nab3DOmiJGBAPBTEMyLnwiJENeEzUDVa9H0LS7ZiYE2RkWrX56qavs10uvDjOqWuVjcPO6i2jmVGhiyV",
-	"AvWoXbi3vqx3KM+1wQoK1gVnKkhmvQflrZvDEmaoJZclFA/xWT6wfHtb+POj8ZXTpltLP9ZagsqGTRbS",
-	"w+akD/vWHri4YgJdgOpyBIjvApWwZXNTXvSwvSYUD0DzTQsUG/iDwGxs7F7V6W9gPDKGWLIzIls2Iv+x",
-	"OBvXwfZwtvm9/GUN9r5iU3nPKpFaV7LgDNwxGjgk10dksXPbppvprdBP0IqN0bRFQf7JC/sp3TpuWMeB",
-	"PyNMsqT0pWqrfIerRU+DcrUgud7zIoJgw5vW6fJ8onfVdUZrJYrG66VJgrIt5td8zmMntqb7fALFKtXV",
-	"F4ptxQmbVt9ZkjQtvR/YAVhylDoj0NRL9tQETpD99Q/OkqQ0CqBrseE+unkCc3Xq8sSEwg1dlnayA8IT",
-	"JnI+4ngSzJwrylk2ojEDlScRCkNPUskG6G/RTwBkADUX+l+HirAXU8pTbSEyphRuwaZeYsTNcbbyQbof",
-	"EvyPQLEJEtnHvpMip1yoCM6DK/eNSC3jXh6by5COjH3LawmO5QRqKB4ku/j0BOrfKHdqu31b+VP7vG3k",
-	"UJe+6J+MzTaYNtoXbpg3LR9Yn55tp69+ej1oOWb+rPvK5hneLre7LrerNjDOdSdmZZhUihKvrrDUT7M7",
-	"Lgi6z/CnbU83pLAd0mlyDX+Q4GfDnN2i41PWeq1tHsvu7aOLLD04OXgJU9u05K+l0mhT59wDHgomYtbH",
-	"on0NdxKmeMYS/+AHFeTs8iJwamioXFUMU64mLAFhs6Ny36Az3nQU/QyygXiW23Bq4XOJnAujtCkqfYl0",
-	"7xwKjUHxLSBxKgU4ZBqXGcbSyqtnTa++pmOlUREXiP5sfdp8wmN0PKAsNqYC6HJqT3wB3bj81N8tK6tI",
-	"luvq3CvKKjrt6akj/yQxODtN7W2106SnW6sNpgoM2QLPyBJu7S83ynuxnZjLL0YZNuSwTbnC/4GyP9vp",
-	"XKiZ0TLVfWZHqBQX9w4IiaRUgPaVyhqJCrwjV/csMwjeSfDBUWmI9xvqiZ4pbDYJWRA1D0ghcjruWzYJ",
-	"PXOggtN7PVRrNkBClscTW6u4JAYFD3TUoz4FrHuuIxht4GSESnHsQFMH6c7IW0UHe5iqdgShQitZHvky",
-	"Z3m9mWRq0RtWnVqIeJJJIQvlpNyRFrI2VImci1TSpCwtGvHqhDW3a4v0fwEAAP//",
+	"vS9tbhvH1v4rKH+x9BbjKBnPOxW75oM77Um5J4uvY1ffqstbJkRCEtoUoCZIK5qu+e+3cA42SqQkb4rS",
+	"w0/dsbiAWA6es+B5/BegapNna1k6z32oiL8X9Yhc3N5QZtPCkOTjSJxdXhwqMqSK5VwwIDbV42Ze4TUL",
+	"LkrHkQLMDlVR6NcHTb1NZcaSWmO0k9hI+tI7HgxC+pFlEhp/rgo7NcMeNesl1GoTsowFjjNbfURkO9nw",
+	"gxrGEiOFo7tnxgoIGEPBlHIsSnla5RRLwGJx7lJQUqHCU8a1v3w8eLtm9sOqztloa36UTfJQpKctE8SU",
+	"5YgEOqWKlIsZ1573giD3MXx8owDKV/j9FzhE9Vw8K1/cHCB6Dtjww8Z5u4F15VSvJD3pYsF+r2geTHI7",
+	"/dz0WpmHNW3OwORA72ZcUORCWKNN6h7YLFHqsgv0G2YX3g0Gf3vz7t3bvx7/7Xjw7t2bIPEwWE08vFRA",
+	"8xc53D/xzl/k8Kvl5G6LYsLurKeJWcsh0NrNCYMLgaZY1qezO1RghouMMLkLFxtzFuZvhrKckKQs81vF",
+	"UikyZVUJMkYzbWQTG4cDMSX7V7vXz6hC6SIPGnf7+cbIAFHVlCvFxdgpiOkmF+xe3rEMzCATJae56pvB",
+	"eru71l7SBdgRuyk5RvsWW2ytNmZ4SwmnLwNA/+JA+3jwbreHZbBmQmiwNmRuWdlpVrejqqQlO/GisNCr",
+	"eEvDniqLWJi9122odoeFWb1hUz0lnmgdcJdBUWbW/3WXi971lKzyjJjOcgICXiABsyuycBIEEO3W1+p+",
+	"Aci4M/oitKXGowHWtmZ3qjWb8DqVeU6HEgjiHpFaCOjs9Dww6Dsiti5fj6+ZWvnCaFhpEwkXgj2BFEQU",
+	"C8sNli80UNUzyOigUCTvA0xAS0YKKsbscTmLWNikxeMI9N8HndXlL3aXv9iHkE9NQL+L/zxH/CcwHiCY",
+	"j4eetH9Qs0rPGhxaZwkrnEuNJhDOaj04veqV5shPC2ur9PfRdKKBExwA04+QqiT/f0AMTiQyz8yuYlVA",
+	"tOOb4G14QCiBm1l2S8uEKLogSvZPSVIp9l5f9Xco2Eq0sU0x5sC+0bTEVzaYQHQ6NymM65s7zrQu+dkl",
+	"P7vkZ5f87JKfXfJzx8nPrQ7BPARfEAsvTk0NeYpAR8h5W0GshRgPOp/y0hAeoMklbl2N7v0v6NqLsi4A",
+	"3GH4x7EW1LgJgh7dKVp/NVy8mhUyZRCbBFoR9ngEDyd4UJEQCJbtUYQQzfu3YaQMMhexuHR/hvnXPyKJ",
+	"7oUE2AYIzed0ociUUaFIfDDRLk6OSQykF4ATV/HBIyMTDpX/tFhqRwfTvzNM35XVWx73zfZveSJ3lvD5",
+	"LOFy3+7KJvJsU3W4NAexCM/UQ9lWbKiWjGQRizTnDM0pLcmc5neWn4RMqVhggOx71ZXjgbAuMrtHVnsv",
+	"wxyPEy/cb0m93QUudhhPeHCM5NE+8E71BTuP+0dmKb/Iti0V1rtth6+ekC0yaKWND+9FQRW+pF3n54ph",
+	"9SwqHIEUmijJqJDTR0r/cBFDwWBQ5Nuo4uNeiMWRuhVZ+3uPyLVrYEkXscjYiIsak+bTuMCxH36RQ7CB",
+	"Dx2Lzpvskj5d0qdL+nRJny7p82eDoC9S2o3T48mV3cergMbhBFDWMcCig68Ph6+IiLAvA1z2cvo10cGs",
+	"auJTz7JleFrKR4NTIkX9BNppEDukORCYIfE6oZBFuWNsRngJXGcPk6Ms6RjoKZ4CS8+yrMOkHSbtMGmH",
+	"STtM2mHSDpP+CTApUNF1iPThiPQsw1ITj//Wg9H2qOiclxOv52M4hB9xfghVdkqSM6pKIMVcJibGA+Gt",
+	"OWkgBXZqZVDnVrAUjxshZeHKA3tGkWO0ptIuQT2h4HlI4YzXeOlzWhIOrIFlfzXdHYuH5LvJo2nUfg3Y",
+	"ls3HdPnvDtN3mL7D9B2m7zB9h+m7wwV7wazWgFO2JVsLgV4TSuy8gUeWV6CGvtcqDxHvcifvquTij9/k",
+	"0GoXt5VdoCQ8yhcvhY6dN2DbHzmVEFPZr04JFaQSIy6Qnw2p05ZI3biKRUpFqs2JJSZ7Sigam4yES9u5",
+	"vJYJBzsh60SAW0WAdU+1KAAbuifg3fZTJZD+3cVaw7G3s7VpIW0U6W6b5XjuJgpkWUTWKO8TMBOV0gpU",
+	"0lgAKxcIQxi2E1TMfZLe7d5K3K5hfumW1w+7vD6wct3aekHtaygE3XpHe23X5ZPUdR/WqjY6VEgL09Xw",
+	"mFHj+U0OT4Cpz/yVfQNBtdeyWBUKew38ZUtqYaRHy1j4wB6akGn/iJyRxFybuIv1hDGsQSeEl0Qxz9Z5",
+	"qIIbgPsikP3tBSK/geZv/9QopxTKt8hI2ZaKJPDDLRfuuUDfiOyfVovKbsH2HOByxPD/JVHQFGzZKHCr",
+	"EsOJhSBruMB1UdMTbzvkopjIgt6vmXQDYNxXaSyCfWVEjq90X4TAZC39Y6DT9hST/SIZBdu2/SMyXI63",
+	"ttjQldUFxIY/Tv6i223aWdfc2EqBjXkI75rbEYxrsiF3MsdkyWwGqpXeRJOeJUeLDBAEW7F8KJqkEyoA",
+	"BUJ4RLvTGS+V5WlTUSy8s1TSsb2+7w79yTwDxkuwp0PHZXRqNIeMD5kEyooJ4QI08QLiaqvS+KSDgY/F",
+	"pF7x8QdMjZjGPyk98sLQ2vbvFkRquKmbqd9Zwh8ad4N0pomvAEf63oNw++m7BeFNpZlf6yjXufBWEVMw",
+	"QsmMFUoKgITqiPwDsPbXm6+X559/Pv9ZTwfPhI8k/9q0mjA46U1YnsViuAjZ9uxR7eTD+TVZ7S24N4GZ",
+	"NlwQITWY6uPk4qgrAFeckCVdgVi8//Lp8uP59fnPcLNeMlxUVnEYqPMtSbrjvVclmykTf4CpVE2pgL8i",
+	"F3xivuR2uABxQ+Cqw++wneHeijSooUQtUN0DwmfZCUkYpBMSJ4RgJG/RpTAvSkgpJTTUKxRMaOZqW4eM",
+	"Cde9w4UboCPy0ZCaBoj849lP5x/Pr6JWaH4aWxdE37j8LfighnvXInpnYPYQ0du2PRei31VwyMfbBJu7",
+	"+dVtXS+ydX1PhuyS3jEIRRgLIiQGJLxISUQuPt9eXn35cHX+9WtE/nF2AUoq788+vz//iBb5/L8vL67Q",
+	"CsaCGvFr4DgtDAmyEUOxPMiG8HqnnNHWhoGlNjbSf/cITGt9L7etbfNs4PdWT8YGs/UUEOxbuRLRphyM",
+	"IL4Z9wF4IooZK8XHAjrO7I5mMxt5CvFDFYtEMYhgqyPb2ttcpne3Uy6qkqnE8aSRvwxOiWKMJPA78tqr",
+	"W1om/RPbrErgazFFZA85FCwWfgMOm42NBtWdqL4zax+xSdQmIu3E17FoYL6OHDKQIzLh44l2y5JZwaUe",
+	"+4T03gxsedobI6dCp1KMSQl6M3Az+nK9XM6ZKmPBs/4R+SxJOZdmkuLhDzI28E47b7oDToFaDgl7J9Lt",
+	"iDijcSmPmSWFgbTCmHIjUYSbqe5qUjDB5tqp1O4gQgJnB+CLCmK/B8JxBTMHR0gCct+JfwHoeCCBXRRM",
+	"E+cjW6hA+Mgs4vos8/MLYY5bnUfErBNoNVyFHu7lzXUstkWYSUPGcCMkCGVg2r3Zawlw4xnFWy4yxO8z",
+	"WpQ8rXJaWFp5/H4uVMloZtcGLGEpWhXxYag2KKas0WP/89GMh+zx6zYi2+HR8mQ2aw+2yMac8WfpFoVT",
+	"GLZP66DKClSpARI9awHPGxsTQahWI4KRrES2M5f6WuOP2hZpR7B5I372Egz7bDBpt6lU5a28Z8Vtyads",
+	"096OJIkZXRB9i7GdSm+1+o+K9G6u38P/9XEbE5WN5MH2ahEJlGlMmFNqUTMswI6FbRykkkgvqQQvwS1M",
+	"zLVJ/4j8g4+rgiExhu6EqrTMGOgbprLIcEe3gYtT3W4uM2V351jQtOT3egfC/YX8ixXSEOg9PgppPUTk",
+	"7lPll3tWXPMp2890+dlsFjZYN9Q1uGVVqZKWXJU8VZ3y/O4Kueyi0IvVrDw+ZaQ3leldf4Pk/O5MidEF",
+	"emlropbNiVejichvVTYGYmTwd2IhC+JywJgUMebHhYMiZ43URBuU+hO2NTZYZdNmbciLG5tP2Pc/lL1Z",
+	"bnNncvbQ5Pxe0VxPXCurubfWR7fpuwEZ6BBAMUsQJkJTgUB/aqgZnOiYcbxCmGOVBDfBnFhshXNe3vLU",
+	"UEMHczqb83SbA6tpHw3NrJDjgim1MQQ6kXMyooUPLunPWuVjnlBQamYnpkx/NXQV1dN9kTEvDsRY3KN7",
+	"Sy9ZKA5xsehHuUqx2KkNubR9uu+2w3Cwf5IZyzu7sY92wy7PPbIYgEpyNio3mgwqCFMln9LSVdGA9ROM",
+	"ZRghRLDg1PVUyfPc2ozIL2qqTcE4sDv6MbCoMQZfwzt/Q7hjcYyHOTZPAGvfSBbT0sCLNXYF0wAvjk1i",
+	"sdGw6P39o+75fTcsrqGdUdkfo3Ju1mJWX0coKv3d7YtVw3+dSjHiGRMpU5tdHjghRNOJFXoOs8F6yltO",
+	"jIzlxD/YLr+MllSx8lD528EOgeT5fMIgB46nOKmryonc2cPwieWkYGoiczQ6Tto/YwUHkmMTtodGHZEz",
+	"1LeKRTKl326ZKAvOVIIv7y2xePTBIhnVHW3y7DMeiVI+mba9D/r5+TJyNzcXPy91L+nRmg63/bNvdZ/M",
+	"IdMbDD18tM2TtuXrzJNueXawWpPTkMSrKrjS5O1UWei5/O/Vj/hEv/FpNV1xkZfGICJv9Cb2ZjAYHJGf",
+	"TYr+zWDQ1txgrJuFyN4MBpG+ymQYB/DPdQnHlzTnwfxYl5gKLgtmZ5e5aysysrO/pdDI/myKjdwppKDU",
+	"aI+3GFtcO2PFK5gItSUtR0t2dv1uY43oy+824wpN5FZOcKD9b79GG2NPRgpJWChGsQ8H39ZXEtkzBKSX",
+	"caW/PIuIkLGwAUk8gsWy/jMZefd5ewkbm5vaspDcxlobt45K4fFLtblHvXbF8y9IfW+ZThrkDvEEjwdK",
+	"iswKBuy/HEuwhzJbnNrfALdqpwvoepEL4p7mFQNXC5fb28HAw7X5ROYsFrUPBcP7dnCMVwkJr/A136ak",
+	"GNiBOVMkuSzYiBUnpGBlVYi/w+5M8+SI2MZDqV3BRpViGekdD95pcMNzsIkARDRa5MoEwVKap1UOoLyX",
+	"wLmnhLw/+/j+5uPZ9cXnD/12+oZYbMHfcDPLaMme2RiswKVkqTMIVXfKhPx01xZsli+CIkIcRXtXwcwg",
+	"Q7MSxL9OGBaeEgs9jv4xHnw7CwAfD6BrwmjGCo+6cMRqgIsJDaj+56DebsCQDU06+N9VyPhC1eaNI4WD",
+	"uFeF5w+y2RW0P2sw2a0sInVbpDdU+5AezoJS2qW4vBL7f7bNYKeV5ZfrjdQpKYsFlsiijbQ2C+AqyaUY",
+	"syI0YDurQcNF8oQdbT1MDPxXtVW1OKZEwts2SVXS8bhgY+TqxKNPybiQ1QxOEd2xhSI9RtNJLOCvtmoZ",
+	"PlfgvufLPqrplGVEIXMKHFCVI2QbDRrUP3U2OXgTNE1jUe+wBxXLer/Rz5FzERHB5u6AbeQ0u7XbOrDU",
+	"CUcwQ4oSMtgwTeCEreL3DKMsCROZ+ZF9M788GfbiMD3fBvdF5IulsaR3TOhP1tuTOQgGHwfEqqTnvrLf",
+	"Fgzw3dJccKyn8yvz88aARVsDHelr2DbXz61ts2PyIi2z7qzreQIxopubi59bG+SuvXXhnieEdxradG9H",
+	"0MWs1ranFnh63paY3qmHMfWg0dRYj1OS/PHvxIUUAdW661ubDM+5hX+ETZ7Sbx+ZGJeTg5O/mnCT/feb",
+	"J30AOrOtoTD4dbU5FpnRNK0KmsLJ94KlXCFiLZhe/wfRwejNQXQAfXILfaIfwqc8p7BVRAd6txLp4tbU",
+	"nhxEB1AVbCpumxBdtKqSN0PmZDf5jsg/tRkuJUETXPvu4eIk3H30Hw8VSYIPTSKS+FFIolgkfh4l2pIk",
+	"y/M8cXGhm+v3JJnIqtBPyegCr58zdpcQjjEHXPLcYGH2bZbLjFmg2DQI1ujXRoCXbKrCoagPVW0a1ZZB",
+	"wxrV7YXL9Ct0Wxs63v2BFgUF1KrKRQ4zVhbTnYQe9FhtiuCFY93lrHYapXAamrX1tgexQwc/Ho4IC+Ju",
+	"Vm1AymW03wwGayARnhdbw7dunbUv7o3fLxDorMu6ZekaegWu3aqN2BAb9F3brdTdK982DIP3vXazbNv4",
+	"4+DAnSKUDGl6p3c/kTU094R8Oj/7enN1TopKuLVrI21wUha/yIFF7XeZkhGF1SI11/NQ+VpjdMNcj6Mv",
+	"bXrOp6OHVLGcCw/r1Kn2qi9+ujq7Po8FZpVVY5rFZ6KVL6CBbIvLvQDada33Amc1OEJjIdg8zEdZJQn3",
+	"1LPLi0NF0qootJfo2qxvsTZquR8Se9WtXtEqiYXuO90lPKv5mVzUmnNEfoUgKhV+nPT1/3VzfoPn169u",
+	"Pn+++Pyh6a2xCMIUQXACT98SxIiQagPg7UK3g74PJB8PBqQ3pJmNCPd9jBgixlzFgot7mvMs8j/VIxCY",
+	"14FIiZkP/tKCmRhKvRtLSYYVzzM/XLHQ/Q+4EI8hm6P6tW4pKiG4GD+N/BfPmq7sHntH0bHSwv2j3lvZ",
+	"0Zp3MD+GUG9i1puepb9XrKoT8O0mHviTn/GkZ+Y3TPgomMUuYRmtTGCYp7VFa07gx8LM0b7hkfhPOLTr",
+	"Kl+KpegHnuQNklxNR3n3ePOHjZXQhs10+w2/EWt7DPH6D/f/lmh9ffFpuMkPq/wuaFMAoCHblISPTnBv",
+	"fzt4azJOckSQUz3SO2/OSnYL+ynObP0QTE70PeGOLds9JTMJ2Fwb8jsRsknNZXGnTXUmxXLAEyHEdhHP",
+	"n6r87rlM8wt52fUmtiyT+gh19UOt9UN+FrdUENWAQFsN0S4rDAzJJ6yq+jA/q5bwFtSSfvHU/XusDH81",
+	"RlmozZJwhhYJr3dQF6DWobYLYyr4v8xGHuhU4PrGavBTQk0UMaWCDBmZ0oxp0O19fDQuERnze3P2zsQQ",
+	"aJoyFSjimeZwASQwG4lKY7GOqbRSPsJQ+5ItlN1+hYYYda395CytDym8Es4vyqIkw0VEEr0B9Fz5gSxI",
+	"AtHa1jQOdGVzOecBBEFtHBX+AXc1R5/3hhc1GMVttG5qi2HPDfdOAyHh6jlU9X4KLJ85loLGrzFsgY6Y",
+	"hjThMyxcbLQ7NY4ury4DVMhoYdQR0d6PKViqBP+9YvaR9SfxsZAF1gEoBiVNBFzOOVesb2RpNLYRzhD5",
+	"csfjwfERuVH6fz2jViKL8S3NplwkEUk0TJOjEU8Z5jSgurkwxUDgpmrLM6UCuMhrlrd3PPhL0JYjcoa/",
+	"gAiO/pLAsgbBUw0xQ7PKi/UmtdU3DlbK3nnFQdv2zx8OO64F8gg2x8HssGDg3NiJ6RxG/Pctz9QSHmxa",
+	"y7tnqjQLEgEFRUcX26dsJGBneBTX7JIVbTTETbDw9R+mqzFruqXWV/1lp6YGBzlfcktuaI3PhJneGtN7",
+	"hnRREjAgHgriBZFzYRGimvAZKCkt+qGFJc9iYE2RkWrXBKubvu20wfDjOnWwVjcPO2hpHcuCDFkuBWpg",
+	"u3Dv8rLeoSTYFiso2hScqSGZzR5UsG4OPcxQKy5LLB7is3xg5fNt4S+PxtdOm24t/VhrCSobtllID5uT",
+	"IezbeODiigl0AerLESC+C1TCls1NedHD9ppYPADNNy1QbOAPArOxsXtVp7+F8SgYYsnOiDyzEfmPxdm4",
+	"Dp4PZ5vf/S8bsPcVm8p7VovUupIFZ+CO0cAhoT8ii53bNt3MYIV+glZsjaYtCgpPXthP6dZxwzqOwhlh",
+	"kiXel1pa5TtcLXoa+NWC5HoviwiiLW/apAX0id7V1xldKlE0Xi/NMpSKMb+Wc546gTfd5xMoVqmvvlg8",
+	"V5ywafWdZVnT0vuBHYAVR6kzAk29ZE9N4ATZX//gLMu8UdCN2XYf3T6BuT51eWJC4YYuSzvZEeEZEyUf",
+	"cTwJZs4VlawY0ZSBspSIhaEnqWUD9LfoJwAygJoL/a9DRdirKeW5thAFUwq3YFMvMeLmOJt/kO6HDP8j",
+	"UGyCJPax76UoKRcqgfPgyn0jUsu4l6fmMqQjY9/KpQTHagI1Fg+Senx6AvVPlDu13f5c+VP7vOfIoa58",
+	"0T8Zm20xbbQv3DBvWj5weXq2nb76y9tByzHzF91Xts/wdrndTbldtYVxXnZi1oZJpfB4dY2lfprdcUHQ",
+	"fYY/bXu6IYXtkE6Ta/iDBD8b5uwzOj6+1mtj81hxbx9dFfnBycFrmNqmJX+slEabOuce8FAwkbI+Fu1r",
+	"uJMxxQuWhQc/qCBnlxcRBmi4KYibVcOcqwnLQFrtyO8bdMabjqKfQTYQz3IbTi18LpFzYdQ9Ra0vke6d",
+	"Q6ExqMxFJM2lAIdM4zLDWFp79azp1dd0rDQq4gLRn61Pm094io4HlMWmVABdztITX0E3rj71V8vKKrLV",
+	"ujr3Cl9Fpz09dRSeJAZnp6m9rXaa9HRrtcFUkSFb4AVZwa391UYFL7YTc/XFKMOGHLY5V/g/UPZnO50L",
+	"NTP6qbrP7Ah5QfPggJDIvOp0qFTWSFQQHLm6Z4VB8Cgxa8knIN5vqCd6prDZJGRBSD0ilSjpuG/ZJPTM",
+	"gQrO4PVQrdkACVmZTmyt4ooYFDzQUY+GFLDuuY5gtIGTESrFsQNNHaQ7I28VHexhqqUjCDVaSX/ky5zl",
+	"DWaSqUVvWHVqIdJJIYWslJOPR1rIpaHK5Fzkkma+tGjE6xPW3K4t0v8FAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
