@@ -7287,10 +7287,11 @@ type ClientInterface interface {
 	// GetJobToLabel Take the next job to label
 	//
 	// Answers the next job of the app waiting for a human label and assigns it to the caller for the app's
-	// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): the oldest (lowest id) unassigned
-	// job that is SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally
-	// restricted to a creation date range. No two workers ever get the same job; a caller who already holds a
-	// job gets that job again, with the lock renewed. With `jobId` that job is answered, and assigned to the
+	// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): of the unassigned jobs that are
+	// SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally restricted to a
+	// creation date range, the one of highest `priority` (10 before 1), and among those the oldest (lowest
+	// id). No two workers ever get the same job; a caller who already holds a job gets that job again, with
+	// the lock renewed, even when a job of higher priority is free. With `jobId` that job is answered, and assigned to the
 	// caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 	// /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 	// app.
@@ -8940,10 +8941,11 @@ func (c *Client) SubmitJobResponse(ctx context.Context, appId AppIdPath, jobId J
 // GetJobToLabel Take the next job to label
 //
 // Answers the next job of the app waiting for a human label and assigns it to the caller for the app's
-// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): the oldest (lowest id) unassigned
-// job that is SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally
-// restricted to a creation date range. No two workers ever get the same job; a caller who already holds a
-// job gets that job again, with the lock renewed. With `jobId` that job is answered, and assigned to the
+// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): of the unassigned jobs that are
+// SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally restricted to a
+// creation date range, the one of highest `priority` (10 before 1), and among those the oldest (lowest
+// id). No two workers ever get the same job; a caller who already holds a job gets that job again, with
+// the lock renewed, even when a job of higher priority is free. With `jobId` that job is answered, and assigned to the
 // caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 // /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 // app.
@@ -19059,10 +19061,11 @@ type ClientWithResponsesInterface interface {
 	// GetJobToLabelWithResponse Take the next job to label
 	//
 	// Answers the next job of the app waiting for a human label and assigns it to the caller for the app's
-	// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): the oldest (lowest id) unassigned
-	// job that is SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally
-	// restricted to a creation date range. No two workers ever get the same job; a caller who already holds a
-	// job gets that job again, with the lock renewed. With `jobId` that job is answered, and assigned to the
+	// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): of the unassigned jobs that are
+	// SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally restricted to a
+	// creation date range, the one of highest `priority` (10 before 1), and among those the oldest (lowest
+	// id). No two workers ever get the same job; a caller who already holds a job gets that job again, with
+	// the lock renewed, even when a job of higher priority is free. With `jobId` that job is answered, and assigned to the
 	// caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 	// /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 	// app.
@@ -26179,10 +26182,11 @@ func (c *ClientWithResponses) SubmitJobResponseWithResponse(ctx context.Context,
 // GetJobToLabelWithResponse Take the next job to label
 //
 // Answers the next job of the app waiting for a human label and assigns it to the caller for the app's
-// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): the oldest (lowest id) unassigned
-// job that is SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally
-// restricted to a creation date range. No two workers ever get the same job; a caller who already holds a
-// job gets that job again, with the lock renewed. With `jobId` that job is answered, and assigned to the
+// `settings.labeling_lock_minutes` (default 30; see `lock_expires_at`): of the unassigned jobs that are
+// SUSPENDED waiting for human input, or SCHEDULED on an app without a flow, optionally restricted to a
+// creation date range, the one of highest `priority` (10 before 1), and among those the oldest (lowest
+// id). No two workers ever get the same job; a caller who already holds a job gets that job again, with
+// the lock renewed, even when a job of higher priority is free. With `jobId` that job is answered, and assigned to the
 // caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 // /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 // app.
@@ -47228,74 +47232,75 @@ var swaggerSpec = []string{
 	"OL+KWh2c09g6cvrG5W/BBzXcu9YvcmZ6D/0i27bn8ot2FWLzUUvB5m5+dQDgRQDA9+QZL+kdg4COsSBC",
 	"YljHS71E5OLT7eXV51+uzr98icg/zi5Aj+b92af35x9wXzv/78uLK9xLYkGNhDgwxRaGStpIylg2aUMb",
 	"vlPmbWvDYL8zNtJ/98huUAEisq1t8w/h91Z/0KYE9BQQ7Gu5khegHIwgvhn3PNwNQRJaKT4W0HEGYxhI",
-	"MPJE7IcqFolikAdQR7a1t7lM726nXFQlU4ljmyN/GZwSxRhJ4HdUB1C3tEz6uHsZx7GXy7n+L8/6pBLY",
-	"DJZh8gHL6FQAasKPwE8AJaOojna0390kFBQRTyYO2+FmNvFPkpRzaSYXHn0hYwNuteuqe/kUiPWQrngi",
-	"3U6GM9HkUcbMcuJAVmVMeajQpLuIFExoDIFHYUgCAuaJvweUSZCSLwqGzHn9FvwQPjILqj7ifqwRuLmV",
-	"ckTMnPX4CH32y5vrWGyLmZOGHOjG7TkUtmn3z68lbP3PKEdzkSEunNGi5GmV08IS5eP3c6FKRjO7fGA5",
-	"SdGq8Q9DtUEDZo3C/J+POD3kw1+3KdgOj5Yns1lPsF01ZsE/SbconGayfVoHG1ZgQw0c6FkL2NrYmAiC",
-	"z3p3HslKZDsLElxrLFDbruwINm+Kz15UYp8NJu02laq8lfesuC35lG3aZ5H2MaMLom8xtlPpbU//UZHe",
-	"zfV7+L8+emWisrFJSPpYdACFJxPmtGfUDEvKY2EbB8kx0ksqwUtwdBNzbdI/Iv/g46pgSPWhO6EqLdcH",
-	"+mmpLDIsY7GhmFPdbi4zZffGWNC05Pe8XJj9hfyLFdJQAj4+rmq9NWQjVOXne1Zc8ynbzwKAs9ksbLBu",
-	"qGtwy6pSJS25KnmqOi393ZWm2UWhF6tZeXzKSG8q07v+BhH93ZkSo3T00tZELZsTr68Tkd+rbAxUz+B7",
-	"xEIWxGW1Mc1jzI8LzUTOGqmJNij1J2xrbBDvtlkb8uLG5iP2/Q9lb5bb3JmcPTQ5f1Q01xPXCoXurfXR",
-	"bfpuQAY6BFDMEoSJ0FQg0J8asgkno2YcrxDmWG3ETTBHe/Jb4JyXtzw11NDBnM7mPN3mwGraR0MzK+S4",
-	"YEptDEdO5JyMaOGDS/qzVhmmJ5gnYyfm4MFq6CqqJzAjY14ciLG4R/eWXrJQ7uLiwo9ylWKxUxtyaft0",
-	"322HYZX/KDOWd3ZjH+2GXZ57ZDEAleRsVG40GVQQpko+paWrCwLrJxjLMEKIYMHpBaqS57m1GZFf1FSb",
-	"gnFgd/RjYFFjcqSGd/6GcMfiGA9zbOwf1r4RYaalgRdr7IqtE3hhbBKLjYZF7+8fdM/vu2FxDe2Myv4Y",
-	"lXOzFrP6OkKZ7O9uX6y+/+tUihHPmEiZ2uzywJknmk6sdHWYmdVT3rJ8ZFAsZB9sl19GS6pYeaj87WCH",
-	"QMR9PmGQj8ZzqdRVyATpvuCJ5aRgaiJzNDr2Y0jGCg60zSZsD406Imeo2BWLZEq/3jJRFpypBF/eW+Il",
-	"6YNFMjpC2uTZZzwSpXw0bXsf9PPzZeRubi5+Xupe0qM1ZXH7Z9/qPplPpAr7E82wzZO25evMk255drBa",
-	"H9OQxKsquNLk7VRZ6Ln879WP+Ei/8mk1XXGRl8YgIm/0JvZmMBgckZ9NuvzNYNDW3GCsm6XV3gwGkb7K",
-	"ZBgH8M91CceXNOfB/FiXmAouC2Znl7lrK/ixs7+l6Mf+bAp/3LmqoOxnj7cYWy48Y8UrmAi1JS1HS3Z2",
-	"/W5jjejL7zbjCk3kVk6wJzB1X6ONsadXhSQsFJjYh4Nv66t67KkI0su40l+eRUTIWNiAJB4qY1n/mYy8",
-	"+7y9hI3NTW1ZSG5jrY1bRw7x+KXa3KNejeP5F6S+t0wnDQKOeCbJAyVFZgUDPmOOReVDmS1O7W+AW7XT",
-	"BQTEyG5xT/OKgauFy+3tYODh2nwicxaL2oeC4X07OMarhIRX+Cp2U94LfMecKZJcFmzEihNSsLIqxN9h",
-	"d6Z5ckRs42kBgexRpVhGeseDdxrc8BxsIgARjRa5MkGwlOZplQMo7yVwkish788+vL/5cHZ98emXfjsh",
-	"RSy2YKS4mWW0ZM9sDFbgUrLUGYSqO2VCfrprCzbLF0EJH46ivatgZpChWQniXyd1C0+JhR5H/xgPvp0F",
-	"gI8H0DVhNGOFR104YjXAxYQGVP9zUG83YMiGJh387ypkfKHK78aRwkHcqyLwB9nsCtqfNZjsVl6Uui3S",
-	"G6p9SA9nQSntUlxeif0/22aw0yrvy/VG6pSUxQKrXtFGWpsFcJXkUoxZERqwndWg4SJ5wo62HiYG/qva",
-	"qnIbUyLhbZvEN+l4XLAxso/iYa5kXMhqBuei7thCkR6j6SQW8FdbiAyfK3Df82Uf1XTKMqKQCwaO3MoR",
-	"8qcGDeqfOpscvAmaprGod9iDimW93+jnyLmIiGBzd2Q4cirk2m0dWDKII5ghRQkZbJgmcGZY8XuGUZaE",
-	"icz8yL6aX54Me3GYnm+D+yzyxdJY0jsm9Cfr7ckcbYOPA6pY0nNf2W8LBvhuaS441tP5lfl5Y8CirYGO",
-	"xjZsm+vn1rbZMXmRlll31vU8gRjRzc3Fz60NctfeunDPE8I7DW26tyPoYlZr21MLPD1vS0zv1MOYetBo",
-	"aqzHKUm+/TtxIUVAte761ibDc27hH2GTp/TrBybG5eTg5K8m3GT//eZJH4DObGsoDH5dbY5FZjRNq4Km",
-	"cJa/YClXiFgLptf/QXQwenMQHUCf3EKf6IfwKc8pbBXRgd6tRLq4NbUnB9EBVAWbitsmRBet6v7NkAva",
-	"Tb4j8k9thktJ0ATXvnu4OAl3H/3HQ0WS4EOTiCR+FJIoFomfR4m2JMnyPE9cXOjm+j1JJrIq9FMyusDr",
-	"54zdJYRjzAGXPDdYmH2d5TJjFig2DYI1+rUR4CWbqnAo6kNVm0a1ZdCwRnV74TL9Ct3Who53f6BFQQG1",
-	"qnKRw4yVxXQnoQc9VpsieOFYdzmrnUYpnCpobb3tQezQwY+HI8KCuJtVG5ByGe03g8EaSITnxdYwyFtn",
-	"7bN74/cLBDrrsm5ZuoZegWu3aiM2xAZ913Yrdfdavg3D4H2v3SzbNkY8OHCnCCVDmt7p3U9kDc09IR/P",
-	"z77cXJ2TohJu7dpIG5xTxS9yYFH7XaZkRGG1SM31PFS+1hjdMNfj6EubnvPp6CFVLOfCwzp1qr3qi5+u",
-	"zq7PY4FZZdWYZvGZaOULaCDb4nIvgHZd671kWw2O0FgINg/zUVYbwz317PLiUJG0KgrtJbo261usjVru",
-	"h8RedatXtEpiYVgtCM9qfiYXteYckd8giEqFHyd9/X/dnN/gWfKrm0+fLj790vTWWARhiiA4gadvCWJE",
-	"SLUB8Hah20HfB5KPBwPSG9LMRoT7PkYMEWOuYsHFPc15Fvmf6hEIzOtApMTMB39pwUwMpd6NpSTDiueZ",
-	"H65Y6P4HXAj32mPztW4pKiG4GD+NzhjPmq7sHntHl7HSwv0jE1zZ0Zp3MD+GUG9i1puepX9UrKpTCu4m",
-	"HviTn/GkZ+Y3TPgomMUuYRmtTGCYp7VFa07Vx8LM0b7hdPhPOLTrKl+KpegHnuQNklxNR3n3ePOHjZXQ",
-	"hs10+w2/EWt7DPH6m/t/Sx2/vvg03OSHVX4XtCkA0JBtSsJHJ7i3vx28NRknOSLIEh/pnTdnJbuF/RRn",
-	"tn4IJif6nvzGlu2ekpkEbK4N+Z0I+bHmsrjTpjqTYjngiRBiu4jnT1V+91ym+YW87HoTW5ZJfYS6+qHW",
-	"+iE/i1sqiGpAoK2GaJcVBoa2FFZVfZifVR15C7JMv3jq/j1Whr8ao9DVZpE7Q1GE1zuoC1DrUNuFMRX8",
-	"X2YjD5Q3cH1jNfgpoSaKmFJBhoxMacY06PY+PhqXiIz5vTl7Z2IINE2ZCjT+THO4ABKYjdSrsVjHvVop",
-	"H2GofckWWnW/QUOMXth+srDWhxReCecXZVGS4SIiid4Aeq78QBYkgWhtaxoHurK5nPMAgqA2jgr/gLua",
-	"o897w/QajOI26j21xbDnhnungZBw9Ryqej8Fls8cS0Hj1xi2QEdMQ5rwGRYuNtqdkCEr0MsBcme0MOqI",
-	"aO/HFCxVgv9RMfvI+pP4WMgC6wAUg5ImAi7nnCvWN0I7GtsIZ4h8uePx4PiI3Cj9vyjKiXCrGN/SbMpF",
-	"EpFEwzQ5GvGUYU4DqpsLUwwEbqq2PFMqgF29Znl7x4O/BG05Imf4C8j66C8JLGsQPNUQMzSrvFhvUlt9",
-	"42Cl7J1XHLRt//zhsONaII9gcxzMDgsGzo2dmM5hxH/f8kwt4cGmtbx71kizIBFQUHR0sX3KRgJ2hkdx",
-	"zS5Z0UZD3AQLX38zXY1Z0y3Vy+ovOzU1OMj5kkuFBUvW+EyY6a0xvWdIFyUBA+KhIF4QORcWIaoJn4E2",
-	"1KIfWljyLAbWFBmpdpWzuunbTu0MP67TO2t187CDltaxLMiQ5VKgqrcL9y4v6x2KnG2xgqJNwZkaktns",
-	"QQXr5tDDDLXissTiIT7LL6x8vi385dH42mnTraUfay1BZcM2C+lhczKEfRsPXFwxgS5AfTkCxHeBStiy",
-	"uSkvetheE4sHoPmmBYoN/EFgNjZ2r+r0tzAeBUMs2RmRZzYi/7E4G9fB8+Fs87v/ZQP2vmJTec9qkVpX",
-	"suAM3DEaOCTXR2Sxc9ummxms0I/Qiq3RtEVB4ckL+yndOm5Yx1E4I0yyxPtSS6t8h6tFTwO/WpBc72UR",
-	"QbTlTZvUjT7Su/o6o0slisbrpVmGsi3m13LOUydZp/t8AsUq9dUXi+eKEzatvrMsa1p6P7ADsOIodUag",
-	"qZfsqQmcIPvrH5xlmTcKoGux5T66fQJzferyxITCDV2WdrIjwjMmSj7ieBLMnCsqWTGiKQOVJxELQ09S",
-	"ywbob9FPAGQANRf6X4eKsFdTynNtIQqmFG7Bpl5ixM1xNv8g3Q8Z/keg2ARJ7GPfS1FSLlQC58GV+0ak",
-	"lnEvT81lSEfGvpZLCY7VBGosHiRe+fQE6p8od2q7/bnyp/Z5z5FDXfmifzI222LaaF+4Yd60fODy9Gw7",
-	"ffWXt4OWY+Yvuq9sn+HtcrubcrtqC+O87MSsDZNK4fHqGkv9NLvjgqD7DH/a9nRDCtshnSbX8AcJfjbM",
-	"2Wd0fHyt18bmseLeProq8oOTg9cwtU1Lvq2URps65x7wUDCRsj4W7Wu4kzHFC5aFBz+oIGeXF5FTQ0Pl",
-	"qmqYczVhGQibHfl9g85401H0M8gG4lluw6mFzyVyLozSpqj1JdK9cyg0BsW3iKS5FOCQaVxmGEtrr541",
-	"vfqajpVGRVwg+rP1afMJT9HxgLLYlAqgy1l64ivoxtWn/mZZWUW2WlfnXuGr6LSnp47Ck8Tg7DS1t9VO",
-	"k55urTaYKjJkC7wgK7i1v9qo4MV2Yq6+GGXYkMM25wr/B8r+bKdzoWZGy1T3mR0hL9EeHBASmdfRDpXK",
-	"GokKgiNX96wwCN5J8MFRaYj3G+qJnilsNglZkIaPSCVKOu5bNgk9c6CCM3g9VGs2QEJWphNbq7giBgUP",
-	"dNSjIQWse64jGG3gZIRKcexAUwfpzshbRQd7mGrpCEKNVtIf+TJneYOZZGrRG1adWoh0UkghK+UE8ZEW",
-	"cmmoMjkXuaSZLy0a8fqENbdri/R/AQAA//8=",
+	"MPJE7IcqFolikAdQR7a1t7lM726nXFQlU4ljmyN/GZwSxRhJ4HdUB1C3tEz6J7ZZlcDXYqLNHhUpWCw8",
+	"jAmbjY0G7aKojm+0p90kDRSRdvrwWDTwh0cOX8kRmfDxRDu3yazgUo99QnpvBrbI740RpaFTCTu7VEaq",
+	"BD3iXi7nTJWx4Fn/iHySpJxLM0nxCA0ZG5CsXWDdAadA0Ie0xxPpdkSc0biUx8xS60ByZky5EXrCzVR3",
+	"NSmY0Fgk0i8RuK07OwBfVBD7PRDULJg5fkMSEE1P/AtADQVpAKNgmrhIgwVchI/MIq7PMj+/ECy61XlE",
+	"zDrxmAzjBJc317HYFqcnDXnXjZAgFNNpjwlcS4AbzyiBc5EhFp3RouRpldPCkvPj93OhSkYzuzZgCUvB",
+	"2sgWYag26M6sUbX/85G1hxz86zYi2+HR8mQ2aw+2yMbM+yfpFoXTabZP66DKClSpARI9awHPGxsTQcBb",
+	"I4KRrES2s8DEtcYftS3SjmDzRvzshSz22WDSblOpylt5z4rbkk/Zpr0dqSYzuiD6FmM7ld5q9R8V6d1c",
+	"v4f/6+M2JiobD4Xt1SISKHaZMKd3o2ZYxh4L2zhIyJFeUglegnOdmGuT/hH5Bx9XBUN6Ed0JVWn5RdA3",
+	"TGWR4Y5uwz+nut1cZsruzrGgacnv9Q6E+wv5FyukoSF8fCzXeojIgKjKz/esuNb9updFB2ezWdhg3VDX",
+	"4JZVpUpaclXyVHX6/bsrh7OLQi9Ws/L4lJHeVKZ3/Q3C/bszJUZd6aWtiVo2J17TJyK/V9kY6KXB34mF",
+	"LIjLpGNqyZgfFw6KnDVSE21Q6k/Y1thgrVKbtSEvbmw+Yt//UPZmuc2dydlDk/NHRXM9ca046d5aH92m",
+	"7wZkoEMAxSxBmAhNBQL9qSG4cNJtxvEKYY7VY9wEc2KxFc55ectTQw0dzOlsztNtDqymfTQ0s0KOC6bU",
+	"xhDoRM7JiBY+uKQ/a5XVeoK5OXZiDjushq6ietI0MubFgRiLe3Rv6SULJTYuFv0oVykWO7Uhl7ZP9912",
+	"GCb7jzJjeWc39tFu2OW5RxYDUEnORuVGk0EFYarkU1q6WiSwfoKxDCOECBacRqEqeZ5bmxH5RU21KRgH",
+	"dkc/BhY1xuBreOdvCHcsjvEwx+YJYO0b4WdaGnixxq7Y2oQXxiax2GhY9P7+Qff8vhsW19DOqOyPUTk3",
+	"azGrryOU5v7u9sXoXRevUylGPGMiZWqzywPnrGg6sXLZYTZYT3nLLJJBgZJ9sF1+GS2pYuWh8reDHQLh",
+	"+PmEQQ4cz8JSV5UTuROc4RPLScHUROZodOzHkIwVHKiiTdgeGnVEzlAlLBbJlH69ZaIsOFMJvry3xIXS",
+	"B4tktIu0ybPPeCRK+Wja9j7o5+fLyN3cXPy81L2kR2tq5vbPvtV9ModMbzD08NE2T9qWrzNPuuXZwWpN",
+	"TkMSr6rgSpO3U2Wh5/K/Vz/iI/3Kp9V0xUVeGoOIvNGb2JvBYHBEfjYp+jeDQVtzg7FulnN7MxhE+iqT",
+	"YRzAP9clHF/SnAfzY11iKrgsmJ1d5q6tyMjO/pZCI/uzKTZyZ7mCUqM93mJsifKMFa9gItSWtBwt2dn1",
+	"u401oi+/24wrNJFbOcGeNNV9jTbGntIVkrBQjGIfDr6trySyJzFIL+NKf3kWESFjYQOSeJCNZf1nMvLu",
+	"8/YSNjY3tWUhuY21Nm4dIcXjl2pzj3oFkOdfkPreMp00iEbiOSgPlBSZFQw4lDkWsg9ltji1vwFu1U4X",
+	"kB4jo8Y9zSsGrhYut7eDgYdr84nMWSxqHwqG9+3gGK8SEl7hK+dNSTFwLHOmSHJZsBErTkjByqoQf4fd",
+	"mebJEbGNh1K7go0qxTLSOx680+CG52ATAYhotMiVCYKlNE+rHEB5L4HTYwl5f/bh/c2Hs+uLT7/020kw",
+	"YrEFC8bNLKMle2ZjsAKXkqXOIFTdKRPy011bsFm+CIoIcRTtXQUzgwzNShD/OnldeEos9Dj6x3jw7SwA",
+	"fDyArgmjGSs86sIRqwEuJjSg+p+DersBQzY06eB/VyHjC1WbN44UDuJeFZ4/yGZX0P6swWS3crHUbZHe",
+	"UO1DejgLSmmX4vJK7P/ZNoOdVpZfrjdSp6QsFlgiizbS2iyAqySXYsyK0IDtrAYNF8kTdrT1MDHwX9VW",
+	"1eKYEglv2yT4Scfjgo2R8RQPkCXjQlYzOIt1xxaK9BhNJ7GAv9qqZfhcgfueL/uoplOWEYX8M3DMV46Q",
+	"szVoUP/U2eTgTdA0jUW9wx5ULOv9Rj9HzkVEBJu7Y8qRUz7XbuvAElAcwQwpSshgwzSBc8qK3zOMsiRM",
+	"ZOZH9tX88mTYi8P0fBvcZ5EvlsaS3jGhP1lvT+Y4HXwc0NOSnvvKflswwHdLc8Gxns6vzM8bAxZtDXTU",
+	"uWHbXD+3ts2OyYu0zLqzrucJxIhubi5+bm2Qu/bWhXueEN5paNO9HUEXs1rbnlrg6XlbYnqnHsbUg0ZT",
+	"Yz1OSfLt34kLKQKqdde3Nhmecwv/CJs8pV8/MDEuJwcnfzXhJvvvN0/6AHRmW0Nh8Otqcywyo2laFTQF",
+	"/oCCpVwhYi2YXv8H0cHozUF0AH1yC32iH8KnPKewVUQHercS6eLW1J4cRAdQFWwqbpsQXbSqNThD/mk3",
+	"+Y7IP7UZLiVBE1z77uHiJNx99B8PFUmCD00ikvhRSKJYJH4eJdqSJMvzPHFxoZvr9ySZyKrQT8noAq+f",
+	"M3aXEI4xB1zy3GBh9nWWy4xZoNg0CNbo10aAl2yqwqGoD1VtGtWWQcMa1e2Fy/QrdFsbOt79gRYFBdSq",
+	"ykUOM1YW052EHvRYbYrghWPd5ax2GqVwSqS19bYHsUMHPx6OCAviblZtQMpltN8MBmsgEZ4XW8Nab521",
+	"z+6N3y8Q6KzLumXpGnoFrt2qjdgQG/Rd263U3esHNwyD9712s2zbWPjgwJ0ilAxpeqd3P5E1NPeEfDw/",
+	"+3JzdU6KSri1ayNtcFIWv8iBRe13mZIRhdUiNdfzUPlaY3TDXI+jL216zqejh1SxnAsP69Sp9qovfro6",
+	"uz6PBWaVVWOaxWeilS+ggWyLy70A2nWt9zJxNThCYyHYPMxHWT0O99Szy4tDRdKqKLSX6Nqsb7E2arkf",
+	"EnvVrV7RKomFYdIgPKv5mVzUmnNEfoMgKhV+nPT1/3VzfoPn169uPn26+PRL01tjEYQpguAEnr4liBEh",
+	"1QbA24VuB30fSD4eDEhvSDMbEe77GDFEjLmKBRf3NOdZ5H+qRyAwrwOREjMf/KUFMzGUejeWkgwrnmd+",
+	"uGKh+x9wIR5DNkf1a91SVEJwMX4ahTKeNV3ZPfaOomOlhftHYLiyozXvYH4Mod7ErDc9S/+oWFWnMdxN",
+	"PPAnP+NJz8xvmPBRMItdwjJamcAwT2uL1pzAj4WZo33DI/GfcGjXVb4US9EPPMkbJLmajvLu8eYPGyuh",
+	"DZvp9ht+I9b2GOL1N/f/lq5+ffFpuMkPq/wuaFMAoCHblISPTnBvfzt4azJOckSQmT7SO2/OSnYL+ynO",
+	"bP0QTE70PeGOLds9JTMJ2Fwb8jsRcnLNZXGnTXUmxXLAEyHEdhHPn6r87rlM8wt52fUmtiyT+gh19UOt",
+	"9UN+FrdUENWAQFsN0S4rDAxVKqyq+jA/qyLzFgSdfvHU/XusDH81RnGtzcJ6hhYJr3dQF6DWobYLYyr4",
+	"v8xGHqh94PrGavBTQk0UMaWCDBmZ0oxp0O19fDQuERnze3P2zsQQaJoyFegKmuZwASQwG+leY7GO77VS",
+	"PsJQ+5It9PF+g4YYjbL9ZH6tDym8Es4vyqIkw0VEEr0B9Fz5gSxIAtHa1jQOdGVzOecBBEFtHBX+AXc1",
+	"R5/3hl02GMVtFINqi2HPDfdOAyHh6jlU9X4KLJ85loLGrzFsgY6YhjThMyxcbLQ7NY4ur9EDhNJoYdQR",
+	"0d6PKViqBP+jYvaR9SfxsZAF1gEoBiVNBFzOOVesb8R9NLYRzhD5csfjwfERuVH6fz2jViKL8S3Nplwk",
+	"EUk0TJOjEU8Z5jSgurkwxUDgpmrLM6UCGN1rlrd3PPhL0JYjcoa/gJSQ/pLAsgbBUw0xQ7PKi/UmtdU3",
+	"DlbK3nnFQdv2zx8OO64F8gg2x8HssGDg3NiJ6RxG/Pctz9QSHmxay7tnqjQLEgEFRUcX26dsJGBneBTX",
+	"7JIVbTTETbDw9TfT1Zg13VIxrf6yU1ODg5wvuSU3tMZnwkxvjek9Q7ooCRgQDwXxgsi5sAhRTfgM9KgW",
+	"/dDCkmcxsKbISLUrq9VN33YKa/hxncZaq5uHHbS0jmVBhiyXApXEXbh3eVnvUFhtixUUbQrO1JDMZg8q",
+	"WDeHHmaoFZclFg/xWX5h5fNt4S+PxtdOm24t/VhrCSobtllID5uTIezbeODiigl0AerLESC+C1TCls1N",
+	"edHD9ppYPADNNy1QbOAPArOxsXtVp7+F8SgYYsnOiDyzEfmPxdm4Dp4PZ5vf/S8bsPcVm8p7VovUupIF",
+	"Z+CO0cAhoT8ii53bNt3MYIV+hFZsjaYtCgpPXthP6dZxwzqOwhlhkiXel1pa5TtcLXoa+NWC5Hoviwii",
+	"LW/apKj0kd7V1xldKlE0Xi/NMpSKMb+Wc546mTzd5xMoVqmvvlg8V5ywafWdZVnT0vuBHYAVR6kzAk29",
+	"ZE9N4ATZX//gLMu8UdCN2XYf3T6BuT51eWJC4YYuSzvZEeEZEyUfcTwJZs4VlawY0ZSBspSIhaEnqWUD",
+	"9LfoJwAygJoL/a9DRdirKeW5thAFUwq3YFMvMeLmOJt/kO6HDP8jUGyCJPax76UoKRcqgfPgyn0jUsu4",
+	"l6fmMqQjY1/LpQTHagI1Fg8SzHx6AvVPlDu13f5c+VP7vOfIoa580T8Zm20xbbQv3DBvWj5weXq2nb76",
+	"y9tByzHzF91Xts/wdrndTbldtYVxXnZi1oZJpfB4dY2lfprdcUHQfYY/bXu6IYXtkE6Ta/iDBD8b5uwz",
+	"Oj6+1mtj81hxbx9dFfnBycFrmNqmJd9WSqNNnXMPeCiYSFkfi/Y13MmY4gXLwoMfVJCzy4sIAzTcFMTN",
+	"qmHO1YRlIK125PcNOuNNR9HPIBuIZ7kNpxY+l8i5MOqeotaXSPfOodAYVOYikuZSgEOmcZlhLK29etb0",
+	"6ms6VhoVcYHoz9anzSc8RccDymJTKoAuZ+mJr6AbV5/6m2VlFdlqXZ17ha+i056eOgpPEoOz09TeVjtN",
+	"erq12mCqyJAt8IKs4Nb+aqOCF9uJufpilGFDDtucK/wfKPuznc6Fmhn9VN1ndoS8LHxwQEhkXrs7VCpr",
+	"JCoIjlzds8IgeJSYteQTEO831BM9U9hsErIgRx+RSpR03LdsEnrmQAVn8Hqo1myAhKxMJ7ZWcUUMCh7o",
+	"qEdDClj3XEcw2sDJCJXi2IGmDtKdkbeKDvYw1dIRhBqtpD/yZc7yBjPJ1KI3rDq1EOmkkEJWyonwIy3k",
+	"0lBlci5ySTNfWjTi9QlrbtcW6f8CAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

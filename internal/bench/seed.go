@@ -23,7 +23,9 @@ var Tags = func() []string {
 
 // SeedJobs inserts n jobs into an app in batches of 100,000 statements, with statuses, processing
 // states, tags, inputs, scores and dates spread the way a busy app's are. Varied means the list's
-// filters meet realistic selectivity; unfinished=true makes every job cancelable instead.
+// filters meet realistic selectivity; unfinished=true makes every job cancelable instead. Of the varied
+// jobs a third wait in the labeling queue of an app without a flow (SCHEDULED or SUSPENDED), about as
+// many of each of the ten priorities, so the queue's order by priority is met as it is in use.
 func SeedJobs(ctx context.Context, db *sqlx.DB, org, app uuid.UUID, n int, unfinished bool) (time.Duration, error) {
 	start := time.Now()
 	statuses := `ARRAY['COMPLETED','COMPLETED','COMPLETED','COMPLETED','SCHEDULED','SCHEDULED','SCHEDULED','SUSPENDED',

@@ -124,6 +124,7 @@ type row struct {
 	tags          []string
 	batch         *string
 	score         *float64
+	priority      int // 5, the column's default, when 0
 }
 
 // seed inserts jobs in order and returns their ids.
@@ -140,13 +141,16 @@ func (f *fx) seed(t *testing.T, app uuid.UUID, rows ...row) []int64 {
 		if r.tags == nil {
 			r.tags = []string{}
 		}
+		if r.priority == 0 {
+			r.priority = 5
+		}
 		var done any
 		if r.status == "COMPLETED" {
 			done = "now"
 		}
-		err := f.env.DB.Get(&ids[i], `INSERT INTO jobs (organization_id, app_id, status, processing_state, input, tags, batch_id, score, completed_at)
-			SELECT organization_id, id, $2, $3, $4, $5, $6, $7, $8::timestamptz FROM apps WHERE id = $1 RETURNING id`,
-			app, r.status, r.state, r.input, pq.StringArray(r.tags), r.batch, r.score, done)
+		err := f.env.DB.Get(&ids[i], `INSERT INTO jobs (organization_id, app_id, status, processing_state, input, tags, batch_id, score, completed_at, priority)
+			SELECT organization_id, id, $2, $3, $4, $5, $6, $7, $8::timestamptz, $9 FROM apps WHERE id = $1 RETURNING id`,
+			app, r.status, r.state, r.input, pq.StringArray(r.tags), r.batch, r.score, done, r.priority)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,7 +20,8 @@ import (
 type labelQueue struct {
 	g *access.Grant
 	// cond selects them from `jobs j`. It names the statuses literally so that the planner walks the
-	// partial index jobs_label_queue_idx (app_id, id) WHERE status IN ('SCHEDULED', 'SUSPENDED').
+	// partial index jobs_label_queue_idx (app_id, priority DESC, id) WHERE status IN ('SCHEDULED',
+	// 'SUSPENDED'), which is in queueOrder.
 	cond     string
 	statuses []string
 	minutes  int
@@ -48,6 +49,11 @@ func (q labelQueue) waiting(status string) bool {
 	return false
 }
 
+// queueOrder is the order in which the queue hands out jobs: the highest priority first (10 is the
+// highest), the oldest within a priority. The index of the queue is in this order, so the pick reads
+// the first free entries instead of sorting the whole queue.
+const queueOrder = "j.priority DESC, j.id"
+
 // lease is a job handed out and its lock.
 type lease struct {
 	ID        int64     `db:"id"`
@@ -57,7 +63,7 @@ type lease struct {
 	PrevExpiry *time.Time `db:"prev_lock"`
 }
 
-// GetJobToLabel hands the caller the next job to label. The oldest free job is taken with
+// GetJobToLabel hands the caller the next job to label. The first free job in queueOrder is taken with
 // FOR UPDATE SKIP LOCKED, so concurrent workers each lock a different row and never get the same job;
 // one worker's own requests are serialised, so asking twice at once does not take two jobs.
 func (s *Service) GetJobToLabel(ctx context.Context, req v1api.GetJobToLabelRequestObject) (v1api.GetJobToLabelResponseObject, error) {
@@ -107,14 +113,16 @@ func (s *Service) GetJobToLabel(ctx context.Context, req v1api.GetJobToLabelRequ
 	return v1api.GetJobToLabel200JSONResponse(*out), nil
 }
 
-// takeNext renews the lock of the job the caller holds, or else leases the oldest free job.
+// takeNext renews the lock of the job the caller holds, whatever the priority of the free ones, or else
+// leases the first free job in queueOrder. A caller holding several (taken by id) renews the first of
+// them in the same order.
 func (q labelQueue) takeNext(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, dates filter.Set) (*lease, error) {
 	var l lease
 	err := tx.GetContext(ctx, &l, dbx.CustomPlan+`
 		WITH held AS (
 		  SELECT j.id FROM jobs j
 		  WHERE j.app_id = $1 AND j.organization_id = $2 AND j.assigned_to = $3 AND j.lock_expires_at > now() AND `+q.cond+`
-		  ORDER BY j.id LIMIT 1 FOR UPDATE
+		  ORDER BY `+queueOrder+` LIMIT 1 FOR UPDATE
 		)
 		UPDATE jobs j SET lock_expires_at = now() + make_interval(mins => $4), updated_at = now()
 		FROM held WHERE j.app_id = $1 AND j.id = held.id
@@ -135,7 +143,7 @@ func (q labelQueue) takeNext(ctx context.Context, tx *sqlx.Tx, p *auth.Principal
 		  SELECT j.id, j.assigned_to, j.lock_expires_at FROM jobs j
 		  WHERE j.app_id = $1 AND j.organization_id = $2 AND `+q.cond+`
 		    AND (j.assigned_to IS NULL OR j.lock_expires_at IS NULL OR j.lock_expires_at <= now()) AND `+w.SQL+`
-		  ORDER BY j.id LIMIT 1 FOR UPDATE SKIP LOCKED
+		  ORDER BY `+queueOrder+` LIMIT 1 FOR UPDATE SKIP LOCKED
 		)
 		UPDATE jobs j SET assigned_to = $3, lock_expires_at = now() + make_interval(mins => $4), updated_at = now()
 		FROM pick WHERE j.app_id = $1 AND j.id = pick.id
