@@ -11,6 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/loopwork/loopwork/internal/bench"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -176,4 +177,13 @@ func finish(b *testing.B, db *sqlx.DB, n int, within time.Duration) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// BenchmarkCancelKill9 runs once (-benchtime=1x): a 202 cancel of 1,000,000 jobs whose executions wait
+// in the engine, its server killed with SIGKILL mid-way and started again; every job and its execution
+// end canceled, once.
+func BenchmarkCancelKill9(b *testing.B) {
+	took, atKill := bench.CancelThroughKill9(b, 1_000_000)
+	report(b, "cancel of 1,000,000 jobs with executions, kill -9 mid-way", "%d canceled at the kill; all, once, %.0f s after the request",
+		atKill, took.Seconds())
 }

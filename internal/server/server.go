@@ -209,7 +209,7 @@ func New(d Deps) (*Server, error) {
 	engine.Register(jobWorkers)
 	// PENDING jobs are admitted, and jobs expire, in the background; an execution of a job that ends
 	// makes room for the next of its app.
-	lifecycleSvc := lifecycle.New(d.DB, engine, d.Logger)
+	lifecycleSvc := lifecycle.New(d.DB, engine, d.Logger, cfg.TaskLease)
 	lifecycleSvc.Register(jobWorkers)
 	engine.OnEnd(lifecycleSvc.ExecutionEnded)
 	reviewsSvc.Register(jobWorkers)

@@ -28,15 +28,18 @@ const batchSize = 500
 
 // Service admits and expires jobs.
 type Service struct {
-	db     *sqlx.DB
-	engine *run.Engine
-	queue  *queue.Client
-	log    *slog.Logger
+	// silence is how long an unfinished bulk operation may go without a batch before it gets a new run.
+	silence time.Duration
+	db      *sqlx.DB
+	engine  *run.Engine
+	queue   *queue.Client
+	log     *slog.Logger
 }
 
-// New returns the service; give it the queue with SetQueue once built.
-func New(db *sqlx.DB, engine *run.Engine, log *slog.Logger) *Service {
-	return &Service{db: db, engine: engine, log: log}
+// New returns the service; give it the queue with SetQueue once built. A bulk operation whose worker
+// has been silent for twice the task lease (at least 10 s) is taken for lost, as task attempts are.
+func New(db *sqlx.DB, engine *run.Engine, log *slog.Logger, lease time.Duration) *Service {
+	return &Service{db: db, engine: engine, log: log, silence: max(2*lease, 10*time.Second)}
 }
 
 // SetQueue gives the service the queue its jobs go to.
@@ -97,7 +100,7 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 	if _, err := w.s.Expire(ctx); err != nil {
 		return err
 	}
-	if err := bulk.Rescue(ctx, w.s.db, func(ctx context.Context, tx *sql.Tx, id uuid.UUID) error {
+	if err := bulk.Rescue(ctx, w.s.db, w.s.silence, func(ctx context.Context, tx *sql.Tx, id uuid.UUID) error {
 		_, err := w.s.queue.InsertTx(ctx, tx, bulk.OperationArgs{ID: id}, nil)
 		return err
 	}); err != nil {
