@@ -121,3 +121,36 @@ func (f *fx) wantStatuses(t *testing.T, app uuid.UUID, ids []int64, want ...stri
 		}
 	}
 }
+
+// TestFlowChangeRerunsUnfinishedJobs: changing an app's flow with rerun_unfinished_jobs (202) stops and
+// detaches the executions of its unfinished jobs, and the jobs run again on the new flow.
+func TestFlowChangeRerunsUnfinishedJobs(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	app := f.newApp(t, appOpts{flow: true}) // executions that wait
+	var ids []int64
+	var old []uuid.UUID
+	for range 2 {
+		id := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"n": 2})})
+		ids = append(ids, id)
+		old = append(old, *f.waitJob(t, app, id, "SCHEDULED").FlowExecutionId)
+	}
+	next := newFlow(t, f.env, f.org, `{"version": 1, "tasks": [{"name": "double", "type": "transform",
+		"parameters": {"expression": "{n: (.n * 2)}"}}], "edges": []}`)
+	yes := true
+	res, err := f.admin.V1.UpdateAppWithResponse(ctx, app, nil, v1api.AppInput{ApiId: nullable.NewNullableWithValue(next),
+		RerunUnfinishedJobs: &yes})
+	testkit.Expect(t, res, err, http.StatusAccepted)
+	for i, id := range ids {
+		job := f.waitJob(t, app, id, "COMPLETED")
+		if r := asMap(t, job.Response); r["n"] != 4.0 || *job.FlowExecutionId == old[i] {
+			t.Fatalf("job %d after the flow change: response %v, execution %s (was %s)", id, r, job.FlowExecutionId, old[i])
+		}
+		var status, why string
+		var jobID *int64
+		if err := f.env.DB.QueryRow(`SELECT status, error->>'type', job_id FROM flow_executions WHERE id = $1`, old[i]).
+			Scan(&status, &why, &jobID); err != nil || status != "failed" || why != "stopped" || jobID != nil {
+			t.Fatalf("the old execution is %s (%s), job %v (%v): want stopped and detached", status, why, jobID, err)
+		}
+	}
+}
