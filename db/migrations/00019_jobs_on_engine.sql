@@ -56,8 +56,11 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- running and in_progress are one job status (IN_PROGRESS): a move between them leaves the job alone,
+-- without taking its row.
 CREATE TRIGGER job_follows_execution AFTER UPDATE OF status ON flow_executions
-  FOR EACH ROW WHEN (NEW.job_id IS NOT NULL AND OLD.status IS DISTINCT FROM NEW.status)
+  FOR EACH ROW WHEN (NEW.job_id IS NOT NULL AND OLD.status IS DISTINCT FROM NEW.status
+    AND NOT (OLD.status IN ('running', 'in_progress') AND NEW.status IN ('running', 'in_progress')))
   EXECUTE FUNCTION job_follows_execution();
 
 -- Open reviews are withdrawn from the reviewers' queues whenever their execution ends without them:
