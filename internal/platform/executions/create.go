@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
+	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/run"
 )
 
@@ -56,12 +57,23 @@ func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, 
 // valid one while none is published), in the job's organization. It returns the execution's id, or
 // false when the flow has no version that can run.
 func ForJob(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec, app uuid.UUID, job int64) (uuid.UUID, bool, error) {
-	var versions []int
-	if err := tx.SelectContext(ctx, &versions, `SELECT version FROM flow_versions WHERE flow_id = $1 AND valid
-		ORDER BY status = 'published' DESC, version DESC LIMIT 1`, n.Flow); err != nil || len(versions) == 0 {
+	v, ok, err := JobVersion(ctx, tx, n.Flow)
+	if err != nil || !ok {
 		return uuid.Nil, false, err
 	}
-	n.Version, n.JobApp, n.Job = versions[0], &app, &job
+	n.Version, n.JobApp, n.Job = v, &app, &job
 	r, err := Create(ctx, tx, engine, n)
 	return r.ID, err == nil, err
+}
+
+// JobVersion is the version of a flow that /v1 jobs run: its latest published version, or its latest
+// valid one while none is published; false when it has no valid version.
+func JobVersion(ctx context.Context, db dbx.DBTX, flow uuid.UUID) (int, bool, error) {
+	var versions []int
+	err := db.SelectContext(ctx, &versions, `SELECT version FROM flow_versions WHERE flow_id = $1 AND valid
+		ORDER BY status = 'published' DESC, version DESC LIMIT 1`, flow)
+	if err != nil || len(versions) == 0 {
+		return 0, false, err
+	}
+	return versions[0], true, nil
 }

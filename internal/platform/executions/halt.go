@@ -18,6 +18,9 @@ type Halt struct {
 	Why    json.RawMessage
 	Actor  string
 	Detach bool
+	// Quiet keeps the jobs of the executions where they are: the caller (a /v1 bulk operation, the
+	// expiry sweep) moves them itself, in the same transaction.
+	Quiet bool
 }
 
 // HaltMany ends executions in tx, taking locks in the order every transaction of the engine takes
@@ -37,6 +40,12 @@ func HaltMany(ctx context.Context, tx *sqlx.Tx, h Halt) (int64, error) {
 	if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'cancelled', updated_at = now()
 		WHERE flow_execution_id = ANY($1) AND state IN ('waiting', 'ready')`, ids); err != nil {
 		return 0, err
+	}
+	if h.Quiet {
+		if _, err := tx.ExecContext(ctx, `SELECT set_config('loopwork.jobs_follow', 'off', true)`); err != nil {
+			return 0, err
+		}
+		defer func() { _, _ = tx.ExecContext(ctx, `SELECT set_config('loopwork.jobs_follow', '', true)`) }()
 	}
 	var why *string
 	if h.Why != nil {

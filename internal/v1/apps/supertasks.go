@@ -2,14 +2,13 @@ package apps
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 
 	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/platform/executions"
 )
 
 // definition is the part of a flow definition (DESIGN.md §6) that super tasks are read from.
@@ -34,13 +33,13 @@ func superTasks(ctx context.Context, db dbx.DBTX, flowID *uuid.UUID) ([]v1api.Su
 	if flowID == nil {
 		return out, nil
 	}
-	var raw []byte
-	err := db.GetContext(ctx, &raw, `SELECT definition FROM flow_versions WHERE flow_id = $1 AND valid
-		ORDER BY status = 'published' DESC, version DESC LIMIT 1`, *flowID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return out, nil
+	version, ok, err := executions.JobVersion(ctx, db, *flowID)
+	if err != nil || !ok {
+		return out, err
 	}
-	if err != nil {
+	var raw []byte
+	if err := db.GetContext(ctx, &raw, `SELECT definition FROM flow_versions WHERE flow_id = $1 AND version = $2`,
+		*flowID, version); err != nil {
 		return nil, err
 	}
 	var def definition

@@ -33,7 +33,7 @@ func haltExecutions(ctx context.Context, tx *sqlx.Tx, typ string, t target, w wi
 		WHERE flow_execution_id IS NOT NULL AND status IN `+unfinishedJobs, append(fixed, where.Args...)...); err != nil || len(ids) == 0 {
 		return err
 	}
-	h := executions.Halt{IDs: ids, Actor: a.ModifiedBy, To: "failed", Detach: typ != TypeCancel}
+	h := executions.Halt{IDs: ids, Actor: a.ModifiedBy, To: "failed", Detach: typ != TypeCancel, Quiet: true}
 	switch typ {
 	case TypeCancel:
 		h.Why = executions.Stopped("canceled with its job by " + a.ModifiedBy)
@@ -42,12 +42,6 @@ func haltExecutions(ctx context.Context, tx *sqlx.Tx, typ string, t target, w wi
 	case TypeDelete:
 		h.To = "deleted"
 	}
-	if _, err := tx.ExecContext(ctx, `SELECT set_config('loopwork.jobs_follow', 'off', true)`); err != nil {
-		return err
-	}
-	if _, err := executions.HaltMany(ctx, tx, h); err != nil {
-		return err
-	}
-	_, err = tx.ExecContext(ctx, `SELECT set_config('loopwork.jobs_follow', '', true)`)
+	_, err = executions.HaltMany(ctx, tx, h)
 	return err
 }

@@ -47,15 +47,9 @@ func (s *Service) expireBatch(ctx context.Context) (int64, error) {
 				execs = append(execs, *d.Exec)
 			}
 		}
-		// The jobs expire themselves below; their executions are only stopped.
-		if _, err := tx.ExecContext(ctx, `SELECT set_config('loopwork.jobs_follow', 'off', true)`); err != nil {
-			return err
-		}
+		// The jobs expire below; their executions are only stopped.
 		if _, err := executions.HaltMany(ctx, tx, executions.Halt{IDs: execs, To: "failed", Actor: "system",
-			Why: executions.Stopped("its job expired")}); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `SELECT set_config('loopwork.jobs_follow', '', true)`); err != nil {
+			Why: executions.Stopped("its job expired"), Quiet: true}); err != nil {
 			return err
 		}
 		return tx.GetContext(ctx, &n, `WITH moved AS (
