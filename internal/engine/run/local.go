@@ -69,6 +69,9 @@ type batch struct {
 	flow    uuid.UUID
 	version int
 	runs    []localRun
+	// starts marks the first tasks of a new execution (see StartHere): the execution is still queued,
+	// and the first of them to run moves it to running, as a claim through River does.
+	starts bool
 }
 
 func (b *batch) drop(e *Engine) {
@@ -85,12 +88,17 @@ func (b *batch) run(e *Engine) {
 	if b == nil {
 		return
 	}
+	starts := b.starts
 	for _, r := range b.runs {
 		ctx := e.groups.dispatched(e.local.ctx, r.args.Execution)
 		go func() {
 			defer e.local.release()
 			defer e.groups.arrived(ctx, r.args.Execution)
-			if err := e.execute(ctx, nil, r.args, r.claimed); err != nil && e.log != nil && e.local.ctx.Err() == nil {
+			err := e.begun(ctx, r.args.Execution, starts)
+			if err == nil {
+				err = e.execute(ctx, nil, r.args, r.claimed)
+			}
+			if err != nil && e.log != nil && e.local.ctx.Err() == nil {
 				// The attempt stays running until its lease ends; SweepLost then runs it again.
 				e.log.Warn("an attempt run in process failed to finish; its lease will bring it back",
 					"execution", r.args.Execution, "task", r.args.Task, "error", err)
@@ -98,6 +106,17 @@ func (b *batch) run(e *Engine) {
 		}()
 	}
 	b.runs = nil
+}
+
+// begun moves a new execution from queued to running as its first task starts here (a stop that
+// came first leaves it alone, and the attempt's outcome then finds it stopped).
+func (e *Engine) begun(ctx context.Context, exec uuid.UUID, starts bool) error {
+	if !starts {
+		return nil
+	}
+	_, err := e.db.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
+		WHERE id = $1 AND status = 'queued'`, exec)
+	return err
 }
 
 // StartLocal lets the engine run successors in process; the server calls it once its queue runs.

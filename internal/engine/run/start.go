@@ -19,6 +19,41 @@ type Execution struct {
 // Start lays out the execution's tasks and queues its first ones, in the caller's transaction: the
 // execution exists exactly when its first tasks are queued. The version must be valid.
 func (e *Engine) Start(ctx context.Context, tx *sqlx.Tx, x Execution) error {
+	return e.start(ctx, tx, x, nil)
+}
+
+// StartHere is Start for a caller that commits tx itself and then calls Run on what it returns (Drop
+// when tx did not commit): the first tasks this process has room for are written as running under its
+// lease and start here as soon as tx commits, with no River job between the request and its first task
+// (see local). The returned value is never nil.
+func (e *Engine) StartHere(ctx context.Context, tx *sqlx.Tx, x Execution) (*Started, error) {
+	b := &batch{flow: x.Flow, version: x.Version, starts: true}
+	err := e.start(ctx, tx, x, b)
+	return &Started{e: e, b: b}, err
+}
+
+// Started holds the first tasks of an execution that StartHere claimed for this process.
+type Started struct {
+	e *Engine
+	b *batch
+}
+
+// Run starts them, once the transaction has committed.
+func (s *Started) Run() {
+	if s != nil {
+		s.b.run(s.e)
+	}
+}
+
+// Drop gives their places back when the transaction did not commit; if it did after all, their leases
+// run out and SweepLost runs them.
+func (s *Started) Drop() {
+	if s != nil {
+		s.b.drop(s.e)
+	}
+}
+
+func (e *Engine) start(ctx context.Context, tx *sqlx.Tx, x Execution, b *batch) error {
 	p, err := e.plan(ctx, tx, x.Flow, x.Version)
 	if err != nil {
 		return err
@@ -34,14 +69,13 @@ func (e *Engine) Start(ctx context.Context, tx *sqlx.Tx, x Execution) error {
 			finished_at = now(), updated_at = now() WHERE id = $1`, x.ID)
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `WITH t AS (INSERT INTO execution_tasks (flow_execution_id, task_name, organization_id,
+	// The tasks' rows go with the first attempts, in one statement (placeholders of enqueue's come first).
+	layout := cte{sql: `t AS (INSERT INTO execution_tasks (flow_execution_id, task_name, organization_id,
 			state, waiting_on, held, attempts)
-		SELECT $1, n, $2, CASE WHEN w = 0 THEN 'ready' ELSE 'waiting' END, w, w = 0, CASE WHEN w = 0 THEN 1 ELSE 0 END
-		FROM unnest($3::text[], $4::bigint[]) AS t (n, w))
-		UPDATE flow_executions SET tasks_left = $5 WHERE id = $1`,
-		x.ID, x.Org, pq.Array(names), pq.Array(waiting), len(names)); err != nil {
-		return err
-	}
+		SELECT $2, n, $1, CASE WHEN w = 0 THEN 'ready' ELSE 'waiting' END, w, w = 0, CASE WHEN w = 0 THEN 1 ELSE 0 END
+		FROM unnest($8::text[], $9::bigint[]) AS t (n, w)),
+		left_ AS (UPDATE flow_executions SET tasks_left = $10 WHERE id = $2)`,
+		args: []any{pq.Array(names), pq.Array(waiting), len(names)}}
 	input := x.Input
 	if len(input) == 0 {
 		input = json.RawMessage(`{}`)
@@ -50,5 +84,5 @@ func (e *Engine) Start(ctx context.Context, tx *sqlx.Tx, x Execution) error {
 	for _, n := range p.roots() {
 		atts = append(atts, attempt{task: n, input: input, external: p.tasks[n].Type == External})
 	}
-	return e.enqueue(ctx, tx, x.Org, x.ID, atts, nil)
+	return e.enqueueWith(ctx, tx, layout, x.Org, x.ID, atts, b)
 }

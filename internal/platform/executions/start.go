@@ -12,6 +12,7 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 )
@@ -25,6 +26,7 @@ func (s *Service) StartFlowExecution(ctx context.Context, req platformapi.StartF
 		return nil, err
 	}
 	var r row
+	var st *run.Started
 	err = dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		f, err := flows.ForExecution(ctx, tx, p, req.Body.FlowId)
 		if err != nil {
@@ -36,10 +38,15 @@ func (s *Service) StartFlowExecution(ctx context.Context, req platformapi.StartF
 		if err := credits.Reserve(ctx, tx, p.OrganizationID, 1); err != nil {
 			return err
 		}
-		r, err = Create(ctx, tx, s.engine, Spec{Org: f.Org, Flow: f.ID, Version: f.Version, Input: input,
+		r, st, err = Create(ctx, tx, s.engine, Spec{Org: f.Org, Flow: f.ID, Version: f.Version, Input: input,
 			CreatedBy: &p.UserID, Actor: p.Actor()})
 		return err
 	})
+	if err != nil {
+		st.Drop()
+	} else {
+		st.Run()
+	}
 	if errors.Is(err, credits.ErrNoCredits) {
 		return nil, httpx.NewError(http.StatusPaymentRequired, "insufficient_credits", "the organization has no credits left")
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/v1/access"
@@ -16,16 +17,16 @@ import (
 // start starts the flow execution of a job of an app bound to a flow, in the job's transaction: the job's
 // input is the execution's input, and from then on the job moves with the execution (a trigger of the
 // database moves it in every transaction that moves the execution; see migration 00019).
-func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, job int64, input string) (uuid.UUID, error) {
-	id, ok, err := executions.ForJob(ctx, tx, s.d.Engine, executions.Spec{Org: g.App.OrganizationID, Flow: *g.App.APIID,
-		Input: json.RawMessage(input), CreatedBy: authorID(p), Actor: p.Actor()}, g.App.ID, job)
+func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, job int64, sub submission, number int) (uuid.UUID, *run.Started, error) {
+	id, st, ok, err := executions.ForJob(ctx, tx, s.d.Engine, executions.Spec{ID: *sub.execution, Org: g.App.OrganizationID,
+		Flow: *g.App.APIID, Input: json.RawMessage(sub.input), CreatedBy: authorID(p), Actor: p.Actor(), RunNumber: number}, g.App.ID, job)
 	if err != nil {
-		return id, err
+		return id, st, err
 	}
 	if !ok {
-		return id, httpx.Conflict("the app's flow has no valid version to run; save a valid version of it first")
+		return id, st, httpx.Conflict("the app's flow has no valid version to run; save a valid version of it first")
 	}
-	return id, nil
+	return id, st, nil
 }
 
 // labelInFlow completes the review a SUSPENDED job's execution waits for with the labeler's response:

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
@@ -16,7 +17,9 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/measurer"
 )
@@ -31,6 +34,8 @@ type submission struct {
 	ttlSeconds      *int
 	// onboarding is the measurement round of a measurement job; nil for other jobs.
 	onboarding *int64
+	// execution is the id chosen for the flow execution the job starts with, if it starts one.
+	execution *uuid.UUID
 }
 
 func newSubmission(g *access.Grant, in *v1api.JobInput, now time.Time) (submission, error) {
@@ -101,10 +106,21 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 	starts := g.App.APIID != nil && status == "SCHEDULED"
 	admits := g.App.APIID != nil && status == "PENDING" && g.App.Status == "ACTIVE"
 	if sub.onboarding == nil && !starts && !admits {
-		if ok, err = s.insertPaid(ctx, g, p, sub, status, processing, &out); err != nil {
+		if ok, err = insertPaid(ctx, s.d.DB, g, p, sub, status, processing, &out); err != nil {
 			return nil, err
 		}
 	}
+	number := 0
+	if starts {
+		id := uuid.New()
+		sub.execution = &id
+		// The run number is taken before the transaction, so that concurrent submissions to one flow do
+		// not queue on the flow's counter row while they commit (see executions.TakeRunNumber).
+		if number, err = executions.TakeRunNumber(ctx, s.d.DB, *g.App.APIID); err != nil {
+			return nil, err
+		}
+	}
+	var started *run.Started
 	if !ok {
 		err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
 			if sub.onboarding != nil {
@@ -112,14 +128,7 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 					return err
 				}
 			}
-			if err := credits.Reserve(ctx, tx, g.App.OrganizationID, 1); err != nil {
-				return err
-			}
-			if err := insertJob(ctx, tx, g, p, sub, status, processing, &out); err != nil {
-				return err
-			}
-			if _, err := credits.Record(ctx, tx, credits.Usage{OrganizationID: g.App.OrganizationID,
-				ProductID: credits.JobSubmissionProduct, JobID: &out.Id, Amount: 1, CreatedBy: p.Actor()}); err != nil {
+			if err := s.insertTx(ctx, tx, g, p, sub, status, processing, &out); err != nil {
 				return err
 			}
 			if admits {
@@ -128,10 +137,15 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 			if !starts {
 				return nil
 			}
-			exec, err := s.start(ctx, tx, g, p, out.Id, sub.input)
-			out.FlowExecutionId = &exec
+			exec, st, err := s.start(ctx, tx, g, p, out.Id, sub, number)
+			out.FlowExecutionId, started = &exec, st
 			return err
 		})
+		if err != nil {
+			started.Drop()
+		} else {
+			started.Run()
+		}
 	}
 	if errors.Is(err, credits.ErrNoCredits) {
 		return nil, httpx.NewError(http.StatusPaymentRequired, "payment_required", "the organization has no credits left to run jobs")
@@ -143,28 +157,45 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 }
 
 const jobInsert = `INSERT INTO jobs (organization_id, app_id, status, processing_state, input, metadata, tags, batch_id,
-	priority, created_by, expires_at, onboarding_code)`
+	priority, created_by, expires_at, onboarding_code, flow_execution_id)`
 
-const jobValues = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, coalesce($11::timestamptz, now() + make_interval(secs => $12::int)), $13`
+const jobValues = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, coalesce($11::timestamptz, now() + make_interval(secs => $12::int)), $13, $14`
 
 func jobArgs(g *access.Grant, p *auth.Principal, sub submission, status, processing string) []any {
 	return []any{g.App.OrganizationID, g.App.ID, status, processing, sub.input, sub.metadata, pq.StringArray(sub.tags),
-		sub.batchID, sub.priority, authorID(p), sub.deadline, sub.ttlSeconds, sub.onboarding}
+		sub.batchID, sub.priority, authorID(p), sub.deadline, sub.ttlSeconds, sub.onboarding, sub.execution}
+}
+
+// insertTx writes the job, its usage record and the credit it consumes in tx: in one statement while
+// the balance is comfortable, otherwise after Reserve has made sure of the credit under its lock.
+func (s *Service) insertTx(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, sub submission, status, processing string, out *v1api.JobSubmitted) error {
+	if ok, err := insertPaid(ctx, tx, g, p, sub, status, processing, out); ok || err != nil {
+		return err
+	}
+	if err := credits.Reserve(ctx, tx, g.App.OrganizationID, 1); err != nil {
+		return err
+	}
+	if err := insertJob(ctx, tx, g, p, sub, status, processing, out); err != nil {
+		return err
+	}
+	_, err := credits.Record(ctx, tx, credits.Usage{OrganizationID: g.App.OrganizationID,
+		ProductID: credits.JobSubmissionProduct, JobID: &out.Id, Amount: 1, CreatedBy: p.Actor()})
+	return err
 }
 
 // insertPaid is the common case in one statement, so one round trip and no explicit transaction: while
 // the organization's balance is comfortable, the job, its usage record and the credit it consumes are
 // written together. It reports false, writing nothing, when the balance is near zero; then the
 // careful path (Reserve under a lock) decides.
-func (s *Service) insertPaid(ctx context.Context, g *access.Grant, p *auth.Principal, sub submission, status, processing string, out *v1api.JobSubmitted) (bool, error) {
+func insertPaid(ctx context.Context, db sqlx.QueryerContext, g *access.Grant, p *auth.Principal, sub submission, status, processing string, out *v1api.JobSubmitted) (bool, error) {
 	args := append(jobArgs(g, p, sub, status, processing), credits.JobSubmissionProduct, p.Actor(), credits.Comfortable+1)
-	err := s.d.DB.QueryRowxContext(ctx, `
+	err := db.QueryRowxContext(ctx, `
 		WITH job AS (
-		  `+jobInsert+` SELECT `+jobValues+` WHERE `+credits.RemainingSQL("$1")+` >= $16
+		  `+jobInsert+` SELECT `+jobValues+` WHERE `+credits.RemainingSQL("$1")+` >= $17
 		  RETURNING id, created_at, expires_at
 		), usage AS (
 		  INSERT INTO usage_records (organization_id, product_id, job_id, amount, created_by)
-		  SELECT $1, $14, job.id, 1, $15 FROM job
+		  SELECT $1, $15, job.id, 1, $16 FROM job
 		), spend AS (
 		  `+credits.ConsumeSQL("$1::uuid", "job")+`
 		)

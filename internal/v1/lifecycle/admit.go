@@ -10,6 +10,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/counts"
@@ -32,6 +33,7 @@ func (s *Service) Admit(ctx context.Context, app uuid.UUID) error {
 // could (more may follow).
 func (s *Service) admitBatch(ctx context.Context, app uuid.UUID) (int, bool, error) {
 	var admitted, room int
+	var started []*run.Started
 	err := dbx.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('admit:' || $1::text, 0))`, app); err != nil {
 			return err
@@ -68,8 +70,9 @@ func (s *Service) admitBatch(ctx context.Context, app uuid.UUID) (int, bool, err
 		}
 		ids := make([]int64, 0, len(jobs))
 		for _, j := range jobs {
-			_, ok, err := executions.ForJob(ctx, tx, s.engine, executions.Spec{Org: a.OrganizationID, Flow: *a.APIID,
+			_, st, ok, err := executions.ForJob(ctx, tx, s.engine, executions.Spec{Org: a.OrganizationID, Flow: *a.APIID,
 				Input: j.Input, Actor: "system"}, app, j.ID)
+			started = append(started, st)
 			if err != nil {
 				return err
 			}
@@ -86,6 +89,13 @@ func (s *Service) admitBatch(ctx context.Context, app uuid.UUID) (int, bool, err
 			SELECT id, $1, organization_id, 'STATUS_CHANGED', 'PENDING', 'SCHEDULED' FROM moved`, app, pq.Array(ids))
 		return err
 	})
+	for _, st := range started {
+		if err != nil {
+			st.Drop()
+		} else {
+			st.Run()
+		}
+	}
 	if errors.Is(err, errNoVersion) {
 		// The flow has no version that can run: the jobs wait PENDING until it has one.
 		s.log.Warn("PENDING jobs wait: the app's flow has no valid version", "app", app)
