@@ -169,10 +169,20 @@ func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, awaiting boo
 		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`, a.Execution, a.Task, a.Idx); err != nil {
 		return err
 	}
-	if !awaiting {
-		return nil
+	if err := e.markRunning(ctx, tx, a.Execution); err != nil || !awaiting {
+		return err
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'awaiting_input', updated_at = now() WHERE id = $1`, a.Execution)
+	return err
+}
+
+// markRunning moves an execution whose first task ran here quickly from queued to running, in the
+// transaction that records that task's outcome (see beginAfter), so that it and its job pass through
+// running before they wait, fail or go on. It comes last in the transaction's locks, as the execution's
+// row always does.
+func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error {
+	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
+		WHERE id = $1 AND status = 'queued'`, exec)
 	return err
 }
 
@@ -188,9 +198,11 @@ func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, r executors.
 		a.Execution, a.Task, a.Idx, r.WaitUntil); err != nil {
 		return err
 	}
-	_, err = e.queue.InsertTx(ctx, tx.Tx, taskArgs{Execution: a.Execution, Task: a.Task, Idx: a.Idx, Resume: true, Output: out},
-		&river.InsertOpts{ScheduledAt: r.WaitUntil})
-	return err
+	if _, err = e.queue.InsertTx(ctx, tx.Tx, taskArgs{Execution: a.Execution, Task: a.Task, Idx: a.Idx, Resume: true, Output: out},
+		&river.InsertOpts{ScheduledAt: r.WaitUntil}); err != nil {
+		return err
+	}
+	return e.markRunning(ctx, tx, a.Execution)
 }
 
 // failed records a failed attempt: the next attempt after its backoff while the task's retry allows,
@@ -219,10 +231,24 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		if backoff > 0 {
 			at = e.now().Add(backoff)
 		}
-		return e.enqueue(ctx, tx, x.Org, a.Execution, []attempt{{task: a.Task, idx: a.Idx + 1, input: input, at: at,
-			external: task.Type == External}}, b)
+		if err := e.enqueue(ctx, tx, x.Org, a.Execution, []attempt{{task: a.Task, idx: a.Idx + 1, input: input, at: at,
+			external: task.Type == External}}, b); err != nil {
+			return err
+		}
+		return e.markRunning(ctx, tx, a.Execution)
 	}
 	failure, _ := json.Marshal(map[string]any{"task": a.Task, "message": cause.Error(), "type": kind})
+	if x.Status == "queued" {
+		// The execution's first task failed for good before it was marked running: it ran, and the job
+		// goes IN_PROGRESS -> FAILED as its statuses say.
+		if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'failed', updated_at = now()
+			WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, a.Task); err != nil {
+			return err
+		}
+		if err := e.markRunning(ctx, tx, a.Execution); err != nil {
+			return err
+		}
+	}
 	_, err := tx.ExecContext(ctx, `
 		WITH t AS (UPDATE execution_tasks SET state = 'failed', updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2),
 		     q AS (UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now()

@@ -187,6 +187,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, ex
 	var left int
 	var status string
 	if err := tx.QueryRowxContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
+		started_at = coalesce(started_at, now()),
 		status = CASE
 			WHEN status IN ('queued', 'running') THEN 'in_progress'
 			WHEN status = 'awaiting_input' AND NOT EXISTS (SELECT 1 FROM task_executions t JOIN execution_tasks k
