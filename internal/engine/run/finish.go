@@ -151,9 +151,9 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 	case o.err != nil:
 		return e.failed(ctx, tx, x.execRow, a, task, o.err, b)
 	case o.result.Park:
-		return e.park(ctx, tx, a, o.result.AwaitingInput)
+		return e.park(ctx, tx, a, x.Status, o.result.AwaitingInput)
 	case !o.result.WaitUntil.IsZero():
-		return e.wait(ctx, tx, a, o.result)
+		return e.wait(ctx, tx, a, x.Status, o.result)
 	}
 	if output == nil {
 		if output, err = json.Marshal(o.result.Output); err != nil {
@@ -164,12 +164,12 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 }
 
 // park leaves the attempt running with no deadline until Report finishes it.
-func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, awaiting bool) error {
+func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status string, awaiting bool) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET timeout_at = NULL, updated_at = now()
 		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`, a.Execution, a.Task, a.Idx); err != nil {
 		return err
 	}
-	if err := e.markRunning(ctx, tx, a.Execution); err != nil || !awaiting {
+	if err := e.markRunning(ctx, tx, a.Execution, status); err != nil || !awaiting {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'awaiting_input', updated_at = now() WHERE id = $1`, a.Execution)
@@ -180,14 +180,17 @@ func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, awaiting boo
 // transaction that records that task's outcome (see beginAfter), so that it and its job pass through
 // running before they wait, fail or go on. It comes last in the transaction's locks, as the execution's
 // row always does.
-func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error {
+func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, status string) error {
+	if status != "queued" {
+		return nil // as record read it: an execution that left queued never returns to it
+	}
 	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
 		WHERE id = $1 AND status = 'queued'`, exec)
 	return err
 }
 
 // wait leaves the attempt running until the wait ends, with a job scheduled for then.
-func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, r executors.Result) error {
+func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, status string, r executors.Result) error {
 	out, err := json.Marshal(r.Output)
 	if err != nil {
 		return err
@@ -202,7 +205,7 @@ func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, r executors.
 		&river.InsertOpts{ScheduledAt: r.WaitUntil}); err != nil {
 		return err
 	}
-	return e.markRunning(ctx, tx, a.Execution)
+	return e.markRunning(ctx, tx, a.Execution, status)
 }
 
 // failed records a failed attempt: the next attempt after its backoff while the task's retry allows,
@@ -235,7 +238,7 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 			external: task.Type == External}}, b); err != nil {
 			return err
 		}
-		return e.markRunning(ctx, tx, a.Execution)
+		return e.markRunning(ctx, tx, a.Execution, x.Status)
 	}
 	failure, _ := json.Marshal(map[string]any{"task": a.Task, "message": cause.Error(), "type": kind})
 	if x.Status == "queued" {
@@ -245,7 +248,7 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 			WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, a.Task); err != nil {
 			return err
 		}
-		if err := e.markRunning(ctx, tx, a.Execution); err != nil {
+		if err := e.markRunning(ctx, tx, a.Execution, x.Status); err != nil {
 			return err
 		}
 	}
