@@ -93,11 +93,19 @@ func TestJobsFollowTheirExecution(t *testing.T) {
 	if job.Status != "FAILED" || job.ProcessingState != "ERROR" || job.Error == nil || *job.Error != "task a: error: no luck" {
 		t.Fatalf("job %s %s (error %q), want FAILED naming the task and its error", job.Status, job.ProcessingState, *job.Error)
 	}
+	// A first task that ends its execution quickly still takes the job through IN_PROGRESS (the outcome's
+	// transaction marks the execution running), as the job statuses' transitions say.
+	if h := f.history(t, job.Id, "STATUS_CHANGED"); len(h) != 2 || h[0] != "SCHEDULED>IN_PROGRESS" || h[1] != "IN_PROGRESS>FAILED" {
+		t.Fatalf("status history of a job whose first task failed: %v", h)
+	}
 
 	reviewed := f.newApp(t, appOpts{def: `{"version": 1, "tasks": [{"name": "check", "type": "human_review"}], "edges": []}`})
 	job = f.waitJob(t, reviewed, f.submit(t, reviewed, v1api.JobInput{Input: doc(map[string]any{"a": 1})}), "SUSPENDED")
 	if job.ProcessingState != "AWAITING_HUMAN" {
 		t.Fatalf("job %+v, want AWAITING_HUMAN", job)
+	}
+	if h := f.history(t, job.Id, "STATUS_CHANGED"); len(h) != 2 || h[0] != "SCHEDULED>IN_PROGRESS" || h[1] != "IN_PROGRESS>SUSPENDED" {
+		t.Fatalf("status history of a job whose first task is a review: %v", h)
 	}
 
 	waiting := f.newApp(t, appOpts{flow: true})
