@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -59,6 +60,23 @@ func BenchmarkJobsOnFlows(b *testing.B) {
 	reportLoad(b, "submission to an app bound to a 3-task flow with a human step, 16 clients", all)
 	report(b, "  same INSERT of a job through pgbench (16 clients)", "%.0f tx/s", pg)
 	report(b, "  submission / pgbench", "%.2f", all.PerSecond()/pg)
+
+	// The same submissions when the flow's first task is an outside worker's: the server only starts
+	// the execution (job, credit, execution, tasks and first attempt in one transaction) and runs nothing,
+	// which shows what the submission itself costs apart from the tasks it sets going.
+	outside := c.createFlow([]byte(strings.Replace(reviewedFlowBody,
+		`{"name": "prepare", "type": "transform", "parameters": {"expression": "{text: .text}"}}`,
+		`{"name": "prepare", "type": "external"}`, 1)))
+	app = newApp(b, env, org, "outside")
+	if _, err := env.DB.Exec(`UPDATE apps SET api_id = $2 WHERE id = $1`, app, outside); err != nil {
+		b.Fatal(err)
+	}
+	startOnly := func(int) error { return post("POST", "/v1/apps/"+app.String()+"/jobs", body) }
+	bench.Run(clients, warmUp, startOnly)
+	starts := bench.Run(clients, roundTime, startOnly)
+	pgStart := pgbench(b, testkit.DSN(b, env.DB), org, app, roundTime)
+	reportLoad(b, "  the same, first task an outside worker's (only the start)", starts)
+	report(b, "  start only / pgbench (same run)", "%.0f / %.0f = %.2f", starts.PerSecond(), pgStart, starts.PerSecond()/pgStart)
 
 	// Labelers, on a second app of the same flow: each is a LABELER of the app taking the next job and
 	// answering it.
