@@ -12,7 +12,8 @@
 -- free job of the queue in its order (highest priority, then oldest) within the created range. It
 -- answers the job as it is now, its holder's and labeler's usernames and the queue's other free jobs;
 -- no row when there is nothing to hand out; SQLSTATE P0002 when p_job is not a job of the app.
--- p_suspended_only: the queue of an app with a flow holds only SUSPENDED jobs.
+-- p_suspended_only: the queue of an app with a flow holds only SUSPENDED jobs. Call it as a statement
+-- of its own, outside a transaction: it makes the commit of its transaction asynchronous (see below).
 -- +goose StatementBegin
 CREATE FUNCTION label_lease(p_org uuid, p_app uuid, p_user uuid, p_actor text, p_minutes int,
   p_suspended_only boolean, p_enabled boolean, p_job bigint, p_from timestamptz, p_to timestamptz)
@@ -24,6 +25,14 @@ DECLARE
   v_lock timestamptz;  -- and until when
   v_row jobs;
 BEGIN
+  -- A lease commits without waiting for its WAL to reach the disk: under load a lease spent three
+  -- quarters of its time in the database waiting for that flush (wait events LWLock:WALWrite and
+  -- IO:WALSync; a lease writes a full page image of its job's page). A database crash may forget the
+  -- last fraction of a second of leases, and nothing else: the jobs are free again and the history
+  -- holds no ASSIGNED for them, as if the leases had lapsed, and a label by a worker who was told of
+  -- such a lease is checked against the holder of the job then, as always. Anything the worker
+  -- commits later (its label) flushes the lease with it.
+  SET LOCAL synchronous_commit = off;
   PERFORM pg_advisory_xact_lock(hashtextextended('label:' || p_app::text || ':' || p_user::text, 0));
   IF p_job IS NOT NULL THEN
     SELECT j.id, j.status, j.assigned_to, j.lock_expires_at INTO v_id, v_status, v_user, v_lock
