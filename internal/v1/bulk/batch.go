@@ -49,6 +49,9 @@ func batchCTE(cond, filterSQL string) string {
 		FOR UPDATE OF j)`
 }
 
+// The statements below reach the batch's jobs by key, j.id = ANY (the batch's ids), besides the join:
+// joined alone, a planner that takes the app for a small one (statistics behind a new, fast-growing app)
+// may scan all of the app's jobs and filter them against the batch row by row.
 const batchResult = `
 	SELECT (SELECT count(*) FROM changed) AS done, (SELECT count(*) FROM batch) AS seen,
 	       coalesce((SELECT max(id) FROM batch), $3) AS last`
@@ -67,7 +70,7 @@ func cancelBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor, 
 	changed AS (
 		UPDATE jobs j SET status = 'CANCELED', processing_state = 'ERROR', assigned_to = NULL,
 		       lock_expires_at = NULL, updated_at = now()
-		FROM batch b WHERE j.app_id = $1 AND j.id = b.id AND j.status IN ` + unfinishedJobs + `
+		FROM batch b WHERE j.app_id = $1 AND j.id = ANY (ARRAY(SELECT id FROM batch)) AND j.id = b.id AND j.status IN ` + unfinishedJobs + `
 		RETURNING j.id, b.status),
 	history AS (
 		INSERT INTO job_history (job_id, app_id, organization_id, event, actor, from_status, to_status, details)
@@ -85,7 +88,7 @@ func deleteBatch(ctx context.Context, tx *sqlx.Tx, t target, w window) (result, 
 	}
 	q := `WITH ` + batchCTE("", where.SQL) + `,
 	changed AS (
-		DELETE FROM jobs j USING batch b WHERE j.app_id = $1 AND j.id = b.id
+		DELETE FROM jobs j USING batch b WHERE j.app_id = $1 AND j.id = ANY (ARRAY(SELECT id FROM batch)) AND j.id = b.id
 		RETURNING j.id)` + batchResult
 	return run(ctx, tx, q, append(fixed, where.Args...))
 }
@@ -109,7 +112,7 @@ func rerunBatch(ctx context.Context, tx *sqlx.Tx, t target, w window, a actor, b
 		       processing_state = CASE WHEN (SELECT has_flow FROM app) OR j.status = 'PENDING' THEN 'QUEUED'
 		                               ELSE 'AWAITING_HUMAN' END,
 		       flow_execution_id = NULL, assigned_to = NULL, lock_expires_at = NULL, updated_at = now()
-		FROM batch b WHERE j.app_id = $1 AND j.id = b.id AND j.status IN ` + rerunnableJobs + `
+		FROM batch b WHERE j.app_id = $1 AND j.id = ANY (ARRAY(SELECT id FROM batch)) AND j.id = b.id AND j.status IN ` + rerunnableJobs + `
 		RETURNING j.id, b.status, j.status AS new_status),
 	history AS (
 		INSERT INTO job_history (job_id, app_id, organization_id, event, actor, from_status, to_status, details)
