@@ -37,28 +37,30 @@ func (s *Service) RemoveJobTags(ctx context.Context, req v1api.RemoveJobTagsRequ
 
 // The tag statements. $1 app, $2 organization, $3 the tags (each once), $4 the history actor. The
 // selection reads each job's tags as they were, so the history names exactly the tags that changed,
-// while the UPDATE writes from the row's current tags.
+// while the UPDATE writes from the row's current tags. The selection is materialized and joined by both
+// columns of the key it carries: inlined, or joined with j.app_id = $1, a planner that takes the app
+// for a small one (statistics behind a new app) scans all its jobs for each selected one.
 const (
-	addTags = `WITH sel AS (
-		SELECT ` + dbx.CustomPlan + ` j.id, j.tags FROM jobs j
+	addTags = `WITH sel AS MATERIALIZED (
+		SELECT ` + dbx.CustomPlan + ` j.app_id, j.id, j.tags FROM jobs j
 		WHERE j.app_id = $1 AND j.organization_id = $2 AND NOT j.tags @> $3::text[] AND (%s)),
 	changed AS (
 		UPDATE jobs j SET tags = j.tags || ARRAY(
 		         SELECT t FROM unnest($3::text[]) WITH ORDINALITY AS u(t, o) WHERE t <> ALL (j.tags) ORDER BY o),
 		       updated_at = now()
-		FROM sel WHERE j.app_id = $1 AND j.id = sel.id
+		FROM sel WHERE j.app_id = sel.app_id AND j.id = sel.id
 		RETURNING j.id, ARRAY(SELECT t FROM unnest($3::text[]) AS u(t) WHERE t <> ALL (sel.tags)) AS diff)
 	INSERT INTO job_history (job_id, app_id, organization_id, event, actor, details)
 	SELECT c.id, $1, $2, 'TAGS_ADDED', $4, jsonb_build_object('tags', to_jsonb(c.diff)) FROM changed c`
 
-	removeTags = `WITH sel AS (
-		SELECT ` + dbx.CustomPlan + ` j.id, j.tags FROM jobs j
+	removeTags = `WITH sel AS MATERIALIZED (
+		SELECT ` + dbx.CustomPlan + ` j.app_id, j.id, j.tags FROM jobs j
 		WHERE j.app_id = $1 AND j.organization_id = $2 AND j.tags && $3::text[] AND (%s)),
 	changed AS (
 		UPDATE jobs j SET tags = ARRAY(
 		         SELECT t FROM unnest(j.tags) WITH ORDINALITY AS u(t, o) WHERE t <> ALL ($3::text[]) ORDER BY o),
 		       updated_at = now()
-		FROM sel WHERE j.app_id = $1 AND j.id = sel.id
+		FROM sel WHERE j.app_id = sel.app_id AND j.id = sel.id
 		RETURNING j.id, ARRAY(SELECT t FROM unnest($3::text[]) AS u(t) WHERE t = ANY (sel.tags)) AS diff)
 	INSERT INTO job_history (job_id, app_id, organization_id, event, actor, details)
 	SELECT c.id, $1, $2, 'TAGS_REMOVED', $4, jsonb_build_object('tags', to_jsonb(c.diff)) FROM changed c`
