@@ -10,6 +10,7 @@ import (
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
+	sealing "github.com/loopwork/loopwork/internal/secret"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -33,6 +34,19 @@ func TestCreateSealsTheSecret(t *testing.T) {
 	}
 	if len(sealed) == 0 || strings.Contains(string(sealed), secret) || strings.Contains(string(sealed), "api_key") {
 		t.Fatalf("the column holds the secret in clear: %q", sealed)
+	}
+	// It is AES-GCM under the server's key, bound to its organization and id.
+	box, err := sealing.NewBox(env.Config.EncryptionKeyBytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := box.Open(sealed, append(org[:], c.Id[:]...))
+	if err != nil || string(plain) != `{"api_key":"`+secret+`"}` {
+		t.Fatalf("the sealed value does not open to the secret: %v", err)
+	}
+	stranger := uuid.New()
+	if _, err := box.Open(sealed, append(stranger[:], c.Id[:]...)); err == nil {
+		t.Fatal("the sealed value opens outside its organization")
 	}
 	var row string
 	if err := env.DB.Get(&row, `SELECT to_jsonb(c)::text FROM credentials c WHERE id = $1`, c.Id); err != nil {
