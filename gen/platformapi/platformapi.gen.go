@@ -5996,7 +5996,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/auth/resend-invite (the `ResendInvitation` operationId).
 	ResendInvitation(ctx context.Context, body ResendInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCredentials List credentials (not available yet)
+	// ListCredentials List credentials
 	//
 	// Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 	// the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -6005,7 +6005,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credentials (the `ListCredentials` operationId).
 	ListCredentials(ctx context.Context, params *ListCredentialsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateCredentialWithBody Create a credential (not available yet)
+	// CreateCredentialWithBody Create a credential
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -6018,7 +6018,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateCredential Create a credential (not available yet)
+	// CreateCredential Create a credential
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -6031,7 +6031,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredential(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListCredentialProviders List credential providers (not available yet)
+	// ListCredentialProviders List credential providers
 	//
 	// Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 	// schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -6040,7 +6040,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credentials/providers (the `ListCredentialProviders` operationId).
 	ListCredentialProviders(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteCredential Delete a credential (not available yet)
+	// DeleteCredential Delete a credential
 	//
 	// Deletes a credential and its secret permanently. A credential still used by an integration or a document
 	// file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -6049,14 +6049,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/credentials/{id} (the `DeleteCredential` operationId).
 	DeleteCredential(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetCredential Get a credential (not available yet)
+	// GetCredential Get a credential
 	//
 	// Returns one credential of the caller's organization, without its secret.
 	//
 	// Corresponds with GET /api/credentials/{id} (the `GetCredential` operationId).
 	GetCredential(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateCredentialWithBody Update a credential (not available yet)
+	// UpdateCredentialWithBody Update a credential
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -6067,7 +6067,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/credentials/{id} (the `UpdateCredential` operationId).
 	UpdateCredentialWithBody(ctx context.Context, id CredentialId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateCredential Update a credential (not available yet)
+	// UpdateCredential Update a credential
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -8142,7 +8142,7 @@ func (c *Client) ResendInvitation(ctx context.Context, body ResendInvitationJSON
 	return c.Client.Do(req)
 }
 
-// ListCredentials List credentials (not available yet)
+// ListCredentials List credentials
 //
 // Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 // the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -8161,7 +8161,7 @@ func (c *Client) ListCredentials(ctx context.Context, params *ListCredentialsPar
 	return c.Client.Do(req)
 }
 
-// CreateCredentialWithBody Create a credential (not available yet)
+// CreateCredentialWithBody Create a credential
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -8184,7 +8184,7 @@ func (c *Client) CreateCredentialWithBody(ctx context.Context, contentType strin
 	return c.Client.Do(req)
 }
 
-// CreateCredential Create a credential (not available yet)
+// CreateCredential Create a credential
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -8207,7 +8207,7 @@ func (c *Client) CreateCredential(ctx context.Context, body CreateCredentialJSON
 	return c.Client.Do(req)
 }
 
-// ListCredentialProviders List credential providers (not available yet)
+// ListCredentialProviders List credential providers
 //
 // Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 // schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -8226,7 +8226,7 @@ func (c *Client) ListCredentialProviders(ctx context.Context, reqEditors ...Requ
 	return c.Client.Do(req)
 }
 
-// DeleteCredential Delete a credential (not available yet)
+// DeleteCredential Delete a credential
 //
 // Deletes a credential and its secret permanently. A credential still used by an integration or a document
 // file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -8245,7 +8245,7 @@ func (c *Client) DeleteCredential(ctx context.Context, id CredentialId, reqEdito
 	return c.Client.Do(req)
 }
 
-// GetCredential Get a credential (not available yet)
+// GetCredential Get a credential
 //
 // Returns one credential of the caller's organization, without its secret.
 //
@@ -8262,7 +8262,7 @@ func (c *Client) GetCredential(ctx context.Context, id CredentialId, reqEditors 
 	return c.Client.Do(req)
 }
 
-// UpdateCredentialWithBody Update a credential (not available yet)
+// UpdateCredentialWithBody Update a credential
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -8283,7 +8283,7 @@ func (c *Client) UpdateCredentialWithBody(ctx context.Context, id CredentialId, 
 	return c.Client.Do(req)
 }
 
-// UpdateCredential Update a credential (not available yet)
+// UpdateCredential Update a credential
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -17802,7 +17802,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/auth/resend-invite (the `ResendInvitation` operationId).
 	ResendInvitationWithResponse(ctx context.Context, body ResendInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendInvitationResponse, error)
 
-	// ListCredentialsWithResponse List credentials (not available yet)
+	// ListCredentialsWithResponse List credentials
 	//
 	// Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 	// the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -17813,7 +17813,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials (the `ListCredentials` operationId).
 	ListCredentialsWithResponse(ctx context.Context, params *ListCredentialsParams, reqEditors ...RequestEditorFn) (*ListCredentialsResponse, error)
 
-	// CreateCredentialWithBodyWithResponse Create a credential (not available yet)
+	// CreateCredentialWithBodyWithResponse Create a credential
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -17826,7 +17826,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error)
 
-	// CreateCredentialWithResponse Create a credential (not available yet)
+	// CreateCredentialWithResponse Create a credential
 	//
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -17839,7 +17839,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/credentials (the `CreateCredential` operationId).
 	CreateCredentialWithResponse(ctx context.Context, body CreateCredentialJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCredentialResponse, error)
 
-	// ListCredentialProvidersWithResponse List credential providers (not available yet)
+	// ListCredentialProvidersWithResponse List credential providers
 	//
 	// Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 	// schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -17850,7 +17850,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials/providers (the `ListCredentialProviders` operationId).
 	ListCredentialProvidersWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListCredentialProvidersResponse, error)
 
-	// DeleteCredentialWithResponse Delete a credential (not available yet)
+	// DeleteCredentialWithResponse Delete a credential
 	//
 	// Deletes a credential and its secret permanently. A credential still used by an integration or a document
 	// file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -17861,7 +17861,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/credentials/{id} (the `DeleteCredential` operationId).
 	DeleteCredentialWithResponse(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*DeleteCredentialResponse, error)
 
-	// GetCredentialWithResponse Get a credential (not available yet)
+	// GetCredentialWithResponse Get a credential
 	//
 	// Returns one credential of the caller's organization, without its secret.
 	//
@@ -17870,7 +17870,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credentials/{id} (the `GetCredential` operationId).
 	GetCredentialWithResponse(ctx context.Context, id CredentialId, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error)
 
-	// UpdateCredentialWithBodyWithResponse Update a credential (not available yet)
+	// UpdateCredentialWithBodyWithResponse Update a credential
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -17881,7 +17881,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/credentials/{id} (the `UpdateCredential` operationId).
 	UpdateCredentialWithBodyWithResponse(ctx context.Context, id CredentialId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCredentialResponse, error)
 
-	// UpdateCredentialWithResponse Update a credential (not available yet)
+	// UpdateCredentialWithResponse Update a credential
 	//
 	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -21488,8 +21488,6 @@ type ListCredentialsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21507,11 +21505,6 @@ func (r ListCredentialsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListCredentialsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListCredentialsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21561,8 +21554,6 @@ type CreateCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21590,11 +21581,6 @@ func (r CreateCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateCredentialResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21638,8 +21624,6 @@ type ListCredentialProvidersResponse struct {
 	JSON200 *CredentialProviderListResponse
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Unauthorized
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21652,11 +21636,6 @@ func (r ListCredentialProvidersResponse) GetJSON200() *CredentialProviderListRes
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListCredentialProvidersResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListCredentialProvidersResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21706,8 +21685,6 @@ type DeleteCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21735,11 +21712,6 @@ func (r DeleteCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteCredentialResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21787,8 +21759,6 @@ type GetCredentialResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21811,11 +21781,6 @@ func (r GetCredentialResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetCredentialResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21867,8 +21832,6 @@ type UpdateCredentialResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -21901,11 +21864,6 @@ func (r UpdateCredentialResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateCredentialResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r UpdateCredentialResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29649,7 +29607,7 @@ func (c *ClientWithResponses) ResendInvitationWithResponse(ctx context.Context, 
 	return ParseResendInvitationResponse(rsp)
 }
 
-// ListCredentialsWithResponse List credentials (not available yet)
+// ListCredentialsWithResponse List credentials
 //
 // Lists the credentials of the caller's organization by name (then id), without their secrets. Any member of
 // the organization may list them. Credentials created through `POST /api/sql-databases` are included (provider
@@ -29666,7 +29624,7 @@ func (c *ClientWithResponses) ListCredentialsWithResponse(ctx context.Context, p
 	return ParseListCredentialsResponse(rsp)
 }
 
-// CreateCredentialWithBodyWithResponse Create a credential (not available yet)
+// CreateCredentialWithBodyWithResponse Create a credential
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -29685,7 +29643,7 @@ func (c *ClientWithResponses) CreateCredentialWithBodyWithResponse(ctx context.C
 	return ParseCreateCredentialResponse(rsp)
 }
 
-// CreateCredentialWithResponse Create a credential (not available yet)
+// CreateCredentialWithResponse Create a credential
 //
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
@@ -29704,7 +29662,7 @@ func (c *ClientWithResponses) CreateCredentialWithResponse(ctx context.Context, 
 	return ParseCreateCredentialResponse(rsp)
 }
 
-// ListCredentialProvidersWithResponse List credential providers (not available yet)
+// ListCredentialProvidersWithResponse List credential providers
 //
 // Lists every provider a credential can be created for, one entry per ProviderApiEnum value, with the JSON
 // schema its secret `data` must match and whether it is obtained through an OAuth flow. The list is the same
@@ -29721,7 +29679,7 @@ func (c *ClientWithResponses) ListCredentialProvidersWithResponse(ctx context.Co
 	return ParseListCredentialProvidersResponse(rsp)
 }
 
-// DeleteCredentialWithResponse Delete a credential (not available yet)
+// DeleteCredentialWithResponse Delete a credential
 //
 // Deletes a credential and its secret permanently. A credential still used by an integration or a document
 // file answers 409 (code `in_use`); delete those first. Requires role `org_admin`, or the user who created
@@ -29738,7 +29696,7 @@ func (c *ClientWithResponses) DeleteCredentialWithResponse(ctx context.Context, 
 	return ParseDeleteCredentialResponse(rsp)
 }
 
-// GetCredentialWithResponse Get a credential (not available yet)
+// GetCredentialWithResponse Get a credential
 //
 // Returns one credential of the caller's organization, without its secret.
 //
@@ -29753,7 +29711,7 @@ func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, id 
 	return ParseGetCredentialResponse(rsp)
 }
 
-// UpdateCredentialWithBodyWithResponse Update a credential (not available yet)
+// UpdateCredentialWithBodyWithResponse Update a credential
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -29770,7 +29728,7 @@ func (c *ClientWithResponses) UpdateCredentialWithBodyWithResponse(ctx context.C
 	return ParseUpdateCredentialResponse(rsp)
 }
 
-// UpdateCredentialWithResponse Update a credential (not available yet)
+// UpdateCredentialWithResponse Update a credential
 //
 // Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
 // whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
@@ -33741,13 +33699,6 @@ func ParseListCredentialsResponse(rsp *http.Response) (*ListCredentialsResponse,
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33809,13 +33760,6 @@ func ParseCreateCredentialResponse(rsp *http.Response) (*CreateCredentialRespons
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33855,13 +33799,6 @@ func ParseListCredentialProvidersResponse(rsp *http.Response) (*ListCredentialPr
 			return nil, err
 		}
 		response.JSON401 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33927,13 +33864,6 @@ func ParseDeleteCredentialResponse(rsp *http.Response) (*DeleteCredentialRespons
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33987,13 +33917,6 @@ func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, err
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34062,13 +33985,6 @@ func ParseUpdateCredentialResponse(rsp *http.Response) (*UpdateCredentialRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39772,22 +39688,22 @@ type ServerInterface interface {
 	// ResendInvitation Send a user a new invitation link
 	// (POST /api/auth/resend-invite)
 	ResendInvitation(ctx echo.Context) error
-	// ListCredentials List credentials (not available yet)
+	// ListCredentials List credentials
 	// (GET /api/credentials)
 	ListCredentials(ctx echo.Context, params ListCredentialsParams) error
-	// CreateCredential Create a credential (not available yet)
+	// CreateCredential Create a credential
 	// (POST /api/credentials)
 	CreateCredential(ctx echo.Context) error
-	// ListCredentialProviders List credential providers (not available yet)
+	// ListCredentialProviders List credential providers
 	// (GET /api/credentials/providers)
 	ListCredentialProviders(ctx echo.Context) error
-	// DeleteCredential Delete a credential (not available yet)
+	// DeleteCredential Delete a credential
 	// (DELETE /api/credentials/{id})
 	DeleteCredential(ctx echo.Context, id CredentialId) error
-	// GetCredential Get a credential (not available yet)
+	// GetCredential Get a credential
 	// (GET /api/credentials/{id})
 	GetCredential(ctx echo.Context, id CredentialId) error
-	// UpdateCredential Update a credential (not available yet)
+	// UpdateCredential Update a credential
 	// (PATCH /api/credentials/{id})
 	UpdateCredential(ctx echo.Context, id CredentialId) error
 	// GetCreditBalance The credit balance of an organization
@@ -45780,20 +45696,6 @@ func (response ListCredentials422JSONResponse) VisitListCredentialsResponse(w ht
 	return err
 }
 
-type ListCredentials501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListCredentials501JSONResponse) VisitListCredentialsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListCredentialsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45889,20 +45791,6 @@ func (response CreateCredential422JSONResponse) VisitCreateCredentialResponse(w 
 	return err
 }
 
-type CreateCredential501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateCredential501JSONResponse) VisitCreateCredentialResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateCredentialdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -45951,20 +45839,6 @@ func (response ListCredentialProviders401JSONResponse) VisitListCredentialProvid
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(401)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListCredentialProviders501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListCredentialProviders501JSONResponse) VisitListCredentialProvidersResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46072,20 +45946,6 @@ func (response DeleteCredential422JSONResponse) VisitDeleteCredentialResponse(w 
 	return err
 }
 
-type DeleteCredential501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteCredential501JSONResponse) VisitDeleteCredentialResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteCredentialdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46163,20 +46023,6 @@ func (response GetCredential422JSONResponse) VisitGetCredentialResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetCredential501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetCredential501JSONResponse) VisitGetCredentialResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46287,20 +46133,6 @@ func (response UpdateCredential422JSONResponse) VisitUpdateCredentialResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateCredential501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateCredential501JSONResponse) VisitUpdateCredentialResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -55025,22 +54857,22 @@ type StrictServerInterface interface {
 	// ResendInvitation Send a user a new invitation link
 	// (POST /api/auth/resend-invite)
 	ResendInvitation(ctx context.Context, request ResendInvitationRequestObject) (ResendInvitationResponseObject, error)
-	// ListCredentials List credentials (not available yet)
+	// ListCredentials List credentials
 	// (GET /api/credentials)
 	ListCredentials(ctx context.Context, request ListCredentialsRequestObject) (ListCredentialsResponseObject, error)
-	// CreateCredential Create a credential (not available yet)
+	// CreateCredential Create a credential
 	// (POST /api/credentials)
 	CreateCredential(ctx context.Context, request CreateCredentialRequestObject) (CreateCredentialResponseObject, error)
-	// ListCredentialProviders List credential providers (not available yet)
+	// ListCredentialProviders List credential providers
 	// (GET /api/credentials/providers)
 	ListCredentialProviders(ctx context.Context, request ListCredentialProvidersRequestObject) (ListCredentialProvidersResponseObject, error)
-	// DeleteCredential Delete a credential (not available yet)
+	// DeleteCredential Delete a credential
 	// (DELETE /api/credentials/{id})
 	DeleteCredential(ctx context.Context, request DeleteCredentialRequestObject) (DeleteCredentialResponseObject, error)
-	// GetCredential Get a credential (not available yet)
+	// GetCredential Get a credential
 	// (GET /api/credentials/{id})
 	GetCredential(ctx context.Context, request GetCredentialRequestObject) (GetCredentialResponseObject, error)
-	// UpdateCredential Update a credential (not available yet)
+	// UpdateCredential Update a credential
 	// (PATCH /api/credentials/{id})
 	UpdateCredential(ctx context.Context, request UpdateCredentialRequestObject) (UpdateCredentialResponseObject, error)
 	// GetCreditBalance The credit balance of an organization
@@ -60017,518 +59849,518 @@ var swaggerSpec = []string{
 	"mmIBYEB3zEEZ2RCM+jEfmnx2rrcz4E/IB/cURrW3uOEMsIPckXlENteHstfU7ln5G9PqEQvzsXT6Q9D/",
 	"WgVz+5T4EMNvkPLOyu+7C0TY6P06NcF0cEYoJiy4p+M0rF+TkhTgCOxv6QQqS2HInxTtxtfCFdCxPjj3",
 	"T8O9IYxET9DXKQUbWF/4it1rN6iPSW+MwIKX67cFFbZ8Ue8bEMY+sPEFWANb9dn6XooWdet76ZXgmlON",
-	"pZj+f/bevbltHNsX/Soo162KNIeWncS974xVU3Xd6aQnc/qRnTjTt86orwmJkIQxBagJyI72TH/3W1hr",
-	"4UGK1CPxo9OdP/aejkwSIAis9/r9iENn7/E2SZx+/Zl2x7aYTsKPfDfM5KE4b6OEriXem2YhProuflc6",
-	"4jbGfLBHLeYnii0ZCAAL2RVEEhW2ZRs5U4iU20txjurwmR6XUk5j//DH6eRaiuRwHJ0a6Ess+XoU5/2w",
-	"jM2+5fLujlglf7hz7fvvtsLbQJze41yc3DxlfLk0x1wVx0RTTbnPjOiPUAPxCWh/fD6YN+42opYJo+b1",
-	"ri1W6ZUVZhi2nUc4rAR2XQbKACp/7X8MeWlHubo/wMl5TbcgfcP0JCYV7PWztH+IIq5/l9J7q9vqSN2v",
-	"GJoGnB+W62p2xYuFVPk5wlJygD7BWK5pFKOAvwS1j5i0vHjzml0L5OJuYOEineJCKDtg+ZhPrvV0Kici",
-	"P2fLklu39MeluBHuizhjAhCXsGs/4VUa0mPq8zAZ2bNYlWuwFCmYvqoAPke3kbQnz62hFieg4udhAHjZ",
-	"WwVBUnxIipiRJ4c9P9/AYwISACxyTXj+DDSSBuoXaJ8DC4CWzaTFb+E7HGVHcbmApQjnShz3NInWuvbk",
-	"WG/qMpqq8cz1YQcQPWZ+7nsDMoQtiyyPQDDls35rYTM24QpwZRA6fYA2zY2A9VwnPye6JD9neTgCkZll",
-	"2HgWAZUarNDGL+HXC9yaSkw9hKJfO3oDt1j+gCUDdy5VakW1kQZwu6p4eRxKa1ttxQOab6FsVnywGQPM",
-	"zOfPTk9PnZ6p+MSSP5Dk858HvIztcLn7MDjWzNV05dI/7K61jHyZO+kcPUxR0sncKIu7u349IPmYToWi",
-	"quzlymKqKAvGDeoB6Lhx9oGedNEjR+wJ2cQ8/efoCIDARkcZG6HHMTr6GTs//zk6GuuC/gQd8+4/T92/",
-	"AALv6Od87zjNd3pC/T1i2RajWZhZFyyJU5ydqCTtW+RlwCJpvC6kYBBkCZ9xZbW+KjX+5DaQ+19nt1wt",
-	"eWU8p/X2HeRWHt+ArmzdO6KS0/Wh/Tk3cFcLM8d27F0lbhPszWlSkfNnd0ifPvtzekTZRbw4EIyW0mAg",
-	"ZqIXCx2BfJ3nrATCMuopm4pbqCjhin2VxGzi0yGzBZg17mNOtLLAVWGjPVU3YtyWJmmIeuXs2TPWy8lF",
-	"vRX8+io2KHHLcrdFB+GnjW6WZ3V+0z+3Rrs6O2u0QmuRWmsiRhPMOaXmbDbQ7BBx7fuW1BYSj3uSZwJt",
-	"lOo6Y7mz2p3yzz1HD734cSWMsGE6dSVCsR53396157goSY9T26b2zq7Tzx26IdTbA5aerIQzhRMkOCg/",
-	"pqK+zW0OUmf7g58QwMjeoqg26UturnfGZ3AWOxcAntUaIkO2XmeehOXAjhbP2pmsS1sB8FKoQqhJW0Hw",
-	"0evCpEA/BMfiTly1UlTydSBNWLEV5gdbJKdSVIhbuwX2p9/B0/0xVa2vKiGwkB/B42UrAa2bY2uHQWxR",
-	"OJxRjl48PqJ1hG5oLARgWi+bkB5luUBNC4AeFM7P98Qp9T0i8b22bVAsMu2CdWx8Nk/4GVA4cGOy19Yz",
-	"sxp+A5WGnscYGT7BmjaQNafSP4gTul+v/MbPQ0QRcwTuScS+GMeHahjnMLh9lTd49XMEc3c6DuZNyEz9",
-	"4UjlFcTgksGoLBIqT1uQIhO2/oN3ReDcCKvVXMZe7hljM5bD4QQro5gJUwMnbaBJ7OzDwgF5Cf6Grvaq",
-	"KoUnbwU9TRdzYxjszddqD/h1TMZ1WHO152I4Cvk9l5U24mBstK0Ogt8FVxhyqPkIjb+1ulM3wdz3dPOb",
-	"fb6VHpdi4YnZwTK/qYGZxt0RN8YQuFShvxD4WhBfUMLpgrv31mUIGigslyVEvTpWrEOtoQTxe66xR7L0",
-	"cPzc1rRkxGRVSbuGVjSqAFRa/W/R0cjo/rhe6JWB8Arw+OTfvnTW7lKixeuuOL4W67xPfFIgfOrgvkmY",
-	"gqQNrBbwfAEhvMdmPj/iS3ktkr5gvpRucr9mR2PBK1FdrJCWG//1yh+hv/906aQyOehHLQ1yP13GiFKw",
-	"C1tb6zNKo9DD3FSRNPjonIaN03Na4OjXXwH3Zao9kC2fgLtArxTIUBZcgintBP+v2TbDy4em2JyXU2cq",
-	"+Gec+9NOoitBRoNQUQFns1hVAKsVI0fZSIFGS34h5FOBd1o+MxmC7DIsYs48jnHo7OQlapWsGQWDiGk2",
-	"Uj4+kiUw7G46VGUf4mVwC5TQNYJ1EL+zuuIz5Nk3g5EaqZfOCkYUhlI61bNSBdXEA0VkzpaVmMoPhKgF",
-	"f6iz1ffyE/zh5E85AlOxSmvLeriZ8/5IeYztjq3by/0uyfswqT/96aJ25eBPf2LvhCpY7n7XFa3OOfsa",
-	"tgxDUHnYYYQoT+FmMIFgS0rDqPaTb+zXkZLGrFC9t+7a+qZlvby8vQL2ngG77H4tZKCjg8uvhRkpu3Hs",
-	"yVDM8WzmDM8srQLmstzbv0TwXfDjiRue5T5JBpmtPPYXkOX0xLD3373+BmwG+gmi6j0oQgCbgtOc8v/3",
-	"mFzx49ff+En0B8z/GEW/h4jyFPXgj+Z/u7x804gG5YORumCVMHpVTTAYqRAxrlbn41/m7PQsEHSW8hqB",
-	"iSE4AREdsFVKORGUw6Pj7+ySSgrrFKzTf9LWCPlbDv3Fm9cJn7ynof81O9JLofhSHp0fPR+cDp4jZsEc",
-	"pPiJ+38z0RKmeAukFGivgd3vdvpNnTSftkMWGPTpQPlDAcNEdu2Exx5T8XBh7cjhroN0iNvXy9W4lBOi",
-	"DxKFs0hTGeFkrPZ4Mq+Lo/Ojb4V9qzWWPODmgdd8dnraQAvny2VJu/rkXwYNpdiXvDUZq3UskwAZ3gQf",
-	"pjMSvZYBym3CBW1/fJjvCaGYJWr36PyfPyfmVtsQHv7n/J9HmMM7+tk9ARVusZDqpCZ8Oz/7dxgMSq9N",
-	"CrewFZdjIQi3jEMZ+oAB6maaJoE4+oSXpVPaLEcaVwSqrj8bS6Zhg9UiRlC/0GvCt/SHtSA8PpCQeAAy",
-	"IkTN3dFq2R8XbincO/5YW42609gRy42XnLzZVrmQXPcd1HW4Cxv4j0Is91oIaSjkDnA5ACjkucDdcyCg",
-	"G60gStjFfXwg1Gf7NAFRFde452zNPsb5ynVtvXuQDunX36prorVcYpjtBqvBz/d4jNMNUKt8ajnSae1T",
-	"4/1+zY7OTp/uPtTvFSf9Lgq86fnum17paiyLQkDZwtmzZ7vviJrqFUJWfqTgCaLmO2CZbBwWL2nqv/8M",
-	"zDatnTARV6yeydwhN36IHMvAOpmBJ94B7ORbHiu5gLoks6qAIQAQdOfSCmaWfAI9DM5kUV6reSX9F7Qy",
-	"AJwmn2g1LeXE5gP2HvP6oSIRhrnlvvYvmFXtghaYx0/A0s07xBGuTrofj9B7E8b6MM6dbPnNgXyS4te6",
-	"w0iN1o2z9/Rezt62c+cTHHXS3gc8cqd/2X3HC9oqj3dG8bs2T9eWc7rFMID9utMobNa0DzYPcSV4AWid",
-	"DZu4SGs2UI1Q7cKQYJcrXSY2+OlzYLyoPSUyOsNQEKYU6Vk+6zhq3wq7cc4eQL/s2uOPt7/Pdt/xg7av",
-	"AIrw0fb3t8IesLkPteXSD/W6eMPtHHL0lN5v9HlACDFxigiTm8yjaclnHjfpINSdXYrw4jCVRSw7NVvZ",
-	"aixYYXNCjwccHTGdCqxYy99cXL742w49Fg2+fMgMjSIBUnYDAGITCyilY3FnnlYNC+cmXMUamhlPKmlW",
-	"qhI3+lokhTTgAcNVgwT7ntvcB5pj6RRxYU1XpWfXaRcNm/hK96SFu4Gc9tLCjyOhqJTvM5JUn4fqfivQ",
-	"pY4Hy4mUeIzuUKmfYBD1GIsOdwQAQMPWihQ3xVrmbDNhLIPK0bawwIZAgxzIQUYB6+2KrfU77YaNg+7e",
-	"7QW81be4CPfs99+n/5q8xyHua+2jfrE12v3dfXZ/chLHEkj87tD2aPWiL4rCxJa6DWy/J4aNecmB+Q6Y",
-	"uag/ba7xJbAZYAF/vJ2vd9gcXYcKbucBhbXzVA7Yt1TcXEHv34K7lz9nHCv8CBVaGjbRVYUwu+N1Ak5L",
-	"ICQVo8SYz7HigdYVQtmP18QWCGbIgL2g1XEvMhbxvTXj9eBgTY1tBJHdbfSoe3XFkzP8SJ54bQbbTYAA",
-	"BwGr+kV0bLopsKW7D2irxNipteO2xWLQuxAv3E7mm/Llm8R4PzRS9wrLJbllCw3IaOgVxUSkyerY5Y3K",
-	"eKLhph4aVTRbFGq186x3dvoU8VaVHlM5bdPdSB2KYYDjh/4wwErLUEoSbWiDFLIUU3BqplJJMx+wsDRI",
-	"q8wIsL9TpgQ3xI+LUhOl47PTU89himuJNVXUR5BYgt4Eqj25d3b6l8y7fHDLVbzlSt+qq/TyHDKd4YkU",
-	"sHy/I17ZFamMO+S3GEXpFvBf/JRPlW3f3ItHEhqtd3giKBbaDrlHTeB2ngJMYNH2Pbkk3XHKy9h1TiEK",
-	"CEQkpU+wEluzAc3k5HvqGL/vBOWOC31L3n9DIm/PG15Ds/LNYTe9dJ+O7rhPB2oD8mCH50SgB1/Mni6P",
-	"KZzSbgmBB/6e/aSQbaR2Z7VVbGABHMgL09KIEXtya8zr0rJeewOPR0QxwgOfUFtFn7jEwCjBTi/sX037",
-	"cXM/XTBrpAk0OZuCixcFLTmYmi0CzP3ohNRwU5T59thND64AxwoMBXdvfdze2enzPjKQUysPGUJglrWt",
-	"9K5g9XCLZ9Z1c33NFEW4B+wnsG6SmDcGvFNwAGoRrQ2J75x+eGCTxP6MvfK177G/9f4cxRQy+oE9xDq8",
-	"SXeOFpvO4Ct5gn3fmct6uqr30va/2GSfLngvisLLuK3Ophe6dXNsH9sLxcteZlUiYIwQDbOtTdQM65IF",
-	"btpsdn+S+oSQ6+VVhb0RC/JmNiQocDmlE2qLICO6wxrzcaFG371Wf8B+7LDvcvcTwcemYgZMPl/jOQw0",
-	"aliehvPH8i6SmhuVbi31XR2m4R/aHNxSoJa4CNI0POaVEdNVCfTDyZbrdxWnbUJkREm5o/nmD26wPp79",
-	"GXC1Ng3NfWzER7UBf1S4abHqucUiRPw/p+5ZL6kdJ1I0RJUOptKzZ/0WYxHtHjolkFtvsRdBnm4xGqXq",
-	"CEntTNHtZVdurf/5w9ubX2zMLzbm45UWMoLw2cOm3L+CcAPCKRYObjUd0QBL5YcTWkSW0yVC8Eju06vT",
-	"MB+7SwnDkbxHhb+zMAcwfL4EpdpKBrs27aHWM9iuO9NngbmJagNNhopOVxvlgXsSO0E82bsMmB0ai4SR",
-	"unFwsEZrx9EZr6x/FqbgdUVPxGa99FTB9Ek1b1gUNJo/eQP2AgpyjX96fKisYBp+MZIEl/PijChvhGlL",
-	"a0Fd3/rKiHKa9z+2qLFRmx8l1MG1jEjs7PUOzQCafqMSCmCUiXK/5QYBIQMGWd+JI1gOWiQQEUj6BbtH",
-	"fLC+0zEFraOfDELyoLVG9hB1eWJqdWuF4z3aEZv0Zg9c0biXwKRKxt++4Pw8LIT3JAcOtRA+qbChKZFb",
-	"fbxaPQMBI9PxHYuJXghTNxgzXzFMdOoCmLGXAZctnGhfXgVXQ785M1YvIeXnk/0J6lUb/F/Al1LMOVB2",
-	"LtbwZyc5qdo5Y0ZHIeTrnwjR11hdoVxaQIYfa73CBd7tMJavNxVFIoHv3M6qVUqs9aqCRvEur2xT0O9X",
-	"a4EvuaPGYlcNw2/BfGu+1BeJdLe1Cjul0kwoe5KiVexVGQ2mzhM8MbWb6zXRrDdeszxi4uYZHnn3q3Qe",
-	"KksZ0JEUx52rkVqFpkM0HUppLNh8AByfMyqKQoFVo43HIixnopLdgtFprJcMSCtLPiPkgZYK6dpqPHRr",
-	"NBSa1dY0YH5JA+AlXXHbiG7z24jX1tbxoBrt9MZPkAgfe/q+2me0H7R9vViWAJF8V1Hc+mfvAW7vDZeA",
-	"c8TWwvaTkwwnd0uEFwhzPHpY7YRQ8p8aCAO0SADUQAi0kRqpywaSTcLvGh7h0aRZD2FqKWILzsgKyfNr",
-	"Az4x7O8/XWa+cwyjEtVINTGZ6SYyHjCCKg27kUa61fBZfMTahCcPGEDX53QOYBqAPZhFwL7FytiRwtdI",
-	"3wKlWS2oGykJQwS3iezDsNRV2rahybsdKQpUZwGNiMwT/3GKik8tsfsV0ixLjkAThLWEdProaL1X8K+I",
-	"UZ0PMXM3UgkYW/7vkYdBGR2ds6cJqO05++fP7p+AeIT//JWo+yuKTMEbFfD9LzY3j8FtJRVbzrkRLF+W",
-	"XDnTETGEggNoVuDTEVKct2HmyFhfCm4sQqVyc+1cvJHCjMHEPVPaZJh8vJJlAU199AVQtXg057B/J24n",
-	"GFsJvmBBqLfJeDgZqXC6r7ByMgTGEWtuYRvMXnpK4S9mSDoOYiSwrQhBFMzj/N+/wl7jCKYGVTODowcu",
-	"oOdWpK+6y+SrveUtDzmC32cU7zF0CXKl8fpK76dNttiFIa6NBeRt/qb7nZrjGyK/YdA4T6Usvd9FRxmc",
-	"TWqUKddUTeqBINMHjJSTu6LwEJ1WryZzZx1esEoAkS3xVxsry5JkAlW/T4Acp4SoY2Vsm3zA99gQELUD",
-	"dNaO+7ext6nY/lP29u95p+JSf9xWzfaAaNi2C912adpFPjdCSfGYE2nBLWvD3tq+ae7HtD5E3n7Zh9vS",
-	"JR+1CQ/zDtMP97rYlk55F2onwM7yRJrbd/TX2s4JYjv08vCy1LeiOCdTDcuAwKaCuNtINXIGkAaZIOvY",
-	"Fd6COMZZwvVnKw7AQ1p56d2naBk+GRCN3Uj4gJ7VI1WJG0nlAe7XJKUBr7SqkAMRXhcREMCyUfpYL1Gk",
-	"ozyv9RH9NJclCBD3d5T+0oxUlPlTcjQaQQK/rvVsTe/s9C/9Np2AUd70671xtz+A5YgjP1JC4RA54xML",
-	"jyVvHiw49xgC6kVMUdY2Mm7iu7HtTtwZOsGTc3hKok2ytQcmhCpi/UPkaATEQ0oWa9V30mM/SxJnbCJ8",
-	"+xODkmCkuIFGSlEdAyaquHGzZr3cjXUC/zrGuwM67Uu4JMFldf9Gv1WxHP51nrNSKgEkcrks6J8wFTfh",
-	"vOCW04/n7qH/oYf8h7m/sP+M1H+Oj4/h/9wfc8zJ5Ow/jLP8xZx7UqME/hWKZ31LBGc5skQ5meNkK8hi",
-	"4o+dVcKYIUJCWV2Jos9wlEpwo5VUs60DQU6V5W/9xTgEPsETEO1xP/0hvbsJUb7HUzYR/XPW450g9P5N",
-	"PT/nrgEUy5FL0q+j3z+MyCVELC6fWP/0qPmurL4idbf7XS7DbZf6a3dTMige4rGYOEVMGtQPB7jAMIDa",
-	"QAX++7sff2CIUj4kdGCn/6bI10JwgHPhgyJzXmBcRRT08EIr+BDuouRhEEBKz9mVLEZH52x0hGjMq5Us",
-	"EIwZCZNg/niBU+yjI3eMR0fwIqOjX/Mh44hT78YBdkY6ED7GiP+EmJf4ZcVLQ1w3SIVDEsALCmnZhFeV",
-	"dP4iVqK7I0ghx3BRMWAv+WTuT+NIwRmd65JkT6A0gPf22LxMK8Y9ura7A71QWkB6C5BfWHuPC9jDpaZv",
-	"NVIhCJZ+jz7lPjxusKjYpNSGkhRe+qNTsoC5wIx7+TkUxhzzUt6IvO9rJTEsNFJPv2JGTDRMCUyhuIuB",
-	"dYbE2juQBcHTdvLtos6RC+4yXESpGyMALhyiunmG0gd4MvNInAt1w5O5dtvNIAsG3h2FBXxbCFaBGC9B",
-	"UJWCJ6FGdpGYq1FyuUf6CQ+pkIbMVDPXt2akqADWX4RG4lQ7g3dA8huXwr8kRSmDyI0vDd8MeQkQPlsV",
-	"jC+XgkO9MEJp+6eU0lgPZj6JegiOASxtw3z2XAehijgNnWJnh/bUIHUzNZjqI9XjHbIHDw++tekDl1+D",
-	"hiQSj2wSjMTTFLhGRqoBc53O6QnmoIZsCwFJjfkiAMTDh0AfgDhKckmUwEg6cVUhzS81mNC/iJAih83R",
-	"uoy4DsNkFNq7I4USkxF/cJX38QxWgtM0SVYm8Af0zhi2RmLKJRzTqfwgzACS9hNR5lDyQHve10iEl9YV",
-	"A3sdoCMuArW0j0u5PY6vQju44fwk1QJUL8/VeqTwS/ti6RRH3l+WSHuMoP/pT6znoWrSz5gxqWLIOAuB",
-	"D5RYPlwfvKiRQjdK1u2vPp3YasFLFKQIYx9s2QF7UWoTXDytFHqmFIYzUUoOwykeqTC8QMLLNR3SAbug",
-	"TYTlYlBPwq04BjI/UbBls6y1d/aMCi7yt8JW6+MLJ6nzfntawL1sLWg/5/a+PLw5tzjgJ3l2G3ZsfQab",
-	"wOx1S3jIRKIjWUNF1jUjBDPd48ZOMo/1jWhjb2r1DGtGOYoZn6eZttrnRogE7Mh9yOSh0LeENAawKi/4",
-	"ZC6OX2hlK112U+QofTxxV+aDNszt+AK/Q4f17NkeI11q/T1XnrbRPFruQjjFG1Rt9O823bu7cnu94NmL",
-	"CsLUDam94nIZ02WxR1GM04hF3kfayWaH6WXw8oL1kk6imQFtmlLAIAFFuGDUjNRcVGLA8iUYaZRu5ZY9",
-	"ReULEhUsF+C6fXp6ynr0Xdmz0/7Qt8AuOYEfiCSDXKN82qfK5nv/BT5nPMLo/R1U7BJM8i+h+e3wGulu",
-	"f5xYfV2SYJgdAmWtca63K8pCoU3qzGkFdvFiaTcKLm7n0B2wssuVdcdQKyDWD/H22uv6XkW9siPlDjhW",
-	"fxLXE5ToixJY8lkOg1+hI72Uk+skTHbO8p9+fPu/X333409XX79//d03L9/m4ZT3o+GrK6xzQS4skyW3",
-	"vfnu4ocf3G23lcSCFufTBJK79NJ377///uLt6//jrvaGBE4G+UG9H+H8ghArglfJiQeaannI06+xrdZp",
-	"VolEB3REGYoWve6gRZ7MV+o6+pC6Im6sNbsVlSA+emdzvuBlSa5ltVKs1GrmeYCjL//E0BycsHafrPf0",
-	"2WnwzFfKfY6RArdwtnICOVQX9X358FenZ8zOK72aYT1LTl8ipzdJ6oZpkNxPrmkIO4/kEyzhtyv1DWxu",
-	"MLfvyQJORnik5EZtBttzG/W98wgliZ+TCef2JBSuw4FAMfmR1hoEPOK36BK1l3TZmKpP+KqQOgFT7aVc",
-	"tJyZJfDGgbkUspdWQzzM0765B3gGWHQ+oSCOOpgY1tXiyfv+zfOM/XTxj4x9f3aRsR+//TZjr767eJGx",
-	"C/f/fnzz/h2I7J/E+HuqaoG7EYzRIvhr4NueylKApLAQNwvlbUteuR3o/kyR0g9WKOP1Ad2AETpu2FyC",
-	"fwd97uDZ05ghtvD0qwG7GCl4XsmrdpmWCKzVstS8YCBhWO/ZV+z7r0musW1izY0EHewjhTYhDJh061Pp",
-	"pNLMLIWYzI+tPobA5JhPrgUWfSYD1N1C/5yvTp+OVK60vZJxI+fbxGmX6NwSQxip3aIz7sQLt4W2ys7F",
-	"qrTSfdYT922OPU/0fsLrMj0ZjyRAG3PYLkLjUf4E8fn0+Z1NvpZL6ZT7IAdgy0qz1zGBbYRv+PSrR5ls",
-	"kC3Y8ABOxj4iSlcoof4weiqeVVo6UgGHaqqlPL4W6119M5HkdSdrQA26qdjAiaKK4GvhcX9l1eAliC2z",
-	"VFV/7Kvq3QzqzWvugb4thjqV3UUD9pZIR0LrHoACO9uWxH6Ow4gratjDJFwFjdsEcRz6d9DXEUWGY+XQ",
-	"qHuFdJl5O1HBBVAYP3wDzkVpNKKiVskKdDL51degFlsMuxN6tLOH5ffD5TskEuF36COYt58eIfCTTw+q",
-	"P5h7EfN5BuCmZz5dlSX2lWfglZ/7LCEG1ubczCm+FiEKKmErKW6cOuBWVKyHCScz17dt+78/YF+vmQ+v",
-	"Oc3iJtLSa1PvsjHCYgaWT6xJ+iB8DBI67KXq7nHxCD4kJK5ISOTY/28jEa0yVvCi0bbSbNjpcd+c68zu",
-	"FOkIKPPxdOe+YQeWyvMdUZGER4nKwMBNKxhCBxCHpXHmPKBPNWbulyVjcZXUqiw9x/pWyQqdwdRQ1Ds7",
-	"fZ7Yss5+RVSoFEwKBCNOxYhymvnXIFL1OhV6Xb7hvsMjek/+NT68pe/k4XpD6lPYDW90Ldap7qqfvt8/",
-	"kFukMYx8/C2yrGl37OzLQEWeCrlzlpO+As4wyCjbkKkH7nLT7NQP1AY+uganXBp2LSieCYQDUKELIpAX",
-	"ERMFcY3ciA0zY7j7TNJ9O4ye1NVFMZ5QscAKNNrpE+W+o5P+bMAu4LJkNnjkNw82rnVysPfpGgkLDjP6",
-	"HBIBn8j5BUu4a5/v0d/hdbaPkyPviBMWYedRKnn/LbeHgY3qYNte82bz5pFo6xrp2i53bQzuksFBXf3O",
-	"NyDxae7YfYd5HbjCAZMlCOmVnZ9wpZV77l4JZnfxeqFXBrYWWktQNAdlP6FiKOdLeS3WOcNKCG8luvGE",
-	"srRLgo3Wyz1EpzM2E5lj5sAmPV5DP54fCEqZU7qKDNIex6W8IVvX8KlwY4rFGIEox5W+jUDFegxRvuXS",
-	"gLlMJGJKMzh1gILFLfcEOVg5Xa6ZUM7hNmAXHkuV4WEOxDnuulKqa1aJQiyWeBQvo5lq2HI1LuWEst2i",
-	"gCEn7mplJS/NgL22SczwNM2puHW/uhbrK6XtVQzoEKaVm3rtw9SjkjoNCLWfcaXVfR9yHGJnmCh9jwEG",
-	"X04fOFLVXEpowelYTtbb/oEQ5/JjBIKYrCpp10fn//y5FhdqzjCVECs7T20wd6gq4Q7mMYKgdScpXnp8",
-	"XaT0VuLYyoXADQ0EbQGJl0rzAvKa4FUpAQRFXYdiD+jasuulCNiOt3MNjQoQvfKJigYY21rYiOHmYdv6",
-	"bCYCVMQG9i9XKVGtv9T7asceOQ7eo4cFwh4cKu9D4a97gjv30ljgrgO1OBfl0r+0m3mpCVnYGM+2lahp",
-	"yOBsBWvqb6pyuKmJ9Nvfh+UvoF8Q+iDAHgOoTIBHBuzc2so0WLkXXPGZGEY3MlRiZg0E3i5Uzn7ig9ds",
-	"DDczmJc07JeVWEUsYPf6M6D9R3wAYv/N2UJw5cstwRmE9uQ5V0UpCgTHAV1j/aOpe1neCKi8hGJ6XhQV",
-	"JHy4cgYNFkrDroGvDy6CweIFyKP8V0iBD5nRWkF0gDD8/GK3pqXbDGt3yF6HzXlPXnMyzGP13NWnsNtr",
-	"hqV3X4t2gtv0BguSf5+QCh+bY7iLukSU0W2CsltJJAbInqzDdPVGVWEdyZRQYnpQPSiLfqwXQpfFiEkl",
-	"rEFvZeEsNSdpsJWh9qRAA2bnYoEkon4GHkjPZ1ITQFHzSwk5yzE3gsrzKRhesN6y0jcSS/DNL+WVv649",
-	"aeppif0iPQ7kVnPdnTlJb9EV/Pd/r0X9t53tN3TDxVK+VKvFfQNwhVc6lCHZ28t/JOyt5PtvTwCm53kb",
-	"/hYgVPLkwazH6VAytEyYXlkjC+H9tH7sVm+P10MzGj5BKqzbz0cqsU6weT+MeIVbIfTQ+Q2LJfaRly95",
-	"pRN/jcmhzHchDTx6pGpFG+lMDBNqUq3B3oQufGNZ7+Llu+NvX3wfgLvqeUDwOJ1l5gXBEKCgwBccqSRh",
-	"APwxzoccrxvi8Qn2jr1FxUzpjsRmzJyPvLyC9jVCKY5piMFI/cAX1EOyUvKXFSJJtVEq9M5O/4KNgcUK",
-	"j6JoFWOR0xgneH9sBTTAowb3E4G9E4EknoAE74n10rAd7qUH5iz4XSMGeOaCVP4cINdarJcoGnbYMRg/",
-	"DcKmNgfyHfwmmOoK+x2Esu4eUbGGkkQw+KQS7u/vfvxhpHAfJnuHxGHdV4PGTnCsMGurx5ZLlRg0XLEf",
-	"L1Z2jsiaINbAFJIRTx2b3za5udCwSiJuokj9P+BxkHa3wfMmrOqD2AJ+uF02wWWiLz7BEvgNKPT4Gp98",
-	"AvbFQKttedCAcZ/WQM4u0gsxVQBZN9CPLFFZEG0I7XhUuJl2ilKYTCqn8pzuxjkyC+ARiHa2TVumgJy3",
-	"c+1PKPoLcZJbENPqmm8vvLS6ZrgDtLTfEQj04wKyfZzW2CNplzx5m3+bsU3zoB1zbcu2O31cc+dLT9dW",
-	"uLWP3WIHtnGFu7cDrr0VCj2C2g7Flng+ESbdhxigxnJ94K6BUCiWEQzJEKGuJQNl/OEhgBeA3V6kDiBh",
-	"VvfgvL56YtqcObRSgnVVQzBrSPiR2kfEs90SnvDPHs63eVzYs/0Pe0A9Szbzo/s1X1RaG0HLHThC0pqT",
-	"MS+5moi9kvl0DybAgZ9om8JL75hoZVYLNASx1goYMnxP/C3CHS64VGY/P2QzY/bEMHqXFsLMJTemhYvT",
-	"anxeB6UwPW8Icax6as0XzGySEKeprS4FL+3XtOyHiv+vJWDUp3TlxKZ736HXMOddMsR/hd973c1l2N/+",
-	"lTHz2UXcPcZPl5xBn0fYI48SgEuco2R2mJqQtqzEBJyyINPRZ2r13r+hpz9SsqLt5aTBcoCOXIVfOugF",
-	"ryUshFotQOyZG/f7L+XRz5vALnvNQxKTLxYYdM0E/7p3zsQv9StZCsQ9vOe0STrgIYmT+mL8kXInjW2w",
-	"XbsW4ejsQ09dezTrcWbhmW65ueX97f0NIzVSx2iOh62fs3xibgh50YMdnEfMkjBgKJOB3wE6DPvqphLw",
-	"48dr6omFimH24t0/RorBNAc1q92pTShNgZlfuUNAQUrqFgHfoQfE1a3TNb+U+Tnj7EaKWxKY4oM0iJwM",
-	"qyEV46wSM2msqETB3v33d8w/ZXMyPe4mWs/LtnjldQmZdlBDTVGBOBwdo/YxkcPqb40EcJ7K++zZs1gc",
-	"MwzUs1yxgFgWJkVVi+HjSAOIpsU6Z9y6cTSYHfhBGkxz0KEBe+GeUj5eYNwXUkIijx415ZNOZCexW+3c",
-	"fjY0H3+MlFBDqO4trptm2Mm/i/HV3hHxxpZA+tYSXBOAhcRC4wBCWgqTMblYagCsrfQtoWwS1iId9QF7",
-	"5WQG1pnkcQx3pINwhPNNqXY/903yEEWjEXwNICnXKEO6Q981CbBP4HvzeHwWse/PMpT9sbt9j1h2/dHb",
-	"fIwhW2rY7MDZDGCtkOCBHdfq9nbvqdPHl+hfItvbItsfv+MO8yX95/tmXMMna4rnk4kuVwu1H8AhXosM",
-	"7n5H+zk+MQGp1o2RgWxFe7wqRHUOthaa1+G14AHYpDJS/oTQQ7zYR/OyLsHT2YSJ4GDQTs1KeSNqCC/R",
-	"WsxG6t27t6+OZyteFcQ3Hr6Jj85CBwrUwysMaq3DfPqHQRn6z/CClvk+Dyx9WhpqN/cPXPbltO7AFky2",
-	"2W/v9Bb6VjlbZ+fx5WxZiWMjZ0oUoa/EY0ptOct+26NP/OLdPwikyZCRBSfoci4ARP86dlY1ms2oE80T",
-	"dQK6tDvXz//rNPQBtJ5EHmaC4FebBzLD6oe6hOi3lT8ofeUe0l5onGjVb2hR31flQ5xXP9xuJYvXwef7",
-	"wp5zx1o5WVsMNfzmzrpzc3aec50EHXepZzz6AG7Zppx57CgF3frEjNSykm7djqH/Ge7s6Yot52sjJ5AS",
-	"L4g22J1drahquaG9t6rckfL61Z1079l5bu/TXXr2rVukzxgq2AsF9x77BpfdKn1R412AArygVrnb36gO",
-	"R0V6OKtW4/ld8fL3Pu4ZtXfv/eWr4z9nbLX0AN7ff83+yp6env35q//baeTx2grTx9bTuljwGI1AFzRD",
-	"tg72A2JjjJQ0MSqzFvbcGR0QmpaWOvnwZU/o9xwBz/HHK1kQbYyPtTRu8rw8+WCkLnD8gD0pPiyhsgVx",
-	"gZ6dsbleVYb1cvrDFbd5P63NCVB4k7mYXIuCzUVF7gNsBG4A8G2kMBiVElOXUtV6N8+ePesP2ZJXwGYx",
-	"58slAJzZ8PbxnULzaCKXKZcwFhPt/Ko8ZA5ytlJWlliXg68JreW4CtAdSm+HBCcgQlHuO0ktbqRexfgZ",
-	"sGUYFl5wIbgCWiAnjgm+sF44+vT5cMOw2rSrCFzT7ZI+si4ZzQpdD+shS5n/rp59N19WeiKANjXvZOP2",
-	"2xz38f2hZtbHeaWrxUPH0HFkeOldtmAIDeIp+J0Fzh8ayrMNxBOl4uAzLGkCQZFK+0+O4Z80BPC96arX",
-	"ICCQBCaV7tw0jVklbhMPcKPDPYV5l4Y9O30WekRGKmYKlRe+qSSicGzsgGsuh5fLspZrhF7bkcr9rK4I",
-	"MG/ODZtV+ha6crUSGcvJEgdv1Gm95KdaSjQYvlfOeonY+Pgabgkw0e1MbGSromkEbkDjRP7tfB0AvDbU",
-	"QsbklHG1zkg/0ET6niSt0rfURTjnN6AWF1ytfW0rT2N4QzYuuboG/YipVHMtl0vCx65lezGEGMN2wUKD",
-	"VmFvQkhl9ZBAVlYlVNzqhbTwJ4LIrgB2xiNkJ98W+59LfQtlsEZkTGl1zMvlnKvVQlRyYnzlLeTr86sc",
-	"sPxCgjlo1yI1ULz+G6mz0zMAwPBblLDDgnrGuATVwpHm21R7WapQW9PI9LwD1ODHS8tXshQ4gB/2oHTy",
-	"s0dJPtDaOm0YoE0AqXOlTItk+JJjfizVhNI9Cvd70FBkcd+bgnrDKyNqvlQTExZFYYYIlcDp9BUa5iGW",
-	"4f6yEJZjHMbHPzxXi65GCnd0ytwyYAAyIT5w4EtA6O5zqmGK0ul8Q3P68r9YuhTYBPwVXtz00YugBgR8",
-	"CllGI8XAvxEEHZMqJdBSoMmM/B+RKClpgzAs10OYKYRfz9PlMz4GhNP0ADS91DUdOlcE1QBaaP1hgCNb",
-	"8DVin3mcajfVsZhJpWA1ncMPN8FwWdCD/gMgv1YknYHiaTCsPY/iOyoqGGs7dyJdCQkifZOnIC8EMgVU",
-	"gJvZVFXE5sAXWs1YnjmtP8wzpwCxICr/T+48qsWC47uuVCEmshBFnzZZ0Ios99MfxCGHWJcNlWjQFgsU",
-	"oS2ucz7n5gq3ae6r3BBKuFoJUreASp2odlTMOeZCrp6CxYL//Sz3Pp9WA/bW63CzLKV3nt++esHOnv75",
-	"lP2y0m5XO69yiny0Ee93LGiHpQsbG3uBf1CtAKikTu3apjTfoBh4aNeRht3fd7zDovJ3/6DRd/ftwmUP",
-	"GTD84s99vNJ842NIn6Qu9aQ7dQDcn2iMv7vlM7di719jcHmqK5R7UllRTaFLrZfDI/VSKL6UA/f5SAmc",
-	"3Dyt/9yHPrdKRGQv6vC3lRQF8AUQLvZY8AqQKgGgtQW3kRrb+Ew8wW4VfIOErhcqyRkWpbNe8ibEP5av",
-	"qtIMKIHxA1+IvyJjuXMUkLE8B4cDsTIJzQyEYTDi/SJg2FAboYi8mtsm/lklMDvqNAYCaZJ6JeBCtFSx",
-	"+QVnHowRjESCpTBTABQj26uA6B3fy6P9yGDndlHWT9peFK3JUv7t8vvv4CPcNa7ia7e0BJh38eZ1MFea",
-	"bR9mbaxYHP2cHX045mp9jO0DKF3TzX7CjRHWnPzbHZhf99n6WJ6eRhkwc72EKDdYSummcp/nrXPKaCNC",
-	"deLaGTRzIWzG5MS51qWeaYMJ8jWoRcBELSImH+2GsVTcbV5NdE5uyFtdXcc+Z7c+SngUxGHEVEXEwskc",
-	"tPXCpy75uv0UdaS9zYVbrs28WX21Xnl+qXrJd25wWY5X8ni8UkUpBv8yeejwWHI7jw0ebpmPmooxbfdY",
-	"8A/fCTWz86Pzp6en0JHrXv3o/Oj/++fF8f/hx/9zevyXwdXxz//r/2rhGD4wNcdvOL7g9mORHckFn4mT",
-	"pZrVL8QswtH5EX7Algn5W83N7H992HX8MjynE2M+4pgmpXe/5Y6vDgHwzcahY5z2ZPPsh4MuFlyWx4AN",
-	"tUfTF8F1IpTUVvS8Hgkid8YLaZySLfp1bp72zq+XboRLmM+jtH5tvqJESv6udisg0pR1Zpqwp1cr+Msn",
-	"HrHDrDu/gIf0VqVv/UfqrKp97e02YXpS9mK8SZ7t3HVqiZFq7GSG/6s3eVqagnz0mK6sxEQgPrhFH93f",
-	"Ci4/dTBzVRAuQk770tNPZIGEWjHxQUxWCHozRcsLmF4pwaiAvpVXlfR4Cp4tvJdPK71wjqvV7v+b1fhf",
-	"YmLhB/EB/tfZR+5//WyBAAMsW24tn8zBqs4ZR4If99D3b1+b/tAzALrVovh24p+i809guVh151aBm2u/",
-	"cAgv9Y3w/URSq/PmQlCXmB9gpJw1AaY5UuQiLYXHHE4+H8EGcsuWXFbYHWYyCkoEyL2VQowI4uZ5dnoa",
-	"mH30dKSgPwd72QigmvWenT6lziv4AJAiQF6ira3srHd2epby53S2TgVhcE/B7vD8R0KSSMbvFnQXW74p",
-	"AX1PsV+gwD9B3sMnI+Bri2LY+NwgJe8yc73Xq1zWlfDn0/j1OfZx1UT4Qdqhxbo6+TdInn27uWpjD9hr",
-	"J7hJ3hurlz5N4+QJ6hGCBe8hI5pHL6/EvyhiCpQNN6IaqUqEvk3vlbtByLcOqiTwwTsp6bunOju06oJm",
-	"nxat5jb+0qB1Tw1aH7+NDzXAwyaoFeu1HoITQinYp2WG6guoNTvdNj6yTUHtYMiaxFpCjEoMFZS+/MxZ",
-	"NzeinS4ovMU7D6Rw/+orAC/skvhPIvrDl2LVrlr0rZvm4Q+AMy6Og829l58dLk7tW9OkwDBCNFxqhoe+",
-	"SJ8QWWJLsGRYD5grYH3+SlI3Z2sqRvENWc4z7HsGy8DCulJXeNb+6iy7nAk+mTNpxSI4DNIalsfrOshn",
-	"X5X69mVckcfx9BuLTH4+6/GyZDeigobp/l26/TvnUa0o5UpALzSLdBOQryITx2bIeOmEmkwrS0+3Tpwe",
-	"XJv9Qiq5WC2Ozp+GmQM+qqj2mfq9YNOELRLk4855eMw9ZxBVgeJUGvDFuLJdM6P7ruCO9q9acIukQh/z",
-	"af28xmKqK3HQlPCWj5rTjvPxGs/125X6AU7r/fZl1A79QdGpsIyk9U5364aveRF80s+PbhlOukgFZFBQ",
-	"8cdt5AgdoR4BjMnGppKFw2jDuuIhP8DXQtDVQerQDxhTuRZiWZNd0jLhhFSwu+B1pAnIX+CkDNg3FZ8i",
-	"QCekVoDpGRUdZAC1nbOxn5OgetQ4QxkPVVKEiiw9eShSEWom3VaSk2unnNhq2cHlZEOxKxTeOyvhlktP",
-	"JbEmRwx4GeZ8Cfsyh1hZzgqxFKownlcNlxPDBXOuighMiHHGmJCa6IVbMlHMBHR0wTrBioc5QPiB+fhT",
-	"wwAAkmdRY68a0vekaB597kJMpZLYRsqpeRRDSVDkamotCcGspr/1YJt+I6yzrAESCktjBwX+lA+bIHPh",
-	"FRFC0b2jB16MAz1Dp5Q4YePXRLxFeksfF73FvVUbY669FRQ3Gfzgdj+wj3HPWAh/66ABS6b0PGNjMeEr",
-	"UzPBjOXrFMrIPawJhdXed1GTePdVb5qO8aj4RbWZ7IxihXOccla4HYEn+FP8m2cPWypT20zIEBi2eymm",
-	"lvXovEx0ISAen0tlVtOpnEih7BVdm3sU299RieyncYLBOeYNZdilCzu8rZ2UAu/01B4XSdwtbEyo8nSi",
-	"H3XLOQIONzrNggOFZamQ7FwuBa8M3u98LoCQTR7ske6wlN0rTomhvaWAXo1bUZY4IvHOUTm2Qlg6c51K",
-	"KJwNywOUUp65TThdVSG8R+kfrN5Esg1ujJwpqGgl0keqk0I15WeJ5KG+YS68eBwLcQ0a94qFEeWNMGAd",
-	"eMY0XDtPZq400N6KClD63PSw1icM1id/tkEtXjR93JRMnPEZl2rALutLlNHgwmTMbR8qB02mjH2tG48G",
-	"4R8a/saQGmtM/baS1gpEtaN0ToAA969VM64y0m4m6DA0jLDgGXxQ4I968566Z8Aogp1M3Z3hfqeqkWsi",
-	"pV+CZxI/RWDhrBFwdoRxNxXWXqHc1Cb7Xcdx7wYxaz+Btgc+Vrge4AA29m4UMZS0IpYfbyt72TWoRWzg",
-	"zK/Kkq1UKYzpjv60Rk+bO+iwwM4jOqRey/8k7TwZf4f18rsHlYbm//237GGfu/YBNsjd2zT5iVORh7em",
-	"tA+0hVtw2bAFAsSG10fSNkBbNQEZMs7+pcfecTm5eRprXu9Nn9dd96CifT8jIgCgDepBb9HSIN1NAgGY",
-	"uciANcItnxXBJsFrhqEt0oqypPbDW82uJTjAU+bGXFWC8SWvbB8Y4bEpkoLPqHdRnQ6YW+klqfeGfeTm",
-	"0dIQiO/kzISxECrMDksvTHAnsZYDrQJpnUEF/viwVcen7YN3or73VdFu9vsqaLdUO9Tz6WO7cj7cirvm",
-	"S5vgXfhAenknLtCJExrH3gjeD6qQwI5iKg3SPb7sqnZke27vUyoKQ4f9DKGMsDU41NV4IlIMT9XuYJNS",
-	"8IpOm/cVKoE+tF5ZMupVQJl2q8hxACvcKO5/QzAPgZQAYNaIYyOUkVAE1Mu/zn0YPuf5RpJrLo3V1dpn",
-	"uLCDGyeYlntRbVfGdFmEBBzr+bipnoKF5pvxpAr/CfPqEx2Je2OMmgoTINGd9dUPbM+NPnznji0BsCJ0",
-	"l5ciMpHEtRNm4ytJ6yNmQ5hdS6gxowI06GZrDZfpCtuCOVtWwLHvw5ZbQ5Oh1Cow7Ndmucvzak8jxtS5",
-	"MLsq7yEhk3wdZHSAjHB9g3Sm/ELp4FFHsf2zr77KjhZSheL7PfJE0PUIBfy01WgPdO841kD5pBuWZBh0",
-	"zb6xvWvvEEQU9CyGWY+1LgVXd1CwLK1YmH2UTvyiF29eO+lJU+FVxdddCqi2ZOZ3b5IjrCbZgH7ve4UA",
-	"Yv4ejPIuW/ktnahCmmXJ17VTHQMrKrWeKIyOiWyQhvAbCKSKK8Mn1EKAcBVk0vUH7GWoNgB8qIJATuK3",
-	"H3boLY7LJbE8oaZ0Ml/2C89FSxlvzNELBhGNGF1ur0FbMKqfaSUEAFxRI5vn0I4ijJJP0JEMzdU5WfzY",
-	"/EtGrfsHmeoZywnvI8d6PGx5MnN9q5xAXhk0EwtWaBZp6RrDAiODaXoVG+oT70fkLoiaEVprTBalqqcM",
-	"1Sk+WO+FaVO3Ddg7J8p4CWtq6pW2MCnkj6BCQ9wOsvJbgdR3qNXy7oxPoCUwjN4niYWLG4oXGgeBowPT",
-	"+zYfsO8FVzZMiz6SW1QPYn+rq2tRmfNdRnyWUrwChEzC89Vm1cN6ei25MjYkr8JnOn9cxXyx3T1qpuz8",
-	"R9xUzxdF0dDO95H8qo1yj2mvh9Rf+PFvRRVOWrZ5xL64VncQ2QILa39FWnOvbqS43aeUD67bXcWXuEru",
-	"ogwxNcbrUHrRS+v8+vT3kKmnhUAOI/REfFyIhNB4DZJ/0CzgkAZhPwLsj9UzZHRHXbi7yKy9uu8fsD6P",
-	"UtiXLPk99O7tM+Z+dXt3W6F334Fy90EPKdqCFflD1Wvd0Jb3EiSRE1tKtfgNgCG5b18EDjJ30jZKtM7T",
-	"sIZit3MJ5rAhOzsailjzLilWg3+ZgzwfMPcZExuQuhKd84jvgIMOU2ou6odKg6Q/+couRKaNBRwoNNyv",
-	"QH42kOaKVjcnL1famkUHwqcmvmo9iUH8cbWOwHv++lIbDz1QcuchJBauTCa4n7U7TCD1/LjBBkPkvkoQ",
-	"oETSVOCXANYeF9g0uvhaKobOobIgrXKCitV96ptwrTNv+4M34HO9BnchejWwtt6EbR2Dnr0IxWe6Cq/e",
-	"aoNuqULLQpWaNPtVXmXbuWmxmMnLnnssn3KPf/TKqX/sgTsEW+2Oev5+n0Zd4GALErlLIG9acztLhSLX",
-	"GnyIpagWXAGnbVKosmGOlYLfNKRKZOZIr9xWlBFOwD71GGGb3EEtxmdYWbHtq+9RVAGfgl1EPtC93Ogu",
-	"du3uj3f6KOLjD1WwsH0nbE0XvC5q1rs/ny1wPLLYCsazBxbIktvJvAVLgnLa0OGIJlhxQkErj1OPomgY",
-	"gBIJUzgpukMcQ8A+CGZZTiAR4JNkHsPXd1uCeQMDcCfrAMwyHAhM5iOYAxa2h6w3SbcBeysUh8J2ID+g",
-	"qaP6jxYeRZ28SIR0f2pivhMW5GneNCFZJRb6JrH7AnSxf5gztcJoZvNYvod0/QMZFjjYI+EjHGRYxOw9",
-	"WpZfrIsN64Is7sOsi33CRJttOZgNbFM9YGtvo9RPo8xGhJNC7C3uvG40a7AbaeRYltKuIaYd/ophbTTm",
-	"c0xa5xRezumZ0gb3T1dgd0h1IzGWlBEkTYyfdwfMs/SdWwFxfiLv0k/1rzQvgjc1lvHSaDbXTgYmDghm",
-	"BTb8DzNgLz8suYIlJ8nZiwgxJs9YHltlrrAdJu+jO7kqS+djQlpkiLl3zoxUs9LH3TWbYTPyojtM9kgh",
-	"MlyUWotQKojvvpPTvWt3E+cLbsSxVLFGA7Jq4EtClkRPJquAWeszjaBXvDqMj0vV9hPTeLvOtxG8mszv",
-	"Mq+fLnOAZo47t2si8YqDlvYf8bb7jwQeEgWEFRh8riG9ZjRvL+Qv6nZU3fhNKKCVuKXIsLAxZPzUE0Nh",
-	"hXbFpxasNW6hhR8aF3WxBlYKIu2PvX3YQlJhB4kRymZJI6ZMojkAcx1FWwLBilMiBFbDbyDSBVjAENcZ",
-	"C8DxXsnSDpOWSV7eAvEFgQC0SE3Wq3G9xvBZffpwY9/ngBGhHHXYstLjUiyMh7rJGnheJodnhlWCvM6s",
-	"4ss5LAuArvVsjA9i5NPrHFHMBBsLeyuEwliXr8s1UHo7WU9K0afllNOINGswMuhnR/RYPH2tsVhrSsYA",
-	"0DhoI3eQvonX9KzWyApCRRMVdoVm7O/vfvyBKWFQn2pWCLHsY+51CkA+IF7OnoV2StoCHlDdoB1tanjq",
-	"ukIFlgQrDHNSYc16eSWo5fZKqyu0LHJEM8+IllQvuJUTKobWqu/HitKrc7S44+tmRs1oSQPEJMfBwtDV",
-	"RtEbWh54WrNGia0R1Y2cCMYnwCNjQkldst/xZUTBjLCrJXYeLytNfF8owHtQz7sRba1l9PxMiv62QOY9",
-	"+hqPHsDciSgOXclps2ci9R40of34kckWvVLzGA4IReKyAgQ4EOCHRTUZZSWRhPRGWm/0vgZeDYUN9w2k",
-	"GBPbIYtQkBo6hfr1LnXsLnIWYx0JpNGMn9XqnqS6WlZ6Vglj0AXgt1w6EXWF7fQxj8CXS9PaSMEQudGJ",
-	"dHQxOgtUfAQ0YS2syZOuUv1uLyXtreMhu9wVt907ZhtOx2fRP/d5uOu1sHCrKbezBr4LLiPznof/S0zv",
-	"+9IKj1fhHczEZOBFAcXrK0uRtvNYfk6VIFepYTOVZWlYwzP1N7TYWnT95l+S24q14gs5wXigmxG+cLVS",
-	"Vi4Em2g1lbNVRaVlSzzbVtd7APJo5uSsdy3WLK89l9gs48ut7HJlr0htJMOClYM/1xoNnOUM9+wzdO3p",
-	"NVm1K3TPSnntNspCAqUY00p0RvN3FZpfJrvCItM6GL+6LETMrkqkET3Wqlx7+4nspaxt56XQo+xiW5K2",
-	"mZJodTM/Av9pv9bNH3H7XnJz/YPbqUf73xrPPxzmQ279BjfdN9zyA+76EfbLO9yM999qupeBFAIVf5w0",
-	"TbuTfXDNelqqvj2hooMtgDG/ZSUMcVkG/xpObMN/gcsJ7ggMLV6uxBC5s4J3S+wpVmPleDM8RQLx37/m",
-	"KByMxyskN41KRmQV/LL+IHHitiRugtcaHpWmb16mzSVQZh98bl6W+tZZexRuANKrgMiEyBbOAOpngH/A",
-	"Yxob4oc7sYUiO1Xy1HMPqG0n83a6quDw9/BTVR6707L8n6Mj95VGRxkbUShydPSzB0eo94I6cYnDIFcW",
-	"/bVGR41f1vhaLBELjzxdHCiIN+8vs1rRpX9xMlJDgVJSRtUydGxSjSXYvqS9IfYDqHhair8tzLIRFIGJ",
-	"x0iNnpL/RU1YfCGC/cuxVv/N+0vQk/RtOmzc73Uhp+t7dGrfuOFRbj5a7myXyG58rbvMoP1OQTAohYZt",
-	"0tZWcryyoiPOumql4i/SMGshKwHnc7x2xzfi69MnwZrJ5IcnJlDg1Sz8ZbkySC3cKFCkv/dyaa7wvzEN",
-	"3d/kA/bboMESjzWRye0QS4tB4GDL8WtEFIp2bchsO2k3pFglJrJQZPl6u6aqQiVlfcNSl4AasJeJ+0/d",
-	"9r7pHYoIapCkiWE7F/FC94ID9iJgBLmFoT79Osiq4FUpoxEcgQ6M5aXIs4jWHDTeoDUa6b5dtRKxQ6oS",
-	"x9VK+VmmqwpQOpB+oif270GUXiQIhonFTmFxePZ53J+J4sDc6yYcn9vgqQ4Ob5P0RpMRQI5o89M+Mf0d",
-	"ehUSDaDySCEN8ZNLp+O9LbAZ/J/KD+iDbA1xp0NzgEb0a9URicmouS3mjrHX4NDwTFuGO8Fo8GiXG71Z",
-	"rKcrcAV9ZmIdnEUI+rttJG1/wN7szisnJo/nBOmdnT7vbytFucfQ8KOXoOxSo+68NhO1XzRnQ3O+Tzfw",
-	"XgHkk3hCPw4yJ3WpVtuaFxJ5m1bNbTgI0hf9i9TZalNseyuwf+B/SDUDjLdSKOJT8somBYFLMpYkroLt",
-	"S04Qr0QsTiODuBWIbdtZjom9ezzVcRAc+MvB/kwP9lv04ulkPzHJgdnvmCfJnT1KzTbUbIhoI5BJfBo6",
-	"3dHjlRVRV3ryMlWAPm5D7G1peenuaIGKAGlNmqYaEg/nPgi+sfwrhj5jjlfp+tWl4JUyycOeGFyU7jKt",
-	"18kKPxQURhwznrL9+omTVazxo/0xgDE2F6BVZR6np+bTI46tNUHwCQXtru2EmeEcAlasP50ARFbD9kEk",
-	"qLSoR5pYkZnV4cjQocL7sU3NGjZfLbiqYZ8O2HuYYMkn1+ih4F/hmAXPpkLbG5LEiFFxDr+Y1BzP6sY4",
-	"Mv8tl1fuRfJ0Jgnq+86yDbLDB+y1745fQGhKaU/sBuvUUjKaztaj6jbQ3rFiqBI3gpfJl2qtFoXviSsU",
-	"IOJkdJz9VyOUJk7u3HkQu0Cojjh4Urm3huthca5k4VzOGZeKcthJA2YKjn63iWycwqbgw50LzoNbkXs0",
-	"Y1Ix92gOSpzE16tyJwOfXlkIWwD+I+GDwdTpxH6xcTZEM+4nOl5B1m0XydstnZN/07HZWifzlnpF8MA+",
-	"SS2MVOQG0MfYUYws4Q11wmb8RgzrIjTCaEf7KogEaGupBLsWSztgFzWx4WSEFxlpzjYQgqbBkYOOdkQF",
-	"rSmSntXYjUjv3fcCWV+3iIC38Hv9dOxdzpIs2S031LLzBRS6zfh3qwwAVOkq35OlknW3uaU7paPTjQ7c",
-	"p7W7tZxqHw7eC5UyxI6TWpwUGyWD6ELqnAK6QTNeQBBYkAoQBXvqpMEPoTF3xpcmQaKqJXli+gCaTaDW",
-	"WFteMrBWBixf8pk3fSAYmmM1vJ1XejWb117Cs+601Ajd6uqaIqf5ty834w+IWwYlu1YHNURQgUm7Qwc8",
-	"i1/y+28/+VI3clce4aF+YHpUvMXY5OD/o7iEm2LjrstOvGAD4+AYjYPjxDjYIzTTYlEkTqNzPJwIbso7",
-	"AoJJHwGmDkgQKMEdsK8jyEoNZjQ4JEP36EALuRSqkGqWg4kLz3HGylpYn/Nrlyzfr//mXv4tzOEiefVH",
-	"aXJLl/Fe6AlbXzbtcttPnDgP67Wa6vutQGud7CGtXLXYRbK2n2V3V+1lNo9dIhvS45w4JbVTjnyxe5/v",
-	"wJGzlcz1nFlIn9DSJ5n0zTtZDytsnYjYAHA0GSVicHhTR1bue2fBXZE8WfqPDEHiAcv9v66svloIgsfG",
-	"NA0W1BGut6hqz8HG/pRsKCUWSigO2kVKsm0vYZUfRZTgu923EKkxQW+bSI2vNuEi2YInF676ZLy7BLE6",
-	"+e7JXkm+fteU6nvpYbGoD/gYh4jHWkD1cxSJm3Hhbim4uwk2eU7aERQMC4hjOE8t/pSICOexhR3lbR5R",
-	"UGm+c3sqfcMxAwVPUppZuRDIEhBBfSc0HzsXBuDRRDnFlC680BXOMk8pwDwZqjSs0isrWCmsaSIDo/NV",
-	"LKSSxlbc6sqwQsfEcY8C451gwdkuqODQUxmOCsTOoPQJCo2z9mReTVU8SfhI2kLGlYir3Eu1DSFhJ4kA",
-	"90L9AbtIP4rB7vyxSMPwpjUO3/Y4pGKvrVGfVoLJIi7Gs2cJ4KDl1UxYxq11qwDJD99bhjXbtQ/FJiWX",
-	"C1H4UiL4zJhX9BmRCKpfiaWurFSzPhQB3nJAtqHyKrrcb7ZC8KL0sNG2yYHWbGljK2VlmT7Hg3+bof9P",
-	"jx3mD4574XAV9cPRS4dSLlrOgnpk2siAnFiUaoX8ss3FUwBCiCvuTihkGoBuwxPmnKdzSgCfMd0QaXnG",
-	"KxvKmpsGS7KSEoKgqWxoZxmsQYYn0PH0Aggi7t61/kI+6gql8OYcgYQa1Iu7WoGyhIzCyZpACmREdQPl",
-	"KbEXayEsx/6pOlhu1kaTbDFzsFzZAICkV9XEQ6L7VyAwFZisdKIkx8uodyrPsMCTqtSSXUHETXhZH6JX",
-	"/rgZeMlbwm70ObiuRuWGEryn3E9jlEdtX27MZVf+J92/d4TG+KVls9ElvWGNfIxLFtqod4L+JQPVQfp9",
-	"7l3akHBPS1ioR7HOvVC3hoGIOohZCYwTm9nlJyk6wS5QwbYT+jAW8QFH44/SwnbATj3Ud20s/vZQY9zx",
-	"J/tHHduYgGvGe53fKkGiiWTIGZIf1inxQsEKUiz58wI/g129afOebVBxYcJJTbUn4+KTeTpZX70P+drU",
-	"Mn0SCZQUy6H4ZK/wwqfELO88mrdXXqDzBQ5NFrQEnf8QpziEAxsLwH9bR9rbxocXcneNuIvRqRYivRFV",
-	"ISc2w46k6LM7l0su3C6WlBvoQzFCCvIx7AodJ2TigQsJ7PXg3/dyXImrSpgAANpnVBdm9S33MyVFnHuj",
-	"8co/w+Tn0f3yzUIEXurFEzZs6aVQrFebej94IqixScgIgt4K8wRDHB+L5OcZ7J9/CaKyar4GxLbOWb2x",
-	"tRATWQgDxImMB79QAw8IV/V4Q8SQrsVWU48RX+48bWhLFtp7kc7h4GWJa1ebJGSwvYsZ3Y/4jCvur4o/",
-	"jdfEKYvfu58SzqdruBEJ3kox71u2Gu4uel3NaRdgQ9VIBmpuV8Np9GZdq78fFBfhTIHqQmquRvTV43xv",
-	"+P49GMB5ZvD69GBoU4LOvaVQ1LfsXXXiJEs2UEB4IMbY8zScA0BhtHvqpMRasXxQX57NEA6P/LrDj6gg",
-	"9Pe2b8gB+3GTBOui7vq3sPzWN3Ut+RRuS/eym1hKlgwHaDvR76bzS497HPeXBn+kGsgDrfx4Vu/I3v/i",
-	"/pL76w+Ttz4+2us9AWV8/9ZCCjUMjOQQeaWOYd7lV9fNACzRbFgWVjegwpxMROBAqkFw6mcYlfh+T6EY",
-	"IGpdeBBq13XQ7ZG+MGh7EHRYkGUTKkMIzwUF4T8dZg2cGJ4j9pCsvPlk3FVjqUR/wN65saGWHGq+sc+2",
-	"boeClGusAQqwZ6enKKKlTSEiLvynaDcOtIqrFUXhc9ZrZDKs1uexA3ZDwBuaeX/oiTVbRHLWkfT9RKld",
-	"50LusCvbyNN59YhRkzavrEOybr5NxhTiyfpt8EXQ3gWvujv5KJ2kmu0Ws0mWap9Kj/TyrY0/zXq8tiDF",
-	"63TsR6l/2HydB2PWqw0NUmQFhSrYE1MIZSUvu6YRrzh0MvdZZZB8z0MqDNKVeIQKg6/2Ge0HbV87+e4E",
-	"110FZ2o7AHLG/IbLErBV1sL2k8NbO6V7lCmo9OHoKUtVYErAAw0S0kxvvE7QQPI+to/EDRb7Tb2OHcHK",
-	"u79OYLTE4Q53Be+zWikzAJ7iuGGJgXohuIr+PBRCQKbPiEklLOtNdTVS3uWjePSxVMd2Lo5LrZdwWz+2",
-	"lcTe9zgNSuSnpHWt4mqkemenZ+jK3koj6LEwsTpXntUER0iN/r72gHCuElCAtXsJsHxmYA3yNQBkSjtS",
-	"Jbei6g/Yj6omUiNfISaBCdT7nHG3KFph5rZmN7xFX8psOLXZSCUdihi7igUJg5HqyJImh/ieXMRkhEfN",
-	"jibz2GW+pN/oS2b0tyBBX2ilxCQA+6O5Xpdch8nUNoPoZMItL/XsUMPISSdwq/R06k5qz0ZIOnhg0mKZ",
-	"SqF+jTDZSdeZrgDTY6SQ5fjCOXSJ9C1aErptZ7thbr2g93oUo0soC9ktb2/59+w0dujve5ee1l8U730w",
-	"y4eW9hADyG8KWpg/kg3UODphKe7s6O5fKuFWfx27Bjfm1FqxsPnhX7rHHD3oXtvtfMf9tf4cEp+PsR2/",
-	"FU6Z1JbqYKN8F3x27elPDJPFPXEvtp6IlTyOj2h3IL5eyZISj26MJB1USKsr4IL2haZGQAYjvrSv7AVn",
-	"wk0p94TcpJ7XSwHVvSPl/hMAgSYld9ouPMRjpUuArCiCSQ9gWdCpkMcBc4+z6Of7xETWlx5XI7VS10rf",
-	"qjh+it/XpySOs/c3wNqlG2wqKje7yMMIszgnLGSTUc+syUaKIMVNxqii32QM6hKwppqIbvT4X2JizdA/",
-	"wYMFVwZAud6+esGeP3/+F1ZwK46tdIs3E3akcvzi5/EPlDp8/9pPeCZvwBcrZsKyuVQWON/EB8srwbHh",
-	"zQ/qvCFMOCn251M2mfOKT9yCjpSuIF3HJYBjQiXwuBL82mQsB5bxsf6AD4uvmbtJwZzgD3HuEUoUsc+Q",
-	"4l1PRyr9iAP2Q+S1II6fFgsGtuZ7id2p9+SZfCusH+GRElZx+B2Y6u50Jj//QWwG2ATO5m+8Pmy8pMn8",
-	"082HvYlqaqGW7cEIY/k6SexUK2VC8qFxqRc5aqSQebbLy2cHOvk476aTvx/0Rd0H/iwIXT6nze1pXWo7",
-	"6lAbZKeZmz57WwB/l7n7QCbuAZGZL5btFsv2kzbVoQWj4fbXxVGHMQq5fN9n0umfvRJ2MhcmYyWwpyZI",
-	"I8nDnphauJqzZcmlOgau1QaBqm8VSW8fqQnGkgyQboEmERpizip27EAM9xx77MwvJdAAjbnxgChA4aV4",
-	"eVX/G8r6cQmKohgpzJpPdLlaKDQMnVFKmJC5mdolPW8qS3HljCHAXEEsluVxKW5E6cMEdJNYcFleEbZc",
-	"jua1VEgixouiEoauxDIt4AAsPDuD/1fgYW/qITc9VGp6ZfGhtFrYEjZS7969fXU8W/GqEMU5I8C+DEJg",
-	"Yz7BdqZSquvjUk/cA6FIzVC9IjI9rlQpTISqHa+JOaS6cVJppOAPxwCE2Ts7Pc3YRBeC5cZU06txqSfX",
-	"xOCm2EpBsSJsaiqH0xXVm4mClXomY979q9NnrOceNVL5amlsJfjiaqXCscj7tR2XB7Z2yNO3Kde6hPze",
-	"7+57lJR+jF1ictNUPN0tTL7mRTCDv0jWVo3tVnVMLWgNGZtIlceTt04mnSwrXawmeyG1jGWJU/T3sN5C",
-	"F6I0GUQrDQK2mSAqiDoAstd8JuqtlDMulcGWPeBTGK8JZ5dj6BN4eZ2nOGBv/HBOLixLbp2Ff3wLlZ9A",
-	"7NtoK9oRCS8ptriI2Uvf4Tzhik1loLiAYaEtF2iLoLcCX4WmP2C5l5IeFiKsjZ4GHh105OnC9nIH/44P",
-	"HnX/30IsEdMgnTnE3oMC6MGLIABpvysS76/uIhR/enq6i1D8PqPwtMCHhN79gnyWyAYbhzWRKe5vbsW7",
-	"iwUuisIwvvEQQmLdrIdGGtYB+wFjepUIVNNu1hDGmzT47ss1ltJdC+UtjMhoCmUDqMknlIVsaWa6KAr6",
-	"rPcU88EUNI3xSJnoMPpu1Hn/lR7U6/4sSt8uiqJlO7ceiU4NeQA/sVcdHoodlcacGzYWQm1owZ3H6iI8",
-	"EXsU/P2kjNoPDt1yJdXVyogcukP4ygi6q6KWJ2Q8ElNReQ4/abvYfdPTtk9YKKjQLxS/90Hxu9d+3iPs",
-	"E6T77gqCqBNb/JvO7XH60NLwDiThZ9HIiYnJPffBgYYlPmt/htEg9oaBmY24RkHEUFMAENtA1mtFk6aL",
-	"gBRUY/WfMyCASTSAv2+TjYfYEOwCNGUujJULt8OvJtrYq6WorlZK2hzQZaG9WtfkpBPWUysqaL4cNiVw",
-	"pEd1T9s8Gy8Lae/XUkE6nI+xVB78bCJTQ/E41srvUyMEmqyDLBx03vdw/EuuZiu3z/GOGPMkwOdy4dHE",
-	"nAO9MiJLimacdw734QlNcJxmiNNY6gmVxgE/RhKD5BYDfR7JCmgOEYlaTwNbuyiYUMVSS2XNgH2PUwQJ",
-	"Ei+gLiCCM4JO05Tzqr3iDiFMdscRKAYK68ZLluObASO9FVUKF0nrB9MosEgYeqhnIT2IrEAmiYrkcBMW",
-	"YHcg0OJ33FFjEh19mgXCk6WMwH4ZA+gjzazD48e/7l159xYvv183H9dilwiK0TZciz9aVV18/+bR3h6M",
-	"JIkRRYheCsWXcuA/0g4ke2nYj0uhLt68Zs8Hp4PnrNCTFfZ7YTuhshWfhObnW11dQ77cB/0ghlpN+URk",
-	"jBuoyaHuOOg/lIaYs1qtUxh5Kb+hIT/VSm0ETFTHmw1iCRYW+HTtyfbb/VK41Y5vP/jYrSAmq0ra9dH5",
-	"P39ON4Yfe/uoyUYwa2PFItkIy0pPZSlOFmIvQgOg5qCIaqPTXc8EJKOo1bOReGavMVrrxZdaJxmpc6o+",
-	"+/tPlwQ0ABIeOv+PpSJQTbyGEHPcW18LTCpdizWxomUhvcc9M9MxMTOFqxuMTazHa2+VgAnUwB5bt+b3",
-	"6ze4fvfsOrkh9u7GTN/GLUe9AOBjBeYnCbDa/JZhyfyuBHCHZFNWotCTzv34zmlh3CJvxTd6gkEQoSYx",
-	"AuxrImD7n7N8Q+blgYo4HB2nHEOeEjRmUsGYm6WY5KzX8iSo0Dm5eVr/td8u3+BHN8snhulbxfC9wEU3",
-	"ycAYWR/WbJ/JRCyBq3i9MTuAsXafWs6UroRpjQR9K+xbWNedW9WKD/ZkbhdlfY82o/6tuxC/yN8uv/8O",
-	"XvOuBd7b8KlTsdckovFSLjv6cMzV+hjtH/Sj/B4zv5THPqe/jy397r+/Y+F6MLCM9U0dezbMZqEwbMmN",
-	"udVV0cHi+O6X8pswtXtOLN2nUZe8xyH5m9pS/5FMvPoe227S1fdvd0boLe1UqGr0gMPpQKxnlvpaAMVY",
-	"cPLeaGNnlXDXLStt9USXEV6qvbRspF7bWO2LrPBJ0Qnm5TAv2VJsA3XcAH535Q8HVpoXI5WPVqenzyfu",
-	"j+4X+Jf4f/DHuTYWfzjHH5a6oh9O8Ac/Dv6YQ/LYmSe5LHJkRUK7BGnsGz2tvTSNn7l1G6mgMZwWMxm+",
-	"DYgY8qb7Xszje8QSnFhkg0IUnFmhJtV6CbxqThEYS7XlN6IaKU+ShE90Lwv8inMxuY6i5927t68YVOuw",
-	"3s5aHSofErVqnZGicp20RoclJTq8AKJ85zUP2ZkH9Ggv2Unwh0OX7cR39ln3TjOE7wBXfUV1+kBbFUTh",
-	"x1bHDkNsYKTcamXM7Ycsbna3Gn4jMXsLhmDSetvZQZuIsnuKBCYjPGoHbTKPnQVIflWRNi+oxJ7Xc27P",
-	"+GPQf+Aapd9uRvQx9ItXA4w3hP9BSqbVeNqZX428lskeqc0CbFdbA8lgtQ1GbAgEv2f1ajJ3QhF6k7ii",
-	"Th1fAA3IPKmQZsbKsnTnHpDiIZKCEG8SUw49lGSUce1v78AnLRjYMZOXau/TxbxfU4Lsk4etLdJnw035",
-	"Oz9I7gt82jHK9sH4bj8p2+F52uRuqye4dTOePoYuSd/yS9H/tqzxJ228w3zJ5PvVqlA35f+Js98OR/Br",
-	"DtAJgpPU3fokFB2PKB994JE8ECOsxY5OaMrK37387uWLS/YUHY5CGl/MC7pmpDxTNh2xhLUlErCPdbE+",
-	"B0WGVe7RpM8YZ1PYHVSRDmqIeH5Y7+kpob2Y/khtIOPlZgUMzgS2GzyGSnCjFXTILoQxfOZbRKkOXhpW",
-	"L9W30UtwhrbR5Q013BJ4Olr/NSdCTHUVnRM1G0JFQNON0FWLFxEwhEaqzWsI5j+4D4mhfeo1bt13CPIr",
-	"TsaD6IE1SLQhI+U+w4BdCuObDrgVx8BfK4qNsmLWO3tGVQX5W2Gr9fHF1Ioq77fpavfM1BIP3/eBxKQb",
-	"f19Kd68LoltJe/Z32g1w9mwPw+JS6++5WtNbmccS1e47Nr8OQNnchfVt9Emp9fVq2Rm3vBRQ0A85lGOp",
-	"MLR2O8cMDYa9F1xC+xRXTBwvuIyH2t1EBILYKcOVJ80yUs1KTM0caxUiOpmXIsEwRibFNMljWiPibgnY",
-	"WPAKUkjXYM4XTGnGlVbrhV4ZSNwoIQpR9CGNlEpPqdhY2zkUKRvWy43RV0K5xSy8LPWI1vQGIQhlYhoB",
-	"FwM72ytxI3hpAkEUH4NBpQp5I4uVE32YNzIwF2lA9rBU9kxKCSUWuJotEV74dO+MfhMr73eiTDQ+UVhn",
-	"u16KYoj1AU730XclqIWuCgDoL9sPjcJfmnQEPPvq7GF7AN69+xEXbZtk/Glzd4PDV9+yg0eRQHeYAXnl",
-	"21w6jiJmP5tnOpUqRjdkSSjd2SMN0jHqLtzQlJfFVwYmWO1QjtRZKfhj8iiDgH1TrJrHsSP5PRXhQHMR",
-	"n3UxPydHzxzd77b14+xKf1wmfZutpIQP6fF/eiKja5dsbMM9shbs3cX33zEJWsSu6/u8OxvB3hti+DFB",
-	"eEbZ6DxsPWU5/mJyZDB0003VHpBhoZh1fwI0ExXGRVRuwNWWATzQA0hu8kliIClGrnueu0F7KG1rKzl2",
-	"ynHBl0s32BoKbFEteU5S1GL5gL2kHjX/Kr7t+mpVlXSgwk8fFmUe6C9n8kaATfwsQcbEuLm/wb3QFLq0",
-	"C4YYHAbTE1pNKFinbpx4jHckEDwD5htY2fu33xHv5soINrd2icWCns4Qq9as3tffQGZI+o5IKEh8DAgH",
-	"Cv6hZyyLxglYOeuGSOooOcaHX0Ftcn6oqOpKHtR0/b0kD6KowSEfPGvw7sdUTO+mXgv+e+yv/NL9tCVo",
-	"74Rgh1jdT7kf1gaFMhaqqSohTGJbGi9bvciL4jJtGPBmMrLFEJCuEcY4JT5ExP4Jj0IXmQVIwDTogyph",
-	"hMICmQXjIBfcQTcQDgtp1l7+5sd3l1D7duI2yAnedoyEw3n/wMM8TBcCJMgmEeJ28kOK+zcO/579Vziu",
-	"/J1D8txNP9W+52K/lqrwxbdYFw+8k74Vdus2On0sOf44wvszavHaf2seGDiPCv/ATi+4Z2er1yAxjiux",
-	"LPmEYiW3c2ewOk9rCGnWaIptMcH2NLa+lTfO7m3YsrpqmrK1CQUTlBiqezN8CsSFUmTIIXSQ3ZWNm0tz",
-	"RcY4BZqM1UsTIm4pykxYBh/fBpkO/oR9cFmCPUcPapLikA/d1nagKEva2z4DkfaZ9bcdbLkiStZJoW9V",
-	"qXlx8m8IDneDPidJMdLcy0ocE3mgMxgNk8assGguQLkj3SEBuEImiXKHWjF0PAtprocost49HymaF0Wb",
-	"3FPd2Qxu7LvnrJCVcI55f8B+0GkTmjuYc8HJqsOA9jmhgF0Dr4YR5XQU95KPTeMK+HAzV+xv31+88K+G",
-	"fbmKLwADoBF5wO4cfD0Io1NecaTEh6Ws1oTTc0Ez8LRXC15OdbVAwYgRFDcat6tKxJzejajkdJ1ycw0h",
-	"7uieDGTi10LFVOfZ01P4M03GE2cZ6aStX00ocaHPlMow9m61XOrKGpa/dZos9wlB01puQyv2Dr/Vj9i9",
-	"c5Cg0RMr7DGih9UFToiLj6XiEFLfqyweX/uJYTSgE8u4GWA2L/DX42+kWWoj8cbmFs+5tXwyXwhlh1DW",
-	"pPhC/HV0hGWuNh0Fip5irezoCDoQu0v5szADH+P/97aXMPJ/BKRe1laY1icTcrJbjigQ70Sqg5jZJcvp",
-	"RDW2MtQGdG3kwcfJ4aenD/tmcEzm3PhzNvhcilg60hn+sMZcY1Nw70qS4infD6udHovbA+iSGoN1QLfD",
-	"DVvzZUl67Oz0L/+1EzGrqeiWlaB+Ny/wuwHdAyNUOnt/G7xGxtB0neqKPf+v01B7kvnsEInhbU7uSGGk",
-	"eLwORTUImbBG6pMlryxiK7Cc/nh+chIwGxGj/VqsiSrR3ddhr2aJmjg9667BfuPXyG+a91V5b6Dhyo0f",
-	"h3xfla905Qd+aFPWV4f48XcWZqeb4Us1XQfbELJk8/pq+e5RsgPxnOwrgpqnmiqwuo/yJQSeeDhd79++",
-	"ZlNAZJVEcIB04IZJBeUjZq4re1zKm+aRj4CIAX+8xukWzU8zYBfQTCgKNx7avckRRnviWqypYwZ48xMj",
-	"siXF9STIB6huKzKsukjaF2E9TTC1pWLvnmcsN8/DgOPV5FrUW3eSOcRaJw8NgdcThgPObrEydqT2YIYb",
-	"xtRXhkYuEtsFmwDY4LKNSvEzJ9zg1pGCsylQuEUzw33ANE4wUiOF0DXwkaTpkMysl6NGN1dSXdGPOVxS",
-	"b6lx/oZUxgpeMOwO8hFxaUeKjGfBq1ImOVIAy6BFgnh8nZ0cy+PjxAK4xFdsIdXKCgzYq5FqnaTE9EAl",
-	"FoFiYgrcEW2i/C0eCTLO31fyniQ4jfO+ko+EqpNO4Iu0voNcGCxnQ1aCTKzLwUNltZOyx4HAeZ8aGJDL",
-	"8Q7fcI6cOv7neusvMHJCwgwKAeUCSXPAukJunXDjlSw+5IDtjLzg/YwJPpnH3kx3+RPj69nci7Ee/P+6",
-	"4AtMk1AeQ+W/VNMMpi9cMOEV8LZFonA+M/V6HbTo3H2EnYMcn75ADtBlhRmwnyi4mS8B3xwhhuRC2pxG",
-	"hyuhpi6WVvsGR4qxCInW4ZSAfrVvC+5BaMGzbDshiMSdc70yHFhQp/6xhiYcrgYxVxft2P1PuPEJNpC7",
-	"wAgYbtNOfWJAWVDFRSiSJrLC1gf10zjGsGv3tBGJG0vQfW4XD9hLWEEoFvEYRu3FTZfcXL/0T3mLWJH7",
-	"FBjWdy+FfZpzdZaCG7q7shC4lNO9/EmcV+1cg/47B8BjmGYPgGoDTG0n3nGgxe0CPH62G/B4x7w8DBMW",
-	"7XRNBP+6NwxT7cO+w3tbZvLGnRYE28qQceZphpReM6Rn9GcyzLZHcpk9RTvIXyAN1gp1I0c7QVpbRKnk",
-	"YrVIlywGgjZmeuEnsBQVTC9jT53wepqdnp4mszo9pXmhXNk5LZh+8+PSvE7p23ZP8z7rWDfO507AqyAy",
-	"Gyfxdw+QiZBX9ZdO1HhTaXdXEv4EEPHHUz6BbpK3AgPJoO+sk96kvTdUY0Y1h1OJSYNeviHb8ixl2c5a",
-	"NXkTCIYrtloaUdmI68sJx55V6eQAFpMmZZwC5SVD9jgOXazLSs+wJu48qUfER1Btju9cAiig3rPTp/2M",
-	"AUt1GIncqtpgmAhzQ/SeRe8D6w+d7iEsuhuA37vlVXHO8l9WYiWK3B3fvFop5wXkCMYU/qSr+Ce4zu0F",
-	"0Hpu5bB1Cq+acDURpfsnfC9nNFFyI9QR4WzccnpPFtwaynPDDANFnWHG3dOThVgstTvFzupwVk9/6Hw3",
-	"9ya+5NDZL0ijLhWSe7lxkux1FnqzqCGL6BAh24yXCwM058yznCcvWluf/oDl6N3ntTeB2YM15Is+kwfA",
-	"kgp3YPKWC2kVE/fWOaFgPIWhgF+GHjBF2FZfqWXIbFFg89W2ClpLeoHIGQqehACJeJIgWgK/17xVI9z1",
-	"qREFsBqBfBEtpozlxvLKiuKK2zzGDvyOxK2NvJAm2UXuvfw1OE1R1FbLvavfWcZWXM7mFgcP2zK++5xD",
-	"3QDNBMxzrL2NT4zTkwDa5AzfxmYBj/+n5htQE6Hfv5t2eDBGhZpJJbBlsZf8EAqMbVwfuNNJkQW0Chbr",
-	"zHfP4KdLhkksT+fH9DPf1Oi+LaCgYI8+jBisQOfGULgHnYOKK8Ohm+m8ttD+PxMHCRvu/K6jGuYqcaEM",
-	"RY+lHcav5P7X1JYOnwM7duCbIBnFmCTVTpNLlLtzvR4s+Icrb93k2I9oMgYfHB+txIf4DXqt/pdTCXM5",
-	"m4uqT9NMxqHajCw5ZnHe8PJeSISnDlOx1rzal4XA9HGpdHJN/B692p5CTATnKJj06b7QcUMpbAq25JvD",
-	"LhtCa6uTuEGWJiM+MQH6T5VrQl+oTxDavqgk21i9XIoi+lLwrvih+1mYSjo5OtnhFUvBbxCzIXk/gJBM",
-	"TgZdVPdwpYXqUncUkBh1ZcQwaeRF0ttEdtHpZReJfIlTM6sJtsHR433kLCo+fh3BJW75miXFqA1j5WRS",
-	"crnIwSPNCA4R4m1gi/xXCAm6j9E2l5Zp+CWPl68UlF3Rc90lbC54ZceC23M3T/HB+ppauogSPSW4PbjV",
-	"cvhLjPT5KKx7gT4KUqVvByyY8k0xVsgC8X8w1t5LTB23kZJvDbYIwEbeKkwZqTXRm0lViA99wivyoN6k",
-	"1aGVW2OT8XQqJra+ITH++tsMBkSvH+zPpEIOhTiGV+gcDtgLeJ7pAqjMaiVkTvE1K8hwB5Ft4I0adnb6",
-	"fNASpHXLXHNV7pWppRG0eJR4bW0OP0k7v+Qzc/HmdScWMZ1Bf/ZgK5EhesuNrycDT+0uOy0+dp4IH0PH",
-	"Z7OJ6Uu5213EqNGcajiuW/3WjjA0KonuxGHDrb0E9QNpOYzc3nJpU00aLU0nwwFsz2mASvEy9yZea6oM",
-	"QddJOHmfcCMYTTTsRZ3JPZj54b2eGBSQN6IyECT3TG4eNlpU7Fo51YysnpoVmkLDXiBaDcqWybQT/GzA",
-	"fqI3xui0V8xZ3e+sq0UYOSmmOY+uOPzphitp5oDoYagHJmheHS1J+FTOi7mdy8mcTIENt7oH/2ozNhvu",
-	"z0qhzC/6rOLU0ux0PmQRtRJk3vGoczecBHQ/Q9gWEfkhyVetFChSPZ0iVBvgaUGwV0+9QsqCPQ91UwRr",
-	"Eh+YMaWrdAIJFV8QMQjdLyun0PvomIDDCvx6ydRqmhLUrZv9hLSdjguwrUQaCQXDe3Sr41tycrEpqGBW",
-	"Ozc8BHGMp2ot9S14qopXFT3BCF5N5kPaWt7kw1gDuDMYM/d/jvC8kpYIMAd7dC2Z/KD63fdQHv53lbCS",
-	"9sF+ufQmF1vw6rruHSXOMOHd1DdTXcj3GwcAwsF1E88bdVlIzThbi67y2V9u8wF74aaEOQHxYVKujLwR",
-	"58zeajbRynu6E7wI4Czx3DYPRkYSJsafaIqYjw4GLD6C9i0GGbzACHEIvBjERbB2Ta0xrCFm83r8JIau",
-	"8CjvMpL9YmGcYCpBXHiI88RkT13lXs0x7tdiFL3E2c37fhbtnjnxToTlcftfwo5OhOkTA7vuPLjaJOoM",
-	"LToeL1pHlGNFur+yZAM13TXK1dHNt5KIQDgFH7xlTGN0BdTuwLCFee9l18KWfQiztjYGjPpIVu0L/Kb1",
-	"d95hKaI858ZvCCdcbzeUaDgTZOG2tDL+oNMAGJkkw4Zr87CdjY9iF8JHSEUcwe6QAQbqY38jES/bWaWQ",
-	"1gfsD85BpQS8KDDrgViEiL4lVfhPp+Kr/jB4sHhTJUhKU46YXZQlsel4PcFDBVKarE2KBzaTLInyZRPt",
-	"LEeK9aROfdOK8LJzKp38TsPxvCxrBgifzchiqsSNFLfDzWQ8Jb7F1DK9sj7+tIZfQQWUsOo1ywZfqfN9",
-	"4mfhNnmRmGB376hCrDn2AUNgZl0vD+hT58UnxDhmEhBafZ0HpmOBCNrtAG+tuFkfWIvgvNMHJ0fG+GdY",
-	"Ymka5Q2HVC98arVCbRruAD98YQINPeseeXb3Y9Zee70UWwa/gkf+NvmnX5X6lvbxIRwGifT9LGmow/zN",
-	"NbxEUz3BP7DnorXl+ILoGDkbuwtgJ/BZBHg3G9oEMk1O2NSSTE5aAzgmuqIKmF0MsT0WA5bzoshDujsC",
-	"1bnBCNOeK8rkA5AM/hlY0yATRn55s3gvqZ6zfAb/LwY5fEfwkFXCrErLcgoCXuEznekeU0OYdIDrpIEJ",
-	"Q2Y7RyznnBk9tceFiOmzWCcX36XnXRRSA84spggj+HkI+KMLKFe4Gq9zn6qBHkJoN9YqzpdwpPP+kGpr",
-	"3Cn0rwXpaN8f7hZ9Ba3HBD4dMi1xchQN4nbHMmJazK/k7ZxbdAshTOBHH7ALGgkfSfWFCYSfewLqq1xp",
-	"ewX18rkHCoX341XldBs83Vc4glNlziGv4PytVRWD7lyxv11evsFr2sPvF80KuTYl29uuZc/ZA2cSBuy1",
-	"FQss24DoQyHBf1aJzYG13SFTiLi20orFxgllhZjIwucEYZQsKUgYFMJyWZqcSiKkZb38n/8eHZV6Mjo6",
-	"Z/8cHY11sR4dZWwEwsT9l3T/2FC7o6Off/057/vpA7WcopCgc4OpvF3CX8m4RTlTyMKtMskFKLHl8ail",
-	"5S64H8FXpDOJl4ezkeBYISslEeITgR223ppz7GyqPFyOWUJI1ielFs7kp2XCqjzjn+TMa2zf7eVPcyZ+",
-	"WfHSsPzp4BSaqArMjuF58R4ZzS0KPAgKNo8i/ioLn/DEe9zewGSxh5RpWnI4lEgNX2m9Rb1p4n3tVvzN",
-	"/8/e9fY2biPvr0LkTbOAbDfb9vcDYhSH9M+1293itpvs7psrIlpibDWy6IqSU+NQ4D7NfbD7JAc+M6Qo",
-	"WbKd1m7au74purFEUuQMOTOceR77n8DQO4U3jT6Cg9g8FVHu9jh2WwO8HQGR2E1dtKVXv2Uy3x+I9h9g",
-	"rHQO7LFCnHsMUucDXOM2kf5u57hN4CXJwJMVY3vvoV73VLPT7ajVSpq+1KhK01v9J4UbdNu1TvRyhuyN",
-	"2HqjVJBTcESWNuhKx02QljdtepaCdRRgt0+FxUu9Tt1bO3mDieVHd+z2PIjRWJX00a3v4F4c+ipzXz/u",
-	"pb+Wevm4N270wc9/RnzPIXQJv3tKNydY1ce4OS1N+t9ISm598hBj/wCoKW04BFzZtSdhd8VyqesCl4BZ",
-	"ZZw9yOz8MLvwO+X8GNy0mHqp0uaqtbNfJKVKM6Y46PbIiKB7qyXFOVsBM6A+WAOavJGIthkYKmxTPPOp",
-	"bzxs6gXm8bTrFCEnOrBkOdcvtCNd5u8yM8b+PzJ6xyJWpsqW8H4SbapY6LUqS2+cur5LWalpwIrCNaSG",
-	"PTGea8qqDt77wHQ7uF2p8tauCV0owyPyaZiuN2InQKfjXXcYvfhO7K5BuqYhUGwAsEK5pXzRyhTkVYlk",
-	"tjpPhVF0kRa/cJnOyWb0Um3iyyatz1/cwwa2pqv9S1aI5x+Lha79BW4AgB7c/3vCitBjsI9Pt9u0Xon3",
-	"NqzhPwQCljWjvb1Xm9tSWVWIh7KSsFPtq2i6sgr0Y63YwF4hAdDqrVojFzwMCG8XZYks5assZAersqk1",
-	"oRLqJnrVmerBMNonnxwUxDpVghVv709iNQdHy14MLqzRQ5BE6tMJ3KWTVdyufE+35PHoWVeP+Ajre4WH",
-	"xJ+ZVcfIrGp2x9ap2HsAt/yBiW9liE+6Xj7WLaCSNd72NcewRLLQRuG3TKfiXOZUsMMMFHxdzmZ3oUuy",
-	"t5tytt2uhFUHSpU/zJEYH9sZcLGYUglDlRazjZ8DuxtO3b+a7BaaUU4v43kJr9J6kU6hate8aI91MP70",
-	"B4643/Ei7EfbqmT+32/9Y0r4Y8MNYHgLqqvFZH0xGT+oPB8BEGnyw8O9Gbul6N2OXteznNKIoDTEknOv",
-	"NmzxMexetQhA+chRAIMYYVuZiOiMEad8r2bipdqIa6Cl4GcKBlPcPYB0ie+zNGaUmLF9x4hSV7JSlxxS",
-	"xLNM3YPESKb9ySomDaLeXUaXzlO8QlHH5q26qLKcrxEc+KHD5grSMZEdiu/N7CZEKKjJglPIVMUhIqC4",
-	"hnVRG7FU+NXDUOHD+hn5+3agbx7uT0oM8o3RxXs1e6k216oa0qqttTsy8trrAclqyVEg21aaO4Kd67mu",
-	"q+Ek5S8LFF8S5nv7QO1W19pfvnl/0+odvHdXvFVIug/8DFRRsTi/ev2Cxo6sE1019ZMLVapnYxGbRK/U",
-	"p4DxjKmchWfvmfBJfTy4ADPUAK6EBhCJeJ7rmX0fb5DEdt4BPwjOUEpA631W/WQH1+kDubx0a3VXKrNw",
-	"2sMNqyIFiyFPH5W/rPW98oziBLPfrFZI6e0jApQr+DlIqUiJEDmAswill6vsXm2c3rvEmW5trZ1i5zN0",
-	"NKnFgIWcEb7y9JWHHRwqo8p1lqg+aiwI1B7n7j0G6Cem0naqBlEWrBS03DKvQ2eQjbPoTBX10oo4LfZZ",
-	"5H+gFT37/pCUgwEo/9b6YUmfIB/gaXir/nFGxG5Whe3u83Nr/7nO5oWg1d6xxRDy4uAO88KYGtdgTtHO",
-	"5fY2Qq58S8m6Vfm4kquyWa6a+MZX+qaslZiI63rFNNW9Ykz4Oj9lBtnXCSsa8IV9Kj91x+a8J7PokNy5",
-	"U7itkKhR5+iXLsVDqYs5g/m6cMoFBYYQPJuXsqiQUPOpY8agjDOEYBCMS2RZbkQMZrfYVW3wo2NxxV24",
-	"P0XhQUpMSpGjRXpYaI56Bfuv7Qzp9TRLGz6opUgVLirh2eB13cUtz3N3JevDSR+7kJOj6EZa+G3AKxh7",
-	"/i8q7aRrf8fj50gPkRqCcA4nfvTPGUvJLaRkYOLaz4zFm/b2DQ8JeNej2qjLYGQuFYGMqZZA+rCptZno",
-	"plavSIpQ4NNgakaNeeSOA136eAm2/lbLPrmAyhN6J96u4UypIlyiqMXX2rMEmLV46g40ihXuGAidOzTm",
-	"7vmYqhKQhji0wKL+9+KKgr2ha40ugZ1txKyumuXJZXJvQneVQ8m5TmIRtzIPCFoQTTt05O9JC6gsinUt",
-	"njr0CNsJdeyzPYDaYe3eeaFxHl4z6r+viXGstDuYIdGn/TMp1bQJJOCdvhB5L4/t9jGKXfGGMWt3HqWN",
-	"4jesnwTExfSBdoj8yLQr+daq8cwSraUeOowbRdsJC+XOY9czHg56HjyQT5DIb/t7osCpPTevSUF2xRpZ",
-	"h35b0t8/miViT9qXajNghhBdtxNhb03sNk3sTjroxTtOIe8hsCX8CB/HQ2+wIYJmKAd5LHa7P1PsUPFX",
-	"X3LV06rUd1muJksVMwJ0yMx7bO+gz6W2n/jWnJa7yPcxoCwMsE3EsL8m6+Z3aE1vf99u4SVnf9iwfqNS",
-	"pTgu3sClOwPQQbMj4Y0CP07OM+tslozZBKUiAjZKZsMj1AYl5jZ2IoF3xrDCHGXbNOR3s2ZG1byMQD2M",
-	"iPBN90eHu4Xf9ErxEB/UjE9hJ8lkjAPWyDYQuxA5DjirS6LSczIhvWfgh+S/GvbJWHym7ROblTKIT7mf",
-	"PzDBIUp6w9ZS8P0dEB7SdkAVca0qoUc5AlBrIb0iIjxvdepCjXDjAMJ/ayVmxfyyO8n0bIP2+//P+eaX",
-	"wmnBpFLhzAV+FudEtM0AzCg7sX4ACQfhTlN9b5HwpUJmTE3L7vGPWwmY1txiY9KDlbnUTl0g6Taweq1B",
-	"6W1fK1nLzFBucCrOyWWhFXwW2L0yxPrf53/stXhZKsibcfhfVFwtN4YE6td5ekPmI5b7tdKrvCnGkc6e",
-	"pEmlSmts/CSjAU0NaUDkTgTsAdgA/gKl+fc//2VN4ef/hw+0/4ypIDkzDOR1aRUxl1khvr759hVOIf5w",
-	"xTl1gU444iv7NoCn3WHwgRHJQiX3PaTo7zAcu7dZoT5RHil18vu15jwHTond18p7a2qNd6Wd38Sl3n/a",
-	"fr/I9iMY/M4+jF2jfej0H6ULJfNqMaFsJZXuMAUbVEfGvcAq1ivs1a5GqlSQrCisFwG6UV3ywO7YaaaO",
-	"SZUij2SZmSpLfPA4ZcYIu2EXKqFLa61zH2fw4JeUO5/cz0vwDiBuBRgCME61Mn+QHk+pX7hXjmkkGyrL",
-	"TtW8lKkDKfzkw4/C6sW4LtzDLuZNQJW6qGQGOGlhVFKqykRioU3FRQS6DL+AvD2uWDjkJucLXpyv0fcp",
-	"jc92T/uuTDl0aEfP02K/1M3gmEDWP3r6wflVO/btkxuRE2YShxCofWMqtWyrWp6tVaHMcPXzjcqDkB/n",
-	"5sHZQsKky4AAMDxoKhFr9GRigilNZ4rPKSuVqVqpIlVFkimDSKNslEvXlT1mfVxoycA0d4jn2KM4IxAb",
-	"FM40A9O4HZFlFY5xW99CaAqMnrIPoVrhb41uefUulTSavEtCkzj89vOVm+WTIiFTHwfwy7aW7+ia8QsG",
-	"Am+bJQjWUSNAR1YSNziSyT3KUSqZZo/SjubQAVYiobOU8u4uSy7bh4iTSs4Vrbya2BPM2qLnzx1qYZMA",
-	"vMzmrtYTZwwI86wBDwYYwPcj5uxrOXeJP4LKA+Jf6OqWfp8SDi++ShmO19N9RJqts7SWubNAxdsh7ZQC",
-	"ZBIzmcsi8Ua8W2OXKc0zd7havfHrc1LSEe5kPwE/LTxkQKYbD6vFAnB0RTtoZFeOeEYXvAUz+NQ0nHOX",
-	"7wzIm+6Yj6h+fsi79W99MbHulVxluxN7wpCgndJSNgxs8WR9EVtNMCNZpKMf9AyMT6q8kwmeXisCJdbi",
-	"bytVXL1+IT4afxi5WkToDvU2C7HHIJcAN7YdTMyDnM9ViWE+4kB4d4E+V9kXOqmXVhJ+pQR3Fr0Iv0mk",
-	"3Mm4QVgg5qIhUe572c3rZH3RzOOx5ePgjndITrgkJ5AcacRDmVWVKiIhxTV1Jp6HA84KFqHDxYHbOZE4",
-	"9A7zYGno/cbfQhoO7rhXGg6I9SIQQ5d4dZmfXZ5NkALKbW3JjAbKHd0XILjFljb2MsPAuTRM6TBRXM4M",
-	"DWsb2eNmMJdHnMcuthxHfGMxarIqnkXbUbAo8LqNtxp8vjXfWQTDgu/dMyhVyKJqcGkUE8EHfPTAHcoJ",
-	"zSiM+AWNh382Pb1w8A0Rb/5kzicwHBpvhxJdsDgrUV9tgq5qY9dxu4tXupgztV+Q3oAYLF7p7XwaUkgb",
-	"4FoXiMGGE7fKRvdq09fn9dW3r4bYuSnLdWC+jNE9zX2OcjO6LjeRs6EiMctyouPyKeKIgLSrB33bLo22",
-	"Z4pkMa/tS0udqtwEPF+VRnlbI0hyztsGN0pv9LT5jmIyimIfqJFL1V1WZCSYS5lSnIQg64tUqHTeWk/0",
-	"2ze3cg0+eaRHyIDtKYRAJUBIB4GyQCUH9fWs08Vonaneft5COBpESwaysrYy59xyn90GA/3rafZN3Tfe",
-	"lmSvVDnC8B3zRdBDAGC2g/tH3znpo/nNCmNt8RDOKmq4HThRlNFOia8DzzP66LiNpjTaOYYbIBTxZHtI",
-	"No/X70BToFX6ruq2jX23Z9Zo7qlRhMhXRPISAnRRArS082e99B/qlJIoGE2XsCGDDhf1UhYjWtaBbZls",
-	"RIPVlHkjylAD2n2Jmp7+gn2WgiF1mmkC3XFNhluHfbhPtilWh80pqHQ0kVBFUm7oYriiJFBcEHNSFkGK",
-	"Bh0EO93AlwXNi0RWMtdzr+Rh12KGACZvBLQCQUfhoz09fenA+K6/e+UdX9Og2tDlOPJZwl3wx3zkH+5p",
-	"9UVBg3LpNJT549tVKqXGQ72xT0Kr+hp0Nhed384/twelicTn1+9EvbLea2S3HQginfNEkBj04o7+fhE2",
-	"Oq9dzDmgW8RZOshAG36Eo1n8+fuf/xMAAP//",
+	"pZj+f/bevbltHNsX/Soo162KNIeWncS974xVU3Xd6aQnc/qRnTjTt86orwmJkIQxBaoJyI72TH/3W1hr",
+	"4UWReiR+dLrzx57dkUkCBIH1Xr8fcejsPd4midOvP9Pu2BbTifiR74aZ3BfnbZTQtcR74yzER9fF70pH",
+	"3IaYD/aohfxEsSUDAWAhu4JIosa2bC1nCpFyezHOUQqf6XAp5TT0D3+cTk5SJIfj6CSgL6Hk61Gc98My",
+	"NvuWy9s7QpX84c6167/bCm8DcXqHc3Fy85Tx5VIfc1UcE0015T4zoj9CDcQnoP3x+WDe2NuIWsaPmqdd",
+	"W6yuVkbood92DuGwFth16SkDqPy1/zHkpR3l6u4AR+c13oL0DeOTGFWwp2dp/xBFWP8upfe2aqsjtb9i",
+	"aBpwflhe1bMrXiykys8RlpID9AnGcnWjGAX8Jah9xKTlxZvX7FogF3cDCxfpFBdCmQHLx3xyXU2nciLy",
+	"c7YsubFLf1yKG2G/iDUmAHEJu/YjXqUhPSadh87InsWqXI2lSN70VQXwOdqNVDny3AS1OAIVP/cDwMve",
+	"KgiS4kNixIw8Ouz5+QYeE5AAYJFrxPOnoZHUU79A+xxYALRsOi5+89/hKDsKywUsRThX4rinSbTWtUfH",
+	"elOX0VS1Y673O4DoMfNz1xuQIWxZYHkEgimX9VsLk7EJV4Arg9DpA7RpbgSs5zr6OdIl+TnL/REIzCzD",
+	"xrMIqFRjhTZ+Cbde4NbUYuogFN3a0RvYxXIHLBq4c6liK6qNNICbVc3LY19a22orHtB8C2Wz4oPJGGBm",
+	"Pn92enpq9UzNJ4b8gSif/9zjZWyHy92HwTExV+OVi/+wu9Yy8GXupHN0MEVRJ3OjLO7u+vWA5GM6FYqq",
+	"spcrg6mizBs3qAeg48baB9Wkix45YE/IJubpP0dHAAQ2OsrYCD2O0dHP2Pn5z9HRuCroT9Axb//z1P4L",
+	"IPCOfs73jtN8V02ov0cs22I0Cz3rgiWxirMTlaR9i7z0WCSN14UUDIIs4TOuTFVdlRX+ZDeQ/f/Wbrla",
+	"8lo7TuvtO8iuPL4BXdm6d0Qtp+tD+3Nu4K4WZo7t2LtK3EbYm9OoIufP9pA+ffbn+Iiyi3CxJxgtpcZA",
+	"zKRaLKoA5Gs9ZyUQlrGasqm4hYoSrthXUcwmPB0yW4BZYz/mpFIGuCpMsKdSI8ZuaZKGqFfOnj1jvZxc",
+	"1FvBr69CgxI3LLdbdOB/2uhmeZbym/65NdrV2VlTKbQWqbUmYDTBnGNqzmYDzQ4R175vSW0h8bgjeSbQ",
+	"RqmuM5Zbq90q/9xx9NCLH9dCC+OnkyoRivXY+/auPcdFiXqc2ja1c3atfu7QDb7eHrD0ZC2sKRwhwUH5",
+	"MRX1bW5zkDrbH/yEAEb2FkXJpC+5vt4Zn8FZ7FwAeFZriAzZeq154pcDO1oca2e0Lm0FwEuhCqEmbQXB",
+	"R68LHQP9EByLPXH1SlHJ14E0YcVWmB9skZxKUSNu7RbYn34HT/fHVLW+qoXAQn4Ej5etBLR2jq0dBqFF",
+	"4XBGOXrx8IjWEbqhsRCAab1sQnqU5QI1LQB6UDg/3xOn1PWIhPfatkGxyLQL1rHx2Rzhp0fhwI3JXhvH",
+	"zKr5DVQaOh5jZPgEa1pD1pxK/yBOaH+9chs/9xFFzBHYJxH7YhgfqmGsw2D3Vd7g1c8RzN3qOJg3ITP1",
+	"hyOV1xCDiwajskioPG1BiozY+g/eFZ5zw69Wcxl7uWOMzVgOhxOsjGImdAJO2kCT2NmHhQPyEvyNqt6r",
+	"qhSevBX0NF7MjWGwN79Se8CvYzKuw5pLnovhKOT3XNaVFgdjo211ENwuuMKQQ+IjNP7W6k7deHPf0c1v",
+	"9vnW1bgUC0fMDpb5TQJmGnZH2BhD4FKF/kLga0F8QQmnC+7eW5chaKAwXJYQ9epYsQ61hhLE7bnGHsni",
+	"w/FzW9OSFpNVLc0aWtGoAlBV6n+LjkZG+8f1olppCK8Aj0/+7Utr7S4lWrz2iuNrsc77xCcFwicF943C",
+	"FCRtYLWA5wsI4R028/kRX8prEfUF86W0k/s1OxoLXov6YoW03PivV+4I/f2nSyuVyUE/ammQ++kyRJS8",
+	"XdjaWp9RGoUeZqeKpMFH5zRsmJ7VAke//gq4L9PKAdnyCbgL9EqeDGXBJZjSVvD/mm0zvFxois15ObWm",
+	"gnvGuTvtJLoiZDQIFRVwNotVDbBaIXKUjRRotOgXQj4VeKfhM50hyC7DIubM4Rj7zk5eolbJmlEwiJhm",
+	"I+XiI1kEw26nQ1X2Pl4Gt0AJXSNYB/E7U9V8hjz7ejBSI/XSWsGIwlBKq3pWqqCaeKCIzNmyFlP5gRC1",
+	"4A8pW30vP8EfTv6UIzAVq6vKsB5u5rw/Ug5ju2Pr9nK3S/I+TOpPf7pIrhz86U/snVAFy+3vVU2rc86+",
+	"hi3DEFQedhghylO4GUwg2JJSM6r95Bv7daSk1itU7627Nt20rJeXt1fA3jNgl92vhQx0dHD5tdAjZTaO",
+	"PRmKOZ7NnOGZpVXAXJZ9+5cIvgt+PHHDs9wlySCzlYf+ArKcnmj2/rvX34DNQD9BVL0HRQhgU3CaU/7/",
+	"HpMrfvz6GzeJ/oC5H4PodxBRjqIe/NH8b5eXbxrRoHwwUhesFrpa1RMMRipEjEvqfNzLnJ2eeYLOUl4j",
+	"MDEEJyCiA7ZKKSeCcnh0/K1dUkthrIK1+k+ahJC/5dBfvHkd8ck7Gvpfs6NqKRRfyqPzo+eD08FzxCyY",
+	"gxQ/sf8zEy1hirdASoH2Gtj9dqffpKT5tB0yz6BPB8odChgmsGtHPPaYiocLkyOHuw7SIXZfL1fjUk6I",
+	"PkgU1iKNZYSVsZXDk3ldHJ0ffSvM26rCkgfcPPCaz05PG2jhfLksaVef/EujoRT6krcmY6sqlEmADG+C",
+	"D9MZCV7LAOU24YK2P97P94RQzCK1e3T+z58jc6ttCAf/c/7PI8zhHf1sn4AKt1hIdZII387P/h0Gg+Jr",
+	"o8ItbMXlWAjCDeNQhj5ggLoZp0kgjj7hZWmVNsuRxhWBqtNnY8k0bLAkYgT1C70mfEt/mATh8YGExAOQ",
+	"ET5qbo9Wy/64sEth3/HHZDVSp7EjlhsuOXmzrXIhuu47qOuwFzbwH4VY7rUQUlPIHeByAFDIcYHb50BA",
+	"N1hBlLAL+/hAqM/2aQKiKq5xz9qafYzzletkvXuQDumnb9U10SSX6Ge7wWrw8z0e43gDJJVPLUc6rn1q",
+	"vN+v2dHZ6dPdh/q94qTfRYE3Pd9906uqHsuiEFC2cPbs2e47gqZ6hZCVHyl4vKj5DlgmG4fFSZr095+B",
+	"2aa1EybgiqWZzB1y44fAsQyskxl44h3ATq7lsZYLqEvSqxoYAgBBdy6NYHrJJ9DDYE0W5bSaU9J/QSsD",
+	"wGnySaWmpZyYfMDeY17fVyTCMLfc1f55s6pd0ALz+AlYunmHOMLViffjEXpvQhsXxrmTLb85kEtS/Jo6",
+	"jNRo3Th7T+/l7G07dy7BkZL2PuCRO/3L7jte0FZ5vDOK37V5urac0y2GAezXnUZhs6Z9sHmIa8ELQOts",
+	"2MRFXLOBaoRqF4YEu1xXZWSDnz4HxovkKYHRGYaCMKWIz/JZx1H7VpiNc/YA+mXXHn+8/X22+44fKvMK",
+	"oAgfbX9/K8wBm/tQWy7+UK+LN9zMIUdP6f1GnweEECOniDC5yTyalnzmcJMOQt3ZpQgvDlNZxLKT2Mqm",
+	"woIVNif0eMDREdOpwIq1/M3F5Yu/7dBjweDLh0zTKBIgZTcAIDaxgGI6FnvmadWwcG7CVaihmfGokmal",
+	"anFTXYuokAY8YLhqEGHfc5O7QHMonSIurOmqdOw67aJhE1/pnrRwN5DTXlr4cSQUlfJ9RpLq81DdbwW6",
+	"1OFgWZESjtEdKvUTDKIeY9HhjgAAaNikSHFTrGXWNhPaMKgcbQsLbAg0yIEcZBSw3q7YWr/Tbtg46Pbd",
+	"XsBbfYuLcM9+/336r9F7HOK+Jh/1i63R7u/us/ujkziWQOJ3h7ZHqxd9URQ6tNRtYPs90WzMSw7Md8DM",
+	"Rf1p8wpfApsBFvDH2/l6h83Rdajgdu5RWDtP5YB9S8XNNfT+Lbh9+XPGscKPUKGlZpOqrhFmd7yOwGkJ",
+	"hKRmlBhzOVY80FWNUPbjNbEFghkyYC9odeyLjEV474rxNDiYqLGNILK9jR51r654dIYfyRNPZrDdBPBw",
+	"ELCqX0THppsCW7r7gLZKjJ1aO2xbLAa9C/HCzWS+KV++iYz3QyN1r7Bckhu2qAAZDb2ikIjUWYpd3qiM",
+	"Jxpu6qFRRbNFIamdZ72z06eIt6qqMZXTNt2N2KEYejh+6A8DrLQMpSTRhjZIIUsxBadmKpXU8wHzS4O0",
+	"yowA+ztlindD3LgoNVE6Pjs9dRymuJZYU0V9BJEl6Eyg5Mm9s9O/ZM7lg1uuwi1X1a26ii/PIdPpn0gB",
+	"y/c74pVdkcqwQ36LUZRuAf/FT/lU2fbNvXgkvtF6hyeCYqHtkDvUBG7mMcAEFm3fk0vSHae8DF3nFKKA",
+	"QERU+gQrsTUb0ExOvqeO8ftOUO640LXk/Tck8va84TU0K98cdtNL++nojvt0oDYgD3Z4TgR68MXs6fKY",
+	"/CntlhB44O/ZT/LZRmp3VlvFBhbAgbzQLY0YoSc3YV6XhvXaG3gcIooWDviE2ir6xCUGRgl2emH/atyP",
+	"m7vpglkjtafJ2RRcvChoycHUbBFg9kcrpIabosy1x256cAU4VmAo2HvTcXtnp8/7yEBOrTxkCIFZ1rbS",
+	"u4LVwy2eWdfN6ZopinAP2E9g3UQxbwx4x+AA1CKaDInvHH94YJPE/oy98rXvsb/1/hzFGDL6gT3EFN6k",
+	"O0eLTWfwlRzBvuvMZb2qTntp+19ssk8XvBdF4WTcVmfTCd3UHNvH9kLxspdZFQkYLUTDbGsTNcNUssBN",
+	"m83uT2KfEHK9vK6xN2JB3syGBAUup3hCbRFkRHdYYz7O1+jb1+oP2I8d9l1ufyL42FjMgMnnajyHnkYN",
+	"y9Nw/ljeRVJzo9Ktpb6rwzT8Q5uDWwrUIhdB6obHvNJiuiqBfjjacv2u4rRNiIwgKXc03/zBDdbHsz89",
+	"rtamobmPjfioNuCPCjctVj23WISI/2fVPetFteNEioao0t5Uevas32Isot1DpwRy6y32IsjTLUajVB0h",
+	"qZ0pur3syq31P394e/OLjfnFxny80kJGED572JT7VxBuQDiFwsGtpiMaYLH8sEKLyHK6RAgeyX16dRrm",
+	"Y3cpoT+S96jwdxbmAIbPl6BUW8lg16Y91HoG23Vn+swzN1FtoM5Q0VX1RnngnsROEE92LgNmh8YiYqRu",
+	"HBys0dpxdMYr456FKfiqpidis158qmD6pJo3LAoazZ28AXsBBbnaPT08VNYwDbcYUYLLenFalDdCt6W1",
+	"oK5vfaVFOc37H1vU2KjNDxLq4FpGJHZ2eodmAE2/QQl5MMpIud9yjYCQHoOsb8URLActEogIJP2C3SM+",
+	"GNfpGIPW0U8aIXnQWiN7iLo8MbW6tcLxHu2ITXqzB65o3EtgUiXjb19wfh4WwnuSA4daCJ9U2NCUyK0+",
+	"XlLPQMDIdHzHYlIthE4NxsxVDBOdugBm7KXHZfMn2pVXwdXQb860qZaQ8nPJ/gj1qg3+z+NLKWYdKDMX",
+	"a/izlZxU7ZwxXQUh5OqfCNFXm6pGubSADD/WevkLnNuhDV9vKopIAt+5nZVUSqyrVQ2N4l1e2aag36/W",
+	"Al9yR43FrhqG34L51nypLxLpbmsVdkqlmVDmJEar2KsyGkydJ3hikpvTmmjWG69ZHjBx8wyPvP1VWg+V",
+	"xQzoSIpjz9VIrXzTIZoOpdQGbD4Ajs8ZFUWhwEpo47EIy5qoZLdgdBrrJT3SypLPCHmgpUI6WY2Hbo2G",
+	"QrNkTT3ml9QAXtIVtw3oNr+NeG2yjgfVaMc3foJE+NjT99U+o/1QmdeLZQkQyXcVxU0/ew9we2+4BJwj",
+	"thamH51kOLlbIrxAmOPQw5ITQsl/aiD00CIeUAMh0EZqpC4bSDYRv6t/hEOTZj2EqaWILTgjKyTPTwZ8",
+	"otnff7rMXOcYRiXqkWpiMtNNZDxgBFVqdiO1tKvhsviItQlPHjCArs/pHMA0AHswC4B9i5U2I4WvEb8F",
+	"SrMkqBsoCX0Et4nsw7DUVZq2ocm7HSkKVGcejYjME/dxippPDbH7FVIvS45AE4S1hHT66Gi9V/CvgFGd",
+	"DzFzN1IRGFv+75GDQRkdnbOnEajtOfvnz/afgHiE//yVqPtrikzBGxXw/S82N4/GbSUVW865FixfllxZ",
+	"0xExhLwDqFfg0xFSnLNh5shYXwquDUKlcn1tXbyRwozBxD5TmmiYfLySZQFNffQFULU4NGe/fyd2J2hT",
+	"C75gXqi3yXg4GbFwuq+wcjQExhETt7ANZi8+pfAXPSQdBzES2FaEIArmcf7vX2GvcQRTg6qZwdEDF9Bz",
+	"I+JX3WXyJW95y32O4PcZxXsMXYJcaTxd6f20yRa70Me1sYC8zd+0v1NzfEPkNwwa66mUpfO76CiDs0mN",
+	"MuWaqkkdEGT8gJGyclcUDqLTVKvJ3FqHF6wWQGRL/NXayLIkmUDV7xMgxykh6lhr0yYf8D02BERygM7a",
+	"cf829jYV23/K3v4971Rc6o/bqtkeEA3bdqHdLk27yOVGKCkeciItuGVt2FvbN839mNaHyNsv+3BbuuSj",
+	"NuFh3mH84V4X29Ip73ztBNhZjkhz+47+ujJzgtj2vTy8LKtbUZyTqYZlQGBTQdxtpBo5A0iDTJB17Apv",
+	"QRzjLOL6MzUH4KFKOendp2gZPhkQje1I+ICeqUaqFjeSygPsr1FKA15pVSMHIrwuIiCAZaOq42qJIh3l",
+	"edJH9NNcliBA7N9R+ks9UkHmT8nRaAQJ3Lqm2Zre2elf+m06AaO88dd7Y29/AMsRR36khMIhcsYlFh5L",
+	"3jxYcO4xBNSLkKJMNjJu4rux7U7sGTrBk3N4SqJNsrUHJoQqQv1D4GgExENKFleqb6XHfpYkzlgH+PYn",
+	"GiXBSHENjZSiPgZMVHFjZ816uR3rBP51jHd7dNqXcEmEy2r/jX6rYjn86zxnpVQCSORyWdA/YSp2wnnB",
+	"Dacfz+1D/0MP+Q+zf2H/Gan/HB8fw//ZP+aYk8nZfxhn+Ys5d6RGEfwrFM+6lgjOcmSJsjLHylaQxcQf",
+	"O6uF1kOEhDJVLYo+w1FqwXWlpJptHQhyqix/6y7GIfAJjoBoj/vpD/HdTYjyPZ6yieifsx7vBKF3b+r4",
+	"OXcNoFiOXJJuHd3+YUQuIUJx+cS4pwfNd2WqK1J3u9/l0t92WX1tb4oGxUM8FhOriEmDuuEAFxgGUBuo",
+	"wH9/9+MPDFHKh4QObPXfFPlaCA5wLlxQZM4LjKuIgh5eVAo+hL0oehgEkOJzdiWL0dE5Gx0hGvNqJQsE",
+	"Y0bCJJg/XmAV++jIHuPREbzI6OjXfMg44tTbcYCdkQ6EizHiPyHmJX5Z8VIT1w1S4ZAEcIJCGjbhdS2t",
+	"v4iV6PYIUsjRX1QM2Es+mbvTOFJwRudVSbLHUxrAeztsXlYpxh26tr0DvVBaQHoLkF9Ye48L2MOlpm81",
+	"Uj4IFn+PPuU+HG6wqNmkrDQlKZz0R6dkAXOBGffycyiMOealvBF539VKYlhopJ5+xbSYVDAlMIXCLgbW",
+	"GRJr70AWeE/byreLlCMX3GW4iFI3WgBcOER18wylD/Bk5oE4F+qGJ/PKbjeNLBh4dxAW8G0hWAVivARB",
+	"VQoehRrZRWSuBsllH+kmPKRCGjJT9by61SNFBbDuIjQSp5U1eAckv3Ep3EtSlNKL3PDS8M2QlwDhs1XB",
+	"+HIpONQLI5S2e0optXFg5pOgh+AYwNI2zGfHdeCriOPQKXZ2VI4aJDVTvak+Uj3eIXvw8OBb6z5w+TVo",
+	"SALxyCbBSDhNnmtkpBow1/GcnmAOasi2EJAkzBceIB4+BPoAxFGSS6IERtKJqxppfqnBhP5FhBQ5bI7W",
+	"ZcR1GEaj0N4dKZSYjPiD67yPZ7AWnKZJsjKCP6B3xrA1ElMu4ZhO5QehB5C0n4gyh5IH2vOuRsK/dFUz",
+	"sNcBOuLCU0u7uJTd4/gqtIMbzk9ULUD18lytRwq/tCuWjnHk3WWRtMcI+p/+xHoOqib+jBmTKoSMMx/4",
+	"QInlwvXeixopdKNkan/16cTWC16iIEUYe2/LDtiLstLexauUQs+UwnA6SMmhP8Uj5YcXSHi5pkM6YBe0",
+	"ibBcDOpJuBHHQOYnCrZslrX2zp5RwUX+Vph6fXxhJXXeb08L2JdNgvZzbu7Lw5tzgwN+kme3YcemM9gE",
+	"Zk8t4SETkY5kDRWZakYIZtrHja1kHlc3oo29qdUzTIxyFDMuTzNttc+1EBHYkf2Q0UOhbwlpDGBVXvDJ",
+	"XBy/qJSpq7KbIkdVxxN7ZT5ow9wOL/A7dFjPnu0x0mVVfc+Vo23Uj5a7EFbxelUb/LtN9+6u3F4nePai",
+	"gtCpIbVXXC5jVVnsURRjNWKR95F2stlheum9PG+9xJNoZkCbphQwSEARLhg1IzUXtRiwfAlGGqVbuWFP",
+	"UfmCRAXLBbhun56esh59V/bstD90LbBLTuAHIsogJ5RP+1TZfO++wOeMRxi8v4OKXbxJ/iU0vx1eI97t",
+	"jxOrTyUJhtkhUNYa53q7oiwU2qTWnFZgFy+WZqPg4nYO3QErs1wZewwrBcT6Pt6evK7rVaxWZqTsAcfq",
+	"T+J6ghJ9UQJLPsth8Ct0pJdych2Fyc5Z/tOPb//3q+9+/Onq6/evv/vm5dvcn/J+MHyrGutckAtLZ9Ft",
+	"b767+OEHe9ttLbGgxfo0nuQuvvTd+++/v3j7+v/Yq50hgZNBflDnR1i/wMeK4FVy4oGmWh7y9BO21ZRm",
+	"lUh0QEeUvmjR6Q5a5Ml8pa6DD1nVxI21ZreiFsRHb23OF7wsybWsV4qVlZo5HuDgyz/RNAcrrO0n6z19",
+	"duo985Wyn2OkwC2craxA9tVFfVc+/NXpGTPzulrNsJ4lpy+R05tEdcM0SO4m1zSErUfyCZbw25X6BjY3",
+	"mNv3ZAFHIzxSciOZwfbcRrp3HqEk8XMy4eyehMJ1OBAoJj/SWoOAR/gWXaL2ki4bU/UJXxWyisBUezEX",
+	"LWd6CbxxYC757KWpIB7maN/sAxwDLDqfUBBHHUwM62rx5H3/5nnGfrr4R8a+P7vI2I/ffpuxV99dvMjY",
+	"hf2fH9+8fwci+ycx/p6qWuBuBGM0CP7q+banshQgKQzEzXx525LXdgfaP1Ok9IMRSjt9QDdghI5rNpfg",
+	"30GfO3j2NKaPLTz9asAuRgqeV/K6XaZFAmu1LCteMJAwrPfsK/b91yTX2DaxZkeCDvaRQpsQBoy69al0",
+	"UlVML4WYzI9NdQyByTGfXAss+owGSN1C95yvTp+OVK4qcyXDRs63idMu0bklhjBSu0Vn2IkXdgttlZ2L",
+	"VWmk/awn9tscO57o/YTXZXwyHkmANuawXYSGo/wJ4vPp8zubfJJL6ZT7IAdgy0q91zGBbYRv+PSrR5ms",
+	"ly3Y8ABOxj4iqqpRQv1h9FQ4q7R0pAIO1VRLeXwt1rv6ZgLJ607WgAS6qdjAiaKK4GvhcH9l3eAlCC2z",
+	"VFV/7Krq7QzS5jX7QNcWQ53K9qIBe0ukI751D0CBrW1LYj/HYcQVNexhEq6Gxm2COPb9O+jriCLDsXJo",
+	"1L1Cusy8najgAiiMH74B56LUFaKi1tEKdDL5pWuQxBb97oQe7exh+f1w+Q6JRLgd+gjm7adHCNzk44Pq",
+	"DuZexHyOAbjpmU9XZYl95Rl45ecuS4iBtTnXc4qvBYiCWphaihurDrgRNethwknPq9u2/d8fsK/XzIXX",
+	"rGaxE2nptUm7bLQwmIHlE6OjPggXg4QOe6m6e1wcgg8JiSsSEjn2/5tARKu0EbxotK00G3Z63DXnWrM7",
+	"RjoCynw83blr2IGlcnxHVCThUKIyMHDjCgbfAcRhaaw5D+hTjZm7ZclYWCW1KkvHsb5VskJnMDUU9c5O",
+	"n0e2rLVfERUqBpMCwYhT0aKcZu41iFQ9pUJP5RvuOzyi9+Rf48Nb+k4erjckncJueKNrsY51V3r6fv9A",
+	"boHGMPDxt8iypt2xsy8DFXks5M5ZTvoKOMMgo2x8ph64y3WzU99TG7joGpxyqdm1oHgmEA5AhS6IQF4E",
+	"TBTENbIjNsyM4e4zSfftMHpiVxfFeETFAivQaKePlPuOTvqzAbuAy6LZ4JHfPNi41tHB3qdrxC84zOhz",
+	"SAR8IucXLOGufb5Hf4fT2S5OjrwjVlj4nUep5P233B4GNqqDbXvNmc2bR6Kta6Rru9y1MbhLBnt19Tvf",
+	"gMSnuWP3HeZ14Ap7TBYvpFdmfsJVpexz90ow24vXi2qlYWuhtQRFc1D24yuGcr6U12KdM6yEcFaiHU8o",
+	"Q7vE22i93EF0WmMzkjl6DmzS4zX047mBoJQ5pqvIIO1xXMobsnU1nwo7pliMEYhyXFe3Aai4GkOUb7nU",
+	"YC4TiZiqGJw6QMHihjuCHKycLtdMKOtwa7ALj6XK8DB74hx7XSnVNatFIRZLPIqXwUzVbLkal3JC2W5R",
+	"wJATe7Uykpd6wF6bKGZ4GudU7LpfXYv1larMVQjoEKaVnXryYdKoZBUHhNrPuKrUfR9yHGJnmCh+jwEG",
+	"X04fOFLVXEpowelYTtbb/oEQ5/JjBIKYrGpp1kfn//w5iQs1ZxhLiJWZxzaYPVS1sAfzGEHQupMULx2+",
+	"LlJ6K3Fs5ELghgaCNo/ES6V5HnlN8LqUAIKirn2xB3RtmfVSeGzH23kFjQoQvXKJigYY21qYgOHmYNv6",
+	"bCY8VMQG9i9XMVGtu9T5ascOOQ7eo4cFwg4cKu9D4a99gj33UhvgrgO1OBfl0r20nXlZEbKw1o5tK1LT",
+	"kMHZCtbU31TlcFMT6be/D8ufR78g9EGAPQZQGQ+PDNi5yco0WLkXXPGZGAY30ldiZg0E3i5Uzn7kgyc2",
+	"hp0ZzEtq9stKrAIWsH39GdD+Iz4Asf/mbCG4cuWW4AxCe/Kcq6IUBYLjgK4x7tHUvSxvBFReQjE9L4oa",
+	"Ej5cWYMGC6Vh18DXBxdBY/EC5FH+y6fAh0xXlYLoAGH4ucVuTUu3Gdb2kL32m/OevOZomMfquUunsNtr",
+	"hqW3X4t2gt30GguSf5+QCh+bY7iLukSU0W2CsltJRAbInqzDdPVGVWGKZEooMT2oHpRFP9QLocuixaQW",
+	"RqO3srCWmpU02MqQPMnTgJm5WCCJqJuBA9JzmdQIUFT/UkLOcsy1oPJ8CoYXrLesqxuJJfj6l/LKXdee",
+	"NHW0xG6RHgdyq7nu1pykt+gK/ru/J1H/bWf7Dd1wsZQv1Wpx3wBc/pUOZUh29vLnmAmYJDvJncn4122g",
+	"WQAryaOHsB6nk8TQnGDVymhZCOdc9UOLeXuQHTrI8AlSYbF9PlKRSYEd937EK/x+vvHN7TKsiw9ketEr",
+	"nbhrdA61uQup4dEjlVRaxDPRTKhJvQYjEVrntWG9i5fvjr998b1H20qTd+AmWnPKnd4h4DeBAzdSUZQf",
+	"SF+s4zdeN2TaE2z4eovalHIUkaGXWcd2eQU9ZwQtHHIHg5H6gS+o8WOl5C8rhH9q40HonZ3+Bbv5ihWe",
+	"H9EqewIRMU7w/igGaIBHjchHUnYnbEg4ARFIE+vFsTbcSw9MNPB58QZM4p3VLoxa7IRwnndYDBip9BIi",
+	"EVxkpbsvN61q7CwQyth7RM0a6ghh16Oas7+/+/GHkcLNE31wkmGpVwQtlODCYH60GhsuVWQ6cMV+vFiZ",
+	"OWJYgiwCo0MG5HJsM9tkwUITJoptiSL2tIAxQZrdpsUbv6oPonXdcLu072Uk5D9B596l6gzzOWjb7gsR",
+	"luxT0DVhcyUYYBfxhRhJh6QUaCIWKQdwxn23GtU1xo2UFEWSyioXqyVxjswAtgKCgW3TSzFe5e28cscK",
+	"zekwyS2AYqmO2QtOLJXBdwAm9gUjuQk8tls+75GIij7UNp8tY5vasx1HbMteOX1ca+CPkR3ab18c2E/k",
+	"796O/PVWKLRyk22Fvdl8InS8eTBSinXjQKICMTnMZw9JT1P7jIZ6cv8QaFzHtiMSvJC5Sb0SpwWe6DYH",
+	"BZW4Nz4SKK2GLB2pfYQp2y1LCYjr4ez1x8Xf2v+EevityHN9dFv9d075caBxL40+GfOSq4nYKxVM92D6",
+	"FNhttqmW+I5JpfRqgXYSVuoAv4LrqL5FsLwFl0rvZ1tv5lueaEbv0kK3uORatzA5mgqf10FIS88bQkAl",
+	"Tcy4cotNCts4MdKlSqX5mpb9UJn9tQSE85js+gGo+ZM57zr47iv83vXypd/f7pW3c+2P8dNFZ9BFofeI",
+	"wnvYC+tH6B1GHSS9ajEBn8ULYnQpWj3Sb+jpjxTqbns564Wvl6Ir0u2WDjqJk3C3UKsFiD19Y3//pTz6",
+	"eRMWZK95SOKBxfR010zwr3tH3N1Sv5KlQNS8ew66xwMeEnZPF+OPxHrR2Abbu28Kf3T2ITdOHs16nBl4",
+	"pl1ubnh/e3X8SI3UMdrQfuvnLJ/oG8Ltc63y5wHxwg/oiyzgdwCewq6sqQT08fGaOiqh3pS9ePePkWIw",
+	"zUFialu1CYUNMPMrewgo8Ea9BmDw94D2uHW6+pcyP2ec3UhxSwJTfJAacXdhNaRinNViJrURtSjYu//+",
+	"jrmnbE6mx+1E06xei/+bSsi4/xYqUgpEcegYtY8ZBZa+NdKHOSLos2fPQmnF0BOXcsU83pWfFNW8+Y8j",
+	"NeBhFuuccWPHqcDswA/S4CmD+n7YC/eUe3AC47767CN59Ki5h3giO2nBknP72ZBE/L4hiF1KoyFU9xbX",
+	"TTPs5N/F+GrvgHFjSyD5ZwmuCYAKYpmqh7Ashc6YXCwrgDutq1vCaCSkPjrqA/bKygysUsjDGPZIe+EI",
+	"55tyvm7um9QTikYj8BPA4U0IJ7ojw4kE2CcuvHk8PovQ8GfJTPGxu32PqHH66G0+xpAtK9jswPgLUJ+Q",
+	"/4Ad1+r2du+p08eX6F+wrraFnj9+xx3mS7rP9804QbdqiueTSVWuFmo/eDy8Fvm/3Y52c3yiPc6pHSMD",
+	"2Yr2eF2I+hyJ58G89q8FD8AWh5FyJ4Qe4sQ+mpepBI9n4yeCg0EzLivljUjwQYK1mI3Uu3dvXx3PVrwu",
+	"iK3afxMXUoX+BaimVhjUWvv59A8DwnOf4QUt830eWPq0NNRu5hi47Mtp3YFMF22z397pLapbZW2dnceX",
+	"s2UtjrWcKVH4rgSHSLTlLLttjz7xi3f/IIgfTUYWnKDLuQAI9uvQl9NoVaI+JkfzCNjE9lw//69TX0Xe",
+	"ehK5nwlCJ20eyAyLA1IJ0W+rDlDVlX1Ie5lqpFW/oUV9X5cPcV7dcLuVLF4Hn+8L98oda+VobTHU8Js7",
+	"69bN2XnOqyjouEs949EHaMQ25cxDPyLo1id6pJa1tOt2DN2zcGevqtlyvtZyAnnsgkhn7dmtFJXPNrT3",
+	"VpU7Uk6/2pPuPDvHDH26S8++tYv0GQPNOqFg32Pf4LJdpS9qvKsdnRfUaHX7G9XhqEgP52RqPL8rXv7e",
+	"xT2D9u69v3x1/OeMrZYO/vn7r9lf2dPTsz9/9X9bjTxeG6H72LiYigWH8AdkMzPkemA/ILLCSEkdojJr",
+	"Yc6t0QGhaWmoDwxf9oR+zxEuG3+8kgWRjrhYS+Mmx+qSD0bqAsf3yIXiwxLKURBV5tkZm1erWrNeTn+4",
+	"4ibvxwU1HkhtMheTa1GwuajJfYCNwDXAhY0UBqNiWuNSqqTz7+zZs/6QLXkNXAhzvlwCPJbxbx/eybce",
+	"RnKZcgljMamsX5X7zEHOVsrIEotp8DWhMRlXAXoL6e2QHgNEKMp9K6nFjaxWIX4GXAua+RdcCK6AVMaK",
+	"YwK/S+sqnz4fbhhWm3YVQTPaXdJHzh5dsaJKw3rIceW+q+NuzZd1NRFAupl3cjm7bY77+P4wF9NxXlX1",
+	"4qFj6DgyvPQuW9CHBvEU/M4C5w8NBNkGAYlScfDZKTzcRIm0/+QY/klDAN+brnoNAgIpRGLpznXTmFXi",
+	"NvIAN/qjY5Bwqdmz02e+72GkQqZQOeEbSyIKx4ZWrOZyOLksk1wjdGqOVO5mdUVwa3Ou2ayubqGns1Ii",
+	"YzlZ4uCNWq0X/ZSkRL3he2Wtl4Csjq9hlwAT3dbERq4jmoZnltNW5N/O1x7+aUMtZExOGVfrjPQDTaTv",
+	"KLbq6pba2eb8BtTigqu1K0jlcQxvyMYlV9egHzGVqq/lcknoykm2F0OIIWznLTRoNHUmhFSmGhJEx6qE",
+	"MtlqIQ38iQCWawAtcfjK0bfF7tmyuoXaVS0ypip1zMvlnKvVQtRyol25LOTr86sckOB8gtlr1yI2UJz+",
+	"G6mz0zOAT3BblJCnvHrGuATVwpHm21R7WaxQW9PI9LwD1ODHS8tXshQ4gBv2oHTys0dJPtDaWm3ogTEA",
+	"53GldItk+JJjfizVhNI9CPd70FBkcd+bgnrDay0SX6qJKIqiMEN8Q2AE+goNcx/LsH9ZCMMxDuPiH47p",
+	"o6pHCnd0zPsxYABRID5wQNtH4OdzqmEK0ul8Q3O68r9QuuSx6N0VTtz00YugrgF8CllGI8XAvxEEPBIr",
+	"JdBSoMm0/B8RKSlpvDAs10OYKYRfz+Pl0y4GhNN08CW92DUdWlcE1QBaaP2hB7Na8DUiZzmUYzvVsZhJ",
+	"pWA1rcMPN8FwmdeD7gMgO1OgLIHiaTCsHQvfOyoqGFdmbkW6EhJE+ibKfV4IxJmvAXWxqaqIC4AvKjVj",
+	"eWa1/jDPrALEgqj8P7n1qBYLju+6UoWYyEIUfdpkXiuy3E1/EIYcYl02VKJBqycQTLa4zvmc6yvcprmr",
+	"ckMg2nolSN0CpnGk2lEx55gLuXoKFgv+97Pc+XyVGrC3TofrZSmd8/z21Qt29vTPp+yXVWV3tfUqp8hm",
+	"GtBix4J2WLywoVkV2OvUCmAuUmLQNqX5BsXAQ7uONOz+vuMdFpW/+weNvrsXFS57yIDhF3/u45XmGxdD",
+	"+iR1WU26UwfAHInG+LtbPrMr9v41BpenVY1yTyoj6im0lvVyeGS1FIov5cB+PlICJzdP05/70JxWi4AL",
+	"RV3rppaiALR5QlUeC14DziHAe7ag/lE3Gp+JJ9itgm8Qkb1CJTnDonTWi96E2KvyVV3qASUwfuAL8Vfk",
+	"u7aOAvJd5+BwINIiYWGBMPRGvFsEDBtWWiiiPuamiZ5VC8yOWo2BMIykXgn2Di1VbH7BmXtjBCORYCnM",
+	"FCCWyPYqIHrH9/JoPyrRuVmU6Unbi+AzWsq/XX7/HXyEu0ble22XluDWLt689uZKs+1Dr7URi6Ofs6MP",
+	"x1ytj7F9AKVrvNlPuNbC6JN/2wPz6z5bH8vT4ygDZq6XEOUGSyneVPbzvLVOGW1EqE5cW4NmLoTJmJxY",
+	"17qsZpXGBPka1CIgahYB0Y12w1gqbjdvRWRAdsjbqr4OHcV2fZRwGHrDgMiJeHeTOWjrhUtd8nX7KepI",
+	"e+sLu1ybebN0tV45dqK05DvXuCzHK3k8XqmiFIN/6dx3eCy5mYcGD7vMR03FGLd7LPiH74SamfnR+dPT",
+	"U2ijta9+dH70//3z4vj/8OP/OT3+y+Dq+Of/9X+1MNQemJrjNxxfcPuxyI7kgs/EyVLN0gsxi3B0foQf",
+	"sGVC7lZ9M/tfH3YdvwzP6UTrjzimUendb7njq0MAfLNx6BinPdk8+/6giwWX5TGAFO3R9EVgj4hptBV7",
+	"rUeCyJ7xQmqrZIt+yuzS3vn10o5wCfN5lNavzVeUSOje1W4FNIwy5TXxe3q1gr984hE7zLpzC3hIb1X8",
+	"1n+kzqrka2+3CeOTshdfSvRs665TS4xUYysz3F+dydPSFOSix3RlLSYC0aUN+ujuVnD5qYOZq4LADHLa",
+	"l468IPMUxiqQ+eOw3CCZPyUYFZB/8rqWDgTBcU338mldLazjair7v3o1/peYGPhBfID/b+0j+//dbIE+",
+	"ASxbbgyfzMGqzhlHehj70PdvX+v+0PHH2dWi+Hbkn6LzT1CrWHVnV4Hra7dwCJn0jXD9RLJS582FoC4x",
+	"N8BIWWsCTHMkWEVSA4dYG30+wq/jhi25rLE7TGcUlPDYbyuFwA7E7PLs9NTzwlTTkYL+HOxlI3hj1nt2",
+	"+pQ6r+ADQIoAWW22trKz3tnpWcy+0tk65YXBPQW7/fMfCf4hGr9b0F1s+aYEEz3FfoEC/wR5D5eMgK8t",
+	"imHjc4OUvMvM9V6vcpkq4c+n8etz7ONKRPhB2qHFujr5N0iefbu5krEH7LUV3CTvtamWLk1j5QnqEQKV",
+	"7iGflsO+rsW/KGLq6O1Hqha+b9N55XYQ8q29KvFs4lZKuu6pzg6tVNDs06LV3MZfGrTuqUHr47fxoQa4",
+	"3wRJsV7rITghlIJ9WmaovoBas+Nt4yLbFNT2hqyOrCXEXcRQQenKz6x1cyPayWb8W7xzQAr3r7488MIu",
+	"if8koD98KVbtqkXfumke/gBY4+LY29x7+dn+4ti+1U0CBS1Ew6VmeOiL+AmBY7QES4b1gPcA1uevJHVz",
+	"tqZiFNeQZT3DvuM/9ByeK3WFZ+2v1rLLmeCTOZNGLLzDII1mebiug7r0VVndvgwr8jiefmORyc9nPV6W",
+	"7EbU0DDdv0u3f+c86hWlXAnohWYRbwLyVWTk2AwZL61Qk3Fl6enWidODk9kvpJKL1eLo/KmfOcCHinqf",
+	"qd8LNo3fIl4+7pyHA8qzBlHtCTKlBl+MK9M1M7rvCu5o/6oFN0hJ8zGf1s1rLKZVLQ6aEt7yUXPacT5e",
+	"47l+u1I/wGm9376M5NAfFJ3yy0ha73S3bviaF94n/fwg+uGki1hAegUVftyG0t8R6hHAt6tNLFk4jDZM",
+	"FQ/5Aa4Wgq72Uod+wJjKtRDLRHZJw4QVUt7ugteR2iN/gZMyYN/UfIqompBaAZ5gVHSQAazMnI3dnATV",
+	"o4YZynCooiJU5HjJfZGKUDNpt5KcXFvlxFbLDiYg44tdofDeWgm3XDpOgzU5YkAQMOdL2Jc5xMpyVoil",
+	"UIV2rFy4nBgumHNVBGBCjDOGhNSkWtglE8VMQEcXrBOsuJ8DhB+Yiz81DACgCBYJ99GQvidF8+hzF2Iq",
+	"lcQ2Uk7NoxhKgiJXnbQkeLOa/taDbfqNMNayBkgoLI0dFPhTPmyCzPlXRAhF+44OeDEM9AydUmIUDV8T",
+	"8RbpLV1c9Bb3VjLGvHJWUNhk8IPd/cBdxR3fHfytg0QqmtLzjI3FhK90YoJpw9cxlJF9WBMKq73vIpF4",
+	"91VvGo/xqPhFyUx2RrH8OY7JE+yOwBP8Kf7Ns4ctlUk2E/LL+e1eiqlhPTovk6oQEI/PpdKr6VROpFDm",
+	"iq7NHfTsFxRZYpSCc8wbyrBLF3Z4WzsR999VU3NcRHE3vzGhytOKftQt54gS3Og08w4UlqVCsnO5FLzW",
+	"eL/1uQBCNnqwQ7rDUnanOJEyf7kU0KtxK8oSRyTWMirHVghLp69jCYWzYbmHUsozuwmnq9qH9yj9g9Wb",
+	"SCDBtZYzBRWtRBlIdVKoptwskXrSNcz5Fw9jIa5B416x0KK8ERqsA8e3hWvnqLBVBaSpogaUPjs9rPXx",
+	"g/XJn20QUxdNHzemomZ8xqUasMt0iTIaXOiM2e1D5aDRlLGvdePRIPx9w98YUmONqd/W0hiBqHaUzvG4",
+	"3e61EuMqI+2mvQ5DwwgLnsEHBSKjN++pewaMItjJ1N3p77eqGqkYYh4gpOrH+J/ncEzoGzvCuJsKa69Q",
+	"bmyT/a7juHeDmLWfQNsDH8tfD3AAG3s3iBhKWhFzjbOVnewaJBEbOPOrsmQrVQqtu6M/rdHT5g46LLDz",
+	"iA6p0/I/STOPxt9hvfwBuOihE3LfLXvY504+wAY1eJsmP7Eq8vDWlPaBtpDcLRu2gIfYcPpImgZoa0VA",
+	"hoyzf1Vj57ic3DwNNa/3ps9T192raNfPiAgAaIM60Fu0NEh3k0AAtikyYLWwy2eEt0nwmqFvizSiLKn9",
+	"8LZi1xIc4CmzY65qwfiS16YPfOLYFEnBZ9S7qE4HzK70ktR7wz6y82hpCMR3smbCWAjlZ4elF9q7k1jL",
+	"gVaBNNagAn982Krj4/bBO1Hf+6poO/t9FbRdqh3q+fSxXTkXbsVd86VN8C58oGp5Jy7QiRUax84I3g+q",
+	"kMCOQioN0j2u7Co5sj279ykVhaHDfoZQRtga7OtqHCMmhqeSO9ikFLym0+Z8hVqgD12tDBn1yqNM21Xk",
+	"OIARdhT7/30wD4GUAGBWi2MtlJZQBNTLv85dGD7n+UaSay61qeq1y3BhBzdOMC73otqujFVl4RNwrOfi",
+	"ptUULDTXjCeV/0+YV5/oSOwbY9RUaA+Jbq2vvucKbvThW3dsCYAVvru8FIGJJKyd0BtfSRoXMRvC7FpC",
+	"jRkVoEE3W2u4rKqxLZizZQ0M7S5suTU06UutPD97Mstdnld7GjGkzoXeVXkPCZno6yCjA2SE0w3SmfLz",
+	"pYNHHcX2z776KjtaSOWL7/fIE0HXIxTw01ajPdC941gD5ZNuWJJh0DX7xvZO3sGLKOhZ9LMeV1UpuLqD",
+	"gmVpxELvo3TCF71489pKT5oKr2u+7lJAyZLp371JjrCaZAO6ve8UAoj5ezDKu2zlt3SiCqmXJV8npzoE",
+	"VlRsPVEYHRPZIA3hNxBINVeaT6iFAOEqyKTrD9hLX20A+FAFgZyEbz/s0Fscl0tieUKidDJX9gvPRUsZ",
+	"b8zRCwYRjRhddq9BWzCqn2ktBABcUSObI3MOIoyST9CRDM3VOVn82PxLRq39B5nqGcsJ7yPHejxsedLz",
+	"6lZZgbzSaCYWrKhY4JJrDAuMDLrpVWyoT7wfkbsgakZorSFZFKueMibgh2C9E6ZN3TZg76wo4yWsqU4r",
+	"bWFSyB9BhYa4HWTttgKpb1+r5dwZl0CLYBidTxIKFzcULzQOAkcHpvdNPmDfC66MnxZ9JLuoDsT+tqqv",
+	"Ra3PdxnxWcyAChAyEc9Xm1UP6+m05Eobn7zyn+n8cRXzxXb3qJmycx9xUz1fFEVDO99H8isZ5R7TXg+p",
+	"v/Dj34ran7Rs84h9ca3uILIFFtb+ijRxr26kuN2nlA+u213FF7lK9qIMMTXGa1960Yvr/Pr0d5+pp4VA",
+	"DiP0RFxciITQeA2Sf9As4JAaYT887I+pZshSjrpwd5FZe3XfP2B9HqWwL1rye+jd22fM/er27rZC774D",
+	"5faDHlK0BSvyh6rXuqEt7yRIJCe2lGrxGwBDst++8Bxk9qRtlGidx2ENxW7nEsxhTXZ2MBSx5l1SrAb/",
+	"Mgd5PmD2M0Y2IHUlWucR3wEHHcbUXNQPFQdJf3KVXYhMGwo4UGjYX4H8bCD1Fa1uTl6uNIlFB8InEV9J",
+	"T6IXf1ytA/Ceu76stIMeKLn1ECILV0YT3M/aHUaQem5cb4Mhcl8tCFAiaipwSwBrjwusG118LRVD51BZ",
+	"EFc5QcXqPvVNuNaZs/3BG3C5Xo27EL0aWFtnwraOQc9e+OKzqvav3mqDbqlCy3yVmtT7VV5l27lpsZjJ",
+	"yZ57LJ+yj3/0yql/7IE7BFvtjnr+fp9Gnedg8xK5SyBvWnM7S4UC1xp8iKWoF1wBp21UqLJhjpWC3zSk",
+	"SmDmiK/cVpThT8A+9Rh+m9xBLcZnWFmx7avvUVQBn4JdBD7QvdzoLnbt7o93+iji4w9VsLB9J2xNF7wu",
+	"Euvdnc8WOB5ZbAXj2QMLZMnNZN6CJUE5behwRBOsOKGglcOpR1E09ECJhCkcFd0hjiFgH3izLCeQCPBJ",
+	"Mofh67otwbyBAbiVdQBm6Q8EJvMRzAEL233Wm6TbgL0VikNhO5Af0NRR/QcLj6JOTiRCuj82Md8JA/I0",
+	"b5qQrBaL6iay+zx0sXuYNbX8aHrzWL6HdP0DGRY42CPhIxxkWITsPVqWX6yLDeuCLO7DrIt9wkSbbTmY",
+	"DWxTPWBrb6PUj6PMWviTQuwt9rxuNGuwG6nlWJbSrCGm7f+KYW005nNMWucUXs7pmdJ496+qwe6Q6kZi",
+	"LCkjSJoQP+8OmGfxO7cC4vxE3qWb6l9pXgRvqg3jpa7YvLIyMHJAMCuw4X/oAXv5YckVLDlJzl5AiNF5",
+	"xvLQKnOF7TB5H93JVVlaHxPSIkPMvXOmpZqVLu5esRk2Iy+6w2SPFCLDRUlahGJBfPednPZdu5s4X3At",
+	"jqUKNRqQVQNfErIk1WSy8pi1LtMIesWpw/C4WG0/0Y2363wbwevJ/C7z+vEye2jmsHO7JhKuOGhp/xFu",
+	"u/9I4CFRQFiBweca0mtG8/ZC/qJuR9WN34QCWolbigwLE0LGTx0xFFZo13xqwFrjBlr4oXGxKtbASkGk",
+	"/aG3D1tIauwg0UKZLGrElFE0B2Cug2iLIFhxSoTAqvkNRLoACxjiOmMBON4rWZph1DLJy1sgviAQgBap",
+	"yXoJ12sIn6XThxv7LgeMCOWow5Z1NS7FQjuom6yB56VzeKZfJcjrzGq+nMOyAOhaz4T4IEY+nc4RxUyw",
+	"sTC3QiiMdbm6XA2lt5P1pBR9Wk45DUizGiODbnZEj8Xj1xqLdUXJGAAaB21kD9I34ZqeqSpkBaGiiRq7",
+	"QjP293c//sCU0KhPK1YIsexj7nUKQD4gXs6e+XZK2gIOUF2jHa0TPPWqRgUWBSs0s1JhzXp5Lajl9qpS",
+	"V2hZ5IhmnhEtabXgRk6oGLpSfTdWkF6do4Udn5oZidESB4hJjoOFUdUbRW9oeeBpzRoltlrUN3IiGJ8A",
+	"j4z2JXXRfseXEQXTwqyW2Hm8rCvi+0IB3oN63o1oa5LRczMp+tsCmffoazx6AHMnojh0JcfNnpHUe9CE",
+	"9uNHJlv0SuIxHBCKxGUFCHAgwPeLqjPKSiIJ6Y00zuh9DbwaChvuG0gxOrRDFr4g1XcK9dMudewushZj",
+	"igTSaMbPkronqa6WdTWrhdboAvBbLq2IusJ2+pBH4Mulbm2kYIjcaEU6uhidBSouAhqxFibypKtUv9tL",
+	"iXvruM8ud8Vt947Z+tPxWfTPfR7uehIWbjXldtbAd8FlZM7zcH8J6X1XWuHwKpyDGZkMvCigeH1lKNJ2",
+	"HsrPqRLkKjZsprIsNWt4pu6GFluLrt/8S3RbsVZ8IScYD7QzwheuV8rIhWCTSk3lbFVTadkSz7ap0h6A",
+	"PJg5OetdizXLk+cSm2V4uZVZrswVqY1oWLBy8Oek0cBaznDPPkMnT09k1a7QPSvltd0oCwmUYqxSojOa",
+	"v6vQ/DLaFQaZ1sH4rcpChOyqRBrR40qVa2c/kb2Ute28GHqUXWxL0jZTEq1u5kfgP+3Xuvkjbt9Lrq9/",
+	"sDv1aP9bw/mHw3zIrd/gpvuGG37AXT/CfnmHm/H+W033MpB8oOKPk6Zpd7IPrlmPS9W3J1QqbwtgzG9Z",
+	"C01clt6/hhPb8F/gcoI7AkOLlysxRO4s790Se4qpsHK8GZ4igfjvX3MUDtrhFZKbRiUjsvZ+WX8QOXFb",
+	"Ejfea/WPitM3L+PmEiiz9z43L8vq1lp7FG4A0iuPyITIFtYA6meAf8BDGhvihzuxhQI7VfTUcweobSbz",
+	"droq7/D38FPVDrvTsPyfoyP7lUZHGRtRKHJ09LMDR0h7Qa24xGGQK4v+mtBR45fVrhZLhMIjRxcHCuLN",
+	"+8ssKbp0L05Gqi9QisqoWoYOTaqhBNuVtDfEvgcVj0vxt4VZNoIiMPEQqamm5H9RExZfCG//cqzVf/P+",
+	"EvQkfZsOG/f7qpDT9T06tW/s8Cg3Hy13tktkN77WXWbQfqcgGJRCwzZpY2o5XhnREWddtVLxF3GYtZC1",
+	"gPM5XtvjG/D16ZNgzWT0wxPtKfASC39ZrjRSCzcKFOnvvVzqK/xvTEP3N/mA3TZosMRjTWR0O8TSQhDY",
+	"23L8GhGFgl3rM9tW2g0pVomJLBRZrt6uqapQSRnXsNQloAbsZeT+U7e9a3qHIoIEkjQybOciXGhfcMBe",
+	"eIwguzDUp5+CrApelzIYwQHoQBteijwLaM1e4w1ao5H229UrETqkanFcr5SbZbyqAKUD6Sd6Yv8eROlF",
+	"hGAYWewUFodnn4f9GSkOzL1uwvHZDR7rYP82UW80GQHkiDY/7RPd36FXIdEAKo8U0hA/ubQ63tkCm8H/",
+	"qfyAPsjWEHc8NAdoRLdWHZGYjJrbQu4Yew0ODc+0ZbgjjAaHdrnRm8V6VQ2uoMtMrL2zCEF/u42k6Q/Y",
+	"m9155cjkcZwgvbPT5/1tpSj3GBp+9BKUXWrUntdmovaL5mxozvfxBt4rgHwSTujHQebELtVqW/NCJG/j",
+	"qrkNB0G6on8RO1ttim1vBfYP/A+pZoDxVgpFfEpO2cQgcFHGksSVt33JCeK1CMVpZBC3ArFtO8shsXeP",
+	"pzoMggN/Odif6cF+i148newnOjow+x3zKLmzR6nZhpr1EW0EMglPQ6c7eLyyJupKR16mCtDHbYi9LS0v",
+	"3R0tUBEgjY7TVEPi4dwHwTeUf4XQZ8jxqiq9uhS8Vjp62BONi9JdpvU6WuGHgsIIY4ZTtl8/cbSKCT/a",
+	"HwMYY3MBWlXmcXxqPj3i2FoTBJ9Q0O7aTpjpzyFgxbrTCUBkCbYPIkHFRT1Sh4rMLIUjQ4cK78c2NaPZ",
+	"fLXgKsE+HbD3MMGST67RQ8G/wjHznk2NtjckiRGj4hx+0bE5nqXGODL/LZdX9kXyeCYR6vvOsg2ywwfs",
+	"teuOX0BoSlWO2A3WqaVkNJ6tQ9VtoL1jxVAtbgQvoy/VWi0K3xNXyEPEyeA4u69GKE2c3LlzL3aBUB1x",
+	"8KSybw3Xw+JcycK6nDMuFeWwowbMGBz9bhPZOIVNwYc7F5wHuyL3aMbEYu7RHJQwia9X5U4GvmplIGwB",
+	"+I+EDwZTpxP7xcbZEM24n+h4eVm3XSRvt3RO/k3HZmudzFvqFcED+yS2MGKR60EfQ0cxsoQ31Amb8Rsx",
+	"TEVogNEO9pUXCdDWUgt2LZZmwC4SsWFlhBMZcc7WE4LGwZGDjnZABU0USc9U2I1I7913Arm6bhEBb+H3",
+	"9HTsXc4SLdkt19Sy8wUUus34t6sMAFTxKt+TpZJ1t7nFO6Wj040O3Ke1u7WcahcO3guV0seOo1qcGBsl",
+	"g+hC7JwCukEzXkAQWJAKEAV7aqXBD74xd8aXOkKiSpI8IX0AzSZQa1wZXjKwVgYsX/KZM30gGJpjNbyZ",
+	"19VqNk9ewrHutNQI3Vb1NUVO829fbsYfELcMSnZN5dUQQQVG7Q4d8Cxuye+//eRL3chdeYSH+oHxUXEW",
+	"Y5OD/4/iEm6KjbsuO3GCDYyDYzQOjiPjYI/QTItFETmN1vGwIrgp7wgIJn4EmDogQaAEd8C+DiArCcyo",
+	"d0iG9tGeFnIpVCHVLAcTF55jjZW1MC7n1y5Zvl//zb78W5jDRfTqj9LkFi/jvdATtr5s3OW2nzixHtZr",
+	"Na3utwKtdbKHtHIlsYtobT/L7q7kZTaPXSQb4uMcOSXJKUe+2L3Pt+fI2Urmes4MpE9o6aNM+uadrIcV",
+	"tlZEbAA46owSMTi8TpGV+85ZsFdET5buI0OQeMBy968rU10tBMFjY5oGC+oI11vUyXOwsT8mG4qJhSKK",
+	"g3aREm3bS1jlRxEl+G73LUQSJuhtE0n4aiMuki14cv6qT8a7ixCro+8e7ZXo63dNKd1LD4tFfcDHOEQ8",
+	"JgHVz1EkbsaFu6Xg7ibY6DlxR5A3LCCOYT218FMkIqzH5neUs3lEQaX51u2pqxuOGSh4kqqYkQuBLAEB",
+	"1HdC8zFzoQEeTZRTTOnCC13hLPOYAsyRoUrN6mplBCuF0U1kYHS+ioVUUpuam6rWrKhC4rhHgfFOsOBs",
+	"F1Sw76n0RwViZ1D6BIXGWXsyL1EVTyI+kraQcS3CKvdibUNI2FEiwL5Qf8Au4o+isTt/LOIwvG6Nw7c9",
+	"DqnYkzXq00owWYTFePYsAhw0vJ4Jw7gxdhUg+eF6y7BmO/lQbFJyuRCFKyWCz4x5RZcRCaD6tVhWtZFq",
+	"1ociwFsOyDZUXkWXu81WCF6UDjbaNDnQmi1tbKWMLOPnOPBvPXT/6bDD3MGxL+yvon44emlfykXLWVCP",
+	"TBsZkBWLUq2QX7a5eApACHHF7QmFTAPQbTjCnPN4ThHgM6YbAi3PeGV8WXPTYIlWUkIQNJYN7SyDCWR4",
+	"BB1PL4Ag4vZd0xdyUVcohdfnCCTUoF7c1QqURWQUVtZ4UiAt6hsoTwm9WAthOPZPpWC5WRtNssHMwXJl",
+	"PABStaonDhLdvQKBqcBkpRUlOV5GvVN5hgWeVKUW7QoibsLL+hC9csdNw0veEnajy8F1NSo3lOA95X4a",
+	"ozxq+3JjLrvyP/H+vSM0xi8tm40u6Q1r5GNcMt9GvRP0LxooBel3uXdpfMI9LmGhHsWUeyG1hoGI2otZ",
+	"CYwTm9nlJzE6wS5QwbYT+jAW8QFH44/SwnbATj3Ud20s/vZQY9jxJ/tHHduYgBPjPeW3ipBoAhlyhuSH",
+	"KSWeL1hBiiV3XuBnsKs3bd6zDSouTDipaeXIuPhkHk/WVe9Dvja2TJ8EAiXFcig+2Su88CkxyzuP5u2V",
+	"F+h8gUOTBS1B5z/EKfbhwMYC8N/WkXa28eGF3F0j7mJ0SkKkN6Iu5MRk2JEUfHbrcsmF3cWScgN9KEaI",
+	"QT6GXaHjiEzccyGBve79+16OK3FVC+0BQPuM6sJMdcvdTEkR585ovHLP0Pl5cL9csxCBlzrxhA1b1VIo",
+	"1kum3veeCGpsEjKCoLf8PMEQx8ci+XkG++dfgqismq8Bsa1zlja2FmIiC6GBOJFx7xdWwAPCVRpvCBjS",
+	"SWw19hjx5c7jhrZooZ0XaR0OXpa4dskkIYPtXMzgfoRnXHF3VfhpvCZOWfze/ZhwPl7DjUjwVop517LV",
+	"cHfR62pOuwAbKiEZSNyuhtPozLpWf98rLsKZAtWF1FyN6KvD+d7w/XswgPXM4PXpwdCmBJ17S6Gob9m5",
+	"6sRJFm0gj/BAjLHncTgHgMJo96SkxJVi+SBdns0QDg/8usOPqCB097ZvyAH7cZME6yJ1/VtYftNNnSSf",
+	"/G3xXrYTi8mS4QBtJ/rddH7pcY/j/tLgj1QDeaCVH87qHdn7X9xfcn/dYXLWx0d7vSegjO/fWoihhoGR",
+	"HCKv1DHMu/zq1AzAEs2GZWGqBlSYlYkIHEg1CFb9DIMS3+8pFANErQsPQu269ro90Bd6bQ+CDguyTERl",
+	"COE5ryDcp8OsgRXDc8QekrUzn7S9aiyV6A/YOzs21JJDzTf22aZ2KEi5xhqgAHt2eooiWpoYIuLCfYp2",
+	"46BSYbWCKHzOeo1Mhqmq89ABuyHgNc28P3TEmi0iOetI+n6i1E65kDvsyjbydF4/YtSkzSvrkKybb5Mx",
+	"hXiybht8EbR3watuTz5KJ6lmu8VslKXap9Ijvnxr40+zHq8tSPE6HvtR6h82X+fBmPWSoUGKrKBQBXti",
+	"CqGM5GXXNMIVh07mPqsMou95SIVBvBKPUGHw1T6j/VCZ11a+W8F1V8GZZAdAzpjfcFkCtspamH50eJNT",
+	"ukeZgoofjp6yVAWmBBzQICHN9MbrCA0k72P7SNhgod/U6dgRrLz96wRGixxuf5f3PuuV0gPgKQ4blhio",
+	"F4Kr4M9DIQRk+rSY1MKw3rSqR8q5fBSPPpbq2MzFcVlVS7itH9pKQu97mAYl8mPSulZxNVK9s9MzdGVv",
+	"pRb0WJhYypVnKoIjpEZ/V3tAOFcRKMDavgRYPjOwBvkaADKlGamSG1H3B+xHlYjUwFeISWAC9T5n3C5K",
+	"pTBzm9gNb9GX0htObTZSUYcixq5CQcJgpDqypNEhvicXMRrhUbOj0Tx2mS/xN/qSGf0tSNAXlVJi4oH9",
+	"0VxPJddhMrXNIDqZcMPLanaoYWSlE7hV1XRqT2rPBEg6eGDUYhlLoX5CmGyl66yqAdNjpJDl+MI6dJH0",
+	"LVoSum1nu2FuvaD3ehSjSygD2S1nb7n37DR26O97l56mL4r3PpjlQ0t7iAHkNgUtzB/JBmocHb8Ud3Z0",
+	"9y+VsKu/Dl2DG3NqrVjY/PAv7WOOHnSv7Xa+w/5afw6Jz8fYjt8Kq0ySpTrYKN8Fn508/Ylmsrgn7sXW",
+	"E7GSx+ER7Q7E1ytZUuLRjhGlgwppqhq4oF2hqRaQwQgv7Sp7wZmwU8odITep5/VSQHXvSNn/BECgScmt",
+	"tvMPcVjpEiArCm/SA1gWdCrkYcDc4Sy6+T7RgfWlx9VIrdS1qm5VGD/G7+tTEsfa+xtg7dIONhW1nV3g",
+	"YYRZnBMWss6oZ1ZnI0WQ4jpjVNGvMwZ1CVhTTUQ31fhfYmL00D3BgQXXGkC53r56wZ4/f/4XVnAjjo20",
+	"izcTZqRy/OLn4Q+UOnz/2k14Jm/AFytmwrC5VAY438QHw2vBseHNDWq9IUw4KfbnUzaZ85pP7IKOVFVD",
+	"uo5LAMeESuBxLfi1zlgOLOPj6gM+LLxmbicFc4I/hLkHKFHEPkOK92o6UvFHHLAfAq8Fcfy0WDCwNd9L",
+	"7E69J8/kW2HcCI+UsArD78BUt6cz+vkPYjPAJrA2f+P1YeNFTeafbj7sTVSThFq2ByO04esosVOvlPbJ",
+	"h8alTuSokULm2S4vnx3o5OO8m07+ftAXqQ/8WRC6fE6b29G6JDvqUBtkp5kbP3tbAH+XuftAJu4BkZkv",
+	"lu0Wy/aTNtWhBaP+9tfFUYcxCrl812fS6Z+9EmYyFzpjJbCnRkgj0cOe6CRczdmy5FIdA9dqg0DVtYrE",
+	"t4/UBGNJGki3QJOICmLOKnTsQAz3HHvs9C8l0ACNuXaAKEDhpXh5lf4NZf24BEVRjBRmzSdVuVooNAyt",
+	"UUqYkLmemiU9bypLcWWNIcBcQSyW5XEpbkTpwgR0k1hwWV4RtlyO5rVUSCLGi6IWmq7EMi3gACwcO4P7",
+	"l+dhb+ohOz1UatXK4ENptbAlbKTevXv76ni24nUhinNGgH0ZhMDGfILtTKVU18dlNbEPhCI1TfWKyPS4",
+	"UqXQAap2vCbmkPrGSqWRgj8cAxBm7+z0NGOTqhAs17qeXo3LanJNDG6KrRQUK8KmpnK4qqZ6M1GwsprJ",
+	"kHf/6vQZ69lHjVS+WmpTC764Wil/LPJ+suNyz9YOefo25ZpKyO/d7r5HSenG2CUmN03F093C5GteeDP4",
+	"i2Rt1dh2VcfUgtaQsZFUeTx5a2XSybKuitVkL6SWsSxxiu4e1ltUhSh1BtFKjYBt2osKog6A7DWfibSV",
+	"csal0tiyB3wK4zXh7HIMfQIvr/UUB+yNG87KhWXJjbXwj2+h8hOIfRttRTsi4SXFFhche+k6nCdcsan0",
+	"FBcwLLTlAm0R9Fbgq9D0Byx3UtLBQvi1qaaeRwcdebqwvdzBveODR93/txBLxDSIZw6xd68AevAiCEDa",
+	"74rEu6u7CMWfnp7uIhS/zyg8LfAhoXe3IJ8lssHGYY1kiv2bXfHuYoGLotCMbzyEkFg366GRhnXAfsCY",
+	"Xi081bSdNYTxJg2++3KNpXTXQjkLIzCaQtkAavIJZSFbmpkuioI+6z3FfDAFTWM8Uibaj74bdd59pQf1",
+	"uj+L0reLomjZzq1HolNDHsBP7FSHg2JHpTHnmo2FUBtacOexuvBPxB4Fdz8po/aDQ7dcSXW10iKH7hC+",
+	"0oLuqqnlCRmPxFTUjsNPmi523/i07RMW8ir0C8XvfVD87rWf9wj7eOm+u4Ig6MQW/6Zze5w+tDS8A0n4",
+	"WTRyYmJyz31woGGJz9qfYdSLvaFnZiOuURAx1BQAxDaQ9VrRpOkiIAWtsPrPGhDAJOrB37fJxkNsCHYB",
+	"mjIX2siF3eFXk0qbq6Wor1ZKmhzQZaG9ukrkpBXWUyNqaL4cNiVwoEe1T9s8Gy8Lae7XUkE6nI+xVB78",
+	"bCJTQ/E41srvUyN4mqyDLBx03vdw/EuuZiu7z/GOEPMkwOdy4dDErAO90iKLimasdw734QmNcJxmiNNY",
+	"VhMqjQN+jCgGyQ0G+hySFdAcIhJ1NfVs7aJgQhXLSiqjB+x7nCJIkHABdQERnBF0msacV+0VdwhhsjuO",
+	"QDFQWDdeshzfDBjpjahjuEhaP5hGgUXC0EM98+lBZAXSUVQkh5uwALsDgRa/444ak+Do0ywQnixmBHbL",
+	"6EEfaWYdHj/+de/Ku7d4+f26+bgWu0RQiLbhWvzRqurC+zeP9vZgJEmMIEKqpVB8KQfuI+1Aspea/bgU",
+	"6uLNa/Z8cDp4zopqssJ+L2wnVKbmE9/8fFvV15Avd0E/iKHWUz4RGeMaanKoOw76D6Um5qxW6xRGXspv",
+	"aMhPtVIbARPV8WaDUIKFBT5de7L9drcUdrXD2w8+diuIyaqWZn10/s+f443hxt4+arQR9FobsYg2wrKu",
+	"prIUJwuxF6EBUHNQRLXR6V7NBCSjqNWzkXhmrzFa68SXWkcZqXOqPvv7T5cENAASHjr/j6UiUE28hhBz",
+	"7FtfC0wqXYs1saJlPr3HHTPTMTEz+asbjE2sx5O3isAEErDH1q35/foNrt89u052iL27MeO3scuRFgB8",
+	"rMD8JAGWzG/pl8ztSgB3iDZlLYpq0rkf31ktjFvkrfimmmAQRKhJiAC7mgjY/ucs35B5uaci9kfHKkef",
+	"pwSNGVUw5nopJjnrtTwJKnRObp6mv/bb5Rv8aGf5RLPqVjF8L3DRdTQwRtaHie0zmYglcBWvN2YHMNb2",
+	"U8uZqmqhWyNB3wrzFtZ151Y14oM5mZtFme7RZtS/dRfiF/nb5fffwWvetcB76z91LPaaRDROymVHH465",
+	"Wh+j/YN+lNtj+pfy2OX097Gl3/33d8xfDwaWNq6pY8+G2cwXhi251rdVXXSwOL77pfzGT+2eE0v3adRF",
+	"73FI/iZZ6j+SiZfuse0mXbp/uzNCb2mnQlWjAxyOB2I9vayuBVCMeSfvTaXNrBb2umVdmWpSlQFeqr20",
+	"bKRem1Dti6zwUdEJ5uUwL9lSbAN13AB+d+UOB1aaFyOVj1anp88n9o/2F/iX+H/wx3mlDf5wjj8sq5p+",
+	"OMEf3Dj4Yw7JY2ue5LLIkRUJ7RKksW/0tPbiNH5m122kvMawWkxn+DYgYsib7jsxj+8RSnBCkQ0KUXBm",
+	"hZrU6yXwqllFoA3Vlt+IeqQcSRI+0b4s8CvOxeQ6iJ53796+YlCtw3o7a3WofEgk1TojReU6cY0Oi0p0",
+	"eAFE+dZrHrIzB+jRXrIT4Q/7LtuJ6+wz9p1mCN8BrvqK6vSBtsqLwo+tjh362MBI2dXKmN0PWdjsdjXc",
+	"RmLmFgzBqPW2s4M2EmX3FAmMRnjUDtpoHjsLkNyqIm2eV4k9p+fsnnHHoP/ANUq/3YzoY+gXpwYYbwj/",
+	"g5RMq/G0M78aeC2jPZLMAmxXk4BksGSDERsCwe+ZajWZW6EIvUlcUaeOK4AGZJ5YSDNtZFnacw9I8RBJ",
+	"QYg3iSmHHkoyyrj2t3fgkxb07JjRS7X36WLerylB9snDJov02XBT/s4Pkv0Cn3aMsn0wvttPynZ4nja5",
+	"2+oJbt2Mp4+hS+K3/FL0vy1r/Ekb7zBfMvp+SRXqpvw/sfbb4Qh+zQE6QXCiuluXhKLjEeSjCzySB6KF",
+	"MdjRCU1Z+buX3718ccmeosNRSO2KeUHXjJRjyqYjFrG2BAL2cVWsz0GRYZV7MOkzxtkUdgdVpIMaIp4f",
+	"1nt6Smgvuj9SG8h4uV4BgzOB7XqPoRZcVwo6ZBdCaz5zLaJUBy81S0v1TfASrKGtq/KGGm4JPB2t/8SJ",
+	"ENOqDs6Jmg2hIqDpRlR1ixfhMYRGqs1r8OY/uA+RoX3qNG7qO3j5FSbjQPTAGiTakJGyn2HALoV2TQfc",
+	"iGPgrxXFRlkx6509o6qC/K0w9fr4YmpEnffbdLV9ZmyJ++/7QGLSjr8vpbvTBcGtpD37O+0GOHu2h2Fx",
+	"WVXfc7Wmt9KPJartd2x+HYCyuQvrW1cnZVVdr5adcctLAQX9kEM5lgpDa7dzzNBg2HvBJbRPccXE8YLL",
+	"cKjtTUQgiJ0yXDnSLC3VrMTUzHGlfEQnc1LEG8bIpBgneXRrRNwuARsLXkMK6RrM+YKpinFVqfWiWmlI",
+	"3CghClH0IY0US0+p2LgycyhS1qyXa11dCWUXs3Cy1CFa0xv4IJQOaQRcDOxsr8WN4KX2BFF8DAaVKuSN",
+	"LFZW9GHeSMNcpAbZw2LZMykllFjgarZEeOHTvdPVm1B5vxNlovGJ/Dqb9VIUQ6wPsLqPvitBLXRVAEB/",
+	"2X5oFO7SqCPg2VdnD9sD8O7dj7ho2yTjT5u7Gxy+dMsOHkUC3WEG5JVrc+k4ipj9bJ7pWKroqiFLfOnO",
+	"HmmQjlF34YbGvCyuMjDCaodypM5KwR+jR2kE7Jti1TyOHcjvqQgHmov4rIv5OTp6+uh+t60bZ1f64zLq",
+	"22wlJXxIj//TExldu2RjG+6RtWDvLr7/jknQImad7vPubAR7r4nhR3vhGWSj9bCrKcvxF50jg6Gdbqz2",
+	"gAwLxaz9E6CZKD8uonIDrrb04IEOQHKTTxIDSSFy3XPcDZWD0jamlmOrHBd8ubSDraHAFtWS4yRFLZYP",
+	"2EvqUXOv4tqur1Z1SQfK//RhUeae/nImbwTYxM8iZEyMm7sb7AtNoUu7YIjBoTE9UakJBevUjRWP4Y4I",
+	"gmfAXAMre//2O+LdXGnB5sYssVjQ0Rli1Zqp9vU3kBmSviMSChIfA8KBgn/oGMuCcQJWzrohkjpKjvHh",
+	"V1CbnB8qqrqSB4muv5fkQRA1OOSDZw3e/RiL6d3Ua95/D/2VX7qftgTtrRDsEKv7KffD2qBQxkI1VS2E",
+	"jmxL7WSrE3lBXMYNA85MRrYYAtLVQmurxIeI2D/hQegiswAJmAZ9UC20UFggs2Ac5II96BrCYT7N2svf",
+	"/PjuEmrfTuwGOcHbjpFwOO8feJiH8UKABNkkQtxOfkhx/8bh37P/CseVv3NInrvpp9r3XOzXUuW/+Bbr",
+	"4oF30rfCbN1Gp48lxx9HeH9GLV77b80DA+dB4R/Y6QX37Gz1GkTGcS2WJZ9QrOR2bg1W62kNIc0aTLEt",
+	"Jtiexta38sbavQ1btqqbpmwyIW+CEkN1b4ZPgbhQjAw5hA6yu7Jxc6mvyBinQJM21VL7iFuMMuOXwcW3",
+	"QaaDP2EeXJZgz9GDmqQ45EO3tR0oyqL2ts9ApH1m/W0HW66IknVSVLeqrHhx8m8IDneDPkdJMdLcy1oc",
+	"E3mgNRg1k1qvsGjOQ7kj3SEBuEImiXKHlWLoeBZSXw9RZL17PlI0L4o22afas+nd2HfPWSFrYR3z/oD9",
+	"UMVNaPZgzgUnqw4D2ueEAnYNvBpalNNR2EsuNo0r4MLNXLG/fX/xwr0a9uUqvgAMgEbkAbtz8PUgjE55",
+	"xZESH5ayXhNOzwXNwNFeLXg5reoFCkaMoNjRuFnVIuT0bkQtp+uYm2sIcUf7ZCATvxYqpDrPnp7Cn2ky",
+	"jjhLSytt3WpCiQt9pliGsXer5bKqjWb5W6vJcpcQ1K3lNrRi7/Bb/YjdOwcJmmpihDlG9LBU4Pi4+Fgq",
+	"DiH1vcri8bWfaEYDWrGMmwFm8wJ/Pf5G6mWlJd7Y3OI5N4ZP5guhzBDKmhRfiL+OjrDM1cSjQNFTqJUd",
+	"HUEHYncpf+Zn4GL8/972Elr+j4DUy9oI3fpkQk62yxEE4p1IdRAzu2Q5najGVobagK6NPPg4Ofz09GHf",
+	"DI7JnGt3zgafSxFLRzrDHdaQa2wK7l1JUjzl+2G102NxewBdUmOwDuh2uGFrvixKj52d/uW/diJmNRXd",
+	"shbU7+YEfjegu2eEimfvboPXyBiartOqZs//69TXnmQuO0RieJuTO1IYKR6vfVENQiaskfpkyWuD2Aos",
+	"pz+en5x4zEbEaL8Wa6JKtPd12KtZpCZOz7prsN+4NXKb5n1d3htouLLjhyHf1+WrqnYDP7Qp66pD3Pg7",
+	"C7PjzfClmq6DbQhZsnm6Wq57lOxAPCf7iqDmqaYKrO6jfAmBJ+5P1/u3r9kUEFklERwgHbhmUkH5iJ5X",
+	"tTku5U3zyAdARI8/nnC6BfNTD9gFNBOKwo6Hdm90hNGeuBZr6pgB3vzIiGxJcT3x8gGq24oMqy6i9kVY",
+	"T+1NbanYu+cZy/VzP+B4NbkWaetONIdQ6+SgIfB6wnDA2S1W2ozUHsxww5D6ytDIRWI7bxMAG1y2USl+",
+	"ZoUb3DpScDYFCrdgZtgPGMcJRmqkELoGPpLUHZKZ9XLU6PpKqiv6MYdL0pYa629IpY3gBcPuIBcRl2ak",
+	"yHgWvC5llCMFsAxaJIjHp+zkWB4fJubBJb5iC6lWRmDAXo1U6yQlpgdqsfAUE1PgjmgT5W/xSJBx/r6W",
+	"9yTBaZz3tXwkVJ14Al+k9R3kwmA5G7ISZGIqBw+V1VbKHnsC531qYEAuhztcwzly6rif09ZfYOSEhBkU",
+	"AsoFkuaAdYXcOv7GK1l8yAHbGXnB+xkTfDIPvZn28ifa1bPZF2M9+N9U8HmmSSiPofJfqmkG0xcumPAa",
+	"eNsCUTif6bReBy06ex9h5yDHpyuQA3RZoQfsJwpu5kvAN0eIIbmQJqfR4UqoqQul1a7BkWIsQqJ1OCWg",
+	"38q1BfcgtOBYtq0QROLOebXSHFhQp+6xmibsrwYxl4p27P4n3PgIG8heoAUMt2mnPtGgLKjiwhdJE1lh",
+	"64P6cRxj2LV72ojEtSHoPruLB+wlrCAUizgMo/bipkuur1+6p7xFrMh9CgzT3Uthn+ZcraVgh+6uLAQu",
+	"5XgvfxLnVTvXoPvOHvAYptkDoFoPU9uJd+xpcbsAj5/tBjzeMS8Hw4RFO10Twb/uDcOUfNh3eG/LTN7Y",
+	"04JgWxkyzjzNkNJrhvSM7kz62fZILrOnaAe5C6TGWqFu5GgrSJNFlEouVot4yUIgaGOmF24CS1HD9DL2",
+	"1Aqvp9np6Wk0q9NTmhfKlZ3Tguk3Py7N65S+bfc077OOdeN87gS88iKzcRJ/9wCZCHmVvnSkxptKu7uS",
+	"8CeAiD+e8gl0k7wVGEgGfWes9CbtvaEaM6o5nEpMGvTyDdmWZzHLdtaqyZtAMFyx1VKL2gRcX0449qyO",
+	"JwewmDQpbRUoLxmyx3HoYl3W1Qxr4s6jekR8BNXmuM4lgALqPTt92s8YsFT7kcitSgbDRJgdovcseB9Y",
+	"f2h1D2HR3QD83i2vi3OW/7ISK1Hk9vjm9UpZLyBHMCb/p6oOf4Lr7F4ArWdXDlun8KoJVxNR2n/C97JG",
+	"EyU3fB0RzsYup/Nkwa2hPDfM0FPUaabtPT1ZiMWysqfYWh3W6ukPre9m38SVHFr7BWnUpUJyLztOlL3O",
+	"fG8WNWQRHSJkm/FyoYHmnDmW8+hFk/XpD1iO3n2evAnMHqwhV/QZPQCWVNgDk7dcSKsYubfWCQXjyQ8F",
+	"/DL0gCnCtrpKLU1miwKbL9kqaC1VC0TOUPAkBEjEkwTREvg98Va1sNfHRhTAanjyRbSYMpZrw2sjiitu",
+	"8hA7cDsStzbyQupoF9n3ctfgNEWRrJZ9V7eztKm5nM0NDu63ZXj3OYe6AZoJmOdYexueGKYnAbTJGr6N",
+	"zQIe/0/NN6AmQrd/N+1wb4wKNZNKYMtiL/rBFxibsD5wp5UiC2gVLNaZ657BTxcNE1me1o/pZ66p0X5b",
+	"QEHBHn0Y0VuB1o2hcA86BzVXmkM303my0O4/IwcJG+7crqMa5jpyoTRFj6UZhq9k/79Olg6fAzt24Jog",
+	"GcWYJNVOk0uU23O9Hiz4hytn3eTYj6gzBh8cH63Eh/ANeq3+l1UJczmbi7pP04zGodqMLDpmYd7w8k5I",
+	"+KcOY7HWvNqVhcD0camq6JrwPXrJnkJMBOso6PjprtBxQylsCrbom8MuG0Jrq5W4XpZGIz7RHvpPlWtC",
+	"X0gnCG1fVJKtTbVciiL4UvCu+KH7mZ9KPDk62f4VS8FvELMhej+AkIxOBl2UerjSQHWpPQpIjLrSYhg1",
+	"8iLpbSS76PSyi0i+hKnp1QTb4OjxLnIWFB+/DuASt3zNomLUhrFyMim5XOTgkWYEhwjxNrBF/suHBO3H",
+	"aJtLyzTckofLVwrKrui59hI2F7w2Y8HNuZ2n+GBcTS1dRImeEtwe3Go5/CVE+lwU1r5AHwWpqm4HzJvy",
+	"TTFWyALxfzDW3otMHbuRom8NtgjARt4qTBmpNdGbSVWID33CK3Kg3qTVoZW7wibj6VRMTLohMf762wwG",
+	"BK8f7M+oQg6FOIZX6BwO2At4nu4CqMySEjKr+JoVZLiDyDZwRg07O30+aAnS2mVOXJV7ZWppBC0eJV6b",
+	"zOEnaeaXfKYv3rzuxCKmM+jOHmwlMkRvuXb1ZOCp3WWnxcfOE+Fj6PhsNjF9KXe7ixg1mlMNx3Wr39oR",
+	"hkYl0Z04bLi1l6B+IC2HkdtbLk2sSYOlaWU4gO1ZDVArXubOxGtNlSHoOgkn5xNuBKOJhr1Imdy9me/f",
+	"64lGAXkjag1Bcsfk5mCjRc2ulVXNyOpZsaKi0LATiKYCZctk3Al+NmA/0RtjdNop5iz1O1O1CCNHxTTn",
+	"wRWHP91wJfUcED009cB4zVsFSxI+lfVibudyMidTYMOt7sG/2ozNhvuzUijziz6rObU0W50PWcRKCTLv",
+	"eNC5G04Cup8+bIuI/JDkq1cKFGk1nSJUG+BpQbC3mjqFlHl7HuqmCNYkPDBjqqrjCURUfF7EIHS/rK1C",
+	"76NjAg4r8OtFU0s0JahbO/sJabsqLMC2EmkkFPTv0a2Ob8nJxaaggpnKuuE+iKMdVWtZ3YKnqnhd0xO0",
+	"4PVkPqSt5Uw+jDWAO4Mxc/fnAM8raYkAc7BH15LJD6rffg/l4H9XEStpH+yXS2dysQWvr1PvKHKGCe8m",
+	"3UypkO83DgCEg1MTzxl1mU/NWFuLrnLZX27yAXthp4Q5AfFhUq60vBHnzNxWbFIp5+lO8CKAs8Rz2zwY",
+	"GUmYEH+iKWI+2huw+AjatxhkcALDxyHwYhAX3trVSWNYQ8zmafwkhK7wKO8ykt1iYZxgKkFcOIjzyGSP",
+	"XeVe4hj3kxhFL3J2876bRbtnTrwTfnns/pewoyNh+kTDrjv3rjaJOk2LjseL1hHlWBHvryzaQE13jXJ1",
+	"dPOtJCIQTsEHZxnTGF0BtTswbGHee9m1sGUfwqxNxoBRH8mqfYHfNH3nHZYiynOu3YawwvV2Q4n6M0EW",
+	"bksr4w9VHAAjk2TYcG0etrPxUexC+AixiCPYHTLAQH3sbyTiZTurFOL6gP3BOaiUgBcFZj0QixDRt6Ty",
+	"/2lVfN0feg8Wb6oFSWnKEbOLsiQ2HacnuK9AipO1UfHAZpIlUr5sUlnLkWI9sVPftCKc7JxKK7/jcDwv",
+	"y8QA4bMZWUy1uJHidriZjKfEt5gaVq2Miz+t4VdQASWsemLZ4Ct1vk/4LNxELxIS7PYdlY81hz5gCMys",
+	"0/KAPnVefEKMYyYBodXVeWA6Foig7Q5w1oqd9YG1CNY7fXByZIx/+iWWulHecEj1wqdWKyTTsAf44QsT",
+	"aOhZ98izux8zee31UmwZ/Aoe+dvkn35VVre0jw/hMIik72dJQ+3nr6/hJZrqCf6BPRetLccXRMfI2dhe",
+	"ADuBzwLAu97QJpBpssImSTJZaQ3gmOiKKmB20cT2WAxYzosi9+nuAFRnByNMe64okw9AMvhnYE2DTBj5",
+	"5c3ivah6zvAZ/E8IcriO4CGrhV6VhuUUBLzCZ1rTPaSGMOkA10kNE4bMdo5YzjnT1dQcFyKkz0KdXHiX",
+	"nnNRSA1Ys5gijODnIeBPVUC5wtV4nbtUDfQQQrtxpcJ8CUc67w+ptsaeQvdakI52/eF20VfQekzg0z7T",
+	"EiZH0SBudiwjpsXcSt7OuUG3EMIEbvQBu6CR8JFUXxhB+NknoL7KVWWuoF4+d0Ch8H68rq1ug6e7Ckdw",
+	"qvQ55BWsv7WqQ9CdK/a3y8s3eE17+P2iWSHXpmR727XsOXvgTMKAvTZigWUbEH0oJPjPKrI5sLbbZwoR",
+	"11Yasdg4oawQE1m4nCCMkkUFCYNCGC5LnVNJhDSsl//z36OjspqMjs7ZP0dH46pYj44yNgJhYv9L2n9s",
+	"qN3R0c+//pz33fSBWk5RSNC6wVTeLuGvZNyinClkYVeZ5AKU2PJw1OJyF9yP4CvSmcTL/dmIcKyQlZII",
+	"8YnADltv9Tl2NtUOLkcvISTrklILa/LTMmFVnnZPsuY1tu/28qc5E7+seKlZ/nRwCk1UBWbH8Lw4j4zm",
+	"FgQeBAWbRxF/lYVLeOI9dm9gsthByjQtORxKxIavNM6i3jTxvrYr/sb+T2To3Yc3DWNEilg/FlHu5jy2",
+	"WwP/P3vX29u4jby/CpE3TQDZbrbt7wfEKA7pn2u3m+K2m+zumysiWmJsNbLoipJT41DgPs19sPskBz4z",
+	"pChZsp3W2W3v9t1uLJEUOUPODGeeh7cjIBK7qYu29OpdJvP9iWj/AcZK58AeK8S5xyB1PsA1bhPp73aO",
+	"2wRekgw8WTG29x7qdU81O92OWq2k6UuNqjS91X9SuEG3XetEL2fI3oitN0oFOQVHZGmDrnTcBGl506Zn",
+	"KVhHAXb7VFi81OvUvbaTN5hYfnTHbs+DGI1VSR/d+gHuxaGvMvf14176a6mXj3vjRh/8/BfE9xxCl/C7",
+	"T+nmBKv6GDenpUn/G0nJrU8eYuwfADWlDYeAK7v2JOyuWC51XeASMKuMsweZnR9mF36nnB+DmxZTL1Xa",
+	"XLV29oukVGnGFAfdHhkRdG+1pDhlK2AG1AdrQJM3EtE2A0OFbYozn/rGw6ZeYB5Pu04RcqIDS5Zz/UI7",
+	"0mX+LjNj7L+R0TsWsTJVtoT3k2hTxUKvVVl649T1XcpKTQNWFK4hNeyJ8VxTVnXw3kem28HtSpW3dk3o",
+	"QhkekU/DdL0ROwE6He+6w+jFd2J3DdI1DYFiA4AVyi3li1amIK9KJLPVeSqMoou0+LnLdE42oxdqE180",
+	"aX3+4h42sDVd7V+yQjz7VCx07S9wAwD04P7fE1aEHoN9fLrdpvVKvLdhDf8hELCsGe3tvdrclsqqQjyU",
+	"lYSdal9F06VVoJ9rxQb2CgmAVm/VGrngYUB4uyhLZClfZSE7WJVNrQmVUDfRq85UD4bRPvvsoCDWUyVY",
+	"8fb+Xqzm4GjZi8GFNXoIkkh9OoG7dLKK25Xv6ZY8Hj3r6hEfYX2v8JD4kFl1jMyqZndsnYq9B3DLH5j4",
+	"Vob4pOvlY90CKlnjbV9zDEskC20Ufst0Kk5lTgU7zEDB1+Vsdhe6JHu7KWfb7UpYdaBU+cMcifGxnQEX",
+	"iymVMFRpMdv4ObC74dT9r8luoRnl9DKel/AqrRfpFKp2zYv2WAfjgz9wxP2OF2E/2lYl8/9+6x9Twh8b",
+	"bgDDW1BdLSbr88n4QeX5CIBIk58e7s3YLUXvdvSynuWURgSlIZace7Vhi49h96pFAMpHjgIYxAjbykRE",
+	"Z4w45Vs1Ey/URlwDLQU/UzCY4u4BpEt8n6Uxo8SM7TtGlLqSlbrgkCKeZeoeJEYy7U9WMWkQ9e4yunSe",
+	"4hWKOjZv1UWV5XyN4MAPHTZXkI6J7FB8b2Y3IUJBTRacQqYqDhEBxTWsi9qIpcKvHoYKH9bPyN+3A333",
+	"cP+kxCDfGV28VbMXanOtqiGt2lq7IyOvvRyQrJYcBbJtpbkj2Lme67oaTlL+ukDxJWG+tw/UbnWt/eW7",
+	"tzet3sF7d8lbhaT7wC9AFRWL08uXz2nsyDrRVVM/uVClOhuL2CR6pT4HjGdM5Sw8e2fCJ/Xx4ALMUAO4",
+	"EhpAJOJ5rmf2fbxBEtt5B/wgOEMpAa33WfWLHVynD+Ty0q3VXanMwmkPN6yKFCyGPH1U/rLW98ozihPM",
+	"frNaIaW3jwhQruCXIKUiJULkAM4ilF6usnu1cXrvEme6tbV2ip3P0NGkFgMWckb4ytNXHnZwqIwq11mi",
+	"+qixIFB7nLu3GKCfmErbqRpEWbBS0HLLvA6dQDZOohNV1Esr4rTYJ5H/gVb05MdDUg4GoPxb64clfQ/5",
+	"AO+Ht+ofJ0TsZlXY7j6/tvaf62xeCFrtHVsMIS8O7jDPjalxDeYU7VRubyPkyreUrFuVjyu5Kpvlqolv",
+	"fKNvylqJibiuV0xT3SvGhK/zS2aQfZ2wogFf2KfyU3dsznsyiw7JnTuF2wqJGnWOfulSPJS6mDOYrwun",
+	"nFNgCMGzeSmLCgk1nztmDMo4QwgGwbhEluVGxGB2i13VBj86FpfchftTFB6kxKQUOVqkh4XmqFew/9rO",
+	"kF5Ps7Thg1qKVOGiEp4NXtdd3PI8d1eyPpz0qQs5OYpupIXfBryCsef/otJOuvZ3PH6O9BCpIQjncOJH",
+	"/5yxlNxCSgYmrv3MWLxqb9/wkIB3PaqNughG5lIRyJhqCaQPm1qbiW5q9YqkCAU+DaZm1JhH7jjQpY+X",
+	"YOtvteyTC6g8oXfi7RrOlCrCJYpafK09S4BZi6fuQKNY4Y6B0LlDY+6ej6kqAWmIQwss6n8vLinYG7rW",
+	"6BLY2UbM6qpZnlwm9yZ0VzmUnOskFnEr84CgBdG0Q0f+kbSAyqJY1+KpQ4+wnVDHPtsDqB3W7p0XGufh",
+	"NaP++5oYx0q7gxkSfdo/k1JNm0AC3ukLkffy2G4fo9gVbxizdudR2ih+w/pJQFxMH2iHyI9Mu5JvrRrP",
+	"LNFa6qHDuFG0nbBQ7jx2PePhoOfBA/kJEvltf+8pcGrPzWtSkF2xRtahd0v6+2ezROxJ+0JtBswQout2",
+	"Iuytid2mid1JB714xynkPQS2hB/h43joDTZE0AzlII/Fbvdnih0q/uZrrnpalfouy9VkqWJGgA6ZeY/t",
+	"HfS51PYTX5un5S7yfQwoCwNsEzHs78m6+QNa09vft1t4ydkfNqxfqVQpjos3cOnOAHTQ7Eh4o8CPk/PM",
+	"OpslYzZBqYiAjZLZ8Ai1QYm5jZ1I4J0xrDBH2TYN+d2smVE1LyNQDyMifNP90eFu4Te9UjzEBzXjU9hJ",
+	"MhnjgDWyDcQuRI4DzuqSqPScTEjvGfgh+a+GfTIWX2j7xGalDOJT7uePTHCIkt6wtRR8fweEh7QdUEVc",
+	"q0roUY4A1FpIV0SE561OXagRbhxA+G+txKyYX3QnmZ5t0H7//xnf/FI4LZhUKpw5x8/ilIi2GYAZZSfW",
+	"DyDhINxpqu8tEr5UyIypadk9/nErAdOaW2xMerAyl9qpCyTdBlavNSi97Wsla5kZyg1OxSm5LLSCZ4Hd",
+	"K0Os/33+x16Ll6WCvBmH/0XF1XJjSKB+n6c3ZD5iuV8qvcqbYhzp7EmaVKq0xsZPMhrQ1JAGRO5EwB6A",
+	"DeAvUJp///Nf1hR+9n/4QPvfmAqSM8NAXhdWEXOZFeLbm++vcArxhyvOqQt0whFf2bcBPO0Og4+MSBYq",
+	"ue8hRX+D4di9zQr1E+WRUid/XGvOc+CU2H2tvLem1nhX2vlNXOr9wfb7TbYfweB39mHsGu1Dp/8oXSiZ",
+	"V4sJZSupdIcp2KA6Mu4FVrFeYa92NVKlgmRFYb0I0I3qkgd2x04zdUyqFHkky8xUWeKDxykzRtgNu1AJ",
+	"XVprnfs4gwe/pNz55H5egncAcSvAEIBxqpX5g/R4Sv3CvXJMI9lQWXaq5qVMHUjhZx9/ElYvxnXhHnYx",
+	"bwKq1EUlM8BJC6OSUlUmEgttKi4i0GX4BeTtccXCITc5X/HifIu+n9L4bPe078qUQ4d29Dwt9kvdDI4J",
+	"ZP2T9z84v2rHvn1yI3LCTOIQArVvTKWWbVXLs7UqlBmufr5ReRDy49w8OFtImHQZEACGB00lYo2eTEww",
+	"pelM8TllpTJVK1WkqkgyZRBplI1y6bqyx6yPCy0ZmOYO8Rx7FGcEYoPCmWZgGrcjsqzCMW7rWwhNgdFT",
+	"9iFUK/yt0S2v3qWSRpN3SWgSh99+XrlZflIkZOrjAH7Z1vIdXTN+w0DgbbMEwTpqBOjISuIGRzK5RzlK",
+	"JdPsUdrRHDrASiR0llLe3WXJRfsQcVLJuaKVVxN7gllb9PSZQy1sEoCX2dzVeuKMAWGeNeDBAAP4fsSc",
+	"fS3nLvFHUHlA/Atd3dLvU8LhxVcpw/F6uo9Is3WW1jJ3Fqh4PaSdUoBMYiZzWSTeiHdr7DKleeYOV6tX",
+	"fn2elHSEO9lPwE8LDxmQ6cbDarEAHF3RDhrZpSOe0QVvwQw+NQ3n3OU7A/KmO+Yjqp8f8m79W59PrHsl",
+	"V9nuxJ4wJGintJQNA1s8WZ/HVhPMSBbp6Cc9A+OTKu9kgqfXikCJtfjbShWXL5+LT8YfR64WEbpDvc1C",
+	"7DHIJcCNbQcT8yDnc1VimI84EN6co89V9pVO6qWVhN8pwZ1FL8JvEil3Mm4QFoi5aEiU+1528zpZnzfz",
+	"eGz5OLjjHZITLskTSI404qHMqkoVkZDimjoTz8IBZwWL0OHiwO08kTj0DvNgaej9xnchDQd33CsNB8R6",
+	"EYihS7y6zE8uTiZIAeW2tmRGA+WO7gsQ3GJLG3uZYeBcGqZ0mCguZ4aGtY3scTOYyyNOYxdbjiO+sRg1",
+	"WRVn0XYULAq8buOtBp9vzXcWwbDge/cMShWyqBpcGsVE8AEfPXCHckIzCiN+QePhn01PLxx8Q8SbP5nz",
+	"CQyHxtuhRBcszkrUV5ugq9rYddzu4koXc6b2C9IbEIPFK72dT0MKaQNc6wIx2HDiVtnoXm36+ry+/P5q",
+	"iJ2bslwH5ssY3dPclyg3o+tyEzkbKhKzLCc6Lp8ijghIu3rQt+3SaHumSBbz2r601KnKTcDzVWmUtzWC",
+	"JOe8bXCj9EZPm28oJqMo9oEauVTdZUVGgrmUKcVJCLK+SIVK5631RL99cyvX4JNHeoQM2J5CCFQChHQQ",
+	"KAtUclBfZ50uRutM9fbzGsLRIFoykJW1lTnnlvvsNhjoX0+zr+q+8bYke6XKEYbvmC+CHgIAsx3cP/rO",
+	"SR/Nb1YYa4uHcFZRw+3AiaKMdkp8HXie0UfHbTSl0c4x3AChiCfbQ7J5vH4HmgKt0ndVt23suz2zRnNP",
+	"jSJEviKSlxCgixKgpZ0/66X/VKeURMFouoQNGXS4qJeyGNGyDmzLZCMarKbMG1GGGtDuS9T09BfssxQM",
+	"qdNME+iOazLcOuzDfbJNsTpsTkGlo4mEKpJyQxfDFSWB4oKYk7IIUjToINjpBr4saF4kspK5nnslD7sW",
+	"MwQweSOgFQg6Ch/t6elrB8Z3/cOVd3xNg2pDl+PIZwl3wZ/zkX+4p9XnBQ3KpdNQ5o9vV6mUGg/1xj4J",
+	"repr0NlcdH47/9welCYSX16/EfXKeq+R3XYgiHTOE0Fi0Is7+vtF2Oi8djHngG4RZ+kgA234EY5m8dcf",
+	"f/1PAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

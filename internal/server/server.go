@@ -30,6 +30,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/apikeys"
 	"github.com/loopwork/loopwork/internal/platform/authn"
 	"github.com/loopwork/loopwork/internal/platform/billing"
+	"github.com/loopwork/loopwork/internal/platform/credentials"
 	"github.com/loopwork/loopwork/internal/platform/docs"
 	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/platform/flows"
@@ -95,6 +96,7 @@ type platform struct {
 	*taskmarksService
 	*taskexecutionsService
 	*reviewsService
+	*credentialsService
 	platformPending
 }
 
@@ -114,6 +116,7 @@ type (
 
 	taskexecutionsService = taskexecutions.Service
 	reviewsService        = reviews.Service
+	credentialsService    = credentials.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -257,6 +260,7 @@ func New(d Deps) (*Server, error) {
 
 		taskexecutionsService: taskexecutions.New(taskexecutions.Deps{DB: d.DB, Engine: engine}),
 		reviewsService:        reviewsSvc,
+		credentialsService:    credentials.New(credentials.Deps{DB: d.DB, Box: box}),
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Admission: lifecycleSvc}),
