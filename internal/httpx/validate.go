@@ -241,8 +241,13 @@ func requestItems(req *openapi3filter.RequestError) []ValidationItem {
 	return out
 }
 
-// inputOf returns the offending value when it is small enough to echo back usefully.
+// inputOf returns the offending value when it is small enough to echo back usefully, and never a value
+// of a writeOnly or password field (a secret sent in the wrong shape is not written back into a
+// response or a log).
 func inputOf(se *openapi3.SchemaError) any {
+	if se.Schema != nil && (se.Schema.WriteOnly || se.Schema.Format == "password") {
+		return nil
+	}
 	switch v := se.Value.(type) {
 	case map[string]any, []any:
 		return nil

@@ -1,6 +1,7 @@
 package credentials_test
 
 import (
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -141,6 +142,22 @@ func TestCreateChecksData(t *testing.T) {
 			t.Errorf("%s %v: locs %v, want %s: %s", c.provider, c.data, got, c.want, res.Body)
 		}
 	}
+	// A secret sent where an object belongs is refused by the contract's own check, which echoes a
+	// wrong value back, but never one of a writeOnly field.
+	req, _ := http.NewRequest(http.MethodPost, env.URL+"/api/credentials", strings.NewReader(
+		`{"name": "bad", "provider": "vendor_b", "credential_type": "api_key", "data": "`+secret+`"}`))
+	req.Header.Set("Authorization", "Bearer "+user.Token)
+	req.Header.Set("Content-Type", "application/json")
+	raw, err := env.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(raw.Body)
+	raw.Body.Close()
+	if raw.StatusCode != http.StatusUnprocessableEntity || !slices.Contains(locs(t, body), "body.data") {
+		t.Fatalf("data as a string: %d %s", raw.StatusCode, body)
+	}
+	noSecret(t, body, secret)
 	if got, total := names(t, user, nil); total != 0 {
 		t.Fatalf("refused credentials were stored: %v", got)
 	}
