@@ -25,6 +25,9 @@ commands:
       create a user who can sign in at once (the organization too, when named and missing; default "loopwork")
   mail-outbox [--limit N] [--status S] [--show-body]
       print recent outgoing e-mail (with no SMTP configured, mail is only logged and kept there)
+  rekey --new-key K
+      re-seal every stored secret (credentials, token signing keys) under a new encryption key, in one
+      transaction; LOOPWORK_ENCRYPTION_KEY must be the key in use. Then set it to K and restart the servers
 `
 
 func admin(ctx context.Context, cfg config.Config, args []string, out io.Writer) error {
@@ -40,6 +43,8 @@ func admin(ctx context.Context, cfg config.Config, args []string, out io.Writer)
 		return adminCreateUser(ctx, cfg, args[1:], out)
 	case "mail-outbox":
 		return adminMailOutbox(ctx, cfg, args[1:], out)
+	case "rekey":
+		return adminRekey(ctx, cfg, args[1:], out)
 	}
 	fmt.Fprint(out, adminUsage)
 	return fmt.Errorf("unknown admin command %q", args[0])
