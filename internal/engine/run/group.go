@@ -84,6 +84,10 @@ func (g *groups) gather(exec uuid.UUID) {
 
 // completion is an attempt that completed with output, delivered by job (nil: run in process).
 type completion struct {
+	// ctx is the context of the attempt's own delivery: a River job is completed under it, as River finds
+	// its client there (the first of a round, which records it, may be an attempt run in process, whose
+	// context has none).
+	ctx    context.Context
 	job    *river.Job[taskArgs]
 	args   taskArgs
 	output json.RawMessage
@@ -93,7 +97,7 @@ type completion struct {
 // finishCompleted records a completed attempt with the others of its execution that completed
 // meanwhile. The first of them records, round after round, until none is waiting.
 func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output json.RawMessage) error {
-	c := &completion{job: job, args: a, output: output, err: make(chan error, 1)}
+	c := &completion{ctx: ctx, job: job, args: a, output: output, err: make(chan error, 1)}
 	e.groups.mu.Lock()
 	e.groups.arrivedLocked(ctx, a.Execution)
 	waiting, underWay := e.groups.by[a.Execution]
@@ -121,7 +125,7 @@ func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], 
 		if err := e.recordGroup(ctx, a.Execution, round); err != nil {
 			// One of them may be what fails: each is recorded on its own instead.
 			for _, r := range round {
-				r.err <- e.finishOne(ctx, r.job, r.args, outcome{output: r.output})
+				r.err <- e.finishOne(r.ctx, r.job, r.args, outcome{output: r.output})
 			}
 			continue
 		}
@@ -142,7 +146,7 @@ func (e *Engine) recordGroup(ctx context.Context, exec uuid.UUID, round []*compl
 		}
 		for _, r := range round {
 			if r.job != nil {
-				if _, err := river.JobCompleteTx[*riverdatabasesql.Driver](ctx, tx.Tx, r.job); err != nil {
+				if _, err := river.JobCompleteTx[*riverdatabasesql.Driver](r.ctx, tx.Tx, r.job); err != nil {
 					return err
 				}
 			}
