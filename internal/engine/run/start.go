@@ -16,16 +16,12 @@ type Execution struct {
 	Input         json.RawMessage
 }
 
-// Start lays out the execution's tasks and queues its first ones, in the caller's transaction: the
-// execution exists exactly when its first tasks are queued. The version must be valid.
-func (e *Engine) Start(ctx context.Context, tx *sqlx.Tx, x Execution) error {
-	return e.start(ctx, tx, x, nil)
-}
-
-// StartHere is Start for a caller that commits tx itself and then calls Run on what it returns (Drop
-// when tx did not commit): the first tasks this process has room for are written as running under its
-// lease and start here as soon as tx commits, with no River job between the request and its first task
-// (see local). The returned value is never nil.
+// StartHere lays out the execution's tasks and queues its first ones, in the caller's transaction: the
+// execution exists exactly when its first tasks are queued. The version must be valid. The caller
+// commits tx and then calls Run on what it returns (Drop when tx did not commit): the first tasks this
+// process has room for are written as running under its lease and start here as soon as tx commits,
+// with no River job between the request and its first task (see local); the others go to River. The
+// returned value is never nil.
 func (e *Engine) StartHere(ctx context.Context, tx *sqlx.Tx, x Execution) (*Started, error) {
 	b := &batch{flow: x.Flow, version: x.Version, starts: true}
 	err := e.start(ctx, tx, x, b)
