@@ -90,6 +90,9 @@ type Config struct {
 	// OutboundAllow lists CIDRs that tenant-controlled outbound calls may reach even though they are
 	// private, loopback or link-local (comma-separated); empty refuses all of those.
 	OutboundAllow string `env:"LOOPWORK_OUTBOUND_ALLOW"`
+	// StorageDir is where files (exports, uploads, attachments) are kept when no S3-compatible storage
+	// is configured; links to them are signed and served by the server itself.
+	StorageDir string `env:"LOOPWORK_STORAGE_DIR" default:".data/storage"`
 	// TrustedProxies lists the CIDRs of reverse proxies whose X-Forwarded-For is believed (comma-separated).
 	TrustedProxies string `env:"LOOPWORK_TRUSTED_PROXIES"`
 }

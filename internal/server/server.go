@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -19,6 +20,7 @@ import (
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/blob"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/engine/executors"
 	"github.com/loopwork/loopwork/internal/engine/run"
@@ -66,6 +68,8 @@ type Deps struct {
 	MailSender mail.Sender
 	// OutboundClient replaces the SSRF-guarded client for tenant-controlled URLs.
 	OutboundClient *http.Client
+	// Blob replaces the configured file storage (nil: local disk under StorageDir).
+	Blob blob.Store
 }
 
 // Server is the whole application: the HTTP handler and the background workers.
@@ -191,6 +195,14 @@ func New(d Deps) (*Server, error) {
 		authenticate = auth.NewAuthenticator(d.DB, tokens, cfg.AnonKey, bus).Authenticate
 	}
 	grants := access.NewGrants(d.DB, bus)
+
+	files := d.Blob
+	if files == nil {
+		if files, err = openBlob(cfg); err != nil {
+			return nil, err
+		}
+	}
+	_ = files // the exports, documents and storage services take it
 
 	sender := d.MailSender
 	if sender == nil {
@@ -324,6 +336,24 @@ func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanR
 	}
 	return set
 }
+
+// openBlob opens the configured file storage: local disk under StorageDir, with links to the server's
+// own signed download route.
+func openBlob(cfg config.Config) (blob.Store, error) {
+	base := func(ctx context.Context) string {
+		if b := httpx.BaseURL(ctx); b != "" {
+			return b + downloadRoute
+		}
+		if cfg.PublicURL != "" {
+			return strings.TrimRight(cfg.PublicURL, "/") + downloadRoute
+		}
+		return "http://" + cfg.Addr + downloadRoute
+	}
+	return blob.NewLocal(cfg.StorageDir, blob.NewSigner(cfg.EncryptionKeyBytes()), base)
+}
+
+// downloadRoute serves signed links to locally stored files (downloadStorageObject).
+const downloadRoute = "/api/storage/download/"
 
 func webURL(cfg config.Config) string {
 	if cfg.WebURL != "" {

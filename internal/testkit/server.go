@@ -90,6 +90,7 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 		t.Fatal(err)
 	}
 	cfg.EncryptionKey, cfg.AnonKey = EncryptionKey, AnonKey
+	cfg.StorageDir = t.TempDir()
 	st := Settings{Config: cfg}
 	for _, o := range opts {
 		o(&st)
