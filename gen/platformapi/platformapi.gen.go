@@ -6635,42 +6635,42 @@ type ClientInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 	StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListIntegrations List integrations (not available yet)
+	// ListIntegrations List integrations
 	//
 	// Lists the integrations of the caller's organization, newest first.
 	//
 	// Corresponds with GET /api/integrations (the `ListIntegrations` operationId).
 	ListIntegrations(ctx context.Context, params *ListIntegrationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateIntegrationWithBody Connect a flow task to a credential (not available yet)
+	// CreateIntegrationWithBody Connect a flow task to a credential
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
 	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Requires role `org_admin`,
-	// `app_user` or `integration`.
+	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
+	// may create one (platform staff as well).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateIntegration Connect a flow task to a credential (not available yet)
+	// CreateIntegration Connect a flow task to a credential
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
 	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Requires role `org_admin`,
-	// `app_user` or `integration`.
+	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
+	// may create one (platform staff as well).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegration(ctx context.Context, body CreateIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListIntegrationCatalog List the integration catalog (not available yet)
+	// ListIntegrationCatalog List the integration catalog
 	//
 	// Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 	// name. Any authenticated caller may read it.
@@ -6678,14 +6678,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/integrations/catalog (the `ListIntegrationCatalog` operationId).
 	ListIntegrationCatalog(ctx context.Context, params *ListIntegrationCatalogParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
+	// GetIntegrationCatalogEntry Get a catalog entry
 	//
 	// Returns one entry of the integration catalog.
 	//
 	// Corresponds with GET /api/integrations/catalog/{id} (the `GetIntegrationCatalogEntry` operationId).
 	GetIntegrationCatalogEntry(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BuildUiSchemaWithBody Build a form description for parameters (not available yet)
+	// BuildUiSchemaWithBody Build a form description for parameters
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -6700,7 +6700,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// BuildUiSchema Build a form description for parameters (not available yet)
+	// BuildUiSchema Build a form description for parameters
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -6715,27 +6715,27 @@ type ClientInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchema(ctx context.Context, body BuildUiSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteIntegration Delete an integration (not available yet)
+	// DeleteIntegration Delete an integration
 	//
 	// Deletes an integration. The flow and the credential stay; the task runs without the credential from then
-	// on. Requires role `org_admin`, `app_user` or `integration`.
+	// on. Any role of the organization may delete one (platform staff as well).
 	//
 	// Corresponds with DELETE /api/integrations/{id} (the `DeleteIntegration` operationId).
 	DeleteIntegration(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegration Get an integration (not available yet)
+	// GetIntegration Get an integration
 	//
 	// Returns one integration of the caller's organization.
 	//
 	// Corresponds with GET /api/integrations/{id} (the `GetIntegration` operationId).
 	GetIntegration(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
+	// GetIntegrationMetadata Describe what an integration connects to
 	//
 	// Fetches, live through the integration's credential, a plain-text description of what the integration
-	// connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
-	// their columns and types; for `sftp` and `file_storage` the top-level entries; for `email_service` the
-	// inbound address; for other providers the provider name and the credential type. The outbound connection is
+	// connects to, for people and for the agent: for `sql_database` the tables and their columns and types (at
+	// most 2,000 columns, read in a read-only query bounded by 10 seconds); for other providers the provider name
+	// and the credential type. The outbound connection is
 	// SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
 	// allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
 	// `upstream_unavailable`) through the `default` reply.
@@ -9471,7 +9471,7 @@ func (c *Client) StartHumanReviewTask(ctx context.Context, id HumanReviewTaskIdP
 	return c.Client.Do(req)
 }
 
-// ListIntegrations List integrations (not available yet)
+// ListIntegrations List integrations
 //
 // Lists the integrations of the caller's organization, newest first.
 //
@@ -9488,14 +9488,14 @@ func (c *Client) ListIntegrations(ctx context.Context, params *ListIntegrationsP
 	return c.Client.Do(req)
 }
 
-// CreateIntegrationWithBody Connect a flow task to a credential (not available yet)
+// CreateIntegrationWithBody Connect a flow task to a credential
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
 // (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Requires role `org_admin`,
-// `app_user` or `integration`.
+// later). One integration per flow and task name: a second one answers 409. Any role of the organization
+// may create one (platform staff as well).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9512,14 +9512,14 @@ func (c *Client) CreateIntegrationWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// CreateIntegration Connect a flow task to a credential (not available yet)
+// CreateIntegration Connect a flow task to a credential
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
 // (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Requires role `org_admin`,
-// `app_user` or `integration`.
+// later). One integration per flow and task name: a second one answers 409. Any role of the organization
+// may create one (platform staff as well).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9536,7 +9536,7 @@ func (c *Client) CreateIntegration(ctx context.Context, body CreateIntegrationJS
 	return c.Client.Do(req)
 }
 
-// ListIntegrationCatalog List the integration catalog (not available yet)
+// ListIntegrationCatalog List the integration catalog
 //
 // Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 // name. Any authenticated caller may read it.
@@ -9554,7 +9554,7 @@ func (c *Client) ListIntegrationCatalog(ctx context.Context, params *ListIntegra
 	return c.Client.Do(req)
 }
 
-// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
+// GetIntegrationCatalogEntry Get a catalog entry
 //
 // Returns one entry of the integration catalog.
 //
@@ -9571,7 +9571,7 @@ func (c *Client) GetIntegrationCatalogEntry(ctx context.Context, id openapi_type
 	return c.Client.Do(req)
 }
 
-// BuildUiSchemaWithBody Build a form description for parameters (not available yet)
+// BuildUiSchemaWithBody Build a form description for parameters
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -9596,7 +9596,7 @@ func (c *Client) BuildUiSchemaWithBody(ctx context.Context, contentType string, 
 	return c.Client.Do(req)
 }
 
-// BuildUiSchema Build a form description for parameters (not available yet)
+// BuildUiSchema Build a form description for parameters
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -9621,10 +9621,10 @@ func (c *Client) BuildUiSchema(ctx context.Context, body BuildUiSchemaJSONReques
 	return c.Client.Do(req)
 }
 
-// DeleteIntegration Delete an integration (not available yet)
+// DeleteIntegration Delete an integration
 //
 // Deletes an integration. The flow and the credential stay; the task runs without the credential from then
-// on. Requires role `org_admin`, `app_user` or `integration`.
+// on. Any role of the organization may delete one (platform staff as well).
 //
 // Corresponds with DELETE /api/integrations/{id} (the `DeleteIntegration` operationId).
 func (c *Client) DeleteIntegration(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9639,7 +9639,7 @@ func (c *Client) DeleteIntegration(ctx context.Context, id IntegrationId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetIntegration Get an integration (not available yet)
+// GetIntegration Get an integration
 //
 // Returns one integration of the caller's organization.
 //
@@ -9656,12 +9656,12 @@ func (c *Client) GetIntegration(ctx context.Context, id IntegrationId, reqEditor
 	return c.Client.Do(req)
 }
 
-// GetIntegrationMetadata Describe what an integration connects to (not available yet)
+// GetIntegrationMetadata Describe what an integration connects to
 //
 // Fetches, live through the integration's credential, a plain-text description of what the integration
-// connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
-// their columns and types; for `sftp` and `file_storage` the top-level entries; for `email_service` the
-// inbound address; for other providers the provider name and the credential type. The outbound connection is
+// connects to, for people and for the agent: for `sql_database` the tables and their columns and types (at
+// most 2,000 columns, read in a read-only query bounded by 10 seconds); for other providers the provider name
+// and the credential type. The outbound connection is
 // SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
 // allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
 // `upstream_unavailable`) through the `default` reply.
@@ -18511,7 +18511,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/human-review-tasks/{id}/start (the `StartHumanReviewTask` operationId).
 	StartHumanReviewTaskWithResponse(ctx context.Context, id HumanReviewTaskIdPath, reqEditors ...RequestEditorFn) (*StartHumanReviewTaskResponse, error)
 
-	// ListIntegrationsWithResponse List integrations (not available yet)
+	// ListIntegrationsWithResponse List integrations
 	//
 	// Lists the integrations of the caller's organization, newest first.
 	//
@@ -18520,35 +18520,35 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations (the `ListIntegrations` operationId).
 	ListIntegrationsWithResponse(ctx context.Context, params *ListIntegrationsParams, reqEditors ...RequestEditorFn) (*ListIntegrationsResponse, error)
 
-	// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential (not available yet)
+	// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
 	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Requires role `org_admin`,
-	// `app_user` or `integration`.
+	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
+	// may create one (platform staff as well).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateIntegrationResponse, error)
 
-	// CreateIntegrationWithResponse Connect a flow task to a credential (not available yet)
+	// CreateIntegrationWithResponse Connect a flow task to a credential
 	//
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
 	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Requires role `org_admin`,
-	// `app_user` or `integration`.
+	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
+	// may create one (platform staff as well).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/integrations (the `CreateIntegration` operationId).
 	CreateIntegrationWithResponse(ctx context.Context, body CreateIntegrationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateIntegrationResponse, error)
 
-	// ListIntegrationCatalogWithResponse List the integration catalog (not available yet)
+	// ListIntegrationCatalogWithResponse List the integration catalog
 	//
 	// Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 	// name. Any authenticated caller may read it.
@@ -18558,7 +18558,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/catalog (the `ListIntegrationCatalog` operationId).
 	ListIntegrationCatalogWithResponse(ctx context.Context, params *ListIntegrationCatalogParams, reqEditors ...RequestEditorFn) (*ListIntegrationCatalogResponse, error)
 
-	// GetIntegrationCatalogEntryWithResponse Get a catalog entry (not available yet)
+	// GetIntegrationCatalogEntryWithResponse Get a catalog entry
 	//
 	// Returns one entry of the integration catalog.
 	//
@@ -18567,7 +18567,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/catalog/{id} (the `GetIntegrationCatalogEntry` operationId).
 	GetIntegrationCatalogEntryWithResponse(ctx context.Context, id openapi_types.UUID, reqEditors ...RequestEditorFn) (*GetIntegrationCatalogEntryResponse, error)
 
-	// BuildUiSchemaWithBodyWithResponse Build a form description for parameters (not available yet)
+	// BuildUiSchemaWithBodyWithResponse Build a form description for parameters
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -18582,7 +18582,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BuildUiSchemaResponse, error)
 
-	// BuildUiSchemaWithResponse Build a form description for parameters (not available yet)
+	// BuildUiSchemaWithResponse Build a form description for parameters
 	//
 	// Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 	// type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -18597,17 +18597,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/integrations/ui-schema (the `BuildUiSchema` operationId).
 	BuildUiSchemaWithResponse(ctx context.Context, body BuildUiSchemaJSONRequestBody, reqEditors ...RequestEditorFn) (*BuildUiSchemaResponse, error)
 
-	// DeleteIntegrationWithResponse Delete an integration (not available yet)
+	// DeleteIntegrationWithResponse Delete an integration
 	//
 	// Deletes an integration. The flow and the credential stay; the task runs without the credential from then
-	// on. Requires role `org_admin`, `app_user` or `integration`.
+	// on. Any role of the organization may delete one (platform staff as well).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /api/integrations/{id} (the `DeleteIntegration` operationId).
 	DeleteIntegrationWithResponse(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*DeleteIntegrationResponse, error)
 
-	// GetIntegrationWithResponse Get an integration (not available yet)
+	// GetIntegrationWithResponse Get an integration
 	//
 	// Returns one integration of the caller's organization.
 	//
@@ -18616,12 +18616,12 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/integrations/{id} (the `GetIntegration` operationId).
 	GetIntegrationWithResponse(ctx context.Context, id IntegrationId, reqEditors ...RequestEditorFn) (*GetIntegrationResponse, error)
 
-	// GetIntegrationMetadataWithResponse Describe what an integration connects to (not available yet)
+	// GetIntegrationMetadataWithResponse Describe what an integration connects to
 	//
 	// Fetches, live through the integration's credential, a plain-text description of what the integration
-	// connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
-	// their columns and types; for `sftp` and `file_storage` the top-level entries; for `email_service` the
-	// inbound address; for other providers the provider name and the credential type. The outbound connection is
+	// connects to, for people and for the agent: for `sql_database` the tables and their columns and types (at
+	// most 2,000 columns, read in a read-only query bounded by 10 seconds); for other providers the provider name
+	// and the credential type. The outbound connection is
 	// SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
 	// allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
 	// `upstream_unavailable`) through the `default` reply.
@@ -25383,8 +25383,6 @@ type ListIntegrationsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25402,11 +25400,6 @@ func (r ListIntegrationsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListIntegrationsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListIntegrationsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25458,8 +25451,6 @@ type CreateIntegrationResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25492,11 +25483,6 @@ func (r CreateIntegrationResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateIntegrationResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25542,8 +25528,6 @@ type ListIntegrationCatalogResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25561,11 +25545,6 @@ func (r ListIntegrationCatalogResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListIntegrationCatalogResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListIntegrationCatalogResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25613,8 +25592,6 @@ type GetIntegrationCatalogEntryResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25637,11 +25614,6 @@ func (r GetIntegrationCatalogEntryResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationCatalogEntryResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetIntegrationCatalogEntryResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25687,8 +25659,6 @@ type BuildUiSchemaResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25706,11 +25676,6 @@ func (r BuildUiSchemaResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r BuildUiSchemaResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r BuildUiSchemaResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25758,8 +25723,6 @@ type DeleteIntegrationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25782,11 +25745,6 @@ func (r DeleteIntegrationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteIntegrationResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25834,8 +25792,6 @@ type GetIntegrationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25858,11 +25814,6 @@ func (r GetIntegrationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetIntegrationResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25912,8 +25863,6 @@ type GetIntegrationMetadataResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -25941,11 +25890,6 @@ func (r GetIntegrationMetadataResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetIntegrationMetadataResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetIntegrationMetadataResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -30730,7 +30674,7 @@ func (c *ClientWithResponses) StartHumanReviewTaskWithResponse(ctx context.Conte
 	return ParseStartHumanReviewTaskResponse(rsp)
 }
 
-// ListIntegrationsWithResponse List integrations (not available yet)
+// ListIntegrationsWithResponse List integrations
 //
 // Lists the integrations of the caller's organization, newest first.
 //
@@ -30745,14 +30689,14 @@ func (c *ClientWithResponses) ListIntegrationsWithResponse(ctx context.Context, 
 	return ParseListIntegrationsResponse(rsp)
 }
 
-// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential (not available yet)
+// CreateIntegrationWithBodyWithResponse Connect a flow task to a credential
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
 // (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Requires role `org_admin`,
-// `app_user` or `integration`.
+// later). One integration per flow and task name: a second one answers 409. Any role of the organization
+// may create one (platform staff as well).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30765,14 +30709,14 @@ func (c *ClientWithResponses) CreateIntegrationWithBodyWithResponse(ctx context.
 	return ParseCreateIntegrationResponse(rsp)
 }
 
-// CreateIntegrationWithResponse Connect a flow task to a credential (not available yet)
+// CreateIntegrationWithResponse Connect a flow task to a credential
 //
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
 // (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Requires role `org_admin`,
-// `app_user` or `integration`.
+// later). One integration per flow and task name: a second one answers 409. Any role of the organization
+// may create one (platform staff as well).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30785,7 +30729,7 @@ func (c *ClientWithResponses) CreateIntegrationWithResponse(ctx context.Context,
 	return ParseCreateIntegrationResponse(rsp)
 }
 
-// ListIntegrationCatalogWithResponse List the integration catalog (not available yet)
+// ListIntegrationCatalogWithResponse List the integration catalog
 //
 // Lists the integrations loopwork offers (the same catalog for every organization), ordered by category and
 // name. Any authenticated caller may read it.
@@ -30801,7 +30745,7 @@ func (c *ClientWithResponses) ListIntegrationCatalogWithResponse(ctx context.Con
 	return ParseListIntegrationCatalogResponse(rsp)
 }
 
-// GetIntegrationCatalogEntryWithResponse Get a catalog entry (not available yet)
+// GetIntegrationCatalogEntryWithResponse Get a catalog entry
 //
 // Returns one entry of the integration catalog.
 //
@@ -30816,7 +30760,7 @@ func (c *ClientWithResponses) GetIntegrationCatalogEntryWithResponse(ctx context
 	return ParseGetIntegrationCatalogEntryResponse(rsp)
 }
 
-// BuildUiSchemaWithBodyWithResponse Build a form description for parameters (not available yet)
+// BuildUiSchemaWithBodyWithResponse Build a form description for parameters
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -30837,7 +30781,7 @@ func (c *ClientWithResponses) BuildUiSchemaWithBodyWithResponse(ctx context.Cont
 	return ParseBuildUiSchemaResponse(rsp)
 }
 
-// BuildUiSchemaWithResponse Build a form description for parameters (not available yet)
+// BuildUiSchemaWithResponse Build a form description for parameters
 //
 // Builds the form the flow editor shows for a set of parameters. When `task_type` names a task type, the
 // type's declared parameter schema is used and the values in `parameters` become the form's defaults (an
@@ -30858,10 +30802,10 @@ func (c *ClientWithResponses) BuildUiSchemaWithResponse(ctx context.Context, bod
 	return ParseBuildUiSchemaResponse(rsp)
 }
 
-// DeleteIntegrationWithResponse Delete an integration (not available yet)
+// DeleteIntegrationWithResponse Delete an integration
 //
 // Deletes an integration. The flow and the credential stay; the task runs without the credential from then
-// on. Requires role `org_admin`, `app_user` or `integration`.
+// on. Any role of the organization may delete one (platform staff as well).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30874,7 +30818,7 @@ func (c *ClientWithResponses) DeleteIntegrationWithResponse(ctx context.Context,
 	return ParseDeleteIntegrationResponse(rsp)
 }
 
-// GetIntegrationWithResponse Get an integration (not available yet)
+// GetIntegrationWithResponse Get an integration
 //
 // Returns one integration of the caller's organization.
 //
@@ -30889,12 +30833,12 @@ func (c *ClientWithResponses) GetIntegrationWithResponse(ctx context.Context, id
 	return ParseGetIntegrationResponse(rsp)
 }
 
-// GetIntegrationMetadataWithResponse Describe what an integration connects to (not available yet)
+// GetIntegrationMetadataWithResponse Describe what an integration connects to
 //
 // Fetches, live through the integration's credential, a plain-text description of what the integration
-// connects to, for people and for the agent: for `sql_database` and `internal_sql_database` the tables and
-// their columns and types; for `sftp` and `file_storage` the top-level entries; for `email_service` the
-// inbound address; for other providers the provider name and the credential type. The outbound connection is
+// connects to, for people and for the agent: for `sql_database` the tables and their columns and types (at
+// most 2,000 columns, read in a read-only query bounded by 10 seconds); for other providers the provider name
+// and the credential type. The outbound connection is
 // SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
 // allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
 // `upstream_unavailable`) through the `default` reply.
@@ -36820,13 +36764,6 @@ func ParseListIntegrationsResponse(rsp *http.Response) (*ListIntegrationsRespons
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36895,13 +36832,6 @@ func ParseCreateIntegrationResponse(rsp *http.Response) (*CreateIntegrationRespo
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36948,13 +36878,6 @@ func ParseListIntegrationCatalogResponse(rsp *http.Response) (*ListIntegrationCa
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37010,13 +36933,6 @@ func ParseGetIntegrationCatalogEntryResponse(rsp *http.Response) (*GetIntegratio
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37063,13 +36979,6 @@ func ParseBuildUiSchemaResponse(rsp *http.Response) (*BuildUiSchemaResponse, err
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37128,13 +37037,6 @@ func ParseDeleteIntegrationResponse(rsp *http.Response) (*DeleteIntegrationRespo
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37188,13 +37090,6 @@ func ParseGetIntegrationResponse(rsp *http.Response) (*GetIntegrationResponse, e
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37256,13 +37151,6 @@ func ParseGetIntegrationMetadataResponse(rsp *http.Response) (*GetIntegrationMet
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39847,28 +39735,28 @@ type ServerInterface interface {
 	// StartHumanReviewTask Start reviewing
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx echo.Context, id HumanReviewTaskIdPath) error
-	// ListIntegrations List integrations (not available yet)
+	// ListIntegrations List integrations
 	// (GET /api/integrations)
 	ListIntegrations(ctx echo.Context, params ListIntegrationsParams) error
-	// CreateIntegration Connect a flow task to a credential (not available yet)
+	// CreateIntegration Connect a flow task to a credential
 	// (POST /api/integrations)
 	CreateIntegration(ctx echo.Context) error
-	// ListIntegrationCatalog List the integration catalog (not available yet)
+	// ListIntegrationCatalog List the integration catalog
 	// (GET /api/integrations/catalog)
 	ListIntegrationCatalog(ctx echo.Context, params ListIntegrationCatalogParams) error
-	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
+	// GetIntegrationCatalogEntry Get a catalog entry
 	// (GET /api/integrations/catalog/{id})
 	GetIntegrationCatalogEntry(ctx echo.Context, id openapi_types.UUID) error
-	// BuildUiSchema Build a form description for parameters (not available yet)
+	// BuildUiSchema Build a form description for parameters
 	// (POST /api/integrations/ui-schema)
 	BuildUiSchema(ctx echo.Context) error
-	// DeleteIntegration Delete an integration (not available yet)
+	// DeleteIntegration Delete an integration
 	// (DELETE /api/integrations/{id})
 	DeleteIntegration(ctx echo.Context, id IntegrationId) error
-	// GetIntegration Get an integration (not available yet)
+	// GetIntegration Get an integration
 	// (GET /api/integrations/{id})
 	GetIntegration(ctx echo.Context, id IntegrationId) error
-	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
+	// GetIntegrationMetadata Describe what an integration connects to
 	// (GET /api/integrations/{id}/metadata)
 	GetIntegrationMetadata(ctx echo.Context, id IntegrationId) error
 	// ListProducts List billable products
@@ -50637,20 +50525,6 @@ func (response ListIntegrations422JSONResponse) VisitListIntegrationsResponse(w 
 	return err
 }
 
-type ListIntegrations501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListIntegrations501JSONResponse) VisitListIntegrationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListIntegrationsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50760,20 +50634,6 @@ func (response CreateIntegration422JSONResponse) VisitCreateIntegrationResponse(
 	return err
 }
 
-type CreateIntegration501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateIntegration501JSONResponse) VisitCreateIntegrationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateIntegrationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -50837,20 +50697,6 @@ func (response ListIntegrationCatalog422JSONResponse) VisitListIntegrationCatalo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListIntegrationCatalog501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListIntegrationCatalog501JSONResponse) VisitListIntegrationCatalogResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -50936,20 +50782,6 @@ func (response GetIntegrationCatalogEntry422JSONResponse) VisitGetIntegrationCat
 	return err
 }
 
-type GetIntegrationCatalogEntry501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetIntegrationCatalogEntry501JSONResponse) VisitGetIntegrationCatalogEntryResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetIntegrationCatalogEntrydefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51013,20 +50845,6 @@ func (response BuildUiSchema422JSONResponse) VisitBuildUiSchemaResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type BuildUiSchema501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response BuildUiSchema501JSONResponse) VisitBuildUiSchemaResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51120,20 +50938,6 @@ func (response DeleteIntegration422JSONResponse) VisitDeleteIntegrationResponse(
 	return err
 }
 
-type DeleteIntegration501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteIntegration501JSONResponse) VisitDeleteIntegrationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteIntegrationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51211,20 +51015,6 @@ func (response GetIntegration422JSONResponse) VisitGetIntegrationResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetIntegration501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetIntegration501JSONResponse) VisitGetIntegrationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -51320,20 +51110,6 @@ func (response GetIntegrationMetadata422JSONResponse) VisitGetIntegrationMetadat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetIntegrationMetadata501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetIntegrationMetadata501JSONResponse) VisitGetIntegrationMetadataResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -55016,28 +54792,28 @@ type StrictServerInterface interface {
 	// StartHumanReviewTask Start reviewing
 	// (POST /api/human-review-tasks/{id}/start)
 	StartHumanReviewTask(ctx context.Context, request StartHumanReviewTaskRequestObject) (StartHumanReviewTaskResponseObject, error)
-	// ListIntegrations List integrations (not available yet)
+	// ListIntegrations List integrations
 	// (GET /api/integrations)
 	ListIntegrations(ctx context.Context, request ListIntegrationsRequestObject) (ListIntegrationsResponseObject, error)
-	// CreateIntegration Connect a flow task to a credential (not available yet)
+	// CreateIntegration Connect a flow task to a credential
 	// (POST /api/integrations)
 	CreateIntegration(ctx context.Context, request CreateIntegrationRequestObject) (CreateIntegrationResponseObject, error)
-	// ListIntegrationCatalog List the integration catalog (not available yet)
+	// ListIntegrationCatalog List the integration catalog
 	// (GET /api/integrations/catalog)
 	ListIntegrationCatalog(ctx context.Context, request ListIntegrationCatalogRequestObject) (ListIntegrationCatalogResponseObject, error)
-	// GetIntegrationCatalogEntry Get a catalog entry (not available yet)
+	// GetIntegrationCatalogEntry Get a catalog entry
 	// (GET /api/integrations/catalog/{id})
 	GetIntegrationCatalogEntry(ctx context.Context, request GetIntegrationCatalogEntryRequestObject) (GetIntegrationCatalogEntryResponseObject, error)
-	// BuildUiSchema Build a form description for parameters (not available yet)
+	// BuildUiSchema Build a form description for parameters
 	// (POST /api/integrations/ui-schema)
 	BuildUiSchema(ctx context.Context, request BuildUiSchemaRequestObject) (BuildUiSchemaResponseObject, error)
-	// DeleteIntegration Delete an integration (not available yet)
+	// DeleteIntegration Delete an integration
 	// (DELETE /api/integrations/{id})
 	DeleteIntegration(ctx context.Context, request DeleteIntegrationRequestObject) (DeleteIntegrationResponseObject, error)
-	// GetIntegration Get an integration (not available yet)
+	// GetIntegration Get an integration
 	// (GET /api/integrations/{id})
 	GetIntegration(ctx context.Context, request GetIntegrationRequestObject) (GetIntegrationResponseObject, error)
-	// GetIntegrationMetadata Describe what an integration connects to (not available yet)
+	// GetIntegrationMetadata Describe what an integration connects to
 	// (GET /api/integrations/{id}/metadata)
 	GetIntegrationMetadata(ctx context.Context, request GetIntegrationMetadataRequestObject) (GetIntegrationMetadataResponseObject, error)
 	// ListProducts List billable products
@@ -60164,203 +59940,202 @@ var swaggerSpec = []string{
 	"COE5ryDcp8OsgRXDc8QekrUzn7S9aiyV6A/YOzs21JJDzTf22aZ2KEi5xhqgAHt2eooiWpoYIuLCfYp2",
 	"46BSYbWCKHzOeo1Mhqmq89ABuyHgNc28P3TEmi0iOetI+n6i1E65kDvsyjbydF4/YtSkzSvrkKybb5Mx",
 	"hXiybht8EbR3watuTz5KJ6lmu8VslKXap9Ijvnxr40+zHq8tSPE6HvtR6h82X+fBmPWSoUGKrKBQBXti",
-	"CqGM5GXXNMIVh07mPqsMou95SIVBvBKPUGHw1T6j/VCZ11a+W8F1V8GZZAdAzpjfcFkCtspamH50eJNT",
-	"ukeZgoofjp6yVAWmBBzQICHN9MbrCA0k72P7SNhgod/U6dgRrLz96wRGixxuf5f3PuuV0gPgKQ4blhio",
-	"F4Kr4M9DIQRk+rSY1MKw3rSqR8q5fBSPPpbq2MzFcVlVS7itH9pKQu97mAYl8mPSulZxNVK9s9MzdGVv",
-	"pRb0WJhYypVnKoIjpEZ/V3tAOFcRKMDavgRYPjOwBvkaADKlGamSG1H3B+xHlYjUwFeISWAC9T5n3C5K",
-	"pTBzm9gNb9GX0htObTZSUYcixq5CQcJgpDqypNEhvicXMRrhUbOj0Tx2mS/xN/qSGf0tSNAXlVJi4oH9",
-	"0VxPJddhMrXNIDqZcMPLanaoYWSlE7hV1XRqT2rPBEg6eGDUYhlLoX5CmGyl66yqAdNjpJDl+MI6dJH0",
-	"LVoSum1nu2FuvaD3ehSjSygD2S1nb7n37DR26O97l56mL4r3PpjlQ0t7iAHkNgUtzB/JBmocHb8Ud3Z0",
-	"9y+VsKu/Dl2DG3NqrVjY/PAv7WOOHnSv7Xa+w/5afw6Jz8fYjt8Kq0ySpTrYKN8Fn508/Ylmsrgn7sXW",
-	"E7GSx+ER7Q7E1ytZUuLRjhGlgwppqhq4oF2hqRaQwQgv7Sp7wZmwU8odITep5/VSQHXvSNn/BECgScmt",
-	"tvMPcVjpEiArCm/SA1gWdCrkYcDc4Sy6+T7RgfWlx9VIrdS1qm5VGD/G7+tTEsfa+xtg7dIONhW1nV3g",
-	"YYRZnBMWss6oZ1ZnI0WQ4jpjVNGvMwZ1CVhTTUQ31fhfYmL00D3BgQXXGkC53r56wZ4/f/4XVnAjjo20",
-	"izcTZqRy/OLn4Q+UOnz/2k14Jm/AFytmwrC5VAY438QHw2vBseHNDWq9IUw4KfbnUzaZ85pP7IKOVFVD",
-	"uo5LAMeESuBxLfi1zlgOLOPj6gM+LLxmbicFc4I/hLkHKFHEPkOK92o6UvFHHLAfAq8Fcfy0WDCwNd9L",
-	"7E69J8/kW2HcCI+UsArD78BUt6cz+vkPYjPAJrA2f+P1YeNFTeafbj7sTVSThFq2ByO04esosVOvlPbJ",
-	"h8alTuSokULm2S4vnx3o5OO8m07+ftAXqQ/8WRC6fE6b29G6JDvqUBtkp5kbP3tbAH+XuftAJu4BkZkv",
-	"lu0Wy/aTNtWhBaP+9tfFUYcxCrl812fS6Z+9EmYyFzpjJbCnRkgj0cOe6CRczdmy5FIdA9dqg0DVtYrE",
-	"t4/UBGNJGki3QJOICmLOKnTsQAz3HHvs9C8l0ACNuXaAKEDhpXh5lf4NZf24BEVRjBRmzSdVuVooNAyt",
-	"UUqYkLmemiU9bypLcWWNIcBcQSyW5XEpbkTpwgR0k1hwWV4RtlyO5rVUSCLGi6IWmq7EMi3gACwcO4P7",
-	"l+dhb+ohOz1UatXK4ENptbAlbKTevXv76ni24nUhinNGgH0ZhMDGfILtTKVU18dlNbEPhCI1TfWKyPS4",
-	"UqXQAap2vCbmkPrGSqWRgj8cAxBm7+z0NGOTqhAs17qeXo3LanJNDG6KrRQUK8KmpnK4qqZ6M1GwsprJ",
-	"kHf/6vQZ69lHjVS+WmpTC764Wil/LPJ+suNyz9YOefo25ZpKyO/d7r5HSenG2CUmN03F093C5GteeDP4",
-	"i2Rt1dh2VcfUgtaQsZFUeTx5a2XSybKuitVkL6SWsSxxiu4e1ltUhSh1BtFKjYBt2osKog6A7DWfibSV",
-	"csal0tiyB3wK4zXh7HIMfQIvr/UUB+yNG87KhWXJjbXwj2+h8hOIfRttRTsi4SXFFhche+k6nCdcsan0",
-	"FBcwLLTlAm0R9Fbgq9D0Byx3UtLBQvi1qaaeRwcdebqwvdzBveODR93/txBLxDSIZw6xd68AevAiCEDa",
-	"74rEu6u7CMWfnp7uIhS/zyg8LfAhoXe3IJ8lssHGYY1kiv2bXfHuYoGLotCMbzyEkFg366GRhnXAfsCY",
-	"Xi081bSdNYTxJg2++3KNpXTXQjkLIzCaQtkAavIJZSFbmpkuioI+6z3FfDAFTWM8Uibaj74bdd59pQf1",
-	"uj+L0reLomjZzq1HolNDHsBP7FSHg2JHpTHnmo2FUBtacOexuvBPxB4Fdz8po/aDQ7dcSXW10iKH7hC+",
-	"0oLuqqnlCRmPxFTUjsNPmi523/i07RMW8ir0C8XvfVD87rWf9wj7eOm+u4Ig6MQW/6Zze5w+tDS8A0n4",
-	"WTRyYmJyz31woGGJz9qfYdSLvaFnZiOuURAx1BQAxDaQ9VrRpOkiIAWtsPrPGhDAJOrB37fJxkNsCHYB",
-	"mjIX2siF3eFXk0qbq6Wor1ZKmhzQZaG9ukrkpBXWUyNqaL4cNiVwoEe1T9s8Gy8Lae7XUkE6nI+xVB78",
-	"bCJTQ/E41srvUyN4mqyDLBx03vdw/EuuZiu7z/GOEPMkwOdy4dDErAO90iKLimasdw734QmNcJxmiNNY",
-	"VhMqjQN+jCgGyQ0G+hySFdAcIhJ1NfVs7aJgQhXLSiqjB+x7nCJIkHABdQERnBF0msacV+0VdwhhsjuO",
-	"QDFQWDdeshzfDBjpjahjuEhaP5hGgUXC0EM98+lBZAXSUVQkh5uwALsDgRa/444ak+Do0ywQnixmBHbL",
-	"6EEfaWYdHj/+de/Ku7d4+f26+bgWu0RQiLbhWvzRqurC+zeP9vZgJEmMIEKqpVB8KQfuI+1Aspea/bgU",
-	"6uLNa/Z8cDp4zopqssJ+L2wnVKbmE9/8fFvV15Avd0E/iKHWUz4RGeMaanKoOw76D6Um5qxW6xRGXspv",
-	"aMhPtVIbARPV8WaDUIKFBT5de7L9drcUdrXD2w8+diuIyaqWZn10/s+f443hxt4+arQR9FobsYg2wrKu",
-	"prIUJwuxF6EBUHNQRLXR6V7NBCSjqNWzkXhmrzFa68SXWkcZqXOqPvv7T5cENAASHjr/j6UiUE28hhBz",
-	"7FtfC0wqXYs1saJlPr3HHTPTMTEz+asbjE2sx5O3isAEErDH1q35/foNrt89u052iL27MeO3scuRFgB8",
-	"rMD8JAGWzG/pl8ztSgB3iDZlLYpq0rkf31ktjFvkrfimmmAQRKhJiAC7mgjY/ucs35B5uaci9kfHKkef",
-	"pwSNGVUw5nopJjnrtTwJKnRObp6mv/bb5Rv8aGf5RLPqVjF8L3DRdTQwRtaHie0zmYglcBWvN2YHMNb2",
-	"U8uZqmqhWyNB3wrzFtZ151Y14oM5mZtFme7RZtS/dRfiF/nb5fffwWvetcB76z91LPaaRDROymVHH465",
-	"Wh+j/YN+lNtj+pfy2OX097Gl3/33d8xfDwaWNq6pY8+G2cwXhi251rdVXXSwOL77pfzGT+2eE0v3adRF",
-	"73FI/iZZ6j+SiZfuse0mXbp/uzNCb2mnQlWjAxyOB2I9vayuBVCMeSfvTaXNrBb2umVdmWpSlQFeqr20",
-	"bKRem1Dti6zwUdEJ5uUwL9lSbAN13AB+d+UOB1aaFyOVj1anp88n9o/2F/iX+H/wx3mlDf5wjj8sq5p+",
-	"OMEf3Dj4Yw7JY2ue5LLIkRUJ7RKksW/0tPbiNH5m122kvMawWkxn+DYgYsib7jsxj+8RSnBCkQ0KUXBm",
-	"hZrU6yXwqllFoA3Vlt+IeqQcSRI+0b4s8CvOxeQ6iJ53796+YlCtw3o7a3WofEgk1TojReU6cY0Oi0p0",
-	"eAFE+dZrHrIzB+jRXrIT4Q/7LtuJ6+wz9p1mCN8BrvqK6vSBtsqLwo+tjh362MBI2dXKmN0PWdjsdjXc",
-	"RmLmFgzBqPW2s4M2EmX3FAmMRnjUDtpoHjsLkNyqIm2eV4k9p+fsnnHHoP/ANUq/3YzoY+gXpwYYbwj/",
-	"g5RMq/G0M78aeC2jPZLMAmxXk4BksGSDERsCwe+ZajWZW6EIvUlcUaeOK4AGZJ5YSDNtZFnacw9I8RBJ",
-	"QYg3iSmHHkoyyrj2t3fgkxb07JjRS7X36WLerylB9snDJov02XBT/s4Pkv0Cn3aMsn0wvttPynZ4nja5",
-	"2+oJbt2Mp4+hS+K3/FL0vy1r/Ekb7zBfMvp+SRXqpvw/sfbb4Qh+zQE6QXCiuluXhKLjEeSjCzySB6KF",
-	"MdjRCU1Z+buX3718ccmeosNRSO2KeUHXjJRjyqYjFrG2BAL2cVWsz0GRYZV7MOkzxtkUdgdVpIMaIp4f",
-	"1nt6Smgvuj9SG8h4uV4BgzOB7XqPoRZcVwo6ZBdCaz5zLaJUBy81S0v1TfASrKGtq/KGGm4JPB2t/8SJ",
-	"ENOqDs6Jmg2hIqDpRlR1ixfhMYRGqs1r8OY/uA+RoX3qNG7qO3j5FSbjQPTAGiTakJGyn2HALoV2TQfc",
-	"iGPgrxXFRlkx6509o6qC/K0w9fr4YmpEnffbdLV9ZmyJ++/7QGLSjr8vpbvTBcGtpD37O+0GOHu2h2Fx",
-	"WVXfc7Wmt9KPJartd2x+HYCyuQvrW1cnZVVdr5adcctLAQX9kEM5lgpDa7dzzNBg2HvBJbRPccXE8YLL",
-	"cKjtTUQgiJ0yXDnSLC3VrMTUzHGlfEQnc1LEG8bIpBgneXRrRNwuARsLXkMK6RrM+YKpinFVqfWiWmlI",
-	"3CghClH0IY0US0+p2LgycyhS1qyXa11dCWUXs3Cy1CFa0xv4IJQOaQRcDOxsr8WN4KX2BFF8DAaVKuSN",
-	"LFZW9GHeSMNcpAbZw2LZMykllFjgarZEeOHTvdPVm1B5vxNlovGJ/Dqb9VIUQ6wPsLqPvitBLXRVAEB/",
-	"2X5oFO7SqCPg2VdnD9sD8O7dj7ho2yTjT5u7Gxy+dMsOHkUC3WEG5JVrc+k4ipj9bJ7pWKroqiFLfOnO",
-	"HmmQjlF34YbGvCyuMjDCaodypM5KwR+jR2kE7Jti1TyOHcjvqQgHmov4rIv5OTp6+uh+t60bZ1f64zLq",
-	"22wlJXxIj//TExldu2RjG+6RtWDvLr7/jknQImad7vPubAR7r4nhR3vhGWSj9bCrKcvxF50jg6Gdbqz2",
-	"gAwLxaz9E6CZKD8uonIDrrb04IEOQHKTTxIDSSFy3XPcDZWD0jamlmOrHBd8ubSDraHAFtWS4yRFLZYP",
-	"2EvqUXOv4tqur1Z1SQfK//RhUeae/nImbwTYxM8iZEyMm7sb7AtNoUu7YIjBoTE9UakJBevUjRWP4Y4I",
-	"gmfAXAMre//2O+LdXGnB5sYssVjQ0Rli1Zqp9vU3kBmSviMSChIfA8KBgn/oGMuCcQJWzrohkjpKjvHh",
-	"V1CbnB8qqrqSB4muv5fkQRA1OOSDZw3e/RiL6d3Ua95/D/2VX7qftgTtrRDsEKv7KffD2qBQxkI1VS2E",
-	"jmxL7WSrE3lBXMYNA85MRrYYAtLVQmurxIeI2D/hQegiswAJmAZ9UC20UFggs2Ac5II96BrCYT7N2svf",
-	"/PjuEmrfTuwGOcHbjpFwOO8feJiH8UKABNkkQtxOfkhx/8bh37P/CseVv3NInrvpp9r3XOzXUuW/+Bbr",
-	"4oF30rfCbN1Gp48lxx9HeH9GLV77b80DA+dB4R/Y6QX37Gz1GkTGcS2WJZ9QrOR2bg1W62kNIc0aTLEt",
-	"Jtiexta38sbavQ1btqqbpmwyIW+CEkN1b4ZPgbhQjAw5hA6yu7Jxc6mvyBinQJM21VL7iFuMMuOXwcW3",
-	"QaaDP2EeXJZgz9GDmqQ45EO3tR0oyqL2ts9ApH1m/W0HW66IknVSVLeqrHhx8m8IDneDPkdJMdLcy1oc",
-	"E3mgNRg1k1qvsGjOQ7kj3SEBuEImiXKHlWLoeBZSXw9RZL17PlI0L4o22afas+nd2HfPWSFrYR3z/oD9",
-	"UMVNaPZgzgUnqw4D2ueEAnYNvBpalNNR2EsuNo0r4MLNXLG/fX/xwr0a9uUqvgAMgEbkAbtz8PUgjE55",
-	"xZESH5ayXhNOzwXNwNFeLXg5reoFCkaMoNjRuFnVIuT0bkQtp+uYm2sIcUf7ZCATvxYqpDrPnp7Cn2ky",
-	"jjhLSytt3WpCiQt9pliGsXer5bKqjWb5W6vJcpcQ1K3lNrRi7/Bb/YjdOwcJmmpihDlG9LBU4Pi4+Fgq",
-	"DiH1vcri8bWfaEYDWrGMmwFm8wJ/Pf5G6mWlJd7Y3OI5N4ZP5guhzBDKmhRfiL+OjrDM1cSjQNFTqJUd",
-	"HUEHYncpf+Zn4GL8/972Elr+j4DUy9oI3fpkQk62yxEE4p1IdRAzu2Q5najGVobagK6NPPg4Ofz09GHf",
-	"DI7JnGt3zgafSxFLRzrDHdaQa2wK7l1JUjzl+2G102NxewBdUmOwDuh2uGFrvixKj52d/uW/diJmNRXd",
-	"shbU7+YEfjegu2eEimfvboPXyBiartOqZs//69TXnmQuO0RieJuTO1IYKR6vfVENQiaskfpkyWuD2Aos",
-	"pz+en5x4zEbEaL8Wa6JKtPd12KtZpCZOz7prsN+4NXKb5n1d3htouLLjhyHf1+WrqnYDP7Qp66pD3Pg7",
-	"C7PjzfClmq6DbQhZsnm6Wq57lOxAPCf7iqDmqaYKrO6jfAmBJ+5P1/u3r9kUEFklERwgHbhmUkH5iJ5X",
-	"tTku5U3zyAdARI8/nnC6BfNTD9gFNBOKwo6Hdm90hNGeuBZr6pgB3vzIiGxJcT3x8gGq24oMqy6i9kVY",
-	"T+1NbanYu+cZy/VzP+B4NbkWaetONIdQ6+SgIfB6wnDA2S1W2ozUHsxww5D6ytDIRWI7bxMAG1y2USl+",
-	"ZoUb3DpScDYFCrdgZtgPGMcJRmqkELoGPpLUHZKZ9XLU6PpKqiv6MYdL0pYa629IpY3gBcPuIBcRl2ak",
-	"yHgWvC5llCMFsAxaJIjHp+zkWB4fJubBJb5iC6lWRmDAXo1U6yQlpgdqsfAUE1PgjmgT5W/xSJBx/r6W",
-	"9yTBaZz3tXwkVJ14Al+k9R3kwmA5G7ISZGIqBw+V1VbKHnsC531qYEAuhztcwzly6rif09ZfYOSEhBkU",
-	"AsoFkuaAdYXcOv7GK1l8yAHbGXnB+xkTfDIPvZn28ifa1bPZF2M9+N9U8HmmSSiPofJfqmkG0xcumPAa",
-	"eNsCUTif6bReBy06ex9h5yDHpyuQA3RZoQfsJwpu5kvAN0eIIbmQJqfR4UqoqQul1a7BkWIsQqJ1OCWg",
-	"38q1BfcgtOBYtq0QROLOebXSHFhQp+6xmibsrwYxl4p27P4n3PgIG8heoAUMt2mnPtGgLKjiwhdJE1lh",
-	"64P6cRxj2LV72ojEtSHoPruLB+wlrCAUizgMo/bipkuur1+6p7xFrMh9CgzT3Uthn+ZcraVgh+6uLAQu",
-	"5XgvfxLnVTvXoPvOHvAYptkDoFoPU9uJd+xpcbsAj5/tBjzeMS8Hw4RFO10Twb/uDcOUfNh3eG/LTN7Y",
-	"04JgWxkyzjzNkNJrhvSM7kz62fZILrOnaAe5C6TGWqFu5GgrSJNFlEouVot4yUIgaGOmF24CS1HD9DL2",
-	"1Aqvp9np6Wk0q9NTmhfKlZ3Tguk3Py7N65S+bfc077OOdeN87gS88iKzcRJ/9wCZCHmVvnSkxptKu7uS",
-	"8CeAiD+e8gl0k7wVGEgGfWes9CbtvaEaM6o5nEpMGvTyDdmWZzHLdtaqyZtAMFyx1VKL2gRcX0449qyO",
-	"JwewmDQpbRUoLxmyx3HoYl3W1Qxr4s6jekR8BNXmuM4lgALqPTt92s8YsFT7kcitSgbDRJgdovcseB9Y",
-	"f2h1D2HR3QD83i2vi3OW/7ISK1Hk9vjm9UpZLyBHMCb/p6oOf4Lr7F4ArWdXDlun8KoJVxNR2n/C97JG",
-	"EyU3fB0RzsYup/Nkwa2hPDfM0FPUaabtPT1ZiMWysqfYWh3W6ukPre9m38SVHFr7BWnUpUJyLztOlL3O",
-	"fG8WNWQRHSJkm/FyoYHmnDmW8+hFk/XpD1iO3n2evAnMHqwhV/QZPQCWVNgDk7dcSKsYubfWCQXjyQ8F",
-	"/DL0gCnCtrpKLU1miwKbL9kqaC1VC0TOUPAkBEjEkwTREvg98Va1sNfHRhTAanjyRbSYMpZrw2sjiitu",
-	"8hA7cDsStzbyQupoF9n3ctfgNEWRrJZ9V7eztKm5nM0NDu63ZXj3OYe6AZoJmOdYexueGKYnAbTJGr6N",
-	"zQIe/0/NN6AmQrd/N+1wb4wKNZNKYMtiL/rBFxibsD5wp5UiC2gVLNaZ657BTxcNE1me1o/pZ66p0X5b",
-	"QEHBHn0Y0VuB1o2hcA86BzVXmkM303my0O4/IwcJG+7crqMa5jpyoTRFj6UZhq9k/79Olg6fAzt24Jog",
-	"GcWYJNVOk0uU23O9Hiz4hytn3eTYj6gzBh8cH63Eh/ANeq3+l1UJczmbi7pP04zGodqMLDpmYd7w8k5I",
-	"+KcOY7HWvNqVhcD0camq6JrwPXrJnkJMBOso6PjprtBxQylsCrbom8MuG0Jrq5W4XpZGIz7RHvpPlWtC",
-	"X0gnCG1fVJKtTbVciiL4UvCu+KH7mZ9KPDk62f4VS8FvELMhej+AkIxOBl2UerjSQHWpPQpIjLrSYhg1",
-	"8iLpbSS76PSyi0i+hKnp1QTb4OjxLnIWFB+/DuASt3zNomLUhrFyMim5XOTgkWYEhwjxNrBF/suHBO3H",
-	"aJtLyzTckofLVwrKrui59hI2F7w2Y8HNuZ2n+GBcTS1dRImeEtwe3Go5/CVE+lwU1r5AHwWpqm4HzJvy",
-	"TTFWyALxfzDW3otMHbuRom8NtgjARt4qTBmpNdGbSVWID33CK3Kg3qTVoZW7wibj6VRMTLohMf762wwG",
-	"BK8f7M+oQg6FOIZX6BwO2At4nu4CqMySEjKr+JoVZLiDyDZwRg07O30+aAnS2mVOXJV7ZWppBC0eJV6b",
-	"zOEnaeaXfKYv3rzuxCKmM+jOHmwlMkRvuXb1ZOCp3WWnxcfOE+Fj6PhsNjF9KXe7ixg1mlMNx3Wr39oR",
-	"hkYl0Z04bLi1l6B+IC2HkdtbLk2sSYOlaWU4gO1ZDVArXubOxGtNlSHoOgkn5xNuBKOJhr1Imdy9me/f",
-	"64lGAXkjag1Bcsfk5mCjRc2ulVXNyOpZsaKi0LATiKYCZctk3Al+NmA/0RtjdNop5iz1O1O1CCNHxTTn",
-	"wRWHP91wJfUcED009cB4zVsFSxI+lfVibudyMidTYMOt7sG/2ozNhvuzUijziz6rObU0W50PWcRKCTLv",
-	"eNC5G04Cup8+bIuI/JDkq1cKFGk1nSJUG+BpQbC3mjqFlHl7HuqmCNYkPDBjqqrjCURUfF7EIHS/rK1C",
-	"76NjAg4r8OtFU0s0JahbO/sJabsqLMC2EmkkFPTv0a2Ob8nJxaaggpnKuuE+iKMdVWtZ3YKnqnhd0xO0",
-	"4PVkPqSt5Uw+jDWAO4Mxc/fnAM8raYkAc7BH15LJD6rffg/l4H9XEStpH+yXS2dysQWvr1PvKHKGCe8m",
-	"3UypkO83DgCEg1MTzxl1mU/NWFuLrnLZX27yAXthp4Q5AfFhUq60vBHnzNxWbFIp5+lO8CKAs8Rz2zwY",
-	"GUmYEH+iKWI+2huw+AjatxhkcALDxyHwYhAX3trVSWNYQ8zmafwkhK7wKO8ykt1iYZxgKkFcOIjzyGSP",
-	"XeVe4hj3kxhFL3J2876bRbtnTrwTfnns/pewoyNh+kTDrjv3rjaJOk2LjseL1hHlWBHvryzaQE13jXJ1",
-	"dPOtJCIQTsEHZxnTGF0BtTswbGHee9m1sGUfwqxNxoBRH8mqfYHfNH3nHZYiynOu3YawwvV2Q4n6M0EW",
-	"bksr4w9VHAAjk2TYcG0etrPxUexC+AixiCPYHTLAQH3sbyTiZTurFOL6gP3BOaiUgBcFZj0QixDRt6Ty",
-	"/2lVfN0feg8Wb6oFSWnKEbOLsiQ2HacnuK9AipO1UfHAZpIlUr5sUlnLkWI9sVPftCKc7JxKK7/jcDwv",
-	"y8QA4bMZWUy1uJHidriZjKfEt5gaVq2Miz+t4VdQASWsemLZ4Ct1vk/4LNxELxIS7PYdlY81hz5gCMys",
-	"0/KAPnVefEKMYyYBodXVeWA6Foig7Q5w1oqd9YG1CNY7fXByZIx/+iWWulHecEj1wqdWKyTTsAf44QsT",
-	"aOhZ98izux8zee31UmwZ/Aoe+dvkn35VVre0jw/hMIik72dJQ+3nr6/hJZrqCf6BPRetLccXRMfI2dhe",
-	"ADuBzwLAu97QJpBpssImSTJZaQ3gmOiKKmB20cT2WAxYzosi9+nuAFRnByNMe64okw9AMvhnYE2DTBj5",
-	"5c3ivah6zvAZ/E8IcriO4CGrhV6VhuUUBLzCZ1rTPaSGMOkA10kNE4bMdo5YzjnT1dQcFyKkz0KdXHiX",
-	"nnNRSA1Ys5gijODnIeBPVUC5wtV4nbtUDfQQQrtxpcJ8CUc67w+ptsaeQvdakI52/eF20VfQekzg0z7T",
-	"EiZH0SBudiwjpsXcSt7OuUG3EMIEbvQBu6CR8JFUXxhB+NknoL7KVWWuoF4+d0Ch8H68rq1ug6e7Ckdw",
-	"qvQ55BWsv7WqQ9CdK/a3y8s3eE17+P2iWSHXpmR727XsOXvgTMKAvTZigWUbEH0oJPjPKrI5sLbbZwoR",
-	"11Yasdg4oawQE1m4nCCMkkUFCYNCGC5LnVNJhDSsl//z36OjspqMjs7ZP0dH46pYj44yNgJhYv9L2n9s",
-	"qN3R0c+//pz33fSBWk5RSNC6wVTeLuGvZNyinClkYVeZ5AKU2PJw1OJyF9yP4CvSmcTL/dmIcKyQlZII",
-	"8YnADltv9Tl2NtUOLkcvISTrklILa/LTMmFVnnZPsuY1tu/28qc5E7+seKlZ/nRwCk1UBWbH8Lw4j4zm",
-	"FgQeBAWbRxF/lYVLeOI9dm9gsthByjQtORxKxIavNM6i3jTxvrYr/sb+T2To3Yc3DWNEilg/FlHu5jy2",
-	"WwP/P3vX29u4jby/CpE3TQDZbrbt7wfEKA7pn2u3m+K2m+zumysiWmJsNbLoipJT41DgPs19sPskBz4z",
-	"pChZsp3W2W3v9t1uLJEUOUPODGeeh7cjIBK7qYu29OpdJvP9iWj/AcZK58AeK8S5xyB1PsA1bhPp73aO",
-	"2wRekgw8WTG29x7qdU81O92OWq2k6UuNqjS91X9SuEG3XetEL2fI3oitN0oFOQVHZGmDrnTcBGl506Zn",
-	"KVhHAXb7VFi81OvUvbaTN5hYfnTHbs+DGI1VSR/d+gHuxaGvMvf14176a6mXj3vjRh/8/BfE9xxCl/C7",
-	"T+nmBKv6GDenpUn/G0nJrU8eYuwfADWlDYeAK7v2JOyuWC51XeASMKuMsweZnR9mF36nnB+DmxZTL1Xa",
-	"XLV29oukVGnGFAfdHhkRdG+1pDhlK2AG1AdrQJM3EtE2A0OFbYozn/rGw6ZeYB5Pu04RcqIDS5Zz/UI7",
-	"0mX+LjNj7L+R0TsWsTJVtoT3k2hTxUKvVVl649T1XcpKTQNWFK4hNeyJ8VxTVnXw3kem28HtSpW3dk3o",
-	"QhkekU/DdL0ROwE6He+6w+jFd2J3DdI1DYFiA4AVyi3li1amIK9KJLPVeSqMoou0+LnLdE42oxdqE180",
-	"aX3+4h42sDVd7V+yQjz7VCx07S9wAwD04P7fE1aEHoN9fLrdpvVKvLdhDf8hELCsGe3tvdrclsqqQjyU",
-	"lYSdal9F06VVoJ9rxQb2CgmAVm/VGrngYUB4uyhLZClfZSE7WJVNrQmVUDfRq85UD4bRPvvsoCDWUyVY",
-	"8fb+Xqzm4GjZi8GFNXoIkkh9OoG7dLKK25Xv6ZY8Hj3r6hEfYX2v8JD4kFl1jMyqZndsnYq9B3DLH5j4",
-	"Vob4pOvlY90CKlnjbV9zDEskC20Ufst0Kk5lTgU7zEDB1+Vsdhe6JHu7KWfb7UpYdaBU+cMcifGxnQEX",
-	"iymVMFRpMdv4ObC74dT9r8luoRnl9DKel/AqrRfpFKp2zYv2WAfjgz9wxP2OF2E/2lYl8/9+6x9Twh8b",
-	"bgDDW1BdLSbr88n4QeX5CIBIk58e7s3YLUXvdvSynuWURgSlIZace7Vhi49h96pFAMpHjgIYxAjbykRE",
-	"Z4w45Vs1Ey/URlwDLQU/UzCY4u4BpEt8n6Uxo8SM7TtGlLqSlbrgkCKeZeoeJEYy7U9WMWkQ9e4yunSe",
-	"4hWKOjZv1UWV5XyN4MAPHTZXkI6J7FB8b2Y3IUJBTRacQqYqDhEBxTWsi9qIpcKvHoYKH9bPyN+3A333",
-	"cP+kxCDfGV28VbMXanOtqiGt2lq7IyOvvRyQrJYcBbJtpbkj2Lme67oaTlL+ukDxJWG+tw/UbnWt/eW7",
-	"tzet3sF7d8lbhaT7wC9AFRWL08uXz2nsyDrRVVM/uVClOhuL2CR6pT4HjGdM5Sw8e2fCJ/Xx4ALMUAO4",
-	"EhpAJOJ5rmf2fbxBEtt5B/wgOEMpAa33WfWLHVynD+Ty0q3VXanMwmkPN6yKFCyGPH1U/rLW98ozihPM",
-	"frNaIaW3jwhQruCXIKUiJULkAM4ilF6usnu1cXrvEme6tbV2ip3P0NGkFgMWckb4ytNXHnZwqIwq11mi",
-	"+qixIFB7nLu3GKCfmErbqRpEWbBS0HLLvA6dQDZOohNV1Esr4rTYJ5H/gVb05MdDUg4GoPxb64clfQ/5",
-	"AO+Ht+ofJ0TsZlXY7j6/tvaf62xeCFrtHVsMIS8O7jDPjalxDeYU7VRubyPkyreUrFuVjyu5Kpvlqolv",
-	"fKNvylqJibiuV0xT3SvGhK/zS2aQfZ2wogFf2KfyU3dsznsyiw7JnTuF2wqJGnWOfulSPJS6mDOYrwun",
-	"nFNgCMGzeSmLCgk1nztmDMo4QwgGwbhEluVGxGB2i13VBj86FpfchftTFB6kxKQUOVqkh4XmqFew/9rO",
-	"kF5Ps7Thg1qKVOGiEp4NXtdd3PI8d1eyPpz0qQs5OYpupIXfBryCsef/otJOuvZ3PH6O9BCpIQjncOJH",
-	"/5yxlNxCSgYmrv3MWLxqb9/wkIB3PaqNughG5lIRyJhqCaQPm1qbiW5q9YqkCAU+DaZm1JhH7jjQpY+X",
-	"YOtvteyTC6g8oXfi7RrOlCrCJYpafK09S4BZi6fuQKNY4Y6B0LlDY+6ej6kqAWmIQwss6n8vLinYG7rW",
-	"6BLY2UbM6qpZnlwm9yZ0VzmUnOskFnEr84CgBdG0Q0f+kbSAyqJY1+KpQ4+wnVDHPtsDqB3W7p0XGufh",
-	"NaP++5oYx0q7gxkSfdo/k1JNm0AC3ukLkffy2G4fo9gVbxizdudR2ih+w/pJQFxMH2iHyI9Mu5JvrRrP",
-	"LNFa6qHDuFG0nbBQ7jx2PePhoOfBA/kJEvltf+8pcGrPzWtSkF2xRtahd0v6+2ezROxJ+0JtBswQout2",
-	"Iuytid2mid1JB714xynkPQS2hB/h43joDTZE0AzlII/Fbvdnih0q/uZrrnpalfouy9VkqWJGgA6ZeY/t",
-	"HfS51PYTX5un5S7yfQwoCwNsEzHs78m6+QNa09vft1t4ydkfNqxfqVQpjos3cOnOAHTQ7Eh4o8CPk/PM",
-	"OpslYzZBqYiAjZLZ8Ai1QYm5jZ1I4J0xrDBH2TYN+d2smVE1LyNQDyMifNP90eFu4Te9UjzEBzXjU9hJ",
-	"MhnjgDWyDcQuRI4DzuqSqPScTEjvGfgh+a+GfTIWX2j7xGalDOJT7uePTHCIkt6wtRR8fweEh7QdUEVc",
-	"q0roUY4A1FpIV0SE561OXagRbhxA+G+txKyYX3QnmZ5t0H7//xnf/FI4LZhUKpw5x8/ilIi2GYAZZSfW",
-	"DyDhINxpqu8tEr5UyIypadk9/nErAdOaW2xMerAyl9qpCyTdBlavNSi97Wsla5kZyg1OxSm5LLSCZ4Hd",
-	"K0Os/33+x16Ll6WCvBmH/0XF1XJjSKB+n6c3ZD5iuV8qvcqbYhzp7EmaVKq0xsZPMhrQ1JAGRO5EwB6A",
-	"DeAvUJp///Nf1hR+9n/4QPvfmAqSM8NAXhdWEXOZFeLbm++vcArxhyvOqQt0whFf2bcBPO0Og4+MSBYq",
-	"ue8hRX+D4di9zQr1E+WRUid/XGvOc+CU2H2tvLem1nhX2vlNXOr9wfb7TbYfweB39mHsGu1Dp/8oXSiZ",
-	"V4sJZSupdIcp2KA6Mu4FVrFeYa92NVKlgmRFYb0I0I3qkgd2x04zdUyqFHkky8xUWeKDxykzRtgNu1AJ",
-	"XVprnfs4gwe/pNz55H5egncAcSvAEIBxqpX5g/R4Sv3CvXJMI9lQWXaq5qVMHUjhZx9/ElYvxnXhHnYx",
-	"bwKq1EUlM8BJC6OSUlUmEgttKi4i0GX4BeTtccXCITc5X/HifIu+n9L4bPe078qUQ4d29Dwt9kvdDI4J",
-	"ZP2T9z84v2rHvn1yI3LCTOIQArVvTKWWbVXLs7UqlBmufr5ReRDy49w8OFtImHQZEACGB00lYo2eTEww",
-	"pelM8TllpTJVK1WkqkgyZRBplI1y6bqyx6yPCy0ZmOYO8Rx7FGcEYoPCmWZgGrcjsqzCMW7rWwhNgdFT",
-	"9iFUK/yt0S2v3qWSRpN3SWgSh99+XrlZflIkZOrjAH7Z1vIdXTN+w0DgbbMEwTpqBOjISuIGRzK5RzlK",
-	"JdPsUdrRHDrASiR0llLe3WXJRfsQcVLJuaKVVxN7gllb9PSZQy1sEoCX2dzVeuKMAWGeNeDBAAP4fsSc",
-	"fS3nLvFHUHlA/Atd3dLvU8LhxVcpw/F6uo9Is3WW1jJ3Fqh4PaSdUoBMYiZzWSTeiHdr7DKleeYOV6tX",
-	"fn2elHSEO9lPwE8LDxmQ6cbDarEAHF3RDhrZpSOe0QVvwQw+NQ3n3OU7A/KmO+Yjqp8f8m79W59PrHsl",
-	"V9nuxJ4wJGintJQNA1s8WZ/HVhPMSBbp6Cc9A+OTKu9kgqfXikCJtfjbShWXL5+LT8YfR64WEbpDvc1C",
-	"7DHIJcCNbQcT8yDnc1VimI84EN6co89V9pVO6qWVhN8pwZ1FL8JvEil3Mm4QFoi5aEiU+1528zpZnzfz",
-	"eGz5OLjjHZITLskTSI404qHMqkoVkZDimjoTz8IBZwWL0OHiwO08kTj0DvNgaej9xnchDQd33CsNB8R6",
-	"EYihS7y6zE8uTiZIAeW2tmRGA+WO7gsQ3GJLG3uZYeBcGqZ0mCguZ4aGtY3scTOYyyNOYxdbjiO+sRg1",
-	"WRVn0XYULAq8buOtBp9vzXcWwbDge/cMShWyqBpcGsVE8AEfPXCHckIzCiN+QePhn01PLxx8Q8SbP5nz",
-	"CQyHxtuhRBcszkrUV5ugq9rYddzu4koXc6b2C9IbEIPFK72dT0MKaQNc6wIx2HDiVtnoXm36+ry+/P5q",
-	"iJ2bslwH5ssY3dPclyg3o+tyEzkbKhKzLCc6Lp8ijghIu3rQt+3SaHumSBbz2r601KnKTcDzVWmUtzWC",
-	"JOe8bXCj9EZPm28oJqMo9oEauVTdZUVGgrmUKcVJCLK+SIVK5631RL99cyvX4JNHeoQM2J5CCFQChHQQ",
-	"KAtUclBfZ50uRutM9fbzGsLRIFoykJW1lTnnlvvsNhjoX0+zr+q+8bYke6XKEYbvmC+CHgIAsx3cP/rO",
-	"SR/Nb1YYa4uHcFZRw+3AiaKMdkp8HXie0UfHbTSl0c4x3AChiCfbQ7J5vH4HmgKt0ndVt23suz2zRnNP",
-	"jSJEviKSlxCgixKgpZ0/66X/VKeURMFouoQNGXS4qJeyGNGyDmzLZCMarKbMG1GGGtDuS9T09BfssxQM",
-	"qdNME+iOazLcOuzDfbJNsTpsTkGlo4mEKpJyQxfDFSWB4oKYk7IIUjToINjpBr4saF4kspK5nnslD7sW",
-	"MwQweSOgFQg6Ch/t6elrB8Z3/cOVd3xNg2pDl+PIZwl3wZ/zkX+4p9XnBQ3KpdNQ5o9vV6mUGg/1xj4J",
-	"repr0NlcdH47/9welCYSX16/EfXKeq+R3XYgiHTOE0Fi0Is7+vtF2Oi8djHngG4RZ+kgA234EY5m8dcf",
-	"f/1PAAAA//8=",
+	"CqGM5GXXNMIVh07mPqsMou95SIVBvBKfZYWBTPexO3HJz3vUFqj4QejeSlVgHN+hAxI8TG+8jiA88j72",
+	"fIRdEZpEnWIcwXLZv05gtMhL9nd5l7FeKT0AcuGwy4g2eiG4Ck44VC9Aek6LSS0M602reqScn0ZB5GOp",
+	"js1cHJdVtYTb+qEXJDSsh2lQ9j1mmmuVMSPVOzs9Q//zVmpBj4WJpQR3piIMQerOdwUDBE4VdfKv7UuA",
+	"uTIDE46vAdVSmpEquRF1f8B+VIkcDCSDmLklJO5zxu2iVArTrYmyv1CE9NxSUjBSEfyzvbO3LLmxx9oa",
+	"KNOpa/frD0aqI9EZncN78vKiER41wRnNY5cFEn+xL8nNO/bulBITD7KPpnMqkLrFYpshcjLhhpfV7FCD",
+	"xAoYcGeq6dQetp4JUHDwwKi1MT5z/YSo2ArIWVUDlsZIIbuwPbGxAC1aEqltB7Jh5ryg93oUY0coA1kl",
+	"Z+e49+w0Mujve5d8pi+K9z6YxUFLe4jh4TYFLcxnW/Adi7aJ32Efcd72ryuwS7YOLXYb47em9ze/1kv7",
+	"mKMH3SC7PdWwKda/+yzht8KK7eSdt1qwuwCikyc90UwW98Qu2LqNV/I4PKLd2v56JUtKrYFNFRIehTRV",
+	"DWzHrpRSC4jRh5d2tatgedsp5Y5ympTeeimgfnWk7H8C5M2k5Fav+Ic4NHAJoAyFt38BDgpq8fMwYO6Q",
+	"BN18n+jAa9LjaqRW6lpVtyqMHyPU9SlNYY3jDThyaQebitrOLjANwizOCe1XZ9QVqrORItBsnTGqWdcZ",
+	"g8w7Vg0TlUs1/peYGD10T3BwuLUG2Km3r16w58+f/4UV3IhjI+3izYQZqRy/+Hn4AyXH3r92E57JG3Bc",
+	"ipkwbC6VAVYz8cHwWnBs6XKDWtcBUyqK/fmUTea85hO7oCNV1ZCQ4hLgH6HWdVwLfq0zlgOP9rj6gA8L",
+	"r5nbScGc4A9h7gEsE9G9kMS8mo5U/BEH7IfA3EAsNi22AmzN9xL7L+/JcP9WGDfCI6VkwvA7UMPt6Yx+",
+	"/ty0M3xNaxI33gN2UCRHD1PUe/OnJMGE7e62Nnwd5Rus8+9j4o1LnZxQI2Wfus2PjflEDnVj8S2abux+",
+	"+Aypl/dZsI48KolIslG26f6dNmG89ttCw7tswweyBw8IGPwxzMC9d8Kh9YP+9tfFUYflBqld13bQ6YG8",
+	"EmYyFzpjJZBpRsAT0cOe6CQQytmy5FIdA/Vmg0/TdQ7Et4/UBMMZGjiYQFqLCqKZKjRwQHTwHFuu9C8l",
+	"sMKMuRY5ydFxKbSTtdJaHOVqoeiX9VJY482MFJDdPstOT0/dFRkFEzDHTDwqDBxzJIbCEMXTU4ot6j7i",
+	"CWINDhC8FQ563/0LbNSRapH8diqoG6qVQd4penls+Bmpd+/evjqerXhdiOKcERxbBoGWMZ9gs0op1fVx",
+	"WU3sA6EESVM1GvL4rVQpdAAiHa+JF6K+sZJhpOAPxwBz2Ds7Pc3YpCoEy7Wup1fjsppcEz+XYisFpWgA",
+	"Pk7FTlVN1USiYGU1kyGr+tXpM9azjxqpfLXUphZ8cbVS/IbL0j4h7ycbKPdc3JCFbdNKqZT63m3We5RW",
+	"boxdomrTTDrdLQe+5oU3AX/f0u0bWJ4xdQqlco5Fp/1hZF6teHmyrKtiNdkLPGMsS9iwzN3DeouqEKXO",
+	"IJClEUPLSxuH5g4JRT4TaXfbjEulsYsKIO7Ha4I+5RgVA6pU69oM2Bs3nD3Mzng7voViPOBabXR67AiS",
+	"lhStWoTclGs6nXDFptKzDsCw0CkJTDJQ7o6vQtMfsNzJNtep79emmnpqE/Q86cL2DLR7xwcPyP5vIZbY",
+	"Zh7PHMKyXmz34EUQE7LfFaR1V3dxPD89Pd3F8XyfAVpa4EOism5BPstw7MZhjWSK/Ztd8e5U8EVRaMY3",
+	"HkLgmJslqsiMOWA/YBCqFp79184a4k6TBgV5ucbqpmuhkGk8JpmEpDCq3wlllVr6Sy6Kgj7rPQUpMKVI",
+	"YzxSZtGPvhsI3H2lB/UxP4vE4EVRtGzn1iPRqSEPoIx1qsOhY6PSmHPNxkKoDS2481hd+Cdi2bi7n5RR",
+	"+8GhW66kulppkUPBPl9pQXfV1IWCJDRiKmpHqyZNF+FqfNr2CYJ4FfqFdfU+WFf32s97xEu8dN+dXA46",
+	"scUp6dwepw8tDe9AEn5GWbM998GBhiU+a3/SRy/2hp4si+gfQcRQnTZwjUCaZkWTpouAp7HC2i5rQAC5",
+	"o8fj3iYbD7Eh2AVoylxoI4GW/mpSaXO1FPXVSkmTA+AndLxWiZy0wnpqRA39cMOmBA6MlfZpm2fjZSHN",
+	"/VoqyFDyMZbKg59NBM8vHsda+X1qBM9cdJCFg877Ho5/ydVsZfc53hHijoTBWy4cwJN1oFdaZFFphvXO",
+	"4T48oRG0zgyh88pqQlVTQFkQRQ65weicAxcC5jkEB66mnkBbFEyoYllJZfSAfY9TBAkSLqDGDEKYgea/",
+	"mIaovRgLUSV2xxEocAnrxkuW45sBSbgRdYzgR+sH0yiwBBTaWmc+NYZELTqKiuRwE5bXdoCC4nfcURQR",
+	"HH2aBSJGxSStbhk9Dh/NrMPjx7/uXZT1Fi+/Xzcf12KXCPKxV1qLR/Dwv9pntB8q83qxLMVCKHOnnfj+",
+	"/ZtHGxDDwp/XwvQjGUISI4iQaikUX8qB+0g7wMWlZj8uhbp485o9H5wOnrOimqywBQc7vJSp+cT3o95W",
+	"9TXkin3GFpyyKZ+IjHENRSTUsAQtYVITmVGrdQojL+U3NOSnWqmNgInqeLNBqBnCipSuPdl+u1sKu9rh",
+	"7QcfuxXEZFVLsz46/+fP8cZwY28fNdoIeq2NWEQbYVlXU1mKk4XYC2Me2BIootpoPq5mAlJI1H3XyNiy",
+	"1xitdeJLraM00jmVS/39p0vq/QYJD83Yx1IRziFeQyAm9q2vBWaCrsWaiKoyn2LjjiznmMhy/NUNEh3W",
+	"48lbRf3dCf5e69b8fv0G1++eXSc7xN4NcvHb2OVIM+cfKzA/SYAl81v6JXO7Evrto01Zi6KadO7Hd1YL",
+	"4xZ5K76pJhgEEWoSIsCumAC2/znLN2Re7tlh/dGxytEnFzFfGkrucr0Uk5z1Wp4EzZonN0/TX/vt8g1+",
+	"tLN8oll1qxi+F7joOhoYI+vDxPaZTMQS6GPXG7MDZGH7qeVMVbXQrZGgb4V5C+u6c6sa8cGczM2iTPdo",
+	"M+rfugvxi/zt8vvv4DXvWuC99Z86FnvNegMn5bKjD8dcrY/R/kE/yu0x/Ut57HLu+9jS7/77O+avBwNL",
+	"G1fvv2cPY+aLopZc69uqLjqI9d79Un7jp3bPiaX7NOqi9zgkf5Ms9R/JxEv32HaTLt2/3Rmht7RToaLP",
+	"YcDGA7GeXlbXAlifvJP3ptJmVgt73bKuTDWpyoD4016TNVKvTShPRaLuqFIE83KYl2wUvLiaFsQju3KH",
+	"A0uji5HKR6vT0+cT+0coRLH/Ev8P/jivtMEfzvGHZVXTDyf4gxsHf8wheWzNk1wWORLVoF2CzOKNjsVe",
+	"nMbP7LqNlNcYVovpDN8GRAx5030n5vE9QsVkqIxBIQrOrFCTer0EqiurCLShYugbUY+U463BJ9qXBcq7",
+	"uZhcB9Hz7t3bVwxKbFhvZ4ENL4paaC2SEpuRohqbuLCGRXU1vADucus1D9mZw1hor7OJIGF9D+XENXgZ",
+	"+04zRFQAV31FheXAJORF4YC9xfCX3sDayWLeRETUCmba0McGRsquVsbsfsjCZrer4TYSM7dgCEaNlZ0d",
+	"kZEou6dIYDTCo3ZERvPYWTXkVhWZzLxK7Dk9Z/eMOwb9By4s+u1mRB9Dvzg1wHhD+B+kZFqNp5351UA1",
+	"GO2RZBZgu5oEt4AlG4wA6gkRzVSrydwKRWim4YpaS1zlMIClxEKaaSPL0p57AO+GSAqibklMOfRQklHG",
+	"tb9N+kD/h3eFb+dV/FLtLZyY92tKkH3ysMkifTZ0gb/zg2S/wKcdo2wf2OX2k7IdMaVN7rZ6gls34+lj",
+	"6JL4LT+H9O9j7D3MGn/SxjvMl4y+X1KFuin/T6z9djioWnOAToiTUGPrk1B0PIJ8dIFH8kC0MAZbEKEh",
+	"KX/38ruXLy7ZU3Q4Cqld4S7ompFy5MV0xCIijcCJPa6K9TkoMixNDyZ9xjibwu6gMnJQQ0S9wnpRvf1I",
+	"bYCV5XoFpLqEf+o9hlpwXSlo6VwIrfnM9TRS8brULK2vN8FLsIa2rsob6hAlPGu0/hMnQkyrOjgnajaE",
+	"ioCmG1HVLV6ER4gZqTavwZv/4D5Ehvap07ip7+DlV5iMwzUDa5CYHEbKfoYBuxTadQpwI46BUlQUG2XF",
+	"rHf2jKoK8rfC1Ovji6kRdd7aOGafGVvi/vs+kJi04+/Lsu10QXArac/+Tkv4z57tYVhcVtX3XK3prfRj",
+	"iWr7HZtfBxBN7sL61tVJWVXXq2Vn3PJSQEE/5FCOpcLQ2u0cMzQY9l5wCS1MXDFxvOAyHGp7E3G6YXsL",
+	"V47HSEs1KzE1c1wpH9HJnBTxhjGS28VJHt0aEbdLwMaC15BCuhae45+rSq0X1UpD4kYJUYiiD2mkWHpK",
+	"xcaVmUORsma9XOvqSii7mIWTpQ5kmN7AB6F0SCPgYmArdi1uBC+15+zhYzCoVCFvZLGyog/zRhrmIjXI",
+	"HhbLnkkpocQCV7Mlwguf7p2u3oTK+52wCI1P5NfZrJeiGGJ9gNV99F0JG6CrAkDYh+0Hn+AujToCnn11",
+	"9rA9AO/e/YiLtk0y/rS5u8HhS7fs4FEk0B1mQF65NpeOo4jZz+aZjqWKrhqyxJfu7JEG6Rh1F5RjTJXh",
+	"KgMj+GwoR+qsFPwxepRGOLYpVs3j2IGPnIpwoLmIz7rIeKOjp4/ud9u6cXalPy6jbstWnriH9Pg/PZHR",
+	"tUs2tuEeWQv27uL775gELWLW6T7vzkaw95pIV7QXnkE2Wg+7mrIcf9E5ksrZ6cZqD/iJUMzaPwH8hvLj",
+	"IlAyQB1LDwbn4AE3Kf4wkBQi1z0Hp185dGNjajm2ynHBl0s72BoKbFEtOZpI1GL5gL2kHjX3Kq71+WpV",
+	"l3Sg/E8fFmXuGQln8kaATfwswj3EuLm7wb7QFDqlC4ZYExrTE5WaULBO3VjxGO6IMGMGzHWdsvdvvyMq",
+	"xJUWbG7MEosFHcMcVq2Zal9/A8n66DsixxtB5CPYI/iHjkQqGCdg5awbIqmj5BgffgW1yfmhoqoreZDo",
+	"+ntJHgRRg0M+eNbg3Y+xmN7NhuX999Bf+aX7aUvQ3grBDrG6n3I/rA0KZSxUU9VC6Mi21E62OpEXxGXc",
+	"MODMZCTwIJhULbS2SnyIIOoTHoQugr2TgGkwutRCC4UFMgvGQS7Yg64hHObTrL38zY/vLqH27cRukBO8",
+	"7Rg5YPP+gYd5GC8ESJBNbrrtfHQU928c/j37r3Bc+QWAZo9+qn3PxX4tVf6Lb7EuHngnfSvM1m10+lhy",
+	"/HGE92fU4rX/1jwwcB4U/oGdXnDPzlavQWQc12JZ8gnFSm7n1mC1ntYQ0qzBFNtigu1pbH0rb6zd27Bl",
+	"q7ppyiYT8iYokQb3ZvgUiAvFUIZD6CC7Kxs3l/qKjHEKNGlTLbWPuMXQMH4ZXHwbZDr4E+bBZQn2HD2o",
+	"SYpDPnRb24GiLGpv+wxE2mfW33aw5Wqqms/ESVHdqrLixcm/ITjcDS0cJcVIcy9rcUx8btZg1ExqvcKi",
+	"OY/yjQx0hDgKmSTKHVaKoeNZSH09RJH17vlI0bwo2mSfas+md2PfPWeFrIV1zPsD9kMVN6HZgzkXnKw6",
+	"DGhjwg7j3ljiMgp7ycWmcQVcuJkr9rfvL164V8O+XMUXjiU/dXLhF3g9CKNTXnGkxIelrNeE03NBM3BM",
+	"RAteTqt6gYIRIyh2NG5WtQg5vRtRy+k6pksaQtzRPhn4na+FCqnOs6en8GeajOMy0tJKW7eaUOJCnymW",
+	"YezdarmsaqNZ/tZqstwlBHVruQ2t2Dv8Vj9i985BgqaaGGGOEfIrFTg+Lj6WiiPU8T5l8fjaTzSjAa1Y",
+	"xs0As3mBvx5/I/Wy0hJvbG7xnBvDJ/OFUGYIZU2KL8RfR0dY5mriUaDoKdTKjo6gA7G7lD/zM3Ax/n9v",
+	"ewkt/0dA6mVthG59MkH92uUIAvFOpDqImV2ynE5UYytDbUDXRh58nBx+evqwbwbHZM61O2eDz6WIpSOd",
+	"4Q5ryDU2BfeuJCme8v3AxT33vN0eQIbTGKwDaxxu2Jovi9JjZ6d/+a+diFlNRbesBfW7OYHfjUDu+X7i",
+	"2bvb4DUyhqbrtKrZ8/869bUnmcsOkRje5uSOFEaKx2tfVIOQCWtkxVjy2iC2Asvpj+cnJx5oEUHFr8Wa",
+	"2OvsfR32ahapidOz7hrsN26N3KZ5X5f3hnKt7PhhyPd1+aqq3cAPbcq66hA3/s7C7HgzfKmm6yCdQYYk",
+	"nq6W6x4lOxDPyb4iqHmqqQKr+yhfQuCJ+9P1/u1rNgUYVUmI/MjQrJlUUD6i51Vtjkt50zzyARDRY28n",
+	"jF3B/NQDdgHNhKKw46HdGx1htCeuxZo6ZoDKPDIiW1JcT7x8gOq2IsOqi6h9EdZTe1NbKvbuecZy/dwP",
+	"OF5NrkXauhPNIdQ6OWgIvJ4wHHB2i5U2I7UH79cwpL4yNHKRtszbBMD1lW1Uip9Z4Qa3jhScTYHCLZgZ",
+	"9gPGcYKRGimEroGPJHWHZGa9HDW6vpLqin7M4ZK0pcb6G1JpI3jBsDvIRcSlGSkyngWvSxnlSAEsgxYJ",
+	"4vEpYTSWx4eJeXCJr9hCqpURGLBXI9U6SYnpgVosPCfCFMgO2kT5WzwSZJy/r+U9SXAa530tHwlVJ57A",
+	"F2l9B7kwWM6GrASZmMrBQ2W1lbLHnlN3nxoYkMvhDtdwnrLep62/wLcICTMoBJQLZHkB6wrJYPyNV7L4",
+	"kAMgM1I19zMm+GQeejPt5U+0q2ezL8Z68L+p4PM8glAeQ+W/VNMMpi9cMOE1UHoF7mY+02m9Dlp09j7C",
+	"zkEGR1cgB+iyQg/YTxTczJd8Rl2dOdTF5TQ6XAk1daG02jU4UoxFSLQOpwT0W7m24B6EFhzxsRWCSMs4",
+	"r1aaA8fl1D1W04T91SDmUtGO3f+E3R5hA9kLtIDhNu3UJxqUBVVc+CJp4qxrfVA/jmMMu3ZPG7ezNgTd",
+	"Z3fxgL2EFYRiEYdh1F7cdMn19Uv3lLeIFblPgWG6eyns05yrtRTs0N2VhUBvG+/lTyJpaqehc9/ZAx7D",
+	"NHsAVOthajvxjj3paRfg8bPdgMc75uVgmLBop2si+Ne9YZiSD/sO722ZyRt7WhBsK0O2lacZclDNkLnP",
+	"nUk/2x7JZfYU7SB3gdRYK9SNHG0FabKIUsnFahEvWQgEbcz0wk1gKWqYXsaeWuH1FOgMwqxOT2leKFd2",
+	"Tgum3/y4NK9T+rbd07zPOtaN87kT8MqLzMZJ/N0DZCLkVfrSkRpvKu3uSsKfACL+eMon0E3yVmAgGfSd",
+	"AYZc1N4bqjGjmsOpxKRBL9+QbXkWcyhnrZq8CQTDFVsttahNwPXlhGPP6nhyAItJk9JWgfKSId0Zhy5W",
+	"R3ov9HlUj4iPoNoc17kEUEC9Z6dP+xkDDmI/ErlVyWCYCLND9J4F7wPrD63uISy6G4Dfu+V1cc7yX1Zi",
+	"JYrcHt+8XinrBeQIxuT/VNXhT3Cd3Qug9ezKYesUXjXhaiJK+0/4XtZoouSGryPC2djldJ4suDWU54YZ",
+	"ek41zbS9pycLsVhW9hRbq8NaPf2h9d3sm7iSQ2u/IEm2VEhsZceJsteZ782ihizi74NsM14uNJBYM8dh",
+	"Hb1osj79AcvRu8+TN4HZgzXkij6jB8CSCntg8pYLaRUj99Y6oWA8+aHsCrsHTBG21VVqaTJbFNh8yVZB",
+	"a6laIHKGgichQCKeJIiWwO+Jt6qFvT42ogBWw7MFosWUsVwbXhtRXHGTh9iB25G4tZHIUEe7yL6Xuwan",
+	"KYpktey7up2lTc3lbG5wcL8tw7vPOdQN0EzAPMfa2/DEMD0JoE3W8G1sFvD4f2q+ATURuv27aYd7Y1So",
+	"mVQCWxZ70Q++wNiE9YE7rRRZQKtgsc5c9wx+umiYyPK0fkw/c02N9tsCCgr26MOI3gq0bgyFe9A5qLnS",
+	"fIL08vFCu/+MHCRsuHO7jmqY68iF0hQ9lmYYvpL9/zpZOnwO7NiBa4JkFGOSVDtNLlFuz/V6sOAfrpx1",
+	"k2M/os4YfHB8tBIfwjfotfpfViXM5Wwu6j5NMxqHajOy6JiFecPLOyHhnzqMxVrzalcWAtPHpaqia8L3",
+	"6CV7CjERrKOg46e7QscNpbAp2KJvDrtsCK2tVuJ6WRqN+ER76D9Vrgl9IZ0gtH1RSbY21XIpiuBLwbvi",
+	"h+5nfirx5Ohk+1csBb9BzIbo/QBCMjoZdFHq4UoD1aX2KCCT50qLYdTIiyytkeyi08suIvkSpqZXE2yD",
+	"o8e7yFlQfPw6gEvc8jWLilEbxsrJpORykYNHmhEcIsTbwBb5Lx8StB+jbS4t03BLHi5fKSi7oufaS9hc",
+	"8NqMBTfndp7ig3E1tXQRJXpKcHtwq+XwlxDpc1FY+wJ9FKSquh0wb8o3xVghC8T/wVh7LzJ17EaKvjXY",
+	"IgAbeaswZaTWREomVSE+9AmvyIF6k1aHVu4Km4ynUzEx6YbE+OtvMxgQvH6wP6MKORTiGF6hczhgL+B5",
+	"ugugMktKyKzia1aQ4Q4i28AZNezs9PmgJUhrlzlxVe6VqaURtHiUeG0yh5+kmV/ymb5487oTi5jOoDt7",
+	"sJXIEL3l2tWTgad2l50WHztPhI+h47PZxPSl3O0uYtRoTjUc161+a0cYGpVEd+Kw4dZegvqBtBxGbm+5",
+	"NLEmDZamleEAtmc1QK14mTsTrzVVhqDrJJycT7gRjCbe8CKlHvdmvn+vJxoF5I2oNQTJHZObg40WNbtW",
+	"VjUjs2bFiopCw04gmgqULZNxJ/jZgP1Eb4zRaaeYs9TvTNUijBwV05wHVxz+dMOV1HNA9NDUA+M1bxUs",
+	"SfhU1ou5ncvJnEyBDbe6B/9qMzYb7s9Kocwv+qzm1NJsdT5kESslyLzjQeduOAnofvqwLSLyQ5KvXilQ",
+	"pNV0ilBtgKcFwd5q6hRS5u15qJsiWJPwwIypqo4nEFHxeRGD0P2ytgq9j44JOKzArxdNLdGUoG7t7Cek",
+	"7aqwANtKpJFQ0L9Htzq+JScXm4IKZirrhvsgjqZHQ6hHAgRlXdMTtOD1ZD6kreVMPow1gDuDMXP35wDP",
+	"K2mJAHOwR9eSyQ+q334P5eB/VxGVaB/sl0tncrEFr69T7yhyhgnvJt1MqZDvNw4AhINTE88ZdZlPzVhb",
+	"i65y2V9u8gF7YaeEOQHxYVKutLwR58zcVmxSKefpTvAigLPEc9s8GBlJmBB/oiliPtobsPgI2rcYZHAC",
+	"w8ch8GIQF97a1UljWEPM5mn8JISu8CjvMpLdYmGcYCpBXDiI88hkj13lXuIY95MYRS9ydvO+m0W7Z068",
+	"E3557P6XsKMjYfpEw6479642iTpNi47Hi9YR5VgR768s2kBNd41ydXTzrSQiEE7BB2cZ0xhdAbU7MGxh",
+	"3nvZtbBlH8KsTcaAUR/Jqn2B3zR95x2WIspzrt2GsML1dkOJ+jNBFm5LK+MPVRwAI5Nk2HBtHraz8VHs",
+	"QvgIsYgj2B0ywEB97G8k4mU7qxTi+oD9wTmolIAXxBOOWISIviWV/0+r4uv+0HuweFMtSEpTjphdlCWx",
+	"6Tg9wX0FUpysjYoHNpMskfJlk8pajhTriZ36phXhZOdUWvkdh+N5WSYGCJ/NyGKqxY0Ut8PNZDwlvsXU",
+	"sGplXPxpDb+CCihh1RPLBl+p833CZ+EmepGQYLfvqHysOfQBQ2BmnZYH9Knz4hNiHDMJCK2uzgPTsUAE",
+	"bXeAs1bsrA+sRbDe6YOTI2P80y+x1I3yhkOqFz61WiGZhj3AD1+YQEPPukee3f2YyWuvl2LL4FfwyN8m",
+	"//SrsrqlfXwIh0EkfT9LGmo/f30NL9FUT/AP7LlobTm+IDpGzsb2AtgJfBYA3vWGNoFMkxU2SZLJSmsA",
+	"x0RXVAGziya2x2LAcl4UuU93B6A6Oxhh2nNFmXwAksE/A2saZMLIL28W70XVc4bP4H9CkMN1BA9ZLfSq",
+	"NCynIOAVPtOa7iE1hEkHuE5qmDBktnPEcs6ZrqbmuBAhfRbq5MK79JyLQmrAmsUUYQQ/DwF/qgLKFa7G",
+	"69ylaqCHENqNKxXmSzjSeX9ItTX2FLrXgnS06w+3i76C1mMCn/aZljA5igZxs2MZMS3mVvJ2zg26hRAm",
+	"cKMP2AWNhI+k+sIIws8+AfVVripzBfXyuQMKhffjdW11GzzdVTiCU6XPIa9g/a1VHYLuXLG/XV6+wWva",
+	"w+8XzQq5NiXb265lz9kDZxIG7LURCyzbgOhDIcF/VpHNgbXdPlOIuLbSiMXGCWWFmMjC5QRhlCwqSBgU",
+	"wnBZ6pxKIqRhvfyf/x4dldVkdHTO/jk6GlfFenSUsREIE/tf0v5jQ+2Ojn7+9ee876YP1HKKQoLWDaby",
+	"dgl/JeMW5UwhC7vKJBegxJaHoxaXu+B+BF+RziRe7s9GhGOFrJREiE8Edth6q8+xs6l2cDl6CSFZl5Ra",
+	"WJOflgmr8rR7kjWvsX23lz/NmfhlxUvN8qeDU2iiKjA7hufFeWQ0tyDwICjYPIr4qyxcwhPvsXsDk8UO",
+	"UqZpyeFQIjZ8pXEW9aaJ97Vd8Tf2fyJD7z68aRgjUsT6sYhyN+ex3RogcQSIxG7pso1z9ZDFfJ8R7T+A",
+	"saIe2GGFOPcYSJ33cI1TIv3tznFK4PX/s3e9u43bSPxViHxpAsh2s23vgBjFIf1z7XZT3HaT3f1yRURL",
+	"jK1GFl1RcmocCtzT3IPdkxz4myFFyZLtdJ1u726/7cYSSZEz5Mxw5veTZODJirG991Cve6rZ6XbUaiVN",
+	"X2pUpemt/pPCDbrtWid6OUP2Rmy9USrIKTgiSxt0peMmSMubNj1LwToKsNunwuKlXqfutZ28wcTyozt2",
+	"ex7EaKxK+ujWD3AvDn2Vua8f99JfS7183Bs3+uDnvyC+5xC6hN99SjcnWNXHuDktTfr/SEpuffIQY/8A",
+	"qCltOARc2bUnYXfFcqnrApeAWWWcPcjs/DC78Dvl/BjctJh6qdLmqrWzXySlSjOmOOj2yIige6slxSlb",
+	"ATOgPlgDmryRiLYZGCpsU5z51DceNvUC83jadYqQEx1YspzrF9qRLvN3mRlj/42M3rGIlamyJbyfRJsq",
+	"FnqtytIbp67vUlZqGrCicA2pYU+M55qyqoP3PjLdDm5Xqry1a0IXyvCIfBqm643YCdDpeNcdRi++E7tr",
+	"kK5pCBQbAKxQbilftDIFeVUima3OU2EUXaTFz12mc7IZvVCb+KJJ6/MX97CBrelq/5IV4tmnYqFrf4Eb",
+	"AKAH9/+esCL0GOzj0+02rVfivQ1r+A+BgGXNaG/v1ea2VFYV4qGsJOxU+yqaLq0C/VwrNrBXSAC0eqvW",
+	"yAUPA8LbRVkiS/kqC9nBqmxqTaiEuoledaZ6MIz22WcHBbGeKsGKt/f3YjUHR8teDC6s0UOQROrTCdyl",
+	"k1XcrnxPt+Tx6FlXj/gI63uFh8SHzKpjZFY1u2PrVOw9gFv+wMS3MsQnXS8f6xZQyRpv+5pjWCJZaKPw",
+	"W6ZTcSpzKthhBgq+Lmezu9Al2dtNOdtuV8KqA6XKH+ZIjI/tDLhYTKmEoUqL2cbPgd0Np+5/TXYLzSin",
+	"l/G8hFdpvUinULVrXrTHOhgf/IEj7ne8CPvRtiqZ/+9b/5gS/thwAxjegupqMVmfT8YPKs9HAESa/PRw",
+	"b8ZuKXq3o5f1LKc0IigNseTcqw1bfAy7Vy0CUD5yFMAgRthWJiI6Y8Qp36qZeKE24hpoKfiZgsEUdw8g",
+	"XeL7LI0ZJWZs3zGi1JWs1AWHFPEsU/cgMZJpf7KKSYOod5fRpfMUr1DUsXmrLqos52sEB37osLmCdExk",
+	"h+J7M7sJEQpqsuAUMlVxiAgormFd1EYsFX71MFT4sH5G/r4d6LuH+yclBvnO6OKtmr1Qm2tVDWnV1tod",
+	"GXnt5YBkteQokG0rzR3BzvVc19VwkvLXBYovCfO9faB2q2vtL9+9vWn1Dt67S94qJN0HfgGqqFicXr58",
+	"TmNH1omumvrJhSrV2VjEJtEr9TlgPGMqZ+HZOxM+qY8HF2CGGsCV0AAiEc9zPbPv4w2S2M474AfBGUoJ",
+	"aL3Pql/s4Dp9IJeXbq3uSmUWTnu4YVWkYDHk6aPyl7W+V55RnGD2m9UKKb19RIByBb8EKRUpESIHcBah",
+	"9HKV3auN03uXONOtrbVT7HyGjia1GLCQM8JXnr7ysINDZVS5zhLVR40Fgdrj3L3FAP3EVNpO1SDKgpWC",
+	"llvmdegEsnESnaiiXloRp8U+ifwPtKInPx6ScjAA5d9aPyzpe8gHeD+8Vf84IWI3q8J29/m1tf9cZ/NC",
+	"0Grv2GIIeXFwh3luTI1rMKdop3J7GyFXvqVk3ap8XMlV2SxXTXzjG31T1kpMxHW9YprqXjEmfJ1fMoPs",
+	"64QVDfjCPpWfumNz3pNZdEju3CncVkjUqHP0S5fiodTFnMF8XTjlnAJDCJ7NS1lUSKj53DFjUMYZQjAI",
+	"xiWyLDciBrNb7Ko2+NGxuOQu3J+i8CAlJqXI0SI9LDRHvYL913aG9HqapQ0f1FKkCheV8Gzwuu7ilue5",
+	"u5L14aRPXcjJUXQjLfw24BWMPf8XlXbStb/j8XOkh0gNQTiHEz/654yl5BZSMjBx7WfG4lV7+4aHBLzr",
+	"UW3URTAyl4pAxlRLIH3Y1NpMdFOrVyRFKPBpMDWjxjxyx4EufbwEW3+rZZ9cQOUJvRNv13CmVBEuUdTi",
+	"a+1ZAsxaPHUHGsUKdwyEzh0ac/d8TFUJSEMcWmBR/3txScHe0LVGl8DONmJWV83y5DK5N6G7yqHkXCex",
+	"iFuZBwQtiKYdOvKPpAVUFsW6Fk8deoTthDr22R5A7bB277zQOA+vGfXf18Q4VtodzJDo0/6ZlGraBBLw",
+	"Tl+IvJfHdvsYxa54w5i1O4/SRvEb1k8C4mL6QDtEfmTalXxr1XhmidZSDx3GjaLthIVy57HrGQ8HPQ8e",
+	"yE+QyG/7e0+BU3tuXpOC7Io1sg79vqS//22WiD1pX6jNgBlCdN1OhL01sds0sTvpoBfvOIW8h8CW8CN8",
+	"HA+9wYYImqEc5LHY7f5MsUPF33zNVU+rUt9luZosVcwI0CEz77G9gz6X2n7ia/O03EW+jwFlYYBtIoZ9",
+	"l6ybP6A1vf19u4WXnP1hw/qVSpXiuHgDl+4MQAfNjoQ3Cvw4Oc+ss1kyZhOUigjYKJkNj1AblJjb2IkE",
+	"3hnDCnOUbdOQ382aGVXzMgL1MCLCN90fHe4WftMrxUN8UDM+hZ0kkzEOWCPbQOxC5DjgrC6JSs/JhPSe",
+	"gR+S/2rYJ2PxhbZPbFbKID7lfv7IBIco6Q1bS8H3d0B4SNsBVcS1qoQe5QhArYV0RUR43urUhRrhxgGE",
+	"/9ZKzIr5RXeS6dkG7ffPz/jml8JpwaRS4cw5fhanRLTNAMwoO7F+AAkH4U5TfW+R8KVCZkxNy+7xj1sJ",
+	"mNbcYmPSg5W51E5dIOk2sHqtQeltXytZy8xQbnAqTslloRU8C+xeGWL97/M/9lq8LBXkzTj8LyqulhtD",
+	"AvVunt6Q+Yjlfqn0Km+KcaSzJ2lSqdIaGz/JaEBTQxoQuRMBewA2gL9Aaf79z39ZU/jZn/CB9r8xFSRn",
+	"hoG8Lqwi5jIrxLc331/hFOIPV5xTF+iEI76ybwN42h0GHxmRLFRy30OK/gbDsXubFeonyiOlTv641pzn",
+	"wCmx+1p5b02t8a6085u41PuD7febbD+Cwe/sw9g12odO/1G6UDKvFhPKVlLpDlOwQXVk3AusYr3CXu1q",
+	"pEoFyYrCehGgG9UlD+yOnWbqmFQp8kiWmamyxAePU2aMsBt2oRK6tNY693EGD35JufPJ/bwE7wDiVoAh",
+	"AONUK/MH6fGU+oV75ZhGsqGy7FTNS5k6kMLPPv4krF6M68I97GLeBFSpi0pmgJMWRiWlqkwkFtpUXESg",
+	"y/ALyNvjioVDbnK+4sX5Fn0/pfHZ7mnflSmHDu3oeVrsl7oZHBPI+ifvf3B+1Y59++RG5ISZxCEEat+Y",
+	"Si3bqpZna1UoM1z9fKPyIOTHuXlwtpAw6TIgAAwPmkrEGj2ZmGBK05nic8pKZapWqkhVkWTKINIoG+XS",
+	"dWWPWR8XWjIwzR3iOfYozgjEBoUzzcA0bkdkWYVj3Na3EJoCo6fsQ6hW+FujW169SyWNJu+S0CQOv/28",
+	"crP8pEjI1McB/LKt5Tu6ZvyGgcDbZgmCddQI0JGVxA2OZHKPcpRKptmjtKM5dICVSOgspby7y5KL9iHi",
+	"pJJzRSuvJvYEs7bo6TOHWtgkAC+zuav1xBkDwjxrwIMBBvD9iDn7Ws5d4o+g8oD4F7q6pd+nhMOLr1KG",
+	"4/V0H5Fm6yytZe4sUPF6SDulAJnETOaySLwR79bYZUrzzB2uVq/8+jwp6Qh3sp+AnxYeMiDTjYfVYgE4",
+	"uqIdNLJLRzyjC96CGXxqGs65y3cG5E13zEdUPz/k3fq3Pp9Y90qust2JPWFI0E5pKRsGtniyPo+tJpiR",
+	"LNLRT3oGxidV3skET68VgRJr8beVKi5fPhefjD+OXC0idId6m4XYY5BLgBvbDibmQc7nqsQwH3EgvDlH",
+	"n6vsK53USysJ7yjBnUUvwm8SKXcybhAWiLloSJT7XnbzOlmfN/N4bPk4uOMdkhMuyRNIjjTiocyqShWR",
+	"kOKaOhPPwgFnBYvQ4eLA7TyROPQO82Bp6P3G30MaDu64VxoOiPUiEEOXeHWZn1ycTJACym1tyYwGyh3d",
+	"FyC4xZY29jLDwLk0TOkwUVzODA1rG9njZjCXR5zGLrYcR3xjMWqyKs6i7ShYFHjdxlsNPt+a7yyCYcH3",
+	"7hmUKmRRNbg0iongAz564A7lhGYURvyCxsM/m55eOPiGiDd/MucTGA6Nt0OJLliclaivNkFXtbHruN3F",
+	"lS7mTO0XpDcgBotXejufhhTSBrjWBWKw4cStstG92vT1eX35/dUQOzdluQ7MlzG6p7kvUW5G1+UmcjZU",
+	"JGZZTnRcPkUcEZB29aBv26XR9kyRLOa1fWmpU5WbgOer0ihvawRJznnb4EbpjZ4231BMRlHsAzVyqbrL",
+	"iowEcylTipMQZH2RCpXOW+uJfvvmVq7BJ4/0CBmwPYUQqAQI6SBQFqjkoL7OOl2M1pnq7ec1hKNBtGQg",
+	"K2src84t99ltMNC/nmZf1X3jbUn2SpUjDN8xXwQ9BABmO7h/9J2TPprfrDDWFg/hrKKG24ETRRntlPg6",
+	"8Dyjj47baEqjnWO4AUIRT7aHZPN4/Q40BVql76pu29h3e2aN5p4aRYh8RSQvIUAXJUBLO3/WS/+pTimJ",
+	"gtF0CRsy6HBRL2UxomUd2JbJRjRYTZk3ogw1oN2XqOnpL9hnKRhSp5km0B3XZLh12If7ZJtiddicgkpH",
+	"EwlVJOWGLoYrSgLFBTEnZRGkaNBBsNMNfFnQvEhkJXM990oedi1mCGDyRkArEHQUPtrT09cOjO/6hyvv",
+	"+JoG1YYux5HPEu6CP+cj/3BPq88LGpRLp6HMH9+uUik1HuqNfRJa1degs7no/Hb+uT0oTSS+vH4j6pX1",
+	"XiO77UAQ6ZwngsSgF3f094uw0XntYs4B3SLO0kEG2vAjHM3irz/++p8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -37,6 +37,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/platform/health"
+	"github.com/loopwork/loopwork/internal/platform/integrations"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
 	"github.com/loopwork/loopwork/internal/platform/reviews"
 	"github.com/loopwork/loopwork/internal/platform/sso"
@@ -101,6 +102,7 @@ type platform struct {
 	*taskexecutionsService
 	*reviewsService
 	*credentialsService
+	*integrationsService
 	platformPending
 }
 
@@ -121,6 +123,7 @@ type (
 	taskexecutionsService = taskexecutions.Service
 	reviewsService        = reviews.Service
 	credentialsService    = credentials.Service
+	integrationsService   = integrations.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -176,9 +179,10 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	guard := netguard.New(allow)
 	outbound := d.OutboundClient
 	if outbound == nil {
-		outbound = netguard.New(allow).Client(netguard.Options{})
+		outbound = guard.Client(netguard.Options{})
 	}
 
 	keys := auth.NewKeyStore(d.DB, box, cfg.SigningKeyRotation, cfg.AccessTokenTTL)
@@ -273,6 +277,8 @@ func New(d Deps) (*Server, error) {
 		taskexecutionsService: taskexecutions.New(taskexecutions.Deps{DB: d.DB, Engine: engine}),
 		reviewsService:        reviewsSvc,
 		credentialsService:    credentials.New(credentials.Deps{DB: d.DB, Box: box}),
+		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,
+			Secrets: credentials.NewOpener(d.DB, box), Guard: guard}),
 	}
 	jobsAPI := v1{
 		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Admission: lifecycleSvc}),
@@ -295,6 +301,8 @@ func New(d Deps) (*Server, error) {
 	apiValidator := httpx.NewValidator(apiSpec, httpx.Style422, authenticate)
 	apiRoutes := routeWith{e, []func(string, string) echo.MiddlewareFunc{
 		forgetOnWrite(bus, apiValidator.OperationID),
+		// A form keeps the order of the parameters it is built for, which a decoded map forgets.
+		httpx.KeepBodyFor("POST /api/integrations/ui-schema"),
 		apiValidator.For,
 		httpx.NewQueryGuard(apiSpec, httpx.Style422).For,
 		func(string, string) echo.MiddlewareFunc { return httpx.TextGuard(httpx.Style422) },

@@ -127,3 +127,12 @@ func (p *provider) response() platformapi.CredentialProvider {
 	s["x-credential-types"] = p.types
 	return platformapi.CredentialProvider{Name: string(p.name), IsOauth: p.isOAuth, CredentialSchema: s}
 }
+
+// Provider answers a provider's catalog entry (as listCredentialProviders shows it) by name.
+func Provider(name string) (platformapi.CredentialProvider, bool) {
+	p, ok := byName[platformapi.ProviderApiEnum(name)]
+	if !ok {
+		return platformapi.CredentialProvider{}, false
+	}
+	return p.response(), true
+}

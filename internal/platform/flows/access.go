@@ -106,3 +106,19 @@ func seeCond(c caller, n string) string {
 	return `(f.visibility <> 'private' OR f.created_by = ` + n + `
 		OR EXISTS (SELECT 1 FROM flow_invitations i WHERE i.flow_id = f.id AND i.user_id = ` + n + `))`
 }
+
+// CheckOwn answers errFlowNotFound unless the flow belongs to the caller's organization and the caller
+// may see it; other resources that point at a flow (integrations) use it so their 404 is the flow's.
+// lock takes a key-share lock, so the flow cannot be deleted before the caller's transaction commits.
+func CheckOwn(ctx context.Context, db dbx.DBTX, id uuid.UUID, lock bool) error {
+	locking := ``
+	if lock {
+		locking = ` FOR KEY SHARE OF f`
+	}
+	c := callerOf(ctx)
+	f, err := lockedFlow(ctx, db, c, id, locking)
+	if err == nil && !f.own(c) {
+		return errFlowNotFound
+	}
+	return err
+}
