@@ -53,6 +53,8 @@ var catalog = []*provider{
 			"host": str("The SFTP server's host name."), "port": port, "username": str("The user name."),
 			"password": str("The password (or a private_key)."), "private_key": str("A PEM private key (or a password)."),
 			"passphrase": str("The private key's passphrase."),
+			"host_key": str("The server's public host key as an authorized_keys line (`ssh-ed25519 AAAA…`); when set, " +
+				"connections to a server presenting another key are refused, when absent any key is accepted."),
 		})},
 	{name: "email_service", types: []platformapi.CredentialTypeEnum{"api_key", "user_password"},
 		schema: object([]string{}, []any{needs("api_key"), needs("username", "password")}, map[string]any{
