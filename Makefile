@@ -27,6 +27,7 @@ run: build
 	@./internal/tools/run.sh $(BIN) $(DATA)
 
 test:
+	@./internal/tools/packages.sh pocketsphinx pocketsphinx-en-us pocketsphinx-testdata ffmpeg || echo "offline speech tests will be skipped"
 	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./...
 
 # bench runs every performance scenario once (flows, the engine, outside workers, reviews, durability with

@@ -93,6 +93,21 @@ type Config struct {
 	// StorageDir is where files (exports, uploads, attachments) are kept when no S3-compatible storage
 	// is configured; links to them are signed and served by the server itself.
 	StorageDir string `env:"LOOPWORK_STORAGE_DIR" default:".data/storage"`
+	// TranscriptionURL is an OpenAI-compatible API base URL (for example https://api.openai.com/v1) whose
+	// /audio/transcriptions transcribes speech; empty uses the offline recogniser (pocketsphinx and
+	// ffmpeg from Debian's packages) when it is installed.
+	TranscriptionURL string `env:"LOOPWORK_TRANSCRIPTION_URL"`
+	// TranscriptionOffline allows the offline recogniser when no TranscriptionURL is set; false leaves
+	// the server without speech-to-text (501) rather than spend its cores on recognition.
+	TranscriptionOffline bool `env:"LOOPWORK_TRANSCRIPTION_OFFLINE" default:"true"`
+	// TranscriptionAPIKey authenticates to TranscriptionURL.
+	TranscriptionAPIKey string `env:"LOOPWORK_TRANSCRIPTION_API_KEY" secret:"true"`
+	// TranscriptionModel is the model TranscriptionURL is asked for.
+	TranscriptionModel string `env:"LOOPWORK_TRANSCRIPTION_MODEL" default:"whisper-1"`
+	// TranscriptionMaxBytes is the largest recording accepted (bytes, or with K/M/G suffix).
+	TranscriptionMaxBytes string `env:"LOOPWORK_TRANSCRIPTION_MAX_BYTES" default:"25M"`
+	// TranscriptionPerMinute is how many transcriptions one organization may ask for a minute.
+	TranscriptionPerMinute int `env:"LOOPWORK_TRANSCRIPTION_PER_MINUTE" default:"30"`
 	// TrustedProxies lists the CIDRs of reverse proxies whose X-Forwarded-For is believed (comma-separated).
 	TrustedProxies string `env:"LOOPWORK_TRUSTED_PROXIES"`
 }
@@ -149,6 +164,17 @@ func (c Config) Validate() error {
 	}
 	if n, err := ParseBytes(c.BodyLimit); err != nil || n <= 0 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_BODY_LIMIT=%q: must be a positive size such as 10M", c.BodyLimit))
+	}
+	if n, err := ParseBytes(c.TranscriptionMaxBytes); err != nil || n <= 0 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_MAX_BYTES=%q: must be a positive size such as 25M", c.TranscriptionMaxBytes))
+	}
+	if c.TranscriptionURL != "" {
+		if u, err := url.Parse(c.TranscriptionURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_URL=%q: must be an absolute http(s) URL", c.TranscriptionURL))
+		}
+	}
+	if c.TranscriptionPerMinute < 1 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_PER_MINUTE=%d: must be at least 1", c.TranscriptionPerMinute))
 	}
 	if c.TaskWorkers < 1 || c.TaskWorkers > 10000 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TASK_WORKERS=%d: must be between 1 and 10000", c.TaskWorkers))
@@ -263,6 +289,12 @@ func (c Config) RequireDatabase() error {
 		return errors.New("DATABASE_URL: not set (for example postgres://user@127.0.0.1:5432/loopwork?sslmode=disable)")
 	}
 	return nil
+}
+
+// TranscriptionMaxBytesValue is TranscriptionMaxBytes in bytes; Validate guarantees it parses.
+func (c Config) TranscriptionMaxBytesValue() int64 {
+	n, _ := ParseBytes(c.TranscriptionMaxBytes)
+	return n
 }
 
 // BodyLimitBytes is BodyLimit in bytes; Validate guarantees it parses.

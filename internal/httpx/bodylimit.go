@@ -11,29 +11,54 @@ import (
 	"github.com/loopwork/loopwork/internal/config"
 )
 
+// RouteLimit gives one route ("POST /api/agent/transcription", with echo's :param names) a body limit of
+// its own, for uploads larger than ordinary requests; Setting names what raises it.
+type RouteLimit struct {
+	Route   string
+	Limit   int64
+	Setting string
+}
+
 // BodyLimit refuses a request body larger than limit (a size such as 10M) with a 413 that says the
-// limit and the setting that raises it. A declared Content-Length over the limit is refused before
-// anything is read; a body of unknown length is cut off where it passes the limit, and whoever reads
-// it gets the same error (the validator hands it on as it is, see bodyTooLarge).
-func BodyLimit(limit string) echo.MiddlewareFunc {
+// limit and the setting that raises it; routes may have limits of their own. A declared Content-Length
+// over the limit is refused before anything is read; a body of unknown length is cut off where it
+// passes the limit, and whoever reads it gets the same error (the validator hands it on as it is, see
+// bodyTooLarge).
+func BodyLimit(limit string, routes ...RouteLimit) echo.MiddlewareFunc {
 	n, err := config.ParseBytes(limit)
 	if err != nil || n <= 0 {
 		panic(fmt.Sprintf("httpx: body limit %q is not a positive size", limit))
 	}
-	tooLarge := &Error{Status: http.StatusRequestEntityTooLarge, Code: "request_too_large",
-		Message: fmt.Sprintf("request body larger than %s (LOOPWORK_BODY_LIMIT)", sizeText(n))}
+	ordinary := tooLargeError(n, "LOOPWORK_BODY_LIMIT")
+	type rule struct {
+		limit int64
+		err   *Error
+	}
+	own := make(map[string]rule, len(routes))
+	for _, r := range routes {
+		own[r.Route] = rule{r.Limit, tooLargeError(r.Limit, r.Setting)}
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
-			if req.ContentLength > n {
+			max, tooLarge := n, ordinary
+			if r, ok := own[req.Method+" "+c.Path()]; ok {
+				max, tooLarge = r.limit, r.err
+			}
+			if req.ContentLength > max {
 				return tooLarge
 			}
 			if req.Body != nil && req.Body != http.NoBody {
-				req.Body = &limitedBody{ReadCloser: req.Body, left: n, err: tooLarge, header: c.Response().Header()}
+				req.Body = &limitedBody{ReadCloser: req.Body, left: max, err: tooLarge, header: c.Response().Header()}
 			}
 			return next(c)
 		}
 	}
+}
+
+func tooLargeError(n int64, setting string) *Error {
+	return &Error{Status: http.StatusRequestEntityTooLarge, Code: "request_too_large",
+		Message: fmt.Sprintf("request body larger than %s (%s)", sizeText(n), setting)}
 }
 
 // limitedBody reads up to left bytes and fails with err when the body goes on beyond them. Then the

@@ -11,8 +11,10 @@ import (
 
 // EchoOptions are the cross-cutting settings of the HTTP stack.
 type EchoOptions struct {
-	Logger      *slog.Logger
-	BodyLimit   string // e.g. "10M"
+	Logger    *slog.Logger
+	BodyLimit string // e.g. "10M"
+	// Uploads are the routes whose bodies may be larger (or must be smaller) than BodyLimit.
+	Uploads     []RouteLimit
 	CORSOrigins string // comma-separated; "*" for any
 	PublicURL   string // externally visible base URL; empty derives it from each request
 	// TrustedProxies may set X-Forwarded-For; with none, the peer address is the client address.
@@ -43,7 +45,7 @@ func NewEcho(o EchoOptions) *echo.Echo {
 			AllowHeaders:  []string{"Authorization", "Content-Type", "X-Fields", HeaderRequestID, "apikey", "Prefer"},
 			ExposeHeaders: []string{HeaderRequestID, "Retry-After"},
 		}),
-		BodyLimit(o.BodyLimit),
+		BodyLimit(o.BodyLimit, o.Uploads...),
 		BaseURLMiddleware(o.PublicURL),
 		ClientIPMiddleware(),
 	)

@@ -43,10 +43,12 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/sso"
 	"github.com/loopwork/loopwork/internal/platform/taskexecutions"
 	"github.com/loopwork/loopwork/internal/platform/taskmarks"
+	"github.com/loopwork/loopwork/internal/platform/transcription"
 	"github.com/loopwork/loopwork/internal/platform/users"
 	"github.com/loopwork/loopwork/internal/queue"
 	"github.com/loopwork/loopwork/internal/ratelimit"
 	"github.com/loopwork/loopwork/internal/secret"
+	"github.com/loopwork/loopwork/internal/speech"
 	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/apps"
 	"github.com/loopwork/loopwork/internal/v1/bulk"
@@ -103,6 +105,7 @@ type platform struct {
 	*reviewsService
 	*credentialsService
 	*integrationsService
+	*transcriptionService
 	platformPending
 }
 
@@ -124,6 +127,7 @@ type (
 	reviewsService        = reviews.Service
 	credentialsService    = credentials.Service
 	integrationsService   = integrations.Service
+	transcriptionService  = transcription.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -277,6 +281,8 @@ func New(d Deps) (*Server, error) {
 		taskexecutionsService: taskexecutions.New(taskexecutions.Deps{DB: d.DB, Engine: engine}),
 		reviewsService:        reviewsSvc,
 		credentialsService:    credentials.New(credentials.Deps{DB: d.DB, Box: box}),
+		transcriptionService: transcription.New(transcription.Deps{Backend: speechBackend(cfg),
+			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
 		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,
 			Secrets: credentials.NewOpener(d.DB, box), Guard: guard}),
 	}
@@ -295,7 +301,11 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	e := httpx.NewEcho(httpx.EchoOptions{
-		Logger: d.Logger, BodyLimit: cfg.BodyLimit, CORSOrigins: cfg.CORSOrigins, PublicURL: cfg.PublicURL,
+		Logger: d.Logger, BodyLimit: cfg.BodyLimit, Uploads: []httpx.RouteLimit{
+			// A recording's limit is its own; the form around it adds a little.
+			{Route: "POST /api/agent/transcription", Limit: cfg.TranscriptionMaxBytesValue() + 1<<20,
+				Setting: "LOOPWORK_TRANSCRIPTION_MAX_BYTES"},
+		}, CORSOrigins: cfg.CORSOrigins, PublicURL: cfg.PublicURL,
 		TrustedProxies: proxies,
 	})
 	apiValidator := httpx.NewValidator(apiSpec, httpx.Style422, authenticate)
@@ -343,6 +353,18 @@ func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanR
 		set[t] = executors.Unavailable(t, "its executor is not part of this release")
 	}
 	return set
+}
+
+// speechBackend is the configured OpenAI-compatible transcription service, else the offline
+// recogniser when its Debian packages are installed, else none (the operation answers 501).
+func speechBackend(cfg config.Config) speech.Transcriber {
+	if cfg.TranscriptionURL != "" {
+		return speech.NewOpenAI(cfg.TranscriptionURL, cfg.TranscriptionAPIKey, cfg.TranscriptionModel, nil)
+	}
+	if s, ok := speech.FindSphinx(2); ok && cfg.TranscriptionOffline {
+		return s
+	}
+	return nil
 }
 
 // openBlob opens the configured file storage: local disk under StorageDir, with links to the server's

@@ -7,6 +7,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/dev-env.sh"
 
 "$bin" migrate up >/dev/null
+# The offline speech-to-text default (POST /api/agent/transcription); without it that operation answers
+# 501 and everything else works.
+"$here/packages.sh" pocketsphinx pocketsphinx-en-us ffmpeg ||
+  echo "loopwork: offline transcription unavailable (install pocketsphinx pocketsphinx-en-us ffmpeg)" >&2
 creds="$data/first-admin.txt"
 if [ ! -f "$creds" ]; then
   email=admin@loopwork.local

@@ -1,0 +1,79 @@
+// Package transcription implements POST /api/agent/transcription: one recording in, its transcript
+// out, through whichever speech backend the server has. The audio is kept in a temporary file only
+// while it is transcribed.
+package transcription
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/ratelimit"
+	"github.com/loopwork/loopwork/internal/speech"
+)
+
+// Deps are what the service needs.
+type Deps struct {
+	// Backend transcribes; nil means no backend is configured or installed (501).
+	Backend speech.Transcriber
+	// MaxBytes is the largest recording accepted.
+	MaxBytes int64
+	// Limiter and PerMinute bound the calls of one organization.
+	Limiter   *ratelimit.Limiter
+	PerMinute int
+}
+
+// Service implements transcribeAudio of platformapi.StrictServerInterface.
+type Service struct{ d Deps }
+
+// New returns the service.
+func New(d Deps) *Service { return &Service{d: d} }
+
+// TranscribeAudio reads the upload into a temporary file, detects its format and transcribes it.
+func (s *Service) TranscribeAudio(ctx context.Context, req platformapi.TranscribeAudioRequestObject) (platformapi.TranscribeAudioResponseObject, error) {
+	if s.d.Backend == nil {
+		return nil, httpx.NewError(http.StatusNotImplemented, "not_implemented",
+			"no speech-to-text backend: set LOOPWORK_TRANSCRIPTION_URL, or install pocketsphinx, pocketsphinx-en-us and ffmpeg")
+	}
+	p := auth.MustFromContext(ctx)
+	ok, retry, err := s.d.Limiter.Allow(ctx, "transcription:"+p.OrganizationID.String(), s.d.PerMinute, time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, httpx.TooManyRequests(retry, fmt.Sprintf("more than %d transcriptions a minute in this organization", s.d.PerMinute))
+	}
+	up, err := receive(req.Body, s.d.MaxBytes)
+	if up != nil {
+		defer up.remove()
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.d.Backend.Transcribe(ctx, up.path, up.format, up.language)
+	switch {
+	case errors.Is(err, speech.ErrLanguage):
+		return nil, httpx.Invalid([]any{"body", "language"}, "value_error", err.Error())
+	case errors.Is(err, speech.ErrUndecodable):
+		return nil, httpx.Invalid([]any{"body", "audio_file"}, "value_error",
+			"the file looks like "+string(up.format)+" but cannot be decoded: "+err.Error())
+	case errors.Is(err, speech.ErrUpstream):
+		return nil, httpx.NewError(http.StatusBadGateway, "upstream_unavailable", "%v", err)
+	case err != nil:
+		return nil, err
+	}
+	out := platformapi.TranscribeAudio200JSONResponse{Text: res.Text}
+	if res.Language != "" {
+		out.Language = &res.Language
+	}
+	if res.Duration >= 0 {
+		d := float32(res.Duration)
+		out.DurationSeconds = &d
+	}
+	return out, nil
+}

@@ -1,0 +1,32 @@
+// Package speech turns recorded speech into text behind one small interface, with two backends: an
+// OpenAI-compatible /audio/transcriptions endpoint when one is configured, and an offline default built
+// from Debian's pocketsphinx (with its en-us model) and ffmpeg, which decodes every accepted format.
+package speech
+
+import (
+	"context"
+	"errors"
+)
+
+// Result is a transcript.
+type Result struct {
+	Text string
+	// Language is the ISO 639-1 code of the speech, or empty when unknown.
+	Language string
+	// Duration is the recording's length in seconds, or negative when unknown.
+	Duration float64
+}
+
+// Transcriber transcribes one recording held in a file. The file's format has been detected already.
+type Transcriber interface {
+	Transcribe(ctx context.Context, path string, format Format, language string) (Result, error)
+}
+
+// ErrLanguage is returned for a language hint the backend cannot recognise.
+var ErrLanguage = errors.New("speech: language not supported by this backend")
+
+// ErrUndecodable is returned for a file that has an accepted format's signature but cannot be decoded.
+var ErrUndecodable = errors.New("speech: the recording cannot be decoded")
+
+// ErrUpstream wraps a failure of a remote backend (unreachable, refused, or an error answer).
+var ErrUpstream = errors.New("speech: backend unavailable")
