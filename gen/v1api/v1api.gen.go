@@ -3075,7 +3075,8 @@ type Export struct {
 	// Id Id of the export.
 	Id openapi_types.UUID `json:"id"`
 
-	// JobCount Number of jobs written; null until SUCCEEDED.
+	// JobCount Number of jobs written: the progress while RUNNING (updated about every second), all of them once
+	// SUCCEEDED; null while QUEUED. With `flattenTables` a job may take several CSV rows; it counts once.
 	JobCount *int64 `json:"job_count,omitempty"`
 
 	// Options The query parameters the export was started with, by name (filters and file options).
@@ -6880,7 +6881,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/job-score-exists/{app_id} (the `CheckJobScoreExists` operationId).
 	CheckJobScoreExists(ctx context.Context, appId AppIdPath, params *CheckJobScoreExistsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetJobResponsesLink Get a download link for an export file (not available yet)
+	// GetJobResponsesLink Get a download link for an export file
 	//
 	// Answers a short-lived signed URL to download a file produced by an export (`POST
 	// /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -7001,7 +7002,7 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/apps/{app_id}/delete_jobs (the `DeleteJobs` operationId).
 	DeleteJobs(ctx context.Context, appId AppIdPath, params *DeleteJobsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListExports List the exports of an app (not available yet)
+	// ListExports List the exports of an app
 	//
 	// Lists the app's exports with their status and files, paged. Exports run in the
 	// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
@@ -7010,7 +7011,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 	ListExports(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetExport Get the status of an export (not available yet)
+	// GetExport Get the status of an export
 	//
 	// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
 	// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
@@ -7027,7 +7028,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/job-feedback-stats (the `GetJobFeedbackStats` operationId).
 	GetJobFeedbackStats(ctx context.Context, appId AppIdPath, params *GetJobFeedbackStatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportJobResponsesWithBody Export the responses of matching jobs (not available yet)
+	// ExportJobResponsesWithBody Export the responses of matching jobs
 	//
 	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -7042,7 +7043,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/job_responses (the `ExportJobResponses` operationId).
 	ExportJobResponsesWithBody(ctx context.Context, appId AppIdPath, params *ExportJobResponsesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ExportJobResponses Export the responses of matching jobs (not available yet)
+	// ExportJobResponses Export the responses of matching jobs
 	//
 	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -8194,7 +8195,7 @@ func (c *Client) CheckJobScoreExists(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetJobResponsesLink Get a download link for an export file (not available yet)
+// GetJobResponsesLink Get a download link for an export file
 //
 // Answers a short-lived signed URL to download a file produced by an export (`POST
 // /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -8415,7 +8416,7 @@ func (c *Client) DeleteJobs(ctx context.Context, appId AppIdPath, params *Delete
 	return c.Client.Do(req)
 }
 
-// ListExports List the exports of an app (not available yet)
+// ListExports List the exports of an app
 //
 // Lists the app's exports with their status and files, paged. Exports run in the
 // background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
@@ -8434,7 +8435,7 @@ func (c *Client) ListExports(ctx context.Context, appId AppIdPath, params *ListE
 	return c.Client.Do(req)
 }
 
-// GetExport Get the status of an export (not available yet)
+// GetExport Get the status of an export
 //
 // Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
 // `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
@@ -8471,7 +8472,7 @@ func (c *Client) GetJobFeedbackStats(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// ExportJobResponsesWithBody Export the responses of matching jobs (not available yet)
+// ExportJobResponsesWithBody Export the responses of matching jobs
 //
 // Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 // takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -8496,7 +8497,7 @@ func (c *Client) ExportJobResponsesWithBody(ctx context.Context, appId AppIdPath
 	return c.Client.Do(req)
 }
 
-// ExportJobResponses Export the responses of matching jobs (not available yet)
+// ExportJobResponses Export the responses of matching jobs
 //
 // Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 // takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -18618,7 +18619,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/job-score-exists/{app_id} (the `CheckJobScoreExists` operationId).
 	CheckJobScoreExistsWithResponse(ctx context.Context, appId AppIdPath, params *CheckJobScoreExistsParams, reqEditors ...RequestEditorFn) (*CheckJobScoreExistsResponse, error)
 
-	// GetJobResponsesLinkWithResponse Get a download link for an export file (not available yet)
+	// GetJobResponsesLinkWithResponse Get a download link for an export file
 	//
 	// Answers a short-lived signed URL to download a file produced by an export (`POST
 	// /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -18751,7 +18752,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/apps/{app_id}/delete_jobs (the `DeleteJobs` operationId).
 	DeleteJobsWithResponse(ctx context.Context, appId AppIdPath, params *DeleteJobsParams, reqEditors ...RequestEditorFn) (*DeleteJobsResponse, error)
 
-	// ListExportsWithResponse List the exports of an app (not available yet)
+	// ListExportsWithResponse List the exports of an app
 	//
 	// Lists the app's exports with their status and files, paged. Exports run in the
 	// background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
@@ -18762,7 +18763,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/exports (the `ListExports` operationId).
 	ListExportsWithResponse(ctx context.Context, appId AppIdPath, params *ListExportsParams, reqEditors ...RequestEditorFn) (*ListExportsResponse, error)
 
-	// GetExportWithResponse Get the status of an export (not available yet)
+	// GetExportWithResponse Get the status of an export
 	//
 	// Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
 	// `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
@@ -18783,7 +18784,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/job-feedback-stats (the `GetJobFeedbackStats` operationId).
 	GetJobFeedbackStatsWithResponse(ctx context.Context, appId AppIdPath, params *GetJobFeedbackStatsParams, reqEditors ...RequestEditorFn) (*GetJobFeedbackStatsResponse, error)
 
-	// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs (not available yet)
+	// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs
 	//
 	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -18798,7 +18799,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apps/{app_id}/job_responses (the `ExportJobResponses` operationId).
 	ExportJobResponsesWithBodyWithResponse(ctx context.Context, appId AppIdPath, params *ExportJobResponsesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ExportJobResponsesResponse, error)
 
-	// ExportJobResponsesWithResponse Export the responses of matching jobs (not available yet)
+	// ExportJobResponsesWithResponse Export the responses of matching jobs
 	//
 	// Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 	// takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -21238,8 +21239,6 @@ type GetJobResponsesLinkResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21267,11 +21266,6 @@ func (r GetJobResponsesLinkResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetJobResponsesLinkResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetJobResponsesLinkResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21881,8 +21875,6 @@ type ListExportsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21910,11 +21902,6 @@ func (r ListExportsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListExportsResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListExportsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21964,8 +21951,6 @@ type GetExportResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21993,11 +21978,6 @@ func (r GetExportResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetExportResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetExportResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22123,8 +22103,6 @@ type ExportJobResponsesResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -22152,11 +22130,6 @@ func (r ExportJobResponsesResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ExportJobResponsesResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ExportJobResponsesResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25535,7 +25508,7 @@ func (c *ClientWithResponses) CheckJobScoreExistsWithResponse(ctx context.Contex
 	return ParseCheckJobScoreExistsResponse(rsp)
 }
 
-// GetJobResponsesLinkWithResponse Get a download link for an export file (not available yet)
+// GetJobResponsesLinkWithResponse Get a download link for an export file
 //
 // Answers a short-lived signed URL to download a file produced by an export (`POST
 // /v1/apps/{app_id}/job_responses`). The caller must be allowed to see the export's app: its creator, a
@@ -25728,7 +25701,7 @@ func (c *ClientWithResponses) DeleteJobsWithResponse(ctx context.Context, appId 
 	return ParseDeleteJobsResponse(rsp)
 }
 
-// ListExportsWithResponse List the exports of an app (not available yet)
+// ListExportsWithResponse List the exports of an app
 //
 // Lists the app's exports with their status and files, paged. Exports run in the
 // background; this finds earlier ones and their files. Paging defaults: page 0, size 10, sortBy id,
@@ -25745,7 +25718,7 @@ func (c *ClientWithResponses) ListExportsWithResponse(ctx context.Context, appId
 	return ParseListExportsResponse(rsp)
 }
 
-// GetExportWithResponse Get the status of an export (not available yet)
+// GetExportWithResponse Get the status of an export
 //
 // Answers one export of the app with its status and, once SUCCEEDED, its file name: poll it after
 // `POST /v1/apps/{app_id}/job_responses` (202) to know when the file is ready. Callers need the MANAGER
@@ -25778,7 +25751,7 @@ func (c *ClientWithResponses) GetJobFeedbackStatsWithResponse(ctx context.Contex
 	return ParseGetJobFeedbackStatsResponse(rsp)
 }
 
-// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs (not available yet)
+// ExportJobResponsesWithBodyWithResponse Export the responses of matching jobs
 //
 // Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 // takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -25799,7 +25772,7 @@ func (c *ClientWithResponses) ExportJobResponsesWithBodyWithResponse(ctx context
 	return ParseExportJobResponsesResponse(rsp)
 }
 
-// ExportJobResponsesWithResponse Export the responses of matching jobs (not available yet)
+// ExportJobResponsesWithResponse Export the responses of matching jobs
 //
 // Starts an asynchronous export of the app's jobs that match every filter given (`reviewed`
 // takes CORRECT, NOT_CORRECT or REVIEWED here) and, when `jobIds` is given, whose id is listed.
@@ -28199,13 +28172,6 @@ func ParseGetJobResponsesLinkResponse(rsp *http.Response) (*GetJobResponsesLinkR
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28722,13 +28688,6 @@ func ParseListExportsResponse(rsp *http.Response) (*ListExportsResponse, error) 
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -28789,13 +28748,6 @@ func ParseGetExportResponse(rsp *http.Response) (*GetExportResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -28918,13 +28870,6 @@ func ParseExportJobResponsesResponse(rsp *http.Response) (*ExportJobResponsesRes
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -31292,7 +31237,7 @@ type ServerInterface interface {
 	// CheckJobScoreExists Tell whether any job of an app has a model confidence score
 	// (GET /v1/apps/job-score-exists/{app_id})
 	CheckJobScoreExists(ctx echo.Context, appId AppIdPath, params CheckJobScoreExistsParams) error
-	// GetJobResponsesLink Get a download link for an export file (not available yet)
+	// GetJobResponsesLink Get a download link for an export file
 	// (GET /v1/apps/job_responses_link/{filename})
 	GetJobResponsesLink(ctx echo.Context, filename FilenamePath, params GetJobResponsesLinkParams) error
 	// UpdateOwnerActivity Record activity of the app's owner
@@ -31316,16 +31261,16 @@ type ServerInterface interface {
 	// DeleteJobs Delete every matching job
 	// (DELETE /v1/apps/{app_id}/delete_jobs)
 	DeleteJobs(ctx echo.Context, appId AppIdPath, params DeleteJobsParams) error
-	// ListExports List the exports of an app (not available yet)
+	// ListExports List the exports of an app
 	// (GET /v1/apps/{app_id}/exports)
 	ListExports(ctx echo.Context, appId AppIdPath, params ListExportsParams) error
-	// GetExport Get the status of an export (not available yet)
+	// GetExport Get the status of an export
 	// (GET /v1/apps/{app_id}/exports/{export_id})
 	GetExport(ctx echo.Context, appId AppIdPath, exportId ExportIdPath, params GetExportParams) error
 	// GetJobFeedbackStats Count the feedback tags used on an app's jobs
 	// (GET /v1/apps/{app_id}/job-feedback-stats)
 	GetJobFeedbackStats(ctx echo.Context, appId AppIdPath, params GetJobFeedbackStatsParams) error
-	// ExportJobResponses Export the responses of matching jobs (not available yet)
+	// ExportJobResponses Export the responses of matching jobs
 	// (POST /v1/apps/{app_id}/job_responses)
 	ExportJobResponses(ctx echo.Context, appId AppIdPath, params ExportJobResponsesParams) error
 	// ListJobs List the jobs of an app
@@ -39314,20 +39259,6 @@ func (response GetJobResponsesLink404JSONResponse) VisitGetJobResponsesLinkRespo
 	return err
 }
 
-type GetJobResponsesLink501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetJobResponsesLink501JSONResponse) VisitGetJobResponsesLinkResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetJobResponsesLinkdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -40154,20 +40085,6 @@ func (response ListExports404JSONResponse) VisitListExportsResponse(w http.Respo
 	return err
 }
 
-type ListExports501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListExports501JSONResponse) VisitListExportsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListExportsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -40261,20 +40178,6 @@ func (response GetExport404JSONResponse) VisitGetExportResponse(w http.ResponseW
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetExport501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetExport501JSONResponse) VisitGetExportResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -40468,20 +40371,6 @@ func (response ExportJobResponses404JSONResponse) VisitExportJobResponsesRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ExportJobResponses501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ExportJobResponses501JSONResponse) VisitExportJobResponsesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44226,7 +44115,7 @@ type StrictServerInterface interface {
 	// CheckJobScoreExists Tell whether any job of an app has a model confidence score
 	// (GET /v1/apps/job-score-exists/{app_id})
 	CheckJobScoreExists(ctx context.Context, request CheckJobScoreExistsRequestObject) (CheckJobScoreExistsResponseObject, error)
-	// GetJobResponsesLink Get a download link for an export file (not available yet)
+	// GetJobResponsesLink Get a download link for an export file
 	// (GET /v1/apps/job_responses_link/{filename})
 	GetJobResponsesLink(ctx context.Context, request GetJobResponsesLinkRequestObject) (GetJobResponsesLinkResponseObject, error)
 	// UpdateOwnerActivity Record activity of the app's owner
@@ -44250,16 +44139,16 @@ type StrictServerInterface interface {
 	// DeleteJobs Delete every matching job
 	// (DELETE /v1/apps/{app_id}/delete_jobs)
 	DeleteJobs(ctx context.Context, request DeleteJobsRequestObject) (DeleteJobsResponseObject, error)
-	// ListExports List the exports of an app (not available yet)
+	// ListExports List the exports of an app
 	// (GET /v1/apps/{app_id}/exports)
 	ListExports(ctx context.Context, request ListExportsRequestObject) (ListExportsResponseObject, error)
-	// GetExport Get the status of an export (not available yet)
+	// GetExport Get the status of an export
 	// (GET /v1/apps/{app_id}/exports/{export_id})
 	GetExport(ctx context.Context, request GetExportRequestObject) (GetExportResponseObject, error)
 	// GetJobFeedbackStats Count the feedback tags used on an app's jobs
 	// (GET /v1/apps/{app_id}/job-feedback-stats)
 	GetJobFeedbackStats(ctx context.Context, request GetJobFeedbackStatsRequestObject) (GetJobFeedbackStatsResponseObject, error)
-	// ExportJobResponses Export the responses of matching jobs (not available yet)
+	// ExportJobResponses Export the responses of matching jobs
 	// (POST /v1/apps/{app_id}/job_responses)
 	ExportJobResponses(ctx context.Context, request ExportJobResponsesRequestObject) (ExportJobResponsesResponseObject, error)
 	// ListJobs List the jobs of an app
@@ -46759,548 +46648,549 @@ func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1vd9s2sj/+VnB07zmVemjFTtu9t/a5DxRbTd2b2PnZzmb3VlkREmEJMQWwBGlHm1/e+/dgBgBBipQo",
-	"2U6TXT/YbSyS+DuYGcyfz3zqTOUikYKJTHUOP3USmtIFy1gKfw0Sfhq9odlc/xExNU15knEpOoed04jI",
-	"a5LNGRm8OQ1INqcZ4cr+luSTmKs5i8h1LO/gJ5okitCUES5URsWUwctdSt6+PT3p9TtBh+t2E91b0BF0",
-	"wTqHHZrwMY86QSdlf+Q8ZVHnMEtzFnTUdM4WVA/rWqYLmnUOO3kOb2bLRH+pspSLWefz56AzSJLNs6BJ",
-	"snkwyYMM5lKm2YvlG73SqyMaJAm55iyOSCaJkmlGJsuAhDwKSTdi1zSPs15AQj2kMCChymiWK/2vacpo",
-	"xqIxzUIiUxLmSWT/dvP5I2fpspiQgoF0/AmYLjqHHRg/E/mic/g7/gFfBR3sshN0ih47QaforvO+Yd5v",
-	"c77NNhzBD4ouGLmlcc4IVbgOlu6ShFARkRD3JSRSwO8ym7OUpDLPmFq3lWaL7rOZL6hiMRfshGZ0M4lN",
-	"zNskohklKZvKNGoYn311rF9tTXRcZH/5sRN0Flzwhd64AzdoLjI2Y+nKqNfS4ovSgFtQpe7sy9AiTGtL",
-	"Ehx+TGSabd4nBu9ZMgxIiD+My7R3Iu9ELGn0m5wokrIkXjYRm/v8ntSG41+7Y/hKm62qbtE1F8CwH3CP",
-	"SpvjtV+/O7/wmOl+6nfnTLMBeU00GcaMJKmM8imLyGRJqHA7Fl6bRtxGmQWR6XZbZttZu2ML+vEVEzM9",
-	"3Oc//QTHzv59EOgGM5bqpv/x+2Dv/+jeP/f3fn5f/LM/3nv//X92GpYiY+kLmk3np9HqWpyLeEk+6Dnc",
-	"zaViJJzoN4E82R85jRXJ5lwZptllH+k0C8iUKranmFA847eMLPQnvaaNnpiuG2Z7sL9fnW3TJI7lIolZ",
-	"xqKhiE5oxtbNZmrfJRN2LVOG00B1IdMTmca50oNnIur1CeyiYLcs9b6MJBEyw+k1zW5aHVPtMdS8ZC/j",
-	"QAMbZ3eZ0TRrPz8KFEmvM5ZWJsmFnaTSTT7INIvB3WOiacqm2ers8LEVvR/k5Ds9T3hZMKXILUsjrukv",
-	"oUrpmStCCTZ/SEJ9okLS/ZBHMxbZ7zR3uqaxKp6MBBf2ITArkcdxSLp6CZYsI/hWrz8SjUuBw/fnb1mV",
-	"HoPmT7pH/UUex40MSq8EMrU25IxvtiBmy6xSKmas8VBOyz3vvpfYTjuSNXNoTbBbTeUBCHMY8YzV8Mh3",
-	"cyYIMGwiK+wyZSqRQjFyRx2tGklCEpYqKY7Inf4cSMJ87xRL1TQnhiPxZ2IGPZEyZlR4o/6FsWhCpzev",
-	"mVJ0xsyOvABCWbcdcMua01um5aBpgyywkZb01rgn1+vGtPP+2JleMppO52tlGc/mms5iRlVGpGCrM8T9",
-	"y9jHjEylyCgXRtTBT10QcVwUQk7lExzQSACntGzKtqc/W8M1rstjbxaGraWhXY0rOlOra3HBEtxBdwnv",
-	"k9q9r12kjM4IXUgxgynGXOmWpGBAsOxjEsuIWR1m3WxhbP5cecYWamsNINCvn+Kn8LZ5TtOULvVjlS1j",
-	"6Femi06xQjxV2anl9lud62v9KUnZLWd3Vu7AGXfCY6dzfV0eUavzfRq9hOOTXs2p2KzA8YhwBVJxmsVL",
-	"MsNv9Y6Liiq36RDzUsftLon7tZdEO5FXTKmdZhFr8b/TFFyXDzH+FowHRh+xKV/QWM8CBJlhSNmc6Yd8",
-	"xjNFuknKrvlHVLuOSHjwPMR/M0UOngfk4Pm+/r8fflwzuRpm4t8U9B3h00Fw8PPndVeDU5Hk2Wvd8xW8",
-	"UZ3cr8bmxvV71nqSkRD+1hesUG+VVhBpyiKcKT78q3437JPTS/KMnF6Oz86vDqEpaOQ7y2qtDjcS+luZ",
-	"Z0Svzx+5zJgKCBVLY4Vxhhvoa5qR3y7Pz3q682f6/7QCB/eTeIlXF31nLQ1kJI7Pz64Gp2d6PPafDaOK",
-	"JNPtwn90y0ZGlBpclRIj4cREr2+mPB6+fnP1d+xCXwwJ+8hVpsDcpCeK0zIT0BpjQMJRZ9QJAxL+/h4v",
-	"1J8+h0flrrkaCT4TMmVRn5zgxVkvNDClyptkxm+ZaJZNvEwBdYrt6WUn6OB8OkHHrp33T/PEn/I6zffU",
-	"Es8qveldxYXiIpPeVQCGGZC7lGcZE1od4REjk5ROmTqENdJzBYVRyiwg4Sfan/T3i59xpVGpHAkWswUT",
-	"Gdl35kItTUg4cfd9OfnAphkJadgnb1UdbaPNsLx+4RGhsZamPBsJxWI2zZRlDgx0qRId9MkA/7RWb00G",
-	"pbkRKtQdSxX5cX9/wya+QcNDrW7xkxacHnsYjT79/o9Pn99/Pxpt5g9tOZ/ZI6rgcMJRCrbUrzaYE7g3",
-	"nAfQok7dZq5ODn6ucLYNnLCrGFshiN4RMUeVXMu0xBY27CcObO00myb2mmU0ohltu3ML8/6jbt6iPKgH",
-	"2L8zmd1PAT47PxvaA28U3YzOVIOtq9dSARZmWH+a7qunenpt7whtdd+N16Y+eee0XrjFTxQTWUCE1Fdh",
-	"UNe4FE3bL8uDaqX+XrCYTljc+l5u3iZ0psU1Whmo0efh2U6Ke+pG0XLQaBZooVY5C0LBT+xPTcqVfd5K",
-	"vxoJp2CRB9evRmJlMA+gYpWbHIk1/OYBtayRMGpWuXv9TbOitfruBl0rXaGML6FuXXgUtYXGZQf7EErX",
-	"SIA7bFelq7LQoHetrGV4NBJW9yJfTvXyz+tDa19259qK8WLLHkKMg8OguJfRgluVnAYbV+bh5P2FTwft",
-	"VbaNXBYVt1WKKutuI9FOeStR62762wXYnurE3qpmc0SopgFnPwDexDP3t+bxRreB+WsufXExPL7SIlxP",
-	"x/x5aM8+uaNqJFIzBLuMNLOmsD58dTH86+nw3fCk+GxOFaoC+kNcnhbKku2nXluyPNGMsRN0vBGbv+xI",
-	"anhgW4XJrjc6eb/SVa9fcWoWPCB3c5qBdw9Envnqy2zDA2zB5VSmbCtj50JGLNa87ZpHTEwZCZVuI6w1",
-	"gfr2QvSEFnwNPjNMzRj4m0+3qo6zcsBdvEyNWVHki0nJqgiTbm8YbTVjMJc+7HRr7ahbzxWivU7Ftrc1",
-	"nDrGikFgoGCVKxscsLbeCWWHsZbQL49/HZ68fTU80XrW2fjNxfnLi+GlVsIu316+GZ6dwJNfBqf4yvHg",
-	"7HiI/xz+7c3pBf54/vrNq+HV/U6FGe0xFVMWP9bSHeFNKBc2tsZ8wxSZUkEmbCSmMACtBr9z9wiiuU3p",
-	"M82Uum7tAuItXUDcygVE//f07GUPOZzlmWCZw+vINcweBu16bsvKHnKHzUDvsYPtDRR2YcNcsSs6e5nK",
-	"PFEh6crUqMH+7/+DgQ29BjGkJcPg1SvUu9tYNqD3ShcYVMHodF7coCiZ6YdARro9xfQMMhaNxGSpda8F",
-	"VaQb6mf/Q4PJKN/ff/4X+GuqByuiNQOmcQy0CQ3L67IxArvtUkHOL+BGMTg72YMf1SEBBT/sUjI4OyGT",
-	"nn5lGvZaU0zW0lrzSOaaqzRX2fbyL8z0d+MdhR58vJ0syGrHeR+ZUMy8vRBsnvZGybc6Z9J6yg8iA996",
-	"x2utSQsOHZyi0D97cL723JmrnEW8xsBHvcJcAYyiybTln/f6cEw0ldVZu37lKpPpcm0YqXlnUxxpgLf/",
-	"NGKpFioiU+ROH2kMbWYRBms9XEBpU+job3KyOaoXhBwliTQXZ+MsbooA/SAnDx13/ZucrF313+RkZcUP",
-	"10buBqXQav3MxvyZv4v0AHPwwGbmH0V72lDn0J0WZrc81mrrgpFYs3MuCOMg5iOeMjQaNyug9wgV9uK4",
-	"g44/Iz/5AEbfCTreXOqJ4zxhKdWDbRGgn8c3RNr3vQBw95uNAafk+f7z9SHE/jf3DPw+1yeskWw0TRVb",
-	"EpCQqqlHMXAG9Rdhn1xxhjk4k1TeMEEmS4jaEEWmRbG1Tf4AHEvDzlI19bYW/9J912/NGzpjDZPSjwgy",
-	"4gADMriYadViv2CR+01jTOiM1Q9wf2PcyCX/Z9OYQEUgCUuJ7iAgB/qcav2iGNJB45gU/2fDmA72A08i",
-	"WXVlHSO5orN6Ur5CNczYCu34yHROUzrVmnkA0hOuDXdznjGiEjpl4AsCIVXrO6sh7ozO2obG17jL/ICX",
-	"fwTvv//9H8FopN7Dv+sNq28VS5uTA+xTe47vZHqDelShNPs204rDszy13DTWen4/tTCEvoMRgcDezIbM",
-	"8AstAYTsjAr+T1o6muWB42dj+OyhRZc3/rUi7JeS+PInojz1QU8IZ8ejgNRktaUyZhhFQ6PoMXLYdAda",
-	"oTCt17MnnHTr/epSommnbscInSL/0togvt5bv4uPsn9bb11108xMK7tmT8zj7px/Ltvs3t9gQjX6+jn8",
-	"g8ZG11pQdYMGDWu9KDkfJjJaBlZEXsdU3eylTGUfCVwKD2u0e31vh6sutq/HrO/WPApgkXoB2gUEg+u9",
-	"7l7p9o33qht+4lGgL076v6jufP4c9o5I+H3oHGRowoEORgL0kZjdsthYkfRQdV8RvoEiP2VZngoWBaCq",
-	"2ycg+GH9yYKmN0qTqCW7I5KLGyHvBM5hJCB71/pVrd1DtzBnNIKAVYjRjnHVtAppO/UURXy3IIO/7ZmN",
-	"akqtqnW5fA6cwwa2+AWNLtgfOVPgBphKkTEB/6RJEvMpnMJnH5SEm2rRz3+m7Lpz2PmPZ0UW9DN8qp4N",
-	"01Q63xV2uSptU+wUPM7ilsY80iThzEP6JIBmqdfjmvIYjXc8MhpmOJURC0lY/DbGt/RZilhGeazCkYjB",
-	"Lx5+iuU0IAs1C4hej88hAYtHL7Dd2NFMqdByfsLIlKYpZxGBm7QiiglwLuirrUwnPIqY+LILNqVxzNLv",
-	"FNGHuAgkoDHmiXNVKOB9Pcwzmf0icxF9uVEOkgSGdK27JV2eFaMEH7Re7AmLpZgpzS6psX36/L5nh36q",
-	"Ly8LJkyOypeZwJnMCC86JkuWHeHSKpbestR5yH/aP0BepKmQhEJmY++7kOQi4zHhmrphQm8FzbO5TPk/",
-	"v+R0XnOluJgFZEFjLfeAhX1MNIfSW5GyW3nDIjJNWcRExmmsSNecRTJ4c0pu2BLCnqZTiEjXF5+emQ77",
-	"mEDyD4zhy82o6Jgw/S7p/rS/j6eYCu8C6u+Zo8Eklbc8Yvqbg9U90zP7bDmpxXB4zbKUT1X9fSFiCpZy",
-	"gS/B7VbAwlERodOBZpqpLBhVeWq9D/o9MHfhd/AyyBQt7pNUTyLjyJsNiMN6CAn92YabMCwj6kPrN+AE",
-	"XxskiZ3556CDs1gdxava2elbXnVmAZFweuIYwSyKwZPuQkLuyZQJ15TekZG440LZHCNrnl439tf4cYoj",
-	"r3NY2JFqzafBGDlnxB8QDhQCRt3IFKTGZPSGCSA8MPaAWV/zM4g8o8qtSml3/Lwv/RmdxM5Ov6qHFUrs",
-	"7wWch91Ity2FCofBRB2EjKjBxxB68QNNoxZIxCNZeSdcUnj1yrQDUZJuGcik5zAquKqM4AhX8BrPsH6l",
-	"MGDrT+voe8PiBTBIVJOa8uFRcY3lndvEfpuGPXtbMwnBJKhLAm2kgbpjWrS3cs9IGdvDYMLi91aDXr9d",
-	"gBxisUCCAhlErzVggyzYYsJSNeeJDw6yked8kJOxVsM3ntzf5EQdy1xkb9ABzOzXWRaPFZtKUXcbsZYj",
-	"vZZanYj5LfOm9B0Gw8ENxLRBrlO5ICqfLLRglOLQ+OY8h+4E7gCCTNhUguZu3Nt9cqaJdMGoMEF2mFiO",
-	"4pTkAnwx0HSWuTg+b/yhsSbSKOYC0nOaN87dP62q30zDMNV+3er7h3jDeS1duOFcyDuh/NY37rVmH+mG",
-	"buCOfzeXLt/WER/PFDCgtFfhqDAY/A6uVwt5WzlObRmCYlnGxWwjLQ6S5NK++tlZzVt8hC/qT/KEpeNM",
-	"305r9AaZ7MGFk8ALZXrV3OiIJClTIHvA1gh0pP//Ujd7pT9CP3W/rVx0H9aJRM9jsJmdgTNjOqdi1p6n",
-	"VeQYbFaVNFcBktxutQGqKck9g/3h+S5qgxHipZF9em7YKoaZmR6sqIwsHdonEFvKRc6UNW1M6PRmlsKV",
-	"B7Qct58jAYyi+3z/eS8wr2bTOeEFbAErOAa8axVH3uRZiaRWMLiJc6sK5qQFoaJ0TDad1WIZWp1/C6RS",
-	"B4Vk5gyx4sSEXK/MvIs2JP1wYajeYKmEPaMhSAHeo330HrUSfCVX0hb+q/Dl8Io8uz14ptXVZ59wvT4/",
-	"c2+oZ5/8pj83jRF2aUtetaL5GZu03l5voSuTazgOx7EUrMmSp7wzMJXJsk+GhXUM4qeMwe8IY9+nMuGs",
-	"SO+1lky1qiMCtkXExkYLTscQwzfLcbwlgyWuQXl4xzJZGrwB/J6Uvkf8Ei00fLXcCwHQbXpC0TnxA29g",
-	"oNK0G4k16QI7KFnm7VLwFKwyinR/efvq1fj4/M3f4e3Lv1+OByevT8+Am281wszFUbVZKBQgGZ3pTeGC",
-	"w/a26W6zgoGU4VqaM6Jknk7Zdwqsm+RaxrG8Q90pJF39eg+kU9kUWXX1bD67mxSYK5rOWFbWXvQt4vzi",
-	"5eDs9P8GV6fnZ+Pzd2fDk5oNKSLdwQh1xzFmZGu9AhUfZ2JfPWn6OTq+Xw9fvxhe+COqOD6y1Qn1juwp",
-	"w70AG2BlccGPtpmp1LEHH9drnZxERzKLDF5Y3aVwk0RpK0laXbAMbNmdsbmDQ6D9LYstKK+JLR1EUYrQ",
-	"C4zEXNyQOx7HZMII21ugATqTpcui6w0bbEEtBaBdCxS9BiGEj9WzT66xz2G7C5nDZqs/7+Cn4THDeUO+",
-	"aGUM+k7mnAdjvUbPPtlGP+ur4pSRy7fHx8PhyRDBQFfHYAZZA4elWYl+GJBwqm7xwvRBSRGHpAvJPa+4",
-	"MHdP69+aqttO0IGXakNW26nvBh7QaPAV+etjEDpZ7BRVD+7OzKxEwQ1SGfKwGxyJvlDO7F2JdN+cX15B",
-	"RArq36T7ZnB1/GuvT84F0c+MCxhdRzh60v1xf79gbxCNOhI2sslJb93L4Pjq9K9DbEy367vJfEUAeKjL",
-	"IjWeMHthwZEdjUToTSsMSIgWI5PHVrnXh+BZIdQETdGUkWnMaGo9X7vYnhpNTYfGpFS+dvn8Fk3JiMI7",
-	"de/WeSoCE/llbLy3LFVaACFgC49I16QHeU4rMFlrPWXg0lB5FNgxwV237DAx6MArd/QFXcJLikFectNA",
-	"jC0/8BP7tMzWVwi7Kcaw8YDWt6DzcW8m91xIKL7bPzP/+F0mTOjO9Quq//bt6cl7/5s9vrA5SeDfP+zM",
-	"eDbPJ/2pXDyTNOF7UxmxGRPP3DA++5+rG57sWXrdSyQXGUtxpDsb2FacqvdbAXztC856Z1uaYHfGivaX",
-	"fWdFyyT54S8/kYgulWe7FRKNYUuzYBhU8cPBTz/8pRyZ9Zf9jYavTQvIRfYFV6+VDS4gueB/5AyOj7EM",
-	"lM4sMGM0JlB0pG3SkFekWcrSXIwLa+X4g1PbysHLlYhA4Oiaa5sACmqNOI4LHJqRpTnzGGM50cUGQxQX",
-	"d3OXF+xuJICFrVpErEEDrsOaJz3ff14J1Sbdaj/4l8Gc4yk6EFAcrF5gvpRh73OTKEfpMqzXKd9hKrbU",
-	"Ui7ytLvvFImM7g265qpG3UJJLbUAmQFalGbSpOvrLmFYJrGl6xSDbM5EQMragbtoYA6NizagpkNnB8Mn",
-	"GJ+vby99cmpuUlZyFD2HFQtIS0W5Ya1/kxPrHFavuKgB+hgQNZdptqf5l1mWTBbrVAAea71tdc2NE3uc",
-	"1YJYvGYRpxA/Ys+9biUgoRYZz5zKWnV/x2GtIoyeA7X+nvP24hVRmUwU2B203O4e/EQWXOQZUz6qaBFQ",
-	"3e4KtOEq4M2vdvCK/5ONJ8uM1ciSS/7PUgMQoqVfLY3Oht9tdoHkaVzXyUywCNbH32DvCgN8LokpF+Tl",
-	"8CpwxOlFO5R1m5RvtF572r4eVWkTG1T9V3TCYi5m+oZtfOrntyy94nVrb18mf+Q05tkSnOkRXT7mfXuS",
-	"T29YVhftJxjBh3YYAZFxpHVMAJhp7YCwszLTfwFt1jkjmKiZ0bBA+QX/Aw6pPaWDLL+lNTSEohbtG2ai",
-	"XSkYeXt1rGdbumhGdNl0wazLn7/0EX0Rjme7cTcZgd1sbNe4asU2tiBDTXstaBB0QX3hlMpRAOmGueBZ",
-	"SBRdapHATTT4t0+cejGeKLPVuDUF1KQSCA7thpnMaAzX/luW0pnFr1lo6QnmAHfz7wKJmZACkJ2aOfNM",
-	"gRlZZfioNFt7gwEri361PoR509mBKex4hN6kcsqUei2jugT1X+UduaapoQpzlJxFxwQlQPbvVC7YY54d",
-	"eke5VnfHMIzapDlFzDt4/8cBo81BSIi8ncs4qhfcq4J6wlxvdUgu0N+cxQYw3DhSRMXE0Nz8+obN05Zt",
-	"JSydakWvsc3QPAkx88C8T2esIHG4fYWku+9U49RgbgnWK12CD/b316bLFuNJG3FwQvuofkRuuA8ynOZh",
-	"vDKAcx+wEAi+1nLRi1Vr2EMvHglpkGGgqv4viwgl83xBBW51yz6N664mTS6VM7jXaPFhaPFuLi0dBW5y",
-	"egBwCjBYKMD4QHhNbSlrMJfE4yMwglV508TAvAVcOd7V41ecl8DHuqkSfg3pFYu2gRFqkfmKXdfIgqHK",
-	"+IJm7hoAfN7sYiYdm2FIRirjcWw5UQ1HnGb8lo0bd/Kd8c56u1dGUvggJz5pGSMFiOz/AitWv5Z0HpAT",
-	"oyC05rdxwlK9i3U3TEveTgHT5AkTsKEl3riPGmJPPV7YcL0qjrom03yzv81u6J1BTMy3c7iZz6OxSUrm",
-	"UtR2GHrDCUkS54qExcd2/WJ2nYX1nrgtImz9Yfkt1/LeBeVCHy/k+boD5RSc6r6GJOK3PDIe8TL5hv6e",
-	"cS/fZCTcaEgXUMUgANnwGbSvYlMuDW5dCKHPy/2xb6EGdEFWQ89ZrxW7beJblSEE1SNdpsIGrnPp2flW",
-	"WLlWyCBNUETF+bGWwUL96hPjYtP7DJk9oGLb5J8bxhJjciwglirMKM+kJWJmkufrj41iWWDiSzeDWTl+",
-	"5SH+qxueoJ0PxZ7KWOLwvME1g66bIl8do1PRdaf7nUkAGUplPptXGzIEiEGHoI9KwZCkmkA+1pPaJpv9",
-	"dSxp9sPzL+rrgXUZJymXKc+WJUv5TytWcvOWXmIUS6VgXiAWwUj3gMTyjqksIAf7ZM5nc6YyL7Dnp4qq",
-	"tT7B1EhpfTSY0POLNob8vJsz8Bx+qJ5b3FyE66aplr3XLC2s9Hj7sKFMPlXgcYe7Vn8k3nl4wSqfzouO",
-	"rJOQfcxYKmhsGqtEGTWY6d08Yzm9GRsLZmmyP+wHNXepWOpjDeQMfpOmkROV0SWAuLL01mCPa/KujvGH",
-	"/fIG/fjjxi1a0I/jNBdreKge6IIKA9vj6RoLunRVh/Q5Yx/ZNAd3UC4iiGpeQoUozQ4acMQAeMRBdEGA",
-	"YeGnNe1a5J+CZCdsKQEMGHfOwHoBf4RLb2BJl9jTMRJoDTAeG2HMKQCtamYPRXGMd2aF+SiWgb875gue",
-	"9cml59UPMBNuJEqe/RJywwp4wzflIUTdeZy6mmAFaEbF+jLHk+kUVeQ0VMsTpFlThaebFEJNZVrzejV4",
-	"MXw1PDGphVZb71VAPdoDNNXKWOcUWzEaZXlJjmLAyCHkBiYWd1iTTppj5sCiT94M3l4OTyrvTPLMlokR",
-	"wE+zOVvC4R0JS6UyJe4s9MyEvZgO7Bsxz48KcQ/SToo+GVwc/3r6V91zymi0J0W8PHKebMzFTtl1rjBC",
-	"5ueeHfcqiQ/E0qIJIi6gpnI8eOBUPSI0nc75LcRkw32YpYprQkQkNmO0wgF3gg6uSCfo2CHWWu4GSXJF",
-	"Z3XOLRffCQWq7GY8ZjCejDG9sxIuwFUS0yWBxwEJ/yNNZ7PJJHy4DCo9U33XMLN9oAyqdzaaRjcP2lKr",
-	"EX+Qk/FU5qJmwGdwoFbTjiB9fMlNTbGMztraSOo23genqXXHtcrisEv6AFkchUUC0GyK9dk6XeOKzhqC",
-	"4Y5hhJgorsd+ZMPNnO6+oq4HBnhLSxnDhGpcvPemaA+E5z9+39/7me5dD/Z+ef/pLzXY5l9dKNAO56MK",
-	"7P5NBT99bqS7V7wuqflcMACpKtnsMzqrS3KwNr/a02r0QK6gudY2QsP8a3xQgM1V2xuMF2P8tEzb35tQ",
-	"pVWDWg4DcFrNzejHRMvGfrMNdy0b1DMHmCjL/MztOsCAe/1rQmfG0retSQGX0A4jcHhlek4NHEZdAJLK",
-	"hp1Oku02uEhj32GDv93dhWl/Nbvrl+OvjQXKICxpYovxd1Omr8RiynoGabNIgN85z73IbjdNFggnD5fv",
-	"YJreKafcdjBZbsZ/q03RNZ13Xagn/qAJIWImY5qopcrYovcA6ejYekt9idcrDwgwZDYbbSIexRcU1OAa",
-	"vZzL1Nhey6M6KrQPMKAZpGlbKg8yt8A9YuCqWy2Hzaion4Ypn1rgaukdwKJrYe2cMDtrbGBYN+C6VogL",
-	"dvQ6lYt663r7oC0bQbeOE/rHF4oDtdVkvQE/VEqyw9fIsEoR0pW3N9tptv7UGvTbQZVAn7kdTihPvcQO",
-	"3Xo5XeP83dnwAsMqgEhD/SPsVpHBYUhkJErVg0KIFKRTDPM1DFLfeQ3uA/blt+xp2eZ1VLbNATDHoS5Z",
-	"o/3ZDAjF8j2mHpKa0wTiN28Y2v5sQcxtDrFDq4OQUDSP7qWMRppy6w436eqjxT6CNcaEuiqorjSV+mJf",
-	"G7L9iKe7zarY7x6TE3AtI5e1jGALi93OTKF6XKsnc9P526znOwUhohm10m0rddBKxJ00wpIa882qhoVS",
-	"8BVqh/VVCc9TPuPChNnV0EAfGe2hRQ6z8DBa8YO8MZtABjm+XRorWdaNAG+GjoSD4tYnrWcrGx36LxXx",
-	"JniwDWNgUXHEycvzVyfjd+cX//vLq/N3MKoonxrUJjKTcTQSvooLHoc0F8b/KPMsyQFvEZC/WYTVD6Gb",
-	"sr0SZu2qHHWCTqnjWpvlizy+cZgbdcLOR8lwOAsQ1FBynDy+SbMFUkUTOkf3Ynjx9mz82/mLS8znfwTo",
-	"qGJxvpyyb5O7eVbA7xhfn4EBbDU/ZrEAq1NbVmaGQJ3bLZ7LeWpcPZ4R+9LuISEbgJIKgM0WlGZcOHVh",
-	"dAXbNOGgIopZRJQk1zRtefUxu7Z2QezOGu/G7uuiGjxD/9/b4dvhSUAu3p6dnZ69DNB16HLA9RZj0SjS",
-	"DYE+XOj48sg4jWKtky2LNcjokihZivrFXjRHwm6gaJHpoihLVVuzaJPYMgWSffJEbS9AryzA+N7zElQx",
-	"bEPtLOQiXSz21AvIyfDV8Gpofo0YhJfosUFctMd3ugVgUcGgtGCFl/1F8/rpBB2vfeDstsHN8dPlzHdz",
-	"P3IJ8AWRb0x8P3ahL0ORpct6XWQlSkZeQ9yFQ5nUuqpmTlCwuR42s/i6JsSu2v61QQA2QJX7AP2/hSs1",
-	"6BgZWnsKIVTDNf+dje2BksLKJEui4nFUgj0rfidFHnnOTFjDGo7phVxs1vv9Rd1FJXOlXrwVX7/z6qLx",
-	"OvSGpXsIOFC0prwbSoGpadBEQVVT7FHRSEwXG1rzBtIChKMBXB0K+bKFAVA1M3UU3uomAdFt3mK3Dy32",
-	"5umGWLuTcMQx5LYWZfRCxpDvOuMQ9WIiq9c4qwGSfiO0qz5ruumVGcDnm0YK5Re2GK4pIPHlB72Kv1vP",
-	"JBFfF/GCPODhowoYLzzimUK7PWBrVIsF17hIF+u6Nn0eEZphJLzmw3WYv1X0kT4ZCMIWSYZ1Yg2YowlX",
-	"HAlsdwu4X7NUBdrvhlJ0LX3kuKJQjAtsi4plpOuu2BhLYpGjuLAXXNVrrVppbedcxMt26G92L9YQi1mB",
-	"WoZiEKUK2UHtPpnAV2t1qhekrqZRucTE4Gr8aji4vOoEawReBRZazWUeR2TCiljXUqElS04hDjn0NRmv",
-	"v8HV+PX55VWtrgeT8FB/7XA/fV4ZaFEEvrjreSvho3FxpRcuKJdKN4B4xQxM/Xeo4TAS7spuA912LIwe",
-	"mP13k1rPb/SrZ/pNCCTRo193hnFjXIUO7AlQH7hvZ/VCxlYJc2yyoU1vdVQKmO4nUJChIeDgjomM3KWy",
-	"LvljCpUsV5Q4Op1zwQprrn4tIL75FvDdoRBBGDRUicg9UH7997Wt6xAGIxFqJSTmUygGl9DlAnNkcAH0",
-	"bxBkIGiMSf9VNPm1wfl+tBIUqgCdJY7PrzuHv2+ASlZSYJ31z++rRD38mKUU8EmhCD4VSzQfm3rcv8jU",
-	"ByPS65CnUDdldXV6IPk064R6LDX1M3CD1SEJYzmFGPY7hLqYMwPNz1XZoB7+PsJCNqNOQEZgtxt13pvC",
-	"er+POhMZmUdg4tXPegEJF2oWQqlvMIgAmfiuCt3fDcdMXFMSoNTpAmsgwJZqfoLbCQdQ/9Mo+Vg7Fc6b",
-	"UrXm1l/L7gPvoe75rkzHFjg2rUNPWDlI2GPj2WnWmF/ICMLVMeIfZ59azD6wQwORXtNpTaKps9ZsLMhg",
-	"Dq8ZN1P12vDbV6cnBTc1Zl+9FSpPAHJDr0nEJvlsBjgWYC0FwBLDgMK/7ZlCNHunJ6GpjNPGoVwFbIOJ",
-	"1S5nQ7X7gYMFQYOAkwYY0qoVqMQk633jyIf3Mg8W3d/PTNgSfZGrhwReXG+btKgwOxgmW+G4FLCKE2Zh",
-	"zEkXs/gMjAvaLrmY9Xa30t0T1eUL2Vi/LARkG6zN1uUMNkYBY7JMyrOMCWPRwfh1Z6/c0ZaI4Y0NlzIQ",
-	"q0XtLFXlFPYE60tfQCZLBO7t2rJteGeLmYF5VL16b/IumD8PugZ/ksV7Z+jQh8MMxW62iFg1ILFbObHN",
-	"N7s5sY1s/Wbd12byf4qnukRE65NvcJiHZJPfpetOoklcsRBZprZ4xSkzEtYr0zsipuQJ+j8K6VUU4DAS",
-	"KyxEX1h2ILfz1wQd01Mt3/6FsWhCpzevmzTyAbk2rxCjQ5toJIHRMbXJu/M6LaCq+eB791JyGn0CftDP",
-	"LUsjPs1MZQQHq29m00YN8az9rbRHu1A7+ZbtcnvQ9CXxbXcDQsDr50S6C7oESO1FkpkC4Ja7rPruKoxk",
-	"ky8DemjpPG0VE9WyrcY745U3cbyT+xRVUC+NGIIq2/h5MNQZ6tj+AgTSxrlmyru2UdLYXbyis+N6Zaec",
-	"7Ap5TuiM8/Z/9eztkkNlqIerlbbbuMfntC43P3QDKcM06A7HusOx7SvcygnYmLhVHfr6vVtNqMJ51G5V",
-	"1duz6mouO9L0Lm0y+TKRpZw1+R1Wa/VFBh/Y2W8X9OPYNNK+RlHVNVxz+qvW3bXmXOPMLdls+/X2VSrG",
-	"a/3FjIqSOxqqfoHBpeSSLnsCV8pYeWBMrWBZsnnK1FzG0bpNhdTxlNCJvGUIxrfqaja+DCtyuMNw5ZO0",
-	"QDzX4xmJCbuWKQPD4fHg1emLi8HVsBXKyApMptuqwBFUHQX/VgeCM7Dr+fixYFQpwBEdZ7J1bXy9KTa8",
-	"0cYi2Bzk7SwHzZFoV9j2d8pVjNoy0szGG67XBvTwJ2yq53h8/vrNq+GVVinvDauzVvcxKPUVFcgFP2hN",
-	"U8iMfMij2VoEo201H8BhoR5EwhboRRHP6oK4rtKc4fkGODYFoUM2atN3KtVX3tlgktIDRkX5EexRunHz",
-	"IuHXHtD3A2y/UziM6qPW0XdVhVc7wnhWbwt1AmS9+mpKX3nS2uiwsliyLtTt1feiLVVXmMyYi+aj4Wgp",
-	"K9YG8DgMIIS9K2gadu3UE9Z1LO/GDmlks5prKg964CRdM+fwGU14WHgReit3ogcq1/pQqvialJO1WSTl",
-	"pOUPSor+Bb3ziMngdWzKSzK6lctMsjAfAKNrWQOEayPDeIDjZkfWxqRvuBQi5TUNz5/JdqxnwTIa1eZi",
-	"mqAVeIpOH3czhHMF3nSDY2fgKrfcoDLIU/3m23cCckC6iOLUg3C/fdJ1SE71eKEOjQUq2m70xReQZK6e",
-	"bcoawUZXDr+P4oc4J8bkQg1TcBCYq6d/fb5ROWvImIlieQfsRtDYZAnAvhcIS06+OenZ8w27UDEAFVyt",
-	"35Kr+kZtkIT5y4QmASFmVN3oPoNiGZAliUif2ZFQWuWmtmpqF/9jGY/KoUK9TFUPylubfCkkep6aDhW5",
-	"YUuTw0HVDdjAA0LVSIT4QmiHVOGGUhhGuFYXbkuoPrbqOhK6gPf+imwfLrT1YHOvawJmy0cYQ1qr8aWY",
-	"HcLQ5GvvJbtBv7W2lv8mJ0Wd3HoxXBCpBV1oL2Uhr6UJlM+7NrmiSu4ccEVSPptndrECMpWLCWAWOpg+",
-	"x7HQQmHk8pyrTKZLOEkjoSy+k5/NA3dvxRc8pimBxggEplieWzpLBhSSTFiBs3kPVL62gW+a6TxcLm3V",
-	"47HCPosEWyczDEFsl2f7m5wcQwQ9qy3zq/LYQDxinL11mdfEGTW2UvHt2ReJuSwXxW26NIaE0hAy4BiW",
-	"Tn++v69pCv71vNfWoIgNrBtLtWQOkLT5ztrsM0TFdcoJglzSNOW3rTGbWxfQLdK7qrV0n+8/r8mWul9R",
-	"XLtCQbFxTeQhdbsypVndZQttDXMqDDKxiwD2b/U1FogHsBt0i1o6ga0fH36Qk9MoBNEUGdRDh5iONehG",
-	"ogT/WuelbsGFQXGU05txq9sigiridsY0UXhpFBbIme90q3agsOvIXBZQlx6qYg1a7Y7ZC52yDWh1Ufxx",
-	"NlDYCSTrbOA/mNHTzH+ipkYq7Me89ydzn39vlmP3qoEerCmiqcintTBYP+VRGa0c9hDVRQhK9a0WBpnB",
-	"6A3ooODijUdJB6sBtA0Wh+OKE7JrU5C1OsJYhLo6pgAPL/Q6vh6cDV4OL6DSdTvL3FYew3LcJsRRjjUH",
-	"gTBNjOIcg2U57AVgIwSX2d2cZ4yoxMQ4OmXRr4+8WlqvCMEejS5r/QIumeCnmlyCRo9fUUHSc0eW47+3",
-	"LYT9eT2VXVG4Ym5YXUCx5Crj0y+UZb3qTtvW71c6FFUzYXs0xU2ZVr7Bz9R2AGTQ3cyPzmvaOvGqZqHM",
-	"uBvYy6944dgQB2TuUOZ2sl0Y0K2e2m5RQMX4Gv1430g4ECzCnxINVF3D2o2G8REuNu80nWZtYl480+CU",
-	"wgmoogEUKF9k+3iYdSF7c5okbEuQ1yJtIoo44vz4YrAOOH2ol2xPJWzKr/kUPLVVhJ0VACAQTDSK0EYK",
-	"66SFpMwLG9q6CPViU2G/GvJf7PwPS+a/44vh4Gp4cgQWKQNCLFOyggttLuxHxd0lk/KG8GwkuoPLy9OX",
-	"Z8MTCPmKWYYGNzm9QTWedC+Gr4aDy+FJ76iw8Rmg6YBcDC3mtEzJ8OT0angCDdiZHxE6EsbQkVpNQb9y",
-	"VHBVPRNYvyNcS3BGuwU18WTl4DEz8U7QubwaXL29HB//Ojh7CT+8uTg/Hl5enp69HOtnQ++RnSokt+Ok",
-	"OkHHTAB/dP/GuTiAE4xJGw5PXgyO/3c8OMEgtavBy8vyHxfD1+dNmM3XqVyMm0AS3liaWbON3fJkQdFr",
-	"mi7qtg8AtYdcpMvFNGUUBgMpjVOZwlVVpjYD4wtHVGWycS3P2N0XX8a18VVwScTj3cDNTyO1OXJXH3u+",
-	"JeqU+aZZVLdZ6m9SPCMcQCukKTL8SKeZZ/c2t1TFYs3yJw7hncZSsJHoYsUbrX/SOO4FiM8E0Vj6sxuW",
-	"ZGSap6mRvxgKlKVUKDrFeBqT/IXdwXSN4yM26mx/JN5pFRetG3ZA3DlIoDMSvhxekWe3B89okqhnn1Bj",
-	"/PxMT/2ZCWC7YSxRhXDW4ty0FoyEjcjyKrfLOCJd+BaK5ZAFj2N9Ycaq29IGNsGY7yBfd0FvmFlJoooy",
-	"3F9AB2qETQSwOmlMTn0SeoXtzf04YjSKuWAhpLyzj9M4V/yWeSXYJ1LfMFKGLv6aEqbNsTnHMdd6xHQu",
-	"lVZfIgQLsAgsxK+OPsNsaJNnYVBCoeXTKKyiCR5sfTPUCg5OtIbrQllyIO8iMEyv3CJXGZkwUgR8mJCw",
-	"6zzLU+ZFf9vM/XuAKbXyxleVsIQqVS1bA84qqkD92NWF3+yd1rf2MtJiJn2MBFg4KBIBUNKInMYV6SpG",
-	"0+kcEkJxc20fl/AgfFhH9psW7mtXxd1bvNAWwupXKyKFWxYranDZObBzGyUDHBcjnusMNfpXMpWLBe3t",
-	"ZLP5x+//CN5///s/gtFIvYd//+d6G04tIITHN2rmxBeACxJrvsGF46AgDOCMK8WlqF1urRr4TKm0yD8c",
-	"/PTDX8rVbv6yvzn5qRYEs4Fz2oThRg5aG/ZRQiBtSKBYH1tQeJybcUt9/6nJsd36jFTBVNYBgf4mJ5dT",
-	"mbLhR66y+ghfC1phQtoL+xggL9FVRCpw4T6m8Yzpwaq1AYdr6lviqI3Xui5GpMkUZbptWsbN6UmmPipP",
-	"U9TAVmMp+rYSla0KpAWQ786Z0oROoQpbSkyF5/5IuGpAh+SPnOUoHSDTD0LVauPQinYzqQWeIfpe3y+u",
-	"dehCIUaiCPhIc6H6xNXcOmwss9YtKjzbyk29fhFLe+ikrDFpesggJrbz0KRq2q4xA3kVLE83C3hu+pPC",
-	"B70kFPK0+1ZsH+pFHwmrGIDVwmdlRrga95GfzkuutA4LthR16AqG7Y3y/f0fWFGPyf3ilyiDn6bmiV+t",
-	"zL7sluTIa0mmZM2bNrJ21cd4VOrb9YoLegTnWF7bGQSkvqxaUNe3WWGwd+B69v3IaBOOOxLuRa0UWIVJ",
-	"q5MQ7lQ2Z7juO0HH6x9S4swAOkHHjNZPjrOdeHlyQceNptYKoY+pXaU6f6SBhtDnxZw+YB6FPPtzgFev",
-	"wJtnwFcVE9kj4Kpas5qd+Bbh320DqiG/H99++KDqbWJ6K/FrNiXa3hNBR9sY4fsIcbymBlt7fNPtQsra",
-	"xSJtyH/7TU6umrXcTBIagfRx1ktUCfXdb/XwNIe4ocfz61SUF1zYPzd4sdb5qd7xbN4ihxcPTja3vm/Q",
-	"GapJAasrW00y2CE/oG2kTG3UyEr/DaugwB34hqXViOAG45Zy1q2E1Zk3FWOk0lSN9cLVhgdlpaHm8+Dd",
-	"4PTq9Ozl+Ne3rwdnLQ9lJOusDdDeyfnZsGUrDakv0AwXZHhxcX7RsqnGoGpozNj8W7ZVLHdDc4UluWWL",
-	"qK02tIZZ8i1b8sOGa9qynozWBvY2BlY0ekYYqqbyhYPB1vcltVNNcGsANAtTWvOgSrfF7nrzNzQYrMF5",
-	"8s/dFqcNRURdbGh9PFQ5bB8WC4rjG5GA8X3TeUP6V3PEKWyo1f5abqjL+GtqzuqNrduDrV+v9JgpmwRT",
-	"E6y8pV7VNGCrf7cbLl6bGppCjbp1BtHYYn01NOcp8W35ChPRGqaCqn9brUjTYt48WXfdaNtervTwmtuz",
-	"l5RvhbMUC1TeTH+qxZY40vEOZEGa/rlqYjStXHtb+/V2j795cuo9OfW+WqeeqrkVtDtAAYHcW7gq6DuC",
-	"D0VRFx34ZQ5b3SXn6fw9nb+v8/w57OAaBFQfK/iQUIJ6WkAowUwy/S+jvQY+OLD3mfKSLwszEkxNCmbA",
-	"jatq4KeVhLVPq8ryp5YHsgBHXjmD6yMFN8TvvS97pJy1DJDF21befmV8BQbZ/0U+vakD6LavkT9yGvNs",
-	"Sa75DHCaDYAPmPMn8HFdsOc0T+m0xnnskgZKqEf2VhX62aFCZsABEPENX7hXcmhjDgLmuKrC0W6TETx8",
-	"gzbmhAaAjgsH41ubfN+2dVHT9FAUeSiwF6Tr4kx67e9A660X1k9rIjSKTW8xaiGz8fbrrnn0dmu/Jq29",
-	"NAfIYn8YW4fLrd1lXcAYXuvFTLPqjkJB3612tMKhsTMkoQZjht2j8o45mvYXuI6nW25xxRdsI0fZipPc",
-	"srRWawlB3KyApxlMtTIfqWIZtIK+eszz1h7D9z5nb8EiXmd2fQ2/g60JPOVckDAX/EFW7XHpulF7vNI/",
-	"IyV1jULUw7gSlZGu8eD3cABSGS+8ckFnkLv4nTLLsLnqRPlA+TB5OL66I/IaYdoWtQH450VpsYV1POqz",
-	"YSoAXfsPTWZjCM/Gk2UImwQRhH3yzgQfuGhA1Ppu2JJwNRKKZUfIbt0L4OzRi+B+uWFLrNKjGMLlFyYR",
-	"+LnQpyrJo/ctUtUCWHwL8L1y8aoaFL4WQDLYwiYwU7c1sBMZvWGCdO+qO+HCvHdzvXrdbOYdJXIxRI60",
-	"1D0g1ZG1zsgtF4FprAfVpaQoAoM6ebssAYccPt5MRu5dsisxJSzlMhq34Vhvr47JXOZpQCIKMUF3jN3Y",
-	"h2Zd3T5PlsiI7rnfCtJ/xvWX7ept2ZJ6V+WLha1M5wbXdoNv629lVytllBwuz4JRYSor+auxmYNiV+VZ",
-	"1tH4Bk7aXJTktX8Cili6OrvCo8bQiWgMO167qqF9HJq7vW435g8SqmHFQ33PFWZvey1KiWHWzXbANz7X",
-	"WUtGZldMhTvV2tTly9Ca/uEor1vu4oUHX/CmaEa3DZXlWUPYKWAEzfKmKta/yjtLztw7+3C1UZhch5XB",
-	"S8XEa2/pLMnG/qHT3GR9AVG/1LiL3kIMBk8OAldKc0G6FACGVGbDKHt98hYAhmAV4cWRKLIVMH5diomk",
-	"kPyFuRMpu4Zc0O6P+z/3+uTEBDtf09gWN1t1bD5kxBgu41g/qSNs/fNqAX8KgUZG3dE7Ncm5HnQqF8UU",
-	"oMY5KFml4uY7Fe2H6vI1x4IJTbfRxn0tUxOYSKtrXQ/02FBK1GlkSuv6nvLVqy93V/R+ZCo0avHiVbRz",
-	"749E+OlzWKnS2JY9jcEedkvjsRbpqkGzA/RkSl4PB5dvL4YeqgfwEGVtw3O9ZlQsQT2wZUZw2AilLnwp",
-	"40xX//1ff6lkOWwuO7LYXIrTWr5NlJ13Ivtk6K2okKsfdFfOL02hhiAcvd4WJTErFQAru1Cc7XF9Vb1j",
-	"GUGgcEKVIlSVuQFcfbxy09VBH5ljpy9PXBGuVG4Wg9HpfCT89wG0pU/OCshf7yAImRFzcLRowOrHWcHy",
-	"qh032M7djv+8v/9fBz///PynH//rx/2ffz7YdvdVfQDJ6cmr4SERmhrd6emT48Gr47evBlcY4W4fpB4V",
-	"c2VD2GVqi9SQbsJSmIGYwupNGBezkZjSeJrHFEKeV4lEmELJVl6ZTHBVYtzA1pF5XwwHJ38/LGkCI6Hf",
-	"pbeUwyKUA5f1DCEM2U0JMqYHJ3+vjT1uBTNXHrCDSXU57CWwAZNaY3ILcKltA5pRVqTIA+gMlmEXZ94x",
-	"2RVpFDSKcUszrTWNt7B0NQfSbCgAkzlaKq3hkeXgWPokz8B9ZXAv0SvTJ4MSlIrF/d+EHNRaSxnAi6Sr",
-	"lxqMPyqTiTmwQN0gwnqrJ7dWqO0o9D2RjyegEPqkm7Ik1vLPFJczMK87y/nmANmgkwv+R87MY+P52UUP",
-	"2FniN0j4TNqmKwaZjatzr/K1a1Lw6teqra7wq/6ZTFh2x7RgskE/q3qD1Q00USrvRezIYLrsrh+UPYP2",
-	"5f6Z+cfvXGTvS05CvrBFKPV+dQ47M57N80l/KhfPJE34nhbOMyaeuY4/t/cxtlJVClK418koaxvFTv93",
-	"i33+vIY1rqtnXSkqDYLBGL8wbXFTeZPNl5NCEU8S0nUCyRTToLNZymZa0PmVQPSrrgh7byej2FY23JW7",
-	"5xc06pZXuL4uNq+7OzTVX2lh6cXdhqJVW4eZLhjL1LipHLblwCF0ERJ42xUhJ1zArd7VQa84aooS4cYW",
-	"uhkSb+eC3jvbaN3WHRoVbDHhgtrKxZArdMtSxSGREsneJozbdCFFUorFvPojMXB6vrmR6dVgtyUzRUgT",
-	"PuZRGLgc0O8USfJJjNmQtj+ZwnOXoB4aTbCi07cl6G0st/VkhUaCtuByzRXWIyzN7xXexwsrsiqstwmn",
-	"p1QmSJjL03piKnx+W5iNH6LIe6msz1o7cmN2leXx51Y6N+So28rW1FlFXcJv3a2qv5VL7MQw0UySXLE+",
-	"ATYDuwAoWahHB+vMSLCWaOqzUWtlbVReAyZ+WVfX56Ks3Yak6wotYQXHXBlZ7Mc3Wp3GjKW34/HwKnPV",
-	"ldQHDchEe5X0awSE0ufXIM7569KtDlYKpjwYCoqWXQ9kYr+MftDqEr6Z+b0psbxCxalDaLB7ZkDvt15I",
-	"/KGVxbygdLw8VIPW9Y+tDsqV6bM86/81le9rjoSlmkNIZ3dXDECdNZtnEVisMQF4oCpd1Fk0ElZv9O3c",
-	"HnFYGIeiZtghiVjKbxmk1ewB2/DxE1xtM+UO00iU3WmgW7lxlu0SZl5omsAOaw0Sr5mm5AsZ16yb/hX5",
-	"i8HMk6n9l/H8W1QBE3cMIRMOv1vTeJFD3zdpZheHJGU0cms9ErZ6PAYwZ/SGGYTTzGBnB8akpiol51cz",
-	"IB0S7yGByvkzvb4jUamjpQIbvqUMYA0GXBCXx4A3b4vlaxqzliMzcJTaGZ2pQO8+ZEoFBY3phkvsrpiF",
-	"s0wBzZVhmfGBLUxc2lKzfgUin/6nGWLD3jrVqCan1IhZT21NHXX3iY2RDEiSsilXEF6csimN44BcHxyS",
-	"aUyV4td8ikqSJX8gF1NbbyTcfQDPBAJSmzXpYhGJXp9Agu8YfJ+HxCsOYff6DoJi8ISwP3Iaq1JLIwEN",
-	"xEuvSVNIgmfLQ/QCA9xw8asFTqoZTUwzJqZLC0xjv+cLNhIVYBv9iaEZYCZTqbKx8SSZ78xfNpypvKMu",
-	"EFULZrPKEMyml1nz3ANIs3GrA3HLdgoQK1caKgTKFSOopQnHKi8ApameMFbssfaI2jyhx/RJtwIqKIa2",
-	"U5Fe20ebclC5YikgvlqEgCrka2EtKU5x/+Fvs+hihKAnRZTUu2Ij90Hn2u1GvaG+XrHOmAG2HeaEhXZY",
-	"W4veYavsjqC2dv1K+u9G6rv/BXK3aJ/GbMpLyw9tlQwSSeHqFW1VfdcQ8NrdsERunC73CBBqQELaVJN9",
-	"tew68aquO0wZl+WCpS7ASTOd8xWc3LZF1h2OzPtHVWXLcBvQbrkCkE3D3ADAcX4nWDqYZvy2sZobXkhY",
-	"RKh5rYgzciESMiULKugMQ2kei6PHVGVjO4r1fN2NFdMqzAy6Qt5tEYVr0afX93nl4VTHy7rlEoWqd+94",
-	"Jy1FNiynFTSqcRmKYji9Fgvf5L+zQ6nZmDpS24jJ8Q7K2mEdHu7iOZHMPGyOhCegagWa44MdjAoPtrtv",
-	"kB4OfUQy4EYj0XUwVTL1obFKoGYG0azX9wAoDuuQfkDr7noJ6r3+SJRxPg4r1XMM6HfmivlkpOtyvteO",
-	"qoBa6wUjcWcMqTbRzy97pLxL0slhTTXBEqw4WiFtfTWuV5HHsVaFEwiYcFchaMrhj8/oLfOq5gMcyaEH",
-	"J6ZbtZlNC4nVCm2T+hhaKHOCFq2o10cckkNXhbcOHqyeIxfb1Ak65fWvgJI7/HE93E7QgS5rOXW5HmBD",
-	"So+BibFgfHr+FxfD4ys95LPzq7H908kYU47ZTB3WEGLKzDIG8JUdJuyyIEJOZLT00nAqF3TTSSfoeF2a",
-	"v9yM66Z4mScsvaLqpk53z2SyF7NbhjUgy1VD4Bh0XRotxrLp/3ctqv/R3Cvs1VVe8vqph2pSN98p4j1o",
-	"pSHW+1XOPPUbi16ic8yh8JoKuqucXyI2X41fLI2KKiqwNl5bLqUYTcAykbGc8SmNPXD3JlDwVQQsdUP0",
-	"o4CUSvXE8SIMSAiYLWOkCv03pO9qRg4PsywZG1tu2N/I0Y2R2WgRbu51TPwd8Jk6irGmHaMspzMq+D9N",
-	"zXsgcqxXalGntPCAuCf99rPbgwIUjfCIiYxfczSRLFaJiC0oj+vJRzf7nSJsT79CaBTZW2aLO0aqMucp",
-	"Wr0bGC2grgwRjR2Qa8TgLXBZ6rEEcOPDJGdIpEf7zpwn+rYFxScx3qqhujRI1sZBNSoD3lLwyCogz2jC",
-	"i2VupXHl5g7b3APWdbUbnK3bgpXWkWQaJ2AoihuFxc4HD46bF1cent4uUCbFKHyVxs28RBn+hvg00XxU",
-	"BknSfFq+8wlibamoKNpkyTCr5UqAeJDe7TVerdsBLTxETsD1NYPVGafGKrz+2uPsx/rb5hPuVq5MYPWq",
-	"NbbT4vRvP8RWEXi62Z0qvW46em4V7GvbHrBiP/Glhzg55lg4IjLLukIKQUHPG2vOulO0GbjE3UlxXNuh",
-	"AJlvStgkpBvq8doIC57q2y7saUDC8pxC47Ng9k1M+Wgf31Nwi28W0cQs4Z9SxguX76Ve9DXKicszraoo",
-	"NTB0Jetx2+AXvRRF2mINTkCjJC9xk3bdmeOHqTd4xlsEUrhD2xi3BgLpu0L8qoBQNUUIr/sVvKnnH24C",
-	"gdVESwtZGvJ2Bas9qlgrh5EwHlIaI6V9PcK4SpobznApmbaeHWy+cflrWyuevj6hW3Ok1ovNYnY7Cs9V",
-	"4l8Vn5XjsK3wtPS/tQT18ha3lKPmy92Qviqn9huXh2Yp/myp2FieRLC7FVou73bzSa/aU3yRWsx3SlW1",
-	"Mu/zHYoErxNcp5nCGrKWg6+XU+vr7pTC6Pc3yDBYnA1rv/ngVRdviyO47ZFad56aj8ga8n88mr1glvTq",
-	"CfJeBLXdPlpUnzeN/lWH+2Odbxb4p7hflWcxl/EanFpPxJjgLZkSVwBFgK1RX3kPGnjbepwor4CN15GH",
-	"gHN/3Kj6LnyEsxZ9fLuX4Fr4Kbvla+hsd1bxQEziwfnDJlXTYlXUSsgHZS56vGyapzxbXuo5W/80v5I3",
-	"rMbWf8lERMJBns1lalb7kLxgNGWpKcJjijLrg/jbuyvIwlOKZLo5rHIT9smVi33nijBuql8R9+k1hmSW",
-	"ZGfX3HJIQ+GQgKi5vBNECvg3FtCbUzVnEeQE0pXh2BzhyXIkwjfnl1fkGc2z+bPbg2fwPOyT11j2PyAL",
-	"GutTwKLAFFgx5YNv5Q2LIBKNiYzTWBlNi/y4f2ASp/WyzRmNIFcLT26ntIDFntKE/y/TAhVwwK8l3Lql",
-	"yCg63MzHsZQJRKssKBcZ5YKlCosxVrkBTRK1R0W0B2GRcxpf67W13/fJQJDvvx+8Of3+e9K1GRM9vSfU",
-	"y5UAL47HE+DvJKaZXpCR6OJG9I70Dn7/PU2S77+HJgThUANyyorUJIiNQAxEUbY2kEGSgD+e8VtGvv9e",
-	"j/j77w8x+BXd3yNIT8gFB3QerMJILouMcHSTm5wQWnVN1/jrEi5EcRH1E1FGwovXkaJ3ZBNRvLpx1rjv",
-	"utDtckFjIvMsyTMX2WeQaLEsWeWb/kgMjEcbohP0Gpkc9InMBQyOiiUODvzQsAfq0IX1gjuddJ2TvOcV",
-	"CfOrg1ExEuyjFv80trx9JEbi++81MWrqxXDT/vffkyEklRUBaoa/4NhDyx1CCM9bsEOimIhG4t5swbyD",
-	"cbr+G5hQ69BwIfoZOESVCZikX4UspsQ/sKZ+utT7J/MU89wRsauollCc48Dke8MzOhKYipYCCG20PMJM",
-	"P2wHqFua4AOvR+QEivy4/yOxYbRQg5CSBfIVAxsMmwDT1Yv/FtyADhmz1CTc40OZzsY0WnAR6hGFIAlw",
-	"p0KyoEuIYzGTLfYQ2eZIaJ5gDgMvD/iIhBM6vZHX13zKQtK1Z5xAX1xlKc1kqnrQB4Rt02lG6DSVWrPz",
-	"GlJI1SFc2xVLzaiAfwNPgg2eU0Wu8zgudtoeUNhc+0F0pIeOy1s8g7JF81TmszkkuvDUN1TBMnVpoQ0V",
-	"RmqT2m/KleKbfhw+WqmgjwmLJcTK9A5HwkSIlwPsycb4enhjfYj9kYusH4kCIji28Q2KdKsx9r1SaP2R",
-	"jaWHVY4k7jzGmfhxVkUGAVTosylvAcbZExdmXwmaD2zEPHRqA5j7ZGDCpVwoDhbYYhGLcFVnLNO0/4Mh",
-	"8N+QN2e5nX9WlPvTZG8L/nVb12Xs1RQH7CK2RW8k6soEdhtClryWXE2+bkPNxUNSU3OxKALodwex+UBy",
-	"RfUTMmgqQKiFF+BuOOjPCZvKBVPVkoSwffYdXxq5cCYt2Zde/TesuNa+IGGPTKkw3XvFBrtYoaLnxR+R",
-	"LqSnrq/22CsXTLTTMrGoNhTIL4B5TXms6kofkvWVDzVfLlZLz1pPBOXmBDBtzLoFRfSQbggwNIukF0vS",
-	"YCy1hURNLB1SM4QO47oabHZNw+dFqgm4/w0aPXIEaqrP/pFrxmzx4SN2zQUoGVOt20QsHYnQRT+r0Om9",
-	"AEt4ojlov993QzWY/8f4zgvICOr1ySCOXQ84N5razFsbnzQ4O+mPxFDrV/hqOcYII7kwRAPLxDkEvTSP",
-	"rdh6g9cSfX7pDE4+ZnDpyYb66hF6AUA2EW6/F5BQX0hC0j3AAtL7+8XjA3wu0+zFMhyJrv09hHxeGsfy",
-	"zuaVKoAMYBHkgEDfyBtDCC56sQy1XqumKCf15MKiG3jQQ2B/FNUjYbGFu3CLar6H6QHi7KA3nItWr/Rs",
-	"Qvg4NCv0C+TWLKi6UXWqFdCJ1RRQubBKjAmxR3lAwr/tQVMqdCmpeKsItHpy7XohKp/OAT2JR4G+MeDk",
-	"P/Eo0HSo/4uU/PlzeFRgwOo3I4vVgQA+WGrcTGMIymsxA4gfdwMP4bHFZNSr/gleOCSfTAJZQKYyYnr1",
-	"M322Pwd2FmMefQ5x10BwFSVqyZSmKbda59/2LvCDvdOT0Exdy/i3r05PeriMYdGkXqSEUa0Jms80wfAI",
-	"Fn0kNH8BJOouLa52hGsapRkLCBP5wmYuOySCwOWm5nADSamYMdQJrT5nL+K4kL2RcLfBfRMUqFchhGx/",
-	"M5gxZn8AJSEis1kiTetA3rqv8FMspwFZqFkAEXCfQwJU1h+Jty4wlbhpmW5/2t+Ha5lPbpDenWrVNpIM",
-	"bxpJKm95xNxu/rR/QEIhszFfJDHA5bDIYK5lPItLd1CnzgGT0xp89/ag1wk65ibVOewc9Pf7+wAAljBB",
-	"E9457PzQ3+//AMaJbA4WB6yIwaEiBoeKGBMP90a/UZvq/oqrTFWyzVJ2zVImpqznEofN3W/w5jQAo1HU",
-	"J6FeRU0lKku1TmUwa/B9o4oC5xwJyJQmXVPWN5uzRe/IiQieWUC4ZQJCGBlSX6vlEP0ARtD/AQSikMSM",
-	"3jJFQpBCoSUkR/e6d5TdqI158KXWbaRX2On4POsT5MAOq+oQrWL7AfpqDvQ/gJNq6h4JwxcJVVNTGMMl",
-	"wkdmPX3AoY6XtaOgfEadtax45dnfkEdBvYuV4r9ov3Fv98m5cNkBzjaMS6wYLCgY8NjHJAa8OAxUAoMK",
-	"CNHCnmKzPcBsV7Lu2ZhggFt0Ec+doFNCXVyTmuKDjC6B9jW3gAluWAstESErvM3Ll/yf7V/2t+gSdrf1",
-	"p+dIAMX7NR5jINbAUSn3wL28WzQSq0WJ1HvT79Tvjn8SSrtkiLYJrOTz+8AV14fNfL6/b01iBkwdQFzR",
-	"cPHsg8Lo5KL9trhaYGIGq1uzkbmMr2CItq/p4kccVV1nbvTPXtDICCL85GDzJ28FNQYVFuFHP2z+6BeZ",
-	"TngUMYFf/Phg61WS8HWLdYUcthArUM5fy0e8SCOMXI2hBBbxpzYrciaz00Ikoc3TUNDmxbRSEiZSsnwD",
-	"Yyts3r+/14Sn8sWCpkvDFMsyxkBsWKNmF+KVLYghWbJMC0Csvfy7blh13n/elpMOEn4avaHZHKr/JFLV",
-	"QpVLkPbgsXZyD++pbu4koTx1mIaDN6doHHOpyGoKjeirTGGgsCZ4xBhBIV9kmisnKvvkGKwACq7+0IO1",
-	"RqBpRdQJsK6xR/pUsHenVRD9Ua9OMuEN52Fk03v0mDCVvZDR8lE4CsYWfC47Z5DLfdyTKZ/p2yowYcQQ",
-	"6GjFH12IX4DfNR1f3NRy3vcTg/uXZ3CDKNJXzxoBhzNqz+Q+Bxs0+Wcf5OTZpw9yop8gBuGOTDFo9lxD",
-	"bRuqIPdkyhc0NsXkSBccSeaCi0k9t8ymT5jIZN0UACM69QVH21k9yQVd+RXvD/Z+fv/7/t7P7z/tBwf/",
-	"XQdL2czQj2XCgaGX4FLKqjHxeDIXAM2q2X8FLelQX0CSPHNYeOi8gt+CkQhTd1f3LdOBvReBulyogADI",
-	"gKYO8HmMcU1Cv+UI5Yoe7yJXGdjbCltc98f9n9GKf8eVsdI4A7uVETZnpuI7LOTGj/s/eo044TMSK9JH",
-	"ps6s7iRRMViAVgQhRO4lg35J5eI3qMd/H1H0xPG/co5vdCdN2mXmH/iPjN+W2iO7qviYtf35y87AG5tn",
-	"UFeS8Mygmxu/tdMYAXsnWX7tcuvYeBTrRRd6biuc9IGk2CcHo6d7tLIsYrqjGrw/+N03MXlGZwCaQbiZ",
-	"O6r6pFS+hsYpo9GygIc05YdBgN2wJFvHAjcq4NvwPpzDA+rfXwfTwy2LML4DjO+8vE9uY57YYhNbNEtV",
-	"wxm/cb0Yab6Jvzz2rX87M6BvKwA8sxqABg9pG+fwnXJaIih3hVJYhJ8IpohiIjuyqiG8afRCD+sfI+4c",
-	"Lh14daV1R+9uJNiGR2EZgycbwaMyT5NfYw3AT2zx344t4jG7F1us1bC82gG1zr6B0ZcyD9+6KGaU+SZO",
-	"dKba4j81sNce9AwGIluIuZEA6Fd9KdY37C29cTVM6SXLBgl/7cq5fIU6kze+BrK2y61X0Cybg8o1W/DE",
-	"Cf4NLIUvWeYfHR+Z9su5QvJsg3KDBrIqi+giPFEKcYkr0Lw0ZaoCWo9BuD2nC40ERGOgMkSFqVQHv6Vs",
-	"IW+Zqw0Hneys9YzEdmrPJctOcK4PxmgeXvFxI0xKrOYrUXwaRtfMCB0kuTKK7xP7+zdgf5eG/VWpYEv+",
-	"57SfRP8PNKAENCB8b2Osk37NCxwtQryVhISViWZBM8TldjAVJvKJdCGgwYVimjgh8/dIHOz3+iTM6OxY",
-	"Qm6RCg1Ul+sYE1Wg8al5p4iWwt+7U6rYHheKCeNjUfkEvR8ACFlSqWws/QY9Sk9/kCRXeonuE5X0eEE7",
-	"1diReLluwbjauFYYf9prCqvxNqkUVePlAB+s5gDX+KIeUbHU+9UmuqZIzdJL9sRMV/L4dmSmXzQ+Bqjd",
-	"XZJKfC/Zg3/vovslTvdbyzeffcrobK0Z/sIoaWao3xkeyjHjwOaA2bSetPw2voD6nfHvFLncNLOxyiPB",
-	"M4jilYJhhgudYn4jGBMxTRGYs3F16h21rBzzFKxb4Pn+j80q5Ej4Tk2aJM02ezyEnZVj/mMT2ujMt4w/",
-	"HcVv6Sg6i7XexY0ncaOVBWjBWoKLwkwFszaVzAz9LyEgeb101wek0UxiCPWrNJHA2BqIIqOzp3Oyek6M",
-	"PU5TUYPbXL/1tZydlyxre3B2FmGbVcorOtvkyDn2iiVZOVakbWElrVimLSozB/YVxQQ4oTHOJ2UjMY0Z",
-	"hYriViaAssozxeJrC9FraiVutnOskVFoTH6Qo//wRgsc1tfnp1nPjayH5okr/QtwJedsaceY6myjJ6Be",
-	"FhLdO5DkNGKLROrVPyww+fVLNvIEVsYWQ3IocrmwOIIEkI2mVIwEVnIDPQBuApjamLKSjjtnpiQiF4Uy",
-	"DLXkIKxlhZVRZGZt4lzWcBmMFPqmFQyXCAxkarcnSZnm3b2ng/4tqekucM0cx3WH2rv0frI4mJ+fIVrF",
-	"HkLhtTAZljEoqwCsgdPyeWpwMkya5MbswpEo0guJn11I7mPl8xDvvlZr34aXvRncK0PvMXlODRZqazNd",
-	"BYvxift8g/a6FWDaFT5kQGF2u/S8zXmN5a6JiT37VIH/bW3Ls0jVKzhCffLOAOrBzYeKpXtnzpZkjsWG",
-	"AETIA7MvcIRGQqYGeQjHeORKty8BgrKMQImoCTGjqlXI2xp1BWdX5oOtDXgFzjaaMKOSbfPpqDbeCEoI",
-	"UA1XA3zoIv1X5NsXO8RIIlXcKox5f6RTvJXQ2xyPemnjMBowuKyKu4IW3+poAdDZWoND+Wx9XYYHVBCr",
-	"qN9fkQWibmiNhRPmPLGJCwpTlWXMnhjRvwYjQmvkuoNcd8EpsaTaVMiXvAioKhdSM+yhKu0LTwWMQ1+L",
-	"+8QrK+Wq0+BzbiAkLRJgAYlosAIRpM4050EmGpX3XgJ+EEVPHOhLcKB1RUee+M+O/KfNReaLZzmWBs2L",
-	"1Lka3ki6uWLkzeDq+FdIdUQOBnnQEGP5ZfPuy8Cjch2vXHeNam8FWj0LhIuI3/Iop3G83N4YNBI1WFMP",
-	"bQz6pu1AX7kJaEfrz5Pd51u2+/x5Fh/1bLLcs4Uhnn2y//rcKvOnhOlcLk7mrNnXAJ0+WboqGKtRlr1D",
-	"UqpkaAKqTBCr9LqqKWzoI0hD8d5aXbEYqrWwCcCqxkusK7R2N5eQhm8UWoPIiVYpapXdAkp8R16K8TV4",
-	"3F8s3xZVOb5CX5hX+HGdrC8Vp3tiRZtYEZaDlY7sUMjzolQMFn74826SGIBT3PVMdox3jP8Mm5Y9Kq34",
-	"2idX+qa19XozPzsqrNbIFcp2e64MEkSlSNJI1FRJejQbdWvztFeU+ck+vcu1rMEgZGuTfn2m6a/CKH0f",
-	"e/T9LNG2IOlaM/RXbf/5Ok0/T3bnf1cGs87kfB9jszfLLgWlo3zr9W9tvZYGaJ9DoPa/o5n4iUM8/A3i",
-	"yTD8UAziazYJ72IMtqf4TzIGtzUDtzH6egW/TMmmCivDQN3iMdbMYYx00fumF0lfIlYgCdBmooICkrNU",
-	"wcs1Zws3ppUbZu8hLMt6o00RGOgYA5CFJOEHORmrjGYKMav0TypPWDrOqLpR4RqL8zdqax4kycNWA2is",
-	"2QArjXnNprohV6XqDX3yzhXICIwX1xRQalfRAV8+FeurOgyOr07/OuwEnTeDt5fDk07QGVwc/3r61+HJ",
-	"bhUdalK4vamCkUSmpRj1B83oVoym0/kVSxdNCd3PNyd0b5wG4BRcx/Kuh3ZHnJeZiB7kVlOBwp0jYeuh",
-	"GByESIKAgHe8OqiV+dpyomdo29l1xo8cl68uoBTSJu8IwEV93brDF/MyUOShXjj7Ou0bNUllDX6mcn69",
-	"rOpqKSKgBmbY65MQK1xxVZReMp8DmGf3x/39kSgQo49IiIwldLJGy1pkIyhLQFqBRoNV6jz1/05oBvgO",
-	"6zh52m8YoAcBa2iVNYxy/X9l6mZW/a9wDMuG2fJFoe+VBcVrhFcFNKjUAJWpX3sT7hmVApxrc2QesOhP",
-	"gcleVjikHUzhgHalZA6bd99In6L4cLkyKen6BUyxTinwtgqekonpzeZUeDE/3R/3f/DBxRu5lkxnJWbl",
-	"yqPnOcDEb2TI1qSMF1f/nlldJRo5MhHsrh2pjATApEM2l5BYDg76wFSuni+aPX8ANzeh5nn7JN8IOPJT",
-	"O279KLmaD5WoefCQg1p3rXqCXW+8u5VOAnB7ewkFWi7z38qN9IvncdWkb1Xuac8+yMkeVNrZw2PowEs2",
-	"Or3v5gyLH2ckZlRloGdXIEhQjwuhg5B0FzJisdbornkElfACcjfn0znJWBwrMo25XoORsE3Dd65gKJQs",
-	"hl/0nct6jRaMauXwOo8N0CZXxpG9izv6eM6mN7/JyaXuZwgr8nX6oktj1GtZR7Dv7BaZdcMt/jaO9Eac",
-	"tV9kLr4YwtoVi+OC4sWyUksB6bxK3rjqtfrmA2ANwdkdu9mNYy5unn265jFrF7RCiZrLNNuL+S2LiOIz",
-	"wSLy9uKVFuyRvBOxpBGh+vQxkqQyyqcI4UaFqbxNuuGb88urkXADcsBHpZFpffiqMLuYIiyuYG4mwaij",
-	"Dyi2i3VQDsE7YrReqCXrSqgUp3kdFHef/MJjplxJApKLjMflfkL2MeEpU2OahQ3RKb/JiZUJ6hUXN19t",
-	"mvbKQJugIu3eaoJ5Eu/F4mhyAWGNYVrdXNwIeScC+A3ttEuWQd15rcKBfRlYwKpdufctAObSMimA+CwO",
-	"N5z79bCRpgD/DhztF8Olapga3Gb36DTjtzxbltSR3blmIzqvqatbNjQHRHev9QtzudY7vaCCzkq6RAB3",
-	"E0zd0JdofWu5Q7uTsWjBx2okIKNTzfVtTkhi54YLTrDWFF8wU9yeJDRXBi2zonBqzli6WR7BiK1tbCQK",
-	"SEzUddIbhrVChFZP28cFICgxzn0OtUbWFDY4168NzKS+TvZYHuLa8it6wcyLT4rSLkE2WJ/G0njZUa23",
-	"Yf19pPX1o8ilBrvXBzm5zGim/kffq0Nii/P3Su4WDDwrg8ZpLQOypxN94QAj3BGajUmo//8yT1h6RdWN",
-	"bbrkrAEXj4GwkclezG5ZTOBReebXsbwLrAkQ/ERgLVuSNBdBEWhmipO7wBAYWJoLPI8G3TzJJzFXcxbZ",
-	"110oRFE5gEf6OqZvUijUBERRui9794rWfUBDHNR11uta7FhQ2jKutCSKbYmp8t5V9q3JfWFpY6saz81D",
-	"DXYngaIuNdSybhpwme7qh43FsL9sber1ZqMndrmjHtZgpgnup/BsBukzIHsGq8l3ULTA6OuTFzKbk5Ql",
-	"MTe3LCpGYpAkL3TPp9F5wTnQ+Y1qSoEDB9z7+f6+MaybbDflKuOB2TybzqGgJxXRSISOG+FvKQNkwF6f",
-	"wOEMsWJLaNpStnhUmotxLq613jRn0VhzDUyvgMPsTP3KjmwkaEakvsDrBjQvLr5GntN9Mzw7OT17GZDL",
-	"41+HJ29fDU8Ccvn2Uv88POmZcGaVT7DQlG8r12wArtEjMaHTm1mKOSF5fEPc7EguIjDbYAHVbDonPDo0",
-	"1XuS2BaDE+T5/vOCL9oXbdLHSBQN8oh0r6W+cUPdOJBuL4dXZPXq7r5Rzz75y/057K3qj8WlfBtIxa8R",
-	"T/GrBFNcPUmbrPaGgo/0nXWuD5weChc5U+54O6IDfv18//lXMeLGo6aP0oTpqfgHqn4yT4YMVJGTpLBj",
-	"fHFEyBZOB8dsaByPtymvVSqNJa9NAI8po1WqnaNvra466XUBoBmAm4JnbAGKI34ajISpvxXRjCqGeXOO",
-	"ARHFsiL72FXZwHI65G7OUkaMhq0YIE0DdQs9Oq+Al02WK5XouU8Kchz/6eW7XOTTOoI1pWNTHO1qwFMj",
-	"g4BMum+oild73fIrNg1CoEzpYLnyU8ZCCAaitZZBewwf0NnheMaUiimL720PrI/4gbYtvEtZFJVic+v0",
-	"v9Oz8ZuL85cXw8vLkjII1kWIOLPAMZrdxJqxQFrvkdGrQTNkH9k0B/ULJB9OFjRIaeoEVoUjsJmRyGQ+",
-	"nbOoT94CWsPB/v4+dqpFp3vZtTdh1zJlnkrZfb6/3+uTF2wpQX2kRU42SXMBJaXW6qwu1dhqqE451WK9",
-	"orpXlNGReAhtdCvkXViI3+TkUWNqf4FtRnd8dJnRNDuhGdv6y6GItvvu0kSp4izbfwda8CVEe27xUbTt",
-	"F1AsqfXbZzLb7oO3il3RmUFpbf3Va5ZRLf63n/5L2KX0ak7FNp+9Ykpt+Y3enrb5hd4nf9X60pbfvNa8",
-	"40rL6dbfGeW//Qe/MBZphrLtktvvtiOLcxEvT6/tt1v0xlOVnYqpTFM2zdp/N4w4iu2W718wSIfe5hMI",
-	"AdmJ/ODL7SnwKs1VtnuvxedF148cJXNsJF5jTmZJRt4xT0g++AV56+EUl18nuL/Rm+/XZXbFXbBarl3y",
-	"sr7nqbNa02m6wk5jKdgjaaM2/twF2bo7qGJZxsVMuRqtUjBEWgiMAx+tn0YR1zcIT1skU5lwCKn95e2r",
-	"V+Pj8zd/L/wvh0RhPknhdz5y/QVQQiGwmcx+HylGPs1yqw/qkwT9jEQXyl3T6VSmEZiB0R4acjGN84iN",
-	"vw/JdUxnqtcn5xcvB2en/ze4Oj0/G5+/OxuewPiMkVgmoFra1C0uRiL0R4rKZbYabeSFpeuWUtYzYzfz",
-	"MOUg3MK8Hr5+MbyoH4CXVOj11JWQHxeCk3NsoUFCiHGULmxf68JSxMuRwK6Dprj6y79fjgcnr0/PDl1c",
-	"OVkfVg4IPZVo8WAkuICsvWVpRwOYid4KOANoKwSfgN4GoljMpllbRFsl83TarGnrA/KwXsNf5V2JHPSS",
-	"owXxDsrXubJ3pGtDy4p7itdUr/DHuYPQ5JODc/5aRqzeHddxDXQClwbm/9ZA152gs0JqnaDjdr8mX+wR",
-	"reCwV7UJRQneSW2+pkyWR0TCjzQObB4j5LbQjNA4xpOkfKuZyWuJ+Q0j4afPoV7pP8+23iSADat9sic3",
-	"2JODolARmD/LCSypCRr6swLfNf1uZ4JGLCRwCq6DRsIKhmpNpc2ShYf4Bp6gMINcm9tHMBJzrjKZLtFu",
-	"QmfqyNc/pGAVg821voUUOTKaoZs+aofE1UjYUpnrTULmrT/ZIrRB1oxEm5Ki/6rmnGPjEd+pT/vt1r1+",
-	"lVYaa9naZgG2vLdfsFvO7ra5hu9kNrMc9/HNbbtatr6YPefrNqHZjXp8w5vt6QvZ62x3O3z6ZIF7ssC1",
-	"NXmhbN7GAOfX+H5g+9tWgynMb1ZJerK+PVw18Ir1rdbk9uDeY5uz0gqf6DvljGke9rxBlkFvLOAMGbSg",
-	"oXk3zYUhFF87PkJD3TUXkSKMpjEHWDgTpmhcwLq9FtUNPdShkSjBDt3HJ6rnbubwbQIN4eC/WlB7HF4b",
-	"RHtDdU9RL9EXB6G3B75I7n2sJLi2vOrZJ/xHq7QYKewUfGuAu3QXvCvACOfLt8fHw+HJ8CRA+wSki9AF",
-	"OySJhOgzQq8zlo4E5PqSTam+pPt8/3mPZJLcCHlXlG6GdgENh0bLZi5l0O7Xs6mXzHCprzPXzIytQcHA",
-	"vXmyLjZiORribQB7NU8t2Kso0bpBfvgGUm/BhYdHEfmMzah/fFbTVoquZ00f5GTP2jL3IFVrE2cKIHoQ",
-	"/ID2QygzDbmuxYH/DrPxgrpML5dFwrOALKTK8GOwjAYmZ6/mM7BcQgouGE1N57tnwP0mJ87QYdLKvk6A",
-	"EO+SjgOtS3r390JvJFfZv2C87RdxPshc4NH2CVw5Ckd1whD446GC1Evmx4lQAHs0AuSppZjOUylkrlYV",
-	"EDNpz1FS4yYh3TA1ptdwJDJ6wxQ5Pr+4GB5fBeTs/Gps/tCy4GL419Phu+EJca78AJWN8IOcnEaY32Wd",
-	"L5CLzyP9EyKy9kfiyndzPO+BzqN8EWPzUbTmckRahqvWaGwI8uqQFpwyZIpmVJtai+kSos7GQQA6zc2m",
-	"QCsmouGC8tgkKmce2MdIAMSDBfqDfD+L8xdFKVPKT/9bgU7RrPu/SESX6p5+GpQtPlTJk7/myV/zMP4a",
-	"q3g/eW2evDZPXpsnr82/uNdmDZaGb3E5vvwr6UrBSCrvIOXxg5z0jlBZAgwJDyvlt8vzM/KKC6bwEzn5",
-	"wKbZSOjPYi7Wgc9O1e12OBVtoECIYAq9LkmOGplVjczQUEW5jmmWMQEvAngdpAjfsKUaCa1T4id92p+E",
-	"5ZkDAotu4S7lugVCle0SlqLLhV6/QP8OPwD4OBdgZZvKOF+INUvihnWeZ0mePRD6CF6hP8iJi3H044rI",
-	"gilFZ0xft0uXEL145iSSW5ZGfKqvt2U0kmY8dJ7N3fl/qF2unYcNimK3+iBsAZfyK374YKPLqkh5+iyx",
-	"Pa1eI55DyPS/Q3vJgdBH0M5XzZ2t19lp8A81jYBAii1YmeyJ6WZ0EjPVswq/O1IUEEITKiJ7kny2wdBO",
-	"ZiDFEfIOj4CeJtZjqO7XpqNxBSO552Q1g5MiXhoQELd7c0YjlsL4eQFk0pKk2EcITP8V2riQd48wRrwA",
-	"Yyo7V+SPXAJwQy1jhtBuxF3BOzRcvnjWNHxoDPSR+65uY6kNKKdh0FBUxuOYqBwozN4rkUQMeG+vZXkN",
-	"vL3XF9dweOZcZH/5sQN43nyRL3w0b8CbZ2nnc9BZ0I+n+OnB/v7+1kU26iZuVS+QLYQJyGUAs6NfY4Qk",
-	"UmXX/KOWomDz/Ej1lY6E46lc6DMUAkDMSFAhZEZLgdU3bElsyQr9t2kK2LcvqFI+mxvXjDNUtljeosc3",
-	"2PD/smXDavvg6RtLXfir/dP2a10cD7jbk4jFfMEzqHGs14yGpBsGYUA8jDDFFnwqYyn0s6OwB9UFEp4w",
-	"/ff/HzbWMgGghxPbQUMwP3TqBfLbv12nnaCj+6qLzl+Z3QvqarRcO+kQuG1mHzMmAPWtG/an6hbrJPQ/",
-	"KCni0MHf9yp1CNCoZqoImApub6+OEUjS9GOSBPpkQHLB/8gZUfm1pibbqAHjZ2wtvr4e7sZKKIlm6Kn+",
-	"+h+/D/b+j+79c3/v5/fFP/vjvfff/2fny8Luq4yKKUOJen9onwcFyjkxugWELK/1FQJKjspo+s2g8f9L",
-	"BASgNamkIQGXLkeItXXYNRno2wcibbafb6xaRjYWLRsIl5i2JRjNY4feP17Q0G9yct/qZE9m6Ccz9FPa",
-	"wJMB+skA/WSA/rcyQG+16a/RNGmk2QtIN3z0GBjVJtxW61ZPES/3CJoF5dRFzHoaMKi494Yy3oCO8UFO",
-	"ijxz9BVgkfN3NvwUVejBm1N99Z1ArmomCTWw7LQCvWZU35HQP3+nGnHXSZdnqgy6bp804a7jRc4FWyi6",
-	"YCORpVQoOkVcBjeRD3LynbKuD7SO4x9d89RhSngYdIAKvJC3Xub9SLiJHcFgUztKZ3WC6dvSqPKWEZ5Z",
-	"R8lK9b85BeCLO8oxLGRKEzrl2RJNEHpYXBEDj2eTlg0gpqvF+v/Y+9LmtnFs7b+C8hdLbzGOkvG8U7Fr",
-	"PrjTni73ZPF17OpbdXnLhEhIQpsC1ARpRZOa/34L52CjRErypig9/NQdiwuI5eA5C54HX+jFKvRd7iOM",
-	"Tg8WuRjDekTOCErpxgLEBtOUzUp/81APOfasJb4Nn4I6moSOKRekR514E7ZDf4prcv8UaayNXC+0u2Cj",
-	"SkGCgvSOB+/6yHegJBapmipxrDKCB+ouErI+I45ioCoRQ0mBAiUBdQ7/BSgg5dlals5zHyri70VpJBe3",
-	"N5TZtDAk+TgSZ5cXh4oMqWI5FwyITfW4mVd4+YSL0nGkALNDVRT69UFTb1OZsaTWGO0kNpK+9I4Hg5B+",
-	"ZJmExp+rwk7NsEfNegll44QsY4HjzFYfEdlONvyghrHEqPLo7pmxAgLGUDClHItSnlY5xRKwWJy7FJRU",
-	"KDaVce0vHw/erpn9sKpzNtqaH2WTUhXpacsEMWU5IoFkqiLlYsa1570gyH0MH9+oxfIFfv8VDlE9F8/K",
-	"ZzcHiJ4DNvywcd5uYF051StJT7pYsD8qmgeT3E4/N71W5mFNJjQwOdC7GRcUuRDWyKS6BzarpbrsAv2K",
-	"2YV3g8Hf3rx79/avx387Hrx79yZIPAxWEw8vFdD8VQ73T0f0Vzn8Yjm526KYsDvraWLWcgi0dnPC4EJY",
-	"RZTadHaHCsxwkREmd+FiY87C/M1QlhOSlGV+q1gqRaasKkHGaKaNbGLjcKDrZP9q9/oZVaii5EHjbj/f",
-	"GBkgqppypbgYOzEz3eSC3cs7loEZZKLkNFd9M1hvd9faS7oAO2I3Jcdo32KLrdXGDG8p4fRlAOhfHGgf",
-	"D97t9rAM1kwIDdaGzC0rO83qdlSVtGQnXp8WehVvadhTZRELs/e6DdXusDCrN2yqp8QTrQPuMijKzPq/",
-	"7nLRu56SVZ4R01lOQMALJGB2RRZOggCi3fpa3S8AGXdGX4S21Hg0wNrW7E61ZhNepzLP6VACQdwjUgsB",
-	"nZ2eBwZ9R8TW5evxNVMrXxg5LW0i4UKwJ5CCiGJhucHyhQaqegYZHRSK5H2ACWjJSEHFmD0uZxELm7R4",
-	"HIH++6CzuvzF7vIX+xDyqWn5d/Gf54j/BMYDtPvx0JP2D2pW6VmDQ+ssYYVzqdEEwlmtB6dXvdIc+Wlh",
-	"bZX+PppONHCCA2D6EVKV5P8PiMGJROaZ2VWsCoh2fBO8DQ8IJXAzy25pmRBFF0TJ/ilJKsXe66v+DgVb",
-	"iTa2KcYc2FealvjKBhOITucmsXN9c8eZ1iU/u+Rnl/zskp9d8rNLfu44+bnVIZiH4Ati4cWpqSFPEegI",
-	"OW8riLUQ40HnU14awgM0ucStq9G9/xVde1HWBYA7DP841oIaN0HQoztF66+Gi1ezQqYMYpNAK8Iej+Dh",
-	"BA8qEgLBsj2KEKJ5/zaMlEHmIhaX7s8w//pHJNG9kADbAKH5nC4UmTIqFIkPJtrFyTGJgfQCcOIqPnhk",
-	"ZMKh8p8WS+3oYPp3hum7snrL477Z/i1P5M4SPp8lXO7bXdlEnm2qDpfmIBbhmXoo24oN1ZKRLGKR5pyh",
-	"OaUlmdP8zvKTkCkVCwyQfa+6cjwQ1kVm98hq72WY43Hihfstqbe7wMUO4wkPjpE82gfeqb5g53H/yCzl",
-	"F9m2pcJ6t+3w1ROyRQattPHhvSiowpe06/xcMayeRYUjkEITJRkVcvpI6R8uYigYDIp8G1V83AuxOFK3",
-	"Imt/7xG5dg0s6SIWGRtxUWPSfBoXOPbDr3IINvChY9F5k13Sp0v6dEmfLunTJX3+bBD0RUq7cXo8ubL7",
-	"eBXQOJwAyjoGWHTw9eHwFRER9mWAy15OvyY6mFVNfOpZtgxPS/locEqkqJ9AOw1ihzQHAjMkXicUsih3",
-	"jM0IL4Hr7GFylCUdAz3FU2DpWZZ1mLTDpB0m7TBph0k7TNph0j8BJgUqug6RPhyRnmVYauLx33ow2h4V",
-	"nfNy4vV8DIfwI84PocpOSXJGVQmkmMvExHggvDUnDaTATq0M6twKluJxI6QsXHlgzyhyjNZU2iWoJxQ8",
-	"Dymc8RovfU5LwoE1sOyvprtj8ZB8N3k0jdpvAduy+Zgu/91h+g7Td5i+w/Qdpu8wfXe4YC+Y1RpwyrZk",
-	"ayHQa0KJnTfwyPIK1ND3WuUh4l3u5F2VXHz7XQ6tdnFb2QVKwqN88VLo2HkDtv2RUwkxlf3qlFBBKjHi",
-	"AvnZkDptidSNq1ikVKTanFhisqeEorHJSLi0nctrmXCwE7JOBLhVBFj3VIsCsKF7At5tP1UC6d9drDUc",
-	"eztbmxbSRpHutlmO526iQJZFZI3yPgEzUSmtQCWNBbBygTCEYTtBxdwn6d3urcTtGuaXbnn9sMvrF1au",
-	"W1svqH0NhaBb72iv7bp8krruw1rVRocKaWG6Gh4zajy/y+EJMPWZv7KvIKj2WharQmGvgb9sSS2M9GgZ",
-	"Cx/YQxMy7R+RM5KYaxN3sZ4whjXohPCSKObZOg9VcANwXwSyv71A5DfQ/O2fGuWUQvkWGSnbUpEEfrjl",
-	"wj0X6BuR/dNqUdkt2J4DXI4Y/r8kCpqCLRsFblViOLEQZA0XuC5qeuJth1wUE1nQ+zWTbgCM+yqNRbCv",
-	"jMjxle6LEJispX8MdNqeYrJfJKNg27Z/RIbL8dYWG7qyuoDY8MfJX3S7TTvrmhtbKbAxD+FdczuCcU02",
-	"5E7mmCyZzUC10pto0rPkaJEBgmArlg9Fk3RCBaBACI9odzrjpbI8bSqKhXeWSjq21/fdoT+ZZ8B4CfZ0",
-	"6LiMTo3mkPEhk0BZMSFcgCZeQFxtVRqfdDDwsZjUKz7+gKkR0/gnpUdeGFrb/t2CSA03dTP1O0v4Q+Nu",
-	"kM408RXgSN97EG4/fbcgvKk080sd5ToX3ipiCkYombFCSQGQUB2RfwDW/nLz5fL808/nP+vp4JnwkeRf",
-	"m1YTBie9CcuzWAwXIduePaqd/HJ+TVZ7C+5NYKYNF0RIDab6OLk46grAFSdkSVcgFu8/f7z8cH59/jPc",
-	"rJcMF5VVHAbqfEuS7njvVclmysQfYCpVUyrgr8gFn5gvuR0uQNwQuOrwO2xn1Nj5MXEPNwHLPYYJ/ZNx",
-	"x4MW+VAfMvqPZEF6dDYr5D1QktbFbpXH+rcSBJqTfoSsernenOzbdO9DYYB5k+nsWCSXn79ck9d0xl9D",
-	"U17hBa9Kqu7U62+6522DEzKXVZ5hD/tmjiVEPCPX8RjE0f0bGTJaFYuQ59929aEi2Gbn57i+sb3oxg7J",
-	"ZMNvB8EA8JNYdkISBkmZxMlJGOFgdMzMcCWklBJe5nUeJjRzFcJDxoSbpMOFm+ZH5IOhhg38mg9nP51/",
-	"OL+KWh2c09g6cvrG5W/BBzXcu9YvcmZ6D/0i27bn8ot2FWLzUUvB5m5+dQDgRQDA9+QZL+kdg4COsSBC",
-	"YljHS71E5OLT7eXV51+uzr98icg/zi5Aj+b92af35x9wXzv/78uLK9xLYkGNhDgwxRaGStpIylg2aUMb",
-	"vlPmbWvDYL8zNtJ/98huUAEisq1t8w/h91Z/0KYE9BQQ7Gu5khegHIwgvhn3PNwNQRJaKT4W0HEGYxhI",
-	"MPJE7IcqFolikAdQR7a1t7lM726nXFQlU4ljmyN/GZwSxRhJ4HdUB1C3tEz6J7ZZlcDXYqLNHhUpWCw8",
-	"jAmbjY0G7aKojm+0p90kDRSRdvrwWDTwh0cOX8kRmfDxRDu3yazgUo99QnpvBrbI740RpaFTCTu7VEaq",
-	"BD3iXi7nTJWx4Fn/iHySpJxLM0nxCA0ZG5CsXWDdAadA0Ie0xxPpdkSc0biUx8xS60ByZky5EXrCzVR3",
-	"NSmY0Fgk0i8RuK07OwBfVBD7PRDULJg5fkMSEE1P/AtADQVpAKNgmrhIgwVchI/MIq7PMj+/ECy61XlE",
-	"zDrxmAzjBJc317HYFqcnDXnXjZAgFNNpjwlcS4AbzyiBc5EhFp3RouRpldPCkvPj93OhSkYzuzZgCUvB",
-	"2sgWYag26M6sUbX/85G1hxz86zYi2+HR8mQ2aw+2yMbM+yfpFoXTabZP66DKClSpARI9awHPGxsTQcBb",
-	"I4KRrES2s8DEtcYftS3SjmDzRvzshSz22WDSblOpylt5z4rbkk/Zpr0dqSYzuiD6FmM7ld5q9R8V6d1c",
-	"v4f/6+M2JiobD4Xt1SISKHaZMKd3o2ZYxh4L2zhIyJFeUglegnOdmGuT/hH5Bx9XBUN6Ed0JVWn5RdA3",
-	"TGWR4Y5uwz+nut1cZsruzrGgacnv9Q6E+wv5FyukoSF8fCzXeojIgKjKz/esuNb9updFB2ezWdhg3VDX",
-	"4JZVpUpaclXyVHX6/bsrh7OLQi9Ws/L4lJHeVKZ3/Q3C/bszJUZd6aWtiVo2J17TJyK/V9kY6KXB34mF",
-	"LIjLpGNqyZgfFw6KnDVSE21Q6k/Y1thgrVKbtSEvbmw+Yt//UPZmuc2dydlDk/NHRXM9ca046d5aH92m",
-	"7wZkoEMAxSxBmAhNBQL9qSG4cNJtxvEKYY7VY9wEc2KxFc55ectTQw0dzOlsztNtDqymfTQ0s0KOC6bU",
-	"xhDoRM7JiBY+uKQ/a5XVeoK5OXZiDjushq6ietI0MubFgRiLe3Rv6SULJTYuFv0oVykWO7Uhl7ZP9912",
-	"GCb7jzJjeWc39tFu2OW5RxYDUEnORuVGk0EFYarkU1q6WiSwfoKxDCOECBacRqEqeZ5bmxH5RU21KRgH",
-	"dkc/BhY1xuBreOdvCHcsjvEwx+YJYO0b4WdaGnixxq7Y2oQXxiax2GhY9P7+Qff8vhsW19DOqOyPUTk3",
-	"azGrryOU5v7u9sXoXRevUylGPGMiZWqzywPnrGg6sXLZYTZYT3nLLJJBgZJ9sF1+GS2pYuWh8reDHQLh",
-	"+PmEQQ4cz8JSV5UTuROc4RPLScHUROZodOzHkIwVHKiiTdgeGnVEzlAlLBbJlH69ZaIsOFMJvry3xIXS",
-	"B4tktIu0ybPPeCRK+Wja9j7o5+fLyN3cXPy81L2kR2tq5vbPvtV9ModMbzD08NE2T9qWrzNPuuXZwWpN",
-	"TkMSr6rgSpO3U2Wh5/K/Vz/iI/3Kp9V0xUVeGoOIvNGb2JvBYHBEfjYp+jeDQVtzg7FulnN7MxhE+iqT",
-	"YRzAP9clHF/SnAfzY11iKrgsmJ1d5q6tyMjO/pZCI/uzKTZyZ7mCUqM93mJsifKMFa9gItSWtBwt2dn1",
-	"u401oi+/24wrNJFbOcGeNNV9jTbGntIVkrBQjGIfDr6trySyJzFIL+NKf3kWESFjYQOSeJCNZf1nMvLu",
-	"8/YSNjY3tWUhuY21Nm4dIcXjl2pzj3oFkOdfkPreMp00iEbiOSgPlBSZFQw4lDkWsg9ltji1vwFu1U4X",
-	"kB4jo8Y9zSsGrhYut7eDgYdr84nMWSxqHwqG9+3gGK8SEl7hK+dNSTFwLHOmSHJZsBErTkjByqoQf4fd",
-	"mebJEbGNh1K7go0qxTLSOx680+CG52ATAYhotMiVCYKlNE+rHEB5L4HTYwl5f/bh/c2Hs+uLT7/020kw",
-	"YrEFC8bNLKMle2ZjsAKXkqXOIFTdKRPy011bsFm+CIoIcRTtXQUzgwzNShD/OnldeEos9Dj6x3jw7SwA",
-	"fDyArgmjGSs86sIRqwEuJjSg+p+DersBQzY06eB/VyHjC1WbN44UDuJeFZ4/yGZX0P6swWS3crHUbZHe",
-	"UO1DejgLSmmX4vJK7P/ZNoOdVpZfrjdSp6QsFlgiizbS2iyAqySXYsyK0IDtrAYNF8kTdrT1MDHwX9VW",
-	"1eKYEglv2yT4Scfjgo2R8RQPkCXjQlYzOIt1xxaK9BhNJ7GAv9qqZfhcgfueL/uoplOWEYX8M3DMV46Q",
-	"szVoUP/U2eTgTdA0jUW9wx5ULOv9Rj9HzkVEBJu7Y8qRUz7XbuvAElAcwQwpSshgwzSBc8qK3zOMsiRM",
-	"ZOZH9tX88mTYi8P0fBvcZ5EvlsaS3jGhP1lvT+Y4HXwc0NOSnvvKflswwHdLc8Gxns6vzM8bAxZtDXTU",
-	"uWHbXD+3ts2OyYu0zLqzrucJxIhubi5+bm2Qu/bWhXueEN5paNO9HUEXs1rbnlrg6XlbYnqnHsbUg0ZT",
-	"Yz1OSfLt34kLKQKqdde3Nhmecwv/CJs8pV8/MDEuJwcnfzXhJvvvN0/6AHRmW0Nh8Otqcywyo2laFTQF",
-	"/oCCpVwhYi2YXv8H0cHozUF0AH1yC32iH8KnPKewVUQHercS6eLW1J4cRAdQFWwqbpsQXbSqNThD/mk3",
-	"+Y7IP7UZLiVBE1z77uHiJNx99B8PFUmCD00ikvhRSKJYJH4eJdqSJMvzPHFxoZvr9ySZyKrQT8noAq+f",
-	"M3aXEI4xB1zy3GBh9nWWy4xZoNg0CNbo10aAl2yqwqGoD1VtGtWWQcMa1e2Fy/QrdFsbOt79gRYFBdSq",
-	"ykUOM1YW052EHvRYbYrghWPd5ax2GqVwSqS19bYHsUMHPx6OCAviblZtQMpltN8MBmsgEZ4XW8Nab521",
-	"z+6N3y8Q6KzLumXpGnoFrt2qjdgQG/Rd263U3esHNwyD9712s2zbWPjgwJ0ilAxpeqd3P5E1NPeEfDw/",
-	"+3JzdU6KSri1ayNtcFIWv8iBRe13mZIRhdUiNdfzUPlaY3TDXI+jL216zqejh1SxnAsP69Sp9qovfro6",
-	"uz6PBWaVVWOaxWeilS+ggWyLy70A2nWt9zJxNThCYyHYPMxHWT0O99Szy4tDRdKqKLSX6Nqsb7E2arkf",
-	"EnvVrV7RKomFYdIgPKv5mVzUmnNEfoMgKhV+nPT1/3VzfoPn169uPn26+PRL01tjEYQpguAEnr4liBEh",
-	"1QbA24VuB30fSD4eDEhvSDMbEe77GDFEjLmKBRf3NOdZ5H+qRyAwrwOREjMf/KUFMzGUejeWkgwrnmd+",
-	"uGKh+x9wIR5DNkf1a91SVEJwMX4ahTKeNV3ZPfaOomOlhftHYLiyozXvYH4Mod7ErDc9S/+oWFWnMdxN",
-	"PPAnP+NJz8xvmPBRMItdwjJamcAwT2uL1pzAj4WZo33DI/GfcGjXVb4US9EPPMkbJLmajvLu8eYPGyuh",
-	"DZvp9ht+I9b2GOL1N/f/lq5+ffFpuMkPq/wuaFMAoCHblISPTnBvfzt4azJOckSQmT7SO2/OSnYL+ynO",
-	"bP0QTE70PeGOLds9JTMJ2Fwb8jsRcnLNZXGnTXUmxXLAEyHEdhHPn6r87rlM8wt52fUmtiyT+gh19UOt",
-	"9UN+FrdUENWAQFsN0S4rDAxVKqyq+jA/qyLzFgSdfvHU/XusDH81RnGtzcJ6hhYJr3dQF6DWobYLYyr4",
-	"v8xGHqh94PrGavBTQk0UMaWCDBmZ0oxp0O19fDQuERnze3P2zsQQaJoyFegKmuZwASQwG+leY7GO77VS",
-	"PsJQ+5It9PF+g4YYjbL9ZH6tDym8Es4vyqIkw0VEEr0B9Fz5gSxIAtHa1jQOdGVzOecBBEFtHBX+AXc1",
-	"R5/3hl02GMVtFINqi2HPDfdOAyHh6jlU9X4KLJ85loLGrzFsgY6YhjThMyxcbLQ7NY4ur9EDhNJoYdQR",
-	"0d6PKViqBP+jYvaR9SfxsZAF1gEoBiVNBFzOOVesb8R9NLYRzhD5csfjwfERuVH6fz2jViKL8S3Nplwk",
-	"EUk0TJOjEU8Z5jSgurkwxUDgpmrLM6UCGN1rlrd3PPhL0JYjcoa/gJSQ/pLAsgbBUw0xQ7PKi/UmtdU3",
-	"DlbK3nnFQdv2zx8OO64F8gg2x8HssGDg3NiJ6RxG/Pctz9QSHmxay7tnqjQLEgEFRUcX26dsJGBneBTX",
-	"7JIVbTTETbDw9TfT1Zg13VIxrf6yU1ODg5wvuSU3tMZnwkxvjek9Q7ooCRgQDwXxgsi5sAhRTfgM9KgW",
-	"/dDCkmcxsKbISLUrq9VN33YKa/hxncZaq5uHHbS0jmVBhiyXApXEXbh3eVnvUFhtixUUbQrO1JDMZg8q",
-	"WDeHHmaoFZclFg/xWX5h5fNt4S+PxtdOm24t/VhrCSobtllID5uTIezbeODiigl0AerLESC+C1TCls1N",
-	"edHD9ppYPADNNy1QbOAPArOxsXtVp7+F8SgYYsnOiDyzEfmPxdm4Dp4PZ5vf/S8bsPcVm8p7VovUupIF",
-	"Z+CO0cAhoT8ii53bNt3MYIV+hFZsjaYtCgpPXthP6dZxwzqOwhlhkiXel1pa5TtcLXoa+NWC5Hoviwii",
-	"LW/apKj0kd7V1xldKlE0Xi/NMpSKMb+Wc546mTzd5xMoVqmvvlg8V5ywafWdZVnT0vuBHYAVR6kzAk29",
-	"ZE9N4ATZX//gLMu8UdCN2XYf3T6BuT51eWJC4YYuSzvZEeEZEyUfcTwJZs4VlawY0ZSBspSIhaEnqWUD",
-	"9LfoJwAygJoL/a9DRdirKeW5thAFUwq3YFMvMeLmOJt/kO6HDP8jUGyCJPax76UoKRcqgfPgyn0jUsu4",
-	"l6fmMqQjY1/LpQTHagI1Fg8SzHx6AvVPlDu13f5c+VP7vOfIoa580T8Zm20xbbQv3DBvWj5weXq2nb76",
-	"y9tByzHzF91Xts/wdrndTbldtYVxXnZi1oZJpfB4dY2lfprdcUHQfYY/bXu6IYXtkE6Ta/iDBD8b5uwz",
-	"Oj6+1mtj81hxbx9dFfnBycFrmNqmJd9WSqNNnXMPeCiYSFkfi/Y13MmY4gXLwoMfVJCzy4sIAzTcFMTN",
-	"qmHO1YRlIK125PcNOuNNR9HPIBuIZ7kNpxY+l8i5MOqeotaXSPfOodAYVOYikuZSgEOmcZlhLK29etb0",
-	"6ms6VhoVcYHoz9anzSc8RccDymJTKoAuZ+mJr6AbV5/6m2VlFdlqXZ17ha+i056eOgpPEoOz09TeVjtN",
-	"erq12mCqyJAt8IKs4Nb+aqOCF9uJufpilGFDDtucK/wfKPuznc6Fmhn9VN1ndoS8LHxwQEhkXrs7VCpr",
-	"JCoIjlzds8IgeJSYteQTEO831BM9U9hsErIgRx+RSpR03LdsEnrmQAVn8Hqo1myAhKxMJ7ZWcUUMCh7o",
-	"qEdDClj3XEcw2sDJCJXi2IGmDtKdkbeKDvYw1dIRhBqtpD/yZc7yBjPJ1KI3rDq1EOmkkEJWyonwIy3k",
-	"0lBlci5ySTNfWjTi9QlrbtcW6f8CAAD//w==",
+	"7L1vd9s2lj/+VnC0e06lHlqx03Z2a599oNhq6m5i52c7k5mtMiIkwhJiCmAJ0o4mv7z378G9AAhSpETJ",
+	"dprM+MFMY5HE34uL+/dzP3WmcpFIwUSmOoefOglN6YJlLIW/Bgk/jd7QbK7/iJiapjzJuBSdw85pROQ1",
+	"yeaMDN6cBiSb04xwZX9L8knM1ZxF5DqWd/ATTRJFaMoIFyqjYsrg5S4lb9+envT6naDDdbuJ7i3oCLpg",
+	"ncMOTfiYR52gk7I/cp6yqHOYpTkLOmo6Zwuqh3Ut0wXNOoedPIc3s2Wiv1RZysWs8/lz0BkkyeZZ0CTZ",
+	"PJjkQQZzKdPsxfKNXunVEQ2ShFxzFkckk0TJNCOTZUBCHoWkG7FrmsdZLyChHlIYkFBlNMuV/tc0ZTRj",
+	"0ZhmIZEpCfMksn+7+fyRs3RZTEjBQDr+BEwXncMOjJ+JfNE5/B3/gK+CDnbZCTpFj52gU3TXed8w77c5",
+	"32YbjuAHRReM3NI4Z4QqXAdLd0lCqIhIiPsSEingd5nNWUpSmWdMrdtKs0X32cwXVLGYC3ZCM7qZxCbm",
+	"bRLRjJKUTWUaNYzPvjrWr7YmOi6yv/zYCToLLvhCb9yBGzQXGZuxdGXUa2nxRWnALahSd/ZlaBGmtSUJ",
+	"Dj8mMs027xOD9ywZBiTEH8Zl2juRdyKWNPpNThRJWRIvm4jNfX5PasPxr90xfKXNVlW36JoLYNgPuEel",
+	"zfHar9+dX3jMdD/1u3Om2YC8JpoMY0aSVEb5lEVksiRUuB0Lr00jbqPMgsh0uy2z7azdsQX9+IqJmR7u",
+	"859+gmNn/z4IdIMZS3XT//h9sPd/dO+f+3s/vy/+2R/vvf/+PzsNS5Gx9AXNpvPTaHUtzkW8JB/0HO7m",
+	"UjESTvSbQJ7sj5zGimRzrgzT7LKPdJoFZEoV21NMKJ7xW0YW+pNe00ZPTNcNsz3Y36/OtmkSx3KRxCxj",
+	"0VBEJzRj62Yzte+SCbuWKcNpoLiQ6YlM41zpwTMR9foEdlGwW5Z6X0aSCJnh9JpmN62OqfYYal6yl3Gg",
+	"gY2zu8xomrWfHwWKpNcZSyuT5MJOUukmH2SaxeDuMdE0ZdNsdXb42F69H+TkOz1PeFkwpcgtSyOu6S+h",
+	"SumZK0IJNn9IQn2iQtL9kEczFtnvNHe6prEqnowEF/YhMCuRx3FIunoJliwj+FavPxKNS4HD9+dvWZUe",
+	"g+ZPukf9RR7HjQxKrwQytTbkjG+2IGbLrFIqZqzxUE7LPe++l9hOO5I1c2hNsFtN5QEIcxjxjNXwyHdz",
+	"JggwbCIr7DJlKpFCMXJHHa2am4QkLFVSHJE7/TmQhPneCZaqaU4MR+LPxAx6ImXMqPBG/Qtj0YROb14z",
+	"peiMmR15AYSybjtAy5rTW6bvQdMGWWAjLemtcU+u141p5/2xM71kNJ3O195lPJtrOosZVRmRgq3OEPcv",
+	"Yx8zMpUio1yYqw5+6sIVx0Vxyal8ggMaCeCUlk3Z9vRna7jGdXnszZdh69vQrsYVnanVtbhgCe6gU8L7",
+	"pHbvaxcpozNCF1LMYIoxV7olKRgQLPuYxDJiVoZZN1sYmz9XnrGF2loCCPTrp/gpvG2e0zSlS/1YZcsY",
+	"+pXpolOsEE9Vdmq5/Vbn+lp/SlJ2y9mdvXfgjLvLY6dzfV0eUavzfRq9hOOTXs2p2CzA8YhwBbfiNIuX",
+	"ZIbf6h0XFVFu0yHmpY7bKYn7tUqincgrptROs4j19b/TFFyXDzH+FowHRh+xKV/QWM8CLjLDkLI50w/5",
+	"jGeKdJOUXfOPKHYdkfDgeYj/ZoocPA/IwfN9/X8//LhmcjXMxNcUtI7w6SA4+PnzOtXgVCR59lr3fAVv",
+	"VCf3q7G5cf2etZ5kJIS/tYIV6q3SAiJNWYQzxYd/1e+GfXJ6SZ6R08vx2fnVITQFjXxnWa2V4UZCfyvz",
+	"jOj1+SOXGVMBoWJprDDOcAN9TTPy2+X5WU93/kz/nxbgQD+Jl6i6aJ21NJCROD4/uxqcnunx2H82jCqS",
+	"TLcL/9Etmzui1ODqLTES7pro9c2Ux8PXb67+jl1oxZCwj1xlCsxNeqI4LTMBLTEGJBx1Rp0wIOHv71Gh",
+	"/vQ5PCp3zdVI8JmQKYv65AQVZ73QwJQqb5IZv2Wi+W7iZQqoE2xPLztBB+fTCTp27bx/mif+lNdJvqeW",
+	"eFbpTe8qLhQXmfRUARhmQO5SnmVMaHGER4xMUjpl6hDWSM8VBEYps4CEn2h/0t8vfsaVRqFyJFjMFkxk",
+	"ZN+ZC/VtQsKJ0/fl5AObZiSkYZ+8VXW0jTbD8vqFR4TG+jbl2UgoFrNppixzYCBLleigTwb4p7V6azIo",
+	"zY1Qoe5YqsiP+/sbNvENGh5qZYuf9MXpsYfR6NPv//j0+f33o9Fm/tCW85k9ogoOJxylYEv5aoM5gXvD",
+	"eQAp6tRt5urk4OcKZ9vACbuKsRWC6B0Rc1TJtUxLbGHDfuLA1k6zaWKvWUYjmtG2O7cw7z/q5i3Kg3qA",
+	"/TuT2f0E4LPzs6E98EbQzehMNdi6ei0FYGGG9afJvnqqp9dWR2gr+25Um/rknZN6QYufKCaygAipVWEQ",
+	"17gUTdsvy4NqJf5esJhOWNxaLzdvEzrT1zVaGaiR5+HZToJ76kbRctBoFmghVjkLQsFP7E9NwpV93kq+",
+	"GgknYJEHl69GYmUwDyBilZsciTX85gGlrJEwYla5e/1Ns6C1+u4GWStdoYwvIW5deBS1hcRlB/sQQtdI",
+	"gDtsV6GrstAgd62sZXg0Elb2Il9O9PLP60NLX3bn2l7jxZY9xDUODoNCL6MFtyo5DTauzMPd9xc+HbQX",
+	"2TZyWRTcVimqLLuNRDvhrUStu8lvF2B7qrv2ViWbI0I1DTj7AfAmnrm/NY83sg3MX3Ppi4vh8ZW+wvV0",
+	"zJ+H9uyTO6pGIjVDsMtIM2sK68NXF8O/ng7fDU+Kz+ZUoSigP8TlaSEs2X7qpSXLE80YO0HHG7H5y46k",
+	"hge2FZjseqOT9ytd9foVp2bBA3I3pxl49+DKM199mW14gC24nMqUbWXsXMiIxZq3XfOIiSkjodJthLUm",
+	"UN9eiJ7Qgq/BZ4apGQN/8+lW1XFWDriLl6kxK4p8MSlZFWHS7Q2jrWYM5tKHnW6tHXXruUK016nYVlvD",
+	"qWOsGAQGClZR2eCAtfVOKDuMtYR+efzr8OTtq+GJlrPOxm8uzl9eDC+1EHb59vLN8OwEnvwyOMVXjgdn",
+	"x0P85/Bvb04v8Mfz129eDa/udyrMaI+pmLL4sZbuCDWhXNjYGvMNU2RKBZmwkZjCALQY/M7pEURzm9Jn",
+	"mil13doFxFu6gLiVC4j+7+nZyx5yOMszwTKH6sg1zB4G7Xpuy8oecofNQO+xg+0NFHZhw1yxKzp7mco8",
+	"USHpytSIwf7v/4OBDb2Ga0jfDINXr1DubmPZgN4rXWBQBaPTeaFBUTLTD4GMdHuK6RlkLBqJyVLLXguq",
+	"SDfUz/6HBpNRvr///C/w11QPVkRrBkzjGGgTGpbXZWMEdtulgpxfgEYxODvZgx/VIQEBP+xSMjg7IZOe",
+	"fmUa9lpTTNbSWvNI5pqrNFfZ9vdfmOnvxjteevDxdndBVjvO+9wJxczbX4LN0954863OmbSe8oPcgW+9",
+	"47XWpAWHDk5R6J89OF977sxVziKqMfBRrzBXAKNoMm35570+HBNNZXXWrl+5ymS6XBtGat7ZFEcaoPaf",
+	"RizVl4rIFLnTRxpDm1mEwVoPF1DaFDr6m5xsjuqFS46SRBrF2TiLmyJAP8jJQ8dd/yYna1f9NzlZWfHD",
+	"tZG7QSm0Wj+zMX/m7yI9wBw8sJn5R9GeNpQ5dKeF2S2Ptdi6YCTW7JwLwjhc8xFPGRqNmwXQe4QKe3Hc",
+	"QcefkZ98AKPvBB1vLvXEcZ6wlOrBtgjQz+MbIu37XgC4+83GgFPyfP/5+hBi/5t7Bn6f6xPWSDaapoot",
+	"CUhI1dSjGDiD+ouwT644wxycSSpvmCCTJURtiCLTotjaJn8AjqVhZ6maeluLf+m+67fmDZ2xhknpRwQZ",
+	"cYABGVzMtGixX7DI/aYxJnTG6ge4vzFu5JL/s2lMICKQhKVEdxCQA31OtXxRDOmgcUyK/7NhTAf7gXcj",
+	"WXFlHSO5orN6Ur5CMczYCu34yHROUzrVknkAtyeoDXdznjGiEjpl4AuCS6rWd1ZD3BmdtQ2Nr3GX+QEv",
+	"/wjef//7P4LRSL2Hf9cbVt8qljYnB9in9hzfyfQG5ahCaPZtphWHZ3lquWms9fx+amEIfQcjggt7Mxsy",
+	"wy+kBLhkZ1Twf9LS0SwPHD8bw2cPfXV54197hf1Sur78iShPfNATwtnxKCA1WW2pjBlG0dAoeowcNt2B",
+	"FihM6/XsCSfder+6lGjaqdsxQqfIv7Q0iK/31u/io+zf1ltX3TQz08qu2RPzuDvnn8s2u/c3mFCNvH4O",
+	"/6CxkbUWVN2gQcNaL0rOh4mMloG9Iq9jqm72UqayjwSUwsMa6V7r7aDqYvt6zFq35lEAi9QL0C4gGKj3",
+	"unul2zfeq274iUeBVpz0f1Hc+fw57B2R8PvQOcjQhAMdjATIIzG7ZbGxIumh6r4ifAOv/JRleSpYFICo",
+	"bp/AxQ/rTxY0vVGaRC3ZHZFc3Ah5J3AOIwHZu9avau0euoU5oxEErEKMdoyrpkVI26knKOK7BRn8bc9s",
+	"VFNqVa3L5XPgHDawxS9odMH+yJkCN8BUiowJ+CdNkphP4RQ++6AkaKpFP/+ZsuvOYec/nhVZ0M/wqXo2",
+	"TFPpfFfY5eptm2Kn4HEWtzTmkSYJZx7SJwEkS70e15THaLzjkZEww6mMWEjC4rcxvqXPUsQyymMVjkQM",
+	"fvHwUyynAVmoWUD0enwOCVg8eoHtxo5mSoW+5yeMTGmachYR0KQVUUyAc0GrtjKd8Chi4ssu2JTGMUu/",
+	"U0Qf4iKQgMaYJ85VIYD39TDPZPaLzEX05UY5SBIY0rXulnR5VowSfNB6sScslmKmNLukxvbp8/ueHfqp",
+	"Vl4WTJgclS8zgTOZEV50TJYsO8KlVSy9ZanzkP+0f4C8SFMhCYXMxt53IclFxmPCNXXDhN4KmmdzmfJ/",
+	"fsnpvOZKcTELyILG+t4DFvYx0RxKb0XKbuUNi8g0ZRETGaexIl1zFsngzSm5YUsIe5pOISJdKz49Mx32",
+	"MYHkHxjDl5tR0TFh+l3S/Wl/H08xFZ4C6u+Zo8Eklbc8Yvqbg9U90zP7bDmpxXB4zbKUT1W9vhAxBUu5",
+	"wJdAuxWwcFRE6HSgmWYqC0ZVnlrvg34PzF34HbwMd4q+7pNUTyLjyJsNiMN6CAn92QZNGJYR5aH1G3CC",
+	"rw2SxM78c9DBWayO4lXt7LSWV51ZQCScnjhGMIti8KS7kJB7MmXCNaV3ZCTuuFA2x8iap9eN/TV+nOLI",
+	"6xwWdqRa8mkwRs4Z8QeEA4WAUTcyBakxGb1hAggPjD1g1tf8DCLPqHKrUtodP+9Lf0YnsbPTr8phhRD7",
+	"ewHnYTfSbUshwmEwUQchI2rwMYRe/EDTqAUS8UhW3gmXFF5VmXYgStItA5n0HEYFV5URHOEKXuMZ1q8U",
+	"Bmz9aR19b1i8AAaJYlJTPjwKrrG8c5vYb9OwZ29rJiGYBHVJoI00UHdMi/ZW9IyUsT0MJix+bzXo9dsF",
+	"yCEWCyQokEH0WgM2yIItJixVc5744CAbec4HORlrMXzjyf1NTtSxzEX2Bh3AzH6dZfFYsakUddqItRzp",
+	"tdTiRMxvmTel7zAYDjQQ0wa5TuWCqHyy0BejFIfGN+c5dCegAwgyYVMJkrtxb/fJmSbSBaPCBNlhYjle",
+	"pyQX4IuBprPMxfF54w+NNZFGMReQntO8cU7/tKJ+Mw3DVPt1q+8f4g3ntaRww7mQd0L5rW/ca80+0g3d",
+	"gI5/N5cu39YRH88UMKC0V+GoMBj8DtSrhbytHKe2DEGxLONitpEWB0lyaV/97KzmLT7CF/UnecLScaa1",
+	"0xq5QSZ7oHASeKFMr5obHZEkZQruHrA1Ah3p/7/UzV7pj9BP3W97L7oP665Ez2OwmZ2BM2M6p2LWnqdV",
+	"7jHYrCpprgIkud1qA1RTuvcM9ofnu6gNRoiX5u7Tc8NWMczM9GCvysjSoX0CsaVc5ExZ08aETm9mKag8",
+	"IOW4/RwJYBTd5/vPe4F5NZvOCS9gC1jBMeBdKzjyJs9KJLWAwU2cW/ViTloQKt6OyaazWixDq/NvgVTq",
+	"oJDMnCFWnJiQ65WZd9GGpB8uDNUbLJWwZyQEKcB7tI/eo1YXX8mVtIX/Knw5vCLPbg+eaXH12Sdcr8/P",
+	"3Bvq2Se/6c9NY4Rd2pJXrUh+xiatt9db6MrkGo7DcSwFa7LkKe8MTGWy7JNhYR2D+Clj8DvC2PepTDgr",
+	"0nutJVOtyoiAbRGxsZGC0zHE8M1yHG/JYIlrUB7esUyWBm8Avyel7xG/RF8avljuhQDoNr1L0TnxA29g",
+	"INK0G4k16QI7KFnm7VLwFKwyinR/efvq1fj4/M3f4e3Lv1+OByevT8+Am281wszFUbVZKLxAMjrTm8IF",
+	"h+1t091mAQMpw7U0Z0TJPJ2y7xRYN8m1jGN5h7JTSLr69R7cTmVTZNXVs/nsbhJgrmg6Y1lZetFaxPnF",
+	"y8HZ6f8Nrk7Pz8bn786GJzUbUkS6gxHqjmPMyNZyBQo+zsS+etL0c3R8vx6+fjG88EdUcXxkqxPqHdlT",
+	"hnsBNsDK4oIfbTNTqWMPPq7XunsSHcksMnhhdUrhphul7U3SSsEysGV3xuYODoH2WhZbUF4TWzqIohSh",
+	"FxiJubghdzyOyYQRtrdAA3QmS8qi6w0bbEEtBaBdCxS9hksIH6tnn1xjn8N2CpnDZqs/7+Cn4THDeUO+",
+	"aGUMWidzzoOxXqNnn2yjn7WqOGXk8u3x8XB4MkQw0NUxmEHWwGFpVqIfBiScqltUmD4oKeKQdCG55xUX",
+	"Rve0/q2puu0EHXipNmS1nfhu4AGNBF+5f30MQncXO0HVg7szMytRcMOtDHnYDY5E/1LOrK5Eum/OL68g",
+	"IgXlb9J9M7g6/rXXJ+eC6GfGBYyuIxw96f64v1+wN4hGHQkb2eRub93L4Pjq9K9DbEy367vJfEEAeKjL",
+	"IjWeMKuw4MiORiL0phUGJESLkcljq+j1IXhWCDVBUzRlZBozmlrP1y62p0ZT06ExKZXVLp/foikZUXin",
+	"7t06T0VgIr+MjfeWpUpfQAjYwiPSNelBntMKTNZaThm4NFQeBXZMoOuWHSYGHXhFR1/QJbykGOQlNw3E",
+	"2PIDP7FP39lahbCbYgwbD2h9Czof92Zyz4WE4rv9M/OP32XChO5cv6D6b9+enrz3v9njC5uTBP79w86M",
+	"Z/N80p/KxTNJE743lRGbMfHMDeOz/7m64cmepde9RHKRsRRHurOBbcWper8VwNe+4Kx3tqUJdmesaH/Z",
+	"d1a0TJIf/vITiehSebZbIdEYtjQLhkEVPxz89MNfypFZf9nfaPjatIBcZF9w9VrZ4AKSC/5HzuD4GMtA",
+	"6cwCM0ZjAkVH2iYJeeU2S1mai3FhrRx/cGJbOXi5EhEIHF1zbRNAQa0Rx3GBQzOyNGceYywnuthgiEJx",
+	"N7q8YHcjASxs1SJiDRqgDmue9Hz/eSVUm3Sr/eBfBnOOp+hAwOtgVYH5Uoa9z01XOd4uw3qZ8h2mYkt9",
+	"y0WedPedIpGRvUHWXJWoWwippRYgM0BfpZk06fq6SxiWSWzpOsEgmzMRkLJ04BQNzKFx0QbUdOjsYPgE",
+	"4/O19tInp0aTsjdH0XNYsYC0FJQb1vo3ObHOYfWKixqgjwFRc5lme5p/mWXJZLFOBeCxlttW19w4scdZ",
+	"LYjFaxZxCvEj9tzrVgIS6ivjmRNZq+7vOKwVhNFzoNbrOW8vXhGVyUSB3UHf292Dn8iCizxjykcVLQKq",
+	"26lAG1QBb361g1f8n2w8WWas5i655P8sNQAhWvrV0uhs+N1mF0iexnWdzASLYH38DfZUGOBzSUy5IC+H",
+	"V4EjTi/aoSzbpHyj9dqT9vWoSpvYIOq/ohMWczHTGrbxqZ/fsvSK1629fZn8kdOYZ0twpkd0+Zj69iSf",
+	"3rCsLtpPMIIP7TACIuNIy5gAMNPaAWFnZab/Atqsc0YwUTOjYYHyC/4HHFJ7Soe7/JbW0BBetWjfMBPt",
+	"SsHI26tjPduSohnRZZOCWZc/f+kj+iIcz3bjbjICu9nYrnHVim1sQYaa9lrQIMiCWuGUylEA6Ya54FlI",
+	"FF3qK4GbaPBvnzj1YjxRZqtxawqoSSUQHNoNM5nRGNT+W5bSmcWvWejbE8wBTvPvAomZkAK4OzVz5pkC",
+	"M7LK8FFptlaDASuLfrU+hHnT2YEp7HiE3qRyypR6LaO6BPVf5R25pqmhCnOUnEXHBCVA9u9ULthjnh16",
+	"R7kWd8cwjNqkOUXMO6j/44DR5iAkRN7OZRzVX9yrF/WEud7qkFygvzmLDWC4caSIiomhufn1DZunLdtK",
+	"WDrVgl5jm6F5EmLmgXmfzlhB4qB9haS770Tj1GBuCdYrKcEH+/tr02WL8aSNODihfVQ/IjfcBxlO8zBe",
+	"GcC5D1gIBF9ruejFqjXsoRePhDTIMFBV/5dFhJJ5vqACt7pln8Z1V5Mml8oZ6DX6+jC0eDeXlo4CNzk9",
+	"ADgFGCwUYHwgvKa2vGswl8TjIzCC1fumiYF5C7hyvKvHrzgvgY91UyX8GtIrFm0DI9RX5it2XXMXDFXG",
+	"FzRzagDwebOLmXRshiEZqYzHseVENRxxmvFbNm7cyXfGO+vtXhlJ4YOc+KRljBRwZf8XWLH6taTzgJwY",
+	"L0JrfhsnLNW7WKdhWvJ2ApgmT5iADS3xxn3UEHvq8cIG9ao46ppM883+NruhdwYxMd/O4WY+j8YmKZlL",
+	"Udth6A0nJEmcKxIWH9v1i9l1FtZ74raIsPWH5bdcy3sXlAt9vJDn6w6UE3Cq+xqSiN/yyHjEy+Qb+nvG",
+	"vXyTkXCjIV1AFYMAZMNn0L6KTbk0uHUhhD4v98e+hRjQhbsaes56rdhtE9+qDCGoHukyFTZwnUvPzrfC",
+	"yrVABmmCIirOj7UMFuJXnxgXm95nyOwBEdsm/9wwlhiTYwGxVGFGeSYtETOTPF9/bBTLAhNfuhnMyvEr",
+	"D/Ff3fAE7Xx47amMJQ7PG1wz6Lop8tUxOhVdd7rfmQSQoVTms3m1IUOAGHQI8qgUDEmqCeRjPaltstlf",
+	"x5JmPzz/or4eWJdxknKZ8mxZspT/tGIlN2/pJcZrqRTMC8QiGOkekFjeMZUF5GCfzPlszlTmBfb8VBG1",
+	"1ieYmltaHw0m9PyijSE/7+YMPIcfqucWNxfhummq795rlhZWetQ+bCiTTxV43EHX6o/EOw8vWOXTedGR",
+	"dRKyjxlLBY1NY5UoowYzvZtnLKc3Y2PBLE32h/2gRpeKpT7WQM7gN2kaOVEZXQKIK0tvDfa4Ju/qGH/Y",
+	"L2/Qjz9u3KIF/ThOc7GGh+qBLqgwsD2erLGgS1d1SJ8z9pFNc3AH5SKCqOYlVIjS7KABRwyARxxEFwQY",
+	"Fn5a065F/ilIdsKWEsCAcecMrBfwR1B6A0u6xJ6OkUBrgPHYCGNOAWhVM3soimO8MyvMR7EM/N0xX/Cs",
+	"Ty49r36AmXAjUfLsl5AbVsAbvikPIcrO49TVBCtAMyrWlzmeTCeoIqeh+j5BmjVVeLpJcampTEterwYv",
+	"hq+GJya10ErrvQqoR3uApto71jnFVoxGWV66RzFg5BByAxOLO6xJJ80xc2DRJ28Gby+HJ5V3Jnlmy8QI",
+	"4KfZnC3h8I6EpVKZEncWembCXkwH9o2Y50fFdQ+3nRR9Mrg4/vX0r7rnlNFoT4p4eeQ82ZiLnbLrXGGE",
+	"zM89O+5VEh+IpUUTRFxATeV48MCpekRoOp3zW4jJBn2YpYprQkQkNmO0wgF3gg6uSCfo2CHWWu4GSXJF",
+	"Z3XOLRffCQWq7GY8ZjCejDG9sxIuwFUS0yWBxwEJ/yNNZ7PJJHy4DCo9U61rmNk+UAbVOxtNo5sHaanV",
+	"iD/IyXgqc1Ez4DM4UKtpR5A+vuSmplhGZ21tJHUb74PT1LrjWmVx2CV9gCyOwiIBaDbF+mydrnFFZw3B",
+	"cMcwQkwU12M/suFmTnZfEdcDA7ylbxnDhGpcvPemaA+E5z9+39/7me5dD/Z+ef/pLzXY5l9dKNAO56MK",
+	"7P5NBT99bqS7V7wuqflcMACpKtnsMzqrS3KwNr/a02rkQK6gudY2QsP8a3xQgM1V2xuMF2P89J22vzeh",
+	"SosGtRwG4LSam9GPib4b+8023LVsUM8cYKIs8zPadYAB9/rXhM6MpW9bkwIuoR1G4PDK9JwaOIy6ACSV",
+	"DTudJNttcJHGvsMGf7u7C9P+anbXL8dfGwuUQVjSxBbj76ZMq8RiynoGabNIgN85z73IbjdNFggnD5fv",
+	"YJreKafcdjBZbsZ/q03RNZ13Xagn/qAJIWImY5qopcrYovcA6ejYekt5idcLDwgwZDYbbSIexRcU1OAa",
+	"vZzL1Nhey6M6KqQPMKAZpGlbKg8yt8A9YuCqWy2Hzaion4Ypn1rgaukdwKJrYe2cMDtrbGBYN+C6VogL",
+	"dvQ6lYt663r7oC0bQbeOE/rHF4oDtZVkvQE/VEqyw9fIsEoR0pW3N9tJtv7UGuTbQZVAn7kdTihPvcQO",
+	"3Xo5XeP83dnwAsMqgEhD/SPsVpHBYUhkJErVg0KIFKRTDPM1DFLrvAb3AfvyW/akbPM6CtvmAJjjUJes",
+	"0f5sBoRi+R5TD0nNaQLxmzcMbX+2IOY2h9ih1UFIKJpH91JGI025dYebdPXRYh/BGmNCXRVUV5pKrdjX",
+	"hmw/4ulusyr2u8fkBFzfkctaRrCFxW5nplA9rtWTuen8bZbznYAQ0Yza220rcdDeiDtJhCUx5psVDQuh",
+	"4CuUDuurEp6nfMaFCbOroYE+MtpDixxm4WG04Ad5YzaBDHJ8uzRWsiwbAd4MHQkHxa1PWs9WNjr0Xyri",
+	"TfBgG8bAouKIk5fnr07G784v/veXV+fvYFRRPjWoTWQm42gkfBEXPA5pLoz/UeZZkgPeIiB/swirH0I3",
+	"ZXslzNpVOeoEnVLHtTbLF3l84zA36i47HyXD4SxAUEPJcfL4Js0WSBVN6Bzdi+HF27Pxb+cvLjGf/xGg",
+	"o4rF+XLCvk3u5lkBv2N8fQYGsNX8mMUCrE5tWZkZAnVut3gu56lx9XhG7Eu7h4RsAEoqADZbUJpx4dSF",
+	"0RVs04SDiihmEVGSXNO0pepjdm3tgtidNd6N3ddFNXiG/r+3w7fDk4BcvD07Oz17GaDr0OWA6y3GolGk",
+	"GwJ9uNDx5ZFxGsVaJlsWa5DRJVGyFPWLvWiOhN1A0SLTRVGWqrZm0aZryxRI9skTpb0AvbIA43tPJahi",
+	"2IbaWchFuljsqReQk+Gr4dXQ/BoxCC/RY4O4aI/vdAvAooJB6YsVXvYXzeunE3S89oGz2wY3x0+XM9+N",
+	"fuQS4Asi35j4fuxCX4YiS5f1sshKlIy8hrgLhzKpZVXNnKBgcz1sZvF1TYhdtf1rgwBsgCr3Afp/C1dq",
+	"0DF3aO0phFAN1/x3NrYHSgorkyyJgsdRCfas+J0UeeQ5M2ENazimF3KxWe73F3UXkcyVevFWfP3Oq4tG",
+	"degNS/cQcKBoTXkaSoGpadBEQVRT7FHRSEwXG1rzBtIChKMBXB0K+bKFAVA1M3UU3kqTgOg2b7HbhxZ7",
+	"83RDrN1JOOIYcluLMnohY8h3nXGIejGR1Wuc1QBJvxHaVZ813fTKDODzTSOF8gtbDNcUkPjyg17F361n",
+	"koivi3hBHvDwUQWMFx7xTKHdHrA1qsWCa1yki3Vdmz6PCM0wEl7z4TrM3yr6SJ8MBGGLJMM6sQbM0YQr",
+	"jgS2uwXcr1mqAu13Qym6lj5yXFEoxgW2RcUy0nUqNsaSWOQoLqyCq3qtRSst7ZyLeNkO/c3uxRpiMStQ",
+	"y1AMolRxd1C7Tybw1Vqd6i9SV9OoXGJicDV+NRxcXnWCNRdeBRZazWUeR2TCiljXUqElS04hDjn0JRmv",
+	"v8HV+PX55VWtrAeT8FB/7XA/fV4ZaFEEvtD1vJXw0bi40gsXlEulG0C8Ygam/jvUcBgJp7LbQLcdC6MH",
+	"Zv/dpNbzG/3qmX4TAkn06NedYdwYV6EDewLUB+7bWb2QsVXCHJtsaNNbHZUCpvsJFGRoCDi4YyIjd6ms",
+	"S/6YQiXLFSGOTudcsMKaq18LiG++BXx3KEQQBg1VInIPlF//fW3rOoTBSIRaCIn5FIrBJXS5wBwZXAD9",
+	"GwQZCBpj0n8VTX5tcL4frQSFKkBmiePz687h7xugkpUUWGf98/sqUQ8/ZikFfFIogk/FEs3Hph73LzL1",
+	"wYj0OuQp1E1ZXZ0e3HyadUI9lpr6GbjB6pCEsZxCDPsdQl3MmYHm56psUA9/H2Ehm1EnICOw2406701h",
+	"vd9HnYmMzCMw8epnvYCECzULodQ3GESATHxXhe7vhmMmrikJUOp0gTUQYEs1P8HthAOo/2mEfKydCudN",
+	"qVpz669l94H3UPd8V6ZjCxyb1qEnrBwk7LHx7DRLzC9kBOHqGPGPs08tZh/YoYFIr+m0JtHUWWs2FmQw",
+	"h9eMm6l6afjtq9OTgpsas6/eCpUnALmh1yRik3w2AxwLsJYCYIlhQOHf9kwhmr3Tk9BUxmnjUK4CtsHE",
+	"apezodr9wMGCoEHA3QYY0qoFqMQk633jyIf3Mg8W3d/PTNgSfZGrhwReXG+btKgwOxgmW+G4FLCKE2Zh",
+	"zEkXs/gMjAvaLrmY9Xa30t0T1eUL2Vi/LARkG6zN1uUMNkYBY7JMyrOMCQQUt5yD3M31/IwFk3QdwvZE",
+	"5rayPCYS9gKolIIjXIAZciScvdPZiXRraBi1xcyvY32xiSu9+ip0hceXkDlDlO6DxuT48q8klXfqCD3b",
+	"udAapJiyClRTezMnRl426Itw4xdlvVSViVnmovXRgEyWiCnctRXlUJ2MmUGgVL16R/cucERmITG9wC3v",
+	"jqbeP8kYvzOq6cPBmWI3WwTTGvzarfzr5pvd/Ovm2v9mPetm8n+KE71EROvzgnCYh2STS6jrTqLJqbHo",
+	"XabsecVfNBLWYdQ7IqYaC7pmiou1qA1iLtOwuJXDsm+7nSsp6Jieaq+UXxiLJnR687pJWRiQa/MKMeK9",
+	"CZQSyJRr84rndQJKVSjD9+4lfzW6K/x4pFuWRnyamaINDvHfzKaNhOQ5IloJtnahdnJ72+X2UPNLkoXd",
+	"DYhOr58T6eqbcsLQRtkrcZdVt2KFkWxys0APLf26rcK1WrbVqM5eeRNHc4FPUQX10ogh3rMN7QcboqGO",
+	"7XUzuG2c16i8axtvGruLV3R2XC+HlfNwIQUL/YTe/q+evV3Suwz1cLXSdhvP/ZzWwQaEbiBlBAnd4Vh3",
+	"OLZ9hVv5JxtzyqpDX793q7leOI/arao6ola94GUfn96lTdZoJrKUsyaXyGoZwchAFzvT8oJ+HJtG2pdP",
+	"qnqta05/1fC81tJs/Mwlc3K/3vRLxXitK5tRUfKUQ0EyUCRK3vKyk3KlwpaHE9UKMSabp0zNZRyt21TI",
+	"ak+1cnPLECdw1Qtu3Cz2yuEOXpZP0gKMXY9nJCbsWqYMbJrHg1enLy4GV8NWACgrCJ5uqwJHUHUU/Fsd",
+	"Ps/Arufjh6lRpQDidJzJ1mX79abYyEsbJmHTo7czajQHyV1h298pV8xqyyA4Gwq5XhrQw5+wqZ7j8fnr",
+	"N6+GV1qkvDfiz1rZxwDoV0Sgkr4tZEY+5NFsLbjStpIPQMRQD71hC2CliGd18WVXac7wfANSnIKoJhtQ",
+	"6vu76osCbbCW6QGjoPwIpjLduHmR8GsPg/wBtt8JHEb0UevouyrCqx0RRqvaQt0Fsl58NVW5vNvayLCy",
+	"WLIulBTWetGWoitMZsxF89FwtJQVawNQIQarwuoKmoZdO/WEdR3Lu7EDQdks5pqiiB5uStfMOXxGEx4W",
+	"Do7eik70QJVkH0oUX5MNszbBpZxP/UFJ0b+gdx4xGSiRTSlTRrZySVMWgQQQfi1rgEhyZBgPcNzsyNp4",
+	"GwyXQhC/puH5M9mO9SxYRqPaNFETTwNP0R/lNEM4V+DoNxB7Bklzyw0q40/Vb759JyAHpIsAUz2IRNwn",
+	"XQcyVQ9l6oBioNjuxjCBAi3NldpNWSMO6srh9wEGEYLFmFyoYQoOnXP19K9PhSonNBkzUSzvgN0IGpsE",
+	"Btj3AvzJ3W/u9uz5hl0oZoACrpZvyVV9ozZ+w/xloqaAEDOqbnSfQbEMyJJEpM/sSFi7OhZ07eJ/LONR",
+	"ORTPl6nqQeVtk8qFRM9T06EiN2xp0kuougEbeECoGokQXwjtkCrcUArDCNfKwm0J1Yd9XUdCF/DeX5Ht",
+	"g0Jbj4P3uiaWt3yEMdq2GvqKiSsMTb5WL9kNla61tfw3OSlK+NZfwwWRWjyI9rcspNw04QV6apOr9+TO",
+	"AVck5bN5ZhcrIFO5mACcokMQdBwLLRTmXp5zlcl0CSdpJJSFnvITjUD3VnzBY5oSaIxAzIzluaWzZPAq",
+	"yYQVEKD3AAxsG5Onmc7DpflWPR4r7LPI/XV3hiGI7VKAf5OTYwjuZ7UViFUeG/RJTAGw3vyaEKjGVipu",
+	"R/siMcpyUXena/yJISTnMazq/nx/X9MU/Ot5r61BERtYN5ZqNR8gafOdtdlnCNjrhBPE36Rpym9bw0m3",
+	"ru1bZJ5Vy/w+339ek8h1v3q9doWCYuOayEPqdmVKszplC20NcyoMaLILTva1+hoLxAPYDbpFmZ/AlrYP",
+	"P8jJaRTC1RQZ17IDc8fyeCNRQqatc6C34MIgOMrpzbiVtoh4j7idMU0UKo3CYkzznbRqh1e7jsxlgcLp",
+	"AT7WAOnumFjRKduAVhfFH2cDhZ1AHtEG/oPJRs38J2pqpMJ+zHt/Mvf592Y5dq8a6MGaIprqj1oLg/VT",
+	"HpWB1GEPUVyEeFnfamFAI4zcgA4KLt54lHSwGtvbYHE4rjghuzY7WosjjEUoq2N28vBCr+Prwdng5fAC",
+	"inC3s8xt5TEsh5RCiOdYcxCIIMUA0zFYlsNeADZCcJndzXnGiEpM+KUTFv3SzatV/4ro8NHostYv4PIc",
+	"fqpJc2j0+BXFLT13ZDk0fdsa3Z/XU9kVBRVzw+oCwCZXGZ9+oQTwVXfatn6/0qGomgnbAz1uSgLzDX6m",
+	"7ASAlu5mfnRe09Y5YTULZcbdwF5+RYVjQxyQ0aGMdrJdGNAtE7tGARXja/TjfSPhQLAIf0o0UHUNazca",
+	"xke42LzTdJq1iXnxTINTCiegClRQAJCR7eNh1oXszWmSsC3xZ4uMjijiCEHkX4N1mO5DvWR7KmFTfs2n",
+	"4Kmtgv+sYBPBxUSjCG2kGGnKbrnMCxvauuD5YlNhvxpSc+z8D0vmv+OL4eBqeHIEFimDjyxTsgJZbRT2",
+	"o0J3yaS8ITwbie7g8vL05dnwBEK+YpahwU1Ob1CMJ92L4avh4HJ40jsqbHwGAzsgF0MLhy1TMjw5vRqe",
+	"QAN25keEjoQxdKRWUtCvHBVcVc8E1u8I1xKc0W5BTTxZOXjMTLwTdC6vBldvL8fHvw7OXsIPby7Oj4eX",
+	"l6dnL8f62dB7ZKcKefc4qU7QMRPAH92/cS4OewVj0obDkxeD4/8dD04wSO1q8PKy/MfF8PV5E5z0dSoX",
+	"4yb8hjeWZtZsY7c8WRD0mqaLsu0DoAAiF+lyMU0ZhcFAtuVUpqCqytQmh3zhiKpMNq7lGbv74su4Nr4K",
+	"lEQ83g3c/DRSmyN39bHnWwJimW+ar+o2S/1NXs+IVNAKBIsMP9Jp5tm9jZaqWKxZ/sSBz9NYCjYSXSzG",
+	"o+VPGse9AKGjIBpLf3bDkoxM8zQ19y+GAmUpFYpOMZ7G5KVhdzBd4/iIjTjbHwnIJUDrhh0Qdw4S6IyE",
+	"L4dX5NntwTOaJOrZJ5QYPz/TU39mAthuGEtUcTnr69y0FoyEjcjyisrLOCJd+Bbq+JAFj2OtMGNBcGkD",
+	"m2DMd5BKvKA3zKwkUUWF8C8gAzUiOgKOnjQmpz4JvZr7Rj+OGI1iLlgI2fjs4zTOFb9lXnX4idQaRsrQ",
+	"xV9TXbU5Nuc45lqOmM6l0uJLhDgGFhyG+IXbZ5iobfIsDIAptHwahVWgw4OtNUMt4OBEa7guVEwH8i4C",
+	"wyBTJVcZmTBSBHyYkLDrPMtT5kV/W1CBe+A8tfLGV4WwhCpVragDziqqQPzY1YXf7J3WWnsZBDKTPnwD",
+	"LBzUrwCUawR144p0FaPpdA65qri5to9LeBA+rCP7TQv3tSsw7y1eaGt09avFmsIt6yg1uOwcDruNkgGO",
+	"ixHPdYYa/SuZysWC9nay2fzj938E77///R/BaKTew7//c70NpxarwuMbNXPiC4AsiTXf4MJxULgM4Iwr",
+	"xaWoXW4tGvhMqbTIPxz89MNfyoV4/rK/OfmpFp+zgXPaXOZGDlob9lECR21IoFgfW1B4nJshVX3/qUn/",
+	"3fqMVHFe1mGU/iYnl1OZsuFHrrL6CF+Lp2FC2gv7GIBC0VWwLHDhPqbxjOnBqrUBh2tKb+Kojde6Lkak",
+	"yRRlum1axs3pSaZ0K09TlMBWYyn6tkiWLVikLyDfnTOlCZ1CgbiUmOLT/ZFwhYoOyR85y/F2gEw/CFWr",
+	"jUMr2s2kvvAM0ff6ft2vQxcKMRJFwEeaC9UnrhzYYWMFuG5RfNoWler1i1jaQ3fLGpOmB1piYjsPTaqm",
+	"7RqTo1dx/HSzADWnPyl80EtCIYW8b6/tQ73oI2EFA7Ba+KzMXK7GfeRnGpMrLcOCLUUdulpme6N8f/8H",
+	"VpSKcr/41dPgp6l54hdSsy+7JTnyWpIpWfOmjaxd9TEelfp2veKCHsE5ltd2BgGpr/gW1PVtVhjsHbie",
+	"fT8y2oTjjoR7UQsFVmDS4iSEO5XNGa77TtDx+oeUODOATtAxo/WT42wnXp5c0HGjqbVC6GNqV6nOH2lQ",
+	"K/R5MacPmEdxn/05mLBX4M0zuLCKiewRIF+tWc1OfIvw77YB1QA9gG8/fFD1NjG9lfg1mxJt9USQ0TZG",
+	"+D5CHK8pD9ceenW7kLJ2sUgb8t9+k5OrZik3k4RGcPs46yWKhFr3Wz08zSFu6PH8OgXlBRf2zw1erHV+",
+	"qnc8m7fI4cWDk82t7xtkhmpSwOrKVpMMdsgPaBspUxs1stJ/wyoocAe+YWk1IrjBuKWcdSthdeZNxRip",
+	"NFVjvXBl60FYaShHPXg3OL06PXs5/vXt68FZy0MZyTprA7R3cn42bNlKQ+oLNMMFGV5cnF+0bKoxqBoa",
+	"Mzb/lm0Vy93QXGFJbtkiSqsNrRlckXYt+WHDNW1ZT0ZrA3sbAysaPSMMVVP5wiF0a31J7VSu3BoAzcKU",
+	"1jyo0m2xu978DQ0GayCo/HO3xWnDK6IuNrQ+Hqoctm9AXqZyYa4EjO+bzhvSv5ojTmFDrfTXckNdxl9T",
+	"c1ZubN0ebP16ocdM2SSYmmDlLeWqpgFb+bvdcFFtamgKJerWGURjCybU0JwnxLflK0xEa5gKiv5tpSJN",
+	"i3nzZJ260ba9XOnhNbdnlZRvhbMUC1TeTH+qxZY40vEOZEGa/rlqYjStXHtb+/V2j795cuo9OfW+Wqee",
+	"qtEK2h2ggEDuLagKWkfwoSjqogO/zGGrU3Kezt/T+fs6z5+DNa4BZ/VhjA8JJSinBYQSzCTT/zLSa+Dj",
+	"FnufKS/5sjAjwdSkYAZ3uSoGflpJWPu0Kix/ankgC9zmlTO4PlJwQ/ze+7JHylnLAPS8bVHwV8ZXYIoO",
+	"vMinN3XY4fY18kdOY54tyTWfAYS0AfABc/4EPq4L9pzmKZ3WOI9d0kAJ9chqVaGfHSpkBhwAEd/whXsl",
+	"hzbmIGCOqyoc7TYZwcM3aGNOaADouHAIw7XJ921bFzVND0WRhwJ7QbouzqTXXgdab72wfloToVFseotR",
+	"C5mNt193zaO3W/s1ae2lOUAW+8PYOlxu7S7rAsbwWi9mmlV3FGoNb7WjFQ6NnSEJNRgz7B6Vd8zRtL/A",
+	"dTzdcosrvmAbOcpWnOSWpbVSSwjXzQp4msFUK/ORKpZBK+irxzxv7eGF73P2FizidWbX1/A72JrAU84F",
+	"CXPBH2TVHpeuG6XHK/0zUlLXCEQ9jCtRGekaD34PByCV8cIrF3QGuYvfKbMMmwtilA+UD5OH46s7Iq8R",
+	"pm1RG4B/XlQ9W1jHoz4bpjjRtf/QZDaG8Gw8WYawSRBBiODQMs+KaECU+m7YknA1EoplR8hu3Qvg7NGL",
+	"4H65YUssIKQYIvkXJhH4uZCnKsmj962f1QLzfAvwvXJdrRoUvhZAMtjCJjBTtzWwExm9YYJ076o74cK8",
+	"d3O9et1s5h0lcjFEjrTUPSDVkbXOyC3Xp2ksVdWlpKhPgzJ5uywBhxw+3kxG7l2yKzElLOUyGrfhWG+v",
+	"jslc5mlAIgoxQXeM3diHZl3dPk+WyIjuud8K0n/G9cp2VVu2pN5V+WJhi+a5wbXd4Nt6rexqpcKTw+VZ",
+	"MCpM0Sd/NTZzUOyqPMs6Gt/ASZvrpbz2T0ARS1dnV3jUGDoRjWHHa1c1tI9Do9vrdmP+IKEa9nqo77nC",
+	"7G2vRZUzzLrZDvjG5zprycjsiim+p1qbuvw7tKZ/OMrrlrt44cEXvCma0W1DZXnWEHYKGEGzvKnA9q/y",
+	"zpIz984+qDYKk+uwaHmpznmtls6SbOwfOs1N1tc29augu+gtxGDw7kHgSmkuSJcCwJDKbBhlr0/eAsAQ",
+	"rCK8OBJFtgLGr0sxkRSSvzB3ImXXkAva/XH/516fnJhg52sa27prq47Nh4wYw2Uc6yd1hK1/1o2W68pT",
+	"CDQy4o7eqUnO9aBTuSimAOXXQcgq1V1vfSJWCt/XHAsmNN1GG/e1TE1gIq2udT3QY0OVUyeRKS3re8JX",
+	"r74SX9H7kSkeqa8Xr9iee38kwk+fw0oBybbsaQz2sFsaj/WVrhokO0BPpuT1cHD59mLooXoAD1HWNjzX",
+	"a0bFEsQDW2YEh41Q6sK/ZZzp6r//6y+VLIfNZUcWm6uEWsu3ibLzTmSfDL0VFXL1g+7K+aUplDeEo9fb",
+	"olpnpThhZReKsz2uL/h3LCMIFE6oUoSqMjcA1cerhF0d9JE5dlp54opwpXKzGIxO5yPhvw+gLX1yVkD+",
+	"egdByIyYg6OvBizMnBUsr9pxg+3c7fjP+/v/dfDzz89/+vG/ftz/+eeDbXdf1QeQnJ68Gh4SoanRnZ4+",
+	"OR68On77anCFEe72QepRMVc2hF2mtkgN6SYshRmIKazehHExG4kpjad5TCHkeZVIhKnhbO8rkwmuSowb",
+	"2Doy74vh4OTvhyVJYCT0u/SWcliEcuCyniGEIbspQcb04OTvtbHHrWDmygN2MKkuh70ENmBSa0xuAS61",
+	"bUAzysot8gAyg2XYxZl3THblNgoar3FLM60ljbewdDUH0mwoAJM5Wiqt4ZHl4Fj6JM/AfWVwL9Er0yeD",
+	"EpSKxf3fhBzUWkoZwIukq5cajD8qk4k5sEDdcIX1Vk9u7aW246XvXfl4AopLn3RTlsT6/jN17wzM6873",
+	"fHOAbNDJBf8jZ+ax8fzsIgfsfOM33PCZtE1XDDIbV+delXXXpODVr1VbWeFX/TOZsOyO6YvJBv2syg1W",
+	"NtBEqbwXsSOD6bK7fFD2DNqX+2fmH79zkb0vOQn5wtbH1PvVOezMeDbPJ/2pXDyTNOF7+nKeMfHMdfy5",
+	"vY+xlahSkMK9TkZZ2ih2+r9b7PPnNaxxXantSr1ruBiM8QvTFjeVN9msnBSCeJKQrruQTDENOpulbAY1",
+	"Bb1KIPpVVx++t5NRbCsb7oru+QWNuuUVri/Zzet0h6b6Ky0svbjbULRq6zDTBWOZGjdV6rYcOIQuQgJv",
+	"u/rohAvQ6l2J9oqjpqhebmyhmyHxdq41vrON1m3doRHBFhMuqC2qDLlCtyxVHBIpkextwrhNF1IkpVjM",
+	"qz8SAyfnG41Mrwa7LZkpQprwMY/CwOWAfqdIkk9izIa0/ckUnrsE9dBIghWZvi1Bb2O5rScrNBK0BZdr",
+	"Lv4eMcULNoUCLVzuwKqw3iacnlKZIGGUp/XEVPj8tjAbP0T9+VJZn7V25MbsKsvjz+3t3JCjbotuU2cV",
+	"dQm/dVpVfyuX2IlhopkkuWJ9AmwGdgFQslCODtaZkWAt0dRno9bK0qi8Bkz8sqyuz0VZug1J1xVawgqO",
+	"uTJ3sR/faGUaM5bejsfDq8xVV+0fJCAT7VWSrxEQSp9fgzjnr0u3OlgpmPJgKChadj2Qif0y+kErJXwz",
+	"83tTYnmFiFOH0GD3zIDeb72Q+EMri3lB6ag8VIPW9Y+tDsqV6bM86/81RflrjoSlmkNIZ3cqBqDOms2z",
+	"CCzWmAA8UJUUdRaNhJUbfTu3RxwWxqGoGXZIIpbyWwZpNXvANnz8BFfbTLnDNBJldxrIVm6cZbuEmRea",
+	"JrDDWoPEa6Yp+ULGNeumf0X+YjDzZGr/ZTz/FlXAxB1DyITD79Y0XuTQ902a2cUhSRmN3FqPhC1sjwHM",
+	"Gb1hBuE0M9jZgTGpqUo1/NUMSIfEe0igqP9Mr+9IVOpoqcCGbykDWIMBF8TlMaDmbbF8TWPWcmQGjrd2",
+	"Rmcq0LsPmVJBQWO64RK7K2bhLFNAc2VYZnxgCxOXttSsX4HIp/9phtiwt040qskpNdesJ7amjrr7xMZI",
+	"BiRJ2ZQrCC9O2ZTGcUCuDw7JNKZK8Ws+RSHJkj+Qi6mtNxJOH8AzgYDUZk26WESi1yeQ4DsG3+ch8YpD",
+	"2L2+g6AYPCHsj5zGqtTSSEAD8dJr0hSS4NnyEL3AADdc/GqBk2pGE9OMienSAtPY7/mCjUQF2EZ/YmgG",
+	"mMlUqmxsPEnmO/OXDWcq76gLRNUXs1llCGbTy6x57gGk2bjVgbhlOwWIlSsNFQLlihHU0oRjlReA0lRP",
+	"GCv2WHtEbZ7QY/qkWwEVFEPbqUiv7aNNOahcsRQQXy1CQBXytbCWFKe4//DaLLoYIehJESX1rtjIfZC5",
+	"dtOoN9TXK9YZM8C2w5yw0A5ra9E7bJXdEdTWrl9J/t1IffdXIHeL9mnMpry0/NBWySCRFK5e0VbVdw0B",
+	"r90NS+TG6XKPAKEGJKRNNdlXy64Tr+q6w5RxWS5Y6gKcNNM5X8HJbVtk3eHIvH9UUbYMtwHtlisA2TTM",
+	"DQAc53eCpYNpxm8bq7mhQsIiQs1rRZyRC5GQKVlQQWcYSvNYHD2mKhvbUazn626smFZhZtAV8m6LKFyL",
+	"Pr2+zysPpzpe1i2XKES9e8c76Vtkw3Lai0Y1LkNRDKfXYuGb/Hd2KDUbU0dqGzE53kFZO6zDw108J5KZ",
+	"h82R8ARErUBzfLCDUeHBdvcN0sOhj0gG3Ggkug6mSqY+NFYJ1MwgmvX6HgDFYR3SD0jdXS9BvdcfiTLO",
+	"x2Gleo4B/c5cMZ+MdF3O99pRFVBrvWAk7owh1Sb6+WWPlKcknRzWVBMswYqjFdLWV+N6FXkca1E4gYAJ",
+	"pwpBUw5/fEZvmVc1H+BIDj04Md2qzWxaSKxWaJvUx9BCmRO0aEW9PuKQHLoqvHXwYPUcudimTtApr38F",
+	"lNzhj+vhdoIOdFnLqcv1ABtSegxMjAXj0/O/uBgeX+khn51fje2f7o4x5ZjN1GENIabMLGMAX9lhwi4L",
+	"IuRERksvDaeioJtOOkHH69L85WZcN8XLPGHpFVU3dbJ7JpO9mN0yrAFZrhoCx6Dr0mgxlk3/v2tR/Y/m",
+	"XmGvrvKS1089VJO6+U4R70ErCbHer3Lmid9Y9BKdYw6F11TQXeX8ErH5avxiaVRUUYG18dpyKcVoApaJ",
+	"jOWMT2nsgbs3gYKvImCpG6IfBaRUqieOF2FAQsBsGSNV6L8hfVczcniYZcnY2HLD/kaObozMRopwc69j",
+	"4u+Az9RRjDXtGGE5nVHB/2lq3gORY71SizqlLw+Ie9JvP7s9KEDRCI+YyPg1RxPJYpWI2ILyuJ58dLPf",
+	"KcL29CuERpHVMlvoGKnKnKdoVTcwUkBdGSIaOyDXiMFb4LLUYwlA48MkZ0ikR/vOnCda24Likxhv1VBd",
+	"Gm7WxkE1CgPeUvDICiDPaMKLZW4lceVGh23uAeu62g3O1m3BSutIMo0TMBTFjcBi54MHx82LKw9Pbxco",
+	"k2IUvkjjZl6iDH9DfJpoPiqDJGk+Ld/5BLG2VFQUbbJkmNVyJUA8SO/2Eq+W7YAWHiIn4PqaweqMU2MV",
+	"Xq/2OPux/rb5hLuVKxNYvWiN7bQ4/dsPsVUEnm52p0qvm46eWwX72rYHrNhPfOkhTo45Fo6IzLKukEJQ",
+	"0PPGmrPuFG0GLnE6KY5rOxQg800Jm4R0Qz1eG2HBU63twp4GJCzPKTQ+C2bfxJSP9vE9Bbf4ZhFNzBL+",
+	"KWW8cPle6kVfI5y4PNOqiFIDQ1eyHrcNftFLUaQt1uAENN7kJW7Srjtz/DD1Bs94i0AKd2gb49bgQvqu",
+	"uH5VQKiaIoTX/Qre1PMPN4HASqKlhSwNebuC1R5VrL2HkTAe8jZGSvt6LuMqaW44w6Vk2np2sFnj8te2",
+	"9nr6+i7dmiO1/tosZrfj5blK/KvXZ+U4bHt5Wvrf+gb18ha3vEfNl7shfVVO7Td+H5ql+LNvxcbyJILd",
+	"rdByebebT3rVnuJfqcV8p1RVK/M+36FI8LqL6zRTWEPWcvD199T6ujulMPr9DXcYLM6Gtd988KqLt8UR",
+	"3PZIrTtPzUdkDfk/Hs1eMEt69QR5L4Labh8tqs+bRv+qw/2xzjcL/FPoV+VZzGW8BqfWu2JM8JZMiSuA",
+	"IsDWqFXegwbeth4nyitg43XkIeDcHzeqvgsf4axFH9+uElwLP2W3fA2d7c4qHohJPDh/2CRqWqyK2hvy",
+	"QZmLHi+b5inPlpd6ztY/za/kDaux9V8yEZFwkGdzmZrVPiQvGE1ZaorwmKLM+iD+9u4KsvCUIpluDqvc",
+	"hH1y5WLfuSKMm+pXxH16jSGZpbuza7Qc0lA4JCBqLu8EkQL+jQX05lTNWQQ5gXRlODZHeLIcifDN+eUV",
+	"eUbzbP7s9uAZPA/75DWW/Q/Igsb6FLAoMAVWTPngW3nDIohEYyLjNFZG0iI/7h+YxGm9bHNGI8jVwpPb",
+	"KS1gsac04f/L9IUKOODXErRuKTKKDjfzcSxlAtEqC8pFRrlgqcJijFVuQJNE7VER7UFY5JzG13pt7fd9",
+	"MhDk++8Hb06//550bcZET+8J9XIlwIvj8QT4O4lpphdkJLq4Eb0jvYPff0+T5PvvoQlBONSAnLIiNQli",
+	"IxADUZStDWSQJOCPZ/yWke+/1yP+/vtDDH5F9/cI0hNywQGdB6swkssiIxzd5CYnhFZd0zX+uoQLUSii",
+	"fiLKSHjxOlL0jmwiilc3zhr3XRe6XS5oTGSeJXnmIvsMEi2WJat80x+JgfFoQ3SCXiOTgz6RuYDBUbHE",
+	"wYEfGvZAHbqwXnCnk65zkve8ImF+dTAqRoJ91Nc/jS1vH4mR+P57TYyaejHctP/992QISWVFgJrhLzj2",
+	"0HKHEMLzFuyQKCaikbg3WzDvYJyu/wYm1Do0XIh+Bg5RZQIm6VchiynxD6ypny71/sk8xTx3ROwqqiUU",
+	"5zgw+d7wjI4EpqKlAEIbLY8w0w/bAeqWJvjA6xE5gSI/7v9IbBgt1CCkZIF8xcAGwybAdPXivwU3oEPG",
+	"LDUJenwo09mYRgsuQj2iEG4C3KmQLOgS4ljMZIs9RLY5EponmMPAywM+IuGETm/k9TWfspB07Rkn0BdX",
+	"WUozmaoe9AFh23SaETpNpZbsvIYUUnUIartiqRkV8G/gSbDBc6rIdR7HxU7bAwqbaz+IjvTQcXmLZ1C2",
+	"aJ7KfDaHRBee+oYqWKYuLaShwkhtUvtNuVJ804/DRysV9DFhsYRYmd7hSJgI8XKAPdkYXw9vrA+xP3KR",
+	"9SNRQATHNr5BkW41xr5XCq0/srH0sMqRxJ3HOBM/zqrIIIAKfTblLcA4e+LC7CtB84GNmIdObQBznwxM",
+	"uJQLxcECWyxiEa7qjGWa9n8wBP4b8uYst/PPinJ/muxtwb9u67qMvZrigF3EtuiNRF2ZwG5DyJLXkqvJ",
+	"122ouXhIamouFkUA/e4gNh9Irqh+QgZNBQj15QW4Gw76c8KmcsFUtSQhbJ99x7+NXDiTvtmXXv03rLjW",
+	"viBhj0ypMN17xQa7WKGi58UfkS6kp66v9tgrF0y00zKxqDYUyC+AeU15rOpKH5L1lQ81Xy5WS89aTwTv",
+	"zQlg2ph1C4roId0QYGgWSS+WpMFYaguJmlg6pGYIHcZ1NdjsmobPi1QTcP8bNHrkCNRUn/0j14zZ4sNH",
+	"7JoLEDKmWraJWDoSoYt+VqGTewGW8ERz0H6/74ZqMP+P8Z0XkBHU65NBHLsecG40tZm3Nj5pcHbSH4mh",
+	"lq/w1XKMEUZyYYgGlolzCHppHttr6w2qJfr80hmcfMzg0pMNteoRegFANhFuvxeQUCskIekeYAHp/f3i",
+	"8QE+l2n2YhmORNf+HkI+L41jeWfzShVABrAIckCgb+SNIQQXvViGWq5VU7wn9eTCoht40ENgf7yqR8Ji",
+	"C3dBi2rWw/QAcXbQG85Fi1d6NiF8HJoV+gVyaxZU3ag60QroxEoKKFxYIcaE2ON9QMK/7UFTKnQpqahV",
+	"BFo8uXa9EJVP54CexKNAaww4+U88CjQd6v8iJX/+HB4VGLD6zchidSCAD5YaN9MYgvBazADix93AQ3hs",
+	"MRn1qn+CFw7JJ5NAFpCpjJhe/Uyf7c+BncWYR59D3DW4uIoStWRK05RbqfNvexf4wd7pSWimru/4t69O",
+	"T3q4jGHRpF6khFEtCZrPNMHwCBZ9JDR/ASTqLi1UO8I1jdKMBYSJfGEzlx0SQeByU3PQQFIqZgxlQivP",
+	"WUUcF7I3Ek4b3DdBgXoVQsj2N4MZY/YHUBIiMpsl0rQO5K37Cj/FchqQhZoFEAH3OSRAZf2ReOsCU4mb",
+	"lun2p/19UMt8coP07lSLtpFkqGkkqbzlEXO7+dP+AQmFzMZ8kcQAl8Mig7mW8Swu6aBOnAMmpyX47u1B",
+	"rxN0jCbVOewc9Pf7+wAAljBBE9457PzQ3+//AMaJbA4WB6yIwaEiBoeKGBMP90a/UZvq/oqrTFWyzVJ2",
+	"zVImpqznEoeN7jd4cxqA0Sjqk1CvoqYSlaVapjKYNfi+EUWBc44EZEqTrinrm83ZonfkrgieWUC4ZQKX",
+	"MDKkvhbLIfoBjKD/AwhEIYkZvWWKhHALhZaQHN3r3vHuRmnMgy+1biO9wk7G51mfIAd2WFWHaBXbD9BX",
+	"c6D/AZxUU/dIGL5IqJqawhguET4y6+kDDnW8rB0F5TPqrGXFK8/+hjwK6l2sFP9F+417u0/OhcsOcLZh",
+	"XGLFYEHBgMc+JjHgxWGgEhhU4BIt7Ck22wPMdiXrno0JBrhFF/HcCTol1MU1qSk+yOgSaF9zC5jghrXQ",
+	"NyJkhbd5+ZL/s/3L/hZdwu62/vQcCaB4v8ZjDMQaOCrlHriXp0UjsVqUSL03/U797vgnobRLhmibwEo+",
+	"vw9ccX3YzOf7+9YkZsDUAcQVDRfPPiiMTi7ab4urBSZmsLo1G5nL+AqGaPuaLn7EUdV15kb/7AWNzEWE",
+	"nxxs/uStoMagwiL86IfNH/0i0wmPIibwix8fbL1KN3zdYl0hhy2uFSjnr+9HVKQRRq7GUAKL+FObFTmT",
+	"2WlxJaHN01DQ5sW0tyRMpGT5BsZW2Lx/f68JT+WLBU2XhimW7xgDsWGNml2IV7YghmTJMn0BYu3l33XD",
+	"qvP+87acdJDw0+gNzeZQ/SeRqhaqXMJtDx5rd++hnurmThLKU4dpOHhzisYxl4qsptCIVmUKA4U1wSPG",
+	"CF7yRaa5cldlnxyDFUCB6g89WGsEmlZE3QXWNfZInwr27rQIoj/q1d1MqOE8zN30Hj0mTGUvZLR8FI6C",
+	"sQWfy84Z5HIf92TKZ1pbBSaMGAIdLfijC/EL8Lum44ubWs77fmJw//IMbhBFWvWsueBwRu2Z3OdggyT/",
+	"7IOcPPv0QU70E8Qg3JEpBs2ea6htQxXknkz5gsammBzpgiPJKLiY1HPLbPqEiUzWTQEwohNfcLSd1ZNc",
+	"0JVf8f5g7+f3v+/v/fz+035w8N91sJTNDP1YJhwYegkupSwaE48ncwHQrJr9V9CSDrUCkuSZw8JD5xX8",
+	"FoxEmDpd3bdMB1YvAnG5EAEBkAFNHeDzGOOahH7LEd4reryLXGVgbytscd0f939GK/4dV8ZK4wzs9o6w",
+	"OTMV32Fxb/y4/6PXiLt8RmLl9pGpM6u7m6gYLEArwiVE7nUH/ZLKxW9Qj/8+V9ETx//KOb6RnTRpl5l/",
+	"4D8yfltqj+yq4GPW9ucvOwNvbJ5BXUnCM4NubvzWTmIE7J1k+bXfW8fGo1h/daHntsJJH+gW++Rg9HSP",
+	"9i6LmO6oBu8PfvdNTJ7RGYBmEG7mjqo+KZWvoXHKaLQs4CFN+WG4wG5Ykq1jgRsF8G14H87hAeXvr4Pp",
+	"4ZZFGN8Bxnde3ie3MU9ssYktmqWq4YzfuFyMNN/EXx5b69/ODOjbCgDPrAagwUPaxjl8p5yUCMJdIRQW",
+	"4SeCKaKYyI6saAhvGrnQw/rHiDuHSwdeXWnd0bsbCbbhUVjG4MlG8KjM0+TXWAPwE1v8t2OLeMzuxRZr",
+	"JSyvdkCts29g5KXMw7cuihllvokTnam2+E8N7LUHPYOByBZibiQA+lUrxVrD3tIbV8OUXrJskPDXrpzL",
+	"VygzeeNrIGu73HoFzbI5qFyzBU+c4N/AUviSZf7R8ZFpv5wrJM82CDdoIKuyiC7CE6UQl7gCzUtTpiqg",
+	"9RiE23Oy0EhANAYKQ1SYSnXwW8oW8pa52nDQyc5Sz0hsJ/ZcsuwE5/pgjObhBR83wqTEar4SwadhdM2M",
+	"0EGSKyP4PrG/fwP2d2nYX5UKtuR/TvpJ9P9AAkpAAsL3NsY66de8wNEixFtJSFiZaBY0Q1xuB1NhIp9I",
+	"FwIaXCimiRMyf4/EwX6vT8KMzo4l5Bap0EB1uY4xUQUan5p3imgp/L07pYrtcaGYMD4WlU/Q+wGAkCWR",
+	"ysbSb5Cj9PQHSXKll+g+UUmPF7RTjR2Jl+sWjKuNa4Xxp72msBpvk0pRNV4O8MFqDnCNL+oRBUu9X22i",
+	"a4rULL1kT8x0JY9vR2b6ReNjgNqdklTie8ke/HsX2S9xst9avvnsU0Zna83wF0ZIM0P9zvBQjhkHNgfM",
+	"pvWk5bfxBZTvjH+nyOWmmY1VHgmeQRSvFAwzXOgU8xvBmIhpisCcjatT76hl5ZinYN0Cz/d/bBYhR8J3",
+	"atIkabbZ4yHsrBzzH5vQRme+ZfzpKH5LR9FZrPUubjyJG60sQAvWElwUZiqYtalkZuh/CQHJ6293fUAa",
+	"zSSGUL9KEwmMrYEoMjp7Oier58TY4zQVNbjN9Vtfy9l5ybK2B2fnK2yzSHlFZ5scOcdesSR7jxVpW1hJ",
+	"K5Zpi8rMgX1FMQFOaIzzSdlITGNGoaK4vRNAWOWZYvG1heg1tRI32znW3FFoTH6Qo//wRgsc1tfnp1nP",
+	"jayH5okr/QtwJedsaceY6myjJyBeFje6dyDJacQWidSrf1hg8uuXbOQJrIwthuRQ5HJhcQQJIBtNqRgJ",
+	"rOQGcgBoApjamLKSjDtnpiQiF4UwDLXkIKxlhZVRZGZt4lzWcBmMFPqmBQyXCAxkarcnSZnm3b2ng/4t",
+	"iekucM0cx3WH2lN6P1kczM/PEK1iD6HwWpgMyxiUVQDWwEn5PDU4GSZNcmN24UgU6YXEzy4k97HyeYh3",
+	"X6u1b8PL3gzulaH3mDynBgu1tZmugsX4xH2+QXvdCjDtCh8yoDC7KT1vc15juWtiYs8+VeB/W9vyLFL1",
+	"Co5Qn7wzgHqg+VCxdO/M2ZLMsdgQgAh5YPYFjtBIyNQgD+EYj1zp9iVAUJYRKBE1IWZUtQp5WyOu4OzK",
+	"fLC1Aa/A2UYTZlSybT4d1UaNoIQA1aAa4EMX6b9yv32xQ4wkUsWtwpj3RzrFW116m+NRL20cRgMGlxVx",
+	"V9DiWx0tADpba3Aon62vy/CAAmIV9fsrskDUDa2xcMKcJzZxQWGqsozZEyP612BEaI1cd5DrFJwSS6pN",
+	"hXzJi4CqciE1wx6qt33hqYBxaLW4T7yyUq46DT7nBkLSIgEWkIgGKxBB6kxzHmSiEXnvdcEPouiJA30J",
+	"DrSu6MgT/9mR/7RRZL54lmNp0LxInavhjaSbK0beDK6Of4VUR+RgkAcNMZZfNu++DDwq1/HKdWpUeyvQ",
+	"6lkgXET8lkc5jePl9sagkajBmnpoY9A3bQf6yk1AO1p/nuw+37Ld58+z+Khnk+WeLQzx7JP91+dWmT8l",
+	"TOdycTJnzb4G6PTJ0lXBWI2y7B2SUiVDE1Blglil11VNYUMfQRqK99bKisVQrYVNAFY1KrGu0NrdXEIa",
+	"vhFoDSInWqWoFXYLKPEdeSnG1+Bxf7F8W1Tl+Ap9YV7hx3V3fak43RMr2sSKsBysdGSHlzwvSsVg4Yc/",
+	"T5PEAJxC1zPZMd4x/jNsWvaotOJrn1zpm9bW68387KiwWiNXKNvtuTJIEJUiSSNRUyXp0WzUrc3TXlHm",
+	"J/v0LmpZg0HI1ib9+kzTX4VR+j726PtZom1B0rVm6K/a/vN1mn6e7M7/rgxmncn5PsZmb5ZdCkJHWev1",
+	"tbZeSwO0zyFQ+t/RTPzEIR5eg3gyDD8Ug/iaTcK7GIPtKf6TjMFtzcBtjL5ewS9TsqnCyjBQt3iMNXMY",
+	"I130vulF0krECiQB2kxUUEBylip4ueZs4ca0omH2HsKyrDfaFIGBjjEAWUgSfpCTscpophCzSv+k8oSl",
+	"44yqGxWusTh/o7bmQZI8bDWAxpoNsNKY12yqG3JVqt7QJ+9cgYzAeHFNAaV2FR3w5VOxvqrD4Pjq9K/D",
+	"TtB5M3h7OTzpBJ3BxfGvp38dnuxW0aEmhdubKhhJZFqKUX/QjG7FaDqdX7F00ZTQ/XxzQvfGaQBOwXUs",
+	"73pod8R5mYnoQW41FSjcORK2HorBQYgkXBDwjlcHtTJfW070DG07u874kePy1QWUQtrkHQG4qK9bdvhi",
+	"XgaKPNQLZ18nfaMkqazBz1TOr7+ruvoWEVADM+z1SYgVrrgqSi+ZzwHMs/vj/v5IFIjRRyRExhK6u0bf",
+	"tchG8C6B2wokGqxS54n/d0IzwHdYx8mTfsMAPQhYQ6ssYZTr/ytTN7Pqf4VjWDbMlhWFvlcWFNUIrwpo",
+	"UKkBKlO/9iboGZUCnGtzZB6w6E+ByV4WOKQdTOGAdqVkDpt339w+RfHhcmVS0vULmGKdUuBtFTwlE9Ob",
+	"zanwYn66P+7/4IOLN3Itmc5KzMqVR89zgInfyJCtSRkVV1/PrK4SjRyZCHbXjlRGAmDSIZtLSCwHB31g",
+	"KlfPv5o9fwA3mlDzvH2SbwQc+akdt36UXM2HStQ8eMhBrVOrnmDXG3W30kkAbm+VUKDlMv+taKRfPI+r",
+	"Jn2roqc9+yAne1BpZw+PoQMv2ej0vpszLH6ckZhRlYGcXYEgQTkuhA5C0l3IiMVaorvmEVTCC8jdnE/n",
+	"JGNxrMg05noNRsI2Dd+5gqFQshh+0TqX9RotGNXC4XUeG6BNrowjexd39PGcTW9+k5NL3c8QVuTr9EWX",
+	"xqjXso5g39ktMuuGW/xtHOmNOGu/yFx8MYS1KxbHBcWLZaWWAtJ5lbxx1WvlzQfAGoKzO3azG8dc3Dz7",
+	"dM1j1i5ohRI1l2m2F/NbFhHFZ4JF5O3FK32xR/JOxJJGhOrTx0iSyiifIoQbFabyNumGb84vr0bCDcgB",
+	"H5VGpuXhq8LsYoqwuIK5mQSjjj6g2C7WQTkE74iReqGWrCuhUpzmdVDcffILj5lyJQlILjIel/sJ2ceE",
+	"p0yNaRY2RKf8Jif2TlCvuLj5atO0VwbaBBVp91YTzNP1XiyOJhe4rDFMq5uLGyHvRAC/oZ12yTKoO69F",
+	"OLAvAwtYtSv3vnBwSmlP4R4sTqk+wB4PMlXzd2BDvxjWUsOJQAXdo9OM3/JsWZIhdmd1jZC6phhu2Toc",
+	"EN29FgqMRqy3Z0EFnZUEgAAUCsy30JqvVjXu0FhkzFDwsRoJSMNUc62CCUns3HBxCRaI4gtmKtKThObK",
+	"QFxWpETNzkrq4BGM2Bq0RqLAsUQBJb1hWOBDaJmyvTMfkYRx7nMoELKmGsG5fm1gJvV18rTyENfWTNEL",
+	"Zl58km52iYzBojKWxsveZb0N65WI1jpDkQANxqoPcnKZ0Uz9j1aGQ2Ir6vdKPhKMFisjvWnRAFKeE60l",
+	"gOXsCG29JNT/f5knLL2i6sY2XfKwgF/G4M7IZC9mtywm8Kg88+tY3gXWbgfOHTBxLUmai6CIDjMVxV00",
+	"BwwszQWeRwNJnuSTmKs5i+zrLn6hgPvnkdahtPqDN5GA0Ef3Ze9eIbYPaD2DYsx6XYsdC0pbxpW+dWJb",
+	"F6q8d5V9a/I5WNrYqjBz81CD3UmgKCYNBaibBlymu/phYwXrL1tQer2t54ld7ihzNdhWgvsJPJuR9Qwy",
+	"ngFY8r0KLYD1+uSFzOYkZUnMjWpExUgMkuSF7vk0Oi84B3qsUUwpwNuAez/f3zfWcJOiplw5O7B1Z9M5",
+	"VOGkIhqJ0HEj/C1lAOfX6xM4nCGWWQlNW8pWfEpzMc7FtZab5iwaa66BORFwmJ19XtmRjQTNiNRat25A",
+	"8+Lia+Q53TfDs5PTs5cBuTz+dXjy9tXwJCCXby/1z8OTnolBVvkEq0P5Bm7NBkD3HYkJnd7MUkzkyOMb",
+	"4mZHchGBrQWrnmbTOeHRoSm5k8S2gpsgz/efF3zRvmgzNUaiaJBHpHsttZoMxd7gdns5vCKr+rb7Rj37",
+	"5C/357C3Kj8WmvQ2OIhfIwjiV4mAuHqSNpnaDQUfaUVzrg+cHgoXOVPueDuiA379fP/5VzHixqOmj9KE",
+	"6an4B6p+Mk/WBxSRk6QwPnxxGMcWngLHbGgcj7epiVWqZyWvTdSNqX1VKnijtVZXUvS6QL0MwLfAM7YA",
+	"wRE/DUbCFM2KaEYVw2Q3x4CIYlmRMuxKY2ANHHI3ZykjRsJWDOChgbqFHp1XdctmuJXq6twnbziO//Sa",
+	"Wy5caR3BmnqvKY52NUqpkUFA+ts3VHqrvWz5FVeAgeiW0sFyNaOMNRAMRGurwNhj+IAeCsczplRMWXxv",
+	"e2B9mA60bTFZyldRKaC2Tv47PRu/uTh/eTG8vCwJg2BdhDAxi/ai2U2sGQvk4h4ZuRokQ/aRTXMQv+Dm",
+	"w8mCBClNcb/q5QhsZiQymU/nLOqTtwCxcLC/v4+d6qvTvezam7BrmTJPpOw+39/v9ckLtpQgPtIikZqk",
+	"uYA6UGtlVpcfbCVUJ5zqa70iuleE0ZF4CGl0K7hcWIjf5ORRA2F/gW1GH3p0mdE0O6EZ2/rLoYi2++7S",
+	"hJbiLNt/B1LwJYRobvFRtO0XUOGo9dtnMtvug7eKXdGZgVZt/dVrllF9/W8//ZewS+nVnIptPnvFlNry",
+	"G709bZMCvU/+quWlLb95rXnHlb6nW39nhP/2H/zCWKQZyrZLbr/bjizORbw8vbbfbtEbT1V2KqYyTdk0",
+	"a//dMOJ4bbd8/4JBDvM2n0Dcxk7kB19uT4FXaa6y3XstPi+6fuTQlmNz4zUmUpbuyDvmXZIPriBvPZxC",
+	"+XUX9zeq+X5dZlfcBSvl2iUvy3ueOKslnSYVdhpLwR5JGrVB4y4y1umgimUZFzPlCqtKwRAeITDOerR+",
+	"GkFcaxCetEimMuEQB/vL21evxsfnb/5e+F8OicIkkMLvfOT6C6DuQWDTj/0+UgxXmuVWHtQnCfoZiS7U",
+	"qKbTqUwjMAOjPTTkYhrnERt/H5LrmM5Ur0/OL14Ozk7/b3B1en42Pn93NjyB8RkjsUxAtLT5VlyMROiP",
+	"FIXLbDVEyIsl1y2lrGfGbuZhaji4hXk9fP1ieFE/AC8T0OupKyGpLQQn59jieYQQmChdrL2WhaWIlyOB",
+	"XQdNwfCXf78cD05en54dumBwsj4WHGB1KiHewUhwAal2y9KOBjATvRVwBtBWCD4BvQ1EsZhNs7YwtErm",
+	"6bRZ0tYH5GG9hr/KuxI56CVHC+Id1JxztepI18aDFXqK11Sv8Me5g9Dkk4Nz/lpGrN4d13ENdAKXu+X/",
+	"1kDXnaCzQmqdoON2vybJ6xGt4LBXtVlACeqkNslSJssjIuFHGgc2+RASUmhGaBzjSVK+1cwko8T8hpHw",
+	"0+dQr/SfZ1tvuoANq32yJzfYk4OiuhCYP8tZJ6kJGvqzotU1/W5ngkYAI3AKrsMzwrKDak15zJKFh/gG",
+	"nqAwg1wb7SMYiTlXmUyXaDehM3Xkyx9SsIrB5lprIUVii2bopo/aIXE1Era+5XqTkHnrT7YIbbhrRqJN",
+	"HdB/VXPOsfGI79Sn/XbrXr9KK421bG2zAFvq7RfslrO7bdTwncxmluM+vrltV8vWF7PnfN0mNLtRj294",
+	"sz19IXud7W6HT58scE8WuLYmL7ybtzHA+YW5H9j+ttVgCvObFZKerG8PV8K7Yn2rNbk9uPfY5qy0AhX6",
+	"TjljmgcYb+Bg0BsL4EAG4mdo3k1zYQjFl46P0FB3zUWkCKNpzAHLzYQpGhewbq9FSUIPKmgkSlhB9/GJ",
+	"6rmbOXyb6EA4+K8WiR6H1waG3lDdE3O5BwS8Pbl1EPC7Z661ZTDPPuE/WuWySGGH66vwTlMuGE6AYcmX",
+	"b4+Ph8OT4UmARgXI8aALdkgSCSFjhF5nLB0JyKolm5Jqtab/vEcySW6EvCuKJEO7gDtDo2UzazG48ut5",
+	"y0tmWMvXmSBmxtYgFeDePJkEG1ETDfE2wKqapxZWVZRo3WAsfMmEC3Cg4ZlC5sAsZT4of2h7X63nJx/k",
+	"ZM9aDfcgKWoTOwkgTg88bvZDqMIMWaXFKf0O896Cupwql6/Bs4AspMrwY7BBBiY7ruYzsBFCsiuYJ03n",
+	"u+ea/SYnzqRgEri+TvwMTx3GgdblhPt7oTeSq+xfMLL1i5j5ZS7wGPsErhyF431vCPzxQDPqr9PHiQUA",
+	"yy/ix6mlmM5TKWSuVqUGM2nPJVHjkCDdMDVGznAkMnrDFDk+v7gYHl8F5Oz8amz+0Az8YvjX0+G74Qlx",
+	"TvMAJYTwg5ycRphJZd0ckPXOI/0TApb2R+LKdyg874Ggovx7wWZ+aHHjiLQMDK0RsxAD1eEXOAnG1JSo",
+	"NrUW8iREQYvDreXELZtsrJiIhgvKY5MSnHlYGCMBwAkWBw8y6ywMXhSlTCk/0W4FWUSz7v8iEV2qe3pE",
+	"8G7xkTyePCNPnpGH8YxYafnJP/LkH3nyjzz5R/7F/SNrUCt8M8nx5V9JVwpGUnkHyYUf5KR3hMISoDV4",
+	"qCS/XZ6fkVdcMIWfyMkHNs1GQn8Wc7EOm3WqbrdDhGgDukEEU+jfSHKUyKxoZIaGIsp1TLOMCXgRsN0g",
+	"GfeGLdVIaJkSP+nT/iQszxywTnQLdynXLRCqbJewFF0u9PoF+nf4AbC5uQDT2FTG+UKsWRI3rPM8S/Ls",
+	"gXA+UIX+ICcumtCP4CELphSdMa1ul5QQvXjmJJJblkZ8qtXbMu5HM1w4z+bu/D/ULtfOw4YfsVt9ELYA",
+	"JvkVP3yw0WVVIDl9ltieFq8ROSFk+t+hVXIgyBCk81UbZet1dhL8Q00jIJDMChYle2K6GZ3ETPWswO+O",
+	"FAUAzYSKyJ4kn20wzPg0iNuICIdHQE8TyxVU92vT0biCkdxzsprBSREvDdyG2705oxFLYfy8gAxpSVLs",
+	"I4SA/wptXMi7RxgjKsCYNM4V+SOXAJFQy5ghiBoRTlCHBuWLZ03Dh8ZAHrnv6jZWooBqEwZ3RGU8jonK",
+	"gcKsXokkYrBtey2rT6D2Xl97wsF9c5H95ccOwF3zRb7wwa4Bjp2lnc9BZ0E/nuKnB/v7+1vXoKibuBW9",
+	"4G4hTEDWAJgd/RIcJJEqu+Yf9S0KNs+PVKt0JBxP5UKfoRCgWEaCCiEzWgphvmFLYis66L9NU8C+/Ysq",
+	"5bO58ac4Q2WL5S16fIMN/y9bNqy2jy2+sRKEv9o/bb/WxfEA3Z5ELOYLnkEJYL1mNCTdMAgD4qFxKbbg",
+	"UxlLoZ8dhT0A3094wvTf/3/YWOoDIBVObAcNYfPQqRcyb/92nXaCju6rLg5+ZXYvqCthcu1uh8BtM/uY",
+	"MQH4at2wP1W3WEag/0FJEYcOHb5XgelHo5oB2TcFzt5eHSNko+nHhOP3yYDkgv+RM6Lya01NtlGDVc/Y",
+	"Wvh5PdyNhUISzdBT/fU/fh/s/R/d++f+3s/vi3/2x3vvv//PzpdFpVcZFVOGN+r9QXQeFJLmxMgWEBy8",
+	"1sEHeDQqo+k3A1b/dZnl0SxUEnWA3ZaCqmq9bE1W9fZxOpuN3hsrcZGNhbgGwuVtbYnV8tiR6Y8XU/Ob",
+	"nNy34taT7fjJdvwUVf9kNX6yGj9Zjf+trMZbbfprtCea2+wFZOM9euCKahONqmWrJ3n4HqGoIJzWxaGC",
+	"iHtvpN8N4BEf5KRIw0YDPxbufmcDPVGEHrw51frqBFI5M0moQS2nFWQyI/qOhP75O9UIS066PFNlTHL7",
+	"pAmWHLUvFyGh6IKNRJZSoegUYQvcRD7IyXfK+iv+H3tf2tw2jq39V1D+YuktxlEy7ncqds0Hd9rT5Z4s",
+	"vo5dfasub5kQCUkYU4CaIK1ouua/38I52CiRkrwpSoafumNxAbEcPGfB82BIG//RM786yoWAog1Ic6fy",
+	"PjiYHgv3YafQ2MK20oWK4POt3Ke8Z4SXNruxomg3ocALMaccazlSOqMpLxcYN9DN4ooY9jh7ptfwRTp9",
+	"UXyh13LQd7mPMNozWJliDOsROSMoDxsLENBLUzYr/c1DPeTYs5YXNnwKakMSOqZckB51gkTYDv0prsn9",
+	"U2R5NhK00O6CjSoFWQXSOx686yMdgJJYDmr4ArE0CB6ou0jI+ow4ioHJQwwlBYaQBMQr/BegKJInM1k6",
+	"7nyoiL8X5X5csN0wStPCcMjjSJxdXhwqMqSK5Vww4P3U42Ze4dUFLkpHIQLEB1VR6NcHTb1NZcaSWmO0",
+	"k9jIidI7HgxCdo5ljhZ/7Ag7NcMeNesllEITsowFjjNbfURkO9nQZxpCD6M0o7tnxgqI8kKVk3IkQ3la",
+	"5RTrtmJx7vJGUqGAUsa1v3w8eLtm9sOqztloa/qQTepLpKctEwSC5YgEMqCKlIsZ1573giA1MHx8o1TJ",
+	"F/j9Nzhj9Fw0JJ/dHCB6Dtjww8Z5u4GU5FSvJD3pYsH+qGgeTHI7/dz0WpmHNenLwORA72ZcUKQKWCP9",
+	"6R7YrADqUgL0K6YE3g0Gf33z7t3bn47/ejx49+5NkC0YrGYLXioK+Zsc7p825m9y+MVSVreFHmF31tPE",
+	"rOUQaO2mlv9CWMGQ2nR25ftmuMgIM7JwsTFnYdJlKMsJScoyv1UslSJTlrQ/YzTTRjaxcTiQPbJ/tXv9",
+	"jCoUGfKgcbefb4wM8DhNuVJcjJ1Al25ywe7lHcvADDJRcpqrvhmst7tr7SVdgB2xm5IjfG+xxdZqY1q2",
+	"lHA4MQD0Lw60jwfvdnssBQsdhAZrQ+aWlZ1mdTuqSlqyE6+5Cr2KtzTsqbKIhdl73YZqd1iY1Rs21VPi",
+	"ecgBdxkUZWb9T7tc9K6nZJVnxHSW49f3+gGYEpGFY+iHaLe+VvcLQMadnd1BW2o8GiA1a3anWrMJr1OZ",
+	"53QogT/tEamFgO1NzwODviNii+n1+JqplS+M2pQ2kXAh2BNIQUSxsNRZ+UIDVT2DjEwIRW47wAS0ZKSg",
+	"Yswel7OIhU1aPI5f/n3QWV3+Ynf5i30I+dT06bv4z3PEfwLjAXr0eFJJ+wc1q/SswaF1lrDCudRoAuGA",
+	"1YPTq16Ijfy8sLZKfx9NJxo4wakt/QipSvL/B8TgRCLzzOwqViRDO74J3oanehK4mWW3tEyIoguiZP+U",
+	"JJVi7/VVf4Mqq0Qb2xRjDuwrTUt8ZYMJRKdzk4C3vrmjFOuSn13ys0t+dsnPLvnZJT93nPzc6uTKQ/AF",
+	"sfDi1BR+pwh0hJy3VbFaiPGgQyUvDeEBmlzi1tXo3v+Grr0o6/q4HYZ/HNVAjVAg6NGdovVXw8WrWSFT",
+	"BrFJ4AJhj0fwcOwGBfuAf9ieHwjRvH8bRsogcxGLS/dnmH/9I5LoXkiAIoDQfE4XikwZFYrEBxPt4uSY",
+	"xEBOADgmFR88MjLhUPnPi6V2dDD9G8P0XVm95XHfbP+WJ3JnCZ/PEi737a5sIs82VYdLc3qK8Ew9lCLF",
+	"hmrJSBaxSHPO0JzSksxpfmdJRciUigUGyL5VXTme4uois3tktfcyzPE4bb/9VpzbXeBih/GEB8dIHu0D",
+	"71R+r/O4v2cS74ts21Jhvdt2+OoJ2SKDVtpI7F4UVOFL2mVwrhhWz6IAECiFiZKMCjl9pDIOFzEUDAZF",
+	"vo0iN+6FWBypW5G1v/eIXLsGlnQRi4yNuKjRXz6NKhv74Tc5BBv40LHovMku6dMlfbqkT5f06ZI+PxoE",
+	"fZHSbpweT67sPl4FNA4ngPCMARYdfH04fEVEhH0Z4LKXk3eJDmZVEwl6li3D01I+GpwSKeon0E6D2CHN",
+	"gXUM2dIJhSzKHWMzwksgKHuYWmNJx0BP8RRYepZlHSbtMGmHSTtM2mHSDpN2mPQHwKTAH9ch0ocj0rMM",
+	"S008/lsPRtujonNeTrwIjyH+fcT5IZTGKUnOqCqByXKZTRgPhLfmpIHJ1+mCQZ1bwVI8boQ8gysP7BkZ",
+	"jdGaSrsERYCC5yHvMl7jlcFpSThQ/ZX91XR3LB6S7yaPplH7PaBINh/T5b87TN9h+g7Td5i+w/Qdpu8O",
+	"F+wFs1oDTtmWbC0Eek0osfMGHllegRLzXso7RLzLnbyrkos//ymHViW4rewCFdNRKHgpdOy8Adv+yEl7",
+	"mMp+dUqoIJUYcYH8bEidtkTqxlUsUipSbU4sMdlTQtHYZCRc2s7ltUw4ofp/J7fbJLere6pFa9fQPYHQ",
+	"rp8qOxbZNQL/ZrY2LaSNcthtsxzP3USBlorIGjV5AmaiUlpVSRoLYOUCNQfDdoIyt08Sqd1bXdo1zC/d",
+	"8vpul9evrFy3tl5QsBoKQbfe0V7bdfkkSdyHtaqNDhXSwnQ1PGYkdP4phyfA1Gf+yr6CCtprWayqe70G",
+	"/rIliS/So2UsfGAPTci0f0TOSGKuTdzFesIY1qATwkuimGfrPFTBDcB9EWj19gJl3kCot39q5E4K5Vtk",
+	"9GdLRRL44ZYL91ygb0T2TysgZbdgew5wOWL4/5IoaAq2bBS4VYnhxEKQNVzguqiJgLcdclFMZEHv10y6",
+	"ATDuqzQWwb4yysRXui9CYLKW/jEQV3uKyX6RjIJt2/4RGS7HW1ts6MrqAmLD7yd/0e027axrbmylwMY8",
+	"hHfN7QjGNdmQO5ljsmQ2A6lJb6JJz5KjRQYIgq1YPhRN0gkVgAIhPKLd6YyXyvK0qSgW3lkq6dhe33eH",
+	"/mSeAeMl2NOh4zI6NUJBxodMAjnEhHABQnYBcbWVVnzSwcDHYlIv0/gdpkZM45+UHnlhaG37dwsiNdzU",
+	"zdTvLOF3jbtB79LEV4Ajfe9BuP303YLwptLML3WU61x4K2MpGKFkxgolBUBCdUT+Dlj7y82Xy/NPv5z/",
+	"oqeDZ8JHkn9tWk0YnPQmLM9iMVyEbHv2qHby6/k1We0tuDeBmTZcECE1mOrj5OKoKwBXnJAlXYFYvP/8",
+	"8fLD+fX5L3CzXjJcVFYmGKjzLUm6471XJZspE3+AqVRNqYC/Ihd8Yr7kdrgARULgqsPvsJ1RY+fHxD3c",
+	"BCz3GCb0T8YdD1rkQ33I6D+SBenR2ayQ90BJWleoVR7r30pQVU76EbLq5Xpzsm/TvQ+FAeZNprNjkVx+",
+	"/nJNXtMZfw1NeYUXvCqpulOv/9Q9bxuckLms8gx72DdzLCHiGbmOxyCO7t/IkNGqWIQ8/7arDxXBNjs/",
+	"x/WN7UU3dkgmG347CAaAn8SyE5IwSMokTk7CqP2iY2aGKyGllPAyr/MwoZmrEB4yJtwkHS7cND8iHww1",
+	"bODXfDj7+fzD+VXU6uCcxtaR0zcufws+qOHetX6RM9N76BfZtj2XX7SrEJuPWgo2d/OrAwAvAgC+Jc94",
+	"Se8YBHSMBRESwzpe6iUiF59uL68+/3p1/uVLRP5+dgF6NO/PPr0//4D72vl/X15c4V4SC2p0v4EptjBU",
+	"0kZSxrJJG9rwnTJvWxsG+52xkf67R3aDChCRbW2bfwi/t/qDNiWgp4BgX8uVvADlYATxzbjn4W4IOs5K",
+	"8bGAjjMYw0CCkSdiP1SxSBSDPIA6sq29zWV6dzvloiqZShzbHPnL4JQoxkgCv6M6gLqlZdI/sc2qBL4W",
+	"E232qEjBYuFhTNhsbDRoF0V1fKM97SZpoIi004fHooE/PHL4So7IhI8n2rlNZgWXeuwT0nszsEV+b4wo",
+	"DZ1K2NmlMlIl6BH3cjlnqowFz/pH5JMk5VyaSYpHaMjYgGTtAusOOAWCPqQ9nki3I+KMxqU8ZpZaB5Iz",
+	"Y8qN0BNuprqrScGExiKRfonAbd3ZAfiigtjvgaBmwczxG5KA0nniXwBqKEgDGAXTxEUaLOAifGQWcX2W",
+	"+fmFYNGtziNi1onHZBgnuLy5jsW2OD1pyLtuhAShmE57TOBaAtx4Rgmciwyx6IwWJU+rnBaWnB+/nwtV",
+	"MprZtQFLWArWRrYIQ7VBd2aNFP2PR9YecvCv24hsh0fLk9msPdgiGzPvn6RbFPeU53SICVN4WgdVVqBK",
+	"DZDoWQt43tiYCALeGhGMZCWynQUmrjX+qG2RdgSbN+JnL2SxzwaTdptKVd7Ke1bclnzKNu3tSDWZ0QXR",
+	"txjbqfRWq/+oSO/m+j38Xx+3MVHZeChsrxaRQLHLhDm9GzXDMvZY2MZBQo70kkrwEpzrxFyb9I/I3/m4",
+	"KhjSi+hOqErLL4K+YSqLDHd0G/451e3mMlN2d44FTUt+r3cg3F/Iv1ghDQ3h42O51kNEBkRVfr5nxbXu",
+	"170sOjibzcIG64a6BresKlXSkquSpz8cbdBP27TrkywvprMchIbY7srh7KLQi9WsPD5lpDeV6V2f9MDR",
+	"chvCgpX9b2JKjLrSS1sTtWxOvKZPRP5ZZWOglwZ/JxayIC6TjqklY35cOChy1khNtEGpP2FbY4O1Sm3W",
+	"hry4sfmIff9d2ZvlNncmZw9Nzh8VzfXEteKke2t9dJu+GZCBDgEUswRhIjQVCPSnhuDCSbcZxyuEOVaP",
+	"cRPMicVWOOflLU8NNXQwp7M5T7c5sJr20dDMCjkumFIbQ6ATOScjWvjgkv6sVVbrCebm2Ik57LAauorq",
+	"SdPImBcHYizu0b2llyyU2LhY9KNcpVjs1IZc2j7dd9thmOw/yozlnd3YR7thl+ceWQxAJTkblRtNBhWE",
+	"qZJPaelqkcD6CcYyjBAiWHAaharkeW5tRuQXNdWmYBzYHf0YWNQYg6/hnb8i3LE4xsMcmyeAtW+En2lp",
+	"4MUau2JrE14Ym8Rio2HR+/sH3fP7blhcQzujsj9G5dysxay+jlCa+5vbF6N3XbxOpRjxjImUqc0uD5yz",
+	"ounEymWH2WA95S2zSAYFSvbBdvlltKSKlYfK3w52CITj5xMGOXA8C0tdVU7kTnCGTywnBVMTmaPRsR9D",
+	"MlZwoIo2YXto1BE5Q5WwWCRT+vWWibLgTCX48t4SF0ofLJLRLtImzz7jkSjlo2nb+6Cfny8jd3Nz8ctS",
+	"95IeramZ2z/7VvfJHDK9wdDDR9s8aVu+zjzplmcHqzU5DUm8qoIrTd5OlYWey/9e/YiP9CufVtMVF3lp",
+	"DCLyRm9ibwaDwRH5xaTo3wwGbc0NxrpZzu3NYBDpq0yGcQD/XJdwfElzHsyPdYmp4LJgdnaZu7YiIzv7",
+	"WwqN7M+m2Mid5QpKjfZ4i7ElyjNWvIKJUFvScrRkZ9fvNtaIvvxuM67QRG7lBHvSVPc12hh7SldIwkIx",
+	"in04+La+ksiexCC9jCv95VlEhIyFDUjiQTaW9Z/JyLvP20vY2NzUloXkNtbauHWEFI9fqs096hVAnn9B",
+	"6nvLdNIgGonnoDxQUmRWMOBQ5ljIPpTZ4tT+BrhVO11AeoyMGvc0rxi4Wrjc3g4GHq7NJzJnsah9KBje",
+	"t4NjvEpIeIWvnDclxcCxzJkiyWXBRqw4IQUrq0L8DXZnmidHxDYeSu0KNqoUy0jvePBOgxueg00EIKLR",
+	"IlcmCJbSPK1yAOW9BE6PJeT92Yf3Nx/Ori8+/dpvJ8GIxRYsGDezjJbsmY3BClxKljqDUHWnTMhPd23B",
+	"ZvkiKCLEUbR3FcwMMjQrQfzr5HXhKbHQ4+gf48G3swDw8QC6JoxmrPCoC0esBriY0IDqfw7q7QYM2dCk",
+	"g/9dhYwvVG3eOFI4iHtVeP4gm11B+7MGk93KxVK3RXpDtQ/p4SwopV2Kyyux/6NtBjutLL9cb6ROSVks",
+	"sEQWbaS1WQBXSS7FmBWhAdtZDRoukifsaOthYuC/qq2qxTElEt62SfCTjscFGyPjKR4gS8aFrGZwFuuO",
+	"LRTpMZpOYgF/tVXL8LkC9z1f9lFNpywjCvln4JivHCFna9Cg/qmzycGboGkai3qHPahY1vuNfo6ci4gI",
+	"NnfHlCOnfK7d1oEloDiCGVKUkMGGaQLnlBW/ZxhlSZjIzI/sq/nlybAXh+n5NrjPIl8sjSW9Y0J/st6e",
+	"zHE6+DigpyU995X9tmCA75bmgmM9nV+ZnzcGLNoa6Khzw7a5fm5tmx2TF2mZdWddzxOIEd3cXPzS2iB3",
+	"7a0L9zwhvNPQpns7gi5mtbY9tcDT87bE9E49jKkHjabGepyS5M9/Jy6kCKjWXd/aZHjOLfwjbPKUfv3A",
+	"xLicHJz8ZMJN9t9vnvQB6My2hsLg19XmWGRG07QqaAr8AQVLuULEWjC9/g+ig9Gbg+gA+uQW+kQ/hE95",
+	"TmGriA70biXSxa2pPTmIDqAq2FTcNiG6aFVrcIb8027yHZF/aDNcSoImuPbdw8VJuPvoPx4qkgQfmkQk",
+	"8aOQRLFI/DxKtCVJlud54uJCN9fvSTKRVaGfktEFXj9n7C4hHGMOuOS5wcLs6yyXGbNAsWkQrNGvjQAv",
+	"2VSFQ1Efqto0qi2DhjWq2wuX6VfotjZ0vPsDLQoKqFWVixxmrCymOwk96LHaFMELx7rLWe00SuGUSGvr",
+	"bQ9ihw5+PBwRFsTdrNqAlMtovxkM1kAiPC+2hrXeOmuf3Ru/XSDQWZd1y9I19Apcu1UbsSE26Lu2W6m7",
+	"1w9uGAbve+1m2bax8MGBO0UoGdL0Tu9+Imto7gn5eH725ebqnBSVcGvXRtrgpCx+kQOL2u8yJSMKq0Vq",
+	"rueh8rXG6Ia5Hkdf2vScT0cPqWI5Fx7WqVPtVV/8fHV2fR4LzCqrxjSLz0QrX0AD2RaXewG061rvZeJq",
+	"cITGQrB5mI+yehzuqWeXF4eKpFVRaC/RtVnfYm3Ucj8k9qpbvaJVEgvDpEF4VvMzuag154j8DkFUKvw4",
+	"6ev/6+b8Bs+vX918+nTx6demt8YiCFMEwQk8fUsQI0KqDYC3C90O+j6QfDwYkN6QZjYi3PcxYogYcxUL",
+	"Lu5pzrPI/1SPQGBeByIlZj74SwtmYij1biwlGVY8z/xwxUL3P+BCPIZsjurXuqWohOBi/DQKZTxrurJ7",
+	"7B1Fx0oL94/AcGVHa97B/BhCvYlZb3qW/lGxqk5juJt44M9+xpOemd8w4aNgFruEZbQygWGe1hatOYEf",
+	"CzNH+4ZH4j/h0K6rfCmWoh94kjdIcjUd5d3jzR82VkIbNtPtN/xGrO0xxOs/3f9buvr1xafhJj+s8rug",
+	"TQGAhmxTEj46wb397eCtyTjJEUFm+kjvvDkr2S3spziz9UMwOdH3hDu2bPeUzCRgc23I70TIyTWXxZ02",
+	"1ZkUywFPhBDbRTx/rvK75zLNL+Rl15vYskzqI9TVD7XWD/lZ3FJBVAMCbTVEu6wwMFSpsKrqw/ysisxb",
+	"EHT6xVP377Ey/NUYxbU2C+sZWiS83kFdgFqH2i6MqeD/Mht5oPaB6xurwU8JNVHElAoyZGRKM6ZBt/fx",
+	"0bhEZMzvzdk7E0OgacpUoCtomsMFkMBspHuNxTq+10r5CEPtS7bQx/sdGmI0yvaT+bU+pPBKOL8oi5IM",
+	"FxFJ9AbQc+UHsiAJRGtb0zjQlc3lnAcQBLVxVPgH3NUcfd4bdtlgFLdRDKothj033DsNhISr51DV+ymw",
+	"fOZYChq/xrAFOmIa0oTPsHCx0e7UOLq8Rg8QSqOFUUdEez+mYKkS/I+K2UfWn8THQhZYB6AYlDQRcDnn",
+	"XLG+EffR2EY4Q+TLHY8Hx0fkRun/9YxaiSzGtzSbcpFEJNEwTY5GPGWY04Dq5sIUA4Gbqi3PlApgdK9Z",
+	"3t7x4C9BW47IGf4CUkL6SwLLGgRPNcQMzSov1pvUVt84WCl75xUHbds/fzjsuBbII9gcB7PDgoFzYyem",
+	"cxjx37c8U0t4sGkt756p0ixIBBQUHV1sn7KRgJ3hUVyzS1a00RA3wcLXf5quxqzplopp9Zedmhoc5HzJ",
+	"LbmhNT4TZnprTO8Z0kVJwIB4KIgXRM6FRYhqwmegR7XohxaWPIuBNUVGql1ZrW76tlNYw4/rNNZa3Tzs",
+	"oKV1LAsyZLkUqCTuwr3Ly3qHwmpbrKBoU3CmhmQ2e1DBujn0MEOtuCyxeIjP8isrn28Lf3k0vnbadGvp",
+	"+1pLUNmwzUJ62JwMYd/GAxdXTKALUF+OAPFdoBK2bG7Kix6218TiAWi+aYFiA78TmI2N3as6/S2MR8EQ",
+	"S3ZG5JmNyH8szsZ18Hw42/zuf9mAva/YVN6zWqTWlSw4A3eMBg4J/RFZ7Ny26WYGK/QjtGJrNG1RUHjy",
+	"wn5Kt44b1nEUzgiTLPG+1NIq3+Fq0dPArxYk13tZRBBtedMmRaWP9K6+zuhSiaLxemmWoVSM+bWc89TJ",
+	"5Ok+n0CxSn31xeK54oRNq+8sy5qW3nfsAKw4Sp0RaOole2oCJ8j++gdnWeaNgm7Mtvvo9gnM9anLExMK",
+	"N3RZ2smOCM+YKPmI40kwc66oZMWIpgyUpUQsDD1JLRugv0U/AZAB1Fzofx0qwl5NKc+1hSiYUrgFm3qJ",
+	"ETfH2fyDdD9k+B+BYhMksY99L0VJuVAJnAdX7huRWsa9PDWXIR0Z+1ouJThWE6ixeJBg5tMTqD9Q7tR2",
+	"+3PlT+3zniOHuvJF/2BstsW00b5ww7xp+cDl6dl2+uovbwctx8xfdF/ZPsPb5XY35XbVFsZ52YlZGyaV",
+	"wuPVNZb6aXbHBUH3Gf607emGFLZDOk2u4XcS/GyYs8/o+Phar43NY8W9fXRV5AcnB69hapuW/LlSGm3q",
+	"nHvAQ8FEyvpYtK/hTsYUL1gWHvyggpxdXkQYoOGmIG5WDXOuJiwDabUjv2/QGW86in4G2UA8y204tfC5",
+	"RM6FUfcUtb5EuncOhcagMheRNJcCHDKNywxjae3Vs6ZXX9Ox0qiIC0R/tj5tPuEpOh5QFptSAXQ5S098",
+	"Bd24+tTfLSuryFbr6twrfBWd9vTUUXiSGJydpva22mnS063VBlNFhmyBF2QFt/ZXGxW82E7M1RejDBty",
+	"2OZc4f9A2Z/tdC7UzOin6j6zI+Rl4YMDQiLz2t2hUlkjUUFw5OqeFQbBo8SsJZ+AeL+hnuiZwmaTkAU5",
+	"+ohUoqTjvmWT0DMHKjiD10O1ZgMkZGU6sbWKK2JQ8EBHPRpSwLrnOoLRBk5GqBTHDjR1kO6MvFV0sIep",
+	"lo4g1Ggl/ZEvc5Y3mEmmFr1h1amFSCeFFLJSToQfaSGXhiqTc5FLmvnSohGvT1hzu7ZI/xcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

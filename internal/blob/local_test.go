@@ -56,7 +56,7 @@ func TestSignerRejectsTamperingAndExpiry(t *testing.T) {
 	if k, f, err := s.Verify(tok, now); err != nil || k != "org/a/x.csv" || f != "x.csv" {
 		t.Fatalf("verify: %q %q %v", k, f, err)
 	}
-	if _, _, err := s.Verify(tok, now.Add(2*time.Hour)); !errors.Is(err, ErrBadLink) {
+	if _, _, err := s.Verify(tok, now.Add(2*time.Hour)); !errors.Is(err, ErrExpiredLink) {
 		t.Fatal("expired link accepted")
 	}
 	if _, _, err := NewSigner([]byte("other")).Verify(tok, now); !errors.Is(err, ErrBadLink) {

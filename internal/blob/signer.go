@@ -10,8 +10,11 @@ import (
 	"time"
 )
 
-// ErrBadLink is returned for a download token that was not signed here, was altered, or has expired.
-var ErrBadLink = errors.New("blob: invalid or expired link")
+// ErrBadLink is returned for a download token that was not signed here or was altered.
+var ErrBadLink = errors.New("blob: invalid link")
+
+// ErrExpiredLink is returned for a genuine token past its expiry.
+var ErrExpiredLink = errors.New("blob: expired link")
 
 // Signer makes and checks download tokens: base64url(JSON claims) "." base64url(HMAC-SHA256).
 type Signer struct{ key []byte }
@@ -37,7 +40,8 @@ func (s *Signer) Sign(key, filename string, exp time.Time) string {
 	return p + "." + base64.RawURLEncoding.EncodeToString(s.mac(p))
 }
 
-// Verify returns the object key and download name a token names, or ErrBadLink.
+// Verify returns the object key and download name a token names, ErrBadLink for a token not signed
+// here, or ErrExpiredLink.
 func (s *Signer) Verify(token string, now time.Time) (key, filename string, err error) {
 	p, sig, ok := strings.Cut(token, ".")
 	if !ok {
@@ -52,8 +56,11 @@ func (s *Signer) Verify(token string, now time.Time) (key, filename string, err 
 		return "", "", ErrBadLink
 	}
 	var c claims
-	if json.Unmarshal(body, &c) != nil || now.Unix() >= c.Expires || CheckKey(c.Key) != nil {
+	if json.Unmarshal(body, &c) != nil || CheckKey(c.Key) != nil {
 		return "", "", ErrBadLink
+	}
+	if now.Unix() >= c.Expires {
+		return "", "", ErrExpiredLink
 	}
 	return c.Key, c.Filename, nil
 }

@@ -112,6 +112,10 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 				}
 				return validationError(me, v.style)
 			}
+			// Handlers behind the strict interfaces see only the request's context; the few that need
+			// the request itself (raw query parameters, Range headers) find the echo context there.
+			r := c.Request()
+			c.SetRequest(r.WithContext(context.WithValue(r.Context(), echomw.EchoContextKey, c))) //nolint:staticcheck
 			return next(c)
 		}
 	}

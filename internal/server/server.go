@@ -41,6 +41,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/orgs"
 	"github.com/loopwork/loopwork/internal/platform/reviews"
 	"github.com/loopwork/loopwork/internal/platform/sso"
+	"github.com/loopwork/loopwork/internal/platform/storage"
 	"github.com/loopwork/loopwork/internal/platform/taskexecutions"
 	"github.com/loopwork/loopwork/internal/platform/taskmarks"
 	"github.com/loopwork/loopwork/internal/platform/transcription"
@@ -52,6 +53,7 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/apps"
 	"github.com/loopwork/loopwork/internal/v1/bulk"
+	"github.com/loopwork/loopwork/internal/v1/exports"
 	"github.com/loopwork/loopwork/internal/v1/jobs"
 	"github.com/loopwork/loopwork/internal/v1/lifecycle"
 	"github.com/loopwork/loopwork/internal/v1/measurer"
@@ -106,6 +108,7 @@ type platform struct {
 	*credentialsService
 	*integrationsService
 	*transcriptionService
+	*storageService
 	platformPending
 }
 
@@ -128,6 +131,7 @@ type (
 	credentialsService    = credentials.Service
 	integrationsService   = integrations.Service
 	transcriptionService  = transcription.Service
+	storageService        = storage.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -141,6 +145,7 @@ type v1 struct {
 	*jobsService
 	*bulkService
 	*measurerService
+	*exportsService
 	v1Pending
 }
 
@@ -150,6 +155,7 @@ type (
 	membersService  = members.Service
 	workersService  = workers.Service
 	measurerService = measurer.Service
+	exportsService  = exports.Service
 	jobsService     = jobs.Service
 	bulkService     = bulk.Service
 )
@@ -210,7 +216,6 @@ func New(d Deps) (*Server, error) {
 			return nil, err
 		}
 	}
-	_ = files // the exports, documents and storage services take it
 
 	sender := d.MailSender
 	if sender == nil {
@@ -238,13 +243,18 @@ func New(d Deps) (*Server, error) {
 	reviewsSvc.Register(jobWorkers)
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
-	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger, Periodic: append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...),
-		MaxWorkers: cfg.TaskWorkers})
+	exportsSvc := exports.New(exports.Deps{DB: d.DB, Grants: grants, Files: files, Logger: d.Logger,
+		Silence: max(2*cfg.TaskLease, 10*time.Second)})
+	exportsSvc.Register(jobWorkers)
+	periodic := append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...)
+	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger,
+		Periodic: append(periodic, exportsSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
 	engine.SetQueue(q)
 	lifecycleSvc.SetQueue(q)
+	exportsSvc.SetQueue(q)
 	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 
@@ -281,6 +291,7 @@ func New(d Deps) (*Server, error) {
 		taskexecutionsService: taskexecutions.New(taskexecutions.Deps{DB: d.DB, Engine: engine}),
 		reviewsService:        reviewsSvc,
 		credentialsService:    credentials.New(credentials.Deps{DB: d.DB, Box: box}),
+		storageService:        storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
 		transcriptionService: transcription.New(transcription.Deps{Backend: speechBackend(cfg),
 			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
 		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,
@@ -294,6 +305,7 @@ func New(d Deps) (*Server, error) {
 		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc}),
 		bulkService:     bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
 		measurerService: measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
+		exportsService:  exportsSvc,
 	}
 
 	proxies, err := cfg.TrustedProxyNets()
@@ -380,6 +392,14 @@ func openBlob(cfg config.Config) (blob.Store, error) {
 		return "http://" + cfg.Addr + downloadRoute
 	}
 	return blob.NewLocal(cfg.StorageDir, blob.NewSigner(cfg.EncryptionKeyBytes()), base)
+}
+
+// signerOf is the key of a store whose links the server serves itself.
+func signerOf(files blob.Store) *blob.Signer {
+	if l, ok := files.(*blob.Local); ok {
+		return l.Signer()
+	}
+	return nil
 }
 
 // downloadRoute serves signed links to locally stored files (downloadStorageObject).
