@@ -218,7 +218,6 @@ func decodeOrNil(raw []byte) (any, error) {
 	return decode(raw)
 }
 
-
 func timeOrNil(t *time.Time) any {
 	if t == nil {
 		return nil
