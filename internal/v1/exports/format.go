@@ -33,7 +33,7 @@ func cell(v any) string {
 		if x == nil {
 			return ""
 		}
-		return strconv.FormatFloat(*x, 'g', -1, 64)
+		return string(appendJSONFloat(nil, *x))
 	case json.Number:
 		return string(x)
 	case rawJSON:
@@ -138,11 +138,15 @@ func section(key string) int {
 
 func (c *columns) add(rec object) {
 	for _, m := range rec {
-		if !c.seen[m.Key] {
-			c.seen[m.Key] = true
-			s := section(m.Key)
-			c.sections[s] = append(c.sections[s], m.Key)
-		}
+		c.addKey(m.Key)
+	}
+}
+
+func (c *columns) addKey(k string) {
+	if !c.seen[k] {
+		c.seen[k] = true
+		s := section(k)
+		c.sections[s] = append(c.sections[s], k)
 	}
 }
 

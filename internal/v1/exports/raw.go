@@ -72,7 +72,7 @@ func plainFields(j job, o Options, arena []byte, buf [][]byte) ([]byte, [][]byte
 	mark()
 	for _, f := range []*float64{j.Score, j.TrustScore} {
 		if f != nil {
-			arena = strconv.AppendFloat(arena, *f, 'g', -1, 64)
+			arena = appendJSONFloat(arena, *f)
 		}
 		mark()
 	}

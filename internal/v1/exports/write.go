@@ -99,9 +99,12 @@ func (s selection) write(ctx context.Context, db *sql.DB, w io.Writer, progress 
 		}
 	}
 	o := s.Options
+	// Tables, and annotations of a nested response, reshape JSON and take the general path; everything
+	// else is written from PostgreSQL's JSON text without decoding it.
+	general := o.FlattenTables || (!o.Flatten && len(o.Postfixes) > 0)
 	var err error
 	switch {
-	case !o.CSV:
+	case !o.CSV && general:
 		err = s.each(ctx, db, func(j job) error {
 			recs, err := o.records(j)
 			if err != nil {
@@ -118,10 +121,14 @@ func (s selection) write(ctx context.Context, db *sql.DB, w io.Writer, progress 
 			count()
 			return nil
 		})
+	case !o.CSV:
+		err = s.fastJSONL(ctx, db, bw, count)
 	case !o.Flatten:
 		err = s.fixedCSV(ctx, db, bw, count)
-	default:
+	case general:
 		err = s.spooledCSV(ctx, db, bw, count)
+	default:
+		err = s.fastSpooledCSV(ctx, db, bw, count)
 	}
 	if err != nil {
 		return n, err
