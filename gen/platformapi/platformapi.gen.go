@@ -6979,7 +6979,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/storage/download/{token} (the `DownloadStorageObject` operationId).
 	DownloadStorageObject(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePresignedDownloadUrlWithBody Create a download link for a stored object (not available yet)
+	// CreatePresignedDownloadUrlWithBody Create a download link for a stored object
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -6990,7 +6990,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
+	// CreatePresignedDownloadUrl Create a download link for a stored object
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -7001,34 +7001,32 @@ type ClientInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrl(ctx context.Context, body CreatePresignedDownloadUrlJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ResolveStorageUriWithBody Resolve a storage URI to a download link (not available yet)
+	// ResolveStorageUriWithBody Resolve a storage URI to a download link
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
-	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
-	// and, when the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket. The object must
-	// belong to the caller's organization; otherwise, or when it does not exist, the answer is 404. Another
-	// scheme or a malformed URI answers 422.
+	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage;
+	// keys are relative to the organization, so one organization's key never names another's object) and, when
+	// the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket (with local storage,
+	// `s3://` URIs answer 404). The object must belong to the caller's organization; otherwise, or when it does
+	// not exist, the answer is 404. Another scheme or a malformed URI answers 422.
 	//
-	// A new link is valid for 3600 seconds (`expires_in_seconds` 3600). The server may instead return a link it
-	// issued earlier for the same object and caller that is still valid for at least 5 minutes; then
-	// `expires_in_seconds` is its remaining lifetime.
+	// A new link is valid for 3600 seconds (`expires_in_seconds` 3600).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
+	// ResolveStorageUri Resolve a storage URI to a download link
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
-	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
-	// and, when the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket. The object must
-	// belong to the caller's organization; otherwise, or when it does not exist, the answer is 404. Another
-	// scheme or a malformed URI answers 422.
+	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage;
+	// keys are relative to the organization, so one organization's key never names another's object) and, when
+	// the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket (with local storage,
+	// `s3://` URIs answer 404). The object must belong to the caller's organization; otherwise, or when it does
+	// not exist, the answer is 404. Another scheme or a malformed URI answers 422.
 	//
-	// A new link is valid for 3600 seconds (`expires_in_seconds` 3600). The server may instead return a link it
-	// issued earlier for the same object and caller that is still valid for at least 5 minutes; then
-	// `expires_in_seconds` is its remaining lifetime.
+	// A new link is valid for 3600 seconds (`expires_in_seconds` 3600).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -10184,7 +10182,7 @@ func (c *Client) DownloadStorageObject(ctx context.Context, token string, reqEdi
 	return c.Client.Do(req)
 }
 
-// CreatePresignedDownloadUrlWithBody Create a download link for a stored object (not available yet)
+// CreatePresignedDownloadUrlWithBody Create a download link for a stored object
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -10205,7 +10203,7 @@ func (c *Client) CreatePresignedDownloadUrlWithBody(ctx context.Context, content
 	return c.Client.Do(req)
 }
 
-// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
+// CreatePresignedDownloadUrl Create a download link for a stored object
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -10226,17 +10224,16 @@ func (c *Client) CreatePresignedDownloadUrl(ctx context.Context, body CreatePres
 	return c.Client.Do(req)
 }
 
-// ResolveStorageUriWithBody Resolve a storage URI to a download link (not available yet)
+// ResolveStorageUriWithBody Resolve a storage URI to a download link
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
-// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
-// and, when the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket. The object must
-// belong to the caller's organization; otherwise, or when it does not exist, the answer is 404. Another
-// scheme or a malformed URI answers 422.
+// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage;
+// keys are relative to the organization, so one organization's key never names another's object) and, when
+// the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket (with local storage,
+// `s3://` URIs answer 404). The object must belong to the caller's organization; otherwise, or when it does
+// not exist, the answer is 404. Another scheme or a malformed URI answers 422.
 //
-// A new link is valid for 3600 seconds (`expires_in_seconds` 3600). The server may instead return a link it
-// issued earlier for the same object and caller that is still valid for at least 5 minutes; then
-// `expires_in_seconds` is its remaining lifetime.
+// A new link is valid for 3600 seconds (`expires_in_seconds` 3600).
 //
 // Takes any type of body and a specified content type.
 //
@@ -10253,17 +10250,16 @@ func (c *Client) ResolveStorageUriWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
+// ResolveStorageUri Resolve a storage URI to a download link
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
-// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
-// and, when the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket. The object must
-// belong to the caller's organization; otherwise, or when it does not exist, the answer is 404. Another
-// scheme or a malformed URI answers 422.
+// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage;
+// keys are relative to the organization, so one organization's key never names another's object) and, when
+// the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket (with local storage,
+// `s3://` URIs answer 404). The object must belong to the caller's organization; otherwise, or when it does
+// not exist, the answer is 404. Another scheme or a malformed URI answers 422.
 //
-// A new link is valid for 3600 seconds (`expires_in_seconds` 3600). The server may instead return a link it
-// issued earlier for the same object and caller that is still valid for at least 5 minutes; then
-// `expires_in_seconds` is its remaining lifetime.
+// A new link is valid for 3600 seconds (`expires_in_seconds` 3600).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -18917,7 +18913,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/storage/download/{token} (the `DownloadStorageObject` operationId).
 	DownloadStorageObjectWithResponse(ctx context.Context, token string, reqEditors ...RequestEditorFn) (*DownloadStorageObjectResponse, error)
 
-	// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object (not available yet)
+	// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -18928,7 +18924,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePresignedDownloadUrlResponse, error)
 
-	// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object (not available yet)
+	// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object
 	//
 	// Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 	// given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -18939,34 +18935,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/storage/presigned-download (the `CreatePresignedDownloadUrl` operationId).
 	CreatePresignedDownloadUrlWithResponse(ctx context.Context, body CreatePresignedDownloadUrlJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePresignedDownloadUrlResponse, error)
 
-	// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link (not available yet)
+	// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
-	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
-	// and, when the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket. The object must
-	// belong to the caller's organization; otherwise, or when it does not exist, the answer is 404. Another
-	// scheme or a malformed URI answers 422.
+	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage;
+	// keys are relative to the organization, so one organization's key never names another's object) and, when
+	// the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket (with local storage,
+	// `s3://` URIs answer 404). The object must belong to the caller's organization; otherwise, or when it does
+	// not exist, the answer is 404. Another scheme or a malformed URI answers 422.
 	//
-	// A new link is valid for 3600 seconds (`expires_in_seconds` 3600). The server may instead return a link it
-	// issued earlier for the same object and caller that is still valid for at least 5 minutes; then
-	// `expires_in_seconds` is its remaining lifetime.
+	// A new link is valid for 3600 seconds (`expires_in_seconds` 3600).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/storage/resolve (the `ResolveStorageUri` operationId).
 	ResolveStorageUriWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResolveStorageUriResponse, error)
 
-	// ResolveStorageUriWithResponse Resolve a storage URI to a download link (not available yet)
+	// ResolveStorageUriWithResponse Resolve a storage URI to a download link
 	//
 	// Turns a storage URI found in task outputs into a short-lived download link that works without
-	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
-	// and, when the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket. The object must
-	// belong to the caller's organization; otherwise, or when it does not exist, the answer is 404. Another
-	// scheme or a malformed URI answers 422.
+	// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage;
+	// keys are relative to the organization, so one organization's key never names another's object) and, when
+	// the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket (with local storage,
+	// `s3://` URIs answer 404). The object must belong to the caller's organization; otherwise, or when it does
+	// not exist, the answer is 404. Another scheme or a malformed URI answers 422.
 	//
-	// A new link is valid for 3600 seconds (`expires_in_seconds` 3600). The server may instead return a link it
-	// issued earlier for the same object and caller that is still valid for at least 5 minutes; then
-	// `expires_in_seconds` is its remaining lifetime.
+	// A new link is valid for 3600 seconds (`expires_in_seconds` 3600).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -27463,8 +27457,6 @@ type CreatePresignedDownloadUrlResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27487,11 +27479,6 @@ func (r CreatePresignedDownloadUrlResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreatePresignedDownloadUrlResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreatePresignedDownloadUrlResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -27539,8 +27526,6 @@ type ResolveStorageUriResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -27563,11 +27548,6 @@ func (r ResolveStorageUriResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ResolveStorageUriResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ResolveStorageUriResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -31291,7 +31271,7 @@ func (c *ClientWithResponses) DownloadStorageObjectWithResponse(ctx context.Cont
 	return ParseDownloadStorageObjectResponse(rsp)
 }
 
-// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object (not available yet)
+// CreatePresignedDownloadUrlWithBodyWithResponse Create a download link for a stored object
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -31308,7 +31288,7 @@ func (c *ClientWithResponses) CreatePresignedDownloadUrlWithBodyWithResponse(ctx
 	return ParseCreatePresignedDownloadUrlResponse(rsp)
 }
 
-// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object (not available yet)
+// CreatePresignedDownloadUrlWithResponse Create a download link for a stored object
 //
 // Creates a pre-signed download link, valid for 3600 seconds, for an object of the caller's organization
 // given by its storage key (the part after `storage://`). An unknown key, or a key of another organization,
@@ -31325,17 +31305,16 @@ func (c *ClientWithResponses) CreatePresignedDownloadUrlWithResponse(ctx context
 	return ParseCreatePresignedDownloadUrlResponse(rsp)
 }
 
-// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link (not available yet)
+// ResolveStorageUriWithBodyWithResponse Resolve a storage URI to a download link
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
-// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
-// and, when the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket. The object must
-// belong to the caller's organization; otherwise, or when it does not exist, the answer is 404. Another
-// scheme or a malformed URI answers 422.
+// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage;
+// keys are relative to the organization, so one organization's key never names another's object) and, when
+// the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket (with local storage,
+// `s3://` URIs answer 404). The object must belong to the caller's organization; otherwise, or when it does
+// not exist, the answer is 404. Another scheme or a malformed URI answers 422.
 //
-// A new link is valid for 3600 seconds (`expires_in_seconds` 3600). The server may instead return a link it
-// issued earlier for the same object and caller that is still valid for at least 5 minutes; then
-// `expires_in_seconds` is its remaining lifetime.
+// A new link is valid for 3600 seconds (`expires_in_seconds` 3600).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31348,17 +31327,16 @@ func (c *ClientWithResponses) ResolveStorageUriWithBodyWithResponse(ctx context.
 	return ParseResolveStorageUriResponse(rsp)
 }
 
-// ResolveStorageUriWithResponse Resolve a storage URI to a download link (not available yet)
+// ResolveStorageUriWithResponse Resolve a storage URI to a download link
 //
 // Turns a storage URI found in task outputs into a short-lived download link that works without
-// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage)
-// and, when the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket. The object must
-// belong to the caller's organization; otherwise, or when it does not exist, the answer is 404. Another
-// scheme or a malformed URI answers 422.
+// authentication headers. Accepted URIs are `storage://<key>` (an object key in the organization's storage;
+// keys are relative to the organization, so one organization's key never names another's object) and, when
+// the server stores objects in S3, `s3://<bucket>/<key>` of the configured bucket (with local storage,
+// `s3://` URIs answer 404). The object must belong to the caller's organization; otherwise, or when it does
+// not exist, the answer is 404. Another scheme or a malformed URI answers 422.
 //
-// A new link is valid for 3600 seconds (`expires_in_seconds` 3600). The server may instead return a link it
-// issued earlier for the same object and caller that is still valid for at least 5 minutes; then
-// `expires_in_seconds` is its remaining lifetime.
+// A new link is valid for 3600 seconds (`expires_in_seconds` 3600).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -38445,13 +38423,6 @@ func ParseCreatePresignedDownloadUrlResponse(rsp *http.Response) (*CreatePresign
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -38505,13 +38476,6 @@ func ParseResolveStorageUriResponse(rsp *http.Response) (*ResolveStorageUriRespo
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39830,10 +39794,10 @@ type ServerInterface interface {
 	// DownloadStorageObject Download through a pre-signed link
 	// (GET /api/storage/download/{token})
 	DownloadStorageObject(ctx echo.Context, token string) error
-	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
+	// CreatePresignedDownloadUrl Create a download link for a stored object
 	// (POST /api/storage/presigned-download)
 	CreatePresignedDownloadUrl(ctx echo.Context) error
-	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
+	// ResolveStorageUri Resolve a storage URI to a download link
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx echo.Context) error
 	// ListTaskExecutionRecords List task executions
@@ -53040,20 +53004,6 @@ func (response CreatePresignedDownloadUrl422JSONResponse) VisitCreatePresignedDo
 	return err
 }
 
-type CreatePresignedDownloadUrl501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreatePresignedDownloadUrl501JSONResponse) VisitCreatePresignedDownloadUrlResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreatePresignedDownloadUrldefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -53131,20 +53081,6 @@ func (response ResolveStorageUri422JSONResponse) VisitResolveStorageUriResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ResolveStorageUri501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ResolveStorageUri501JSONResponse) VisitResolveStorageUriResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54859,10 +54795,10 @@ type StrictServerInterface interface {
 	// DownloadStorageObject Download through a pre-signed link
 	// (GET /api/storage/download/{token})
 	DownloadStorageObject(ctx context.Context, request DownloadStorageObjectRequestObject) (DownloadStorageObjectResponseObject, error)
-	// CreatePresignedDownloadUrl Create a download link for a stored object (not available yet)
+	// CreatePresignedDownloadUrl Create a download link for a stored object
 	// (POST /api/storage/presigned-download)
 	CreatePresignedDownloadUrl(ctx context.Context, request CreatePresignedDownloadUrlRequestObject) (CreatePresignedDownloadUrlResponseObject, error)
-	// ResolveStorageUri Resolve a storage URI to a download link (not available yet)
+	// ResolveStorageUri Resolve a storage URI to a download link
 	// (POST /api/storage/resolve)
 	ResolveStorageUri(ctx context.Context, request ResolveStorageUriRequestObject) (ResolveStorageUriResponseObject, error)
 	// ListTaskExecutionRecords List task executions
@@ -59605,524 +59541,524 @@ var swaggerSpec = []string{
 	"mmIBYEB3zEEZ2RCM+jEfmnx2rrcz4E/IB/cURrW3uOEMsIPckXlENteHstfU7ln5G9PqEQvzsXT6Q9D/",
 	"WgVz+5T4EMNvkPLOyu+7C0TY6P06NcF0cEYoJiy4p+M0rF+TkhTgCOxv6QQqS2HInxTtxtfCFdCxPjj3",
 	"T8O9IYxET9DXKQUbWF/4it1rN6iPSW+MwIKX67cFFbZ8Ue8bEMY+sPEFWANb9dn6XooWdet76ZXgmlON",
-	"pZj+f/bevbmNG9sX/Soo1a0yOYeiZFnZd0asqbqKY2c8J7G9JXly6wxz1SAbJDFqopkGKJl7Jt/9FtZa",
+	"pZj+f/bevbmNG9sX/Soo1a0yOYeiZFnZd0asqbqKY2c8J7G9JXly6wxz1SAbJDFqAkyjKZl7Jt/9FtZa",
 	"eDW7+bD1iBP/sffEVD8ANLDe6/cjDp2d37dO4vTrz7Q7NsV0In7k+2Em98V5ayV0DfHeOAvxyXXx29IR",
-	"dyHmgz1qIT+Rb8hAAFjItiCSqLAtW8upQqTcToxzlMJnOlxKOQn9w5+mk5MUyf44OgnoSyj5ehLnfb+M",
-	"za7l8vaOUCW/v3Pt+u82wttAnN7hXBzdPmd8sdCHXOWHRFNNuc8e0R+hBuJj0P74fDBv7G1ELePfmqVd",
-	"W6wql0bogd92DuGwEth16SkDqPy1+ynkpS3l6u4AR+c13oL0DeOTGFWwp2dp9xBFWP82pXdRNtWR2l8x",
-	"NA04Pywrq+k1z+dSZWcIS8kB+gRjubpWjAL+EtQ+YtLy/P0bdiOQi7uGhYt0inOhTJ9lIz6+KScTORbZ",
-	"GVsU3NilPyzErbBfxBoTgLiEXfsRr9KAHpOOQ/fInsWqXI2lSN70VTnwOdqNVDry3AS1OAIVP/MvgMne",
-	"KQiS4kNixIwsOuzZ2RoeE5AAYJFrxPOnoZHUU79A+xxYALRsOi5+89/hoHcQlgtYinCsxHFPg2isa4+O",
-	"9bouo6Fqx1zvdwDRY2Znrjegh7BlgeURCKZc1m8lTI+NuQJcGYRO76NNcytgPVfRz5Euyc5Y5o9AYGYZ",
-	"1J5FQKUaK7TxS7j1AremEhMHoejWjmZgF8sdsOjFrUsVW1FNpAHcLCteHPrS2kZbcY/mWyibFR9NjwFm",
-	"5ouT4+Njq2cqPjbkD0T5/BceL2MzXO4uDI6JuRqvXPyH7bWWgS9zK52jgymKOplrZXH3168HJB+TiVBU",
-	"lb1YGkwV9bxxg3oAOm6sfVCO2+iRA/aErGOe/nN4AEBgw4MeG6LHMTz4GTs//zk8GJU5/Qk65u1/Htt/",
-	"AQTewc/ZznGaH8ox9feIRVOMZq6nbbAkVnG2opI0b5FXHoukNl1IwSDIEj7j2pTldVHiT3YD2f+1dsv1",
-	"glfacVpv3kF25XEGdGXj3hGVnKz27c+5hbsamDk2Y+8qcRdhb06iipw/20P6/OTP8RFl5+FiTzBaSI2B",
-	"mHE5n5cByNd6zkogLGM5YRNxBxUlXLFvophNeDpktgCzxn7McakMcFWYYE+lRozd0iQNUa+cnpywTkYu",
-	"6p3gN9ehQYkbltkt2vc/rXWznKT8pn9ujHa1dtaUCq1Faq0JGE0w5pias95As0XENe9bUltIPO5Ingm0",
-	"UaqbHsus1W6Vf+Y4emjih5XQwvjhpEqEYj32vp1rz3FRoh6npk3tnF2rn1t0g6+3Byw9WQlrCkdIcFB+",
-	"TEV969scpM7mBz8jgJGdRVEy6Cuub7bGZ3AUWxcAntUYIkO2Xmue+OXAjhbH2hmtS1MB8EKoXKhxU0Hw",
-	"wZtcx0A/BMdiT1y1VFTytSdNWL4R5gdbJCdSVIhbuwH2p9vC0/0pVa2vKyGwkB/B42UjAa0dY2OHQWhR",
-	"2J9RjiYeHtH4hnZoLARgWi3qkB5FMUdNC4AeFM7PdsQpdT0iYV6bNigWmbbBOtY+myP89CgcuDHZG+OY",
-	"WTW/hUpDx2OMDJ9gTWvImlPpH8QJ7a/XbuNnPqKIOQL7JGJfDO+HahjrMNh9ldV49TMEc7c6DsZNyEzd",
-	"wVBlFcTgopdRWSRUnjYgRUZs/XvvCs+54VervoydzDHG9lgGhxOsjHwqdAJOWkOT2NqHhS/kBfgbZbVT",
-	"VSk8eSPoabyYa6/B3vxS7QC/jsm4FmsueS6Go5Dfc1GVWuyNjbbRQXC74BpDDomPUPtbozt16819Rze/",
-	"3udblaNCzB0xO1jmtwmYadgdYWMMgEsV+guBrwXxBSWcLrh7Z12GoIHCcFlA1KtlxVrUGkoQt+dqe6QX",
-	"H46fm5qWtBgvK2lW0IpGFYCqVP9btDQy2j+u5uVSQ3gFeHyy719Za3ch0eK1VxzeiFXWJT4pED4puG8U",
-	"piBpA6sFPF9ACO+wmc8O+ELeiKgvmC+kHdyvvYOR4JWozpdIy43/eu2O0N9/urJSmRz0g4YGuZ+uQkTJ",
-	"24WNrfU9SqPQw+xQkTT44IxeG4ZntcDBr78C7sukdEC2fAzuAk3Jk6HMuQRT2gr+X3ubDC8XmmIzXkys",
-	"qeCeceZOO4muCBkNQkU5nM18WQGsVogc9YYKNFr0CyGfCrzT8KnuIcguwyLmnsMx9p2dvECt0qtHwSBi",
-	"2hsqFx/pRTDsdjhUZe/jZXALlNDVgnUQvzNlxafIs6/7QzVUr6wVjCgMhbSqZ6lyqokHisiMLSoxkR8J",
-	"UQv+kLLVd7Ij/OHoTxkCU7GqLA3r4GbOukPlMLZbtm4nc7sk68Kg/vSn8+TK/p/+xC6Fyllmfy8rWp0z",
-	"9i1sGYag8rDDCFGews1gAsGWlJpR7Sdf269DJbVeonpv3LXppmWdrLi7BvaePrtqnxYy0NHB5TdCD5VZ",
-	"O/ZkKGZ4NjOGZ5ZWAXNZdvavEHwX/HjihmeZS5JBZisL/QVkOT3T7MMPb74Dm4F+gqh6B4oQwKbgNKbs",
-	"/z0kV/zwzXduEN0+cz8G0e8gohxFPfij2d+urt7XokFZf6jOWSV0uazGGIxUiBiX1Pm4yZwen3qCzkLe",
-	"IDAxBCcgogO2SiHHgnJ4dPytXVJJYayCtfpPmoSQv+HQn79/E/HJOxr6X3sH5UIovpAHZwcv+sf9F4hZ",
-	"MAMpfmT/31Q0hCkugJQC7TWw++1Ov01J82k79DyDPh0odyjgNYFdO+Kxx1Q8XJgcOdx1kA6x+3qxHBVy",
-	"TPRBIrcWaSwjrIwtHZ7Mm/zg7OB7YS7KEksecPPANE+Oj2to4XyxKGhXH/1Lo6EU+pI3JmPLMpRJgAyv",
-	"gw/TGQleSx/lNuGCNj/ej/eIUMwitXtw9s+fI3Or6RUO/ufsnweYwzv42T4BFW4+l+ooEb6tn/0HDAbF",
-	"10aFW9iKy7EQhBvGoQy9zwB1M06TQBx9zIvCKm2WIY0rAlWnz8aSadhgScQI6hc6dfiW7iAJwuMDCYkH",
-	"ICN81NwerYb9cW6Xws7xXbIaqdPYEssNlxy931S5EF33A9R12Atr+I9CLHZaCKkp5A5wOQAo5LjA7XMg",
-	"oBusIErYhX28J9Rn8zABURXXuGNtzS7G+YpVst4dSId001m1DTTJJfrRrrEa/PyAxzjeAEnlU8ORjmuf",
-	"avP7tXdwevx8+6H+oDjpd5HjTS+23/S6rEYyzwWULZyenGy/I2iq1whZ+YmCx4uaH4BlsnZYnKRJf/8Z",
-	"mG0aO2ECrliaydwiN94GjmVgneyBJ94C7ORaHis5h7okvayAIQAQdGfSCKYXfAw9DNZkUU6rOSX9F7Qy",
-	"AJwmG5dqUsixyfrsA+b1fUUivOaOu9o/b1Y1C1pgHj8CSzdrEUe4OvF+PEDvTWjjwjj3suXXX+SSFL+m",
-	"DiM1WtfO3vMHOXubzp1LcKSkvY945I7/sv2Ol7RVnu6M4netn64N53SDYQD7datRWK9p768f4krwHNA6",
-	"azZxHtdsoBqh2oUBwS5XZRHZ4McvgPEieUpgdIZXQZhSxGf5tOWofS/M2jl7BP2ybY8/3f4+3X7H29K8",
-	"BijCJ9vf3wuzx+be15aLP9Sb/D03M8jRU3q/1ucBIcTIKSJMbjKPJgWfOtykvVB3tinC8/1UFrHsJLay",
-	"KbFghc0IPR5wdMRkIrBiLXt/fvXyb1v0WDD4sgHT9BYJkLJrABDrWEAxHYs987RqWDg35irU0Ex5VEmz",
-	"VJW4LW9EVEgDHjBc1Y+w77nJXKA5lE4RF9ZkWTh2nWbRsI6v9EBauB3IaSct/DQSikr5viBJ9WWo7guB",
-	"LnU4WFakhGN0j0r9CIOoh1h0uCUAABo2KVJcF2s9a5sJbRhUjjaFBdYEGuRA9jIKWGdbbK3bajesHXQ7",
-	"t5cwq+9xER7Y739I/zWaxz7ua/JRv9oazf7uLrs/OokjCSR+92h7NHrR53muQ0vdGrbfM81GvODAfAfM",
-	"XNSfNitxEtgMMIc/3s1WW2yOtkMFt3OPwtp6KvvseypurqD3b87t5M8Yxwo/QoWWmo3LqkKY3dEqAqcl",
-	"EJKKUWLM5VjxQJcVQtmPVsQWCGZIn72k1bETGYkw75LxNDiYqLG1ILK9jR71oK54dIafyBNPRrDZBPBw",
-	"ELCqX0XHupsCW7r9gDZKjK1aO2xbLAa9D/HCzXi2Ll++i4z3fSN1r7Fckhs2LwEZDb2ikIjUvRS7vFYZ",
-	"TzTc1EOj8nqLQlI7zzqnx88Rb1WVIyqnrbsbsUMx8HD80B8GWGk9lJJEG1ojhSzEBJyaiVRSz/rMLw3S",
-	"KjMC7G+VKd4Nce9FqYnS8eT42HGY4lpiTRX1EUSWoDOBkid3To//0nMuH9xyHW65Lu/UdXx5BplO/0QK",
-	"WH7YEq9si1SGHfJbjKK0C/ivfsrnyrbvHsQj8Y3WWzwRFAtNh9yhJnAziwEmsGj7gVyS9jjlVeg6pxAF",
-	"BCKi0idYiY3ZgHpy8gN1jD90gnLLha4l778hkbfjDW+gWfl2v5te2U9HdzykA7UGebDFcyLQg69mT5vH",
-	"5E9pu4TAA//AfpLPNlK7s9ooNrAADuSFbmjECD25CfO6NKzT3MDjEFG0cMAn1FbRJS4xMEqw0wv7V+N+",
-	"3MwNF8waqT1Nzrrg4nlOSw6mZoMAsz9aITVYF2WuPXbdg8vBsQJDwd6bvrdzevyiiwzk1MpDhhCYZU0r",
-	"vS1YPdjgmbXdnK6Zogh3n/0E1k0U88aAdwwOQC2iyStxzvGHBzZJ7M/YKV/7AftbH85RjCGjH9lDTOFN",
-	"2nO02HQGX8kR7LvOXNYpq7SXtvvVJvt8wXue507GbXQ2ndBNzbFdbC8ULzuZVZGA0ULUzLYmUTNIJQvc",
-	"tN7s/iz2CSHXy6sKeyPm5M2sSVDgcooH1BRBRnSHFebjfI2+nVa3z9612HeZ/YngY2MxAyafq/EceBo1",
-	"LE/D8WN5F0nNtUq3hvquFtPwD20ObihQi1wEqWse81KLybIA+uFoy3XbitPWITKCpNzSfPMHN1ifzv70",
-	"uFrrhuYuNuKT2oDvFG5arHpusAgR/8+qe9aJaseJFA1Rpb2pdHLSbTAW0e6hUwK59QZ7EeTpBqNRqpaQ",
-	"1NYU3U525cb6nz+8vfnVxvxqYz5daSEjCJ8dbMrdKwjXIJxC4eBG0xENsFh+WKFFZDltIgSP5C69OjXz",
-	"sb2U0B/JB1T4WwtzAMPna1CqqWSwbdPuaz2D7bo1feaZm6g2UPdQ0ZXVWnngjsROEE92LgNmh0YiYqSu",
-	"HRys0dpydEZL456FKfiyoidis158qmD4pJrXLAp6mzt5ffYSCnK1e3p4qKxgGG4xogSX9eK0KG6Fbkpr",
-	"QV3f6lqLYpJ1P7WosVabHyTU3rWMSOzs9A6NAJp+gxLyYJSRcr/jGgEhPQZZ14ojWA5aJBARSPoFu0d8",
-	"NK7TMQato580QvKgtUb2EHV5Ymp1Y4XjA9oR6/Rmj1zRuJPApErG377g/DIshA8kB/a1ED6rsKEukRt9",
-	"vKSegYCR6fiOxLicC50ajD1XMUx06gKYsRcel82faFdeBVdDvznTplxAys8l+yPUqyb4P48vpZh1oMxM",
-	"rODPVnJStXOP6TIIIVf/RIi+2pQVyqU5ZPix1stf4NwObfhqXVFEEvje7aykUmJVLitoFG/zytYF/W61",
-	"FjjJLTUW22oYfgvmW31SXyXS/dYqbJVKU6HMUYxWsVNlNJg6z/DEJDenNdGsM1qxLGDiZj088vZXaT1U",
-	"FjOgIymOPVdDtfRNh2g6FFIbsPkAOD5jVBSFAiuhjcciLGuikt2C0Wmsl/RIKws+JeSBhgrpZDUeuzUa",
-	"Cs2SNfWYX1IDeElb3Dag2/w24rXJOu5Vox3f+BkS4VNP3ze7vO1tad7MFwVAJN9XFDf97B3A7b3lEnCO",
-	"2EqYbnSS4eRuiPACYY5DD0tOCCX/qYHQQ4t4QA2EQBuqobqqIdlE/K7+EQ5NmnUQppYituCMLJE8P3nh",
-	"M83+/tNVz3WOYVSiGqo6JjPdRMYDRlClZrdSS7saLouPWJvw5D4D6PqMzgEMA7AHewGwb77UZqhwGvEs",
-	"UJolQd1ASegjuHVkH4alrtI0vZq826GiQHXPoxGReeI+Tl7xiSF2v1zqRcERaIKwlpBOHx2tDwr+FTCq",
-	"swFm7oYqAmPL/j10MCjDgzP2PAK1PWP//Nn+ExCP8J+/EnV/RZEpmFEO3/98ffNo3FZSscWMa8GyRcGV",
-	"NR0RQ8g7gHoJPh0hxTkbZoaM9YXg2iBUKtc31sUbKswYjO0zpYlek42WssihqY++AKoWh+bs9+/Y7gRt",
-	"KsHnzAv1JhkPJyMWTg8VVo5egXHExC1sgtmLTyn8RQ9Ix0GMBLYVIYiCeZz9+1fYaxzB1KBqpn/wyAX0",
-	"3Ih4qttMvmSWd9znCH6fUbyn0CXIlcbTld5Nm2ywC31cGwvIm/xN+zs1x9dEfs2gsZ5KUTi/i44yOJvU",
-	"KFOsqJrUAUHGDxgqK3dF7iA6Tbkcz6x1eM4qAUS2xF+tjSwKkglU/T4GcpwCoo6VNk3yAeexJiCSA3Ta",
-	"jPu3trep2P5z9vbveafiUn/aVu3tANGwaRfa7VK3i1xuhJLiISfSgFvWhL21edM8jGm9j7z9ug83pUs+",
-	"aRPu5x3GH+5NvimdculrJ8DOckSam3f0t6WZEcS27+XhRVHeifyMTDUsAwKbCuJuQ1XLGUAaZIysY9d4",
-	"C+IY9yKuP1NxAB4qlZPeXYqW4ZMB0di+CR/QMeVQVeJWUnmA/TVKacCUlhVyIMJ0EQEBLBtVHpYLFOko",
-	"z5M+op9msgABYv+O0l/qoQoyf0KORi1I4NY1zdZ0To//0m3SCRjljb/ee3v7I1iO+OYnSijsI2dcYuGp",
-	"5M2jBeeeQkC9DCnKZCPjJr4f2+7InqEjPDn7pySaJFtzYEKoPNQ/BI5GQDykZHGpulZ67GZJ4oh1gG9/",
-	"plESDBXX0EgpqkPARBW3dtSsk9l3HcG/DvFuj077Ci6JcFntv9FvVSyDf51lrJBKAIlcJnP6JwzFDjjL",
-	"ueH045l96H/oIf9h9i/sP0P1n8PDQ/g/+8cMczIZ+w/jLHs5447UKIJ/heJZ1xLBWYYsUVbmWNkKspj4",
-	"Y6eV0HqAkFCmrETeZfiWSnBdKqmmG18EOVWWXbiL8RX4BEdAtMP99If47jpE+Q5PWUf0z1iHt4LQu5k6",
-	"fs5tL1AsQy5Jt45u/zAilxChuHxs3NOD5rs25TWpu+1zufK3XZXf2puil+IhHomxVcSkQd3rABcYXqDW",
-	"UIH/fvnuLUOU8gGhA1v9N0G+FoIDnAkXFJnxHOMqIqeH56WCD2Evih4GAaT4nF3LfHhwxoYHiMa8XMoc",
-	"wZiRMAnGjxdYxT48sMd4eAATGR78mg0YR5x6+x5gZ6QD4WKM+E+IeYlflrzQxHWDVDgkAZygkIaNeVVJ",
-	"6y9iJbo9ghRy9BflffaKj2fuNA4VnNFZWZDs8ZQGMG+HzctKxbhD17Z3oBdKC0izAPmFtfe4gB1cavpW",
-	"Q+WDYPH36FLuw+EGi4qNi1JTksJJf3RK5jAWGHEnO4PCmENeyFuRdV2tJIaFhur5N0yLcQlDAlMo7GJg",
-	"nSGxdgmywHvaVr6dpxy54C7DRZS60QLgwiGqm/VQ+gBPZhaIc6FueDwr7XbTyIKBdwdhAd8WglUgxgsQ",
-	"VIXgUaiRnUfmapBc9pFuwAMqpCEzVc/KOz1UVADrLkIjcVJag7dP8huXwk2SopRe5IZJwzdDXgKEz1Y5",
-	"44uF4FAvjFDa7imF1MaBmY+DHoJjAEtbM58d14GvIo5Dp9jZUTpqkNRM9ab6UHV4i+zBw4Oz1l3g8qvR",
-	"kATikXWCkXCaPNfIUNVgruMxPcMc1IBtICBJmC88QDx8CPQBiKMkk0QJjKQT1xXS/FKDCf2LCCky2ByN",
-	"y4jrMIjeQnt3qFBiMuIPrrIunsFKcBomycoI/oDmjGFrJKZcwDGdyI9C9yFpPxZFBiUPtOddjYSfdFkx",
-	"sNcBOuLcU0u7uJTd4zgV2sE15yeqFqB6ea5WQ4Vf2hVLxzjy7rJI2mME/U9/Yh0HVRN/xh6TKoSMez7w",
-	"gRLLheu9FzVU6EbJ1P7q0omt5rxAQYow9t6W7bOXRam9i1cqhZ4pheF0kJIDf4qHyr9eIOHlig5pn53T",
-	"JsJyMagn4UYcApmfyNmiXtbaOT2hgovsQphqdXhuJXXWbU4L2MkmQfsZNw/l4c24wRd+lme3ZsemI1gH",
-	"Zk8t4QETkY5kNRWZakYIZtrHjaxkHpW3oom9qdEzTIxyFDMuTzNptM+1EBHYkf2Q0UOhbwlpDGBVXvLx",
-	"TBy+LJWpyqKdIkeVh2N7ZdZvwtwOE/gdOqynJzu86aosf+TK0TbqJ8tdCKt4vaoN/t26e3dfbq8TPDtR",
-	"QejUkNopLtdjZZHvUBRjNWKedZF2st5heuW9PG+9xIOoZ0DrphQwSEARLhg1QzUTleizbAFGGqVbuWHP",
-	"UfmCRAXLBbhunx8fsw59V3Zy3B24FtgFJ/ADEWWQE8qnXapsfnRf4EvGIwze317FLt4k/xqa3wyvEe/2",
-	"p4nVp5IEw+wQKGuMc10sKQuFNqk1pxXYxfOFWSu4uJtBd8DSLJbGHsNSAbG+j7cn03W9iuXSDJU94Fj9",
-	"SVxPUKIvCmDJZxm8/Bod6YUc30RhsjOW/fTu4n+//uHdT9fffnjzw3evLjJ/yrvB8C0rrHNBLizdi257",
-	"/8P527f2trtKYkGL9Wk8yV186eWHH388v3jzf+zVzpDAwSA/qPMjrF/gY0UwlYx4oKmWhzz9hG01pVkl",
-	"Eh3QEYUvWnS6gxZ5PFuqm+BDlhVxY63YnagE8dFbm/MlLwpyLaulYkWppo4HOPjyzzSNwQpr+8k6z0+O",
-	"vWe+VPZzDBW4hdOlFci+uqjryoe/OT5lZlaVyynWs2T0JTKaSVQ3TC/J3ODqhrD1SD7DEr5Yqu9gc4O5",
-	"/UAWcPSGJ0puJCPYnNtI984TlCR+SSac3ZNQuA4HAsXkJ1prEPAI36JN1F7RZSOqPuHLXJYRmGon5qLl",
-	"TC+ANw7MJZ+9NCXEwxztm32AY4BF5xMK4qiDiWFdLZ68H9+/6LGfzv/RYz+envfYu++/77HXP5y/7LFz",
-	"+//evf9wCSL7JzH6kapa4G4EYzQI/ur5tieyECApDMTNfHnbgld2B9o/U6T0oxFKO31AN2CEjms2k+Df",
-	"QZ87ePb0Th9beP5Nn50PFTyv4FWzTIsE1nJRlDxnIGFY5+Qb9uO3JNfYJrFm3wQd7EOFNqF9YY9xnAhI",
-	"VUqu8HRtn2kACeBmWYm4a28kWC6sGCQES86ygqvpEuxYiMaM+PjGmqN0g90GUyV9XIWdnpzAx/wWr9Nn",
-	"9u3vFkKdvzkEfh0DFabZEeyCdA/qzFq6i1KquNYRw7kyWQn4cKUSQ9XJfnj37r1VhNdXF+dvL19evHl/",
-	"9ebd2+sPFz9kA1D/dea9b45PWLZcoC1/vVT+2GTNKmKoQEc4CIE7l2cfLWVhDqVi5WQC3r1fjIp1FuX4",
-	"Rhi9mEn1EYdrh/Lhkr1S00LqGZuXuSh6bDKZL8QUVx1iQViRWPteXQf64F+h/YOQQgtMnkVpHY3ok2VC",
-	"ZX32xgBiYO4CSAAEr+y0eO4fA8mSH+Sokv8oP7JxIReafSdGkiumZ/YfMIl4WhAuB1BWbdhx//Qba5o0",
-	"Dn8wVHpWVgai79wqbb0cz+xJGh5MS3vRHa9yZoRiaB4OD+ylYLM55BuqAlbERmlf7cVdEs4YKnc4vjl+",
-	"zjJVmmsZBHC2yQxoU/lrsa8N++79q4vrH9+8/XD1KuuxF8eIIg0vGbA9zIQgdc/tQdloJ8yXhZFWhB3Z",
-	"5T50nOi7Keqr+AQ+kbFQG8NmcyGIjM8wFZ6/uLfBJ3nDVhsHdB6IZal3Ugmw9XCGz795ksF6PYrNPeBQ",
-	"76KOywq18ZPYZJ9lXIVDR2tAdssmU2ohD2/EaltjV2Ah3kprkWCL5WtAZiRhb4QDppZVjTgj9HRT28eh",
-	"a/uwI0i7K+0DXd8WtdLbi/rsglhxfG8poFZbeUx2SYavEdfUUYpZ4gqQBQiD2zeYoTNujQp4Vwad5NfI",
-	"55o1M2mcA8f243eInRe6RNjeKlqBVqrJdA2S4LffiQAi0HtcAkpcvn1CZW6HPoH/9fkhLDf4+KC6g7kT",
-	"c6SjqK6HjibLokDggx6Ejc5cGhsjvzOuZxQADhZ0JUwlxa2V4dxYWxAzonpW3jXt/26ffettBFAHdiAN",
-	"zWBpG5gWBksE+NjoqFHHBckBAkKq9iYsBzFFQuKahESGABUmMCUrbayhmPZV1TvKOtx1j1u/MIbiksqI",
-	"KZ7uzHWUwVI5Qi6q4nEwZj3wwOISG9+ixmFprL8J8Gi1kbtl6bGwSmpZFNZwh2XfJFmhdZ063jqnxy8i",
-	"Z8s6WAhbFqOdgWDEoWhRTHpuGsT6n3L1p/IN9x0e0QcKAOHDGxqjHq95KR3CdvytG7GKdVd6+n7/SIOB",
-	"Z5P2TbMsq9sdWxuHUJHHQu6MZaSvgNQOSh6MLyUBcn1dh5Lw3Bsu/AunXGp2IyjgDowYUEIOIpDnAbQH",
-	"gbfsG2tmxmD7maT7thg9cSwGxXjEFQQrUMN7iJT7FqiH0z47h8ui0eCRXz/YuNbRwd6lrckvOIzoS8hU",
-	"fSYpHSzhtn2+QwOS09kukYPEOFZY+J1HtQ67b7kdDGxUB5v2mjOb149EU1tT23a5b2Nwmwz26up3vgGJ",
-	"8HXL7tvP68AV9qBBXkgvzeyIq1LZ5+5UAWEvXs3LpYathdYSVHVCXZovacv4Qt6IVcawVMdZifZ9Qhna",
-	"Jd5G62QOQ9Yam5HM0TOgOx+toGHUvQhq7WM+lR7k5Q4LeUu2ruYTYd8p5iNESh1V5V1A0i5H0Da0WGgw",
-	"l4nlTpUMTh3AtHHDHYMTlvYXKyYUH4FPKqfqUKoeHmbP7GSvK6S6YZXIxXyBR/EqmKmaLZajQo6pHEPk",
-	"8MqxvVoZyQvdZ29CiP6b4+M46WfX/fpGrK5Vaa5DFIZA1+zQkw+TRqPLOIrTfMZVqR76kOMrtsZ24nn0",
-	"MYt1/MjhpfpSQo9Yy3KyzuYPhECsnyIQxHhZSbM6OPvnz0kMqD7CWEIszSy2weyhqoQ9mIeI0teeRXvl",
-	"AKCRc16JQyPnAjc0MAh6qGiqHfXQgIJXhQSUHnXjq5GgrdCsFsKDj97NSkj2QCLQhd9raIErYQLIoMMV",
-	"7LKp8Fgma+DUXMVMyu5S56sdOmhDmEcHK9gdelnWhcp0+wR77qU2QK4IanEmioWbtB15URL0tdaODi5S",
-	"05Bi3Igm1l1X5XBTHYq6uwsNpYdnIXhMwOUG1COP3w3gzsnK1Gjj51zxqYhTRq5UuFeDiG6Dje1GPnhi",
-	"Y9iRwbikZr8sxTKAVdvpTyurXhHAguipMzYXXLl6YHAGoX9+xlVeiBzRm0DXGPdoaq+XtwJKg6Hbg+d5",
-	"BRlJrqxBg5X8sGvg67tMUKnGQMrJ/svXaAyYLksF0QECmfTZwqaESJNhbQ/ZG785H8hrjl7zVE2h6RC2",
-	"e82w9PZr0U6wm15jxfzvE/PjSRIDVDiLMrpJULYricgA2ZEWm65eK3tNoXYJxqgD5a0y74aCNnRZtBhX",
-	"wmj0VubWUrOSBnttkid5njozE3NkuXUjcEiPLmUaId7qXwpINI64FtQ/QsHwnHUWVXkrsUdE/1Jcu+ua",
-	"M52ON9st0tNgwtXX3ZqTNIu24L/7exL133S239MN5wv5Si3nD40Q56e0L4W3s5e/xEzAONlJ7kzGv25C",
-	"dQPcUx49hHU4nSSG5gQrl0bLXDjnqhswEJqD7NDiiE+QCrtBsqGKTAqEhPBvvMbv5zsz3S7Dxo3A9hhN",
-	"6chdozMoHp9LDY8OlRCnJyfpSDQTalytwEgEbAdtWOf81eXh9y9/9HBwafIO3ERrTrnTOwCAMXDghiqK",
-	"8gMrkXX8RquaTHuGHYkXqE0pRxEZej3r2C6uoSmSsK9D7qA/VG/5nDqTlkr+skR8siaijs7p8V+w3TRf",
-	"4vkRjbInMGXjAB+OA4Ne8KQR+UjKbsW1CScgQhFjnTjWhnvpkZkwvixii3G8s5qFUYOdEM7zFosBI5Ve",
-	"QiSCi6x09+UmZYWtL0IZe4+oWE0dIS9AVBT598t3b4cKN0/0wUmGpV4R9PhiYRZIl3JkuFSR6cAVe3e+",
-	"NDMEWQVZBEaHDND62Ae5TtOGJkwU2xJ57GlBFZs0202L935VH0Xrutdt075XkZD/DJ17n6ozjGevbbsr",
-	"hl2yT0HXhM2VgNSdxxdiJB2SUqCJWKQcwBn37ZRUeBt3+lIUSSqrXKyWxDEyA+AfiFa3SS/FgKp3s9Id",
-	"KzSnwyA3IN6lOmYnvLtUBt8D2t1XEO86Mt52+bxDIir6UJt8th5b157NQHcb9srx01oDf4zs0G77Ys+G",
-	"N3/3Zmi6C6HQyk22FYIH8LHQ8ebBSCk2NgDLD8TkMJ89ID1N/V0aGh78Q6CWH/viSPBC5ib1SpwWeKab",
-	"HBRU4t74SLDearJ0qHYRpmy7LCWkuMez158WIG73E+rx4SLP9clt9d85J82exr00+mjEC67GYqdUMN2D",
-	"6VOgX9qkWuI7xqXSyznaSVipAwQgruX/DtEc51wqvZttvZ5veaYZzaWBD3TBtW6gGjUlPq+FMZmeN4CA",
-	"SpqYceUW6xzLcWKkTZVK8y0t+74y+1sJEPwxGzuRBT904M6PedvBd1/h966Xr/z+dlPGvFkbL/kIP110",
-	"Bl0UeocovMdlsX6E3mLUQdKrEmPwWbwgRpei0SP9jp7+RKHupslZL3y1EG2Rbrd00OqehLuFWs5B7Olb",
-	"+/svxcHP67g1O41DElExpqfbRoJ/3Tni7pb6tSwEwjo+cNA9fuE+Yfd0Mf5ItCy1bbC5kTn3R2cX9u3k",
-	"0azDmYFn2uXmhnc3V8cP1VAdog3tt37GsrG+JWBJh+VwFiBZ/At9kQX8Dsho2Eo1kQCPP1pRyy/Um7KX",
-	"l/8YKgbD7CemtlWbUNgAI7+2h4ACb9RrAAZ/B3i5G4erfymyM8bZrRR3JDDFR6kRGBpWQyrGWSWmUhtR",
-	"iZxd/vcPzD1lfTAdbgeaZvUa/N9UQsYN4lCRkiPMSMtbu5hRYOmskd/OMZWfnpyE0oqBZ9blinlANj8o",
-	"qnnzH0dqAGzNVxnjxr6nBLMDP0iNSA/q+2EvPFDuwQmMhwKCiOTRk+Ye4oFs5a1Lzu0Xw2Ly+8bIdimN",
-	"mlDdWVzXzbCjf+ej650DxrUtgey0BbgmgHqJZaoeY7UQusfkfFECHm9V3hGIKEFJ0lHvs9dWZmCVQhbe",
-	"YY+0F45wvinn68a+zo2i6G2EzgNA0QkjSntkOJEAu8SF14/HFxEa/iKpUz51t+8QNU4fvcnHGLBFCZsd",
-	"KKkBixbyH7DjGt3e9j11/PQS/SsY26bQ86fvuP18Sff5vhsl8Gt18Xw0LovlXO2G34jXIkG929FujM+0",
-	"B+K17+iBbEV7vMpFdQa2FprXflrwAGxxGCp3QughTuyjeZlK8Hg0fiD4MmjGZYW8FQkQSLAWe0N1eXnx",
-	"+nC65FVOdOr+m7iQKvQvQDW1wqDWyo+nux9So/sML2mZH/LA0qelV22nNoLLvp7WLdCJ0Tb77Z3evLxT",
-	"1tbZenw5W1TiUMupErnvSnCQWRvOstv26BO/vPwH3sA1GVlwgq5mAjgCbkJfTq1VifqYHA8pgGfbc/3i",
-	"v459FXnjSeR+JIjttX4ge1gckEqIblN1gCqv7UOay1QjrfodLeqHqniM8+pet13J4nXw+b6SA92zVo7W",
-	"FkMNv7mzbt2cree8jIKO29QzHn3A7mxSzjz0I4JufaaHalFJu26H0D0Ld3bKii1mKy3HkMfOiRXZnt1S",
-	"UflsTXtvVLlD5fSrPenOs3PU5cfb9OyFXaQvGAnZCQU7j12Dy3aVvqrxtnZ0nlOj1d1vVIejIt2fNKz2",
-	"/LZ4+QcX9wzau/Ph6vXhn3tsuXD45D9+y/7Knh+f/vmb/9tq5NHKCN3FxsVULJD6B2R5AJSWps/eIrLC",
-	"UEkdojIrYc6s0QGhaWmoDwwne0S/Z4jnjj9ey5xYcVyspXaTox3K+kN1ju/30Jri4wLKURBV5uSUzcpl",
-	"pVknoz9cc5N144Iaj342nonxjcjZTFTkPsBG4BqgwYYKg1Ex73YhVdL5d3py0h2wBa+ArGPGFwuAxzJ+",
-	"9mFOvvUwksuUSxiJcWn9qsxnDjK2VEYWWEyD04TGZFwF6C2k2SF/C4hQlPtWUotbWS5D/AzIQDTzE5wL",
-	"roD1yIpjQqxL6yqfvxisGVbrdtVQAQaj3SVdRBXVJcvLNKyHJGzuuzpy4WxRlWMBrLBZK9m42+a4jx8O",
-	"KDF9z+uymj92DB3fDJPeZgv60CCegt9Z4Pyx0RubcBtRKva/OIWHmyiR9p8dwz+qCeAH01Vv5ghxy2vS",
-	"neu6MavEXeQBrvVHxyj2UrOT4xPf9zBUIVOonPCNJRGFY0MrVn05nFyWSa4ROjWHKnOjuia4tRnXbFqV",
-	"d9DTWSrRYxlZ4uCNWq0X/ZSkRL3he22tlwD9j9OwS4CJbmtiIxkXDcNTH2or8u9mKw//tKYWekxOGFer",
-	"HukHGkjXccBV5R21s834LajFOVcrV5DK4xjegI0Krm5AP2IqVd/IxYLgv5NsL4YQQ9jOW2jQaOpMCKlM",
-	"OSCIjmUBZbLlXBr4EyGAVwBa4gDAo2+L3bNFeQe1q1r0mCrVIS8WM66Wc1HJsXblspCvz64zQILzCWav",
-	"XfPYQHH6b6hOj08BPsFtUUKe8uoZ4xJUC0eab13t9WKF2phGpuftoQY/XVq+loXAF7jX7pVOPnmS5AOt",
-	"rdWGHhgDcB6XSjdIhq855qdSTSjdg3B/AA1FFveDKaj3vNIi8aXqiKIoCnuIbwiUVd+gYe5jGfYvc2E4",
-	"xmFc/MNR0ZTVUOGOjolp+gwgCggrndCaz6iGKUinszXN6cr/QumSJ0twVzhx00UvgroG8ClkGQ0VA/9G",
-	"EPBIrJRAS4Em0/J/RKSkpPHCsFgNYKQQfj2Ll0+7GBAO08GXdGLXdGBdEVQDaKF1Bx7Mas5XiJzlUI7t",
-	"UEdiKpWC1bQOP9zkuBNID7oPgPRhgVMHiqfBsHY0kZdUVDAqzcyKdIdQn/ReA3Z9lgsElK8AdbGuqois",
-	"gs9LNWVZz2r9QdazChALorL/ZNajms85znWpcjGWuci7Efw/gsFkbvj98MoB1mVDJRq0egIDaoPrnM24",
-	"vsZtmrkqNwSirZaC1C1gGkeqHRVzhrmQ6+dgseB/n2TO5ytVn104Ha4XhXTO88Xrl+z0+Z+P2S/L0u7q",
-	"QcJgEYB1cYfFCxuaVYGAQS0B5iJlrm1Smu9RDDy260iv3d13vMei8st/0Nu396LCZY8ZMPzqz3260nzv",
-	"YkifpS7LcXvqAKhN0Ri/vONTu2If3mBweVJWKPekMqKaQGtZJ4NHlguh+EL27ecjJXB0+zz9GWhNRCUC",
-	"LhR1rZtKihzQ5glVeSR4BTiHAO/ZgPpH3Wh8Kp5htwrOIGIjhkpyhkXprBPNhOjVsmVV6D4lMN7yufgr",
-	"ErJbRwEJ2TNwOBBpkbCwQBh6I94tAoYNSy0UcXNzU0fPqgRmR63GQBhGUq8Ee4eWKja/4Mi9MYKRSLAU",
-	"pgoQS2RzFRDN8YM82I3rdmbmRXrSdmKgjZbyb1c//gAf4b5R+d7YpSW4tfP3b7y5Um/70CttxPzg597B",
-	"x0OuVofYPoDSNd7sR1xrYfTRv+2B+XWXrY/l6XGUATPXC4hyg6UUbyr7eS6sU0YbEaoTV9agmQlhekyO",
-	"rWtdlNNSY4J8BWoREDXzgOhGu2EkFbebtyS2KvvKu7K6CR3Fdn2UcBh6g4DIiXh34xlo67lLXfJV8ylq",
-	"SXvrc7tc63mzdLVeO/qstOQ707gsh0t5OFqqvBD9f+nMd3gsuJmFBg+7zAd1xRi3e8z5xx+EmprZwdnz",
-	"42Noo7VTPzg7+P/+eX74f/jh/xwf/qV/ffjz//q/GiiU90zN8VuOE9x8LHoHcs6n4mihpumFmEU4ODvA",
-	"D9gwIHervp3+r4/bjl8Pz+lY6084plHp3W+546tFAHy3dugYpz1ZP/v+oIs5l8UhgBTt0PRFYI+IabQR",
-	"e61Dgsie8Vxqq2Tzbsrs0tz59cq+4QrG8yStX+tTlBoBWVrarYAnVKa8Jn5PL5fwl888YvtZd24B9+mt",
-	"imf9R+qsSr72ZpswPik78aVEz7buOrXESDWyMsP91Zk8DU1BLnpMV1ZiLBBd2qCP7m4Fl586mLnKCcwg",
-	"o33pyAt6nmNbMfFRjJeICTNBywuIbCnBqICdlleVdCAIjgy9k02qcm4dV1Pa/6+Xo3+JsYEfxEf4X2sf",
-	"2f91owX6BLBsuTF8PAOrOmMc6WHsQz9cvNHdAWhpCHDrG4pvR/4pOv8EtYpVd3YVuL5xC4eQSd8J108k",
-	"S3VWXwjqEnMvGCprTYBpjgzASGrgEGujz0f4ddywBZcVdofpHgUlPPbbUiGwAzG7nBwfe16YcjJU0J+D",
-	"vWwEb8w6J8fPqfMKPgCkCJDVZmMrO+ucHp/G7CutrVNeGDxQsNs//4ngH6L3twu68w3flGCiJ9gvkOOf",
-	"IO/hkhHwtUU+qH1ukJL3mbneaSpXqRL+chq/vsQ+rkSE76UdGqyro3+D5Nm1myt5N9KTOnmvTblwaRor",
-	"T1CPEKh0B/m0HPZ1Jf5FEVMA/L8V1VBVwvdtOq/cvoR8a69KPN29lZKue6q1QysVNLu0aNW38dcGrQdq",
-	"0Pr0bbyvAe43QVKs13gIjgilYJeWGaovoNbseNu4yDYFtb0hqyNrCXEXMVRQuPIza93cimayGT+LSwek",
-	"8PDqywMvbJP4zwL6w9di1bZa9I2b5vEPgDUuDr3NvZOf7S+O7VtdJ1DQQtRcaoaHPo+fEDhGC7BkWAd4",
-	"D2B9/kpSN2MrKkZxDVnWM+w6/kPP4blU13jW/motu4wJPp4xacTcOwzSaJaF61qoS18X5d2rsCJP4+nX",
-	"Fpn8fNbhRcFuRQUN0937dPu3jqNaUsqVgF5oFPEmIF9FRo7NgPHCCjUZV5Yebxw4PTgZ/VwqOV/OD86e",
-	"+5EDfKiodhn6g2DT+C3i5ePWcTigPGsQVZ4gU2rwxbgybSOj+67hjuavmnODlDSf8mnduEZiUlZiryHh",
-	"LZ80pi3n4w2e64ulegun9WH7MpJDv1d0yi8jab3j7brhW557n/TLg+iHky5iAekVVPhxE0p/S6hHAN+u",
-	"NrFk4fC2Qap4yA9wtRB0tZc69APGVG6EWCSySxomrJDydhdMR2qP/AVOSp99V/EJompCagV4glHRQQaw",
-	"NDM2cmMSVI8aRijDoYqKUJHjJfNFKkJNpd1KcnxjlRNbLlqYgIwvdoXCe2sl3HHpOA1W5IgBQcCML2Bf",
-	"ZhAry1guFkLl2rFy4XJiuGDGVR6ACTHOGBJS43Jul0zkUwEdXbBOsOJ+DBB+YC7+VDMAgCJYJNxHA/qe",
-	"FM2jz52LiVQS20g5NY9iKAmKXHXSkuDNavpbB7bpd8JYyxogobA0tp/jT9mgDjLnp4gQinaODngxvOgE",
-	"nVJiFA1fE/EWaZYuLnqHeyt5x6x0VlDYZPCD3f3AXcUd3x38rYVEKhrSix4biTFf6sQE04avYigj+7A6",
-	"FFZz30Ui8R6q3jR+x5PiFyUj2RrF8uc4Jk+wOwJP8Of4NyePWyqTbCbkl/PbvRATwzp0XsZlLiAen0ml",
-	"l5OJHEuhzDVdmzno2a8ossQoBeeY15Rhmy5s8ba2Iu5flhNzmEdxN78xocrTin7ULWeIElzrNPMOFJal",
-	"QrJzsRC80ni/9bkAQjZ6sEO6w1J2pziRMn+xENCrcSeKAt9IrGVUjq0Qlk7fxBIKR8MyD6WU9ewmnCwr",
-	"H96j9A9WbyKBBNdaThVUtBJlINVJoZpyo0TqSdcw5yce3oW4BrV7xVyL4lZosA4c3xaunaPCViWQpooK",
-	"UPrs8LDWx7+sS/5sjZg6r/u4MRU141MuVZ9dpUvUo5cL3WN2+1A5aDRk7GtdezQIf9/wN4LUWG3od5U0",
-	"RiCqHaVzPG63m1ZiXPVIu2mvw9AwwoJn8EGByOj9B+qeAaMIdjJ1d/r7rapGKoaYBwip+jH+5zkcE/rG",
-	"ljDuusLaKZQb22S/6zju/SBm7SbQdsDH8tcDHMDa3g0ihpJWxFzjbGUnu/pJxAbO/LIo2FIVQuv26E9j",
-	"9LS+g/YL7DyhQ+q0/E/SzKL3b7Fe/gBc9NAJueuW3e9zJx9gjRq8SZMfWRW5f2tK84s2kNwtaraAh9hw",
-	"+kiaGmhrSUCGjLN/lSPnuBzdPg81rw+mz1PX3ato18+ICABogzrQW7Q0SHeTQAC2KTJgtbDLZ4S3SfCa",
-	"gW+LNKIoqP3wrmQ3EhzgCbPvXFaC8QWvTBf4xLEpkoLPqHdRnfaZXekFqfeafWTH0dAQiHOyZsJICOVH",
-	"h6UX2ruTWMuBVoE01qACf3zQqOPj9sF7Ud+7qmg7+l0VtF2qLer5+KldORduxV3ztU3wPnygcnEvLtCR",
-	"FRqHzgjeDaqQwI5CKg3SPa7sKjmyHbv3KRWFocNuD6GMsDXY19U4RkwMTyV3sHEheEWnzfkKlUAfulwa",
-	"MuqVR5m2q8jxBUbYt9j/9cE8BFICgFktDrVQWkIRUCf7NnNh+Ixna0mumdSmrFYuw4Ud3DjAuNyLart6",
-	"rCxyn4BjHRc3LSdgoblmPKn8f8K4ukRHYmeMUVOhPSS6tb66niu41odv3bEFAFb47vJCBCaSsHZCr30l",
-	"aVzEbACjawg19qgADbrZGsNlZYVtwZwtKmBod2HLjaFJX2rl+dmTUW7zvJrTiCF1LvS2yntIyERfBxkd",
-	"ICOcbpDWlJ8vHTxoKbY/+eab3sFcKl98v0OeCLoeoYCfthrtgfYdx2oon3TDggyDttHXtncyBy+ioGfR",
-	"j3pUloXg6h4KlqURc72L0glf9Pz9Gys9aSi8qviqTQElS6Z/9yY5wmqSDej2vlMIIOYfwChvs5Uv6ETl",
-	"Ui8KvkpOdQisqNh6ojA6JrJBGsJvIJAqrjQfUwsBwlWQSdfts1e+2gDwoXICOQnfftCitzgul8TyhETp",
-	"9FzZLzwXLWW8MUMvGEQ0YnTZvQZtwah+JpUQAHBFjWyOzDmIMEo+QUcyNFdnZPFj8y8ZtfYfZKr3WEZ4",
-	"HxnW42HLk56Vd8oK5KVGMzFneckCl1zttcDIoOtexZr6xPsRuQuiZoTWGpJFseopYgJ+CNY7YVrXbX12",
-	"aUUZL2BNdVppC4NC/ggqNMTtICu3FUh9+1ot5864BFoEw+h8klC4uKZ4oXEQODowvW+yPvtRcGX8sOgj",
-	"2UV1IPZ3ZXUjKn22zYjvxQyoACET8Xw1WfWwnk5LLrXxySv/mc6eVjGfb3aP6ik79xHX1fN5nte080Mk",
-	"v5K3PGDa6zH1F378O1H5k9ZbP2JfXat7iGyBhbW7Ik3cq1sp7nYp5YPrtlfxRa6SvaiHmBqjlS+96MR1",
-	"fl36u8/U00IghxF6Ii4uREJotALJ368XcEiNsB8e9seUU2QpR124vcisubrvH7A+T1LYFy35A/Tu7fLO",
-	"3er27rdC76ED5faD7lO0BSvyh6rXuqUt7yRIJCc2lGrxWwBDst8+9xxk9qStlWidxWENxe5mEsxhTXZ2",
-	"MBSx5l1SrAb/MgN53mf2M0Y2IHUlWucR54AvHcTUXNQPFQdJf3KVXYhMGwo4UGjYX4H8rC/1Na1uRl6u",
-	"NIlFB8InEV9JT6IXf1ytAvCeu74otYMeKLj1ECILV0YD3M3aHUSQeu693gZD5L5KEKBE1FTglgDWHhdY",
-	"17r4GiqGzqCyIK5ygorVXeqbcK17zvYHb8DlejXuQvRqYG2dCdv4Dnr23BeflZWfeqMNuqEKreer1KTe",
-	"rfKqt5mbFouZnOx5wPIp+/gnr5z6xw64Q7DV7qnn7/dp1HkONi+R2wTyujW3tVQocK3Bh1iIas4VcNpG",
-	"hSpr5lgh+G1NqgRmjvjKTUUZ/gTsUo/ht8k91GJ8gZUVm776DkUV8CnYeeAD3cmNbmPXbv94x08iPv5Q",
-	"BQubd8LGdMGbPLHe3flsgOOR+UYwnh2wQBbcjGcNWBKU04YORzTB8iMKWjmcehRFAw+USJjCUdEd4hgC",
-	"9oE3yzICiQCfpOcwfF23JZg38AJuZR2AWfoDgcl8BHPAwnaf9Sbp1mcXQnEobAfyAxo6qv9g4VHUyYlE",
-	"SPfHJualMCBPs7oJySoxL28ju89DF7uHWVPLv02vH8sPkK5/JMMCX/ZE+Ah7GRYhe4+W5VfrYs26IIt7",
-	"P+tilzDRelsOZgObVA/Y2pso9eMosxb+pBB7iz2va80a7FZqOZKFNCuIafu/YlgbjfkMk9YZhZczeqY0",
-	"3v0rK7A7pLqVGEvqESRNiJ+3B8x78ZwbAXF+Iu/SDfWvNC6CN9WG8UKXbFZaGRg5IJgVWPM/dJ+9+rjg",
-	"CpacJGcnIMTorMey0Cpzje0wWRfdyWVRWB8T0iIDzL1zpqWaFi7uXrIpNiPP28NkTxQiw0VJWoRiQXz/",
-	"nZx2ru1NnC+5FodShRoNyKqBLwlZknI8XnrMWpdpBL3i1GF4XKy2n+na7FpnI3g1nt1nXj9eZg/NHHZu",
-	"20DCFXst7T/CbQ8fCdwnCggr0P9SQ3r1aN5OyF/U7aja8ZtQQCtxR5FhYULI+LkjhsIK7YpPDFhr3EAL",
-	"PzQulvkKWCmItD/09mELSYUdJFoo04saMWUUzQGY6yDaIghWHBIhsGp+C5EuwAKGuM5IAI73UhZmELVM",
-	"8uIOiC8IBKBBarJOwvUawmfp8OHGrssBI0I56rBFVY4KMdcO6qZXw/PSGTzTrxLkdaYVX8xgWQB0rWNC",
-	"fBAjn07niHwq2EiYOyEUxrpcXa6G0tvxalyILi2nnASkWY2RQTc6osfi8bRGYlVSMgaAxkEb2YP0Xbim",
-	"Y8oSWUGoaKLCrtAe+/vlu7dMCY36tGS5EIsu5l4nAOQD4uX0xLdT0hZwgOoa7Wid4KmXFSqwKFihmZUK",
-	"K9bJKkEtt9elukbLIkM08x7RkpZzbuSYiqFL1XXvCtKr9W1hx6dmRmK0xAFikuNgYZTVWtEbWh54Wnu1",
-	"Elstqls5FoyPgUdG+5K6aL/jZETOtDDLBXYeL6qS+L5QgHegnnct2ppk9NxI8u6mQOYD+hpPHsDciigO",
-	"Xclxs2ck9R41of30kckGvZJ4DHuEInFZAQIcCPD9ouoeZSWRhPRWGmf0vgFeDYUN9zWkGB3aIXNfkOo7",
-	"hbpplzp2F1mLMUUCqTXj95K6J6muF1U5rYTW6ALwOy6tiLrGdvqQR+CLhW5spGCI3GhFOroYrQUqLgIa",
-	"sRYm8qStVL/dS4l767jPLrfFbXeO2frT8UX0z30Z7noSFm405bbWwLfBZfSc5+H+EtL7rrTC4VU4BzMy",
-	"GXieQ/H60lCk7SyUn1MlyHVs2ExkUWhW80zdDQ22Fl2//pfotnyl+FyOMR5oR4QTrpbKyLlg41JN5HRZ",
-	"UWnZAs+2KdMegCyYORnr3IgVy5LnEptlmNzSLJbmmtRG9FqwcvDnpNHAWs5wzy6vTp6eyKptoXtWyBu7",
-	"UeYSKMVYqURrNH9boflVtCsMMq2D8VsWuQjZVYk0ooelKlbOfiJ7qde082LoUXa+KUlbT0k0upmfgP+0",
-	"W+vmO9y+V1zfvLU79WD3W8P5h8O8z63f4ab7jhu+x13vYL9c4mZ8+FbTnQwkH6j446Rpmp3svWvW41L1",
-	"zQmV0tsCGPNbVEITl6X3r+HE1vwXuJzgjsDQ4sVSDJA7y3u3xJ5iSqwcr4enSCD++9cMhYN2eIXkplHJ",
-	"iKy8X9btR07chsSN91r9o+L0zau4uQTK7L3PzYuivLPWHoUbgPTKIzIhsoU1gLo9wD/gIY0N8cOt2EKB",
-	"nSp66pkD1DbjWTNdlXf4O/ipKofdaVj2z+GB/UrDgx4bUihyePCzA0dIe0GtuMTXIFcW/TWho8Yvq10t",
-	"lgiFR44uDhTE+w9XvaTo0k2cjFRfoBSVUTW8OjSphhJsV9JeE/seVDwuxd8UZlkLisDAQ6SmnJD/RU1Y",
-	"fC68/cuxVv/9hyvQk/RtWmzcH8tcTlYP6NS+t69HuflkubNtIrv2te4zg/Y7BcGgFBq2SRtTydHSiJY4",
-	"67KRij+Pw6y5rAScz9HKHt+Ar0+fBGsmox+eaU+Bl1j4i2KpkVq4VqBIf+9kUl/jf2MaurvOB+y2QY0l",
-	"Hmsio9shlhaCwN6W4zeIKBTsWp/ZttJuQLFKTGShyHL1dnVVhUrKuIalNgHVZ68i95+67V3TOxQRJJCk",
-	"kWE7E+FCO8E+e+kxguzCUJ9+CrIqeFXIYAQHoANteCGyXkBr9hqv3xiNtN+uWorQIVWJw2qp3CjjVQUo",
-	"HUg/0RO7DyBKzyMEw8hip7A4PPss7M9IcWDudR2Oz27wWAf72US90WQEkCNa/7TPdHeLXoVEA6g8UkgD",
-	"/OTS6nhnC6wH/yfyI/ogG0Pc8as5QCO6tWqJxPSouS3kjrHXYN/wTFOGO8JocGiXa71ZrFNW4Aq6zMTK",
-	"O4sQ9LfbSJpun73fnleOTB7HCdI5PX7R3VSK8oCh4ScvQdmmRu15rSdqv2rOmub8EG/gnQLIR+GEfhpk",
-	"TuxSLTc1L0TyNq6aW3MQpCv6F7Gz1aTYdlZg/8D/kGoKGG+FUMSn5JRNDAIXZSxJXHnbl5wgXolQnEYG",
-	"cSMQ26azHBJ7D3iqw0vwxV8P9hd6sC/Qi6eT/UxHB2a3Yx4ld3YoNVtTsz6ijUAm4WnodAePV1ZEXenI",
-	"y1QO+rgJsbeh5aW9owUqAqTRcZpqQDycuyD4hvKvEPoMOV5VplcXgldKRw97pnFR2su03kQr/FhQGOGd",
-	"4ZTt1k8crWLCj/bHAMZYX4BGlXkYn5rPjzg21gTBJxS0uzYTZvpzCFix7nQCEFmC7YNIUHFRj9ShIrOX",
-	"wpGhQ4X3Y5ua0Wy2nHOVYJ/22QcYYMHHN+ih4F/hmHnPpkLbG5LEiFFxBr/o2BzvpcY4Mv8tFtd2Ilk8",
-	"kgj1fWvZBtnhffbGdcfPITSlSkfsBuvUUDIaj9ah6tbQ3rFiqBK3ghfRl2qsFoXviSvkIeJkcJzdVyOU",
-	"Jk7u3JkXu0Cojjh4UtlZw/WwONcyty7nlEtFOeyoATMGR7/fRDYOYV3w4c4F58GuyAOaMbGYezIHJQzi",
-	"22WxlYGvXBoIWwD+I+GDwdDpxH61cdZEM+4nOl5e1m0WyZstnaN/07HZWCdzQb0ieGCfxRZGLHI96GPo",
-	"KEaW8Jo6YVN+KwapCA0w2sG+8iIB2loqwW7EwvTZeSI2rIxwIiPO2XpC0Dg4stfRDqigiSLpmBK7EWne",
-	"XSeQy5sGEXABv6enY+dylmjJ7rimlp2voNBNxr9dZQCgilf5gSyVXnubW7xTWjrd6MB9Xrtbw6l24eCd",
-	"UCl97DiqxYmxUXoQXYidU0A3qMcLCAILUgEiZ8+tNHjrG3OnfKEjJKokyRPSB9BsArXGpeEFA2ulz7IF",
-	"nzrTB4KhGVbDm1lVLqezZBKOdaehRuiurG4ocpp9/2o9/oC4ZVCya0qvhggqMGp3aIFncUv+8O0nX+tG",
-	"7ssj3NcPjI+KsxjrHPx/FJdwXWzcd9mJE2xgHByicXAYGQc7hGYaLIrIabSOhxXBdXlHQDDxI8DUAQkC",
-	"Jbh99m0AWUlgRr1DMrCP9rSQC6FyqaYZmLjwHGusrIRxOb9myfLj6m928hcwhvNo6k/S5BYv44PQEzZO",
-	"Nu5y202cWA/rjZqUD1uB1jjYfVq5kthFtLZfZHdXMpn1YxfJhvg4R05JcsqRL3bn8+05cjaSuZ4xA+kT",
-	"Wvook75+J+tgha0VEWsAjrpHiRh8vU6RlbvOWbBXRE+W7iNDkLjPMveva1NezwXBY2OaBgvqCNdbVMlz",
-	"sLE/JhuKiYUiioNmkRJt2ytY5ScRJTi3hxYiCRP0poEkfLURF8kGPDl/1Wfj3UWI1dF3j/ZK9PXbhpTu",
-	"pcfFot7jY+wjHpOA6pcoEtfjwu1ScHsTbPScuCPIGxYQx7CeWvgpEhHWY/M7ytk8IqfSfOv2VOUtxwwU",
-	"PEmVzMi5QJaAAOo7pvGYmdAAjyaKCaZ0YULXOMospgBzZKhSs6pcGsEKYXQdGRidr3wuldSm4qasNMvL",
-	"kDjuUGC8FSy4tw0q2PdU+qMCsTMofYJC415zMi9RFc8iPpKmkHElwip3Ym1DSNhRIsBOqNtn5/FH0did",
-	"PxJxGF43xuGbHodU7MkadWklmMzDYpycRICDhldTYRg3xq4CJD9cbxnWbCcfio0LLucid6VE8Jkxr+gy",
-	"IgFUvxKLsjJSTbtQBHjHAdmGyqvocrfZcsHzwsFGmzoHWr2ljS2VkUX8HAf+rQfuPx12mDs4dsL+KuqH",
-	"o0n7Ui5azpx6ZJrIgKxYlGqJ/LL1xVMAQogrbk8oZBqAbsMR5pzFY4oAnzHdEGh5Rkvjy5rrBku0khKC",
-	"oLFsaGYZTCDDI+h4mgCCiNu5phNyUVcohddnCCRUo17c1grUi8gorKzxpEBaVLdQnhJ6sebCcOyfSsFy",
-	"e000yQYzB4ul8QBI5bIaO0h0NwUCU4HBSitKMryMeqeyHhZ4UpVatCuIuAkv60L0yh03DZO8I+xGl4Nr",
-	"a1SuKcEHyv3U3vKk7cu1sWzL/8T7957QGL+2bNa6pNeskU9xyXwb9VbQv+hFKUi/y71L4xPucQkL9Sim",
-	"3AupNQxE1F7MSmCcWM8uP4vRCbaBCjad0MexiPc4Gn+UFrY9duq+vmtt8TeHGsOOP9o96tjEBJwY7ym/",
-	"VYREE8iQe0h+mFLi+YIVpFhy5wV+Brt63eY9XaPiwoSTmpSOjIuPZ/FgXfU+5Gtjy/RZIFBSLIPik53C",
-	"C58Ts7z3aN5OeYHWCeybLGgIOv8hTrEPB9YWgP+2jrSzjfcv5G574zZGpyREeiuqXI5NDzuSgs9uXS45",
-	"t7tYUm6gC8UIMcjHoC10HJGJey4ksNe9f9/JcCWuK6E9AGiXUV2YKe+4Gykp4swZjdfuGTo7C+6XaxYi",
-	"8FInnrBhq1wIxTrJ0LveE0GNTUJGEPSWHycY4vhYJD/vwf75lyAqq/o0ILZ1xtLG1lyMZS40ECcy7v3C",
-	"EnhAuErjDQFDOomtxh4jTu4sbmiLFtp5kdbh4EWBa5cMEjLYzsUM7kd4xjV3V4WfRivilMXv3Y0J5+M1",
-	"XIsEb6SYdy1bNXcXva76sHOwoRKSgcTtqjmNzqxr9Pe94iKcKVBdSM1Vi746nO81378DL7CeGUyfHgxt",
-	"StC5txCK+padq06cZNEG8ggPxBh7FodzACiMdk9KSlwqlvXT5VkP4fDArzv4hApCd2/zhuyzd+skWOep",
-	"69/A8ptu6iT55G+L97IdWEyWDAdoM9HvuvNLj3sa95de/kQ1kHta+eGs3pO9/9X9JffXHSZnfXyy13sE",
-	"yvjhrYUYahgYySHySh3DvM2vTs0ALNGsWRamrEGFWZmIwIFUg2DVzyAo8d2eQjFA1LrwINSuK6/bA32h",
-	"1/Yg6LAgy0RUhhCe8wrCfTrMGlgxPEPsIVk580nbq0ZSiW6fXdp3Qy051Hxjn21qh4KUq60BCrCT42MU",
-	"0dLEEBHn7lM0GwelCqsVROEL1qllMkxZnoUO2DUBr2nk3YEj1mwQyb2WpO9nSu2UC7nFrmwiT+fVE0ZN",
-	"mryyFsm6PpseU4gn67bBV0F7H7zq9uSjdJJqul3MRlmqXSo94ss3Nv7U6/GaghRv4nc/Sf3D+nQejVkv",
-	"eTVIkSUUqmBPTC6UkbxoG0a4Yt/BPGSVQfQ996kwiFfii6wwkOk+dicu+XmH2gIVPwjdW6lyjOM7dECC",
-	"h+mMVhGER9bFno+wK0KTqFOMQ1gu+9cxvC3ykv1d3mWslkr3gVw47DKijZ4LroITDtULkJ7TYlwJwzqT",
-	"shoq56dREPlQqkMzE4dFWS7gtm7oBQkN62EYlH2PmeYaZcxQdU6PT9H/vJNa0GNhYCnBnSkJQ5C6813B",
-	"AIFTRZ38KzsJMFemYMLxFaBaSjNUBTei6vbZO5XIwUAyiJlbQuI+Y9wuSqkw3Zoo+3NFSM8NJQVDFcE/",
-	"2zs7i4Ibe6ytgTKZuHa/bn+oWhKd0Tl8IC8vesOTJjijcWyzQOIv9jW5ec/enVJi7EH20XROBVK7WGwy",
-	"RI7G3PCinO5rkFgBA+5MOZnYw9YxAQoOHhi1NsZnrpsQFVsBOS0rwNIYKmQXtic2FqB5QyK16UDWzJyX",
-	"NK8nMXaEMpBVcnaOm2erkUF/37nkM50o3vtoFgct7T6Gh9sUtDBfbMF3LNrGfod9wnnbva7ALtkqtNit",
-	"vb8xvb/+tV7Zxxw86gbZ7qmGTbH63WcJvxdWbCdz3mjBbgOITp70TDOZPxC7YOM2XsrD8Ihma/vbpSwo",
-	"tQY2VUh45NKUFbAdu1JKLSBGHybtalfB8rZDyhzlNCm91UJA/epQ2f8EyJtxwa1e8Q9xaOASQBlyb/8C",
-	"HBTU4mfhhZlDEnTjfaYDr0mHq6FaqhtV3qnw/hihrktpCmscr8GRS/uyiajs6ALTIIzijNB+dY+6QnVv",
-	"qAg0W/cY1azrHoPMO1YNE5VLOfqXGBs9cE9wcLiVBtipi9cv2YsXL/7Ccm7EoZF28abCDFWGX/ws/IGS",
-	"Yx/euAFP5S04LvlUGDaTygCrmfhoeCU4tnS5l1rXAVMqiv35mI1nvOJju6BDVVaQkOIS4B+h1nVUCX6j",
-	"eywDHu1R+REfFqaZ2UHBmOAPYewBLBPRvZDEvJwMVfwR++xtYG4gFpsGWwG25geJ/ZcPZLh/L4x7wxOl",
-	"ZMLrt6CG29MZ/fylaWf4mtYkrs0DdlAkR/dT1DvzpyTBhM3utjZ8FeUbrPPvY+K1S52cUENln7rJj435",
-	"RPZ1Y3EWdTd2N3yG1Mv7IlhHnpREJNkom3T/VpswXvtNoeFttuEj2YN7BAz+GGbgzjth3/pBf/ub/KDF",
-	"coPUrms7aPVAXgszngndYwWQaUbAE9HDnukkEMrZouBSHQL1Zo1P03UOxLcP1RjDGRo4mEBaixKimSo0",
-	"cEB08AxbrvQvBbDCjLgWGcnRUSG0k7XSWhzFcq7ol9VCWOPNDBWQ3Z70jo+P3RU9CiYoxhm440gHhYGJ",
-	"58cUUdTdAb16Yhb0ynJxWIhbUaRuvmBFOZVqqBBQvKxW9s3IsvvN8fGAlbeiYpeXf4vw/7Eh5JlmN2LF",
-	"FlIpkQdaw0gZzBDNeVZqc30jVhkOakhF4EA2lzsaAPcvT/hdf5hdFVRT5dIgBRZ9B+w9GqrLy4vXh9Ml",
-	"r3KRnzFChutBzGfEx9g3U0h1c1iUY/tAqIbSVBiHlIJLVQgdMFFHq2S+QwV/OATExc7p8XGPjctcsEzr",
-	"anI9KsrxDVGFKbZUUBUHOOhUd1VWVNgkclx0b4l/c3zCOvZRQ5UtF9pUgs+vl4rfclnYJ2TdZC9nnhYc",
-	"EsJNCjIVmD+6c/OAgtO9Y5vUXLfYjreLpG957q3R37eg/Q6WZ0RNS6nIZZHgeRzxWyleHC2qMl+Od8Lx",
-	"GMkCNixz97DOvMxFoXsQU9MI5+UFnwOWh9wmn4q00W7KpdLY0AVo+6MVobByDNABa6v1svrsvXudPczO",
-	"jjy8g7pAoH2tNZ1sidcWFDibhzSZ638dc8Um0hMgwGuhaRNIbaDyHqdCw++zzIk2Bxrg16aceJYVdILp",
-	"wuZkuJvjo8eG/7cQC+x4j0cOEWIvtTswEYSn7LbFi93VbXTTz4+Pt9FNP2SsmBZ4nwCxW5AvMjK8dlgj",
-	"mWL/Zle8PSt9nudWu9cfQjid69WySNLZZ28xHlYJT0RsRw0hsHGNDb1YYaHVjVDOLAh8l2CNoPodU4Kr",
-	"odXlPM/psz5QvASzm/SOJ0py+rdvxyR3X+lR3d0vIkd5nucN27nxSLRqyD3Ya53qcEDdqDSsxTwSQq1p",
-	"wa3H6tw/ESvY3f2kjJoPDt1yLdX1UosMegf4Ugu6q6KGGOTDERNROYY3adq4X+PTtks8xqvQrwSwD0EA",
+	"dyHmgz1qIT+Rb8hAAFjItiCSKLEt28ipQqTcToxzlMJnOlxKOQn9w5+mk5MUyf44OgnoSyj5ehLnfb+M",
+	"za7l8vaOUCW/v3Pt+u82wttAnN7hXBzdPmd8sTCHXOWHRFNNuc8e0R+hBuJj0P74fDBv7G1ELePfmqVd",
+	"W6zUy0qYgd92DuGwFNh16SkDqPy1+ynkpS3l6u4AR+c13oL0DeOTGFWwp2dp9xBFWP82pXehm+pI7a8Y",
+	"mgacH5bpcnrN87lU2RnCUnKAPsFYrqkVo4C/BLWPmLQ8f/+G3Qjk4q5h4SKd4lyoqs+yER/f6MlEjkV2",
+	"xhYFr+zSHxbiVtgvYo0JQFzCrv2IV2lAj0nHYXpkz2JVrsFSJG/6qhz4HO1G0o48N0EtjkDFz/wLYLJ3",
+	"CoKk+JAYMSOLDnt2tobHBCQAWOQa8fwZaCT11C/QPgcWAC2biYvf/Hc46B2E5QKWIhwrcdzTIBrr2qNj",
+	"va7LaKjGMdf7HUD0mNmZ6w3oIWxZYHkEgimX9VuJqsfGXAGuDEKn99GmuRWwnqvo50iXZGcs80cgMLMM",
+	"as8ioFKDFdr4Jdx6gVtTiomDUHRrRzOwi+UOWPTi1qWKragm0gBeLUteHPrS2kZbcY/mWyibFR+rHgPM",
+	"zBcnx8fHVs+UfFyRPxDl8194vIzNcLm7MDgm5mq8cvEfttdaBr7MrXSODqYo6mSulcXdX78ekHxMJkJR",
+	"VfZiWWGqqOeNG9QD0HFj7QM9bqNHDtgTso55+s/hAQCBDQ96bIgex/DgZ+z8/OfwYKRz+hN0zNv/PLb/",
+	"Agi8g5+zneM0P+gx9feIRVOMZm6mbbAkVnG2opI0b5FXHoukNl1IwSDIEj7jutL6utD4k91A9n+t3XK9",
+	"4KVxnNabd5BdeZwBXdm4d0QpJ6t9+3Nu4a4GZo7N2LtK3EXYm5OoIufP9pA+P/lzfETZebjYE4wW0mAg",
+	"Zqzncx2AfK3nrATCMuoJm4g7qCjhin0TxWzC0yGzBZg19mOOtaqAq6IK9lRqxNgtTdIQ9crpyQnrZOSi",
+	"3gl+cx0alHjFMrtF+/6ntW6Wk5Tf9M+N0a7Wzhqt0Fqk1pqA0QRjjqk56w00W0Rc874ltYXE447kmUAb",
+	"pbrpscxa7Vb5Z46jhyZ+WAojKj+cVIlQrMfet3PtOS5K1OPUtKmds2v1c4tu8PX2gKUnS2FN4QgJDsqP",
+	"qahvfZuD1Nn84GcEMLKzKEoGfcXNzdb4DI5i6wLAsxpDZMjWa80TvxzY0eJYO6N1aSoAXgiVCzVuKgg+",
+	"eJObGOiH4FjsiSuXikq+9qQJyzfC/GCL5ESKEnFrN8D+dFt4uj+lqvV1KQQW8iN4vGwkoLVjbOwwCC0K",
+	"+zPK0cTDIxrf0A6NhQBMq0Ud0qMo5qhpAdCDwvnZjjilrkckzGvTBsUi0zZYx9pnc4SfHoUDNyZ7Uzlm",
+	"VsNvodLQ8RgjwydY0way5lT6B3FC++u12/iZjyhijsA+idgXw/uhGsY6DHZfZTVe/QzB3K2Og3ETMlN3",
+	"MFRZCTG46GVUFgmVpw1IkRFb/967wnNu+NWqL2Mnc4yxPZbB4QQrI58Kk4CT1tAktvZh4Qt5Af6GLneq",
+	"KoUnbwQ9jRdz7TXYm6/VDvDrmIxrseaS52I4Cvk9F6U2Ym9stI0OgtsF1xhySHyE2t8a3albb+47uvn1",
+	"Pt9Sjwoxd8TsYJnfJmCmYXeEjTEALlXoLwS+FsQXlHC64O6ddRmCBoqKywKiXi0r1qLWUIK4PVfbI734",
+	"cPzc1LRkxHhZymoFrWhUAai0+t+ipZHR/nE110sD4RXg8cm+f2Wt3YVEi9decXgjVlmX+KRA+KTgvlGY",
+	"gqQNrBbwfAEhvMNmPjvgC3kjor5gvpB2cL/2DkaCl6I8XyItN/7rtTtCf//pykplctAPGhrkfroKESVv",
+	"Fza21vcojUIPs0NF0uCDM3ptGJ7VAge//gq4LxPtgGz5GNwFmpInQ5lzCaa0Ffy/9jYZXi40xWa8mFhT",
+	"wT3jzJ12El0RMhqEinI4m/myBFitEDnqDRVotOgXQj4VeGfFp6aHILsMi5h7DsfYd3byArVKrx4Fg4hp",
+	"b6hcfKQXwbDb4VCVvY+XwS1QQlcL1kH8rtIlnyLPvukP1VC9slYwojAU0qqepcqpJh4oIjO2KMVEfiRE",
+	"LfhDylbfyY7wh6M/ZQhMxUqtK9bBzZx1h8phbLds3U7mdknWhUH96U/nyZX9P/2JXQqVs8z+rktanTP2",
+	"LWwZhqDysMMIUZ7CzWACwZaUhlHtJ1/br0MljVmiem/ctemmZZ2suLsG9p4+u2qfFjLQ0cHlN8IMVbV2",
+	"7MlQzPBsZgzPLK0C5rLs7F8h+C748cQNzzKXJIPMVhb6C8hyembYhx/efAc2A/0EUfUOFCGATcFpTNn/",
+	"e0iu+OGb79wgun3mfgyi30FEOYp68Eezv11dva9Fg7L+UJ2zUhi9LMcYjFSIGJfU+bjJnB6feoLOQt4g",
+	"MDEEJyCiA7ZKIceCcnh0/K1dUkpRWQVr9Z+sEkL+hkN//v5NxCfvaOh/7R3ohVB8IQ/ODl70j/svELNg",
+	"BlL8yP6/qWgIU1wAKQXaa2D3251+m5Lm03boeQZ9OlDuUMBrArt2xGOPqXi4MDlyuOsgHWL39WI5KuSY",
+	"6INEbi3SWEZYGasdnsyb/ODs4HtRXWiNJQ+4eWCaJ8fHNbRwvlgUtKuP/mXQUAp9yRuTsVqHMgmQ4XXw",
+	"YTojwWvpo9wmXNDmx/vxHhGKWaR2D87++XNkbjW9wsH/nP3zAHN4Bz/bJ6DCzedSHSXCt/Wz/4DBoPja",
+	"qHALW3E5FoLwinEoQ+8zQN2M0yQQRx/zorBKm2VI44pA1emzsWQaNlgSMYL6hU4dvqU7SILw+EBC4gHI",
+	"CB81t0erYX+c26Wwc3yXrEbqNLbEcsMlR+83VS5E1/0AdR32whr+oxCLnRZCGgq5A1wOAAo5LnD7HAjo",
+	"BiuIEnZhH+8J9dk8TEBUxTXuWFuzi3G+YpWsdwfSId10Vm0DTXKJfrRrrAY/P+AxjjdAUvnUcKTj2qfa",
+	"/H7tHZweP99+qD8oTvpd5HjTi+03vdblSOa5gLKF05OT7XcETfUaISs/UfB4UfMDsEzWDouTNOnvPwOz",
+	"TWMnTMAVSzOZW+TG28CxDKyTPfDEW4CdXMtjKedQl2SWJTAEAILuTFaCmQUfQw+DNVmU02pOSf8FrQwA",
+	"p8nGWk0KOa6yPvuAeX1fkQivueOu9s+bVc2CFpjHj8DSzVrEEa5OvB8P0HsTpnJhnHvZ8usvckmKX1OH",
+	"kRqta2fv+YOcvU3nziU4UtLeRzxyx3/ZfsdL2ipPd0bxu9ZP14ZzusEwgP261Sis17T31w9xKXgOaJ01",
+	"mziPazZQjVDtwoBgl0tdRDb48QtgvEieEhid4VUQphTxWT5tOWrfi2rtnD2Cftm2x59uf59uv+Otrl4D",
+	"FOGT7e/vRbXH5t7Xlos/1Jv8Pa9mkKOn9H6tzwNCiJFTRJjcZB5NCj51uEl7oe5sU4Tn+6ksYtlJbOVK",
+	"Y8EKmxF6PODoiMlEYMVa9v786uXftuixYPBlA2boLRIgZdcAINaxgGI6FnvmadWwcG7MVaihmfKokmap",
+	"SnGrb0RUSAMeMFzVj7DveZW5QHMonSIurMmycOw6zaJhHV/pgbRwO5DTTlr4aSQUlfJ9QZLqy1DdFwJd",
+	"6nCwrEgJx+gelfoRBlEPsehwSwAANGxSpLgu1nrWNhOmYlA52hQWWBNokAPZyyhgnW2xtW6r3bB20O3c",
+	"XsKsvsdFeGC//yH912ge+7ivyUf9ams0+7u77P7oJI4kkPjdo+3R6EWf57kJLXVr2H7PDBvxggPzHTBz",
+	"UX/aTOMksBlgDn+8m6222Bxthwpu5x6FtfVU9tn3VNxcQu/fnNvJnzGOFX6ECi0NG+uyRJjd0SoCpyUQ",
+	"kpJRYszlWPFA6xKh7EcrYgsEM6TPXtLq2ImMRJi3ZjwNDiZqbC2IbG+jRz2oKx6d4SfyxJMRbDYBPBwE",
+	"rOpX0bHupsCWbj+gjRJjq9YO2xaLQe9DvPBqPFuXL99Fxvu+kbrXWC7JKzbXgIyGXlFIRJpeil1eq4wn",
+	"Gm7qoVF5vUUhqZ1nndPj54i3qvSIymnr7kbsUAw8HD/0hwFWWg+lJNGG1kghCzEBp2YilTSzPvNLg7TK",
+	"jAD7W2WKd0Pce1FqonQ8OT52HKa4llhTRX0EkSXoTKDkyZ3T47/0nMsHt1yHW671nbqOL88g0+mfSAHL",
+	"D1vilW2RyrBDfotRlHYB/9VP+VzZ9t2DeCS+0XqLJ4JioemQO9QEXs1igAks2n4gl6Q9TnkVus4pRAGB",
+	"iKj0CVZiYzagnpz8QB3jD52g3HKha8n7b0jk7XjDG2hWvt3vplf209EdD+lArUEebPGcCPTgq9nT5jH5",
+	"U9ouIfDAP7Cf5LON1O6sNooNLIADeWEaGjFCT27CvC4r1mlu4HGIKEY44BNqq+gSlxgYJdjphf2rcT9u",
+	"5oYLZo00niZnXXDxPKclB1OzQYDZH62QGqyLMtceu+7B5eBYgaFg703f2zk9ftFFBnJq5SFDCMyyppXe",
+	"FqwebPDM2m5O10xRhLvPfgLrJop5Y8A7BgegFtHklTjn+MMDmyT2Z+yUr/2A/a0P5yjGkNGP7CGm8Cbt",
+	"OVpsOoOv5Aj2XWcu6+gy7aXtfrXJPl/wnue5k3EbnU0ndFNzbBfbC8XLTmZVJGCMEDWzrUnUDFLJAjet",
+	"N7s/i31CyPXyssTeiDl5M2sSFLic4gE1RZAR3WGF+Thfo2+n1e2zdy32XWZ/IvjYWMyAyedqPAeeRg3L",
+	"03D8WN5FUnOt0q2hvqvFNPxDm4MbCtQiF0Gamse8NGKyLIB+ONpy3bbitHWIjCAptzTf/MEN1qezPz2u",
+	"1rqhuYuN+KQ24DuFmxarnhssQsT/s+qedaLacSJFQ1RpbyqdnHQbjEW0e+iUQG69wV4EebrBaJSqJSS1",
+	"NUW3k125sf7nD29vfrUxv9qYT1dayAjCZwebcvcKwjUIp1A4uNF0RAMslh9WaBFZTpsIwSO5S69OzXxs",
+	"LyX0R/IBFf7WwhzA8PkalGoqGWzbtPtaz2C7bk2feeYmqg00PVR0ulwrD9yR2Aniyc5lwOzQSESM1LWD",
+	"gzVaW47OaFm5Z2EKXpf0RGzWi08VDJ9U85pFQW9zJ6/PXkJBrnFPDw+VJQzDLUaU4LJenBHFrTBNaS2o",
+	"61tdG1FMsu6nFjXWavODhNq7lhGJnZ3eoRFA029QQh6MMlLud9wgIKTHIOtacQTLQYsEIgJJv2D3iI+V",
+	"63SMQevoJ4OQPGitkT1EXZ6YWt1Y4fiAdsQ6vdkjVzTuJDCpkvG3Lzi/DAvhA8mBfS2EzypsqEvkRh8v",
+	"qWcgYGQ6viMx1nNhUoOx5yqGiU5dADP2wuOy+RPtyqvgaug3Z6bSC0j5uWR/hHrVBP/n8aUUsw5UNRMr",
+	"+LOVnFTt3GNGByHk6p8I0ddUukS5NIcMP9Z6+Quc22EqvlpXFJEEvnc7K6mUWOllCY3ibV7ZuqDfrdYC",
+	"J7mlxmJbDcNvwXyrT+qrRLrfWoWtUmkqVHUUo1XsVBkNps4zPDHJzWlNNOuMViwLmLhZD4+8/VVaD5XF",
+	"DOhIimPP1VAtfdMhmg6FNBXYfAAcnzEqikKBldDGYxGWNVHJbsHoNNZLeqSVBZ8S8kBDhXSyGo/dGg2F",
+	"ZsmaeswvaQC8pC1uG9Btfhvx2mQd96rRjm/8DInwqafvm13e9lZXb+aLAiCS7yuKm372DuD23nIJOEds",
+	"JapudJLh5G6I8AJhjkMPS04IJf+pgdBDi3hADYRAG6qhuqoh2UT8rv4RDk2adRCmliK24IwskTw/eeEz",
+	"w/7+01XPdY5hVKIcqjomM91ExgNGUKVht9JIuxoui49Ym/DkPgPo+ozOAQwDsAd7AbBvvjTVUOE04lmg",
+	"NEuCuoGS0Edw68g+DEtdZdX0avJuh4oC1T2PRkTmifs4ecknFbH75dIsCo5AE4S1hHT66Gh9UPCvgFGd",
+	"DTBzN1QRGFv276GDQRkenLHnEajtGfvnz/afgHiE//yVqPtLikzBjHL4/ufrm8fgtpKKLWbcCJYtCq6s",
+	"6YgYQt4BNEvw6QgpztkwM2SsLwQ3FUKlcnNjXbyhwozB2D5TVtFrstFSFjk09dEXQNXi0Jz9/h3bnWCq",
+	"UvA580K9ScbDyYiF00OFlaNXYBwxcQubYPbiUwp/MQPScRAjgW1FCKJgHmf//hX2GkcwNaia6R88cgE9",
+	"r0Q81W0mXzLLO+5zBL/PKN5T6BLkSuPpSu+mTTbYhT6ujQXkTf6m/Z2a42siv2bQWE+lKJzfRUcZnE1q",
+	"lClWVE3qgCDjBwyVlbsidxCdlV6OZ9Y6PGelACJb4q82lSwKkglU/T4GcpwCoo6lqZrkA85jTUAkB+i0",
+	"GfdvbW9Tsf3n7O3f807Fpf60rdrbAaJh0y6026VuF7ncCCXFQ06kAbesCXtr86Z5GNN6H3n7dR9uSpd8",
+	"0ibczzuMP9ybfFM65dLXToCd5Yg0N+/ob3U1I4ht38vDi0LfifyMTDUsAwKbCuJuQ1XLGUAaZIysY9d4",
+	"C+IY9yKuv6rkADyklZPeXYqW4ZMB0di+CR/QqfRQleJWUnmA/TVKacCUliVyIMJ0EQEBLBulD/UCRTrK",
+	"86SP6KeZLECA2L+j9JdmqILMn5CjUQsSuHVNszWd0+O/dJt0AkZ546/33t7+CJYjvvmJEgr7yBmXWHgq",
+	"efNowbmnEFAvQ4oy2ci4ie/HtjuyZ+gIT87+KYkmydYcmBAqD/UPgaMREA8pWaxV10qP3SxJHLEJ8O3P",
+	"DEqCoeIGGilFeQiYqOLWjpp1MvuuI/jXId7t0WlfwSURLqv9N/qtimXwr7OMFVIJIJHLZE7/hKHYAWc5",
+	"rzj9eGYf+h96yH+Y/Qv7z1D95/DwEP7P/jHDnEzG/sM4y17OuCM1iuBfoXjWtURwliFLlJU5VraCLCb+",
+	"2GkpjBkgJFSlS5F3Gb6lFNxoJdV044sgp8qyC3cxvgKf4AiIdrif/hDfXYco3+Ep64j+GevwVhB6N1PH",
+	"z7ntBYplyCXp1tHtH0bkEiIUl48r9/Sg+a4rfU3qbvtcrvxtV/pbe1P0UjzEIzG2ipg0qHsd4ALDC9Qa",
+	"KvDfL9+9ZYhSPiB0YKv/JsjXQnCAM+GCIjOeY1xF5PTwXCv4EPai6GEQQIrP2bXMhwdnbHiAaMzLpcwR",
+	"jBkJk2D8eIFV7MMDe4yHBzCR4cGv2YBxxKm37wF2RjoQLsaI/4SYl/hlyQtDXDdIhUMSwAkKWbExL0tp",
+	"/UWsRLdHkEKO/qK8z17x8cydxqGCMzrTBckeT2kA83bYvEwrxh26tr0DvVBaQJoFyC+svccF7OBS07ca",
+	"Kh8Ei79Hl3IfDjdYlGxcaENJCif90SmZw1hgxJ3sDApjDnkhb0XWdbWSGBYaquffMCPGGoYEplDYxcA6",
+	"Q2LtEmSB97StfDtPOXLBXYaLKHVjBMCFQ1Q366H0AZ7MLBDnQt3weKbtdjPIgoF3B2EB3xaCVSDGCxBU",
+	"heBRqJGdR+ZqkFz2kW7AAyqkITPVzPSdGSoqgHUXoZE40dbg7ZP8xqVwk6QopRe5YdLwzZCXAOGzVc74",
+	"YiE41AsjlLZ7SiFN5cDMx0EPwTGApa2Zz47rwFcRx6FT7OzQjhokNVO9qT5UHd4ie/Dw4KxNF7j8ajQk",
+	"gXhknWAknCbPNTJUNZjreEzPMAc1YBsISBLmCw8QDx8CfQDiKMkkUQIj6cR1iTS/1GBC/yJCigw2R+My",
+	"4joMorfQ3h0qlJiM+IPLrItnsBSchkmyMoI/oDlj2BqJKRdwTCfyozB9SNqPRZFByQPteVcj4SetSwb2",
+	"OkBHnHtqaReXsnscp0I7uOb8RNUCVC/P1Wqo8Eu7YukYR95dFkl7jKD/6U+s46Bq4s/YY1KFkHHPBz5Q",
+	"YrlwvfeihgrdKJnaX106seWcFyhIEcbe27J99rLQxrt4Win0TCkMZ4KUHPhTPFT+9QIJL1d0SPvsnDYR",
+	"lotBPQmvxCGQ+YmcLeplrZ3TEyq4yC5EVa4Oz62kzrrNaQE72SRoP+PVQ3l4M17hCz/Ls1uzY9MRrAOz",
+	"p5bwgIlIR7Kaikw1IwQz7eNGVjKP9K1oYm9q9AwToxzFjMvTTBrtcyNEBHZkP2T0UOhbQhoDWJWXfDwT",
+	"hy+1qkpdtFPkKH04tldm/SbM7TCB36HDenqyw5uutP6RK0fbaJ4sdyGs4vWqNvh36+7dfbm9TvDsRAVh",
+	"UkNqp7hcj+ki36EoxmrEPOsi7WS9w/TKe3neeokHUc+A1k0pYJCAIlwwaoZqJkrRZ9kCjDRKt/KKPUfl",
+	"CxIVLBfgun1+fMw69F3ZyXF34FpgF5zAD0SUQU4on3apsvnRfYEvGY8weH97Fbt4k/xraH4zvEa8258m",
+	"Vp9KEgyzQ6CsMc51saQsFNqk1pxWYBfPF9VawcXdDLoDltViWdljqBUQ6/t4ezJd16uol9VQ2QOO1Z/E",
+	"9QQl+qIAlnyWwcuv0ZFeyPFNFCY7Y9lP7y7+9+sf3v10/e2HNz989+oi86e8GwxfXWKdC3JhmV502/sf",
+	"zt++tbfdlRILWqxP40nu4ksvP/z44/nFm/9jr3aGBA4G+UGdH2H9Ah8rgqlkxANNtTzk6SdsqynNKpHo",
+	"gI4ofNGi0x20yOPZUt0EH1KXxI21YneiFMRHb23Ol7woyLUsl4oVWk0dD3Dw5Z8ZGoMV1vaTdZ6fHHvP",
+	"fKns5xgqcAunSyuQfXVR15UPf3N8yqpZqZdTrGfJ6EtkNJOobphekrnB1Q1h65F8hiV8sVTfweYGc/uB",
+	"LODoDU+U3EhGsDm3ke6dJyhJ/JJMOLsnoXAdDgSKyU+01iDgEb5Fm6i9ostGVH3Cl7nUEZhqJ+ai5cws",
+	"gDcOzCWfvaw0xMMc7Zt9gGOARecTCuKog4lhXS2evB/fv+ixn87/0WM/np732Lvvv++x1z+cv+yxc/v/",
+	"3r3/cAki+ycx+pGqWuBuBGOsEPzV821PZCFAUlQQN/PlbQte2h1o/0yR0o+VUMbpA7oBI3TcsJkE/w76",
+	"3MGzp3f62MLzb/rsfKjgeQUvm2VaJLCWi0LznIGEYZ2Tb9iP35JcY5vEmn0TdLAPFdqE9oU9xnEiIFUp",
+	"ucLTtX1mACSAV8tSxF17I8FyYcUgIVhylhVcTZdgx0I0ZsTHN9YcpRvsNpgq6eMq7PTkBD7mt3idObNv",
+	"f7cQ6vzNIfDrVFBhmh3BLkj3oMmspbvQUsW1jhjOlclKwIfTSgxVJ/vh3bv3VhFeX12cv718efHm/dWb",
+	"d2+vP1z8kA1A/deZ9745PmHZcoG2/PVS+WOTNauIoQId4SAE7lyefbSURXUoFdOTCXj3fjFK1lno8Y2o",
+	"zGIm1Uccrh3Kh0v2Sk0LaWZsrnNR9NhkMl+IKa46xIKwIrH2vboO9MG/wvgHIYUWmDwLbR2N6JNlQmV9",
+	"9qYCxMDcBZAACF7ZafHcPwaSJT/IUSn/oT+ycSEXhn0nRpIrZmb2HzCJeFoQLgdQVlOx4/7pN9Y0aRz+",
+	"YKjMTJcVRN+5VdpmOZ7ZkzQ8mGp70R0vc1YJxdA8HB7YS8Fmc8g3VAWsiI3SvtqLuyScMVTucHxz/Jxl",
+	"SlfXMgjgbJMZ0Kby12JfG/bd+1cX1z++efvh6lXWYy+OEUUaXjJge5gJQeqe24Oy0U6YL4tKWhF2ZJf7",
+	"0HGi76aor+IT+ETGQm0Mm82FIDI+w1R4/uLeBp/kDVttHNB5IJal2UklwNbDGT7/5kkG6/UoNveAQ72L",
+	"OtYlauMnsck+y7gKh47WgOyWTabUQh7eiNW2xq7AQryV1iLBFsvXgMxIwt4IB0wtyxpxRujppraPQ9f2",
+	"YUeQdlfaB7q+LWqltxf12QWx4vjeUkCttvKY7JIMXyOuqaMUs8QlIAsQBrdvMENn3BoV8K4MOsmvkc81",
+	"a2bSOAeO7cfvEDsvjEbY3jJagVaqyXQNkuC334kAItB7XAJKXL59QmVuhz6B//X5ISw3+PiguoO5E3Ok",
+	"o6iuh44my6JA4IMehI3OXBobI78zbmYUAA4WdCmqUopbK8N5ZW1BzIiamb5r2v/dPvvW2wigDuxAGprB",
+	"0jYwIyosEeDjykSNOi5IDhAQUrU3YTmIKRIS1yQkMgSoqAJTsjKVNRTTvqp6R1mHu+5x6xfGUFxSVWKK",
+	"pztzHWWwVI6Qi6p4HIxZDzywuMTGt6hxWBrrbwI8Wm3kbll6LKySWhaFNdxh2TdJVmhdp463zunxi8jZ",
+	"sg4WwpbFaGcgGHEoRhSTnpsGsf6nXP2pfMN9h0f0gQJA+PCGxqjHa15Kh7Adf+tGrGLdlZ6+3z/SYODZ",
+	"pH3TLMvqdsfWxiFU5LGQO2MZ6SsgtYOSh8qXkgC5vqlDSXjuDRf+hVMuDbsRFHAHRgwoIQcRyPMA2oPA",
+	"W/aNNTNjsP1M0n1bjJ44FoNiPOIKghWo4T1Eyn0L1MNpn53DZdFo8MivH2xc6+hg79LW5BccRvQlZKo+",
+	"k5QOlnDbPt+hAcnpbJfIQWIcKyz8zqNah9233A4GNqqDTXvNmc3rR6Kpraltu9y3MbhNBnt19TvfgET4",
+	"umX37ed14Ap70CAvpJfV7Igrrexzd6qAsBev5nppYGuhtQRVnVCX5kvaMr6QN2KVMSzVcVaifZ9QFe0S",
+	"b6N1Mocha43NSOaYGdCdj1bQMOpeBLX2MZ9KD/Jyh4W8JVvX8Imw7xTzESKljkp9F5C09QjahhYLA+Yy",
+	"sdwpzeDUAUwbr7hjcMLS/mLFhOIj8EnlVB1K1cPD7Jmd7HWFVDesFLmYL/AoXgUz1bDFclTIMZVjiBxe",
+	"ObZXq0rywvTZmxCi/+b4OE762XW/vhGra6Wr6xCFIdA1O/Tkw6TRaB1HcZrPuNLqoQ85vmJrbCeeRx+z",
+	"WMePHF6qLyX0iLUsJ+ts/kAIxPopAkGMl6WsVgdn//w5iQHVRxhLiGU1i20we6hKYQ/mIaL0tWfRXjkA",
+	"aOScV+KwknOBGxoYBD1UNNWOemhAwctCAkqPuvHVSNBWWK0WwoOP3s00JHsgEejC7zW0wJWoAsigwxXs",
+	"sqnwWCZr4NRcxUzK7lLnqx06aEOYRwcr2B16WdaFynT7BHvupamAXBHU4kwUCzdpO/JCE/S1MY4OLlLT",
+	"kGLciCbWXVflcFMdirq7Cw2lh2cheEzA5QbUI4/fDeDOycrUaOPnXPGpiFNGrlS4V4OIboON7UY+eGJj",
+	"2JHBuKRhvyzFMoBV2+lPS6teEcCC6KkzNhdcuXpgcAahf37GVV6IHNGbQNdU7tHUXi9vBZQGQ7cHz/MS",
+	"MpJcWYMGK/lh18DXd5kgrcZAysn+y9doDJjRWkF0gEAmfbawKSHSZFjbQ/bGb84H8pqj1zxVU2g6hO1e",
+	"Myy9/Vq0E+ymN1gx//vE/HiSxAAVzqKMbhKU7UoiMkB2pMWmq9fKXlOoXYIx6kB5q8y7oaANXRYjxqWo",
+	"DHorc2upWUmDvTbJkzxPXTUTc2S5dSNwSI8uZRoh3ppfCkg0jrgR1D9CwfCcdRalvpXYI2J+Ka7ddc2Z",
+	"Tseb7RbpaTDh6utuzUmaRVvw3/09ifpvOtvv6YbzhXyllvOHRojzU9qXwtvZy19iJmCc7CR3JuNfN6G6",
+	"Ae4pjx7COpxOEkNzgullZWQunHPVDRgIzUF2aHHEJ0iF3SDZUEUmBUJC+Dde4/fznZlul2HjRmB7jKZ0",
+	"5K4xGRSPz6WBR4dKiNOTk3Qkhgk1LldgJAK2g6lY5/zV5eH3L3/0cHBp8g7cRGtOudM7AIAxcOCGKory",
+	"AyuRdfxGq5pMe4YdiReoTSlHERl6PevYLq6hKZKwr0PuoD9Ub/mcOpOWSv6yRHyyJqKOzunxX7DdNF/i",
+	"+RGNsicwZeMAH44Dg17wpBH5SMpuxbUJJyBCEWOdONaGe+mRmTC+LGKLcbyzmoVRg50QzvMWiwEjlV5C",
+	"JIKLrHT35Sa6xNYXoSp7jyhZTR0hL0BUFPn3y3dvhwo3T/TBSYalXhH0+GJhFkgXPaq4VJHpwBV7d76s",
+	"ZgiyCrIIjA4ZoPWxD3Kdpg1NmCi2JfLY04IqNlltNy3e+1V9FK3rXrdN+15FQv4zdO59qs4wnr227a4Y",
+	"dsk+BV0TNlcCUnceX4iRdEhKgSZikXIAZ9y3U1LhbdzpS1EkqaxysVoSx8gqAP9AtLpNeikGVL2baXes",
+	"0JwOg9yAeJfqmJ3w7lIZfA9od19BvOvIeNvl8w6JqOhDbfLZemxdezYD3W3YK8dPaw38MbJDu+2LPRve",
+	"/N2boekuhEIrN9lWCB7Ax8LEmwcjpdjYACw/EJPDfPaA9DT1dxloePAPgVp+7IsjwQuZm9QrcVrgmWly",
+	"UFCJe+MjwXqrydKh2kWYsu2ylJDiHs9ef1qAuN1PqMeHizzXJ7fVf+ecNHsa97IyRyNecDUWO6WC6R5M",
+	"nwL90ibVEt8x1sos52gnYaUOEIC4lv87RHOcc6nMbrb1er7lmWE0lwY+0AU3poFqtNL4vBbGZHreAAIq",
+	"aWLGlVuscyzHiZE2VSqrb2nZ95XZ30qA4I/Z2Iks+KEDd37M2w6++wq/d7185fe3mzLmzdp4yUf46aIz",
+	"6KLQO0ThPS6L9SPMFqMOkl6lGIPP4gUxuhSNHul39PQnCnU3Tc564auFaIt0u6WDVvck3C3Ucg5iz9za",
+	"338pDn5ex63ZaRySiIoxPd02EvzrzhF3t9SvZSEQ1vGBg+7xC/cJu6eL8UeiZaltg82NzLk/OruwbyeP",
+	"Zh3OKnimXW5e8e7m6vihGqpDtKH91s9YNja3BCzpsBzOAiSLf6EvsoDfARkNW6kmEuDxRytq+YV6U/by",
+	"8h9DxWCY/cTUtmoTChtg5Nf2EFDgjXoNwODvAC9343DNL0V2xji7leKOBKb4KA0CQ8NqSMU4K8VUmkqU",
+	"ImeX//0Dc09ZH0yH24GmWb0G/zeVkHGDOFSk5Agz0vLWLmYUWDpr5LdzTOWnJyehtGLgmXW5Yh6QzQ+K",
+	"at78x5EGAFvzVcZ4Zd+jwezAD1Ij0oP6ftgLD5R7cALjoYAgInn0pLmHeCBbeeuSc/vFsJj8vjGyXUqj",
+	"JlR3Ftd1M+zo3/noeueAcW1LIDttAa4JoF5imarHWC2E6TE5X2jA4y31HYGIEpQkHfU+e21lBlYpZOEd",
+	"9kh74Qjnm3K+buzr3CiK3kboPAAUnTCitEeGEwmwS1x4/Xh8EaHhL5I65VN3+w5R4/TRm3yMAVto2OxA",
+	"SQ1YtJD/gB3X6Pa276njp5foX8HYNoWeP33H7edLus/33SiBX6uL56OxLpZztRt+I16LBPVuR7sxPjMe",
+	"iNe+oweyFe3xMhflGdhaaF77acEDsMVhqNwJoYc4sY/mZSrB49H4geDLoBmXFfJWJEAgwVrsDdXl5cXr",
+	"w+mSlznRqftv4kKq0L8A1dQKg1orP57ufkiN7jO8pGV+yANLn5ZetZ3aCC77elq3QCdG2+y3d3pzfaes",
+	"rbP1+HK2KMWhkVMlct+V4CCzNpxlt+3RJ355+Q+8gRsysuAEXc0EcATchL6cWqsS9TE5HlIAz7bn+sV/",
+	"Hfsq8saTyP1IENtr/UD2sDgglRDdpuoApa/tQ5rLVCOt+h0t6oeyeIzz6l63XcnidfD5vpID3bNWjtYW",
+	"Qw2/ubNu3Zyt51xHQcdt6hmPPmB3NilnHvoRQbc+M0O1KKVdt0PonoU7O7pki9nKyDHksXNiRbZnVysq",
+	"n61p740qd6icfrUn3Xl2jrr8eJuevbCL9AUjITuhYOexa3DZrtJXNd7Wjs5zarS6+43qcFSk+5OG1Z7f",
+	"Fi//4OKeQXt3Ply9Pvxzjy0XDp/8x2/ZX9nz49M/f/N/W408WlXCdLFxMRULpP4BWR4ApWXVZ28RWWGo",
+	"pAlRmZWozqzRAaFpWVEfGE72iH7PEM8df7yWObHiuFhL7SZHO5T1h+oc3++hNcXHBZSjIKrMySmb6WVp",
+	"WCejP1zzKuvGBTUe/Ww8E+MbkbOZKMl9gI3ADUCDDRUGo2Le7UKqpPPv9OSkO2ALXgJZx4wvFgCPVfnZ",
+	"hzn51sNILlMuYSTG2vpVmc8cZGypKllgMQ1OExqTcRWgt5Bmh/wtIEJR7ltJLW6lXob4GZCBGOYnOBdc",
+	"AeuRFceEWJfWVT5/MVgzrNbtqqECDEa7S7qIKmo0y3Ua1kMSNvddHblwtij1WAArbNZKNu62Oe7jhwNK",
+	"TN/zWpfzx46h45th0ttsQR8axFPwOwucPzZ6YxNuI0rF/hen8HATJdL+s2P4RzUB/GC66s0cIW55Tbpz",
+	"UzdmlbiLPMC1/ugYxV4adnJ84vsehipkCpUTvrEkonBsaMWqL4eTyzLJNUKn5lBlblTXBLc244ZNS30H",
+	"PZ1aiR7LyBIHb9RqveinJCXqDd9ra70E6H+chl0CTHRbExvJuGgYnvrQWJF/N1t5+Kc1tdBjcsK4WvVI",
+	"P9BAuo4DrtR31M4247egFudcrVxBKo9jeAM2Kri6Af2IqVRzIxcLgv9Osr0YQgxhO2+hQaOpMyGkqvSA",
+	"IDqWBZTJ6rms4E+EAF4CaIkDAI++LXbPFvoOaleN6DGl1SEvFjOulnNRyrFx5bKQr8+uM0CC8wlmr13z",
+	"2EBx+m+oTo9PAT7BbVFCnvLqGeMSVAtHmm9d7fVihdqYRqbn7aEGP11avpaFwBe41+6VTj55kuQDra3V",
+	"hh4YA3Ael8o0SIavOeanUk0o3YNwfwANRRb3gymo97w0IvGl6oiiKAp7iG8IlFXfoGHuYxn2L3NRcYzD",
+	"uPiHo6LR5VDhjo6JafoMIAoIK53Qms+ohilIp7M1zenK/0LpkidLcFc4cdNFL4K6BvApZBkNFQP/RhDw",
+	"SKyUQEuBJjPyf0SkpGTlhWGxGsBIIfx6Fi+fcTEgHKaDL+nErunAuiKoBtBC6w48mNWcrxA5y6Ec26GO",
+	"xFQqBatpHX64yXEnkB50HwDpwwKnDhRPg2HtaCIvqahgpKuZFekOoT7pvQbs+iwXCChfAupiXVURWQWf",
+	"azVlWc9q/UHWswoQC6Ky/2TWo5rPOc51qXIxlrnIuxH8P4LBZG74/fDKAdZlQyUatHoCA2qD65zNuLnG",
+	"bZq5KjcEoi2XgtQtYBpHqh0Vc4a5kOvnYLHgf59kzufTqs8unA43i0I65/ni9Ut2+vzPx+yXpba7epAw",
+	"WARgXdxh8cKGZlUgYFBLgLlImWublOZ7FAOP7TrSa3f3He+xqPzyH/T27b2ocNljBgy/+nOfrjTfuxjS",
+	"Z6lLPW5PHQC1KRrjl3d8alfswxsMLk90iXJPqkqUE2gt62TwSL0Qii9k334+UgJHt8/Tn4HWRJQi4EJR",
+	"13pVSpED2jyhKo8ELwHnEOA9G1D/qBuNT8Uz7FbBGURsxFBJzrAonXWimRC9WrYsC9OnBMZbPhd/RUJ2",
+	"6yggIXsGDgciLRIWFghDb8S7RcCwoTZCETc3r+roWaXA7KjVGAjDSOqVYO/QUsXmFxy5N0YwEgmWwlQB",
+	"YolsrgKiOX6QB7tx3c6qeZGetJ0YaKOl/NvVjz/AR7hvVL43dmkJbu38/RtvrtTbPszKVGJ+8HPv4OMh",
+	"V6tDbB9A6Rpv9iNujKjM0b/tgfl1l62P5elxlAEz1wuIcoOlFG8q+3kurFNGGxGqE1fWoJkJUfWYHFvX",
+	"utBTbTBBvgK1CIiaeUB0o90wkorbzauJrcq+8k6XN6Gj2K6PEg5DbxAQORHvbjwDbT13qUu+aj5FLWlv",
+	"c26Xaz1vlq7Wa0eflZZ8ZwaX5XApD0dLlRei/y+T+Q6PBa9mocHDLvNBXTHG7R5z/vEHoabV7ODs+fEx",
+	"tNHaqR+cHfx//zw//D/88H+OD//Svz78+X/9Xw0Uynum5vgtxwluPha9AznnU3G0UNP0QswiHJwd4Ads",
+	"GJC71dxO/9fHbcevh+d0bMwnHNOo9O633PHVIgC+Wzt0jNOerJ99f9DFnMviEECKdmj6IrBHxDTaiL3W",
+	"IUFkz3gujVWyeTdldmnu/Hpl33AF43mS1q/1KUqDgCwt7VbAEypTXhO/p5dL+MtnHrH9rDu3gPv0VsWz",
+	"/iN1ViVfe7NNGJ+UnfhSomdbd51aYqQaWZnh/upMnoamIBc9pitLMRaILl2hj+5uBZefOpi5ygnMIKN9",
+	"6cgLep5jWzHxUYyXiAkzQcsLiGwpwaiAnZaXpXQgCI4MvZNNSj23jmul7f83y9G/xLiCH8RH+F9rH9n/",
+	"daMF+gSwbHlV8fEMrOqMcaSHsQ/9cPHGdAegpSHAbW4ovh35p+j8E9QqVt3ZVeDmxi0cQiZ9J1w/kdTq",
+	"rL4Q1CXmXjBU1poA0xwZgJHUwCHWRp+P8Ot4xRZcltgdZnoUlPDYb0uFwA7E7HJyfOx5YfRkqKA/B3vZ",
+	"CN6YdU6On1PnFXwASBEgq83GVnbWOT0+jdlXWlunvDB4oGC3f/4TwT9E728XdOcbvinBRE+wXyDHP0He",
+	"wyUj4GuLfFD73CAl7zNzvdNUrlIl/OU0fn2JfVyJCN9LOzRYV0f/BsmzazdX8m6kJ3Xy3lR64dI0Vp6g",
+	"HiFQ6Q7yaTns61L8iyKmAPh/K8qhKoXv23ReuX0J+dZelXi6eyslXfdUa4dWKmh2adGqb+OvDVoP1KD1",
+	"6dt4XwPcb4KkWK/xEBwRSsEuLTNUX0Ct2fG2cZFtCmp7Q9ZE1hLiLmKooHDlZ9a6uRXNZDN+FpcOSOHh",
+	"1ZcHXtgm8Z8F9IevxapttegbN83jHwBrXBx6m3snP9tfHNu3pk6gYISoudQMD30ePyFwjBZgybAO8B7A",
+	"+vyVpG7GVlSM4hqyrGfYdfyHnsNzqa7xrP3VWnYZE3w8Y7ISc+8wyMqwLFzXQl36utB3r8KKPI2nX1tk",
+	"8vNZhxcFuxUlNEx379Pt3zqOckkpVwJ6oVHEm4B8FRk5NgPGCyvUZFxZerxx4PTgZPRzqeR8OT84e+5H",
+	"DvChotxl6A+CTeO3iJePW8fhgPKsQVR6gkxpwBfjqmobGd13DXc0f9WcV0hJ8ymf1o1rJCa6FHsNCW/5",
+	"pDFtOR9v8FxfLNVbOK0P25eRHPq9olN+GUnrHW/XDd/y3PukXx5EP5x0EQtIr6DCj5tQ+ltCPQL4dk0V",
+	"SxYObxukiof8AFcLQVd7qUM/YEzlRohFIrtkxYQVUt7ugulI45G/wEnps+9KPkFUTUitAE8wKjrIAOpq",
+	"xkZuTILqUcMIZThUUREqcrxkvkhFqKm0W0mOb6xyYstFCxNQ5YtdofDeWgl3XDpOgxU5YkAQMOML2JcZ",
+	"xMoylouFULlxrFy4nBgumHGVB2BCjDOGhNRYz+2SiXwqoKML1glW3I8Bwg/MxZ9qBgBQBIuE+2hA35Oi",
+	"efS5czGRSmIbKafmUQwlQZGrSVoSvFlNf+vANv1OVNayBkgoLI3t5/hTNqiDzPkpIoSinaMDXgwvOkGn",
+	"lBhFw9dEvEWapYuL3uHeSt4x084KCpsMfrC7H7iruOO7g7+1kEhFQ3rRYyMx5kuTmGCm4qsYysg+rA6F",
+	"1dx3kUi8h6o3jd/xpPhFyUi2RrH8OY7JE+yOwBP8Of7NyeOWyiSbCfnl/HYvxKRiHTovY50LiMdnUpnl",
+	"ZCLHUqjqmq7NHPTsVxRZYpSCc8xryrBNF7Z4W1sR9y/1pDrMo7ib35hQ5WlFP+qWM0QJrnWaeQcKy1Ih",
+	"2blYCF4avN/6XAAhGz3YId1hKbtTnEiZv1gI6NW4E0WBbyTWMirHVghLZ25iCYWjYZmHUsp6dhNOlqUP",
+	"71H6B6s3kUCCGyOnCipaiTKQ6qRQTblRIvWka5jzEw/vQlyD2r1ibkRxKwxYB45vC9fOUWErDaSpogSU",
+	"Pjs8rPXxL+uSP1sjps7rPm5MRc34lEvVZ1fpEvXo5cL0mN0+VA4aDRn7WtceDcLfN/yNIDVWG/pdKatK",
+	"IKodpXM8brebVmJc9Ui7Ga/D0DDCgmfwQYHI6P0H6p4Bowh2MnV3+vutqkYqhpgHCKn6Mf7nORwT+saW",
+	"MO66wtoplBvbZL/rOO79IGbtJtB2wMfy1wMcwNreDSKGklbEXONsZSe7+knEBs78sijYUhXCmPboT2P0",
+	"tL6D9gvsPKFD6rT8T7KaRe/fYr38AbjooRNy1y273+dOPsAaNXiTJj+yKnL/1pTmF20guVvUbAEPseH0",
+	"kaxqoK2agAwZZ//SI+e4HN0+DzWvD6bPU9fdq2jXz4gIAGiDOtBbtDRId5NAALYpMmCNsMtXCW+T4DUD",
+	"3xZZiaKg9sM7zW4kOMATZt+5LAXjC15WXeATx6ZICj6j3kV12md2pRek3mv2kR1HQ0MgzsmaCSMhlB8d",
+	"ll4Y705iLQdaBbKyBhX444NGHR+3D96L+t5VRdvR76qg7VJtUc/HT+3KuXAr7pqvbYL34QPpxb24QEdW",
+	"aBw6I3g3qEICOwqpNEj3uLKr5Mh27N6nVBSGDrs9hDLC1mBfV+MYMTE8ldzBxoXgJZ025yuUAn1ovazI",
+	"qFceZdquIscXVMK+xf6vD+YhkBIAzBpxaIQyEoqAOtm3mQvDZzxbS3LNpKl0uXIZLuzgxgHG5V5U29Vj",
+	"ush9Ao51XNxUT8BCc814Uvn/hHF1iY7EzhijpsJ4SHRrfXU9V3CtD9+6YwsArPDd5YUITCRh7YRZ+0qy",
+	"chGzAYyuIdTYowI06GZrDJfpEtuCOVuUwNDuwpYbQ5O+1Mrzsyej3OZ5NacRQ+pcmG2V95CQib4OMjpA",
+	"RjjdIK0pP186eNBSbH/yzTe9g7lUvvh+hzwRdD1CAT9tNdoD7TuO1VA+6YYFGQZto69t72QOXkRBz6If",
+	"9UjrQnB1DwXLshJzs4vSCV/0/P0bKz1pKLws+apNASVLZn73JjnCapIN6Pa+Uwgg5h/AKG+zlS/oROXS",
+	"LAq+Sk51CKyo2HqiMDomskEawm8gkEquDB9TCwHCVZBJ1+2zV77aAPChcgI5Cd9+0KK3OC6XxPKEROn0",
+	"XNkvPBctZbwxQy8YRDRidNm9Bm3BqH4mpRAAcEWNbI7MOYgwSj5BRzI0V2dk8WPzLxm19h9kqvdYRngf",
+	"GdbjYcuTmek7ZQXy0qCZmLNcs8AlV3stMDKYulexpj7xfkTugqgZobWGZFGseoqYgB+C9U6Y1nVbn11a",
+	"UcYLWFOTVtrCoJA/ggoNcTvI0m0FUt++Vsu5My6BFsEwOp8kFC6uKV5oHASODkzvV1mf/Si4qvyw6CPZ",
+	"RXUg9ne6vBGlOdtmxPdiBlSAkIl4vpqselhPpyWXpvLJK/+Zzp5WMZ9vdo/qKTv3EdfV83me17TzQyS/",
+	"krc8YNrrMfUXfvw7UfqT1ls/Yl9dq3uIbIGFtbsiTdyrWynudinlg+u2V/FFrpK9qIeYGqOVL73oxHV+",
+	"Xfq7z9TTQiCHEXoiLi5EQmi0AsnfrxdwSIOwHx72p9JTZClHXbi9yKy5uu8fsD5PUtgXLfkD9O7t8s7d",
+	"6vbut0LvoQPl9oPuU7QFK/KHqte6pS3vJEgkJzaUavFbAEOy3z73HGT2pK2VaJ3FYQ3F7mYSzGFDdnYw",
+	"FLHmXVKsBv8yA3neZ/YzRjYgdSVa5xHngC8dxNRc1A8VB0l/cpVdiEwbCjhQaNhfgfysL801rW5GXq6s",
+	"EosOhE8ivpKeRC/+uFoF4D13faGNgx4ouPUQIgtXRgPczdodRJB67r3eBkPkvlIQoETUVOCWANYeF9jU",
+	"uvgaKobOoLIgrnKCitVd6ptwrXvO9gdvwOV6De5C9GpgbZ0J2/gOevbcF5/p0k+90QbdUIXW81Vq0uxW",
+	"edXbzE2LxUxO9jxg+ZR9/JNXTv1jB9wh2Gr31PP3+zTqPAebl8htAnndmttaKhS41uBDLEQ55wo4baNC",
+	"lTVzrBD8tiZVAjNHfOWmogx/Anapx/Db5B5qMb7AyopNX32Hogr4FOw88IHu5Ea3sWu3f7zjJxEff6iC",
+	"hc07YWO64E2eWO/ufDbA8ch8IxjPDlggC16NZw1YEpTThg5HNMHyIwpaOZx6FEUDD5RImMJR0R3iGAL2",
+	"gTfLMgKJAJ+k5zB8XbclmDfwAm5lHYBZ+gOByXwEc8DCdp/1JunWZxdCcShsB/IDGjqq/2DhUdTJiURI",
+	"98cm5qWoQJ5mdROSlWKubyO7z0MXu4dZU8u/zawfyw+Qrn8kwwJf9kT4CHsZFiF7j5blV+tizbogi3s/",
+	"62KXMNF6Ww5mA5tUD9jamyj14yizEf6kEHuLPa9rzRrsVho5koWsVhDT9n/FsDYa8xkmrTMKL2f0TFl5",
+	"90+XYHdIdSsxltQjSJoQP28PmPfiOTcC4vxE3qUb6l9pXARvairGC6PZTFsZGDkgmBVY8z9Mn736uOAK",
+	"lpwkZycgxJisx7LQKnON7TBZF93JZVFYHxPSIgPMvXNmpJoWLu6u2RSbkeftYbInCpHhoiQtQrEgvv9O",
+	"TjvX9ibOl9yIQ6lCjQZk1cCXhCyJHo+XHrPWZRpBrzh1GB4Xq+1npja71tkIXo5n95nXj5fZQzOHnds2",
+	"kHDFXkv7j3Dbw0cC94kCwgr0v9SQXj2atxPyF3U7qnb8JhTQStxRZFhUIWT83BFDYYV2yScVWGu8ghZ+",
+	"aFzU+QpYKYi0P/T2YQtJiR0kRqiqFzViyiiaAzDXQbRFEKw4JEJgNfwWIl2ABQxxnZEAHO+lLKpB1DLJ",
+	"izsgviAQgAapyToJ12sIn6XDhxu7LgeMCOWowxalHhVibhzUTa+G52UyeKZfJcjrTEu+mMGyAOhapwrx",
+	"QYx8Op0j8qlgI1HdCaEw1uXqcg2U3o5X40J0aTnlJCDNGowMutERPRaPpzUSK03JGAAaB21kD9J34ZpO",
+	"pTWyglDRRIldoT3298t3b5kSBvWpZrkQiy7mXicA5APi5fTEt1PSFnCA6gbtaJPgqesSFVgUrDDMSoUV",
+	"62SloJbba62u0bLIEM28R7Skes4rOaZiaK267l1BerW+Lez41MxIjJY4QExyHCwMXa4VvaHlgae1Vyux",
+	"NaK8lWPB+Bh4ZIwvqYv2O05G5MyIarnAzuNFqYnvCwV4B+p516KtSUbPjSTvbgpkPqCv8eQBzK2I4tCV",
+	"HDd7RlLvURPaTx+ZbNAricewRygSlxUgwIEA3y+q6VFWEklIb2XljN43wKuhsOG+hhRjQjtk7gtSfadQ",
+	"N+1Sx+4iazGmSCC1ZvxeUvck1fWi1NNSGIMuAL/j0oqoa2ynD3kEvliYxkYKhsiNVqSji9FaoOIioBFr",
+	"YSJP2kr1272UuLeO++xyW9x255itPx1fRP/cl+GuJ2HhRlNuaw18G1xGz3ke7i8hve9KKxxehXMwI5OB",
+	"5zkUry8rirSdhfJzqgS5jg2biSwKw2qeqbuhwdai69f/Et2WrxSfyzHGA+2IcMLlUlVyLthYq4mcLksq",
+	"LVvg2a502gOQBTMnY50bsWJZ8lxiswyTW1aLZXVNaiN6LVg5+HPSaGAtZ7hnl1cnT09k1bbQPSvkjd0o",
+	"cwmUYkwr0RrN31ZofhXtigqZ1sH41UUuQnZVIo3ooVbFytlPZC/1mnZeDD3KzjclaespiUY38xPwn3Zr",
+	"3XyH2/eKm5u3dqce7H5rOP9wmPe59TvcdN/xiu9x1zvYL5e4GR++1XQnA8kHKv44aZpmJ3vvmvW4VH1z",
+	"QkV7WwBjfotSGOKy9P41nNia/wKXE9wRGFq8WIoBcmd575bYUyqNleP18BQJxH//mqFwMA6vkNw0KhmR",
+	"pffLuv3IiduQuPFeq39UnL55FTeXQJm997l5Ueg7a+1RuAFIrzwiEyJbWAOo2wP8Ax7S2BA/3IotFNip",
+	"oqeeOUDtajxrpqvyDn8HP1XpsDsrlv1zeGC/0vCgx4YUihwe/OzAEdJeUCsu8TXIlUV/Teio8csaV4sl",
+	"QuGRo4sDBfH+w1UvKbp0Eycj1RcoRWVUDa8OTaqhBNuVtNfEvgcVj0vxN4VZ1oIiMPAQqdET8r+oCYvP",
+	"hbd/Odbqv/9wBXqSvk2LjfujzuVk9YBO7Xv7epSbT5Y72yaya1/rPjNov1MQDEqhYZt0VZVytKxES5x1",
+	"2UjFn8dh1lyWAs7naGWPb8DXp0+CNZPRD8+Mp8BLLPxFsTRILVwrUKS/dzJprvG/MQ3dXecDdtugxhKP",
+	"NZHR7RBLC0Fgb8vxG0QUCnatz2xbaTegWCUmslBkuXq7uqpCJVW5hqU2AdVnryL3n7rtXdM7FBEkkKSR",
+	"YTsT4UI7wT576TGC7MJQn34Ksip4WchgBAegA1PxQmS9gNbsNV6/MRppv125FKFDqhSH5VK5UcarClA6",
+	"kH6iJ3YfQJSeRwiGkcVOYXF49lnYn5HiwNzrOhyf3eCxDvaziXqjyQggR7T+aZ+Z7ha9CokGUHmkkAb4",
+	"yaXV8c4WWA/+T+RH9EE2hrjjV3OARnRr1RKJ6VFzW8gdY6/BvuGZpgx3hNHg0C7XerNYR5fgCrrMxMo7",
+	"ixD0t9tIVt0+e789rxyZPI4TpHN6/KK7qRTlAUPDT16Csk2N2vNaT9R+1Zw1zfkh3sA7BZCPwgn9NMic",
+	"2KVabmpeiORtXDW35iBIV/QvYmerSbHtrMD+gf8h1RQw3gqhiE/JKZsYBC7KWJK48rYvOUG8FKE4jQzi",
+	"RiC2TWc5JPYe8FSHl+CLvx7sL/RgX6AXTyf7mYkOzG7HPEru7FBqtqZmfUQbgUzC09DpDh6vLIm60pGX",
+	"qRz0cRNib0PLS3tHC1QEyMrEaaoB8XDuguAbyr9C6DPkeJVOry4EL5WJHvbM4KK0l2m9iVb4saAwwjvD",
+	"KdutnzhaxYQf7Y8BjLG+AI0q8zA+NZ8fcWysCYJPKGh3bSbM9OcQsGLd6QQgsgTbB5Gg4qIeaUJFZi+F",
+	"I0OHCu/HNrXKsNlyzlWCfdpnH2CABR/foIeCf4Vj5j2bEm1vSBIjRsUZ/GJic7yXGuPI/LdYXNuJZPFI",
+	"ItT3rWUbZIf32RvXHT+H0JTSjtgN1qmhZDQerUPVraG9Y8VQKW4FL6Iv1VgtCt8TV8hDxMngOLuvRihN",
+	"nNy5My92gVAdcfCksrOG62FxrmVuXc4pl4py2FEDZgyOfr+JbBzCuuDDnQvOg12RBzRjYjH3ZA5KGMS3",
+	"y2IrA59eVhC2APxHwgeDodOJ/WrjrIlm3E90vLys2yySN1s6R/+mY7OxTuaCekXwwD6LLYxY5HrQx9BR",
+	"jCzhNXXCpvxWDFIRGmC0g33lRQK0tZSC3YhF1WfnidiwMsKJjDhn6wlB4+DIXkc7oIImiqRTaexGpHl3",
+	"nUDWNw0i4AJ+T0/HzuUs0ZLdcUMtO19BoZuMf7vKAEAVr/IDWSq99ja3eKe0dLrRgfu8dreGU+3CwTuh",
+	"UvrYcVSLE2Oj9CC6EDungG5QjxcQBBakAkTOnltp8NY35k75wkRIVEmSJ6QPoNkEao11xQsG1kqfZQs+",
+	"daYPBEMzrIavZqVeTmfJJBzrTkON0J0ubyhymn3/aj3+gLhlULJbaa+GCCowandogWdxS/7w7Sdf60bu",
+	"yyPc1w+Mj4qzGOsc/H8Ul3BdbNx32YkTbGAcHKJxcBgZBzuEZhosishptI6HFcF1eUdAMPEjwNQBCQIl",
+	"uH32bQBZSWBGvUMysI/2tJALoXKpphmYuPAca6ysROVyfs2S5cfV3+zkL2AM59HUn6TJLV7GB6EnbJxs",
+	"3OW2mzixHtYbNdEPW4HWONh9WrmS2EW0tl9kd1cymfVjF8mG+DhHTklyypEvdufz7TlyNpK5nrEK0ie0",
+	"9FEmff1O1sEKWysi1gAcTY8SMfh6kyIrd52zYK+InizdR4YgcZ9l7l/Xlb6eC4LHxjQNFtQRrrcok+dg",
+	"Y39MNhQTC0UUB80iJdq2V7DKTyJKcG4PLUQSJuhNA0n4aiMukg14cv6qz8a7ixCro+8e7ZXo67cNKd1L",
+	"j4tFvcfH2Ec8JgHVL1EkrseF26Xg9ibY6DlxR5A3LCCOYT218FMkIqzH5neUs3lETqX51u0p9S3HDBQ8",
+	"SWlWyblAloAA6jum8VQzYQAeTRQTTOnChK5xlFlMAebIUKVhpV5WghWiMnVkYHS+8rlU0lQlr3RpWK5D",
+	"4rhDgfFWsODeNqhg31PpjwrEzqD0CQqNe83JvERVPIv4SJpCxqUIq9yJtQ0hYUeJADuhbp+dxx/FYHf+",
+	"SMRheNMYh296HFKxJ2vUpZVgMg+LcXISAQ5WvJyKivGqsqsAyQ/XW4Y128mHYuOCy7nIXSkRfGbMK7qM",
+	"SADVL8VCl5VU0y4UAd5xQLah8iq63G22XPC8cLDRVZ0Drd7SxpaqkkX8HAf+bQbuPx12mDs4dsL+KuqH",
+	"o0n7Ui5azpx6ZJrIgKxYlGqJ/LL1xVMAQogrbk8oZBqAbsMR5pzFY4oAnzHdEGh5RsvKlzXXDZZoJSUE",
+	"QWPZ0MwymECGR9DxNAEEEbdzTSfkoq5QCm/OEEioRr24rRWoF5FRWFnjSYGMKG+hPCX0Ys1FxbF/KgXL",
+	"7TXRJFeYOVgsKw+ApJfl2EGiuykQmAoMVlpRkuFl1DuV9bDAk6rUol1BxE14WReiV+64GZjkHWE3uhxc",
+	"W6NyTQk+UO6n9pYnbV+ujWVb/ifev/eExvi1ZbPWJb1mjXyKS+bbqLeC/kUvSkH6Xe5dVj7hHpewUI9i",
+	"yr2QWsNARO3FrATGifXs8rMYnWAbqGDTCX0ci3iPo/FHaWHbY6fu67vWFn9zqDHs+KPdo45NTMCJ8Z7y",
+	"W0VINIEMuYfkhyklni9YQYold17gZ7Cr123e0zUqLkw4qYl2ZFx8PIsH66r3IV8bW6bPAoGSYhkUn+wU",
+	"XvicmOW9R/N2ygu0TmDfZEFD0PkPcYp9OLC2APy3daSdbbx/IXfbG7cxOiUh0ltR5nJc9bAjKfjs1uWS",
+	"c7uLJeUGulCMEIN8DNpCxxGZuOdCAnvd+/edDFfiuhTGA4B2GdWFVfqOu5GSIs6c0XjtnmGys+B+uWYh",
+	"Ai914gkbtvRCKNZJht71nghqbBIygqC3/DjBEMfHIvl5D/bPvwRRWdWnAbGtM5Y2tuZiLHNhgDiRce8X",
+	"auAB4SqNNwQM6SS2GnuMOLmzuKEtWmjnRVqHgxcFrl0ySMhgOxczuB/hGdfcXRV+Gq2IUxa/dzcmnI/X",
+	"cC0SvJFi3rVs1dxd9Lrqw87BhkpIBhK3q+Y0OrOu0d/3iotwpkB1ITVXLfrqcL7XfP8OvMB6ZjB9ejC0",
+	"KUHn3kIo6lt2rjpxkkUbyCM8EGPsWRzOAaAw2j0pKbFWLOuny7MewuGBX3fwCRWE7t7mDdln79ZJsM5T",
+	"17+B5Tfd1Enyyd8W72U7sJgsGQ7QZqLfdeeXHvc07i+9/IlqIPe08sNZvSd7/6v7S+6vO0zO+vhkr/cI",
+	"lPHDWwsx1DAwkkPklTqGeZtfnZoBWKJZsywqXYMKszIRgQOpBsGqn0FQ4rs9hWKAqHXhQahdV163B/pC",
+	"r+1B0GFBVhVRGUJ4zisI9+kwa2DF8Ayxh2TpzCdjrxpJJbp9dmnfDbXkUPONfbapHQpSrrYGKMBOjo9R",
+	"RMsqhog4d5+i2TjQKqxWEIUvWKeWyai0PgsdsGsC3tDIuwNHrNkgknstSd/PlNopF3KLXdlEns7LJ4ya",
+	"NHllLZJ1fTY9phBP1m2Dr4L2PnjV7clH6STVdLuYjbJUu1R6xJdvbPyp1+M1BSnexO9+kvqH9ek8GrNe",
+	"8mqQIksoVMGemFyoSvKibRjhin0H85BVBtH33KfCIF6JL7LCQKb72J245OcdagtU/CB0b6XKMY7v0AEJ",
+	"HqYzWkUQHlkXez7CrghNok4xDmG57F/H8LbIS/Z3eZexXCrTB3LhsMuINnouuApOOFQvQHrOiHEpKtaZ",
+	"6HKonJ9GQeRDqQ6rmTgstF7Abd3QCxIa1sMwKPseM801ypih6pwen6L/eSeNoMfCwFKCu0oThiB157uC",
+	"AQKnijr5V3YSYK5MwYTjK0C1lNVQFbwSZbfP3qlEDgaSQczcEhL3GeN2UbTCdGui7M8VIT03lBQMVQT/",
+	"bO/sLApe2WNtDZTJxLX7dftD1ZLojM7hA3l50RueNMEZjWObBRJ/sa/JzXv27pQSYw+yj6ZzKpDaxWKT",
+	"IXI05hUv9HRfg8QKGHBn9GRiD1unClBw8MCotTE+c92EqNgKyKkuAUtjqJBd2J7YWIDmDYnUpgNZM3Ne",
+	"0ryexNgRqoKskrNz3DxbjQz6+84ln+lE8d5HszhoafcxPNymoIX5Ygu+Y9E29jvsE87b7nUFdslWocVu",
+	"7f2N6f31r/XKPubgUTfIdk81bIrV7z5L+L2wYjuZ80YLdhtAdPKkZ4bJ/IHYBRu38VIehkc0W9vfLmVB",
+	"qTWwqULCI5eVLoHt2JVSGgEx+jBpV7sKlrcdUuYop0nprRYC6leHyv4nQN6MC271in+IQwOXAMqQe/sX",
+	"4KCgFj8LL8wckqAb7zMTeE06XA3VUt0ofafC+2OEui6lKaxxvAZHLu3LJqK0owtMgzCKM0L7NT3qCjW9",
+	"oSLQbNNjVLNuegwy71g1TFQuevQvMa7MwD3BweGWBmCnLl6/ZC9evPgLy3klDitpF28qqqHK8IufhT9Q",
+	"cuzDGzfgqbwFxyWfiorNpKqA1Ux8rHgpOLZ0uZda1wFTKor9+ZiNZ7zkY7ugQ6VLSEhxCfCPUOs6KgW/",
+	"MT2WAY/2SH/Eh4VpZnZQMCb4Qxh7AMtEdC8kMdeToYo/Yp+9DcwNxGLTYCvA1vwgsf/ygQz370Xl3vBE",
+	"KZnw+i2o4fZ0Rj9/adoZvqY1iWvzgB0UydH9FPXO/ClJMGGzu20qvoryDdb59zHx2qVOTqihsk/d5MfG",
+	"fCL7urE4i7obuxs+Q+rlfRGsI09KIpJslE26f6tNGK/9ptDwNtvwkezBPQIGfwwzcOedsG/9oL/9TX7Q",
+	"YrlBate1HbR6IK9FNZ4J02MFkGlGwBPRw56ZJBDK2aLgUh0C9WaNT9N1DsS3D9UYwxkGOJhAWgsN0UwV",
+	"GjggOniGLVfmlwJYYUbciIzk6KgQxslaaS2OYjlX9MtqIazxVg0VkN2e9I6Pj90VPQomKMYZuONIB4WB",
+	"iefHFFE03QG9elIt6JV6cViIW1Gkbr5ghZ5KNVQIKK7LlX0zsux+c3w8YPpWlOzy8m8R/j82hDwz7Eas",
+	"2EIqJfJAaxgpgxmiOc+0qa5vxCrDQQ2pCBzI5nJHA+D+5Qm/6w+zq4JqSi8rpMCi74C9R0N1eXnx+nC6",
+	"5GUu8jNGyHA9iPmM+Bj7Zgqpbg4LPbYPhGooQ4VxSCm4VIUwARN1tErmO1Twh0NAXOycHh/32FjngmXG",
+	"lJPrUaHHN0QVpthSQVUc4KBT3ZUuqbBJ5Ljo3hL/5viEdeyjhipbLkxVCj6/Xip+y2Vhn5B1k72ceVpw",
+	"SAg3KchUYP7ozs0DCk73jm1Sc91iO94ukr7lubdGf9+C9jtYnhE1LaUil0WC53HEb6l4cbQodb4c74Tj",
+	"MZIFbFjm7mGduc5FYXoQUzMI5+UFnwOWh9wmn4q00W7KpTLY0AVo+6MVobByDNABa6v1svrsvXudPczO",
+	"jjy8g7pAoH2tNZ1sidcWFDibhzSZ638dc8Um0hMgwGuhaRNIbaDyHqdCw++zzIk2Bxrg10ZPPMsKOsF0",
+	"YXMy3M3x0WPD/1uIBXa8xyOHCLGX2h2YCMJTdtvixe7qNrrp58fH2+imHzJWTAu8T4DYLcgXGRleO6yR",
+	"TLF/syvenpU+z3Or3esPIZzO9WpZJOnss7cYDyuFJyK2o4YQ2LjGhl6ssNDqRihnFgS+S7BGUP2OKcHV",
+	"0Opynuf0WR8oXoLZTXrHEyU5/du3Y5K7r/So7u4XkaM8z/OG7dx4JFo15B7stU51OKBuVBrWYh4Joda0",
+	"4NZjde6fiBXs7n5SRs0Hh265lup6aUQGvQN8aQTdVVJDDPLhiIkoHcObrNq4X+PTtks8xqvQrwSwD0EA",
 	"u9N+3iF046X79jx30IkNTknr9jh+bGl4D5LwC0rg7bgP9jQs8Vm78096sTfwvF3ERAkihkrGgfYEMkZL",
-	"GjRdBJSRJZaZWQMCeCY9NPgm2biPDcHOQVNmQhsJDPnX41Kb64WorpdKmgywR6H5tkzkpBXWEyMqaM0b",
-	"1CVwIM+0T1s/G69yaR7WUkGylE+xVB79bCKOf/401srvUyN4EqW9LBx03ndw/Auupku7z/GOEAIlOOBi",
-	"7rCmrAO91KIXVYlY7xzuwxMaofxMEcWvKMdUwAXsCVHgkBuMzjmcIyDBQ5zicuK5vEXOhMoXpVRG99mP",
-	"OESQIOEC6hEhsBvoQ4wZkZrrwhDgYnscgQKXsG68YBnODPjKjahiMEFaPxhGjtWo0GE79Vk65IzRUVQk",
-	"g5uw0rcFnxS/45b6jODo0ygQvCrmi3XL6CEBaWQtHj/+def6sAu8/GHdfFyLbSLIx15pLZ7Aw/9ml7e9",
-	"Lc2b+aIQc6HMvYIC+PnXjzaAl4U/r4TpRjKEJEYQIeVCKL6QffeRtuCcS83eLYQ6f/+Gvegf91+wvBwv",
-	"sRsIm82UqfjYt8beldUNpK198hicsgkfix7jGupZqHcKutOkJl6lRusU3ryQ39ErP9dKrQVMVMvM+qF8",
-	"CYtj2vZk8+1uKexqh9n3P3UriPGykmZ1cPbPn+ON4d69+a3RRtArbcQ82giLqpzIQhzNxU5w90DcQBHV",
-	"Wh90ORWQQaJGwFrymL3BaK0TX2oVpZHOqHLr7z9dURs6SHjoCz+UiiAX8RrCU7GzvhGYCboRK+LM6vls",
-	"H3e8PYfE2+OvrvH5sA5PZhW1midQgI1b88fVe1y/B3ad7Ct27tWLZ2OXI03if6rA/CwBloxv4ZfM7Upo",
-	"/Y82ZSXycty6Hy+tFsYtciG+K8cYBBFqHCLArq4Btv8Zy9ZkXuaJav3RscrRJxcxiRuq/zK9EOOMdRqe",
-	"BH2jR7fP01+7zfINfrSjfKZZeacYzgtcdB29GCPrg8T2GY/FAphsV2ujA5Bj+6nlVJWV0I2RoO+FuYB1",
-	"3bpVjfhojmZmXqR7tB71b9yF+EX+dvXjDzDN+xZ4F/5Tx2KvXvrgpFzv4OMhV6tDtH/Qj3J7TP9SHLr0",
-	"/y629OV//8D89WBgaeNaD3Zsp+z5+qwF1/qurPIWjr/LX4rv/NAeOLH0kEZdNI998jfJUv+RTLx0j202",
-	"6dL9254RuqCdCsWFDo42fhHr6EV5I4CAyjt570ttppWw1y2q0pTjsgjgQ83lYUP1xoRKWeQMjypFMC+H",
-	"ecla7Y0rr0FotGt3OLBKOx+qbLg8Pn4xtn+0v8C/xP+DP85KbfCHM/xhUVb0wxH+4N6DP2aQPLbmSSbz",
-	"DDlz0C7Bspha82QnTuP37LoNldcYVovpHs4GRAx5010n5nEeoW4mVMagEAVnVqhxtVoA65ZVBNpQXfat",
-	"qIbKUejgE+1kgX1vJsY3QfRcXl68ZlBiwzpbC2x4nldCa5GU2AwV1dgkhURRXQ3PgUbdes0DdurgHprr",
-	"bCJ0Wt/OOXa9ZsbOaYrgDuCqL6nGHUiNvCjsswsMf+k12J9eTOGI4F7BTBv42MBQ2dXqMbsfemGz29Vw",
-	"G4mZOzAEox7P1ubMSJQ9UCQwesOTNmdG49haNeRWFUnVvErsOD1n94w7Bt1HLiz67WZEn0K/ODXAeE34",
-	"76VkGo2nrfnVwHoY7ZFkFGC7mgRCgSUbjLDyCZzNlMvxzApF6OvhirpcXBEz4LbEQpppI4vCnnvAEYdI",
-	"CgKASUw5dFCSUca1u0n6QCuKd4XvZmU8qeZuUsz71SXILnnYZJG+GObC3/lBsl/g845RbxcE6OaTshm8",
-	"pUnuNnqCGzfj8VPokniWX0L69yn2HmaNP2vj7edLRt8vqUJdl/9H1n7bH9+t/oJWtJVQY+uTUHQ8gnx0",
-	"gUfyQLQwBrshoTcqu3z1w6uXV+w5Ohy51K5wF3TNUDkeZTpiEadHoOcelfnqDBQZlqYHk77HOJvA7qAy",
-	"clBDxALDOlETwFCt4aZlegn8vgTF6j2GSnBdKugunQut+dS1V1LxutQsra83wUuwhrYui1tqViVobbT+",
-	"EydCTMoqOCdqOoCKgLobUVYNXoQHqxmqJq/Bm//gPkSG9rHTuKnv4OVXGIyDWANrkEglhsp+hj67Etp1",
-	"CnAjDoHdVORrZcWsc3pCVQXZhTDV6vB8YkSVNfaw2WfGlrj/vo8kJu37dyX8droguJW0Z3+nJfynJzsY",
-	"Fldl+SNXK5qVfipRbb9j/esAuMp9WN+6PCrK8ma5aI1bXgko6IccyqFUGFq7m2GGBsPecy6hm4orJg7n",
-	"XIZDbW8iejlsb+HKUSppqaYFpmYOS+UjOj0nRbxhjDx7cZJHN0bE7RKwkeAVpJBuwJzPmSoZV6Vazcsl",
-	"9jMpIXKRdyGNFEtPqdioNDMoUtask2ldXgtlFzN3stThHdMMfBBKhzQCLgZ2hVfiVvBCe/ogPgKDSuXy",
-	"VuZLK/owb6RhLFKD7GGx7BkXEkoscDUbIrzw6S51+T5U3m9FaKh9Ir/OZrUQ+QDrA6zuo+9KMAVtFQDC",
-	"Pmw3JAd3adQRcPLN6eP2AFxevsNF2yQZf1rf3eDwpVu2/yQS6B4zIK9dm0vLUcTsZ/1Mx1JFlzVZ4kt3",
-	"dkiDtLx1G6pkzNrhKgMjJG8oR2qtFHwXPUojMtwEq+bx3YEanYpwoLmIT9t4gaOjpw8edtu692xLf1xF",
-	"zZaNlHWP6fF/fiKjbZesbcMdshbs8vzHH5gELWJW6T5vz0awD5r4X7QXnkE2Wg+7nLAMf9EZ8tvZ4cZq",
-	"D6iSUMzaPwESiPLvRcxmQF2WHpfOIRWusw1iIClErjsO2b90QMvGVHJkleOcLxb2ZSsosEW15BgrUYtl",
-	"ffaKetTcVFwX9vWyKuhA+Z8+zovMkyNO5a0Am/gkgmDEuLm7wU5oAk3bOUPYC43piVKNKVinbq14DHdE",
-	"8DV95rpO2YeLH4iVcakFmxmzwGJBR3aHVWum3NXfQN5A+o5IN0do/Yg7Cf4hr7Uy99DKWdVEUkvJMT78",
-	"GmqTs31FVVvyINH1D5I8CKIGX/noWYPLd7GY3k7M5f330F/5tftpQ9DeCsEWsbqbct+vDQplLFRTVULo",
-	"yLbUTrY6kRfEZdww4Mxk5BIhxFYttLZKfIB47mMehC7izpOAqZHLVEILhQUyc8ZBLtiDriEc5tOsnez9",
-	"u8srqH07shvkCG87RDrarLvnYR7ECwESZJ0mbzM1HsX9a4d/x/4rfK/8ioWzQz/Vrudit5Yq/8U3WBeP",
-	"vJO+F2bjNjp+Kjn+NML7C2rx2n1r7hk4Dwp/z04vuGdrq1c/Mo4rsSj4mGIldzNrsFpPawBp1mCKbTDB",
-	"djS2vpe31u6t2bJlVTdlkwF5E5T4iztTfArEhWJUxQF0kN2XjZtJfU3GOAWatCkX2kfcYmgYvwwuvg0y",
-	"HfwJ8+iyBHuOHtUkxVc+dlvbnqIsam/7AkTaF9bftrflasqKT8VRXt6pouT50b8hONyOchwlxUhzLypx",
-	"SNRy1mDUTGq9xKI5DziOZHgEfgqZJModloqh45lLfTNAkXX5YqhoXBRtsk+1Z9O7sZcvGCJ2Fatun70t",
-	"4yY0ezBngpNVhwHtMwIBuwECBy2KyTDsJRebxhVw4Wau2N9+PH/ppoZ9uYrPHWF/6uTCLzA9CKNTXnGo",
-	"xMeFrFaE03NOI3CkSHNeTMpqjoIRIyj2bdwsKxFyereikpNVzNw0gLijfTJQTd8IFVKdp8+P4c80GEer",
-	"pKWVtm41ocSFPlMsw9jlcrEoK6NZdmE1WeYSgrqx3IZW7BK/1Tvs3tlL0JRjI8whQn6lAsfHxUdScURd",
-	"3qUsHqf9TDN6oRXLuBlgNC/x18PvpF6UWuKN9S2ecWP4eDYXygygrEnxufjr8ADLXE38Fih6CrWywwPo",
-	"QGwv5e/5EbgY/783TULL/xGQelkZoRufTKjDdjmCQLwXqQ5iZpsspxNV28pQG9C2kfufJoefHz/uzOCY",
-	"zLh256z/6MK9JS/hTl1IGtYlcCzs8WjuBk7uuevtNwUyndqDW7DK4YaNSa4op3V6/Jf/2gpzVddOi0pQ",
-	"k5qT0u0I5p4vKB69uw2m0WNob07Kir34r2NfMNJzKR2SnZs806HC8O5o5SthEOdghawaC14ZBERgGf3x",
-	"7OjIoyMiKPmNWBH7nb2vxcjsRbL9+LS9cPq9WyO3QT5UxYOhZCv7/vDKD1Xxuqzcix/b/nQlHe79W6up",
-	"483wtQSuhbQGGZZ4ulqu5ZOMNzwnW4orvAiqn2oqm2o/ylcQLeL+dH24eMMmgH0qCdEfGZ41kwpqPvSs",
-	"rMxhIW/rRz6gGHrs7oTxK9iMus/OoQNQ5PZ9aKxGRxiNgBuxojYXoEKPLL+GvNQzLx+gJC3vBbhYat+A",
-	"9dTePpaKXb7osUy/8C8cLcc3Iu23icYQCpQcngNeT8ALOLr5Upuh2oE3bBDyVT20TJH2zCty4ArrrZV3",
-	"n1rhBrcOFZxNgcIt2Ab2A8bO/VANFeLNwEeSukUys06GalhfS3VNP2ZwSdoHY50EqbQRPGfY0uPC2NIM",
-	"FVm8gleFjBKbgHBBiwRB9JRwGmvaw8A8IsQ3bC7V0giMsquhahykxJh+JeaeU2ECZAlNovwCjwRZ1B8q",
-	"+UASnN7zoZJPBIUTD+CrtL6HBBYsZ01WgkxM5eC+stpK2UPPybtL4QrI5XCH6xJPWfPTfl3ga4QsF1Tv",
-	"yTmyxIB1hWQy/sZrmX/MAEUZqZ67PSb4eBYaKu3lz7QrQrMTYx34/6ng8zyEUNNCNbtUiAymL1ww5hVg",
-	"hQfuZz7VaZENWnT2PgK8QQZIV9UGkLBC99lPFJHMFnxKrZgZFLNl9Ha4EgrhQj2060qkwIiQaB1OCJ23",
-	"dL28HYgHOOJkKwSR1nFWLjUHjsyJe6ymAfurQcyloh1b9gn7PQL0sRdoAa9bt1OfaVAWVCbhK5uJ867x",
-	"Qd04+DBo2z1N3NDaEN6e3cV99gpWECo8HPBQc0XSFdc3r9xTLhDgcZeqwHT3UqymPlZrKdhXt5cDAj1u",
-	"vJc/i+SpmcbOfWePUgzD7AC6rMeWbQUp9qSpbSjFJ9tRireMy2EnYaVN20DwrztjJyUf9hLvbRjJe3ta",
-	"ECGrh2wtz3vIYTVFSgB3Jv1oOySX2XO0g9wFUmOBTzvcsxWkySJKJefLebxkIXqzNtJzN4CFqGB4Pfbc",
-	"Cq/nQIcQRnV8TONCubJ1WDD8+selcR3Tt20f5kMWn66dz60oVV5k1k7i7x7VEnGq0klHaryutNvL/34C",
-	"XPfDCR9DC8iFwOgv6DsDDLuovddUY48KBScSI/2dbE22Zb2Yg7nXqMnr6C1cseVCi8oEMF5O4POsigcH",
-	"WJY0KG0VKC8Y0qVxaD11pPlCn0VFhPgIKqhx7UaA39M5OX7e7THgMPZvIrcqeRlmr+wrOifB+8CiQat7",
-	"CEDuFjDz7niVn7Hsl6VYijyzxzerlsp6ARkiKPk/lVX4E1xn9wJoPbty2O+EV425GovC/hO+lzWaKCPh",
-	"i39wNHY5nScLbg0lp2GEnpNNM23v6chczBelPcXW6rBWT3dgfTc7E1cnaO0XJNmWComx7HuilHPPN1RR",
-	"FxXx/0GKGC8XGkiwmePAjiaarE+3zzL07rNkJjB6sIZcpWb0AFhSYQ9M1nAhrWLk3lonFIwn/yq7wu4B",
-	"E8RadeVVmswWBTZfslXQWirnCHeh4EmIaognCaIl8HvirWphr4+NKMDC8GyDaDH1WKYNr4zIr7nJQuzA",
-	"7Ujc2kiEqKNdZOflrsFhijxZLTtXt7O0qbiczgy+3G/LMPcZh2Q/jQTMcyyYDU8Mw5OAtGQN39pmAY//",
-	"p/oMqPPP7d91O9wbo0JNpRLYZ9iJfvBVwSasD9xppcgc+vvyVc+1vOCni14TWZ7Wj+n2XCei/bYAXYKN",
-	"9fBGbwVaN4bCPegcVFxpPkZ6+nih3X9GDhJ2ybldR4XHVeRCaYoeSzMIX8n+r06WDp8DO7bvOhcZxZgk",
-	"FTyTS5TZc73qz/nHa2fdZNhEqHsMPjg+WomP4Rt0Gv0vqxJmcjoTVZeGGb2HCip60TEL44bJOyHhnzqI",
-	"xVr9alfLAcPHpSqja8L36CR7CoEMrKOg46e76sQ1pbAu2KJvDrtsAP2oVuJ6WRq98Zn2eH2qWBFkQjpA",
-	"6NWiOmptysVC5MGXgrnih+72/FDiwdHJ9lMsBL9FoIVofoD7GJ0Muij1cKWBklB7FJAJdKnFIOq+RZbX",
-	"SHbR6WXnkXwJQ9PLMfau0eNd5CwoPn4TECHu+IpFFaQ1Y+VoXHA5z8AjJdItDvE2sEX+y4cE7cdoGkvD",
-	"MNySh8uXCmql6Ln2EjYTvDIjwc2ZHaf4aFwhLF1EiZ4C3B7cahn8JUT6XBTWTqCLglSVd33mTfm6GMtl",
-	"jqA9GGvvRKaO3UjRtwZbBLAe7xSmjNQKzxeTKhcfuwQy5JC4SatD/3WJncGTiRibdENi/PW3GQwIXj/Y",
-	"n1FZGwpxDK/QOeyzl/A83YYq2Uvqvqziq5d94Q4i28AZNez0+EW/IUhrlzlxVR6UXqUWtHiSeG0yhp+k",
-	"mV3xqT5//6YVQJjOoDt7sJXIEL3j2hWBgad2n+0RnzpOxHyh47PeefS1Ru0+YtRoTtUc141+a0sYGpVE",
-	"e+Kw5tZegfqBtBxGbu+4NLEmDZamleGAkGc1QKV4kTkTrzFVhkjpJJycT7gWjCbe8TylLvdmvp/XM40C",
-	"8lZUGoLkjn7NYT2Lit0oq5qRmbNkeUmhYScQTQnKlsm4ffu0z36iGWN02inmXup3pmoR3hxVwJwFVxz+",
-	"dMuV1DOA4dDUuOI1bxksSfhU1ou5m8nxjEyBNbe6A/9qMjZr7s9SoczPu6zi1IdsdT5kEUslyLzjQeeu",
-	"OQnofvqwLcLoQ5KvWipQpOVkgvhqAIIFwd5y4hRSz9vzUOxEWCThgT2myioeQMSf50UM4u3Lyir0Ljom",
-	"4LACKV40tERTgrq1ox+TtivDAmyqa0YWQD+PdnV8R04udvLkzJTWDfdBHE2PhlCPBNzIqqInaMGr8WxA",
-	"W8uZfBhrAHcGY+buzwFTV9ISAVBgh64lkx9Uv/0eymH2LiP+zy7YL1fO5GJzXt2k3lHkDBNITbqZUiHf",
-	"rR0ACAenJp4z6no+NWNtLbrKZX+5yfrspR0S5gTEx3Gx1PJWnDFzV7JxqZynO8aLAIMSz239YPRIwoT4",
-	"Ew0R89HegMVH0L7FIIMTGD4OgReDuPDWrk66uWpiNkvjJyF0hUd5m5HsFgvjBBMJ4sLhkkcme+wqdxLH",
-	"uJvEKDqRs5t13SiaPXMii/DLY/e/hB0dCdNnGnbdmXe1SdRpWnQ8XrSOKMfyeH/1og1Ud9coV0c330li",
-	"7+AUfHCWMb2jLaB2D4YtjHsnuxa27GOYtck74K1PZNW+xG+aznmLpYjynGu3IaxwvVtTov5MkIXb0H/4",
-	"towDYGSSDGquzeO2Iz6JXQgfIRZxhJVDBhioj92NRLxsa5VCXB+wO6IGlRLwnBjHEUAQIbOk8v9pVXzV",
-	"HXgPFm+qBElpyhGz86IgChynJ7ivQIqTtVHxwHqSJVK+bFxay5FiPbFTX7cinOycSCu/43A8L4rEAOHT",
-	"KVlMlbiV4m6wnoynxLeYGFYujYs/reBXUAEFrHpi2eCUWucTPgs30URCgt3OUflYc2jehcDMKi0P6FK7",
-	"xGfEOKYSYFVdnQemY4G92e4AZ63YUe9Zi2C900dnNMb4p19iqWvlDftUL3xutUIyDHuAH78wgV49bX/z",
-	"9P7fmUx7tRAbXn4Nj/xtkka/Lso72sf7EA9E0veL5I7249c3MIm6eoJ/YM9FY5/wOXEo8v+fvevdbdtY",
-	"9q+y8JfagCzXaXsvYKG4cNreNk2Km8ZO8qEOzJW4llhTXJVL2hWKAPdpzoOdJznY38wslxQpy62dtOf0",
-	"S9FY5O5yd2Z2/v5GTf0DoAQ9b1DZ3cZtgkiTFzatIJOX1kC0JFO0QDsWxy0a07FKdJomIdzdoMv5yRiI",
-	"XhccyQf6C/2MVmeIhLFd3k3ei7LnKj3Hfxonh5TxTlRpXJ1XKmEn4CWN6VX3JjREQQc8lzksGJHthACY",
-	"E+XsVXWYmiZ81uTJNd+yLyYKXwNeLWYPI+w8QumxKdIVLqfrREI1KPxDjbAtmvUy+HNyMOHcGs+F8lkI",
-	"R0tRt9/0GvXCjBgdIi3N4tgbpKs7tpHCYrKTtwtdkVkIN4HMPlanPBMNyfmFEe6eH4Huq6Sw1SXy5RNB",
-	"98T36bL0dxtGlwxHGFXuBHEFb2/VZeN014X67vz8JT3T734/7WbI9V2y+9tv2RP1gSMJY/WsMktK24D3",
-	"Ic1gPxeRzkG53SFSSGC0WWWWGxyqUjPLUokJYpZRlJAwTk2ls9wlnBKRVWo/+em3i73czi72TtRPF3tT",
-	"m64v9kbqAsLE/1/m/7Fx7V7svXv/LjmQ5aMfXMEuQW8Gc3p7hl9ZuSU5k2ap32WWC0ix1Q2rxekuRI+w",
-	"FZkn6fHAGxH4FLWS5C723HWO6mXdCVU2lYJx41ZwyUpQaulVft4myspzMpJXr6nmdj85TpT5pda5U8nx",
-	"+FMUUaUUHSN+EYuM19YIPDgFu6xIf81SCXjSO542KFgsODBdTY6mMrHim1WiUW+qeE/9jr/0/4kUvcew",
-	"pjFHdBG7j9XddnMd27UBFkeAEZatG23w1YdM5vsL9eoHgirdA3doIWIeoxPzDqZxu/v9duO43XVLk4Kn",
-	"KwbkvqNfeugPO9n0Wq2060uNqiy91X9TyKLbpvXMLqfI3ki8NUoFOQV7ZElAVzZpnLQstOlZctaRg90/",
-	"FRcv9Rp1r/3mDSaWP7hhd8eDWI1nyeDd+hHmxa6vcsPq+730v6Vd3u+Nc7vz80+pSXOMN8LvPqaZE53q",
-	"fcycFif9ZyQltz55qM3+ABIpCRxCm+zqk9C7Er20dYEgYFY50Qe5pT7ULvxOOT8OkRZXL03ahFo78mJW",
-	"mjTjvgTdGRnG885qSbXPWsAUUA1egSZrZERiBooK6xQHIfWNl02zQD2edI0i5ERHmizn+sV6pGT+LjPn",
-	"/P8jo3fcbd6fKHtjyjIopzJ3qSsziVqZcA2pY0uM95qyqqP3PnHdCS5Xprz0Z0IBZVhEIQ1TZqOWAph0",
-	"vC2G0QvKxOYaqGsSo7tGqCiUW8qBVu4bXpVIZqvzVDlDgbTkmWQ6z9aHz806OWnS+kLgHjqwV139X7JC",
-	"PflcLWwdArgRankU/w9dJmKLwT8+2RzTWyXB2vCK/xByV9as9vLarC9L41khGcpKgqS6q6Lp1DPQL7Vh",
-	"BXuFBEDPt+YGueCxQ3izKEtlKYeykB1syqbWhEqoG+9VZ6sH3WhffLGTE+uxEqxYvH8UrTm6Wu4EzsIZ",
-	"3UZJpCGdQIJOnnG79D3ZoMcHz7q6x0d42yu+JP7OrHqIzKpGOrZuxd4LuGUPHIVRhppA18v7mgVUssZi",
-	"37IPS80W1hn8ltlU7eucCna4bQSHy1ntLmxJ+nZTzrbdlPDsQKnyuxkS44c2BsQXUxrlqNJiug574KXh",
-	"RP7VZLfQjnJ6Ge9LHErrhScFq53xod3XwPjbHnhAeceHcDdEVqXzf3/tH1vCHxsLgGERVFeLo5vjo/Gt",
-	"yfNDACId/Xx77cZyFL3i6GU9zSmNCExDrW2uzZo1PsbKqxYRkh4ZCmj7RdhWbkQ9iOGnfGum6rlZqzOg",
-	"peBncgaT3z2CdEmuszRhlJixf8ep0la6MifsUsSz3G8HiZHcqyeruNMPzS4ZXTZP8Qp5HZu36qLKcg4j",
-	"CGKhYHNF6ZjIDsX3Zl4IEXTpbMEpZKZiFxGgV+O6qLVaGvwaYKjwYf1t9Psk0Pe314/azeN7Z4u3Zvrc",
-	"rM9MNcRVG2f3wChrLwcoq0VHEW17au4Qdm7ntq6Gk5S/KVB8SUDt7Qu1W13rf/n+7XlrdjSrO2VRoSke",
-	"+BT9nRK1f/ryGa0dWSe2auonF6Y0B2OVuJldmS+BvZlQOQvv3oEKSX28uAjo0wGuhBYwUsk8t1P/Pt4g",
-	"iu28g6YeuEMpAa33WfOrX1xnDuTyUtTqqjRuIdzDA5siRetB3j4qf7mx1ya0ASds/Oa04j7cwSNAuYJf",
-	"oZMUMRE8BzAWwfR6lV2btfC9JM50a2v9FovN0OGkVtsq5IxwyDNUHnZwqJwpb7KZ6etnBYK6w7h7iwWG",
-	"jams36pBlAVPBS2zLPDQHmhjb7RninrpSZwOe28UfqAT3Xu3S8rBAP5+6/xwpB8hH+DjNJv6bY+6sXkW",
-	"9tLnfUv+nGXzQtFpbxExhLw4KGGeOVcjDCaMtq83xQiZ8i0m61blIyRXZdPcNP6Nb+15WRt1pM7qFfeW",
-	"7iVjwtf5NXPIvp4xowEUOKTy03SszocOFJ3OdHILtxkSNers/bKlui1tMWcEXnGnHJNjCM6zeamLCgk1",
-	"X0o7C8o4gwsGzriZLsu1StCOLZGqDX50rE55CvnTKL5Iqf3RSHoZ3S4se70i+esnQ3o97dKaL2qtUoNA",
-	"JSwbvG67YON5LiHZ4E76XFxO0lcbaeGXUTPAJDTtotJOCvtL8z3pVIjUELhzOPGjf8+YSi5BJQMb135m",
-	"rF61xTcsJIBUH9bOnEQrk1QEUqZaBBncpl5nokitXREVocCnwdQcNeqRXAe2DP4SiP7WyCG5gMoTejfe",
-	"n+HUmCI+olGryWrPEWDXkolcaOQr3LIQundozd37MTUlIA1xaaH1+UVxSs7e2LTGlAC8dmpaV83x5Hp2",
-	"7WJzlV3JuZ0lKmllHhC0IIYWSON3xAVUFsW8lkwEPcJPQhOHbA+gdni9d15Y3IdnDNUfamKkleyWdo6Y",
-	"0/+ZmGrSOBLwTp+LvLf57OY1Cql4zpi1W6/ShvGbVp0ExMU9//wS+ZFJl/K9VhPaQbSOeugybhhtKyyU",
-	"3McyMx6OZh68kB8hkd/P95Ecp/7ePCMG2eZrZB76sJ16/2qaiL9pn5v1gBpCPbaFhIM2sV018ZJ00IqX",
-	"RkDBQmBN+B42ToDeYEUEw1AO8lhtN38mkFDJt99w1dOqtFdZbo6WJmEE6Lid7kNbB30mtf/E1+5xGw6F",
-	"OQaYhQG2qZvrH8m6+RNq05vft514ydgfVqxfmdQY9os3cOmiADJaOiW8keNH6DzzxmbJmE1gKuqaRsls",
-	"eITGoMTcRk8k8M4EWpj0WZvETdm8mlE1L8NRDyUiflP+KLhb+M2uDC/x1kz5FhZKJmUcsEZ+gERc5Ljg",
-	"PC+pys5JhQyWQVhS+GroJ2P11Pon1ivj4J+Snz9x0SVKfMPaUvT9HRAe4nZAFXGtKqFHSddOryG9oO51",
-	"Qeu0hTlExAFd+r2WmBXzk+4m07MN2u9/P+HIL7nTok2lwplj/Kz2qTs2AzCj7MTbAUQchDtN9b3FjIMK",
-	"mXM1HXvAP24lYHp1i5XJAFYmqZ22QNJtpPV6hTLovp6ylpmj3OBU7ZPJQid4EOm9Osb6v8v+uFPjZaog",
-	"a0bwv6i4Wq8dEdQfs/SG1Ecc90tjV3lTjKNFn6RNpUprCH6i0ai3DHHASG4EyAAIgP8B0/zz///hVeEn",
-	"/4UP9P9MqCA5cwzkdeIZMddZob47/+EFbiH+cMM5dRFPSLcq/zaAp+Uy+MSp2cLMrns6mb/Bcrxse0H9",
-	"HR5DmaNJ/rzaXGhcU0L6enpvba0LprTYTVzq/bfu97t0P4LB78hhSI32pdN/lS6MzqvFEWUrmXSLKtig",
-	"OjLuBU6xXkFWS41UaUBZo7heBOhGdckLu2KjmSYmVhoFJMvMVdksOI9T7hjhBXZhZhS0tjYPfoYAfkm5",
-	"87PreYm+A/BbAYYAbaJamT9Ij6fUL8SVE1rJmsqyUzMvdSoghV98+llcvZjUhTwsPm8CqrRFpTPASStn",
-	"ZqWp3EgtrKu4iMCW8ReQtccVC7tEcr7mw/kOcz+m8tme6a6QKbsO/ep5W/yXyg6OCWT9s4+/uHBqDx19",
-	"khUJMRM5xEDta1eZZZvV8uzGFMYNVz+fmzxy+XFuHowtJExKBgSA4dFbEr7G0AFMcR/SqeF7ylNlalam",
-	"SE0xy4yDp1E3zGXryl+zwS+0ZGCaK/hz/FWcEYgNCmeahVlER3RZxWvc5LcYmgKrp+xDsFb8W8Nbgb1L",
-	"o50l65LQJHaPfr6QXX5UJGSaY4emsK3je3DO+B0LgbXNFATtqCGgB2YSWRzR5B3MURqdZvfijubSAVYi",
-	"obOU+uoqm520LxGhSs4VrQKb+BvM66L7TwS1sEkAXmZzqfXEHYMud16BRwcYwPfD5xxqObeRP5zKA+Rf",
-	"2OqSfp8QDi++yjj211M8Is1usrTWuWig6vUQd2qFZhJTnetiFpR4OWPJlOad252tXoXzedSmIzzJ3V3z",
-	"6eBBAzpdB1gtJoAHZ7SdVnYqjWdswSKYwacm8Z5LvjMgb7prfkD2C0vezn83x0fevNKrbHtiT+wS9Fta",
-	"6qYDW3J0c5x4TnCHukgPf7ZTdHwy5ZWe4ekbQ6DEVv3fyhSnL5+pz8afjqQWEbxDs01j7DHQJcCN/QRH",
-	"7lbP56bEMu9xIbw5xpyr7Gs7q5eeEv4gBXcOvYi/SaU8ybhBWKDORUOk3Pey7OvRzXGzjw9NHztPvIVy",
-	"4iN5BMrRTt2WWVWZYqS0OqPJ1JN4wVnBJLQ7OfA4j0QOvcvcmRp6v/FDUMPOE/dSww6+XjhiKIhXl/ne",
-	"yd4RUkB5rA2asUC5o3gBnFusaUOWOQbOpWVqwUSRnBla1iayx/lgLo/aT8S3nIw4YnHYZFUcjDa9YKPI",
-	"6nZBawj51hyziJYF27tnUabQRdXg0hju3h41kQfuUE5oRrHHLxo8/rPrmYWdb/B48ydzPoFj13jblSjO",
-	"4qxEfbWLpqqdP8fNKV7YYs6t/aL0Bvhg8Urv5JO477MDrnUBH2y8cavs8Nqs++Y8O/3hxVBLbcpyHdgv",
-	"52zPcF+h3IzC5W4kOtRITbOc2nGFFHF4QNrVg2FsSaPt2SJdzGv/0tKmJndRn6/KorytISQ9Z7HBg9Ib",
-	"PWO+IZ+MId8HauRSc5UVGRHmUqfkJyHI+iJVJp23zhPz9u2tvkETeKRH6KjbUwyBSoCQAoGyQCUHzXXQ",
-	"meLwJjO987wGcTSIlgxk5XVlzrnlObsDRvzXM+yrum+9LcpemfIQy5fOF9EMEYDZlt4/9kqoj/Y3K5zX",
-	"xWM4q1HT24ETRRntlPp14HlGHx230ZQOt67hHAhFvNkBki3g9QtoCrjKXlXdsSF3e3aN9p4GhYt8RU1e",
-	"YoAuSoDWfv+8lf5znVISBaPpEjZkNOGiXurikI51QCyTjuhwmjpvSBlsQNKX+snTXyBnyRlSp5kl0B0Z",
-	"MhYd/uE+2iZfHYRTVOnoRsoUs3JNgeGKkkARIOakLIIUjSaIJN3Al0XDq5mudG7ngcnjqdUUDkwWBHQC",
-	"0UTxoz0zfSNgfGc/vgiGr2tQbSg4jnyWWAr+kh+Gh3tGfVbQoiSdhjJ/wrjGpDR4zDf+SXBV34Cic9H9",
-	"Lfa5vyjdSH119kbVK2+9jrzYASHSPc+N/5tZ5OrvJ2Fn81p8zlG7Rdylgx1o44+QNovv373/VwAAAP//",
+	"GjRdBJSRGsvMrAEBPJMeGnyTbNzHhmDnoCkzYSoJDPnXY22q64Uor5dKVhlgj0LzrU7kpBXWk0qU0Jo3",
+	"qEvgQJ5pn7Z+Nl7lsnpYSwXJUj7FUnn0s4k4/vnTWCu/T43gSZT2snDQed/B8S+4mi7tPsc7QgiU4ICL",
+	"ucOasg700oheVCVivXO4D09ohPIzRRS/Qo+pgAvYE6LAIa8wOudwjoAED3GK9cRzeYucCZUvtFSV6bMf",
+	"cYggQcIF1CNCYDfQhxgzIjXXhSHAxfY4AgUuYd14wTKcGfCVV6KMwQRp/WAYOVajQoft1GfpkDPGRFGR",
+	"DG7CSt8WfFL8jlvqM4KjT6NA8KqYL9Yto4cEpJG1ePz4153rwy7w8od183EttokgH3ultXgCD/+bXd72",
+	"Vldv5otCzIWq7hUUwM+/frQBvCz8eSWqbiRDSGIEEaIXQvGF7LuPtAXnXBr2biHU+fs37EX/uP+C5Xq8",
+	"xG4gbDZTVcnHvjX2Tpc3kLb2yWNwyiZ8LHqMG6hnod4p6E6ThniVGq1TePNCfkev/FwrtRYwUS0z64fy",
+	"JSyOaduTzbe7pbCrHWbf/9StIMbLUlarg7N//hxvDPfuzW+NNoJZmUrMo42wKPVEFuJoLnaCuwfiBoqo",
+	"1vqg9VRABokaAWvJY/YGo7VOfKlVlEY6o8qtv/90RW3oIOGhL/xQKoJcxGsIT8XO+kZgJuhGrIgzq+ez",
+	"fdzx9hwSb4+/usbnwzo8mVXUap5AATZuzR9X73H9Hth1sq/YuVcvno1djjSJ/6kC87MEWDK+hV8ytyuh",
+	"9T/alKXI9bh1P15aLYxb5EJ8p8cYBBFqHCLArq4Btv8Zy9ZkXuaJav3RscrRJxcxiRuq/zKzEOOMdRqe",
+	"BH2jR7fP01+7zfINfrSjfGaYvlMM5wUuuolejJH1QWL7jMdiAUy2q7XRAcix/dRyqnQpTGMk6HtRXcC6",
+	"bt2qlfhYHc2qeZHu0XrUv3EX4hf529WPP8A071vgXfhPHYu9eumDk3K9g4+HXK0O0f5BP8rtMfNLcejS",
+	"/7vY0pf//QPz14OBZSrXerBjO2XP12ctuDF3usxbOP4ufym+80N74MTSQxp10Tz2yd8kS/1HMvHSPbbZ",
+	"pEv3b3tG6IJ2KhQXOjja+EWsYxb6RgABlXfy3mtTTUthr1uUutJjXQTwoebysKF6U4VKWeQMjypFMC+H",
+	"ecla7Y0rr0FotGt3OLBKOx+qbLg8Pn4xtn+0v8C/xP+DP860qfCHM/xhoUv64Qh/cO/BHzNIHlvzJJN5",
+	"hpw5aJdgWUytebITp/F7dt2GymsMq8VMD2cDIoa86a4T8ziPUDcTKmNQiIIzK9S4XC2AdcsqAlNRXfat",
+	"KIfKUejgE+1kgX1vJsY3QfRcXl68ZlBiwzpbC2x4npfCGJGU2AwV1dgkhURRXQ3PgUbdes0DdurgHprr",
+	"bCJ0Wt/OOXa9ZpWd0xTBHcBVX1KNO5AaeVHYZxcY/jJrsD+9mMIRwb2CmTbwsYGhsqvVY3Y/9MJmt6vh",
+	"NhKr7sAQjHo8W5szI1H2QJHA6A1P2pwZjWNr1ZBbVSRV8yqx4/Sc3TPuGHQfubDot5sRfQr94tQA4zXh",
+	"v5eSaTSetuZXA+thtEeSUYDtWiUQCizZYISVT+BslV6OZ1YoQl8PV9Tl4oqYAbclFtLMVLIo7LkHHHGI",
+	"pCAAmMSUQwclGWVcu5ukD7SieFf4bqbjSTV3k2Lery5BdsnDJov0xTAX/s4Pkv0Cn3eMersgQDeflM3g",
+	"LU1yt9ET3LgZj59Cl8Sz/BLSv0+x9zBr/Fkbbz9fMvp+SRXquvw/svbb/vhu9Re0oq2EGlufhKLjEeSj",
+	"CzySB2JEVWE3JPRGZZevfnj18oo9R4cjl8YV7oKuGSrHo0xHLOL0CPTcI52vzkCRYWl6MOl7jLMJ7A4q",
+	"Iwc1RCwwrBM1AQzVGm5aZpbA70tQrN5jKAU3WkF36VwYw6euvZKK16VhaX19FbwEa2gbXdxSsypBa6P1",
+	"nzgRYqLL4Jyo6QAqAupuhC4bvAgPVjNUTV6DN//BfYgM7WOncVPfwcuvMBgHsQbWIJFKDJX9DH12JYzr",
+	"FOCVOAR2U5GvlRWzzukJVRVkF6IqV4fnk0qUWWMPm31mbIn77/tIYtK+f1fCb6cLgltJe/Z3WsJ/erKD",
+	"YXGl9Y9crWhW5qlEtf2O9a8D4Cr3YX0bfVRofbNctMYtrwQU9EMO5VAqDK3dzTBDg2HvOZfQTcUVE4dz",
+	"LsOhtjcRvRy2t3DlKJWMVNMCUzOHWvmITs9JEW8YI89enOQxjRFxuwRsJHgJKaQbMOdzpjTjSqvVXC+x",
+	"n0kJkYu8C2mkWHpKxUa6mkGRsmGdzBh9LZRdzNzJUod3TDPwQSgT0gi4GNgVXopbwQvj6YP4CAwqlctb",
+	"mS+t6MO8kYGxSAOyh8WyZ1xIKLHA1WyI8MKnuzT6fai834rQUPtEfp2r1ULkA6wPsLqPvivBFLRVAAj7",
+	"sN2QHNylUUfAyTenj9sDcHn5Dhdtk2T8aX13g8OXbtn+k0ige8yAvHZtLi1HEbOf9TMdSxWja7LEl+7s",
+	"kAZpees2VMmYtcNVBkZI3lCO1Fop+C56lEFkuAlWzeO7AzU6FeFAcxGftvECR0fPHDzstnXv2Zb+uIqa",
+	"LRsp6x7T4//8REbbLlnbhjtkLdjl+Y8/MAlapFql+7w9G8E+GOJ/MV54BtloPWw9YRn+YjLkt7PDjdUe",
+	"UCWhmLV/AiQQ5d+LmM2Auiw9Lp1DKlxnG8RAUohcdxyyv3ZAy1VVypFVjnO+WNiXraDAFtWSY6xELZb1",
+	"2SvqUXNTcV3Y18uyoAPlf/o4LzJPjjiVtwJs4pMIghHj5u4GO6EJNG3nDGEvDKYntBpTsE7dWvEY7ojg",
+	"a/rMdZ2yDxc/ECvj0gg2q6oFFgs6sjusWqv0rv4G8gbSd0S6OULrR9xJ8A95rZW5h1bOqiaSWkqO8eHX",
+	"UJuc7Suq2pIHia5/kORBEDX4ykfPGly+i8X0dmIu77+H/sqv3U8bgvZWCLaI1d2U+35tUChjoZqqFMJE",
+	"tqVxstWJvCAu44YBZyYjlwghthphjFXiA8RzH/MgdBF3ngRMjVymFEYoLJCZMw5ywR50A+Ewn2btZO/f",
+	"XV5B7duR3SBHeNsh0tFm3T0P8yBeCJAg6zR5m6nxKO5fO/w79l/he+VXLJwd+ql2PRe7tVT5L77Bunjk",
+	"nfS9qDZuo+OnkuNPI7y/oBav3bfmnoHzoPD37PSCe7a2evUj47gUi4KPKVZyN7MGq/W0BpBmDabYBhNs",
+	"R2Pre3lr7d6aLavLuimbDMiboMRf3JniUyAuFKMqDqCD7L5s3EyaazLGKdBkKr0wPuIWQ8P4ZXDxbZDp",
+	"4E9Ujy5LsOfoUU1SfOVjt7XtKcqi9rYvQKR9Yf1te1uulS75VBzl+k4VmudH/4bgcDvKcZQUI829KMUh",
+	"UctZg9EwacwSi+Y84DiS4RH4KWSSKHeoFUPHM5fmZoAi6/LFUNG4KNpkn2rPpndjL18wROwqVt0+e6vj",
+	"JjR7MGeCk1WHAe0zAgG7AQIHI4rJMOwlF5vGFXDhZq7Y3348f+mmhn25is8dYX/q5MIvMD0Io1NecajE",
+	"x4UsV4TTc04jcKRIc15MdDlHwYgRFPs2Xi1LEXJ6t6KUk1XM3DSAuKN9MlBN3wgVUp2nz4/hzzQYR6tk",
+	"pJW2bjWhxIU+UyzD2OVysdBlZVh2YTVZ5hKCprHchlbsEr/VO+ze2UvQ6HElqkOE/EoFjo+Lj6TiiLq8",
+	"S1k8TvuZYfRCK5ZxM8BoXuKvh99Js9BG4o31LZ7xquLj2VyoagBlTYrPxV+HB1jmWsVvgaKnUCs7PIAO",
+	"xPZS/p4fgYvx/3vTJIz8HwGpl1UlTOOTCXXYLkcQiPci1UHMbJPldKJqWxlqA9o2cv/T5PDz48edGRyT",
+	"GTfunPUfXbi35CXcqQtJw7oEjoU9Hs3dwMk9d739pkCmU3twC1Y53LAxyRXltE6P//JfW2Gu6tppUQpq",
+	"UnNSuh3B3PMFxaN3t8E0egztzYku2Yv/OvYFIz2X0iHZuckzHSoM745WvhIGcQ5WyKqx4GWFgAgsoz+e",
+	"HR15dEQEJb8RK2K/s/e1GJm9SLYfn7YXTr93a+Q2yIeyeDCUbGXfH175oSxe69K9+LHtT1fS4d6/tZo6",
+	"3gy/ewQU3B3gQkbTdr2bZIU51b0uN+pHkWqd2s/fFYR4uD8SHy7esAkAlkqC4UdaZsOkgkINM9NldVjI",
+	"2/o5DdCDHnA7oekKhp7ps3No2xO5fR9amNG5Q819I1bUmwL85ZG51pBMeuYP9WCobsTKtXEUHKobqDwu",
+	"NQKNxixR+hgsq7glcFfjDrkVKDACyDv1oHxiqKJGRPg2xhvNUrHLFz2WmRd+QqPl+EakTTjRHEPVkgN5",
+	"wOuxa4DMbppjb6jwwRmtn6NtPqU+E1qsXanHBiHl1UPjFpnTrC0wVNYYAL6x3lqJ+KkVkCgE4XgLlI/B",
+	"vLDbKY4PDNVQIWQNbBlpWoQ762Soyc21VNf0YwaXNNanXeA+J9v2QykfSJbSez6U8olAaeIBfJWbcU4I",
+	"1qUmyUBiJQuxUWpaeXfoKW13qfsACRnucE3WKel82u4KdIeQJILiNzlHkhUwTpCLxd94LfOPGYAQI1Ny",
+	"t8cEH89CP6K9/JlxNVx2YqwD/z899J7GD4QelbxSHS9YjnDBmJcAtR2ok/nUpDUqaBDZ+wgvBgkUXVEY",
+	"IKoK02c/UUAvW/ApdTJmUAuW0dvhSqgjC+XErqmP4gpConE1IXBb7VphO+BOO97hOV8RK+JMLw0HismJ",
+	"e6yhAfurQUd5FwdZFHUZyCUjPBwg8hfwunUz75kBQUlVBr4wmCjjGh/UjX33QdvuaaJWNhXB1fFRIfrs",
+	"FawgFEg43J7mgp4rbm5euadcID7iLkV16e6lUEd9rFa/2le3V9MBu2y8lz+LI6mZBc59Zw/yC8PsADir",
+	"h2Ztxfj1nKNtIL8n20F+t4zLQQ9hoUrbQPCvO0MPJR/2Eu9tGMl7e1oQYKqHZCfPe0gBNUVEfXcm/Wg7",
+	"JIPZc7QB3AXSYH1MO1qyFaTJIkol58t5vGQh+LE20nM3gIUoYXg99twKr+fAJhBGdXxM40K5snVYMPz6",
+	"x6VxHdO3bR/mQ9Zurp3PrSBPXmTWTuLvXrUjzFM66UiN15V2e/XcTwCLfjjhY+iguBAYPAV9VwFBLWrv",
+	"NdXYozq7icRAeSdbk21ZL6Yw7jVq8jr4CVdsuTCirAKWLSfsdlbGgwMoSBqUsQqUFwzZxjh0bjrOeWHO",
+	"oho8fATVo7huHYC/6ZwcP+/2GFAA+zeRA5K8DJM/9hWdE2t5YxM71txZ3UP4a7cAOXfHy/yMZb8sxVLk",
+	"mT2+WblUSqpphgBE/k+6DH+C6+xeAK1nVw7bhfCqMVdjUdh/wveyRhMF9H3tDI7GLqfzKaG0hnK7MEJP",
+	"aWaYsfd0ZC7mC21PsbU6rNXTHVi/xc7EldlZ+wU5qqVCXin7nihj2/P9SNSERB4jZFjxcmGAQ5o5Culo",
+	"osn6dPssQz87S2YCowdryBU6Rg+AJRX2wGQNF9IqRq6ddcDAePKvsivsHjBBqFJXnWTIbFFg8yVbBa0l",
+	"PUe0CAVPQlBAPEkQo4DfE9ADI+z1sREFUBKerA8tJusyV7ysRH7NqywwtbgdiVsbeQRNtIvsvNw1OEyR",
+	"J6tl5+p2lqlKLqezCl/ut2WY+4xDrpxGAuY51puGJ4bhSQAqsoZvbbOAt/tTfQbUOOf277od7o1RoaZS",
+	"CWzT60Q/+KLaKqwP3GmlyBza4/JVz3WM4KeLXhNZntaP6fZcI5/9toD8gX3p8EZvBVo3hgIv6ByUXBk+",
+	"Rnb3eKHdf0YOEjaZuV1Hdbtl5EIZCr7KahC+kv1fkywdPgd2bN81/rlwjKR6YXKJMnuuV/05/3jtrJsM",
+	"e/BMj8EHx0cr8TF8g06j/2VVwkxOZ6Ls0jCj91A9Qi86ZmHcMHknJPxTB7FYq1/tSiFg+LhUOromfI9O",
+	"sqcQB8A6CiZ+uivuW1MK64It+uawywbQzmklrpel0RufGQ93p4oVIQ6kA4RWJypDNpVeLEQefCmYK37o",
+	"bs8PJR4cnWw/xULwW8QpiOYHsInRyaCLUg9XVlBRaY8CEmkujRhEzatIkhrJLjq97DySL2FoZjnG1i96",
+	"vEsPB8XHbwKgwh1fsagAs2asHI0LLucZeKTEWcUBwBRskf/y4TD7MZrG0jAMt+Th8qWCUiN6rr2EzQQv",
+	"q5Hg1Zkdp/hYuTpSuojyJAW4PbjVMvhLCMW5eKWdQBcFqdJ3feZN+boYy2WOmDcY4e5Epo7dSNG3BlsE",
+	"oBLvFGZc1ArPF5MqFx+7FNx1QNak1aF9WWNj7WQixlW6ITH2+NsMBgSvH+zPqCoMhTiGV+gc9tlLeJ5p",
+	"A2XsJWVTVvHVq6ZwB5FtEMWPX/QbIqt2mRNX5UHZSWpBiycJsiZj+ElWsys+Nefv37Ti79IZdGcPthIZ",
+	"onfcuBoq8NTus7vgU8eJkCl0fNYbd76WeN1HPBrNqZrjutFvbQlDo5JoT+HV3NorUD+Q7sLI7R2XVaxJ",
+	"g6VpZTgAzFkNUCpeZM7Ea0wTIdA4CSfnE64Fo4m2O0+Zv72Z7+f1zKCAvBWlcfk4L3pJNdwoq5qR2FKz",
+	"XFNo2AnESoOyZTLufj7ts59oxhiddoq5l/qdqVqEN0cFJGfBFYc/3XIlzQxQLAz1fXjNq4MlCZ/KejF3",
+	"MzmekSmw5lZ34F9NxmbN/VkqlPl5l5Wc2nitzocMmlaCzDsedO6ak4Dupw/bIgo94D6VSwWKVE8mCE8G",
+	"GFIQ7NUTp5B63p6HWiGC8ggP7DGly3gAEf2cFzEIVy9Lq9C76JiAwwqcctHQEk0J6taOfkzaTocF2FQW",
+	"jCR6fh7t6viOnFxshMlZpa0b7oM4hh4NoR4JsItlSU8wgpfj2YC2ljP5MNYA7gzGzN2fAyStpCUCnL0O",
+	"XUsmP6h++z2Ug7xdRvSZXbBfrpzJxea8vEm9o8gZJoyXdDOlQr5bOwAQDk5NPGfU9XxqxtpadJVLz/Iq",
+	"67OXdkiYExAfx8XSyFtxxqo7zcZaOU93jBdhch3Obf1g9EjChPgTDRGTxN6AxUfQvsUggxMYPg6BF4O4",
+	"8NauSZqhamI2S+MnIXSFR3mbkewWC+MEEwniwsF6RyZ77Cp3Ese4m8QoOpGzm3XdKJo9c+Ja8Mtj97+E",
+	"HR0J02cGdt2Zd7VJ1BladDxetI4ox/J4f/WiDVR31yhXRzffSSK/4BR8cJYxvaMtoHYPhi2Meye7Frbs",
+	"Y5i1yTvgrU9k1b7Eb5rOeYuliPKcG7chrHC9W1Oi/kyQhdvQvvdWxwEwMkkGNdfmcbv5nqa+C4R3JOII",
+	"aoYMMFAfuxuJeNnWKoW4PmB3QAoqJeA5EXYj/h4iTknl/9Oq+LI78B4s3lQKktKUI2bnRUEMMk5P8DH6",
+	"7GmyNioeWE+yRMqXjbW1HCnWEzv1dSvCyc6JtPI7DsfzokgMED6dksVUilsp7gbryXhKfItJxfSycvGn",
+	"FfwKKqCAVU8sG5xS63zCZ+FVNJGQYLdzVD7WHHpfITCzSssDutRt8BkxjqkEVFJX54HpWCA/tjvAWSt2",
+	"1HvWIljv9NEJgTH+6ZdYmlp5wz7VC59brZAMwx7gxy9MoFdP2988vf93JtNeLcSGl1/DI3+bnMuvC31H",
+	"+3gf3P5I+n6R1Mt+/OYGJlFXT/APbFlobLM9JwpCzkb2AtgJfBpAzc2aNoFMkxU2SZLJSmsAhERXVAGb",
+	"iSGGw7zP/n/2rnA3bhsJvwrhP7UBeV2nlzvAi+LgtL02TYpLYyf50QQWd0XvstaKW1Fad1EEuKe5B7sn",
+	"OfCbIUVppfW6XSftXf8UjVciKXKGnBl+800qsywN190NOZvrjHncZcE3+SBPoZ9RKQw3YeyXd8F7EXqu",
+	"kjP8pwly+CzYsSiVrfNKpBwEvKI2neneXA3RpQOe0xYDxs12SvzFqbDmujrOVHN91uDkmm859C4KHwPO",
+	"LOYII/w8IrkxGeAKV5N16q9qkDeHFFtTNONl7uT0aMzYGqeF/rNwHe1zot2k10i3ZcLlcNPSDI6jQbK6",
+	"YxrpWszP5O1cVuQWIkzgex+Jc+6JmmR8YURb51qg8yotTHUF5HrqyTHxfbIspUd0e4QjnCp7hnsF52/V",
+	"ZRN0l4X45vLyBT3TH34/7yLk+g7Zw+2n7Jn4wDcJI/G0UguCbSD6kGn4z0VkcxABSbgpJC5XXanFhoaK",
+	"TE115u8E0UsSARJGmaqkzm3KkAhdicP0h1/eHuRm+vbgTPzw9mBisvXbg0S8xWbi/k+7f2wcu28P3r1/",
+	"lx754aOcWsEhQecGyzLXcGfdr2zc0j6T6czNMu8LgNjKRtViuAvJI3xF1kl6POhGxN1ElRi5CDwXbaN0",
+	"U3tGiUGlp4ixS4Rk/aXUwpn8PE2EyrO+JWdeU8rqYXqaCvVTLXMr0tPRp8hByuh2jPTFe2Q8tmbDQ1Cw",
+	"q4r0V535C096x8kGXRZ7GpWuJUddqdjw1ZW3qDdNvCduxl+4/0SG3kN40+gjOojtxyoOuzmO7dYAb0dg",
+	"4fVTl2zo1YcE8/2BSt2DgJTOgTusEO8eo5DxDq5xu3j8due4XbRKkoEnK+azvqPceCivOt6MWi2l7YNG",
+	"VYbe6j8p/KDbrvXULCZAb6TOG8XxrQuOyNIGXZm0CdLypk3PUrCOAuzuqThxp9epe+UmbxBYvnfH7o4H",
+	"MRqnkiG69T3ci11f5XrP93vpH6VZ3O+NS7Pz80+oxnFM18HvPqSbE63qfdyclib9f4CSW588VKV+gMiT",
+	"Nhwia+zak7C7UrkwdYFLQF1Zbw9yRXqYXfidMD8WNy22XqisuWrt7BfTUmWaaf27Pe6aKSgO2QqYgOnA",
+	"GdDkjSS0zcBQYZviKEDfeNjUC8zjcdcpAiY6smQZ6xfbkR75u9DWuv8HonfUrX2fCrNSZRmMU993KSs1",
+	"jiqBcLalZU+M55pQ1dF7n9jh4vpJ8IgCDNP3Roz86HS07Q6jl9OI3TVI1zgmR41IRQhbyhetXHa7KgFm",
+	"q/NMWEUXaelTj3Sero+fqXV61sD6wsU9bGBnurq/6EI8+ouYmzpc4Eak39H9fyjSEHsM7vHxZpvOKwne",
+	"hjP8h4ivdDPaqxu1viqVU4V0CJWEnequjKZzp0A/1YoN7CUAgE5v1QpY8DggvJmUJXTGV1lAB6uyyTWh",
+	"ZOYmetWZ6sEw2uPHOwWxHgpgxdv7R7Gao6PlTt4prNFtBCINcAJ/6eQUtyvf4w153Dvq6h4f4Xyv+JD4",
+	"E1m1D2RVszu2TsXeA7jlD5yEVoZqKNeL+7oFlLLG277hGJaYzo1V+E2bTBzKnBJ2uOoCX5ez2V2Ykuzt",
+	"Jp1tuyvh1IGg8rs5EqN9OwM+FlMqYSnTYrIOc+B2w7H/V4NuoRlleBnPS3yV1svuCVW74EW7r4Pxpz+w",
+	"x/2OF+FuhqlK5v/71j+mhD823gCGt6C6mp+sTk9GtyrPj8EndPLj7Y0d+aXo3Y5e1JOcYERQGqoMA3YT",
+	"wiQS1Vw1j4joyFFA1SyihrIJlfBFnPKNmohnai0uVDUSl/iZgsEUd4/IVdIbnaXM1zJy71hRmkpW6oxD",
+	"iniWy9UAGMmlbnTFhXKod4/oMnmGVyjq2LxVF5XO+RrBE/55aqsIjgl0KL5Xu02ImD+nc4aQqYpDRGAu",
+	"jfOi1mKh8GtgccKH9Veh79uBvr29edBiGN9aU7xRk2dqfaGqIa3aWLs9k5S9GJCslhxFsu2kuSPYuZmZ",
+	"uhoGKX9VIPmSeM7bB2o3u9b98u2by1bvqPV2zluFpPvAJyiPlIrD8xdPReD8QfqHz5+cq1IdjURqp2ap",
+	"PgeHTkrpLDx7RyKA+nhwEU+mRc0rGkAi0lluJu59vEES23kHNTFwhhIArfdZ9bMbXKcPYHnp1uq6VHbu",
+	"tYcbVkWGyn08fZT+sjI3KlTRJmr5ZrXiMtYhIkBYwS9QiImUCJEDOItQernUN2rt9d4DZ7q5tW6Kvc/Q",
+	"0aRW1SdgRvjKM2QedhihrCpXeqr6ykFBoO5w7t5ggGFiKuOmapBlwUlByy0LOnQA2ThIDlRRL5yI02If",
+	"JOEHWtGDd7tADgbo61vrhyX9CHiAj1Or6ZcDKmbmVNjtPu9b+8+FnqEI//YthogLB3eYp9bWuAbzinYo",
+	"N7cRcuVbStbNyseVXKUnuWriG1+by7JW4kRc1EsuzdwrxsSv87O2QF9PWdHAqRug/NQdm/OhgEOnsJs/",
+	"hdsKiRx1jn6ZUtyWppgxga0Pp5xSYAjBs1kpiwqAms99NQhCnCEEg2DcVJblWqSoZpb6rA1+dCTOuQv/",
+	"pyQ+SKl6UOJLAd3ODUe9ov3XdQZ4Pc3Smg9qKTKFi0p4NnjddLm689xfyYZwUqfAPhORX0W19NJQ84pS",
+	"O+na39eu84X+AA1BOIeBH/1zxlJyBSkZmLj2MyPxsr19w0MCx/NxbdVZNDIPRSBjqiWQIWzqbCa6qTVL",
+	"kiIk+DSUlEljHvnjwJQhXoKtv9VyABdQekLvxLs1nChVxEuUtGqU9iwBZi0d+wONYoVbBkLnDo25ez5m",
+	"qgS5IA4tVA5/W5xTsDd2rdEl+KKtmNRVszy5nN7Y2F3lUHJupqlIW8gDIuFD054R+B1pAaVFsa6lY88e",
+	"4TqhjgPaA6wdzu6dFQbn4QUz3YecGF+JdUs1RPTp/kxKNW4CCXinL0TeW7t18xjFrnjJlK9bj9JG8ZtK",
+	"l0TExSXz3BD5kXFX8p1VE6optJZ66DBuFG0rLZQ/j33PeDjqefBAfgAgv+vvIwVO3bl5QQqyLdbIOvRh",
+	"C93+0SwRd9I+U+sBM4RKVHsRDtbEdtPE7aSDXryvoxM8BLaE7+HjBOoNNkTQDGGQR2K7+zPGDpV+/RVn",
+	"PS1Lc61zdbJQKRMox9Vo9+0d9LnU7hNf2Yet1xP6GFAW5qemYqi/BXXzO7SmN79vu/CSsz9sWL9UmVIc",
+	"F2/Yxr0ByGTjBHijwI+Xc+2czZI5m6BUVHSMwGx4hNogYG5jJ6LBwxRWmC9TNo5rmjkzo2peRqAeRkT8",
+	"pv+j593Cb2apeIi3asKnsJdkMsZBa+QaSH2IHAec0yVRmRmZkMEzCEMKXw37ZCSeGPfEeqks4lP+509s",
+	"dIiS3rC1FH1/h4SHtB1URZyrSuxRvuils5CeU/G3YHWaQh3jxgFF7p2VqIvZWXeS6dmGgvdvj/jml8Jp",
+	"0aRS4swpfhaHVFyaqYqRduL8ABIOYoCm/N5iypcK2tqalj1w/7YAmM7cYmMykJV5aKcpALqNrF5nUAbb",
+	"10nWQlvCBmfikFwWWsGjyO6VMVX+Xf7HnRYvSwV5M57/i5Kr5dqSQP02T2/IfMRyv1BmmTfJONLbkzSp",
+	"lGmNjZ9kNCrNQhqQ+BMBewA2gL9Daf7zr387U/jRX/GB7p8pJSRry0ReZ04Rc6kL8c3ld89xCvGHK8bU",
+	"RTrhiz25t91Ch8PgEyumczW96SkE/hrDcXvbcyLsfQhjjjr5/Vpzoe5Lid3XyXtram1wpb3fxKnef9p+",
+	"v8r2I0L6zj6MXaN96PQfpXMl82p+QmgllW0xBRtWR+a9wCrWS+zVPkeqVJCsJM4XAbtRXfLArtlppo5J",
+	"lZLAZKltpacheJxxwQW3YRdqSpfWxuQhzhDILwk7P72ZlagAgLgVaAhQZamF/AE8nqBfuFdOaSRrSsvO",
+	"1KyUmScpfPzpZ3H2YloX/mEf8yaiSlNUUoNOWlg1LVVlEzE3tuIkAlPGX0DeHmcs7HKT8yUvzjfo+yGN",
+	"z3ZPd12ZcujQjZ6nxX2pn0Go8+M9Fgr61YMLq7bv2yc/Ii/MJA4xUfvaVmrRVrVcr1Sh7HD286XKo5Af",
+	"Y/PgbAEw6REQznih0oyINYYCWoLLeE4Un1NOKjO1VEWmiqlWVF1fNspl6sodsyEutGBimmvEc9xRrInE",
+	"BokzzcAMbkdkWcVj3NS3mJoCoyf0IVQr/q3RraDepZLWkHdJbBK7334+97P8oEzI1McONVVby7d3zfgV",
+	"A4G3zRIE66gRoD0riR8cyeQdylEqmel7aUdz6IArkdhZSnl9radn7UPESyVjRaugJu4Ec7bo4SPPWtgA",
+	"gBd65nM9ccagSJwz4FErBfT9iDmHXM5t4o+g8oD4F6a6ot/HxMOLr1KW4/V0H5Hplc5qmXsLVLwa0k4p",
+	"UDhiInNZTIMR79fYI6V55nZXq5dhfR60Ugh3cnfReVp4yIDM1oFWiwVg74q208jOQflpiRYJC8XkU+N4",
+	"zj3eGZQ33THvUf3CkLfr3+r0xLlXcqm3A3vikKCb0lI2BczSk9Vp6jTBHssiO/7RTFB7SZXXcoqnV4pI",
+	"iY3451IV5y+eis9GnyY+FxG6Q71NYu4xyCXIjV0HJ/ZWzmaqxDDvcSC8PkWfS/2lmdYLJwm/UYI7i17E",
+	"3yQy7mTUMCxw7asBUe572c/ryeq0mcd9y8fOHW+RnHhJHkBypBW3pa4qVSRCigvqTDyKB6wLFqHdxYHb",
+	"eSBx6B3mztLQ+40fQhp27rhXGnaI9SIQQ5d4dZkfnB2cAALKbW3IjAHLHd0XILjFljb2MsvEuTRM6TlR",
+	"PGaGhrXJ7HE5iOURh6mPLacJ31gcN6iKo2QzCpZEXrcNVkPAW/OdRTQs+N49g1KFLKqGl0Zx8fOoBjt4",
+	"h/L1Rum3qPH4z7anFw6+IeLNn8x4Asuh8XYo0QeLdYn8aht1VVu3jptdPDfFjIvsRfAGxGDxSm/n47hs",
+	"sgWvdYEYbDxxS318o9Z9fV6cf/d8qCI1oVwH5sta09PcF0g3o+tym3gbKhETneewmQNEHBGQdvZgaNvD",
+	"aHumSBaz2r20MJnKrZArqXNvjF/n5rYRJDnjbYMbpTd62nxNMRlFsQ/kyGXqWheaBHMhM4qTEGV9kQmV",
+	"zVrriX775lauUEMd8AgZVXuKKVCJENJToMyRyUF9HXW6OF5p1dvPKwhHw2jJRFYo5U+YW+6z22Ckfz3N",
+	"vqz7xtuS7KUqjzF8X/ki6iEiMNtS+8dce+mj+dWFdbZ4TGeVNLUdGCjKbKdUrwPPM/voqM2mdLx1DJdg",
+	"KOLJDpRsga/fk6ZAq8x11W0b+27PrNHcU6MIkS+pyEtM0EUAaOnmz3npP9YZgSiYTZe4IaMO5/VCFse0",
+	"rAPbMtmIFqsp80aUoQa0+1I5dvoL9lkKhtSZNkS645uMtw73cJ9sU6wOm1OU6WgToYppuaaL4YpAoLgg",
+	"ZlAWUYpGHUQ73cCXRc2LqaxkbmZByeOuxQQBTN4IaAWijuJHe3r6ypPxXXz/PDi+tmG1octx4FniXfCn",
+	"/Dg83NPq04IG5eE0hPwJ7SqVUeOx3rgnoVV9DXqbi85v75+7g9Im4ouL16JeOu81cdsOBJHOea6b3/Ti",
+	"j/5+EbYmr33MOSqtiLN0sBZs/BG+zOL7d+//GwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,0 +1,79 @@
+package storage
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/blob"
+	"github.com/loopwork/loopwork/internal/httpx"
+)
+
+// LinkTTL is the lifetime of the links these routes issue.
+const LinkTTL = time.Hour
+
+// OrgKey is where an organization's object of key rel is stored: every tenant key lives under its
+// organization's prefix, so a key given by one organization can never name another's object.
+func OrgKey(org uuid.UUID, rel string) string {
+	return "org/" + org.String() + "/" + strings.TrimPrefix(rel, "org/"+org.String()+"/")
+}
+
+// ResolveStorageUri turns a storage:// URI of the caller's organization into a one-hour link.
+func (s *Service) ResolveStorageUri(ctx context.Context, req platformapi.ResolveStorageUriRequestObject) (platformapi.ResolveStorageUriResponseObject, error) {
+	p := auth.MustFromContext(ctx)
+	loc := []any{"body", "uri"}
+	u, err := url.Parse(req.Body.Uri)
+	if err != nil || u.Opaque != "" || u.RawQuery != "" || u.Fragment != "" {
+		return nil, httpx.Invalid(loc, "value_error", "not a storage URI: use storage://<key>")
+	}
+	var rel string
+	switch u.Scheme {
+	case "storage":
+		rel = strings.TrimPrefix(u.Host+u.Path, "/")
+	case "s3":
+		// Objects live on local disk here; no bucket of this server has the object.
+		return nil, httpx.NotFound("object")
+	default:
+		return nil, httpx.Invalid(loc, "value_error", "unsupported scheme "+quote(u.Scheme)+": use storage://<key>")
+	}
+	url, expires, err := s.link(ctx, p.OrganizationID, rel, loc)
+	if err != nil {
+		return nil, err
+	}
+	return platformapi.ResolveStorageUri200JSONResponse{DownloadUrl: url, ExpiresAt: expires.UTC(),
+		ExpiresInSeconds: int(LinkTTL.Seconds())}, nil
+}
+
+// CreatePresignedDownloadUrl issues a one-hour link to an object of the caller's organization by key.
+func (s *Service) CreatePresignedDownloadUrl(ctx context.Context, req platformapi.CreatePresignedDownloadUrlRequestObject) (platformapi.CreatePresignedDownloadUrlResponseObject, error) {
+	p := auth.MustFromContext(ctx)
+	url, expires, err := s.link(ctx, p.OrganizationID, req.Body.FileKey, []any{"body", "file_key"})
+	if err != nil {
+		return nil, err
+	}
+	e := expires.UTC()
+	return platformapi.CreatePresignedDownloadUrl200JSONResponse{DownloadUrl: url, ExpiresAt: &e}, nil
+}
+
+func (s *Service) link(ctx context.Context, org uuid.UUID, rel string, loc []any) (string, time.Time, error) {
+	if blob.CheckKey(rel) != nil {
+		return "", time.Time{}, httpx.Invalid(loc, "value_error", "not an object key: no empty, . or .. segments, no leading /")
+	}
+	key := OrgKey(org, rel)
+	if _, err := s.d.Files.Stat(ctx, key); errors.Is(err, blob.ErrNotFound) {
+		return "", time.Time{}, httpx.NotFound("object")
+	} else if err != nil {
+		return "", time.Time{}, err
+	}
+	expires := time.Now().Add(LinkTTL)
+	url, err := s.d.Files.URL(ctx, key, LinkTTL, "")
+	return url, expires, err
+}
+
+func quote(s string) string { return `"` + s + `"` }
