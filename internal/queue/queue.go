@@ -44,7 +44,7 @@ func New(db *sql.DB, dsn string, workers *river.Workers, o Options) (*Client, er
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.MaxWorkers}},
 		Workers:           workers,
 		PeriodicJobs:      o.Periodic,
-		Logger:            o.Logger,
+		Logger:            quiet(o.Logger),
 		FetchPollInterval: o.PollInterval,
 		// New jobs are announced by the listener, so a short cooldown lets a worker take a job
 		// moments after it was committed; polling is only the backstop.
@@ -53,6 +53,28 @@ func New(db *sql.DB, dsn string, workers *river.Workers, o Options) (*Client, er
 		RescueStuckJobsAfter: 15 * time.Minute,
 	})
 }
+
+// quiet passes on River's warnings and errors only: at info it reports its job counts every few
+// seconds, which the periodic sweeps keep non-zero, and a log of that says nothing to an operator.
+func quiet(l *slog.Logger) *slog.Logger {
+	if l == nil {
+		return nil
+	}
+	return slog.New(atLeast{l.Handler(), slog.LevelWarn})
+}
+
+type atLeast struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h atLeast) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h atLeast) WithAttrs(a []slog.Attr) slog.Handler { return atLeast{h.Handler.WithAttrs(a), h.min} }
+
+func (h atLeast) WithGroup(n string) slog.Handler { return atLeast{h.Handler.WithGroup(n), h.min} }
 
 // Stop lets running jobs finish for up to grace, then cancels them; River retries what was cut off.
 func Stop(c *Client, grace time.Duration) error {
