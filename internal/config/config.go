@@ -93,6 +93,15 @@ type Config struct {
 	// StorageDir is where files (exports, uploads, attachments) are kept when no S3-compatible storage
 	// is configured; links to them are signed and served by the server itself.
 	StorageDir string `env:"LOOPWORK_STORAGE_DIR" default:".data/storage"`
+	// S3Endpoint, when set, keeps files in a bucket of an S3-compatible service instead of StorageDir,
+	// and download links are the service's presigned GETs.
+	S3Endpoint  string `env:"LOOPWORK_S3_ENDPOINT"`
+	S3Bucket    string `env:"LOOPWORK_S3_BUCKET"`
+	S3Region    string `env:"LOOPWORK_S3_REGION" default:"us-east-1"`
+	S3AccessKey string `env:"LOOPWORK_S3_ACCESS_KEY_ID"`
+	S3SecretKey string `env:"LOOPWORK_S3_SECRET_ACCESS_KEY" secret:"true"`
+	// S3PathStyle addresses the bucket in the URL path (MinIO, versitygw) rather than the host name.
+	S3PathStyle bool `env:"LOOPWORK_S3_FORCE_PATH_STYLE" default:"false"`
 	// TranscriptionURL is an OpenAI-compatible API base URL (for example https://api.openai.com/v1) whose
 	// /audio/transcriptions transcribes speech; empty uses the offline recogniser (pocketsphinx and
 	// ffmpeg from Debian's packages) when it is installed.
@@ -171,6 +180,14 @@ func (c Config) Validate() error {
 	if c.TranscriptionURL != "" {
 		if u, err := url.Parse(c.TranscriptionURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_URL=%q: must be an absolute http(s) URL", c.TranscriptionURL))
+		}
+	}
+	if c.S3Endpoint != "" {
+		if u, err := url.Parse(c.S3Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("LOOPWORK_S3_ENDPOINT=%q: must be an absolute http(s) URL", c.S3Endpoint))
+		}
+		if c.S3Bucket == "" {
+			errs = append(errs, errors.New("LOOPWORK_S3_BUCKET: required with LOOPWORK_S3_ENDPOINT"))
 		}
 	}
 	if c.TranscriptionPerMinute < 1 {

@@ -379,9 +379,13 @@ func speechBackend(cfg config.Config) speech.Transcriber {
 	return nil
 }
 
-// openBlob opens the configured file storage: local disk under StorageDir, with links to the server's
-// own signed download route.
+// openBlob opens the configured file storage: a bucket of an S3-compatible service, or local disk
+// under StorageDir with links to the server's own signed download route.
 func openBlob(cfg config.Config) (blob.Store, error) {
+	if cfg.S3Endpoint != "" {
+		return blob.NewS3(blob.S3Config{Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, Region: cfg.S3Region,
+			AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey, PathStyle: cfg.S3PathStyle})
+	}
 	base := func(ctx context.Context) string {
 		if b := httpx.BaseURL(ctx); b != "" {
 			return b + downloadRoute

@@ -37,8 +37,12 @@ func (s *Service) ResolveStorageUri(ctx context.Context, req platformapi.Resolve
 	case "storage":
 		rel = strings.TrimPrefix(u.Host+u.Path, "/")
 	case "s3":
-		// Objects live on local disk here; no bucket of this server has the object.
-		return nil, httpx.NotFound("object")
+		// Only the configured bucket is the server's; with local storage no bucket is.
+		b, ok := s.d.Files.(interface{ Bucket() string })
+		if !ok || u.Host != b.Bucket() {
+			return nil, httpx.NotFound("object")
+		}
+		rel = strings.TrimPrefix(u.Path, "/")
 	default:
 		return nil, httpx.Invalid(loc, "value_error", "unsupported scheme "+quote(u.Scheme)+": use storage://<key>")
 	}
