@@ -7328,48 +7328,58 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/label (the `GetJobToLabel` operationId).
 	GetJobToLabel(ctx context.Context, appId AppIdPath, params *GetJobToLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
 	//
-	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
-	// labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
-	// activity answer zero counts. Any member of the app may call it.
+	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
+	// spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
+	// once in the day it was given, and its cost is the sum of the usage recorded for its job
+	// (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
+	// `median` the median per label. Days without labels answer zero counts and null average and median. Any
+	// member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
 	GetLabelingJobsCostOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsCostOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
 	//
-	// Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
-	// or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
-	// job history; periods without activity answer zero counts. Any member of the app may call it.
+	// Answers, per day over the last 30 days (UTC days, today last), counted from the job history: `labeled`
+	// (LABELED and RELABELED events), `reviewed` (REVIEWED events: feedback with a verdict), `correct` and
+	// `not_correct` (their verdicts), `edited` (responses of completed jobs replaced by a person: EDITED and
+	// RELABELED events), `relabeled` (RELABELED events) and `accuracy` = `correct / reviewed` (null without
+	// reviews). Days without activity answer zero counts. Any member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time (the `GetLabelingJobsMetricsOverTime` operationId).
 	GetLabelingJobsMetricsOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsMetricsOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
 	//
-	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
-	// labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
-	// recorded job history; periods without activity answer zero counts. Any member of the app may call it.
+	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
+	// labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
+	// worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
+	// without taking the job first have no measured time and are not counted here. `total` is the day's sum,
+	// `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
+	// and null average and median. Any member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 	GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingProgress Labeling progress (mock) (not available yet)
+	// GetLabelingProgress Labeling progress (mock)
 	//
-	// Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
-	// labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
-	// periods without activity answer zero counts. Any member of the app may call it.
+	// Answers how far the labeling of the app's jobs has come, from its jobs now: `awaiting_label` (SCHEDULED or
+	// SUSPENDED, nobody holds it), `being_labeled` (held under an unexpired lock), `labeled` (a person labeled
+	// it), `reviewed` (labeled and with a verdict); `total_jobs` is the sum of the first three; per worker,
+	// the jobs they labeled, the jobs they gave a verdict on, and whether they hold one now. Any member of the
+	// app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/progress (the `GetLabelingProgress` operationId).
 	GetLabelingProgress(ctx context.Context, appId AppIdPath, params *GetLabelingProgressParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
+	// GetLabelingTimeLeft Estimated labeling time left (mock)
 	//
-	// Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
-	// per job over the last 7 days and the number of workers active in that period. Figures are computed from
-	// the recorded job history; periods without activity answer zero counts. Any member of the app may call
-	// it.
+	// Answers an estimate of the time needed to label the jobs still waiting (SCHEDULED or SUSPENDED, held or
+	// not), from the mean label time over the last 7 days (measured as in `jobs_time_over_time`) and the number
+	// of workers who labeled in that period: `remaining_jobs × average_seconds_per_job / active_workers`. Any
+	// member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/time_left (the `GetLabelingTimeLeft` operationId).
 	GetLabelingTimeLeft(ctx context.Context, appId AppIdPath, params *GetLabelingTimeLeftParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9020,11 +9030,14 @@ func (c *Client) GetJobToLabel(ctx context.Context, appId AppIdPath, params *Get
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
+// GetLabelingJobsCostOverTime Labeling cost over time (mock)
 //
-// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
-// labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
-// activity answer zero counts. Any member of the app may call it.
+// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
+// spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
+// once in the day it was given, and its cost is the sum of the usage recorded for its job
+// (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
+// `median` the median per label. Days without labels answer zero counts and null average and median. Any
+// member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
 func (c *Client) GetLabelingJobsCostOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsCostOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9039,11 +9052,13 @@ func (c *Client) GetLabelingJobsCostOverTime(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
+// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
 //
-// Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
-// or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
-// job history; periods without activity answer zero counts. Any member of the app may call it.
+// Answers, per day over the last 30 days (UTC days, today last), counted from the job history: `labeled`
+// (LABELED and RELABELED events), `reviewed` (REVIEWED events: feedback with a verdict), `correct` and
+// `not_correct` (their verdicts), `edited` (responses of completed jobs replaced by a person: EDITED and
+// RELABELED events), `relabeled` (RELABELED events) and `accuracy` = `correct / reviewed` (null without
+// reviews). Days without activity answer zero counts. Any member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time (the `GetLabelingJobsMetricsOverTime` operationId).
 func (c *Client) GetLabelingJobsMetricsOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsMetricsOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9058,11 +9073,14 @@ func (c *Client) GetLabelingJobsMetricsOverTime(ctx context.Context, appId AppId
 	return c.Client.Do(req)
 }
 
-// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
+// GetLabelingJobsTimeOverTime Labeling time over time (mock)
 //
-// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
-// labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
-// recorded job history; periods without activity answer zero counts. Any member of the app may call it.
+// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
+// labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
+// worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
+// without taking the job first have no measured time and are not counted here. `total` is the day's sum,
+// `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
+// and null average and median. Any member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 func (c *Client) GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9077,11 +9095,13 @@ func (c *Client) GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetLabelingProgress Labeling progress (mock) (not available yet)
+// GetLabelingProgress Labeling progress (mock)
 //
-// Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
-// labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
-// periods without activity answer zero counts. Any member of the app may call it.
+// Answers how far the labeling of the app's jobs has come, from its jobs now: `awaiting_label` (SCHEDULED or
+// SUSPENDED, nobody holds it), `being_labeled` (held under an unexpired lock), `labeled` (a person labeled
+// it), `reviewed` (labeled and with a verdict); `total_jobs` is the sum of the first three; per worker,
+// the jobs they labeled, the jobs they gave a verdict on, and whether they hold one now. Any member of the
+// app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/labeling/progress (the `GetLabelingProgress` operationId).
 func (c *Client) GetLabelingProgress(ctx context.Context, appId AppIdPath, params *GetLabelingProgressParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9096,12 +9116,12 @@ func (c *Client) GetLabelingProgress(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
+// GetLabelingTimeLeft Estimated labeling time left (mock)
 //
-// Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
-// per job over the last 7 days and the number of workers active in that period. Figures are computed from
-// the recorded job history; periods without activity answer zero counts. Any member of the app may call
-// it.
+// Answers an estimate of the time needed to label the jobs still waiting (SCHEDULED or SUSPENDED, held or
+// not), from the mean label time over the last 7 days (measured as in `jobs_time_over_time`) and the number
+// of workers who labeled in that period: `remaining_jobs × average_seconds_per_job / active_workers`. Any
+// member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/labeling/time_left (the `GetLabelingTimeLeft` operationId).
 func (c *Client) GetLabelingTimeLeft(ctx context.Context, appId AppIdPath, params *GetLabelingTimeLeftParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -19160,56 +19180,66 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/label (the `GetJobToLabel` operationId).
 	GetJobToLabelWithResponse(ctx context.Context, appId AppIdPath, params *GetJobToLabelParams, reqEditors ...RequestEditorFn) (*GetJobToLabelResponse, error)
 
-	// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock) (not available yet)
+	// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock)
 	//
-	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
-	// labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
-	// activity answer zero counts. Any member of the app may call it.
+	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
+	// spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
+	// once in the day it was given, and its cost is the sum of the usage recorded for its job
+	// (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
+	// `median` the median per label. Days without labels answer zero counts and null average and median. Any
+	// member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
 	GetLabelingJobsCostOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsCostOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsCostOverTimeResponse, error)
 
-	// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock) (not available yet)
+	// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock)
 	//
-	// Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
-	// or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
-	// job history; periods without activity answer zero counts. Any member of the app may call it.
+	// Answers, per day over the last 30 days (UTC days, today last), counted from the job history: `labeled`
+	// (LABELED and RELABELED events), `reviewed` (REVIEWED events: feedback with a verdict), `correct` and
+	// `not_correct` (their verdicts), `edited` (responses of completed jobs replaced by a person: EDITED and
+	// RELABELED events), `relabeled` (RELABELED events) and `accuracy` = `correct / reviewed` (null without
+	// reviews). Days without activity answer zero counts. Any member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time (the `GetLabelingJobsMetricsOverTime` operationId).
 	GetLabelingJobsMetricsOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsMetricsOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsMetricsOverTimeResponse, error)
 
-	// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock) (not available yet)
+	// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock)
 	//
-	// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
-	// labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
-	// recorded job history; periods without activity answer zero counts. Any member of the app may call it.
+	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
+	// labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
+	// worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
+	// without taking the job first have no measured time and are not counted here. `total` is the day's sum,
+	// `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
+	// and null average and median. Any member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 	GetLabelingJobsTimeOverTimeWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*GetLabelingJobsTimeOverTimeResponse, error)
 
-	// GetLabelingProgressWithResponse Labeling progress (mock) (not available yet)
+	// GetLabelingProgressWithResponse Labeling progress (mock)
 	//
-	// Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
-	// labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
-	// periods without activity answer zero counts. Any member of the app may call it.
+	// Answers how far the labeling of the app's jobs has come, from its jobs now: `awaiting_label` (SCHEDULED or
+	// SUSPENDED, nobody holds it), `being_labeled` (held under an unexpired lock), `labeled` (a person labeled
+	// it), `reviewed` (labeled and with a verdict); `total_jobs` is the sum of the first three; per worker,
+	// the jobs they labeled, the jobs they gave a verdict on, and whether they hold one now. Any member of the
+	// app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/progress (the `GetLabelingProgress` operationId).
 	GetLabelingProgressWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingProgressParams, reqEditors ...RequestEditorFn) (*GetLabelingProgressResponse, error)
 
-	// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock) (not available yet)
+	// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock)
 	//
-	// Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
-	// per job over the last 7 days and the number of workers active in that period. Figures are computed from
-	// the recorded job history; periods without activity answer zero counts. Any member of the app may call
-	// it.
+	// Answers an estimate of the time needed to label the jobs still waiting (SCHEDULED or SUSPENDED, held or
+	// not), from the mean label time over the last 7 days (measured as in `jobs_time_over_time`) and the number
+	// of workers who labeled in that period: `remaining_jobs × average_seconds_per_job / active_workers`. Any
+	// member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -23410,8 +23440,6 @@ type GetLabelingJobsCostOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23439,11 +23467,6 @@ func (r GetLabelingJobsCostOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsCostOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetLabelingJobsCostOverTimeResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23493,8 +23516,6 @@ type GetLabelingJobsMetricsOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23522,11 +23543,6 @@ func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetLabelingJobsMetricsOverTimeResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23576,8 +23592,6 @@ type GetLabelingJobsTimeOverTimeResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23605,11 +23619,6 @@ func (r GetLabelingJobsTimeOverTimeResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingJobsTimeOverTimeResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetLabelingJobsTimeOverTimeResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23659,8 +23668,6 @@ type GetLabelingProgressResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23688,11 +23695,6 @@ func (r GetLabelingProgressResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingProgressResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetLabelingProgressResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23742,8 +23744,6 @@ type GetLabelingTimeLeftResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23771,11 +23771,6 @@ func (r GetLabelingTimeLeftResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetLabelingTimeLeftResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetLabelingTimeLeftResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26287,11 +26282,14 @@ func (c *ClientWithResponses) GetJobToLabelWithResponse(ctx context.Context, app
 	return ParseGetJobToLabelResponse(rsp)
 }
 
-// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock) (not available yet)
+// GetLabelingJobsCostOverTimeWithResponse Labeling cost over time (mock)
 //
-// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the credits spent on
-// labeling them (`unit` is `credits`). Figures are computed from the recorded job history; periods without
-// activity answer zero counts. Any member of the app may call it.
+// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
+// spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
+// once in the day it was given, and its cost is the sum of the usage recorded for its job
+// (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
+// `median` the median per label. Days without labels answer zero counts and null average and median. Any
+// member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26304,11 +26302,13 @@ func (c *ClientWithResponses) GetLabelingJobsCostOverTimeWithResponse(ctx contex
 	return ParseGetLabelingJobsCostOverTimeResponse(rsp)
 }
 
-// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock) (not available yet)
+// GetLabelingJobsMetricsOverTimeWithResponse Labeling quality metrics over time (mock)
 //
-// Answers, per day over the last 30 days (UTC days), the numbers of jobs labeled, reviewed, judged correct
-// or incorrect, edited and relabeled, and the share judged correct. Figures are computed from the recorded
-// job history; periods without activity answer zero counts. Any member of the app may call it.
+// Answers, per day over the last 30 days (UTC days, today last), counted from the job history: `labeled`
+// (LABELED and RELABELED events), `reviewed` (REVIEWED events: feedback with a verdict), `correct` and
+// `not_correct` (their verdicts), `edited` (responses of completed jobs replaced by a person: EDITED and
+// RELABELED events), `relabeled` (RELABELED events) and `accuracy` = `correct / reviewed` (null without
+// reviews). Days without activity answer zero counts. Any member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26321,11 +26321,14 @@ func (c *ClientWithResponses) GetLabelingJobsMetricsOverTimeWithResponse(ctx con
 	return ParseGetLabelingJobsMetricsOverTimeResponse(rsp)
 }
 
-// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock) (not available yet)
+// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock)
 //
-// Answers, per day over the last 30 days (UTC days), the number of jobs labeled and the time spent
-// labeling them, from assignment to submitted label (`unit` is `seconds`). Figures are computed from the
-// recorded job history; periods without activity answer zero counts. Any member of the app may call it.
+// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
+// labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
+// worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
+// without taking the job first have no measured time and are not counted here. `total` is the day's sum,
+// `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
+// and null average and median. Any member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26338,11 +26341,13 @@ func (c *ClientWithResponses) GetLabelingJobsTimeOverTimeWithResponse(ctx contex
 	return ParseGetLabelingJobsTimeOverTimeResponse(rsp)
 }
 
-// GetLabelingProgressWithResponse Labeling progress (mock) (not available yet)
+// GetLabelingProgressWithResponse Labeling progress (mock)
 //
-// Answers how far the labeling of the app's jobs has come: jobs waiting for a label, being labeled,
-// labeled and reviewed, overall and per worker. Figures are computed from the recorded job history;
-// periods without activity answer zero counts. Any member of the app may call it.
+// Answers how far the labeling of the app's jobs has come, from its jobs now: `awaiting_label` (SCHEDULED or
+// SUSPENDED, nobody holds it), `being_labeled` (held under an unexpired lock), `labeled` (a person labeled
+// it), `reviewed` (labeled and with a verdict); `total_jobs` is the sum of the first three; per worker,
+// the jobs they labeled, the jobs they gave a verdict on, and whether they hold one now. Any member of the
+// app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26355,12 +26360,12 @@ func (c *ClientWithResponses) GetLabelingProgressWithResponse(ctx context.Contex
 	return ParseGetLabelingProgressResponse(rsp)
 }
 
-// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock) (not available yet)
+// GetLabelingTimeLeftWithResponse Estimated labeling time left (mock)
 //
-// Answers an estimate of the time needed to label the jobs still waiting, from the average labeling time
-// per job over the last 7 days and the number of workers active in that period. Figures are computed from
-// the recorded job history; periods without activity answer zero counts. Any member of the app may call
-// it.
+// Answers an estimate of the time needed to label the jobs still waiting (SCHEDULED or SUSPENDED, held or
+// not), from the mean label time over the last 7 days (measured as in `jobs_time_over_time`) and the number
+// of workers who labeled in that period: `remaining_jobs × average_seconds_per_job / active_workers`. Any
+// member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -29978,13 +29983,6 @@ func ParseGetLabelingJobsCostOverTimeResponse(rsp *http.Response) (*GetLabelingJ
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30045,13 +30043,6 @@ func ParseGetLabelingJobsMetricsOverTimeResponse(rsp *http.Response) (*GetLabeli
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -30114,13 +30105,6 @@ func ParseGetLabelingJobsTimeOverTimeResponse(rsp *http.Response) (*GetLabelingJ
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30182,13 +30166,6 @@ func ParseGetLabelingProgressResponse(rsp *http.Response) (*GetLabelingProgressR
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30249,13 +30226,6 @@ func ParseGetLabelingTimeLeftResponse(rsp *http.Response) (*GetLabelingTimeLeftR
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -31430,19 +31400,19 @@ type ServerInterface interface {
 	// GetJobToLabel Take the next job to label
 	// (GET /v1/apps/{app_id}/label)
 	GetJobToLabel(ctx echo.Context, appId AppIdPath, params GetJobToLabelParams) error
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
 	// (GET /v1/apps/{app_id}/labeling/jobs_cost_over_time)
 	GetLabelingJobsCostOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsCostOverTimeParams) error
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
 	// (GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time)
 	GetLabelingJobsMetricsOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsMetricsOverTimeParams) error
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
 	// (GET /v1/apps/{app_id}/labeling/jobs_time_over_time)
 	GetLabelingJobsTimeOverTime(ctx echo.Context, appId AppIdPath, params GetLabelingJobsTimeOverTimeParams) error
-	// GetLabelingProgress Labeling progress (mock) (not available yet)
+	// GetLabelingProgress Labeling progress (mock)
 	// (GET /v1/apps/{app_id}/labeling/progress)
 	GetLabelingProgress(ctx echo.Context, appId AppIdPath, params GetLabelingProgressParams) error
-	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
+	// GetLabelingTimeLeft Estimated labeling time left (mock)
 	// (GET /v1/apps/{app_id}/labeling/time_left)
 	GetLabelingTimeLeft(ctx echo.Context, appId AppIdPath, params GetLabelingTimeLeftParams) error
 	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
@@ -42078,20 +42048,6 @@ func (response GetLabelingJobsCostOverTime404JSONResponse) VisitGetLabelingJobsC
 	return err
 }
 
-type GetLabelingJobsCostOverTime501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetLabelingJobsCostOverTime501JSONResponse) VisitGetLabelingJobsCostOverTimeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetLabelingJobsCostOverTimedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42184,20 +42140,6 @@ func (response GetLabelingJobsMetricsOverTime404JSONResponse) VisitGetLabelingJo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetLabelingJobsMetricsOverTime501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetLabelingJobsMetricsOverTime501JSONResponse) VisitGetLabelingJobsMetricsOverTimeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -42298,20 +42240,6 @@ func (response GetLabelingJobsTimeOverTime404JSONResponse) VisitGetLabelingJobsT
 	return err
 }
 
-type GetLabelingJobsTimeOverTime501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetLabelingJobsTimeOverTime501JSONResponse) VisitGetLabelingJobsTimeOverTimeResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetLabelingJobsTimeOverTimedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42408,20 +42336,6 @@ func (response GetLabelingProgress404JSONResponse) VisitGetLabelingProgressRespo
 	return err
 }
 
-type GetLabelingProgress501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetLabelingProgress501JSONResponse) VisitGetLabelingProgressResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetLabelingProgressdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42514,20 +42428,6 @@ func (response GetLabelingTimeLeft404JSONResponse) VisitGetLabelingTimeLeftRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetLabelingTimeLeft501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetLabelingTimeLeft501JSONResponse) VisitGetLabelingTimeLeftResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44308,19 +44208,19 @@ type StrictServerInterface interface {
 	// GetJobToLabel Take the next job to label
 	// (GET /v1/apps/{app_id}/label)
 	GetJobToLabel(ctx context.Context, request GetJobToLabelRequestObject) (GetJobToLabelResponseObject, error)
-	// GetLabelingJobsCostOverTime Labeling cost over time (mock) (not available yet)
+	// GetLabelingJobsCostOverTime Labeling cost over time (mock)
 	// (GET /v1/apps/{app_id}/labeling/jobs_cost_over_time)
 	GetLabelingJobsCostOverTime(ctx context.Context, request GetLabelingJobsCostOverTimeRequestObject) (GetLabelingJobsCostOverTimeResponseObject, error)
-	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock) (not available yet)
+	// GetLabelingJobsMetricsOverTime Labeling quality metrics over time (mock)
 	// (GET /v1/apps/{app_id}/labeling/jobs_metrics_over_time)
 	GetLabelingJobsMetricsOverTime(ctx context.Context, request GetLabelingJobsMetricsOverTimeRequestObject) (GetLabelingJobsMetricsOverTimeResponseObject, error)
-	// GetLabelingJobsTimeOverTime Labeling time over time (mock) (not available yet)
+	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
 	// (GET /v1/apps/{app_id}/labeling/jobs_time_over_time)
 	GetLabelingJobsTimeOverTime(ctx context.Context, request GetLabelingJobsTimeOverTimeRequestObject) (GetLabelingJobsTimeOverTimeResponseObject, error)
-	// GetLabelingProgress Labeling progress (mock) (not available yet)
+	// GetLabelingProgress Labeling progress (mock)
 	// (GET /v1/apps/{app_id}/labeling/progress)
 	GetLabelingProgress(ctx context.Context, request GetLabelingProgressRequestObject) (GetLabelingProgressResponseObject, error)
-	// GetLabelingTimeLeft Estimated labeling time left (mock) (not available yet)
+	// GetLabelingTimeLeft Estimated labeling time left (mock)
 	// (GET /v1/apps/{app_id}/labeling/time_left)
 	GetLabelingTimeLeft(ctx context.Context, request GetLabelingTimeLeftRequestObject) (GetLabelingTimeLeftResponseObject, error)
 	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
@@ -47187,131 +47087,138 @@ var swaggerSpec = []string{
 	"lO0SlqLPhV6/QP8OP0BxAy6MqK+l1TVL4oZ1UeRpkT8SUBLaIN/JqQvH9kMgyYIpRWdaIq5acfTimZNI",
 	"7lgW80jLZ1XgpPZ6C55m92i73DgPG7/J7vRB2ALZySiVjza6vI7Eqc8S21tQjonDJGT636G1EkGUNpg3",
 	"Vp08ndfZmUAeaxqB1YY9jaSfg4YzsOqQO1IUEIhTCtoDnKRGtQVBcEDLtApbZuq91Pdr09FAXeuBk9UM",
-	"Tis2Bq/I7d6cUa1W6fHzEnOpI0mx95BD8wu0cSnvP8EYUalF1A2niLcwZlDcjE4Patr/z96XNreNY2v/",
-	"FZTrrbI0xThKxj1TsWs+OImnyz1Z/CZ29a07nGtCJCShTQFqgrSt6Tv//RbOwUaJlORNUbr5KbFEkSCW",
-	"g+cseB6IXvGyrfmBq/3IlrdK+YBcjyFuUiXPc6IqjHeYwBxOEUMO3t9QvgfDn83iPU4vgYvyL4d7oBfA",
-	"p9U0VAsAPQtW7P0n2pvSuzP86avBYHBvEZ+mF7fQC912JiD4AcGNUMOIzKQqR/xO76KQNLqj2qUjyVUq",
-	"p3oNJcBlFQsqhCxp7QzINZsTK4mj/za3Qi8+2KgKPp6YhLTL9GzQvf6J53jjf7B5S2+H4gxrpXTC3v7h",
-	"/n3tlwf49mHsKdF9RhPSS6IkIgGdoWJTnspcCv3dcdIH9ZIZnzH99/8mrVpJEJF6bx/Qcu4IHhqcObJ/",
-	"u4fuRXv6WU0HiZbe7i11GlAjtztEbpjZXckEEFT2koNU3aAOy8EvSoo8cfIa/QWdE8xKGJUSoxB5efEO",
-	"OW9dpAoSWwfkhFSC/1oxoqqRnk32pkbsg7GV+h26uWuVlmbaoBf61//zz5MX/01f/Hvw4s2//H8Prl78",
-	"60//b2+7sh6qpCJluKM+noXsSTm93htsAacrVlZIAKEXBNRYVxj5gLwmhoVqUAfMba0qtbFMoS0tuXmh",
-	"4/qs4VopQ7JWyfBEuIOv9yS7eu6jPc9XlPiTHD5WsrCLHXex4+5YUhc17qLGXdT4DxU1vtegf8R4otnN",
-	"3sJx5mev/FOblPNrbNXh4UfU8gM4bSrkB4j7aKr0New7v8ih57HAAL9iorQRMgehT87PtL8KVQ0gbWlk",
-	"H+gCtaOBvrHQH++rVl0H0uOlqos62G/adB3Q+3L1I4pOWSzKggpFU+R9cS+CNSomX4EhbfyjZ751nDUB",
-	"xyXUrkzlTcDsEQv3YsfQ2MK20oWK4PWtXrK8YYSXNruxJAk6oUCsc0s5FsOldEZTXs4xbqCbxRUx9JuW",
-	"FMEQ7jqBZnygF8PRv3IvYcS7sLTPGNYDckJQXzsWoECapmxW+h8Pq9L2rCXWDu+C4rqmsqRHnaIbtkO/",
-	"imty/xhp8o2GN7S7YKNKQVaB9A4Hb/rIp6Ik1tMbwlWsrYQb6i4Ssj4joAQwkWIoKVAsJaD+498AVeU8",
-	"G9QCX8S+Iv63qJfmgu2Gkp8WpsYGR+Lk/GxfkSFVDAqtNJDT42Ye4eVZzkrHwQTMMVVR6McHTb1KZcaS",
-	"WmO0k9hIKtU7HAxCeqNFkit/bhM7NcMeNesl1JIUsowFjjNbvkVkO9nwDxtGJCPVpbtnxgqI8kKZqHIs",
-	"bXla5RQLX2Nx6vJGUqECXca1v3w4eL1i9sOqztloY/6ldfJ1pKctEwSC5YgEOsqKlPMZ1573nCC3Orx8",
-	"o9bTV/j+Jzik+VQ8Tp/dHCB6Dtjww9p5u4bV6VivJD3pYsF+rWgeTHI7/dz0WpqHNe3gwORA72ZcUCzv",
-	"W6Gd7G7YLKHsUgL0DlMCbwaDv7568+b1D4d/PRy8efMqyBYMlrMFzxWF/EkOd09c+Cc5/Go5/9tCj7A7",
-	"62li1nIItLZzGOpMWMWl2nR255/McJERZmThYmPOwqTLUJYTkpRlfmVKGK3qScZopo1sYuNwoBtnP7V7",
-	"/YwqVGnzoHG7r2+MDBDhTblSXIydwqFucsFu5DXLwAwyUXKaq74ZrNfba+05nYMdsZuSU8xoscXWamNa",
-	"tpRwujsA9M8OtA8Hb7Z7rg8LHYQGa0PmlpWdZnU7qkpasiMvWg29ij9p2FNlEQuz97oN1e6wMKvXbKrH",
-	"xAs5AO4yKMrM+h+2uehdT8kqz4jpLCdQ4gVYMCUiCydxAtFufa3uF4CMWzv8iLbUeDTACtnsTrVmE16m",
-	"Ms/pUAIB5QNSCwFdpp4HBn1HxB4K0eNrplY+NxX+2kTChWBPIAURxcJyD+ZzDVT1DDI6SxTJQQET0JKR",
-	"gooxe1jOIhY2afEwgY53QWd1+Yvt5S92IeTjZ7pZAF3857Hxn8B4wDEQPOqp/YOaVXrS4NAqS1jhXGo0",
-	"gXBC9d7pVa9kSd7Ora3S70fTiQZOcOxV30Kqkvxl4I66yDwzu4pVGdKOb4I/Myfh4Mfm4J6ic6Jk/5gk",
-	"lWLv9FV/gyqrRBvbFGMO7I6mJT6ywQSi07nGBkIndJyMXfKzS352yc8u+dklP7vk55aTnxudXLkPviAW",
-	"Xhybwu8UgY6Qt21VrBZi3OtQyXNDeIAm57h1Nbr3P6FrL8q6wHiH4R/G1VJjZAl6dKto/cVw/mJWyJRB",
-	"bBLIlNjDEbw5184sgbs9PxCief80jJRB5iIW5+5jmH/9A0O4ARwrhOa3dK7IlFGhSLw30S5OjkkMJFWB",
-	"Y1Lx3gMjEw6Vv50vtKOD6d8Ypm/L6i2O+3r7tziRO0v4dJZwsW+3ZRN5tq46XJrTU4Rn6r4cUzZUS0ay",
-	"iEWac4bmlJbklubXlpWJTKmYY4DsW9WV4ymuLjK7Q1Z7J8McDxNH3W3Jzu0FLrYYT7h3jOTBPvBW9Us7",
-	"j/t7VkE4yzYtFda7bYevHpEtMmiljQX0WUEVPqRdR+wLw+pZVFADqUVRIhvZw6TFuABeORIU+TaqhLkH",
-	"YnGkbkXW/lwkdMMGlnQei4yNuKjxBz9OawD74Sc5BBt437HovMku6dMlfbqkT5f06ZI+vzcI+iyl3Tg9",
-	"Hl3ZfbgMaBxOAOUuAyw6+Hp/+IqICPsywGXPp48V7c2qJhWJLFuEp6V8MDglUtRPoB0HsUOaA+sYyk0Q",
-	"ClmUa8ZmhJdAUHY/uduSjoGe4jGw9CTLOkzaYdIOk3aYtMOkHSbtMOnvAJMCf1yHSO+PSE8yLDXx+G81",
-	"GG2Pit7ycuJVzAzx7wPOD6G2WElyRlUJTJaLbMJ4ILw1Jw1Mvk5YEercCpbicSPkGVy6odWMGa2otEN9",
-	"mvB+yLuM15AhXGRUOIDqr+wvp7tjcZ98N3kwjdrPAUWyeZku/91h+g7Td5i+w/Qdpu8wfXe4YCeY1Rpw",
-	"yqZkayHQa0KJnTfwwPIKgOKW+YsXNcS72MnbKrn47Rc5tDLrbWUX7+FzVLdbCB07b8C2P3LSHqayXx0T",
-	"KkglRlwgPxtSpy2QunEVi5SKVJsTS0z2mFA0NhkJlzZzeS0TDnZC1umVt+qV655qESs3dE8grumnypZV",
-	"ynHs7WxtWkirBMBXznI8dxMFWioia9TkCZiJSmlleWksgJUL1BwM2wnqhD9K5Xtnhb1XML90y+u7XV4/",
-	"snLV2npGxX8oBN14R3tp1+WjNMXv16o2OlRIC9Pl8JiR0PlFDo+Aqc98yu5ABe2lLJbVvV4Cf9mCxBfp",
-	"0TIWPrCHJmQK6rtOP9pdDFq2yBp0RHhJFPNsnfsq+AFwXwRi571A2jxQOu8fByq69iFGwLtUJIEvrrhw",
-	"97UqxFw5ASm7BdtzgIsRwz/V5K/r+tQXcPwPObEQZA3nuC7sFSsPuSgmsqD3aybdABj3VhqLYF8Zafcv",
-	"ui9CYLKS/jEQV3uMyX6WjIJt2+4RGS7GW1ts6NLqAmLD7yd/0e027axrbmylwMbch3fN7QjGNVmTO7nF",
-	"ZMlsBlKT3kSTniVHiwwQBFuxeCiapBMqAAVCeES70xkvleVpU1EsvLNU0rG9vu8O/ck8A8ZLsKdDx2V0",
-	"bISCjA9Z09gnXICQXUBcbaUVH3Uw8KGY1Ms0foepEdP4R6VHnhla2/7dgEgNN3Uz9TtL+F3jbtC7NPEV",
-	"4EjfeRBuX327ILypNPNrHeU6F97KWApGKJmxQkkBkFAdkL8D1v56+fX89NP70/d6OngmfCT516bVhMFJ",
-	"b8LyLBbDeci2Z49qJz+eXpDl3oLfJjDThnMipAZTfZxcHHUF4IojsqArEIt3nz+efzi9OH0PP9ZLhovK",
-	"ygQDdb4lSXe896pkM2XiDzCVqikV8ClywSfmTa6Gc1AkBK46fA/bGTV2fkzcw4+A5R7DhP7OuONBi3yo",
-	"Dxn9R7IgPTqbFfIGKEnrCrXKY/0rCarKST9CVr1cb072abr3oTDAPMl0diyS889fL8hLOuMvoSkv8IIX",
-	"JVXX6uVvuudtgxNyK6s8wx72zRxLiHhGruMxiKP7NzJktCoWIc+/7ep9RbDNzs9xfWN70Y0dksmG7w6C",
-	"AeAnseyIJAySMomTkzBqv+iYmeFKSCklPMzrPExo5iqEh4wJN0mHczfND8gHQw0b+DUfTt6efjj9ErU6",
-	"OMexdeT0DxffBW/U8NuVfpEz0zvoF9m2PZVftK0Qm49aCnbr5lcHAJ4FAHxLnvGSXjMI6BgLIiSGdbzU",
-	"S0TOPl2df/n845fTr18j8veTM9CjeXfy6d3pB9zXTv/r/OwL7iWxoEb3G5hiC0MlbSRlLJu0oQ3fKvO2",
-	"tWGw3xkb6d97ZDeoABHZ1rb5h/B9qz9oUwJ6Cgh2Vy7lBSgHI4hPxj0Pd0PQcVaKjwV0nMEYBhKMPBH7",
-	"vopFohjkAdSBbe1VLtPrqykXVclU4tjmyJ8Hx0QxRhL4HtUB1BUtk/6RbVYl8LGYaLNHRQoWCw9jwmZj",
-	"o0G7KKrjG+1pN0kDRaSdPjwWDfzhkcNXckQmfDzRzm0yK7jUY5+Q3quBLfJ7ZURp6FTCzi6VkSpBj7iX",
-	"y1umyljwrH9APklS3kozSfEIDRkbkKxdYN0Bx0DQh7THE+l2RJzRuJTHzFLrQHJmTLkResLNVHc1KZjQ",
-	"WCTSDxG4rTs7AG9UEPs+ENQsmDl+QxJQOk/8A0ANBWkAo2CauEiDBVyEj8wirs8yP78QLLrVeUDMOvGY",
-	"DOME55cXsdgUpycNede1kCAU02mPCVxIgBtPKIFzliEWndGi5GmV08KS8+P7c6FKRjO7NmAJS8HayBZh",
-	"qNbozqyQov/9kbWHHPyrNiLb4dHiZDZrD7bIxsz7J+kWxQ3lOR1iwhTu1kGVJahSAyR61gKeNzYmgoC3",
-	"RgQjWYlsa4GJC40/alukHcHmjfjJC1nsvcGkXaVSlVfyhhVXJZ+ydXs7Uk1mdE70T4ztVHqr1R8q0ru8",
-	"eAf/6+M2JiobD4Xt1SISKHaZMKd3o2ZYxh4L2zhIyJFeUglegnOdmGuT/gH5Ox9XBUN6Ed0JVWn5RdA3",
-	"TGWR4Y5uwz/Hut1cZsruzrGgaclv9A6E+wv5NyukoSF8eCzXeojIgKjKzzesuND9upNFByezWdhg3VDX",
-	"4JZVpUpaclXy9HdHG/TDJu36JMuz6SwHoSG2vXI4uyj0YjUrj08Z6U1let0nPXC03IYwZ2X/m5gSo670",
-	"3NZELZoTr+kTkV+qbAz00uDvxEIWxGXSMbVkzI8LB0XOGqmJNij1O2xqbLBWqc3akGc3Nh+x778re7PY",
-	"5s7k7KDJ+bWiuZ64Vpx0Z62PbtM3AzLQIYBiFiBMhKYCgf7UEFw46TbjeIUwx+oxroM5sdgI5zy/5amh",
-	"hg7mdDbn8TYHVtMuGppZIccFU2ptCHQib8mIFj64pF9rmdV6grk5dmQOOyyHrqJ60jQy5sWBGIt7dG/p",
-	"JQslNi4W/SBXKRZbtSHntk933XYYJvuPMmN5Zzd20W7Y5blDFgNQSc5G5VqTQQVhquRTWrpaJLB+grEM",
-	"I4QIFpxGoSp5nlubEflFTbUpGAd2R98GFjXG4Gt4568IdyyO8TDH5glg7RvhZ1oaeLHCrtjahGfGJrFY",
-	"a1j0/v5B9/yuGxbX0M6o7I5ROTVrMauvI5Tm/ub2xehdFy9TKUY8YyJlar3LA+esaDqxctlhNlhPecss",
-	"kkGBkr2xXX4ZLali5b7yPwc7BMLxtxMGOXA8C0tdVU7kTnCGdywnBVMTmaPRsS9DMlZwoIo2YXto1AE5",
-	"QZWwWCRTenfFRFlwphJ8eG+BC6UPFsloF2mTZ+/xQJTy0bTtXdDPT5eRu7w8e7/QvaRHa2rm9mPf6j65",
-	"hUxvMPTw0jZP2pavM3e64tneck1OQxKvquBKk7dTZaHn8n+WX+IjvePTarrkIi+MQURe6U3s1WAwOCDv",
-	"TYr+1WDQ1txgrJvl3F4NBpG+ymQYB/DnqoTjc5rzYH6sSkwFlwWzs8vctRUZ2dnfUmhkvzbFRu4sV1Bq",
-	"tMNbjC1RnrHiBUyE2pKWowU7u3q3sUb0+XebcYUmciMn2JOmurfRxthTukISFopR7M3Bt/WVRPYkBull",
-	"XOk3zyIiZCxsQBIPsrGs/0RG3r3eTsLG5qa2LCS3sdbGrSOkePhSbe5RrwDy9AtS/7ZMJw2ikXgOygMl",
-	"RWYFAw5ljoXsQ5nNj+13gFu10wWkx8iocUPzioGrhcvt9WDg4drtROYsFrUXBcP7enCIVwkJj/CV86ak",
-	"GDiWOVMkOS/YiBVHpGBlVYi/we5M8+SA2MZDqV3BRpViGekdDt5ocMNzsIkARDRa5MoEwVKap1UOoLyX",
-	"wOmxhLw7+fDu8sPJxdmnH/vtJBix2IAF43KW0ZI9sTFYgkvJQmcQqq6VCfnpri3YLJ8HRYQ4ivZXBTOD",
-	"DM1KEP86eV24Syz0OPrbePDtLAC8PICuCaMZKzzqwhGrAS4mNKD651693YAhG5q0969lyPhM1eaNI4WD",
-	"uFOF5/ey2RW0P2sw2a1cLHVbpDdUe5MezoJS2qW4uBL7v7fNYKuV5eerjdQxKYs5lsiijbQ2C+AqyaUY",
-	"syI0YFurQcNF8ogdbTVMDPxXtVG1OKZEwp+tE/yk43HBxsh4igfIknEhqxmcxbpmc0V6jKaTWMCntmoZ",
-	"XlfgvufLPqrplGVEIf8MHPOVI+RsDRrUP3Y2OXgSNE1jUe+wBxXLer/R95G3IiKC3bpjypFTPtdu68AS",
-	"UBzADClKyGDDNIFzyorfMIyyJExk5kt2Z755NOzFYXq6De6zyOcLY0mvmdCvrLcnc5wOXg7oaUnPvWW/",
-	"LRjgu6W54FhP5xfm67UBi7YGOurcsG2un1vbZsfkWVpm3VnX8wRiRJeXZ+9bG+SuvXLhnkeEdxradGNH",
-	"0MWsVranFnh62paY3qmHMfWg0dRYj2OS/PafxIUUAdW661ubDPe5gj/CJk/p3QcmxuVk7+gHE26yf796",
-	"1AugM9saCoNvl5tjkRlN06qgKfAHFCzlChFrwfT634v2Rq/2oj3okyvoE30TPuU5ha0i2tO7lUjnV6b2",
-	"ZC/ag6pgU3HbhOiiZa3BGfJPu8l3QP6hzXApCZrg2nsP50fh7qM/3FckCV40iUjiRyGJYpH4eZRoS5Is",
-	"zvPExYUuL96RZCKrQt8lo3O8/pax64RwjDngkucGC7O7WS4zZoFi0yBYo18bAV6yqQqHoj5UtWlUWwYN",
-	"a1S3Fy7Tj9Btbeh49wEtCgqoVZXzHGasLKZbCT3osVoXwQvHustZbTVK4ZRIa+ttB2KHDn7cHxEWxP1Y",
-	"tQEpl9F+NRisgER4XmwFa7111j67J367QKCzLquWpWvoF3Dtlm3Emtig79pupW5fP7hhGLzvtZ1l28bC",
-	"BwfuFKFkSNNrvfuJrKG5R+Tj6cnXyy+npKiEW7s20gYnZfGNHFjUfpcpGVFYLVJzPfeVrzVGN8z1OPrS",
-	"pud8OnpIFcu58LBOHWuv+uztl5OL01hgVlk1pll8Jlr5AhrItrjcC6Bd13ovE1eDIzQWgt2G+Sirx+Hu",
-	"enJ+tq9IWhWF9hJdm/VPrI1a7IfEXnWlV7RKYmGYNAjPan4mF7XmHJCfIYhKhR8nff3/vzy9xPPrXy4/",
-	"fTr79GPTU2MRhCmC4ASeviWIESHVBsDbhW4HfR9IPhwMSG9IMxsR7vsYMUSMuYoFFzc051nkv6pHIDCv",
-	"A5ESMx/8pQUzMZR6N5aSDCueZ364YqH7H3AhHkM2R/Vr3VJUQnAxfhyFMp41Xdo9do6iY6mFu0dguLSj",
-	"Ne9gfgyh3sSsNz1Lf61YVacx3E488K2f8aRn5jdM+CiYxS5hGS1NYJintUVrTuDHwszRvuGR+CMc2nWV",
-	"L8VC9ANP8gZJrqajvDu8+cPGSmjDZrr5ht+ItT2GePmb+7+lq19dfBpu8sMqvw7aFABoyDYl4a0T3Ntf",
-	"D16bjJMcEWSmj/TOm7OSXcF+ijNb3wSTE31PuGPLdo/JTAI214b8WoScXLeyuNamOpNiMeCJEGKziOfb",
-	"Kr9+KtP8TF52vYkty6Q+Ql39UGv9kJ/FLRVENSDQVkO0zQoDQ5UKq6o+zE+qyLwBQadfPHX/HivDX4xR",
-	"XGu9sJ6hRcLrHdQFqLWv7cKYCv5vs5EHah+4vrEa/JhQE0VMqSBDRqY0Yxp0ex8fjUtExvzGnL0zMQSa",
-	"pkwFuoKmOVwACcxautdYrOJ7rZSPMNTeZAN9vJ+hIUajbDeZX+tDCo+E84uyKMlwHpFEbwA9V34gC5JA",
-	"tLY1jQNd2VzOuQdBUBtHhT/gV83R551hlw1GcRPFoNpi2HHDvdVASLh69lW9nwLLZ46loPFrDFugI6Yh",
-	"TXgPCxcb7U6No8tr9AChNFoYdUC092MKlirBf62YvWX9TnwsZIF1AIpBSRMBl/OWK9Y34j4a2whniHy5",
-	"4+Hg8IBcKv1fz6iVyGJ8RbMpF0lEEg3T5GjEU4Y5DahuLkwxELip2vJMqQBG95rl7R0O/hy05YCc4Dcg",
-	"JaTfJLCsQfBUQ8zQrPJitUlt9Y2DlbJzXnHQtt3zh8OOa4E8gt3iYHZYMHBu7MR0DiP+fcUztYAHm9by",
-	"9pkqzYJEQEHR0cX2KRsJ2BoexTW7YEUbDXETLHz5m+lqzJpuqJhWf9ixqcFBzpfckhta4zNhprfG9IYh",
-	"XZQEDIiHgnhB5K2wCFFN+Az0qOb90MKSJzGwpshItSur1U3fZgpr+HKdxlqrm4cdtLCOZUGGLJcClcRd",
-	"uHdxWW9RWG2DFRStC87UkMx6DypYN/seZqgllyUW9/FZfmTl023hz4/GV06bbi19X2sJKhs2WUj3m5Mh",
-	"7Ft74OILE+gC1JcjQHwXqIQtm5vyovvtNbG4B5pvWqDYwO8EZmNjd6pOfwPjUTDEkp0ReWIj8ofF2bgO",
-	"ng5nm+/9N2uw9xc2lTesFql1JQvOwB2igUNCf0QWW7dtupnBCv0IrdgYTVsUFJ68sK/SreOGdRyFM8Ik",
-	"S7wvtbDKt7ha9DTwqwXJ9Z4XEUQb/midotJHel1fZ3ShRNF4vTTLUCrGfFve8tTJ5Ok+n0CxSn31xeKp",
-	"4oRNq+8ky5qW3nfsACw5Sp0RaOole2oCJ8ju+gcnWeaNgm7Mpvvo5gnM1anLIxMKN3RZ2smOCM+YKPmI",
-	"40kwc66oZMWIpgyUpUQsDD1JLRug30XfAZAB1Fzov/YVYS+mlOfaQhRMKdyCTb3EiJvjbP5Guh8y/Eeg",
-	"2ARJ7G3fSVFSLlQC58GVe0eklnEPT81lSEfG7sqFBMdyAjUW9xLMfHwC9XeUO7Xd/lT5U3u/p8ihLr3R",
-	"PxibbTBttC/cMG9aXnBxeradvvrz60HLMfNn3Vc2z/B2ud11uV21gXFedGJWhkml8Hh1haV+nN1xQdBd",
-	"hj9te7ohhe2QTpNr+J0EPxvm7BM6Pr7Wa23zWHFjb10V+d7R3kuY2qYlvy2VRps65x7wUDCRsj4W7Wu4",
-	"kzHFC5aFBz+oICfnZxEGaLgpiJtVw5yrCctAWu3A7xt0xpuOop9ANhDPchtOLbwvkbfCqHuKWl8i3TuH",
-	"QmNQmYtImksBDpnGZYaxtPboWdOjL+hYaVTEBaI/W592O+EpOh5QFptSAXQ5C3d8Ad24fNefLSuryJbr",
-	"6twjfBWd9vTUQXiSGJydpva22mnS063VBlNFhmyBF2QJt/aXGxU82E7M5QejDBty2OZc4X+g7M92Ohdq",
-	"ZvRTdZ/ZEfKy8MEBIZF57e5QqayRqCA4cnXDCoPgUWLWkk9AvN9QT/RMYbNJyIIcfUQqUdJx37JJ6JkD",
-	"FZzB46FaswESsjKd2FrFJTEouKGjHg0pYN19HcFoAycjVIpjB5o6SHdG3io62MNUC0cQarSS/siXOcsb",
-	"zCRTi96w6tRcpJNCClkpJ8KPtJALQ5XJW5FLmvnSohGvT1jzc22R/i8AAP//",
+	"Tis2Bq/I7d6cUa1W6fHzEnOpI0mx95BD8wu0cSnvP8EYUalF1A2niLcwZlDcjE4Patr/z97XLreNY23e",
+	"Csq1VZamGFvJuGcqds0PJ/Gk3JOkvYlds7XDWREiIQltClATpGVN71zHe0Hvjb2FcwAQpEhJ/lIrPfyV",
+	"WKJIEB8Hz/nA80D0iudtzfdc7Se2vFXKB+R6DHGTynmaElVgvMME5nCKGHLw/pbyPRj+bBbvcXoJXOR/",
+	"OjkAvQA+K2a+WgDoWbDs4N/BwYzeX+JPXw8GgweL+DS9uIVe6LYzAcEPCG74GkZkLlU+5vd6F4Wk0T3V",
+	"Lh2JhrGc6TUUAZdVKKgQMqeVMyC3bEmsJI7+29wKvXhvo8r4ZGoS0i7Ts0X3lk+8whv/jS1betsXZ9go",
+	"peP39g8P7+tyeYBv78eeIt1nNCK9KIgC4tEZKjbjsUyl0N+dRX1QL5nzOdN///+oVSsJIlIf7ANazh3B",
+	"Q70zR/Zv99CD4EA/q+kg0crbvaNOA2rsdofADTO7z5kAgspedBSrO9RhOfpZSZFGTl6jX9M5wayEUSkx",
+	"CpE31++R89ZFqiCxdUTOSSH4LwUjqhjr2WRvasQ+GFur36Gbu1Fpaa4NeqZ//f/+cf7q/9JX/xq8evvP",
+	"8r9Hw1f//MP/OtitrIfKqYgZ7qhPZyF7Vk6vDwZbwOmKtRUSQOgFATXWFUY+Iq+JYaEK1AFzW6lKbSxT",
+	"aEtLbl/ouDlruFHKkGxUMjwX7uDrA8muXvpoz8sVJf4oR0+VLOxix13suDuW1EWNu6hxFzX+j4oaP2jQ",
+	"P2M80exm7+A484tX/qltyvk1turw8BNq+QGcNhXyA8R9MlX6Bvadn+Wo5LHAAL9iIrcRMgehz68utb8K",
+	"VQ0gbWlkH2iN2tFA31Dojw9Vq64D6fFcVUUd7Ddtug7ofbn6EUVnLBR5RoWiMfK+uBfBGhWTr8CQNv7R",
+	"M986zhqP4xJqV2byzmP2CIV7sTNobGZb6UJF8PpWL1neMcJzm91YkQSdUiDWWVCOxXAxndOY50uMG+hm",
+	"cUUM/aYlRTCEu06gGR9YiuHoX7mXMOJdWNpnDOsROSeorx0KUCCNYzbPyx+Pitz2rCXW9u+C4rqmsqRH",
+	"naIbtkO/imty/wxp8o2GN7Q7Y+NCQVaB9E4Gb/vIp6Ik1tMbwlWsrYQb6i4SsjojoAQwkmIkKVAsRaD+",
+	"U74BqsqVbFA1vohDRcrfol6aC7YbSn6amRobHInzq8tDRUZUMSi00kBOj5t5RCnPcpk7DiZgjimyTD/e",
+	"a+owlgmLKo3RTmIjqVTvZDDw6Y3qJFfluU3s1AR71KwXX0tSyDwUOM5s9RaB7WTDP2wYkYxUl+6eOcsg",
+	"ygtlosqxtKVxkVIsfA3FhcsbSYUKdAnX/vLJ4M2a2Q+rOmXjrfmXNsnXkZ62TBAIlmPi6Sgrki/nXHve",
+	"S4Lc6vDyjVpP3+D7H+GQ5nPxOP3k5gDRc8CGHzbO2w2sTmd6JelJFwr2S0FTb5Lb6eem18o8rGgHeyYH",
+	"ejfhgmJ53xrtZHfDZglllxKg95gSeDsY/Pn127dvfjj588ng7dvXXrZgsJoteKko5I9ytH/iwj/K0TfL",
+	"+d8WeoTdWU8Ts5Z9oLWbw1CXwiouVaazO/9khouMMSMLFxtz5iddRjKfkijP06EpYbSqJwmjiTaykY3D",
+	"gW6c/dTu9XOqUKWtBI27fX1jZIAIb8aV4mLiFA51kzN2J29ZAmaQiZzTVPXNYL3ZXWuv6BLsiN2UnGJG",
+	"iy22VhvTsrmE090eoH9xoH0yeLvbc31Y6CA0WBsxt6zsNKvaUZXTnJ2WotXQq/iThj1VZqEwe6/bUO0O",
+	"C7N6w6Z6RkohB8BdBkWZWf/DLhe96ylZpAkxneUESkoBFkyJyMxJnEC0W1+r+wUg484OP6ItNR4NsEI2",
+	"u1Ot2YTjWKYpHUkgoHxEasGjy9TzwKDvgNhDIXp8zdRKl6bCX5tIuBDsCaQgglBY7sF0qYGqnkFGZ4ki",
+	"OShgApozklExYY/LWYTCJi0eJ9Dx3uusLn+xu/zFPoR8ypluFkAX/3lq/MczHnAMBI96av+gYpWeNTi0",
+	"zhIWOJcaTSCcUH1werVUsiTvltZW6fej8VQDJzj2qm8hVU7+NHBHXWSamF3FqgxpxzfCn5mTcPBjc3BP",
+	"0SVRsn9GokKx9/qqv0CVVaSNbYwxB3ZP4xwf2WAC0encYAOhEzpOxi752SU/u+Rnl/zskp9d8nPHyc+t",
+	"Tq48BF8QCy/OTOF3jEBHyEVbFauFGA86VPLSEB6gyRVuXY3u/Y/o2ou8KjDeYfjHcbVUGFm8Ht0pWn81",
+	"Wr6aZzJmEJsEMiX2eARvzrUzS+Buzw/4aL58GkbKIHMRiiv3Mcy//pEh3ACOFULTBV0qMmNUKBIeTLWL",
+	"k2ISA0lV4JhUePDIyIRD5e+WtXZ0MP03hum7snr1cd9s/+oTubOEz2cJ6327K5vIk03V4dKcniI8UQ/l",
+	"mLKhWjKWWSjilDM0pzQnC5reWlYmMqNiiQGy36quHE9xdZHZPbLaexnmeJw46n5Ldu4ucLHDeMKDYySP",
+	"9oF3ql/aedzfswrCZbJtqbDebTt89YRskUErbSygLwqq8CHtOmJfGVbPooIaSC2KHNnIHictxgXwyhGv",
+	"yLdRJcw9EIsjdSuS9ucioRs2MKfLUCRszEWFP/hpWgPYDz/KEdjAh45F5012SZ8u6dMlfbqkT5f0+b1B",
+	"0Bcp7cbp8eTK7pNVQONwAih3GWDRwdeHw1dERNiXHi57OX2s4GBeNKlIJEkdnuby0eCUSFE9gXbmxQ5p",
+	"CqxjKDdBKGRRbhmbE54DQdnD5G5zOgF6iqfA0vMk6TBph0k7TNph0g6Tdpi0w6S/A0wK/HEdIn04Ij1P",
+	"sNSkxH/rwWh7VHTB82mpYmaIfx9xfgi1xXKSMqpyYLKsswnjgfDWnDQw+TphRahzy1iMx42QZ3DlhlYz",
+	"Zrym0g71afz7Ie8yXkNGcJFR4QCqv7y/mu4OxUPy3eTRNGp/9yiSzct0+e8O03eYvsP0HabvMH2H6bvD",
+	"BXvBrNaAU7YlW/OBXhNK7LyBR5ZXABS3zF88qyDeeifvquTi15/lyMqst5VdfIDPUd2uFjp23oBtf+Ck",
+	"PUxlvzojVJBCjLlAfjakTquRunEVipiKWJsTS0z2lFA0NhkJl7ZzeS0TDnZC0umVt+qV655qESs3dE8g",
+	"rllOlR2rlOPY29natJDWCYCvneV47ibwtFRE0qjJ4zET5dLK8tJQACsXqDkYthPUCX+SyvfeCnuvYX7p",
+	"ltd3u7w+snzd2npBxX8oBN16Rzu26/JJmuIPa1UbHSqkhelqeMxI6PwsR6fA1Gc+ZfeggnYss1V1r2Pg",
+	"L6tJfJEezUNRBvbQhMxAfdfpR7uLQcsWWYNOCc+JYiVb56HyfgDcF57Yec+TNveUzvtnnoqufYgR8M4V",
+	"ieCLIRfuvlaFmCsnIGW3YHsOsB4x/ENF/rqqT30Nx/+QEwtB1miJ68JesfaQi2Ii8Xq/YtINgHFvpbEI",
+	"9pWRdv+q+8IHJmvpHz1xtaeY7BfJKNi27R+RYT3e2mJDV1YXEBt+P/mLbrdpZ11zYysFNuYhvGtuRzCu",
+	"yYbcyQKTJfM5SE2WJpr0LDlaYIAg2Ir6oWgST6kAFAjhEe1OJzxXlqdNBaEonaWcTuz1fXfoT6YJMF6C",
+	"PR05LqMzIxRkfMiKxj7hAoTsPOJqK634pIOBj8WkpUzjd5gaMY1/UnrkhaG17d8tiNRwUzdTv7OE3zXu",
+	"Br1LE18BjvS9B+H21XcLwptKM79VUa5z4a2MpWCEkjnLlBQACdUR+Stg7W83364uvny4+KCnQ8mEjyT/",
+	"2rSaMDjpTVmahGK09Nn27FHt6OPFNVntLfhtBDNttCRCajDVx8nFUVcArjglNV2BULz/6fPVp4vriw/w",
+	"Y71kuCisTDBQ51uSdMd7r3I2Vyb+AFOpmFEBnyIXfGTeZDhagiIhcNXhe9jOqLDzY+IefgQs9xgmLO+M",
+	"Ox60qAz1IaP/WGakR+fzTN4BJWlVoVaVWH8oQVU56gfIqpfqzck+Tfc+FAaYJ5nODkV09dO3a3JM5/wY",
+	"mvIKL3iVU3Wrjn/VPW8bHJGFLNIEe7hs5kRCxDNwHY9BHN2/gSGjVaHwef5tVx8qgm12fo7rG9uLbuyQ",
+	"TNZ/dxAMAD+JJackYpCUiZychFH7RcfMDFdEcinhYaXOw5QmrkJ4xJhwk3S0dNP8iHwy1LCeX/Pp/N3F",
+	"p4uvQauDcxZaR07/sP4ueKOG3671i5yZ3kO/yLbtufyiXYXYyqilYAs3vzoA8CIA4LfkGc/pLYOAjrEg",
+	"QmJYp5R6Ccjll+HV158+fr349i0gfz2/BD2a9+df3l98wn3t4v9cXX7FvSQU1Oh+A1NsZqikjaSMZZM2",
+	"tOE7Zd62Ngz2O2Mjy/ce2w3KQ0S2tW3+IXzf6g/alICeAoLd5yt5AcrBCOKTcc/D3RB0nJXiEwEdZzCG",
+	"gQTjkoj9UIUiUgzyAOrItnaYyvh2OOOiyJmKHNsc+ePgjCjGSATfozqAGtI86p/aZhUCH4uJNntUJGOh",
+	"KGGM32xsNGgXBVV8oz3tJmmggLTTh4eigT88cPhKjsmUT6bauY3mGZd67CPSez2wRX6vjSgNnUnY2aUy",
+	"UiXoEfdSuWAqDwVP+kfkiyT5QppJikdoyMSAZO0C6w44A4I+pD2eSrcj4ozGpTxhlloHkjMTyo3QE26m",
+	"uqtJxoTGIoF+iMBt3dkBeKOM2PeBoGbGzPEbEoHSeVQ+ANRQkAYw8KaJizRYwEX42Czi6iwr5xeCRbc6",
+	"j4hZJyUmwzjB1c11KLbF6VFD3nUjJPDFdNpjAtcS4MYzSuBcJohF5zTLeVykNLPk/Pj+XKic0cSuDVjC",
+	"UrA2skUYqg26M2uk6H9/ZO0+B/+6jch2eFCfzGbtwRbZmHn/It2iuKM8pSNMmMLdOqiyAlUqgETPWsDz",
+	"xsYEEPDWiGAsC5HsLDBxrfFHZYu0I9i8ET97IYu9N5i0YSxVPpR3LBvmfMY27e1INZnQJdE/MbZT6a1W",
+	"f6hI7+b6PfwvILnUl+lv+7ilicLGRmGrtegECl+mzGrfhELNsaYdcnKkFxWC5+BfR+YSvX9DzRWarR41",
+	"JheQ2dcL+wdEdL2wng0F9Q3ZYCgkaL8IQ6+51BuInhOmft94rSCoZh1WVcwcdICkScZimUEtv9Fq+1mO",
+	"QtGLwJeGSyJzjatlojlMwSFPov4ZiXKZ09TGD3QzDpV+TEAiescyuAFeQ471zYfQ+CgIRTRjCaciwuMA",
+	"8H8YHbQG5IMeD4tFMLZutlLyL5ZJy7gIW2ORpsQ8zajc6bs9luvuI8utp4xMkCr/6Y5l13p+7WXxxfl8",
+	"7jdYN9Q1uMW6qJzmXOU87uiTHlPfZwMpsLbQlPAZI72ZjG/7v4kdNNJQL28KjTgGnruvmaZTF1OMQtGz",
+	"hkyvyJpZU/1Kfr9noKb99rTMAILRcRl5/TO/XiEUkZD50H3Uw1JLczU8xYbUem7ktSmwMTrjN2VsntK4",
+	"Gi87JRcfLq+x/aFofgEXkuutfI9ROxrHRUbjZUT+4lpOjon36mC8jJ0Lhcka9mv2j8Y5v9PuxqoFfHzi",
+	"zrcZn3H6fFd2rt7mztS9pKn7paCpnoFW5XUvrJ5+/l6gP+gIQH6hsE1cBYBWrLJ/al37Q4U/zQqhSpNq",
+	"dKzRvZrVYKDxtTDtb2J2vQ35JirI+bdvlx+/WPvUt7cxGLQJgfbPLO4CRBkKa41yemtezxRxZcqcNxVO",
+	"1TjB94KQR8bAT7E7x5Rl7KgdOIZiPXIkTcARX0M/clvkGIpN0PHJRrUCxDrk2JlTz5zC6vitbeg8k5OM",
+	"KbUxJD6VCzKmWWkx9CusspxPMVfLAjRlxp9UmKOIqAltDtEqkZ4Xfc68iHVQj3VqrAW592GJt6YsTUgh",
+	"EpbhgRMrnpvqfgxKHKrda5PmNx+FAu/oYTDfmtcAp/Vwh/pFogY/Gq1fPs0YO4P9BU1y4JKz8ItlKeBZ",
+	"/XgCx/Rdxak0jvtiyiAnA9fofoCIupCLxwrMeabpyo76vpsko73wWSYs7czRi5ojawl+I0MEOC5l43yj",
+	"JaKCMJXzGc1dyRsYUMFYgoFoAwXsKlM51w6WyapUbA7xTA7YE22GhNTWwUGxGaugixpy/LMBjg70UEW4",
+	"gPhYHZxGfQcWEUuGQo5dOmsxlQ5TQkSP5tqYcJmcaks1o1xo+wdv9N//ZRGLVT8fzlmmvyPH6Cmyoblv",
+	"9AwxMA0GPumh2Xdz4RramYoXMBUXZtUlJQCABQFa7zu1GmaxZcexFGOeMBEztdn1g0N6NJ6WDkpZSqDn",
+	"qaWlSaC6zd7YLpmE5lSx/FCVP4e1CLEhu1njQWrqSroCd/zXv6OGCgq2dGNf4GVIwjJ+ZwLxiCtYmhyR",
+	"c5SYC0U0o/dDJvKMMxXhw3s1Ip0+uFpG+EpDEXuPR/oyn03b3nv9/Hzp3Jubyw+17tVgzZfCtx+Xre5r",
+	"S6n8/kSWdptkb0v2mjsNeXKwWtDVkAEuCrjSJH1Vnum5/O/Vl/hM7/msmK2EB2pjEJDXemt6PRgMjsgH",
+	"U9/xejBoa6431s1agK8Hg0BfZdLTA/hzXbb6JW2wNz/WZTW9y7zZ2aV92yrU7OxvqVKzX5tKNXcQ0KtT",
+	"+2GbTvoi88vZPIUVx5Jd17fPWfYKJkJlSctxzc72oBjPFQ0sWe7vNtaIvvxuMynQRG7lMZeMu+5ttDEu",
+	"+YAhgw+VTPbm4ISWZWj2GA/pJVzpN0+0c6zxHAZh8RQkS/rPZOTd6+0l1mtuastCchtrZdw65Pf4pdrc",
+	"o6V8zPMvSP3bPJ42KI7iIboSKCkyzxgQcJt6iJFMlmf2O8CossiRMdvkCGlaMMie4XJ7MxiUcG0xlSkL",
+	"ReVFwfC+GZzgVULCI8pjF6YeHQi6OVMkusrYmGWnJGN5kYm/wO5M0+iI2MZDnWbGxoViCemdDN5qcMNT",
+	"sIkARKC8Q5ljJzFN4yIFAN6L4OhhRN6ff3p/8+n8+vLLx347g0ootqBQuZknNGfPbAxW4FJU6wxC1a0y",
+	"pY66azM2T5deBSqOov1VxswgQ7Mw20ucNjPcJRR6HMvblODbWQB4eQBdU0YTlpWoC0esAriY0IDqHwfV",
+	"dgOGbGjSwT9XIeMLHVVoHCkcxL06tfAgm11A+5MGk91K5FO1RXpDtTfp4SzIpV2K9ZXY/71tBjs9lnC1",
+	"3kidkTxbYn012khrswCuklSKCct8A7azAkZcJE/Y0dbDRM9/VVsdNcD8if+zTWqxdDLJ2ATpcvH0YTTJ",
+	"ZDGHg3y3bKlIj9F4Ggr41Ja8m1gm7HsuFKm7hSVEIXkRnBGXYyT89RrUP3M22XsSNE1j0dJh98rd9X6j",
+	"7yMXIiCCLdwZ98DJ5mu3dWDZS45ghmQ5BkvhOKSI00LxO2YqfZhIzJfs3nzzZNiLw/R8G9xPIl3WxpLe",
+	"MqFfWW9P5iwmvBxwG5Oee8t+WzCg7JbmanU9nV+ZrzcGLNoa6HiX/ba5fm5tmx2TF2mZdWddzxOIEd3c",
+	"XH5obZC7dujCPU8I7zS06c6OoItZrW1PJfD0vC0xvVMNY+pBo7GxHmck+vXfkQspAqp117c2Ge4zhD/8",
+	"Js/o/ScmJvn04PQHE26yf79+0gugM9saCoNvV5tjkZmtsNOLOGMxV4hYM6bX/0FwMH59EBxAnwyhT/RN",
+	"+IynFLaK4EDvViJe2lTKQXAAJeWmVrsJ0QWrQpVzJC93k++I/E2b4VwSNMGV9x4tT/3dR394qEjkvWgU",
+	"kKgcBSiWLudRpC1JVJ/nkYsL3Vy/J9FUFpm+S0KXeP2CsdvIVojjkucGC7P7eSoTZoFi0yBYo18ZAZ6z",
+	"mfKHojpUlWlUWQYNa1S3Fy7Tj9Btbeh49wHNMgqoVeXLFGaszGY7CT3osdoUwfPH+veGMPc8oOhkbCvr",
+	"bQ9ihw5+PBwRZsT9WLUBKZePfj0YrIFEeNhwjeSBddZ+ck/87QKBzrqsW5auoV/BtVu1ERtig2XXdit1",
+	"9+LTDcNQ+l67WbZtFI5wWlMRSkY0vtW7H5SG1pt7Sj5fnH+7+XqB9bt2qZlIGxyzxjdyYFH7XbpVRc4U",
+	"VohVXM9DVdZXoxtWnloAX9r0XJmOHlHFUi5KWKfOtFd9+e7r+fVFKDCrrBrTLGUmWlVOc3g5bkC7rvWl",
+	"xmAFjtBQCLbw81FWzMXd9fzq8lCRuMgy7SW6NuufWBtV74fIXjXUK1pFWK+ru4QnFT+Ti0pzjsjfIYhK",
+	"RTlO+vr/fXNxYwqcb758ufzysempofDCFF5wAuuYCWJESLUB8Hah20G/DCSfDAakN6KJjQj3yxgxRIy5",
+	"CgUXdzTlSVB+VY1AYF5HYT01zIfy0oyZGEq1G3NJRgVPk3K4QqH7H3AhnmE3PA+VbskKIbiYPI1/Gw8q",
+	"r+wee8fvstLC/WO/XNnRmnewcgyh3sSsNz1LfylYUeXA3E088F0540nPzG+Y8IE3i13CMliZwDBPK4vW",
+	"0DeEwszRviEh+U848e0qX7Ja9AOPgXtJrqZz4Hu8+cPGSmjDZrr9ht+ItUsMcfyr+7/VOlhfUupv8qMi",
+	"vfXa5AFoyDZF/q0j3NvfDN6YjJMcE5Q1CPTOm7KcYcUmzmx9E0xO9Eu2Jlt4e0bmErC5NuS3wid0W8js",
+	"VpvqRIp6wBMhxHYRz3dFevtcpvmFvOxqE1uWSXWEuvqh1vqhcha3VBBVgEBbDdEuKwwMzy6squowP6uc",
+	"9xbsruXiqfr3WFf9aoLKbJtVGc35PLzeQV2AWofaLkyo4P8yG7knFYPrGw+qnRFqoogxFWTEyIwmTIPu",
+	"0sdH4xKQCb+zB/MwhkDjmClPlNI0hwtgENrIFRyKdWTBhSojDJU32UJc8e/QECNwt5+0wdUhhUfqjtQ9",
+	"QkbLgER6A+i58gOZkQiita1pHOjK5nLOAwiC2jgq/AG/ao4+7w01sTeK28hNVRbDnhvunQZC/NVzqKr9",
+	"5Fk+c6gDjV9j2AIdMQ1p/HtYuNhodyoEb6XAE5xqQwujjoj2fkzBUiH4L4WjnaneiU+EzLAOQDEoaSLg",
+	"ci64Yn2jDKWxjXCGqCx3PBmcHJEbBYdhHB1bJLPJkCYzLqKARBqmyfGYxwxzGlDdnJliIHBTteWZUQFy",
+	"ABXL2zsZ/NFryxE5x29Ah0q/iWdZveCphpi+WeXZepPa6ht7K2XvvGKvbfvnD/sd1wJ5BFvgYHZY0HNu",
+	"7MR0DiP+PeSJquHBprW8e5pTsyARUFB0dLF9ykYCdoZHcc3WrGijIW6Chce/mq7GrOmWcnvVh52ZGhyw",
+	"vyS1zJjW+EyZ6S04Pgw8ExIwoLIUOHIhLEJUUz4HMbNl37ew5FkMrCkyUu2yfFXTt508H75cJ9DX6uZh",
+	"B9XWsczIiKVSoAy9C/fWl/UOVfm2WEHBpuBMBcls9qC8dXNYwgy14rKE4iE+y0eWP98W/vJofO206dbS",
+	"97WWoLJhm4X0sDnpw76NBy6+MoEuQHU5AsR3gUrYsrkpL3rYXhOKB6D5pgWKDfxOYDY2dq/q9LcwHhlD",
+	"LNkZkWc2Iv+xOBvXwfPhbPN9+c0G7P2VzeQdq0RqXcmCM3AnaOBQDQKRxc5tm26mt0I/Qyu2RtMWBfkn",
+	"L+yrdOu4YR0H/owwyZLSl6qt8h2uFj0NytUCU5W+LCIItvzRJjmuz/S2us5orUTReL00SVBnyHybL3js",
+	"NBZ1n0+hWKW6+kLxXHHCptV3niRNS+87dgBWHKXOCDT1kj01gRNkf/2D8yQpjYJuzLb76PYJzPWpy1MT",
+	"CkfuKXCyA8ITJnI+5ngSzJwrylk2pjEDmmURCkNPUskG6HfRdwBk0EOmengiezWjPNUWImNK4RZs6iXG",
+	"3BxnK2+k+yHBfwQqlZDI3va9FDnlQkVwHlz5JFyKlQ+PzWVIMsbu81qCYzWBGooHqa0+PYH6O8qd2m5/",
+	"rvypvd9z5FBX3uhvjM23mDbaF26YNy0vWJ+ebaev/vhm0HLM/EX3le0zvF1ud1NuV21hnOtOzNowqRQl",
+	"Xl1jqZ9md1wQdJ/hT9uejr3TIZ1G1/A7CX42zNlndHzKWq+NzWPZnb11kaUHpwfHMLVNS35dKY02dc49",
+	"4KFgImZ9LNrXcCdhCpiLvYMfVJDzq8sAAzTcFMTNi1HK1ZQloMt3VO4bdM6bjqKfQzYQz3IbTi28L5EL",
+	"YaQuRKUvkeqeQ6ExSBQGJE6lAIdM4zIjQlF59Lzp0dd0ojQq4gLRn61PW0x5PC1poWMqgC6ndsdX0I2r",
+	"dzWQB/mR63V17hFlFZ329NSRf5IYnJ2m9rbaadLTrdUGUwWGbIFnZAW39lcb5T3YTszVB6OGn+7rADgD",
+	"4T9Q9mc7nQs1N+K7us/sCFl9lMA/ICSSUvjdl7lrJCrwjlzdscwgeNQntuQTEO831BM9U9hsErIByekk",
+	"IIXI6cQR2+qZAxWc3uOhWrMBErI8ntpaxRUlMbihoxn1eVvdfR3BaAMnI1SKYweaOkh3Rt6qWNjDVLUj",
+	"CBVayfLIlznL680kU4vesOrUUsTTTApZKMLu5zLDI2D69apDlciFSCVNytKiMa9OWPNzbZH+JwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -55,6 +55,7 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/bulk"
 	"github.com/loopwork/loopwork/internal/v1/exports"
 	"github.com/loopwork/loopwork/internal/v1/jobs"
+	"github.com/loopwork/loopwork/internal/v1/labeling"
 	"github.com/loopwork/loopwork/internal/v1/lifecycle"
 	"github.com/loopwork/loopwork/internal/v1/measurer"
 	"github.com/loopwork/loopwork/internal/v1/members"
@@ -146,6 +147,7 @@ type v1 struct {
 	*bulkService
 	*measurerService
 	*exportsService
+	*labelingService
 	v1Pending
 }
 
@@ -156,6 +158,7 @@ type (
 	workersService  = workers.Service
 	measurerService = measurer.Service
 	exportsService  = exports.Service
+	labelingService = labeling.Service
 	jobsService     = jobs.Service
 	bulkService     = bulk.Service
 )
@@ -306,6 +309,7 @@ func New(d Deps) (*Server, error) {
 		bulkService:     bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
 		measurerService: measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
 		exportsService:  exportsSvc,
+		labelingService: labeling.New(labeling.Deps{DB: d.DB, Grants: grants}),
 	}
 
 	proxies, err := cfg.TrustedProxyNets()
