@@ -6566,7 +6566,7 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// ListBaselineData List the baseline data of an API (not available yet)
+	// ListBaselineData List the baseline data of an API
 	//
 	// Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 	// types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -6576,7 +6576,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/baselineData (the `ListBaselineData` operationId).
 	ListBaselineData(ctx context.Context, apiId ApiIdPath, params *ListBaselineDataParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineDataWithBody Add a baseline data record to an API (not available yet)
+	// CreateBaselineDataWithBody Add a baseline data record to an API
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -6587,7 +6587,7 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineData Add a baseline data record to an API (not available yet)
+	// CreateBaselineData Add a baseline data record to an API
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -6598,17 +6598,18 @@ type ClientInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineData(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, body CreateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job
 	//
 	// Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
-	// `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
+	// `response` its response (a response that is not an object is kept as `{"value": <response>}`), `type`
+	// OWNER, `label` null and `source_job_id` the job's id. The job must be
 	// COMPLETED (409 otherwise) and belong to an app that is an instance of this API (404 otherwise). Callers
 	// need the MANAGER or REVIEWER role on the job's app (or an organization-wide role).
 	//
 	// Corresponds with POST /v1/apis/{api_id}/baselineData/job/{job_id} (the `CreateBaselineDataFromJob` operationId).
 	CreateBaselineDataFromJob(ctx context.Context, apiId ApiIdPath, jobId string, params *CreateBaselineDataFromJobParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteBaselineData Delete a baseline data record (not available yet)
+	// DeleteBaselineData Delete a baseline data record
 	//
 	// Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 	// need the MANAGER role on an app of this API (or an organization-wide role).
@@ -6616,7 +6617,7 @@ type ClientInterface interface {
 	// Corresponds with DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `DeleteBaselineData` operationId).
 	DeleteBaselineData(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *DeleteBaselineDataParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateBaselineDataWithBody Update a baseline data record (not available yet)
+	// UpdateBaselineDataWithBody Update a baseline data record
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -6626,7 +6627,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateBaselineData Update a baseline data record (not available yet)
+	// UpdateBaselineData Update a baseline data record
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7588,7 +7589,7 @@ type ClientInterface interface {
 	GetWorker(ctx context.Context, workerId WorkerIdPath, params *GetWorkerParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// ListBaselineData List the baseline data of an API (not available yet)
+// ListBaselineData List the baseline data of an API
 //
 // Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 // types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -7608,7 +7609,7 @@ func (c *Client) ListBaselineData(ctx context.Context, apiId ApiIdPath, params *
 	return c.Client.Do(req)
 }
 
-// CreateBaselineDataWithBody Add a baseline data record to an API (not available yet)
+// CreateBaselineDataWithBody Add a baseline data record to an API
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -7629,7 +7630,7 @@ func (c *Client) CreateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath
 	return c.Client.Do(req)
 }
 
-// CreateBaselineData Add a baseline data record to an API (not available yet)
+// CreateBaselineData Add a baseline data record to an API
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -7650,10 +7651,11 @@ func (c *Client) CreateBaselineData(ctx context.Context, apiId ApiIdPath, params
 	return c.Client.Do(req)
 }
 
-// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
+// CreateBaselineDataFromJob Create a baseline data record from a completed job
 //
 // Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
-// `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
+// `response` its response (a response that is not an object is kept as `{"value": <response>}`), `type`
+// OWNER, `label` null and `source_job_id` the job's id. The job must be
 // COMPLETED (409 otherwise) and belong to an app that is an instance of this API (404 otherwise). Callers
 // need the MANAGER or REVIEWER role on the job's app (or an organization-wide role).
 //
@@ -7670,7 +7672,7 @@ func (c *Client) CreateBaselineDataFromJob(ctx context.Context, apiId ApiIdPath,
 	return c.Client.Do(req)
 }
 
-// DeleteBaselineData Delete a baseline data record (not available yet)
+// DeleteBaselineData Delete a baseline data record
 //
 // Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 // need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7688,7 +7690,7 @@ func (c *Client) DeleteBaselineData(ctx context.Context, apiId ApiIdPath, baseli
 	return c.Client.Do(req)
 }
 
-// UpdateBaselineDataWithBody Update a baseline data record (not available yet)
+// UpdateBaselineDataWithBody Update a baseline data record
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -7708,7 +7710,7 @@ func (c *Client) UpdateBaselineDataWithBody(ctx context.Context, apiId ApiIdPath
 	return c.Client.Do(req)
 }
 
-// UpdateBaselineData Update a baseline data record (not available yet)
+// UpdateBaselineData Update a baseline data record
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18350,7 +18352,7 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// ListBaselineDataWithResponse List the baseline data of an API (not available yet)
+	// ListBaselineDataWithResponse List the baseline data of an API
 	//
 	// Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 	// types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -18362,7 +18364,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/baselineData (the `ListBaselineData` operationId).
 	ListBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, params *ListBaselineDataParams, reqEditors ...RequestEditorFn) (*ListBaselineDataResponse, error)
 
-	// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API (not available yet)
+	// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -18373,7 +18375,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBaselineDataResponse, error)
 
-	// CreateBaselineDataWithResponse Add a baseline data record to an API (not available yet)
+	// CreateBaselineDataWithResponse Add a baseline data record to an API
 	//
 	// Stores a new reference input/response pair for the API. The measurer scores job responses of the
 	// API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -18384,10 +18386,11 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData (the `CreateBaselineData` operationId).
 	CreateBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, params *CreateBaselineDataParams, body CreateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBaselineDataResponse, error)
 
-	// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job (not available yet)
+	// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job
 	//
 	// Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
-	// `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
+	// `response` its response (a response that is not an object is kept as `{"value": <response>}`), `type`
+	// OWNER, `label` null and `source_job_id` the job's id. The job must be
 	// COMPLETED (409 otherwise) and belong to an app that is an instance of this API (404 otherwise). Callers
 	// need the MANAGER or REVIEWER role on the job's app (or an organization-wide role).
 	//
@@ -18396,7 +18399,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /v1/apis/{api_id}/baselineData/job/{job_id} (the `CreateBaselineDataFromJob` operationId).
 	CreateBaselineDataFromJobWithResponse(ctx context.Context, apiId ApiIdPath, jobId string, params *CreateBaselineDataFromJobParams, reqEditors ...RequestEditorFn) (*CreateBaselineDataFromJobResponse, error)
 
-	// DeleteBaselineDataWithResponse Delete a baseline data record (not available yet)
+	// DeleteBaselineDataWithResponse Delete a baseline data record
 	//
 	// Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 	// need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18406,7 +18409,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `DeleteBaselineData` operationId).
 	DeleteBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *DeleteBaselineDataParams, reqEditors ...RequestEditorFn) (*DeleteBaselineDataResponse, error)
 
-	// UpdateBaselineDataWithBodyWithResponse Update a baseline data record (not available yet)
+	// UpdateBaselineDataWithBodyWithResponse Update a baseline data record
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -18416,7 +18419,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateBaselineDataResponse, error)
 
-	// UpdateBaselineDataWithResponse Update a baseline data record (not available yet)
+	// UpdateBaselineDataWithResponse Update a baseline data record
 	//
 	// Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 	// values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -19487,8 +19490,6 @@ type ListBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19516,11 +19517,6 @@ func (r ListBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListBaselineDataResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19570,8 +19566,6 @@ type CreateBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19599,11 +19593,6 @@ func (r CreateBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateBaselineDataResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19655,8 +19644,6 @@ type CreateBaselineDataFromJobResponse struct {
 	JSON404 *ErrorResponse
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19689,11 +19676,6 @@ func (r CreateBaselineDataFromJobResponse) GetJSON404() *ErrorResponse {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r CreateBaselineDataFromJobResponse) GetJSON409() *ErrorResponse {
 	return r.JSON409
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateBaselineDataFromJobResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19743,8 +19725,6 @@ type DeleteBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19772,11 +19752,6 @@ func (r DeleteBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteBaselineDataResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19826,8 +19801,6 @@ type UpdateBaselineDataResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19855,11 +19828,6 @@ func (r UpdateBaselineDataResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateBaselineDataResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r UpdateBaselineDataResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25044,7 +25012,7 @@ func (r GetWorkerResponse) ContentType() string {
 	return ""
 }
 
-// ListBaselineDataWithResponse List the baseline data of an API (not available yet)
+// ListBaselineDataWithResponse List the baseline data of an API
 //
 // Lists the baseline (reference) records of the API, paged. `type` restricts the records to the given
 // types (any of them); without it every type is listed. `includeLabel=false` leaves `label` out of every
@@ -25062,7 +25030,7 @@ func (c *ClientWithResponses) ListBaselineDataWithResponse(ctx context.Context, 
 	return ParseListBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API (not available yet)
+// CreateBaselineDataWithBodyWithResponse Add a baseline data record to an API
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -25079,7 +25047,7 @@ func (c *ClientWithResponses) CreateBaselineDataWithBodyWithResponse(ctx context
 	return ParseCreateBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataWithResponse Add a baseline data record to an API (not available yet)
+// CreateBaselineDataWithResponse Add a baseline data record to an API
 //
 // Stores a new reference input/response pair for the API. The measurer scores job responses of the
 // API's apps against these records. Callers need the MANAGER role on an app of this API (or an
@@ -25096,10 +25064,11 @@ func (c *ClientWithResponses) CreateBaselineDataWithResponse(ctx context.Context
 	return ParseCreateBaselineDataResponse(rsp)
 }
 
-// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job (not available yet)
+// CreateBaselineDataFromJobWithResponse Create a baseline data record from a completed job
 //
 // Copies a completed job of one of the API's apps into a new baseline record: `input` is the job's input,
-// `response` its response, `type` OWNER, `label` null and `source_job_id` the job's id. The job must be
+// `response` its response (a response that is not an object is kept as `{"value": <response>}`), `type`
+// OWNER, `label` null and `source_job_id` the job's id. The job must be
 // COMPLETED (409 otherwise) and belong to an app that is an instance of this API (404 otherwise). Callers
 // need the MANAGER or REVIEWER role on the job's app (or an organization-wide role).
 //
@@ -25114,7 +25083,7 @@ func (c *ClientWithResponses) CreateBaselineDataFromJobWithResponse(ctx context.
 	return ParseCreateBaselineDataFromJobResponse(rsp)
 }
 
-// DeleteBaselineDataWithResponse Delete a baseline data record (not available yet)
+// DeleteBaselineDataWithResponse Delete a baseline data record
 //
 // Deletes the record and answers it as it was. Measurements already computed with it are kept. Callers
 // need the MANAGER role on an app of this API (or an organization-wide role).
@@ -25130,7 +25099,7 @@ func (c *ClientWithResponses) DeleteBaselineDataWithResponse(ctx context.Context
 	return ParseDeleteBaselineDataResponse(rsp)
 }
 
-// UpdateBaselineDataWithBodyWithResponse Update a baseline data record (not available yet)
+// UpdateBaselineDataWithBodyWithResponse Update a baseline data record
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -25146,7 +25115,7 @@ func (c *ClientWithResponses) UpdateBaselineDataWithBodyWithResponse(ctx context
 	return ParseUpdateBaselineDataResponse(rsp)
 }
 
-// UpdateBaselineDataWithResponse Update a baseline data record (not available yet)
+// UpdateBaselineDataWithResponse Update a baseline data record
 //
 // Replaces the record's `input` and `response` with the ones sent; `type` and `label` keep their stored
 // values when omitted. Callers need the MANAGER role on an app of this API (or an organization-wide role).
@@ -26774,13 +26743,6 @@ func ParseListBaselineDataResponse(rsp *http.Response) (*ListBaselineDataRespons
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26841,13 +26803,6 @@ func ParseCreateBaselineDataResponse(rsp *http.Response) (*CreateBaselineDataRes
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -26917,13 +26872,6 @@ func ParseCreateBaselineDataFromJobResponse(rsp *http.Response) (*CreateBaseline
 		}
 		response.JSON409 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -26985,13 +26933,6 @@ func ParseDeleteBaselineDataResponse(rsp *http.Response) (*DeleteBaselineDataRes
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27052,13 +26993,6 @@ func ParseUpdateBaselineDataResponse(rsp *http.Response) (*UpdateBaselineDataRes
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -31247,19 +31181,19 @@ func ParseGetWorkerResponse(rsp *http.Response) (*GetWorkerResponse, error) {
 
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
-	// ListBaselineData List the baseline data of an API (not available yet)
+	// ListBaselineData List the baseline data of an API
 	// (GET /v1/apis/{api_id}/baselineData)
 	ListBaselineData(ctx echo.Context, apiId ApiIdPath, params ListBaselineDataParams) error
-	// CreateBaselineData Add a baseline data record to an API (not available yet)
+	// CreateBaselineData Add a baseline data record to an API
 	// (POST /v1/apis/{api_id}/baselineData)
 	CreateBaselineData(ctx echo.Context, apiId ApiIdPath, params CreateBaselineDataParams) error
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job
 	// (POST /v1/apis/{api_id}/baselineData/job/{job_id})
 	CreateBaselineDataFromJob(ctx echo.Context, apiId ApiIdPath, jobId string, params CreateBaselineDataFromJobParams) error
-	// DeleteBaselineData Delete a baseline data record (not available yet)
+	// DeleteBaselineData Delete a baseline data record
 	// (DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	DeleteBaselineData(ctx echo.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params DeleteBaselineDataParams) error
-	// UpdateBaselineData Update a baseline data record (not available yet)
+	// UpdateBaselineData Update a baseline data record
 	// (PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	UpdateBaselineData(ctx echo.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params UpdateBaselineDataParams) error
 	// GetApiMetrics Get the latest metrics of an API (not available yet)
@@ -36911,20 +36845,6 @@ func (response ListBaselineData404JSONResponse) VisitListBaselineDataResponse(w 
 	return err
 }
 
-type ListBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListBaselineData501JSONResponse) VisitListBaselineDataResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListBaselineDatadefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -37018,20 +36938,6 @@ func (response CreateBaselineData404JSONResponse) VisitCreateBaselineDataRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateBaselineData501JSONResponse) VisitCreateBaselineDataResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -37147,20 +37053,6 @@ func (response CreateBaselineDataFromJob409JSONResponse) VisitCreateBaselineData
 	return err
 }
 
-type CreateBaselineDataFromJob501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateBaselineDataFromJob501JSONResponse) VisitCreateBaselineDataFromJobResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateBaselineDataFromJobdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -37254,20 +37146,6 @@ func (response DeleteBaselineData404JSONResponse) VisitDeleteBaselineDataRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteBaselineData501JSONResponse) VisitDeleteBaselineDataResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -37366,20 +37244,6 @@ func (response UpdateBaselineData404JSONResponse) VisitUpdateBaselineDataRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateBaselineData501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateBaselineData501JSONResponse) VisitUpdateBaselineDataResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44055,19 +43919,19 @@ func (response GetWorkerdefaultJSONResponse) VisitGetWorkerResponse(w http.Respo
 
 // StrictServerInterface represents all server handlers.
 type StrictServerInterface interface {
-	// ListBaselineData List the baseline data of an API (not available yet)
+	// ListBaselineData List the baseline data of an API
 	// (GET /v1/apis/{api_id}/baselineData)
 	ListBaselineData(ctx context.Context, request ListBaselineDataRequestObject) (ListBaselineDataResponseObject, error)
-	// CreateBaselineData Add a baseline data record to an API (not available yet)
+	// CreateBaselineData Add a baseline data record to an API
 	// (POST /v1/apis/{api_id}/baselineData)
 	CreateBaselineData(ctx context.Context, request CreateBaselineDataRequestObject) (CreateBaselineDataResponseObject, error)
-	// CreateBaselineDataFromJob Create a baseline data record from a completed job (not available yet)
+	// CreateBaselineDataFromJob Create a baseline data record from a completed job
 	// (POST /v1/apis/{api_id}/baselineData/job/{job_id})
 	CreateBaselineDataFromJob(ctx context.Context, request CreateBaselineDataFromJobRequestObject) (CreateBaselineDataFromJobResponseObject, error)
-	// DeleteBaselineData Delete a baseline data record (not available yet)
+	// DeleteBaselineData Delete a baseline data record
 	// (DELETE /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	DeleteBaselineData(ctx context.Context, request DeleteBaselineDataRequestObject) (DeleteBaselineDataResponseObject, error)
-	// UpdateBaselineData Update a baseline data record (not available yet)
+	// UpdateBaselineData Update a baseline data record
 	// (PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	UpdateBaselineData(ctx context.Context, request UpdateBaselineDataRequestObject) (UpdateBaselineDataResponseObject, error)
 	// GetApiMetrics Get the latest metrics of an API (not available yet)
@@ -46660,565 +46524,566 @@ func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1vd9s2lj/+VnD03XMi9dCKnbazW/vsA8dWU3cTOz/baWa26ogQCUuIKYAlSDuanLz338G9AAhSpETJ",
-	"TprM5sFMY5HE34uL+/dzP/QiuUilYCJXvcMPvZRmdMFylsFfxyk/i1/TfK7/iJmKMp7mXIreYe8sJvKG",
-	"5HNGjl+fBSSf05xwZX9Li2nC1ZzF5CaR9/ATTVNFaMYIFyqnImLwcp+SN2/OTgfDXtDjut1U9xb0BF2w",
-	"3mGPpnzC417Qy9ifBc9Y3DvMs4IFPRXN2YLqYd3IbEHz3mGvKODNfJnqL1WecTHrffwY9I7TdPMsaJpu",
-	"Hkz6KIO5kln+fPlar/TqiI7TlNxwlsQkl0TJLCfTZUBCHoekH7MbWiT5ICChHlIYkFDlNC+U/leUMZqz",
-	"eELzkMiMhEUa27/dfP4sWLYsJ6RgID1/AqaL3mEPxs9Esegd/o5/wFdBD7vsBb2yx17QK7vr/dEy7zcF",
-	"32YbjuAHRReM3NGkYIQqXAdLd2lKqIhJiPsSEingd5nPWUYyWeRMrdtKs0UP2cznVLGEC3ZKc7qZxKbm",
-	"bRLTnJKMRTKLW8ZnX53oVzsTHRf5337oBb0FF3yhN+7ADZqLnM1YtjLqtbT4vDLgDlSpO/s8tAjT2pIE",
-	"R+9TmeWb94nBe5YMAxLiD5Mq7Z3Ke5FIGv8qp4pkLE2WbcTmPn8gteH41+4YvtJlq+pbdMMFMOxH3KPK",
-	"5njtN+/Ozzxhup/m3TnXbEDeEE2GCSNpJuMiYjGZLgkVbsfCG9OI2yizIDLbbstsO2t3bEHfv2Ripof7",
-	"7Mcf4djZvw8C3WDOMt30P38/3vtfuvev/b2f/ij/OZzs/fHdf/RaliJn2XOaR/OzeHUtLkSyJO/0HO7n",
-	"UjESTvWbQJ7sz4ImiuRzrgzT7LP3NMoDElHF9hQTiuf8jpGF/mTQttFT03XLbA/29+uzbZvEiVykCctZ",
-	"PBLxKc3ZutlE9l0yZTcyYzgNFBdyPZEoKZQePBPxYEhgFwW7Y5n3ZSyJkDlOr212UX1MjcdQ85K9nAMN",
-	"bJzdVU6zvPv8KFAkvclZVpskF3aSSjf5KNMsB/eAiWYZi/LV2eFje/W+k9Mnep7wsmBKkTuWxVzTX0qV",
-	"0jNXhBJs/pCE+kSFpP+uiGcstt9p7nRDE1U+GQsu7ENgVqJIkpD09RIsWU7wrcFwLFqXAofvz9+yKj0G",
-	"zZ90j/qLIklaGZReCWRqXcgZ3+xAzJZZZVTMWOuhjKo9776X2E43kjVz6EywW03lEQhzFPOcNfDIt3Mm",
-	"CDBsImvsMmMqlUIxck8drZqbhKQsU1IckXv9OZCE+d4JlqptTgxH4s/EDHoqZcKo8Eb9M2PxlEa3r5hS",
-	"dMbMjjwHQlm3HaBlzekd0/egaYMssJGO9Na6JzfrxrTz/tiZXjGaRfO1dxnP55rOEkZVTqRgqzPE/cvZ",
-	"+5xEUuSUC3PVwU99uOK4KC85VUxxQGMBnNKyKdue/mwN17ipjr39Mux8G9rVuKYztboWlyzFHXRK+JA0",
-	"7n3jIuV0RuhCihlMMeFKtyQFA4Jl79NExszKMOtmC2Pz58pztlBbSwCBfv0MP4W3zXOaZXSpH6t8mUC/",
-	"Mlv0yhXimcrPLLff6lzf6E9Jxu44u7f3Dpxxd3nsdK5vqiPqdL7P4hdwfLLrORWbBTgeE67gVozyZElm",
-	"+K3ecVET5TYdYl7puJuSuN+oJNqJvGRK7TSLRF//O03BdfkY4+/AeGD0MYv4giZ6FnCRGYaUz5l+yGc8",
-	"V6SfZuyGv0ex64iEB89C/DdT5OBZQA6e7ev/+/6HNZNrYCa+pqB1hA8HwcFPH9epBmciLfJXuudreKM+",
-	"uV+MzY3r96z1JCch/K0VrFBvlRYQacZinCk+/E2/Gw7J2RV5Ss6uJucX14fQFDTyxLJaK8ONhf5WFjnR",
-	"6/NnIXOmAkLF0lhhnOEG+opy8uvVxflAd/5U/58W4EA/SZaoumidtTKQsTi5OL8+PjvX47H/bBlVLJlu",
-	"F/6jWzZ3RKXB1VtiLNw1MRiaKU9Gr15f/wO70IohYe+5yhWYm/REcVpmAlpiDEg47o17YUDC3/9AhfrD",
-	"x/Co2jVXY8FnQmYsHpJTVJz1QgNTqr1JZvyOifa7iVcpoEmwPbvqBT2cTy/o2bXz/mme+FNeJ/meWeJZ",
-	"pTe9q7hQXOTSUwVgmAG5z3ieM6HFER4zMs1oxNQhrJGeKwiMUuYBCT/Q4XS4X/6MK41C5ViwhC2YyMm+",
-	"Mxfq24SEU6fvy+k7FuUkpOGQvFFNtI02w+r6hUeEJvo25flYKJawKFeWOTCQpSp0MCTH+Ke1emsyqMyN",
-	"UKHuWabID/v7GzbxNRoeGmWLH/XF6bGH8fjD7//88PGP78bjzfyhK+cze0QVHE44SsGW8tUGcwL3hvMI",
-	"UtSZ28zVycHPNc62gRP2FWMrBDE4IuaokhuZVdjChv3Ega2dZtvEXrGcxjSnXXduYd7/pJu3qA7qEfbv",
-	"XOYPE4DPL85H9sAbQTenM9Vi6xp0FICFGdZfJvvqqZ7dWB2hq+y7UW0akrdO6gUtfqqYyAMipFaFQVzj",
-	"UrRtv6wOqpP4e8kSOmVJZ73cvE3oTF/XaGWgRp6HZzsJ7pkbRcdBo1mgg1jlLAglP7E/tQlX9nkn+Wos",
-	"nIBFHl2+GouVwTyCiFVtcizW8JtHlLLGwohZ1e71N+2C1uq7G2StbIUyPoe4delR1BYSlx3sYwhdYwHu",
-	"sF2FrtpCg9y1spbh0VhY2Yt8PtHLP6+PLX3Znet6jZdb9hjXODgMSr2Mltyq4jTYuDKPd99f+nTQXWTb",
-	"yGVRcFulqKrsNhbdhLcKte4mv12C7anp2luVbI4I1TTg7AfAm3ju/tY83sg2MH/NpS8vRyfX+grX0zF/",
-	"HtqzT+6pGovMDMEuI82tKWwIX12OfjsbvR2dlp/NqUJRQH+Iy9NBWLL9NEtLlieaMfaCnjdi85cdSQMP",
-	"7Cow2fVGJ+8XuurNK07Nggfkfk5z8O7BlWe++jzb8AhbcBXJjG1l7FzImCWat93wmImIkVDpNsJGE6hv",
-	"L0RPaMnX4DPD1IyBv/10q/o4awfcxcs0mBVFsZhWrIow6e6G0U4zBnPp40630Y669Vwh2utMbKut4dQx",
-	"VgwCAwWrqWxwwLp6J5QdxlpCvzr5ZXT65uXoVMtZ55PXlxcvLkdXWgi7enP1enR+Ck9+Pj7DV06Oz09G",
-	"+M/R31+fXeKPF69evxxdP+xUmNGeUBGx5FMt3RFqQoWwsTXmG6ZIRAWZsrGIYABaDH7r9AiiuU3lM82U",
-	"+m7tAuItXUDcygVE//fs/MUAOZzlmWCZQ3XkBmYPg3Y9d2Vlj7nDZqAP2MHuBgq7sGGh2DWdvchkkaqQ",
-	"9GVmxGD/9//GwIZByzWkb4bjly9R7u5i2YDea11gUAWj0bzUoCiZ6YdARro9xfQMchaPxXSpZa8FVaQf",
-	"6mf/TYPpuNjff/Y3+CvSgxXxmgHTJAHahIblTdUYgd32qSAXl6BRHJ+f7sGP6pCAgB/2KTk+PyXTgX4l",
-	"CgedKSbvaK35ROaa66xQ+fb3X5jr7yY7Xnrw8XZ3Qd44zofcCeXMu1+C7dPeePOtzpl0nvKj3IFvvOO1",
-	"1qQFhw5OUeifPThfe+7M1c4iqjHw0aA0VwCjaDNt+ee9ORwTTWVN1q5fuMpltlwbRmre2RRHGqD2n8Us",
-	"05eKyBW510caQ5tZjMFajxdQ2hY6+qucbo7qhUuOklQaxdk4i9siQN/J6WPHXf8qp2tX/Vc5XVnxw7WR",
-	"u0EltFo/szF/5u8yPcAcPLCZ+UfRnjaUOXSnpdmtSLTYumAk0eycC8I4XPMxzxgajdsF0AeECntx3EHP",
-	"n5GffACj7wU9by7NxHGRsozqwXYI0C+SWyLt+14AuPvNxoBT8mz/2foQYv+bBwZ+X+gT1ko2mqbKLQlI",
-	"SFXkUQycQf1FOCTXnGEOzjSTt0yQ6RKiNkSZaVFubZs/AMfSsrNURd7W4l+67+ateU1nrGVS+hFBRhxg",
-	"QAYXMy1a7Jcscr9tjCmdseYB7m+MG7ni/2obE4gIJGUZ0R0E5ECfUy1flEM6aB2T4v9qGdPBfuDdSFZc",
-	"WcdIrumsmZSvUQwztkI7PhLNaUYjLZkHcHuC2nA/5zkjKqURA18QXFKNvrMG4s7prGtofIO7zA94+Wfw",
-	"x3e//zMYj9Uf8O9mw+obxbL25AD71J7je5ndohxVCs2+zbTm8KxOrTCNdZ7fjx0MoW9hRHBhb2ZDZvil",
-	"lACX7IwK/i9aOZrVgeNnE/jssa8ub/xrr7CfK9eXPxHliQ96Qjg7HgekIastkwnDKBoax58ih013oAUK",
-	"03oze8JJd96vPiWadpp2jNAI+ZeWBvH1wfpd/CT7t/XW1TfNzLS2a/bEfNqd889ll937O0yoQV6/gH/Q",
-	"xMhaC6pu0aBhrRcV58NUxsvAXpE3CVW3exlT+XsCSuFhg3Sv9XZQdbF9PWatW/M4gEUaBGgXEAzUe929",
-	"0u0b71U//MDjQCtO+r8o7nz8GA6OSPhd6BxkaMKBDsYC5JGE3bHEWJH0UHVfMb6BV37G8iITLA5AVLdP",
-	"4OKH9ScLmt0qTaKW7I5IIW6FvBc4h7GA7F3rV7V2D93CnNEYAlYhRjvBVdMipO3UExTx3ZIM/r5nNqot",
-	"tarR5fIxcA4b2OLnNL5kfxZMgRsgkiJnAv5J0zThEZzCp++UBE217Oc/MnbTO+z9v6dlFvRTfKqejrJM",
-	"Ot8Vdrl622bYKXicxR1NeKxJwpmH9EkAyVKvxw3lCRrveGwkzDCSMQtJWP42wbf0WYpZTnmiwrFIwC8e",
-	"fkhkFJCFmgVEr8fHkIDFYxDYbuxoIir0PT9lJKJZxllMQJNWRDEBzgWt2spsyuOYic+7YBFNEpY9UUQf",
-	"4jKQgCaYJ85VKYAP9TDPZf6zLET8+UZ5nKYwpBvdLenzvBwl+KD1Yk9ZIsVMaXZJje3T5/cDO/Qzrbws",
-	"mDA5Kp9nAucyJ7zsmCxZfoRLq1h2xzLnIf9x/wB5kaZCEgqZT7zvQlKInCeEa+qGCb0RtMjnMuP/+pzT",
-	"ecWV4mIWkAVN9L0HLOx9qjmU3oqM3clbFpMoYzETOaeJIn1zFsnx6zNyy5YQ9hRFEJGuFZ+BmQ57n0Ly",
-	"D4zh882o7Jgw/S7p/7i/j6eYCk8B9ffM0WCayTseM/3Nweqe6Zl9tJzUYji8YnnGI9WsL8RMwVIu8CXQ",
-	"bgUsHBUxOh1orpnKglFVZNb7oN8Dcxd+By/DnaKv+zTTk8g58mYD4rAeQkJ/tkEThmVEeWj9Bpzia8dp",
-	"amf+MejhLFZH8bJxdlrLq88sIBJOT5IgmEU5eNJfSMg9iZhwTekdGYt7LpTNMbLm6XVjf4UfZzjyJoeF",
-	"HamWfFqMkXNG/AHhQCFg1I1MQWpMTm+ZAMIDYw+Y9TU/g8gzqtyqVHbHz/vSn9Fp4uz0q3JYKcT+XsJ5",
-	"2I1021KKcBhM1EPIiAZ8DKEXP9A0aoFEPJKV98IlhddVph2IkvSrQCYDh1HBVW0ER7iCN3iG9SulAVt/",
-	"2kTfGxYvgEGimNSWD4+CayLv3SYOuzTs2dvaSQgmQV0SaCsNNB3Tsr0VPSNjbA+DCcvfOw16/XYBcojF",
-	"AglKZBC91oANsmCLKcvUnKc+OMhGnvNOTidaDN94cn+VU3UiC5G/Rgcws1/neTJRLJKiSRuxliO9llqc",
-	"SPgd86b0BIPhQAMxbZCbTC6IKqYLfTFKcWh8c55Ddwo6gCBTFkmQ3I17e0jONZEuGBUmyA4Ty/E6JYUA",
-	"Xww0necujs8bf2isiTROuID0nPaNc/qnFfXbaRimOmxaff8QbzivFYUbzoW8F8pvfeNea/aRbegGdPz7",
-	"uXT5to74eK6AAWWDGkeFweB3oF4t5F3tOHVlCIrlORezjbR4nKZX9tWPzmre4SN8UX9SpCyb5Fo7bZAb",
-	"ZLoHCieBF6r0qrnREUkzpuDuAVsj0JH+/yvd7LX+CP3Uw673ovuw6Ur0PAab2Rk4M6I5FbPuPK12j8Fm",
-	"1UlzFSDJ7VYXoJrKvWewPzzfRWMwQrI0d5+eG7aKYWamB3tVxpYO7ROILeWiYMqaNqY0up1loPKAlOP2",
-	"cyyAUfSf7T8bBObVPJoTXsIWsJJjwLtWcORtnpVYagGDmzi3+sWcdiBUvB3TTWe1XIZO598CqTRBIZk5",
-	"Q6w4MSHXKzPvow1JP1wYqjdYKuHASAhSgPdoH71HnS6+iitpC/9V+GJ0TZ7eHTzV4urTD7heH5+6N9TT",
-	"D37TH9vGCLu0Ja9akfyMTVpvr7fQtcm1HIeTRArWZslT3hmIZLocklFpHYP4KWPwO8LY90imnJXpvdaS",
-	"qVZlRMC2iNnESMHZBGL4ZgWOt2KwxDWoDu9EpkuDN4Dfk8r3iF+iLw1fLPdCAHSb3qXonPiBNzAQabqN",
-	"xJp0gR1ULPN2KXgGVhlF+j+/eflycnLx+h/w9tU/ribHp6/OzoGbbzXC3MVRdVkovEByOtObwgWH7e3S",
-	"3WYBAynDtTRnRMkii9gTBdZNciOTRN6j7BSSvn59ALdT1RRZd/VsPrubBJhrms1YXpVetBZxcfni+Pzs",
-	"f4+vzy7OJxdvz0enDRtSRrqDEeqeY8zI1nIFCj7OxL560vRzdHy/Gr16Prr0R1RzfOSrExoc2VOGewE2",
-	"wNrigh9tM1NpYg8+rte6exIdySw2eGFNSuGmG6XrTdJJwTKwZffG5g4Oge5aFltQ3hBbehzHGUIvMJJw",
-	"cUvueZKQKSNsb4EG6FxWlEXXGzbYgVpKQLsOKHotlxA+Vk8/uMY+ht0UMofN1nzewU/DE4bzhnzR2hi0",
-	"TuacBxO9Rk8/2EY/alUxYuTqzcnJaHQ6QjDQ1TGYQTbAYWlWoh8GJIzUHSpM75QUSUj6kNzzkguje1r/",
-	"VqTuekEPXmoMWe0mvht4QCPB1+5fH4PQ3cVOUPXg7szMKhTccitDHnaLI9G/lHOrK5H+64ura4hIQfmb",
-	"9F8fX5/8MhiSC0H0M+MCRtcRjp70f9jfL9kbRKOOhY1scre37uX45PrstxE2ptv13WS+IAA81GWRGk+Y",
-	"VVhwZEdjEXrTCgMSosXI5LHV9PoQPCuEmqApmjESJYxm1vO1i+2p1dR0aExKVbXL57doSkYU3si92+Sp",
-	"CEzkl7Hx3rFM6QsIAVt4TPomPchzWoHJWsspxy4NlceBHRPoulWHiUEHXtHRF3QJLykGecltAzG2/MBP",
-	"7NN3tlYh7KYYw8YjWt+C3vu9mdxzIaH47vDc/ON3mTKhO9cvqOGbN2enf/jf7PGFzUkC//5hb8bzeTEd",
-	"RnLxVNKU70UyZjMmnrphfPQ/V7c83bP0updKLnKW4Uh3NrCtOFUftgL42mec9c62NMHujRXtb/vOipZL",
-	"8v3ffiQxXSrPdiskGsOWZsEwqOL7gx+//1s1Mutv+xsNX5sWkIv8M65eJxtcQArB/ywYHB9jGaicWWDG",
-	"aEyg6EjbJCGv3GYZywoxKa2Vk3dObKsGL9ciAoGja65tAiioNeI4LnBoRpYVzGOM1UQXGwxRKu5Glxfs",
-	"fiyAha1aRKxBA9RhzZOe7T+rhWqTfr0f/MtgzvEMHQh4HawqMJ/LsPex7SrH22XULFO+xVRsqW+52JPu",
-	"nigSG9kbZM1VibqDkFppATID9FWaS5Our7uEYZnElr4TDPI5EwGpSgdO0cAcGhdtQE2Hzg6GTzA+X2sv",
-	"Q3JmNCl7c5Q9hzULSEdBuWWtf5VT6xxWL7loAPo4Jmous3xP8y+zLLks16kEPNZy2+qaGyf2JG8EsXjF",
-	"Yk4hfsSee91KQEJ9ZTx1Imvd/Z2EjYIweg7Uej3nzeVLonKZKrA76Hu7f/AjWXBR5Ez5qKJlQHU3FWiD",
-	"KuDNr3Hwiv+LTabLnDXcJVf8X5UGIERLv1oZnQ2/2+wCKbKkqZOZYDGsj7/BngoDfC5NKBfkxeg6cMTp",
-	"RTtUZZuMb7Ree9K+HlVlE1tE/Zd0yhIuZlrDNj71izuWXfOmtbcvkz8LmvB8Cc70mC4/pb49LaJbljdF",
-	"+wlG8KEdRkBkEmsZEwBmOjsg7KzM9J9Dm03OCCYaZjQqUX7B/4BD6k7pcJff0QYawqsW7Rtmon0pGHlz",
-	"faJnW1E0Y7psUzCb8uevfERfhOPZbtxtRmA3G9s1rlq5jR3IUNNeBxoEWVArnFI5CiD9sBA8D4miS30l",
-	"cBMN/vUTp16Mb5TZadyaAhpSCQSHdsNc5jQBtf+OZXRm8WsW+vYEc4DT/PtAYiakAO5OzZx5rsCMrHJ8",
-	"VJmt1WDAyqJfbQ5h3nR2YAo7HqHXmYyYUq9k3JSg/ou8Jzc0M1RhjpKz6JigBMj+jeSCfcqzQ+8p1+Lu",
-	"BIbRmDSniHkH9X8cMNochITI27lM4uaLe/WinjLXWxOSC/Q3Z4kBDDeOFFEzMbQ3v75h87RjWynLIi3o",
-	"tbYZmichZh6Y9+mMlSQO2ldI+vtONM4M5pZgg4oSfLC/vzZdthxP1oqDE9pHzSNyw32U4bQP46UBnHuH",
-	"hUDwtY6LXq5ayx568UhIgwwDVfV/WUwomRcLKnCrO/ZpXHcNaXKZnIFeo68PQ4v3c2npKHCT0wOAU4DB",
-	"QgHGB8Jrasu7BnNJPD4CI1i9b9oYmLeAK8e7fvzK8xL4WDd1wm8gvXLRNjBCfWW+ZDcNd8FI5XxBc6cG",
-	"AJ83u5hLx2YYkpHKeZJYTtTAEaOc37FJ606+Nd5Zb/eqSArv5NQnLWOkgCv7P8GKNWwknUfkxHgRWvPb",
-	"JGWZ3sUmDdOStxPANHnCBGxoiTfuo5bYU48XtqhX5VHXZFps9rfZDb03iInFdg4383k8MUnJXIrGDkNv",
-	"OCFJk0KRsPzYrl/CbvKw2RO3RYStPyy/5Ubeu6Bc6OOFPF93oJyAU9/XkMT8jsfGI14l39DfM+7lm4yF",
-	"Gw3pA6oYBCAbPoP2VWzKpcGtCyH0ebk/9i3EgD7c1dBzPujEbtv4Vm0IQf1IV6mwhetceXa+FVauBTJI",
-	"ExRxeX6sZbAUv4bEuNj0PkNmD4jYNvnnlrHUmBxLiKUaMypyaYmYmeT55mOjWB6Y+NLNYFaOX3mI/+qW",
-	"p2jnw2tP5Sx1eN7gmkHXTZmvjtGp6LrT/c4kgAxlspjN6w0ZAsSgQ5BHpWBIUm0gH+tJbZPN/iaRNP/+",
-	"2Wf19cC6TNKMy4zny4ql/McVK7l5Sy8xXkuVYF4gFsFI/4Ak8p6pPCAH+2TOZ3Omci+w58eaqLU+wdTc",
-	"0vpoMKHnF28M+Xk7Z+A5fFc/t7i5CNdNM3333rCstNKj9mFDmXyqwOMOutZwLN56eMGqiOZlR9ZJyN7n",
-	"LBM0MY3VooxazPRunomMbifGglmZ7Pf7QYMulUh9rIGcwW/SNnKicroEEFeW3RnscU3e9TF+v1/doB9+",
-	"2LhFC/p+khViDQ/VA11QYWB7PFljQZeu6pA+Z+w9iwpwBxUihqjmJVSI0uygBUcMgEccRBcEGJZ+WtOu",
-	"Rf4pSXbKlhLAgHHnDKwX8EdQegNLusSejrFAa4Dx2AhjTgFoVTN7KIpjvDMrzEexHPzdCV/wfEiuPK9+",
-	"gJlwY1Hx7FeQG1bAG74qDyHKzpPM1QQrQTNq1pc5nkwnqCKnofo+QZo1VXj6aXmpqVxLXi+Pn49ejk5N",
-	"aqGV1gc1UI/uAE2Nd6xziq0YjfKico9iwMgh5AamFndYk05WYObAYkheH7+5Gp3W3pkWuS0TI4Cf5nO2",
-	"hMM7FpZKZUbcWRiYCXsxHdg3Yp4fldc93HZSDMnx5ckvZ7/pnjNG4z0pkuWR82RjLnbGbgqFETI/Dey4",
-	"V0n8WCwtmiDiAmoqx4MHTtUjQrNozu8gJhv0YZYprgkRkdiM0QoH3At6uCK9oGeH2Gi5O07Tazprcm65",
-	"+E4oUGU341MG48kE0ztr4QJcpQldEngckPD/ZdlsNp2Gj5dBpWeqdQ0z20fKoHpro2l08yAtdRrxOzmd",
-	"RLIQDQM+hwO1mnYE6eNLbmqK5XTW1UbStPE+OE2jO65TFodd0kfI4igtEoBmU67P1uka13TWEgx3AiPE",
-	"RHE99iMbbuZk9xVxPTDAW/qWMUyowcX7YIr2QHj+3+/7ez/RvZvjvZ//+PC3BmzzLy4UaIfzUQd2/6qC",
-	"nz620t1L3pTUfCEYgFRVbPY5nTUlOVibX+NpNXIgV9BcZxuhYf4NPijA5mrsDcaLMX76Ttvfm1KlRYNG",
-	"DgNwWu3N6MdE343DdhvuWjaoZw4wUZb5Ge06wIB7/WtKZ8bSt61JAZfQDiNweGV6Ti0cRl0CksqGnU7T",
-	"7Ta4TGPfYYO/3t2FaX8xu+uX42+MBcohLGlqi/H3M6ZVYhGxgUHaLBPgd85zL7PbTZMlwsnj5TuYpnfK",
-	"KbcdTJeb8d8aU3RN530X6ok/aEKImcmYJmqpcrYYPEI6OrbeUV7izcIDAgyZzUabiEfxJQW1uEav5jIz",
-	"ttfqqI5K6QMMaAZp2pbKg8wtcI8YuOpOy2EzKpqnYcqnlrhaegew6FrYOCfMzpoYGNYNuK414oIdvcnk",
-	"otm63j1oy0bQreOE/vGF4kBdJVlvwI+VkuzwNXKsUoR05e3NdpKtP7UW+fa4TqBP3Q6nlGdeYoduvZqu",
-	"cfH2fHSJYRVApKH+EXarzOAwJDIWlepBIUQK0gjDfA2D1DqvwX3AvvyWPSnbvI7CtjkA5jg0JWt0P5sB",
-	"oVi+x9RDUnOaQvzmLUPbny2Iuc0hdmh1EBKK5tG9jNFYU27T4SZ9fbTYe7DGmFBXBdWVIqkV+8aQ7U94",
-	"urusiv3uU3ICru/IZSMj2MJitzNTqB/X+sncdP42y/lOQIhpTu3ttpU4aG/EnSTCihjz1YqGpVDwBUqH",
-	"zVUJLzI+48KE2TXQwBAZ7aFFDrPwMFrwg7wxm0AGOb59mihZlY0Ab4aOhYPi1idtYCsbHfovlfEmeLAN",
-	"Y2BxecTJi4uXp5O3F5f/8/PLi7cwqriIDGoTmckkHgtfxAWPQ1YI43+URZ4WgLcIyN8sxuqH0E3VXgmz",
-	"dlWOekGv0nGjzfJ5kdw6zI2my85HyXA4CxDUUHGcfHqTZgekijZ0jv7l6PLN+eTXi+dXmM//CaCjysX5",
-	"fMK+Te7meQm/Y3x9Bgaw0/yYxQKsT21ZmxkCdW63eC7nqXX1eE7sS7uHhGwASioBNjtQmnHhNIXRlWzT",
-	"hIOKOGExUZLc0Kyj6mN2be2C2J013o3d10W1eIb+vzejN6PTgFy+OT8/O38RoOvQ5YDrLcaiUaQfAn24",
-	"0PHlkXEaJVomW5ZrkNMlUbIS9Yu9aI6E3UDRItNFWZaqsWbRpmvLFEj2yROlvQC9sgDj+0AlqGbYhtpZ",
-	"yEX6WOxpEJDT0cvR9cj8GjMIL9Fjg7hoj+/0S8CikkHpixVe9hfN66cX9Lz2gbPbBjfHT1cz341+5BLg",
-	"SyLfmPh+4kJfRiLPls2yyEqUjLyBuAuHMqllVc2coGBzM2xm+XVDiF29/RuDAGyAKvcB+n8LV2rQM3do",
-	"4ymEUA3X/BMb2wMlhZVJlkTB46gCe1b+Tso88oKZsIY1HNMLudgs9/uLuotI5kq9eCu+fufVZas69Jpl",
-	"ewg4ULamPA2lxNQ0aKIgqin2SdFITBcbWvMG0gGEowVcHQr5soUBUDUzdRTeSZOA6DZvsbuHFnvzdENs",
-	"3Ek44hhy24gyeikTyHedcYh6MZHVa5zVAEm/EdpVnzXd9MoM4PNNI4XyC1sM1xSQ+PyDXsXfbWaSiK+L",
-	"eEEe8PBRDYwXHvFcod0esDXqxYIbXKSLdV2bPo8IzTESXvPhJszfOvrIkBwLwhZpjnViDZijCVccC2x3",
-	"C7hfs1Ql2u+GUnQdfeS4olCMC2yLiuWk71RsjCWxyFFcWAVXDTqLVlrauRDJshv6m92LNcRiVqCRoRhE",
-	"qfLuoHafTOCrtTo1X6SuplG1xMTx9eTl6PjquhesufBqsNBqLoskJlNWxrpWCi1ZcgpxyKEvyXj9HV9P",
-	"Xl1cXTfKejAJD/XXDvfDx5WBlkXgS13PWwkfjYsrvXBBtVS6AcQrZ2Dqv0MNh7FwKrsNdNuxMHpg9t9N",
-	"aj2/0a+e6zchkESPft0Zxo1xFTqwJ0B94L6d1QsZWyXMicmGNr01USlgup9CQYaWgIN7JnJyn8mm5I8I",
-	"KlmuCHE0mnPBSmuufi0gvvkW8N2hEEEYtFSJKDxQfv33ja3rEAZjEWohJOERFINL6XKBOTK4APo3CDIQ",
-	"NMGk/zqa/NrgfD9aCQpVgMySJBc3vcPfN0AlKymwzvrHP+pEPXqfZxTwSaEIPhVLNB+betw/y8wHI9Lr",
-	"UGRQN2V1dQZw82nWCfVYGupn4AarQxImMoIY9nuEupgzA83PVdWgHv4+xkI2415AxmC3G/f+MIX1fh/3",
-	"pjI2j8DEq58NAhIu1CyEUt9gEAEy8V0Vur9bjpm4piRApdMF1kCALdX8BLcTDqD+pxHysXYqnDelGs2t",
-	"v1TdB95D3fN9lY4tcGzWhJ6wcpCwx9az0y4xP5cxhKtjxD/OPrOYfWCHBiK9oVFDoqmz1mwsyGAOrxk3",
-	"U83S8JuXZ6clNzVmX70VqkgBckOvScymxWwGOBZgLQXAEsOAwr/vmUI0e2enoamM08WhXAdsg4k1LmdL",
-	"tftjBwuCBgF3G2BIqxagUpOs95UjHz7IPFh2/zAzYUf0Ra4eE3hxvW3SosLsYJjshONSwipOmYUxJ33M",
-	"4jMwLmi75GI22N1K90BUl89kY/28EJBdsDY7lzPYGAWMyTIZz3MmEFDccg5yP9fzMxZM0ncI21NZ2Mry",
-	"mEg4CKBSCo5wAWbIsXD2Tmcn0q2hYdQWM79J9MUmrvXqq9AVHl9C5gxRug+akJOr30gm79URerYLoTVI",
-	"EbEaVFN3MydGXrboi3Djl2W9VJ2JWeai9dGATJeIKdy3FeVQnUyYQaBUg2ZH9y5wRGYhMb3ALe+Opt6/",
-	"yBi/M6rp48GZYjdbBNMa/Nqt/Ovmm9386+ba/2o962byf4kTvUJE6/OCcJiHZJNLqO9Oosmpsehdpux5",
-	"zV80FtZhNDgiphoLumbKi7WsDWIu07C8lcOqb7ubKynomZ4ar5SfGYunNLp91aYsHJMb8wox4r0JlBLI",
-	"lBvziudNAkpdKMP3HiR/tbor/HikO5bFPMpN0QaH+G9m00VC8hwRnQRbu1A7ub3tcnuo+RXJwu4GRKc3",
-	"z4n09U05ZWijHFS4y6pbscZINrlZoIeOft1O4Vod22pVZ6+9iaO5wKeoknppzBDv2Yb2gw3RUMf2uhnc",
-	"Ns5rVN21jTeN3cVrOjtplsOqebiQgoV+Qm//V8/eLuldhnq4Wmm7i+d+TptgA0I3kCqChO5wojuc2L7C",
-	"rfyTrTll9aGv37vVXC+cR+NW1R1Rq17wqo9P79ImazQTecZZm0tktYxgbKCLnWl5Qd9PTCPdyyfVvdYN",
-	"p79ueF5raTZ+5oo5edhs+qVistaVzaioeMqhIBkoEhVvedVJuVJhy8OJ6oQYk88zpuYyiddtKmS1Z1q5",
-	"uWOIE7jqBTduFnvlcAcvy6dZCcauxzMWU3YjMwY2zZPjl2fPL4+vR50AUFYQPN1WBY6gmij41yZ8nmO7",
-	"np8+TI0qBRCnk1x2LtuvN8VGXtowCZsevZ1Roz1I7hrbfqJcMastg+BsKOR6aUAPf8oiPceTi1evX46u",
-	"tUj5YMSftbKPAdCviUAVfVvInLwr4tlacKVtJR+AiKEeesMWwEoxz5viy66zguH5BqQ4BVFNNqDU93c1",
-	"FwXaYC3TA0ZB+ROYynTj5kXCbzwM8kfYfidwGNFHraPvugivdkQYrWsLTRfIevHVVOXybmsjw8pyyfpQ",
-	"UljrRVuKrjCZCRftR8PRUl6uDUCFGKwKqytoGnbtNBPWTSLvJw4EZbOYa4oiergpfTPn8ClNeVg6OAYr",
-	"OtEjVZJ9LFF8TTbM2gSXaj71OyXF8JLee8RkoEQ2pUwZ2colTVkEEkD4tawBIsmRYTzCcbMj6+JtMFwK",
-	"QfzahufPZDvWs2A5jRvTRE08DTxFf5TTDOFcgaPfQOwZJM0tN6iKP9W8+fadgByQPgJMDSAScZ/0HchU",
-	"M5SpA4qBYrsbwwRKtDRXajdjrTioK4ffBxhECBZjcqGGKTh0ztXTvz4VqprQZMxEibwHdiNoYhIYYN9L",
-	"8Cd3v7nbc+AbdqGYAQq4Wr4l182N2vgN85eJmgJCzKm61X0G5TIgSxKxPrNjYe3qWNC1j/+xjEcVUDxf",
-	"ZmoAlbdNKhcSPc9Mh4rcsqVJL6HqFmzgAaFqLEJ8IbRDqnFDKQwjXCsLdyVUH/Z1HQldwnu/IdsHhbYZ",
-	"B+9VQyxv9QhjtG099BUTVxiafK1eshsqXWdr+a9yWpbwbb6GSyK1eBDdb1lIuWnDC/TUJlfvyZ0DrkjG",
-	"Z/PcLlZAIrmYApyiQxB0HAstFOZennOVy2wJJ2kslIWe8hONQPdWfMETmhFojEDMjOW5lbNk8CrJlJUQ",
-	"oA8ADOwak6eZzuOl+dY9Hivss8z9dXeGIYjtUoB/ldMTCO5njRWIVZEY9ElMAbDe/IYQqNZWam5H+yIx",
-	"ynJZd6dv/IkhJOcxrOr+bH9f0xT869mgq0ERG1g3lno1HyBp85212ecI2OuEE8TfpFnG7zrDSXeu7Vtm",
-	"ntXL/D7bf9aQyPWwer12hYJy49rIQ+p2ZUbzJmULbQ1zKgxosgtO9rX6BgvEI9gN+mWZn8CWtg/fyelZ",
-	"HMLVFBvXsgNzx/J4Y1FBpm1yoHfgwiA4yuh20klbRLxH3M6EpgqVRmExpvlOWrXDq11H5rJE4fQAHxuA",
-	"dHdMrOhVbUCri+KPs4XCTiGPaAP/wWSjdv4TtzVSYz/mvb+Y+/zfZjl2r1rowZoi2uqPWguD9VMeVYHU",
-	"YQ9RXIR4Wd9qYUAjjNyADgouXnuUdLAa29ticTipOSH7NjtaiyOMxSirY3by6FKv46vj8+MXo0sowt3N",
-	"MreVx7AaUgohnhPNQSCCFANMJ2BZDgcB2AjBZXY/5zkjKjXhl05Y9Es3r1b9K6PDx+OrRr+Ay3P4sSHN",
-	"odXjVxa39NyR1dD0bWt0f1xPZdcUVMwNqwsAm1zlPPpMCeCr7rRt/X6VQ1E3E3YHetyUBOYb/EzZCQAt",
-	"3c386LymnXPCGhbKjLuFvfyCCseGOCCjQxntZLswoDsmdo0CKsfX6sf7SsKBYBH+kmig+ho2bjSMj3Cx",
-	"eadplHeJefFMgxGFE1AHKigByMj28TDrQvbmNE3ZlvizZUZHHHOEIPKvwSZM95Fesj2Vsojf8Ag8tXXw",
-	"nxVsIriYaByjjRQjTdkdl0VpQ1sXPF9uKuxXS2qOnf9hxfx3cjk6vh6dHoFFyuAjy4ysQFYbhf2o1F1y",
-	"KW8Jz8eif3x1dfbifHQKIV8Jy9HgJqNbFONJ/3L0cnR8NTodHJU2PoOBHZDLkYXDlhkZnZ5dj06hATvz",
-	"I0LHwhg6Misp6FeOSq6qZwLrd4RrCc5ot6AmnqwaPGYm3gt6V9fH12+uJie/HJ+/gB9eX16cjK6uzs5f",
-	"TPSzkffIThXy7nFSvaBnJoA/un/jXBz2CsakjUanz49P/mdyfIpBatfHL66qf1yOXl20wUnfZHIxacNv",
-	"eG1pZs029quTBUGvbboo2z4CCiBykT4XUcYoDAayLSOZgaoqM5sc8pkjqnLZupbn7P6zL+Pa+CpQEvF4",
-	"t3Dzs1htjtzVx55vCYhlvmm/qrss9Vd5PSNSQScQLDJ6T6Pcs3sbLVWxRLP8qQOfp4kUbCz6WIxHy580",
-	"SQYBQkdBNJb+7JalOYmKLDP3L4YC5RkVikYYT2Py0rA7mK5xfCRGnB2OBeQSoHXDDog7Bwl0RsIXo2vy",
-	"9O7gKU1T9fQDSowfn+qpPzUBbLeMpaq8nPV1bloLxsJGZHlF5WUSkz58C3V8yIIniVaYsSC4tIFNMOZ7",
-	"SCVe0FtmVpKoskL4Z5CBWhEdAUdPGpPTkIRezX2jH8eMxgkXLIRsfPY+SgrF75hXHX4qtYaRMXTxN1RX",
-	"bY/NOUm4liOiuVRafIkRx8CCwxC/cPsME7VNnoUBMIWWz+KwDnR4sLVmqAUcnGgD14WK6UDeZWAYZKoU",
-	"KidTRsqADxMSdlPkRca86G8LKvAAnKdO3vi6EJZSpeoVdcBZRRWIH7u68Nu901prr4JA5tKHb4CFg/oV",
-	"gHKNoG5ckb5iNIvmkKuKm2v7uIIH4eM6sl93cF+7AvPe4oW2RtewXqwp3LKOUovLzuGw2ygZ4LgY8dxk",
-	"qNG/kkguFnSwk83mn7//M/jju9//GYzH6g/493+st+E0YlV4fKNhTnwBkCWJ5htcOA4KlwGccaW4FI3L",
-	"rUUDnylVFvn7gx+//1u1EM/f9jcnPzXic7ZwTpvL3MpBG8M+KuCoLQkU62MLSo9zO6Sq7z816b9bn5E6",
-	"zss6jNJf5fQqkhkbvecqb47wtXgaJqS9tI8BKBRdBcsCF+6nNJ4xPVi1NuBwTelNHLXxWjfFiLSZoky3",
-	"bcu4OT3JlG7lWYYS2GosxdAWybIFi/QF5LtzIprSCArEZcQUnx6OhStUdEj+LFiBtwNk+kGoWmMcWtlu",
-	"LvWFZ4h+MPTrfh26UIixKAM+skKoIXHlwA5bK8D1y+LTtqjUYFjG0h66W9aYND3QEhPbeWhSNW3XmBy9",
-	"iuOnmwWoOf1J6YNeEgop5EN7bR/qRR8LKxiA1cJnZeZyNe4jP9OYXGsZFmwp6tDVMtsbF/v737OyVJT7",
-	"xa+eBj9F5olfSM2+7JbkyGtJZmTNmzaydtXHeFTp2/WKC3oE51je2BkEpLniW9DUt1lhsHfgeg79yGgT",
-	"jjsW7kUtFFiBSYuTEO5UNWe47ntBz+sfUuLMAHpBz4zWT46znXh5ckHPjabRCqGPqV2lJn+kQa3Q58Wc",
-	"PmAe5X3212DCXoM3z+DCKibyTwD5as1qduJbhH93DagG6AF8+/GDqreJ6a3Fr9mUaKsngoy2McL3E8Tx",
-	"mvJw3aFXtwsp6xaLtCH/7Vc5vW6XcnNJaAy3j7Neokiodb/Vw9Me4oYezy9TUF5wYf/c4MVa56d6y/N5",
-	"hxxePDj53Pq+QWaoJwWsrmw9yWCH/ICukTKNUSMr/besggJ34GuW1SOCW4xbylm3UtZk3lSMkVpTDdYL",
-	"V7YehJWWctTHb4/Prs/OX0x+efPq+LzjoYxlk7UB2ju9OB91bKUl9QWa4YKMLi8vLjs21RpUDY0Zm3/H",
-	"tsrlbmmutCR3bBGl1ZbWDK5It5b8sOGGtqwno7OBvYuBFY2eMYaqqWLhELq1vqR2KlduDYBmYSprHtTp",
-	"ttxdb/6GBoM1EFT+udvitOEV0RQb2hwPVQ3bNyAvkVyYKwHj+6J5S/pXe8QpbKiV/jpuqMv4a2vOyo2d",
-	"24OtXy/0mCmbBFMTrLylXNU2YCt/dxsuqk0tTaFE3TmDaGLBhFqa84T4rnyFiXgNU0HRv6tUpGmxaJ+s",
-	"Uze6tlcoPbz29qyS8rVwlnKBqpvpT7XcEkc63oEsSdM/V22MppNrb2u/3u7xN9+cet+cel+sU081aAXd",
-	"DlBAIPcWVAWtI/hQFE3RgZ/nsDUpOd/O37fz92WePwdr3ADO6sMYHxJKUE4LCCWYSab/ZaTXwMct9j5T",
-	"XvJlaUaCqUnBDO5yXQz8sJKw9mFVWP7Q8UCWuM0rZ3B9pOCG+L0/qh4pZy0D0POuRcFfGl+BKTrwvIhu",
-	"m7DD7Wvkz4ImPF+SGz4DCGkD4APm/Cl83BTsGRUZjRqcxy5poIJ6ZLWq0M8OFTIHDoCIb/jCg5JDW3MQ",
-	"MMdVlY52m4zg4Rt0MSe0AHRcOoThxuT7rq2LhqZHosxDgb0gfRdnMuiuA623Xlg/rYnQKDe9w6iFzCfb",
-	"r7vm0dut/Zq09socIIv9cWwdLrd2l3UBY3ijFzPL6zsKtYa32tEah8bOkIRajBl2j6o75mjaX+Amnm65",
-	"xTVfsI0cZStOcseyRqklhOtmBTzNYKpV+Ugdy6AT9NWnPG/d4YUfcvYWLOZNZtdX8DvYmsBTzgUJC8Ef",
-	"ZdU+LV23So/X+mekpL4RiAYYV6Jy0jce/AEOQCrjhVcu6AxyF58oswybC2JUD5QPk4fjazoirxCmbdEY",
-	"gH9RVj1bWMejPhumONGN/9BkNobwbDJdhrBJEEGI4NCyyMtoQJT6btmScDUWiuVHyG7dC+Ds0Yvgfrll",
-	"SywgpBgi+ZcmEfi5lKdqyaMPrZ/VAfN8C/C9al2tBhS+DkAy2MImMFO3NbATOb1lgvTv6zvhwrx3c716",
-	"3WzmHRVyMUSOtNQ/IPWRdc7IrdanaS1V1aekrE+DMnm3LAGHHD7ZTEbuXbIrMaUs4zKedOFYb65PyFwW",
-	"WUBiCjFB94zd2odmXd0+T5fIiB643wrSfybNynZdW7ak3lfFYmGL5rnBdd3gu2at7HqlwpPD5VkwKkzR",
-	"J381NnNQ7Ko6yyYa38BJ2+ulvPJPQBlL12RX+KQxdCKewI43rmpoH4dGt9ftJvxRQjXs9dDcc43Z217L",
-	"KmeYdbMd8I3PddaSkdkVU3xPdTZ1+XdoQ/9wlNctd/nCoy94WzSj24ba8qwh7AwwgmZFW4HtX+S9JWfu",
-	"nX1QbRQm12HR8kqd80YtnaX5xD90mpusr23qV0F30VuIweDdg8CVskKQPgWAIZXbMMrBkLwBgCFYRXhx",
-	"LMpsBYxfl2IqKSR/Ye5Exm4gF7T/w/5PgyE5NcHONzSxdddWHZuPGTGGyzjRT5oIW/+sG63WlacQaGTE",
-	"Hb1T04LrQWdyUU4Byq+DkFWpu975RKwUvm84Fkxouo037muVmsBEWl/rZqDHliqnTiJTWtb3hK9BcyW+",
-	"svcjUzxSXy9esT33/liEHz6GtQKSXdnTBOxhdzSZ6CtdtUh2gJ5MyavR8dWby5GH6gE8RFnb8FyvGRVL",
-	"EA9smREcNkKpC/+Wcaar//rPv9WyHDaXHVlsrhJqLd8mys47kUMy8lZUyNUP+ivnl2ZQ3hCO3mCLap21",
-	"4oS1XSjP9qS54N+JjCFQOKVKEaqq3ABUH68Sdn3QR+bYaeWJK8KVKsxiMBrNx8J/H0BbhuS8hPz1DoKQ",
-	"OTEHR18NWJg5L1leveMW27nb8Z/29//z4Kefnv34w3/+sP/TTwfb7r5qDiA5O305OiRCU6M7PUNycvzy",
-	"5M3L42uMcLcPMo+KubIh7DKzRWpIP2UZzEBEsHpTxsVsLCKaREVCIeR5lUiEqeFs7yuTCa4qjBvYOjLv",
-	"y9Hx6T8OK5LAWOh36R3lsAjVwGU9QwhDdlOCjOnj0380xh53gpmrDtjBpLoc9grYgEmtMbkFuNS2Ac0o",
-	"a7fII8gMlmGXZ94x2ZXbKGi9xi3NdJY03sDSNRxIs6EATOZoqbKGR5aDY+mTIgf3lcG9RK/MkBxXoFQs",
-	"7v8m5KDOUsoxvEj6eqnB+KNymZoDC9QNV9hg9eQ2Xmo7XvrelY8noLz0ST9jaaLvP1P3zsC87nzPtwfI",
-	"Br1C8D8LZh4bz88ucsDON37LDZ9L23TNILNxdR5UWXdNCl7zWnWVFX7RP5Mpy++Zvphs0M+q3GBlA02U",
-	"ynsROzKYLrvLB1XPoH15eG7+8TsX+R8VJyFf2PqYer96h70Zz+fFdBjJxVNJU76nL+cZE09dxx+7+xg7",
-	"iSolKTzoZFSljXKn/6vDPn9cwxrXldqu1buGi8EYvzBtcVN5k83KSSmIpynpuwvJFNOgs1nGZlBT0KsE",
-	"ol919eEHOxnFtrLhruien9GoW13h5pLdvEl3aKu/0sHSi7sNRau2DjNdMJarSVulbsuBQ+giJPC2q49O",
-	"uACt3pVorzlqyurlxha6GRJv51rjO9to3dYdGhFsMeWC2qLKkCt0xzLFIZESyd4mjNt0IUUyisW8hmNx",
-	"7OR8o5Hp1WB3FTNFSFM+4XEYuBzQJ4qkxTTBbEjbn8zguUtQD40kWJPpuxL0NpbbZrJCI0FXcLn24u8x",
-	"U7xkUyjQwuUOrArrbcLpqZQJEkZ5Wk9Mpc9vC7PxY9Sfr5T1WWtHbs2usjz+wt7OLTnqtug2dVZRl/Db",
-	"pFUNt3KJnRommktSKDYkwGZgFwAlC+XoYJ0ZCdYSTX02aq0qjcobwMSvyur6XFSl25D0XaElrOBYKHMX",
-	"+/GNVqYxYxnseDy8ylxN1f5BAjLRXhX5GgGh9Pk1iHP+uvTrg5WCKQ+GgqJl1wOZ2K+iH3RSwjczv9cV",
-	"lleKOE0IDXbPDOj91guJP3SymJeUjspDPWhd/9jpoFybPquz/h9TlL/hSFiqOYR0dqdiAOqs2TyLwGKN",
-	"CcADVUVRZ/FYWLnRt3N7xGFhHMqaYYckZhm/Y5BWswdsw8dPcLXNlDtMY1F1p4Fs5cZZtUuYeaFpAjts",
-	"NEi8YpqSL2XSsG76V+QvBjNPZvZfxvNvUQVM3DGETDj8bk3jZQ790KSZXR6SjNHYrfVY2ML2GMCc01tm",
-	"EE5zg50dGJOaqlXDX82AdEi8hwSK+s/0+o5FrY6WCmz4ljKANRhwQVweA2reFsvXNGYtR2bgeGvndKYC",
-	"vfuQKRWUNKYbrrC7chbOMgU0V4Vlxge2MHFlS836lYh8+p9miC1760SjhpxSc816YmvmqHtIbIxkQNKM",
-	"RVxBeHHGIpokAbk5OCRRQpXiNzxCIcmSP5CLqa03Fk4fwDOBgNRmTfpYRGIwJJDgOwHf5yHxikPYvb6H",
-	"oBg8IezPgiaq0tJYQAPJ0mvSFJLg+fIQvcAAN1z+aoGTGkaT0JyJaGmBaez3fMHGogZsoz8xNAPMJJIq",
-	"nxhPkvnO/GXDmao76gJR9cVsVhmC2fQya557AGk2bnUgbtlOAWLlKkOFQLlyBI004VjlJaA0NRPGij3W",
-	"HlGbJ/QpfdKdgArKoe1UpNf20aUcVKFYBoivFiGgDvlaWkvKUzx8fG0WXYwQ9KSIknpXbOQ+yFy7adQb",
-	"6uuV64wZYNthTlhoh7W16B22yu4IamvXryL/bqS+hyuQu0X7tGZTXll+aKtkkFgKV69oq+q7hoDX7oYl",
-	"cuN0eUCAUAsS0qaa7Ktl14lXdd1hyrgsFyx1AU6aaM5XcHK7Fll3ODJ/fFJRtgq3Ae1WKwDZNMwNABwX",
-	"94Jlx1HO71qruaFCwmJCzWtlnJELkZAZWVBBZxhK86k4ekJVPrGjWM/X3VgxrcLMoC/k/RZRuBZ9en2f",
-	"1x5OdbJsWi5RinoPjnfSt8iG5bQXjWpdhrIYzqDDwrf57+xQGjamidQ2YnK8hbJ2WIeHu3hOJDMPmyPl",
-	"KYhageb4YAejwoPtHhqkh0MfkQy40Vj0HUyVzHxorAqomUE0Gww9AIrDJqQfkLr7XoL6YDgWVZyPw1r1",
-	"HAP6nbtiPjnpu5zvtaMqodYGwVjcG0OqTfTzyx4pT0k6PWyoJliBFUcrpK2vxvUq8iTRonAKARNOFYKm",
-	"HP74jN4xr2o+wJEcenBiulWb2bSQWK3QNqmPoYUyJ2jRigdDxCE5dFV4m+DBmjlyuU29oFdd/xooucMf",
-	"18PtBT3ospFTV+sBtqT0GJgYC8an5395OTq51kM+v7ie2D/dHWPKMZupwxpCTJlZxgC+ssOEXRZEyKmM",
-	"l14aTk1BN530gp7XpfnLzbhpildFyrJrqm6bZPdcpnsJu2NYA7JaNQSOQd+l0WIsm/5/16L6b829wkFT",
-	"5SWvn2aoJnX7RBHvQScJsdmvcu6J31j0Ep1jDoXXVNBd5fwSsfka/GJZXFZRgbXx2nIpxWgClqlM5IxH",
-	"NPHA3dtAwVcRsNQt0Y8CUinVkySLMCAhYLZMkCr035C+qxk5PMzzdGJsueFwI0c3RmYjRbi5NzHxt8Bn",
-	"mijGmnaMsJzNqOD/MjXvgcixXqlFndKXB8Q96bef3h2UoGiEx0zk/IajiWSxSkRsQXnSTD662SeKsD39",
-	"CqFxbLXMDjpGpnLnKVrVDYwU0FSGiCYOyDVm8Ba4LPVYAtD4MMkZEunRvjPnqda2oPgkxlu1VJeGm7V1",
-	"UK3CgLcUPLYCyFOa8nKZO0lchdFh23vAuq52g/N1W7DSOpJM6wQMRXEjsNj54MFx8+LKw9PbBcqkHIUv",
-	"0riZVyjD3xCfJtqPynGatp+WJz5BrC0VFcebLBlmtVwJEA/Su7vEq2U7oIXHyAm4uWGwOpPMWIXXqz3O",
-	"fqy/bT/hbuWqBNYsWmM7HU7/9kPsFIGnm92p0uumo+dWwb627QEr9xNfeoyTY46FIyKzrCukEJT0vLHm",
-	"rDtFm4FLnE6K49oOBch8U8EmIf1Qj9dGWPBMa7uwpwEJq3MKjc+C2Tcx5aN7fE/JLb5aRBOzhH9JGS9c",
-	"vhd60dcIJy7PtC6iNMDQVazHXYNf9FKUaYsNOAGtN3mFm3Trzhw/TL3BM94hkMId2ta4NbiQnpTXrwoI",
-	"VRFCeD2s4E0z/3ATCKwkWlnIypC3K1jtUcXaexgJ4zFvY6S0L+cyrpPmhjNcSaZtZgebNS5/bRuvpy/v",
-	"0m04UuuvzXJ2O16eq8S/en3WjsO2l6el/61vUC9vcct71Hy5G9JX7dR+5fehWYq/+lZsLU8i2P0KLVd3",
-	"u/2k1+0p/pVazjeiql6Z99kORYLXXVxnucIaspaDr7+n1tfdqYTR72+4w2BxNqz95oNXX7wtjuC2R2rd",
-	"eWo/ImvI/9PR7CWzpNdMkA8iqO320aL6vG71rzrcH+t8s8A/pX5VncVcJmtwar0rxgRvyYy4AigCbI1a",
-	"5T1o4W3rcaK8AjZeRx4CzsNxo5q78BHOOvTx9SrBjfBTdsvX0NnurOKRmMSj84dNoqbFqmi8IR+Vuejx",
-	"sqjIeL680nO2/ml+LW9Zg63/iomYhMdFPpeZWe1D8pzRjGWmCI8pyqwP4q9vryELTymS6+awyk04JNcu",
-	"9p0rwripfkXcpzcYklm5O/tGyyEthUMCoubyXhAp4N9YQG9O1ZzFkBNIV4Zjc4Sny7EIX19cXZOntMjn",
-	"T+8OnsLzcEheYdn/gCxook8BiwNTYMWUD76TtyyGSDQmck4TZSQt8sP+gUmc1ss2ZzSGXC08ub3KApZ7",
-	"SlP+P0xfqIADfiNB65Yip+hwMx8nUqYQrbKgXOSUC5YpLMZY5wY0TdUeFfEehEXOaXKj19Z+PyTHgnz3",
-	"3fHrs+++I32bMTHQe0K9XAnw4ng8Af5OE5rrBRmLPm7E4Ejv4Hff0TT97jtoQhAONSAjVqYmQWwEYiCK",
-	"qrWBHKcp+OMZv2Pku+/0iL/77hCDX9H9PYb0hEJwQOfBKozkqswIRze5yQmhddd0g78u5UKUiqifiDIW",
-	"XryOFIMjm4ji1Y2zxn3XhW6XC5oQWeRpkbvIPoNEi2XJat8Mx+LYeLQhOkGvkclBn8pCwOCoWOLgwA8N",
-	"e6AOXVgvuNNJ3znJB16RML86GBVjwd7r658mlrePxVh8950mRk29GG46/O47MoKksjJAzfAXHHtouUMI",
-	"4XkLdkgUE/FYPJgtmHcwTtd/AxNqHRouRD8Dh6gzAZP0q5DFVPgH1tTPlnr/ZJFhnjsidpXVEspzHJh8",
-	"b3hGxwJT0TIAoY2XR5jph+0AdUsTfOD1iJxAkR/2fyA2jBZqEFKyQL5iYINhE2C6evHfgBvQIWNWmgQ9",
-	"PpTZbELjBRehHlEINwHuVEgWdAlxLGay5R4i2xwLzRPMYeDVAR+RcEqjW3lzwyMWkr494wT64irPaC4z",
-	"NYA+IGybRjmhUSa1ZOc1pJCqQ1DbFcvMqIB/A0+CDZ5TRW6KJCl32h5Q2Fz7QXykh47LWz6DskXzTBaz",
-	"OSS68Mw3VMEy9WkpDZVGapPab8qV4pt+HD5aqaCPKUskxMoMDsfCRIhXA+zJxvh6eGN9iP2Ri6wfixIi",
-	"OLHxDYr06zH2g0po/ZGNpYdVjiXuPMaZ+HFWZQYBVOizKW8BxtkTF2ZfC5oPbMQ8dGoDmIfk2IRLuVAc",
-	"LLDFYhbjqs5Yrmn/e0PgvyJvzgs7/7ws96fJ3hb863euyzhoKA7YR2yLwVg0lQnst4QseS25mnz9lpqL",
-	"h6Sh5mJZBNDvDmLzgeTK6ifkuK0Aob68AHfDQX9OWSQXTNVLEsL22Xf828iFM+mbfenVf8OKa90LEg5I",
-	"RIXp3is22McKFQMv/oj0IT11fbXHQbVgop2WiUW1oUB+AcwbyhPVVPqQrK98qPlyuVp61noieG9OAdPG",
-	"rFtQRg/phgBDs0x6sSQNxlJbSNTE0iE1Q+gwrqvBZtc0fFGmmoD736DRI0egpvrsn4VmzBYfPmY3XICQ",
-	"EWnZJmbZWIQu+lmFTu4FWMJTzUGHw6EbqsH8P8F3nkNG0GBIjpPE9YBzo5nNvLXxScfnp8OxGGn5Cl+t",
-	"xhhhJBeGaGCZOIeglxWJvbZeo1qizy+dwcnHDC492VCrHqEXAGQT4fYHAQm1QhKS/gEWkN7fLx8f4HOZ",
-	"5c+X4Vj07e8h5PPSJJH3Nq9UAWQAiyEHBPpG3hhCcNHzZajlWhXhPaknF5bdwIMBAvvjVT0WFlu4D1pU",
-	"ux6mB4izg95wLlq80rMJ4ePQrNDPkFuzoOpWNYlWQCdWUkDhwgoxJsQe7wMS/n0PmlKhS0lFrSLQ4smN",
-	"64WoIpoDehKPA60x4OQ/8DjQdKj/i5T88WN4VGLA6jdji9WBAD5YatxMYwTCazkDiB93Aw/hscVk1Kv+",
-	"AV44JB9MAllAIhkzvfq5PtsfAzuLCY8/hrhrcHGVJWpJRLOMW6nz73uX+MHe2Wlopq7v+Dcvz04HuIxh",
-	"2aRepJRRLQmazzTB8BgWfSw0fwEk6j4tVTvCNY3SnAWEiWJhM5cdEkHgclML0EAyKmYMZUIrz1lFHBdy",
-	"MBZOG9w3QYF6FULI9jeDmWD2B1ASIjKbJdK0DuSt+wo/JDIKyELNAoiA+xgSoLLhWLxxganETct0++P+",
-	"PqhlPrlBenemRdtYMtQ00kze8Zi53fxx/4CEQuYTvkgTgMthscFcy3meVHRQJ84Bk9MSfP/uYNALekaT",
-	"6h32Dob7w30AAEuZoCnvHfa+H+4PvwfjRD4HiwNWxOBQEYNDRYyph3uj32hMdX/JVa5q2WYZu2EZExEb",
-	"uMRho/sdvz4LwGgUD0moV1FTicozLVMZzBp834iiwDnHAjKlSd+U9c3nbDE4clcEzy0g3DKFSxgZ0lCL",
-	"5RD9AEbQ/wYEopAkjN4xRUK4hUJLSI7ude94d6M05sGXWreRXmEn4/N8SJADO6yqQ7SK7QfoqznQ/wBO",
-	"qql7LAxfJFRFpjCGS4SPzXr6gEM9L2tHQfmMJmtZ+crTvyOPgnoXK8V/0X7j3h6SC+GyA5xtGJdYMVhQ",
-	"MOCx92kCeHEYqAQGFbhES3uKzfYAs13FumdjggFu0UU894JeBXVxTWqKDzK6BNrX3AImuGEt9I0IWeFd",
-	"Xr7i/+r+sr9FV7C7nT+9QAIo32/wGAOxBo5KuQfu5WnRSKwWJVLvzbDXvDv+SajskiHaNrCSj38Errg+",
-	"bOaz/X1rEjNg6gDiioaLp+8URieX7XfF1QITM1jd2o3MVXwFQ7RDTRc/4KiaOnOjf/qcxuYiwk8ONn/y",
-	"RlBjUGExfvT95o9+ltmUxzET+MUPj7ZelRu+abGukcOW1wqU89f3IyrSCCPXYCiBRfyxy4qcy/ysvJLQ",
-	"5mkoaPNi2lsSJlKxfANjK23ev/+hCU8ViwXNloYpVu8YA7FhjZp9iFe2IIZkyXJ9AWLt5d91w6r3x8dt",
-	"Oelxys/i1zSfQ/WfVKpGqHIJtz14rN29h3qqmztJKc8cpuHx6zM0jrlUZBVBI1qVKQ0U1gSPGCN4yZeZ",
-	"5spdlUNyAlYABao/9GCtEWhaEU0XWN/YI30q2LvXIoj+aNB0M6GG8zh30x/oMWEqfy7j5SfhKBhb8LHq",
-	"nEEu935PZnymtVVgwogh0NOCP7oQPwO/azu+uKnVvO9vDO7fnsEdx7FWPRsuOJxRdyb3MdggyT99J6dP",
-	"P7yTU/0EMQh3ZIpBu+caattQBbknEV/QxBSTI31wJBkFF5N67phNnzCRybopAEZ04guOtrd6kku68ive",
-	"H+z99Mfv+3s//fFhPzj4ryZYynaGfiJTDgy9ApdSFY2Jx5O5AGhWzf5raEmHWgFJi9xh4aHzCn4LxiLM",
-	"nK7uW6YDqxeBuFyKgADIgKYO8HlMcE1Cv+UY7xU93kWhcrC3lba4/g/7P6EV/54rY6VxBnZ7R9icmZrv",
-	"sLw3ftj/wWvEXT5jsXL7yMyZ1d1NVA4WoBXhEiIPuoN+zuTiV6jH/5Cr6BvH/8I5vpGdNGlXmX/gPzJ+",
-	"W2qP7KrgY9b2p887A29snkFdScJzg25u/NZOYgTsnXT5pd9bJ8aj2Hx1oee2xkkf6Rb74GD0dI/2LouZ",
-	"7qgB7w9+901MntEZgGYQbuaeqiGplK+hScZovCzhIU35YbjAblmar2OBGwXwbXgfzuER5e8vg+nhlsUY",
-	"3wHGd17dJ7cx39hiG1s0S9XAGb9yuRhpvo2/fGqtfzszoG8rADyzBoAGD2kb5/BEOSkRhLtSKCzDTwRT",
-	"RDGRH1nREN40cqGH9Y8Rdw6XDry60rqjdzcSbMOjsIzBNxvBJ2WeJr/GGoC/scX/c2wRj9mD2GKjhOXV",
-	"Dmh09h0beSn38K3LYka5b+JEZ6ot/tMAe+1Bz2AgsoWYGwuAftVKsdawt/TGNTClFyw/TvkrV87lC5SZ",
-	"vPG1kLVdbr2CZtkcVK7Zgm+c4P+ApfAFy/2j4yPTfj5XSJFvEG7QQFZnEX2EJ8ogLnEFmpdmTNVA6zEI",
-	"d+BkobGAaAwUhqgwlergt4wt5B1zteGgk52lnrHYTuy5YvkpzvXRGM3jCz5uhGmF1Xwhgk/L6NoZoYMk",
-	"V0bw/cb+/g+wvyvD/upUsCX/c9JPqv8HElAKEhC+tzHWSb/mBY6WId5KQsLKVLOgGeJyO5gKE/lE+hDQ",
-	"4EIxTZyQ+XssDvYHQxLmdHYiIbdIhQaqy3WMiSrQeGTeKaOl8Pd+RBXb40IxYXwsqpii9wMAISsilY2l",
-	"3yBH6ekfp+m1XqKHRCV9uqCdeuxIsly3YFxtXCuMPx20hdV4m1SJqvFygA9Wc4AbfFGfULDU+9UluqZM",
-	"zdJL9o2ZruTx7chMP2t8DFC7U5IqfC/dg3/vIvulTvZbyzeffsjpbK0Z/tIIaWaoTwwP5ZhxYHPAbFpP",
-	"Vn0bX0D5zvh3ylxumttY5bHgOUTxSsEww4VGmN8IxkRMUwTmbFydekctK8c8BesWeLb/Q7sIORa+U5Om",
-	"abvNHg9hb+WY/9CGNjrzLePfjuLXdBSdxVrv4saTuNHKArRgLcFlYaaSWZtKZob+lxCQvP521wek1Uxi",
-	"CPWLNJHA2FqIIqezb+dk9ZwYe5ymoha3uX7rSzk7L1je9eDsfIVtFimv6WyTI+fEK5Zk77EybQsraSUy",
-	"61CZObCvKCbACY1xPhkbiyhhFCqK2zsBhFWeK5bcWIheUytxs51jzR2FxuRHOfqPb7TAYX15fpr13Mh6",
-	"aL5xpX8DruScLd0YU5Nt9BTEy/JG9w4kOYvZIpV69Q9LTH79ko08gZWxxZAcilwhLI4gAWSjiIqxwEpu",
-	"IAeAJoCpjRmryLhzZkoiclEKw1BLDsJaVlgZRWbWJc5lDZfBSKGvWsBwicBApnZ70oxp3j34dtC/JjHd",
-	"Ba6Z47juUHtK7weLg/nxKaJV7CEUXgeTYRWDsg7AGjgpn2cGJ8OkSW7MLhyLMr2Q+NmF5CFWPg/x7ku1",
-	"9m142ZvBgzL0PiXPacBC7Wymq2ExfuM+X6G9bgWYdoUPGVCY3ZSeNwVvsNy1MbGnH2rwv51teRapegVH",
-	"aEjeGkA90HyoWLp35mxJ5lhsCECEPDD7EkdoLGRmkIdwjEeudPsSICirCJSImpAwqjqFvK0RV3B2VT7Y",
-	"2YBX4myjCTOu2Da/HdVWjaCCANWiGuBDF+m/cr99tkOMJFLHrcKY9090ire69DbHo17ZOIwWDC4r4q6g",
-	"xXc6WgB0ttbgUD1bX5bhAQXEOur3F2SBaBpaa+GEOU9t4oLCVGWZsG+M6N+DEaE1ct1BblJwKiypMRXy",
-	"BS8DqqqF1Ax7qN/2pacCxqHV4iHxykq56jT4nBsISYsEWEIiGqxABKkzzXmQiUbkfdAFfxzH3zjQ5+BA",
-	"64qOfOM/O/KfLorMZ89yrAyal6lzDbyR9AvFyOvj65NfINURORjkQUOM5efNu68Cj8p1vHKdGtXdCrR6",
-	"FggXMb/jcUGTZLm9MWgsGrCmHtsY9FXbgb5wE9CO1p9vdp+v2e7z11l81NPpcs8Whnj6wf7rY6fMnwqm",
-	"c7U4mbNm3wB0+nTpqmCsRlkODkmlkqEJqDJBrNLrqqGwoY8gDcV7G2XFcqjWwiYAqxqVWFdo7X4uIQ3f",
-	"CLQGkROtUtQKuyWU+I68FONr8Lg/X74pq3J8gb4wr/Djuru+UpzuGyvaxIqwHKx0ZIeXPC9LxWDhh79O",
-	"k8QAnFLXM9kx3jH+K2xa9qh04msfXOmbztbrzfzsqLRaI1eo2u25MkgQtSJJY9FQJemT2ag7m6e9oszf",
-	"7NO7qGUtBiFbm/TLM01/EUbph9ijH2aJtgVJ15qhv2j7z5dp+vlmd/6/ymDWmZwfYmz2ZtmnIHRUtV5f",
-	"axt0NED7HAKl/x3NxN84xONrEN8Mw4/FIL5kk/AuxmB7iv8iY3BXM3AXo69X8MuUbKqxMgzULR9jzRzG",
-	"SB+9b3qRtBKxAkmANhMVlJCclQperjlbuDGraZiDx7As6402RWCgYwxAFpKE7+R0onKaK8Ss0j+pImXZ",
-	"JKfqVoVrLM5fqa35OE0ftxpAa80GWGnMazbVDbmqVG8YkreuQEZgvLimgFK3ig748plYX9Xh+OT67LdR",
-	"L+i9Pn5zNTrtBb3jy5Nfzn4bne5W0aEhhdubKhhJZFaJUX/UjG7FaBbNr1m2aEvofrY5oXvjNACn4CaR",
-	"9wO0O+K8zET0ILeaChTuHAtbD8XgIMQSLgh4x6uDWpuvLSd6jradXWf8iePy1SWUQtrkHQG4qC9bdvhs",
-	"XgaKPNQLZ18nfaMkqazBz1TOb76r+voWEVADMxwMSYgVrrgqSy+ZzwHMs//D/v5YlIjRRyRExhK6u0bf",
-	"tchG8C6B2wokGqxS54n/90IzwLdYx8mTfsMAPQhYQ6sqYVTr/ytTN7Puf4VjWDXMVhWFoVcWFNUIrwpo",
-	"UKsBKjO/9iboGbUCnGtzZB6x6E+JyV4VOKQdTOmAdqVkDtt339w+ZfHhamVS0vcLmGKdUuBtNTwlE9Ob",
-	"z6nwYn76P+x/74OLt3Itmc0qzMqVRy8KgInfyJCtSRkVV1/PrK8SjR2ZCHbfjVTGAmDSIZtLSCwHB31g",
-	"KtfAv5o9fwA3mlD7vH2SbwUc+bEbt/4kuZqPlah58JiDWqdWfYNdb9XdKicBuL1VQoGWq/y3ppF+9jyu",
-	"hvStmp729J2c7kGlnT08hg68ZKPT+37OsPhxThJGVQ5ydg2CBOW4EDoISX8hY5Zoie6Gx1AJLyD3cx7N",
-	"Sc6SRJEo4XoNxsI2Dd+5gqFQshh+0TqX9RotGNXC4U2RGKBNrowjexd39MmcRbe/yumV7mcEK/Jl+qIr",
-	"Y9Rr2USwb+0WmXXDLf46jvRGnLWfZSE+G8LaNUuSkuLFslZLAem8Tt646o3y5iNgDcHZnbjZTRIubp9+",
-	"uOEJ6xa0QomayyzfS/gdi4niM8Fi8ubypb7YY3kvEkljQvXpYyTNZFxECOFGham8Tfrh64ur67FwA3LA",
-	"R5WRaXn4ujS7mCIsrmBuLsGoow8otot1UA7BO2KkXqgl60qolKd5HRT3kPzME6ZcSQJSiJwn1X5C9j7l",
-	"GVMTmoct0Sm/yqm9E9RLLm6/2DTtlYG2QUXavdUE8+16LxdHkwtc1him1S/ErZD3IoDf0E67ZDnUndci",
-	"HNiXgQWs2pUHnzk4pbKncA+Wp1QfYI8Hmar5O7Chnw1raeBEoILu0SjndzxfVmSI3VldK6SuKYZbtQ4H",
-	"RHevhQKjEevtWVBBZxUBIACFAvMttOarVY17NBYZMxR8rMYC0jDVXKtgQhI7N1xcggWi+IKZivQkpYUy",
-	"EJc1KVGzs4o6eAQjtgatsShxLFFAyW4ZFvgQWqbs7sxHJGGc+xwKhKypRnChXzs2k/oyeVp1iGtrpugF",
-	"My9+k252iYzBojKWxqveZb0N65WIzjpDmQANxqp3cnqV01z9t1aGQ2Ir6g8qPhKMFqsivWnRAFKeU60l",
-	"gOXsCG29JNT/f1WkLLum6tY2XfGwgF/G4M7IdC9hdywh8Kg685tE3gfWbgfOHTBxLUlWiKCMDjMVxV00",
-	"BwwsKwSeRwNJnhbThKs5i+3rLn6hhPvnsdahtPqDN5GA0Ef35eBBIbaPaD2DYsx6XcsdCypbxpW+dRJb",
-	"F6q6d7V9a/M5WNrYqjBz+1CD3UmgLCYNBajbBlylu+ZhYwXrz1tQer2t5xu73FHmarGtBA8TeDYj6xlk",
-	"PAOw5HsVOgDrDclzmc9JxtKEG9WIirE4TtPnuuez+KLkHOixRjGlBG8D7v1sf99Yw02KmnLl7MDWnUdz",
-	"qMJJRTwWoeNG+FvGAM5vMCRwOEMssxKatpSt+JQVYlKIGy03zVk80VwDcyLgMDv7vLIjGwuaE6m1bt2A",
-	"5sXl18hz+q9H56dn5y8CcnXyy+j0zcvRaUCu3lzpn0enAxODrIopVofyDdyaDYDuOxZTGt3OMkzkKJJb",
-	"4mZHChGDrQWrnubRnPD40JTcSRNbwU2QZ/vPSr5oX7SZGmNRNshj0r+RWk2GYm9wu70YXZNVfdt9o55+",
-	"8Jf7YzhYlR9LTXobHMQvEQTxi0RAXD1Jm0zthoKPtKI51wdOD4WLgil3vB3RAb9+tv/sixhx61HTR2nK",
-	"9FT8A9U8mW/WBxSR07Q0Pnx2GMcOngLHbGiSTLapiVWpZyVvTNSNqX1VKXijtVZXUvSmRL0MwLfAc7YA",
-	"wRE/DcbCFM2KaU4Vw2Q3x4CIYnmZMuxKY2ANHHI/ZxkjRsJWDOChgbqFHp1XdctmuFXq6jwkbzhJ/vKa",
-	"Wy5caR3BmnqvGY52NUqplUFA+ttXVHqru2z5BVeAgeiWysFyNaOMNRAMRGurwNhj+IgeCsczIioiljzY",
-	"HtgcpgNtW0yW6lVUCahtkv/OzievLy9eXI6urirCIFgXIUzMor1odpNoxgK5uEdGrgbJkL1nUQHiF9x8",
-	"OFmQIKUp7le/HIHNjEUui2jO4iF5AxALB/v7+9ipvjrdy669KbuRGfNEyv6z/f3BkDxnSwniIy0TqUlW",
-	"CKgDtVZmdfnBVkJ1wqm+1muie00YHYvHkEa3gsuFhfhVTj9pIOzPsM3oQ4+vcprlpzRnW385EvF2312Z",
-	"0FKcZffvQAq+ghDNLT6Kt/0CKhx1fvtc5tt98Eaxazoz0Kqdv3rFcqqv/+2n/wJ2KbueU7HNZy+ZUlt+",
-	"o7ena1Kg98lvWl7a8ptXmndc63u683dG+O/+wc+MxZqhbLvk9rvtyOJCJMuzG/vtFr3xTOVnIpJZxqK8",
-	"+3ejmOO13fH9SwY5zNt8AnEbO5EffLk9BV5nhcp377X8vOz6E4e2nJgbrzWRsnJH3jPvknx0BXnr4ZTK",
-	"r7u4v1LN98syu+IuWCnXLnlV3vPEWS3ptKmwUSIF+0TSqA0ad5GxTgdVLM+5mClXWFUKhvAIgXHWo/XT",
-	"COJag/CkRRLJlEMc7M9vXr6cnFy8/kfpfzkkCpNASr/zkesvgLoHgU0/9vvIMFxpVlh5UJ8k6Gcs+lCj",
-	"mkaRzGIwA6M9NOQiSoqYTb4LyU1CZ2owJBeXL47Pz/73+Prs4nxy8fZ8dArjM0ZimYJoafOtuBiL0B8p",
-	"Cpf5aoiQF0uuW8rYwIzdzMPUcHAL82r06vnosnkAXiag11NfQlJbCE7OicXzCCEwUbpYey0LS5EsxwK7",
-	"DtqC4a/+cTU5Pn11dn7ogsHJ+lhwgNWphXgHY8EFpNotKzsawEz0VsAZQFsh+AT0NhDFEhblXWFolSyy",
-	"qF3S1gfkcb2Gv8j7CjnoJUcL4j3UnHO16kjfxoOVeorX1KD0x7mD0OaTg3P+Ssas2R3Xcw30Ape75f/W",
-	"Qte9oLdCar2g53a/IcnrE1rBYa8as4BS1EltkqVMl0dEwo80CWzyISSk0JzQJMGTpHyrmUlGSfgtI+GH",
-	"j6Fe6b/Ott52ARtW+82e3GJPDsrqQmD+rGadZCZo6K+KVtf0u50JGgGMwCm4Ds8Iyw6qNeUxKxYe4ht4",
-	"gtIMcmO0j2As5lzlMlui3YTO1JEvf0jBagabG62FlIktmqGbPhqHxNVY2PqW601C5q2/2CK04a4Ziy51",
-	"QP9dzTknxiO+U5/22617/SKtNNaytc0CbKm3X7I7zu63UcN3MptZjvvpzW27WrY+mz3nyzah2Y369IY3",
-	"29NnstfZ7nb49JsF7psFrqvJC+/mbQxwfmHuR7a/bTWY0vxmhaRv1rfHK+Fds741mtwe3Xtsc1Y6gQo9",
-	"Uc6Y5gHGGzgY9MYCOJCB+BmZd7NCGELxpeMjNNTdcBErwmiWcMByM2GKxgWs2+tQktCDChqLClbQQ3yi",
-	"eu5mDl8nOhAO/otFosfhdYGhN1T3jbk8AALentwmCPjdM9e6MpinH/AfnXJZpLDD9VV4pymXDCfAsOSr",
-	"Nycno9Hp6DRAowLkeNAFOySphJAxQm9ylo0FZNWSTUm1WtN/NiC5JLdC3pdFkqFdwJ2h8bKdtRhc+fW8",
-	"5QUzrOXLTBAzY2uRCnBvvpkEW1ETDfG2wKqapxZWVVRo3WAsfM6EC3Cg4ZlC5sAsZT4qf+h6X63nJ+/k",
-	"dM9aDfcgKWoTOwkgTg88bvZDqMIMWaXlKX2CeW9BU06Vy9fgeUAWUuX4MdggA5Md1/AZ2Agh2RXMk6bz",
-	"3XPNfpVTZ1IwCVxfJn6Gpw7jQJtywv290BvJVf5vGNn6Wcz8shB4jH0CV47C8b43BP7pQDOar9NPEwsA",
-	"ll/Ej1NLEc0zKWShVqUGM2nPJdHgkCD9MDNGznAscnrLFDm5uLwcnVwH5PziemL+0Az8cvTb2ejt6JQ4",
-	"p3mAEkL4Tk7PYsyksm4OyHrnsf4JAUuHY3HtOxSeDUBQUf69YDM/tLhxRDoGhjaIWYiB6vALnARjakrU",
-	"m1oLeRKioMXh1nLilk02VkzEowXliUkJzj0sjLEA4ASLgweZdRYGL44zppSfaLeCLKJZ93+SmC7Vdh4R",
-	"XGeYL2Y5a5kSM9oh0eGdnEL+MY8x/fiQhDwOAwcWGJAy2S4goT4x+r8m0GJC8zAYi9Cm5sEPpH/58wn5",
-	"/vvvfwrIm+uTQWDRmfT3WaHyifvTWO70Px3hBSRkYJ/DX43lDbphmiHonxfGco3wgzhfLtLCq0ZkdtC8",
-	"EFqGgMTg/pzAhEjf0JT+j+XHIUaChMYfZ17C5O9fzG+DIfk5oXnOBIsDIhhg8crpOxblyoR2kFhCZtIt",
-	"W6qx6IcwzGEsoyGEgcAccajDXOY0CQdHBPIfUP/HjBDbpMrpkvx6dXFuki2PCHUzxaPthKmxwI/gG9x2",
-	"11OoRzPEhl5ywRS5z3jO8C29lzTK8alpQ1NKwgUj/XA8FhBjffWbOZKKXP58MhY/HPzXvkkgHI8z/RZ+",
-	"wUSsDgnGKIBrENLbacYCyNEEZ6FNfDHJNgh2gjMkJl/HjmgscvY+PwLUIJYAR/mzkHqBgfnw3Evmj1nC",
-	"FzwH4A58S/8DRjXNGL3VbCxhFCKPtEiaUQ6YGSqlERuLvmWQuh+cGTQCVniAHDomN3b39YI80UNNioWJ",
-	"0YecVgHu75vSGftEASkcGj70nsX6xDJVp+QnaoWWn6gKUgCKXWTBcst/zGiu6TTR6hv2gO9oIWsszH2w",
-	"QjKUCCn2cBOA+PSQLdEt4B4AviHvgRQY5p6glqlnYxJTsfi0/v6JAn6OqExWX1R5xgAn1OEa6DM8pXog",
-	"kugTRWd69mSqhQbEE7WecJqmjGamRpjmwWNhmc6RBx6u5xNzpsw54JEBCOCCKBZJEZerakelST9ngtAZ",
-	"5aIcmtIXa5P8icK5D4X0zbX8zbX8OK5la2745mD+5mD+5mD+5mD+N3cwr4H98W9oLWv2ffnjnZwOjlDg",
-	"A7gbD9bJk2nhExRixsJKsGvArSN1tx2kThfUIqsUlNqJE76sfKVlxVKOhLDsms7gNAQ6nIbVmVtpuhRj",
-	"lO0SlqLPhV6/QP8OP0BxAy6MqK+l1TVL4oZ1UeRpkT8SUBLaIN/JqQvH9kMgyYIpRWdaIq5acfTimZNI",
-	"7lgW80jLZ1XgpPZ6C55m92i73DgPG7/J7vRB2ALZySiVjza6vI7Eqc8S21tQjonDJGT636G1EkGUNpg3",
-	"Vp08ndfZmUAeaxqB1YY9jaSfg4YzsOqQO1IUEIhTCtoDnKRGtQVBcEDLtApbZuq91Pdr09FAXeuBk9UM",
-	"Tis2Bq/I7d6cUa1W6fHzEnOpI0mx95BD8wu0cSnvP8EYUalF1A2niLcwZlDcjE4Patr/z97XLreNY23e",
-	"Csq1VZamGFvJuGcqds0PJ/Gk3JOkvYlds7XDWREiIQltClATpGVN71zHe0Hvjb2FcwAQpEhJ/lIrPfyV",
-	"WKJIEB8Hz/nA80D0iudtzfdc7Se2vFXKB+R6DHGTynmaElVgvMME5nCKGHLw/pbyPRj+bBbvcXoJXOR/",
-	"OjkAvQA+K2a+WgDoWbDs4N/BwYzeX+JPXw8GgweL+DS9uIVe6LYzAcEPCG74GkZkLlU+5vd6F4Wk0T3V",
-	"Lh2JhrGc6TUUAZdVKKgQMqeVMyC3bEmsJI7+29wKvXhvo8r4ZGoS0i7Ts0X3lk+8whv/jS1betsXZ9go",
-	"peP39g8P7+tyeYBv78eeIt1nNCK9KIgC4tEZKjbjsUyl0N+dRX1QL5nzOdN///+oVSsJIlIf7ANazh3B",
-	"Q70zR/Zv99CD4EA/q+kg0crbvaNOA2rsdofADTO7z5kAgspedBSrO9RhOfpZSZFGTl6jX9M5wayEUSkx",
-	"CpE31++R89ZFqiCxdUTOSSH4LwUjqhjr2WRvasQ+GFur36Gbu1Fpaa4NeqZ//f/+cf7q/9JX/xq8evvP",
-	"8r9Hw1f//MP/OtitrIfKqYgZ7qhPZyF7Vk6vDwZbwOmKtRUSQOgFATXWFUY+Iq+JYaEK1AFzW6lKbSxT",
-	"aEtLbl/ouDlruFHKkGxUMjwX7uDrA8muXvpoz8sVJf4oR0+VLOxix13suDuW1EWNu6hxFzX+j4oaP2jQ",
-	"P2M80exm7+A484tX/qltyvk1turw8BNq+QGcNhXyA8R9MlX6Bvadn+Wo5LHAAL9iIrcRMgehz68utb8K",
-	"VQ0gbWlkH2iN2tFA31Dojw9Vq64D6fFcVUUd7Ddtug7ofbn6EUVnLBR5RoWiMfK+uBfBGhWTr8CQNv7R",
-	"M986zhqP4xJqV2byzmP2CIV7sTNobGZb6UJF8PpWL1neMcJzm91YkQSdUiDWWVCOxXAxndOY50uMG+hm",
-	"cUUM/aYlRTCEu06gGR9YiuHoX7mXMOJdWNpnDOsROSeorx0KUCCNYzbPyx+Pitz2rCXW9u+C4rqmsqRH",
-	"naIbtkO/imty/wxp8o2GN7Q7Y+NCQVaB9E4Gb/vIp6Ik1tMbwlWsrYQb6i4SsjojoAQwkmIkKVAsRaD+",
-	"U74BqsqVbFA1vohDRcrfol6aC7YbSn6amRobHInzq8tDRUZUMSi00kBOj5t5RCnPcpk7DiZgjimyTD/e",
-	"a+owlgmLKo3RTmIjqVTvZDDw6Y3qJFfluU3s1AR71KwXX0tSyDwUOM5s9RaB7WTDP2wYkYxUl+6eOcsg",
-	"ygtlosqxtKVxkVIsfA3FhcsbSYUKdAnX/vLJ4M2a2Q+rOmXjrfmXNsnXkZ62TBAIlmPi6Sgrki/nXHve",
-	"S4Lc6vDyjVpP3+D7H+GQ5nPxOP3k5gDRc8CGHzbO2w2sTmd6JelJFwr2S0FTb5Lb6eem18o8rGgHeyYH",
-	"ejfhgmJ53xrtZHfDZglllxKg95gSeDsY/Pn127dvfjj588ng7dvXXrZgsJoteKko5I9ytH/iwj/K0TfL",
-	"+d8WeoTdWU8Ts5Z9oLWbw1CXwiouVaazO/9khouMMSMLFxtz5iddRjKfkijP06EpYbSqJwmjiTaykY3D",
-	"gW6c/dTu9XOqUKWtBI27fX1jZIAIb8aV4mLiFA51kzN2J29ZAmaQiZzTVPXNYL3ZXWuv6BLsiN2UnGJG",
-	"iy22VhvTsrmE090eoH9xoH0yeLvbc31Y6CA0WBsxt6zsNKvaUZXTnJ2WotXQq/iThj1VZqEwe6/bUO0O",
-	"C7N6w6Z6RkohB8BdBkWZWf/DLhe96ylZpAkxneUESkoBFkyJyMxJnEC0W1+r+wUg484OP6ItNR4NsEI2",
-	"u1Ot2YTjWKYpHUkgoHxEasGjy9TzwKDvgNhDIXp8zdRKl6bCX5tIuBDsCaQgglBY7sF0qYGqnkFGZ4ki",
-	"OShgApozklExYY/LWYTCJi0eJ9Dx3uusLn+xu/zFPoR8ypluFkAX/3lq/MczHnAMBI96av+gYpWeNTi0",
-	"zhIWOJcaTSCcUH1werVUsiTvltZW6fej8VQDJzj2qm8hVU7+NHBHXWSamF3FqgxpxzfCn5mTcPBjc3BP",
-	"0SVRsn9GokKx9/qqv0CVVaSNbYwxB3ZP4xwf2WAC0encYAOhEzpOxi752SU/u+Rnl/zskp9d8nPHyc+t",
-	"Tq48BF8QCy/OTOF3jEBHyEVbFauFGA86VPLSEB6gyRVuXY3u/Y/o2ou8KjDeYfjHcbVUGFm8Ht0pWn81",
-	"Wr6aZzJmEJsEMiX2eARvzrUzS+Buzw/4aL58GkbKIHMRiiv3Mcy//pEh3ACOFULTBV0qMmNUKBIeTLWL",
-	"k2ISA0lV4JhUePDIyIRD5e+WtXZ0MP03hum7snr1cd9s/+oTubOEz2cJ6327K5vIk03V4dKcniI8UQ/l",
-	"mLKhWjKWWSjilDM0pzQnC5reWlYmMqNiiQGy36quHE9xdZHZPbLaexnmeJw46n5Ldu4ucLHDeMKDYySP",
-	"9oF3ql/aedzfswrCZbJtqbDebTt89YRskUErbSygLwqq8CHtOmJfGVbPooIaSC2KHNnIHictxgXwyhGv",
-	"yLdRJcw9EIsjdSuS9ucioRs2MKfLUCRszEWFP/hpWgPYDz/KEdjAh45F5012SZ8u6dMlfbqkT5f0+b1B",
-	"0Bcp7cbp8eTK7pNVQONwAih3GWDRwdeHw1dERNiXHi57OX2s4GBeNKlIJEkdnuby0eCUSFE9gXbmxQ5p",
-	"CqxjKDdBKGRRbhmbE54DQdnD5G5zOgF6iqfA0vMk6TBph0k7TNph0g6Tdpi0w6S/A0wK/HEdIn04Ij1P",
-	"sNSkxH/rwWh7VHTB82mpYmaIfx9xfgi1xXKSMqpyYLKsswnjgfDWnDQw+TphRahzy1iMx42QZ3DlhlYz",
-	"Zrym0g71afz7Ie8yXkNGcJFR4QCqv7y/mu4OxUPy3eTRNGp/9yiSzct0+e8O03eYvsP0HabvMH2H6bvD",
-	"BXvBrNaAU7YlW/OBXhNK7LyBR5ZXABS3zF88qyDeeifvquTi15/lyMqst5VdfIDPUd2uFjp23oBtf+Ck",
-	"PUxlvzojVJBCjLlAfjakTquRunEVipiKWJsTS0z2lFA0NhkJl7ZzeS0TDnZC0umVt+qV655qESs3dE8g",
-	"rllOlR2rlOPY29natJDWCYCvneV47ibwtFRE0qjJ4zET5dLK8tJQACsXqDkYthPUCX+SyvfeCnuvYX7p",
-	"ltd3u7w+snzd2npBxX8oBN16Rzu26/JJmuIPa1UbHSqkhelqeMxI6PwsR6fA1Gc+ZfeggnYss1V1r2Pg",
-	"L6tJfJEezUNRBvbQhMxAfdfpR7uLQcsWWYNOCc+JYiVb56HyfgDcF57Yec+TNveUzvtnnoqufYgR8M4V",
-	"ieCLIRfuvlaFmCsnIGW3YHsOsB4x/ENF/rqqT30Nx/+QEwtB1miJ68JesfaQi2Ii8Xq/YtINgHFvpbEI",
-	"9pWRdv+q+8IHJmvpHz1xtaeY7BfJKNi27R+RYT3e2mJDV1YXEBt+P/mLbrdpZ11zYysFNuYhvGtuRzCu",
-	"yYbcyQKTJfM5SE2WJpr0LDlaYIAg2Ir6oWgST6kAFAjhEe1OJzxXlqdNBaEonaWcTuz1fXfoT6YJMF6C",
-	"PR05LqMzIxRkfMiKxj7hAoTsPOJqK634pIOBj8WkpUzjd5gaMY1/UnrkhaG17d8tiNRwUzdTv7OE3zXu",
-	"Br1LE18BjvS9B+H21XcLwptKM79VUa5z4a2MpWCEkjnLlBQACdUR+Stg7W83364uvny4+KCnQ8mEjyT/",
-	"2rSaMDjpTVmahGK09Nn27FHt6OPFNVntLfhtBDNttCRCajDVx8nFUVcArjglNV2BULz/6fPVp4vriw/w",
-	"Y71kuCisTDBQ51uSdMd7r3I2Vyb+AFOpmFEBnyIXfGTeZDhagiIhcNXhe9jOqLDzY+IefgQs9xgmLO+M",
-	"Ox60qAz1IaP/WGakR+fzTN4BJWlVoVaVWH8oQVU56gfIqpfqzck+Tfc+FAaYJ5nODkV09dO3a3JM5/wY",
-	"mvIKL3iVU3Wrjn/VPW8bHJGFLNIEe7hs5kRCxDNwHY9BHN2/gSGjVaHwef5tVx8qgm12fo7rG9uLbuyQ",
-	"TNZ/dxAMAD+JJackYpCUiZychFH7RcfMDFdEcinhYaXOw5QmrkJ4xJhwk3S0dNP8iHwy1LCeX/Pp/N3F",
-	"p4uvQauDcxZaR07/sP4ueKOG3671i5yZ3kO/yLbtufyiXYXYyqilYAs3vzoA8CIA4LfkGc/pLYOAjrEg",
-	"QmJYp5R6Ccjll+HV158+fr349i0gfz2/BD2a9+df3l98wn3t4v9cXX7FvSQU1Oh+A1NsZqikjaSMZZM2",
-	"tOE7Zd62Ngz2O2Mjy/ce2w3KQ0S2tW3+IXzf6g/alICeAoLd5yt5AcrBCOKTcc/D3RB0nJXiEwEdZzCG",
-	"gQTjkoj9UIUiUgzyAOrItnaYyvh2OOOiyJmKHNsc+ePgjCjGSATfozqAGtI86p/aZhUCH4uJNntUJGOh",
-	"KGGM32xsNGgXBVV8oz3tJmmggLTTh4eigT88cPhKjsmUT6bauY3mGZd67CPSez2wRX6vjSgNnUnY2aUy",
-	"UiXoEfdSuWAqDwVP+kfkiyT5QppJikdoyMSAZO0C6w44A4I+pD2eSrcj4ozGpTxhlloHkjMTyo3QE26m",
-	"uqtJxoTGIoF+iMBt3dkBeKOM2PeBoGbGzPEbEoHSeVQ+ANRQkAYw8KaJizRYwEX42Czi6iwr5xeCRbc6",
-	"j4hZJyUmwzjB1c11KLbF6VFD3nUjJPDFdNpjAtcS4MYzSuBcJohF5zTLeVykNLPk/Pj+XKic0cSuDVjC",
-	"UrA2skUYqg26M2uk6H9/ZO0+B/+6jch2eFCfzGbtwRbZmHn/It2iuKM8pSNMmMLdOqiyAlUqgETPWsDz",
-	"xsYEEPDWiGAsC5HsLDBxrfFHZYu0I9i8ET97IYu9N5i0YSxVPpR3LBvmfMY27e1INZnQJdE/MbZT6a1W",
-	"f6hI7+b6PfwvILnUl+lv+7ilicLGRmGrtegECl+mzGrfhELNsaYdcnKkFxWC5+BfR+YSvX9DzRWarR41",
-	"JheQ2dcL+wdEdL2wng0F9Q3ZYCgkaL8IQ6+51BuInhOmft94rSCoZh1WVcwcdICkScZimUEtv9Fq+1mO",
-	"QtGLwJeGSyJzjatlojlMwSFPov4ZiXKZ09TGD3QzDpV+TEAiescyuAFeQ471zYfQ+CgIRTRjCaciwuMA",
-	"8H8YHbQG5IMeD4tFMLZutlLyL5ZJy7gIW2ORpsQ8zajc6bs9luvuI8utp4xMkCr/6Y5l13p+7WXxxfl8",
-	"7jdYN9Q1uMW6qJzmXOU87uiTHlPfZwMpsLbQlPAZI72ZjG/7v4kdNNJQL28KjTgGnruvmaZTF1OMQtGz",
-	"hkyvyJpZU/1Kfr9noKb99rTMAILRcRl5/TO/XiEUkZD50H3Uw1JLczU8xYbUem7ktSmwMTrjN2VsntK4",
-	"Gi87JRcfLq+x/aFofgEXkuutfI9ROxrHRUbjZUT+4lpOjon36mC8jJ0Lhcka9mv2j8Y5v9PuxqoFfHzi",
-	"zrcZn3H6fFd2rt7mztS9pKn7paCpnoFW5XUvrJ5+/l6gP+gIQH6hsE1cBYBWrLJ/al37Q4U/zQqhSpNq",
-	"dKzRvZrVYKDxtTDtb2J2vQ35JirI+bdvlx+/WPvUt7cxGLQJgfbPLO4CRBkKa41yemtezxRxZcqcNxVO",
-	"1TjB94KQR8bAT7E7x5Rl7KgdOIZiPXIkTcARX0M/clvkGIpN0PHJRrUCxDrk2JlTz5zC6vitbeg8k5OM",
-	"KbUxJD6VCzKmWWkx9CusspxPMVfLAjRlxp9UmKOIqAltDtEqkZ4Xfc68iHVQj3VqrAW592GJt6YsTUgh",
-	"EpbhgRMrnpvqfgxKHKrda5PmNx+FAu/oYTDfmtcAp/Vwh/pFogY/Gq1fPs0YO4P9BU1y4JKz8ItlKeBZ",
-	"/XgCx/Rdxak0jvtiyiAnA9fofoCIupCLxwrMeabpyo76vpsko73wWSYs7czRi5ojawl+I0MEOC5l43yj",
-	"JaKCMJXzGc1dyRsYUMFYgoFoAwXsKlM51w6WyapUbA7xTA7YE22GhNTWwUGxGaugixpy/LMBjg70UEW4",
-	"gPhYHZxGfQcWEUuGQo5dOmsxlQ5TQkSP5tqYcJmcaks1o1xo+wdv9N//ZRGLVT8fzlmmvyPH6Cmyoblv",
-	"9AwxMA0GPumh2Xdz4RramYoXMBUXZtUlJQCABQFa7zu1GmaxZcexFGOeMBEztdn1g0N6NJ6WDkpZSqDn",
-	"qaWlSaC6zd7YLpmE5lSx/FCVP4e1CLEhu1njQWrqSroCd/zXv6OGCgq2dGNf4GVIwjJ+ZwLxiCtYmhyR",
-	"c5SYC0U0o/dDJvKMMxXhw3s1Ip0+uFpG+EpDEXuPR/oyn03b3nv9/Hzp3Jubyw+17tVgzZfCtx+Xre5r",
-	"S6n8/kSWdptkb0v2mjsNeXKwWtDVkAEuCrjSJH1Vnum5/O/Vl/hM7/msmK2EB2pjEJDXemt6PRgMjsgH",
-	"U9/xejBoa6431s1agK8Hg0BfZdLTA/hzXbb6JW2wNz/WZTW9y7zZ2aV92yrU7OxvqVKzX5tKNXcQ0KtT",
-	"+2GbTvoi88vZPIUVx5Jd17fPWfYKJkJlSctxzc72oBjPFQ0sWe7vNtaIvvxuMynQRG7lMZeMu+5ttDEu",
-	"+YAhgw+VTPbm4ISWZWj2GA/pJVzpN0+0c6zxHAZh8RQkS/rPZOTd6+0l1mtuastCchtrZdw65Pf4pdrc",
-	"o6V8zPMvSP3bPJ42KI7iIboSKCkyzxgQcJt6iJFMlmf2O8CossiRMdvkCGlaMMie4XJ7MxiUcG0xlSkL",
-	"ReVFwfC+GZzgVULCI8pjF6YeHQi6OVMkusrYmGWnJGN5kYm/wO5M0+iI2MZDnWbGxoViCemdDN5qcMNT",
-	"sIkARKC8Q5ljJzFN4yIFAN6L4OhhRN6ff3p/8+n8+vLLx347g0ootqBQuZknNGfPbAxW4FJU6wxC1a0y",
-	"pY66azM2T5deBSqOov1VxswgQ7Mw20ucNjPcJRR6HMvblODbWQB4eQBdU0YTlpWoC0esAriY0IDqHwfV",
-	"dgOGbGjSwT9XIeMLHVVoHCkcxL06tfAgm11A+5MGk91K5FO1RXpDtTfp4SzIpV2K9ZXY/71tBjs9lnC1",
-	"3kidkTxbYn012khrswCuklSKCct8A7azAkZcJE/Y0dbDRM9/VVsdNcD8if+zTWqxdDLJ2ATpcvH0YTTJ",
-	"ZDGHg3y3bKlIj9F4Ggr41Ja8m1gm7HsuFKm7hSVEIXkRnBGXYyT89RrUP3M22XsSNE1j0dJh98rd9X6j",
-	"7yMXIiCCLdwZ98DJ5mu3dWDZS45ghmQ5BkvhOKSI00LxO2YqfZhIzJfs3nzzZNiLw/R8G9xPIl3WxpLe",
-	"MqFfWW9P5iwmvBxwG5Oee8t+WzCg7JbmanU9nV+ZrzcGLNoa6HiX/ba5fm5tmx2TF2mZdWddzxOIEd3c",
-	"XH5obZC7dujCPU8I7zS06c6OoItZrW1PJfD0vC0xvVMNY+pBo7GxHmck+vXfkQspAqp117c2Ge4zhD/8",
-	"Js/o/ScmJvn04PQHE26yf79+0gugM9saCoNvV5tjkZmtsNOLOGMxV4hYM6bX/0FwMH59EBxAnwyhT/RN",
-	"+IynFLaK4EDvViJe2lTKQXAAJeWmVrsJ0QWrQpVzJC93k++I/E2b4VwSNMGV9x4tT/3dR394qEjkvWgU",
-	"kKgcBSiWLudRpC1JVJ/nkYsL3Vy/J9FUFpm+S0KXeP2CsdvIVojjkucGC7P7eSoTZoFi0yBYo18ZAZ6z",
-	"mfKHojpUlWlUWQYNa1S3Fy7Tj9Btbeh49wHNMgqoVeXLFGaszGY7CT3osdoUwfPH+veGMPc8oOhkbCvr",
-	"bQ9ihw5+PBwRZsT9WLUBKZePfj0YrIFEeNhwjeSBddZ+ck/87QKBzrqsW5auoV/BtVu1ERtig2XXdit1",
-	"9+LTDcNQ+l67WbZtFI5wWlMRSkY0vtW7H5SG1pt7Sj5fnH+7+XqB9bt2qZlIGxyzxjdyYFH7XbpVRc4U",
-	"VohVXM9DVdZXoxtWnloAX9r0XJmOHlHFUi5KWKfOtFd9+e7r+fVFKDCrrBrTLGUmWlVOc3g5bkC7rvWl",
-	"xmAFjtBQCLbw81FWzMXd9fzq8lCRuMgy7SW6NuufWBtV74fIXjXUK1pFWK+ru4QnFT+Ti0pzjsjfIYhK",
-	"RTlO+vr/fXNxYwqcb758ufzysempofDCFF5wAuuYCWJESLUB8Hah20G/DCSfDAakN6KJjQj3yxgxRIy5",
-	"CgUXdzTlSVB+VY1AYF5HYT01zIfy0oyZGEq1G3NJRgVPk3K4QqH7H3AhnmE3PA+VbskKIbiYPI1/Gw8q",
-	"r+wee8fvstLC/WO/XNnRmnewcgyh3sSsNz1LfylYUeXA3E088F0540nPzG+Y8IE3i13CMliZwDBPK4vW",
-	"0DeEwszRviEh+U848e0qX7Ja9AOPgXtJrqZz4Hu8+cPGSmjDZrr9ht+ItUsMcfyr+7/VOlhfUupv8qMi",
-	"vfXa5AFoyDZF/q0j3NvfDN6YjJMcE5Q1CPTOm7KcYcUmzmx9E0xO9Eu2Jlt4e0bmErC5NuS3wid0W8js",
-	"VpvqRIp6wBMhxHYRz3dFevtcpvmFvOxqE1uWSXWEuvqh1vqhcha3VBBVgEBbDdEuKwwMzy6squowP6uc",
-	"9xbsruXiqfr3WFf9aoLKbJtVGc35PLzeQV2AWofaLkyo4P8yG7knFYPrGw+qnRFqoogxFWTEyIwmTIPu",
-	"0sdH4xKQCb+zB/MwhkDjmClPlNI0hwtgENrIFRyKdWTBhSojDJU32UJc8e/QECNwt5+0wdUhhUfqjtQ9",
-	"QkbLgER6A+i58gOZkQiita1pHOjK5nLOAwiC2jgq/AG/ao4+7w01sTeK28hNVRbDnhvunQZC/NVzqKr9",
-	"5Fk+c6gDjV9j2AIdMQ1p/HtYuNhodyoEb6XAE5xqQwujjoj2fkzBUiH4L4WjnaneiU+EzLAOQDEoaSLg",
-	"ci64Yn2jDKWxjXCGqCx3PBmcHJEbBYdhHB1bJLPJkCYzLqKARBqmyfGYxwxzGlDdnJliIHBTteWZUQFy",
-	"ABXL2zsZ/NFryxE5x29Ah0q/iWdZveCphpi+WeXZepPa6ht7K2XvvGKvbfvnD/sd1wJ5BFvgYHZY0HNu",
-	"7MR0DiP+PeSJquHBprW8e5pTsyARUFB0dLF9ykYCdoZHcc3WrGijIW6Chce/mq7GrOmWcnvVh52ZGhyw",
-	"vyS1zJjW+EyZ6S04Pgw8ExIwoLIUOHIhLEJUUz4HMbNl37ew5FkMrCkyUu2yfFXTt508H75cJ9DX6uZh",
-	"B9XWsczIiKVSoAy9C/fWl/UOVfm2WEHBpuBMBcls9qC8dXNYwgy14rKE4iE+y0eWP98W/vJofO206dbS",
-	"97WWoLJhm4X0sDnpw76NBy6+MoEuQHU5AsR3gUrYsrkpL3rYXhOKB6D5pgWKDfxOYDY2dq/q9LcwHhlD",
-	"LNkZkWc2Iv+xOBvXwfPhbPN9+c0G7P2VzeQdq0RqXcmCM3AnaOBQDQKRxc5tm26mt0I/Qyu2RtMWBfkn",
-	"L+yrdOu4YR0H/owwyZLSl6qt8h2uFj0NytUCU5W+LCIItvzRJjmuz/S2us5orUTReL00SVBnyHybL3js",
-	"NBZ1n0+hWKW6+kLxXHHCptV3niRNS+87dgBWHKXOCDT1kj01gRNkf/2D8yQpjYJuzLb76PYJzPWpy1MT",
-	"CkfuKXCyA8ITJnI+5ngSzJwrylk2pjEDmmURCkNPUskG6HfRdwBk0EOmengiezWjPNUWImNK4RZs6iXG",
-	"3BxnK2+k+yHBfwQqlZDI3va9FDnlQkVwHlz5JFyKlQ+PzWVIMsbu81qCYzWBGooHqa0+PYH6O8qd2m5/",
-	"rvypvd9z5FBX3uhvjM23mDbaF26YNy0vWJ+ebaev/vhm0HLM/EX3le0zvF1ud1NuV21hnOtOzNowqRQl",
-	"Xl1jqZ9md1wQdJ/hT9uejr3TIZ1G1/A7CX42zNlndHzKWq+NzWPZnb11kaUHpwfHMLVNS35dKY02dc49",
-	"4KFgImZ9LNrXcCdhCpiLvYMfVJDzq8sAAzTcFMTNi1HK1ZQloMt3VO4bdM6bjqKfQzYQz3IbTi28L5EL",
-	"YaQuRKUvkeqeQ6ExSBQGJE6lAIdM4zIjQlF59Lzp0dd0ojQq4gLRn61PW0x5PC1poWMqgC6ndsdX0I2r",
-	"dzWQB/mR63V17hFlFZ329NSRf5IYnJ2m9rbaadLTrdUGUwWGbIFnZAW39lcb5T3YTszVB6OGn+7rADgD",
-	"4T9Q9mc7nQs1N+K7us/sCFl9lMA/ICSSUvjdl7lrJCrwjlzdscwgeNQntuQTEO831BM9U9hsErIByekk",
-	"IIXI6cQR2+qZAxWc3uOhWrMBErI8ntpaxRUlMbihoxn1eVvdfR3BaAMnI1SKYweaOkh3Rt6qWNjDVLUj",
-	"CBVayfLIlznL680kU4vesOrUUsTTTApZKMLu5zLDI2D69apDlciFSCVNytKiMa9OWPNzbZH+JwAA//8=",
+	"7L1/c9s2tjf+VjB6nplKHVqx03bvrT33D8dWU/cmdr62s9l9qq4IkbCEmAJYgrSjzeS9fwfnACBIkRIl",
+	"O2lyr//YbSyS+HlwcH5+zsdeJBepFEzkqnf4sZfSjC5YzjL46zjlZ/Ebms/1HzFTUcbTnEvRO+ydxUTe",
+	"kHzOyPGbs4Dkc5oTruxvaTFNuJqzmNwk8h5+ommqCM0Y4ULlVEQMXu5T8vbt2elg2At6XLeb6t6CnqAL",
+	"1jvs0ZRPeNwLehn7s+AZi3uHeVawoKeiOVtQPawbmS1o3jvsFQW8mS9T/aXKMy5mvU+fgt5xmm6eBU3T",
+	"zYNJH2UwVzLLXyzf6JVeHdFxmpIbzpKY5JIomeVkugxIyOOQ9GN2Q4skHwQk1EMKAxKqnOaF0v+KMkZz",
+	"Fk9oHhKZkbBIY/u3m8+fBcuW5YQUDKTnT8B00TvswfiZKBa9w9/xD/gq6GGXvaBX9tgLemV3vT9a5v22",
+	"4NtswxH8oOiCkTuaFIxQhetg6S5NCRUxCXFfQiIF/C7zOctIJoucqXVbabboIZv5giqWcMFOaU43k9jU",
+	"vE1imlOSsUhmccv47KsT/WpnouMi/9uPvaC34IIv9MYduEFzkbMZy1ZGvZYWX1QG3IEqdWdfhhZhWluS",
+	"4OhDKrN88z4xeM+SYUBC/GFSpb1TeS8SSePf5FSRjKXJso3Y3OcPpDYc/9odw1e6bFV9i264AIb9iHtU",
+	"2Ryv/ebd+YUnTPfTvDvnmg3IG6LJMGEkzWRcRCwm0yWhwu1YeGMacRtlFkRm222ZbWftji3oh1dMzPRw",
+	"n//0Exw7+/dBoBvMWaab/tfvx3v/j+79e3/v5z/Kfw4ne398/397LUuRs+wFzaP5Wby6FhciWZL3eg73",
+	"c6kYCaf6TSBP9mdBE0XyOVeGafbZBxrlAYmoYnuKCcVzfsfIQn8yaNvoqem6ZbYH+/v12bZN4kQu0oTl",
+	"LB6J+JTmbN1sIvsumbIbmTGcBooLuZ5IlBRKD56JeDAksIuC3bHM+zKWRMgcp9c2u6g+psZjqHnJXs6B",
+	"BjbO7iqnWd59fhQokt7kLKtNkgs7SaWbfJRploN7wESzjEX56uzwsb1638vpd3qe8LJgSpE7lsVc019K",
+	"ldIzV4QSbP6QhPpEhaT/vohnLLbfae50QxNVPhkLLuxDYFaiSJKQ9PUSLFlO8K3BcCxalwKH78/fsio9",
+	"Bs2fdI/6iyJJWhmUXglkal3IGd/sQMyWWWVUzFjroYyqPe++l9hON5I1c+hMsFtN5REIcxTznDXwyHdz",
+	"JggwbCJr7DJjKpVCMXJPHa2am4SkLFNSHJF7/TmQhPneCZaqbU4MR+LPxAx6KmXCqPBG/Qtj8ZRGt6+Z",
+	"UnTGzI68AEJZtx2gZc3pHdP3oGmDLLCRjvTWuic368a08/7YmV4xmkXztXcZz+eazhJGVU6kYKszxP3L",
+	"2YecRFLklAtz1cFPfbjiuCgvOVVMcUBjAZzSsinbnv5sDde4qY69/TLsfBva1bimM7W6FpcsxR10SviQ",
+	"NO594yLldEboQooZTDHhSrckBQOCZR/SRMbMyjDrZgtj8+fKc7ZQW0sAgX79DD+Ft81zmmV0qR+rfJlA",
+	"vzJb9MoV4pnKzyy33+pc3+hPScbuOLu39w6ccXd57HSub6oj6nS+z+KXcHyy6zkVmwU4HhOu4FaM8mRJ",
+	"Zvit3nFRE+U2HWJe6bibkrjfqCTaibxiSu00i0Rf/ztNwXX5GOPvwHhg9DGL+IImehZwkRmGlM+Zfshn",
+	"PFekn2bshn9AseuIhAfPQ/w3U+TgeUAOnu/r//vhxzWTa2AmvqagdYSPB8HBz5/WqQZnIi3y17rna3ij",
+	"Prlfjc2N6/es9SQnIfytFaxQb5UWEGnGYpwpPvy7fjcckrMr8oycXU3OL64PoSlo5DvLaq0MNxb6W1nk",
+	"RK/Pn4XMmQoIFUtjhXGGG+gryslvVxfnA935M/1/WoAD/SRZouqiddbKQMbi5OL8+vjsXI/H/rNlVLFk",
+	"ul34j27Z3BGVBldvibFw18RgaKY8Gb1+c/1P7EIrhoR94CpXYG7SE8VpmQloiTEg4bg37oUBCX//AxXq",
+	"j5/Co2rXXI0FnwmZsXhITlFx1gsNTKn2JpnxOyba7yZepYAmwfbsqhf0cD69oGfXzvuneeJPeZ3ke2aJ",
+	"Z5Xe9K7iQnGRS08VgGEG5D7jec6EFkd4zMg0oxFTh7BGeq4gMEqZByT8SIfT4X75M640CpVjwRK2YCIn",
+	"+85cqG8TEk6dvi+n71mUk5CGQ/JWNdE22gyr6xceEZro25TnY6FYwqJcWebAQJaq0MGQHOOf1uqtyaAy",
+	"N0KFumeZIj/u72/YxDdoeGiULX7SF6fHHsbjj7//6+OnP74fjzfzh66cz+wRVXA44SgFW8pXG8wJ3BvO",
+	"I0hRZ24zVycHP9c42wZO2FeMrRDE4IiYo0puZFZhCxv2Ewe2dpptE3vNchrTnHbduYV5/7Nu3qI6qEfY",
+	"v3OZP0wAPr84H9kDbwTdnM5Ui61r0FEAFmZYf5nsq6d6dmN1hK6y70a1aUjeOakXtPipYiIPiJBaFQZx",
+	"jUvRtv2yOqhO4u8lS+iUJZ31cvM2oTN9XaOVgRp5Hp7tJLhnbhQdB41mgQ5ilbMglPzE/tQmXNnnneSr",
+	"sXACFnl0+WosVgbzCCJWtcmxWMNvHlHKGgsjZlW719+0C1qr726QtbIVyvgS4talR1FbSFx2sI8hdI0F",
+	"uMN2FbpqCw1y18pahkdjYWUv8uVEL/+8Prb0ZXeu6zVebtljXOPgMCj1Mlpyq4rTYOPKPN59f+nTQXeR",
+	"bSOXRcFtlaKqsttYdBPeKtS6m/x2CbanpmtvVbI5IlTTgLMfAG/iuftb83gj28D8NZe+vBydXOsrXE/H",
+	"/Hlozz65p2osMjMEu4w0t6awIXx1Ofr72ejd6LT8bE4VigL6Q1yeDsKS7adZWrI80YyxF/S8EZu/7Ega",
+	"eGBXgcmuNzp5v9JVb15xahY8IPdzmoN3D64889WX2YZH2IKrSGZsK2PnQsYs0bzthsdMRIyESrcRNppA",
+	"fXshekJLvgafGaZmDPztp1vVx1k74C5epsGsKIrFtGJVhEl3N4x2mjGYSx93uo121K3nCtFeZ2JbbQ2n",
+	"jrFiEBgoWE1lgwPW1Tuh7DDWEvrVya+j07evRqdazjqfvLm8eHk5utJC2NXbqzej81N48svxGb5ycnx+",
+	"MsJ/jv7x5uwSf7x4/ebV6Pphp8KM9oSKiCWfa+mOUBMqhI2tMd8wRSIqyJSNRQQD0GLwO6dHEM1tKp9p",
+	"ptR3axcQb+kC4lYuIPq/Z+cvB8jhLM8EyxyqIzcwexi067krK3vMHTYDfcAOdjdQ2IUNC8Wu6exlJotU",
+	"haQvMyMG+7//FwY2DFquIX0zHL96hXJ3F8sG9F7rAoMqGI3mpQZFyUw/BDLS7SmmZ5CzeCymSy17Lagi",
+	"/VA/+y8aTMfF/v7zv8FfkR6siNcMmCYJ0CY0LG+qxgjstk8FubgEjeL4/HQPflSHBAT8sE/J8fkpmQ70",
+	"K1E46EwxeUdrzWcy11xnhcq3v//CXH832fHSg4+3uwvyxnE+5E4oZ979Emyf9sabb3XOpPOUH+UOfOsd",
+	"r7UmLTh0cIpC/+zB+dpzZ652FlGNgY8GpbkCGEWbacs/783hmGgqa7J2/cpVLrPl2jBS886mONIAtf8s",
+	"Zpm+VESuyL0+0hjazGIM1nq8gNK20NHf5HRzVC9ccpSk0ijOxlncFgH6Xk4fO+76Nzldu+q/yenKih+u",
+	"jdwNKqHV+pmN+TN/l+kB5uCBzcw/iva0ocyhOy3NbkWixdYFI4lm51wQxuGaj3nG0GjcLoA+IFTYi+MO",
+	"ev6M/OQDGH0v6HlzaSaOi5RlVA+2Q4B+kdwSad/3AsDdbzYGnJLn+8/XhxD73zww8PtCn7BWstE0VW5J",
+	"QEKqIo9i4AzqL8IhueYMc3CmmbxlgkyXELUhykyLcmvb/AE4lpadpSrythb/0n03b80bOmMtk9KPCDLi",
+	"AAMyuJhp0WK/ZJH7bWNM6Yw1D3B/Y9zIFf9325hARCApy4juICAH+pxq+aIc0kHrmBT/d8uYDvYD70ay",
+	"4so6RnJNZ82kfI1imLEV2vGRaE4zGmnJPIDbE9SG+znPGVEpjRj4guCSavSdNRB3TmddQ+Mb3GV+wMu/",
+	"gj++//1fwXis/oB/NxtW3yqWtScH2Kf2HN/L7BblqFJo9m2mNYdndWqFaazz/H7qYAh9ByOCC3szGzLD",
+	"L6UEuGRnVPB/08rRrA4cP5vAZ499dXnjX3uF/VK5vvyJKE980BPC2fE4IA1ZbZlMGEbR0Dj+HDlsugMt",
+	"UJjWm9kTTrrzfvUp0bTTtGOERsi/tDSIrw/W7+Jn2b+tt66+aWamtV2zJ+bz7px/Lrvs3j9gQg3y+gX8",
+	"gyZG1lpQdYsGDWu9qDgfpjJeBvaKvEmout3LmMo/EFAKDxuke623g6qL7esxa92axwEs0iBAu4BgoN7r",
+	"7pVu33iv+uFHHgdacdL/RXHn06dwcETC70PnIEMTDnQwFiCPJOyOJcaKpIeq+4rxDbzyM5YXmWBxAKK6",
+	"fQIXP6w/WdDsVmkStWR3RApxK+S9wDmMBWTvWr+qtXvoFuaMxhCwCjHaCa6aFiFtp56giO+WZPCPPbNR",
+	"balVjS6XT4Fz2MAWv6DxJfuzYArcAJEUORPwT5qmCY/gFD57ryRoqmU//zdjN73D3v95VmZBP8On6tko",
+	"y6TzXWGXq7dthp2Cx1nc0YTHmiSceUifBJAs9XrcUJ6g8Y7HRsIMIxmzkITlbxN8S5+lmOWUJyociwT8",
+	"4uHHREYBWahZQPR6fAoJWDwGge3GjiaiQt/zU0YimmWcxQQ0aUUUE+Bc0KqtzKY8jpn4sgsW0SRh2XeK",
+	"6ENcBhLQBPPEuSoF8KEe5rnMf5GFiL/cKI/TFIZ0o7slfZ6XowQftF7sKUukmCnNLqmxffr8fmCHfqaV",
+	"lwUTJkfly0zgXOaElx2TJcuPcGkVy+5Y5jzkP+0fIC/SVEhCIfOJ911ICpHzhHBN3TCht4IW+Vxm/N9f",
+	"cjqvuVJczAKyoIm+94CFfUg1h9JbkbE7ectiEmUsZiLnNFGkb84iOX5zRm7ZEsKeoggi0rXiMzDTYR9S",
+	"SP6BMXy5GZUdE6bfJf2f9vfxFFPhKaD+njkaTDN5x2OmvzlY3TM9s0+Wk1oMh9csz3ikmvWFmClYygW+",
+	"BNqtgIWjIkanA801U1kwqorMeh/0e2Duwu/gZbhT9HWfZnoSOUfebEAc1kNI6M82aMKwjCgPrd+AU3zt",
+	"OE3tzD8FPZzF6iheNc5Oa3n1mQVEwulJEgSzKAdP+gsJuScRE64pvSNjcc+FsjlG1jy9buyv8eMMR97k",
+	"sLAj1ZJPizFyzog/IBwoBIy6kSlIjcnpLRNAeGDsAbO+5mcQeUaVW5XK7vh5X/ozOk2cnX5VDiuF2N9L",
+	"OA+7kW5bShEOg4l6CBnRgI8h9OIHmkYtkIhHsvJeuKTwusq0A1GSfhXIZOAwKriqjeAIV/AGz7B+pTRg",
+	"60+b6HvD4gUwSBST2vLhUXBN5L3bxGGXhj17WzsJwSSoSwJtpYGmY1q2t6JnZIztYTBh+XunQa/fLkAO",
+	"sVggQYkMotcasEEWbDFlmZrz1AcH2chz3svpRIvhG0/ub3KqTmQh8jfoAGb26zxPJopFUjRpI9ZypNdS",
+	"ixMJv2PelL7DYDjQQEwb5CaTC6KK6UJfjFIcGt+c59Cdgg4gyJRFEiR3494eknNNpAtGhQmyw8RyvE5J",
+	"IcAXA03nuYvj88YfGmsijRMuID2nfeOc/mlF/XYahqkOm1bfP8QbzmtF4YZzIe+F8lvfuNeafWQbugEd",
+	"/34uXb6tIz6eK2BA2aDGUWEw+B2oVwt5VztOXRmCYnnOxWwjLR6n6ZV99ZOzmnf4CF/UnxQpyya51k4b",
+	"5AaZ7oHCSeCFKr1qbnRE0owpuHvA1gh0pP//Sjd7rT9CP/Ww673oPmy6Ej2PwWZ2Bs6MaE7FrDtPq91j",
+	"sFl10lwFSHK71QWopnLvGewPz3fRGIyQLM3dp+eGrWKYmenBXpWxpUP7BGJLuSiYsqaNKY1uZxmoPCDl",
+	"uP0cC2AU/ef7zweBeTWP5oSXsAWs5BjwrhUceZtnJZZawOAmzq1+MacdCBVvx3TTWS2XodP5t0AqTVBI",
+	"Zs4QK05MyPXKzPtoQ9IPF4bqDZZKODASghTgPdpH71Gni6/iStrCfxW+HF2TZ3cHz7S4+uwjrtenZ+4N",
+	"9eyj3/SntjHCLm3Jq1YkP2OT1tvrLXRtci3H4SSRgrVZ8pR3BiKZLodkVFrHIH7KGPyOMPY9kilnZXqv",
+	"tWSqVRkRsC1iNjFScDaBGL5ZgeOtGCxxDarDO5Hp0uAN4Pek8j3il+hLwxfLvRAA3aZ3KTonfuANDESa",
+	"biOxJl1gBxXLvF0KnoFVRpH+L29fvZqcXLz5J7x99c+ryfHp67Nz4OZbjTB3cVRdFgovkJzO9KZwwWF7",
+	"u3S3WcBAynAtzRlRssgi9p0C6ya5kUki71F2Cklfvz6A26lqiqy7ejaf3U0CzDXNZiyvSi9ai7i4fHl8",
+	"fvb/jq/PLs4nF+/OR6cNG1JGuoMR6p5jzMjWcgUKPs7EvnrS9HN0fL8evX4xuvRHVHN85KsTGhzZU4Z7",
+	"ATbA2uKCH20zU2liDz6u17p7Eh3JLDZ4YU1K4aYbpetN0knBMrBl98bmDg6B7loWW1DeEFt6HMcZQi8w",
+	"knBxS+55kpApI2xvgQboXFaURdcbNtiBWkpAuw4oei2XED5Wzz66xj6F3RQyh83WfN7BT8MThvOGfNHa",
+	"GLRO5pwHE71Gzz7aRj9pVTFi5OrtyclodDpCMNDVMZhBNsBhaVaiHwYkjNQdKkzvlRRJSPqQ3POKC6N7",
+	"Wv9WpO56QQ9eagxZ7Sa+G3hAI8HX7l8fg9DdxU5Q9eDuzMwqFNxyK0Medosj0b+Uc6srkf6bi6triEhB",
+	"+Zv03xxfn/w6GJILQfQz4wJG1xGOnvR/3N8v2RtEo46FjWxyt7fu5fjk+uzvI2xMt+u7yXxBAHioyyI1",
+	"njCrsODIjsYi9KYVBiREi5HJY6vp9SF4Vgg1QVM0YyRKGM2s52sX21OrqenQmJSqapfPb9GUjCi8kXu3",
+	"yVMRmMgvY+O9Y5nSFxACtvCY9E16kOe0ApO1llOOXRoqjwM7JtB1qw4Tgw68oqMv6BJeUgzyktsGYmz5",
+	"gZ/Yp+9srULYTTGGjUe0vgW9D3szuedCQvHd4bn5x+8yZUJ3rl9Qw7dvz07/8L/Z4wubkwT+/cPejOfz",
+	"YjqM5OKZpCnfi2TMZkw8c8P45H+ubnm6Z+l1L5Vc5CzDke5sYFtxqj5sBfC1LzjrnW1pgt0bK9rf9p0V",
+	"LZfkh7/9RGK6VJ7tVkg0hi3NgmFQxQ8HP/3wt2pk1t/2Nxq+Ni0gF/kXXL1ONriAFIL/WTA4PsYyUDmz",
+	"wIzRmEDRkbZJQl65zTKWFWJSWisn753YVg1erkUEAkfXXNsEUFBrxHFc4NCMLCuYxxiriS42GKJU3I0u",
+	"L9j9WAALW7WIWIMGqMOaJz3ff14L1Sb9ej/4l8Gc4xk6EPA6WFVgvpRh71PbVY63y6hZpnyHqdhS33Kx",
+	"J919p0hsZG+QNVcl6g5CaqUFyAzQV2kuTbq+7hKGZRJb+k4wyOdMBKQqHThFA3NoXLQBNR06Oxg+wfh8",
+	"rb0MyZnRpOzNUfYc1iwgHQXllrX+TU6tc1i94qIB6OOYqLnM8j3Nv8yy5LJcpxLwWMttq2tunNiTvBHE",
+	"4jWLOYX4EXvudSsBCfWV8cyJrHX3dxI2CsLoOVDr9Zy3l6+IymWqwO6g7+3+wU9kwUWRM+WjipYB1d1U",
+	"oA2qgDe/xsEr/m82mS5z1nCXXPF/VxqAEC39amV0NvxuswukyJKmTmaCxbA+/gZ7KgzwuTShXJCXo+vA",
+	"EacX7VCVbTK+0XrtSft6VJVNbBH1X9EpS7iYaQ3b+NQv7lh2zZvW3r5M/ixowvMlONNjuvyc+va0iG5Z",
+	"3hTtJxjBh3YYAZFJrGVMAJjp7ICwszLTfwFtNjkjmGiY0ahE+QX/Aw6pO6XDXX5HG2gIr1q0b5iJ9qVg",
+	"5O31iZ5tRdGM6bJNwWzKn7/yEX0Rjme7cbcZgd1sbNe4auU2diBDTXsdaBBkQa1wSuUogPTDQvA8JIou",
+	"9ZXATTT4t0+cejGeKLPTuDUFNKQSCA7thrnMaQJq/x3L6Mzi1yz07QnmAKf594HETEgB3J2aOfNcgRlZ",
+	"5fioMlurwYCVRb/aHMK86ezAFHY8Qm8yGTGlXsu4KUH9V3lPbmhmqMIcJWfRMUEJkP0byQX7nGeH3lOu",
+	"xd0JDKMxaU4R8w7q/zhgtDkICZG3c5nEzRf36kU9Za63JiQX6G/OEgMYbhwpomZiaG9+fcPmace2UpZF",
+	"WtBrbTM0T0LMPDDv0xkrSRy0r5D0951onBnMLcEGFSX4YH9/bbpsOZ6sFQcntI+aR+SG+yjDaR/GKwM4",
+	"9x4LgeBrHRe9XLWWPfTikZAGGQaq6v+ymFAyLxZU4FZ37NO47hrS5DI5A71GXx+GFu/n0tJR4CanBwCn",
+	"AIOFAowPhNfUlncN5pJ4fARGsHrftDEwbwFXjnf9+JXnJfCxbuqE30B65aJtYIT6ynzFbhrugpHK+YLm",
+	"Tg0APm92MZeOzTAkI5XzJLGcqIEjRjm/Y5PWnXxnvLPe7lWRFN7LqU9axkgBV/Z/gBVr2Eg6j8iJ8SK0",
+	"5rdJyjK9i00apiVvJ4Bp8oQJ2NASb9xHLbGnHi9sUa/Ko67JtNjsb7Mbem8QE4vtHG7m83hikpK5FI0d",
+	"ht5wQpImhSJh+bFdv4Td5GGzJ26LCFt/WH7Ljbx3QbnQxwt5vu5AOQGnvq8hifkdj41HvEq+ob9n3Ms3",
+	"GQs3GtIHVDEIQDZ8Bu2r2JRLg1sXQujzcn/sW4gBfbiroed80IndtvGt2hCC+pGuUmEL17ny7HwrrFwL",
+	"ZJAmKOLy/FjLYCl+DYlxsel9hsweELFt8s8tY6kxOZYQSzVmVOTSEjEzyfPNx0axPDDxpZvBrBy/8hD/",
+	"1S1P0c6H157KWerwvME1g66bMl8do1PRdaf7nUkAGcpkMZvXGzIEiEGHII9KwZCk2kA+1pPaJpv9TSJp",
+	"/sPzL+rrgXWZpBmXGc+XFUv5TytWcvOWXmK8lirBvEAsgpH+AUnkPVN5QA72yZzP5kzlXmDPTzVRa32C",
+	"qbml9dFgQs8v3hjy827OwHP4vn5ucXMRrptm+u69YVlppUftw4Yy+VSBxx10reFYvPPwglURzcuOrJOQ",
+	"fchZJmhiGqtFGbWY6d08ExndTowFszLZH/aDBl0qkfpYAzmD36Rt5ETldAkgriy7M9jjmrzrY/xhv7pB",
+	"P/64cYsW9MMkK8QaHqoHuqDCwPZ4ssaCLl3VIX3O2AcWFeAOKkQMUc1LqBCl2UELjhgAjziILggwLP20",
+	"pl2L/FOS7JQtJYAB484ZWC/gj6D0BpZ0iT0dY4HWAOOxEcacAtCqZvZQFMd4Z1aYj2I5+LsTvuD5kFx5",
+	"Xv0AM+HGouLZryA3rIA3fFMeQpSdJ5mrCVaCZtSsL3M8mU5QRU5D9X2CNGuq8PTT8lJTuZa8Xh2/GL0a",
+	"nZrUQiutD2qgHt0BmhrvWOcUWzEa5UXlHsWAkUPIDUwt7rAmnazAzIHFkLw5fns1Oq29My1yWyZGAD/N",
+	"52wJh3csLJXKjLizMDAT9mI6sG/EPD8qr3u47aQYkuPLk1/P/q57zhiN96RIlkfOk4252Bm7KRRGyPw8",
+	"sONeJfFjsbRogogLqKkcDx44VY8IzaI5v4OYbNCHWaa4JkREYjNGKxxwL+jhivSCnh1io+XuOE2v6azJ",
+	"ueXiO6FAld2MzxmMJxNM76yFC3CVJnRJ4HFAwv+TZbPZdBo+XgaVnqnWNcxsHymD6p2NptHNg7TUacTv",
+	"5XQSyUI0DPgcDtRq2hGkjy+5qSmW01lXG0nTxvvgNI3uuE5ZHHZJHyGLo7RIAJpNuT5bp2tc01lLMNwJ",
+	"jBATxfXYj2y4mZPdV8T1wABv6VvGMKEGF++DKdoD4fk/v+/v/Uz3bo73fvnj498asM2/ulCgHc5HHdj9",
+	"mwp++tRKd694U1LzhWAAUlWx2ed01pTkYG1+jafVyIFcQXOdbYSG+Tf4oACbq7E3GC/G+Ok7bX9vSpUW",
+	"DRo5DMBptTejHxN9Nw7bbbhr2aCeOcBEWeZntOsAA+71rymdGUvftiYFXEI7jMDhlek5tXAYdQlIKht2",
+	"Ok232+AyjX2HDf52dxem/dXsrl+OvzEWKIewpKktxt/PmFaJRcQGBmmzTIDfOc+9zG43TZYIJ4+X72Ca",
+	"3imn3HYwXW7Gf2tM0TWd912oJ/6gCSFmJmOaqKXK2WLwCOno2HpHeYk3Cw8IMGQ2G20iHsWXFNTiGr2a",
+	"y8zYXqujOiqlDzCgGaRpWyoPMrfAPWLgqjsth82oaJ6GKZ9a4mrpHcCia2HjnDA7a2JgWDfgutaIC3b0",
+	"JpOLZut696AtG0G3jhP6xxeKA3WVZL0BP1ZKssPXyLFKEdKVtzfbSbb+1Frk2+M6gT5zO5xSnnmJHbr1",
+	"arrGxbvz0SWGVQCRhvpH2K0yg8OQyFhUqgeFEClIIwzzNQxS67wG9wH78lv2pGzzOgrb5gCY49CUrNH9",
+	"bAaEYvkeUw9JzWkK8Zu3DG1/tiDmNofYodVBSCiaR/cyRmNNuU2Hm/T10WIfwBpjQl0VVFeKpFbsG0O2",
+	"P+Pp7rIq9rvPyQm4viOXjYxgC4vdzkyhflzrJ3PT+dss5zsBIaY5tbfbVuKgvRF3kggrYsw3KxqWQsFX",
+	"KB02VyW8yPiMCxNm10ADQ2S0hxY5zMLDaMEP8sZsAhnk+PZpomRVNgK8GToWDopbn7SBrWx06L9Uxpvg",
+	"wTaMgcXlEScvL16dTt5dXP73L68u3sGo4iIyqE1kJpN4LHwRFzwOWSGM/1EWeVoA3iIgf7MYqx9CN1V7",
+	"JczaVTnqBb1Kx402yxdFcuswN5ouOx8lw+EsQFBDxXHy+U2aHZAq2tA5+pejy7fnk98uXlxhPv9ngI4q",
+	"F+fLCfs2uZvnJfyO8fUZGMBO82MWC7A+tWVtZgjUud3iuZyn1tXjObEv7R4SsgEoqQTY7EBpxoXTFEZX",
+	"sk0TDirihMVESXJDs46qj9m1tQtid9Z4N3ZfF9XiGfr/3o7ejk4Dcvn2/Pzs/GWArkOXA663GItGkX4I",
+	"9OFCx5dHxmmUaJlsWa5BTpdEyUrUL/aiORJ2A0WLTBdlWarGmkWbri1TINknT5T2AvTKAozvA5WgmmEb",
+	"amchF+ljsadBQE5Hr0bXI/NrzCC8RI8N4qI9vtMvAYtKBqUvVnjZXzSvn17Q89oHzm4b3Bw/Xc18N/qR",
+	"S4AviXxj4vuJC30ZiTxbNssiK1Ey8gbiLhzKpJZVNXOCgs3NsJnl1w0hdvX2bwwCsAGq3Afo/y1cqUHP",
+	"3KGNpxBCNVzz39nYHigprEyyJAoeRxXYs/J3UuaRF8yENazhmF7IxWa531/UXUQyV+rFW/H1O68uW9Wh",
+	"NyzbQ8CBsjXlaSglpqZBEwVRTbHPikZiutjQmjeQDiAcLeDqUMiXLQyAqpmpo/BOmgREt3mL3T202Jun",
+	"G2LjTsIRx5DbRpTRS5lAvuuMQ9SLiaxe46wGSPqN0K76rOmmV2YAn28aKZRf2GK4poDElx/0Kv5uM5NE",
+	"fF3EC/KAh49qYLzwiOcK7faArVEvFtzgIl2s69r0eURojpHwmg83Yf7W0UeG5FgQtkhzrBNrwBxNuOJY",
+	"YLtbwP2apSrRfjeUouvoI8cVhWJcYFtULCd9p2JjLIlFjuLCKrhq0Fm00tLOhUiW3dDf7F6sIRazAo0M",
+	"xSBKlXcHtftkAl+t1an5InU1jaolJo6vJ69Gx1fXvWDNhVeDhVZzWSQxmbIy1rVSaMmSU4hDDn1Jxuvv",
+	"+Hry+uLqulHWg0l4qL92uB8/rQy0LAJf6nreSvhoXFzphQuqpdINIF45A1P/HWo4jIVT2W2g246F0QOz",
+	"/25S6/mNfvVcvwmBJHr0684wboyr0IE9AeoD9+2sXsjYKmFOTDa06a2JSgHT/RQKMrQEHNwzkZP7TDYl",
+	"f0RQyXJFiKPRnAtWWnP1awHxzbeA7w6FCMKgpUpE4YHy679vbF2HMBiLUAshCY+gGFxKlwvMkcEF0L9B",
+	"kIGgCSb919Hk1wbn+9FKUKgCZJYkubjpHf6+ASpZSYF11j/9USfq0Yc8o4BPCkXwqVii+djU4/5FZj4Y",
+	"kV6HIoO6KaurM4CbT7NOqMfSUD8DN1gdkjCREcSw3yPUxZwZaH6uqgb18PcxFrIZ9wIyBrvduPeHKaz3",
+	"+7g3lbF5BCZe/WwQkHChZiGU+gaDCJCJ76rQ/d1yzMQ1JQEqnS6wBgJsqeYnuJ1wAPU/jZCPtVPhvCnV",
+	"aG79teo+8B7qnu+rdGyBY7Mm9ISVg4Q9tp6ddon5hYwhXB0j/nH2mcXsAzs0EOkNjRoSTZ21ZmNBBnN4",
+	"zbiZapaG3746Oy25qTH76q1QRQqQG3pNYjYtZjPAsQBrKQCWGAYU/mPPFKLZOzsNTWWcLg7lOmAbTKxx",
+	"OVuq3R87WBA0CLjbAENatQCVmmS9bxz58EHmwbL7h5kJO6IvcvWYwIvrbZMWFWYHw2QnHJcSVnHKLIw5",
+	"6WMWn4FxQdslF7PB7la6B6K6fCEb65eFgOyCtdm5nMHGKGBMlsl4njOBgOKWc5D7uZ6fsWCSvkPYnsrC",
+	"VpbHRMJBAJVScIQLMEOOhbN3OjuRbg0No7aY+U2iLzZxrVdfha7w+BIyZ4jSfdCEnFz9nWTyXh2hZ7sQ",
+	"WoMUEatBNXU3c2LkZYu+CDd+WdZL1ZmYZS5aHw3IdImYwn1bUQ7VyYQZBEo1aHZ07wJHZBYS0wvc8u5o",
+	"6v2LjPE7o5o+HpwpdrNFMK3Br93Kv26+2c2/bq79b9azbib/lzjRK0S0Pi8Ih3lINrmE+u4kmpwai95l",
+	"yp7X/EVjYR1GgyNiqrGga6a8WMvaIOYyDctbOaz6tru5koKe6anxSvmFsXhKo9vXbcrCMbkxrxAj3ptA",
+	"KYFMuTGveN4koNSFMnzvQfJXq7vCj0e6Y1nMo9wUbXCI/2Y2XSQkzxHRSbC1C7WT29sut4eaX5Es7G5A",
+	"dHrznEhf35RThjbKQYW7rLoVa4xkk5sFeujo1+0UrtWxrVZ19tqbOJoLfIoqqZfGDPGebWg/2BANdWyv",
+	"m8Ft47xG1V3beNPYXbyms5NmOayahwspWOgn9PZ/9eztkt5lqIerlba7eO7ntAk2IHQDqSJI6A4nusOJ",
+	"7Svcyj/ZmlNWH/r6vVvN9cJ5NG5V3RG16gWv+vj0Lm2yRjORZ5y1uURWywjGBrrYmZYX9MPENNK9fFLd",
+	"a91w+uuG57WWZuNnrpiTh82mXyoma13ZjIqKpxwKkoEiUfGWV52UKxW2PJyoTogx+Txjai6TeN2mQlZ7",
+	"ppWbO4Y4gatecONmsVcOd/CyfJqVYOx6PGMxZTcyY2DTPDl+dfbi8vh61AkAZQXB021V4AiqiYJ/a8Ln",
+	"Obbr+fnD1KhSAHE6yWXnsv16U2zkpQ2TsOnR2xk12oPkrrHt75QrZrVlEJwNhVwvDejhT1mk53hy8frN",
+	"q9G1FikfjPizVvYxAPo1EaiibwuZk/dFPFsLrrSt5AMQMdRDb9gCWCnmeVN82XVWMDzfgBSnIKrJBpT6",
+	"/q7mokAbrGV6wCgofwZTmW7cvEj4jYdB/gjb7wQOI/qodfRdF+HVjgijdW2h6QJZL76aqlzebW1kWFku",
+	"WR9KCmu9aEvRFSYz4aL9aDhaysu1AagQg1VhdQVNw66dZsK6SeT9xIGgbBZzTVFEDzelb+YcPqMpD0sH",
+	"x2BFJ3qkSrKPJYqvyYZZm+BSzad+r6QYXtJ7j5gMlMimlCkjW7mkKYtAAgi/ljVAJDkyjEc4bnZkXbwN",
+	"hkshiF/b8PyZbMd6FiyncWOaqImngafoj3KaIZwrcPQbiD2DpLnlBlXxp5o3374TkAPSR4CpAUQi7pO+",
+	"A5lqhjJ1QDFQbHdjmECJluZK7WasFQd15fD7AIMIwWJMLtQwBYfOuXr616dCVROajJkokffAbgRNTAID",
+	"7HsJ/uTuN3d7DnzDLhQzQAFXy7fkurlRG79h/jJRU0CIOVW3us+gXAZkSSLWZ3YsrF0dC7r28T+W8agC",
+	"iufLTA2g8rZJ5UKi55npUJFbtjTpJVTdgg08IFSNRYgvhHZINW4ohWGEa2XhroTqw76uI6FLeO/vyPZB",
+	"oW3GwXvdEMtbPcIYbVsPfcXEFYYmX6uX7IZK19la/pucliV8m6/hkkgtHkT3WxZSbtrwAj21ydV7cueA",
+	"K5Lx2Ty3ixWQSC6mAKfoEAQdx0ILhbmX51zlMlvCSRoLZaGn/EQj0L0VX/CEZgQaIxAzY3lu5SwZvEoy",
+	"ZSUE6AMAA7vG5Gmm83hpvnWPxwr7LHN/3Z1hCGK7FODf5PQEgvtZYwViVSQGfRJTAKw3vyEEqrWVmtvR",
+	"vkiMslzW3ekbf2IIyXkMq7o/39/XNAX/ej7oalDEBtaNpV7NB0jafGdt9jkC9jrhBPE3aZbxu85w0p1r",
+	"+5aZZ/Uyv8/3nzckcj2sXq9doaDcuDbykLpdmdG8SdlCW8OcCgOa7IKTfa2+wQLxCHaDflnmJ7Cl7cP3",
+	"cnoWh3A1xca17MDcsTzeWFSQaZsc6B24MAiOMrqddNIWEe8RtzOhqUKlUViMab6TVu3wateRuSxROD3A",
+	"xwYg3R0TK3pVG9DqovjjbKGwU8gj2sB/MNmonf/EbY3U2I957y/mPv+7WY7dqxZ6sKaItvqj1sJg/ZRH",
+	"VSB12EMUFyFe1rdaGNAIIzegg4KLNx4lHazG9rZYHE5qTsi+zY7W4ghjMcrqmJ08utTr+Pr4/Pjl6BKK",
+	"cHezzG3lMayGlEKI50RzEIggxQDTCViWw0EANkJwmd3Pec6ISk34pRMW/dLNq1X/yujw8fiq0S/g8hx+",
+	"akhzaPX4lcUtPXdkNTR92xrdn9ZT2TUFFXPD6gLAJlc5j75QAviqO21bv1/lUNTNhN2BHjclgfkGP1N2",
+	"AkBLdzM/Oq9p55ywhoUy425hL7+iwrEhDsjoUEY72S4M6I6JXaOAyvG1+vG+kXAgWIS/JBqovoaNGw3j",
+	"I1xs3mka5V1iXjzTYEThBNSBCkoAMrJ9PMy6kL05TVO2Jf5smdERxxwhiPxrsAnTfaSXbE+lLOI3PAJP",
+	"bR38ZwWbCC4mGsdoI8VIU3bHZVHa0NYFz5ebCvvVkppj539YMf+dXI6Or0enR2CRMvjIMiMrkNVGYT8q",
+	"dZdcylvC87HoH19dnb08H51CyFfCcjS4yegWxXjSvxy9Gh1fjU4HR6WNz2BgB+RyZOGwZUZGp2fXo1No",
+	"wM78iNCxMIaOzEoK+pWjkqvqmcD6HeFagjPaLaiJJ6sGj5mJ94Le1fXx9durycmvx+cv4Yc3lxcno6ur",
+	"s/OXE/1s5D2yU4W8e5xUL+iZCeCP7t84F4e9gjFpo9Hpi+OT/54cn2KQ2vXxy6vqH5ej1xdtcNI3mVxM",
+	"2vAb3liaWbON/epkQdBrmy7Kto+AAohcpM9FlDEKg4Fsy0hmoKrKzCaHfOGIqly2ruU5u//iy7g2vgqU",
+	"RDzeLdz8LFabI3f1sedbAmKZb9qv6i5L/U1ez4hU0AkEi4w+0Cj37N5GS1Us0Sx/6sDnaSIFG4s+FuPR",
+	"8idNkkGA0FEQjaU/u2VpTqIiy8z9i6FAeUaFohHG05i8NOwOpmscH4kRZ4djAbkEaN2wA+LOQQKdkfDl",
+	"6Jo8uzt4RtNUPfuIEuOnZ3rqz0wA2y1jqSovZ32dm9aCsbARWV5ReZnEpA/fQh0fsuBJohVmLAgubWAT",
+	"jPkeUokX9JaZlSSqrBD+BWSgVkRHwNGTxuQ0JKFXc9/oxzGjccIFCyEbn32IkkLxO+ZVh59KrWFkDF38",
+	"DdVV22NzThKu5YhoLpUWX2LEMbDgMMQv3D7DRG2TZ2EATKHlszisAx0ebK0ZagEHJ9rAdaFiOpB3GRgG",
+	"mSqFysmUkTLgw4SE3RR5kTEv+tuCCjwA56mTN74uhKVUqXpFHXBWUQXix64u/HbvtNbaqyCQufThG2Dh",
+	"oH4FoFwjqBtXpK8YzaI55Kri5to+ruBB+LiO7Dcd3NeuwLy3eKGt0TWsF2sKt6yj1OKyczjsNkoGOC5G",
+	"PDcZavSvJJKLBR3sZLP51+//Cv74/vd/BeOx+gP+/X/X23AasSo8vtEwJ74AyJJE8w0uHAeFywDOuFJc",
+	"isbl1qKBz5Qqi/zDwU8//K1aiOdv+5uTnxrxOVs4p81lbuWgjWEfFXDUlgSK9bEFpce5HVLV95+a9N+t",
+	"z0gd52UdRulvcnoVyYyNPnCVN0f4WjwNE9Je2scAFIqugmWBC/dzGs+YHqxaG3C4pvQmjtp4rZtiRNpM",
+	"UabbtmXcnJ5kSrfyLEMJbDWWYmiLZNmCRfoC8t05EU1pBAXiMmKKTw/HwhUqOiR/FqzA2wEy/SBUrTEO",
+	"rWw3l/rCM0Q/GPp1vw5dKMRYlAEfWSHUkLhyYIetFeD6ZfFpW1RqMCxjaQ/dLWtMmh5oiYntPDSpmrZr",
+	"TI5exfHTzQLUnP6k9EEvCYUU8qG9tg/1oo+FFQzAauGzMnO5GveRn2lMrrUMC7YUdehqme2Ni/39H1hZ",
+	"Ksr94ldPg58i88QvpGZfdkty5LUkM7LmTRtZu+pjPKr07XrFBT2Ccyxv7AwC0lzxLWjq26ww2DtwPYd+",
+	"ZLQJxx0L96IWCqzApMVJCHeqmjNc972g5/UPKXFmAL2gZ0brJ8fZTrw8uaDnRtNohdDH1K5Skz/SoFbo",
+	"82JOHzCP8j77azBhr8GbZ3BhFRP5Z4B8tWY1O/Etwr+7BlQD9AC+/fhB1dvE9Nbi12xKtNUTQUbbGOH7",
+	"GeJ4TXm47tCr24WUdYtF2pD/9pucXrdLubkkNIbbx1kvUSTUut/q4WkPcUOP59cpKC+4sH9u8GKt81O9",
+	"4/m8Qw4vHpx8bn3fIDPUkwJWV7aeZLBDfkDXSJnGqJGV/ltWQYE78A3L6hHBLcYt5axbKWsybyrGSK2p",
+	"BuuFK1sPwkpLOerjd8dn12fnLye/vn19fN7xUMayydoA7Z1enI86ttKS+gLNcEFGl5cXlx2bag2qhsaM",
+	"zb9jW+VytzRXWpI7tojSaktrBlekW0t+2HBDW9aT0dnA3sXAikbPGEPVVLFwCN1aX1I7lSu3BkCzMJU1",
+	"D+p0W+6uN39Dg8EaCCr/3G1x2vCKaIoNbY6HqobtG5CXSC7MlYDxfdG8Jf2rPeIUNtRKfx031GX8tTVn",
+	"5cbO7cHWrxd6zJRNgqkJVt5SrmobsJW/uw0X1aaWplCi7pxBNLFgQi3NeUJ8V77CRLyGqaDo31Uq0rRY",
+	"tE/WqRtd2yuUHl57e1ZJ+VY4S7lA1c30p1puiSMd70CWpOmfqzZG08m1t7Vfb/f4myen3pNT76t16qkG",
+	"raDbAQoI5N6CqqB1BB+Koik68MsctiYl5+n8PZ2/r/P8OVjjBnBWH8b4kFCCclpAKMFMMv0vI70GPm6x",
+	"95nyki9LMxJMTQpmcJfrYuDHlYS1j6vC8seOB7LEbV45g+sjBTfE7/1R9Ug5axmAnnctCv7K+ApM0YEX",
+	"RXTbhB1uXyN/FjTh+ZLc8BlASBsAHzDnT+HjpmDPqMho1OA8dkkDFdQjq1WFfnaokDlwAER8wxcelBza",
+	"moOAOa6qdLTbZAQP36CLOaEFoOPSIQw3Jt93bV00ND0SZR4K7AXpuziTQXcdaL31wvppTYRGuekdRi1k",
+	"Ptl+3TWP3m7t16S1V+YAWeyPY+twubW7rAsYwxu9mFle31GoNbzVjtY4NHaGJNRizLB7VN0xR9P+Ajfx",
+	"dMstrvmCbeQoW3GSO5Y1Si0hXDcr4GkGU63KR+pYBp2grz7neesOL/yQs7dgMW8yu76G38HWBJ5yLkhY",
+	"CP4oq/Z56bpVerzWPyMl9Y1ANMC4EpWTvvHgD3AAUhkvvHJBZ5C7+J0yy7C5IEb1QPkweTi+piPyGmHa",
+	"Fo0B+Bdl1bOFdTzqs2GKE934D01mYwjPJtNlCJsEEYQIDi2LvIwGRKnvli0JV2OhWH6E7Na9AM4evQju",
+	"l1u2xAJCiiGSf2kSgZ9LeaqWPPrQ+lkdMM+3AN+r1tVqQOHrACSDLWwCM3VbAzuR01smSP++vhMuzHs3",
+	"16vXzWbeUSEXQ+RIS/0DUh9Z54zcan2a1lJVfUrK+jQok3fLEnDI4ZPNZOTeJbsSU8oyLuNJF4719vqE",
+	"zGWRBSSmEBN0z9itfWjW1e3zdImM6IH7rSD9Z9KsbNe1ZUvqfVUsFrZonhtc1w2+a9bKrlcqPDlcngWj",
+	"whR98ldjMwfFrqqzbKLxDZy0vV7Ka/8ElLF0TXaFzxpDJ+IJ7Hjjqob2cWh0e91uwh8lVMNeD80915i9",
+	"7bWscoZZN9sB3/hcZy0ZmV0xxfdUZ1OXf4c29A9Hed1yly88+oK3RTO6bagtzxrCzgAjaFa0Fdj+Vd5b",
+	"cube2QfVRmFyHRYtr9Q5b9TSWZpP/EOnucn62qZ+FXQXvYUYDN49CFwpKwTpUwAYUrkNoxwMyVsAGIJV",
+	"hBfHosxWwPh1KaaSQvIX5k5k7AZyQfs/7v88GJJTE+x8QxNbd23VsfmYEWO4jBP9pImw9c+60WpdeQqB",
+	"Rkbc0Ts1LbgedCYX5RSg/DoIWZW6651PxErh+4ZjwYSm23jjvlapCUyk9bVuBnpsqXLqJDKlZX1P+Bo0",
+	"V+Irez8yxSP19eIV23Pvj0X48VNYKyDZlT1NwB52R5OJvtJVi2QH6MmUvB4dX729HHmoHsBDlLUNz/Wa",
+	"UbEE8cCWGcFhI5S68G8ZZ7r6z//4Wy3LYXPZkcXmKqHW8m2i7LwTOSQjb0WFXP2gv3J+aQblDeHoDbao",
+	"1lkrTljbhfJsT5oL/p3IGAKFU6oUoarKDUD18Sph1wd9ZI6dVp64IlypwiwGo9F8LPz3AbRlSM5LyF/v",
+	"IAiZE3Nw9NWAhZnzkuXVO26xnbsd/3l//z8Ofv75+U8//seP+z//fLDt7qvmAJKz01ejQyI0NbrTMyQn",
+	"x69O3r46vsYId/sg86iYKxvCLjNbpIb0U5bBDEQEqzdlXMzGIqJJVCQUQp5XiUSYGs72vjKZ4KrCuIGt",
+	"I/O+HB2f/vOwIgmMhX6X3lEOi1ANXNYzhDBkNyXImD4+/Wdj7HEnmLnqgB1Mqsthr4ANmNQak1uAS20b",
+	"0Iyydos8gsxgGXZ55h2TXbmNgtZr3NJMZ0njLSxdw4E0GwrAZI6WKmt4ZDk4lj4pcnBfGdxL9MoMyXEF",
+	"SsXi/m9CDuospRzDi6SvlxqMPyqXqTmwQN1whQ1WT27jpbbjpe9d+XgCykuf9DOWJvr+M3XvDMzrzvd8",
+	"e4Bs0CsE/7Ng5rHx/OwiB+x847fc8Lm0TdcMMhtX50GVddek4DWvVVdZ4Vf9M5my/J7pi8kG/azKDVY2",
+	"0ESpvBexI4Ppsrt8UPUM2peH5+Yfv3OR/1FxEvKFrY+p96t32JvxfF5Mh5FcPJM05Xv6cp4x8cx1/Km7",
+	"j7GTqFKSwoNORlXaKHf6Pzvs86c1rHFdqe1avWu4GIzxC9MWN5U32ayclIJ4mpK+u5BMMQ06m2VsBjUF",
+	"vUog+lVXH36wk1FsKxvuiu75BY261RVuLtnNm3SHtvorHSy9uNtQtGrrMNMFY7matFXqthw4hC5CAm+7",
+	"+uiEC9DqXYn2mqOmrF5ubKGbIfF2rjW+s43Wbd2hEcEWUy6oLaoMuUJ3LFMcEimR7G3CuE0XUiSjWMxr",
+	"OBbHTs43GpleDXZXMVOENOUTHoeBywH9TpG0mCaYDWn7kxk8dwnqoZEEazJ9V4LexnLbTFZoJOgKLtde",
+	"/D1mipdsCgVauNyBVWG9TTg9lTJBwihP64mp9PltYTZ+jPrzlbI+a+3IrdlVlsdf2Nu5JUfdFt2mzirq",
+	"En6btKrhVi6xU8NEc0kKxYYE2AzsAqBkoRwdrDMjwVqiqc9GrVWlUXkDmPhVWV2fi6p0G5K+K7SEFRwL",
+	"Ze5iP77RyjRmLIMdj4dXmaup2j9IQCbaqyJfIyCUPr8Gcc5fl359sFIw5cFQULTseiAT+1X0g05K+Gbm",
+	"96bC8koRpwmhwe6ZAb3feiHxh04W85LSUXmoB63rHzsdlGvTZ3XW/22K8jccCUs1h5DO7lQMQJ01m2cR",
+	"WKwxAXigqijqLB4LKzf6dm6POCyMQ1kz7JDELON3DNJq9oBt+PgJrraZcodpLKruNJCt3DirdgkzLzRN",
+	"YIeNBonXTFPypUwa1k3/ivzFYObJzP7LeP4tqoCJO4aQCYffrWm8zKEfmjSzy0OSMRq7tR4LW9geA5hz",
+	"essMwmlusLMDY1JTtWr4qxmQDon3kEBR/5le37Go1dFSgQ3fUgawBgMuiMtjQM3bYvmaxqzlyAwcb+2c",
+	"zlSgdx8ypYKSxnTDFXZXzsJZpoDmqrDM+MAWJq5sqVm/EpFP/9MMsWVvnWjUkFNqrllPbM0cdQ+JjZEM",
+	"SJqxiCsIL85YRJMkIDcHhyRKqFL8hkcoJFnyB3IxtfXGwukDeCYQkNqsSR+LSAyGBBJ8J+D7PCRecQi7",
+	"1/cQFIMnhP1Z0ERVWhoLaCBZek2aQhI8Xx6iFxjghstfLXBSw2gSmjMRLS0wjf2eL9hY1IBt9CeGZoCZ",
+	"RFLlE+NJMt+Zv2w4U3VHXSCqvpjNKkMwm15mzXMPIM3GrQ7ELdspQKxcZagQKFeOoJEmHKu8BJSmZsJY",
+	"scfaI2rzhD6nT7oTUEE5tJ2K9No+upSDKhTLAPHVIgTUIV9La0l5ioePr82iixGCnhRRUu+KjdwHmWs3",
+	"jXpDfb1ynTEDbDvMCQvtsLYWvcNW2R1Bbe36VeTfjdT3cAVyt2if1mzKK8sPbZUMEkvh6hVtVX3XEPDa",
+	"3bBEbpwuDwgQakFC2lSTfbXsOvGqrjtMGZflgqUuwEkTzfkKTm7XIusOR+aPzyrKVuE2oN1qBSCbhrkB",
+	"gOPiXrDsOMr5XWs1N1RIWEyoea2MM3IhEjIjCyroDENpPhdHT6jKJ3YU6/m6GyumVZgZ9IW83yIK16JP",
+	"r+/z2sOpTpZNyyVKUe/B8U76FtmwnPaiUa3LUBbDGXRY+Db/nR1Kw8Y0kdpGTI53UNYO6/BwF8+JZOZh",
+	"c6Q8BVEr0Bwf7GBUeLDdQ4P0cOgjkgE3Gou+g6mSmQ+NVQE1M4hmg6EHQHHYhPQDUnffS1AfDMeiivNx",
+	"WKueY0C/c1fMJyd9l/O9dlQl1NogGIt7Y0i1iX5+2SPlKUmnhw3VBCuw4miFtPXVuF5FniRaFE4hYMKp",
+	"QtCUwx+f0TvmVc0HOJJDD05Mt2ozmxYSqxXaJvUxtFDmBC1a8WCIOCSHrgpvEzxYM0cut6kX9KrrXwMl",
+	"d/jjeri9oAddNnLqaj3AlpQeAxNjwfj0/C8vRyfXesjnF9cT+6e7Y0w5ZjN1WEOIKTPLGMBXdpiwy4II",
+	"OZXx0kvDqSnoppNe0PO6NH+5GTdN8apIWXZN1W2T7J7LdC9hdwxrQFarhsAx6Ls0Woxl0//vWlT/pblX",
+	"OGiqvOT10wzVpG6/U8R70ElCbParnHviNxa9ROeYQ+E1FXRXOb9EbL4Gv1gWl1VUYG28tlxKMZqAZSoT",
+	"OeMRTTxw9zZQ8FUELHVL9KOAVEr1JMkiDEgImC0TpAr9N6TvakYOD/M8nRhbbjjcyNGNkdlIEW7uTUz8",
+	"HfCZJoqxph0jLGczKvi/Tc17IHKsV2pRp/TlAXFP+u1ndwclKBrhMRM5v+FoIlmsEhFbUJ40k49u9jtF",
+	"2J5+hdA4tlpmBx0jU7nzFK3qBkYKaCpDRBMH5BozeAtclnosAWh8mOQMifRo35nzVGtbUHwS461aqkvD",
+	"zdo6qFZhwFsKHlsB5BlNebnMnSSuwuiw7T1gXVe7wfm6LVhpHUmmdQKGorgRWOx88OC4eXHl4entAmVS",
+	"jsIXadzMK5Thb4hPE+1H5ThN20/Ldz5BrC0VFcebLBlmtVwJEA/Su7vEq2U7oIXHyAm4uWGwOpPMWIXX",
+	"qz3Ofqy/bT/hbuWqBNYsWmM7HU7/9kPsFIGnm92p0uumo+dWwb627QEr9xNfeoyTY46FIyKzrCukEJT0",
+	"vLHmrDtFm4FLnE6K49oOBch8U8EmIf1Qj9dGWPBMa7uwpwEJq3MKjc+C2Tcx5aN7fE/JLb5ZRBOzhH9J",
+	"GS9cvpd60dcIJy7PtC6iNMDQVazHXYNf9FKUaYsNOAGtN3mFm3Trzhw/TL3BM94hkMId2ta4NbiQviuv",
+	"XxUQqiKE8HpYwZtm/uEmEFhJtLKQlSFvV7Dao4q19zASxmPexkhpX89lXCfNDWe4kkzbzA42a1z+2jZe",
+	"T1/fpdtwpNZfm+Xsdrw8V4l/9fqsHYdtL09L/1vfoF7e4pb3qPlyN6Sv2qn9xu9DsxR/9a3YWp5EsPsV",
+	"Wq7udvtJr9tT/Cu1nG9EVb0y7/MdigSvu7jOcoU1ZC0HX39Pra+7Uwmj399wh8HibFj7zQevvnhbHMFt",
+	"j9S689R+RNaQ/+ej2UtmSa+ZIB9EUNvto0X1edPqX3W4P9b5ZoF/Sv2qOou5TNbg1HpXjAnekhlxBVAE",
+	"2Bq1ynvQwtvW40R5BWy8jjwEnIfjRjV34SOcdejj21WCG+Gn7JavobPdWcUjMYlH5w+bRE2LVdF4Qz4q",
+	"c9HjZVGR8Xx5peds/dP8Wt6yBlv/FRMxCY+LfC4zs9qH5AWjGctMER5TlFkfxN/eXUMWnlIk181hlZtw",
+	"SK5d7DtXhHFT/Yq4T28wJLNyd/aNlkNaCocERM3lvSBSwL+xgN6cqjmLISeQrgzH5ghPl2MRvrm4uibP",
+	"aJHPn90dPIPn4ZC8xrL/AVnQRJ8CFgemwIopH3wnb1kMkWhM5Jwmykha5Mf9A5M4rZdtzmgMuVp4cnuV",
+	"BSz3lKb8v5m+UAEH/EaC1i1FTtHhZj5OpEwhWmVBucgpFyxTWIyxzg1omqo9KuI9CIuc0+RGr639fkiO",
+	"Bfn+++M3Z99/T/o2Y2Kg94R6uRLgxfF4AvydJjTXCzIWfdyIwZHewe+/p2n6/ffQhCAcakBGrExNgtgI",
+	"xEAUVWsDOU5T8MczfsfI99/rEX///SEGv6L7ewzpCYXggM6DVRjJVZkRjm5ykxNC667pBn9dyoUoFVE/",
+	"EWUsvHgdKQZHNhHFqxtnjfuuC90uFzQhssjTIneRfQaJFsuS1b4ZjsWx8WhDdIJeI5ODPpWFgMFRscTB",
+	"gR8a9kAdurBecKeTvnOSD7wiYX51MCrGgn3Q1z9NLG8fi7H4/ntNjJp6Mdx0+P33ZARJZWWAmuEvOPbQ",
+	"cocQwvMW7JAoJuKxeDBbMO9gnK7/BibUOjRciH4GDlFnAibpVyGLqfAPrKmfLfX+ySLDPHdE7CqrJZTn",
+	"ODD53vCMjgWmomUAQhsvjzDTD9sB6pYm+MDrETmBIj/u/0hsGC3UIKRkgXzFwAbDJsB09eK/BTegQ8as",
+	"NAl6fCiz2YTGCy5CPaIQbgLcqZAs6BLiWMxkyz1EtjkWmieYw8CrAz4i4ZRGt/LmhkcsJH17xgn0xVWe",
+	"0VxmagB9QNg2jXJCo0xqyc5rSCFVh6C2K5aZUQH/Bp4EGzynitwUSVLutD2gsLn2g/hIDx2Xt3wGZYvm",
+	"mSxmc0h04ZlvqIJl6tNSGiqN1Ca135QrxTf9OHy0UkEfU5ZIiJUZHI6FiRCvBtiTjfH18Mb6EPsjF1k/",
+	"FiVEcGLjGxTp12PsB5XQ+iMbSw+rHEvceYwz8eOsygwCqNBnU94CjLMnLsy+FjQf2Ih56NQGMA/JsQmX",
+	"cqE4WGCLxSzGVZ2xXNP+D4bAf0PenBd2/nlZ7k+TvS341+9cl3HQUBywj9gWg7FoKhPYbwlZ8lpyNfn6",
+	"LTUXD0lDzcWyCKDfHcTmA8mV1U/IcVsBQn15Ae6Gg/6cskgumKqXJITts+/4t5ELZ9I3+9Kr/4YV17oX",
+	"JByQiArTvVdssI8VKgZe/BHpQ3rq+mqPg2rBRDstE4tqQ4H8Apg3lCeqqfQhWV/5UPPlcrX0rPVE8N6c",
+	"AqaNWbegjB7SDQGGZpn0YkkajKW2kKiJpUNqhtBhXFeDza5p+KJMNQH3v0GjR45ATfXZPwvNmC0+fMxu",
+	"uAAhI9KyTcyysQhd9LMKndwLsISnmoMOh0M3VIP5f4LvvICMoMGQHCeJ6wHnRjObeWvjk47PT4djMdLy",
+	"Fb5ajTHCSC4M0cAycQ5BLysSe229QbVEn186g5OPGVx6sqFWPUIvAMgmwu0PAhJqhSQk/QMsIL2/Xz4+",
+	"wOcyy18sw7Ho299DyOelSSLvbV6pAsgAFkMOCPSNvDGE4KIXy1DLtSrCe1JPLiy7gQcDBPbHq3osLLZw",
+	"H7Sodj1MDxBnB73hXLR4pWcTwsehWaFfILdmQdWtahKtgE6spIDChRViTIg93gck/MceNKVCl5KKWkWg",
+	"xZMb1wtRRTQH9CQeB1pjwMl/5HGg6VD/Fyn506fwqMSA1W/GFqsDAXyw1LiZxgiE13IGED/uBh7CY4vJ",
+	"qFf9I7xwSD6aBLKARDJmevVzfbY/BXYWEx5/CnHX4OIqS9SSiGYZt1LnP/Yu8YO9s9PQTF3f8W9fnZ0O",
+	"cBnDskm9SCmjWhI0n2mC4TEs+lho/gJI1H1aqnaEaxqlOQsIE8XCZi47JILA5aYWoIFkVMwYyoRWnrOK",
+	"OC7kYCycNrhvggL1KoSQ7W8GM8HsD6AkRGQ2S6RpHchb9xV+TGQUkIWaBRAB9ykkQGXDsXjrAlOJm5bp",
+	"9qf9fVDLfHKD9O5Mi7axZKhppJm84zFzu/nT/gEJhcwnfJEmAJfDYoO5lvM8qeigTpwDJqcl+P7dwaAX",
+	"9Iwm1TvsHQz3h/sAAJYyQVPeO+z9MNwf/gDGiXwOFgesiMGhIgaHihhTD/dGv9GY6v6Kq1zVss0ydsMy",
+	"JiI2cInDRvc7fnMWgNEoHpJQr6KmEpVnWqYymDX4vhFFgXOOBWRKk74p65vP2WJw5K4InltAuGUKlzAy",
+	"pKEWyyH6AYyg/wUIRCFJGL1jioRwC4WWkBzd697x7kZpzIMvtW4jvcJOxuf5kCAHdlhVh2gV2w/QV3Og",
+	"/wGcVFP3WBi+SKiKTGEMlwgfm/X0AYd6XtaOgvIZTday8pVn/0AeBfUuVor/ov3GvT0kF8JlBzjbMC6x",
+	"YrCgYMBjH9IE8OIwUAkMKnCJlvYUm+0BZruKdc/GBAPcoot47gW9CurimtQUH2R0CbSvuQVMcMNa6BsR",
+	"ssK7vHzF/939ZX+LrmB3O396gQRQvt/gMQZiDRyVcg/cy9OikVgtSqTem2GveXf8k1DZJUO0bWAln/4I",
+	"XHF92Mzn+/vWJGbA1AHEFQ0Xz94rjE4u2++KqwUmZrC6tRuZq/gKhmiHmi5+xFE1deZG/+wFjc1FhJ8c",
+	"bP7kraDGoMJi/OiHzR/9IrMpj2Mm8IsfH229Kjd802JdI4ctrxUo56/vR1SkEUauwVAyROOlIYXNq2Kv",
+	"OxhRxYQNHKo0Xv/+h6YgVSwWNFsa7la9LAxWhrFO6vsNCib/rhtRvT8+bcv+jlN+Fr+h+RxK9qRSNeKL",
+	"S7iiwc3sLitULt08SUp55oAIj9+coUXL5Q+rCBrR+kdpVbB2cwQGwZu5TA9X7n4bkhNQ3RXo69CDNSGg",
+	"PUQ03Tp9Y0T0t27vXssN+qNB03WCasnjXCh/oJuDqfyFjJefhQ1gQMCnqkcFWdOHPZnxmVYxgXNi4n9P",
+	"S+vo9/sCTKrtzOGmVpO1n7jSt8OVjuNYK34N1wsOrZkzfQo2yMzP3svps4/v5VQ/QbS/HTlZ0O4jhioy",
+	"VEGWR8QXNDFl20gfXDZGlcT0mTtmExVMDLBuCiAInaCAo+2tHr+SGPza8gd7P//x+/7ez3983A8O/rMJ",
+	"ALKdC5/IlAMXrgCTVIVQ4jFSLgAEVfPsGi7RoRb10yJ3qHPoJoLfgrEIM6cVV5IM+x5WoM0VgbwXW8FO",
+	"/wB1CbUu/3GMgFfj3qFxqDhEbDA8fgoHgdFpxgJk3VJ+AzQFtFOAw2KCyxz6g43xftFLsChUDsay0pDW",
+	"/3H/ZzTB33NlTCzOOm7vCjuJmuOvvD9+3P/Ra8RdQmOxcgvJzNnE3Y1UDhZwEeEyIg+6i37J5OI3KKb/",
+	"kCvpifN/5ZzfyFCatKuXQOA/sqfPcoFVAcis7c9fdgbe2DxruJKE5waa3DidS2YiSSTT5Re7v06MX6/5",
+	"CkP/aZXL7nKbfXTAdbp1e6fFTDfagLAHv/tGHc/MC9AuCPByT9WQVArG0CRjNF6WgIym4C9cZJodr+Nb",
+	"G6XnbRgWzuERheevg1PhlsUYUQHmbl7dJ7cxT7ysjZeZpWpgZ1+LUIvE28IUHlXP3s5a5mvnAPvVgGPg",
+	"AVLjeL9TTsQDMaqU6MooDcEUUUzkR9ayDG8aCcyDxMfANAffBs5Pab22u6vl2zAWRPt/0so/K8czaSjW",
+	"TvrEy75dXobnpTMva5RlPFz8RkfWsZFMcg+7uSzUk/uWQHQU2sI2DZDOHqwKBtla+LSxAFhTrYZqnXZL",
+	"T1MDJ3nJ8uOUv3alSr5C6cQbXwst2uXWK2iWzcHAmi14Or6PZVD7qcuKnMv8rPQ8f6lj/pLl/tHxUVcx",
+	"drkPCqKtVUSWLB88usegyDdIJGiSqrOIPkLvZBBztwI7SzOmaoDsGGA6cALMWECkAUowVJgqbPBbxhby",
+	"jrm6Z9DJzqLKWGwnq1yx/BTn+miM5vGlFTfCtMJqvhJppWV07YzQwW0rI60+sb//BezvyrC/OhVsyf+c",
+	"9JPq/4EElIIEhO9tjOPRr3lBkWX4spKQjDHVLGiGmNMOgsFE9ZA+OOtdmKGJgTF/j8XB/mBIwpzOTiTk",
+	"zajQwFC5jjEJAxqPzDtlJBD+3o+oYntcKCaMV0MVU/Q3ANhhRaSyceIb5Cg9/eM0vdZL9JCIm88XkFKP",
+	"i0iW6xaMq41rhbGVg7aQEW+TKhEjXn7rwWp+a4P35zMKlnq/ukSOlGlHesmemOlKjtq3EDIC1O6UpArf",
+	"S/fg37vIfqmT/dbyzWcfczpba/C+NEKaGep3hodyjKa3+U02ZSWrvo0voHxn3B9lnjLNbRzuWPAcIlSl",
+	"YJi9QSPM3QNrH6bgAXP23JmWlWMMvjXAP9//sV2EHAvf50fTtN06joewt3LMf2xD0pz5Nuino/gtHUVn",
+	"Uta7uPEkbrSyAC1Y821ZdKhk1qZKl6H/JQTbrr/d9QFpNZMYQv0qTSQwthaiyOns6ZysnhNjj9NU1OJV",
+	"1m99LWfnJcu7Hpydr7DNIuU1nW3yvpx4hYDsPVamJGGVqERmHaoOB/YVxQS4ezEMJmNjESWMQrVseyeA",
+	"sMpzxZIbCz9r6gButnOsuaPQcPwoR//xjRY4rK/PubKeG1m3yhNX+h/AlZxjpRtjarKNnoJ4Wd7o3oEk",
+	"ZzFbpFKv/mGJN69fsjEesDK20I9DSCuExcgjgNoTUTEWWKUM5ADQBDBtL2MVGXfOTLk/LkphGOqkQQDJ",
+	"CiujyMy6RJSs4TIYf/NNCxguyRXI1G5PmjHNuwdPB/1bEtNdOJg5jusOtaf0frQYj5+eIRLDHsK8dTAZ",
+	"VvEV6+CigZPyeWYwIEwK4MbMubEoU+eInzlHHmLl89DcvlZr34aXvRk8KPvsc/KcBpzPzma6Gs7gE/f5",
+	"Bu11K6CrK3zIAJ7spvS8LXiD5a6NiT37WIO27WzLsyjMKxg5Q/LOgMWB5kPF0r0zZ0syx0I6AJDjAbWX",
+	"GDljITODqoNjPHJlyZcAr1hFV0REgIRR1SlObY24grOr8sHOBrwSQxpNmHHFtvl0VFs1ggq6UYtqgA9d",
+	"IPzK/fbFDjGSSB2TCSPJP9Mp3urS2xxEemXjMFrwpayIu4KE3uloAYjXWoND9Wx9XYYHFBDriNZfkQWi",
+	"aWitRQHmPLUpAgozemXCnhjR/wxGhNbIdQe5ScGpsKTG5MOXvAyoqhYJM+yhftuXngoYh1aLh8QrmeQq",
+	"r+BzbuARLcpdCfdncPAQgM0058EBGpH3QRf8cRw/caAvwYHWFdR44j878p8uiswXTwKsDJqXSWoNvJH0",
+	"C8XIm+Prk18hExA5GGQeQ4zll81qr4JqynW8cp0a1d0KtHoWCBcxv+NxQZNkub0xaCwacJQe2xj0TduB",
+	"vnIT0I7Wnye7z7ds9/nrLD7q2XS5Z4sePPto//WpU+ZPBa+4WnjLWbNvABZ8unQVHlajLAeHpFKlzwRU",
+	"mSBW6XXVULTPR0eGwrSNsmI5VGthE4DDjEqsKyJ2P5eQpW4EWoM2iVYpaoXdEiZ7R16K8TV43F8s35YV",
+	"J75CX5hX1HDdXV8pvPbEijaxIix1Kh3Z4SXPyzIoWNTgr9MkMQCn1PVMdox3jP8Km5Y9Kp342kdX1qWz",
+	"9XozPzsqrdbIFap2ewOBYzzxZZNj0VAB6LPZqDubp72Cw0/26V3UshaDkK27+fWZpr8Ko/RD7NEPs0Tb",
+	"YptrzdBftf3n6zT9PNmd/7cymHUm54cYm71Z9ikIHVWt19faBh0N0D6HQOl/RzPxE4d4fA3iyTD8WAzi",
+	"azYJ72IMtqf4LzIGdzUDdzH6esWsTDmiGivDQN3yMdaDYYz00fumF0krESuQBGgzUUGJWFmpTuWas0UJ",
+	"s5qGOXgMy7LeaFPgBDrGAGQhSfheTicqp7lCoCn9kypSlk1yqm5VuMbi/I3amo/T9HGR7lvrEcBKY16z",
+	"qdzHVaUywZC8c8UfAuPFNcWBulUrwJfPxPqKBccn12d/H/WC3pvjt1ej017QO748+fXs76PT3aoVNKRw",
+	"e1MFI4nMKjHqj5rRrRjNovk1yxZtCd3PNyd0b5wG4BTcJPJ+gHZHnJeZiB7kVlOBopRjYWt9GByEWMIF",
+	"Ae94NT5r87WlMs/RtrPrjD9zXL66hDI/m7wjABf1dcsOX8zLQJGHeuHs66RvlCSVNfiZqvDNd1Vf3yIC",
+	"6juGgyEJsXoTV2VZIfM5wGb2f9zfH4sSUPmIhMhYQnfX6LsW2QjeJXBbgUSDFdg88f9eaAb4DmsUedJv",
+	"GKAHAetDVSWMam17ZWpC1v2vcAyrhtmqojD0Sl6iGuFVuAxq9S1l5teVBD2jVlxybY7MIxa0KVHQqwKH",
+	"tIMpHdCuTMph++6b26csrFutukn6fnFOrMEJvK2Gp2RievM5FV7MT//H/R987O1WriWzWYVZudLfRQHA",
+	"7BsZsjUpo+Lq65n1VaKxIxPB7ruRylgAijhkcwmJpc6gD0zlGvhXs+cP4EYTap+3T/KtgCM/dePWnyVX",
+	"87ESNQ8ec1Dr1KonVPJW3a1yEoDbWyUUaLnKf2sa6RfP42pI36rpac/ey+keFKTZw2PowEs2Or3v5wwL",
+	"++YkYVTlIGfXIEhQjguhg5D0FzJmiZbobngMVd4Ccj/n0ZzkLEkUiRKu12AsbNPwnSuGCeV44Retc1mv",
+	"0YJRLRzeFIkB2uTKOLJ3cUefzFl0+5ucXul+RrAiX6cvujJGvZZNBPvObpFZN9zib+NIb8RZ+0UW4osh",
+	"rF2zJCkpXixrpQaQzuvkjaveKG8+AtYQnN2Jm90k4eL22ccbnrBuQSuUqLnM8r2E37GYKD4TLCZvL1/p",
+	"iz2W9yKRNCZUnz5G0kzGReSq/2NVadIP31xcXY+FG5ADPqqMTMvD16XZxdQoccVgcwlGHSytr9vFMiFY",
+	"Jd9IvVAn1VUYKU/zOvzsIfmFJ0w58H9SiJwn1X5C9iHlGVMTmoct0Sm/yam9E9QrLm6/2jTtlYG2QUXa",
+	"vdUE83S9l4ujyQUuawzT6hfiVsh7EcBvaKddshxqqmsRDuzLwAJW7cqDLxycUtlTuAfLU6oPsMeDTEX4",
+	"HdjQL4a1NHAiUEH3aJTzO54vKzLE7qyuFVLXFHqtWocDorvXQoHRiPX2LKigs4oAEIBCgfkWWvPVqsY9",
+	"GouMGQo+VmMBaZhqrlUwIYmdGy4uwfpJfMFMtXWS0kIZiMualKjZWUUdPIIRW4PWWJQ4liigZLcMS2kI",
+	"LVN2d+YjkjDOfQ6lONaUELjQrx2bSX2dPK06xLXVSfSCmRefpJtdImOwfIul8ap3WW/DeiWis85QJkCD",
+	"seq9nF7lNFf/pZXhkNhq8YOKjwSjxapIb1o0gJTnVGsJYDk7QlsvCfX/XxUpy66purVNVzws4JcxuDMy",
+	"3UvYHUsIPKrO/CaR94G124FzB0xcS5IVIiijw0y1bBfNAQPLCoHn0UCSp8U04WrOYvu6i18o4f55rHUo",
+	"rf7gTSQg9NF9OXhQiO0jWs+g0LBe13LHgsqWcaVvncRWYKruXW3f2nwOlja2KjrcPtRgdxIoCyVDceW2",
+	"AVfprnnYWJ35yxZLXm/reWKXO8pcLbaV4GECz2ZkPYOMZwCWfK9CB2C9IXkh8znJWJpwoxpRMRbHafpC",
+	"93wWX5ScAz3WKKaU4G3AvZ/v7xtruElRU65IHNi682gORSqpiMcidNwIf8sYwPkNhgQOZ4hlVkLTlrJl",
+	"mrJCTApxo+WmOYsnmmtgTgQcZmefV3ZkY0FzIrXWrRvQvLj8GnlO/83o/PTs/GVArk5+HZ2+fTU6DcjV",
+	"2yv98+h0YGKQVTHFkk6+gVuzAdB9x2JKo9tZhokcRXJL3OxIIWKwtWCd0TyaEx4fmjo5aWJrpQnyfP95",
+	"yRftizZTYyzKBnlM+jdSq8lQVg1ut5eja7Kqb7tv1LOP/nJ/Cger8mOpSW+Dg/g1giB+lQiIqydpk6nd",
+	"UPCRVjTn+sDpoXBRMOWOtyM64NfP959/FSNuPWr6KE2Znop/oJon82R9QBE5TUvjwxeHcezgKXDMhibJ",
+	"ZJuaWJV6VvLGRN2Y2leVgjdaa3XFO29K1MsAfAs8ZwsQHPHTYCxM0ayY5lQxTHZzDIgolpcpw640BtbA",
+	"IfdzljFiJGzFAB4aqFvo0XlVt2yGW6WuzkPyhpPkL6+55cKV1hGsqaya4WhXo5RaGQSkv31Dpbe6y5Zf",
+	"cQUYiG6pHCxXM8pYA8FAtLYKjD2Gj+ihcDwjoiJiyYPtgc1hOtC2xWSpXkWVgNom+e/sfPLm8uLl5ejq",
+	"qiIMgnURwsQs2otmN4lmLJCLe2TkapAM2QcWFSB+wc2HkwUJUprifvXLEdjMWOSyiOYsHpK3ALFwsL+/",
+	"j53qq9O97NqbshuZMU+k7D/f3x8MyQu2lCA+0jKRmmSFgDpQa2VWlx9sJVQnnOprvSa614TRsXgMaXQr",
+	"uFxYiN/k9LMGwv4C24w+9Pgqp1l+SnO29ZcjEW/33ZUJLcVZdv8OpOArCNHc4qN42y+gwlHnt89lvt0H",
+	"bxW7pjMDrdr5q9csp/r63376L2GXsus5Fdt89oopteU3enu6JgV6n/xdy0tbfvNa845rfU93/s4I/90/",
+	"+IWxWDOUbZfcfrcdWVyIZHl2Y7/dojeeqfxMRDLLWJR3/24Uc7y2O75/ySCHeZtPIG5jJ/KDL7enwOus",
+	"UPnuvZafl11/5tCWE3PjtSZSVu7Ie+Zdko+uIG89nFL5dRf3N6r5fl1mV9wFK+XaJa/Ke544qyWdNhU2",
+	"SqRgn0katUHjLjLW6aCK5TkXM+UKq0rBEB4hMM56tH4aQVxrEJ60SCKZcoiD/eXtq1eTk4s3/yz9L4dE",
+	"YRJI6Xc+cv0FUPcgsOnHfh8ZhivNCisP6pME/YxFH2pU0yiSWQxmYLSHhlxESRGzyfchuUnoTA2G5OLy",
+	"5fH52f87vj67OJ9cvDsfncL4jJFYpiBa2nwrLsYi9EeKwmW+GiLkxZLrljI2MGM38zA1HNzCvB69fjG6",
+	"bB6Alwno9dSXkNQWgpNzYvE8QghMlC7WXsvCUiTLscCug7Zg+Kt/Xk2OT1+fnR+6YHCyPhYcYHVqId7B",
+	"WHABqXbLyo4GMBO9FXAG0FYIPgG9DUSxhEV5VxhaJYssape09QF5XK/hr/K+Qg56ydGCeA8151ytOtK3",
+	"8WClnuI1NSj9ce4gtPnk4Jy/ljFrdsf1XAO9wOVu+b+10HUv6K2QWi/oud1vSPL6jFZw2KvGLKAUdVKb",
+	"ZCnT5RGR8CNNApt8CAkpNCc0SfAkKd9qZpJREn7LSPjxU6hX+q+zrbddwIbVPtmTW+zJQVldCMyf1ayT",
+	"zAQN/VXR6pp+tzNBI4AROAXX4Rlh2UG1pjxmxcJDfANPUJpBboz2EYzFnKtcZku0m9CZOvLlDylYzWBz",
+	"o7WQMrFFM3TTR+OQuBoLW99yvUnIvPUXW4Q23DVj0aUO6P9Uc86J8Yjv1Kf9dutev0orjbVsbbMAW+rt",
+	"l+yOs/tt1PCdzGaW435+c9uulq0vZs/5uk1odqM+v+HN9vSF7HW2ux0+fbLAPVngupq88G7exgDnF+Z+",
+	"ZPvbVoMpzW9WSHqyvj1eCe+a9a3R5Pbo3mObs9IJVOg75YxpHmC8gYNBbyyAAxmIn5F5NyuEIRRfOj5C",
+	"Q90NF7EijGYJByw3E6ZoXMC6vQ4lCT2ooLGoYAU9xCeq527m8G2iA+Hgv1okehxeFxh6Q3VPzOUBEPD2",
+	"5DZBwO+eudaVwTz7iP/olMsihR2ur8I7TblkOAGGJV+9PTkZjU5HpwEaFSDHgy7YIUklhIwRepOzbCwg",
+	"q5ZsSqrVmv7zAckluRXyviySDO0C7gyNl+2sxeDKr+ctL5lhLV9ngpgZW4tUgHvzZBJsRU00xNsCq2qe",
+	"WlhVUaF1g7HwJRMuwIGGZwqZA7OU+aj8oet9tZ6fvJfTPWs13IOkqE3sJIA4PfC42Q+hCjNklZan9DvM",
+	"ewuacqpcvgbPA7KQKsePwQYZmOy4hs/ARgjJrmCeNJ3vnmv2m5w6k4JJ4Po68TM8dRgH2pQT7u+F3kiu",
+	"8v+Bka1fxMwvC4HH2Cdw5Sgc73tD4J8PNKP5Ov08sQBg+UX8OLUU0TyTQhZqVWowk/ZcEg0OCdIPM2Pk",
+	"DMcip7dMkZOLy8vRyXVAzi+uJ+YPzcAvR38/G70bnRLnNA9QQgjfy+lZjJlU1s0BWe881j8hYOlwLK59",
+	"h8LzAQgqyr8XbOaHFjeOSMfA0AYxCzFQHX6Bk2BMTYl6U2shT0IUtDjcWk7cssnGiol4tKA8MSnBuYeF",
+	"MRYAnGBx8CCzzsLgxXHGlPIT7VaQRTTr/g8S06XaziOC6wzzxSxnLVNiRjskOryXU8g/5jGmHx+SkMdh",
+	"4MACA1Im2wUk1CdG/9cEWkxoHgZjEdrUPPiB9C9/OSE//PDDzwF5e30yCCw6k/4+K1Q+cX8ay53+pyO8",
+	"gIQM7HP4q7G8QTdMMwT988JYrhF+EOfLRVp41YjMDpoXQssQkBjcnxOYEOkbmtL/sfw4xEiQ0PjjzEuY",
+	"/P2r+W0wJL8kNM+ZYHFABAMsXjl9z6JcmdAOEkvITLplSzUW/RCGOYxlNIQwEJgjDnWYy5wm4eCIQP4D",
+	"6v+YEWKbVDldkt+uLs5NsuURoW6meLSdMDUW+BF8g9vuegr1aIbY0CsumCL3Gc8ZvqX3kkY5PjVtaEpJ",
+	"uGCkH47HAmKsr/5ujqQil7+cjMWPB/+5bxIIx+NMv4VfMBGrQ4IxCuAahPR2mrEAcjTBWWgTX0yyDYKd",
+	"4AyJydexIxqLnH3IjwA1iCXAUf4spF5gYD4895L5Y5bwBc8BuAPf0v+AUU0zRm81G0sYhcgjLZJmlANm",
+	"hkppxMaibxmk7gdnBo2AFR4gh47Jjd19vSDf6aEmxcLE6ENOqwD3903pjP1OASkcGj70gcX6xDJVp+Tv",
+	"1Aotf6cqSAEodpEFyy3/MaO5ptNEq2/YA76jhayxMPfBCslQIqTYw00A4tNDtkS3gHsA+Ia8B1JgmHuC",
+	"WqaejUlMxeLT+vvvFPBzRGWy+qLKMwY4oQ7XQJ/hKdUDkUSfKDrTsydTLTQgnqj1hNM0ZTQzNcI0Dx4L",
+	"y3SOPPBwPZ+YM2XOAY8MQAAXRLFIirhcVTsqTfo5E4TOKBfl0JS+WJvkTxTOfSikJ9fyk2v5cVzL1tzw",
+	"5GB+cjA/OZifHMz/wx3Ma2B//Btay5p9X/54L6eDIxT4AO7Gg3XyZFr4BIWYsbAS7Bpw60jdbQep0wW1",
+	"yCoFpXbihC8rX2lZsZQjISy7pjM4DYEOp2F15laaLsUYZbuEpehzodcv0L/DD1DcgAsj6mtpdc2SuGFd",
+	"FHla5I8ElIQ2yPdy6sKx/RBIsmBK0ZmWiKtWHL145iSSO5bFPNLyWRU4qb3egqfZPdouN87Dxm+yO30Q",
+	"tkB2Mkrlo40uryNx6rPE9haUY+IwCZn+d2itRBClDeaNVSdP53V2JpDHmkZgtWFPI+nnoOEMrDrkjhQF",
+	"BOKUgvYAJ6lRbUEQHNAyrcKWmXov9f3adDRQ13rgZDWD04qNwStyuzdnVKtVevz8/2fvWpfbxrH0q6Bc",
+	"W2VpinGUjHumYtf8cBJP1j1J2pvYNVs7nBUhEpLQpgA1QVrW9M5z7APti23hHAAEKVKSb4rSw1+JJYoE",
+	"cTn4zgXfV3IubTml2B2cofl3uMcXuXiGNqJTi6wbzhFvMczguBmfHtw0iF7xvK35nqv9yJa3SvmAXI8h",
+	"blI5T1OiCox3mMAcThFDDt7fUr4Hw5/N4j1OL4GL/A/HB6AXwGfFzFcLAD0Llh38MziY0bsL/OmrwWBw",
+	"bxGfphe30AvddiYg+AHBDV/DiMylysf8Tu+ikDS6o9qlI9EwljO9hiLgsgoFFULmtHIG5IYtiZXE0X+b",
+	"W6EX721UGZ9MTULaZXq26N7yiZd447+wZUtv++IMG6V0/N7+4f59XS4P8O392FOk+4xGpBcFUUA8OkPF",
+	"ZjyWqRT6u9OoD+olcz5n+u//iVq1kiAi9d4+oOXcETzUO3Nk/3YPPQgO9LOaDhKtvN1b6jSgxm53CNww",
+	"s7ucCSCo7EVHsbpFHZajn5UUaeTkNfo1nRPMShiVEqMQeX31DjlvXaQKEltH5IwUgv9SMKKKsZ5N9qZG",
+	"7IOxtfodurkblZbm2qBn+tf//bezF/9FX/xj8OLN38v/Hg1f/P13/3awW1kPlVMRM9xRH89C9qScXu8N",
+	"toDTFWsrJIDQCwJqrCuMfEBeE8NCFagD5rZSldpYptCWlty+0HFz1nCjlCHZqGR4JtzB13uSXT330Z7n",
+	"K0r8UY4eK1nYxY672HF3LKmLGndR4y5q/C8VNb7XoH/CeKLZzd7CceZnr/xT25Tza2zV4eFH1PIDOG0q",
+	"5AeI+2iq9A3sOz/LUcljgQF+xURuI2QOQp9dXmh/FaoaQNrSyD7QGrWjgb6h0B8fqlZdB9LjuaqKOthv",
+	"2nQd0Pty9SOKzlgo8owKRWPkfXEvgjUqJl+BIW38o2e+dZw1Hscl1K7M5K3H7BEK92Kn0NjMttKFiuD1",
+	"rV6yvGWE5za7sSIJOqVArLOgHIvhYjqnMc+XGDfQzeKKGPpNS4pgCHedQDM+sBTD0b9yL2HEu7C0zxjW",
+	"I3JGUF87FKBAGsdsnpc/HhW57VlLrO3fBcV1TWVJjzpFN2yHfhXX5P4p0uQbDW9od8bGhYKsAukdD970",
+	"kU9FSaynN4SrWFsJN9RdJGR1RkAJYCTFSFKgWIpA/ad8A1SVK9mganwRh4qUv0W9NBdsN5T8NDM1NjgS",
+	"Z5cXh4qMqGJQaKWBnB4384hSnuUidxxMwBxTZJl+vNfUYSwTFlUao53ERlKp3vFg4NMb1UmuynOb2KkJ",
+	"9qhZL76WpJB5KHCc2eotAtvJhn/YMCIZqS7dPXOWQZQXykSVY2lL4yKlWPgainOXN5IKFegSrv3l48Hr",
+	"NbMfVnXKxlvzL22SryM9bZkgECzHxNNRViRfzrn2vJcEudXh5Ru1nr7C9z/CIc2n4nH6yc0BoueADT9s",
+	"nLcbWJ1O9UrSky4U7JeCpt4kt9PPTa+VeVjRDvZMDvRuwgXF8r412snuhs0Syi4lQO8wJfBmMPjjqzdv",
+	"Xv9w/MfjwZs3r7xswWA1W/BcUcgf5Wj/xIV/lKOvlvO/LfQIu7OeJmYt+0BrN4ehLoRVXKpMZ3f+yQwX",
+	"GWNGFi425sxPuoxkPiVRnqdDU8JoVU8SRhNtZCMbhwPdOPup3evnVKFKWwkad/v6xsgAEd6MK8XFxCkc",
+	"6iZn7FbesATMIBM5p6nqm8F6vbvWXtIl2BG7KTnFjBZbbK02pmVzCae7PUD/7ED7ePBmt+f6sNBBaLA2",
+	"Ym5Z2WlWtaMqpzk7KUWroVfxJw17qsxCYfZet6HaHRZm9YZN9ZSUQg6AuwyKMrP+h10uetdTskgTYjrL",
+	"CZSUAiyYEpGZkziBaLe+VvcLQMadHX5EW2o8GmCFbHanWrMJL2OZpnQkgYDyAakFjy5TzwODvgNiD4Xo",
+	"8TVTK12aCn9tIuFCsCeQgghCYbkH06UGqnoGGZ0liuSggAlozkhGxYQ9LGcRCpu0eJhAxzuvs7r8xe7y",
+	"F/sQ8ilnulkAXfznsfEfz3jAMRA86qn9g4pVetLg0DpLWOBcajSBcEL13unVUsmSvF1aW6Xfj8ZTDZzg",
+	"2Ku+hVQ5+cPAHXWRaWJ2FasypB3fCH9mTsLBj83BPUWXRMn+KYkKxd7pq/4EVVaRNrYxxhzYHY1zfGSD",
+	"CUSnc4MNhE7oOBm75GeX/OySn13ys0t+dsnPHSc/tzq5ch98QSy8ODWF3zECHSEXbVWsFmLc61DJc0N4",
+	"gCaXuHU1uvc/omsv8qrAeIfhH8bVUmFk8Xp0p2j9xWj5Yp7JmEFsEsiU2MMRvDnXziyBuz0/4KP58mkY",
+	"KYPMRSgu3ccw//pHhnADOFYITRd0qciMUaFIeDDVLk6KSQwkVYFjUuHBAyMTDpW/Xdba0cH0bwzTd2X1",
+	"6uO+2f7VJ3JnCZ/OEtb7dlc2kSebqsOlOT1FeKLuyzFlQ7VkLLNQxClnaE5pThY0vbGsTGRGxRIDZN+q",
+	"rhxPcXWR2T2y2nsZ5niYOOp+S3buLnCxw3jCvWMkD/aBd6pf2nnc37MKwkWybamw3m07fPWIbJFBK20s",
+	"oM8KqvAh7TpiXxhWz6KCGkgtihzZyB4mLcYF8MoRr8i3USXMPRCLI3UrkvbnIqEbNjCny1AkbMxFhT/4",
+	"cVoD2A8/yhHYwPuORedNdkmfLunTJX26pE+X9PmtQdBnKe3G6fHoyu7jVUDjcAIodxlg0cHX+8NXRETY",
+	"lx4uez59rOBgXjSpSCRJHZ7m8sHglEhRPYF26sUOaQqsYyg3QShkUW4YmxOeA0HZ/eRuczoBeorHwNKz",
+	"JOkwaYdJO0zaYdIOk3aYtMOkvwFMCvxxHSK9PyI9S7DUpMR/68Foe1R0wfNpqWJmiH8fcH4ItcVykjKq",
+	"cmCyrLMJ44Hw1pw0MPk6YUWoc8tYjMeNkGdw5YZWM2a8ptIO9Wn8+yHvMl5DRnCRUeEAqr+8v5ruDsV9",
+	"8t3kwTRqf/Uoks3LdPnvDtN3mL7D9B2m7zB9h+m7wwV7wazWgFO2JVvzgV4TSuy8gQeWVwAUt8xfPKsg",
+	"3non76rk4tef5cjKrLeVXbyHz1HdrhY6dt6AbX/gpD1MZb86JVSQQoy5QH42pE6rkbpxFYqYilibE0tM",
+	"9phQNDYZCZe2c3ktEw52QtLplbfqleueahErN3RPIK5ZTpUdq5Tj2NvZ2rSQ1gmAr53leO4m8LRURNKo",
+	"yeMxE+XSyvLSUAArF6g5GLYT1Al/lMr33gp7r2F+6ZbXd7u8PrB83dp6RsV/KATdekd7adflozTF79eq",
+	"NjpUSAvT1fCYkdD5WY5OgKnPfMruQAXtpcxW1b1eAn9ZTeKL9GgeijKwhyZkBuq7Tj/aXQxatsgadEJ4",
+	"ThQr2ToPlfcD4L7wxM57nrS5p3TeP/VUdO1DjIB3rkgEXwy5cPe1KsRcOQEpuwXbc4D1iOHvKvLXVX3q",
+	"Kzj+h5xYCLJGS1wX9oq1h1wUE4nX+xWTbgCMeyuNRbCvjLT7F90XPjBZS//oias9xmQ/S0bBtm3/iAzr",
+	"8dYWG7qyuoDY8PvJX3S7TTvrmhtbKbAx9+FdczuCcU025E4WmCyZz0FqsjTRpGfJ0QIDBMFW1A9Fk3hK",
+	"BaBACI9odzrhubI8bSoIReks5XRir++7Q38yTYDxEuzpyHEZnRqhIONDVjT2CRcgZOcRV1tpxUcdDHwo",
+	"Ji1lGr/D1Ihp/KPSI88MrW3/bkGkhpu6mfqdJfyucTfoXZr4CnCk7z0It6++WxDeVJr5tYpynQtvZSwF",
+	"I5TMWaakAEiojsifAWt/vf56ef75/fl7PR1KJnwk+dem1YTBSW/K0iQUo6XPtmePakcfzq/Iam/BbyOY",
+	"aaMlEVKDqT5OLo66AnDFCanpCoTi3U+fLj+eX52/hx/rJcNFYWWCgTrfkqQ73nuVs7ky8QeYSsWMCvgU",
+	"ueAj8ybD0RIUCYGrDt/DdkaFnR8T9/AjYLnHMGF5Z9zxoEVlqA8Z/ccyIz06n2fyFihJqwq1qsT6Qwmq",
+	"ylE/QFa9VG9O9mm696EwwDzJdHYoosufvl6Rl3TOX0JTXuAFL3KqbtTLX3XP2wZHZCGLNMEeLps5kRDx",
+	"DFzHYxBH929gyGhVKHyef9vVh4pgm52f4/rG9qIbOyST9d8dBAPAT2LJCYkYJGUiJydh1H7RMTPDFZFc",
+	"SnhYqfMwpYmrEB4xJtwkHS3dND8iHw01rOfXfDx7e/7x/EvQ6uCchtaR0z+svwveqOG3a/0iZ6b30C+y",
+	"bXsqv2hXIbYyainYws2vDgA8CwD4ljzjOb1hENAxFkRIDOuUUi8Bufg8vPzy04cv51+/BuTPZxegR/Pu",
+	"7PO784+4r53/5+XFF9xLQkGN7jcwxWaGStpIylg2aUMbvlPmbWvDYL8zNrJ877HdoDxEZFvb5h/C963+",
+	"oE0J6Ckg2F2+khegHIwgPhn3PNwNQcdZKT4R0HEGYxhIMC6J2A9VKCLFIA+gjmxrh6mMb4YzLoqcqcix",
+	"zZHfD06JYoxE8D2qA6ghzaP+iW1WIfCxmGizR0UyFooSxvjNxkaDdlFQxTfa026SBgpIO314KBr4wwOH",
+	"r+SYTPlkqp3baJ5xqcc+Ir1XA1vk98qI0tCZhJ1dKiNVgh5xL5ULpvJQ8KR/RD5Lki+kmaR4hIZMDEjW",
+	"LrDugFMg6EPa46l0OyLOaFzKE2apdSA5M6HcCD3hZqq7mmRMaCwS6IcI3NadHYA3yoh9HwhqZswcvyER",
+	"KJ1H5QNADQVpAANvmrhIgwVchI/NIq7OsnJ+IVh0q/OImHVSYjKME1xeX4ViW5weNeRdN0ICX0ynPSZw",
+	"JQFuPKEEzkWCWHROs5zHRUozS86P78+FyhlN7NqAJSwFayNbhKHaoDuzRor+t0fW7nPwr9uIbIcH9cls",
+	"1h5skY2Z98/SLYpbylM6woQp3K2DKitQpQJI9KwFPG9sTAABb40IxrIQyc4CE1caf1S2SDuCzRvxkxey",
+	"2HuDSRvGUuVDecuyYc5nbNPejlSTCV0S/RNjO5XeavWHivSur97B/wKSS32Z/raPW5oobGwUtlqLTqDw",
+	"Zcqs9k0o1Bxr2iEnR3pRIXgO/nVkLtH7N9RcodnqUWNyAZl9Obd/QETXC+vZUFDfkA2GQoL2izD0mku9",
+	"geg5Yer3jdcKgmrWYVXFzEEHSJpkLJYZ1PIbrbaf5SgUvQh8abgkMte4WiaawxQc8iTqn5IolzlNbfxA",
+	"N+NQ6ccEJKK3LIMb4DXkpb75EBofBaGIZizhVER4HAD+D6OD1oC81+NhsQjG1s1WSv7BMmkZF2FrLNKU",
+	"mKcZlTt9t4dy3X1gufWUkQlS5T/dsuxKz6+9LL44m8/9BuuGuga3WBeV05yrnMcdfdJD6vtsIAXWFpoS",
+	"PmOkN5PxTf+b2EEjDfX8ptCIY+C5+5ppOnExxSgUPWvI9IqsmTXVr+T3ewZq2m9PygwgGB2Xkdc/8+sV",
+	"QhEJmQ/dRz0stTRXw1NsSK3nRl6bAhujM35TxuYpjavxshNy/v7iCtsfiuYXcCG53sr3GLWjcVxkNF5G",
+	"5E+u5eQl8V4djJexc6EwWcN+zf7ROOe32t1YtYAPT9z5NuMTTp/vys7V29yZuuc0db8UNNUz0Kq87oXV",
+	"08/fC/QHHQHILxS2iasA0IpV9k+sa3+o8KdZIVRpUo2ONbpXsxoMNL4Wpv1NzK63Id9EBTn7+vXiw2dr",
+	"n/r2NgaDNiHQ/qnFXYAoQ2GtUU5vzOuZIq5MmfOmwqkaJ/heEPLIGPgpdueYsowdtQPHUKxHjqQJOOJr",
+	"6EduixxDsQk6PtqoVoBYhxw7c+qZU1gd39qGzjM5yZhSG0PiU7kgY5qVFkO/wirL+RRztSxAU2b8SYU5",
+	"ioia0OYQrRLpedHnzItYB/VYp8ZakHsflnhrytKEFCJhGR44seK5qe7HoMSh2r02aX7zUSjwjh4G8615",
+	"DXBaD3eoXyRq8KPR+uXTjLFT2F/QJAcuOQu/WJYCntWPJ3BM31WcSuO4L6YMcjJwje4HiKgLuXiowJxn",
+	"mi7tqO+7STLaC59kwtLOHD2rObKW4BsZIsBxKRvnGy0RFYSpnM9o7krewIAKxhIMRBsoYFeZyrl2sExW",
+	"pWJziGdywJ5oMySktg4Ois1YBV3UkOMfDXB0oIcqwgXEx+rgNOo7sIhYMhRy7NJZi6l0mBIiejTXxoTL",
+	"5ERbqhnlQts/eKP/+1+LWKz6+XDOMv0deYmeIhua+0ZPEAPTYOCjHpp9NxeuoZ2peAZTcW5WXVICAFgQ",
+	"oPW+U6thFlv2MpZizBMmYqY2u35wSI/G09JBKUsJ9Dy1tDQJVLfZG9slk9CcKpYfqvLnsBYhNmQ3azxI",
+	"TV1JV+CO//p31FBBwZZu7Au8DElYxm9NIB5xBUuTI3KGEnOhiGb0bshEnnGmInx4r0ak0wdXywhfaShi",
+	"7/FAX+aTads7r5+fLp17fX3xvta9Gqz5Uvj247LVfW0pld+fyNJuk+xtyV5zpyFPDlYLuhoywEUBV5qk",
+	"r8ozPZf/ufoSn+gdnxWzlfBAbQwC8kpvTa8Gg8EReW/qO14NBm3N9ca6WQvw1WAQ6KtMenoAf67LVj+n",
+	"Dfbmx7qspneZNzu7tG9bhZqd/S1VavZrU6nmDgJ6dWo/bNNJn2V+MZunsOJYsuv69jnLXsBEqCxpOa7Z",
+	"2R4U47migSXL/d3GGtHn320mBZrIrTzmknHXvY02xiUfMGTwoZLJ3hyc0LIMzR7jIb2EK/3miXaONZ7D",
+	"ICyegmRJ/4mMvHu9vcR6zU1tWUhuY62MW4f8Hr5Um3u0lI95+gWpf5vH0wbFUTxEVwIlReYZAwJuUw8x",
+	"ksny1H4HGFUWOTJmmxwhTQsG2TNcbq8HgxKuLaYyZaGovCgY3teDY7xKSHhEeezC1KMDQTdnikSXGRuz",
+	"7IRkLC8y8SfYnWkaHRHbeKjTzNi4UCwhvePBGw1ueAo2EYAIlHcoc+wkpmlcpADAexEcPYzIu7OP764/",
+	"nl1dfP7Qb2dQCcUWFCrX84Tm7ImNwQpcimqdQai6UabUUXdtxubp0qtAxVG0v8qYGWRoFmZ7idNmhruE",
+	"Qo9jeZsSfDsLAC8PoGvKaMKyEnXhiFUAFxMaUP3toNpuwJANTTr4+ypkfKajCo0jhYO4V6cW7mWzC2h/",
+	"0mCyW4l8qrZIb6j2Jj2cBbm0S7G+Evu/tc1gp8cSLtcbqVOSZ0usr0YbaW0WwFWSSjFhmW/AdlbAiIvk",
+	"ETvaepjo+a9qq6MGmD/xf7ZJLZZOJhmbIF0unj6MJpks5nCQ74YtFekxGk9DAZ/akncTy4R9z4Uidbew",
+	"hCgkL4Iz4nKMhL9eg/qnziZ7T4KmaSxaOuxeubveb/R95EIERLCFO+MeONl87bYOLHvJEcyQLMdgKRyH",
+	"FHFaKH7LTKUPE4n5kt2Zbx4Ne3GYnm6D+0mky9pY0hsm9Cvr7cmcxYSXA25j0nNv2W8LBpTd0lytrqfz",
+	"C/P1xoBFWwMd77LfNtfPrW2zY/IsLbPurOt5AjGi6+uL960NctcOXbjnEeGdhjbd2hF0Mau17akEnp62",
+	"JaZ3qmFMPWg0NtbjlES//jNyIUVAte761ibDfYbwh9/kGb37yMQknx6c/GDCTfbvV496AXRmW0Nh8O1q",
+	"cywysxV2ehFnLOYKEWvG9Po/CA7Grw6CA+iTIfSJvgmf8ZTCVhEc6N1KxEubSjkIDqCk3NRqNyG6YFWo",
+	"co7k5W7yHZG/aDOcS4ImuPLeo+WJv/voDw8VibwXjQISlaMAxdLlPIq0JYnq8zxycaHrq3ckmsoi03dJ",
+	"6BKvXzB2E9kKcVzy3GBhdjdPZcIsUGwaBGv0KyPAczZT/lBUh6oyjSrLoGGN6vbCZfoRuq0NHe8+oFlG",
+	"AbWqfJnCjJXZbCehBz1WmyJ4/lj/1hDmngcUnYxtZb3tQezQwY/7I8KMuB+rNiDl8tGvBoM1kAgPG66R",
+	"PLDO2k/uid8uEOisy7pl6Rr6BVy7VRuxITZYdm23UncvPt0wDKXvtZtl20bhCKc1FaFkROMbvftBaWi9",
+	"uSfk0/nZ1+sv51i/a5eaibTBMWt8IwcWtd+lW1XkTGGFWMX1PFRlfTW6YeWpBfClTc+V6egRVSzlooR1",
+	"6lR71Rdvv5xdnYcCs8qqMc1SZqJV5TSHl+MGtOtaX2oMVuAIDYVgCz8fZcVc3F3PLi8OFYmLLNNeomuz",
+	"/om1UfV+iOxVQ72iVYT1urpLeFLxM7moNOeI/BWCqFSU46Sv/4/r82tT4Hz9+fPF5w9NTw2FF6bwghNY",
+	"x0wQI0KqDYC3C90O+mUg+XgwIL0RTWxEuF/GiCFizFUouLilKU+C8qtqBALzOgrrqWE+lJdmzMRQqt2Y",
+	"SzIqeJqUwxUK3f+AC/EMu+F5qHRLVgjBxeRx/Nt4UHll99g7fpeVFu4f++XKjta8g5VjCPUmZr3pWfpL",
+	"wYoqB+Zu4oFvyxlPemZ+w4QPvFnsEpbBygSGeVpZtIa+IRRmjvYNCcm/wolvV/mS1aIfeAzcS3I1nQPf",
+	"480fNlZCGzbT7Tf8RqxdYoiXv7r/W62D9SWl/iY/KtIbr00egIZsU+TfOsK9/fXgtck4yTFBWYNA77wp",
+	"yxlWbOLM1jfB5ES/ZGuyhbenZC4Bm2tDfiN8QreFzG60qU6kqAc8EUJsF/F8W6Q3T2Wan8nLrjaxZZlU",
+	"R6irH2qtHypncUsFUQUItNUQ7bLCwPDswqqqDvOTynlvwe5aLp6qf4911S8mqMy2WZXRnM/D6x3UBah1",
+	"qO3ChAr+D7ORe1IxuL7xoNopoSaKGFNBRozMaMI06C59fDQuAZnwW3swD2MINI6Z8kQpTXO4AAahjVzB",
+	"oVhHFlyoMsJQeZMtxBX/Cg0xAnf7SRtcHVJ4pO5I3SNktAxIpDeAnis/kBmJIFrbmsaBrmwu5zyAIKiN",
+	"o8If8Kvm6PPeUBN7o7iN3FRlMey54d5pIMRfPYeq2k+e5TOHOtD4NYYt0BHTkMa/h4WLjXanQvBWCjzB",
+	"qTa0MOqIaO/HFCwVgv9SONqZ6p34RMgM6wAUg5ImAi7ngivWN8pQGtsIZ4jKcsfjwfERuVZwGMbRsUUy",
+	"mwxpMuMiCkikYZocj3nMMKcB1c2ZKQYCN1VbnhkVIAdQsby948HvvbYckTP8BnSo9Jt4ltULnmqI6ZtV",
+	"nq03qa2+sbdS9s4r9tq2f/6w33EtkEewBQ5mhwU958ZOTOcw4t9DnqgaHmxay7unOTULEgEFRUcX26ds",
+	"JGBneBTXbM2KNhriJlj48lfT1Zg13VJur/qwU1ODA/aXpJYZ0xqfKTO9BceHgWdCAgZUlgJHLoRFiGrK",
+	"5yBmtuz7FpY8iYE1RUaqXZavavq2k+fDl+sE+lrdPOyg2jqWGRmxVAqUoXfh3vqy3qEq3xYrKNgUnKkg",
+	"mc0elLduDkuYoVZcllDcx2f5wPKn28KfH42vnTbdWvq+1hJUNmyzkO43J33Yt/HAxRcm0AWoLkeA+C5Q",
+	"CVs2N+VF99trQnEPNN+0QLGB3wnMxsbuVZ3+FsYjY4glOyPyxEbkXxZn4zp4Opxtvi+/2YC9v7CZvGWV",
+	"SK0rWXAG7hgNHKpBILLYuW3TzfRW6CdoxdZo2qIg/+SFfZVuHTes48CfESZZUvpStVW+w9Wip0G5WmCq",
+	"0udFBMGWP9okx/WJ3lTXGa2VKBqvlyYJ6gyZb/MFj53Gou7zKRSrVFdfKJ4qTti0+s6SpGnpfccOwIqj",
+	"1BmBpl6ypyZwguyvf3CWJKVR0I3Zdh/dPoG5PnV5YkLhyD0FTnZAeMJEzsccT4KZc0U5y8Y0ZkCzLEJh",
+	"6Ekq2QD9LvoOgAx6yFQPT2QvZpSn2kJkTCncgk29xJib42zljXQ/JPiPQKUSEtnbvpMip1yoCM6DK5+E",
+	"S7Hy4bG5DEnG2F1eS3CsJlBDcS+11ccnUH9DuVPb7U+VP7X3e4oc6sob/YWx+RbTRvvCDfOm5QXr07Pt",
+	"9NXvXw9ajpk/676yfYa3y+1uyu2qLYxz3YlZGyaVosSrayz14+yOC4LuM/xp29Oxdzqk0+gafifBz4Y5",
+	"+4SOT1nrtbF5LLu1ty6y9ODk4CVMbdOSX1dKo02dcw94KJiIWR+L9jXcSZgC5mLv4AcV5OzyIsAADTcF",
+	"cfNilHI1ZQno8h2V+wad86aj6GeQDcSz3IZTC+9L5EIYqQtR6UukuudQaAwShQGJUynAIdO4zIhQVB49",
+	"b3r0FZ0ojYq4QPRn69MWUx5PS1romAqgy6nd8QV04+pdDeRBfuR6XZ17RFlFpz09deSfJAZnp6m9rXaa",
+	"9HRrtcFUgSFb4BlZwa391UZ5D7YTc/XBqOGn+zoAzkD4D5T92U7nQs2N+K7uMztCVh8l8A8IiaQUfvdl",
+	"7hqJCrwjV7csMwge9Ykt+QTE+w31RM8UNpuEbEByOglIIXI6ccS2euZABaf3eKjWbICELI+ntlZxRUkM",
+	"buhoRn3eVndfRzDawMkIleLYgaYO0p2RtyoW9jBV7QhChVayPPJlzvJ6M8nUojesOrUU8TSTQhaKsLu5",
+	"zPAImH696lAlciFSSZOytGjMqxPW/FxbpP8PAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -52,6 +52,7 @@ import (
 	"github.com/loopwork/loopwork/internal/speech"
 	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/apps"
+	"github.com/loopwork/loopwork/internal/v1/baseline"
 	"github.com/loopwork/loopwork/internal/v1/bulk"
 	"github.com/loopwork/loopwork/internal/v1/exports"
 	"github.com/loopwork/loopwork/internal/v1/jobs"
@@ -148,6 +149,7 @@ type v1 struct {
 	*measurerService
 	*exportsService
 	*labelingService
+	*baselineService
 	v1Pending
 }
 
@@ -159,6 +161,7 @@ type (
 	measurerService = measurer.Service
 	exportsService  = exports.Service
 	labelingService = labeling.Service
+	baselineService = baseline.Service
 	jobsService     = jobs.Service
 	bulkService     = bulk.Service
 )
@@ -310,6 +313,7 @@ func New(d Deps) (*Server, error) {
 		measurerService: measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
 		exportsService:  exportsSvc,
 		labelingService: labeling.New(labeling.Deps{DB: d.DB, Grants: grants}),
+		baselineService: baseline.New(baseline.Deps{DB: d.DB, Grants: grants}),
 	}
 
 	proxies, err := cfg.TrustedProxyNets()
