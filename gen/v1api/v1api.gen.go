@@ -3005,10 +3005,16 @@ type DesiredMetric struct {
 	// response.
 	FieldName *string `json:"field_name,omitempty"`
 
-	// MetricName A metric the measurer computes. accuracy, precision, recall, f1: classification metrics of a field's
-	// values against the baseline (0 to 1). exact_match: share of responses whose field equals the baseline
-	// exactly (0 to 1). similarity: mean text similarity to the baseline (0 to 1). latency_seconds: mean time
-	// from submission to completion. cost_credits: mean credits per job.
+	// MetricName A metric the measurer computes over pairs of a baseline record's value of a field and a measured job's
+	// value of it. Values compare as canonical JSON (object keys sorted, numbers as JSON writes them).
+	// accuracy: share of pairs whose job value equals the baseline value, over the pairs whose baseline value
+	// is a class label (a string, number or boolean). precision, recall, f1: macro averages over the classes
+	// found among the baseline values; for a class c, precision = TP/(TP+FP) (0 when no job answered c),
+	// recall = TP/(TP+FN), F1 = 2PR/(P+R) (0 when P+R = 0). exact_match: share of all pairs whose values
+	// are equal. similarity: mean of 1 − Levenshtein distance / length of the longer text, strings compared
+	// as they are and other values as canonical JSON (1 for two empty texts). latency_seconds: mean time from
+	// submission to completion. cost_credits: mean credits recorded as usage per job. All but the last two
+	// are between 0 and 1.
 	MetricName MetricName `json:"metric_name"`
 
 	// Target The target value, in the metric's unit.
@@ -3781,10 +3787,16 @@ type MeasurerMetric struct {
 	// MeetsTarget Whether `value` meets `target` in its direction; null when no target is set.
 	MeetsTarget *bool `json:"meets_target,omitempty"`
 
-	// MetricName A metric the measurer computes. accuracy, precision, recall, f1: classification metrics of a field's
-	// values against the baseline (0 to 1). exact_match: share of responses whose field equals the baseline
-	// exactly (0 to 1). similarity: mean text similarity to the baseline (0 to 1). latency_seconds: mean time
-	// from submission to completion. cost_credits: mean credits per job.
+	// MetricName A metric the measurer computes over pairs of a baseline record's value of a field and a measured job's
+	// value of it. Values compare as canonical JSON (object keys sorted, numbers as JSON writes them).
+	// accuracy: share of pairs whose job value equals the baseline value, over the pairs whose baseline value
+	// is a class label (a string, number or boolean). precision, recall, f1: macro averages over the classes
+	// found among the baseline values; for a class c, precision = TP/(TP+FP) (0 when no job answered c),
+	// recall = TP/(TP+FN), F1 = 2PR/(P+R) (0 when P+R = 0). exact_match: share of all pairs whose values
+	// are equal. similarity: mean of 1 − Levenshtein distance / length of the longer text, strings compared
+	// as they are and other values as canonical JSON (1 for two empty texts). latency_seconds: mean time from
+	// submission to completion. cost_credits: mean credits recorded as usage per job. All but the last two
+	// are between 0 and 1.
 	MetricName MetricName `json:"metric_name"`
 
 	// ParameterSetId Id of the parameter set measured: the combination of flow version and app settings the jobs ran with.
@@ -3830,10 +3842,16 @@ type MeasurerOperationType string
 // members, measurer and baseline data, submits jobs and runs bulk operations and exports.
 type MemberRole string
 
-// MetricName A metric the measurer computes. accuracy, precision, recall, f1: classification metrics of a field's
-// values against the baseline (0 to 1). exact_match: share of responses whose field equals the baseline
-// exactly (0 to 1). similarity: mean text similarity to the baseline (0 to 1). latency_seconds: mean time
-// from submission to completion. cost_credits: mean credits per job.
+// MetricName A metric the measurer computes over pairs of a baseline record's value of a field and a measured job's
+// value of it. Values compare as canonical JSON (object keys sorted, numbers as JSON writes them).
+// accuracy: share of pairs whose job value equals the baseline value, over the pairs whose baseline value
+// is a class label (a string, number or boolean). precision, recall, f1: macro averages over the classes
+// found among the baseline values; for a class c, precision = TP/(TP+FP) (0 when no job answered c),
+// recall = TP/(TP+FN), F1 = 2PR/(P+R) (0 when P+R = 0). exact_match: share of all pairs whose values
+// are equal. similarity: mean of 1 − Levenshtein distance / length of the longer text, strings compared
+// as they are and other values as canonical JSON (1 for two empty texts). latency_seconds: mean time from
+// submission to completion. cost_credits: mean credits recorded as usage per job. All but the last two
+// are between 0 and 1.
 type MetricName string
 
 // OperationReturn A measurer operation and its progress.
@@ -6637,7 +6655,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineData(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, body UpdateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetApiMetrics Get the latest metrics of an API (not available yet)
+	// GetApiMetrics Get the latest metrics of an API
 	//
 	// Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 	// over its apps. Any member of an app of this API may call it.
@@ -6645,7 +6663,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/metrics (the `GetApiMetrics` operationId).
 	GetApiMetrics(ctx context.Context, apiId ApiIdPath, params *GetApiMetricsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SetDesiredApiMetricsWithBody Set the desired metrics of an API (not available yet)
+	// SetDesiredApiMetricsWithBody Set the desired metrics of an API
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -6656,7 +6674,7 @@ type ClientInterface interface {
 	// Corresponds with PUT /v1/apis/{api_id}/metrics (the `SetDesiredApiMetrics` operationId).
 	SetDesiredApiMetricsWithBody(ctx context.Context, apiId ApiIdPath, params *SetDesiredApiMetricsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
+	// SetDesiredApiMetrics Set the desired metrics of an API
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -6940,7 +6958,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id} (the `UpdateApp` operationId).
 	UpdateApp(ctx context.Context, appId AppIdPath, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAllMetrics List every metric measured for an app (not available yet)
+	// ListAllMetrics List every metric measured for an app
 	//
 	// Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 	// field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -7730,7 +7748,7 @@ func (c *Client) UpdateBaselineData(ctx context.Context, apiId ApiIdPath, baseli
 	return c.Client.Do(req)
 }
 
-// GetApiMetrics Get the latest metrics of an API (not available yet)
+// GetApiMetrics Get the latest metrics of an API
 //
 // Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 // over its apps. Any member of an app of this API may call it.
@@ -7748,7 +7766,7 @@ func (c *Client) GetApiMetrics(ctx context.Context, apiId ApiIdPath, params *Get
 	return c.Client.Do(req)
 }
 
-// SetDesiredApiMetricsWithBody Set the desired metrics of an API (not available yet)
+// SetDesiredApiMetricsWithBody Set the desired metrics of an API
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -7769,7 +7787,7 @@ func (c *Client) SetDesiredApiMetricsWithBody(ctx context.Context, apiId ApiIdPa
 	return c.Client.Do(req)
 }
 
-// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
+// SetDesiredApiMetrics Set the desired metrics of an API
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -8343,7 +8361,7 @@ func (c *Client) UpdateApp(ctx context.Context, appId AppIdPath, params *UpdateA
 	return c.Client.Do(req)
 }
 
-// ListAllMetrics List every metric measured for an app (not available yet)
+// ListAllMetrics List every metric measured for an app
 //
 // Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 // field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -18429,7 +18447,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id} (the `UpdateBaselineData` operationId).
 	UpdateBaselineDataWithResponse(ctx context.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params *UpdateBaselineDataParams, body UpdateBaselineDataJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateBaselineDataResponse, error)
 
-	// GetApiMetricsWithResponse Get the latest metrics of an API (not available yet)
+	// GetApiMetricsWithResponse Get the latest metrics of an API
 	//
 	// Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 	// over its apps. Any member of an app of this API may call it.
@@ -18439,7 +18457,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apis/{api_id}/metrics (the `GetApiMetrics` operationId).
 	GetApiMetricsWithResponse(ctx context.Context, apiId ApiIdPath, params *GetApiMetricsParams, reqEditors ...RequestEditorFn) (*GetApiMetricsResponse, error)
 
-	// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API (not available yet)
+	// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -18450,7 +18468,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /v1/apis/{api_id}/metrics (the `SetDesiredApiMetrics` operationId).
 	SetDesiredApiMetricsWithBodyWithResponse(ctx context.Context, apiId ApiIdPath, params *SetDesiredApiMetricsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDesiredApiMetricsResponse, error)
 
-	// SetDesiredApiMetricsWithResponse Set the desired metrics of an API (not available yet)
+	// SetDesiredApiMetricsWithResponse Set the desired metrics of an API
 	//
 	// Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 	// list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -18762,7 +18780,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id} (the `UpdateApp` operationId).
 	UpdateAppWithResponse(ctx context.Context, appId AppIdPath, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error)
 
-	// ListAllMetricsWithResponse List every metric measured for an app (not available yet)
+	// ListAllMetricsWithResponse List every metric measured for an app
 	//
 	// Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 	// field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -19877,8 +19895,6 @@ type GetApiMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19906,11 +19922,6 @@ func (r GetApiMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetApiMetricsResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetApiMetricsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19960,8 +19971,6 @@ type SetDesiredApiMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -19989,11 +19998,6 @@ func (r SetDesiredApiMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SetDesiredApiMetricsResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r SetDesiredApiMetricsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21632,8 +21636,6 @@ type ListAllMetricsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -21661,11 +21663,6 @@ func (r ListAllMetricsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListAllMetricsResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListAllMetricsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25131,7 +25128,7 @@ func (c *ClientWithResponses) UpdateBaselineDataWithResponse(ctx context.Context
 	return ParseUpdateBaselineDataResponse(rsp)
 }
 
-// GetApiMetricsWithResponse Get the latest metrics of an API (not available yet)
+// GetApiMetricsWithResponse Get the latest metrics of an API
 //
 // Answers the desired metrics set for the API and, for each metric and field, the latest value measured
 // over its apps. Any member of an app of this API may call it.
@@ -25147,7 +25144,7 @@ func (c *ClientWithResponses) GetApiMetricsWithResponse(ctx context.Context, api
 	return ParseGetApiMetricsResponse(rsp)
 }
 
-// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API (not available yet)
+// SetDesiredApiMetricsWithBodyWithResponse Set the desired metrics of an API
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -25164,7 +25161,7 @@ func (c *ClientWithResponses) SetDesiredApiMetricsWithBodyWithResponse(ctx conte
 	return ParseSetDesiredApiMetricsResponse(rsp)
 }
 
-// SetDesiredApiMetricsWithResponse Set the desired metrics of an API (not available yet)
+// SetDesiredApiMetricsWithResponse Set the desired metrics of an API
 //
 // Replaces the API's desired metrics (the targets the measurer compares measured values with) with the
 // list sent; an empty list removes every target. Callers need the MANAGER role on an app of this API (or
@@ -25650,7 +25647,7 @@ func (c *ClientWithResponses) UpdateAppWithResponse(ctx context.Context, appId A
 	return ParseUpdateAppResponse(rsp)
 }
 
-// ListAllMetricsWithResponse List every metric measured for an app (not available yet)
+// ListAllMetricsWithResponse List every metric measured for an app
 //
 // Answers the latest value of every metric the measurer has computed for the app, one item per metric,
 // field, dataset and parameter set, with the desired target where one is set. An app never measured
@@ -27055,13 +27052,6 @@ func ParseGetApiMetricsResponse(rsp *http.Response) (*GetApiMetricsResponse, err
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -27122,13 +27112,6 @@ func ParseSetDesiredApiMetricsResponse(rsp *http.Response) (*SetDesiredApiMetric
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -28473,13 +28456,6 @@ func ParseListAllMetricsResponse(rsp *http.Response) (*ListAllMetricsResponse, e
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -31196,10 +31172,10 @@ type ServerInterface interface {
 	// UpdateBaselineData Update a baseline data record
 	// (PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	UpdateBaselineData(ctx echo.Context, apiId ApiIdPath, baselineDataId BaselineDataIdPath, params UpdateBaselineDataParams) error
-	// GetApiMetrics Get the latest metrics of an API (not available yet)
+	// GetApiMetrics Get the latest metrics of an API
 	// (GET /v1/apis/{api_id}/metrics)
 	GetApiMetrics(ctx echo.Context, apiId ApiIdPath, params GetApiMetricsParams) error
-	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
+	// SetDesiredApiMetrics Set the desired metrics of an API
 	// (PUT /v1/apis/{api_id}/metrics)
 	SetDesiredApiMetrics(ctx echo.Context, apiId ApiIdPath, params SetDesiredApiMetricsParams) error
 	// ListAppTags List the tags of an app
@@ -31265,7 +31241,7 @@ type ServerInterface interface {
 	// UpdateApp Update an app
 	// (PATCH /v1/apps/{app_id})
 	UpdateApp(ctx echo.Context, appId AppIdPath, params UpdateAppParams) error
-	// ListAllMetrics List every metric measured for an app (not available yet)
+	// ListAllMetrics List every metric measured for an app
 	// (GET /v1/apps/{app_id}/all_metrics)
 	ListAllMetrics(ctx echo.Context, appId AppIdPath, params ListAllMetricsParams) error
 	// CancelJobs Cancel every matching unfinished job
@@ -37344,20 +37320,6 @@ func (response GetApiMetrics404JSONResponse) VisitGetApiMetricsResponse(w http.R
 	return err
 }
 
-type GetApiMetrics501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetApiMetrics501JSONResponse) VisitGetApiMetricsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetApiMetricsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -37451,20 +37413,6 @@ func (response SetDesiredApiMetrics404JSONResponse) VisitSetDesiredApiMetricsRes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type SetDesiredApiMetrics501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response SetDesiredApiMetrics501JSONResponse) VisitSetDesiredApiMetricsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -39600,20 +39548,6 @@ func (response ListAllMetrics404JSONResponse) VisitListAllMetricsResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListAllMetrics501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListAllMetrics501JSONResponse) VisitListAllMetricsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43934,10 +43868,10 @@ type StrictServerInterface interface {
 	// UpdateBaselineData Update a baseline data record
 	// (PATCH /v1/apis/{api_id}/baselineData/{baseline_data_id})
 	UpdateBaselineData(ctx context.Context, request UpdateBaselineDataRequestObject) (UpdateBaselineDataResponseObject, error)
-	// GetApiMetrics Get the latest metrics of an API (not available yet)
+	// GetApiMetrics Get the latest metrics of an API
 	// (GET /v1/apis/{api_id}/metrics)
 	GetApiMetrics(ctx context.Context, request GetApiMetricsRequestObject) (GetApiMetricsResponseObject, error)
-	// SetDesiredApiMetrics Set the desired metrics of an API (not available yet)
+	// SetDesiredApiMetrics Set the desired metrics of an API
 	// (PUT /v1/apis/{api_id}/metrics)
 	SetDesiredApiMetrics(ctx context.Context, request SetDesiredApiMetricsRequestObject) (SetDesiredApiMetricsResponseObject, error)
 	// ListAppTags List the tags of an app
@@ -44003,7 +43937,7 @@ type StrictServerInterface interface {
 	// UpdateApp Update an app
 	// (PATCH /v1/apps/{app_id})
 	UpdateApp(ctx context.Context, request UpdateAppRequestObject) (UpdateAppResponseObject, error)
-	// ListAllMetrics List every metric measured for an app (not available yet)
+	// ListAllMetrics List every metric measured for an app
 	// (GET /v1/apps/{app_id}/all_metrics)
 	ListAllMetrics(ctx context.Context, request ListAllMetricsRequestObject) (ListAllMetricsResponseObject, error)
 	// CancelJobs Cancel every matching unfinished job
@@ -46524,566 +46458,570 @@ func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L1/c9s2tjf+VjB6nplKHVqx03bvrT33D8dWU/cmdr62s9l9qq4IkbCEmAJYgrSjzeS9fwfnACBIkRIl",
-	"O2lyr//YbSyS+HlwcH5+zsdeJBepFEzkqnf4sZfSjC5YzjL46zjlZ/Ebms/1HzFTUcbTnEvRO+ydxUTe",
-	"kHzOyPGbs4Dkc5oTruxvaTFNuJqzmNwk8h5+ommqCM0Y4ULlVEQMXu5T8vbt2elg2At6XLeb6t6CnqAL",
-	"1jvs0ZRPeNwLehn7s+AZi3uHeVawoKeiOVtQPawbmS1o3jvsFQW8mS9T/aXKMy5mvU+fgt5xmm6eBU3T",
-	"zYNJH2UwVzLLXyzf6JVeHdFxmpIbzpKY5JIomeVkugxIyOOQ9GN2Q4skHwQk1EMKAxKqnOaF0v+KMkZz",
-	"Fk9oHhKZkbBIY/u3m8+fBcuW5YQUDKTnT8B00TvswfiZKBa9w9/xD/gq6GGXvaBX9tgLemV3vT9a5v22",
-	"4NtswxH8oOiCkTuaFIxQhetg6S5NCRUxCXFfQiIF/C7zOctIJoucqXVbabboIZv5giqWcMFOaU43k9jU",
-	"vE1imlOSsUhmccv47KsT/WpnouMi/9uPvaC34IIv9MYduEFzkbMZy1ZGvZYWX1QG3IEqdWdfhhZhWluS",
-	"4OhDKrN88z4xeM+SYUBC/GFSpb1TeS8SSePf5FSRjKXJso3Y3OcPpDYc/9odw1e6bFV9i264AIb9iHtU",
-	"2Ryv/ebd+YUnTPfTvDvnmg3IG6LJMGEkzWRcRCwm0yWhwu1YeGMacRtlFkRm222ZbWftji3oh1dMzPRw",
-	"n//0Exw7+/dBoBvMWaab/tfvx3v/j+79e3/v5z/Kfw4ne398/397LUuRs+wFzaP5Wby6FhciWZL3eg73",
-	"c6kYCaf6TSBP9mdBE0XyOVeGafbZBxrlAYmoYnuKCcVzfsfIQn8yaNvoqem6ZbYH+/v12bZN4kQu0oTl",
-	"LB6J+JTmbN1sIvsumbIbmTGcBooLuZ5IlBRKD56JeDAksIuC3bHM+zKWRMgcp9c2u6g+psZjqHnJXs6B",
-	"BjbO7iqnWd59fhQokt7kLKtNkgs7SaWbfJRploN7wESzjEX56uzwsb1638vpd3qe8LJgSpE7lsVc019K",
-	"ldIzV4QSbP6QhPpEhaT/vohnLLbfae50QxNVPhkLLuxDYFaiSJKQ9PUSLFlO8K3BcCxalwKH78/fsio9",
-	"Bs2fdI/6iyJJWhmUXglkal3IGd/sQMyWWWVUzFjroYyqPe++l9hON5I1c+hMsFtN5REIcxTznDXwyHdz",
-	"JggwbCJr7DJjKpVCMXJPHa2am4SkLFNSHJF7/TmQhPneCZaqbU4MR+LPxAx6KmXCqPBG/Qtj8ZRGt6+Z",
-	"UnTGzI68AEJZtx2gZc3pHdP3oGmDLLCRjvTWuic368a08/7YmV4xmkXztXcZz+eazhJGVU6kYKszxP3L",
-	"2YecRFLklAtz1cFPfbjiuCgvOVVMcUBjAZzSsinbnv5sDde4qY69/TLsfBva1bimM7W6FpcsxR10SviQ",
-	"NO594yLldEboQooZTDHhSrckBQOCZR/SRMbMyjDrZgtj8+fKc7ZQW0sAgX79DD+Ft81zmmV0qR+rfJlA",
-	"vzJb9MoV4pnKzyy33+pc3+hPScbuOLu39w6ccXd57HSub6oj6nS+z+KXcHyy6zkVmwU4HhOu4FaM8mRJ",
-	"Zvit3nFRE+U2HWJe6bibkrjfqCTaibxiSu00i0Rf/ztNwXX5GOPvwHhg9DGL+IImehZwkRmGlM+Zfshn",
-	"PFekn2bshn9AseuIhAfPQ/w3U+TgeUAOnu/r//vhxzWTa2AmvqagdYSPB8HBz5/WqQZnIi3y17rna3ij",
-	"Prlfjc2N6/es9SQnIfytFaxQb5UWEGnGYpwpPvy7fjcckrMr8oycXU3OL64PoSlo5DvLaq0MNxb6W1nk",
-	"RK/Pn4XMmQoIFUtjhXGGG+gryslvVxfnA935M/1/WoAD/SRZouqiddbKQMbi5OL8+vjsXI/H/rNlVLFk",
-	"ul34j27Z3BGVBldvibFw18RgaKY8Gb1+c/1P7EIrhoR94CpXYG7SE8VpmQloiTEg4bg37oUBCX//AxXq",
-	"j5/Co2rXXI0FnwmZsXhITlFx1gsNTKn2JpnxOyba7yZepYAmwfbsqhf0cD69oGfXzvuneeJPeZ3ke2aJ",
-	"Z5Xe9K7iQnGRS08VgGEG5D7jec6EFkd4zMg0oxFTh7BGeq4gMEqZByT8SIfT4X75M640CpVjwRK2YCIn",
-	"+85cqG8TEk6dvi+n71mUk5CGQ/JWNdE22gyr6xceEZro25TnY6FYwqJcWebAQJaq0MGQHOOf1uqtyaAy",
-	"N0KFumeZIj/u72/YxDdoeGiULX7SF6fHHsbjj7//6+OnP74fjzfzh66cz+wRVXA44SgFW8pXG8wJ3BvO",
-	"I0hRZ24zVycHP9c42wZO2FeMrRDE4IiYo0puZFZhCxv2Ewe2dpptE3vNchrTnHbduYV5/7Nu3qI6qEfY",
-	"v3OZP0wAPr84H9kDbwTdnM5Ui61r0FEAFmZYf5nsq6d6dmN1hK6y70a1aUjeOakXtPipYiIPiJBaFQZx",
-	"jUvRtv2yOqhO4u8lS+iUJZ31cvM2oTN9XaOVgRp5Hp7tJLhnbhQdB41mgQ5ilbMglPzE/tQmXNnnneSr",
-	"sXACFnl0+WosVgbzCCJWtcmxWMNvHlHKGgsjZlW719+0C1qr726QtbIVyvgS4talR1FbSFx2sI8hdI0F",
-	"uMN2FbpqCw1y18pahkdjYWUv8uVEL/+8Prb0ZXeu6zVebtljXOPgMCj1Mlpyq4rTYOPKPN59f+nTQXeR",
-	"bSOXRcFtlaKqsttYdBPeKtS6m/x2CbanpmtvVbI5IlTTgLMfAG/iuftb83gj28D8NZe+vBydXOsrXE/H",
-	"/Hlozz65p2osMjMEu4w0t6awIXx1Ofr72ejd6LT8bE4VigL6Q1yeDsKS7adZWrI80YyxF/S8EZu/7Ega",
-	"eGBXgcmuNzp5v9JVb15xahY8IPdzmoN3D64889WX2YZH2IKrSGZsK2PnQsYs0bzthsdMRIyESrcRNppA",
-	"fXshekJLvgafGaZmDPztp1vVx1k74C5epsGsKIrFtGJVhEl3N4x2mjGYSx93uo121K3nCtFeZ2JbbQ2n",
-	"jrFiEBgoWE1lgwPW1Tuh7DDWEvrVya+j07evRqdazjqfvLm8eHk5utJC2NXbqzej81N48svxGb5ycnx+",
-	"MsJ/jv7x5uwSf7x4/ebV6Pphp8KM9oSKiCWfa+mOUBMqhI2tMd8wRSIqyJSNRQQD0GLwO6dHEM1tKp9p",
-	"ptR3axcQb+kC4lYuIPq/Z+cvB8jhLM8EyxyqIzcwexi067krK3vMHTYDfcAOdjdQ2IUNC8Wu6exlJotU",
-	"haQvMyMG+7//FwY2DFquIX0zHL96hXJ3F8sG9F7rAoMqGI3mpQZFyUw/BDLS7SmmZ5CzeCymSy17Lagi",
-	"/VA/+y8aTMfF/v7zv8FfkR6siNcMmCYJ0CY0LG+qxgjstk8FubgEjeL4/HQPflSHBAT8sE/J8fkpmQ70",
-	"K1E46EwxeUdrzWcy11xnhcq3v//CXH832fHSg4+3uwvyxnE+5E4oZ979Emyf9sabb3XOpPOUH+UOfOsd",
-	"r7UmLTh0cIpC/+zB+dpzZ652FlGNgY8GpbkCGEWbacs/783hmGgqa7J2/cpVLrPl2jBS886mONIAtf8s",
-	"Zpm+VESuyL0+0hjazGIM1nq8gNK20NHf5HRzVC9ccpSk0ijOxlncFgH6Xk4fO+76Nzldu+q/yenKih+u",
-	"jdwNKqHV+pmN+TN/l+kB5uCBzcw/iva0ocyhOy3NbkWixdYFI4lm51wQxuGaj3nG0GjcLoA+IFTYi+MO",
-	"ev6M/OQDGH0v6HlzaSaOi5RlVA+2Q4B+kdwSad/3AsDdbzYGnJLn+8/XhxD73zww8PtCn7BWstE0VW5J",
-	"QEKqIo9i4AzqL8IhueYMc3CmmbxlgkyXELUhykyLcmvb/AE4lpadpSrythb/0n03b80bOmMtk9KPCDLi",
-	"AAMyuJhp0WK/ZJH7bWNM6Yw1D3B/Y9zIFf9325hARCApy4juICAH+pxq+aIc0kHrmBT/d8uYDvYD70ay",
-	"4so6RnJNZ82kfI1imLEV2vGRaE4zGmnJPIDbE9SG+znPGVEpjRj4guCSavSdNRB3TmddQ+Mb3GV+wMu/",
-	"gj++//1fwXis/oB/NxtW3yqWtScH2Kf2HN/L7BblqFJo9m2mNYdndWqFaazz/H7qYAh9ByOCC3szGzLD",
-	"L6UEuGRnVPB/08rRrA4cP5vAZ499dXnjX3uF/VK5vvyJKE980BPC2fE4IA1ZbZlMGEbR0Dj+HDlsugMt",
-	"UJjWm9kTTrrzfvUp0bTTtGOERsi/tDSIrw/W7+Jn2b+tt66+aWamtV2zJ+bz7px/Lrvs3j9gQg3y+gX8",
-	"gyZG1lpQdYsGDWu9qDgfpjJeBvaKvEmout3LmMo/EFAKDxuke623g6qL7esxa92axwEs0iBAu4BgoN7r",
-	"7pVu33iv+uFHHgdacdL/RXHn06dwcETC70PnIEMTDnQwFiCPJOyOJcaKpIeq+4rxDbzyM5YXmWBxAKK6",
-	"fQIXP6w/WdDsVmkStWR3RApxK+S9wDmMBWTvWr+qtXvoFuaMxhCwCjHaCa6aFiFtp56giO+WZPCPPbNR",
-	"balVjS6XT4Fz2MAWv6DxJfuzYArcAJEUORPwT5qmCY/gFD57ryRoqmU//zdjN73D3v95VmZBP8On6tko",
-	"y6TzXWGXq7dthp2Cx1nc0YTHmiSceUifBJAs9XrcUJ6g8Y7HRsIMIxmzkITlbxN8S5+lmOWUJyociwT8",
-	"4uHHREYBWahZQPR6fAoJWDwGge3GjiaiQt/zU0YimmWcxQQ0aUUUE+Bc0KqtzKY8jpn4sgsW0SRh2XeK",
-	"6ENcBhLQBPPEuSoF8KEe5rnMf5GFiL/cKI/TFIZ0o7slfZ6XowQftF7sKUukmCnNLqmxffr8fmCHfqaV",
-	"lwUTJkfly0zgXOaElx2TJcuPcGkVy+5Y5jzkP+0fIC/SVEhCIfOJ911ICpHzhHBN3TCht4IW+Vxm/N9f",
-	"cjqvuVJczAKyoIm+94CFfUg1h9JbkbE7ectiEmUsZiLnNFGkb84iOX5zRm7ZEsKeoggi0rXiMzDTYR9S",
-	"SP6BMXy5GZUdE6bfJf2f9vfxFFPhKaD+njkaTDN5x2OmvzlY3TM9s0+Wk1oMh9csz3ikmvWFmClYygW+",
-	"BNqtgIWjIkanA801U1kwqorMeh/0e2Duwu/gZbhT9HWfZnoSOUfebEAc1kNI6M82aMKwjCgPrd+AU3zt",
-	"OE3tzD8FPZzF6iheNc5Oa3n1mQVEwulJEgSzKAdP+gsJuScRE64pvSNjcc+FsjlG1jy9buyv8eMMR97k",
-	"sLAj1ZJPizFyzog/IBwoBIy6kSlIjcnpLRNAeGDsAbO+5mcQeUaVW5XK7vh5X/ozOk2cnX5VDiuF2N9L",
-	"OA+7kW5bShEOg4l6CBnRgI8h9OIHmkYtkIhHsvJeuKTwusq0A1GSfhXIZOAwKriqjeAIV/AGz7B+pTRg",
-	"60+b6HvD4gUwSBST2vLhUXBN5L3bxGGXhj17WzsJwSSoSwJtpYGmY1q2t6JnZIztYTBh+XunQa/fLkAO",
-	"sVggQYkMotcasEEWbDFlmZrz1AcH2chz3svpRIvhG0/ub3KqTmQh8jfoAGb26zxPJopFUjRpI9ZypNdS",
-	"ixMJv2PelL7DYDjQQEwb5CaTC6KK6UJfjFIcGt+c59Cdgg4gyJRFEiR3494eknNNpAtGhQmyw8RyvE5J",
-	"IcAXA03nuYvj88YfGmsijRMuID2nfeOc/mlF/XYahqkOm1bfP8QbzmtF4YZzIe+F8lvfuNeafWQbugEd",
-	"/34uXb6tIz6eK2BA2aDGUWEw+B2oVwt5VztOXRmCYnnOxWwjLR6n6ZV99ZOzmnf4CF/UnxQpyya51k4b",
-	"5AaZ7oHCSeCFKr1qbnRE0owpuHvA1gh0pP//Sjd7rT9CP/Ww673oPmy6Ej2PwWZ2Bs6MaE7FrDtPq91j",
-	"sFl10lwFSHK71QWopnLvGewPz3fRGIyQLM3dp+eGrWKYmenBXpWxpUP7BGJLuSiYsqaNKY1uZxmoPCDl",
-	"uP0cC2AU/ef7zweBeTWP5oSXsAWs5BjwrhUceZtnJZZawOAmzq1+MacdCBVvx3TTWS2XodP5t0AqTVBI",
-	"Zs4QK05MyPXKzPtoQ9IPF4bqDZZKODASghTgPdpH71Gni6/iStrCfxW+HF2TZ3cHz7S4+uwjrtenZ+4N",
-	"9eyj3/SntjHCLm3Jq1YkP2OT1tvrLXRtci3H4SSRgrVZ8pR3BiKZLodkVFrHIH7KGPyOMPY9kilnZXqv",
-	"tWSqVRkRsC1iNjFScDaBGL5ZgeOtGCxxDarDO5Hp0uAN4Pek8j3il+hLwxfLvRAA3aZ3KTonfuANDESa",
-	"biOxJl1gBxXLvF0KnoFVRpH+L29fvZqcXLz5J7x99c+ryfHp67Nz4OZbjTB3cVRdFgovkJzO9KZwwWF7",
-	"u3S3WcBAynAtzRlRssgi9p0C6ya5kUki71F2Cklfvz6A26lqiqy7ejaf3U0CzDXNZiyvSi9ai7i4fHl8",
-	"fvb/jq/PLs4nF+/OR6cNG1JGuoMR6p5jzMjWcgUKPs7EvnrS9HN0fL8evX4xuvRHVHN85KsTGhzZU4Z7",
-	"ATbA2uKCH20zU2liDz6u17p7Eh3JLDZ4YU1K4aYbpetN0knBMrBl98bmDg6B7loWW1DeEFt6HMcZQi8w",
-	"knBxS+55kpApI2xvgQboXFaURdcbNtiBWkpAuw4oei2XED5Wzz66xj6F3RQyh83WfN7BT8MThvOGfNHa",
-	"GLRO5pwHE71Gzz7aRj9pVTFi5OrtyclodDpCMNDVMZhBNsBhaVaiHwYkjNQdKkzvlRRJSPqQ3POKC6N7",
-	"Wv9WpO56QQ9eagxZ7Sa+G3hAI8HX7l8fg9DdxU5Q9eDuzMwqFNxyK0Medosj0b+Uc6srkf6bi6triEhB",
-	"+Zv03xxfn/w6GJILQfQz4wJG1xGOnvR/3N8v2RtEo46FjWxyt7fu5fjk+uzvI2xMt+u7yXxBAHioyyI1",
-	"njCrsODIjsYi9KYVBiREi5HJY6vp9SF4Vgg1QVM0YyRKGM2s52sX21OrqenQmJSqapfPb9GUjCi8kXu3",
-	"yVMRmMgvY+O9Y5nSFxACtvCY9E16kOe0ApO1llOOXRoqjwM7JtB1qw4Tgw68oqMv6BJeUgzyktsGYmz5",
-	"gZ/Yp+9srULYTTGGjUe0vgW9D3szuedCQvHd4bn5x+8yZUJ3rl9Qw7dvz07/8L/Z4wubkwT+/cPejOfz",
-	"YjqM5OKZpCnfi2TMZkw8c8P45H+ubnm6Z+l1L5Vc5CzDke5sYFtxqj5sBfC1LzjrnW1pgt0bK9rf9p0V",
-	"LZfkh7/9RGK6VJ7tVkg0hi3NgmFQxQ8HP/3wt2pk1t/2Nxq+Ni0gF/kXXL1ONriAFIL/WTA4PsYyUDmz",
-	"wIzRmEDRkbZJQl65zTKWFWJSWisn753YVg1erkUEAkfXXNsEUFBrxHFc4NCMLCuYxxiriS42GKJU3I0u",
-	"L9j9WAALW7WIWIMGqMOaJz3ff14L1Sb9ej/4l8Gc4xk6EPA6WFVgvpRh71PbVY63y6hZpnyHqdhS33Kx",
-	"J919p0hsZG+QNVcl6g5CaqUFyAzQV2kuTbq+7hKGZRJb+k4wyOdMBKQqHThFA3NoXLQBNR06Oxg+wfh8",
-	"rb0MyZnRpOzNUfYc1iwgHQXllrX+TU6tc1i94qIB6OOYqLnM8j3Nv8yy5LJcpxLwWMttq2tunNiTvBHE",
-	"4jWLOYX4EXvudSsBCfWV8cyJrHX3dxI2CsLoOVDr9Zy3l6+IymWqwO6g7+3+wU9kwUWRM+WjipYB1d1U",
-	"oA2qgDe/xsEr/m82mS5z1nCXXPF/VxqAEC39amV0NvxuswukyJKmTmaCxbA+/gZ7KgzwuTShXJCXo+vA",
-	"EacX7VCVbTK+0XrtSft6VJVNbBH1X9EpS7iYaQ3b+NQv7lh2zZvW3r5M/ixowvMlONNjuvyc+va0iG5Z",
-	"3hTtJxjBh3YYAZFJrGVMAJjp7ICwszLTfwFtNjkjmGiY0ahE+QX/Aw6pO6XDXX5HG2gIr1q0b5iJ9qVg",
-	"5O31iZ5tRdGM6bJNwWzKn7/yEX0Rjme7cbcZgd1sbNe4auU2diBDTXsdaBBkQa1wSuUogPTDQvA8JIou",
-	"9ZXATTT4t0+cejGeKLPTuDUFNKQSCA7thrnMaQJq/x3L6Mzi1yz07QnmAKf594HETEgB3J2aOfNcgRlZ",
-	"5fioMlurwYCVRb/aHMK86ezAFHY8Qm8yGTGlXsu4KUH9V3lPbmhmqMIcJWfRMUEJkP0byQX7nGeH3lOu",
-	"xd0JDKMxaU4R8w7q/zhgtDkICZG3c5nEzRf36kU9Za63JiQX6G/OEgMYbhwpomZiaG9+fcPmace2UpZF",
-	"WtBrbTM0T0LMPDDv0xkrSRy0r5D0951onBnMLcEGFSX4YH9/bbpsOZ6sFQcntI+aR+SG+yjDaR/GKwM4",
-	"9x4LgeBrHRe9XLWWPfTikZAGGQaq6v+ymFAyLxZU4FZ37NO47hrS5DI5A71GXx+GFu/n0tJR4CanBwCn",
-	"AIOFAowPhNfUlncN5pJ4fARGsHrftDEwbwFXjnf9+JXnJfCxbuqE30B65aJtYIT6ynzFbhrugpHK+YLm",
-	"Tg0APm92MZeOzTAkI5XzJLGcqIEjRjm/Y5PWnXxnvLPe7lWRFN7LqU9axkgBV/Z/gBVr2Eg6j8iJ8SK0",
-	"5rdJyjK9i00apiVvJ4Bp8oQJ2NASb9xHLbGnHi9sUa/Ko67JtNjsb7Mbem8QE4vtHG7m83hikpK5FI0d",
-	"ht5wQpImhSJh+bFdv4Td5GGzJ26LCFt/WH7Ljbx3QbnQxwt5vu5AOQGnvq8hifkdj41HvEq+ob9n3Ms3",
-	"GQs3GtIHVDEIQDZ8Bu2r2JRLg1sXQujzcn/sW4gBfbiroed80IndtvGt2hCC+pGuUmEL17ny7HwrrFwL",
-	"ZJAmKOLy/FjLYCl+DYlxsel9hsweELFt8s8tY6kxOZYQSzVmVOTSEjEzyfPNx0axPDDxpZvBrBy/8hD/",
-	"1S1P0c6H157KWerwvME1g66bMl8do1PRdaf7nUkAGcpkMZvXGzIEiEGHII9KwZCk2kA+1pPaJpv9TSJp",
-	"/sPzL+rrgXWZpBmXGc+XFUv5TytWcvOWXmK8lirBvEAsgpH+AUnkPVN5QA72yZzP5kzlXmDPTzVRa32C",
-	"qbml9dFgQs8v3hjy827OwHP4vn5ucXMRrptm+u69YVlppUftw4Yy+VSBxx10reFYvPPwglURzcuOrJOQ",
-	"fchZJmhiGqtFGbWY6d08ExndTowFszLZH/aDBl0qkfpYAzmD36Rt5ETldAkgriy7M9jjmrzrY/xhv7pB",
-	"P/64cYsW9MMkK8QaHqoHuqDCwPZ4ssaCLl3VIX3O2AcWFeAOKkQMUc1LqBCl2UELjhgAjziILggwLP20",
-	"pl2L/FOS7JQtJYAB484ZWC/gj6D0BpZ0iT0dY4HWAOOxEcacAtCqZvZQFMd4Z1aYj2I5+LsTvuD5kFx5",
-	"Xv0AM+HGouLZryA3rIA3fFMeQpSdJ5mrCVaCZtSsL3M8mU5QRU5D9X2CNGuq8PTT8lJTuZa8Xh2/GL0a",
-	"nZrUQiutD2qgHt0BmhrvWOcUWzEa5UXlHsWAkUPIDUwt7rAmnazAzIHFkLw5fns1Oq29My1yWyZGAD/N",
-	"52wJh3csLJXKjLizMDAT9mI6sG/EPD8qr3u47aQYkuPLk1/P/q57zhiN96RIlkfOk4252Bm7KRRGyPw8",
-	"sONeJfFjsbRogogLqKkcDx44VY8IzaI5v4OYbNCHWaa4JkREYjNGKxxwL+jhivSCnh1io+XuOE2v6azJ",
-	"ueXiO6FAld2MzxmMJxNM76yFC3CVJnRJ4HFAwv+TZbPZdBo+XgaVnqnWNcxsHymD6p2NptHNg7TUacTv",
-	"5XQSyUI0DPgcDtRq2hGkjy+5qSmW01lXG0nTxvvgNI3uuE5ZHHZJHyGLo7RIAJpNuT5bp2tc01lLMNwJ",
-	"jBATxfXYj2y4mZPdV8T1wABv6VvGMKEGF++DKdoD4fk/v+/v/Uz3bo73fvnj498asM2/ulCgHc5HHdj9",
-	"mwp++tRKd694U1LzhWAAUlWx2ed01pTkYG1+jafVyIFcQXOdbYSG+Tf4oACbq7E3GC/G+Ok7bX9vSpUW",
-	"DRo5DMBptTejHxN9Nw7bbbhr2aCeOcBEWeZntOsAA+71rymdGUvftiYFXEI7jMDhlek5tXAYdQlIKht2",
-	"Ok232+AyjX2HDf52dxem/dXsrl+OvzEWKIewpKktxt/PmFaJRcQGBmmzTIDfOc+9zG43TZYIJ4+X72Ca",
-	"3imn3HYwXW7Gf2tM0TWd912oJ/6gCSFmJmOaqKXK2WLwCOno2HpHeYk3Cw8IMGQ2G20iHsWXFNTiGr2a",
-	"y8zYXqujOiqlDzCgGaRpWyoPMrfAPWLgqjsth82oaJ6GKZ9a4mrpHcCia2HjnDA7a2JgWDfgutaIC3b0",
-	"JpOLZut696AtG0G3jhP6xxeKA3WVZL0BP1ZKssPXyLFKEdKVtzfbSbb+1Frk2+M6gT5zO5xSnnmJHbr1",
-	"arrGxbvz0SWGVQCRhvpH2K0yg8OQyFhUqgeFEClIIwzzNQxS67wG9wH78lv2pGzzOgrb5gCY49CUrNH9",
-	"bAaEYvkeUw9JzWkK8Zu3DG1/tiDmNofYodVBSCiaR/cyRmNNuU2Hm/T10WIfwBpjQl0VVFeKpFbsG0O2",
-	"P+Pp7rIq9rvPyQm4viOXjYxgC4vdzkyhflzrJ3PT+dss5zsBIaY5tbfbVuKgvRF3kggrYsw3KxqWQsFX",
-	"KB02VyW8yPiMCxNm10ADQ2S0hxY5zMLDaMEP8sZsAhnk+PZpomRVNgK8GToWDopbn7SBrWx06L9Uxpvg",
-	"wTaMgcXlEScvL16dTt5dXP73L68u3sGo4iIyqE1kJpN4LHwRFzwOWSGM/1EWeVoA3iIgf7MYqx9CN1V7",
-	"JczaVTnqBb1Kx402yxdFcuswN5ouOx8lw+EsQFBDxXHy+U2aHZAq2tA5+pejy7fnk98uXlxhPv9ngI4q",
-	"F+fLCfs2uZvnJfyO8fUZGMBO82MWC7A+tWVtZgjUud3iuZyn1tXjObEv7R4SsgEoqQTY7EBpxoXTFEZX",
-	"sk0TDirihMVESXJDs46qj9m1tQtid9Z4N3ZfF9XiGfr/3o7ejk4Dcvn2/Pzs/GWArkOXA663GItGkX4I",
-	"9OFCx5dHxmmUaJlsWa5BTpdEyUrUL/aiORJ2A0WLTBdlWarGmkWbri1TINknT5T2AvTKAozvA5WgmmEb",
-	"amchF+ljsadBQE5Hr0bXI/NrzCC8RI8N4qI9vtMvAYtKBqUvVnjZXzSvn17Q89oHzm4b3Bw/Xc18N/qR",
-	"S4AviXxj4vuJC30ZiTxbNssiK1Ey8gbiLhzKpJZVNXOCgs3NsJnl1w0hdvX2bwwCsAGq3Afo/y1cqUHP",
-	"3KGNpxBCNVzz39nYHigprEyyJAoeRxXYs/J3UuaRF8yENazhmF7IxWa531/UXUQyV+rFW/H1O68uW9Wh",
-	"NyzbQ8CBsjXlaSglpqZBEwVRTbHPikZiutjQmjeQDiAcLeDqUMiXLQyAqpmpo/BOmgREt3mL3T202Jun",
-	"G2LjTsIRx5DbRpTRS5lAvuuMQ9SLiaxe46wGSPqN0K76rOmmV2YAn28aKZRf2GK4poDElx/0Kv5uM5NE",
-	"fF3EC/KAh49qYLzwiOcK7faArVEvFtzgIl2s69r0eURojpHwmg83Yf7W0UeG5FgQtkhzrBNrwBxNuOJY",
-	"YLtbwP2apSrRfjeUouvoI8cVhWJcYFtULCd9p2JjLIlFjuLCKrhq0Fm00tLOhUiW3dDf7F6sIRazAo0M",
-	"xSBKlXcHtftkAl+t1an5InU1jaolJo6vJ69Gx1fXvWDNhVeDhVZzWSQxmbIy1rVSaMmSU4hDDn1Jxuvv",
-	"+Hry+uLqulHWg0l4qL92uB8/rQy0LAJf6nreSvhoXFzphQuqpdINIF45A1P/HWo4jIVT2W2g246F0QOz",
-	"/25S6/mNfvVcvwmBJHr0684wboyr0IE9AeoD9+2sXsjYKmFOTDa06a2JSgHT/RQKMrQEHNwzkZP7TDYl",
-	"f0RQyXJFiKPRnAtWWnP1awHxzbeA7w6FCMKgpUpE4YHy679vbF2HMBiLUAshCY+gGFxKlwvMkcEF0L9B",
-	"kIGgCSb919Hk1wbn+9FKUKgCZJYkubjpHf6+ASpZSYF11j/9USfq0Yc8o4BPCkXwqVii+djU4/5FZj4Y",
-	"kV6HIoO6KaurM4CbT7NOqMfSUD8DN1gdkjCREcSw3yPUxZwZaH6uqgb18PcxFrIZ9wIyBrvduPeHKaz3",
-	"+7g3lbF5BCZe/WwQkHChZiGU+gaDCJCJ76rQ/d1yzMQ1JQEqnS6wBgJsqeYnuJ1wAPU/jZCPtVPhvCnV",
-	"aG79teo+8B7qnu+rdGyBY7Mm9ISVg4Q9tp6ddon5hYwhXB0j/nH2mcXsAzs0EOkNjRoSTZ21ZmNBBnN4",
-	"zbiZapaG3746Oy25qTH76q1QRQqQG3pNYjYtZjPAsQBrKQCWGAYU/mPPFKLZOzsNTWWcLg7lOmAbTKxx",
-	"OVuq3R87WBA0CLjbAENatQCVmmS9bxz58EHmwbL7h5kJO6IvcvWYwIvrbZMWFWYHw2QnHJcSVnHKLIw5",
-	"6WMWn4FxQdslF7PB7la6B6K6fCEb65eFgOyCtdm5nMHGKGBMlsl4njOBgOKWc5D7uZ6fsWCSvkPYnsrC",
-	"VpbHRMJBAJVScIQLMEOOhbN3OjuRbg0No7aY+U2iLzZxrVdfha7w+BIyZ4jSfdCEnFz9nWTyXh2hZ7sQ",
-	"WoMUEatBNXU3c2LkZYu+CDd+WdZL1ZmYZS5aHw3IdImYwn1bUQ7VyYQZBEo1aHZ07wJHZBYS0wvc8u5o",
-	"6v2LjPE7o5o+HpwpdrNFMK3Br93Kv26+2c2/bq79b9azbib/lzjRK0S0Pi8Ih3lINrmE+u4kmpwai95l",
-	"yp7X/EVjYR1GgyNiqrGga6a8WMvaIOYyDctbOaz6tru5koKe6anxSvmFsXhKo9vXbcrCMbkxrxAj3ptA",
-	"KYFMuTGveN4koNSFMnzvQfJXq7vCj0e6Y1nMo9wUbXCI/2Y2XSQkzxHRSbC1C7WT29sut4eaX5Es7G5A",
-	"dHrznEhf35RThjbKQYW7rLoVa4xkk5sFeujo1+0UrtWxrVZ19tqbOJoLfIoqqZfGDPGebWg/2BANdWyv",
-	"m8Ft47xG1V3beNPYXbyms5NmOayahwspWOgn9PZ/9eztkt5lqIerlba7eO7ntAk2IHQDqSJI6A4nusOJ",
-	"7Svcyj/ZmlNWH/r6vVvN9cJ5NG5V3RG16gWv+vj0Lm2yRjORZ5y1uURWywjGBrrYmZYX9MPENNK9fFLd",
-	"a91w+uuG57WWZuNnrpiTh82mXyoma13ZjIqKpxwKkoEiUfGWV52UKxW2PJyoTogx+Txjai6TeN2mQlZ7",
-	"ppWbO4Y4gatecONmsVcOd/CyfJqVYOx6PGMxZTcyY2DTPDl+dfbi8vh61AkAZQXB021V4AiqiYJ/a8Ln",
-	"Obbr+fnD1KhSAHE6yWXnsv16U2zkpQ2TsOnR2xk12oPkrrHt75QrZrVlEJwNhVwvDejhT1mk53hy8frN",
-	"q9G1FikfjPizVvYxAPo1EaiibwuZk/dFPFsLrrSt5AMQMdRDb9gCWCnmeVN82XVWMDzfgBSnIKrJBpT6",
-	"/q7mokAbrGV6wCgofwZTmW7cvEj4jYdB/gjb7wQOI/qodfRdF+HVjgijdW2h6QJZL76aqlzebW1kWFku",
-	"WR9KCmu9aEvRFSYz4aL9aDhaysu1AagQg1VhdQVNw66dZsK6SeT9xIGgbBZzTVFEDzelb+YcPqMpD0sH",
-	"x2BFJ3qkSrKPJYqvyYZZm+BSzad+r6QYXtJ7j5gMlMimlCkjW7mkKYtAAgi/ljVAJDkyjEc4bnZkXbwN",
-	"hkshiF/b8PyZbMd6FiyncWOaqImngafoj3KaIZwrcPQbiD2DpLnlBlXxp5o3374TkAPSR4CpAUQi7pO+",
-	"A5lqhjJ1QDFQbHdjmECJluZK7WasFQd15fD7AIMIwWJMLtQwBYfOuXr616dCVROajJkokffAbgRNTAID",
-	"7HsJ/uTuN3d7DnzDLhQzQAFXy7fkurlRG79h/jJRU0CIOVW3us+gXAZkSSLWZ3YsrF0dC7r28T+W8agC",
-	"iufLTA2g8rZJ5UKi55npUJFbtjTpJVTdgg08IFSNRYgvhHZINW4ohWGEa2XhroTqw76uI6FLeO/vyPZB",
-	"oW3GwXvdEMtbPcIYbVsPfcXEFYYmX6uX7IZK19la/pucliV8m6/hkkgtHkT3WxZSbtrwAj21ydV7cueA",
-	"K5Lx2Ty3ixWQSC6mAKfoEAQdx0ILhbmX51zlMlvCSRoLZaGn/EQj0L0VX/CEZgQaIxAzY3lu5SwZvEoy",
-	"ZSUE6AMAA7vG5Gmm83hpvnWPxwr7LHN/3Z1hCGK7FODf5PQEgvtZYwViVSQGfRJTAKw3vyEEqrWVmtvR",
-	"vkiMslzW3ekbf2IIyXkMq7o/39/XNAX/ej7oalDEBtaNpV7NB0jafGdt9jkC9jrhBPE3aZbxu85w0p1r",
-	"+5aZZ/Uyv8/3nzckcj2sXq9doaDcuDbykLpdmdG8SdlCW8OcCgOa7IKTfa2+wQLxCHaDflnmJ7Cl7cP3",
-	"cnoWh3A1xca17MDcsTzeWFSQaZsc6B24MAiOMrqddNIWEe8RtzOhqUKlUViMab6TVu3wateRuSxROD3A",
-	"xwYg3R0TK3pVG9DqovjjbKGwU8gj2sB/MNmonf/EbY3U2I957y/mPv+7WY7dqxZ6sKaItvqj1sJg/ZRH",
-	"VSB12EMUFyFe1rdaGNAIIzegg4KLNx4lHazG9rZYHE5qTsi+zY7W4ghjMcrqmJ08utTr+Pr4/Pjl6BKK",
-	"cHezzG3lMayGlEKI50RzEIggxQDTCViWw0EANkJwmd3Pec6ISk34pRMW/dLNq1X/yujw8fiq0S/g8hx+",
-	"akhzaPX4lcUtPXdkNTR92xrdn9ZT2TUFFXPD6gLAJlc5j75QAviqO21bv1/lUNTNhN2BHjclgfkGP1N2",
-	"AkBLdzM/Oq9p55ywhoUy425hL7+iwrEhDsjoUEY72S4M6I6JXaOAyvG1+vG+kXAgWIS/JBqovoaNGw3j",
-	"I1xs3mka5V1iXjzTYEThBNSBCkoAMrJ9PMy6kL05TVO2Jf5smdERxxwhiPxrsAnTfaSXbE+lLOI3PAJP",
-	"bR38ZwWbCC4mGsdoI8VIU3bHZVHa0NYFz5ebCvvVkppj539YMf+dXI6Or0enR2CRMvjIMiMrkNVGYT8q",
-	"dZdcylvC87HoH19dnb08H51CyFfCcjS4yegWxXjSvxy9Gh1fjU4HR6WNz2BgB+RyZOGwZUZGp2fXo1No",
-	"wM78iNCxMIaOzEoK+pWjkqvqmcD6HeFagjPaLaiJJ6sGj5mJ94Le1fXx9durycmvx+cv4Yc3lxcno6ur",
-	"s/OXE/1s5D2yU4W8e5xUL+iZCeCP7t84F4e9gjFpo9Hpi+OT/54cn2KQ2vXxy6vqH5ej1xdtcNI3mVxM",
-	"2vAb3liaWbON/epkQdBrmy7Kto+AAohcpM9FlDEKg4Fsy0hmoKrKzCaHfOGIqly2ruU5u//iy7g2vgqU",
-	"RDzeLdz8LFabI3f1sedbAmKZb9qv6i5L/U1ez4hU0AkEi4w+0Cj37N5GS1Us0Sx/6sDnaSIFG4s+FuPR",
-	"8idNkkGA0FEQjaU/u2VpTqIiy8z9i6FAeUaFohHG05i8NOwOpmscH4kRZ4djAbkEaN2wA+LOQQKdkfDl",
-	"6Jo8uzt4RtNUPfuIEuOnZ3rqz0wA2y1jqSovZ32dm9aCsbARWV5ReZnEpA/fQh0fsuBJohVmLAgubWAT",
-	"jPkeUokX9JaZlSSqrBD+BWSgVkRHwNGTxuQ0JKFXc9/oxzGjccIFCyEbn32IkkLxO+ZVh59KrWFkDF38",
-	"DdVV22NzThKu5YhoLpUWX2LEMbDgMMQv3D7DRG2TZ2EATKHlszisAx0ebK0ZagEHJ9rAdaFiOpB3GRgG",
-	"mSqFysmUkTLgw4SE3RR5kTEv+tuCCjwA56mTN74uhKVUqXpFHXBWUQXix64u/HbvtNbaqyCQufThG2Dh",
-	"oH4FoFwjqBtXpK8YzaI55Kri5to+ruBB+LiO7Dcd3NeuwLy3eKGt0TWsF2sKt6yj1OKyczjsNkoGOC5G",
-	"PDcZavSvJJKLBR3sZLP51+//Cv74/vd/BeOx+gP+/X/X23AasSo8vtEwJ74AyJJE8w0uHAeFywDOuFJc",
-	"isbl1qKBz5Qqi/zDwU8//K1aiOdv+5uTnxrxOVs4p81lbuWgjWEfFXDUlgSK9bEFpce5HVLV95+a9N+t",
-	"z0gd52UdRulvcnoVyYyNPnCVN0f4WjwNE9Je2scAFIqugmWBC/dzGs+YHqxaG3C4pvQmjtp4rZtiRNpM",
-	"UabbtmXcnJ5kSrfyLEMJbDWWYmiLZNmCRfoC8t05EU1pBAXiMmKKTw/HwhUqOiR/FqzA2wEy/SBUrTEO",
-	"rWw3l/rCM0Q/GPp1vw5dKMRYlAEfWSHUkLhyYIetFeD6ZfFpW1RqMCxjaQ/dLWtMmh5oiYntPDSpmrZr",
-	"TI5exfHTzQLUnP6k9EEvCYUU8qG9tg/1oo+FFQzAauGzMnO5GveRn2lMrrUMC7YUdehqme2Ni/39H1hZ",
-	"Ksr94ldPg58i88QvpGZfdkty5LUkM7LmTRtZu+pjPKr07XrFBT2Ccyxv7AwC0lzxLWjq26ww2DtwPYd+",
-	"ZLQJxx0L96IWCqzApMVJCHeqmjNc972g5/UPKXFmAL2gZ0brJ8fZTrw8uaDnRtNohdDH1K5Skz/SoFbo",
-	"82JOHzCP8j77azBhr8GbZ3BhFRP5Z4B8tWY1O/Etwr+7BlQD9AC+/fhB1dvE9Nbi12xKtNUTQUbbGOH7",
-	"GeJ4TXm47tCr24WUdYtF2pD/9pucXrdLubkkNIbbx1kvUSTUut/q4WkPcUOP59cpKC+4sH9u8GKt81O9",
-	"4/m8Qw4vHpx8bn3fIDPUkwJWV7aeZLBDfkDXSJnGqJGV/ltWQYE78A3L6hHBLcYt5axbKWsybyrGSK2p",
-	"BuuFK1sPwkpLOerjd8dn12fnLye/vn19fN7xUMayydoA7Z1enI86ttKS+gLNcEFGl5cXlx2bag2qhsaM",
-	"zb9jW+VytzRXWpI7tojSaktrBlekW0t+2HBDW9aT0dnA3sXAikbPGEPVVLFwCN1aX1I7lSu3BkCzMJU1",
-	"D+p0W+6uN39Dg8EaCCr/3G1x2vCKaIoNbY6HqobtG5CXSC7MlYDxfdG8Jf2rPeIUNtRKfx031GX8tTVn",
-	"5cbO7cHWrxd6zJRNgqkJVt5SrmobsJW/uw0X1aaWplCi7pxBNLFgQi3NeUJ8V77CRLyGqaDo31Uq0rRY",
-	"tE/WqRtd2yuUHl57e1ZJ+VY4S7lA1c30p1puiSMd70CWpOmfqzZG08m1t7Vfb/f4myen3pNT76t16qkG",
-	"raDbAQoI5N6CqqB1BB+Koik68MsctiYl5+n8PZ2/r/P8OVjjBnBWH8b4kFCCclpAKMFMMv0vI70GPm6x",
-	"95nyki9LMxJMTQpmcJfrYuDHlYS1j6vC8seOB7LEbV45g+sjBTfE7/1R9Ug5axmAnnctCv7K+ApM0YEX",
-	"RXTbhB1uXyN/FjTh+ZLc8BlASBsAHzDnT+HjpmDPqMho1OA8dkkDFdQjq1WFfnaokDlwAER8wxcelBza",
-	"moOAOa6qdLTbZAQP36CLOaEFoOPSIQw3Jt93bV00ND0SZR4K7AXpuziTQXcdaL31wvppTYRGuekdRi1k",
-	"Ptl+3TWP3m7t16S1V+YAWeyPY+twubW7rAsYwxu9mFle31GoNbzVjtY4NHaGJNRizLB7VN0xR9P+Ajfx",
-	"dMstrvmCbeQoW3GSO5Y1Si0hXDcr4GkGU63KR+pYBp2grz7neesOL/yQs7dgMW8yu76G38HWBJ5yLkhY",
-	"CP4oq/Z56bpVerzWPyMl9Y1ANMC4EpWTvvHgD3AAUhkvvHJBZ5C7+J0yy7C5IEb1QPkweTi+piPyGmHa",
-	"Fo0B+Bdl1bOFdTzqs2GKE934D01mYwjPJtNlCJsEEYQIDi2LvIwGRKnvli0JV2OhWH6E7Na9AM4evQju",
-	"l1u2xAJCiiGSf2kSgZ9LeaqWPPrQ+lkdMM+3AN+r1tVqQOHrACSDLWwCM3VbAzuR01smSP++vhMuzHs3",
-	"16vXzWbeUSEXQ+RIS/0DUh9Z54zcan2a1lJVfUrK+jQok3fLEnDI4ZPNZOTeJbsSU8oyLuNJF4719vqE",
-	"zGWRBSSmEBN0z9itfWjW1e3zdImM6IH7rSD9Z9KsbNe1ZUvqfVUsFrZonhtc1w2+a9bKrlcqPDlcngWj",
-	"whR98ldjMwfFrqqzbKLxDZy0vV7Ka/8ElLF0TXaFzxpDJ+IJ7Hjjqob2cWh0e91uwh8lVMNeD80915i9",
-	"7bWscoZZN9sB3/hcZy0ZmV0xxfdUZ1OXf4c29A9Hed1yly88+oK3RTO6bagtzxrCzgAjaFa0Fdj+Vd5b",
-	"cube2QfVRmFyHRYtr9Q5b9TSWZpP/EOnucn62qZ+FXQXvYUYDN49CFwpKwTpUwAYUrkNoxwMyVsAGIJV",
-	"hBfHosxWwPh1KaaSQvIX5k5k7AZyQfs/7v88GJJTE+x8QxNbd23VsfmYEWO4jBP9pImw9c+60WpdeQqB",
-	"Rkbc0Ts1LbgedCYX5RSg/DoIWZW6651PxErh+4ZjwYSm23jjvlapCUyk9bVuBnpsqXLqJDKlZX1P+Bo0",
-	"V+Irez8yxSP19eIV23Pvj0X48VNYKyDZlT1NwB52R5OJvtJVi2QH6MmUvB4dX729HHmoHsBDlLUNz/Wa",
-	"UbEE8cCWGcFhI5S68G8ZZ7r6z//4Wy3LYXPZkcXmKqHW8m2i7LwTOSQjb0WFXP2gv3J+aQblDeHoDbao",
-	"1lkrTljbhfJsT5oL/p3IGAKFU6oUoarKDUD18Sph1wd9ZI6dVp64IlypwiwGo9F8LPz3AbRlSM5LyF/v",
-	"IAiZE3Nw9NWAhZnzkuXVO26xnbsd/3l//z8Ofv75+U8//seP+z//fLDt7qvmAJKz01ejQyI0NbrTMyQn",
-	"x69O3r46vsYId/sg86iYKxvCLjNbpIb0U5bBDEQEqzdlXMzGIqJJVCQUQp5XiUSYGs72vjKZ4KrCuIGt",
-	"I/O+HB2f/vOwIgmMhX6X3lEOi1ANXNYzhDBkNyXImD4+/Wdj7HEnmLnqgB1Mqsthr4ANmNQak1uAS20b",
-	"0Iyydos8gsxgGXZ55h2TXbmNgtZr3NJMZ0njLSxdw4E0GwrAZI6WKmt4ZDk4lj4pcnBfGdxL9MoMyXEF",
-	"SsXi/m9CDuospRzDi6SvlxqMPyqXqTmwQN1whQ1WT27jpbbjpe9d+XgCykuf9DOWJvr+M3XvDMzrzvd8",
-	"e4Bs0CsE/7Ng5rHx/OwiB+x847fc8Lm0TdcMMhtX50GVddek4DWvVVdZ4Vf9M5my/J7pi8kG/azKDVY2",
-	"0ESpvBexI4Ppsrt8UPUM2peH5+Yfv3OR/1FxEvKFrY+p96t32JvxfF5Mh5FcPJM05Xv6cp4x8cx1/Km7",
-	"j7GTqFKSwoNORlXaKHf6Pzvs86c1rHFdqe1avWu4GIzxC9MWN5U32ayclIJ4mpK+u5BMMQ06m2VsBjUF",
-	"vUog+lVXH36wk1FsKxvuiu75BY261RVuLtnNm3SHtvorHSy9uNtQtGrrMNMFY7matFXqthw4hC5CAm+7",
-	"+uiEC9DqXYn2mqOmrF5ubKGbIfF2rjW+s43Wbd2hEcEWUy6oLaoMuUJ3LFMcEimR7G3CuE0XUiSjWMxr",
-	"OBbHTs43GpleDXZXMVOENOUTHoeBywH9TpG0mCaYDWn7kxk8dwnqoZEEazJ9V4LexnLbTFZoJOgKLtde",
-	"/D1mipdsCgVauNyBVWG9TTg9lTJBwihP64mp9PltYTZ+jPrzlbI+a+3IrdlVlsdf2Nu5JUfdFt2mzirq",
-	"En6btKrhVi6xU8NEc0kKxYYE2AzsAqBkoRwdrDMjwVqiqc9GrVWlUXkDmPhVWV2fi6p0G5K+K7SEFRwL",
-	"Ze5iP77RyjRmLIMdj4dXmaup2j9IQCbaqyJfIyCUPr8Gcc5fl359sFIw5cFQULTseiAT+1X0g05K+Gbm",
-	"96bC8koRpwmhwe6ZAb3feiHxh04W85LSUXmoB63rHzsdlGvTZ3XW/22K8jccCUs1h5DO7lQMQJ01m2cR",
-	"WKwxAXigqijqLB4LKzf6dm6POCyMQ1kz7JDELON3DNJq9oBt+PgJrraZcodpLKruNJCt3DirdgkzLzRN",
-	"YIeNBonXTFPypUwa1k3/ivzFYObJzP7LeP4tqoCJO4aQCYffrWm8zKEfmjSzy0OSMRq7tR4LW9geA5hz",
-	"essMwmlusLMDY1JTtWr4qxmQDon3kEBR/5le37Go1dFSgQ3fUgawBgMuiMtjQM3bYvmaxqzlyAwcb+2c",
-	"zlSgdx8ypYKSxnTDFXZXzsJZpoDmqrDM+MAWJq5sqVm/EpFP/9MMsWVvnWjUkFNqrllPbM0cdQ+JjZEM",
-	"SJqxiCsIL85YRJMkIDcHhyRKqFL8hkcoJFnyB3IxtfXGwukDeCYQkNqsSR+LSAyGBBJ8J+D7PCRecQi7",
-	"1/cQFIMnhP1Z0ERVWhoLaCBZek2aQhI8Xx6iFxjghstfLXBSw2gSmjMRLS0wjf2eL9hY1IBt9CeGZoCZ",
-	"RFLlE+NJMt+Zv2w4U3VHXSCqvpjNKkMwm15mzXMPIM3GrQ7ELdspQKxcZagQKFeOoJEmHKu8BJSmZsJY",
-	"scfaI2rzhD6nT7oTUEE5tJ2K9No+upSDKhTLAPHVIgTUIV9La0l5ioePr82iixGCnhRRUu+KjdwHmWs3",
-	"jXpDfb1ynTEDbDvMCQvtsLYWvcNW2R1Bbe36VeTfjdT3cAVyt2if1mzKK8sPbZUMEkvh6hVtVX3XEPDa",
-	"3bBEbpwuDwgQakFC2lSTfbXsOvGqrjtMGZflgqUuwEkTzfkKTm7XIusOR+aPzyrKVuE2oN1qBSCbhrkB",
-	"gOPiXrDsOMr5XWs1N1RIWEyoea2MM3IhEjIjCyroDENpPhdHT6jKJ3YU6/m6GyumVZgZ9IW83yIK16JP",
-	"r+/z2sOpTpZNyyVKUe/B8U76FtmwnPaiUa3LUBbDGXRY+Db/nR1Kw8Y0kdpGTI53UNYO6/BwF8+JZOZh",
-	"c6Q8BVEr0Bwf7GBUeLDdQ4P0cOgjkgE3Gou+g6mSmQ+NVQE1M4hmg6EHQHHYhPQDUnffS1AfDMeiivNx",
-	"WKueY0C/c1fMJyd9l/O9dlQl1NogGIt7Y0i1iX5+2SPlKUmnhw3VBCuw4miFtPXVuF5FniRaFE4hYMKp",
-	"QtCUwx+f0TvmVc0HOJJDD05Mt2ozmxYSqxXaJvUxtFDmBC1a8WCIOCSHrgpvEzxYM0cut6kX9KrrXwMl",
-	"d/jjeri9oAddNnLqaj3AlpQeAxNjwfj0/C8vRyfXesjnF9cT+6e7Y0w5ZjN1WEOIKTPLGMBXdpiwy4II",
-	"OZXx0kvDqSnoppNe0PO6NH+5GTdN8apIWXZN1W2T7J7LdC9hdwxrQFarhsAx6Ls0Woxl0//vWlT/pblX",
-	"OGiqvOT10wzVpG6/U8R70ElCbParnHviNxa9ROeYQ+E1FXRXOb9EbL4Gv1gWl1VUYG28tlxKMZqAZSoT",
-	"OeMRTTxw9zZQ8FUELHVL9KOAVEr1JMkiDEgImC0TpAr9N6TvakYOD/M8nRhbbjjcyNGNkdlIEW7uTUz8",
-	"HfCZJoqxph0jLGczKvi/Tc17IHKsV2pRp/TlAXFP+u1ndwclKBrhMRM5v+FoIlmsEhFbUJ40k49u9jtF",
-	"2J5+hdA4tlpmBx0jU7nzFK3qBkYKaCpDRBMH5BozeAtclnosAWh8mOQMifRo35nzVGtbUHwS461aqkvD",
-	"zdo6qFZhwFsKHlsB5BlNebnMnSSuwuiw7T1gXVe7wfm6LVhpHUmmdQKGorgRWOx88OC4eXHl4entAmVS",
-	"jsIXadzMK5Thb4hPE+1H5ThN20/Ldz5BrC0VFcebLBlmtVwJEA/Su7vEq2U7oIXHyAm4uWGwOpPMWIXX",
-	"qz3Ofqy/bT/hbuWqBNYsWmM7HU7/9kPsFIGnm92p0uumo+dWwb627QEr9xNfeoyTY46FIyKzrCukEJT0",
-	"vLHmrDtFm4FLnE6K49oOBch8U8EmIf1Qj9dGWPBMa7uwpwEJq3MKjc+C2Tcx5aN7fE/JLb5ZRBOzhH9J",
-	"GS9cvpd60dcIJy7PtC6iNMDQVazHXYNf9FKUaYsNOAGtN3mFm3Trzhw/TL3BM94hkMId2ta4NbiQviuv",
-	"XxUQqiKE8HpYwZtm/uEmEFhJtLKQlSFvV7Dao4q19zASxmPexkhpX89lXCfNDWe4kkzbzA42a1z+2jZe",
-	"T1/fpdtwpNZfm+Xsdrw8V4l/9fqsHYdtL09L/1vfoF7e4pb3qPlyN6Sv2qn9xu9DsxR/9a3YWp5EsPsV",
-	"Wq7udvtJr9tT/Cu1nG9EVb0y7/MdigSvu7jOcoU1ZC0HX39Pra+7Uwmj399wh8HibFj7zQevvnhbHMFt",
-	"j9S689R+RNaQ/+ej2UtmSa+ZIB9EUNvto0X1edPqX3W4P9b5ZoF/Sv2qOou5TNbg1HpXjAnekhlxBVAE",
-	"2Bq1ynvQwtvW40R5BWy8jjwEnIfjRjV34SOcdejj21WCG+Gn7JavobPdWcUjMYlH5w+bRE2LVdF4Qz4q",
-	"c9HjZVGR8Xx5peds/dP8Wt6yBlv/FRMxCY+LfC4zs9qH5AWjGctMER5TlFkfxN/eXUMWnlIk181hlZtw",
-	"SK5d7DtXhHFT/Yq4T28wJLNyd/aNlkNaCocERM3lvSBSwL+xgN6cqjmLISeQrgzH5ghPl2MRvrm4uibP",
-	"aJHPn90dPIPn4ZC8xrL/AVnQRJ8CFgemwIopH3wnb1kMkWhM5Jwmykha5Mf9A5M4rZdtzmgMuVp4cnuV",
-	"BSz3lKb8v5m+UAEH/EaC1i1FTtHhZj5OpEwhWmVBucgpFyxTWIyxzg1omqo9KuI9CIuc0+RGr639fkiO",
-	"Bfn+++M3Z99/T/o2Y2Kg94R6uRLgxfF4AvydJjTXCzIWfdyIwZHewe+/p2n6/ffQhCAcakBGrExNgtgI",
-	"xEAUVWsDOU5T8MczfsfI99/rEX///SEGv6L7ewzpCYXggM6DVRjJVZkRjm5ykxNC667pBn9dyoUoFVE/",
-	"EWUsvHgdKQZHNhHFqxtnjfuuC90uFzQhssjTIneRfQaJFsuS1b4ZjsWx8WhDdIJeI5ODPpWFgMFRscTB",
-	"gR8a9kAdurBecKeTvnOSD7wiYX51MCrGgn3Q1z9NLG8fi7H4/ntNjJp6Mdx0+P33ZARJZWWAmuEvOPbQ",
-	"cocQwvMW7JAoJuKxeDBbMO9gnK7/BibUOjRciH4GDlFnAibpVyGLqfAPrKmfLfX+ySLDPHdE7CqrJZTn",
-	"ODD53vCMjgWmomUAQhsvjzDTD9sB6pYm+MDrETmBIj/u/0hsGC3UIKRkgXzFwAbDJsB09eK/BTegQ8as",
-	"NAl6fCiz2YTGCy5CPaIQbgLcqZAs6BLiWMxkyz1EtjkWmieYw8CrAz4i4ZRGt/LmhkcsJH17xgn0xVWe",
-	"0VxmagB9QNg2jXJCo0xqyc5rSCFVh6C2K5aZUQH/Bp4EGzynitwUSVLutD2gsLn2g/hIDx2Xt3wGZYvm",
-	"mSxmc0h04ZlvqIJl6tNSGiqN1Ca135QrxTf9OHy0UkEfU5ZIiJUZHI6FiRCvBtiTjfH18Mb6EPsjF1k/",
-	"FiVEcGLjGxTp12PsB5XQ+iMbSw+rHEvceYwz8eOsygwCqNBnU94CjLMnLsy+FjQf2Ih56NQGMA/JsQmX",
-	"cqE4WGCLxSzGVZ2xXNP+D4bAf0PenBd2/nlZ7k+TvS341+9cl3HQUBywj9gWg7FoKhPYbwlZ8lpyNfn6",
-	"LTUXD0lDzcWyCKDfHcTmA8mV1U/IcVsBQn15Ae6Gg/6cskgumKqXJITts+/4t5ELZ9I3+9Kr/4YV17oX",
-	"JByQiArTvVdssI8VKgZe/BHpQ3rq+mqPg2rBRDstE4tqQ4H8Apg3lCeqqfQhWV/5UPPlcrX0rPVE8N6c",
-	"AqaNWbegjB7SDQGGZpn0YkkajKW2kKiJpUNqhtBhXFeDza5p+KJMNQH3v0GjR45ATfXZPwvNmC0+fMxu",
-	"uAAhI9KyTcyysQhd9LMKndwLsISnmoMOh0M3VIP5f4LvvICMoMGQHCeJ6wHnRjObeWvjk47PT4djMdLy",
-	"Fb5ajTHCSC4M0cAycQ5BLysSe229QbVEn186g5OPGVx6sqFWPUIvAMgmwu0PAhJqhSQk/QMsIL2/Xz4+",
-	"wOcyy18sw7Ho299DyOelSSLvbV6pAsgAFkMOCPSNvDGE4KIXy1DLtSrCe1JPLiy7gQcDBPbHq3osLLZw",
-	"H7Sodj1MDxBnB73hXLR4pWcTwsehWaFfILdmQdWtahKtgE6spIDChRViTIg93gck/MceNKVCl5KKWkWg",
-	"xZMb1wtRRTQH9CQeB1pjwMl/5HGg6VD/Fyn506fwqMSA1W/GFqsDAXyw1LiZxgiE13IGED/uBh7CY4vJ",
-	"qFf9I7xwSD6aBLKARDJmevVzfbY/BXYWEx5/CnHX4OIqS9SSiGYZt1LnP/Yu8YO9s9PQTF3f8W9fnZ0O",
-	"cBnDskm9SCmjWhI0n2mC4TEs+lho/gJI1H1aqnaEaxqlOQsIE8XCZi47JILA5aYWoIFkVMwYyoRWnrOK",
-	"OC7kYCycNrhvggL1KoSQ7W8GM8HsD6AkRGQ2S6RpHchb9xV+TGQUkIWaBRAB9ykkQGXDsXjrAlOJm5bp",
-	"9qf9fVDLfHKD9O5Mi7axZKhppJm84zFzu/nT/gEJhcwnfJEmAJfDYoO5lvM8qeigTpwDJqcl+P7dwaAX",
-	"9Iwm1TvsHQz3h/sAAJYyQVPeO+z9MNwf/gDGiXwOFgesiMGhIgaHihhTD/dGv9GY6v6Kq1zVss0ydsMy",
-	"JiI2cInDRvc7fnMWgNEoHpJQr6KmEpVnWqYymDX4vhFFgXOOBWRKk74p65vP2WJw5K4InltAuGUKlzAy",
-	"pKEWyyH6AYyg/wUIRCFJGL1jioRwC4WWkBzd697x7kZpzIMvtW4jvcJOxuf5kCAHdlhVh2gV2w/QV3Og",
-	"/wGcVFP3WBi+SKiKTGEMlwgfm/X0AYd6XtaOgvIZTday8pVn/0AeBfUuVor/ov3GvT0kF8JlBzjbMC6x",
-	"YrCgYMBjH9IE8OIwUAkMKnCJlvYUm+0BZruKdc/GBAPcoot47gW9CurimtQUH2R0CbSvuQVMcMNa6BsR",
-	"ssK7vHzF/939ZX+LrmB3O396gQRQvt/gMQZiDRyVcg/cy9OikVgtSqTem2GveXf8k1DZJUO0bWAln/4I",
-	"XHF92Mzn+/vWJGbA1AHEFQ0Xz94rjE4u2++KqwUmZrC6tRuZq/gKhmiHmi5+xFE1deZG/+wFjc1FhJ8c",
-	"bP7kraDGoMJi/OiHzR/9IrMpj2Mm8IsfH229Kjd802JdI4ctrxUo56/vR1SkEUauwVAyROOlIYXNq2Kv",
-	"OxhRxYQNHKo0Xv/+h6YgVSwWNFsa7la9LAxWhrFO6vsNCib/rhtRvT8+bcv+jlN+Fr+h+RxK9qRSNeKL",
-	"S7iiwc3sLitULt08SUp55oAIj9+coUXL5Q+rCBrR+kdpVbB2cwQGwZu5TA9X7n4bkhNQ3RXo69CDNSGg",
-	"PUQ03Tp9Y0T0t27vXssN+qNB03WCasnjXCh/oJuDqfyFjJefhQ1gQMCnqkcFWdOHPZnxmVYxgXNi4n9P",
-	"S+vo9/sCTKrtzOGmVpO1n7jSt8OVjuNYK34N1wsOrZkzfQo2yMzP3svps4/v5VQ/QbS/HTlZ0O4jhioy",
-	"VEGWR8QXNDFl20gfXDZGlcT0mTtmExVMDLBuCiAInaCAo+2tHr+SGPza8gd7P//x+/7ez3983A8O/rMJ",
-	"ALKdC5/IlAMXrgCTVIVQ4jFSLgAEVfPsGi7RoRb10yJ3qHPoJoLfgrEIM6cVV5IM+x5WoM0VgbwXW8FO",
-	"/wB1CbUu/3GMgFfj3qFxqDhEbDA8fgoHgdFpxgJk3VJ+AzQFtFOAw2KCyxz6g43xftFLsChUDsay0pDW",
-	"/3H/ZzTB33NlTCzOOm7vCjuJmuOvvD9+3P/Ra8RdQmOxcgvJzNnE3Y1UDhZwEeEyIg+6i37J5OI3KKb/",
-	"kCvpifN/5ZzfyFCatKuXQOA/sqfPcoFVAcis7c9fdgbe2DxruJKE5waa3DidS2YiSSTT5Re7v06MX6/5",
-	"CkP/aZXL7nKbfXTAdbp1e6fFTDfagLAHv/tGHc/MC9AuCPByT9WQVArG0CRjNF6WgIym4C9cZJodr+Nb",
-	"G6XnbRgWzuERheevg1PhlsUYUQHmbl7dJ7cxT7ysjZeZpWpgZ1+LUIvE28IUHlXP3s5a5mvnAPvVgGPg",
-	"AVLjeL9TTsQDMaqU6MooDcEUUUzkR9ayDG8aCcyDxMfANAffBs5Pab22u6vl2zAWRPt/0so/K8czaSjW",
-	"TvrEy75dXobnpTMva5RlPFz8RkfWsZFMcg+7uSzUk/uWQHQU2sI2DZDOHqwKBtla+LSxAFhTrYZqnXZL",
-	"T1MDJ3nJ8uOUv3alSr5C6cQbXwst2uXWK2iWzcHAmi14Or6PZVD7qcuKnMv8rPQ8f6lj/pLl/tHxUVcx",
-	"drkPCqKtVUSWLB88usegyDdIJGiSqrOIPkLvZBBztwI7SzOmaoDsGGA6cALMWECkAUowVJgqbPBbxhby",
-	"jrm6Z9DJzqLKWGwnq1yx/BTn+miM5vGlFTfCtMJqvhJppWV07YzQwW0rI60+sb//BezvyrC/OhVsyf+c",
-	"9JPq/4EElIIEhO9tjOPRr3lBkWX4spKQjDHVLGiGmNMOgsFE9ZA+OOtdmKGJgTF/j8XB/mBIwpzOTiTk",
-	"zajQwFC5jjEJAxqPzDtlJBD+3o+oYntcKCaMV0MVU/Q3ANhhRaSyceIb5Cg9/eM0vdZL9JCIm88XkFKP",
-	"i0iW6xaMq41rhbGVg7aQEW+TKhEjXn7rwWp+a4P35zMKlnq/ukSOlGlHesmemOlKjtq3EDIC1O6UpArf",
-	"S/fg37vIfqmT/dbyzWcfczpba/C+NEKaGep3hodyjKa3+U02ZSWrvo0voHxn3B9lnjLNbRzuWPAcIlSl",
-	"YJi9QSPM3QNrH6bgAXP23JmWlWMMvjXAP9//sV2EHAvf50fTtN06joewt3LMf2xD0pz5Nuino/gtHUVn",
-	"Uta7uPEkbrSyAC1Y821ZdKhk1qZKl6H/JQTbrr/d9QFpNZMYQv0qTSQwthaiyOns6ZysnhNjj9NU1OJV",
-	"1m99LWfnJcu7Hpydr7DNIuU1nW3yvpx4hYDsPVamJGGVqERmHaoOB/YVxQS4ezEMJmNjESWMQrVseyeA",
-	"sMpzxZIbCz9r6gButnOsuaPQcPwoR//xjRY4rK/PubKeG1m3yhNX+h/AlZxjpRtjarKNnoJ4Wd7o3oEk",
-	"ZzFbpFKv/mGJN69fsjEesDK20I9DSCuExcgjgNoTUTEWWKUM5ADQBDBtL2MVGXfOTLk/LkphGOqkQQDJ",
-	"CiujyMy6RJSs4TIYf/NNCxguyRXI1G5PmjHNuwdPB/1bEtNdOJg5jusOtaf0frQYj5+eIRLDHsK8dTAZ",
-	"VvEV6+CigZPyeWYwIEwK4MbMubEoU+eInzlHHmLl89DcvlZr34aXvRk8KPvsc/KcBpzPzma6Gs7gE/f5",
-	"Bu11K6CrK3zIAJ7spvS8LXiD5a6NiT37WIO27WzLsyjMKxg5Q/LOgMWB5kPF0r0zZ0syx0I6AJDjAbWX",
-	"GDljITODqoNjPHJlyZcAr1hFV0REgIRR1SlObY24grOr8sHOBrwSQxpNmHHFtvl0VFs1ggq6UYtqgA9d",
-	"IPzK/fbFDjGSSB2TCSPJP9Mp3urS2xxEemXjMFrwpayIu4KE3uloAYjXWoND9Wx9XYYHFBDriNZfkQWi",
-	"aWitRQHmPLUpAgozemXCnhjR/wxGhNbIdQe5ScGpsKTG5MOXvAyoqhYJM+yhftuXngoYh1aLh8QrmeQq",
-	"r+BzbuARLcpdCfdncPAQgM0058EBGpH3QRf8cRw/caAvwYHWFdR44j878p8uiswXTwKsDJqXSWoNvJH0",
-	"C8XIm+Prk18hExA5GGQeQ4zll81qr4JqynW8cp0a1d0KtHoWCBcxv+NxQZNkub0xaCwacJQe2xj0TduB",
-	"vnIT0I7Wnye7z7ds9/nrLD7q2XS5Z4sePPto//WpU+ZPBa+4WnjLWbNvABZ8unQVHlajLAeHpFKlzwRU",
-	"mSBW6XXVULTPR0eGwrSNsmI5VGthE4DDjEqsKyJ2P5eQpW4EWoM2iVYpaoXdEiZ7R16K8TV43F8s35YV",
-	"J75CX5hX1HDdXV8pvPbEijaxIix1Kh3Z4SXPyzIoWNTgr9MkMQCn1PVMdox3jP8Km5Y9Kp342kdX1qWz",
-	"9XozPzsqrdbIFap2ewOBYzzxZZNj0VAB6LPZqDubp72Cw0/26V3UshaDkK27+fWZpr8Ko/RD7NEPs0Tb",
-	"YptrzdBftf3n6zT9PNmd/7cymHUm54cYm71Z9ikIHVWt19faBh0N0D6HQOl/RzPxE4d4fA3iyTD8WAzi",
-	"azYJ72IMtqf4LzIGdzUDdzH6esWsTDmiGivDQN3yMdaDYYz00fumF0krESuQBGgzUUGJWFmpTuWas0UJ",
-	"s5qGOXgMy7LeaFPgBDrGAGQhSfheTicqp7lCoCn9kypSlk1yqm5VuMbi/I3amo/T9HGR7lvrEcBKY16z",
-	"qdzHVaUywZC8c8UfAuPFNcWBulUrwJfPxPqKBccn12d/H/WC3pvjt1ej017QO748+fXs76PT3aoVNKRw",
-	"e1MFI4nMKjHqj5rRrRjNovk1yxZtCd3PNyd0b5wG4BTcJPJ+gHZHnJeZiB7kVlOBopRjYWt9GByEWMIF",
-	"Ae94NT5r87WlMs/RtrPrjD9zXL66hDI/m7wjABf1dcsOX8zLQJGHeuHs66RvlCSVNfiZqvDNd1Vf3yIC",
-	"6juGgyEJsXoTV2VZIfM5wGb2f9zfH4sSUPmIhMhYQnfX6LsW2QjeJXBbgUSDFdg88f9eaAb4DmsUedJv",
-	"GKAHAetDVSWMam17ZWpC1v2vcAyrhtmqojD0Sl6iGuFVuAxq9S1l5teVBD2jVlxybY7MIxa0KVHQqwKH",
-	"tIMpHdCuTMph++6b26csrFutukn6fnFOrMEJvK2Gp2RievM5FV7MT//H/R987O1WriWzWYVZudLfRQHA",
-	"7BsZsjUpo+Lq65n1VaKxIxPB7ruRylgAijhkcwmJpc6gD0zlGvhXs+cP4EYTap+3T/KtgCM/dePWnyVX",
-	"87ESNQ8ec1Dr1KonVPJW3a1yEoDbWyUUaLnKf2sa6RfP42pI36rpac/ey+keFKTZw2PowEs2Or3v5wwL",
-	"++YkYVTlIGfXIEhQjguhg5D0FzJmiZbobngMVd4Ccj/n0ZzkLEkUiRKu12AsbNPwnSuGCeV44Retc1mv",
-	"0YJRLRzeFIkB2uTKOLJ3cUefzFl0+5ucXul+RrAiX6cvujJGvZZNBPvObpFZN9zib+NIb8RZ+0UW4osh",
-	"rF2zJCkpXixrpQaQzuvkjaveKG8+AtYQnN2Jm90k4eL22ccbnrBuQSuUqLnM8r2E37GYKD4TLCZvL1/p",
-	"iz2W9yKRNCZUnz5G0kzGReSq/2NVadIP31xcXY+FG5ADPqqMTMvD16XZxdQoccVgcwlGHSytr9vFMiFY",
-	"Jd9IvVAn1VUYKU/zOvzsIfmFJ0w58H9SiJwn1X5C9iHlGVMTmoct0Sm/yam9E9QrLm6/2jTtlYG2QUXa",
-	"vdUE83S9l4ujyQUuawzT6hfiVsh7EcBvaKddshxqqmsRDuzLwAJW7cqDLxycUtlTuAfLU6oPsMeDTEX4",
-	"HdjQL4a1NHAiUEH3aJTzO54vKzLE7qyuFVLXFHqtWocDorvXQoHRiPX2LKigs4oAEIBCgfkWWvPVqsY9",
-	"GouMGQo+VmMBaZhqrlUwIYmdGy4uwfpJfMFMtXWS0kIZiMualKjZWUUdPIIRW4PWWJQ4liigZLcMS2kI",
-	"LVN2d+YjkjDOfQ6lONaUELjQrx2bSX2dPK06xLXVSfSCmRefpJtdImOwfIul8ap3WW/DeiWis85QJkCD",
-	"seq9nF7lNFf/pZXhkNhq8YOKjwSjxapIb1o0gJTnVGsJYDk7QlsvCfX/XxUpy66purVNVzws4JcxuDMy",
-	"3UvYHUsIPKrO/CaR94G124FzB0xcS5IVIiijw0y1bBfNAQPLCoHn0UCSp8U04WrOYvu6i18o4f55rHUo",
-	"rf7gTSQg9NF9OXhQiO0jWs+g0LBe13LHgsqWcaVvncRWYKruXW3f2nwOlja2KjrcPtRgdxIoCyVDceW2",
-	"AVfprnnYWJ35yxZLXm/reWKXO8pcLbaV4GECz2ZkPYOMZwCWfK9CB2C9IXkh8znJWJpwoxpRMRbHafpC",
-	"93wWX5ScAz3WKKaU4G3AvZ/v7xtruElRU65IHNi682gORSqpiMcidNwIf8sYwPkNhgQOZ4hlVkLTlrJl",
-	"mrJCTApxo+WmOYsnmmtgTgQcZmefV3ZkY0FzIrXWrRvQvLj8GnlO/83o/PTs/GVArk5+HZ2+fTU6DcjV",
-	"2yv98+h0YGKQVTHFkk6+gVuzAdB9x2JKo9tZhokcRXJL3OxIIWKwtWCd0TyaEx4fmjo5aWJrpQnyfP95",
-	"yRftizZTYyzKBnlM+jdSq8lQVg1ut5eja7Kqb7tv1LOP/nJ/Cger8mOpSW+Dg/g1giB+lQiIqydpk6nd",
-	"UPCRVjTn+sDpoXBRMOWOtyM64NfP959/FSNuPWr6KE2Znop/oJon82R9QBE5TUvjwxeHcezgKXDMhibJ",
-	"ZJuaWJV6VvLGRN2Y2leVgjdaa3XFO29K1MsAfAs8ZwsQHPHTYCxM0ayY5lQxTHZzDIgolpcpw640BtbA",
-	"IfdzljFiJGzFAB4aqFvo0XlVt2yGW6WuzkPyhpPkL6+55cKV1hGsqaya4WhXo5RaGQSkv31Dpbe6y5Zf",
-	"cQUYiG6pHCxXM8pYA8FAtLYKjD2Gj+ihcDwjoiJiyYPtgc1hOtC2xWSpXkWVgNom+e/sfPLm8uLl5ejq",
-	"qiIMgnURwsQs2otmN4lmLJCLe2TkapAM2QcWFSB+wc2HkwUJUprifvXLEdjMWOSyiOYsHpK3ALFwsL+/",
-	"j53qq9O97NqbshuZMU+k7D/f3x8MyQu2lCA+0jKRmmSFgDpQa2VWlx9sJVQnnOprvSa614TRsXgMaXQr",
-	"uFxYiN/k9LMGwv4C24w+9Pgqp1l+SnO29ZcjEW/33ZUJLcVZdv8OpOArCNHc4qN42y+gwlHnt89lvt0H",
-	"bxW7pjMDrdr5q9csp/r63376L2GXsus5Fdt89oopteU3enu6JgV6n/xdy0tbfvNa845rfU93/s4I/90/",
-	"+IWxWDOUbZfcfrcdWVyIZHl2Y7/dojeeqfxMRDLLWJR3/24Uc7y2O75/ySCHeZtPIG5jJ/KDL7enwOus",
-	"UPnuvZafl11/5tCWE3PjtSZSVu7Ie+Zdko+uIG89nFL5dRf3N6r5fl1mV9wFK+XaJa/Ke544qyWdNhU2",
-	"SqRgn0katUHjLjLW6aCK5TkXM+UKq0rBEB4hMM56tH4aQVxrEJ60SCKZcoiD/eXtq1eTk4s3/yz9L4dE",
-	"YRJI6Xc+cv0FUPcgsOnHfh8ZhivNCisP6pME/YxFH2pU0yiSWQxmYLSHhlxESRGzyfchuUnoTA2G5OLy",
-	"5fH52f87vj67OJ9cvDsfncL4jJFYpiBa2nwrLsYi9EeKwmW+GiLkxZLrljI2MGM38zA1HNzCvB69fjG6",
-	"bB6Alwno9dSXkNQWgpNzYvE8QghMlC7WXsvCUiTLscCug7Zg+Kt/Xk2OT1+fnR+6YHCyPhYcYHVqId7B",
-	"WHABqXbLyo4GMBO9FXAG0FYIPgG9DUSxhEV5VxhaJYssape09QF5XK/hr/K+Qg56ydGCeA8151ytOtK3",
-	"8WClnuI1NSj9ce4gtPnk4Jy/ljFrdsf1XAO9wOVu+b+10HUv6K2QWi/oud1vSPL6jFZw2KvGLKAUdVKb",
-	"ZCnT5RGR8CNNApt8CAkpNCc0SfAkKd9qZpJREn7LSPjxU6hX+q+zrbddwIbVPtmTW+zJQVldCMyf1ayT",
-	"zAQN/VXR6pp+tzNBI4AROAXX4Rlh2UG1pjxmxcJDfANPUJpBboz2EYzFnKtcZku0m9CZOvLlDylYzWBz",
-	"o7WQMrFFM3TTR+OQuBoLW99yvUnIvPUXW4Q23DVj0aUO6P9Uc86J8Yjv1Kf9dutev0orjbVsbbMAW+rt",
-	"l+yOs/tt1PCdzGaW435+c9uulq0vZs/5uk1odqM+v+HN9vSF7HW2ux0+fbLAPVngupq88G7exgDnF+Z+",
-	"ZPvbVoMpzW9WSHqyvj1eCe+a9a3R5Pbo3mObs9IJVOg75YxpHmC8gYNBbyyAAxmIn5F5NyuEIRRfOj5C",
-	"Q90NF7EijGYJByw3E6ZoXMC6vQ4lCT2ooLGoYAU9xCeq527m8G2iA+Hgv1okehxeFxh6Q3VPzOUBEPD2",
-	"5DZBwO+eudaVwTz7iP/olMsihR2ur8I7TblkOAGGJV+9PTkZjU5HpwEaFSDHgy7YIUklhIwRepOzbCwg",
-	"q5ZsSqrVmv7zAckluRXyviySDO0C7gyNl+2sxeDKr+ctL5lhLV9ngpgZW4tUgHvzZBJsRU00xNsCq2qe",
-	"WlhVUaF1g7HwJRMuwIGGZwqZA7OU+aj8oet9tZ6fvJfTPWs13IOkqE3sJIA4PfC42Q+hCjNklZan9DvM",
-	"ewuacqpcvgbPA7KQKsePwQYZmOy4hs/ARgjJrmCeNJ3vnmv2m5w6k4JJ4Po68TM8dRgH2pQT7u+F3kiu",
-	"8v+Bka1fxMwvC4HH2Cdw5Sgc73tD4J8PNKP5Ov08sQBg+UX8OLUU0TyTQhZqVWowk/ZcEg0OCdIPM2Pk",
-	"DMcip7dMkZOLy8vRyXVAzi+uJ+YPzcAvR38/G70bnRLnNA9QQgjfy+lZjJlU1s0BWe881j8hYOlwLK59",
-	"h8LzAQgqyr8XbOaHFjeOSMfA0AYxCzFQHX6Bk2BMTYl6U2shT0IUtDjcWk7cssnGiol4tKA8MSnBuYeF",
-	"MRYAnGBx8CCzzsLgxXHGlPIT7VaQRTTr/g8S06XaziOC6wzzxSxnLVNiRjskOryXU8g/5jGmHx+SkMdh",
-	"4MACA1Im2wUk1CdG/9cEWkxoHgZjEdrUPPiB9C9/OSE//PDDzwF5e30yCCw6k/4+K1Q+cX8ay53+pyO8",
-	"gIQM7HP4q7G8QTdMMwT988JYrhF+EOfLRVp41YjMDpoXQssQkBjcnxOYEOkbmtL/sfw4xEiQ0PjjzEuY",
-	"/P2r+W0wJL8kNM+ZYHFABAMsXjl9z6JcmdAOEkvITLplSzUW/RCGOYxlNIQwEJgjDnWYy5wm4eCIQP4D",
-	"6v+YEWKbVDldkt+uLs5NsuURoW6meLSdMDUW+BF8g9vuegr1aIbY0CsumCL3Gc8ZvqX3kkY5PjVtaEpJ",
-	"uGCkH47HAmKsr/5ujqQil7+cjMWPB/+5bxIIx+NMv4VfMBGrQ4IxCuAahPR2mrEAcjTBWWgTX0yyDYKd",
-	"4AyJydexIxqLnH3IjwA1iCXAUf4spF5gYD4895L5Y5bwBc8BuAPf0v+AUU0zRm81G0sYhcgjLZJmlANm",
-	"hkppxMaibxmk7gdnBo2AFR4gh47Jjd19vSDf6aEmxcLE6ENOqwD3903pjP1OASkcGj70gcX6xDJVp+Tv",
-	"1Aotf6cqSAEodpEFyy3/MaO5ptNEq2/YA76jhayxMPfBCslQIqTYw00A4tNDtkS3gHsA+Ia8B1JgmHuC",
-	"WqaejUlMxeLT+vvvFPBzRGWy+qLKMwY4oQ7XQJ/hKdUDkUSfKDrTsydTLTQgnqj1hNM0ZTQzNcI0Dx4L",
-	"y3SOPPBwPZ+YM2XOAY8MQAAXRLFIirhcVTsqTfo5E4TOKBfl0JS+WJvkTxTOfSikJ9fyk2v5cVzL1tzw",
-	"5GB+cjA/OZifHMz/wx3Ma2B//Btay5p9X/54L6eDIxT4AO7Gg3XyZFr4BIWYsbAS7Bpw60jdbQep0wW1",
-	"yCoFpXbihC8rX2lZsZQjISy7pjM4DYEOp2F15laaLsUYZbuEpehzodcv0L/DD1DcgAsj6mtpdc2SuGFd",
-	"FHla5I8ElIQ2yPdy6sKx/RBIsmBK0ZmWiKtWHL145iSSO5bFPNLyWRU4qb3egqfZPdouN87Dxm+yO30Q",
-	"tkB2Mkrlo40uryNx6rPE9haUY+IwCZn+d2itRBClDeaNVSdP53V2JpDHmkZgtWFPI+nnoOEMrDrkjhQF",
-	"BOKUgvYAJ6lRbUEQHNAyrcKWmXov9f3adDRQ13rgZDWD04qNwStyuzdnVKtVevz8/2fvWpfbxrH0q6Bc",
-	"W2VpinGUjHumYtf8cBJP1j1J2pvYNVs7nBUhEpLQpgA1QVrW9M5z7APti23hHAAEKVKSb4rSw1+JJYoE",
-	"cTn4zgXfV3IubTml2B2cofl3uMcXuXiGNqJTi6wbzhFvMczguBmfHtw0iF7xvK35nqv9yJa3SvmAXI8h",
-	"blI5T1OiCox3mMAcThFDDt7fUr4Hw5/N4j1OL4GL/A/HB6AXwGfFzFcLAD0Llh38MziY0bsL/OmrwWBw",
-	"bxGfphe30AvddiYg+AHBDV/DiMylysf8Tu+ikDS6o9qlI9EwljO9hiLgsgoFFULmtHIG5IYtiZXE0X+b",
-	"W6EX721UGZ9MTULaZXq26N7yiZd447+wZUtv++IMG6V0/N7+4f59XS4P8O392FOk+4xGpBcFUUA8OkPF",
-	"ZjyWqRT6u9OoD+olcz5n+u//iVq1kiAi9d4+oOXcETzUO3Nk/3YPPQgO9LOaDhKtvN1b6jSgxm53CNww",
-	"s7ucCSCo7EVHsbpFHZajn5UUaeTkNfo1nRPMShiVEqMQeX31DjlvXaQKEltH5IwUgv9SMKKKsZ5N9qZG",
-	"7IOxtfodurkblZbm2qBn+tf//bezF/9FX/xj8OLN38v/Hg1f/P13/3awW1kPlVMRM9xRH89C9qScXu8N",
-	"toDTFWsrJIDQCwJqrCuMfEBeE8NCFagD5rZSldpYptCWlty+0HFz1nCjlCHZqGR4JtzB13uSXT330Z7n",
-	"K0r8UY4eK1nYxY672HF3LKmLGndR4y5q/C8VNb7XoH/CeKLZzd7CceZnr/xT25Tza2zV4eFH1PIDOG0q",
-	"5AeI+2iq9A3sOz/LUcljgQF+xURuI2QOQp9dXmh/FaoaQNrSyD7QGrWjgb6h0B8fqlZdB9LjuaqKOthv",
-	"2nQd0Pty9SOKzlgo8owKRWPkfXEvgjUqJl+BIW38o2e+dZw1Hscl1K7M5K3H7BEK92Kn0NjMttKFiuD1",
-	"rV6yvGWE5za7sSIJOqVArLOgHIvhYjqnMc+XGDfQzeKKGPpNS4pgCHedQDM+sBTD0b9yL2HEu7C0zxjW",
-	"I3JGUF87FKBAGsdsnpc/HhW57VlLrO3fBcV1TWVJjzpFN2yHfhXX5P4p0uQbDW9od8bGhYKsAukdD970",
-	"kU9FSaynN4SrWFsJN9RdJGR1RkAJYCTFSFKgWIpA/ad8A1SVK9mganwRh4qUv0W9NBdsN5T8NDM1NjgS",
-	"Z5cXh4qMqGJQaKWBnB4384hSnuUidxxMwBxTZJl+vNfUYSwTFlUao53ERlKp3vFg4NMb1UmuynOb2KkJ",
-	"9qhZL76WpJB5KHCc2eotAtvJhn/YMCIZqS7dPXOWQZQXykSVY2lL4yKlWPgainOXN5IKFegSrv3l48Hr",
-	"NbMfVnXKxlvzL22SryM9bZkgECzHxNNRViRfzrn2vJcEudXh5Ru1nr7C9z/CIc2n4nH6yc0BoueADT9s",
-	"nLcbWJ1O9UrSky4U7JeCpt4kt9PPTa+VeVjRDvZMDvRuwgXF8r412snuhs0Syi4lQO8wJfBmMPjjqzdv",
-	"Xv9w/MfjwZs3r7xswWA1W/BcUcgf5Wj/xIV/lKOvlvO/LfQIu7OeJmYt+0BrN4ehLoRVXKpMZ3f+yQwX",
-	"GWNGFi425sxPuoxkPiVRnqdDU8JoVU8SRhNtZCMbhwPdOPup3evnVKFKWwkad/v6xsgAEd6MK8XFxCkc",
-	"6iZn7FbesATMIBM5p6nqm8F6vbvWXtIl2BG7KTnFjBZbbK02pmVzCae7PUD/7ED7ePBmt+f6sNBBaLA2",
-	"Ym5Z2WlWtaMqpzk7KUWroVfxJw17qsxCYfZet6HaHRZm9YZN9ZSUQg6AuwyKMrP+h10uetdTskgTYjrL",
-	"CZSUAiyYEpGZkziBaLe+VvcLQMadHX5EW2o8GmCFbHanWrMJL2OZpnQkgYDyAakFjy5TzwODvgNiD4Xo",
-	"8TVTK12aCn9tIuFCsCeQgghCYbkH06UGqnoGGZ0liuSggAlozkhGxYQ9LGcRCpu0eJhAxzuvs7r8xe7y",
-	"F/sQ8ilnulkAXfznsfEfz3jAMRA86qn9g4pVetLg0DpLWOBcajSBcEL13unVUsmSvF1aW6Xfj8ZTDZzg",
-	"2Ku+hVQ5+cPAHXWRaWJ2FasypB3fCH9mTsLBj83BPUWXRMn+KYkKxd7pq/4EVVaRNrYxxhzYHY1zfGSD",
-	"CUSnc4MNhE7oOBm75GeX/OySn13ys0t+dsnPHSc/tzq5ch98QSy8ODWF3zECHSEXbVWsFmLc61DJc0N4",
-	"gCaXuHU1uvc/omsv8qrAeIfhH8bVUmFk8Xp0p2j9xWj5Yp7JmEFsEsiU2MMRvDnXziyBuz0/4KP58mkY",
-	"KYPMRSgu3ccw//pHhnADOFYITRd0qciMUaFIeDDVLk6KSQwkVYFjUuHBAyMTDpW/Xdba0cH0bwzTd2X1",
-	"6uO+2f7VJ3JnCZ/OEtb7dlc2kSebqsOlOT1FeKLuyzFlQ7VkLLNQxClnaE5pThY0vbGsTGRGxRIDZN+q",
-	"rhxPcXWR2T2y2nsZ5niYOOp+S3buLnCxw3jCvWMkD/aBd6pf2nnc37MKwkWybamw3m07fPWIbJFBK20s",
-	"oM8KqvAh7TpiXxhWz6KCGkgtihzZyB4mLcYF8MoRr8i3USXMPRCLI3UrkvbnIqEbNjCny1AkbMxFhT/4",
-	"cVoD2A8/yhHYwPuORedNdkmfLunTJX26pE+X9PmtQdBnKe3G6fHoyu7jVUDjcAIodxlg0cHX+8NXRETY",
-	"lx4uez59rOBgXjSpSCRJHZ7m8sHglEhRPYF26sUOaQqsYyg3QShkUW4YmxOeA0HZ/eRuczoBeorHwNKz",
-	"JOkwaYdJO0zaYdIOk3aYtMOkvwFMCvxxHSK9PyI9S7DUpMR/68Foe1R0wfNpqWJmiH8fcH4ItcVykjKq",
-	"cmCyrLMJ44Hw1pw0MPk6YUWoc8tYjMeNkGdw5YZWM2a8ptIO9Wn8+yHvMl5DRnCRUeEAqr+8v5ruDsV9",
-	"8t3kwTRqf/Uoks3LdPnvDtN3mL7D9B2m7zB9h+m7wwV7wazWgFO2JVvzgV4TSuy8gQeWVwAUt8xfPKsg",
-	"3non76rk4tef5cjKrLeVXbyHz1HdrhY6dt6AbX/gpD1MZb86JVSQQoy5QH42pE6rkbpxFYqYilibE0tM",
-	"9phQNDYZCZe2c3ktEw52QtLplbfqleueahErN3RPIK5ZTpUdq5Tj2NvZ2rSQ1gmAr53leO4m8LRURNKo",
-	"yeMxE+XSyvLSUAArF6g5GLYT1Al/lMr33gp7r2F+6ZbXd7u8PrB83dp6RsV/KATdekd7adflozTF79eq",
-	"NjpUSAvT1fCYkdD5WY5OgKnPfMruQAXtpcxW1b1eAn9ZTeKL9GgeijKwhyZkBuq7Tj/aXQxatsgadEJ4",
-	"ThQr2ToPlfcD4L7wxM57nrS5p3TeP/VUdO1DjIB3rkgEXwy5cPe1KsRcOQEpuwXbc4D1iOHvKvLXVX3q",
-	"Kzj+h5xYCLJGS1wX9oq1h1wUE4nX+xWTbgCMeyuNRbCvjLT7F90XPjBZS//oias9xmQ/S0bBtm3/iAzr",
-	"8dYWG7qyuoDY8PvJX3S7TTvrmhtbKbAx9+FdczuCcU025E4WmCyZz0FqsjTRpGfJ0QIDBMFW1A9Fk3hK",
-	"BaBACI9odzrhubI8bSoIReks5XRir++7Q38yTYDxEuzpyHEZnRqhIONDVjT2CRcgZOcRV1tpxUcdDHwo",
-	"Ji1lGr/D1Ihp/KPSI88MrW3/bkGkhpu6mfqdJfyucTfoXZr4CnCk7z0It6++WxDeVJr5tYpynQtvZSwF",
-	"I5TMWaakAEiojsifAWt/vf56ef75/fl7PR1KJnwk+dem1YTBSW/K0iQUo6XPtmePakcfzq/Iam/BbyOY",
-	"aaMlEVKDqT5OLo66AnDFCanpCoTi3U+fLj+eX52/hx/rJcNFYWWCgTrfkqQ73nuVs7ky8QeYSsWMCvgU",
-	"ueAj8ybD0RIUCYGrDt/DdkaFnR8T9/AjYLnHMGF5Z9zxoEVlqA8Z/ccyIz06n2fyFihJqwq1qsT6Qwmq",
-	"ylE/QFa9VG9O9mm696EwwDzJdHYoosufvl6Rl3TOX0JTXuAFL3KqbtTLX3XP2wZHZCGLNMEeLps5kRDx",
-	"DFzHYxBH929gyGhVKHyef9vVh4pgm52f4/rG9qIbOyST9d8dBAPAT2LJCYkYJGUiJydh1H7RMTPDFZFc",
-	"SnhYqfMwpYmrEB4xJtwkHS3dND8iHw01rOfXfDx7e/7x/EvQ6uCchtaR0z+svwveqOG3a/0iZ6b30C+y",
-	"bXsqv2hXIbYyainYws2vDgA8CwD4ljzjOb1hENAxFkRIDOuUUi8Bufg8vPzy04cv51+/BuTPZxegR/Pu",
-	"7PO784+4r53/5+XFF9xLQkGN7jcwxWaGStpIylg2aUMbvlPmbWvDYL8zNrJ877HdoDxEZFvb5h/C963+",
-	"oE0J6Ckg2F2+khegHIwgPhn3PNwNQcdZKT4R0HEGYxhIMC6J2A9VKCLFIA+gjmxrh6mMb4YzLoqcqcix",
-	"zZHfD06JYoxE8D2qA6ghzaP+iW1WIfCxmGizR0UyFooSxvjNxkaDdlFQxTfa026SBgpIO314KBr4wwOH",
-	"r+SYTPlkqp3baJ5xqcc+Ir1XA1vk98qI0tCZhJ1dKiNVgh5xL5ULpvJQ8KR/RD5Lki+kmaR4hIZMDEjW",
-	"LrDugFMg6EPa46l0OyLOaFzKE2apdSA5M6HcCD3hZqq7mmRMaCwS6IcI3NadHYA3yoh9HwhqZswcvyER",
-	"KJ1H5QNADQVpAANvmrhIgwVchI/NIq7OsnJ+IVh0q/OImHVSYjKME1xeX4ViW5weNeRdN0ICX0ynPSZw",
-	"JQFuPKEEzkWCWHROs5zHRUozS86P78+FyhlN7NqAJSwFayNbhKHaoDuzRor+t0fW7nPwr9uIbIcH9cls",
-	"1h5skY2Z98/SLYpbylM6woQp3K2DKitQpQJI9KwFPG9sTAABb40IxrIQyc4CE1caf1S2SDuCzRvxkxey",
-	"2HuDSRvGUuVDecuyYc5nbNPejlSTCV0S/RNjO5XeavWHivSur97B/wKSS32Z/raPW5oobGwUtlqLTqDw",
-	"Zcqs9k0o1Bxr2iEnR3pRIXgO/nVkLtH7N9RcodnqUWNyAZl9Obd/QETXC+vZUFDfkA2GQoL2izD0mku9",
-	"geg5Yer3jdcKgmrWYVXFzEEHSJpkLJYZ1PIbrbaf5SgUvQh8abgkMte4WiaawxQc8iTqn5IolzlNbfxA",
-	"N+NQ6ccEJKK3LIMb4DXkpb75EBofBaGIZizhVER4HAD+D6OD1oC81+NhsQjG1s1WSv7BMmkZF2FrLNKU",
-	"mKcZlTt9t4dy3X1gufWUkQlS5T/dsuxKz6+9LL44m8/9BuuGuga3WBeV05yrnMcdfdJD6vtsIAXWFpoS",
-	"PmOkN5PxTf+b2EEjDfX8ptCIY+C5+5ppOnExxSgUPWvI9IqsmTXVr+T3ewZq2m9PygwgGB2Xkdc/8+sV",
-	"QhEJmQ/dRz0stTRXw1NsSK3nRl6bAhujM35TxuYpjavxshNy/v7iCtsfiuYXcCG53sr3GLWjcVxkNF5G",
-	"5E+u5eQl8V4djJexc6EwWcN+zf7ROOe32t1YtYAPT9z5NuMTTp/vys7V29yZuuc0db8UNNUz0Kq87oXV",
-	"08/fC/QHHQHILxS2iasA0IpV9k+sa3+o8KdZIVRpUo2ONbpXsxoMNL4Wpv1NzK63Id9EBTn7+vXiw2dr",
-	"n/r2NgaDNiHQ/qnFXYAoQ2GtUU5vzOuZIq5MmfOmwqkaJ/heEPLIGPgpdueYsowdtQPHUKxHjqQJOOJr",
-	"6EduixxDsQk6PtqoVoBYhxw7c+qZU1gd39qGzjM5yZhSG0PiU7kgY5qVFkO/wirL+RRztSxAU2b8SYU5",
-	"ioia0OYQrRLpedHnzItYB/VYp8ZakHsflnhrytKEFCJhGR44seK5qe7HoMSh2r02aX7zUSjwjh4G8615",
-	"DXBaD3eoXyRq8KPR+uXTjLFT2F/QJAcuOQu/WJYCntWPJ3BM31WcSuO4L6YMcjJwje4HiKgLuXiowJxn",
-	"mi7tqO+7STLaC59kwtLOHD2rObKW4BsZIsBxKRvnGy0RFYSpnM9o7krewIAKxhIMRBsoYFeZyrl2sExW",
-	"pWJziGdywJ5oMySktg4Ois1YBV3UkOMfDXB0oIcqwgXEx+rgNOo7sIhYMhRy7NJZi6l0mBIiejTXxoTL",
-	"5ERbqhnlQts/eKP/+1+LWKz6+XDOMv0deYmeIhua+0ZPEAPTYOCjHpp9NxeuoZ2peAZTcW5WXVICAFgQ",
-	"oPW+U6thFlv2MpZizBMmYqY2u35wSI/G09JBKUsJ9Dy1tDQJVLfZG9slk9CcKpYfqvLnsBYhNmQ3azxI",
-	"TV1JV+CO//p31FBBwZZu7Au8DElYxm9NIB5xBUuTI3KGEnOhiGb0bshEnnGmInx4r0ak0wdXywhfaShi",
-	"7/FAX+aTads7r5+fLp17fX3xvta9Gqz5Uvj247LVfW0pld+fyNJuk+xtyV5zpyFPDlYLuhoywEUBV5qk",
-	"r8ozPZf/ufoSn+gdnxWzlfBAbQwC8kpvTa8Gg8EReW/qO14NBm3N9ca6WQvw1WAQ6KtMenoAf67LVj+n",
-	"Dfbmx7qspneZNzu7tG9bhZqd/S1VavZrU6nmDgJ6dWo/bNNJn2V+MZunsOJYsuv69jnLXsBEqCxpOa7Z",
-	"2R4U47migSXL/d3GGtHn320mBZrIrTzmknHXvY02xiUfMGTwoZLJ3hyc0LIMzR7jIb2EK/3miXaONZ7D",
-	"ICyegmRJ/4mMvHu9vcR6zU1tWUhuY62MW4f8Hr5Um3u0lI95+gWpf5vH0wbFUTxEVwIlReYZAwJuUw8x",
-	"ksny1H4HGFUWOTJmmxwhTQsG2TNcbq8HgxKuLaYyZaGovCgY3teDY7xKSHhEeezC1KMDQTdnikSXGRuz",
-	"7IRkLC8y8SfYnWkaHRHbeKjTzNi4UCwhvePBGw1ueAo2EYAIlHcoc+wkpmlcpADAexEcPYzIu7OP764/",
-	"nl1dfP7Qb2dQCcUWFCrX84Tm7ImNwQpcimqdQai6UabUUXdtxubp0qtAxVG0v8qYGWRoFmZ7idNmhruE",
-	"Qo9jeZsSfDsLAC8PoGvKaMKyEnXhiFUAFxMaUP3toNpuwJANTTr4+ypkfKajCo0jhYO4V6cW7mWzC2h/",
-	"0mCyW4l8qrZIb6j2Jj2cBbm0S7G+Evu/tc1gp8cSLtcbqVOSZ0usr0YbaW0WwFWSSjFhmW/AdlbAiIvk",
-	"ETvaepjo+a9qq6MGmD/xf7ZJLZZOJhmbIF0unj6MJpks5nCQ74YtFekxGk9DAZ/akncTy4R9z4Uidbew",
-	"hCgkL4Iz4nKMhL9eg/qnziZ7T4KmaSxaOuxeubveb/R95EIERLCFO+MeONl87bYOLHvJEcyQLMdgKRyH",
-	"FHFaKH7LTKUPE4n5kt2Zbx4Ne3GYnm6D+0mky9pY0hsm9Cvr7cmcxYSXA25j0nNv2W8LBpTd0lytrqfz",
-	"C/P1xoBFWwMd77LfNtfPrW2zY/IsLbPurOt5AjGi6+uL960NctcOXbjnEeGdhjbd2hF0Mau17akEnp62",
-	"JaZ3qmFMPWg0NtbjlES//jNyIUVAte761ibDfYbwh9/kGb37yMQknx6c/GDCTfbvV496AXRmW0Nh8O1q",
-	"cywysxV2ehFnLOYKEWvG9Po/CA7Grw6CA+iTIfSJvgmf8ZTCVhEc6N1KxEubSjkIDqCk3NRqNyG6YFWo",
-	"co7k5W7yHZG/aDOcS4ImuPLeo+WJv/voDw8VibwXjQISlaMAxdLlPIq0JYnq8zxycaHrq3ckmsoi03dJ",
-	"6BKvXzB2E9kKcVzy3GBhdjdPZcIsUGwaBGv0KyPAczZT/lBUh6oyjSrLoGGN6vbCZfoRuq0NHe8+oFlG",
-	"AbWqfJnCjJXZbCehBz1WmyJ4/lj/1hDmngcUnYxtZb3tQezQwY/7I8KMuB+rNiDl8tGvBoM1kAgPG66R",
-	"PLDO2k/uid8uEOisy7pl6Rr6BVy7VRuxITZYdm23UncvPt0wDKXvtZtl20bhCKc1FaFkROMbvftBaWi9",
-	"uSfk0/nZ1+sv51i/a5eaibTBMWt8IwcWtd+lW1XkTGGFWMX1PFRlfTW6YeWpBfClTc+V6egRVSzlooR1",
-	"6lR71Rdvv5xdnYcCs8qqMc1SZqJV5TSHl+MGtOtaX2oMVuAIDYVgCz8fZcVc3F3PLi8OFYmLLNNeomuz",
-	"/om1UfV+iOxVQ72iVYT1urpLeFLxM7moNOeI/BWCqFSU46Sv/4/r82tT4Hz9+fPF5w9NTw2FF6bwghNY",
-	"x0wQI0KqDYC3C90O+mUg+XgwIL0RTWxEuF/GiCFizFUouLilKU+C8qtqBALzOgrrqWE+lJdmzMRQqt2Y",
-	"SzIqeJqUwxUK3f+AC/EMu+F5qHRLVgjBxeRx/Nt4UHll99g7fpeVFu4f++XKjta8g5VjCPUmZr3pWfpL",
-	"wYoqB+Zu4oFvyxlPemZ+w4QPvFnsEpbBygSGeVpZtIa+IRRmjvYNCcm/wolvV/mS1aIfeAzcS3I1nQPf",
-	"480fNlZCGzbT7Tf8RqxdYoiXv7r/W62D9SWl/iY/KtIbr00egIZsU+TfOsK9/fXgtck4yTFBWYNA77wp",
-	"yxlWbOLM1jfB5ES/ZGuyhbenZC4Bm2tDfiN8QreFzG60qU6kqAc8EUJsF/F8W6Q3T2Wan8nLrjaxZZlU",
-	"R6irH2qtHypncUsFUQUItNUQ7bLCwPDswqqqDvOTynlvwe5aLp6qf4911S8mqMy2WZXRnM/D6x3UBah1",
-	"qO3ChAr+D7ORe1IxuL7xoNopoSaKGFNBRozMaMI06C59fDQuAZnwW3swD2MINI6Z8kQpTXO4AAahjVzB",
-	"oVhHFlyoMsJQeZMtxBX/Cg0xAnf7SRtcHVJ4pO5I3SNktAxIpDeAnis/kBmJIFrbmsaBrmwu5zyAIKiN",
-	"o8If8Kvm6PPeUBN7o7iN3FRlMey54d5pIMRfPYeq2k+e5TOHOtD4NYYt0BHTkMa/h4WLjXanQvBWCjzB",
-	"qTa0MOqIaO/HFCwVgv9SONqZ6p34RMgM6wAUg5ImAi7ngivWN8pQGtsIZ4jKcsfjwfERuVZwGMbRsUUy",
-	"mwxpMuMiCkikYZocj3nMMKcB1c2ZKQYCN1VbnhkVIAdQsby948HvvbYckTP8BnSo9Jt4ltULnmqI6ZtV",
-	"nq03qa2+sbdS9s4r9tq2f/6w33EtkEewBQ5mhwU958ZOTOcw4t9DnqgaHmxay7unOTULEgEFRUcX26ds",
-	"JGBneBTXbM2KNhriJlj48lfT1Zg13VJur/qwU1ODA/aXpJYZ0xqfKTO9BceHgWdCAgZUlgJHLoRFiGrK",
-	"5yBmtuz7FpY8iYE1RUaqXZavavq2k+fDl+sE+lrdPOyg2jqWGRmxVAqUoXfh3vqy3qEq3xYrKNgUnKkg",
-	"mc0elLduDkuYoVZcllDcx2f5wPKn28KfH42vnTbdWvq+1hJUNmyzkO43J33Yt/HAxRcm0AWoLkeA+C5Q",
-	"CVs2N+VF99trQnEPNN+0QLGB3wnMxsbuVZ3+FsYjY4glOyPyxEbkXxZn4zp4Opxtvi+/2YC9v7CZvGWV",
-	"SK0rWXAG7hgNHKpBILLYuW3TzfRW6CdoxdZo2qIg/+SFfZVuHTes48CfESZZUvpStVW+w9Wip0G5WmCq",
-	"0udFBMGWP9okx/WJ3lTXGa2VKBqvlyYJ6gyZb/MFj53Gou7zKRSrVFdfKJ4qTti0+s6SpGnpfccOwIqj",
-	"1BmBpl6ypyZwguyvf3CWJKVR0I3Zdh/dPoG5PnV5YkLhyD0FTnZAeMJEzsccT4KZc0U5y8Y0ZkCzLEJh",
-	"6Ekq2QD9LvoOgAx6yFQPT2QvZpSn2kJkTCncgk29xJib42zljXQ/JPiPQKUSEtnbvpMip1yoCM6DK5+E",
-	"S7Hy4bG5DEnG2F1eS3CsJlBDcS+11ccnUH9DuVPb7U+VP7X3e4oc6sob/YWx+RbTRvvCDfOm5QXr07Pt",
-	"9NXvXw9ajpk/676yfYa3y+1uyu2qLYxz3YlZGyaVosSrayz14+yOC4LuM/xp29Oxdzqk0+gafifBz4Y5",
-	"+4SOT1nrtbF5LLu1ty6y9ODk4CVMbdOSX1dKo02dcw94KJiIWR+L9jXcSZgC5mLv4AcV5OzyIsAADTcF",
-	"cfNilHI1ZQno8h2V+wad86aj6GeQDcSz3IZTC+9L5EIYqQtR6UukuudQaAwShQGJUynAIdO4zIhQVB49",
-	"b3r0FZ0ojYq4QPRn69MWUx5PS1romAqgy6nd8QV04+pdDeRBfuR6XZ17RFlFpz09deSfJAZnp6m9rXaa",
-	"9HRrtcFUgSFb4BlZwa391UZ5D7YTc/XBqOGn+zoAzkD4D5T92U7nQs2N+K7uMztCVh8l8A8IiaQUfvdl",
-	"7hqJCrwjV7csMwge9Ykt+QTE+w31RM8UNpuEbEByOglIIXI6ccS2euZABaf3eKjWbICELI+ntlZxRUkM",
-	"buhoRn3eVndfRzDawMkIleLYgaYO0p2RtyoW9jBV7QhChVayPPJlzvJ6M8nUojesOrUU8TSTQhaKsLu5",
-	"zPAImH696lAlciFSSZOytGjMqxPW/FxbpP8PAAD//w==",
+	"7P1td9s2tjeMfxUsXddalXrRsp22c07tNS8cW0ndk9j5204zc6qOCJGQhJgCWIKyo8nK+//r+yPen+Re",
+	"2BsAQYqUKNlJk3P5xUxjkcTjxsZ+/O2PnUjOUymYyFXn6GMnpRmds5xl8NdJys/jNzSf6T9ipqKMpzmX",
+	"onPUOY+JnJB8xsjJm/OA5DOaE67sb+linHA1YzGZJPIefqJpqgjNGOFC5VREDF7uUvL27flZr98JOly3",
+	"m+rego6gc9Y56tCUj3jcCToZ+3PBMxZ3jvJswYKOimZsTvWwJjKb07xz1Fks4M18meovVZ5xMe18+hR0",
+	"TtJ08yxomm4eTPoog7mWWf58+Uav9OqITtKUTDhLYpJLomSWk/EyICGPQ9KN2YQukrwXkFAPKQxIqHKa",
+	"L5T+V5QxmrN4RPOQyIyEizS2f7v5/Llg2bKYkIKBdPwJmC46Rx0YPxOLeefod/wDvgo62GUn6BQ9doJO",
+	"0V3nj4Z5v13wbbbhGH5QdM7IHU0WjFCF62DpLk0JFTEJcV9CIgX8LvMZy0gmFzlT67bSbNFDNvM5VSzh",
+	"gp3RnG4msbF5m8Q0pyRjkczihvHZV0f61dZEx0X+tx87QWfOBZ/rjTt0g+YiZ1OWrYx6LS0+Lw24BVXq",
+	"zr4MLcK0tiTBwYdUZvnmfWLwniXDgIT4w6hMe2fyXiSSxr/KsSIZS5NlE7G5zx9IbTj+tTuGr7TZquoW",
+	"TbgAhv2Ie1TaHK/9+t15wROm+6nfnQvNBuSEaDJMGEkzGS8iFpPxklDhdiycmEbcRpkFkdl2W2bbWbtj",
+	"c/rhFRNTPdxnP/0Ex87+fRjoBnOW6ab/9fvJ3n/TvX8f7P38R/HP/mjvj+//d6dhKXKWPad5NDuPV9fi",
+	"UiRL8l7P4X4mFSPhWL8J5Mn+XNBEkXzGlWGaXfaBRnlAIqrYnmJC8ZzfMTLXn/SaNnpsum6Y7eHBQXW2",
+	"TZM4lfM0YTmLByI+ozlbN5vIvkvGbCIzhtNAcSHXE4mShdKDZyLu9QnsomB3LPO+jCURMsfpNc0uqo6p",
+	"9hhqXrKXc6CBjbO7zmmWt58fBYqkk5xllUlyYSepdJOPMs1icA+YaJaxKF+dHT62V+97Of5OzxNeFkwp",
+	"cseymGv6S6lSeuaKUILNH5FQn6iQdN8v4imL7XeaO01oooonQ8GFfQjMSiySJCRdvQRLlhN8q9cfisal",
+	"wOH787esSo9B8yfdo/5ikSSNDEqvBDK1NuSMb7YgZsusMiqmrPFQRuWed99LbKcdyZo5tCbYrabyCIQ5",
+	"iHnOanjkuxkTBBg2kRV2mTGVSqEYuaeOVs1NQlKWKSmOyb3+HEjCfO8ES9U0J4Yj8WdiBj2WMmFUeKN+",
+	"wVg8ptHta6YUnTKzI8+BUNZtB2hZM3rH9D1o2iBzbKQlvTXuyWTdmHbeHzvTa0azaLb2LuP5TNNZwqjK",
+	"iRRsdYa4fzn7kJNIipxyYa46+KkLVxwXxSWnFmMc0FAAp7RsyranP1vDNSblsTdfhq1vQ7saN3SqVtfi",
+	"iqW4g04J75Pava9dpJxOCZ1LMYUpJlzplqRgQLDsQ5rImFkZZt1sYWz+XHnO5mprCSDQr5/jp/C2eU6z",
+	"jC71Y5UvE+hXZvNOsUI8U/m55fZbneuJ/pRk7I6ze3vvwBl3l8dO53pSHlGr830ev4Tjk93MqNgswPGY",
+	"cAW3YpQnSzLFb/WOi4oot+kQ81LH7ZTEg1ol0U7kFVNqp1kk+vrfaQquy8cYfwvGA6OPWcTnNNGzgIvM",
+	"MKR8xvRDPuW5It00YxP+AcWuYxIePgvx30yRw2cBOXx2oP/vhx/XTK6GmfiagtYRPh4Ghz9/WqcanIt0",
+	"kb/WPd/AG9XJ/WJsbly/Z60nOQnhb61ghXqrtIBIMxbjTPHhb/rdsE/Or8k+Ob8eXVzeHEFT0Mh3ltVa",
+	"GW4o9LdykRO9Pn8uZM5UQKhYGiuMM9xAX1FOfr2+vOjpzvf1/2kBDvSTZImqi9ZZSwMZitPLi5uT8ws9",
+	"HvvPhlHFkul24T+6ZXNHlBpcvSWGwl0Tvb6Z8mjw+s3NP7ELrRgS9oGrXIG5SU8Up2UmoCXGgITDzrAT",
+	"BiT8/Q9UqD9+Co/LXXM1FHwqZMbiPjlDxVkvNDClyptkyu+YaL6beJkC6gTb8+tO0MH5dIKOXTvvn+aJ",
+	"P+V1ku+5JZ5VetO7igvFRS49VQCGGZD7jOc5E1oc4TEj44xGTB3BGum5gsAoZR6Q8CPtj/sHxc+40ihU",
+	"DgVL2JyJnBw4c6G+TUg4dvq+HL9nUU5CGvbJW1VH22gzLK9feExoom9Tng+FYgmLcmWZAwNZqkQHfXKC",
+	"f1qrtyaD0twIFeqeZYr8eHCwYRPfoOGhVrb4SV+cHnsYDj/+/q+Pn/74fjjczB/acj6zR1TB4YSjFGwp",
+	"X20wJ3BvOI8gRZ27zVydHPxc4WwbOGFXMbZCEL1jYo4qmcisxBY27CcObO00myb2muU0pjltu3Nz8/5n",
+	"3bx5eVCPsH8XMn+YAHxxeTGwB94IujmdqgZbV6+lACzMsP4y2VdP9XxidYS2su9GtalP3jmpF7T4sWIi",
+	"D4iQWhUGcY1L0bT9sjyoVuLvFUvomCWt9XLzNqFTfV2jlYEaeR6e7SS4Z24ULQeNZoEWYpWzIBT8xP7U",
+	"JFzZ563kq6FwAhZ5dPlqKFYG8wgiVrnJoVjDbx5RyhoKI2aVu9ffNAtaq+9ukLWyFcr4EuLWlUdRW0hc",
+	"drCPIXQNBbjDdhW6KgsNctfKWobHQ2FlL/LlRC//vD629GV3ru01XmzZY1zj4DAo9DJacKuS02Djyjze",
+	"fX/l00F7kW0jl0XBbZWiyrLbULQT3krUupv8dgW2p7prb1WyOSZU04CzHwBv4rn7W/N4I9vA/DWXvroa",
+	"nN7oK1xPx/x5ZM8+uadqKDIzBLuMNLemsD58dTX47XzwbnBWfDajCkUB/SEuTwthyfZTLy1ZnmjG2Ak6",
+	"3ojNX3YkNTywrcBk1xudvF/pqtevODULHpD7Gc3BuwdXnvnqy2zDI2zBdSQztpWxcy5jlmjeNuExExEj",
+	"odJthLUmUN9eiJ7Qgq/BZ4apGQN/8+lW1XFWDriLl6kxK4rFfFyyKsKk2xtGW80YzKWPO91aO+rWc4Vo",
+	"r3OxrbaGU8dYMQgMFKyissEBa+udUHYYawn9+vSXwdnbV4MzLWddjN5cXb68GlxrIez67fWbwcUZPHlx",
+	"co6vnJ5cnA7wn4N/vDm/wh8vX795Nbh52Kkwoz2lImLJ51q6Y9SEFsLG1phvmCIRFWTMhiKCAWgx+J3T",
+	"I4jmNqXPNFPqurULiLd0AXErFxD93/OLlz3kcJZngmUO1ZEJzB4G7Xpuy8oec4fNQB+wg+0NFHZhw4Vi",
+	"N3T6MpOLVIWkKzMjBvu//x0DG3oN15C+GU5evUK5u41lA3qvdIFBFYxGs0KDomSqHwIZ6fYU0zPIWTwU",
+	"46WWveZUkW6on/2dBuPh4uDg2d/gr0gPVsRrBkyTBGgTGpaTsjECu+1SQS6vQKM4uTjbgx/VEQEBP+xS",
+	"cnJxRsY9/UoU9lpTTN7SWvOZzDU32ULl299/Ya6/G+146cHH290Fee04H3InFDNvfwk2T3vjzbc6Z9J6",
+	"yo9yB771jtdakxYcOjhFoX/24HztuTNXOYuoxsBHvcJcAYyiybTln/f6cEw0ldVZu37hKpfZcm0YqXln",
+	"UxxpgNp/FrNMXyoiV+ReH2kMbWYxBms9XkBpU+jor3K8OaoXLjlKUmkUZ+MsbooAfS/Hjx13/ascr131",
+	"X+V4ZcWP1kbuBqXQav3MxvyZv4v0AHPwwGbmH0V72lDm0J0WZrdFosXWOSOJZudcEMbhmo95xtBo3CyA",
+	"PiBU2IvjDjr+jPzkAxh9J+h4c6knjsuUZVQPtkWA/iK5JdK+7wWAu99sDDglzw6erQ8h9r95YOD3pT5h",
+	"jWSjaarYkoCEVEUexcAZ1F+EfXLDGebgjDN5ywQZLyFqQxSZFsXWNvkDcCwNO0tV5G0t/qX7rt+aN3TK",
+	"GialHxFkxAEGZHAx1aLFQcEiD5rGmNIpqx/gwca4kWv+76YxgYhAUpYR3UFADvU51fJFMaTDxjEp/u+G",
+	"MR0eBN6NZMWVdYzkhk7rSfkGxTBjK7TjI9GMZjTSknkAtyeoDfcznjOiUhox8AXBJVXrO6sh7pxO24bG",
+	"17jL/ICXfwV/fP/7v4LhUP0B/643rL5VLGtODrBP7Tm+l9ktylGF0OzbTCsOz/LUFqax1vP7qYUh9B2M",
+	"CC7szWzIDL+QEuCSnVLB/01LR7M8cPxsBJ899tXljX/tFfaidH35E1Ge+KAnhLPjcUBqstoymTCMoqFx",
+	"/Dly2HQHWqAwrdezJ5x06/3qUqJpp27HCI2Qf2lpEF/vrd/Fz7J/W29dddPMTCu7Zk/M5905/1y22b1/",
+	"wIRq5PVL+AdNjKw1p+oWDRrWelFyPoxlvAzsFTlJqLrdy5jKPxBQCo9qpHutt4Oqi+3rMWvdmscBLFIv",
+	"QLuAYKDe6+6Vbt94r7rhRx4HWnHS/0Vx59OnsHdMwu9D5yBDEw50MBQgjyTsjiXGiqSHqvuK8Q288jOW",
+	"LzLB4gBEdfsELn5YfzKn2a3SJGrJ7pgsxK2Q9wLnMBSQvWv9qtbuoVuYMRpDwCrEaCe4alqEtJ16giK+",
+	"W5DBP/bMRjWlVtW6XD4FzmEDW/ycxlfszwVT4AaIpMiZgH/SNE14BKdw/72SoKkW/fzvjE06R53/tV9k",
+	"Qe/jU7U/yDLpfFfY5eptm2Gn4HEWdzThsSYJZx7SJwEkS70eE8oTNN7x2EiYYSRjFpKw+G2Eb+mzFLOc",
+	"8kSFQ5GAXzz8mMgoIHM1DYhej08hAYtHL7Dd2NFEVOh7fsxIRLOMs5iAJq2IYgKcC1q1ldmYxzETX3bB",
+	"IpokLPtOEX2Ii0ACmmCeOFeFAN7Xw7yQ+Qu5EPGXG+VJmsKQJrpb0uV5MUrwQevFHrNEiqnS7JIa26fP",
+	"73t26OdaeZkzYXJUvswELmROeNExWbL8GJdWseyOZc5D/tPBIfIiTYUkFDIfed+FZCFynhCuqRsm9FbQ",
+	"RT6TGf/3l5zOa64UF9OAzGmi7z1gYR9SzaH0VmTsTt6ymEQZi5nIOU0U6ZqzSE7enJNbtoSwpyiCiHSt",
+	"+PTMdNiHFJJ/YAxfbkZFx4Tpd0n3p4MDPMVUeAqov2eOBtNM3vGY6W8OV/dMz+yT5aQWw+E1yzMeqXp9",
+	"IWYKlnKOL4F2K2DhqIjR6UBzzVTmjKpFZr0P+j0wd+F38DLcKfq6TzM9iZwjbzYgDushJPRnGzRhWEaU",
+	"h9ZvwBm+dpKmduafgg7OYnUUr2pnp7W86swCIuH0JAmCWRSDJ925hNyTiAnXlN6RobjnQtkcI2ueXjf2",
+	"1/hxhiOvc1jYkWrJp8EYOWPEHxAOFAJG3cgUpMbk9JYJIDww9oBZX/MziDyjyq1KaXf8vC/9GR0nzk6/",
+	"KocVQuzvBZyH3Ui3LYUIh8FEHYSMqMHHEHrxA02jFkjEI1l5L1xSeFVl2oEoSbcMZNJzGBVcVUZwjCs4",
+	"wTOsXykM2PrTOvresHgBDBLFpKZ8eBRcE3nvNrHfpmHP3tZMQjAJ6pJAG2mg7pgW7a3oGRljexhMWPze",
+	"atDrtwuQQywWSFAgg+i1BmyQOZuPWaZmPPXBQTbynPdyPNJi+MaT+6scq1O5EPkbdAAz+3WeJyPFIinq",
+	"tBFrOdJrqcWJhN8xb0rfYTAcaCCmDTLJ5JyoxXiuL0YpjoxvznPojkEHEGTMIgmSu3Fv98mFJtI5o8IE",
+	"2WFiOV6nZCHAFwNN57mL4/PGHxprIo0TLiA9p3njnP5pRf1mGoap9utW3z/EG85rSeGGcyHvhfJb37jX",
+	"mn1kG7oBHf9+Jl2+rSM+nitgQFmvwlFhMPgdqFdzeVc5Tm0ZgmJ5zsV0Iy2epOm1ffWTs5q3+Ahf1J8s",
+	"UpaNcq2d1sgNMt0DhZPAC2V61dzomKQZU3D3gK0R6Ej//7Vu9kZ/hH7qftt70X1YdyV6HoPN7AycGdGM",
+	"iml7nla5x2CzqqS5CpDkdqsNUE3p3jPYH57vojYYIVmau0/PDVvFMDPTg70qY0uH9gnElnKxYMqaNsY0",
+	"up1moPKAlOP2cyiAUXSfHTzrBebVPJoRXsAWsIJjwLtWcORNnpVYagGDmzi36sWctiBUvB3TTWe1WIZW",
+	"598CqdRBIZk5Q6w4MSHXKzPvog1JP5wbqjdYKmHPSAhSgPfoAL1HrS6+kitpC/9V+HJwQ/bvDve1uLr/",
+	"Edfr0757Q+1/9Jv+1DRG2KUtedWK5Gds0np7vYWuTK7hOJwmUrAmS57yzkAk02WfDArrGMRPGYPfMca+",
+	"RzLlrEjvtZZMtSojArZFzEZGCs5GEMM3XeB4SwZLXIPy8E5lujR4A/g9KX2P+CX60vDFci8EQLfpXYrO",
+	"iR94AwORpt1IrEkX2EHJMm+XgmdglVGk++Ltq1ej08s3/4S3r/95PTo5e31+Adx8qxHmLo6qzULhBZLT",
+	"qd4ULjhsb5vuNgsYSBmupRkjSi6yiH2nwLpJJjJJ5D3KTiHp6td7cDuVTZFVV8/ms7tJgLmh2ZTlZelF",
+	"axGXVy9PLs7/++Tm/PJidPnuYnBWsyFFpDsYoe45xoxsLVeg4ONM7KsnTT9Hx/frwevngyt/RBXHR746",
+	"od6xPWW4F2ADrCwu+NE2M5U69uDjeq27J9GRzGKDF1anFG66UdreJK0ULANbdm9s7uAQaK9lsTnlNbGl",
+	"J3GcIfQCIwkXt+SeJwkZM8L25miAzmVJWXS9YYMtqKUAtGuBotdwCeFjtf/RNfYpbKeQOWy2+vMOfhqe",
+	"MJw35ItWxqB1Muc8GOk12v9oG/2kVcWIkeu3p6eDwdkAwUBXx2AGWQOHpVmJfhiQMFJ3qDC9V1IkIelC",
+	"cs8rLozuaf1bkbrrBB14qTZktZ34buABjQRfuX99DEJ3FztB1YO7MzMrUXDDrQx52A2ORP9Szq2uRLpv",
+	"Lq9vICIF5W/SfXNyc/pLr08uBdHPjAsYXUc4etL98eCgYG8QjToUNrLJ3d66l5PTm/PfBtiYbtd3k/mC",
+	"APBQl0VqPGFWYcGRHQ9F6E0rDEiIFiOTx1bR60PwrBBqgqZoxkiUMJpZz9cutqdGU9ORMSmV1S6f36Ip",
+	"GVF4I/dunaciMJFfxsZ7xzKlLyAEbOEx6Zr0IM9pBSZrLaecuDRUHgd2TKDrlh0mBh14RUef0yW8pBjk",
+	"JTcNxNjyAz+xT9/ZWoWwm2IMG49ofQs6H/amcs+FhOK7/Qvzj99lyoTuXL+g+m/fnp/94X+zx+c2Jwn8",
+	"+0edKc9ni3E/kvN9SVO+F8mYTZnYd8P45H+ubnm6Z+l1L5Vc5CzDke5sYFtxqj5sBfC1LzjrnW1pgt0b",
+	"K9rfDpwVLZfkh7/9RGK6VJ7tVkg0hi3NgmFQxQ+HP/3wt3Jk1t8ONhq+Ni0gF/kXXL1WNriALAT/c8Hg",
+	"+BjLQOnMAjNGYwJFR9omCXnlNstYthCjwlo5eu/EtnLwciUiEDi65tomgIJaI47jAkdmZNmCeYyxnOhi",
+	"gyEKxd3o8oLdDwWwsFWLiDVogDqsedKzg2eVUG3SrfaDfxnMOZ6hAwGvg1UF5ksZ9j41XeV4uwzqZcp3",
+	"mIot9S0Xe9Ldd4rERvYGWXNVom4hpJZagMwAfZXm0qTr6y5hWCaxpesEg3zGREDK0oFTNDCHxkUbUNOh",
+	"s4PhE4zP19pLn5wbTcreHEXPYcUC0lJQbljrX+XYOofVKy5qgD5OiJrJLN/T/MssSy6LdSoAj7Xctrrm",
+	"xok9ymtBLF6zmFOIH7HnXrcSkFBfGftOZK26v5OwVhBGz4Far+e8vXpFVC5TBXYHfW93D38icy4WOVM+",
+	"qmgRUN1OBdqgCnjzqx284v9mo/EyZzV3yTX/d6kBCNHSr5ZGZ8PvNrtAFllS18lUsBjWx99gT4UBPpcm",
+	"lAvycnATOOL0oh3Ksk3GN1qvPWlfj6q0iQ2i/is6ZgkXU61hG5/65R3Lbnjd2tuXyZ8LmvB8Cc70mC4/",
+	"p749XkS3LK+L9hOM4EM7jIDIJNYyJgDMtHZA2FmZ6T+HNuucEUzUzGhQoPyC/wGH1J7S4S6/ozU0hFct",
+	"2jfMRLtSMPL25lTPtqRoxnTZpGDW5c9f+4i+CMez3bibjMBuNrZrXLViG1uQoaa9FjQIsqBWOKVyFEC6",
+	"4ULwPCSKLvWVwE00+LdPnHoxniiz1bg1BdSkEggO7Ya5zGkCav8dy+jU4tfM9e0J5gCn+XeBxExIAdyd",
+	"mjnzXIEZWeX4qDRbq8GAlUW/Wh/CvOnswBR2PEJvMhkxpV7LuC5B/Rd5TyY0M1RhjpKz6JigBMj+jeSc",
+	"fc6zQ+8p1+LuCIZRmzSniHkH9X8cMNochITI25lM4vqLe/WiHjPXWx2SC/Q3Y4kBDDeOFFExMTQ3v75h",
+	"87RlWynLIi3oNbYZmichZh6Y9+mUFSQO2ldIugdONM4M5pZgvZISfHhwsDZdthhP1oiDE9pH9SNyw32U",
+	"4TQP45UBnHuPhUDwtZaLXqxawx568UhIgwwDVfV/WUwomS3mVOBWt+zTuO5q0uQyOQW9Rl8fhhbvZ9LS",
+	"UeAmpwcApwCDhQKMD4TX1JZ3DeaSeHwERrB63zQxMG8BV4539fgV5yXwsW6qhF9DesWibWCE+sp8xSY1",
+	"d8FA5XxOc6cGAJ83u5hLx2YYkpHKeZJYTlTDEaOc37FR406+M95Zb/fKSArv5dgnLWOkgCv7P8CK1a8l",
+	"nUfkxHgRWvPbKGWZ3sU6DdOStxPANHnCBGxoiTfu44bYU48XNqhXxVHXZLrY7G+zG3pvEBMX2znczOfx",
+	"yCQlcylqOwy94YQkTRaKhMXHdv0SNsnDek/cFhG2/rD8lmt575xyoY8X8nzdgXICTnVfQxLzOx4bj3iZ",
+	"fEN/z7iXbzIUbjSkC6hiEIBs+AzaV7Eplwa3LoTQ5+X+2LcQA7pwV0PPea8Vu23iW5UhBNUjXabCBq5z",
+	"7dn5Vli5FsggTVDExfmxlsFC/OoT42LT+wyZPSBi2+SfW8ZSY3IsIJYqzGiRS0vEzCTP1x8bxfLAxJdu",
+	"BrNy/MpD/Fe3PEU7H157Kmepw/MG1wy6bop8dYxORded7ncqAWQok4vprNqQIUAMOgR5VAqGJNUE8rGe",
+	"1DbZ7CeJpPkPz76orwfWZZRmXGY8X5Ys5T+tWMnNW3qJ8VoqBfMCsQhGuockkfdM5QE5PCAzPp0xlXuB",
+	"PT9VRK31CabmltZHgwk9v3hjyM+7GQPP4fvqucXNRbhumum7d8KywkqP2ocNZfKpAo876Fr9oXjn4QWr",
+	"RTQrOrJOQvYhZ5mgiWmsEmXUYKZ380xkdDsyFszSZH84CGp0qUTqYw3kDH6TppETldMlgLiy7M5gj2vy",
+	"ro7xh4PyBv3448YtmtMPo2wh1vBQPdA5FQa2x5M15nTpqg7pc8Y+sGgB7qCFiCGqeQkVojQ7aMARA+AR",
+	"B9EFAYaFn9a0a5F/CpIds6UEMGDcOQPrBfwRlN7Aki6xp2Mo0BpgPDbCmFMAWtXMHoriGO/MCvNRLAd/",
+	"d8LnPO+Ta8+rH2Am3FCUPPsl5IYV8IZvykOIsvMoczXBCtCMivVlhifTCarIaai+T5BmTRWeblpcairX",
+	"kterk+eDV4Mzk1popfVeBdSjPUBT7R3rnGIrRqN8UbpHMWDkCHIDU4s7rEknW2DmwLxP3py8vR6cVd4Z",
+	"L3JbJkYAP81nbAmHdygslcqMuLPQMxP2Yjqwb8Q8Py6ue7jtpOiTk6vTX85/0z1njMZ7UiTLY+fJxlzs",
+	"jE0WCiNkfu7Zca+S+IlYWjRBxAXUVI4HD5yqx4Rm0YzfQUw26MMsU1wTIiKxGaMVDrgTdHBFOkHHDrHW",
+	"cneSpjd0WufccvGdUKDKbsbnDMaTCaZ3VsIFuEoTuiTwOCDh/8qy6XQ8Dh8vg0rPVOsaZraPlEH1zkbT",
+	"6OZBWmo14vdyPIrkQtQM+AIO1GraEaSPL7mpKZbTaVsbSd3G++A0te64VlkcdkkfIYujsEgAmk2xPlun",
+	"a9zQaUMw3CmMEBPF9diPbbiZk91XxPXAAG/pW8YwoRoX74Mp2gPh+V+/H+z9TPcmJ3sv/vj4txps868u",
+	"FGiH81EFdv+mgp8+NdLdK16X1HwpGIBUlWz2OZ3WJTlYm1/taTVyIFfQXGsboWH+NT4owOaq7Q3GizF+",
+	"+k472BtTpUWDWg4DcFrNzejHRN+N/WYb7lo2qGcOMFGW+RntOsCAe/1rSqfG0retSQGX0A4jcHhlek4N",
+	"HEZdAZLKhp1O0+02uEhj32GDv93dhWl/Nbvrl+OvjQXKISxpbIvxdzOmVWIRsZ5B2iwS4HfOcy+y202T",
+	"BcLJ4+U7mKZ3yim3HYyXm/HfalN0TeddF+qJP2hCiJnJmCZqqXI27z1COjq23lJe4vXCAwIMmc1Gm4hH",
+	"8QUFNbhGr2cyM7bX8qiOC+kDDGgGadqWyoPMLXCPGLjqVsthMyrqp2HKpxa4WnoHsOhaWDsnzM4aGRjW",
+	"DbiuFeKCHZ1kcl5vXW8ftGUj6NZxQv/4QnGgtpKsN+DHSkl2+Bo5VilCuvL2ZjvJ1p9ag3x7UiXQfbfD",
+	"KeWZl9ihWy+na1y+uxhcYVgFEGmof4TdKjI4DIkMRal6UAiRgjTCMF/DILXOa3AfsC+/ZU/KNq+jsG0O",
+	"gDkOdcka7c9mQCiW7zH1kNSMphC/ecvQ9mcLYm5ziB1aHYSEonl0L2M01pRbd7hJVx8t9gGsMSbUVUF1",
+	"pUhqxb42ZPsznu42q2K/+5ycgOs7clnLCLaw2O3MFKrHtXoyN52/zXK+ExBimlN7u20lDtobcSeJsCTG",
+	"fLOiYSEUfIXSYX1VwsuMT7kwYXY1NNBHRntkkcMsPIwW/CBvzCaQQY5vlyZKlmUjwJuhQ+GguPVJ69nK",
+	"Rkf+S0W8CR5swxhYXBxx8vLy1dno3eXVf714dfkORhUvIoPaRKYyiYfCF3HB45AthPE/ykWeLgBvEZC/",
+	"WYzVD6Gbsr0SZu2qHHWCTqnjWpvl80Vy6zA36i47HyXD4SxAUEPJcfL5TZotkCqa0Dm6V4OrtxejXy+f",
+	"X2M+/2eAjioW58sJ+za5m+cF/I7x9RkYwFbzYxYLsDq1ZWVmCNS53eK5nKfG1eM5sS/tHhKyASipANhs",
+	"QWnGhVMXRlewTRMOKuKExURJMqFZS9XH7NraBbE7a7wbu6+LavAM/f/eDt4OzgJy9fbi4vziZYCuQ5cD",
+	"rrcYi0aRbgj04ULHl8fGaZRomWxZrEFOl0TJUtQv9qI5EnYDRYtMF0VZqtqaRZuuLVMg2SdPlPYC9MoC",
+	"jO8DlaCKYRtqZyEX6WKxp15AzgavBjcD82vMILxEjw3ioj2+0y0AiwoGpS9WeNlfNK+fTtDx2gfObhvc",
+	"HD9dznw3+pFLgC+IfGPi+6kLfRmIPFvWyyIrUTJyAnEXDmVSy6qaOUHB5nrYzOLrmhC7avsTgwBsgCoP",
+	"APp/C1dq0DF3aO0phFAN1/x3NrYHSgorkyyJgsdxCfas+J0UeeQLZsIa1nBML+Ris9zvL+ouIpkr9eKt",
+	"+PqdV1eN6tAblu0h4EDRmvI0lAJT06CJgqim2GdFIzFdbGjNG0gLEI4GcHUo5MvmBkDVzNRReCtNAqLb",
+	"vMVuH1rszdMNsXYn4YhjyG0tyuiVTCDfdcoh6sVEVq9xVgMk/UZoV33WdNMrM4DPN40Uyi9sMVxTQOLL",
+	"D3oVf7eeSSK+LuIFecDDxxUwXnjEc4V2e8DWqBYLrnGRztd1bfo8JjTHSHjNh+swf6voI31yIgibpznW",
+	"iTVgjiZccSiw3S3gfs1SFWi/G0rRtfSR44pCMS6wLSqWk65TsTGWxCJHcWEVXNVrLVppaedSJMt26G92",
+	"L9YQi1mBWoZiEKWKu4PafTKBr9bqVH+RuppG5RITJzejV4OT65tOsObCq8BCq5lcJDEZsyLWtVRoyZJT",
+	"iEMOfUnG6+/kZvT68vqmVtaDSXiov3a4Hz+tDLQoAl/oet5K+GhcXOmFC8ql0g0gXjEDU/8dajgMhVPZ",
+	"baDbjoXRA7P/blLr+Y1+9UK/CYEkevTrzjBujKvQgT0B6gP37axeyNgqYY5MNrTprY5KAdP9DAoyNAQc",
+	"3DORk/tM1iV/RFDJckWIo9GMC1ZYc/VrAfHNt4DvDoUIwqChSsTCA+XXf09sXYcwGIpQCyEJj6AYXEqX",
+	"c8yRwQXQv0GQgaAJJv1X0eTXBuf70UpQqAJkliS5nHSOft8AlaykwDrrn/6oEvXgQ55RwCeFIvhULNF8",
+	"bOpxv5CZD0ak12GRQd2U1dXpwc2nWSfUY6mpn4EbrI5ImMgIYtjvEepixgw0P1dlg3r4+xAL2Qw7ARmC",
+	"3W7Y+cMU1vt92BnL2DwCE69+1gtIOFfTEEp9g0EEyMR3Vej+bjlm4pqSAKVO51gDAbZU8xPcTjiA+p9G",
+	"yMfaqXDelKo1t/5Sdh94D3XP92U6tsCxWR16wspBwh4bz06zxPxcxhCujhH/OPvMYvaBHRqIdEKjmkRT",
+	"Z63ZWJDBHF4zbqbqpeG3r87PCm5qzL56K9QiBcgNvSYxGy+mU8CxAGspAJYYBhT+Y88Uotk7PwtNZZw2",
+	"DuUqYBtMrHY5G6rdnzhYEDQIuNsAQ1q1AJWaZL1vHPnwQebBovuHmQlboi9y9ZjAi+ttkxYVZgfDZCsc",
+	"lwJWccwsjDnpYhafgXFB2yUX097uVroHorp8IRvrl4WAbIO12bqcwcYoYEyWyXieM4GA4pZzkPuZnp+x",
+	"YJKuQ9gey4WtLI+JhL0AKqXgCOdghhwKZ+90diLdGhpGbTHzSaIvNnGjV1+FrvD4EjJniNJ90IScXv9G",
+	"MnmvjtGzvRBagxQRq0A1tTdzYuRlg74IN35R1ktVmZhlLlofDch4iZjCXVtRDtXJhBkEStWrd3TvAkdk",
+	"FhLTC9zy7mjq/YuM8Tujmj4enCl2s0UwrcGv3cq/br7Zzb9urv1v1rNuJv+XONFLRLQ+LwiHeUQ2uYS6",
+	"7iSanBqL3mXKnlf8RUNhHUa9Y2KqsaBrprhYi9og5jINi1s5LPu227mSgo7pqfZKecFYPKbR7esmZeGE",
+	"TMwrxIj3JlBKIFOuzSue1QkoVaEM33uQ/NXorvDjke5YFvMoN0UbHOK/mU0bCclzRLQSbO1C7eT2tsvt",
+	"oeaXJAu7GxCdXj8n0tU35ZihjbJX4i6rbsUKI9nkZoEeWvp1W4VrtWyrUZ298SaO5gKfogrqpTFDvGcb",
+	"2g82REMd2+tmcNs4r1F51zbeNHYXb+j0tF4OK+fhQgoW+gm9/V89e7ukdxnq4Wql7Tae+xmtgw0I3UDK",
+	"CBK6w5HucGT7CrfyTzbmlFWHvn7vVnO9cB61W1V1RK16wcs+Pr1Lm6zRTOQZZ00ukdUygrGBLnam5Tn9",
+	"MDKNtC+fVPVa15z+quF5raXZ+JlL5uR+vemXitFaVzajouQph4JkoEiUvOVlJ+VKhS0PJ6oVYkw+y5ia",
+	"ySRet6mQ1Z5p5eaOIU7gqhfcuFnslcMdvCwfZwUYux7PUIzZRGYMbJqnJ6/On1+d3AxaAaCsIHi6rQoc",
+	"QdVR8K91+Dwndj0/f5gaVQogTke5bF22X2+Kjby0YRI2PXo7o0ZzkNwNtv2dcsWstgyCs6GQ66UBPfwx",
+	"i/QcTy9fv3k1uNEi5YMRf9bKPgZAvyIClfRtIXPyfhFP14IrbSv5AEQM9dAbtgBWinleF192ky0Ynm9A",
+	"ilMQ1WQDSn1/V31RoA3WMj1gFJQ/g6lMN25eJHziYZA/wvY7gcOIPmodfVdFeLUjwmhVW6i7QNaLr6Yq",
+	"l3dbGxlWFkvWhZLCWi/aUnSFyYy4aD4ajpbyYm0AKsRgVVhdQdOwa6eesCaJvB85EJTNYq4piujhpnTN",
+	"nMN9mvKwcHD0VnSiR6ok+1ii+JpsmLUJLuV86vdKiv4VvfeIyUCJbEqZMrKVS5qyCCSA8GtZA0SSI8N4",
+	"hONmR9bG22C4FIL4NQ3Pn8l2rGfOchrXpomaeBp4iv4opxnCuQJHv4HYM0iaW25QGX+qfvPtOwE5JF0E",
+	"mOpBJOIB6TqQqXooUwcUA8V2N4YJFGhprtRuxhpxUFcOvw8wiBAsxuRCDVNw6Jyrp399KlQ5ocmYiRJ5",
+	"D+xG0MQkMMC+F+BP7n5zt2fPN+xCMQMUcLV8S27qG7XxG+YvEzUFhJhTdav7DIplQJYkYn1mh8La1bGg",
+	"axf/YxmPWkDxfJmpHlTeNqlcSPQ8Mx0qcsuWJr2EqluwgQeEqqEI8YXQDqnCDaUwjHCtLNyWUH3Y13Uk",
+	"dAXv/YZsHxTaehy81zWxvOUjjNG21dBXTFxhaPK1esluqHStreW/ynFRwrf+Gi6I1OJBtL9lIeWmCS/Q",
+	"U5tcvSd3DrgiGZ/OcrtYAYnkfAxwig5B0HEstFCYe3nGVS6zJZykoVAWespPNALdW/E5T2hGoDECMTOW",
+	"55bOksGrJGNWQIA+ADCwbUyeZjqPl+Zb9XissM8i99fdGYYgtksB/lWOTyG4n9VWIFaLxKBPYgqA9ebX",
+	"hEA1tlJxO9oXiVGWi7o7XeNPDCE5j2FV92cHB5qm4F/Pem0NitjAurFUq/kASZvvrM0+R8BeJ5wg/ibN",
+	"Mn7XGk66dW3fIvOsWub32cGzmkSuh9XrtSsUFBvXRB5StyszmtcpW2hrmFFhQJNdcLKv1ddYIB7BbtAt",
+	"yvwEtrR9+F6Oz+MQrqbYuJYdmDuWxxuKEjJtnQO9BRcGwVFGt6NW2iLiPeJ2JjRVqDQKizHNd9KqHV7t",
+	"OjKXBQqnB/hYA6S7Y2JFp2wDWl0Uf5wNFHYGeUQb+A8mGzXzn7ipkQr7Me/9xdzn/26WY/eqgR6sKaKp",
+	"/qi1MFg/5XEZSB32EMVFiJf1rRYGNMLIDeig4OKNR0mHq7G9DRaH04oTsmuzo7U4wliMsjpmJw+u9Dq+",
+	"Prk4eTm4giLc7SxzW3kMyyGlEOI50hwEIkgxwHQEluWwF4CNEFxm9zOeM6JSE37phEW/dPNq1b8iOnw4",
+	"vK71C7g8h59q0hwaPX5FcUvPHVkOTd+2Rven9VR2Q0HF3LC6ALDJVc6jL5QAvupO29bvVzoUVTNhe6DH",
+	"TUlgvsHPlJ0A0NLdzI/Oa9o6J6xmocy4G9jLL6hwbIgDMjqU0U62CwO6Y2LXKKBifI1+vG8kHAgW4S+J",
+	"BqquYe1Gw/gIF5t3mkZ5m5gXzzQYUTgBVaCCAoCMbB8Psy5kb0bTlG2JP1tkdMQxRwgi/xqsw3Qf6CXb",
+	"UymL+IRH4Kmtgv+sYBPBxUTjGG2kGGnK7rhcFDa0dcHzxabCfjWk5tj5H5XMf6dXg5ObwdkxWKQMPrLM",
+	"yApktVHYjwvdJZfylvB8KLon19fnLy8GZxDylbAcDW4yukUxnnSvBq8GJ9eDs95xYeMzGNgBuRpYOGyZ",
+	"kcHZ+c3gDBqwMz8mdCiMoSOzkoJ+5bjgqnomsH7HuJbgjHYLauLJysFjZuKdoHN9c3Lz9np0+svJxUv4",
+	"4c3V5eng+vr84uVIPxt4j+xUIe8eJ9UJOmYC+KP7N87FYa9gTNpgcPb85PS/RidnGKR2c/LyuvzH1eD1",
+	"ZROc9CST81ETfsMbSzNrtrFbniwIek3TRdn2EVAAkYt0uYgyRmEwkG0ZyQxUVZnZ5JAvHFGVy8a1vGD3",
+	"X3wZ18ZXgZKIx7uBm5/HanPkrj72fEtALPNN81XdZqm/yesZkQpagWCRwQca5Z7d22ipiiWa5Y8d+DxN",
+	"pGBD0cViPFr+pEnSCxA6CqKx9Ge3LM1JtMgyc/9iKFCeUaFohPE0Ji8Nu4PpGsdHYsTZ/lBALgFaN+yA",
+	"uHOQQGckfDm4Ift3h/s0TdX+R5QYP+3rqe+bALZbxlJVXM76OjetBUNhI7K8ovIyiUkXvoU6PmTOk0Qr",
+	"zFgQXNrAJhjzPaQSz+ktMytJVFEh/AvIQI2IjoCjJ43JqU9Cr+a+0Y9jRuOECxZCNj77ECULxe+YVx1+",
+	"LLWGkTF08ddUV22OzTlNuJYjoplUWnyJEcfAgsMQv3D7FBO1TZ6FATCFls/jsAp0eLi1ZqgFHJxoDdeF",
+	"iulA3kVgGGSqLFROxowUAR8mJGyyyBcZ86K/LajAA3CeWnnjq0JYSpWqVtQBZxVVIH7s6sJv9k5rrb0M",
+	"AplLH74BFg7qVwDKNYK6cUW6itEsmkGuKm6u7eMaHoSP68h+08J97QrMe4sX2hpd/WqxpnDLOkoNLjuH",
+	"w26jZIDjYsRznaFG/0oiOZ/T3k42m3/9/q/gj+9//1cwHKo/4N//e70NpxarwuMbNXPic4AsSTTf4MJx",
+	"ULgM4IwrxaWoXW4tGvhMqbTIPxz+9MPfyoV4/nawOfmpFp+zgXPaXOZGDlob9lECR21IoFgfW1B4nJsh",
+	"VX3/qUn/3fqMVHFe1mGU/irH15HM2OADV3l9hK/F0zAh7YV9DECh6CpYFrhwP6fxjOnBqrUBh2tKb+Ko",
+	"jde6LkakyRRlum1axs3pSaZ0K88ylMBWYyn6tkiWLVikLyDfnRPRlEZQIC4jpvh0fyhcoaIj8ueCLfB2",
+	"gEw/CFWrjUMr2s2lvvAM0ff6ft2vIxcKMRRFwEe2EKpPXDmwo8YKcN2i+LQtKtXrF7G0R+6WNSZND7TE",
+	"xHYemVRN2zUmR6/i+OlmAWpOf1L4oJeEQgp5317bR3rRh8IKBmC18FmZuVyN+8jPNCY3WoYFW4o6crXM",
+	"9oaLg4MfWFEqyv3iV0+DnyLzxC+kZl92S3LstSQzsuZNG1m76mM8LvXtesUFPYZzLCd2BgGpr/gW1PVt",
+	"VhjsHbiefT8y2oTjDoV7UQsFVmDS4iSEO5XNGa77TtDx+oeUODOATtAxo/WT42wnXp5c0HGjqbVC6GNq",
+	"V6nOH2lQK/R5MacPmEdxn/01mLA34M0zuLCKifwzQL5as5qd+Bbh320DqgF6AN9+/KDqbWJ6K/FrNiXa",
+	"6okgo22M8P0McbymPFx76NXtQsraxSJtyH/7VY5vmqXcXBIaw+3jrJcoEmrdb/XwNIe4ocfz6xSU51zY",
+	"Pzd4sdb5qd7xfNYihxcPTj6zvm+QGapJAasrW00y2CE/oG2kTG3UyEr/DaugwB34hmXViOAG45Zy1q2U",
+	"1Zk3FWOk0lSN9cKVrQdhpaEc9cm7k/Ob84uXo1/evj65aHkoY1lnbYD2zi4vBi1baUh9gWa4IIOrq8ur",
+	"lk01BlVDY8bm37KtYrkbmissyS1bRGm1oTWDK9KuJT9suKYt68lobWBvY2BFo2eMoWpqMXcI3VpfUjuV",
+	"K7cGQLMwpTUPqnRb7K43f0ODwRoIKv/cbXHa8Iqoiw2tj4cqh+0bkJdIzs2VgPF90awh/as54hQ21Ep/",
+	"LTfUZfw1NWflxtbtwdavF3rMlE2CqQlW3lKuahqwlb/bDRfVpoamUKJunUE0smBCDc15QnxbvsJEvIap",
+	"oOjfVirStLhonqxTN9q2t1B6eM3tWSXlW+EsxQKVN9OfarEljnS8A1mQpn+umhhNK9fe1n693eNvnpx6",
+	"T069r9app2q0gnYHKCCQewuqgtYRfCiKuujAL3PY6pScp/P3dP6+zvPnYI1rwFl9GOMjQgnKaQGhBDPJ",
+	"9L+M9Br4uMXeZ8pLvizMSDA1KZjBXa6KgR9XEtY+rgrLH1seyAK3eeUMro8U3BC/90fZI+WsZQB63rYo",
+	"+CvjKzBFB54vots67HD7GvlzQROeL8mETwFC2gD4gDl/DB/XBXtGi4xGNc5jlzRQQj2yWlXoZ4cKmQMH",
+	"QMQ3fOFByaGNOQiY46oKR7tNRvDwDdqYExoAOq4cwnBt8n3b1kVN0wNR5KHAXpCuizPptdeB1lsvrJ/W",
+	"RGgUm95i1ELmo+3XXfPo7dZ+TVp7aQ6Qxf44tg6XW7vLuoAxvNaLmeXVHYVaw1vtaIVDY2dIQg3GDLtH",
+	"5R1zNO0vcB1Pt9zihs/ZRo6yFSe5Y1mt1BLCdbMCnmYw1cp8pIpl0Ar66nOet/bwwg85e3MW8zqz62v4",
+	"HWxN4CnngoQLwR9l1T4vXTdKjzf6Z6SkrhGIehhXonLSNR78Hg5AKuOFVy7oDHIXv1NmGTYXxCgfKB8m",
+	"D8dXd0ReI0zbvDYA/7Koeja3jkd9Nkxxoon/0GQ2hvBsNF6GsEkQQYjg0HKRF9GAKPXdsiXhaigUy4+R",
+	"3boXwNmjF8H9csuWWEBIMUTyL0wi8HMhT1WSRx9aP6sF5vkW4Hvlulo1KHwtgGSwhU1gpm5rYCdyessE",
+	"6d5Xd8KFee/mevW62cw7SuRiiBxpqXtIqiNrnZFbrk/TWKqqS0lRnwZl8nZZAg45fLSZjNy7ZFdiSlnG",
+	"ZTxqw7He3pySmVxkAYkpxATdM3ZrH5p1dfs8XiIjeuB+K0j/GdUr21Vt2ZJ6Vy3mc1s0zw2u7Qbf1Wtl",
+	"NysVnhwuz5xRYYo++auxmYNiV+VZ1tH4Bk7aXC/ltX8Cili6OrvCZ42hE/EIdrx2VUP7ODS6vW434Y8S",
+	"qmGvh/qeK8ze9lpUOcOsm+2Ab3yus5aMzK6Y4nuqtanLv0Nr+oejvG65ixcefcGbohndNlSWZw1hZ4AR",
+	"NF00Fdj+Rd5bcube2QfVRmFyHRYtL9U5r9XSWZqP/EOnucn62qZ+FXQXvYUYDN49CFwpWwjSpQAwpHIb",
+	"Rtnrk7cAMASrCC8ORZGtgPHrUowlheQvzJ3I2ARyQbs/Hvzc65MzE+w8oYmtu7bq2HzMiDFcxpF+UkfY",
+	"+mfdaLmuPIVAIyPu6J0aL7gedCbnxRSg/DoIWaW6661PxErh+5pjwYSm23jjvpapCUyk1bWuB3psqHLq",
+	"JDKlZX1P+OrVV+Irej82xSP19eIV23PvD0X48VNYKSDZlj2NwB52R5ORvtJVg2QH6MmUvB6cXL+9Gnio",
+	"HsBDlLUNz/SaUbEE8cCWGcFhI5S68G8ZZ7r6z//4WyXLYXPZkfnmKqHW8m2i7LwT2ScDb0WFXP2gu3J+",
+	"aQblDeHo9bao1lkpTljZheJsj+oL/p3KGAKFU6oUoarMDUD18SphVwd9bI6dVp64IlyphVkMRqPZUPjv",
+	"A2hLn1wUkL/eQRAyJ+bg6KsBCzPnBcurdtxgO3c7/vPBwX8c/vzzs59+/I8fD37++XDb3Vf1ASTnZ68G",
+	"R0RoanSnp09OT16dvn11coMR7vZB5lExVzaEXWa2SA3ppiyDGYgIVm/MuJgORUSTaJFQCHleJRJhajjb",
+	"+8pkgqsS4wa2jsz7anBy9s+jkiQwFPpdekc5LEI5cFnPEMKQ3ZQgY/rk7J+1scetYObKA3YwqS6HvQQ2",
+	"YFJrTG4BLrVtQDPKyi3yCDKDZdjFmXdMduU2ChqvcUszrSWNt7B0NQfSbCgAkzlaKq3hseXgWPpkkYP7",
+	"yuBeolemT05KUCoW938TclBrKeUEXiRdvdRg/FG5TM2BBeqGK6y3enJrL7UdL33vyscTUFz6pJuxNNH3",
+	"n6l7Z2Bed77nmwNkg85C8D8XzDw2np9d5ICdb/yGGz6XtumKQWbj6jyosu6aFLz6tWorK/yifyZjlt8z",
+	"fTHZoJ9VucHKBpoolfcidmQwXXaXD8qeQfty/8L843cu8j9KTkI+t/Ux9X51jjpTns8W434k5/uSpnxP",
+	"X85TJvZdx5/a+xhbiSoFKTzoZJSljWKn/7PFPn9awxrXldqu1LuGi8EYvzBtcVN5k83KSSGIpynpugvJ",
+	"FNOg02nGplBT0KsEol919eF7OxnFtrLhruieX9CoW17h+pLdvE53aKq/0sLSi7sNRau2DjOdM5arUVOl",
+	"bsuBQ+giJPC2q49OuACt3pVorzhqiurlxha6GRJv51rjO9to3dYdGRFsPuaC2qLKkCt0xzLFIZESyd4m",
+	"jNt0IUUyisW8+kNx4uR8o5Hp1WB3JTNFSFM+4nEYuBzQ7xRJF+MEsyFtfzKD5y5BPTSSYEWmb0vQ21hu",
+	"68kKjQRtweWai7/HTPGCTaFAC5c7sCqstwmnp1QmSBjlaT0xFT6/LczGj1F/vlTWZ60duTG7yvL4S3s7",
+	"N+So26Lb1FlFXcJvnVbV38oldmaYaC7JQrE+ATYDuwAoWShHB+vMSLCWaOqzUWtlaVROABO/LKvrc1GW",
+	"bkPSdYWWsILjQpm72I9vtDKNGUtvx+PhVeaqq/YPEpCJ9irJ1wgIpc+vQZzz16VbHawUTHkwFBQtux7I",
+	"xEEZ/aCVEr6Z+b0psbxCxKlDaLB7ZkDvt15I/KGVxbygdFQeqkHr+sdWB+XG9Fme9X+Zovw1R8JSzRGk",
+	"szsVA1BnzeZZBBZrTAAeqEqKOouHwsqNvp3bIw4L41DUDDsiMcv4HYO0mj1gGz5+gqttptxhGoqyOw1k",
+	"KzfOsl3CzAtNE9hhrUHiNdOUfCWTmnXTvyJ/MZh5MrP/Mp5/iypg4o4hZMLhd2saL3Lo+ybN7OqIZIzG",
+	"bq2Hwha2xwDmnN4yg3CaG+zswJjUVKUa/moGpEPiPSJQ1H+q13coKnW0VGDDt5QBrMGAC+LyGFDztli+",
+	"pjFrOTIDx1s7p1MV6N2HTKmgoDHdcIndFbNwlimguTIsMz6whYlLW2rWr0Dk0/80Q2zYWyca1eSUmmvW",
+	"E1uzgrqBtFLKM2NXqrA5WzcPHyLtglhUKvf3nRoK95qmgN9QPdC9gEkNCgVIwSOaYIRs14ChgNtPyQyQ",
+	"L4TJQqMKX7rPuDmAc83kbTTnEXF1JXDg9xBL816OzVjZnwuaKIOKbaZj/cVWMPO/LL80FFwRSqKEKhNz",
+	"RLpFALC9EDIb/tvrkzRjEVcQl52xiCZJQCaHR2ROo0wSEzmmiq6hZU2tWPaCzqU5R+VxqGOjxOFIoqDo",
+	"h/yd3LzZ7968+T8v3vRI96AUKuXC56NeMBQ4IO+Di15AXhySv5Nnb672u2/+z1XRwJv/c0X+Tg56fQKZ",
+	"2CNwUnurrRvy1w2HiVZTWPO+revB8+UROuXlhByS//f///+QV+yOCTXLGRck5ioH4+4+ScCWYiX1RIqp",
+	"XiVIAccld1QUDwWFTV2CQUtTIQa3W110lcgOUda8l8aPo9tVvT5U3RPR0kISmaFCtIRmwcYRCBAQmjcZ",
+	"bgHXSCRVPjI+RPOd+cucGITDWkCVWxPa1icnSULGi7yI0M/vJa6bNdkcwIQOy4zAxS9rec7sPcRA6j3V",
+	"V/UhZGe5vYJwd7sBEGJZmifEVxbDr2Ul7oa9AnCven6yYsa3nN2ml33OUIZW+BbF0Haq7Wz7aFNFbKFY",
+	"BkDBFliiihRcGNkK5t9/fCMIeqYhVk6zVL0rNuEDRPXdDDEbyjIW64yJg9tBlVhEkNE6PGQHybM78N7a",
+	"9SupTRup7+F2h92CxBqTcK8td7bFVUgshStztVXRZkPAa3fDErnx1T0grqwBQGtTKf/Vav3EK9bvoIhc",
+	"chRWSIFbKprxFXjltrX5HfzQH59VAyqjtEC75cJRNnt3A27L5b1g2UmU87vGIoDFdWVeK8LTXGSNzMic",
+	"CjrFCKzPxdH1jTiyo1jP191YMRvHzKAr5P0WwdsWtHx9nzcevHmyrFsuUWgIDw6T07fIhuW0F41qXIai",
+	"hlKvxcI3uX3tUGo2po7UNkK5vINqiFi+ibswYCQzD9Il5SlIv4Hm+CAqU+GhvfcNQMiRD2QH3Ggoug7d",
+	"TGY+oloJC88A4fX6Hm7JUR1AFChrXQ/XQCsfZXiYo0rRJYMVn7saUDnpOqiAtaMqEPq0tH5v7O82P9Sv",
+	"lqU83frsqKYIZQmN3mhppiwf16vIk2Qo2IcU4mycBg1NOdj6Kb3TW2X05z6g2Bx5KHS6VZsQN5dY5NI2",
+	"qY+hRcAnaAiNe32ErzlyxZvrUOXqOXKxTZ2gU17/Cpa9g63Xw+0EHeiyllOXy0g2ZIIZdCGL4ajnf3U1",
+	"OL3RQ764vBnZP90dY6p4m6nDGkIoolnGAL6yw4Rd1traWMZLL3urYtcxnXSCjtel+cvNuG6K14uUZTdU",
+	"3dbJ7rlM9xJ2x7B0aLnYDByDrlMfMQRS/79rUf1dc6+wV1ewy+unHuFL3X6niPeglYRY74678MRvrJWK",
+	"PlUH3mwKL69yfomQjjXu1Cwuiu/A2nhtuUx09BzIVCZyCnpmUROgCUt+FThN3RL9KCClCk9JMg8DEgLU",
+	"zwipQv8NWd+akcPDPE9HxgUQ9jdydOObMFKEm3sdE38HfKaOYqxF0AjL2ZQK/m+KWehA5Fjm1oKV6csD",
+	"dHH99v7dYYGlR3jMRM4n3Jh0VomIzSlP6slHN/udImxPv0JoHFsts4WOkancORhXdQMjBdRVr6KJw/+N",
+	"GbwFnm49lgA0PsyNB/wFNAvOeKpA0Y+owDC9hqLkcLM2DqpRGPCWgsdWANmnKS+WuZXEtTA6bHMPWA7Y",
+	"bnC+bgtWWkeSaZyAoShuBBY7Hzw4bl5ceTCMuyDgFKPwRRo38xJl+Bvi00TzUTlJ0+bT8p1PEGsrjMXx",
+	"JkuGWS1XOcZDgm8v8WrZDmjhMVJJJhMGqzPKjDNhvdrj3A762+YT7lauTGD1ojW20+L0bz/EVoGbutmd",
+	"CgRvOnpuFexr2x6wYj/xpcc4OeZYOCIyy7pCCkFBzxtLFbtTtBnvxumkOK7twKPMNyVIG9IN9XhtYA7P",
+	"tLYLexqQsDyn0Li6mH0TM4Xah4UV3OKbBcIxS/iXVH/D5XupF32NcOLSk6siSg16Ycl63DZmSi9Fke1a",
+	"Ay/ReJOXuEm77szxw4wtPOMt4m/coW0Md4QL6bvi+lUBoSpC5LeH1Umq5x9uAoGVREsLWRrydnXOPapY",
+	"ew8jYTzmbYyU9vVcxlXS3HCGSznY9exgs8blr23t9fT1Xbo1R2r9tVnMbsfLc5X4V6/PynHY9vK09L/1",
+	"Deqlu255j5ovdwOIq5zab/w+NEvxV9+KjVVtBLtfoeXybjef9Ko9xb9Si/lGVFULOj/bobb0uovrPFdY",
+	"ethy8PX31PpyTaXsi4MNdxgszoa133zwqou3xRHc9kitO0/NR2QN+X8+mr1ilvTqCfJBBLXdPlowqDeN",
+	"/lUHF2WdbxYvqtCvyrOYyWQNvLF3xZiYP5kRVzdHgK1Rq7yHDbxtPbyYV/fI68gDTno43Fh9Fz4wXos+",
+	"vl0luBa1zG75GjrbnVU8EpN4dP6wSdS0ECe1N+SjMhc9XhYtMp4vr/WcrX+a38hbVmPrv2YiJuHJIp/J",
+	"zKz2EXnOaMYyU7vJ1PLWB/HXdzeQvKkUyXVzWBwp7JMblzLBFWHcFE0j7tMJRvKW7s6u0XJIQ72ZgKiZ",
+	"vBdECvg31l2cUTVjMaSS0pXh2NTy8XIowjeX1zdkny7y2f7d4T48D/vkNQcHa0DmNNGngMWBqctjqk7f",
+	"yVsWQxgbEzmniTKSFvnxwASkcb1sM0ZjSPHDk9spLWCxpzTl/8X0hQrw8RMJWrcUOUWHm/k4kTKFaJU5",
+	"5SKnXLBMYQ3PKjegaar2qIj3IJp2RpOJXlv7fZ+cCPL99ydvzr//nnRtok2PQAxnkWIDXhyPJ8DfaUJz",
+	"vSBD0cWN6B3rHfz+e5qm338PTQjChYlVdBltEBuB0JmibG0gJ2kK/njG7xj5/ns94u+/P8KYaXR/DyGr",
+	"ZSE4gDph8U5yXQAJoJvcpBLRqmu6xl+XciEKRdTPXxoKL15Hit6xzV/yyg1a477rQrfLBU2IXOTpIneR",
+	"fQbAGKvZVb7pD8WJ8WhDdIJeIwNdMIYQ11xCGTIYHPihYQ/UkYsGB3c66Tonec+rLecXlaNiKNgHff3T",
+	"xPL2oRiK77/XxKipN8Kd+P57MoBcxCJAzfAXHHtouUMI4XlzdkQUE/FQPJgtmHcwvNt/A/OwHYgyBM0D",
+	"h6gyAZMrrpDFlPiHnJgUy4wpucgQHgGB3ooiG8U5DgxMADyjQ4EZjBlgF8fLY0wQxXaAuqUJPvB6RE6g",
+	"yI8HP2JUcLLE0pWUzJGvGLRp2ASYrl78t+AGdICqpSZBjw9lNh3ReM5FqEcUwk2AOxWSOV1CHIuZbLGH",
+	"yDaHQvMEcxh4ecDHJBzT6FZOJjxiIenaM06gL67yjOYyUz3oA6L9aZQTGmVSS3ZeQwqpOgS1XbHMjAr4",
+	"N/Ak2OAZVWSySJJip+0BNaHKhuEf66Hj8hbPoNrVLJOL6Qzyo3jmG6pgmbq0kIYKI7VBhDBVbvFNP30D",
+	"rVTQx5glEF4ue0dDYRILynkZZGNaBryxPjPj2CVkDEWBLJ3Y+AZFutXUjF4pI+PYpmDAKscSdx7jTPw4",
+	"qyLxBAo72kzJANMziMvOqORaBDbRAjq1Acx9cmLCpVwoDtZlYzGLcVWnLNe0/4Mh8F+RN+cLO/+8qBKp",
+	"yd7Wiey2LufZq6kp2UVIlN5Q1FWX7DaELHktuVKO3YZSnUekplRnUTvS7w7SnIDkiqI55KSpbqW+vACu",
+	"xSHGjlkk50xVK1nC9tl3/NvIhTPpm33plQ3EQn3t61j2SESF6d6rUdnFwiY9L/6IdCGreX2R0F65zqad",
+	"lolFtaFAft3UCeWJqquYSdYXzNR8uVgtPWs9Ebw3xwCFZNYtKKKHdEMAvVrkSlmSBmOprT9rYumQmiF0",
+	"GNfVQPprGr4sMpTA/W+KGCBHoKZo8Z8LzZhtWYGYTbgAISPSsk3MsqEIXfSzCp3cC2iWZ5qD9vt9N1RT",
+	"KuIU33kOiWQ9TJqwPeDcaGYTtm180snFWX8oBlq+wlfLMUYYyYUhGlhd0AEvZovEXltvUC3R55dO4eRj",
+	"4p+ebKhVj9ALALL5kwe9gIRaIQlJ9xDrjh8cFI8P8bnM8ufLcCi69vcQ0sBpksh7m46sAGmCxZAuAn0j",
+	"bwwhuOj5MtRyrYrwntSTC4tu4EEP60HgVT0UFpK6C1pUsx6mB4izg95wLlq80rMJ4ePQrNALSPyaU3Wr",
+	"6kQroBMrKaBwYYUYE2KP9wEJ/7EHTanQZTKjVhFo8WTieiFqEc0AdIvHgdYYcPIfeRxoOtT/RUr+9Ck8",
+	"LqCD9ZuxhXhB3CesUG+mMQDhtZgBxI+7gYfw2EJ56lX/CC8ckY8m7zAgkYyZXv1cn+1PgZ3FiMefQtw1",
+	"uLiKysYkolnGrdT5j70r/GDv/Cw0U9d3/NtX52c9XMawaFIvUsqolgTNZ5pgeAyLPhSavwCAeZcWqh3h",
+	"mkZpzgLCxGJu894cgEWRwbYADSSjYspQJrTynFXEcSF7Q+G0wQMTFKhXIQSQCDOYEWZ/ACUhkLdZIk3r",
+	"QN66r/BjIqOAzNU0gAi4TyEBKusPxVsXmErctEy3Px0cgFrmkxugAmRatI0lQ00jzeQdj5nbzZ8ODkko",
+	"ZD7i8zQBlCUWG6i+nOdJSQd14hwwOS3Bd+8Oe52gYzSpzlHnsH/QPwDcuJQJmvLOUeeH/kH/BzBO5DOw",
+	"OGAhFQ6FVDgUUhl7cEn6jVqEhFdc5ZVsxW7GJixjImI9l29udL+TN+cBGI3iPgn1KmoqUXmmZSoDdYTv",
+	"G1EUOOdQQII96Zpq0JBSeeyuCJ5bHMFlCpcwMqS+Fssh+gGMoH8H4KqQJIzeMUVCuIVCS0iO7nXveHej",
+	"NOah3lq3kV5hJ+PzvE+QAzuIsyO0ih0E6Ks51P8ATqqpeygMXyRURaaeisNPiM16+jhVHS9rR0HVlTpr",
+	"WfHK/j+QR0GZlJWa0Wi/cW/3yaVw2QHONoxLrBgsKBjw2Ic0AZhBDFQCgwpcooU9xWZ7gNmuZN2zMcGA",
+	"0ukinjtBpwTWuSY1xcemXQLta24BE9ywFvpGBDCBNi9f83+3f9nfomvY3dafXiIBFO/XeIyBWANHpdzD",
+	"hPO0aCRWCy6q96bfqd8d/ySUdskQbRPGzac/go7TmfT7zw4OrEnMYPAD9i8aLvbfK4xOLtpvC8cGJmaw",
+	"ujUbmcuwHIZo+5oufsRR1XXmRr//nMbmIsJPDjd/8lZQY1BhMX70w+aPXshszOOYCfzix0dbr9INX7dY",
+	"N8hhi2uFfYDLKzOKNKIP1hhK+mi8NKSweVXsdQcjKpmwgUMVxuvf/9AUpBbzOc2WhruVLwsDsWKsk/p+",
+	"gzrbv+tGVOePT9uyv5OUn8dvaD6DSk+pVLWw9BKuaHAzu8sKlUs3T0gWd/iVJ2/O0aLl8odVBI1o/aOw",
+	"Kli7OeLJ4M1skDaQpVqqJaeguivQ16EHa0JAe4iou3W6xojob93evZYb9Ee9uusE1ZLHuVD+QDcHU/lz",
+	"GS8/CxvAgIBPZY8KsqYPezLjU61iAudEvIiOltbR7/cFmFTTmcNNLSdrP3Glb4crncSxDx7iXS84tHrO",
+	"9CnYIDPvv5fj/Y/v5Vg/QZDIHTlZ0OwjhuJDVEGWR8TnNDHIE6QLLhujSmL6zB2ziQomBlg3BciVTlDA",
+	"0XZWj19BDB5m6O+Hez//8fvB3s9/fDwIDv+zDje0mQufypQDFy7h2ZSFUOIxUi4AO1fz7ArOy5EW9dNF",
+	"7sAK0U0EvwVDEWZOKy4lGXY9iEmbKwJ5L7bwof4ByllqXf7jEHHShp0j41BxQOpgePwU9gKj0wwFyLqF",
+	"/AZoCminAIfFCJc59Acb4/2il2C+UDkYywpDWvfHg5/RBH/PlTGxOOu4vSvsJCqOv+L++PHgR68RdwkN",
+	"xcotJDNnE3c3UjFYgNOEy4g86C56kcn5r3L8wCvpifN/5ZzfyFCatMuXQOA/sqfPcoFVAcis7c9fdgbe",
+	"2DxruJKE5wbR3jidC2YiSSTT5Re7v06NX6/+CkP/aZnL7nKbfXR4h7p1e6fFTDdaA8wIv/tGHc/MC9Au",
+	"CPByT1WflOoM0SRjNF4WOJ6mTjRcZJodr+NbG6XnbRgWzuERheevg1PhlsUYUQHmbl7eJ7cxT7ysiZeZ",
+	"paphZ1+LUIvE28AUHlXP3s5a5mvnAPtVg2Pg4Zg7JD8r4oEYVUh0RZSGYIooJvJja1mGN40E5lVSwMA0",
+	"g/ln6kBK67XdXS3fhrFgkYgnrfyzcjyThmLtpE+87NvlZXheWvOyWlnGK6dQ68g6MZJJ7kF+F/Wdct8S",
+	"iI5CWw+pBgncg1XBIFsLnzYUAKSp1VCt027paarhJC9ZfpLy167CzVconXjja6BFu9x6Bc2yOYBWswVP",
+	"x/dbMqi9ZLl/Buwx+nxm/kW+QYxAO1L1XHcRLyeDQLkViGGaMVUB38eo0J6TOoYCwgNQ7KDCILXCbxmb",
+	"yzvmatxBJzvLF0OxnYBxzfIznOujcYfHFzHcCNMSf/hKRIyG0TVzLwetroyI+cSzviWedW14VnU71zAt",
+	"J2ek+n8ga6Qga+B7GyNm9Gte+GERKIyY4lAEm04B+LkAOzDxM6QLbnEX0GeiTczfQ3F40OuTMKfTUwkZ",
+	"Kio0gE+uY0x3gMYj804Rc4O/dyOq2B4XignjP1CLMVr2AVawJLzYiOwNEoue/kma3uglekhsy+cL/ahG",
+	"ICTLdQvG1ca1wijGXlNwhrdJpdgML5P0cDWTtMbP8hlFOL1fbWI0igQfvWRPHHAlG+xbCM4AanfqSInv",
+	"pXvw710EttQJbGv55v7HnE7XmpavjGRlhvqd4aEc49ZtJpFNDsnKb+MLKJQZR0OREUxzG/E6FDyHWFAp",
+	"GOZJ0Aiz5MCuhsluwJw9x6Fl5Rjtbk3dzw5+bJb7hsL3rtE0bbZD4yHsrBzzH5swK6e+tffpKH5LR9EZ",
+	"b/UubjyJG+0ZQAvWUFpUhSqYtSmjZuh/CWGt6293fUAaDRKGUL9KYwSMrYEocjp9Oier58RYvjQVNfhv",
+	"9Vtfk/Gh5cHZ+QrbLFLe0OkmP8epV6nJ3mNF8g+W8Upk1qIsdGBfUUyAYxUDTjI2FFHCKJQzt3cCCKs8",
+	"VyyZWKBXU6hxs3FizR2FJtpHOfqPb2nAYX19boz13Mg6MJ640v8AruRcGO0YU51B8wzEy+JG9w4kOY/Z",
+	"PJV69Y8KZHf9ko2mgJWxJXUcFtlCWDQ6Avg4ERVDgWXkQA4ATQAT5DJWknFnzNRj5KIQhqGQHYRqrLAy",
+	"isysTezGGi6DkS7ftIDh0kmBTO32pBnTvLv3dNC/JTHdBV6Z47juUHtK70eLpvhpHzEP9hBQrYXJsIxk",
+	"WIXxDJyUzzODtmCS7TbmqA1FkaRG/Bw18hArn4eb9rVa+za87M3gQXlen5Pn1CBqtjbTVRD9nrjPN2iv",
+	"W4E3XeFDBlpkN6Xn7YLXWO6amNj+xwqIbGtbnsU7XkGj6ZN3BpYNNB8qlu6dGVuSGZasASgaDxK9QKMZ",
+	"CpkZ/Boc47GrG78EIMMyjiHm3ieMqlYRYWvEFZxdmQ+2NuAVaM1owoxLts2no9qoEZRwhBpUA3zoQs5X",
+	"7rcvdoiRRKroRxiz/ZlO8VaX3uZwzWsbPNGA5GRF3BXM8VZHC+Cy1hocymfr6zI8oIBYxY7+iiwQdUNr",
+	"hN+f8dQG4yvMnZUJe2JE/zMYEVoj1x3kOgWnxJJq0/xe8iIKqlyOy7CH6m1feCpgHFot7hOvOJGrcYLP",
+	"uQEitHhyBbCeQZxDqDPTnAe8Z0TeB13wJ3H8xIG+BAdaV7riif/syH/aKDJfPN2uNGhepIPV8EbSXShG",
+	"3pzcnP4COXfIwSDHFwIjv2z+eBm+Uq7jlevUqPZWoNWzQLiI+R2PFzRJltsbg4aiBrHosY1B37Qd6Cs3",
+	"Ae1o/Xmy+3zLdp+/zuKj9sfLPVteYP+j/denVjk2JWTgcokrZ82eAAD3eOlqKaxGWfaOSKkengmoMkGs",
+	"0uuqpjyej0MMJWBrZcViqNbCJgDxGJVYV67rfiYhH9wItAbXEa1S1Aq7BSD1jrwU42vwuD9fvi1qO3yF",
+	"vjCvfOC6u75U4uyJFW1iRVhUVDqyw0ueFwVHsHzAX6dJYgBOoeuZlBbvGP8VNi17VFrxtY+ugEpr6/Vm",
+	"fnZcWK2RK5Tt9gZsxnjiiyaHoqbWzmezUbc2T3ulfZ/s07uoZQ0GIVvh8uszTX8VRumH2KMfZom2ZS3X",
+	"mqG/avvP12n6ebI7/9/KYNaZnB9ibPZm2aUgdJS1Xl9r67U0QPscAqX/Hc3ETxzi8TWIJ8PwYzGIr9kk",
+	"vIsx2J7iv8gY3NYM3Mbo65WNMoV/KqwMA3WLx1h5hTHSRe+bXiStRKzgCKDNRAUFNmSpDpRrzpb/yyoa",
+	"Zu8xLMt6o00pEegYA5CFJOF7OR6pnOYKIZ30T2qRsmyUU3WrwjUW52/U1nySpo+LKd+I/A8rjXnNpkYe",
+	"V6UaAH3yzpVZCIwX15ThaVcXAF8+F+trA5yc3pz/NugEnTcnb68HZ52gc3J1+sv5b4Oz3eoC1KRwe1MF",
+	"I4nMSjHqj5rRrRjNotkNy+ZNCd3PNid0b5wGYINMEnnfQ7sjzstMRA9yq6lA+cehsFU1TLXIWMIFAe94",
+	"1TQr87VFKS/QtrPrjD9zXL66goI6m7wjAMz0dcsOX8zLQJGHeuHs66RvlCSVNfiZ+uv1d1VX3yICKimG",
+	"vT4JsU4SV0UBH/M5AFR2fzw4GIoCuviYhMhYQnfX6LsW2QjeJXBbgUSDtc488f9eaAb4DqsBedJvGKAH",
+	"ASsxlSWMchV5ZaovVv2vcAzLhtmyotD3ikuiGuHVkgwqlSRl5ldwBD2jUsZxbY7MI5aOKfDGywKHtIMp",
+	"HNCuIMlR8+6b26coYVuub0m6fhlMrHYJvK0CgmRievMZFV7MT/fHgx98lOtGriWzaYlZuSLbiwVAoG9k",
+	"yNakjIqrr2dWV4nGjkwEu29HKkMBeN2QzSUkFhWDPjCVq+dfzZ4/gBtNqHnePsk3Ao781I5bf5ZczcdK",
+	"1Dx8zEGtU6ue8L8bdbfSSQBub5VQoOUy/61opF88j6smfauip+2/l+M9KP2yh8fQgZdsdHrfzxiW0M1J",
+	"wqjKQc6uQJCgHBdCByHpzmXMEi3RTXgM9dQCcj/j0YzkLEkUiRKu12AobNPwnSs7CYVv4Retc1mv0ZxR",
+	"LRxOFomBtOTKOLJ3cUefzlh0+6scX+t+BrAiX6cvujRGvZZ1BPvObpFZN9zib+NIr//iQuYv5ELEX+pE",
+	"3bAkKSheLCug/kjnVfLGVa+VNx8BawjO7sjNbpRwcbv/ccIT1i5ohRI1k1m+l/A7FhPFp4LF5O3VK32x",
+	"x/JeJJLGhOrTx0iayXgRuTr7WL+ZdMM3l9c3Q+EG5ICPSiPT8vBNYXYx1UBc2dVcglEHi9jrdrEgB9aj",
+	"N1IvVCR1tTyK07wOqbpPXvCEKQezTxYi50m5n5B9SHnG1IjmYUN0yq9ybO8E9YqL2682TXtloE34jnZv",
+	"NcE8Xe/F4mhygcsaw7S6C3Er5L0I4De00y5ZDtXLtQgH9uWGSv29LxycUtpTuAeLU6oPsMeDTO31HdjQ",
+	"C8NaajgRqKB7NMr5Hc+XJRlid1bXiINrSqqWrcMB0d1rocBoxHp75lTQaUkACEChwHwLrflqVeMejUXG",
+	"DAUfq6GANEw10yqYkMTODReXYKUiPmemrjlJ6UIZiMuKlKjZWUkdPIYRW4PWUBQ4liigZLcMi1YILVO2",
+	"d+Yj/C/OfQZFL9aA9V/q107MpL5OnlYe4to6IHrBzItP0s0ukTFYKMXSeNm7rLdhvRLRWmcoEqDBWPVe",
+	"jq9zmqu/a2U4JLYue6/kI8FosTLSmxYNIOU51VoCWM6O0dZLQv3/14uUZTdU3dqmSx4W8MsY3BmZ7iXs",
+	"jiUEHpVnPknkfWDtduDcARPXkmQLERTRYaYutYvmgIFlC4Hn0WCGp4txwtWMxfZ1F79QAOvzWOtQWv3B",
+	"m0hA6KP7svegENtHtJ5BSV+9rsWOBaUt40rfOomtdVTeu8q+NfkcLG1sVd63eajB7iRQlCSGMsZNAy7T",
+	"Xf2wsQ7yly1LvN7W88Qud5S5GmwrwcMEns3IegYZzwAs+V6FFsB6ffJc5jOSsTThRjWiYihO0vS57vk8",
+	"viw4B3qsUUwpwNuAez87ODDWcJOiplw5NrB159EMykFSEQ9F6LgR/pYxgPPr9QkczhALmoSmLWULImUL",
+	"MVqIiZabZiweaa6BORFwmJ19XtmRDQXNidRat25A8+Lia+Q53TeDi7Pzi5cBuT79ZXD29tXgLCDXb6/1",
+	"z4OznolBVosxFk/yDdyaDYDuOxRjGt1OM0zkWCS3xM2OLEQMthas6JlHM8LjI1ORJk1sVTJBnh08K/ii",
+	"fdFmagxF0SCPSXcitZoMBczgdns5uCGr+rb7Ru1/9Jf7U9hblR8LTXobHMSvEQTxq0RAXD1Jm0zthoKP",
+	"taI50wdOD4WLBVPueDuiA3797ODZVzHixqOmj9KY6an4B6p+Mk/WBxSR07QwPnxxGMcWngLHbGiSjLap",
+	"PlWqHCUnJurGVJkqVanRWqsrkzkpUC8D8C3wnM1BcMRPg6Ew5alimlPFMNnNMSCiWF6kDLsyGFi4htzP",
+	"WMaIkbAVA3hooG6hR+fVt7IZbqViOA/JG06Sv7y6lQtXWkewpoZphqNdjVJqZBCQ/vYNFbn6umRLCFMp",
+	"nRBXscmY9arRl7hNj+hWcAc9oiJiyYONePWxNdC2BVIp3x+lKNg6oe38YvTm6vLl1eD6uiTBgUkQYrss",
+	"RIvmEYnmBpBAe2yEYRDn2AcWLUBmgusKJwtinzS176o3GvCGocjlIpqxuE/eAi7C4cHBAXaq7zv3smtv",
+	"zCYyY54c2H12cNDrk+dsKUHmo0X2M8kWAiourRU0XVKvFSudRKnv4oq8XZEgh+IxRMitMG5hIX6V488a",
+	"vfoCthkd3/F1TrP8jOZs6y8HIt7uu2sTD4qzbP8diK7XEFe5xUfxtl9AWaLWb1/IfLsP3ip2Q6cGD7X1",
+	"V69ZTvWdvf30X8IuZTczKrb57BVTastv9Pa0zeTzPvlNCzlbfvNa844bfbm2/s5I7O0/eMFYrBnKtktu",
+	"v9uOLC5Fsjyf2G+36I1nKj8XkcwyFuXtvxvEPGdbrMYVg8TjbT6BYIudyA++3J4Cb7KFynfvtfi86Poz",
+	"x6OcmhuvMfuxdEfeM++SfHStduvhFBqru7i/UXX165JncResRGuXvCzveeKslnSa9M4okYJ9JmnURnq7",
+	"cFanOCqW51xMlSthKgVDTIPAeNjRZGkE8bnuvpAWSSRTDsGrL96+ejU6vXzzz8JpckQUZm4UzuJj118A",
+	"xQoCmzPs95FhjNF0YeVBfZKgn6HoQglnGkUyi8F2i0bMkIsoWcRs9H1IJgmdql6fXF69PLk4/++Tm/PL",
+	"i9Hlu4vBGYzPWHZlCqKlTZLiYihCf6QoXOarcT1eALhuKWM9M3YzD1N4wS3M68Hr54Or+gF46XteT10J",
+	"mWgheCZHFoQjhGhC6QLktSwsRbIcCuw6aIpgv/7n9ejk7PX5xZGL4CbrA7gBC6cSlx0MBReQH7cs7WgA",
+	"M9FbAWcADXxgyNfbQBRLWJS3xY5VcpFFzZK2PiCP6+r7Rd6XyEEvOZr97qFQnCswR7o2iKvQU7ymeoUT",
+	"zR2EJkcanPPXMmb1PrSOa6ATuIQr/7cGuu4EnRVS6wQdt/s1mVmf0XQNe1WbupOiTmozI2W6PCYSfqRJ",
+	"YDMGIYuE5oQmCZ4k5Zu6TAZJwm8ZCT9+CvVK/3UG8aYL2LDaJyNwgxE4KEoCgc2ynCqSmUifvyrEXNPv",
+	"dnZjRB0CT946ECKsFajW1LQsWXiIb+AJCjPIxGgfwVDMuMpltkS7CZ2qY1/+kIJVDDYTrYUU2SiaoZs+",
+	"aofE1VDYopTrTULmrb/YIrThrhmKNsU7/6eac06NG3unPu23W/f6VVpprGVrmwXYUm+/Ynec3W+jhu9k",
+	"NrMc9/Ob23a1bH0xe87XbUKzG/X5DW+2py9kr7Pd7fDpkwXuyQLX1uSFd/M2Bji/mvYj29+2GkxhfrNC",
+	"0pP17fHqblesb7Umt0f3HttEk1ZIQN8pZ0zzUN4Nhgt6YwHRx+DyDMy72UIYQvGl42M01E24iBVhNEs4",
+	"ALCZ2ELjAtbttagj6OH7DEUJ4OchPlE9dzOHbxPSBwf/1cLH4/DaYMcbqntiLg/Abbcntw63ffd0s7YM",
+	"Zv8j/qNVAooUdri+Cu805YLhBBhLfP329HQwOBucBWhUgMQMOmdHJJUQ50XoJGfZUEAqLNmUCas1/Wc9",
+	"kktyK+R9UdkY2gWwGBovm1mLAYNfz1teMsNavs6sLjO2BqkA9+bJJNgIdWiItwEL1Ty1WKiiROsGGOFL",
+	"ZkmAAw3PFDIHZinzUflD2/tqPT95L8d71mq4B5lMm9hJADF54HGzH0LpZEgFLU7pd5isFtQlQrkkC54H",
+	"ZC5Vjh+DDTIwKW01n4GNEDJUwTxpOt89QexXOXYmBZN19XWCXnjqMA60LpHb3wu9kVzlT+Gou5n55ULg",
+	"MfYJXDkKx/veEPjnQ7qov04/TywAWH4R9E0tRTTLpJALtSo1mEl7LokahwTphpkxcoZDkdNbpsjp5dXV",
+	"4PQmIBeXNyPzh2bgV4PfzgfvBmfEOc0DlBDC93J8HmP6k3VzQKo6j/VPiDLaH4ob36HwrAeCivLvBZuu",
+	"ocWNY9IyMLRGzELgUgc64CQYUwii2tRanJIQBS0Ot5YTt2yGsGIiHswpT0web+4BWAwFoB1Y8DpIh7PY",
+	"dXGcMaX87LgVOBDNuv+DxHSptvOI4DrDfDE1WcuUmIYO2Qnv5RiShnmMOcNHJORxGDiEv4AUGXIBCfWJ",
+	"0f81gRYjmofBUIQ2nw5+IN2rF6fkhx9++Dkgb29Oe4GFVNLfZwuVj9yfxnKn/+kILyAhA/sc/mosb9AN",
+	"0wxB/zw3lmvEDMT5cpEuvBJCZgfNC6FlCEgM7s8RTIh0DU3p/1h+HGIkSGj8ceYlzNj+xfzW65MXCc1z",
+	"JlgcEMEAQFeO37MoVya0g8QS0olu2VINRTeEYfZjGfUhDATmiEPt5zKnSdg7JpC0gPo/pnHYJlVOl+TX",
+	"68sLkyF5TKibKR5tJ0wNBX4E3+C2u55CPZo+NvSKC6bIfcZzhm/pvaRRjk9NG5pSEi4Y6YbDoYAY6+vf",
+	"zJFU5OrF6VD8ePifBybrbzjM9Fv4BROxOiIYowCuQchJpxkLILESnIU2W8VkyCBCCc6QmCQbO6KhyNmH",
+	"/BigflgCHOXPhdQLDMyH514GfswSPuc5oG3gW/ofMKpxxuitZmMJoxB5pEXSjHIAulApjdhQdC2D1P3g",
+	"zKARsMIDTtAJmdjd1wvynR5qspibGH1IRBXg/p4UztjvFJDCkeFDH1isTyxTVUr+Tq3Q8neqlN6PYheZ",
+	"s9zyHzOaGzpOtPqGPeA7WsgaCnMfrJAMJUKKPdwEID49ZEt0c7gHgG/IeyAFlkDkGGqZejYmmxQrRuvv",
+	"v1PAzxFKyeqLKs8YgHs6MAJ9hsdUD0QSfaLoVM+ejLXQgCCg1hNO05TRzBT20jx4KCzTOfYQv/V8Ys6U",
+	"OQc8Mln9XBDFIiniYlXtqDTp50wQOqVcFENT+mKtkz9ROPfxi55cy0+u5cdxLVtzw5OD+cnB/ORgfnIw",
+	"/w93MK/B6vFvaC1r/n/sXety2ziWfhWUa6ssTTGOknHPVOyaH07iybonF29i12ztcFaESEhCmwLUBGlb",
+	"0zvPsQ+0L7aFcwAQpEhJtmW10sNfiSWKBHE5+M4F39fz8cdPctQ/RcAHHDUeF5OHaeEnCGJCYRHsCkbq",
+	"WN0+jAdnE6oh6xSU3okDXxZfaaxY4kgoy675DM5DoEejqPrmFk2XMEbZR0JX9LjQ/Rfoz+EDUCTgwkB9",
+	"jVZXdIlr1pcinxf5ltiNMAb5kxy5cmy/BJLMmFJ0ohFxNYqjO8+sRHLLsoTHGp9V2Y7aRRI8z25ro9z4",
+	"HrZ+k93qhfAAOibjVG6tdXmdPlOvJfZiRjkeHCYR0/+PbJQIqrQhvLGc5Nm4n10IZFuvEVhv2PNIejl4",
+	"OH3rDrklRYE2eE7Be4CV1Oi2IHMNeJnWYcuMSEt9vNYtDfS1nviy2sBpx8aQDLnRmzKq3Srdfl4SJW04",
+	"pdg9nKH5d7jHV3n3DG1EpxapMpwj3mKYwXEzPj24aRC94nlb8z1X+4ktb9XfAY0dw7akcp6mRBUY7zCB",
+	"OZwihtG7v6HmDoY/mxV3nMgBF/kfjg+A5J/PiplP8Q8iFCw7+GdwMKP3F/jTV4PB4MHKO00vbqEXuu1M",
+	"QPADghu+8BCZS5WP+b3eRSFpdE+1S0eiYSxneg1FQEAVCiqEzGnlDMgNWxCrY6P/NrdCL97bqDI+mZqE",
+	"tMv0bNC95RMv8cZ/YYuW3vYVFdbq3/i9/cPD+7pcHuDb+7GnSPcZjUgvCqKAeByEis14LFMp9HenUR8k",
+	"R+Z8zvTf/xO1ChxBROq9fUDLuSN4qHfmyP7tHnoQHOhnNR0kWnq7t9QJN43d7hC4YWb3ORPAKtmLjmJ1",
+	"i+IpRz8pKdLIaWL0a+IkmJUw0iJG1vH66h0S1bpIFSS2jsgZKQT/uWBEFWM9m+xNjUIHYytFN3Rz18oj",
+	"zbVBz/Sv//tvZy/+i774x+DFm7+X/z0avvj77/7tYLdaHCqnIma4oz6dOmyrRFzvDbaA0xUrKySAhQsC",
+	"aqwrjHxEXhPDQhWoA+a2UpXaWKbQlpbcvNBxfdZwrf4gWSs/eCbcwdcHMlQ999Ge5ytK/FGOnqoz2MWO",
+	"u9hxdyypixp3UeMuavwvFTV+0KB/wnii2c3ewnHmZ6/8U5uU82ts1eHhJ9TyAzhtKuQHiPtkfvM17Ds/",
+	"yVHJY4EBfsVEbiNkDkKfXV5ofxWqGkCP0mg10Bq1o4G+odAfH6pWMQbS47mqKjHYb9rEGND7cvUjis5Y",
+	"KPKMCkVj5H1xL4I1KiZfgSFt/KNnvnWcNR7HJdSuzOStx+wRCvdip9DYzLbShYrg9a3IsbxlhOc2u7Gk",
+	"4zmlQKxzRzkWw8V0TmOeLzBuoJvFFTH0m5YUwbDkOlVlfGCpYKN/5V7CKG5haZ8xrEfkjKAodihANjSO",
+	"2Twvfzwqctuzlg3bvwsq4prKkh51MmzYDv0qrsn9U+S2N8Lb0O6MjQsFWQXSOx686SOfipJYT2/E3LC2",
+	"Em6ou0jI6oyAEsBIipGkQLEUgWRP+QYoBVeyQdX4Ig4VKX+LImcu2G549GlmamxwJM4uLw4VGVHFoNBK",
+	"Azk9buYRpabKRe44mIA5psgy/XivqcNYJiyqNEY7iY2kUr3jwcCnN6qTXJXnNrFTE+xRs158AUgh81Dg",
+	"OLPlWwS2kw1psGFEMvpaunvmLIMoL5SJKsfSlsZFSrHwNRTnLm8kFcrGJVz7y8eD1ytmP6zqlI035l9a",
+	"pzlHetoyQSBYjoknfqxIvphz7XkvCBKiw8s3CjR9g+9/hEOa2+Jx+uLmANFzwIYf1s7bNaxOp3ol6UkX",
+	"CvZzQVNvktvp56bX0jysCP56Jgd6N+GCYnnfCsFjd8Nm3WOXEqD3mBJ4Mxj88dWbN69/OP7j8eDNm1de",
+	"tmCwnC14rijkj3K0f4rAP8rRN0vU3xZ6hN1ZTxOzln2gtZvDUBfCyiRVprM7/2SGi4wxIwsXG3PmJ11G",
+	"Mp+SKM/ToSlhtFIlCaOJNrKRjcOB2Jv91O71c6pQWq0Ejbt9fWNkgAhvxpXiYuJkCXWTM3Yrb1gCZpCJ",
+	"nNNU9c1gvd5day/pAuyI3ZSczEWLLbZWG9OyuYTT3R6gf3agfTx4s9tzfVjoIDRYGzG3rOw0q9pRldOc",
+	"nZRK09Cr+JOGPVVmoTB7r9tQ7Q4Ls3rNpnpKSvUFwF0GRZlZ/8MuF73rKVmkCTGd5VRFStUUTInIzOmS",
+	"QLRbX6v7BSDjzg4/oi01Hg2wQja7U63ZhJexTFM6kkBA+YjUgkeXqeeBQd8BsYdC9PiaqZUuTIW/NpFw",
+	"IdgTSEEEobDcg+lCA1U9g4w4EkVyUMAENGcko2LCHpezCIVNWjxOVeOd11ld/mJ3+Yt9CPmUM90sgC7+",
+	"89T4j2c84BgIHvXU/kHFKm01OLTKEhY4lxpNIJxQfXB6tZSfJG8X1lbp96PxVAMnOPaqbyFVTv4wcEdd",
+	"ZJqYXcVKA2nHN8KfmZNw8GNzcE/RBVGyf0qiQrF3+qo/QZVVpI1tjDEHdk/jHB/ZYALR6VxjA6ETOk7G",
+	"LvnZJT+75GeX/OySn13yc8fJz41OrjwEXxALL05N4XeMQEfIu7YqVgsxHnSo5LkhPECTS9y6Gt37H9G1",
+	"F3lVFbzD8I/jaqkwsng9ulO0/mK0eDHPZMwgNglkSuzxCN6ca2eWwN2eH/DRfPk0jJRB5iIUl+5jmH/9",
+	"I0O4ARwrhKZ3dKHIjFGhSHgw1S5OikkMJFWBY1LhwSMjEw6Vv13U2tHB9F8Zpu/K6tXHfb39q0/kzhJu",
+	"zxLW+3ZXNpEn66rDpTk9RXiiHsoxZUO1ZCyzUMQpZ2hOaU7uaHpjWZnIjIoFBsh+rbpyPMXVRWb3yGrv",
+	"ZZjjceKo+y3ZubvAxQ7jCQ+OkTzaB96pfmnncX/PKggXyaalwnq37fDVE7JFBq20sYA+K6jCh7TriH1l",
+	"WD2LCmogtShyZCN7nLQYF8ArR7wi30aVMPdALI7UrUjan4uEbtjAnC5CkbAxFxX+4KdpDWA//ChHYAMf",
+	"OhadN9klfbqkT5f06ZI+XdLntwZBn6W0G6fHkyu7j5cBjcMJoNxlgEUHXx8OXxERYV96uOz59LGCg3nR",
+	"pCKRJHV4mstHg1MiRfUE2qkXO6QpsI6h3AShkEW5YWxOeA4EZQ+Tu83pBOgpngJLz5Kkw6QdJu0waYdJ",
+	"O0zaYdIOk/4GMCnwx3WI9OGI9CzBUpMS/60Go+1R0TueT0sVM0P8+4jzQ6gtlpOUUZUDk2WdTRgPhLfm",
+	"pIHJ1wkrQp1bxmI8boQ8g0s3tJox4xWVdqhP498PeZfxGjKCi4wKB1D95f3ldHcoHpLvJo+mUfurR5Fs",
+	"XqbLf3eYvsP0HabvMH2H6TtM3x0u2AtmtQacsinZmg/0mlBi5w08srwCoLhl/uJZBfHWO3lXJRe//CRH",
+	"Vma9reziPXyO6na10LHzBmz7AyftYSr71SmhghRizAXysyF1Wo3UjatQxFTE2pxYYrKnhKKxyUi4tJnL",
+	"a5lwsBOSTq+8Va9c91SLWLmhewJxzXKq7FilHMfeztamhbRKAHzlLMdzN4GnpSKSRk0ej5kol1aWl4YC",
+	"WLlAzcGwnaBO+JNUvvdW2HsF80u3vL7b5fWB5avW1jMq/kMh6MY72ku7Lp+kKf6wVrXRoUJamC6Hx4yE",
+	"zk9ydAJMfeZTdg8qaC9ltqzu9RL4y2oSX6RH81CUgT00ITNQ33X60e5i0LJF1qATwnOiWMnWeai8HwD3",
+	"hSd23vOkzT2l8/6pp6JrH2IEvHNFIvhiyIW7r1Uh5soJSNkt2J4DrEcMf1eRv67qU1/B8T/kxEKQNVrg",
+	"urBXrDzkophIvN6vmHQDYNxbaSyCfWWk3b/qvvCByUr6R09c7Skm+1kyCrZt+0dkWI+3ttjQpdUFxIbf",
+	"T/6i223aWdfc2EqBjXkI75rbEYxrsiZ3cofJkvkcpCZLE016lhwtMEAQbEX9UDSJp1QACoTwiHanE54r",
+	"y9OmglCUzlJOJ/b6vjv0J9MEGC/Bno4cl9GpEQoyPmRFY59wAUJ2HnG1lVZ80sHAx2LSUqbxO0yNmMY/",
+	"KT3yzNDa9u8GRGq4qZup31nC7xp3g96lia8AR/reg3D76rsF4U2lmd+qKNe58FbGUjBCyZxlSgqAhOqI",
+	"/Bmw9rfrb5fnn9+fv9fToWTCR5J/bVpNGJz0pixNQjFa+Gx79qh29OH8iiz3Fvw2gpk2WhAhNZjq4+Ti",
+	"qCsAV5yQmq5AKN59+XT58fzq/D38WC8ZLgorEwzU+ZYk3fHeq5zNlYk/wFQqZlTAp8gFH5k3GY4WoEgI",
+	"XHX4HrYzKuz8mLiHHwHLPYYJyzvjjgctKkN9yOg/lhnp0fk8k7dASVpVqFUl1h9KUFWO+gGy6qV6c7JP",
+	"070PhQHmSaazQxFdfvl2RV7SOX8JTXmBF7zIqbpRL3/RPW8bHJE7WaQJ9nDZzImEiGfgOh6DOLp/A0NG",
+	"q0Lh8/zbrj5UBNvs/BzXN7YX3dghmaz/7iAYAH4SS05IxCApEzk5CaP2i46ZGa6I5FLCw0qdhylNXIXw",
+	"iDHhJulo4ab5EfloqGE9v+bj2dvzj+dfg1YH5zS0jpz+Yf1d8EYNv13pFzkzvYd+kW3btvyiXYXYyqil",
+	"YHdufnUA4FkAwK/JM57TGwYBHWNBhMSwTin1EpCLz8PLr18+fD3/9i0gfz67AD2ad2ef351/xH3t/D8v",
+	"L77iXhIKanS/gSk2M1TSRlLGskkb2vCdMm9bGwb7nbGR5XuP7QblISLb2jb/EL5v9QdtSkBPAcHu86W8",
+	"AOVgBPHJuOfhbgg6zkrxiYCOMxjDQIJxScR+qEIRKQZ5AHVkWztMZXwznHFR5ExFjm2O/H5wShRjJILv",
+	"UR1ADWke9U9sswqBj8VEmz0qkrFQlDDGbzY2GrSLgiq+0Z52kzRQQNrpw0PRwB8eOHwlx2TKJ1Pt3Ebz",
+	"jEs99hHpvRrYIr9XRpSGziTs7FIZqRL0iHupvGMqDwVP+kfksyT5nTSTFI/QkIkBydoF1h1wCgR9SHs8",
+	"lW5HxBmNS3nCLLUOJGcmlBuhJ9xMdVeTjAmNRQL9EIHburMD8EYZse8DQc2MmeM3JAKl86h8AKihIA1g",
+	"4E0TF2mwgIvwsVnE1VlWzi8Ei251HhGzTkpMhnGCy+urUGyK06OGvOtaSOCL6bTHBK4kwI0tSuBcJIhF",
+	"5zTLeVykNLPk/Pj+XKic0cSuDVjCUrA2skUYqjW6Myuk6H97ZO0+B/+qjch2eFCfzGbtwRbZmHn/LN2i",
+	"uKU8pSNMmMLdOqiyBFUqgETPWsDzxsYEEPDWiGAsC5HsLDBxpfFHZYu0I9i8EW+9kMXeG0zaMJYqH8pb",
+	"lg1zPmPr9nakmkzoguifGNup9FarP1Skd331Dv4XkFzqy/S3fdzSRGFjo7DVWnQChS9TZrVvQqHmWNMO",
+	"OTnSiwrBc/CvI3OJ3r+h5grNVo8akwvI7Ou5/QMiul5Yz4aC+oZsMBQStF+Eoddc6A1EzwlTv2+8VhBU",
+	"sw6rKmYOOkDSJGOxzKCW32i1/SRHoehF4EvDJZG5xtUy0Rym4JAnUf+URLnMaWrjB7oZh0o/JiARvWUZ",
+	"3ACvIS/1zYfQ+CgIRTRjCaciwuMA8H8YHbQG5L0eD4tFMLZutlLyD5ZJy7gIW2ORpsQ8zajc6bs9luvu",
+	"A8utp4xMkCr/csuyKz2/9rL44mw+9xusG+oa3GJdVE5zrnIed/RJj6nvs4EUWFtoSviMkd5Mxjf9X8UO",
+	"Gmmo5zeFRhwDz93XTNOJiylGoehZQ6ZXZM2sqX4lv98zUNN+e1JmAMHouIy8/plfrxCKSMh86D7qYaml",
+	"uRqeYkNqPTfy2hTYGJ3xmzI2T2lcjZedkPP3F1fY/lA0v4ALyfWWvseoHY3jIqPxIiJ/ci0nL4n36mC8",
+	"jJ0Lhcka9mv2j8Y5v9XuxrIFfHzizrcZn3D6fFd2rt7mztQ9p6n7uaCpnoFW5XUvrJ5+/l6gP+gIQH6h",
+	"sE1cBoBWrLJ/Yl37Q4U/zQqhSpNqdKzRvZrVYKDxtTDtb2J2vTX5JirI2bdvFx8+W/vUt7cxGLQJgfZP",
+	"Le4CRBkKa41yemNezxRxZcqcNxVO1TjB94KQR8bAT7E7x5Rl7KgdOIZiNXIkTcARX0M/clPkGIp10PHJ",
+	"RrUCxDrk2JlTz5zC6vi1beg8k5OMKbU2JD6Vd2RMs9Ji6FdYZjmfYq6WBWjKjD+pMEcRURPaHKJVIj0v",
+	"+px5EeugHuvUWAty78MSb01ZmpBCJCzDAydWPDfV/RiUOFS71ybNbz4KBd7Rw2C+Na8BTuvhDvWLRA1+",
+	"NFq/fJoxdgr7C5rkwCVn4ReLUsCz+vEEjum7ilNpHPe7KYOcDFyj+wEi6kLePVZgzjNNl3bU990kGe2F",
+	"TzJhaWeOntUcWUvwKxkiwHEpG+drLREVhKmcz2juSt7AgArGEgxEGyhgV5nKuXawTFalYnOIZ3LAnmgz",
+	"JKS2Dg6KzVgFXdSQ4x8NcHSghyrCBcTH6uA06juwiFgyFHLs0ll3U+kwJUT0aK6NCZfJibZUM8qFtn/w",
+	"Rv/3vxaxWPXz4Zxl+jvyEj1FNjT3jbYQA9Ng4KMemn03F66hnal4BlNxblZdUgIAWBCg9b5Tq2EWW/Yy",
+	"lmLMEyZipta7fnBIj8bT0kEpSwn0PLW0NAlUt9kb2yWT0Jwqlh+q8uewFiE2ZDdrPEhNXUlX4I7/+nfU",
+	"UEHBlm7sC7wMSVjGb00gHnEFS5MjcoYSc6GIZvR+yESecaYifHivRqTTB1fLCF9pKGLv8Uhf5pNp2zuv",
+	"n7eXzr2+vnhf614N1nwpfPtx2eq+tpTK709kabdJ9rZkr7nTkCcHywVdDRngooArTdJX5Zmey/9cfolP",
+	"9J7PitlSeKA2BgF5pbemV4PB4Ii8N/UdrwaDtuZ6Y92sBfhqMAj0VSY9PYA/V2Wrn9MGe/NjVVbTu8yb",
+	"nV3at61Czc7+lio1+7WpVHMHAb06tR826aTPMr+YzVNYcSzZdX37nGUvYCJUlrQc1+xsD4rxXNHAguX+",
+	"bmON6PPvNpMCTeRGHnPJuOveRhvjkg8YMvhQyWRvDk5oWYZmj/GQXsKVfvNEO8caz2EQFk9BsqS/JSPv",
+	"Xm8vsV5zU1sWkttYK+PWIb/HL9XmHi3lY7a/IPVv83jaoDiKh+hKoKTIPGNAwG3qIUYyWZza7wCjyiJH",
+	"xmyTI6RpwSB7hsvt9WBQwrW7qUxZKCovCob39eAYrxISHlEeuzD16EDQzZki0WXGxiw7IRnLi0z8CXZn",
+	"mkZHxDYe6jQzNi4US0jvePBGgxuegk0EIALlHcocO4lpGhcpAPBeBEcPI/Lu7OO7649nVxefP/TbGVRC",
+	"sQGFyvU8oTnbsjFYgktRrTMIVTfKlDrqrs3YPF14Fag4ivZXGTODDM3CbC9x2sxwl1DocSxvU4JvZwHg",
+	"5QF0TRlNWFaiLhyxCuBiQgOqvx1U2w0YsqFJB39fhozPdFShcaRwEPfq1MKDbHYB7U8aTHYrkU/VFukN",
+	"1d6kh7Mgl3Yp1ldi/7e2Gez0WMLlaiN1SvJsgfXVaCOtzQK4SlIpJizzDdjOChhxkTxhR1sNEz3/VW10",
+	"1ADzJ/7P1qnF0skkYxOky8XTh9Ekk8UcDvLdsIUiPUbjaSjgU1vybmKZsO+5UKTuFpYQheRFcEZcjpHw",
+	"12tQ/9TZZO9J0DSNRUuH3St31/uNvo+8EwER7M6dcQ+cbL52WweWveQIZkiWY7AUjkOKOC0Uv2Wm0oeJ",
+	"xHzJ7s03T4a9OEzb2+C+iHRRG0t6w4R+Zb09mbOY8HLAbUx67i37bcGAsluaq9X1dH5hvl4bsGhroONd",
+	"9tvm+rm1bXZMnqVl1p11PU8gRnR9ffG+tUHu2qEL9zwhvNPQpls7gi5mtbI9lcDTdltieqcaxtSDRmNj",
+	"PU5J9Ms/IxdSBFTrrm9tMtxnCH/4TZ7R+49MTPLpwckPJtxk/371pBdAZ7Y1FAbfLjfHIjNbYacXccZi",
+	"rhCxZkyv/4PgYPzqIDiAPhlCn+ib8BlPKWwVwYHerUS8sKmUg+AASspNrXYToguWhSrnSF7uJt8R+Ys2",
+	"w7kkaIIr7z1anPi7j/7wUJHIe9EoIFE5ClAsXc6jSFuSqD7PIxcXur56R6KpLDJ9l4Qu8Po7xm4iWyGO",
+	"S54bLMzu56lMmAWKTYNgjX5lBHjOZsofiupQVaZRZRk0rFHdXrhMP0K3taHj3Qc0yyigVpUvUpixMpvt",
+	"JPSgx2pdBM8f698awtzzgKKTsa2stz2IHTr48XBEmBH3Y9UGpFw++tVgsAIS4WHDFZIH1ln74p746wUC",
+	"nXVZtSxdQ7+Ca7dsI9bEBsuu7Vbq7sWnG4ah9L12s2zbKBzhtKYilIxofKN3PygNrTf3hHw6P/t2/fUc",
+	"63ftUjORNjhmjW/kwKL2u3SripwprBCruJ6HqqyvRjesPLUAvrTpuTIdPaKKpVyUsE6daq/64u3Xs6vz",
+	"UGBWWTWmWcpMtKqc5vBy3IB2XetLjcEKHKGhEOzOz0dZMRd317PLi0NF4iLLtJfo2qx/Ym1UvR8ie9VQ",
+	"r2gVYb2u7hKeVPxMLirNOSJ/hSAqFeU46ev/4/r82hQ4X3/+fPH5Q9NTQ+GFKbzgBNYxE8SIkGoD4O1C",
+	"t4N+GUg+HgxIb0QTGxHulzFiiBhzFQoubmnKk6D8qhqBwLyOwnpqmA/lpRkzMZRqN+aSjAqeJuVwhUL3",
+	"P+BCPMNueB4q3ZIVQnAxeRr/Nh5UXto99o7fZamF+8d+ubSjNe9g5RhCvYlZb3qW/lywosqBuZt44Nty",
+	"xpOemd8w4QNvFruEZbA0gWGeVhatoW8IhZmjfUNC8q9w4ttVvmS16AceA/eSXE3nwPd484eNldCGzXTz",
+	"Db8Ra5cY4uUv7v9W62B1Sam/yY+K9MZrkwegIdsU+beOcG9/PXhtMk5yTFDWINA7b8pyhhWbOLP1TTA5",
+	"0S/Zmmzh7SmZS8Dm2pDfCJ/Q7U5mN9pUJ1LUA54IITaLeL4t0pttmeZn8rKrTWxZJtUR6uqHWuuHylnc",
+	"UkFUAQJtNUS7rDAwPLuwqqrDvFU57w3YXcvFU/Xvsa76xQSV2darMprzeXi9g7oAtQ61XZhQwf9hNnJP",
+	"KgbXNx5UOyXURBFjKsiIkRlNmAbdpY+PxiUgE35rD+ZhDIHGMVOeKKVpDhfAILSWKzgUq8iCC1VGGCpv",
+	"soG44l+hIUbgbj9pg6tDCo/UHal7hIwWAYn0BtBz5QcyIxFEa1vTONCVzeWcBxAEtXFU+AN+1Rx93htq",
+	"Ym8UN5GbqiyGPTfcOw2E+KvnUFX7ybN85lAHGr/GsAU6YhrS+PewcLHR7lQI3kqBJzjVhhZGHRHt/ZiC",
+	"pULwnwtHO1O9E58ImWEdgGJQ0kTA5bzjivWNMpTGNsIZorLc8XhwfESuFRyGcXRskcwmQ5rMuIgCEmmY",
+	"JsdjHjPMaUB1c2aKgcBN1ZZnRgXIAVQsb+948HuvLUfkDL8BHSr9Jp5l9YKnGmL6ZpVnq01qq2/srZS9",
+	"84q9tu2fP+x3XAvkEewOB7PDgp5zYyemcxjx7yFPVA0PNq3l3dOcmgWJgIKio4vtUzYSsDM8imu2ZkUb",
+	"DXETLHz5i+lqzJpuKLdXfdipqcEB+0tSy4xpjc+Umd6C48PAMyEBAypLgSPvhEWIasrnIGa26PsWlmzF",
+	"wJoiI9Uuy1c1fZvJ8+HLdQJ9rW4edlBtHcuMjFgqBcrQu3BvfVnvUJVvgxUUrAvOVJDMeg/KWzeHJcxQ",
+	"Sy5LKB7is3xg+fa28OdH4yunTbeWvq+1BJUNmyykh81JH/atPXDxlQl0AarLESC+C1TCls1NedHD9ppQ",
+	"PADNNy1QbOB3ArOxsXtVp7+B8cgYYsnOiGzZiPzL4mxcB9vD2eb78ps12Psrm8lbVonUupIFZ+CO0cCh",
+	"GgQii53bNt1Mb4V+glZsjKYtCvJPXthX6dZxwzoO/BlhkiWlL1Vb5TtcLXoalKsFpip9XkQQbPijdXJc",
+	"n+hNdZ3RWomi8XppkqDOkPk2v+Ox01jUfT6FYpXq6gvFtuKETavvLEmalt537AAsOUqdEWjqJXtqAifI",
+	"/voHZ0lSGgXdmE330c0TmKtTlycmFI7cU+BkB4QnTOR8zPEkmDlXlLNsTGMGNMsiFIaepJIN0O+i7wDI",
+	"oIdM9fBE9mJGeaotRMaUwi3Y1EuMuTnOVt5I90OC/whUKiGRve07KXLKhYrgPLjySbgUKx8em8uQZIzd",
+	"57UEx3ICNRQPUlt9egL1N5Q7td2+rfypvd82cqhLb/QXxuYbTBvtCzfMm5YXrE/PttNXv389aDlm/qz7",
+	"yuYZ3i63uy63qzYwznUnZmWYVIoSr66w1E+zOy4Ius/wp21Px97pkE6ja/idBD8b5uwWHZ+y1mtt81h2",
+	"a29dZOnBycFLmNqmJb8slUabOuce8FAwEbM+Fu1ruJMwBczF3sEPKsjZ5UWAARpuCuLmxSjlasoS0OU7",
+	"KvcNOudNR9HPIBuIZ7kNpxbel8g7YaQuRKUvkeqeQ6ExSBQGJE6lAIdM4zIjQlF59Lzp0Vd0ojQq4gLR",
+	"n61Pu5vyeFrSQsdUAF1O7Y4voBuX72ogD/Ij1+vq3CPKKjrt6akj/yQxODtN7W2106SnW6sNpgoM2QLP",
+	"yBJu7S83ynuwnZjLD0YNP93XAXAGwn+g7M92OhdqbsR3dZ/ZEbL6KIF/QEgkpfC7L3PXSFTgHbm6ZZlB",
+	"8KhPbMknIN5vqCd6prDZJGQDktNJQAqR04kjttUzByo4vcdDtWYDJGR5PLW1iktKYnBDRzPq87a6+zqC",
+	"0QZORqgUxw40dZDujLxVsbCHqWpHECq0kuWRL3OW15tJpha9YdWphYinmRSyUITdz2WGR8D061WHKpF3",
+	"IpU0KUuLxrw6Yc3PtUX6/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

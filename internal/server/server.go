@@ -51,6 +51,7 @@ import (
 	"github.com/loopwork/loopwork/internal/secret"
 	"github.com/loopwork/loopwork/internal/speech"
 	"github.com/loopwork/loopwork/internal/v1/access"
+	"github.com/loopwork/loopwork/internal/v1/apimetrics"
 	"github.com/loopwork/loopwork/internal/v1/apps"
 	"github.com/loopwork/loopwork/internal/v1/baseline"
 	"github.com/loopwork/loopwork/internal/v1/bulk"
@@ -150,20 +151,22 @@ type v1 struct {
 	*exportsService
 	*labelingService
 	*baselineService
+	*apimetricsService
 	v1Pending
 }
 
 type (
-	appsService     = apps.Service
-	tagsService     = tags.Service
-	membersService  = members.Service
-	workersService  = workers.Service
-	measurerService = measurer.Service
-	exportsService  = exports.Service
-	labelingService = labeling.Service
-	baselineService = baseline.Service
-	jobsService     = jobs.Service
-	bulkService     = bulk.Service
+	appsService       = apps.Service
+	tagsService       = tags.Service
+	membersService    = members.Service
+	workersService    = workers.Service
+	measurerService   = measurer.Service
+	exportsService    = exports.Service
+	labelingService   = labeling.Service
+	baselineService   = baseline.Service
+	apimetricsService = apimetrics.Service
+	jobsService       = jobs.Service
+	bulkService       = bulk.Service
 )
 
 type v1Pending struct{ v1api.Unimplemented }
@@ -304,16 +307,17 @@ func New(d Deps) (*Server, error) {
 			Secrets: credentials.NewOpener(d.DB, box), Guard: guard}),
 	}
 	jobsAPI := v1{
-		appsService:     apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Admission: lifecycleSvc}),
-		tagsService:     tags.New(tags.Deps{DB: d.DB, Grants: grants}),
-		membersService:  members.New(members.Deps{DB: d.DB, Grants: grants}),
-		workersService:  workers.New(workers.Deps{DB: d.DB, Grants: grants}),
-		jobsService:     jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc}),
-		bulkService:     bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
-		measurerService: measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
-		exportsService:  exportsSvc,
-		labelingService: labeling.New(labeling.Deps{DB: d.DB, Grants: grants}),
-		baselineService: baseline.New(baseline.Deps{DB: d.DB, Grants: grants}),
+		appsService:       apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Admission: lifecycleSvc}),
+		tagsService:       tags.New(tags.Deps{DB: d.DB, Grants: grants}),
+		membersService:    members.New(members.Deps{DB: d.DB, Grants: grants}),
+		workersService:    workers.New(workers.Deps{DB: d.DB, Grants: grants}),
+		jobsService:       jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc}),
+		bulkService:       bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
+		measurerService:   measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
+		exportsService:    exportsSvc,
+		labelingService:   labeling.New(labeling.Deps{DB: d.DB, Grants: grants}),
+		baselineService:   baseline.New(baseline.Deps{DB: d.DB, Grants: grants}),
+		apimetricsService: apimetrics.New(apimetrics.Deps{DB: d.DB, Grants: grants}),
 	}
 
 	proxies, err := cfg.TrustedProxyNets()
