@@ -50,9 +50,9 @@ func TestTargetsAndLatestValues(t *testing.T) {
 		t.Fatalf("defaults not filled: %s", set.Body)
 	}
 	for name, body := range map[string]v1api.DesiredAppMetrics{
-		"metrics.1":             {Metrics: []v1api.DesiredMetric{{MetricName: "f1", Target: 1}, {MetricName: "f1", FieldName: ptr("{}"), Target: 2}}},
+		"metrics.1":            {Metrics: []v1api.DesiredMetric{{MetricName: "f1", Target: 1}, {MetricName: "f1", FieldName: ptr("{}"), Target: 2}}},
 		"metrics.0.field_name": {Metrics: []v1api.DesiredMetric{{MetricName: "f1", FieldName: ptr("{a..b}"), Target: 1}}},
-		"metric_name":           {Metrics: []v1api.DesiredMetric{{MetricName: "happiness", Target: 1}}},
+		"metric_name":          {Metrics: []v1api.DesiredMetric{{MetricName: "happiness", Target: 1}}},
 	} {
 		res, err := admin.V1.SetDesiredApiMetricsWithResponse(ctx, api, nil, body)
 		testkit.Expect(t, res, err, http.StatusBadRequest)
