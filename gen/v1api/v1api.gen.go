@@ -7444,11 +7444,12 @@ type ClientInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id}/measurer/configuration (the `UpdateMeasurerConfiguration` operationId).
 	UpdateMeasurerConfiguration(ctx context.Context, appId AppIdPath, params *UpdateMeasurerConfigurationParams, body UpdateMeasurerConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMeasurements Get an app's measurements (not available yet)
+	// GetMeasurements Get an app's measurements
 	//
 	// Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 	// group gets the mean value and the summed sample size of its measurements); without `group_by` every
-	// measurement is answered on its own, newest first, at most 10000 of them. `start_time` is inclusive and
+	// measurement is answered on its own, newest first, at most 10000 of them. Groups come ordered by their
+	// keys; at most one of `hour`, `day` and `week` may be given (400 otherwise). `start_time` is inclusive and
 	// `end_time` exclusive. Any member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/measurer/measurements (the `GetMeasurements` operationId).
@@ -9237,11 +9238,12 @@ func (c *Client) UpdateMeasurerConfiguration(ctx context.Context, appId AppIdPat
 	return c.Client.Do(req)
 }
 
-// GetMeasurements Get an app's measurements (not available yet)
+// GetMeasurements Get an app's measurements
 //
 // Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 // group gets the mean value and the summed sample size of its measurements); without `group_by` every
-// measurement is answered on its own, newest first, at most 10000 of them. `start_time` is inclusive and
+// measurement is answered on its own, newest first, at most 10000 of them. Groups come ordered by their
+// keys; at most one of `hour`, `day` and `week` may be given (400 otherwise). `start_time` is inclusive and
 // `end_time` exclusive. Any member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/measurer/measurements (the `GetMeasurements` operationId).
@@ -19312,11 +19314,12 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /v1/apps/{app_id}/measurer/configuration (the `UpdateMeasurerConfiguration` operationId).
 	UpdateMeasurerConfigurationWithResponse(ctx context.Context, appId AppIdPath, params *UpdateMeasurerConfigurationParams, body UpdateMeasurerConfigurationJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateMeasurerConfigurationResponse, error)
 
-	// GetMeasurementsWithResponse Get an app's measurements (not available yet)
+	// GetMeasurementsWithResponse Get an app's measurements
 	//
 	// Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 	// group gets the mean value and the summed sample size of its measurements); without `group_by` every
-	// measurement is answered on its own, newest first, at most 10000 of them. `start_time` is inclusive and
+	// measurement is answered on its own, newest first, at most 10000 of them. Groups come ordered by their
+	// keys; at most one of `hour`, `day` and `week` may be given (400 otherwise). `start_time` is inclusive and
 	// `end_time` exclusive. Any member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -24027,8 +24030,6 @@ type GetMeasurementsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -24056,11 +24057,6 @@ func (r GetMeasurementsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMeasurementsResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetMeasurementsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26413,11 +26409,12 @@ func (c *ClientWithResponses) UpdateMeasurerConfigurationWithResponse(ctx contex
 	return ParseUpdateMeasurerConfigurationResponse(rsp)
 }
 
-// GetMeasurementsWithResponse Get an app's measurements (not available yet)
+// GetMeasurementsWithResponse Get an app's measurements
 //
 // Answers the app's measurements that match every filter given, aggregated by the `group_by` keys (each
 // group gets the mean value and the summed sample size of its measurements); without `group_by` every
-// measurement is answered on its own, newest first, at most 10000 of them. `start_time` is inclusive and
+// measurement is answered on its own, newest first, at most 10000 of them. Groups come ordered by their
+// keys; at most one of `hour`, `day` and `week` may be given (400 otherwise). `start_time` is inclusive and
 // `end_time` exclusive. Any member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -30398,13 +30395,6 @@ func ParseGetMeasurementsResponse(rsp *http.Response) (*GetMeasurementsResponse,
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -31334,7 +31324,7 @@ type ServerInterface interface {
 	// UpdateMeasurerConfiguration Update the measurer configuration of an app
 	// (PATCH /v1/apps/{app_id}/measurer/configuration)
 	UpdateMeasurerConfiguration(ctx echo.Context, appId AppIdPath, params UpdateMeasurerConfigurationParams) error
-	// GetMeasurements Get an app's measurements (not available yet)
+	// GetMeasurements Get an app's measurements
 	// (GET /v1/apps/{app_id}/measurer/measurements)
 	GetMeasurements(ctx echo.Context, appId AppIdPath, params GetMeasurementsParams) error
 	// ListMeasurerOperations List the measurer operations of an app (not available yet)
@@ -42651,20 +42641,6 @@ func (response GetMeasurements404JSONResponse) VisitGetMeasurementsResponse(w ht
 	return err
 }
 
-type GetMeasurements501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetMeasurements501JSONResponse) VisitGetMeasurementsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMeasurementsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44030,7 +44006,7 @@ type StrictServerInterface interface {
 	// UpdateMeasurerConfiguration Update the measurer configuration of an app
 	// (PATCH /v1/apps/{app_id}/measurer/configuration)
 	UpdateMeasurerConfiguration(ctx context.Context, request UpdateMeasurerConfigurationRequestObject) (UpdateMeasurerConfigurationResponseObject, error)
-	// GetMeasurements Get an app's measurements (not available yet)
+	// GetMeasurements Get an app's measurements
 	// (GET /v1/apps/{app_id}/measurer/measurements)
 	GetMeasurements(ctx context.Context, request GetMeasurementsRequestObject) (GetMeasurementsResponseObject, error)
 	// ListMeasurerOperations List the measurer operations of an app (not available yet)
@@ -46885,143 +46861,144 @@ var swaggerSpec = []string{
 	"s9zyHzOaGzpOtPqGPeA7WsgaCnMfrJAMJUKKPdwEID49ZEt0c7gHgG/IeyAFlkDkGGqZejYmmxQrRuvv",
 	"v1PAzxFKyeqLKs8YgHs6MAJ9hsdUD0QSfaLoVM+ejLXQgCCg1hNO05TRzBT20jx4KCzTOfYQv/V8Ys6U",
 	"OQc8Mln9XBDFIiniYlXtqDTp50wQOqVcFENT+mKtkz9ROPfxi55cy0+u5cdxLVtzw5OD+cnB/ORgfnIw",
-	"/w93MK/B6vFvaC1r/n/sXety2ziWfhWUa6ssTTGOknHPVOyaH07iybonF29i12ztcFaESEhCmwLUBGlb",
-	"0zvPsQ+0L7aFcwAQpEhJtmW10sNfiSWKBHE5+M4F39fz8cdPctQ/RcAHHDUeF5OHaeEnCGJCYRHsCkbq",
-	"WN0+jAdnE6oh6xSU3okDXxZfaaxY4kgoy675DM5DoEejqPrmFk2XMEbZR0JX9LjQ/Rfoz+EDUCTgwkB9",
-	"jVZXdIlr1pcinxf5ltiNMAb5kxy5cmy/BJLMmFJ0ohFxNYqjO8+sRHLLsoTHGp9V2Y7aRRI8z25ro9z4",
-	"HrZ+k93qhfAAOibjVG6tdXmdPlOvJfZiRjkeHCYR0/+PbJQIqrQhvLGc5Nm4n10IZFuvEVhv2PNIejl4",
-	"OH3rDrklRYE2eE7Be4CV1Oi2IHMNeJnWYcuMSEt9vNYtDfS1nviy2sBpx8aQDLnRmzKq3Srdfl4SJW04",
+	"/w93MK/B6vFvaC1r/n/sXe1y2ziWfRWUa6ssTTGOknHPVOyaH07iybonH97Ertna4awIkZCENgWoCdK2",
+	"pneeYx9oX2wL9wIgSJGSbMtqpYe/EksUCYDAxbkfOKfn44+f5Kh/ioAPOGo8LiYP08JPEMSEwiLYFYzU",
+	"sbp9GA/OJlRD1ikovRMHviy+0lixxJFQll3zGZyHQI9GUbXnFk2XMEbZR8JQ9LjQ4xfoz+EDUCTgwkB9",
+	"jVZXDIlr1pcinxf5ltiNMAb5kxy5cmy/BJLMmFJ0ohFxNYqjB8+sRHLLsoTHGp9V2Y7aRRI8z25rb7mx",
+	"H7Z+k93qhfAAOibjVG6tdXmdPlOvJfZiRjkeHCYR0/+PbJQIqrQhvLGc5Nl4nF0IZFvdCKw37HkkvRw8",
+	"nL51h9ySokAbPKfgPcBKanRbkLkGvEzrsGVGpKX+vtYtDfS1nthZbeC0Y2NIhtzbmzKq3Srdfl4SJW04",
 	"pdg9nKH5d7jHV3n3DG1EpxapMpwj3mKYwXEzPj24aRC94nlb8z1X+4ktb9XfAY0dw7akcp6mRBUY7zCB",
-	"OZwihtG7v6HmDoY/mxV3nMgBF/kfjg+A5J/PiplP8Q8iFCw7+GdwMKP3F/jTV4PB4MHKO00vbqEXuu1M",
-	"QPADghu+8BCZS5WP+b3eRSFpdE+1S0eiYSxneg1FQEAVCiqEzGnlDMgNWxCrY6P/NrdCL97bqDI+mZqE",
-	"tMv0bNC95RMv8cZ/YYuW3vYVFdbq3/i9/cPD+7pcHuDb+7GnSPcZjUgvCqKAeByEis14LFMp9HenUR8k",
-	"R+Z8zvTf/xO1ChxBROq9fUDLuSN4qHfmyP7tHnoQHOhnNR0kWnq7t9QJN43d7hC4YWb3ORPAKtmLjmJ1",
-	"i+IpRz8pKdLIaWL0a+IkmJUw0iJG1vH66h0S1bpIFSS2jsgZKQT/uWBEFWM9m+xNjUIHYytFN3Rz18oj",
-	"zbVBz/Sv//tvZy/+i774x+DFm7+X/z0avvj77/7tYLdaHCqnIma4oz6dOmyrRFzvDbaA0xUrKySAhQsC",
-	"aqwrjHxEXhPDQhWoA+a2UpXaWKbQlpbcvNBxfdZwrf4gWSs/eCbcwdcHMlQ999Ge5ytK/FGOnqoz2MWO",
-	"u9hxdyypixp3UeMuavwvFTV+0KB/wnii2c3ewnHmZ6/8U5uU82ts1eHhJ9TyAzhtKuQHiPtkfvM17Ds/",
+	"OZwihtG7v6HmDoY/mxV3nMgBF/kfjg+A5J/PiplP8Q8iFCw7+GdwMKP3F/jTV4PB4MHKO00dt9AL3XYm",
+	"IPgBwQ1feIjMpcrH/F7vopA0uqfapSPRMJYzvYYiIKAKBRVC5rRyBuSGLYjVsdF/m1uhF+9tVBmfTE1C",
+	"2mV6Nhje8omXeOO/sEXLaPuKCmv1b/zR/uHhY10uD/Dt/dhTpMeMRqQXBVFAPA5CxWY8lqkU+rvTqA+S",
+	"I3M+Z/rv/4laBY4gIvXePqDl3BE81DtzZP92Dz0IDvSzmg4SLfXuLXXCTWO3OwTuNbP7nAlglexFR7G6",
+	"RfGUo5+UFGnkNDH6NXESzEoYaREj63h99Q6Jal2kChJbR+SMFIL/XDCiirGeTfamRqGDsZWiG7q5a+WR",
+	"5tqgZ/rX//23sxf/RV/8Y/Dizd/L/x4NX/z9d/92sFstDpVTETPcUZ9OHbZVIq73BlvA6YqVFRLAwgUB",
+	"NdYVRj4ir4lhoQrUAXNbqUptLFNoS0tuXui4Pmu4Vn+QrJUfPBPu4OsDGaqe+2jP8xUl/ihHT9UZ7GLH",
+	"Xey4O5bURY27qHEXNf6Xiho/6KV/wnii2c3ewnHmZ6/8U5uU82ts1eHhJ9TyAzhtKuQHiPtkfvM17Ds/",
 	"yVHJY4EBfsVEbiNkDkKfXV5ofxWqGkCP0mg10Bq1o4G+odAfH6pWMQbS47mqKjHYb9rEGND7cvUjis5Y",
-	"KPKMCkVj5H1xL4I1KiZfgSFt/KNnvnWcNR7HJdSuzOStx+wRCvdip9DYzLbShYrg9a3IsbxlhOc2u7Gk",
-	"4zmlQKxzRzkWw8V0TmOeLzBuoJvFFTH0m5YUwbDkOlVlfGCpYKN/5V7CKG5haZ8xrEfkjKAodihANjSO",
-	"2Twvfzwqctuzlg3bvwsq4prKkh51MmzYDv0qrsn9U+S2N8Lb0O6MjQsFWQXSOx686SOfipJYT2/E3LC2",
-	"Em6ou0jI6oyAEsBIipGkQLEUgWRP+QYoBVeyQdX4Ig4VKX+LImcu2G549GlmamxwJM4uLw4VGVHFoNBK",
-	"Azk9buYRpabKRe44mIA5psgy/XivqcNYJiyqNEY7iY2kUr3jwcCnN6qTXJXnNrFTE+xRs158AUgh81Dg",
-	"OLPlWwS2kw1psGFEMvpaunvmLIMoL5SJKsfSlsZFSrHwNRTnLm8kFcrGJVz7y8eD1ytmP6zqlI035l9a",
-	"pzlHetoyQSBYjoknfqxIvphz7XkvCBKiw8s3CjR9g+9/hEOa2+Jx+uLmANFzwIYf1s7bNaxOp3ol6UkX",
-	"CvZzQVNvktvp56bX0jysCP56Jgd6N+GCYnnfCsFjd8Nm3WOXEqD3mBJ4Mxj88dWbN69/OP7j8eDNm1de",
-	"tmCwnC14rijkj3K0f4rAP8rRN0vU3xZ6hN1ZTxOzln2gtZvDUBfCyiRVprM7/2SGi4wxIwsXG3PmJ11G",
-	"Mp+SKM/ToSlhtFIlCaOJNrKRjcOB2Jv91O71c6pQWq0Ejbt9fWNkgAhvxpXiYuJkCXWTM3Yrb1gCZpCJ",
-	"nNNU9c1gvd5day/pAuyI3ZSczEWLLbZWG9OyuYTT3R6gf3agfTx4s9tzfVjoIDRYGzG3rOw0q9pRldOc",
-	"nZRK09Cr+JOGPVVmoTB7r9tQ7Q4Ls3rNpnpKSvUFwF0GRZlZ/8MuF73rKVmkCTGd5VRFStUUTInIzOmS",
-	"QLRbX6v7BSDjzg4/oi01Hg2wQja7U63ZhJexTFM6kkBA+YjUgkeXqeeBQd8BsYdC9PiaqZUuTIW/NpFw",
-	"IdgTSEEEobDcg+lCA1U9g4w4EkVyUMAENGcko2LCHpezCIVNWjxOVeOd11ld/mJ3+Yt9CPmUM90sgC7+",
-	"89T4j2c84BgIHvXU/kHFKm01OLTKEhY4lxpNIJxQfXB6tZSfJG8X1lbp96PxVAMnOPaqbyFVTv4wcEdd",
-	"ZJqYXcVKA2nHN8KfmZNw8GNzcE/RBVGyf0qiQrF3+qo/QZVVpI1tjDEHdk/jHB/ZYALR6VxjA6ETOk7G",
-	"LvnZJT+75GeX/OySn13yc8fJz41OrjwEXxALL05N4XeMQEfIu7YqVgsxHnSo5LkhPECTS9y6Gt37H9G1",
-	"F3lVFbzD8I/jaqkwsng9ulO0/mK0eDHPZMwgNglkSuzxCN6ca2eWwN2eH/DRfPk0jJRB5iIUl+5jmH/9",
-	"I0O4ARwrhKZ3dKHIjFGhSHgw1S5OikkMJFWBY1LhwSMjEw6Vv13U2tHB9F8Zpu/K6tXHfb39q0/kzhJu",
-	"zxLW+3ZXNpEn66rDpTk9RXiiHsoxZUO1ZCyzUMQpZ2hOaU7uaHpjWZnIjIoFBsh+rbpyPMXVRWb3yGrv",
-	"ZZjjceKo+y3ZubvAxQ7jCQ+OkTzaB96pfmnncX/PKggXyaalwnq37fDVE7JFBq20sYA+K6jCh7TriH1l",
-	"WD2LCmogtShyZCN7nLQYF8ArR7wi30aVMPdALI7UrUjan4uEbtjAnC5CkbAxFxX+4KdpDWA//ChHYAMf",
-	"OhadN9klfbqkT5f06ZI+XdLntwZBn6W0G6fHkyu7j5cBjcMJoNxlgEUHXx8OXxERYV96uOz59LGCg3nR",
-	"pCKRJHV4mstHg1MiRfUE2qkXO6QpsI6h3AShkEW5YWxOeA4EZQ+Tu83pBOgpngJLz5Kkw6QdJu0waYdJ",
-	"O0zaYdIOk/4GMCnwx3WI9OGI9CzBUpMS/60Go+1R0TueT0sVM0P8+4jzQ6gtlpOUUZUDk2WdTRgPhLfm",
-	"pIHJ1wkrQp1bxmI8boQ8g0s3tJox4xWVdqhP498PeZfxGjKCi4wKB1D95f3ldHcoHpLvJo+mUfurR5Fs",
-	"XqbLf3eYvsP0HabvMH2H6TtM3x0u2AtmtQacsinZmg/0mlBi5w08srwCoLhl/uJZBfHWO3lXJRe//CRH",
-	"Vma9reziPXyO6na10LHzBmz7AyftYSr71SmhghRizAXysyF1Wo3UjatQxFTE2pxYYrKnhKKxyUi4tJnL",
-	"a5lwsBOSTq+8Va9c91SLWLmhewJxzXKq7FilHMfeztamhbRKAHzlLMdzN4GnpSKSRk0ej5kol1aWl4YC",
-	"WLlAzcGwnaBO+JNUvvdW2HsF80u3vL7b5fWB5avW1jMq/kMh6MY72ku7Lp+kKf6wVrXRoUJamC6Hx4yE",
-	"zk9ydAJMfeZTdg8qaC9ltqzu9RL4y2oSX6RH81CUgT00ITNQ33X60e5i0LJF1qATwnOiWMnWeai8HwD3",
-	"hSd23vOkzT2l8/6pp6JrH2IEvHNFIvhiyIW7r1Uh5soJSNkt2J4DrEcMf1eRv67qU1/B8T/kxEKQNVrg",
-	"urBXrDzkophIvN6vmHQDYNxbaSyCfWWk3b/qvvCByUr6R09c7Skm+1kyCrZt+0dkWI+3ttjQpdUFxIbf",
-	"T/6i223aWdfc2EqBjXkI75rbEYxrsiZ3cofJkvkcpCZLE016lhwtMEAQbEX9UDSJp1QACoTwiHanE54r",
-	"y9OmglCUzlJOJ/b6vjv0J9MEGC/Bno4cl9GpEQoyPmRFY59wAUJ2HnG1lVZ80sHAx2LSUqbxO0yNmMY/",
-	"KT3yzNDa9u8GRGq4qZup31nC7xp3g96lia8AR/reg3D76rsF4U2lmd+qKNe58FbGUjBCyZxlSgqAhOqI",
-	"/Bmw9rfrb5fnn9+fv9fToWTCR5J/bVpNGJz0pixNQjFa+Gx79qh29OH8iiz3Fvw2gpk2WhAhNZjq4+Ti",
-	"qCsAV5yQmq5AKN59+XT58fzq/D38WC8ZLgorEwzU+ZYk3fHeq5zNlYk/wFQqZlTAp8gFH5k3GY4WoEgI",
-	"XHX4HrYzKuz8mLiHHwHLPYYJyzvjjgctKkN9yOg/lhnp0fk8k7dASVpVqFUl1h9KUFWO+gGy6qV6c7JP",
-	"070PhQHmSaazQxFdfvl2RV7SOX8JTXmBF7zIqbpRL3/RPW8bHJE7WaQJ9nDZzImEiGfgOh6DOLp/A0NG",
-	"q0Lh8/zbrj5UBNvs/BzXN7YX3dghmaz/7iAYAH4SS05IxCApEzk5CaP2i46ZGa6I5FLCw0qdhylNXIXw",
-	"iDHhJulo4ab5EfloqGE9v+bj2dvzj+dfg1YH5zS0jpz+Yf1d8EYNv13pFzkzvYd+kW3btvyiXYXYyqil",
-	"YHdufnUA4FkAwK/JM57TGwYBHWNBhMSwTin1EpCLz8PLr18+fD3/9i0gfz67AD2ad2ef351/xH3t/D8v",
-	"L77iXhIKanS/gSk2M1TSRlLGskkb2vCdMm9bGwb7nbGR5XuP7QblISLb2jb/EL5v9QdtSkBPAcHu86W8",
-	"AOVgBPHJuOfhbgg6zkrxiYCOMxjDQIJxScR+qEIRKQZ5AHVkWztMZXwznHFR5ExFjm2O/H5wShRjJILv",
-	"UR1ADWke9U9sswqBj8VEmz0qkrFQlDDGbzY2GrSLgiq+0Z52kzRQQNrpw0PRwB8eOHwlx2TKJ1Pt3Ebz",
-	"jEs99hHpvRrYIr9XRpSGziTs7FIZqRL0iHupvGMqDwVP+kfksyT5nTSTFI/QkIkBydoF1h1wCgR9SHs8",
-	"lW5HxBmNS3nCLLUOJGcmlBuhJ9xMdVeTjAmNRQL9EIHburMD8EYZse8DQc2MmeM3JAKl86h8AKihIA1g",
-	"4E0TF2mwgIvwsVnE1VlWzi8Ei251HhGzTkpMhnGCy+urUGyK06OGvOtaSOCL6bTHBK4kwI0tSuBcJIhF",
-	"5zTLeVykNLPk/Pj+XKic0cSuDVjCUrA2skUYqjW6Myuk6H97ZO0+B/+qjch2eFCfzGbtwRbZmHn/LN2i",
-	"uKU8pSNMmMLdOqiyBFUqgETPWsDzxsYEEPDWiGAsC5HsLDBxpfFHZYu0I9i8EW+9kMXeG0zaMJYqH8pb",
-	"lg1zPmPr9nakmkzoguifGNup9FarP1Skd331Dv4XkFzqy/S3fdzSRGFjo7DVWnQChS9TZrVvQqHmWNMO",
-	"OTnSiwrBc/CvI3OJ3r+h5grNVo8akwvI7Ou5/QMiul5Yz4aC+oZsMBQStF+Eoddc6A1EzwlTv2+8VhBU",
-	"sw6rKmYOOkDSJGOxzKCW32i1/SRHoehF4EvDJZG5xtUy0Rym4JAnUf+URLnMaWrjB7oZh0o/JiARvWUZ",
-	"3ACvIS/1zYfQ+CgIRTRjCaciwuMA8H8YHbQG5L0eD4tFMLZutlLyD5ZJy7gIW2ORpsQ8zajc6bs9luvu",
-	"A8utp4xMkCr/csuyKz2/9rL44mw+9xusG+oa3GJdVE5zrnIed/RJj6nvs4EUWFtoSviMkd5Mxjf9X8UO",
-	"Gmmo5zeFRhwDz93XTNOJiylGoehZQ6ZXZM2sqX4lv98zUNN+e1JmAMHouIy8/plfrxCKSMh86D7qYaml",
-	"uRqeYkNqPTfy2hTYGJ3xmzI2T2lcjZedkPP3F1fY/lA0v4ALyfWWvseoHY3jIqPxIiJ/ci0nL4n36mC8",
-	"jJ0Lhcka9mv2j8Y5v9XuxrIFfHzizrcZn3D6fFd2rt7mztQ9p6n7uaCpnoFW5XUvrJ5+/l6gP+gIQH6h",
-	"sE1cBoBWrLJ/Yl37Q4U/zQqhSpNqdKzRvZrVYKDxtTDtb2J2vTX5JirI2bdvFx8+W/vUt7cxGLQJgfZP",
-	"Le4CRBkKa41yemNezxRxZcqcNxVO1TjB94KQR8bAT7E7x5Rl7KgdOIZiNXIkTcARX0M/clPkGIp10PHJ",
-	"RrUCxDrk2JlTz5zC6vi1beg8k5OMKbU2JD6Vd2RMs9Ji6FdYZjmfYq6WBWjKjD+pMEcRURPaHKJVIj0v",
-	"+px5EeugHuvUWAty78MSb01ZmpBCJCzDAydWPDfV/RiUOFS71ybNbz4KBd7Rw2C+Na8BTuvhDvWLRA1+",
-	"NFq/fJoxdgr7C5rkwCVn4ReLUsCz+vEEjum7ilNpHPe7KYOcDFyj+wEi6kLePVZgzjNNl3bU990kGe2F",
-	"TzJhaWeOntUcWUvwKxkiwHEpG+drLREVhKmcz2juSt7AgArGEgxEGyhgV5nKuXawTFalYnOIZ3LAnmgz",
-	"JKS2Dg6KzVgFXdSQ4x8NcHSghyrCBcTH6uA06juwiFgyFHLs0ll3U+kwJUT0aK6NCZfJibZUM8qFtn/w",
-	"Rv/3vxaxWPXz4Zxl+jvyEj1FNjT3jbYQA9Ng4KMemn03F66hnal4BlNxblZdUgIAWBCg9b5Tq2EWW/Yy",
-	"lmLMEyZipta7fnBIj8bT0kEpSwn0PLW0NAlUt9kb2yWT0Jwqlh+q8uewFiE2ZDdrPEhNXUlX4I7/+nfU",
-	"UEHBlm7sC7wMSVjGb00gHnEFS5MjcoYSc6GIZvR+yESecaYifHivRqTTB1fLCF9pKGLv8Uhf5pNp2zuv",
-	"n7eXzr2+vnhf614N1nwpfPtx2eq+tpTK709kabdJ9rZkr7nTkCcHywVdDRngooArTdJX5Zmey/9cfolP",
-	"9J7PitlSeKA2BgF5pbemV4PB4Ii8N/UdrwaDtuZ6Y92sBfhqMAj0VSY9PYA/V2Wrn9MGe/NjVVbTu8yb",
-	"nV3at61Czc7+lio1+7WpVHMHAb06tR826aTPMr+YzVNYcSzZdX37nGUvYCJUlrQc1+xsD4rxXNHAguX+",
-	"bmON6PPvNpMCTeRGHnPJuOveRhvjkg8YMvhQyWRvDk5oWYZmj/GQXsKVfvNEO8caz2EQFk9BsqS/JSPv",
-	"Xm8vsV5zU1sWkttYK+PWIb/HL9XmHi3lY7a/IPVv83jaoDiKh+hKoKTIPGNAwG3qIUYyWZza7wCjyiJH",
-	"xmyTI6RpwSB7hsvt9WBQwrW7qUxZKCovCob39eAYrxISHlEeuzD16EDQzZki0WXGxiw7IRnLi0z8CXZn",
-	"mkZHxDYe6jQzNi4US0jvePBGgxuegk0EIALlHcocO4lpGhcpAPBeBEcPI/Lu7OO7649nVxefP/TbGVRC",
-	"sQGFyvU8oTnbsjFYgktRrTMIVTfKlDrqrs3YPF14Fag4ivZXGTODDM3CbC9x2sxwl1DocSxvU4JvZwHg",
-	"5QF0TRlNWFaiLhyxCuBiQgOqvx1U2w0YsqFJB39fhozPdFShcaRwEPfq1MKDbHYB7U8aTHYrkU/VFukN",
-	"1d6kh7Mgl3Yp1ldi/7e2Gez0WMLlaiN1SvJsgfXVaCOtzQK4SlIpJizzDdjOChhxkTxhR1sNEz3/VW10",
-	"1ADzJ/7P1qnF0skkYxOky8XTh9Ekk8UcDvLdsIUiPUbjaSjgU1vybmKZsO+5UKTuFpYQheRFcEZcjpHw",
-	"12tQ/9TZZO9J0DSNRUuH3St31/uNvo+8EwER7M6dcQ+cbL52WweWveQIZkiWY7AUjkOKOC0Uv2Wm0oeJ",
-	"xHzJ7s03T4a9OEzb2+C+iHRRG0t6w4R+Zb09mbOY8HLAbUx67i37bcGAsluaq9X1dH5hvl4bsGhroONd",
-	"9tvm+rm1bXZMnqVl1p11PU8gRnR9ffG+tUHu2qEL9zwhvNPQpls7gi5mtbI9lcDTdltieqcaxtSDRmNj",
-	"PU5J9Ms/IxdSBFTrrm9tMtxnCH/4TZ7R+49MTPLpwckPJtxk/371pBdAZ7Y1FAbfLjfHIjNbYacXccZi",
-	"rhCxZkyv/4PgYPzqIDiAPhlCn+ib8BlPKWwVwYHerUS8sKmUg+AASspNrXYToguWhSrnSF7uJt8R+Ys2",
-	"w7kkaIIr7z1anPi7j/7wUJHIe9EoIFE5ClAsXc6jSFuSqD7PIxcXur56R6KpLDJ9l4Qu8Po7xm4iWyGO",
-	"S54bLMzu56lMmAWKTYNgjX5lBHjOZsofiupQVaZRZRk0rFHdXrhMP0K3taHj3Qc0yyigVpUvUpixMpvt",
-	"JPSgx2pdBM8f698awtzzgKKTsa2stz2IHTr48XBEmBH3Y9UGpFw++tVgsAIS4WHDFZIH1ln74p746wUC",
-	"nXVZtSxdQ7+Ca7dsI9bEBsuu7Vbq7sWnG4ah9L12s2zbKBzhtKYilIxofKN3PygNrTf3hHw6P/t2/fUc",
-	"63ftUjORNjhmjW/kwKL2u3SripwprBCruJ6HqqyvRjesPLUAvrTpuTIdPaKKpVyUsE6daq/64u3Xs6vz",
-	"UGBWWTWmWcpMtKqc5vBy3IB2XetLjcEKHKGhEOzOz0dZMRd317PLi0NF4iLLtJfo2qx/Ym1UvR8ie9VQ",
-	"r2gVYb2u7hKeVPxMLirNOSJ/hSAqFeU46ev/4/r82hQ4X3/+fPH5Q9NTQ+GFKbzgBNYxE8SIkGoD4O1C",
-	"t4N+GUg+HgxIb0QTGxHulzFiiBhzFQoubmnKk6D8qhqBwLyOwnpqmA/lpRkzMZRqN+aSjAqeJuVwhUL3",
-	"P+BCPMNueB4q3ZIVQnAxeRr/Nh5UXto99o7fZamF+8d+ubSjNe9g5RhCvYlZb3qW/lywosqBuZt44Nty",
-	"xpOemd8w4QNvFruEZbA0gWGeVhatoW8IhZmjfUNC8q9w4ttVvmS16AceA/eSXE3nwPd484eNldCGzXTz",
-	"Db8Ra5cY4uUv7v9W62B1Sam/yY+K9MZrkwegIdsU+beOcG9/PXhtMk5yTFDWINA7b8pyhhWbOLP1TTA5",
-	"0S/Zmmzh7SmZS8Dm2pDfCJ/Q7U5mN9pUJ1LUA54IITaLeL4t0pttmeZn8rKrTWxZJtUR6uqHWuuHylnc",
-	"UkFUAQJtNUS7rDAwPLuwqqrDvFU57w3YXcvFU/Xvsa76xQSV2darMprzeXi9g7oAtQ61XZhQwf9hNnJP",
-	"KgbXNx5UOyXURBFjKsiIkRlNmAbdpY+PxiUgE35rD+ZhDIHGMVOeKKVpDhfAILSWKzgUq8iCC1VGGCpv",
-	"soG44l+hIUbgbj9pg6tDCo/UHal7hIwWAYn0BtBz5QcyIxFEa1vTONCVzeWcBxAEtXFU+AN+1Rx93htq",
-	"Ym8UN5GbqiyGPTfcOw2E+KvnUFX7ybN85lAHGr/GsAU6YhrS+PewcLHR7lQI3kqBJzjVhhZGHRHt/ZiC",
-	"pULwnwtHO1O9E58ImWEdgGJQ0kTA5bzjivWNMpTGNsIZorLc8XhwfESuFRyGcXRskcwmQ5rMuIgCEmmY",
-	"JsdjHjPMaUB1c2aKgcBN1ZZnRgXIAVQsb+948HuvLUfkDL8BHSr9Jp5l9YKnGmL6ZpVnq01qq2/srZS9",
-	"84q9tu2fP+x3XAvkEewOB7PDgp5zYyemcxjx7yFPVA0PNq3l3dOcmgWJgIKio4vtUzYSsDM8imu2ZkUb",
-	"DXETLHz5i+lqzJpuKLdXfdipqcEB+0tSy4xpjc+Umd6C48PAMyEBAypLgSPvhEWIasrnIGa26PsWlmzF",
-	"wJoiI9Uuy1c1fZvJ8+HLdQJ9rW4edlBtHcuMjFgqBcrQu3BvfVnvUJVvgxUUrAvOVJDMeg/KWzeHJcxQ",
-	"Sy5LKB7is3xg+fa28OdH4yunTbeWvq+1BJUNmyykh81JH/atPXDxlQl0AarLESC+C1TCls1NedHD9ppQ",
-	"PADNNy1QbOB3ArOxsXtVp7+B8cgYYsnOiGzZiPzL4mxcB9vD2eb78ps12Psrm8lbVonUupIFZ+CO0cCh",
-	"GgQii53bNt1Mb4V+glZsjKYtCvJPXthX6dZxwzoO/BlhkiWlL1Vb5TtcLXoalKsFpip9XkQQbPijdXJc",
-	"n+hNdZ3RWomi8XppkqDOkPk2v+Ox01jUfT6FYpXq6gvFtuKETavvLEmalt537AAsOUqdEWjqJXtqAifI",
-	"/voHZ0lSGgXdmE330c0TmKtTlycmFI7cU+BkB4QnTOR8zPEkmDlXlLNsTGMGNMsiFIaepJIN0O+i7wDI",
-	"oIdM9fBE9mJGeaotRMaUwi3Y1EuMuTnOVt5I90OC/whUKiGRve07KXLKhYrgPLjySbgUKx8em8uQZIzd",
-	"57UEx3ICNRQPUlt9egL1N5Q7td2+rfypvd82cqhLb/QXxuYbTBvtCzfMm5YXrE/PttNXv389aDlm/qz7",
-	"yuYZ3i63uy63qzYwznUnZmWYVIoSr66w1E+zOy4Ius/wp21Px97pkE6ja/idBD8b5uwWHZ+y1mtt81h2",
-	"a29dZOnBycFLmNqmJb8slUabOuce8FAwEbM+Fu1ruJMwBczF3sEPKsjZ5UWAARpuCuLmxSjlasoS0OU7",
-	"KvcNOudNR9HPIBuIZ7kNpxbel8g7YaQuRKUvkeqeQ6ExSBQGJE6lAIdM4zIjQlF59Lzp0Vd0ojQq4gLR",
-	"n61Pu5vyeFrSQsdUAF1O7Y4voBuX72ogD/Ij1+vq3CPKKjrt6akj/yQxODtN7W2106SnW6sNpgoM2QLP",
-	"yBJu7S83ynuwnZjLD0YNP93XAXAGwn+g7M92OhdqbsR3dZ/ZEbL6KIF/QEgkpfC7L3PXSFTgHbm6ZZlB",
-	"8KhPbMknIN5vqCd6prDZJGQDktNJQAqR04kjttUzByo4vcdDtWYDJGR5PLW1iktKYnBDRzPq87a6+zqC",
-	"0QZORqgUxw40dZDujLxVsbCHqWpHECq0kuWRL3OW15tJpha9YdWphYinmRSyUITdz2WGR8D061WHKpF3",
-	"IpU0KUuLxrw6Yc3PtUX6/wAAAP//",
+	"KPKMCkVj5H1xHcEaFZOvwJA2/tEz3zrOGo/jEmpXZvLWY/YIhevYKTQ2s610oSLovhU5lreM8NxmN5Z0",
+	"PKcUiHXuKMdiuJjOaczzBcYNdLO4IoZ+05IiGJZcp6qMDywVbPSvXCeM4haW9hnDekTOCIpihwJkQ+OY",
+	"zfPyx6MityNr2bD9u6Airqks6VEnw4bt0F1xTe6fIre9Ed6GdmdsXCjIKpDe8eBNH/lUlMR6eiPmhrWV",
+	"cEM9REJWZwSUAEZSjCQFiqUIJHvKHqAUXMkGVeOLOFSk/C2KnLlgu+HRp5mpscE3cXZ5cajIiCoGhVYa",
+	"yOn3Zh5Raqpc5I6DCZhjiizTj/eaOoxlwqJKY7ST2Egq1TseDHx6ozrJVXluEwc1wRE168UXgBQyDwW+",
+	"Z7Z8i8AOsiENNoxIRl9LD8+cZRDlhTJR5Vja0rhIKRa+huLc5Y2kQtm4hGt/+XjwesXsh1WdsvHG/Evr",
+	"NOdIT1smCATLMfHEjxXJF3OuPe8FQUJ06HyjQNM3+P5HOKS5LR6nL24OED0HbPhh7bxdw+p0qleSnnSh",
+	"YD8XNPUmuZ1+bnotzcOK4K9ncmB0Ey4olvetEDx2N2zWPXYpAXqPKYE3g8EfX7158/qH4z8eD968eeVl",
+	"CwbL2YLnikL+KEf7pwj8oxx9s0T9baFH2J31NDFr2QdauzkMdSGsTFJlOrvzT+Z1kTFmZOFiY878pMtI",
+	"5lMS5Xk6NCWMVqokYTTRRjaycTgQe7Of2r1+ThVKq5WgcbfdN0YGiPBmXCkuJk6WUDc5Y7fyhiVgBpnI",
+	"OU1V37ys17tr7SVdgB2xm5KTuWixxdZqY1o2l3C62wP0zw60jwdvdnuuDwsdhAZrI+aWlZ1mVTuqcpqz",
+	"k1JpGkYVf9Kwp8osFGbvdRuq3WFhVq/ZVE9Jqb4AuMugKDPrf9jloncjJYs0IWawnKpIqZqCKRGZOV0S",
+	"iHbra/W4AGTc2eFHtKXGowFWyGZ3qjWb8DKWaUpHEggoH5Fa8Ogy9Tww6Dsg9lCIfr9maqULU+GvTSRc",
+	"CPYEUhBBKCz3YLrQQFXPICOORJEcFDABzRnJqJiwx+UsQmGTFo9T1XjnDVaXv9hd/mIfQj7lTDcLoIv/",
+	"PDX+4xkPOAaCRz21f1CxSlsNDq2yhAXOpUYTCCdUH5xeLeUnyduFtVW6fzSeauAEx171LaTKyR8G7qiL",
+	"TBOzq1hpIO34RvgzcxIOfmwO7im6IEr2T0lUKPZOX/UnqLKKtLGNMebA7mmc4yMbTCA6nWtsIAxCx8nY",
+	"JT+75GeX/OySn13ys0t+7jj5udHJlYfgC2Lhxakp/I4R6Ah511bFaiHGgw6VPDeEB2hyiVtXo3v/I7r2",
+	"Iq+qgncY/nFcLRVGFm9Ed4rWX4wWL+aZjBnEJoFMiT0ewZtz7cwSuNvzAz6aL5+GkTLIXITi0n0M869/",
+	"ZAg3gGOF0PSOLhSZMSoUCQ+m2sVJMYmBpCpwTCo8eGRkwqHyt4taOzqY/ivD9F1Zvfp7X2//6hO5s4Tb",
+	"s4T1sd2VTeTJuupwaU5PEZ6oh3JM2VAtGcssFHHKGZpTmpM7mt5YViYyo2KBAbJfq64cT3F1kdk9stp7",
+	"GeZ4nDjqfkt27i5wscN4woNjJI/2gXeqX9p53N+zCsJFsmmpsN5tO3z1hGyRQSttLKDPCqrwIe06Yl8Z",
+	"Vs+ighpILYoc2cgeJy3GBfDKEa/It1ElzD0QiyN1K5L25yKhGzYwp4tQJGzMRYU/+GlaAzgOP8oR2MCH",
+	"vovOm+ySPl3Sp0v6dEmfLunzW4Ogz1LajdPjyZXdx8uAxuEEUO4ywKKDrw+Hr4iIcCw9XPZ8+ljBwbxo",
+	"UpFIkjo8zeWjwSmRonoC7dSLHdIUWMdQboJQyKLcMDYnPAeCsofJ3eZ0AvQUT4GlZ0nSYdIOk3aYtMOk",
+	"HSbtMGmHSX8DmBT44zpE+nBEepZgqUmJ/1aD0fao6B3Pp6WKmSH+fcT5IdQWy0nKqMqBybLOJowHwltz",
+	"0sDk64QVoc4tYzEeN0KewaUbWs2Y8YpKO9Sn8e+HvMt4DRnBRUaFA6j+8v5yujsUD8l3k0fTqP3Vo0g2",
+	"neny3x2m7zB9h+k7TN9h+g7Td4cL9oJZrQGnbEq25gO9JpTYeQOPLK8AKG6Zv3hWQbz1Qd5VycUvP8mR",
+	"lVlvK7t4D5+jul0tdOy8Adv+wEl7mMp+dUqoIIUYc4H8bEidViN14yoUMRWxNieWmOwpoWhsMhIubeby",
+	"WiYcHISk0ytv1SvXI9UiVm7onkBcs5wqO1Ypx3dvZ2vTQlolAL5yluO5m8DTUhFJoyaPx0yUSyvLS0MB",
+	"rFyg5mDYTlAn/Ekq33sr7L2C+aVbXt/t8vrA8lVr6xkV/6EQdOMd7aVdl0/SFH9Yq9roUCEtTJfDY0ZC",
+	"5yc5OgGmPvMpuwcVtJcyW1b3egn8ZTWJL9KjeSjKwB6akBmo7zr9aHcxaNkia9AJ4TlRrGTrPFTeD4D7",
+	"whM773nS5p7Sef/UU9G1DzEC3rkiEXwx5MLd16oQc+UEpOwWbM8B1iOGv6vIX1f1qa/g+B9yYiHIGi1w",
+	"XdgrVh5yUUwk3uhXTLoBMK5XGovgWBlp9696LHxgspL+0RNXe4rJfpaMgm3b/hEZ1uOtLTZ0aXUBseH3",
+	"k7/odpt21jX3bqXAxjyEd83tCMY1WZM7ucNkyXwOUpOliSY9S44WGCAItqJ+KJrEUyoABUJ4RLvTCc+V",
+	"5WlTQShKZymnE3t93x36k2kCjJdgT0eOy+jUCAUZH7KisU+4ACE7j7jaSis+6WDgYzFpKdP4HaZGTOOf",
+	"lB55Zmhtx3cDIjXc1M3U7yzhd427Qe/SxFeAI33vQbjt+m5BeFNp5rcqynUuvJWxFIxQMmeZkgIgoToi",
+	"fwas/e362+X55/fn7/V0KJnwkeRfm1YTBie9KUuTUIwWPtuePaodfTi/IsujBb+NYKaNFkRIDab6OLk4",
+	"6grAFSekpisQindfPl1+PL86fw8/1kuGi8LKBAN1viVJd7z3KmdzZeIPMJWKGRXwKXLBR6Ynw9ECFAmB",
+	"qw77YQejws6PiXv4EbDcY5iwvDPueNCiMtSHjP5jmZEenc8zeQuUpFWFWlVi/aEEVeWoHyCrXqo3J/s0",
+	"PfpQGGCeZAY7FNHll29X5CWd85fQlBd4wYucqhv18hc98rbBEbmTRZrgCJfNnEiIeAZu4DGIo8c3MGS0",
+	"KhQ+z78d6kNFsM3Oz3FjY0fRvTskk/X7DoIB4Cex5IREDJIykZOTMGq/6JiZ1xWRXEp4WKnzMKWJqxAe",
+	"MSbcJB0t3DQ/Ih8NNazn13w8e3v+8fxr0OrgnIbWkdM/rPcFb9Tw25V+kTPTe+gX2bZtyy/aVYitjFoK",
+	"dufmVwcAngUA/Jo84zm9YRDQMRZESAzrlFIvAbn4PLz8+uXD1/Nv3wLy57ML0KN5d/b53flH3NfO//Py",
+	"4ivuJaGgRvcbmGIzQyVtJGUsm7ShDd8p87a1YbDfGRtZ9ntsNygPEdnWtvmH8H2rP2hTAnoKCHafL+UF",
+	"KAcjiE/GPQ93Q9BxVopPBAycwRgGEoxLIvZDFYpIMcgDqCPb2mEq45vhjIsiZypybHPk94NTohgjEXyP",
+	"6gBqSPOof2KbVQh8LCba7FGRjIWihDF+s7HRoF0UVPGN9rSbpIEC0k4fHooG/vDA4Ss5JlM+mWrnNppn",
+	"XOp3H5Heq4Et8ntlRGnoTMLOLpWRKkGPuJfKO6byUPCkf0Q+S5LfSTNJ8QgNmRiQrF1gPQCnQNCHtMdT",
+	"6XZEnNG4lCfMUutAcmZCuRF6ws1UDzXJmNBYJNAPEbitOzsAPcqI7Q8ENTNmjt+QCJTOo/IBoIaCNICB",
+	"N01cpMECLsLHZhFXZ1k5vxAsutV5RMw6KTEZxgkur69CsSlOjxryrmshgS+m0x4TuJIAN7YogXORIBad",
+	"0yzncZHSzJLzY/+5UDmjiV0bsISlYG1ki/Cq1ujOrJCi/+2Rtfsc/Ks2IjvgQX0ym7UHW2Rj5v2zdIvi",
+	"lvKUjjBhCnfroMoSVKkAEj1rAc8bGxNAwFsjgrEsRLKzwMSVxh+VLdK+weaNeOuFLPbeYNKGsVT5UN6y",
+	"bJjzGVu3tyPVZEIXRP/E2E6lt1r9oSK966t38L+A5FJfpr/t45YmChsbha3WohMofJkyq30TCjXHmnbI",
+	"yZFeVAieg38dmUv0/g01V2i2etSYXEBmX8/tHxDR9cJ6NhTUN2SDoZCg/SIMveZCbyB6Tpj6feO1gqCa",
+	"dVhVMXPQAZImGYtlBrX8RqvtJzkKRS8CXxouicw1rpaJ5jAFhzyJ+qckymVOUxs/0M04VPoxAYnoLcvg",
+	"BngNealvPoTGR0EoohlLOBURHgeA/8PbQWtA3uv3YbEIxtbNVkr+wTJpGRdhayzSlJinGZU7fbfHct19",
+	"YLn1lJEJUuVfbll2pefXXhZfnM3nfoN1Q12DW6yLymnOVc7jjj7pMfV9NpACawtNCZ8x0pvJ+Kb/q9hB",
+	"Iw31/KbQiGPgufuaaTpxMcUoFD1ryPSKrJk11a/k93sGatpvT8oMIBgdl5HXP/PrFUIRCZkP3Uc9LLU0",
+	"V8NTbEit5968NgU2Rmf8pozNUxpX42Un5Pz9xRW2PxTNHXAhud7S9xi1o3FcZDReRORPruXkJfG6DsbL",
+	"2LlQmKxhv2b/aJzzW+1uLFvAxyfufJvxCafPd2Xn6m3uTN1zmrqfC5rqGWhVXvfC6unn7wX6g4EA5BcK",
+	"28RlAGjFKvsn1rU/VPjTrBCqNKlGxxrdq1kNBhpfC9P+JmbXW5NvooKcfft28eGztU99exuDQZsQaP/U",
+	"4i5AlKGw1iinN6Z7pogrU+a8qXCqxgn2C0IeGQM/xe4cU5axo3bgGIrVyJE0AUfshn7kpsgxFOug45ON",
+	"agWIdcixM6eeOYXV8Wvb0HkmJxlTam1IfCrvyJhmpcXQXVhmOZ9irpYFaMqMP6kwRxFRE9ocolUiPS/6",
+	"nHkR66Ae69RYC3LvwxJvTVmakEIkLMMDJ1Y8N9XjGJQ4VLvXJs1vPgoF3tHDYL41rwFO6+EOdUeiBj8a",
+	"rV8+zRg7hf0FTXLgkrPwi0Up4Fn9eALH9F3FqTSO+92UQU4GrtHjABF1Ie8eKzDnmaZL+9b33SQZ7YVP",
+	"MmFpZ46e1RxZS/ArGSLAcSkb52stERWEqZzPaO5K3sCACsYSDEQbKGBXmcq5drBMVqVic4hncsCeaDMk",
+	"pLYODorNWAVd1JDjHw1wdKCHKsIFxMfq4DTqO7CIWDIUcuzSWXdT6TAlRPRoro0Jl8mJtlQzyoW2f9Cj",
+	"//tfi1is+vlwzjL9HXmJniIbmvtGW4iBaTDwUb+afTcXrqGdqXgGU3FuVl1SAgBYEKD1vlOrYRZb9jKW",
+	"YswTJmKm1rt+cEiPxtPSQSlLCfQ8tbQ0CVS32RvbJZPQnCqWH6ry57AWITZkN2s8SE1dSVfgjv/6d9RQ",
+	"QcGWbuwLdIYkLOO3JhCPuIKlyRE5Q4m5UEQzej9kIs84UxE+vFcj0umDq2WErzQUsfd4pC/zybTtnTfO",
+	"20vnXl9fvK8NrwZrvhS+/bhsdV9bSuWPJ7K02yR7W7LX3GnIk4Plgq6GDHBRwJUm6avyTM/lfy534hO9",
+	"57NithQeqL2DgLzSW9OrwWBwRN6b+o5Xg0Fbc7133awF+GowCPRVJj09gD9XZauf0wZ782NVVtO7zJud",
+	"Xdq3rULNzv6WKjX7talUcwcBvTq1HzYZpM8yv5jNU1hxLNl1ffucZS9gIlSWtBzX7GwPivFc0cCC5f5u",
+	"Y43o8+82kwJN5EYec8m463qjjXHJBwwZfKhksjcHJ7QsQ7PHeEgv4Ur3PNHOscZzGITFU5As6W/JyLvu",
+	"7SXWa25qy0JyG2vlvXXI7/FLtXlES/mY7S9I/ds8njYojuIhuhIoKTLPGBBwm3qIkUwWp/Y7wKiyyJEx",
+	"2+QIaVowyJ7hcns9GJRw7W4qUxaKSkfB8L4eHONVQsIjymMXph4dCLo5UyS6zNiYZSckY3mRiT/B7kzT",
+	"6IjYxkOdZsbGhWIJ6R0P3mhww1OwiQBEoLxDmWMnMU3jIgUA3ovg6GFE3p19fHf98ezq4vOHfjuDSig2",
+	"oFC5nic0Z1s2BktwKaoNBqHqRplSRz20GZunC68CFd+i/VXGzEuGZmG2lzhtZrhLKPR7LG9Tgm9nAaDz",
+	"ALqmjCYsK1EXvrEK4GJCA6q/HVTbDRiyoUkHf1+GjM90VKHxTeFL3KtTCw+y2QW0P2kw2a1EPlVbpDdU",
+	"e5MezoJc2qVYX4n939pmsNNjCZerjdQpybMF1lejjbQ2C+AqSaWYsMw3YDsrYMRF8oQdbTVM9PxXtdFR",
+	"A8yf+D9bpxZLJ5OMTZAuF08fRpNMFnM4yHfDFor0GI2noYBPbcm7iWXCvudCkXpYWEIUkhfBGXE5RsJf",
+	"r0H9U2eTvSdB0zQWLR12r9xd7zf6PvJOBESwO3fGPXCy+dptHVj2kiOCdKeQQMKT6a5/PAuF7tep+6nx",
+	"dqKpLLIoIFFCF4Ym5I6xm8hK8MOA6b11QOCMyx1XICGucprlGJaFg5ciTgvFb5mpKWIiMV+ye/PNkwE2",
+	"TojtbaVfRLqozRp6w4QeIb0RmlOf0DlgUSY918t+W9ihHJbmuni9cF6Yr9eGRtoa6Bie/ba5cW5tm30n",
+	"z9Iy6zi7kScQjbq+vnjf2iB37dAFlp4QSGpo0619gy46trI9lRDXdltiRqcaMNUvjcbGTp2S6Jd/Ri54",
+	"CfjZXd/aZLjPEP7wmzyj9x+ZmOTTg5MfTGDL/v3qSR1At7k16AbfLjfHYkBby6cXccZirhAbZ0yv/4Pg",
+	"YPzqIDiAMRnCmOib8BlPKWxKwYHeF0W8sEmbg+AAitdNVXgTdgyWJTHnSJPuJt8R+Ys2+LkkaOwr/R4t",
+	"Tvx9Tn94qEjkdVTbzvItQFl2OY8ibUmi+jyPXATq+updzQLr69EAm1p0XPLcoG52P09lwiwkbXoJdnup",
+	"vAGes5nyX0X1VVWmUWUZNKxR3V64TD9Ct7Vh4N0HNMso4GOVL1KYsTKb7STIod/Vulih/667wMbjAhtO",
+	"+XZW3aZ3Glp0mOHhgDEj7seqDWe5dPWrwWAFjsGziCsUEawv98U98deLEzqTsGotuYZ+Bc9veWGvCR2W",
+	"Q/tbW157nBlw2tQNr6F0zXaTEWhjeITDnIpQMqLxjd6yoHK03twT8un87Nv113Ms77VLzQTi4BQ29sgh",
+	"PO3B6FYVOVNYQFbxTA9VWX6NXlp5qAFcbTNyZbZ6RBVLuSixmDrVTvfF269nV+ehwKSzaszClIlqVTns",
+	"4aXAAaK61pcShBUMQUMh2J2frrJaL+6uZ5cXh4rERZZpJ9K1Wf/E2qj6OET2qqFe0SrCcl49JDypuKFc",
+	"VJpzRP4KMVYqyvekr/+P6/NrU/98/fnzxecPTU8NhRfF8GIXWOZMENiBbwpo2UV2B/0yzqx90d6IJjZg",
+	"3C9DyBBQ5ioUXNzSlCdB+VU1QIFpH4Xl1jAfykszZkIs1WHMJRkVPE3K1xUKPf4A5vCIu6GBqAxLVgjB",
+	"xeRp9Nx4jnlp99g7+pelFu4fOebSjta8g5XvEMpRzHrTs/TnghVViszdhAvfljOe9Mz8hgkfeLPY5TOD",
+	"pQkM87SyaA27QyjMHO0bjpJ/hQPhrjAmq4Us8JS4lwNrOia+x5s/bKyENmymm2/4jVi7xBAvf3H/t1II",
+	"qytO/U1+VKQ3Xps8AA3JqMi/dYR7++vBa5OQkmOCqgeB3nlTljMs6MSZrW+CuYt+SeZk63JPyVwCNteG",
+	"/Eb4fG93MrvRpjqRoh6lRAixWZjybZHebMs0P5NrXG1iyzKpvqGuvKi1vKicxS0FRhUg0FZitMsCBEPD",
+	"C6uq+pq3qva9AflruXiq/j2WXb+YoHDbetFGc3wPr3dQF6DWobYLEyr4P8xG7inJ4PrGc2ynhJrQX0wF",
+	"GTEyownToLv08dG4BGTCb+25PYwh0DhmytOsNM3hAgiG1lIJh2IVl3ChyghDpScbaC/+FRpi9O/2k1W4",
+	"+krhkXog9YiQ0SIgkd4Aeq46QWYkghBra+4FhrK52vMAIpc2+Al/wK+aQ8Z7w1zsvcVN1Kgqi2HPDfdO",
+	"AyH+6jlU1XHyLJ8584HGrzFsgY6YhjT+PSxcbLQ7Ff63Uv8JDr2hhVFHRHs/pp6pEPznwrHSVO/EJ0Jm",
+	"WCagGFQ8eVlZIxylsY1whqishjweHB+RawVnZRxbWySzyZAmMy6igEQapsnxmMcMExFQ/JyZWiFwU7Xl",
+	"mVEBagEVy9s7Hvy+kiE+w29Apkr3xLOsXvBUQ0zfrPJstUlt9Y29lbJ3XrHXtv3zh/2Ba4E8gt3hy+yw",
+	"oOfc2InpHEb8e8gTVcODTWt59yyoZkEioKDo6GL7lI0E7AyP4pqtWdFGQ9wEC1/+YoYaU50bqvFVH3Zq",
+	"SnTA/pLUEmda4zNlZrTgdDHQUEjAgMoy5Mg7YRGimvI5aJ0t+r6FJVsxsKYGSbWr9lVN32bqfdi5Tr+v",
+	"1c3DAaqtY5mREUulQJV6F+6tL+sdivZtsIKCdcGZCpJZ70F56+awhBlqyWUJxUN8lg8s394W/vxofOW0",
+	"6dbS97WWoIphk4X0sDnpw7615zG+MoEuQHU5AsR3gUrYsrmpCXrYXhOKB6D5pgWKDfxOYDY2dq/K+Dcw",
+	"HhlDLNkZkS0bkX9ZnI3rYHs423xffrMGe39lM3nLKpFaV7LgDNwxGjgUi0BksXPbppvprdBP0IqN0bRF",
+	"Qf7BDNuVbh03rOPAnxEmWVL6UrVVvsPVoqdBuVpgqtLnRQTBhj9ap9b1id5U1xmtlSgar5cmCcoQmW/z",
+	"Ox47CUY95lMoVqmuvlBsK07YtPrOkqRp6X3HDsCSo9QZgaZRskcdcILsr39wliSlUdCN2XQf3TyBuTp1",
+	"eWJC4UhNBU52QHjCRM7HHA+KmcNAOcvGNGbAwixCYdhLKtkA3Rd9B0AGPSSyhyeyFzPKU20hMqYUbsGm",
+	"XmLMzWm38kZ6HBL8R6CQCYnsbd9JkVMuVATHxZXP0aVY+fDYXIYcZOw+ryU4lhOooXiQGOvTE6i/odyp",
+	"HfZt5U/t/baRQ13q0V8Ym28wbbQv3DBvWjpYn55tR6Z+/3rQcgr9WfeVzTO8XW53XW5XbWCc607MyjCp",
+	"FCVeXWGpn2Z3XBB0n+FP256Oo9MhnUbX8DsJfjbM2S06PmWt19rmsezW3rrI0oOTg5cwtU1LflkqjTZ1",
+	"zj2gqWAiZn0s2tdwJ2EKiI29gx9UkLPLiwADNNwUxM2LUcrVlCUg23dU7ht0zpvOj59BNhAPYBvKLbwv",
+	"kXfCKGGIylgiEz6HQmNQMAxInEoBDpnGZUajovLoedOjr+hEaVTEBaI/W592N+XxtGSNjqkANp3aHV/A",
+	"MC7f1UAepE+u19W5R5RVdNrTU0f+8V9wdpra22qnSU+3VhtMFTiuArKEW/vLjfIebCfm8oNR4k+PdQCU",
+	"gvAfKPuzg86FmhttXj1m9g1Z+ZTAPyAkklIX3lfBa2QX8I5c3bLMIHiUL7bcFBDvN8wUPVPYbBKyAcnp",
+	"JCCFyOnE8d7qmQMVnN7joVqzARKyPJ7aWsUloTG4oWMh9Wld3X0d/2gDZSNUiuMAmjpId7DdilzYw1S1",
+	"IwgV1snyyJc5gOvNJFOL3rDq1ELE00wKWSjC7ucywyNgunvVV5XIO5FKmpSlRWNenbDm59oi/X8AAAD/",
+	"/w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
