@@ -203,3 +203,41 @@ func TestCancelAndDeleteEndTheExecutions(t *testing.T) {
 		}
 	}
 }
+
+// TestScoreIsTheModelConfidence: a job's score is the confidence its flow's output reports, and the app
+// then answers that a score exists; outputs without one, or with one out of range or not a number,
+// leave it null.
+func TestScoreIsTheModelConfidence(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	app := f.newApp(t, appOpts{def: `{"version": 1, "tasks": [
+		{"name": "classify", "type": "transform", "parameters": {"expression": "{label: .text, confidence: .c, score: .s}"}}],
+		"edges": []}`})
+	none, err := f.admin.V1.CheckJobScoreExistsWithResponse(ctx, app, nil)
+	testkit.Expect(t, none, err, http.StatusOK)
+	if none.JSON200.Exists {
+		t.Fatal("a score exists before any job")
+	}
+	cases := []struct {
+		in   map[string]any
+		want *float32
+	}{
+		{map[string]any{"text": "a", "c": 0.87}, ptr(float32(0.87))},
+		{map[string]any{"text": "b", "c": "high", "s": 0.4}, ptr(float32(0.4))},
+		{map[string]any{"text": "c", "c": 7}, nil},
+		{map[string]any{"text": "d", "s": "x"}, nil},
+		{map[string]any{"text": "e", "c": 1e300}, nil},
+	}
+	for _, c := range cases {
+		id := f.submit(t, app, v1api.JobInput{Input: doc(c.in)})
+		j := f.waitJob(t, app, id, "COMPLETED")
+		if (j.Score == nil) != (c.want == nil) || (j.Score != nil && *j.Score != *c.want) {
+			t.Errorf("input %v: score %v, want %v", c.in, j.Score, c.want)
+		}
+	}
+	some, err := f.admin.V1.CheckJobScoreExistsWithResponse(ctx, app, nil)
+	testkit.Expect(t, some, err, http.StatusOK)
+	if !some.JSON200.Exists {
+		t.Fatal("no score exists after a job with a confidence")
+	}
+}
