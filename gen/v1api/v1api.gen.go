@@ -4302,9 +4302,6 @@ type Forbidden = ErrorResponse
 // NotFound Body of every error reply of this interface.
 type NotFound = ErrorResponse
 
-// NotImplemented Body of every error reply of this interface.
-type NotImplemented = ErrorResponse
-
 // Unauthorized Body of every error reply of this interface.
 type Unauthorized = ErrorResponse
 
@@ -7405,7 +7402,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/time_left (the `GetLabelingTimeLeft` operationId).
 	GetLabelingTimeLeft(ctx context.Context, appId AppIdPath, params *GetLabelingTimeLeftParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs
 	//
 	// Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 	// whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -7457,7 +7454,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/measurements (the `GetMeasurements` operationId).
 	GetMeasurements(ctx context.Context, appId AppIdPath, params *GetMeasurementsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListMeasurerOperations List the measurer operations of an app (not available yet)
+	// ListMeasurerOperations List the measurer operations of an app
 	//
 	// Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 	// call it.
@@ -7465,7 +7462,7 @@ type ClientInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/operation (the `ListMeasurerOperations` operationId).
 	ListMeasurerOperations(ctx context.Context, appId AppIdPath, params *ListMeasurerOperationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateMeasurerOperationWithBody Start a measurer operation (not available yet)
+	// CreateMeasurerOperationWithBody Start a measurer operation
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -7475,13 +7472,27 @@ type ClientInterface interface {
 	// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
 	// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
 	// from, or when another operation is running. Callers need the MANAGER role on the app.
+	//
+	// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
+	// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
+	// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
+	// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
+	// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
+	// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
+	// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+	// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
+	// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
+	// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
+	// as threshold the lowest confidence at which the jobs at or above it were right at least 90% of the time
+	// (null when none is). With `measure_interval_hours` set in the configuration, a MEASURE of a new dataset
+	// starts by itself when the last one is that old (`created_by` null).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /v1/apps/{app_id}/measurer/operation (the `CreateMeasurerOperation` operationId).
 	CreateMeasurerOperationWithBody(ctx context.Context, appId AppIdPath, params *CreateMeasurerOperationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateMeasurerOperation Start a measurer operation (not available yet)
+	// CreateMeasurerOperation Start a measurer operation
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -7491,6 +7502,20 @@ type ClientInterface interface {
 	// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
 	// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
 	// from, or when another operation is running. Callers need the MANAGER role on the app.
+	//
+	// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
+	// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
+	// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
+	// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
+	// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
+	// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
+	// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+	// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
+	// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
+	// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
+	// as threshold the lowest confidence at which the jobs at or above it were right at least 90% of the time
+	// (null when none is). With `measure_interval_hours` set in the configuration, a MEASURE of a new dataset
+	// starts by itself when the last one is that old (`created_by` null).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -9159,7 +9184,7 @@ func (c *Client) GetLabelingTimeLeft(ctx context.Context, appId AppIdPath, param
 	return c.Client.Do(req)
 }
 
-// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
+// GetMeasurerConfidences Get the per-field confidences of measured jobs
 //
 // Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 // whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -9261,7 +9286,7 @@ func (c *Client) GetMeasurements(ctx context.Context, appId AppIdPath, params *G
 	return c.Client.Do(req)
 }
 
-// ListMeasurerOperations List the measurer operations of an app (not available yet)
+// ListMeasurerOperations List the measurer operations of an app
 //
 // Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 // call it.
@@ -9279,7 +9304,7 @@ func (c *Client) ListMeasurerOperations(ctx context.Context, appId AppIdPath, pa
 	return c.Client.Do(req)
 }
 
-// CreateMeasurerOperationWithBody Start a measurer operation (not available yet)
+// CreateMeasurerOperationWithBody Start a measurer operation
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -9289,6 +9314,20 @@ func (c *Client) ListMeasurerOperations(ctx context.Context, appId AppIdPath, pa
 // `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
 // invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
 // from, or when another operation is running. Callers need the MANAGER role on the app.
+//
+// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
+// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
+// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
+// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
+// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
+// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
+// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
+// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
+// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
+// as threshold the lowest confidence at which the jobs at or above it were right at least 90% of the time
+// (null when none is). With `measure_interval_hours` set in the configuration, a MEASURE of a new dataset
+// starts by itself when the last one is that old (`created_by` null).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9305,7 +9344,7 @@ func (c *Client) CreateMeasurerOperationWithBody(ctx context.Context, appId AppI
 	return c.Client.Do(req)
 }
 
-// CreateMeasurerOperation Start a measurer operation (not available yet)
+// CreateMeasurerOperation Start a measurer operation
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -9315,6 +9354,20 @@ func (c *Client) CreateMeasurerOperationWithBody(ctx context.Context, appId AppI
 // `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
 // invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
 // from, or when another operation is running. Callers need the MANAGER role on the app.
+//
+// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
+// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
+// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
+// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
+// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
+// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
+// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
+// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
+// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
+// as threshold the lowest confidence at which the jobs at or above it were right at least 90% of the time
+// (null when none is). With `measure_interval_hours` set in the configuration, a MEASURE of a new dataset
+// starts by itself when the last one is that old (`created_by` null).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -19271,7 +19324,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/labeling/time_left (the `GetLabelingTimeLeft` operationId).
 	GetLabelingTimeLeftWithResponse(ctx context.Context, appId AppIdPath, params *GetLabelingTimeLeftParams, reqEditors ...RequestEditorFn) (*GetLabelingTimeLeftResponse, error)
 
-	// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs (not available yet)
+	// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs
 	//
 	// Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 	// whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -19329,7 +19382,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/measurements (the `GetMeasurements` operationId).
 	GetMeasurementsWithResponse(ctx context.Context, appId AppIdPath, params *GetMeasurementsParams, reqEditors ...RequestEditorFn) (*GetMeasurementsResponse, error)
 
-	// ListMeasurerOperationsWithResponse List the measurer operations of an app (not available yet)
+	// ListMeasurerOperationsWithResponse List the measurer operations of an app
 	//
 	// Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 	// call it.
@@ -19339,7 +19392,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /v1/apps/{app_id}/measurer/operation (the `ListMeasurerOperations` operationId).
 	ListMeasurerOperationsWithResponse(ctx context.Context, appId AppIdPath, params *ListMeasurerOperationsParams, reqEditors ...RequestEditorFn) (*ListMeasurerOperationsResponse, error)
 
-	// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation (not available yet)
+	// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -19349,13 +19402,27 @@ type ClientWithResponsesInterface interface {
 	// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
 	// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
 	// from, or when another operation is running. Callers need the MANAGER role on the app.
+	//
+	// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
+	// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
+	// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
+	// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
+	// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
+	// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
+	// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+	// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
+	// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
+	// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
+	// as threshold the lowest confidence at which the jobs at or above it were right at least 90% of the time
+	// (null when none is). With `measure_interval_hours` set in the configuration, a MEASURE of a new dataset
+	// starts by itself when the last one is that old (`created_by` null).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /v1/apps/{app_id}/measurer/operation (the `CreateMeasurerOperation` operationId).
 	CreateMeasurerOperationWithBodyWithResponse(ctx context.Context, appId AppIdPath, params *CreateMeasurerOperationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMeasurerOperationResponse, error)
 
-	// CreateMeasurerOperationWithResponse Start a measurer operation (not available yet)
+	// CreateMeasurerOperationWithResponse Start a measurer operation
 	//
 	// Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 	// the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -19365,6 +19432,20 @@ type ClientWithResponsesInterface interface {
 	// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
 	// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
 	// from, or when another operation is running. Callers need the MANAGER role on the app.
+	//
+	// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
+	// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
+	// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
+	// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
+	// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
+	// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
+	// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+	// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
+	// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
+	// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
+	// as threshold the lowest confidence at which the jobs at or above it were right at least 90% of the time
+	// (null when none is). With `measure_interval_hours` set in the configuration, a MEASURE of a new dataset
+	// starts by itself when the last one is that old (`created_by` null).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -23790,8 +23871,6 @@ type GetMeasurerConfidencesResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -23819,11 +23898,6 @@ func (r GetMeasurerConfidencesResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetMeasurerConfidencesResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetMeasurerConfidencesResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24108,8 +24182,6 @@ type ListMeasurerOperationsResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *NotFound
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -24137,11 +24209,6 @@ func (r ListMeasurerOperationsResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListMeasurerOperationsResponse) GetJSON404() *NotFound {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListMeasurerOperationsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24191,8 +24258,6 @@ type CreateMeasurerOperationResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -24220,11 +24285,6 @@ func (r CreateMeasurerOperationResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateMeasurerOperationResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateMeasurerOperationResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26342,7 +26402,7 @@ func (c *ClientWithResponses) GetLabelingTimeLeftWithResponse(ctx context.Contex
 	return ParseGetLabelingTimeLeftResponse(rsp)
 }
 
-// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs (not available yet)
+// GetMeasurerConfidencesWithResponse Get the per-field confidences of measured jobs
 //
 // Answers, for each measured response field, the model confidence of the dataset's measured jobs and
 // whether each was correct, with the confidence threshold the measurer derived for the field. At most
@@ -26430,7 +26490,7 @@ func (c *ClientWithResponses) GetMeasurementsWithResponse(ctx context.Context, a
 	return ParseGetMeasurementsResponse(rsp)
 }
 
-// ListMeasurerOperationsWithResponse List the measurer operations of an app (not available yet)
+// ListMeasurerOperationsWithResponse List the measurer operations of an app
 //
 // Answers the app's measurer operations, newest first, at most the last 100. Any member of the app may
 // call it.
@@ -26446,7 +26506,7 @@ func (c *ClientWithResponses) ListMeasurerOperationsWithResponse(ctx context.Con
 	return ParseListMeasurerOperationsResponse(rsp)
 }
 
-// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation (not available yet)
+// CreateMeasurerOperationWithBodyWithResponse Start a measurer operation
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -26456,6 +26516,20 @@ func (c *ClientWithResponses) ListMeasurerOperationsWithResponse(ctx context.Con
 // `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
 // invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
 // from, or when another operation is running. Callers need the MANAGER role on the app.
+//
+// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
+// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
+// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
+// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
+// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
+// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
+// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
+// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
+// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
+// as threshold the lowest confidence at which the jobs at or above it were right at least 90% of the time
+// (null when none is). With `measure_interval_hours` set in the configuration, a MEASURE of a new dataset
+// starts by itself when the last one is that old (`created_by` null).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26468,7 +26542,7 @@ func (c *ClientWithResponses) CreateMeasurerOperationWithBodyWithResponse(ctx co
 	return ParseCreateMeasurerOperationResponse(rsp)
 }
 
-// CreateMeasurerOperationWithResponse Start a measurer operation (not available yet)
+// CreateMeasurerOperationWithResponse Start a measurer operation
 //
 // Starts a background measurer operation: MEASURE runs the app on the inputs of a dataset and computes
 // the configuration's metrics of its responses against the dataset's baseline responses; CALIBRATE
@@ -26478,6 +26552,20 @@ func (c *ClientWithResponses) CreateMeasurerOperationWithBodyWithResponse(ctx co
 // `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
 // invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
 // from, or when another operation is running. Callers need the MANAGER role on the app.
+//
+// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
+// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
+// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
+// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
+// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
+// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
+// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
+// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
+// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
+// as threshold the lowest confidence at which the jobs at or above it were right at least 90% of the time
+// (null when none is). With `measure_interval_hours` set in the configuration, a MEASURE of a new dataset
+// starts by itself when the last one is that old (`created_by` null).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30197,13 +30285,6 @@ func ParseGetMeasurerConfidencesResponse(rsp *http.Response) (*GetMeasurerConfid
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30458,13 +30539,6 @@ func ParseListMeasurerOperationsResponse(rsp *http.Response) (*ListMeasurerOpera
 		}
 		response.JSON404 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -30525,13 +30599,6 @@ func ParseCreateMeasurerOperationResponse(rsp *http.Response) (*CreateMeasurerOp
 			return nil, err
 		}
 		response.JSON404 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -31317,7 +31384,7 @@ type ServerInterface interface {
 	// GetLabelingTimeLeft Estimated labeling time left (mock)
 	// (GET /v1/apps/{app_id}/labeling/time_left)
 	GetLabelingTimeLeft(ctx echo.Context, appId AppIdPath, params GetLabelingTimeLeftParams) error
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs
 	// (GET /v1/apps/{app_id}/measurer/confidences)
 	GetMeasurerConfidences(ctx echo.Context, appId AppIdPath, params GetMeasurerConfidencesParams) error
 	// GetMeasurerConfiguration Get the measurer configuration of an app
@@ -31329,10 +31396,10 @@ type ServerInterface interface {
 	// GetMeasurements Get an app's measurements
 	// (GET /v1/apps/{app_id}/measurer/measurements)
 	GetMeasurements(ctx echo.Context, appId AppIdPath, params GetMeasurementsParams) error
-	// ListMeasurerOperations List the measurer operations of an app (not available yet)
+	// ListMeasurerOperations List the measurer operations of an app
 	// (GET /v1/apps/{app_id}/measurer/operation)
 	ListMeasurerOperations(ctx echo.Context, appId AppIdPath, params ListMeasurerOperationsParams) error
-	// CreateMeasurerOperation Start a measurer operation (not available yet)
+	// CreateMeasurerOperation Start a measurer operation
 	// (POST /v1/apps/{app_id}/measurer/operation)
 	CreateMeasurerOperation(ctx echo.Context, appId AppIdPath, params CreateMeasurerOperationParams) error
 	// GetBulkOperation Get the status of a bulk operation
@@ -36727,8 +36794,6 @@ type BadRequestJSONResponse ErrorResponse
 type ForbiddenJSONResponse ErrorResponse
 
 type NotFoundJSONResponse ErrorResponse
-
-type NotImplementedJSONResponse ErrorResponse
 
 type UnauthorizedJSONResponse ErrorResponse
 
@@ -42318,20 +42383,6 @@ func (response GetMeasurerConfidences404JSONResponse) VisitGetMeasurerConfidence
 	return err
 }
 
-type GetMeasurerConfidences501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetMeasurerConfidences501JSONResponse) VisitGetMeasurerConfidencesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetMeasurerConfidencesdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42739,20 +42790,6 @@ func (response ListMeasurerOperations404JSONResponse) VisitListMeasurerOperation
 	return err
 }
 
-type ListMeasurerOperations501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListMeasurerOperations501JSONResponse) VisitListMeasurerOperationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListMeasurerOperationsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -42846,20 +42883,6 @@ func (response CreateMeasurerOperation404JSONResponse) VisitCreateMeasurerOperat
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(404)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreateMeasurerOperation501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateMeasurerOperation501JSONResponse) VisitCreateMeasurerOperationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -43999,7 +44022,7 @@ type StrictServerInterface interface {
 	// GetLabelingTimeLeft Estimated labeling time left (mock)
 	// (GET /v1/apps/{app_id}/labeling/time_left)
 	GetLabelingTimeLeft(ctx context.Context, request GetLabelingTimeLeftRequestObject) (GetLabelingTimeLeftResponseObject, error)
-	// GetMeasurerConfidences Get the per-field confidences of measured jobs (not available yet)
+	// GetMeasurerConfidences Get the per-field confidences of measured jobs
 	// (GET /v1/apps/{app_id}/measurer/confidences)
 	GetMeasurerConfidences(ctx context.Context, request GetMeasurerConfidencesRequestObject) (GetMeasurerConfidencesResponseObject, error)
 	// GetMeasurerConfiguration Get the measurer configuration of an app
@@ -44011,10 +44034,10 @@ type StrictServerInterface interface {
 	// GetMeasurements Get an app's measurements
 	// (GET /v1/apps/{app_id}/measurer/measurements)
 	GetMeasurements(ctx context.Context, request GetMeasurementsRequestObject) (GetMeasurementsResponseObject, error)
-	// ListMeasurerOperations List the measurer operations of an app (not available yet)
+	// ListMeasurerOperations List the measurer operations of an app
 	// (GET /v1/apps/{app_id}/measurer/operation)
 	ListMeasurerOperations(ctx context.Context, request ListMeasurerOperationsRequestObject) (ListMeasurerOperationsResponseObject, error)
-	// CreateMeasurerOperation Start a measurer operation (not available yet)
+	// CreateMeasurerOperation Start a measurer operation
 	// (POST /v1/apps/{app_id}/measurer/operation)
 	CreateMeasurerOperation(ctx context.Context, request CreateMeasurerOperationRequestObject) (CreateMeasurerOperationResponseObject, error)
 	// GetBulkOperation Get the status of a bulk operation
@@ -46436,572 +46459,578 @@ func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1dd9s4si+MfxUsnbNWpD60bKe7Z++211w4tpJ278TO33Y6M7uVESERkhBTAJsg7Wiycv+/fj7i80me",
-	"hSoABClSomQnneyTi5mORRKvhUK9/upjZyIXiRRMZKpz9LGT0JQuWMZS+Osk4efRa5rN9R8RU5OUJxmX",
-	"onPUOY+InJJszsjJ6/OAZHOaEa7sb0k+jrmas4hMY3kPP9EkUYSmjHChMiomDF7uUvLmzflZr98JOly3",
-	"m+jego6gC9Y56tCEj3jUCTop+zPnKYs6R1mas6CjJnO2oHpYU5kuaNY56uQ5vJktE/2lylIuZp1Pn4LO",
-	"SZJsngVNks2DSR5lMNcyzZ4tX+uVXh3RSZKQKWdxRDJJlEwzMl4GJORRSLoRm9I8znoBCfWQwoCEKqNZ",
-	"rvS/JimjGYtGNAuJTEmYJ5H9283nz5yly2JCCgbS8SdguugcdWD8TOSLztEf+Ad8FXSwy07QKXrsBJ2i",
-	"u867hnm/yfk223AMPyi6YOSOxjkjVOE6WLpLEkJFRELcl5BIAb/LbM5Skso8Y2rdVpoteshmPqOKxVyw",
-	"M5rRzSQ2Nm+TiGaUpGwi06hhfPbVkX61NdFxkf3tp07QWXDBF3rjDt2gucjYjKUro15Li89KA25Blbqz",
-	"L0OLMK0tSXDwIZFptnmfGLxnyTAgIf4wKtPembwXsaTRb3KsSMqSeNlEbO7zB1Ibjn/tjuErbbaqukVT",
-	"LoBhP+IelTbHa79+d57zmOl+6nfnQrMBOSWaDGNGklRG+YRFZLwkVLgdC6emEbdRZkFkut2W2XbW7tiC",
-	"fnjJxEwP9+nPP8Oxs38fBrrBjKW66X/9cbL333Tv3wd7v7wr/tkf7b374X93GpYiY+kzmk3m59HqWlyK",
-	"eEne6zncz6ViJBzrN4E82Z85jRXJ5lwZptllH+gkC8iEKranmFA843eMLPQnvaaNHpuuG2Z7eHBQnW3T",
-	"JE7lIolZxqKBiM5oxtbNZmLfJWM2lSnDaaC4kOmJTOJc6cEzEfX6BHZRsDuWel9GkgiZ4fSaZjepjqn2",
-	"GGpespdxoIGNs7vOaJq1nx8FiqTTjKWVSXJhJ6l0k48yzWJwD5homrJJtjo7fGyv3vdy/ETPE14WTCly",
-	"x9KIa/pLqFJ65opQgs0fkVCfqJB03+fRjEX2O82dpjRWxZOh4MI+BGYl8jgOSVcvwZJlBN/q9YeicSlw",
-	"+P78LavSY9D8Sfeov8jjuJFB6ZVAptaGnPHNFsRsmVVKxYw1HspJuefd9xLbaUeyZg6tCXarqTwCYQ4i",
-	"nrEaHvl2zgQBhk1khV2mTCVSKEbuqaNVc5OQhKVKimNyrz8HkjDfO8FSNc2J4Uj8mZhBj6WMGRXeqJ8z",
-	"Fo3p5PYVU4rOmNmRZ0Ao67YDtKw5vWP6HjRtkAU20pLeGvdkum5MO++Pnek1o+lkvvYu49lc01nMqMqI",
-	"FGx1hrh/GfuQkYkUGeXCXHXwUxeuOC6KS07lYxzQUACntGzKtqc/W8M1puWxN1+GrW9Duxo3dKZW1+KK",
-	"JbiDTgnvk9q9r12kjM4IXUgxgynGXOmWpGBAsOxDEsuIWRlm3WxhbP5cecYWamsJINCvn+On8LZ5TtOU",
-	"LvVjlS1j6Femi06xQjxV2bnl9lud66n+lKTsjrN7e+/AGXeXx07neloeUavzfR69gOOT3syp2CzA8Yhw",
-	"BbfiJIuXZIbf6h0XFVFu0yHmpY7bKYkHtUqinchLptROs4j19b/TFFyXjzH+FowHRh+xCV/QWM8CLjLD",
-	"kLI50w/5jGeKdJOUTfkHFLuOSXj4NMR/M0UOnwbk8OmB/r8ff1ozuRpm4msKWkf4eBgc/vJpnWpwLpI8",
-	"e6V7voE3qpP71djcuH7PWk8yEsLfWsEK9VZpAZGmLMKZ4sPf9bthn5xfk31yfj26uLw5gqagkSeW1VoZ",
-	"bij0tzLPiF6fP3OZMRUQKpbGCuMMN9DXJCO/XV9e9HTn+/r/tAAH+km8RNVF66ylgQzF6eXFzcn5hR6P",
-	"/WfDqCLJdLvwH92yuSNKDa7eEkPhrole30x5NHj1+uaf2IVWDAn7wFWmwNykJ4rTMhPQEmNAwmFn2AkD",
-	"Ev7xDhXqj5/C43LXXA0FnwmZsqhPzlBx1gsNTKnyJpnxOyaa7yZepoA6wfb8uhN0cD6doGPXzvuneeJP",
-	"eZ3ke26JZ5Xe9K7iQnGRSU8VgGEG5D7lWcaEFkd4xMg4pROmjmCN9FxBYJQyC0j4kfbH/YPiZ1xpFCqH",
-	"gsVswURGDpy5UN8mJBw7fV+O37NJRkIa9skbVUfbaDMsr194TGisb1OeDYViMZtkyjIHBrJUiQ765AT/",
-	"tFZvTQaluREq1D1LFfnp4GDDJr5Gw0OtbPGzvjg99jAcfvzjXx8/vfthONzMH9pyPrNHVMHhhKMUbClf",
-	"bTAncG84jyBFnbvNXJ0c/FzhbBs4YVcxtkIQvWNijiqZyrTEFjbsJw5s7TSbJvaKZTSiGW27cwvz/mfd",
-	"vEV5UI+wfxcye5gAfHF5MbAH3gi6GZ2pBltXr6UALMyw/jLZV0/1fGp1hLay70a1qU/eOqkXtPixYiIL",
-	"iJBaFQZxjUvRtP2yPKhW4u8Vi+mYxa31cvM2oTN9XaOVgRp5Hp7tJLinbhQtB41mgRZilbMgFPzE/tQk",
-	"XNnnreSroXACFnl0+WooVgbzCCJWucmhWMNvHlHKGgojZpW71980C1qr726QtdIVyvgS4taVR1FbSFx2",
-	"sI8hdA0FuMN2FboqCw1y18pahsdDYWUv8uVEL/+8Prb0ZXeu7TVebNljXOPgMCj0Mlpwq5LTYOPKPN59",
-	"f+XTQXuRbSOXRcFtlaLKsttQtBPeStS6m/x2BbanumtvVbI5JlTTgLMfAG/imftb83gj28D8NZe+uhqc",
-	"3ugrXE/H/Hlkzz65p2ooUjMEu4w0s6awPnx1Nfj9fPB2cFZ8NqcKRQH9IS5PC2HJ9lMvLVmeaMbYCTre",
-	"iM1fdiQ1PLCtwGTXG528X+mq1684NQsekPs5zcC7B1ee+erLbMMjbMH1RKZsK2PnQkYs1rxtyiMmJoyE",
-	"SrcR1ppAfXshekILvgafGaZmDPzNp1tVx1k54C5epsasKPLFuGRVhEm3N4y2mjGYSx93urV21K3nCtFe",
-	"52JbbQ2njrFiEBgoWEVlgwPW1juh7DDWEvr16a+DszcvB2dazroYvb66fHE1uNZC2PWb69eDizN48vzk",
-	"HF85Pbk4HeA/B/94fX6FP16+ev1ycPOwU2FGe0rFhMWfa+mOURPKhY2tMd8wRSZUkDEbigkMQIvBb50e",
-	"QTS3KX2mmVLXrV1AvKULiFu5gOj/nl+86CGHszwTLHOojkxh9jBo13NbVvaYO2wG+oAdbG+gsAsb5ord",
-	"0NmLVOaJCklXpkYM9n//OwY29BquIX0znLx8iXJ3G8sG9F7pAoMqGJ3MCw2Kkpl+CGSk21NMzyBj0VCM",
-	"l1r2WlBFuqF+9ncajIf5wcHTv8FfEz1YEa0ZMI1joE1oWE7LxgjstksFubwCjeLk4mwPflRHBAT8sEvJ",
-	"ycUZGff0K5Ow15pispbWms9krrlJc5Vtf/+Fmf5utOOlBx9vdxdkteN8yJ1QzLz9Jdg87Y033+qcSesp",
-	"P8od+MY7XmtNWnDo4BSF/tmD87XnzlzlLKIaAx/1CnMFMIom05Z/3uvDMdFUVmft+pWrTKbLtWGk5p1N",
-	"caQBav9pxFJ9qYhMkXt9pDG0mUUYrPV4AaVNoaO/yfHmqF645ChJpFGcjbO4KQL0vRw/dtz1b3K8dtV/",
-	"k+OVFT9aG7kblEKr9TMb82f+LtIDzMEDm5l/FO1pQ5lDd1qY3fJYi60LRmLNzrkgjMM1H/GUodG4WQB9",
-	"QKiwF8cddPwZ+ckHMPpO0PHmUk8clwlLqR5siwD9PL4l0r7vBYC732wMOCVPD56uDyH2v3lg4PelPmGN",
-	"ZKNpqtiSgIRUTTyKgTOovwj75IYzzMEZp/KWCTJeQtSGKDItiq1t8gfgWBp2lqqJt7X4l+67fmte0xlr",
-	"mJR+RJARBxiQwcVMixYHBYs8aBpjQmesfoAHG+NGrvm/m8YEIgJJWEp0BwE51OdUyxfFkA4bx6T4vxvG",
-	"dHgQeDeSFVfWMZIbOqsn5RsUw4yt0I6PTOY0pRMtmQdwe4LacD/nGSMqoRMGviC4pGp9ZzXEndFZ29D4",
-	"GneZH/Dyr+DdD3/8KxgO1Tv4d71h9Y1iaXNygH1qz/G9TG9RjiqEZt9mWnF4lqeWm8Zaz+/nFobQtzAi",
-	"uLA3syEz/EJKgEt2RgX/Ny0dzfLA8bMRfPbYV5c3/rVX2PPS9eVPRHnig54Qzo5HAanJaktlzDCKhkbR",
-	"58hh0x1ogcK0Xs+ecNKt96tLiaaduh0jdIL8S0uD+Hpv/S5+lv3beuuqm2ZmWtk1e2I+787557LN7v0D",
-	"JlQjr1/CP2hsZK0FVbdo0LDWi5LzYSyjZWCvyGlM1e1eylT2gYBSeFQj3Wu9HVRdbF+PWevWPApgkXoB",
-	"2gUEA/Ved690+8Z71Q0/8ijQipP+L4o7nz6FvWMS/hA6BxmacKCDoQB5JGZ3LDZWJD1U3VeEb+CVn7Is",
-	"TwWLAhDV7RO4+GH9yYKmt0qTqCW7Y5KLWyHvBc5hKCB71/pVrd1DtzBnNIKAVYjRjnHVtAhpO/UERXy3",
-	"IIN/7JmNakqtqnW5fAqcwwa2+BmNrtifOVPgBphIkTEB/6RJEvMJnML990qCplr0879TNu0cdf7XfpEF",
-	"vY9P1f4gTaXzXWGXq7dtip2Cx1nc0ZhHmiSceUifBJAs9XpMKY/ReMcjI2GGExmxkITFbyN8S5+liGWU",
-	"xyocihj84uHHWE4CslCzgOj1+BQSsHj0AtuNHc2ECn3PjxmZ0DTlLCKgSSuimADnglZtZTrmUcTEl12w",
-	"CY1jlj5RRB/iIpCAxpgnzlUhgPf1MC9k9lzmIvpyozxJEhjSVHdLujwrRgk+aL3YYxZLMVOaXVJj+/T5",
-	"fc8O/VwrLwsmTI7Kl5nAhcwILzomS5Yd49Iqlt6x1HnIfz44RF6kqZCEQmYj77uQ5CLjMeGaumFCbwTN",
-	"s7lM+b+/5HRecaW4mAVkQWN97wEL+5BoDqW3ImV38pZFZJKyiImM01iRrjmL5OT1ObllSwh7mkwgIl0r",
-	"Pj0zHfYhgeQfGMOXm1HRMWH6XdL9+eAATzEVngLq75mjwSSVdzxi+pvD1T3TM/tkOanFcHjFspRPVL2+",
-	"EDEFS7nAl0C7FbBwVETodKCZZioLRlWeWu+Dfg/MXfgdvAx3ir7uk1RPIuPImw2Iw3oICf3ZBk0YlhHl",
-	"ofUbcIavnSSJnfmnoIOzWB3Fy9rZaS2vOrOASDg9cYxgFsXgSXchIfdkwoRrSu/IUNxzoWyOkTVPrxv7",
-	"K/w4xZHXOSzsSLXk02CMnDPiDwgHCgGjbmQKUmMyessEEB4Ye8Csr/kZRJ5R5ValtDt+3pf+jI5jZ6df",
-	"lcMKIfaPAs7DbqTblkKEw2CiDkJG1OBjCL34gaZRCyTikay8Fy4pvKoy7UCUpFsGMuk5jAquKiM4xhWc",
-	"4hnWrxQGbP1pHX1vWLwABoliUlM+PAqusbx3m9hv07Bnb2smIZgEdUmgjTRQd0yL9lb0jJSxPQwmLH5v",
-	"Nej12wXIIRYLJCiQQfRaAzbIgi3GLFVznvjgIBt5zns5HmkxfOPJ/U2O1anMRfYaHcDMfp1l8UixiRR1",
-	"2oi1HOm11OJEzO+YN6UnGAwHGohpg0xTuSAqHy/0xSjFkfHNeQ7dMegAgozZRILkbtzbfXKhiXTBqDBB",
-	"dphYjtcpyQX4YqDpLHNxfN74Q2NNpFHMBaTnNG+c0z+tqN9MwzDVft3q+4d4w3ktKdxwLuS9UH7rG/da",
-	"s490Qzeg49/Ppcu3dcTHMwUMKO1VOCoMBr8D9Woh7yrHqS1DUCzLuJhtpMWTJLm2r35yVvMWH+GL+pM8",
-	"Yeko09ppjdwgkz1QOAm8UKZXzY2OSZIyBXcP2BqBjvT/X+tmb/RH6Kfut70X3Yd1V6LnMdjMzsCZMZlT",
-	"MWvP0yr3GGxWlTRXAZLcbrUBqindewb7w/Nd1AYjxEtz9+m5YasYZmZ6sFdlZOnQPoHYUi5ypqxpY0wn",
-	"t7MUVB6Qctx+DgUwiu7Tg6e9wLyaTeaEF7AFrOAY8K4VHHmTZyWSWsDgJs6tejEnLQgVb8dk01ktlqHV",
-	"+bdAKnVQSGbOECtOTMj1ysy7aEPSDxeG6g2WStgzEoIU4D06QO9Rq4uv5Erawn8VvhjckP27w30tru5/",
-	"xPX6tO/eUPsf/aY/NY0RdmlLXrUi+RmbtN5eb6Erk2s4DqexFKzJkqe8MzCRybJPBoV1DOKnjMHvGGPf",
-	"JzLhrEjvtZZMtSojArZFxEZGCk5HEMM3y3G8JYMlrkF5eKcyWRq8AfyelL5H/BJ9afhiuRcCoNv0LkXn",
-	"xA+8gYFI024k1qQL7KBkmbdLwVOwyijSff7m5cvR6eXrf8Lb1/+8Hp2cvTq/AG6+1QgzF0fVZqHwAsno",
-	"TG8KFxy2t013mwUMpAzX0pwRJfN0wp4osG6SqYxjeY+yU0i6+vUe3E5lU2TV1bP57G4SYG5oOmNZWXrR",
-	"WsTl1YuTi/P/Prk5v7wYXb69GJzVbEgR6Q5GqHuOMSNbyxUo+DgT++pJ08/R8f1q8OrZ4MofUcXxka1O",
-	"qHdsTxnuBdgAK4sLfrTNTKWOPfi4XuvuSXQks8jghdUphZtulLY3SSsFy8CW3RubOzgE2mtZbEF5TWzp",
-	"SRSlCL3ASMzFLbnncUzGjLC9BRqgM1lSFl1v2GALaikA7Vqg6DVcQvhY7X90jX0K2ylkDput/ryDn4bH",
-	"DOcN+aKVMWidzDkPRnqN9j/aRj9pVXHCyPWb09PB4GyAYKCrYzCDrIHD0qxEPwxIOFF3qDC9V1LEIelC",
-	"cs9LLozuaf1bE3XXCTrwUm3Iajvx3cADGgm+cv/6GITuLnaCqgd3Z2ZWouCGWxnysBscif6lnFldiXRf",
-	"X17fQEQKyt+k+/rk5vTXXp9cCqKfGRcwuo5w9KT708FBwd4gGnUobGSTu711LyenN+e/D7Ax3a7vJvMF",
-	"AeChLovUeMKswoIjOx6K0JtWGJAQLUYmj62i14fgWSHUBE3RlJFJzGhqPV+72J4aTU1HxqRUVrt8foum",
-	"ZEThnbh36zwVgYn8MjbeO5YqfQEhYAuPSNekB3lOKzBZaznlxKWh8iiwYwJdt+wwMejAKzr6gi7hJcUg",
-	"L7lpIMaWH/iJffrO1iqE3RRj2HhE61vQ+bA3k3suJBTf7V+Yf/whEyZ05/oF1X/z5vzsnf/NHl/YnCTw",
-	"7x91Zjyb5+P+RC72JU343kRGbMbEvhvGJ/9zdcuTPUuve4nkImMpjnRnA9uKU/VhK4CvfcFZ72xLE+ze",
-	"WNH+duCsaJkkP/7tZxLRpfJst0KiMWxpFgyDKn48/PnHv5Ujs/52sNHwtWkBuci+4Oq1ssEFJBf8z5zB",
-	"8TGWgdKZBWaMxgSKjrRNEvLKbZayNBejwlo5eu/EtnLwciUiEDi65tomgIJaI47jAkdmZGnOPMZYTnSx",
-	"wRCF4m50ecHuhwJY2KpFxBo0QB3WPOnpwdNKqDbpVvvBvwzmHE/RgYDXwaoC86UMe5+arnK8XQb1MuVb",
-	"TMWW+paLPOnuiSKRkb1B1lyVqFsIqaUWIDNAX6WZNOn6uksYlkls6TrBIJszEZCydOAUDcyhcdEG1HTo",
-	"7GD4BOPztfbSJ+dGk7I3R9FzWLGAtBSUG9b6Nzm2zmH1kosaoI8TouYyzfY0/zLLkslinQrAYy23ra65",
-	"cWKPsloQi1cs4hTiR+y5160EJNRXxr4TWavu7zisFYTRc6DW6zlvrl4SlclEgd1B39vdw5/Jgos8Y8pH",
-	"FS0CqtupQBtUAW9+tYNX/N9sNF5mrOYuueb/LjUAIVr61dLobPjdZhdInsZ1ncwEi2B9/A32VBjgc0lM",
-	"uSAvBjeBI04v2qEs26R8o/Xak/b1qEqb2CDqv6RjFnMx0xq28alf3rH0htetvX2Z/JnTmGdLcKZHdPk5",
-	"9e1xPrllWV20n2AEH9phBETGkZYxAWCmtQPCzspM/xm0WeeMYKJmRoMC5Rf8Dzik9pQOd/kdraEhvGrR",
-	"vmEm2pWCkTc3p3q2JUUzossmBbMuf/7aR/RFOJ7txt1kBHazsV3jqhXb2IIMNe21oEGQBbXCKZWjANIN",
-	"c8GzkCi61FcCN9Hg3z5x6sX4Tpmtxq0poCaVQHBoN8xkRmNQ++9YSmcWv2ahb08wBzjNvwskZkIK4O7U",
-	"zJlnCszIKsNHpdlaDQasLPrV+hDmTWcHprDjEXqdyglT6pWM6hLUf5X3ZEpTQxXmKDmLjglKgOzfiVyw",
-	"z3l26D3lWtwdwTBqk+YUMe+g/o8DRpuDkBB5O5dxVH9xr17UY+Z6q0Nygf7mLDaA4caRIiomhubm1zds",
-	"nrZsK2HpRAt6jW2G5kmImQfmfTpjBYmD9hWS7oETjVODuSVYr6QEHx4crE2XLcaTNuLghPZR/YjccB9l",
-	"OM3DeGkA595jIRB8reWiF6vWsIdePBLSIMNAVf1fFhFK5vmCCtzqln0a111NmlwqZ6DX6OvD0OL9XFo6",
-	"Ctzk9ADgFGCwUIDxgfCa2vKuwVwSj4/ACFbvmyYG5i3gyvGuHr/ivAQ+1k2V8GtIr1i0DYxQX5kv2bTm",
-	"LhiojC9o5tQA4PNmFzPp2AxDMlIZj2PLiWo44iTjd2zUuJNvjXfW270yksJ7OfZJyxgp4Mr+D7Bi9WtJ",
-	"5xE5MV6E1vw2Sliqd7FOw7Tk7QQwTZ4wARta4o37uCH21OOFDepVcdQ1meab/W12Q+8NYmK+ncPNfB6N",
-	"TFIyl6K2w9AbTkiSOFckLD626xezaRbWe+K2iLD1h+W3XMt7F5QLfbyQ5+sOlBNwqvsakojf8ch4xMvk",
-	"G/p7xr18k6FwoyFdQBWDAGTDZ9C+ik25NLh1IYQ+L/fHvoUY0IW7GnrOeq3YbRPfqgwhqB7pMhU2cJ1r",
-	"z863wsq1QAZpgiIqzo+1DBbiV58YF5veZ8jsARHbJv/cMpYYk2MBsVRhRnkmLREzkzxff2wUywITX7oZ",
-	"zMrxKw/xX93yBO18eO2pjCUOzxtcM+i6KfLVMToVXXe635kEkKFU5rN5tSFDgBh0CPKoFAxJqgnkYz2p",
-	"bbLZT2NJsx+fflFfD6zLKEm5THm2LFnKf16xkpu39BLjtVQK5gViEYx0D0ks75nKAnJ4QOZ8Nmcq8wJ7",
-	"fq6IWusTTM0trY8GE3p+0caQn7dzBp7D99Vzi5uLcN001XfvlKWFlR61DxvK5FMFHnfQtfpD8dbDC1b5",
-	"ZF50ZJ2E7EPGUkFj01glyqjBTO/mGcvJ7chYMEuT/fEgqNGlYqmPNZAz+E2aRk5URpcA4srSO4M9rsm7",
-	"OsYfD8ob9NNPG7doQT+M0lys4aF6oAsqDGyPJ2ss6NJVHdLnjH1gkxzcQbmIIKp5CRWiNDtowBED4BEH",
-	"0QUBhoWf1rRrkX8Kkh2zpQQwYNw5A+sF/BGU3sCSLrGnYyjQGmA8NsKYUwBa1cweiuIY78wK81EsA393",
-	"zBc865Nrz6sfYCbcUJQ8+yXkhhXwhm/KQ4iy8yh1NcEK0IyK9WWOJ9MJqshpqL5PkGZNFZ5uUlxqKtOS",
-	"18uTZ4OXgzOTWmil9V4F1KM9QFPtHeucYitGoywv3aMYMHIEuYGJxR3WpJPmmDmw6JPXJ2+uB2eVd8Z5",
-	"ZsvECOCn2Zwt4fAOhaVSmRJ3Fnpmwl5MB/aNmOfHxXUPt50UfXJydfrr+e+655TRaE+KeHnsPNmYi52y",
-	"aa4wQuaXnh33KomfiKVFE0RcQE3lePDAqXpMaDqZ8zuIyQZ9mKWKa0JEJDZjtMIBd4IOrkgn6Ngh1lru",
-	"TpLkhs7qnFsuvhMKVNnN+JzBeDLG9M5KuABXSUyXBB4HJPxfaTqbjcfh42VQ6ZlqXcPM9pEyqN7aaBrd",
-	"PEhLrUb8Xo5HE5mLmgFfwIFaTTuC9PElNzXFMjprayOp23gfnKbWHdcqi8Mu6SNkcRQWCUCzKdZn63SN",
-	"GzprCIY7hRFiorge+7ENN3Oy+4q4HhjgLX3LGCZU4+J9MEV7IDz/64+DvV/o3vRk7/m7j3+rwTb/6kKB",
-	"djgfVWD3byr46VMj3b3kdUnNl4IBSFXJZp/RWV2Sg7X51Z5WIwdyBc21thEa5l/jgwJsrtreYLwY46fv",
-	"tIO9MVVaNKjlMACn1dyMfkz03dhvtuGuZYN65gATZZmf0a4DDLjXvyZ0Zix925oUcAntMAKHV6bn1MBh",
-	"1BUgqWzY6STZboOLNPYdNvjb3V2Y9lezu345/tpYoAzCksa2GH83ZVolFhPWM0ibRQL8znnuRXa7abJA",
-	"OHm8fAfT9E455baD8XIz/lttiq7pvOtCPfEHTQgRMxnTRC1Vxha9R0hHx9Zbyku8XnhAgCGz2WgT8Si+",
-	"oKAG1+j1XKbG9loe1XEhfYABzSBN21J5kLkF7hEDV91qOWxGRf00TPnUAldL7wAWXQtr54TZWSMDw7oB",
-	"17VCXLCj01Qu6q3r7YO2bATdOk7oH18oDtRWkvUG/FgpyQ5fI8MqRUhX3t5sJ9n6U2uQb0+qBLrvdjih",
-	"PPUSO3Tr5XSNy7cXgysMqwAiDfWPsFtFBochkaEoVQ8KIVKQTjDM1zBIrfMa3Afsy2/Zk7LN6yhsmwNg",
-	"jkNdskb7sxkQiuV7TD0kNacJxG/eMrT92YKY2xxih1YHIaFoHt1LGY005dYdbtLVR4t9AGuMCXVVUF1p",
-	"IrViXxuy/RlPd5tVsd99Tk7A9R25rGUEW1jsdmYK1eNaPZmbzt9mOd8JCBHNqL3dthIH7Y24k0RYEmO+",
-	"WdGwEAq+QumwvirhZcpnXJgwuxoa6COjPbLIYRYeRgt+kDdmE8ggx7dLYyXLshHgzdChcFDc+qT1bGWj",
-	"I/+lIt4ED7ZhDCwqjjh5cfnybPT28uq/nr+8fAujivKJQW0iMxlHQ+GLuOBxSHNh/I8yz5Ic8BYB+ZtF",
-	"WP0QuinbK2HWrspRJ+iUOq61WT7L41uHuVF32fkoGQ5nAYIaSo6Tz2/SbIFU0YTO0b0aXL25GP12+ewa",
-	"8/k/A3RUsThfTti3yd08K+B3jK/PwAC2mh+zWIDVqS0rM0Ogzu0Wz+U8Na4ez4h9afeQkA1ASQXAZgtK",
-	"My6cujC6gm2acFARxSwiSpIpTVuqPmbX1i6I3Vnj3dh9XVSDZ+j/92bwZnAWkKs3FxfnFy8CdB26HHC9",
-	"xVg0inRDoA8XOr48Nk6jWMtky2INMrokSpaifrEXzZGwGyhaZLooylLV1izadG2ZAsk+eaK0F6BXFmB8",
-	"H6gEVQzbUDsLuUgXiz31AnI2eDm4GZhfIwbhJXpsEBft8Z1uAVhUMCh9scLL/qJ5/XSCjtc+cHbb4Ob4",
-	"6XLmu9GPXAJ8QeQbE99PXejLQGTpsl4WWYmSkVOIu3Aok1pW1cwJCjbXw2YWX9eE2FXbnxoEYANUeQDQ",
-	"/1u4UoOOuUNrTyGEarjmn9jYHigprEyyJAoexyXYs+J3UuSR58yENazhmF7IxWa531/UXUQyV+rFW/H1",
-	"O6+uGtWh1yzdQ8CBojXlaSgFpqZBEwVRTbHPikZiutjQmjeQFiAcDeDqUMiXLQyAqpmpo/BWmgREt3mL",
-	"3T602JunG2LtTsIRx5DbWpTRKxlDvuuMQ9SLiaxe46wGSPqN0K76rOmmV2YAn28aKZRf2GK4poDElx/0",
-	"Kv5uPZNEfF3EC/KAh48rYLzwiGcK7faArVEtFlzjIl2s69r0eUxohpHwmg/XYf5W0Uf65EQQtkgyrBNr",
-	"wBxNuOJQYLtbwP2apSrQfjeUomvpI8cVhWJcYFtULCNdp2JjLIlFjuLCKriq11q00tLOpYiX7dDf7F6s",
-	"IRazArUMxSBKFXcHtftkAl+t1an+InU1jcolJk5uRi8HJ9c3nWDNhVeBhVZzmccRGbMi1rVUaMmSU4hD",
-	"Dn1Jxuvv5Gb06vL6plbWg0l4qL92uB8/rQy0KAJf6HreSvhoXFzphQvKpdINIF4xA1P/HWo4DIVT2W2g",
-	"246F0QOz/25S6/mNfvVCvwmBJHr0684wboyr0IE9AeoD9+2sXsjYKmGOTDa06a2OSgHT/QwKMjQEHNwz",
-	"kZH7VNYlf0ygkuWKEEcncy5YYc3VrwXEN98CvjsUIgiDhioRuQfKr/+e2roOYTAUoRZCYj6BYnAJXS4w",
-	"RwYXQP8GQQaCxpj0X0WTXxuc70crQaEKkFni+HLaOfpjA1SykgLrrH96VyXqwYcspYBPCkXwqVii+djU",
-	"434uUx+MSK9DnkLdlNXV6cHNp1kn1GOpqZ+BG6yOSBjLCcSw3yPUxZwZaH6uygb18I8hFrIZdgIyBLvd",
-	"sPPOFNb7Y9gZy8g8AhOvftYLSLhQsxBKfYNBBMjEd1Xo/m45ZuKakgClThdYAwG2VPMT3E44gPqfRsjH",
-	"2qlw3pSqNbf+WnYfeA91z/dlOrbAsWkdesLKQcIeG89Os8T8TEYQro4R/zj71GL2gR0aiHRKJzWJps5a",
-	"s7Eggzm8ZtxM1UvDb16enxXc1Jh99VaoPAHIDb0mERvnsxngWIC1FABLDAMK/7FnCtHsnZ+FpjJOG4dy",
-	"FbANJla7nA3V7k8cLAgaBNxtgCGtWoBKTLLeN458+CDzYNH9w8yELdEXuXpM4MX1tkmLCrODYbIVjksB",
-	"qzhmFsacdDGLz8C4oO2Si1lvdyvdA1FdvpCN9ctCQLbB2mxdzmBjFDAmy6Q8y5hAQHHLOcj9XM/PWDBJ",
-	"1yFsj2VuK8tjImEvgEopOMIFmCGHwtk7nZ1It4aGUVvMfBrri03c6NVXoSs8voTMGaJ0HzQmp9e/k1Te",
-	"q2P0bOdCa5BiwipQTe3NnBh52aAvwo1flPVSVSZmmYvWRwMyXiKmcNdWlEN1MmYGgVL16h3du8ARmYXE",
-	"9AK3vDuaev8iY/zOqKaPB2eK3WwRTGvwa7fyr5tvdvOvm2v/m/Wsm8n/JU70EhGtzwvCYR6RTS6hrjuJ",
-	"JqfGoneZsucVf9FQWIdR75iYaizomiku1qI2iLlMw+JWDsu+7XaupKBjeqq9Up4zFo3p5PZVk7JwQqbm",
-	"FWLEexMoJZAp1+YVz+sElKpQhu89SP5qdFf48Uh3LI34JDNFGxziv5lNGwnJc0S0EmztQu3k9rbL7aHm",
-	"lyQLuxsQnV4/J9LVN+WYoY2yV+Iuq27FCiPZ5GaBHlr6dVuFa7Vsq1GdvfEmjuYCn6IK6qURQ7xnG9oP",
-	"NkRDHdvrZnDbOK9Redc23jR2F2/o7LReDivn4UIKFvoJvf1fPXu7pHcZ6uFqpe02nvs5rYMNCN1AyggS",
-	"usOR7nBk+wq38k825pRVh75+71ZzvXAetVtVdUStesHLPj69S5us0UxkKWdNLpHVMoKRgS52puUF/TAy",
-	"jbQvn1T1Wtec/qrhea2l2fiZS+bkfr3pl4rRWlc2o6LkKYeCZKBIlLzlZSflSoUtDyeqFWJMNk+Zmss4",
-	"WrepkNWeauXmjiFO4KoX3LhZ7JXDHbwsH6cFGLsez1CM2VSmDGyapycvz59dndwMWgGgrCB4uq0KHEHV",
-	"UfBvdfg8J3Y9P3+YGlUKIE5HmWxdtl9vio28tGESNj16O6NGc5DcDbb9RLliVlsGwdlQyPXSgB7+mE30",
-	"HE8vX71+ObjRIuWDEX/Wyj4GQL8iApX0bSEz8j6PZmvBlbaVfAAihnroDVsAK0U8q4svu0lzhucbkOIU",
-	"RDXZgFLf31VfFGiDtUwPGAXlz2Aq042bFwmfehjkj7D9TuAwoo9aR99VEV7tiDBa1RbqLpD14qupyuXd",
-	"1kaGlcWSdaGksNaLthRdYTIjLpqPhqOlrFgbgAoxWBVWV9A07NqpJ6xpLO9HDgRls5hriiJ6uCldM+dw",
-	"nyY8LBwcvRWd6JEqyT6WKL4mG2Ztgks5n/q9kqJ/Re89YjJQIptSpoxs5ZKmLAIJIPxa1gCR5MgwHuG4",
-	"2ZG18TYYLoUgfk3D82eyHetZsIxGtWmiJp4GnqI/ymmGcK7A0W8g9gyS5pYbVMafqt98+05ADkkXAaZ6",
-	"EIl4QLoOZKoeytQBxUCx3Y1hAgVamiu1m7JGHNSVw+8DDCIEizG5UMMUHDrn6ulfnwpVTmgyZqJY3gO7",
-	"ETQ2CQyw7wX4k7vf3O3Z8w27UMwABVwt35Kb+kZt/Ib5y0RNASFmVN3qPoNiGZAliUif2aGwdnUs6NrF",
-	"/1jGo3Ioni9T1YPK2yaVC4mep6ZDRW7Z0qSXUHULNvCAUDUUIb4Q2iFVuKEUhhGulYXbEqoP+7qOhK7g",
-	"vd+R7YNCW4+D96omlrd8hDHaFh0lKLETb9vNbui7ThGqSFg0FZKuTIeCxcrh6PW0zsEhQTIhWGO3RLhW",
-	"8lTVSFvMk2FoYUZQIrRyaCVFExDNUEHS94gZ5Zhl94wJcgAeisPeQ5DzWlv0f5PjosxwvahQHCSLWdFe",
-	"EoC0oCZMQ0+1czWp3FnliqR8Ns/shgZ6sccA+ehQDh1XRSuKkR3mXGUyXcJpHwpl4bH8ZCiwDyi+4DFN",
-	"CTRGIK7H3gul824wNcmYFTClD9uaVnGDmr4eLxW56pVZYfFFfrK71wxBbJem/Jscn0ICAqutkqzy2CBk",
-	"YpqCjTioCdNqbKXiGrUvEqPQF7WBusbnGUICIcPK808PDjRNwb+e9toaPbGBdWOpVhwCkjbfWb9ChqDC",
-	"ToBCjFCapvyuNeR16/rDRXZctRTx04OnNclmD6spbFcoKDauiTykblemNKtTCNEeMqfCADu7AGrf8lBj",
-	"JXkE20a3KEUU2PL74Xs5Po9CuD4j4/52gPNYwm8oSui5dU7+FlwYhFs5uR210mgRkxK3M6aJQsVWWBxs",
-	"vpPm7zB115G5LJBCPVDKGrDfHZM/OmU71eqi+ONsoLAzyHXawH8wIaqZ/0RNjVTYj3nvL+Y+/3ezHLtX",
-	"DfRgzSVNNVKtFcT6Uo/LYO+whyjSQkyvb1kxwBZGbkAnChevPUo6XI0/brCKnFYcpV2bwa3FEcYi1Ccw",
-	"g3pwpdfx1cnFyYvBFRQKb2c93MqrWQ57hTDUkeYgEOWKQbAjsH6HvQBkWXDr3c95xohKTIioExb98tKr",
-	"lQmLCPbh8LrWd+FyMX6uScVo9EoWBTg9l2k5fH7bOuKf1lPZDQU1eMPqAggoVxmffKEk9VWX37a+ydKh",
-	"qJoy24NRbkpU842SpjQGAKvuZiJ1nt3WeWs1C2XG3cBefkWFY0OsktGhjHayXajSHRO7RioV42v0NX4j",
-	"IUuwCH9JxFJ1DWs3GsZHuNi803SStYnL8cyXEwonoAqmUICkke1jdtaFFc5pkrAtMXKLrJMo4giT5F+D",
-	"dbjzA71keyphEz7lE/AmVwGKVvCT4GKiUYR2XIyGZXdc5oWdb12Af7GpsF8N6UN2/kclE+Xp1eDkZnB2",
-	"DBYhg+EsU7ICq20U9uNCd8mkvCU8G4ruyfX1+YuLwRmEpcUMrUtaxEUxnnSvBi8HJ9eDs95xYYc0ON0B",
-	"uRpYyG6ZksHZ+c3gDBqwMz8mdCiMoSO1koJ+5bjgqnomsH7HuJbgMHcLamLeygFuZuKdoHN9c3Lz5np0",
-	"+uvJxQv44fXV5eng+vr84sVIPxt4j+xUARsAJ9UJOmYC+KP7N87F4cNg3NxgcPbs5PS/RidnGEh3c/Li",
-	"uvzH1eDVZRPk9TSVi1ETxsRrSzNrtrFbniwIek3TRdn2EZAKkYt0uZikjMJgICN0IlNQVWVqE1i+cNRX",
-	"JhvX8oLdf/FlXBsDBkoiHu8Gbn4eqc3RxfrY8y1Bu8w3zVd1m6X+Jq9nRFNoBdRFBh/oJPOM5UZLVSzW",
-	"LH/sAPJpLAUbii4WDNLyJ43jXoDwVhAxpj+7ZUlGJnmamvsXw5WylApFJxjzY3LnsDuYrnHOxEac7Q8F",
-	"5DugdcMOiDsnDnRGwheDG7J/d7hPk0Ttf0SJ8dO+nvq+CbK7ZSxRxeWsr3PTWjAUNmrMK3wv44h04Vuo",
-	"NUQWPI61woxFy6UNvoIx30O684LeMrOSRBVVzL+ADNSIOglYf9KYnPokzLJ45Cpygn4cMRrFXLAQEAPY",
-	"h0mcK37HvAr2Y6k1jJRhGEJNBdjm+KHTmGs5YjKXSosvEWItWAAb4heXn2EyuckFMSCr0PJ5FFbBGA+3",
-	"1gy1gIMTreG6UNUdyLsIXoNsmlxlZMxIEZRiwtameZanzItQt8AHD8CiahUxUBXCEqpUteoPeLioAvFj",
-	"1zCDZg+61trLQJWZ9CEmYOGgxgYgcSPwHFekqxhNJ3PIp8XNtX1cw4PwcZ3tr1u42F0RfG/xQltHrF8t",
-	"KBVuWeupwWXnsOJtJA9wXIzKrjPU6F/JRC4WtLeTzeZff/wrePfDH/8KhkP1Dv79v9fbcGrxNDy+UTMn",
-	"vgBYlVjzDS4cB4XLAM64UlyK2uXWooHPlEqL/OPhzz/+rVws6G8HmxO0ajFEGzinzbdu5KC1oSklANeG",
-	"JI/18Q+FV7wZ9tX3n5oU5a3PSBWLZh2O6m9yfD2RKRt84Cqrj0K2mB8m7L6wjwFwFV0F9AIX7uc0njE9",
-	"WLU2KHJNeVActfFa18WxNJmiTLdNy7g5hcqUl+VpihLYarxH3xbyskWV9AXku3MmNKETKGKXElMguz8U",
-	"rpjSEfkzZzneDpCNCOF0tbFyRbuZ1BeeIfpe369NduTiJ4aiCEpJc6H6xJUsO2qsUtctCmTbwle9fhHv",
-	"e+RuWWPS9IBVTPzpkUkntV1jAvcq1qBuFuDw9CeFD3pJKKS59+21faQXfSisYABWC5+VmcvVuI/8bGhy",
-	"o2VYsKWoI1dvbW+YHxz8yIpyVu4Xv8Ib/DQxT/xib/ZltyTHXksyJWvetNG/qz7G41Lfrldc0GM4x3Jq",
-	"ZxCQ+qp0QV3fZoXB3oHr2fejt03I8FC4F7VQYAUmLU5CSFbZnOG67wQdr39I2zMD6AQdM1o/gc924uXy",
-	"BR03mlorhD6mdpXq/JEGWUOfF3P6gHkU99lfg1t7A948g12rmMg+AyytNavZiW8Rot426BvgEfDtxw/8",
-	"3ibuuBJjZ9O2rZ4IMtrGKOTPEGtsSti1h4fdLqSsXSzShhy93+T4plnKzSShEdw+znqJIqHW/VYPT3OI",
-	"G3o8v05BecGF/XODF2udn+otz+Yt8ozx4GRz6/sGmaGauLC6stVEiB1yGNpGytRGjaz037AKCtyBr1la",
-	"jVpuMG4pZ91KWJ15UzFGKk3VWC9caX0QVhpKZp+8PTm/Ob94Mfr1zauTi5aHMpJ11gZo7+zyYtCylYb0",
-	"HGiGCzK4urq8atlUY+A3NGZs/i3bKpa7obnCktyyRZRWG1oz2CftWvJDm2vasp6M1gb2NgZWNHpGGKqm",
-	"8oVDEdf6ktqppLo1AJqFKa15UKXbYne9+RsaDNbAZPnnbovThldEXWxofTxUObXAANFM5MJcCRjfN5k3",
-	"pKg1R5zChlrpr+WGuqzEpuas3Ni6Pdj69UKPmbJJgjXBylvKVU0DtvJ3u+Gi2tTQFErUrbOcRhbwqKE5",
-	"T4hvy1eYiNYwFRT920pFmhbz5sk6daNte7nSw2tuzyop3wpnKRaovJn+VIstcaTjHciCNP1z1cRoWrn2",
-	"tvbr7R5/892p992p99U69VSNVtDuAAUE8oNBVdA6gg+XURcd+GUOW52S8/38fT9/X+f5c9DLNQCyPtTy",
-	"EaEE5bTAJQzqfxnpNfCxlb3PlJcgWpiRYGpSMIMNXRUDP64krH1cFZY/tjyQBbb0yhlcHym4IX7vXdkj",
-	"5axlAMzetnD5S+MrMIURnuWT2zp8c/sa+TOnMc+WZMpnAHNtQIbAnD+Gj+uCPSd5Sic1zmOXNFBCZrJa",
-	"VeinlAqZAQdAVDp8of+QDMTGHATMw1WFo90mI3gYDG3MCQ0gIlcOBbkWIKBt66Km6YEo8lBgL0jXxZn0",
-	"2utA660X1k9rIjSKTW8xaiGz0fbrrnn0dmu/JvW+NAfItH8cW4fLrd1lXcAYXuvFTLPqjkI95K12tMKh",
-	"sTMkoQZjht2j8o45mvYXuI6nW25xwxdsI0fZipPcsbRWagnhulkBeDO4b2U+UsVbaAXP9TnPW3sI5Iec",
-	"vQWLeJ3Z9RX8DrYm8JRzQcJc8EdZtc9L143S443+GSmpawSiHsaVqIx0jQe/hwOQynjhlQs6g9zFJ8os",
-	"w+aiHeUD5UP54fjqjsgrhJJb1AbgXxaV2RbW8ajPhimgNPUfmszGEJ6NxssQNgkiCBHAWuZZEQ2IUt8t",
-	"WxKuhkKx7BjZrXsBnD16Edwvt2yJRY4Uw2oDhUkEfi7kqUry6ENrfLXAZd8CILBc+6sGKbAF2A22sAlw",
-	"1W0N7ERGb5kg3fvqTrgw791cr143m3lHiVwMkSMtdQ9JdWStM3LLNXQay2l1KSlq6KBM3i5LwKGbjzaT",
-	"kXuX7EpMCUu5jEZtONabm1Myl3kakIhCTNA9Y7f2oVlXt8/jJTKiB+63gvSfUb2yXdWWLal3Vb5Y2MJ+",
-	"bnBtN/iuXiu7WalC5bCDFowKU5jKX43NHBS7Ks+yjsY3cNLmmi6v/BNQxNLV2RU+awydiEaw47WrGtrH",
-	"odHtdbsxf5RQDXs91PdcYfa216ISG2bdbAd843OdtWRkdsUUCFStTV3+HVrTPxzldctdvPDoC94Uzei2",
-	"obI8awg7BYygWd5UBPxXeW/JmXtnH1Qbhcl1WFi9VIu9VktnSTbyD53mJuvrr/qV2l30FmIwePcgcKU0",
-	"F6RLAWBIZTaMstcnbwBgCFYRXhyKIlsB49elGEsKyV+YO5GyKeSCdn86+KXXJ2cm2HlKY1sbbtWx+ZgR",
-	"Y7iMI/2kjrD1z7rRcu17CoFGRtzROzXOuR50KhfFFKBEPAhZpdrwrU/ESnH+mmPBhKbbaOO+lqkJTKTV",
-	"ta4Ho2yoxOokMqVlfU/46tVXCyx6PzYFLvX14hUEdO8PRfjxU1gpctmWPY3AHnZH45G+0lWDZAcIz5S8",
-	"Gpxcv7kaeKgewEOUtQ3P9ZpRsQTxwCKi4bAR7l34t4wzXf3nf/ytkuWwuTTKYnMlU2v5NlF23onsk4G3",
-	"okKuftBdOb80hRKMcPR6W1QUrRRQrOxCcbZH9UUJT2UEgcIJVYhW53MDUH28at3VQR+bY6eVJ64IVyo3",
-	"i8HoZD4U/vsA2tInFwUssXcQhMyIOTj6asDi0VnB8qodN9jO3Y7/cnDwH4e//PL055/+46eDX3453Hb3",
-	"VX0AyfnZy8EREZoa3enpk9OTl6dvXp7cYIS7fZB6VMyVDWGXqS2kQ7oJS2EGYgKrN2ZczIZiQuNJHlMI",
-	"eV4lEmHqTNv7ymSCqxLjBraOzPtqcHL2z6OSJDAU+l16RzksQjlwWc8QwpDdlCBj+uTsn7Wxx61g5soD",
-	"dlCuLoe9BDZgUmtMbgEutW1AM8rKLfIIMoNl2MWZd0x25TYKGq9xSzOtJY03sHQ1B9JsKACTOVoqreGx",
-	"5eBYniXPwH1lsDnRK9MnJyUoFVubYBNyUGsp5QReJF291GD8UZlMzIEF6oYrrLd6cmsvtR0vfe/KxxNQ",
-	"XPqkm7Ik1vefqc1noGh3vuebA2SDTi74nzkzj43nZxc5YOcbv+GGz6RtumKQ2bg6D6r+uyYFr36t2soK",
-	"v+qfHYqpC/pZlRusbKCJUnkvYkcG02V3+aDsGbQv9y/MP/7gIntXchLyha3hqferc9SZ8Wyej/sTudiX",
-	"NOF7+nKeMbHvOv7U3sfYSlQpSOFBJ6MsbRQ7/Z8t9vnTGta4rhx4pSY3XAzG+IVpi5tKsGxWTgpBPElI",
-	"111IpuAHnc1SNoO6h161Ev2qq2Hf28kotpUNd0X3/IJG3fIK15cV53W6Q1ONmBaWXtxtKKy1dZjpgrFM",
-	"jZqqiVsOHEIXIYG3XQ13wgVo9a6MfMVRU1RYN7bQzZB4O9dD39lG67buyIhgizEX1BZ+hlyhO5YqDomU",
-	"SPY2YdymCymSUiw41h+KEyfnG41Mrwa7K5kpQprwEY/CwOWAPlEkyccxZkPa/mQKz12CemgkwYpM35ag",
-	"t7Hc1pMVGgnagss1F6iPmOIFm0KBFi53YFVYExROT6mUkTDK03piKnx+W5iNH6NGfqn00Fo7cmN2leXx",
-	"l/Z2bshRt4XBqbOKuoTfOq2qv5VL7Mww0UySXLE+ATYDuwAoWShHB+vMSLCWaOqzUWtlaVROAbe/LKvr",
-	"c1GWbkPSdcWgsMpkrsxd7Mc3WpnGjKW34/HwqofVmO1RArLw8L58jYBQ+vwaxDl/XbrVwUrBlAdDQdGy",
-	"64FMHJTRD1op4ZuZ3+sSyytEnDqEBrtnpmDY1guJP7SymBeUjspDNWhd/9jqoNyYPsuz/i+OcRE1R8JS",
-	"zRGkszsVA1BnzeZZBBZrTAAeqEqKOouGwsqNvp3bIw4L41DUNTsiEUuh5kHC0j1gGz5+gqu/ptxhGoqy",
-	"Ow1kKzfOsl3CzAtNE9hhrUHiFdOUfCXjmnXTvyJ/MZh5MrX/Mp5/iypg4o4hZMLhd2saL3Lo+ybN7OqI",
-	"pIxGbq2HwhbfxwDmjN4yg3CaGezswJjUVKVi/2oGpEPiPSI0VhJrSgxFpdaXCmz4ljKANRhw4WpHIFx8",
-	"32L5msas5cgMHG/tjM5UoHcfMqWCgsZ0wyV2V8zCWaaA5sqwzPjAFk8ubalZvwKRT//TDLFhb51oVJNT",
-	"aq5ZT2xNC+oG0kooT41dqcLmbG0/fIi0C2JRqSThEzUU7jVNAb+jeqB7AZMaFAqQgk9ojBGyXQOGAm4/",
-	"JVNAvhAmC40qfOk+5eYALjSTt9GcR8TVlcCB30MszXs5NmNlf+Y0VgYV20zH+outYOZ/WX5pKLgilExi",
-	"qkzMEekWAcD2Qkht+G+vT5KUTbiCuOyUTWgcB2R6eEQWdJJKYiLHVNE1tKypFcte0IU056g8DnVslDgc",
-	"ySQo+iF/Jzev97s3r//P89c90j0ohUq58PlJLxgKHJD3wUUvIM8Pyd/J09dX+93X/+eqaOD1/7kifycH",
-	"vT6BTOwROKm91dYN+euGw0SrKax539b14NnyCJ3yckoOyf/7//9/yEt2x4SaZ4wLEnGVgXF3n8RgS7GS",
-	"eizFTK8SpIDjkjsqioaCwqYuwaClqRCD260uukpkhyhr3kvjx9Htql4fKgOKydJCEpmhQrSEZsHGEQgQ",
-	"EJo3GW4B18hEqmxkfIjmO/OXOTEIh5VDJV4T2tYnJ3FMxnlWROhn9xLXrVJ4pswIXPyylufM3kMMpN5T",
-	"fVUfQnaW2ysId7cbACGWpXlCfGUx/FpW4m7YKwD3qucnK2Z8y9ltetnnDGVohW9RDG2n+tO2jzaVznLF",
-	"UgAKtsASVaTgwshWMP/+4xtB0DMNsXKapepdsQkfIKrvZojZUDqyWGdMHNwOqsQigozW4SE7SJ7dgffW",
-	"rl9JbdpIfQ+3O+wWJNaYhHttubMtrkIiKVwprq0KSxsCXrsblsiNr+4BcWUNAFoIAxAQU88/QEXQ1fTX",
-	"9IUZzDWoUMcFZpFLjsIKKXBLTeZ8BV4Zu9OiFvYHQESmr1r4oXefVQMqo7RAu+XCUTZ7dwNuy+W9YOnJ",
-	"JON3jYUKi+vKvFaEp7nIGpmSBRV0hhFYn4uj6xtxZEexnq+7sWI2jplBV8j7LYK3LWj5+j5vPHjzeFm3",
-	"XKLQEB4cJqdvkQ3LaS8a1bgMRQ2lXouFb3L72qHUbEwdqW2EcnkLFRuxfBN3YcBIZh6kS8ITkH4DzfFB",
-	"VKbCQ3vvG4CQIx/IDrjRUHQduplMfUS1EhaeAcLr9T3ckqM6gChQ1roeroFWPsrwMEeVoksGKz5zNaAy",
-	"0nVQAWtHVSD0aWn93tjfbX6oXy1Lebr12VFNocwSGr3R0kxZPq5XkcfxULAPCcTZOA0amnKw9TN6p7fK",
-	"6M99QLE58lDodKs2IW4hsRCnbVIfQ4uAT9AQGvX6CF9z5ApM16HK1XPkYps6Qae8/hUsewdbr4fbCTrQ",
-	"ZS2nLpe6bMgEM+hCFsNRz//qanB6o4d8cXkzsn+6O8ZUGjdThzWEUESzjAF8ZYcJu6y1tbGMll72VsWu",
-	"YzrpBB2vS/OXm3HdFK/zhKU3VN3Wye6ZTPawliYUJi0Vm4Fj0HXqI4ZA6v93Laq/a+4V9uoKdnn91CN8",
-	"qdsningPWkmI9e64C0/8xnqu6FN14M2mOPQq55cI6VjjTk2jovgOrI3XlstER8+BTGQsZ6BnFjUBmrDk",
-	"V4HT1C3RjwJSqvAUx4swICFA/YyQKvTfkPWtGTk8zLJkZFwAYX8jRze+CSNFuLnXMfG3wGfqKMZaBI2w",
-	"nM6o4P+mmIVuS6l6YGX68gBdXL+9f3dYYOkRHjGR8Sk3Jp1VImILyuN68tHNPlGE7elXCI0iq2W20DFS",
-	"lTkH46puYKSAuupVNHb4vxGDt8DTrccSgMaHufGAv4BmwTlPFCj6EyowTK+hcDrcrI2DahQGvKXgkRVA",
-	"9mnCi2VuJXHlRodt7gFLFtsNztZtwUrrSDKNEzAUxY3AYueDB8fNiysPhnEXBJxiFL5I42Zeogx/Q3ya",
-	"aD4qJ0nSfFqe+ASxtsJYFG2yZJjVcpVjPCT49hKvlu2AFh4jlWQ6ZbA6o9Q4E9arPc7toL9tPuFu5coE",
-	"Vi9aYzstTv/2Q2wVuKmb3alA8Kaj51bBvrbtASv2E196jJNjjoUjIrOsK6QQFPS8sVSxO0Wb8W6cTorj",
-	"2g48ynxTgrQh3VCP1wbm8FRru7CnAQnLcwqNq4vZNzFTqH1YWMEtvlkgHLOEf0n1N1y+F3rR1wgnLj25",
-	"KqLUoBeWrMdtY6b0UhTZrjXwEo03eYmbtOvOHD/M2MIz3iL+xh3axnBHuJCeFNevCghVE0R+e1idpHr+",
-	"4SYQWEm0tJClIW9X59yjirX3MBLGY97GSGlfz2VcJc0NZ7iUg13PDjZrXP7a1l5PX9+lW3Ok1l+bxex2",
-	"vDxXiX/1+qwch20vT0v/W9+gXrrrlveo+XI3gLjKqf3G70OzFH/1rdhY1Uaw+xVaLu9280mv2lP8K7WY",
-	"74SqakHnpzvUll53cZ1nCksPWw6+/p5aX66plH1xsOEOg8XZsPabD1518bY4gtseqXXnqfmIrCH/z0ez",
-	"V8ySXj1BPoigtttHCwb1utG/6uCirPPN4kUV+lV5FnMZr4E39q4YE/MnU+Lq5giwNWqV97CBt62HF/Pq",
-	"HnkdecBJD4cbq+/CB8Zr0ce3qwTXopbZLV9DZ7uzikdiEo/OHzaJmhbipPaGfFTmosfLJnnKs+W1nrP1",
-	"T/MbectqbP3XTEQkPMmzuUzNah+RZ4ymLDW1m0wtb30Qf3t7A8mbSpFMN4fFkcI+uXEpE1wRxk3RNOI+",
-	"nWIkb+nu7BothzTUmwmImst7QaSAf2PdxTlVcxZBKildGY5NLR8vhyJ8fXl9Q/Zpns337w734XnYJ684",
-	"OFgDsqCxPgUsCkxdHlN1+k7esgjC2JjIOI2VkbTITwcmII3rZZszGkGKH57cTmkBiz2lCf8vpi9UgI+f",
-	"StC6pcgoOtzMx7GUCUSrLCgXGeWCpQpreFa5AU0StUdFtAfRtHMaT/Xa2u/75ESQH344eX3+ww+kaxNt",
-	"egRiOIsUG/DieDwB/k5imukFGYoubkTvWO/gDz/QJPnhB2hCEC5MrKLLaIPYCITOFGVrAzlJEvDHM37H",
-	"yA8/6BH/8MMRxkyj+3sIWS254ADqhMU7yXUBJIBucpNKRKuu6Rp/XcKFKBRRP39pKLx4HSl6xzZ/ySs3",
-	"aI37rgvdLhc0JjLPkjxzkX0GwBir2VW+6Q/FifFoQ3SCXiMDXTCGENdMQhkyGBz4oWEP1JGLBgd3Ouk6",
-	"J3nPqy3nF5WjYijYB33909jy9qEYih9+0MSoqXeCO/HDD2QAuYhFgJrhLzj20HKHEMLzFuyIKCaioXgw",
-	"WzDvYHi3/wbmYTsQZQiaBw5RZQImV1whiynxDzk1KZYpUzJPER4Bgd6KIhvFOQ4MTAA8o0OBGYwpYBdH",
-	"y2NMEMV2gLqlCT7wekROoMhPBz9hVHC8xNKVlCyQrxi0adgEmK5e/DfgBnSAqqUmQY8PZTob0WjBRahH",
-	"FMJNgDsVkgVdQhyLmWyxh8g2h0LzBHMYeHnAxyQc08mtnE75hIWka884gb64ylKayVT1oA+I9qeTjNBJ",
-	"KrVk5zWkkKpDUNsVS82ogH8DT4INnlNFpnkcFzttD6gJVTYM/1gPHZe3eAbVruapzGdzyI/iqW+ogmXq",
-	"0kIaKozUBhHCVLnFN/30DbRSQR9jFkN4uewdDYVJLCjnZZCNaRnwxvrMjGOXkDEUBbJ0bOMbFOlWUzN6",
-	"pYyMY5uCAascSdx5jDPx46yKxBMo7GgzJQNMzyAuO6OSaxHYRAvo1AYw98mJCZdyoThYl41FLMJVnbFM",
-	"0/6PhsB/Q96c5Xb+WVElUpO9rRPZbV3Os1dTU7KLkCi9oairLtltCFnyWnKlHLsNpTqPSE2pzqJ2pN8d",
-	"pDkByRVFc8hJU91KfXkBXItDjB2ziVwwVa1kCdtn3/FvIxfOpG/2pVc2EAv1ta9j2SMTKkz3Xo3KLhY2",
-	"6XnxR6QLWc3ri4T2ynU27bRMLKoNBfLrpk4pj1VdxUyyvmCm5svFaulZ64ngvTkGKCSzbkERPaQbAujV",
-	"IlfKkjQYS239WRNLh9QMocO4rgbSX9PwZZGhBO5/U8QAOQI1RYv/zDVjtmUFIjblAoSMiZZtIpYOReii",
-	"n1Xo5F5AszzTHLTf77uhmlIRp/jOM0gk62HShO0B50ZTm7Bt45NOLs76QzHQ8hW+Wo4xwkguDNHA6oIO",
-	"eDHNY3ttvUa1RJ9fOoOTj4l/erKhVj1CLwDI5k8e9AISaoUkJN1DrDt+cFA8PsTnMs2eLcOh6NrfQ0gD",
-	"p3Es7206sgKkCRZBugj0jbwxhOCiZ8tQy7VqgveknlxYdAMPelgPAq/qobCQ1F3Qopr1MD1AnB30hnPR",
-	"4pWeTQgfh2aFnkPi14KqW1UnWgGdWEkBhQsrxJgQe7wPSPiPPWhKhS6TGbWKQIsnU9cLUflkDqBbPAq0",
-	"xoCT/8ijQNOh/i9S8qdP4XEBHazfjCzEC+I+YYV6M40BCK/FDCB+3A08hMcWylOv+kd44Yh8NHmHAZnI",
-	"iOnVz/TZ/hTYWYx49CnEXYOLq6hsTCY0TbmVOv+xd4Uf7J2fhWbq+o5/8/L8rIfLGBZN6kVKGNWSoPlM",
-	"EwyPYNGHQvMXADDv0kK1I1zTKM1YQJjIFzbvzQFYFBlsOWggKRUzhjKhleesIo4L2RsKpw0emKBAvQoh",
-	"gESYwYww+wMoCYG8zRJpWgfy1n2FH2M5CchCzQKIgPsUEqCy/lC8cYGpxE3LdPvzwQGoZT65ASpAqkXb",
-	"SDLUNJJU3vGIud38+eCQhEJmI75IYkBZYpGB6st4Fpd0UCfOAZPTEnz37rDXCTpGk+ocdQ77B/0DwI1L",
-	"mKAJ7xx1fuwf9H8E40Q2B4sDFlLhUEiFQyGVsQeXpN+oRUh4yVVWyVbspmzKUiYmrOfyzY3ud/L6PACj",
-	"UdQnoV5FTSUqS7VMZaCO8H0jigLnHApIsCddUw0aUiqP3RXBM4sjuEzgEkaG1NdiOUQ/gBH07wBcFZKY",
-	"0TumSAi3UGgJydG97h3vbpTGPNRb6zbSK+xkfJ71CXJgB3F2hFaxgwB9NYf6H8BJNXUPheGLhKqJqafi",
-	"8BMis54+TlXHy9pRUHWlzlpWvLL/D+RRUCZlpWY02m/c231yKVx2gLMN4xIrBgsKBjz2IYkBZhADlcCg",
-	"ApdoYU+x2R5gtitZ92xMMKB0uojnTtApgXWuSU3xsWmXQPuaW8AEN6yFvhEBTKDNy9f83+1f9rfoGna3",
-	"9aeXSADF+zUeYyDWwFEp9zDhPC0aidWCi+q96Xfqd8c/CaVdMkTbhHHz6V3QcTqTfv/pwYE1iRkMfsD+",
-	"RcPF/nuF0clF+23h2MDEDFa3ZiNzGZbDEG1f08VPOKq6ztzo95/RyFxE+Mnh5k/eCGoMKizCj37c/NFz",
-	"mY55FDGBX/z0aOtVuuHrFusGOWxxrbAPcHmlRpFG9MEaQ0kfjZeGFDavir3uYEQlEzZwqMJ4/cc7TUEq",
-	"XyxoujTcrXxZGIgVY53U9xvU2f5DN6I67z5ty/5OEn4evabZHCo9JVLVwtJLuKLBzewuK1Qu3TwhWdzh",
-	"V568PkeLlssfVhNoROsfhVXB2s0RTwZvZoO0gSzVUi05BdVdgb4OPVgTAtpDRN2t0zVGRH/r9u613KA/",
-	"6tVdJ6iWPM6F8g7dHExlz2S0/CxsAAMCPpU9KsiaPuzJlM+0igmcE/EiOlpaR7/fF2BSTWcON7WcrP2d",
-	"K307XOkkinzwEO96waHVc6ZPwQaZef+9HO9/fC/H+gmCRO7IyYJmHzEUH6IKsjwmfEFjgzxBuuCyMaok",
-	"ps/cMZuoYGKAdVOAXOkEBRxtZ/X4FcTgYYb+cbj3y7s/DvZ+effxIDj8zzrc0GYufCoTDly4hGdTFkKJ",
-	"x0i5AOxczbMrOC9HWtRP8syBFaKbCH4LhiJMnVZcSjLsehCTNlcE8l5s4UP9A5Sz1Lr8xyHipA07R8ah",
-	"4oDUwfD4KewFRqcZCpB1C/kN0BTQTgEOixEuc+gPNsL7RS/BIlcZGMsKQ1r3p4Nf0AR/z5UxsTjruL0r",
-	"7CQqjr/i/vjp4CevEXcJDcXKLSRTZxN3N1IxWIDThMuIPOguep7KxW9y/MAr6Tvn/8o5v5GhNGmXL4HA",
-	"f2RPn+UCqwKQWdtfvuwMvLF51nAlCc8Mor1xOhfMRJKJTJZf7P46NX69+isM/adlLrvLbfbR4R3q1u2d",
-	"FjHdaA0wI/zuG3U8My9AuyDAyz1VfVKqM0TjlNFoWeB4mjrRcJFpdryOb22UnrdhWDiHRxSevw5OhVsW",
-	"YUQFmLt5eZ/cxnznZU28zCxVDTv7WoRaJN4GpvCoevZ21jJfOwfYrxocAw/H3CH5WREPxKhCoiuiNART",
-	"RDGRHVvLMrxpJDCvkgIGphnMP1MHUlqv7e5q+TaMBYtEfNfKPyvHM2ko1k76nZd9u7wMz0trXlYry3jl",
-	"FGodWSdGMsk8yO+ivlPmWwLRUWjrIdUggXuwKhhka+HThgKANLUaqnXaLT1NNZzkBctOEv7KVbj5CqUT",
-	"b3wNtGiXW6+gWTYH0Gq24Pvx/ZYMai9Y5p8Be4w+n5k/zzaIEWhHqp7rLuLlpBAotwIxTFOmKuD7GBXa",
-	"c1LHUEB4AIodVBikVvgtZQt5x1yNO+hkZ/liKLYTMK5ZdoZzfTTu8PgihhthUuIPX4mI0TC6Zu7loNWV",
-	"ETG/86xviWddG55V3c41TMvJGYn+H8gaCcga+N7GiBn9mhd+WAQKI6Y4FMGmMwB+LsAOTPwM6YJb3AX0",
-	"mWgT8/dQHB70+iTM6OxUQoaKCg3gk+sY0x2g8Yl5p4i5wd+7E6rYHheKCeM/UPkYLfsAK1gSXmxE9gaJ",
-	"RU//JElu9BI9JLbl84V+VCMQ4uW6BeNq41phFGOvKTjD26RSbIaXSXq4mkla42f5jCKc3q82MRpFgo9e",
-	"su8ccCUb7FsIzgBqd+pIie8le/DvXQS2xAlsa/nm/seMztaalq+MZGWG+sTwUI5x6zaTyCaHpOW38QUU",
-	"yoyjocgIppmNeB0KnkEsqBQM8yToBLPkwK6GyW7AnD3HoWXlGO1uTd1PD35qlvuGwveu0SRptkPjIeys",
-	"HPOfmjArZ7619/tR/JaOojPe6l3ceBI32jOAFqyhtKgKVTBrU0bN0P8SwlrX3+76gDQaJAyhfpXGCBhb",
-	"A1FkdPb9nKyeE2P50lTU4L/Vb31NxoeWB2fnK2yzSHlDZ5v8HKdepSZ7jxXJP1jGK5Zpi7LQgX1FMQGO",
-	"VQw4SdlQTGJGoZy5vRNAWOWZYvHUAr2aQo2bjRNr7ig00T7K0X98SwMO6+tzY6znRtaB8Z0r/Q/gSs6F",
-	"0Y4x1Rk0z0C8LG5070CS84gtEqlX/6hAdtcv2WgKWBlbUsdhkeXCotERwMeZUDEUWEYO5ADQBDBBLmUl",
-	"GXfOTD1GLgphGArZQajGCiujyMzaxG6s4TIY6fJNCxgunRTI1G5PkjLNu3vfD/q3JKa7wCtzHNcdak/p",
-	"/WjRFD/tI+bBHgKqtTAZlpEMqzCegZPyeWrQFkyy3cYctaEoktSIn6NGHmLl83DTvlZr34aXvRk8KM/r",
-	"c/KcGkTN1ma6CqLfd+7zDdrrVuBNV/iQgRbZTel5k/May10TE9v/WAGRbW3Ls3jHK2g0ffLWwLKB5kPF",
-	"0r0zZ0syx5I1AEXjQaIXaDRDIVODX4NjPHZ145cAZFjGMcTc+5hR1SoibI24grMr88HWBrwCrRlNmFHJ",
-	"tvn9qDZqBCUcoQbVAB+6kPOV++2LHWIkkSr6EcZsf6ZTvNWltzlc89oGTzQgOVkRdwVzvNXRAristQaH",
-	"8tn6ugwPKCBWsaO/IgtE3dAa4ffnPLHB+ApzZ2XMvjOi/xmMCK2R6w5ynYJTYkm1aX4veBEFVS7HZdhD",
-	"9bYvPBUwDq0W94lXnMjVOMHn3AARWjy5AljPIM4h1JlpzgPeMyLvgy74kyj6zoG+BAdaV7riO//Zkf+0",
-	"UWS+eLpdadC8SAer4Y2kmytGXp/cnP4KOXfIwSDHFwIjv2z+eBm+Uq7jlevUqPZWoNWzQLiI+B2PchrH",
-	"y+2NQUNRg1j02Magb9oO9JWbgHa0/ny3+3zLdp+/zuKj9sfLPVteYP+j/denVjk2JWTgcokrZ82eAgD3",
-	"eOlqKaxGWfaOSKkengmoMkGs0uuqpjyej0MMJWBrZcViqNbCJgDxGJVYV67rfi4hH9wItAbXEa1S1Aq7",
-	"BSD1jrwU42vwuD9bvilqO3yFvjCvfOC6u75U4uw7K9rEirCoqHRkh5c8LwqOYPmAv06TxACcQtczKS3e",
-	"Mf4rbFr2qLTiax9dAZXW1uvN/Oy4sFojVyjb7Q3YjPHEF00ORU2tnc9mo25tnvZK+363T++iljUYhGyF",
-	"y6/PNP1VGKUfYo9+mCXalrVca4b+qu0/X6fp57vd+f9WBrPO5PwQY7M3yy4FoaOs9fpaW6+lAdrnECj9",
-	"72gm/s4hHl+D+G4YfiwG8TWbhHcxBttT/BcZg9uagdsYfb2yUabwT4WVYaBu8RgrrzBGuuh904uklYgV",
-	"HAG0maigwIYs1YFyzdnyf2lFw+w9hmVZb7QpJQIdYwCykCR8L8cjldFMIaST/knlCUtHGVW3Klxjcf5G",
-	"bc0nSfK4mPKNyP+w0pjXbGrkcVWqAdAnb12ZhcB4cU0ZnnZ1AfDlc7G+NsDJ6c3574NO0Hl98uZ6cNYJ",
-	"OidXp7+e/z44260uQE0KtzdVMJLItBSj/qgZ3YrRdDK/YemiKaH76eaE7o3TAGyQaSzve2h3xHmZiehB",
-	"bjUVKP84FLaqhqkWGUm4IOAdr5pmZb62KOUF2nZ2nfFnjstXV1BQZ5N3BICZvm7Z4Yt5GSjyUC+cfZ30",
-	"jZKksgY/U3+9/q7q6ltEQCXFsNcnIdZJ4qoo4GM+B4DK7k8HB0NRQBcfkxAZS+juGn3XIhvBuwRuK5Bo",
-	"sNaZJ/7fC80A32I1IE/6DQP0IGAlprKEUa4ir0z1xar/FY5h2TBbVhT6XnFJVCO8WpJBpZKkTP0KjqBn",
-	"VMo4rs2RecTSMQXeeFngkHYwhQPaFSQ5at59c/sUJWzL9S1J1y+DidUugbdVQJBMTG82p8KL+en+dPCj",
-	"j3LdyLVkOisxK1dkO88BAn0jQ7YmZVRcfT2zuko0cmQi2H07UhkKwOuGbC4hsagY9IGpXD3/avb8Adxo",
-	"Qs3z9km+EXDk53bc+rPkaj5WoubhYw5qnVr1Hf+7UXcrnQTg9lYJBVou89+KRvrF87hq0rcqetr+ezne",
-	"g9Ive3gMHXjJRqf3/ZxhCd2MxIyqDOTsCgQJynEhdBCS7kJGLNYS3ZRHUE8tIPdzPpmTjMWxIpOY6zUY",
-	"Cts0fOfKTkLhW/hF61zWa7RgVAuH0zw2kJZcGUf2Lu7o0zmb3P4mx9e6nwGsyNfpiy6NUa9lHcG+tVtk",
-	"1g23+Ns40uu/uJDZc5mL6EudqBsWxwXFi2UF1B/pvEreuOq18uYjYA3B2R252Y1iLm73P055zNoFrVCi",
-	"5jLN9mJ+xyKi+EywiLy5eqkv9kjei1jSiFB9+hhJUhnlE1dnH+s3k274+vL6ZijcgBzwUWlkWh6+Kcwu",
-	"phqIK7uaSTDqYBF73S4W5MB69EbqhYqkrpZHcZrXIVX3yXMeM+Vg9kkuMh6X+wnZh4SnTI1oFjZEp/wm",
-	"x/ZOUC+5uP1q07RXBtqE72j3VhPM9+u9WBxNLnBZY5hWNxe3Qt6LAH5DO+2SZVC9XItwYF9uqNTf+8LB",
-	"KaU9hXuwOKX6AHs8yNRe34ENPTespYYTgQq6RycZv+PZsiRD7M7qGnFwTUnVsnU4ILp7LRQYjVhvz4IK",
-	"OisJAAEoFJhvoTVfrWrco7HImKHgYzUUkIap5loFE5LYueHiEqxUxBfM1DUnCc2VgbisSImanZXUwWMY",
-	"sTVoDUWBY4kCSnrLsGiF0DJle2c+wv/i3OdQ9GINWP+lfu3ETOrr5GnlIa6tA6IXzLz4XbrZJTIGC6VY",
-	"Gi97l/U2rFciWusMRQI0GKvey/F1RjP1d60Mh8TWZe+VfCQYLVZGetOiAaQ8J1pLAMvZMdp6Saj//zpP",
-	"WHpD1a1tuuRhAb+MwZ2RyV7M7lhM4FF55tNY3gfWbgfOHTBxLUmai6CIDjN1qV00BwwszQWeR4MZnuTj",
-	"mKs5i+zrLn6hANbnkdahtPqDN5GA0Ef3Ze9BIbaPaD2Dkr56XYsdC0pbxpW+dWJb66i8d5V9a/I5WNrY",
-	"qrxv81CD3UmgKEkMZYybBlymu/phYx3kL1uWeL2t5zu73FHmarCtBA8TeDYj6xlkPAOw5HsVWgDr9ckz",
-	"mc1JypKYG9WIiqE4SZJnuufz6LLgHOixRjGlAG8D7v304MBYw02KmnLl2MDWnU3mUA6SimgoQseN8LeU",
-	"AZxfr0/gcIZY0CQ0bSlbECnNxSgXUy03zVk00lwDcyLgMDv7vLIjGwqaEam1bt2A5sXF18hzuq8HF2fn",
-	"Fy8Ccn366+DszcvBWUCu31zrnwdnPRODrPIxFk/yDdyaDYDuOxRjOrmdpZjIkce3xM2O5CICWwtW9Mwm",
-	"c8KjI1ORJoltVTJBnh48LfiifdFmagxF0SCPSHcqtZoMBczgdnsxuCGr+rb7Ru1/9Jf7U9hblR8LTXob",
-	"HMSvEQTxq0RAXD1Jm0zthoKPtaI51wdOD4WLnCl3vB3RAb9+evD0qxhx41HTR2nM9FT8A1U/me/WBxSR",
-	"k6QwPnxxGMcWngLHbGgcj7apPlWqHCWnJurGVJkqVanRWqsrkzktUC8D8C3wjC1AcMRPg6Ew5akimlHF",
-	"MNnNMSCiWFakDLsyGFi4htzPWcqIkbAVA3hooG6hR+fVt7IZbqViOA/JG47jv7y6lQtXWkewpoZpiqNd",
-	"jVJqZBCQ/vYNFbn6umRLCFMpnRBXscmY9arRl7hNj+hWcAd9QsWExQ824tXH1kDbFkilfH+UomDrhLbz",
-	"i9Hrq8sXV4Pr65IEByZBiO2yEC2aR8SaG0AC7bERhkGcYx/YJAeZCa4rnCyIfdLUvqveaMAbhiKT+WTO",
-	"oj55A7gIhwcHB9ipvu/cy669MZvKlHlyYPfpwUGvT56xpQSZjxbZzyTNBVRcWitouqReK1Y6iVLfxRV5",
-	"uyJBDsVjiJBbYdzCQvwmx581evU5bDM6vqPrjKbZGc3Y1l8ORLTdd9cmHhRn2f47EF2vIa5yi4+ibb+A",
-	"skSt376Q2XYfvFHshs4MHmrrr16xjOo7e/vpv4BdSm/mVGzz2Uum1Jbf6O1pm8nnffK7FnK2/OaV5h03",
-	"+nJt/Z2R2Nt/8JyxSDOUbZfcfrcdWVyKeHk+td9u0RtPVXYuJjJN2SRr/90g4hnbYjWuGCQeb/MJBFvs",
-	"RH7w5fYUeJPmKtu91+LzouvPHI9yam68xuzH0h15z7xL8tG12q2HU2is7uL+RtXVr0uexV2wEq1d8rK8",
-	"54mzWtJp0jsnsRTsM0mjNtLbhbM6xVGxLONiplwJUykYYhoExsOOJksjiC9094W0SCYy4RC8+vzNy5ej",
-	"08vX/yycJkdEYeZG4Sw+dv0FUKwgsDnDfh8pxhjNcisP6pME/QxFF0o408lEphHYbtGIGXIxifOIjX4I",
-	"yTSmM9Xrk8urFycX5/99cnN+eTG6fHsxOIPxGcuuTEC0tElSXAxF6I8UhctsNa7HCwDXLaWsZ8Zu5mEK",
-	"L7iFeTV49WxwVT8AL33P66krIRMtBM/kyIJwhBBNKF2AvJaFpYiXQ4FdB00R7Nf/vB6dnL06vzhyEdxk",
-	"fQA3YOFU4rKDoeAC8uOWpR0NYCZ6K+AMoIEPDPl6G4hiMZtkbbFjlczTSbOkrQ/I47r6fpX3JXLQS45m",
-	"v3soFOcKzJGuDeIq9BSvqV7hRHMHocmRBuf8lYxYvQ+t4xroBC7hyv+tga47QWeF1DpBx+1+TWbWZzRd",
-	"w17Vpu4kqJPazEiZLI+JhB9pHNiMQcgioRmhcYwnSfmmLpNBEvNbRsKPn0K90n+dQbzpAjas9rsRuMEI",
-	"HBQlgcBmWU4VSU2kz18VYq7pdzu7MaIOgSdvHQgR1gpUa2paliw8xDfwBIUZZGq0j2Ao5lxlMl2i3YTO",
-	"1LEvf0jBKgabqdZCimwUzdBNH7VD4moobFHK9SYh89ZfbBHacNcMRZvinf9TzTmnxo29U5/22617/Sqt",
-	"NNaytc0CbKm3X7E7zu63UcN3MptZjvv5zW27Wra+mD3n6zah2Y36/IY329MXstfZ7nb49LsF7rsFrq3J",
-	"C+/mbQxwfjXtR7a/bTWYwvxmhaTv1rfHq7tdsb7Vmtwe3XtsE01aIQE9Uc6Y5qG8GwwX9MYCoo/B5RmY",
-	"d9NcGELxpeNjNNRNuYgUYTSNOQCwmdhC4wLW7bWoI+jh+wxFCeDnIT5RPXczh28T0gcH/9XCx+Pw2mDH",
-	"G6r7zlwegNtuT24dbvvu6WZtGcz+R/xHqwQUKexwfRXeacoFwwkwlvj6zenpYHA2OAvQqACJGXTBjkgi",
-	"Ic6L0GnG0qGAVFiyKRNWa/pPeyST5FbI+6KyMbQLYDE0WjazFgMGv563vGCGtXydWV1mbA1SAe7Nd5Ng",
-	"I9ShId4GLFTz1GKhihKtG2CEL5klAQ40PFPIHJilzEflD23vq/X85L0c71mr4R5kMm1iJwHE5IHHzX4I",
-	"pZMhFbQ4pU8wWS2oS4RySRY8C8hCqgw/BhtkYFLaaj4DGyFkqIJ50nS+e4LYb3LsTAom6+rrBL3w1GEc",
-	"aF0it78XeiO5yr6Ho+5m5pe5wGPsE7hyFI73vSHwz4d0UX+dfp5YALD8IuibWorJPJVC5mpVajCT9lwS",
-	"NQ4J0g1TY+QMhyKjt0yR08urq8HpTUAuLm9G5g/NwK8Gv58P3g7OiHOaByghhO/l+DzC9Cfr5oBUdR7p",
-	"nxBltD8UN75D4WkPBBXl3ws2XUOLG8ekZWBojZiFwKUOdMBJMKYQRLWptTglIQpaHG4tJ27ZDGHFRDRY",
-	"UB6bPN7MA7AYCkA7sOB1kA5nseuiKGVK+dlxK3AgmnX/B4noUm3nEcF1hvliarKWKTENHbIT3ssxJA3z",
-	"CHOGj0jIozBwCH8BKTLkAhLqE6P/awItRjQLg6EIbT4d/EC6V89PyY8//vhLQN7cnPYCC6mkv09zlY3c",
-	"n8Zyp//pCC8gIQP7HP5qLG/QDdMMQf+8MJZrxAzE+XKR5F4JIbOD5oXQMgQkBvfnCCZEuoam9H8sPw4x",
-	"EiQ0/jjzEmZs/2p+6/XJ85hmGRMsCohgAKArx+/ZJFMmtINEEtKJbtlSDUU3hGH2IznpQxgIzBGH2s9k",
-	"RuOwd0wgaQH1f0zjsE2qjC7Jb9eXFyZD8phQN1M82k6YGgr8CL7BbXc9hXo0fWzoJRdMkfuUZwzf0ntJ",
-	"Jxk+NW1oSom5YKQbDocCYqyvfzdHUpGr56dD8dPhfx6YrL/hMNVv4RdMROqIYIwCuAYhJ52mLIDESnAW",
-	"2mwVkyGDCCU4Q2KSbOyIhiJjH7JjgPphMXCUP3OpFxiYD8+8DPyIxXzBM0DbwLf0P2BU45TRW83GYkYh",
-	"8kiLpCnlAHShEjphQ9G1DFL3gzODRsAKDzhBJ2Rqd18vyBM91DhfmBh9SEQV4P6eFs7YJwpI4cjwoQ8s",
-	"0ieWqSolP1ErtPxEldL7UewiC5ZZ/mNGc0PHsVbfsAd8RwtZQ2HugxWSoURIsYebAMSnh2yJbgH3APAN",
-	"eQ+kwGKIHEMtU8/GZJNixWj9/RMF/ByhlKy+qLKUAbinAyPQZ3hM9UAk0SeKzvTsyVgLDQgCaj3hNEkY",
-	"TU1hL82Dh8IynWMP8fv/Y+9ql9vGseyroFxbZWmKcZSMe6Zi1/xwEk/WPfnwJnbN1g5nRYiEJLQpQE2Q",
-	"tjW98xz7QPtiW7gXAEGKlGRbVis9/JVYokgABC7O/cA5uj8JZ8qsAx6bU/1cEMViKZJyVG2r9NTPmSB0",
-	"Qrkom6b0xtqEPxGc+/xFXWq5Sy1vJ7Vsww1dgrlLMHcJ5i7B/BtPMK/g6vF3aI01ez7++EmO+qcI+ICj",
-	"xuNi8jAt/ARBTCgsgl3BSB2r24fx4GxCNWSdgtI7ceDL4iuNFUscCWXZNZ/BeQj0aBRVe27RdAljlH0k",
-	"DEWPCz1+gf4cPgBFAi4M1NdodcWQuGZ9KfJ5kW+J3QhjkD/JkSvH9ksgyYwpRScaEVejOHrwzEoktyxL",
-	"eKzxWZXtqF0kwfPstvaWG/th6zfZrV4ID6BjMk7l1lqX1+kz9VpiL2aU48FhEjH9/8hGiaBKG8Iby0me",
-	"jcfZhUC21Y3AesOeR9LLwcPpW3fILSkKtMFzCt4DrKRGtwWZa8DLtA5bZkRa6u9r3dJAX+uJndUGTjs2",
-	"hmTIvb0po9qt0u3nJVHShlOK3cMZmn+He3yVd8/QRnRqkSrDOeIthhkcN+PTg5sG0SuetzXfc7Wf2PJW",
-	"/R3Q2DFsSyrnaUpUgfEOE5jDKWIYvfsbau5g+LNZcceJHHCR/+H4AEj++ayY+RT/IELBsoN/Bgczen+B",
-	"P301GAwerLzT1HELvdBtZwKCHxDc8IWHyFyqfMzv9S4KSaN7ql06Eg1jOdNrKAICqlBQIWROK2dAbtiC",
-	"WB0b/be5FXrx3kaV8cnUJKRdpmeD4S2feIk3/gtbtIy2r6iwVv/GH+0fHj7W5fIA396PPUV6zGhEelEQ",
-	"BcTjIFRsxmOZSqG/O436IDky53Om//6fqFXgCCJS7+0DWs4dwUO9M0f2b/fQg+BAP6vpINFS795SJ9w0",
-	"drtD4F4zu8+ZAFbJXnQUq1sUTzn6SUmRRk4To18TJ8GshJEWMbKO11fvkKjWRaogsXVEzkgh+M8FI6oY",
-	"69lkb2oUOhhbKbqhm7tWHmmuDXqmf/3ffzt78V/0xT8GL978vfzv0fDF33/3bwe71eJQORUxwx316dRh",
-	"WyXiem+wBZyuWFkhASxcEFBjXWHkI/KaGBaqQB0wt5Wq1MYyhba05OaFjuuzhmv1B8la+cEz4Q6+PpCh",
-	"6rmP9jxfUeKPcvRUncEudtzFjrtjSV3UuIsad1Hjf6mo8YNe+ieMJ5rd7C0cZ372yj+1STm/xlYdHn5C",
-	"LT+A06ZCfoC4T+Y3X8O+85MclTwWGOBXTOQ2QuYg9NnlhfZXoaoB9CiNVgOtUTsa6BsK/fGhahVjID2e",
-	"q6oSg/2mTYwBvS9XP6LojIUiz6hQNEbeF9cRrFEx+QoMaeMfPfOt46zxOC6hdmUmbz1mj1C4jp1CYzPb",
-	"Shcqgu5bkWN5ywjPbXZjScdzSoFY545yLIaL6ZzGPF9g3EA3iyti6DctKYJhyXWqyvjAUsFG/8p1wihu",
-	"YWmfMaxH5IygKHYoQDY0jtk8L388KnI7spYN278LKuKaypIedTJs2A7dFdfk/ily2xvhbWh3xsaFgqwC",
-	"6R0P3vSRT0VJrKc3Ym5YWwk31EMkZHVGQAlgJMVIUqBYikCyp+wBSsGVbFA1vohDRcrfosiZC7YbHn2a",
-	"mRobfBNnlxeHioyoYlBopYGcfm/mEaWmykXuOJiAOabIMv14r6nDWCYsqjRGO4mNpFK948HApzeqk1yV",
-	"5zZxUBMcUbNefAFIIfNQ4Htmy7cI7CAb0mDDiGT0tfTwzFkGUV4oE1WOpS2Ni5Ri4Wsozl3eSCqUjUu4",
-	"9pePB69XzH5Y1Skbb8y/tE5zjvS0ZYJAsBwTT/xYkXwx59rzXhAkRIfONwo0fYPvf4RDmtvicfri5gDR",
-	"c8CGH9bO2zWsTqd6JelJFwr2c0FTb5Lb6eem19I8rAj+eiYHRjfhgmJ53wrBY3fDZt1jlxKg95gSeDMY",
-	"/PHVmzevfzj+4/HgzZtXXrZgsJwteK4o5I9ytH+KwD/K0TdL1N8WeoTdWU8Ts5Z9oLWbw1AXwsokVaaz",
-	"O/9kXhcZY0YWLjbmzE+6jGQ+JVGep0NTwmilShJGE21kIxuHA7E3+6nd6+dUobRaCRp3231jZIAIb8aV",
-	"4mLiZAl1kzN2K29YAmaQiZzTVPXNy3q9u9Ze0gXYEbspOZmLFltsrTamZXMJp7s9QP/sQPt48Ga35/qw",
-	"0EFosDZiblnZaVa1oyqnOTsplaZhVPEnDXuqzEJh9l63ododFmb1mk31lJTqC4C7DIoys/6HXS56N1Ky",
-	"SBNiBsupipSqKZgSkZnTJYFot75WjwtAxp0dfkRbajwaYIVsdqdaswkvY5mmdCSBgPIRqQWPLlPPA4O+",
-	"A2IPhej3a6ZWujAV/tpEwoVgTyAFEYTCcg+mCw1U9Qwy4kgUyUEBE9CckYyKCXtcziIUNmnxOFWNd95g",
-	"dfmL3eUv9iHkU850swC6+M9T4z+e8YBjIHjUU/sHFau01eDQKktY4FxqNIFwQvXB6dVSfpK8XVhbpftH",
-	"46kGTnDsVd9Cqpz8YeCOusg0MbuKlQbSjm+EPzMn4eDH5uCeoguiZP+URIVi7/RVf4Iqq0gb2xhjDuye",
-	"xjk+ssEEotO5xgbCIHScjF3ys0t+dsnPLvnZJT+75OeOk58bnVx5CL4gFl6cmsLvGIGOkHdtVawWYjzo",
-	"UMlzQ3iAJpe4dTW69z+iay/yqip4h+Efx9VSYWTxRnSnaP3FaPFinsmYQWwSyJTY4xG8OdfOLIG7PT/g",
-	"o/nyaRgpg8xFKC7dxzD/+keGcAM4VghN7+hCkRmjQpHwYKpdnBSTGEiqAsekwoNHRiYcKn+7qLWjg+m/",
-	"MkzfldWrv/f19q8+kTtLuD1LWB/bXdlEnqyrDpfm9BThiXoox5QN1ZKxzEIRp5yhOaU5uaPpjWVlIjMq",
-	"Fhgg+7XqyvEUVxeZ3SOrvZdhjseJo+63ZOfuAhc7jCc8OEbyaB94p/qlncf9PasgXCSblgrr3bbDV0/I",
-	"Fhm00sYC+qygCh/SriP2lWH1LCqogdSiyJGN7HHSYlwArxzxinwbVcLcA7E4UrciaX8uErphA3O6CEXC",
-	"xlxU+IOfpjWA4/CjHIENfOi76LzJLunTJX26pE+X9OmSPr81CPospd04PZ5c2X28DGgcTgDlLgMsOvj6",
-	"cPiKiAjH0sNlz6ePFRzMiyYViSSpw9NcPhqcEimqJ9BOvdghTYF1DOUmCIUsyg1jc8JzICh7mNxtTidA",
-	"T/EUWHqWJB0m7TBph0k7TNph0g6Tdpj0N4BJgT+uQ6QPR6RnCZaalPhvNRhtj4re8XxaqpgZ4t9HnB9C",
-	"bbGcpIyqHJgs62zCeCC8NScNTL5OWBHq3DIW43Ej5BlcuqHVjBmvqLRDfRr/fsi7jNeQEVxkVDiA6i/v",
-	"L6e7Q/GQfDd5NI3aXz2KZNOZLv/dYfoO03eYvsP0HabvMH13uGAvmNUacMqmZGs+0GtCiZ038MjyCoDi",
-	"lvmLZxXEWx/kXZVc/PKTHFmZ9bayi/fwOarb1ULHzhuw7Q+ctIep7FenhApSiDEXyM+G1Gk1UjeuQhFT",
-	"EWtzYonJnhKKxiYj4dJmLq9lwsFBSDq98la9cj1SLWLlhu4JxDXLqbJjlXJ893a2Ni2kVQLgK2c5nrsJ",
-	"PC0VkTRq8njMRLm0srw0FMDKBWoOhu0EdcKfpPK9t8LeK5hfuuX13S6vDyxftbaeUfEfCkE33tFe2nX5",
-	"JE3xh7WqjQ4V0sJ0OTxmJHR+kqMTYOozn7J7UEF7KbNlda+XwF9Wk/giPZqHogzsoQmZgfqu0492F4OW",
-	"LbIGnRCeE8VKts5D5f0AuC88sfOeJ23uKZ33Tz0VXfsQI+CdKxLBF0Mu3H2tCjFXTkDKbsH2HGA9Yvi7",
-	"ivx1VZ/6Co7/IScWgqzRAteFvWLlIRfFROKNfsWkGwDjeqWxCI6VkXb/qsfCByYr6R89cbWnmOxnySjY",
-	"tu0fkWE93tpiQ5dWFxAbfj/5i263aWddc+9WCmzMQ3jX3I5gXJM1uZM7TJbM5yA1WZpo0rPkaIEBgmAr",
-	"6oeiSTylAlAghEe0O53wXFmeNhWEonSWcjqx1/fdoT+ZJsB4CfZ05LiMTo1QkPEhKxr7hAsQsvOIq620",
-	"4pMOBj4Wk5Yyjd9hasQ0/knpkWeG1nZ8NyBSw03dTP3OEn7XuBv0Lk18BTjS9x6E267vFoQ3lWZ+q6Jc",
-	"58JbGUvBCCVzlikpABKqI/JnwNrfrr9dnn9+f/5eT4eSCR9J/rVpNWFw0puyNAnFaOGz7dmj2tGH8yuy",
-	"PFrw2whm2mhBhNRgqo+Ti6OuAFxxQmq6AqF49+XT5cfzq/P38GO9ZLgorEwwUOdbknTHe69yNlcm/gBT",
-	"qZhRAZ8iF3xkejIcLUCRELjqsB92MCrs/Ji4hx8Byz2GCcs7444HLSpDfcjoP5YZ6dH5PJO3QElaVahV",
-	"JdYfSlBVjvoBsuqlenOyT9OjD4UB5klmsEMRXX75dkVe0jl/CU15gRe8yKm6US9/0SNvGxyRO1mkCY5w",
-	"2cyJhIhn4AYegzh6fANDRqtC4fP826E+VATb7PwcNzZ2FN27QzJZv+8gGAB+EktOSMQgKRM5OQmj9ouO",
-	"mXldEcmlhIeVOg9TmrgK4RFjwk3S0cJN8yPy0VDDen7Nx7O35x/PvwatDs5paB05/cN6X/BGDb9d6Rc5",
-	"M72HfpFt27b8ol2F2MqopWB3bn51AOBZAMCvyTOe0xsGAR1jQYTEsE4p9RKQi8/Dy69fPnw9//YtIH8+",
-	"uwA9mndnn9+df8R97fw/Ly++4l4SCmp0v4EpNjNU0kZSxrJJG9rwnTJvWxsG+52xkWW/x3aD8hCRbW2b",
-	"fwjft/qDNiWgp4Bg9/lSXoByMIL4ZNzzcDcEHWel+ETAwBmMYSDBuCRiP1ShiBSDPIA6sq0dpjK+Gc64",
-	"KHKmIsc2R34/OCWKMRLB96gOoIY0j/ontlmFwMdios0eFclYKEoY4zcbGw3aRUEV32hPu0kaKCDt9OGh",
-	"aOAPDxy+kmMy5ZOpdm6jecalfvcR6b0a2CK/V0aUhs4k7OxSGakS9Ih7qbxjKg8FT/pH5LMk+Z00kxSP",
-	"0JCJAcnaBdYDcAoEfUh7PJVuR8QZjUt5wiy1DiRnJpQboSfcTPVQk4wJjUUC/RCB27qzA9CjjNj+QFAz",
-	"Y+b4DYlA6TwqHwBqKEgDGHjTxEUaLOAifGwWcXWWlfMLwaJbnUfErJMSk2Gc4PL6KhSb4vSoIe+6FhL4",
-	"YjrtMYErCXBjixI4Fwli0TnNch4XKc0sOT/2nwuVM5rYtQFLWArWRrYIr2qN7swKKfrfHlm7z8G/aiOy",
-	"Ax7UJ7NZe7BFNmbeP0u3KG4pT+kIE6Zwtw6qLEGVCiDRsxbwvLExAQS8NSIYy0IkOwtMXGn8Udki7Rts",
-	"3oi3Xshi7w0mbRhLlQ/lLcuGOZ+xdXs7Uk0mdEH0T4ztVHqr1R8q0ru+egf/C0gu9WX62z5uaaKwsVHY",
-	"ai06gcKXKbPaN6FQc6xph5wc6UWF4Dn415G5RO/fUHOFZqtHjckFZPb13P4BEV0vrGdDQX1DNhgKCdov",
-	"wtBrLvQGoueEqd83XisIqlmHVRUzBx0gaZKxWGZQy2+02n6So1D0IvCl4ZLIXONqmWgOU3DIk6h/SqJc",
-	"5jS18QPdjEOlHxOQiN6yDG6A15CX+uZDaHwUhCKasYRTEeFxAPg/vB20BuS9fh8Wi2Bs3Wyl5B8sk5Zx",
-	"EbbGIk2JeZpRudN3eyzX3QeWW08ZmSBV/uWWZVd6fu1l8cXZfO43WDfUNbjFuqic5lzlPO7okx5T32cD",
-	"KbC20JTwGSO9mYxv+r+KHTTSUM9vCo04Bp67r5mmExdTjELRs4ZMr8iaWVP9Sn6/Z6Cm/fakzACC0XEZ",
-	"ef0zv14hFJGQ+dB91MNSS3M1PMWG1HruzWtTYGN0xm/K2DylcTVedkLO319cYftD0dwBF5LrLX2PUTsa",
-	"x0VG40VE/uRaTl4Sr+tgvIydC4XJGvZr9o/GOb/V7sayBXx84s63GZ9w+nxXdq7e5s7UPaep+7mgqZ6B",
-	"VuV1L6yefv5eoD8YCEB+obBNXAaAVqyyf2Jd+0OFP80KoUqTanSs0b2a1WCg8bUw7W9idr01+SYqyNm3",
-	"bxcfPlv71Le3MRi0CYH2Ty3uAkQZCmuNcnpjumeKuDJlzpsKp2qcYL8g5JEx8FPszjFlGTtqB46hWI0c",
-	"SRNwxG7oR26KHEOxDjo+2ahWgFiHHDtz6plTWB2/tg2dZ3KSMaXWhsSn8o6MaVZaDN2FZZbzKeZqWYCm",
-	"zPiTCnMUETWhzSFaJdLzos+ZF7EO6rFOjbUg9z4s8daUpQkpRMIyPHBixXNTPY5BiUO1e23S/OajUOAd",
-	"PQzmW/Ma4LQe7lB3JGrwo9H65dOMsVPYX9AkBy45C79YlAKe1Y8ncEzfVZxK47jfTRnkZOAaPQ4QURfy",
-	"7rECc55purRvfd9NktFe+CQTlnbm6FnNkbUEv5IhAhyXsnG+1hJRQZjK+YzmruQNDKhgLMFAtIECdpWp",
-	"nGsHy2RVKjaHeCYH7Ik2Q0Jq6+Cg2IxV0EUNOf7RAEcHeqgiXEB8rA5Oo74Di4glQyHHLp11N5UOU0JE",
-	"j+bamHCZnGhLNaNcaPsHPfq//7WIxaqfD+cs09+Rl+gpsqG5b7SFGJgGAx/1q9l3c+Ea2pmKZzAV52bV",
-	"JSUAgAUBWu87tRpmsWUvYynGPGEiZmq96weH9Gg8LR2UspRAz1NLS5NAdZu9sV0yCc2pYvmhKn8OaxFi",
-	"Q3azxoPU1JV0Be74r39HDRUUbOnGvkBnSMIyfmsC8YgrWJockTOUmAtFNKP3QybyjDMV4cN7NSKdPrha",
-	"RvhKQxF7j0f6Mp9M295547y9dO719cX72vBqsOZL4duPy1b3taVU/ngiS7tNsrcle82dhjw5WC7oasgA",
-	"FwVcaZK+Ks/0XP7ncic+0Xs+K2ZL4YHaOwjIK701vRoMBkfkvanveDUYtDXXe9fNWoCvBoNAX2XS0wP4",
-	"c1W2+jltsDc/VmU1vcu82dmlfdsq1Ozsb6lSs1+bSjV3ENCrU/thk0H6LPOL2TyFFceSXde3z1n2AiZC",
-	"ZUnLcc3O9qAYzxUNLFju7zbWiD7/bjMp0ERu5DGXjLuuN9oYl3zAkMGHSiZ7c3BCyzI0e4yH9BKudM8T",
-	"7RxrPIdBWDwFyZL+loy8695eYr3mprYsJLexVt5bh/wev1SbR7SUj9n+gtS/zeNpg+IoHqIrgZIi84wB",
-	"AbephxjJZHFqvwOMKoscGbNNjpCmBYPsGS6314NBCdfupjJloah0FAzv68ExXiUkPKI8dmHq0YGgmzNF",
-	"osuMjVl2QjKWF5n4E+zONI2OiG081GlmbFwolpDe8eCNBjc8BZsIQATKO5Q5dhLTNC5SAOC9CI4eRuTd",
-	"2cd31x/Pri4+f+i3M6iEYgMKlet5QnO2ZWOwBJei2mAQqm6UKXXUQ5uxebrwKlDxLdpfZcy8ZGgWZnuJ",
-	"02aGu4RCv8fyNiX4dhYAOg+ga8powrISdeEbqwAuJjSg+ttBtd2AIRuadPD3Zcj4TEcVGt8UvsS9OrXw",
-	"IJtdQPuTBpPdSuRTtUV6Q7U36eEsyKVdivWV2P+tbQY7PZZwudpInZI8W2B9NdpIa7MArpJUignLfAO2",
-	"swJGXCRP2NFWw0TPf1UbHTXA/In/s3VqsXQyydgE6XLx9GE0yWQxh4N8N2yhSI/ReBoK+NSWvJtYJux7",
-	"LhSph4UlRCF5EZwRl2Mk/PUa1D91Ntl7EjRNY9HSYffK3fV+o+8j70RABLtzZ9wDJ5uv3daBZS85Ikh3",
-	"CgkkPJnu+sezUOh+nbqfGm8nmsoiiwISJXRhaELuGLuJrAQ/DJjeWwcEzrjccQUS4iqnWY5hWTh4KeK0",
-	"UPyWmZoiJhLzJbs33zwZYOOE2N5W+kWki9qsoTdM6BHSG6E59QmdAxZl0nO97LeFHcphaa6L1wvnhfl6",
-	"bWikrYGO4dlvmxvn1rbZd/IsLbOOsxt5AtGo6+uL960NctcOXWDpCYGkhjbd2jfoomMr21MJcW23JWZ0",
-	"qgFT/dJobOzUKYl++WfkgpeAn931rU2G+wzhD7/JM3r/kYlJPj04+cEEtuzfr57UAXSbW4Nu8O1ycywG",
-	"tLV8ehFnLOYKsXHG9Po/CA7Grw6CAxiTIYyJvgmf8ZTCphQc6H1RxAubtDkIDqB43VSFN2HHYFkSc440",
-	"6W7yHZG/aIOfS4LGvtLv0eLE3+f0h4eKRF5Hte0s3wKUZZfzKNKWJKrP88hFoK6v3tUssL4eDbCpRccl",
-	"zw3qZvfzVCbMQtKml2C3l8ob4DmbKf9VVF9VZRpVlkHDGtXthcv0I3RbGwbefUCzjAI+VvkihRkrs9lO",
-	"ghz6Xa2LFfrvugtsPC6w4ZRvZ9VteqehRYcZHg4YM+J+rNpwlktXvxoMVuAYPIu4QhHB+nJf3BN/vTih",
-	"Mwmr1pJr6Ffw/JYX9prQYTm0v7XltceZAadN3fAaStdsNxmBNoZHOMypCCUjGt/oLQsqR+vNPSGfzs++",
-	"XX89x/Jeu9RMIA5OYWOPHMLTHoxuVZEzhQVkFc/0UJXl1+illYcawNU2I1dmq0dUsZSLEoupU+10X7z9",
-	"enZ1HgpMOqvGLEyZqFaVwx5eChwgqmt9KUFYwRA0FILd+ekqq/Xi7np2eXGoSFxkmXYiXZv1T6yNqo9D",
-	"ZK8a6hWtIizn1UPCk4obykWlOUfkrxBjpaJ8T/r6/7g+vzb1z9efP198/tD01FB4UQwvdoFlzgSBHfim",
-	"gJZdZHfQL+PM2hftjWhiA8b9MoQMAWWuQsHFLU15EpRfVQMUmPZRWG4N86G8NGMmxFIdxlySUcHTpHxd",
-	"odDjD2AOj7gbGojKsGSFEFxMnkbPjeeYl3aPvaN/WWrh/pFjLu1ozTtY+Q6hHMWsNz1Lfy5YUaXI3E24",
-	"8G0540nPzG+Y8IE3i10+M1iawDBPK4vWsDuEwszRvuEo+Vc4EO4KY7JayAJPiXs5sKZj4nu8+cPGSmjD",
-	"Zrr5ht+ItUsM8fIX938rhbC64tTf5EdFeuO1yQPQkIyK/FtHuLe/Hrw2CSk5Jqh6EOidN2U5w4JOnNn6",
-	"Jpi76JdkTrYu95TMJWBzbchvhM/3diezG22qEynqUUqEEJuFKd8W6c22TPMzucbVJrYsk+ob6sqLWsuL",
-	"ylncUmBUAQJtJUa7LEAwNLywqqqveatq3xuQv5aLp+rfY9n1iwkKt60XbTTH9/B6B3UBah1quzChgv/D",
-	"bOSekgyubzzHdkqoCf3FVJARIzOaMA26Sx8fjUtAJvzWntvDGAKNY6Y8zUrTHC6AYGgtlXAoVnEJF6qM",
-	"MFR6soH24l+hIUb/bj9ZhauvFB6pB1KPCBktAhLpDaDnqhNkRiIIsbbmXmAom6s9DyByaYOf8Af8qjlk",
-	"vDfMxd5b3ESNqrIY9txw7zQQ4q+eQ1UdJ8/ymTMfaPwawxboiGlI49/DwsVGu1Phfyv1n+DQG1oYdUS0",
-	"92PqmQrBfy4cK031TnwiZIZlAopBxZOXlTXCURrbCGeIymrI48HxEblWcFbGsbVFMpsMaTLjIgpIpGGa",
-	"HI95zDARAcXPmakVAjdVW54ZFaAWULG8vePB7ysZ4jP8BmSqdE88y+oFTzXE9M0qz1ab1Fbf2Fspe+cV",
-	"e23bP3/YH7gWyCPYHb7MDgt6zo2dmM5hxL+HPFE1PNi0lnfPgmoWJAIKio4utk/ZSMDO8Ciu2ZoVbTTE",
-	"TbDw5S9mqDHVuaEaX/Vhp6ZEB+wvSS1xpjU+U2ZGC04XAw2FBAyoLEOOvBMWIaopn4PW2aLvW1iyFQNr",
-	"apBUu2pf1fRtpt6Hnev0+1rdPByg2jqWGRmxVApUqXfh3vqy3qFo3wYrKFgXnKkgmfUelLduDkuYoZZc",
-	"llA8xGf5wPLtbeHPj8ZXTptuLX1fawmqGDZZSA+bkz7sW3se4ysT6AJUlyNAfBeohC2bm5qgh+01oXgA",
-	"mm9aoNjA7wRmY2P3qox/A+ORMcSSnRHZshH5l8XZuA62h7PN9+U3a7D3VzaTt6wSqXUlC87AHaOBQ7EI",
-	"RBY7t226md4K/QSt2BhNWxTkH8ywXenWccM6DvwZYZIlpS9VW+U7XC16GpSrBaYqfV5EEGz4o3VqXZ/o",
-	"TXWd0VqJovF6aZKgDJH5Nr/jsZNg1GM+hWKV6uoLxbbihE2r7yxJmpbed+wALDlKnRFoGiV71AEnyP76",
-	"B2dJUhoF3ZhN99HNE5irU5cnJhSO1FTgZAeEJ0zkfMzxoJg5DJSzbExjBizMIhSGvaSSDdB90XcAZNBD",
-	"Int4InsxozzVFiJjSuEWbOolxtycditvpMchwX8ECpmQyN72nRQ55UJFcFxc+RxdipUPj81lyEHG7vNa",
-	"gmM5gRqKB4mxPj2B+hvKndph31b+1N5vGznUpR79hbH5BtNG+8IN86alg/Xp2XZk6vevBy2n0J91X9k8",
-	"w9vldtfldtUGxrnuxKwMk0pR4tUVlvppdscFQfcZ/rTt6Tg6HdJpdA2/k+Bnw5zdouNT1nqtbR7Lbu2t",
-	"iyw9ODl4CVPbtOSXpdJoU+fcA5oKJmLWx6J9DXcSpoDY2Dv4QQU5u7wIMEDDTUHcvBilXE1ZArJ9R+W+",
-	"Qee86fz4GWQD8QC2odzC+xJ5J4wShqiMJTLhcyg0BgXDgMSpFOCQaVxmNCoqj543PfqKTpRGRVwg+rP1",
-	"aXdTHk9L1uiYCmDTqd3xBQzj8l0N5EH65HpdnXtEWUWnPT115B//BWenqb2tdpr0dGu1wVSB4yogS7i1",
-	"v9wo78F2Yi4/GCX+9FgHQCkI/4GyPzvoXKi50ebVY2bfkJVPCfwDQiIpdeF9FbxGdgHvyNUtywyCR/li",
-	"y00B8X7DTNEzhc0mIRuQnE4CUoicThzvrZ45UMHpPR6qNRsgIcvjqa1VXBIagxs6FlKf1tXd1/GPNlA2",
-	"QqU4DqCpg3QH263IhT1MVTuCUGGdLI98mQO43kwytegNq04tRDzNpJCFIux+LjM8Aqa7V31VibwTqaRJ",
-	"WVo05tUJa36uLdL/BwAA//8=",
+	"7P1dd9s4si+MfxUsnbNWpD60bKe7Z++211w4tpJ278TO33Y6M7uVESESkhBTAJug7Giycv+/fj7i80me",
+	"hSoABClSomQnneyTi5mORRKvhUK9/upjJ5LzVAomctU5+thJaUbnLGcZ/HWS8vP4Nc1n+o+YqSjjac6l",
+	"6Bx1zmMiJySfMXLy+jwg+YzmhCv7W7oYJ1zNWEwmibyHn2iaKkIzRrhQORURg5e7lLx5c37W63eCDtft",
+	"prq3oCPonHWOOjTlIx53gk7G/lzwjMWdozxbsKCjohmbUz2siczmNO8cdRYLeDNfpvpLlWdcTDufPgWd",
+	"kzTdPAuappsHkz7KYK5llj9bvtYrvTqikzQlE86SmOSSKJnlZLwMSMjjkHRjNqGLJO8FJNRDCgMSqpzm",
+	"C6X/FWWM5iwe0TwkMiPhIo3t324+fy5YtiwmpGAgHX8CpovOUQfGz8Ri3jn6A/+Ar4IOdtkJOkWPnaBT",
+	"dNd51zDvNwu+zTYcww+Kzhm5o8mCEapwHSzdpSmhIiYh7ktIpIDfZT5jGcnkImdq3VaaLXrIZj6jiiVc",
+	"sDOa080kNjZvk5jmlGQsklncMD776ki/2prouMj/9lMn6My54HO9cYdu0FzkbMqylVGvpcVnpQG3oErd",
+	"2ZehRZjWliQ4+JDKLN+8Twzes2QYkBB/GJVp70zei0TS+Dc5ViRjabJsIjb3+QOpDce/dsfwlTZbVd2i",
+	"CRfAsB9xj0qb47VfvzvPecJ0P/W7c6HZgJwQTYYJI2km40XEYjJeEircjoUT04jbKLMgMttuy2w7a3ds",
+	"Tj+8ZGKqh/v055/h2Nm/DwPdYM4y3fS//jjZ+2+69++DvV/eFf/sj/be/fC/Ow1LkbPsGc2j2Xm8uhaX",
+	"IlmS93oO9zOpGAnH+k0gT/bngiaK5DOuDNPssg80ygMSUcX2FBOK5/yOkbn+pNe00WPTdcNsDw8OqrNt",
+	"msSpnKcJy1k8EPEZzdm62UT2XTJmE5kxnAaKC7meSJQslB48E3GvT2AXBbtjmfdlLImQOU6vaXZRdUy1",
+	"x1Dzkr2cAw1snN11TrO8/fwoUCSd5CyrTJILO0mlm3yUaRaDe8BEs4xF+ers8LG9et/L8RM9T3hZMKXI",
+	"HctirukvpUrpmStCCTZ/REJ9okLSfb+Ipyy232nuNKGJKp4MBRf2ITArsUiSkHT1EixZTvCtXn8oGpcC",
+	"h+/P37IqPQbNn3SP+otFkjQyKL0SyNTakDO+2YKYLbPKqJiyxkMZlXvefS+xnXYka+bQmmC3msojEOYg",
+	"5jmr4ZFvZ0wQYNhEVthlxlQqhWLknjpaNTcJSVmmpDgm9/pzIAnzvRMsVdOcGI7En4kZ9FjKhFHhjfo5",
+	"Y/GYRrevmFJ0ysyOPANCWbcdoGXN6B3T96Bpg8yxkZb01rgnk3Vj2nl/7EyvGc2i2dq7jOczTWcJoyon",
+	"UrDVGeL+5exDTiIpcsqFuergpy5ccVwUl5xajHFAQwGc0rIp257+bA3XmJTH3nwZtr4N7Wrc0KlaXYsr",
+	"luIOOiW8T2r3vnaRcjoldC7FFKaYcKVbkoIBwbIPaSJjZmWYdbOFsflz5Tmbq60lgEC/fo6fwtvmOc0y",
+	"utSPVb5MoF+ZzTvFCvFM5eeW2291rif6U5KxO87u7b0DZ9xdHjud60l5RK3O93n8Ao5PdjOjYrMAx2PC",
+	"FdyKUZ4syRS/1TsuKqLcpkPMSx23UxIPapVEO5GXTKmdZpHo63+nKbguH2P8LRgPjD5mEZ/TRM8CLjLD",
+	"kPIZ0w/5lOeKdNOMTfgHFLuOSXj4NMR/M0UOnwbk8OmB/r8ff1ozuRpm4msKWkf4eBgc/vJpnWpwLtJF",
+	"/kr3fANvVCf3q7G5cf2etZ7kJIS/tYIV6q3SAiLNWIwzxYe/63fDPjm/Jvvk/Hp0cXlzBE1BI08sq7Uy",
+	"3FDob+UiJ3p9/lzInKmAULE0VhhnuIG+opz8dn150dOd7+v/0wIc6CfJElUXrbOWBjIUp5cXNyfnF3o8",
+	"9p8No4ol0+3Cf3TL5o4oNbh6SwyFuyZ6fTPl0eDV65t/YhdaMSTsA1e5AnOTnihOy0xAS4wBCYedYScM",
+	"SPjHO1SoP34Kj8tdczUUfCpkxuI+OUPFWS80MKXKm2TK75hovpt4mQLqBNvz607Qwfl0go5dO++f5ok/",
+	"5XWS77klnlV607uKC8VFLj1VAIYZkPuM5zkTWhzhMSPjjEZMHcEa6bmCwChlHpDwI+2P+wfFz7jSKFQO",
+	"BUvYnImcHDhzob5NSDh2+r4cv2dRTkIa9skbVUfbaDMsr194TGiib1OeD4ViCYtyZZkDA1mqRAd9coJ/",
+	"Wqu3JoPS3AgV6p5livx0cLBhE1+j4aFWtvhZX5weexgOP/7xr4+f3v0wHG7mD205n9kjquBwwlEKtpSv",
+	"NpgTuDecR5Cizt1mrk4Ofq5wtg2csKsYWyGI3jExR5VMZFZiCxv2Ewe2dppNE3vFchrTnLbdubl5/7Nu",
+	"3rw8qEfYvwuZP0wAvri8GNgDbwTdnE5Vg62r11IAFmZYf5nsq6d6PrE6QlvZd6Pa1CdvndQLWvxYMZEH",
+	"REitCoO4xqVo2n5ZHlQr8feKJXTMktZ6uXmb0Km+rtHKQI08D892EtwzN4qWg0azQAuxylkQCn5if2oS",
+	"ruzzVvLVUDgBizy6fDUUK4N5BBGr3ORQrOE3jyhlDYURs8rd62+aBa3VdzfIWtkKZXwJcevKo6gtJC47",
+	"2McQuoYC3GG7Cl2VhQa5a2Utw+OhsLIX+XKil39eH1v6sjvX9hovtuwxrnFwGBR6GS24VclpsHFlHu++",
+	"v/LpoL3ItpHLouC2SlFl2W0o2glvJWrdTX67AttT3bW3KtkcE6ppwNkPgDfx3P2tebyRbWD+mktfXQ1O",
+	"b/QVrqdj/jyyZ5/cUzUUmRmCXUaaW1NYH766Gvx+Png7OCs+m1GFooD+EJenhbBk+6mXlixPNGPsBB1v",
+	"xOYvO5IaHthWYLLrjU7er3TV61ecmgUPyP2M5uDdgyvPfPVltuERtuA6khnbytg5lzFLNG+b8JiJiJFQ",
+	"6TbCWhOoby9ET2jB1+Azw9SMgb/5dKvqOCsH3MXL1JgVxWI+LlkVYdLtDaOtZgzm0sedbq0ddeu5QrTX",
+	"udhWW8OpY6wYBAYKVlHZ4IC19U4oO4y1hH59+uvg7M3LwZmWsy5Gr68uX1wNrrUQdv3m+vXg4gyePD85",
+	"x1dOTy5OB/jPwT9en1/hj5evXr8c3DzsVJjRnlIRseRzLd0xakILYWNrzDdMkYgKMmZDEcEAtBj81ukR",
+	"RHOb0meaKXXd2gXEW7qAuJULiP7v+cWLHnI4yzPBMofqyARmD4N2PbdlZY+5w2agD9jB9gYKu7DhQrEb",
+	"On2RyUWqQtKVmRGD/d//joENvYZrSN8MJy9fotzdxrIBvVe6wKAKRqNZoUFRMtUPgYx0e4rpGeQsHorx",
+	"Ustec6pIN9TP/k6D8XBxcPD0b/BXpAcr4jUDpkkCtAkNy0nZGIHddqkgl1egUZxcnO3Bj+qIgIAfdik5",
+	"uTgj455+JQp7rSkmb2mt+UzmmptsofLt778w19+Ndrz04OPt7oK8dpwPuROKmbe/BJunvfHmW50zaT3l",
+	"R7kD33jHa61JCw4dnKLQP3twvvbcmaucRVRj4KNeYa4ARtFk2vLPe304JprK6qxdv3KVy2y5NozUvLMp",
+	"jjRA7T+LWaYvFZErcq+PNIY2sxiDtR4voLQpdPQ3Od4c1QuXHCWpNIqzcRY3RYC+l+PHjrv+TY7Xrvpv",
+	"cryy4kdrI3eDUmi1fmZj/szfRXqAOXhgM/OPoj1tKHPoTguz2yLRYuuckUSzcy4I43DNxzxjaDRuFkAf",
+	"ECrsxXEHHX9GfvIBjL4TdLy51BPHZcoyqgfbIkB/kdwSad/3AsDdbzYGnJKnB0/XhxD73zww8PtSn7BG",
+	"stE0VWxJQEKqIo9i4AzqL8I+ueEMc3DGmbxlgoyXELUhikyLYmub/AE4loadpSrythb/0n3Xb81rOmUN",
+	"k9KPCDLiAAMyuJhq0eKgYJEHTWNM6ZTVD/BgY9zINf9305hARCApy4juICCH+pxq+aIY0mHjmBT/d8OY",
+	"Dg8C70ay4so6RnJDp/WkfINimLEV2vGRaEYzGmnJPIDbE9SG+xnPGVEpjRj4guCSqvWd1RB3TqdtQ+Nr",
+	"3GV+wMu/gnc//PGvYDhU7+Df9YbVN4plzckB9qk9x/cyu0U5qhCafZtpxeFZntrCNNZ6fj+3MIS+hRHB",
+	"hb2ZDZnhF1ICXLJTKvi/aelolgeOn43gs8e+urzxr73CnpeuL38iyhMf9IRwdjwOSE1WWyYThlE0NI4/",
+	"Rw6b7kALFKb1evaEk269X11KNO3U7RihEfIvLQ3i6731u/hZ9m/rratumplpZdfsifm8O+efyza79w+Y",
+	"UI28fgn/oImRteZU3aJBw1ovSs6HsYyXgb0iJwlVt3sZU/kHAkrhUY10r/V2UHWxfT1mrVvzOIBF6gVo",
+	"FxAM1HvdvdLtG+9VN/zI40ArTvq/KO58+hT2jkn4Q+gcZGjCgQ6GAuSRhN2xxFiR9FB1XzG+gVd+xvJF",
+	"JlgcgKhun8DFD+tP5jS7VZpELdkdk4W4FfJe4ByGArJ3rV/V2j10CzNGYwhYhRjtBFdNi5C2U09QxHcL",
+	"MvjHntmoptSqWpfLp8A5bGCLn9H4iv25YArcAJEUORPwT5qmCY/gFO6/VxI01aKf/52xSeeo87/2iyzo",
+	"fXyq9gdZJp3vCrtcvW0z7BQ8zuKOJjzWJOHMQ/okgGSp12NCeYLGOx4bCTOMZMxCEha/jfAtfZZillOe",
+	"qHAoEvCLhx8TGQVkrqYB0evxKSRg8egFths7mogKfc+PGYlolnEWE9CkFVFMgHNBq7YyG/M4ZuLLLlhE",
+	"k4RlTxTRh7gIJKAJ5olzVQjgfT3MC5k/lwsRf7lRnqQpDGmiuyVdnhejBB+0XuwxS6SYKs0uqbF9+vy+",
+	"B0N/I+gin8mM/5t9weG/4kpxMQ3InCb6moAT/yHVB1qPPGN38pbFJMpYzETOaaJI15AuOXl9Tm7ZEqKE",
+	"oggCuLWeYKfDPqSQKwNj+HIzKjomTL9Luj8fHCDRU+Hpa0A9imV3WkW1W5Zm8o7HTH9zSEIh8xHXCuWc",
+	"iZzFoZ7ZJ8t4LOTBK5ZnPFL14nXMFCzlHF8CZVDAwlERo42e5voMzhlVi8wa6/V7YB3C7+BlYMH6dkwz",
+	"PYmcIyszmAfrERf0ZxsUR1hGFB/Wb8AZvnaSpnbmn4IOzmJ1FC9rZ6eVourMAiL1TtAkQeyHYvCkO5eQ",
+	"qhEx4ZrSOzIU91wom5Jjrbnrxv4KP85w5HX2fTtSLSg02O5mjPgDwoFCfKUbmYJMkpzeMgGEB7YRsILr",
+	"4w+BWlS5VSntjp8mpT+j48SZtVfFlkLm+6NAv7Ab6balkHgw9qaDCAs1cBJCL36gadTibngkK++Fy6Gu",
+	"ahg7ECXplnE/eg7SgavKCI5xBSd4hvUrhb1Xf1pH3xsWL4BBolTRlD6Ocl4i790m9ts07JmnmkkIJkFd",
+	"zmQjDdQd06K9FbE8Y2wPY++K31sNev12AdCGhc4ICiANvdYApTFn8zHL1IynPpbGRp7zXo5HWmrdeHJ/",
+	"k2N1Khcif43+Uma/zvNkpFgkRZ3wbg0tei317Ztofb6Y0hOMHQOB3bRBJpmcE7UYz/XFKMWRcWV5/s8x",
+	"iMyCjFkkQdA13uA+udBEOmdUmJg0zMPG65QsBLguoOk8d2Fv3vhDY3yjccIFZLM0b5xT16xk3EzDMNV+",
+	"3er7h3jDeS3pp3Au5L1Qfusb91qzj2xDN6AS38+kS091xMdzBQwo61U4KgwGvwNtZC7vKsepLUNQLNd6",
+	"90ZaPEnTa/vqJ2dkbvERvqg/WaQsG+VamauRG2S6B/oZgRfK9Kq50TFJM6bg7gHTHNCR/v9r3eyN/gjd",
+	"uv2296L7sO5K9Azsm9kZ2P6jGRXT9jytco/BZlVJcxVPyO1WG1yX0r1noDI8U3+t7z5ZmrtPzw1bxags",
+	"04O9KmNLh/YJhGJysWDKWgLGNLqdZqAhgJTj9nMogFF0nx487QXm1TyaEV5k+bOCY8C7VnDkTY6IWGoB",
+	"g5uwsOrFnLYgVLwd001ntViGVuff4o7UIQeZOUNoNTERyisz76LJRT+cG6o30CNhz0gIUoCz5QCdLa0u",
+	"vpLnZQt3T/hicEP27w73tbi6/xHX69O+e0Ptf/Sb/tQ0RtilLXnViuRnTLh6e72Frkyu4TicJlKwJsOX",
+	"8s5AJNNlnwwKYxKEGxn72DGGikcy5azIhrWGP7UqIwIURMxGRgrORhDyNl3geEv2PVyD8vBOZbo06fn4",
+	"PSl9j3Af+tLwxXLPY67b9C5F5/MOvIGBSNNuJNYCCuygZMi2S8EzMGIo0n3+5uXL0enl63/C29f/vB6d",
+	"nL06vwBuvtUIcxd21Gah8ALJ6VRvChcctrdNd5sFDKQM19KMESUXWcSeKDAGkolMEnmPslNIuvr1HtxO",
+	"Zctd1TOy+exuEmBuaDZleVl60VrE5dWLk4vz/z65Ob+8GF2+vRic1WxIERgONpt7jiEWW8sVKPg4i/Tq",
+	"SdPP0U/8avDq2eDKH1HFT5CvTqh3bE8Z7gWYzCqLC26nzUyljj34MFjr7kn0u7LYwGvVKYWbbpS2N0kr",
+	"BcugfN0bEzXYz9trWWxOeU0o5kkcZ4hUwEjCxS2550lCxoywvTnaa3NZUhZdb9hgC2op8N9agM41XEL4",
+	"WO1/dI19CtspZA7KrP68g1uDJwznDemVlTFonczZ2kd6jfY/2kY/aVUxYuT6zenpYHA2QOzM1TGYQdag",
+	"R2lWoh8GJIzUHSpM75UUSUi6kAvzkguje1p3UKTuOkEHXqqN8Gwnvhs0PSPBV+5fH7LP3cVOUPXQ4czM",
+	"ShTccCtD2nKD382/lHOrK5Hu68vrGwjgQPmbdF+f3Jz+2uuTS0H0M+MxRU8Ljp50fzo4KNgbBG8OhQ0E",
+	"cre37uXk9Ob89wE2ptv1vUq+IAA81CVdGseRVVhwZMdDEXrTCgMSosXIpH1V9PoQHBGEmhgjmjESJYxm",
+	"1lG0i+2p0dR0ZExKZbXL57doSkbQ2si9W2fYD0yglLHx3rFM6QsI8U14TLomm8bz8YDJWsspJy5rk8eB",
+	"HRPoumX/ggHTXdHR53QJLykGabxNAzG2/MDPg9N3tlYh7KYYw8YjWt+Czoe9qdxzEZT4bv/C/OMPmTKh",
+	"O9cvqP6bN+dn7/xv9vjcpvCAO/yoM+X5bDHuR3K+L2nK9yIZsykT+24Yn/zP1S1P9yy97qWSi5xlONKd",
+	"DWwrPsiHrQC+9gVnvbMtTbB7Y0X724GzouWS/Pi3n0lMl8qz3QqJxrClWTCMQfjx8Ocf/1YOZPrbwUbD",
+	"16YF5CL/gqvXygYXkIXgfy4YHB9jGSidWWDGaEyg6EjbJCGv3GYZyxZiVFgrR++d2FaO9a0E0AFH11zb",
+	"xBtQa8RxXODIjCxbMI8xlvNCbOxAobgbXV6w+6EAFrZqEbEGDVCHNU96evC0EtlMutV+8C8D0cYzdCDg",
+	"dbCqwHwpw96npqscb5dBvUz5FjOXpb7lYk+6e6JIbGRvkDVXJeoWQmqpBQik11dpLk12u+4ShmXyQLpO",
+	"MMhnTASkLB04RQNTTpxznpoOnR0Mn2A4u9Ze+uTcaFL25ih6DisWkJaCcsNa/ybH1jmsXnJRg4txQtRM",
+	"Zvme5l9mWXJZrFOBD6zlttU1N07sUV6L+fCKxZxCuIU997qVgIT6yth3ImvV/Z2EtYIweg7Uej3nzdVL",
+	"onKZKrA76Hu7e/gzmXOxyJnyQTiL+ON2KtAGVcCbX+3gFf83G42XOau5S675v0sNQESTfrU0OhutttkF",
+	"ssiSuk6mgsWwPv4GeyoM8Lk0oVyQF4ObwBGnF+1Qlm0yvtF67Un7elSlTWwQ9V/SMUu4mGoN2/jUL+9Y",
+	"dsPr1t6+TP5c0ITnS3Cmx3T5OfXt8SK6ZXldcJxgBB/aYQREJrGWMQGPpbUDws7KTP8ZtFnnjGCiZkaD",
+	"AhQX/A84pPaUDnf5Ha2hIbxq0b5hJtqVgpE3N6d6tiVFM6bLJgWzLt382gfARfSa7cbdZAR2s7Fd46oV",
+	"29iCDDXttaBBkAW1wimVowDSDReC5yFRdKmvBG6Cp7994tSL8Z0yW41bU0BN5L3g0G6Yy5wmoPbfsYxO",
+	"LdzLXN+eYA5wmn8XSMyEFMDdqZkzzxWYkVWOj0qztRoMWFn0q/URv5vODkxhxyP0OpMRU+qVjOvyuX+V",
+	"92RCM0MV5ig5i44JSoBk2UjO2ec8O/Seci3ujmAYtTlmiph3UP/HAaPNQUgIVJ3JJK6/uFcv6jFzvdUB",
+	"n0B/M5YYfG3jSBEVE0Nz8+sbNk9btpWyLNKCXmOboXkSYqC+eZ9OWUHioH2FpHvgROPMQFQJ1ispwYcH",
+	"B2uzS4vxZI2wMaF9VD8iN9xHGU7zMF4afLb3WDcDX2u56MWqNeyhF4+ENMgwUFX/l8WEktliTgVudcs+",
+	"jeuuJqssk1PQa/T1YWjxfiYtHQVucnoAcAowWCjA+EB4TW1512DqhcdHYASr900TA/MWcOV4V49fcV4C",
+	"HxqmSvg1pFcs2gZGqK/Ml2xScxcMVM7nNHdqAPB5s4u5dGyGIRmpnCeJ5UQ1HDHK+R0bNe7kW+Od9Xav",
+	"DDzwXo590jJGCriy/wOsWP1a0nlETowXoTW/jVKW6V2s0zAteTsBTJMnTMCGlnjjPm6IPfV4YYN6VRx1",
+	"TaaLzf42u6H3BmBwsZ3DzXwej0wOL5eitsPQG05I0mShSFh8bNcvYZM8rPfEbRFh6w/Lb7mW984pF/p4",
+	"Ic/XHSgn4FT3NSQxv+Ox8YiXyTf094x76RlD4UZDugDCBQHIhs+gfRWbcllj60IIfV7uj30LMaALdzX0",
+	"nPdasdsmvlUZQlA90mUqbOA6156db4WVa4EMsupEXJwfaxksxK8+MS42vc+QCAMits2VuWUsNSbHApGo",
+	"wowWubREzEyuef2xUSwPTHzpZuwnx688gHx1y1O08+G1p3KWOvhrcM2g66ZI78boVHTd6X6nEjB5MrmY",
+	"zqoNGQLEoEOQR6VgSFJNmBjrSW2TzX6SSJr/+PSL+npgXUZpxmXG82XJUv7zipXcvKWXGK+lUjAvEItg",
+	"pHtIEnnPVB6QwwMy49MZU7kX2PNzRdRan49pbml9NJjQ84s3hvy8nTHwHL6vnlvcXES3ppm+eycsK6z0",
+	"qH3YUCafKvC4g67VH4q3HryuWkSzoiPrJGQfcpYJmpjGKlFGDWZ6N89ERrcjY8EsTfbHg6BGl0qkPtZA",
+	"zuA3aRo5UTldAuYpy+4MVLcm7+oYfzwob9BPP23cojn9MMoWYg0P1QOdU2FQbjxZY06XrkiPPmfsA4sW",
+	"4A5aiBiimpdQUEmzgwbYLcDpcIhWEGBY+GlNuxYopyDZMVtKwM7FnTMoWMAfQekNLOkSezqGAq0BxmMj",
+	"jDkFkEjN7KGGjPHOrDAfxXLwdyd8zvM+ufa8+oEeB1dDUfLsl4AOVrAOvikPIcrOo8yV0CowJirWlxme",
+	"TCeoIqeh+j5BmjVFa7ppcampXEteL0+eDV4OzshC5Dxx2kmvgoHRHs+o9o51TrEVo1G+KN2jGDByBLmB",
+	"qYXp1aSTLTBzYN4nr0/eXA/OKu+MF7mtqiKAn+YztoTDOxSWSmVG3FnomQl7MR3YN0KEHxfXPdx2UvTJ",
+	"ydXpr+e/654zRuM9KZLlsfNkY+pyxiYLhREyv/TsuFdJ/EQsLfgewuhpKseDB07VY0KzaMbvICYb9GGW",
+	"Ka4JEYHLjNEKB9wJOrginaBjh1hruTtJ0xs6rXNuufhOqOdkN+NzBuPJBNM7K+ECXKUJXRJ4HJDwf2XZ",
+	"dDoeh4+XQaVnqnUNM9tHyqB6a6NpdPMgLbUa8Xs5HkVyIWoGfAEHajXtCLKtl9yU4MrptK2NpG7jfSyX",
+	"WndcqywOu6SPkMVRWCQA/KVYn63TNW7otCEY7hRGiHnVeuzHNtzMye4r4npgcKr0LWOYUI2L98EU7WHW",
+	"/K8/DvZ+oXuTk73n7z7+rQYK/KsLBdrhfFRx0L+p4KdPjXT3ktclNV8KBphOJZt9Tqd1SQ7W5ld7Wo0c",
+	"yBU019pGaJh/jQ8KoKxqe4PxYoyfvtMO9sZUadGglsMA+lRzM/ox0Xdjv9mGu5YN6pkDqpJlfka7DjDg",
+	"Xv+a0qmx9G1rUsAltMMIHLyXnlMDh1FXADyyYafTdLsNLtLYd9jgb3d3Ydpfze761etrY4FyCEtyxfa7",
+	"GdMqsYhYzwBTFgnwO+e5F9ntpskCEOTx8h1M0zvllNsOxsvNcGm1Kbqm864L9cQfNCHEzGRME7VUOZv3",
+	"HiEdHVtvKS/xeuEB8XjMZqNNxKP4goIaXKPXM5kZ22t5VMeF9AEGNAPMbCvLQeYWuEcMunOr5bAZFfXT",
+	"MNVGCxgqvQNYoyysnRNmZ40MaukGGNQKccGOTjI5r7eutw/ashF06zihf3yhlk5bSdYb8GOlJDt8jRyL",
+	"+iBdeXuznWTrT61Bvj2pEui+2+GU8sxL7NCtl9M1Lt9eDK4wrAKINNQ/wm4VGRyGRIaiVGwnhEhBGmGY",
+	"r2GQWuc1uA/Yl9+yJ2Wb11HYNgfAHIe6ZI32ZzMgFKvdmPJBakZTiN+8ZWj7s/UjtznEDtwNQkLRPLqX",
+	"MRpryq073KSrjxb7ANYYE+qqoBhRJLViXxuy/RlPd5tVsd99Tk7A9R25rGUEW1jsdmYK1eNaPZmbzt9m",
+	"Od8JCDHNqb3dthIH7Y24k0RYEmO+WdGwEAq+QumwvojfZcanXJgwuxoa6COjPbLIYRYeRgt+kDdmE8gg",
+	"x7dLEyXLshHgzdChcMjV+qT1bCGgI/+lIt4ED7ZhDCwujjh5cfnybPT28uq/nr+8fAujiheRQW0iU5nE",
+	"Q+GLuOBxyBbC+B/lIk8XAE8IQNksxmKB0E3ZXgmzdkWBOkGn1HGtzfLZIrl1mBt1l52PkuFwFiCooeQ4",
+	"+fwmzRZIFU3oHN2rwdWbi9Fvl8+uMZ//M0BHFYvz5YR9m9zN8wJ+x/j6DAxgq/kxiwVYndqyMjPEtdxu",
+	"8VzOU+Pq8ZzYl3YPCdkAlFTgUbagNOPCqQujK9imCQcVccJioiSZ0Kyl6mN2be2C2J013o3d10U1eIb+",
+	"f28GbwZnAbl6c3FxfvEiQNehywHXW4w1lkg3BPpwoePLY+M0SrRMtizWIKdLomQp6hd70RwJu4EaP6aL",
+	"oopTbYmfTdeWqSfskydKewF6ZQH19oFKUMWwDaWmkIt0sTZSLyBng5eDm4H5NWYQXqLHBnHRHt/pFoBF",
+	"BYPSFyu87C+a108n6HjtA2e3DW6Ony5nvhv9yCXAF0S+MfH91IW+DESeLetlkZUoGTmBuAuHMqllVc2c",
+	"oL5xPWxm8XVNiF21/YkBzDVAlQeAlL+FKzXomDu09hRCqIZr/omN7YEKvMokS6LgcVyCPSt+J0Ue+YKZ",
+	"sIY1HNMLudgs9/uLuotI5iqjeCu+fufVVaM69Jplewg4ULSmPA2lwNQ0aKIgqin2WdFITBcbWvMG0gKE",
+	"owGLHOresrkBUDUzdRTeSpOA6DZvsduHFnvzdEOs3Uk44hhyW4syeiUTyHedcoh6MZHVa5zVgOC+EdpV",
+	"nzXd9MoM4PNNI4VqBVsM19Rb+PKDXsXfrWeSiK+LeEEe8PBxBYwXHvFcod0esDWqtXVrXKTzdV2bPo8J",
+	"zTESXvPhOszfKvpIn5wIwuZpjmVVDZijCVccCmx3C7hfs1QF2u+Gym0tfeS4olC7CmyLiuWk61RsjCWx",
+	"yFFcWAVX9VqLVlrauRTJsh36m92LNcRiVqCWoRhEqeLuoHafTOCrtTrVX6SuBFC5IsPJzejl4OT6phOs",
+	"ufAqsNBqJhdJTMasiHUt1SWy5BTikENfkvH6O7kZvbq8vqmV9WASHuqvHe7HTysDLWqmF7qetxI+GhdX",
+	"euGCcmVxA4hXzMCUS4eSB0PhVHYb6LZjHfHA7L+b1Hp+o1+90G9CIIke/bozjBvjClpgT4D6wH07qxcy",
+	"tkqYI5MNbXqro1LAdD+D+gUNAQf3TOTkPpN1yR8RFH5cEeJoNOOCFdZc/VpAfPMt4LsDbn8YNBRVWHig",
+	"/PrviS2DEAZDEWohJOER1E5L6XKOOTK4APo3CDIQNMGk/yqa/NrgfD9aCeo6gMySJJeTztEfG6CSlRRY",
+	"lvzTuypRDz7kGQV8UqgZT8USzcemfPVzmflgRHodFhmUGVldnR7cfFDcX06GoqbcBG6wOiJhIiOIYS+K",
+	"9CM0P1dlg3r4xxDrvgw7ARmC3W7YeWfq0P0x7IxlbB6BiVc/6wUknKtpCJWxwSACZOK7KnR/txwzcU1J",
+	"gFKnc6yBAFuq+QluJxxA/U8j5GOpUThvStWaW38tuw+8h7rn+zIdW+DYrA49YeUgYY+NZ6dZYn4mYwhX",
+	"x4h/nH1mMfvADg1EOqFRTaKps9ZsLMhgDq8ZN1P10vCbl+dnBTc1Zl+9FWqRAuSGXpOYjRfTKeBYgLUU",
+	"AEsMAwr/sWfqtuydn4WmkEwbh3IVsA0mVrucDcXhTxwsCBoE3G2AIa1agEpNst43jnz4IPNg0f3DzIQt",
+	"0Re5ekzgxfW2SYsKs4NhshWOSwGrOGYWxpx0MYvPwLig7ZKLaW93K90DUV2+kI31y0JAtsHabF3OYGMU",
+	"MCbLZDzPmUBAccs5yP1Mz89YMEnXIWyP5cIWYsdEwl4AlVJwhHMwQw6Fs3c6O5FuDQ2jtvb3JNEXm7jR",
+	"q69CV6d7CZkzROk+aEJOr38nmbxXx+jZXgitQYqIVaCa2ps5MfKyQV+EG7+ogqWqTMwyF62PBmS8REzh",
+	"ri3AhupkwgwCperVO7p3gSMyC4npBW55dzT1/kXG+J1RTR8PzhS72SKY1uDXbuVfN9/s5l831/4361k3",
+	"k/9LnOglIlqfF4TDPCKbXEJddxJNTo1F7zJVwiv+oqGwDqPeMTHVWNA1U1ysRW0Qc5mGxa0cln3b7VxJ",
+	"Qcf0VHulPGcsHtPo9lWTsnBCJuYVYsR7EyglkCnX5hXP6gSUqlCG7z1I/mp0V/jxSHcsi3mUm6INDvHf",
+	"zKaNhOQ5IloJtnahdnJ72+X2UPNLkoXdDYhOr58T6eqbcszQRtkrcZdVt2KFkWxys0APLf26rcK1WrbV",
+	"qM7eeBNHc4FPUQX10pgh3rMN7QcboqGO7XUzuG2c16i8axtvGruLN3R6Wi+HlfNwIQUL/YTe/q+evV3S",
+	"uwz1cLXSdhvP/YzWwQaEbiBlBAnd4Uh3OLJ9hVv5JxtzyqpDX793q7leOI/arao6ola94GUfn96lTdZo",
+	"JvKMsyaXyGoZwdhAFzvT8px+GJlG2pdPqnqta05/1fC81tJs/Mwlc3K/3vRLxWitK5tRUfKUQ0EyUCRK",
+	"3vKyk3KlwpaHE9UKMSafZUzNZBKv21TIas+0cnPHECdw1Qtu3Cz2yuEOXpaPswKMXY9nKMZsIjMGNs3T",
+	"k5fnz65ObgatAFBWEDzdVgWOoOoo+Lc6fJ4Tu56fP0yNKgUQp6Nctq5yrzfFRl7aMAmbHr2dUaM5SO4G",
+	"236iXDGrLYPgbCjkemlAD3/MIj3H08tXr18ObrRI+WDEn7WyjwHQr4hAJX1byJy8X8TTteBK20o+ABFD",
+	"PfSGLYCVYp7XxZfdZAuG5xuQ4hRENdmAUt/fVV8UaIO1TA8YBeXPYCrTjZsXCZ94GOSPsP1O4DCij1pH",
+	"31URXu2IMFrVFuoukPXiq6nK5d3WRoaVxZJ1oaSw1ou2FF1hMiMumo+Go6W8WBuACjFYFVZX0DTs2qkn",
+	"rEki70cOBGWzmGuKInq4KV0z53CfpjwsHBy9FZ3okSrJPpYoviYbZm2CSzmf+r2Son9F7z1iMlAim1Km",
+	"jGzlkqYsAgkg/FrWAJHkyDAe4bjZkbXxNhguhSB+TcPzZ7Id65mznMa1aaImngaeoj/KaYZwrsDRbyD2",
+	"DJLmlhtUxp+q33z7TkAOSRcBpnoQiXhAug5kqh7K1AHFQLHdjWECBVqaK7WbsUYc1JXD7wMMIgSLMblQ",
+	"wxQcOufq6V+fClVOaDJmokTeA7sRNDEJDLDvBfiTu9/c7dnzDbtQzAAFXC3fkpv6Rm38hvnLRE0BIeZU",
+	"3eo+g2IZkCWJWJ/ZobB2dSzo2sX/WMajFlA8X2aqB5W3TSoXEj3PTIeK3LKlSS+h6hZs4AGhaihCfCG0",
+	"Q6pwQykMI1wrC7clVB/2dR0JXcF7vyPbB4W2HgfvVU0sb/kIY7QtOkpQYifetpvd0HedIlSRsGgqJF2Z",
+	"DQVLlMPR62mdg0OCZEqwxm6JcK3kqaqRtpgnw9DCjKBEaOXQSoomIJqjgqTvETPKMcvvGRPkADwUh72H",
+	"IOe1tuj/JsdFmeF6UaE4SBazor0kAGlBTZiGnmrnalK5s8oVyfh0ltsNDfRijwHy0aEcOq6KVhQjO8y4",
+	"ymW2hNM+FMrCY/nJUGAfUHzOE5oRaIxAXI+9F0rn3WBqkjErYEoftjWt4gY1fT1eKnLVK7PC4ov8ZHev",
+	"GYLYLk35Nzk+hQQEVlslWS0Sg5CJaQo24qAmTKuxlYpr1L5IjEJf1AbqGp9nCAmEDCvPPz040DQF/3ra",
+	"a2v0xAbWjaVacQhI2nxn/Qo5ggo7AQoxQmmW8bvWkNet6w8X2XHVUsRPD57WJJs9rKawXaGg2Lgm8pC6",
+	"XZnRvE4hRHvIjAoD7OwCqH3LQ42V5BFsG92iFFFgy++H7+X4PA7h+oyN+9sBzmMJv6EooefWOflbcGEQ",
+	"bmV0O2ql0SImJW5nQlOFiq2wONh8J83fYequI3NZIIV6oJQ1YL87Jn90ynaq1UXxx9lAYWeQ67SB/2BC",
+	"VDP/iZsaqbAf895fzH3+72Y5dq8a6MGaS5pqpForiPWlHpfB3mEPUaSFmF7fsmKALYzcgE4ULl57lHS4",
+	"Gn/cYBU5rThKuzaDW4sjjMWoT2AG9eBKr+Ork4uTF4MrKBTeznq4lVezHPYKYagjzUEgyhWDYEdg/Q57",
+	"Aciy4Na7n/GcEZWaEFEnLPrlpVcrExYR7MPhda3vwuVi/FyTitHolSwKcHou03L4/LZ1xD+tp7IbCmrw",
+	"htUFEFCuch59oST1VZfftr7J0qGomjLbg1FuSlTzjZKmNAYAq+5mInWe3dZ5azULZcbdwF5+RYVjQ6yS",
+	"0aGMdrJdqNIdE7tGKhXja/Q1fiMhS7AIf0nEUnUNazcaxke42LzTNMrbxOV45suIwgmogikUIGlk+5id",
+	"dWGFM5qmbEuM3CLrJI45wiT512Ad7vxAL9meSlnEJzwCb3IVoGgFPwkuJhrHaMfFaFh2x+WisPOtC/Av",
+	"NhX2qyF9yM7/qGSiPL0anNwMzo7BImQwnGVGVmC1jcJ+XOguuZS3hOdD0T25vj5/cTE4g7C0hKF1SYu4",
+	"KMaT7tXg5eDkenDWOy7skAanOyBXAwvZLTMyODu/GZxBA3bmx4QOhTF0ZFZS0K8cF1xVzwTW7xjXEhzm",
+	"bkFNzFs5wM1MvBN0rm9Obt5cj05/Pbl4AT+8vro8HVxfn1+8GOlnA++RnSpgA+CkOkHHTAB/dP/GuTh8",
+	"GIybGwzOnp2c/tfo5AwD6W5OXlyX/7gavLpsgryeZHI+asKYeG1pZs02dsuTBUGvaboo2z4CUiFykS4X",
+	"UcYoDAYyQiOZgaoqM5vA8oWjvnLZuJYX7P6LL+PaGDBQEvF4N3Dz81htji7Wx55vCdplvmm+qtss9Td5",
+	"PSOaQiugLjL4QKPcM5YbLVWxRLP8sQPIp4kUbCi6WDBIy580SXoBwltBxJj+7JalOYkWWWbuXwxXyjMq",
+	"FI0w5sfkzmF3MF3jnEmMONsfCsh3QOuGHRB3ThzojIQvBjdk/+5wn6ap2v+IEuOnfT31fRNkd8tYqorL",
+	"WV/nprVgKGzUmFf4XiYx6cK3UGuIzHmSaIUZi5ZLG3wFY76HdOc5vWVmJYkqqph/ARmoEXUSsP6kMTn1",
+	"SZjnychV5AT9OGY0TrhgISAGsA9RslD8jnkV7MdSaxgZwzCEmgqwzfFDpwnXckQ0k0qLLzFiLVgAG+IX",
+	"l59iMrnJBTEgq9DyeRxWwRgPt9YMtYCDE63hulDVHci7CF6DbJqFysmYkSIoxYStTRb5ImNehLoFPngA",
+	"FlWriIGqEJZSpapVf8DDRRWIH7uGGTR70LXWXgaqzKUPMQELBzU2AIkbgee4Il3FaBbNIJ8WN9f2cQ0P",
+	"wsd1tr9u4WJ3RfC9xQttHbF+taBUuGWtpwaXncOKt5E8wHExKrvOUKN/JZGcz2lvJ5vNv/74V/Duhz/+",
+	"FQyH6h38+3+vt+HU4ml4fKNmTnwOsCqJ5htcOA4KlwGccaW4FLXLrUUDnymVFvnHw59//Fu5WNDfDjYn",
+	"aNViiDZwTptv3chBa0NTSgCuDUke6+MfCq94M+yr7z81Kcpbn5EqFs06HNXf5Pg6khkbfOAqr49Ctpgf",
+	"Juy+sI8BcBVdBfQCF+7nNJ4xPVi1NihyTXlQHLXxWtfFsTSZoky3Tcu4OYXKlJflWYYS2Gq8R98W8rJF",
+	"lfQF5LtzIprSCIrYZcQUyO4PhSumdET+XLAF3g6QjQjhdLWxckW7udQXniH6Xt+vTXbk4ieGoghKyRZC",
+	"9YkrWXbUWKWuWxTItoWvev0i3vfI3bLGpOkBq5j40yOTTmq7xgTuVaxB3SzA4elPCh/0klBIc+/ba/tI",
+	"L/pQWMEArBY+KzOXq3Ef+dnQ5EbLsGBLUUeu3trecHFw8CMrylm5X/wKb/BTZJ74xd7sy25Jjr2WZEbW",
+	"vGmjf1d9jMelvl2vuKDHcI7lxM4gIPVV6YK6vs0Kg70D17PvR2+bkOGhcC9qocAKTFqchJCssjnDdd8J",
+	"Ol7/kLZnBtAJOma0fgKf7cTL5Qs6bjS1Vgh9TO0q1fkjDbKGPi/m9AHzKO6zvwa39ga8eQa7VjGRfwZY",
+	"WmtWsxPfIkS9bdA3wCPg248f+L1N3HElxs6mbVs9EWS0jVHInyHW2JSwaw8Pu11IWbtYpA05er/J8U2z",
+	"lJtLQmO4fZz1EkVCrfutHp7mEDf0eH6dgvKcC/vnBi/WOj/VW57PWuQZ48HJZ9b3DTJDNXFhdWWriRA7",
+	"5DC0jZSpjRpZ6b9hFRS4A1+zrBq13GDcUs66lbI686ZijFSaqrFeuNL6IKw0lMw+eXtyfnN+8WL065tX",
+	"JxctD2Us66wN0N7Z5cWgZSsN6TnQDBdkcHV1edWyqcbAb2jM2PxbtlUsd0NzhSW5ZYsorTa0ZrBP2rXk",
+	"hzbXtGU9Ga0N7G0MrGj0jDFUTS3mDkVc60tqp5Lq1gBoFqa05kGVbovd9eZvaDBYA5Pln7stThteEXWx",
+	"ofXxUOXUAgNEE8m5uRIwvi+aNaSoNUecwoZa6a/lhrqsxKbmrNzYuj3Y+vVCj5mySYI1wcpbylVNA7by",
+	"d7vhotrU0BRK1K2znEYW8KihOU+Ib8tXmIjXMBUU/dtKRZoWF82TdepG2/YWSg+vuT2rpHwrnKVYoPJm",
+	"+lMttsSRjncgC9L0z1UTo2nl2tvar7d7/M13p953p95X69RTNVpBuwMUEMgPBlVB6wg+XEZddOCXOWx1",
+	"Ss738/f9/H2d589BL9cAyPpQy0eEEpTTApcwqP9lpNfAx1b2PlNegmhhRoKpScEMNnRVDPy4krD2cVVY",
+	"/tjyQBbY0itncH2k4Ib4vXdlj5SzlgEwe9vC5S+Nr8AURni2iG7r8M3ta+TPBU14viQTPgWYawMyBOb8",
+	"MXxcF+wZLTIa1TiPXdJACZnJalWhn1IqZA4cAFHp8IX+QzIQG3MQMA9XFY52m4zgYTC0MSc0gIhcORTk",
+	"WoCAtq2LmqYHoshDgb0gXRdn0muvA623Xlg/rYnQKDa9xaiFzEfbr7vm0dut/ZrU+9IcINP+cWwdLrd2",
+	"l3UBY3itFzPLqzsK9ZC32tEKh8bOkIQajBl2j8o75mjaX+A6nm65xQ2fs40cZStOcseyWqklhOtmBeDN",
+	"4L6V+UgVb6EVPNfnPG/tIZAfcvbmLOZ1ZtdX8DvYmsBTzgUJF4I/yqp9XrpulB5v9M9ISV0jEPUwrkTl",
+	"pGs8+D0cgFTGC69c0BnkLj5RZhk2F+0oHygfyg/HV3dEXiGU3Lw2AP+yqMw2t45HfTZMAaWJ/9BkNobw",
+	"bDRehrBJEEGIANZykRfRgCj13bIl4WooFMuPkd26F8DZoxfB/XLLlljkSDGsNlCYRODnQp6qJI8+tMZX",
+	"C1z2LQACy7W/apACW4DdYAubAFfd1sBO5PSWCdK9r+6EC/PezfXqdbOZd5TIxRA50lL3kFRH1jojt1xD",
+	"p7GcVpeSooYOyuTtsgQcuvloMxm5d8muxJSyjMt41IZjvbk5JTO5yAISU4gJumfs1j406+r2ebxERvTA",
+	"/VaQ/jOqV7ar2rIl9a5azOe2sJ8bXNsNvqvXym5WqlA57KA5o8IUpvJXYzMHxa7Ks6yj8Q2ctLmmyyv/",
+	"BBSxdHV2hc8aQyfiEex47aqG9nFodHvdbsIfJVTDXg/1PVeYve21qMSGWTfbAd/4XGctGZldMQUCVWtT",
+	"l3+H1vQPR3ndchcvPPqCN0Uzum2oLM8aws4AI2i6aCoC/qu8t+TMvbMPqo3C5DosrF6qxV6rpbM0H/mH",
+	"TnOT9fVX/UrtLnoLMRi8exC4UrYQpEsBYEjlNoyy1ydvAGAIVhFeHIoiWwHj16UYSwrJX5g7kbEJ5IJ2",
+	"fzr4pdcnZybYeUITWxtu1bH5mBFjuIwj/aSOsPXPutFy7XsKgUZG3NE7NV5wPehMzospQIl4ELJKteFb",
+	"n4iV4vw1x4IJTbfxxn0tUxOYSKtrXQ9G2VCJ1UlkSsv6nvDVq68WWPR+bApc6uvFKwjo3h+K8OOnsFLk",
+	"si17GoE97I4mI32lqwbJDhCeKXk1OLl+czXwUD2AhyhrG57pNaNiCeKBRUTDYSPcu/BvGWe6+s//+Fsl",
+	"y2FzaZT55kqm1vJtouy8E9knA29FhVz9oLtyfmkGJRjh6PW2qChaKaBY2YXibI/qixKeyhgChVOqEK3O",
+	"5wag+njVuquDPjbHTitPXBGu1MIsBqPRbCj89wG0pU8uClhi7yAImRNzcPTVgMWj84LlVTtusJ27Hf/l",
+	"4OA/Dn/55enPP/3HTwe//HK47e6r+gCS87OXgyMiNDW609MnpycvT9+8PLnBCHf7IPOomCsbwi4zW0iH",
+	"dFOWwQxEBKs3ZlxMhyKiSbRIKIQ8rxKJMHWm7X1lMsFViXEDW0fmfTU4OfvnUUkSGAr9Lr2jHBahHLis",
+	"ZwhhyG5KkDF9cvbP2tjjVjBz5QE7KFeXw14CGzCpNSa3AJfaNqAZZeUWeQSZwTLs4sw7JrtyGwWN17il",
+	"mdaSxhtYupoDaTYUgMkcLZXW8NhycCzPssjBfWWwOdEr0ycnJSgVW5tgE3JQaynlBF4kXb3UYPxRuUzN",
+	"gQXqhiust3pyay+1HS9978rHE1Bc+qSbsTTR95+pzWegaHe+55sDZIPOQvA/F8w8Np6fXeSAnW/8hhs+",
+	"l7bpikFm4+o8qPrvmhS8+rVqKyv8qn92KKYu6GdVbrCygSZK5b2IHRlMl93lg7Jn0L7cvzD/+IOL/F3J",
+	"Scjntoan3q/OUWfK89li3I/kfF/SlO/py3nKxL7r+FN7H2MrUaUghQedjLK0Uez0f7bY509rWOO6cuCV",
+	"mtxwMRjjF6YtbirBslk5KQTxNCVddyGZgh90Os3YFOoeetVK9Kuuhn1vJ6PYVjbcFd3zCxp1yytcX1ac",
+	"1+kOTTViWlh6cbehsNbWYaZzxnI1aqombjlwCF2EBN52NdwJF6DVuzLyFUdNUWHd2EI3Q+LtXA99Zxut",
+	"27ojI4LNx1xQW/gZcoXuWKY4JFIi2duEcZsupEhGseBYfyhOnJxvNDK9GuyuZKYIacpHPA4DlwP6RJF0",
+	"MU4wG9L2JzN47hLUQyMJVmT6tgS9jeW2nqzQSNAWXK65QH3MFC/YFAq0cLkDq8KaoHB6SqWMhFGe1hNT",
+	"4fPbwmz8GDXyS6WH1tqRG7OrLI+/tLdzQ466LQxOnVXUJfzWaVX9rVxiZ4aJ5pIsFOsTYDOwC4CShXJ0",
+	"sM6MBGuJpj4btVaWRuUEcPvLsro+F2XpNiRdVwwKq0wulLmL/fhGK9OYsfR2PB5e9bAasz1KQBYe3pev",
+	"ERBKn1+DOOevS7c6WCmY8mAoKFp2PZCJgzL6QSslfDPze11ieYWIU4fQYPfMFAzbeiHxh1YW84LSUXmo",
+	"Bq3rH1sdlBvTZ3nW/8UxLqLmSFiqOYJ0dqdiAOqs2TyLwGKNCcADVUlRZ/FQWLnRt3N7xGFhHIq6Zkck",
+	"ZhnUPEhZtgdsw8dPcPXXlDtMQ1F2p4Fs5cZZtkuYeaFpAjusNUi8YpqSr2RSs276V+QvBjNPZvZfxvNv",
+	"UQVM3DGETDj8bk3jRQ5936SZXR2RjNHYrfVQ2OL7GMCc01tmEE5zg50dGJOaqlTsX82AdEi8R4QmSmJN",
+	"iaGo1PpSgQ3fUgawBgMuXO0IhIvvWyxf05i1HJmB462d06kK9O5DplRQ0JhuuMTuilk4yxTQXBmWGR/Y",
+	"4smlLTXrVyDy6X+aITbsrRONanJKzTXria1ZQd1AWinlmbErVdicre2HD5F2QSwqlSR8oobCvaYp4HdU",
+	"D3QvYFKDQgFS8IgmGCHbNWAo4PZTMgPkC2Gy0KjCl+4zbg7gXDN5G815RFxdCRz4PcTSvJdjM1b254Im",
+	"yqBim+lYf7EVzPwvyy8NBVeEkiihysQckW4RAGwvhMyG//b6JM1YxBXEZWcsokkSkMnhEZnTKJPERI6p",
+	"omtoWVMrlr2gc2nOUXkc6tgocTiSKCj6IX8nN6/3uzev/8/z1z3SPSiFSrnw+agXDAUOyPvgoheQ54fk",
+	"7+Tp66v97uv/c1U08Pr/XJG/k4Nen0Am9gic1N5q64b8dcNhotUU1rxv63rwfHmETnk5IYfk//3//z/k",
+	"JbtjQs1yxgWJucrBuLtPErClWEk9kWKqVwlSwHHJHRXFQ0FhU5dg0NJUiMHtVhddJbJDlDXvpfHj6HZV",
+	"rw+VAUW0tJBEZqgQLaFZsHEEAgSE5k2GW8A1EkmVj4wP0Xxn/jInBuGwFlCJ14S29clJkpDxIi8i9PN7",
+	"ietWKTxTZgQuflnLc2bvIQZS76m+qg8hO8vtFYS72w2AEMvSPCG+shh+LStxN+wVgHvV85MVM77l7Da9",
+	"7HOGMrTCtyiGtlP9adtHm0pnC8UyAAq2wBJVpODCyFYw//7jG0HQMw2xcpql6l2xCR8gqu9miNlQOrJY",
+	"Z0wc3A6qxCKCjNbhITtInt2B99auX0lt2kh9D7c77BYk1piEe225sy2uQmIpXCmurQpLGwJeuxuWyI2v",
+	"7gFxZQ0AWggDEBBTzz9ARdDV9Nf0hRnMNahQxwVmkUuOwgopcEtFM74Cr4zdaVEL+wMgItNXLfzQu8+q",
+	"AZVRWqDdcuEom727Abfl8l6w7CTK+V1jocLiujKvFeFpLrJGZmROBZ1iBNbn4uj6RhzZUazn626smI1j",
+	"ZtAV8n6L4G0LWr6+zxsP3jxZ1i2XKDSEB4fJ6Vtkw3Lai0Y1LkNRQ6nXYuGb3L52KDUbU0dqG6Fc3kLF",
+	"RizfxF0YMJKZB+mS8hSk30BzfBCVqfDQ3vsGIOTIB7IDbjQUXYduJjMfUa2EhWeA8Hp9D7fkqA4gCpS1",
+	"rodroJWPMjzMUaXoksGKz10NqJx0HVTA2lEVCH1aWr839nebH+pXy1Kebn12VFMos4RGb7Q0U5aP61Xk",
+	"STIU7EMKcTZOg4amHGz9lN7prTL6cx9QbI48FDrdqk2Im0ssxGmb1MfQIuATNITGvT7C1xy5AtN1qHL1",
+	"HLnYpk7QKa9/Bcvewdbr4XaCDnRZy6nLpS4bMsEMupDFcNTzv7oanN7oIV9c3ozsn+6OMZXGzdRhDSEU",
+	"0SxjAF/ZYcIua21tLOOll71VseuYTjpBx+vS/OVmXDfF60XKshuqbutk91yme1hLEwqTlorNwDHoOvUR",
+	"QyD1/7sW1d819wp7dQW7vH7qEb7U7RNFvAetJMR6d9yFJ35jPVf0qTrwZlMcepXzS4R0rHGnZnFRfAfW",
+	"xmvLZaKj50CmMpFT0DOLmgBNWPKrwGnqluhHASlVeEqSeRiQEKB+RkgV+m/I+taMHB7meToyLoCwv5Gj",
+	"G9+EkSLc3OuY+FvgM3UUYy2CRljOplTwf1PMQrelVD2wMn15gC6u396/Oyyw9AiPmcj5hBuTzioRsTnl",
+	"ST356GafKML29CuExrHVMlvoGJnKnYNxVTcwUkBd9SqaOPzfmMFb4OnWYwlA48PceMBfQLPgjKcKFP2I",
+	"CgzTayicDjdr46AahQFvKXhsBZB9mvJimVtJXAujwzb3gCWL7Qbn67ZgpXUkmcYJGIriRmCx88GD4+bF",
+	"lQfDuAsCTjEKX6RxMy9Rhr8hPk00H5WTNG0+LU98glhbYSyON1kyzGq5yjEeEnx7iVfLdkALj5FKMpkw",
+	"WJ1RZpwJ69Ue53bQ3zafcLdyZQKrF62xnRanf/shtgrc1M3uVCB409Fzq2Bf2/aAFfuJLz3GyTHHwhGR",
+	"WdYVUggKet5Yqtidos14N04nxXFtBx5lvilB2pBuqMdrA3N4prVd2NOAhOU5hcbVxeybmCnUPiys4Bbf",
+	"LBCOWcK/pPobLt8LvehrhBOXnlwVUWrQC0vW47YxU3opimzXGniJxpu8xE3adWeOH2Zs4RlvEX/jDm1j",
+	"uCNcSE+K61cFhKoIkd8eViepnn+4CQRWEi0tZGnI29U596hi7T2MhPGYtzFS2tdzGVdJc8MZLuVg17OD",
+	"zRqXv7a119PXd+nWHKn112Yxux0vz1XiX70+K8dh28vT0v/WN6iX7rrlPWq+3A0grnJqv/H70CzFX30r",
+	"Nla1Eex+hZbLu9180qv2FP9KLeYbUVUt6Px0h9rS6y6u81xh6WHLwdffU+vLNZWyLw423GGwOBvWfvPB",
+	"qy7eFkdw2yO17jw1H5E15P/5aPaKWdKrJ8gHEdR2+2jBoF43+lcdXJR1vlm8qEK/Ks9iJpM18MbeFWNi",
+	"/mRGXN0cAbZGrfIeNvC29fBiXt0jryMPOOnhcGP1XfjAeC36+HaV4FrUMrvla+hsd1bxSEzi0fnDJlHT",
+	"QpzU3pCPylz0eFm0yHi+vNZztv5pfiNvWY2t/5qJmIQni3wmM7PaR+QZoxnLTO0mU8tbH8Tf3t5A8qZS",
+	"JNfNYXGksE9uXMoEV4RxUzSNuE8nGMlbuju7RsshDfVmAqJm8l4QKeDfWHdxRtWMxZBKSleGY1PLx8uh",
+	"CF9fXt+QfbrIZ/t3h/vwPOyTVxwcrAGZ00SfAhYHpi6PqTp9J29ZDGFsTOScJspIWuSnAxOQxvWyzRiN",
+	"IcUPT26ntIDFntKU/xfTFyrAx08kaN1S5BQdbubjRMoUolXmlIuccsEyhTU8q9yApqnaoyLeg2jaGU0m",
+	"em3t931yIsgPP5y8Pv/hB9K1iTY9AjGcRYoNeHE8ngB/pwnN9YIMRRc3onesd/CHH2ia/vADNCEIFyZW",
+	"0WW0QWwEQmeKsrWBnKQp+OMZv2Pkhx/0iH/44QhjptH9PYSsloXgAOqExTvJdQEkgG5yk0pEq67pGn9d",
+	"yoUoFFE/f2kovHgdKXrHNn/JKzdojfuuC90uFzQhcpGni9xF9hkAY6xmV/mmPxQnxqMN0Ql6jQx0wRhC",
+	"XHMJZchgcOCHhj1QRy4aHNzppOuc5D2vtpxfVI6KoWAf9PVPE8vbh2IofvhBE6Om3gh34ocfyAByEYsA",
+	"NcNfcOyh5Q4hhOfN2RFRTMRD8WC2YN7B8G7/DczDdiDKEDQPHKLKBEyuuEIWU+IfcmJSLDOm5CJDeAQE",
+	"eiuKbBTnODAwAfCMDgVmMGaAXRwvjzFBFNsB6pYm+MDrETmBIj8d/IRRwckSS1dSMke+YtCmYRNgunrx",
+	"34Ab0AGqlpoEPT6U2XRE4zkXoR5RCDcB7lRI5nQJcSxmssUeItscCs0TzGHg5QEfk3BMo1s5mfCIhaRr",
+	"zziBvrjKM5rLTPWgD4j2p1FOaJRJLdl5DSmk6hDUdsUyMyrg38CTYINnVJHJIkmKnbYH1IQqG4Z/rIeO",
+	"y1s8g2pXs0wupjPIj+KZb6iCZerSQhoqjNQGEcJUucU3/fQNtFJBH2OWQHi57B0NhUksKOdlkI1pGfDG",
+	"+syMY5eQMRQFsnRi4xsU6VZTM3qljIxjm4IBqxxL3HmMM/HjrIrEEyjsaDMlA0zPIC47o5JrEdhEC+jU",
+	"BjD3yYkJl3KhOFiXjcUsxlWdslzT/o+GwH9D3pwv7PzzokqkJntbJ7Lbupxnr6amZBchUXpDUVddstsQ",
+	"suS15Eo5dhtKdR6RmlKdRe1IvztIcwKSK4rmkJOmupX68gK4FocYO2aRnDNVrWQJ22ff8W8jF86kb/al",
+	"VzYQC/W1r2PZIxEVpnuvRmUXC5v0vPgj0oWs5vVFQnvlOpt2WiYW1YYC+XVTJ5Qnqq5iJllfMFPz5WK1",
+	"9Kz1RPDeHAMUklm3oIge0g0B9GqRK2VJGoyltv6siaVDaobQYVxXA+mvafiyyFAC978pYoAcgZqixX8u",
+	"NGO2ZQViNuEChIxIyzYxy4YidNHPKnRyL6BZnmkO2u/33VBNqYhTfOcZJJL1MGnC9oBzo5lN2LbxSScX",
+	"Z/2hGGj5Cl8txxhhJBeGaGB1QQe8mC0Se229RrVEn186hZOPiX96sqFWPUIvAMjmTx70AhJqhSQk3UOs",
+	"O35wUDw+xOcyy58tw6Ho2t9DSAOnSSLvbTqyAqQJFkO6CPSNvDGE4KJny1DLtSrCe1JPLiy6gQc9rAeB",
+	"V/VQWEjqLmhRzXqYHiDODnrDuWjxSs8mhI9Ds0LPIfFrTtWtqhOtgE6spIDChRViTIg93gck/MceNKVC",
+	"l8mMWkWgxZOJ64WoRTQD0C0eB1pjwMl/5HGg6VD/Fyn506fwuIAO1m/GFuIFcZ+wQr2ZxgCE12IGED/u",
+	"Bh7CYwvlqVf9I7xwRD6avMOARDJmevVzfbY/BXYWIx5/CnHX4OIqKhuTiGYZt1LnP/au8IO987PQTF3f",
+	"8W9enp/1cBnDokm9SCmjWhI0n2mC4TEs+lBo/gIA5l1aqHaEaxqlOQsIE4u5zXtzABZFBtsCNJCMiilD",
+	"mdDKc1YRx4XsDYXTBg9MUKBehRBAIsxgRpj9AZSEQN5miTStA3nrvsKPiYwCMlfTACLgPoUEqKw/FG9c",
+	"YCpx0zLd/nxwAGqZT26ACpBp0TaWDDWNNJN3PGZuN38+OCShkPmIz9MEUJZYbKD6cp4nJR3UiXPA5LQE",
+	"37077HWCjtGkOkedw/5B/wBw41ImaMo7R50f+wf9H8E4kc/A4oCFVDgUUuFQSGXswSXpN2oREl5ylVey",
+	"FbsZm7CMiYj1XL650f1OXp8HYDSK+yTUq6ipROWZlqkM1BG+b0RR4JxDAQn2pGuqQUNK5bG7InhucQSX",
+	"KVzCyJD6WiyH6Acwgv4dgKtCkjB6xxQJ4RYKLSE5ute9492N0piHemvdRnqFnYzP8z5BDuwgzo7QKnYQ",
+	"oK/mUP8DOKmm7qEwfJFQFZl6Kg4/ITbr6eNUdbysHQVVV+qsZcUr+/9AHgVlUlZqRqP9xr3dJ5fCZQc4",
+	"2zAusWKwoGDAYx/SBGAGMVAJDCpwiRb2FJvtAWa7knXPxgQDSqeLeO4EnRJY55rUFB+bdgm0r7kFTHDD",
+	"WugbEcAE2rx8zf/d/mV/i65hd1t/eokEULxf4zEGYg0clXIPE87TopFYLbio3pt+p353/JNQ2iVDtE0Y",
+	"N5/eBR2nM+n3nx4cWJOYweAH7F80XOy/VxidXLTfFo4NTMxgdWs2MpdhOQzR9jVd/ISjquvMjX7/GY3N",
+	"RYSfHG7+5I2gxqDCYvzox80fPZfZmMcxE/jFT4+2XqUbvm6xbpDDFtcK+wCXV2YUaUQfrDGU9NF4aUhh",
+	"86rY6w5GVDJhA4cqjNd/vNMUpBbzOc2WhruVLwsDsWKsk/p+gzrbf+hGVOfdp23Z30nKz+PXNJ9BpadU",
+	"qlpYeglXNLiZ3WWFyqWbJySLO/zKk9fnaNFy+cMqgka0/lFYFazdHPFk8GY2SBvIUi3VklNQ3RXo69CD",
+	"NSGgPUTU3TpdY0T0t27vXssN+qNe3XWCasnjXCjv0M3BVP5MxsvPwgYwIOBT2aOCrOnDnsz4VKuYwDkR",
+	"L6KjpXX0+30BJtV05nBTy8na37nSt8OVTuLYBw/xrhccWj1n+hRskJn338vx/sf3cqyfIEjkjpwsaPYR",
+	"Q/EhqiDLI+JzmhjkCdIFl41RJTF95o7ZRAUTA6ybAuRKJyjgaDurx68gBg8z9I/DvV/e/XGw98u7jwfB",
+	"4X/W4YY2c+FTmXLgwiU8m7IQSjxGygVg52qeXcF5OdKifrrIHVghuongt2AowsxpxaUkw64HMWlzRSDv",
+	"xRY+1D9AOUuty38cIk7asHNkHCoOSB0Mj5/CXmB0mqEAWbeQ3wBNAe0U4LAY4TKH/mBjvF/0EswXKgdj",
+	"WWFI6/508Aua4O+5MiYWZx23d4WdRMXxV9wfPx385DXiLqGhWLmFZOZs4u5GKgYLcJpwGZEH3UXPMzn/",
+	"TY4feCV95/xfOec3MpQm7fIlEPiP7OmzXGBVADJr+8uXnYE3Ns8ariThuUG0N07ngplIEsl0+cXur1Pj",
+	"16u/wtB/Wuayu9xmHx3eoW7d3mkx043WADPC775RxzPzArQLArzcU9UnpTpDNMkYjZcFjqepEw0XmWbH",
+	"6/jWRul5G4aFc3hE4fnr4FS4ZTFGVIC5m5f3yW3Md17WxMvMUtWws69FqEXibWAKj6pnb2ct87VzgP2q",
+	"wTHwcMwdkp8V8UCMKiS6IkpDMEUUE/mxtSzDm0YC8yopYGCawfwzdSCl9drurpZvw1iwSMR3rfyzcjyT",
+	"hmLtpN952bfLy/C8tOZltbKMV06h1pF1YiST3IP8Luo75b4lEB2Fth5SDRK4B6uCQbYWPm0oAEhTq6Fa",
+	"p93S01TDSV6w/CTlr1yFm69QOvHG10CLdrn1CpplcwCtZgu+H99vyaD2guX+GbDH6POZ+Rf5BjEC7UjV",
+	"c91FvJwMAuVWIIZpxlQFfB+jQntO6hgKCA9AsYMKg9QKv2VsLu+Yq3EHnewsXwzFdgLGNcvPcK6Pxh0e",
+	"X8RwI0xL/OErETEaRtfMvRy0ujIi5nee9S3xrGvDs6rbuYZpOTkj1f8DWSMFWQPf2xgxo1/zwg+LQGHE",
+	"FIci2HQKwM8F2IGJnyFdcIu7gD4TbWL+HorDg16fhDmdnkrIUFGhAXxyHWO6AzQemXeKmBv8vRtRxfa4",
+	"UEwY/4FajNGyD7CCJeHFRmRvkFj09E/S9EYv0UNiWz5f6Ec1AiFZrlswrjauFUYx9pqCM7xNKsVmeJmk",
+	"h6uZpDV+ls8owun9ahOjUST46CX7zgFXssG+heAMoHanjpT4XroH/95FYEudwLaWb+5/zOl0rWn5ykhW",
+	"ZqhPDA/lGLduM4lsckhWfhtfQKHMOBqKjGCa24jXoeA5xIJKwTBPgkaYJQd2NUx2A+bsOQ4tK8dod2vq",
+	"fnrwU7PcNxS+d42mabMdGg9hZ+WY/9SEWTn1rb3fj+K3dBSd8Vbv4saTuNGeAbRgDaVFVaiCWZsyaob+",
+	"lxDWuv521wek0SBhCPWrNEbA2BqIIqfT7+dk9ZwYy5emogb/rX7razI+tDw4O19hm0XKGzrd5Oc49So1",
+	"2XusSP7BMl6JzFqUhQ7sK4oJcKxiwEnGhiJKGIVy5vZOAGGV54olEwv0ago1bjZOrLmj0ET7KEf/8S0N",
+	"OKyvz42xnhtZB8Z3rvQ/gCs5F0Y7xlRn0DwD8bK40b0DSc5jNk+lXv2jAtldv2SjKWBlbEkdh0W2EBaN",
+	"jgA+TkTFUGAZOZADQBPABLmMlWTcGTP1GLkohGEoZAehGiusjCIzaxO7sYbLYKTLNy1guHRSIFO7PWnG",
+	"NO/ufT/o35KY7gKvzHFcd6g9pfejRVP8tI+YB3sIqNbCZFhGMqzCeAZOyueZQVswyXYbc9SGokhSI36O",
+	"GnmIlc/DTftarX0bXvZm8KA8r8/Jc2oQNVub6SqIft+5zzdor1uBN13hQwZaZDel582C11jumpjY/scK",
+	"iGxrW57FO15Bo+mTtwaWDTQfKpbunRlbkhmWrAEoGg8SvUCjGQqZGfwaHOOxqxu/BCDDMo4h5t4njKpW",
+	"EWFrxBWcXZkPtjbgFWjNaMKMS7bN70e1USMo4Qg1qAb40IWcr9xvX+wQI4lU0Y8wZvszneKtLr3N4ZrX",
+	"NniiAcnJirgrmOOtjhbAZa01OJTP1tdleEABsYod/RVZIOqG1gi/P+OpDcZXmDsrE/adEf3PYERojVx3",
+	"kOsUnBJLqk3ze8GLKKhyOS7DHqq3feGpgHFotbhPvOJErsYJPucGiNDiyRXAegZxDqHOTHMe8J4ReR90",
+	"wZ/E8XcO9CU40LrSFd/5z478p40i88XT7UqD5kU6WA1vJN2FYuT1yc3pr5BzhxwMcnwhMPLL5o+X4Svl",
+	"Ol65To1qbwVaPQuEi5jf8XhBk2S5vTFoKGoQix7bGPRN24G+chPQjtaf73afb9nu89dZfNT+eLlnywvs",
+	"f7T/+tQqx6aEDFwuceWs2RMA4B4vXS2F1SjL3hEp1cMzAVUmiFV6XdWUx/NxiKEEbK2sWAzVWtgEIB6j",
+	"EuvKdd3PJOSDG4HW4DqiVYpaYbcApN6Rl2J8DR73Z8s3RW2Hr9AX5pUPXHfXl0qcfWdFm1gRFhWVjuzw",
+	"kudFwREsH/DXaZIYgFPoeialxTvGf4VNyx6VVnztoyug0tp6vZmfHRdWa+QKZbu9AZsxnviiyaGoqbXz",
+	"2WzUrc3TXmnf7/bpXdSyBoOQrXD59Zmmvwqj9EPs0Q+zRNuylmvN0F+1/efrNP18tzv/38pg1pmcH2Js",
+	"9mbZpSB0lLVeX2vrtTRA+xwCpf8dzcTfOcTjaxDfDcOPxSC+ZpPwLsZge4r/ImNwWzNwG6OvVzbKFP6p",
+	"sDIM1C0eY+UVxkgXvW96kbQSsYIjgDYTFRTYkKU6UK45W/4vq2iYvcewLOuNNqVEoGMMQBaShO/leKRy",
+	"miuEdNI/qUXKslFO1a0K11icv1Fb80maPi6mfCPyP6w05jWbGnlclWoA9MlbV2YhMF5cU4anXV0AfPlc",
+	"rK8NcHJ6c/77oBN0Xp+8uR6cdYLOydXpr+e/D852qwtQk8LtTRWMJDIrxag/aka3YjSLZjcsmzcldD/d",
+	"nNC9cRqADTJJ5H0P7Y44LzMRPcitpgLlH4fCVtUw1SJjCRcEvONV06zM1xalvEDbzq4z/sxx+eoKCups",
+	"8o4AMNPXLTt8MS8DRR7qhbOvk75RklTW4Gfqr9ffVV19iwiopBj2+iTEOklcFQV8zOcAUNn96eBgKAro",
+	"4mMSImMJ3V2j71pkI3iXwG0FEg3WOvPE/3uhGeBbrAbkSb9hgB4ErMRUljDKVeSVqb5Y9b/CMSwbZsuK",
+	"Qt8rLolqhFdLMqhUkpSZX8ER9IxKGce1OTKPWDqmwBsvCxzSDqZwQLuCJEfNu29un6KEbbm+Jen6ZTCx",
+	"2iXwtgoIkonpzWdUeDE/3Z8OfvRRrhu5lsymJWblimwvFgCBvpEhW5MyKq6+nlldJRo7MhHsvh2pDAXg",
+	"dUM2l5BYVAz6wFSunn81e/4AbjSh5nn7JN8IOPJzO279WXI1HytR8/AxB7VOrfqO/92ou5VOAnB7q4QC",
+	"LZf5b0Uj/eJ5XDXpWxU9bf+9HO9B6Zc9PIYOvGSj0/t+xrCEbk4SRlUOcnYFggTluBA6CEl3LmOWaIlu",
+	"wmOopxaQ+xmPZiRnSaJIlHC9BkNhm4bvXNlJKHwLv2idy3qN5oxq4XCySAykJVfGkb2LO/p0xqLb3+T4",
+	"WvczgBX5On3RpTHqtawj2Ld2i8y64RZ/G0d6/RcXMn8uFyL+UifqhiVJQfFiWQH1Rzqvkjeueq28+QhY",
+	"Q3B2R252o4SL2/2PE56wdkErlKiZzPK9hN+xmCg+FSwmb65e6os9lvcikTQmVJ8+RtJMxovI1dnH+s2k",
+	"G76+vL4ZCjcgB3xUGpmWh28Ks4upBuLKruYSjDpYxF63iwU5sB69kXqhIqmr5VGc5nVI1X3ynCdMOZh9",
+	"shA5T8r9hOxDyjOmRjQPG6JTfpNjeyeol1zcfrVp2isDbcJ3tHurCeb79V4sjiYXuKwxTKu7ELdC3osA",
+	"fkM77ZLlUL1ci3BgX26o1N/7wsEppT2Fe7A4pfoAezzI1F7fgQ09N6ylhhOBCrpHo5zf8XxZkiF2Z3WN",
+	"OLimpGrZOhwQ3b0WCoxGrLdnTgWdlgSAABQKzLfQmq9WNe7RWGTMUPCxGgpIw1QzrYIJSezccHEJViri",
+	"c2bqmpOULpSBuKxIiZqdldTBYxixNWgNRYFjiQJKdsuwaIXQMmV7Zz7C/+LcZ1D0Yg1Y/6V+7cRM6uvk",
+	"aeUhrq0DohfMvPhdutklMgYLpVgaL3uX9TasVyJa6wxFAjQYq97L8XVOc/V3rQyHxNZl75V8JBgtVkZ6",
+	"06IBpDynWksAy9kx2npJqP//epGy7IaqW9t0ycMCfhmDOyPTvYTdsYTAo/LMJ4m8D6zdDpw7YOJakmwh",
+	"giI6zNSldtEcMLBsIfA8GszwdDFOuJqx2L7u4hcKYH0eax1Kqz94EwkIfXRf9h4UYvuI1jMo6avXtdix",
+	"oLRlXOlbJ7G1jsp7V9m3Jp+DpY2tyvs2DzXYnQSKksRQxrhpwGW6qx821kH+smWJ19t6vrPLHWWuBttK",
+	"8DCBZzOynkHGMwBLvlehBbBenzyT+YxkLE24UY2oGIqTNH2mez6PLwvOgR5rFFMK8Dbg3k8PDow13KSo",
+	"KVeODWzdeTSDcpBUxEMROm6Ev2UM4Px6fQKHM8SCJqFpS9mCSNlCjBZiouWmGYtHmmtgTgQcZmefV3Zk",
+	"Q0FzIrXWrRvQvLj4GnlO9/Xg4uz84kVArk9/HZy9eTk4C8j1m2v98+CsZ2KQ1WKMxZN8A7dmA6D7DsWY",
+	"RrfTDBM5FsktcbMjCxGDrQUreubRjPD4yFSkSRNblUyQpwdPC75oX7SZGkNRNMhj0p1IrSZDATO43V4M",
+	"bsiqvu2+Ufsf/eX+FPZW5cdCk94GB/FrBEH8KhEQV0/SJlO7oeBjrWjO9IHTQ+FiwZQ73o7ogF8/PXj6",
+	"VYy48ajpozRmeir+gaqfzHfrA4rIaVoYH744jGMLT4FjNjRJRttUnypVjpITE3VjqkyVqtRordWVyZwU",
+	"qJcB+BZ4zuYgOOKnwVCY8lQxzalimOzmGBBRLC9Shl0ZDCxcQ+5nLGPESNiKATw0ULfQo/PqW9kMt1Ix",
+	"nIfkDSfJX17dyoUrrSNYU8M0w9GuRik1MghIf/uGilx9XbIlhKmUToir2GTMetXoS9ymR3QruIMeURGx",
+	"5MFGvPrYGmjbAqmU749SFGyd0HZ+MXp9dfnianB9XZLgwCQIsV0WokXziERzA0igPTbCMIhz7AOLFiAz",
+	"wXWFkwWxT5rad9UbDXjDUORyEc1Y3CdvABfh8ODgADvV95172bU3ZhOZMU8O7D49OOj1yTO2lCDz0SL7",
+	"mWQLARWX1gqaLqnXipVOotR3cUXerkiQQ/EYIuRWGLewEL/J8WeNXn0O24yO7/g6p1l+RnO29ZcDEW/3",
+	"3bWJB8VZtv8ORNdriKvc4qN42y+gLFHrty9kvt0HbxS7oVODh9r6q1csp/rO3n76L2CXspsZFdt89pIp",
+	"teU3envaZvJ5n/yuhZwtv3mleceNvlxbf2ck9vYfPGcs1gxl2yW3321HFpciWZ5P7Ldb9MYzlZ+LSGYZ",
+	"i/L23w1inrMtVuOKQeLxNp9AsMVO5Adfbk+BN9lC5bv3WnxedP2Z41FOzY3XmP1YuiPvmXdJPrpWu/Vw",
+	"Co3VXdzfqLr6dcmzuAtWorVLXpb3PHFWSzpNemeUSME+kzRqI71dOKtTHBXLcy6mypUwlYIhpkFgPOxo",
+	"sjSC+Fx3X0iLJJIph+DV529evhydXr7+Z+E0OSIKMzcKZ/Gx6y+AYgWBzRn2+8gwxmi6sPKgPknQz1B0",
+	"oYQzjSKZxWC7RSNmyEWULGI2+iEkk4ROVa9PLq9enFyc//fJzfnlxejy7cXgDMZnLLsyBdHSJklxMRSh",
+	"P1IULvPVuB4vAFy3lLGeGbuZhym84Bbm1eDVs8FV/QC89D2vp66ETLQQPJMjC8IRQjShdAHyWhaWIlkO",
+	"BXYdNEWwX//zenRy9ur84shFcJP1AdyAhVOJyw6GggvIj1uWdjSAmeitgDOABj4w5OttIIolLMrbYscq",
+	"uciiZklbH5DHdfX9Ku9L5KCXHM1+91AozhWYI10bxFXoKV5TvcKJ5g5CkyMNzvkrGbN6H1rHNdAJXMKV",
+	"/1sDXXeCzgqpdYKO2/2azKzPaLqGvapN3UlRJ7WZkTJdHhMJP9IksBmDkEVCc0KTBE+S8k1dJoMk4beM",
+	"hB8/hXql/zqDeNMFbFjtdyNwgxE4KEoCgc2ynCqSmUifvyrEXNPvdnZjRB0CT946ECKsFajW1LQsWXiI",
+	"b+AJCjPIxGgfwVDMuMpltkS7CZ2qY1/+kIJVDDYTrYUU2SiaoZs+aofE1VDYopTrTULmrb/YIrThrhmK",
+	"NsU7/6eac06NG3unPu23W/f6VVpprGVrmwXYUm+/Ynec3W+jhu9kNrMc9/Ob23a1bH0xe87XbUKzG/X5",
+	"DW+2py9kr7Pd7fDpdwvcdwtcW5MX3s3bGOD8atqPbH/bajCF+c0KSd+tb49Xd7tifas1uT2699gmmrRC",
+	"AnqinDHNQ3k3GC7ojQVEH4PLMzDvZgthCMWXjo/RUDfhIlaE0SzhAMBmYguNC1i316KOoIfvMxQlgJ+H",
+	"+ET13M0cvk1IHxz8Vwsfj8Nrgx1vqO47c3kAbrs9uXW47bunm7VlMPsf8R+tElCksMP1VXinKRcMJ8BY",
+	"4us3p6eDwdngLECjAiRm0Dk7IqmEOC9CJznLhgJSYcmmTFit6T/tkVySWyHvi8rG0C6AxdB42cxaDBj8",
+	"et7yghnW8nVmdZmxNUgFuDffTYKNUIeGeBuwUM1Ti4UqSrRugBG+ZJYEONDwTCFzYJYyH5U/tL2v1vOT",
+	"93K8Z62Ge5DJtImdBBCTBx43+yGUToZU0OKUPsFktaAuEcolWfA8IHOpcvwYbJCBSWmr+QxshJChCuZJ",
+	"0/nuCWK/ybEzKZisq68T9MJTh3GgdYnc/l7ojeQq/x6OupuZXy4EHmOfwJWjcLzvDYF/PqSL+uv088QC",
+	"gOUXQd/UUkSzTAq5UKtSg5m055KocUiQbpgZI2c4FDm9ZYqcXl5dDU5vAnJxeTMyf2gGfjX4/XzwdnBG",
+	"nNM8QAkhfC/H5zGmP1k3B6Sq81j/hCij/aG48R0KT3sgqCj/XrDpGlrcOCYtA0NrxCwELnWgA06CMYUg",
+	"qk2txSkJUdDicGs5cctmCCsm4sGc8sTk8eYegMVQANqBBa+DdDiLXRfHGVPKz45bgQPRrPs/SEyXajuP",
+	"CK4zzBdTk7VMiWnokJ3wXo4haZjHmDN8REIeh4FD+AtIkSEXkFCfGP1fE2gxonkYDEVo8+ngB9K9en5K",
+	"fvzxx18C8ubmtBdYSCX9fbZQ+cj9aSx3+p+O8AISMrDP4a/G8gbdMM0Q9M9zY7lGzECcLxfpwishZHbQ",
+	"vBBahoDE4P4cwYRI19CU/o/lxyFGgoTGH2dewoztX81vvT55ntA8Z4LFAREMAHTl+D2LcmVCO0gsIZ3o",
+	"li3VUHRDGGY/llEfwkBgjjjUfi5zmoS9YwJJC6j/YxqHbVLldEl+u768MBmSx4S6meLRdsLUUOBH8A1u",
+	"u+sp1KPpY0MvuWCK3Gc8Z/iW3ksa5fjUtKEpJeGCkW44HAqIsb7+3RxJRa6enw7FT4f/eWCy/obDTL+F",
+	"XzARqyOCMQrgGoScdJqxABIrwVlos1VMhgwilOAMiUmysSMaipx9yI8B6oclwFH+XEi9wMB8eO5l4Mcs",
+	"4XOeA9oGvqX/AaMaZ4zeajaWMAqRR1okzSgHoAuV0ogNRdcySN0PzgwaASs84ASdkIndfb0gT/RQk8Xc",
+	"xOhDIqoA9/ekcMY+UUAKR4YPfWCxPrFMVSn5iVqh5SeqlN6PYheZs9zyHzOaGzpOtPqGPeA7WsgaCnMf",
+	"rJAMJUKKPdwEID49ZEt0c7gHgG/IeyAFlkDkGGqZejYmmxQrRuvvnyjg5wilZPVFlWcMwD0dGIE+w2Oq",
+	"ByKJPlF0qmdPxlpoQBBQ6wmnacpoZgp7aR48FJbpHHuI33o+MWfKnAMemax+LohikRRxsap2VJr0cyYI",
+	"ndL/j71vX24bx958FZRrtyxNMY6Scc9UrJo/nMSTdU8u3sSu2drhrAiRkIQ2BagJ0rKmd55jH2hf7Fc4",
+	"BwBBipTkm+L08K/uWBIJgsDBd27fx0U5NKUP1ib8ieDc5y/qUstdavlxUss23NAlmLsEc5dg7hLMv/ME",
+	"8wauHv+E1liz5+OPX+S4P0TABxw1HheTh2nhJwhiQmER7AZG6ljd3I0HZxeqIesUlN6JA18WX2msWOJI",
+	"KMuu+QzOQ6BH46j65BZNlzBG2VvCVPS40PMX6L/DH0CRgAsD9TVa3TAlblhfinxR5I/EboQxyF/k2JVj",
+	"+yWQZM6UolONiKtRHD15ZieSG5YlPNb4rMp21C6S4Hl2j/aWG5/D1m+yG70R7kDHZJzKRxtdXqfP1HuJ",
+	"vZhTjo3DJGL6/yMbJYIqbQhvrCd5dp5nFwJ5rMcIrDfseSS9HDycvnWH3JaiQBu8oOA9wE5qdFuQuQa8",
+	"TOuwZUakpf6+tm0N9LUe+LDawGnHxpAMubc3Y1S7VXr8vCRK2nFJsVvoofkfcI2vcvkEY0SnFqkynCPe",
+	"YpjBcTM+PbhpEL3iedvwPVf7gSNv1d8BjR3DtqRynqZEFRjvMIE5XCKG0bu/o+YOhj+bFXecyAEX+Z+O",
+	"D4Dkn8+LuU/xDyIULDv4d3Awp7fn+NNXg8Hgzso7TQ9uoRe67UxA8AOCG77wEFlIlU/4rT5FIWl0S7VL",
+	"R6JRLOd6D0VAQBUKKoTMaaUH5JqtiNWx0f82l0Iv3juoMj6dmYS0y/TsML3lHS/wwn9jq5bZ9hUVturf",
+	"+LP9093nutwe4Nv7sadIzxmNSC8KooB4HISKzXksUyn0Z8OoD5IjC75g+t//N2oVOIKI1Ht7g5a+I7ip",
+	"13Nk/+1uehAc6Hs1NRKtPd1b6oSbJu50CNxrZrc5E8Aq2YuOYnWD4ilHvygp0shpYvRr4iSYlTDSIkbW",
+	"8eryHRLVukgVJLaOyCkpBP+1YEQVE72a7EWNQgdjG0U39HC3yiMttEHP9K//zz9OX/xv+uJfgxdv/ln+",
+	"79HoxT//8N8O9qvFoXIqYoYn6sOpwx6ViOu9wRbQXbGxQgJYuCCgxrrCyHvkNTEsVIE6YG4rVamNZQpt",
+	"acndCx23Zw236g+SrfKDp8I1vt6RoeqpW3uerijxZzl+qM5gFzvuYsddW1IXNe6ixl3U+D8qanynl/4J",
+	"44nmNHsL7cxPXvmndinn19iqw8MPqOUHcNpUyA8Q98H85lvYd36R45LHAgP8ioncRsgchD69ONf+KlQ1",
+	"gB6l0WqgNWpHA31Dof98qFrFGEiP56qqxGA/aRNjQO/L1Y8oOmehyDMqFI2R98U9CNaomHwFhrTxHz3z",
+	"qeOs8TguoXZlLm88Zo9QuAcbwmAzO0oXKoLHtyLH8oYRntvsxpqO54wCsc6SciyGi+mCxjxfYdxAD4sr",
+	"Yug3LSmCYcl1qsp4w1LBRv/KPYRR3MLSPmNYj8gpQVHsUIBsaByzRV7+eFzkdmYtG7Z/FVTENZUlPepk",
+	"2HAc+lHckPtD5LY3wtsw7oxNCgVZBdI7HrzpI5+KklhPb8TcsLYSLqinSMjqioASwEiKsaRAsRSBZE/5",
+	"BCgFV7JB1fgiDhUpf4siZy7Ybnj0aWZqbPBNnF6cHyoypopBoZUGcvq9mVuUmirnueNgAuaYIsv07b2h",
+	"jmKZsKgyGO0kNpJK9Y4HA5/eqE5yVfZt4qQmOKNmv/gCkELmocD3zNYvEdhJNqTBhhHJ6Gvp6VmwDKK8",
+	"UCaqHEtbGhcpxcLXUJy5vJFUKBuXcO0vHw9eb1j9sKtTNtmZf2mb5hzpacsEgWA5IZ74sSL5asG1570i",
+	"SIgOD98o0PQNPv8ZmjQfi8fpi1sDRK8BG37Yum63sDoN9U7Siy4U7NeCpt4it8vPLa+1dVgR/PVMDsxu",
+	"wgXF8r4Ngsfugs26xy4lQG8xJfBmMPjzqzdvXv90/OfjwZs3r7xswWA9W/BUUcif5fj5KQL/LMffLFF/",
+	"W+gRTme9TMxe9oHWfpqhzoWVSaosZ9f/ZF4XmWBGFr5szJmfdBnLfEaiPE9HpoTRSpUkjCbayEY2Dgdi",
+	"b/av9qxfUIXSaiVo3O/jGyMDRHhzrhQXUydLqIecsRt5zRIwg0zknKaqb17W6/2N9oKuwI7YQ8nJXLTY",
+	"Ymu1MS2bS+ju9gD9kwPt48Gb/fb1YaGD0GBtzNy2ssusakdVTnN2UipNw6ziTxrOVJmFwpy97kC1Jyys",
+	"6i2H6pCU6guAuwyKMqv+p31uejdTskgTYibLqYqUqimYEpGZ0yWBaLf+rp4XgIx7a35EW2o8GmCFbHan",
+	"WrMJL2OZpnQsgYDyHqkFjy5TrwODvgNim0L0+zVLK12ZCn9tIuGLYE8gBRGEwnIPpisNVPUKMuJIFMlB",
+	"ARPQnJGMiim7X84iFDZpcT9VjXfeZHX5i/3lL55DyKdc6WYDdPGfh8Z/POMBbSDY6qn9g4pVetTg0CZL",
+	"WOBaajSB0KF65/RqKT9J3q6srdLPR+OZBk7Q9qovIVVO/jRwrS4yTcypYqWBtOMb4c9MJxz82DTuKboi",
+	"SvaHJCoUe6e/9Reosoq0sY0x5sBuaZzjLRtMIDqdW2wgTELHydglP7vkZ5f87JKfXfKzS37uOfm5U+fK",
+	"XfAFsfBiaAq/YwQ6Qi7bqlgtxLhTU8lTQ3iAJhd4dDW69z+jay/yqip4h+Hvx9VSYWTxZnSvaP3FePVi",
+	"kcmYQWwSyJTY/RG86WtnlsDd9g/4aL68G0bKIHMRigv3Z1h//SNDuAEcK4SmS7pSZM6oUCQ8mGkXJ8Uk",
+	"BpKqQJtUeHDPyIRD5W9XtXF0MP07w/R9Wb36e99u/+oLubOEj2cJ63O7L5vIk23V4dJ0TxGeqLtyTNlQ",
+	"LZnILBRxyhmaU5qTJU2vLSsTmVOxwgDZ96orxy6uLjL7jKz2swxz3E8c9XlLdu4vcLHHeMKdYyT39oH3",
+	"ql/aedw/sgrCebJrqbA+bTt89YBskUErbSygTwqq8CbtOmJfGVbPooIaSC2KHNnI7ictxgXwyhGvyLdR",
+	"JczdEIsj9SiS9vsioRsOMKerUCRswkWFP/hhWgM4Dz/LMdjAu76Lzpvskj5d0qdL+nRJny7p83uDoE9S",
+	"2o3L48GV3cfrgMbhBFDuMsCig693h6+IiHAuPVz2dPpYwcGiaFKRSJI6PM3lvcEpkaLagTb0Yoc0BdYx",
+	"lJsgFLIo14wtCM+BoOxucrc5nQI9xUNg6WmSdJi0w6QdJu0waYdJO0zaYdLfASYF/rgOkd4dkZ4mWGpS",
+	"4r/NYLQ9Krrk+axUMTPEv/foH0JtsZykjKocmCzrbMLYEN6akwYmXyesCHVuGYux3Qh5BtcuaDVjJhsq",
+	"7VCfxr8e8i7jd8gYvmRUOIDqL++vp7tDcZd8N7k3jdrfPYpk8zBd/rvD9B2m7zB9h+k7TN9h+q654Fkw",
+	"qzXglF3J1nyg14QSO2/gnuUVAMUt8xfPKoi3Psn7Krn47Rc5tjLrbWUX7+HvqG5XCx07b8COP3DSHqay",
+	"Xw0JFaQQEy6Qnw2p02qkblyFIqYi1ubEEpM9JBSNQ0bCpd1cXsuEg5OQdHrlrXrleqZaxMoN3ROIa5ZL",
+	"Zc8q5fju7Wpt2kibBMA3rnLsuwk8LRWRNGryeMxEubSyvDQUwMoFag6G7QR1wh+k8v1shb03ML902+uH",
+	"3V4fWL5pbz2h4j8Ugu58or20+/JBmuJ3G1UbHSqkhel6eMxI6PwixyfA1Gf+ym5BBe2lzNbVvV4Cf1lN",
+	"4ov0aB6KMrCHJmQO6rtOP9p9GbRskTXohPCcKFaydR4q7wfAfeGJnfc8aXNP6bw/9FR07U2MgHeuSAQf",
+	"jLhw17UqxFw5ASl7BNs+wHrE8A8V+euqPvUltP8hJxaCrPEK94X9xsYmF8VE4s1+xaQbAOOeSmMRnCsj",
+	"7f5Vz4UPTDbSP3riag8x2U+SUbBje35EhvV4a4sNXdtdQGz44+QvutOmnXXNvVspcDB34V1zJ4JxTbbk",
+	"TpaYLFksQGqyNNGkZ8nRAgMEwVbUm6JJPKMCUCCER7Q7nfBcWZ42FYSidJZyOrXf77umP5kmwHgJ9nTs",
+	"uIyGRijI+JAVjX3CBQjZecTVVlrxQY2B98WkpUzjD5gaMYN/UHrkiaG1nd8diNTwUDdLv7OEPzTuBr1L",
+	"E18BjvRnD8Lto+8XhDeVZn6rolznwlsZS8EIJQuWKSkAEqoj8lfA2t+uvl2cfX5/9l4vh5IJH0n+tWk1",
+	"YXDSm7E0CcV45bPt2Vbt6MPZJVmfLfhtBCttvCJCajDVx8XFUVcAvnFCaroCoXj35dPFx7PLs/fwY71l",
+	"uCisTDBQ51uSdMd7r3K2UCb+AEupmFMBf0Uu+Mg8yWi8AkVC4KrD57CTUWHnx8Q9/AhY7jFMWF4ZTzwY",
+	"URnqQ0b/icxIjy4WmbwBStKqQq0qsf5Igqpy1A+QVS/Vh5O9m559KAwwdzKTHYro4su3S/KSLvhLGMoL",
+	"/MKLnKpr9fI3PfN2wBFZyiJNcIbLYU4lRDwDN/EYxNHzGxgyWhUKn+ffTvWhIjhm5+e4ubGz6N4dksn6",
+	"zw6CAeAnseSERAySMpGTkzBqv+iYmdcVkVxKuFmp8zCjiasQHjMm3CIdr9wyPyIfDTWs59d8PH179vHs",
+	"a9Dq4AxD68jpH9afBS/U8NuNfpEz08/QL7Jjeyy/aF8htjJqKdjSra8OADwJAPiePOM5vWYQ0DEWREgM",
+	"65RSLwE5/zy6+Prlw9ezb98C8tfTc9CjeXf6+d3ZRzzXzv7XxflXPEtCQY3uNzDFZoZK2kjKWDZpQxu+",
+	"V+Zta8PgvDM2snzuiT2gPERkR9vmH8Lnrf6gTQnoJSDYbb6WF6AcjCDeGc88PA1Bx1kpPhUwcQZjGEgw",
+	"KYnYD1UoIsUgD6CO7GhHqYyvR3MuipypyLHNkT8OhkQxRiL4HNUB1IjmUf/EDqsQeFtMtNlWkYyFooQx",
+	"/rBx0KBdFFTxjfa0m6SBAtJOHx6KBv7wwOErOSEzPp1p5zZaZFzqdx+R3quBLfJ7ZURp6FzCyS6VkSpB",
+	"j7iXyiVTeSh40j8inyXJl9IsUmyhIVMDkrULrCdgCAR9SHs8k+5ExBWNW3nKLLUOJGemlBuhJzxM9VST",
+	"jAmNRQJ9E4HHurMD8EQZsc8DQc2MmfYbEoHSeVTeANRQkAYw8JaJizRYwEX4xGzi6ior1xeCRbc7j4jZ",
+	"JyUmwzjBxdVlKHbF6VFD3nUrJPDFdNpjApcS4MYjSuCcJ4hFFzTLeVykNLPk/Pj8XKic0cTuDdjCUrA2",
+	"skV4VVt0ZzZI0f/+yNp9Dv5NB5Gd8KC+mM3egyOyMfP+WbpNcUN5SseYMIWrdVBlDapUAIletYDnjY0J",
+	"IOCtEcFEFiLZW2DiUuOPyhFp32DzQfzohSz22mDSRrFU+UjesGyU8znbdrYj1WRCV0T/xNhOpY9a/UdF",
+	"eleX7+D/ApJL/TX9aR+PNFHY2CgctRadQOHLjFntm1CoBda0Q06O9KJC8Bz868h8RZ/fUHOFZqtHjckF",
+	"ZPb1zP4DIrpeWM+GgvqGbDAUErRfhKHXXOkDRK8JU79vvFYQVLMOqyrmDjpA0iRjscyglt9otf0ix6Ho",
+	"ReBLw1ci8x1Xy0RzWIIjnkT9IYlymdPUxg/0MA6Vvk1AInrDMrgAfoe81BcfweCjIBTRnCWcigjbAeD/",
+	"4e2gNSDv9fuwWARj6+YoJf9imbSMi3A0FmlKzN2Myp2+2n257j6w3HrKyASp8i83LLvU6+tZFl+cLhb+",
+	"gPVA3YBbrIvKac5VzuOOPuk+9X02kAJ7C00JnzPSm8v4uv9d7KCRhnp6U2jEMbDvvmaaTlxMMQpFzxoy",
+	"vSNrZk31K/n9noGa9tOTMgMIRsdl5PXP/HqFUERC5iP3px6WWppvw11sSK3n3rw2BTZGZ/ymjC1SGlfj",
+	"ZSfk7P35JY4/FM0P4EJyvbXPMWpH47jIaLyKyF/cyMlL4j06GC9j50Jhsob9mv2jcc5vtLuxbgHvn7jz",
+	"bcYnXD4/lJ2rj7kzdU9p6n4taKpXoFV5fRZWT9//WaA/mAhAfqGwQ1wHgFassn9iXftDhT/NCqFKk2p0",
+	"rNG9mtdgoPG1MO1vYna9LfkmKsjpt2/nHz5b+9S3lzEYtAmB9ocWdwGiDIW1Rjm9No9nirgyZfpNhVM1",
+	"TvC5IOSRMfBT7MkxYxk7ageOodiMHEkTcMTH0LfcFTmGYht0fLBRrQCxDjl25tQzp7A7vrcNXWRymjGl",
+	"tobEZ3JJJjQrLYZ+hHWW8xnmalmApsz4kwpzFBE1oc0RWiXS86LPmRexDuqxTo21IPc+KvHWjKUJKUTC",
+	"Mmw4seK5qZ7HoMSh2r02aX7zp1DgFT0M5lvzGuC0Hu5IP0jU4Eej9ctnGWNDOF/QJAcuOQu/WJUCntU/",
+	"T6FN31WcSuO4L2cMcjLwHT0PEFEXcnlfgTnPNF3Yt/7cTZLRXvgkE5Z25uhJzZG1BN/JEAGOS9kk32qJ",
+	"qCBM5XxOc1fyBgZUMJZgINpAAbvLVM61g2WyKhWbQzyTA/ZEmyEhtXVwUGzOKuiihhz/bICjAz1UES4g",
+	"PlYHp1HfgUXEkqGQE5fOWs6kw5QQ0aO5NiZcJifaUs0pF9r+wRP9//9nEYtVPx8tWKY/Iy/RU2Qjc93o",
+	"EWJgGgx81K/muZsLN9DOVDyBqTgzuy4pAQBsCNB636vVMJstexlLMeEJEzFT210/aNKj8ax0UMpSAr1O",
+	"LS1NAtVt9sJ2yyQ0p4rlh6r8OexFiA3Zwxobqakr6Qpc+69/RQ0VFBzpxr7Aw5CEZfzGBOIRV7A0OSKn",
+	"KDEXimhOb0dM5BlnKsKb92pEOn1wtYzwlYYi9hr39GU+mbG98+b58dK5V1fn72vTq8GaL4Vv/1yOuq8t",
+	"pfLnE1nabZK9LdlrrjTiycF6QVdDBrgo4Jsm6avyTK/lf68/xCd6y+fFfC08UHsHAXmlj6ZXg8HgiLw3",
+	"9R2vBoO24XrvulkL8NVgEOhvmfT0AP65KVv9lDbYWx+bspre17zV2aV92yrU7OpvqVKzH5tKNdcI+J0K",
+	"1RcsewFvtLI35aRqML0jwlq+pz8ipgXatZ3c3JIm141cW9CSxBfS7lB+ZC8OnmNZO2Z7b0gv4YqOwekT",
+	"UoMwjJxi6yJL+o9kmd3jPUuA1jzUltXvTsPKe+vg2v23ZfOMlpovj78h9W/zeNYgE4qdbyW6UWSRMWDN",
+	"NkUMY5mshvYzAJayyJHm2iT2aFowSHnhdns9GJQYazmTKQtF5UHBWr4eHOO3hIRblL0SpogcWLU5UyS6",
+	"yNiEZSckY3mRib/AkUrT6IjYwUNxZcYmhWIJ6R0P3mhEwlOwf4AeoCZDmV6RmKZxkQJq7kXQLxiRd6cf",
+	"3119PL08//yh3057EoodeE+uFgnN2SMbgzWME9Umg1B1rUx9op7ajC3SlVc2im/R/ipj5iXDsDBFS5yg",
+	"MlwlFPo9lpcpEbOzAPDwgJRmjCYsK6ESvrEKSmJCo6B/HFTHDcCvYUgH/1zHeU/UX9D4pvAlPqtWgzvZ",
+	"7ALGnzSY7Fb2naot0geqvUgPV0Eu7Vas78T+7+0w2GsvwcVmIzUkebbComi0kdZmAcYkqRRTlvkGbG8o",
+	"EzfJA060zTDRczrVTv0BmPTwf7ZN4pVOpxmbIscttgxG00wWC+i+u2YrRXqMxrNQwF9tnboJQMK55+KH",
+	"elpYQhQyDkFjt5wgS683oP7Q2WTvTjA0jUVLL9urUdfnjb6OXIqACLZ0jemB07rXvubAUo4cEeQohawP",
+	"tpO75+NZKPRzDd1PjYsSzWSRRQGJEroy3B5Lxq4jq5sPE6bP1gGBxpQlV6D7rXKa5RhLhW5JEaeF4jfM",
+	"FAIxkZgP2a355MEAGxfE4x2lX0S6qq0aes2EniF9EJpWTXg4oD4mPfeU/bZYQTktzcXseuO8MB9vjWe0",
+	"DdDRMvtjc/PcOjb7Tp5kZNbbdTNPIIR0dXX+vnVA7rsjFw16QPSnYUw39g26kNbG8VTiUo87EjM71Sin",
+	"fmk0NnZqSKLf/h25iCPgZ/f91iHDdUbwD3/Ic3r7kYlpPjs4+clEo+y/Xz3oAdBtbo2Uwafrw7EY0Bbg",
+	"6U2csZgrxMYZ0/v/IDiYvDoIDmBORjAn+iJ8zlMKh1JwoM9FEa9spuUgOICKc1PK3YQdg3UdywVym7vF",
+	"d0T+pg1+Lgka+8pzj1cn/jmn/3ioSOQ9qLad5VuAWupyHUXakkT1dR65sNHV5buaBdbfRwNsCshxy3OD",
+	"utntIpUJs5C06SXY46XyBnjO5sp/FdVXVVlGlW3QsEf1eOFr+hZ6rA0T7/5As4wCPlb5KoUVK7P5XoIc",
+	"+l1tC/D577oLbNwvsOHkaufVY3qvoUWHGe4OGDPifqzacJbLMb8aDDbgGGwg3CBjYH25L+6O3y9O6EzC",
+	"pr3kBvoVPL/1jb0ldFhObbe9HqAM3TCfTxw1bORShLZJRSgZ0/hanzNQo1kf2gn5dHb67errGRbS2v1h",
+	"omfQ74yjd7BMux16VEXOFJZqVdzJQ1UWOqNrVbYPgH9sZqnMC4+pYikXJYBSQ+0pn7/9enp5FgpM76rG",
+	"NEmZElaVtgov2Qy40o2+FPurHPw0FIIt/cSQVVVxVz29OD9UJC6yTHt+bsz6J9aw1Ochst8a6W2oIiyc",
+	"1VPCk4rvyEVlOEfk7xAYpaJ8T/r7//Pq7MpUGl99/nz++UPTXUPhhR68gAMWFBNEY+BQAsR14dhBvwwO",
+	"aweyN6aJjfL2y7gvRIG5CgUXNzTlSVB+VI0qYK5GYWEzrIfyqxkzcZHqNOaSjAueJuXrCoWef0Bg2Exu",
+	"CBcq05IVQnAxvRMRdihO/bdNiRJ0oWYSMubegsT+vXq5AKmUFEC1N4hGJtyib/fbUCQSa7ghDA7953bH",
+	"IbVxI5PyAuJ3+gpeKQT+4VBZGgJLmQSVjNDJv6D5DFiBkNansZc9An4+pNrzqHgco8+QoMalBs4OI0Al",
+	"fBKKiKuR/+d+4PEU6ePUhDeAzRmYzEkvsiVykeUGws4A4eYXyj/KnKBN+OmL1T6yvti614UeGawSYVZ3",
+	"+bO+zZP4sCfAuvxKShiICn2v+MQQGECMKuGJqcfHHijXSqlX0DKTYmr29DAUUc3/ify8aFkMV22nQkX8",
+	"qluuPWJb4eIZowBfO3BW3bBMe2emI6sQLt6F2MkRZ0RDIrW3CDc2lgwkpKggY1aOrnc8ONZv1DGc9I9K",
+	"i4y9IPVXEoDvozaW/HjqWp4ND4XpPYtULDNb7UfLXYghvEp1j1516bXCpVZWHOodai+ckwRicfpi14wt",
+	"VCi0g1YpIUKaDP88oTlZzng8Kw8SE2AayxsGXh4IEPPpLC8lwt4M/rtfURkK05rmrcW+pbkwMzLiImfZ",
+	"DU1H2kEDVl6Xy6ul4aizF3AMe+dUKBSe8eOVPlVYOimNcWopjrmZd/3MvcgcaxDQ1IPsN4FfZE9Yg7/P",
+	"jnRqbYTPj5J3DZI3Q/DyPIMiOIM99NL9tWBFlZh3P/mOt+XpT3rmrIfDP/BOdFeQEawd5nBmVwCM4ZQJ",
+	"hTmv+4YZ6T+BhsKV42U1447cFF4S/3uRU4C3QGiDh3CHrFDp8Lz8zf2/VU3ZXJzueynjIr32Fo4Hi+Dc",
+	"j/xLR2gVXw9emzS4nBAUSAm066CPVqz9xuWoL4IZ037J+2bxyZAsJEQENHq5Fj415FJm13ASS1HPjaAP",
+	"tFty5G2RXj+WPX2igFx1iC1ru/qGukrE1krEchW31CJWPJnnUI1oGLthV1Vf87oW65MS6Janei2qiB0a",
+	"L6ao8bhd39V0+uL3na8OvuKhtgtTKvi/zOnriU7h/kaEPyTUJBwsVKYJI9RvD0HjEpApv7Etvoi+aRwz",
+	"5cnbmuFwAb7gVtbxUGyiHS9UGdesPMkOMq1/h4EYqcznSUBefaVwSz2RekbIeBWQSB8APVcTJTMSQWKn",
+	"NeMLU9lcGH4A+RKbcoF/wK+aE1XPhuTce4u7CNdVNsMzN9x7jdr6u+dQVefJs3ymPQyNX2PcFb0niAh4",
+	"13DOXZPdqVBFllJx0B+LFkYdEe2ymCrKQvBfC0dgVb0SnwqZYXGSYlBn6dWCGI05jW2EM0RlDfbx4PiI",
+	"XCloq3PEjpHMpiOazLmIAhJpmCYnEx4zTH9Cn0RmKhQhzqYtz5wKEBapWN7e8eCPlbqUU/wEFO0wIOQs",
+	"q5ey0RDTN6s822xSWx1ab6c8O1fWG9vzc2L9iWuBPIIt8WV2WNBzbuzCdF4e/nvEE1XDg017ef+EyWZD",
+	"IqCg6J3i+JR13/eGR3HP1qxooyFugoUvfzNTjQUWOwp3Vm82NIWBYH9Jajl2rfGZMTNbQEQAkUgJGFBZ",
+	"Mi25FBYhqhlfgCziqu9bWPIoBtZUPqp2gc+q6dtN6BMfrpP6bHXzcIJq+1hmZMxSKaZwPLl8VX1b71Hf",
+	"c4cdFGwLzlSQzHYPyts3hyXMUGsuSyju4rN8YPnjHeFPj8Y3LptuL/1Yewlqp3bZSHdbkz7s29oF9pUJ",
+	"dAGq2xEgvgtUwpHNTSXi3c6aUNwBzTdtUBzgDwKzcbDPqnloB+ORMcSSnRF5ZCPyH4uzcR88Hs42n5ef",
+	"bMHeX9lc3rBKpNYl9J2BO7bJ9NyFBvZu2/QwvR36CUaxM5q2KMhvB7OP0u3jhn0c+CvCJEtKX6q2y/e4",
+	"W/QyKHcLLFX6tIgg2PFH24T9PrkCHTN4WiuMNl4vTRJULDOf5kseO7VWPeczqLar7r5QPFacsGn3nSZJ",
+	"09b7gR2ANUepMwJNs2QbrHCBPF//4DRJSqOgB7PrObp7AnNz6vLEhMKRxQ6c7IBAHRyfcGxPNS2IOcsm",
+	"NGZA2C5CYYiOKtkA/Sz6CoAMeqh5AXdkL+aUp9pCZEwpPIJNvcSEm5rD8kJ6HhL8j0DNIxLZy76TIqdc",
+	"qAiL83w6P8XKm8fma1hcx27zWoJjPYEaijvpNj88gfo7yp3aaX+s/Km93mPkUNee6G+MLXZYNtoXblg3",
+	"LQ9YX55tjZp/fD1o4b540nNl9wxvl9vdlttVOxjnuhOzMUwqRYlXN1jqh9kdFwR9zvCn7UzH2emQTqNr",
+	"+IMEPxvW7CM6PmWt19bhsezGXrrI0oOTg5ewtM1IflurZzbFyT0gx2EiZn3sOtJwJ2EKONC9zjUqbJcF",
+	"hR4MFFAsxilXM5ZA18xReW7QBW9irTiFbCDSPhhSP7wukUthRHNEZS6xNYZDdTD0bAQkTqUAh0zjMiNn",
+	"U7n1ounWl3SqNCriAtGfrU/D9gZHMB9TARxetSu+gGlcv6qBPMi0Xq+rc7coq+i0p6eOfNIBcHaaxttq",
+	"p0lPj1YbTBU4hhSyhlv764PybmwX5vqNUQ1Uz3UA7KPwP1D2ZyedC7UwMt56zuwbskpLgd/hKBIr6XRU",
+	"Ecxs5DTx+kNvWGYQvOs2AlYFiPcbPpyeKWw2CdmA5HQakELkdOoosvXKgQpO7/ZQrdkACVkez2yt4pom",
+	"IVzQERb7DNDuuo6quIHdFSrFcQJNHaRr1LJ6OLYbtNY3UCGoLXtWTdu/t5JMLXrDrlMrEc8yKWShCLtd",
+	"yAzb8vTjVV9VIpcilTQpS4smvLpgzc+1RfqvAAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -60,6 +60,7 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/labeling"
 	"github.com/loopwork/loopwork/internal/v1/lifecycle"
 	"github.com/loopwork/loopwork/internal/v1/measurer"
+	"github.com/loopwork/loopwork/internal/v1/measuring"
 	"github.com/loopwork/loopwork/internal/v1/members"
 	"github.com/loopwork/loopwork/internal/v1/tags"
 	"github.com/loopwork/loopwork/internal/v1/workers"
@@ -152,6 +153,7 @@ type v1 struct {
 	*labelingService
 	*baselineService
 	*apimetricsService
+	*measuringService
 	v1Pending
 }
 
@@ -165,6 +167,7 @@ type (
 	labelingService   = labeling.Service
 	baselineService   = baseline.Service
 	apimetricsService = apimetrics.Service
+	measuringService  = measuring.Service
 	jobsService       = jobs.Service
 	bulkService       = bulk.Service
 )
@@ -255,15 +258,19 @@ func New(d Deps) (*Server, error) {
 	exportsSvc := exports.New(exports.Deps{DB: d.DB, Grants: grants, Files: files, Logger: d.Logger,
 		Silence: max(2*cfg.TaskLease, 10*time.Second)})
 	exportsSvc.Register(jobWorkers)
+	jobsSvc := jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc})
+	measuringSvc := measuring.New(measuring.Deps{DB: d.DB, Grants: grants, Jobs: jobsSvc, Logger: d.Logger})
+	measuringSvc.Register(jobWorkers)
 	periodic := append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...)
 	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger,
-		Periodic: append(periodic, exportsSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers})
+		Periodic: append(append(periodic, exportsSvc.PeriodicJobs()...), measuringSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
 	engine.SetQueue(q)
 	lifecycleSvc.SetQueue(q)
 	exportsSvc.SetQueue(q)
+	measuringSvc.SetQueue(q)
 	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 
@@ -311,13 +318,14 @@ func New(d Deps) (*Server, error) {
 		tagsService:       tags.New(tags.Deps{DB: d.DB, Grants: grants}),
 		membersService:    members.New(members.Deps{DB: d.DB, Grants: grants}),
 		workersService:    workers.New(workers.Deps{DB: d.DB, Grants: grants}),
-		jobsService:       jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc}),
+		jobsService:       jobsSvc,
 		bulkService:       bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
 		measurerService:   measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
 		exportsService:    exportsSvc,
 		labelingService:   labeling.New(labeling.Deps{DB: d.DB, Grants: grants}),
 		baselineService:   baseline.New(baseline.Deps{DB: d.DB, Grants: grants}),
 		apimetricsService: apimetrics.New(apimetrics.Deps{DB: d.DB, Grants: grants}),
+		measuringService:  measuringSvc,
 	}
 
 	proxies, err := cfg.TrustedProxyNets()
