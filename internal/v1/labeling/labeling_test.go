@@ -144,3 +144,35 @@ func TestStatisticsByHand(t *testing.T) {
 	unauth, err := anon.GetLabelingTimeLeftWithResponse(ctx, app, nil)
 	testkit.Expect(t, unauth, err, http.StatusUnauthorized)
 }
+
+// TestAgreementByHand: two jobs relabeled today, one to the same label ([x, x]) and one to another
+// ([y, z]). Coincidences: o[x][x] = 2, o[y][z] = o[z][y] = 1; n_x = 2, n_y = n_z = 1, n = 4;
+// D_o = 2, D_e = (2·1 + 2·1 + 1·2 + 1·1 + 1·2 + 1·1) / 3 = 10/3; α = 1 − 2 / (10/3) = 0.4.
+func TestAgreementByHand(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t, testkit.WithoutWorkers())
+	org := env.Org(t)
+	c := env.User(t, org, auth.RoleOrgAdmin)
+	var app uuid.UUID
+	if err := env.DB.Get(&app, `INSERT INTO apps (organization_id, name) VALUES ($1, 'agree') RETURNING id`, org); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []struct{ prev, now string }{{`{"label": "x"}`, `{"label": "x"}`}, {`{"label": "y"}`, `{"label": "z"}`}} {
+		var id int64
+		if err := env.DB.Get(&id, `INSERT INTO jobs (organization_id, app_id, status, processing_state, input, response, labeled_by)
+			VALUES ($1, $2, 'COMPLETED', 'DONE', '{}', $3, $4) RETURNING id`, org, app, r.now, c.UserID); err != nil {
+			t.Fatal(err)
+		}
+		env.DB.MustExec(`INSERT INTO job_history (organization_id, app_id, job_id, event, actor, details)
+			VALUES ($1, $2, $3, 'RELABELED', $4, jsonb_build_object('previous_response', $5::jsonb))`, org, app, id, c.Email, r.prev)
+	}
+	res, err := c.V1.GetLabelingJobsMetricsOverTimeWithResponse(ctx, app, nil)
+	testkit.Expect(t, res, err, http.StatusOK)
+	today := res.JSON200.Buckets[29]
+	if today.Agreement == nil || math.Abs(float64(*today.Agreement)-0.4) > 1e-6 || today.Relabeled != 2 {
+		t.Fatalf("today %+v", today)
+	}
+	if res.JSON200.Buckets[0].Agreement != nil {
+		t.Fatal("agreement of a day without relabels")
+	}
+}

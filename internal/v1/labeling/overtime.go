@@ -2,12 +2,14 @@ package labeling
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/v1/access"
+	"github.com/loopwork/loopwork/internal/v1/metrics"
 )
 
 type bucket struct {
@@ -103,6 +105,10 @@ func (s *Service) GetLabelingJobsMetricsOverTime(ctx context.Context, req v1api.
 	if err != nil {
 		return nil, err
 	}
+	units, err := s.relabels(ctx, req.AppId, start)
+	if err != nil {
+		return nil, err
+	}
 	out := v1api.GetLabelingJobsMetricsOverTime200JSONResponse{AppId: req.AppId, Interval: "day", Start: start, End: end,
 		Buckets: make([]v1api.LabelingMetricsBucket, len(rows))}
 	for i, r := range rows {
@@ -112,9 +118,49 @@ func (s *Service) GetLabelingJobsMetricsOverTime(ctx context.Context, req v1api.
 			a := float32(float64(r.Correct) / float64(r.Reviewed))
 			b.Accuracy = &a
 		}
+		if alpha, _, ok := metrics.Alpha(units[r.Start.UTC().Format(time.DateOnly)]); ok {
+			a := float32(alpha)
+			b.Agreement = &a
+		}
 		out.Buckets[i] = b
 	}
 	return out, nil
+}
+
+// relabels are, per UTC day, the jobs relabeled that day as units of two labels: the response before
+// the relabel (the event's previous_response) and the job's response now.
+func (s *Service) relabels(ctx context.Context, app uuid.UUID, start time.Time) (map[string][][]string, error) {
+	var rows []struct {
+		Day      time.Time `db:"day"`
+		Previous *string   `db:"previous"`
+		Now      *string   `db:"now"`
+	}
+	err := s.d.DB.SelectContext(ctx, &rows, `SELECT date_trunc('day', h.at AT TIME ZONE 'UTC') AS day,
+			(h.details -> 'previous_response')::text AS previous, j.response::text AS now
+		FROM job_history h JOIN jobs j ON j.app_id = h.app_id AND j.id = h.job_id
+		WHERE h.app_id = $1 AND h.event = 'RELABELED' AND h.at >= $2`, app, start)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][][]string{}
+	for _, r := range rows {
+		if r.Previous == nil || r.Now == nil {
+			continue
+		}
+		day := r.Day.Format(time.DateOnly)
+		out[day] = append(out[day], []string{canonical(*r.Previous), canonical(*r.Now)})
+	}
+	return out, nil
+}
+
+// canonical is a JSON text with its objects' keys sorted, so equal labels compare equal.
+func canonical(raw string) string {
+	var v any
+	if json.Unmarshal([]byte(raw), &v) != nil {
+		return raw
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
 }
 
 func f32(v *float64) *float32 {
