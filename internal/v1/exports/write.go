@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/google/uuid"
 
@@ -96,6 +97,13 @@ func (s selection) write(ctx context.Context, db *sql.DB, w io.Writer, progress 
 	count := func() {
 		if n++; n%1000 == 0 && progress != nil {
 			progress(n)
+		}
+		// An export makes garbage at the speed it reads rows, and the server runs with a lazy collector
+		// (GOGC=400): left alone, the heap of a fresh process grew by 236 MB during a million-row export,
+		// though it holds one row at a time. Collecting and returning memory every 65,536 rows costs a few
+		// milliseconds each and keeps the growth to tens of MB.
+		if n%65536 == 0 {
+			debug.FreeOSMemory()
 		}
 	}
 	o := s.Options
