@@ -6837,14 +6837,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/redoc (the `GetRedoc` operationId).
 	GetRedoc(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListSqlDatabases List SQL databases (not available yet)
+	// ListSqlDatabases List SQL databases
 	//
 	// Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 	//
 	// Corresponds with GET /api/sql-databases (the `ListSqlDatabases` operationId).
 	ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateSqlDatabaseWithBody Register a SQL database (not available yet)
+	// CreateSqlDatabaseWithBody Register a SQL database
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -6852,15 +6852,16 @@ type ClientInterface interface {
 	// document files, `sql_query` tasks). The password and the connection string are encrypted at rest and never
 	// returned. The host is checked by the SSRF guard (private, loopback and link-local addresses are refused
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
-	// registration; use the test operation. Requires role `org_admin`, `app_user` or `integration`; the same
-	// host, port, database and username twice answers 409.
+	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
+	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateSqlDatabase Register a SQL database (not available yet)
+	// CreateSqlDatabase Register a SQL database
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -6868,15 +6869,16 @@ type ClientInterface interface {
 	// document files, `sql_query` tasks). The password and the connection string are encrypted at rest and never
 	// returned. The host is checked by the SSRF guard (private, loopback and link-local addresses are refused
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
-	// registration; use the test operation. Requires role `org_admin`, `app_user` or `integration`; the same
-	// host, port, database and username twice answers 409.
+	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
+	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabase(ctx context.Context, body CreateSqlDatabaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteSqlDatabase Remove a SQL database (not available yet)
+	// DeleteSqlDatabase Remove a SQL database
 	//
 	// Removes a registered SQL database and its credential. The database itself is not touched. When an
 	// integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -6885,21 +6887,21 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/sql-databases/{id} (the `DeleteSqlDatabase` operationId).
 	DeleteSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetSqlDatabase Get a SQL database (not available yet)
+	// GetSqlDatabase Get a SQL database
 	//
 	// Returns one registered SQL database of the caller's organization, without its password.
 	//
 	// Corresponds with GET /api/sql-databases/{id} (the `GetSqlDatabase` operationId).
 	GetSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
+	// TestSqlDatabaseConnection Test the connection to a SQL database
 	//
 	// Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 	// outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
 	// answers 200 with `success` false and the reason in `message`. The target is SSRF-guarded: the host is
 	// resolved and every address is checked before connecting; a private, loopback or link-local address that the
 	// server's allow-list does not admit answers 400 (code `ssrf_blocked`) without connecting. The request has no
-	// body. Tests are rate-limited per organization (429 with `Retry-After`).
+	// body. Tests are rate-limited per organization (30 a minute; 429 with `Retry-After`).
 	//
 	// Corresponds with POST /api/sql-databases/{id}/test (the `TestSqlDatabaseConnection` operationId).
 	TestSqlDatabaseConnection(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9890,7 +9892,7 @@ func (c *Client) GetRedoc(ctx context.Context, reqEditors ...RequestEditorFn) (*
 	return c.Client.Do(req)
 }
 
-// ListSqlDatabases List SQL databases (not available yet)
+// ListSqlDatabases List SQL databases
 //
 // Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 //
@@ -9907,7 +9909,7 @@ func (c *Client) ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesP
 	return c.Client.Do(req)
 }
 
-// CreateSqlDatabaseWithBody Register a SQL database (not available yet)
+// CreateSqlDatabaseWithBody Register a SQL database
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -9915,8 +9917,9 @@ func (c *Client) ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesP
 // document files, `sql_query` tasks). The password and the connection string are encrypted at rest and never
 // returned. The host is checked by the SSRF guard (private, loopback and link-local addresses are refused
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
-// registration; use the test operation. Requires role `org_admin`, `app_user` or `integration`; the same
-// host, port, database and username twice answers 409.
+// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
+// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
+// `app_user` or `integration`; the same host, port, database and username twice answers 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9933,7 +9936,7 @@ func (c *Client) CreateSqlDatabaseWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// CreateSqlDatabase Register a SQL database (not available yet)
+// CreateSqlDatabase Register a SQL database
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -9941,8 +9944,9 @@ func (c *Client) CreateSqlDatabaseWithBody(ctx context.Context, contentType stri
 // document files, `sql_query` tasks). The password and the connection string are encrypted at rest and never
 // returned. The host is checked by the SSRF guard (private, loopback and link-local addresses are refused
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
-// registration; use the test operation. Requires role `org_admin`, `app_user` or `integration`; the same
-// host, port, database and username twice answers 409.
+// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
+// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
+// `app_user` or `integration`; the same host, port, database and username twice answers 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9959,7 +9963,7 @@ func (c *Client) CreateSqlDatabase(ctx context.Context, body CreateSqlDatabaseJS
 	return c.Client.Do(req)
 }
 
-// DeleteSqlDatabase Remove a SQL database (not available yet)
+// DeleteSqlDatabase Remove a SQL database
 //
 // Removes a registered SQL database and its credential. The database itself is not touched. When an
 // integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -9978,7 +9982,7 @@ func (c *Client) DeleteSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetSqlDatabase Get a SQL database (not available yet)
+// GetSqlDatabase Get a SQL database
 //
 // Returns one registered SQL database of the caller's organization, without its password.
 //
@@ -9995,14 +9999,14 @@ func (c *Client) GetSqlDatabase(ctx context.Context, id SqlDatabaseId, reqEditor
 	return c.Client.Do(req)
 }
 
-// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
+// TestSqlDatabaseConnection Test the connection to a SQL database
 //
 // Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 // outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
 // answers 200 with `success` false and the reason in `message`. The target is SSRF-guarded: the host is
 // resolved and every address is checked before connecting; a private, loopback or link-local address that the
 // server's allow-list does not admit answers 400 (code `ssrf_blocked`) without connecting. The request has no
-// body. Tests are rate-limited per organization (429 with `Retry-After`).
+// body. Tests are rate-limited per organization (30 a minute; 429 with `Retry-After`).
 //
 // Corresponds with POST /api/sql-databases/{id}/test (the `TestSqlDatabaseConnection` operationId).
 func (c *Client) TestSqlDatabaseConnection(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -18753,7 +18757,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/redoc (the `GetRedoc` operationId).
 	GetRedocWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetRedocResponse, error)
 
-	// ListSqlDatabasesWithResponse List SQL databases (not available yet)
+	// ListSqlDatabasesWithResponse List SQL databases
 	//
 	// Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 	//
@@ -18762,7 +18766,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/sql-databases (the `ListSqlDatabases` operationId).
 	ListSqlDatabasesWithResponse(ctx context.Context, params *ListSqlDatabasesParams, reqEditors ...RequestEditorFn) (*ListSqlDatabasesResponse, error)
 
-	// CreateSqlDatabaseWithBodyWithResponse Register a SQL database (not available yet)
+	// CreateSqlDatabaseWithBodyWithResponse Register a SQL database
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -18770,15 +18774,16 @@ type ClientWithResponsesInterface interface {
 	// document files, `sql_query` tasks). The password and the connection string are encrypted at rest and never
 	// returned. The host is checked by the SSRF guard (private, loopback and link-local addresses are refused
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
-	// registration; use the test operation. Requires role `org_admin`, `app_user` or `integration`; the same
-	// host, port, database and username twice answers 409.
+	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
+	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSqlDatabaseResponse, error)
 
-	// CreateSqlDatabaseWithResponse Register a SQL database (not available yet)
+	// CreateSqlDatabaseWithResponse Register a SQL database
 	//
 	// Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 	// It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -18786,15 +18791,16 @@ type ClientWithResponsesInterface interface {
 	// document files, `sql_query` tasks). The password and the connection string are encrypted at rest and never
 	// returned. The host is checked by the SSRF guard (private, loopback and link-local addresses are refused
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
-	// registration; use the test operation. Requires role `org_admin`, `app_user` or `integration`; the same
-	// host, port, database and username twice answers 409.
+	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
+	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/sql-databases (the `CreateSqlDatabase` operationId).
 	CreateSqlDatabaseWithResponse(ctx context.Context, body CreateSqlDatabaseJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSqlDatabaseResponse, error)
 
-	// DeleteSqlDatabaseWithResponse Remove a SQL database (not available yet)
+	// DeleteSqlDatabaseWithResponse Remove a SQL database
 	//
 	// Removes a registered SQL database and its credential. The database itself is not touched. When an
 	// integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -18805,7 +18811,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/sql-databases/{id} (the `DeleteSqlDatabase` operationId).
 	DeleteSqlDatabaseWithResponse(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*DeleteSqlDatabaseResponse, error)
 
-	// GetSqlDatabaseWithResponse Get a SQL database (not available yet)
+	// GetSqlDatabaseWithResponse Get a SQL database
 	//
 	// Returns one registered SQL database of the caller's organization, without its password.
 	//
@@ -18814,14 +18820,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/sql-databases/{id} (the `GetSqlDatabase` operationId).
 	GetSqlDatabaseWithResponse(ctx context.Context, id SqlDatabaseId, reqEditors ...RequestEditorFn) (*GetSqlDatabaseResponse, error)
 
-	// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database (not available yet)
+	// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database
 	//
 	// Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 	// outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
 	// answers 200 with `success` false and the reason in `message`. The target is SSRF-guarded: the host is
 	// resolved and every address is checked before connecting; a private, loopback or link-local address that the
 	// server's allow-list does not admit answers 400 (code `ssrf_blocked`) without connecting. The request has no
-	// body. Tests are rate-limited per organization (429 with `Retry-After`).
+	// body. Tests are rate-limited per organization (30 a minute; 429 with `Retry-After`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -26528,8 +26534,6 @@ type ListSqlDatabasesResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26547,11 +26551,6 @@ func (r ListSqlDatabasesResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListSqlDatabasesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListSqlDatabasesResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26603,8 +26602,6 @@ type CreateSqlDatabaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26637,11 +26634,6 @@ func (r CreateSqlDatabaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateSqlDatabaseResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26691,8 +26683,6 @@ type DeleteSqlDatabaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26720,11 +26710,6 @@ func (r DeleteSqlDatabaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteSqlDatabaseResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26772,8 +26757,6 @@ type GetSqlDatabaseResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -26796,11 +26779,6 @@ func (r GetSqlDatabaseResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetSqlDatabaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetSqlDatabaseResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -26857,8 +26835,6 @@ type TestSqlDatabaseConnectionResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -26893,11 +26869,6 @@ func (r TestSqlDatabaseConnectionResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r TestSqlDatabaseConnectionResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r TestSqlDatabaseConnectionResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -31021,7 +30992,7 @@ func (c *ClientWithResponses) GetRedocWithResponse(ctx context.Context, reqEdito
 	return ParseGetRedocResponse(rsp)
 }
 
-// ListSqlDatabasesWithResponse List SQL databases (not available yet)
+// ListSqlDatabasesWithResponse List SQL databases
 //
 // Lists the SQL databases registered by the caller's organization, newest first, without passwords.
 //
@@ -31036,7 +31007,7 @@ func (c *ClientWithResponses) ListSqlDatabasesWithResponse(ctx context.Context, 
 	return ParseListSqlDatabasesResponse(rsp)
 }
 
-// CreateSqlDatabaseWithBodyWithResponse Register a SQL database (not available yet)
+// CreateSqlDatabaseWithBodyWithResponse Register a SQL database
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -31044,8 +31015,9 @@ func (c *ClientWithResponses) ListSqlDatabasesWithResponse(ctx context.Context, 
 // document files, `sql_query` tasks). The password and the connection string are encrypted at rest and never
 // returned. The host is checked by the SSRF guard (private, loopback and link-local addresses are refused
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
-// registration; use the test operation. Requires role `org_admin`, `app_user` or `integration`; the same
-// host, port, database and username twice answers 409.
+// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
+// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
+// `app_user` or `integration`; the same host, port, database and username twice answers 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31058,7 +31030,7 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithBodyWithResponse(ctx context.
 	return ParseCreateSqlDatabaseResponse(rsp)
 }
 
-// CreateSqlDatabaseWithResponse Register a SQL database (not available yet)
+// CreateSqlDatabaseWithResponse Register a SQL database
 //
 // Registers an outside SQL database (spoken to with the PostgreSQL protocol) for the caller's organization.
 // It is stored as a credential of provider `sql_database` and type `user_password` named
@@ -31066,8 +31038,9 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithBodyWithResponse(ctx context.
 // document files, `sql_query` tasks). The password and the connection string are encrypted at rest and never
 // returned. The host is checked by the SSRF guard (private, loopback and link-local addresses are refused
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
-// registration; use the test operation. Requires role `org_admin`, `app_user` or `integration`; the same
-// host, port, database and username twice answers 409.
+// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
+// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
+// `app_user` or `integration`; the same host, port, database and username twice answers 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31080,7 +31053,7 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithResponse(ctx context.Context,
 	return ParseCreateSqlDatabaseResponse(rsp)
 }
 
-// DeleteSqlDatabaseWithResponse Remove a SQL database (not available yet)
+// DeleteSqlDatabaseWithResponse Remove a SQL database
 //
 // Removes a registered SQL database and its credential. The database itself is not touched. When an
 // integration or a document file still uses it the answer is 409 (code `in_use`). Requires role `org_admin`,
@@ -31097,7 +31070,7 @@ func (c *ClientWithResponses) DeleteSqlDatabaseWithResponse(ctx context.Context,
 	return ParseDeleteSqlDatabaseResponse(rsp)
 }
 
-// GetSqlDatabaseWithResponse Get a SQL database (not available yet)
+// GetSqlDatabaseWithResponse Get a SQL database
 //
 // Returns one registered SQL database of the caller's organization, without its password.
 //
@@ -31112,14 +31085,14 @@ func (c *ClientWithResponses) GetSqlDatabaseWithResponse(ctx context.Context, id
 	return ParseGetSqlDatabaseResponse(rsp)
 }
 
-// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database (not available yet)
+// TestSqlDatabaseConnectionWithResponse Test the connection to a SQL database
 //
 // Connects to the registered database with its stored settings, runs `SELECT 1` and disconnects. The
 // outcome of the attempt is the reply body: a refused connection, a failed login or a timeout (10 seconds)
 // answers 200 with `success` false and the reason in `message`. The target is SSRF-guarded: the host is
 // resolved and every address is checked before connecting; a private, loopback or link-local address that the
 // server's allow-list does not admit answers 400 (code `ssrf_blocked`) without connecting. The request has no
-// body. Tests are rate-limited per organization (429 with `Retry-After`).
+// body. Tests are rate-limited per organization (30 a minute; 429 with `Retry-After`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -37639,13 +37612,6 @@ func ParseListSqlDatabasesResponse(rsp *http.Response) (*ListSqlDatabasesRespons
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37714,13 +37680,6 @@ func ParseCreateSqlDatabaseResponse(rsp *http.Response) (*CreateSqlDatabaseRespo
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37785,13 +37744,6 @@ func ParseDeleteSqlDatabaseResponse(rsp *http.Response) (*DeleteSqlDatabaseRespo
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37845,13 +37797,6 @@ func ParseGetSqlDatabaseResponse(rsp *http.Response) (*GetSqlDatabaseResponse, e
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -37920,13 +37865,6 @@ func ParseTestSqlDatabaseConnectionResponse(rsp *http.Response) (*TestSqlDatabas
 			return nil, err
 		}
 		response.JSON429 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39758,19 +39696,19 @@ type ServerInterface interface {
 	// GetRedoc Reference API documentation
 	// (GET /api/redoc)
 	GetRedoc(ctx echo.Context) error
-	// ListSqlDatabases List SQL databases (not available yet)
+	// ListSqlDatabases List SQL databases
 	// (GET /api/sql-databases)
 	ListSqlDatabases(ctx echo.Context, params ListSqlDatabasesParams) error
-	// CreateSqlDatabase Register a SQL database (not available yet)
+	// CreateSqlDatabase Register a SQL database
 	// (POST /api/sql-databases)
 	CreateSqlDatabase(ctx echo.Context) error
-	// DeleteSqlDatabase Remove a SQL database (not available yet)
+	// DeleteSqlDatabase Remove a SQL database
 	// (DELETE /api/sql-databases/{id})
 	DeleteSqlDatabase(ctx echo.Context, id SqlDatabaseId) error
-	// GetSqlDatabase Get a SQL database (not available yet)
+	// GetSqlDatabase Get a SQL database
 	// (GET /api/sql-databases/{id})
 	GetSqlDatabase(ctx echo.Context, id SqlDatabaseId) error
-	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
+	// TestSqlDatabaseConnection Test the connection to a SQL database
 	// (POST /api/sql-databases/{id}/test)
 	TestSqlDatabaseConnection(ctx echo.Context, id SqlDatabaseId) error
 	// LookupSsoProvider Find the single sign-on provider for an e-mail address
@@ -51810,20 +51748,6 @@ func (response ListSqlDatabases422JSONResponse) VisitListSqlDatabasesResponse(w 
 	return err
 }
 
-type ListSqlDatabases501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListSqlDatabases501JSONResponse) VisitListSqlDatabasesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListSqlDatabasesdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -51933,20 +51857,6 @@ func (response CreateSqlDatabase422JSONResponse) VisitCreateSqlDatabaseResponse(
 	return err
 }
 
-type CreateSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateSqlDatabase501JSONResponse) VisitCreateSqlDatabaseResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateSqlDatabasedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -52050,20 +51960,6 @@ func (response DeleteSqlDatabase422JSONResponse) VisitDeleteSqlDatabaseResponse(
 	return err
 }
 
-type DeleteSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteSqlDatabase501JSONResponse) VisitDeleteSqlDatabaseResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteSqlDatabasedefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -52141,20 +52037,6 @@ func (response GetSqlDatabase422JSONResponse) VisitGetSqlDatabaseResponse(w http
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetSqlDatabase501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetSqlDatabase501JSONResponse) VisitGetSqlDatabaseResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -52267,20 +52149,6 @@ func (response TestSqlDatabaseConnection429JSONResponse) VisitTestSqlDatabaseCon
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type TestSqlDatabaseConnection501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response TestSqlDatabaseConnection501JSONResponse) VisitTestSqlDatabaseConnectionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54759,19 +54627,19 @@ type StrictServerInterface interface {
 	// GetRedoc Reference API documentation
 	// (GET /api/redoc)
 	GetRedoc(ctx context.Context, request GetRedocRequestObject) (GetRedocResponseObject, error)
-	// ListSqlDatabases List SQL databases (not available yet)
+	// ListSqlDatabases List SQL databases
 	// (GET /api/sql-databases)
 	ListSqlDatabases(ctx context.Context, request ListSqlDatabasesRequestObject) (ListSqlDatabasesResponseObject, error)
-	// CreateSqlDatabase Register a SQL database (not available yet)
+	// CreateSqlDatabase Register a SQL database
 	// (POST /api/sql-databases)
 	CreateSqlDatabase(ctx context.Context, request CreateSqlDatabaseRequestObject) (CreateSqlDatabaseResponseObject, error)
-	// DeleteSqlDatabase Remove a SQL database (not available yet)
+	// DeleteSqlDatabase Remove a SQL database
 	// (DELETE /api/sql-databases/{id})
 	DeleteSqlDatabase(ctx context.Context, request DeleteSqlDatabaseRequestObject) (DeleteSqlDatabaseResponseObject, error)
-	// GetSqlDatabase Get a SQL database (not available yet)
+	// GetSqlDatabase Get a SQL database
 	// (GET /api/sql-databases/{id})
 	GetSqlDatabase(ctx context.Context, request GetSqlDatabaseRequestObject) (GetSqlDatabaseResponseObject, error)
-	// TestSqlDatabaseConnection Test the connection to a SQL database (not available yet)
+	// TestSqlDatabaseConnection Test the connection to a SQL database
 	// (POST /api/sql-databases/{id}/test)
 	TestSqlDatabaseConnection(ctx context.Context, request TestSqlDatabaseConnectionRequestObject) (TestSqlDatabaseConnectionResponseObject, error)
 	// LookupSsoProvider Find the single sign-on provider for an e-mail address
@@ -59904,161 +59772,162 @@ var swaggerSpec = []string{
 	"9T/alKXI9bh1P15aLYxb5EJ8p8cYBBFqHCLArq4Btv8Zy9ZkXuaJav3RscrRJxcxiRuq/zKzEOOMdRqe",
 	"BH2jR7fP01+7zfINfrSjfGaYvlMM5wUuuolejJH1QWL7jMdiAUy2q7XRAcix/dRyqnQpTGMk6HtRXcC6",
 	"bt2qlfhYHc2qeZHu0XrUv3EX4hf529WPP8A071vgXfhPHYu9eumDk3K9g4+HXK0O0f5BP8rtMfNLcejS",
-	"/7vY0pf//QPz14OBZSrXerBjO2XP12ctuDF3usxbOP4ufym+80N74MTSQxp10Tz2yd8kS/1HMvHSPbbZ",
-	"pEv3b3tG6IJ2KhQXOjja+EWsYxb6RgABlXfy3mtTTUthr1uUutJjXQTwoebysKF6U4VKWeQMjypFMC+H",
-	"ecla7Y0rr0FotGt3OLBKOx+qbLg8Pn4xtn+0v8C/xP+DP860qfCHM/xhoUv64Qh/cO/BHzNIHlvzJJN5",
-	"hpw5aJdgWUytebITp/F7dt2GymsMq8VMD2cDIoa86a4T8ziPUDcTKmNQiIIzK9S4XC2AdcsqAlNRXfat",
-	"KIfKUejgE+1kgX1vJsY3QfRcXl68ZlBiwzpbC2x4npfCGJGU2AwV1dgkhURRXQ3PgUbdes0DdurgHprr",
-	"bCJ0Wt/OOXa9ZpWd0xTBHcBVX1KNO5AaeVHYZxcY/jJrsD+9mMIRwb2CmTbwsYGhsqvVY3Y/9MJmt6vh",
-	"NhKr7sAQjHo8W5szI1H2QJHA6A1P2pwZjWNr1ZBbVSRV8yqx4/Sc3TPuGHQfubDot5sRfQr94tQA4zXh",
-	"v5eSaTSetuZXA+thtEeSUYDtWiUQCizZYISVT+BslV6OZ1YoQl8PV9Tl4oqYAbclFtLMVLIo7LkHHHGI",
-	"pCAAmMSUQwclGWVcu5ukD7SieFf4bqbjSTV3k2Lery5BdsnDJov0xTAX/s4Pkv0Cn3eMersgQDeflM3g",
-	"LU1yt9ET3LgZj59Cl8Sz/BLSv0+x9zBr/Fkbbz9fMvp+SRXquvw/svbb/vhu9Re0oq2EGlufhKLjEeSj",
-	"CzySB2JEVWE3JPRGZZevfnj18oo9R4cjl8YV7oKuGSrHo0xHLOL0CPTcI52vzkCRYWl6MOl7jLMJ7A4q",
-	"Iwc1RCwwrBM1AQzVGm5aZpbA70tQrN5jKAU3WkF36VwYw6euvZKK16VhaX19FbwEa2gbXdxSsypBa6P1",
-	"nzgRYqLL4Jyo6QAqAupuhC4bvAgPVjNUTV6DN//BfYgM7WOncVPfwcuvMBgHsQbWIJFKDJX9DH12JYzr",
-	"FOCVOAR2U5GvlRWzzukJVRVkF6IqV4fnk0qUWWMPm31mbIn77/tIYtK+f1fCb6cLgltJe/Z3WsJ/erKD",
-	"YXGl9Y9crWhW5qlEtf2O9a8D4Cr3YX0bfVRofbNctMYtrwQU9EMO5VAqDK3dzTBDg2HvOZfQTcUVE4dz",
-	"LsOhtjcRvRy2t3DlKJWMVNMCUzOHWvmITs9JEW8YI89enOQxjRFxuwRsJHgJKaQbMOdzpjTjSqvVXC+x",
-	"n0kJkYu8C2mkWHpKxUa6mkGRsmGdzBh9LZRdzNzJUod3TDPwQSgT0gi4GNgVXopbwQvj6YP4CAwqlctb",
-	"mS+t6MO8kYGxSAOyh8WyZ1xIKLHA1WyI8MKnuzT6fai834rQUPtEfp2r1ULkA6wPsLqPvivBFLRVAAj7",
-	"sN2QHNylUUfAyTenj9sDcHn5Dhdtk2T8aX13g8OXbtn+k0ige8yAvHZtLi1HEbOf9TMdSxWja7LEl+7s",
-	"kAZpees2VMmYtcNVBkZI3lCO1Fop+C56lEFkuAlWzeO7AzU6FeFAcxGftvECR0fPHDzstnXv2Zb+uIqa",
-	"LRsp6x7T4//8REbbLlnbhjtkLdjl+Y8/MAlapFql+7w9G8E+GOJ/MV54BtloPWw9YRn+YjLkt7PDjdUe",
-	"UCWhmLV/AiQQ5d+LmM2Auiw9Lp1DKlxnG8RAUohcdxyyv3ZAy1VVypFVjnO+WNiXraDAFtWSY6xELZb1",
-	"2SvqUXNTcV3Y18uyoAPlf/o4LzJPjjiVtwJs4pMIghHj5u4GO6EJNG3nDGEvDKYntBpTsE7dWvEY7ojg",
-	"a/rMdZ2yDxc/ECvj0gg2q6oFFgs6sjusWqv0rv4G8gbSd0S6OULrR9xJ8A95rZW5h1bOqiaSWkqO8eHX",
-	"UJuc7Suq2pIHia5/kORBEDX4ykfPGly+i8X0dmIu77+H/sqv3U8bgvZWCLaI1d2U+35tUChjoZqqFMJE",
-	"tqVxstWJvCAu44YBZyYjlwghthphjFXiA8RzH/MgdBF3ngRMjVymFEYoLJCZMw5ywR50A+Ewn2btZO/f",
-	"XV5B7duR3SBHeNsh0tFm3T0P8yBeCJAg6zR5m6nxKO5fO/w79l/he+VXLJwd+ql2PRe7tVT5L77Bunjk",
-	"nfS9qDZuo+OnkuNPI7y/oBav3bfmnoHzoPD37PSCe7a2evUj47gUi4KPKVZyN7MGq/W0BpBmDabYBhNs",
-	"R2Pre3lr7d6aLavLuimbDMiboMRf3JniUyAuFKMqDqCD7L5s3EyaazLGKdBkKr0wPuIWQ8P4ZXDxbZDp",
-	"4E9Ujy5LsOfoUU1SfOVjt7XtKcqi9rYvQKR9Yf1te1uulS75VBzl+k4VmudH/4bgcDvKcZQUI829KMUh",
-	"UctZg9EwacwSi+Y84DiS4RH4KWSSKHeoFUPHM5fmZoAi6/LFUNG4KNpkn2rPpndjL18wROwqVt0+e6vj",
-	"JjR7MGeCk1WHAe0zAgG7AQIHI4rJMOwlF5vGFXDhZq7Y3348f+mmhn25is8dYX/q5MIvMD0Io1NecajE",
-	"x4UsV4TTc04jcKRIc15MdDlHwYgRFPs2Xi1LEXJ6t6KUk1XM3DSAuKN9MlBN3wgVUp2nz4/hzzQYR6tk",
-	"pJW2bjWhxIU+UyzD2OVysdBlZVh2YTVZ5hKCprHchlbsEr/VO+ze2UvQ6HElqkOE/EoFjo+Lj6TiiLq8",
-	"S1k8TvuZYfRCK5ZxM8BoXuKvh99Js9BG4o31LZ7xquLj2VyoagBlTYrPxV+HB1jmWsVvgaKnUCs7PIAO",
-	"xPZS/p4fgYvx/3vTJIz8HwGpl1UlTOOTCXXYLkcQiPci1UHMbJPldKJqWxlqA9o2cv/T5PDz48edGRyT",
-	"GTfunPUfXbi35CXcqQtJw7oEjoU9Hs3dwMk9d739pkCmU3twC1Y53LAxyRXltE6P//JfW2Gu6tppUQpq",
-	"UnNSuh3B3PMFxaN3t8E0egztzYku2Yv/OvYFIz2X0iHZuckzHSoM745WvhIGcQ5WyKqx4GWFgAgsoz+e",
-	"HR15dEQEJb8RK2K/s/e1GJm9SLYfn7YXTr93a+Q2yIeyeDCUbGXfH175oSxe69K9+LHtT1fS4d6/tZo6",
-	"3gy/ewQU3B3gQkbTdr2bZIU51b0uN+pHkWqd2s/fFYR4uD8SHy7esAkAlkqC4UdaZsOkgkINM9NldVjI",
-	"2/o5DdCDHnA7oekKhp7ps3No2xO5fR9amNG5Q819I1bUmwL85ZG51pBMeuYP9WCobsTKtXEUHKobqDwu",
-	"NQKNxixR+hgsq7glcFfjDrkVKDACyDv1oHxiqKJGRPg2xhvNUrHLFz2WmRd+QqPl+EakTTjRHEPVkgN5",
-	"wOuxa4DMbppjb6jwwRmtn6NtPqU+E1qsXanHBiHl1UPjFpnTrC0wVNYYAL6x3lqJ+KkVkCgE4XgLlI/B",
-	"vLDbKY4PDNVQIWQNbBlpWoQ762Soyc21VNf0YwaXNNanXeA+J9v2QykfSJbSez6U8olAaeIBfJWbcU4I",
-	"1qUmyUBiJQuxUWpaeXfoKW13qfsACRnucE3WKel82u4KdIeQJILiNzlHkhUwTpCLxd94LfOPGYAQI1Ny",
-	"t8cEH89CP6K9/JlxNVx2YqwD/z899J7GD4QelbxSHS9YjnDBmJcAtR2ok/nUpDUqaBDZ+wgvBgkUXVEY",
-	"IKoK02c/UUAvW/ApdTJmUAuW0dvhSqgjC+XErqmP4gpConE1IXBb7VphO+BOO97hOV8RK+JMLw0HismJ",
-	"e6yhAfurQUd5FwdZFHUZyCUjPBwg8hfwunUz75kBQUlVBr4wmCjjGh/UjX33QdvuaaJWNhXB1fFRIfrs",
-	"FawgFEg43J7mgp4rbm5euadcID7iLkV16e6lUEd9rFa/2le3V9MBu2y8lz+LI6mZBc59Zw/yC8PsADir",
-	"h2Ztxfj1nKNtIL8n20F+t4zLQQ9hoUrbQPCvO0MPJR/2Eu9tGMl7e1oQYKqHZCfPe0gBNUVEfXcm/Wg7",
-	"JIPZc7QB3AXSYH1MO1qyFaTJIkol58t5vGQh+LE20nM3gIUoYXg99twKr+fAJhBGdXxM40K5snVYMPz6",
-	"x6VxHdO3bR/mQ9Zurp3PrSBPXmTWTuLvXrUjzFM66UiN15V2e/XcTwCLfjjhY+iguBAYPAV9VwFBLWrv",
-	"NdXYozq7icRAeSdbk21ZL6Yw7jVq8jr4CVdsuTCirAKWLSfsdlbGgwMoSBqUsQqUFwzZxjh0bjrOeWHO",
-	"oho8fATVo7huHYC/6ZwcP+/2GFAA+zeRA5K8DJM/9hWdE2t5YxM71txZ3UP4a7cAOXfHy/yMZb8sxVLk",
-	"mT2+WblUSqpphgBE/k+6DH+C6+xeAK1nVw7bhfCqMVdjUdh/wveyRhMF9H3tDI7GLqfzKaG0hnK7MEJP",
-	"aWaYsfd0ZC7mC21PsbU6rNXTHVi/xc7EldlZ+wU5qqVCXin7nihj2/P9SNSERB4jZFjxcmGAQ5o5Culo",
-	"osn6dPssQz87S2YCowdryBU6Rg+AJRX2wGQNF9IqRq6ddcDAePKvsivsHjBBqFJXnWTIbFFg8yVbBa0l",
-	"PUe0CAVPQlBAPEkQo4DfE9ADI+z1sREFUBKerA8tJusyV7ysRH7NqywwtbgdiVsbeQRNtIvsvNw1OEyR",
-	"J6tl5+p2lqlKLqezCl/ut2WY+4xDrpxGAuY51puGJ4bhSQAqsoZvbbOAt/tTfQbUOOf277od7o1RoaZS",
-	"CWzT60Q/+KLaKqwP3GmlyBza4/JVz3WM4KeLXhNZntaP6fZcI5/9toD8gX3p8EZvBVo3hgIv6ByUXBk+",
-	"Rnb3eKHdf0YOEjaZuV1Hdbtl5EIZCr7KahC+kv1fkywdPgd2bN81/rlwjKR6YXKJMnuuV/05/3jtrJsM",
-	"e/BMj8EHx0cr8TF8g06j/2VVwkxOZ6Ls0jCj91A9Qi86ZmHcMHknJPxTB7FYq1/tSiFg+LhUOromfI9O",
-	"sqcQB8A6CiZ+uivuW1MK64It+uawywbQzmklrpel0RufGQ93p4oVIQ6kA4RWJypDNpVeLEQefCmYK37o",
-	"bs8PJR4cnWw/xULwW8QpiOYHsInRyaCLUg9XVlBRaY8CEmkujRhEzatIkhrJLjq97DySL2FoZjnG1i96",
-	"vEsPB8XHbwKgwh1fsagAs2asHI0LLucZeKTEWcUBwBRskf/y4TD7MZrG0jAMt+Th8qWCUiN6rr2EzQQv",
-	"q5Hg1Zkdp/hYuTpSuojyJAW4PbjVMvhLCMW5eKWdQBcFqdJ3feZN+boYy2WOmDcY4e5Epo7dSNG3BlsE",
-	"oBLvFGZc1ArPF5MqFx+7FNx1QNak1aF9WWNj7WQixlW6ITH2+NsMBgSvH+zPqCoMhTiGV+gc9tlLeJ5p",
-	"A2XsJWVTVvHVq6ZwB5FtEMWPX/QbIqt2mRNX5UHZSWpBiycJsiZj+ElWsys+Nefv37Ti79IZdGcPthIZ",
-	"onfcuBoq8NTus7vgU8eJkCl0fNYbd76WeN1HPBrNqZrjutFvbQlDo5JoT+HV3NorUD+Q7sLI7R2XVaxJ",
-	"g6VpZTgAzFkNUCpeZM7Ea0wTIdA4CSfnE64Fo4m2O0+Zv72Z7+f1zKCAvBWlcfk4L3pJNdwoq5qR2FKz",
-	"XFNo2AnESoOyZTLufj7ts59oxhiddoq5l/qdqVqEN0cFJGfBFYc/3XIlzQxQLAz1fXjNq4MlCZ/KejF3",
-	"MzmekSmw5lZ34F9NxmbN/VkqlPl5l5Wc2nitzocMmlaCzDsedO6ak4Dupw/bIgo94D6VSwWKVE8mCE8G",
-	"GFIQ7NUTp5B63p6HWiGC8ggP7DGly3gAEf2cFzEIVy9Lq9C76JiAwwqcctHQEk0J6taOfkzaTocF2FQW",
-	"jCR6fh7t6viOnFxshMlZpa0b7oM4hh4NoR4JsItlSU8wgpfj2YC2ljP5MNYA7gzGzN2fAyStpCUCnL0O",
-	"XUsmP6h++z2Ug7xdRvSZXbBfrpzJxea8vEm9o8gZJoyXdDOlQr5bOwAQDk5NPGfU9XxqxtpadJVLz/Iq",
-	"67OXdkiYExAfx8XSyFtxxqo7zcZaOU93jBdhch3Obf1g9EjChPgTDRGTxN6AxUfQvsUggxMYPg6BF4O4",
-	"8NauSZqhamI2S+MnIXSFR3mbkewWC+MEEwniwsF6RyZ77Cp3Ese4m8QoOpGzm3XdKJo9c+Ja8Mtj97+E",
-	"HR0J02cGdt2Zd7VJ1BladDxetI4ox/J4f/WiDVR31yhXRzffSSK/4BR8cJYxvaMtoHYPhi2Meye7Frbs",
-	"Y5i1yTvgrU9k1b7Eb5rOeYuliPKcG7chrHC9W1Oi/kyQhdvQvvdWxwEwMkkGNdfmcbv5nqa+C4R3JOII",
-	"aoYMMFAfuxuJeNnWKoW4PmB3QAoqJeA5EXYj/h4iTknl/9Oq+LI78B4s3lQKktKUI2bnRUEMMk5P8DH6",
-	"7GmyNioeWE+yRMqXjbW1HCnWEzv1dSvCyc6JtPI7DsfzokgMED6dksVUilsp7gbryXhKfItJxfSycvGn",
-	"FfwKKqCAVU8sG5xS63zCZ+FVNJGQYLdzVD7WHHpfITCzSssDutRt8BkxjqkEVFJX54HpWCA/tjvAWSt2",
-	"1HvWIljv9NEJgTH+6ZdYmlp5wz7VC59brZAMwx7gxy9MoFdP2988vf93JtNeLcSGl1/DI3+bnMuvC31H",
-	"+3gf3P5I+n6R1Mt+/OYGJlFXT/APbFlobLM9JwpCzkb2AtgJfBpAzc2aNoFMkxU2SZLJSmsAhERXVAGb",
-	"iSGGw7zP/n/2rnA3bhsJvwrhP7UBeV2nlzvAi+LgtL02TYpLYyf50QQWd0XvstaKW1Fad1EEuKe5B7sn",
-	"OfCbIUVppfW6XSftXf8UjVciKXKGnBl+800qsywN190NOZvrjHncZcE3+SBPoZ9RKQw3YeyXd8F7EXqu",
-	"kjP8pwly+CzYsSiVrfNKpBwEvKI2neneXA3RpQOe0xYDxs12SvzFqbDmujrOVHN91uDkmm859C4KHwPO",
-	"LOYII/w8IrkxGeAKV5N16q9qkDeHFFtTNONl7uT0aMzYGqeF/rNwHe1zot2k10i3ZcLlcNPSDI6jQbK6",
-	"YxrpWszP5O1cVuQWIkzgex+Jc+6JmmR8YURb51qg8yotTHUF5HrqyTHxfbIspUd0e4QjnCp7hnsF52/V",
-	"ZRN0l4X45vLyBT3TH34/7yLk+g7Zw+2n7Jn4wDcJI/G0UguCbSD6kGn4z0VkcxABSbgpJC5XXanFhoaK",
-	"TE115u8E0UsSARJGmaqkzm3KkAhdicP0h1/eHuRm+vbgTPzw9mBisvXbg0S8xWbi/k+7f2wcu28P3r1/",
-	"lx754aOcWsEhQecGyzLXcGfdr2zc0j6T6czNMu8LgNjKRtViuAvJI3xF1kl6POhGxN1ElRi5CDwXbaN0",
-	"U3tGiUGlp4ixS4Rk/aXUwpn8PE2EyrO+JWdeU8rqYXqaCvVTLXMr0tPRp8hByuh2jPTFe2Q8tmbDQ1Cw",
-	"q4r0V535C096x8kGXRZ7GpWuJUddqdjw1ZW3qDdNvCduxl+4/0SG3kN40+gjOojtxyoOuzmO7dYAb0dg",
-	"4fVTl2zo1YcE8/2BSt2DgJTOgTusEO8eo5DxDq5xu3j8due4XbRKkoEnK+azvqPceCivOt6MWi2l7YNG",
-	"VYbe6j8p/KDbrvXULCZAb6TOG8XxrQuOyNIGXZm0CdLypk3PUrCOAuzuqThxp9epe+UmbxBYvnfH7o4H",
-	"MRqnkiG69T3ci11f5XrP93vpH6VZ3O+NS7Pz80+oxnFM18HvPqSbE63qfdyclib9f4CSW588VKV+gMiT",
-	"Nhwia+zak7C7UrkwdYFLQF1Zbw9yRXqYXfidMD8WNy22XqisuWrt7BfTUmWaaf27Pe6aKSgO2QqYgOnA",
-	"GdDkjSS0zcBQYZviKEDfeNjUC8zjcdcpAiY6smQZ6xfbkR75u9DWuv8HonfUrX2fCrNSZRmMU993KSs1",
-	"jiqBcLalZU+M55pQ1dF7n9jh4vpJ8IgCDNP3Roz86HS07Q6jl9OI3TVI1zgmR41IRQhbyhetXHa7KgFm",
-	"q/NMWEUXaelTj3Sero+fqXV61sD6wsU9bGBnurq/6EI8+ouYmzpc4Eak39H9fyjSEHsM7vHxZpvOKwne",
-	"hjP8h4ivdDPaqxu1viqVU4V0CJWEnequjKZzp0A/1YoN7CUAgE5v1QpY8DggvJmUJXTGV1lAB6uyyTWh",
-	"ZOYmetWZ6sEw2uPHOwWxHgpgxdv7R7Gao6PlTt4prNFtBCINcAJ/6eQUtyvf4w153Dvq6h4f4Xyv+JD4",
-	"E1m1D2RVszu2TsXeA7jlD5yEVoZqKNeL+7oFlLLG277hGJaYzo1V+E2bTBzKnBJ2uOoCX5ez2V2Ykuzt",
-	"Jp1tuyvh1IGg8rs5EqN9OwM+FlMqYSnTYrIOc+B2w7H/V4NuoRlleBnPS3yV1svuCVW74EW7r4Pxpz+w",
-	"x/2OF+FuhqlK5v/71j+mhD823gCGt6C6mp+sTk9GtyrPj8EndPLj7Y0d+aXo3Y5e1JOcYERQGqoMA3YT",
-	"wiQS1Vw1j4joyFFA1SyihrIJlfBFnPKNmohnai0uVDUSl/iZgsEUd4/IVdIbnaXM1zJy71hRmkpW6oxD",
-	"iniWy9UAGMmlbnTFhXKod4/oMnmGVyjq2LxVF5XO+RrBE/55aqsIjgl0KL5Xu02ImD+nc4aQqYpDRGAu",
-	"jfOi1mKh8GtgccKH9Veh79uBvr29edBiGN9aU7xRk2dqfaGqIa3aWLs9k5S9GJCslhxFsu2kuSPYuZmZ",
-	"uhoGKX9VIPmSeM7bB2o3u9b98u2by1bvqPV2zluFpPvAJyiPlIrD8xdPReD8QfqHz5+cq1IdjURqp2ap",
-	"PgeHTkrpLDx7RyKA+nhwEU+mRc0rGkAi0lluJu59vEES23kHNTFwhhIArfdZ9bMbXKcPYHnp1uq6VHbu",
-	"tYcbVkWGyn08fZT+sjI3KlTRJmr5ZrXiMtYhIkBYwS9QiImUCJEDOItQernUN2rt9d4DZ7q5tW6Kvc/Q",
-	"0aRW1SdgRvjKM2QedhihrCpXeqr6ykFBoO5w7t5ggGFiKuOmapBlwUlByy0LOnQA2ThIDlRRL5yI02If",
-	"JOEHWtGDd7tADgbo61vrhyX9CHiAj1Or6ZcDKmbmVNjtPu9b+8+FnqEI//YthogLB3eYp9bWuAbzinYo",
-	"N7cRcuVbStbNyseVXKUnuWriG1+by7JW4kRc1EsuzdwrxsSv87O2QF9PWdHAqRug/NQdm/OhgEOnsJs/",
-	"hdsKiRx1jn6ZUtyWppgxga0Pp5xSYAjBs1kpiwqAms99NQhCnCEEg2DcVJblWqSoZpb6rA1+dCTOuQv/",
-	"pyQ+SKl6UOJLAd3ODUe9ov3XdQZ4Pc3Smg9qKTKFi0p4NnjddLm689xfyYZwUqfAPhORX0W19NJQ84pS",
-	"O+na39eu84X+AA1BOIeBH/1zxlJyBSkZmLj2MyPxsr19w0MCx/NxbdVZNDIPRSBjqiWQIWzqbCa6qTVL",
-	"kiIk+DSUlEljHvnjwJQhXoKtv9VyABdQekLvxLs1nChVxEuUtGqU9iwBZi0d+wONYoVbBkLnDo25ez5m",
-	"qgS5IA4tVA5/W5xTsDd2rdEl+KKtmNRVszy5nN7Y2F3lUHJupqlIW8gDIuFD054R+B1pAaVFsa6lY88e",
-	"4TqhjgPaA6wdzu6dFQbn4QUz3YecGF+JdUs1RPTp/kxKNW4CCXinL0TeW7t18xjFrnjJlK9bj9JG8ZtK",
-	"l0TExSXz3BD5kXFX8p1VE6optJZ66DBuFG0rLZQ/j33PeDjqefBAfgAgv+vvIwVO3bl5QQqyLdbIOvRh",
-	"C93+0SwRd9I+U+sBM4RKVHsRDtbEdtPE7aSDXryvoxM8BLaE7+HjBOoNNkTQDGGQR2K7+zPGDpV+/RVn",
-	"PS1Lc61zdbJQKRMox9Vo9+0d9LnU7hNf2Yet1xP6GFAW5qemYqi/BXXzO7SmN79vu/CSsz9sWL9UmVIc",
-	"F2/Yxr0ByGTjBHijwI+Xc+2czZI5m6BUVHSMwGx4hNogYG5jJ6LBwxRWmC9TNo5rmjkzo2peRqAeRkT8",
-	"pv+j593Cb2apeIi3asKnsJdkMsZBa+QaSH2IHAec0yVRmRmZkMEzCEMKXw37ZCSeGPfEeqks4lP+509s",
-	"dIiS3rC1FH1/h4SHtB1URZyrSuxRvuils5CeU/G3YHWaQh3jxgFF7p2VqIvZWXeS6dmGgvdvj/jml8Jp",
-	"0aRS4swpfhaHVFyaqYqRduL8ABIOYoCm/N5iypcK2tqalj1w/7YAmM7cYmMykJV5aKcpALqNrF5nUAbb",
-	"10nWQlvCBmfikFwWWsGjyO6VMVX+Xf7HnRYvSwV5M57/i5Kr5dqSQP02T2/IfMRyv1BmmTfJONLbkzSp",
-	"lGmNjZ9kNCrNQhqQ+BMBewA2gL9Daf7zr387U/jRX/GB7p8pJSRry0ReZ04Rc6kL8c3ld89xCvGHK8bU",
-	"RTrhiz25t91Ch8PgEyumczW96SkE/hrDcXvbcyLsfQhjjjr5/Vpzoe5Lid3XyXtram1wpb3fxKnef9p+",
-	"v8r2I0L6zj6MXaN96PQfpXMl82p+QmgllW0xBRtWR+a9wCrWS+zVPkeqVJCsJM4XAbtRXfLArtlppo5J",
-	"lZLAZKltpacheJxxwQW3YRdqSpfWxuQhzhDILwk7P72ZlagAgLgVaAhQZamF/AE8nqBfuFdOaSRrSsvO",
-	"1KyUmScpfPzpZ3H2YloX/mEf8yaiSlNUUoNOWlg1LVVlEzE3tuIkAlPGX0DeHmcs7HKT8yUvzjfo+yGN",
-	"z3ZPd12ZcujQjZ6nxX2pn0Go8+M9Fgr61YMLq7bv2yc/Ii/MJA4xUfvaVmrRVrVcr1Sh7HD286XKo5Af",
-	"Y/PgbAEw6REQznih0oyINYYCWoLLeE4Un1NOKjO1VEWmiqlWVF1fNspl6sodsyEutGBimmvEc9xRrInE",
-	"BokzzcAMbkdkWcVj3NS3mJoCoyf0IVQr/q3RraDepZLWkHdJbBK7334+97P8oEzI1McONVVby7d3zfgV",
-	"A4G3zRIE66gRoD0riR8cyeQdylEqmel7aUdz6IArkdhZSnl9radn7UPESyVjRaugJu4Ec7bo4SPPWtgA",
-	"gBd65nM9ccagSJwz4FErBfT9iDmHXM5t4o+g8oD4F6a6ot/HxMOLr1KW4/V0H5Hplc5qmXsLVLwa0k4p",
-	"UDhiInNZTIMR79fYI6V55nZXq5dhfR60Ugh3cnfReVp4yIDM1oFWiwVg74q208jOQflpiRYJC8XkU+N4",
-	"zj3eGZQ33THvUf3CkLfr3+r0xLlXcqm3A3vikKCb0lI2BczSk9Vp6jTBHssiO/7RTFB7SZXXcoqnV4pI",
-	"iY3451IV5y+eis9GnyY+FxG6Q71NYu4xyCXIjV0HJ/ZWzmaqxDDvcSC8PkWfS/2lmdYLJwm/UYI7i17E",
-	"3yQy7mTUMCxw7asBUe572c/ryeq0mcd9y8fOHW+RnHhJHkBypBW3pa4qVSRCigvqTDyKB6wLFqHdxYHb",
-	"eSBx6B3mztLQ+40fQhp27rhXGnaI9SIQQ5d4dZkfnB2cAALKbW3IjAHLHd0XILjFljb2MsvEuTRM6TlR",
-	"PGaGhrXJ7HE5iOURh6mPLacJ31gcN6iKo2QzCpZEXrcNVkPAW/OdRTQs+N49g1KFLKqGl0Zx8fOoBjt4",
-	"h/L1Rum3qPH4z7anFw6+IeLNn8x4Asuh8XYo0QeLdYn8aht1VVu3jptdPDfFjIvsRfAGxGDxSm/n47hs",
-	"sgWvdYEYbDxxS318o9Z9fV6cf/d8qCI1oVwH5sta09PcF0g3o+tym3gbKhETneewmQNEHBGQdvZgaNvD",
-	"aHumSBaz2r20MJnKrZArqXNvjF/n5rYRJDnjbYMbpTd62nxNMRlFsQ/kyGXqWheaBHMhM4qTEGV9kQmV",
-	"zVrriX775lauUEMd8AgZVXuKKVCJENJToMyRyUF9HXW6OF5p1dvPKwhHw2jJRFYo5U+YW+6z22Ckfz3N",
-	"vqz7xtuS7KUqjzF8X/ki6iEiMNtS+8dce+mj+dWFdbZ4TGeVNLUdGCjKbKdUrwPPM/voqM2mdLx1DJdg",
-	"KOLJDpRsga/fk6ZAq8x11W0b+27PrNHcU6MIkS+pyEtM0EUAaOnmz3npP9YZgSiYTZe4IaMO5/VCFse0",
-	"rAPbMtmIFqsp80aUoQa0+1I5dvoL9lkKhtSZNkS645uMtw73cJ9sU6wOm1OU6WgToYppuaaL4YpAoLgg",
-	"ZlAWUYpGHUQ73cCXRc2LqaxkbmZByeOuxQQBTN4IaAWijuJHe3r6ypPxXXz/PDi+tmG1octx4FniXfCn",
-	"/Dg83NPq04IG5eE0hPwJ7SqVUeOx3rgnoVV9DXqbi85v75+7g9Im4ouL16JeOu81cdsOBJHOea6b3/Ti",
-	"j/5+EbYmr33MOSqtiLN0sBZs/BG+zOL7d+//GwAA//8=",
+	"/7vY0pf//QPz14OBZSrXerBjO2XP12ctuDF3usxbOP4ufym+80N74MTSQxp10Tz2yd8kS/1FJnGSGcQb",
+	"M9l07WmcC9peUBHoMGTjh7KOWegbAaxR3jN7r001LYW9blHqSo91ERCDmmu6hupNFcpbkeg7Ku/AZBom",
+	"E2sFM64mBvHMrt2OxtLqfKiy4fL4+MXY/tH+Av8S/w/+ONOmwh/O8IeFLumHI/zBvQd/zCDja22KTOYZ",
+	"Et2gMYG1LLWOx06ce+/ZdRsqL+at6jE9nA3IBXKBu0424zxCsUsoZ0HJBx6oUONytQCqLCu9TUXF1Lei",
+	"HCrHe4NPtJMFyryZGN8EeXF5efGaQV0M62ytiuF5XgpjRFIXM1RUGJNU/0TFMDwH7nPr6g7YqcNoaC6O",
+	"iSBlfQ/m2DWIVXZOU0RkAP96SYXpwETk5Zc1pWC24B37x5TC6OIWtKAdRCYVMMxf20szAtkDdAhfwxUt",
+	"tu8N81UWiLJkTGGdmr8uQPlnrFPI0eKXUGff7bMLDKCZNeCg3lBFLJCIDxYsvUEIL9gR9pjdnL1w8uyn",
+	"cbuaVXdgSkZdoq3tnZEwfKBYYvSGJ23vjMaxte7IrSrSsnml2nGa0m5gdya7j1ya9DvNqTrlwniiUjao",
+	"qUabaWtaNZAdRh82UWJgslYJcgJLdgVB5BMmW6WX45kVq9DOwxU1t7jaZYBricU8M5UsCntYAT4cAiiI",
+	"+yUx09BBWUiJ1i0ig/Sop0yMJtXcRIrpvvqx3yX9mizSF0NY+KXsfruUu+/93i5ozc3bezPQSpOEa/Ta",
+	"Nu6g46eQ2vEs/yCp2p13y37OWrToSZnnuqQ9srbW/gBq9Re0wpmEIlaf5aE9HSSRi+yRt2BEVWG7ITQf",
+	"ZZevfnj18oo9R+cgl8bZbCDVh8oRFdO5iEgzAv/1SOerM1AZWPsdLMIe42wCn5TqtEHgE80K60RV9kO1",
+	"BkyWmSUQ6BLWqbfuS8GNVtC+ORfG8KnrX6TqcGlYWsBeBYveGsVg2eYRqChZ6onBLya6DI6Emg4g5V43",
+	"+XXZYPF7NJiharLwvY0Npn5khx473Zba+V7ohME4DDMwloi1YajsZ+izK2FcKT6vxCHQh4p8rW6XdV4c",
+	"M87mUgGQ9ukJ5fCzC1GVq8PzSSXKrLFjzL4gtlr9x34kQWffvyu9tpPmwUWhDfw7LZg/PdlBn19p/SNX",
+	"K5qV+fxAsXBseGGZAZNkX0vV6KNC65vlojW0dyWg5h3SDIdSYfTpboZJDIwMz7mEhiOumDiccxmOpb2J",
+	"GNiwA4QrxzpkpJoWmL041MrHT3pODngjEqno4jyIaQwas47SbCR4CVmWG+EZ+bnSajXXS2z5UULkIu9C",
+	"piWWf1KxkbZ+PwQuO5kx+looPipE7qShgwSmGfiQjwmRdlwMbJwuxa3ghfEMO3wEdozK5a3Ml1Z4YWrF",
+	"wFikAenBYukxLiRUIeBqNgRB4dNdGv0+FKdvBTGofSK/ztVqIfIBptCt9qLvSp38bUlyYR+2G9iBuzQq",
+	"mj/55vRxy+QvL9/hom0SZz+t725wjtIt2/9ixEZLkuC16wRpOYqYIKyf6ViqGF2TJb66ZYdMQctbtwEv",
+	"xsQWrnguAruGip3WYrp30aMMgqdNsLAc3x3Yw6lOBfpv+LSNOjc6eubgYbete8+2DMFV1I/YyOr2mN7x",
+	"56cI2nbJ2jbcIUfALs9//IFJ0CLVKt3n7bF/9sEQRYrxwjPIRuvY6gnL8BeTIQWcHW6s9oBNCMWs/ROA",
+	"ZSj/XoQ1BmBi6aHbHJjfOiEfBl1CZLbjwO+1wyKuqlKOrHKc88XCvmwFNaiolhypI2qxrM9eURuXm4pr",
+	"VL5elgUdKP/Tx3mRef7AqbwVinVOT04ilEKMC7sb7IQm0NecM0SGMJgM0GpMgS0Mc4c7IoSXPnONmezD",
+	"xQ9EXLg0gs2qaoH1dI4PDgu7Kr2rx4DUevQdkZGNAO0RmhE8PF7r9u2hlbOqiaSWqlx8+DWU72b7iqq2",
+	"6Hii6x8kOh5EDb7y0cPil+9iMb2du8p74KEF8Wswe0Mw2wrBFrG6m3Lfr1MIZSwUHJVCmMi2NE62OpEX",
+	"xGVcU+/MZKTbIFBTI4yxSnyAkOdjHoQuQrOTgKnxr5TCCIU1JHPGQS7Yg24geOWTmp3s/bvLKygPO7Ib",
+	"5AhvO0TG1qy752EexAsBEmSdSW4zexzFyGuHf8cWJXyv/AoXs0PL0a7nYreuI//FN1gXj7yTvhfVxm10",
+	"/FRy/GmE9xcUWt99a+4Z+g4Kf89mKLhnazdUPzKOS7Eo+JhiJXcza7BaT2sAKclgim0wwXY0tr6Xt9bu",
+	"rdmyuqybssmAvAlKFL+dKT4F4kIx8OAAmqzuy8bNpLkmY5wCTabSC+MjbjF6il8GF6EGmQ7+RPXosgTb",
+	"ch7VJMVXPnbn156iLOoA+wJE2hfWAra35Vrpkk/FUa7vVKF5fvRvCA63AwFHaS3S3ItSHBL7mjUYDZPG",
+	"LLFEzdddIV8c4YNCLoiyf1oxdDxzaW4GKLIuXwwVjYuiTfap9mx6N/byBUNQq2LV7bO3Ou7TsgdzJjhZ",
+	"dRjQPiOcrBvgODCimAzDXnKxaVwBF27miv3tx/OXbmrYuqr43HHap04u/ALTgzA6ZQaHSnxcyHJFUDbn",
+	"NALHGzTnxUSXcxSMGEGxb+PVshQhK3crSjlZxeRGA4g72icDG/ONUCFZefr8GP5Mg3HMQ0ZaaetWE8pB",
+	"6DPFMoxdLhcLXVaGZRdWk2UupWcaS1NoxS7xW73DBpe9BI0eV6I6RFSsVOD4uPhIKo7AxLtUjuO0nxlG",
+	"L7RiGTcDjOYl/nr4nTQLbSTeWN/iGa8qPp7NhaoGUAKk+Fz8dXiARaVV/BYoEAqVqcMDaNJrr3bv+RG4",
+	"GP+/N03CyP8RkHpZVcI0PpmAee1yBIF4L1IdxMw2WU4nqraVIbvftpH7nyaHnx8/7szgmMy4cees/+jC",
+	"vSUv4U5dSBrWJXAs7PFo7obf7end7TcFvpnag1vgvOGGjUmuKKd1evyX/9qKBFXXTotSUB+Xk9LtIN+e",
+	"UicevbsNptFjaG9OdMle/NexL/nouZQOyc5NnulQYXh3tPK1LAgFsELiiQUvK8QMYBn98ezoyAMIIm73",
+	"jVgRQZy9r8XI7EWy/fi0vTL4vVsjt0E+lMWDAUkr+/7wyg9l8VqX7sWPbX+6Ogz3/q3lwvFm+N1XnuHu",
+	"ABcymrZrbyQrzKnudblRP4pUrdR+/q4gxMP9kfhw8YZNANNTElI9MhcbJhUUZZiZLqvDQt7Wz2lA5/OY",
+	"1AmTVTD0TJ+dQ2ebyO370MKMzh1q7huxok4QoPiOzLWGZNIzf6gHQ3UjVq5pouBQ3UAFbqkRaDRmidLH",
+	"YFnFLeGfGnfIrUCBEUDeqQflE0MV9erBtzHeaJaKXb7oscy88BMaLcc3Im15ieYYSo0cDgJej2XxZHbT",
+	"HHtDhQ/OaP0cs/EpdXXQYu3KzjUIKa8eGrdILmZtgaGyxgBQcvXWyqlPrYBEIQjHW6B8DOaF3U5xfGCo",
+	"hgpRXWDLSNMi3FknQ01urqW6ph8zuKSxqOwC9znZth9K+UCylN7zoZRPhNsSD+Cr3IxzQthwlEoykFjJ",
+	"QmyUmlbeHXrW113qPkBChjtcH3LKy552hAIjICSJoNBNzpGHBIwTpCvxN17L/GMGOL1IJtztMcHHs9D9",
+	"Zy9/ZlwNl50Y68D/Tw+9Z7oDoUdFq1SJC5YjXDDmJaBRB3ZhPjVpjQoaRPY+glRBjkFXFAago8KE9q5s",
+	"wafUN5hBLVhGb4croY4sFAS7FjqKKwiJxtWE8F+16xbtgDvtqHnnfEXEgTO9NBxYGCfusYYG7K9Ou9SQ",
+	"aFCXgX8xgowBrnsBr1s3854ZEJRUZeBLe4lVrfFB3dh3H7Ttnib2YVMRohsfFaLPXsEKQoGEg7ZpLui5",
+	"4ubmlXvKBUII7lJUl+5eCnXUx2r1q311ezUdELDGe/mzaISaidLcd/Y4uDDMDuCXevTSVhhcT8vZhoN7",
+	"sh0Hd8u4HDoPFqq0DQT/ujM6T/JhL/HehpG8t6cFMZh6yAfyvIcsSVMEnXdn0o+2QzKYPUcbwF0gDdbH",
+	"tAMKW0GaLKJUcr6cx0sWgh9rIz13A1iIEobXY8+t8HoOgPthVMfHNC6UK1uHBcOvf1wa1zF92/ZhPmTt",
+	"5tr53IqD5EVm7ST+7lU7IiGlk47UeF1pt1fP/QTI4YcTPoYeiAuBwVPQdxVwuKL2XlONPaqzm0gMlHey",
+	"NdmW9WKW316jJq/jg3DFlgsjyirAvXKCN2dlPDhAS6RBGatAecGQkItDl6OjZRfmLKrBw0dQPYrrtwGE",
+	"mM7J8fNujwFLrn8TOSDJyzD5Y1/RObGWN7aMY82d1T0EUXYLqGx3vMzPWPbLUixFntnjm5VLpaSaZojR",
+	"4/+ky/AnuC4m7c+w4afOzQ/fyxpNFND3tTM4GruczqeE0hrK7cIIPeuXYcbe05G5mC+0PcXW6rBWT3dg",
+	"/RY7E1dmZ+0XpHGWCqmX7HuijG3PdxRRGxF5jJBhxcuFAZpl5liWo4km69Ptswz97CyZCYwerCFX6Bg9",
+	"AJZU2AOTNVxIqxi5dtYBA+PJv8qusHvABNE8XXWSIbNFgc2XbBW0lvQcsRkUPAlx8/AkQYwCfk8gBoyw",
+	"18dGFAA3eD47tJisy1zxshL5Na+yQGbidiRubaTaM9EusvNy1+AwRZ6slp2r21mmKrmczip8ud+WYe4z",
+	"DrlyGgmY51hvGp4YhicBy8cavrXNAt7uT/UZUOub27/rdrg3RoWaSiWw0a4T/eCLaquwPnCnlSJzaHDL",
+	"Vz3XMYKfLnpNZHlaP6bbc6149tsCzgb2cMMbvRVo3RgKvKBzUHJl+BgJ0OOFdv8ZOUjYGeZ2HdXtlpEL",
+	"ZSj4KqtB+Er2f02ydPgc2LF917rnwjGS6oXJJcrsuV715/zjtbNuMuyiMz0GHxwfrcTH8A06jf6XVQkz",
+	"OZ2JskvDjN5D9Qi96JiFccPknZDwTx3EYq1+tSuFgOHjUunomvA9Osmewp556yiY+OmuuG9NKawLtuib",
+	"wy4bQEOmlbhelkZvfGY8IpwqVtSdnw4QWp2oDNlUerEQefClYK74obs9P5R4cHSy/RQLwW+xpz+aHyAL",
+	"RieDLko9XFlBRaU9Csg1uTRiELWfIo9oJLvo9LLzSL6EoZnlGFu/6PEuPRwUH78J4AN3fMWiAsyasXI0",
+	"LricZ+CREq0TB4xPsEX+y4fD7MdoGkvDMNySh8uXCkqN6Ln2EjYTvKxGgldndpziY+XqSOkiypMU4Pbg",
+	"VsvgLyEU5+KVdgJdFKRK3/WZN+XrYiyXOSLMYIS7E5k6diNF3xpsEUATvFOYcVErPF9Mqlx87FJw12E9",
+	"k1aHBmSNrbGTiRhX6YbE2ONvMxgQvH6wP6OqMBTiGF6hc9hnL+F5pg23sJeUTVnFV6+awh1EtkEUP37R",
+	"b4is2mVOXJUHJfCoBS2eJMiajOEnWc2u+NScv3/TClFLZ9CdPdhKZIjeceNqqMBTu8/ugk8dJ8KL0PFZ",
+	"b9z5WuJ1H/FoNKdqjutGv7UlDI1Koj2FV3Nrr0D9QLoLI7d3XFaxJg2WppXhAOdmNUCpeJE5E68xTYRY",
+	"3CScnE+4FowmZus8Jcf2Zr6f1zODAvJWlMbl47zoJdVwo6xqRu5HzXJNoWEnECsNypbJuPv5tM9+ohlj",
+	"dNop5l7qd6ZqEd4cFZCcBVcc/nTLlTQzwKEw1PfhNa8OliR8KuvF3M3keEamwJpb3YF/NRmbNfdnqVDm",
+	"511WcmrjtTofMmhaCTLveNC5a04Cup8+bItA7YCRVC4VKFI9mSD+FuAtQbBXT5xC6nl7HmqFCIwjPLDH",
+	"lC7jAUQMbV7EIKK7LK1C76JjAg4r0K5FQ0s0JahbO/oxaTsdFmBTWTDyzPl5tKvjO3JysREmZ5W2brgP",
+	"4hh6NIR6JIAcliU9wQhejmcD2lrO5MNYA7gzGDN3fw6orZKWCIDkOnQtmfyg+u33UA4VdhkxTHbBfrly",
+	"Jheb8/Im9Y4iZ5hQWtLNlAr5bu0AQDg4NfGcUdfzqRlra9FVLj3Lq6zPXtohYU5AfBwXSyNvxRmr7jQb",
+	"a+U83TFehMl1OLf1g9EjCRPiTzRETBJ7AxYfQfsWgwxOYPg4BF4M4sJbuyZphqqJ2SyNn4TQFR7lbUay",
+	"WyyME0wkiAuHfB2Z7LGr3Ekc424So+hEzm7WdaNo9syJjsAvj93/EnZ0JEyfGdh1Z97VJlFnaNHxeNE6",
+	"ohzL4/3VizZQ3V2jXB3dfCeJH4JT8MFZxvSOtoDaPRi2MO6d7FrYso9h1ibvgLc+kVX7Er9pOuctliLK",
+	"c27chrDC9W5NifozQRZuQ/veWx0HwMgkGdRcm8ft5nua+i4Q3pGII6gZMsBAfexuJOJlW6sU4vqA3QEp",
+	"qJSA58RpjbB3iBkllf9Pq+LL7sB7sHhTKUhKU46YnRcFkaw4PcHH6LOnydqoeGA9yRIpXzbW1nKkWE/s",
+	"1NetCCc7J9LK7zgcz4siMUD4dEoWUylupbgbrCfjKfEtJhXTy8rFn1bwK6iAAlY9sWxwSq3zCZ+FV9FE",
+	"QoLdzlH5WHPofYXAzCotD+hSt8FnxDimEhA8XZ0HpmOBH9juAGet2FHvWYtgvdNH58zF+KdfYmlq5Q37",
+	"VC98brVCMgx7gB+/MIFePW1/8/T+35lMe7UQG15+DY/8bdISvy70He3jfaDtI+n7RQLb+/H//+xd4Y7b",
+	"NhJ+FWL/dAPI3m56uQPWKA6bttemSXFpdpP8aIKItrg2u7LoipK3RhHgnuYe7J7kwG+GFCVLXm/rTdq7",
+	"/imatURS5Aw5M5z5PnuNj+geT/gHlSz0ltmeM0ufFFP3ACRBzhsIcbt1muCmyW02rUsmt1sD0pFc0QKE",
+	"H5ZJALOxSGWWpeG6uwFnc50xaros+CYf4Cn0M8i0cBPGfnk3eS/KnqvkHP9pghy+CnYiSmXrvBIpBwHf",
+	"UZvOdG+uhujSAc9piwHjZjslrN9UWHNVjTLVXJ81eXLNtxx7F4WPAWcWc4QRfh6B3JgM6QrvppvUX9Wg",
+	"bg4ltqZoxss4w+mDCefWOC30n4XraF8T7Sa9RrktgxOHm5ZmcBwNktUt00jXYn4mbxayIrcQYQLf+1ic",
+	"c0/UJOcXRrB1rgU6r9LCVO+QuZ56eEt8nyxL6TO6fYYjnCp7hnsF52/VZRN0l4X45vLyOT3TH34/72bI",
+	"9R2yx7tP2TPxgW8SxuJJpZaUtoHoQ6bhPxeRzUEAJOGmkNBYdaWWWxoqMjXTmb8TRC9JlJAwzlQldW5T",
+	"TonQlThOf/jlzVFuZm+OzsQPb46mJtu8OUrEG2wm7v+0+8fWsfvm6O37t+kDP3wwjhUcEnRusCxzDXfW",
+	"/crGLe0zmc7cLPO+gBRb2ahanO5C8ghfkXWSHg+6EWE3EVkh86QzrxmVm9ozKgwqPUSMXSEk6y+lls7k",
+	"52mirDzrW3LmNZWsHqenqVA/1TK3Ij0df4oapIxux0hfvEfGY2s2PAQFu6pIf9WZv/Ckd5xs0GWxh1Hp",
+	"WnLUlYoNX115i3rbxHvsZvy5+09k6N2HN40+ooPYfiz+1O1x7LYGeDsCjq6fumRLrz5kMt8fiA0eAKR0",
+	"DtxihXj3GFy/e7jGbX713c5xm9dJkoEnK0akvoWROzCQTrajVitp+1KjKkNv9Z8UftBt13pmllNkb6TO",
+	"G8XxrQuOyNIGXZm0CdLypk3PUrCOAuzuqbhwp9epe+kmbzCx/OCO3S0PYjROJUN063u4F/u+ypTId3vp",
+	"H6VZ3u2NS7P384+JBjiG6+B379PNiVb1Lm5OS5P+P5KSW588ROQ+AORJGw6BNXbtSdhdqVyausAloK6s",
+	"tweZtB1mF36nnB+LmxZbL1XWXLV29otZqTLNwPzdHvetFBTHbAVMgXTgDGjyRhLaZmCosE3xIKS+8bCp",
+	"F5jHk65ThJzoyJLlXL/YjvSZv0ttrft/ZPSOu/TwqTBrVZbBOPV9l7JSk4iAg6stLXtiPNeUVR2994kd",
+	"5p9PgkcU0jB9b4Spj07Hu+4wejGN2F2DdE1icNQIVIRyS/milZmpqxLJbHWeCavoIi194jOdZ5vRU7VJ",
+	"z5q0vnBxDxvYma7uL7oQD/8iFqYOF7gR6Hd0/x9oFmKPwT0+2W7TeSXB23CG/xDwlW5G++5abd6VyqlC",
+	"OpSVhJ3qtoqmc6dAP9WKDewVEgCd3qo1csHjgPB2UZbQGV9lITtYlU2tCRUzN9GrzlQPhtEePdoriHVf",
+	"CVa8vX8Uqzk6Wm7FncIa3URJpCGdwF86OcXtyvdkSx4PnnV1h49wvld8SPyZWXWIzKpmd2ydir0HcMsf",
+	"OAmtDNEM18u7ugVUssbbvuEYlpgtjFX4TZtMHMucCnaYdYGvy9nsLkxJ9nZTzrbblXDqQKny+zkS40M7",
+	"Az4WUyphqdJiuglz4HbDif9Xk91CM8rpZTwv8VVaL7onVO2CF+2uDsaf/sAB9ztehNsRpiqZ/+9b/5gS",
+	"/th4AxjegupqcbI+PRnfqDwfAU/o5Mebazv2S9G7HT2vpzmlEUFpiBkG6CaUk0hQc543H/hd5CiA94qg",
+	"oWxChLmIU75WU/FUbcSFqsbiEj9TMJji7hG4Snqts5TxWsbuHStKU8lKnXFIEc8yXQ0SI5nqRldMlEO9",
+	"+4wuk2d4haKOzVt1UemcrxE84J+HtorSMZEdiu/VbhMi5M/ZglPIVMUhIiCXxnVRG7FU+DWgOOHD+ona",
+	"+3agb2+u75UM41tritdq+lRtLlQ1pFVba3dgkLLnA5LVkqNItp00dwQ7N3NTV8NJyl8VKL4knPP2gdqt",
+	"rnW/fPv6stU72NrOeauQdB/4GPRIqTg+f/5EBMwflH/4+smFKtWDsUjtzKzU58DQSamcxVMGi5DUx4OL",
+	"cDKtKiqPsJaIdJ6bqXsfb5DEdt4BJwbOUEpA631W/ewG1+kDubx0a3VVKrvw2sMNqyID9x5PH5W/rM21",
+	"CpzVBC3frFZMGh0iApQr+AWImEiJEDmAswillyt9rTZe733iTLe2lgieyWfoaFKL9Qk5I3zlGSoPO4hQ",
+	"VpVrPVN9dFAQqFucu9cYYJiYyripGkRZcFLQcsuCDh1BNo6SI1XUSyfitNhHSfiBVvTo7T4pBwPw9a31",
+	"w5J+hHyAj8PV9MsRkZk5FXa7z/vW/nOh56C8373FEHDh4A7zxNoa12Be0Y7l9jZCrnxLybpV+biSq/Q0",
+	"V01842tzWdZKnIiLesU0xr1iTPg6P2uL7OsZKxowdUMqP3XH5nwgcOgQu/lTuK2QqFHn6JcpxU1pijkD",
+	"2PpwyikFhhA8m5eyqJBQ83lD1Y/7UZNtKBg3k2W5ESnYzFJftcGPjsU5d+H/lMQHKbEHJZ4K6GZhOOoV",
+	"7b+uM6TX0yxt+KCWIlO4qIRng9dNF6s7z/2VbAgndejsPad8xKWXBs4rKu2ka3/PXeeJ/pAagnAOJ370",
+	"zxlLyTtIycDEtZ8Zixft7RseEjCeR7VVZ9HIfCoCGVMtgQxhU2cz0U2tWZEUocCngaRMGvPIHwemDPES",
+	"bP2tlkNyAZUn9E68W8OpUkW8REmLZbRnCTBr6cQfaBQr3DEQOndozN3zMVMlwAVxaIFl+01xTsHe2LVG",
+	"l8CLtmJaV83y5HJ2bWN3lUPJuZmlIm1lHhAIH5r2iMBvSQuoLIp1LZ149AjXCXUcsj2A2uHs3nlhcB5e",
+	"MNJ9qInxXKo72BDRp/szKdWkCSTgnb4QeS/h6vYxil3xkiFfdx6ljeI3TJcExMWUeW6I/MikK/nOqgls",
+	"Cq2lHjqMG0XbCQvlz2PfMx6Oeh48kO8hkd/195ECp+7cvCAF2RVrZB36sOy0fzRLxJ20T9VmwAwhkmkv",
+	"wsGa2G2auJ100Iv3PDrBQ2BL+A4+ToDeYEMEzVAO8ljsdn8m2KHSr7/iqqdVaa50rk6WKmUA5ZiN9tDe",
+	"QZ9L7T7xpb1fvp7Qx4CyMD41kaH+lqyb36E1vf19u4WXnP1hw/qFypTiuHiDNu4NQAYbp4Q3Cvx4OdfO",
+	"2SwZswlKRaRjlMyGR6gNSsxt7EQ0eJzCCvM0ZZOY08yZGVXzMgL1MCLiN/0fPe4WfjMrxUO8UVM+hb0k",
+	"kzEOWCPXQOpD5DjgnC6JyszJhAyeQRhS+GrYJ2Px2LgnNitlEZ/yP39io0OU9Iatpej7OyA8pO2AKuJa",
+	"VUKP8qSXzkJ6RuRvweo0hRrhxgE09c5K1MX8rDvJ9GwDwfu3h3zzS+G0aFKpcOYUP4tjIpdmqGKUnTg/",
+	"gISDEKCpvreY8aWCtramZQ/Yv60ETGdusTEZwMp8aqcpkHQbWb3OoAy2r5OspbaUG5yJY3JZaAUfRHav",
+	"jKHyb/M/brV4WSrIm/H4X1RcLTeWBOq3eXpD5iOW+7kyq7wpxpHenqRJpUprbPwkoxE1C2lA4k8E7AHY",
+	"AP4OpfnPv/7tTOGHf8UHun+mVJCsLQN5nTlFzKUuxDeX3z3DKcQfrjinLtIJT/bk3nYLHQ6DT6yYLdTs",
+	"uocI/BWG4/a2ZwTYex/GHHXy+7XmAu9Lid3XyXtram1wpb3fxKXef9p+v8r2I0D6zj6MXaN96PQfpQsl",
+	"82pxQtlKKtthCjaojox7gVWsV9irfY1UqSBZSVwvAnSjuuSBXbHTTB2TKiUByVLbSs9C8DhjwgW3YRdq",
+	"RpfWxuQhzhDALyl3fnY9L8EAgLgVYAjAstTK/EF6PKV+4V45pZFsqCw7U/NSZh6k8NGnn8XVi2ld+Id9",
+	"zJuAKk1RSQ04aWHVrFSVTcTC2IqLCEwZfwF5e1yxsM9Nzpe8ON+g7/s0Pts93XZlyqFDN3qeFvelfgah",
+	"zo8OSBT0qwcXVu3Qt09+RF6YSRxioPaNrdSyrWq5XqtC2eHq50uVRyE/zs2Ds4WESZ8B4YwXomZErDEQ",
+	"aAmm8ZwqPqecVGZqpYpMFTOtiF1fNspl6sodsyEutGRgmivEc9xRrAnEBoUzzcAMbkdkWcVj3Na3GJoC",
+	"o6fsQ6hW/FujW0G9SyWtIe+S0CT2v/185mf5XpGQqY89OFVby3dwzfgVA4G3zRIE66gRoAMriR8cyeQt",
+	"ylEqmek7aUdz6AArkdBZSnl1pWdn7UPESyXnilZBTdwJ5mzR44cetbBJAF7qua/1xBkDkjhnwIMrBfD9",
+	"iDmHWs5d4o+g8oD4F6Z6R79PCIcXX6Usx+vpPiLTa53VMvcWqHg5pJ1SgDhiKnNZzIIR79fYZ0rzzO2v",
+	"Vi/C+twrUwh3cjvpPC08ZEBmmwCrxQJwcEXba2TngPy0BIuEhWLwqUk85z7fGZA33TEfUP3CkHfr3/r0",
+	"xLlXcqV3J/bEIUE3paVsCMzSk/Vp6jTBjmSRjX40U3AvqfJKzvD0WhEosRH/XKni/PkT8dn408TXIkJ3",
+	"qLdpjD0GuQS4sevgxN7I+VyVGOYdDoRXp+hzpb80s3rpJOE3SnBn0Yv4m0TGnYwbhAXmvhoQ5b6X/bye",
+	"rE+beTy0fOzd8Q7JiZfkHiRHWnFT6qpSRSKkuKDOxMN4wLpgEdpfHLidexKH3mHuLQ293/ghpGHvjnul",
+	"YY9YLwIxdIlXl/nR2dEJUkC5rS2ZMUC5o/sCBLfY0sZeZhk4l4YpPSaKz5mhYW0je1wO5vKI49THltOE",
+	"byxGTVbFg2Q7CpZEXrcNVkPIt+Y7i2hY8L17BqUKWVQNLo1i8vOIgx24Q/lmi/otajz+s+3phYNviHjz",
+	"J3M+geXQeDuU6IPFukR9tY26qq1bx+0unpliziR7UXoDYrB4pbfzSUybbIFrXSAGG0/cSo+u1aavz4vz",
+	"754NMVJTluvAfFlrepr7AuVmdF1uE29DJWKq8xw2c0gRRwSkXT0Y2vZptD1TJIt57V5amkzlVsi11Lk3",
+	"xq9yc9MIkpzztsGN0hs9bb6imIyi2Adq5DJ1pQtNgrmUGcVJCLK+yITK5q31RL99cyvX4FBHeoSM2J5i",
+	"CFQChPQQKAtUclBfDzpdjNZa9fbzEsLRIFoykBWo/CnnlvvsNhjpX0+zL+q+8bYke6XKEYbvmS+iHiIA",
+	"sx3cP+bKSx/Nry6ss8VjOKuk4XbgRFFGOyW+DjzP6KPjNprSaOcYLoFQxJMdINkCXr8HTYFWmauq2zb2",
+	"3Z5Zo7mnRhEiXxHJSwzQRQnQ0s2f89J/rDNKomA0XcKGjDpc1EtZjGhZB7ZlshEtVlPmjShDDWj3JTp2",
+	"+gv2WQqG1Jk2BLrjm4y3Dvdwn2xTrA6bU1TpaBOhilm5oYvhipJAcUHMSVkEKRp1EO10A18WNS9mspK5",
+	"mQclj7sWUwQweSOgFYg6ih/t6ekrD8Z38f2z4PjaBtWGLseRzxLvgj/lo/BwT6tPChqUT6ehzJ/QrlIZ",
+	"NR7rjXsSWtXXoLe56Pz2/rk7KG0ivrh4JeqV814Tt+1AEOmcZ978phd/9PeLsDV57WPOEbUiztJBLtj4",
+	"IzzN4vu37/8bAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

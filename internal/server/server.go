@@ -40,6 +40,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/integrations"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
 	"github.com/loopwork/loopwork/internal/platform/reviews"
+	"github.com/loopwork/loopwork/internal/platform/sqldatabases"
 	"github.com/loopwork/loopwork/internal/platform/sso"
 	"github.com/loopwork/loopwork/internal/platform/storage"
 	"github.com/loopwork/loopwork/internal/platform/taskexecutions"
@@ -111,6 +112,7 @@ type platform struct {
 	*reviewsService
 	*credentialsService
 	*integrationsService
+	*sqldatabasesService
 	*transcriptionService
 	*storageService
 	platformPending
@@ -134,6 +136,7 @@ type (
 	reviewsService        = reviews.Service
 	credentialsService    = credentials.Service
 	integrationsService   = integrations.Service
+	sqldatabasesService   = sqldatabases.Service
 	transcriptionService  = transcription.Service
 	storageService        = storage.Service
 )
@@ -273,6 +276,7 @@ func New(d Deps) (*Server, error) {
 	measuringSvc.SetQueue(q)
 	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
+	credentialsSvc := credentials.New(credentials.Deps{DB: d.DB, Box: box})
 
 	migrationState := func(ctx context.Context) (bool, error) {
 		p, err := migrations.NewProvider(d.DB.DB, nil)
@@ -306,8 +310,10 @@ func New(d Deps) (*Server, error) {
 
 		taskexecutionsService: taskexecutions.New(taskexecutions.Deps{DB: d.DB, Engine: engine}),
 		reviewsService:        reviewsSvc,
-		credentialsService:    credentials.New(credentials.Deps{DB: d.DB, Box: box}),
-		storageService:        storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
+		credentialsService:    credentialsSvc,
+		sqldatabasesService: sqldatabases.New(sqldatabases.Deps{DB: d.DB, Secrets: credentials.NewOpener(d.DB, box),
+			Credentials: credentialsSvc, Guard: guard, Limiter: limiter}),
+		storageService: storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
 		transcriptionService: transcription.New(transcription.Deps{Backend: speechBackend(cfg),
 			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
 		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/secret"
 )
@@ -56,4 +57,25 @@ func (o *Opener) Open(ctx context.Context, org, id uuid.UUID) (Secret, error) {
 		return Secret{}, errors.New("credentials: sealed secret is not a JSON object")
 	}
 	return Secret{ID: id, Provider: r.Provider, CredentialType: r.CredentialType, Data: data}, nil
+}
+
+// Insert seals data and stores it as a credential of p's organization under id and name, for routes
+// that keep their secrets as credentials (SQL databases). data is not checked against the provider's
+// schema here: the caller builds it. A name taken in the organization is dbx.ErrConflict.
+func (o *Opener) Insert(ctx context.Context, p *auth.Principal, id uuid.UUID, name, provider, credType string, data map[string]any) error {
+	plain, err := json.Marshal(data)
+	if err != nil {
+		return errors.New("credentials: cannot encode the secret")
+	}
+	sealed, err := o.box.Seal(plain, aad(p.OrganizationID, id))
+	if err != nil {
+		return err
+	}
+	c := newCredential{id: id, org: p.OrganizationID, name: name, provider: provider, credType: credType, sealed: sealed,
+		actor: p.Actor()}
+	if !p.ServiceAccount {
+		c.user = &p.UserID
+	}
+	_, err = insert(ctx, o.db, c)
+	return err
 }

@@ -2,18 +2,13 @@ package integrations
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
-	"github.com/lib/pq"
-
 	"github.com/loopwork/loopwork/internal/netguard"
+	"github.com/loopwork/loopwork/internal/platform/sqldatabases"
 )
 
 // maxColumns bounds a description: past it the text says how much was left out.
@@ -23,24 +18,10 @@ const maxColumns = 2000
 // guard with the credential's login, in a read-only transaction with a 10-second bound.
 func describeSQL(ctx context.Context, t Target) (string, error) {
 	d := t.Secret.Data
-	host, _ := d["host"].(string)
-	port := 5432
-	if p, ok := d["port"].(float64); ok {
-		port = int(p)
-	}
-	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(host, strconv.Itoa(port)), Path: "/" + strOf(d["database"]),
-		User: url.UserPassword(strOf(d["username"]), strOf(d["password"]))}
-	q := url.Values{"connect_timeout": {"10"}}
-	if m := strOf(d["sslmode"]); m != "" {
-		q.Set("sslmode", m)
-	}
-	u.RawQuery = q.Encode()
-	conn, err := pq.NewConnector(u.String())
+	db, err := sqldatabases.Open(t.Guard, d)
 	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrUpstream, err)
+		return "", fmt.Errorf("%w: %s", ErrUpstream, redact(err, d))
 	}
-	conn.Dialer(netguard.Dialer{G: t.Guard})
-	db := sql.OpenDB(conn)
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -56,7 +37,8 @@ func describeSQL(ctx context.Context, t Target) (string, error) {
 	}
 	defer rows.Close()
 	var b strings.Builder
-	fmt.Fprintf(&b, "PostgreSQL database %q on %s\n", strOf(d["database"]), u.Host)
+	host, _ := d["host"].(string)
+	fmt.Fprintf(&b, "PostgreSQL database %q on %s\n", strOf(d["database"]), host)
 	last, n := "", 0
 	for rows.Next() {
 		var schema, table, column, typ string
