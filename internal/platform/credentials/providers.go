@@ -67,7 +67,7 @@ var catalog = []*provider{
 		schema: object([]string{"host", "database", "username", "password"}, nil, map[string]any{
 			"host": str("The database server's host name."), "port": port, "database": str("The database name."),
 			"username": str("The user name."), "password": str("The password."),
-			"sslmode": str("The PostgreSQL sslmode (disable, require, verify-full …)."),
+			"sslmode":           str("The PostgreSQL sslmode (disable, require, verify-full …)."),
 			"connection_string": str("A full postgres:// URL with further options; when set it is used to connect, and it names the same host and port."),
 		})},
 	// The organization's own tables are reached with the server's connection and the organization's

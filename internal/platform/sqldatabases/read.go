@@ -112,4 +112,3 @@ func (s *Service) DeleteSqlDatabase(ctx context.Context, req platformapi.DeleteS
 	}
 	return platformapi.DeleteSqlDatabase204Response{}, nil
 }
-
