@@ -54,9 +54,9 @@ type Model struct {
 
 // Option is one thing of an organization a parameter may name.
 type Option struct {
-	ID   string
-	Name string
-	Kind string // provider or database type; may be empty
+	ID   string `db:"id"`
+	Name string `db:"name"`
+	Kind string `db:"kind"` // provider or database type; may be empty
 }
 
 // ErrUnknownType is returned for a type name the registry does not hold.

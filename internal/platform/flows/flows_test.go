@@ -142,3 +142,28 @@ func TestCreateRefusals(t *testing.T) {
 		t.Fatalf("%d flows written by refused requests (%v)", n, err)
 	}
 }
+
+// TestDynamicDataNamesCredentials: an http_request task's dynamic data offers the organization's
+// credentials and a sql_query task its SQL databases — by id and name, another organization's never.
+func TestDynamicDataNamesCredentials(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t, testkit.WithoutWorkers())
+	user := env.User(t, env.Org(t), auth.RoleAppUser)
+	stranger := env.User(t, env.Org(t), auth.RoleAppUser)
+	for _, c := range []*testkit.Caller{user, stranger} {
+		res, err := c.API.CreateCredentialWithResponse(ctx, platformapi.CredentialCreateRequest{Name: "db of " + c.Email,
+			Provider: "sql_database", CredentialType: "user_password", Data: &map[string]any{"host": "db.example.com",
+				"database": "d", "username": "u", "password": "p"}})
+		testkit.Expect(t, res, err, http.StatusCreated)
+	}
+	f := createFlow(t, user.API, "Query", `{"version": 1, "tasks": [{"name": "q", "type": "sql_query",
+		"parameters": {"database_id": "00000000-0000-0000-0000-000000000000", "query": "SELECT 1"}},
+		{"name": "h", "type": "http_request", "parameters": {"url": "https://example.com"}}], "edges": []}`, nil)
+	yes := true
+	res, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{IncludeDynamicData: &yes})
+	testkit.Expect(t, res, err, http.StatusOK)
+	raw, _ := json.Marshal(res.JSON200.Definition["tasks"])
+	if !strings.Contains(string(raw), "db of "+user.Email) || strings.Contains(string(raw), stranger.Email) {
+		t.Fatalf("dynamic data: %s", raw)
+	}
+}

@@ -40,7 +40,7 @@ func New(d Deps) *Service {
 	}
 	src := d.Source
 	if src == nil {
-		src = NewSource()
+		src = NewSource(d.DB)
 	}
 	return &Service{db: d.DB, registry: reg, source: src, engine: d.Engine}
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
 )
 
@@ -13,26 +14,37 @@ import (
 var BuiltinModel = tasks.Model{Name: "loopwork-builtin", Provider: "builtin"}
 
 // Source is the dynamic data of task types as this server knows it: the configured models, and the
-// organization's SQL databases and credentials.
+// organization's SQL databases and credentials (read from db; nil db lists none, for tests of the
+// registry alone).
 type Source struct {
 	models []tasks.Model
+	db     dbx.DBTX
 }
 
 // NewSource returns the source with the built-in model and the extra models given.
-func NewSource(models ...tasks.Model) *Source {
-	return &Source{models: append([]tasks.Model{BuiltinModel}, models...)}
+func NewSource(db dbx.DBTX, models ...tasks.Model) *Source {
+	return &Source{db: db, models: append([]tasks.Model{BuiltinModel}, models...)}
 }
 
 // Models are the models an llm task may name.
 func (s *Source) Models(context.Context) ([]tasks.Model, error) { return s.models, nil }
 
-// SQLDatabases are the organization's SQL databases. The server keeps none yet: the SQL database
-// routes of the platform resources answer 501 until they are built, so the list is honestly empty.
-func (s *Source) SQLDatabases(context.Context, uuid.UUID) ([]tasks.Option, error) {
-	return []tasks.Option{}, nil
+// SQLDatabases are the organization's registered SQL databases (credentials of provider sql_database).
+func (s *Source) SQLDatabases(ctx context.Context, org uuid.UUID) ([]tasks.Option, error) {
+	return s.options(ctx, org, `AND provider = 'sql_database'`)
 }
 
-// Credentials are the organization's stored credentials; none can be stored yet (see SQLDatabases).
-func (s *Source) Credentials(context.Context, uuid.UUID) ([]tasks.Option, error) {
-	return []tasks.Option{}, nil
+// Credentials are the organization's stored credentials, by name; never their secrets.
+func (s *Source) Credentials(ctx context.Context, org uuid.UUID) ([]tasks.Option, error) {
+	return s.options(ctx, org, ``)
+}
+
+func (s *Source) options(ctx context.Context, org uuid.UUID, and string) ([]tasks.Option, error) {
+	out := []tasks.Option{}
+	if s.db == nil {
+		return out, nil
+	}
+	err := s.db.SelectContext(ctx, &out, `SELECT id::text AS id, name, provider AS kind FROM credentials
+		WHERE organization_id = $1 `+and+` ORDER BY name, id LIMIT 500`, org)
+	return out, err
 }
