@@ -6,6 +6,7 @@ package config
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -102,6 +103,10 @@ type Config struct {
 	S3SecretKey string `env:"LOOPWORK_S3_SECRET_ACCESS_KEY" secret:"true"`
 	// S3PathStyle addresses the bucket in the URL path (MinIO, versitygw) rather than the host name.
 	S3PathStyle bool `env:"LOOPWORK_S3_FORCE_PATH_STYLE" default:"false"`
+	// Models lists the language model endpoints the agent and llm tasks may use, as a JSON array of
+	// {"model", "provider", "region" (eu or global), "location", "base_url"}; the built-in offline model
+	// is always there besides them.
+	Models string `env:"LOOPWORK_MODELS"`
 	// TranscriptionURL is an OpenAI-compatible API base URL (for example https://api.openai.com/v1) whose
 	// /audio/transcriptions transcribes speech; empty uses the offline recogniser (pocketsphinx and
 	// ffmpeg from Debian's packages) when it is installed.
@@ -189,6 +194,9 @@ func (c Config) Validate() error {
 		if c.S3Bucket == "" {
 			errs = append(errs, errors.New("LOOPWORK_S3_BUCKET: required with LOOPWORK_S3_ENDPOINT"))
 		}
+	}
+	if _, err := c.ModelEndpoints(); err != nil {
+		errs = append(errs, fmt.Errorf("LOOPWORK_MODELS: %v", err))
 	}
 	if c.TranscriptionPerMinute < 1 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_PER_MINUTE=%d: must be at least 1", c.TranscriptionPerMinute))
@@ -306,6 +314,42 @@ func (c Config) RequireDatabase() error {
 		return errors.New("DATABASE_URL: not set (for example postgres://user@127.0.0.1:5432/loopwork?sslmode=disable)")
 	}
 	return nil
+}
+
+// ModelEndpoint is one configured language model endpoint.
+type ModelEndpoint struct {
+	Model    string `json:"model"`
+	Provider string `json:"provider"`
+	Region   string `json:"region"`
+	Location string `json:"location"`
+	BaseURL  string `json:"base_url"`
+}
+
+// ModelEndpoints reads Models: every entry needs a model and a provider, and a region of eu or global
+// (global when left out).
+func (c Config) ModelEndpoints() ([]ModelEndpoint, error) {
+	if strings.TrimSpace(c.Models) == "" {
+		return nil, nil
+	}
+	var out []ModelEndpoint
+	dec := json.NewDecoder(strings.NewReader(c.Models))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&out); err != nil {
+		return nil, fmt.Errorf("not a JSON array of endpoints: %v", err)
+	}
+	for i := range out {
+		e := &out[i]
+		if e.Model == "" || e.Provider == "" {
+			return nil, fmt.Errorf("entry %d: model and provider are required", i)
+		}
+		if e.Region == "" {
+			e.Region = "global"
+		}
+		if e.Region != "eu" && e.Region != "global" {
+			return nil, fmt.Errorf("entry %d: region must be eu or global, not %q", i, e.Region)
+		}
+	}
+	return out, nil
 }
 
 // TranscriptionMaxBytesValue is TranscriptionMaxBytes in bytes; Validate guarantees it parses.

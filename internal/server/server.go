@@ -38,6 +38,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/platform/health"
 	"github.com/loopwork/loopwork/internal/platform/integrations"
+	"github.com/loopwork/loopwork/internal/platform/models"
 	"github.com/loopwork/loopwork/internal/platform/orgs"
 	"github.com/loopwork/loopwork/internal/platform/reviews"
 	"github.com/loopwork/loopwork/internal/platform/sqldatabases"
@@ -115,6 +116,7 @@ type platform struct {
 	*sqldatabasesService
 	*transcriptionService
 	*storageService
+	*modelsService
 	platformPending
 }
 
@@ -139,6 +141,7 @@ type (
 	sqldatabasesService   = sqldatabases.Service
 	transcriptionService  = transcription.Service
 	storageService        = storage.Service
+	modelsService         = models.Service
 )
 
 type platformPending struct{ platformapi.Unimplemented }
@@ -277,6 +280,11 @@ func New(d Deps) (*Server, error) {
 	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 	credentialsSvc := credentials.New(credentials.Deps{DB: d.DB, Box: box})
+	endpoints, err := cfg.ModelEndpoints()
+	if err != nil {
+		return nil, err
+	}
+	modelsSvc := models.New(endpoints)
 
 	migrationState := func(ctx context.Context) (bool, error) {
 		p, err := migrations.NewProvider(d.DB.DB, nil)
@@ -301,10 +309,11 @@ func New(d Deps) (*Server, error) {
 		orgsService: orgs.New(orgs.Deps{DB: d.DB}),
 		usersService: users.New(users.Deps{DB: d.DB, Queue: q, Limiter: limiter,
 			InviteTTL: cfg.InviteTTL, RecoveryTTL: cfg.RecoveryTTL, WebURL: webURL(cfg)}),
-		apikeysService:    apikeys.New(apikeys.Deps{DB: d.DB}),
-		ssoService:        sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
-		billingService:    billing.New(billing.Deps{DB: d.DB}),
-		flowsService:      flows.New(flows.Deps{DB: d.DB, Registry: registry, Engine: engine}),
+		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
+		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
+		billingService: billing.New(billing.Deps{DB: d.DB}),
+		flowsService: flows.New(flows.Deps{DB: d.DB, Registry: registry, Engine: engine,
+			Source: flows.NewSource(d.DB, modelsSvc.TaskModels()...)}),
 		executionsService: executions.New(executions.Deps{DB: d.DB, Engine: engine}),
 		taskmarksService:  taskmarks.New(taskmarks.Deps{DB: d.DB}),
 
@@ -313,6 +322,7 @@ func New(d Deps) (*Server, error) {
 		credentialsService:    credentialsSvc,
 		sqldatabasesService: sqldatabases.New(sqldatabases.Deps{DB: d.DB, Secrets: credentials.NewOpener(d.DB, box),
 			Credentials: credentialsSvc, Guard: guard, Limiter: limiter}),
+		modelsService:  modelsSvc,
 		storageService: storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
 		transcriptionService: transcription.New(transcription.Deps{Backend: speechBackend(cfg),
 			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
