@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -247,7 +249,7 @@ func New(d Deps) (*Server, error) {
 	// needs its executor, so the service learns of the engine and the queue once they exist.
 	reviewsSvc := reviews.New(reviews.Deps{DB: d.DB})
 	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
-		reviewsSvc.Executor())
+		reviewsSvc.Executor(), sqlConnector(credentials.NewOpener(d.DB, box), guard))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers})
 	reviewsSvc.SetEngine(engine)
@@ -388,8 +390,9 @@ func New(d Deps) (*Server, error) {
 // builtinExecutors run the task types this server can run; the others fail their task with a message
 // that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
 // humanReview is the human_review executor, which needs the database and the queue.
-func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor) executors.Set {
+func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector) executors.Set {
 	set := executors.Set{
+		"sql_query":    executors.SQLQuery(sqlConnect),
 		"transform":    executors.Transform(),
 		"condition":    executors.Condition(),
 		"delay":        executors.Delay(time.Now),
@@ -397,10 +400,23 @@ func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanR
 		"email":        executors.Email(mailDeps),
 		"human_review": humanReview,
 	}
-	for _, t := range []string{"llm", "sql_query"} {
-		set[t] = executors.Unavailable(t, "its executor is not part of this release")
-	}
+	set["llm"] = executors.Unavailable("llm", "its executor is not part of this release")
 	return set
+}
+
+// sqlConnector opens an organization's registered SQL database (a sql_database credential) for
+// sql_query tasks, dialling through the guard.
+func sqlConnector(secrets *credentials.Opener, guard *netguard.Guard) executors.SQLConnector {
+	return func(ctx context.Context, org, id uuid.UUID) (*sql.DB, error) {
+		sec, err := secrets.Open(ctx, org, id)
+		if errors.Is(err, credentials.ErrNotFound) || (err == nil && sec.Provider != "sql_database") {
+			return nil, executors.ErrNoDatabase
+		}
+		if err != nil {
+			return nil, err
+		}
+		return sqldatabases.Open(guard, sec.Data)
+	}
 }
 
 // speechBackend is the configured OpenAI-compatible transcription service, else the offline

@@ -73,14 +73,13 @@ func TestAttemptsTimeOut(t *testing.T) {
 	}
 }
 
-// TestTasksWithoutAnExecutorFailSayingSo: llm and sql_query tasks, whose executors are not part of this
-// release, fail at once (no retry) with a message that says why, and so does their execution.
+// TestTasksWithoutAnExecutorFailSayingSo: llm tasks, whose executor is not part of this release, fail at
+// once (no retry) with a message that says why, and so does their execution.
 func TestTasksWithoutAnExecutorFailSayingSo(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
 	for typ, params := range map[string]string{
-		"llm":       `{"prompt": "Hi", "model": "small"}`,
-		"sql_query": `{"database_id": "8f0e3c4a-1b2d-4e5f-8a9b-0c1d2e3f4a5b", "query": "select 1"}`,
+		"llm": `{"prompt": "Hi", "model": "small"}`,
 	} {
 		x := runFlow(t, env, fmt.Sprintf(`{"version": 1, "tasks": [{"name": "step", "type": %q, "parameters": %s,
 			"retry": {"max_attempts": 3}}], "edges": []}`, typ, params), map[string]any{})

@@ -154,7 +154,12 @@ func humanReviewType() Type {
 func sqlQueryType() Type {
 	return Type{
 		Name:        "sql_query",
-		Description: "Runs one SQL statement on one of the organization's SQL databases and returns the rows.",
+		Description: "Runs one SQL statement on one of the organization's registered SQL databases (PostgreSQL protocol, " +
+			"reached through the SSRF guard) with its parameters bound to the placeholders, within the task's timeout " +
+			"(30 s by default). A statement that reads (SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most " +
+			"max_rows, each an object by column name (numerics and text as strings, times in RFC 3339); any other " +
+			"returns the rows it affected. A retry runs the statement again, so writes should be idempotent; an " +
+			"error of the statement fails the task without retry.",
 		Parameters: object("Parameters of a sql_query task.", m{
 			"database_id": uuidString("Id of one of the organization's SQL databases."),
 			"query": with(str("One SQL statement; use placeholders ($1, $2, … or ? depending on the database) "+
