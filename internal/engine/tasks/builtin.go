@@ -153,7 +153,7 @@ func humanReviewType() Type {
 
 func sqlQueryType() Type {
 	return Type{
-		Name:        "sql_query",
+		Name: "sql_query",
 		Description: "Runs one SQL statement on one of the organization's registered SQL databases (PostgreSQL protocol, " +
 			"reached through the SSRF guard) with its parameters bound to the placeholders, within the task's timeout " +
 			"(30 s by default). A statement that reads (SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most " +
