@@ -32,7 +32,7 @@ func HTTPRequest(client *http.Client) Executor {
 	return Func(func(ctx context.Context, in Input) (Result, error) {
 		p := in.Task.Parameters
 		if id, ok := p["credential_id"].(string); ok && id != "" {
-			return Result{}, Permanent(errors.New("credential_id: credentials are not available on this server yet; " +
+			return Result{}, Permanent(errors.New("credential_id: HTTP requests do not apply credentials yet; " +
 				"set the Authorization header in headers instead"))
 		}
 		timeout := defaultHTTPTimeout

@@ -172,7 +172,7 @@ func TestHTTPRequestLimits(t *testing.T) {
 		t.Fatalf("the timeout took %s", took)
 	}
 	_, err = call(t, allowLoopback(), map[string]any{"url": srv.URL, "credential_id": "0b6f2c56-3f43-4d39-9b8e-8d6c5e0f4a11"})
-	if err == nil || !executors.IsPermanent(err) || !strings.Contains(err.Error(), "credentials are not available") {
+	if err == nil || !executors.IsPermanent(err) || !strings.Contains(err.Error(), "do not apply credentials yet") {
 		t.Fatalf("credential: %v", err)
 	}
 }

@@ -60,7 +60,7 @@ func httpRequestType() Type {
 				"format", "uri", "pattern", "^[hH][tT][tT][pP][sS]?://", "maxLength", 8192),
 			"method": with(str("HTTP method."),
 				"enum", []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}, "default", "GET"),
-			"headers": stringMap("Request headers, name to value. Authorization is better set through credential_id."),
+			"headers": stringMap("Request headers, name to value (an Authorization header included)."),
 			"query":   stringMap("Query string parameters, name to value; added to those already in url."),
 			"body": anyValue("Request body. A string is sent as it is (set Content-Type in headers); any other " +
 				"value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD."),
@@ -68,8 +68,8 @@ func httpRequestType() Type {
 				"(and is retried per the task's retry policy); the task's own timeout still applies.", 600),
 				"default", 30),
 			"credential_id": uuidString("Id of one of the organization's credentials; its secret authenticates the " +
-				"request (for example as a bearer token or basic auth, depending on its provider). Credentials " +
-				"are not available yet: a task that names one fails."),
+				"request (for example as a bearer token or basic auth, depending on its provider). HTTP requests do " +
+				"not apply credentials yet: a task that names one fails; set the Authorization header in headers."),
 		}, "url"),
 		Output: output("The response.", m{
 			"status":  integer("HTTP status code."),
