@@ -6093,14 +6093,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/credits/balance (the `GetCreditBalance` operationId).
 	GetCreditBalance(ctx context.Context, params *GetCreditBalanceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocuments List document files (not available yet)
+	// ListDocuments List document files
 	//
 	// Lists the document files of the caller's organization, most recently updated first.
 	//
 	// Corresponds with GET /api/database (the `ListDocuments` operationId).
 	ListDocuments(ctx context.Context, params *ListDocumentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateDocumentWithBody Create a document file (not available yet)
+	// CreateDocumentWithBody Create a document file
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -6118,7 +6118,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateDocument Create a document file (not available yet)
+	// CreateDocument Create a document file
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -6136,7 +6136,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocument(ctx context.Context, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteDocument Delete a document file (not available yet)
+	// DeleteDocument Delete a document file
 	//
 	// Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 	// `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -6144,14 +6144,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/database/{db_id} (the `DeleteDocument` operationId).
 	DeleteDocument(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetDocument Get a document file (not available yet)
+	// GetDocument Get a document file
 	//
 	// Returns one document file of the caller's organization; poll it to follow an import.
 	//
 	// Corresponds with GET /api/database/{db_id} (the `GetDocument` operationId).
 	GetDocument(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocumentColumns List the columns of a document file (not available yet)
+	// ListDocumentColumns List the columns of a document file
 	//
 	// Returns the column names of the document's current data, in table order: for `csv` documents the header
 	// of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -6160,7 +6160,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/columns (the `ListDocumentColumns` operationId).
 	ListDocumentColumns(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
+	// GetDocumentDownloadUrl Get a download link for a document file
 	//
 	// Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 	// link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -6169,7 +6169,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/download (the `GetDocumentDownloadUrl` operationId).
 	GetDocumentDownloadUrl(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListDocumentRows Read the rows of a document file (not available yet)
+	// ListDocumentRows Read the rows of a document file
 	//
 	// Returns one page of the document's current data, in file order for `csv` documents and in the table's
 	// primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -6178,7 +6178,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/database/{db_id}/rows (the `ListDocumentRows` operationId).
 	ListDocumentRows(ctx context.Context, dbId DocumentDbId, params *ListDocumentRowsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartDocumentUploadWithBody Upload a CSV file (not available yet)
+	// StartDocumentUploadWithBody Upload a CSV file
 	//
 	// Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 	// is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -6194,7 +6194,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload (the `StartDocumentUpload` operationId).
 	StartDocumentUploadWithBody(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteDocumentUploadWithBody Import a staged CSV file (not available yet)
+	// CompleteDocumentUploadWithBody Import a staged CSV file
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -6211,7 +6211,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithBody(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CompleteDocumentUpload Import a staged CSV file (not available yet)
+	// CompleteDocumentUpload Import a staged CSV file
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -6228,7 +6228,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUpload(ctx context.Context, dbId DocumentDbId, body CompleteDocumentUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PreviewDocumentUploadWithBody Preview a CSV file (not available yet)
+	// PreviewDocumentUploadWithBody Preview a CSV file
 	//
 	// Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 	// importing anything. Send exactly one of:
@@ -8339,7 +8339,7 @@ func (c *Client) GetCreditBalance(ctx context.Context, params *GetCreditBalanceP
 	return c.Client.Do(req)
 }
 
-// ListDocuments List document files (not available yet)
+// ListDocuments List document files
 //
 // Lists the document files of the caller's organization, most recently updated first.
 //
@@ -8356,7 +8356,7 @@ func (c *Client) ListDocuments(ctx context.Context, params *ListDocumentsParams,
 	return c.Client.Do(req)
 }
 
-// CreateDocumentWithBody Create a document file (not available yet)
+// CreateDocumentWithBody Create a document file
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -8384,7 +8384,7 @@ func (c *Client) CreateDocumentWithBody(ctx context.Context, contentType string,
 	return c.Client.Do(req)
 }
 
-// CreateDocument Create a document file (not available yet)
+// CreateDocument Create a document file
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -8412,7 +8412,7 @@ func (c *Client) CreateDocument(ctx context.Context, body CreateDocumentJSONRequ
 	return c.Client.Do(req)
 }
 
-// DeleteDocument Delete a document file (not available yet)
+// DeleteDocument Delete a document file
 //
 // Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 // `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -8430,7 +8430,7 @@ func (c *Client) DeleteDocument(ctx context.Context, dbId DocumentDbId, reqEdito
 	return c.Client.Do(req)
 }
 
-// GetDocument Get a document file (not available yet)
+// GetDocument Get a document file
 //
 // Returns one document file of the caller's organization; poll it to follow an import.
 //
@@ -8447,7 +8447,7 @@ func (c *Client) GetDocument(ctx context.Context, dbId DocumentDbId, reqEditors 
 	return c.Client.Do(req)
 }
 
-// ListDocumentColumns List the columns of a document file (not available yet)
+// ListDocumentColumns List the columns of a document file
 //
 // Returns the column names of the document's current data, in table order: for `csv` documents the header
 // of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -8466,7 +8466,7 @@ func (c *Client) ListDocumentColumns(ctx context.Context, dbId DocumentDbId, req
 	return c.Client.Do(req)
 }
 
-// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
+// GetDocumentDownloadUrl Get a download link for a document file
 //
 // Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 // link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -8485,7 +8485,7 @@ func (c *Client) GetDocumentDownloadUrl(ctx context.Context, dbId DocumentDbId, 
 	return c.Client.Do(req)
 }
 
-// ListDocumentRows Read the rows of a document file (not available yet)
+// ListDocumentRows Read the rows of a document file
 //
 // Returns one page of the document's current data, in file order for `csv` documents and in the table's
 // primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -8504,7 +8504,7 @@ func (c *Client) ListDocumentRows(ctx context.Context, dbId DocumentDbId, params
 	return c.Client.Do(req)
 }
 
-// StartDocumentUploadWithBody Upload a CSV file (not available yet)
+// StartDocumentUploadWithBody Upload a CSV file
 //
 // Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 // is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -8530,7 +8530,7 @@ func (c *Client) StartDocumentUploadWithBody(ctx context.Context, dbId DocumentD
 	return c.Client.Do(req)
 }
 
-// CompleteDocumentUploadWithBody Import a staged CSV file (not available yet)
+// CompleteDocumentUploadWithBody Import a staged CSV file
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -8557,7 +8557,7 @@ func (c *Client) CompleteDocumentUploadWithBody(ctx context.Context, dbId Docume
 	return c.Client.Do(req)
 }
 
-// CompleteDocumentUpload Import a staged CSV file (not available yet)
+// CompleteDocumentUpload Import a staged CSV file
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -8584,7 +8584,7 @@ func (c *Client) CompleteDocumentUpload(ctx context.Context, dbId DocumentDbId, 
 	return c.Client.Do(req)
 }
 
-// PreviewDocumentUploadWithBody Preview a CSV file (not available yet)
+// PreviewDocumentUploadWithBody Preview a CSV file
 //
 // Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 // importing anything. Send exactly one of:
@@ -17929,7 +17929,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/credits/balance (the `GetCreditBalance` operationId).
 	GetCreditBalanceWithResponse(ctx context.Context, params *GetCreditBalanceParams, reqEditors ...RequestEditorFn) (*GetCreditBalanceResponse, error)
 
-	// ListDocumentsWithResponse List document files (not available yet)
+	// ListDocumentsWithResponse List document files
 	//
 	// Lists the document files of the caller's organization, most recently updated first.
 	//
@@ -17938,7 +17938,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database (the `ListDocuments` operationId).
 	ListDocumentsWithResponse(ctx context.Context, params *ListDocumentsParams, reqEditors ...RequestEditorFn) (*ListDocumentsResponse, error)
 
-	// CreateDocumentWithBodyWithResponse Create a document file (not available yet)
+	// CreateDocumentWithBodyWithResponse Create a document file
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -17956,7 +17956,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
 
-	// CreateDocumentWithResponse Create a document file (not available yet)
+	// CreateDocumentWithResponse Create a document file
 	//
 	// Creates a document file (a table of data) in the caller's organization.
 	//
@@ -17974,7 +17974,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database (the `CreateDocument` operationId).
 	CreateDocumentWithResponse(ctx context.Context, body CreateDocumentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDocumentResponse, error)
 
-	// DeleteDocumentWithResponse Delete a document file (not available yet)
+	// DeleteDocumentWithResponse Delete a document file
 	//
 	// Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 	// `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -17984,7 +17984,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/database/{db_id} (the `DeleteDocument` operationId).
 	DeleteDocumentWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*DeleteDocumentResponse, error)
 
-	// GetDocumentWithResponse Get a document file (not available yet)
+	// GetDocumentWithResponse Get a document file
 	//
 	// Returns one document file of the caller's organization; poll it to follow an import.
 	//
@@ -17993,7 +17993,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id} (the `GetDocument` operationId).
 	GetDocumentWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*GetDocumentResponse, error)
 
-	// ListDocumentColumnsWithResponse List the columns of a document file (not available yet)
+	// ListDocumentColumnsWithResponse List the columns of a document file
 	//
 	// Returns the column names of the document's current data, in table order: for `csv` documents the header
 	// of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -18004,7 +18004,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/columns (the `ListDocumentColumns` operationId).
 	ListDocumentColumnsWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*ListDocumentColumnsResponse, error)
 
-	// GetDocumentDownloadUrlWithResponse Get a download link for a document file (not available yet)
+	// GetDocumentDownloadUrlWithResponse Get a download link for a document file
 	//
 	// Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 	// link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -18015,7 +18015,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/download (the `GetDocumentDownloadUrl` operationId).
 	GetDocumentDownloadUrlWithResponse(ctx context.Context, dbId DocumentDbId, reqEditors ...RequestEditorFn) (*GetDocumentDownloadUrlResponse, error)
 
-	// ListDocumentRowsWithResponse Read the rows of a document file (not available yet)
+	// ListDocumentRowsWithResponse Read the rows of a document file
 	//
 	// Returns one page of the document's current data, in file order for `csv` documents and in the table's
 	// primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -18026,7 +18026,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/database/{db_id}/rows (the `ListDocumentRows` operationId).
 	ListDocumentRowsWithResponse(ctx context.Context, dbId DocumentDbId, params *ListDocumentRowsParams, reqEditors ...RequestEditorFn) (*ListDocumentRowsResponse, error)
 
-	// StartDocumentUploadWithBodyWithResponse Upload a CSV file (not available yet)
+	// StartDocumentUploadWithBodyWithResponse Upload a CSV file
 	//
 	// Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 	// is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -18042,7 +18042,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload (the `StartDocumentUpload` operationId).
 	StartDocumentUploadWithBodyWithResponse(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartDocumentUploadResponse, error)
 
-	// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file (not available yet)
+	// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -18059,7 +18059,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithBodyWithResponse(ctx context.Context, dbId DocumentDbId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CompleteDocumentUploadResponse, error)
 
-	// CompleteDocumentUploadWithResponse Import a staged CSV file (not available yet)
+	// CompleteDocumentUploadWithResponse Import a staged CSV file
 	//
 	// Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 	// document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -18076,7 +18076,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/database/{db_id}/upload/complete (the `CompleteDocumentUpload` operationId).
 	CompleteDocumentUploadWithResponse(ctx context.Context, dbId DocumentDbId, body CompleteDocumentUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*CompleteDocumentUploadResponse, error)
 
-	// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file (not available yet)
+	// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file
 	//
 	// Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 	// importing anything. Send exactly one of:
@@ -22001,8 +22001,6 @@ type ListDocumentsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22020,11 +22018,6 @@ func (r ListDocumentsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListDocumentsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22076,8 +22069,6 @@ type CreateDocumentResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22110,11 +22101,6 @@ func (r CreateDocumentResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateDocumentResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22162,8 +22148,6 @@ type DeleteDocumentResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22186,11 +22170,6 @@ func (r DeleteDocumentResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteDocumentResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22238,8 +22217,6 @@ type GetDocumentResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22262,11 +22239,6 @@ func (r GetDocumentResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetDocumentResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetDocumentResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22314,8 +22286,6 @@ type ListDocumentColumnsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22338,11 +22308,6 @@ func (r ListDocumentColumnsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentColumnsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListDocumentColumnsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22392,8 +22357,6 @@ type GetDocumentDownloadUrlResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22421,11 +22384,6 @@ func (r GetDocumentDownloadUrlResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetDocumentDownloadUrlResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetDocumentDownloadUrlResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22473,8 +22431,6 @@ type ListDocumentRowsResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22497,11 +22453,6 @@ func (r ListDocumentRowsResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListDocumentRowsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListDocumentRowsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22555,8 +22506,6 @@ type StartDocumentUploadResponse struct {
 	JSON413 *ErrorResponse
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22594,11 +22543,6 @@ func (r StartDocumentUploadResponse) GetJSON413() *ErrorResponse {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r StartDocumentUploadResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22650,8 +22594,6 @@ type CompleteDocumentUploadResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22684,11 +22626,6 @@ func (r CompleteDocumentUploadResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CompleteDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CompleteDocumentUploadResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22738,8 +22675,6 @@ type PreviewDocumentUploadResponse struct {
 	JSON413 *ErrorResponse
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22767,11 +22702,6 @@ func (r PreviewDocumentUploadResponse) GetJSON413() *ErrorResponse {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r PreviewDocumentUploadResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r PreviewDocumentUploadResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29672,7 +29602,7 @@ func (c *ClientWithResponses) GetCreditBalanceWithResponse(ctx context.Context, 
 	return ParseGetCreditBalanceResponse(rsp)
 }
 
-// ListDocumentsWithResponse List document files (not available yet)
+// ListDocumentsWithResponse List document files
 //
 // Lists the document files of the caller's organization, most recently updated first.
 //
@@ -29687,7 +29617,7 @@ func (c *ClientWithResponses) ListDocumentsWithResponse(ctx context.Context, par
 	return ParseListDocumentsResponse(rsp)
 }
 
-// CreateDocumentWithBodyWithResponse Create a document file (not available yet)
+// CreateDocumentWithBodyWithResponse Create a document file
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -29711,7 +29641,7 @@ func (c *ClientWithResponses) CreateDocumentWithBodyWithResponse(ctx context.Con
 	return ParseCreateDocumentResponse(rsp)
 }
 
-// CreateDocumentWithResponse Create a document file (not available yet)
+// CreateDocumentWithResponse Create a document file
 //
 // Creates a document file (a table of data) in the caller's organization.
 //
@@ -29735,7 +29665,7 @@ func (c *ClientWithResponses) CreateDocumentWithResponse(ctx context.Context, bo
 	return ParseCreateDocumentResponse(rsp)
 }
 
-// DeleteDocumentWithResponse Delete a document file (not available yet)
+// DeleteDocumentWithResponse Delete a document file
 //
 // Deletes a document file with all its revisions, stored files, imported rows and pending uploads. For a
 // `sql` document the table in the outside database is not touched. An import in progress is cancelled.
@@ -29751,7 +29681,7 @@ func (c *ClientWithResponses) DeleteDocumentWithResponse(ctx context.Context, db
 	return ParseDeleteDocumentResponse(rsp)
 }
 
-// GetDocumentWithResponse Get a document file (not available yet)
+// GetDocumentWithResponse Get a document file
 //
 // Returns one document file of the caller's organization; poll it to follow an import.
 //
@@ -29766,7 +29696,7 @@ func (c *ClientWithResponses) GetDocumentWithResponse(ctx context.Context, dbId 
 	return ParseGetDocumentResponse(rsp)
 }
 
-// ListDocumentColumnsWithResponse List the columns of a document file (not available yet)
+// ListDocumentColumnsWithResponse List the columns of a document file
 //
 // Returns the column names of the document's current data, in table order: for `csv` documents the header
 // of the current revision, for `sql` documents the columns of the table (read live through the credential,
@@ -29783,7 +29713,7 @@ func (c *ClientWithResponses) ListDocumentColumnsWithResponse(ctx context.Contex
 	return ParseListDocumentColumnsResponse(rsp)
 }
 
-// GetDocumentDownloadUrlWithResponse Get a download link for a document file (not available yet)
+// GetDocumentDownloadUrlWithResponse Get a download link for a document file
 //
 // Returns a pre-signed link to the file of the document's current revision (the CSV file as uploaded). The
 // link needs no authentication header and is valid for 3600 seconds. A document without a current file
@@ -29800,7 +29730,7 @@ func (c *ClientWithResponses) GetDocumentDownloadUrlWithResponse(ctx context.Con
 	return ParseGetDocumentDownloadUrlResponse(rsp)
 }
 
-// ListDocumentRowsWithResponse Read the rows of a document file (not available yet)
+// ListDocumentRowsWithResponse Read the rows of a document file
 //
 // Returns one page of the document's current data, in file order for `csv` documents and in the table's
 // primary-key order (or physical order without one) for `sql` documents. A document without data yet
@@ -29817,7 +29747,7 @@ func (c *ClientWithResponses) ListDocumentRowsWithResponse(ctx context.Context, 
 	return ParseListDocumentRowsResponse(rsp)
 }
 
-// StartDocumentUploadWithBodyWithResponse Upload a CSV file (not available yet)
+// StartDocumentUploadWithBodyWithResponse Upload a CSV file
 //
 // Uploads a CSV file (UTF-8, up to 100 MB = 104857600 bytes) to a `csv` document file and stages it. Nothing
 // is imported yet: preview it with `upload/preview` (by `upload_id`) and import it with `upload/complete`.
@@ -29839,7 +29769,7 @@ func (c *ClientWithResponses) StartDocumentUploadWithBodyWithResponse(ctx contex
 	return ParseStartDocumentUploadResponse(rsp)
 }
 
-// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file (not available yet)
+// CompleteDocumentUploadWithBodyWithResponse Import a staged CSV file
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -29862,7 +29792,7 @@ func (c *ClientWithResponses) CompleteDocumentUploadWithBodyWithResponse(ctx con
 	return ParseCompleteDocumentUploadResponse(rsp)
 }
 
-// CompleteDocumentUploadWithResponse Import a staged CSV file (not available yet)
+// CompleteDocumentUploadWithResponse Import a staged CSV file
 //
 // Imports a staged upload as the document's new revision, in the background. The reply is 202 with the
 // document in status `processing`; poll `GET /api/database/{db_id}` until it is `ready` (then
@@ -29885,7 +29815,7 @@ func (c *ClientWithResponses) CompleteDocumentUploadWithResponse(ctx context.Con
 	return ParseCompleteDocumentUploadResponse(rsp)
 }
 
-// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file (not available yet)
+// PreviewDocumentUploadWithBodyWithResponse Preview a CSV file
 //
 // Parses a CSV file and returns its header, its first 5 data rows and its metadata, without storing or
 // importing anything. Send exactly one of:
@@ -33994,13 +33924,6 @@ func ParseListDocumentsResponse(rsp *http.Response) (*ListDocumentsResponse, err
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34069,13 +33992,6 @@ func ParseCreateDocumentResponse(rsp *http.Response) (*CreateDocumentResponse, e
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34133,13 +34049,6 @@ func ParseDeleteDocumentResponse(rsp *http.Response) (*DeleteDocumentResponse, e
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34194,13 +34103,6 @@ func ParseGetDocumentResponse(rsp *http.Response) (*GetDocumentResponse, error) 
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34254,13 +34156,6 @@ func ParseListDocumentColumnsResponse(rsp *http.Response) (*ListDocumentColumnsR
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34323,13 +34218,6 @@ func ParseGetDocumentDownloadUrlResponse(rsp *http.Response) (*GetDocumentDownlo
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34383,13 +34271,6 @@ func ParseListDocumentRowsResponse(rsp *http.Response) (*ListDocumentRowsRespons
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34466,13 +34347,6 @@ func ParseStartDocumentUploadResponse(rsp *http.Response) (*StartDocumentUploadR
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34541,13 +34415,6 @@ func ParseCompleteDocumentUploadResponse(rsp *http.Response) (*CompleteDocumentU
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34608,13 +34475,6 @@ func ParsePreviewDocumentUploadResponse(rsp *http.Response) (*PreviewDocumentUpl
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39497,34 +39357,34 @@ type ServerInterface interface {
 	// GetCreditBalance The credit balance of an organization
 	// (GET /api/credits/balance)
 	GetCreditBalance(ctx echo.Context, params GetCreditBalanceParams) error
-	// ListDocuments List document files (not available yet)
+	// ListDocuments List document files
 	// (GET /api/database)
 	ListDocuments(ctx echo.Context, params ListDocumentsParams) error
-	// CreateDocument Create a document file (not available yet)
+	// CreateDocument Create a document file
 	// (POST /api/database)
 	CreateDocument(ctx echo.Context) error
-	// DeleteDocument Delete a document file (not available yet)
+	// DeleteDocument Delete a document file
 	// (DELETE /api/database/{db_id})
 	DeleteDocument(ctx echo.Context, dbId DocumentDbId) error
-	// GetDocument Get a document file (not available yet)
+	// GetDocument Get a document file
 	// (GET /api/database/{db_id})
 	GetDocument(ctx echo.Context, dbId DocumentDbId) error
-	// ListDocumentColumns List the columns of a document file (not available yet)
+	// ListDocumentColumns List the columns of a document file
 	// (GET /api/database/{db_id}/columns)
 	ListDocumentColumns(ctx echo.Context, dbId DocumentDbId) error
-	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
+	// GetDocumentDownloadUrl Get a download link for a document file
 	// (GET /api/database/{db_id}/download)
 	GetDocumentDownloadUrl(ctx echo.Context, dbId DocumentDbId) error
-	// ListDocumentRows Read the rows of a document file (not available yet)
+	// ListDocumentRows Read the rows of a document file
 	// (GET /api/database/{db_id}/rows)
 	ListDocumentRows(ctx echo.Context, dbId DocumentDbId, params ListDocumentRowsParams) error
-	// StartDocumentUpload Upload a CSV file (not available yet)
+	// StartDocumentUpload Upload a CSV file
 	// (POST /api/database/{db_id}/upload)
 	StartDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
-	// CompleteDocumentUpload Import a staged CSV file (not available yet)
+	// CompleteDocumentUpload Import a staged CSV file
 	// (POST /api/database/{db_id}/upload/complete)
 	CompleteDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
-	// PreviewDocumentUpload Preview a CSV file (not available yet)
+	// PreviewDocumentUpload Preview a CSV file
 	// (POST /api/database/{db_id}/upload/preview)
 	PreviewDocumentUpload(ctx echo.Context, dbId DocumentDbId) error
 	// GetSwaggerUi Interactive API documentation
@@ -46059,20 +45919,6 @@ func (response ListDocuments422JSONResponse) VisitListDocumentsResponse(w http.R
 	return err
 }
 
-type ListDocuments501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListDocuments501JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListDocumentsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46182,20 +46028,6 @@ func (response CreateDocument422JSONResponse) VisitCreateDocumentResponse(w http
 	return err
 }
 
-type CreateDocument501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateDocument501JSONResponse) VisitCreateDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46285,20 +46117,6 @@ func (response DeleteDocument422JSONResponse) VisitDeleteDocumentResponse(w http
 	return err
 }
 
-type DeleteDocument501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteDocument501JSONResponse) VisitDeleteDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46380,20 +46198,6 @@ func (response GetDocument422JSONResponse) VisitGetDocumentResponse(w http.Respo
 	return err
 }
 
-type GetDocument501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetDocument501JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetDocumentdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46471,20 +46275,6 @@ func (response ListDocumentColumns422JSONResponse) VisitListDocumentColumnsRespo
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDocumentColumns501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListDocumentColumns501JSONResponse) VisitListDocumentColumnsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46584,20 +46374,6 @@ func (response GetDocumentDownloadUrl422JSONResponse) VisitGetDocumentDownloadUr
 	return err
 }
 
-type GetDocumentDownloadUrl501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetDocumentDownloadUrl501JSONResponse) VisitGetDocumentDownloadUrlResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetDocumentDownloadUrldefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46676,20 +46452,6 @@ func (response ListDocumentRows422JSONResponse) VisitListDocumentRowsResponse(w 
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListDocumentRows501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListDocumentRows501JSONResponse) VisitListDocumentRowsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -46818,20 +46580,6 @@ func (response StartDocumentUpload422JSONResponse) VisitStartDocumentUploadRespo
 	return err
 }
 
-type StartDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response StartDocumentUpload501JSONResponse) VisitStartDocumentUploadResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type StartDocumentUploaddefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46942,20 +46690,6 @@ func (response CompleteDocumentUpload422JSONResponse) VisitCompleteDocumentUploa
 	return err
 }
 
-type CompleteDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CompleteDocumentUpload501JSONResponse) VisitCompleteDocumentUploadResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CompleteDocumentUploaddefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47048,20 +46782,6 @@ func (response PreviewDocumentUpload422JSONResponse) VisitPreviewDocumentUploadR
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type PreviewDocumentUpload501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response PreviewDocumentUpload501JSONResponse) VisitPreviewDocumentUploadResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54414,34 +54134,34 @@ type StrictServerInterface interface {
 	// GetCreditBalance The credit balance of an organization
 	// (GET /api/credits/balance)
 	GetCreditBalance(ctx context.Context, request GetCreditBalanceRequestObject) (GetCreditBalanceResponseObject, error)
-	// ListDocuments List document files (not available yet)
+	// ListDocuments List document files
 	// (GET /api/database)
 	ListDocuments(ctx context.Context, request ListDocumentsRequestObject) (ListDocumentsResponseObject, error)
-	// CreateDocument Create a document file (not available yet)
+	// CreateDocument Create a document file
 	// (POST /api/database)
 	CreateDocument(ctx context.Context, request CreateDocumentRequestObject) (CreateDocumentResponseObject, error)
-	// DeleteDocument Delete a document file (not available yet)
+	// DeleteDocument Delete a document file
 	// (DELETE /api/database/{db_id})
 	DeleteDocument(ctx context.Context, request DeleteDocumentRequestObject) (DeleteDocumentResponseObject, error)
-	// GetDocument Get a document file (not available yet)
+	// GetDocument Get a document file
 	// (GET /api/database/{db_id})
 	GetDocument(ctx context.Context, request GetDocumentRequestObject) (GetDocumentResponseObject, error)
-	// ListDocumentColumns List the columns of a document file (not available yet)
+	// ListDocumentColumns List the columns of a document file
 	// (GET /api/database/{db_id}/columns)
 	ListDocumentColumns(ctx context.Context, request ListDocumentColumnsRequestObject) (ListDocumentColumnsResponseObject, error)
-	// GetDocumentDownloadUrl Get a download link for a document file (not available yet)
+	// GetDocumentDownloadUrl Get a download link for a document file
 	// (GET /api/database/{db_id}/download)
 	GetDocumentDownloadUrl(ctx context.Context, request GetDocumentDownloadUrlRequestObject) (GetDocumentDownloadUrlResponseObject, error)
-	// ListDocumentRows Read the rows of a document file (not available yet)
+	// ListDocumentRows Read the rows of a document file
 	// (GET /api/database/{db_id}/rows)
 	ListDocumentRows(ctx context.Context, request ListDocumentRowsRequestObject) (ListDocumentRowsResponseObject, error)
-	// StartDocumentUpload Upload a CSV file (not available yet)
+	// StartDocumentUpload Upload a CSV file
 	// (POST /api/database/{db_id}/upload)
 	StartDocumentUpload(ctx context.Context, request StartDocumentUploadRequestObject) (StartDocumentUploadResponseObject, error)
-	// CompleteDocumentUpload Import a staged CSV file (not available yet)
+	// CompleteDocumentUpload Import a staged CSV file
 	// (POST /api/database/{db_id}/upload/complete)
 	CompleteDocumentUpload(ctx context.Context, request CompleteDocumentUploadRequestObject) (CompleteDocumentUploadResponseObject, error)
-	// PreviewDocumentUpload Preview a CSV file (not available yet)
+	// PreviewDocumentUpload Preview a CSV file
 	// (POST /api/database/{db_id}/upload/preview)
 	PreviewDocumentUpload(ctx context.Context, request PreviewDocumentUploadRequestObject) (PreviewDocumentUploadResponseObject, error)
 	// GetSwaggerUi Interactive API documentation
@@ -59545,366 +59265,365 @@ var swaggerSpec = []string{
 	"06dAv7RJtcR3jLUyyznaSVipAwQgruX/DtEc51wqs5ttvZ5veWYYzaWBD3TBjWmgGq00Pq+FMZmeN4CA",
 	"SpqYceUW6xzLcWKkTZXK6nta9n1l9vcSIPhjNnYiC37owJ0f87aD777C710vX/n97aaMebM2XvIRfrro",
 	"DLoo9A5ReI/LYv0Is8Wog6RXKcbgs3hBjC5Fo0f6ip7+RKHupslZL3y1EG2Rbrd00OqehLuFWs5B7Jlb",
-	"+/uvxcEv67g1O41DElExpqfbRoJ/3Tni7pb6jSwEwjo+cNA9fuE+Yfd0Mf5ItCy1bbC5kTn3R2cX9u3k",
-	"0azDWQXPtMvNK97dXB0/VEN1iDa03/oZy8bmloAlHZbDWYBk8S/0RRbwOyCjYSvVRAI8/mhFLb9Qb8pe",
-	"Xv59qBgMs5+Y2lZtQmEDjPzaHgIKvFGvARj8HeDlbhyu+bXIzhhnt1LckcAUn6RBYGhYDakYZ6WYSlOJ",
-	"UuTs8n//yNxT1gfT4XagaVavwf9NJWTcIA4VKTnCjLS8tYsZBZbOGvntHFP56clJKK0YeGZdrpgHZPOD",
-	"opo3/3GkAcDWfJUxXtn3aDA78IPUiPSgvh/2wgPlHpzAeCggiEgePWnuIR7IVt665Nx+NSwmv2+MbJfS",
-	"qAnVncV13Qw7+lc+ut45YFzbEshOW4BrAqiXWKbqMVYLYXpMzhca8HhLfUcgogQlSUe9z95YmYFVCll4",
-	"hz3SXjjC+aacrxv7OjeKorcROg8ARSeMKO2R4UQC7BIXXj8eX0Vo+KukTvnc3b5D1Dh99CYfY8AWGjY7",
-	"UFIDFi3kP2DHNbq97Xvq+Okl+jcwtk2h58/fcfv5ku7zvRol8Gt18Xw01sVyrnbDb8RrkaDe7Wg3xmfG",
-	"A/Had/RAtqI9XuaiPANbC81rPy14ALY4DJU7IfQQJ/bRvEwleDwaPxB8GTTjskLeigQIJFiLvaG6vLx4",
-	"czhd8jInOnX/TVxIFfoXoJpaYVBr5cfT3Q+p0X2Gl7TMD3lg6dPSq7ZTG8Fl307rFujEaJv9+53eXN8p",
-	"a+tsPb6cLUpxaORUidx3JTjIrA1n2W179IlfXv4db+CGjCw4QVczARwBN6Evp9aqRH1MjocUwLPtuX7x",
-	"H8e+irzxJHI/EsT2Wj+QPSwOSCVEt6k6QOlr+5DmMtVIq76iRf1YFo9xXt3rtitZvA4+3zdyoHvWytHa",
-	"Yqjh3+6sWzdn6znXUdBxm3rGow/YnU3KmYd+RNCtz8xQLUpp1+0Qumfhzo4u2WK2MnIMeeycWJHt2dWK",
-	"ymdr2nujyh0qp1/tSXeenaMuP96mZy/sIn3FSMhOKNh57Bpctqv0TY23taPznBqt7v5NdTgq0v1Jw2rP",
-	"b4uXf3Rxz6C9Ox+v3hz+uceWC4dP/u579lf2/Pj0z9/931Yjj1aVMF1sXEzFAql/QJYHQGlZ9dlPiKww",
-	"VNKEqMxKVGfW6IDQtKyoDwwne0S/Z4jnjj9ey5xYcVyspXaTox3K+kN1ju/30Jri0wLKURBV5uSUzfSy",
-	"NKyT0R+ueZV144Iaj342nonxjcjZTJTkPsBG4AagwYYKg1Ex73YhVdL5d3py0h2wBS+BrGPGFwuAx6r8",
-	"7MOcfOthJJcplzASY239qsxnDjK2VJUssJgGpwmNybgK0FtIs0P+FhChKPetpBa3Ui9D/AzIQAzzE5wL",
-	"roD1yIpjQqxL6yqfvxisGVbrdtVQAQaj3SVdRBU1muU6DeshCZv7ro5cOFuUeiyAFTZrJRt32xz38cMB",
-	"JabveaPL+WPH0PHNMOlttqAPDeIp+J0Fzh8bvbEJtxGlYv+rU3i4iRJp/8Ux/KOaAH4wXfV2jhC3vCbd",
-	"uakbs0rcRR7gWn90jGIvDTs5PvF9D0MVMoXKCd9YElE4NrRi1ZfDyWWZ5BqhU3OoMjeqa4Jbm3HDpqW+",
-	"g55OrUSPZWSJgzdqtV70U5IS9YbvtbVeAvQ/TsMuASa6rYmNZFw0DE99aKzIv5utPPzTmlroMTlhXK16",
-	"pB9oIF3HAVfqO2pnm/FbUItzrlauIJXHMbwBGxVc3YB+xFSquZGLBcF/J9leDCGGsJ230KDR1JkQUlV6",
-	"QBAdywLKZPVcVvAnQgAvAbTEAYBH3xa7Zwt9B7WrRvSY0uqQF4sZV8u5KOXYuHJZyNdn1xkgwfkEs9eu",
-	"eWygOP03VKfHpwCf4LYoIU959YxxCaqFI823rvZ6sUJtTCPT8/ZQg58vLd/IQuAL3Gv3SiefPEnygdbW",
-	"akMPjAE4j0tlGiTDtxzzU6kmlO5BuD+AhiKL+8EU1AdeGpH4UnVEURSFPcQ3BMqq79Aw97EM+5e5qDjG",
-	"YVz8w1HR6HKocEfHxDR9BhAFhJVOaM1nVMMUpNPZmuZ05X+hdMmTJbgrnLjpohdBXQP4FLKMhoqBfyMI",
-	"eCRWSqClQJMZ+d8iUlKy8sKwWA1gpBB+PYuXz7gYEA7TwZd0Ytd0YF0RVANooXUHHsxqzleInOVQju1Q",
-	"R2IqlYLVtA4/3OS4E0gPug+A9GGBUweKp8GwdjSRl1RUMNLVzIp0h1Cf9F4Ddn2WCwSULwF1sa6qiKyC",
-	"z7Wasqxntf4g61kFiAVR2f9k1qOazznOdalyMZa5yLsR/D+CwWRu+P3wygHWZUMlGrR6AgNqg+uczbi5",
-	"xm2auSo3BKItl4LULWAaR6odFXOGuZDr52Cx4H+fZM7n06rPLpwON4tCOuf54s1Ldvr8z8fs16W2u3qQ",
-	"MFgEYF3cYfHChmZVIGBQS4C5SJlrm5TmBxQDj+060mt39x3vsaj88u/09u29qHDZYwYMv/lzn680P7gY",
-	"0hepSz1uTx0AtSka45d3fGpX7ONbDC5PdIlyT6pKlBNoLetk8Ei9EIovZN9+PlICR7fP05+B1kSUIuBC",
-	"Udd6VUqRA9o8oSqPBC8B5xDgPRtQ/6gbjU/FM+xWwRlEbMRQSc6wKJ11opkQvVq2LAvTpwTGT3wu/oqE",
-	"7NZRQEL2DBwORFokLCwQht6Id4uAYUNthCJubl7V0bNKgdlRqzEQhpHUK8HeoaWKzS84cm+MYCQSLIWp",
-	"AsQS2VwFRHP8KA9247qdVfMiPWk7MdBGS/m3q3c/wke4b1S+t3ZpCW7t/MNbb67U2z7MylRifvBL7+DT",
-	"IVerQ2wfQOkab/YjboyozNG/7IH5bZetj+XpcZQBM9cLiHKDpRRvKvt5LqxTRhsRqhNX1qCZCVH1mBxb",
-	"17rQU20wQb4CtQiImnlAdKPdMJKK282ria3KvvJOlzeho9iujxIOQ28QEDkR7248A209d6lLvmo+RS1p",
-	"b3Nul2s9b5au1htHn5WWfGcGl+VwKQ9HS5UXov9Pk/kOjwWvZqHBwy7zQV0xxu0ec/7pR6Gm1ezg7Pnx",
-	"MbTR2qkfnB38f/84P/w//PC/jw//0r8+/OV//V8NFMp7pub4LccJbj4WvQM551NxtFDT9ELMIhycHeAH",
-	"bBiQu9XcTv/Xp23Hr4fndGzMZxzTqPTu37njq0UAvFo7dIzTnqyffX/QxZzL4hBAinZo+iKwR8Q02oi9",
-	"1iFBZM94Lo1Vsnk3ZXZp7vx6bd9wBeN5ktav9SlKg4AsLe1WwBMqU14Tv6eXS/jLFx6x/aw7t4D79FbF",
-	"s/4jdVYlX3uzTRiflJ34UqJnW3edWmKkGlmZ4f7qTJ6GpiAXPaYrSzEWiC5doY/ubgWXnzqYucoJzCCj",
-	"fenIC3qeY1sx8UmMl4gJM0HLC4hsKcGogJ2Wl6V0IAiODL2TTUo9t45rpe3/N8vRP8W4gh/EJ/hfax/Z",
-	"/3WjBfoEsGx5VfHxDKzqjHGkh7EP/Xjx1nQHoKUhwG1uKL4d+afo/BPUKlbd2VXg5sYtHEImvRKun0hq",
-	"dVZfCOoScy8YKmtNgGmODMBIauAQa6PPR/h1vGILLkvsDjM9Ckp47LelQmAHYnY5OT72vDB6MlTQn4O9",
-	"bARvzDonx8+p8wo+AKQIkNVmYys765wen8bsK62tU14YPFCw2z//ieAfove3C7rzDd+UYKIn2C+Q458g",
-	"7+GSEfC1RT6ofW6QkveZud5pKlepEv56Gr++xj6uRITvpR0arKujf4Hk2bWbK3k30pM6eW8qvXBpGitP",
-	"UI8QqHQH+bQc9nUp/kkRUwD8vxXlUJXC9206r9y+hHxrr0o83b2Vkq57qrVDKxU0u7Ro1bfxtwatB2rQ",
-	"+vxtvK8B7jdBUqzXeAiOCKVgl5YZqi+g1ux427jINgW1vSFrImsJcRcxVFC48jNr3dyKZrIZP4tLB6Tw",
-	"8OrLAy9sk/jPAvrDt2LVtlr0jZvm8Q+ANS4Ovc29k5/tL47tW1MnUDBC1Fxqhoc+j58QOEYLsGRYB3gP",
-	"YH3+SlI3YysqRnENWdYz7Dr+Q8/huVTXeNb+ai27jAk+njFZibl3GGRlWBaua6EufVPou9dhRZ7G068t",
-	"Mvn5rMOLgt2KEhqmu/fp9m8dR7mklCsBvdAo4k1AvoqMHJsB44UVajKuLD3eOHB6cDL6uVRyvpwfnD33",
-	"Iwf4UFHuMvQHwabxW8TLx63jcEB51iAqPUGmNOCLcVW1jYzuu4Y7mr9qziukpPmcT+vGNRITXYq9hoS3",
-	"fNaYtpyPt3iuL5bqJzitD9uXkRz6vaJTfhlJ6x1v1w3f89z7pF8fRD+cdBELSK+gwo+bUPpbQj0C+HZN",
-	"FUsWDm8bpIqH/ABXC0FXe6lDP2BM5UaIRSK7ZMWEFVLe7oLpSOORv8BJ6bNXJZ8gqiakVoAnGBUdZAB1",
-	"NWMjNyZB9ahhhDIcqqgIFTleMl+kItRU2q0kxzdWObHlooUJqPLFrlB4b62EOy4dp8GKHDEgCJjxBezL",
-	"DGJlGcvFQqjcOFYuXE4MF8y4ygMwIcYZQ0JqrOd2yUQ+FdDRBesEK+7HAOEH5uJPNQMAKIJFwn00oO9J",
-	"0Tz63LmYSCWxjZRT8yiGkqDI1SQtCd6spr91YJu+EpW1rAESCktj+zn+lA3qIHN+igihaOfogBfDi07Q",
-	"KSVG0fA1EW+RZunione4t5J3zLSzgsImgx/s7gfuKu747uBvLSRS0ZBe9NhIjPnSJCaYqfgqhjKyD6tD",
-	"YTX3XSQS76HqTeN3PCl+UTKSrVEsf45j8gS7I/AEf4l/c/K4pTLJZkJ+Ob/dCzGpWIfOy1jnAuLxmVRm",
-	"OZnIsRSquqZrMwc9+w1Flhil4BzzmjJs04Ut3tZWxP1LPakO8yju5jcmVHla0Y+65QxRgmudZt6BwrJU",
-	"SHYuFoKXBu+3PhdAyEYPdkh3WMruFCdS5i8WAno17kRR4BuJtYzKsRXC0pmbWELhaFjmoZSynt2Ek2Xp",
-	"w3uU/sHqTSSQ4MbIqYKKVqIMpDopVFNulEg96Rrm/MTDuxDXoHavmBtR3AoD1oHj28K1c1TYSgNpqigB",
-	"pc8OD2t9/Mu65M/WiKnzuo8bU1EzPuVS9dlVukQ9erkwPWa3D5WDRkPGvta1R4Pw9w1/I0iN1YZ+V8qq",
-	"EohqR+kcj9vtppUYVz3SbsbrMDSMsOAZfFAgMvrwkbpnwCiCnUzdnf5+q6qRiiHmAUKqfoz/eQ7HhL6x",
-	"JYy7rrB2CuXGNtnvOo57P4hZuwm0HfCx/PUAB7C2d4OIoaQVMdc4W9nJrn4SsYEzvywKtlSFMKY9+tMY",
-	"Pa3voP0CO0/okDot/7OsZtH7t1gvfwAueuiE3HXL7ve5kw+wRg3epMmPrIrcvzWl+UUbSO4WNVvAQ2w4",
-	"fSSrGmirJiBDxtk/9cg5Lke3z0PN64Pp89R19yra9TMiAgDaoA70Fi0N0t0kEIBtigxYI+zyVcLbJHjN",
-	"wLdFVqIoqP3wTrMbCQ7whNl3LkvB+IKXVRf4xLEpkoLPqHdRnfaZXekFqfeafWTH0dAQiHOyZsJICOVH",
-	"h6UXxruTWMuBVoGsrEEF/vigUcfH7YP3or53VdF29LsqaLtUW9Tz8VO7ci7cirvmW5vgffhAenEvLtCR",
-	"FRqHzgjeDaqQwI5CKg3SPa7sKjmyHbv3KRWFocNuD6GMsDXY19U4RkwMTyV3sHEheEmnzfkKpUAfWi8r",
-	"MuqVR5m2q8jxBZWwb7H/64N5CKQEALNGHBqhjIQioE72febC8BnP1pJcM2kqXa5chgs7uHGAcbkX1Xb1",
-	"mC5yn4BjHRc31ROw0FwznlT+P2FcXaIjsTPGqKkwHhLdWl9dzxVc68O37tgCACt8d3khAhNJWDth1r6S",
-	"rFzEbACjawg19qgADbrZGsNlusS2YM4WJTC0u7DlxtCkL7Xy/OzJKLd5Xs1pxJA6F2Zb5T0kZKKvg4wO",
-	"kBFON0hrys+XDh60FNuffPdd72AulS++3yFPBF2PUMBPW432QPuOYzWUT7phQYZB2+hr2zuZgxdR0LPo",
-	"Rz3SuhBc3UPBsqzE3OyidMIXPf/w1kpPGgovS75qU0DJkpnfvUmOsJpkA7q97xQCiPkHMMrbbOULOlG5",
-	"NIuCr5JTHQIrKraeKIyOiWyQhvAbCKSSK8PH1EKAcBVk0nX77LWvNgB8qJxATsK3H7ToLY7LJbE8IVE6",
-	"PVf2C89FSxlvzNALBhGNGF12r0FbMKqfSSkEAFxRI5sjcw4ijJJP0JEMzdUZWfzY/EtGrf0Hmeo9lhHe",
-	"R4b1eNjyZGb6TlmBvDRoJuYs1yxwydVeC4wMpu5VrKlPvB+RuyBqRmitIVkUq54iJuCHYL0TpnXd1meX",
-	"VpTxAtbUpJW2MCjkj6BCQ9wOsnRbgdS3r9Vy7oxLoEUwjM4nCYWLa4oXGgeBowPT+1XWZ+8EV5UfFn0k",
-	"u6gOxP5OlzeiNGfbjPhezIAKEDIRz1eTVQ/r6bTk0lQ+eeU/09nTKubzze5RPWXnPuK6ej7P85p2fojk",
-	"V/KWB0x7Pab+wo9/J0p/0nrrR+yba3UPkS2wsHZXpIl7dSvF3S6lfHDd9iq+yFWyF/UQU2O08qUXnbjO",
-	"r0t/95l6WgjkMEJPxMWFSAiNViD5+/UCDmkQ9sPD/lR6iizlqAu3F5k1V/f9HdbnSQr7oiV/gN69Xd65",
-	"W93e/VboPXSg3H7QfYq2YEX+UPVat7TlnQSJ5MSGUi1+C2BI9tvnnoPMnrS1Eq2zOKyh2N1MgjlsyM4O",
-	"hiLWvEuK1eBfZiDP+8x+xsgGpK5E6zziHPClg5iai/qh4iDpz66yC5FpQwEHCg37K5Cf9aW5ptXNyMuV",
-	"VWLRgfBJxFfSk+jFH1erALznri+0cdADBbceQmThymiAu1m7gwhSz73X22CI3FcKApSImgrcEsDa4wKb",
-	"WhdfQ8XQGVQWxFVOULG6S30TrnXP2f7gDbhcr8FdiF4NrK0zYRvfQc+e++IzXfqpN9qgG6rQer5KTZrd",
-	"Kq96m7lpsZjJyZ4HLJ+yj3/yyqm/74A7BFvtnnr+fp9Gnedg8xK5TSCvW3NbS4UC1xp8iIUo51wBp21U",
-	"qLJmjhWC39akSmDmiK/cVJThT8Au9Rh+m9xDLcZXWFmx6avvUFQBn4KdBz7QndzoNnbt9o93/CTi4w9V",
-	"sLB5J2xMF7zNE+vdnc8GOB6ZbwTj2QELZMGr8awBS4Jy2tDhiCZYfkRBK4dTj6Jo4IESCVM4KrpDHEPA",
-	"PvBmWUYgEeCT9ByGr+u2BPMGXsCtrAMwS38gMJmPYA5Y2O6z3iTd+uxCKA6F7UB+QENH9R8sPIo6OZEI",
-	"6f7YxLwUFcjTrG5CslLM9W1k93noYvcwa2r5t5n1Y/kR0vWPZFjgy54IH2EvwyJk79Gy/GZdrFkXZHHv",
-	"Z13sEiZab8vBbGCT6gFbexOlfhxlNsKfFGJvsed1rVmD3UojR7KQ1Qpi2v6vGNZGYz7DpHVG4eWMnikr",
-	"7/7pEuwOqW4lxpJ6BEkT4uftAfNePOdGQJyfybt0Q/0rjYvgTU3FeGE0m2krAyMHBLMCa/6H6bPXnxZc",
-	"wZKT5OwEhBiT9VgWWmWusR0m66I7uSwK62NCWmSAuXfOjFTTwsXdNZtiM/K8PUz2RCEyXJSkRSgWxPff",
-	"yWnn2t7E+ZIbcShVqNGArBr4kpAl0ePx0mPWukwj6BWnDsPjYrX9zNRm1zobwcvx7D7z+vEye2jmsHPb",
-	"BhKu2Gtp/x5ue/hI4D5RQFiB/tca0qtH83ZC/qJuR9WO34QCWok7igyLKoSMnztiKKzQLvmkAmuNV9DC",
-	"D42LOl8BKwWR9ofePmwhKbGDxAhV9aJGTBlFcwDmOoi2CIIVh0QIrIbfQqQLsIAhrjMSgOO9lEU1iFom",
-	"eXEHxBcEAtAgNVkn4XoN4bN0+HBj1+WAEaEcddii1KNCzI2DuunV8LxMBs/0qwR5nWnJFzNYFgBd61Qh",
-	"PoiRT6dzRD4VbCSqOyEUxrpcXa6B0tvxalyILi2nnASkWYORQTc6osfi8bRGYqUpGQNA46CN7EF6Fa7p",
-	"VFojKwgVTZTYFdpj/3n5/iemhEF9qlkuxKKLudcJAPmAeDk98e2UtAUcoLpBO9okeOq6RAUWBSsMs1Jh",
-	"xTpZKajl9lqra7QsMkQz7xEtqZ7zSo6pGFqrrntXkF6tbws7PjUzEqMlDhCTHAcLQ5drRW9oeeBp7dVK",
-	"bI0ob+VYMD4GHhnjS+qi/Y6TETkzolousPN4UWri+0IB3oF63rVoa5LRcyPJu5sCmQ/oazx5AHMrojh0",
-	"JcfNnpHUe9SE9tNHJhv0SuIx7BGKxGUFCHAgwPeLanqUlUQS0ltZOaP3LfBqKGy4ryHFmNAOmfuCVN8p",
-	"1E271LG7yFqMKRJIrRm/l9Q9SXW9KPW0FMagC8DvuLQi6hrb6UMegS8WprGRgiFyoxXp6GK0Fqi4CGjE",
-	"WpjIk7ZS/XYvJe6t4z673Ba33Tlm60/HV9E/93W460lYuNGU21oD3waX0XOeh/tLSO+70gqHV+EczMhk",
-	"4HkOxevLiiJtZ6H8nCpBrmPDZiKLwrCaZ+puaLC16Pr1v0S35SvF53KM8UA7IpxwuVSVnAs21moip8uS",
-	"SssWeLYrnfYAZMHMyVjnRqxYljyX2CzD5JbVYlldk9qIXgtWDv6cNBpYyxnu2eXVydMTWbUtdM8KeWM3",
-	"ylwCpRjTSrRG87cVml9Fu6JCpnUwfnWRi5BdlUgjeqhVsXL2E9lLvaadF0OPsvNNSdp6SqLRzfwM/Kfd",
-	"Wjff4/a94ubmJ7tTD3a/NZx/OMz73PoKN90rXvE97noP++USN+PDt5ruZCD5QMUfJ03T7GTvXbMel6pv",
-	"TqhobwtgzG9RCkNclt6/hhNb81/gcoI7AkOLF0sxQO4s790Se0qlsXK8Hp4igfiv3zIUDsbhFZKbRiUj",
-	"svR+WbcfOXEbEjfea/WPitM3r+PmEiiz9z43Lwp9Z609CjcA6ZVHZEJkC2sAdXuAf8BDGhvih1uxhQI7",
-	"VfTUMweoXY1nzXRV3uHv4KcqHXZnxbJ/DA/sVxoe9NiQQpHDg18cOELaC2rFJb4GubLorwkdNX5Z42qx",
-	"RCg8cnRxoCA+fLzqJUWXbuJkpPoCpaiMquHVoUk1lGC7kvaa2Peg4nEp/qYwy1pQBAYeIjV6Qv4XNWHx",
-	"ufD2L8da/Q8fr0BP0rdpsXHf6VxOVg/o1H6wr0e5+WS5s20iu/a17jOD9jsFwaAUGrZJV1UpR8tKtMRZ",
-	"l41U/HkcZs1lKeB8jlb2+AZ8ffokWDMZ/fDMeAq8xMJfFEuD1MK1AkX6eyeT5hr/G9PQ3XU+YLcNaizx",
-	"WBMZ3Q6xtBAE9rYcv0FEoWDX+sy2lXYDilViIgtFlqu3q6sqVFKVa1hqE1B99jpy/6nb3jW9QxFBAkka",
-	"GbYzES60E+yzlx4jyC4M9emnIKuCl4UMRnAAOjAVL0TWC2jNXuP1G6OR9tuVSxE6pEpxWC6VG2W8qgCl",
-	"A+knemL3AUTpeYRgGFnsFBaHZ5+F/RkpDsy9rsPx2Q0e62A/m6g3mowAckTrn/aZ6W7Rq5BoAJVHCmmA",
-	"n1xaHe9sgfXg/0R+Qh9kY4g7fjUHaES3Vi2RmB41t4XcMfYa7BueacpwRxgNDu1yrTeLdXQJrqDLTKy8",
-	"swhBf7uNZNXtsw/b88qRyeM4QTqnxy+6m0pRHjA0/OQlKNvUqD2v9UTtN81Z05wf4w28UwD5KJzQz4PM",
-	"iV2q5abmhUjexlVzaw6CdEX/Ina2mhTbzgrs7/gfUk0B460QiviUnLKJQeCijCWJK2/7khPESxGK08gg",
-	"bgRi23SWQ2LvAU91eAm++NvB/koP9gV68XSyn5nowOx2zKPkzg6lZmtq1ke0EcgkPA2d7uDxypKoKx15",
-	"mcpBHzch9ja0vLR3tEBFgKxMnKYaEA/nLgi+ofwrhD5Djlfp9OpC8FKZ6GHPDC5Ke5nW22iFHwsKI7wz",
-	"nLLd+omjVUz40f4YwBjrC9CoMg/jU/PlEcfGmiD4hIJ212bCTH8OASvWnU4AIkuwfRAJKi7qkSZUZPZS",
-	"ODJ0qPB+bFOrDJst51wl2Kd99hEGWPDxDXoo+Fc4Zt6zKdH2hiQxYlScwS8mNsd7qTGOzH+LxbWdSBaP",
-	"JEJ931q2QXZ4n7113fFzCE0p7YjdYJ0aSkbj0TpU3RraO1YMleJW8CL6Uo3VovA9cYU8RJwMjrP7aoTS",
-	"xMmdO/NiFwjVEQdPKjtruB4W51rm1uWccqkohx01YMbg6PebyMYhrAs+3LngPNgVeUAzJhZzT+aghEF8",
-	"vyy2MvDpZQVhC8B/JHwwGDqd2G82zppoxv1Ex8vLus0iebOlc/QvOjYb62QuqFcED+yz2MKIRa4HfQwd",
-	"xcgSXlMnbMpvxSAVoQFGO9hXXiRAW0sp2I1YVH12nogNKyOcyIhztp4QNA6O7HW0Aypookg6lcZuRJp3",
-	"1wlkfdMgAi7g9/R07FzOEi3ZHTfUsvMNFLrJ+LerDABU8So/kKXSa29zi3dKS6cbHbgva3drONUuHLwT",
-	"KqWPHUe1ODE2Sg+iC7FzCugG9XgBQWBBKkDk7LmVBj/5xtwpX5gIiSpJ8oT0ATSbQK2xrnjBwFrps2zB",
-	"p870gWBohtXw1azUy+ksmYRj3WmoEbrT5Q1FTrMfXq/HHxC3DEp2K+3VEEEFRu0OLfAsbskfvv3kW93I",
-	"fXmE+/qB8VFxFmOdg/+P4hKui437Ljtxgg2Mg0M0Dg4j42CH0EyDRRE5jdbxsCK4Lu8ICCZ+BJg6IEGg",
-	"BLfPvg8gKwnMqHdIBvbRnhZyIVQu1TQDExeeY42Vlahczq9Zsrxb/c1O/gLGcB5N/Uma3OJlfBB6wsbJ",
-	"xl1uu4kT62G9VRP9sBVojYPdp5UriV1Ea/tVdnclk1k/dpFsiI9z5JQkpxz5Ync+354jZyOZ6xmrIH1C",
-	"Sx9l0tfvZB2ssLUiYg3A0fQoEYOvNymyctc5C/aK6MnSfWQIEvdZ5v51XenruSB4bEzTYEEd4XqLMnkO",
-	"NvbHZEMxsVBEcdAsUqJtewWr/CSiBOf20EIkYYLeNJCErzbiItmAJ+ev+mK8uwixOvru0V6Jvn7bkNK9",
-	"9LhY1Ht8jH3EYxJQ/RpF4npcuF0Kbm+CjZ4TdwR5wwLiGNZTCz9FIsJ6bH5HOZtH5FSab92eUt9yzEDB",
-	"k5RmlZwLZAkIoL5jGk81Ewbg0UQxwZQuTOgaR5nFFGCODFUaVuplJVghKlNHBkbnK59LJU1V8kqXhuU6",
-	"JI47FBhvBQvubYMK9j2V/qhA7AxKn6DQuNeczEtUxbOIj6QpZFyKsMqdWNsQEnaUCLAT6vbZefxRDHbn",
-	"j0QchjeNcfimxyEVe7JGXVoJJvOwGCcnEeBgxcupqBivKrsKkPxwvWVYs518KDYuuJyL3JUSwWfGvKLL",
-	"iARQ/VIsdFlJNe1CEeAdB2QbKq+iy91mywXPCwcbXdU50OotbWypKlnEz3Hg32bg/tNhh7mDYyfsr6J+",
-	"OJq0L+Wi5cypR6aJDMiKRamWyC9bXzwFIIS44vaEQqYB6DYcYc5ZPKYI8BnTDYGWZ7SsfFlz3WCJVlJC",
-	"EDSWDc0sgwlkeAQdTxNAEHE713RCLuoKpfDmDIGEatSL21qBehEZhZU1nhTIiPIWylNCL9ZcVBz7p1Kw",
-	"3F4TTXKFmYPFsvIASHpZjh0kupsCganAYKUVJRleRr1TWQ8LPKlKLdoVRNyEl3UheuWOm4FJ3hF2o8vB",
-	"tTUq15TgA+V+am950vbl2li25X/i/XtPaIzfWjZrXdJr1sjnuGS+jXor6F/0ohSk3+XeZeUT7nEJC/Uo",
-	"ptwLqTUMRNRezEpgnFjPLj+L0Qm2gQo2ndDHsYj3OBp/lBa2PXbqvr5rbfE3hxrDjj/aPerYxAScGO8p",
-	"v1WERBPIkHtIfphS4vmCFaRYcucFfga7et3mPV2j4sKEk5poR8bFx7N4sK56H/K1sWX6LBAoKZZB8clO",
-	"4YUviVneezRvp7xA6wT2TRY0BJ3/EKfYhwNrC8D/vY60s433L+Rue+M2RqckRHorylyOqx52JAWf3bpc",
-	"cm53saTcQBeKEWKQj0Fb6DgiE/dcSGCve/++k+FKXJfCeADQLqO6sErfcTdSUsSZMxqv3TNMdhbcL9cs",
-	"ROClTjxhw5ZeCMU6ydC73hNBjU1CRhD0lh8nGOL4WCQ/78H++acgKqv6NCC2dcbSxtZcjGUuDBAnMu79",
-	"Qg08IFyl8YaAIZ3EVmOPESd3Fje0RQvtvEjrcPCiwLVLBgkZbOdiBvcjPOOau6vCT6MVccri9+7GhPPx",
-	"Gq5FgjdSzLuWrZq7i15Xfdg52FAJyUDidtWcRmfWNfr7XnERzhSoLqTmqkVfHc73mu/fgRdYzwymTw+G",
-	"NiXo3FsIRX3LzlUnTrJoA3mEB2KMPYvDOQAURrsnJSXWimX9dHnWQzg88OsOPqOC0N3bvCH77P06CdZ5",
-	"6vo3sPymmzpJPvnb4r1sBxaTJcMB2kz0u+780uOexv2llz9RDeSeVn44q/dk739zf8n9dYfJWR+f7fUe",
-	"gTJ+eGshhhoGRnKIvFLHMG/zq1MzAEs0a5ZFpWtQYVYmInAg1SBY9TMISny3p1AMELUuPAi168rr9kBf",
-	"6LU9CDosyKoiKkMIz3kF4T4dZg2sGJ4h9pAsnflk7FUjqUS3zy7tu6GWHGq+sc82tUNBytXWAAXYyfEx",
-	"imhZxRAR5+5TNBsHWoXVCqLwBevUMhmV1mehA3ZNwBsaeXfgiDUbRHKvJen7hVI75UJusSubyNN5+YRR",
-	"kyavrEWyrs+mxxTiybpt8E3Q3gevuj35KJ2kmm4Xs1GWapdKj/jyjY0/9Xq8piDF2/jdT1L/sD6dR2PW",
-	"S14NUmQJhSrYE5MLVUletA0jXLHvYB6yyiD6nvtUGMQr8VVWGMh0H7sTl/y8Q22Bih+E7q1UOcbxHTog",
-	"wcN0RqsIwiPrYs9H2BWhSdQpxiEsl/3rGN4Wecn+Lu8ylktl+kAuHHYZ0UbPBVfBCYfqBUjPGTEuRcU6",
-	"E10OlfPTKIh8KNVhNROHhdYLuK0bekFCw3oYBmXfY6a5RhkzVJ3T41P0P++kEfRYGFhKcFdpwhCk7nxX",
-	"MEDgVFEn/8pOAsyVKZhwfAWolrIaqoJXouz22XuVyMFAMoiZW0LiPmPcLopWmG5NlP25IqTnhpKCoYrg",
-	"n+2dnUXBK3usrYEymbh2v25/qFoSndE5fCAvL3rDkyY4o3Fss0DiL/YtuXnP3p1SYuxB9tF0TgVSu1hs",
-	"MkSOxrzihZ7ua5BYAQPujJ5M7GHrVAEKDh4YtTbGZ66bEBVbATnVJWBpDBWyC9sTGwvQvCGR2nQga2bO",
-	"S5rXkxg7QlWQVXJ2jptnq5FBf9+55DOdKN77aBYHLe0+hofbFLQwX23Bdyzaxn6HfcZ5272uwC7ZKrTY",
-	"rb2/Mb2//rVe28ccPOoG2e6phk2x+t1nCX8QVmwnc95owW4DiE6e9MwwmT8Qu2DjNl7Kw/CIZmv7+6Us",
-	"KLUGNlVIeOSy0iWwHbtSSiMgRh8m7WpXwfK2Q8oc5TQpvdVCQP3qUNn/BMibccGtXvEPcWjgEkAZcm//",
-	"AhwU1OJn4YWZQxJ0431mAq9Jh6uhWqobpe9UeH+MUNelNIU1jtfgyKV92USUdnSBaRBGcUZov6ZHXaGm",
-	"N1QEmm16jGrWTY9B5h2rhonKRY/+KcaVGbgnODjc0gDs1MWbl+zFixd/YTmvxGEl7eJNRTVUGX7xs/AH",
-	"So59fOsGPJW34LjkU1GxmVQVsJqJTxUvBceWLvdS6zpgSkWxPx+z8YyXfGwXdKh0CQkpLgH+EWpdR6Xg",
-	"N6bHMuDRHulP+LAwzcwOCsYEfwhjD2CZiO6FJOZ6MlTxR+yznwJzA7HYNNgKsDU/Suy/fCDD/QdRuTc8",
-	"UUomvH4Larg9ndHPX5t2hq9pTeLaPGAHRXJ0P0W9M39KEkzY7G6biq+ifIN1/n1MvHapkxNqqOxTN/mx",
-	"MZ/Ivm4szqLuxu6Gz5B6eV8F68iTkogkG2WT7t9qE8Zrvyk0vM02fCR7cI+AwR/DDNx5J+xbP+hvf5sf",
-	"tFhukNp1bQetHsgbUY1nwvRYAWSaEfBE9LBnJgmEcrYouFSHQL1Z49N0nQPx7UM1xnCGAQ4mkNZCQzRT",
-	"hQYOiA6eYcuV+bUAVpgRNyIjOToqhHGyVlqLo1jOFf2yWghrvFVDBWS3J73j42N3RY+CCYpxBu440kFh",
-	"YOL5MUUUTXdAr55UC3qlXhwW4lYUqZsvWKGnUg0VAorrcmXfjCy73x0fD5i+FSW7vPxbhP+PDSHPDLsR",
-	"K7aQSok80BpGymCGaM4zbarrG7HKcFDWlJOFuLZ2DgCGtI5OVoaNluMbUSVj6tmpWrOaJonlRcBdlxOr",
-	"wFC5f3oC8frg7Cqj2tPLCim16LtiL9NQXV5evDmcLnmZi/yMEdJcD2JIIz7GPpxCqpvDQo/tA6G6ylCh",
-	"HVIULlUhTMBYHa2S9Rsq+MMhIDh2Tu3MxjoXLDOmnFyPCj2+IeoxxZYKquwAV53quHRJhVIix4/oLfvv",
-	"jk9Yxz5qqLLlwlSl4PPrpeK3XBb2CVk3ORuZpxmHBHOTwk0F8Dt3Dh9QELt3bJPC6xbg8XYR9z3PvXX7",
-	"+xbcr2B5RtQElYpwFgmyxxHnpeLF0aLU+XK8Ey7ISBawYZm7h3XmOheF6UGMziA8mBekDqgecqV8KtLG",
-	"vSmXymCDGKD3kxQBDWAvBhZY67X12Qf3OnuYnV16eAd1hkAjW2ti2RL/LSgQNw9pN9dPO+aKTaQnVIDX",
-	"QhMokORAJT9OhYbfZ5kTbQ6EwK+NnnjWFnSq6cLm5Lqb46PHmv9LiAV20Mcjh4izl9odmAjCXXbb4s/u",
-	"6jb66ufHx9voqx8y9kwLvE/A2S3IVxlpXjuskUyxf7Mr3p7lPs9zay3UH0K4n+vVt0j62Wc/YXytFJ7Y",
-	"2I4aQmrjGrt6scLCrRuhnFkQ+DPBukH1O6aEWUPrzHme02d9oPgLZkvpHU+UNPVv345x7r7So7rPX0XO",
-	"8zzPG7Zz45Fo1ZB7sOE61eGAv1FpWAt8JIRa04Jbj9W5fyJWxLv7SRk1Hxy65Vqq66URGfQi8KURdFdJ",
-	"DTbIryMmonSMcbJq45KNT9su8R2vQr8Ryj4EoexO+3mHUJCX7tvz5kEnNjglrdvj+LGl4T1Iwq8oIbjj",
-	"PtjTsMRn7c5n6cXewPOAEbMliBgqQQcaFchALWnQdBFQUGosW7MGBPBWeqjxTbJxHxuCnYOmzISpJDDu",
-	"X4+1qa4XorxeKlllgGUKzbw6kZNWWE8qUUKr36AugQMZp33a+tl4ncvqYS0VJF/5HEvl0c8m8gLkT2Ot",
-	"/D41gidl2svCQed9B8e/4Gq6tPsc7wghVYIXLuYOu8o60EsjelHVifXO4T48oRFq0BRRAQs9poIwYGOI",
-	"Ioe8wuicw00CUj3EPdYTzw0uciZUvtBSVabP3uEQQYKEC6jnhMBzOtmP799/+Pn9xX9dv3v/6vWPl0TZ",
-	"mrAuNdeeYeZttJRFdSgV05MJ5KRxgpmraDuEC6TKWMc70Zn7rUdTZ9m00CNeZGEJ7BPGvMi6EW0fn2vE",
-	"ZJrvGtegQCp8R16wDF8HfOyVKGOwRPqesCw5VttCB/HUZyGRE8dEUZoMbsJK5hb8VdxXW+pPQuCBRoHg",
-	"XDEfrvusHvKQRtYSgcC/7lz/doGXP2zYAddim0j0sWBai6+2ti1MpCYzIkFEPwQ5pBdC8YXsu5XdAr4u",
-	"DXu/EOr8w1v2on/cf8FyPV5iixJ2wKmq5GPfr2vPI+TSfUYbPLsJH4se4waKbKihC1rmpCGyp0YTF968",
-	"kK/olV9q6taiLqplZv1QU4UVO20bqfl2txR2tcPs+5/72cV4WcpqdXD2j1/iTeDevfmt0UYwK1OJebQR",
-	"FqWeyEIczcVOGPzAJkFh2Vpztp4KyENRd2Ito83eYsjXyRy1inJRZ1RO9p8/X1FvPKgEaFa3Ih9xIPEa",
-	"Anmxs74RmE66ESsi8ur5FCR3ZEKHRCbkr66RDLEOT2YV9b8n+ISNW/Pd6gOu3wP7X/YVOzcQxrOxy5FW",
-	"FnyulPsiYZWMb+GXzO1KwCOINmUpcj1u3Y+XVnXiFrkQr/QYIylCjUMY2RVbwPY/Y9mazMs8e64/Olaj",
-	"+QwlZpZDSWJmFmKcsU7Dk6CZ9ej2efprt1m+wY92lM8M03eK4bzAzzfRizE8P4gNKD4eiwXQ667WRgfI",
-	"y/ZTy6nSpTCN4aQfRHUB67p1q1biU3U0q+ZFukfrqYPGXYhf5G9X736Ead63wLvwnzoWe/V6DCflegef",
-	"DrlaHaLRgs6Y22Pm1+LQ1STsYpBf/u8fmb8erCJTuX6IHXs8e75obMGNudNl3kI8ePlr8coP7YGzUw9p",
-	"iUXz2CcJlCz1V2mXJTOIN2ay6dpzQRe0vaBM0QHbxg9lHbPQNwKorLx790GbaloKe92i1JUe6yLAGDUX",
-	"mg3V2yrU3CL7eFQjghk5cqbSKh5XqIMga9duR2O9dz5U2XB5fPxibP9of4F/if8Hf5xpU+EPZ/jDQpf0",
-	"wxH+4N6DP2aQNrY2RSbzDNl30JjAAptaG2YnTuD37LoNlRfzVvWYHs4G5AL50V0nm3EeoWIm1MSg5AOX",
-	"VahxuVoAf5eV3qaiCu9bUQ6VI+PBJ9rJAo/fTIxvgry4vLx4w6C4xjqsW0preJ6XwhiRFNcMFVXXJCVJ",
-	"UUUNz4GQ3fqnA3bqgCOaK2winFvfGDp2XWuVndMUYSLAIV9StTzQI3n5ZU0pmC24tP4xpTC6uAUtaAeR",
-	"SQW099f20oyQ/wCywheWRYvtG9Z8qQZCPxlTWKfmrwtQ/hnrFHK0+DUU/3f77AKjcGYNzag3VBE1JYKW",
-	"BUtvEOIRdoQ9ZjdnL5w8+2ncrmbVHZiSUetqa89pJAwfKCAZveFJe06jcWwtXnKrilxxXql2nKa0G9id",
-	"ye4j1zf9ThOzTrkwnqiUDWqq0WbampsNDIzRh02UGJisVQLnwJJdQbj9BBRX6eV4ZsUq9BhxRR03rqAa",
-	"MGRiMc9MJYvCHlbANIdgCYKRSUxXdFAWUrZ2i8ggPep5HKNJNXe2Ys6wfux3yeEmi/TVsCh+LbvfLuXu",
-	"e7+3C4R08/bejP7SJOEavbaNO+j4KaR2PMs/SL53592yn7MWLXpSK7ouaY+srbU/qlv9Ba0YK6ES1qeK",
-	"aE8HSeQie+QtGFFV2AMJHVHZ5esfX7+8Ys/ROcilcTYbSPWhcuzJdC4iJo9Ayj3S+eoMVAYWkAeLsMc4",
-	"m8AnpWJvEPjE/cI6Uen/UK2hpWVmCay+BMDqrftScKMV9JTOhTF86poqqcRcGpZWwVfBordGMVi2eYR0",
-	"SpZ6YvCLiS6DI6GmA8jb101+XTZY/B6iZqiaLHxvY4OpH9mhx063pXa+FzphMA5YDYwlopIYKvsZ+uxK",
-	"GFfPzytxCJymIl8r/mWdF8eMs7lUgO59ekKFANmFqMrV4fmkEmXW2MZmXxBbrf5jP5Kgs+/flfPbSfPg",
-	"otAG/p1W3Z+e7KDPr7R+x9WKZmW+PFAsHEVfWGYAStnXUjX6qND6ZrloDe1dCSichzTDoVQYfbqbYRID",
-	"I8NzDvlm4PM/nHMZjqW9iWjhsI2EK0eFZKSaFpi9ONTKx096Tg54IxL58eI8iGkMGrOO0mwkeAlZlhsw",
-	"fXOmNONKq9VcL7EPSQmRi7wLmZZY/knFRtr6/RC47GTG6Guh+KgQuZOGDqeYZuBDPiZE2nExMGdfilvB",
-	"C+Npf/gI7BiVy1uZL63wwtSKgbFIA9KDxdJjXEgoZcDVbAiCwqe7NPpDqHDfiqxQ+0R+navVQuQDzHtb",
-	"7UXfleAF2jLbwj5sNwQGd2lUeX/y3enj1tpfXr7HRdskzn5e393gHKVbtv/ViI2WJMEb107SchQxQVg/",
-	"07FUMbomS3yJzA6Zgpa3bkODjNk2XAVehMANZT+tFXnvo0cZRHSbYHU6vjtQmlNxCTTx8Gkbn2909MzB",
-	"w25b955tGQKqMU3X8n5ym/t7x1+eImjbJWvbcIccAbs8f/cjk6BFqlW6z9tj/+yjId4W44VnkI3WsdUT",
-	"luEvJkNeOjvcWO0BxRGKWfsnQPBQ/r2ItQxoydLjyTmEwXWWQAy6hMhsxyHyaweQXFWlHFnlOOeLhX3Z",
-	"CgpZUS05pknUYlmfvaZeMDcV1z19vSwLOlD+p0/zIvOkhlN5KxTrnJ6cRNCJGBd2N9gJTaDZOmcIV2Ew",
-	"GaDVmAJbGOYOd0SwM33mujvZx4sfiU1xaQSbVdUCi/IcSR1WY1V6V48B+f7oOyJNHKHsI14keHiOhyoY",
-	"J2DlrGoiqaW0Fx9+DTXA2b6iqi06nuj6B4mOB1GDr3z0sPjl+1hMbyfU8h546GP8FszeEMy2QrBFrO6m",
-	"3PdrN0IZCwVHpRAmsi2Nk61O5AVxGRfmOzMZOUAIadUIY6wSHyAO+5gHoYt48SRgaqQwpTBCYQ3JnHGQ",
-	"C/agGwhe+aRmJ/vw/vIKysOO7AY5wtsOkUY26+55mAfxQoAEWae320xpRzHy2uHfsc8J3yu/Ydjs0Le0",
-	"67nYrXXJf/EN1sUj76QfRLVxGx0/lRx/GuH9FYXWd9+ae4a+g8Lfs6MK7tnaUtWPjONSLAo+pljJ3cwa",
-	"rNbTGkBKMphiG0ywHY2tH+SttXtrtqwu66ZsMiBvghLvcGeKT4G4UIyGOIBOrfuycTNprskYp0CTqfTC",
-	"+IhbDMHil8FFqEGmgz9RPboswd6eRzVJ8ZWP3T62pyiL2si+ApH2lfWR7W25InzUUa7vVKF5fvQvCA63",
-	"oxNHaS3S3ItSHBIlnDUYDZPGLLFEzdddIYkdgZZCLoiyf1oxdDxzaW4GKLIuXwwVjYuiTfap9mx6N/by",
-	"BUOkrWLV7bOfdNxcZQ/mTHCy6jCgfUbwWDdAvGBEMRmGveRi07gCLtzMFfvbu/OXbmrY/6r43BHtp04u",
-	"/ALTgzA6ZQaHSnxayHJFeDjnNAJHZjTnxUSXcxSMGEGxb+PVshQhK3crSjlZxYxLA4g72icDRfSNUCFZ",
-	"efr8GP5Mg3F0SEZaaetWE8pB6DPFMoxdLhcLXVaGZRdWk2UupWcaS1NoxS7xW73HBpe9BI0eV6I6RGit",
-	"VOD4uPhIKo5oybtUjuO0nxlGL7RiGTcDjOYl/nr4SpqFNhJvrG/xjFcVH8/mQlUDKAFSfC7+OjzAotIq",
-	"fgsUCIXK1OEBdNa1V7v3/AhcjP9fmyZh5H8LSL2sKmEan0xowXY5gkC8F6kOYmabLKcTVdvKkN1v28j9",
-	"z5PDz48fd2ZwTGbcuHPWf3Th3pKXcKcuJA3rEjgW9ng0dwMV95zz9psCCU7twS0Y43DDxiRXlNM6Pf7L",
-	"f2yFk6prp0UpqI/LSel25HHP8xOP3t0G0+gxtDcnumQv/uPYl3z0XEqHZOcmz3SoMLw7WvlaFsQTWCEb",
-	"xoKXFQIPsIz+eHZ05FEIEUz8RqyItc7e12Jk9iLZfnzaXhn8wa2R2yAfy+LB0K2VfX945ceyeKNL9+LH",
-	"tj9dHYZ7/9Zy4Xgz/O4rz3B3gAsZTdu1N5IV5lT3utyoH0WqVmo/f1cQ4uH+SHy8eMsmAAwqCT4f6ZQN",
-	"kwqKMsxMl9VhIW/r5zRA/Hmg7IReKxh6ps/OobNN5PZ9aGFG5w41941YUScI8I5H5lpDMumZP9SDoboR",
-	"K9c0UXCobqACt9QINBqzROljsKzilkBUjTvkVqDACCDv1IPyiaGKevXg2xhvNEvFLl/0WGZe+AkhqmvS",
-	"8hLNMZQaOTAFhwILVjaa3TTH3lDhgzNaP0e3fEpdHbRYu1KGDULKq4fGLTKeWVtgqKwxADxhvbVy6lMr",
-	"IFEIwvEWKB+DeWG3UxwfGKqhQmgY2DLStAh31slQk5trqa7pxwwuaSwqu8B9Trbtx1I+kCyl93ws5ROB",
-	"v8QD+CY345wQNhylkgwkVrIQG6WmlXeHnop2l7oPkJDhDteHnJLFpx2hQFMISSIodJNzJEcB4wQ5VPyN",
-	"1zL/lAHYLzIcd3tM8PEsdP/Zy58ZV8NlJ8Y68P/TQ+/p90DoUdEqVeKC5QgXjHkJINSB8phPTVqjggaR",
-	"vY9wUJD40BWFAXKpMKG9K1sA2DXC18i5rDJ6O1wJdWShINi10FFcQUg0riYEIqtdt2gH3GnHFzznK2Iz",
-	"nOml4UANOXGPNTRgf3XapYbsh7oMpJARzgsQ8At43bqZ98yAoKQqA1/aS1RvjQ/qxr77oG33NFEim4pg",
-	"4fioEH32GlYQCiQcHk1zQc8VNzev3VMuEIdwl6K6dPdSqKM+Vqtf7avbq+mAFTbey1/EbdTM3ua+swfT",
-	"hWF2AATVQ6C2Yul6rtA2MN2T7WC6W8blIHWwUKVtIPjXnSF1kg97ifc2jOSDPS0I5NRDkpLnPaRumiLW",
-	"vDuTfrQdksHsOdoA7gJpsD6mHZXYCtJkEaWS8+U8XrIQ/Fgb6bkbwEKUMLwee26F13NgAQijOj6mcaFc",
-	"2TosGH7949K4junbtg/zIWs3187nVvAiLzJrJ/F3r9oR9SiddKTG60q7vXruZ4AfP5zwMfRAXAgMnoK+",
-	"q4BYFrX3mmrsUZ3dRGKgvJOtybasF1MP9xo1eR0fhCu2XBhRVgEzlhNGOivjwQHkIg3KWAXKC4YsYRy6",
-	"HB1XvDBnUQ0ePoLqUVy/DSDEdE6On3d7DKh7/ZvIAUlehskf+4rOibW8sWUca+6s7iFcsVuAcbvjZX7G",
-	"sl+XYinyzB7frFwqJdU0Q4we/yddhj/BdXYvgNazK4cNP3jVmKuxKOw/4XtZo4kC+r52Bkdjl9P5lFBa",
-	"Q7ldGKGnIjPM2Hs6Mhfzhban2Fod1urpDqzfYmfiyuys/YLc0lIhH5R9T5Sx7fmOImojIo8RMqx4uTDA",
-	"/cwc9XM00WR9un2WoZ+dJTOB0YM15AodowfAkgp7YLKGC2kVI9fOOmBgPPlX2RV2D5ggJKirTjJktiiw",
-	"+ZKtgtaSniM2g4InIdgdniSIUcDvCcSAEfb62IgC4AZPsocWk3WZK15WIr/mVRYYVtyOxK2N/H8m2kV2",
-	"Xu4aHKbIk9Wyc3U7y1Qll9NZhS/32zLMfcYhV04jAfMc603DE8PwJGD5WMO3tlnA2/25PgNqfXP7d90O",
-	"98aoUFOpBDbadaIffFFtFdYH7rRSZA4Nbvmq5zpG8NNFr4ksT+vHdHuuFc9+W8DZwB5ueKO3Aq0bQ4EX",
-	"dA5KrgwfIyt7vNDuPyMHCTvD3K6jut0ycqEMBV9lNQhfyf6vSZYOnwM7tu9a91w4RlK9MLlEmT3Xq/6c",
-	"f7p21k2GXXSmx+CD46OV+BS+QafR/7IqYSanM1F2aZjRe6geoRcdszBumLwTEv6pg1is1a92pRAwfFwq",
-	"HV0Tvkcn2VPYM28dBRM/3RX3rSmFdcEWfXPYZQNoyLQS18vS6I3PjEeEU8WKuvPTAUKrE5Uhm0ovFiIP",
-	"vhTMFT90t+eHEg+OTrafYiH4Lfb0R/MDZMHoZNBFqYcrK6iotEcBCTCXRgyi9lMkN41kF51edh7JlzA0",
-	"sxxj6xc93qWHg+LjNwF84I6vWFSAWTNWjsYFl/MMPFLimuIAzAm2yH/4cJj9GE1jaRiGW/Jw+VJBqRE9",
-	"117CZoKX1Ujw6syOU3yqXB0pXUR5kgLcHtxqGfwlhOJcvNJOoIuCVOm7PvOmfF2M5TJHhBmMcHciU8du",
-	"pOhbex4sfacw46JWRHglVS4+dSm46wCjSatDA7LG1tjJRIyrdENi7PHfMxgQvH6wP6OqMBTiGF6hc9hn",
-	"L+F5pg23sJeUTVnFV6+awh1EtkEUP37Rb4is2mVOXJUHZQGpBS2eJMiajOFnWc2u+NScf3jbiitLZ9Cd",
-	"PdhKZIjeceNqqMBTu8/ugs8dJ8KL0PFZb9z5VuJ1H/FoNKdqjutGv7UlDI1Koj2FV3Nrr0D9QLoLI7d3",
-	"XFaxJg2WppXhAOdmNUCpeJE5E68xTYTg3SScnE+4Fowmuu08Zez2Zr6f1zODAvJWlMbl47zoJdVwo6xq",
-	"RkJKzXJNoWEnECsNypbJuPv5tM9+phljdNop5l7qd6ZqEd4cFZCcBVcc/nTLlTQzwKEw1PfhNa8OliR8",
-	"KuvF3M3keEamwJpb3YF/NRmbNfdnqVDm511WcmrjtTofMmhaCTLveNC5a04Cup8+bIto74CRVC4VKFI9",
-	"mSD+FuAtQbBXT5xC6nl7HmqFCIwjPLDHlC7jAUQ0b17EICy8LK1C76JjAg4rcLdFQ0s0JahbO/oxaTsd",
-	"FmBTWTCS1fl5tKvjO3JysREmZ5W2brgP4hh6NIR6JIAcliU9wQhejmcD2lrO5MNYA7gzGDN3fw6orZKW",
-	"CIDkOnQtmfyg+u33UA4VdhnRVHbBfrlyJheb8/Im9Y4iZ5hQWtLNlAr5bu0AQDg4NfGcUdfzqRlra9FV",
-	"Lj3Lq6zPXtohYU5AfBoXSyNvxRmr7jQba+U83TFehMl1OLf1g9EjCRPiTzRETBJ7AxYfQfsWgwxOYPg4",
-	"BF4M4sJbuyZphqqJ2SyNn4TQFR7lbUayWyyME0wkiAuHfB2Z7LGr3Ekc424So+hEzm7WdaNo9syJQ8Av",
-	"j93/EnZ0JEyfGdh1Z97VJlFnaNHxeNE6ohzL4/3VizZQ3V2jXB3dfCeJZIJT8MFZxvSOtoDaPRi2MO6d",
-	"7FrYso9h1ibvgLc+kVX7Er9pOuctliLKc27chrDC9W5NifozQRZuQ/veTzoOgJFJMqi5No/bzfc09V0g",
-	"vCMRR1AzZICB+tjdSMTLtlYpxPUBuwNSUCkBz4loG2HvEDNKKv+fVsWX3YH3YPGmUpCUphwxOy8KYkZx",
-	"eoKP0WdPk7VR8cB6kiVSvmysreVIsZ7Yqa9bEU52TqSV33E4nhdFYoDw6ZQsplLcSnE3WE/GU+JbTCqm",
-	"l5WLP63gV1ABBax6YtnglFrnEz7L/8/e1e22bWzrVxn4pjYgy3V6cg5goThw+psmxUljJ7loAnMkjuWp",
-	"KY7KIe0KRYDzNPvB9pNszLfW/JAiZbmRk3bv3hSNRXKGw7Vm1u/3yTp5kZhgd+9Yhlhz7H1FYGbVLg84",
-	"4G6DD4hxzDUQPH2dB6VjQTLsJMBbK27W96xFcN7pRyfepfhnWGJtO+UN96le+NBqhdY0nAJ//MIEHno+",
-	"PPJ892O2Xnu1VBsGv8Aj/5zcxt8W5pbl+D7Q9snu+5cEtg/zt9d4ie7xhH9Qy0Jvm+0pU/1JMXUXQBLk",
-	"PEKI27XTBJkmt9m0kkxutwakI7miJQg/LDMJ5mORyTzPQro7grO5wRg1XZacyQd4Cv0MBixkwtgv7xbv",
-	"JdVztZzjPzHI4btgJ6JStilqkXEQ8IKe6Uz3mBqipAOu0xYTRmY7I6zfTFhzWR/mKqbPYp1cfJd976Lw",
-	"MeDMYo4wws8jkBuTo1zhYrrKfKoGfXNosTVlnC/jDGcHE66tcVroXwvpaN8T7Ra9QbstgxOHTEucHEeD",
-	"ZH3HMlJazK/k7ZWsyS1EmMCPPhanPBI9kusLE9g69wQ6r7LS1BeoXM88vCXeT1aV9BXdvsIRTpU9QV7B",
-	"+VtNFYPushTfn5+/oGv6w++n3Qq5vkN2f/MpeyI+ciZhLJ7WakFlG4g+5Br+c5nYHARAEjKFhMaqa7VY",
-	"01CRq5nOfU4Qo4ySgoRxrmqpC5txSYSuxX728+9v9woze7t3In5+uzc1+ert3ki8xWbi/k+7f6wdu2/3",
-	"3r1/lx346YNxrOSQoHODZVVouLPuVzZuaZ/Jde5WmfcFlNjKqGppuQvJI3xF1km6POhGgt1EjIdMts68",
-	"ZtRuak+oMajyEDF2iZCsT0otnMnPy0RVedY/yZnX1LK6nx1nQv3ayMKK7Hj8OXqQcsqOkb54j4znFjc8",
-	"BAW7qkh/1blPeNI9TjYoWexhVLqWHA2lUsNX196iXjfxnrgVf+H+kxh6D+FNY4zkILafioR1fR6brQHe",
-	"joCj65dutKZXH7OY7y9EKQ8AUjoH7rBCvHsMwuAtXOM2Sftm57jN6yTJwJM1I1JvSxs6WY9aLaXtK42q",
-	"Dd3Vf1L4Sbdd65lZTFG9kTlvFMe3LjkiSxt0bbIYpOVNm66lYB0F2N1VaeNOr1P3yi3eYGH5zh27Oy7E",
-	"bJxKhujWT3Avtr2VeZXvd9O3lVnc745zs/X1T4hLOIXr4Hsf0s1Jvup93JyWJv1nFCW3XnmIDX4AyJM2",
-	"HAJr7NqTsLsyuTBNiSSgrq23B5n5HWYXfqeaH4tMi20WKo+p1s5+MatUrhmYvzvitp2CYp+tgCmQDpwB",
-	"Td7IiLYZGCpsUxyE0jeeNo0C83jSdYpQE51Yslzrl9qRvvJ3oa11/4+K3nGXYz4T5kZVVTBO/diVrNUk",
-	"IeDgbkvLnhivNVVVJ/d9ZodJ7EfBIwplmH40wtTHoONNOYxeTCN21yBdkxQcNQEVodpSTrQynXRdoZit",
-	"KXJhFSXSsqe+0nm2OnymVtlJLOsLiXvYwM50dX/RpXj0X+LKNCGBm4B+J/n/QLOQegzu8sn6M51XErwN",
-	"Z/gPAV/pONuLa7W6qJRThWyoKgk71V0dTadOgX5tFBvYSxQAOr1VN6gFTwPC601ZQuecykJ1sKpirwk1",
-	"M8foVWepB8Nojx9vFcR6qAIr3t4/idWcHC134k7hG90mRaShnMAnnZziduV7siaPO6+6usdLON8rPST+",
-	"rqzaRWVV3B1bp2LvAdzyB47CU4ZohpvFfd0Calnjbd9wDEvMroxV+E2bXOzLghp2mHWB0+VsdpemIns7",
-	"trNtdiWcOlCp/HaOxHjXzoCPxVRKWOq0mK7CGrjdcOL/FatbaEW5vIzXJU2l9aJ7QtXO+KPd18H42x/Y",
-	"4X7HH+FuhKlaFv/+1j+WhF823QCGt6Cmvjq6OT4a36qiOASe0NEvt9d27D9F73b0opkWVEYEpSFmGKCb",
-	"UE0iQc153nzgd5GjAN4rgoayIyLMRZzyjZqKZ2olzlQ9Fuf4mYLBFHdPwFWya51njNcydvdYUZla1uqE",
-	"Q4q4lulqUBjJVDe6ZqIcGt1XdJkixy0UdYx3NWWtC04jeMA/D22VlGOiOhTvq90mRMifsysuIVM1h4iA",
-	"XJr2Ra3EQuHXgOKEF+snau/bgX64vX5QMowfrCnfqOkztTpT9ZBWrX27HYOUvRiQrJYcJbLtpLkj2IWZ",
-	"m6YeLlL+pkTzJeGctw/Ubnet++WHN+et0cHWdspbhaR84BPQI2Vi//TFUxEwf9D+4fsnr1SlDsYiszOz",
-	"VF8CQyejdhZPGSxCUR9PLsHJtKqsPcLaSGTzwkzd/biDJLZzDzgxcIZSAVrvteo3N7nOGKjlpazVZaXs",
-	"ldcefrAqc3Dv8fJR+8uNuVaBs5qg5ePXSkmjQ0SAagW/AhETKREiB3AWofRyqa/Vyuu9L5zp9tYSwTP5",
-	"DB1NarE+oWaEU56h87CDCGVVdaNnqo8OCgJ1h3P3BhMMC1Mbt1SDKAtOClpuWdChPcjG3mhPlc3CiTh9",
-	"7L1R+IG+6N67bUoOBuDrW98Pn/QT1AN8Gq6m3/eIzMypsNt93rf2nzM9B+X95i2GgAsHd5in1jZIg3lF",
-	"25fr2wi58i0l63blIyVX62mhYnzjO3NeNUocibNmyTTGvWJM+Dq/aYvq6xkrGjB1Qyk/DcfmfCBw6BC7",
-	"+VO4rZDoUefol6nEbWXKOQPY+nDKMQWGEDybV7KsUVDzZaTqR37U5CsKxs1kVa1EBjazzHdt8KVjccpD",
-	"+D+N0oOU2INGngro9spw1CvZf91gKK+nVVrxQS1FrpCohGeD200Xq7sofEo2hJM6dPaeUz7h0ssC5xW1",
-	"dlLa33PXeaI/lIYgnMOFH/1rxlJyASkZWLj2NWPxsr19w0MCxvNhY9VJMjNfikDGVEsgQ9jU2UyUqTVL",
-	"kiI0+ERIylE0j/xxYKoQL8HW33pyKC6g9oTehXffcKpUmX6iUYtltOcTYNWyiT/QKFa4YSJ07tCcu+dj",
-	"riqAC+LQAsv22/KUgr2pa40hgRdtxbSp4+cp5Ozapu4qh5ILM8tE1qo8IBA+PNojAr8jLaC2KNa1bOLR",
-	"I9wgNHCo9gBqh7N756XBeXjGSPehJ8ZzqW5gQ8SY7s+kVJMYSMA9fSHyXsLV9WMUu+I5Q75uPEqj4kem",
-	"SwLiYso8N0W+ZNKVfGfVBDaF1qceOoyjom2EhfLnsR8ZFycjDx7ID1DI78b7RIFTd26ekYJsijWyDn1c",
-	"dtq/miXiTtpnajVghhDJtBfhYE1sNk3cTjroxXseneAhsCV8Dx8nQG+wIYLHUA3yWGx2fybYobLvvuGu",
-	"p2VlLnWhjhYqYwDllI12195Bn0vtXvGVfVi+njDGgLIwPjWRoX5I1c2f0Jpef7/NwkvO/rBh/VLlSnFc",
-	"PKKNewOQwcap4I0CP17OtXM2K8ZsglIR6RgVs+ESegYV5kY7EQ/cz2CFeZqyScpp5syMOt6MQD2MiPRO",
-	"/0ePu4XfzFLxFG/VlE9hL8lkjAPWyD0g8yFyHHBOl0Rt5mRCBs8gTCm8NeyTsXhi3BWrpbKIT/mfP7PJ",
-	"IUp6w9ZS8v4dEB7SdkAVca8qoUd50ktnIT0n8rdgdZpSHSLjAJp6ZyXqcn7SXWS6NkLw/s8jzvxSOC1Z",
-	"VGqcOcbPYp/IpRmqGG0nzg8g4SAEaOrvLWecVNDWNvTZA/ZvqwDTmVtsTAawMl/aaUoU3SZWrzMog+3r",
-	"JGuhLdUG52KfXBb6ggeJ3StTqPy7/I87LV6WCvJmPP4XNVfLlSWB+jBPb8h8xOd+ocyyiM040tuTtKjU",
-	"aY2Nn2Q0oWYhDRj5EwF7ADaA/4XS/PP//+FM4Uf/jRd0/8yoIVlbBvI6cYpYSF2K789/fI5TiF9ccU1d",
-	"ohOe7Mnd7T50OAw+s2J2pWbXPUTgrzEdt7c9J8DehzDmaJA/rzUXeF8q7L5O3ltLa4Mr7f0mbvX+2/b7",
-	"Q7YfAdJ39mHsGu1Dp/8ovVKyqK+OqFpJ5RtMwYjqyLgX+IrNEnu175GqFCRrlPaLAN2oqXhil+w008Ck",
-	"SqOAZKltrWcheJwz4YLbsEs1o6S1MUWIMwTwS6qdn13PKzAAIG4FGAKwLLUqf1AeT6VfyCtnNJMVtWXn",
-	"al7J3IMUPv78i7R7MWtKf7GPeRNQpSlrqQEnLayaVaq2I3FlbM1NBKZK34C8Pe5Y2CaT8zV/nO8x9kMa",
-	"n+2R7kqZcujQzZ6Xxb2pX0Go8+MdEgX94cmFr7br7JOfkRdmEocUqH1la7Voq1qhb1Sp7HD387kqkpAf",
-	"1+bB2ULBpK+AcMYLUTMi1hgItATTeE4Vn1NOKnO1VGWuyplWxK4vo3KZpnbHbIgLLRiY5hLxHHcUawKx",
-	"QeNMnJhBdkRWdTrHdX1LoSkwe6o+hGqlv0XdCupdKWkNeZeEJrF99vO5X+UHRUKmMbbgVG19vp1rxh+Y",
-	"CLxtliBYR1GAdqwkfnIkk3coR6Vkru+lHfHQAVYiobNU8vJSz07ah4iXSq4VrYOauBPM2aL7jzxqYSwA",
-	"Xui57/XEGQOSOGfAgysF8P2IOYdezk3ij6DygPiXpr6g3yeEw4u3Upbj9ZSPyPWNzhtZeAtUvBrSTilA",
-	"HDGVhSxnwYj339hXSvPKba9WL8P3eVCmEB7kbtJ5+vCQAZmvAqwWC8DOFW2rmZ0C8tMSLBI+FINPTdI1",
-	"9/XOgLzpznmH6hemvFn/bo6PnHsll3pzYU8aEnRLWslIYJYd3RxnThPsoSzzw1/MFNxLqrqUM1x9owiU",
-	"2Ij/W6ry9MVT8cX485HvRYTu0GjTFHsMcglwYzfAkb2V87mqMM17HAivjzHmUn9tZs3CScIHSnDno5fp",
-	"O4mcBxlHhAXmvhoQ5b6b/boe3RzHddy1fGw98AbJST/JA0iOtOK20nWtypGQ4owGE4/SCeuSRWh7ceDn",
-	"PJA49E5za2nofcePIQ1bD9wrDVvEehGIoSReUxV7J3tHKAHlZ63JjAHKHeULENxiSxt7mWXgXJqm9Jgo",
-	"vmaGprWO7HE+WMsj9jMfW85GnLE4jFUVB6P1KNgo8bptsBpCvTXnLJJpwffumZQqZVlHXBrF5OcJBztw",
-	"h4rVGvVb8vD0z7ZnFA6+IeLNr8z1BJZD4+1Qog8W6wr91TYZqrHuO64P8dyUcybZS8obEIPFLb2DT1La",
-	"ZAtc6xIx2HThlvrwWq36xjw7/fH5ECM1VbkOrJe1pudxX6HdjNLlduRtqJGY6qKAzRxKxBEBaXcPhmf7",
-	"MtqeJZLlvHE3LUyuCivkjdSFN8YvC3MbBUnOedvgh9IdPc98TTEZRbEP9Mjl6lKXmgRzIXOKkxBkfZkL",
-	"lc9b3xPj9q2tvAGHOsojZML2lEKgEiCkh0C5QicHjXXQGeLwRqvecV5BOCKiJQNZgcqfam55zO4DE/3r",
-	"eezLpm++LclequoQ0/fMF8kICYDZBu4fc+mlj9ZXl9bZ4imc1ShyO3ChKKOdEl8Hrmf00XEbTelw4xzO",
-	"gVDEix0g2QJevwdNgVaZy7r7bOy7PatGa08PRYh8SSQvKUAXFUBLt37OS/+lyamIgtF0CRsyGfCqWcjy",
-	"kD7rwLZMNqLF15RFFGWoAe2+RMdOf8E+S8GQJteGQHf8I9Otw13cJ9sUq8PmlHQ62pFQ5axaUWK4piJQ",
-	"JIi5KIsgRZMBkp1u4M2Sx4uZrGVh5kHJ06HFFAFM3gjoCyQDpZf2jPSNB+M7++l5cHxtRLWh5DjqWdJd",
-	"8NfiMFzc89SnJU3Kl9NQ5U94rlI5PTzVG3cltKrvgd7movPb++fuoLQj8dXZa9Esnfc6ctsOBJHOeebN",
-	"j6P4o79fhK0pGh9zTqgVcZYOcsGmL+FpFt+/e/+vAAAA//8=",
+	"+/uvxcEv67g1O41DElExpqfbRoJ/3Tni7pb6jSwEwjo+cNA9fuE+Yfd0Mb7KyHs6hego5n6/70KZnTyG",
+	"dTiroMXPrhGveHdzSftQDdUhGr5+v2YsG5tbQoN0AAxnAUfFv9BXRsDvAGeG/U8TCZj2oxX16UKRKHt5",
+	"+fehYjDMfmIfW10H1Qgw8mu7cylaRg0CYKV3gEy7cbjm1yI7Y5zdSnFHUk58kgbRnGE1pGKclWIqTSVK",
+	"kbPL//0jc09ZH0yH24GmqbgGpzUVa3FXN5SR5IgN0vLWLqYBWDprJKVz9OKnJyehHmLg6XC5Yh5FzQ+K",
+	"CtX8x5EGUFbzVcZ4Zd+jwVbAD1Jjv4OifNgLD5QwcKf8odAbIiHypAmDeCBbyeaSc/vVUI98ZQmFZJVb",
+	"ZGzd4Dn6Vz663jk0W/uOyANbgBMA+JJYEOrRTAthekzOFxqQb0t9R3CdBNpI57PP3tiDjvUAWXiHPYde",
+	"osGhpOyqG/s6C4mitxEODkAyJ9wj7THY5NjuEoFd39NfRRD2aWOqu2zRHYKq6dpvMsEHbKFhhwJjM0C1",
+	"QnoAtkmjV9i+EY6fXnb+QUKsu22T/fwjt+avRgmkWF0QHo11sZyr3TAJ8VokXXfb0I3xmfHgsvYdPZBi",
+	"aK6WuSjPkO0frE8/LXgAlu0PldvW9BAnYNH6SmVlPBo/EHwZNJiyQt6KBNwiGFO9obq8vHhzOF3yMieK",
+	"cL/+LkwINflQIawwULPy4+nuhz7oPsNLWuaHPGX0aelV2+l64LLf/RHzuH7RfnnaI5frO2VNga1njrNF",
+	"KQ6NnCqR+/J4h9204QC6vYp+3svLv+MN3JANAtv+aiYArP4mNIjUemaoocYRYgKKsz2ML/7j2JczNx4f",
+	"7keCIFPrp6iHWer0WHeb0tRKX9uHNNdLRvrrFS3qx7J4jEPmXrddneF18Pl+lyw196L/okVCP/hJD6g1",
+	"3bceTh2FrLYpQjyvgPzYpAZ56GYDLfbMDNWilHaNDqH3Eu7s6JItZisjx5AFzYlT1x44raj4sqYnNyq3",
+	"oXKazB5P56044uvjbRrtwi7SV4yj606ynceuoUm7Sn+ArmSeU7/N3b+BtkSVtT9PVO35bdHWjy5qFvRk",
+	"5+PVm8M/99hy4SCp333P/sqeH5/++bv/2+q+0aoSpou9aulZJkULYOKAISyrPvsJm+mHSpoQHliJ6syq",
+	"dwhsyopaf3CyR/R7hhDe+OO1zIkIxTn9tZsc00zWH6pzfL9HUxSfFlCBgEAiJ6dsppelYZ2M/nDNq6wb",
+	"11B4wKvxTIxvRM5moiTrGuxsbgANaqgwKhJTLRdSJc1epycn3QFb8BL4GWZ8sQBEpMrPPszJd5tFwpQi",
+	"0SMx1tbtyHzcOWNLVckC6ydwmtCLiqsA7WQ0O6TsALmHwtqKV3Er9TIEcoD/wTA/wbngCohurAwlkLK0",
+	"lO75i8GaCbNuwQwVwO7ZXdJFIEmjWa7T+BLybrnv6vhks0WpxwKIQLNWfmm3zXEfPxw2XvqeN7qcP3YE",
+	"Ft8Mk95mdfkYFZ6C31nY9bEB+5qg+lAq9p+y9AROfBDbe0aAj2pS88EUzNs5QpHymkjmpm42KnEXOUhr",
+	"fawx2rg07OT4xNenD1VIDiknMWPxQXHB0DJTXw4nTGWSXoKOuqHK3KiuCRZrxg2blvoOeu+0Ej2Wkc0L",
+	"zppVVdFPSRbMm5jX1rwIEO04DbsEmNu0xiySJtEwPEWdsXL6brbyMD1rsrzH5IRxteqRUKeBdB1XV6nv",
+	"qO1oxm9Bl825WrnCQR7HpQZsVHB1A0oNs2fmRi4WBNOcJPgwLBZCUd6EgoZAp/elqvSAoBSWBZQz6rms",
+	"4E+E1FwCuIQDao6+LXY5FvoOagyN6DGl1SEvFjOulnNRyrFxZY2Qos2uM0Ds8jlFrxLz2KpwSmuoTo9P",
+	"oc3dbVFCCPI6Fd12qlkidbWuq3qxFmzMHNLz9tBdny/i3shC4Avca/fKIJ48SRSc1taqMA9gAHh8S2Ua",
+	"JMO3tOIX6xMU00FKf6FaIdv2wbTKB14akXgtdbhGlF89BI8DPqDv0AT2rr79y1xUHMMULjzgeD50OVS4",
+	"DWPWjz6D/m8CoiYo3DOqNQki5WxN3bnaqlBi4pHo3RVORnTRXqeSbHwK2SBDxcCTEITqEGsSUC2gfoz8",
+	"bxFpFll5CVasBjBSCCmexctnXIgEh+mwITqxEziwRj/KbrSFugOPFDTnK4QlchCydqgjMZVKwWpaNxpu",
+	"csD0pLzcB0BupkBYApWpYMI6Dr5LyiOPdDWzctjBfyeNrQAMnuUC0bpLgLSr6xdiAuBzraYs61lVPch6",
+	"Vmth4Ur2P5n1XeZzjnNdqlyMZS7yboStjkgbmRt+P7xygEWvUDEEfXRAL9ngpGYzbq5xm2auGglRPsul",
+	"IB0JgLGRPkZtmmEs//o5mBn43yeZ86606rMLp3jNopDOTb1485KdPv/zMft1qe2uHiT0AAG1FHdYvLCh",
+	"ExDQ7dUSMARSWtAmTfcBxcBjO2n02t29tHus2L38O719e6MfXPaY8bRvnlPYk3u4TnrcHg4Hskc0ey/v",
+	"+NRO8+NbDJhOdInCSqpKlBNotulk8Ei9EIovZN+uOUnuo9vn6c9A9CBKEZByqI+3KqXIAX+bcGZHgpeA",
+	"/AaAhw04aNSfw6fiGdbv4wwiflaorWVYpss60UyIcCpbloXpU1D+Jz4Xf0WKamuSI0V1BqY9Ys8ROhBI",
+	"MG8uu0XAqJo2QhFbMa/qeEKlwDSdFfMITEc6kYDA0CbEdgAcubcgMFAH6n2qAMNBNhd+0Bw/yoPd2D9n",
+	"1bxIj8dOnJzRUv7t6t2P8BHuG6fsrV1aAqA6//DW2xj1QnizMpWYH/zSO/h0yNXqEAuqUSTGm/2IGyMq",
+	"c/Qvezh+22XrY9127M9jCnUBQWAwb+JNZT/PhXV/aCNCFdnKWiEzIaoek2PrxBZ6qg1malegywBjMA8Y",
+	"V7QbRlJxu3k18ffYV97p8ib0WNr1UcKhig0CRiEigI1noGLnLvXGV82nqCX/as7tcq3ngtLVeuMIhdJ6",
+	"2szgshwu5eFoqfJC9P9pMl/zvuDVLJS8k7BKtVlcAD/nn34UalrNDs6eHx9DY6Gd+sHZwf/3j/PD/8MP",
+	"//v48C/968Nf/tf/1UAqu2e6id9ynODmY9E7kHM+FUcLNU0vxCD7wdkBfsCGAblbze30f33advx6eE7H",
+	"xnzGMY2qrf6dk1QtAuDV2qFjnPZk/ez7gy7mXBaHANuyQxsMwd8hystGNKoOCSJ7xnNp+Ag5+WOui+Ze",
+	"mNf2DVcwnidphlmfokQO9rYGFGBOlCnTg9/TyyX85QuP2H4mmVvAfbpN4lk/Qa/JkzGdJl97M2VefFJ2",
+	"YpCInm19bOo3kGpkZYb7qzN5GjouXJyWrizFWCDeboWOtbsV/HTq6eQqp/bujPalg3PvedZhFfj38bW8",
+	"Qv59yr8p4OvkZSldW7ijh+5kk1LPrbdZafv/zXL0TzGu4AfxCf7X2kf2f91oAVAeLFteVXw8A6s6YxwJ",
+	"M+xDP168Nd0BaGkIJZsbiiRHTiV67AQ+ieVfdhW4uXELhyAyr4Rr1pBandUXglpw3AuGyloTYJojJyrC",
+	"vDsMz+jzEaIXr9iCyxJbb0yPIgkeDWupsNWduC5Ojo89U4aeDBU0P2CjEAG+ss7J8XNqa4EPAMF45PnY",
+	"2NzLOqfHpzEfRWtfihcGDxRW9s9/oob46P3tgu58wzcl4NwJlojn+CfIMLiwP3xtkQ9qnxuk5H0mdnea",
+	"ylWqhL+erpqvSTME4o14qffRDg3W1dG/QPLs2nWTvBsJG528N5VeuISIlSeoRwhmt4MMQw4NuBT/pDCn",
+	"Y6QfqlL4pjjnlduXkG/tVYknALdS0nW5tHbSpIJml1aa+jb+XTfSPMU2dv03n7+N9zXA/SZIatkaD8ER",
+	"9W3v0nBBmXzqe423jQtHUyTaG7ImspYQiQ5DBYWrzrLWza1opt/ws7h0reUPr758K/o2if8s9MP/+xdg",
+	"PsWu/0FUmzfN4x8Aa1wcept7Jz/bXxzbt6YOKW+EqLnUDA99Hj8hsC4WYMmwDiDBw/r8laRuxlZU9uHa",
+	"eaxn2HWMcJ7VcKmu8az91Vp2GRN8PGOyEnPvMMjKsCxc10Lm+KbQd6/DijyNp19bZPLzWYcXBbsVJTS2",
+	"du/T7d86jnJJeVKCvqBRxJuAfBUZOTYDxgsr1GRceHm8ceD04GT0c6nkfDk/OHvuRw6AiqLcZegPgtbh",
+	"t4iXj1vH4aDDrEFUespAacAX46pqGxnddw13NH/VnFdI0vE5n9aNayQmuhR7DQlv+awxbTkfb/FcXyzV",
+	"T3BaH7bXIDn0e0Wn/DKS1jverhu+57n3Sb8+6BQ46SIWkF5BhR834Za3hHoEMJCaKpYsHN42SBUP+QGu",
+	"gIGu9lKHfsCYyo0Qi0R2yYoJK6S83QXTkcZjIYGT0mevSj5BnEFIrQBzKio6yADqasZGbkyCKj/DCGU4",
+	"VFG5J7JeZL6yRKiptFtJjm+scmLLRQs3SuXLSqEu3VoJd1w6lPcVOWIAmT7jC9iXGcTKMpaLhVC5cTxF",
+	"uJwYLphxlQeoNowzhoTUWM/tkol8KqBLCdYJVtyPAcIPzMWfagYAkKaKhA1mQN+Tonn0uXMxkUpiPyOn",
+	"LkYMJUE5qUkq9r1ZTX/rwDZ9JSprWQPeDhah9nP8KRvUYbf8FBFUzs7RQdGFF52gU0oci+FrIgIdzdLF",
+	"Re9wbyXvmGlnBYVNBj/Y3Q9sPtwxgMHfWmh1oiG96LGRGPOlSUwwU/FVjBNjH1bHGWpuS0gk3kNVdsbv",
+	"eFJwmGQkW6NY/hzHcPJ2R+AJ/hL/5uRx61uSzYSMW367A0l6h87LWOcC4vGZVGY5mcixFKq6pmszB8b5",
+	"rRiVOHbgHPOaMmzThS3e1lYM8ks9qQ7zKO7mNyaUZlrRj7rlDHFTa41Y3oHCWlJIdi4WgpcG77c+F4Bq",
+	"Rg92MGJYNO4UJ5KILxYCuiLuRFHgG4nHiQqfFWJ+mZtYQuFoWOYhb7Ke3YSTZenDe5T+wZJLhNTnxsip",
+	"gjJUIlGjmihUU26USMbn+sn8xMO7sMG+dq+YG1HcCgPWgWMgwrVz5MBKA42kKAECzQ4Pa338y7rkz9ao",
+	"evO6jxuT8zI+5VL12VW6RD16uTA9ZrcP1XBGQ8YWz7VHg/D3/XAjSI3Vhn5XyqoSCBlG6RyPZOymlRhX",
+	"PdJuxuswNIywShl8UKB2+fCR+lTAKIKdTM2P/v4WVnUgL8f4n2e1SwjtWsK46wprp1BubJN9A0TaCoi0",
+	"m0DbARLJXw8t7mt7N4gYSloRl4ezlZ3s6icRGzjzy6JgS1UIY9qjP43R0/oO2i+w84QOqdPyP8tqFr1/",
+	"i/Xyx+iD333L7ve5kw+wRpbcpMmPrIrcv5+k+UUbaL8WNVvAw0Y4fSSrGiKmJsA5xtk/9cg5Lke3z0PN",
+	"64Pp89R19yradQ5igzzaoA5RFC0N0t0kEIB/hwxYI+zyVcLbJHjNwDcgVqIoqNHvTrMbCQ7whNl3LkvB",
+	"+IKXVRcYlrH9kILPqHdRnfaZXekFqfeafWTH0dB6h3OyZsJICOVHt4myX1bWoAJ/fNCo4+NGvXtR37uq",
+	"aDv6XRW0Xaot6vn4qV05F27FXfOtIe8+fCC9uBcX6MgKjUNnBO8GdEcAPiGVBukeV3aVHNmO3fuUisLQ",
+	"YbeH8DzYhOvrahxHIIankjvYuBBAPx+JJF4K9KH1siKjXnkIX7uKxFdfCfsW+78+mIfgQAAEasShEcpI",
+	"KALqZN9nLgyf8WwtyTWTptLlymW4sFcaBxiXe1FtV4/pIvcJONZxcVM9AQvNddBJ5f8TxtUlggY7Y4ya",
+	"CuPxpq311fXsqbWOd+uOLQDPwfdxFyJwM4S1E2btK8nKRcwGMLqGUGOPCtCgBa0xXKZLbMDlbFECZ7UL",
+	"W24MTfpSK89YnYxym+fVnEYMqXNhtlXeQ0Im+jqIcQ8Z4XSDtKb8fOngQUux/cl33/UO5lL54vsd8kTQ",
+	"qggF/LTVaA+07zhWw4ikGxZkGLSNvra9kzl4EQWNhn7UI60LwdU9FCzLSszNLkonfNHzD2+t9KSh8LLk",
+	"qzYFlCzZHwXLkWxAt/edQgAx/wBGeZutfEEnKpdmUfBVcqpDYEXF1hOF0TGRDdIQfgOBVHJl+JhaCBAY",
+	"gky6LpHOQ7UBwCflBCcSvv2gRW9xXC6J5QmJ0um5sl94LlrKeGOGXjCIaISwsnsNenlR/UxKIQD/iRrZ",
+	"HL1tEGGUfII2YuiIzsjix45dMmrtP8hU77GMkDUyrMfDlicz03fKCuSlQTMxZ7lmgV2r9lqAuzd1r2JN",
+	"feL9CGwFUTOCCA3Jolj1FDElOQTrnTCt67Y+u7SijBewpiattIVBITg/FRridpCl2wqkvn2tlnNnXAIt",
+	"ghZ0PkkoXFxTvNA4CAQImN6vsj57J7iq/LDoI9lFdWDjd7q8EaU522bE92JOSABriZiPmqx6WE+nJZem",
+	"8skr/5nOnlYxn292j+opO/cR19XzeZ7XtPNDJL+Stzxg2usx9Rd+/DtR+pPWWz9i31yre4hsgYW1uyJN",
+	"3KtbKe52KeWD67ZX8UWukr2oh0AYo5UvvejEdX5d+rvP1NNCIEEMeiIuLkRCaLQCyd+vF3BIg1gdHmCn",
+	"0lPkbUZduL3IrLm67++wPk9S2Bct+QP07u3yzt3q9u63Qu+hA+X2g+5TtAUr8oeq17qlLe8kSCQnNpRq",
+	"8VtAMLLfPvcET/akrZVoncVhDcXuZhLMYUN2djAUseZdUqwG/zIDed5n9jNGNiB1JVrnEeeALx3EvEfU",
+	"DxUHSX92lV0I3BoKOFBo2F+BWaovzTWtbkZerqwSiw6ETyK+kp5EL/64WgWIO3d9oY2DHii49RAiC1dG",
+	"A9zN2h1E4HXuvd4GQ4y8UhCgRNRU4JYA1h4X2NS6+Boqhs6gsiCucoKK1V3qm3Cte872B2/A5XoN7kL0",
+	"amBtnQnb+A569twXn+nST73RBt1QhdbzVWrS7FZ51dvM1onFTE72PGD5lH38k1dO/X0HsCDYavfU8/c7",
+	"58XyErlNIK9bc1tLhQInFnyIhSjnXAHLZ1SosmaOFYLf1qRKoIiIr9xUlOFPwC71GH6b3EMtxldYWbHp",
+	"q+9QVAGfgp0HssWd3Og2vuH2j3f8JOLjD1WwsHknbEwXvM0T692dzwY4HplvBOPZAQukhfj/JeW0ocMR",
+	"TbD8iIJWDsYdRdHAoxsSem9UdIfgg4B94M2yjEAiwCfpObRc120J5g28gFtZBwiU/kBgMh/BHLCw3We9",
+	"Sbr12YVQHArbgRuAho7qP1h4FHVyIhHS/bGJeSkqkKdZ3YRkpZjr28ju8yDB7mHW1PJvM+vHEgnbH8mw",
+	"wJc9ET7CXoZFyN6jZfnNulizLsji3s+62CVMtN6Wg9nAJtUDtvYmkvE4ymyEPylEZALs/fVmDXYrjRzJ",
+	"QlarlKgfw9pozGeYtM4ovJzRM2Xl3T9dgt0h1a3EWFKPIGlC/Lw9YN6L59wIiPMzeZduqH+lcREmqakY",
+	"L4xmM21lYOSAYFZgzf8wffb604IrWHKSnJ2AEGOyHstCq8w1tsNkXXQnl0VhfUxIiwww986ZkWpauLi7",
+	"ZlNsRp63h8meKESGi5K0CMWC+P47Oe1c25s4X3IjDqUKNRqQVQNfErIkejxeeqBZl2kEveLUYXhcrLaf",
+	"mdrsWmcjeDme3WdeP15mj6ccdm7bQMIVey3t38NtDx8J3CcKCCvQ/1pDevVo3m6E9djtuImVHgS0EncU",
+	"GRZVCBk/d7xJWKFd8kkF1hqvoIUfGhd1vgL+B2JED7192EJSYgeJEarqRY2YMormADZ1EG0RBCsOiRBY",
+	"Db+FSBcA+EJcZyQAfHspi2oQtUzy4g4oJggEoEFqsk7CFBrCZ+nw4cauywEjrDjqsEWpR4WYGwd106vh",
+	"eZkMnulXCfI605IvZrAsALrWqUJ8ECOfTueIfCrYSFR3QiTc+ubGQOnteDUuRJeWU04C0qzByKAbHbFH",
+	"8XhaI7HSlIwBdHDQRvYgvQrXdCqtkX+DiiZK7Artsf+8fP8TU8KgPtUsF2LRxdwrstuDeDk98e2UtAUc",
+	"CrpBO9okIOi6RAUWBSsMs1JhxTpZKajl9lqra7QsMoQg7xE/pp7zSo6pGFqrrntXkF6tbws7PjUzEqMl",
+	"DhCTHAcLQ5drRW9oeeBp7dVKbI0ob+VYMD4GxhbjS+qi/Y6TETkzolousPN4UWqiw0IB3oF63rVoa5LR",
+	"cyPJu5sCmQ/oazx5AHMrDDh0JcfNnpHUe9SE9tNHJhv0SuIx7BGKxGWNWfkddkmPspJIrHkrK2f0vgUy",
+	"DIUN9zWkGBPaIXNfkOo7hbpplzp2F1mLMUUCqTXj95K6J6muHU0/ugD8jksroq6xnT7kEfhiYRobKRgi",
+	"N1qRji5Ga4GKi4BGpH6JPGkr1W/3UuLeOu6zy21x251jtv50fBX9c1+Hu56EhRtNua018G1wGT3nebi/",
+	"hPS+K61weBXOwYxMBp7nULy+rCjSdhbKz6kS5Do2bCayKAyreabuhgZbi65f/0t0W75SfC7HGA+0I8IJ",
+	"l0tVyblgY60mcrosqbRsgWe70mkPQBbMnIx1bsSKZclziewxTG5ZLZbVNamN6LVg5eDPSaOBtZzhnl1e",
+	"nTw9kVXbQveskDd2o8wlkHcxrURrNH9boflVtCsqpPwG41cXuQjZVYksm4daFStnP5G91GvaeTH0KDvf",
+	"lKStpyQa3czPwH/arXXzPW7fK25ufrI79WD3W8P5h8O8z62vcNO94hXf4673sF8ucTM+fKvpTgaSD1T8",
+	"cdI0zU723jXrcan65oSK9rYAxvwWpTDEGun9azixNf8FLie4IzC0eLEUAyS88t4tsadUGivH6+EpEoj/",
+	"+i1D4WAcXiG5aVQyIkvvl3X7kRO3IXHjvVb/qDh98zpuLoEye+9z86LQd9bao3ADMFV5RCZEtrAGULcH",
+	"+Ac8pLEhfrgVWyhQSkVPPXOA2tV41swx5R3+Dn6q0mF3Viz7x/DAfqXhQY8NKRQ5PPjFgSOkvaBWXOJr",
+	"kOCK/pqwNeOXNa4WS4TCI8fxBgriw8erXlJ06SZORqovUIrKqBpeHZpUQwm2K2mviX0PKh6X4m8Ks6wF",
+	"RWDgIVKjJ+R/URMWnwtv/3Ks1f/w8Qr0JH2bFhv3nc7lZPWATu0H+3qUm0+WO9smsmtf6z4zaL9TEAxK",
+	"oWGbdFWVcrSsREucddnIVJ/HYdZclgLO52hlj2/A16dPgjWT0Q/PjOetSyz8RbE0SOJbK1Ckv3cyaa7x",
+	"vzEN3V1n3nXboEaijjWR0e0QSwtBYG/L8RtEFAp2rc9sW2k3oFglJrJQZLl6u7qqQiVVuYalNgHVZ68j",
+	"95+67V3TOxQRJJCkkWE7E+FCO8E+e+kxguzCUJ9+CrIqeFnIYAQHoANT8UJkvYDW7DVevzEaab9duRSh",
+	"Q6oUh+VSuVHGqwpQOpB+oid2H0CUnkcIhpHFTmFxePZZ2J+R4sDc6zocn93gsQ72s4l6o8kIIEe0/mmf",
+	"me4WvQqJBlB5pJAG+Mml1fHOFlgP/k/kJ/RBNoa441dzgEZ0a9USielRc1vIHWOvwb7hmaYMd4TR4NAu",
+	"13qzWEeX4Aq6zMTKO4sQ9LfbSFbdPvuwPa8cmTyOE6Rzevyiu6kU5QFDw09egrJNjdrzWk/UftOca1z/",
+	"+Z4B5KNwQj8PMid2qZabmhcieRtXza05CNIV/YvY2WpSbDsrsL/jf0g1BYy3QijiU3LKJgaBizKWJK68",
+	"7UtOEC9FKE4jg7gRiG3TWQ6JvQc81eEl+OJvB/srPdgX6MXTyX5mogOz2zGPkjs7lJqtqVkf0UYgk/A0",
+	"dLqDxytLoq505GUqB33chNjb0PLS3tECFQGyMnGaakA8nLsg+IbyrxD6DDlepdOrC8FLZaKHPTO4KO1l",
+	"Wm+jFX4sKIzwznDKdusnjlYx4Uf7YwBjrC9Ao8o8jE/Nl0ccG2uC4BMK2l2bCTP9OQSsWHc6AYgswfZB",
+	"JKi4qEeaUJHZS+HI0KHC+7FNrTJstpxzlWCf9tlHGGDBxzfooeBf4Zh5z6ZE2xuSxIhRcQa/mNgc76XG",
+	"ODL/LRbXdiJZPJII9X1r2QbZ4X321nXHzyE0pbQjdoN1aigZjUfrUHVraO9YMVSKW8GL6Es1VovC98QV",
+	"8hBxMjjO7qsRShMnd+7Mi11gQUccPKnsrOF6WJxrmVuXc8qlohx21IAZg6PfbyIbh7Au+HDngvNgV+QB",
+	"zZhYzD2ZgxIG8f2y2MrAp5cVhC0A/5HwwWDodGK/2Throhn3Ex0vL+s2i+TNls7Rv+jYbKyTuaBeETyw",
+	"z2ILIxa5HvQxdBQjS3hNnbApvxWDVIQGGO1gX3mRAG0tpWA3YlH12XkiNqyMcCIjztl6QtA4OLLX0Q6o",
+	"oIki6VQauxFp3l0nkPVNgwi4gN/T07FzOUu0ZHfcUMvON1DoJuPfrjIAUMWr/ECWSq+9zS3eKS2dbnTg",
+	"vqzdreFUu3DwTqiUPnYc1eLE2Cg9iC7EzimgG9TjBQSBBakAkbPnVhr85Btzp3xhIiSqJMkT0gfQbAK1",
+	"xrriBQNrpc+yBZ860weCoRlWw1ezUi+ns2QSjnWnoUboTpc3FDnNfni9Hn9A3DIo2a20V0MEFRi1O7TA",
+	"s7glf/j2k291I/flEe7rB8ZHxVmMdQ7+P4pLuC427rvsxAk2MA4O0Tg4jIyDHUIzDRZF5DRax8OK4Lq8",
+	"IyCY+BFg6oAEgRLcPvs+gKwkMKPeIRnYR3tayIVQuVTTDExceI41Vlaicjm/ZsnybvU3O/kLGMN5NPUn",
+	"aXKLl/FB6AkbJxt3ue0mTqyH9VZN9MNWoDUOdp9WriR2Ea3tV9ndlUxm/dhFsiE+zpFTkpxy5Ivd+Xx7",
+	"jpyNZK5nrIL0CS19lElfv5N1sMLWiog1AEfTo0QMvt6kyMpd5yzYK6InS/eRIUjcZ5n713Wlr+eC4LEx",
+	"TYMFdYTrLcrkOdjYH5MNxcRCEcVBs0iJtu0VrPKTiBKc20MLkYQJetNAEr7aiItkA56cv+qL8e4ixOro",
+	"u0d7Jfr6bUNK99LjYlHv8TH2EY9JQPVrFInrceF2Kbi9CTZ6TtwR5A0LiGNYTy38FIkI67H5HeVsHpFT",
+	"ab51e0p9yzEDBU9SmlVyLpAlIID6jmk81UwYgEcTxQRTujChaxxlFlOAOTJUaVipl5VghahMHRkYna98",
+	"LpU0VckrXRqW65A47lBgvBUsuLcNKtj3VPqjArEzKH2CQuNeczIvURXPIj6SppBxKcIqd2JtQ0jYUSLA",
+	"TqjbZ+fxRzHYnT8ScRjeNMbhmx6HVOzJGnVpJZjMw2KcnESAgxUvp6JivKrsKkDyw/WWYc128qHYuOBy",
+	"LnJXSgSfGfOKLiMSQPVLsdBlJdW0C0WAdxyQbai8ii53my0XPC8cbHRV50Crt7SxpapkET/HgX+bgftP",
+	"hx3mDo6dsL+K+uFo0r6Ui5Yzpx6ZJjIgKxalWiK/bH3xFIAQ4orbEwqZBqDbcIQ5Z/GYIsBnTDcEWp7R",
+	"svJlzXWDJVpJCUHQWDY0swwmkOERdDxNAEHE7VzTCbmoK5TCmzMEEqpRL25rBepFZBRW1nhSICPKWyhP",
+	"Cb1Yc1Fx7J9KwXJ7TTTJFWYOFsvKAyDpZTl2kOhuCgSmAoOVVpRkeBn1TmU9LPCkKrVoVxBxE17WheiV",
+	"O24GJnlH2I0uB9fWqFxTgg+U+6m95Unbl2tj2Zb/iffvPaExfmvZrHVJr1kjn+OS+TbqraB/0YtSkH6X",
+	"e5eVT7jHJSzUo5hyL6TWMBBRezErgXFiPbv8LEYn2AYq2HRCH8ci3uNo/FFa2PbYqfv6rrXF3xxqDDv+",
+	"aPeoYxMTcGK8p/xWERJNIEPuIflhSonnC1aQYsmdF/gZ7Op1m/d0jYoLE05qoh0ZFx/P4sG66n3I18aW",
+	"6bNAoKRYBsUnO4UXviRmee/RvJ3yAq0T2DdZ0BB0/kOcYh8OrC0A//c60s423r+Qu+2N2xidkhDprShz",
+	"Oa562JEUfHbrcsm53cWScgNdKEaIQT4GbaHjiEzccyGBve79+06GK3FdCuMBQLuM6sIqfcfdSEkRZ85o",
+	"vHbPMNlZcL9csxCBlzrxhA1beiEU6yRD73pPBDU2CRlB0Ft+nGCI42OR/LwH++efgqis6tOA2NYZSxtb",
+	"czGWuTBAnMi49ws18IBwlcYbAoZ0EluNPUac3Fnc0BYttPMircPBiwLXLhkkZLCdixncj/CMa+6uCj+N",
+	"VsQpi9+7GxPOx2u4FgneSDHvWrZq7i56XfVh52BDJSQDidtVcxqdWdfo73vFRThToLqQmqsWfXU432u+",
+	"fwdeYD0zmD49GNqUoHNvIRT1LTtXnTjJog3kER6IMfYsDucAUBjtnpSUWCuW9dPlWQ/h8MCvO/iMCkJ3",
+	"b/OG7LP36yRY56nr38Dym27qJPnkb4v3sh1YTJYMB2gz0e+680uPexr3l17+RDWQe1r54azek73/zf0l",
+	"99cdJmd9fLbXewTK+OGthRhqGBjJIfJKHcO8za9OzQAs0axZFpWuQYVZmYjAgVSDYNXPICjx3Z5CMUDU",
+	"uvAg1K4rr9sDfaHX9iDosCCriqgMITznFYT7dJg1sGJ4hthDsnTmk7FXjaQS3T67tO+GWnKo+cY+29QO",
+	"BSlXWwMUYCfHxyiiZRVDRJy7T9FsHGgVViuIwhesU8tkVFqfhQ7YNQFvaOTdgSPWbBDJvZak7xdK7ZQL",
+	"ucWubCJP5+UTRk2avLIWybo+mx5TiCfrtsE3QXsfvOr25KN0kmq6XcxGWapdKj3iyzc2/tTr8ZqCFG/j",
+	"dz9J/cP6dB6NWS95NUiRJRSqYE9MLlQledE2jHDFvoN5yCqD6HvuU2EQr8RXWWEg033sTlzy8w61BSp+",
+	"ELq3UuUYx3fogAQP0xmtIgiPrIs9H2FXhCZRpxiHsFz2r2N4W+Ql+7u8y1gulekDuXDYZUQbPRdcBScc",
+	"qhcgPWfEuBQV60x0OVTOT6Mg8qFUh9VMHBZaL+C2bugFCQ3rYRiUfY+Z5hplzFB1To9P0f+8k0bQY2Fg",
+	"KcFdpQlDkLrzXcEAgVNFnfwrOwkwV6ZgwvEVoFrKaqgKXomy22fvVSIHA8kgZm4JifuMcbsoWmG6NVH2",
+	"54qQnhtKCoYqgn+2d3YWBa/ssbYGymTi2v26/aFqSXRG5/CBvLzoDU+a4IzGsc0Cib/Yt+TmPXt3Somx",
+	"B9lH0zkVSO1isckQORrzihd6uq9BYgUMuDN6MrGHrVMFKDh4YNTaGJ+5bkJUbAXkVJeApTFUyC5sT2ws",
+	"QPOGRGrTgayZOS9pXk9i7AhVQVbJ2Tlunq1GBv1955LPdKJ476NZHLS0+xgeblPQwny1Bd+xaBv7HfYZ",
+	"5233ugK7ZKvQYrf2/sb0/vrXem0fc/CoG2S7pxo2xep3nyX8QVixncx5owW7DSA6edIzw2T+QOyCjdt4",
+	"KQ/DI5qt7e+XsqDUGthUIeGRy0qXwHbsSimNgBh9mLSrXQXL2w4pc5TTpPRWCwH1q0Nl/xMgb8YFt3rF",
+	"P8ShgUsAZci9/QtwUFCLn4UXZg5J0I33mQm8Jh2uhmqpbpS+U+H9MUJdl9IU1jhegyOX9mUTUdrRBaZB",
+	"GMUZof2aHnWFmt5QEWi26TGqWTc9Bpl3rBomKhc9+qcYV2bgnuDgcEsDsFMXb16yFy9e/IXlvBKHlbSL",
+	"NxXVUGX4xc/CHyg59vGtG/BU3oLjkk9FxWZSVcBqJj5VvBQcW7rcS63rgCkVxf58zMYzXvKxXdCh0iUk",
+	"pLgE+EeodR2Vgt+YHsuAR3ukP+HDwjQzOygYE/whjD2AZSK6F5KY68lQxR+xz34KzA3EYtNgK8DW/Cix",
+	"//KBDPcfROXe8EQpmfD6Lajh9nRGP39t2hm+pjWJa/OAHRTJ0f0U9c78KUkwYbO7bSq+ivIN1vn3MfHa",
+	"pU5OqKGyT93kx8Z8Ivu6sTiLuhu7Gz5D6uV9FawjT0oikmyUTbp/q00Yr/2m0PA22/CR7ME9AgZ/DDNw",
+	"552wb/2gv/1tftBiuUFq17UdtHogb0Q1ngnTYwWQaUbAE9HDnpkkEMrZouBSHQL1Zo1P03UOxLcP1RjD",
+	"GQY4mEBaCw3RTBUaOCA6eIYtV+bXAlhhRtyIjOToqBDGyVppLY5iOVf0y2ohrPFWDRWQ3Z70jo+P3RU9",
+	"CiYoxhm440gHhYGJ58cUUTTdAb16Ui3olXpxWIhbUaRuvmCFnko1VAgorsuVfTOy7H53fDxg+laU7PLy",
+	"bxH+PzaEPDPsRqzYQiol8kBrGCmDGaI5z7Sprm/EKsNBWVNOFuLa2jkAGNI6OlkZNlqOb0SVjKlnp2rN",
+	"apoklhcBd11OrAJD5f7pCcTrg7OrjGpPLyuk1KLvir1MQ3V5efHmcLrkZS7yM0ZIcz2IIY34GPtwCqlu",
+	"Dgs9tg+E6ipDhXZIUbhUhTABY3W0StZvqOAPh4Dg2Dm1MxvrXLDMmHJyPSr0+IaoxxRbKqiyA1x1quPS",
+	"JRVKiRw/orfsvzs+YR37qKHKlgtTlYLPr5eK33JZ2Cdk3eRsZJ5mHBLMTQo3FcDv3Dl8QEHs3rFNCq9b",
+	"gMfbRdz3PPfW7e9bcL+C5RlRE1QqwlkkyB5HnJeKF0eLUufL8U64ICNZwIZl7h7WmetcFKYHMTqD8GBe",
+	"kDqgesiV8qlIG/emXCqDDWKA3k9SBDSAvRhYYK3X1mcf3OvsYXZ26eEd1BkCjWytiWVL/LegQNw8pN1c",
+	"P+2YKzaRnlABXgtNoECSA5X8OBUafp9lTrQ5EAK/NnriWVvQqaYLm5Prbo6PHmv+LyEW2EEfjxwizl5q",
+	"d2AiCHfZbYs/u6vb6KufHx9vo69+yNgzLfA+AWe3IF9lpHntsEYyxf7Nrnh7lvs8z621UH8I4X6uV98i",
+	"6Wef/YTxtVJ4YmM7agipjWvs6sUKC7duhHJmQeDPBOsG1e+YEmYNrTPneU6f9YHiL5gtpXc8UdLUv307",
+	"xrn7So/qPn8VOc/zPG/Yzo1HolVD7sGG61SHA/5GpWEt8JEQak0Lbj1W5/6JWBHv7idl1Hxw6JZrqa6X",
+	"RmTQi8CXRtBdJTXYIL+OmIjSMcbJqo1LNj5tu8R3vAr9Rij7EISyO+3nHUJBXrpvz5sHndjglLRuj+PH",
+	"lob3IAm/ooTgjvtgT8MSn7U7n6UXewPPA0bMliBiqAQdaFQgA7WkQdNFQEGpsWzNGhDAW+mhxjfJxn1s",
+	"CHYOmjITppLAuH891qa6XojyeqlklQGWKTTz6kROWmE9qUQJrX6DugQOZJz2aetn43Uuq4e1VJB85XMs",
+	"lUc/m8gLkD+NtfL71AielGkvCwed9x0c/4Kr6dLuc7wjhFQJXriYO+wq60AvjehFVSfWO4f78IRGqEFT",
+	"RAUs9JgKwoCNIYoc8gqjcw43CUj1EPdYTzw3uMiZUPlCS1WZPnuHQwQJEi6gnhMCz+lkP75//+Hn9xf/",
+	"df3u/avXP14SZWvCutRce4aZt9FSFtWhVExPJpCTxglmrqLtEC6QKmMd70Rn7rceTZ1l00KPeJGFJbBP",
+	"GPMi60a0fXyuEZNpvmtcgwKp8B15wTJ8HfCxV6KMwRLpe8Ky5FhtCx3EU5+FRE4cE0VpMrgJK5lb8Fdx",
+	"X22pPwmBBxoFgnPFfLjus3rIQxpZSwQC/7pz/dsFXv6wYQdci20i0ceCaS2+2tq2MJGazIgEEf0Q5JBe",
+	"CMUXsu9Wdgv4ujTs/UKo8w9v2Yv+cf8Fy/V4iS1K2AGnqpKPfb+uPY+QS/cZbfDsJnwseowbKLKhhi5o",
+	"mZOGyJ4aTVx480K+old+qalbi7qolpn1Q00VVuy0baTm291S2NUOs+9/7mcX42Upq9XB2T9+iTeBe/fm",
+	"t0YbwaxMJebRRliUeiILcTQXO2HwA5sEhWVrzdl6KiAPRd2JtYw2e4shXydz1CrKRZ1ROdl//nxFvfGg",
+	"EqBZ3Yp8xIHEawjkxc76RmA66UasiMir51OQ3JEJHRKZkL+6RjLEOjyZVdT/nuATNm7Nd6sPuH4P7H/Z",
+	"V+zcQBjPxi5HWlnwuVLui4RVMr6FXzK3KwGPINqUpcj1uHU/XlrViVvkQrzSY4ykCDUOYWRXbAHb/4xl",
+	"azIv8+y5/uhYjeYzlJhZDiWJmVmIccY6DU+CZtaj2+fpr91m+QY/2lE+M0zfKYbzAj/fRC/G8PwgNqD4",
+	"eCwWQK+7WhsdIC/bTy2nSpfCNIaTfhDVBazr1q1aiU/V0ayaF+keracOGnchfpG/Xb37EaZ53wLvwn/q",
+	"WOzV6zGclOsdfDrkanWIRgs6Y26PmV+LQ1eTsItBfvm/f2T+erCKTOX6IXbs8ez5orEFN+ZOl3kL8eDl",
+	"r8UrP7QHzk49pCUWzWOfJFCy1F+lXZbMIN6YyaZrzwVd0PaCMkUHbBs/lHXMQt8IoLLy7t0HbappKex1",
+	"i1JXeqyLAGPUXGg2VG+rUHOL7ONRjQhm5MiZSqt4XKEOgqxdux2N9d75UGXD5fHxi7H9o/0F/iX+H/xx",
+	"pk2FP5zhDwtd0g9H+IN7D/6YQdrY2hSZzDNk30FjAgtsam2YnTiB37PrNlRezFvVY3o4G5AL5Ed3nWzG",
+	"eYSKmVATg5IPXFahxuVqAfxdVnqbiiq8b0U5VI6MB59oJws8fjMxvgny4vLy4g2D4hrrsG4preF5Xgpj",
+	"RFJcM1RUXZOUJEUVNTwHQnbrnw7YqQOOaK6wiXBufWPo2HWtVXZOU4SJAId8SdXyQI/k5Zc1pWC24NL6",
+	"x5TC6OIWtKAdRCYV0N5f20szQv4DyApfWBYttm9Y86UaCP1kTGGdmr8uQPlnrFPI0eLXUPzf7bMLjMKZ",
+	"NTSj3lBF1JQIWhYsvUGIR9gR9pjdnL1w8uyncbuaVXdgSkatq609p5EwfKCAZPSGJ+05jcaxtXjJrSpy",
+	"xXml2nGa0m5gdya7j1zf9DtNzDrlwniiUjaoqUabaWtuNjAwRh82UWJgslYJnANLdgXh9hNQXKWX45kV",
+	"q9BjxBV13LiCasCQicU8M5UsCntYAdMcgiUIRiYxXdFBWUjZ2i0ig/So53GMJtXc2Yo5w/qx3yWHmyzS",
+	"V8Oi+LXsfruUu+/93i4Q0s3bezP6S5OEa/TaNu6g46eQ2vEs/yD53p13y37OWrToSa3ouqQ9srbW/qhu",
+	"9Re0YqyESlifKqI9HSSRi+yRt2BEVWEPJHREZZevf3z98oo9R+cgl8bZbCDVh8qxJ9O5iJg8Ain3SOer",
+	"M1AZWEAeLMIe42wCn5SKvUHgE/cL60Sl/0O1hpaWmSWw+hIAq7fuS8GNVtBTOhfG8KlrqqQSc2lYWgVf",
+	"BYveGsVg2eYR0ilZ6onBLya6DI6Emg4gb183+XXZYPF7iJqharLwvY0Npn5khx473Zba+V7ohME4YDUw",
+	"lohKYqjsZ+izK2FcPT+vxCFwmop8rfiXdV4cM87mUgG69+kJFQJkF6IqV4fnk0qUWWMbm31BbLX6j/1I",
+	"gs6+f1fObyfNg4tCG/h3WnV/erKDPr/S+h1XK5qV+fJAsXAUfWGZAShlX0vV6KNC65vlojW0dyWgcB7S",
+	"DIdSYfTpboZJDIwMzznkm4HP/3DOZTiW9iaihcM2Eq4cFZKRalpg9uJQKx8/6Tk54I1I5MeL8yCmMWjM",
+	"OkqzkeAlZFluwPTNmdKMK61Wc73EPiQlRC7yLmRaYvknFRtp6/dD4LKTGaOvheKjQuROGjqcYpqBD/mY",
+	"EGnHxcCcfSluBS+Mp/3hI7BjVC5vZb60wgtTKwbGIg1IDxZLj3EhoZQBV7MhCAqf7tLoD6HCfSuyQu0T",
+	"+XWuVguRDzDvbbUXfVeCF2jLbAv7sN0QGNylUeX9yXenj1trf3n5Hhdtkzj7eX13g3OUbtn+VyM2WpIE",
+	"b1w7SctRxARh/UzHUsXomizxJTI7ZApa3roNDTJm23AVeBECN5T9tFbkvY8eZRDRbYLV6fjuQGlOxSXQ",
+	"xMOnbXy+0dEzBw+7bd17tmUIqMY0Xcv7yW3u7x1/eYqgbZesbcMdcgTs8vzdj0yCFqlW6T5vj/2zj4Z4",
+	"W4wXnkE2WsdWT1iGv5gMeenscGO1BxRHKGbtnwDBQ/n3ItYyoCVLjyfnEAbXWQIx6BIisx2HyK8dQHJV",
+	"lXJkleOcLxb2ZSsoZEW15JgmUYtlffaaesHcVFz39PWyLOhA+Z8+zYvMkxpO5a1QrHN6chJBJ2Jc2N1g",
+	"JzSBZuucIVyFwWSAVmMKbGGYO9wRwc70mevuZB8vfiQ2xaURbFZVCyzKcyR1WI1V6V09BuT7o++INHGE",
+	"so94keDhOR6qYJyAlbOqiaSW0l58+DXUAGf7iqq26Hii6x8kOh5EDb7y0cPil+9jMb2dUMt74KGP8Vsw",
+	"e0Mw2wrBFrG6m3Lfr90IZSwUHJVCmMi2NE62OpEXxGVcmO/MZOQAIaRVI4yxSnyAOOxjHoQu4sWTgKmR",
+	"wpTCCIU1JHPGQS7Yg24geOWTmp3sw/vLKygPO7Ib5AhvO0Qa2ay752EexAsBEmSd3m4zpR3FyGuHf8c+",
+	"J3yv/IZhs0Pf0q7nYrfWJf/FN1gXj7yTfhDVxm10/FRy/GmE91cUWt99a+4Z+g4Kf8+OKrhna0tVPzKO",
+	"S7Eo+JhiJXcza7BaT2sAKclgim0wwXY0tn6Qt9burdmyuqybssmAvAlKvMOdKT4F4kIxGuIAOrXuy8bN",
+	"pLkmY5wCTabSC+MjbjEEi18GF6EGmQ7+RPXosgR7ex7VJMVXPnb72J6iLGoj+wpE2lfWR7a35YrwUUe5",
+	"vlOF5vnRvyA43I5OHKW1SHMvSnFIlHDWYDRMGrPEEjVfd4UkdgRaCrkgyv5pxdDxzKW5GaDIunwxVDQu",
+	"ijbZp9qz6d3YyxcMkbaKVbfPftJxc5U9mDPByarDgPYZwWPdAPGCEcVkGPaSi03jCrhwM1fsb+/OX7qp",
+	"Yf+r4nNHtJ86ufALTA/C6JQZHCrxaSHLFeHhnNMIHJnRnBcTXc5RMGIExb6NV8tShKzcrSjlZBUzLg0g",
+	"7mifDBTRN0KFZOXp82P4Mw3G0SEZaaWtW00oB6HPFMswdrlcLHRZGZZdWE2WuZSeaSxNoRW7xG/1Hhtc",
+	"9hI0elyJ6hChtVKB4+PiI6k4oiXvUjmO035mGL3QimXcDDCal/jr4StpFtpIvLG+xTNeVXw8mwtVDaAE",
+	"SPG5+OvwAItKq/gtUCAUKlOHB9BZ117t3vMjcDH+f22ahJH/LSD1sqqEaXwyoQXb5QgC8V6kOoiZbbKc",
+	"TlRtK0N2v20j9z9PDj8/ftyZwTGZcePOWf/RhXtLXsKdupA0rEvgWNjj0dwNVNxzzttvCiQ4tQe3YIzD",
+	"DRuTXFFO6/T4L/+xFU6qrp0WpaA+Liel25HHPc9PPHp3G0yjx9DenOiSvfiPY1/y0XMpHZKdmzzTocLw",
+	"7mjla1kQT2CFbBgLXlYIPMAy+uPZ0ZFHIUQw8RuxItY6e1+LkdmLZPvxaXtl8Ae3Rm6DfCyLB0O3Vvb9",
+	"4ZUfy+KNLt2LH9v+dHUY7v1by4XjzfC7rzzD3QEuZDRt195IVphT3etyo34UqVqp/fxdQYiH+yPx8eIt",
+	"mwAwqCT4fKRTNkwqKMowM11Wh4W8rZ/TAPHngbITeq1g6Jk+O4fONpHb96GFGZ071Nw3YkWdIMA7Hplr",
+	"DcmkZ/5QD4bqRqxc00TBobqBCtxSI9BozBKlj8GyilsCUTXukFuBAiOAvFMPyieGKurVg29jvNEsFbt8",
+	"0WOZeeEnhKiuSctLNMdQauTAFBwKLFjZaHbTHHtDhQ/OaP0c3fIpdXXQYu1KGTYIKa8eGrfIeGZtgaGy",
+	"xgDwhPXWyqlPrYBEIQjHW6B8DOaF3U5xfGCohgqhYWDLSNMi3FknQ01urqW6ph8zuKSxqOwC9znZth9L",
+	"+UCylN7zsZRPBP4SD+Cb3IxzQthwlEoykFjJQmyUmlbeHXoq2l3qPkBChjtcH3JKFp92hAJNISSJoNBN",
+	"zpEcBYwT5FDxN17L/FMGYL/IcNztMcHHs9D9Zy9/ZlwNl50Y68D/Tw+9p98DoUdFq1SJC5YjXDDmJYBQ",
+	"B8pjPjVpjQoaRPY+wkFB4kNXFAbIpcKE9q5sAWDXCF8j57LK6O1wJdSRhYJg10JHcQUh0biaEIisdt2i",
+	"HXCnHV/wnK+IzXCml4YDNeTEPdbQgP3VaZcash/qMpBCRjgvQMAv4HXrZt4zA4KSqgx8aS9RvTU+qBv7",
+	"7oO23dNEiWwqgoXjo0L02WtYQSiQcHg0zQU9V9zcvHZPuUAcwl2K6tLdS6GO+litfrWvbq+mA1bYeC9/",
+	"EbdRM3ub+84eTBeG2QEQVA+B2oql67lC28B0T7aD6W4Zl4PUwUKVtoHgX3eG1Ek+7CXe2zCSD/a0IJBT",
+	"D0lKnveQummKWPPuTPrRdkgGs+doA7gLpMH6mHZUYitIk0WUSs6X83jJQvBjbaTnbgALUcLweuy5FV7P",
+	"gQUgjOr4mMaFcmXrsGD49Y9L4zqmb9s+zIes3Vw7n1vBi7zIrJ3E371qR9SjdNKRGq8r7fbquZ8Bfvxw",
+	"wsfQA3EhMHgK+q4CYlnU3muqsUd1dhOJgfJOtibbsl5MPdxr1OR1fBCu2HJhRFkFzFhOGOmsjAcHkIs0",
+	"KGMVKC8YsoRx6HJ0XPHCnEU1ePgIqkdx/TaAENM5OX7e7TGg7vVvIgckeRkmf+wrOifW8saWcay5s7qH",
+	"cMVuAcbtjpf5Gct+XYqlyDN7fLNyqZRU0wwxevyfdBn+BNfZvQBaz64cNvzgVWOuxqKw/4TvZY0mCuj7",
+	"2hkcjV1O51NCaQ3ldmGEnorMMGPv6chczBfanmJrdVirpzuwfoudiSuzs/YLcktLhXxQ9j1RxrbnO4qo",
+	"jYg8Rsiw4uXCAPczc9TP0UST9en2WYZ+dpbMBEYP1pArdIweAEsq7IHJGi6kVYxcO+uAgfHkX2VX2D1g",
+	"gpCgrjrJkNmiwOZLtgpaS3qO2AwKnoRgd3iSIEYBvycQA0bY62MjCoAbPMkeWkzWZa54WYn8mldZYFhx",
+	"OxK3NvL/mWgX2Xm5a3CYIk9Wy87V7SxTlVxOZxW+3G/LMPcZh1w5jQTMc6w3DU8Mw5OA5WMN39pmAW/3",
+	"5/oMqPXN7d91O9wbo0JNpRLYaNeJfvBFtVVYH7jTSpE5NLjlq57rGMFPF70msjytH9PtuVY8+20BZwN7",
+	"uOGN3gq0bgwFXtA5KLkyfIys7PFCu/+MHCTsDHO7jup2y8iFMhR8ldUgfCX7vyZZOnwO7Ni+a91z4RhJ",
+	"9cLkEmX2XK/6c/7p2lk3GXbRmR6DD46PVuJT+AadRv/LqoSZnM5E2aVhRu+heoRedMzCuGHyTkj4pw5i",
+	"sVa/2pVCwPBxqXR0TfgenWRPYc+8dRRM/HRX3LemFNYFW/TNYZcNoCHTSlwvS6M3PjMeEU4VK+rOTwcI",
+	"rU5UhmwqvViIPPhSMFf80N2eH0o8ODrZfoqF4LfY0x/ND5AFo5NBF6UerqygotIeBSTAXBoxiNpPkdw0",
+	"kl10etl5JF/C0MxyjK1f9HiXHg6Kj98E8IE7vmJRAWbNWDkaF1zOM/BIiWuKAzAn2CL/4cNh9mM0jaVh",
+	"GG7Jw+VLBaVG9Fx7CZsJXlYjwaszO07xqXJ1pHQR5UkKcHtwq2XwlxCKc/FKO4EuClKl7/rMm/J1MZbL",
+	"HBFmMMLdiUwdu5Gib+15sPSdwoyLWhHhlVS5+NSl4K4DjCatDg3IGltjJxMxrtINibHHf89gQPD6wf6M",
+	"qsJQiGN4hc5hn72E55k23MJeUjZlFV+9agp3ENkGUfz4Rb8hsmqXOXFVHpQFpBa0eJIgazKGn2U1u+JT",
+	"c/7hbSuuLJ1Bd/ZgK5EheseNq6ECT+0+uws+d5wIL0LHZ71x51uJ133Eo9GcqjmuG/3WljA0Kon2FF7N",
+	"rb0C9QPpLozc3nFZxZo0WJpWhgOcm9UApeJF5ky8xjQRgneTcHI+4Vowmui285Sx25v5fl7PDArIW1Ea",
+	"l4/zopdUw42yqhkJKTXLNYWGnUCsNChbJuPu59M++5lmjNFpp5h7qd+ZqkV4c1RAchZccfjTLVfSzACH",
+	"wlDfh9e8OliS8KmsF3M3k+MZmQJrbnUH/tVkbNbcn6VCmZ93WcmpjdfqfMigaSXIvONB5645Ceh++rAt",
+	"or0DRlK5VKBI9WSC+FuAtwTBXj1xCqnn7XmoFSIwjvDAHlO6jAcQ0bx5EYOw8LK0Cr2Ljgk4rMDdFg0t",
+	"0ZSgbu3ox6TtdFiATWXBSFbn59Guju/IycVGmJxV2rrhPohj6NEQ6pEAcliW9AQjeDmeDWhrOZMPYw3g",
+	"zmDM3P05oLZKWiIAkuvQtWTyg+q330M5VNhlRFPZBfvlyplcbM7Lm9Q7ipxhQmlJN1Mq5Lu1AwDh4NTE",
+	"c0Zdz6dmrK1FV7n0LK+yPntph4Q5AfFpXCyNvBVnrLrTbKyV83THeBEm1+Hc1g9GjyRMiD/REDFJ7A1Y",
+	"fATtWwwyOIHh4xB4MYgLb+2apBmqJmazNH4SQld4lLcZyW6xME4wkSAuHPJ1ZLLHrnIncYy7SYyiEzm7",
+	"WdeNotkzJw4Bvzx2/0vY0ZEwfWZg1515V5tEnaFFx+NF64hyLI/3Vy/aQHV3jXJ1dPOdJJIJTsEHZxnT",
+	"O9oCavdg2MK4d7JrYcs+hlmbvAPe+kRW7Uv8pumct1iKKM+5cRvCCte7NSXqzwRZuA3tez/pOABGJsmg",
+	"5to8bjff09R3gfCORBxBzZABBupjdyMRL9tapRDXB+wOSEGlBDwnom2EvUPMKKn8f1oVX3YH3oPFm0pB",
+	"UppyxOy8KIgZxekJPkafPU3WRsUD60mWSPmysbaWI8V6Yqe+bkU42TmRVn7H4XheFIkBwqdTsphKcSvF",
+	"3WA9GU+JbzGpmF5WLv60gl9BBRSw6ollg1NqnU/4LLyKJhIS7HaOyseaQ+8rBGZWaXlAl7oNviDGMZWA",
+	"4OnqPDAdCyTDdgc4a8WOes9aBOudPjrxLsY//RJLUytv2Kd64UurFZJh2AP8+IUJ9Opp+5un9//OZNqr",
+	"hfj/2bve3rht5P1VCL+pA8jrOv3ld4AXxcHp3zQpLo2d5EUdWNwVvctaK25Fad1FEeA+zX2w+yQHPjOk",
+	"KK20XrfrpL3rm6LxSiRFzpAzw5nn2dL5FZr8Y3Ibf52bW5bj+0DbR7vvnxLYPozf3uAjuscT/kElC71l",
+	"tmdM9SfFxD0ASZCzBkLcbpwmuGlym03rksnt1oB0JFe0AOGHZSbBbCRSmWVpuO5uwNlcZ4yaLgu+yQd4",
+	"Cv0MBizchLFf3k3ei7LnKjnDf5ogh6+CHYtS2TqvRMpBwCtq05nuzdUQXTrgOW0xYNxsp4T1mwprrquj",
+	"TDXXZ02eXPMth95F4WPAmcUcYYSfRyA3JkO6wtVknfqrGtTNocTWFM14GWc4fTTm3Bqnhf6zcB3ta6Ld",
+	"pNcot2Vw4nDT0gyOo0GyumMa6VrMz+TtXFbkFiJM4HsfiTPuiZrk/MIIts61QOdVWpjqCpnrqYe3xPfJ",
+	"spQ+o9tnOMKpsqe4V3D+Vl02QXdZiG8vLl7SM/3h97NuhlzfIXu4/ZQ9FR/4JmEknlVqQWkbiD5kGv5z",
+	"EdkcBEASbgoJjVVXarGhoSJTU535O0H0kkQJCaNMVVLnNuWUCF2Jw/THXy8PcjO9PDgVP14eTEy2vjxI",
+	"xCU2E/d/2v1j49i9PHj3/l36yA8fjGMFhwSdGyzLXMOddb+ycUv7TKYzN8u8LyDFVjaqFqe7kDzCV2Sd",
+	"pMeDbkTYTcR4yGTrzGtG5ab2lAqDSg8RY5cIyfpLqYUz+XmaKCvP+paceU0lq4fpSSrUz7XMrUhPRp+i",
+	"Bimj2zHSF++R8diaDQ9Bwa4q0l915i886R0nG3RZ7GFUupYcdaViw1dX3qLeNPGeuhl/6f4TGXoP4U2j",
+	"j+ggth+LhHVzHNutAd6OgKPrpy7Z0KsPmcz3J6KUBwApnQN3WCHePQZh8A6ucZukfbtz3OZ1kmTgyYoR",
+	"qXelDR1vRq2W0valRlWG3uo/Kfyg26711CwmyN5InTeK41sXHJGlDboyaROk5U2bnqVgHQXY3VNx4U6v",
+	"U/faTd5gYvneHbs7HsRonEqG6NYPcC92fZV5le/30telWdzvjQuz8/NPiUs4huvgdx/SzYlW9T5uTkuT",
+	"/jeSklufPMQGPwDkSRsOgTV27UnYXalcmLrAJaCurLcHmfkdZhd+p5wfi5sWWy9U1ly1dvaLaakyzcD8",
+	"3R53rRQUh2wFTIB04Axo8kYS2mZgqLBN8SikvvGwqReYx+OuU4Sc6MiS5Vy/2I70mb8Lba37f2T0jroc",
+	"86kwK1WWwTj1fZeyUuOIgIOrLS17YjzXlFUdvfeJHSaxT4JHFNIwfW+EqY9OR9vuMHoxjdhdg3SNY3DU",
+	"CFSEckv5opXppKsSyWx1ngmr6CItfeYznafro+dqnZ42aX3h4h42sDNd3V90IR7/n5ibOlzgRqDf0f1/",
+	"oFmIPQb3+HizTeeVBG/DGf5DwFe6Ge3VjVpflcqpQjqUlYSd6q6KpjOnQD/Xig3sJRIAnd6qFXLB44Dw",
+	"ZlGW0BlfZSE7WJVNrQkVMzfRq85UD4bRnjzZKYj1UAlWvL1/FKs5OlruxJ3CGt1GSaQhncBfOjnF7cr3",
+	"eEMe9551dY+PcL5XfEj8lVm1j8yqZndsnYq9B3DLHzgOrQzRDNeL+7oFVLLG277hGJaYzo1V+E2bTBzK",
+	"nAp2mHWBr8vZ7C5MSfZ2U8623ZVw6kCp8rs5EqN9OwM+FlMqYanSYrIOc+B2w7H/V5PdQjPK6WU8L/FV",
+	"Wi+6J1TtnBftvg7GX/7AHvc7XoS7EaYqmf/3W/+YEv7YeAMY3oLqan68Ojke3ao8PwKe0PFPtzd25Jei",
+	"dzt6WU9ySiOC0hAzDNBNKCeRoOY8bz7wu8hRAO8VQUPZhAhzEad8qybiuVqLc1WNxAV+pmAwxd0jcJX0",
+	"Rmcp47WM3DtWlKaSlTrlkCKeZboaJEYy1Y2umCiHevcZXSbP8ApFHZu36qLSOV8jeMA/D20VpWMiOxTf",
+	"q90mRMif0zmnkKmKQ0RALo3rotZiofBrQHHCh/UTtfftQN/d3jwoGcZ31hRv1eS5Wp+rakirNtZuzyBl",
+	"LwckqyVHkWw7ae4Idm5mpq6Gk5S/KlB8STjn7QO1W13rfvnu7UWrd7C1nfFWIek+8CnokVJxePbymQiY",
+	"Pyj/8PWTc1WqRyOR2qlZqs+BoZNSOYunDBYhqY8HF+FkWlVUHmEtEeksNxP3Pt4gie28A04MnKGUgNb7",
+	"rPrFDa7TB3J56dbqulR27rWHG1ZFBu49nj4qf1mZGxU4qwlavlmtmDQ6RAQoV/ALEDGREiFyAGcRSi+X",
+	"+katvd77xJlubS0RPJPP0NGkFusTckb4yjNUHnYQoawqV3qq+uigIFB3OHdvMcAwMZVxUzWIsuCkoOWW",
+	"BR06gGwcJAeqqBdOxGmxD5LwA63owbtdUg4G4Otb64cl/Qj5AB+Hq+nXAyIzcyrsdp/3rf3nXM9Aeb99",
+	"iyHgwsEd5pm1Na7BvKIdys1thFz5lpJ1q/JxJVfpSa6a+MY35qKslTgW5/WSaYx7xZjwdX7RFtnXU1Y0",
+	"YOqGVH7qjs35QODQIXbzp3BbIVGjztEvU4rb0hQzBrD14ZQTCgwheDYrZVEhoebzhqof96MmW1MwbirL",
+	"ci1SsJmlvmqDHx2JM+7C/ymJD1JiD0o8FdDt3HDUK9p/XWdIr6dZWvNBLUWmcFEJzwavmy5Wd577K9kQ",
+	"TurQ2XtO+YhLLw2cV1TaSdf+nrvOE/0hNQThHE786J8zlpIrSMnAxLWfGYlX7e0bHhIwno9qq06jkflU",
+	"BDKmWgIZwqbOZqKbWrMkKUKBTwNJmTTmkT8OTBniJdj6Wy2H5AIqT+ideLeGE6WKeImSFstozxJg1tKx",
+	"P9AoVrhlIHTu0Ji752OmSoAL4tACy/ZlcUbB3ti1RpfAi7ZiUlfN8uRyemNjd5VDybmZpiJtZR4QCB+a",
+	"9ojA70gLqCyKdS0de/QI1wl1HLI9gNrh7N5ZYXAenjPSfaiJ8VyqW9gQ0af7MynVuAkk4J2+EHkv4erm",
+	"MYpd8YIhX7cepY3iN0yXBMTFlHluiPzIuCv5zqoJbAqtpR46jBtF2woL5c9j3zMejnoePJAfIJHf9feR",
+	"Aqfu3DwnBdkWa2Qd+rDstH82S8SdtM/VesAMIZJpL8LBmthumriddNCL9zw6wUNgS/gePk6A3mBDBM1Q",
+	"DvJIbHd/xtih0m++4qqnZWmuda6OFyplAOWYjXbf3kGfS+0+8bV9WL6e0MeAsjA+NZGh/p6smz+gNb35",
+	"fduFl5z9YcP6lcqU4rh4gzbuDUAGG6eENwr8eDnXztksGbMJSkWkY5TMhkeoDUrMbexENHiYwgrzNGXj",
+	"mNPMmRlV8zIC9TAi4jf9Hz3uFn4zS8VDvFUTPoW9JJMxDlgj10DqQ+Q44JwuicrMyIQMnkEYUvhq2Ccj",
+	"8dS4J9ZLZRGf8j9/YqNDlPSGraXo+zsgPKTtgCriWlVCj/Kkl85CekHkb8HqNIU6wo0DaOqdlaiL2Wl3",
+	"kunZBoL3b4/55pfCadGkUuHMCX4Wh0QuzVDFKDtxfgAJByFAU31vMeVLBW1tTcsesH9bCZjO3GJjMoCV",
+	"+dROUyDpNrJ6nUEZbF8nWQttKTc4E4fkstAKPorsXhlD5d/lf9xp8bJUkDfj8b+ouFquLQnU7/P0hsxH",
+	"LPdLZZZ5U4wjvT1Jk0qV1tj4SUYjahbSgMSfCNgDsAH8HUrz73/+y5nCj/8fH+j+mVJBsrYM5HXqFDGX",
+	"uhDfXnz/AqcQf7jinLpIJzzZk3vbLXQ4DD6xYjpX05seIvA3GI7b214QYO9DGHPUyR/Xmgu8LyV2Xyfv",
+	"ram1wZX2fhOXev9l+/0m248A6Tv7MHaN9qHTf5TOlcyr+TFlK6lsiynYoDoy7gVWsV5ir/Y1UqWCZCVx",
+	"vQjQjeqSB3bNTjN1TKqUBCRLbSs9DcHjjAkX3IZdqCldWhuThzhDAL+k3PnpzawEAwDiVoAhAMtSK/MH",
+	"6fGU+oV75ZRGsqay7EzNSpl5kMInn34WVy+mdeEf9jFvAqo0RSU14KSFVdNSVTYRc2MrLiIwZfwF5O1x",
+	"xcIuNzlf8uJ8i74f0vhs93TXlSmHDt3oeVrcl/oZhDo/2SNR0G8eXFi1fd8++RF5YSZxiIHa17ZSi7aq",
+	"5XqlCmWHq58vVB6F/Dg3D84WEiZ9BoQzXoiaEbHGQKAlmMZzovicclKZqaUqMlVMtSJ2fdkol6krd8yG",
+	"uNCCgWmuEc9xR7EmEBsUzjQDM7gdkWUVj3FT32JoCoyesg+hWvFvjW4F9S6VtIa8S0KT2P3284Wf5QdF",
+	"QqY+duBUbS3f3jXjNwwE3jZLEKyjRoD2rCR+cCSTdyhHqWSm76UdzaEDrERCZynl9bWenrYPES+VnCta",
+	"BTVxJ5izRQ8fe9TCJgF4oWe+1hNnDEjinAEPrhTA9yPmHGo5t4k/gsoD4l+Y6op+HxMOL75KWY7X031E",
+	"plc6q2XuLVDxekg7pQBxxETmspgGI96vsc+U5pnbXa1ehfV5UKYQ7uRu0nlaeMiAzNYBVosFYO+KttPI",
+	"zgD5aQkWCQvF4FPjeM59vjMgb7pj3qP6hSFv17/VybFzr+RSb0/siUOCbkpL2RCYpcerk9Rpgj2SRXb0",
+	"k5mAe0mV13KKp1eKQImN+MdSFWcvn4nPRp8mvhYRukO9TWLsMcglwI1dB8f2Vs5mqsQw73EgvDlBn0v9",
+	"pZnWCycJv1OCO4texN8kMu5k1CAsMPfVgCj3vezn9Xh10szjvuVj5463SE68JA8gOdKK21JXlSoSIcU5",
+	"dSYexwPWBYvQ7uLA7TyQOPQOc2dp6P3GDyENO3fcKw07xHoRiKFLvLrMD04PjpECym1tyIwByh3dFyC4",
+	"xZY29jLLwLk0TOkxUXzODA1rE9njYjCXRxymPracJnxjcdRkVTxKNqNgSeR122A1hHxrvrOIhgXfu2dQ",
+	"qpBF1eDSKCY/jzjYgTuUrzeo36LG4z/bnl44+IaIN38y5xNYDo23Q4k+WKxL1FfbqKvaunXc7OKFKWZM",
+	"shelNyAGi1d6Ox/HtMkWuNYFYrDxxC310Y1a9/V5fvb9iyFGaspyHZgva01Pc1+g3Iyuy23ibahETHSe",
+	"w2YOKeKIgLSrB0PbPo22Z4pkMavdSwuTqdwKuZI698b4dW5uG0GSM942uFF6o6fNNxSTURT7QI1cpq51",
+	"oUkwFzKjOAlB1heZUNmstZ7ot29u5Qoc6kiPkBHbUwyBSoCQHgJljkoO6utRp4ujlVa9/byGcDSIlgxk",
+	"BSp/yrnlPrsNRvrX0+yrum+8LcleqvIIw/fMF1EPEYDZFu4fc+2lj+ZXF9bZ4jGcVdJwO3CiKKOdEl8H",
+	"nmf00VEbTelo6xgugFDEkx0g2QJevwdNgVaZ66rbNvbdnlmjuadGESJfEslLDNBFCdDSzZ/z0n+qM0qi",
+	"YDRdwoaMOpzXC1kc0bIObMtkI1qspswbUYYa0O5LdOz0F+yzFAypM20IdMc3GW8d7uE+2aZYHTanqNLR",
+	"JkIV03JNF8MVJYHigpiTsghSNOog2ukGvixqXkxlJXMzC0oedy0mCGDyRkArEHUUP9rT01cejO/8hxfB",
+	"8bUNqg1djiOfJd4Ff86PwsM9rT4raFA+nYYyf0K7SmXUeKw37kloVV+D3uai89v75+6gtIn44vyNqJfO",
+	"e03ctgNBpHOeefObXvzR3y/C1uS1jzlH1Io4Swe5YOOP8DSL79+9/08AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -4,7 +4,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -36,6 +34,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/billing"
 	"github.com/loopwork/loopwork/internal/platform/credentials"
 	"github.com/loopwork/loopwork/internal/platform/docs"
+	"github.com/loopwork/loopwork/internal/platform/documents"
 	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/platform/health"
@@ -118,6 +117,7 @@ type platform struct {
 	*sqldatabasesService
 	*transcriptionService
 	*storageService
+	*documentsService
 	*modelsService
 	platformPending
 }
@@ -143,6 +143,7 @@ type (
 	sqldatabasesService   = sqldatabases.Service
 	transcriptionService  = transcription.Service
 	storageService        = storage.Service
+	documentsService      = documents.Service
 	modelsService         = models.Service
 )
 
@@ -248,8 +249,10 @@ func New(d Deps) (*Server, error) {
 	// Human review needs the engine (to finish the attempts that wait for reviews) and the engine
 	// needs its executor, so the service learns of the engine and the queue once they exist.
 	reviewsSvc := reviews.New(reviews.Deps{DB: d.DB})
+	documentsSvc := documents.New(documents.Deps{DB: d.DB, DatabaseURL: cfg.DatabaseURL, Files: files, Box: box,
+		Secrets: credentials.NewOpener(d.DB, box), Guard: guard, Logger: d.Logger})
 	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
-		reviewsSvc.Executor(), sqlConnector(credentials.NewOpener(d.DB, box), guard))
+		reviewsSvc.Executor(), documentsSvc.SQLConnector())
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers})
 	reviewsSvc.SetEngine(engine)
@@ -269,9 +272,11 @@ func New(d Deps) (*Server, error) {
 	jobsSvc := jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc})
 	measuringSvc := measuring.New(measuring.Deps{DB: d.DB, Grants: grants, Jobs: jobsSvc, Logger: d.Logger})
 	measuringSvc.Register(jobWorkers)
+	documentsSvc.Register(jobWorkers)
 	periodic := append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...)
 	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger,
-		Periodic: append(append(periodic, exportsSvc.PeriodicJobs()...), measuringSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers})
+		Periodic: append(append(append(periodic, exportsSvc.PeriodicJobs()...), measuringSvc.PeriodicJobs()...),
+			documentsSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
@@ -279,6 +284,7 @@ func New(d Deps) (*Server, error) {
 	lifecycleSvc.SetQueue(q)
 	exportsSvc.SetQueue(q)
 	measuringSvc.SetQueue(q)
+	documentsSvc.SetQueue(q)
 	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 	credentialsSvc := credentials.New(credentials.Deps{DB: d.DB, Box: box})
@@ -324,8 +330,9 @@ func New(d Deps) (*Server, error) {
 		credentialsService:    credentialsSvc,
 		sqldatabasesService: sqldatabases.New(sqldatabases.Deps{DB: d.DB, Secrets: credentials.NewOpener(d.DB, box),
 			Credentials: credentialsSvc, Guard: guard, Limiter: limiter}),
-		modelsService:  modelsSvc,
-		storageService: storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
+		modelsService:    modelsSvc,
+		documentsService: documentsSvc,
+		storageService:   storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
 		transcriptionService: transcription.New(transcription.Deps{Backend: speechBackend(cfg),
 			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
 		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,
@@ -355,6 +362,9 @@ func New(d Deps) (*Server, error) {
 			// A recording's limit is its own; the form around it adds a little.
 			{Route: "POST /api/agent/transcription", Limit: cfg.TranscriptionMaxBytesValue() + 1<<20,
 				Setting: "LOOPWORK_TRANSCRIPTION_MAX_BYTES"},
+			// A CSV file of a document may have 100 MB, and the form around it a little more.
+			{Route: "POST /api/database/:db_id/upload", Limit: documents.MaxBytes + 1<<20, Setting: "the limit of CSV files"},
+			{Route: "POST /api/database/:db_id/upload/preview", Limit: documents.MaxBytes + 1<<20, Setting: "the limit of CSV files"},
 		}, CORSOrigins: cfg.CORSOrigins, PublicURL: cfg.PublicURL,
 		TrustedProxies: proxies,
 	})
@@ -402,21 +412,6 @@ func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanR
 	}
 	set["llm"] = executors.Unavailable("llm", "its executor is not part of this release")
 	return set
-}
-
-// sqlConnector opens an organization's registered SQL database (a sql_database credential) for
-// sql_query tasks, dialling through the guard.
-func sqlConnector(secrets *credentials.Opener, guard *netguard.Guard) executors.SQLConnector {
-	return func(ctx context.Context, org, id uuid.UUID) (*sql.DB, error) {
-		sec, err := secrets.Open(ctx, org, id)
-		if errors.Is(err, credentials.ErrNotFound) || (err == nil && sec.Provider != "sql_database") {
-			return nil, executors.ErrNoDatabase
-		}
-		if err != nil {
-			return nil, err
-		}
-		return sqldatabases.Open(guard, sec.Data)
-	}
 }
 
 // speechBackend is the configured OpenAI-compatible transcription service, else the offline

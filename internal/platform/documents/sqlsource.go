@@ -1,0 +1,123 @@
+package documents
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/loopwork/loopwork/gen/platformapi"
+	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/netguard"
+	"github.com/loopwork/loopwork/internal/platform/sqldatabases"
+)
+
+// openSource connects to the database of a sql document, through the guard.
+func (s *Service) openSource(ctx context.Context, d row) (*sql.DB, error) {
+	sec, err := s.d.Secrets.Open(ctx, d.OrganizationID, *d.CredentialID)
+	if err != nil {
+		return nil, err
+	}
+	return sqldatabases.Open(s.d.Guard, sec.Data)
+}
+
+// upstream turns a failure to reach or read the outside database into 400 ssrf_blocked or 502.
+func upstream(err error) error {
+	if errors.Is(err, netguard.ErrBlocked) {
+		return httpx.BadRequest("ssrf_blocked", "the database's host resolves to an address the server does not allow")
+	}
+	var he *httpx.Error
+	if errors.As(err, &he) {
+		return he
+	}
+	return httpx.NewError(http.StatusBadGateway, "upstream_unavailable", "the document's database cannot be read: %v", err)
+}
+
+// sqlColumns reads the table's columns without reading its rows.
+func (s *Service) sqlColumns(ctx context.Context, d row) ([]string, error) {
+	db, err := s.openSource(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rows, err := db.QueryContext(ctx, `SELECT * FROM `+qualified(*d.SourceTable)+` LIMIT 0`)
+	if err != nil {
+		return nil, upstream(err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, upstream(err)
+	}
+	return cols, nil
+}
+
+// sqlRows reads one page of the table in primary-key order (physical order without a key).
+func (s *Service) sqlRows(ctx context.Context, d row, pg httpx.Paging, out platformapi.ListDocumentRows200JSONResponse) (platformapi.ListDocumentRowsResponseObject, error) {
+	db, err := s.openSource(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	table := qualified(*d.SourceTable)
+	var order string
+	err = db.QueryRowContext(ctx, `SELECT coalesce(string_agg(quote_ident(a.attname), ', ' ORDER BY k.i), '')
+		FROM pg_index x CROSS JOIN LATERAL unnest(x.indkey) WITH ORDINALITY AS k(attnum, i)
+		JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = k.attnum
+		WHERE x.indrelid = $1::regclass AND x.indisprimary`, table).Scan(&order)
+	if err != nil {
+		return nil, upstream(err)
+	}
+	if order != "" {
+		order = " ORDER BY " + order
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&out.Total); err != nil {
+		return nil, upstream(err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT * FROM `+table+order+` LIMIT $1 OFFSET $2`, pg.Limit, pg.Offset())
+	if err != nil {
+		return nil, upstream(err)
+	}
+	defer rows.Close()
+	if out.Columns, err = rows.Columns(); err != nil {
+		return nil, upstream(err)
+	}
+	for rows.Next() {
+		vals := make([]any, len(out.Columns))
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, upstream(err)
+		}
+		for i, v := range vals {
+			vals[i] = scalar(v)
+		}
+		out.Rows = append(out.Rows, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, upstream(err)
+	}
+	return out, nil
+}
+
+// scalar makes a database value a JSON scalar: text as a string, numbers and booleans as they are,
+// times in RFC 3339, anything else as its text.
+func scalar(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int64, float64, string:
+		return x
+	case []byte:
+		return string(x)
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	default:
+		return x
+	}
+}
