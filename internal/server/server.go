@@ -3,6 +3,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -252,7 +254,7 @@ func New(d Deps) (*Server, error) {
 	documentsSvc := documents.New(documents.Deps{DB: d.DB, DatabaseURL: cfg.DatabaseURL, Files: files, Box: box,
 		Secrets: credentials.NewOpener(d.DB, box), Guard: guard, Logger: d.Logger})
 	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
-		reviewsSvc.Executor(), documentsSvc.SQLConnector())
+		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers})
 	reviewsSvc.SetEngine(engine)
@@ -400,9 +402,10 @@ func New(d Deps) (*Server, error) {
 // builtinExecutors run the task types this server can run; the others fail their task with a message
 // that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
 // humanReview is the human_review executor, which needs the database and the queue.
-func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector) executors.Set {
+func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
+	spill executors.Spill) executors.Set {
 	set := executors.Set{
-		"sql_query":    executors.SQLQuery(sqlConnect),
+		"sql_query":    executors.SQLQuery(sqlConnect, spill),
 		"transform":    executors.Transform(),
 		"condition":    executors.Condition(),
 		"delay":        executors.Delay(time.Now),
@@ -412,6 +415,17 @@ func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanR
 	}
 	set["llm"] = executors.Unavailable("llm", "its executor is not part of this release")
 	return set
+}
+
+// spillTo stores large task results under the organization's prefix, as storage:// resolves them.
+func spillTo(files blob.Store) executors.Spill {
+	return func(ctx context.Context, org uuid.UUID, name string, data []byte) (string, error) {
+		key := storage.OrgKey(org, name)
+		if _, err := files.Put(ctx, key, bytes.NewReader(data), "application/json"); err != nil {
+			return "", err
+		}
+		return "storage://" + name, nil
+	}
 }
 
 // speechBackend is the configured OpenAI-compatible transcription service, else the offline

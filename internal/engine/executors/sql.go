@@ -3,6 +3,7 @@ package executors
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -21,6 +22,13 @@ type SQLConnector func(ctx context.Context, org, database uuid.UUID) (*sql.DB, e
 // ErrNoDatabase is what an SQLConnector answers for a database the organization does not have.
 var ErrNoDatabase = errors.New("no such SQL database")
 
+// Spill stores a large result of a task as an object of the organization and answers its storage URI.
+type Spill func(ctx context.Context, org uuid.UUID, name string, data []byte) (string, error)
+
+// SpillBytes is the size of the rows (as JSON) past which a sql_query task's rows are stored as a file
+// and its output names the file (rows_uri) instead of holding them: execution histories stay small.
+const SpillBytes = 256 << 10
+
 const (
 	defaultSQLRows    = 1000
 	defaultSQLTimeout = 30 * time.Second
@@ -32,7 +40,7 @@ const (
 // max_rows, each an object by column name; any other answers the rows it affected. A retried attempt
 // runs the statement again, so statements that write should be idempotent. Errors of the statement
 // itself fail the task at once; a connection that fails is retried per the task's retry policy.
-func SQLQuery(connect SQLConnector) Executor {
+func SQLQuery(connect SQLConnector, spill Spill) Executor {
 	return Func(func(ctx context.Context, in Input) (Result, error) {
 		p := in.Task.Parameters
 		id, err := uuid.Parse(fmt.Sprint(p["database_id"]))
@@ -65,7 +73,17 @@ func SQLQuery(connect SQLConnector) Executor {
 		} else {
 			out, err = execute(ctx, db, query, args)
 		}
-		return Result{Output: out}, classify(err)
+		if err != nil {
+			return Result{}, classify(err)
+		}
+		if b, _ := json.Marshal(out["rows"]); len(b) > SpillBytes && spill != nil {
+			uri, err := spill(ctx, in.Org, fmt.Sprintf("task-outputs/%s/%s-%d.json", in.Execution, in.Task.Name, in.Idx), b)
+			if err != nil {
+				return Result{}, err
+			}
+			out["rows"], out["rows_uri"] = []any{}, uri
+		}
+		return Result{Output: out}, nil
 	})
 }
 

@@ -155,13 +155,16 @@ func sqlQueryType() Type {
 	return Type{
 		Name: "sql_query",
 		Description: "Runs one SQL statement on one of the organization's registered SQL databases (PostgreSQL protocol, " +
-			"reached through the SSRF guard) with its parameters bound to the placeholders, within the task's timeout " +
+			"reached through the SSRF guard) or on its document files (database_id a document's id or an " +
+			"internal_sql_database credential: every document's current table by its table name, read-only, with " +
+			"the organization's own rights and no others) with its parameters bound to the placeholders, within the task's timeout " +
 			"(30 s by default). A statement that reads (SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most " +
 			"max_rows, each an object by column name (numerics and text as strings, times in RFC 3339); any other " +
-			"returns the rows it affected. A retry runs the statement again, so writes should be idempotent; an " +
-			"error of the statement fails the task without retry.",
+			"returns the rows it affected. Rows larger than 256 KB as JSON are stored as a file instead, named by " +
+			"rows_uri (resolve it with POST /api/storage/resolve), and rows is then empty. A retry runs the statement " +
+			"again, so writes should be idempotent; an error of the statement fails the task without retry.",
 		Parameters: object("Parameters of a sql_query task.", m{
-			"database_id": uuidString("Id of one of the organization's SQL databases."),
+			"database_id": uuidString("Id of one of the organization's SQL databases, internal_sql_database credentials or document files."),
 			"query": with(str("One SQL statement; use placeholders ($1, $2, … or ? depending on the database) "+
 				"for values, never string concatenation."), "minLength", 1, "maxLength", 100000),
 			"parameters": arrayOf("Values bound to the placeholders, in order.",
@@ -172,6 +175,7 @@ func sqlQueryType() Type {
 		Output: output("The result of the statement.", m{
 			"rows":      arrayOf("The rows, each an object keyed by column name.", m{"type": "object"}),
 			"row_count": integer("Rows returned, or rows affected for statements that return none."),
+			"rows_uri":  str("The storage URI of the rows as a JSON array, when they were too large for the output."),
 		}, "rows", "row_count"),
 		Dynamic: sqlDatabaseOptions,
 	}

@@ -39,7 +39,12 @@ func (s *Service) importRevision(ctx context.Context, r revision) error {
 	if err != nil {
 		return err
 	}
-	conn, err := pgx.Connect(ctx, s.d.DatabaseURL)
+	cfg, err := pgx.ParseConfig(s.d.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	delete(cfg.RuntimeParams, "binary_parameters") // lib/pq's own option, not a setting of the server
+	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
 		return err
 	}

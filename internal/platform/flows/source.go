@@ -29,9 +29,17 @@ func NewSource(db dbx.DBTX, models ...tasks.Model) *Source {
 // Models are the models an llm task may name.
 func (s *Source) Models(context.Context) ([]tasks.Model, error) { return s.models, nil }
 
-// SQLDatabases are the organization's registered SQL databases (credentials of provider sql_database).
+// SQLDatabases are what a sql_query task may name: the organization's registered SQL databases and
+// internal_sql_database credentials, then its document files (kind document).
 func (s *Source) SQLDatabases(ctx context.Context, org uuid.UUID) ([]tasks.Option, error) {
-	return s.options(ctx, org, `AND provider = 'sql_database'`)
+	out := []tasks.Option{}
+	if s.db == nil {
+		return out, nil
+	}
+	err := s.db.SelectContext(ctx, &out, `(SELECT id::text AS id, name, provider AS kind FROM credentials
+		WHERE organization_id = $1 AND provider IN ('sql_database', 'internal_sql_database') ORDER BY name, id LIMIT 500)
+		UNION ALL (SELECT id::text, name, 'document' FROM documents WHERE organization_id = $1 ORDER BY name, id LIMIT 500)`, org)
+	return out, err
 }
 
 // Credentials are the organization's stored credentials, by name; never their secrets.
