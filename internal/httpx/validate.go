@@ -80,6 +80,12 @@ func (v *Validator) OperationID(method, path string) string {
 // For returns the middleware of the operation echo registers at method and path.
 func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 	route := v.routes[method+" "+path]
+	opts := v.opts
+	if route != nil && streamed(route.Operation) {
+		o := *v.opts
+		o.ExcludeRequestBody = true
+		opts = &o
+	}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		if route == nil {
 			// A route the contract does not describe is a wiring error: refuse rather than serve unchecked.
@@ -99,9 +105,20 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 			}
 			// The authenticator finds the echo context here, to attach the principal to the request.
 			ctx := context.WithValue(c.Request().Context(), echomw.EchoContextKey, c) //nolint:staticcheck
+			req := c.Request()
+			body := req.Body
+			if opts.ExcludeRequestBody {
+				// The security check reads the whole body to hand it on (kin-openapi keeps it in memory);
+				// what authenticates is in the headers, so it sees no body at all.
+				req.Body = http.NoBody
+			}
 			err := openapi3filter.ValidateRequest(ctx, &openapi3filter.RequestValidationInput{
-				Request: c.Request(), PathParams: params, Route: route, Options: v.opts,
+				Request: req, PathParams: params, Route: route, Options: opts,
 			})
+			if opts.ExcludeRequestBody {
+				// The authenticator may have replaced the request (with the principal on its context).
+				req.Body, c.Request().Body = body, body
+			}
 			if e := bodyTooLarge(err); e != nil {
 				return e
 			}
@@ -119,6 +136,13 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// streamed tells operations whose body is a multipart form: files of up to 100 MB that the validator
+// would read wholly into memory to check them. Their handlers read the parts as they arrive and check
+// each one themselves.
+func streamed(op *openapi3.Operation) bool {
+	return op.RequestBody != nil && op.RequestBody.Value != nil && op.RequestBody.Value.Content.Get("multipart/form-data") != nil
 }
 
 // validationError turns the validator's findings into one response. A failed security requirement
