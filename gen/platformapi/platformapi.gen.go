@@ -6273,42 +6273,54 @@ type ClientInterface interface {
 	// Corresponds with GET /api/docs/assets/{file} (the `GetDocsAsset` operationId).
 	GetDocsAsset(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListEmailTasks List e-mail tasks (not available yet)
+	// ListEmailTasks List e-mail tasks
 	//
 	// Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 	//
 	// Corresponds with GET /api/email-tasks (the `ListEmailTasks` operationId).
 	ListEmailTasks(ctx context.Context, params *ListEmailTasksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateEmailTaskWithBody Create an e-mail task (not available yet)
+	// CreateEmailTaskWithBody Create an e-mail task
 	//
-	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
-	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
-	// message (`from`, `to`, `subject`, `text`, `html`, `received_at` and `attachments` as storage URIs); with
-	// `task_name` the message is delivered to that task of the flow. Deduplication: when `flow_id` and `task_name`
-	// are both given and an active e-mail task for that pair exists, it is returned unchanged with 200 instead of
-	// creating a new one (201). The flow must belong to the caller's organization (404 otherwise).
+	// Creates an e-mail task: a unique inbound e-mail address of the organization (`t-<16 hex digits>@` the
+	// server's inbound domain; the server receives mail when its inbound SMTP listener is configured). Every
+	// e-mail received at the address is recorded (`email_count`, `last_email_received`; a message delivered
+	// again with the same Message-ID is recorded once) and, when `flow_id` is set, starts an execution of that
+	// flow (its latest published version, else its latest valid one; one credit) in the same transaction. The
+	// execution's input is the message: `from`, `to`, `subject`, `text`, `html`, `received_at`, `message_id`,
+	// `email_task_id`, `task_name`, and `attachments`, each `{filename, content_type, size, uri}` with a
+	// `storage://` URI (resolve it with `POST /api/storage/resolve`). `task_name` must name a task of the
+	// flow's latest version (422 otherwise; 422 without `flow_id`): the task meant to handle the message, handed
+	// on in the input. Deduplication: when `flow_id` and `task_name` are both given and an active e-mail task for
+	// that pair exists, it is returned unchanged with 200 instead of creating a new one (201). The flow must
+	// belong to the caller's organization (404 otherwise).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateEmailTask Create an e-mail task (not available yet)
+	// CreateEmailTask Create an e-mail task
 	//
-	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
-	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
-	// message (`from`, `to`, `subject`, `text`, `html`, `received_at` and `attachments` as storage URIs); with
-	// `task_name` the message is delivered to that task of the flow. Deduplication: when `flow_id` and `task_name`
-	// are both given and an active e-mail task for that pair exists, it is returned unchanged with 200 instead of
-	// creating a new one (201). The flow must belong to the caller's organization (404 otherwise).
+	// Creates an e-mail task: a unique inbound e-mail address of the organization (`t-<16 hex digits>@` the
+	// server's inbound domain; the server receives mail when its inbound SMTP listener is configured). Every
+	// e-mail received at the address is recorded (`email_count`, `last_email_received`; a message delivered
+	// again with the same Message-ID is recorded once) and, when `flow_id` is set, starts an execution of that
+	// flow (its latest published version, else its latest valid one; one credit) in the same transaction. The
+	// execution's input is the message: `from`, `to`, `subject`, `text`, `html`, `received_at`, `message_id`,
+	// `email_task_id`, `task_name`, and `attachments`, each `{filename, content_type, size, uri}` with a
+	// `storage://` URI (resolve it with `POST /api/storage/resolve`). `task_name` must name a task of the
+	// flow's latest version (422 otherwise; 422 without `flow_id`): the task meant to handle the message, handed
+	// on in the input. Deduplication: when `flow_id` and `task_name` are both given and an active e-mail task for
+	// that pair exists, it is returned unchanged with 200 instead of creating a new one (201). The flow must
+	// belong to the caller's organization (404 otherwise).
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTask(ctx context.Context, body CreateEmailTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteEmailTask Delete an e-mail task (not available yet)
+	// DeleteEmailTask Delete an e-mail task
 	//
 	// Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 	// reused for another task); the recorded messages are deleted.
@@ -6316,7 +6328,7 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/email-tasks/{task_id} (the `DeleteEmailTask` operationId).
 	DeleteEmailTask(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
+	// GetEmailTaskStatus Get the status of an e-mail task
 	//
 	// Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 	//
@@ -8667,7 +8679,7 @@ func (c *Client) GetDocsAsset(ctx context.Context, file string, reqEditors ...Re
 	return c.Client.Do(req)
 }
 
-// ListEmailTasks List e-mail tasks (not available yet)
+// ListEmailTasks List e-mail tasks
 //
 // Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 //
@@ -8684,14 +8696,20 @@ func (c *Client) ListEmailTasks(ctx context.Context, params *ListEmailTasksParam
 	return c.Client.Do(req)
 }
 
-// CreateEmailTaskWithBody Create an e-mail task (not available yet)
+// CreateEmailTaskWithBody Create an e-mail task
 //
-// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
-// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
-// message (`from`, `to`, `subject`, `text`, `html`, `received_at` and `attachments` as storage URIs); with
-// `task_name` the message is delivered to that task of the flow. Deduplication: when `flow_id` and `task_name`
-// are both given and an active e-mail task for that pair exists, it is returned unchanged with 200 instead of
-// creating a new one (201). The flow must belong to the caller's organization (404 otherwise).
+// Creates an e-mail task: a unique inbound e-mail address of the organization (`t-<16 hex digits>@` the
+// server's inbound domain; the server receives mail when its inbound SMTP listener is configured). Every
+// e-mail received at the address is recorded (`email_count`, `last_email_received`; a message delivered
+// again with the same Message-ID is recorded once) and, when `flow_id` is set, starts an execution of that
+// flow (its latest published version, else its latest valid one; one credit) in the same transaction. The
+// execution's input is the message: `from`, `to`, `subject`, `text`, `html`, `received_at`, `message_id`,
+// `email_task_id`, `task_name`, and `attachments`, each `{filename, content_type, size, uri}` with a
+// `storage://` URI (resolve it with `POST /api/storage/resolve`). `task_name` must name a task of the
+// flow's latest version (422 otherwise; 422 without `flow_id`): the task meant to handle the message, handed
+// on in the input. Deduplication: when `flow_id` and `task_name` are both given and an active e-mail task for
+// that pair exists, it is returned unchanged with 200 instead of creating a new one (201). The flow must
+// belong to the caller's organization (404 otherwise).
 //
 // Takes any type of body and a specified content type.
 //
@@ -8708,14 +8726,20 @@ func (c *Client) CreateEmailTaskWithBody(ctx context.Context, contentType string
 	return c.Client.Do(req)
 }
 
-// CreateEmailTask Create an e-mail task (not available yet)
+// CreateEmailTask Create an e-mail task
 //
-// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
-// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
-// message (`from`, `to`, `subject`, `text`, `html`, `received_at` and `attachments` as storage URIs); with
-// `task_name` the message is delivered to that task of the flow. Deduplication: when `flow_id` and `task_name`
-// are both given and an active e-mail task for that pair exists, it is returned unchanged with 200 instead of
-// creating a new one (201). The flow must belong to the caller's organization (404 otherwise).
+// Creates an e-mail task: a unique inbound e-mail address of the organization (`t-<16 hex digits>@` the
+// server's inbound domain; the server receives mail when its inbound SMTP listener is configured). Every
+// e-mail received at the address is recorded (`email_count`, `last_email_received`; a message delivered
+// again with the same Message-ID is recorded once) and, when `flow_id` is set, starts an execution of that
+// flow (its latest published version, else its latest valid one; one credit) in the same transaction. The
+// execution's input is the message: `from`, `to`, `subject`, `text`, `html`, `received_at`, `message_id`,
+// `email_task_id`, `task_name`, and `attachments`, each `{filename, content_type, size, uri}` with a
+// `storage://` URI (resolve it with `POST /api/storage/resolve`). `task_name` must name a task of the
+// flow's latest version (422 otherwise; 422 without `flow_id`): the task meant to handle the message, handed
+// on in the input. Deduplication: when `flow_id` and `task_name` are both given and an active e-mail task for
+// that pair exists, it is returned unchanged with 200 instead of creating a new one (201). The flow must
+// belong to the caller's organization (404 otherwise).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8732,7 +8756,7 @@ func (c *Client) CreateEmailTask(ctx context.Context, body CreateEmailTaskJSONRe
 	return c.Client.Do(req)
 }
 
-// DeleteEmailTask Delete an e-mail task (not available yet)
+// DeleteEmailTask Delete an e-mail task
 //
 // Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 // reused for another task); the recorded messages are deleted.
@@ -8750,7 +8774,7 @@ func (c *Client) DeleteEmailTask(ctx context.Context, taskId EmailTaskId, reqEdi
 	return c.Client.Do(req)
 }
 
-// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
+// GetEmailTaskStatus Get the status of an e-mail task
 //
 // Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 //
@@ -18141,7 +18165,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/docs/assets/{file} (the `GetDocsAsset` operationId).
 	GetDocsAssetWithResponse(ctx context.Context, file string, reqEditors ...RequestEditorFn) (*GetDocsAssetResponse, error)
 
-	// ListEmailTasksWithResponse List e-mail tasks (not available yet)
+	// ListEmailTasksWithResponse List e-mail tasks
 	//
 	// Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 	//
@@ -18150,35 +18174,47 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/email-tasks (the `ListEmailTasks` operationId).
 	ListEmailTasksWithResponse(ctx context.Context, params *ListEmailTasksParams, reqEditors ...RequestEditorFn) (*ListEmailTasksResponse, error)
 
-	// CreateEmailTaskWithBodyWithResponse Create an e-mail task (not available yet)
+	// CreateEmailTaskWithBodyWithResponse Create an e-mail task
 	//
-	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
-	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
-	// message (`from`, `to`, `subject`, `text`, `html`, `received_at` and `attachments` as storage URIs); with
-	// `task_name` the message is delivered to that task of the flow. Deduplication: when `flow_id` and `task_name`
-	// are both given and an active e-mail task for that pair exists, it is returned unchanged with 200 instead of
-	// creating a new one (201). The flow must belong to the caller's organization (404 otherwise).
+	// Creates an e-mail task: a unique inbound e-mail address of the organization (`t-<16 hex digits>@` the
+	// server's inbound domain; the server receives mail when its inbound SMTP listener is configured). Every
+	// e-mail received at the address is recorded (`email_count`, `last_email_received`; a message delivered
+	// again with the same Message-ID is recorded once) and, when `flow_id` is set, starts an execution of that
+	// flow (its latest published version, else its latest valid one; one credit) in the same transaction. The
+	// execution's input is the message: `from`, `to`, `subject`, `text`, `html`, `received_at`, `message_id`,
+	// `email_task_id`, `task_name`, and `attachments`, each `{filename, content_type, size, uri}` with a
+	// `storage://` URI (resolve it with `POST /api/storage/resolve`). `task_name` must name a task of the
+	// flow's latest version (422 otherwise; 422 without `flow_id`): the task meant to handle the message, handed
+	// on in the input. Deduplication: when `flow_id` and `task_name` are both given and an active e-mail task for
+	// that pair exists, it is returned unchanged with 200 instead of creating a new one (201). The flow must
+	// belong to the caller's organization (404 otherwise).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateEmailTaskResponse, error)
 
-	// CreateEmailTaskWithResponse Create an e-mail task (not available yet)
+	// CreateEmailTaskWithResponse Create an e-mail task
 	//
-	// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
-	// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
-	// message (`from`, `to`, `subject`, `text`, `html`, `received_at` and `attachments` as storage URIs); with
-	// `task_name` the message is delivered to that task of the flow. Deduplication: when `flow_id` and `task_name`
-	// are both given and an active e-mail task for that pair exists, it is returned unchanged with 200 instead of
-	// creating a new one (201). The flow must belong to the caller's organization (404 otherwise).
+	// Creates an e-mail task: a unique inbound e-mail address of the organization (`t-<16 hex digits>@` the
+	// server's inbound domain; the server receives mail when its inbound SMTP listener is configured). Every
+	// e-mail received at the address is recorded (`email_count`, `last_email_received`; a message delivered
+	// again with the same Message-ID is recorded once) and, when `flow_id` is set, starts an execution of that
+	// flow (its latest published version, else its latest valid one; one credit) in the same transaction. The
+	// execution's input is the message: `from`, `to`, `subject`, `text`, `html`, `received_at`, `message_id`,
+	// `email_task_id`, `task_name`, and `attachments`, each `{filename, content_type, size, uri}` with a
+	// `storage://` URI (resolve it with `POST /api/storage/resolve`). `task_name` must name a task of the
+	// flow's latest version (422 otherwise; 422 without `flow_id`): the task meant to handle the message, handed
+	// on in the input. Deduplication: when `flow_id` and `task_name` are both given and an active e-mail task for
+	// that pair exists, it is returned unchanged with 200 instead of creating a new one (201). The flow must
+	// belong to the caller's organization (404 otherwise).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/email-tasks (the `CreateEmailTask` operationId).
 	CreateEmailTaskWithResponse(ctx context.Context, body CreateEmailTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateEmailTaskResponse, error)
 
-	// DeleteEmailTaskWithResponse Delete an e-mail task (not available yet)
+	// DeleteEmailTaskWithResponse Delete an e-mail task
 	//
 	// Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 	// reused for another task); the recorded messages are deleted.
@@ -18188,7 +18224,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/email-tasks/{task_id} (the `DeleteEmailTask` operationId).
 	DeleteEmailTaskWithResponse(ctx context.Context, taskId EmailTaskId, reqEditors ...RequestEditorFn) (*DeleteEmailTaskResponse, error)
 
-	// GetEmailTaskStatusWithResponse Get the status of an e-mail task (not available yet)
+	// GetEmailTaskStatusWithResponse Get the status of an e-mail task
 	//
 	// Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 	//
@@ -22870,8 +22906,6 @@ type ListEmailTasksResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22889,11 +22923,6 @@ func (r ListEmailTasksResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListEmailTasksResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListEmailTasksResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22945,8 +22974,6 @@ type CreateEmailTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22979,11 +23006,6 @@ func (r CreateEmailTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateEmailTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r CreateEmailTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23031,8 +23053,6 @@ type DeleteEmailTaskResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23055,11 +23075,6 @@ func (r DeleteEmailTaskResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteEmailTaskResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteEmailTaskResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23107,8 +23122,6 @@ type GetEmailTaskStatusResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23131,11 +23144,6 @@ func (r GetEmailTaskStatusResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetEmailTaskStatusResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetEmailTaskStatusResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29906,7 +29914,7 @@ func (c *ClientWithResponses) GetDocsAssetWithResponse(ctx context.Context, file
 	return ParseGetDocsAssetResponse(rsp)
 }
 
-// ListEmailTasksWithResponse List e-mail tasks (not available yet)
+// ListEmailTasksWithResponse List e-mail tasks
 //
 // Lists the e-mail tasks of the caller's organization (active and disabled), newest first.
 //
@@ -29921,14 +29929,20 @@ func (c *ClientWithResponses) ListEmailTasksWithResponse(ctx context.Context, pa
 	return ParseListEmailTasksResponse(rsp)
 }
 
-// CreateEmailTaskWithBodyWithResponse Create an e-mail task (not available yet)
+// CreateEmailTaskWithBodyWithResponse Create an e-mail task
 //
-// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
-// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
-// message (`from`, `to`, `subject`, `text`, `html`, `received_at` and `attachments` as storage URIs); with
-// `task_name` the message is delivered to that task of the flow. Deduplication: when `flow_id` and `task_name`
-// are both given and an active e-mail task for that pair exists, it is returned unchanged with 200 instead of
-// creating a new one (201). The flow must belong to the caller's organization (404 otherwise).
+// Creates an e-mail task: a unique inbound e-mail address of the organization (`t-<16 hex digits>@` the
+// server's inbound domain; the server receives mail when its inbound SMTP listener is configured). Every
+// e-mail received at the address is recorded (`email_count`, `last_email_received`; a message delivered
+// again with the same Message-ID is recorded once) and, when `flow_id` is set, starts an execution of that
+// flow (its latest published version, else its latest valid one; one credit) in the same transaction. The
+// execution's input is the message: `from`, `to`, `subject`, `text`, `html`, `received_at`, `message_id`,
+// `email_task_id`, `task_name`, and `attachments`, each `{filename, content_type, size, uri}` with a
+// `storage://` URI (resolve it with `POST /api/storage/resolve`). `task_name` must name a task of the
+// flow's latest version (422 otherwise; 422 without `flow_id`): the task meant to handle the message, handed
+// on in the input. Deduplication: when `flow_id` and `task_name` are both given and an active e-mail task for
+// that pair exists, it is returned unchanged with 200 instead of creating a new one (201). The flow must
+// belong to the caller's organization (404 otherwise).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29941,14 +29955,20 @@ func (c *ClientWithResponses) CreateEmailTaskWithBodyWithResponse(ctx context.Co
 	return ParseCreateEmailTaskResponse(rsp)
 }
 
-// CreateEmailTaskWithResponse Create an e-mail task (not available yet)
+// CreateEmailTaskWithResponse Create an e-mail task
 //
-// Creates an e-mail task: a unique inbound e-mail address of the organization. Every e-mail received at the
-// address is recorded and, when `flow_id` is set, starts an execution of that flow whose input carries the
-// message (`from`, `to`, `subject`, `text`, `html`, `received_at` and `attachments` as storage URIs); with
-// `task_name` the message is delivered to that task of the flow. Deduplication: when `flow_id` and `task_name`
-// are both given and an active e-mail task for that pair exists, it is returned unchanged with 200 instead of
-// creating a new one (201). The flow must belong to the caller's organization (404 otherwise).
+// Creates an e-mail task: a unique inbound e-mail address of the organization (`t-<16 hex digits>@` the
+// server's inbound domain; the server receives mail when its inbound SMTP listener is configured). Every
+// e-mail received at the address is recorded (`email_count`, `last_email_received`; a message delivered
+// again with the same Message-ID is recorded once) and, when `flow_id` is set, starts an execution of that
+// flow (its latest published version, else its latest valid one; one credit) in the same transaction. The
+// execution's input is the message: `from`, `to`, `subject`, `text`, `html`, `received_at`, `message_id`,
+// `email_task_id`, `task_name`, and `attachments`, each `{filename, content_type, size, uri}` with a
+// `storage://` URI (resolve it with `POST /api/storage/resolve`). `task_name` must name a task of the
+// flow's latest version (422 otherwise; 422 without `flow_id`): the task meant to handle the message, handed
+// on in the input. Deduplication: when `flow_id` and `task_name` are both given and an active e-mail task for
+// that pair exists, it is returned unchanged with 200 instead of creating a new one (201). The flow must
+// belong to the caller's organization (404 otherwise).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29961,7 +29981,7 @@ func (c *ClientWithResponses) CreateEmailTaskWithResponse(ctx context.Context, b
 	return ParseCreateEmailTaskResponse(rsp)
 }
 
-// DeleteEmailTaskWithResponse Delete an e-mail task (not available yet)
+// DeleteEmailTaskWithResponse Delete an e-mail task
 //
 // Deletes an e-mail task. Its address stops accepting mail at once (later mail is rejected and never
 // reused for another task); the recorded messages are deleted.
@@ -29977,7 +29997,7 @@ func (c *ClientWithResponses) DeleteEmailTaskWithResponse(ctx context.Context, t
 	return ParseDeleteEmailTaskResponse(rsp)
 }
 
-// GetEmailTaskStatusWithResponse Get the status of an e-mail task (not available yet)
+// GetEmailTaskStatusWithResponse Get the status of an e-mail task
 //
 // Returns the status of an e-mail task with the number of e-mails received and when the last one arrived.
 //
@@ -34624,13 +34644,6 @@ func ParseListEmailTasksResponse(rsp *http.Response) (*ListEmailTasksResponse, e
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34699,13 +34712,6 @@ func ParseCreateEmailTaskResponse(rsp *http.Response) (*CreateEmailTaskResponse,
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34763,13 +34769,6 @@ func ParseDeleteEmailTaskResponse(rsp *http.Response) (*DeleteEmailTaskResponse,
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34823,13 +34822,6 @@ func ParseGetEmailTaskStatusResponse(rsp *http.Response) (*GetEmailTaskStatusRes
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39428,16 +39420,16 @@ type ServerInterface interface {
 	// GetDocsAsset Documentation page asset
 	// (GET /api/docs/assets/{file})
 	GetDocsAsset(ctx echo.Context, file string) error
-	// ListEmailTasks List e-mail tasks (not available yet)
+	// ListEmailTasks List e-mail tasks
 	// (GET /api/email-tasks)
 	ListEmailTasks(ctx echo.Context, params ListEmailTasksParams) error
-	// CreateEmailTask Create an e-mail task (not available yet)
+	// CreateEmailTask Create an e-mail task
 	// (POST /api/email-tasks)
 	CreateEmailTask(ctx echo.Context) error
-	// DeleteEmailTask Delete an e-mail task (not available yet)
+	// DeleteEmailTask Delete an e-mail task
 	// (DELETE /api/email-tasks/{task_id})
 	DeleteEmailTask(ctx echo.Context, taskId EmailTaskId) error
-	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
+	// GetEmailTaskStatus Get the status of an e-mail task
 	// (GET /api/email-tasks/{task_id}/status)
 	GetEmailTaskStatus(ctx echo.Context, taskId EmailTaskId) error
 	// ListFlowExecutions List flow executions
@@ -47065,20 +47057,6 @@ func (response ListEmailTasks422JSONResponse) VisitListEmailTasksResponse(w http
 	return err
 }
 
-type ListEmailTasks501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListEmailTasks501JSONResponse) VisitListEmailTasksResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListEmailTasksdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47188,20 +47166,6 @@ func (response CreateEmailTask422JSONResponse) VisitCreateEmailTaskResponse(w ht
 	return err
 }
 
-type CreateEmailTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response CreateEmailTask501JSONResponse) VisitCreateEmailTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type CreateEmailTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47291,20 +47255,6 @@ func (response DeleteEmailTask422JSONResponse) VisitDeleteEmailTaskResponse(w ht
 	return err
 }
 
-type DeleteEmailTask501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteEmailTask501JSONResponse) VisitDeleteEmailTaskResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeleteEmailTaskdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -47382,20 +47332,6 @@ func (response GetEmailTaskStatus422JSONResponse) VisitGetEmailTaskStatusRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetEmailTaskStatus501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetEmailTaskStatus501JSONResponse) VisitGetEmailTaskStatusResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54205,16 +54141,16 @@ type StrictServerInterface interface {
 	// GetDocsAsset Documentation page asset
 	// (GET /api/docs/assets/{file})
 	GetDocsAsset(ctx context.Context, request GetDocsAssetRequestObject) (GetDocsAssetResponseObject, error)
-	// ListEmailTasks List e-mail tasks (not available yet)
+	// ListEmailTasks List e-mail tasks
 	// (GET /api/email-tasks)
 	ListEmailTasks(ctx context.Context, request ListEmailTasksRequestObject) (ListEmailTasksResponseObject, error)
-	// CreateEmailTask Create an e-mail task (not available yet)
+	// CreateEmailTask Create an e-mail task
 	// (POST /api/email-tasks)
 	CreateEmailTask(ctx context.Context, request CreateEmailTaskRequestObject) (CreateEmailTaskResponseObject, error)
-	// DeleteEmailTask Delete an e-mail task (not available yet)
+	// DeleteEmailTask Delete an e-mail task
 	// (DELETE /api/email-tasks/{task_id})
 	DeleteEmailTask(ctx context.Context, request DeleteEmailTaskRequestObject) (DeleteEmailTaskResponseObject, error)
-	// GetEmailTaskStatus Get the status of an e-mail task (not available yet)
+	// GetEmailTaskStatus Get the status of an e-mail task
 	// (GET /api/email-tasks/{task_id}/status)
 	GetEmailTaskStatus(ctx context.Context, request GetEmailTaskStatusRequestObject) (GetEmailTaskStatusResponseObject, error)
 	// ListFlowExecutions List flow executions
@@ -59139,531 +59075,534 @@ var swaggerSpec = []string{
 	"FTk/ocbRsOqIAzZsUC2xMckdg2+tfN+27paeGlt7w0rPW+w2b2A4oohpmnEZc9CUch2NsixrVgOvkjEX",
 	"WVEpfscmBHgX2BR8Lot1aGkCouGBGpf9V6STafcFfvOoMWJQBfGguI0L1CZE+XBP19al3A+XmUMGEwlA",
 	"OuV++eyHP2L/FHl7admHz7O0R/GiQDuy5XRjgAH74n4wMCf5k3EFqgIgtCwWrLSZplgAGNAdc1BGNgSj",
-	"fsyHJp+d6+0N+BPywQOFUe0tbjgD7CB3ZB6QzfWh7DW1e1b+wbR6xMJ8KJ3+GPS/VsHcPiX+/2fv35fb",
-	"OLJ9QfhVMhhfhIA+RZCi5P11E9ERQ8uyW3tblg4ptSdOw8NKoBJANguZcGWBFE5vR8zTzIPNk0zkWitv",
-	"hSpcJJFs2fpj77bAumRmZa77+v1iDL+9nHdRve4miKDq/dCaYF9wzjg2LLi/9vKYvyZnOcAR0G95H5il",
-	"sORPq+bFI+UIdCgH5/5ppTeUkdR9zHVqJfbkF34nPtRuUr9lO2sEprJavC25IvqinXdAGfueF19ANLDB",
-	"z7brplZSt103vVKylrxGKibi0Nn7fZskTr/9QrtjW0wn4kf+PMzkvjhvo4SuJd4bZyE+ui5+VzriLsR8",
-	"sEct5CeKLRkIAAvZFUQSFbZlGzlTiJTbi3GOUvhMh0spp6F/+ON0cpIiORxHJwF9CSVfj+K8H5ax2bdc",
-	"3t4RquQPd65d/91WeBuI0zuci5Pbp4wvl+aYq+KYaKop95kR/RFqID4B7Y/PB/PG3kbUMv6tedq1xSq9",
-	"qoUZ+m3nEA4rgV2XnjKAyl/7H0Ne2lGu7g5wdF7jLUjfMD6JUQV7epb2D1GE9e9Sepe6rY7U/oqhacD5",
-	"YbmuZte8WEiVnyMsJQfoE4zlmkYxCvhLUPuIScuLt6/YjUAu7gYWLtIpLoSqBywf88mNnk7lROTnbFny",
-	"2i79cSluhf0i1pgAxCXs2o94lYb0mHQcJiN7FqtyDZYiedNXFcDnaDeSduS5CWpxBCp+7l8Ak71TECTF",
-	"h8SIGXl02PPzDTwmIAHAIteI589AI6mnfoH2ObAAaNlMXPzmv8NRdhSWC1iKcKzEcU+DaK1rj471pi6j",
-	"oRrHXO93ANFj5ueuNyBD2LLA8ggEUy7rtxZ1xiZcAa4MQqcP0Ka5FbCe6+jnSJfk5yz3RyAwswwbzyKg",
-	"UoMV2vgl3HqBW1OJqYNQdGtHM7CL5Q5Y9OLOpYqtqDbSAF6vKl4e+9LaVlvxgOZbKJsVH+qMAWbms7PT",
-	"01OrZyo+qckfiPL5zzxexna43H0YHBNzNV65+A+7ay0DX+ZOOkcHUxR1MjfK4j5fvx6QfEynQlFV9nJV",
-	"Y6oo88YN6gHouLH2gZ500SMH7AnZxDz9x+gIgMBGRxkboccxOvoFOz//MToa64L+BB3z9j9P7b8AAu/o",
-	"l3zvOM2PekL9PWLZFqNZmFkXLIlVnJ2oJO1b5KXHImlMF1IwCLKEz7iutb4uNf5kN5D9X2u3XC95ZRyn",
-	"9fYdZFceZ0BXtu4dUcnp+tD+nFu4q4WZYzv2rhJ3EfbmNKrI+bM9pE/P/hwfUXYRLvYEo6U0GIiZ6MVC",
-	"ByBf6zkrgbCMesqm4g4qSrhi30Qxm/B0yGwBZo39mBOtauCqqIM9lRoxdkuTNES98vzsjPVyclHvBL+5",
-	"Dg1KvGa53aID/9NGN8tZym/659ZoV2dnjVZoLVJrTcBogjHH1JzNBpodIq5935LaQuJxR/JMoI1S3WQs",
-	"t1a7Vf654+ihiR9XwojaDydVIhTrsfftXXuOixL1OLVtaufsWv3coRt8vT1g6clKWFM4QoKD8mMq6tvc",
-	"5iB1tj/4CQGM7C2KkkG/4+ZmZ3wGR7FzAeBZrSEyZOu15olfDuxocayd0bq0FQAvhSqEmrQVBB+9KkwM",
-	"9ENwLPbEVStFJV8H0oQVW2F+sEVyKkWFuLVbYH/6HTzdH1PV+n0lBBbyI3i8bCWgtWNs7TAILQqHM8rR",
-	"xMMjWt/QDY2FAEzrZRPSoywXqGkB0IPC+fmeOKWuRyTMa9sGxSLTLljHxmdzhJ8ehQM3JntVO2ZWw2+h",
-	"0tDxGCPDJ1jTBrLmVPoHcUL767Xb+LmPKGKOwD6J2BfD+6EaxjoMdl/lDV79HMHcrY6DcRMyU384UnkF",
-	"MbjoZVQWCZWnLUiREVv/wbvCc2741WouYy93jLEZy+FwgpVRzIRJwEkbaBI7+7DwhbwEf0NXe1WVwpO3",
-	"gp7Gi7nxGuzN12oP+HVMxnVYc8lzMRyF/J7LShtxMDbaVgfB7YJrDDkkPkLjb63u1K039x3d/Gafb6XH",
-	"pVg4YnawzG8TMNOwO8LGGAKXKvQXAl8L4gtKOF1w9966DEEDRc1lCVGvjhXrUGsoQdyea+yRLD4cv7Q1",
-	"LRkxWVWyXkMrGlUAKq3+S3Q0Mto/rhd6ZSC8Ajw++Q8vrbW7lGjx2iuOb8Q67xOfFAifFNw3ClOQtIHV",
-	"Ap4vIIR32MznR3wpb0TUF8yX0g7ut+xoLHglqosV0nLjv753R+g/f35npTI56EctDXI/vwsRJW8XtrbW",
-	"Z5RGoYfZoSJp8NE5vTYMz2qBo99+A9yXqXZAtnwC7gJNyZOhLLgEU9oK/t+ybYaXC02xOS+n1lRwzzh3",
-	"p51EV4SMBqGiAs5msaoAVitEjrKRAo0W/ULIpwLvrPnMZAiyy7CIOXM4xr6zk5eoVbJmFAwiptlIufhI",
-	"FsGw2+FQlb2Pl8EtUELXCNZB/K7WFZ8hz74ZjNRIvbRWMKIwlNKqnpUqqCYeKCJztqzEVH4gRC34Q8pW",
-	"38tP8IeTP+UITMUqrWvWw82c90fKYWx3bN1e7nZJ3odB/elPF8mVgz/9iV0JVbDc/q4rWp1z9i1sGYag",
-	"8rDDCFGews1gAsGWlIZR7Sff2K8jJY1ZoXpv3bXppmW9vLy7BvaeAXvXPS1koKODy2+EGal649iToZjj",
-	"2cwZnllaBcxl2dm/RPBd8OOJG57lLkkGma089BeQ5fTEsPc/vvoObAb6CaLqPShCAJuC05jy//OYXPHj",
-	"V9+5QfQHzP0YRL+DiHIU9eCP5n979+5tIxqUD0bqglXC6FU1wWCkQsS4pM7HTeb56XNP0FnKGwQmhuAE",
-	"RHTAVinlRFAOj46/tUsqKWqrYK3+k3VCyN9y6C/evor45B0N/W/ZkV4KxZfy6Pzo2eB08AwxC+YgxU/s",
-	"/5uJljDFJZBSoL0Gdr/d6bcpaT5th8wz6NOBcocCXhPYtSMee0zFw4XJkcNdB+kQu6+Xq3EpJ0QfJApr",
-	"kcYywspY7fBkXhVH50c/iPpSayx5wM0D0zw7PW2ghfPlsqRdffJPg4ZS6EvemozVOpRJgAxvgg/TGQle",
-	"ywDlNuGCtj/ej/eEUMwitXt0/o9fInOr7RUO/uf8H0eYwzv6xT4BFW6xkOokEb6dn/1HDAbF10aFW9iK",
-	"y7EQhNeMQxn6gAHqZpwmgTj6hJelVdosRxpXBKpOn40l07DBkogR1C/0mvAt/WEShMcHEhIPQEb4qLk9",
-	"Wi3748IuhZ3jm2Q1UqexI5YbLjl5u61yIbruR6jrsBc28B+FWO61ENJQyB3gcgBQyHGB2+dAQDdYQZSw",
-	"C/v4QKjP9mECoiqucc/amn2M85XrZL17kA7pp7PqGmiSS/Sj3WA1+OUej3G8AZLKp5YjHdc+Neb3W3b0",
-	"/PTp7kP9XnHS76LAm57tvul7XY1lUQgoW3h+drb7jqCpvkfIyo8UPF7U/Agsk43D4iRN+vsvwGzT2gkT",
-	"cMXSTOYOufFT4FgG1skMPPEOYCfX8ljJBdQlmVUFDAGAoDuXtWBmySfQw2BNFuW0mlPSf0ErA8Bp8olW",
-	"01JO6nzA3mNe31ckwmvuuKv982ZVu6AF5vETsHTzDnGEqxPvxyP03oSpXRjns2z5zRe5JMVvqcNIjdaN",
-	"s/f0Xs7etnPnEhwpae8DHrnTv+y+4wVtlcc7o/hdm6dryzndYhjAft1pFDZr2gebh7gSvAC0zoZNXMQ1",
-	"G6hGqHZhSLDLlS4jG/z0GTBeJE8JjM7wKghTivgsP+84aj+IeuOcPYB+2bXHH29/P999x0+6/h6gCB9t",
-	"f/8g6gM296G2XPyhXhVveT2HHD2l9xt9HhBCjJwiwuQm82ha8pnDTToIdWeXIrw4TGURy05iK9caC1bY",
-	"nNDjAUdHTKcCK9bytxfvXvxthx4LBl8+ZIbeIgFSdgMAYhMLKKZjsWeeVg0L5yZchRqaGY8qaVaqErf6",
-	"RkSFNOABw1WDCPue17kLNIfSKeLCmq5Kx67TLho28ZXuSQt3AzntpYUfR0JRKd8XJKm+DNV9KdClDgfL",
-	"ipRwjD6jUj/BIOoxFh3uCACAhk2KFDfFWmZtM2FqBpWjbWGBDYEGOZCDjALW2xVb63faDRsH3c7tBczq",
-	"B1yEe/b779N/jeZxiPuafNSvtka7v7vP7o9O4lgCid9ntD1aveiLojChpW4D2++JYWNecmC+A2Yu6k+b",
-	"a5wENgMs4I938/UOm6PrUMHt3KOwdp7KAfuBipsr6P1bcDv5c8axwo9QoaVhE11VCLM7XkfgtARCUjFK",
-	"jLkcKx5oXSGU/XhNbIFghgzYC1odO5GxCPPWjKfBwUSNbQSR7W30qHt1xaMz/EieeDKC7SaAh4OAVf0q",
-	"OjbdFNjS3Qe0VWLs1Nph22Ix6OcQL7yezDfly3eR8X5opO57LJfkNVtoQEZDrygkIk2WYpc3KuOJhpt6",
-	"aFTRbFFIaudZ7/npU8RbVXpM5bRNdyN2KIYejh/6wwArLUMpSbShDVLIUkzBqZlKJc18wPzSIK0yI8D+",
-	"Tpni3RD3XpSaKB3PTk8dhymuJdZUUR9BZAk6Eyh5cu/56V8y5/LBLdfhlmt9p67jy3PIdPonUsDy/Y54",
-	"ZVekMuyQf8coSreA/+qnfKps++5ePBLfaL3DE0Gx0HbIHWoCr+cxwAQWbd+TS9Idp3wXus4pRAGBiKj0",
-	"CVZiazagmZx8Tx3j952g3HGha8n7n5DI2/OGV9CsfHvYTS/tp6M77tOB2oA82OE5EejBV7Ony2Pyp7Rb",
-	"QuCBv2c/yWcbqd1ZbRUbWAAH8sK0NGKEntyEeV3WrNfewOMQUYxwwCfUVtEnLjEwSrDTC/tX437c3A0X",
-	"zBppPE3OpuDiRUFLDqZmiwCzP1ohNdwUZa49dtODK8CxAkPB3pu+t/f89FkfGciplYcMITDL2lZ6V7B6",
-	"uMUz67o5XTNFEe4B+xmsmyjmjQHvGByAWkSTV+Kc4w8PbJLYn7FXvvY99rfen6MYQ0Y/sIeYwpt052ix",
-	"6Qy+kiPYd525rKertJe2/9Um+3TBe1EUTsZtdTad0E3NsX1sLxQve5lVkYAxQjTMtjZRM0wlC9y02ez+",
-	"JPYJIdfLqwp7IxbkzWxIUOByigfUFkFGdIc15uN8jb6dVn/A3nTYd7n9ieBjYzEDJp+r8Rx6GjUsT8Px",
-	"Y3kXSc2NSreW+q4O0/APbQ5uKVCLXARpGh7zyojpqgT64WjL9buK0zYhMoKk3NF88wc3WB/P/vS4WpuG",
-	"5j424qPagG8Ublqsem6xCBH/z6p71otqx4kUDVGlval0dtZvMRbR7qFTArn1FnsR5OkWo1GqjpDUzhTd",
-	"Xnbl1vqfP7y9+dXG/GpjPl5pISMInz1syv0rCDcgnELh4FbTEQ2wWH5YoUVkOV0iBI/kPr06DfOxu5TQ",
-	"H8l7VPg7C3MAw+drUKqtZLBr0x5qPYPtujN95pmbqDbQZKjodLVRHrgnsRPEk53LgNmhsYgYqRsHB2u0",
-	"dhyd8ap2z8IUvK7oidisF58qGD6p5g2Lgt7mTt6AvYCCXOOeHh4qKxiGW4wowWW9OCPKW2Ha0lpQ17e+",
-	"NqKc5v2PLWps1OYHCXVwLSMSOzu9QyOApt+ghDwYZaTc77hBQEiPQda34giWgxYJRASSfsHuER9q1+kY",
-	"g9bRTwYhedBaI3uIujwxtbq1wvEe7YhNerMHrmjcS2BSJeO/v+D8MiyE9yQHDrUQPqmwoSmRW328pJ6B",
-	"gJHp+I7FRC+ESQ3GzFUME526AGbspcdl8yfalVfB1dBvzkytl5Dyc8n+CPWqDf7P40spZh2oei7W8Gcr",
-	"OanaOWNGByHk6p8I0dfUukK5tIAMP9Z6+Quc22Fqvt5UFJEE/ux2VlIpsdarChrFu7yyTUG/X60FTnJH",
-	"jcWuGoZ/B/OtOamvEunz1irslEozoeqTGK1ir8poMHWe4IlJbk5rollvvGZ5wMTNMzzy9ldpPVQWM6Aj",
-	"KY49VyO18k2HaDqU0tRg8wFwfM6oKAoFVkIbj0VY1kQluwWj01gv6ZFWlnxGyAMtFdLJajx0azQUmiVr",
-	"6jG/pAHwkq64bUC3+feI1ybreFCNdnzjJ0iEjz193+zztp90/WqxLAEi+XNFcdPP3gPc3lsuAeeIrUXd",
-	"j04ynNwtEV4gzHHoYckJoeQ/NRB6aBEPqIEQaCM1Uu8aSDYRv6t/hEOTZj2EqaWILTgjKyTPT174xLD/",
-	"/Pld5jrHMCpRjVQTk5luIuMBI6jSsFtppF0Nl8VHrE148oABdH1O5wCGAdiDWQDsW6xMPVI4jXgWKM2S",
-	"oG6gJPQR3CayD8NSV1m3vZq825GiQHXm0YjIPHEfp6j4tCZ2v0KaZckRaIKwlpBOHx2t9wr+FTCq8yFm",
-	"7kYqAmPL/zVyMCijo3P2NAK1PWf/+MX+ExCP8J+/EXV/RZEpmFEB3/9ic/MY3FZSseWcG8HyZcmVNR0R",
-	"Q8g7gGYFPh0hxTkbZo6M9aXgpkaoVG5urIs3UpgxmNhnyjp6TT5eybKApj76AqhaHJqz378TuxNMXQm+",
-	"YF6ot8l4OBmxcLqvsHL0CowjJm5hG8xefErhL2ZIOg5iJLCtCEEUzOP8X7/BXuMIpgZVM4OjBy6g57WI",
-	"p7rL5Etmecd9juD3GcV7DF2CXGk8Xen9tMkWu9DHtbGAvM3ftL9Tc3xD5DcMGuuplKXzu+gog7NJjTLl",
-	"mqpJHRBk/ICRsnJXFA6is9arydxahxesEkBkS/zVppZlSTKBqt8nQI5TQtSxMnWbfMB5bAiI5AA9b8f9",
-	"29jbVGz/KXv797xTcak/bqtme0A0bNuFdrs07SKXG6GkeMiJtOCWtWFvbd8092NaHyJvv+7DbemSj9qE",
-	"h3mH8Yd7VWxLp1z52gmwsxyR5vYd/a2u5wSx7Xt5eFnqO1Gck6mGZUBgU0HcbaQaOQNIg0yQdewab0Ec",
-	"4yzi+qsrDsBDWjnp3adoGT4ZEI3tm/ABvVqPVCVuJZUH2F+jlAZMaVUhByJMFxEQwLJR+lgvUaSjPE/6",
-	"iH6eyxIEiP07Sn9pRirI/Ck5Go0ggVvXNFvTe376l36bTsAob/z13trbH8ByxDc/UkLhEDnjEguPJW8e",
-	"LDj3GALqRUhRJhsZN/Hnse1O7Bk6wZNzeEqiTbK1ByaEKkL9Q+BoBMRDShZr1bfSYz9LEkdsAnz7E4OS",
-	"YKS4gUZKUR0DJqq4taNmvdy+6wT+dYx3e3Tal3BJhMtq/41+q2I5/Os8Z6VUAkjkclnQP2EodsB5wWtO",
-	"P57bh/43PeS/mf0L+++R+u/j42P4P/vHHHMyOftvxln+Ys4dqVEE/wrFs64lgrMcWaKszLGyFWQx8cfO",
-	"KmHMECGhal2Jos/wLZXgRiupZltfBDlVll+6i/EV+ARHQLTH/fSH+O4mRPkeT9lE9M9Zj3eC0LuZOn7O",
-	"XS9QLEcuSbeObv8wIpcQobh8UrunB813XetrUne75/LO3/ZOf2tvil6Kh3gsJlYRkwZ1rwNcYHiB2kAF",
-	"/s+rNz8xRCkfEjqw1X9T5GshOMC5cEGROS8wriIKenihFXwIe1H0MAggxefsWhajo3M2OkI05tVKFgjG",
-	"jIRJMH68wCr20ZE9xqMjmMjo6Ld8yDji1Nv3ADsjHQgXY8R/QsxL/LripSGuG6TCIQngBIWs2YRXlbT+",
-	"Ilai2yNIIUd/UTFgL/lk7k7jSMEZneuSZI+nNIB5O2xephXjDl3b3oFeKC0gzQLkF9be4wL2cKnpW42U",
-	"D4LF36NPuQ+HGywqNim1oSSFk/7olCxgLDDiXn4OhTHHvJS3Iu+7WkkMC43U02+YERMNQwJTKOxiYJ0h",
-	"sXYFssB72la+XaQcueAuw0WUujEC4MIhqptnKH2AJzMPxLlQNzyZa7vdDLJg4N1BWMC3hWAViPESBFUp",
-	"eBRqZBeRuRokl32kG/CQCmnITDVzfWdGigpg3UVoJE61NXgHJL9xKdwkKUrpRW6YNHwz5CVA+GxVML5c",
-	"Cg71wgil7Z5SSlM7MPNJ0ENwDGBpG+az4zrwVcRx6BQ7O7SjBknNVG+qj1SPd8gePDw4a9MHLr8GDUkg",
-	"HtkkGAmnyXONjFQD5joe0xPMQQ3ZFgKShPnCA8TDh0AfgDhKckmUwEg6cV0hzS81mNC/iJAih83Ruoy4",
-	"DsPoLbR3RwolJiP+4Crv4xmsBKdhkqyM4A9ozhi2RmLKJRzTqfwgzACS9hNR5lDyQHve1Uj4SeuKgb0O",
-	"0BEXnlraxaXsHsep0A5uOD9RtQDVy3O1Hin80q5YOsaRd5dF0h4j6H/6E+s5qJr4M2ZMqhAyznzgAyWW",
-	"C9d7L2qk0I2Sqf3VpxNbLXiJghRh7L0tO2AvSm28i6eVQs+UwnAmSMmhP8Uj5V8vkPByTYd0wC5oE2G5",
-	"GNST8FocA5mfKNiyWdbae35GBRf5pair9fGFldR5vz0tYCebBO3nvL4vD2/Oa3zhJ3l2G3ZsOoJNYPbU",
-	"Eh4yEelI1lCRqWaEYKZ93NhK5rG+FW3sTa2eYWKUo5hxeZppq31uhIjAjuyHjB4KfUtIYwCr8oJP5uL4",
-	"hVZ1pctuihyljyf2ynzQhrkdJvA7dFifn+3xpndav+bK0TaaR8tdCKt4vaoN/t2me/e53F4nePaigjCp",
-	"IbVXXC5juiz2KIqxGrHI+0g72ewwfee9PG+9xINoZkCbphQwSEARLhg1IzUXlRiwfAlGGqVbec2eovIF",
-	"iQqWC3DdPj09ZT36ruzstD90LbBLTuAHIsogJ5RP+1TZvHZf4EvGIwze30HFLt4k/xqa3w6vEe/2x4nV",
-	"p5IEw+wQKGuNc12uKAuFNqk1pxXYxYtlvVFwcTeH7oBVvVzV9hhqBcT6Pt6eTNf1KupVPVL2gGP1J3E9",
-	"QYm+KIEln+Xw8mt0pJdychOFyc5Z/vOby//6/sc3P19/+/7Vj9+9vMz9Ke8Hw1dXWOeCXFgmi257++PF",
-	"Tz/Z2+4qiQUt1qfxJHfxpVfvX7++uHz1v+zVzpDAwSA/qPMjrF/gY0UwlZx4oKmWhzz9hG01pVklEh3Q",
-	"EaUvWnS6gxZ5Ml+pm+BD6oq4sdbsTlSC+OitzfmClyW5ltVKsVKrmeMBDr78E0NjsMLafrLe07NT75mv",
-	"lP0cIwVu4WxlBbKvLuq78uFvTp+zel7p1QzrWXL6EjnNJKobppfkbnBNQ9h6JJ9gCV+u1HewucHcvicL",
-	"OHrDIyU3khFsz22ke+cRShK/JBPO7kkoXIcDgWLyI601CHiEb9Elat/RZWOqPuGrQuoITLUXc9FyZpbA",
-	"Gwfmks9e1hriYY72zT7AMcCi8wkFcdTBxLCuFk/e67fPMvbzxd8z9vr5Rcbe/PBDxr7/8eJFxi7s/3vz",
-	"9v0ViOyfxfg1VbXA3QjGWCP4q+fbnspSgKSoIW7my9uWvLI70P6ZIqUfaqGM0wd0A0bouGFzCf4d9LmD",
-	"Z0/v9LGFp98M2MVIwfNKXrXLtEhgrZal5gUDCcN6Z9+w19+SXGPbxJp9E3SwjxTahPaFGeM4EZCqlFzh",
-	"6do+MQASwOtVJeKuvbFghbBikBAsOctLrmYrsGMhGjPmkxtrjtINdhvMlPRxFfb87Aw+5rd4nTm3b3+z",
-	"FOri1THw69RQYZqfwC5I96DJraW71FLFtY4YzpXJSsCH00qMVC//8c2bt1YRXr+7vPjp6sXlq7fvXr35",
-	"6fr95Y/5ENR/k3nvm9Mzlq+WaMtfr5Q/Nnm7ihgp0BEOQuDO5dnHK1nWx1IxPZ2Cd+8Xo2K9pZ7ciNos",
-	"51J9wOHaoby/Yi/VrJRmzha6EGXGptPFUsxw1SEWhBWJje/Vd6AP/hXGPwgptMDkWWrraESfLBcqH7BX",
-	"NSAGFi6ABEDwyk6LF/4xkCz5UY4r+Xf9gU1KuTTsOzGWXDEzt/+AScTTgnA5gLKamp0Onn9jTZPW4Q9H",
-	"ysx1VUP0nVulbVaTuT1Jo6OZthfd8apgtVAMzcPRkb0UbDaHfENVwIrYKO2rvbhLwhkj5Q7HN6dPWa50",
-	"fS2DAM63mQFdKn8j9rVl3719eXn9+tVP79+9zDP27BRRpOElQ3aAmRCk7oU9KFvthMWqrKUVYSd2uY8d",
-	"J/p+ivpdfAIfyVhojGG7uRBExieYCk+ffbbBJ3nDThsHdB6IZWn2Ugmw9XCGT795lMF6PYrNPeBQ76OO",
-	"dYXa+FFssk8yrsKhozUgu2WbKbWUxzdivauxK7AQ76S1SLDFig0gM5KwN8IBU8uqQZwRerqp7ePYtX3Y",
-	"EaTdlfaBrm+LWuntRQN2Saw4vrcUUKutPCa7JMfXiGvqKMUscQXIAoTB7RvM0Bm3RgW8K4dO8mvkc83b",
-	"mTQugGP74TvELkqjEba3ilagk2oyXYMk+O13IoAIZA9LQInLd0iozO3QR/C/Pj2E5QYfH1R3MPdijnQU",
-	"1c3Q0XRVlgh8kEHY6NylsTHyO+dmTgHgYEFXoq6kuLUynNfWFsSMqJnru7b93x+wb72NAOrADqSlGSxt",
-	"AzOixhIBPqlN1KjjguQAASFVdxOWg5giIXFNQiJHgIo6MCUrU1tDMe2ranaU9bjrHrd+YQzFJVUtZni6",
-	"c9dRBkvlCLmoisfBmGXggcUlNr5FjcPSWH8T4NEaI3fLkrGwSmpVltZwh2XfJlmhdZ063nrPT59FzpZ1",
-	"sBC2LEY7A8GIQzGinGZuGsT6n3L1p/IN9x0e0XsKAOHDWxqjHq55KR3CbvytG7GOdVd6+n7/SIOBZ5P2",
-	"Tbssa9odOxuHUJHHQu6c5aSvgNQOSh5qX0oC5PqmCSXhuTdc+BdOuTTsRlDAHRgxoIQcRCAvAmgPAm/Z",
-	"NzbMjOHuM0n37TB64lgMivGIKwhWoIH3ECn3HVAPzwfsAi6LRoNHfvNg41pHB3uftia/4DCiLyFT9Ymk",
-	"dLCEu/b5Hg1ITme7RA4S41hh4Xce1Trsv+X2MLBRHWzba85s3jwSbW1NXdvlcxuDu2SwV1e/8w1IhK87",
-	"dt9hXgeusAcN8kJ6Vc9PuNLKPnevCgh78XqhVwa2FlpLUNUJdWm+pC3nS3kj1jnDUh1nJdr3CVXTLvE2",
-	"Wi93GLLW2IxkjpkD3fl4DQ2j7kVQax/zqWSQlzsu5S3ZuoZPhX2nWIwRKXVc6buApK3H0Da0XBowl4nl",
-	"TmkGpw5g2njNHYMTlvaXayYUH4NPKmfqWKoMD7NndrLXlVLdsEoUYrHEo/gumKmGLVfjUk6oHEMU8MqJ",
-	"vVrVkpdmwF6FEP03p6dx0s+u+/WNWF8rXV+HKAyBrtmhJx8mjUbrOIrTfsaVVvd9yPEVO2M78TwGmMU6",
-	"feDwUnMpoUesYzlZb/sHQiDWjxEIYrKqZL0+Ov/HL0kMqDnCWEKs6nlsg9lDVQl7MI8Rpa87i/bSAUAj",
-	"57wSx7VcCNzQwCDooaKpdtRDAwpelRJQetSNr0aCtsJ6vRQefPRuriHZA4lAF35voAWuRR1ABh2uYJ/N",
-	"hMcy2QCn5ipmUnaXOl/t2EEbwjx6WMHu0MvyPlSm2yfYcy9NDeSKoBbnoly6SduRl5qgr41xdHCRmoYU",
-	"41Y0sf6mKoebmlDU/X1oKD08C8FjAi43oB55/G4Ad05WpkEbv+CKz0ScMnKlwlkDIroLNrYf+eCJjWFH",
-	"BuOShv26EqsAVm2nP6usekUAC6KnztlCcOXqgcEZhP75OVdFKQpEbwJdU7tHU3u9vBVQGgzdHrwoKshI",
-	"cmUNGqzkh10DX99lgrSaACkn+w9fozFkRmsF0QECmfTZwraESJthbQ/ZK78578lrjl7zWE2h6RB2e82w",
-	"9PZr0U6wm95gxfzvE/PjURIDVDiLMrpNUHYricgA2ZMWm67eKHtNoXYJxqgH5a2y6IeCNnRZjJhUojbo",
-	"rSyspWYlDfbaJE/yPHX1XCyQ5daNwCE9upRphHhrfi0h0TjmRlD/CAXDC9ZbVvpWYo+I+bW8dte1Zzod",
-	"b7ZbpMfBhGuuuzUnaRZdwX/39yTqv+1sv6UbLpbypVot7hshzk/pUApvZy9/iZmASbKT3JmMf92G6ga4",
-	"pzx6COtxOkkMzQmmV7WRhXDOVT9gILQH2aHFEZ8gFXaD5CMVmRQICeHfeI3fz3dmul2GjRuB7TGa0om7",
-	"xuRQPL6QBh4dKiGen52lIzFMqEm1BiMRsB1MzXoXL6+Of3jx2sPBpck7cBOtOeVO7xAAxsCBG6koyg+s",
-	"RNbxG68bMu0JdiReojalHEVk6GXWsV1eQ1MkYV+H3MFgpH7iC+pMWin56wrxydqIOnrPT/+C7abFCs+P",
-	"aJU9gSkbB3h/HBj0gkeNyEdSdieuTTgBEYoY68WxNtxLD8yE8WURW0zindUujFrshHCed1gMGKn0EiIR",
-	"XGSluy831RW2vghV23tExRrqCHkBoqLI/7x689NI4eaJPjjJsNQrgh5fLMwC6aLHNZcqMh24Ym8uVvUc",
-	"QVZBFoHRIQO0PvZBbtK0oQkTxbZEEXtaUMUm692mxVu/qg+idd3rdmnfd5GQ/wSd+zlVZxjPQdt2Xwy7",
-	"ZJ+CrgmbKwGpu4gvxEg6JKVAE7FIOYAz7tspqfA27vSlKJJUVrlYLYljZDWAfyBa3Ta9FAOq3s21O1Zo",
-	"TodBbkG8S3XMXnh3qQz+DGh3X0G8m8h4u+XzHomo6ENt89kytqk924HutuyV08e1Bv4Y2aH99sWBDW/+",
-	"7u3QdJdCoZWbbCsED+ATYeLNg5FSbGwAlh+IyWE+e0h6mvq7DDQ8+IdALT/2xZHghcxN6pU4LfDEtDko",
-	"qMS98ZFgvTVk6UjtI0zZbllKSHEPZ68/LkDc/ifU48NFnuuj2+q/c06aA417WZuTMS+5moi9UsF0D6ZP",
-	"gX5pm2qJ75hoZVYLtJOwUgcIQFzL/x2iOS64VGY/23oz3/LEMJpLCx/okhvTQjVaa3xeB2MyPW8IAZU0",
-	"MePKLTY5luPESJcqlfW3tOyHyuxvJUDwx2zsRBZ834E7P+ZdB999hd+7Xn7n97ebMubNunjJx/jpojPo",
-	"otB7ROE9Lov1I8wOow6SXpWYgM/iBTG6FK0e6Xf09EcKdbdNznrh66XoinS7pYNW9yTcLdRqAWLP3Nrf",
-	"fy2PftnErdlrHJKIijE93TUS/OveEXe31N/LUiCs4z0H3eMXHhJ2Txfji4y8p1OIjmLh9/s+lNnJY1iP",
-	"sxpa/Owa8Zr3t5e0j9RIHaPh6/drzvKJuSU0SAfAcB5wVPwLfWUE/A5wZtj/NJWAaT9eU58uFImyF1d/",
-	"HykGwxwk9rHVdVCNACO/tjuXomXUIABWeg/ItFuHa34t83PG2a0UdyTlxAdpEM0ZVkMqxlklZtLUohIF",
-	"u/qfPzL3lM3B9LgdaJqKa3FaU7EWd3VDGUmB2CAdb+1jGoCls0ZSOkcv/vzsLNRDDD0dLlfMo6j5QVGh",
-	"mv840gDKarHOGa/tezTYCvhBGux3UJQPe+GeEgbulN8XekMkRB41YRAPZCfZXHJuvxjqkS8soZCscoeM",
-	"bRo8J/8qxtd7h2Yb3xF5YEtwAgBfEgtCPZppKUzG5GKpAfm20ncE10mgjXQ+B+x7e9CxHiAP77Dn0Es0",
-	"OJSUXXVj32QhUfQ2wsEBSOaEe6Q7Bpsc230isJt7+osIwj5uTHWfLbpHUDVd+20m+JAtNexQYGwGqFZI",
-	"D8A2afUKuzfC6ePLzj9IiHW/bXKYf+TW/LtxAinWFIQnE12uFmo/TEK8FknX3TZ0Y3xiPLisfUcGUgzN",
-	"1aoQ1Tmy/YP16acFD8Cy/ZFy25oe4gQsWl+prIxH4weCL4MGU1bKW5GAWwRjKhupq6vL749nK14VRBHu",
-	"19+FCaEmHyqEFQZq1n48/cPQB91neEHLfJ+njD4tvWo3XQ9c9rs/Yh7XL9ovj3vkCn2nrCmw88xxtqzE",
-	"sZEzJQpfHu+wm7YcQLdX0c97cfV3vIEbskFg27+bCwCrvwkNIo2eGWqocYSYgOJsD+Oz/zj15cytx4f7",
-	"kSDI1OYpyjBLnR7rfluaWulr+5D2eslIf31Hi/q+Kh/ikLnX7VZneB18vt8lS81n0X/RIqEf/KgH1Jru",
-	"Ow+njkJWuxQhnldAfmxTgzx0s4EWe2JGallJu0bH0HsJd/Z0xZbztZETyIIWxKlrD5xWVHzZ0JNbldtI",
-	"OU1mj6fzVhzx9ekujXZpF+kLxtF1J9nOY9/QpF2lP0BXMi+o3+bu30Bboso6nCeq8fyuaOt7FzULerL3",
-	"/t33x3/O2GrpIKlff8v+yp6ePv/zN/9/q/vG61qYPvaqpWeZFC2AiQOGsKwH7Cdsph8paUJ4YC3qc6ve",
-	"IbApa2r9wcme0O85Qnjjj9eyICIU5/Q3bnJMM/lgpC7w/R5NUXxYQgUCAomcPWdzvaoM6+X0h2te5/24",
-	"hsIDXk3mYnIjCjYXFVnXYGdzA2hQI4VRkZhquZQqafZ6fnbWH7Ilr4CfYc6XS0BEqv3sw5x8t1kkTCkS",
-	"PRYTbd2O3Medc7ZStSyxfgKnCb2ouArQTkazQ8oOkHsorK14FbdSr0IgB/gfDPMTXAiugOjGylACKUtL",
-	"6Z4+G26YMJsWzEgB7J7dJX0EkjSaFTqNLyHvlvuujk82X1Z6IoAINO/kl3bbHPfx/WHjpe/5XleLh47A",
-	"4pth0rusLh+jwlPwOwu7PjRgXxtUH0rFwWOWnsCJD2L7wAjwSUNq3puCebVAKFLeEMncNM1GJe4iB2mj",
-	"jzVGG5eGnZ2e+fr0kQrJIeUkZiw+KC4YWmaay+GEqUzSS9BRN1K5G9U1wWLNuWGzSt9B751WImM52bzg",
-	"rFlVFf2UZMG8iXltzYsA0Y7TsEuAuU1rzCJpEg3DU9QZK6fv5msP07MhyzMmp4yrdUZCnQbSd1xdlb6j",
-	"tqM5vwVdtuBq7QoHeRyXGrJxydUNKDXMnpkbuVwSTHOS4MOwWAhFeRMKGgKd3peq1kOCUliVUM6oF7KG",
-	"PxFScwXgEg6oOfq22OVY6juoMTQiQ1qdagUMWpM5r/ikhs5wKBGCg1qKunZoFIWcYe4CKh8hi5tf2y9V",
-	"X+cAUD+ttMMbttaFXpXE5OcQveAJlI/EWZby1lUsiGZRkt0gKGkQfZgiMCPFiUIK19hufVi7HqfVtmYE",
-	"Ip/leM81EgIqZAPMM0i+LrFU0l5sVtOp/GCvvz6zE7p+lrP/9//+f4g4DhnsoKcDmiwAfvuCJgCLCult",
-	"V4wVSPo2k8FEWxSpecjDuKStrkYKjY4ittvi2izAEXAygCCYvNGCcREaB9kDm8ZAFnWznf6lNTdLDzzA",
-	"Ovh4JfK9LAW+wL32oBzt2aPkGWhxrZHgISIA8XClTIvs/Zq4/WSNjYow6MFPVNzkPdyb3n7LKyMSv7AJ",
-	"iInSK0N4PmBc+gadDB9MsX9ZiJpjIMgFYByTihUWuA1jXpUBgw57gvomsOFzquYJIuV8w6Bw1WuhiMdj",
-	"/bsrnIzoo0dERe/4FLLyRoqBryYINyPW1aC8QcEb+b9FpLtl7UVYuR7CSCFoex4vn3FBKBymQ9/oxW72",
-	"0LpVqIDQ2uwPPRbTgq8R+MmB9NqhjsVMKgWrOWUcb3LQ/2QeuA+A7FeBEgZqf8FJcCyHV5SpH+t6bgWx",
-	"A1hPWocBej0vBOKhVwAa2NTgxLXAF1rNWJ5ZjTTMM6twsDQo/+/ceoeLBce5rlQhJrIQRT9Cr0csk9wN",
-	"fxBeOcSyYlBaqNVq3RoGyOfcXOM2zV29F+KoVitBVghA8kbaGO0Vp3efgiGH/32WO/9VqwG7dKaNWZbS",
-	"BQIuv3/Bnj/98yn7daXtrh4mBAwBFxZ3WLywodcS+APUClAaUuLVNk33FsXAQ7vB9Nr9/eDPWBN99Xd6",
-	"++5WSrjsISOWX33TsCcPcE71pDvhAHSa6Fhc3fGZneb7VxiSnuoKhZVUtaim0M7Uy+GReikUX8qBXXOS",
-	"3Ce3T9OfgUpDVCJgEVGndF1Ja1ivvN0/FrwCbD2AlGxBmqMOKD4T3u63M4gYcKF6mWEhNOtFMyFKr3xV",
-	"lWZAaY+f+EL8lWx+vhBk9oPzhOh+hL8EEszby24RMG6pjVDEB22N+xSxqRKYCLViHqH/SCcS1BrahNhw",
-	"gSP3FgSGQkG9zxSgZMj20hqa43t5tB+/6rxelOnx2Iv1NFrKv717/SN8hM+NBPfKLi1BfF28feVtjGar",
-	"gVmbWiyOfsmOPhxztT7GknUUifFmP+HGiNqc/Msejt/22fpYGR9HTNAfW0KYHcybeFPZz3Np3R/aiFCn",
-	"t7ZWyFyIOmNyolXGSj3TBt3ZNegyQHEsAooY7YaxVNxuXk0MSfaVd7q6CV2sdn2UcLhtw4ACiRhrkzmo",
-	"2IVLbvJ1+ynqyHCbC7tcm9m2dLW+d5RNacVybnBZjlfyeLxSRSkG/zS57ypY8noemgpIWKXaLG4xWPAP",
-	"Pwo1q+dH509PT6F100796Pzo//rHxfH/4sf/+/T4L4Pr41/+x/+vhbb3wIQev+U4we3HIjuSCz4TJ0s1",
-	"Sy/ENMbR+RF+wJYBuVvN7ex/fNh1/DI8pxNjPuKYRvVs/85pwA4B8N3GoWOc9mTz7PuDLhZclscAjLNH",
-	"oxEBDCKOzla8rx4JIgxpGT4uRdFP2UTau41e2je8g/E8SrvR5hQlstx3tfgAN6VMuTT8nl6t4C+feMQO",
-	"M8ncAh7SzxPP+hG6eR6NSzb52ttJCeOTshdHR/Rs62NTR4dUYysz3F+dydMSxnSRcLqyEhOBiMY1Otbu",
-	"VvDTqWuWq4Ia6HPalw4wP/O8zoqJD2KyQhySKVpeQJ5KGU4FjKi8qqRrvHcE3L18WukFBKO1/f9mNf6n",
-	"mNTwg/gA/2vtI/u/brQA2Q+WLa9rPpmDVZ0zjpQk9qHvL1+Z/hC0NATrzQ3F6iOnEj12gvfEAju7Ctzc",
-	"uIVDmJ7vhGuHkVqdNxeCmpzcCzDEDaY5ss4ikL5DSY0+H2Gm8ZotuaywuclkFEnweGMrhWACxCZydnrq",
-	"uUj0dKSgvQRbsQhSl/XOTp9SoB4+AKQ7kElla/s06z0/fR4zfnR2/nhhcE9hZf/8R4IciN7fLegutnxT",
-	"giaeYhF+gX+CdIOL+8PXFsWw8blBSn7O1PleU3mXKuEvp2/pS9IMgdokXupDtEOLdXXyL5A8+/Y1Je9G",
-	"Skwn702tly4hYuUJ6hECMu4hh5PDW67EPynM6Tj/R6oSvu3QeeX2JeRbe1XiKdatlHR9RJ29Sqmg2adZ",
-	"qbmNf9etSo+xjV2H08dv40MNcL8JkmrB1kNwQp3x+7S0UK0EdRbH28aFoykS7Q1ZE1lLiPWHoYLS1b9Z",
-	"6+ZWtBOc+Flcueb9+1dfvtl/l8R/EhAH/v1LXB9j1/8g6u2b5uEPgDUujr3NvZef7S+O7VvTBO03QjRc",
-	"aoaHvoifEHgtS7BkWA+w9mF9/kpSN2drKqxxDVPWM+w7zj3PG7lS13jW/motuxxrW2QtFt5hkLVhebiu",
-	"gy7z+1LfvQwr8jiefmORyc9nPV6W7FZU0Drc/5xu/85xVCvKkxK4CI0i3gTkq8jIsRkyXlqhJuPS1tOt",
-	"A6cHJ6NfSCUXq8XR+VM/coCsFNU+Q78XPBS/Rbx83DkOB85mDaLKkzJKA74YV3XXyOi+a7ij/asWvEYa",
-	"lI/5tG5cYzHVUFm1/5Dwlo8a047z8QrP9eVK/QSn9X67OZJDf1B0yi8jab3T3brhW154n/TLA6eBky5i",
-	"AekVVPhxGzJ8R6hHAMerqWPJwuFtw1TxkB/gChjoai916AeMqdwIsUxkl6yZsELK210wHWk82hQ4KQP2",
-	"XcWniOQIqRXgpkVFBxlAXc/Z2I1JUG1tGKEMhyoqqEVekdxXlgg1k3YrycmNVU5stexgn6l94S5U/lsr",
-	"4Y5Lh6O/JkcMQOnnfAn7ModYWc4KsRSqMI4JCpcTwwVzrooAhodxxpCQmuiFXTJRzAT0gcE6wYr7MUD4",
-	"gbn4U8MAAFpaIRqli3E0jz53IaZSSSyO5NQniqEkKNhNiiWDWU1/68E2/U7U1rIGRCMs8x0U+FM+bAKb",
-	"+SkibJ+dowP7Cy86Q6eUWCzD10SMP5qli4ve4d5K3jHXzgoKmwx+gGpYWdulII41+FsHcVE0pGcZG4sJ",
-	"X5nEBDM1X8dIPPZhTSSn9saPROLdV2Vn/I5Hhd9JRrIziuXPcQzYb3cEnuBP8W/OHra+Ja095p7Hz253",
-	"oKHv0XmZ6EJAPD6XCqqhJ1Ko+pquzR3c6ddiVGIxgnPMG8qwSxd2eFs7Ud6v9LQ+LqK4m9+YUJppRT/q",
-	"lnNEpm20unkHCmtJIdm5XApeGbzf+lwAWxo92AG1YdW4U5xI075cCug7uRNliW8kpiwqfFaIqmZuYgmF",
-	"o2G5BxXKM7sJp6vKh/co/ZOFanvGjZEz5aroHWKSuCM15UaJdIeuY89PPLwLIQwa94qFEeWtMGAdOI4n",
-	"XDtHv6w0EHWKCkDm7PCw1se/rE/+bIMMuWj6uDH9MeMzLtWAvUuXKKOXC5Mxu32ohjMaMjbRbjwahL/v",
-	"OBxDaqwx9LtK1rVAUDZK53isaDetxLjKSLsZr8PQMMIqZfBBgTzn7XvqBAKjCHYytZf6+zt464EeHuN/",
-	"njcwoQzsCONuKqy9QrmxTfYVcmon5NR+Am0P0Cl/PYAIbOzdIGIoaUVsKc5WdrJrkERs4MyvypKtVCmM",
-	"6Y7+tEZPmzvosMDOIzqkTsv/LOt59P4d1ssfA2lg/y172OdOPsAGHXWbJj+xKvLwfpL2F20hVls2bAEP",
-	"zOH0kawbmKOaIP0YZ//UY+e4nNw+DTWv96bPU9fdq2jXm4kQBGiDOsxWtDRId5NAAIYjMmCNsMtXC2+T",
-	"4DVD3+JZi7KkVso7zW4kOMBTZt+5qgTjS17VfeCwxgZPCj6j3kV1OmB2pZek3hv2kR1HS+8dzsmaCWMh",
-	"lB8dll4Y705iLQdaBbK2BhX448NWHZ90Cn4O9b2viraj31dB26XaoZ5PH9uVc+FW3DVfG/I+hw+kl5/F",
-	"BTqxQuPYGcH7QQkSRFJIpUG6x5VdJUe2Z/c+paIwdNjPEAAJe5h9XY1jYcTwVHIHm5QCCP4jkcQrgT60",
-	"XtVk1CsPkmxXkeMLamHfYv/XB/MQfgmgVo04NkIZCUVAvfzb3IXhc55vJLnm0tS6WrsMF3aj4wDjci+q",
-	"7cqYLgufgGM9FzfVU7DQXAedVP4/YVx9osCwM8aoqTAe0dtaX33PT9vAFLDu2BIQM3ynfCkC+0VYO2E2",
-	"vpKsXcRsCKNrCTVmVIAGLWit4TJdYQMuZ8sKWMFd2HJraNKXWnlO8GSUuzyv9jRiSJ0Ls6vyHhIy0ddB",
-	"FgHICKcbpDPl50sHjzqK7c+++SY7Wkjli+/3yBNBqyIU8NNWoz3QveNYA4WTbliSYdA1+sb2TubgRRQ0",
-	"GvpRj7UuBVefoWBZ1mJh9lE64YtevH1lpScNhVcVX3cpoGTJ/ihomWQDur3vFAKI+Xswyrts5Us6UYU0",
-	"y5Kvk1MdAisqtp4ojI6JbJCG8BsIpIorwyfUQoDQG2TS9YnWH6oNAKCqIMCW8O2HHXqL43JJLE9IlE7m",
-	"yn7huWgp4405esEgohEkzO416OVF9TOthACgCmpkcwTCQYRR8gnaiKEjOieLHzt2yai1/yBTPWM5YZfk",
-	"WI+HLU9mru+UFcgr43FCNAv8ZY3XAqGAaXoVG+oT70foMIiaEQhrSBbFqqeMSd8hWO+EaVO3DdiVFWW8",
-	"hDU1aaUtDArpD6jQELeDrNxWIPXta7WcO+MSaBF4o/NJQuHihuKFxkGgmMD0fp0P2GvBVe2HRR/JLqqD",
-	"c7/T1Y2ozPkuIz6LWTcBDifilmqz6mE9nZZcmdonr/xnOn9cxXyx3T1qpuzcR9xUzxdF0dDO95H8St5y",
-	"j2mvh9Rf+PHvROVPWrZ5xL66Vp8hsgUW1v6KNHGvbqW426eUD67bXcUXuUr2ogyBMMZrX3rRi+v8+vR3",
-	"n6mnhUAKHvREXFyIhNB4DZJ/0CzgkAaxOjzATq1nyIyNunB3kVl7dd/fYX0epbAvWvJ76N3b55371e19",
-	"3gq9+w6U2w96SNEWrMgfql7rlra8kyCRnNhSqsVvAcEIodQchZY9aRslWudxWEOxu7kEc9iQnR0MRax5",
-	"lxSrwb/MQZ4PmP2MkQ1IXYnWecQ54EuHMbMU9UPFQdKfXWUXQuOGAg4UGvZX4O4aSHNNq5uTlyvrxKID",
-	"4ZOIr6Qn0Ys/rtYBRNBdX2rjoAdKbj2EyMKV0QD3s3aHETyge6+3wRCFsBIEKBE1FbglgLXHBTaNLr6W",
-	"iqFzqCyIq5ygYnWf+iZc68zZ/uANuFyvwV2IXg2srTNhW99Bz1744jNd+am32qBbqtAyX6UmzX6VV9l2",
-	"PlQsZnKy5x7Lp+zjH71y6u97gAXBVvtMPX+/c+YxL5G7BPKmNbezVCiwjsGHWIpqwRXwqEaFKhvmWCn4",
-	"bUOqBBKO+MptRRn+BOxTj+G3yWeoxfgCKyu2ffU9iirgU7CLQGe5lxvdxejc/fFOH0V8/KEKFrbvhK3p",
-	"gldFYr2789kCxyOLrWA8e2CBLHk9mbdgSVBOGzoc0QQrTiho5YDyURQNPboh4SNHRXcIPgjYB94sywkk",
-	"AnySzIENu25LMG/gBdzKOkCg9AcCk/kI5oCF7T7rTdJtwC6F4lDYDuwLNHRU/8HCo6iTE4mQ7o9NzCtR",
-	"gzzNmyYkq8RC30Z2n4dhdg974tCVyQdpHkukxH8gwwJf9kj4CAcZFiF7j5blV+tiw7ogi/sw62KfMNFm",
-	"Ww5mA9tUD9ja22jc4yizEf6kEFWMPa8bzRrsVho5lqWs1xDT9n/FsDYa8zkmrXMKL+f0TFl7909XYHdI",
-	"dSsxlpQRJE2In3cHzLN4zq2AOD+Td+mG+lcaF2GSmprx0mjC/44cEMwKbPgfZsBeflhyBUtOkrMXEGJM",
-	"nrE8tMpcYztM3kd3clWW1seEtMgQc++cGalmpYu7azbDZuRFd5jskUJkuChJi1AsiD9/J6eda3cT5wtu",
-	"xLFUoUYDsmrgS0KWRE8mKw806zKNoFecOgyPi9X2E9OYXedsBK8m88+Z14+X2eMph53bNZBwxUFL+/dw",
-	"2/1HAg+JAsIKDL7UkF4zmrcX8hd1O27j/QcBrcQdRYZFHULGTx0zFVZoV3xag7XGa2jhh8ZFXayBYYM4",
-	"50NvH7aQVNhBYoSqs6gRU0bRHMCmDqItgmDFIRECq+G3EOkCAF+I64wFgG+vZFkPo5ZJXt4BiQeBALRI",
-	"TdZLuFhD+CwdPtzYdzlghBVHHbas9LgUC+OgbrIGnpfJ4Zl+lSCvM6v4cg7LAqBrvTrEBzHy6XSOKGaC",
-	"jUV9J4TCWJeryzVQejtZT0rRp+WU04A0azAy6EZH/Fw8ntZYrDUlYwAdHLSRPUjfhWt6tdbIcEJFExV2",
-	"hWbsP6/e/MSUMKhPNSuEWPYx9zoFIB8QL8/PfDslbQGHgm7QjjYJCLquUIFFwQrDrFRYs15eCWq5vdbq",
-	"Gi2LHCHIM2Ig1QteywkVQ2vVd+8K0qvzbWHHp2ZGYrTEAWKS42Bh6Gqj6A0tDzytWaPE1ojqVk4E4xPg",
-	"xDG+pC7a7zgZUTAj6tUSO4+XlSbCMRTgPajn3Yi2Jhk9N5Kivy2QeY++xqMHMHfCgENXctzsGUm9B01o",
-	"P35kskWvJB7DAaFIXFaAAAdWeb+oJqOsJFKX3sraGb2vgAxDYcN9AynGhHbIwhek+k6hftqljt1F1mJM",
-	"kUAazfhZUvck1fWy0rNKGIMuAL/j0oqoa2ynD3kEvlya1kYKhsiNVqSji9FZoOIioBFtYiJPukr1u72U",
-	"uLeO++xyV9x275itPx1fRP/cl+GuJ2HhVlNuZw18F1xG5jwP95eQ3nelFQ6vwjmYkcnAiwKK11c1RdrO",
-	"Q/k5VYJcx4bNVJalYQ3P1N3QYmvR9Zt/iW4r1oov5ATjgXZEOOFqpWq5EGyi1VTOVhWVli3xbNc67QHI",
-	"g5mTs96NWLM8eS7RaYbJrerlqr4mtRG9Fqwc/DlpNLCWM9yzz6uTpyeyalfonpXyxm6UhQT2LqaV6Izm",
-	"7yo0fxftihpJ1cH41WUhQnZVIo/psVbl2tlPZC9lbTsvhh5lF9uStM2URKub+RH4T/u1br7B7fuOm5uf",
-	"7E492v/WcP7hMB9y63e46b7jNT/grjewX65wM95/q+leBpIPVPxx0jTtTvbBNetxqfr2hIr2tgDG/JaV",
-	"MMTL6f1rOLEN/wUuJ7gjMLR4uRJDJLzy3i2xp9QaK8eb4SkSiP/6LUfhYBxeIblpVDIiK++X9QeRE7cl",
-	"ceO9Vv+oOH3zMm4ugTJ773PzstR31tqjcAMwVXlEJkS2sAZQPwP8Ax7S2BA/3IktFCiloqeeO0DtejJv",
-	"55jyDn8PP1XlsDtrlv9jdGS/0ugoYyMKRY6OfnHgCGkvqBWX+BokuKK/JnzY+GWNq8USofDIcbyBgnj7",
-	"/l2WFF26iZOR6guUojKqlleHJtVQgu1K2hti34OKx6X428IsG0ERGHiI1Ogp+V/UhMUXwtu/HGv1375/",
-	"B3qSvk2HjftaF3K6vken9q19PcrNR8ud7RLZja/1OTNov1MQDEqhYZt0XVdyvKpFR5x11WKcYzrVO76F",
-	"rAScz/HaHt+Ar0+fBGsmox+eGM9bl1j4y3JlkCa5UaBIf+/l0lzjf2Maur/Jbey2QYOmHmsio9shlhaC",
-	"wN6W4zeIKBTsWp/ZttJuSLFKTGShyHL1dk1VhUqqdg1LXQJqwF5G7j9127umdygiSCBJI8N2LsKFdoID",
-	"9sJjBNmFoT79FGRV8KqUwQgOQAem5iVQBju0Zq/xBq3RSPvtqpUIHVKVOAaKZdX83gilA+knemL/HkTp",
-	"RYRgGFnsFBaHZ5+H/RkpDsy9bsLx2Q0e62A/m6g3mowAckSbn/aJ6e/Qq5BoAJVHCmmIn1xaHe9sgc3g",
-	"P5A4Y6fQlhB3/GoO0IhurToiMRk1t4XcMfYaHBqeactwRxgNDu1yozeL9XQFrqDLTKy9swhBf7uNgFf7",
-	"7e68cmTyOE6Q3vPTZ/1tpSj3GBp+9BKUXWrUntdmovar5mxozvfxBt4rgHwSTujHQebELtVqW/NCJG/j",
-	"qrkNB0G6on8RO1ttim1vBfZ3/A+pZoDxVgpFfEpO2cQgcFHGksSVt33JCXK092AYk0HcCsS27SyHxN49",
-	"nurwEnzx14P9hR7sS/Ti6WQ/MdGB2e+YR8mdPUrNNtSsj2gjkEl4GjrdweOVFVFXOvIyVYA+bkPsbWl5",
-	"6e5ogYoAWZs4TTUkHs59EHxD+VcIfYYcr9Lp1aXglTLRw54YXJTuMq1X0Qo/FBRGeGc4Zfv1E0ermPCj",
-	"/TGAMTYXoFVlHsen5tMjjq01QfAJBe2u7YSZ/hwCVqw7nQBElmD7IBJUXNQjTajIzFI4MnSo8H5sU6sN",
-	"m68WXCXYpwP2HgZY8skNeij4Vzhm3rOp0PaGJDFiVJzDLyY2x7PUGEfmv+Xy2k4kj0cSob7vLNsgO3zA",
-	"Xrnu+AWEppR2xG6wTi0lo/FoHapuA+0dK4YqcSt4GX2p1mpR+J64Qh4iTgbH2X01Qmni5M6de7ELLOiI",
-	"gyeVnTVcD4tzLQvrcs64VJTDjhowY3D0z5vIxiFsCj7cueA82BW5RzMmFnOP5qCEQXy7Kncy8OlVDWEL",
-	"wH8kfDAYOp3YrzbOhmjG/UTHy8u67SJ5u6Vz8i86NlvrZC6pVwQP7JPYwohFrgd9DB3FyBLeUCdsxm/F",
-	"MBWhAUY72FdeJEBbSyXYjVjWA3aRiA0rI5zIiHO2nhA0Do4cdLQDKmiiSHq1xm5EmnffCWR90yICLuH3",
-	"9HTsXc4SLdkdN9Sy8xUUus34t6sMAFTxKt+TpZJ1t7nFO6Wj040O3Ke1u7WcahcO3guV0seOo1qcGBsl",
-	"g+hC7JwCukEzXkAQWJAKEAV7aqXBT74xd8aXJkKiSpI8IX0AzSZQa6xrXjKwVgYsX/KZM30gGJpjNXw9",
-	"r/RqNk8m4Vh3WmqE7nR1Q5HT/IeXm/EHxC2Dkt1aezVEUIFRu0MHPItb8vtvP/laN/K5PMJD/cD4qDiL",
-	"scnB/0dxCTfFxucuO3GCDYyDYzQOjiPjYI/QTItFETmN1vGwIrgp7wgIJn4EmDogQaAEd8C+DSArCcyo",
-	"d0iG9tGeFnIpVCHVLAcTF55jjZW1qF3Or12yvF7/zU7+EsZwEU39UZrc4mW8F3rC1snGXW77iRPrYb1S",
-	"U32/FWitgz2klSuJXURr+0V2dyWT2Tx2kWyIj3PklCSnHPli9z7fniNnK5nrOashfUJLH2XSN+9kPayw",
-	"tSJiA8DRZJSIwdebFFm575wFe0X0ZOk+MgSJByx3/7qu9fVCEDw2pmmwoI5wvUWVPAcb+2OyoZhYKKI4",
-	"aBcp0bZ9B6v8KKIE53bfQiRhgt42kISvNuIi2YIn56/6ZLy7CLE6+u7RXom+fteQ0r30sFjUB3yMQ8Rj",
-	"ElD9EkXiZly4WwruboKNnhN3BHnDAuIY1lMLP0Uiwnpsfkc5m0cUVJpv3Z5K33LMQMGTlGa1XAhkCQig",
-	"vhMaTz0XBuDRRDnFlC5M6BpHmccUYI4MVRpW6VUtWClq00QGRuerWEglTV3xWleGFTokjnsUGO8EC852",
-	"QQX7nkp/VCB2BqVPUGictSfzElXxJOIjaQsZVyKsci/WNoSEHSUC7IT6A3YRfxSD3fljEYfhTWscvu1x",
-	"SMWerFGfVoLJIizG2VkEOFjzaiZqxuvargIkP1xvGdZsJx+KTUouF6JwpUTwmTGv6DIiAVS/Ektd1VLN",
-	"+lAEeMcB2YbKq+hyt9kKwYvSwUbXTQ60ZksbW6lalvFzHPi3Gbr/dNhh7uDYCfurqB+OJu1LuWg5C+qR",
-	"aSMDsmJRqhXyyzYXTwEIIa64PaGQaQC6DUeYcx6PKQJ8xnRDoOUZr2pf1tw0WKKVlBAEjWVDO8tgAhke",
-	"QcfTBBBE3M41nZCLukIpvDlHIKEG9eKuVqAsIqOwssaTAhlR3UJ5SujFWoiaY/9UCpabtdEk15g5WK5q",
-	"D4CkV9XEQaK7KRCYCgxWWlGS42XUO5VnWOBJVWrRriDiJrysD9Erd9wMTPKOsBtdDq6rUbmhBO8p99N4",
-	"y6O2LzfGsiv/E+/fz4TG+LVls9ElvWGNfIxL5tuod4L+RS9KQfpd7l3WPuEel7BQj2LKvZBaw0BE7cWs",
-	"BMaJzezykxidYBeoYNsJfRiL+ICj8UdpYTtgpx7quzYWf3uoMez4k/2jjm1MwInxnvJbRUg0gQw5Q/LD",
-	"lBLPF6wgxZI7L/Az2NWbNu/zDSouTDipqXZkXHwyjwfrqvchXxtbpk8CgZJiORSf7BVe+JSY5WeP5u2V",
-	"F+icwKHJgpag8x/iFPtwYGMB+L/XkXa28eGF3F1v3MXolIRIb0VVyEmdYUdS8NmtyyUXdhdLyg30oRgh",
-	"BvkYdoWOIzJxz4UE9rr373s5rsR1JYwHAO0zqgur9R13IyVFnDuj8do9w+Tnwf1yzUIEXurEEzZs6aVQ",
-	"rJcMve89EdTYJGQEQW/5cYIhjo9F8vMM9s8/BVFZNacBsa1zlja2FmIiC2GAOJFx7xdq4AHhKo03BAzp",
-	"JLYae4w4ufO4oS1aaOdFWoeDlyWuXTJIyGA7FzO4H+EZ19xdFX4ar4lTFr93Pyacj9dwIxK8lWLetWw1",
-	"3F30uprDLsCGSkgGErer4TQ6s67V3/eKi3CmQHUhNVcj+upwvjd8/x68wHpmMH16MLQpQefeUijqW3au",
-	"OnGSRRvIIzwQY+x5HM4BoDDaPSkpsVYsH6TLsxnC4YFfd/gRFYTu3vYNOWBvNkmwLlLXv4XlN93USfLJ",
-	"3xbvZTuwmCwZDtB2ot9N55ce9zjuL738kWogD7Tyw1n9TPb+V/eX3F93mJz18dFe7wko4/u3FmKoYWAk",
-	"h8grdQzzLr86NQOwRLNhWdS6ARVmZSICB1INglU/w6DE93sKxQBR68KDULuuvW4P9IVe24Ogw4KsOqIy",
-	"hPCcVxDu02HWwIrhOWIPycqZT8ZeNZZK9Afsyr4basmh5hv7bFM7FKRcYw1QgJ2dnqKIlnUMEXHhPkW7",
-	"caBVWK0gCp+xXiOTUWt9HjpgNwS8oZH3h45Ys0UkZx1J30+U2ikXcodd2UaezqtHjJq0eWUdknVzNhlT",
-	"iCfrtsFXQfs5eNXtyUfpJNVst5iNslT7VHrEl29t/GnW47UFKV7F736U+ofN6TwYs17yapAiKyhUwZ6Y",
-	"Qqha8rJrGOGKQwdzn1UG0fc8pMIgXokvssJApvvYnbjk5z1qC1T8IHRvpSowju/QAQkepjdeRxAeeR97",
-	"PsKuCE2iTjGOYLnsXyfwtshL9nd5l7FaKTMAcuGwy4g2eiG4Ck44VC9Aes6ISSVq1pvqaqScn0ZB5GOp",
-	"juu5OC61XsJt/dALEhrWwzAo+x4zzbXKmJHqPT99jv7nnTSCHgsDSwnuak0YgtSd7woGCJwq6uRf20mA",
-	"uTIDE46vAdVS1iNV8lpU/QF7oxI5GEgGMXNLSNznjNtF0QrTrYmyv1CE9NxSUjBSEfyzvbO3LHltj7U1",
-	"UKZT1+7XH4xUR6IzOof35OVFb3jUBGc0jl0WSPzFviY3P7N3p5SYeJB9NJ1TgdQtFtsMkZMJr3mpZ4ca",
-	"JFbAgDujp1N72Hp1gIKDB0atjfGZ6ydExVZAznQFWBojhezC9sTGArRoSaS2HciGmfOC5vUoxo5QNWSV",
-	"nJ3j5tlpZNDf9y75TCeK9z6YxUFLe4jh4TYFLcwXW/Adi7aJ32Efcd72ryuwS7YOLXYb729N729+rZf2",
-	"MUcPukF2e6phU6x/91nCH4QV28mct1qwuwCikyc9MUwW98Qu2LqNV/I4PKLd2v52JUtKrYFNFRIehax1",
-	"BWzHrpTSCIjRh0m72lWwvO2Qckc5TUpvvRRQvzpS9j8B8mZScqtX/EMcGrgEUIbC278ABwW1+Hl4Ye6Q",
-	"BN14n5jAa9LjaqRW6kbpOxXeHyPU9SlNYY3jDThyaV82FZUdXWAahFGcE9qvyagr1GQjRaDZJmNUs24y",
-	"Bpl3rBomKhc9/qeY1GbonuDgcCsDsFOX379gz549+wsreC2Oa2kXbybqkcrxi5+HP1By7P0rN+CZvAXH",
-	"pZiJms2lqoHVTHyoeSU4tnS5l1rXAVMqiv35lE3mvOITu6AjpStISHEJ8I9Q6zquBL8xGcuBR3usP+DD",
-	"wjRzOygYE/whjD2AZSK6F5KY6+lIxR9xwH4KzA3EYtNiK8DWfC+x//KeDPcfRO3e8EgpmfD6Hajh9nRG",
-	"P39p2hm+pjWJG/OAHRTJ0cMU9d78KUkwYbu7bWq+jvIN1vn3MfHGpU5OqJGyT93mx8Z8Ioe6sTiLphu7",
-	"Hz5D6uV9Eawjj0oikmyUbbp/p00Yr/220PAu2/CB7MEDAgZ/DDNw751waP2gv/1VcdRhuUFq17UddHog",
-	"34t6MhcmYyWQaUbAE9HDnpgkEMrZsuRSHQP1ZoNP03UOxLeP1ATDGQY4mEBaCw3RTBUaOCA6eI4tV+bX",
-	"ElhhxtyInOTouBTGyVppLY5ytVD0y3oprPFWjxSQ3Z5lp6en7oqMggmKcQbuONJBYWDi6SlFFE1/SK+e",
-	"1kt6pV4el+JWlKmbL1ipZ1KNFAKK62pt34wsu9+cng6ZvhUVu7r6W4T/jw0hTwy7EWu2lEqJItAaRspg",
-	"jmjOc23q6xuxznFQ1pSTpbi2dg4AhnSOTtaGjVeTG1EnY8rsVK1ZTZPE8iLgriuIVWCk3D89gXhzcHaV",
-	"Ue3pVY2UWvRdsZdppK6uLr8/nq14VYjinBHSXAYxpDGfYB9OKdXNcakn9oFQXWWo0A4pCleqFCZgrI7X",
-	"yfqNFPzhGBAce8/tzCa6ECw3pppej0s9uSHqMcVWCqrsAFed6rh0RYVSosCP6C37b07PWM8+aqTy1dLU",
-	"leCL65Xit1yW9gl5PzkbuacZhwRzm8JNBfBrdw7vURC7d+ySwpsW4OluEfctL7x1+/sW3N/B8oypCSoV",
-	"4SwSZA8jzivFy5NlpYvVZC9ckLEsYcMydw/rLXQhSpNBjM4gPJgXpA6oHnKlfCbSxr0Zl8pggxig95MU",
-	"AQ1gLwYWWOu1Ddhb9zp7mJ1denwHdYZAI9toYtkR/y0pELcIaTfXTzvhik2lJ1SA10ITKJDkQCU/ToWG",
-	"P2C5E20OhMCvjZ561hZ0qunC9uS6m+ODx5r/S4gldtDHI4eIs5faPZgIwl32u+LP7uou+uqnp6e76Kvv",
-	"M/ZMC3xIwNktyBcZad44rJFMsX+zK96d5b4oCmstNB9CuJ+b1bdI+jlgP2F8rRKe2NiOGkJqkwa7ernG",
-	"wq0boZxZEPgzwbpB9TuhhFlL68xFUdBnvaf4C2ZL6R2PlDT1b9+Nce6+0oO6z19EzvOiKFq2c+uR6NSQ",
-	"B7DhOtXhgL9RaVgLfCyE2tCCO4/VhX8iVsS7+0kZtR8cuuVaquuVETn0IvCVEXRXRQ02yK8jpqJyjHGy",
-	"7uKSjU/bPvEdr0K/EsreB6HsXvt5j1CQl+678+ZBJ7Y4JZ3b4/ShpeFnkIRfUEJwz31woGGJz9qfz9KL",
-	"vaHnASNmSxAxVIIONCqQgVrRoOkioKDUWLZmDQjgrfRQ49tk4yE2BLsATZkLU0tg3L+eaFNfL0V1vVKy",
-	"zgHLFJp5dSInrbCe1qKCVr9hUwIHMk77tM2z8bKQ9f1aKki+8jGWyoOfTeQFKB7HWvl9agRPynSQhYPO",
-	"+x6Of8nVbGX3Od4RQqoEL1wuHHaVdaBXRmRR1Yn1zuE+PKERatAMUQFLPaGCMGBjiCKHvMbonMNNAlI9",
-	"xD3WU88NLgomVLHUUtVmwF7jEEGChAuo54TAc3r5j2/evP35zeV/Xb9+893LH6+IsjVhXWqvPcPM23gl",
-	"y/pYKqanU8hJ4wRzV9F2DBdIlbOed6Jz91tGU2f5rNRjXuZhCewTJrzM+xFtH19oxGRa7BvXoEAqfEde",
-	"shxfB3zstahisET6nrAsBVbbQgfxzGchkRPHRFGaHG7CSuYO/FXcVzvqT0LggUaB4FwxH677rB7ykEbW",
-	"EYHAv+5d/3aJl99v2AHXYpdI9LFgWosvtrYtTKQhMyJBRD8EOaSXQvGlHLiV3QG+Lg17sxTq4u0r9mxw",
-	"OnjGCj1ZYYsSdsCpuuIT369rzyPk0n1GGzy7KZ+IjHEDRTbU0AUtc9IQ2VOriQtvXsrv6JWfauo2oi6q",
-	"Y2aDUFOFFTtdG6n9drcUdrXD7Acf+9nFZFXJen10/o9f4k3g3r39rdFGMGtTi0W0EZaVnspSnCzEXhj8",
-	"wCZBYdlGc7aeCchDUXdiI6PNXmHI18kctY5yUedUTvafP7+j3nhQCdCsbkU+4kDiNQTyYmd9IzCddCPW",
-	"ROSV+RQkd2RCx0Qm5K9ukAyxHk9mFfW/J/iErVvz9fotrt89+1/2FXs3EMazscuRVhZ8rJT7JGGVjG/p",
-	"l8ztSsAjiDZlJQo96dyPV1Z14ha5FN/pCUZShJqEMLIrtoDtf87yDZmXe/Zcf3SsRvMZSswsh5LE3CzF",
-	"JGe9lidBM+vJ7dP01367fIMf7SifGKbvFMN5gZ9vohdjeH4YG1B8MhFLoNddb4wOkJftp5YzpSthWsNJ",
-	"P4j6EtZ151atxYf6ZF4vynSPNlMHrbsQv8jf3r3+Eab5uQXepf/Usdhr1mM4KZcdfTjman2MRgs6Y26P",
-	"mV/LY1eTsI9BfvU/f2T+erCKTO36Ifbs8cx80diSG3Onq6KDePDq1/I7P7R7zk7dpyUWzeOQJFCy1F+k",
-	"XZbMIN6YyabrzgVd0vaCMkUHbBs/lPXMUt8IoLLy7t1bbepZJex1y0rXeqLLAGPUXmg2Uq/qUHOL7ONR",
-	"jQhm5MiZSqt4XKEOgqxdux2N9d7FSOWj1enps4n9o/0F/iX+D/xxrk2NP5zjD0td0Q8n+IN7D/6YQ9rY",
-	"2hS5LHJk30FjAgtsGm2YvTiBn9l1Gykv5q3qMRnOBuQC+dF9J5txHqFiJtTEoOQDl1WoSbVeAn+Xld6m",
-	"pgrvW1GNlCPjwSfayQKP31xMboK8uLq6/J5BcY11WHeU1vCiqIQxIimuGSmqrklKkqKKGl4AIbv1T4fs",
-	"uQOOaK+wiXBufWPoxHWt1XZOM4SJAId8RdXyQI/k5Zc1pWC24NL6x1TC6PIWtKAdRC4V0N5f20tzQv4D",
-	"yApfWBYttm9Y86UaCP1kTGmdmr8uQfnnrFfK8fLXUPzfH7BLjMKZDTSjbKQiakoELQuW3jDEI+wIM2Y3",
-	"ZxZOnv00blez+g5Myah1tbPnNBKG9xSQjN7wqD2n0Th2Fi+5VUWuOK9Ue05T2g3szmT/geubfqeJWadc",
-	"GE9UyhY11Woz7czNBgbG6MMmSgxM1jqBc2DJriDcfgKKq/VqMrdiFXqMuKKOG1dQDRgysZhnppZlaQ8r",
-	"YJpDsATByCSmK3ooCylbu0NkkB71PI7RpNo7WzFn2Dz2++Rwk0X6YlgUv5Tdb5dy/72f7QMh3b69t6O/",
-	"tEm4Vq9t6w46fQypHc/yD5Lv3Xu3HOasRYue1IpuStoTa2sdjurWfEEnxkqohPWpItrTQRK5yB55C0bU",
-	"NfZAQkdUfvXyx5cv3rGn6BwU0jibDaT6SDn2ZDoXEZNHIOUe62J9DioDC8iDRZgxzqbwSanYGwQ+cb+w",
-	"XlT6P1IbaGm5WQGrLwGweuu+EtxoBT2lC2EMn7mmSioxl4alVfB1sOitUQyWbREhnZKlnhj8Yqqr4Eio",
-	"2RDy9k2TX1ctFr+HqBmpNgvf29hg6kd26KnTbamd74VOGIwDVgNjiagkRsp+hgF7J4yr5+e1OAZOU1Fs",
-	"FP+y3rNTxtlCKkD3fn5GhQD5pair9fHFtBZV3trGZl8QW63+Yz+QoLPv35fz20nz4KLQBv6dVt0/P9tD",
-	"n7/T+jVXa5qV+fRAsXAUfWGZASjlUEvV6JNS65vVsjO0905A4TykGY6lwujT3RyTGBgZXnDINwOf//GC",
-	"y3As7U1EC4dtJFw5KiQj1azE7MWxVj5+kjk54I1I5MeL8yCmNWjMekqzseAVZFluwPQtmNKMK63WC73C",
-	"PiQlRCGKPmRaYvknFRtr6/dD4LKXG6OvheLjUhROGjqcYpqBD/mYEGnHxcCcfSVuBS+Np/3hY7BjVCFv",
-	"ZbGywgtTKwbGIg1IDxZLj0kpoZQBV7MlCAqf7srot6HCfSeyQuMT+XWu10tRDDHvbbUXfVeCF+jKbAv7",
-	"sP0QGNylUeX92TfPH7bW/urqDS7aNnH28+buBuco3bKDL0ZsdCQJvnftJB1HEROEzTMdSxWjG7LEl8js",
-	"kSnoeOsuNMiYbcNV4EUI3FD201mR9yZ6lEFEtylWp+O7A6U5FZdAEw+fdfH5RkfPHN3vtnXv2ZUhoBrT",
-	"dC0/T27zcO/401MEXbtkYxvukSNgVxevf2QStEi9Tvd5d+yfvTfE22K88Ayy0Tq2espy/MXkyEtnhxur",
-	"PaA4QjFr/wQIHsq/F7GWAS1Zejw5hzC4yRKIQZcQme05RH7tAJLrupJjqxwXfLm0L1tDISuqJcc0iVos",
-	"H7CX1AvmpuK6p69XVUkHyv/0YVHmntRwJm+FYr3nZ2cRdCLGhd0NdkJTaLYuGMJVGEwGaDWhwBaGucMd",
-	"EezMgLnuTvb+8kdiU1wZweZ1vcSiPEdSh9VYtd7XY0C+P/qOSBNHKPuIFwkenuOhCsYJWDnrhkjqKO3F",
-	"h19DDXB+qKjqio4nuv5eouNB1OArHzwsfvUmFtO7CbW8Bx76GL8Gs7cEs60Q7BCr+yn3w9qNUMZCwVEl",
-	"hIlsS+NkqxN5QVzGhfnOTEYOEEJaNcIYq8SHiMM+4UHoIl48CZgGKUwljFBYQ7JgHOSCPegGglc+qdnL",
-	"3765egflYSd2g5zgbcdII5v3DzzMw3ghQIJs0tttp7SjGHnj8O/Z54TvlV8xbPboW9r3XOzXuuS/+Bbr",
-	"4oF30g+i3rqNTh9Ljj+O8P6CQuv7b80DQ99B4R/YUQX37GypGkTGcSWWJZ9QrORubg1W62kNISUZTLEt",
-	"JtiextYP8tbavQ1bVldNUzYZkDdBiXe4N8OnQFwoRkMcQqfW57Jxc2muyRinQJOp9dL4iFsMweKXwUWo",
-	"QaaDP1E/uCzB3p4HNUnxlQ/dPnagKIvayL4AkfaF9ZEdbLkifNRJoe9UqXlx8i8IDnejE0dpLdLcy0oc",
-	"EyWcNRgNk8assETN110hiR2BlkIuiLJ/WjF0PAtpboYosq6ejRSNi6JN9qn2bHo39uoZQ6Stct0fsJ90",
-	"3FxlD+ZccLLqMKB9TvBYN0C8YEQ5HYW95GLTuAIu3MwV+9vrixduatj/qvjCEe2nTi78AtODMDplBkdK",
-	"fFjKak14OBc0AkdmtODlVFcLFIwYQbFv4/WqEiErdysqOV3HjEtDiDvaJwNF9I1QIVn5/Okp/JkG4+iQ",
-	"jLTS1q0mlIPQZ4plGLtaLZe6qg3LL60my11Kz7SWptCKXeG3eoMNLgcJGj2pRX2M0FqpwPFx8bFUHNGS",
-	"96kcx2k/MYxeaMUybgYYzQv89fg7aZbaSLyxucVzXtd8Ml8IVQ+hBEjxhfjr6AiLSuv4LVAgFCpTR0fQ",
-	"Wddd7Z75EbgY/7+2TcLI/y0g9bKuhWl9MqEF2+UIAvGzSHUQM7tkOZ2oxlaG7H7XRh58nBx+evqwM4Nj",
-	"MufGnbPBgwv3jryEO3UhadiUwLGwx6O5H6i455y33xRIcBoP7sAYhxu2JrminNbz07/8x044qaZ2WlaC",
-	"+riclO5GHvc8P/Ho3W0wjYyhvTnVFXv2H6e+5CNzKR2Snds805HC8O547WtZEE9gjWwYS17VCDzAcvrj",
-	"+cmJRyFEMPEbsSbWOntfh5GZRbL99Hl3ZfBbt0Zug7yvyntDt1b2/eGV76vye125Fz+0/enqMNz7d5YL",
-	"x5vhd195hrsDXMho2q69kawwp7o35UbzKFK1Uvf5ewchHu6PxPvLV2wKwKCS4PORTtkwqaAow8x1VR+X",
-	"8rZ5TgPEnwfKTui1gqFnBuwCOttEYd+HFmZ07lBz34g1dYIA73hkrrUkk574Qz0cqRuxdk0TJYfqBipw",
-	"S41AozFLlD4GyypuCUTVuENuBQqMAPJOGZRPjFTUqwffxnijWSp29SxjuXnmJ4SorknLSzTHUGrkwBQc",
-	"CixY2Wh20xyzkcIH57R+jm75OXV10GLtSxk2DCmvDI1bZDyztsBIWWMAeMKyjXLq51ZAohCE4y1QPgbz",
-	"wm6nOD4wUiOF0DCwZaTpEO6sl6MmN9dSXdOPOVzSWlR2ifucbNv3lbwnWUrveV/JRwJ/iQfwVW7GOSFs",
-	"OEolGUisZCG2Sk0r7449Fe0+dR8gIcMdrg85JYtPO0KBphCSRFDoJhdIjgLGCXKo+BuvZfEhB7BfZDju",
-	"Z0zwyTx0/9nLnxhXw2Unxnrw/9ND7+n3QOhR0SpV4oLlCBdMeAUg1IHymM9MWqOCBpG9j3BQkPjQFYUB",
-	"cqkwob0rXwLYNcLXyIWsc3o7XAl1ZKEg2LXQUVxBSDSupgQiq123aA/caccXvOBrYjOc65XhQA05dY81",
-	"NGB/ddqlhuyHugqkkBHOCxDwC3jdppn3xICgpCoDX9pLVG+tD+rHvvuwa/e0USKbmmDh+LgUA/YSVhAK",
-	"JBweTXtBzztubl66p1wiDuE+RXXp7qVQR3OsVr/aV3dX0wErbLyXP4nbqJ29zX1nD6YLw+wBCKqHQO3E",
-	"0vVcoV1gume7wXR3jMtB6mChStdA8K97Q+okH/YK720ZyVt7WhDIKUOSkqcZUjfNEGvenUk/2h7JYPYU",
-	"bQB3gTRYH9ONSmwFabKIUsnFahEvWQh+bIz0wg1gKSoYXsaeWuH1FFgAwqhOT2lcKFd2DguG3/y4NK5T",
-	"+rbdw7zP2s2N87kTvMiLzMZJ/N2rdkQ9SicdqfGm0u6unvsZ4MePp3wCPRCXAoOnoO9qIJZF7b2hGjOq",
-	"s5tKDJT38g3Zlmcx9XDWqsmb+CBcsdXSiKoOmLGcMNJZFQ8OIBdpUMYqUF4yZAnj0OXouOKFOY9q8PAR",
-	"VI/i+m0AIaZ3dvq0nzGg7vVvIgckeRkmf+wremfW8saWcay5s7qHcMVuAcbtjlfFOct/XYmVKHJ7fPNq",
-	"pZRUsxwxevyfdBX+BNfZvQBaz64cNvzgVROuJqK0/4TvZY0mCuj72hkcjV1O51NCaQ3ldmGEnorMMGPv",
-	"6clCLJbanmJrdVirpz+0foudiSuzs/YLcktLhXxQ9j1RxjbzHUXURkQeI2RY8XJhgPuZOernaKLJ+vQH",
-	"LEc/O09mAqMHa8gVOkYPgCUV9sDkLRfSKkaunXXAwHjyr7Ir7B4wRUhQV51kyGxRYPMlWwWtJb1AbAYF",
-	"T0KwOzxJEKOA3xOIASPs9bERBcANnmQPLSbrMte8qkVxzes8MKy4HYlbG/n/TLSL7LzcNThMUSSrZefq",
-	"dpapKy5n8xpf7rdlmPucQ66cRgLmOdabhieG4UnA8rGGb2OzgLf7c3MG1Prm9u+mHe6NUaFmUglstOtF",
-	"P/ii2jqsD9xppcgCGtyKdeY6RvDTRa+JLE/rx/Qz14pnvy3gbGAPN7zRW4HWjaHACzoHFVeGT5CVPV5o",
-	"95+Rg4SdYW7XUd1uFblQhoKvsh6Gr2T/1yRLh8+BHTtwrXsuHCOpXphcotye6/VgwT9cO+smxy46kzH4",
-	"4PhoJT6Eb9Br9b+sSpjL2VxUfRpm9B6qR8iiYxbGDZN3QsI/dRiLtebVrhQCho9LpaNrwvfoJXsKe+at",
-	"o2Dip7vivg2lsCnYom8Ou2wIDZlW4npZGr3xifGIcKpcU3d+OkBodaIyZFPr5VIUwZeCueKH7md+KPHg",
-	"6GT7KZaC32JPfzQ/QBaMTgZdlHq4soaKSnsUkABzZcQwaj9FctNIdtHpZReRfAlDM6sJtn7R4116OCg+",
-	"fhPAB+74mkUFmA1j5WRScrnIwSMlrikOwJxgi/yHD4fZj9E2lpZhuCUPl68UlBrRc+0lbC54VY8Fr8/t",
-	"OMWH2tWR0kWUJynB7cGtlsNfQijOxSvtBPooSJW+GzBvyjfFWCELRJjBCHcvMnXsRoq+tefB0ncKMy5q",
-	"TYRXUhXiQ5+Cuw4wmrQ6NCBrbI2dTsWkTjckxh7/PYMBwesH+zOqCkMhjuEVOocD9gKeZ7pwC7OkbMoq",
-	"vmbVFO4gsg2i+PGzQUtk1S5z4qrcKwtII2jxKEHWZAw/y3r+js/MxdtXnbiydAbd2YOtRIboHTeuhgo8",
-	"tc/ZXfCx40R4ETo+m407X0u8Pkc8Gs2phuO61W/tCEOjkuhO4TXc2negfiDdhZHbOy7rWJMGS9PKcIBz",
-	"sxqgUrzMnYnXmiZC8G4STs4n3AhGE912kTJ2ezPfz+uJQQF5Kyrj8nFe9JJquFFWNSMhpWaFptCwE4i1",
-	"BmXLZNz9/HzAfqYZY3TaKeYs9TtTtQhvjgpIzoMrDn+65UqaOeBQGOr78JpXB0sSPpX1Yu7mcjInU2DD",
-	"re7Bv9qMzYb7s1Io84s+qzi18VqdDxk0rQSZdzzo3A0nAd1PH7ZFtHfASKpWChSpnk4RfwvwliDYq6dO",
-	"IWXenodaIQLjCA/MmNJVPICI5s2LGISFl5VV6H10TMBhBe62aGiJpgR1a0c/IW2nwwJsKwtGsjo/j251",
-	"fEdOLjbCFKzW1g33QRxDj4ZQjwSQw6qiJxjBq8l8SFvLmXwYawB3BmPm7s8BtVXSEgGQXI+uJZMfVL/9",
-	"Hsqhwq4imso+2C/vnMnFFry6Sb2jyBkmlJZ0M6VCvt84ABAOTk08Z9RlPjVjbS26yqVneZ0P2As7JMwJ",
-	"iA+TcmXkrThn9Z1mE62cpzvBizC5Due2eTAykjAh/kRDxCSxN2DxEbRvMcjgBIaPQ+DFIC68tWuSZqiG",
-	"mM3T+EkIXeFR3mUku8XCOMFUgrhwyNeRyR67yr3EMe4nMYpe5OzmfTeKds+cOAT88tj9L2FHR8L0iYFd",
-	"d+5dbRJ1hhYdjxetI8qxIt5fWbSBmu4a5ero5jtJJBOcgg/OMqZ3dAXUPoNhC+P+/9i73t24bWz/KoS/",
-	"1AbG4zq9uRfwoLhw0n9p0t00dpIPTWBxJHrMWiNORWncQRFgn2YfbJ9kwd85pCiNNB43Y6fd7Zei8Ugk",
-	"RZ5zeP7+zlZ6LUj2IdTa1hyY9RNptU/pTNvffIumSPJcWk8QTrjerF2igSdYw+0p3/ubiR1grJJMOqbN",
-	"w1bzfZr8LgjvSMQx1AwrYLg+tlcS6bFbsxTi/IDtASk4lUBm3GibYO8IM0oX4X/dFV8eTIIFSy+ViqU0",
-	"x4jFaZ5zZxR/T8iUbPZ2sDZKHlgPskSXr0iN0xzZ1xMb9V0twsvOS+3kd+yOl3neUkDkbMYaU6mWWt1M",
-	"1oPxHPhWl5UwdeX9Tyv8FVdAjl1vaTb0SYPf0xyLrKIPaQLs7huL4Gtual/hmFm10wMOuNrgI3wcMw0E",
-	"T5/nQeFYNBl2FOC1FbfqO+YiOOv0wRvvkv8zbLG2nfSGu2QvfGy2QmsZjoEfPjGBp54Nzzzb/Zytz14t",
-	"1IbJLzDkH7O38Te5uWE6vgu0fSR9/5TA9mH99hof0b2e8A8qWegtsz3lVn9STN0DoAQ5ayDE7dptgkiT",
-	"EzatIJOT1oB0JFO0QMMPy50Es7FIZJYlIdzdgLO5yRg1XRYcyQd4Cv2MDliIhLFd3k3ei7LnKjnDfxon",
-	"h6+CnYhS2TqvRMJOwAsa06nuTWiIgg54TlssGJHthLB+E2HNZXWYqSZ81uTJNd+y700UvgacWsweRth5",
-	"BHJjMqQrXExXiQ/VoG4OJbamaNbLOMPJwYRzaxwX+s9CONrXRLtNr1Fuy+DEIdLSLI69QbK6ZRspLOZ3",
-	"8uZKVmQWwk3gZx+LU56JhuT8wgi2zo1A91VSmOoCmeuJh7fE98mylD6j22c4wqiyJ4grOHurLhunuyzE",
-	"d+fnL+mZfvf7aTdDru+S3d98y56IB44kjMWzSs0pbQPeh0zDfi4inYMASEKkkNBYdaXmaxwqMpXqzMcE",
-	"McsoSkgYZ6qSOrcJp0ToSuwnP/32bi836bu9E/HTu72pyVbv9kbiHYSJ+z/t/rF27b7be//hfXLgl4+O",
-	"YwW7BJ0ZLMtcw5x1v7JyS3Im05nbZZYLSLGVDavF6S5Ej7AVmSfp8cAbEXYTdTzkZuvc14zKTe0JFQaV",
-	"HiLGLuCS9UGpuVP5eZsoK8/6kZx6TSWr+8lxItQvtcytSI7Hn6MGKaPoGPGLt8h4bY3Ag1Owy4r0V535",
-	"gCe942iDgsUeRqWrydFUKlZ8deU16nUV74nb8ZfuP5Gidx/WNOaILmL7qZqwrq9jszbA4gg4un7rRmt8",
-	"9ZDJfH+ilvIAIKV74BYtxJvHaBi8hWncbtK+2Thu93WSpODJihGpt20bOln3Wi2k7UuNqgy91X9T+EW3",
-	"TevUzKfI3kicNYrrWxfskSUBXZmkcdKy0KZnyVlHDnb3VFy402vUvXabN5hYvnPD7pYHsRrHksG79SPM",
-	"i21f5b7Kd3vpm9LM7/bGudn6+SfUSziG6+B379PMiU71LmZOi5P+O5KSW5881A1+AMiTBA6BNXb1Sehd",
-	"iZybukAQUFfW64Pc+R1qF36nnB+LSIut5yprQq0deZGWKtMMzN+dcdtKQbHPWsAUSAdOgSZrZERiBooK",
-	"6xQHIfWNl02zQD2edI0i5ERHmizn+sV6pM/8nWtr3f8jo3fc7TGfCLNUZRmUUz93KSs1iRpwcLWlZUuM",
-	"95qyqqP3PrPDTexHwSIKaZh+NsLUx6TjTTGMXkwjNtdAXZMYHDUCFaHcUg60cjvpqkQyW51nwioKpCXP",
-	"fKZzujp8rlbJSZPWFwL30IGd6ur+ogvx6H/ElalDADcC/Y7i/6HNQmwxuMcn62M6qyRYG07xHwK+0s1q",
-	"L67V6qJUjhWSoawkSKrbKppOHQP9UitWsBdIAHR8q5bIBY8dwutFWUJnHMpCdrAqm1oTKmZuvFedrR50",
-	"oz1+vJUT674SrFi8fxKtObpabsWdwhndREmkIZ3AB50c43bpe7JGjzvPurrDRzjbK74k/sqs2kVmVSMd",
-	"W7di7wXcsgeOwihDbYbr+V3NAipZY7Fv2Icl0itjFX7TJhP7MqeCHe66wOFyVrsLU5K+3ZSzbTYlHDtQ",
-	"qvx2hsR418aA98WUSliqtJiuwh44aTjx/2qyW2hHOb2M9yUOpfWie4LVzvjQ7mpg/GUP7FDe8SHcjjBV",
-	"yfw/X/vHlvDHxgJgWATV1dXR8vhofKPy/BB4Qkc/31zbsT+KXnH0sp7mlEYEpqHOMEA3oZxEgprzffOB",
-	"30WGAvpeETSUHVHDXPgp36qpeK5W4kxVY3GOn8kZTH73CFwludZZwngtY/eOFaWpZKVO2KWIZ7ldDRIj",
-	"udWNrrhRDs3uM7pMnuEV8jo2b9VFpXMOI3jAPw9tFaVjIjsU36udECLkz/SKU8hUxS4iIJfGdVErMVf4",
-	"NaA44cP6G7X3SaDvb67vtRnG99YUb9X0uVqdqWqIq9bObscgZS8HKKtFRxFtO2ruEHZuZqauhpOUvy5Q",
-	"fEk45+0LtVtd6375/u15a3Z0aztlUSEpHvgE7ZESsX/68pkImD8o//D1k1eqVAdjkdjULNSXwNBJqJzF",
-	"twwWIamPFxfhZFpVVB5hbSSSWW6m7n28QRTbeQc9MXCHUgJa77PqV7e4zhzI5aWo1WWp7JXnHh5YFRl6",
-	"7/H2UfnL0lyr0LOaoOWb04qbRgePAOUKPkUjJmIieA5gLILp5UJfq5Xne584062tpQbPZDN0OKnV9Qk5",
-	"IxzyDJWHHUQoq8qlTlVfOygQ1C3G3VssMGxMZdxWDaIsOCpomWWBh/ZAG3ujPVXUc0fidNh7o/ADneje",
-	"+21SDgbg61vnhyP9BPkAn6ZX02971MzMsbCTPh9a8udMz9DyfrOIIeDCQQnzzNoaYTDPaPtyXYyQKd9i",
-	"sm5VPkJylZ7mqvFvfGvOy1qJI3FWL7iNcS8ZE77Or9oi+zplRgOmbkjlp+lYnQ8NHDqN3fwt3GZI1Kiz",
-	"98uU4qY0xYwBbL075ZgcQ3CezUpZVEio+bJp1Y/4qMlW5IxLZVmuRIJuZomv2uBHx+KUp/B/GsUXKXUP",
-	"GvlWQDdXhr1ekfx1kyG9nnZpxRe1FJlCoBKWDV43XazuPPch2eBO6rSz9z3lo156Seh5RaWdFPb3vet8",
-	"oz+khsCdw4kf/XvGVHIBKhnYuPYzY/GqLb5hIQHj+bC26iRamU9FIGWqRZDBbep0JorUmgVREQp8GkjK",
-	"UaMe+evAlMFfAtHfGjkkF1B5Qu/GuzOcKlXERzRqdRntOQLsWjLxFxr5CjcshO4dWnP3fsxUCXBBXFro",
-	"sv2uOCVnb2xaY0rgRVsxravmeHKZXtvYXGVXcm7SRCStzAMC4cPQHhH4PXEBlUUxryUTjx7hJqGJQ7YH",
-	"UDuc3jsrDO7DM0a6DzUxvpfqhm6ImNP9mZhq0jgS8E6fi7y34er6NQqpeM6Qrxuv0obxm06XBMTFLfPc",
-	"EvmRSZfynVYTuim0jnroMm4YbSMslL+P/cx4OJp58EK+h0R+N98ncpy6e/OMGGSTr5F56GG70/7ZNBF3",
-	"0z5XqwE1hJpMexIO2sRm1cRJ0kEr3vfRCRYCa8J3sHEC9AYrIhiGcpDHYrP5M4GESr79mqueFqW51Lk6",
-	"mquEAZTjbrS7tg76TGr3ia/t/fbrCXMMMAvjU1Mz1I/JuvkDatPr37eZeMnYH1asX6lMKfaLN2jjXgFk",
-	"sHFKeCPHj6dz7YzNkjGbwFTUdIyS2fAIjUGJuY2eiAH3E2hhvk3ZJO5p5tSMqnkZjnooEfGb/o8edwu/",
-	"mYXiJd6oKd/CnpJJGQeskRsg8S5yXHCOl0RlZqRCBssgLCl8NfSTsXhi3BOrhbLwT/mfP7PRJUp8w9pS",
-	"9P0dEB7idkAVca0qoUf5ppdOQ3pBzd+C1mkKdYiIA9rUOy1RF7OT7ibTsw0E7/894sgvudOiTaXCmWP8",
-	"LPapuTRDFaPsxNkBRByEAE31vUXKQQVtbU3HHrB/WwmYTt1iZTKAlfnUTlMg6TbSep1CGXRfR1lzbSk3",
-	"OBP7ZLLQCR5Eeq+MofJvsz9u1XiZKsia8fhfVFwtV5YI6uMsvSH1Ecf9UplF3hTjSK9P0qZSpTUEP9Fo",
-	"1JqFOGDkbwTIAAiA/wfT/Osf/3Sq8KP/xQe6fyZUkKwtA3mdOEbMpS7Ed+c/vMAtxB+uOKcu4gnf7Mm9",
-	"7Q46XAafWZFeqfS6pxH4GyzHybYXBNh7H8ocTfLH1eZC35cS0tfRe2trbTClvd3Epd5/6X6/S/cjQPqO",
-	"HIbUaF86/VfplZJ5dXVE2Uoq26AKNqiOjHuBU6wXkNW+RqpUoKxRXC8CdKO65IVdstFMExMrjQKSpbaV",
-	"ToPzOOOGC05gFyqloLUxefAzBPBLyp1Pr2clOgDAbwUYAnRZamX+ID2eUr8QV05oJSsqy87UrJSZByl8",
-	"/PkXcfViUhf+Ye/zJqBKU1RSA05aWJWWqrIjcWVsxUUEpoy/gKw9rljYJpLzFR/Od5j7PpXP9ky3hUzZ",
-	"dehWz9vivtTvINj58Q4bBf3uxYVT23X0ya/IEzORQwzUvrKVmrdZLddLVSg7XP18rvLI5ce5eTC2kDDp",
-	"MyCc8kKtGeFrDA20BLfxnCq+pxxVZmqhikwVqVbUXV82zGXqyl2zwS80Z2CaS/hz3FWsCcQGhTPNwgyi",
-	"I7Ks4jWu81sMTYHVU/YhWCv+reGtwN6lktaQdUloEttHP1/4Xb5XJGSaY4ueqq3j2zln/I6FwNpmCoJ2",
-	"1BDQjpnEL45o8hbmKJXM9J24o7l0gJVI6CylvLzU6Un7EvFUybmiVWATd4M5XXT/kUctbBKA53rmaz1x",
-	"x6BJnFPg0SsF8P3wOYdazk3kD6fyAPkXprqg3yeEw4uvUpb99RSPyPRSZ7XMvQYqXg9xpxRoHDGVuSzS",
-	"oMT7M/aZ0rxz27PVq3A+99ophCe5vek8HTxoQGarAKvFBLBzRttqZaeA/LQEi4SDYvCpSbznPt8ZkDfd",
-	"Ne+Q/cKSN/Pf8vjImVdyoTcn9sQuQbelpWwamCVHy+PEcYI9lEV2+LOZoveSKi9liqeXikCJjfj7QhWn",
-	"L5+JL8afj3wtIniHZpvG2GOgS4AbuwmO7I2czVSJZd7hQnhzjDkX+iuT1nNHCR9JwZ1DL+JvEhlPMm4Q",
-	"Frj31QAp973s9/Voedzs467pY+uJN1BOfCT3QDnSiptSV5UqRkKKM5pMPIoXrAsmoe3Jgce5J3LoXebW",
-	"1ND7jQ9BDVtP3EsNW/h64YihIF5d5nsne0dIAeWx1mjGAOWO4gVwbrGmDVlmGTiXlik9JorPmaFlrSN7",
-	"nA/m8oj9xPuWkxFHLA6brIqD0boXbBRZ3TZoDSHfmmMW0bJge/csShWyqBpcGsXNz6Me7MAdyldrrd+i",
-	"weM/255Z2PkGjzd/MucTWHaNt12J3lmsS9RX22iq2rpzXJ/ihSlm3GQvSm+ADxav9E4+idsmW+BaF/DB",
-	"xhu30IfXatU359npDy+GOlJTluvAfllreoZ7inIzCpfbkdehRmKq8xw6c0gRhwekXT0YxvZptD1bJItZ",
-	"7V6am0zlVsil1LlXxi9zc9MQkpyx2OBB6Y2eMd+QT0aR7wM1cpm61IUmwpzLjPwkBFlfZEJls9Z5Yt6+",
-	"vZVL9FBHeoSMuj3FEKgECOkhUK5QyUFzHXSmOFxq1TvPaxBHg2jJQFZo5U85tzxnd8CI/3qGfVX3rbdF",
-	"2QtVHmL5vvNFNEMEYLah94+59NRH+6sL63TxGM5q1PR24ERRRjulfh14ntFHx200pcONazgHQhFvdoBk",
-	"C3j9HjQFXGUuq+7YkLs9u0Z7T4PCRb6gJi8xQBclQEu3f85K/7nOKImC0XQJGzKa8Kqey+KQjnVALJOO",
-	"aHGaMm9IGWxA0pfasdNfIGfJGVJn2hDojh8yFh3u4T7aJl8dhFNU6WhHQhVpuaLAcEVJoAgQc1IWQYpG",
-	"E0SSbuDLouFFKiuZm1lg8nhqMYUDkwUBnUA0Ufxoz0xfezC+sx9fBMPXNqg2FBxHPkssBX/JD8PDPaM+",
-	"K2hRPp2GMn/CuEplNHjMN+5JcFXfgF7novvb2+fuorQj8fTsjagXznodObEDQqR7nvvmN7P4q7+fhK3J",
-	"a+9zjlor4i4d7AUbf4Rvs/jh/Yd/BwAA//8=",
+	"fsyHJp+d6+0N+BPywQOFUe0tbjgD7CB3ZB6QzfWh7DW1e1b+wbR6xMJ8KJ3+GPS/VsHcPiX+/2fvXZfb",
+	"SK51wVfJYEyEAJ8iSFFqj02EIw5bUrfl3WrpkJJ74hg9rAQqQaRZyERXFkhh2x0xTzMPNk8ykWutvBWq",
+	"cJF4sbr1Y2+3wLpkZmWu+/q+GMNvJ+ddVG+6CSKoej+0JtgXnDKODQvur7085q/JWQ5wBPRb3gdmKSz5",
+	"06p58Ug5Ah3Kwbl/WukNZSR1H3OdWokd+YXfi4+1m9Sv2dYagams5u9Kroi+aOsdUMa+48VnEA1s8LNt",
+	"u6mV1G3bTa+VrCWvkYqJOHR2ft86idOvP9Pu2BTTifiR74aZ3BfnrZXQtcR74yzEJ9fFb0tH3IaYD/ao",
+	"hfxEsSEDAWAh24JIosK2bCOvFCLl9mKcoxQ+0+FSymnoH/40nZykSPbH0UlAX0LJ16M47/tlbHYtl7d3",
+	"hCr5/Z1r13+3Ed4G4vQO5+Lo5inji4U55Ko4JJpqyn1mRH+EGohPQPvj88G8sbcRtYx/a552bbFKL2th",
+	"hn7bOYTDSmDXpacMoPLX/qeQl3aUq7sDHJ3XeAvSN4xPYlTBnp6l3UMUYf27lN65bqsjtb9iaBpwfliu",
+	"q6tLXsylyk8RlpID9AnGck2jGAX8Jah9xKTl2bvX7FogF3cDCxfpFOdC1QOWj/nkWk+nciLyU7YoeW2X",
+	"/rAUN8J+EWtMAOISdu1HvEpDekw6DpORPYtVuQZLkbzpqwrgc7QbSTvy3AS1OAIVP/UvgMneKgiS4kNi",
+	"xIw8Ouz56RoeE5AAYJFrxPNnoJHUU79A+xxYALRsJi5+89/hIDsIywUsRThW4rinQbTWtUfHel2X0VCN",
+	"Y673O4DoMfNT1xuQIWxZYHkEgimX9VuJOmMTrgBXBqHTB2jT3AhYz1X0c6RL8lOW+yMQmFmGjWcRUKnB",
+	"Cm38Em69wK2pxNRBKLq1oxnYxXIHLHpx51LFVlQbaQCvlxUvD31pbautuEfzLZTNio91xgAz89nJ8fGx",
+	"1TMVn9TkD0T5/GceL2MzXO4uDI6JuRqvXPyH7bWWgS9zK52jgymKOpkbZXF3168HJB/TqVBUlb1Y1pgq",
+	"yrxxg3oAOm6sfaAnXfTIAXtCNjFP/zE6ACCw0UHGRuhxjA5+xs7Pf4wOxrqgP0HHvP3PY/svgMA7+Dnf",
+	"OU7zg55Qf49YtMVo5uaqC5bEKs5OVJL2LfLKY5E0pgspGARZwmdc1lpflhp/shvI/q+1Wy4XvDKO03rz",
+	"DrIrjzOgK1v3jqjkdLVvf84N3NXCzLEZe1eJ2wh7cxpV5PzJHtKnJ3+Kjyg7Cxd7gtFSGgzETPR8rgOQ",
+	"r/WclUBYRj1lU3ELFSVcsW+imE14OmS2ALPGfsyJVjVwVdTBnkqNGLulSRqiXnl+csJ6Obmot4JfX4YG",
+	"JV6z3G7Rgf9prZvlJOU3/VNrtKuzs0YrtBaptSZgNMGYY2rOZgPNFhHXvm9JbSHxuCN5JtBGqa4zllur",
+	"3Sr/3HH00MQPK2FE7YeTKhGK9dj7dq49x0WJepzaNrVzdq1+7tANvt4esPRkJawpHCHBQfkxFfWtb3OQ",
+	"Opsf/IQARnYWRcmg33NzvTU+g6PYugDwrNYQGbL1WvPELwd2tDjWzmhd2gqAF0IVQk3aCoIPXhcmBvoh",
+	"OBZ74qqlopKvPWnCio0wP9giOZWiQtzaDbA//Q6e7k+pav2uEgIL+RE8XrYS0NoxtnYYhBaF/RnlaOLh",
+	"Ea1v6IbGQgCm1aIJ6VGWc9S0AOhB4fx8R5xS1yMS5rVpg2KRaResY+OzOcJPj8KBG5O9rh0zq+E3UGno",
+	"eIyR4ROsaQNZcyr9gzih/fXSbfzcRxQxR2CfROyL4f1QDWMdBruv8gavfo5g7lbHwbgJmak/HKm8ghhc",
+	"9DIqi4TK0xakyIitf+9d4Tk3/Go1l7GXO8bYjOVwOMHKKK6EScBJG2gSW/uw8IW8BH9DVztVlcKTN4Ke",
+	"xou59hrszddqB/h1TMZ1WHPJczEchfyei0obsTc22kYHwe2CSww5JD5C42+t7tSNN/cd3fx6n2+lx6WY",
+	"O2J2sMxvEjDTsDvCxhgClyr0FwJfC+ILSjhdcPfOugxBA0XNZQlRr44V61BrKEHcnmvskSw+HD+3NS0Z",
+	"MVlWsl5BKxpVACqt/kt0NDLaP67memkgvAI8Pvn3r6y1u5Bo8dorDq/FKu8TnxQInxTcNwpTkLSB1QKe",
+	"LyCEd9jMpwd8Ia9F1BfMF9IO7tfsYCx4JaqzJdJy47++c0fobz+9t1KZHPSDlga5n96HiJK3C1tb6zNK",
+	"o9DD7FCRNPjglF4bhme1wMGvvwLuy1Q7IFs+AXeBpuTJUOZcgiltBf+v2SbDy4Wm2IyXU2squGecutNO",
+	"oitCRoNQUQFns1hWAKsVIkfZSIFGi34h5FOBd9b8ymQIssuwiDlzOMa+s5OXqFWyZhQMIqbZSLn4SBbB",
+	"sNvhUJW9j5fBLVBC1wjWQfyu1hW/Qp59MxipkXplrWBEYSilVT1LVVBNPFBE5mxRian8SIha8IeUrb6X",
+	"H+EPR3/IEZiKVVrXrIebOe+PlMPY7ti6vdztkrwPg/rDH86SKwd/+AO7EKpguf1dV7Q6p+xb2DIMQeVh",
+	"hxGiPIWbwQSCLSkNo9pPvrZfR0oas0T13rpr003Lenl5ewnsPQP2vntayEBHB5dfCzNS9dqxJ0Mxx7OZ",
+	"MzyztAqYy7Kzf4Xgu+DHEzc8y12SDDJbeegvIMvpiWEffnj9EmwG+gmi6j0oQgCbgtOY8v/rkFzxw9cv",
+	"3SD6A+Z+DKLfQUQ5inrwR/O/vn//rhENygcjdcYqYfSymmAwUiFiXFLn4ybz/Pi5J+gs5TUCE0NwAiI6",
+	"YKuUciIoh0fH39ollRS1VbBW/8k6IeRvOfRn715HfPKOhv7X7EAvhOILeXB68GxwPHiGmAUzkOJH9v9d",
+	"iZYwxTmQUqC9Bna/3ek3KWk+bYfMM+jTgXKHAl4T2LUjHntMxcOFyZHDXQfpELuvF8txKSdEHyQKa5HG",
+	"MsLKWO3wZF4XB6cH34v6XGssecDNA9M8OT5uoIXzxaKkXX30T4OGUuhL3piM1TqUSYAMb4IP0xkJXssA",
+	"5TbhgrY/3o/3iFDMIrV7cPqPnyNzq+0VDv7n9B8HmMM7+Nk+ARVuMZfqKBG+nZ/9BwwGxddGhVvYisux",
+	"EITXjEMZ+oAB6macJoE4+oSXpVXaLEcaVwSqTp+NJdOwwZKIEdQv9JrwLf1hEoTHBxISD0BG+Ki5PVot",
+	"++PMLoWd49tkNVKnsSOWGy45erepciG67geo67AXNvAfhVjstBDSUMgd4HIAUMhxgdvnQEA3WEGUsAv7",
+	"eE+oz/ZhAqIqrnHP2pp9jPOVq2S9e5AO6aez6hpokkv0o11jNfj5Ho9xvAGSyqeWIx3XPjXm92t28Pz4",
+	"6fZD/UFx0u+iwJuebb/pO12NZVEIKFt4fnKy/Y6gqb5DyMpPFDxe1PwALJONw+IkTfr7z8Bs09oJE3DF",
+	"0kzmFrnxY+BYBtbJDDzxDmAn1/JYyTnUJZllBQwBgKA7k7VgZsEn0MNgTRbltJpT0n9GKwPAafKJVtNS",
+	"Tup8wD5gXt9XJMJrbrmr/fNmVbugBebxI7B08w5xhKsT78cD9N6EqV0Y5062/PqLXJLi19RhpEbrxtl7",
+	"ei9nb9O5cwmOlLT3AY/c8Z+33/GCtsrjnVH8rs3TteGcbjAMYL9uNQqbNe2D9UNcCV4AWmfDJi7img1U",
+	"I1S7MCTY5UqXkQ1+/AwYL5KnBEZneBWEKUV8lp93HLXvRb12zh5Av2zb44+3v59vv+NHXX8HUISPtr+/",
+	"F/Uem3tfWy7+UK+Ld7yeQY6e0vuNPg8IIUZOEWFyk3k0LfmVw03aC3VnmyI8209lEctOYivXGgtW2IzQ",
+	"4wFHR0ynAivW8ndn71/8dYseCwZfPmSG3iIBUnYNAGIdCyimY7FnnlYNC+cmXIUamiseVdIsVSVu9LWI",
+	"CmnAA4arBhH2Pa9zF2gOpVPEhTVdlo5dp100rOMr3ZMW7gZy2kkLP46EolK+L0hSfRmq+1ygSx0OlhUp",
+	"4RjdoVI/wiDqIRYdbgkAgIZNihTXxVpmbTNhagaVo21hgTWBBjmQvYwC1tsWW+t32g1rB93O7QXM6ntc",
+	"hHv2++/Tf43msY/7mnzUr7ZGu7+7y+6PTuJYAonfHdoerV70WVGY0FK3hu33xLAxLzkw3wEzF/WnzTRO",
+	"ApsB5vDH29lqi83Rdajgdu5RWDtP5YB9T8XNFfT+zbmd/CnjWOFHqNDSsImuKoTZHa8icFoCIakYJcZc",
+	"jhUPtK4Qyn68IrZAMEMG7AWtjp3IWIR5a8bT4GCixtaCyPY2etS9uuLRGX4kTzwZwWYTwMNBwKp+FR3r",
+	"bgps6e4D2ioxtmrtsG2xGPQuxAuvJ7N1+fIyMt73jdR9h+WSvGZzDcho6BWFRKTJUuzyRmU80XBTD40q",
+	"mi0KSe086z0/fop4q0qPqZy26W7EDsXQw/FDfxhgpWUoJYk2tEEKWYopODVTqaSZDZhfGqRVZgTY3ylT",
+	"vBvi3otSE6XjyfGx4zDFtcSaKuojiCxBZwIlT+49P/5z5lw+uOUy3HKpb9VlfHkOmU7/RApYftgSr+yK",
+	"VIYd8p8YRekW8F/9lM+VbS/vxSPxjdZbPBEUC22H3KEm8HoWA0xg0fY9uSTdccr3oeucQhQQiIhKn2Al",
+	"NmYDmsnJD9Qxft8Jyi0Xupa8/wWJvB1veA3Nyjf73fTKfjq64z4dqDXIgy2eE4EefDV7ujwmf0q7JQQe",
+	"+Hv2k3y2kdqd1UaxgQVwIC9MSyNG6MlNmNdlzXrtDTwOEcUIB3xCbRV94hIDowQ7vbB/Ne7Hzd1wwayR",
+	"xtPkrAsuXhS05GBqtggw+6MVUsN1UebaY9c9uAIcKzAU7L3pe3vPj5/1kYGcWnnIEAKzrG2ltwWrhxs8",
+	"s66b0zVTFOEesJ/Auoli3hjwjsEBqEU0eSXOOf7wwCaJ/Rk75Ws/YH/r/TmKMWT0A3uIKbxJd44Wm87g",
+	"KzmCfdeZy3q6Sntp+19tss8XvGdF4WTcRmfTCd3UHNvF9kLxspNZFQkYI0TDbGsTNcNUssBN683uT2Kf",
+	"EHK9vKqwN2JO3syaBAUup3hAbRFkRHdYYT7O1+jbafUH7G2HfZfbnwg+NhYzYPK5Gs+hp1HD8jQcP5Z3",
+	"kdRcq3Rrqe/qMA1/1+bghgK1yEWQpuExL42YLkugH462XL+rOG0dIiNIyi3NN79zg/Xx7E+Pq7VuaO5i",
+	"Iz6qDfhW4abFqucWixDx/6y6Z72odpxI0RBV2ptKJyf9FmMR7R46JZBbb7EXQZ5uMBql6ghJbU3R7WRX",
+	"bqz/+d3bm19tzK825uOVFjKC8NnBpty9gnANwikUDm40HdEAi+WHFVpEltMlQvBI7tKr0zAfu0sJ/ZG8",
+	"R4W/tTAHMHy+BqXaSga7Nu2+1jPYrlvTZ565iWoDTYaKTldr5YE7EjtBPNm5DJgdGouIkbpxcLBGa8vR",
+	"GS9r9yxMweuKnojNevGpguGTal6zKOht7uQN2AsoyDXu6eGhsoJhuMWIElzWizOivBGmLa0FdX2rSyPK",
+	"ad7/1KLGRm1+kFB71zIisbPTOzQCaPoNSsiDUUbK/ZYbBIT0GGR9K45gOWiRQEQg6RfsHvGxdp2OMWgd",
+	"/WQQkgetNbKHqMsTU6sbKxzv0Y5Ypzd74IrGnQQmVTL+5wvOL8NC+EByYF8L4bMKG5oSudXHS+oZCBiZ",
+	"ju9YTPRcmNRgzFzFMNGpC2DGXnhcNn+iXXkVXA395szUegEpP5fsj1Cv2uD/PL6UYtaBqmdiBX+2kpOq",
+	"nTNmdBBCrv6JEH1NrSuUS3PI8GOtl7/AuR2m5qt1RRFJ4Du3s5JKiZVeVtAo3uWVrQv63WotcJJbaiy2",
+	"1TD8J5hvzUl9lUh3W6uwVSpdCVUfxWgVO1VGg6nzBE9McnNaE8164xXLAyZunuGRt79K66GymAEdSXHs",
+	"uRqppW86RNOhlKYGmw+A43NGRVEosBLaeCzCsiYq2S0YncZ6SY+0suBXhDzQUiGdrMZDt0ZDoVmyph7z",
+	"SxoAL+mK2wZ0m/+MeG2yjnvVaMc3foZE+NTT980ub/tR16/nixIgku8qipt+9h7g9t5wCThHbCXqfnSS",
+	"4eRuiPACYY5DD0tOCCX/qYHQQ4t4QA2EQBupkXrfQLKJ+F39IxyaNOshTC1FbMEZWSJ5fvLCJ4b97af3",
+	"mescw6hENVJNTGa6iYwHjKBKw26kkXY1XBYfsTbhyQMG0PU5nQMYBmAPZgGwb7409UjhNOJZoDRLgrqB",
+	"ktBHcJvIPgxLXWXd9mrybkeKAtWZRyMi88R9nKLi05rY/QppFiVHoAnCWkI6fXS0Pij4V8CozoeYuRup",
+	"CIwt/9fIwaCMDk7Z0wjU9pT942f7T0A8wn/+StT9FUWmYEYFfP+z9c1jcFtJxRYzbgTLFyVX1nREDCHv",
+	"AJol+HSEFOdsmBky1peCmxqhUrm5ti7eSGHGYGKfKevoNfl4KcsCmvroC6BqcWjOfv9O7E4wdSX4nHmh",
+	"3ibj4WTEwum+wsrRKzCOmLiFbTB78SmFv5gh6TiIkcC2IgRRMI/zf/0Ke40jmBpUzQwOHriAntcinuo2",
+	"ky+Z5S33OYLfZhTvMXQJcqXxdKV30yYb7EIf18YC8jZ/0/5OzfENkd8waKynUpbO76KjDM4mNcqUK6om",
+	"dUCQ8QNGyspdUTiIzlovJzNrHZ6xSgCRLfFXm1qWJckEqn6fADlOCVHHytRt8gHnsSYgkgP0vB33b21v",
+	"U7H95+zt3/JOxaX+tK2a7QDRsGkX2u3StItcboSS4iEn0oJb1oa9tXnT3I9pvY+8/boPN6VLPmkT7ucd",
+	"xh/udbEpnXLhayfAznJEmpt39Le6nhHEtu/l4WWpb0VxSqYalgGBTQVxt5Fq5AwgDTJB1rFLvAVxjLOI",
+	"66+uOAAPaeWkd5+iZfhkQDS2b8IH9Go9UpW4kVQeYH+NUhowpWWFHIgwXURAAMtG6UO9QJGO8jzpI/pp",
+	"JksQIPbvKP2lGakg86fkaDSCBG5d02xN7/nxn/ttOgGjvPHXe2dvfwDLEd/8SAmFfeSMSyw8lrx5sODc",
+	"YwioFyFFmWxk3MR3Y9sd2TN0hCdn/5REm2RrD0wIVYT6h8DRCIiHlCzWqm+lx26WJI7YBPj2JwYlwUhx",
+	"A42UojoETFRxY0fNerl91xH86xDv9ui0r+CSCJfV/hv9VsVy+NdpzkqpBJDI5bKgf8JQ7IDzgtecfjy1",
+	"D/03PeTfzP6F/Xuk/n14eAj/Z/+YY04mZ/9mnOUvZtyRGkXwr1A861oiOMuRJcrKHCtbQRYTf+xVJYwZ",
+	"IiRUrStR9Bm+pRLcaCXV1cYXQU6V5efuYnwFPsEREO1wP/0hvrsJUb7DU9YR/XPW450g9G6mjp9z2wsU",
+	"y5FL0q2j2z+MyCVEKC6f1O7pQfNd1vqS1N32ubz3t73X39qbopfiIR6LiVXEpEHd6wAXGF6g1lCB/3bx",
+	"9keGKOVDQge2+m+KfC0EBzgTLigy4wXGVURBDy+0gg9hL4oeBgGk+JxdymJ0cMpGB4jGvFzKAsGYkTAJ",
+	"xo8XWMU+OrDHeHQAExkd/JoPGUecevseYGekA+FijPhPiHmJX5a8NMR1g1Q4JAGcoJA1m/CqktZfxEp0",
+	"ewQp5OgvKgbsFZ/M3GkcKTijM12S7PGUBjBvh83LtGLcoWvbO9ALpQWkWYD8wtp7XMAeLjV9q5HyQbD4",
+	"e/Qp9+Fwg0XFJqU2lKRw0h+dkjmMBUbcy0+hMOaQl/JG5H1XK4lhoZF6+g0zYqJhSGAKhV0MrDMk1i5A",
+	"FnhP28q3s5QjF9xluIhSN0YAXDhEdfMMpQ/wZOaBOBfqhiczbbebQRYMvDsIC/i2EKwCMV6CoCoFj0KN",
+	"7CwyV4Pkso90Ax5SIQ2ZqWamb81IUQGsuwiNxKm2Bu+A5DcuhZskRSm9yA2Thm+GvAQIn60KxhcLwaFe",
+	"GKG03VNKaWoHZj4JegiOASxtw3x2XAe+ijgOnWJnh3bUIKmZ6k31kerxDtmDhwdnbfrA5degIQnEI+sE",
+	"I+E0ea6RkWrAXMdjeoI5qCHbQECSMF94gHj4EOgDEEdJLokSGEknLiuk+aUGE/oXEVLksDlalxHXYRi9",
+	"hfbuSKHEZMQfXOV9PIOV4DRMkpUR/AHNGcPWSEy5gGM6lR+FGUDSfiLKHEoeaM+7Ggk/aV0xsNcBOuLM",
+	"U0u7uJTd4zgV2sEN5yeqFqB6ea5WI4Vf2hVLxzjy7rJI2mME/Q9/YD0HVRN/xoxJFULGmQ98oMRy4Xrv",
+	"RY0UulEytb/6dGKrOS9RkCKMvbdlB+xFqY138bRS6JlSGM4EKTn0p3ik/OsFEl6u6JAO2BltIiwXg3oS",
+	"XotDIPMTBVs0y1p7z0+o4CI/F3W1Ojyzkjrvt6cF7GSToP2M1/fl4c14jS/8LM9uzY5NR7AOzJ5awkMm",
+	"Ih3JGioy1YwQzLSPG1vJPNY3oo29qdUzTIxyFDMuTzNttc+NEBHYkf2Q0UOhbwlpDGBVXvDJTBy+0Kqu",
+	"dNlNkaP04cRemQ/aMLfDBH6DDuvzkx3e9F7rN1w52kbzaLkLYRWvV7XBv1t37+7K7XWCZycqCJMaUjvF",
+	"5TKmy2KHohirEYu8j7STzQ7T997L89ZLPIhmBrRpSgGDBBThglEzUjNRiQHLF2CkUbqV1+wpKl+QqGC5",
+	"ANft0+Nj1qPvyk6O+0PXArvgBH4gogxyQvm0S5XNG/cFvmQ8wuD97VXs4k3yr6H5zfAa8W5/nFh9Kkkw",
+	"zA6BstY41/mSslBok1pzWoFdPF/UawUXtzPoDljWi2Vtj6FWQKzv4+3JdF2vol7WI2UPOFZ/EtcTlOiL",
+	"EljyWQ4vv0RHeiEn11GY7JTlP709/6/vfnj70+W3H17/8PLVee5PeT8YvrrCOhfkwjJZdNu7H85+/NHe",
+	"dltJLGixPo0nuYsvvfjw5s3Z+ev/ba92hgQOBvlBnR9h/QIfK4Kp5MQDTbU85OknbKspzSqR6ICOKH3R",
+	"otMdtMiT2VJdBx9SV8SNtWK3ohLER29tzhe8LMm1rJaKlVpdOR7g4Ms/MTQGK6ztJ+s9PTn2nvlS2c8x",
+	"UuAWXi2tQPbVRX1XPvzN8XNWzyq9vMJ6lpy+RE4zieqG6SW5G1zTELYeyWdYwudL9RI2N5jb92QBR294",
+	"pORGMoLNuY107zxCSeKXZMLZPQmF63AgUEx+orUGAY/wLbpE7Xu6bEzVJ3xZSB2BqfZiLlrOzAJ448Bc",
+	"8tnLWkM8zNG+2Qc4Blh0PqEgjjqYGNbV4sl78+5Zxn46+3vG3jw/y9jb77/P2Hc/nL3I2Jn9f2/ffbgA",
+	"kf2TGL+hqha4G8EYawR/9XzbU1kKkBQ1xM18eduCV3YH2j9TpPRjLZRx+oBuwAgdN2wmwb+DPnfw7Omd",
+	"Prbw9JsBOxspeF7Jq3aZFgms5aLUvGAgYVjv5Bv25luSa2yTWLNvgg72kUKb0L4wYxwnAlKVkis8Xdsn",
+	"BkACeL2sRNy1NxasEFYMEoIlZ3nJ1dUS7FiIxoz55Nqao3SD3QZXSvq4Cnt+cgIf81u8zpzat79dCHX2",
+	"+hD4dWqoMM2PYBeke9Dk1tJdaKniWkcM58pkJeDDaSVGqpf/8PbtO6sIL9+fn/148eL89bv3r9/+ePnh",
+	"/Id8COq/ybz3zfEJy5cLtOUvl8ofm7xdRYwU6AgHIXDr8uzjpSzrQ6mYnk7Bu/eLUbHeQk+uRW0WM6k+",
+	"4nDtUD5csFfqqpRmxua6EGXGptP5QlzhqkMsCCsSG9+r70Af/CuMfxBSaIHJs9DW0Yg+WS5UPmCva0AM",
+	"LFwACYDglZ0WL/xjIFnygxxX8u/6I5uUcmHYSzGWXDEzs/+AScTTgnA5gLKamh0Pnn9jTZPW4Q9Hysx0",
+	"VUP0nVulbZaTmT1Jo4MrbS+65VXBaqEYmoejA3sp2GwO+YaqgBWxUdpXe3GXhDNGyh2Ob46fslzp+lIG",
+	"AZxvMgO6VP5a7GvDvnv36vzyzesfP7x/lWfs2TGiSMNLhmwPMyFI3TN7UDbaCfNlWUsrwo7sch86TvTd",
+	"FPX7+AQ+krHQGMNmcyGIjM8wFZ4+u7PBJ3nDThsHdB6IZWl2Ugmw9XCGT795lMF6PYrNPeBQ76KOdYXa",
+	"+FFsss8yrsKhozUgu2WTKbWQh9dita2xK7AQb6W1SLDFijUgM5Kw18IBU8uqQZwRerqp7ePQtX3YEaTd",
+	"lfaBrm+LWuntRQN2Tqw4vrcUUKutPCa7JMfXiEvqKMUscQXIAoTB7RvM0Bm3RgW8K4dO8kvkc83bmTTO",
+	"gGP74TvEzkqjEba3ilagk2oyXYMk+O13IoAIZA9LQInLt0+ozO3QR/C/Pj+E5QYfH1R3MHdijnQU1c3Q",
+	"0XRZlgh8kEHY6NSlsTHyO+NmRgHgYEFXoq6kuLEynNfWFsSMqJnp27b93x+wb72NAOrADqSlGSxtAzOi",
+	"xhIBPqlN1KjjguQAASFVdxOWg5giIXFJQiJHgIo6MCUrU1tDMe2ranaU9bjrHrd+YQzFJVUtrvB0566j",
+	"DJbKEXJRFY+DMcvAA4tLbHyLGoelsf4mwKM1Ru6WJWNhldSyLK3hDsu+SbJC6zp1vPWeHz+LnC3rYCFs",
+	"WYx2BoIRh2JEOc3cNIj1P+XqT+Ub7js8ovcUAMKHtzRGPVzzUjqE7fhb12IV66709P32kQYDzybtm3ZZ",
+	"1rQ7tjYOoSKPhdwpy0lfAakdlDzUvpQEyPVNE0rCc2+48C+ccmnYtaCAOzBiQAk5iEBeBNAeBN6yb2yY",
+	"GcPtZ5Lu22L0xLEYFOMRVxCsQAPvIVLuW6Aeng/YGVwWjQaP/PrBxrWODvYubU1+wWFEX0Km6jNJ6WAJ",
+	"t+3zHRqQnM52iRwkxrHCwu88qnXYfcvtYGCjOti015zZvH4k2tqaurbLXRuD22SwV1e/8Q1IhK9bdt9+",
+	"XgeusAcN8kJ6Wc+OuNLKPnenCgh78Wqulwa2FlpLUNUJdWm+pC3nC3ktVjnDUh1nJdr3CVXTLvE2Wi93",
+	"GLLW2IxkjpkB3fl4BQ2j7kVQax/zqWSQlzss5Q3ZuoZPhX2nmI8RKXVc6duApK3H0Da0WBgwl4nlTmkG",
+	"pw5g2njNHYMTlvaXKyYUH4NPKq/UoVQZHmbP7GSvK6W6ZpUoxHyBR/F9MFMNWyzHpZxQOYYo4JUTe7Wq",
+	"JS/NgL0OIfpvjo/jpJ9d98trsbpUur4MURgCXbNDTz5MGo3WcRSn/Ywrre77kOMrtsZ24nkMMIt1/MDh",
+	"peZSQo9Yx3Ky3uYPhECsnyIQxGRZyXp1cPqPn5MYUHOEsYRY1rPYBrOHqhL2YB4iSl93Fu2VA4BGznkl",
+	"Dms5F7ihgUHQQ0VT7aiHBhS8KiWg9KhrX40EbYX1aiE8+OjtTEOyBxKBLvzeQAtciTqADDpcwT67Eh7L",
+	"ZA2cmquYSdld6ny1QwdtCPPoYQW7Qy/L+1CZbp9gz700NZArglqciXLhJm1HXmqCvjbG0cFFahpSjBvR",
+	"xPrrqhxuakJR93ehofTwLASPCbjcgHrk8bsB3DlZmQZt/JwrfiXilJErFc4aENFdsLH9yAdPbAw7MhiX",
+	"NOyXpVgGsGo7/avKqlcEsCB66pzNBVeuHhicQeifn3FVlKJA9CbQNbV7NLXXyxsBpcHQ7cGLooKMJFfW",
+	"oMFKftg18PVdJkirCZBysj/6Go0hM1oriA4QyKTPFrYlRNoMa3vIXvvNeU9ec/Sax2oKTYew3WuGpbdf",
+	"i3aC3fQGK+Z/m5gfj5IYoMJZlNFtgrJbSUQGyI602HT1WtlrCrVLMEY9KG+VRT8UtKHLYsSkErVBb2Vu",
+	"LTUrabDXJnmS56mrZ2KOLLduBA7p0aVMI8Rb80sJicYxN4L6RygYXrDeotI3EntEzC/lpbuuPdPpeLPd",
+	"Ij0OJlxz3a05SbPoCv67vydR/01n+x3dcLaQr9Ryft8IcX5K+1J4O3v5S8wETJKd5M5k/OsmVDfAPeXR",
+	"Q1iP00liaE4wvayNLIRzrvoBA6E9yA4tjvgEqbAbJB+pyKRASAj/xkv8fr4z0+0ybNwIbI/RlI7cNSaH",
+	"4vG5NPDoUAnx/OQkHYlhQk2qFRiJgO1gatY7e3Vx+P2LNx4OLk3egZtozSl3eocAMAYO3EhFUX5gJbKO",
+	"33jVkGlPsCPxHLUp5SgiQy+zju3iEpoiCfs65A4GI/Ujn1Nn0lLJX5aIT9ZG1NF7fvxnbDctlnh+RKvs",
+	"CUzZOMD748CgFzxqRD6SsltxbcIJiFDEWC+OteFeemAmjC+L2GIS76x2YdRiJ4TzvMViwEillxCJ4CIr",
+	"3X25qa6w9UWo2t4jKtZQR8gLEBVF/u3i7Y8jhZsn+uAkw1KvCHp8sTALpIse11yqyHTgir09W9YzBFkF",
+	"WQRGhwzQ+tgHuU7ThiZMFNsSRexpQRWbrLebFu/8qj6I1nWv26Z930dC/jN07l2qzjCevbbtrhh2yT4F",
+	"XRM2VwJSdxZfiJF0SEqBJmKRcgBn3LdTUuFt3OlLUSSprHKxWhLHyGoA/0C0uk16KQZUvZ1pd6zQnA6D",
+	"3IB4l+qYnfDuUhl8B2h3X0G8m8h42+XzDomo6ENt8tkytq4924HuNuyV48e1Bn4f2aHd9sWeDW/+7s3Q",
+	"dOdCoZWbbCsED+ATYeLNg5FSbGwAlh+IyWE+e0h6mvq7DDQ8+IdALT/2xZHghcxN6pU4LfDEtDkoqMS9",
+	"8ZFgvTVk6UjtIkzZdllKSHEPZ68/LkDc7ifU48NFnuuj2+q/cU6aPY17WZujMS+5moidUsF0D6ZPgX5p",
+	"k2qJ75hoZZZztJOwUgcIQFzL/y2iOc65VGY323o93/LEMJpLCx/oghvTQjVaa3xeB2MyPW8IAZU0MePK",
+	"LdY5luPESJcqlfW3tOz7yuxvJUDwx2zsRBZ834E7P+ZtB999hd+6Xn7v97ebMubNunjJx/jpojPootA7",
+	"ROE9Lov1I8wWow6SXpWYgM/iBTG6FK0e6Ut6+iOFutsmZ73w1UJ0Rbrd0kGrexLuFmo5B7Fnbuzvv5QH",
+	"P6/j1uw0DklExZie7hoJ/nXniLtb6u9kKRDW8Z6D7vEL9wm7p4vxRUbe0ylER7Hw+30XyuzkMazHWQ0t",
+	"fnaNeM37m0vaR2qkDtHw9fs1Z/nE3BAapANgOA04Kv6FvjICfgc4M+x/mkrAtB+vqE8XikTZi4u/jxSD",
+	"YQ4S+9jqOqhGgJFf2p1L0TJqEAArvQdk2q3DNb+U+Snj7EaKW5Jy4qM0iOYMqyEV46wSV9LUohIFu/hf",
+	"PzD3lPXB9LgdaJqKa3FaU7EWd3VDGUmB2CAdb+1jGoCls0ZSOkcv/vzkJNRDDD0dLlfMo6j5QVGhmv84",
+	"0gDKarHKGa/tezTYCvhBGux3UJQPe+GeEgbulN8XekMkRB41YRAPZCvZXHJuvxjqkS8soZCscoeMbRo8",
+	"R/8qxpc7h2Yb3xF5YEtwAgBfEgtCPZppKUzG5HyhAfm20rcE10mgjXQ+B+w7e9CxHiAP77Dn0Es0OJSU",
+	"XXVjX2chUfQ2wsEBSOaEe6Q7Bpsc210isOt7+osIwj5uTHWXLbpDUDVd+00m+JAtNOxQYGwGqFZID8A2",
+	"afUKuzfC8ePLzt9JiHW3bbKff+TW/OU4gRRrCsKjiS6Xc7UbJiFei6Trbhu6MT4xHlzWviMDKYbmalWI",
+	"6hTZ/sH69NOCB2DZ/ki5bU0PcQIWra9UVsaj8QPBl0GDKSvljUjALYIxlY3UxcX5d4dXS14VRBHu19+F",
+	"CaEmHyqEFQZqVn48/f3QB91neEHLfJ+njD4tvWo7XQ9c9ps/Yh7XL9ovj3vkCn2rrCmw9cxxtqjEoZFX",
+	"ShS+PN5hN204gG6vop/34uLveAM3ZIPAtn8/EwBWfx0aRBo9M9RQ4wgxAcXZHsZnfzz25cytx4f7kSDI",
+	"1PopyjBLnR7rfluaWulL+5D2eslIf72kRf1QlQ9xyNzrtqszvA4+32+SpeZO9F+0SOgHP+oBtab71sOp",
+	"o5DVNkWI5xWQH9vUIA/dbKDFnpiRWlTSrtEh9F7CnT1dscVsZeQEsqAFceraA6cVFV829ORG5TZSTpPZ",
+	"4+m8FUd8fbxNo53bRfqCcXTdSbbz2DU0aVfpd9CVzAvqt7n9D9CWqLL254lqPL8r2vrBRc2Cnux9eP/d",
+	"4Z8ytlw4SOo337K/sKfHz//0zf9pdd94VQvTx1619CyTogUwccAQlvWA/YjN9CMlTQgPrER9atU7BDZl",
+	"Ta0/ONkj+j1HCG/88VIWRITinP7GTY5pJh+M1Bm+36Mpio8LqEBAIJGT52yml5VhvZz+cMnrvB/XUHjA",
+	"q8lMTK5FwWaiIusa7GxuAA1qpDAqElMtl1IlzV7PT076Q7bgFfAzzPhiAYhItZ99mJPvNouEKUWix2Ki",
+	"rduR+7hzzpaqliXWT+A0oRcVVwHayWh2SNkBcg+FtRWv4kbqZQjkAP+DYX6Cc8EVEN1YGUogZWkp3dNn",
+	"wzUTZt2CGSmA3bO7pI9AkkazQqfxJeTdct/V8cnmi0pPBBCB5p380m6b4z6+P2y89D3f6Wr+0BFYfDNM",
+	"epvV5WNUeAp+Y2HXhwbsa4PqQ6k4eMzSEzjxQWzvGQE+akjNe1Mwr+cIRcobIpmbptmoxG3kIK31scZo",
+	"49Kwk+MTX58+UiE5pJzEjMUHxQVDy0xzOZwwlUl6CTrqRip3o7okWKwZN+yq0rfQe6eVyFhONi84a1ZV",
+	"RT8lWTBvYl5a8yJAtOM07BJgbtMas0iaRMPwFHXGyunb2crD9KzJ8ozJKeNqlZFQp4H0HVdXpW+p7WjG",
+	"b0CXzblaucJBHselhmxccnUNSg2zZ+ZaLhYE05wk+DAsFkJR3oSChkCn96Wq9ZCgFJYllDPquazhT4TU",
+	"XAG4hANqjr4tdjmW+hZqDI3IkFanWgKD1mTGKz6poTMcSoTgoJairh0aRSGvMHcBlY+Qxc0v7ZeqL3MA",
+	"qJ9W2uENW+tCL0ti8nOIXvAEykfiLEt54yoWRLMoyW4QlDSIPkwRmJHiRCGFa2y3Pqxdj9NqWzMCkc9y",
+	"vOcSCQEVsgHmGSRfF1gqaS82y+lUfrTXX57YCV0+y9n/9//8v0Qchwx20NMBTRYAv31GE4BFhfS2K8YK",
+	"JH3ryWCiLYrUPORhXNJWVyOFRkcR221xbRbgCDgZQBBM3mjBuAiNg+yBdWMgi7rZjv/cmpulB+5hHXy6",
+	"EvlOlgJf4F67V4725FHyDLS41kjwEBGAeLhUpkX2fk3cfrbGRkUY9OBnKm7yHu5Nb7/jlRGJX9gExETp",
+	"lSE8HzAufYNOhg+m2L/MRc0xEOQCMI5JxQoL3IYxr8qAQYc9QX0T2PApVfMEkXK6ZlC46rVQxOOx/t0V",
+	"Tkb00SOiond8Cll5I8XAVxOEmxHralDeoOCN/G8R6W5ZexFWroYwUgjansbLZ1wQCofp0Dd6sZs9tG4V",
+	"KiC0NvtDj8U05ysEfnIgvXaoY3EllYLVnDKONznofzIP3AdA9qtACQO1v+AkOJbDC8rUj3U9s4LYAawn",
+	"rcMAvZ4XAvHQKwANbGpw4lrgc62uWJ5ZjTTMM6twsDQo/3duvcP5nONcl6oQE1mIoh+h1yOWSe6GPwiv",
+	"HGJZMSgt1Gq1bg0D5DNuLnGb5q7eC3FUq6UgKwQgeSNtjPaK07tPwZDD/z7Jnf+q1YCdO9PGLErpAgHn",
+	"371gz5/+6Zj9stR2Vw8TAoaAC4s7LF7Y0GsJ/AFqCSgNKfFqm6Z7h2Lgod1geu3ufvAd1kRf/J3evr2V",
+	"Ei57yIjlV9807Mk9nFM96U44AJ0mOhYXt/zKTvPDawxJT3WFwkqqWlRTaGfq5fBIvRCKL+TArjlJ7qOb",
+	"p+nPQKUhKhGwiKhTuq6kNayX3u4fC14Bth5ASrYgzVEHFL8S3u63M4gYcKF6mWEhNOtFMyFKr3xZlWZA",
+	"aY8f+Vz8hWx+Phdk9oPzhOh+hL8EEszby24RMG6pjVDEB22N+xSxqRKYCLViHqH/SCcS1BrahNhwgSP3",
+	"FgSGQkG9XylAyZDtpTU0xw/yYDd+1Vk9L9PjsRPrabSUf33/5gf4CHeNBPfaLi1BfJ29e+1tjGargVmZ",
+	"WswPfs4OPh5ytTrEknUUifFmP+LGiNoc/csejl932fpYGR9HTNAfW0CYHcybeFPZz3Nu3R/aiFCnt7JW",
+	"yEyIOmNyolXGSn2lDbqzK9BlgOJYBBQx2g1jqbjdvJoYkuwrb3V1HbpY7foo4XDbhgEFEjHWJjNQsXOX",
+	"3OSr9lPUkeE2Z3a51rNt6Wp95yib0orl3OCyHC7l4XipilIM/mly31Ww4PUsNBWQsEq1WdxiMOcffxDq",
+	"qp4dnD49PobWTTv1g9OD//sfZ4f/mx/+9/HhnweXhz//j/+jhbZ3z4Qev+E4wc3HIjuQc34ljhbqKr0Q",
+	"0xgHpwf4AVsG5G41N1f/4+O245fhOZ0Y8wnHNKpn+09OA3YIgJdrh45x2pPNs+8PuphzWR4CMM4OjUYE",
+	"MIg4OhvxvnokiDCkZfi4FEU/ZRNp7zZ6Zd/wHsbzKO1G61OUyHLf1eID3JQy5dLwe3q5hL985hHbzyRz",
+	"C7hPP0886y+ymyeeQLTf4+29E7FG9BzrGFMbhlRje9DdX52d0hZ77OX1IRpFT//IZuIjBXTROvqfxErn",
+	"CZTcgws951Il1k0lJgLitghwifHecMfFm/fvoKpRqCbdnIuhjxSNlx4F0FmxZQYePvXb9nJYK8oeZCwv",
+	"uakv8Td3fz6M2Lg93OZI8SvueDE82CvRHx++fpm8RqsJ9t5Qn39Ox8fh+meeflox8VFMlgiXMgUDcaSA",
+	"5LVn16G0X6xGnQykJjeiwryCKAHOy1+CRXEaEt7KdWX6xixEpq24MlZiEQLaSPl3w0daLD3yD03/lOXT",
+	"Ss8hMK/t/zfL8T/FBFbOKiD7v9ZWtP/rlg/5vXN6AiRgRoqW3W44SsnAf0K6AuMjOa9rPpmBP5JTOiEH",
+	"owztCJIa0I2VMSP/W2RsWclfc3IMRio3ta7soI+Ocvbh/DXrVcLo8kaE+oQIKRGvPaJL8v4gHhI1htlF",
+	"43BKfLbefponYdHxa6w3UVEUwRpk/tv3TyklY64hpw+V8Yj2Gq95Br/ZDaeV+3zwbQbspXB9UFKr0+bW",
+	"ou42PwdrRYJLhmzDSKDg0HEjCWBNtJEC12TBZYVdbSajEJIHmlsqRJEgGpmT42NPQoMIhRyDhw5KmfVO",
+	"jp9SggY2tF3TkUIKnY1986z3/Ph5TPXS2fLltcA95RP88x8JayJ6f7eGO+v6qOHkT7H7osA/4b6mhA98",
+	"bVEMG58b1ONd1kzsNJX3qfX15TSsPTI5TbRmnWZBiy189C8SyLt1oSXvQQJTp2NNrRcufWWlABoQBDvd",
+	"Q8Yth45diX9SUBooAW5ENVKV8E2iLoZiX0KREK9XPSG+lW2u66uzsyyVDru0ljX33tfGsm2NZbvtvX19",
+	"HP/lkoLM1p17ROADu3QNUTkKNW/H39oZdRTs976CiaxKhFNEhVy6EkNeQY1Ea7jEz+LC4SPcv6LweArb",
+	"ZOuTAOrwO+hs2/T173nXWt176A3tneIP/mLne9lnmCaZgRGiEWpgeCqL+AmB7xPcqIL1gIMA1uIvJN9y",
+	"tqKCI9dIZj3mvuMi9HyaS3WJB+Qv1vDJ0UiXtZiziT0HBIOWh+s6aES/K/Xtq7AijxMBaSwyxT9Yj5el",
+	"s+tN/y7DIVvHUS0pf0ygK867iDYB2fIysvuHjJdWEsm45Pd448Dpwcno51LJ+XJ+cPrUjxygPEW1y9Dv",
+	"BSfGbxEv1LaOw4HWWdOj8mSV0oCrwlXdNTK67xLuaP+qBa+RHuZTPq0b11hMNVSc7T4kvOWTxrTlfLzG",
+	"c32+VD/Cab3fLpfk0O8VtfPLSKrqeLse+JYX3mX78sJ8cNJFLCC9ggo/bkLM74gtiWbcAipV7NuGqeIh",
+	"i9sVdtDVXurQDxhyuBZikcguWTNhhZQ3lmA60ngULnAHBuxlxaeIcBnCW6joIDOq6xkbuzEJqjkOI5Th",
+	"UEWFxsi3kvuKG6GupN1KcnJtlRNbLjpYeWpf0AwdEUrX7JZLxy+wIpcHwPpnfAH7MoeoTM4KsRCqMI4h",
+	"C5cTvWmM5LhgB0bbQ6Juoud2yURxJaA/DtYJVtyPAbxzhOakqGZkAABdrxCNkk58DPZx0OcuxFQqiUWj",
+	"nPpnMdIChcxJEWmwhelvPdimL0VtzWEIKGL586DAn/JhE/DNTxHhDO0cHQhieNEJun/E7hm+JmIf0ixd",
+	"6PkW91byjpl2VlDYZPADVAnL2i4Fcc/B3zoInaIhPcvYWEz40iQmmKn5KkYooghggnDV3hCTSLz7qniN",
+	"3/GosETJSLYGefw5jokM7I7AE/w5TsnJw9b9pDXZ3PMbQmxeTGvWo/My0YWABEAuFVSJT6RQ9SVdmzsY",
+	"2K9FusTuBOeYN5Rhly7s8La2ot9f6Gl9WEQRLr8xoWTVin7ULaeI2NtoAfQOFNbYQhJ4sRC8Mni/9bkA",
+	"zjV6sAOww2p6pziRvn6xENCPcyvKEt9IDGJUEK4Qbc5cxxIKR8NyD7aUZ3YTTpeVD6RRvikLXQiMGyOv",
+	"lOsucEhS4pbUlBsl0kC6TkY/8fAuhHZo3CvmRpQ3woB14LivcO0cLbXSQGAqKgDfs8PDGij/sj75sw2S",
+	"6KLp48a00AySdAP2Pl2ijF4uTMbs9qHa1mjI2Fy89mgQ/r4Tc7ys14d+W8m6FghWR+kOj6HtppUYVxlp",
+	"N+N1GBpGWL0NPiiQCr37QLkqMIpgJ1Pbrb+/g88faPMxQOf5FBMqxY6A6brC2iloGttkXyOmW6G4dhNo",
+	"O4Bx+esBXGFt7wYRQzkdYpFxtrKTXYMkYgNnflmWbKlKYUx39Kc15NncQfsFdh7RIXVa/idZz6L3b7Fe",
+	"fh8IDLtv2f0+d/IB1mi62zT5kVWR+/fZtL9oA+HcomELeMASp49k3cBi1QR1yDj7px47x+Xo5mmoBb43",
+	"fZ667l5Fu55VLH1AG9Rh2aKlQbqbBAIwP5EBa4Rdvlp4mwSvGfrW11qUJbWY3mp2LcEBnjL7zmUlGF/w",
+	"qu4Dtzc2vlLwGfUuqtMBsyu9IPXesI/sOFp6EnFO1kwYC6H86LAywXh3Emsd0CqQtTWowB8ftur4pIPy",
+	"LtT3rirajn5XBW2Xaot6Pn5sV86FW3HXfG1UvAsfSC/uxAU6skLj0BnBu0EsEnRUSJtBusdVQyVHFmrV",
+	"KBWFocN+hsBQ2Nvty04cOyWGp5I72KQUvKLT5nyFSqAPrZc1GfXKg0fbVeT4glrYt9j/9cE8hKUCCFoj",
+	"Do1QRkKNTC//Nndh+Jzna0mumTS1rlYuw4Vd+jjAuBqKSp8ypsvCJ+BYz8VN9RQsNNdZKJX/TxhXn6hB",
+	"7IwxaiqMRzq31lff8/Y2sBasO7YAJBGPIFCKwAoS1k6Yta8kaxcxwxrBllBjxrA+C1rzWsNlusLGZM4W",
+	"FbClu7DlxtCkr0TyXOnJKLd5Xu1pxJDvFmZbRwIkZKKvg+wKdkP10g3SmfLzlXUHHU0IJ998kx3MpfJN",
+	"CTvkiaCFExobaKvRHujecayBTko3LMgw6Bp9Y3snc/AiChow/ajHWpeCqzso5Ja1mJtdlE74omfvXlvp",
+	"SUPhVcVXXQooWbLfC4oo2YBu7zuFAGL+HozyLlv5nE5UIc2i5KvkVIfAioqtJwqjYyIbpCH8BgIpFChj",
+	"Hl5XzqTrD9grX20AwF0FAdmEbz/s0FtUwiuxPCFROpkri4XnoqWMN+boBYOIRvA0u9egxxnVz7QSAgA8",
+	"qMHPESsHEUbJJ2ivhk7xnCx+7GQmo9b+g0z1jOWE6ZJj5Ru2gpmZvlVWIC+Nx0/RLPC6NV4LRAum6VWs",
+	"qU+8HyHVIGpG4LQhWRSrnjImw4dgvROmTd02YBdWlPES1tSkhagwKKSFoJI+3A6ycluB1LcvsHLujEug",
+	"RaCWzicJJYJrihcaKoF6A9P7dT5gb6D22g2LPpJdVAdzf6ura1GZ021GfBazkQJMUMS51WbVw3o6Lbk0",
+	"tU9e+c90+riK+Wyze9RM2bmPuK6ez4qioZ3vI/mVvOUe014Pqb/w49+Kyp+0bP2IfXWt7iCyBRbW7oo0",
+	"ca9upLjdpZQPrttexRe5SvaiDAFCxqvQYBLX+fXp7z5TTwuB1EToibi4EAmh8Qok/6BZwCENYph44KFa",
+	"XyFjOOrC7UVm7dV9f4f1eZTCvmjJ76GncZd37la3d7cVevcdKLcfdJ+iLViR31W91g1teSdBIjmxoVSL",
+	"3wCyE0LMOWoxe9LWSrRO47CGYrczCeawITs7GIpYqC4pVoN/mYE8HzD7GSMbkBo/rfOIc8CXDmPGLWoX",
+	"ioOkP7nKLoQMDgUcKDTsr8BpNpDmklY3Jy9X1olFB8InEV/UBJmMh/W4WgVwRXd9qY2DZCi59RAiC1dG",
+	"A9zN2h1GsInuvd4GQ3TGShDQRtQJ4JYA1h4X2LC0ya2lYugUKgviKieoWN2lvgnXOnO2P3gDLtdrcBei",
+	"VwNr60zY1nfQs+e++ExXfuqtNuiGKrTMV6lJs1vlVbaZJxaLmZzsucfyKfv4R6+c+vsOIEqw1e6oJe43",
+	"zsjmJXKXQF635raWCgU2NvgQC1HNuQJ+2ahQZc0cKwW/aUiVQE4SX7mpKMOfgF3qMfw2uYNajC+wsmLT",
+	"V9+hqAI+BTsLNJ87udFdTNfdH+/4UcTH76pgYfNO2JgueF0k1rs7ny0wRbLYCFK0A0bKgteTWQtcB+W0",
+	"oS0RTbDiiIJWjkAARdHQoz4SbnRUdIegjAAN4M2ynFApwCfJHAiza5EE8wZewK2sA2ROfyAwmY9QDVjY",
+	"7rPeJN0G7FwoDoXtwEpBQ0f1Hyw8ijo5kQjp/tjEvBA1yNO8aUKySsz1TWT3eXhq97AnDnWafJDmsfwA",
+	"6foHMizwZY8EH7CXYRGy92hZfrUu1qwLsrj3sy52CROtt+VgNrBN9YCtvYnePo4yG+FPClHo2PO61qzB",
+	"bqSRY1nKegUxbf9XDGujMZ9j0jqn8HJOz5S1d/90BXaHVDcSY0kZYeCE+Hl3wDyL59yCOeQS9WGof6Fx",
+	"EVarqRkvjSZc9MgBwazAmv9hBuzVxwVXsOQkOXsBQMXkGctDq8wltsPkfXQnl2VpfUxIiwwx986Zkeqq",
+	"dHF3za6w8XjeHSZ7pBAZLkrSIhQL4rvv5LRz7W7ifMGNOJQq1GhAVg18SciS6Mlk6QF4XaYR9IpTh+Fx",
+	"sdpew+npnI3g1WR2l3n9eJk9znTYuV0DCVfstbR/D7fdfyRwnyggrMDgSw3pNaN5O4GrUbej6oY3QgGt",
+	"xC1FhkUdQsZPHWMXVmhXfFqDtcZraOGHxkVdrIB5hLj4Q28ftpBU2EFihKqzqBFTRtEcwOwOoi2CpsUh",
+	"ETKt4TcQ6QJgY4jrjAWAki9lWQ+jlkle3gK5CYEAtEhN1ks4akP4LB0+3Nh3OWCEW0cdtqj0uBRz40Bl",
+	"sgbclcnhmX6VIK9zVfHFDJYFwOR6dYgPYuTT6RxRXAk2FvWtEApjXa4u10Dp7WQ1KUWfllNOAwKvwcig",
+	"Gx3xlvF4WmOx0pSMAdR00Eb2IL0M1/RqrZH5hYomKuwKzdjfLt7+yJQwqE81K4RY9DH3OgXIHBAvz098",
+	"OyVtAYcOb9CONgk4vK5QgUXBCsOsVFixXl4Jarm91OoSLYscodkzYmbVc17LCRVDa9V37wrSq/NtYcen",
+	"ZkZitMQBYpLjYGHoaq3oDS0PPK1Zo8TWiOpGTgTjE0D7M76kLtrvOBlRMCPq5QI7jxeVJiI2FOA9qOdd",
+	"i7YmGT03kqK/KZB5j77Gowcwt8KjQ1dy3OwZSb0HTWg/fmSyRa8kHsMeoUhcVkBABLZ9v6gmo6wkUrre",
+	"yNoZva+BJERhw30DKcaEdsjCF6T6TqF+2qWO3UXWYkyRQBrN+FlS9yTV5aLSV5UwBl0AfsulFVGX2E4f",
+	"8gh8sTCtjRSEbGhFOroYnQUqLgIa0Ukm8qSrVL/bS4l767jPLnfFbXeO2frT8UX0z30Z7noSFm415bbW",
+	"wHfBZWTO83B/Cel9V1rh8CqcgxmZDLwooHh9WVOk7TSUn1MlyGVs2ExlWRrW8EzdDS22Fl2//pfotmKl",
+	"+FxOMB5oR4QTrpaqlnPhYXaptGyBZ7vWaQ9AHsycnPWuxYrlyXOJZjRMblkvlvUlqY3otWDl4M9Jo4G1",
+	"nOGeXV6dPD2RVdtC96yU13ajzCWwmjGtRGc0f1uh+ftoV9RINg/Gry4LEbKrEvldD7UqV85+Inspa9t5",
+	"MTInO9uUpG2mJFrdzE/Af9qtdfMtbt/33Fz/aHfqwe63hvMPh3mfW1/ipnvJa77HXW9hv1zgZrz/VtOd",
+	"DCQfqPj9pGnaney9a9bjUvXNCRXtbQGM+S0qYYiv1PvXcGIb/gtcTnBHYGjxcimGSATmvVtilak1Vo43",
+	"w1MkEP/1a47CwThsQnLTqGREVt4v6w8iJ25D4sZ7rf5RcfrmVdxcAmX23ufmZalvARodww3A4OURmRDZ",
+	"whpA/QzwD3hIY0P8cCu2UKDaip56yghvup7M2rm3vMPfw09VOcDNmuX/GB3YrzQ6yNiIQpGjg58dOELa",
+	"C2rFJb4Gib/orwlPOH5Z42qxRCg8ctx3oCDefXifJUWXbuJkpPoCpaiMquXVoUk1lGC7kvaG2PeY23Ep",
+	"/qYwy1pQBAYeIjUOqVtQExafC2//cqzVf/fhPehJ+jYdNu4bXcjp6h6d2nf29Sg3Hy13tk1kN77WXWbQ",
+	"fquQ1RhGwTbpuq7keFmLjjjrssU4x3Sqd3wLWQk4n+OVPb4Bf54+CdZMRj88MZ7PL7HwF+XSIH10o0CR",
+	"/t7LpbnE/8Y0dH+d89ltgwZ9P9ZERrdDLC0Egb0tx68RUSjYtT6zbaXdkGKVmMhCkeXq7ZqqCpVU7RqW",
+	"ugTUgL2K3H/qtndN71BEkECSRobtTIQL7QQH7IXHCLILQ336Kciq4FUpgxEcgA5MzUvHA3GbhC0HrdFI",
+	"++2qpQgdUpU4BOpp1fzeCKUD6Sd6Yv8eROnZOkEHalYIi8OzT8P+jBQH5l7X4fjsBo91sJ9N1BtNRgA5",
+	"os1P+8T0t+hVSDSAyiOFNMRPLq2Od7bAevAfyK2xU2hDiDt+NQdoRLdWHZGYjJrbQu4Yew32Dc+0Zbgj",
+	"jAaHdrnWm8V6ugJX0GUmVt5ZhKC/3UbAN/5ue145MnkcZUbv+fGz/qZSlHsMDT96Cco2NWrPazNR+1Vz",
+	"NjTnh3gD7xRAPgon9NMgc2KXarmpeSGSt3HV3JqDIF3Rv4idrTbFtrMC+zv+h1RXgPFWCkWUVU7ZxCBw",
+	"UcaSxJW3fckJ4pUIxWlkELcCsW06yyGxd4+nOrwEX/z1YH+hB/scvXg62U9MdGB2O+ZRcmeHUrM1Nesj",
+	"2ghkEp6GTnfweGVFlJ6OH04VoI/bEHtbWl66O1qgIgBZ3/xMhsRPuguCbyj/CqHPkONVOr26FLxSJnrY",
+	"E4OL0l2m9Tpa4YeCwgjvDKdst37iaBXjz/E7AcZYX4BWlXkYn5rPjzi21gTBJxS0uzYTifpzCFix7nQC",
+	"EFmC7YNIUHFRjzShIjNL4cjQocL7sU2tNmy2nHOVYJ8O2AcYYMkn1+ih4F/hmHnPpkLbG5LEiFFxCr+Y",
+	"2BzPUmMcef0Wi0s7kTweSYT6vrVsg+zwAXvtuuPnEJpS2vGewTq10VRGo3Woug20d6wYqsSN4GX0pVqr",
+	"ReF74gp5iDgZHGf31QiliZM7d+rFLrDDIw6eVHbWcD0szqUsrMsJDJOYw44aMGNw9LtNZOMQ1gUf7lxw",
+	"HuyK3KMZE4u5R3NQwiC+XZZbCer0soawBeA/Ej4YDJ1O7FcbZ000436i4+Vl3WaRvNnSOfoXHZuNdTLn",
+	"1CuCB/ZJbGHEIteDPoaOYmRPb6gTdsVvxDAVoQFGO9hXXiRAW0sl2LVY1AN2logNKyOcyIhztp4wMw6O",
+	"7HW0Aypookh6tcZuRJp33wlkfd0iAs7h9/R07FzOEi3ZLTfUsvMVFLrN+LerDABU8Srfk6WSdbe5xTul",
+	"o9ONDtzntbu1nGoXDt4JldLHjqNanBgbJYPoQuycArpBM15AEFiQChAFe2qlwY++MfeKL0yERJUkeUL6",
+	"AJpNoNZY17xkYK0MWL7gV870gWBojtXw9azSy6tZMgnHutNSI3Srq2uKnObfv1qPPyBuGZTs1tqrIYIK",
+	"jNodOuBZ3JLff/vJ17qRu/II9/UD46PiLMYGYeDvxiVcFxt3XXbiBBsYB4doHBxGxsEOoZkWiyJyGq3j",
+	"YUVwU94REEz8CDB1QIJACe6AfRtAVhKYUe+QDO2jPS3kQqhCqqscTFx4jjVWVqJ2Ob92yfJm9Vc7+XMY",
+	"w1k09UdpcouX8V7oCVsnG3e57SZOrIf1Wk31/VagtQ52n1auJHYRre0X2d2VTGb92EWyIT7OkVOSnHLk",
+	"i935fHuOnI1krqeshvQJLX2USV+/k/WwwtaKiDUAR5NRIgZfb1Jk5b5zFuwV0ZOl+8gQJB6w3P3rstaX",
+	"c0Hw2JimwYI6wvUWVfIcbOyPyYZiYqGI4qBdpETb9j2s8qOIEpzbfQuRhL5500ASvtqIi2QDnpy/6rPx",
+	"7iLE6ui7R3sl+vpdQ0r30sNiUe/xMfYRj0lA9UsUietx4W4puL0JNnpO3BHkDQuIY1hPLfwUiQjrsfkd",
+	"5WweUVBpvnV7Kn3DMQMFT1Ka1XIukCUggPpOaDz1TBiARxPlFFO6MKFLHGUeU4A5MlRpWKWXtWClqE0T",
+	"GRidr2IulTR1xWtdGVbokDjuUWC8Eyw42wYV7Hsq/VGB2BmUPkGhcdaezEtUxZOIj6QtZFyJsMq9WNsQ",
+	"EnaUCLAT6g/YWfxRDHbnj0Uchjetcfi2x7EeaIB4jfq0EkwWYTFOTiLAwZpXV6JmvK7tKkDyw/WWYc12",
+	"8qHYpORyLgpXSgSfGfOKLiMSQPUrsdBVLdVVH4oAbzkg21B5FV3uNlsheFE62Oi6yYHWbGljS1XLMn6O",
+	"A/82Q/efDjvMHRw7YX8V9cPRpH0pFy1nQT0ybWRAVixKtUR+2ebiKQAhxBW3JxQyDUC34QhzTuMxRYDP",
+	"mG4ItDzjZe3LmpsGS7SSEoKgsWxoZxlMIMMj6HiaAIKI27mmE3JRVyiFN6cIJNSgXtzWCpRFZBRW1nhS",
+	"ICOqGyhPCb1Yc1Fz7J9KwXKzNprkGjMHi2XtAZD0spo4SHQ3BQJTgcFKK0pyvIx6p/IMCzypSi3aFUTc",
+	"hJf1IXrljpuBSd4SdqPLwXU1KjeU4D3lfhpvedT25cZYtuV/4v17R2iMX1s2G13Sa9bIp7hkvo16K+hf",
+	"9KIUpN/l3mXtE+5xCQv1KKbcC6k1DETUXsxKYJxYzy4/idEJtoEKtp3Qh7GI9zgav5cWtj126r6+a2Px",
+	"N4caw44/2j3q2MYEnBjvKb9VhEQTyJAzJD9MKfF8wQpSLLnzAj+DXb1u8z5fo+LChJOaakfGxSezeLCu",
+	"eh/ytbFl+iQQKCmWQ/HJTuGFz4lZ3nk0b6e8QOcE9k0WtASdfxen2IcDGwvA/7OOtLON9y/k7nrjNkan",
+	"JER6I6pCTuoMO5KCz25dLjm3u1hSbqAPxQgxyMewK3QckYl7LiSw171/38txJS4rYTwAaJ9RXVitb7kb",
+	"KSni3BmNl+4ZJj8N7pdrFiLwUieesGFLL4RivWTofe+JoMYmISMIesuPEwxxfCySn2ewf/4piMqqOQ2I",
+	"bZ2ytLG1EBNZCAPEiYx7v1ADDwhXabwhYEgnsdXYY8TJncYNbdFCOy/SOhy8LHHtkkFCBtu5mMH9CM+4",
+	"5O6q8NN4RZyy+L37MeF8vIZrkeCNFPOuZavh7qLX1Rx2ATZUQjKQuF0Np9GZda3+vldchDMFqgupuRrR",
+	"V4fzveb79+AF1jOD6dODoU0JOvcWQlHfsnPViZMs2kAe4YEYY0/jcA4AhdHuSUmJtWL5IF2e9RAOD/y6",
+	"w0+oIHT3tm/IAXu7ToJ1lrr+LSy/6aZOkk/+tngv24HFZMlwgDYT/a47v/S4x3F/6eWPVAO5p5Ufzuod",
+	"2ftf3V9yf91hctbHJ3u9R6CM799aiKGGgZEcIq/UMcy7/OrUDMASzYZlUesGVJiViQgcSDUIVv0MgxLf",
+	"7SkUA0StCw9C7bryuj3QF3ptD4IOC7LqiMoQwnNeQbhPh1kDK4ZniD0kK2c+GXvVWCrRH7AL+26oJYea",
+	"b+yzTe1QkHKNNUABdnJ8jCJa1jFExJn7FO3GgVZhtYIofMZ6jUxGrfVp6IBdE/CGRt4fOmLNFpGcdSR9",
+	"P1Nqp1zIHXZlG3k6rx4xatLmlXVI1vXZZEwhnqzbBl8F7V3wqtuTj9JJqqvtYjbKUu1S6RFfvrHxp1mP",
+	"1xakeB2/+1HqH9an82DMesmrQYosoVAFe2IKoWrJy65hhCv2Hcx9VhlE33OfCoN4Jb7ICgOZ7mN34pKf",
+	"d6gtUPGD0L2VqsA4vkMHJHiY3ngVQXjkfez5CLsiNIk6xTiC5bJ/ncDbIi/Z3+VdxmqpzADIhcMuI9ro",
+	"ueAqOOFQvQDpOSMmlahZb6qrkXJ+GgWRD6U6rGfisNR6Abf1Qy9IaFgPw6Dse8w01ypjRqr3/Pg5+p+3",
+	"0gh6LAwsJbirNWEIUne+KxggcKqok39lJwHmyhWYcHwFqJayHqmS16LqD9hblcjBQDKImVtC4j5l3C6K",
+	"VphuTZT9mSKk55aSgpGK4J/tnb1FyWt7rK2BMp26dr/+YKQ6Ep3RObwnLy96w6MmOKNxbLNA4i/2Nbl5",
+	"x96dUmLiQfbRdE4FUrdYbDNEjia85qW+2tcgsQIG3Bk9ndrD1qsDFBw8MGptjM9cPyEqtgLySleApTFS",
+	"yC5sT2wsQIuWRGrbgWyYOS9oXo9i7AhVQ1bJ2Tlunp1GBv1955LPdKJ474NZHLS0+xgeblPQwnyxBd+x",
+	"aJv4HfYJ5233ugK7ZKvQYrf2/tb0/vrXemUfc/CgG2S7pxo2xeo3nyX8Xlixncx5owW7DSA6edITw2Rx",
+	"T+yCrdt4KQ/DI9qt7W+XsqTUGthUIeFRyFpXwHbsSimNgBh9mLSrXQXL2w4pd5TTpPRWCwH1qyNl/xMg",
+	"byYlt3rFP8ShgUsAZSi8/QtwUFCLn4cX5g5J0I33iQm8Jj2uRmqprpW+VeH9MUJdn9IU1jhegyOX9mVT",
+	"UdnRBaZBGMUpof2ajLpCTTZSBJptMkY16yZjkHnHqmGictHjf4pJbYbuCQ4OtzIAO3X+3Qv27NmzP7OC",
+	"1+KwlnbxrkQ9Ujl+8dPwB0qOfXjtBnwlb8BxKa5EzWZS1cBqJj7WvBIcW7rcS63rgCkVxf50zCYzXvGJ",
+	"XdCR0hUkpLgE+EeodR1Xgl+bjOXAoz3WH/FhYZq5HRSMCf4Qxh7AMhHdC0nM9XSk4o84YD8G5gZisWmx",
+	"FWBrfpDYf3lPhvv3onZveKSUTHj9FtRwezqjn7807Qxf05rEjXnADork6H6Kemf+lCSYsNndNjVfRfkG",
+	"6/z7mHjjUicn1EjZp27yY2M+kX3dWJxF043dDZ8h9fK+CNaRRyURSTbKJt2/1SaM135TaHibbfhA9uAe",
+	"AYPfhxm4807Yt37Q3/66OOiw3CC169oOOj2Q70Q9mQmTsRLINCPgiehhT0wSCOVsUXKpDoF6s8Gn6ToH",
+	"4ttHaoLhDAMcTCCthYZopgoNHBAdPMWWK/NLCawwY25ETnJ0XArjZK20Fke5nCv6ZbUQ1nirRwrIbk+y",
+	"4+Njd0VGwQTFOAN3HOmgMDDx9JgiiqY/pFdP6wW9Ui8OS3EjytTNF6zUV1KNFAKK62pl34wsu98cHw+Z",
+	"vhEVu7j4a4T/jw0hTwy7Fiu2kEqJItAaRspghmjOM23qy2uxynFQ1pSTpbi0dg4AhnSOTtaGjZeTa1En",
+	"Y8rsVK1ZTZPE8iLgriuIVWCk3D89gXhzcHaVUe3pZY2UWvRdsZdppC4uzr87vFryqhDFKSOkuQxiSGM+",
+	"wT6cUqrrw1JP7AOhuspQoR1SFC5VKUzAWB2vkvUbKfjDISA49p7bmU10IVhuTDW9HJd6ck3UY4otFVTZ",
+	"Aa461XHpigqlRIEf0Vv23xyfsJ591Ejly4WpK8Hnl0vFb7gs7RPyfnI2ck8zDgnmNoWbCuA37hzeoyB2",
+	"79gmhdctwOPtIu5bXnjr9rctuF/C8oypCSoV4SwSZA8jzivFy6NFpYvlZCdckLEsYcMydw/rzXUhSpNB",
+	"jM4gPJgXpA6oHnKl/EqkjXtXXCqDDWKA3k9SBDSAvRhYYK3XNmDv3OvsYXZ26eEt1BkCjWyjiWVL/Lek",
+	"QNw8pN1cP+2EKzaVnlABXgtNoECSA5X8OBUa/oDlTrQ5EAK/NnrqWVvQqaYL25Prbo4PHmv+LyEW2EEf",
+	"jxwizl5q92AiCHfZ74o/u6u76KufHh9vo6++z9gzLfA+AWe3IF9kpHntsEYyxf7Nrnh3lvusKKy10HwI",
+	"4X6uV98i6eeA/YjxtUp4YmM7agipTRrs6uUKC7euhXJmQeDPBOsG1e+EEmYtrTNnRUGf9Z7iL5gtpXc8",
+	"UtLUv307xrn7Sg/qPn8ROc+zomjZzq1HolND7sGG61SHA/5GpWEt8LEQak0Lbj1WZ/6JWBHv7idl1H5w",
+	"6JZLqS6XRuTQi8CXRtBdFTXYIL+OmIrKMcbJuotLNj5tu8R3vAr9Sih7H4SyO+3nHUJBXrpvz5sHndji",
+	"lHRuj+OHloZ3IAm/oITgjvtgT8MSn7U7n6UXe0PPA0bMliBiqAQdaFQgA7WkQdNFQEGpsWzNGhDAW+mh",
+	"xjfJxn1sCHYGmjIXppbAuH850aa+XIjqcqlknQOWKTTz6kROWmE9rUUFrX7DpgQOZJz2aetn41Uh6/u1",
+	"VJB85VMslQc/m8gLUDyOtfLb1AielGkvCwed9x0c/5Krq6Xd53hHCKkSvHA5d9hV1oFeGpFFVSfWO4f7",
+	"8IRGqEFXiApY6gkVhAEbQxQ55DVG5xxuEpDqIe6xnnpucFEwoYqFlqo2A/YGhwgSJFxAPScEntPLf3j7",
+	"9t1Pb8//6/LN25evfrggytaEdam99gwzb+OlLOtDqZieTiEnjRPMXUXbIVwgVc563onO3W8ZTZ3lV6Ue",
+	"8zIPS2CfMOFl3o9o+/hcIybTfNe4BgVS4TvykuX4OuBjr0UVgyXS94RlKbDaFjqIr3wWEjlxTBSlyeEm",
+	"rGTuwF/FfbWl/iQEHmgUCM4V8+G6z+ohD2lkHREI/OvO9W/nePn9hh1wLbaJRB8LprX4YmvbwkQaMiMS",
+	"RPRDkEN6IRRfyIFb2S3g69Kwtwuhzt69Zs8Gx4NnrNCTJbYoYQecqis+8f269jxCLt1ntMGzm/KJyBg3",
+	"UGRDDV3QMicNkT21mrjw5oV8Sa/8XFO3EXVRHTMbhJoqrNjp2kjtt7ulsKsdZj/41M8uJstK1quD03/8",
+	"HG8C9+7Nb402glmZWsyjjbCo9FSW4mgudsLgBzYJCss2mrP1lYA8FHUnNjLa7DWGfJ3MUasoF3VK5WR/",
+	"++k99caDSoBmdSvyEQcSryGQFzvra4HppGuxIiKvzKcguSMTOiQyIX91g2SI9Xgyq6j/PcEnbN2ab1bv",
+	"cP3u2f+yr9i5gTCejV2OtLLgU6XcZwmrZHwLv2RuVwIeQbQpK1HoSed+vLCqE7fIuXipJxhJEWoSwsiu",
+	"2AK2/ynL12Re7tlz/dGxGs1nKDGzHEoSc7MQk5z1Wp4EzaxHN0/TX/vt8g1+tKN8Ypi+VQznBX6+iV6M",
+	"4flhbEDxyUQsgF53tTY6QF62n1peKV0J0xpO+l7U57CuW7dqLT7WR7N6XqZ7tJk6aN2F+EX++v7NDzDN",
+	"uxZ45/5Tx2KvWY/hpFx28PGQq9UhGi3ojLk9Zn4pD11Nwi4G+cX/+oH568EqMrXrh9ixxzPzRWMLbsyt",
+	"rooO4sGLX8qXfmj3nJ26T0ssmsc+SaBkqb9IuyyZQbwxk03XnQs6p+0FZYoO2DZ+KOuZhb4WQGXl3bt3",
+	"2tRXlbDXLSpd64kuA4xRe6HZSL2uQ80tso9HNSKYkSNnKq3icYU6CLJ26XY01nsXI5WPlsfHzyb2j/YX",
+	"+Jf4n/jjTJsafzjFHxa6oh+O8Af3Hvwxh7SxtSlyWeTIvoPGBBbYNNowe3ECP7PrNlJezFvVYzKcDcgF",
+	"8qP7TjbjPELFTKiJQckHLqtQk2q1AP4uK71NTRXeN6IaKUfGg0+0kwUev5mYXAd5cXFx/h2D4hrrsG4p",
+	"reFFUQljRFJcM1JUXZOUJEUVNbwAQnbrnw7Zcwcc0V5hE+Hc+sbQietaq+2crhAmAhzyJVXLAz2Sl1/W",
+	"lILZgkvrH1MJo8sb0IJ2ELlUQHt/aS/NCfkPICt8YVm02L5hzZdqIPSTMaV1av6yAOWfs14px4tfQvF/",
+	"f8DOMQpn1tCMspGKqCkRtCxYesMQj7AjzJjdnFk4efbTuF3N6lswJaPW1c6e00gY3lNAMnrDo/acRuPY",
+	"WrzkVhW54rxS7TlNaTewO5P9B65v+o0mZp1yYTxRKRvUVKvNtDU3GxgYow+bKDEwWesEzoElu4Jw+wko",
+	"rtbLycyKVegx4oo6blxBNWDIxGKemVqWpT2sgGkOwRIEI5OYruihLKRs7RaRQXrU8zhGk2rvbMWcYfPY",
+	"75LDTRbpi2FR/FJ2v13K3fd+tguEdPv23oz+0ibhWr22jTvo+DGkdjzL30m+d+fdsp+zFi16Uiu6LmmP",
+	"rK21P6pb8wWdGCuhEtanimhPB0nkInvkLRhR19gDCR1R+cWrH169eM+eonNQSONsNpDqI+XYk+lcREwe",
+	"gZR7rIvVKagMLCAPFmHGOJvCJ6VibxD4xP3CelHp/0itoaXlZgmsvgTA6q37SnCjFfSUzoUx/Mo1VVKJ",
+	"uTQsrYKvg0VvjWKwbIsI6ZQs9cTgF1NdBUdCXQ0hb980+XXVYvF7iJqRarPwvY0Npn5khx473Zba+V7o",
+	"hME4YDUwlohKYqTsZxiw98K4en5ei0PgNBXFWvEv6z07ZpzNpQJ07+cnVAiQn4u6Wh2eTWtR5a1tbPYF",
+	"sdXqP/YDCTr7/l05v500Dy4KbeDfaNX985Md9Pl7rd9wtaJZmc8PFAtH0ReWGYBS9rVUjT4qtb5eLjpD",
+	"e+8FFM5DmuFQKow+3c4wiYGR4TmHfDPw+R/OuQzH0t5EtHDYRsKVo0IyUl2VmL041MrHTzInB7wRifx4",
+	"cR7EtAaNWU9pNha8gizLNZi+BVOacaXVaq6X2IekhChE0YdMSyz/pGJjbf1+CFz2cmP0pVB8XIrCSUOH",
+	"U0wz8CEfEyLtuBiYs6/EjeCl8bQ/fAx2jCrkjSyWVnhhasXAWKQB6cFi6TEpJZQy4Gq2BEHh010Y/S5U",
+	"uG9FVmh8Ir/O9WohiiHmva32ou9K8AJdmW1hH7YbAoO7NKq8P/nm+cPW2l9cvMVF2yTOflrf3eAcpVt2",
+	"8MWIjY4kwXeunaTjKGKCsHmmY6lidEOW+BKZHTIFHW/dhgYZs224CrwIgRvKfjor8t5GjzKI6DbF6nR8",
+	"d6A0p+ISaOLhV118vtHRMwf3u23de7ZlCKjGNF3Lu8lt7u8df36KoGuXrG3DHXIE7OLszQ9MghapV+k+",
+	"7479sw+GeFuMF55BNlrHVk9Zjr+YHHnp7HBjtQcURyhm7Z8AwUP59yLWMqAlS48n5xAG11kCMegSIrM9",
+	"h8ivHUByXVdybJXjnC8W9mUrKGRFteSYJlGL5QP2inrB3FRc9/TlsirpQPmfPs7L3JMaXskboVjv+clJ",
+	"BJ2IcWF3g53QFJqtC4ZwFQaTAVpNKLCFYe5wRwQ7M2Cuu5N9OP+B2BSXRrBZXS+wKM+R1GE1Vq139RiQ",
+	"74++I9LEEco+4kWCh+d4qIJxAlbOqiGSOkp78eGXUAOc7yuquqLjia6/l+h4EDX4ygcPi1+8jcX0dkIt",
+	"74GHPsavwewNwWwrBDvE6m7Kfb92I5SxUHBUCWEi29I42epEXhCXcWG+M5ORA4SQVo0wxirxIeKwT3gQ",
+	"uogXTwKmQQpTCSMU1pDMGQe5YA+6geCVT2r28ndvL95DediR3SBHeNsh0sjm/T0P8zBeCJAg6/R2mynt",
+	"KEbeOPw79jnhe+VXDJsd+pZ2PRe7tS75L77BunjgnfS9qDduo+PHkuOPI7y/oND67ltzz9B3UPh7dlTB",
+	"PVtbqgaRcVyJRcknFCu5nVmD1XpaQ0hJBlNsgwm2o7H1vbyxdm/DltVV05RNBuRNUOId7l3hUyAuFKMh",
+	"DqFT665s3FyaSzLGKdBkar0wPuIWQ7D4ZXARapDp4E/UDy5LsLfnQU1SfOVDt4/tKcqiNrIvQKR9YX1k",
+	"e1uuCB91VOhbVWpeHP0LgsPd6MRRWos096ISh0QJZw1Gw6QxSyxR83VXSGJHoKWQC6Lsn1YMHc9Cmush",
+	"iqyLZyNF46Jok32qPZvejb14xhBpq1z1B+xHHTdX2YM5E5ysOgxonxI81jUQLxhRTkdhL7nYNK6ACzdz",
+	"xf765uyFmxr2vyo+d0T7qZMLv8D0IIxOmcGREh8XsloRHs4ZjcCRGc15OdXVHAUjRlDs23i9rETIyt2I",
+	"Sk5XMePSEOKO9slAEX0tVEhWPn96DH+mwTg6JCOttHWrCeUg9JliGcYulouFrmrD8nOryXKX0jOtpSm0",
+	"Yhf4rd5ig8tegkZPalEfIrRWKnB8XHwsFUe05F0qx3HaTwyjF1qxjJsBRvMCfz18Kc1CG4k3Nrd4zuua",
+	"T2ZzoeohlAApPhd/GR1gUWkdvwUKhEJl6ugAOuu6q90zPwIX4//XpkkY+d8CUi+rWpjWJxNasF2OIBDv",
+	"RKqDmNkmy+lENbYyZPe7NvLg0+Tw0+OHnRkckxk37pwNHly4d+Ql3KkLScOmBI6FPR7N3UDFPee8/aZA",
+	"gtN4cAfGONywMckV5bSeH//5j1vhpJraaVEJ6uNyUrobedzz/MSjd7fBNDKG9uZUV+zZH499yUfmUjok",
+	"Ozd5piOF4d3xyteyIJ7ACtkwFryqEXiA5fTH06Mjj0KIYOLXYkWsdfa+DiMzi2T78fPuyuB3bo3cBvlQ",
+	"lfeGbq3s+8MrP1Tld7pyL35o+9PVYbj3by0XjjfDb77yDHcHuJDRtF17I1lhTnWvy43mUaRqpe7z9x5C",
+	"PNwfiQ/nr9kUgEElwecjnbJhUkFRhpnpqj4s5U3znAaIPw+UndBrBUPPDNgZdLaJwr4PLczo3KHmvhYr",
+	"6gQB3vHIXGtJJj3xh3o4Utdi5ZomSg7VDVTglhqBRmOWKH0MllXcEIiqcYfcChQYAeSdMiifGKmoVw++",
+	"jfFGs1Ts4lnGcvPMTwhRXZOWl2iOodTIgSk4FFiwstHspjlmI4UPzmn9HN3yc+rqoMXalTJsGFJeGRq3",
+	"yHhmbYGRssYA8IRla+XUz62ARCEIx1ugfAzmhd1OcXxgpEYKoWFgy0jTIdxZL0dNbi6luqQfc7iktajs",
+	"HPc52bYfKnlPspTe86GSjwT+Eg/gq9yMc0LYcJRKMpBYyUJslJpW3h16Ktpd6j5AQoY7XB9yShafdoQC",
+	"TSEkiaDQTc6RHAWME+RQ8TdeyuJjDmC/yHDcz5jgk1no/rOXPzGuhstOjPXg/6eH3tPvgdCjolWqxAXL",
+	"ES6Y8ApAqAPlMb8yaY0KGkT2PsJBQeJDVxQGyKXChPaufAFg1whfI+eyzuntcCXUkYWCYNdCR3EFIdG4",
+	"mhKIrHbdoj1wpx1f8JyviM1wppeGAzXk1D3W0ID91WmXGrIf6iqQQkY4L0DAL+B162beEwOCkqoMfGkv",
+	"Ub21Pqgf++7Drt3TRolsaoKF4+NSDNgrWEEokHB4NO0FPe+5uX7lnnKOOIS7FNWlu5dCHc2xWv1qX91d",
+	"TQessPFe/ixuo3b2NvedPZguDLMHIKgeArUTS9dzhXaB6Z5sB9PdMi4HqYOFKl0Dwb/uDKmTfNgLvLdl",
+	"JO/saUEgpwxJSp5mSN10hVjz7kz60fZIBrOnaAO4C6TB+phuVGIrSJNFlErOl/N4yULwY22kZ24AC1HB",
+	"8DL21Aqvp8ACEEZ1fEzjQrmydVgw/ObHpXEd07ftHuZ91m6unc+t4EVeZDZO4m9etSPqUTrpSI03lXZ3",
+	"9dxPAD9+OOUT6IE4Fxg8BX1XA7Esau811ZhRnd1UYqC8l6/JtjyLqYezVk3exAfhii0XRlR1wIzlhJHO",
+	"qnhwALlIgzJWgfKSIUsYhy5HxxUvzGlUg4ePoHoU128DCDG9k+On/YwBda9/Ezkgycsw+WNf0Tuxlje2",
+	"jGPNndU9hCt2AzBut7wqTln+y1IsRZHb45tXS6WkusoRo8f/SVfhT3Cd3Qug9ezKYcMPXjXhaiJK+0/4",
+	"XtZoooC+r53B0djldD4llNZQbhdG6KnIDDP2np4sxHyh7Sm2Voe1evpD67fYmbgyO2u/ILe0VMgHZd8T",
+	"ZWwz31FEbUTkMUKGFS8XBrifmaN+jiaarE9/wHL0s/NkJjB6sIZcoWP0AFhSYQ9M3nIhrWLk2lkHDIwn",
+	"/yq7wu4BU4QEddVJhswWBTZfslXQWtJzxGZQ8CQEu8OTBDEK+D2BGDDCXh8bUQDc4En20GKyLnPNq1oU",
+	"l7zOA8OK25G4tZH/z0S7yM7LXYPDFEWyWnaubmeZuuLyalbjy/22DHOfcciV00jAPMd60/DEMDwJWD7W",
+	"8G1sFvB2f2rOgFrf3P5dt8O9MSrUlVQCG+160Q++qLYO6wN3Wikyhwa3YpW5jhH8dNFrIsvT+jH9zLXi",
+	"2W8LOBvYww1v9FagdWMo8ILOQcWV4RNkZY8X2v1n5CBhZ5jbdVS3W0UulKHgq6yH4SvZ/zXJ0uFzYMcO",
+	"XOueC8dIqhcmlyi353o1mPOPl866ybGLzmQMPjg+WomP4Rv0Wv0vqxJm8momqj4NM3oP1SNk0TEL44bJ",
+	"OyHhnzqMxVrzalcKAcPHpdLRNeF79JI9hT3z1lEw8dNdcd+aUlgXbNE3h102hIZMK3G9LI3e+MR4RDhV",
+	"rqg7Px0gtDpRGbKp9WIhiuBLwVzxQ/czP5R4cHSy/RRLwW+wpz+aHyALRieDLko9XFlDRaU9CkiAuTRi",
+	"GLWfIrlpJLvo9LKzSL6EoZnlBFu/6PEuPRwUH78O4AO3fMWiAsyGsXI0Kbmc5+CREtcUB2BOsEX+6MNh",
+	"9mO0jaVlGG7Jw+VLBaVG9Fx7CZsJXtVjwetTO07xsXZ1pHQR5UlKcHtwq+XwlxCKc/FKO4E+ClKlbwfM",
+	"m/JNMVbIAhFmMMLdi0wdu5Gib+15sPStwoyLWhHhlVSF+Nin4K4DjCatDg3IGltjp1MxqdMNibHH/8xg",
+	"QPD6wf6MqsJQiGN4hc7hgL2A55ku3MIsKZuyiq9ZNYU7iGyDKH78bNASWbXLnLgq98oC0ghaPEqQNRnD",
+	"T7KevedX5uzd605cWTqD7uzBViJD9JYbV0MFntpddhd86jgRXoSOz3rjztcSr7uIR6M51XBcN/qtHWFo",
+	"VBLdKbyGW/se1A+kuzBye8tlHWvSYGlaGQ5wblYDVIqXuTPxWtNECN5Nwsn5hGvBaKLbLlLGbm/m+3k9",
+	"MSggb0RlXD7Oi15SDdfKqmYkpNSs0BQadgKx1qBsmYy7n58P2E80Y4xOO8WcpX5nqhbhzVEByWlwxeFP",
+	"N1xJMwMcCkN9H17z6mBJwqeyXsztTE5mZAqsudU9+Febsdlwf5YKZX7RZxWnNl6r8yGDppUg844Hnbvm",
+	"JKD76cO2iPYOGEnVUoEi1dMp4m8B3hIEe/XUKaTM2/NQK0RgHOGBGVO6igcQ0bx5EYOw8LKyCr2Pjgk4",
+	"rMDdFg0t0ZSgbu3oJ6TtdFiATWXBSFbn59Gtjm/JycVGmILV2rrhPohj6NEQ6pEAclhV9AQjeDWZDWlr",
+	"OZMPYw3gzmDM3P05oLbK/5+9692N3Ebyr0L4S2yg3Y5nL3eAG4uDM5vdTDJ7Nxs7yYedwYjdotuM1WJH",
+	"lOw0ggD3NPdg9yQH/qqKotRSu52xPcldvgQZt0RSZFWx/v6KtwhAcof8LKv8uPrDeZSCCtskbSqPoL9c",
+	"isqlVrq66VpHiTHMKC1dYuoK+aMeA8Ad3FXxRKmbxNBM0LX4KQnP6jqbqpdhSRQTMD8tisbbW3Om6jun",
+	"Fq4US3dBD1FwHXzbZ4wJS5jW/8RLpCBxVGBpCKZbcjKIwIh+CHoY4iJqu75TDNUTs1nXf9K6roiV71OS",
+	"ZbPIT3BlIS4E+TpR2VNT+bBjGB91fBSHibGbHckqhi1z7iEQtyfQvwVFJ8L0Ew+qO4umNos6z5tO7MX7",
+	"SHIsT+lrkhBQ31zjWB2/fGe5yYRm54NoxjzHmEPtERRbrHsvvRYk+xxqbWcOzPqRtNqXdKbdb75HUyR5",
+	"rr0QRBCud1uXaOQJ1nAHyvf+w6UOMFZJZj3T5nmr+T5OfheEdyLiGGqGFTBcH/srifTYvVkKaX7A/oAU",
+	"nEqgc260TbB3hBlly/i/4YqvjmbRgqWXKsNSmmPE6rwouDOK3BN6QTZ7N1ibJA9sB1mSy1ctXNAc2deT",
+	"GvV9LUJk55UN8jt1x+ui6Cggerlkjakyt9bczbaD8Rz4Nle1ck0t/qcN/ooroMCudzQb+qTR72mPRdfJ",
+	"h7QB9vCNZfQ1t7WvcMxsuukBR1xt8AE+jqUFgqfkeVA4Fk2GAwWIthJW/cBchGCdPnvjXfJ/xi22vpfe",
+	"8JDshQ/NVugsIzDw8ycm8NTL8ZmXjz9n57M3a7Nj8vcY8rfZ2/ivhbtjOn4ItH0ifX+XwPZx/f4GH9G/",
+	"nvAPKlkYLLM951Z/Ws3DA6AEvWwhxP3WbYJIUxA2nSBTkNaAdCRTtETDD8+dBPOpynSeZzHc3YKzhckY",
+	"NV2XHMkHeAr9jA5YiISxXd5P3kuy52q9xH9aJ4dUwc5UZXxT1CpjJ+B7GjOo7m1oiIIOeM56LBiR7Yyw",
+	"fjPl3VV9nJs2fNbmybXfcigmCl8DQS1mDyPsPAK5cTnSFd7PN5mEalA3hxJbV7brZZzh7GjGuTWBC+Wz",
+	"EI6Wmuiw6Q3KbRmcOEZa2sWxN0jX92wjhcVkJ++udU1mIdwEMvtUnfNMNCTnFyawdWEEuq+y0tXvkbme",
+	"Cbwlvk9XlZaMbslwhFHlzxBXCPZWU7VOd12qLy8v39Azw+73836G3NAle7j7lj1TzxxJmKpXtVlR2ga8",
+	"D7mF/VwmOgcBkMRIIaGx2tqstjhU5WZhc4kJYpZJkpAwzU2tbeEzTomwtTrM/vnz24PCLd4enKl/vj2Y",
+	"u3zz9mCi3kKYhP+z4R9b1+7bg3e/vMuOZPnoOFaySzCYwboqLMzZ8CsrtyRncpuHXWa5gBRb3bJamu5C",
+	"9AhbkXmSHo+8kWA3UcdDbrbOfc2o3NSfUWFQJRAxfg2XrASlVkHl522irDwvIwX1mkpWD7PTTJkfG114",
+	"lZ1OP0UNUk7RMeIXsch4ba3Ag1Owz4r0V5tLwJPeCbRBwWKBUelrcjSVSRVfW4tGva3ifR52/E34T6Lo",
+	"PYU1jTmSi9h/rCas2+vYrQ2wOAKOrmzdZIuvnjOZ73fUUh4ApHQP3KOFiHmMhsF7mMbdJu27jeNuXydN",
+	"Cp6uGZF637ahs22v1Vr7odSo2tFbwzeFLLprWi/cao7sjSxYo7i+bckeWRLQtctaJy0LbXqWnHXkYA9P",
+	"pYU7g0bdt2HzRhPLH92wu+dBrCawZPRu/QPmxb6vcl/lh73018qtHvbGpdv7+c+pl3AK18HvPqWZk5zq",
+	"Q8ycDif9/0hK7nzyWDf4ESBPEjgE1tjXJ6F3ZXrlmhJBQFt70Qe58zvULvxOOT8ekRbfrEzehlp78mJR",
+	"mdwyMH9/xn0rBdUhawFzIB0EBZqskQmJGSgqrFMcxdQ3XjbNAvV41jeKkBOdaLKc65fqkZL5u7Leh/9H",
+	"Ru+032M+U+7WVFVUTmXuStdmljTg4GpLz5YY7zVlVSfvfeLHm9hPokUU0zBlNsLUx6TTXTGMQUwjNtdA",
+	"XbMUHDUBFaHcUg60cjvpukIyW1PkyhsKpGWvJNN5sTn+2myyszatLwbuoQMH1TX8xZbqxb+oa9fEAG4C",
+	"+p3E/2ObhdRiCI/PtscMVkm0NoLiPwZ8ZdvVvr8xm/eVCayQjWUlQVLdV9F0Hhjox8awgr1GAmDgW3OL",
+	"XPDUIbxdlKVszqEsZAebqq01oWLm1nvV2+pRN9pnn+3lxHqqBCsW7x9Fa06ulntxp3BGd0kSaUwnkKBT",
+	"YNw+fc+26PHRs64e8BHB9koviT8yqx4js6qVjp1bcfAC7tgDJ3GUsTbDzeqhZgGVrLHYd+zDUotr5w1+",
+	"sy5Xh7qggh3uusDhcla7S1eRvt2Ws+02JQI7UKr8fobE9LGNAfHFVEZ5qrSYb+IeBGk4k3+12S20o5xe",
+	"xvuShtIG0T3Bahd8aA81MP6wBx5R3vEh3I8wVevi/772jy3hj00FwLgIaurrk9vTk+mdKYpj4Amd/HB3",
+	"46dyFIPi6E0zLyiNCExDnWGAbkI5iQQ1J33zgd9FhgL6XhE0lJ9Qw1z4Kb83c/W12agLU0/VJX4mZzD5",
+	"3RNwlezG5hnjtUzDO15Vrta1OWOXIp7ldjVIjORWN7bmRjk0u2R0uSLHK+R1bN9qytoWHEYQwD+BtkrS",
+	"MZEdiu+1QQgR8ufimlPITM0uIiCXpnVRG7Uy+DWiOOHDhhu1D0mgr+5unrQZxlfeld+b+ddmc2HqMa7a",
+	"OrtHBil7M0JZHTpKaDtQc4+wC7d0TT2epPxFieJLwjnvXqj96trwy1ffX3ZmR7e2cxYVmuKBn6M9UqYO",
+	"z9+8UhHzB+UfUj95bSpzNFWZX7i1+TMwdDIqZ5GWwSom9fHiEpxMb8paENYmKlsWbh7exxtEsb130BMD",
+	"dygloA0+a34Ki+vNgVxeilpdVcZfC/fwwKbM0XuPt4/KX27djYk9qwlavj2ttGl09AhQruBLNGIiJoLn",
+	"AMYimF6v7Y3ZCN9L4ky/tpYaPJPN0OOkTtcn5IxwyDNWHvYQobypbu3CDLWDAkHdY9x9jwXGjald2KpR",
+	"lIVABR2zLPLQAWjjYHJgymYVSJwO+2ASf6ATPXi3T8rBCHx95/xwpB8hH+Dj9Gr6+YCamQUWDtLnl478",
+	"ubBLtLzfLWIIuHBUwrzyvkEYTBjtUG+LETLlO0zWr8pHSK6288K0/o2/ucuqMepEXTRrbmM8SMaEr/OT",
+	"9ci+XjCjAVM3pvLTdKzOxwYOvcZucgt3GRI16uz9cpW6q1y5ZABbcaeckmMIzrNlpcsaCTV/blv1Iz7q",
+	"8g054xa6qjYqQzezTKo2+NGpOucp5E+T9CKl7kETaQV0d+3Y65XI3zAZ0utplzZ8UWuVGwQqYdngddfH",
+	"6i4KCclGd1Kvnb30lE966WWx5xWVdlLYX3rXSaM/pIbAncOJH8N7xlTyHlQysnHdZ6bqm674hoUEjOfj",
+	"xpuzZGWSikDKVIcgo9s06EwUqXVroiIU+LSQlJNWPZLrwFXRXwLR3xk5JhdQecLgxocznBtTpkc06XQZ",
+	"HTgC7Fo2kwuNfIU7FkL3Dq25fz/mpgK4IC4tdNl+W56Tszc1rTEl8KK9mjd1ezyFXtz41FxlV3LhFpnK",
+	"OpkHBMKHoQUR+B1xAZVFMa9lM0GPCJPQxDHbA6gdQe9dlg734QUj3ceaGOmluqMbIuYMfyammrWOBLwz",
+	"5CIfbLi6fY1CKl4y5OvOq7Rl/LbTJQFxccu8sER+ZNan/KDVxG4KnaMeu4xbRtsJCyX3scyMh5OZRy/k",
+	"J0jkD/N9JMdpuDcviEF2+RqZh563O+3vTRMJN+3XZjOihlCTaSHhqE3sVk2CJB214qWPTrQQWBN+gI0T",
+	"oTdYEcEwlIM8VbvNnxkkVPa3L7jqaV25K1uYk5XJGEA57Ub72NbBkEkdPvFb/7T9euIcI8zC+NTUDPVD",
+	"sm5+g9r09vftJl4y9scV629Mbgz7xVu0cVEAGWycEt7I8SN0boOxWTFmE5iKmo5RMhseoTEoMbfVEzHg",
+	"YQYtTNqUzdKeZkHNqNuX4aiHEpG+KX8U3C385taGl3hn5nwLCyWTMg5YozBAJi5yXHCBl1TtlqRCRssg",
+	"Lil+NfSTqfrchSc2a+Phn5KfP/HJJUp8w9pS8v09EB7idkAVca0qoUdJ08ugIb2m5m9R63SlOUbEAW3q",
+	"g5Zoy+VZf5Pp2RaC999ecOSX3GnJplLhzCl+VofUXJqhilF2EuwAIg5CgKb63nLBQQXrfUPHHrF/OwmY",
+	"Qd1iZTKClUlqpyuRdJtovUGhjLpvoKyV9ZQbnKtDMlnoBI8SvVenUPn32R/3arxMFWTNCP4XFVfrjSeC",
+	"+jBLb0x9xHG/MW5dtMU4WvRJ2lSqtIbgJxpNWrMQB0zkRoAMgAD4dzDN//zXfwdV+MW/4gPDPzMqSLae",
+	"gbzOAiMW2pbqy8u/v8YtxB9uOKcu4Qlp9hTeDgcdL4NPvFpcm8XNQCPw77CcINteE2DvUyhzNMlvV5uL",
+	"fV8qSN9A752t9dGUFruJS73/0P1+le5HgPQ9OQyp0b10hq/Sa6OL+vqEspVMvkMVbFEdGfcCp9isIaul",
+	"RqoyoKxJWi8CdKOm4oVdsdFMExMrTSKSpfW1XUTncc4NF4LALs2CgtbOFdHPEMEvKXd+cbOs0AEAfivA",
+	"EKDLUifzB+nxlPqFuHJGK9lQWXZulpXOBaTws0//lFYvZk0pD4vPm4AqXVlrCzhp5c2iMrWfqGvnay4i",
+	"cFX6BWTtccXCPpGcv/DhfIm5n1L57M50X8iUXYdh9bwt4UtlB8HOnz1io6Bfvbh4ao8dfZIVCTETOaRA",
+	"7Rtfm1WX1Qp7a0rjx6ufL02RuPw4Nw/GFhImJQMiKC/UmhG+xthAS3Ebz7nheypQZW7WpsxNubCGuuvr",
+	"lrlcU4drNvqFVgxMcwV/TriKLYHYoHCmXZhDdERXdbrGbX5LoSmweso+BGulv7W8Fdm7Mto7si4JTWL/",
+	"6Odr2eUnRUKmOfboqdo5vkfnjF+xEFjbTEHQjloCemQmkcURTd7DHJXRuX0Qd7SXDrASCZ2l0ldXdnHW",
+	"vUSEKjlXtI5sEm6woIsevhDUwjYBeGWXUuuJOwZN4oICj14pgO+HzznWcu4ifziVR8i/dPV7+n1GOLz4",
+	"KuPZX0/xiNze2rzRhWig6tsx7tQKjSPmutDlIirxcsaSKc07tz9bfRPP50k7hfAk9zedp4MHDeh8E2G1",
+	"mAAendH2Wtk5ID89wSLhoBh8apbuueQ7A/Kmv+ZHZL+45N38d3t6Eswrvba7E3tSl2DY0kq3Dcyyk9vT",
+	"LHCCP9ZlfvyDm6P3kqmu9AJP3xoCJXbqP9emPH/zSv1p+ulEahHBOzTbPMUeA10C3DhMcOLv9HJpKizz",
+	"ARfCd6eYc23/4hbNKlDCB1Jw79DL9JtUzpNMW4QF7n01QspDL8u+ntyetvv42PSx98Q7KCc9kiegHO3V",
+	"XWXr2pQTpdUFTaZepAu2JZPQ/uTA4zwROQwuc29qGPzG56CGvScepIY9fL1wxFAQr6mKg7ODE6SA8lhb",
+	"NOOAckfxAji3WNOGLPMMnEvL1IKJIjkztKxtZI/L0VwedZiJbzmbcMTiuM2qOJpse8EmidXto9YQ8605",
+	"ZpEsC7b3wKJMqcu6xaUx3Pw86cEO3KFis9X6LRk8/bMfmIWdb/B48ydzPoFn13jXlSjOYluhvtonUzU+",
+	"nOP2FK9dueQme0l6A3yweGVw8lnaNtkD17qEDzbduLU9vjGboTkvzv/+eqwjNWW5juyX925guJcoN6Nw",
+	"uZ+IDjVRc1sU0Jljijg8IN3qwTi2pNEObJEul014aeVyU3ilb7UtRBm/KtxdS0h6yWKDB6U3Bsb8jnwy",
+	"hnwfqJHLzZUtLRHmSufkJyHI+jJXJl92zhPzDu2tvkUPdaRH6KTbUwqBSoCQAoFyjUoOmuuoN8XxrTWD",
+	"83wL4mgRLRnICq38KeeW5+wPmPDfwLDfNEPr7VD22lTHWL50vkhmSADMdvT+cVdCfbS/tvRBF0/hrCZt",
+	"bwdOFGW0U+rXgecZfXTaRVM63rmGSyAU8WZHSLaI1y+gKeAqd1X3x4bcHdg12nsaFC7yNTV5SQG6KAFa",
+	"h/0LVvoPTU5JFIymS9iQyYTXzUqXx3SsI2KZdESP09RFS8pgA5K+1I6d/gI5S86QJreOQHdkyFR0hIeH",
+	"aJt8dRBOSaWjnyhTLqoNBYZrSgJFgJiTsghSNJkgkXQjX5YMrxa61oVbRiZPp1ZzODBZENAJJBOljw7M",
+	"9IWA8V3843U0fH2LakPBceSzpFLwx+I4Pjww6quSFiXpNJT5E8c1JqfBU74JT4KrhgYUnYvub7HPw0Xp",
+	"J+rlxXeqWQfrdRLEDgiR7nnum9/OIlf/MAl7VzTic05aK+IuHe0Fm36EtFn85d0v/xsAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -85,6 +85,13 @@ type Config struct {
 	SMTPFrom     string `env:"LOOPWORK_SMTP_FROM" default:"loopwork <no-reply@loopwork.local>"`
 	// SMTPTLS is starttls (upgrade required), tls (implicit TLS) or none.
 	SMTPTLS string `env:"LOOPWORK_SMTP_TLS" default:"starttls"`
+	// InboundSMTPAddr, when set (host:port), runs the inbound SMTP listener of e-mail tasks there; empty
+	// (the default) runs none. InboundDomain is the domain of the tasks' addresses (empty: the domain of
+	// SMTPFrom); the domain's MX record should point at the listener. InboundMaxBytes is the largest
+	// message accepted.
+	InboundSMTPAddr string `env:"LOOPWORK_INBOUND_SMTP_ADDR"`
+	InboundDomain   string `env:"LOOPWORK_INBOUND_DOMAIN"`
+	InboundMaxBytes string `env:"LOOPWORK_INBOUND_MAX_BYTES" default:"25M"`
 	// SignInLimitPerIP and SignInLimitPerEmail bound sign-in attempts per minute.
 	SignInLimitPerIP    int `env:"LOOPWORK_SIGNIN_LIMIT_PER_IP" default:"30"`
 	SignInLimitPerEmail int `env:"LOOPWORK_SIGNIN_LIMIT_PER_EMAIL" default:"10"`
@@ -178,6 +185,9 @@ func (c Config) Validate() error {
 	}
 	if n, err := ParseBytes(c.BodyLimit); err != nil || n <= 0 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_BODY_LIMIT=%q: must be a positive size such as 10M", c.BodyLimit))
+	}
+	if n, err := ParseBytes(c.InboundMaxBytes); err != nil || n <= 0 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_INBOUND_MAX_BYTES=%q: must be a positive size such as 25M", c.InboundMaxBytes))
 	}
 	if n, err := ParseBytes(c.TranscriptionMaxBytes); err != nil || n <= 0 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_MAX_BYTES=%q: must be a positive size such as 25M", c.TranscriptionMaxBytes))
@@ -381,4 +391,10 @@ func ParseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("not a size: %w", err)
 	}
 	return n * mult, nil
+}
+
+// InboundMaxBytesValue is InboundMaxBytes in bytes; Validate guarantees it parses.
+func (c Config) InboundMaxBytesValue() int64 {
+	n, _ := ParseBytes(c.InboundMaxBytes)
+	return n
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/credentials"
 	"github.com/loopwork/loopwork/internal/platform/docs"
 	"github.com/loopwork/loopwork/internal/platform/documents"
+	"github.com/loopwork/loopwork/internal/platform/emailtasks"
 	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/platform/health"
@@ -88,14 +89,18 @@ type Deps struct {
 
 // Server is the whole application: the HTTP handler and the background workers.
 type Server struct {
-	engine *run.Engine
-	echo   *echo.Echo
-	health *health.Service
-	queue  *queue.Client
-	tokens *auth.Tokens
-	bus    *memo.Bus
-	dsn    string
-	logger *slog.Logger
+	// inbound runs the SMTP listener of e-mail tasks when one is configured (inboundAddr).
+	inbound     *emailtasks.Service
+	inboundAddr string
+	listener    *emailtasks.Listener
+	engine      *run.Engine
+	echo        *echo.Echo
+	health      *health.Service
+	queue       *queue.Client
+	tokens      *auth.Tokens
+	bus         *memo.Bus
+	dsn         string
+	logger      *slog.Logger
 }
 
 // platform implements the /api interface: each area service contributes its operations, and whatever
@@ -120,6 +125,7 @@ type platform struct {
 	*transcriptionService
 	*storageService
 	*documentsService
+	*emailtasksService
 	*modelsService
 	platformPending
 }
@@ -146,6 +152,7 @@ type (
 	transcriptionService  = transcription.Service
 	storageService        = storage.Service
 	documentsService      = documents.Service
+	emailtasksService     = emailtasks.Service
 	modelsService         = models.Service
 )
 
@@ -311,6 +318,12 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	inboundDomain := cfg.InboundDomain
+	if inboundDomain == "" {
+		inboundDomain = mail.Domain(cfg)
+	}
+	emailtasksSvc := emailtasks.New(emailtasks.Deps{DB: d.DB, Engine: engine, Files: files, Domain: inboundDomain,
+		MaxBytes: cfg.InboundMaxBytesValue(), Logger: d.Logger})
 	api := platform{
 		healthService: hs,
 		docsService:   ds,
@@ -332,9 +345,10 @@ func New(d Deps) (*Server, error) {
 		credentialsService:    credentialsSvc,
 		sqldatabasesService: sqldatabases.New(sqldatabases.Deps{DB: d.DB, Secrets: credentials.NewOpener(d.DB, box),
 			Credentials: credentialsSvc, Guard: guard, Limiter: limiter}),
-		modelsService:    modelsSvc,
-		documentsService: documentsSvc,
-		storageService:   storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
+		modelsService:     modelsSvc,
+		documentsService:  documentsSvc,
+		emailtasksService: emailtasksSvc,
+		storageService:    storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
 		transcriptionService: transcription.New(transcription.Deps{Backend: speechBackend(cfg),
 			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
 		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,
@@ -396,7 +410,7 @@ func New(d Deps) (*Server, error) {
 	e.GET(authn.LinkPagePath, api.authnService.LinkPage)
 	e.POST(authn.LinkPagePath, api.authnService.LinkPage, middleware.BodyLimit("16K"))
 
-	return &Server{engine: engine, echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger}, nil
+	return &Server{inbound: emailtasksSvc, inboundAddr: cfg.InboundSMTPAddr, engine: engine, echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger}, nil
 }
 
 // builtinExecutors run the task types this server can run; the others fail their task with a message
@@ -490,7 +504,23 @@ func (s *Server) Start(ctx context.Context) error {
 		return err
 	}
 	s.engine.StartLocal()
+	if s.inboundAddr != "" {
+		l, err := s.inbound.Listen(s.inboundAddr)
+		if err != nil {
+			return fmt.Errorf("inbound SMTP listener (LOOPWORK_INBOUND_SMTP_ADDR): %w", err)
+		}
+		s.listener = l
+		s.logger.Info("inbound SMTP listener", "addr", l.Addr())
+	}
 	return nil
+}
+
+// InboundSMTPAddr is where the inbound SMTP listener listens, or "" when it does not run.
+func (s *Server) InboundSMTPAddr() string {
+	if s.listener == nil {
+		return ""
+	}
+	return s.listener.Addr()
 }
 
 // Memo is the bus of the memoised principals and grants (tests wait on it).
@@ -499,6 +529,9 @@ func (s *Server) Memo() *memo.Bus { return s.bus }
 // Stop lets background work in progress finish for up to grace.
 func (s *Server) Stop(grace time.Duration) error {
 	begin := time.Now()
+	if s.listener != nil {
+		_ = s.listener.Close()
+	}
 	s.engine.Drain(grace)
 	err := queue.Stop(s.queue, max(grace-time.Since(begin), time.Second))
 	if errors.Is(err, context.Canceled) {
