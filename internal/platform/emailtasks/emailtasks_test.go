@@ -109,7 +109,7 @@ func TestEmailTasks(t *testing.T) {
 	in, _ := json.Marshal(done.Input)
 	var input struct {
 		From, Subject, Text, HTML, TaskName string
-		Attachments                        []struct{ Filename, URI string }
+		Attachments                         []struct{ Filename, URI string }
 	}
 	json.Unmarshal(in, &input)
 	if done.Status != "completed" || input.From != "billing@vendor.example" || input.Subject != "Invoice n° 42" ||

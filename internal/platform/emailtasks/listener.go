@@ -103,4 +103,3 @@ func (c *session) Data(r io.Reader) error {
 
 func (c *session) Reset()        { c.tasks = nil }
 func (c *session) Logout() error { return nil }
-
