@@ -36,7 +36,8 @@ type Describer func(ctx context.Context, t Target) (string, error)
 var ErrUpstream = errors.New("upstream unavailable")
 
 func builtinDescribers() map[string]Describer {
-	return map[string]Describer{"sql_database": describeSQL, "sftp": describeSFTP, "file_storage": describeBucket}
+	return map[string]Describer{"sql_database": describeSQL, "sftp": describeSFTP, "file_storage": describeBucket,
+		"email_service": describeSMTP}
 }
 
 // GetIntegrationMetadata describes what the integration connects to, through its credential.

@@ -40,6 +40,7 @@ func New(d Deps) *Service {
 	for k, v := range builtinDescribers() {
 		s.describers[k] = v
 	}
+	s.describers["internal_sql_database"] = s.describeDocuments
 	for k, v := range d.Describers {
 		s.describers[k] = v
 	}
