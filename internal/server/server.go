@@ -261,7 +261,7 @@ func New(d Deps) (*Server, error) {
 	documentsSvc := documents.New(documents.Deps{DB: d.DB, DatabaseURL: cfg.DatabaseURL, Files: files, Box: box,
 		Secrets: credentials.NewOpener(d.DB, box), Guard: guard, Logger: d.Logger})
 	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
-		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files))
+		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers})
 	reviewsSvc.SetEngine(engine)
@@ -417,18 +417,36 @@ func New(d Deps) (*Server, error) {
 // that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
 // humanReview is the human_review executor, which needs the database and the queue.
 func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
-	spill executors.Spill) executors.Set {
+	spill executors.Spill, creds executors.Credentials) executors.Set {
 	set := executors.Set{
 		"sql_query":    executors.SQLQuery(sqlConnect, spill),
 		"transform":    executors.Transform(),
 		"condition":    executors.Condition(),
 		"delay":        executors.Delay(time.Now),
-		"http_request": executors.HTTPRequest(outbound),
+		"http_request": executors.HTTPRequest(outbound, creds),
 		"email":        executors.Email(mailDeps),
 		"human_review": humanReview,
 	}
 	set["llm"] = executors.Unavailable("llm", "its executor is not part of this release")
 	return set
+}
+
+// credentialsFor opens the organization's credentials for the tasks that authenticate with them.
+func credentialsFor(o *credentials.Opener) executors.Credentials {
+	return func(ctx context.Context, org, id uuid.UUID) (executors.Credential, error) {
+		sec, err := o.Open(ctx, org, id)
+		if errors.Is(err, credentials.ErrNotFound) {
+			return executors.Credential{}, executors.ErrNoCredential
+		}
+		if err != nil {
+			return executors.Credential{}, err
+		}
+		c := executors.Credential{Provider: sec.Provider, Data: sec.Data}
+		if sec.CredentialType != nil {
+			c.Type = *sec.CredentialType
+		}
+		return c, nil
+	}
 }
 
 // spillTo stores large task results under the organization's prefix, as storage:// resolves them.

@@ -27,14 +27,10 @@ const defaultHTTPTimeout = 30 * time.Second
 // outbound client: the target is the tenant's choice. Each request carries the attempt's key as
 // Idempotency-Key. 2xx and 3xx complete the attempt; 408, 429 and 5xx fail it and the task's retry
 // applies; other statuses fail the task at once, as a repeat would get the same answer.
-func HTTPRequest(client *http.Client) Executor {
+func HTTPRequest(client *http.Client, creds Credentials) Executor {
 	client = unbounded(client)
 	return Func(func(ctx context.Context, in Input) (Result, error) {
 		p := in.Task.Parameters
-		if id, ok := p["credential_id"].(string); ok && id != "" {
-			return Result{}, Permanent(errors.New("credential_id: HTTP requests do not apply credentials yet; " +
-				"set the Authorization header in headers instead"))
-		}
 		timeout := defaultHTTPTimeout
 		if s, ok := p["timeout_seconds"].(float64); ok && s > 0 {
 			timeout = time.Duration(s * float64(time.Second))
@@ -44,6 +40,11 @@ func HTTPRequest(client *http.Client) Executor {
 		req, err := newRequest(ctx, p, in.Key)
 		if err != nil {
 			return Result{}, Permanent(err)
+		}
+		if id, ok := p["credential_id"].(string); ok && id != "" {
+			if err := authenticate(ctx, creds, in, req, id); err != nil {
+				return Result{}, err
+			}
 		}
 		res, err := client.Do(req)
 		if err != nil {

@@ -32,7 +32,7 @@ func call(t *testing.T, client *http.Client, params map[string]any) (map[string]
 	raw, _ := json.Marshal(params)
 	var p map[string]any
 	_ = json.Unmarshal(raw, &p)
-	res, err := executors.HTTPRequest(client).Run(context.Background(), executors.Input{
+	res, err := executors.HTTPRequest(client, nil).Run(context.Background(), executors.Input{
 		Task: dsl.Task{Name: "call", Type: "http_request", Parameters: p}, Key: "exec/call/0"})
 	if err != nil {
 		return nil, err
@@ -172,7 +172,7 @@ func TestHTTPRequestLimits(t *testing.T) {
 		t.Fatalf("the timeout took %s", took)
 	}
 	_, err = call(t, allowLoopback(), map[string]any{"url": srv.URL, "credential_id": "0b6f2c56-3f43-4d39-9b8e-8d6c5e0f4a11"})
-	if err == nil || !executors.IsPermanent(err) || !strings.Contains(err.Error(), "do not apply credentials yet") {
+	if err == nil || !executors.IsPermanent(err) || !strings.Contains(err.Error(), "applies no credentials") {
 		t.Fatalf("credential: %v", err)
 	}
 }

@@ -68,8 +68,9 @@ func httpRequestType() Type {
 				"(and is retried per the task's retry policy); the task's own timeout still applies.", 600),
 				"default", 30),
 			"credential_id": uuidString("Id of one of the organization's credentials; its secret authenticates the " +
-				"request (for example as a bearer token or basic auth, depending on its provider). HTTP requests do " +
-				"not apply credentials yet: a task that names one fails; set the Authorization header in headers."),
+				"request: a credential with an api_key as a bearer token (Authorization: Bearer), one with a username " +
+				"and password as basic auth. An Authorization header set in headers wins. A credential of another " +
+				"kind, or one the organization does not have, fails the task."),
 		}, "url"),
 		Output: output("The response.", m{
 			"status":  integer("HTTP status code."),
