@@ -11,7 +11,10 @@ import (
 )
 
 // TestSecretNeverLogged runs the real binary at debug level through creates, a refused create, a
-// duplicate, an update and a delete, and greps everything it wrote for the secrets it was sent.
+// duplicate, an update and a delete, a SQL database's failing connection test, an e-mail service that
+// refuses the connection, an http_request task that authenticates with a credential and fails, and a
+// document import with a sql_query over it (which logs in as the organization's role), and greps
+// everything it wrote for the secrets it was sent and for the role's password.
 func TestSecretNeverLogged(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and starts the server binary")
@@ -20,7 +23,8 @@ func TestSecretNeverLogged(t *testing.T) {
 	bin := testkit.BuildServer(t)
 	db := testkit.DB(t)
 	token := testkit.SeedCaller(t, db)
-	p := testkit.Serve(t, bin, testkit.DSN(t, db), testkit.FreePort(t), "LOOPWORK_LOG_LEVEL=debug")
+	p := testkit.Serve(t, bin, testkit.DSN(t, db), testkit.FreePort(t), "LOOPWORK_LOG_LEVEL=debug",
+		"LOOPWORK_OUTBOUND_ALLOW=127.0.0.0/8")
 	api, err := platformapi.NewClientWithResponses(p.URL, platformapi.WithRequestEditorFn(
 		func(_ context.Context, r *http.Request) error {
 			r.Header.Set("Authorization", "Bearer "+token)
@@ -44,6 +48,7 @@ func TestSecretNeverLogged(t *testing.T) {
 	d, err := api.DeleteCredentialWithResponse(ctx, c.JSON201.Id)
 	testkit.Expect(t, d, err, http.StatusNoContent)
 
+	secrets = append(secrets, outsideSecrets(t, api, db)...)
 	logs := p.Logs()
 	if !strings.Contains(logs, "createCredential") && !strings.Contains(logs, "/api/credentials") {
 		t.Fatalf("the server logged no request at debug level, so this test proves nothing:\n%s", logs)
