@@ -37,7 +37,7 @@ func HTTPRequest(client *http.Client, creds Credentials) Executor {
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		req, err := newRequest(ctx, p, in.Key)
+		req, err := newRequest(ctx, p, in.Key, in.Data)
 		if err != nil {
 			return Result{}, Permanent(err)
 		}
@@ -87,7 +87,7 @@ func unbounded(c *http.Client) *http.Client {
 
 // newRequest builds the request of the task's parameters, which the flow's validation has checked
 // against the schema; what it still refuses cannot succeed on a retry.
-func newRequest(ctx context.Context, p map[string]any, key string) (*http.Request, error) {
+func newRequest(ctx context.Context, p map[string]any, key string, input any) (*http.Request, error) {
 	raw, _ := p["url"].(string)
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -106,7 +106,12 @@ func newRequest(ctx context.Context, p map[string]any, key string) (*http.Reques
 	}
 	var body io.Reader
 	contentType := ""
-	if b, present := p["body"]; present && b != nil && method != http.MethodGet && method != http.MethodHead {
+	b, present := p["body"]
+	if !present && (method == http.MethodPost || method == http.MethodPut || method == http.MethodPatch) {
+		// No body given: what the task received is what it sends on.
+		b, present = input, input != nil
+	}
+	if present && b != nil && method != http.MethodGet && method != http.MethodHead {
 		if s, isString := b.(string); isString {
 			body = strings.NewReader(s)
 		} else {

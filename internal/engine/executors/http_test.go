@@ -189,3 +189,23 @@ func TestHTTPRequestRefusesPrivateTargets(t *testing.T) {
 		t.Fatalf("error %v, server hit %v", err, hit.Load())
 	}
 }
+
+// TestHTTPRequestSendsItsInput: a POST without a body sends the task's input as JSON.
+func TestHTTPRequestSendsItsInput(t *testing.T) {
+	t.Parallel()
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- r.Header.Get("Content-Type") + " " + string(b)
+	}))
+	defer srv.Close()
+	_, err := executors.HTTPRequest(allowLoopback(), nil).Run(context.Background(), executors.Input{
+		Task: dsl.Task{Name: "post", Type: "http_request", Parameters: map[string]any{"url": srv.URL, "method": "POST"}},
+		Key:  "exec/post/0", Data: map[string]any{"extract": map[string]any{"total": 12.5}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != `application/json {"extract":{"total":12.5}}` {
+		t.Fatalf("sent %s", s)
+	}
+}

@@ -63,7 +63,8 @@ func httpRequestType() Type {
 			"headers": stringMap("Request headers, name to value (an Authorization header included)."),
 			"query":   stringMap("Query string parameters, name to value; added to those already in url."),
 			"body": anyValue("Request body. A string is sent as it is (set Content-Type in headers); any other " +
-				"value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD."),
+				"value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD. Omitted for " +
+				"POST, PUT and PATCH, the task's input is sent as JSON." + inputNote),
 			"timeout_seconds": with(seconds("Seconds to wait for the whole response before the attempt fails "+
 				"(and is retried per the task's retry policy); the task's own timeout still applies.", 600),
 				"default", 30),
