@@ -150,8 +150,8 @@ func (b *builder) extract(s step, confidence bool) {
 		"description": "How sure the extraction is, from 0 to 1."}
 	required = append(required, "confidence")
 	name := b.add("extract", "llm", s.clause, map[string]any{
-		"system": "You extract data from documents and messages. Answer with JSON only.",
-		"prompt": "Extract the " + strings.Join(fields, ", ") + " from this input, with your confidence from 0 to 1:\n\n{{ . }}",
+		"system":        "You extract data from documents and messages. Answer with JSON only.",
+		"prompt":        "Extract the " + strings.Join(fields, ", ") + " from this input, with your confidence from 0 to 1:\n\n{{ . }}",
 		"output_schema": map[string]any{"type": "object", "properties": props, "required": required},
 		"temperature":   0,
 	})
