@@ -4080,9 +4080,6 @@ type Forbidden = ErrorResponse
 // NotFound defines model for NotFound.
 type NotFound = ErrorResponse
 
-// NotImplemented defines model for NotImplemented.
-type NotImplemented = ErrorResponse
-
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = ErrorResponse
 
@@ -5703,7 +5700,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/users/{id}/deactivate (the `AdminDeactivateUser` operationId).
 	AdminDeactivateUser(ctx context.Context, id UserIdPath, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListConversations List conversations (not available yet)
+	// ListConversations List conversations
 	//
 	// Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 	// users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -5711,7 +5708,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/agent/conversations (the `ListConversations` operationId).
 	ListConversations(ctx context.Context, params *ListConversationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartConversationWithBody Start a conversation (not available yet)
+	// StartConversationWithBody Start a conversation
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -5729,7 +5726,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StartConversation Start a conversation (not available yet)
+	// StartConversation Start a conversation
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -5747,7 +5744,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversation(ctx context.Context, body StartConversationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteConversation Delete a conversation (not available yet)
+	// DeleteConversation Delete a conversation
 	//
 	// Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 	// edited is not touched. A reply that is still streaming is cancelled first.
@@ -5755,14 +5752,14 @@ type ClientInterface interface {
 	// Corresponds with DELETE /api/agent/conversations/{id} (the `DeleteConversation` operationId).
 	DeleteConversation(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetConversation Get a conversation (not available yet)
+	// GetConversation Get a conversation
 	//
 	// Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 	//
 	// Corresponds with GET /api/agent/conversations/{id} (the `GetConversation` operationId).
 	GetConversation(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateConversationPhaseWithBody Change the conversation phase (not available yet)
+	// UpdateConversationPhaseWithBody Change the conversation phase
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -5774,7 +5771,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithBody(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateConversationPhase Change the conversation phase (not available yet)
+	// UpdateConversationPhase Change the conversation phase
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -5786,7 +5783,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhase(ctx context.Context, id ConversationId, body UpdateConversationPhaseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StreamConversationChatWithBody Send a message and stream the agent's reply (not available yet)
+	// StreamConversationChatWithBody Send a message and stream the agent's reply
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -5831,7 +5828,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithBody(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
+	// StreamConversationChat Send a message and stream the agent's reply
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -5876,7 +5873,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChat(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListConversationMessages List the messages of a conversation (not available yet)
+	// ListConversationMessages List the messages of a conversation
 	//
 	// Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 	// `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -5885,7 +5882,7 @@ type ClientInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id}/messages (the `ListConversationMessages` operationId).
 	ListConversationMessages(ctx context.Context, id ConversationId, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RunDirectAgentWithBody Call an agent directly (not available yet)
+	// RunDirectAgentWithBody Call an agent directly
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -5900,7 +5897,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RunDirectAgent Call an agent directly (not available yet)
+	// RunDirectAgent Call an agent directly
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -7669,7 +7666,7 @@ func (c *Client) AdminDeactivateUser(ctx context.Context, id UserIdPath, reqEdit
 	return c.Client.Do(req)
 }
 
-// ListConversations List conversations (not available yet)
+// ListConversations List conversations
 //
 // Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 // users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -7687,7 +7684,7 @@ func (c *Client) ListConversations(ctx context.Context, params *ListConversation
 	return c.Client.Do(req)
 }
 
-// StartConversationWithBody Start a conversation (not available yet)
+// StartConversationWithBody Start a conversation
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -7715,7 +7712,7 @@ func (c *Client) StartConversationWithBody(ctx context.Context, contentType stri
 	return c.Client.Do(req)
 }
 
-// StartConversation Start a conversation (not available yet)
+// StartConversation Start a conversation
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -7743,7 +7740,7 @@ func (c *Client) StartConversation(ctx context.Context, body StartConversationJS
 	return c.Client.Do(req)
 }
 
-// DeleteConversation Delete a conversation (not available yet)
+// DeleteConversation Delete a conversation
 //
 // Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 // edited is not touched. A reply that is still streaming is cancelled first.
@@ -7761,7 +7758,7 @@ func (c *Client) DeleteConversation(ctx context.Context, id ConversationId, reqE
 	return c.Client.Do(req)
 }
 
-// GetConversation Get a conversation (not available yet)
+// GetConversation Get a conversation
 //
 // Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 //
@@ -7778,7 +7775,7 @@ func (c *Client) GetConversation(ctx context.Context, id ConversationId, reqEdit
 	return c.Client.Do(req)
 }
 
-// UpdateConversationPhaseWithBody Change the conversation phase (not available yet)
+// UpdateConversationPhaseWithBody Change the conversation phase
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -7800,7 +7797,7 @@ func (c *Client) UpdateConversationPhaseWithBody(ctx context.Context, id Convers
 	return c.Client.Do(req)
 }
 
-// UpdateConversationPhase Change the conversation phase (not available yet)
+// UpdateConversationPhase Change the conversation phase
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -7822,7 +7819,7 @@ func (c *Client) UpdateConversationPhase(ctx context.Context, id ConversationId,
 	return c.Client.Do(req)
 }
 
-// StreamConversationChatWithBody Send a message and stream the agent's reply (not available yet)
+// StreamConversationChatWithBody Send a message and stream the agent's reply
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -7877,7 +7874,7 @@ func (c *Client) StreamConversationChatWithBody(ctx context.Context, id Conversa
 	return c.Client.Do(req)
 }
 
-// StreamConversationChat Send a message and stream the agent's reply (not available yet)
+// StreamConversationChat Send a message and stream the agent's reply
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -7932,7 +7929,7 @@ func (c *Client) StreamConversationChat(ctx context.Context, id ConversationId, 
 	return c.Client.Do(req)
 }
 
-// ListConversationMessages List the messages of a conversation (not available yet)
+// ListConversationMessages List the messages of a conversation
 //
 // Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 // `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -7951,7 +7948,7 @@ func (c *Client) ListConversationMessages(ctx context.Context, id ConversationId
 	return c.Client.Do(req)
 }
 
-// RunDirectAgentWithBody Call an agent directly (not available yet)
+// RunDirectAgentWithBody Call an agent directly
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -7976,7 +7973,7 @@ func (c *Client) RunDirectAgentWithBody(ctx context.Context, contentType string,
 	return c.Client.Do(req)
 }
 
-// RunDirectAgent Call an agent directly (not available yet)
+// RunDirectAgent Call an agent directly
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -17553,7 +17550,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/users/{id}/deactivate (the `AdminDeactivateUser` operationId).
 	AdminDeactivateUserWithResponse(ctx context.Context, id UserIdPath, reqEditors ...RequestEditorFn) (*AdminDeactivateUserResponse, error)
 
-	// ListConversationsWithResponse List conversations (not available yet)
+	// ListConversationsWithResponse List conversations
 	//
 	// Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 	// users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -17563,7 +17560,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations (the `ListConversations` operationId).
 	ListConversationsWithResponse(ctx context.Context, params *ListConversationsParams, reqEditors ...RequestEditorFn) (*ListConversationsResponse, error)
 
-	// StartConversationWithBodyWithResponse Start a conversation (not available yet)
+	// StartConversationWithBodyWithResponse Start a conversation
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -17581,7 +17578,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartConversationResponse, error)
 
-	// StartConversationWithResponse Start a conversation (not available yet)
+	// StartConversationWithResponse Start a conversation
 	//
 	// Starts a new conversation of the caller with the workflow agent.
 	//
@@ -17599,7 +17596,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations (the `StartConversation` operationId).
 	StartConversationWithResponse(ctx context.Context, body StartConversationJSONRequestBody, reqEditors ...RequestEditorFn) (*StartConversationResponse, error)
 
-	// DeleteConversationWithResponse Delete a conversation (not available yet)
+	// DeleteConversationWithResponse Delete a conversation
 	//
 	// Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 	// edited is not touched. A reply that is still streaming is cancelled first.
@@ -17609,7 +17606,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /api/agent/conversations/{id} (the `DeleteConversation` operationId).
 	DeleteConversationWithResponse(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*DeleteConversationResponse, error)
 
-	// GetConversationWithResponse Get a conversation (not available yet)
+	// GetConversationWithResponse Get a conversation
 	//
 	// Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 	//
@@ -17618,7 +17615,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id} (the `GetConversation` operationId).
 	GetConversationWithResponse(ctx context.Context, id ConversationId, reqEditors ...RequestEditorFn) (*GetConversationResponse, error)
 
-	// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase (not available yet)
+	// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -17630,7 +17627,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithBodyWithResponse(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateConversationPhaseResponse, error)
 
-	// UpdateConversationPhaseWithResponse Change the conversation phase (not available yet)
+	// UpdateConversationPhaseWithResponse Change the conversation phase
 	//
 	// Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 	// same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -17642,7 +17639,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/agent/conversations/{id} (the `UpdateConversationPhase` operationId).
 	UpdateConversationPhaseWithResponse(ctx context.Context, id ConversationId, body UpdateConversationPhaseJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateConversationPhaseResponse, error)
 
-	// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply (not available yet)
+	// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -17687,7 +17684,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithBodyWithResponse(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
 
-	// StreamConversationChatWithResponse Send a message and stream the agent's reply (not available yet)
+	// StreamConversationChatWithResponse Send a message and stream the agent's reply
 	//
 	// Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 	// as server-sent events (`text/event-stream`).
@@ -17732,7 +17729,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
 	StreamConversationChatWithResponse(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
 
-	// ListConversationMessagesWithResponse List the messages of a conversation (not available yet)
+	// ListConversationMessagesWithResponse List the messages of a conversation
 	//
 	// Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 	// `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -17743,7 +17740,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/conversations/{id}/messages (the `ListConversationMessages` operationId).
 	ListConversationMessagesWithResponse(ctx context.Context, id ConversationId, params *ListConversationMessagesParams, reqEditors ...RequestEditorFn) (*ListConversationMessagesResponse, error)
 
-	// RunDirectAgentWithBodyWithResponse Call an agent directly (not available yet)
+	// RunDirectAgentWithBodyWithResponse Call an agent directly
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -17758,7 +17755,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/agent/direct (the `RunDirectAgent` operationId).
 	RunDirectAgentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunDirectAgentResponse, error)
 
-	// RunDirectAgentWithResponse Call an agent directly (not available yet)
+	// RunDirectAgentWithResponse Call an agent directly
 	//
 	// Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 	// storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -20441,8 +20438,6 @@ type ListConversationsResponse struct {
 	JSON401 *Unauthorized
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20460,11 +20455,6 @@ func (r ListConversationsResponse) GetJSON401() *Unauthorized {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListConversationsResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListConversationsResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20514,8 +20504,6 @@ type StartConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20543,11 +20531,6 @@ func (r StartConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r StartConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r StartConversationResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20593,8 +20576,6 @@ type DeleteConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20612,11 +20593,6 @@ func (r DeleteConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r DeleteConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r DeleteConversationResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20664,8 +20640,6 @@ type GetConversationResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20688,11 +20662,6 @@ func (r GetConversationResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r GetConversationResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r GetConversationResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20742,8 +20711,6 @@ type UpdateConversationPhaseResponse struct {
 	JSON409 *Conflict
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20771,11 +20738,6 @@ func (r UpdateConversationPhaseResponse) GetJSON409() *Conflict {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r UpdateConversationPhaseResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r UpdateConversationPhaseResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20835,8 +20797,6 @@ type StreamConversationChatResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -20868,11 +20828,6 @@ func (r StreamConversationChatResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r StreamConversationChatResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r StreamConversationChatResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20920,8 +20875,6 @@ type ListConversationMessagesResponse struct {
 	JSON404 *NotFound
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ValidationFailed
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20944,11 +20897,6 @@ func (r ListConversationMessagesResponse) GetJSON404() *NotFound {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r ListConversationMessagesResponse) GetJSON422() *ValidationFailed {
 	return r.JSON422
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r ListConversationMessagesResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21001,8 +20949,6 @@ type RunDirectAgentResponse struct {
 	JSON422 *ValidationFailed
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
-	// JSON501 the response for an HTTP 501 `application/json` response
-	JSON501 *NotImplemented
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -21027,11 +20973,6 @@ func (r RunDirectAgentResponse) GetJSON422() *ValidationFailed {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r RunDirectAgentResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
-}
-
-// GetJSON501 returns the response for an HTTP 501 `application/json` response
-func (r RunDirectAgentResponse) GetJSON501() *NotImplemented {
-	return r.JSON501
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -29038,7 +28979,7 @@ func (c *ClientWithResponses) AdminDeactivateUserWithResponse(ctx context.Contex
 	return ParseAdminDeactivateUserResponse(rsp)
 }
 
-// ListConversationsWithResponse List conversations (not available yet)
+// ListConversationsWithResponse List conversations
 //
 // Lists the caller's own conversations, newest first (by `created_at`, then by `id`). Conversations of other
 // users are never listed. `total` counts every conversation that matches the filter, not only the page.
@@ -29054,7 +28995,7 @@ func (c *ClientWithResponses) ListConversationsWithResponse(ctx context.Context,
 	return ParseListConversationsResponse(rsp)
 }
 
-// StartConversationWithBodyWithResponse Start a conversation (not available yet)
+// StartConversationWithBodyWithResponse Start a conversation
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -29078,7 +29019,7 @@ func (c *ClientWithResponses) StartConversationWithBodyWithResponse(ctx context.
 	return ParseStartConversationResponse(rsp)
 }
 
-// StartConversationWithResponse Start a conversation (not available yet)
+// StartConversationWithResponse Start a conversation
 //
 // Starts a new conversation of the caller with the workflow agent.
 //
@@ -29102,7 +29043,7 @@ func (c *ClientWithResponses) StartConversationWithResponse(ctx context.Context,
 	return ParseStartConversationResponse(rsp)
 }
 
-// DeleteConversationWithResponse Delete a conversation (not available yet)
+// DeleteConversationWithResponse Delete a conversation
 //
 // Deletes one of the caller's conversations and all of its messages, permanently. The flow the conversation
 // edited is not touched. A reply that is still streaming is cancelled first.
@@ -29118,7 +29059,7 @@ func (c *ClientWithResponses) DeleteConversationWithResponse(ctx context.Context
 	return ParseDeleteConversationResponse(rsp)
 }
 
-// GetConversationWithResponse Get a conversation (not available yet)
+// GetConversationWithResponse Get a conversation
 //
 // Returns one of the caller's conversations. A conversation of another user answers 404 like a missing one.
 //
@@ -29133,7 +29074,7 @@ func (c *ClientWithResponses) GetConversationWithResponse(ctx context.Context, i
 	return ParseGetConversationResponse(rsp)
 }
 
-// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase (not available yet)
+// UpdateConversationPhaseWithBodyWithResponse Change the conversation phase
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -29151,7 +29092,7 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithBodyWithResponse(ctx co
 	return ParseUpdateConversationPhaseResponse(rsp)
 }
 
-// UpdateConversationPhaseWithResponse Change the conversation phase (not available yet)
+// UpdateConversationPhaseWithResponse Change the conversation phase
 //
 // Sets the phase of one of the caller's conversations. Both directions are allowed: `plan` to `build` (the
 // same effect as the `confirm_plan` action, without a transition message) and `build` back to `plan` (to
@@ -29169,7 +29110,7 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithResponse(ctx context.Co
 	return ParseUpdateConversationPhaseResponse(rsp)
 }
 
-// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply (not available yet)
+// StreamConversationChatWithBodyWithResponse Send a message and stream the agent's reply
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -29220,7 +29161,7 @@ func (c *ClientWithResponses) StreamConversationChatWithBodyWithResponse(ctx con
 	return ParseStreamConversationChatResponse(rsp)
 }
 
-// StreamConversationChatWithResponse Send a message and stream the agent's reply (not available yet)
+// StreamConversationChatWithResponse Send a message and stream the agent's reply
 //
 // Sends one user message (text or action) to one of the caller's conversations and streams the agent's reply
 // as server-sent events (`text/event-stream`).
@@ -29271,7 +29212,7 @@ func (c *ClientWithResponses) StreamConversationChatWithResponse(ctx context.Con
 	return ParseStreamConversationChatResponse(rsp)
 }
 
-// ListConversationMessagesWithResponse List the messages of a conversation (not available yet)
+// ListConversationMessagesWithResponse List the messages of a conversation
 //
 // Returns the stored messages of one of the caller's conversations, oldest first (by `created_at`, then by
 // `id`), one page at a time. Transient `status` messages of the chat stream are not stored and never appear
@@ -29288,7 +29229,7 @@ func (c *ClientWithResponses) ListConversationMessagesWithResponse(ctx context.C
 	return ParseListConversationMessagesResponse(rsp)
 }
 
-// RunDirectAgentWithBodyWithResponse Call an agent directly (not available yet)
+// RunDirectAgentWithBodyWithResponse Call an agent directly
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -29309,7 +29250,7 @@ func (c *ClientWithResponses) RunDirectAgentWithBodyWithResponse(ctx context.Con
 	return ParseRunDirectAgentResponse(rsp)
 }
 
-// RunDirectAgentWithResponse Call an agent directly (not available yet)
+// RunDirectAgentWithResponse Call an agent directly
 //
 // Runs one agent on one prompt and returns its whole output at once, without a conversation and without
 // storing anything (stateless). `agent_type` picks the agent: `WORKFLOW_BUILDER` (default) proposes or edits
@@ -32650,13 +32591,6 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32718,13 +32652,6 @@ func ParseStartConversationResponse(rsp *http.Response) (*StartConversationRespo
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32774,13 +32701,6 @@ func ParseDeleteConversationResponse(rsp *http.Response) (*DeleteConversationRes
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32835,13 +32755,6 @@ func ParseGetConversationResponse(rsp *http.Response) (*GetConversationResponse,
 			return nil, err
 		}
 		response.JSON422 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -32904,13 +32817,6 @@ func ParseUpdateConversationPhaseResponse(rsp *http.Response) (*UpdateConversati
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -32971,13 +32877,6 @@ func ParseStreamConversationChatResponse(rsp *http.Response) (*StreamConversatio
 			return nil, err
 		}
 		response.JSON429 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33056,13 +32955,6 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		}
 		response.JSON422 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33116,13 +33008,6 @@ func ParseRunDirectAgentResponse(rsp *http.Response) (*RunDirectAgentResponse, e
 			return nil, err
 		}
 		response.JSON429 = &dest
-
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 501:
-		var dest NotImplemented
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON501 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39318,28 +39203,28 @@ type ServerInterface interface {
 	// AdminDeactivateUser Deactivate a user
 	// (POST /api/admin/users/{id}/deactivate)
 	AdminDeactivateUser(ctx echo.Context, id UserIdPath) error
-	// ListConversations List conversations (not available yet)
+	// ListConversations List conversations
 	// (GET /api/agent/conversations)
 	ListConversations(ctx echo.Context, params ListConversationsParams) error
-	// StartConversation Start a conversation (not available yet)
+	// StartConversation Start a conversation
 	// (POST /api/agent/conversations)
 	StartConversation(ctx echo.Context) error
-	// DeleteConversation Delete a conversation (not available yet)
+	// DeleteConversation Delete a conversation
 	// (DELETE /api/agent/conversations/{id})
 	DeleteConversation(ctx echo.Context, id ConversationId) error
-	// GetConversation Get a conversation (not available yet)
+	// GetConversation Get a conversation
 	// (GET /api/agent/conversations/{id})
 	GetConversation(ctx echo.Context, id ConversationId) error
-	// UpdateConversationPhase Change the conversation phase (not available yet)
+	// UpdateConversationPhase Change the conversation phase
 	// (PATCH /api/agent/conversations/{id})
 	UpdateConversationPhase(ctx echo.Context, id ConversationId) error
-	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
+	// StreamConversationChat Send a message and stream the agent's reply
 	// (POST /api/agent/conversations/{id}/chat/stream)
 	StreamConversationChat(ctx echo.Context, id ConversationId) error
-	// ListConversationMessages List the messages of a conversation (not available yet)
+	// ListConversationMessages List the messages of a conversation
 	// (GET /api/agent/conversations/{id}/messages)
 	ListConversationMessages(ctx echo.Context, id ConversationId, params ListConversationMessagesParams) error
-	// RunDirectAgent Call an agent directly (not available yet)
+	// RunDirectAgent Call an agent directly
 	// (POST /api/agent/direct)
 	RunDirectAgent(ctx echo.Context) error
 	// TranscribeAudio Transcribe audio to text
@@ -42440,8 +42325,6 @@ type ForbiddenJSONResponse ErrorResponse
 
 type NotFoundJSONResponse ErrorResponse
 
-type NotImplementedJSONResponse ErrorResponse
-
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 }
@@ -43935,20 +43818,6 @@ func (response ListConversations422JSONResponse) VisitListConversationsResponse(
 	return err
 }
 
-type ListConversations501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListConversations501JSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListConversationsdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44044,20 +43913,6 @@ func (response StartConversation422JSONResponse) VisitStartConversationResponse(
 	return err
 }
 
-type StartConversation501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response StartConversation501JSONResponse) VisitStartConversationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type StartConversationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44129,20 +43984,6 @@ func (response DeleteConversation422JSONResponse) VisitDeleteConversationRespons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type DeleteConversation501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response DeleteConversation501JSONResponse) VisitDeleteConversationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44224,20 +44065,6 @@ func (response GetConversation422JSONResponse) VisitGetConversationResponse(w ht
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetConversation501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response GetConversation501JSONResponse) VisitGetConversationResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44334,20 +44161,6 @@ func (response UpdateConversationPhase422JSONResponse) VisitUpdateConversationPh
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UpdateConversationPhase501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UpdateConversationPhase501JSONResponse) VisitUpdateConversationPhaseResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44502,20 +44315,6 @@ func (response StreamConversationChat429JSONResponse) VisitStreamConversationCha
 	return err
 }
 
-type StreamConversationChat501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response StreamConversationChat501JSONResponse) VisitStreamConversationChatResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type StreamConversationChatdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -44594,20 +44393,6 @@ func (response ListConversationMessages422JSONResponse) VisitListConversationMes
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(422)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListConversationMessages501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response ListConversationMessages501JSONResponse) VisitListConversationMessagesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -44692,20 +44477,6 @@ func (response RunDirectAgent429JSONResponse) VisitRunDirectAgentResponse(w http
 		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
 	}
 	w.WriteHeader(429)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type RunDirectAgent501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response RunDirectAgent501JSONResponse) VisitRunDirectAgentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54039,28 +53810,28 @@ type StrictServerInterface interface {
 	// AdminDeactivateUser Deactivate a user
 	// (POST /api/admin/users/{id}/deactivate)
 	AdminDeactivateUser(ctx context.Context, request AdminDeactivateUserRequestObject) (AdminDeactivateUserResponseObject, error)
-	// ListConversations List conversations (not available yet)
+	// ListConversations List conversations
 	// (GET /api/agent/conversations)
 	ListConversations(ctx context.Context, request ListConversationsRequestObject) (ListConversationsResponseObject, error)
-	// StartConversation Start a conversation (not available yet)
+	// StartConversation Start a conversation
 	// (POST /api/agent/conversations)
 	StartConversation(ctx context.Context, request StartConversationRequestObject) (StartConversationResponseObject, error)
-	// DeleteConversation Delete a conversation (not available yet)
+	// DeleteConversation Delete a conversation
 	// (DELETE /api/agent/conversations/{id})
 	DeleteConversation(ctx context.Context, request DeleteConversationRequestObject) (DeleteConversationResponseObject, error)
-	// GetConversation Get a conversation (not available yet)
+	// GetConversation Get a conversation
 	// (GET /api/agent/conversations/{id})
 	GetConversation(ctx context.Context, request GetConversationRequestObject) (GetConversationResponseObject, error)
-	// UpdateConversationPhase Change the conversation phase (not available yet)
+	// UpdateConversationPhase Change the conversation phase
 	// (PATCH /api/agent/conversations/{id})
 	UpdateConversationPhase(ctx context.Context, request UpdateConversationPhaseRequestObject) (UpdateConversationPhaseResponseObject, error)
-	// StreamConversationChat Send a message and stream the agent's reply (not available yet)
+	// StreamConversationChat Send a message and stream the agent's reply
 	// (POST /api/agent/conversations/{id}/chat/stream)
 	StreamConversationChat(ctx context.Context, request StreamConversationChatRequestObject) (StreamConversationChatResponseObject, error)
-	// ListConversationMessages List the messages of a conversation (not available yet)
+	// ListConversationMessages List the messages of a conversation
 	// (GET /api/agent/conversations/{id}/messages)
 	ListConversationMessages(ctx context.Context, request ListConversationMessagesRequestObject) (ListConversationMessagesResponseObject, error)
-	// RunDirectAgent Call an agent directly (not available yet)
+	// RunDirectAgent Call an agent directly
 	// (POST /api/agent/direct)
 	RunDirectAgent(ctx context.Context, request RunDirectAgentRequestObject) (RunDirectAgentResponseObject, error)
 	// TranscribeAudio Transcribe audio to text
@@ -58675,934 +58446,933 @@ var swaggerSpec = []string{
 	"O8Eu99l/iZ2SjAqjGc7hQs2YUoZfKaKY0NMRGiMXBc9+L+ps76o2VWRVWRpJXmmjwDbMEZTUmq1ZpgmM",
 	"ADr8fOS/E+zDhmVmG4PUTMZfnp9PwBJCBZEbZo0rZtbpHeUFNVqVUcDMllOsvGPwzhOSCqln3IzMqC4M",
 	"hIePyeg7Wc55njPxeZfE2dbhVJBcMjQp0MLcvUC7HxuQ+aPU38lK5J974yhZlVlAIPtg1B5ZkjkrpFiC",
-	"ryBm3HdEv6gn/POR/qPUJFhpsmP6srEhnNPB7As4CpnM2f4OIZXQvCBcE65gQG+l/IGKnWUx6vON6I05",
-	"hKAuEfYhYyxn+SUpmS53XhByWoW5oBTLpMjBcJa+Ma3Orkwr0MFXjObWeRU82mfk1/YbWpIt5drJDtAp",
-	"F8tp7J6oVQ+4KQSt9EqW/NfPufg/oJ0tIWtamKuW5QlhHzbmLjb7tmR38pbloQ0VlrY2H3xHefGABH//",
-	"9u3rlm2ij08vgAJSWwwuSZozTXmREkV3RmRiJSNU5GS72k3hWla1Ze8qy9hG/yzLWyOjGzEC6W12iK0U",
-	"oeaq2khzU23tK5ckBek+tP2NN1IpPi92hOXcHKr5zstBE2KOFr3Dy44SwbaoRFiXg9krphNWao73NO0i",
-	"qtia8aUUiJs5gmDjMmH03L+PWs9G7/dEqGTUIh+6zHP4mxavA1JQONtfCiC//oA5BWaAZJzaMaWJMxwn",
-	"JGX5kinURi0paBI1pKyZMkL4DB90DximuTlOaPM+JiHW0qVv1+ppfw7eR4jDzfG1zHdxtZYujXAARni3",
-	"2MDxMz11NEN3fl/ybEVS9IqoFd0wspDmSlMXNyIFd4iRfc1bdq+nZPw8+NlyVqNtTxKSWps5Wr/B8a5S",
-	"MrYn/C1Vt6/hN2x+I1KqVLVm+az20adkfIU/vva/ua+DQDFT1XpNy11KxnA2r/Gf0MacsBsBdli32wK6",
-	"31TCnbGQ7OmN6NjuHVvAzPMtF6BZ2K9fkPhkdUxJQmIjNxPSGqIsSXw0SPTeMcqtp+wQf8MtBD61j+4T",
-	"n2CX200dzqSlr3tfxx19Zr43dFdIClNOBcGPEnt+Lu02xv0Ll7/bxWRRynVz45uxSMFeLUYXfz88UR37",
-	"fPQxOfxedLv3vhXd9b1vtY9A7wvxQzD6+N4sQg5uwWtNdaUCtax5NhQ8jjkO8UVSbXKqmUoClYqjS27J",
-	"75hAZx4olpqtVe92jRD1QrM1sGr64QV+w5kF3T/9FgMn4d7m9GOI7sWuHjumIr5j8RncQyu5BQUI/JNj",
-	"o/GvudYsn5inWcFoSbiekrcN7xUTSy4YyVnGc+Y49R0tKqYILRkKG5ckk+u1FOiwMj8bdiG4WBoeY2YT",
-	"/FnmHyijpCCEpOqWbzYsh8MQmFu+PE9Ghkijk7mrdo/HeM/m/rh/pGvm7C3gkBxnVLEzxYTi2tmsGuad",
-	"L/vNOw2m4vuOLpy5/Jyo+XxVidv9JQtFxKIYwAX+qqT4yUz76OP7qGJo+nmEBjAmdEKo2KFTFRbrglCC",
-	"g4HYDsP3udJUaLsSJaNK2gUzCnIQmZCagaY3AtrRcgnRPSrF72gpi5lRSuG9HKdcygIceaoqdNCsZLoq",
-	"BdwZnRw/vNRgSBcNWseafcBPehkyCYlH6zlIH0CB/d00qim9EWMKRBLfGPXqPMERcyPeuoGCbawxADLe",
-	"rqj2QyX4M8vtFe5vKEc2WPUsJea2dIS4v/H9wVeZ2zrRrSek+BvbeT0nLpwJKXZrWSlyy3Z+MlO64bds",
-	"lxJU9Nz5MaqY0XdQhwFFmGcsIpkLKWa3bDegSwiVAFMfE+aIK3TZcJEQLW+ZICVblEytYEMVXNwSo3Ot",
-	"N86r0CPWOkKi87Phnc7qEiNpnIxDNgXVRhEE72i5oJnRpO+Y2h/7nCo2q8oiIsDMlSwqzci7Ny+9y8x9",
-	"t5SVZgrDB1zID8vJppoXPAvfsJNueHaCgSVCCmbki/o1jKIAboEa3koq7T5gxbWJlUdqLWxTsgX/AHIV",
-	"Wu9GF6OV1ht18fhxIeXGTMbUPppmcv2YbnhM4MPvdMlMemU76piChKTmw2mTjnhfrdW2HSf1GnQs+9/Y",
-	"7nnJqGaBQNFaK9A/g4Db5iI3Grd9gUMurPhddYXhsNpwFKsLWd5iDieIkOWljXQSjOXE2okrwX+p2NEX",
-	"WTKym2lGs0xWQseCCFprWFYMA1SYU9LdhrTfIGOwRqZBGEGaAM15YGa6ZbuJk8C8GTO0/cG25UpVNjLE",
-	"TICWIEkLpRmK3Y0YYxdhLMvljOZrLuxt1o44Vkwb0WYUjY8It1P3nd7YQV3ctbGF6rtkYQQuYG0oXSGX",
-	"48rfHMgNvXGm9gaUTJec3bGcFFSjtNqSI4CifEb1UCdb0t7JvRuX5wPcT8mooErPKuWJiapyIHtCdClM",
-	"lT1pUbp76VrLnC84y2fzXYyhS2IoItmKiiXLLR/MZJlfEooWCZ6DsBNsW4yuNBe+2inN1ul0dOAkt0/e",
-	"XsN2BPqQabSGxs81iS12YKmM6BGtI+8OaG3Pv6zpgtm9ZTvVoMuOuF+yN8cjTgWcJNPtOC22s7Rxnz37",
-	"gpRU5HJNzF3w1bOqLMzilzQzauxkSq6Z4S+aUEXSK2thhqW5IF8zWrIyBcmEK1CVBB5Kbl1CJdsUu+hu",
-	"AHJnh27ABS+VJk+eBuR49QS4QpOLPzuP9ILa7HEHHUPjOhYUbXKHVtEu+Zlb8hMXtMVi4ZWAbTWG1jzU",
-	"9qS1pjiJJHbglulm3C+50t1s+5VgEHlmFsUy74iURzfcyJXw9zCTAXRd+xzaxoDEBrIhJxkYspZgXJd5",
-	"52ArLTWNCKQ/el+PGQpZU52tILoYtmlhtmZCJPi6igImBWbC93UeDRdryN9umhwNiYtEw9F2L9KBe1W4",
-	"dUENTVYaY+HxTr1q7WHCODgWLZsHRtniX/+Bb9KfXWS5GTRccYGOZiQu7w8a25NFqCZrUAeEmQGy5qLS",
-	"bGKPOl8Qwe5QuPjnRTzsIm6swZYq5x68dMH/vHAmYB/k+3/W/XyvC68ZMGKu8i8Wf/szffrff/nXdJJg",
-	"emEml4Ir5gbyzzvyfndklO1Gbf2R0GP73Nl9deDhgy940x9MmFrJqshJtmLZ7T6fBefnzHDxGbyN2U3d",
-	"ntbDHti9MbUW0WXWYLyJs2vKBfEOr/qxHQsMMuKSjdiAI+OIznOlV9dMqbjrmmD+wxkXRGGjxKnJf5Gg",
-	"fONminnDM6bU7IC8/Nef34Lp30i+3WIvkQL1S3dzKCMIK5IVlK99AgpJVTW3FlbLtcEb+mGTJiTlFNyM",
-	"XKFbscpTMk4bF1MKrdeUF6aFHeqMO18A3Wxma6YpOoF9oJnNCklb+9mZrWXB0kuQBdJb86s1XqK9BIPC",
-	"l8IIOGBNwVn9689/u45eJxjuoQ5zfJx0y8fsG7Bg7wT/4CJoGiyAC/3Vs1FMSHMd8sjyveQLBrG2zhAb",
-	"9gt7BeNsxl98dX5OKlHY8FdnRoTYqi1X1ttxUFi0BteunfRqQ3+pXHz9WaUcFwfT/utX12/JY7PSj++e",
-	"PIYH/3VZUqHBz/lfGp9Ogyw5uBfhE1+ck9z8IheECwgm5XpHxj4Lcl6wiRsgmkNh6xBI0oOr5oBedtix",
-	"PLd6X2C2x5+i0SFmL/YK/ZVevVMxuTg8rA3qGvugsQvbK2NJ6OIx71QsIOvKntYIS0kMU+i28tskf2Vt",
-	"Z211qD6vQyflarP5wb3yMRnRKnLvXlU5Z0ZODQKmH9l9ry4JdSEBDdbSiAwIn0TX8RRRH+PDw+YuYjze",
-	"dGYDMfoESFgbDE2ysjEXd1zjOozR3Wo/ZZcKI92d9I7hdafLlzHRpxmt3sxISSGK2mpqU5dLM0ylMbx4",
-	"xsWACQGFweYFcvFgigqEi0d2XGPzm0ZJ1z4D+63zjGAQ7tjFlUM4GxfNq2wKV9Rx+/NkOfbY81gfxpgA",
-	"ao5n4kLs3W5vHPt2t91C6yGWFXKFvcUxIimhc6Px15FkK2odiA1nUkaFVTL3uVVEAYyL+y2fxKDN7VLL",
-	"9r/6PURlW7JRK/K72ktDZLyhSm1lmaOvWSl5cVOdn3+RtfLW4EcWV4Vds0gYyLeQ3b6ldeAlWVFVE9KI",
-	"gdm/Rls2K3eGBmZatN11dqZCgmMGPejl0Kbp3jGvS7kw6rd52s66aW4KWBAfQxLnWR1PP0ZIe379U0hV",
-	"230I5q/YJgHUFPfYkJqTsQtRIjnTkMYwia66GehM8V9Zlx4O+ZC/mkuFzHe635gXfHK2ng/46potKXyZ",
-	"jPF/HpMn58/+9OW/fpWQUlYiN7eaJE8hgmhNCzXpIMFmoX9MRiuqZijHR68JMO1pb2Uo5RYsMJoakdTK",
-	"M/h6zOFnrZKzTBbVWnQETdUR8bZZ/7ThV0u57f0k7EvTkIyttgLJdLld4yNMrUGf7WGFW6O1po0JToKN",
-	"+T6+p18j0EponW1u7SAzIAaRZAhCheySpPjP2ROMC4O/n6Iup6RRQx1sRskQLcMpdKXcHsemhl6F4aHF",
-	"QAYz2AMLibvuy3AZF2zLyhrxA86H4bDw+8TBHwhECjFbYMFZYQ0NqjGsI8bnYw6/7AkydMvTGlwwRdGF",
-	"pyJjRVcSAD61qAdM5EbDxnQAwFkhYEUI0DDAWnR8OH8G3TSkJ/wpKjb9ThHz0dlbUf0DNuoOkreBXBBM",
-	"XAcRp3tx8XOZ71wyUTLKufnOmguqMaFuTTcbQ20wn4ciroEeP4TO4OGA+DB8rSuc1zWwL7iI1HhrDGm1",
-	"TXVJBUKnzLSczSte5F3vvfVN38qvTUP7CR+WjgJn1+su4PgdtIJ3P/odufvRpi2bpfw4NDY7GElvxHNj",
-	"inqDt4P572sbHdeQ4PtBTeOTDoHawS7vvh3mdv8fZMKt4/IRohw9tF6nwB42Qhgs/Ehgqx8kwDcNAh2K",
-	"qfu2ETbsC2T87u3zSac+Gk8v4sPABCEGcRvrfFtyrZnwsdwnOXG6qLAdeRiY3rlTTOT9ZjG7utfYeE/H",
-	"7Znyhv/wqDk/zrHS3nT1ivlxJrihe5i+agccNM9EEcfBwWjJpRWujSLQxMI5JkrATp06HO2gtCxZ7uZZ",
-	"JUQWOWQSOqvqoECHGB+IiCybKLCNH7QLhovA25wU6tCUulsjdYJJuOL3DHzwM35E4IOZuWtdMrruzHPx",
-	"F3W/ym3XoIuyOAUF5WvE4fO4L9EADKo1W2+01bPmO0IhVJqVNmjex63irxCsCsEYZSWiBuSAGfYyGWhr",
-	"Myg7xPIgb7QFwFZWQhGzvIgYEmRnpmHCXybXDBK1+ndcwahis0HuImgKropLGwvLcZrcfK7pjswZ+tpY",
-	"TuiScuG8HdSoP6WeM6oJ+6AZaNM4l8MunCbo8HGprBYztTFH1onQznJtuvN/qVjFrIPOJsylkwABzSWX",
-	"uCkKPqSYVhDcbgNlLWyr2FTaGVch96ZGGYJnaTSDttmy7wA1TsDPXK/e0qW6ev3Cf6k7YcWSaRrUhmOz",
-	"XqWgRdqfstAiNLK/wouocRZC2hrLHT3r6Ed4XVDRqdiFroZNQcUlWcs760ttiFuY0miapOaUpyC5pyfo",
-	"eNjjDL7U0PSCB394fa8jR/O45OiMbTRiDcABUXLNNETnjSmsBUay7aXdT6Yu8T11mcfwgRQy8XwX/uob",
-	"B3eFPYxqggtccAB1sfCn+BtkJsAdBd5aMGZkK8kzFk9ZNoQcz22cqOeiFfyEJKTBXH67aazGzeiC3NiF",
-	"uhklwd/m93AL3Yw+xtkETtaDUIyfuhfFYN7ooDXiUd6gkxied2xMf2R78l9eWZzhOrA8PO+XIBeB4Qoz",
-	"PBGWmBYHL/aOe1pL2Lz2UubZiqwrpa3W1oaRb/pjCNysNnPVaUCJd8ndiGamSl7ShcZOXaJbOCrcwcdH",
-	"wHEddSQSeBDtKbFB5Vw02WjBIdzmqlASTf/Wgp1ztSkcWD5YiATbFjs3vhzG1JwNTAFDEmokYhxiGCG5",
-	"D13YH512cGO9XtGuXMONeYT0N+bd3hwXYSxZGENGlyVjaBAOxEpYRxtelsvpjbC3TvgZv/4iB8gRFZNY",
-	"psRybBf7DOx1bBP6m3fSBG/AG0EHXYDkDWY+N4ke++sd0CHIgn8wbSA7iPKiKg1fBtSFG1EySBrEtiUj",
-	"NiSG11qL7QtnN4GUMPjTNeAlkVuz5aR3kypG9Fa6CD6AY2qmq8I1m4zQABe7bsMV71ZtB5lSGvP4qewp",
-	"yGn2epPlLUJ7Q0wB5ngs0KUMb6BrVGSMzBkTDor5QW0s0bIR/V5md8p6wCJax7KbXUVIgZY1SECda2oW",
-	"CXyS0yEDH2TcabLBwMKT2IhDc0CAAnNKoEFoBbMK/ZE75mC4r9yKOvE5JA/5i6pQcRlDIOTEN3T31F9/",
-	"fuuh9m2AJMAs2GiqG+GChHk+adV3wf3nTgHXUVyV42xZbqSh6oBbqE9OQDtyp5wAdhW27WTte/LAqRu3",
-	"HTswiPgey1tIaY9trLG2jfcSM/4TzGQxBhqxkw2yZzUIiuXx3NOa1ZwoR1R09mELDrwdhlj126LncBZ5",
-	"j/vAHfHNpuAst0BmPE/9ieY+KC6QKX0kmD2H0xth9U7FNCbZe/TAS6teKSfBKM2Lwql9tah2v9SBbhP2",
-	"gbUrjaD0l5IK3XnqsQ3iNua5C6dvRUq1VMF1nWAez0HLGh+9JEsgBwK8BDmPBlGHNvD6//oDnKlyRgib",
-	"6z76gYqKFgRilcGema8h/rZ9Xe187RRD6paVDN8xF1W1MbR/eX4eZLrsgdmc99oZcKK6FygEqe/BLzi8",
-	"JDVabzgVMQ33O1qoOu2/jX0f4gTHo2z6kXnC71k/x9PGRKJgOy+ouL20eAdkbPgqNRc/QPpw4UF9Cg9p",
-	"WfI1yPWqKiECCeUIrhlRG5oxp3JCUq8R7T2+tREpuFjuwQPtK0wbqjUrzYhubq57b+pOVAFcXQsR3rOw",
-	"c45sIMQGf2CECqY0X4MEkUmlZxtWzioRc1R96xqSzKKMGBnRtIVEiOtvLgP5sRK3Qm6bkZS5rOYQVhre",
-	"SB301YFhYUzPcFvNdyVjZxAgmjdjSYOJ7Oi6Xqn4dn6Hm1IEu9p+9OBGnbQsRMuNPnsmrZkbA93T/j14",
-	"RBjqzyvprjYVUtmiQ26YoBzh/u6YyGU5o21CngwgJL5pfsaoXbtP5IKkyPdSwlWLEEwWSUhqJBekB5Cb",
-	"Ijhhx8B22Uw5IC+Yru6T2fAJdHromIO2Hobk1fioxXWNQnpZw8AlKqngZLNobg5FbdDW3S+4MMTjBpvx",
-	"YeDJXsC+dpFg6PZq45NNyStr0rtlbGPzfFDDA0osQ4GflI96+HC2lGeW9H8oKaZv6NY5QYOnZ+qWb86c",
-	"wfJsIwHRCSfsYzLCClIPM1Ysl9Uz2NiK1iB5B6YCKSVja7og1MXAQp7O5OGmpEYUHLyTMRRq3+8243kk",
-	"S/jfWSnP5hQMntYRykXOPiRkWcot3NhmdsDZgHjVsgRpm2yoUpcWmW5va1uvo8fnSyFuDgCbF77gFPY3",
-	"IKT3CITBLsdoD/Dg+ZEcLFY8pSYzOvV+MbvZ3DuM3OgQP965yiTUX27g/d8v9zJM/H8njByN0S122ux3",
-	"HymSGuac7mkCaB9vgpU7iTyTAhJ34+rCQbWgKfDEvKGqlmiMOl0CCKa/uDRfNy9UM4IOKSp9AAEoyso7",
-	"NN06/gFsS+BbCCi9NCdjsNdliPJ9X+kMwmE/tGQSf8BQxirrYpce5QJtA73XYFAzZ1Axlb5j16jB06vB",
-	"YdbcQQEfclQINMfKj2BDxPo2CuExfGJg7dQ1K2hNCE6LsRnPPHImfRZjS55vFNFJnLJlmKw9oQ3l76Bs",
-	"6zCUXPL1GReu4nNuAehbWY5LyZoJ0y7XrF2BJ5L+EibwHCml3kcXhrkPdOAalkbZaPjmGOM6ciPB6Ejq",
-	"ByW0NVYtTIUib+zuNlKES+He8MdgA3kMFXjSSyyc1NEm/LR6/BvPP9rXkmCRAfqxzsXvYymD8zdPyj0L",
-	"Nks49XVqY2fOWV19e8+Fvuf8sg19UMpBg7Bv/na3Yd+Kah2Cpx8XjaBYVjLdisT67cbBMWF0wf/+n//r",
-	"ZvQRFarfbsBFYOYgeJiQm5HLRmy8g+ca2A0Ym2+EvUxAhzL3XjB4W+DVsQImsnK3sUBEpeHZhhdALq+P",
-	"+mx4POzUJ6NtyTV7JYqdl0wPomgu9godO8PSl182DEuHGdwJqJqh7n1oyV01w6sNx/WOq6hBnmR7Tx1A",
-	"r6/3U48TpK5hctgF0ih2MtTLUb8zCPqsLwT62MDn3zXK2PthwlLb9/PDBGt1TGCxf+11sDM7uVVdkuY4",
-	"rhNWbdY1F7KVPNA36HuxxxPLG2JpzpqfREOzuJpJWsUK6oV5oLZTroica8oFCLqlrJaQdPfqqtIrFIkD",
-	"GNk5g0t6t/EZ0ENN2G+bbM8rl2VCKGkdb1T3W0xZLfQmnfRHhfrBe4in/QUbtvSHuUFv5rhrAOpae4TH",
-	"VVGIbMuPPemLNXmHB+uv0GgSfmMfhggMqhEYipflKBnBzD91bnR3I46S0S3bzRYcVDd0582aJ9TZTWcl",
-	"yxiWRbQ/zf1P0ega/5UB7ncbhqelDZm4NDysYBQg/pjlMOH5fZL8MSSVKwsfDQcW9NKSbQqaOQGxgJrn",
-	"xBnDit3lMOHhfqID24L48OBiwceDG1YdwpEOdmsIeIkz1wde2RVwE3zz9JirB9k5nZFRzVrHw+wOfeiT",
-	"a5qjOhIEGZHxcOjJyUHsyZ5BmGbT0UNKjEPDq+rVlmWwee6RTDcELXG7kn5nNckIfYJ7eKxh7NPvAp8Y",
-	"SNxukF33Dddf04KKjB0us4H2STLHtrZk1GH3vDVpzpxJs2GZOG8z02tz/dqAUGeRlAvC4NIOKzjHPO5k",
-	"HLrisLXtViEPBloml+TcwpkKaZutqMLYSFcfeiDanRudjZ6IFG7CARlR2U4eNFVd1feP6LM0Sr6wafLN",
-	"XtMWXSng41qFNlwN1GczKkheyg3YTbfkV1bKhMxZRivF7ARBZIGrOu7rH0CcEFckl4JdwqXzDzlXLkcD",
-	"qp6AkRaLh65lWQed0DrmZOC4jwe8bZ2hfUie9vLFJrf7yEB00XAY7sb6dx0UJGU4IHcjzumPicrdveGT",
-	"++uR9YwdqUm2Jy0isPgNH67cfWLCjtvvp0D62R6ickMLAs/carZ5GA2WhGICqLd2/UDksDV23E3HtWLF",
-	"IioLDPTJ/24426fBZ7uQuwfAt7vPBb/Pyewm9DQ2tkLsDHxDNZ1TxZ4jutKh+FaANMrim/xEaKmDUFUh",
-	"vhK4U7GQ+Z5W3gsolNsxdop3ucygIhrgGw0Vz1sLF3ZSDyxpztuhFfhGbkUhad69BLltES/IhdYbdmbB",
-	"7woubsETimHATtVqwaFaBKW6rLfNzD0dRBiqmiktNwp6hhzPe8BaNMZ8aPpeS1lca6o7qmZypXlmbx9b",
-	"84Rn9JEibt2MiCgYZkltpCwSUjKa16ncGIhipBzDASPxp3ksEeVFXoRfHnAkuJhVsXvoef0RklVlyYTG",
-	"Gi6VYv1fXdMPM0PhLCukigmojc9DGy/5YYh4wWBaQL9eQGIiphJZXwkgOIPduS9coZO+wsJCn0jjzixY",
-	"tsLrgZfEijjEffbhCZYbZg62J6oj5xxBqx05NZc0r4d7w+gja0aFOY0IXJf3L+wgGiIbx7yX2O0DWnRe",
-	"DNhGW8p15xVgxK5geBhBUpfsWNHcV87HRNzgxD3k0gCReYVSwGytukgFCHK1MXzfvOIKiA6jC+ZuzYuC",
-	"x3DRozEwrZiXNpJJbENF1tdziARZTmNRIoM/xDPfyG3vjT/gcvbBTnA3O+nS5mMatR1C3Y6FOfw0t/Z/",
-	"QPdcHLAxVClNiwgWo10ByMuG1ULZiTy//imsc4xToy6DFUvVL0V6I9wMYzvrEaMFLRUZ41uJPfAJsd6l",
-	"iYfuAq/3PvxjjT7XFxPx216U2G97rqz3zbBQX8/0t49HhITuZamdkrUGeJn30mO7JMgQBXWIWvsN0xBD",
-	"/T2jhV51a7aunRECC71yEo5NebAS0pSkGGSZGtEnxaa7FOUitMdBNRQIXjWbO82NApaz3LaBeGAhxRlT",
-	"yhpt4QXMDmc5YrDPaXa7hJQWAhg7Ph6O8oKUrKA7TC5PK9EkAbLWnAgnS7LmVv1Tli7sJWJnASLiq8pF",
-	"zu94XnlaL9DvazpJE5LWnZh/1aBAtoQtEN0qYZsCHvZgbyKu3XPTOS7TIQ7Z97F9Edm8fOiC/B4SAA2H",
-	"KvxyaSlviZZL8E7f//pLRjBvfbT/m2nkie4qB//qjpWGVCzMfUkUY3XRYEqCxqFP1O4kSIzDPQspFO7n",
-	"91F4jDVTmq43kY0TVDRxysJJpVOqDUjB9qWIOmPLozjZBKMO7ik0dSKQ/WSBx9zILAQEgCm0clueTM+n",
-	"5ymxMtR6zV0E62EVzy5qTcPeFITz3ty5iTvHwWlwOyvKG3nJMm3L2HeEugHYRgC95LIqf3715m/fvXz1",
-	"8+zrdy9efvPtm1HSiYCE2HCXJG2/45gipkGEmzHydf/T65dXP/7Y/On63Q8/XL158e/fvonu000p1xvd",
-	"xd2ULiuUb11YGZBtI8q+eHp+KOsTHvdGjXngWrO6vafc4bxeQ+NInIQZTO96dgqyq0p0sXpXUB/zT1qS",
-	"LNeg7mI8NC7XsPKYIT3PTe+9sSCWxugYrRT2HS/Y8CjNmNT8HVhDfylSLzsrRNYxP878DRc6WMclW3Kl",
-	"mVFhr//tpb9rJwgKRXOPK9greHv5Zv9oZepu7zSlmbqzNblswwlW+NsU0vBqEGPNNy/tmFB5QyshF6B5",
-	"RklvILFBx+qXOOx2K+00kvTnxA9z3Y99yvR5ozrvXtL0+VE+d7dU1uP+ucI+YR47coQ69xFO/thJ2sWO",
-	"pHgmpvAk9bvmlICTQXnH4WE5HBzmST+sWzW0zOGxoiEd/4mDRZuzd0/9yC/YMcpQbB1Og3byY3mYEKOj",
-	"GHTAkTHdyTJff+gu66p4pyNnW/MgRAF2l2PFhE0oBeGwZPA9UrI7jlUeGzBLQdELwcgYQML2Bzq5F8mH",
-	"2NVbz5lWsvApLI5ow74PETwlsCpwG9UGEayA664bucCkgZDnGqFiK6wK4pAZ4KL9pWLlLoXkL+DpjiK/",
-	"wcbmJhM3IgU7haDFrOt+nuA2cHAseEGYn86M3p3UxSZblJV8udIKMTWFxL2jLmPLYkcKUkI9ySlCZhEH",
-	"7eQBB3sXLCIF7N/6joxPdFUPQvryue9x1BRwSPM16HnOktHKYZ/EDuXJ0Gonmjv3POtO5kKveAQV5vOH",
-	"FbZEnGlHzWrgLaH7oSt87Hu5JWsqdnZ9FFFVljFmhMYxWEnh30otqsItIXewmq6fSb83ZFgqeXgDBZnk",
-	"raJKXUPpKrDUwXmPL7w0MObS774uODu79/GJun8pAxu82GQXSW0sOKYcX2QJOq42qm0+eOO0XdyIFAC+",
-	"U/K//+f/5+7+hAiJK7JjmowzdRdwTcN+J5c3IkV1hYslvkvx4uRgq1na+tJbaqGi5nWAuDWMQmEjWang",
-	"buULQsUusUCohtlDHVnTmbUD1b0Jt78BKd5qBrWx9RIQlWluB+Y0GXpHOSLyjNu3AS0ZdLlDkFDH/KF3",
-	"y/bgU10sMgW26osA7SaX5KhhTm/ED/KOqQtiVyQhbgSGAXkS/p//l4RTP8a/J5eNX6FVOGdjN/v7s2ma",
-	"7ne0/z3t95FNWoZIK2hTW6zt2tufXcxFA7QURgdb234eLdiWIIzwgRJBSEn0UnT73tY5+06WkRySbz/Q",
-	"DDzCArZ+avanBZvAvhErblNUyiMjkw0tDRn2BxVDbDpYFBDLhPlGCcblOn320tcG3DOXhbnEvTosZLNE",
-	"IvqeX/+Ex1BLYiuHOcCzJ+fn5IevG4xrzgUtd7E7qV3O70Cidby6n5FHHQB97U+N52z5xYgWWm9sKBfl",
-	"4plYPc4wUwx50dEoSB8PcNh3QIDbaO2alF1QrW49EvLu7XdnfzKiRsFg00NpxzO0xq0pRhnb3O3JCUu2",
-	"lzddHLYiAG97yaPWw9dUr/w9nIcvoHabgN9K8zvmACh87WkpI/GjIOuHaftRvR0z0F0xewjZnjOiS44Y",
-	"OglJIZM9lxkCbVnj/Ohi5H+PhkFumKAbHu/41YaJq9cvIoMk4+stXS5ZSd69mNyz79k/VFcFlJJu94hw",
-	"vdm3p+btWK/h87hcmcss3u0b9o3MSMkWrISy3WbErlt4LdYffq83Bt3Ot+u/NQtJYzfEdui3a8qLt1Td",
-	"HjZyYcFu0DQPm7kQjAN10sFGLk/Ef2ILVzhx97NvhWt1hIUrWIQOr8Aw3dhCpBgOu5Bl1Grdq7v2o9Ra",
-	"DyWZ7xwCFiSO5nYeHfxVC+bKFg5geQVBCcB/btnuJIvRIJiFYFWjBveTDOqdmFuu0o67TSyeL2SFwvSo",
-	"gKgGQhjPeyfovvURBpnd9znBg+3CfkMNnBv7Ykf+HnpHuJhDiIlHA2pCM559sfgzfZI9nf83LqYO/3hq",
-	"n6dRHJ8jjBzBljpk5whDHJypxt4Dex4y/D21KEmK4PZIc67MhOWprdoCNrxGpn6duoW1GKly1QAm7WpC",
-	"2K/9YjwmwmzsrkPfHPUpgfXu8+2FTgbsxlrZP8HeH5B+H5P/gO3Z2pfDdhp+9xhrmAPc2qIIiYy33z4E",
-	"gELYm3vpUPy/Ufrt1NGyBN4OMxarvbCiqnMie899VzDQMcfiP9Buj1m+opu/LGVpg8YiMb15hD39QI0s",
-	"w86ckYWYZi3uKKSeLcwuxfrmYlHwTJu/F7Kc8zxHVFvTipsXjIh+GMY1tN0bYtXDwJR++0GX1CHumS13",
-	"Rwue440ItidFxj5C1oa+JnXMrC0aBpuVCvvPyTQoyhaJlqvWVNSTFzw0X4QyP1vwG5ZSLPvjoQ7VtAwW",
-	"V8WEmPZgiZHjyRh8hlwgt0/rRjOcETTYt3aK/tAHgLEPavNwyLqA8bZYWMg5BNIFZhRT1n72sGx20O2r",
-	"/e83cLDUzSgh5wm5GSE22PvhAZkvJUpV15ptokXr1fJAVHssUxBzuHq4ARq9C9AQTRdujjv3xgFV0Pmz",
-	"Dmp0AfOwtDClo/zu3csX39TxjtAOZ11VGzD5UpGTnM2r5RIL/RVKOgt0+t/PrLZy9uKb1GahTaZHwyHg",
-	"mDon47par2m5ixZ9xZ0SCtxUEUq2K1lEsrug9ayTA/x87Blvfq9vAPGCi1dE4eMIl8EAKDOsR4oUVENJ",
-	"FzTB1+ipZoE41iAK6ofFi94ho4hYj5GlxuexKXQG4MF7PHky3OYQLmwsWB9wgnupDUK8j7N5ADI0nBKz",
-	"KH1hfSE1SWMmo2veQpyOZjJWytpumyDFNg49Ty9q/1SY1gTcUSy5YFOS2iheW10Of/aqOceja7YFrJeb",
-	"ItuZeZ+L2aaUSyOZpBdkUZVo24ZWtGQWg8y6K1g+JSm1tMywqu0FoWRlrk1izdKh+lvvUK4gUQ3yWNGe",
-	"A26yRv+1VwVET8iqsx913hw1DVHIL2zeAnRptqRasTxwCRc7Mla3fLNhOZmXVGQrpghCuVDlX5hMvRPo",
-	"AuJAlMs18MWQbWkvhwLuqgDW5f60NJ1MSWqVr/SCKLnQZ/af6GIzkjvKfglZgaCFv9vyiqnStGBAQzDG",
-	"hjOsnk8sEw2dL6VGjzcrXXHpUBjGzTRKRnarYN6Zm3TIT7F91S4oc4e7n4CqUTJqrntUov6OFwz9Bs/t",
-	"Nw9YshpeJacfJ9FQ7D4fEwapUzJOk3RyP0fTJ3IEXSJVCwDprR/iGUttZvkTFMjh76fouIPiiHEv0rA4",
-	"KS19XITQkowLabZJRhUjBdMYcZrzJccQIpLO0oRQTdZSafLVF3uFbrwBdsv16kZQfHdySXKGCiJs6EaY",
-	"AVjjUFGEigClX5tomFFdteZ//J2e/Tp7b/57fvbn2fvfzpOvnn78lyjkU7dH7e2ek9ZPySn+svBKqHuN",
-	"XQHfFXLbE+Rd36PHo1q2UfytPOaLfX1z/TKxCsyc5Q7nwxD1TVDKHK7CC5JavmEWH022KrWalNkVVJCU",
-	"5UvmfpySK1crwtZJ58rq6DYOAkMLL83FMS/Y2kUbmFlH/SWiugQpN8Uuhpb3MGUjDlovX0qxBNTsWvHj",
-	"gvxAy9vclgc63pRuq+QeqtKAZXfd5Q5Vc483SyumzdE8Qvs2u+HavbWvuX3NVvSOy6ok7tOX7TNs09yD",
-	"0H41COj+jis+5wXXuz4pzdD4U916L5Q4nNwkPFFdZ7Le/ghi+bDHMjiRdjsLtnXXchI7pWSsWPtgTv4D",
-	"n7D2AvWviBeWe9jloJrdkK2FEhvoSnbqzfw51+QRdYWOWnse1hDyohpSo1Z0Y3bHJixb7w764RLqdWnU",
-	"botBYxq/7Y53pSKQIa2QK0tXqxZk2D2t8bCuvKKbDQPnrGFfGyY3RdwdYm6VAw4zK9BiOSlHWmsia5uz",
-	"zecKaO6vhx6PUrZRbGNfxMN2DUBZUuaThKSar5msdErGe6pASQXZQHScVsS2m2AELdJmPx1I7jXdHgI6",
-	"qFxgVvvMt7ZVC0z7IXDMa39WoV3vTjkcctCsKDIcwq7Rhfv8z1yv3lTiR580/EdCtKsHGatSq+4Ja9ee",
-	"xyNCAqJT2ecFG+jNOq4iXITD7EsMLqS+h8c4McKF1A8rEWfV9W5XH9d1zG1ysOc6oFOc7rUKrqNhRX87",
-	"M7P9/eUuq+YcQsQvXiQ2htY28Xeb9iYfo5f1B8YcXV/vhHswxvWaNO4t8fHYgb6DZAB8oDXZ5A+PI/iQ",
-	"1fl8AEU9eS5tOSFSZKxpAYOUIF/Qz9xCCy6soQ+vHikAF9cocKRg9I4p8OAm/iZdmbVhALyQ1K4yK8jw",
-	"0n5egQ7py1x5w5oUTJGCLbRpN5mSH/cOGHp4S3347CprRIEubHt/5fOCebPoQ/iZD9ql96sFfl4wyFrg",
-	"a7CNwHGMB3N/rw6+Qpq3ccQh0SrPBoFKZo3KStjYuT6A93/eQv+8hf55C/3zFvoD3UJlJWaig+W9lqph",
-	"tgmcq2uHnxSoCW6U5rzMdz57CqEIx09qW5650yaJC8pDOjHXDgKaJQFTWOEiko0CsiMresfIkm7UlHxb",
-	"9xlE3D6+e4LI7Jre1q9ixQJWkhUFK0Ol0R4/L2R2q9D1Bi2UvVKt75HX35YLzQSsp2JQ5hZZf3N8UmDI",
-	"L/aWYLGTNg22q5zMK01ynoP/oFLMKNFQI8WiLwLWB/zLMssJQsnTDSBVTcl3vAAW6ssRp3b+ZvV6/hfD",
-	"BdIkkqUbsqAOZtpMBP2nnPLp5ZTGUewSWl74ypRfV8Vtj5li8F1yx81obPkMFaskbHbxdiVhFwqoyAXv",
-	"kLFg2wJqPNMCEyc9f+EKatJOwMDrYFL38a17yduLReoyvV2hz70OVbMBJK1oqadwGyk3hIQ8IZZhxm8d",
-	"+3DQ9EDsqTnT9uMXtq+CZrdYGxZ996w0U7ap5oURnEpSQjhJq7QKwlrjszS4NVMEC+R5YJgRkmCAJ161",
-	"HXU3Tp90TOiu66KqQ5ajoFkdN2OuMheYbbfGKSYja/Nt7djIKsVoTg5GHzbPV6fFvXsfuFo6EMWBNF4S",
-	"l7PAfIJywY2oBBEXRmg4bmHW9MMLbOwsge6fPbE6nuwhQ78XkgwWXqD+hB0ZTN6Yhs748GYF4XtpAI1q",
-	"vg9TQuGocrenXFGNik4n1MSGdu4TdSXdzlK7MKIkXlxmMFCB2WX91nXVrYXVCPeYntl0Zx0RZmcoOSGr",
-	"D44a2bAS+n+YjL7XZiQOZvhhcvlqToyT9onM90cb7Q9XELqroTip9wIezX648h8CxZbeHcOAHsjLPdSj",
-	"nRC0f5Qsn5KfG2J8vhN0zbOZLcha1k9Q57OFRFWKWgcI3hCDnNGy5EyRdP8LjTfTqJ7/f2wgSMvfNCSz",
-	"KOoKC0OB/QkyCpBjQi211iHVDCiNkR+qZmQ6RLA05TI52z0Pc+OrGXLNQ6V5uXI5l80Ya3eyvPECGb6y",
-	"lT234URVik3iQXq9tiQ4tI2z/EltSC1WFNbagyxVuQ3k2EGT/BmijvxNaGfIatv7oUeEbmxgS68dd5iK",
-	"/Z1FsrVITy7vN3ZtO5MUir5yIwu55BkUtsxZScY2sBjVgiBsmesgKuSSGL5LbhnbNMsw2Ji8yWXMDAKt",
-	"WD6r6UNziEsLcCE/HEsC4M2SkNfv3ibk9dXb599Dw9fv3gZ8fc+UQq4Mx20g6+EAliXdrBBiTxMF2Y9j",
-	"rwggkDsA3dRWOwX7GiyBFjOPNhqZE5DtsoJNDteZ6FhkL9kMgMMKrtBmyVHHaMAKwNfrysIDCqOz2mBr",
-	"wxXYB67aiIcHr929qKyImORCuhwkSbAqcAPC8lOSFjJLyYYCMCC11ndFHEJefUeP2ylU9bObUUKClKqn",
-	"5l8bWtI1M5ITPq3K4mb0vmPz7Y3nk+w9QQBFCfXJxsH3cojCXJTj0k9cAt6A3dSLq46C7SV5YvGLzSWB",
-	"VxkXWWnzKD1cAm7Ofrn3wSIljzLt7YVV1gMO0d1rQ5+/amOKUyBqBhdGY2xdUkuD68ZOT5cAfh3cS0Mu",
-	"GGrXyoKiwiaHhQpSKpoSeslsGs1MilnlY0m9kAXB/kmU75gNZq5+5H1BhCgp2Rk42iDrAvNwXJZLf1II",
-	"lu9ltCx4nQtC1hJgJ+R+NGqYiGON1mjMd1Q4Jq9seF4Y3VqabS2BfUNseA0lWL+lMUIQbf8tPDzDPeE5",
-	"jiOxWTWmG67JLdtY54VNW5lY4LLg6jSSuNIlo67E8BpstPgwEM88dKpgH7RFJPGPZzz/YFgbFpyoq5q2",
-	"8qAMPVPy1lwYGPGoLDN0d2G4iI4XhVkf4OiItl5RtZ9Gl9ipCMVx09+cZXLNXK5Qyz3Ei8KXdQDrNRSg",
-	"N+ufd+SQ6GK43Pb27cuW2GY3+m8f90roV1quqeYZKgh2b9ZjuQzFNsvarb8PNQqQJoweP42jlAWCWX9q",
-	"nZ3oC5LmJV3olIwxq43lXLMcozWdfTpPydiiIsrSyOFNi/p8Z2RMv0se3z0hvlLRZEp+tCzf+tOMymv7",
-	"vHQbt6RC+RuLFoXcmr0/rzShtTbfPmzRLQIyF6xwQP2UfGP6g8Pkf7U0AcSY1Csyd/uK1UiGvIxETPsb",
-	"1SWTwWAMJ3SfjueBFXJbg3ZcvX4Rt4LYS+bMAo7WdcBRVj7JJuLLiW9pXd/xHpEVIZ8Y5mEa6Ks/wdSq",
-	"egBPK5efgfKHnQjgsVnBaOkr1zdMF0NCp0PAo/uA/dfOwsa8hj0EQsXQ6Caz1d7SZXSfXRFNl0QKl9gZ",
-	"Tbgd75GUEE+R+XMJ/wHkWvxrzTTNqaYTyCtATCIbJ4CuKU2Xakq+cdyPK8gHPSlm6vfdqMdHw5gJH+MW",
-	"dOYhmMHtSvofuJ4MCtp/yGPi0GSwILZL1LUauTku5qIkZnFou75UANuEabHvB52aZVe+w5KMM6rYmWJw",
-	"GdyxST++V+z7fh8+TNCPzzkClA5CtbZlWKVb2EuyoaXPccGNL5hSCFFmiYpnWvyNC7TwRUbfclsXdM4K",
-	"FHJ/qajRD9KjczUPcK0B7x4yHbysN/wlie7zOkHFPjj1EhrKPvdVrpChmo0YrEwPGz3stfqUWRp0eVyO",
-	"ScD3h9d6rC3dAaf+FG4jGM6RXiPMSAzc8S3NVeYAEZK+fhdkC2GOUArgA05ihBqPjhone6JOg8n0IBVw",
-	"5fM4HaLXLWMbVVd9dSfdo3p3asN/hKTJ3ydn2Aj9HX6iS9DHQb3BI42CmIrJYQ/hQmJbDIs8xY3UH5X2",
-	"0JZ+Q677aAJWQpq5M+g3HHiWmoA+Rxj3j6DTmvn3qKzVydbGHCTAPFyic38e7U+cbe+fQmuOPmdbMmeF",
-	"FEtFtBzkB+qPLb9r1p881FufSZRtZ07q6Z9StnUAP/DiAe+rq3eNKPIo1W8MywysCPetd9YZNFkTF47w",
-	"0FrHwaS+l1tCcVINGwiNeHsmkX02jrg0Ic60NfL8fR/YrXZ5+WVc8bxVWq033I6rWW1J6ree7rltnRUJ",
-	"+g/Dsr230OGZSGGp3ATWUd4B0h861Y6YiUbVST8tfiHWl65YlNTgzIBM4wKCsEXTvNoOHu2ZyI8HNsqA",
-	"NF9D5nHSl/nwoLii3yGfF0bzyVJ5ca6OFO0a0/UgCbz3yfx5kMSc400DyFkfKr7hlFDCh7k7PkcQ/fH3",
-	"QY/28MqK+qAA1EEGvHSgnO274JPcs05E/VR3bcfshFJYrEzazlcaB2mZpJuS31HN0gu4UGA1ZZn4oF8f",
-	"8Qvxzxq9VxktCgiPr2PZZbmc0XzNBZoz5jS7lYsFz5jR10K13YPZNYLat+DLacS2W2t/ll6QWssqdvZt",
-	"WukVExqCLxxB6BfcNT4DQ4aKg1yjxwMdTJeu7ldSu27M0FgjDWkXlCPcJ9GlXwUwQVJY17913jeHfumL",
-	"qrDSujSca9Kl8ThLnF2Wls3DeSSyQYa5vzDBSqrZ65IpvhQsf1cW38nyG7kVhaR5vN7N7Jbtusto0iUj",
-	"t2zn1w19WVj3yxrMKECCmJYXjx+n5N2bFwF4O5ykPSvgk/Onz46ULh2lMT7xF6bf8Ws4s50KQh37cbwa",
-	"799FhoJ10CpeIO83/BlU0rGVGaVtlsDm/Ov1qx8n0ThNMGXFbYpXaNSHa6MZ5LLSejOzmTiACYgetawA",
-	"N0hNKbIwI6BVRU7mdf2S4yxzwbTFZv77t29f/+T9dx6fp21BcUjfg2Sw9vciItiRoL/HD9uSHB0yo4Ve",
-	"PV+x7LaGMI8UBAK3O+B1C0ZW8BLJzFsxE1MHWjaC9lKFLyJAVkJs3ndVsoRsVzvD6DDUICpM5BXKILO1",
-	"iutURj9F6EbTCdFS3oJpas2LgiuWSZG3IPBlNYdMgoh8KTwMDg45xlrKitUBA9jphirV5cvv12vhGy1T",
-	"uy9Fm5B0za0cppztnVUs7UcdskKKG0kNA9+c1e5dMqQul90am1LOj6/IhQSxrnqs9qnrA1HUEpI+xh8e",
-	"uwbtKlGtx9GEG34HDpJ4z+4pDivo0T3o6NF/NVoGi+a8u0v/eK9P/6Sj0/rDfRsiIC98yc9TdCdUayre",
-	"QMbglTLX8poJfVhxpb7dcM016MZo7XVXf1RVFg4uiHGPFAlG/Cm023BCj1Bvo0vXFZ2TbrASgBFfFYpf",
-	"AbQsYCg3Mal9mp1LUR+ndZZ2ShTTk2kbjADB/kqypHcM42pybuQxLN1dB6I50xi4hCHg0FweylXQBMAT",
-	"Oz+EbjalvKOFgu6oyFhReOyDurSM/3YdwzqeO98LaA6g9YJOwJUuUa2QZRNALswsjowkcUpyE9rCeRvJ",
-	"c08FqiWWWAgKA2CGhkiNC3IQF9p/Ihrv03+oHsTgASnPM8wqngXVW36/UIf6wPy+yB+9sAXtQ9QELHBH",
-	"8lMjFhxiFPdIDR3u6IFEVM/oo6VKHFOC6XrkotKioe+YUyoWsht9otdVdXJq61FGpujJCZNi9wMIfBRW",
-	"sLfsdPfcAYYF9OK/W1pQ/O8QfpHjWveCklWZeZAZqmyExaXFVK8LQQFvhKLUqNpYDIJMliUWIuYa4HHt",
-	"k9wmGaZxqbrV6nil2BEMqj5+7dKJ9RYboK5uEFxIXNtYX0XGuO0aU5YSmucsn7SQd/D9csk8Qmk/vmxz",
-	"KfaHPGS5D3sd3ZmCE3MQTICqWzSpuZkKIAUCGIFWQgh+X8WNc41r8pH1DbkKDjbnLzDvScV8NLnNs/F7",
-	"qLQO6JMhDNqC5YmRe0Lpsso6sCleBE99CIAbgiJjF5uwb2waFoKAB3G2H0UfX1cHlGs3pz3GAeSv3bxc",
-	"OSIH5I+GNPQU4jzYybEBd+ZgnTpyeyxdZPPhAYZd9Qxwv7qoG6Ib9bhSFZiIoWBTeBekjWoteTOU5qjZ",
-	"OQh560LSWmM6NKORNT609ZI2jxnAtA4rl3tX5sk65h9WswRH9CdQIyNTd5o2ebgMrVfIInZh94gs+R0T",
-	"REmyoGX/sfMqz73iseuvzHfdlx3EQzdVUXfpgWxeCc2LEEoSUdYCBHT2YWOm/KTaySc7nD9VnHn7Uusd",
-	"wSmB6Zhb/EB6mphZdb3DIA3LsyO5ZOrCr2NtLaDKCbgQfYkCLMuttNfg41ADUwRSL1Zlwd2QhtstxeKs",
-	"C6hduicLBij3GDwjgg1ohR38ZlPWdA69bZ1jg9E+VBEhndWiETCPIwNp0kZiLqyn4JPE/Dv2MxvEFPws",
-	"CMZy5YwtAXCraqyOn7VHysxMuycE5j/MjIeoO3527bW9DWnwS59YhSeMMvd7RwZ6zjA2YjdpUG9hX33o",
-	"WLFPriXF6B8W/3lIRD1esry/tSOoYN0nRx4vF8YTHxqZIYPX4rmttrtAzE1bNcp65qn2OKAXddX6xP7p",
-	"SkhhHTE7j1a3thm/DTXVcze70yaDltbymm5LFxWNwoF4R6pW7ZB9xnXaTf958Tb3jTSfX8wOoD2D+zrp",
-	"NSK0ZKuWkNTes1GGnozCv4ON0LiLB4iUA1wTvvCmkHOZ7zqdE1STglEbW2pVkLr+piw9A0+8ycFuTAuY",
-	"krOM5ywnO6ZbXgz3xJ5B93H1yDkBBjgSLk+x9scs/C+gfKhmrjKxLO7YVRbPh7jCzH9G6NIILVoSKmix",
-	"UyyCshStZItYplwFhaDVvk+XdnVfbOlOmYVCkhEowuxMQ3QazkW8SXQCLJhmVxyK7RNpStupg42Y/Q5O",
-	"YNu1eort5he1yPqcalrInpQtr7PuZ2ADtKBckAy/Q5jQJWfDS+juk3IC0iCGDi0ZUfzXOv7m/miD/rsY",
-	"SwZw2w+COWg+LLwa7RVoO3n3051x2o9Qlw8sQaxYdqjv+IQquViw2BHLqGZLWe6O2wb4CuqYOROa08Iw",
-	"mjuedxp//WNrrqvfRE4SUo1V8LCuf+NSR2FeSMEG79/nvp/XloIhSEDBuMyjjjHVrUCx7BzIpbVkP8gw",
-	"3u427FvDeSLH72ASm8f7Dyk0qisZr0OD8ZEZaQ6nelFyJvJiRzCj3i2dlpAaQVLzczoooaoreSlkYbtH",
-	"ivB8KEbgpqiWXByTfNKcJa7c/oXLmhL8ICmpbU4FhEFqwsUxoVtvoaC3G41Z3wVnZSvOUf1SzH6pWLlL",
-	"48vjTtbhc0fmbMWtfBIM7ZJQ4g7G1YabjYUxm5hC7/hHCm4GGOIZF5CxNx0o+TpuERCajKKgU3uHrp8Z",
-	"et4V3S3w1EImhcvZ2EiNm9yC2gA5aOPkYqZXbGYmwhBsY+n8JY5yFohBraY2ErhD1qoHcdivFsxJ57EI",
-	"uJCzelSK9bLPow2Kx3MXju6p8ZruAJHGcMFLUm0MV/jy/Pw8KD49iWbLHsqI6chuxOvFWcAyKQTYSgax",
-	"igHOmEcKkxt4Xd+zgcP3xIztaWNoCbkvEkRngmFze7QPVD2cnpPUI13WDXuEzLDlKRLmf2LRMpy6e8qX",
-	"4XKdJmbeEzI/ZAEQMYcvkfG7t8+PwNF8CN73WRnddPTZOVbXhwPihktKvf6WNc1RYw8cL2Tc725xXpZ+",
-	"AWZYkFdLYumI86o3xyMvv5XBrcj1SgIoW91wWJnh+94SA1IdB5ysJprtMUfrYZIZ73P31BBFEQ02RCi6",
-	"gMpRhuwEPFdYWIASK1qjfcxcEYaZ1q+poL5YzQtuBBgSmd1h7SX4bS9147d9SX5ggECAwbR3lR221vfY",
-	"x983AU88NOFvH48AOzHU/czmf8N8t+G+A7jrIQsPUuHGb757Tv71yyf/OpmSnyHues1sibAS8D0UEyH2",
-	"NUlv9S69IKlzITDUK95cX5nvqYSkWXmXJiT9YBvssAErCkNDdpZV5R2k4cWshUUEjOuaLwXVVckILZay",
-	"5Hq1bqXHvLl++uVXmA3zLfw5jd9Fd/sf/9aSRYCs1ndfn3V+LLLrzRSwD7iLyNioGF89q8oizjBvY1z/",
-	"b2wHLBgkCpYTuqRcKLyq0luep2TFqMUap0TLWxbnQ7exDFrzcYTGa83dlZ255/GRivhI1zKvikr1DrRS",
-	"Byyxii8bZljFl1Fl60P3wtn99IFkUpY5F1SzXpp2vZ/bDf9cixPfAkzyrYvcNZplsexkoHiCr5mOGWWA",
-	"F/7M5sQs3TXTwWH1iE/+JFsY3ztW8sUOrFZK4RaJnDPTfnCgVMBpPvaUdILvxsZqtJO3VN3WQLjd8mnT",
-	"o9Vht6sDopowwgmgviuN5f8aVjuLVWtP13DlpkH3z1yv3tKlisKZ7WGLNQcSnxhMwuo2B7/xuZd6Lxdt",
-	"f2V9pd54sd1NKWFjAB6mTQVseV0B8JbfsUFyVGfpu++jhe9qr7IZ0/Q4XEhDVFrHX7ihZEZ8EAoif9EE",
-	"o8IY/9SPs+nwKRAq0j+N8h0jeylN15vIJuTrAHdNzkFQfCf4BxLLMuVCf/Vs1Kv3eb9t3fHhCnEvZUax",
-	"uCTbxPV6pdkG74vCtjWE0qD+IaEkl1nl8mMQeQ7RH8paNuMiZx+mPcLXIRX3QaQeCwr3tcx3MY4JcgIt",
-	"zgoqlpXR/O3cJQhS7vNrZIk/mNEtmYghvmIwVwfzwa8SCMLosbwfdkXaLzW25v56d1w18DTxpMb2h52v",
-	"ayai1mWjEG5LqRmhblBTkpopSh1wE5hQL0lKleJKU6H9kyUTrOSZdSDfSZ6xS5L+LMtb0JVeF1QIVqY3",
-	"YltyW2xws6LmSG4KKtKw7VX9cYAiwNA5loOT3Clf9fvQxnwAHN3EerpNVzmnSyEVU3s+a3VJ0utqw8o7",
-	"rmSZklJWhqg501tmOQoMRFlo/Y0stbIdWrANVD7cMkGSDUY0A+mjZLQ/nvBHOyGjZNQke5SMasKibOgH",
-	"G3HRfWeGcUTtQ7EpKBdnsFdDAES5INuYHcQaLxzI2+Et6PuNbj6sFmPuz9e0pGsVh0J7G5Qu8HmcNVRD",
-	"EKSQAfyDkBj5ZB01+8JDh4XTwn1sbMWApC6Xj46thKRmCKmPAUEEDMvjU1v7Jg1Ia4gQh1Sw/QCpPrkh",
-	"Li38IHNWvBALGVvnmumZVjCK7YphyCRXGB6WRyQGkQOXDQuQxUPRMykWfFmZ5XEvWakTvg3TBH33h3C7",
-	"u6gr4949drMPn32kgn6bDjZWmTGdGcnvWTpJvGGoTkw6Du4O+jtgIMIphktSS6iXze1V4oUQ1H6LYm3T",
-	"N5rbptOC1ut7BwwFmwkAZNx/tCVbdq+Ffdi5Er3dH5Kt38DHe09EsBw1teEuCucvaW/pzpN0QOqG1KA7",
-	"ykH8bR2tWAxG39mB2YCMRvxE2n9GsOFgNa3mDYNmE6PJuqYnrDnX9ix1+47C0MfIJJ2URtP45uDJCOk/",
-	"5JF6oCSdBpGfIlmnOQtHeISiExELOWrAjo01E1RgsO/9EQGG5paomUXwD4M8YjbM7+rY+nZRcXPT5Qy+",
-	"Qx2yggiAIsKYpa0sb3sKQh605Df63VLVMOcP95EdAVdoOWDD0B/SGtsBr81uxGK3HZCDV0Xh4AZpyYhT",
-	"vmDuIKFe1xeQLSLqgPXpIKByqAkaRy/8J2b3p8bsBti+nQXutsG6H7gCL7gvrVZDd5Nx+tvHlJRMMe3r",
-	"kbnSnZPPD+wNQ4GHia8M1SwFdbBo06eH/+4+cLbygeqMDHK1FNr60LKub6ISKJfKGdRpRMBijN7C8WJA",
-	"8mB5q4u2F5qt71XMH4by/ojZgB7jKMdHJy/62Rpiyn1Ll698+7oAzB+srMuUfGd2Oc3z1OlvQclDX8DH",
-	"8VvE6zQbfWLfxEI58LJiBSr09i2smviBZhp4O1fEjeRyj4HjZ/DdwOa+VGA8ABBQRKd1n5g+WDmHsEjN",
-	"Zysq05a7/E7pr4g1oIBL5DB0e0GWHXYMC8a4qQ3eoF34ChwKTbdtZPIj2YLpw3GFBzv5/qNRfUtWGsom",
-	"WphJHfLBfcnhd2AVwzIK22+GKYXLjlTA5exwsXUzF9rhZwKmTEJogSUQ4TbHI4tppus6H1YWObN5TyAu",
-	"+wJazsWszBGmxSSoSZcKqWcLWYk8PSn06uFZI9rc8YsevNdNb2KEFwVG/BbTOMwWDh/8urzdA3OAUuZV",
-	"pofr1Bt84aHU6WEKr+t0sL5th3VI1e5Vol2nn0J/9gM6QnVujylicp1zPAuO9ofRl1s6Ue+BY0rzNfSS",
-	"SaVnG1bOKhELtP3WNSQZVNpAPmvagvPy+pvQFVyJWyG3Ig6W20FTDZg7FMxvYP5zr84xTGO3y/Twynoz",
-	"AnI/CMYux3AVH95o5Fscp/SXcsELFu7dU7D3krZU0oBzP8kGd8CwFRlJPCjUAa2CL9cVUJVLTPzxXp0G",
-	"Hr+dlEbIaZcQonheQxWP3RJMGlGmQbiwcwjeMZHLckZHyUgt9MY8WVNezOyXoCQ7tJibFr8UsyATBSRf",
-	"QYtZ63dAindpKP4DdJYVnAk9UywrmY76DP+tYhUzokdH7WUfvDCn2e2yNNc9GMQI4EmTMfsAHtCEzKvi",
-	"tqGPYkkoqm5VQtiZGWLiACrUlrGNmiRErQDBfb4Djl0ycAyoKXkuK3Cxli6AHvwKWNWc/EPOwUQOBd0V",
-	"0BhgmRhyzKy7csGtyEFnq98f7V/NZ1FU0pKUFaYvbykHEwiWhjQjR3l5L2TjsJE+5yqjZR4DrYZ+g9rp",
-	"RmJfU3NGih1Cw9iK5UADF2rDvDJ/JBUo5s38JMzoks1sHErk3lr6xbfyYe3p+IecmyWw74b3gZD4ULmp",
-	"64dR770lSqbL3YFVC2cPFo0XBZlDQkfJW2x72EzZwusd/WHFcdgMUA2j5MuVJkJuAaeeip3byif0bNhi",
-	"XhWdOyXckKhS+zcAKODoLtup6/6E1LMQUhWuRrivY9fLG4cXPjRsrYVnHpGTViy7VV2JEDm/43lFCwTH",
-	"V2TchYg/Gazy7lc+iCXjDio3AOCgSJiW8tZfRZ+p8ABaP/tLD3zGWD3gtmkXeY3wPKNsYvPwLoVfjDTk",
-	"nv6xwvPW3phVl1MIQ/b6Ciq8YVRJcwLjgWxvXcTLI0XANl3ACcJXjoxV8+89QLSa/1Z7rfDXB4lYsxEB",
-	"MRm+hDA1iLxwHn4XBcoUMRzhgqSssvkGPlKECxDozE74FsJEKOwEKRKSLgs5p0X7Dbh21nTnY0zB8EDF",
-	"DuJpwrGzapSM8CPRHfoGML9cCFgXFssbC4tMTYcbqRiKYuaVyyD8qWR33IyU6+NxVhB8bOY+21rAxrPo",
-	"QMD0cZ/qwR79rJVIlRAlgzEanVPVgWmIhk630ZJDvxPay/5kxPexYiJ/AQjHnQ4gUBAiejpI1T7rHUGS",
-	"jZyKtbBhUuqKE7BT11TQZVNGwI+3nJPP+saMb/WPqMtu3TEkYGl5XkJWAsSxCyzFoBB9CK146OJw3lUz",
-	"zunoHlHneHW1El5gAOizN33Hk15UBQkUfRiAzv5uBrKiIndyKnpLeGE1m0vCNcJ0CKnBV1O3sBUh+B0r",
-	"4xd3+w6ylIWX0ME1k8UdAkKp4VBQlg0ZjdcDsjv24JfHA0DlJ6M/WSwnRHZSLaYUPvqjoz3ZeX5X8s6z",
-	"XpU8ZkJ0denevXnhfXJUEbC/g0cHoJ8Bnk21dnJdqM4q649RS55m6i7dAyh49qfjXF+G3r6hdjGB3Bbp",
-	"m1VlBy9wLYARXJJKwYH1+bx1fURzTjHrLR43aaEDD9v9gNsoLTcY9GOkofGL61fkT1+dP0nIcSntrkMu",
-	"ujXsa3xgYTE9BR7m8Iuvzs+t5UGwbbEjXKmK4WQcadluTHVjOqKkRldUygNW7hcC5wXAkOZmdcJKXmGU",
-	"sfJ5JNSjxDUKghFaxkw3G96nrF1tuItsPBgw9EoARodmImPtYPeA6jhEUkh7H0HfhI2xMJpX1oZpnv6l",
-	"zsvsiixLxjQ6QqgmTji1ITkhBdNDpuruUnN2OpIAJKhZVMz9fJzyh8YFVP9chIAXpTFVS03JW1sd3FyJ",
-	"tFFT8BICqiNmA3v1UN2ksrZm7Ef2dJW6/6lZ5v7q9Qt0mKZcLOTUo6TCY15v7EmLBT+Znk/PW5MGvw0t",
-	"x1dXEm7m3ntVs7kt/R5L4NgcTg57UwmnedhbqSMBw1/99t5XzlDqYtxQC0GjM2KoKIi/84CQfFGL69Rs",
-	"W9XhsD+IooG9DsC56ADTiU3C9fWrb+SachGNekX7NcmhBVFVtjKXb2oXc5rJdUrGQtrKrwkRkqT/LU1q",
-	"RFG9laSgc1bsoR89/fKLxoX7RTLaUK1Zabr+H3+/Ovt3evbr+dmf34/rv8/e/3aefPXkY/B08l/HNzfT",
-	"I5pP/u9/iZ2E6+tXL6W8rTbdnN5Bp9G9eYG6LRBeUspquSKKi2XB4PezWGxG3jHjePPDN+3BQ+R/qxmA",
-	"wayQUAiIqjibVkrOmDDSQn5IOqfCaUsePQ2SVJRlnoaGS1uGxhXWsIPFIrOAu2740P5Y901rhijXT+cW",
-	"94RoCV8zgzUCT2hkT4PhQaIdYNydUPIVF6A5Xft0dhyYgUHjrampB4iKa9P/tnfra13yeaXZbE03G2uS",
-	"P86k4D9B7CfCmYT7TVOR0zIPWmJOFy17SwjXE3KSCx/mv8Oe3ThcLjHLIQjXIDd7Z2F4Qs9JofSwjMEh",
-	"D6mxAYibTbdxGR35cYn/3ZuXqPG6IB6zsxlGIC1KuW4vnG9ntGPLIhT57z+8HJiUbmn5sC5mK6pWEUMB",
-	"+0Cuv786e/rlV14YQuOD77rOiTYSFysKV+9eEbqhpbY0+xqQDCEHcFyD6IyUUIj4oxtJBpAkiVzLsZDo",
-	"coEsY+tlPVLxuu+i2FkdxL9mZDGjg2BNrnY1+oRgZU6QiIzEhNIdng91UqxYL+OsQ+DqsVHy7t2Lb2zc",
-	"/wRlk/Q3nn8EeS19TDf8sVLysU8JewwPB0A2nYC81B5BNwxTB7N1UQmIIhnNamdbcn31w0uLL6p3fi6m",
-	"5C/minN2A5vnkoaH0aLwhGcifXBu/L20FFKlTDuj/LkvKsOdbZZkafNMLhCxxLDhFIxXUJ/AHJ+ZS8Ut",
-	"qPsHDqCUhfnd1qw3b7aZejMj9LcbNIvdjC7IzagqxYXk+cX59M/Tp188ezp98uen5+dfnJ9Pn5j/n35x",
-	"M/qYTqbkZw8oZudh2D2CaUZsa4/mkmmoQkdSutlAqat00E3TeWt827wxhrKBlrISSrVTco38rnHLXGLs",
-	"hZWEMirInGFFdQmbq77hRbEb7GqtRfBjMgwgBuqXitnHNij88D2z0nqjiLltWkzjkcL96V5P/PVDsVih",
-	"zfpflEyZX3PKcYA1Ryt526L2py+OzvQJj+FhKbFNsb+PCNeKFYtYXcBBiU61tdSKBSNF18WofaRfl1LL",
-	"TBbtmbQ1VlPzEkioqtpsZGnBDj2Qk/nk+2FSqurjjIeDZc2kdQiiaq8092GZNOTlw2NfuwTmQzGwRxj4",
-	"mkS5b/RM2Tu4dvYn6zkiWcDt3jVrdRKITQq8ZWxjQ1I6svjueX38yLb7wjwZK8bI3gXpItWbiSnwRj+P",
-	"baamuLbTH+0ff1/Tzd9xr74P8GneN5JW+Npsd7B5U3PyRkuuV9XccNXHkm74WSZztmTisSfl4/Ccl4N6",
-	"g7lgfIUyKKkqFy1l4nfhyS1tY1+9QMv7If3ikphvgcNu7T3cx2oZZhvt3QANJnrp0iDVnrhvlYvj+P2R",
-	"/P1HJ8jtMfWAMFo/fffmZReb32es++zgl+IbGyXVh1COkC9GDbEfjGaIu7zgRQXVkN07MNvjdCOVXpZM",
-	"XTx+/L//5/9KJy7NTJfUvqpqA5tSxVrmLLVFlhXTyY3wlS48BI2N5cWyPFyTdaW0Rd1wiU4rqTQ8hvhQ",
-	"avGCgHFNybciK3cbjdd8ybDljUC9xaFCI6xPMMnPzv/8Vd9FmowA1eiVKHb14XVxu3G7l30K9PcnDe/X",
-	"1ZeqI8QHpsABdr147f3szq7lOsYCYSd0vaFKbWWZd4G1LLkgrs0lYbFJJ605b2/rp8+GzLDjvPtEvH3+",
-	"2u8ABzdrJiDnS77nOL0Zffnsi6c3o9RivX/15ZdffIlgB4GF9vzsz+9/e5J8+fFfukrad+PD4Jy4AIaj",
-	"prtdptUsux150GuwKMHGe3+YDRzGiP8Ph84exsr3oNqXbMmVZiWI9vaN4XdlPYMnJDg1weJjhNwvtak5",
-	"C0fkN8WGFbE+BBRf/9tLT3UN+8O18qcfa1v6mwH3dF9WVIfT3vMtzGr0VBwJQX8kV97nu1TNBlyQ3nmy",
-	"P/4ge3vsoTDA9dngiZO4zHM0358eAzLvxg8I887AB/AJNiyP5w46JQ13WtpCXP+jAtN3s2hhHeFNVJiE",
-	"pDfV+fkXmeO08C/23/BHM+P4wwX+YNgy/vAYf3Dzgz/GbY79t9jp6PJ4Tu4NL483TadR2lfGDo5leGRD",
-	"ez6tY0UyAJwiOT+tGvYxV+4DwuXb+7bzIg7SteK8op7MHjb8lh28n6lmItsdzkVwvZtL1AYiQuEpyEzY",
-	"S0ho+11cBWpMuZkem87TGcqSPg94YpVljOUsnwKQy9YiEze7bhlz/fXSCgzDxh1HH8XdWWcIiNk09mFM",
-	"TrYpZ5CuUPbOU7+noyuiNCxYFlwdYPS+/vblt8/fkidpMGunhIhG9x1EmHQh6SKYjo0JgeqjREhtTjEE",
-	"7NopywD8UZeMrs3VUbAgjNRoci2j/M3oJ1rwnNqYJnYjXFDpzWgyJUiRA6K1WYJS27sT1bSBmQ9XRK2M",
-	"NrBqBgR34Z8ixRDnY+WVWLhTPEhrTbMVF6zuRIQRVpptWsqHXnFxy8UyTUia0aLgYjnTUoIL5M5PD4Ic",
-	"KXpn/r68ERh7o1ADxpqEmEVjPSI4O0cYf6Nw/LAATUR+jEN6iMyOt29fXgdAVy0SbNm2jOSsYG6BqCtE",
-	"W8P4TslVmLIKGacJsSFgNkARDfpkzUWlWUKUXOgz+CxTZIwjIin+kKcTm6FUBzPZtcOQpBUosRR8BXXA",
-	"iv2IYbkQ8SSxgGDdoJb4LatNCFx+1uFtYbhsj49sNjpeQs4/W5IWuo+hc0quHO6ZxbNFiLV6gsxuY1bP",
-	"b58WX9t5oVnZH76Khd5RJgyqHpMxFg/XtGBm+uquzYm182qvlpD0MEruq/Nnf2prjh27N9D4kN+eRL69",
-	"Kk6j9umXf356fiy5MZsc1BIoS1l2R+JBwHuNgaNuEa/d3ouwKf0YOvD/Z50XMVS+2gJ7LmUHp8NPxDlF",
-	"TeAt9zDZdfAK4io32N1brHENgx5WOzQK7BMhow4+FD4wwc5YfS8fH5FQLZdMmUOy4B8Op+bZpiCIyJIs",
-	"+AfnMMYpaubaDatJ1azkHu3+V1bKMyOo+KL8NUqQug1zpgcKcCHS6SeoixWrimFF5+Zufd91YNycPC8o",
-	"X3dasTvjS1+JYuemCqyiAQ9wAb4wjDENonwmg9TaglHVSrW3btWvzttuLrT5+Uoe5s1Grv2K0VLPGdWG",
-	"nWuGJm97ssDWXcAHGua3L75qsKUvY4sKSUgDpkUHQOwpvBSAnSPqP8fFvzTXJ4wztZYCesuU+4C1C0nB",
-	"puSVvcKwAd608Om2tdWHsM6mF2fvf3uSPD0/j1te/QZSw8fEzbwLJ5YpHzISqerpTYJHIgIOh05MRgg3",
-	"cTg4PzOb3cMRlIkFOjGnXoVKyCMFmNJOYU2byWZzVzAYttt9q5ZaunsP6rfdVWioiGhP7WIGw9L7Igke",
-	"5pNVGTfk6ZJmzIiOUUCU7JZAA5C7QLC2tSSMTAqp015uq8FCTpS3/2YWRS4ctW0FAW9Mow+stN5gBhzo",
-	"Ayg0GtkfCjUUtHbyDKZpr4DDQN573ZHuYZU2K68EFxKFs3dhOUmeEi1JnRsybosOOIBJgoHXgbSZ1LKb",
-	"UYkyKjJWmH9OSYp5cRiGwjRGpsj2227+3EP7tVDLQRIbwBj+EyMndkIlbNt5NB+xs1BU1DWxN1VJiO0J",
-	"96yNYNd0qQ5K84cMgq4bp8MMmdlGaGunybB3858SOO3rVw2Dq4pwnThmlD1qdmSVKJhSja3QG5x3Gt7k",
-	"0GZiU+mHAUt8YT7l2IJd/QRieWt02Sauj3AuFhfHFY9N7sfWhNP4MKN4Bd8aNgy3mvXOnlqLTTn4eMxZ",
-	"Zu5ez6Ae6AgMRwxtM1rEsuyIBAoYg5dgQfgfw0910KbXCoy8k4BEYEM57cCHA+YESK7R4nfDFJh/31de",
-	"fGWxw/hJp2P6PkCUN2z4GPxn+5y0AUH3ZiRI7cND78+NY36NnZs0+fwhr0UnEO8elG2kuF6epy6QP8id",
-	"0nR5WUNJN+xoRroPU+pzRJAyLTsvxwgqbpQUlqcXmBodEBKWIZ86okxD3TgQCCpRU2raWqTcGSDlKvNt",
-	"YWPpM1qE71oo3cTXinT4kCEo7gURMnzJQemi+81Qtf9+c6ZYPVc5FAgNybOoR9BXfCblLROdxRy+ljlA",
-	"N6WvX12/JY9ppVeP7548hkqgRmRallRosO78F+dVSYlgLFcuFB9dD/7hZeMdGyI9w++5F5u/Tsl3GDgK",
-	"5lDzbq2PVIqB3Y0vhSyj5agOQqK0QpvADzn23iHoazIlz+V6A/iDoN5x4RW8Vkz3QISUQwFQr33gwyGK",
-	"+qOdgN8Ek9gF5gRNsK5rncWt0IclSSaF5qJiRrwOPnYEGVGjZUmFp6TT/EKrnMvZghesi/YMKuouyfiH",
-	"118k5OernxLyw7OrhLz6y18S8t3Lq+cJuTL/efX63bWRSH9m8x+aVpg5F7TcRe0wtkLT4cjFF9evyFdf",
-	"/PnsSV3RacWFbhcTE+nkkuRMI/AJda4JWhS2lKw1zLdtGPTs1/e/PY1ZLdrAIvVcve+f8E6UDYcy1mkJ",
-	"B794w+pUr0JteWo5OAPg36O8v91LYMiopz6Tee0f28D+9KsxRu+JLP30T7qp69e+2YeOQAvtZ7hVIpio",
-	"DWPZygrEmVwK3gTU67Jqmq461xJMo2/l1xUv8m7It0yKO1YqdG0jiDvYHMKqmYDOE1bBtF4OCKYuKNYh",
-	"gkJ95TrGXgck4Xt/KJbiPMmKDiT2SZTPg/G+hhfMmwUVndODo8KB1tb1PZK9QQHxikq5nt7fOVqXl5lp",
-	"OcPJD+/1yPPBblOcrtj2ecevYba6ucA/lOEA0Oi4rAtbYBxfJWOorUOenj89P3vydOJyuNHH6A0TQVlO",
-	"CqActofElwiC0pyQVxbFbKv4SbS+gQK2hm2tLKafwwfJ9JmZAfzomdmoROldwS5IWvELKIORYjosVqqC",
-	"XyYYMe7yEW+Eabvl+ZLplIxTc5ihHCj7oGnJKLjqVyy7ncsP5m8jdBu1wfyNxVVS/KL5jOa6YCn641vD",
-	"by1+uHLhzET3AUj6zTyjDgkwzPFpZuGfkNnTm9tRF1tTe0XREpfVUTfpyuw4XHYrMI2BI6SsCoZFqzSq",
-	"BNbzdFgtrK/qm5vr0SDRB6fdVwIYMOMOY/6EuW5BG7XSPvozEg7nNtm8ps+Xy/TgZQkaFd7ugzzdN1WL",
-	"QlL91bPPOFdD6yC0uaLNGYL7Dqq31WVSYA/HZu4/eIrciSagsD7DkdWk3K5tFBXsd5x1MBOssDCEkxhd",
-	"8gQ2UufRnzDWo/m9IfIIPu/T+k+grZRFr0wJs2vadaxAIWl+rWl5IM7WxYF2isk+E3vhIh4r+K61u7rK",
-	"6b328kHQhRB3mLseuCIemd3Zvb2BkIyfPiMrWZUqUArwxWNBDqHuRHccCAwc62FCLJG7nLGzaecXFf+1",
-	"M4P71yBoEoYMnXBB5jvdnxQDd/8MmnaowbRcMh872f48GT85f/anL//1q/PzxBczfXJ+Tn74etLfNQ67",
-	"c780ltAmWkChLfzl8aZkd5xtreHN/uhWNe3XPevuk8bmDZcxXIBwrhq7MCp4Krpkb8BqMLxoVaUwscu8",
-	"9XkrV/VWmbJEPUiRqWQEA53Zbw5GDAjmtDuhrL3IjZ6OSPOKdRZN87LRJbh24JXurGpF1/F65+8E11CW",
-	"J7+sM4jqUNisZDmk20ihqnVf/Y7o+g7KHMMhOBOOGZUFCVqUcm2PmZapW3aosArFYdqi5UFPdUO8jVzl",
-	"RpZF+RV9FJj2hQzTUOpNcY16CDi1KZT8UI2iVSXVjEDAuvkPXze9uIxj9SOqyH3qdg0MvmyGoXZMOqFL",
-	"yoXSQW3BkDHY+kDk8d0TqCyjqvmaK4fKSYVZlhoR2EboYXTIP+R8xvPURnGZ3v8h55OTLFUDfdvYY3wy",
-	"3AAwci4Yhh8nOGhh7N6aGd37/QGaD18wrSsfLyDeLu4lGZ6NF5UBTgkqsLv/2Ob94Le+FpzZUVzbndsh",
-	"vcQVV8PuWp/7NCBjR+Wr7bukY47rYF5bs+aLz1kuv8fqOm+Za6wcE6/wCi0IXFs+XKzzgrnnqh9XnQ93",
-	"+iyL32m16NCQagD+/qQSVDAFs64r9Lpag/vW3gO+qq8d4iMFhpGTu+27tVz3zXapN8S40dd8GWw2mNhJ",
-	"FTk/ocbRsOqIAzZsUC2xMckdg2+tfN+27paeGlt7w0rPW+w2b2A4oohpmnEZc9CUch2NsixrVgOvkjEX",
-	"WVEpfscmBHgX2BR8Lot1aGkCouGBGpf9V6STafcFfvOoMWJQBfGguI0L1CZE+XBP19al3A+XmUMGEwlA",
-	"OuV++eyHP2L/FHl7admHz7O0R/GiQDuy5XRjgAH74n4wMCf5k3EFqgIgtCwWrLSZplgAGNAdc1BGNgSj",
-	"fsyHJp+d6+0N+BPywQOFUe0tbjgD7CB3ZB6QzfWh7DW1e1b+wbR6xMJ8KJ3+GPS/VsHcPiX+/2fvXZfb",
-	"SK51wVfJYEyEAJ8iSFFqj02EIw5bUrfl3WrpkJJ74hg9rAQqQaRZyERXFkhh2x0xTzMPNk8ykWutvBWq",
-	"cJF4sbr1Y2+3wLpkZmWu+/q+GMNvJ+ddVG+6CSKoej+0JtgXnDKODQvur7085q/JWQ5wBPRb3gdmKSz5",
-	"06p58Ug5Ah3Kwbl/WukNZSR1H3OdWokd+YXfi4+1m9Sv2dYagams5u9Kroi+aOsdUMa+48VnEA1s8LNt",
-	"u6mV1G3bTa+VrCWvkYqJOHR2ft86idOvP9Pu2BTTifiR74aZ3BfnrZXQtcR74yzEJ9fFb0tH3IaYD/ao",
-	"hfxEsSEDAWAh24JIosK2bCOvFCLl9mKcoxQ+0+FSymnoH/40nZykSPbH0UlAX0LJ16M47/tlbHYtl7d3",
-	"hCr5/Z1r13+3Ed4G4vQO5+Lo5inji4U55Ko4JJpqyn1mRH+EGohPQPvj88G8sbcRtYx/a552bbFKL2th",
-	"hn7bOYTDSmDXpacMoPLX/qeQl3aUq7sDHJ3XeAvSN4xPYlTBnp6l3UMUYf27lN65bqsjtb9iaBpwfliu",
-	"q6tLXsylyk8RlpID9AnGck2jGAX8Jah9xKTl2bvX7FogF3cDCxfpFOdC1QOWj/nkWk+nciLyU7YoeW2X",
-	"/rAUN8J+EWtMAOISdu1HvEpDekw6DpORPYtVuQZLkbzpqwrgc7QbSTvy3AS1OAIVP/UvgMneKgiS4kNi",
-	"xIw8Ouz56RoeE5AAYJFrxPNnoJHUU79A+xxYALRsJi5+89/hIDsIywUsRThW4rinQbTWtUfHel2X0VCN",
-	"Y673O4DoMfNT1xuQIWxZYHkEgimX9VuJOmMTrgBXBqHTB2jT3AhYz1X0c6RL8lOW+yMQmFmGjWcRUKnB",
-	"Cm38Em69wK2pxNRBKLq1oxnYxXIHLHpx51LFVlQbaQCvlxUvD31pbautuEfzLZTNio91xgAz89nJ8fGx",
-	"1TMVn9TkD0T5/GceL2MzXO4uDI6JuRqvXPyH7bWWgS9zK52jgymKOpkbZXF3168HJB/TqVBUlb1Y1pgq",
-	"yrxxg3oAOm6sfaAnXfTIAXtCNjFP/zE6ACCw0UHGRuhxjA5+xs7Pf4wOxrqgP0HHvP3PY/svgMA7+Dnf",
-	"OU7zg55Qf49YtMVo5uaqC5bEKs5OVJL2LfLKY5E0pgspGARZwmdc1lpflhp/shvI/q+1Wy4XvDKO03rz",
-	"DrIrjzOgK1v3jqjkdLVvf84N3NXCzLEZe1eJ2wh7cxpV5PzJHtKnJ3+Kjyg7Cxd7gtFSGgzETPR8rgOQ",
-	"r/WclUBYRj1lU3ELFSVcsW+imE14OmS2ALPGfsyJVjVwVdTBnkqNGLulSRqiXnl+csJ6Obmot4JfX4YG",
-	"JV6z3G7Rgf9prZvlJOU3/VNrtKuzs0YrtBaptSZgNMGYY2rOZgPNFhHXvm9JbSHxuCN5JtBGqa4zllur",
-	"3Sr/3HH00MQPK2FE7YeTKhGK9dj7dq49x0WJepzaNrVzdq1+7tANvt4esPRkJawpHCHBQfkxFfWtb3OQ",
-	"Opsf/IQARnYWRcmg33NzvTU+g6PYugDwrNYQGbL1WvPELwd2tDjWzmhd2gqAF0IVQk3aCoIPXhcmBvoh",
-	"OBZ74qqlopKvPWnCio0wP9giOZWiQtzaDbA//Q6e7k+pav2uEgIL+RE8XrYS0NoxtnYYhBaF/RnlaOLh",
-	"Ea1v6IbGQgCm1aIJ6VGWc9S0AOhB4fx8R5xS1yMS5rVpg2KRaResY+OzOcJPj8KBG5O9rh0zq+E3UGno",
-	"eIyR4ROsaQNZcyr9gzih/fXSbfzcRxQxR2CfROyL4f1QDWMdBruv8gavfo5g7lbHwbgJmak/HKm8ghhc",
-	"9DIqi4TK0xakyIitf+9d4Tk3/Go1l7GXO8bYjOVwOMHKKK6EScBJG2gSW/uw8IW8BH9DVztVlcKTN4Ke",
-	"xou59hrszddqB/h1TMZ1WHPJczEchfyei0obsTc22kYHwe2CSww5JD5C42+t7tSNN/cd3fx6n2+lx6WY",
-	"O2J2sMxvEjDTsDvCxhgClyr0FwJfC+ILSjhdcPfOugxBA0XNZQlRr44V61BrKEHcnmvskSw+HD+3NS0Z",
-	"MVlWsl5BKxpVACqt/kt0NDLaP67memkgvAI8Pvn3r6y1u5Bo8dorDq/FKu8TnxQInxTcNwpTkLSB1QKe",
-	"LyCEd9jMpwd8Ia9F1BfMF9IO7tfsYCx4JaqzJdJy47++c0fobz+9t1KZHPSDlga5n96HiJK3C1tb6zNK",
-	"o9DD7FCRNPjglF4bhme1wMGvvwLuy1Q7IFs+AXeBpuTJUOZcgiltBf+v2SbDy4Wm2IyXU2squGecutNO",
-	"oitCRoNQUQFns1hWAKsVIkfZSIFGi34h5FOBd9b8ymQIssuwiDlzOMa+s5OXqFWyZhQMIqbZSLn4SBbB",
-	"sNvhUJW9j5fBLVBC1wjWQfyu1hW/Qp59MxipkXplrWBEYSilVT1LVVBNPFBE5mxRian8SIha8IeUrb6X",
-	"H+EPR3/IEZiKVVrXrIebOe+PlMPY7ti6vdztkrwPg/rDH86SKwd/+AO7EKpguf1dV7Q6p+xb2DIMQeVh",
-	"hxGiPIWbwQSCLSkNo9pPvrZfR0oas0T13rpr003Lenl5ewnsPQP2vntayEBHB5dfCzNS9dqxJ0Mxx7OZ",
-	"MzyztAqYy7Kzf4Xgu+DHEzc8y12SDDJbeegvIMvpiWEffnj9EmwG+gmi6j0oQgCbgtOY8v/rkFzxw9cv",
-	"3SD6A+Z+DKLfQUQ5inrwR/O/vn//rhENygcjdcYqYfSymmAwUiFiXFLn4ybz/Pi5J+gs5TUCE0NwAiI6",
-	"YKuUciIoh0fH39ollRS1VbBW/8k6IeRvOfRn715HfPKOhv7X7EAvhOILeXB68GxwPHiGmAUzkOJH9v9d",
-	"iZYwxTmQUqC9Bna/3ek3KWk+bYfMM+jTgXKHAl4T2LUjHntMxcOFyZHDXQfpELuvF8txKSdEHyQKa5HG",
-	"MsLKWO3wZF4XB6cH34v6XGssecDNA9M8OT5uoIXzxaKkXX30T4OGUuhL3piM1TqUSYAMb4IP0xkJXssA",
-	"5TbhgrY/3o/3iFDMIrV7cPqPnyNzq+0VDv7n9B8HmMM7+Nk+ARVuMZfqKBG+nZ/9BwwGxddGhVvYisux",
-	"EITXjEMZ+oAB6macJoE4+oSXpVXaLEcaVwSqTp+NJdOwwZKIEdQv9JrwLf1hEoTHBxISD0BG+Ki5PVot",
-	"++PMLoWd49tkNVKnsSOWGy45erepciG67geo67AXNvAfhVjstBDSUMgd4HIAUMhxgdvnQEA3WEGUsAv7",
-	"eE+oz/ZhAqIqrnHP2pp9jPOVq2S9e5AO6aez6hpokkv0o11jNfj5Ho9xvAGSyqeWIx3XPjXm92t28Pz4",
-	"6fZD/UFx0u+iwJuebb/pO12NZVEIKFt4fnKy/Y6gqb5DyMpPFDxe1PwALJONw+IkTfr7z8Bs09oJE3DF",
-	"0kzmFrnxY+BYBtbJDDzxDmAn1/JYyTnUJZllBQwBgKA7k7VgZsEn0MNgTRbltJpT0n9GKwPAafKJVtNS",
-	"Tup8wD5gXt9XJMJrbrmr/fNmVbugBebxI7B08w5xhKsT78cD9N6EqV0Y5062/PqLXJLi19RhpEbrxtl7",
-	"ei9nb9O5cwmOlLT3AY/c8Z+33/GCtsrjnVH8rs3TteGcbjAMYL9uNQqbNe2D9UNcCV4AWmfDJi7img1U",
-	"I1S7MCTY5UqXkQ1+/AwYL5KnBEZneBWEKUV8lp93HLXvRb12zh5Av2zb44+3v59vv+NHXX8HUISPtr+/",
-	"F/Uem3tfWy7+UK+Ld7yeQY6e0vuNPg8IIUZOEWFyk3k0LfmVw03aC3VnmyI8209lEctOYivXGgtW2IzQ",
-	"4wFHR0ynAivW8ndn71/8dYseCwZfPmSG3iIBUnYNAGIdCyimY7FnnlYNC+cmXIUamiseVdIsVSVu9LWI",
-	"CmnAA4arBhH2Pa9zF2gOpVPEhTVdlo5dp100rOMr3ZMW7gZy2kkLP46EolK+L0hSfRmq+1ygSx0OlhUp",
-	"4RjdoVI/wiDqIRYdbgkAgIZNihTXxVpmbTNhagaVo21hgTWBBjmQvYwC1tsWW+t32g1rB93O7QXM6ntc",
-	"hHv2++/Tf43msY/7mnzUr7ZGu7+7y+6PTuJYAonfHdoerV70WVGY0FK3hu33xLAxLzkw3wEzF/WnzTRO",
-	"ApsB5vDH29lqi83Rdajgdu5RWDtP5YB9T8XNFfT+zbmd/CnjWOFHqNDSsImuKoTZHa8icFoCIakYJcZc",
-	"jhUPtK4Qyn68IrZAMEMG7AWtjp3IWIR5a8bT4GCixtaCyPY2etS9uuLRGX4kTzwZwWYTwMNBwKp+FR3r",
-	"bgps6e4D2ioxtmrtsG2xGPQuxAuvJ7N1+fIyMt73jdR9h+WSvGZzDcho6BWFRKTJUuzyRmU80XBTD40q",
-	"mi0KSe086z0/fop4q0qPqZy26W7EDsXQw/FDfxhgpWUoJYk2tEEKWYopODVTqaSZDZhfGqRVZgTY3ylT",
-	"vBvi3otSE6XjyfGx4zDFtcSaKuojiCxBZwIlT+49P/5z5lw+uOUy3HKpb9VlfHkOmU7/RApYftgSr+yK",
-	"VIYd8p8YRekW8F/9lM+VbS/vxSPxjdZbPBEUC22H3KEm8HoWA0xg0fY9uSTdccr3oeucQhQQiIhKn2Al",
-	"NmYDmsnJD9Qxft8Jyi0Xupa8/wWJvB1veA3Nyjf73fTKfjq64z4dqDXIgy2eE4EefDV7ujwmf0q7JQQe",
-	"+Hv2k3y2kdqd1UaxgQVwIC9MSyNG6MlNmNdlzXrtDTwOEcUIB3xCbRV94hIDowQ7vbB/Ne7Hzd1wwayR",
-	"xtPkrAsuXhS05GBqtggw+6MVUsN1UebaY9c9uAIcKzAU7L3pe3vPj5/1kYGcWnnIEAKzrG2ltwWrhxs8",
-	"s66b0zVTFOEesJ/Auoli3hjwjsEBqEU0eSXOOf7wwCaJ/Rk75Ws/YH/r/TmKMWT0A3uIKbxJd44Wm87g",
-	"KzmCfdeZy3q6Sntp+19tss8XvGdF4WTcRmfTCd3UHNvF9kLxspNZFQkYI0TDbGsTNcNUssBN683uT2Kf",
-	"EHK9vKqwN2JO3syaBAUup3hAbRFkRHdYYT7O1+jbafUH7G2HfZfbnwg+NhYzYPK5Gs+hp1HD8jQcP5Z3",
-	"kdRcq3Rrqe/qMA1/1+bghgK1yEWQpuExL42YLkugH462XL+rOG0dIiNIyi3NN79zg/Xx7E+Pq7VuaO5i",
-	"Iz6qDfhW4abFqucWixDx/6y6Z72odpxI0RBV2ptKJyf9FmMR7R46JZBbb7EXQZ5uMBql6ghJbU3R7WRX",
-	"bqz/+d3bm19tzK825uOVFjKC8NnBpty9gnANwikUDm40HdEAi+WHFVpEltMlQvBI7tKr0zAfu0sJ/ZG8",
-	"R4W/tTAHMHy+BqXaSga7Nu2+1jPYrlvTZ565iWoDTYaKTldr5YE7EjtBPNm5DJgdGouIkbpxcLBGa8vR",
-	"GS9r9yxMweuKnojNevGpguGTal6zKOht7uQN2AsoyDXu6eGhsoJhuMWIElzWizOivBGmLa0FdX2rSyPK",
-	"ad7/1KLGRm1+kFB71zIisbPTOzQCaPoNSsiDUUbK/ZYbBIT0GGR9K45gOWiRQEQg6RfsHvGxdp2OMWgd",
-	"/WQQkgetNbKHqMsTU6sbKxzv0Y5Ypzd74IrGnQQmVTL+5wvOL8NC+EByYF8L4bMKG5oSudXHS+oZCBiZ",
-	"ju9YTPRcmNRgzFzFMNGpC2DGXnhcNn+iXXkVXA395szUegEpP5fsj1Cv2uD/PL6UYtaBqmdiBX+2kpOq",
-	"nTNmdBBCrv6JEH1NrSuUS3PI8GOtl7/AuR2m5qt1RRFJ4Du3s5JKiZVeVtAo3uWVrQv63WotcJJbaiy2",
-	"1TD8J5hvzUl9lUh3W6uwVSpdCVUfxWgVO1VGg6nzBE9McnNaE8164xXLAyZunuGRt79K66GymAEdSXHs",
-	"uRqppW86RNOhlKYGmw+A43NGRVEosBLaeCzCsiYq2S0YncZ6SY+0suBXhDzQUiGdrMZDt0ZDoVmyph7z",
-	"SxoAL+mK2wZ0m/+MeG2yjnvVaMc3foZE+NTT980ub/tR16/nixIgku8qipt+9h7g9t5wCThHbCXqfnSS",
-	"4eRuiPACYY5DD0tOCCX/qYHQQ4t4QA2EQBupkXrfQLKJ+F39IxyaNOshTC1FbMEZWSJ5fvLCJ4b97af3",
-	"mescw6hENVJNTGa6iYwHjKBKw26kkXY1XBYfsTbhyQMG0PU5nQMYBmAPZgGwb7409UjhNOJZoDRLgrqB",
-	"ktBHcJvIPgxLXWXd9mrybkeKAtWZRyMi88R9nKLi05rY/QppFiVHoAnCWkI6fXS0Pij4V8CozoeYuRup",
-	"CIwt/9fIwaCMDk7Z0wjU9pT942f7T0A8wn/+StT9FUWmYEYFfP+z9c1jcFtJxRYzbgTLFyVX1nREDCHv",
-	"AJol+HSEFOdsmBky1peCmxqhUrm5ti7eSGHGYGKfKevoNfl4KcsCmvroC6BqcWjOfv9O7E4wdSX4nHmh",
-	"3ibj4WTEwum+wsrRKzCOmLiFbTB78SmFv5gh6TiIkcC2IgRRMI/zf/0Ke40jmBpUzQwOHriAntcinuo2",
-	"ky+Z5S33OYLfZhTvMXQJcqXxdKV30yYb7EIf18YC8jZ/0/5OzfENkd8waKynUpbO76KjDM4mNcqUK6om",
-	"dUCQ8QNGyspdUTiIzlovJzNrHZ6xSgCRLfFXm1qWJckEqn6fADlOCVHHytRt8gHnsSYgkgP0vB33b21v",
-	"U7H95+zt3/JOxaX+tK2a7QDRsGkX2u3StItcboSS4iEn0oJb1oa9tXnT3I9pvY+8/boPN6VLPmkT7ucd",
-	"xh/udbEpnXLhayfAznJEmpt39Le6nhHEtu/l4WWpb0VxSqYalgGBTQVxt5Fq5AwgDTJB1rFLvAVxjLOI",
-	"66+uOAAPaeWkd5+iZfhkQDS2b8IH9Go9UpW4kVQeYH+NUhowpWWFHIgwXURAAMtG6UO9QJGO8jzpI/pp",
-	"JksQIPbvKP2lGakg86fkaDSCBG5d02xN7/nxn/ttOgGjvPHXe2dvfwDLEd/8SAmFfeSMSyw8lrx5sODc",
-	"YwioFyFFmWxk3MR3Y9sd2TN0hCdn/5REm2RrD0wIVYT6h8DRCIiHlCzWqm+lx26WJI7YBPj2JwYlwUhx",
-	"A42UojoETFRxY0fNerl91xH86xDv9ui0r+CSCJfV/hv9VsVy+NdpzkqpBJDI5bKgf8JQ7IDzgtecfjy1",
-	"D/03PeTfzP6F/Xuk/n14eAj/Z/+YY04mZ/9mnOUvZtyRGkXwr1A861oiOMuRJcrKHCtbQRYTf+xVJYwZ",
-	"IiRUrStR9Bm+pRLcaCXV1cYXQU6V5efuYnwFPsEREO1wP/0hvrsJUb7DU9YR/XPW450g9G6mjp9z2wsU",
-	"y5FL0q2j2z+MyCVEKC6f1O7pQfNd1vqS1N32ubz3t73X39qbopfiIR6LiVXEpEHd6wAXGF6g1lCB/3bx",
-	"9keGKOVDQge2+m+KfC0EBzgTLigy4wXGVURBDy+0gg9hL4oeBgGk+JxdymJ0cMpGB4jGvFzKAsGYkTAJ",
-	"xo8XWMU+OrDHeHQAExkd/JoPGUecevseYGekA+FijPhPiHmJX5a8NMR1g1Q4JAGcoJA1m/CqktZfxEp0",
-	"ewQp5OgvKgbsFZ/M3GkcKTijM12S7PGUBjBvh83LtGLcoWvbO9ALpQWkWYD8wtp7XMAeLjV9q5HyQbD4",
-	"e/Qp9+Fwg0XFJqU2lKRw0h+dkjmMBUbcy0+hMOaQl/JG5H1XK4lhoZF6+g0zYqJhSGAKhV0MrDMk1i5A",
-	"FnhP28q3s5QjF9xluIhSN0YAXDhEdfMMpQ/wZOaBOBfqhiczbbebQRYMvDsIC/i2EKwCMV6CoCoFj0KN",
-	"7CwyV4Pkso90Ax5SIQ2ZqWamb81IUQGsuwiNxKm2Bu+A5DcuhZskRSm9yA2Thm+GvAQIn60KxhcLwaFe",
-	"GKG03VNKaWoHZj4JegiOASxtw3x2XAe+ijgOnWJnh3bUIKmZ6k31kerxDtmDhwdnbfrA5degIQnEI+sE",
-	"I+E0ea6RkWrAXMdjeoI5qCHbQECSMF94gHj4EOgDEEdJLokSGEknLiuk+aUGE/oXEVLksDlalxHXYRi9",
-	"hfbuSKHEZMQfXOV9PIOV4DRMkpUR/AHNGcPWSEy5gGM6lR+FGUDSfiLKHEoeaM+7Ggk/aV0xsNcBOuLM",
-	"U0u7uJTd4zgV2sEN5yeqFqB6ea5WI4Vf2hVLxzjy7rJI2mME/Q9/YD0HVRN/xoxJFULGmQ98oMRy4Xrv",
-	"RY0UulEytb/6dGKrOS9RkCKMvbdlB+xFqY138bRS6JlSGM4EKTn0p3ik/OsFEl6u6JAO2BltIiwXg3oS",
-	"XotDIPMTBVs0y1p7z0+o4CI/F3W1Ojyzkjrvt6cF7GSToP2M1/fl4c14jS/8LM9uzY5NR7AOzJ5awkMm",
-	"Ih3JGioy1YwQzLSPG1vJPNY3oo29qdUzTIxyFDMuTzNttc+NEBHYkf2Q0UOhbwlpDGBVXvDJTBy+0Kqu",
-	"dNlNkaP04cRemQ/aMLfDBH6DDuvzkx3e9F7rN1w52kbzaLkLYRWvV7XBv1t37+7K7XWCZycqCJMaUjvF",
-	"5TKmy2KHohirEYu8j7STzQ7T997L89ZLPIhmBrRpSgGDBBThglEzUjNRiQHLF2CkUbqV1+wpKl+QqGC5",
-	"ANft0+Nj1qPvyk6O+0PXArvgBH4gogxyQvm0S5XNG/cFvmQ8wuD97VXs4k3yr6H5zfAa8W5/nFh9Kkkw",
-	"zA6BstY41/mSslBok1pzWoFdPF/UawUXtzPoDljWi2Vtj6FWQKzv4+3JdF2vol7WI2UPOFZ/EtcTlOiL",
-	"EljyWQ4vv0RHeiEn11GY7JTlP709/6/vfnj70+W3H17/8PLVee5PeT8YvrrCOhfkwjJZdNu7H85+/NHe",
-	"dltJLGixPo0nuYsvvfjw5s3Z+ev/ba92hgQOBvlBnR9h/QIfK4Kp5MQDTbU85OknbKspzSqR6ICOKH3R",
-	"otMdtMiT2VJdBx9SV8SNtWK3ohLER29tzhe8LMm1rJaKlVpdOR7g4Ms/MTQGK6ztJ+s9PTn2nvlS2c8x",
-	"UuAWXi2tQPbVRX1XPvzN8XNWzyq9vMJ6lpy+RE4zieqG6SW5G1zTELYeyWdYwudL9RI2N5jb92QBR294",
-	"pORGMoLNuY107zxCSeKXZMLZPQmF63AgUEx+orUGAY/wLbpE7Xu6bEzVJ3xZSB2BqfZiLlrOzAJ448Bc",
-	"8tnLWkM8zNG+2Qc4Blh0PqEgjjqYGNbV4sl78+5Zxn46+3vG3jw/y9jb77/P2Hc/nL3I2Jn9f2/ffbgA",
-	"kf2TGL+hqha4G8EYawR/9XzbU1kKkBQ1xM18eduCV3YH2j9TpPRjLZRx+oBuwAgdN2wmwb+DPnfw7Omd",
-	"Prbw9JsBOxspeF7Jq3aZFgms5aLUvGAgYVjv5Bv25luSa2yTWLNvgg72kUKb0L4wYxwnAlKVkis8Xdsn",
-	"BkACeL2sRNy1NxasEFYMEoIlZ3nJ1dUS7FiIxoz55Nqao3SD3QZXSvq4Cnt+cgIf81u8zpzat79dCHX2",
-	"+hD4dWqoMM2PYBeke9Dk1tJdaKniWkcM58pkJeDDaSVGqpf/8PbtO6sIL9+fn/148eL89bv3r9/+ePnh",
-	"/Id8COq/ybz3zfEJy5cLtOUvl8ofm7xdRYwU6AgHIXDr8uzjpSzrQ6mYnk7Bu/eLUbHeQk+uRW0WM6k+",
-	"4nDtUD5csFfqqpRmxua6EGXGptP5QlzhqkMsCCsSG9+r70Af/CuMfxBSaIHJs9DW0Yg+WS5UPmCva0AM",
-	"LFwACYDglZ0WL/xjIFnygxxX8u/6I5uUcmHYSzGWXDEzs/+AScTTgnA5gLKamh0Pnn9jTZPW4Q9Hysx0",
-	"VUP0nVulbZaTmT1Jo4MrbS+65VXBaqEYmoejA3sp2GwO+YaqgBWxUdpXe3GXhDNGyh2Ob46fslzp+lIG",
-	"AZxvMgO6VP5a7GvDvnv36vzyzesfP7x/lWfs2TGiSMNLhmwPMyFI3TN7UDbaCfNlWUsrwo7sch86TvTd",
-	"FPX7+AQ+krHQGMNmcyGIjM8wFZ4+u7PBJ3nDThsHdB6IZWl2Ugmw9XCGT795lMF6PYrNPeBQ76KOdYXa",
-	"+FFsss8yrsKhozUgu2WTKbWQh9dita2xK7AQb6W1SLDFijUgM5Kw18IBU8uqQZwRerqp7ePQtX3YEaTd",
-	"lfaBrm+LWuntRQN2Tqw4vrcUUKutPCa7JMfXiEvqKMUscQXIAoTB7RvM0Bm3RgW8K4dO8kvkc83bmTTO",
-	"gGP74TvEzkqjEba3ilagk2oyXYMk+O13IoAIZA9LQInLt0+ozO3QR/C/Pj+E5QYfH1R3MHdijnQU1c3Q",
-	"0XRZlgh8kEHY6NSlsTHyO+NmRgHgYEFXoq6kuLEynNfWFsSMqJnp27b93x+wb72NAOrADqSlGSxtAzOi",
-	"xhIBPqlN1KjjguQAASFVdxOWg5giIXFJQiJHgIo6MCUrU1tDMe2ranaU9bjrHrd+YQzFJVUtrvB0566j",
-	"DJbKEXJRFY+DMcvAA4tLbHyLGoelsf4mwKM1Ru6WJWNhldSyLK3hDsu+SbJC6zp1vPWeHz+LnC3rYCFs",
-	"WYx2BoIRh2JEOc3cNIj1P+XqT+Ub7js8ovcUAMKHtzRGPVzzUjqE7fhb12IV66709P32kQYDzybtm3ZZ",
-	"1rQ7tjYOoSKPhdwpy0lfAakdlDzUvpQEyPVNE0rCc2+48C+ccmnYtaCAOzBiQAk5iEBeBNAeBN6yb2yY",
-	"GcPtZ5Lu22L0xLEYFOMRVxCsQAPvIVLuW6Aeng/YGVwWjQaP/PrBxrWODvYubU1+wWFEX0Km6jNJ6WAJ",
-	"t+3zHRqQnM52iRwkxrHCwu88qnXYfcvtYGCjOti015zZvH4k2tqaurbLXRuD22SwV1e/8Q1IhK9bdt9+",
-	"XgeusAcN8kJ6Wc+OuNLKPnenCgh78Wqulwa2FlpLUNUJdWm+pC3nC3ktVjnDUh1nJdr3CVXTLvE2Wi93",
-	"GLLW2IxkjpkB3fl4BQ2j7kVQax/zqWSQlzss5Q3ZuoZPhX2nmI8RKXVc6duApK3H0Da0WBgwl4nlTmkG",
-	"pw5g2njNHYMTlvaXKyYUH4NPKq/UoVQZHmbP7GSvK6W6ZpUoxHyBR/F9MFMNWyzHpZxQOYYo4JUTe7Wq",
-	"JS/NgL0OIfpvjo/jpJ9d98trsbpUur4MURgCXbNDTz5MGo3WcRSn/Ywrre77kOMrtsZ24nkMMIt1/MDh",
-	"peZSQo9Yx3Ky3uYPhECsnyIQxGRZyXp1cPqPn5MYUHOEsYRY1rPYBrOHqhL2YB4iSl93Fu2VA4BGznkl",
-	"Dms5F7ihgUHQQ0VT7aiHBhS8KiWg9KhrX40EbYX1aiE8+OjtTEOyBxKBLvzeQAtciTqADDpcwT67Eh7L",
-	"ZA2cmquYSdld6ny1QwdtCPPoYQW7Qy/L+1CZbp9gz700NZArglqciXLhJm1HXmqCvjbG0cFFahpSjBvR",
-	"xPrrqhxuakJR93ehofTwLASPCbjcgHrk8bsB3DlZmQZt/JwrfiXilJErFc4aENFdsLH9yAdPbAw7MhiX",
-	"NOyXpVgGsGo7/avKqlcEsCB66pzNBVeuHhicQeifn3FVlKJA9CbQNbV7NLXXyxsBpcHQ7cGLooKMJFfW",
-	"oMFKftg18PVdJkirCZBysj/6Go0hM1oriA4QyKTPFrYlRNoMa3vIXvvNeU9ec/Sax2oKTYew3WuGpbdf",
-	"i3aC3fQGK+Z/m5gfj5IYoMJZlNFtgrJbSUQGyI602HT1WtlrCrVLMEY9KG+VRT8UtKHLYsSkErVBb2Vu",
-	"LTUrabDXJnmS56mrZ2KOLLduBA7p0aVMI8Rb80sJicYxN4L6RygYXrDeotI3EntEzC/lpbuuPdPpeLPd",
-	"Ij0OJlxz3a05SbPoCv67vydR/01n+x3dcLaQr9Ryft8IcX5K+1J4O3v5S8wETJKd5M5k/OsmVDfAPeXR",
-	"Q1iP00liaE4wvayNLIRzrvoBA6E9yA4tjvgEqbAbJB+pyKRASAj/xkv8fr4z0+0ybNwIbI/RlI7cNSaH",
-	"4vG5NPDoUAnx/OQkHYlhQk2qFRiJgO1gatY7e3Vx+P2LNx4OLk3egZtozSl3eocAMAYO3EhFUX5gJbKO",
-	"33jVkGlPsCPxHLUp5SgiQy+zju3iEpoiCfs65A4GI/Ujn1Nn0lLJX5aIT9ZG1NF7fvxnbDctlnh+RKvs",
-	"CUzZOMD748CgFzxqRD6SsltxbcIJiFDEWC+OteFeemAmjC+L2GIS76x2YdRiJ4TzvMViwEillxCJ4CIr",
-	"3X25qa6w9UWo2t4jKtZQR8gLEBVF/u3i7Y8jhZsn+uAkw1KvCHp8sTALpIse11yqyHTgir09W9YzBFkF",
-	"WQRGhwzQ+tgHuU7ThiZMFNsSRexpQRWbrLebFu/8qj6I1nWv26Z930dC/jN07l2qzjCevbbtrhh2yT4F",
-	"XRM2VwJSdxZfiJF0SEqBJmKRcgBn3LdTUuFt3OlLUSSprHKxWhLHyGoA/0C0uk16KQZUvZ1pd6zQnA6D",
-	"3IB4l+qYnfDuUhl8B2h3X0G8m8h42+XzDomo6ENt8tkytq4924HuNuyV48e1Bn4f2aHd9sWeDW/+7s3Q",
-	"dOdCoZWbbCsED+ATYeLNg5FSbGwAlh+IyWE+e0h6mvq7DDQ8+IdALT/2xZHghcxN6pU4LfDEtDkoqMS9",
-	"8ZFgvTVk6UjtIkzZdllKSHEPZ68/LkDc7ifU48NFnuuj2+q/cU6aPY17WZujMS+5moidUsF0D6ZPgX5p",
-	"k2qJ75hoZZZztJOwUgcIQFzL/y2iOc65VGY323o93/LEMJpLCx/oghvTQjVaa3xeB2MyPW8IAZU0MePK",
-	"LdY5luPESJcqlfW3tOz7yuxvJUDwx2zsRBZ834E7P+ZtB999hd+6Xn7v97ebMubNunjJx/jpojPootA7",
-	"ROE9Lov1I8wWow6SXpWYgM/iBTG6FK0e6Ut6+iOFutsmZ73w1UJ0Rbrd0kGrexLuFmo5B7Fnbuzvv5QH",
-	"P6/j1uw0DklExZie7hoJ/nXniLtb6u9kKRDW8Z6D7vEL9wm7p4vxRUbe0ylER7Hw+30XyuzkMazHWQ0t",
-	"fnaNeM37m0vaR2qkDtHw9fs1Z/nE3BAapANgOA04Kv6FvjICfgc4M+x/mkrAtB+vqE8XikTZi4u/jxSD",
-	"YQ4S+9jqOqhGgJFf2p1L0TJqEAArvQdk2q3DNb+U+Snj7EaKW5Jy4qM0iOYMqyEV46wSV9LUohIFu/hf",
-	"PzD3lPXB9LgdaJqKa3FaU7EWd3VDGUmB2CAdb+1jGoCls0ZSOkcv/vzkJNRDDD0dLlfMo6j5QVGhmv84",
-	"0gDKarHKGa/tezTYCvhBGux3UJQPe+GeEgbulN8XekMkRB41YRAPZCvZXHJuvxjqkS8soZCscoeMbRo8",
-	"R/8qxpc7h2Yb3xF5YEtwAgBfEgtCPZppKUzG5HyhAfm20rcE10mgjXQ+B+w7e9CxHiAP77Dn0Es0OJSU",
-	"XXVjX2chUfQ2wsEBSOaEe6Q7Bpsc210isOt7+osIwj5uTHWXLbpDUDVd+00m+JAtNOxQYGwGqFZID8A2",
-	"afUKuzfC8ePLzt9JiHW3bbKff+TW/OU4gRRrCsKjiS6Xc7UbJiFei6Trbhu6MT4xHlzWviMDKYbmalWI",
-	"6hTZ/sH69NOCB2DZ/ki5bU0PcQIWra9UVsaj8QPBl0GDKSvljUjALYIxlY3UxcX5d4dXS14VRBHu19+F",
-	"CaEmHyqEFQZqVn48/f3QB91neEHLfJ+njD4tvWo7XQ9c9ps/Yh7XL9ovj3vkCn2rrCmw9cxxtqjEoZFX",
-	"ShS+PN5hN204gG6vop/34uLveAM3ZIPAtn8/EwBWfx0aRBo9M9RQ4wgxAcXZHsZnfzz25cytx4f7kSDI",
-	"1PopyjBLnR7rfluaWulL+5D2eslIf72kRf1QlQ9xyNzrtqszvA4+32+SpeZO9F+0SOgHP+oBtab71sOp",
-	"o5DVNkWI5xWQH9vUIA/dbKDFnpiRWlTSrtEh9F7CnT1dscVsZeQEsqAFceraA6cVFV829ORG5TZSTpPZ",
-	"4+m8FUd8fbxNo53bRfqCcXTdSbbz2DU0aVfpd9CVzAvqt7n9D9CWqLL254lqPL8r2vrBRc2Cnux9eP/d",
-	"4Z8ytlw4SOo337K/sKfHz//0zf9pdd94VQvTx1619CyTogUwccAQlvWA/YjN9CMlTQgPrER9atU7BDZl",
-	"Ta0/ONkj+j1HCG/88VIWRITinP7GTY5pJh+M1Bm+36Mpio8LqEBAIJGT52yml5VhvZz+cMnrvB/XUHjA",
-	"q8lMTK5FwWaiIusa7GxuAA1qpDAqElMtl1IlzV7PT076Q7bgFfAzzPhiAYhItZ99mJPvNouEKUWix2Ki",
-	"rduR+7hzzpaqliXWT+A0oRcVVwHayWh2SNkBcg+FtRWv4kbqZQjkAP+DYX6Cc8EVEN1YGUogZWkp3dNn",
-	"wzUTZt2CGSmA3bO7pI9AkkazQqfxJeTdct/V8cnmi0pPBBCB5p380m6b4z6+P2y89D3f6Wr+0BFYfDNM",
-	"epvV5WNUeAp+Y2HXhwbsa4PqQ6k4eMzSEzjxQWzvGQE+akjNe1Mwr+cIRcobIpmbptmoxG3kIK31scZo",
-	"49Kwk+MTX58+UiE5pJzEjMUHxQVDy0xzOZwwlUl6CTrqRip3o7okWKwZN+yq0rfQe6eVyFhONi84a1ZV",
-	"RT8lWTBvYl5a8yJAtOM07BJgbtMas0iaRMPwFHXGyunb2crD9KzJ8ozJKeNqlZFQp4H0HVdXpW+p7WjG",
-	"b0CXzblaucJBHselhmxccnUNSg2zZ+ZaLhYE05wk+DAsFkJR3oSChkCn96Wq9ZCgFJYllDPquazhT4TU",
-	"XAG4hANqjr4tdjmW+hZqDI3IkFanWgKD1mTGKz6poTMcSoTgoJairh0aRSGvMHcBlY+Qxc0v7ZeqL3MA",
-	"qJ9W2uENW+tCL0ti8nOIXvAEykfiLEt54yoWRLMoyW4QlDSIPkwRmJHiRCGFa2y3Pqxdj9NqWzMCkc9y",
-	"vOcSCQEVsgHmGSRfF1gqaS82y+lUfrTXX57YCV0+y9n/9//8v0Qchwx20NMBTRYAv31GE4BFhfS2K8YK",
-	"JH3ryWCiLYrUPORhXNJWVyOFRkcR221xbRbgCDgZQBBM3mjBuAiNg+yBdWMgi7rZjv/cmpulB+5hHXy6",
-	"EvlOlgJf4F67V4725FHyDLS41kjwEBGAeLhUpkX2fk3cfrbGRkUY9OBnKm7yHu5Nb7/jlRGJX9gExETp",
-	"lSE8HzAufYNOhg+m2L/MRc0xEOQCMI5JxQoL3IYxr8qAQYc9QX0T2PApVfMEkXK6ZlC46rVQxOOx/t0V",
-	"Tkb00SOiond8Cll5I8XAVxOEmxHralDeoOCN/G8R6W5ZexFWroYwUgjansbLZ1wQCofp0Dd6sZs9tG4V",
-	"KiC0NvtDj8U05ysEfnIgvXaoY3EllYLVnDKONznofzIP3AdA9qtACQO1v+AkOJbDC8rUj3U9s4LYAawn",
-	"rcMAvZ4XAvHQKwANbGpw4lrgc62uWJ5ZjTTMM6twsDQo/3duvcP5nONcl6oQE1mIoh+h1yOWSe6GPwiv",
-	"HGJZMSgt1Gq1bg0D5DNuLnGb5q7eC3FUq6UgKwQgeSNtjPaK07tPwZDD/z7Jnf+q1YCdO9PGLErpAgHn",
-	"371gz5/+6Zj9stR2Vw8TAoaAC4s7LF7Y0GsJ/AFqCSgNKfFqm6Z7h2Lgod1geu3ufvAd1kRf/J3evr2V",
-	"Ei57yIjlV9807Mk9nFM96U44AJ0mOhYXt/zKTvPDawxJT3WFwkqqWlRTaGfq5fBIvRCKL+TArjlJ7qOb",
-	"p+nPQKUhKhGwiKhTuq6kNayX3u4fC14Bth5ASrYgzVEHFL8S3u63M4gYcKF6mWEhNOtFMyFKr3xZlWZA",
-	"aY8f+Vz8hWx+Phdk9oPzhOh+hL8EEszby24RMG6pjVDEB22N+xSxqRKYCLViHqH/SCcS1BrahNhwgSP3",
-	"FgSGQkG9XylAyZDtpTU0xw/yYDd+1Vk9L9PjsRPrabSUf33/5gf4CHeNBPfaLi1BfJ29e+1tjGargVmZ",
-	"WswPfs4OPh5ytTrEknUUifFmP+LGiNoc/csejl932fpYGR9HTNAfW0CYHcybeFPZz3Nu3R/aiFCnt7JW",
-	"yEyIOmNyolXGSn2lDbqzK9BlgOJYBBQx2g1jqbjdvJoYkuwrb3V1HbpY7foo4XDbhgEFEjHWJjNQsXOX",
-	"3OSr9lPUkeE2Z3a51rNt6Wp95yib0orl3OCyHC7l4XipilIM/mly31Ww4PUsNBWQsEq1WdxiMOcffxDq",
-	"qp4dnD49PobWTTv1g9OD//sfZ4f/mx/+9/HhnweXhz//j/+jhbZ3z4Qev+E4wc3HIjuQc34ljhbqKr0Q",
-	"0xgHpwf4AVsG5G41N1f/4+O245fhOZ0Y8wnHNKpn+09OA3YIgJdrh45x2pPNs+8PuphzWR4CMM4OjUYE",
-	"MIg4OhvxvnokiDCkZfi4FEU/ZRNp7zZ6Zd/wHsbzKO1G61OUyHLf1eID3JQy5dLwe3q5hL985hHbzyRz",
-	"C7hPP0886y+ymyeeQLTf4+29E7FG9BzrGFMbhlRje9DdX52d0hZ77OX1IRpFT//IZuIjBXTROvqfxErn",
-	"CZTcgws951Il1k0lJgLitghwifHecMfFm/fvoKpRqCbdnIuhjxSNlx4F0FmxZQYePvXb9nJYK8oeZCwv",
-	"uakv8Td3fz6M2Lg93OZI8SvueDE82CvRHx++fpm8RqsJ9t5Qn39Ox8fh+meeflox8VFMlgiXMgUDcaSA",
-	"5LVn16G0X6xGnQykJjeiwryCKAHOy1+CRXEaEt7KdWX6xixEpq24MlZiEQLaSPl3w0daLD3yD03/lOXT",
-	"Ss8hMK/t/zfL8T/FBFbOKiD7v9ZWtP/rlg/5vXN6AiRgRoqW3W44SsnAf0K6AuMjOa9rPpmBP5JTOiEH",
-	"owztCJIa0I2VMSP/W2RsWclfc3IMRio3ta7soI+Ocvbh/DXrVcLo8kaE+oQIKRGvPaJL8v4gHhI1htlF",
-	"43BKfLbefponYdHxa6w3UVEUwRpk/tv3TyklY64hpw+V8Yj2Gq95Br/ZDaeV+3zwbQbspXB9UFKr0+bW",
-	"ou42PwdrRYJLhmzDSKDg0HEjCWBNtJEC12TBZYVdbSajEJIHmlsqRJEgGpmT42NPQoMIhRyDhw5KmfVO",
-	"jp9SggY2tF3TkUIKnY1986z3/Ph5TPXS2fLltcA95RP88x8JayJ6f7eGO+v6qOHkT7H7osA/4b6mhA98",
-	"bVEMG58b1ONd1kzsNJX3qfX15TSsPTI5TbRmnWZBiy189C8SyLt1oSXvQQJTp2NNrRcufWWlABoQBDvd",
-	"Q8Yth45diX9SUBooAW5ENVKV8E2iLoZiX0KREK9XPSG+lW2u66uzsyyVDru0ljX33tfGsm2NZbvtvX19",
-	"HP/lkoLM1p17ROADu3QNUTkKNW/H39oZdRTs976CiaxKhFNEhVy6EkNeQY1Ea7jEz+LC4SPcv6LweArb",
-	"ZOuTAOrwO+hs2/T173nXWt176A3tneIP/mLne9lnmCaZgRGiEWpgeCqL+AmB7xPcqIL1gIMA1uIvJN9y",
-	"tqKCI9dIZj3mvuMi9HyaS3WJB+Qv1vDJ0UiXtZiziT0HBIOWh+s6aES/K/Xtq7AijxMBaSwyxT9Yj5el",
-	"s+tN/y7DIVvHUS0pf0ygK867iDYB2fIysvuHjJdWEsm45Pd448Dpwcno51LJ+XJ+cPrUjxygPEW1y9Dv",
-	"BSfGbxEv1LaOw4HWWdOj8mSV0oCrwlXdNTK67xLuaP+qBa+RHuZTPq0b11hMNVSc7T4kvOWTxrTlfLzG",
-	"c32+VD/Cab3fLpfk0O8VtfPLSKrqeLse+JYX3mX78sJ8cNJFLCC9ggo/bkLM74gtiWbcAipV7NuGqeIh",
-	"i9sVdtDVXurQDxhyuBZikcguWTNhhZQ3lmA60ngULnAHBuxlxaeIcBnCW6joIDOq6xkbuzEJqjkOI5Th",
-	"UEWFxsi3kvuKG6GupN1KcnJtlRNbLjpYeWpf0AwdEUrX7JZLxy+wIpcHwPpnfAH7MoeoTM4KsRCqMI4h",
-	"C5cTvWmM5LhgB0bbQ6Juoud2yURxJaA/DtYJVtyPAbxzhOakqGZkAABdrxCNkk58DPZx0OcuxFQqiUWj",
-	"nPpnMdIChcxJEWmwhelvPdimL0VtzWEIKGL586DAn/JhE/DNTxHhDO0cHQhieNEJun/E7hm+JmIf0ixd",
-	"6PkW91byjpl2VlDYZPADVAnL2i4Fcc/B3zoInaIhPcvYWEz40iQmmKn5KkYooghggnDV3hCTSLz7qniN",
-	"3/GosETJSLYGefw5jokM7I7AE/w5TsnJw9b9pDXZ3PMbQmxeTGvWo/My0YWABEAuFVSJT6RQ9SVdmzsY",
-	"2K9FusTuBOeYN5Rhly7s8La2ot9f6Gl9WEQRLr8xoWTVin7ULaeI2NtoAfQOFNbYQhJ4sRC8Mni/9bkA",
-	"zjV6sAOww2p6pziRvn6xENCPcyvKEt9IDGJUEK4Qbc5cxxIKR8NyD7aUZ3YTTpeVD6RRvikLXQiMGyOv",
-	"lOsucEhS4pbUlBsl0kC6TkY/8fAuhHZo3CvmRpQ3woB14LivcO0cLbXSQGAqKgDfs8PDGij/sj75sw2S",
-	"6KLp48a00AySdAP2Pl2ijF4uTMbs9qHa1mjI2Fy89mgQ/r4Tc7ys14d+W8m6FghWR+kOj6HtppUYVxlp",
-	"N+N1GBpGWL0NPiiQCr37QLkqMIpgJ1Pbrb+/g88faPMxQOf5FBMqxY6A6brC2iloGttkXyOmW6G4dhNo",
-	"O4Bx+esBXGFt7wYRQzkdYpFxtrKTXYMkYgNnflmWbKlKYUx39Kc15NncQfsFdh7RIXVa/idZz6L3b7Fe",
-	"fh8IDLtv2f0+d/IB1mi62zT5kVWR+/fZtL9oA+HcomELeMASp49k3cBi1QR1yDj7px47x+Xo5mmoBb43",
-	"fZ667l5Fu55VLH1AG9Rh2aKlQbqbBAIwP5EBa4Rdvlp4mwSvGfrW11qUJbWY3mp2LcEBnjL7zmUlGF/w",
-	"qu4Dtzc2vlLwGfUuqtMBsyu9IPXesI/sOFp6EnFO1kwYC6H86LAywXh3Emsd0CqQtTWowB8ftur4pIPy",
-	"LtT3rirajn5XBW2Xaot6Pn5sV86FW3HXfG1UvAsfSC/uxAU6skLj0BnBu0EsEnRUSJtBusdVQyVHFmrV",
-	"KBWFocN+hsBQ2Nvty04cOyWGp5I72KQUvKLT5nyFSqAPrZc1GfXKg0fbVeT4glrYt9j/9cE8hKUCCFoj",
-	"Do1QRkKNTC//Nndh+Jzna0mumTS1rlYuw4Vd+jjAuBqKSp8ypsvCJ+BYz8VN9RQsNNdZKJX/TxhXn6hB",
-	"7IwxaiqMRzq31lff8/Y2sBasO7YAJBGPIFCKwAoS1k6Yta8kaxcxwxrBllBjxrA+C1rzWsNlusLGZM4W",
-	"FbClu7DlxtCkr0TyXOnJKLd5Xu1pxJDvFmZbRwIkZKKvg+wKdkP10g3SmfLzlXUHHU0IJ998kx3MpfJN",
-	"CTvkiaCFExobaKvRHujecayBTko3LMgw6Bp9Y3snc/AiChow/ajHWpeCqzso5Ja1mJtdlE74omfvXlvp",
-	"SUPhVcVXXQooWbLfC4oo2YBu7zuFAGL+HozyLlv5nE5UIc2i5KvkVIfAioqtJwqjYyIbpCH8BgIpFChj",
-	"Hl5XzqTrD9grX20AwF0FAdmEbz/s0FtUwiuxPCFROpkri4XnoqWMN+boBYOIRvA0u9egxxnVz7QSAgA8",
-	"qMHPESsHEUbJJ2ivhk7xnCx+7GQmo9b+g0z1jOWE6ZJj5Ru2gpmZvlVWIC+Nx0/RLPC6NV4LRAum6VWs",
-	"qU+8HyHVIGpG4LQhWRSrnjImw4dgvROmTd02YBdWlPES1tSkhagwKKSFoJI+3A6ycluB1LcvsHLujEug",
-	"RaCWzicJJYJrihcaKoF6A9P7dT5gb6D22g2LPpJdVAdzf6ura1GZ021GfBazkQJMUMS51WbVw3o6Lbk0",
-	"tU9e+c90+riK+Wyze9RM2bmPuK6ez4qioZ3vI/mVvOUe014Pqb/w49+Kyp+0bP2IfXWt7iCyBRbW7oo0",
-	"ca9upLjdpZQPrttexRe5SvaiDAFCxqvQYBLX+fXp7z5TTwuB1EToibi4EAmh8Qok/6BZwCENYph44KFa",
-	"XyFjOOrC7UVm7dV9f4f1eZTCvmjJ76GncZd37la3d7cVevcdKLcfdJ+iLViR31W91g1teSdBIjmxoVSL",
-	"3wCyE0LMOWoxe9LWSrRO47CGYrczCeawITs7GIpYqC4pVoN/mYE8HzD7GSMbkBo/rfOIc8CXDmPGLWoX",
-	"ioOkP7nKLoQMDgUcKDTsr8BpNpDmklY3Jy9X1olFB8InEV/UBJmMh/W4WgVwRXd9qY2DZCi59RAiC1dG",
-	"A9zN2h1GsInuvd4GQ3TGShDQRtQJ4JYA1h4X2LC0ya2lYugUKgviKieoWN2lvgnXOnO2P3gDLtdrcBei",
-	"VwNr60zY1nfQs+e++ExXfuqtNuiGKrTMV6lJs1vlVbaZJxaLmZzsucfyKfv4R6+c+vsOIEqw1e6oJe43",
-	"zsjmJXKXQF635raWCgU2NvgQC1HNuQJ+2ahQZc0cKwW/aUiVQE4SX7mpKMOfgF3qMfw2uYNajC+wsmLT",
-	"V9+hqAI+BTsLNJ87udFdTNfdH+/4UcTH76pgYfNO2JgueF0k1rs7ny0wRbLYCFK0A0bKgteTWQtcB+W0",
-	"oS0RTbDiiIJWjkAARdHQoz4SbnRUdIegjAAN4M2ynFApwCfJHAiza5EE8wZewK2sA2ROfyAwmY9QDVjY",
-	"7rPeJN0G7FwoDoXtwEpBQ0f1Hyw8ijo5kQjp/tjEvBA1yNO8aUKySsz1TWT3eXhq97AnDnWafJDmsfwA",
-	"6foHMizwZY8EH7CXYRGy92hZfrUu1qwLsrj3sy52CROtt+VgNrBN9YCtvYnePo4yG+FPClHo2PO61qzB",
-	"bqSRY1nKegUxbf9XDGujMZ9j0jqn8HJOz5S1d/90BXaHVDcSY0kZYeCE+Hl3wDyL59yCOeQS9WGof6Fx",
-	"EVarqRkvjSZc9MgBwazAmv9hBuzVxwVXsOQkOXsBQMXkGctDq8wltsPkfXQnl2VpfUxIiwwx986Zkeqq",
-	"dHF3za6w8XjeHSZ7pBAZLkrSIhQL4rvv5LRz7W7ifMGNOJQq1GhAVg18SciS6Mlk6QF4XaYR9IpTh+Fx",
-	"sdpew+npnI3g1WR2l3n9eJk9znTYuV0DCVfstbR/D7fdfyRwnyggrMDgSw3pNaN5O4GrUbej6oY3QgGt",
-	"xC1FhkUdQsZPHWMXVmhXfFqDtcZraOGHxkVdrIB5hLj4Q28ftpBU2EFihKqzqBFTRtEcwOwOoi2CpsUh",
-	"ETKt4TcQ6QJgY4jrjAWAki9lWQ+jlkle3gK5CYEAtEhN1ks4akP4LB0+3Nh3OWCEW0cdtqj0uBRz40Bl",
-	"sgbclcnhmX6VIK9zVfHFDJYFwOR6dYgPYuTT6RxRXAk2FvWtEApjXa4u10Dp7WQ1KUWfllNOAwKvwcig",
-	"Gx3xlvF4WmOx0pSMAdR00Eb2IL0M1/RqrZH5hYomKuwKzdjfLt7+yJQwqE81K4RY9DH3OgXIHBAvz098",
-	"OyVtAYcOb9CONgk4vK5QgUXBCsOsVFixXl4Jarm91OoSLYscodkzYmbVc17LCRVDa9V37wrSq/NtYcen",
-	"ZkZitMQBYpLjYGHoaq3oDS0PPK1Zo8TWiOpGTgTjE0D7M76kLtrvOBlRMCPq5QI7jxeVJiI2FOA9qOdd",
-	"i7YmGT03kqK/KZB5j77Gowcwt8KjQ1dy3OwZSb0HTWg/fmSyRa8kHsMeoUhcVkBABLZ9v6gmo6wkUrre",
-	"yNoZva+BJERhw30DKcaEdsjCF6T6TqF+2qWO3UXWYkyRQBrN+FlS9yTV5aLSV5UwBl0AfsulFVGX2E4f",
-	"8gh8sTCtjRSEbGhFOroYnQUqLgIa0Ukm8qSrVL/bS4l767jPLnfFbXeO2frT8UX0z30Z7noSFm415bbW",
-	"wHfBZWTO83B/Cel9V1rh8CqcgxmZDLwooHh9WVOk7TSUn1MlyGVs2ExlWRrW8EzdDS22Fl2//pfotmKl",
-	"+FxOMB5oR4QTrpaqlnPhYXaptGyBZ7vWaQ9AHsycnPWuxYrlyXOJZjRMblkvlvUlqY3otWDl4M9Jo4G1",
-	"nOGeXV6dPD2RVdtC96yU13ajzCWwmjGtRGc0f1uh+ftoV9RINg/Gry4LEbKrEvldD7UqV85+Inspa9t5",
-	"MTInO9uUpG2mJFrdzE/Af9qtdfMtbt/33Fz/aHfqwe63hvMPh3mfW1/ipnvJa77HXW9hv1zgZrz/VtOd",
-	"DCQfqPj9pGnaney9a9bjUvXNCRXtbQGM+S0qYYiv1PvXcGIb/gtcTnBHYGjxcimGSATmvVtilak1Vo43",
-	"w1MkEP/1a47CwThsQnLTqGREVt4v6w8iJ25D4sZ7rf5RcfrmVdxcAmX23ufmZalvARodww3A4OURmRDZ",
-	"whpA/QzwD3hIY0P8cCu2UKDaip56yghvup7M2rm3vMPfw09VOcDNmuX/GB3YrzQ6yNiIQpGjg58dOELa",
-	"C2rFJb4Gib/orwlPOH5Z42qxRCg8ctx3oCDefXifJUWXbuJkpPoCpaiMquXVoUk1lGC7kvaG2PeY23Ep",
-	"/qYwy1pQBAYeIjUOqVtQExafC2//cqzVf/fhPehJ+jYdNu4bXcjp6h6d2nf29Sg3Hy13tk1kN77WXWbQ",
-	"fquQ1RhGwTbpuq7keFmLjjjrssU4x3Sqd3wLWQk4n+OVPb4Bf54+CdZMRj88MZ7PL7HwF+XSIH10o0CR",
-	"/t7LpbnE/8Y0dH+d89ltgwZ9P9ZERrdDLC0Egb0tx68RUSjYtT6zbaXdkGKVmMhCkeXq7ZqqCpVU7RqW",
-	"ugTUgL2K3H/qtndN71BEkECSRobtTIQL7QQH7IXHCLILQ336Kciq4FUpgxEcgA5MzUvHA3GbhC0HrdFI",
-	"++2qpQgdUpU4BOpp1fzeCKUD6Sd6Yv8eROnZOkEHalYIi8OzT8P+jBQH5l7X4fjsBo91sJ9N1BtNRgA5",
-	"os1P+8T0t+hVSDSAyiOFNMRPLq2Od7bAevAfyK2xU2hDiDt+NQdoRLdWHZGYjJrbQu4Yew32Dc+0Zbgj",
-	"jAaHdrnWm8V6ugJX0GUmVt5ZhKC/3UbAN/5ue145MnkcZUbv+fGz/qZSlHsMDT96Cco2NWrPazNR+1Vz",
-	"NjTnh3gD7xRAPgon9NMgc2KXarmpeSGSt3HV3JqDIF3Rv4idrTbFtrMC+zv+h1RXgPFWCkWUVU7ZxCBw",
-	"UcaSxJW3fckJ4pUIxWlkELcCsW06yyGxd4+nOrwEX/z1YH+hB/scvXg62U9MdGB2O+ZRcmeHUrM1Nesj",
-	"2ghkEp6GTnfweGVFlJ6OH04VoI/bEHtbWl66O1qgIgBZ3/xMhsRPuguCbyj/CqHPkONVOr26FLxSJnrY",
-	"E4OL0l2m9Tpa4YeCwgjvDKdst37iaBXjz/E7AcZYX4BWlXkYn5rPjzi21gTBJxS0uzYTifpzCFix7nQC",
-	"EFmC7YNIUHFRjzShIjNL4cjQocL7sU2tNmy2nHOVYJ8O2AcYYMkn1+ih4F/hmHnPpkLbG5LEiFFxCr+Y",
-	"2BzPUmMcef0Wi0s7kTweSYT6vrVsg+zwAXvtuuPnEJpS2vGewTq10VRGo3Woug20d6wYqsSN4GX0pVqr",
-	"ReF74gp5iDgZHGf31QiliZM7d+rFLrDDIw6eVHbWcD0szqUsrMsJDJOYw44aMGNw9LtNZOMQ1gUf7lxw",
-	"HuyK3KMZE4u5R3NQwiC+XZZbCer0soawBeA/Ej4YDJ1O7FcbZ000436i4+Vl3WaRvNnSOfoXHZuNdTLn",
-	"1CuCB/ZJbGHEIteDPoaOYmRPb6gTdsVvxDAVoQFGO9hXXiRAW0sl2LVY1AN2logNKyOcyIhztp4wMw6O",
-	"7HW0Aypookh6tcZuRJp33wlkfd0iAs7h9/R07FzOEi3ZLTfUsvMVFLrN+LerDABU8Srfk6WSdbe5xTul",
-	"o9ONDtzntbu1nGoXDt4JldLHjqNanBgbJYPoQuycArpBM15AEFiQChAFe2qlwY++MfeKL0yERJUkeUL6",
-	"AJpNoNZY17xkYK0MWL7gV870gWBojtXw9azSy6tZMgnHutNSI3Srq2uKnObfv1qPPyBuGZTs1tqrIYIK",
-	"jNodOuBZ3JLff/vJ17qRu/II9/UD46PiLMYGYeDvxiVcFxt3XXbiBBsYB4doHBxGxsEOoZkWiyJyGq3j",
-	"YUVwU94REEz8CDB1QIJACe6AfRtAVhKYUe+QDO2jPS3kQqhCqqscTFx4jjVWVqJ2Ob92yfJm9Vc7+XMY",
-	"w1k09UdpcouX8V7oCVsnG3e57SZOrIf1Wk31/VagtQ52n1auJHYRre0X2d2VTGb92EWyIT7OkVOSnHLk",
-	"i935fHuOnI1krqeshvQJLX2USV+/k/WwwtaKiDUAR5NRIgZfb1Jk5b5zFuwV0ZOl+8gQJB6w3P3rstaX",
-	"c0Hw2JimwYI6wvUWVfIcbOyPyYZiYqGI4qBdpETb9j2s8qOIEpzbfQuRhL5500ASvtqIi2QDnpy/6rPx",
-	"7iLE6ui7R3sl+vpdQ0r30sNiUe/xMfYRj0lA9UsUietx4W4puL0JNnpO3BHkDQuIY1hPLfwUiQjrsfkd",
-	"5WweUVBpvnV7Kn3DMQMFT1Ka1XIukCUggPpOaDz1TBiARxPlFFO6MKFLHGUeU4A5MlRpWKWXtWClqE0T",
-	"GRidr2IulTR1xWtdGVbokDjuUWC8Eyw42wYV7Hsq/VGB2BmUPkGhcdaezEtUxZOIj6QtZFyJsMq9WNsQ",
-	"EnaUCLAT6g/YWfxRDHbnj0Uchjetcfi2x7EeaIB4jfq0EkwWYTFOTiLAwZpXV6JmvK7tKkDyw/WWYc12",
-	"8qHYpORyLgpXSgSfGfOKLiMSQPUrsdBVLdVVH4oAbzkg21B5FV3uNlsheFE62Oi6yYHWbGljS1XLMn6O",
-	"A/82Q/efDjvMHRw7YX8V9cPRpH0pFy1nQT0ybWRAVixKtUR+2ebiKQAhxBW3JxQyDUC34QhzTuMxRYDP",
-	"mG4ItDzjZe3LmpsGS7SSEoKgsWxoZxlMIMMj6HiaAIKI27mmE3JRVyiFN6cIJNSgXtzWCpRFZBRW1nhS",
-	"ICOqGyhPCb1Yc1Fz7J9KwXKzNprkGjMHi2XtAZD0spo4SHQ3BQJTgcFKK0pyvIx6p/IMCzypSi3aFUTc",
-	"hJf1IXrljpuBSd4SdqPLwXU1KjeU4D3lfhpvedT25cZYtuV/4v17R2iMX1s2G13Sa9bIp7hkvo16K+hf",
-	"9KIUpN/l3mXtE+5xCQv1KKbcC6k1DETUXsxKYJxYzy4/idEJtoEKtp3Qh7GI9zgav5cWtj126r6+a2Px",
-	"N4caw44/2j3q2MYEnBjvKb9VhEQTyJAzJD9MKfF8wQpSLLnzAj+DXb1u8z5fo+LChJOaakfGxSezeLCu",
-	"eh/ytbFl+iQQKCmWQ/HJTuGFz4lZ3nk0b6e8QOcE9k0WtASdfxen2IcDGwvA/7OOtLON9y/k7nrjNkan",
-	"JER6I6pCTuoMO5KCz25dLjm3u1hSbqAPxQgxyMewK3QckYl7LiSw171/38txJS4rYTwAaJ9RXVitb7kb",
-	"KSni3BmNl+4ZJj8N7pdrFiLwUieesGFLL4RivWTofe+JoMYmISMIesuPEwxxfCySn2ewf/4piMqqOQ2I",
-	"bZ2ytLG1EBNZCAPEiYx7v1ADDwhXabwhYEgnsdXYY8TJncYNbdFCOy/SOhy8LHHtkkFCBtu5mMH9CM+4",
-	"5O6q8NN4RZyy+L37MeF8vIZrkeCNFPOuZavh7qLX1Rx2ATZUQjKQuF0Np9GZda3+vldchDMFqgupuRrR",
-	"V4fzveb79+AF1jOD6dODoU0JOvcWQlHfsnPViZMs2kAe4YEYY0/jcA4AhdHuSUmJtWL5IF2e9RAOD/y6",
-	"w0+oIHT3tm/IAXu7ToJ1lrr+LSy/6aZOkk/+tngv24HFZMlwgDYT/a47v/S4x3F/6eWPVAO5p5Ufzuod",
-	"2ftf3V9yf91hctbHJ3u9R6CM799aiKGGgZEcIq/UMcy7/OrUDMASzYZlUesGVJiViQgcSDUIVv0MgxLf",
-	"7SkUA0StCw9C7bryuj3QF3ptD4IOC7LqiMoQwnNeQbhPh1kDK4ZniD0kK2c+GXvVWCrRH7AL+26oJYea",
-	"b+yzTe1QkHKNNUABdnJ8jCJa1jFExJn7FO3GgVZhtYIofMZ6jUxGrfVp6IBdE/CGRt4fOmLNFpGcdSR9",
-	"P1Nqp1zIHXZlG3k6rx4xatLmlXVI1vXZZEwhnqzbBl8F7V3wqtuTj9JJqqvtYjbKUu1S6RFfvrHxp1mP",
-	"1xakeB2/+1HqH9an82DMesmrQYosoVAFe2IKoWrJy65hhCv2Hcx9VhlE33OfCoN4Jb7ICgOZ7mN34pKf",
-	"d6gtUPGD0L2VqsA4vkMHJHiY3ngVQXjkfez5CLsiNIk6xTiC5bJ/ncDbIi/Z3+VdxmqpzADIhcMuI9ro",
-	"ueAqOOFQvQDpOSMmlahZb6qrkXJ+GgWRD6U6rGfisNR6Abf1Qy9IaFgPw6Dse8w01ypjRqr3/Pg5+p+3",
-	"0gh6LAwsJbirNWEIUne+KxggcKqok39lJwHmyhWYcHwFqJayHqmS16LqD9hblcjBQDKImVtC4j5l3C6K",
-	"VphuTZT9mSKk55aSgpGK4J/tnb1FyWt7rK2BMp26dr/+YKQ6Ep3RObwnLy96w6MmOKNxbLNA4i/2Nbl5",
-	"x96dUmLiQfbRdE4FUrdYbDNEjia85qW+2tcgsQIG3Bk9ndrD1qsDFBw8MGptjM9cPyEqtgLySleApTFS",
-	"yC5sT2wsQIuWRGrbgWyYOS9oXo9i7AhVQ1bJ2Tlunp1GBv1955LPdKJ474NZHLS0+xgeblPQwnyxBd+x",
-	"aJv4HfYJ5233ugK7ZKvQYrf2/tb0/vrXemUfc/CgG2S7pxo2xeo3nyX8Xlixncx5owW7DSA6edITw2Rx",
-	"T+yCrdt4KQ/DI9qt7W+XsqTUGthUIeFRyFpXwHbsSimNgBh9mLSrXQXL2w4pd5TTpPRWCwH1qyNl/xMg",
-	"byYlt3rFP8ShgUsAZSi8/QtwUFCLn4cX5g5J0I33iQm8Jj2uRmqprpW+VeH9MUJdn9IU1jhegyOX9mVT",
-	"UdnRBaZBGMUpof2ajLpCTTZSBJptMkY16yZjkHnHqmGictHjf4pJbYbuCQ4OtzIAO3X+3Qv27NmzP7OC",
-	"1+KwlnbxrkQ9Ujl+8dPwB0qOfXjtBnwlb8BxKa5EzWZS1cBqJj7WvBIcW7rcS63rgCkVxf50zCYzXvGJ",
-	"XdCR0hUkpLgE+EeodR1Xgl+bjOXAoz3WH/FhYZq5HRSMCf4Qxh7AMhHdC0nM9XSk4o84YD8G5gZisWmx",
-	"FWBrfpDYf3lPhvv3onZveKSUTHj9FtRwezqjn7807Qxf05rEjXnADork6H6Kemf+lCSYsNndNjVfRfkG",
-	"6/z7mHjjUicn1EjZp27yY2M+kX3dWJxF043dDZ8h9fK+CNaRRyURSTbKJt2/1SaM135TaHibbfhA9uAe",
-	"AYPfhxm4807Yt37Q3/66OOiw3CC169oOOj2Q70Q9mQmTsRLINCPgiehhT0wSCOVsUXKpDoF6s8Gn6ToH",
-	"4ttHaoLhDAMcTCCthYZopgoNHBAdPMWWK/NLCawwY25ETnJ0XArjZK20Fke5nCv6ZbUQ1nirRwrIbk+y",
-	"4+Njd0VGwQTFOAN3HOmgMDDx9JgiiqY/pFdP6wW9Ui8OS3EjytTNF6zUV1KNFAKK62pl34wsu98cHw+Z",
-	"vhEVu7j4a4T/jw0hTwy7Fiu2kEqJItAaRspghmjOM23qy2uxynFQ1pSTpbi0dg4AhnSOTtaGjZeTa1En",
-	"Y8rsVK1ZTZPE8iLgriuIVWCk3D89gXhzcHaVUe3pZY2UWvRdsZdppC4uzr87vFryqhDFKSOkuQxiSGM+",
-	"wT6cUqrrw1JP7AOhuspQoR1SFC5VKUzAWB2vkvUbKfjDISA49p7bmU10IVhuTDW9HJd6ck3UY4otFVTZ",
-	"Aa461XHpigqlRIEf0Vv23xyfsJ591Ejly4WpK8Hnl0vFb7gs7RPyfnI2ck8zDgnmNoWbCuA37hzeoyB2",
-	"79gmhdctwOPtIu5bXnjr9rctuF/C8oypCSoV4SwSZA8jzivFy6NFpYvlZCdckLEsYcMydw/rzXUhSpNB",
-	"jM4gPJgXpA6oHnKl/EqkjXtXXCqDDWKA3k9SBDSAvRhYYK3XNmDv3OvsYXZ26eEt1BkCjWyjiWVL/Lek",
-	"QNw8pN1cP+2EKzaVnlABXgtNoECSA5X8OBUa/oDlTrQ5EAK/NnrqWVvQqaYL25Prbo4PHmv+LyEW2EEf",
-	"jxwizl5q92AiCHfZ74o/u6u76KufHh9vo6++z9gzLfA+AWe3IF9kpHntsEYyxf7Nrnh3lvusKKy10HwI",
-	"4X6uV98i6eeA/YjxtUp4YmM7agipTRrs6uUKC7euhXJmQeDPBOsG1e+EEmYtrTNnRUGf9Z7iL5gtpXc8",
-	"UtLUv307xrn7Sg/qPn8ROc+zomjZzq1HolND7sGG61SHA/5GpWEt8LEQak0Lbj1WZ/6JWBHv7idl1H5w",
-	"6JZLqS6XRuTQi8CXRtBdFTXYIL+OmIrKMcbJuotLNj5tu8R3vAr9Sih7H4SyO+3nHUJBXrpvz5sHndji",
-	"lHRuj+OHloZ3IAm/oITgjvtgT8MSn7U7n6UXe0PPA0bMliBiqAQdaFQgA7WkQdNFQEGpsWzNGhDAW+mh",
-	"xjfJxn1sCHYGmjIXppbAuH850aa+XIjqcqlknQOWKTTz6kROWmE9rUUFrX7DpgQOZJz2aetn41Uh6/u1",
-	"VJB85VMslQc/m8gLUDyOtfLb1AielGkvCwed9x0c/5Krq6Xd53hHCKkSvHA5d9hV1oFeGpFFVSfWO4f7",
-	"8IRGqEFXiApY6gkVhAEbQxQ55DVG5xxuEpDqIe6xnnpucFEwoYqFlqo2A/YGhwgSJFxAPScEntPLf3j7",
-	"9t1Pb8//6/LN25evfrggytaEdam99gwzb+OlLOtDqZieTiEnjRPMXUXbIVwgVc563onO3W8ZTZ3lV6Ue",
-	"8zIPS2CfMOFl3o9o+/hcIybTfNe4BgVS4TvykuX4OuBjr0UVgyXS94RlKbDaFjqIr3wWEjlxTBSlyeEm",
-	"rGTuwF/FfbWl/iQEHmgUCM4V8+G6z+ohD2lkHREI/OvO9W/nePn9hh1wLbaJRB8LprX4YmvbwkQaMiMS",
-	"RPRDkEN6IRRfyIFb2S3g69Kwtwuhzt69Zs8Gx4NnrNCTJbYoYQecqis+8f269jxCLt1ntMGzm/KJyBg3",
-	"UGRDDV3QMicNkT21mrjw5oV8Sa/8XFO3EXVRHTMbhJoqrNjp2kjtt7ulsKsdZj/41M8uJstK1quD03/8",
-	"HG8C9+7Nb402glmZWsyjjbCo9FSW4mgudsLgBzYJCss2mrP1lYA8FHUnNjLa7DWGfJ3MUasoF3VK5WR/",
-	"++k99caDSoBmdSvyEQcSryGQFzvra4HppGuxIiKvzKcguSMTOiQyIX91g2SI9Xgyq6j/PcEnbN2ab1bv",
-	"cP3u2f+yr9i5gTCejV2OtLLgU6XcZwmrZHwLv2RuVwIeQbQpK1HoSed+vLCqE7fIuXipJxhJEWoSwsiu",
-	"2AK2/ynL12Re7tlz/dGxGs1nKDGzHEoSc7MQk5z1Wp4EzaxHN0/TX/vt8g1+tKN8Ypi+VQznBX6+iV6M",
-	"4flhbEDxyUQsgF53tTY6QF62n1peKV0J0xpO+l7U57CuW7dqLT7WR7N6XqZ7tJk6aN2F+EX++v7NDzDN",
-	"uxZ45/5Tx2KvWY/hpFx28PGQq9UhGi3ojLk9Zn4pD11Nwi4G+cX/+oH568EqMrXrh9ixxzPzRWMLbsyt",
-	"rooO4sGLX8qXfmj3nJ26T0ssmsc+SaBkqb9IuyyZQbwxk03XnQs6p+0FZYoO2DZ+KOuZhb4WQGXl3bt3",
-	"2tRXlbDXLSpd64kuA4xRe6HZSL2uQ80tso9HNSKYkSNnKq3icYU6CLJ26XY01nsXI5WPlsfHzyb2j/YX",
-	"+Jf4n/jjTJsafzjFHxa6oh+O8Af3Hvwxh7SxtSlyWeTIvoPGBBbYNNowe3ECP7PrNlJezFvVYzKcDcgF",
-	"8qP7TjbjPELFTKiJQckHLqtQk2q1AP4uK71NTRXeN6IaKUfGg0+0kwUev5mYXAd5cXFx/h2D4hrrsG4p",
-	"reFFUQljRFJcM1JUXZOUJEUVNbwAQnbrnw7Zcwcc0V5hE+Hc+sbQietaq+2crhAmAhzyJVXLAz2Sl1/W",
-	"lILZgkvrH1MJo8sb0IJ2ELlUQHt/aS/NCfkPICt8YVm02L5hzZdqIPSTMaV1av6yAOWfs14px4tfQvF/",
-	"f8DOMQpn1tCMspGKqCkRtCxYesMQj7AjzJjdnFk4efbTuF3N6lswJaPW1c6e00gY3lNAMnrDo/acRuPY",
-	"WrzkVhW54rxS7TlNaTewO5P9B65v+o0mZp1yYTxRKRvUVKvNtDU3GxgYow+bKDEwWesEzoElu4Jw+wko",
-	"rtbLycyKVegx4oo6blxBNWDIxGKemVqWpT2sgGkOwRIEI5OYruihLKRs7RaRQXrU8zhGk2rvbMWcYfPY",
-	"75LDTRbpi2FR/FJ2v13K3fd+tguEdPv23oz+0ibhWr22jTvo+DGkdjzL30m+d+fdsp+zFi16Uiu6LmmP",
-	"rK21P6pb8wWdGCuhEtanimhPB0nkInvkLRhR19gDCR1R+cWrH169eM+eonNQSONsNpDqI+XYk+lcREwe",
-	"gZR7rIvVKagMLCAPFmHGOJvCJ6VibxD4xP3CelHp/0itoaXlZgmsvgTA6q37SnCjFfSUzoUx/Mo1VVKJ",
-	"uTQsrYKvg0VvjWKwbIsI6ZQs9cTgF1NdBUdCXQ0hb980+XXVYvF7iJqRarPwvY0Npn5khx473Zba+V7o",
-	"hME4YDUwlohKYqTsZxiw98K4en5ei0PgNBXFWvEv6z07ZpzNpQJ07+cnVAiQn4u6Wh2eTWtR5a1tbPYF",
-	"sdXqP/YDCTr7/l05v500Dy4KbeDfaNX985Md9Pl7rd9wtaJZmc8PFAtH0ReWGYBS9rVUjT4qtb5eLjpD",
-	"e+8FFM5DmuFQKow+3c4wiYGR4TmHfDPw+R/OuQzH0t5EtHDYRsKVo0IyUl2VmL041MrHTzInB7wRifx4",
-	"cR7EtAaNWU9pNha8gizLNZi+BVOacaXVaq6X2IekhChE0YdMSyz/pGJjbf1+CFz2cmP0pVB8XIrCSUOH",
-	"U0wz8CEfEyLtuBiYs6/EjeCl8bQ/fAx2jCrkjSyWVnhhasXAWKQB6cFi6TEpJZQy4Gq2BEHh010Y/S5U",
-	"uG9FVmh8Ir/O9WohiiHmva32ou9K8AJdmW1hH7YbAoO7NKq8P/nm+cPW2l9cvMVF2yTOflrf3eAcpVt2",
-	"8MWIjY4kwXeunaTjKGKCsHmmY6lidEOW+BKZHTIFHW/dhgYZs224CrwIgRvKfjor8t5GjzKI6DbF6nR8",
-	"d6A0p+ISaOLhV118vtHRMwf3u23de7ZlCKjGNF3Lu8lt7u8df36KoGuXrG3DHXIE7OLszQ9MghapV+k+",
-	"7479sw+GeFuMF55BNlrHVk9Zjr+YHHnp7HBjtQcURyhm7Z8AwUP59yLWMqAlS48n5xAG11kCMegSIrM9",
-	"h8ivHUByXVdybJXjnC8W9mUrKGRFteSYJlGL5QP2inrB3FRc9/TlsirpQPmfPs7L3JMaXskboVjv+clJ",
-	"BJ2IcWF3g53QFJqtC4ZwFQaTAVpNKLCFYe5wRwQ7M2Cuu5N9OP+B2BSXRrBZXS+wKM+R1GE1Vq139RiQ",
-	"74++I9LEEco+4kWCh+d4qIJxAlbOqiGSOkp78eGXUAOc7yuquqLjia6/l+h4EDX4ygcPi1+8jcX0dkIt",
-	"74GHPsavwewNwWwrBDvE6m7Kfb92I5SxUHBUCWEi29I42epEXhCXcWG+M5ORA4SQVo0wxirxIeKwT3gQ",
-	"uogXTwKmQQpTCSMU1pDMGQe5YA+6geCVT2r28ndvL95DediR3SBHeNsh0sjm/T0P8zBeCJAg6/R2mynt",
-	"KEbeOPw79jnhe+VXDJsd+pZ2PRe7tS75L77BunjgnfS9qDduo+PHkuOPI7y/oND67ltzz9B3UPh7dlTB",
-	"PVtbqgaRcVyJRcknFCu5nVmD1XpaQ0hJBlNsgwm2o7H1vbyxdm/DltVV05RNBuRNUOId7l3hUyAuFKMh",
-	"DqFT665s3FyaSzLGKdBkar0wPuIWQ7D4ZXARapDp4E/UDy5LsLfnQU1SfOVDt4/tKcqiNrIvQKR9YX1k",
-	"e1uuCB91VOhbVWpeHP0LgsPd6MRRWos096ISh0QJZw1Gw6QxSyxR83VXSGJHoKWQC6Lsn1YMHc9Cmush",
-	"iqyLZyNF46Jok32qPZvejb14xhBpq1z1B+xHHTdX2YM5E5ysOgxonxI81jUQLxhRTkdhL7nYNK6ACzdz",
-	"xf765uyFmxr2vyo+d0T7qZMLv8D0IIxOmcGREh8XsloRHs4ZjcCRGc15OdXVHAUjRlDs23i9rETIyt2I",
-	"Sk5XMePSEOKO9slAEX0tVEhWPn96DH+mwTg6JCOttHWrCeUg9JliGcYulouFrmrD8nOryXKX0jOtpSm0",
-	"Yhf4rd5ig8tegkZPalEfIrRWKnB8XHwsFUe05F0qx3HaTwyjF1qxjJsBRvMCfz18Kc1CG4k3Nrd4zuua",
-	"T2ZzoeohlAApPhd/GR1gUWkdvwUKhEJl6ugAOuu6q90zPwIX4//XpkkY+d8CUi+rWpjWJxNasF2OIBDv",
-	"RKqDmNkmy+lENbYyZPe7NvLg0+Tw0+OHnRkckxk37pwNHly4d+Ql3KkLScOmBI6FPR7N3UDFPee8/aZA",
-	"gtN4cAfGONywMckV5bSeH//5j1vhpJraaVEJ6uNyUrobedzz/MSjd7fBNDKG9uZUV+zZH499yUfmUjok",
-	"Ozd5piOF4d3xyteyIJ7ACtkwFryqEXiA5fTH06Mjj0KIYOLXYkWsdfa+DiMzi2T78fPuyuB3bo3cBvlQ",
-	"lfeGbq3s+8MrP1Tld7pyL35o+9PVYbj3by0XjjfDb77yDHcHuJDRtF17I1lhTnWvy43mUaRqpe7z9x5C",
-	"PNwfiQ/nr9kUgEElwecjnbJhUkFRhpnpqj4s5U3znAaIPw+UndBrBUPPDNgZdLaJwr4PLczo3KHmvhYr",
-	"6gQB3vHIXGtJJj3xh3o4Utdi5ZomSg7VDVTglhqBRmOWKH0MllXcEIiqcYfcChQYAeSdMiifGKmoVw++",
-	"jfFGs1Ts4lnGcvPMTwhRXZOWl2iOodTIgSk4FFiwstHspjlmI4UPzmn9HN3yc+rqoMXalTJsGFJeGRq3",
-	"yHhmbYGRssYA8IRla+XUz62ARCEIx1ugfAzmhd1OcXxgpEYKoWFgy0jTIdxZL0dNbi6luqQfc7iktajs",
-	"HPc52bYfKnlPspTe86GSjwT+Eg/gq9yMc0LYcJRKMpBYyUJslJpW3h16Ktpd6j5AQoY7XB9yShafdoQC",
-	"TSEkiaDQTc6RHAWME+RQ8TdeyuJjDmC/yHDcz5jgk1no/rOXPzGuhstOjPXg/6eH3tPvgdCjolWqxAXL",
-	"ES6Y8ApAqAPlMb8yaY0KGkT2PsJBQeJDVxQGyKXChPaufAFg1whfI+eyzuntcCXUkYWCYNdCR3EFIdG4",
-	"mhKIrHbdoj1wpx1f8JyviM1wppeGAzXk1D3W0ID91WmXGrIf6iqQQkY4L0DAL+B162beEwOCkqoMfGkv",
-	"Ub21Pqgf++7Drt3TRolsaoKF4+NSDNgrWEEokHB4NO0FPe+5uX7lnnKOOIS7FNWlu5dCHc2xWv1qX91d",
-	"TQessPFe/ixuo3b2NvedPZguDLMHIKgeArUTS9dzhXaB6Z5sB9PdMi4HqYOFKl0Dwb/uDKmTfNgLvLdl",
-	"JO/saUEgpwxJSp5mSN10hVjz7kz60fZIBrOnaAO4C6TB+phuVGIrSJNFlErOl/N4yULwY22kZ24AC1HB",
-	"8DL21Aqvp8ACEEZ1fEzjQrmydVgw/ObHpXEd07ftHuZ91m6unc+t4EVeZDZO4m9etSPqUTrpSI03lXZ3",
-	"9dxPAD9+OOUT6IE4Fxg8BX1XA7Esau811ZhRnd1UYqC8l6/JtjyLqYezVk3exAfhii0XRlR1wIzlhJHO",
-	"qnhwALlIgzJWgfKSIUsYhy5HxxUvzGlUg4ePoHoU128DCDG9k+On/YwBda9/Ezkgycsw+WNf0Tuxlje2",
-	"jGPNndU9hCt2AzBut7wqTln+y1IsRZHb45tXS6WkusoRo8f/SVfhT3Cd3Qug9ezKYcMPXjXhaiJK+0/4",
-	"XtZoooC+r53B0djldD4llNZQbhdG6KnIDDP2np4sxHyh7Sm2Voe1evpD67fYmbgyO2u/ILe0VMgHZd8T",
-	"ZWwz31FEbUTkMUKGFS8XBrifmaN+jiaarE9/wHL0s/NkJjB6sIZcoWP0AFhSYQ9M3nIhrWLk2lkHDIwn",
-	"/yq7wu4BU4QEddVJhswWBTZfslXQWtJzxGZQ8CQEu8OTBDEK+D2BGDDCXh8bUQDc4En20GKyLnPNq1oU",
-	"l7zOA8OK25G4tZH/z0S7yM7LXYPDFEWyWnaubmeZuuLyalbjy/22DHOfcciV00jAPMd60/DEMDwJWD7W",
-	"8G1sFvB2f2rOgFrf3P5dt8O9MSrUlVQCG+160Q++qLYO6wN3Wikyhwa3YpW5jhH8dNFrIsvT+jH9zLXi",
-	"2W8LOBvYww1v9FagdWMo8ILOQcWV4RNkZY8X2v1n5CBhZ5jbdVS3W0UulKHgq6yH4SvZ/zXJ0uFzYMcO",
-	"XOueC8dIqhcmlyi353o1mPOPl866ybGLzmQMPjg+WomP4Rv0Wv0vqxJm8momqj4NM3oP1SNk0TEL44bJ",
-	"OyHhnzqMxVrzalcKAcPHpdLRNeF79JI9hT3z1lEw8dNdcd+aUlgXbNE3h102hIZMK3G9LI3e+MR4RDhV",
-	"rqg7Px0gtDpRGbKp9WIhiuBLwVzxQ/czP5R4cHSy/RRLwW+wpz+aHyALRieDLko9XFlDRaU9CkiAuTRi",
-	"GLWfIrlpJLvo9LKzSL6EoZnlBFu/6PEuPRwUH78O4AO3fMWiAsyGsXI0Kbmc5+CREtcUB2BOsEX+6MNh",
-	"9mO0jaVlGG7Jw+VLBaVG9Fx7CZsJXtVjwetTO07xsXZ1pHQR5UlKcHtwq+XwlxCKc/FKO4E+ClKlbwfM",
-	"m/JNMVbIAhFmMMLdi0wdu5Gib+15sPStwoyLWhHhlVSF+Nin4K4DjCatDg3IGltjp1MxqdMNibHH/8xg",
-	"QPD6wf6MqsJQiGN4hc7hgL2A55ku3MIsKZuyiq9ZNYU7iGyDKH78bNASWbXLnLgq98oC0ghaPEqQNRnD",
-	"T7KevedX5uzd605cWTqD7uzBViJD9JYbV0MFntpddhd86jgRXoSOz3rjztcSr7uIR6M51XBcN/qtHWFo",
-	"VBLdKbyGW/se1A+kuzBye8tlHWvSYGlaGQ5wblYDVIqXuTPxWtNECN5Nwsn5hGvBaKLbLlLGbm/m+3k9",
-	"MSggb0RlXD7Oi15SDdfKqmYkpNSs0BQadgKx1qBsmYy7n58P2E80Y4xOO8WcpX5nqhbhzVEByWlwxeFP",
-	"N1xJMwMcCkN9H17z6mBJwqeyXsztTE5mZAqsudU9+Febsdlwf5YKZX7RZxWnNl6r8yGDppUg844Hnbvm",
-	"JKD76cO2iPYOGEnVUoEi1dMp4m8B3hIEe/XUKaTM2/NQK0RgHOGBGVO6igcQ0bx5EYOw8LKyCr2Pjgk4",
-	"rMDdFg0t0ZSgbu3oJ6TtdFiATWXBSFbn59Gtjm/JycVGmILV2rrhPohj6NEQ6pEAclhV9AQjeDWZDWlr",
-	"OZMPYw3gzmDM3P05oLbK/5+9692N3Ebyr0L4S2yg3Y5nL3eAG4uDM5vdTDJ7Nxs7yYedwYjdotuM1WJH",
-	"lOw0ggD3NPdg9yQH/qqKotRSu52xPcldvgQZt0RSZFWx/v6KtwhAcof8LKv8uPrDeZSCCtskbSqPoL9c",
-	"isqlVrq66VpHiTHMKC1dYuoK+aMeA8Ad3FXxRKmbxNBM0LX4KQnP6jqbqpdhSRQTMD8tisbbW3Om6jun",
-	"Fq4US3dBD1FwHXzbZ4wJS5jW/8RLpCBxVGBpCKZbcjKIwIh+CHoY4iJqu75TDNUTs1nXf9K6roiV71OS",
-	"ZbPIT3BlIS4E+TpR2VNT+bBjGB91fBSHibGbHckqhi1z7iEQtyfQvwVFJ8L0Ew+qO4umNos6z5tO7MX7",
-	"SHIsT+lrkhBQ31zjWB2/fGe5yYRm54NoxjzHmEPtERRbrHsvvRYk+xxqbWcOzPqRtNqXdKbdb75HUyR5",
-	"rr0QRBCud1uXaOQJ1nAHyvf+w6UOMFZJZj3T5nmr+T5OfheEdyLiGGqGFTBcH/srifTYvVkKaX7A/oAU",
-	"nEqgc260TbB3hBlly/i/4YqvjmbRgqWXKsNSmmPE6rwouDOK3BN6QTZ7N1ibJA9sB1mSy1ctXNAc2deT",
-	"GvV9LUJk55UN8jt1x+ui6Cggerlkjakyt9bczbaD8Rz4Nle1ck0t/qcN/ooroMCudzQb+qTR72mPRdfJ",
-	"h7QB9vCNZfQ1t7WvcMxsuukBR1xt8AE+jqUFgqfkeVA4Fk2GAwWIthJW/cBchGCdPnvjXfJ/xi22vpfe",
-	"8JDshQ/NVugsIzDw8ycm8NTL8ZmXjz9n57M3a7Nj8vcY8rfZ2/ivhbtjOn4ItH0ifX+XwPZx/f4GH9G/",
-	"nvAPKlkYLLM951Z/Ws3DA6AEvWwhxP3WbYJIUxA2nSBTkNaAdCRTtETDD8+dBPOpynSeZzHc3YKzhckY",
-	"NV2XHMkHeAr9jA5YiISxXd5P3kuy52q9xH9aJ4dUwc5UZXxT1CpjJ+B7GjOo7m1oiIIOeM56LBiR7Yyw",
-	"fjPl3VV9nJs2fNbmybXfcigmCl8DQS1mDyPsPAK5cTnSFd7PN5mEalA3hxJbV7brZZzh7GjGuTWBC+Wz",
-	"EI6Wmuiw6Q3KbRmcOEZa2sWxN0jX92wjhcVkJ++udU1mIdwEMvtUnfNMNCTnFyawdWEEuq+y0tXvkbme",
-	"Cbwlvk9XlZaMbslwhFHlzxBXCPZWU7VOd12qLy8v39Azw+73836G3NAle7j7lj1TzxxJmKpXtVlR2ga8",
-	"D7mF/VwmOgcBkMRIIaGx2tqstjhU5WZhc4kJYpZJkpAwzU2tbeEzTomwtTrM/vnz24PCLd4enKl/vj2Y",
-	"u3zz9mCi3kKYhP+z4R9b1+7bg3e/vMuOZPnoOFaySzCYwboqLMzZ8CsrtyRncpuHXWa5gBRb3bJamu5C",
-	"9AhbkXmSHo+8kWA3UcdDbrbOfc2o3NSfUWFQJRAxfg2XrASlVkHl522irDwvIwX1mkpWD7PTTJkfG114",
-	"lZ1OP0UNUk7RMeIXsch4ba3Ag1Owz4r0V5tLwJPeCbRBwWKBUelrcjSVSRVfW4tGva3ifR52/E34T6Lo",
-	"PYU1jTmSi9h/rCas2+vYrQ2wOAKOrmzdZIuvnjOZ73fUUh4ApHQP3KOFiHmMhsF7mMbdJu27jeNuXydN",
-	"Cp6uGZF637ahs22v1Vr7odSo2tFbwzeFLLprWi/cao7sjSxYo7i+bckeWRLQtctaJy0LbXqWnHXkYA9P",
-	"pYU7g0bdt2HzRhPLH92wu+dBrCawZPRu/QPmxb6vcl/lh73018qtHvbGpdv7+c+pl3AK18HvPqWZk5zq",
-	"Q8ycDif9/0hK7nzyWDf4ESBPEjgE1tjXJ6F3ZXrlmhJBQFt70Qe58zvULvxOOT8ekRbfrEzehlp78mJR",
-	"mdwyMH9/xn0rBdUhawFzIB0EBZqskQmJGSgqrFMcxdQ3XjbNAvV41jeKkBOdaLKc65fqkZL5u7Leh/9H",
-	"Ru+032M+U+7WVFVUTmXuStdmljTg4GpLz5YY7zVlVSfvfeLHm9hPokUU0zBlNsLUx6TTXTGMQUwjNtdA",
-	"XbMUHDUBFaHcUg60cjvpukIyW1PkyhsKpGWvJNN5sTn+2myyszatLwbuoQMH1TX8xZbqxb+oa9fEAG4C",
-	"+p3E/2ObhdRiCI/PtscMVkm0NoLiPwZ8ZdvVvr8xm/eVCayQjWUlQVLdV9F0Hhjox8awgr1GAmDgW3OL",
-	"XPDUIbxdlKVszqEsZAebqq01oWLm1nvV2+pRN9pnn+3lxHqqBCsW7x9Fa06ulntxp3BGd0kSaUwnkKBT",
-	"YNw+fc+26PHRs64e8BHB9koviT8yqx4js6qVjp1bcfAC7tgDJ3GUsTbDzeqhZgGVrLHYd+zDUotr5w1+",
-	"sy5Xh7qggh3uusDhcla7S1eRvt2Ws+02JQI7UKr8fobE9LGNAfHFVEZ5qrSYb+IeBGk4k3+12S20o5xe",
-	"xvuShtIG0T3Bahd8aA81MP6wBx5R3vEh3I8wVevi/772jy3hj00FwLgIaurrk9vTk+mdKYpj4Amd/HB3",
-	"46dyFIPi6E0zLyiNCExDnWGAbkI5iQQ1J33zgd9FhgL6XhE0lJ9Qw1z4Kb83c/W12agLU0/VJX4mZzD5",
-	"3RNwlezG5hnjtUzDO15Vrta1OWOXIp7ldjVIjORWN7bmRjk0u2R0uSLHK+R1bN9qytoWHEYQwD+BtkrS",
-	"MZEdiu+1QQgR8ufimlPITM0uIiCXpnVRG7Uy+DWiOOHDhhu1D0mgr+5unrQZxlfeld+b+ddmc2HqMa7a",
-	"OrtHBil7M0JZHTpKaDtQc4+wC7d0TT2epPxFieJLwjnvXqj96trwy1ffX3ZmR7e2cxYVmuKBn6M9UqYO",
-	"z9+8UhHzB+UfUj95bSpzNFWZX7i1+TMwdDIqZ5GWwSom9fHiEpxMb8paENYmKlsWbh7exxtEsb130BMD",
-	"dygloA0+a34Ki+vNgVxeilpdVcZfC/fwwKbM0XuPt4/KX27djYk9qwlavj2ttGl09AhQruBLNGIiJoLn",
-	"AMYimF6v7Y3ZCN9L4ky/tpYaPJPN0OOkTtcn5IxwyDNWHvYQobypbu3CDLWDAkHdY9x9jwXGjald2KpR",
-	"lIVABR2zLPLQAWjjYHJgymYVSJwO+2ASf6ATPXi3T8rBCHx95/xwpB8hH+Dj9Gr6+YCamQUWDtLnl478",
-	"ubBLtLzfLWIIuHBUwrzyvkEYTBjtUG+LETLlO0zWr8pHSK6288K0/o2/ucuqMepEXTRrbmM8SMaEr/OT",
-	"9ci+XjCjAVM3pvLTdKzOxwYOvcZucgt3GRI16uz9cpW6q1y5ZABbcaeckmMIzrNlpcsaCTV/blv1Iz7q",
-	"8g054xa6qjYqQzezTKo2+NGpOucp5E+T9CKl7kETaQV0d+3Y65XI3zAZ0utplzZ8UWuVGwQqYdngddfH",
-	"6i4KCclGd1Kvnb30lE966WWx5xWVdlLYX3rXSaM/pIbAncOJH8N7xlTyHlQysnHdZ6bqm674hoUEjOfj",
-	"xpuzZGWSikDKVIcgo9s06EwUqXVroiIU+LSQlJNWPZLrwFXRXwLR3xk5JhdQecLgxocznBtTpkc06XQZ",
-	"HTgC7Fo2kwuNfIU7FkL3Dq25fz/mpgK4IC4tdNl+W56Tszc1rTEl8KK9mjd1ezyFXtz41FxlV3LhFpnK",
-	"OpkHBMKHoQUR+B1xAZVFMa9lM0GPCJPQxDHbA6gdQe9dlg734QUj3ceaGOmluqMbIuYMfyammrWOBLwz",
-	"5CIfbLi6fY1CKl4y5OvOq7Rl/LbTJQFxccu8sER+ZNan/KDVxG4KnaMeu4xbRtsJCyX3scyMh5OZRy/k",
-	"J0jkD/N9JMdpuDcviEF2+RqZh563O+3vTRMJN+3XZjOihlCTaSHhqE3sVk2CJB214qWPTrQQWBN+gI0T",
-	"oTdYEcEwlIM8VbvNnxkkVPa3L7jqaV25K1uYk5XJGEA57Ub72NbBkEkdPvFb/7T9euIcI8zC+NTUDPVD",
-	"sm5+g9r09vftJl4y9scV629Mbgz7xVu0cVEAGWycEt7I8SN0boOxWTFmE5iKmo5RMhseoTEoMbfVEzHg",
-	"YQYtTNqUzdKeZkHNqNuX4aiHEpG+KX8U3C385taGl3hn5nwLCyWTMg5YozBAJi5yXHCBl1TtlqRCRssg",
-	"Lil+NfSTqfrchSc2a+Phn5KfP/HJJUp8w9pS8v09EB7idkAVca0qoUdJ08ugIb2m5m9R63SlOUbEAW3q",
-	"g5Zoy+VZf5Pp2RaC999ecOSX3GnJplLhzCl+VofUXJqhilF2EuwAIg5CgKb63nLBQQXrfUPHHrF/OwmY",
-	"Qd1iZTKClUlqpyuRdJtovUGhjLpvoKyV9ZQbnKtDMlnoBI8SvVenUPn32R/3arxMFWTNCP4XFVfrjSeC",
-	"+jBLb0x9xHG/MW5dtMU4WvRJ2lSqtIbgJxpNWrMQB0zkRoAMgAD4dzDN//zXfwdV+MW/4gPDPzMqSLae",
-	"gbzOAiMW2pbqy8u/v8YtxB9uOKcu4Qlp9hTeDgcdL4NPvFpcm8XNQCPw77CcINteE2DvUyhzNMlvV5uL",
-	"fV8qSN9A752t9dGUFruJS73/0P1+le5HgPQ9OQyp0b10hq/Sa6OL+vqEspVMvkMVbFEdGfcCp9isIaul",
-	"RqoyoKxJWi8CdKOm4oVdsdFMExMrTSKSpfW1XUTncc4NF4LALs2CgtbOFdHPEMEvKXd+cbOs0AEAfivA",
-	"EKDLUifzB+nxlPqFuHJGK9lQWXZulpXOBaTws0//lFYvZk0pD4vPm4AqXVlrCzhp5c2iMrWfqGvnay4i",
-	"cFX6BWTtccXCPpGcv/DhfIm5n1L57M50X8iUXYdh9bwt4UtlB8HOnz1io6Bfvbh4ao8dfZIVCTETOaRA",
-	"7Rtfm1WX1Qp7a0rjx6ufL02RuPw4Nw/GFhImJQMiKC/UmhG+xthAS3Ebz7nheypQZW7WpsxNubCGuuvr",
-	"lrlcU4drNvqFVgxMcwV/TriKLYHYoHCmXZhDdERXdbrGbX5LoSmweso+BGulv7W8Fdm7Mto7si4JTWL/",
-	"6Odr2eUnRUKmOfboqdo5vkfnjF+xEFjbTEHQjloCemQmkcURTd7DHJXRuX0Qd7SXDrASCZ2l0ldXdnHW",
-	"vUSEKjlXtI5sEm6woIsevhDUwjYBeGWXUuuJOwZN4oICj14pgO+HzznWcu4ifziVR8i/dPV7+n1GOLz4",
-	"KuPZX0/xiNze2rzRhWig6tsx7tQKjSPmutDlIirxcsaSKc07tz9bfRPP50k7hfAk9zedp4MHDeh8E2G1",
-	"mAAendH2Wtk5ID89wSLhoBh8apbuueQ7A/Kmv+ZHZL+45N38d3t6Eswrvba7E3tSl2DY0kq3Dcyyk9vT",
-	"LHCCP9ZlfvyDm6P3kqmu9AJP3xoCJXbqP9emPH/zSv1p+ulEahHBOzTbPMUeA10C3DhMcOLv9HJpKizz",
-	"ARfCd6eYc23/4hbNKlDCB1Jw79DL9JtUzpNMW4QF7n01QspDL8u+ntyetvv42PSx98Q7KCc9kiegHO3V",
-	"XWXr2pQTpdUFTaZepAu2JZPQ/uTA4zwROQwuc29qGPzG56CGvScepIY9fL1wxFAQr6mKg7ODE6SA8lhb",
-	"NOOAckfxAji3WNOGLPMMnEvL1IKJIjkztKxtZI/L0VwedZiJbzmbcMTiuM2qOJpse8EmidXto9YQ8605",
-	"ZpEsC7b3wKJMqcu6xaUx3Pw86cEO3KFis9X6LRk8/bMfmIWdb/B48ydzPoFn13jXlSjOYluhvtonUzU+",
-	"nOP2FK9dueQme0l6A3yweGVw8lnaNtkD17qEDzbduLU9vjGboTkvzv/+eqwjNWW5juyX925guJcoN6Nw",
-	"uZ+IDjVRc1sU0Jljijg8IN3qwTi2pNEObJEul014aeVyU3ilb7UtRBm/KtxdS0h6yWKDB6U3Bsb8jnwy",
-	"hnwfqJHLzZUtLRHmSufkJyHI+jJXJl92zhPzDu2tvkUPdaRH6KTbUwqBSoCQAoFyjUoOmuuoN8XxrTWD",
-	"83wL4mgRLRnICq38KeeW5+wPmPDfwLDfNEPr7VD22lTHWL50vkhmSADMdvT+cVdCfbS/tvRBF0/hrCZt",
-	"bwdOFGW0U+rXgecZfXTaRVM63rmGSyAU8WZHSLaI1y+gKeAqd1X3x4bcHdg12nsaFC7yNTV5SQG6KAFa",
-	"h/0LVvoPTU5JFIymS9iQyYTXzUqXx3SsI2KZdESP09RFS8pgA5K+1I6d/gI5S86QJreOQHdkyFR0hIeH",
-	"aJt8dRBOSaWjnyhTLqoNBYZrSgJFgJiTsghSNJkgkXQjX5YMrxa61oVbRiZPp1ZzODBZENAJJBOljw7M",
-	"9IWA8V3843U0fH2LakPBceSzpFLwx+I4Pjww6quSFiXpNJT5E8c1JqfBU74JT4KrhgYUnYvub7HPw0Xp",
-	"J+rlxXeqWQfrdRLEDgiR7nnum9/OIlf/MAl7VzTic05aK+IuHe0Fm36EtFn85d0v/xsAAP//",
+	"ryBm3Aei30r5AxU7eyLV56P9jdmzoF0Q9iFjLGf5JSmZLndebnBCuOHnimVS5GBnSt+YVmdXphWorCtG",
+	"c+vrCR7t871r+w0tyZZy7a5a6JSL5TTGVmtJHRiroJVeyZL/yj7jMv+AZqmErGlhbiaWJ4R92Jiryyxz",
+	"ye7kLctDkyMsba1tf0d58YAEf//27euWKt/H1hZAAakV7EuS5kxTXqRE0Z2RMFjJCBU52a52U7jFVG0I",
+	"u8oyttE/y/LWiLTm1kV6mx1iK0Wo4ewbaRj71r5ySVIQhkNT2XgjleLzYkdYzg33mu+82DAhhjXRO7wb",
+	"KBFsizK3tdCbvWI6YaXmeK3RLqKKrRlfSoG4mSMINi4TRi38+6j1bPR+T+JIRi3yocs8h79p8TogBWWZ",
+	"/aUA8usPmFNgBkjGqR1Tmjg7a0JSli+ZQuXNkoIWREPKmikjs87wQfeAYZqb44Q272MCVS2M+Xatnvbn",
+	"4H2EONwcX8t8F9cC6dLcpWCzdosNDDLTU0czdOf3Jc9WJEUnglrRDSMLaW4AdXEjUvAeGFHRvGX3ekrG",
+	"z4OfLWc1yukkIak1MaOxGPzUKiVje8LfUnX7Gn7D5jcipUpVa5bPapd2SsZX+ONr/5v7Oty/M1Wt17Tc",
+	"pWQMZ/Ma/wltzAm7EWC2dLstoPtNJdwZC8me3oiO7d6xBcw833IBgrj9+gWJT1bHlCQkNnIzIa0hypLE",
+	"R4NE7x2j3DqWDvE33ELggvroPvEJdrnd1OFMWvq693XcL2bme0N3haQw5VQQ/Cix5+fSbmPcv1yDQR13",
+	"MTEad3Pjm7FIwV4tRhd/PzxRHft89DE5/F50u/e+Fd31vW+1j0DvC/FDMPr43ixCDl60a011pQItpnk2",
+	"FDyO+dnwRVJtjGaukkAD4ejBWvI7JtD3BXqYZmvVu10jRL3QbA2smn54gd9wVjT3T7/FwKe2tzn9GKJ7",
+	"savHjqmI71h8BvfQSm5BXwB33tgoyGuuNcsn5mlWMFoSrqfkbcPZw8SSC0ZylvGcOU59R4uKKUJLhsLG",
+	"Jcnkei0F+nfMz4ZdCC6WhseY2QT3j/kHyigpCCGpuuWbDcvhMATWiS/Pk5Eh0qgw7qrd4zHeEbg/7h/p",
+	"mjnzBPjvxhlV7Ewxobh2Jp6GNeTLfmtIg6n4vqMLZy4/J2o+X1Xidn/JQhGxKAZwgb8qKX4y0z76+D6q",
+	"R5l+HqG9iAmdECp26IOExboglOBgIBTC8H2uNBXarkTJqJJ2wYw+GTjyUzPQ9EZAO1ouIRhGpfgdLWUx",
+	"MzocvJfjlEtZgN9LVYUOmpVMV6WAO6OT44eXGgzpokHrWLMP+EkvQyYh8WhsBukDKLC/m0Y1pTdiTIFI",
+	"4hujGponOGJuxFs3UDAlNQZAxtsV1X6oBH9mub3C/Q3lyAYjmKXE3JaOEPc3vj/4KnNbJ7r1hBR/Yzuv",
+	"58SFMyHFbi0rRW7Zzk9mSjf8lu1SgoqeOz9GFTP6DuowYEjgGYtI5kKK2S3bDegSIgvAMsaEOeIKPRxc",
+	"JETLWyZIyRYlUyvYUAUXt8ToXOuNM8L3iLWOkOj8bHinb7fEwBMn45BNQbVRBMGZWC5oZjTpO6b2xz6n",
+	"is2qsogIMHMli0oz8u7NS+9hct8tZaWZQm+7i5BhOdlU84Jn4Rt20g3PTjAOQ0jBjHxRv4ZBB8AtUMNb",
+	"SaXdB6y4NrHySK2FbUq24B9ArkJj1+hitNJ6oy4ePy6k3JjJmNpH00yuH9MNjwl8+J0umUmvbEcdU5CQ",
+	"1Hw4bdIR76u12rbjpF6DjmX/G9s9LxnVLBAoWmsF+mcQn9pc5EbjtutsyIUVv6uuMHpUG45idSHLW8zh",
+	"BBGyvLSBQYKxnFizaiX4LxU7+iJLRnYzzWiWyUromM+9tYZlxTCegzkl3W1I+w0yBuNdGnjd0wRozgMz",
+	"0y3bTZwE5q1+oakMti1XqrKBFGYCtARJWijNUOxuhOS6gFxZLmc0X3Nhb7N2gK5i2og2o2g4Qbiduu/0",
+	"xg7q4q6NLVTfJQsjcAFrQ+kKuRxX/uZAbuiNM7XxvGS65OyO5aSgGqXVlhwBFOUzqof6pJL2Tu7duDwf",
+	"4K1JRgVVelYpT0xUlQPZE4IxYarsSYvS3UvXWuZ8wVk+m+9iDF0SQxHJVlQsWW75YCbL/JJQtEjwHISd",
+	"YNtiMKK58NVOabZOp6MDJ7l98vYatgO2h0yjNTR+rklssQNLZUSPaB15d0Br8/dlTRfM7i3bqQZddsT9",
+	"kr05HnEq4CSZbsdpsZ2ljfvs2RekpCKXa2Lugq+eVWVhFr+kmVFjJ1NyzQx/0YQqkl5ZCzMszQX5mtGS",
+	"lSlIJlyBqiTwUHLrQSnZpthFdwOQOzt0Ay54qTR58jQgx6snwBWaXPzZeaQX1GaPO+gYSdaxoGiTO7SK",
+	"dsnP3JKfuKAtFguvBGyrMbTmobYnrTXFSSQPArdMN+N+yZXuZtuvBINALbMolnlHpDy64UauhL+HmQyg",
+	"69rn0DYGJDbuCznJwAivBMOgzDsHW2mpaUQg/dH7esxQyJrqbAXBuLBNC7M1EyLvGEbLm65gJnxf59Ho",
+	"qob87abJ0ZC4wC0cbfciHbhXhVsX1NBkpTF0HO/Uq9YeJoyDH86yeWCULf71H/gm/dkFYptBwxUX6GhG",
+	"4vL+oLE9WYRqsgZ1QJgZIGsuKs0m9qjzBRHsDoWLf17Ewy7ixhpsqXLuwUsXK88LZwL2MbH/Z93P97rw",
+	"mvEV5ir/YvG3P9On//2Xf00nCWbjZXIpuGJuIP+8I+93R0bZbtTWH4nUtc+d3VcHHj74gjf9wYSplayK",
+	"nGQrlt3u81lwfs4MF5/B25gM1O1pPeyB3RtTaxFdIgqGZzi7plwQ7/CqH9uxwCAjLtmIDTgyjug8V3p1",
+	"zZSKu64JpguccUEUNkqcmvwXCco3bqaYNzxjSs0OyMt//fktmP6N5Nst9hIpUL90N4cygrAiWUH52udr",
+	"kFRVc2thtVwbvKEfNmlCUk7BzcgVuhWrPCXjtHExpdB6TXlhWtihzrjzBdDNZrZmmqIT2Mdl2SSKtLWf",
+	"ndlaFiy9BFkgvTW/WuMl2kswhnopjIAD1hSc1b/+/Lfr6HWC4R7qMMfHSbd8zL4BC/ZO8A8ugqbBArjQ",
+	"Xz0bxYQ01yGPLN9LvmAQmuoMsWG/sFcwzmb8xVfn56QShY0WdWZECEXacmW9HQeFRWtw7dpJrzb0l8qF",
+	"o59VynFxMO2/fnX9ljw2K/347sljePBflyUVGvyc/6Xx6TRIKoN7ET7xxTnJzS9yQbiA2Euud2Tskwbn",
+	"BZu4AaI5FLYOgZw2uGoO6GWHHctzq/cFZnv8KRodYvZir9Bf6dU7FZOLw8PaoK6xDxq7sL0yloQuHvNO",
+	"xQKyruxpjbCUxDCFbiu/zYlX1nbWVofq8zp0Uq42mx/cKx+TEa0i9+5VlXNm5NQgvviR3ffqklAXEtBg",
+	"LY3IgPBJdB1PEfUxnDps7gKs401nNhCjT4CEtcHQJCsbc3HHNa7DGN2t9lN2qTAw3EnvGF53unwZE32a",
+	"wd3NBI4Ugo6tpjZ1qSfDVBrDi2dcDJgQUBhsGh0XD6aoQHR1ZMc1Nr9plHTtM7DfOs8IxqyOXRg2hLNx",
+	"0bzKpnBFHbc/T5Zjjz2P9WGMCaDmeCYuIt3t9saxb3fbLbQeYlkhV9hbHCOSEjo3Gn8dSbai1oHYcCZl",
+	"VFglc59bRRTAuLjf8kkM2twuE2v/q99DELMlG7Uiv6u9NETGG6rUVpY5+pqVkhc31fn5F1krzQt+ZHFV",
+	"2DWLhIF8C8ngW1oHXpIVVTUhjRiY/Wu0ZbNyZ2hgYkLbXWdnKiQ4ZtCDXg5tmu4d87qUC6N+m6ftJJXm",
+	"poAF8TEkcZ7V8fRjhLTn1z+FVLXdh2D+im0SABlxjw2pORm7ECWSMw1R/5PoqpuBzhT/lXXp4ZA++Ku5",
+	"VMh8p/uNecEnZ+v5gK+u2ZLCl8kY/+cxeXL+7E9f/utXCSllJXJzq0nyFCKI1rRQkw4SbNL2x2S0omqG",
+	"cnz0mgDTnvZWhlJuwQKjqRFJrTyDr8ccftYqOctkUa1FR9BUHRFvm/VPG361lNveT8K+NA3J2GorkHuW",
+	"2zU+wtQa9NkeVrg1WmvamOAk2Jjv43v6NeKShNbZ5tYOMgNiiEKGIFTILkmK/5w9wbgw+Psp6nJKGjXU",
+	"oUyUDMElnEJXyu1xbGroVRgeWgxkMIM9sJC4674Ml3HBtqysATLgfBgOC79PHFqAQGANswUWnBXW0KAa",
+	"wzpifD7m8MueIEO3PK3BBVMUXXgqMlZ0JQHgUwsSwERuNGxMBwBYEgJWhAA8AqxFx4fzZ9BNQ3rCn6Ji",
+	"0+8UMR+dvRXVP2Cj7iB5G8gFwcR1EHG6Fxc/l/kOjcmG6Jyb76y5oBrzz9Z0szHUBvN5KOIa6PFD6Awe",
+	"DogPw9e6wnldA/uCi0iNt8aQVttUl1Qg0shMy9m84kXe9d5b3/St/No0tJ/wYekocHa97gKO30ErePej",
+	"35G7H22Wr1nKj0Njs4OR9EY8N6aoN3g7mP++ttFxDQm+H9Q0PukQqB3s8u7bYW73/0Em3DouHyHK0SPR",
+	"dQrsYSNEjcKPBLb6QQJ80yDQoZi6bxthw75Axu/ePp906qPx9CI+DHsPYhC3sc63JdeaCR/LfZITp4sK",
+	"25FHTemdO8VE3m8Ws6t7jY33dNyeKW/4D4+a8+McK+1NV6+YH2eCG7qH6at2wEHzTBRx2BiMllxa4doo",
+	"Ak3omGOiBOzUqcPRDkrLkuVunlVCZJFDJqGzqg4KdIjxgYjIsoniwPhBu2C4CBrMSaEOTam7NVInmIQr",
+	"fs/ABz/jRwQ+mJm71iWj6848F39R96vcdg26KItTUFC+Rtg6D5MSDcCgWrP1Rls9a74jFEKlWWmD5n3c",
+	"Kv4KwaoQjFFWImpADphhL5OBtjaDskMsD/JGW3hlZSUUMcuLABtBdmYaJvxlcs0gUat/xxWMKjYb5C6C",
+	"puCquLSxsBynyc3nmu7InKGvjeWELikXzttBjfpT6jmjmrAPmoE2jXM57MJpYvQel8pqIUYbc2SdCO0s",
+	"16Y7/5eKVcw66GzCXDoJAMNccombouBDimkFwe02UNainIpNpZ1xFXJvalAeeJZGM2ibLfsOUOME/Mz1",
+	"6i1dqqvXL/yXuhNWLJmmQW04NutVClqk/SkLLUIj+yu8iBpnIaStsdzRs45+hNcFFZ2KXehq2BRUXJK1",
+	"vLO+1Ia4hSmNpklqTnkKknt6go6HPc7gSw1NL3jwh9f3OnI0j0uOzthGI9YAHBAl10xDdN6YwlpgJNte",
+	"2v1k6hLfU5d5DB9IIRPPd+GvvnFwV9jDqCa4wAUHDBSLFoq/QWYC3FHgrQVjRraSPGPxlGVDyPHcxol6",
+	"LlrBT0hCGszlt5vGatyMLsiNXaibURL8bX4Pt9DN6GOcTeBkPQjF+Kl7UQzmjQ5aIx7lDTqJ4XnHxvRH",
+	"tif/5ZWF5a0Dy8PzfglyERiuMMMTUXxpcfBi77intYTNay9lnq3IulLaam1t1PWmP4bAzWozV50GlHiX",
+	"3I1oZqrkJV1o7NQluoWjwh18fAQc11FHIoEH0Z4SG1TORZONFhzCba4KJdH0by3YOVebwmHLg4VIsG2x",
+	"c+PLYUzN2cAUMCShBu7FIYYRkvtIf/3RaQc31usV7co13JhHSH9j3u3NcRHGkoUxZHRZMoYG4UCshHW0",
+	"4WW5nN4Ie+uEn/HrL3KAHFExiWVKLMd2sc/AXsc2ob95J03wBrwRdNAFSN5g5nOT6LG/3gEdgiz4B9MG",
+	"soMoL6rS8GVAXbgRJYOkQWxbMmJDYnittdi+cHYTSAmDP10DXhK5NVtOejepYkRvpYvgA/SiZroqXLPJ",
+	"CA1wses2XPFu1XaQKaUxj5/KnoKcZq83Wd4iEjbEFGCOxwJdyvAGukZFxsicMeGQix/UxhKtstDvZXan",
+	"rAcsonUsu9lVhBRoWYME1LmmZpHAJzkdMvBBxp0mGwwsPImNODQHBCgwpwQahFYwq9AfuWMOhvvKragT",
+	"n0PykL+oChWXMQRCTnxDd0/99ee3HpneBkgCzIKNproRLkiY55NWORTcf+4UcB3FVTnOluVGGqoOuIX6",
+	"5AS0I3fKCWBXYdtO1r4nD5y6cduxA4OI77G8hZT22MYaa9t4LzHjP8FMFmOgETvZIHtWg6BYHs89rVnN",
+	"iXJERWcftuDA22GIVb8teg5nkfe4D9wR32wKznILZMbz1J9o7oPiApnSR4LZczi9EVbvVExjkr1HX7y0",
+	"6pVyEozSvCic2leLavdLHeg2YR9Yu9IISn8pqdCdpx7bIMxhnrtw+lakVEsVXNcJ5vEctKzx0UuyBHIg",
+	"wEuQ82gQdWgDr/+vP8CZKmeEsLnuox+oqGhBIFYZ7Jn5GuJv29fVzpcaMaRuWcnwHXNRVRtD+5fn50Gm",
+	"yx6YzXmvnQEnqnuBQkz3HvyCw0tSg9uGUxHTcL+jharT/ttQ8SGsbjzKph+ZJ/ye9XM8bUwkCrbzgorb",
+	"S4t3QMaGr1Jz8QOkDxce1KfwkJYlX4Ncr6oSIpBQjuCaEbWhGXMqJyT1GtHew0EbkYKL5R480L7CtKFa",
+	"s9KM6Obmuvem7kQVwNW1iNo9CzvnyAZCKO0HRqhgSvM1SBCZVHq2YeWsEjFH1beuIcksyoiREU1bSIS4",
+	"/uYykB8rcSvkthlJmctqDmGl4Y3UQV8dGBbG9Ay31XxXMnYGAaJ5M5Y0mMiOruuVim/nd7gpRbCr7UcP",
+	"btRJy0K03OizZ9KauTHQPe3fg0eEof68ku5qUyGVLTrkhgnKEe7vjolcljPaJuTJAELim+ZnjNq1+0Qu",
+	"SIp8LyVctQjBZJGEpEZyQXoAuSmCE3YMbJfNlAPygunqPpkNn0Cnh445JOhhSF6Nj1pc1yiklzUMXKKS",
+	"Ck42i+bmUNQGbd39+gRDPG6wGR8GnuwF7GsXCYZurzY+2ZS8sia9W8Y2Ns8HNTygxDIU+En5qIcPZ0t5",
+	"Zkn/h5Ji+oZunRM0eHqmbvnmzBkszzYSEJ1wwj4mIyy49DBjxepSPYONrWgNkndgKpBSMramC0JdDCzk",
+	"6UwebkpqRMHBOxlDofb9bjOeR7KE/52V8mxOweBpHaFc5OxDQpal3MKNbWYHnA2IVy1LkLbJhip1aZHp",
+	"9ra29Tp6fL4U4uYAsHnh6zNhfwNCeo9AGOxyjPYAD54fycFitUZqMqNT7xezm829w8iNDvHjnSvkQf3l",
+	"Bt7//eoow8T/d8LI0RjdYqfNfveRIqlhzumeJoD28SZYuZPIMykgcTeuLhxUC5oCT8wbqmqJxqjTJYBg",
+	"+otL83XzQjUj6JCi0gcQgKKsvEPTreMfwLYEvoWA0ktzMgZ7XYYo3/eVziAc9kNLJvEHDGWssq4N6VEu",
+	"0DbQew0GJWYG1R7pO3aNkjW9GhxmzR0U8CFHhUBzLJQINkQsB6MQHsMnBtZOXbOC1oTgtBib8cwjZ9Jn",
+	"Mbbk+UbNmcQpW4bJ2hPaUP4OyrYOQ8klX59x4Qok5xaAvpXluJSsmTDtcs3aBWsi6S9hAs+RUup9dGGY",
+	"+0AHrmFplI2Gb44xriM3EoyOpH5QQltj1cJUKPLG7m4jRbgU7g1/DDaQx1CwJr3EOkMdbcJPq8e/8fyj",
+	"fS0JFhmgH+tc/D6WMjh/86Tcs2CzhFNfpzZ25pzVxar3XOh7zi/b0AelHDQI++Zvdxv2rajWIXj6cdEI",
+	"imUl061IrN9uHBwTRhf87//5v25GH1Gh+u0GXARmDoKHCbkZuWzExjt4roHdgLH5RtjLBHQoc+8Fg7f1",
+	"UB0rYCIrdxsLRFQanm14AeTy+qjPhsfDTn0y2pZcs1ei2HnJ9CCK5mKvLrAzLH35ZcOwdJjBnYCqGere",
+	"h5bcFf+72nBc77iKGuRJtvfUAfT6ej/1OEHqGiaHXSCNYidDvRz1O4Ogz/pCoI8NfP5do4y9HyasTH0/",
+	"P0ywVscEFvvXXgc7s5Nb1SVpjuM6YZFjXXMhW8kDfYO+F3s8sRogVrKs+Uk0NIurmaRVrP5cmAdqO+WK",
+	"yLmmXICgW8pqCUl3r64qvUKROICRnTO4pHcbnwE91IT9tsn2vHJZJoSS1vFGdb/FlNVCb9JJf1SoH7yH",
+	"eNpfsGFLf5gb9GaOuwagrrVHeFwVhci2/NiTvliTd3iw/gqNJuE39mGIwKAagaF4WY6SEcz8U+dGdzfi",
+	"KBndst1swUF1Q3ferHlCnd10VrKMYRVB+9Pc/xSNrvFfGeB+t2F4WtqQiUvDwwpGAeKPWQ4Tnt8nyR9D",
+	"Urmy8NFwYEEvLdmmoJkTEAsoEU6cMazYXQ4THu4nOrAtiA8PLhZ8PLhh1SEc6WC3hoCXOHN94JVdATfB",
+	"N0+PuXqQndMZGdUsDTzM7tCHPrmmOaojQZARGQ+HnpwcxJ7sGYRpNh09pMQ4NLyqXm1ZBpvnHsl0Q9AS",
+	"tyvpd1aTjNAnuIfHGsY+/S7wiYHE7QbZdd9w/TUtqMjY4TIbaJ8kc2xrS0Ydds9bk+bMmTQblonzNjO9",
+	"NtevDQh1Fkm5IAwu7bDgcczjTsahKw5b224V8mCgZXJJzi2cqZC22YoqjI105ZQHot250dnoiUjhJhyQ",
+	"EZXt5EFT1VWs/og+S6PkC5sm3+w1bdGVAj6uVWjD1UB9NqOC5KXcgN10S35lpUzInGW0UsxOEEQWuCLd",
+	"vv4BxAlxRXIp2CVcOv+Qc+VyNKDqCRhpK6F5QdayrINOaB1zMnDcxwPets7QPiRPe/lik9t9ZCC6aDgM",
+	"d2P9uw4KkjIckLsR5/THROXu3vDJ/fXIesaO1CTbkxYRWPyGD1fuPjFhx+33UyD9bA9RuaEFgWduNds8",
+	"jAZLQjEB1Fu7fiBy2Bo77qbjWrFiEZUFBvrkfzec7dPgs13I3QPg293ngt/nZHYTehobWyF2Br6hms6p",
+	"Ys8RXelQfCtAGmXxTX4itNRBqKoQXwncqVj3e08r7wUUyu0YO8W7XGZQEQ3wjYaK562FCzupB5Y05+3Q",
+	"Cnwjt6KQNO9egty2iBfkQusNO7PgdwUXt+AJxTBgp2q14FAtgpK9maGWNmTmng4iDFXNlJYbBT1Djuc9",
+	"YC0aYz40fa+lLK411R1VM7nSPLO3j615wjP6SBG3bkZEFAyzpDZSFgkpGc3rVG4MRDFSjuGAkfjTPJaI",
+	"8iIvwi8POBJczKrYPfS8/oir6I81XCrF+r+6ph9mhsJZVkgVE1Abn4c2XvLDEPGCwbSAfr2AxERMJbK+",
+	"EkBwBrtzX7hCJ32FhYU+kcadWbBshdcDL4kVcYj77MMTLDfMHGxPVEfOOYJWO3JqLmleD/eG0UfWjApz",
+	"GhG4Lu9f2EE0RDaOeS+x2we06LwYsI22lOvOK8CIXcHwMIKkLtmxormvnI+JuMGJe8ilASLzCqWA2Vp1",
+	"kQoQ5Gpj+L55xRUQHUYXzN2aFwWP4aJHY2BaMS9tJJPYhoqsr+cQCbKcxqJEBn+IZ76R294bf8Dl7IOd",
+	"4G520qXNxzRqO4S6HQtz+Glu7f+A7rk4YGOoUpoWESxGuwKQlw2rhbITeX79U1jnGKdGXQYrlqpfivRG",
+	"uBnGdtYjRgtaKjLGtxJ74BNivUsTD90FXu99+Mcafa4vJuK3vSix3/ZcWe+bYaG+nulvH48ICd3LUjsl",
+	"aw3wMu+lx3ZJkCEK6hC19humIYb6e0YLverWbF07IwQWeuUkHJvyYCWkKUkxyDI1ok+KTXcpykVoj4Nq",
+	"KBC8ajZ3mhsFLGe5bQPxwEKKM6aUNdrCC5gdznLEYJ/T7HYJKS0EMHZ8PBzlBSlZQXeYXJ5WokkCZK05",
+	"EU6WZM2t+qcsXdhLxM4CRMRXlYuc3/G88rReoN/XdJImJK07Mf+qQYFsCVsgulXCNgU87MHeRFy756Zz",
+	"XKZDHLLvY/sisnn50AX5PSQAGg5V+OXSUt4SLZfgnb7/9ZeMYN76aP8308gT3VUO/tUdKw2pWJj7kijG",
+	"6qLBlASNQ5+o3UmQGId7FlIo3M/vo/AYa6Y0XW8iGyeoaOKUhZNKp1QbkILtSxF1xpZHcbIJRh3cU2jq",
+	"RCD7yQKPuZFZCAgAU2jltjyZnk/PU2JlqPWauwjWwyqeXdSahr0pCOe9uXMTd46D0+B2VpQ38pJl2pax",
+	"7wh1A7CNAHrJZVX+/OrN3757+ern2dfvXrz85ts3o6QTAQmx4S5J2n7HMUVMgwg3Y+Tr/qfXL69+/LH5",
+	"0/W7H364evPi3799E92nm1KuN7qLuyldVijfurAyINtGlH3x9PxQ1ic87o0a88C1ZnV7T7nDeb2GxpE4",
+	"CTOY3vXsFGRXlehi9a6gPuaftCRZrkHdxXhoXK5h5TFDep6b3ntjQSyN0TFaKew7XrDhUZoxqfk7sIb+",
+	"UqRedlaIrGN+nPkbLnSwjku25Eozo8Je/9tLf9dOEBSK5h5XsFfw9vLN/tHK1N3eaUozdWdrctmGE6zw",
+	"tymk4dUgxppvXtoxofKGVkIuQPOMkt5AYoOO1S9x2O1W2mkk6c+JH+a6H/uU6fNGdd69pOnzo3zubqms",
+	"x/1zhX3CPHbkCHXuI5z8sZO0ix1J8UxM4Unqd80pASeD8o7Dw3I4OMyTfli3amiZw2NFQzr+EweLNmfv",
+	"nvqRX7BjlKHYOpwG7eTH8jAhRkcx6IAjY7qTZb7+0F3WVfFOR8625kGIAuwux4oJm1AKwmHJ4HukZHcc",
+	"qzw2YJaCoheCkTGAhO0PdHIvkg+xq7eeM61k4VNYHNGGfR8ieEpgVeA2qg0iWAHXXTdygUkDIc81QsVW",
+	"WBXEITPARftLxcpdCslfwNMdRX6Djc1NJm5ECnYKQYtZ1/08wW3g4FjwgjA/nRm9O6mLTbYoK/lypRVi",
+	"agqJe0ddxpbFjhSkhHqSU4TMIg7ayQMO9i5YRArYv/UdGZ/oqh6E9OVz3+OoKeCQ5mvQ85wlo5XDPokd",
+	"ypOh1U40d+551p3MhV7xCCrM5w8rbIk4046a1cBbQvdDV/jY93JL1lTs7PoooqosY8wIjWOwksK/lVpU",
+	"hVtC7mA1XT+Tfm/IsFTy8AYKMslbRZW6htJVYKmD8x5feGlgzKXffV1wdnbv4xN1/1IGNnixyS6S2lhw",
+	"TDm+yBJ0XG1U23zwxmm7uBEpAHyn5H//z//P3f0JERJXZMc0GWfqLuCahv1OLm9EiuoKF0t8l+LFycFW",
+	"s7T1pbfUQkXN6wBxaxiFwkayUsHdyheEil1igVANs4c6sqYzaweqexNufwNSvNUMamPrJSAq09wOzGky",
+	"9I5yROQZt28DWjLococgoY75Q++W7cGnulhkCmzVFwHaTS7JUcOc3ogf5B1TF8SuSELcCAwD8iT8P/8v",
+	"Cad+jH9PLhu/QqtwzsZu9vdn0zTd72j/e9rvI5u0DJFW0Ka2WNu1tz+7mIsGaCmMDra2/TxasC1BGOED",
+	"JYKQkuil6Pa9rXP2nSwjOSTffqAZeIQFbP3U7E8LNoF9I1bcpqiUR0YmG1oaMuwPKobYdLAoIJYJ840S",
+	"jMt1+uylrw24Zy4Lc4l7dVjIZolE9D2//gmPoZbEVg5zgGdPzs/JD183GNecC1ruYndSu5zfgUTreHU/",
+	"I486APranxrP2fKLES203thQLsrFM7F6nGGmGPKio1GQPh7gsO+AALfR2jUpu6Ba3Xok5N3b787+ZESN",
+	"gsGmh9KOZ2iNW1OMMra525MTlmwvb7o4bEUA3vaSR62Hr6le+Xs4D19A7TYBv5Xmd8wBUPja01JG4kdB",
+	"1g/T9qN6O2agu2L2ELI9Z0SXHDF0EpJCJnsuMwTassb50cXI/x4Ng9wwQTc83vGrDRNXr19EBknG11u6",
+	"XLKSvHsxuWffs3+orgooJd3uEeF6s29PzduxXsPncbkyl1m82zfsG5mRki1YCWW7zYhdt/BarD/8Xm8M",
+	"up1v139rFpLGbojt0G/XlBdvqbo9bOTCgt2gaR42cyEYB+qkg41cnoj/xBaucOLuZ98K1+oIC1ewCB1e",
+	"gWG6sYVIMRx2Icuo1bpXd+1HqbUeSjLfOQQsSBzN7Tw6+KsWzJUtHMDyCoISgP/cst1JFqNBMAvBqkYN",
+	"7icZ1Dsxt1ylHXebWDxfyAqF6VEBUQ2EMJ73TtB96yMMMrvvc4IH24X9hho4N/bFjvw99I5wMYcQE48G",
+	"1IRmPPti8Wf6JHs6/29cTB3+8dQ+T6M4PkcYOYItdcjOEYY4OFONvQf2PGT4e2pRkhTB7ZHmXJkJy1Nb",
+	"tQVseI1M/Tp1C2sxUuWqAUza1YSwX/vFeEyE2dhdh7456lMC693n2wudDNiNtbJ/gr0/IP0+Jv8B27O1",
+	"L4ftNPzuMdYwB7i1RRESGW+/fQgAhbA399Kh+H+j9Nupo2UJvB1mLFZ7YUVV50T2nvuuYKBjjsV/oN0e",
+	"s3xFN39ZytIGjUVievMIe/qBGlmGnTkjCzHNWtxRSD1bmF2K9c3FouCZNn8vZDnneY6otqYVNy8YEf0w",
+	"jGtouzfEqoeBKf32gy6pQ9wzW+6OFjzHGxFsT4qMfYSsDX1N6phZWzQMNisV9p+TaVCULRItV62pqCcv",
+	"eGi+CGV+tuA3LKVY9sdDHappGSyuigkx7cESI8eTMfgMuUBun9aNZjgjaLBv7RT9oQ8AYx/U5uGQdQHj",
+	"bbGwkHMIpAvMKKas/exh2eyg21f732/gYKmbUULOE3IzQmyw98MDMl9KlKquNdtEi9ar5YGo9limIOZw",
+	"9XADNHoXoCGaLtwcd+6NA6qg82cd1OgC5mFpYUpH+d27ly++qeMdoR3Ouqo2YPKlIic5m1fLJRb6K5R0",
+	"Fuj0v59ZbeXsxTepzUKbTI+GQ8AxdU7GdbVe03IXLfqKOyUUuKkilGxXsohkd0HrWScH+PnYM978Xt8A",
+	"4gUXr4jCxxEugwFQZliPFCmohpIuaIKv0VPNAnGsQRTUD4sXvUNGEbEeI0uNz2NT6AzAg/d48mS4zSFc",
+	"2FiwPuAE91IbhHgfZ/MAZGg4JWZR+sL6QmqSxkxG17yFOB3NZKyUtd02QYptHHqeXtT+qTCtCbijWHLB",
+	"piS1Uby2uhz+7FVzjkfXbAtYLzdFtjPzPhezTSmXRjJJL8iiKtG2Da1oySwGmXVXsHxKUmppmWFV2wtC",
+	"ycpcm8SapUP1t96hXEGiGuSxoj0H3GSN/muvCoiekFVnP+q8OWoaopBf2LwF6NJsSbVieeASLnZkrG75",
+	"ZsNyMi+pyFZMEYRyocq/MJl6J9AFxIEol2vgiyHb0l4OBdxVAazL/WlpOpmS1Cpf6QVRcqHP7D/RxWYk",
+	"d5T9ErICQQt/t+UVU6VpwYCGYIwNZ1g9n1gmGjpfSo0eb1a64tKhMIybaZSM7FbBvDM36ZCfYvuqXVDm",
+	"Dnc/AVWjZNRc96hE/R0vGPoNnttvHrBkNbxKTj9OoqHYfT4mDFKnZJwm6eR+jqZP5Ai6RKoWANJbP8Qz",
+	"ltrM8icokMPfT9FxB8UR416kYXFSWvq4CKElGRfSbJOMKkYKpjHiNOdLjiFEJJ2lCaGarKXS5Ksv9grd",
+	"eAPsluvVjaD47uSS5AwVRNjQjTADsMahoggVAUq/NtEwo7pqzf/4Oz37dfbe/Pf87M+z97+dJ189/fgv",
+	"Ucinbo/a2z0nrZ+SU/xl4ZVQ9xq7Ar4r5LYnyLu+R49HtWyj+Ft5zBf7+ub6ZWIVmDnLHc6HIeqboJQ5",
+	"XIUXJLV8wyw+mmxVajUpsyuoICnLl8z9OCVXrlaErZPOldXRbRwEhhZemotjXrC1izYws476S0R1CVJu",
+	"il0MLe9hykYctF6+lGIJqNm14scF+YGWt7ktD3S8Kd1WyT1UpQHL7rrLHarmHm+WVkybo3mE9m12w7V7",
+	"a19z+5qt6B2XVUncpy/bZ9imuQeh/WoQ0P0dV3zOC653fVKaofGnuvVeKHE4uUl4orrOZL39EcTyYY9l",
+	"cCLtdhZs667lJHZKyVix9sGc/Ac+Ye0F6l8RLyz3sMtBNbshWwslNtCV7NSb+XOuySPqCh219jysIeRF",
+	"NaRGrejG7I5NWLbeHfTDJdTr0qjdFoPGNH7bHe9KRSBDWiFXlq5WLciwe1rjYV15RTcbBs5Zw742TG6K",
+	"uDvE3CoHHGZWoMVyUo601kTWNmebzxXQ3F8PPR6lbKPYxr6Ih+0agLKkzCcJSTVfM1nplIz3VIGSCrKB",
+	"6DitiG03wQhapM1+OpDca7o9BHRQucCs9plvbasWmPZD4JjX/qxCu96dcjjkoFlRZDiEXaML9/mfuV69",
+	"qcSPPmn4j4RoVw8yVqVW3RPWrj2PR4QERKeyzws20Jt1XEW4CIfZlxhcSH0Pj3FihAupH1Yizqrr3a4+",
+	"ruuY2+Rgz3VApzjdaxVcR8OK/nZmZvv7y11WzTmEiF+8SGwMrW3i7zbtTT5GL+sPjDm6vt4J92CM6zVp",
+	"3Fvi47EDfQfJAPhAa7LJHx5H8CGr8/kAinryXNpyQqTIWNMCBilBvqCfuYUWXFhDH149UgAurlHgSMHo",
+	"HVPgwU38Tboya8MAeCGpXWVWkOGl/bwCHdKXufKGNSmYIgVbaNNuMiU/7h0w9PCW+vDZVdaIAl3Y9v7K",
+	"5wXzZtGH8DMftEvvVwv8vGCQtcDXYBuB4xgP5v5eHXyFNG/jiEOiVZ4NApXMGpWVsLFzfQDv/7yF/nkL",
+	"/fMW+uct9Ae6hcpKzEQHy3stVcNsEzhX1w4/KVAT3CjNeZnvfPYUQhGOn9S2PHOnTRIXlId0Yq4dBDRL",
+	"AqawwkUkGwVkR1b0jpEl3agp+bbuM4i4fXz3BJHZNb2tX8WKBawkKwpWhkqjPX5eyOxWoesNWih7pVrf",
+	"I6+/LReaCVhPxaDMLbL+5vikwJBf7C3BYidtGmxXOZlXmuQ8B/9BpZhRoqFGikVfBKwP+JdllhOEkqcb",
+	"QKqaku94ASzUlyNO7fzN6vX8L4YLpEkkSzdkQR3MtJkI+k855dPLKY2j2CW0vPCVKb+uitseM8Xgu+SO",
+	"m9HY8hkqVknY7OLtSsIuFFCRC94hY8G2BdR4pgUmTnr+whXUpJ2AgdfBpO7jW/eStxeL1GV6u0Kfex2q",
+	"ZgNIWtFST+E2Um4ICXlCLMOM3zr24aDpgdhTc6btxy9sXwXNbrE2LPruWWmmbFPNCyM4laSEcJJWaRWE",
+	"tcZnaXBrpggWyPPAMCMkwQBPvGo76m6cPumY0F3XRVWHLEdBszpuxlxlLjDbbo1TTEbW5tvasZFVitGc",
+	"HIw+bJ6vTot79z5wtXQgigNpvCQuZ4H5BOWCG1EJIi6M0HDcwqzphxfY2FkC3T97YnU82UOGfi8kGSy8",
+	"QP0JOzKYvDENnfHhzQrC99IAGtV8H6aEwlHlbk+5ohoVnU6oiQ3t3CfqSrqdpXZhREm8uMxgoAKzy/qt",
+	"66pbC6sR7jE9s+nOOiLMzlByQlYfHDWyYSX0/zAZfa/NSBzM8MPk8tWcGCftE5nvjzbaH64gdFdDcVLv",
+	"BTya/XDlPwSKLb07hgE9kJd7qEc7IWj/KFk+JT83xPh8J+iaZzNbkLWsn6DOZwuJqhS1DhC8IQY5o2XJ",
+	"mSLp/hcab6ZRPf//2ECQlr9pSGZR1BUWhgL7E2QUIMeEWmqtQ6oZUBojP1TNyHSIYGnKZXK2ex7mxlcz",
+	"5JqHSvNy5XIumzHW7mR54wUyfGUre27DiaoUm8SD9HptSXBoG2f5k9qQWqworLUHWapyG8ixgyb5M0Qd",
+	"+ZvQzpDVtvdDjwjd2MCWXjvuMBX7O4tka5GeXN5v7Np2JikUfeVGFnLJMyhsmbOSjG1gMaoFQdgy10FU",
+	"yCUxfJfcMrZplmGwMXmTy5gZBFqxfFbTh+YQlxbgQn44lgTAmyUhr9+9Tcjrq7fPv4eGr9+9Dfj6nimF",
+	"XBmO20DWwwEsS7pZIcSeJgqyH8deEUAgdwC6qa12CvY1WAItZh5tNDInINtlBZscrjPRscheshkAhxVc",
+	"oc2So47RgBWAr9eVhQcURme1wdaGK7APXLURDw9eu3tRWRExyYV0OUiSYFXgBoTlpyQtZJaSDQVgQGqt",
+	"74o4hLz6jh63U6jqZzejhAQpVU/Nvza0pGtmJCd8WpXFzeh9x+bbG88n2XuCAIoS6pONg+/lEIW5KMel",
+	"n7gEvAG7qRdXHQXbS/LE4hebSwKvMi6y0uZRergE3Jz9cu+DRUoeZdrbC6usBxyiu9eGPn/VxhSnQNQM",
+	"LozG2LqklgbXjZ2eLgH8OriXhlww1K6VBUWFTQ4LFaRUNCX0ktk0mpkUs8rHknohC4L9kyjfMRvMXP3I",
+	"+4IIUVKyM3C0QdYF5uG4LJf+pBAs38toWfA6F4SsJcBOyP1o1DARxxqt0ZjvqHBMXtnwvDC6tTTbWgL7",
+	"htjwGkqwfktjhCDa/lt4eIZ7wnMcR2Kzakw3XJNbtrHOC5u2MrHAZcHVaSRxpUtGXYnhNdho8WEgnnno",
+	"VME+aItI4h/PeP7BsDYsOFFXNW3lQRl6puStuTAw4lFZZujuwnARHS8Ksz7A0RFtvaJqP40usVMRiuOm",
+	"vznL5Jq5XKGWe4gXhS/rANZrKEBv1j/vyCHRxXC57e3bly2xzW703z7uldCvtFxTzTNUEOzerMdyGYpt",
+	"lrVbfx9qFCBNGD1+GkcpCwSz/tQ6O9EXJM1LutApGWNWG8u5ZjlGazr7dJ6SsUVFlKWRw5sW9fnOyJh+",
+	"lzy+e0J8paLJlPxoWb71pxmV1/Z56TZuSYXyNxYtCrk1e39eaUJrbb592KJbBGQuWOGA+in5xvQHh8n/",
+	"amkCiDGpV2Tu9hWrkQx5GYmY9jeqSyaDwRhO6D4dzwMr5LYG7bh6/SJuBbGXzJkFHK3rgKOsfJJNxJcT",
+	"39K6vuM9IitCPjHMwzTQV3+CqVX1AJ5WLj8D5Q87EcBjs4LR0leub5guhoROh4BH9wH7r52FjXkNewiE",
+	"iqHRTWarvaXL6D67IpouiRQusTOacDveIykhniLz5xL+A8i1+NeaaZpTTSeQV4CYRDZOAF1Tmi7VlHzj",
+	"uB9XkA96UszU77tRj4+GMRM+xi3ozEMwg9uV9D9wPRkUtP+Qx8ShyWBBbJeoazVyc1zMRUnM4tB2fakA",
+	"tgnTYt8POjXLrnyHJRlnVLEzxeAyuGOTfnyv2Pf9PnyYoB+fcwQoHYRqbcuwSrewl2RDS5/jghtfMKUQ",
+	"oswSFc+0+BsXaOGLjL7lti7onBUo5P5SUaMfpEfnah7gWgPePWQ6eFlv+EsS3ed1gop9cOolNJR97qtc",
+	"IUM1GzFYmR42ethr9SmzNOjyuByTgO8Pr/VYW7oDTv0p3EYwnCO9RpiRGLjjW5qrzAEiJH39LsgWwhyh",
+	"FMAHnMQINR4dNU72RJ0Gk+lBKuDK53E6RK9bxjaqrvrqTrpH9e7Uhv8ISZO/T86wEfo7/ESXoI+DeoNH",
+	"GgUxFZPDHsKFxLYYFnmKG6k/Ku2hLf2GXPfRBKyENHNn0G848Cw1AX2OMO4fQac18+9RWauTrY05SIB5",
+	"uETn/jzanzjb3j+F1hx9zrZkzgoplopoOcgP1B9bftesP3motz6TKNvOnNTTP6Vs6wB+4MUD3ldX7xpR",
+	"5FGq3xiWGVgR7lvvrDNosiYuHOGhtY6DSX0vt4TipBo2EBrx9kwi+2wccWlCnGlr5Pn7PrBb7fLyy7ji",
+	"eau0Wm+4HVez2pLUbz3dc9s6KxL0H4Zle2+hwzORwlK5CayjvAOkP3SqHTETjaqTflr8QqwvXbEoqcGZ",
+	"AZnGBQRhi6Z5tR082jORHw9slAFpvobM46Qv8+FBcUW/Qz4vjOaTpfLiXB0p2jWm60ESeO+T+fMgiTnH",
+	"mwaQsz5UfMMpoYQPc3d8jiD64++DHu3hlRX1QQGogwx46UA523fBJ7lnnYj6qe7ajtkJpbBYmbSdrzQO",
+	"0jJJNyW/o5qlF3ChwGrKMvFBvz7iF+KfNXqvMloUEB5fx7LLcjmj+ZoLNGfMaXYrFwueMaOvhWq7B7Nr",
+	"BLVvwZfTiG231v4svSC1llXs7Nu00ismNARfOILQL7hrfAaGDBUHuUaPBzqYLl3dr6R23ZihsUYa0i4o",
+	"R7hPoku/CmCCpLCuf+u8bw790hdVYaV1aTjXpEvjcZY4uywtm4fzSGSDDHN/YYKVVLPXJVN8KVj+riy+",
+	"k+U3cisKSfN4vZvZLdt1l9GkS0Zu2c6vG/qysO6XNZhRgAQxLS8eP07JuzcvAvB2OEl7VsAn50+fHSld",
+	"OkpjfOIvTL/j13BmOxWEOvbjeDXev4sMBeugVbxA3m/4M6ikYyszStssgc351+tXP06icZpgyorbFK/Q",
+	"qA/XRjPIZaX1ZmYzcQATED1qWQFukJpSZGFGQKuKnMzr+iXHWeaCaYvN/Pdv377+yfvvPD5P24LikL4H",
+	"yWDt70VEsCNBf48ftiU5OmRGC716vmLZbQ1hHikIBG53wOsWjKzgJZKZt2Impg60bATtpQpfRICshNi8",
+	"76pkCdmudobRYahBVJjIK5RBZmsV16mMforQjaYToqW8BdPUmhcFVyyTIm9B4MtqDpkEEflSeBgcHHKM",
+	"tZQVqwMGsNMNVarLl9+v18I3WqZ2X4o2IemaWzlMOds7q1jajzpkhRQ3khoGvjmr3btkSF0uuzU2pZwf",
+	"X5ELCWJd9VjtU9cHoqglJH2MPzx2DdpVolqPowk3/A4cJPGe3VMcVtCje9DRo/9qtAwWzXl3l/7xXp/+",
+	"SUen9Yf7NkRAXviSn6foTqjWVLyBjMErZa7lNRP6sOJKfbvhmmvQjdHa667+qKosHFwQ4x4pEoz4U2i3",
+	"4YQeod5Gl64rOifdYCUAI74qFL8CaFnAUG5iUvs0O5eiPk7rLO2UKKYn0zYYAYL9lWRJ7xjG1eTcyGNY",
+	"ursORHOmMXAJQ8ChuTyUq6AJgCd2fgjdbEp5RwsF3VGRsaLw2Ad1aRn/7TqGdTx3vhfQHEDrBZ2AK12i",
+	"WiHLJoBcmFkcGUnilOQmtIXzNpLnngpUSyyxEBQGwAwNkRoX5CAutP9ENN6n/1A9iMEDUp5nmFU8C6q3",
+	"/H6hDvWB+X2RP3phC9qHqAlY4I7kp0YsOMQo7pEaOtzRA4montFHS5U4pgTT9chFpUVD3zGnVCxkN/pE",
+	"r6vq5NTWo4xM0ZMTJsXuBxD4KKxgb9np7rkDDAvoxX+3tKD43yH8Ise17gUlqzLzIDNU2QiLS4upXheC",
+	"At4IRalRtbEYBJksSyxEzDXA49onuU0yTONSdavV8UqxIxhUffzapRPrLTZAXd0guJC4trG+ioxx2zWm",
+	"LCU0z1k+aSHv4PvlknmE0n582eZS7A95yHIf9jq6MwUn5iCYAFW3aFJzMxVACgQwAq2EEPy+ihvnGtfk",
+	"I+sbchUcbM5fYN6Tivlocptn4/dQaR3QJ0MYtAXLEyP3hNJllXVgU7wInvoQADcERcYuNmHf2DQsBAEP",
+	"4mw/ij6+rg4o125Oe4wDyF+7eblyRA7IHw1p6CnEebCTYwPuzME6deT2WLrI5sMDDLvqGeB+dVE3RDfq",
+	"caUqMBFDwabwLkgb1VryZijNUbNzEPLWhaS1xnRoRiNrfGjrJW0eM4BpHVYu967Mk3XMP6xmCY7oT6BG",
+	"RqbuNG3ycBlar5BF7MLuEVnyOyaIkmRBy/5j51Wee8Vj11+Z77ovO4iHbqqi7tID2bwSmhchlCSirAUI",
+	"6OzDxkz5SbWTT3Y4f6o48/al1juCUwLTMbf4gfQ0MbPqeodBGpZnR3LJ1IVfx9paQJUTcCH6EgVYlltp",
+	"r8HHoQamCKRerMqCuyENt1uKxVkXULt0TxYMUO4xeEYEG9AKO/jNpqzpHHrbOscGo32oIkI6q0UjYB5H",
+	"BtKkjcRcWE/BJ4n5d+xnNogp+FkQjOXKGVsC4FbVWB0/a4+UmZl2TwjMf5gZD1F3/Ozaa3sb0uCXPrEK",
+	"Txhl7veODPScYWzEbtKg3sK++tCxYp9cS4rRPyz+85CIerxkeX9rR1DBuk+OPF4ujCc+NDJDBq/Fc1tt",
+	"d4GYm7ZqlPXMU+1xQC/qqvWJ/dOVkMI6YnYerW5tM34baqrnbnanTQYtreU13ZYuKhqFA/GOVK3aIfuM",
+	"67Sb/vPibe4baT6/mB1Aewb3ddJrRGjJVi0hqb1noww9GYV/BxuhcRcPECkHuCZ84U0h5zLfdTonqCYF",
+	"oza21Kogdf1NWXoGnniTg92YFjAlZxnPWU52TLe8GO6JPYPu4+qRcwIMcCRcnmLtj1n4X0D5UM1cZWJZ",
+	"3LGrLJ4PcYWZ/4zQpRFatCRU0GKnWARlKVrJFrFMuQoKQat9ny7t6r7Y0p0yC4UkI1CE2ZmG6DSci3iT",
+	"6ARYMM2uOBTbJ9KUtlMHGzH7HZzAtmv1FNvNL2qR9TnVtJA9KVteZ93PwAZoQbkgGX6HMKFLzoaX0N0n",
+	"5QSkQQwdWjKi+K91/M390Qb9dzGWDOC2HwRz0HxYeDXaK9B28u6nO+O0H6EuH1iCWLHsUN/xCVVysWCx",
+	"I5ZRzZay3B23DfAV1DFzJjSnhWE0dzzvNP76x9ZcV7+JnCSkGqvgYV3/xqWOwryQgg3ev899P68tBUOQ",
+	"gIJxmUcdY6pbgWLZOZBLa8l+kGG83W3Yt4bzRI7fwSQ2j/cfUmhUVzJehwbjIzPSHE71ouRM5MWOYEa9",
+	"WzotITWCpObndFBCVVfyUsjCdo8U4flQjMBNUS25OCb5pDlLXLn9C5c1JfhBUlLbnAoIg9SEi2NCt95C",
+	"QW83GrO+C87KVpyj+qWY/VKxcpfGl8edrMPnjszZilv5JBjaJaHEHYyrDTcbC2M2MYXe8Y8U3AwwxDMu",
+	"IGNvOlDyddwiIDQZRUGn9g5dPzP0vCu6W+CphUwKl7OxkRo3uQW1AXLQxsnFTK/YzEyEIdjG0vlLHOUs",
+	"EINaTW0kcIesVQ/isF8tmJPOYxFwIWf1qBTrZZ9HGxSP5y4c3VPjNd0BIo3hgpek2hiu8OX5+XlQfHoS",
+	"zZY9lBHTkd2I14uzgGVSCLCVDGIVA5wxjxQmN/C6vmcDh++JGdvTxtAScl8kiM4Ew+b2aB+oejg9J6lH",
+	"uqwb9giZYctTJMz/xKJlOHX3lC/D5TpNzLwnZH7IAiBiDl8i43dvnx+Bo/kQvO+zMrrp6LNzrK4PB8QN",
+	"l5R6/S1rmqPGHjheyLjf3eK8LP0CzLAgr5bE0hHnVW+OR15+K4NbkeuVBFC2uuGwMsP3vSUGpDoOOFlN",
+	"NNtjjtbDJDPe5+6pIYoiGmyIUHQBlaMM2Ql4rrCwACVWtEb7mLkiDDOtX1NBfbGaF9wIMCQyu8PaS/Db",
+	"XurGb/uS/MAAgQCDae8qO2yt77GPv28Cnnhowt8+HgF2Yqj7mc3/hvluw30HcNdDFh6kwo3ffPec/OuX",
+	"T/51MiU/Q9z1mtkSYSXgeygmQuxrkt7qXXpBUudCYKhXvLm+Mt9TCUmz8i5NSPrBNthhA1YUhobsLKvK",
+	"O0jDi1kLiwgY1zVfCqqrkhFaLGXJ9WrdSo95c/30y68wG+Zb+HMav4vu9j/+rSWLAFmt774+6/xYZNeb",
+	"KWAfcBeRsVExvnpWlUWcYd7GuP7f2A5YMEgULCd0SblQeFWltzxPyYpRizVOiZa3LM6HbmMZtObjCI3X",
+	"mrsrO3PP4yMV8ZGuZV4VleodaKUOWGIVXzbMsIovo8rWh+6Fs/vpA8mkLHMuqGa9NO16P7cb/rkWJ74F",
+	"mORbF7lrNMti2clA8QRfMx0zygAv/JnNiVm6a6aDw+oRn/xJtjC+d6zkix1YrZTCLRI5Z6b94ECpgNN8",
+	"7CnpBN+NjdVoJ2+puq2BcLvl06ZHq8NuVwdENWGEE0B9VxrL/zWsdhar1p6u4cpNg+6fuV69pUsVhTPb",
+	"wxZrDiQ+MZiE1W0OfuNzL/VeLtr+yvpKvfFiu5tSwsYAPEybCtjyugLgLb9jg+SoztJ330cL39VeZTOm",
+	"6XG4kIaotI6/cEPJjPggFET+oglGhTH+qR9n0+FTIFSkfxrlO0b2UpquN5FNyNcB7pqcg6D4TvAPJJZl",
+	"yoX+6tmoV+/zftu648MV4l7KjGJxSbaJ6/VKsw3eF4VtawilQf1DQkkus8rlxyDyHKI/lLVsxkXOPkx7",
+	"hK9DKu6DSD0WFO5rme9iHBPkBFqcFVQsK6P527lLEKTc59fIEn8wo1syEUN8xWCuDuaDXyUQhNFjeT/s",
+	"irRfamzN/fXuuGrgaeJJje0PO1/XTESty0Yh3JZSM0LdoKYkNVOUOuAmMKFekpQqxZWmQvsnSyZYyTPr",
+	"QL6TPGOXJP1ZlregK70uqBCsTG/EtuS22OBmRc2R3BRUpGHbq/rjAEWAoXMsBye5U77q96GN+QA4uon1",
+	"dJuuck6XQiqm9nzW6pKk19WGlXdcyTIlpawMUXOmt8xyFBiIstD6G1lqZTu0YBuofLhlgiQbjGgG0kfJ",
+	"aH884Y92QkbJqEn2KBnVhEXZ0A824qL7zgzjiNqHYlNQLs5gr4YAiHJBtjE7iDVeOJC3w1vQ9xvdfFgt",
+	"xtyfr2lJ1yoOhfY2KF3g8zhrqIYgSCED+AchMfLJOmr2hYcOC6eF+9jYigFJXS4fHVsJSc0QUh8DgggY",
+	"lsentvZNGpDWECEOqWD7AVJ9ckNcWvhB5qx4IRYyts410zOtYBTbFcOQSa4wPCyPSAwiBy4bFiCLh6Jn",
+	"Uiz4sjLL416yUid8G6YJ+u4P4XZ3UVfGvXvsZh8++0gF/TYdbKwyYzozkt+zdJJ4w1CdmHQc3B30d8BA",
+	"hFMMl6SWUC+b26vECyGo/RbF2qZvNLdNpwWt1/cOGAo2EwDIuP9oS7bsXgv7sHMlers/JFu/gY/3nohg",
+	"OWpqw10Uzl/S3tKdJ+mA1A2pQXeUg/jbOlqxGIy+swOzARmN+Im0/4xgw8FqWs0bBs0mRpN1TU9Yc67t",
+	"Wer2HYWhj5FJOimNpvHNwZMR0n/II/VASToNIj9Fsk5zFo7wCEUnIhZy1IAdG2smqMBg3/sjAgzNLVEz",
+	"i+AfBnnEbJjf1bH17aLi5qbLGXyHOmQFEQBFhDFLW1ne9hSEPGjJb/S7paphzh/uIzsCrtBywIahP6Q1",
+	"tgNem92IxW47IAevisLBDdKSEad8wdxBQr2uLyBbRNQB69NBQOVQEzSOXvhPzO5PjdkNsH07C9xtg3U/",
+	"cAVecF9arYbuJuP0t48pKZli2tcjc6U7J58f2BuGAg8TXxmqWQrqYNGmTw//3X3gbOUD1RkZ5GoptPWh",
+	"ZV3fRCVQLpUzqNOIgMUYvYXjxYDkwfJWF20vNFvfq5g/DOX9EbMBPcZRjo9OXvSzNcSU+5YuX/n2dQGY",
+	"P1hZlyn5zuxymuep09+Ckoe+gI/jt4jXaTb6xL6JhXLgZcUKVOjtW1g18QPNNPB2rogbyeUeA8fP4LuB",
+	"zX2pwHgAIKCITus+MX2wcg5hkZrPVlSmLXf5ndJfEWtAAZfIYej2giw77BgWjHFTG7xBu/AVOBSabtvI",
+	"5EeyBdOH4woPdvL9R6P6lqw0lE20MJM65IP7ksPvwCqGZRS23wxTCpcdqYDL2eFi62YutMPPBEyZhNAC",
+	"SyDCbY5HFtNM13U+rCxyZvOeQFz2BbSci1mZI0yLSVCTLhVSzxayEnl6UujVw7NGtLnjFz14r5vexAgv",
+	"Coz4LaZxmC0cPvh1ebsH5gClzKtMD9epN/jCQ6nTwxRe1+lgfdsO65Cq3atEu04/hf7sB3SE6tweU8Tk",
+	"Oud4FhztD6Mvt3Si3gPHlOZr6CWTSs82rJxVIhZo+61rSDKotIF81rQF5+X1N6EruBK3Qm5FHCy3g6Ya",
+	"MHcomN/A/OdenWOYxm6X6eGV9WYE5H4QjF2O4So+vNHItzhO6S/lghcs3LunYO8lbamkAed+kg3ugGEr",
+	"MpJ4UKgDWgVfriugKpeY+OO9Og08fjspjZDTLiFE8byGKh67JZg0okyDcGHnELxjIpfljI6SkVrojXmy",
+	"pryY2S9BSXZoMTctfilmQSYKSL6CFrPW74AU79JQ/AfoLCs4E3qmWFYyHfUZ/lvFKmZEj47ayz54YU6z",
+	"22VprnswiBHAkyZj9gE8oAmZV8VtQx/FklBU3aqEsDMzxMQBVKgtYxs1SYhaAYL7fAccu2TgGFBT8lxW",
+	"4GItXQA9+BWwqjn5h5yDiRwKuiugMcAyMeSYWXflgluRg85Wvz/av5rPoqikJSkrTF/eUg4mECwNaUaO",
+	"8vJeyMZhI33OVUbLPAZaDf0GtdONxL6m5owUO4SGsRXLgQYu1IZ5Zf5IKlDMm/lJmNElm9k4lMi9tfSL",
+	"b+XD2tPxDzk3S2DfDe8DIfGhclPXD6Pee0uUTJe7A6sWzh4sGi8KMoeEjpK32PawmbKF1zv6w4rjsBmg",
+	"GkbJlytNhNwCTj0VO7eVT+jZsMW8Kjp3SrghUaX2bwBQwNFdtlPX/QmpZyGkKlyNcF/Hrpc3Di98aNha",
+	"C888IietWHaruhIhcn7H84oWCI6vyLgLEX8yWOXdr3wQS8YdVG4AwEGRMC3lrb+KPlPhAbR+9pce+Iyx",
+	"esBt0y7yGuF5RtnE5uFdCr8Yacg9/WOF5629MasupxCG7PUVVHjDqJLmBMYD2d66iJdHioBtuoAThK8c",
+	"Gavm33uAaDX/rfZa4a8PErFmIwJiMnwJYWoQeeE8/C4KlCliOMIFSVll8w18pAgXINCZnfAthIlQ2AlS",
+	"JCRdFnJOi/YbcO2s6c7HmILhgYodxNOEY2fVKBnhR6I79A1gfrkQsC4sljcWFpmaDjdSMRTFzCuXQfhT",
+	"ye64GSnXx+OsIPjYzH22tYCNZ9GBgOnjPtWDPfpZK5EqIUoGYzQ6p6oD0xANnW6jJYd+J7SX/cmI72PF",
+	"RP4CEI47HUCgIET0dJCqfdY7giQbORVrYcOk1BUnYKeuqaDLpoyAH285J5/1jRnf6h9Rl926Y0jA0vK8",
+	"hKwEiGMXWIpBIfoQWvHQxeG8q2ac09E9os7x6molvMAA0Gdv+o4nvagKEij6MACd/d0MZEVF7uRU9Jbw",
+	"wmo2l4RrhOkQUoOvpm5hK0LwO1bGL+72HWQpCy+hg2smizsEhFLDoaAsGzIarwdkd+zBL48HgMpPRn+y",
+	"WE6I7KRaTCl89EdHe7Lz/K7knWe9KnnMhOjq0r1788L75KgiYH8Hjw5APwM8m2rt5LpQnVXWH6OWPM3U",
+	"XboHUPDsT8e5vgy9fUPtYgK5LdI3q8oOXuBaACO4JJWCA+vzeev6iOacYtZbPG7SQgcetvsBt1FabjDo",
+	"x0hD4xfXr8ifvjp/kpDjUtpdh1x0a9jX+MDCYnoKPMzhF1+dn1vLg2DbYke4UhXDyTjSst2Y6sZ0REmN",
+	"rqiUB6zcLwTOC4Ahzc3qhJW8wihj5fNIqEeJaxQEI7SMmW42vE9Zu9pwF9l4MGDolQCMDs1ExtrB7gHV",
+	"cYikkPY+gr4JG2NhNK+sDdM8/Uudl9kVWZaMaXSEUE2ccGpDckIKpodM1d2l5ux0JAFIULOomPv5OOUP",
+	"jQuo/rkIAS9KY6qWmpK3tjq4uRJpo6bgJQRUR8wG9uqhukllbc3Yj+zpKnX/U7PM/dXrF+gwTblYyKlH",
+	"SYXHvN7YkxYLfjI9n563Jg1+G1qOr64k3My996pmc1v6PZbAsTmcHPamEk7zsLdSRwKGv/rtva+codTF",
+	"uKEWgkZnxFBREH/nASH5ohbXqdm2qsNhfxBFA3sdgHPRAaYTm4Tr61ffyDXlIhr1ivZrkkMLoqpsZS7f",
+	"1C7mNJPrlIyFtJVfEyIkSf9bmtSIonorSUHnrNhDP3r65ReNC/eLZLShWrPSdP0//n519u/07Nfzsz+/",
+	"H9d/n73/7Tz56snH4Onkv45vbqZHNJ/83/8SOwnX169eSnlbbbo5vYNOo3vzAnVbILyklNVyRRQXy4LB",
+	"72ex2Iy8Y8bx5odv2oOHyP9WMwCDWSGhEBBVcTatlJwxYaSF/JB0ToXTljx6GiSpKMs8DQ2XtgyNK6xh",
+	"B4tFZgF33fCh/bHum9YMUa6fzi3uCdESvmYGawSe0MieBsODRDvAuDuh5CsuQHO69unsODADg8ZbU1MP",
+	"EBXXpv9t79bXuuTzSrPZmm421iR/nEnBf4LYT4QzCfebpiKnZR60xJwuWvaWEK4n5CQXPsx/hz27cbhc",
+	"YpZDEK5BbvbOwvCEnpNC6WEZg0MeUmMDEDebbuMyOvLjEv+7Ny9R43VBPGZnM4xAWpRy3V44385ox5ZF",
+	"KPLff3g5MCnd0vJhXcxWVK0ihgL2gVx/f3X29MuvvDCExgffdZ0TbSQuVhSu3r0idENLbWn2NSAZQg7g",
+	"uAbRGSmhEPFHN5IMIEkSuZZjIdHlAlnG1st6pOJ130WxszqIf83IYkYHwZpc7Wr0CcHKnCARGYkJpTs8",
+	"H+qkWLFexlmHwNVjo+Tduxff2Lj/Ccom6W88/wjyWvqYbvhjpeRjnxL2GB4OgGw6AXmpPYJuGKYOZuui",
+	"EhBFMprVzrbk+uqHlxZfVO/8XEzJX8wV5+wGNs8lDQ+jReEJz0T64Nz4e2kppEqZdkb5c19UhjvbLMnS",
+	"5plcIGKJYcMpGK+gPoE5PjOXiltQ9w8cQCkL87utWW/ebDP1ZkbobzdoFrsZXZCbUVWKC8nzi/Ppn6dP",
+	"v3j2dPrkz0/Pz784P58+Mf8//eJm9DGdTMnPHlDMzsOwewTTjNjWHs0l01CFjqR0s4FSV+mgm6bz1vi2",
+	"eWMMZQMtZSWUaqfkGvld45a5xNgLKwllVJA5w4rqEjZXfcOLYjfY1VqL4MdkGEAM1C8Vs49tUPjhe2al",
+	"9UYRc9u0mMYjhfvTvZ7464disUKb9b8omTK/5pTjAGuOVvK2Re1PXxyd6RMew8NSYptifx8RrhUrFrG6",
+	"gIMSnWprqRULRoqui1H7SL8upZaZLNozaWuspuYlkFBVtdnI0oIdeiAn88n3w6RU1ccZDwfLmknrEETV",
+	"XmnuwzJpyMuHx752CcyHYmCPMPA1iXLf6Jmyd3Dt7E/Wc0SygNu9a9bqJBCbFHjL2MaGpHRk8d3z+viR",
+	"bfeFeTJWjJG9C9JFqjcTU+CNfh7bTE1xbac/2j/+vqabv+NefR/g07xvJK3wtdnuYPOm5uSNllyvqrnh",
+	"qo8l3fCzTOZsycRjT8rH4TkvB/UGc8H4CmVQUlUuWsrE78KTW9rGvnqBlvdD+sUlMd8Ch93ae7iP1TLM",
+	"Ntq7ARpM9NKlQao9cd8qF8fx+yP5+49OkNtj6gFhtH767s3LLja/z1j32cEvxTc2SqoPoRwhX4waYj8Y",
+	"zRB3ecGLCqohu3dgtsfpRiq9LJm6ePz4f//P/5VOXJqZLql9VdUGNqWKtcxZaossK6aTG+ErXXgIGhvL",
+	"i2V5uCbrSmmLuuESnVZSaXgM8aHU4gUB45qSb0VW7jYar/mSYcsbgXqLQ4VGWJ9gkp+d//mrvos0GQGq",
+	"0StR7OrD6+J243Yv+xTo708a3q+rL1VHiA9MgQPsevHa+9mdXct1jAXCTuh6Q5XayjLvAmtZckFcm0vC",
+	"YpNOWnPe3tZPnw2ZYcd594l4+/y13wEObtZMQM6XfM9xejP68tkXT29GqcV6/+rLL7/4EsEOAgvt+dmf",
+	"3//2JPny4790lbTvxofBOXEBDEdNd7tMq1l2O/Kg12BRgo33/jAbOIwR/x8OnT2Mle9BtS/ZkivNShDt",
+	"7RvD78p6Bk9IcGqCxccIuV9qU3MWjshvig0rYn0IKL7+t5ee6hr2h2vlTz/WtvQ3A+7pvqyoDqe951uY",
+	"1eipOBKC/kiuvM93qZoNuCC982R//EH29thDYYDrs8ETJ3GZ52i+Pz0GZN6NHxDmnYEP4BNsWB7PHXRK",
+	"Gu60tIW4/kcFpu9m0cI6wpuoMAlJb6rz8y8yx2nhX+y/4Y9mxvGHC/zBsGX84TH+4OYHf4zbHPtvsdPR",
+	"5fGc3BteHm+aTqO0r4wdHMvwyIb2fFrHimQAOEVyflo17GOu3AeEy7f3bedFHKRrxXlFPZk9bPgtO3g/",
+	"U81Etjuci+B6N5eoDUSEwlOQmbCXkND2u7gK1JhyMz02naczlCV9HvDEKssYy1k+BSCXrUUmbnbdMub6",
+	"66UVGIaNO44+iruzzhAQs2nsw5icbFPOIF2h7J2nfk9HV0RpWLAsuDrA6H397ctvn78lT9Jg1k4JEY3u",
+	"O4gw6ULSRTAdGxMC1UeJkNqcYgjYtVOWAfijLhldm6ujYEEYqdHkWkb5m9FPtOA5tTFN7Ea4oNKb0WRK",
+	"kCIHRGuzBKW2dyeqaQMzH66IWhltYNUMCO7CP0WKIc7HyiuxcKd4kNaaZisuWN2JCCOsNNu0lA+94uKW",
+	"i2WakDSjRcHFcqalBBfInZ8eBDlS9M78fXkjMPZGoQaMNQkxi8Z6RHB2jjD+RuH4YQGaiPwYh/QQmR1v",
+	"3768DoCuWiTYsm0ZyVnB3AJRV4i2hvGdkqswZRUyThNiQ8BsgCIa9Mmai0qzhCi50GfwWabIGEdEUvwh",
+	"Tyc2Q6kOZrJrhyFJK1BiKfgK6oAV+xHDciHiSWIBwbpBLfFbVpsQuPysw9vCcNkeH9lsdLyEnH+2JC10",
+	"H0PnlFw53DOLZ4sQa/UEmd3GrJ7fPi2+tvNCs7I/fBULvaNMGFQ9JmMsHq5pwcz01V2bE2vn1V4tIelh",
+	"lNxX58/+1NYcO3ZvoPEhvz2JfHtVnEbt0y///PT8WHJjNjmoJVCWsuyOxIOA9xoDR90iXru9F2FT+jF0",
+	"4P/POi9iqHy1BfZcyg5Oh5+Ic4qawFvuYbLr4BXEVW6wu7dY4xoGPax2aBTYJ0JGHXwofGCCnbH6Xj4+",
+	"IqFaLpkyh2TBPxxOzbNNQRCRJVnwD85hjFPUzLUbVpOqWck92v2vrJRnRlDxRflrlCB1G+ZMDxTgQqTT",
+	"T1AXK1YVw4rOzd36vuvAuDl5XlC+7rRid8aXvhLFzk0VWEUDHuACfGEYYxpE+UwGqbUFo6qVam/dql+d",
+	"t91caPPzlTzMm41c+xWjpZ4zqg071wxN3vZkga27gA80zG9ffNVgS1/GFhWSkAZMiw6A2FN4KQA7R9R/",
+	"jot/aa5PGGdqLQX0lin3AWsXkoJNySt7hWEDvGnh021rqw9hnU0vzt7/9iR5en4et7z6DaSGj4mbeRdO",
+	"LFM+ZCRS1dObBI9EBBwOnZiMEG7icHB+Zja7hyMoEwt0Yk69CpWQRwowpZ3CmjaTzeauYDBst/tWLbV0",
+	"9x7Ub7ur0FAR0Z7axQyGpfdFEjzMJ6sybsjTJc2YER2jgCjZLYEGIHeBYG1rSRiZFFKnvdxWg4WcKG//",
+	"zSyKXDhq2woC3phGH1hpvcEMONAHUGg0sj8Uaiho7eQZTNNeAYeBvPe6I93DKm1WXgkuJApn78Jykjwl",
+	"WpI6N2TcFh1wAJMEA68DaTOpZTejEmVUZKww/5ySFPPiMAyFaYxMke233fy5h/ZroZaDJDaAMfwnRk7s",
+	"hErYtvNoPmJnoaioa2JvqpIQ2xPuWRvBrulSHZTmDxkEXTdOhxkys43Q1k6TYe/mPyVw2tevGgZXFeE6",
+	"ccwoe9TsyCpRMKUaW6E3OO80vMmhzcSm0g8DlvjCfMqxBbv6CcTy1uiyTVwf4VwsLo4rHpvcj60Jp/Fh",
+	"RvEKvjVsGG416509tRabcvDxmLPM3L2eQT3QERiOGNpmtIhl2REJFDAGL8GC8D+Gn+qgTa8VGHknAYnA",
+	"hnLagQ8HzAmQXKPF74YpMP++r7z4ymKH8ZNOx/R9gChv2PAx+M/2OWkDgu7NSJDah4fenxvH/Bo7N2ny",
+	"+UNei04g3j0o20hxvTxPXSB/kDul6fKyhpJu2NGMdB+m1OeIIGVadl6OEVTcKCksTy8wNTogJCxDPnVE",
+	"mYa6cSAQVKKm1LS1SLkzQMpV5tvCxtJntAjftVC6ia8V6fAhQ1DcCyJk+JKD0kX3m6Fq//3mTLF6rnIo",
+	"EBqSZ1GPoK/4TMpbJjqLOXwtc4BuSl+/un5LHtNKrx7fPXkMlUCNyLQsqdBg3fkvzquSEsFYrlwoProe",
+	"/MPLxjs2RHqG33MvNn+dku8wcBTMoebdWh+pFAO7G18KWUbLUR2ERGmFNoEfcuy9Q9DXZEqey/UG8AdB",
+	"vePCK3itmO6BCCmHAqBe+8CHQxT1RzsBvwkmsQvMCZpgXdc6i1uhD0uSTArNRcWMeB187AgyokbLkgpP",
+	"Saf5hVY5l7MFL1gX7RlU1F2S8Q+vv0jIz1c/JeSHZ1cJefWXvyTku5dXzxNyZf7z6vW7ayOR/szmPzSt",
+	"MHMuaLmL2mFshabDkYsvrl+Rr77489mTuqLTigvdLiYm0sklyZlG4BPqXBO0KGwpWWuYb9sw6Nmv7397",
+	"GrNatIFF6rl63z/hnSgbDmWs0xIOfvGG1alehdry1HJwBsC/R3l/u5fAkFFPfSbz2j+2gf3pV2OM3hNZ",
+	"+umfdFPXr32zDx2BFtrPcKtEMFEbxrKVFYgzuRS8CajXZdU0XXWuJZhG38qvK17k3ZBvmRR3rFTo2kYQ",
+	"d7A5hFUzAZ0nrIJpvRwQTF1QrEMEhfrKdYy9DkjC9/5QLMV5khUdSOyTKJ8H430NL5g3Cyo6pwdHhQOt",
+	"ret7JHuDAuIVlXI9vb9ztC4vM9NyhpMf3uuR54Pdpjhdse3zjl/DbHVzgX8owwGg0XFZF7bAOL5KxlBb",
+	"hzw9f3p+9uTpxOVwo4/RGyaCspwUQDlsD4kvEQSlOSGvLIrZVvGTaH0DBWwN21pZTD+HD5LpMzMD+NEz",
+	"s1GJ0ruCXZC04hdQBiPFdFisVAW/TDBi3OUj3gjTdsvzJdMpGafmMEM5UPZB05JRcNWvWHY7lx/M30bo",
+	"NmqD+RuLq6T4RfMZzXXBUvTHt4bfWvxw5cKZie4DkPSbeUYdEmCY49PMwj8hs6c3t6Mutqb2iqIlLquj",
+	"btKV2XG47FZgGgNHSFkVDItWaVQJrOfpsFpYX9U3N9ejQaIPTruvBDBgxh3G/Alz3YI2aqV99GckHM5t",
+	"snlNny+X6cHLEjQqvN0HebpvqhaFpPqrZ59xrobWQWhzRZszBPcdVG+ry6TAHo7N3H/wFLkTTUBhfYYj",
+	"q0m5XdsoKtjvOOtgJlhhYQgnMbrkCWykzqM/YaxH83tD5BF83qf1n0BbKYtemRJm17TrWIFC0vxa0/JA",
+	"nK2LA+0Uk30m9sJFPFbwXWt3dZXTe+3lg6ALIe4wdz1wRTwyu7N7ewMhGT99RlayKlWgFOCLx4IcQt2J",
+	"7jgQGDjWw4RYInc5Y2fTzi8q/mtnBvevQdAkDBk64YLMd7o/KQbu/hk07VCDablkPnay/XkyfnL+7E9f",
+	"/utX5+eJL2b65Pyc/PD1pL9rHHbnfmksoU20gEJb+MvjTcnuONtaw5v90a1q2q971t0njc0bLmO4AOFc",
+	"NXZhVPBUdMnegNVgeNGqSmFil3nr81au6q0yZYl6kCJTyQgGOrPfHIwYEMxpd0JZe5EbPR2R5hXrLJrm",
+	"ZaNLcO3AK91Z1Yqu4/XO3wmuoSxPfllnENWhsFnJcki3kUJV6776HdH1HZQ5hkNwJhwzKgsStCjl2h4z",
+	"LVO37FBhFYrDtEXLg57qhngbucqNLIvyK/ooMO0LGaah1JviGvUQcGpTKPmhGkWrSqoZgYB18x++bnpx",
+	"GcfqR1SR+9TtGhh82QxD7Zh0QpeUC6WD2oIhY7D1gcjjuydQWUZV8zVXDpWTCrMsNSKwjdDD6JB/yPmM",
+	"56mN4jK9/0POJydZqgb6trHH+GS4AWDkXDAMP05w0MLYvTUzuvf7AzQfvmBaVz5eQLxd3EsyPBsvKgOc",
+	"ElRgd/+xzfvBb30tOLOjuLY7t0N6iSuuht21PvdpQMaOylfbd0nHHNfBvLZmzRefs1x+j9V13jLXWDkm",
+	"XuEVWhC4tny4WOcFc89VP646H+70WRa/02rRoSHVAPz9SSWoYApmXVfodbUG9629B3xVXzvERwoMIyd3",
+	"23drue6b7VJviHGjr/ky2GwwsZMqcn5CjaNh1REHbNigWmJjkjsG31r5vm3dLT01tvaGlZ632G3ewHBE",
+	"EdM04zLmoCnlOhplWdasBl4lYy6yolL8jk0I8C6wKfhcFuvQ0gREwwM1LvuvSCfT7gv85lFjxKAK4kFx",
+	"GxeoTYjy4Z6urUu5Hy4zhwwmEoB0yv3y2Q9/xP4p8vbSsg+fZ2mP4kWBdmTL6cYAA/bF/WBgTvIn4wpU",
+	"BUBoWSxYaTNNsQAwoDvmoIxsCEb9mA9NPjvX2xvwJ+SDBwqj2lvccAbYQe7IPCCb60PZa2r3rPyDafWI",
+	"hflQOv0x6H+tgrl9SnyI4TdIeWflD90FImz0fp2aYDq4IBQTFtzTcRrWr0lJCnAE9rd0ApWlMORPinbj",
+	"G+EK6FgfnPun4d4QRqIn6OuU/z9777rcRnKtC75KBmMiBPgUQYpSe2wiHHHYkrot71ZLh6TcE8foYSVQ",
+	"CSLNQia6skAK2+6IeZp5sHmSiVxr5a1QhYskkla3fuztFliXzKzMdV/fp8SO/MKX4kPtJvVrtrVGYCqr",
+	"+buSK6Iv2noHlLHvePEZRAMb/Gzbbmolddt202sla8lrpGIiDp2d37dO4vTrz7Q7NsV0In7kz8NM7ovz",
+	"1kroWuK9cRbio+vit6Uj7kLMB3vUQn6i2JCBALCQbUEkUWFbtpHXCpFyezHOUQqf6XAp5TT0D3+cTk5S",
+	"JPvj6CSgL6Hk61Gc9/0yNruWy9s7QpX8/s6167/bCG8DcXqHc3F0+5TxxcIcclUcEk015T4zoj9CDcQn",
+	"oP3x+WDe2NuIWsa/NU+7tlill7UwQ7/tHMJhJbDr0lMGUPlr/2PISzvK1d0Bjs5rvAXpG8YnMapgT8/S",
+	"7iGKsP5dSu9ct9WR2l8xNA04PyzX1fUVL+ZS5acIS8kB+gRjuaZRjAL+EtQ+YtLy7N1rdiOQi7uBhYt0",
+	"inOh6gHLx3xyo6dTORH5KVuUvLZLf1iKW2G/iDUmAHEJu/YjXqUhPSYdh8nInsWqXIOlSN70VQXwOdqN",
+	"pB15boJaHIGKn/oXwGTvFARJ8SExYkYeHfb8dA2PCUgAsMg14vkz0EjqqV+gfQ4sAFo2Exe/+e9wkB2E",
+	"5QKWIhwrcdzTIFrr2qNjva7LaKjGMdf7HUD0mPmp6w3IELYssDwCwZTL+q1EnbEJV4Arg9DpA7RpbgWs",
+	"5yr6OdIl+SnL/REIzCzDxrMIqNRghTZ+Cbde4NZUYuogFN3a0QzsYrkDFr24c6liK6qNNIDXy4qXh760",
+	"ttVW3KP5FspmxYc6Y4CZ+ezk+PjY6pmKT2ryB6J8/jOPl7EZLncXBsfEXI1XLv7D9lrLwJe5lc7RwRRF",
+	"ncyNsrjP168HJB/TqVBUlb1Y1pgqyrxxg3oAOm6sfaAnXfTIAXtCNjFP/zE6ACCw0UHGRuhxjA5+xs7P",
+	"f4wOxrqgP0HHvP3PY/svgMA7+DnfOU7zg55Qf49YtMVo5ua6C5bEKs5OVJL2LfLKY5E0pgspGARZwmdc",
+	"1VpflRp/shvI/q+1W64WvDKO03rzDrIrjzOgK1v3jqjkdLVvf84t3NXCzLEZe1eJuwh7cxpV5PzJHtKn",
+	"J3+Kjyg7Cxd7gtFSGgzETPR8rgOQr/WclUBYRj1lU3EHFSVcsW+imE14OmS2ALPGfsyJVjVwVdTBnkqN",
+	"GLulSRqiXnl+csJ6Obmod4LfXIUGJV6z3G7Rgf9prZvlJOU3/VNrtKuzs0YrtBaptSZgNMGYY2rOZgPN",
+	"FhHXvm9JbSHxuCN5JtBGqW4yllur3Sr/3HH00MQPK2FE7YeTKhGK9dj7dq49x0WJepzaNrVzdq1+7tAN",
+	"vt4esPRkJawpHCHBQfkxFfWtb3OQOpsf/IQARnYWRcmgL7m52RqfwVFsXQB4VmuIDNl6rXnilwM7Whxr",
+	"Z7QubQXAC6EKoSZtBcEHrwsTA/0QHIs9cdVSUcnXnjRhxUaYH2yRnEpRIW7tBtiffgdP98dUtX5XCYGF",
+	"/AgeL1sJaO0YWzsMQovC/oxyNPHwiNY3dENjIQDTatGE9CjLOWpaAPSgcH6+I06p6xEJ89q0QbHItAvW",
+	"sfHZHOGnR+HAjcle146Z1fBbqDR0PMbI8AnWtIGsOZX+QZzQ/nrlNn7uI4qYI7BPIvbF8H6ohrEOg91X",
+	"eYNXP0cwd6vjYNyEzNQfjlReQQwuehmVRULlaQtSZMTWv/eu8JwbfrWay9jLHWNsxnI4nGBlFNfCJOCk",
+	"DTSJrX1Y+EJegr+hq52qSuHJG0FP48Vcew325mu1A/w6JuM6rLnkuRiOQn7PRaWN2BsbbaOD4HbBFYYc",
+	"Eh+h8bdWd+rWm/uObn69z7fS41LMHTE7WOa3CZhp2B1hYwyBSxX6C4GvBfEFJZwuuHtnXYaggaLmsoSo",
+	"V8eKdag1lCBuzzX2SBYfjp/bmpaMmCwrWa+gFY0qAJVW/yU6GhntH1dzvTQQXgEen/z7V9baXUi0eO0V",
+	"hzdilfeJTwqETwruG4UpSNrAagHPFxDCO2zm0wO+kDci6gvmC2kH92t2MBa8EtXZEmm58V/fuSP0t58u",
+	"rVQmB/2gpUHup8sQUfJ2YWtrfUZpFHqYHSqSBh+c0mvD8KwWOPj1V8B9mWoHZMsn4C7QlDwZypxLMKWt",
+	"4P8122R4udAUm/Fyak0F94xTd9pJdEXIaBAqKuBsFssKYLVC5CgbKdBo0S+EfCrwzppfmwxBdhkWMWcO",
+	"x9h3dvIStUrWjIJBxDQbKRcfySIYdjscqrL38TK4BUroGsE6iN/VuuLXyLNvBiM1Uq+sFYwoDKW0qmep",
+	"CqqJB4rInC0qMZUfCFEL/pCy1ffyI/zh6A85AlOxSuua9XAz5/2RchjbHVu3l7tdkvdhUH/4w1ly5eAP",
+	"f2AXQhUst7/rilbnlH0LW4YhqDzsMEKUp3AzmECwJaVhVPvJ1/brSEljlqjeW3dtumlZLy/vroC9Z8Au",
+	"u6eFDHR0cPmNMCNVrx17MhRzPJs5wzNLq4C5LDv7Vwi+C348ccOz3CXJILOVh/4CspyeGPb+h9cvwWag",
+	"nyCq3oMiBLApOI0p/78OyRU/fP3SDaI/YO7HIPodRJSjqAd/NP/r5eW7RjQoH4zUGauE0ctqgsFIhYhx",
+	"SZ2Pm8zz4+eeoLOUNwhMDMEJiOiArVLKiaAcHh1/a5dUUtRWwVr9J+uEkL/l0J+9ex3xyTsa+l+zA70Q",
+	"ii/kwenBs8Hx4BliFsxAih/Z/3ctWsIU50BKgfYa2P12p9+mpPm0HTLPoE8Hyh0KeE1g14547DEVDxcm",
+	"Rw53HaRD7L5eLMelnBB9kCisRRrLCCtjtcOTeV0cnB58L+pzrbHkATcPTPPk+LiBFs4Xi5J29dE/DRpK",
+	"oS95YzJW61AmATK8CT5MZyR4LQOU24QL2v54P94jQjGL1O7B6T9+jsyttlc4+J/TfxxgDu/gZ/sEVLjF",
+	"XKqjRPh2fvYfMBgUXxsVbmErLsdCEF4zDmXoAwaom3GaBOLoE16WVmmzHGlcEag6fTaWTMMGSyJGUL/Q",
+	"a8K39IdJEB4fSEg8ABnho+b2aLXsjzO7FHaOb5PVSJ3GjlhuuOTo3abKhei6H6Cuw17YwH8UYrHTQkhD",
+	"IXeAywFAIccFbp8DAd1gBVHCLuzjPaE+24cJiKq4xj1ra/YxzleukvXuQTqkn86qa6BJLtGPdo3V4Od7",
+	"PMbxBkgqn1qOdFz71Jjfr9nB8+On2w/1e8VJv4sCb3q2/abvdDWWRSGgbOH5ycn2O4Km+g4hKz9S8HhR",
+	"8wOwTDYOi5M06e8/A7NNaydMwBVLM5lb5MaPgWMZWCcz8MQ7gJ1cy2Ml51CXZJYVMAQAgu5M1oKZBZ9A",
+	"D4M1WZTTak5J/xmtDACnySdaTUs5qfMBe495fV+RCK+54672z5tV7YIWmMePwNLNO8QRrk68Hw/QexOm",
+	"dmGcz7Ll11/kkhS/pg4jNVo3zt7Tezl7m86dS3CkpL0PeOSO/7z9jhe0VR7vjOJ3bZ6uDed0g2EA+3Wr",
+	"UdisaR+sH+JK8ALQOhs2cRHXbKAaodqFIcEuV7qMbPDjZ8B4kTwlMDrDqyBMKeKz/LzjqH0v6rVz9gD6",
+	"Zdsef7z9/Xz7HT/q+juAIny0/f29qPfY3PvacvGHel284/UMcvSU3m/0eUAIMXKKCJObzKNpya8dbtJe",
+	"qDvbFOHZfiqLWHYSW7nWWLDCZoQeDzg6YjoVWLGWvzu7fPHXLXosGHz5kBl6iwRI2TUAiHUsoJiOxZ55",
+	"WjUsnJtwFWpornlUSbNUlbjVNyIqpAEPGK4aRNj3vM5doDmUThEX1nRZOnaddtGwjq90T1q4G8hpJy38",
+	"OBKKSvm+IEn1Zajuc4EudThYVqSEY/QZlfoRBlEPsehwSwAANGxSpLgu1jJrmwlTM6gcbQsLrAk0yIHs",
+	"ZRSw3rbYWr/Tblg76HZuL2BW3+Mi3LPff5/+azSPfdzX5KN+tTXa/d1ddn90EscSSPw+o+3R6kWfFYUJ",
+	"LXVr2H5PDBvzkgPzHTBzUX/aTOMksBlgDn+8m6222Bxdhwpu5x6FtfNUDtj3VNxcQe/fnNvJnzKOFX6E",
+	"Ci0Nm+iqQpjd8SoCpyUQkopRYszlWPFA6wqh7McrYgsEM2TAXtDq2ImMRZi3ZjwNDiZqbC2IbG+jR92r",
+	"Kx6d4UfyxJMRbDYBPBwErOpX0bHupsCW7j6grRJjq9YO2xaLQT+HeOH1ZLYuX15Gxvu+kbrvsFyS12yu",
+	"ARkNvaKQiDRZil3eqIwnGm7qoVFFs0UhqZ1nvefHTxFvVekxldM23Y3YoRh6OH7oDwOstAylJNGGNkgh",
+	"SzEFp2YqlTSzAfNLg7TKjAD7O2WKd0Pce1FqonQ8OT52HKa4llhTRX0EkSXoTKDkyb3nx3/OnMsHt1yF",
+	"W670nbqKL88h0+mfSAHL91vilV2RyrBD/hOjKN0C/quf8qmy7eW9eCS+0XqLJ4Jioe2QO9QEXs9igAks",
+	"2r4nl6Q7TnkZus4pRAGBiKj0CVZiYzagmZx8Tx3j952g3HKha8n7X5DI2/GG19CsfLvfTa/sp6M77tOB",
+	"WoM82OI5EejBV7Ony2Pyp7RbQuCBv2c/yWcbqd1ZbRQbWAAH8sK0NGKEntyEeV3WrNfewOMQUYxwwCfU",
+	"VtEnLjEwSrDTC/tX437c3A0XzBppPE3OuuDiRUFLDqZmiwCzP1ohNVwXZa49dt2DK8CxAkPB3pu+t/f8",
+	"+FkfGciplYcMITDL2lZ6W7B6uMEz67o5XTNFEe4B+wmsmyjmjQHvGByAWkSTV+Kc4w8PbJLYn7FTvvY9",
+	"9rfen6MYQ0Y/sIeYwpt052ix6Qy+kiPYd525rKertJe2/9Um+3TBe1YUTsZtdDad0E3NsV1sLxQvO5lV",
+	"kYAxQjTMtjZRM0wlC9y03uz+JPYJIdfLqwp7I+bkzaxJUOByigfUFkFGdIcV5uN8jb6dVn/A3nbYd7n9",
+	"ieBjYzEDJp+r8Rx6GjUsT8PxY3kXSc21SreW+q4O0/B3bQ5uKFCLXARpGh7z0ojpsgT64WjL9buK09Yh",
+	"MoKk3NJ88zs3WB/P/vS4WuuG5i424qPagG8Vblqsem6xCBH/z6p71otqx4kUDVGlval0ctJvMRbR7qFT",
+	"Arn1FnsR5OkGo1GqjpDU1hTdTnblxvqf3729+dXG/GpjPl5pISMInx1syt0rCNcgnELh4EbTEQ2wWH5Y",
+	"oUVkOV0iBI/kLr06DfOxu5TQH8l7VPhbC3MAw+drUKqtZLBr0+5rPYPtujV95pmbqDbQZKjodLVWHrgj",
+	"sRPEk53LgNmhsYgYqRsHB2u0thyd8bJ2z8IUvK7oidisF58qGD6p5jWLgt7mTt6AvYCCXOOeHh4qKxiG",
+	"W4wowWW9OCPKW2Ha0lpQ17e6MqKc5v2PLWps1OYHCbV3LSMSOzu9QyOApt+ghDwYZaTc77hBQEiPQda3",
+	"4giWgxYJRASSfsHuER9q1+kYg9bRTwYhedBaI3uIujwxtbqxwvEe7Yh1erMHrmjcSWBSJeN/vuD8MiyE",
+	"9yQH9rUQPqmwoSmRW328pJ6BgJHp+I7FRM+FSQ3GzFUME526AGbshcdl8yfalVfB1dBvzkytF5Dyc8n+",
+	"CPWqDf7P40spZh2oeiZW8GcrOanaOWNGByHk6p8I0dfUukK5NIcMP9Z6+Quc22FqvlpXFJEE/ux2VlIp",
+	"sdLLChrFu7yydUG/W60FTnJLjcW2Gob/BPOtOamvEunz1ipslUrXQtVHMVrFTpXRYOo8wROT3JzWRLPe",
+	"eMXygImbZ3jk7a/SeqgsZkBHUhx7rkZq6ZsO0XQopanB5gPg+JxRURQKrIQ2HouwrIlKdgtGp7Fe0iOt",
+	"LPg1IQ+0VEgnq/HQrdFQaJasqcf8kgbAS7ritgHd5j8jXpus41412vGNnyARHi8cO2lsIXf84LhtCMsC",
+	"y42D/Eq2NWXsqevP44F4FAzELRupkbpswM9EpKz+EQ4CmvUQW5bCrOBBLJHxPnnhE8P+9tNl5tq9MJRQ",
+	"jVQTSJluIo2PYU9p2K00cmy9H0q9I0AmPHnAAG8+p80LwwDAwCyg7M2Xph4pnEY8CxRBSSQ28Aj6sGsT",
+	"jodhfaqs215NLulIUXQ58xBCZFO4j1NUfFoTJV8hzaLkiA5BAEnIgY/e0XsF/wrA0vkQ020jFSGo5f8a",
+	"OeyS0cEpexoh0Z6yf/xs/wkwRfjPX4lvv6JwEsyogO9/tr55DG4rqdhixo1g+aLkytp7CPzjvTazBEeM",
+	"4N2c4TFDmvlScFMjvik3N9YvGykM80/sM2UdvSYfL2VZQCcefQHUBw6C2e/fid0Jpq4EnzMvidsEM5yM",
+	"WKLcVyw4egUG/xJfrg0bLz6l8BczJMUEgQ3YVgT7CTZt/q9fYa9xRECDUpfBwQNXvfNaxFPdZqcls7zj",
+	"PrD/NfS2pgCQqYwnS9aiAjZYYD6CjKXabZ6d/Z3a0BtyumE6WJ+gLJ2HQ+cP3DpqSSlXVLfpIBfjB4yU",
+	"FZaicGCYtV5OZtYOO2OVAMpYYoo2tSxLOshUZz4BGpoS4nuVqdsONc5j7VQnu/55O8Le2oaksvZP2ZBf",
+	"xPbCNdu+v7IdEAw2bR37jZsWiEsdUM44pAxaYL3aoKk2f+n7sTz3kWy/+c2DaYGtO2c/jyde7dfFphTB",
+	"ha8HADPEkUNu3obf6npGsNG+P4WXpb4TxSlZMljaAiYHxJJGqhEHh9D+BJm0rvAWxObNIv66uuIApqOV",
+	"k5N9igDhkwGl174JH9Cr9UhV4lZSytv+GoXpYUrLCnn9YLrY1Q+KX+lDvUDhiZIz6Y35aSZLOOH27yhn",
+	"pRmpIF2nZIc3HF+3rmkGovf8+M/9NumLkcv4672ztz+AYYVvfqQg+T7CwQXLH0tIfCFJ8pA/S3bkgrbT",
+	"vqbPkd34R7jd94+Nt4mjdmdbqCIk4gNZIEDvUdZSq7498rsZWjhiE3DEnxg8viPFDXT0ieoQwDnFrR01",
+	"6+X2XUfwr0O828OkvoJLIoBQ+2/0xRTL4V+nOSulEsBmlsuC/glDsQPOC15z+vHUPvTf9JB/M/sX9u+R",
+	"+vfh4SH8n/1jjsmBnP2bcZa/mHHHrhPhkEIVp6vN5yxHuiIrKKxABAFKRKbXlTBmiNhEta5E0Wf4lkpw",
+	"o5VU1xtfBMk9lp+7i/EV+ATHhLPD/fSH+O4mVvYOT1mHls9Zj3eiobuZOqLIbS9QLEdSQ7eObv8wYjkQ",
+	"ocp5UrunB3V1Vesr0lHb53Lpb7vU39qbopei+hiLidWepPbc6wCgFl6g1uBp/3bx9keGcNlDgqm1SmuK",
+	"xCGESzcTztGf8QJjBaKghxdawYewF0UPg6BIfM6uZDE6OGWjA4QFXi5lgajAyNwD48cLrDYeHdhjPDqA",
+	"iYwOfs2HjCNgun0P0ATSgXBxM/wnxHHEL0teGiJdQU4WkgBOUMiaTXhVSetOYUm0PYIURvMXFQP2ik9m",
+	"7jSOFJzRmS5J9nhsfZi3A4llWjHuYJ7tHeik0QLSLEB+YRE4LmAPl5q+1Uj5wE78PfoUhHcAtqJik1Ib",
+	"ipY7SY/m/xzGAiPu5adQoXHIS3kr8r4r2sNQx0g9/YYZMdEwJLBfwi4G+hMSaxcgC7wjauXbWUrWCt4k",
+	"XEQ5BCMAtxoilXmG0gcIG/PA4AoFrJOZttvNIB0D3h2EBXxbCMCAGC9BUJWCR+EzdhbZmEFy2Ue6AQ+p",
+	"ooNsSzPTd2akqBLTXYSW3VRbK3VA8huXwk2SIm9e5IZJwzdDgHzEcbYe/GIhOBSuIqaze0opTe1QtSdB",
+	"D8ExgKVt2LwOdN+Xs8bhQGwx0I6jIrUtvX09Uj3eIXvw8OCsTR9I5Rp8GIEBY53pIpwmT3oxUg285XhM",
+	"TzAZMmQbmDASCgaPVA4fAg13IsvIJXHTIvvBVYV8s9TpQP8iZoQcNkfrMuI6DKO30N4dKZSYjIhsq7yP",
+	"Z7ASnIZJsjLqw6c5YygWGRIXcEyn8oMwA8geT0SZQ+6d9rxL1vtJ64qBkQ0YBmee49iFbewex6nQDm54",
+	"LFHamgq3uVqNFH5pV7UbA5q7yyJpj1HhP/yB9RxmSvwZMyZVCINmPsSAEsuFoL3rM1Lo+8jU/urTia3m",
+	"vERBinjq3m4dsBelNt4v00qhO0lRKhOk5NCf4pHyrxfIvLiiQzpgZ7SJsG4JCht4LQ6Jjp4tmvWVvecn",
+	"lPnPz0VdrQ7PrKTO++2hbjvZJBA94/V9uWUzXuMLP8kdW7Nj0xGsI4SnlvCQiUhHsoaKTDUjxPrs48ZW",
+	"Mo/1rWijEWp15xKjHMWMyz1MW+1zI0SEumM/ZPRQaKBBPH1YlRd8MhOHL7SqK112c7UofTixV+aDNvDn",
+	"MIHfoJf5/GSHN11q/YYrxx9oPj0eL6wG9TozOGrrftrH+KpOWuxEJGBS62enCFjGdFnsUFJh1ViR95G0",
+	"sNmfeOldM29yxINopuKa9g/wD0AJJ1giIzUTlRiwfAGWFeX9eM2eosYEMQjmBjClPj0+Zj36huzkuD90",
+	"DZQLTq3zIkplJoRBu9RovHFf4EtGswsu216lEt6O/q1Hrj3KQrxt7z+UnR5/jEJDSKo1onS+pMwKWn/W",
+	"cFVggc4X9Vq6/m4GBeHLerGs7dnRCrjUfTg6McBde5pe1iNlTyUW/BG9D1RlixKI0VkOL79Cl3UhJzdR",
+	"QOqU5T+9Pf+v7354+9PVt+9f//Dy1Xnuj2Y/mJi6wioJpD8yWXTbux/OfvzR3nZXSSyHsN6D5zWLL714",
+	"/+bN2fnr/22vdiobB4OUkM5itxa4j8rAVHKi/qVKEPKpE4LNlFmTeFNAr5e+Ts0Jd1rkyWypboK3piui",
+	"Q1qxO1EJoiC31t0LXpbkxFVLxUqtrh31a/Canxgag5Ww9pP1np4cex94qeznGClwwK6XVor62pS+qxj9",
+	"5vg5q2eVXl5jNUROXyKnmUSlovSS3A2uaXJa2/8TbM7zpXoJmxsM23uyNaM3PFLsPxnB5tB/unceoQrt",
+	"UYwlu7mg6Bh2Nsq7HewiiAeEBeySj5d02ZhqF/iykDoCvezFnKGcmQXwe4Fh4jNytYZwkaPnsg9wTJ3o",
+	"m0ENlGO7x/pHPC5v3j3L2E9nf8/Ym+dnGXv7/fcZ++6HsxcZO7P/7+279xcgZ38S4zdUEwF3I2hejSCd",
+	"nhd5KksBx7uGsJKvaFrwym4b+2cKJH6ohTJOiNMNGMDihs0kuD/QjwyOL73Tu95Pvxmws5GC55W8ahdE",
+	"kZRZLkrNCwZigfVOvmFvviVhxDbJIvsm6DQeKbS+7AszxnEiIAop98DTtX1ioJmb18tKxN1VY8EKYWUX",
+	"IQ1yljsm/hyDFWM+ubGGH91gt8G1kj7swJ6fnMDH/BavM6f27W8XQp29PgQelBqKCvMj2AXpHjS5tSkX",
+	"Wqq4vA2jnTJZCfhwWomR6uU/vH37zmqvq8vzsx8vXpy/fnf5+u2PV+/Pf8iHoLObDGnfHJ+wfLlAq/lq",
+	"qfgtl8BKmbfL9ZECwe5ave9c7ni8lGV9KBXT0yk4v34xKtZb6MmNqM1iJtUHHK4dyvsL9kpdl9LM2FwX",
+	"oszYdDpfiGtcdQiVYBFa43v1XXO+f4XxD0KqI7BTFtqa9NEny4XKB+x1DchuhYuvAGC3stPihX8M5BJ+",
+	"kONK/l1/YJNSLgx7KcaSK2Zm9h8wiXhaEE0G8ExTs+PB82+sPdE6/OFImZmuaghOc6tpzXIysydpdHCt",
+	"7UV3vCpYLRRDm250YC8FQ8shlFDhpyLWQPtq991Sb3+k3OH45vip9dzrK2ll01woaHfboLu79PRaaGjD",
+	"vnv36vzqzesf31++yjP27BjRfuElQ7aHbg9S98welI3Kfb4sa2lF2JFd7kPHXb2bdr2MT+AjafjGGDbr",
+	"+CAyPkG/P3322QafpNU6DRPQeSCWpdlJJcDWwxk+/eZRBuv1KDZhgOu6izrWFWrjL8+QCoeO1oDslk2m",
+	"1EIe3ojVtgacwBa7lX4gwYAq1gCnSMLeCAcgLKsGwUHovaVK/0NX6W9HkHbB2Qe6/hpqebYXDdg5sZf4",
+	"HkBAF7bymOySHF8jrqjzD5OoFXSAE1aybwRCD9oaFfCuHDp+r5B3M29nPDgDLuSH7+Q5K41GeNUqWoFO",
+	"SsB0DZLYsN+J0OydPSxRIC7fPkEpt0O/yNYdN/j4oLqDuRPDn6MSbsZ7psuyxAb1DGI9py7LizHWGTcz",
+	"CrUGC7oSdSXFrZXhvLa2ICYMzUzfte3//oB9620EUAd2IC39P2nnjxE1ZtD5pDZRb4YLR0OrvlTdfTcO",
+	"CoiExBUJiRyBBOrAaKtMbQ3FtJWm2UTU467L1/qFMWQScO/j6c5dExEslSNOoiIXBzeVgQcWV6D4riQO",
+	"S2P9TYCxaozcLUvGwiqpZVk6svaNkhVajKnJqff8+FnkbFkHC+GlYlQqEIw4FCPKaeamQezsKad6Kt9w",
+	"3+ERvaeoDT68pRfm4fpV0iFsx0m6EatYd6Wn77ePCBf4EAOxf4ssa9odW9tOUJHHQu6U5aSvgHwMKgJq",
+	"X2kBJOim2fLvORJczBZOuTTsRlCUHJgLoCwaRCAvArgKAiTZNzbMjOH2M0n3bTF64lgMivGI0wVWoNGX",
+	"Hyn3LS35zwfsDC6LRoNHfv1g41pHB3uXphi/4DCi33xOCNdo6z7foRPG6WyXfUECEyss/M6jUoDdt9wO",
+	"Bjaqg017zZnN60eirb+ma7t8bmNwmwz26ur30E6zdfft53XgCntwFy+kl/XsiCut7HN3qjWwF6/memlg",
+	"a6G1BEWPULblK75yvpA3YpUzrGRxVqJ9n1A17RJvo/Vyh/Vpjc1I5pgZ0FKPV9Bu6F4Epegx70UGybTD",
+	"Ut6SrWv4VNh3ivkYES3Hlb4LiMd6DK0wi4UBc5nYyJRmcOoATovX3DHtYOV7uWJC8TH4pPJaHUqV4WH2",
+	"DDz2ulKqG1aJQswXeBQvg5lq2GI5LuWECh9EAa+c2KtVLXlpBux1CNF/c3wcZ+rsul/diNWV0vVViMIQ",
+	"OJYdevJh0mi0jqM47WdcaXXfhxxfsTW2E88Dzvo3n3EQu4WXmksJfU8dy8l6mz8QAmZ+jEAQk2Ul69XB",
+	"6T9+TmJAzRHGEmJZz2IbzB6qStiDeYhoat1ZtFcOqBe5wZU4rOVc4IYGpjcP6UullR7CTfCqlICmom58",
+	"3Q+0ytWrhfAgkXczDckeu5g+/N5AdVuJOoDBOfy3PrsWHr5iDUSYq5jx1l3qfLVDB0EH8+hhgbdDmcr7",
+	"ULhtn2DPvTQ1kOCBWpyJcuEmbUdeaoIoNsbRdkVqGlKMG1Gf+uuqHG5qQgb3d6EL9IgcBGMI+MmATuNx",
+	"lgGEN1mZBr33nCt+LeKUkaukzRpQvl3wnv3IB09sDDsyGJc07JelWAZQYTv968qqV8QsIBrhnM0FV65c",
+	"FpxB6L6ecVWUokCUHdA1tXs0NWfLWwGVs9AMwYuigowkV9agwUJ32DXw9V0mSKsJkCeyP/rCiiEzWiuI",
+	"DhAYoM8WtiVE2gxre8he+815T15z9JrHanRMh7Dda4alt1+LdoLd9AYLyn+bMA+PWY6KMrpNUHYricgA",
+	"2ZG+mK5eKzBNIVEJuaYHhaSy6IcqNHRZjJhUojborcytpWYlDbaiJE/yfGL1TMyRjdSNwCHyuZRphExq",
+	"fikh0TjmRlB7BQXDC9ZbVPpWYguF+aW8cte1Zzodv7FbpMfB7mquuzUnaRZdwX/39yTqv+lsv6Mbzhby",
+	"lVrO7xvJy09pX6plZy9/kSBeyU5yZzL+dROQF+BT8ughrMfpJDE0J5he1kYWwjlX/dDX3x5khw5AfIJU",
+	"2CyRj1RkUiDMgX/jFX4/37jodhn2NQRWvmhKR+4ak0OZ9lwaeHSohHh+cpKOxDChJtUKjETAKzA16529",
+	"ujj8/sUbjwCWJu/ATbTmlDu9Q8CUAgdupKIoP7DHWMdvvGrItCfYsHeO2pRyFJGhl1nHdnEFPYOEURxy",
+	"B4OR+pHPqXFnqeQvS4SkaiNU6D0//jN2YxZLPD+iVfYERmMc4P1xFdALHjUiH0nZrQAr4QREwFGsF8fa",
+	"cC89MGPBl0VAMIl3VrswarETwnneYjFgpNJLiERwkZXuvtxUV9hkIlRt7xEVa6gjxG+PiiL/dvH2x5HC",
+	"zRN9cJJhqVcELbBYmAXSRY9rLlVkOnDF3p4t6xmCYYIsAqNDBgh0bBNcp9NCEyaKbYki9rSgik3W202L",
+	"d35VH0Trutdt076XkZD/BJ37OVVnGM9e23ZXBLRkn4KuCZsrgTg7iy/ESDokpUATsUg5gDPuuw2p8DZu",
+	"hKUoklRWuVgtiWNkNWBjINbZJr0UY2jezbQ7VmhOh0FuwEtLdcxOaGmpDP4MWGlfwZabcGzb5fMOiajo",
+	"Q23y2TK2rj3bEdc27JXjx7UGfi9ga7vsiz271Pzdm+HWzoVCKzfZVthbzyfCxJsHI6XY2ABsLBCTw3z2",
+	"kPQ0NWUZaHjwD4FafmxmI8ELmZvUK3Fa4Ilpc1BQiXvjI8Eva8jSkdpFmLLtspTQzx7OXn9c0LPdT6jH",
+	"PIs810e31X/j3CF7GveyNkdjXnI1ETulgukeTJ8CTc4m1RLfMdHKLOdoJ2GlDhA1uEb6O0QonHOpzG62",
+	"9Xq+5YlhNJcW3sYFN6aFErLW+LwOZlt63hACKmlixpVbrHPhxomRLlUq629p2feV2d9KQF2PWbMfgOM/",
+	"GfO2g+++wm9dL1/6/e2mvJm0f4yfLjqDLgq9QxTew5ZYP8JsMeog6VWJCfgsXhCjS9Hqkb6kpz9SqLtt",
+	"ctYLXy1EV6TbLR30pyfhbqGWcxB75tb+/kt58PM6rMtO45BEKIvp6a6R4F93jri7pf5OlgJRD+856B6/",
+	"cJ+we7oYX2TkPZ1CdBQLv993oTZOHsN6nNXQ4mfXiNe8v7mkfaRG6hANX79fc5ZPzC2BJTrUhNOAWOJf",
+	"6Csj4HdA+8L+p6kERPTxivp0oUiUvbj4+0gxGOYgsY+troNqBBj5ld25FC2jBgGw0ntAetw6XPNLmZ8y",
+	"zm6luCMpJz5IgwjFsBpSMc4qcS1NLSpRsIv/9QNzT1kfTI/bgaapuBanNRVrcVc3lJEUCN7R8dY+pgFY",
+	"OmskD3M00M9PTkI9xNDTlnLFPMiYHxQVqvmPIw2AkBarnPHavkeDrYAfpMFSBkX5sBfuKWHgTvl9QS5E",
+	"QuRREwbxQLaSgiXn9othm/jCEgrJKnfI2KbBc/SvYny1c2i28R2Rr7MEJwDgF7Eg1IN9lsJkTM4XGoBh",
+	"K31HaJaEaUjnc8C+swcd6wHy8A57Dr1Eg0NJ2VU39nUOC0VvI/AaQCxOmCu6Y7DJsd0lAru+p7+IIOzj",
+	"xlR32aI7BFXTtd9kgg/ZQsMOBWZdQDKF9ABsk1avsHsjHD++7PydhFh32yb7+UduzV+OExywpiA8muhy",
+	"OVe7of/htUiO7bahG+MT47FX7TsykGJorlaFqE6RlR2sTz8teACW7Y+U29b0ECdg0fpKZWU8Gj8QfBk0",
+	"mLJS3ooE3CIYU9lIXVycf3d4veRVQVTOfv1dmBBq8qFCWGGgZuXH098P5899hhe0zPd5yujT0qu288bA",
+	"Zb8f4L1ovzzukSv0nbKmwNYzx9miEodGXitR+PJ4h9204QC6vYp+3ouLv+MN3JANAtv+ciYAy/0mNIg0",
+	"emaoocZxIALIsT2Mz/547MuZW48P9yNBkKn1U5Rhljo91v22NLXSV/Yh7fWSkf56SYv6viof4pC5121X",
+	"Z3gdfL6vzCtd+i9aJPSDH/WAWtN96+HUUchqmyLE8wpwjW1qkIduNtBiT8xILSpp1+gQei/hzp6u2GK2",
+	"MnICWdCCaFTtgdOKii8benKjchspp8ns8XTeiiMoPt6m0c7tIn3BiLXuJNt57BqatKv0O+hK5gX129z9",
+	"B2hLVFn70yg1nt8VbX3vomZBT/beX353+KeMLRcO/PnNt+wv7Onx8z99839a3Tde1cL0sVctPcukaAGi",
+	"G0B+ZT1gP2Iz/UhJE8IDK1GfWvUOgU1ZU+sPTvaIfs8RLBt/vJIF8YQ4p79xkyNiyQcjdYbv92iK4sMC",
+	"KhAQSOTkOZvpZWVYL6c/XPE678c1FB7wajITkxtRsJmoyLoGO5sbQIMaKYyKxOy6pVRJs9fzk5P+kC14",
+	"BfQFM75YACJS7Wcf5uS7zSJhSpHosZho63bkPu6cs6WqZYn1EzhN6EXFVYB2MpodMlqA3ENhbcWruJV6",
+	"GQI5QI9gmJ/gXHAFPDBWhhJIWVpK9/TZcM2EWbdgRgpg9+wu6SOQpNGs0Gl8CWmp3Hd1bKT5otITAYyU",
+	"eSelsNvmuI/vDxsvfc93upo/dAQW3wyT3mZ1+RgVnoLfWNj1oQH72qD6UCoOHrP0BE58ENt7RoCPGlLz",
+	"3hTM6zlCkfKGSOamaTYqcRc5SGt9rDFEuDTs5PjE16ePVEgOKScxY/FBccHQMtNcDidMZZJego66kcrd",
+	"qK4IFmvGDbuu9B303mklMpaTzQvOmlVV0U9JFsybmFfWvAi46jgNYKaH3KY1ZpFTiIbhGdyMldN3s5WH",
+	"6VmT5RmTU8bVKiOhTgPpOyqrSt9R29GM34Ium3O1coWDPI5LDdm45OoGlBpmz8yNXCwIpjlJ8GFYLISi",
+	"vAkFDYFO70tV6yFBKSxLKGckzn5a+0JUAC7hgJqjb4tdjqW+gxpDIzJknamWQDA1mfGKT2roDIcSITio",
+	"pahrh0ZRyGvMXUDlI2Rx8yv7peqrHFDlp5V2eMPWutDLkojuHKIXPIHykTjLUt66igXRLEqyGwQlDaIP",
+	"UwRmpDgxLOEa260Pa9fjtNrWjEDksxzvuUK+PIVkeXkGydcFlkrai81yOpUf7PVXJ3ZCV89y9v/9P/8v",
+	"8aohwRv0dECTBcBvn9EEYFEhve2KsQKH3XoymFh9IjUPeRiXtNXVSKHRUcR2W1ybBTgCTgYQBJM3WjAu",
+	"QuMge2DdGMiibrbjP7fmZumBe1gHH69EvpOlwBe41+6Voz15lDwDLa41EjxEBCAeLpVpkb1fE7efrLFR",
+	"EQY9+ImKm7yHe9Pb73hlROIXNgExUXplCM8H3EbfoJPhgyn2L3NRcwwEuQCMoz+xwgK3YUyGMmDQYU9Q",
+	"3wQ2fErVPEGknK4ZFK56LRTxeKx/d4WTEX30iKjoHZ9CVt5IMfDVBOFmxLoalDcoeCP/W0S6W9ZehJWr",
+	"IYwUgran8fIZF4TCYTr0jV7sZg+tW4UKCK3N/tBjMc35CoGfHEivHepYXEulYDWnjONNDvqfzAP3AZBn",
+	"KvC4QO0vOAmOBPCCMvVjXc+sIHYA60nrMECv54VAPPQKQAObGpy4Fvhcq2uWZ1YjDfPMKhwsDcr/nVvv",
+	"cD7nONelKsREFqLoR+j1iGWSu+EPwiuHWFYMSgu1Wq1bwwD5jJsr3Ka5q/dCHNVqKcgKAUjeSBujveL0",
+	"7lMw5PC/T3Lnv2o1YOfOtDGLUrpAwPl3L9jzp386Zr8std3Vw4SAIeDC4g6LFzb0WgJ/gFoCSkPKS9qm",
+	"6d6hGHhoN5heu7sf/Blroi/+Tm/f3koJlz1kxPKrbxr25B7OqZ50JxyAbRIdi4s7fm2n+f41hqSnukJh",
+	"JVUtqim0M/VyeKReCMUXcmDXnCT30e3T9Geg0hCVCFhE1CldV9Ia1ktv948FrwBbDyAlW5DmqAOKXwtv",
+	"99sZRASxUL3MsBCa9aKZEA9XvqxKM6C0x498Lv5CNj+fCzL7wXlCdD/CXwIJ5u1ltwgYt9RGKKJLtsZ9",
+	"ithUCUyEWjGP0H+kEwlqDW1CbLjAkXsLAkOhoN6vFaBkyPbSGprje3mwG/3orJ6X6fHYiRQ0Wsq/Xr75",
+	"AT7C50aCe22XliC+zt699jZGs9XArEwt5gc/ZwcfDrlaHWLJOorEeLMfcWNEbY7+ZQ/Hr7tsfayMjyMm",
+	"6I8tIMwO5k28qeznObfuD21EqNNbWStkJkSdMTnRKmOlvtYG3dkV6DJAcSwCihjthrFU3G5eTQxJ9pV3",
+	"uroJXax2fZRwuG3DgAKJGGuTGajYuUtu8lX7KerIcJszu1zr2bZ0tb5zlE1pxXJucFkOl/JwvFRFKQb/",
+	"NLnvKljwehaaCkhYpdosbjGY8w8/CHVdzw5Onx4fQ+umnfrB6cH//Y+zw//ND//7+PDPg6vDn//H/9HC",
+	"artnQo/fcpzg5mORHcg5vxZHC3WdXohpjIPTA/yALQNyt5rb6//xYdvxy/CcToz5iGMa1bP9J6cBOwTA",
+	"y7VDxzjtyebZ9wddzLksDwEYZ4dGIwIYRBydjXhfPRJEGNIyfFyKop+yibR3G72yb7iE8TxKu9H6FCWS",
+	"wHe1+AChpEy5NPyeXi7hL594xPYzydwC7tPPE8/6i+zmiScQ7fd4e+9ErBE9xzrG1IYh1dgedPdXZ6e0",
+	"xR57eX2IRtHTP7KZ+EABXbSO/iex0nkCJffgQs+5VIl1U4mJgLgtAlxivDfccfHm8h1UNQrVpJtzMfSR",
+	"ovHSowA6K7bMwMOnftteDmtF2YOM5SU39RX+5u7PhxHHtYfbHCl+zR0vhgd7JaLhw9cvk9doNcHeG+rz",
+	"z+n4OFz/zBM9KyY+iMkS4VKmYCCOFDCz9uw6lPaL1aiTgdTkVlSYVxAlwHn5S7AoTkPCW7muTN+Yhci0",
+	"FVeGTzwC2kj5d8NHWiw98g9N/5Tl00rPITCv7f83y/E/xQRWziog+7/WVrT/65YPmbRzegIkYEaKlt1u",
+	"OErJwH9CugLjIzmvaz6ZgT+SUzohB6MM7QiSGtCNlTEj/1tkbFnJX3NyDEYqN7Wu7KCPjnL2/vw161XC",
+	"6PJWhPqECCkRrz2iS/L+IB4SNYbZReNwSny23n6aJ2HR8WusN1FRFMEaZP7b908pJWNuIKcPlfGI9hqv",
+	"eQa/2Q2nlft88G0G7KVwfVBSq9Pm1qLuNj8Ha0WCS4YUwUig4NBxIwlgTbSRAtdkwWWFXW0moxCSB5pb",
+	"KkSRIBqZk+NjT0KDCIUcg4cOSpn1To6fUoIGNrRd05FCCp2NffOs9/z4eUz10tny5bXAPeUT/PMfCWsi",
+	"en+3hjvr+qjh5E+x+6LAP+G+poQPfG1RDBufG9Tj56yZ2Gkql6n19eU0rD0yOU20Zp1mQYstfPQvEsi7",
+	"daEl70ECU6djTa0XLn1lpQAaEAQ73UPGLYeOXYl/UlAaKAFuRTVSlfBNoi6GYl9CkRCvVz1jvZVtruur",
+	"s7MslQ67tJY1997XxrJtjWW77b19fRz/5ZKCzNade0TgA7t0DVE5CjVvx9/aGXUU7Pe+gomsSoRTRIVc",
+	"uhJDXkGNRGu4xM/iwuEj3L+i8HgK22TrkwDq8DvobNv09e9511rde+gN7Z3iD/5i53vZZ5gmmYERohFq",
+	"YHgqi/gJge8T3KiC9YCDANbiLyTfcraigiPXSGY95r7jIvR8mkt1hQfkL9bwydFIl7WYs4k9BwSDlofr",
+	"OmhEvyv13auwIo8TAWksMsU/WI+XpbPrTf9zhkO2jqNaUv6YQFecdxFtArLlZWT3DxkvrSSSccnv8caB",
+	"04OT0c+lkvPl/OD0qR85QHmKapeh3wtOjN8iXqhtHYcDrbOmR+XJKqUBV4WrumtkdN8V3NH+VQteIz3M",
+	"x3xaN66xmGqoONt9SHjLR41py/l4jef6fKl+hNN6v10uyaHfK2rnl5FU1fF2PfAtL7zL9uWF+eCki1hA",
+	"egUVftyEmN8RWxLNuAVUqti3DVPFQxa3K+ygq73UoR8w5HAjxCKRXbJmwgopbyzBdKTxKFzgDgzYy4pP",
+	"EeEyhLdQ0UFmVNczNnZjElRzHEYow6GKCo2RbyX3FTdCXUu7leTkxiontlx0sPLUvqAZOiKUrtkdl45f",
+	"YEUuD4D1z/gC9mUOUZmcFWIhVGEcQxYuJ3rTGMlxwQ6MtodE3UTP7ZKJ4lpAfxysE6y4HwN45wjNSVHN",
+	"yAAAul4hGiWd+Bjs46DPXYipVBKLRjn1z2KkBQqZkyLSYAvT33qwTV+K2prDEFDE8udBgT/lwybgm58i",
+	"whnaOToQxPCiE3T/iN0zfE3EPqRZutDzHe6t5B0z7aygsMngB6gSlrVdCuKeg791EDpFQ3qWsbGY8KVJ",
+	"TDBT81WMUEQRwAThqr0hJpF491XxGr/jUWGJkpFsDfL4cxwTGdgdgSf4U5ySk4et+0lrsrnnN4TYvJjW",
+	"rEfnZaILAQmAXCqoEp9IoeorujZ3MLBfi3SJ3QnOMW8owy5d2OFtbUW/v9DT+rCIIlx+Y0LJqhX9qFtO",
+	"EbG30QLoHSissYUk8GIheGXwfutzAZxr9GAHYIfV9E5xIn39YiGgH+dOlCW+kRjEqCBcIdqcuYklFI6G",
+	"5R5sKc/sJpwuKx9Io3xTFroQGDdGXivXXeCQpMQdqSk3SqSBdJ2MfuLhXQjt0LhXzI0ob4UB68BxX+Ha",
+	"OVpqpYHAVFQAvmeHhzVQ/mV98mcbJNFF08eNaaEZJOkG7DJdooxeLkzG7Pah2tZoyNhcvPZoEP6+E3O8",
+	"rNeHflfJuhYIVkfpDo+h7aaVGFcZaTfjdRgaRli9DT4okAq9e0+5KjCKYCdT262/v4PPH2jzMUDn+RQT",
+	"KsWOgOm6wtopaBrbZF8jpluhuHYTaDuAcfnrAVxhbe8GEUM5HWKRcbayk12DJGIDZ35ZlmypSmFMd/Sn",
+	"NeTZ3EH7BXYe0SF1Wv4nWc+i92+xXn4fCAy7b9n9PnfyAdZouts0+ZFVkfv32bS/aAPh3KJhC3jAEqeP",
+	"ZN3AYtUEdcg4+6ceO8fl6PZpqAW+N32euu5eRbueVSx9QBvUYdmipUG6mwQCMD+RAWuEXb5aeJsErxn6",
+	"1tdalCW1mN5pdiPBAZ4y+85lJRhf8KruA7c3Nr5S8Bn1LqrTAbMrvSD13rCP7DhaehJxTtZMGAuh/Oiw",
+	"MsF4dxJrHdAqkLU1qMAfH7bq+KSD8nOo711VtB39rgraLtUW9Xz82K6cC7firvnaqPg5fCC9+Cwu0JEV",
+	"GofOCN4NYpGgo0LaDNI9rhoqObJQq0apKAwd9jMEhsLebl924tgpMTyV3MEmpeAVnTbnK1QCfWi9rMmo",
+	"Vx482q4ixxfUwr7F/q8P5iEsFUDQGnFohDISamR6+be5C8PnPF9Lcs2kqXW1chku7NLHAcbVUFT6lDFd",
+	"Fj4Bx3oubqqnYKG5zkKp/H/CuPpEDWJnjFFTYTzSubW++p63t4G1YN2xBSCJeASBUgRWkLB2wqx9JVm7",
+	"iBnWCLaEGjOG9VnQmtcaLtMVNiZztqiALd2FLTeGJn0lkudKT0a5zfNqTyOGfLcw2zoSICETfR1kV7Ab",
+	"qpdukM6Un6+sO+hoQjj55pvsYC6Vb0rYIU8ELZzQ2EBbjfZA945jDXRSumFBhkHX6BvbO5mDF1HQgOlH",
+	"Pda6FFx9hkJuWYu52UXphC969u61lZ40FF5VfNWlgJIl+72giJIN6Pa+Uwgg5u/BKO+ylc/pRBXSLEq+",
+	"Sk51CKyo2HqiMDomskEawm8gkEKBMubhdeVMuv6AvfLVBgDcVRCQTfj2ww69RSW8EssTEqWTubJYeC5a",
+	"ynhjjl4wiGgET7N7DXqcUf1MKyEAwIMa/ByxchBhlHyC9mroFM/J4sdOZjJq7T/IVM9YTpguOVa+YSuY",
+	"mek7ZQXy0nj8FM0Cr1vjtUC0YJpexZr6xPsRUg2iZgROG5JFseopYzJ8CNY7YdrUbQN2YUUZL2FNTVqI",
+	"CoNCWggq6cPtICu3FUh9+wIr5864BFoEaul8klAiuKZ4oaESqDcwvV/nA/YGaq/dsOgj2UV1MPd3uroR",
+	"lTndZsRnMRspwARFnFttVj2sp9OSS1P75JX/TKePq5jPNrtHzZSd+4jr6vmsKBra+T6SX8lb7jHt9ZD6",
+	"Cz/+naj8ScvWj9hX1+ozRLbAwtpdkSbu1a0Ud7uU8sF126v4IlfJXpQhQMh4FRpM4jq/Pv3dZ+ppIZCa",
+	"CD0RFxciITRegeQfNAs4pEEMEw88VOtrZAxHXbi9yKy9uu/vsD6PUtgXLfk99DTu8s7d6vY+b4XefQfK",
+	"7Qfdp2gLVuR3Va91S1veSZBITmwo1eK3gOyEEHOOWsyetLUSrdM4rKHY3UyCOWzIzg6GIhaqS4rV4F9m",
+	"IM8HzH7GyAakxk/rPOIc8KXDmHGL2oXiIOlPrrILIYNDAQcKDfsrcJoNpLmi1c3Jy5V1YtGB8EnEFzVB",
+	"JuNhPa5WAVzRXV9q4yAZSm49hMjCldEAd7N2hxFsonuvt8EQnbESBLQRdQK4JYC1xwU2LG1ya6kYOoXK",
+	"grjKCSpWd6lvwrXOnO0P3oDL9RrchejVwNo6E7b1HfTsuS8+05WfeqsNuqEKLfNVatLsVnmVbeaJxWIm",
+	"J3vusXzKPv7RK6f+vgOIEmy1z9QS9xtnZPMSuUsgr1tzW0uFAhsbfIiFqOZcAb9sVKiyZo6Vgt82pEog",
+	"J4mv3FSU4U/ALvUYfpt8hlqML7CyYtNX36GoAj4FOws0nzu50V1M190f7/hRxMfvqmBh807YmC54XSTW",
+	"uzufLTBFstgIUrQDRsqC15NZC1wH5bShLRFNsOKIglaOQABF0dCjPhJudFR0h6CMAA3gzbKcUCnAJ8kc",
+	"CLNrkQTzBl7ArawDZE5/IDCZj1ANWNjus94k3QbsXCgOhe3ASkFDR/UfLDyKOjmRCOn+2MS8EDXI07xp",
+	"QrJKzPVtZPd5eGr3sCcOdZp8kOaxfA/p+gcyLPBljwQfsJdhEbL3aFl+tS7WrAuyuPezLnYJE6235WA2",
+	"sE31gK29id4+jjIb4U8KUejY87rWrMFupZFjWcp6BTFt/1cMa6Mxn2PSOqfwck7PlLV3/3QFdodUtxJj",
+	"SRlh4IT4eXfAPIvn3II55BL1Yah/oXERVqupGS+NJlz0yAHBrMCa/2EG7NWHBVew5CQ5ewFAxeQZy0Or",
+	"zBW2w+R9dCeXZWl9TEiLDDH3zpmR6rp0cXfNrrHxeN4dJnukEBkuStIiFAviz9/Jaefa3cT5ghtxKFWo",
+	"0YCsGviSkCXRk8nSA/C6TCPoFacOw+Nitb2G09M5G8Gryexz5vXjZfY402Hndg0kXLHX0v493Hb/kcB9",
+	"ooCwAoMvNaTXjObtBK5G3Y6qG94IBbQSdxQZFnUIGT91jF1YoV3xaQ3WGq+hhR8aF3WxAuYR4uIPvX3Y",
+	"QlJhB4kRqs6iRkwZRXMAszuItgiaFodEyLSG30KkC4CNIa4zFgBKvpRlPYxaJnl5B+QmBALQIjVZL+Go",
+	"DeGzdPhwY9/lgBFuHXXYotLjUsyNA5XJGnBXJodn+lWCvM51xRczWBYAk+vVIT6IkU+nc0RxLdhY1HdC",
+	"KIx1ubpcA6W3k9WkFH1aTjkNCLwGI4NudMRbxuNpjcVKUzIGUNNBG9mD9DJc06u1RuYXKpqosCs0Y3+7",
+	"ePsjU8KgPtWsEGLRx9zrFCBzQLw8P/HtlLQFHDq8QTvaJODwukIFFgUrDLNSYcV6eSWo5fZKqyu0LHKE",
+	"Zs+ImVXPeS0nVAytVd+9K0ivzreFHZ+aGYnREgeISY6DhaGrtaI3tDzwtGaNElsjqls5EYxPAO3P+JK6",
+	"aL/jZETBjKiXC+w8XlSaiNhQgPegnnct2ppk9NxIiv6mQOY9+hqPHsDcCo8OXclxs2ck9R40of34kckW",
+	"vZJ4DHuEInFZAQER2Pb9opqMspJI6Xora2f0vgaSEIUN9w2kGBPaIQtfkOo7hfpplzp2F1mLMUUCaTTj",
+	"Z0ndk1RXi0pfV8IYdAH4HZdWRF1hO33II/DFwrQ2UhCyoRXp6GJ0Fqi4CGhEJ5nIk65S/W4vJe6t4z67",
+	"3BW33Tlm60/HF9E/92W460lYuNWU21oD3wWXkTnPw/0lpPddaYXDq3AOZmQy8KKA4vVlTZG201B+TpUg",
+	"V7FhM5VlaVjDM3U3tNhadP36X6LbipXicznBeKAdEU64WqpazoWH2aXSsgWe7VqnPQB5MHNy1rsRK5Yn",
+	"zyWa0TC5Zb1Y1lekNqLXgpWDPyeNBtZyhnt2eXXy9ERWbQvds1Le2I0yl8BqxrQSndH8bYXml9GuqJFs",
+	"HoxfXRYiZFcl8rsealWunP1E9lLWtvNiZE52tilJ20xJtLqZH4H/tFvr5lvcvpfc3Pxod+rB7reG8w+H",
+	"eZ9bX+Kme8lrvsddb2G/XOBmvP9W050MJB+o+P2kadqd7L1r1uNS9c0JFe1tAYz5LSphiK/U+9dwYhv+",
+	"C1xOcEdgaPFyKYZIBOa9W2KVqTVWjjfDUyQQ//VrjsLBOGxCctOoZERW3i/rDyInbkPixnut/lFx+uZV",
+	"3FwCZfbe5+Zlqe8AGh3DDcDg5RGZENnCGkD9DPAPeEhjQ/xwK7ZQoNqKnnrKCG+6nszaube8w9/DT1U5",
+	"wM2a5f8YHdivNDrI2IhCkaODnx04QtoLasUlvgaJv+ivCU84flnjarFEKDxy3HegIN69v8ySoks3cTJS",
+	"fYFSVEbV8urQpBpKsF1Je0Pse8ztuBR/U5hlLSgCAw+RGofULagJi8+Ft3851uq/e38JepK+TYeN+0YX",
+	"crq6R6f2nX09ys1Hy51tE9mNr/U5M2i/VchqDKNgm3RdV3K8rEVHnHXZYpxjOtU7voWsBJzP8coe34A/",
+	"T58EayajH54Yz+eXWPiLcmmQPrpRoEh/7+XSXOF/Yxq6v8757LZBg74fayKj2yGWFoLA3pbjN4goFOxa",
+	"n9m20m5IsUpMZKHIcvV2TVWFSqp2DUtdAmrAXkXuP3Xbu6Z3KCJIIEkjw3YmwoV2ggP2wmME2YWhPv0U",
+	"ZFXwqpTBCA5AB6bmpeOBuEvCloPWaKT9dtVShA6pShwC9bRqfm+E0oH0Ez2xfw+i9GydoAM1K4TF4dmn",
+	"YX9GigNzr+twfHaDxzrYzybqjSYjgBzR5qd9Yvpb9CokGkDlkUIa4ieXVsc7W2A9+A/k1tgptCHEHb+a",
+	"AzSiW6uOSExGzW0hd4y9BvuGZ9oy3BFGg0O7XOvNYj1dgSvoMhMr7yxC0N9uI+Abf7c9rxyZPI4yo/f8",
+	"+Fl/UynKPYaGH70EZZsatee1maj9qjkbmvN9vIF3CiAfhRP6cZA5sUu13NS8EMnbuGpuzUGQruhfxM5W",
+	"m2LbWYH9Hf9DqmvAeCuFIsoqp2xiELgoY0niytu+5ATxSoTiNDKIW4HYNp3lkNi7x1MdXoIv/nqwv9CD",
+	"fY5ePJ3sJyY6MLsd8yi5s0Op2Zqa9RFtBDIJT0OnO3i8siJKT8cPpwrQx22IvS0tL90dLVARgKxvfiZD",
+	"4ifdBcE3lH+F0GfI8SqdXl0KXikTPeyJwUXpLtN6Ha3wQ0FhhHeGU7ZbP3G0ivHn+J0AY6wvQKvKPIxP",
+	"zadHHFtrguATCtpdm4lE/TkErFh3OgGILMH2QSSouKhHmlCRmaVwZOhQ4f3YplYbNlvOuUqwTwfsPQyw",
+	"5JMb9FDwr3DMvGdToe0NSWLEqDiFX0xsjmepMY68fovFlZ1IHo8kQn3fWrZBdviAvXbd8XMITSnteM9g",
+	"ndpoKqPROlTdBto7VgxV4lbwMvpSrdWi8D1xhTxEnAyOs/tqhNLEyZ079WIX2OERB08qO2u4HhbnShbW",
+	"5QSGScxhRw2YMTj6501k4xDWBR/uXHAe7IrcoxkTi7lHc1DCIL5dllsJ6vSyhrAF4D8SPhgMnU7sVxtn",
+	"TTTjfqLj5WXdZpG82dI5+hcdm411MufUK4IH9klsYcQi14M+ho5iZE9vqBN2zW/FMBWhAUY72FdeJEBb",
+	"SyXYjVjUA3aWiA0rI5zIiHO2njAzDo7sdbQDKmiiSHq1xm5EmnffCWR90yICzuH39HTsXM4SLdkdN9Sy",
+	"8xUUus34t6sMAFTxKt+TpZJ1t7nFO6Wj040O3Ke1u7WcahcO3gmV0seOo1qcGBslg+hC7JwCukEzXkAQ",
+	"WJAKEAV7aqXBj74x95ovTIRElSR5QvoAmk2g1ljXvGRgrQxYvuDXzvSBYGiO1fD1rNLL61kyCce601Ij",
+	"dKerG4qc5t+/Wo8/IG4ZlOzW2qshggqM2h064Fnckt9/+8nXupHP5RHu6wfGR8VZjA3CwN+NS7guNj53",
+	"2YkTbGAcHKJxcBgZBzuEZlosishptI6HFcFNeUdAMPEjwNQBCQIluAP2bQBZSWBGvUMytI/2tJALoQqp",
+	"rnMwceE51lhZidrl/Noly5vVX+3kz2EMZ9HUH6XJLV7Ge6EnbJ1s3OW2mzixHtZrNdX3W4HWOth9WrmS",
+	"2EW0tl9kd1cymfVjF8mG+DhHTklyypEvdufz7TlyNpK5nrIa0ie09FEmff1O1sMKWysi1gAcTUaJGHy9",
+	"SZGV+85ZsFdET5buI0OQeMBy96+rWl/NBcFjY5oGC+oI11tUyXOwsT8mG4qJhSKKg3aREm3bS1jlRxEl",
+	"OLf7FiIJffOmgSR8tREXyQY8OX/VJ+PdRYjV0XeP9kr09buGlO6lh8Wi3uNj7CMek4DqlygS1+PC3VJw",
+	"exNs9Jy4I8gbFhDHsJ5a+CkSEdZj8zvK2TyioNJ86/ZU+pZjBgqepDSr5VwgS0AA9Z3QeOqZMACPJsop",
+	"pnRhQlc4yjymAHNkqNKwSi9rwUpRmyYyMDpfxVwqaeqK17oyrNAhcdyjwHgnWHC2DSrY91T6owKxMyh9",
+	"gkLjrD2Zl6iKJxEfSVvIuBJhlXuxtiEk7CgRYCfUH7Cz+KMY7M4fizgMb1rj8G2PYz3QAPEa9WklmCzC",
+	"YpycRICDNa+uRc14XdtVgOSH6y3Dmu3kQ7FJyeVcFK6UCD4z5hVdRiSA6ldioataqus+FAHecUC2ofIq",
+	"utxttkLwonSw0XWTA63Z0saWqpZl/BwH/m2G7j8ddpg7OHbC/irqh6NJ+1IuWs6CemTayICsWJRqifyy",
+	"zcVTAEKIK25PKGQagG7DEeacxmOKAJ8x3RBoecbL2pc1Nw2WaCUlBEFj2dDOMphAhkfQ8TQBBBG3c00n",
+	"5KKuUApvThFIqEG9uK0VKIvIKKys8aRARlS3UJ4SerHmoubYP5WC5WZtNMk1Zg4Wy9oDIOllNXGQ6G4K",
+	"BKYCg5VWlOR4GfVO5RkWeFKVWrQriLgJL+tD9ModNwOTvCPsRpeD62pUbijBe8r9NN7yqO3LjbFsy//E",
+	"+/czoTF+bdlsdEmvWSMf45L5NuqtoH/Ri1KQfpd7l7VPuMclLNSjmHIvpNYwEFF7MSuBcWI9u/wkRifY",
+	"BirYdkIfxiLe42j8XlrY9tip+/qujcXfHGoMO/5o96hjGxNwYryn/FYREk0gQ86Q/DClxPMFK0ix5M4L",
+	"/Ax29brN+3yNigsTTmqqHRkXn8ziwbrqfcjXxpbpk0CgpFgOxSc7hRc+JWb52aN5O+UFOiewb7KgJej8",
+	"uzjFPhzYWAD+n3WknW28fyF31xu3MTolIdJbURVyUmfYkRR8dutyybndxZJyA30oRohBPoZdoeOITNxz",
+	"IYG97v37Xo4rcVUJ4wFA+4zqwmp9x91ISRHnzmi8cs8w+Wlwv1yzEIGXOvGEDVt6IRTrJUPve08ENTYJ",
+	"GUHQW36cYIjjY5H8PIP9809BVFbNaUBs65Slja2FmMhCGCBOZNz7hRp4QLhK4w0BQzqJrcYeI07uNG5o",
+	"ixbaeZHW4eBliWuXDBIy2M7FDO5HeMYVd1eFn8Yr4pTF792PCefjNVyLBG+kmHctWw13F72u5rALsKES",
+	"koHE7Wo4jc6sa/X3veIinClQXUjN1Yi+OpzvNd+/By+wnhlMnx4MbUrQubcQivqWnatOnGTRBvIID8QY",
+	"exqHcwAojHZPSkqsFcsH6fKsh3B44NcdfkQFobu3fUMO2Nt1Eqyz1PVvYflNN3WSfPK3xXvZDiwmS4YD",
+	"tJnod935pcc9jvtLL3+kGsg9rfxwVj+Tvf/V/SX31x0mZ318tNd7BMr4/q2FGGoYGMkh8kodw7zLr07N",
+	"ACzRbFgWtW5AhVmZiMCBVINg1c8wKPHdnkIxQNS68CDUriuv2wN9odf2IOiwIKuOqAwhPOcVhPt0mDWw",
+	"YniG2EOycuaTsVeNpRL9Abuw74Zacqj5xj7b1A4FKddYAxRgJ8fHKKJlHUNEnLlP0W4caBVWK4jCZ6zX",
+	"yGTUWp+GDtg1AW9o5P2hI9ZsEclZR9L3E6V2yoXcYVe2kafz6hGjJm1eWYdkXZ9NxhTiybpt8FXQfg5e",
+	"dXvyUTpJdb1dzEZZql0qPeLLNzb+NOvx2oIUr+N3P0r9w/p0HoxZL3k1SJElFKpgT0whVC152TWMcMW+",
+	"g7nPKoPoe+5TYRCvxBdZYSDTfexOXPLzDrUFKn4QurdSFRjHd+iABA/TG68iCI+8jz0fYVeEJlGnGEew",
+	"XPavE3hb5CX7u7zLWC2VGQC5cNhlRBs9F1wFJxyqFyA9Z8SkEjXrTXU1Us5PoyDyoVSH9Uwcllov4LZ+",
+	"6AUJDethGJR9j5nmWmXMSPWeHz9H//NOGkGPhYGlBHe1JgxB6s53BQMEThV18q/sJMBcuQYTjq8A1VLW",
+	"I1XyWlT9AXurEjkYSAYxc0tI3KeM20XRCtOtibI/U4T03FJSMFIR/LO9s7coeW2PtTVQplPX7tcfjFRH",
+	"ojM6h/fk5UVveNQEZzSObRZI/MW+Jjc/s3enlJh4kH00nVOB1C0W2wyRowmveamv9zVIrIABd0ZPp/aw",
+	"9eoABQcPjFob4zPXT4iKrYC81hVgaYwUsgvbExsL0KIlkdp2IBtmzgua16MYO0LVkFVydo6bZ6eRQX/f",
+	"ueQznSje+2AWBy3tPoaH2xS0MF9swXcs2iZ+h33Eedu9rsAu2Sq02K29vzW9v/61XtnHHDzoBtnuqYZN",
+	"sfrNZwm/F1ZsJ3PeaMFuA4hOnvTEMFncE7tg6zZeysPwiHZr+9ulLCm1BjZVSHgUstYVsB27UkojIEYf",
+	"Ju1qV8HytkPKHeU0Kb3VQkD96kjZ/wTIm0nJrV7xD3Fo4BJAGQpv/wIcFNTi5+GFuUMSdON9YgKvSY+r",
+	"kVqqG6XvVHh/jFDXpzSFNY7X4MilfdlUVHZ0gWkQRnFKaL8mo65Qk40UgWabjFHNuskYZN6xapioXPT4",
+	"n2JSm6F7goPDrQzATp1/94I9e/bsz6zgtTispV28a1GPVI5f/DT8gZJj71+7AV/LW3BcimtRs5lUNbCa",
+	"iQ81rwTHli73Uus6YEpFsT8ds8mMV3xiF3SkdAUJKS4B/hFqXceV4DcmYznwaI/1B3xYmGZuBwVjgj+E",
+	"sQewTET3QhJzPR2p+CMO2I+BuYFYbFpsBdia7yX2X96T4f69qN0bHiklE16/BTXcns7o5y9NO8PXtCZx",
+	"Yx6wgyI5up+i3pk/JQkmbHa3Tc1XUb7BOv8+Jt641MkJNVL2qZv82JhPZF83FmfRdGN3w2dIvbwvgnXk",
+	"UUlEko2ySfdvtQnjtd8UGt5mGz6QPbhHwOD3YQbuvBP2rR/0t78uDjosN0jturaDTg/kO1FPZsJkrAQy",
+	"zQh4InrYE5MEQjlblFyqQ6DebPBpus6B+PaRmmA4wwAHE0hroSGaqUIDB0QHT7HlyvxSAivMmBuRkxwd",
+	"l8I4WSutxVEu54p+WS2ENd7qkQKy25Ps+PjYXZFRMEExzsAdRzooDEw8PaaIoukP6dXTekGv1IvDUtyK",
+	"MnXzBSv1tVQjhYDiulrZNyPL7jfHx0Omb0XFLi7+GuH/Y0PIE8NuxIotpFKiCLSGkTKYIZrzTJv66kas",
+	"chyUNeVkKa6snQOAIZ2jk7Vh4+XkRtTJmDI7VWtW0ySxvAi46wpiFRgp909PIN4cnF1lVHt6WSOlFn1X",
+	"7GUaqYuL8+8Or5e8KkRxyghpLoMY0phPsA+nlOrmsNQT+0CorjJUaIcUhUtVChMwVserZP1GCv5wCAiO",
+	"ved2ZhNdCJYbU02vxqWe3BD1mGJLBVV2gKtOdVy6okIpUeBH9Jb9N8cnrGcfNVL5cmHqSvD51VLxWy5L",
+	"+4S8n5yN3NOMQ4K5TeGmAviNO4f3KIjdO7ZJ4XUL8Hi7iPuWF966/W0L7pewPGNqgkpFOIsE2cOI80rx",
+	"8mhR6WI52QkXZCxL2LDM3cN6c12I0mQQozMID+YFqQOqh1wpvxZp4941l8pggxig95MUAQ1gLwYWWOu1",
+	"Ddg79zp7mJ1dengHdYZAI9toYtkS/y0pEDcPaTfXTzvhik2lJ1SA10ITKJDkQCU/ToWGP2C5E20OhMCv",
+	"jZ561hZ0qunC9uS6m+ODx5r/S4gFdtDHI4eIs5faPZgIwl32u+LP7uou+uqnx8fb6KvvM/ZMC7xPwNkt",
+	"yBcZaV47rJFMsX+zK96d5T4rCmstNB9CuJ/r1bdI+jlgP2J8rRKe2NiOGkJqkwa7ernCwq0boZxZEPgz",
+	"wbpB9TuhhFlL68xZUdBnvaf4C2ZL6R2PlDT1b9+Oce6+0oO6z19EzvOsKFq2c+uR6NSQe7DhOtXhgL9R",
+	"aVgLfCyEWtOCW4/VmX8iVsS7+0kZtR8cuuVKqqulETn0IvClEXRXRQ02yK8jpqJyjHGy7uKSjU/bLvEd",
+	"r0K/EsreB6HsTvt5h1CQl+7b8+ZBJ7Y4JZ3b4/ihpeFnkIRfUEJwx32wp2GJz9qdz9KLvaHnASNmSxAx",
+	"VIIONCqQgVrSoOkioKDUWLZmDQjgrfRQ45tk4z42BDsDTZkLU0tg3L+aaFNfLUR1tVSyzgHLFJp5dSIn",
+	"rbCe1qKCVr9hUwIHMk77tPWz8aqQ9f1aKki+8jGWyoOfTeQFKB7HWvltagRPyrSXhYPO+w6Of8nV9dLu",
+	"c7wjhFQJXricO+wq60AvjciiqhPrncN9eEIj1KBrRAUs9YQKwoCNIYoc8hqjcw43CUj1EPdYTz03uCiY",
+	"UMVCS1WbAXuDQwQJEi6gnhMCz+nlP7x9++6nt+f/dfXm7ctXP1wQZWvCutRee4aZt/FSlvWhVExPp5CT",
+	"xgnmrqLtEC6QKmc970Tn7reMps7y61KPeZmHJbBPmPAy70e0fXyuEZNpvmtcgwKp8B15yXJ8HfCx16KK",
+	"wRLpe8KyFFhtCx3E1z4LiZw4JorS5HATVjJ34K/ivtpSfxICDzQKBOeK+XDdZ/WQhzSyjggE/nXn+rdz",
+	"vPx+ww64FttEoo8F01p8sbVtYSINmREJIvohyCG9EIov5MCt7BbwdWnY24VQZ+9es2eD48EzVujJEluU",
+	"sANO1RWf+H5dex4hl+4z2uDZTflEZIwbKLKhhi5omZOGyJ5aTVx480K+pFd+qqnbiLqojpkNQk0VVux0",
+	"baT2291S2NUOsx987GcXk2Ul69XB6T9+jjeBe/fmt0YbwaxMLebRRlhUeipLcTQXO2HwA5sEhWUbzdn6",
+	"WkAeiroTGxlt9hpDvk7mqFWUizqlcrK//XRJvfGgEqBZ3Yp8xIHEawjkxc76RmA66UasiMgr8ylI7siE",
+	"DolMyF/dIBliPZ7MKup/T/AJW7fmm9U7XL979r/sK3ZuIIxnY5cjrSz4WCn3ScIqGd/CL5nblYBHEG3K",
+	"ShR60rkfL6zqxC1yLl7qCUZShJqEMLIrtoDtf8ryNZmXe/Zcf3SsRvMZSswsh5LE3CzEJGe9lidBM+vR",
+	"7dP01367fIMf7SifGKbvFMN5gZ9vohdjeH4YG1B8MhELoNddrY0OkJftp5bXSlfCtIaTvhf1Oazr1q1a",
+	"iw/10ayel+kebaYOWnchfpG/Xr75Aab5uQXeuf/Usdhr1mM4KZcdfDjkanWIRgs6Y26PmV/KQ1eTsItB",
+	"fvG/fmD+erCKTO36IXbs8cx80diCG3Onq6KDePDil/KlH9o9Z6fu0xKL5rFPEihZ6i/SLktmEG/MZNN1",
+	"54LOaXtBmaIDto0fynpmoW8EUFl59+6dNvV1Jex1i0rXeqLLAGPUXmg2Uq/rUHOL7ONRjQhm5MiZSqt4",
+	"XKEOgqxduR2N9d7FSOWj5fHxs4n9o/0F/iX+J/4406bGH07xh4Wu6Icj/MG9B3/MIW1sbYpcFjmy76Ax",
+	"gQU2jTbMXpzAz+y6jZQX81b1mAxnA3KB/Oi+k804j1AxE2piUPKByyrUpFotgL/LSm9TU4X3rahGypHx",
+	"4BPtZIHHbyYmN0FeXFycf8eguMY6rFtKa3hRVMIYkRTXjBRV1yQlSVFFDS+AkN36p0P23AFHtFfYRDi3",
+	"vjF04rrWajuna4SJAId8SdXyQI/k5Zc1pWC24NL6x1TC6PIWtKAdRC4V0N5f2UtzQv4DyApfWBYttm9Y",
+	"86UaCP1kTGmdmr8sQPnnrFfK8eKXUPzfH7BzjMKZNTSjbKQiakoELQuW3jDEI+wIM2Y3ZxZOnv00blez",
+	"+g5Myah1tbPnNBKG9xSQjN7wqD2n0Ti2Fi+5VUWuOK9Ue05T2g3szmT/geubfqOJWadcGE9UygY11Woz",
+	"bc3NBgbG6MMmSgxM1jqBc2DJriDcfgKKq/VyMrNiFXqMuKKOG1dQDRgysZhnppZlaQ8rYJpDsATByCSm",
+	"K3ooCylbu0VkkB71PI7RpNo7WzFn2Dz2u+Rwk0X6YlgUv5Tdb5dy972f7QIh3b69N6O/tEm4Vq9t4w46",
+	"fgypHc/yd5Lv3Xm37OesRYue1IquS9oja2vtj+rWfEEnxkqohPWpItrTQRK5yB55C0bUNfZAQkdUfvHq",
+	"h1cvLtlTdA4KaZzNBlJ9pBx7Mp2LiMkjkHKPdbE6BZWBBeTBIswYZ1P4pFTsDQKfuF9YLyr9H6k1tLTc",
+	"LIHVlwBYvXVfCW60gp7SuTCGX7umSioxl4alVfB1sOitUQyWbREhnZKlnhj8Yqqr4Eio6yHk7Zsmv65a",
+	"LH4PUTNSbRa+t7HB1I/s0GOn21I73wudMBgHrAbGElFJjJT9DAN2KYyr5+e1OAROU1GsFf+y3rNjxtlc",
+	"KkD3fn5ChQD5uair1eHZtBZV3trGZl8QW63+Yz+QoLPv35Xz20nz4KLQBv6NVt0/P9lBn19q/YarFc3K",
+	"fHqgWDiKvrDMAJSyr6Vq9FGp9c1y0RnauxRQOA9phkOpMPp0N8MkBkaG5xzyzcDnfzjnMhxLexPRwmEb",
+	"CVeOCslIdV1i9uJQKx8/yZwc8EYk8uPFeRDTGjRmPaXZWPAKsiw3YPoWTGnGlVaruV5iH5ISohBFHzIt",
+	"sfyTio219fshcNnLjdFXQvFxKQonDR1OMc3Ah3xMiLTjYmDOvhK3gpfG0/7wMdgxqpC3slha4YWpFQNj",
+	"kQakB4ulx6SUUMqAq9kSBIVPd2H0u1DhvhVZofGJ/DrXq4Uohpj3ttqLvivBC3RltoV92G4IDO7SqPL+",
+	"5JvnD1trf3HxFhdtkzj7aX13g3OUbtnBFyM2OpIE37l2ko6jiAnC5pmOpYrRDVniS2R2yBR0vHUbGmTM",
+	"tuEq8CIEbij76azIexs9yiCi2xSr0/HdgdKcikugiYdfd/H5RkfPHNzvtnXv2ZYhoBrTdC0/T25zf+/4",
+	"01MEXbtkbRvukCNgF2dvfmAStEi9Svd5d+yfvTfE22K88Ayy0Tq2espy/MXkyEtnhxurPaA4QjFr/wQI",
+	"Hsq/F7GWAS1Zejw5hzC4zhKIQZcQme05RH7tAJLrupJjqxznfLGwL1tBISuqJcc0iVosH7BX1AvmpuK6",
+	"p6+WVUkHyv/0YV7mntTwWt4KxXrPT04i6ESMC7sb7ISm0GxdMISrMJgM0GpCgS0Mc4c7ItiZAXPdnez9",
+	"+Q/Eprg0gs3qeoFFeY6kDquxar2rx4B8f/QdkSaOUPYRLxI8PMdDFYwTsHJWDZHUUdqLD7+CGuB8X1HV",
+	"FR1PdP29RMeDqMFXPnhY/OJtLKa3E2p5Dzz0MX4NZm8IZlsh2CFWd1Pu+7UboYyFgqNKCBPZlsbJVify",
+	"griMC/OdmYwcIIS0aoQxVokPEYd9woPQRbx4EjANUphKGKGwhmTOOMgFe9ANBK98UrOXv3t7cQnlYUd2",
+	"gxzhbYdII5v39zzMw3ghQIKs09ttprSjGHnj8O/Y54TvlV8xbHboW9r1XOzWuuS/+Abr4oF30vei3riN",
+	"jh9Ljj+O8P6CQuu7b809Q99B4e/ZUQX3bG2pGkTGcSUWJZ9QrORuZg1W62kNISUZTLENJtiOxtb38tba",
+	"vQ1bVldNUzYZkDdBiXe4d41PgbhQjIY4hE6tz2Xj5tJckTFOgSZT64XxEbcYgsUvg4tQg0wHf6J+cFmC",
+	"vT0PapLiKx+6fWxPURa1kX0BIu0L6yPb23JF+KijQt+pUvPi6F8QHO5GJ47SWqS5F5U4JEo4azAaJo1Z",
+	"Yomar7tCEjsCLYVcEGX/tGLoeBbS3AxRZF08GykaF0Wb7FPt2fRu7MUzhkhb5ao/YD/quLnKHsyZ4GTV",
+	"YUD7lOCxboB4wYhyOgp7ycWmcQVcuJkr9tc3Zy/c1LD/VfG5I9pPnVz4BaYHYXTKDI6U+LCQ1YrwcM5o",
+	"BI7MaM7Lqa7mKBgxgmLfxutlJUJW7lZUcrqKGZeGEHe0TwaK6BuhQrLy+dNj+DMNxtEhGWmlrVtNKAeh",
+	"zxTLMHaxXCx0VRuWn1tNlruUnmktTaEVu8Bv9RYbXPYSNHpSi/oQobVSgePj4mOpOKIl71I5jtN+Yhi9",
+	"0Ipl3Awwmhf46+FLaRbaSLyxucVzXtd8MpsLVQ+hBEjxufjL6ACLSuv4LVAgFCpTRwfQWddd7Z75EbgY",
+	"/782TcLI/xaQelnVwrQ+mdCC7XIEgfhZpDqImW2ynE5UYytDdr9rIw8+Tg4/PX7YmcExmXHjztngwYV7",
+	"R17CnbqQNGxK4FjY49HcDVTcc87bbwokOI0Hd2CMww0bk1xRTuv58Z//uBVOqqmdFpWgPi4npbuRxz3P",
+	"Tzx6dxtMI2Nob051xZ798diXfGQupUOyc5NnOlIY3h2vfC0L4gmskA1jwasagQdYTn88PTryKIQIJn4j",
+	"VsRaZ+/rMDKzSLYfP++uDH7n1shtkPdVeW/o1sq+P7zyfVV+pyv34oe2P10dhnv/1nLheDP85ivPcHeA",
+	"CxlN27U3khXmVPe63GgeRapW6j5/lxDi4f5IvD9/zaYADCoJPh/plA2TCooyzExX9WEpb5vnNED8eaDs",
+	"hF4rGHpmwM6gs00U9n1oYUbnDjX3jVhRJwjwjkfmWksy6Yk/1MORuhEr1zRRcqhuoAK31Ag0GrNE6WOw",
+	"rOKWQFSNO+RWoMAIIO+UQfnESEW9evBtjDeapWIXzzKWm2d+QojqmrS8RHMMpUYOTMGhwIKVjWY3zTEb",
+	"KXxwTuvn6JafU1cHLdaulGHDkPLK0LhFxjNrC4yUNQaAJyxbK6d+bgUkCkE43gLlYzAv7HaK4wMjNVII",
+	"DQNbRpoO4c56OWpycyXVFf2YwyWtRWXnuM/Jtn1fyXuSpfSe95V8JPCXeABf5WacE8KGo1SSgcRKFmKj",
+	"1LTy7tBT0e5S9wESMtzh+pBTsvi0IxRoCiFJBIVuco7kKGCcIIeKv/FKFh9yAPtFhuN+xgSfzEL3n738",
+	"iXE1XHZirAf/Pz30nn4PhB4VrVIlLliOcMGEVwBCHSiP+bVJa1TQILL3EQ4KEh+6ojBALhUmtHflCwC7",
+	"RvgaOZd1Tm+HK6GOLBQEuxY6iisIicbVlEBktesW7YE77fiC53xFbIYzvTQcqCGn7rGGBuyvTrvUkP1Q",
+	"V4EUMsJ5AQJ+Aa9bN/OeGBCUVGXgS3uJ6q31Qf3Ydx927Z42SmRTEywcH5diwF7BCkKBhMOjaS/oueTm",
+	"5pV7yjniEO5SVJfuXgp1NMdq9at9dXc1HbDCxnv5k7iN2tnb3Hf2YLowzB6AoHoI1E4sXc8V2gWme7Id",
+	"THfLuBykDhaqdA0E/7ozpE7yYS/w3paRvLOnBYGcMiQpeZohddM1Ys27M+lH2yMZzJ6iDeAukAbrY7pR",
+	"ia0gTRZRKjlfzuMlC8GPtZGeuQEsRAXDy9hTK7yeAgtAGNXxMY0L5crWYcHwmx+XxnVM37Z7mPdZu7l2",
+	"PreCF3mR2TiJv3nVjqhH6aQjNd5U2t3Vcz8B/PjhlE+gB+JcYPAU9F0NxLKovddUY0Z1dlOJgfJevibb",
+	"8iymHs5aNXkTH4QrtlwYUdUBM5YTRjqr4sEB5CINylgFykuGLGEcuhwdV7wwp1ENHj6C6lFcvw0gxPRO",
+	"jp/2MwbUvf5N5IAkL8Pkj31F78Ra3tgyjjV3VvcQrtgtwLjd8ao4ZfkvS7EURW6Pb14tlZLqOkeMHv8n",
+	"XYU/wXV2L4DWsyuHDT941YSriSjtP+F7WaOJAvq+dgZHY5fT+ZRQWkO5XRihpyIzzNh7erIQ84W2p9ha",
+	"Hdbq6Q+t32Jn4srsrP2C3NJSIR+UfU+Usc18RxG1EZHHCBlWvFwY4H5mjvo5mmiyPv0By9HPzpOZwOjB",
+	"GnKFjtEDYEmFPTB5y4W0ipFrZx0wMJ78q+wKuwdMERLUVScZMlsU2HzJVkFrSc8Rm0HBkxDsDk8SxCjg",
+	"9wRiwAh7fWxEAXCDJ9lDi8m6zDWvalFc8ToPDCtuR+LWRv4/E+0iOy93DQ5TFMlq2bm6nWXqisvrWY0v",
+	"99syzH3GIVdOIwHzHOtNwxPD8CRg+VjDt7FZwNv9qTkDan1z+3fdDvfGqFDXUglstOtFP/ii2jqsD9xp",
+	"pcgcGtyKVeY6RvDTRa+JLE/rx/Qz14pnvy3gbGAPN7zRW4HWjaHACzoHFVeGT5CVPV5o95+Rg4SdYW7X",
+	"Ud1uFblQhoKvsh6Gr2T/1yRLh8+BHTtwrXsuHCOpXphcotye69Vgzj9cOesmxy46kzH44PhoJT6Eb9Br",
+	"9b+sSpjJ65mo+jTM6D1Uj5BFxyyMGybvhIR/6jAWa82rXSkEDB+XSkfXhO/RS/YU9sxbR8HET3fFfWtK",
+	"YV2wRd8cdtkQGjKtxPWyNHrjE+MR4VS5ou78dIDQ6kRlyKbWi4Uogi8Fc8UP3c/8UOLB0cn2UywFv8We",
+	"/mh+gCwYnQy6KPVwZQ0VlfYoIAHm0ohh1H6K5KaR7KLTy84i+RKGZpYTbP2ix7v0cFB8/CaAD9zxFYsK",
+	"MBvGytGk5HKeg0dKXFMcgDnBFvmjD4fZj9E2lpZhuCUPly8VlBrRc+0lbCZ4VY8Fr0/tOMWH2tWR0kWU",
+	"JynB7cGtlsNfQijOxSvtBPooSJW+GzBvyjfFWCELRJjBCHcvMnXsRoq+tefB0ncKMy5qRYRXUhXiQ5+C",
+	"uw4wmrQ6NCBrbI2dTsWkTjckxh7/M4MBwesH+zOqCkMhjuEVOocD9gKeZ7pwC7OkbMoqvmbVFO4gsg2i",
+	"+PGzQUtk1S5z4qrcKwtII2jxKEHWZAw/yXp2ya/N2bvXnbiydAbd2YOtRIboHTeuhgo8tc/ZXfCx40R4",
+	"ETo+6407X0u8Pkc8Gs2phuO60W/tCEOjkuhO4TXc2ktQP5DuwsjtHZd1rEmDpWllOMC5WQ1QKV7mzsRr",
+	"TRMheDcJJ+cTrgWjiW67SBm7vZnv5/XEoIC8FZVx+Tgvekk13CirmpGQUrNCU2jYCcRag7JlMu5+fj5g",
+	"P9GMMTrtFHOW+p2pWoQ3RwUkp8EVhz/dciXNDHAoDPV9eM2rgyUJn8p6MXczOZmRKbDmVvfgX23GZsP9",
+	"WSqU+UWfVZzaeK3OhwyaVoLMOx507pqTgO6nD9si2jtgJFVLBYpUT6eIvwV4SxDs1VOnkDJvz0OtEIFx",
+	"hAdmTOkqHkBE8+ZFDMLCy8oq9D46JuCwAndbNLREU4K6taOfkLbTYQE2lQUjWZ2fR7c6viMnFxthClZr",
+	"64b7II6hR0OoRwLIYVXRE4zg1WQ2pK3lTD6MNYA7gzFz9+eA2ippiQBIrkfXkskPqt9+D+VQYZcRTWUf",
+	"7JdLZ3KxOa9uUu8ocoYJpSXdTKmQ7zcOAISDUxPPGXWZT81YW4uuculZXucD9sIOCXMC4sOkXBp5K05Z",
+	"fafZRCvn6U7wIkyuw7ltHoyMJEyIP9EQMUnsDVh8BO1bDDI4geHjEHgxiAtv7Zr/n73rXW7b1vKvgvGX",
+	"2DOyXKeb3RlrOjtO+i9NupvGTvKhyZiQCMuoKUIlSKmaTmb2afbB7pPcwe8cgCBFSnIjO+29/dJpLBIA",
+	"gXMOzt/faRRDtcRs0vSf1K4rYuVtSrLfLPITXGuIC498Hanssal82DCMjxo+isPI2E2O/Cq6LXPuIRC2",
+	"x9G/BkVHwvSRBdWdBVObRZ3lTSf24n0kOZbG9DWICKhtrnGsjl9eam4yIdn54DVjnqPPobYHxRbr3kmv",
+	"Bck+hFrbmAOzfiat9hmdafObt2iKJM+l9QThhOty7RINPMEabkf53v+Y2AHGKsmoZdo8bDXf58nvgvCO",
+	"RBxDzbAChutjdyWRHtuapRDnB+wOSMGpBDLlRtsEe0eYUToP/+uu+OJoFCxYeqlQLKU5RizOs4w7o/h7",
+	"Qk7IZm8Ga6PkgfUgS3T5iolxmiP7emKjvq1FeNl5rZ38jt3xMssaCoicTlljKtRCq+VoPRjPgW91XQpT",
+	"ld7/tMJfcQVk2PWGZkOf1Ps99bHIMvqQOsDuvjEPvua69hWOmVUzPeCIqw0+wccx1UDw9HkeFI5Fk2FH",
+	"AV5bcau+Yy6Cs04fvPEu+T/DFmvbSm+4S/bCp2YrNJbhGPjhExN46mn/zNP9z9n47NVcbZj8CkP+OXsb",
+	"f5uZJdPxXaDtI+n7lwS2D+u3t/iI9vWEf1DJQmeZ7Tm3+pNi7B4AJchpDSFu124TRJqcsGkEmZy0BqQj",
+	"maI5Gn5Y7iSYDkUi0zQJ4e4anM1NxqjpMudIPsBT6Gd0wEIkjO3ydvJelD1Xyin+Uzs5fBXsSBTKVlkp",
+	"EnYCXtGYTnWvQ0MUdMBz2mLBiGwnhPWbCGuuy+NU1eGzOk+u/pZDb6LwNeDUYvYwws4jkBuTIl3harxK",
+	"fKgGdXMosTV5vV7GGU6ORpxb47jQfxbC0b4m2m16hXJbBicOkZZ6cewNkuWWbaSwmN/J5Y0sySyEm8DP",
+	"PhTnPBMNyfmFEWydG4HuqyQ35RUy1xMPb4nvk0UhfUa3z3CEUWXPEFdw9lZV1E53mYvvLy9f0TPd7vfz",
+	"doZc1yV7uPmWPRMPHEkYiuelmlHaBrwPqYb9nEc6BwGQhEghobHqUs3WOFSkaqJTHxPELIMoIWGYqlLq",
+	"zCacEqFLcZj8/Pv7g8xM3h+ciZ/fH4xNunp/MBDvIUzc/2n3j7Vr9/3Bh48fkiO/fHQcy9kl6MxgWWQa",
+	"5qz7lZVbkjOpTt0us1xAiq2sWS1OdyF6hK3IPEmPB96IsJuo4yE3W+e+ZlRuas+oMKjwEDF2DpesD0rN",
+	"nMrP20RZedaP5NRrKlk9TE4ToX6tZGZFcjr8AjVIKUXHiF+8RcZrqwUenIJtVqS/6tQHPOkdRxsULPYw",
+	"Km1NjqZSseKrS69Rr6t4T92Ov3L/iRS9+7CmMUd0EdvP1YR1fR2btQEWR8DR9Vs3WOOrh0zm+wu1lAcA",
+	"Kd0DW7QQbx6jYfAOpnGzSftm47jZ10mSgidLRqTetW3oaN1rNZe2KzWqNPRW903hF900rSdmNkb2RuKs",
+	"UVzfOmePLAno0iS1k5aFNj1LzjpysLun4sKdTqPujdu83sTyvRt2Wx7EahxLBu/WTzAvdn2V+yrf7aVv",
+	"CzO72xuXZufnn1Iv4Riug9+9TzMnOtW7mDkNTvr3SEpufHJfN/geIE8SOATW2NYnoXclcmaqHEFAXVqv",
+	"D3Lnd6hd+J1yfiwiLbaaqbQOtbbkxaRQqWZg/vaMu1YKikPWAsZAOnAKNFkjAxIzUFRYpzgKqW+8bJoF",
+	"6vGobRQhJzrSZDnXL9YjfebvTFvr/h8ZvcN2j/lEmIUqiqCc+rkLWapR1ICDqy0tW2K815RVHb33yPY3",
+	"sR8EiyikYfrZCFMfkw43xTA6MY3YXAN1jWJw1AhUhHJLOdDK7aTLAslsVZYKqyiQljz3mc6T1fELtUrO",
+	"6rS+ELiHDuxUV/cXnYvH/yFuTBUCuBHodxT/D20WYovBPT5aH9NZJcHacIp/H/CVrld7datWV4VyrJD0",
+	"ZSVBUm2raDp3DPRrpVjBniMB0PGtWiAXPHYIrxdlCZ1yKAvZwaqoa02omLn2XrW2uteN9uTJTk6s+0qw",
+	"YvH+WbTm6GrZijuFM1pGSaQhncAHnRzjtul7tEaPe8+6usNHONsrviT+zqzaR2ZVLR0bt2LnBdywB07C",
+	"KH1thqvZXc0CKlljsW/YhyUmN8Yq/KZNKg5lRgU73HWBw+WsduemIH27LmfbbEo4dqBU+d0MieG+jQHv",
+	"iymUsFRpMV6FPXDScOT/VWe30I5yehnvSxxK60T3BKtd8KHd1cD42x7Yo7zjQ9iOMFXK7F9f+8eW8MfG",
+	"AqBfBFXlzcni9GS4VFl2DDyhk1+Wt3boj6JTHL2qxhmlEYFpqDMM0E0oJ5Gg5nzffOB3kaGAvlcEDWUH",
+	"1DAXfsp3aixeqJW4UOVQXOJncgaT3z0CV0ludZowXsvQvWNFYUpZqjN2KeJZbleDxEhudaNLbpRDs/uM",
+	"LpOleIW8jvVbVV7qjMMIHvDPQ1tF6ZjIDsX3aieECPlzcsMpZKpkFxGQS+O6qJWYKfwaUJzwYd2N2rsk",
+	"0A/L23tthvGDNfk7NX6hVheq7OOqtbPbM0jZqx7KatBRRNuOmluEnZmpqcr+JOVvchRfEs5580JtV9e6",
+	"X354d9mYHd3azllUSIoHPkV7pEQcnr96LgLmD8o/fP3kjSrU0VAkdmLm6itg6CRUzuJbBouQ1MeLi3Ay",
+	"rcpLj7A2EMk0M2P3Pt4gim29g54YuEMpAa3zWfWbW1xrDuTyUtTqulD2xnMPD6zyFL33ePuo/GVhblXo",
+	"WU3Q8vVpxU2jg0eAcgWfoRETMRE8BzAWwfRyrm/VyvO9T5xp19ZSg2eyGVqc1Oj6hJwRDnmGysMWIpRV",
+	"xUJPVFc7KBDUFuPuHRYYNqY0bqt6URYcFTTMssBDB6CNg8GByquZI3E67INB+IFO9ODDLikHPfD1jfPD",
+	"kX6GfIDP06vp9wNqZuZY2Emfjw35c6GnaHm/WcQQcGGvhHlubYUwmGe0Q7kuRsiUbzBZuyofIblSjzNV",
+	"+ze+M5dFpcSJuKjm3Ma4k4wJX+c3bZF9PWFGA6ZuSOWn6VidDw0cWo3d/C3cZEjUqLP3yxRiWZh8ygC2",
+	"3p1ySo4hOM+mhcxLJNR8VbfqR3zUpCtyxk1kUaxEgm5mia/a4EeH4pyn8H8axBcpdQ8a+FZAyxvDXq9I",
+	"/rrJkF5Pu7Tii1qKVCFQCcsGr5s2VneW+ZBscCe12tn7nvJRL70k9Lyi0k4K+/vedb7RH1JD4M7hxI/u",
+	"PWMquQKV9Gxc85mheN0U37CQgPF8XFl1Fq3MpyKQMtUgyOA2dToTRWrNnKgIBT41JOWgVo/8dWCK4C+B",
+	"6G+MHJILqDyhc+PdGY6VyuMjGjS6jHYcAXYtGfkLjXyFGxZC9w6tuX0/pqoAuCAuLXTZfp+fk7M3Nq0x",
+	"JfCirRhXZX08mZzc2thcZVdyZiaJSBqZBwTCh6E9IvAH4gIqi2JeS0YePcJNQhOHbA+gdji9d5ob3IcX",
+	"jHQfamJ8L9UN3RAxp/szMdWodiTgnS4XeWfD1fVrFFLxkiFfN16lNePXnS4JiItb5rkl8iOjNuU7rSZ0",
+	"U2gcdd9lXDPaRlgofx/7mfFwNHPvhXwPifxuvs/kOHX35gUxyCZfI/PQw3an/atpIu6mfaFWPWoINZn2",
+	"JBy0ic2qiZOkvVa876MTLATWhO9g4wToDVZEMAzlIA/FZvNnBAmVfPcNVz3NC3OtM3UyUwkDKMfdaPdt",
+	"HXSZ1O4T39j77dcT5uhhFsanpmaon5J18yfUpte/bzPxkrHfr1i/VqlS7Bev0ca9Ashg45TwRo4fT+fa",
+	"GZsFYzaBqajpGCWz4REagxJzaz0RAx4m0MJ8m7JR3NPMqRll/TIc9VAi4jf9Hz3uFn4zc8VLXKox38Ke",
+	"kkkZB6yRGyDxLnJccI6XRGmmpEIGyyAsKXw19JOheGrcE6u5svBP+Z8f2egSJb5hbSn6/hYID3E7oIq4",
+	"VpXQo3zTS6chvaTmb0HrNLk6RsQBbeqdlqjz6Vl7k+nZGoL3vx5z5JfcadGmUuHMKX4Wh9RcmqGKUXbi",
+	"7AAiDkKApvrefMJBBW1tRccesH8bCZhO3WJlMoCV+dROkyPpNtJ6nUIZdF9HWTNtKTc4FYdkstAJHkV6",
+	"r4yh8rfZH1s1XqYKsmY8/hcVV8uVJYL6NEuvT33Ecb9SZp7VxTjS65O0qVRpDcFPNBq1ZiEOGPgbATIA",
+	"AuC/wTT/+L//d6rw4//EB7p/JlSQrC0DeZ05RsykzsX3lz++xC3EH644py7iCd/syb3tDjpcBo+smNyo",
+	"yW1HI/C3WI6TbS8JsPc+lDma5M+rzYW+LwWkr6P3xtbaYEp7u4lLvf/W/f6Q7keA9C05DKnRvHS6r9Ib",
+	"JbPy5oSylVS6QRWsUR0Z9wKnWM0hq32NVKFAWYO4XgToRlXBC7tmo5kmJlYaBCRLbUs9Cc7jlBsuOIGd",
+	"qwkFrY3Jgp8hgF9S7vzkdlqgAwD8VoAhQJelRuYP0uMp9Qtx5YRWsqKy7FRNC5l6kMInX3wZVy8mVe4f",
+	"9j5vAqo0eSk14KSFVZNClXYgbowtuYjAFPEXkLXHFQu7RHK+5sP5HnPfp/LZnGlbyJRdh271vC3uS/0O",
+	"gp2f7LFR0B9eXDi1fUef/Io8MRM5xEDtK1uqWZPVMr1QubL91c+XKotcfpybB2MLCZM+A8IpL9SaEb7G",
+	"0EBLcBvPseJ7ylFlquYqT1U+0Yq668uauUxVums2+IVmDExzDX+Ou4o1gdigcKZemEF0RBZlvMZ1fouh",
+	"KbB6yj4Ea8W/1bwV2LtQ0hqyLglNYvfo50u/y/eKhExz7NBTtXF8e+eMP7AQWNtMQdCOagLaM5P4xRFN",
+	"bmGOQslU34k76ksHWImEzlLI62s9OWteIp4qOVe0DGzibjCnix4+9qiFdQLwTE99rSfuGDSJcwo8eqUA",
+	"vh8+51DLuYn84VTuIf/clFf0+4hwePFVyrK/nuIRqV7otJKZ10DFmz7ulAKNI8Yyk/kkKPH+jH2mNO/c",
+	"7mz1OpzPvXYK4Um2N52ngwcNyHQVYLWYAPbOaDut7ByQn5ZgkXBQDD41ivfc5zsD8qa95j2yX1jyZv5b",
+	"nJ4480rO9ebEntgl6La0kHUDs+RkcZo4TrDHMk+PfzFj9F5SxbWc4OmFIlBiI/53rvLzV8/Fl8MvBr4W",
+	"EbxDs41j7DHQJcCN3QQndimnU1VgmXe4EN6eYs65/tpMqpmjhE+k4Nah5/E3iZQnGdYIC9z7qoeUu172",
+	"+3qyOK33cd/0sfPEGygnPpJ7oBxpxbLQZanygZDigiYTj+MF65xJaHdy4HHuiRw6l7kzNXR+40NQw84T",
+	"d1LDDr5eOGIoiFcV2cHZwQlSQHmsNZoxQLmjeAGcW6xpQ5ZZBs6lZUqPieJzZmhZ68gel725POIw8b7l",
+	"ZMARi+M6q+JosO4FG0RWtw1aQ8i35phFtCzY3h2LUrnMyxqXRnHz86gHO3CHstVa67do8PjPtmMWdr7B",
+	"482fzPkEll3jTVeidxbrAvXVNpqqsu4c16d4afIpN9mL0hvgg8UrnZOP4rbJFrjWOXyw8cbN9fGtWnXN",
+	"eXH+48u+jtSU5dqzX9aajuGeodyMwuV24HWogRjrLIPOHFLE4QFpVg+GsX0abccWyXxauZdmJlWZFXIh",
+	"deaV8evMLGtCklMWGzwovdEx5lvyySjyfaBGLlXXOtdEmDOZkp+EIOvzVKh02jhPzNu1t3KBHupIj5BR",
+	"t6cYApUAIT0Eyg0qOWiuo9YUxwutOud5A+KoES0ZyAqt/CnnludsDxjxX8ewr6uu9TYoe66KYyzfd76I",
+	"ZogAzDb0/jHXnvpof3VunS4ew1kN6t4OnCjKaKfUrwPPM/rosImmdLxxDZdAKOLNDpBsAa/fg6aAq8x1",
+	"2R4bcrdj12jvaVC4yOfU5CUG6KIEaOn2z1npv1QpJVEwmi5hQ0YT3lQzmR/TsfaIZdIRLU5TZjUpgw1I",
+	"+lI7dvoL5Cw5Q6pUGwLd8UPGosM93EXb5KuDcIoqHe1AqHxSrCgwXFISKALEnJRFkKLRBJGk6/myaHgx",
+	"kaXMzDQweTy1GMOByYKATiCaKH60Y6ZvPBjfxU8vg+Fra1QbCo4jnyWWgr9mx+HhjlGf57Qon05DmT9h",
+	"XKVSGjzmG/ckuKprQK9z0f3t7XN3UdqBeHbxVlRzZ70OnNgBIdI9z33z61n81d9NwtZklfc5R60VcZf2",
+	"9oKNP8K3Wfz44eM/AwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -34,6 +34,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/apikeys"
 	"github.com/loopwork/loopwork/internal/platform/authn"
 	"github.com/loopwork/loopwork/internal/platform/billing"
+	"github.com/loopwork/loopwork/internal/platform/conversations"
 	"github.com/loopwork/loopwork/internal/platform/credentials"
 	"github.com/loopwork/loopwork/internal/platform/docs"
 	"github.com/loopwork/loopwork/internal/platform/documents"
@@ -126,6 +127,7 @@ type platform struct {
 	*storageService
 	*documentsService
 	*emailtasksService
+	*conversationsService
 	*modelsService
 	platformPending
 }
@@ -153,6 +155,7 @@ type (
 	storageService        = storage.Service
 	documentsService      = documents.Service
 	emailtasksService     = emailtasks.Service
+	conversationsService  = conversations.Service
 	modelsService         = models.Service
 )
 
@@ -318,6 +321,8 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	flowsSvc := flows.New(flows.Deps{DB: d.DB, Registry: registry, Engine: engine,
+		Source: flows.NewSource(d.DB, modelsSvc.TaskModels()...)})
 	inboundDomain := cfg.InboundDomain
 	if inboundDomain == "" {
 		inboundDomain = mail.Domain(cfg)
@@ -335,8 +340,9 @@ func New(d Deps) (*Server, error) {
 		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
 		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
 		billingService: billing.New(billing.Deps{DB: d.DB}),
-		flowsService: flows.New(flows.Deps{DB: d.DB, Registry: registry, Engine: engine,
-			Source: flows.NewSource(d.DB, modelsSvc.TaskModels()...)}),
+		flowsService:   flowsSvc,
+		conversationsService: conversations.New(conversations.Deps{DB: d.DB, Flows: flowsSvc, Registry: registry,
+			Limiter: limiter, PerMinute: cfg.AgentPerMinute, Timeout: cfg.AgentTimeout, Logger: d.Logger}),
 		executionsService: executions.New(executions.Deps{DB: d.DB, Engine: engine}),
 		taskmarksService:  taskmarks.New(taskmarks.Deps{DB: d.DB}),
 

@@ -1,0 +1,120 @@
+package conversations_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+var ctx = context.Background()
+
+func ptr[T any](v T) *T { return &v }
+
+type event struct {
+	Name, ID string
+	Data     map[string]any
+}
+
+// chat posts one chat message and reads the whole stream, checking its grammar line by line: every
+// event is an event line, an id line and one data line of JSON, then a blank line; comments start
+// with a colon; done comes last and once.
+func chat(t *testing.T, env *testkit.Env, c *testkit.Caller, conv uuid.UUID, message any) ([]event, int, []byte) {
+	t.Helper()
+	body, _ := json.Marshal(map[string]any{"message": message})
+	req, _ := http.NewRequest("POST", env.URL+"/api/agent/conversations/"+conv.String()+"/chat/stream", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+c.Token)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(res.Body)
+		return nil, res.StatusCode, b
+	}
+	if ct := res.Header.Get("Content-Type"); ct != "text/event-stream" || res.Header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("headers %v", res.Header)
+	}
+	var events []event
+	var cur []string
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case strings.HasPrefix(line, ":"):
+			if len(cur) != 0 {
+				t.Fatalf("a comment inside an event: %q", cur)
+			}
+		case line == "":
+			if len(cur) != 3 || !strings.HasPrefix(cur[0], "event: ") || !strings.HasPrefix(cur[1], "id: ") || !strings.HasPrefix(cur[2], "data: ") {
+				t.Fatalf("an event is not event, id, data: %q", cur)
+			}
+			e := event{Name: strings.TrimPrefix(cur[0], "event: "), ID: strings.TrimPrefix(cur[1], "id: ")}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(cur[2], "data: ")), &e.Data); err != nil {
+				t.Fatalf("data is not one JSON document: %q", cur[2])
+			}
+			if len(events) > 0 && events[len(events)-1].Name == "done" {
+				t.Fatal("an event after done")
+			}
+			events = append(events, e)
+			cur = nil
+		default:
+			cur = append(cur, line)
+		}
+	}
+	if len(cur) != 0 || len(events) == 0 || events[len(events)-1].Name != "done" {
+		t.Fatalf("the stream does not end with done: %+v %q", events, cur)
+	}
+	for _, e := range events[:len(events)-1] {
+		if e.Name == "error" {
+			continue
+		}
+		body, _ := e.Data["body"].(map[string]any)
+		if body["type"] != e.Name || e.Data["id"] != e.ID {
+			t.Fatalf("event %s carries body type %v, id %s vs %v", e.Name, body["type"], e.ID, e.Data["id"])
+		}
+	}
+	return events, res.StatusCode, nil
+}
+
+func names(events []event) string {
+	var n []string
+	for _, e := range events {
+		n = append(n, e.Name)
+	}
+	return strings.Join(n, ",")
+}
+
+// find returns the first event of a name (and action type, for actions).
+func find(t *testing.T, events []event, name, actionType string) map[string]any {
+	t.Helper()
+	for _, e := range events {
+		body, _ := e.Data["body"].(map[string]any)
+		if e.Name == name && (actionType == "" || body["action_type"] == actionType) {
+			return body
+		}
+	}
+	t.Fatalf("no %s %s in %s", name, actionType, names(events))
+	return nil
+}
+
+func text(s string) map[string]any { return map[string]any{"message_type": "user_message", "message": s} }
+
+func action(a string, def any) map[string]any {
+	m := map[string]any{"message_type": "action", "action": a}
+	if def != nil {
+		m["flow_definition"] = def
+	}
+	return m
+}
