@@ -109,7 +109,9 @@ func find(t *testing.T, events []event, name, actionType string) map[string]any 
 	return nil
 }
 
-func text(s string) map[string]any { return map[string]any{"message_type": "user_message", "message": s} }
+func text(s string) map[string]any {
+	return map[string]any{"message_type": "user_message", "message": s}
+}
 
 func action(a string, def any) map[string]any {
 	m := map[string]any{"message_type": "action", "action": a}
