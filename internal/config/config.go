@@ -113,7 +113,7 @@ type Config struct {
 	// Models lists the language model endpoints the agent and llm tasks may use, as a JSON array of
 	// {"model", "provider", "region" (eu or global), "location", "base_url"}; the built-in offline model
 	// is always there besides them.
-	Models string `env:"LOOPWORK_MODELS"`
+	Models string `env:"LOOPWORK_MODELS" secret:"true"`
 	// TranscriptionURL is an OpenAI-compatible API base URL (for example https://api.openai.com/v1) whose
 	// /audio/transcriptions transcribes speech; empty uses the offline recogniser (pocketsphinx and
 	// ffmpeg from Debian's packages) when it is installed.
@@ -337,6 +337,8 @@ type ModelEndpoint struct {
 	Region   string `json:"region"`
 	Location string `json:"location"`
 	BaseURL  string `json:"base_url"`
+	// APIKey is sent as the bearer token to BaseURL; an llm task may send its own credential's instead.
+	APIKey string `json:"api_key"`
 }
 
 // ModelEndpoints reads Models: every entry needs a model and a provider, and a region of eu or global

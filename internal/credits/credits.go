@@ -17,6 +17,9 @@ import (
 // JobSubmissionProduct is the built-in product every /v1 job is recorded against (see 00005_billing.sql).
 var JobSubmissionProduct = uuid.MustParse("00000000-0000-4000-8000-000000000001")
 
+// LLMCallProduct is the product of a language model call by an llm task (one credit a call).
+var LLMCallProduct = uuid.MustParse("00000000-0000-4000-8000-000000000002")
+
 // ErrNoCredits means the organization cannot pay for what it asked (402).
 var ErrNoCredits = errors.New("the organization has no credits left")
 

@@ -261,10 +261,15 @@ func New(d Deps) (*Server, error) {
 	// Human review needs the engine (to finish the attempts that wait for reviews) and the engine
 	// needs its executor, so the service learns of the engine and the queue once they exist.
 	reviewsSvc := reviews.New(reviews.Deps{DB: d.DB})
+	endpoints, err := cfg.ModelEndpoints()
+	if err != nil {
+		return nil, err
+	}
 	documentsSvc := documents.New(documents.Deps{DB: d.DB, DatabaseURL: cfg.DatabaseURL, Files: files, Box: box,
 		Secrets: credentials.NewOpener(d.DB, box), Guard: guard, Logger: d.Logger})
 	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
-		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)))
+		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
+		modelsOf(endpoints))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers})
 	reviewsSvc.SetEngine(engine)
@@ -300,10 +305,6 @@ func New(d Deps) (*Server, error) {
 	reviewsSvc.SetQueue(q)
 	limiter := ratelimit.New(d.DB)
 	credentialsSvc := credentials.New(credentials.Deps{DB: d.DB, Box: box})
-	endpoints, err := cfg.ModelEndpoints()
-	if err != nil {
-		return nil, err
-	}
 	modelsSvc := models.New(endpoints)
 
 	migrationState := func(ctx context.Context) (bool, error) {
@@ -423,7 +424,7 @@ func New(d Deps) (*Server, error) {
 // that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
 // humanReview is the human_review executor, which needs the database and the queue.
 func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
-	spill executors.Spill, creds executors.Credentials) executors.Set {
+	spill executors.Spill, creds executors.Credentials, models executors.Models) executors.Set {
 	set := executors.Set{
 		"sql_query":    executors.SQLQuery(sqlConnect, spill),
 		"transform":    executors.Transform(),
@@ -433,7 +434,7 @@ func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanR
 		"email":        executors.Email(mailDeps),
 		"human_review": humanReview,
 	}
-	set["llm"] = executors.Unavailable("llm", "its executor is not part of this release")
+	set["llm"] = executors.LLM(models, creds, llmUsage)
 	return set
 }
 

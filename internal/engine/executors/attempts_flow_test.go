@@ -73,9 +73,9 @@ func TestAttemptsTimeOut(t *testing.T) {
 	}
 }
 
-// TestTasksWithoutAnExecutorFailSayingSo: llm tasks, whose executor is not part of this release, fail at
-// once (no retry) with a message that says why, and so does their execution.
-func TestTasksWithoutAnExecutorFailSayingSo(t *testing.T) {
+// TestTasksThatCannotRunFailSayingSo: an llm task naming a model the server does not have fails at
+// once (no retry) with a message that says why, and so does its execution.
+func TestTasksThatCannotRunFailSayingSo(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
 	for typ, params := range map[string]string{
@@ -84,7 +84,7 @@ func TestTasksWithoutAnExecutorFailSayingSo(t *testing.T) {
 		x := runFlow(t, env, fmt.Sprintf(`{"version": 1, "tasks": [{"name": "step", "type": %q, "parameters": %s,
 			"retry": {"max_attempts": 3}}], "edges": []}`, typ, params), map[string]any{})
 		atts := attemptsOf(t, env, x, "step")
-		want := "tasks of type " + typ + " cannot run on this server yet: its executor is not part of this release"
+		want := `model: the server has no model "small" (GET /api/models lists them)`
 		var e struct{ Message string }
 		if len(atts) != 1 || json.Unmarshal(atts[0].Error, &e) != nil || e.Message != want {
 			t.Fatalf("%s: attempts %+v, want one failing with %q", typ, atts, want)

@@ -86,7 +86,10 @@ func httpRequestType() Type {
 func llmType() Type {
 	return Type{
 		Name:        "llm",
-		Description: "Prompts a language model and returns its answer, as text and, with output_schema, as JSON.",
+		Description: "Prompts a language model and returns its answer, as text and, with output_schema, as JSON. " +
+			"Each call is recorded as usage of the product llm-call (one credit) with its token counts. The built-in " +
+			"model loopwork-builtin runs offline: asked for JSON it fills each property from the prompt's " +
+			"\"name: value\" mentions, with a confidence of the share it found.",
 		Parameters: object("Parameters of an llm task.", m{
 			"prompt": with(str("The user message sent to the model."+templateNote),
 				"minLength", 1, "maxLength", 200000),
@@ -98,7 +101,9 @@ func llmType() Type {
 				"minimum", 0, "maximum", 2),
 			"max_tokens": with(integer("Upper bound of tokens in the answer."), "minimum", 1),
 			"output_schema": m{"type": "object", "description": "A JSON schema the answer must follow; the " +
-				"parsed answer is then in the output's `json`."},
+				"parsed answer is then in the output's `json`, and an answer that does not follow it fails the attempt."},
+			"credential_id": uuidString("Id of an api_key credential of the organization whose key is sent to the " +
+				"model's endpoint instead of the server's own."),
 		}, "prompt"),
 		Output: output("The model's answer.", m{
 			"text":  str("The answer as text."),
