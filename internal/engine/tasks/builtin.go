@@ -85,7 +85,7 @@ func httpRequestType() Type {
 
 func llmType() Type {
 	return Type{
-		Name:        "llm",
+		Name: "llm",
 		Description: "Prompts a language model and returns its answer, as text and, with output_schema, as JSON. " +
 			"Each call is recorded as usage of the product llm-call (one credit) with its token counts. The built-in " +
 			"model loopwork-builtin runs offline: asked for JSON it fills each property from the prompt's " +
