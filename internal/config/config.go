@@ -128,6 +128,9 @@ type Config struct {
 	// AgentPerMinute bounds the agent replies (chat streams and direct calls) of one organization a
 	// minute; AgentTimeout bounds one reply.
 	AgentPerMinute int           `env:"LOOPWORK_AGENT_PER_MINUTE" default:"60"`
+	// AgentModel is the configured model (of LOOPWORK_MODELS) the conversational agent uses; empty uses
+	// the built-in offline agent.
+	AgentModel string `env:"LOOPWORK_AGENT_MODEL"`
 	AgentTimeout   time.Duration `env:"LOOPWORK_AGENT_TIMEOUT" default:"120s"`
 	// TranscriptionMaxBytes is the largest recording accepted (bytes, or with K/M/G suffix).
 	TranscriptionMaxBytes string `env:"LOOPWORK_TRANSCRIPTION_MAX_BYTES" default:"25M"`
@@ -211,6 +214,15 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.ModelEndpoints(); err != nil {
 		errs = append(errs, fmt.Errorf("LOOPWORK_MODELS: %v", err))
+	}
+	if eps, err := c.ModelEndpoints(); err == nil && c.AgentModel != "" {
+		found := false
+		for _, e := range eps {
+			found = found || e.Model == c.AgentModel && e.BaseURL != ""
+		}
+		if !found {
+			errs = append(errs, fmt.Errorf("LOOPWORK_AGENT_MODEL=%q: not a model of LOOPWORK_MODELS with a base_url", c.AgentModel))
+		}
 	}
 	if c.TranscriptionPerMinute < 1 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_PER_MINUTE=%d: must be at least 1", c.TranscriptionPerMinute))

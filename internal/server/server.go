@@ -30,6 +30,7 @@ import (
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/mail"
 	"github.com/loopwork/loopwork/internal/memo"
+	"github.com/loopwork/loopwork/internal/llm"
 	"github.com/loopwork/loopwork/internal/netguard"
 	"github.com/loopwork/loopwork/internal/platform/apikeys"
 	"github.com/loopwork/loopwork/internal/platform/authn"
@@ -322,6 +323,10 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	var agentModel llm.Provider
+	if cfg.AgentModel != "" {
+		agentModel, _, _ = modelsOf(endpoints)(cfg.AgentModel, "")
+	}
 	flowsSvc := flows.New(flows.Deps{DB: d.DB, Registry: registry, Engine: engine,
 		Source: flows.NewSource(d.DB, modelsSvc.TaskModels()...)})
 	inboundDomain := cfg.InboundDomain
@@ -343,7 +348,8 @@ func New(d Deps) (*Server, error) {
 		billingService: billing.New(billing.Deps{DB: d.DB}),
 		flowsService:   flowsSvc,
 		conversationsService: conversations.New(conversations.Deps{DB: d.DB, Flows: flowsSvc, Registry: registry,
-			Limiter: limiter, PerMinute: cfg.AgentPerMinute, Timeout: cfg.AgentTimeout, Logger: d.Logger}),
+			Limiter: limiter, PerMinute: cfg.AgentPerMinute, Timeout: cfg.AgentTimeout, Logger: d.Logger,
+			Model: agentModel, ModelName: cfg.AgentModel}),
 		executionsService: executions.New(executions.Deps{DB: d.DB, Engine: engine}),
 		taskmarksService:  taskmarks.New(taskmarks.Deps{DB: d.DB}),
 

@@ -81,6 +81,16 @@ func (s *Service) onText(ctx context.Context, e *emitter, text string) error {
 		return e.say(ctx, senderAssistant, builtin.Summarize(m))
 	}
 	p := builtin.Propose(text)
+	if s.d.Model != nil {
+		if e.conv.Phase == "build" {
+			return s.buildWithModel(ctx, e, text)
+		}
+		plan, err := s.planWithModel(ctx, e, text)
+		if err != nil {
+			return err
+		}
+		p.Plan, p.Understood = trimmed(plan), true
+	}
 	if e.conv.Phase == "plan" {
 		if err := e.say(ctx, senderPlanner, p.Plan); err != nil || !p.Understood {
 			return err
@@ -114,6 +124,9 @@ func (s *Service) onConfirm(ctx context.Context, e *emitter) error {
 	}
 	if pend == nil || pend.Request == "" {
 		return e.say(ctx, senderAssistant, "Tell me what the workflow should do and I will build it.")
+	}
+	if s.d.Model != nil {
+		return s.buildWithModel(ctx, e, pend.Request+"\n\nThe confirmed plan:\n"+pend.Plan)
 	}
 	p := builtin.Propose(pend.Request)
 	return s.propose(ctx, e, p.Definition, p.Summary, p.Missing, p.Assumptions)

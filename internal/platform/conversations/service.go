@@ -19,6 +19,7 @@ import (
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/llm"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 	"github.com/loopwork/loopwork/internal/ratelimit"
 )
@@ -33,6 +34,10 @@ type Deps struct {
 	PerMinute int
 	// Timeout bounds one reply.
 	Timeout time.Duration
+	// Model, when set, is the language model the agent uses (ModelName names it to the provider);
+	// nil means the built-in offline agent.
+	Model     llm.Provider
+	ModelName string
 	// KeepAlive is how often a comment line keeps a quiet stream open.
 	KeepAlive time.Duration
 	Logger    *slog.Logger
