@@ -127,11 +127,11 @@ type Config struct {
 	TranscriptionModel string `env:"LOOPWORK_TRANSCRIPTION_MODEL" default:"whisper-1"`
 	// AgentPerMinute bounds the agent replies (chat streams and direct calls) of one organization a
 	// minute; AgentTimeout bounds one reply.
-	AgentPerMinute int           `env:"LOOPWORK_AGENT_PER_MINUTE" default:"60"`
+	AgentPerMinute int `env:"LOOPWORK_AGENT_PER_MINUTE" default:"60"`
 	// AgentModel is the configured model (of LOOPWORK_MODELS) the conversational agent uses; empty uses
 	// the built-in offline agent.
-	AgentModel string `env:"LOOPWORK_AGENT_MODEL"`
-	AgentTimeout   time.Duration `env:"LOOPWORK_AGENT_TIMEOUT" default:"120s"`
+	AgentModel   string        `env:"LOOPWORK_AGENT_MODEL"`
+	AgentTimeout time.Duration `env:"LOOPWORK_AGENT_TIMEOUT" default:"120s"`
 	// TranscriptionMaxBytes is the largest recording accepted (bytes, or with K/M/G suffix).
 	TranscriptionMaxBytes string `env:"LOOPWORK_TRANSCRIPTION_MAX_BYTES" default:"25M"`
 	// TranscriptionPerMinute is how many transcriptions one organization may ask for a minute.
