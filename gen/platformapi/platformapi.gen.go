@@ -4164,6 +4164,12 @@ type ListConversationsParams struct {
 	FlowId *openapi_types.UUID `form:"flow_id,omitempty" json:"flow_id,omitempty"`
 }
 
+// StreamConversationChatParams defines parameters for StreamConversationChat.
+type StreamConversationChatParams struct {
+	// LastEventID The id of the last event the client received, sent when it reconnects.
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
 // ListConversationMessagesParams defines parameters for ListConversationMessages.
 type ListConversationMessagesParams struct {
 	// Page Page number, starting at 1.
@@ -5823,10 +5829,16 @@ type ClientInterface interface {
 	// for this conversation) are normal JSON error responses. Closing the connection cancels the reply; messages
 	// already sent stay stored. Agent replies are rate-limited per organization (429 with `Retry-After`).
 	//
+	// **Reconnection.** The id of `done` is `done:` followed by a UUID; every other id is a message id. A
+	// request with a `Last-Event-ID` header (what an EventSource client sends when it reconnects) is not a new
+	// message: its body is not acted on again. After a message id the stream replays the stored messages that
+	// followed it, then `done`; after the id of `done` the answer is 204 No Content, which tells EventSource
+	// clients to stop reconnecting. An unknown `Last-Event-ID` answers 404.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
-	StreamConversationChatWithBody(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	StreamConversationChatWithBody(ctx context.Context, id ConversationId, params *StreamConversationChatParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// StreamConversationChat Send a message and stream the agent's reply
 	//
@@ -5868,10 +5880,16 @@ type ClientInterface interface {
 	// for this conversation) are normal JSON error responses. Closing the connection cancels the reply; messages
 	// already sent stay stored. Agent replies are rate-limited per organization (429 with `Retry-After`).
 	//
+	// **Reconnection.** The id of `done` is `done:` followed by a UUID; every other id is a message id. A
+	// request with a `Last-Event-ID` header (what an EventSource client sends when it reconnects) is not a new
+	// message: its body is not acted on again. After a message id the stream replays the stored messages that
+	// followed it, then `done`; after the id of `done` the answer is 204 No Content, which tells EventSource
+	// clients to stop reconnecting. An unknown `Last-Event-ID` answers 404.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
-	StreamConversationChat(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	StreamConversationChat(ctx context.Context, id ConversationId, params *StreamConversationChatParams, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListConversationMessages List the messages of a conversation
 	//
@@ -7859,11 +7877,17 @@ func (c *Client) UpdateConversationPhase(ctx context.Context, id ConversationId,
 // for this conversation) are normal JSON error responses. Closing the connection cancels the reply; messages
 // already sent stay stored. Agent replies are rate-limited per organization (429 with `Retry-After`).
 //
+// **Reconnection.** The id of `done` is `done:` followed by a UUID; every other id is a message id. A
+// request with a `Last-Event-ID` header (what an EventSource client sends when it reconnects) is not a new
+// message: its body is not acted on again. After a message id the stream replays the stored messages that
+// followed it, then `done`; after the id of `done` the answer is 204 No Content, which tells EventSource
+// clients to stop reconnecting. An unknown `Last-Event-ID` answers 404.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
-func (c *Client) StreamConversationChatWithBody(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewStreamConversationChatRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) StreamConversationChatWithBody(ctx context.Context, id ConversationId, params *StreamConversationChatParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStreamConversationChatRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7914,11 +7938,17 @@ func (c *Client) StreamConversationChatWithBody(ctx context.Context, id Conversa
 // for this conversation) are normal JSON error responses. Closing the connection cancels the reply; messages
 // already sent stay stored. Agent replies are rate-limited per organization (429 with `Retry-After`).
 //
+// **Reconnection.** The id of `done` is `done:` followed by a UUID; every other id is a message id. A
+// request with a `Last-Event-ID` header (what an EventSource client sends when it reconnects) is not a new
+// message: its body is not acted on again. After a message id the stream replays the stored messages that
+// followed it, then `done`; after the id of `done` the answer is 204 No Content, which tells EventSource
+// clients to stop reconnecting. An unknown `Last-Event-ID` answers 404.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
-func (c *Client) StreamConversationChat(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewStreamConversationChatRequest(c.Server, id, body)
+func (c *Client) StreamConversationChat(ctx context.Context, id ConversationId, params *StreamConversationChatParams, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStreamConversationChatRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -11841,18 +11871,18 @@ func NewUpdateConversationPhaseRequestWithBody(server string, id ConversationId,
 }
 
 // NewStreamConversationChatRequest calls the generic StreamConversationChat builder with application/json body
-func NewStreamConversationChatRequest(server string, id ConversationId, body StreamConversationChatJSONRequestBody) (*http.Request, error) {
+func NewStreamConversationChatRequest(server string, id ConversationId, params *StreamConversationChatParams, body StreamConversationChatJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewStreamConversationChatRequestWithBody(server, id, "application/json", bodyReader)
+	return NewStreamConversationChatRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewStreamConversationChatRequestWithBody constructs an http.Request for the StreamConversationChat method, with any body, and a specified content type
-func NewStreamConversationChatRequestWithBody(server string, id ConversationId, contentType string, body io.Reader) (*http.Request, error) {
+func NewStreamConversationChatRequestWithBody(server string, id ConversationId, params *StreamConversationChatParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -11883,6 +11913,21 @@ func NewStreamConversationChatRequestWithBody(server string, id ConversationId, 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.LastEventID != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Last-Event-ID", *params.LastEventID, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Last-Event-ID", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -17679,10 +17724,16 @@ type ClientWithResponsesInterface interface {
 	// for this conversation) are normal JSON error responses. Closing the connection cancels the reply; messages
 	// already sent stay stored. Agent replies are rate-limited per organization (429 with `Retry-After`).
 	//
+	// **Reconnection.** The id of `done` is `done:` followed by a UUID; every other id is a message id. A
+	// request with a `Last-Event-ID` header (what an EventSource client sends when it reconnects) is not a new
+	// message: its body is not acted on again. After a message id the stream replays the stored messages that
+	// followed it, then `done`; after the id of `done` the answer is 204 No Content, which tells EventSource
+	// clients to stop reconnecting. An unknown `Last-Event-ID` answers 404.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
-	StreamConversationChatWithBodyWithResponse(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
+	StreamConversationChatWithBodyWithResponse(ctx context.Context, id ConversationId, params *StreamConversationChatParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
 
 	// StreamConversationChatWithResponse Send a message and stream the agent's reply
 	//
@@ -17724,10 +17775,16 @@ type ClientWithResponsesInterface interface {
 	// for this conversation) are normal JSON error responses. Closing the connection cancels the reply; messages
 	// already sent stay stored. Agent replies are rate-limited per organization (429 with `Retry-After`).
 	//
+	// **Reconnection.** The id of `done` is `done:` followed by a UUID; every other id is a message id. A
+	// request with a `Last-Event-ID` header (what an EventSource client sends when it reconnects) is not a new
+	// message: its body is not acted on again. After a message id the stream replays the stored messages that
+	// followed it, then `done`; after the id of `done` the answer is 204 No Content, which tells EventSource
+	// clients to stop reconnecting. An unknown `Last-Event-ID` answers 404.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
-	StreamConversationChatWithResponse(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
+	StreamConversationChatWithResponse(ctx context.Context, id ConversationId, params *StreamConversationChatParams, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error)
 
 	// ListConversationMessagesWithResponse List the messages of a conversation
 	//
@@ -29150,11 +29207,17 @@ func (c *ClientWithResponses) UpdateConversationPhaseWithResponse(ctx context.Co
 // for this conversation) are normal JSON error responses. Closing the connection cancels the reply; messages
 // already sent stay stored. Agent replies are rate-limited per organization (429 with `Retry-After`).
 //
+// **Reconnection.** The id of `done` is `done:` followed by a UUID; every other id is a message id. A
+// request with a `Last-Event-ID` header (what an EventSource client sends when it reconnects) is not a new
+// message: its body is not acted on again. After a message id the stream replays the stored messages that
+// followed it, then `done`; after the id of `done` the answer is 204 No Content, which tells EventSource
+// clients to stop reconnecting. An unknown `Last-Event-ID` answers 404.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
-func (c *ClientWithResponses) StreamConversationChatWithBodyWithResponse(ctx context.Context, id ConversationId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error) {
-	rsp, err := c.StreamConversationChatWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) StreamConversationChatWithBodyWithResponse(ctx context.Context, id ConversationId, params *StreamConversationChatParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error) {
+	rsp, err := c.StreamConversationChatWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29201,11 +29264,17 @@ func (c *ClientWithResponses) StreamConversationChatWithBodyWithResponse(ctx con
 // for this conversation) are normal JSON error responses. Closing the connection cancels the reply; messages
 // already sent stay stored. Agent replies are rate-limited per organization (429 with `Retry-After`).
 //
+// **Reconnection.** The id of `done` is `done:` followed by a UUID; every other id is a message id. A
+// request with a `Last-Event-ID` header (what an EventSource client sends when it reconnects) is not a new
+// message: its body is not acted on again. After a message id the stream replays the stored messages that
+// followed it, then `done`; after the id of `done` the answer is 204 No Content, which tells EventSource
+// clients to stop reconnecting. An unknown `Last-Event-ID` answers 404.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/agent/conversations/{id}/chat/stream (the `StreamConversationChat` operationId).
-func (c *ClientWithResponses) StreamConversationChatWithResponse(ctx context.Context, id ConversationId, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error) {
-	rsp, err := c.StreamConversationChat(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) StreamConversationChatWithResponse(ctx context.Context, id ConversationId, params *StreamConversationChatParams, body StreamConversationChatJSONRequestBody, reqEditors ...RequestEditorFn) (*StreamConversationChatResponse, error) {
+	rsp, err := c.StreamConversationChat(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -32843,6 +32912,9 @@ func ParseStreamConversationChatResponse(rsp *http.Response) (*StreamConversatio
 	}
 
 	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
 		var dest Unauthorized
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -39220,7 +39292,7 @@ type ServerInterface interface {
 	UpdateConversationPhase(ctx echo.Context, id ConversationId) error
 	// StreamConversationChat Send a message and stream the agent's reply
 	// (POST /api/agent/conversations/{id}/chat/stream)
-	StreamConversationChat(ctx echo.Context, id ConversationId) error
+	StreamConversationChat(ctx echo.Context, id ConversationId, params StreamConversationChatParams) error
 	// ListConversationMessages List the messages of a conversation
 	// (GET /api/agent/conversations/{id}/messages)
 	ListConversationMessages(ctx echo.Context, id ConversationId, params ListConversationMessagesParams) error
@@ -39993,8 +40065,28 @@ func (w *ServerInterfaceWrapper) StreamConversationChat(ctx echo.Context) error 
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StreamConversationChatParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.StreamConversationChat(ctx, id)
+	err = w.Handler.StreamConversationChat(ctx, id, params)
 	return err
 }
 
@@ -44183,8 +44275,9 @@ func (response UpdateConversationPhasedefaultJSONResponse) VisitUpdateConversati
 }
 
 type StreamConversationChatRequestObject struct {
-	Id   ConversationId `json:"id"`
-	Body *StreamConversationChatJSONRequestBody
+	Id     ConversationId `json:"id"`
+	Params StreamConversationChatParams
+	Body   *StreamConversationChatJSONRequestBody
 }
 
 type StreamConversationChatResponseObject interface {
@@ -44240,6 +44333,14 @@ func (response StreamConversationChat200TexteventStreamResponse) VisitStreamConv
 			return err
 		}
 	}
+}
+
+type StreamConversationChat204Response struct {
+}
+
+func (response StreamConversationChat204Response) VisitStreamConversationChatResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
 }
 
 type StreamConversationChat401JSONResponse struct{ UnauthorizedJSONResponse }
@@ -54854,10 +54955,11 @@ func (sh *strictHandler) UpdateConversationPhase(ctx echo.Context, id Conversati
 }
 
 // StreamConversationChat operation middleware
-func (sh *strictHandler) StreamConversationChat(ctx echo.Context, id ConversationId) error {
+func (sh *strictHandler) StreamConversationChat(ctx echo.Context, id ConversationId, params StreamConversationChatParams) error {
 	var request StreamConversationChatRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body StreamConversationChatJSONRequestBody
 	var err error
@@ -58847,532 +58949,536 @@ var swaggerSpec = []string{
 	"GxeoTYjy4Z6urUu5Hy4zhwwmEoB0yv3y2Q9/xP4p8vbSsg+fZ2mP4kWBdmTL6cYAA/bF/WBgTvIn4wpU",
 	"BUBoWSxYaTNNsQAwoDvmoIxsCEb9mA9NPjvX2xvwJ+SDBwqj2lvccAbYQe7IPCCb60PZa2r3rPyDafWI",
 	"hflQOv0x6H+tgrl9SnyI4TdIeWflD90FImz0fp2aYDq4IBQTFtzTcRrWr0lJCnAE9rd0ApWlMORPinbj",
-	"G+EK6FgfnPun4d4QRqIn6OuU/z9777rcRnKtC75KBmMiBPgUQYpSe2wiHHHYkrot71ZLh6TcE8foYSVQ",
-	"CSLNQia6skAK2+6IeZp5sHmSiVxr5a1QhYskkla3fuztFliXzKzMdV/fp8SO/MKX4kPtJvVrtrVGYCqr",
-	"+buSK6Iv2noHlLHvePEZRAMb/Gzbbmolddt202sla8lrpGIiDp2d37dO4vTrz7Q7NsV0In7kz8NM7ovz",
-	"1kroWuK9cRbio+vit6Uj7kLMB3vUQn6i2JCBALCQbUEkUWFbtpHXCpFyezHOUQqf6XAp5TT0D3+cTk5S",
-	"JPvj6CSgL6Hk61Gc9/0yNruWy9s7QpX8/s6167/bCG8DcXqHc3F0+5TxxcIcclUcEk015T4zoj9CDcQn",
-	"oP3x+WDe2NuIWsa/NU+7tlill7UwQ7/tHMJhJbDr0lMGUPlr/2PISzvK1d0Bjs5rvAXpG8YnMapgT8/S",
-	"7iGKsP5dSu9ct9WR2l8xNA04PyzX1fUVL+ZS5acIS8kB+gRjuaZRjAL+EtQ+YtLy7N1rdiOQi7uBhYt0",
-	"inOh6gHLx3xyo6dTORH5KVuUvLZLf1iKW2G/iDUmAHEJu/YjXqUhPSYdh8nInsWqXIOlSN70VQXwOdqN",
-	"pB15boJaHIGKn/oXwGTvFARJ8SExYkYeHfb8dA2PCUgAsMg14vkz0EjqqV+gfQ4sAFo2Exe/+e9wkB2E",
-	"5QKWIhwrcdzTIFrr2qNjva7LaKjGMdf7HUD0mPmp6w3IELYssDwCwZTL+q1EnbEJV4Arg9DpA7RpbgWs",
-	"5yr6OdIl+SnL/REIzCzDxrMIqNRghTZ+Cbde4NZUYuogFN3a0QzsYrkDFr24c6liK6qNNIDXy4qXh760",
-	"ttVW3KP5FspmxYc6Y4CZ+ezk+PjY6pmKT2ryB6J8/jOPl7EZLncXBsfEXI1XLv7D9lrLwJe5lc7RwRRF",
-	"ncyNsrjP168HJB/TqVBUlb1Y1pgqyrxxg3oAOm6sfaAnXfTIAXtCNjFP/zE6ACCw0UHGRuhxjA5+xs7P",
-	"f4wOxrqgP0HHvP3PY/svgMA7+DnfOU7zg55Qf49YtMVo5ua6C5bEKs5OVJL2LfLKY5E0pgspGARZwmdc",
-	"1VpflRp/shvI/q+1W64WvDKO03rzDrIrjzOgK1v3jqjkdLVvf84t3NXCzLEZe1eJuwh7cxpV5PzJHtKn",
-	"J3+Kjyg7Cxd7gtFSGgzETPR8rgOQr/WclUBYRj1lU3EHFSVcsW+imE14OmS2ALPGfsyJVjVwVdTBnkqN",
-	"GLulSRqiXnl+csJ6Obmod4LfXIUGJV6z3G7Rgf9prZvlJOU3/VNrtKuzs0YrtBaptSZgNMGYY2rOZgPN",
-	"FhHXvm9JbSHxuCN5JtBGqW4yllur3Sr/3HH00MQPK2FE7YeTKhGK9dj7dq49x0WJepzaNrVzdq1+7tAN",
-	"vt4esPRkJawpHCHBQfkxFfWtb3OQOpsf/IQARnYWRcmgL7m52RqfwVFsXQB4VmuIDNl6rXnilwM7Whxr",
-	"Z7QubQXAC6EKoSZtBcEHrwsTA/0QHIs9cdVSUcnXnjRhxUaYH2yRnEpRIW7tBtiffgdP98dUtX5XCYGF",
-	"/AgeL1sJaO0YWzsMQovC/oxyNPHwiNY3dENjIQDTatGE9CjLOWpaAPSgcH6+I06p6xEJ89q0QbHItAvW",
-	"sfHZHOGnR+HAjcle146Z1fBbqDR0PMbI8AnWtIGsOZX+QZzQ/nrlNn7uI4qYI7BPIvbF8H6ohrEOg91X",
-	"eYNXP0cwd6vjYNyEzNQfjlReQQwuehmVRULlaQtSZMTWv/eu8JwbfrWay9jLHWNsxnI4nGBlFNfCJOCk",
-	"DTSJrX1Y+EJegr+hq52qSuHJG0FP48Vcew325mu1A/w6JuM6rLnkuRiOQn7PRaWN2BsbbaOD4HbBFYYc",
-	"Eh+h8bdWd+rWm/uObn69z7fS41LMHTE7WOa3CZhp2B1hYwyBSxX6C4GvBfEFJZwuuHtnXYaggaLmsoSo",
-	"V8eKdag1lCBuzzX2SBYfjp/bmpaMmCwrWa+gFY0qAJVW/yU6GhntH1dzvTQQXgEen/z7V9baXUi0eO0V",
-	"hzdilfeJTwqETwruG4UpSNrAagHPFxDCO2zm0wO+kDci6gvmC2kH92t2MBa8EtXZEmm58V/fuSP0t58u",
-	"rVQmB/2gpUHup8sQUfJ2YWtrfUZpFHqYHSqSBh+c0mvD8KwWOPj1V8B9mWoHZMsn4C7QlDwZypxLMKWt",
-	"4P8122R4udAUm/Fyak0F94xTd9pJdEXIaBAqKuBsFssKYLVC5CgbKdBo0S+EfCrwzppfmwxBdhkWMWcO",
-	"x9h3dvIStUrWjIJBxDQbKRcfySIYdjscqrL38TK4BUroGsE6iN/VuuLXyLNvBiM1Uq+sFYwoDKW0qmep",
-	"CqqJB4rInC0qMZUfCFEL/pCy1ffyI/zh6A85AlOxSuua9XAz5/2RchjbHVu3l7tdkvdhUH/4w1ly5eAP",
-	"f2AXQhUst7/rilbnlH0LW4YhqDzsMEKUp3AzmECwJaVhVPvJ1/brSEljlqjeW3dtumlZLy/vroC9Z8Au",
-	"u6eFDHR0cPmNMCNVrx17MhRzPJs5wzNLq4C5LDv7Vwi+C348ccOz3CXJILOVh/4CspyeGPb+h9cvwWag",
-	"nyCq3oMiBLApOI0p/78OyRU/fP3SDaI/YO7HIPodRJSjqAd/NP/r5eW7RjQoH4zUGauE0ctqgsFIhYhx",
-	"SZ2Pm8zz4+eeoLOUNwhMDMEJiOiArVLKiaAcHh1/a5dUUtRWwVr9J+uEkL/l0J+9ex3xyTsa+l+zA70Q",
-	"ii/kwenBs8Hx4BliFsxAih/Z/3ctWsIU50BKgfYa2P12p9+mpPm0HTLPoE8Hyh0KeE1g14547DEVDxcm",
-	"Rw53HaRD7L5eLMelnBB9kCisRRrLCCtjtcOTeV0cnB58L+pzrbHkATcPTPPk+LiBFs4Xi5J29dE/DRpK",
-	"oS95YzJW61AmATK8CT5MZyR4LQOU24QL2v54P94jQjGL1O7B6T9+jsyttlc4+J/TfxxgDu/gZ/sEVLjF",
-	"XKqjRPh2fvYfMBgUXxsVbmErLsdCEF4zDmXoAwaom3GaBOLoE16WVmmzHGlcEag6fTaWTMMGSyJGUL/Q",
-	"a8K39IdJEB4fSEg8ABnho+b2aLXsjzO7FHaOb5PVSJ3GjlhuuOTo3abKhei6H6Cuw17YwH8UYrHTQkhD",
-	"IXeAywFAIccFbp8DAd1gBVHCLuzjPaE+24cJiKq4xj1ra/YxzleukvXuQTqkn86qa6BJLtGPdo3V4Od7",
-	"PMbxBkgqn1qOdFz71Jjfr9nB8+On2w/1e8VJv4sCb3q2/abvdDWWRSGgbOH5ycn2O4Km+g4hKz9S8HhR",
-	"8wOwTDYOi5M06e8/A7NNaydMwBVLM5lb5MaPgWMZWCcz8MQ7gJ1cy2Ml51CXZJYVMAQAgu5M1oKZBZ9A",
-	"D4M1WZTTak5J/xmtDACnySdaTUs5qfMBe495fV+RCK+54672z5tV7YIWmMePwNLNO8QRrk68Hw/QexOm",
-	"dmGcz7Ll11/kkhS/pg4jNVo3zt7Tezl7m86dS3CkpL0PeOSO/7z9jhe0VR7vjOJ3bZ6uDed0g2EA+3Wr",
-	"UdisaR+sH+JK8ALQOhs2cRHXbKAaodqFIcEuV7qMbPDjZ8B4kTwlMDrDqyBMKeKz/LzjqH0v6rVz9gD6",
-	"Zdsef7z9/Xz7HT/q+juAIny0/f29qPfY3PvacvGHel284/UMcvSU3m/0eUAIMXKKCJObzKNpya8dbtJe",
-	"qDvbFOHZfiqLWHYSW7nWWLDCZoQeDzg6YjoVWLGWvzu7fPHXLXosGHz5kBl6iwRI2TUAiHUsoJiOxZ55",
-	"WjUsnJtwFWpornlUSbNUlbjVNyIqpAEPGK4aRNj3vM5doDmUThEX1nRZOnaddtGwjq90T1q4G8hpJy38",
-	"OBKKSvm+IEn1Zajuc4EudThYVqSEY/QZlfoRBlEPsehwSwAANGxSpLgu1jJrmwlTM6gcbQsLrAk0yIHs",
-	"ZRSw3rbYWr/Tblg76HZuL2BW3+Mi3LPff5/+azSPfdzX5KN+tTXa/d1ddn90EscSSPw+o+3R6kWfFYUJ",
-	"LXVr2H5PDBvzkgPzHTBzUX/aTOMksBlgDn+8m6222Bxdhwpu5x6FtfNUDtj3VNxcQe/fnNvJnzKOFX6E",
-	"Ci0Nm+iqQpjd8SoCpyUQkopRYszlWPFA6wqh7McrYgsEM2TAXtDq2ImMRZi3ZjwNDiZqbC2IbG+jR92r",
-	"Kx6d4UfyxJMRbDYBPBwErOpX0bHupsCW7j6grRJjq9YO2xaLQT+HeOH1ZLYuX15Gxvu+kbrvsFyS12yu",
-	"ARkNvaKQiDRZil3eqIwnGm7qoVFFs0UhqZ1nvefHTxFvVekxldM23Y3YoRh6OH7oDwOstAylJNGGNkgh",
-	"SzEFp2YqlTSzAfNLg7TKjAD7O2WKd0Pce1FqonQ8OT52HKa4llhTRX0EkSXoTKDkyb3nx3/OnMsHt1yF",
-	"W670nbqKL88h0+mfSAHL91vilV2RyrBD/hOjKN0C/quf8qmy7eW9eCS+0XqLJ4Jioe2QO9QEXs9igAks",
-	"2r4nl6Q7TnkZus4pRAGBiKj0CVZiYzagmZx8Tx3j952g3HKha8n7X5DI2/GG19CsfLvfTa/sp6M77tOB",
-	"WoM82OI5EejBV7Ony2Pyp7RbQuCBv2c/yWcbqd1ZbRQbWAAH8sK0NGKEntyEeV3WrNfewOMQUYxwwCfU",
-	"VtEnLjEwSrDTC/tX437c3A0XzBppPE3OuuDiRUFLDqZmiwCzP1ohNVwXZa49dt2DK8CxAkPB3pu+t/f8",
-	"+FkfGciplYcMITDL2lZ6W7B6uMEz67o5XTNFEe4B+wmsmyjmjQHvGByAWkSTV+Kc4w8PbJLYn7FTvvY9",
-	"9rfen6MYQ0Y/sIeYwpt052ix6Qy+kiPYd525rKertJe2/9Um+3TBe1YUTsZtdDad0E3NsV1sLxQvO5lV",
-	"kYAxQjTMtjZRM0wlC9y03uz+JPYJIdfLqwp7I+bkzaxJUOByigfUFkFGdIcV5uN8jb6dVn/A3nbYd7n9",
-	"ieBjYzEDJp+r8Rx6GjUsT8PxY3kXSc21SreW+q4O0/B3bQ5uKFCLXARpGh7z0ojpsgT64WjL9buK09Yh",
-	"MoKk3NJ88zs3WB/P/vS4WuuG5i424qPagG8Vblqsem6xCBH/z6p71otqx4kUDVGlval0ctJvMRbR7qFT",
-	"Arn1FnsR5OkGo1GqjpDU1hTdTnblxvqf3729+dXG/GpjPl5pISMInx1syt0rCNcgnELh4EbTEQ2wWH5Y",
-	"oUVkOV0iBI/kLr06DfOxu5TQH8l7VPhbC3MAw+drUKqtZLBr0+5rPYPtujV95pmbqDbQZKjodLVWHrgj",
-	"sRPEk53LgNmhsYgYqRsHB2u0thyd8bJ2z8IUvK7oidisF58qGD6p5jWLgt7mTt6AvYCCXOOeHh4qKxiG",
-	"W4wowWW9OCPKW2Ha0lpQ17e6MqKc5v2PLWps1OYHCbV3LSMSOzu9QyOApt+ghDwYZaTc77hBQEiPQda3",
-	"4giWgxYJRASSfsHuER9q1+kYg9bRTwYhedBaI3uIujwxtbqxwvEe7Yh1erMHrmjcSWBSJeN/vuD8MiyE",
-	"9yQH9rUQPqmwoSmRW328pJ6BgJHp+I7FRM+FSQ3GzFUME526AGbshcdl8yfalVfB1dBvzkytF5Dyc8n+",
-	"CPWqDf7P40spZh2oeiZW8GcrOanaOWNGByHk6p8I0dfUukK5NIcMP9Z6+Quc22FqvlpXFJEE/ux2VlIp",
-	"sdLLChrFu7yydUG/W60FTnJLjcW2Gob/BPOtOamvEunz1ipslUrXQtVHMVrFTpXRYOo8wROT3JzWRLPe",
-	"eMXygImbZ3jk7a/SeqgsZkBHUhx7rkZq6ZsO0XQopanB5gPg+JxRURQKrIQ2HouwrIlKdgtGp7Fe0iOt",
-	"LPg1IQ+0VEgnq/HQrdFQaJasqcf8kgbAS7ritgHd5j8jXpus41412vGNnyARHi8cO2lsIXf84LhtCMsC",
-	"y42D/Eq2NWXsqevP44F4FAzELRupkbpswM9EpKz+EQ4CmvUQW5bCrOBBLJHxPnnhE8P+9tNl5tq9MJRQ",
-	"jVQTSJluIo2PYU9p2K00cmy9H0q9I0AmPHnAAG8+p80LwwDAwCyg7M2Xph4pnEY8CxRBSSQ28Aj6sGsT",
-	"jodhfaqs215NLulIUXQ58xBCZFO4j1NUfFoTJV8hzaLkiA5BAEnIgY/e0XsF/wrA0vkQ020jFSGo5f8a",
-	"OeyS0cEpexoh0Z6yf/xs/wkwRfjPX4lvv6JwEsyogO9/tr55DG4rqdhixo1g+aLkytp7CPzjvTazBEeM",
-	"4N2c4TFDmvlScFMjvik3N9YvGykM80/sM2UdvSYfL2VZQCcefQHUBw6C2e/fid0Jpq4EnzMvidsEM5yM",
-	"WKLcVyw4egUG/xJfrg0bLz6l8BczJMUEgQ3YVgT7CTZt/q9fYa9xRECDUpfBwQNXvfNaxFPdZqcls7zj",
-	"PrD/NfS2pgCQqYwnS9aiAjZYYD6CjKXabZ6d/Z3a0BtyumE6WJ+gLJ2HQ+cP3DpqSSlXVLfpIBfjB4yU",
-	"FZaicGCYtV5OZtYOO2OVAMpYYoo2tSxLOshUZz4BGpoS4nuVqdsONc5j7VQnu/55O8Le2oaksvZP2ZBf",
-	"xPbCNdu+v7IdEAw2bR37jZsWiEsdUM44pAxaYL3aoKk2f+n7sTz3kWy/+c2DaYGtO2c/jyde7dfFphTB",
-	"ha8HADPEkUNu3obf6npGsNG+P4WXpb4TxSlZMljaAiYHxJJGqhEHh9D+BJm0rvAWxObNIv66uuIApqOV",
-	"k5N9igDhkwGl174JH9Cr9UhV4lZSytv+GoXpYUrLCnn9YLrY1Q+KX+lDvUDhiZIz6Y35aSZLOOH27yhn",
-	"pRmpIF2nZIc3HF+3rmkGovf8+M/9NumLkcv4672ztz+AYYVvfqQg+T7CwQXLH0tIfCFJ8pA/S3bkgrbT",
-	"vqbPkd34R7jd94+Nt4mjdmdbqCIk4gNZIEDvUdZSq7498rsZWjhiE3DEnxg8viPFDXT0ieoQwDnFrR01",
-	"6+X2XUfwr0O828OkvoJLIoBQ+2/0xRTL4V+nOSulEsBmlsuC/glDsQPOC15z+vHUPvTf9JB/M/sX9u+R",
-	"+vfh4SH8n/1jjsmBnP2bcZa/mHHHrhPhkEIVp6vN5yxHuiIrKKxABAFKRKbXlTBmiNhEta5E0Wf4lkpw",
-	"o5VU1xtfBMk9lp+7i/EV+ATHhLPD/fSH+O4mVvYOT1mHls9Zj3eiobuZOqLIbS9QLEdSQ7eObv8wYjkQ",
-	"ocp5UrunB3V1Vesr0lHb53Lpb7vU39qbopei+hiLidWepPbc6wCgFl6g1uBp/3bx9keGcNlDgqm1SmuK",
-	"xCGESzcTztGf8QJjBaKghxdawYewF0UPg6BIfM6uZDE6OGWjA4QFXi5lgajAyNwD48cLrDYeHdhjPDqA",
-	"iYwOfs2HjCNgun0P0ATSgXBxM/wnxHHEL0teGiJdQU4WkgBOUMiaTXhVSetOYUm0PYIURvMXFQP2ik9m",
-	"7jSOFJzRmS5J9nhsfZi3A4llWjHuYJ7tHeik0QLSLEB+YRE4LmAPl5q+1Uj5wE78PfoUhHcAtqJik1Ib",
-	"ipY7SY/m/xzGAiPu5adQoXHIS3kr8r4r2sNQx0g9/YYZMdEwJLBfwi4G+hMSaxcgC7wjauXbWUrWCt4k",
-	"XEQ5BCMAtxoilXmG0gcIG/PA4AoFrJOZttvNIB0D3h2EBXxbCMCAGC9BUJWCR+EzdhbZmEFy2Ue6AQ+p",
-	"ooNsSzPTd2akqBLTXYSW3VRbK3VA8huXwk2SIm9e5IZJwzdDgHzEcbYe/GIhOBSuIqaze0opTe1QtSdB",
-	"D8ExgKVt2LwOdN+Xs8bhQGwx0I6jIrUtvX09Uj3eIXvw8OCsTR9I5Rp8GIEBY53pIpwmT3oxUg285XhM",
-	"TzAZMmQbmDASCgaPVA4fAg13IsvIJXHTIvvBVYV8s9TpQP8iZoQcNkfrMuI6DKO30N4dKZSYjIhsq7yP",
-	"Z7ASnIZJsjLqw6c5YygWGRIXcEyn8oMwA8geT0SZQ+6d9rxL1vtJ64qBkQ0YBmee49iFbewex6nQDm54",
-	"LFHamgq3uVqNFH5pV7UbA5q7yyJpj1HhP/yB9RxmSvwZMyZVCINmPsSAEsuFoL3rM1Lo+8jU/urTia3m",
-	"vERBinjq3m4dsBelNt4v00qhO0lRKhOk5NCf4pHyrxfIvLiiQzpgZ7SJsG4JCht4LQ6Jjp4tmvWVvecn",
-	"lPnPz0VdrQ7PrKTO++2hbjvZJBA94/V9uWUzXuMLP8kdW7Nj0xGsI4SnlvCQiUhHsoaKTDUjxPrs48ZW",
-	"Mo/1rWijEWp15xKjHMWMyz1MW+1zI0SEumM/ZPRQaKBBPH1YlRd8MhOHL7SqK112c7UofTixV+aDNvDn",
-	"MIHfoJf5/GSHN11q/YYrxx9oPj0eL6wG9TozOGrrftrH+KpOWuxEJGBS62enCFjGdFnsUFJh1ViR95G0",
-	"sNmfeOldM29yxINopuKa9g/wD0AJJ1giIzUTlRiwfAGWFeX9eM2eosYEMQjmBjClPj0+Zj36huzkuD90",
-	"DZQLTq3zIkplJoRBu9RovHFf4EtGswsu216lEt6O/q1Hrj3KQrxt7z+UnR5/jEJDSKo1onS+pMwKWn/W",
-	"cFVggc4X9Vq6/m4GBeHLerGs7dnRCrjUfTg6McBde5pe1iNlTyUW/BG9D1RlixKI0VkOL79Cl3UhJzdR",
-	"QOqU5T+9Pf+v7354+9PVt+9f//Dy1Xnuj2Y/mJi6wioJpD8yWXTbux/OfvzR3nZXSSyHsN6D5zWLL714",
-	"/+bN2fnr/22vdiobB4OUkM5itxa4j8rAVHKi/qVKEPKpE4LNlFmTeFNAr5e+Ts0Jd1rkyWypboK3piui",
-	"Q1qxO1EJoiC31t0LXpbkxFVLxUqtrh31a/Canxgag5Ww9pP1np4cex94qeznGClwwK6XVor62pS+qxj9",
-	"5vg5q2eVXl5jNUROXyKnmUSlovSS3A2uaXJa2/8TbM7zpXoJmxsM23uyNaM3PFLsPxnB5tB/unceoQrt",
-	"UYwlu7mg6Bh2Nsq7HewiiAeEBeySj5d02ZhqF/iykDoCvezFnKGcmQXwe4Fh4jNytYZwkaPnsg9wTJ3o",
-	"m0ENlGO7x/pHPC5v3j3L2E9nf8/Ym+dnGXv7/fcZ++6HsxcZO7P/7+279xcgZ38S4zdUEwF3I2hejSCd",
-	"nhd5KksBx7uGsJKvaFrwym4b+2cKJH6ohTJOiNMNGMDihs0kuD/QjwyOL73Tu95Pvxmws5GC55W8ahdE",
-	"kZRZLkrNCwZigfVOvmFvviVhxDbJIvsm6DQeKbS+7AszxnEiIAop98DTtX1ioJmb18tKxN1VY8EKYWUX",
-	"IQ1yljsm/hyDFWM+ubGGH91gt8G1kj7swJ6fnMDH/BavM6f27W8XQp29PgQelBqKCvMj2AXpHjS5tSkX",
-	"Wqq4vA2jnTJZCfhwWomR6uU/vH37zmqvq8vzsx8vXpy/fnf5+u2PV+/Pf8iHoLObDGnfHJ+wfLlAq/lq",
-	"qfgtl8BKmbfL9ZECwe5ave9c7ni8lGV9KBXT0yk4v34xKtZb6MmNqM1iJtUHHK4dyvsL9kpdl9LM2FwX",
-	"oszYdDpfiGtcdQiVYBFa43v1XXO+f4XxD0KqI7BTFtqa9NEny4XKB+x1DchuhYuvAGC3stPihX8M5BJ+",
-	"kONK/l1/YJNSLgx7KcaSK2Zm9h8wiXhaEE0G8ExTs+PB82+sPdE6/OFImZmuaghOc6tpzXIysydpdHCt",
-	"7UV3vCpYLRRDm250YC8FQ8shlFDhpyLWQPtq991Sb3+k3OH45vip9dzrK2ll01woaHfboLu79PRaaGjD",
-	"vnv36vzqzesf31++yjP27BjRfuElQ7aHbg9S98welI3Kfb4sa2lF2JFd7kPHXb2bdr2MT+AjafjGGDbr",
-	"+CAyPkG/P3322QafpNU6DRPQeSCWpdlJJcDWwxk+/eZRBuv1KDZhgOu6izrWFWrjL8+QCoeO1oDslk2m",
-	"1EIe3ojVtgacwBa7lX4gwYAq1gCnSMLeCAcgLKsGwUHovaVK/0NX6W9HkHbB2Qe6/hpqebYXDdg5sZf4",
-	"HkBAF7bymOySHF8jrqjzD5OoFXSAE1aybwRCD9oaFfCuHDp+r5B3M29nPDgDLuSH7+Q5K41GeNUqWoFO",
-	"SsB0DZLYsN+J0OydPSxRIC7fPkEpt0O/yNYdN/j4oLqDuRPDn6MSbsZ7psuyxAb1DGI9py7LizHWGTcz",
-	"CrUGC7oSdSXFrZXhvLa2ICYMzUzfte3//oB9620EUAd2IC39P2nnjxE1ZtD5pDZRb4YLR0OrvlTdfTcO",
-	"CoiExBUJiRyBBOrAaKtMbQ3FtJWm2UTU467L1/qFMWQScO/j6c5dExEslSNOoiIXBzeVgQcWV6D4riQO",
-	"S2P9TYCxaozcLUvGwiqpZVk6svaNkhVajKnJqff8+FnkbFkHC+GlYlQqEIw4FCPKaeamQezsKad6Kt9w",
-	"3+ERvaeoDT68pRfm4fpV0iFsx0m6EatYd6Wn77ePCBf4EAOxf4ssa9odW9tOUJHHQu6U5aSvgHwMKgJq",
-	"X2kBJOim2fLvORJczBZOuTTsRlCUHJgLoCwaRCAvArgKAiTZNzbMjOH2M0n3bTF64lgMivGI0wVWoNGX",
-	"Hyn3LS35zwfsDC6LRoNHfv1g41pHB3uXphi/4DCi33xOCNdo6z7foRPG6WyXfUECEyss/M6jUoDdt9wO",
-	"Bjaqg017zZnN60eirb+ma7t8bmNwmwz26ur30E6zdfft53XgCntwFy+kl/XsiCut7HN3qjWwF6/memlg",
-	"a6G1BEWPULblK75yvpA3YpUzrGRxVqJ9n1A17RJvo/Vyh/Vpjc1I5pgZ0FKPV9Bu6F4Epegx70UGybTD",
-	"Ut6SrWv4VNh3ivkYES3Hlb4LiMd6DK0wi4UBc5nYyJRmcOoATovX3DHtYOV7uWJC8TH4pPJaHUqV4WH2",
-	"DDz2ulKqG1aJQswXeBQvg5lq2GI5LuWECh9EAa+c2KtVLXlpBux1CNF/c3wcZ+rsul/diNWV0vVViMIQ",
-	"OJYdevJh0mi0jqM47WdcaXXfhxxfsTW2E88Dzvo3n3EQu4WXmksJfU8dy8l6mz8QAmZ+jEAQk2Ul69XB",
-	"6T9+TmJAzRHGEmJZz2IbzB6qStiDeYhoat1ZtFcOqBe5wZU4rOVc4IYGpjcP6UullR7CTfCqlICmom58",
-	"3Q+0ytWrhfAgkXczDckeu5g+/N5AdVuJOoDBOfy3PrsWHr5iDUSYq5jx1l3qfLVDB0EH8+hhgbdDmcr7",
-	"ULhtn2DPvTQ1kOCBWpyJcuEmbUdeaoIoNsbRdkVqGlKMG1Gf+uuqHG5qQgb3d6EL9IgcBGMI+MmATuNx",
-	"lgGEN1mZBr33nCt+LeKUkaukzRpQvl3wnv3IB09sDDsyGJc07JelWAZQYTv968qqV8QsIBrhnM0FV65c",
-	"FpxB6L6ecVWUokCUHdA1tXs0NWfLWwGVs9AMwYuigowkV9agwUJ32DXw9V0mSKsJkCeyP/rCiiEzWiuI",
-	"DhAYoM8WtiVE2gxre8he+815T15z9JrHanRMh7Dda4alt1+LdoLd9AYLyn+bMA+PWY6KMrpNUHYricgA",
-	"2ZG+mK5eKzBNIVEJuaYHhaSy6IcqNHRZjJhUojborcytpWYlDbaiJE/yfGL1TMyRjdSNwCHyuZRphExq",
-	"fikh0TjmRlB7BQXDC9ZbVPpWYguF+aW8cte1Zzodv7FbpMfB7mquuzUnaRZdwX/39yTqv+lsv6Mbzhby",
-	"lVrO7xvJy09pX6plZy9/kSBeyU5yZzL+dROQF+BT8ughrMfpJDE0J5he1kYWwjlX/dDX3x5khw5AfIJU",
-	"2CyRj1RkUiDMgX/jFX4/37jodhn2NQRWvmhKR+4ak0OZ9lwaeHSohHh+cpKOxDChJtUKjETAKzA16529",
-	"ujj8/sUbjwCWJu/ATbTmlDu9Q8CUAgdupKIoP7DHWMdvvGrItCfYsHeO2pRyFJGhl1nHdnEFPYOEURxy",
-	"B4OR+pHPqXFnqeQvS4SkaiNU6D0//jN2YxZLPD+iVfYERmMc4P1xFdALHjUiH0nZrQAr4QREwFGsF8fa",
-	"cC89MGPBl0VAMIl3VrswarETwnneYjFgpNJLiERwkZXuvtxUV9hkIlRt7xEVa6gjxG+PiiL/dvH2x5HC",
-	"zRN9cJJhqVcELbBYmAXSRY9rLlVkOnDF3p4t6xmCYYIsAqNDBgh0bBNcp9NCEyaKbYki9rSgik3W202L",
-	"d35VH0Trutdt076XkZD/BJ37OVVnGM9e23ZXBLRkn4KuCZsrgTg7iy/ESDokpUATsUg5gDPuuw2p8DZu",
-	"hKUoklRWuVgtiWNkNWBjINbZJr0UY2jezbQ7VmhOh0FuwEtLdcxOaGmpDP4MWGlfwZabcGzb5fMOiajo",
-	"Q23y2TK2rj3bEdc27JXjx7UGfi9ga7vsiz271Pzdm+HWzoVCKzfZVthbzyfCxJsHI6XY2ABsLBCTw3z2",
-	"kPQ0NWUZaHjwD4FafmxmI8ELmZvUK3Fa4Ilpc1BQiXvjI8Eva8jSkdpFmLLtspTQzx7OXn9c0LPdT6jH",
-	"PIs810e31X/j3CF7GveyNkdjXnI1ETulgukeTJ8CTc4m1RLfMdHKLOdoJ2GlDhA1uEb6O0QonHOpzG62",
-	"9Xq+5YlhNJcW3sYFN6aFErLW+LwOZlt63hACKmlixpVbrHPhxomRLlUq629p2feV2d9KQF2PWbMfgOM/",
-	"GfO2g+++wm9dL1/6/e2mvJm0f4yfLjqDLgq9QxTew5ZYP8JsMeog6VWJCfgsXhCjS9Hqkb6kpz9SqLtt",
-	"ctYLXy1EV6TbLR30pyfhbqGWcxB75tb+/kt58PM6rMtO45BEKIvp6a6R4F93jri7pf5OlgJRD+856B6/",
-	"cJ+we7oYX2TkPZ1CdBQLv993oTZOHsN6nNXQ4mfXiNe8v7mkfaRG6hANX79fc5ZPzC2BJTrUhNOAWOJf",
-	"6Csj4HdA+8L+p6kERPTxivp0oUiUvbj4+0gxGOYgsY+troNqBBj5ld25FC2jBgGw0ntAetw6XPNLmZ8y",
-	"zm6luCMpJz5IgwjFsBpSMc4qcS1NLSpRsIv/9QNzT1kfTI/bgaapuBanNRVrcVc3lJEUCN7R8dY+pgFY",
-	"OmskD3M00M9PTkI9xNDTlnLFPMiYHxQVqvmPIw2AkBarnPHavkeDrYAfpMFSBkX5sBfuKWHgTvl9QS5E",
-	"QuRREwbxQLaSgiXn9othm/jCEgrJKnfI2KbBc/SvYny1c2i28R2Rr7MEJwDgF7Eg1IN9lsJkTM4XGoBh",
-	"K31HaJaEaUjnc8C+swcd6wHy8A57Dr1Eg0NJ2VU39nUOC0VvI/AaQCxOmCu6Y7DJsd0lAru+p7+IIOzj",
-	"xlR32aI7BFXTtd9kgg/ZQsMOBWZdQDKF9ABsk1avsHsjHD++7PydhFh32yb7+UduzV+OExywpiA8muhy",
-	"OVe7of/htUiO7bahG+MT47FX7TsykGJorlaFqE6RlR2sTz8teACW7Y+U29b0ECdg0fpKZWU8Gj8QfBk0",
-	"mLJS3ooE3CIYU9lIXVycf3d4veRVQVTOfv1dmBBq8qFCWGGgZuXH098P5899hhe0zPd5yujT0qu288bA",
-	"Zb8f4L1ovzzukSv0nbKmwNYzx9miEodGXitR+PJ4h9204QC6vYp+3ouLv+MN3JANAtv+ciYAy/0mNIg0",
-	"emaoocZxIALIsT2Mz/547MuZW48P9yNBkKn1U5Rhljo91v22NLXSV/Yh7fWSkf56SYv6viof4pC5121X",
-	"Z3gdfL6vzCtd+i9aJPSDH/WAWtN96+HUUchqmyLE8wpwjW1qkIduNtBiT8xILSpp1+gQei/hzp6u2GK2",
-	"MnICWdCCaFTtgdOKii8benKjchspp8ns8XTeiiMoPt6m0c7tIn3BiLXuJNt57BqatKv0O+hK5gX129z9",
-	"B2hLVFn70yg1nt8VbX3vomZBT/beX353+KeMLRcO/PnNt+wv7Onx8z99839a3Tde1cL0sVctPcukaAGi",
-	"G0B+ZT1gP2Iz/UhJE8IDK1GfWvUOgU1ZU+sPTvaIfs8RLBt/vJIF8YQ4p79xkyNiyQcjdYbv92iK4sMC",
-	"KhAQSOTkOZvpZWVYL6c/XPE678c1FB7wajITkxtRsJmoyLoGO5sbQIMaKYyKxOy6pVRJs9fzk5P+kC14",
-	"BfQFM75YACJS7Wcf5uS7zSJhSpHosZho63bkPu6cs6WqZYn1EzhN6EXFVYB2MpodMlqA3ENhbcWruJV6",
-	"GQI5QI9gmJ/gXHAFPDBWhhJIWVpK9/TZcM2EWbdgRgpg9+wu6SOQpNGs0Gl8CWmp3Hd1bKT5otITAYyU",
-	"eSelsNvmuI/vDxsvfc93upo/dAQW3wyT3mZ1+RgVnoLfWNj1oQH72qD6UCoOHrP0BE58ENt7RoCPGlLz",
-	"3hTM6zlCkfKGSOamaTYqcRc5SGt9rDFEuDTs5PjE16ePVEgOKScxY/FBccHQMtNcDidMZZJego66kcrd",
-	"qK4IFmvGDbuu9B303mklMpaTzQvOmlVV0U9JFsybmFfWvAi46jgNYKaH3KY1ZpFTiIbhGdyMldN3s5WH",
-	"6VmT5RmTU8bVKiOhTgPpOyqrSt9R29GM34Ium3O1coWDPI5LDdm45OoGlBpmz8yNXCwIpjlJ8GFYLISi",
-	"vAkFDYFO70tV6yFBKSxLKGckzn5a+0JUAC7hgJqjb4tdjqW+gxpDIzJknamWQDA1mfGKT2roDIcSITio",
-	"pahrh0ZRyGvMXUDlI2Rx8yv7peqrHFDlp5V2eMPWutDLkojuHKIXPIHykTjLUt66igXRLEqyGwQlDaIP",
-	"UwRmpDgxLOEa260Pa9fjtNrWjEDksxzvuUK+PIVkeXkGydcFlkrai81yOpUf7PVXJ3ZCV89y9v/9P/8v",
-	"8aohwRv0dECTBcBvn9EEYFEhve2KsQKH3XoymFh9IjUPeRiXtNXVSKHRUcR2W1ybBTgCTgYQBJM3WjAu",
-	"QuMge2DdGMiibrbjP7fmZumBe1gHH69EvpOlwBe41+6Voz15lDwDLa41EjxEBCAeLpVpkb1fE7efrLFR",
-	"EQY9+ImKm7yHe9Pb73hlROIXNgExUXplCM8H3EbfoJPhgyn2L3NRcwwEuQCMoz+xwgK3YUyGMmDQYU9Q",
-	"3wQ2fErVPEGknK4ZFK56LRTxeKx/d4WTEX30iKjoHZ9CVt5IMfDVBOFmxLoalDcoeCP/W0S6W9ZehJWr",
-	"IYwUgran8fIZF4TCYTr0jV7sZg+tW4UKCK3N/tBjMc35CoGfHEivHepYXEulYDWnjONNDvqfzAP3AZBn",
-	"KvC4QO0vOAmOBPCCMvVjXc+sIHYA60nrMECv54VAPPQKQAObGpy4Fvhcq2uWZ1YjDfPMKhwsDcr/nVvv",
-	"cD7nONelKsREFqLoR+j1iGWSu+EPwiuHWFYMSgu1Wq1bwwD5jJsr3Ka5q/dCHNVqKcgKAUjeSBujveL0",
-	"7lMw5PC/T3Lnv2o1YOfOtDGLUrpAwPl3L9jzp386Zr8std3Vw4SAIeDC4g6LFzb0WgJ/gFoCSkPKS9qm",
-	"6d6hGHhoN5heu7sf/Blroi/+Tm/f3koJlz1kxPKrbxr25B7OqZ50JxyAbRIdi4s7fm2n+f41hqSnukJh",
-	"JVUtqim0M/VyeKReCMUXcmDXnCT30e3T9Geg0hCVCFhE1CldV9Ia1ktv948FrwBbDyAlW5DmqAOKXwtv",
-	"99sZRASxUL3MsBCa9aKZEA9XvqxKM6C0x498Lv5CNj+fCzL7wXlCdD/CXwIJ5u1ltwgYt9RGKKJLtsZ9",
-	"ithUCUyEWjGP0H+kEwlqDW1CbLjAkXsLAkOhoN6vFaBkyPbSGprje3mwG/3orJ6X6fHYiRQ0Wsq/Xr75",
-	"AT7C50aCe22XliC+zt699jZGs9XArEwt5gc/ZwcfDrlaHWLJOorEeLMfcWNEbY7+ZQ/Hr7tsfayMjyMm",
-	"6I8tIMwO5k28qeznObfuD21EqNNbWStkJkSdMTnRKmOlvtYG3dkV6DJAcSwCihjthrFU3G5eTQxJ9pV3",
-	"uroJXax2fZRwuG3DgAKJGGuTGajYuUtu8lX7KerIcJszu1zr2bZ0tb5zlE1pxXJucFkOl/JwvFRFKQb/",
-	"NLnvKljwehaaCkhYpdosbjGY8w8/CHVdzw5Onx4fQ+umnfrB6cH//Y+zw//ND//7+PDPg6vDn//H/9HC",
-	"artnQo/fcpzg5mORHcg5vxZHC3WdXohpjIPTA/yALQNyt5rb6//xYdvxy/CcToz5iGMa1bP9J6cBOwTA",
-	"y7VDxzjtyebZ9wddzLksDwEYZ4dGIwIYRBydjXhfPRJEGNIyfFyKop+yibR3G72yb7iE8TxKu9H6FCWS",
-	"wHe1+AChpEy5NPyeXi7hL594xPYzydwC7tPPE8/6i+zmiScQ7fd4e+9ErBE9xzrG1IYh1dgedPdXZ6e0",
-	"xR57eX2IRtHTP7KZ+EABXbSO/iex0nkCJffgQs+5VIl1U4mJgLgtAlxivDfccfHm8h1UNQrVpJtzMfSR",
-	"ovHSowA6K7bMwMOnftteDmtF2YOM5SU39RX+5u7PhxHHtYfbHCl+zR0vhgd7JaLhw9cvk9doNcHeG+rz",
-	"z+n4OFz/zBM9KyY+iMkS4VKmYCCOFDCz9uw6lPaL1aiTgdTkVlSYVxAlwHn5S7AoTkPCW7muTN+Yhci0",
-	"FVeGTzwC2kj5d8NHWiw98g9N/5Tl00rPITCv7f83y/E/xQRWziog+7/WVrT/65YPmbRzegIkYEaKlt1u",
-	"OErJwH9CugLjIzmvaz6ZgT+SUzohB6MM7QiSGtCNlTEj/1tkbFnJX3NyDEYqN7Wu7KCPjnL2/vw161XC",
-	"6PJWhPqECCkRrz2iS/L+IB4SNYbZReNwSny23n6aJ2HR8WusN1FRFMEaZP7b908pJWNuIKcPlfGI9hqv",
-	"eQa/2Q2nlft88G0G7KVwfVBSq9Pm1qLuNj8Ha0WCS4YUwUig4NBxIwlgTbSRAtdkwWWFXW0moxCSB5pb",
-	"KkSRIBqZk+NjT0KDCIUcg4cOSpn1To6fUoIGNrRd05FCCp2NffOs9/z4eUz10tny5bXAPeUT/PMfCWsi",
-	"en+3hjvr+qjh5E+x+6LAP+G+poQPfG1RDBufG9Tj56yZ2Gkql6n19eU0rD0yOU20Zp1mQYstfPQvEsi7",
-	"daEl70ECU6djTa0XLn1lpQAaEAQ73UPGLYeOXYl/UlAaKAFuRTVSlfBNoi6GYl9CkRCvVz1jvZVtruur",
-	"s7MslQ67tJY1997XxrJtjWW77b19fRz/5ZKCzNade0TgA7t0DVE5CjVvx9/aGXUU7Pe+gomsSoRTRIVc",
-	"uhJDXkGNRGu4xM/iwuEj3L+i8HgK22TrkwDq8DvobNv09e9511rde+gN7Z3iD/5i53vZZ5gmmYERohFq",
-	"YHgqi/gJge8T3KiC9YCDANbiLyTfcraigiPXSGY95r7jIvR8mkt1hQfkL9bwydFIl7WYs4k9BwSDlofr",
-	"OmhEvyv13auwIo8TAWksMsU/WI+XpbPrTf9zhkO2jqNaUv6YQFecdxFtArLlZWT3DxkvrSSSccnv8caB",
-	"04OT0c+lkvPl/OD0qR85QHmKapeh3wtOjN8iXqhtHYcDrbOmR+XJKqUBV4WrumtkdN8V3NH+VQteIz3M",
-	"x3xaN66xmGqoONt9SHjLR41py/l4jef6fKl+hNN6v10uyaHfK2rnl5FU1fF2PfAtL7zL9uWF+eCki1hA",
-	"egUVftyEmN8RWxLNuAVUqti3DVPFQxa3K+ygq73UoR8w5HAjxCKRXbJmwgopbyzBdKTxKFzgDgzYy4pP",
-	"EeEyhLdQ0UFmVNczNnZjElRzHEYow6GKCo2RbyX3FTdCXUu7leTkxiontlx0sPLUvqAZOiKUrtkdl45f",
-	"YEUuD4D1z/gC9mUOUZmcFWIhVGEcQxYuJ3rTGMlxwQ6MtodE3UTP7ZKJ4lpAfxysE6y4HwN45wjNSVHN",
-	"yAAAul4hGiWd+Bjs46DPXYipVBKLRjn1z2KkBQqZkyLSYAvT33qwTV+K2prDEFDE8udBgT/lwybgm58i",
-	"whnaOToQxPCiE3T/iN0zfE3EPqRZutDzHe6t5B0z7aygsMngB6gSlrVdCuKeg791EDpFQ3qWsbGY8KVJ",
-	"TDBT81WMUEQRwAThqr0hJpF491XxGr/jUWGJkpFsDfL4cxwTGdgdgSf4U5ySk4et+0lrsrnnN4TYvJjW",
-	"rEfnZaILAQmAXCqoEp9IoeorujZ3MLBfi3SJ3QnOMW8owy5d2OFtbUW/v9DT+rCIIlx+Y0LJqhX9qFtO",
-	"EbG30QLoHSissYUk8GIheGXwfutzAZxr9GAHYIfV9E5xIn39YiGgH+dOlCW+kRjEqCBcIdqcuYklFI6G",
-	"5R5sKc/sJpwuKx9Io3xTFroQGDdGXivXXeCQpMQdqSk3SqSBdJ2MfuLhXQjt0LhXzI0ob4UB68BxX+Ha",
-	"OVpqpYHAVFQAvmeHhzVQ/mV98mcbJNFF08eNaaEZJOkG7DJdooxeLkzG7Pah2tZoyNhcvPZoEP6+E3O8",
-	"rNeHflfJuhYIVkfpDo+h7aaVGFcZaTfjdRgaRli9DT4okAq9e0+5KjCKYCdT262/v4PPH2jzMUDn+RQT",
-	"KsWOgOm6wtopaBrbZF8jpluhuHYTaDuAcfnrAVxhbe8GEUM5HWKRcbayk12DJGIDZ35ZlmypSmFMd/Sn",
-	"NeTZ3EH7BXYe0SF1Wv4nWc+i92+xXn4fCAy7b9n9PnfyAdZouts0+ZFVkfv32bS/aAPh3KJhC3jAEqeP",
-	"ZN3AYtUEdcg4+6ceO8fl6PZpqAW+N32euu5eRbueVSx9QBvUYdmipUG6mwQCMD+RAWuEXb5aeJsErxn6",
-	"1tdalCW1mN5pdiPBAZ4y+85lJRhf8KruA7c3Nr5S8Bn1LqrTAbMrvSD13rCP7DhaehJxTtZMGAuh/Oiw",
-	"MsF4dxJrHdAqkLU1qMAfH7bq+KSD8nOo711VtB39rgraLtUW9Xz82K6cC7firvnaqPg5fCC9+Cwu0JEV",
-	"GofOCN4NYpGgo0LaDNI9rhoqObJQq0apKAwd9jMEhsLebl924tgpMTyV3MEmpeAVnTbnK1QCfWi9rMmo",
-	"Vx482q4ixxfUwr7F/q8P5iEsFUDQGnFohDISamR6+be5C8PnPF9Lcs2kqXW1chku7NLHAcbVUFT6lDFd",
-	"Fj4Bx3oubqqnYKG5zkKp/H/CuPpEDWJnjFFTYTzSubW++p63t4G1YN2xBSCJeASBUgRWkLB2wqx9JVm7",
-	"iBnWCLaEGjOG9VnQmtcaLtMVNiZztqiALd2FLTeGJn0lkudKT0a5zfNqTyOGfLcw2zoSICETfR1kV7Ab",
-	"qpdukM6Un6+sO+hoQjj55pvsYC6Vb0rYIU8ELZzQ2EBbjfZA945jDXRSumFBhkHX6BvbO5mDF1HQgOlH",
-	"Pda6FFx9hkJuWYu52UXphC969u61lZ40FF5VfNWlgJIl+72giJIN6Pa+Uwgg5u/BKO+ylc/pRBXSLEq+",
-	"Sk51CKyo2HqiMDomskEawm8gkEKBMubhdeVMuv6AvfLVBgDcVRCQTfj2ww69RSW8EssTEqWTubJYeC5a",
-	"ynhjjl4wiGgET7N7DXqcUf1MKyEAwIMa/ByxchBhlHyC9mroFM/J4sdOZjJq7T/IVM9YTpguOVa+YSuY",
-	"mek7ZQXy0nj8FM0Cr1vjtUC0YJpexZr6xPsRUg2iZgROG5JFseopYzJ8CNY7YdrUbQN2YUUZL2FNTVqI",
-	"CoNCWggq6cPtICu3FUh9+wIr5864BFoEaul8klAiuKZ4oaESqDcwvV/nA/YGaq/dsOgj2UV1MPd3uroR",
-	"lTndZsRnMRspwARFnFttVj2sp9OSS1P75JX/TKePq5jPNrtHzZSd+4jr6vmsKBra+T6SX8lb7jHt9ZD6",
-	"Cz/+naj8ScvWj9hX1+ozRLbAwtpdkSbu1a0Ud7uU8sF126v4IlfJXpQhQMh4FRpM4jq/Pv3dZ+ppIZCa",
-	"CD0RFxciITRegeQfNAs4pEEMEw88VOtrZAxHXbi9yKy9uu/vsD6PUtgXLfk99DTu8s7d6vY+b4XefQfK",
-	"7Qfdp2gLVuR3Va91S1veSZBITmwo1eK3gOyEEHOOWsyetLUSrdM4rKHY3UyCOWzIzg6GIhaqS4rV4F9m",
-	"IM8HzH7GyAakxk/rPOIc8KXDmHGL2oXiIOlPrrILIYNDAQcKDfsrcJoNpLmi1c3Jy5V1YtGB8EnEFzVB",
-	"JuNhPa5WAVzRXV9q4yAZSm49hMjCldEAd7N2hxFsonuvt8EQnbESBLQRdQK4JYC1xwU2LG1ya6kYOoXK",
-	"grjKCSpWd6lvwrXOnO0P3oDL9RrchejVwNo6E7b1HfTsuS8+05WfeqsNuqEKLfNVatLsVnmVbeaJxWIm",
-	"J3vusXzKPv7RK6f+vgOIEmy1z9QS9xtnZPMSuUsgr1tzW0uFAhsbfIiFqOZcAb9sVKiyZo6Vgt82pEog",
-	"J4mv3FSU4U/ALvUYfpt8hlqML7CyYtNX36GoAj4FOws0nzu50V1M190f7/hRxMfvqmBh807YmC54XSTW",
-	"uzufLTBFstgIUrQDRsqC15NZC1wH5bShLRFNsOKIglaOQABF0dCjPhJudFR0h6CMAA3gzbKcUCnAJ8kc",
-	"CLNrkQTzBl7ArawDZE5/IDCZj1ANWNjus94k3QbsXCgOhe3ASkFDR/UfLDyKOjmRCOn+2MS8EDXI07xp",
-	"QrJKzPVtZPd5eGr3sCcOdZp8kOaxfA/p+gcyLPBljwQfsJdhEbL3aFl+tS7WrAuyuPezLnYJE6235WA2",
-	"sE31gK29id4+jjIb4U8KUejY87rWrMFupZFjWcp6BTFt/1cMa6Mxn2PSOqfwck7PlLV3/3QFdodUtxJj",
-	"SRlh4IT4eXfAPIvn3II55BL1Yah/oXERVqupGS+NJlz0yAHBrMCa/2EG7NWHBVew5CQ5ewFAxeQZy0Or",
-	"zBW2w+R9dCeXZWl9TEiLDDH3zpmR6rp0cXfNrrHxeN4dJnukEBkuStIiFAviz9/Jaefa3cT5ghtxKFWo",
-	"0YCsGviSkCXRk8nSA/C6TCPoFacOw+Nitb2G09M5G8Gryexz5vXjZfY402Hndg0kXLHX0v493Hb/kcB9",
-	"ooCwAoMvNaTXjObtBK5G3Y6qG94IBbQSdxQZFnUIGT91jF1YoV3xaQ3WGq+hhR8aF3WxAuYR4uIPvX3Y",
-	"QlJhB4kRqs6iRkwZRXMAszuItgiaFodEyLSG30KkC4CNIa4zFgBKvpRlPYxaJnl5B+QmBALQIjVZL+Go",
-	"DeGzdPhwY9/lgBFuHXXYotLjUsyNA5XJGnBXJodn+lWCvM51xRczWBYAk+vVIT6IkU+nc0RxLdhY1HdC",
-	"KIx1ubpcA6W3k9WkFH1aTjkNCLwGI4NudMRbxuNpjcVKUzIGUNNBG9mD9DJc06u1RuYXKpqosCs0Y3+7",
-	"ePsjU8KgPtWsEGLRx9zrFCBzQLw8P/HtlLQFHDq8QTvaJODwukIFFgUrDLNSYcV6eSWo5fZKqyu0LHKE",
-	"Zs+ImVXPeS0nVAytVd+9K0ivzreFHZ+aGYnREgeISY6DhaGrtaI3tDzwtGaNElsjqls5EYxPAO3P+JK6",
-	"aL/jZETBjKiXC+w8XlSaiNhQgPegnnct2ppk9NxIiv6mQOY9+hqPHsDcCo8OXclxs2ck9R40of34kckW",
-	"vZJ4DHuEInFZAQER2Pb9opqMspJI6Xora2f0vgaSEIUN9w2kGBPaIQtfkOo7hfpplzp2F1mLMUUCaTTj",
-	"Z0ndk1RXi0pfV8IYdAH4HZdWRF1hO33II/DFwrQ2UhCyoRXp6GJ0Fqi4CGhEJ5nIk65S/W4vJe6t4z67",
-	"3BW33Tlm60/HF9E/92W460lYuNWU21oD3wWXkTnPw/0lpPddaYXDq3AOZmQy8KKA4vVlTZG201B+TpUg",
-	"V7FhM5VlaVjDM3U3tNhadP36X6LbipXicznBeKAdEU64WqpazoWH2aXSsgWe7VqnPQB5MHNy1rsRK5Yn",
-	"zyWa0TC5Zb1Y1lekNqLXgpWDPyeNBtZyhnt2eXXy9ERWbQvds1Le2I0yl8BqxrQSndH8bYXml9GuqJFs",
-	"HoxfXRYiZFcl8rsealWunP1E9lLWtvNiZE52tilJ20xJtLqZH4H/tFvr5lvcvpfc3Pxod+rB7reG8w+H",
-	"eZ9bX+Kme8lrvsddb2G/XOBmvP9W050MJB+o+P2kadqd7L1r1uNS9c0JFe1tAYz5LSphiK/U+9dwYhv+",
-	"C1xOcEdgaPFyKYZIBOa9W2KVqTVWjjfDUyQQ//VrjsLBOGxCctOoZERW3i/rDyInbkPixnut/lFx+uZV",
-	"3FwCZfbe5+Zlqe8AGh3DDcDg5RGZENnCGkD9DPAPeEhjQ/xwK7ZQoNqKnnrKCG+6nszaube8w9/DT1U5",
-	"wM2a5f8YHdivNDrI2IhCkaODnx04QtoLasUlvgaJv+ivCU84flnjarFEKDxy3HegIN69v8ySoks3cTJS",
-	"fYFSVEbV8urQpBpKsF1Je0Pse8ztuBR/U5hlLSgCAw+RGofULagJi8+Ft3851uq/e38JepK+TYeN+0YX",
-	"crq6R6f2nX09ys1Hy51tE9mNr/U5M2i/VchqDKNgm3RdV3K8rEVHnHXZYpxjOtU7voWsBJzP8coe34A/",
-	"T58EayajH54Yz+eXWPiLcmmQPrpRoEh/7+XSXOF/Yxq6v8757LZBg74fayKj2yGWFoLA3pbjN4goFOxa",
-	"n9m20m5IsUpMZKHIcvV2TVWFSqp2DUtdAmrAXkXuP3Xbu6Z3KCJIIEkjw3YmwoV2ggP2wmME2YWhPv0U",
-	"ZFXwqpTBCA5AB6bmpeOBuEvCloPWaKT9dtVShA6pShwC9bRqfm+E0oH0Ez2xfw+i9GydoAM1K4TF4dmn",
-	"YX9GigNzr+twfHaDxzrYzybqjSYjgBzR5qd9Yvpb9CokGkDlkUIa4ieXVsc7W2A9+A/k1tgptCHEHb+a",
-	"AzSiW6uOSExGzW0hd4y9BvuGZ9oy3BFGg0O7XOvNYj1dgSvoMhMr7yxC0N9uI+Abf7c9rxyZPI4yo/f8",
-	"+Fl/UynKPYaGH70EZZsatee1maj9qjkbmvN9vIF3CiAfhRP6cZA5sUu13NS8EMnbuGpuzUGQruhfxM5W",
-	"m2LbWYH9Hf9DqmvAeCuFIsoqp2xiELgoY0niytu+5ATxSoTiNDKIW4HYNp3lkNi7x1MdXoIv/nqwv9CD",
-	"fY5ePJ3sJyY6MLsd8yi5s0Op2Zqa9RFtBDIJT0OnO3i8siJKT8cPpwrQx22IvS0tL90dLVARgKxvfiZD",
-	"4ifdBcE3lH+F0GfI8SqdXl0KXikTPeyJwUXpLtN6Ha3wQ0FhhHeGU7ZbP3G0ivHn+J0AY6wvQKvKPIxP",
-	"zadHHFtrguATCtpdm4lE/TkErFh3OgGILMH2QSSouKhHmlCRmaVwZOhQ4f3YplYbNlvOuUqwTwfsPQyw",
-	"5JMb9FDwr3DMvGdToe0NSWLEqDiFX0xsjmepMY68fovFlZ1IHo8kQn3fWrZBdviAvXbd8XMITSnteM9g",
-	"ndpoKqPROlTdBto7VgxV4lbwMvpSrdWi8D1xhTxEnAyOs/tqhNLEyZ079WIX2OERB08qO2u4HhbnShbW",
-	"5QSGScxhRw2YMTj6501k4xDWBR/uXHAe7IrcoxkTi7lHc1DCIL5dllsJ6vSyhrAF4D8SPhgMnU7sVxtn",
-	"TTTjfqLj5WXdZpG82dI5+hcdm411MufUK4IH9klsYcQi14M+ho5iZE9vqBN2zW/FMBWhAUY72FdeJEBb",
-	"SyXYjVjUA3aWiA0rI5zIiHO2njAzDo7sdbQDKmiiSHq1xm5EmnffCWR90yICzuH39HTsXM4SLdkdN9Sy",
-	"8xUUus34t6sMAFTxKt+TpZJ1t7nFO6Wj040O3Ke1u7WcahcO3gmV0seOo1qcGBslg+hC7JwCukEzXkAQ",
-	"WJAKEAV7aqXBj74x95ovTIRElSR5QvoAmk2g1ljXvGRgrQxYvuDXzvSBYGiO1fD1rNLL61kyCce601Ij",
-	"dKerG4qc5t+/Wo8/IG4ZlOzW2qshggqM2h064Fnckt9/+8nXupHP5RHu6wfGR8VZjA3CwN+NS7guNj53",
-	"2YkTbGAcHKJxcBgZBzuEZlosishptI6HFcFNeUdAMPEjwNQBCQIluAP2bQBZSWBGvUMytI/2tJALoQqp",
-	"rnMwceE51lhZidrl/Noly5vVX+3kz2EMZ9HUH6XJLV7Ge6EnbJ1s3OW2mzixHtZrNdX3W4HWOth9WrmS",
-	"2EW0tl9kd1cymfVjF8mG+DhHTklyypEvdufz7TlyNpK5nrIa0ie09FEmff1O1sMKWysi1gAcTUaJGHy9",
-	"SZGV+85ZsFdET5buI0OQeMBy96+rWl/NBcFjY5oGC+oI11tUyXOwsT8mG4qJhSKKg3aREm3bS1jlRxEl",
-	"OLf7FiIJffOmgSR8tREXyQY8OX/VJ+PdRYjV0XeP9kr09buGlO6lh8Wi3uNj7CMek4DqlygS1+PC3VJw",
-	"exNs9Jy4I8gbFhDHsJ5a+CkSEdZj8zvK2TyioNJ86/ZU+pZjBgqepDSr5VwgS0AA9Z3QeOqZMACPJsop",
-	"pnRhQlc4yjymAHNkqNKwSi9rwUpRmyYyMDpfxVwqaeqK17oyrNAhcdyjwHgnWHC2DSrY91T6owKxMyh9",
-	"gkLjrD2Zl6iKJxEfSVvIuBJhlXuxtiEk7CgRYCfUH7Cz+KMY7M4fizgMb1rj8G2PYz3QAPEa9WklmCzC",
-	"YpycRICDNa+uRc14XdtVgOSH6y3Dmu3kQ7FJyeVcFK6UCD4z5hVdRiSA6ldioataqus+FAHecUC2ofIq",
-	"utxttkLwonSw0XWTA63Z0saWqpZl/BwH/m2G7j8ddpg7OHbC/irqh6NJ+1IuWs6CemTayICsWJRqifyy",
-	"zcVTAEKIK25PKGQagG7DEeacxmOKAJ8x3RBoecbL2pc1Nw2WaCUlBEFj2dDOMphAhkfQ8TQBBBG3c00n",
-	"5KKuUApvThFIqEG9uK0VKIvIKKys8aRARlS3UJ4SerHmoubYP5WC5WZtNMk1Zg4Wy9oDIOllNXGQ6G4K",
-	"BKYCg5VWlOR4GfVO5RkWeFKVWrQriLgJL+tD9ModNwOTvCPsRpeD62pUbijBe8r9NN7yqO3LjbFsy//E",
-	"+/czoTF+bdlsdEmvWSMf45L5NuqtoH/Ri1KQfpd7l7VPuMclLNSjmHIvpNYwEFF7MSuBcWI9u/wkRifY",
-	"BirYdkIfxiLe42j8XlrY9tip+/qujcXfHGoMO/5o96hjGxNwYryn/FYREk0gQ86Q/DClxPMFK0ix5M4L",
-	"/Ax29brN+3yNigsTTmqqHRkXn8ziwbrqfcjXxpbpk0CgpFgOxSc7hRc+JWb52aN5O+UFOiewb7KgJej8",
-	"uzjFPhzYWAD+n3WknW28fyF31xu3MTolIdJbURVyUmfYkRR8dutyybndxZJyA30oRohBPoZdoeOITNxz",
-	"IYG97v37Xo4rcVUJ4wFA+4zqwmp9x91ISRHnzmi8cs8w+Wlwv1yzEIGXOvGEDVt6IRTrJUPve08ENTYJ",
-	"GUHQW36cYIjjY5H8PIP9809BVFbNaUBs65Slja2FmMhCGCBOZNz7hRp4QLhK4w0BQzqJrcYeI07uNG5o",
-	"ixbaeZHW4eBliWuXDBIy2M7FDO5HeMYVd1eFn8Yr4pTF792PCefjNVyLBG+kmHctWw13F72u5rALsKES",
-	"koHE7Wo4jc6sa/X3veIinClQXUjN1Yi+OpzvNd+/By+wnhlMnx4MbUrQubcQivqWnatOnGTRBvIID8QY",
-	"exqHcwAojHZPSkqsFcsH6fKsh3B44NcdfkQFobu3fUMO2Nt1Eqyz1PVvYflNN3WSfPK3xXvZDiwmS4YD",
-	"tJnod935pcc9jvtLL3+kGsg9rfxwVj+Tvf/V/SX31x0mZ318tNd7BMr4/q2FGGoYGMkh8kodw7zLr07N",
-	"ACzRbFgWtW5AhVmZiMCBVINg1c8wKPHdnkIxQNS68CDUriuv2wN9odf2IOiwIKuOqAwhPOcVhPt0mDWw",
-	"YniG2EOycuaTsVeNpRL9Abuw74Zacqj5xj7b1A4FKddYAxRgJ8fHKKJlHUNEnLlP0W4caBVWK4jCZ6zX",
-	"yGTUWp+GDtg1AW9o5P2hI9ZsEclZR9L3E6V2yoXcYVe2kafz6hGjJm1eWYdkXZ9NxhTiybpt8FXQfg5e",
-	"dXvyUTpJdb1dzEZZql0qPeLLNzb+NOvx2oIUr+N3P0r9w/p0HoxZL3k1SJElFKpgT0whVC152TWMcMW+",
-	"g7nPKoPoe+5TYRCvxBdZYSDTfexOXPLzDrUFKn4QurdSFRjHd+iABA/TG68iCI+8jz0fYVeEJlGnGEew",
-	"XPavE3hb5CX7u7zLWC2VGQC5cNhlRBs9F1wFJxyqFyA9Z8SkEjXrTXU1Us5PoyDyoVSH9Uwcllov4LZ+",
-	"6AUJDethGJR9j5nmWmXMSPWeHz9H//NOGkGPhYGlBHe1JgxB6s53BQMEThV18q/sJMBcuQYTjq8A1VLW",
-	"I1XyWlT9AXurEjkYSAYxc0tI3KeM20XRCtOtibI/U4T03FJSMFIR/LO9s7coeW2PtTVQplPX7tcfjFRH",
-	"ojM6h/fk5UVveNQEZzSObRZI/MW+Jjc/s3enlJh4kH00nVOB1C0W2wyRowmveamv9zVIrIABd0ZPp/aw",
-	"9eoABQcPjFob4zPXT4iKrYC81hVgaYwUsgvbExsL0KIlkdp2IBtmzgua16MYO0LVkFVydo6bZ6eRQX/f",
-	"ueQznSje+2AWBy3tPoaH2xS0MF9swXcs2iZ+h33Eedu9rsAu2Sq02K29vzW9v/61XtnHHDzoBtnuqYZN",
-	"sfrNZwm/F1ZsJ3PeaMFuA4hOnvTEMFncE7tg6zZeysPwiHZr+9ulLCm1BjZVSHgUstYVsB27UkojIEYf",
-	"Ju1qV8HytkPKHeU0Kb3VQkD96kjZ/wTIm0nJrV7xD3Fo4BJAGQpv/wIcFNTi5+GFuUMSdON9YgKvSY+r",
-	"kVqqG6XvVHh/jFDXpzSFNY7X4MilfdlUVHZ0gWkQRnFKaL8mo65Qk40UgWabjFHNuskYZN6xapioXPT4",
-	"n2JSm6F7goPDrQzATp1/94I9e/bsz6zgtTispV28a1GPVI5f/DT8gZJj71+7AV/LW3BcimtRs5lUNbCa",
-	"iQ81rwTHli73Uus6YEpFsT8ds8mMV3xiF3SkdAUJKS4B/hFqXceV4DcmYznwaI/1B3xYmGZuBwVjgj+E",
-	"sQewTET3QhJzPR2p+CMO2I+BuYFYbFpsBdia7yX2X96T4f69qN0bHiklE16/BTXcns7o5y9NO8PXtCZx",
-	"Yx6wgyI5up+i3pk/JQkmbHa3Tc1XUb7BOv8+Jt641MkJNVL2qZv82JhPZF83FmfRdGN3w2dIvbwvgnXk",
-	"UUlEko2ySfdvtQnjtd8UGt5mGz6QPbhHwOD3YQbuvBP2rR/0t78uDjosN0jturaDTg/kO1FPZsJkrAQy",
-	"zQh4InrYE5MEQjlblFyqQ6DebPBpus6B+PaRmmA4wwAHE0hroSGaqUIDB0QHT7HlyvxSAivMmBuRkxwd",
-	"l8I4WSutxVEu54p+WS2ENd7qkQKy25Ps+PjYXZFRMEExzsAdRzooDEw8PaaIoukP6dXTekGv1IvDUtyK",
-	"MnXzBSv1tVQjhYDiulrZNyPL7jfHx0Omb0XFLi7+GuH/Y0PIE8NuxIotpFKiCLSGkTKYIZrzTJv66kas",
-	"chyUNeVkKa6snQOAIZ2jk7Vh4+XkRtTJmDI7VWtW0ySxvAi46wpiFRgp909PIN4cnF1lVHt6WSOlFn1X",
-	"7GUaqYuL8+8Or5e8KkRxyghpLoMY0phPsA+nlOrmsNQT+0CorjJUaIcUhUtVChMwVserZP1GCv5wCAiO",
-	"ved2ZhNdCJYbU02vxqWe3BD1mGJLBVV2gKtOdVy6okIpUeBH9Jb9N8cnrGcfNVL5cmHqSvD51VLxWy5L",
-	"+4S8n5yN3NOMQ4K5TeGmAviNO4f3KIjdO7ZJ4XUL8Hi7iPuWF966/W0L7pewPGNqgkpFOIsE2cOI80rx",
-	"8mhR6WI52QkXZCxL2LDM3cN6c12I0mQQozMID+YFqQOqh1wpvxZp4941l8pggxig95MUAQ1gLwYWWOu1",
-	"Ddg79zp7mJ1dengHdYZAI9toYtkS/y0pEDcPaTfXTzvhik2lJ1SA10ITKJDkQCU/ToWGP2C5E20OhMCv",
-	"jZ561hZ0qunC9uS6m+ODx5r/S4gFdtDHI4eIs5faPZgIwl32u+LP7uou+uqnx8fb6KvvM/ZMC7xPwNkt",
-	"yBcZaV47rJFMsX+zK96d5T4rCmstNB9CuJ/r1bdI+jlgP2J8rRKe2NiOGkJqkwa7ernCwq0boZxZEPgz",
-	"wbpB9TuhhFlL68xZUdBnvaf4C2ZL6R2PlDT1b9+Oce6+0oO6z19EzvOsKFq2c+uR6NSQe7DhOtXhgL9R",
-	"aVgLfCyEWtOCW4/VmX8iVsS7+0kZtR8cuuVKqqulETn0IvClEXRXRQ02yK8jpqJyjHGy7uKSjU/bLvEd",
-	"r0K/EsreB6HsTvt5h1CQl+7b8+ZBJ7Y4JZ3b4/ihpeFnkIRfUEJwx32wp2GJz9qdz9KLvaHnASNmSxAx",
-	"VIIONCqQgVrSoOkioKDUWLZmDQjgrfRQ45tk4z42BDsDTZkLU0tg3L+aaFNfLUR1tVSyzgHLFJp5dSIn",
-	"rbCe1qKCVr9hUwIHMk77tPWz8aqQ9f1aKki+8jGWyoOfTeQFKB7HWvltagRPyrSXhYPO+w6Of8nV9dLu",
-	"c7wjhFQJXricO+wq60AvjciiqhPrncN9eEIj1KBrRAUs9YQKwoCNIYoc8hqjcw43CUj1EPdYTz03uCiY",
-	"UMVCS1WbAXuDQwQJEi6gnhMCz+nlP7x9++6nt+f/dfXm7ctXP1wQZWvCutRee4aZt/FSlvWhVExPp5CT",
-	"xgnmrqLtEC6QKmc970Tn7reMps7y61KPeZmHJbBPmPAy70e0fXyuEZNpvmtcgwKp8B15yXJ8HfCx16KK",
-	"wRLpe8KyFFhtCx3E1z4LiZw4JorS5HATVjJ34K/ivtpSfxICDzQKBOeK+XDdZ/WQhzSyjggE/nXn+rdz",
-	"vPx+ww64FttEoo8F01p8sbVtYSINmREJIvohyCG9EIov5MCt7BbwdWnY24VQZ+9es2eD48EzVujJEluU",
-	"sANO1RWf+H5dex4hl+4z2uDZTflEZIwbKLKhhi5omZOGyJ5aTVx480K+pFd+qqnbiLqojpkNQk0VVux0",
-	"baT2291S2NUOsx987GcXk2Ul69XB6T9+jjeBe/fmt0YbwaxMLebRRlhUeipLcTQXO2HwA5sEhWUbzdn6",
-	"WkAeiroTGxlt9hpDvk7mqFWUizqlcrK//XRJvfGgEqBZ3Yp8xIHEawjkxc76RmA66UasiMgr8ylI7siE",
-	"DolMyF/dIBliPZ7MKup/T/AJW7fmm9U7XL979r/sK3ZuIIxnY5cjrSz4WCn3ScIqGd/CL5nblYBHEG3K",
-	"ShR60rkfL6zqxC1yLl7qCUZShJqEMLIrtoDtf8ryNZmXe/Zcf3SsRvMZSswsh5LE3CzEJGe9lidBM+vR",
-	"7dP01367fIMf7SifGKbvFMN5gZ9vohdjeH4YG1B8MhELoNddrY0OkJftp5bXSlfCtIaTvhf1Oazr1q1a",
-	"iw/10ayel+kebaYOWnchfpG/Xr75Aab5uQXeuf/Usdhr1mM4KZcdfDjkanWIRgs6Y26PmV/KQ1eTsItB",
-	"fvG/fmD+erCKTO36IXbs8cx80diCG3Onq6KDePDil/KlH9o9Z6fu0xKL5rFPEihZ6i/SLktmEG/MZNN1",
-	"54LOaXtBmaIDto0fynpmoW8EUFl59+6dNvV1Jex1i0rXeqLLAGPUXmg2Uq/rUHOL7ONRjQhm5MiZSqt4",
-	"XKEOgqxduR2N9d7FSOWj5fHxs4n9o/0F/iX+J/4406bGH07xh4Wu6Icj/MG9B3/MIW1sbYpcFjmy76Ax",
-	"gQU2jTbMXpzAz+y6jZQX81b1mAxnA3KB/Oi+k804j1AxE2piUPKByyrUpFotgL/LSm9TU4X3rahGypHx",
-	"4BPtZIHHbyYmN0FeXFycf8eguMY6rFtKa3hRVMIYkRTXjBRV1yQlSVFFDS+AkN36p0P23AFHtFfYRDi3",
-	"vjF04rrWajuna4SJAId8SdXyQI/k5Zc1pWC24NL6x1TC6PIWtKAdRC4V0N5f2UtzQv4DyApfWBYttm9Y",
-	"86UaCP1kTGmdmr8sQPnnrFfK8eKXUPzfH7BzjMKZNTSjbKQiakoELQuW3jDEI+wIM2Y3ZxZOnv00blez",
-	"+g5Myah1tbPnNBKG9xSQjN7wqD2n0Ti2Fi+5VUWuOK9Ue05T2g3szmT/geubfqOJWadcGE9UygY11Woz",
-	"bc3NBgbG6MMmSgxM1jqBc2DJriDcfgKKq/VyMrNiFXqMuKKOG1dQDRgysZhnppZlaQ8rYJpDsATByCSm",
-	"K3ooCylbu0VkkB71PI7RpNo7WzFn2Dz2u+Rwk0X6YlgUv5Tdb5dy972f7QIh3b69N6O/tEm4Vq9t4w46",
-	"fgypHc/yd5Lv3Xm37OesRYue1IquS9oja2vtj+rWfEEnxkqohPWpItrTQRK5yB55C0bUNfZAQkdUfvHq",
-	"h1cvLtlTdA4KaZzNBlJ9pBx7Mp2LiMkjkHKPdbE6BZWBBeTBIswYZ1P4pFTsDQKfuF9YLyr9H6k1tLTc",
-	"LIHVlwBYvXVfCW60gp7SuTCGX7umSioxl4alVfB1sOitUQyWbREhnZKlnhj8Yqqr4Eio6yHk7Zsmv65a",
-	"LH4PUTNSbRa+t7HB1I/s0GOn21I73wudMBgHrAbGElFJjJT9DAN2KYyr5+e1OAROU1GsFf+y3rNjxtlc",
-	"KkD3fn5ChQD5uair1eHZtBZV3trGZl8QW63+Yz+QoLPv35Xz20nz4KLQBv6NVt0/P9lBn19q/YarFc3K",
-	"fHqgWDiKvrDMAJSyr6Vq9FGp9c1y0RnauxRQOA9phkOpMPp0N8MkBkaG5xzyzcDnfzjnMhxLexPRwmEb",
-	"CVeOCslIdV1i9uJQKx8/yZwc8EYk8uPFeRDTGjRmPaXZWPAKsiw3YPoWTGnGlVaruV5iH5ISohBFHzIt",
-	"sfyTio219fshcNnLjdFXQvFxKQonDR1OMc3Ah3xMiLTjYmDOvhK3gpfG0/7wMdgxqpC3slha4YWpFQNj",
-	"kQakB4ulx6SUUMqAq9kSBIVPd2H0u1DhvhVZofGJ/DrXq4Uohpj3ttqLvivBC3RltoV92G4IDO7SqPL+",
-	"5JvnD1trf3HxFhdtkzj7aX13g3OUbtnBFyM2OpIE37l2ko6jiAnC5pmOpYrRDVniS2R2yBR0vHUbGmTM",
-	"tuEq8CIEbij76azIexs9yiCi2xSr0/HdgdKcikugiYdfd/H5RkfPHNzvtnXv2ZYhoBrTdC0/T25zf+/4",
-	"01MEXbtkbRvukCNgF2dvfmAStEi9Svd5d+yfvTfE22K88Ayy0Tq2espy/MXkyEtnhxurPaA4QjFr/wQI",
-	"Hsq/F7GWAS1Zejw5hzC4zhKIQZcQme05RH7tAJLrupJjqxznfLGwL1tBISuqJcc0iVosH7BX1AvmpuK6",
-	"p6+WVUkHyv/0YV7mntTwWt4KxXrPT04i6ESMC7sb7ISm0GxdMISrMJgM0GpCgS0Mc4c7ItiZAXPdnez9",
-	"+Q/Eprg0gs3qeoFFeY6kDquxar2rx4B8f/QdkSaOUPYRLxI8PMdDFYwTsHJWDZHUUdqLD7+CGuB8X1HV",
-	"FR1PdP29RMeDqMFXPnhY/OJtLKa3E2p5Dzz0MX4NZm8IZlsh2CFWd1Pu+7UboYyFgqNKCBPZlsbJVify",
-	"griMC/OdmYwcIIS0aoQxVokPEYd9woPQRbx4EjANUphKGKGwhmTOOMgFe9ANBK98UrOXv3t7cQnlYUd2",
-	"gxzhbYdII5v39zzMw3ghQIKs09ttprSjGHnj8O/Y54TvlV8xbHboW9r1XOzWuuS/+Abr4oF30vei3riN",
-	"jh9Ljj+O8P6CQuu7b809Q99B4e/ZUQX3bG2pGkTGcSUWJZ9QrORuZg1W62kNISUZTLENJtiOxtb38tba",
-	"vQ1bVldNUzYZkDdBiXe4d41PgbhQjIY4hE6tz2Xj5tJckTFOgSZT64XxEbcYgsUvg4tQg0wHf6J+cFmC",
-	"vT0PapLiKx+6fWxPURa1kX0BIu0L6yPb23JF+KijQt+pUvPi6F8QHO5GJ47SWqS5F5U4JEo4azAaJo1Z",
-	"Yomar7tCEjsCLYVcEGX/tGLoeBbS3AxRZF08GykaF0Wb7FPt2fRu7MUzhkhb5ao/YD/quLnKHsyZ4GTV",
-	"YUD7lOCxboB4wYhyOgp7ycWmcQVcuJkr9tc3Zy/c1LD/VfG5I9pPnVz4BaYHYXTKDI6U+LCQ1YrwcM5o",
-	"BI7MaM7Lqa7mKBgxgmLfxutlJUJW7lZUcrqKGZeGEHe0TwaK6BuhQrLy+dNj+DMNxtEhGWmlrVtNKAeh",
-	"zxTLMHaxXCx0VRuWn1tNlruUnmktTaEVu8Bv9RYbXPYSNHpSi/oQobVSgePj4mOpOKIl71I5jtN+Yhi9",
-	"0Ipl3Awwmhf46+FLaRbaSLyxucVzXtd8MpsLVQ+hBEjxufjL6ACLSuv4LVAgFCpTRwfQWddd7Z75EbgY",
-	"/782TcLI/xaQelnVwrQ+mdCC7XIEgfhZpDqImW2ynE5UYytDdr9rIw8+Tg4/PX7YmcExmXHjztngwYV7",
-	"R17CnbqQNGxK4FjY49HcDVTcc87bbwokOI0Hd2CMww0bk1xRTuv58Z//uBVOqqmdFpWgPi4npbuRxz3P",
-	"Tzx6dxtMI2Nob051xZ798diXfGQupUOyc5NnOlIY3h2vfC0L4gmskA1jwasagQdYTn88PTryKIQIJn4j",
-	"VsRaZ+/rMDKzSLYfP++uDH7n1shtkPdVeW/o1sq+P7zyfVV+pyv34oe2P10dhnv/1nLheDP85ivPcHeA",
-	"CxlN27U3khXmVPe63GgeRapW6j5/lxDi4f5IvD9/zaYADCoJPh/plA2TCooyzExX9WEpb5vnNED8eaDs",
-	"hF4rGHpmwM6gs00U9n1oYUbnDjX3jVhRJwjwjkfmWksy6Yk/1MORuhEr1zRRcqhuoAK31Ag0GrNE6WOw",
-	"rOKWQFSNO+RWoMAIIO+UQfnESEW9evBtjDeapWIXzzKWm2d+QojqmrS8RHMMpUYOTMGhwIKVjWY3zTEb",
-	"KXxwTuvn6JafU1cHLdaulGHDkPLK0LhFxjNrC4yUNQaAJyxbK6d+bgUkCkE43gLlYzAv7HaK4wMjNVII",
-	"DQNbRpoO4c56OWpycyXVFf2YwyWtRWXnuM/Jtn1fyXuSpfSe95V8JPCXeABf5WacE8KGo1SSgcRKFmKj",
-	"1LTy7tBT0e5S9wESMtzh+pBTsvi0IxRoCiFJBIVuco7kKGCcIIeKv/FKFh9yAPtFhuN+xgSfzEL3n738",
-	"iXE1XHZirAf/Pz30nn4PhB4VrVIlLliOcMGEVwBCHSiP+bVJa1TQILL3EQ4KEh+6ojBALhUmtHflCwC7",
-	"RvgaOZd1Tm+HK6GOLBQEuxY6iisIicbVlEBktesW7YE77fiC53xFbIYzvTQcqCGn7rGGBuyvTrvUkP1Q",
-	"V4EUMsJ5AQJ+Aa9bN/OeGBCUVGXgS3uJ6q31Qf3Ydx927Z42SmRTEywcH5diwF7BCkKBhMOjaS/oueTm",
-	"5pV7yjniEO5SVJfuXgp1NMdq9at9dXc1HbDCxnv5k7iN2tnb3Hf2YLowzB6AoHoI1E4sXc8V2gWme7Id",
-	"THfLuBykDhaqdA0E/7ozpE7yYS/w3paRvLOnBYGcMiQpeZohddM1Ys27M+lH2yMZzJ6iDeAukAbrY7pR",
-	"ia0gTRZRKjlfzuMlC8GPtZGeuQEsRAXDy9hTK7yeAgtAGNXxMY0L5crWYcHwmx+XxnVM37Z7mPdZu7l2",
-	"PreCF3mR2TiJv3nVjqhH6aQjNd5U2t3Vcz8B/PjhlE+gB+JcYPAU9F0NxLKovddUY0Z1dlOJgfJevibb",
-	"8iymHs5aNXkTH4QrtlwYUdUBM5YTRjqr4sEB5CINylgFykuGLGEcuhwdV7wwp1ENHj6C6lFcvw0gxPRO",
-	"jp/2MwbUvf5N5IAkL8Pkj31F78Ra3tgyjjV3VvcQrtgtwLjd8ao4ZfkvS7EURW6Pb14tlZLqOkeMHv8n",
-	"XYU/wXV2L4DWsyuHDT941YSriSjtP+F7WaOJAvq+dgZHY5fT+ZRQWkO5XRihpyIzzNh7erIQ84W2p9ha",
-	"Hdbq6Q+t32Jn4srsrP2C3NJSIR+UfU+Usc18RxG1EZHHCBlWvFwY4H5mjvo5mmiyPv0By9HPzpOZwOjB",
-	"GnKFjtEDYEmFPTB5y4W0ipFrZx0wMJ78q+wKuwdMERLUVScZMlsU2HzJVkFrSc8Rm0HBkxDsDk8SxCjg",
-	"9wRiwAh7fWxEAXCDJ9lDi8m6zDWvalFc8ToPDCtuR+LWRv4/E+0iOy93DQ5TFMlq2bm6nWXqisvrWY0v",
-	"99syzH3GIVdOIwHzHOtNwxPD8CRg+VjDt7FZwNv9qTkDan1z+3fdDvfGqFDXUglstOtFP/ii2jqsD9xp",
-	"pcgcGtyKVeY6RvDTRa+JLE/rx/Qz14pnvy3gbGAPN7zRW4HWjaHACzoHFVeGT5CVPV5o95+Rg4SdYW7X",
-	"Ud1uFblQhoKvsh6Gr2T/1yRLh8+BHTtwrXsuHCOpXphcotye69Vgzj9cOesmxy46kzH44PhoJT6Eb9Br",
-	"9b+sSpjJ65mo+jTM6D1Uj5BFxyyMGybvhIR/6jAWa82rXSkEDB+XSkfXhO/RS/YU9sxbR8HET3fFfWtK",
-	"YV2wRd8cdtkQGjKtxPWyNHrjE+MR4VS5ou78dIDQ6kRlyKbWi4Uogi8Fc8UP3c/8UOLB0cn2UywFv8We",
-	"/mh+gCwYnQy6KPVwZQ0VlfYoIAHm0ohh1H6K5KaR7KLTy84i+RKGZpYTbP2ix7v0cFB8/CaAD9zxFYsK",
-	"MBvGytGk5HKeg0dKXFMcgDnBFvmjD4fZj9E2lpZhuCUPly8VlBrRc+0lbCZ4VY8Fr0/tOMWH2tWR0kWU",
-	"JynB7cGtlsNfQijOxSvtBPooSJW+GzBvyjfFWCELRJjBCHcvMnXsRoq+tefB0ncKMy5qRYRXUhXiQ5+C",
-	"uw4wmrQ6NCBrbI2dTsWkTjckxh7/M4MBwesH+zOqCkMhjuEVOocD9gKeZ7pwC7OkbMoqvmbVFO4gsg2i",
-	"+PGzQUtk1S5z4qrcKwtII2jxKEHWZAw/yXp2ya/N2bvXnbiydAbd2YOtRIboHTeuhgo8tc/ZXfCx40R4",
-	"ETo+6407X0u8Pkc8Gs2phuO60W/tCEOjkuhO4TXc2ktQP5DuwsjtHZd1rEmDpWllOMC5WQ1QKV7mzsRr",
-	"TRMheDcJJ+cTrgWjiW67SBm7vZnv5/XEoIC8FZVx+Tgvekk13CirmpGQUrNCU2jYCcRag7JlMu5+fj5g",
-	"P9GMMTrtFHOW+p2pWoQ3RwUkp8EVhz/dciXNDHAoDPV9eM2rgyUJn8p6MXczOZmRKbDmVvfgX23GZsP9",
-	"WSqU+UWfVZzaeK3OhwyaVoLMOx507pqTgO6nD9si2jtgJFVLBYpUT6eIvwV4SxDs1VOnkDJvz0OtEIFx",
-	"hAdmTOkqHkBE8+ZFDMLCy8oq9D46JuCwAndbNLREU4K6taOfkLbTYQE2lQUjWZ2fR7c6viMnFxthClZr",
-	"64b7II6hR0OoRwLIYVXRE4zg1WQ2pK3lTD6MNYA7gzFz9+eA2ippiQBIrkfXkskPqt9+D+VQYZcRTWUf",
-	"7JdLZ3KxOa9uUu8ocoYJpSXdTKmQ7zcOAISDUxPPGXWZT81YW4uuculZXucD9sIOCXMC4sOkXBp5K05Z",
-	"fafZRCvn6U7wIkyuw7ltHoyMJEyIP9EQMUnsDVh8BO1bDDI4geHjEHgxiAtv7Zr/n73rXW7b1vKvgvGX",
-	"2DOyXKeb3RlrOjtO+i9NupvGTvKhyZiQCMuoKUIlSKmaTmb2afbB7pPcwe8cgCBFSnIjO+29/dJpLBIA",
-	"gXMOzt/faRRDtcRs0vSf1K4rYuVtSrLfLPITXGuIC498Hanssal82DCMjxo+isPI2E2O/Cq6LXPuIRC2",
-	"x9G/BkVHwvSRBdWdBVObRZ3lTSf24n0kOZbG9DWICKhtrnGsjl9eam4yIdn54DVjnqPPobYHxRbr3kmv",
-	"Bck+hFrbmAOzfiat9hmdafObt2iKJM+l9QThhOty7RINPMEabkf53v+Y2AHGKsmoZdo8bDXf58nvgvCO",
-	"RBxDzbAChutjdyWRHtuapRDnB+wOSMGpBDLlRtsEe0eYUToP/+uu+OJoFCxYeqlQLKU5RizOs4w7o/h7",
-	"Qk7IZm8Ga6PkgfUgS3T5iolxmiP7emKjvq1FeNl5rZ38jt3xMssaCoicTlljKtRCq+VoPRjPgW91XQpT",
-	"ld7/tMJfcQVk2PWGZkOf1Ps99bHIMvqQOsDuvjEPvua69hWOmVUzPeCIqw0+wccx1UDw9HkeFI5Fk2FH",
-	"AV5bcau+Yy6Cs04fvPEu+T/DFmvbSm+4S/bCp2YrNJbhGPjhExN46mn/zNP9z9n47NVcbZj8CkP+OXsb",
-	"f5uZJdPxXaDtI+n7lwS2D+u3t/iI9vWEf1DJQmeZ7Tm3+pNi7B4AJchpDSFu124TRJqcsGkEmZy0BqQj",
-	"maI5Gn5Y7iSYDkUi0zQJ4e4anM1NxqjpMudIPsBT6Gd0wEIkjO3ydvJelD1Xyin+Uzs5fBXsSBTKVlkp",
-	"EnYCXtGYTnWvQ0MUdMBz2mLBiGwnhPWbCGuuy+NU1eGzOk+u/pZDb6LwNeDUYvYwws4jkBuTIl3harxK",
-	"fKgGdXMosTV5vV7GGU6ORpxb47jQfxbC0b4m2m16hXJbBicOkZZ6cewNkuWWbaSwmN/J5Y0sySyEm8DP",
-	"PhTnPBMNyfmFEWydG4HuqyQ35RUy1xMPb4nvk0UhfUa3z3CEUWXPEFdw9lZV1E53mYvvLy9f0TPd7vfz",
-	"doZc1yV7uPmWPRMPHEkYiuelmlHaBrwPqYb9nEc6BwGQhEghobHqUs3WOFSkaqJTHxPELIMoIWGYqlLq",
-	"zCacEqFLcZj8/Pv7g8xM3h+ciZ/fH4xNunp/MBDvIUzc/2n3j7Vr9/3Bh48fkiO/fHQcy9kl6MxgWWQa",
-	"5qz7lZVbkjOpTt0us1xAiq2sWS1OdyF6hK3IPEmPB96IsJuo4yE3W+e+ZlRuas+oMKjwEDF2DpesD0rN",
-	"nMrP20RZedaP5NRrKlk9TE4ToX6tZGZFcjr8AjVIKUXHiF+8RcZrqwUenIJtVqS/6tQHPOkdRxsULPYw",
-	"Km1NjqZSseKrS69Rr6t4T92Ov3L/iRS9+7CmMUd0EdvP1YR1fR2btQEWR8DR9Vs3WOOrh0zm+wu1lAcA",
-	"Kd0DW7QQbx6jYfAOpnGzSftm47jZ10mSgidLRqTetW3oaN1rNZe2KzWqNPRW903hF900rSdmNkb2RuKs",
-	"UVzfOmePLAno0iS1k5aFNj1LzjpysLun4sKdTqPujdu83sTyvRt2Wx7EahxLBu/WTzAvdn2V+yrf7aVv",
-	"CzO72xuXZufnn1Iv4Riug9+9TzMnOtW7mDkNTvr3SEpufHJfN/geIE8SOATW2NYnoXclcmaqHEFAXVqv",
-	"D3Lnd6hd+J1yfiwiLbaaqbQOtbbkxaRQqWZg/vaMu1YKikPWAsZAOnAKNFkjAxIzUFRYpzgKqW+8bJoF",
-	"6vGobRQhJzrSZDnXL9YjfebvTFvr/h8ZvcN2j/lEmIUqiqCc+rkLWapR1ICDqy0tW2K815RVHb33yPY3",
-	"sR8EiyikYfrZCFMfkw43xTA6MY3YXAN1jWJw1AhUhHJLOdDK7aTLAslsVZYKqyiQljz3mc6T1fELtUrO",
-	"6rS+ELiHDuxUV/cXnYvH/yFuTBUCuBHodxT/D20WYovBPT5aH9NZJcHacIp/H/CVrld7datWV4VyrJD0",
-	"ZSVBUm2raDp3DPRrpVjBniMB0PGtWiAXPHYIrxdlCZ1yKAvZwaqoa02omLn2XrW2uteN9uTJTk6s+0qw",
-	"YvH+WbTm6GrZijuFM1pGSaQhncAHnRzjtul7tEaPe8+6usNHONsrviT+zqzaR2ZVLR0bt2LnBdywB07C",
-	"KH1thqvZXc0CKlljsW/YhyUmN8Yq/KZNKg5lRgU73HWBw+WsduemIH27LmfbbEo4dqBU+d0MieG+jQHv",
-	"iymUsFRpMV6FPXDScOT/VWe30I5yehnvSxxK60T3BKtd8KHd1cD42x7Yo7zjQ9iOMFXK7F9f+8eW8MfG",
-	"AqBfBFXlzcni9GS4VFl2DDyhk1+Wt3boj6JTHL2qxhmlEYFpqDMM0E0oJ5Gg5nzffOB3kaGAvlcEDWUH",
-	"1DAXfsp3aixeqJW4UOVQXOJncgaT3z0CV0ludZowXsvQvWNFYUpZqjN2KeJZbleDxEhudaNLbpRDs/uM",
-	"LpOleIW8jvVbVV7qjMMIHvDPQ1tF6ZjIDsX3aieECPlzcsMpZKpkFxGQS+O6qJWYKfwaUJzwYd2N2rsk",
-	"0A/L23tthvGDNfk7NX6hVheq7OOqtbPbM0jZqx7KatBRRNuOmluEnZmpqcr+JOVvchRfEs5580JtV9e6",
-	"X354d9mYHd3azllUSIoHPkV7pEQcnr96LgLmD8o/fP3kjSrU0VAkdmLm6itg6CRUzuJbBouQ1MeLi3Ay",
-	"rcpLj7A2EMk0M2P3Pt4gim29g54YuEMpAa3zWfWbW1xrDuTyUtTqulD2xnMPD6zyFL33ePuo/GVhblXo",
-	"WU3Q8vVpxU2jg0eAcgWfoRETMRE8BzAWwfRyrm/VyvO9T5xp19ZSg2eyGVqc1Oj6hJwRDnmGysMWIpRV",
-	"xUJPVFc7KBDUFuPuHRYYNqY0bqt6URYcFTTMssBDB6CNg8GByquZI3E67INB+IFO9ODDLikHPfD1jfPD",
-	"kX6GfIDP06vp9wNqZuZY2Emfjw35c6GnaHm/WcQQcGGvhHlubYUwmGe0Q7kuRsiUbzBZuyofIblSjzNV",
-	"+ze+M5dFpcSJuKjm3Ma4k4wJX+c3bZF9PWFGA6ZuSOWn6VidDw0cWo3d/C3cZEjUqLP3yxRiWZh8ygC2",
-	"3p1ySo4hOM+mhcxLJNR8VbfqR3zUpCtyxk1kUaxEgm5mia/a4EeH4pyn8H8axBcpdQ8a+FZAyxvDXq9I",
-	"/rrJkF5Pu7Tii1qKVCFQCcsGr5s2VneW+ZBscCe12tn7nvJRL70k9Lyi0k4K+/vedb7RH1JD4M7hxI/u",
-	"PWMquQKV9Gxc85mheN0U37CQgPF8XFl1Fq3MpyKQMtUgyOA2dToTRWrNnKgIBT41JOWgVo/8dWCK4C+B",
-	"6G+MHJILqDyhc+PdGY6VyuMjGjS6jHYcAXYtGfkLjXyFGxZC9w6tuX0/pqoAuCAuLXTZfp+fk7M3Nq0x",
-	"JfCirRhXZX08mZzc2thcZVdyZiaJSBqZBwTCh6E9IvAH4gIqi2JeS0YePcJNQhOHbA+gdji9d5ob3IcX",
-	"jHQfamJ8L9UN3RAxp/szMdWodiTgnS4XeWfD1fVrFFLxkiFfN16lNePXnS4JiItb5rkl8iOjNuU7rSZ0",
-	"U2gcdd9lXDPaRlgofx/7mfFwNHPvhXwPifxuvs/kOHX35gUxyCZfI/PQw3an/atpIu6mfaFWPWoINZn2",
-	"JBy0ic2qiZOkvVa876MTLATWhO9g4wToDVZEMAzlIA/FZvNnBAmVfPcNVz3NC3OtM3UyUwkDKMfdaPdt",
-	"HXSZ1O4T39j77dcT5uhhFsanpmaon5J18yfUpte/bzPxkrHfr1i/VqlS7Bev0ca9Ashg45TwRo4fT+fa",
-	"GZsFYzaBqajpGCWz4REagxJzaz0RAx4m0MJ8m7JR3NPMqRll/TIc9VAi4jf9Hz3uFn4zc8VLXKox38Ke",
-	"kkkZB6yRGyDxLnJccI6XRGmmpEIGyyAsKXw19JOheGrcE6u5svBP+Z8f2egSJb5hbSn6/hYID3E7oIq4",
-	"VpXQo3zTS6chvaTmb0HrNLk6RsQBbeqdlqjz6Vl7k+nZGoL3vx5z5JfcadGmUuHMKX4Wh9RcmqGKUXbi",
-	"7AAiDkKApvrefMJBBW1tRccesH8bCZhO3WJlMoCV+dROkyPpNtJ6nUIZdF9HWTNtKTc4FYdkstAJHkV6",
-	"r4yh8rfZH1s1XqYKsmY8/hcVV8uVJYL6NEuvT33Ecb9SZp7VxTjS65O0qVRpDcFPNBq1ZiEOGPgbATIA",
-	"AuC/wTT/+L//d6rw4//EB7p/JlSQrC0DeZ05RsykzsX3lz++xC3EH644py7iCd/syb3tDjpcBo+smNyo",
-	"yW1HI/C3WI6TbS8JsPc+lDma5M+rzYW+LwWkr6P3xtbaYEp7u4lLvf/W/f6Q7keA9C05DKnRvHS6r9Ib",
-	"JbPy5oSylVS6QRWsUR0Z9wKnWM0hq32NVKFAWYO4XgToRlXBC7tmo5kmJlYaBCRLbUs9Cc7jlBsuOIGd",
-	"qwkFrY3Jgp8hgF9S7vzkdlqgAwD8VoAhQJelRuYP0uMp9Qtx5YRWsqKy7FRNC5l6kMInX3wZVy8mVe4f",
-	"9j5vAqo0eSk14KSFVZNClXYgbowtuYjAFPEXkLXHFQu7RHK+5sP5HnPfp/LZnGlbyJRdh271vC3uS/0O",
-	"gp2f7LFR0B9eXDi1fUef/Io8MRM5xEDtK1uqWZPVMr1QubL91c+XKotcfpybB2MLCZM+A8IpL9SaEb7G",
-	"0EBLcBvPseJ7ylFlquYqT1U+0Yq668uauUxVums2+IVmDExzDX+Ou4o1gdigcKZemEF0RBZlvMZ1fouh",
-	"KbB6yj4Ea8W/1bwV2LtQ0hqyLglNYvfo50u/y/eKhExz7NBTtXF8e+eMP7AQWNtMQdCOagLaM5P4xRFN",
-	"bmGOQslU34k76ksHWImEzlLI62s9OWteIp4qOVe0DGzibjCnix4+9qiFdQLwTE99rSfuGDSJcwo8eqUA",
-	"vh8+51DLuYn84VTuIf/clFf0+4hwePFVyrK/nuIRqV7otJKZ10DFmz7ulAKNI8Yyk/kkKPH+jH2mNO/c",
-	"7mz1OpzPvXYK4Um2N52ngwcNyHQVYLWYAPbOaDut7ByQn5ZgkXBQDD41ivfc5zsD8qa95j2yX1jyZv5b",
-	"nJ4480rO9ebEntgl6La0kHUDs+RkcZo4TrDHMk+PfzFj9F5SxbWc4OmFIlBiI/53rvLzV8/Fl8MvBr4W",
-	"EbxDs41j7DHQJcCN3QQndimnU1VgmXe4EN6eYs65/tpMqpmjhE+k4Nah5/E3iZQnGdYIC9z7qoeUu172",
-	"+3qyOK33cd/0sfPEGygnPpJ7oBxpxbLQZanygZDigiYTj+MF65xJaHdy4HHuiRw6l7kzNXR+40NQw84T",
-	"d1LDDr5eOGIoiFcV2cHZwQlSQHmsNZoxQLmjeAGcW6xpQ5ZZBs6lZUqPieJzZmhZ68gel725POIw8b7l",
-	"ZMARi+M6q+JosO4FG0RWtw1aQ8i35phFtCzY3h2LUrnMyxqXRnHz86gHO3CHstVa67do8PjPtmMWdr7B",
-	"482fzPkEll3jTVeidxbrAvXVNpqqsu4c16d4afIpN9mL0hvgg8UrnZOP4rbJFrjWOXyw8cbN9fGtWnXN",
-	"eXH+48u+jtSU5dqzX9aajuGeodyMwuV24HWogRjrLIPOHFLE4QFpVg+GsX0abccWyXxauZdmJlWZFXIh",
-	"deaV8evMLGtCklMWGzwovdEx5lvyySjyfaBGLlXXOtdEmDOZkp+EIOvzVKh02jhPzNu1t3KBHupIj5BR",
-	"t6cYApUAIT0Eyg0qOWiuo9YUxwutOud5A+KoES0ZyAqt/CnnludsDxjxX8ewr6uu9TYoe66KYyzfd76I",
-	"ZogAzDb0/jHXnvpof3VunS4ew1kN6t4OnCjKaKfUrwPPM/rosImmdLxxDZdAKOLNDpBsAa/fg6aAq8x1",
-	"2R4bcrdj12jvaVC4yOfU5CUG6KIEaOn2z1npv1QpJVEwmi5hQ0YT3lQzmR/TsfaIZdIRLU5TZjUpgw1I",
-	"+lI7dvoL5Cw5Q6pUGwLd8UPGosM93EXb5KuDcIoqHe1AqHxSrCgwXFISKALEnJRFkKLRBJGk6/myaHgx",
-	"kaXMzDQweTy1GMOByYKATiCaKH60Y6ZvPBjfxU8vg+Fra1QbCo4jnyWWgr9mx+HhjlGf57Qon05DmT9h",
-	"XKVSGjzmG/ckuKprQK9z0f3t7XN3UdqBeHbxVlRzZ70OnNgBIdI9z33z61n81d9NwtZklfc5R60VcZf2",
-	"9oKNP8K3Wfz44eM/AwAA//8=",
+	"G+EK6FgfnPun4d4QRqIn6OuU/z9777rcRnKtC75KBmMiBPgUQYpie2wiHHHYkrot71ZLh6TcE8foYSVQ",
+	"CSLNQia6skAK2+6IeZp5sHmSiVxr5a1QhYskila3fuztFliXzKzMdV/fp8SO/MJX4n3tJvVrtrVGYCqr",
+	"+duSK6Iv2noHlLHvePE5RAMb/Gzbbmolddt20ysla8lrpGIiDp2d37dO4vTrz7Q7NsV0In7kT8NM7ovz",
+	"1kroWuK9cRbig+vit6Uj7kPMB3vUQn6i2JCBALCQbUEkUWFbtpE3CpFyezHOUQqf6XAp5TT0D3+YTk5S",
+	"JPvj6CSgL6Hk61Gc9/0yNruWy9s7QpX8/s6167/bCG8DcXqHc3F095TxxcIcclUcEk015T4zoj9CDcQn",
+	"oP3x+WDe2NuIWsa/NU+7tlill7UwQ7/tHMJhJbDr0lMGUPlr/0PISzvK1d0Bjs5rvAXpG8YnMapgT8/S",
+	"7iGKsP5dSu9Ct9WR2l8xNA04PyzX1c01L+ZS5WcIS8kB+gRjuaZRjAL+EtQ+YtLy/O0rdiuQi7uBhYt0",
+	"inOh6gHLx3xyq6dTORH5GVuUvLZLf1iKO2G/iDUmAHEJu/YjXqUhPSYdh8nInsWqXIOlSN70VQXwOdqN",
+	"pB15boJaHIGKn/kXwGTvFQRJ8SExYkYeHfb8bA2PCUgAsMg14vkz0EjqqV+gfQ4sAFo2Exe/+e9wkB2E",
+	"5QKWIhwrcdzTIFrr2qNjva7LaKjGMdf7HUD0mPmZ6w3IELYssDwCwZTL+q1EnbEJV4Arg9DpA7Rp7gSs",
+	"5yr6OdIl+RnL/REIzCzDxrMIqNRghTZ+Cbde4NZUYuogFN3a0QzsYrkDFr24c6liK6qNNIDXy4qXh760",
+	"ttVW3KP5Fspmxfs6Y4CZ+ezk+PjY6pmKT2ryB6J8/jOPl7EZLncXBsfEXI1XLv7D9lrLwJe5lc7RwRRF",
+	"ncyNsrhP168HJB/TqVBUlb1Y1pgqyrxxg3oAOm6sfaAnXfTIAXtCNjFP/zE6ACCw0UHGRuhxjA5+xs7P",
+	"f4wOxrqgP0HHvP3PY/svgMA7+DnfOU7zg55Qf49YtMVo5uamC5bEKs5OVJL2LfLSY5E0pgspGARZwmdc",
+	"11pflxp/shvI/q+1W64XvDKO03rzDrIrjzOgK1v3jqjkdLVvf84d3NXCzLEZe1eJ+wh7cxpV5PzJHtKn",
+	"J3+Kjyg7Dxd7gtFSGgzETPR8rgOQr/WclUBYRj1lU3EPFSVcsW+imE14OmS2ALPGfsyJVjVwVdTBnkqN",
+	"GLulSRqiXjk9OWG9nFzUe8Fvr0ODEq9ZbrfowP+01s1ykvKb/qk12tXZWaMVWovUWhMwmmDMMTVns4Fm",
+	"i4hr37ektpB43JE8E2ijVLcZy63VbpV/7jh6aOKHlTCi9sNJlQjFeux9O9ee46JEPU5tm9o5u1Y/d+gG",
+	"X28PWHqyEtYUjpDgoPyYivrWtzlInc0PfkIAIzuLomTQV9zcbo3P4Ci2LgA8qzVEhmy91jzxy4EdLY61",
+	"M1qXtgLghVCFUJO2guCDV4WJgX4IjsWeuGqpqORrT5qwYiPMD7ZITqWoELd2A+xPv4On+0OqWr+rhMBC",
+	"fgSPl60EtHaMrR0GoUVhf0Y5mnh4ROsbuqGxEIBptWhCepTlHDUtAHpQOD/fEafU9YiEeW3aoFhk2gXr",
+	"2PhsjvDTo3DgxmSvasfMavgdVBo6HmNk+ARr2kDWnEr/IE5of712Gz/3EUXMEdgnEftieD9Uw1iHwe6r",
+	"vMGrnyOYu9VxMG5CZuoPRyqvIAYXvYzKIqHytAUpMmLr33tXeM4Nv1rNZezljjE2YzkcTrAyihthEnDS",
+	"BprE1j4sfCEvwd/Q1U5VpfDkjaCn8WKuvQZ787XaAX4dk3Ed1lzyXAxHIb/notJG7I2NttFBcLvgGkMO",
+	"iY/Q+FurO3XnzX1HN7/e51vpcSnmjpgdLPO7BMw07I6wMYbApQr9hcDXgviCEk4X3L2zLkPQQFFzWULU",
+	"q2PFOtQaShC35xp7JIsPx89tTUtGTJaVrFfQikYVgEqr/xIdjYz2j6u5XhoIrwCPT/79S2vtLiRavPaK",
+	"w1uxyvvEJwXCJwX3jcIUJG1gtYDnCwjhHTbz2QFfyFsR9QXzhbSD+zU7GAteiep8ibTc+K/v3BH6209X",
+	"ViqTg37Q0iD301WIKHm7sLW1PqM0Cj3MDhVJgw/O6LVheFYLHPz6K+C+TLUDsuUTcBdoSp4MZc4lmNJW",
+	"8P+abTK8XGiKzXg5taaCe8aZO+0kuiJkNAgVFXA2i2UFsFohcpSNFGi06BdCPhV4Z81vTIYguwyLmDOH",
+	"Y+w7O3mJWiVrRsEgYpqNlIuPZBEMux0OVdn7eBncAiV0jWAdxO9qXfEb5Nk3g5EaqZfWCkYUhlJa1bNU",
+	"BdXEA0VkzhaVmMr3hKgFf0jZ6nv5Ef5w9IccgalYpXXNeriZ8/5IOYztjq3by90uyfswqD/84Ty5cvCH",
+	"P7BLoQqW2991Ratzxr6FLcMQVB52GCHKU7gZTCDYktIwqv3ka/t1pKQxS1Tvrbs23bSsl5f318DeM2BX",
+	"3dNCBjo6uPxWmJGq1449GYo5ns2c4ZmlVcBclp39SwTfBT+euOFZ7pJkkNnKQ38BWU5PDHv3w6sXYDPQ",
+	"TxBV70ERAtgUnMaU/1+H5IofvnrhBtEfMPdjEP0OIspR1IM/mv/16uptIxqUD0bqnFXC6GU1wWCkQsS4",
+	"pM7HTeb0+NQTdJbyFoGJITgBER2wVUo5EZTDo+Nv7ZJKitoqWKv/ZJ0Q8rcc+vO3ryI+eUdD/2t2oBdC",
+	"8YU8ODt4NjgePEPMghlI8SP7/25ES5jiAkgp0F4Du9/u9LuUNJ+2Q+YZ9OlAuUMBrwns2hGPPabi4cLk",
+	"yOGug3SI3deL5biUE6IPEoW1SGMZYWWsdngyr4qDs4PvRX2hNZY84OaBaZ4cHzfQwvliUdKuPvqnQUMp",
+	"9CVvTMZqHcokQIY3wYfpjASvZYBym3BB2x/vx3tEKGaR2j04+8fPkbnV9goH/3P2jwPM4R38bJ+ACreY",
+	"S3WUCN/Oz/4DBoPia6PCLWzF5VgIwmvGoQx9wAB1M06TQBx9wsvSKm2WI40rAlWnz8aSadhgScQI6hd6",
+	"TfiW/jAJwuMDCYkHICN81NwerZb9cW6Xws7xTbIaqdPYEcsNlxy93VS5EF33A9R12Asb+I9CLHZaCGko",
+	"5A5wOQAo5LjA7XMgoBusIErYhX28J9Rn+zABURXXuGdtzT7G+cpVst49SIf001l1DTTJJfrRrrEa/PyA",
+	"xzjeAEnlU8uRjmufGvP7NTs4PX66/VC/U5z0uyjwpmfbb/pOV2NZFALKFk5PTrbfETTVdwhZ+YGCx4ua",
+	"H4BlsnFYnKRJf/8ZmG1aO2ECrliaydwiN34MHMvAOpmBJ94B7ORaHis5h7oks6yAIQAQdGeyFsws+AR6",
+	"GKzJopxWc0r6z2hlADhNPtFqWspJnQ/YO8zr+4pEeM09d7V/3qxqF7TAPH4Elm7eIY5wdeL9eIDemzC1",
+	"C+N8ki2//iKXpPg1dRip0bpx9p4+yNnbdO5cgiMl7f2MR+74z9vveE5b5fHOKH7X5unacE43GAawX7ca",
+	"hc2a9sH6Ia4ELwCts2ETF3HNBqoRql0YEuxypcvIBj9+BowXyVMCozO8CsKUIj7Lpx1H7XtRr52zz6Bf",
+	"tu3xx9vfp9vv+FHX3wEU4aPt7+9Fvcfm3teWiz/Uq+Itr2eQo6f0fqPPA0KIkVNEmNxkHk1LfuNwk/ZC",
+	"3dmmCM/3U1nEspPYyrXGghU2I/R4wNER06nAirX87fnV879u0WPB4MuHzNBbJEDKrgFArGMBxXQs9szT",
+	"qmHh3ISrUENzw6NKmqWqxJ2+FVEhDXjAcNUgwr7nde4CzaF0iriwpsvSseu0i4Z1fKUH0sLdQE47aeHH",
+	"kVBUyvcFSaovQ3VfCHSpw8GyIiUco0+o1I8wiHqIRYdbAgCgYZMixXWxllnbTJiaQeVoW1hgTaBBDmQv",
+	"o4D1tsXW+p12w9pBt3N7DrP6Hhfhgf3+h/Rfo3ns474mH/WrrdHu7+6y+6OTOJZA4vcJbY9WL/q8KExo",
+	"qVvD9nti2JiXHJjvgJmL+tNmGieBzQBz+OP9bLXF5ug6VHA79yisnadywL6n4uYKev/m3E7+jHGs8CNU",
+	"aGnYRFcVwuyOVxE4LYGQVIwSYy7HigdaVwhlP14RWyCYIQP2nFbHTmQswrw142lwMFFja0Fkexs96kFd",
+	"8egMP5Innoxgswng4SBgVb+KjnU3BbZ09wFtlRhbtXbYtlgM+inEC68ns3X58iIy3veN1H2H5ZK8ZnMN",
+	"yGjoFYVEpMlS7PJGZTzRcFMPjSqaLQpJ7TzrnR4/RbxVpcdUTtt0N2KHYujh+KE/DLDSMpSSRBvaIIUs",
+	"xRScmqlU0swGzC8N0iozAuzvlCneDXHvRamJ0vHk+NhxmOJaYk0V9RFElqAzgZIn906P/5w5lw9uuQ63",
+	"XOt7dR1fnkOm0z+RApbvtsQruyKVYYf8J0ZRugX8Vz/lY2XbiwfxSHyj9RZPBMVC2yF3qAm8nsUAE1i0",
+	"/UAuSXec8ip0nVOIAgIRUekTrMTGbEAzOfmOOsYfOkG55ULXkve/IJG34w2voFn5br+bXtpPR3c8pAO1",
+	"BnmwxXMi0IOvZk+Xx+RPabeEwAP/wH6SzzZSu7PaKDawAA7khWlpxAg9uQnzuqxZr72BxyGiGOGAT6it",
+	"ok9cYmCUYKcX9q/G/bi5Gy6YNdJ4mpx1wcWLgpYcTM0WAWZ/tEJquC7KXHvsugdXgGMFhoK9N31v7/T4",
+	"WR8ZyKmVhwwhMMvaVnpbsHq4wTPrujldM0UR7gH7CaybKOaNAe8YHIBaRJNX4pzjDw9sktifsVO+9h32",
+	"tz6coxhDRn9mDzGFN+nO0WLTGXwlR7DvOnNZT1dpL23/q0328YL3vCicjNvobDqhm5pju9heKF52Mqsi",
+	"AWOEaJhtbaJmmEoWuGm92f1J7BNCrpdXFfZGzMmbWZOgwOUUD6gtgozoDivMx/kafTut/oC96bDvcvsT",
+	"wcfGYgZMPlfjOfQ0aliehuPH8i6SmmuVbi31XR2m4e/aHNxQoBa5CNI0POalEdNlCfTD0ZbrdxWnrUNk",
+	"BEm5pfnmd26wPp796XG11g3NXWzER7UB3yjctFj13GIRIv6fVfesF9WOEykaokp7U+nkpN9iLKLdQ6cE",
+	"cust9iLI0w1Go1QdIamtKbqd7MqN9T+/e3vzq4351cZ8vNJCRhA+O9iUu1cQrkE4hcLBjaYjGmCx/LBC",
+	"i8hyukQIHsldenUa5mN3KaE/kg+o8LcW5gCGz9egVFvJYNem3dd6Btt1a/rMMzdRbaDJUNHpaq08cEdi",
+	"J4gnO5cBs0NjETFSNw4O1mhtOTrjZe2ehSl4XdETsVkvPlUwfFLNaxYFvc2dvAF7DgW5xj09PFRWMAy3",
+	"GFGCy3pxRpR3wrSltaCub3VtRDnN+x9a1NiozQ8Sau9aRiR2dnqHRgBNv0EJeTDKSLnfc4OAkB6DrG/F",
+	"ESwHLRKICCT9gt0j3teu0zEGraOfDELyoLVG9hB1eWJqdWOF4wPaEev0Zp+5onEngUmVjP/5gvPLsBDe",
+	"kRzY10L4qMKGpkRu9fGSegYCRqbjOxYTPRcmNRgzVzFMdOoCmLEXHpfNn2hXXgVXQ785M7VeQMrPJfsj",
+	"1Ks2+D+PL6WYdaDqmVjBn63kpGrnjBkdhJCrfyJEX1PrCuXSHDL8WOvlL3Buh6n5al1RRBL4k9tZSaXE",
+	"Si8raBTv8srWBf1utRY4yS01FttqGP4TzLfmpL5KpE9bq7BVKt0IVR/FaBU7VUaDqfMET0xyc1oTzXrj",
+	"FcsDJm6e4ZG3v0rrobKYAR1Jcey5GqmlbzpE06GUpgabD4Djc0ZFUSiwEtp4LMKyJirZLRidxnpJj7Sy",
+	"4DeEPNBSIZ2sxudujYZCs2RNPeaXNABe0hW3Deg2/xnx2mQd96rRjm/8CInweOHYSWMLueMHx21DWBZY",
+	"bhzkV7KtKWNPXX8eD8SjYCBu2UiN1FUDfiYiZfWPcBDQrIfYshRmBQ9iiYz3yQufGPa3n64y1+6FoYRq",
+	"pJpAynQTaXwMe0rD7qSRY+v9UOodATLhyQMGePM5bV4YBgAGZgFlb7409UjhNOJZoAhKIrGBR9CHXZtw",
+	"PAzrU2Xd9mpySUeKosuZhxAim8J9nKLi05oo+QppFiVHdAgCSEIOfPSO3in4VwCWzoeYbhupCEEt/9fI",
+	"YZeMDs7Y0wiJ9oz942f7T4Apwn/+Snz7FYWTYEYFfP/z9c1jcFtJxRYzbgTLFyVX1t5D4B/vtZklOGIE",
+	"7+YMjxnSzJeCmxrxTbm5tX7ZSGGYf2KfKevoNfl4KcsCOvHoC6A+cBDMfv9O7E4wdSX4nHlJ3CaY4WTE",
+	"EuWhYsHRKzD4l/hybdh48SmFv5ghKSYIbMC2IthPsGnzf/0Ke40jAhqUugwOPnPVO69FPNVtdloyy3vu",
+	"A/tfQ29rCgCZyniyZC0qYIMF5iPIWKrd5tnZ36kNvSGnG6aD9QnK0nk4dP7AraOWlHJFdZsOcjF+wEhZ",
+	"YSkKB4ZZ6+VkZu2wc1YJoIwlpmhTy7Kkg0x15hOgoSkhvleZuu1Q4zzWTnWy60/bEfbWNiSVtX/Mhvwi",
+	"theu2fb9le2AYLBp69hv3LRAXOqAcsYhZdAC69UGTbX5Sz+M5bmPZPvNbx5MC2zdOft5PPFqvyo2pQgu",
+	"fT0AmCGOHHLzNvxW1zOCjfb9Kbws9b0ozsiSwdIWMDkgljRSjTg4hPYnyKR1jbcgNm8W8dfVFQcwHa2c",
+	"nOxTBAifDCi99k34gF6tR6oSd5JS3vbXKEwPU1pWyOsH08WuflD8Sh/qBQpPlJxJb8xPM1nCCbd/Rzkr",
+	"zUgF6TolO7zh+Lp1TTMQvdPjP/fbpC9GLuOv99be/hkMK3zzIwXJ9xEOLlj+WELiC0mSh/xZsiMXtJ32",
+	"NX2O7MY/wu2+f2y8TRy1O9tCFSERH8gCAXqPspZa9e2R383QwhGbgCP+xODxHSluoKNPVIcAzinu7KhZ",
+	"L7fvOoJ/HeLdHib1JVwSAYTaf6MvplgO/zrLWSmVADazXBb0TxiKHXBe8JrTj2f2of+mh/yb2b+wf4/U",
+	"vw8PD+H/7B9zTA7k7N+Ms/z5jDt2nQiHFKo4XW0+ZznSFVlBYQUiCFAiMr2phDFDxCaqdSWKPsO3VIIb",
+	"raS62fgiSO6x/MJdjK/AJzgmnB3upz/Edzexsnd4yjq0fM56vBMN3c3UEUVue4FiOZIaunV0+4cRy4EI",
+	"Vc6T2j09qKvrWl+Tjto+lyt/25X+1t4UvRTVx1hMrPYktedeBwC18AK1Bk/7t8s3PzKEyx4STK1VWlMk",
+	"DiFcuplwjv6MFxgrEAU9vNAKPoS9KHoYBEXic3Yti9HBGRsdICzwcikLRAVG5h4YP15gtfHowB7j0QFM",
+	"ZHTwaz5kHAHT7XuAJpAOhIub4T8hjiN+WfLSEOkKcrKQBHCCQtZswqtKWncKS6LtEaQwmr+oGLCXfDJz",
+	"p3Gk4IzOdEmyx2Prw7wdSCzTinEH82zvQCeNFpBmAfILi8BxAXu41PStRsoHduLv0acgvAOwFRWblNpQ",
+	"tNxJejT/5zAWGHEvP4MKjUNeyjuR913RHoY6RurpN8yIiYYhgf0SdjHQn5BYuwRZ4B1RK9/OU7JW8Cbh",
+	"IsohGAG41RCpzDOUPkDYmAcGVyhgncy03W4G6Rjw7iAs4NtCAAbEeAmCqhQ8Cp+x88jGDJLLPtINeEgV",
+	"HWRbmpm+NyNFlZjuIrTsptpaqQOS37gUbpIUefMiN0wavhkC5COOs/XgFwvBoXAVMZ3dU0ppaoeqPQl6",
+	"CI4BLG3D5nWg+76cNQ4HYouBdhwVqW3p7euR6vEO2YOHB2dt+kAq1+DDCAwY60wX4TR50ouRauAtx2N6",
+	"gsmQIdvAhJFQMHikcvgQaLgTWUYuiZsW2Q+uK+SbpU4H+hcxI+SwOVqXEddhGL2F9u5IocRkRGRb5X08",
+	"g5XgNEySlVEfPs0ZQ7HIkLiAYzqV74UZQPZ4Isoccu+0512y3k9aVwyMbMAwOPccxy5sY/c4ToV2cMNj",
+	"idLWVLjN1Wqk8Eu7qt0Y0NxdFkl7jAr/4Q+s5zBT4s+YMalCGDTzIQaUWC4E7V2fkULfR6b2V59ObDXn",
+	"JQpSxFP3duuAPS+18X6ZVgrdSYpSmSAlh/4Uj5R/vUDmxRUd0gE7p02EdUtQ2MBrcUh09GzRrK/snZ5Q",
+	"5j+/EHW1Ojy3ktobexciDMmeWyvrJfCZkWSXBv/rLKcDhg1JnL179+qFCzfjyskCbbNYA51bTxU2grcD",
+	"fuCmPgQjM8KFZ717uzO4YvCXSwR4J1lpUN+QfKrckE3f7SQ6tPTiM5CqzlZEDkoEpnbIdbAGyUjjfWMX",
+	"1+lqk2oN2L92K9BKyJp0Gq7WMDI5klVEjH4o1pDW1z5lP2r2HJ1K17NQi7I08fRHCucPCTSoc/FTl+oG",
+	"TpXb2M1FjfGAWnMadqJJxmEGXLENh2fdL5We6y6yYiK1VomJkHdQQwMKeO2bdRKJJDPowtIGWvvWVPID",
+	"xA1mvMaF+qh4wZqjlY5gHcI+ddWGTERGHGvYcKnpBsFo+7ixNR3G+k608Vy1xhsSrxH1oEuOTVsdSCNE",
+	"BAtlJU30UOjwwg8Mq/KcT2bi0O73SpfdZEJKH07slfmgDZ08TODXrD08fx4dEHvYG+b/E+OOI0xiGPg9",
+	"XSHTHDQI8FgUv8loy+nJDm+60vo1V45H03x8XkpYS9IL2xCwWI9XfEjMxsnmnQg1mvJ8l0hwxnRZ7FBa",
+	"ZM25Iu8jeWezT/fKhyi86R0PopmSbvoBwMMBpcxgkY+U3boDli/Aw6D8N6/ZU7QcwRwA5Q2MwU+Pj1mP",
+	"viE7Oe4PXSPxghOEhIhS+glx1i61Sq/dF/iSUR1D6GKvkiHvT/7WMzgebSTetg+f0kmPP2ZjIDTbGlm9",
+	"WFKGEb0g68Ap8MTmi3qtbOV+Bo0Ry3qxrO3Z0Woi4rRM4oi6Nk29rEfKnkosfCWaK+hOEKUw6H7al19j",
+	"6GYhJ7dRYPaM5T+9ufiv735489P1t+9e/fDi5UXuj2Y/uFq6wmohpAEzWXTb2x/Of/zR3nZfSSwLsl60",
+	"5/eLL7189/r1+cWr/22vdpYBDgapUZ3naj1RH52EqeREgU0VURRbSohmU4ZZ4g8C86H09ZpOuNMiT2ZL",
+	"dRuiFroiWrAVu7eaGKn4rZfznJclBTOqpWKlVjeOAjlEj54YGoOVsPaT9Z6eHPtY0FLZzzFSEIi4WVop",
+	"6mu0+s4Y/+b4lNWzSi9vsCoopy+R00yikml6Se4G13S9rA+8u++1JlMvluoFbG5w8B4oFRa94ZFyYMkI",
+	"NqfA0r3zCNWYj2Is2c0Fxfews1He7WAXQVwsLGCXfLyiy8ZUw8OXhdQR+Gsv5s7lzCyA5w4ME5+ZrjWE",
+	"TR1NnX2AY6zFGAXUAlLHFcM6YDwur98+y9hP53/P2OvT84y9+f77jH33w/nzjJ3b//fm7btLkLM/ifFr",
+	"qg2CuxE8skawWs8PPpWlgONNTrSr7Fvwym4b+2cKqL+vhTJOiNMNGMjlhs0keFnQlw9hDHqnd6GffgNh",
+	"DHheyat2QRRJmeWi1LxgIBZY7+Qb9vpbEkZskyyyb4KO+5FC68u+MGMcJwKikHJwPF3bJwZADXi9rETc",
+	"ZTgWrBBWdhHiJmd5ydXNEixGCNqN+eTWGn50g90GN0r68Bs7PTmBj/ktXmfO7NvfLIQ6f3UIfEA1FNfm",
+	"R7AL0j1ocmtTLrRUcZknRv1lshLw4bQSI9XLf3jz5q3VXtdXF+c/Xj6/ePX26tWbH6/fXfyQD0FnN5kC",
+	"vzk+YflygVbz9VLxOy6BnTVvl+sjBYLdQR7cuxqK8VKW9aFUTE+n4GP7xahYb6Ent6I2i5lU73G4dijv",
+	"LtlLdVNKM2NzXYgyY9PpfCFucNUhZIjRscb36ruAj3+F8Q9Cyi+wUxbamvTRJ8uFygfsVQ0Ih4WLMwJw",
+	"vbLT4oV/DOTUfpDjSv5dv2eTUi4MeyHGkitmZvYfMIl4WhBKAxBZU7Pjwek31p5oHf5wpMxMVzUkabjV",
+	"tGY5mdmTNDq40faie14VrBaKoU03OrCXgqHlkHqoAFoRe6Z9tftuaVBhpNzh+Ob4KcuVrq+llU1zoaDt",
+	"c4Pu7tLTayHSDfvu7cuL69evfnx39TLP2LNjRL2GlwzZHro9SN1ze1A2Kvf5sqylFWFHdrkPHYf7btr1",
+	"Kj6Bj6ThG2PYrOODyPgI/f702ScbfJJe7jRMQOeBWJZmJ5UAWw9n+PSbRxms16PYjASu6y7qWFeojb88",
+	"QyocOloDsls2mVILeXgrVtsa0QJr8lYajgQLrVgDXiMJeysckLasGkQfoQedOl4OXceLHUHaDWof6PrM",
+	"qPXfXjRgF8Ti43thAWXbymOyS3J8jbimDlgsJqgACYEww31DHHrQ1qiAd+XQ+X6N/LN5O/PHOXCCf/6O",
+	"tvPSaIQZrqIV6KTGTNcgCUH7nQigB9nnJczE5dsnKOV26BfZwuYGHx9UdzB3Yrp0lNrNeM90WZYI1JBB",
+	"rOfMVTtgjHXGzYxCrcGCrkRdSXFnZTivrS2IiXMz0/dt+78/YN96GwHUgR1ISx9c2gFnRI2VJHxSm6hH",
+	"yYWjAbJCqu7+MweJRULimoREjoAadWB2Vqa2hmLaUtZsputx1+1u/cIYOkyqWtzg6c5dMx0slSMQoySv",
+	"g13LwAOLK7F8dx6HpbH+JsC5NUbuliVjYZXUsiyt4Q7LvkmyQqs9Nfv1To+fRc6WdbAQZi1GZwPBiEMx",
+	"opxmbhp/++kqpWlfl2+47/CIPlDUBh/e0hP2+fq20iFsxwu7FatYd6Wn77ePjBh4QWnftMuypt2xtf0K",
+	"FXks5M5YTvoKSPigMqb2FUf2hAGIYQJ94blCXMwWTrk07FZQlBwYPKA9AEQgLwLIEAKF2Tc2zIzh9jNJ",
+	"920xeuJYDIrxiNsIVqCBTxEp9y3QFKcDdg6XRaPBI79+sHGto4O9S3OYX3AY0W8+J4RrtHWf79AR5nS2",
+	"y74gkY8VFn7nUcXB7ltuBwMb1cGmvebM5vUj0dZn1rVdPrUxuE0Ge3X1e2gr27r79vM6cIU9yJEX0st6",
+	"dsSVVva5O9Ua2ItXc700sLXQWqKCLiOUr3zM+ULeipWvhCMr0b5PqJp2ibfRernDvLXGZiRzzAzo2ccr",
+	"aLt1L4KWjJj/JYNk2mEp78jWNXwKNS9iPkZk13Gl7wPytx5DS9hiYcBcJlY+pRmcOoCV4zV3jFPYAVKu",
+	"mFB8DD6pvFGHUmV4mD0Tlb2ulOqWVaIQ8wUexatgphq2WI5LOaHCB1HAKyf2alVLXpoBexVC9N8cH8eZ",
+	"Orvu17dida10fR2iMAQSZ4eefJg0Gq3jKE77GVdaPfQhx1dsje3E84Cz/s0nHMRu4aXmUkL/X8dyst7m",
+	"D4TAsR8iEMRkWcl6dXD2j5+TGFBzhLGEWNaz2Aazh6oS9mAeIqpgdxbtpQOsRo58JQ5rORe4oYHx0ENb",
+	"U4mxhzIUvColoAqpW1/3Ay2j9WohPFjq/UxDsgdrVyn83kA3XIk6gCI6HMQ+uxEexmUNTJurmPnZXep8",
+	"tUMHxQjz6GGjg0Nby/vQwGCfYM+9NDWQQYJanIly4SZtR15qguo2xtHXRWoaUowb0c/666ocbmpCZ/d3",
+	"oc30yDQE5wk44oDS5PHGAYw6WZkGzf2cK34j4pSRqyjPGpDWXTC3/cgHT2wMOzIYlzTsl6VYBnBtO/2b",
+	"yqpXxO4gOu2czQVXrmycKqu5YTOuilIUiDYFuqZ2jyaQAnknoIIcmoJ4UVSQkeTKGjTY8AG7Br6+ywRp",
+	"NQESUfZHX1gxZEZrBdEBAsX02cK2hEibYW0P2Su/OR/Ia45e81gNv+kQtnvNsPT2a9FOsJveYGPFbxPu",
+	"5DHLUVFGtwnKbiURGSA70njT1WsFpik0MCE49aCQVBb9UIWGLosRk0rUBr2VubXUrKTBlqzkSZ5Xr56J",
+	"ObLyuhE4ZEqXMo0Qes0vJSQax9wIajOiYHjBeotK30lsJTK/lNfuuvZMp+P5dov0OBh2zXW35iTNoiv4",
+	"7/6eRP03ne23dMP5Qr5Uy/lDI9r5Ke1LOe7s5S8SzC7ZSe5Mxr9uArQDnFYePYT1OJ0khuYE08vayEI4",
+	"56of8C3ag+zQCYtPkAp7MvKRikwKhPvwb7zG7+cbeN0uw/aJwE4ZTenIXWNyKNOeSwOPDpUQpycn6UgM",
+	"E2pSrcBIBNwOU7Pe+cvLw++fv/ZIeGnyDtxEa0650zsEbDVw4EYqivIDi5J1/Marhkx7go2rF6hNKUcR",
+	"GXqZdWwX19A7S1jdIXcwGKkf+Zwa2JZK/rJEaLY2YpHe6fGfsSu5WOL5Ea2yJzB74wAfjrODXvCoEflI",
+	"ym4FGgonIAJQY7041oZ76TMzd3xZRByTeGe1C6MWOyGc5y0WA0YqvYRIBBdZ6e7LTXWFTSZC1fYeUbGG",
+	"OkIeg6go8m+Xb34cKdw80QcnGZZ6RdAKjoVZIF30uOZSRaYDV+zN+bKeISgsyCIwOmSgAsB22XVaOTRh",
+	"otiWKGJPC6rYZL3dtHjrV/WzaF33um3a9yoS8h+hcz+l6gzj2Wvb7ooEmOxT0DVhcyVQf+fxhRhJh6QU",
+	"aCIWKQdwxn1TIxXexg3hFEWSyioXqyVxjKwGjBjE/Nukl2Is2fuZdscKzekwyA24gamO2Qk1MJXBnwAz",
+	"8CvoeBOWcLt83iERFX2oTT5bxta1Zzvy4Ia9cvy41sDvBXRwl32xZ5eav3sz7OCFUGjlJtsKMSb4RJh4",
+	"82CkFBsbgJUIYnKYzx6SnqamLAMND/4hUMuPzWwkeCFzk3olTgs8MW0OCipxb3wkOH4NWTpSuwhTtl2W",
+	"Egrg57PXHxf8b/cT6rH/Is/10W313ziHzp7GvazN0ZiXXE3ETqlgugfTp0AXtUm1xHdMtDLLOdpJWKkD",
+	"hCWukf4ekTrnXCqzm229nm95YhjNpYW/dMGNaaFGrTU+r4PhmZ43hIBKmphx5RbrnNBxYqRLlcr6W1r2",
+	"fWX2txLYB2L2eCI3fujAnR/ztoPvvsJvXS9f+f3tpox5sy4e9TF+uugMuij0DlF4j45i/QizxaiDpFcl",
+	"JuCzeEGMLkWrR/qCnv5Ioe62yVkvfLUQXZFut3TQn56Eu4VazkHsmTv7+y/lwc/r6DE7jUMSsTKmp7tG",
+	"gn/dOeLulvo7WQpE/3zgoHv8wn3C7ulifJGR93QK0VEs/H7fheI7eQzrcVZDi59dI17z/uaS9pEaqUM0",
+	"fP1+zVk+MXcEGupQE84CYol/oa+MgN8B9Q77n6YSmAHGK+rThSJR9vzy7yPFYJiDxD62ug6qEWDk13bn",
+	"UrSMGgTASu8B+XfrcM0vZX7GOLuT4p6knHgvDSJ1w2pIxTirxI00tahEwS7/1w/MPWV9MD1uB5qm4lqc",
+	"1lSsxV3dAZus8619TAOwdNZIoufo0E9PTkI9xNDT9/KASRYGRYVq/uNIA2C8xSpnvLbv0WAr4AdpsPVB",
+	"UT7shQdKGLhT/lCQC5EQedSEQTyQreR4ybn9YlhXvrCEQrLKHTK2afAc/asYX+8cmm18R+StLcEJABhS",
+	"LAj1oLelMBmT84UGgORK3xOqK2F70vkcsO/sQcd6gDy8w55DL9HgUFJ21Y19nctF0dsIvAaQuxMGl+4Y",
+	"bHJsd4nAru/pLyII+7gx1V226A5B1XTtN5ngQ7bQsEOBYRpgNiE9ANuk1Svs3gjHjy87fych1t22yX7+",
+	"kVvzF+MEB6wpCI8mulzO1W7of3gtksS7bejG+MR4DGL7jgykGJqrVSGqMzBF0Pr004IHYNn+SLltTQ9x",
+	"Ahatr1RWxqPxA8GXQYMpK+WdSMAtgjGVjdTl5cV3hzdLXhVEae7X34UJoSYfKoQVBmpWfjz9/XD+3Gd4",
+	"Tsv8kKeMPi29ajt/Elz2+wHei/bL4x65Qt8rawpsPXOcLSpxaOSNEoUvj3fYTRsOoNur6Oc9v/w73sAN",
+	"2SCw7a9mAjgNbkODSKNnhhpqHBcogH3bw/jsj8e+nLn1+HA/EgSZWj9FGWap02Pdb0tTK31tH9JeLxnp",
+	"rxe0qO+q8nMcMve67eoMr4PP95WBqEv/RYuEfvCjHlBrum89nDoKWW1ThHheAa6xTQ3y0M0GWuyJGalF",
+	"Je0aHULvJdzZ0xVbzFZGTiALWhCdsD1wWlHxZUNPblRuI+U0mT2ezltxRN3H2zTahV2kLxix1p1kO49d",
+	"Q5N2lX4HXcm8oH6b+/8AbYkqa386scbzu6Kt71zULOjJ3rur7w7/lLHlwoE/v/6W/YU9PT790zf/p9V9",
+	"41UtTB971dKzTIoWILoB5FfWA/YjNtOPlDQhPLAS9ZlV7xDYlETvkONkj+j3HMGy8cdrWRBfjnP6Gzc5",
+	"QqJ8MFLn+H6PpijeL6ACAYFETk7ZTC8rw3o5/eGa13k/rqHwgFeTmZjcioIB1jtY12BncwNoUCOFUZGY",
+	"ZbqUKmn2Oj056Q/ZgldA4zHjiwUgItV+9mFOvtssEqYUiR6LibZuR+7jzjlbqlqWWD+B04ReVFwFaCej",
+	"2SGzC8g9FNZWvIo7qZchkAM0IYb5Cc4FV8CHZGUogZSlpXRPnw3XTJh1C2akAHbP7pI+AkkazQqdxpeQ",
+	"ns19V8fKmy8qPRHAzJp3Umu7bY77+OGw8dL3fKer+eeOwOKbYdLbrC4fo8JT8BsLu35uwL42qD6UioPH",
+	"LD2BEx/E9p4R4KOG1HwwBfNqjlCkvCGSuWmajUrcRw7SWh9rDBEOLDgnvj59pEJySDmJGYsPiguGlpnm",
+	"cjhhKpP0EnTUjVTuRnVNsFgzbthNpe+h904rkbGcbF5w1qyqin5KsmDexLy25kXAVcdp2CXA3KY1ZpFb",
+	"i4bhmQyNldP3s5WH6VmT5RmTU8bVKiOhTgPpO0q3St9T29GM34Eum3O1coWDPI5LDdm45OoWlBpmz8yt",
+	"XCwIpjlJ8GFYLISivAkFDYFO70tV6yFBKSxLKGfUc1nDnwipuQJwCQfUHH1b7HIs9T3UGBqRIblNtQSi",
+	"tcmMV3xSQ2c4lAjBQS1FXTs0ikLeYO4CKh8hi5tf2y9VX+eAKj+tdMQ6dK+XJRE+OkQveALlI3GWpbxz",
+	"FQuiWZRkNwhKGkQfpgjMSHFiGsM1tlsf1q7HabWtGYHIZznec428kQpJI/MMkq8LLJW0F5vldCrf2+uv",
+	"T+yErp/l7P/7f/5f4hdEokPo6YAmC4DfPqcJwKLWyJ6F6xa4HNeTwUQeFKn5hEhKVyOFRkcR221xbRbg",
+	"CDgZQBBM3mjBuAiNg+yBdWMgi7rZjv/cmpulB+5hHXy4EvlOlgJf4F67V4725FHyDLS41kjwEBGAeLhU",
+	"pkX2fk3cfrTGRkUY9OBHKm7yHh5Mb7/llRGJX9gExETplSE8H3AbfYNOhg+m2L/MRc0xEOQCMI7+xAoL",
+	"3IYxGcqAQYc9QX0T2PAZVfMEkXK2ZlC46rVQxOOx/t0VTkb00SOiond8Cll5I8XAVxOEmxHralDeoOCN",
+	"/G8R6W5ZexFWroYwUgjansXLZ1wQCofp0Dd6sZs9tG4VKiC0NvtDj8U05ysEfnIgvXaoY3EjlYLVnDKO",
+	"NznofzIP3AdAnqnA4wK1v+AkODLMS8rUj3U9s4LYAawnrcM/IV+hQDz0CkADmxqcuBb4XKsblmdWIw3z",
+	"zCocLA3K/51b73A+5zjXpSrERBai6Efo9YhlkrvhD8Irh1hWDEoLtVqtW8MA+Yyba9ymuav3QhzVainI",
+	"CgFI3kgbo73i9O5TMOTwv09y579qNWAXzrQxi1K6QMDFd8/Z6dM/HbNfltru6mFCwBBwYXGHxQsbei2B",
+	"P0AtAaUh5edt03RvUQx8bjeYXru7H/wJa6Iv/05v395KCZd9zojlV9807Mk9nFM96U44AKklOhaX9/zG",
+	"TvPdKwxJT3WFwkqqWlRTaGfq5fBIvRCKL+TArjlJ7qO7p+nPQKUhKhGwiKhTuq6kNayX3u4fC14Bth5A",
+	"SrYgzVEHFL8R3u63M4iIkqF6mWEhNOtFMyEernxZlWZAaY8f+Vz8hWx+Phdk9oPzhOh+hL8EEszby24R",
+	"MG6pjVBEG26N+xSxqRKYCLViHqH/SCcS1BrahNhwgSP3FgSGQkG93yhAyZDtpTU0x3fyYDeW01k9L9Pj",
+	"sRP3aLSUf716/QN8hE+NBPfKLi1BfJ2/feVtjGargVmZWswPfs4O3h9ytTrEknUUifFmP+LGiNoc/cse",
+	"jl932fpYGR9HTNAfW0CYHcybeFPZz3Nh3R/aiFCnt7JWyEyIOmNyolXGSn2jDbqzK9BlgOJYBBQx2g1j",
+	"qbjdvJoYkuwr73V1G7pY7foo4XDbhgEFEjHWJjNQsXOX3OSr9lPUkeE253a5thEMf+com9KK5dzgshwu",
+	"5eF4qYpSDP5pct9VsOD1LDQVkLBKtdkmNuEFr+3UD84O/u9/nB/+b37438eHfx5cH/78P/6Pgw6u4d31",
+	"Ir/jOMHNxyI7kHN+I44W6ia9ENMYB2cH+AFbBuRuNXc3/+P9tuOX4TmdGPMBxzSqZ/tPTgN2CIAXa4eO",
+	"cdqTzbPvD7qYc1keAjDODo1GBDCIODob8b56JIgwpGX4uBRFP2UTae82emnfcAXjeZR2o/UpSoMgIB0t",
+	"PkAoKVMuDb+nl0v4y0cesf1MMreA+/TzxLP+Irt54glE+z3e3jsRa0TPsY4xtWFINbYH3f3V2Sltscde",
+	"Xh+iUfT0j2wm3lNAF62j/0msdJ5AyT240HMuVWLdEM28IYBLjPeGOy5fX72FqkahmnRzLoY+UjRex1jP",
+	"CDLTjR88fOq37eWwVpQ9yFheclNf42/u/nwYcVx7uM2R4jfc8WJ4sFciGj589SJ5jVYT7L2hPv+cjo/D",
+	"9c880bNi4r2YLBEuZQoG4kgBM2vPrkNpv1iNOhlITe5EhXkFUQKcl78Ei+I0JLyV68r0jVmITFtxZfjE",
+	"I6CNlH83fKTF0iP/0PTPWD6t9BwC89r+f7Mc/1NMYOWsArL/a21F+79u+ZBJO6cnQAJmpGjZ7YajlAz8",
+	"J6QrMD6S87rmkxn4IzmlE3IwytCOIKkB3VgZM/K/RcaWlfw1J8dgpHJT68oO+ugoZ+8uXrFeJYwu70So",
+	"T4iQEvHaI7ok7w/iIVFjmF00DqfEZ+vtp3kSFh2/xnoTFUURrEHmv33/jFIy5hZy+lAZj2iv8Zpn8Jvd",
+	"cFq5zwffZsBeCNcHJbU6a24t6m7zc7BWJLhkSBGMBAoOHTeSANZEGylwTRZcVtjVZjIKIXmguaVCFAmi",
+	"kTk5PvYkNIhQyDF46KCUWe/k+CklaGBD2zUdKaTQ2dg3z3qnx6cx1Utny5fXAg+UT/DPfySsiej93Rru",
+	"vOujhpM/xe6LAv+E+5oSPvC1RTFsfG5Qj5+yZmKnqVyl1teX07D2yOQ00Zp1mgUttvDRv0gg79aFlrwH",
+	"CUydjjW1Xrj0lZUCaEAQ7HQPGbccOnYl/klBaaAEuBPVSFXCN4m6GIp9CUVCvF71jPVWtrmur87OslQ6",
+	"7NJa1tx7XxvLtjWW7bb39vVx/JdLCjJbd+4RgQ/s0jVE5SjUvB1/a2fUUbDf+womsioRThEVculKDHkF",
+	"NRKt4RI/i0uHj/DwisLjKWyTrU8CqMPvoLNt09d/4F1rde+hN7R3ij/4i53vZZ9hmmQGRohGqIHhqSzi",
+	"JwS+T3CjCtYDDgJYi7+QfMvZigqOXCOZ9Zj7jovQ82ku1TUekL9YwydHI13WYs4m9hwQDFoeruugEf2u",
+	"1Pcvw4o8TgSkscgU/2A9XpbOrjf9TxkO2TqOakn5YwJdcd5FtAnIlpeR3T9kvLSSSMYlv8cbB04PTkY/",
+	"l0rOl/ODs6d+5ADlKapdhv4gODF+i3ihtnUcDrTOmh6VJ6uUBlwVruqukdF913BH+1cteI30MB/yad24",
+	"xmKqoeJs9yHhLR80pi3n4xWe64ul+hFO68N2uSSHfq+onV9GUlXH2/XAt7zwLtuXF+aDky5iAekVVPhx",
+	"E2J+R2xJNOMWUKli3zZMFQ9Z3K6wg672Uod+wJDDrRCLRHbJmgkrpLyxBNORxqNwgTswYC8qPkWEyxDe",
+	"QkUHmVFdz9jYjUlQzXEYoQyHKio0Rr6V3FfcCHUj7VaSk1urnNhy0cHKU/uCZuiIULpm91w6foEVuTwA",
+	"1j/jC9iXOURlclaIhVCFcQxZuJzoTWMkxwU7MNoeEnUTPbdLJoobAf1xsE6w4n4M4J0jNCdFNSMDAOh6",
+	"hWiUdOJjsI+DPnchplJJLBrl1D+LkRYoZE6KSIMtTH/rwTZ9IWprDkNAEcufBwX+lA+bgG9+ighnaOfo",
+	"QBDDi07Q/SN2z/A1EfuQZulCz/e4t5J3zLSzgsImgx+gSljWdimIew7+1kHoFA3pWcbGYsKXJjHBTM1X",
+	"MUIRRQAThKv2hphE4j1UxWv8jkeFJUpGsjXI489xTGRgdwSe4I9xSk4+b91PWpPNPb8hxObFtGY9Oi8T",
+	"XQhIAORSQZX4RApVX9O1uYOB/VqkS+xOcI55Qxl26cIOb2sr+v2lntaHRRTh8hsTSlat6EfdcoaIvY0W",
+	"QO9AYY0tJIEXC8Erg/dbnwvgXKMHOwA7rKZ3ihPp6xcLAf0496Is8Y3EIEYF4QrR5sxtLKFwNCz3YEt5",
+	"ZjfhdFn5QBrlm7LQhcC4MfJGue4ChyQl7klNuVEiDaTrZPQTD+9CaIfGvWJuRHknDFgHjvsK187RUisN",
+	"BKaiAvA9OzysgfIv65M/2yCJLpo+bkwLzSBJN2BX6RJl9HJhMma3D9W2RkPG5uK1R4Pw952Y42W9PvT7",
+	"Sta1QLA6Snd4DG03rcS4yki7Ga/D0DDC6m3wQYFU6O07ylWBUQQ7mdpu/f0dfP5Am48BOs+nmFApdgRM",
+	"1xXWTkHT2Cb7GjHdCsW1m0DbAYzLXw/gCmt7N4gYyukQi4yzlZ3sGiQRGzjzy7JkS1UKY7qjP60hz+YO",
+	"2i+w84gOqdPyP8l6Fr1/i/Xy+0Bg2H3L7ve5kw+wRtPdpsmPrIrcv8+m/UUbCOcWDVvAA5Y4fSTrBhar",
+	"JqhDxtk/9dg5Lkd3T0Mt8IPp89R19yra9axi6QPaoA7LFi0N0t0kEID5iQxYI+zy1cLbJHjN0Le+1qIs",
+	"qcX0XrNbCQ7wlNl3LivB+IJXdR+4vbHxlYLPqHdRnQ6YXekFqfeGfWTH0dKTiHOyZsJYCOVHh5UJxruT",
+	"WOuAVoGsrUEF/viwVccnHZSfQn3vqqLt6HdV0Haptqjn48d25Vy4FXfN10bFT+ED6cUncYGOrNA4dEbw",
+	"bhCLBB0V0maQ7nHVUMmRhVo1SkVh6LCfITAU9nb7shPHTonhqeQONikFr+i0OV+hEuhD62VNRr3y4NF2",
+	"FTm+oBb2LfZ/fTAPYakAgtaIQyOUkVAj08u/zV0YPuf5WpJrJk2tq5XLcGGXPg4wroai0qeM6bLwCTjW",
+	"c3FTPQULzXUWSuX/E8bVJ2oQO2OMmgrjkc6t9dX3vL0NrAXrji0AScQjCJQisIKEtRNm7SvJ2kXMsEaw",
+	"JdSYMazPgta81nCZrrAxmbNFBWzpLmy5MTTpK5E8V3oyym2eV3saMeS7hdnWkQAJmejrILuC3VC9dIN0",
+	"pvx8Zd1BRxPCyTffZAdzqXxTwg55ImjhhMYG2mq0B7p3HGugk9INCzIMukbf2N7JHLyIggZMP+qx1qXg",
+	"6hMUcstazM0uSid80fO3r6z0pKHwquKrLgWULNnvBUWUbEC3951CADH/AEZ5l618QSeqkGZR8lVyqkNg",
+	"RcXWE4XRMZEN0hB+A4EUCpQxD68rZ9L1B+ylrzYA4K6CgGzCtx926C0q4ZVYnpAoncyVxcJz0VLGG3P0",
+	"gkFEI3ia3WvQ44zqZ1oJAQAe1ODniJWDCKPkE7RXQ6d4ThY/djKTUWv/QaZ6xnLCdMmx8g1bwcxM3ysr",
+	"kJfG46doFnjdGq8FogXT9CrW1Cfej5BqEDUjcNqQLIpVTxmT4UOw3gnTpm4bsEsryngJa2rSQlQYFNJC",
+	"UEkfbgdZua1A6tsXWDl3xiXQIlBL55OEEsE1xQsNlUC9gen9Oh+w11B77YZFH8kuqoO5v9fVrajM2TYj",
+	"PovZSAEmKOLcarPqYT2dllya2iev/Gc6e1zFfL7ZPWqm7NxHXFfP50XR0M4PkfxK3vKAaa/Pqb/w49+L",
+	"yp+0bP2IfXWtPkFkCyys3RVp4l7dSXG/SykfXLe9ii9ylexFGQKEjFehwSSu8+vT332mnhYCqYnQE3Fx",
+	"IRJC4xVI/kGzgEMaxDDxwEO1vkHGcNSF24vM2qv7/g7r8yiFfdGSP0BP4y7v3K1u79NW6D10oNx+0H2K",
+	"tmBFflf1Wne05Z0EieTEhlItfgfITggx56jF7ElbK9E6i8Mait3PJJjDhuzsYChiobqkWA3+ZQbyfMDs",
+	"Z4xsQGr8tM4jzgFfOowZt6hdKA6S/uQquxAyOBRwoNCwvwKn2UCaa1rdnLxcWScWHQifRHxRE2QyHtbj",
+	"ahXAFd31pTYOkqHk1kOILFwZDXA3a3cYwSa693obDNEZK0FAG1EngFsCWHtcYMPSJreWiqEzqCyIq5yg",
+	"YnWX+iZc68zZ/uANuFyvwV2IXg2srTNhW99Bz5774jNd+am32qAbqtAyX6UmzW6VV9lmnlgsZnKy5wHL",
+	"p+zjH71y6u87gCjBVvtELXG/cUY2L5G7BPK6Nbe1VCiwscGHWIhqzhXwy0aFKmvmWCn4XUOqBHKS+MpN",
+	"RRn+BOxSj+G3ySeoxfgCKys2ffUdiirgU7DzQPO5kxvdxXTd/fGOH0V8/K4KFjbvhI3pgldFYr2789kC",
+	"UySLjSBFO2CkLHg9mbXAdVBOG9oS0QQrjiho5QgEUBQNPeoj4UZHRXcIygjQAN4sywmVAnySzIEwuxZJ",
+	"MG/gBdzKOkDm9AcCk/kI1YCF7T7rTdJtwC6E4lDYDqwUNHRU/8HCo6iTE4mQ7o9NzEtRgzzNmyYkq8Rc",
+	"30V2n4endg974lCnyQdpHst3kK7/TIYFvuyR4AP2MixC9h4ty6/WxZp1QRb3ftbFLmGi9bYczAa2qR6w",
+	"tTfR28dRZiP8SSEKHXte15o12J00cixLWa8gpu3/imFtNOZzTFrnFF7O6Zmy9u6frsDukOpOYiwpIwyc",
+	"ED/vDphn8ZxbMIdcoj4M9S80LsJqNTXjpdGEix45IJgVWPM/zIC9fL/gCpacJGcvAKiYPGN5aJW5xnaY",
+	"vI/u5LIsrY8JaZEh5t45M1LdlC7urtkNNh7Pu8NkjxQiw0VJWoRiQfzpOzntXLubOJ9zIw6lCjUakFUD",
+	"XxKyJHoyWXoAXpdpBL3i1GF4XKy213B6OmcjeDWZfcq8frzMHmc67NyugYQr9lrav4fbHj4SuE8UEFZg",
+	"8KWG9JrRvJ3A1ajbUXXDG6GAVuKeIsOiDiHjp46xCyu0Kz6twVrjNbTwQ+OiLlbAPEJc/KG3D1tIKuwg",
+	"MULVWdSIKaNoDmB2B9EWQdPikAiZ1vA7iHQBsDHEdcYCQMmXsqyHUcskL++B3IRAAFqkJuslHLUhfJYO",
+	"H27suxwwwq2jDltUelyKuXGgMlkD7srk8Ey/SpDXuan4YgbLAmByvTrEBzHy6XSOKG4EG4v6XgiFsS5X",
+	"l2ug9HaympSiT8sppwGB12Bk0I2OeMt4PK2xWGlKxgBqOmgje5BehGt6tdbI/EJFExV2hWbsb5dvfmRK",
+	"GNSnmhVCLPqYe50CZA6Il9MT305JW8Chwxu0o00CDq8rVGBRsMIwKxVWrJdXglpur7W6RssiR2j2jJhZ",
+	"9ZzXckLF0Fr13buC9Op8W9jxqZmRGC1xgJjkOFgYulorekPLA09r1iixNaK6kxPB+ATQ/owvqYv2O05G",
+	"FMyIernAzuNFpYmIDQV4D+p516KtSUbPjaTobwpkPqCv8egBzK3w6NCVHDd7RlLvsya0Hz8y2aJXEo9h",
+	"j1AkLisgIALbvl9Uk1FWEild72TtjN5XQBKisOG+gRRjQjtk4QtSfadQP+1Sx+4iazGmSCCNZvwsqXuS",
+	"6npR6ZtKGIMuAL/n0oqoa2ynD3kEvliY1kYKQja0Ih1djM4CFRcBjegkE3nSVarf7aXEvXXcZ5e74rY7",
+	"x2z96fgi+ue+DHc9CQu3mnJba+C74DIy53m4v4T0viutcHgVzsGMTAZeFFC8vqwp0nYWys+pEuQ6Nmym",
+	"siwNa3im7oYWW4uuX/9LdFuxUnwuJxgPtCPCCVdLVcu58DC7VFq2wLNd67QHIA9mTs56t2LF8uS5RDMa",
+	"JresF8v6mtRG9FqwcvDnpNHAWs5wzy6vTp6eyKptoXtWylu7UeYSWM2YVqIzmr+t0Pwq2hU1ks2D8avL",
+	"QoTsqkR+10OtypWzn8heytp2XozMyc43JWmbKYlWN/MD8J92a918g9v3ipvbH+1OPdj91nD+4TDvc+sL",
+	"3HQveM33uOsN7JdL3IwP32q6k4HkAxW/nzRNu5O9d816XKq+OaGivS2AMb9FJQzxlXr/Gk5sw3+Bywnu",
+	"CAwtXi7FEInAvHdLrDK1xsrxZniKBOK/fs1ROBiHTUhuGpWMyMr7Zf1B5MRtSNx4r9U/Kk7fvIybS6DM",
+	"3vvcvCz1PUCjY7gBGLw8IhMiW1gDqJ8B/gEPaWyIH27FFgpUW9FTzxjhTdeTWTv3lnf4e/ipKge4WbP8",
+	"H6MD+5VGBxkbUShydPCzA0dIe0GtuMTXIPEX/TXhCccva1wtlgiFR477DhTE23dXWVJ06SZORqovUIrK",
+	"qFpeHZpUQwm2K2lviH2PuR2X4m8Ks6wFRWDgIVLjkLoFNWHxufD2L8da/bfvrkBP0rfpsHFf60JOVw/o",
+	"1L61r0e5+Wi5s20iu/G1PmUG7bcKWY1hFGyTrutKjpe16IizLluMc0ynese3kJWA8zle2eMb8Ofpk2DN",
+	"ZPTDE+P5/BILf1EuDdJHNwoU6e+9XJpr/G9MQ/fXOZ/dNmjQ92NNZHQ7xNJCENjbcvwWEYWCXesz21ba",
+	"DSlWiYksFFmu3q6pqlBJ1a5hqUtADdjLyP2nbnvX9A5FBAkkaWTYzkS40E5wwJ57jCC7MNSnn4KsCl6V",
+	"MhjBAejA1Lx0PBD3Sdhy0BqNtN+uWorQIVWJQ6CeVs3vjVA6kH6iJ/YfQJSerxN0oGaFsDg8+yzsz0hx",
+	"YO51HY7PbvBYB/vZRL3RZASQI9r8tE9Mf4tehUQDqDxSSEP85NLqeGcLrAf/gdwaO4U2hLjjV3OARnRr",
+	"1RGJyai5LeSOsddg3/BMW4Y7wmhwaJdrvVmspytwBV1mYuWdRQj6220EfONvt+eVI5PHUWb0To+f9TeV",
+	"ojxgaPjRS1C2qVF7XpuJ2q+as6E538UbeKcA8lE4oR8GmRO7VMtNzQuRvI2r5tYcBOmK/kXsbLUptp0V",
+	"2N/xP6S6AYy3UiiirHLKJgaBizKWJK687UtOEK9EKE4jg7gViG3TWQ6JvQc81eEl+OKvB/sLPdgX6MXT",
+	"yX5iogOz2zGPkjs7lJqtqVkf0UYgk/A0dLqDxysrovR0/HCqAH3chtjb0vLS3dECFQHI+uZnMiR+0l0Q",
+	"fEP5Vwh9hhyv0unVpeCVMtHDnhhclO4yrVfRCn8uKIzwznDKdusnjlYx/hy/E2CM9QVoVZmH8an5+Ihj",
+	"a00QfEJBu2szkag/h4AV604nAJEl2D6IBBUX9UgTKjKzFI4MHSq8H9vUasNmyzlXCfbpgL2DAZZ8cose",
+	"Cv4Vjpn3bCq0vSFJjBgVZ/CLic3xLDXGkddvsbi2E8njkUSo71vLNsgOH7BXrjt+DqEppR3vGaxTG01l",
+	"NFqHqttAe8eKoUrcCV5GX6q1WhS+J66Qh4iTwXF2X41Qmji5c2de7AI7POLgSWVnDdfD4lzLwrqcwDCJ",
+	"OeyoATMGR/+0iWwcwrrgw50LzoNdkQc0Y2Ix92gOShjEt8tyK0GdXtYQtgD8R8IHg6HTif1q46yJZtxP",
+	"dLy8rNsskjdbOkf/omOzsU7mgnpF8MA+iS2MWOR60MfQUYzs6Q11wm74nRimIjTAaAf7yosEaGupBLsV",
+	"i3rAzhOxYWWEExlxztYTZsbBkb2OdkAFTRRJr9bYjUjz7juBrG9bRMAF/J6ejp3LWaIlu+eGWna+gkK3",
+	"Gf92lQGAKl7lB7JUsu42t3indHS60YH7uHa3llPtwsE7oVL62HFUixNjo2QQXYidU0A3aMYLCAILUgGi",
+	"YE+tNPjRN+be8IWJkKiSJE9IH0CzCdQa65qXDKyVAcsX/MaZPhAMzbEavp5VenkzSybhWHdaaoTudXVL",
+	"kdP8+5fr8QfELYOS3Vp7NURQgVG7Qwc8i1vyh28/+Vo38qk8wn39wPioOIuxQRj4u3EJ18XGpy47cYIN",
+	"jINDNA4OI+Ngh9BMi0UROY3W8bAiuCnvCAgmfgSYOiBBoAR3wL4NICsJzKh3SIb20Z4WciFUIdVNDiYu",
+	"PMcaKytRu5xfu2R5vfqrnfwFjOE8mvqjNLnFy/gg9IStk4273HYTJ9bDeqWm+mEr0FoHu08rVxK7iNb2",
+	"i+zuSiazfuwi2RAf58gpSU458sXufL49R85GMtczVkP6hJY+yqSv38l6WGFrRcQagKPJKBGDrzcpsnLf",
+	"OQv2iujJ0n1kCBIPWO7+dV3r67kgeGxM02BBHeF6iyp5Djb2x2RDMbFQRHHQLlKibXsFq/woogTn9tBC",
+	"JKFv3jSQhK824iLZgCfnr/povLsIsTr67tFeib5+15DSvfR5saj3+Bj7iMckoPolisT1uHC3FNzeBBs9",
+	"J+4I8oYFxDGspxZ+ikSE9dj8jnI2jyioNN+6PZW+45iBgicpzWo5F8gSEEB9JzSeeiYMwKOJcoopXZjQ",
+	"NY4yjynAHBmqNKzSy1qwUtSmiQyMzlcxl0qauuK1rgwrdEgc9ygw3gkWnG2DCvY9lf6oQOwMSp+g0Dhr",
+	"T+YlquJJxEfSFjKuRFjlXqxtCAk7SgTYCfUH7Dz+KAa788ciDsOb1jh82+NYDzRAvEZ9Wgkmi7AYJycR",
+	"4GDNqxtRM17XdhUg+eF6y7BmO/lQbFJyOReFKyWCz4x5RZcRCaD6lVjoqpbqpg9FgPcckG2ovIoud5ut",
+	"ELwoHWx03eRAa7a0saWqZRk/x4F/m6H7T4cd5g6OnbC/ivrhaNK+lIuWs6AemTYyICsWpVoiv2xz8RSA",
+	"EOKK2xMKmQag23CEOWfxmCLAZ0w3BFqe8bL2Zc1NgyVaSQlB0Fg2tLMMJpDhEXQ8TQBBxO1c0wm5qCuU",
+	"wpszBBJqUC9uawXKIjIKK2s8KZAR1R2Up4RerLmoOfZPpWC5WRtNco2Zg8Wy9gBIellNHCS6mwKBqcBg",
+	"pRUlOV5GvVN5hgWeVKUW7QoibsLL+hC9csfNwCTvCbvR5eC6GpUbSvCBcj+Ntzxq+3JjLNvyP/H+/URo",
+	"jF9bNhtd0mvWyIe4ZL6NeivoX/SiFKTf5d5l7RPucQkL9Sim3AupNQxE1F7MSmCcWM8uP4nRCbaBCrad",
+	"0M9jEe9xNH4vLWx77NR9fdfG4m8ONYYdf7R71LGNCTgx3lN+qwiJJpAhZ0h+mFLi+YIVpFhy5wV+Brt6",
+	"3eY9XaPiwoSTmmpHxsUns3iwrnof8rWxZfokECgplkPxyU7hhY+JWX7yaN5OeYHOCeybLGgJOv8uTrEP",
+	"BzYWgP9nHWlnG+9fyN31xm2MTkmI9E5UhZzUGXYkBZ/dulxybnexpNxAH4oRYpCPYVfoOCIT91xIYK97",
+	"/76X40pcV8J4ANA+o7qwWt9zN1JSxLkzGq/dM0x+Ftwv1yxE4KVOPGHDll4IxXrJ0PveE0GNTUJGEPSW",
+	"HycY4vhYJD/PYP/8UxCVVXMaENs6Y2ljayEmshAGiBMZ936hBh4QrtJ4Q8CQTmKrsceIkzuLG9qihXZe",
+	"pHU4eFni2iWDhAy2czGD+xGecc3dVeGn8Yo4ZfF792PC+XgN1yLBGynmXctWw91Fr6s57AJsqIRkIHG7",
+	"Gk6jM+ta/X2vuAhnClQXUnM1oq8O53vN9+/BC6xnBtOnB0ObEnTuLYSivmXnqhMnWbSBPMIDMcaexeEc",
+	"AAqj3ZOSEmvF8kG6POshHB74dYcfUEHo7m3fkAP2Zp0E6zx1/VtYftNNnSSf/G3xXrYDi8mS4QBtJvpd",
+	"d37pcY/j/tLLH6kGck8rP5zVT2Tvf3V/yf11h8lZHx/s9R6BMn54ayGGGgZGcoi8Uscw7/KrUzMASzQb",
+	"lkWtG1BhViYicCDVIFj1MwxKfLenUAwQtS48CLXryuv2QF/otT0IOizIqiMqQwjPeQXhPh1mDawYniH2",
+	"kKyc+WTsVWOpRH/ALu27oZYcar6xzza1Q0HKNdYABdjJ8TGKaFnHEBHn7lO0GwdahdUKovAZ6zUyGbXW",
+	"Z6EDdk3AGxp5f+iINVtEctaR9P1IqZ1yIXfYlW3k6bx6xKhJm1fWIVnXZ5MxhXiybht8FbSfglfdnnyU",
+	"TlLdbBezUZZql0qP+PKNjT/Nery2IMWr+N2PUv+wPp3PxqyXvBqkyBIKVbAnphCqlrzsGka4Yt/BPGSV",
+	"QfQ996kwiFfii6wwkOk+dicu+XmH2gIVPwjdW6kKjOM7dECCh+mNVxGER97Hno+wK0KTqFOMI1gu+9cJ",
+	"vC3ykv1d3mWslsoMgFw47DKijZ4LroITDtULkJ4zYlKJmvWmuhop56dREPlQqsN6Jg5LrRdwWz/0goSG",
+	"9TAMyr7HTHOtMmakeqfHp+h/3ksj6LEwsJTgrtaEIUjd+a5ggMCpok7+lZ0EmCs3YMLxFaBaynqkSl6L",
+	"qj9gb1QiBwPJIGZuCYn7jHG7KFphujVR9ueKkJ5bSgpGKoJ/tnf2FiWv7bG2Bsp06tr9+oOR6kh0Rufw",
+	"gby86A2PmuCMxrHNAom/2Nfk5if27pQSEw+yj6ZzKpC6xWKbIXI04TUv9c2+BokVMODO6OnUHrZeHaDg",
+	"4IFRa2N85voJUbEVkDe6AiyNkUJ2YXtiYwFatCRS2w5kw8x5TvN6FGNHqBqySs7OcfPsNDLo7zuXfKYT",
+	"xXs/m8VBS7uP4eE2BS3MF1vwHYu2id9hH3Dedq8rsEu2Ci12a+9vTe+vf62X9jEHn3WDbPdUw6ZY/eaz",
+	"hN8LK7aTOW+0YLcBRCdPemKYLB6IXbB1Gy/lYXhEu7X97VKWlFoDmyokPApZ6wrYjl0ppREQow+TdrWr",
+	"YHnbIeWOcpqU3mohoH51pOx/AuTNpORWr/iHODRwCaAMhbd/AQ4KavHz8MLcIQm68T4xgdekx9VILdWt",
+	"0vcqvD9GqOtTmsIax2tw5NK+bCoqO7rANAijOCO0X5NRV6jJRopAs03GqGbdZAwy71g1TFQuevxPManN",
+	"0D3BweFWBmCnLr57zp49e/ZnVvBaHNbSLt6NqEcqxy9+Fv5AybF3r9yAb+QdOC7FjajZTKoaWM3E+5pX",
+	"gmNLl3updR0wpaLYn47ZZMYrPrELOlK6goQUlwD/CLWu40rwW5OxHHi0x/o9PixMM7eDgjHBH8LYA1gm",
+	"onshibmejlT8EQfsx8DcQCw2LbYCbM13EvsvH8hw/17U7g2PlJIJr9+CGm5PZ/Tzl6ad4Wtak7gxD9hB",
+	"kRzdT1HvzJ+SBBM2u9um5qso32Cdfx8Tb1zq5IQaKfvUTX5szCeyrxuLs2i6sbvhM6Re3hfBOvKoJCLJ",
+	"Rtmk+7fahPHabwoNb7MNP5M9uEfA4PdhBu68E/atH/S3vyoOOiw3SO26toNOD+Q7UU9mwmSsBDLNCHgi",
+	"etgTkwRCOVuUXKpDoN5s8Gm6zoH49pGaYDjDAAcTSGuhIZqpQgMHRAfPsOXK/FICK8yYG5GTHB2XwjhZ",
+	"K63FUS7nin5ZLYQ13uqRArLbk+z4+NhdkVEwQTHOwB1HOigMTDw9poii6Q/p1dN6Qa/Ui8NS3IkydfMF",
+	"K/WNVCOFgOK6Wtk3I8vuN8fHQ6bvRMUuL/8a4f9jQ8gTw27Fii2kUqIItIaRMpghmvNMm/r6VqxyHJQ1",
+	"5WQprq2dA4AhnaOTtWHj5eRW1MmYMjtVa1bTJLG8CLjrCmIVGCn3T08g3hycXWVUe3pZI6UWfVfsZRqp",
+	"y8uL7w5vlrwqRHHGCGkugxjSmE+wD6eU6vaw1BP7QKiuMlRohxSFS1UKEzBWx6tk/UYK/nAICI69Uzuz",
+	"iS4Ey42pptfjUk9uiXpMsaWCKjvAVac6Ll1RoZQo8CN6y/6b4xPWs48aqXy5MHUl+Px6qfgdl6V9Qt5P",
+	"zkbuacYhwdymcFMB/NqdwwcUxO4d26TwugV4vF3EfcsLb93+tgX3C1ieMTVBpSKcRYLs84jzSvHyaFHp",
+	"YjnZCRdkLEvYsMzdw3pzXYjSZBCjMwgP5gWpA6qHXCm/EWnj3g2XymCDGKD3kxQBDWAvBhZY67UN2Fv3",
+	"OnuYnV16eA91hkAj22hi2RL/LSkQNw9pN9dPO+GKTaUnVIDXQhMokORAJT9OhYY/YLkTbQ6EwK+NnnrW",
+	"FnSq6cL25Lqb42ePNf+XEAvsoI9HDhFnL7V7MBGEu+x3xZ/d1V301U+Pj7fRVz9k7JkWeJ+As1uQLzLS",
+	"vHZYI5li/2ZXvDvLfV4U1lpoPoRwP9erb5H0c8B+xPhaJTyxsR01hNQmDXb1coWFW7dCObMg8GeCdYPq",
+	"d0IJs5bWmfOioM/6QPEXzJbSOx4paerfvh3j3H2lz+o+fxE5z/OiaNnOrUeiU0PuwYbrVIcD/kalYS3w",
+	"sRBqTQtuPVbn/olYEe/uJ2XUfnDolmuprpdG5NCLwJdG0F0VNdggv46Yisoxxsm6i0s2Pm27xHe8Cv1K",
+	"KPsQhLI77ecdQkFeum/Pmwed2OKUdG6P488tDT+BJPyCEoI77oM9DUt81u58ll7sDT0PGDFbgoihEnSg",
+	"UYEM1JIGTRcBBaXGsjVrQABvpYca3yQb97Eh2DloylyYWgLj/vVEm/p6IarrpZJ1Dlim0MyrEzlphfW0",
+	"FhW0+g2bEjiQcdqnrZ+Nl4WsH9ZSQfKVD7FUPvvZRF6A4nGsld+mRvCkTHtZOOi87+D4l1zdLO0+xztC",
+	"SJXghcu5w66yDvTSiCyqOrHeOdyHJzRCDbpBVMBST6ggDNgYosghrzE653CTgFQPcY/11HODi4IJVSy0",
+	"VLUZsNc4RJAg4QLqOSHwnF7+w5s3b396c/Ff16/fvHj5wyVRtiasS+21Z5h5Gy9lWR9KxfR0CjlpnGDu",
+	"KtoO4QKpctbzTnTufsto6iy/KfWYl3lYAvuECS/zfkTbx+caMZnmu8Y1KJAK35GXLMfXAR97LaoYLJG+",
+	"JyxLgdW20EF847OQyIljoihNDjdhJXMH/iruqy31JyHwQKNAcK6YD9d9Vg95SCPriEDgX3euf7vAyx82",
+	"7IBrsU0k+lgwrcUXW9sWJtKQGZEgoh+CHNILofhCDtzKbgFfl4a9WQh1/vYVezY4HjxjhZ4ssUUJO+BU",
+	"XfGJ79e15xFy6T6jDZ7dlE9ExriBIhtq6IKWOWmI7KnVxIU3L+QLeuXHmrqNqIvqmNkg1FRhxU7XRmq/",
+	"3S2FXe0w+8GHfnYxWVayXh2c/ePneBO4d29+a7QRzMrUYh5thEWlp7IUR3OxEwY/sElQWLbRnK1vBOSh",
+	"qDuxkdFmrzDk62SOWkW5qDMqJ/vbT1fUGw8qAZrVrchHHEi8hkBe7KxvBaaTbsWKiLwyn4LkjkzokMiE",
+	"/NUNkiHW48msov73BJ+wdWu+Xr3F9Xtg/8u+YucGwng2djnSyoIPlXIfJayS8S38krldCXgE0aasRKEn",
+	"nfvx0qpO3CIX4oWeYCRFqEkII7tiC9j+Zyxfk3m5Z8/1R8dqNJ+hxMxyKEnMzUJMctZreRI0sx7dPU1/",
+	"7bfLN/jRjvKJYfpeMZwX+PkmejGG54exAcUnE7EAet3V2ugAedl+anmjdCVMazjpe1FfwLpu3aq1eF8f",
+	"zep5me7RZuqgdRfiF/nr1esfYJqfWuBd+E8di71mPYaTctnB+0OuVodotKAz5vaY+aU8dDUJuxjkl//r",
+	"B+avB6vI1K4fYscez8wXjS24Mfe6KjqIBy9/KV/4oT1wduohLbFoHvskgZKl/iLtsmQG8cZMNl13LuiC",
+	"theUKTpg2/ihrGcW+lYAlZV3795qU99Uwl63qHStJ7oMMEbthWYj9aoONbfIPh7ViGBGjpyptIrHFeog",
+	"yNq129FY712MVD5aHh8/m9g/2l/gX+J/4o8zbWr84Qx/WOiKfjjCH9x78Mcc0sbWpshlkSP7DhoTWGDT",
+	"aMPsxQn8zK7bSHkxb1WPyXA2IBfIj+472YzzCBUzoSYGJR+4rEJNqtUC+Lus9DY1VXjfiWqkHBkPPtFO",
+	"Fnj8ZmJyG+TF5eXFdwyKa6zDuqW0hhdFJYwRSXHNSFF1TVKSFFXU8AII2a1/OmSnDjiivcImwrn1jaET",
+	"17VW2zndIEwEOORLqpYHeiQvv6wpBbMFl9Y/phJGl3egBe0gcqmA9v7aXpoT8h9AVvjCsmixfcOaL9VA",
+	"6CdjSuvU/GUByj9nvVKOF7+E4v/+gF1gFM6soRllIxVRUyJoWbD0hiEeYUeYMbs5s3Dy7Kdxu5rV92BK",
+	"Rq2rnT2nkTB8oIBk9IZH7TmNxrG1eMmtKnLFeaXac5rSbmB3Jvufub7pN5qYdcqF8USlbFBTrTbT1txs",
+	"YGCMPmyixMBkrRM4B5bsCsLtJ6C4Wi8nMytWoceIK+q4cQXVgCETi3lmalmW9rACpjkESxCMTGK6ooey",
+	"kLK1W0QG6VHP4xhNqr2zFXOGzWO/Sw43WaQvhkXxS9n9dil33/vZLhDS7dt7M/pLm4Rr9do27qDjx5Da",
+	"8Sx/J/nenXfLfs5atOhJrei6pD2yttb+qG7NF3RirIRKWJ8qoj0dJJGL7JG3YERdYw8kdETlly9/ePn8",
+	"ij1F56CQxtlsINVHyrEn07mImDwCKfdYF6szUBlYQB4swoxxNoVPSsXeIPCJ+4X1otL/kVpDS8vNElh9",
+	"CYDVW/eV4EYr6CmdC2P4jWuqpBJzaVhaBV8Hi94axWDZFhHSKVnqicEvproKjoS6GULevmny66rF4vcQ",
+	"NSPVZuF7GxtM/cgOPXa6LbXzvdAJg3HAamAsEZXESNnPMGBXwrh6fl6LQ+A0FcVa8S/rPTtmnM2lAnTv",
+	"0xMqBMgvRF2tDs+ntajy1jY2+4LYavUf+zMJOvv+XTm/nTQPLgpt4N9o1f3pyQ76/Err11ytaFbm4wPF",
+	"wlH0hWUGoJR9LVWjj0qtb5eLztDelYDCeUgzHEqF0af7GSYxMDI855BvBj7/wzmX4Vjam4gWDttIuHJU",
+	"SEaqmxKzF4da+fhJ5uSANyKRHy/Og5jWoDHrKc3GgleQZbkF07dgSjOutFrN9RL7kJQQhSj6kGmJ5Z9U",
+	"bKyt3w+By15ujL4Wio9LUThp6HCKaQY+5GNCpB0XA3P2lbgTvDSe9oePwY5RhbyTxdIKL0ytGBiLNCA9",
+	"WCw9JqWEUgZczZYgKHy6S6Pfhgr3rcgKjU/k17leLUQxxLy31V70XQleoCuzLezDdkNgcJdGlfcn35x+",
+	"3lr7y8s3uGibxNlP67sbnKN0yw6+GLHRkST4zrWTdBxFTBA2z3QsVYxuyBJfIrNDpqDjrdvQIGO2DVeB",
+	"FyFwQ9lPZ0Xem+hRBhHdplidju8OlOZUXAJNPPymi883Onrm4GG3rXvPtgwB1Zima/lpcpv7e8cfnyLo",
+	"2iVr23CHHAG7PH/9A5OgRepVus+7Y//snSHeFuOFZ5CN1rHVU5bjLyZHXjo73FjtAcURiln7J0DwUP69",
+	"iLUMaMnS48k5hMF1lkAMuoTIbM8h8msHkFzXlRxb5Tjni4V92QoKWVEtOaZJ1GL5gL2kXjA3Fdc9fb2s",
+	"SjpQ/qf38zL3pIY38k4o1js9OYmgEzEu7G6wE5pCs3XBEK7CYDJAqwkFtjDMHe6IYGcGzHV3sncXPxCb",
+	"4tIINqvrBRblOZI6rMaq9a4eA/L90XdEmjhC2Ue8SPDwHA9VME7Aylk1RFJHaS8+/BpqgPN9RVVXdDzR",
+	"9Q8SHQ+iBl/52cPil29iMb2dUMt74KGP8Wswe0Mw2wrBDrG6m3Lfr90IZSwUHFVCmMi2NE62OpEXxGVc",
+	"mO/MZOQAIaRVI4yxSnyIOOwTHoQu4sWTgGmQwlTCCIU1JHPGQS7Yg24geOWTmr387ZvLKygPO7Ib5Ahv",
+	"O0Qa2by/52EexgsBEmSd3m4zpR3FyBuHf8c+J3yv/Iphs0Pf0q7nYrfWJf/FN1gXn3knfS/qjdvo+LHk",
+	"+OMI7y8otL771twz9B0U/p4dVXDP1paqQWQcV2JR8gnFSu5n1mC1ntYQUpLBFNtggu1obH0v76zd27Bl",
+	"ddU0ZZMBeROUeId7N/gUiAvFaIhD6NT6VDZuLs01GeMUaDK1XhgfcYshWPwyuAg1yHTwJ+rPLkuwt+ez",
+	"mqT4ys/dPranKIvayL4AkfaF9ZHtbbkifNRRoe9VqXlx9C8IDnejE0dpLdLci0ocEiWcNRgNk8YssUTN",
+	"110hiR2BlkIuiLJ/WjF0PAtpbocosi6fjRSNi6JN9qn2bHo39vIZQ6StctUfsB913FxlD+ZMcLLqMKB9",
+	"RvBYt0C8YEQ5HYW95GLTuAIu3MwV++vr8+duatj/qvjcEe2nTi78AtODMDplBkdKvF/IakV4OOc0Akdm",
+	"NOflVFdzFIwYQbFv4/WyEiErdycqOV3FjEtDiDvaJwNF9K1QIVl5+vQY/kyDcXRIRlpp61YTykHoM8Uy",
+	"jF0uFwtd1YblF1aT5S6lZ1pLU2jFLvFbvcEGl70EjZ7Uoj5EaK1U4Pi4+FgqjmjJu1SO47SfGEYvtGIZ",
+	"NwOM5jn+evhCmoU2Em9sbvGc1zWfzOZC1UMoAVJ8Lv4yOsCi0jp+CxQIhcrU0QF01nVXu2d+BC7G/69N",
+	"kzDyvwWkXla1MK1PJrRguxxBIH4SqQ5iZpsspxPV2MqQ3e/ayIMPk8NPjz/vzOCYzLhx52zw2YV7R17C",
+	"nbqQNGxK4FjY49HcDVTcc87bbwokOI0Hd2CMww0bk1xRTuv0+M9/3Aon1dROi0pQH5eT0t3I457nJx69",
+	"uw2mkTG0N6e6Ys/+eOxLPjKX0iHZuckzHSkM745XvpYF8QRWyIax4FWNwAMspz+eHR15FEIEE78VK2Kt",
+	"s/d1GJlZJNuPT7srg9+6NXIb5F1VPhi6tbLvD698V5Xf6cq9+HPbn64Ow71/a7lwvBl+85VnuDvAhYym",
+	"7dobyQpzqntdbjSPIlUrdZ+/KwjxcH8k3l28YlMABpUEn490yoZJBUUZZqar+rCUd81zGiD+PFB2Qq8V",
+	"DD0zYOfQ2SYK+z60MKNzh5r7VqyoEwR4xyNzrSWZ9MQf6uFI3YqVa5ooOVQ3UIFbagQajVmi9DFYVnFH",
+	"IKrGHXIrUGAEkHfKoHxipKJePfg2xhvNUrHLZxnLzTM/IUR1TVpeojmGUiMHpuBQYMHKRrOb5piNFD44",
+	"p/VzdMun1NVBi7UrZdgwpLwyNG6R8czaAiNljQHgCcvWyqlPrYBEIQjHW6B8DOaF3U5xfGCkRgqhYWDL",
+	"SNMh3FkvR01urqW6ph9zuKS1qOwC9znZtu8q+UCylN7zrpKPBP4SD+Cr3IxzQthwlEoykFjJQmyUmlbe",
+	"HXoq2l3qPkBChjtcH3JKFp92hAJNISSJoNBNzpEcBYwT5FDxN17L4n0OYL/IcNzPmOCTWej+s5c/Ma6G",
+	"y06M9eD/p4fe0++B0KOiVarEBcsRLpjwCkCoA+UxvzFpjQoaRPY+wkFB4kNXFAbIpcKE9q58AWDXCF8j",
+	"57LO6e1wJdSRhYJg10JHcQUh0biaEoisdt2iPXCnHV/wnK+IzXCml4YDNeTUPdbQgP3VaZcash/qKpBC",
+	"RjgvQMAv4HXrZt4TA4KSqgx8aS9RvbU+qB/77sOu3dNGiWxqgoXj41IM2EtYQSiQcHg07QU9V9zcvnRP",
+	"uUAcwl2K6tLdS6GO5litfrWv7q6mA1bYeC9/FLdRO3ub+84eTBeG2QMQVA+B2oml67lCu8B0T7aD6W4Z",
+	"l4PUwUKVroHgX3eG1Ek+7CXe2zKSt/a0IJBThiQlTzOkbrpBrHl3Jv1oeySD2VO0AdwF0mB9TDcqsRWk",
+	"ySJKJefLebxkIfixNtJzN4CFqGB4GXtqhddTYAEIozo+pnGhXNk6LBh+8+PSuI7p23YP8yFrN9fO51bw",
+	"Ii8yGyfxN6/aEfUonXSkxptKu7t67ieAHz+c8gn0QFwIDJ6CvquBWBa195pqzKjObioxUN7L12RbnsXU",
+	"w1mrJm/ig3DFlgsjqjpgxnLCSGdVPDiAXKRBGatAecmQJYxDl6PjihfmLKrBw0dQPYrrtwGEmN7J8dN+",
+	"xoC617+JHJDkZZj8sa/onVjLG1vGsebO6h7CFbsDGLd7XhVnLP9lKZaiyO3xzaulUlLd5IjR4/+kq/An",
+	"uM7uBdB6duWw4QevmnA1EaX9J3wvazRRQN/XzuBo7HI6nxJKayi3CyP0VGSGGXtPTxZivtD2FFurw1o9",
+	"/aH1W+xMXJmdtV+QW1oq5IOy74kytpnvKKI2IvIYIcOKlwsD3M/MUT9HE03Wpz9gOfrZeTITGD1YQ67Q",
+	"MXoALKmwByZvuZBWMXLtrAMGxpN/lV1h94ApQoK66iRDZosCmy/ZKmgt6TliMyh4EoLd4UmCGAX8nkAM",
+	"GGGvj40oAG7wJHtoMVmXueZVLYprXueBYcXtSNzayP9nol1k5+WuwWGKIlktO1e3s0xdcXkzq/HlfluG",
+	"uc845MppJGCeY71peGIYngQsH2v4NjYLeLs/NWdArW9u/67b4d4YFepGKoGNdr3oB19UW4f1gTutFJlD",
+	"g1uxylzHCH666DWR5Wn9mH7mWvHstwWcDezhhjd6K9C6MRR4Qeeg4srwCbKyxwvt/jNykLAzzO06qtut",
+	"IhfKUPBV1sPwlez/mmTp8DmwYweudc+FYyTVC5NLlNtzvRrM+ftrZ93k2EVnMgYfHB+txPvwDXqt/pdV",
+	"CTN5MxNVn4YZvYfqEbLomIVxw+SdkPBPHcZirXm1K4WA4eNS6eia8D16yZ7CnnnrKJj46a64b00prAu2",
+	"6JvDLhtCQ6aVuF6WRm98YjwinCpX1J2fDhBanagM2dR6sRBF8KVgrvih+5kfSjw4Otl+iqXgd9jTH80P",
+	"kAWjk0EXpR6urKGi0h4FJMBcGjGM2k+R3DSSXXR62XkkX8LQzHKCrV/0eJceDoqP3wbwgXu+YlEBZsNY",
+	"OZqUXM5z8EiJa4oDMCfYIn/04TD7MdrG0jIMt+Th8qWCUiN6rr2EzQSv6rHg9Zkdp3hfuzpSuojyJCW4",
+	"PbjVcvhLCMW5eKWdQB8FqdL3A+ZN+aYYK2SBCDMY4e5Fpo7dSNG39jxY+l5hxkWtiPBKqkK871Nw1wFG",
+	"k1aHBmSNrbHTqZjU6YbE2ON/ZjAgeP1gf0ZVYSjEMbxC53DAnsPzTBduYZaUTVnF16yawh1EtkEUP342",
+	"aIms2mVOXJUHZQFpBC0eJciajOEnWc+u+I05f/uqE1eWzqA7e7CVyBC958bVUIGn9im7Cz50nAgvQsdn",
+	"vXHna4nXp4hHoznVcFw3+q0dYWhUEt0pvIZbewXqB9JdGLm957KONWmwNK0MBzg3qwEqxcvcmXitaSIE",
+	"7ybh5HzCtWA00W0XKWO3N/P9vJ4YFJB3ojIuH+dFL6mGW2VVMxJSalZoCg07gVhrULZMxt3PpwP2E80Y",
+	"o9NOMWep35mqRXhzVEByFlxx+NMdV9LMAIfCUN+H17w6WJLwqawXcz+TkxmZAmtudQ/+1WZsNtyfpUKZ",
+	"X/RZxamN1+p8yKBpJci840HnrjkJ6H76sC2ivQNGUrVUoEj1dIr4W4C3BMFePXUKKfP2PNQKERhHeGDG",
+	"lK7iAUQ0b17EICz8/8/e9e5GbiP5VyH8JTbQbmdmL3eAG4uDM5vdTDJ7Nxs7yYedwYjdotuM1WJHlNxp",
+	"BAHuae7B7kkO/FUVRamldjtjzyR3+RJk3BJJkVXF+vsrW4UL/YQMExis6N2WLK1zU+K6Datf8G3n2g3Y",
+	"lxZMzerid4xfxxs2cqkQJle1C2Z4dOJ4HhquHguQw6riEbzR1eJmxqQlKh/5GmDOkM9cfm5RWy1vEYDk",
+	"jvlZVvlx9YfzKAUVtknaVJ5Af7kSlUutdHXbtY4SY5hRWrrE1BXyJz0GgDu4q+KJUjeJoZmga/FTEp7V",
+	"dTZVL8KSKCZgfloUjbd35lzVG6cWrhRLd0EPUXAdfNtnjAlLmNb/xEukIHFUYGkIpltyMojAiH4Iehji",
+	"Imq7vlMM1ROzWdd/0rquiJXvU5Jls8hPcG0hLgT5OlHZU1P5uGMYn3R8FMeJsZudyCqGLXPuIRC3J9C/",
+	"BUUnwvQTD6o7j6Y2izrPm07sxftIcixP6WuSEFDfXONYHb+8sdxkQrPzQTRjnmPMofYIii3WfZBeC5L9",
+	"EGptZw7M+pG02hd0pt1vvkdTJHmuvRBEEK6bnUs08gRruAPle//hUgcYqySznmnzYav5Pk5+F4R3IuIY",
+	"aoYVMFwfhyuJ9Ni9WQppfsDhgBScSqBzbrRNsHeEGWXL+L/hiq9OZtGCpZcqw1KaY8Tqoii4M4rcE3pB",
+	"Nns3WJskD+wGWZLLVy1c0BzZ15Ma9X0tQmTntQ3yO3XH66LoKCB6uWSNqTJ31mxmu8F4Dnyb61q5phb/",
+	"0xZ/xRVQYNc7mg190uj3tMei6+RD2gB7+MYy+prb2lc4Zrbd9IATrjZ4Dx/H0gLBU/I8KByLJsOBAkRb",
+	"Cat+YC5CsE4/eONd8n/GLba+l97wkOyF981W6CwjMPCHT0zgqZfjMy8ff87OZ2/XZs/k7zDkb7O38V8L",
+	"t2E6fgi0fSJ9f5fA9nH9/hYf0b+e8A8qWRgss73gVn9azcMDoAS9bCHE/c5tgkhTEDadIFOQ1oB0JFO0",
+	"RMMPz50E86nKdJ5nMdzdgrOFyRg1XZccyQd4Cv2MDliIhLFd3k/eS7Lnar3Ef1onh1TBzlRlfFPUKmMn",
+	"4DsaM6jubWiIgg54znosGJHtjLB+M+XddX2amzZ81ubJtd9yLCYKXwNBLWYPI+w8ArlxOdIV3s23mYRq",
+	"UDeHEltXtutlnOHsZMa5NYEL5bMQjpaa6LDpDcptGZw4RlraxbE3SNf3bCOFxWQnNze6JrMQbgKZfaou",
+	"eCYakvMLE9i6MALdV1np6nfIXM8E3hLfp6tKS0a3ZDjCqPLniCsEe6upWqe7LtWXV1ev6Zlh9/tFP0Nu",
+	"6JI93n/LnqsPHEmYqpe1WVHaBrwPuYX9XCY6BwGQxEghobHa2qx2OFTlZmFziQlilkmSkDDNTa1t4TNO",
+	"ibC1Os7++fObo8It3hydq3++OZq7fPvmaKLeQJiE/7PhHzvX7pujt7+8zU5k+eg4VrJLMJjBuioszNnw",
+	"Kyu3JGdym4ddZrmAFFvdslqa7kL0CFuReZIej7yRYDdRx0Nuts59zajc1J9TYVAlEDF+DZesBKVWQeXn",
+	"baKsPC8jBfWaSlaPs2eZMj82uvAqezb9FDVIOUXHiF/EIuO1tQIPTsE+K9JfbS4BT3on0AYFiwVGpa/J",
+	"0VQmVXxtLRr1ror3edjx1+E/iaL3FNY05kguYv+xmrDurmO/NsDiCDi6snWTHb76kMl8v6OW8gAgpXvg",
+	"Hi1EzGM0DD7ANO42ad9vHHf7OmlS8HTNiNSHtg2d7Xqt1toPpUbVjt4avilk0V3TeuFWc2RvZMEaxfVt",
+	"S/bIkoCuXdY6aVlo07PkrCMHe3gqLdwZNOq+DZs3mlj+6IbdPQ9iNYElo3frHzAvDn2V+yo/7KW/Vm71",
+	"sDeu3MHPf069hFO4Dn73Kc2c5FQfYuZ0OOn/R1Jy55PHusGPAHmSwCGwxr4+Cb0r0yvXlAgC2tqLPsid",
+	"36F24XfK+fGItPhmZfI21NqTF4vK5JaB+fszHlopqI5ZC5gD6SAo0GSNTEjMQFFhneIkpr7xsmkWqMez",
+	"vlGEnOhEk+Vcv1SPlMzflfU+/D8yeqf9HvOZcnemqqJyKnNXujazpAEHV1t6tsR4rymrOnnvEz/exH4S",
+	"LaKYhimzEaY+Jp3ui2EMYhqxuQbqmqXgqAmoCOWWcqCV20nXFZLZmiJX3lAgLXspmc6L7enXZpudt2l9",
+	"MXAPHTioruEvtlTP/0XduCYGcBPQ7yT+H9sspBZDeHy2O2awSqK1ERT/MeAr26723a3ZvqtMYIVsLCsJ",
+	"kuq+iqaLwEA/NoYV7DUSAAPfmjvkgqcO4d2iLGVzDmUhO9hUba0JFTO33qveVo+60T777CAn1lMlWLF4",
+	"/yhac3K13Is7hTPaJEmkMZ1Agk6Bcfv0Pduhx0fPunrARwTbK70k/siseozMqlY6dm7FwQu4Yw+cxVHG",
+	"2gw3q4eaBVSyxmLfsQ9LLW6cN/jNulwd64IKdrjrAofLWe0uXUX6dlvOtt+UCOxAqfKHGRLTxzYGxBdT",
+	"GeWp0mK+jXsQpOFM/tVmt9COcnoZ70saShtE9wSrXfKhPdTA+MMeeER5x4dwP8JUrYv/+9o/toQ/NhUA",
+	"4yKoqW/O7p6dTTemKE6BJ3T2w+bWT+UoBsXR62ZeUBoRmIY6wwDdhHISCWpO+uYDv4sMBfS9ImgoP6GG",
+	"ufBTfm/m6muzVZemnqor/EzOYPK7J+Aq2a3NM8ZrmYZ3vKpcrWtzzi5FPMvtapAYya1ubM2Ncmh2yehy",
+	"RY5XyOvYvtWUtS04jCCAfwJtlaRjIjsU32uDECLkz8UNp5CZml1EQC5N66K2amXwa0RxwocNN2ofkkBf",
+	"bW6ftBnGV96V35v512Z7aeoxrto5u0cGKXs9QlkdOkpoO1Bzj7ALt3RNPZ6k/EWJ4kvCOe9eqP3q2vDL",
+	"V99fdWZHt7YLFhWa4oGfoz1Spo4vXr9UEfMH5R9SP3ljKnMyVZlfuLX5MzB0MipnkZbBKib18eISnExv",
+	"yloQ1iYqWxZuHt7HG0SxvXfQEwN3KCWgDT5rfgqL682BXF6KWl1Xxt8I9/DApszRe4+3j8pf7tytiT2r",
+	"CVq+Pa20aXT0CFCu4As0YiImgucAxiKYXq/trdkK30viTL+2lho8k83Q46RO1yfkjHDIM1Ye9hChvKnu",
+	"7MIMtYMCQd1j3H2PBcaNqV3YqlGUhUAFHbMs8tARaONocmTKZhVInA77aBJ/oBM9entIysEIfH3n/HCk",
+	"HyEf4OP0avr5iJqZBRYO0ueXjvy5tEu0vN8vYgi4cFTCvPS+QRhMGO1Y74oRMuU7TNavykdIrrbzwrT+",
+	"jb+5q6ox6kxdNmtuYzxIxoSv85P1yL5eMKMBUzem8tN0rM7HBg69xm5yC3cZEjXq7P1yldpUrlwygK24",
+	"U56RYwjOs2WlyxoJNX9uW/UjPuryLTnjFrqqtipDN7NMqjb40am64CnkT5P0IqXuQRNpBbS5cez1SuRv",
+	"mAzp9bRLW76otcoNApWwbPC662N1F4WEZKM7qdfOXnrKJ730stjziko7Kewvveuk0R9SQ+DO4cSP4T1j",
+	"KnkHKhnZuO4zU/VNV3zDQgLG82njzXmyMklFIGWqQ5DRbRp0JorUujVREQp8WkjKSaseyXXgqugvgejv",
+	"jByTC6g8YXDjwxnOjSnTI5p0uowOHAF2LZvJhUa+wj0LoXuH1ty/H3NTAVwQlxa6bL8pL8jZm5rWmBJ4",
+	"0V7Nm7o9nkIvbn1qrrIruXCLTGWdzAMC4cPQggj8lriAyqKY17KZoEeESWjimO0B1I6g9y5Lh/vwkpHu",
+	"Y02M9FLd0w0Rc4Y/E1PNWkcC3hlykQ82XN29RiEVrxjyde9V2jJ+2+mSgLi4ZV5YIj8y61N+0GpiN4XO",
+	"UY9dxi2j7YWFkvtYZsbDycyjF/ITJPKH+T6S4zTcm5fEIPt8jcxDH7Y77e9NEwk37ddmO6KGUJNpIeGo",
+	"TexXTYIkHbXipY9OtBBYE36AjROhN1gRwTCUgzxV+82fGSRU9rcvuOppXblrW5izlckYQDntRvvY1sGQ",
+	"SR0+8Vv/tP164hwjzML41NQM9X2ybn6D2vTu9+0nXjL2xxXrb0xuDPvFW7RxUQAZbJwS3sjxI3Rug7FZ",
+	"MWYTmIqajlEyGx6hMSgxt9UTMeBxBi1M2pTN0p5mQc2o25fhqIcSkb4pfxTcLfzm1oaXuDFzvoWFkkkZ",
+	"B6xRGCATFzkuuMBLqnZLUiGjZRCXFL8a+slUfe7CE9u18fBPyc+f+OQSJb5hbSn5/h4ID3E7oIq4VpXQ",
+	"o6TpZdCQXlHzt6h1utKcIuKANvVBS7Tl8ry/yfRsC8H7b8858kvutGRTqXDmGX5Wx9RcmqGKUXYS7AAi",
+	"DkKApvrecsFBBet9Q8cesX87CZhB3WJlMoKVSWqnK5F0m2i9QaGMum+grJX1lBucq2MyWegETxK9V6dQ",
+	"+ffZH/dqvEwVZM0I/hcVV+utJ4J6P0tvTH3Ecb82bl20xTha9EnaVKq0huAnGk1asxAHTORGgAyAAPh3",
+	"MM3//Nd/B1X4+b/iA8M/MypItp6BvM4DIxbalurLq7+/wi3EH244py7hCWn2FN4OBx0vg0+8WtyYxe1A",
+	"I/DvsJwg214RYO9TKHM0yW9Xm4t9XypI30Dvna310ZQWu4lLvf/Q/X6V7keA9D05DKnRvXSGr9Ibo4v6",
+	"5oyylUy+RxVsUR0Z9wKn2Kwhq6VGqjKgrElaLwJ0o6bihV2z0UwTEytNIpKl9bVdROdxzg0XgsAuzYKC",
+	"1s4V0c8QwS8pd35xu6zQAQB+K8AQoMtSJ/MH6fGU+oW4ckYr2VJZdm6Wlc4FpPCzT/+UVi9mTSkPi8+b",
+	"gCpdWWsLOGnlzaIytZ+oG+drLiJwVfoFZO1xxcIhkZy/8OF8ibmfUvnsznRfyJRdh2H1vC3hS2UHwc6f",
+	"PWKjoF+9uHhqjx19khUJMRM5pEDtW1+bVZfVCntnSuPHq5+vTJG4/Dg3D8YWEiYlAyIoL9SaEb7G2EBL",
+	"cRvPueF7KlBlbtamzE25sIa66+uWuVxTh2s2+oVWDExzDX9OuIotgdigcKZdmEN0RFd1usZdfkuhKbB6",
+	"yj4Ea6W/tbwV2bsy2juyLglN4vDo5yvZ5SdFQqY5Duip2jm+R+eMX7EQWNtMQdCOWgJ6ZCaRxRFN3sMc",
+	"ldG5fRB3tJcOsBIJnaXS19d2cd69RIQqOVe0jmwSbrCgix4/F9TCNgF4ZZdS64k7Bk3iggKPXimA74fP",
+	"OdZy7iN/OJVHyL909Tv6fUY4vPgq49lfT/GI3N7ZvNGFaKDq2zHu1AqNI+a60OUiKvFyxpIpzTt3OFt9",
+	"E8/nSTuF8CT3N52ngwcN6HwbYbWYAB6d0Q5a2QUgPz3BIuGgGHxqlu655DsD8qa/5kdkv7jk/fx39+ws",
+	"mFd6bfcn9qQuwbCllW4bmGVnd8+ywAn+VJf56Q9ujt5LprrWCzx9ZwiU2Kn/XJvy4vVL9afppxOpRQTv",
+	"0GzzFHsMdAlw4zDBmd/o5dJUWOYDLoTvnmHOtf2LWzSrQAnvScG9Qy/Tb1I5TzJtERa499UIKQ+9LPt6",
+	"dves3cfHpo+DJ95DOemRPAHlaK82la1rU06UVpc0mXqeLtiWTEKHkwOP80TkMLjMg6lh8Bs/BDUcPPEg",
+	"NRzg64UjhoJ4TVUcnR+dIQWUx9qhGQeUO4oXwLnFmjZkmWfgXFqmFkwUyZmhZe0ie1yN5vKo40x8y9mE",
+	"IxanbVbFyWTXCzZJrG4ftYaYb80xi2RZsL0HFmVKXdYtLo3h5udJD3bgDhXbndZvyeDpn/3ALOx8g8eb",
+	"P5nzCTy7xruuRHEW2wr11T6ZqvHhHHeneOXKJTfZS9Ib4IPFK4OTz9K2yR641iV8sOnGre3prdkOzXl5",
+	"8fdXYx2pKct1ZL+8dwPDvUC5GYXL/UR0qIma26KAzhxTxOEB6VYPxrEljXZgi3S5bMJLK5ebwit9p20h",
+	"yvh14TYtIekliw0elN4YGPM78skY8n2gRi4317a0RJgrnZOfhCDry1yZfNk5T8w7tLf6Dj3UkR6hk25P",
+	"KQQqAUIKBMoNKjlorpPeFKd31gzO8y2Io0W0ZCArtPKnnFuesz9gwn8Dw37TDK23Q9lrU51i+dL5Ipkh",
+	"ATDb0/vHXQv10f7a0gddPIWzmrS9HThRlNFOqV8Hnmf00WkXTel07xqugFDEmx0h2SJev4CmgKvcdd0f",
+	"G3J3YNdo72lQuMjX1OQlBeiiBGgd9i9Y6T80OSVRMJouYUMmE940K12e0rGOiGXSET1OUxctKYMNSPpS",
+	"O3b6C+QsOUOa3DoC3ZEhU9ERHh6ibfLVQTgllY5+oky5qLYUGK4pCRQBYk7KIkjRZIJE0o18WTK8Wuha",
+	"F24ZmTydWs3hwGRBQCeQTJQ+OjDTFwLGd/mPV9Hw9S2qDQXHkc+SSsEfi9P48MCoL0talKTTUOZPHNeY",
+	"nAZP+SY8Ca4aGlB0Lrq/xT4PF6WfqBeX36lmHazXSRA7IES657lvfjuLXP3DJOxd0YjPOWmtiLt0tBds",
+	"+hHSZvGXt7/8bwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -29,8 +29,17 @@ type event struct {
 // with a colon; done comes last and once.
 func chat(t *testing.T, env *testkit.Env, c *testkit.Caller, conv uuid.UUID, message any) ([]event, int, []byte) {
 	t.Helper()
+	return chatWith(t, env, c, conv, message, "")
+}
+
+// chatWith is chat with a Last-Event-ID, as a reconnecting client sends it.
+func chatWith(t *testing.T, env *testkit.Env, c *testkit.Caller, conv uuid.UUID, message any, lastEventID string) ([]event, int, []byte) {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{"message": message})
 	req, _ := http.NewRequest("POST", env.URL+"/api/agent/conversations/"+conv.String()+"/chat/stream", bytes.NewReader(body))
+	if lastEventID != "" {
+		req.Header.Set("Last-Event-ID", lastEventID)
+	}
 	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)

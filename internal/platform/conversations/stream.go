@@ -43,6 +43,9 @@ func (s *Service) StreamConversationChat(ctx context.Context, req platformapi.St
 	if err != nil {
 		return nil, err
 	}
+	if last := req.Params.LastEventID; last != nil && *last != "" {
+		return s.resume(ctx, conv, *last)
+	}
 	if want := phaseOf[m.Action]; want != "" && conv.Phase != want {
 		return nil, httpx.NewError(http.StatusConflict, "invalid_phase", "%s is valid in phase %s; the conversation is in phase %s",
 			m.Action, want, conv.Phase)
@@ -147,9 +150,12 @@ func (r *streamReply) VisitStreamConversationChatResponse(w http.ResponseWriter)
 	}
 	phase := r.conv.Phase
 	s.d.DB.GetContext(context.Background(), &phase, `SELECT phase FROM conversations WHERE id = $1`, r.conv.ID)
-	out.event("done", uuid.NewString(), map[string]any{"conversation_id": r.conv.ID, "phase": phase})
+	out.event("done", doneID(), map[string]any{"conversation_id": r.conv.ID, "phase": phase})
 	return nil
 }
+
+// doneID is the id of a done event: recognisable when a client reconnects with it.
+func doneID() string { return "done:" + uuid.NewString() }
 
 // emitter stores each message of a reply, then sends it.
 type emitter struct {
