@@ -10,6 +10,7 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/llm"
 )
 
 // RunDirectAgent runs one agent on one prompt, statelessly, within the agent timeout (504 past it).
@@ -30,6 +31,19 @@ func (s *Service) RunDirectAgent(ctx context.Context, req platformapi.RunDirectA
 		chunks = append(chunks, platformapi.AgentResponseChunk{Type: t, Content: content})
 	}
 	state := stateDefinition(b.WorkflowState)
+	if s.d.Model != nil {
+		chunks, err := s.directWithModel(ctx, p.OrganizationID, kind, b.Prompt, state)
+		if ctx.Err() != nil {
+			return nil, httpx.NewError(http.StatusGatewayTimeout, "timeout", "the agent took longer than %s", s.d.Timeout)
+		}
+		if llm.IsUpstream(err) {
+			return nil, httpx.NewError(http.StatusBadGateway, "upstream_unavailable", "%v", err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return platformapi.RunDirectAgent200JSONResponse{Chunks: chunks}, nil
+	}
 	switch kind {
 	case platformapi.WORKFLOWSUMMARIZER:
 		add(platformapi.AgentResponseChunkTypeAssistant, builtin.Summarize(state))

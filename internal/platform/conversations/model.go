@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/llm"
 )
@@ -36,12 +37,20 @@ const plannerPrompt = "You are the Workflow Planner of loopwork. Restate what th
 // write streams a model's text answer to the client as transient status events and answers it whole.
 func (s *Service) write(ctx context.Context, e *emitter, req llm.Request) (llm.Response, error) {
 	req.Model = s.d.ModelName
-	return s.d.Model.Stream(ctx, req, func(d llm.Delta) error {
+	res, err := s.d.Model.Stream(ctx, req, func(d llm.Delta) error {
 		if d.Text != "" {
 			return e.status(ctx, "writing", d.Text)
 		}
 		return nil
 	})
+	if err != nil {
+		return res, err
+	}
+	// Each model call is recorded as usage of the organization, like an llm task's.
+	_, err = credits.Record(ctx, s.d.DB, credits.Usage{OrganizationID: e.conv.Org, ProductID: credits.LLMCallProduct, Amount: 1,
+		CreatedBy: "agent", Metadata: map[string]any{"model": s.d.ModelName, "conversation_id": e.conv.ID,
+			"input_tokens": res.Usage.InputTokens, "output_tokens": res.Usage.OutputTokens}})
+	return res, err
 }
 
 // planWithModel has the model write the plan.

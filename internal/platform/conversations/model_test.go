@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
@@ -92,5 +93,54 @@ func TestAgentWithAModel(t *testing.T) {
 	}
 	if updates != 1 || !strings.HasSuffix(names(events), "workflow_update,action,done") {
 		t.Fatalf("build: %s", names(events))
+	}
+	// The planner's call and the builder's three are recorded as usage of the organization.
+	var calls int
+	env.DB.Get(&calls, `SELECT count(*) FROM usage_records WHERE organization_id = $1 AND created_by = 'agent'`, c.OrgID)
+	if calls != 4 {
+		t.Fatalf("%d model calls recorded, want 4", calls)
+	}
+}
+
+// TestDirectAgentWithAModel: the builder's chunks show its tool calls and their answers in order, the
+// invalid proposal among them, and end with the valid one; a model slower than the agent timeout
+// answers 504.
+func TestDirectAgentWithAModel(t *testing.T) {
+	t.Parallel()
+	srv := scriptedModel(t)
+	defer srv.Close()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	env := testkit.NewEnv(t, testkit.WithoutWorkers(), testkit.WithConfig(func(c *config.Config) {
+		c.Models = `[{"model": "m", "provider": "openai", "base_url": "` + srv.URL + `"}]`
+		c.AgentModel = "m"
+	}))
+	c := env.User(t, env.Org(t), auth.RoleAppUser)
+	res, err := c.API.RunDirectAgentWithResponse(ctx, platformapi.DirectAgentRequest{Prompt: "fetch the orders and post them on"})
+	testkit.Expect(t, res, err, http.StatusOK)
+	var kinds []string
+	for _, ch := range res.JSON200.Chunks {
+		kinds = append(kinds, string(ch.Type))
+	}
+	last := res.JSON200.Chunks[len(res.JSON200.Chunks)-1]
+	if strings.Join(kinds, ",") != "tool_call,tool_return,tool_call,tool_return,tool_call,tool_return,assistant" ||
+		last.Content != "Fetches and posts." || res.JSON200.Chunks[3].Content.(map[string]any)["valid"] != false {
+		t.Fatalf("chunks %s", res.Body)
+	}
+
+	timeoutEnv := testkit.NewEnv(t, testkit.WithoutWorkers(), testkit.WithConfig(func(c *config.Config) {
+		c.Models = `[{"model": "m", "provider": "openai", "base_url": "` + slow.URL + `"}]`
+		c.AgentModel, c.AgentTimeout = "m", 300*time.Millisecond
+	}))
+	tc := timeoutEnv.User(t, timeoutEnv.Org(t), auth.RoleAppUser)
+	late, err := tc.API.RunDirectAgentWithResponse(ctx, platformapi.DirectAgentRequest{Prompt: "x"})
+	testkit.Expect(t, late, err, http.StatusGatewayTimeout)
+	if e := testkit.ErrorOf(t, late); *e.Code != "timeout" {
+		t.Fatalf("504: %s", late.Body)
 	}
 }
