@@ -69,15 +69,15 @@ func TestProductCatalogue(t *testing.T) {
 		wantStatus(t, "list", res.StatusCode(), res.Body, http.StatusOK)
 		return *res.JSON200
 	}
-	// The built-in job-submission product is in every database: three products, sorted by name
-	// case-insensitively.
+	// The built-in job-submission and llm-call products are in every database: four products, sorted
+	// by name case-insensitively.
 	all := list(platformapi.ListProductsParams{})
-	if all.Total != 3 || len(all.Products) != 3 || all.Products[0].Id != pages.Id || all.Products[1].Id != p.Id ||
-		all.Products[2].Id != credits.JobSubmissionProduct {
+	if all.Total != 4 || len(all.Products) != 4 || all.Products[0].Id != pages.Id || all.Products[1].Id != p.Id ||
+		all.Products[2].Id != credits.JobSubmissionProduct || all.Products[3].Id != credits.LLMCallProduct {
 		t.Fatalf("products %+v", all)
 	}
-	if l := list(platformapi.ListProductsParams{Page: ptr(2), Limit: ptr(2)}); l.Total != 3 || len(l.Products) != 1 ||
-		l.Products[0].Id != credits.JobSubmissionProduct || l.Page != 2 || l.Limit != 2 {
+	if l := list(platformapi.ListProductsParams{Page: ptr(2), Limit: ptr(3)}); l.Total != 4 || len(l.Products) != 1 ||
+		l.Products[0].Id != credits.LLMCallProduct || l.Page != 2 || l.Limit != 3 {
 		t.Fatalf("page 2 %+v", l)
 	}
 	if l := list(platformapi.ListProductsParams{Provider: ptr("vendor_a")}); l.Total != 1 || l.Products[0].Id != pages.Id {

@@ -5,10 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -128,4 +131,23 @@ func action(a string, def any) map[string]any {
 		m["flow_definition"] = def
 	}
 	return m
+}
+
+// streamingModel speaks the OpenAI streaming protocol slowly: a piece of text every pause, pieces
+// times, without finishing (a reply on it runs until its client leaves); a request that mentions
+// "quick" is answered at once.
+func streamingModel(pieces int, pause time.Duration) *httptest.Server {
+	const chunk = `data: {"id":"1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":%q},"finish_reason":%s}]}` + "\n\n"
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		if b, _ := io.ReadAll(r.Body); bytes.Contains(b, []byte("quick")) {
+			fmt.Fprintf(w, chunk+"data: [DONE]\n\n", "ok", `"stop"`)
+			return
+		}
+		for i := 0; i < pieces && r.Context().Err() == nil; i++ {
+			fmt.Fprintf(w, chunk, "x ", "null")
+			w.(http.Flusher).Flush()
+			time.Sleep(pause)
+		}
+	}))
 }

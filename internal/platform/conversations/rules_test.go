@@ -4,10 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -23,18 +20,7 @@ import (
 // replies past the rate answer 429.
 func TestOneReplyAtATime(t *testing.T) {
 	t.Parallel()
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		if b, _ := io.ReadAll(r.Body); bytes.Contains(b, []byte(`quick`)) {
-			fmt.Fprint(w, `data: {"id":"1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}`+"\n\ndata: [DONE]\n\n")
-			return
-		}
-		for i := 0; i < 200 && r.Context().Err() == nil; i++ {
-			fmt.Fprint(w, `data: {"id":"1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"x "},"finish_reason":null}]}`+"\n\n")
-			w.(http.Flusher).Flush()
-			time.Sleep(50 * time.Millisecond)
-		}
-	}))
+	model := streamingModel(200, 50*time.Millisecond)
 	defer model.Close()
 	env := testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) {
 		c.Models = `[{"model": "m", "provider": "openai", "base_url": "` + model.URL + `"}]`
