@@ -134,7 +134,7 @@ func TestProductCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantStatus(t, "anonymous list", lres.StatusCode(), lres.Body, http.StatusUnauthorized)
-	if l := list(platformapi.ListProductsParams{}); l.Total != 3 {
+	if l := list(platformapi.ListProductsParams{}); l.Total != 4 {
 		t.Fatalf("refused additions left %d products", l.Total)
 	}
 }
