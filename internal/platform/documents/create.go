@@ -131,13 +131,15 @@ func (s *Service) GetDocument(ctx context.Context, req platformapi.GetDocumentRe
 }
 
 // DeleteDocument removes the document, its table, revisions and uploads in one transaction (an import
-// still running finds the document gone when it ends, and rolls back), then its stored files.
+// still running finds the document gone when it ends, and rolls back), with the job that deletes its
+// stored files.
 func (s *Service) DeleteDocument(ctx context.Context, req platformapi.DeleteDocumentRequestObject) (platformapi.DeleteDocumentResponseObject, error) {
 	p := auth.MustFromContext(ctx)
 	if err := writer(p); err != nil {
 		return nil, err
 	}
 	var keys []string
+	var after func()
 	err := dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
 		r, err := get(ctx, tx, p.OrganizationID, req.DbId, true)
 		if err != nil {
@@ -151,16 +153,15 @@ func (s *Service) DeleteDocument(ctx context.Context, req platformapi.DeleteDocu
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM documents WHERE id = $1`, r.ID)
+		if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = $1`, r.ID); err != nil {
+			return err
+		}
+		after, err = s.forget(ctx, tx.Tx, keys)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range keys {
-		if err := s.d.Files.Delete(ctx, k); err != nil {
-			s.d.Logger.Warn("a deleted document's file stays", "key", k, "error", err)
-		}
-	}
+	after()
 	return platformapi.DeleteDocument204Response{}, nil
 }

@@ -3,8 +3,10 @@ package documents_test
 import (
 	"io"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -100,6 +102,17 @@ func TestCSVRevisions(t *testing.T) {
 	env.DB.Get(&tables, `SELECT count(*) FROM pg_tables WHERE tablename = 'pairs'`)
 	if tables != 0 {
 		t.Fatal("the table outlived its document")
+	}
+	// Its stored files go by a job queued with the deletion.
+	dir := filepath.Join(env.Config.StorageDir, "org", c.OrgID.String(), "documents", doc.Id.String())
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.csv"))
+		if len(files) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the files outlived their document: %v", files)
+		}
 	}
 }
 

@@ -54,6 +54,7 @@ func (s *Service) SetQueue(q *queue.Client) { s.d.Queue = q }
 func (s *Service) Register(w *river.Workers) {
 	river.AddWorker(w, &importWorker{s: s})
 	river.AddWorker(w, &sweepWorker{s: s})
+	river.AddWorker(w, &deleteFilesWorker{s: s})
 }
 
 // PeriodicJobs are the sweep of expired uploads, for the queue's configuration.

@@ -35,23 +35,24 @@ func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
 // Expire runs one sweep now.
 func Expire(ctx context.Context, s *Service) error {
 	var keys []string
+	var after func()
 	err := dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
 		if err := tx.SelectContext(ctx, &keys, `DELETE FROM document_uploads u WHERE completed_at IS NULL AND expires_at <= now()
 			AND NOT EXISTS (SELECT FROM document_revisions r WHERE r.upload_id = u.id) RETURNING file_key`); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `UPDATE documents d SET status = coalesce(status_before, 'empty'), status_before = NULL,
+		if _, err := tx.ExecContext(ctx, `UPDATE documents d SET status = coalesce(status_before, 'empty'), status_before = NULL,
 			updated_at = now() WHERE status = 'uploading' AND NOT EXISTS (SELECT FROM document_uploads u
-			WHERE u.document_id = d.id AND u.completed_at IS NULL)`)
+			WHERE u.document_id = d.id AND u.completed_at IS NULL)`); err != nil {
+			return err
+		}
+		var err error
+		after, err = s.forget(ctx, tx.Tx, keys)
 		return err
 	})
 	if err != nil {
 		return err
 	}
-	for _, k := range keys {
-		if err := s.d.Files.Delete(ctx, k); err != nil {
-			s.d.Logger.Warn("an expired upload's file stays", "key", k, "error", err)
-		}
-	}
+	after()
 	return nil
 }

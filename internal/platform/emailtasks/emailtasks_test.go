@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/smtp"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +124,11 @@ func TestEmailTasks(t *testing.T) {
 	}
 	theirs, err := o.API.ResolveStorageUriWithResponse(ctx, platformapi.ResolveUriRequest{Uri: input.Attachments[0].URI})
 	testkit.Expect(t, theirs, err, http.StatusNotFound)
+	// The second delivery's attachment was not kept: one file for the one recorded message.
+	stored, _ := filepath.Glob(filepath.Join(env.Config.StorageDir, "org", org.String(), "email", task.TaskId.String(), "*", "*"))
+	if len(stored) != 1 {
+		t.Fatalf("%d attachment files for one message: %v", len(stored), stored)
+	}
 
 	// Addresses that are not an active task's are refused at RCPT.
 	for _, rcpt := range []string{"t-0000000000000000@in.loopwork.test", strings.Replace(to, "in.loopwork.test", "elsewhere.test", 1)} {

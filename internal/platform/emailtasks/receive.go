@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -51,6 +52,7 @@ func (s *Service) receive(ctx context.Context, t row, m message, size int64) err
 	}
 	attsJSON, _ := json.Marshal(atts)
 	var st *run.Started
+	var dup bool
 	var messageID *string
 	if m.MessageID != "" {
 		messageID = &m.MessageID
@@ -62,7 +64,8 @@ func (s *Service) receive(ctx context.Context, t row, m message, size int64) err
 			ON CONFLICT (email_task_id, message_id) WHERE message_id IS NOT NULL DO NOTHING RETURNING true`,
 			id, t.Org, t.ID, messageID, m.From, nonNil(m.To), m.Subject, size, string(attsJSON), received); err != nil {
 			if errors.Is(dbx.Translate(err), dbx.ErrNotFound) {
-				return nil // delivered before
+				dup = true // delivered before
+				return nil
 			}
 			return err
 		}
@@ -79,8 +82,13 @@ func (s *Service) receive(ctx context.Context, t row, m message, size int64) err
 		}
 		return err
 	})
-	if err != nil {
+	if err != nil || dup {
 		st.Drop()
+		// Nothing refers to the attachments stored for this delivery: it failed (the sender will deliver
+		// again), or it repeated one recorded before.
+		for _, a := range atts {
+			s.d.Files.Delete(context.WithoutCancel(ctx), storage.OrgKey(t.Org, strings.TrimPrefix(a.URI, "storage://")))
+		}
 		return err
 	}
 	st.Run()
