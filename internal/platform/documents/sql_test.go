@@ -27,8 +27,8 @@ func TestSQLDocument(t *testing.T) {
 	}
 	defer other.Close()
 	table := "people_" + strings.ReplaceAll(uuid.NewString()[:8], "-", "")
-	if _, err := other.Exec(`CREATE TABLE ` + table + ` (id int PRIMARY KEY, name text, active boolean, score float8);
-		INSERT INTO ` + table + ` SELECT i, 'p' || i, i % 2 = 0, NULL FROM generate_series(5, 1, -1) i`); err != nil {
+	if _, err := other.Exec(`CREATE TABLE ` + table + ` (id int PRIMARY KEY, name text, active boolean, score float8, price numeric);
+		INSERT INTO ` + table + ` SELECT i, 'p' || i, i % 2 = 0, NULL, i * 1.25 FROM generate_series(5, 1, -1) i`); err != nil {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(otherURL)
@@ -47,12 +47,12 @@ func TestSQLDocument(t *testing.T) {
 	}
 	cols, err := c.API.ListDocumentColumnsWithResponse(ctx, doc.Id)
 	testkit.Expect(t, cols, err, http.StatusOK)
-	if strings.Join(cols.JSON200.Columns, ",") != "id,name,active,score" {
+	if strings.Join(cols.JSON200.Columns, ",") != "id,name,active,score,price" {
 		t.Fatalf("columns %s", cols.Body)
 	}
 	page := rows(t, c, doc.Id, 2, 2)
 	if page.Total != 5 || len(page.Rows) != 2 || page.Rows[0][0] != float64(3) || page.Rows[0][1] != "p3" ||
-		page.Rows[1][2] != true || page.Rows[0][3] != nil {
+		page.Rows[1][2] != true || page.Rows[0][3] != nil || page.Rows[0][4] != 3.75 {
 		t.Fatalf("rows %+v", page)
 	}
 	dl, err := c.API.GetDocumentDownloadUrlWithResponse(ctx, doc.Id)

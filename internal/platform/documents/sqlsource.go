@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"math"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
@@ -87,6 +89,10 @@ func (s *Service) sqlRows(ctx context.Context, d row, pg httpx.Paging, out platf
 	if out.Columns, err = rows.Columns(); err != nil {
 		return nil, upstream(err)
 	}
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, upstream(err)
+	}
 	for rows.Next() {
 		vals := make([]any, len(out.Columns))
 		ptrs := make([]any, len(vals))
@@ -97,7 +103,7 @@ func (s *Service) sqlRows(ctx context.Context, d row, pg httpx.Paging, out platf
 			return nil, upstream(err)
 		}
 		for i, v := range vals {
-			vals[i] = scalar(v)
+			vals[i] = scalar(v, types[i].DatabaseTypeName())
 		}
 		out.Rows = append(out.Rows, vals)
 	}
@@ -107,13 +113,18 @@ func (s *Service) sqlRows(ctx context.Context, d row, pg httpx.Paging, out platf
 	return out, nil
 }
 
-// scalar makes a database value a JSON scalar: text as a string, numbers and booleans as they are,
-// times in RFC 3339, anything else as its text.
-func scalar(v any) any {
+// scalar makes a database value a JSON scalar: text as a string, numbers (numeric ones too, which the
+// driver hands over as text) and booleans as they are, times in RFC 3339, anything else as its text.
+func scalar(v any, dbType string) any {
 	switch x := v.(type) {
 	case nil, bool, int64, float64, string:
 		return x
 	case []byte:
+		if dbType == "NUMERIC" {
+			if f, err := strconv.ParseFloat(string(x), 64); err == nil && !math.IsInf(f, 0) {
+				return f
+			}
+		}
 		return string(x)
 	case time.Time:
 		return x.UTC().Format(time.RFC3339Nano)
