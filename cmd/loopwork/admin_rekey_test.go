@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -32,7 +30,10 @@ func TestAdminRekey(t *testing.T) {
 	res, err := admin.API.CreateCredentialWithResponse(context.Background(), platformapi.CredentialCreateRequest{Name: "k",
 		Provider: "vendor_b", CredentialType: "api_key", Data: &data})
 	testkit.Expect(t, res, err, http.StatusCreated)
-	importDocument(t, admin)
+	// A document gives the organization its document schema and the sealed password of its role.
+	if d := testkit.ImportCSV(t, admin.API, "d", "a\n1\n"); d.Status != platformapi.DocumentFileStatusReady {
+		t.Fatalf("import: %+v", d)
+	}
 
 	newKey := base64.StdEncoding.EncodeToString([]byte("a new key of exactly 32 bytes!!!"))
 	e := envOf(map[string]string{"DATABASE_URL": testkit.DSN(t, db), "LOOPWORK_ENCRYPTION_KEY": testkit.EncryptionKey})
@@ -108,32 +109,4 @@ func box(t *testing.T, key string) *secret.Box {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// importDocument imports a small CSV document, which gives the organization its document schema and
-// the sealed password of its role.
-func importDocument(t *testing.T, c *testkit.Caller) {
-	t.Helper()
-	ctx := context.Background()
-	doc, err := c.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "d"})
-	testkit.Expect(t, doc, err, http.StatusCreated)
-	var b bytes.Buffer
-	w := multipart.NewWriter(&b)
-	p, _ := w.CreateFormFile("file", "d.csv")
-	p.Write([]byte("a\n1\n"))
-	w.Close()
-	up, err := c.API.StartDocumentUploadWithBodyWithResponse(ctx, doc.JSON201.Id, w.FormDataContentType(), &b)
-	testkit.Expect(t, up, err, http.StatusCreated)
-	done, err := c.API.CompleteDocumentUploadWithResponse(ctx, doc.JSON201.Id, platformapi.FileUploadCompleteRequest{UploadId: up.JSON201.UploadId})
-	testkit.Expect(t, done, err, http.StatusAccepted)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		got, err := c.API.GetDocumentWithResponse(ctx, doc.JSON201.Id)
-		testkit.Expect(t, got, err, http.StatusOK)
-		if got.JSON200.Status == platformapi.DocumentFileStatusReady {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the import did not end: %s", got.Body)
-		}
-	}
 }

@@ -1,11 +1,9 @@
 package credentials_test
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -49,33 +47,16 @@ func outsideSecrets(t *testing.T, api *platformapi.ClientWithResponses, db *sqlx
 	}))
 	defer failing.Close()
 
-	doc, err := api.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "people"})
-	testkit.Expect(t, doc, err, http.StatusCreated)
-	var b bytes.Buffer
-	w := multipart.NewWriter(&b)
-	part, _ := w.CreateFormFile("file", "p.csv")
-	part.Write([]byte("name\nann\n"))
-	w.Close()
-	up, err := api.StartDocumentUploadWithBodyWithResponse(ctx, doc.JSON201.Id, w.FormDataContentType(), &b)
-	testkit.Expect(t, up, err, http.StatusCreated)
-	done, err := api.CompleteDocumentUploadWithResponse(ctx, doc.JSON201.Id, platformapi.FileUploadCompleteRequest{UploadId: up.JSON201.UploadId})
-	testkit.Expect(t, done, err, http.StatusAccepted)
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		got, err := api.GetDocumentWithResponse(ctx, doc.JSON201.Id)
-		testkit.Expect(t, got, err, http.StatusOK)
-		if got.JSON200.Status == platformapi.DocumentFileStatusReady {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the import did not end: %s", got.Body)
-		}
+	doc := testkit.ImportCSV(t, api, "people", "name\nann\n")
+	if doc.Status != platformapi.DocumentFileStatusReady {
+		t.Fatalf("import: %+v", doc)
 	}
 
 	def := fmt.Sprintf(`{"version": 1, "edges": [], "tasks": [
 		{"name": "q", "type": "sql_query", "parameters": {"database_id": %q, "query": "SELECT * FROM people"}},
 		{"name": "bad", "type": "sql_query", "parameters": {"database_id": %q, "query": "SELECT 1"}},
 		{"name": "call", "type": "http_request", "parameters": {"url": %q, "credential_id": %q}}]}`,
-		doc.JSON201.Id, reg.JSON201.Id, failing.URL, kc.JSON201.Id)
+		doc.Id, reg.JSON201.Id, failing.URL, kc.JSON201.Id)
 	flow, err := api.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "f", Definition: json.RawMessage(def)})
 	testkit.Expect(t, flow, err, http.StatusCreated)
 	integ, err := api.CreateIntegrationWithResponse(ctx, platformapi.IntegrationCreateRequest{FlowId: flow.JSON201.Id,

@@ -1,7 +1,6 @@
 package documents_test
 
 import (
-	"io"
 	"net/http"
 	"path/filepath"
 	"strings"
@@ -70,7 +69,7 @@ func TestCSVRevisions(t *testing.T) {
 	}
 	dl, err := c.API.GetDocumentDownloadUrlWithResponse(ctx, doc.Id)
 	testkit.Expect(t, dl, err, http.StatusOK)
-	if b := fetch(t, dl.JSON200.DownloadUrl); b != string(file) {
+	if b := testkit.Download(t, dl.JSON200.DownloadUrl); b != string(file) {
 		t.Fatalf("downloaded %q", b)
 	}
 
@@ -114,20 +113,6 @@ func TestCSVRevisions(t *testing.T) {
 			t.Fatalf("the files outlived their document: %v", files)
 		}
 	}
-}
-
-func fetch(t *testing.T, url string) string {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %d %s", url, res.StatusCode, b)
-	}
-	return string(b)
 }
 
 // TestDocumentTenancy: every operation on another organization's document, or with its upload,

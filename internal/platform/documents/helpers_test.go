@@ -7,7 +7,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -64,18 +63,7 @@ func imported(t *testing.T, c *testkit.Caller, doc uuid.UUID, file []byte, req p
 // wait polls the document until its import has ended.
 func wait(t *testing.T, c *testkit.Caller, doc uuid.UUID) platformapi.DocumentFileResponse {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		res, err := c.API.GetDocumentWithResponse(ctx, doc)
-		testkit.Expect(t, res, err, http.StatusOK)
-		if res.JSON200.Status != platformapi.DocumentFileStatusProcessing {
-			return *res.JSON200
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the import is still processing: %s", res.Body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return testkit.WaitForImport(t, c.API, doc)
 }
 
 func rows(t *testing.T, c *testkit.Caller, doc uuid.UUID, page, limit int) platformapi.DatabaseRowsResponse {

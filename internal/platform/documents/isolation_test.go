@@ -93,7 +93,7 @@ func TestSQLQueryIsolation(t *testing.T) {
 	link, err := a.API.ResolveStorageUriWithResponse(ctx, platformapi.ResolveUriRequest{Uri: out.RowsURI})
 	testkit.Expect(t, link, err, http.StatusOK)
 	var stored []map[string]any
-	if err := json.Unmarshal([]byte(fetch(t, link.JSON200.DownloadUrl)), &stored); err != nil || len(stored) != 5000 || stored[4999]["g"] != float64(5000) {
+	if err := json.Unmarshal([]byte(testkit.Download(t, link.JSON200.DownloadUrl)), &stored); err != nil || len(stored) != 5000 || stored[4999]["g"] != float64(5000) {
 		t.Fatalf("stored rows: %d %v", len(stored), err)
 	}
 	other, err := b.API.ResolveStorageUriWithResponse(ctx, platformapi.ResolveUriRequest{Uri: out.RowsURI})

@@ -3,7 +3,6 @@ package emailtasks_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/smtp"
 	"path/filepath"
@@ -119,7 +118,7 @@ func TestEmailTasks(t *testing.T) {
 	}
 	link, err := c.API.ResolveStorageUriWithResponse(ctx, platformapi.ResolveUriRequest{Uri: input.Attachments[0].URI})
 	testkit.Expect(t, link, err, http.StatusOK)
-	if got := get(t, link.JSON200.DownloadUrl); got != "item,price\npaper,99.50\n" {
+	if got := testkit.Download(t, link.JSON200.DownloadUrl); got != "item,price\npaper,99.50\n" {
 		t.Fatalf("attachment %q", got)
 	}
 	theirs, err := o.API.ResolveStorageUriWithResponse(ctx, platformapi.ResolveUriRequest{Uri: input.Attachments[0].URI})
@@ -177,15 +176,4 @@ func TestNoListenerByDefault(t *testing.T) {
 	if a := env.Server.InboundSMTPAddr(); a != "" {
 		t.Fatalf("listening on %s", a)
 	}
-}
-
-func get(t *testing.T, url string) string {
-	t.Helper()
-	res, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	b, _ := io.ReadAll(res.Body)
-	return string(b)
 }

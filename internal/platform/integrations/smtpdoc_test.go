@@ -1,22 +1,18 @@
 package integrations_test
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"log"
-	"mime/multipart"
 	"net"
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 	"github.com/google/uuid"
 
-	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/testkit"
@@ -92,8 +88,8 @@ func TestMetadataOfDocumentTables(t *testing.T) {
 	env := testkit.NewEnv(t)
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
 	other := env.User(t, env.Org(t), auth.RoleAppUser)
-	importCSV(t, c, "Price list", "sku,price\na,1\nb,2\n")
-	importCSV(t, other, "Theirs", "secret\nx\n")
+	testkit.ImportCSV(t, c.API, "Price list", "sku,price\na,1\nb,2\n")
+	testkit.ImportCSV(t, other.API, "Theirs", "secret\nx\n")
 	flow := newFlow(t, c)
 	cred := newCredential(t, c, "internal_sql_database", "user_password", map[string]any{})
 	res, err := c.API.GetIntegrationMetadataWithResponse(ctx, integrate(t, c, flow, &cred, "fetch").Id)
@@ -102,27 +98,4 @@ func TestMetadataOfDocumentTables(t *testing.T) {
 		strings.Contains(m, "theirs") {
 		t.Fatalf("metadata: %s", m)
 	}
-}
-
-func importCSV(t *testing.T, c *testkit.Caller, name, file string) {
-	t.Helper()
-	doc, err := c.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: name})
-	testkit.Expect(t, doc, err, http.StatusCreated)
-	var b bytes.Buffer
-	w := multipart.NewWriter(&b)
-	p, _ := w.CreateFormFile("file", "f.csv")
-	p.Write([]byte(file))
-	w.Close()
-	up, err := c.API.StartDocumentUploadWithBodyWithResponse(ctx, doc.JSON201.Id, w.FormDataContentType(), &b)
-	testkit.Expect(t, up, err, http.StatusCreated)
-	done, err := c.API.CompleteDocumentUploadWithResponse(ctx, doc.JSON201.Id, platformapi.FileUploadCompleteRequest{UploadId: up.JSON201.UploadId})
-	testkit.Expect(t, done, err, http.StatusAccepted)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		got, err := c.API.GetDocumentWithResponse(ctx, doc.JSON201.Id)
-		testkit.Expect(t, got, err, http.StatusOK)
-		if got.JSON200.Status == platformapi.DocumentFileStatusReady {
-			return
-		}
-	}
-	t.Fatal("the import did not end")
 }
