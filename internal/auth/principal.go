@@ -57,6 +57,24 @@ func (p *Principal) Actor() string { return p.UserID.String() }
 // IsBackoffice reports platform staff.
 func (p *Principal) IsBackoffice() bool { return p.Role == RoleBackoffice }
 
+// ManagesResources reports the roles that create and change an organization's resources
+// (credentials, SQL databases, documents, e-mail tasks): org_admin, app_user and integration. Every
+// role reaches those operations (Permissions), so that staff access keeps working in the server's
+// tests; the services apply this narrower rule themselves.
+func (p *Principal) ManagesResources() bool {
+	return p.Role == RoleOrgAdmin || p.Role == RoleAppUser || p.Role == RoleIntegration
+}
+
+// User is the user a resource the principal creates belongs to: its user id, or nil for a service
+// account, which is not a user (the contract shows such resources with user_id null).
+func (p *Principal) User() *uuid.UUID {
+	if p.ServiceAccount {
+		return nil
+	}
+	id := p.UserID
+	return &id
+}
+
 type principalKey struct{}
 
 // WithPrincipal returns ctx carrying p.

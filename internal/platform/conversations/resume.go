@@ -24,19 +24,18 @@ func (s *Service) resume(ctx context.Context, conv row, last string) (platformap
 	if err != nil {
 		return nil, unknown
 	}
-	var after []stored
-	err = s.d.DB.SelectContext(ctx, &after, `SELECT `+messageColumns+` FROM chat_messages m
-		WHERE conversation_id = $1 AND (created_at, id) > (SELECT created_at, id FROM chat_messages WHERE conversation_id = $1 AND id = $2)
-		ORDER BY created_at, id LIMIT 10000`, conv.ID, id)
-	if err != nil {
-		return nil, err
-	}
 	var exists bool
 	if err := s.d.DB.GetContext(ctx, &exists, `SELECT EXISTS (SELECT FROM chat_messages WHERE conversation_id = $1 AND id = $2)`, conv.ID, id); err != nil {
 		return nil, err
 	}
 	if !exists {
 		return nil, unknown
+	}
+	var after []stored
+	if err := s.d.DB.SelectContext(ctx, &after, `SELECT `+messageColumns+` FROM chat_messages
+		WHERE conversation_id = $1 AND (created_at, id) > (SELECT created_at, id FROM chat_messages WHERE id = $2)
+		ORDER BY created_at, id LIMIT 10000`, conv.ID, id); err != nil {
+		return nil, err
 	}
 	return replay{conv: conv, msgs: after}, nil
 }

@@ -72,10 +72,7 @@ func (o *Opener) Insert(ctx context.Context, p *auth.Principal, id uuid.UUID, na
 		return err
 	}
 	c := newCredential{id: id, org: p.OrganizationID, name: name, provider: provider, credType: credType, sealed: sealed,
-		actor: p.Actor()}
-	if !p.ServiceAccount {
-		c.user = &p.UserID
-	}
+		actor: p.Actor(), user: p.User()}
 	_, err = insert(ctx, o.db, c)
 	return err
 }

@@ -17,17 +17,10 @@ import (
 // writer refuses roles that may read documents but not change them. Every role reaches the operations
 // (auth.Permissions); the narrower rule is kept here, after the request was validated.
 func writer(p *auth.Principal) error {
-	if p.Role != auth.RoleOrgAdmin && p.Role != auth.RoleAppUser && p.Role != auth.RoleIntegration {
+	if !p.ManagesResources() {
 		return httpx.Forbidden("changing document files requires role org_admin, app_user or integration")
 	}
 	return nil
-}
-
-func userOf(p *auth.Principal) *uuid.UUID {
-	if p.ServiceAccount {
-		return nil
-	}
-	return &p.UserID
 }
 
 // CreateDocument creates an empty csv document, or a sql document over a table of a registered database.
@@ -78,7 +71,7 @@ func (s *Service) CreateDocument(ctx context.Context, req platformapi.CreateDocu
 	var r row
 	err := s.d.DB.GetContext(ctx, &r, `INSERT INTO documents (id, organization_id, user_id, name, database_type, description,
 		credential_id, source_table, status, modified_by) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+columns,
-		uuid.New(), p.OrganizationID, userOf(p), b.Name, kind, b.Description, b.CredentialId, b.TableName, status, p.Actor())
+		uuid.New(), p.OrganizationID, p.User(), b.Name, kind, b.Description, b.CredentialId, b.TableName, status, p.Actor())
 	if errors.Is(dbx.Translate(err), dbx.ErrConflict) {
 		return nil, httpx.NewError(http.StatusConflict, "conflict", "a document file named %q exists already", b.Name)
 	}

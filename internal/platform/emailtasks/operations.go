@@ -46,7 +46,7 @@ func (s *Service) CreateEmailTask(ctx context.Context, req platformapi.CreateEma
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 		ON CONFLICT (organization_id, flow_id, task_name) WHERE status = 'active' AND deleted_at IS NULL
 			AND flow_id IS NOT NULL AND task_name IS NOT NULL DO NOTHING RETURNING id`,
-		uuid.New(), p.OrganizationID, userOf(p), b.Name, b.Description, b.FlowId, b.TaskName, newLocalPart())
+		uuid.New(), p.OrganizationID, p.User(), b.Name, b.Description, b.FlowId, b.TaskName, newLocalPart())
 	if errors.Is(dbx.Translate(err), dbx.ErrNotFound) {
 		// The same flow and task name have an active task already: that one is the answer.
 		if err := s.d.DB.GetContext(ctx, &id, `SELECT id FROM email_tasks WHERE organization_id = $1 AND flow_id = $2
@@ -67,13 +67,6 @@ func (s *Service) CreateEmailTask(ctx context.Context, req platformapi.CreateEma
 		return nil, err
 	}
 	return platformapi.CreateEmailTask201JSONResponse(s.response(r)), nil
-}
-
-func userOf(p *auth.Principal) *uuid.UUID {
-	if p.ServiceAccount {
-		return nil
-	}
-	return &p.UserID
 }
 
 // ListEmailTasks lists the organization's tasks, newest first.

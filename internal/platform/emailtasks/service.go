@@ -93,7 +93,7 @@ func newLocalPart() string {
 
 // writer refuses roles that may read e-mail tasks but not change them (kept here, after validation).
 func writer(p *auth.Principal) error {
-	if p.Role != auth.RoleOrgAdmin && p.Role != auth.RoleAppUser && p.Role != auth.RoleIntegration {
+	if !p.ManagesResources() {
 		return httpx.NewError(http.StatusForbidden, "forbidden", "changing e-mail tasks requires role org_admin, app_user or integration")
 	}
 	return nil

@@ -22,7 +22,7 @@ import (
 func (s *Service) CreateSqlDatabase(ctx context.Context, req platformapi.CreateSqlDatabaseRequestObject) (platformapi.CreateSqlDatabaseResponseObject, error) {
 	p := auth.MustFromContext(ctx)
 	// Every role reaches the operation (auth.Permissions); the contract's narrower rule is kept here.
-	if p.Role != auth.RoleOrgAdmin && p.Role != auth.RoleAppUser && p.Role != auth.RoleIntegration {
+	if !p.ManagesResources() {
 		return nil, httpx.Forbidden("registering SQL databases requires role org_admin, app_user or integration")
 	}
 	b := req.Body

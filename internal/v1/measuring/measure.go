@@ -16,16 +16,16 @@ import (
 // not finished, and scores them once all have.
 func (w *Worker) measure(ctx context.Context, op operation, cfg measurer.Config) (bool, error) {
 	db := w.s.d.DB
-	var todo []struct {
+	var unmeasured []struct {
 		Baseline int64           `db:"baseline_id"`
 		Input    json.RawMessage `db:"input"`
 	}
-	if err := db.SelectContext(ctx, &todo, `SELECT r.baseline_id, r.input FROM measurement_dataset_records r
+	if err := db.SelectContext(ctx, &unmeasured, `SELECT r.baseline_id, r.input FROM measurement_dataset_records r
 		WHERE r.dataset_id = $1 AND NOT EXISTS (SELECT 1 FROM measurement_jobs m WHERE m.operation_id = $2 AND m.baseline_id = r.baseline_id)
 		ORDER BY r.baseline_id`, op.Dataset, op.ID); err != nil {
 		return false, err
 	}
-	for _, r := range todo {
+	for _, r := range unmeasured {
 		// The job and its link are two transactions: a crash between them leaves one job measured by
 		// nobody, and the record gets another on the retry.
 		id, err := w.s.d.Jobs.SubmitAs(ctx, system(op.Org), op.App, r.Input, []string{"measurement"})
