@@ -58,3 +58,30 @@ func TestUpDownUp(t *testing.T) {
 		t.Fatal("river_job missing after second up")
 	}
 }
+
+// TestRiverUpgrade checks that a database installed by River 0.41 (River's schema version 6, goose
+// version 90) gets the newer River's schema from migration 91, and that rolling 91 back restores 6.
+func TestRiverUpgrade(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.EmptyDB(t)
+	p, err := migrations.NewProvider(db.DB, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up: %v", err)
+	}
+	if _, err := p.DownTo(ctx, migrations.RiverUpgrade-1); err != nil {
+		t.Fatalf("down to %d: %v", migrations.RiverUpgrade-1, err)
+	}
+	if !tableExists(t, db, "river_client") || tableExists(t, db, "river_notification") {
+		t.Fatal("after rolling back the upgrade the schema is not River's version 6")
+	}
+	if _, err := p.Up(ctx); err != nil {
+		t.Fatalf("up again: %v", err)
+	}
+	if tableExists(t, db, "river_client") || !tableExists(t, db, "river_notification") {
+		t.Fatal("the upgrade did not bring River's newer schema")
+	}
+}

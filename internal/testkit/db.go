@@ -65,7 +65,7 @@ func migrationsHash() string {
 		h.Write(b)
 		return nil
 	})
-	h.Write([]byte(fmt.Sprint(migrations.RiverVersion)))
+	h.Write([]byte(fmt.Sprint(migrations.RiverVersion, migrations.RiverUpgrade, "river v0.51.1")))
 	return hex.EncodeToString(h.Sum(nil))[:12]
 }
 
