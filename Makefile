@@ -18,7 +18,7 @@ SWAGGER_UI_VERSION := 5.35.0
 REDOC_VERSION      := 3.0.1
 DOCS_ASSETS_URL    := /api/docs/assets/
 
-.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
+.PHONY: build run test test-short bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -34,6 +34,12 @@ test:
 # real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines.
 bench:
 	./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench . -benchtime 1x -count=1 -timeout 60m ./internal/bench/
+
+# soak runs the load script's traffic against one server process for SOAK (default 30m) and fails when its
+# memory, goroutines or database connections grow; it prints a sample every 30 s. Not part of CI.
+SOAK ?= 30m
+soak:
+	LOOPWORK_SOAK=$(SOAK) ./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench Soak -benchtime 1x -count=1 -timeout 0 -v ./internal/bench/
 
 # The generator reads documents that keep their generator settings (x-go-*); the served ones in gen/ do not.
 generate:
