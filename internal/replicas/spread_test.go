@@ -44,4 +44,14 @@ func spread(t *testing.T, db *sqlx.DB, killedAt time.Time) {
 	if before != 3 || after != 2 {
 		t.Errorf("background work ran on %d processes before the kill (want 3) and %d after (want 2)", before, after)
 	}
+	// What the killed process held: River jobs it was working when it died (River still counts them as
+	// running), and the stand-ins the engine's sweep queued for them.
+	var held, standIns int
+	if err := db.QueryRow(`
+		SELECT (SELECT count(*) FROM river_job WHERE state = 'running'),
+		       (SELECT count(*) FROM river_job WHERE kind = 'flow_task' AND (args->>'stuck') IS NOT NULL)`).
+		Scan(&held, &standIns); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the killed process held %d River jobs; the sweep queued %d stand-ins", held, standIns)
 }
