@@ -3,7 +3,9 @@ package deploy_test
 import (
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/deploy"
+	"github.com/loopwork/loopwork/internal/testkit"
 )
 
 // repoRoot is the directory holding go.mod, the Dockerfile and compose.yaml.
@@ -259,5 +262,49 @@ func TestInterpolate(t *testing.T) {
 		if _, err := deploy.Interpolate(in, vars); err == nil {
 			t.Errorf("%s: no error", in)
 		}
+	}
+}
+
+// TestDockerfileBuildsWhatTheTestsRun: the image's go build compiles the package the tests' servers are
+// built from, with the Makefile's version flags, statically and without build-machine paths.
+func TestDockerfileBuildsWhatTheTestsRun(t *testing.T) {
+	t.Parallel()
+	build, err := dockerfile(t).Stage("build")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for _, in := range build.All("RUN") {
+		if strings.Contains(in.Raw, "go build") {
+			if words, err = deploy.SplitWords(in.Raw); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(words) == 0 {
+		t.Fatal("the build stage has no go build")
+	}
+	list := exec.Command("go", "list", words[len(words)-1])
+	list.Dir = repoRoot(t) // the stage's WORKDIR, holding COPY . .
+	out, err := list.Output()
+	if err != nil || strings.TrimSpace(string(out)) != testkit.ServerPackage {
+		t.Errorf("the Dockerfile builds %s (%s %v), the tests %s", words[len(words)-1], out, err, testkit.ServerPackage)
+	}
+	for _, w := range []string{"CGO_ENABLED=0", "-trimpath"} {
+		if !slices.Contains(words, w) {
+			t.Errorf("the Dockerfile's go build lacks %s", w)
+		}
+	}
+	makefile, err := os.ReadFile(filepath.Join(repoRoot(t), "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^LDFLAGS\s*:=\s*(.*)$`).FindSubmatch(makefile)
+	if m == nil {
+		t.Fatal("Makefile: no LDFLAGS")
+	}
+	want := strings.ReplaceAll(strings.TrimSpace(string(m[1])), "$(VERSION)", "${VERSION}")
+	if i := slices.Index(words, "-ldflags"); i < 0 || i+1 >= len(words) || words[i+1] != want {
+		t.Errorf("the Dockerfile's -ldflags are not the Makefile's %q", want)
 	}
 }
