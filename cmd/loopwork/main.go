@@ -4,6 +4,7 @@
 //	loopwork migrate up|down|status|reset
 //	loopwork admin create-user|mail-outbox
 //	loopwork config                 print the effective configuration
+//	loopwork healthcheck            exit 0 when the server on LOOPWORK_ADDR is ready (container HEALTHCHECK)
 //	loopwork version
 package main
 
@@ -27,6 +28,7 @@ commands:
   migrate up|down|status|reset  apply all, roll back one, list, or roll back all migrations
   admin create-user|mail-outbox bootstrap accounts, read the mail outbox (loopwork admin for details)
   config                        print the effective configuration
+  healthcheck                   exit 0 when the server on LOOPWORK_ADDR answers ready (for container runtimes)
   version                       print the version
 `
 
@@ -65,6 +67,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 		return admin(ctx, cfg, args[1:], stdout)
 	case "config":
 		return printConfig(cfg, stdout)
+	case "healthcheck":
+		return healthcheck(ctx, cfg, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -31,6 +31,15 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		return err
 	}
 	defer db.Close()
+	readDB := db
+	if cfg.ReadDatabaseURL != "" {
+		if readDB, err = dbx.Open(ctx, cfg.ReadDatabaseURL, dbx.PoolOptions{
+			MaxOpenConns: cfg.DBMaxOpenConns, MaxIdleConns: cfg.DBMaxIdleConns, ConnMaxLifetime: cfg.DBConnMaxLifetime,
+		}); err != nil {
+			return fmt.Errorf("LOOPWORK_READ_DATABASE_URL: %w", err)
+		}
+		defer readDB.Close()
+	}
 
 	if cfg.Migrate {
 		p, err := migrations.NewProvider(db.DB, logger)
@@ -44,7 +53,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		logger.Info("migrations applied", "count", len(res))
 	}
 
-	srv, err := server.New(server.Deps{Config: cfg, DB: db, Logger: logger})
+	srv, err := server.New(server.Deps{Config: cfg, DB: db, ReadDB: readDB, Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -20,6 +20,10 @@ import (
 type Config struct {
 	// DatabaseURL is the PostgreSQL connection string (required for serve and migrate).
 	DatabaseURL string `env:"DATABASE_URL"`
+	// ReadDatabaseURL, when set, is a read replica of DatabaseURL (a hot standby) that the /v1 job lists
+	// and counts read from, so that scans over millions of jobs load the replica instead of the primary.
+	// Those answers lag the primary by the replica's replay delay; everything else reads the primary.
+	ReadDatabaseURL string `env:"LOOPWORK_READ_DATABASE_URL"`
 	// Addr is the listen address of the HTTP server.
 	Addr string `env:"LOOPWORK_ADDR" default:"127.0.0.1:8080"`
 	// PublicURL is the externally visible base URL, used in links the server hands out. Empty means
@@ -170,6 +174,11 @@ func (c Config) Validate() error {
 	if c.DatabaseURL != "" {
 		if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 			errs = append(errs, errors.New("DATABASE_URL: must be a postgres:// or postgresql:// URL"))
+		}
+	}
+	if c.ReadDatabaseURL != "" {
+		if u, err := url.Parse(c.ReadDatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			errs = append(errs, errors.New("LOOPWORK_READ_DATABASE_URL: must be a postgres:// or postgresql:// URL"))
 		}
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {

@@ -38,6 +38,7 @@ func TestInvalidSettingIsNamed(t *testing.T) {
 		"LOOPWORK_LOG_LEVEL":         "loud",
 		"LOOPWORK_BODY_LIMIT":        "big",
 		"DATABASE_URL":               "mysql://x",
+		"LOOPWORK_READ_DATABASE_URL": "mysql://x",
 		"LOOPWORK_PUBLIC_URL":        "example.com",
 		"LOOPWORK_SHUTDOWN_TIMEOUT":  "-1s",
 	}

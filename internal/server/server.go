@@ -78,6 +78,8 @@ import (
 type Deps struct {
 	Config config.Config
 	DB     *sqlx.DB
+	// ReadDB is a read replica's pool for the /v1 job lists and counts (nil: DB).
+	ReadDB *sqlx.DB
 	Logger *slog.Logger
 	// Authenticator replaces the real one (nil: JWTs and API keys as configured).
 	Authenticator httpx.Authenticator
@@ -287,7 +289,7 @@ func New(d Deps) (*Server, error) {
 	exportsSvc := exports.New(exports.Deps{DB: d.DB, Grants: grants, Files: files, Logger: d.Logger,
 		Silence: max(2*cfg.TaskLease, 10*time.Second)})
 	exportsSvc.Register(jobWorkers)
-	jobsSvc := jobs.New(jobs.Deps{DB: d.DB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc})
+	jobsSvc := jobs.New(jobs.Deps{DB: d.DB, ReadDB: d.ReadDB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc})
 	measuringSvc := measuring.New(measuring.Deps{DB: d.DB, Grants: grants, Jobs: jobsSvc, Logger: d.Logger})
 	measuringSvc.Register(jobWorkers)
 	documentsSvc.Register(jobWorkers)

@@ -28,11 +28,15 @@ type Process struct {
 	logs bytes.Buffer
 }
 
+// ServerPackage is the package of the loopwork binary: what BuildServer builds for the tests, and what
+// the Dockerfile must build for the image (internal/deploy checks it does).
+const ServerPackage = "github.com/loopwork/loopwork/cmd/loopwork"
+
 // BuildServer compiles the loopwork binary for the test and returns its path.
 func BuildServer(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "loopwork")
-	out, err := exec.Command("go", "build", "-o", bin, "github.com/loopwork/loopwork/cmd/loopwork").CombinedOutput()
+	out, err := exec.Command("go", "build", "-o", bin, ServerPackage).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -42,7 +42,7 @@ func (s *Service) CountJobs(ctx context.Context, req v1api.CountJobsRequestObjec
 // cached says the answer came from the cache, and at when it was counted.
 func (s *Service) statusCounts(ctx context.Context, g *access.Grant, set filter.Set, sel selection, useCache bool) (per map[string]int64, cached bool, at time.Time, err error) {
 	if useCache && sel.statuses != nil {
-		all, err := counts.PerStatus(ctx, s.d.DB, g.App.ID)
+		all, err := counts.PerStatus(ctx, s.reader(), g.App.ID)
 		if err != nil {
 			return nil, false, at, err
 		}
@@ -120,7 +120,7 @@ func (s *Service) groupCount(ctx context.Context, sel selection, col string) (ma
 		Key string `db:"k"`
 		N   int64  `db:"n"`
 	}
-	if err := s.d.DB.SelectContext(ctx, &rows, `SELECT `+col+` AS k, count(*) AS n FROM jobs j WHERE `+sel.cond+` GROUP BY 1`, sel.args...); err != nil {
+	if err := s.reader().SelectContext(ctx, &rows, `SELECT `+col+` AS k, count(*) AS n FROM jobs j WHERE `+sel.cond+` GROUP BY 1`, sel.args...); err != nil {
 		return nil, err
 	}
 	out := make(map[string]int64, len(rows))

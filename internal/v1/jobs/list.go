@@ -46,7 +46,7 @@ func (s *Service) ListCollaboratorJobs(ctx context.Context, req v1api.ListCollab
 func (s *Service) jobList(ctx context.Context, g *access.Grant, sel selection, page, size *int, sortBy, orderBy *string) ([]v1api.Job, int64, int, int, error) {
 	pg, order := jobPage(page, size, sortBy, orderBy)
 	q, args := sel.paged(`SELECT `+Columns+` FROM jobs j WHERE `+sel.cond+` ORDER BY `+order, pg)
-	rows, err := selectRows(ctx, s.d.DB, q, args...)
+	rows, err := selectRows(ctx, s.reader(), q, args...)
 	if err != nil {
 		return nil, 0, 0, 0, err
 	}
@@ -54,7 +54,7 @@ func (s *Service) jobList(ctx context.Context, g *access.Grant, sel selection, p
 	for i := range rows {
 		ptrs[i] = &rows[i]
 	}
-	if err := withUsernames(ctx, s.d.DB, ptrs...); err != nil {
+	if err := withUsernames(ctx, s.reader(), ptrs...); err != nil {
 		return nil, 0, 0, 0, err
 	}
 	total, err := s.total(ctx, g, sel, pg, len(rows))
@@ -78,7 +78,7 @@ func (s *Service) ListJobIds(ctx context.Context, req v1api.ListJobIdsRequestObj
 	pg, order := jobPage(prm.Page, prm.Size, (*string)(prm.SortBy), (*string)(prm.OrderBy))
 	q, args := sel.paged(`SELECT j.id FROM jobs j WHERE `+sel.cond+` ORDER BY `+order, pg)
 	ids := []int64{}
-	if err := s.d.DB.SelectContext(ctx, &ids, q, args...); err != nil {
+	if err := s.reader().SelectContext(ctx, &ids, q, args...); err != nil {
 		return nil, err
 	}
 	total, err := s.total(ctx, g, sel, pg, len(ids))
@@ -118,14 +118,14 @@ func (s *Service) ListJobsWithFeedbackMessage(ctx context.Context, req v1api.Lis
 		WHERE ` + sel.cond + ` ORDER BY ` + order
 	q, args := sel.paged(q, pg)
 	var rows []rowWithFeedback
-	if err := s.d.DB.SelectContext(ctx, &rows, q, args...); err != nil {
+	if err := s.reader().SelectContext(ctx, &rows, q, args...); err != nil {
 		return nil, err
 	}
 	ptrs := make([]*Row, len(rows))
 	for i := range rows {
 		ptrs[i] = &rows[i].Row
 	}
-	if err := withUsernames(ctx, s.d.DB, ptrs...); err != nil {
+	if err := withUsernames(ctx, s.reader(), ptrs...); err != nil {
 		return nil, err
 	}
 	total, err := s.total(ctx, g, count, pg, len(rows))

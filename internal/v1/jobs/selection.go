@@ -117,7 +117,7 @@ func (s *Service) total(ctx context.Context, g *access.Grant, sel selection, pg 
 		return n, nil
 	}
 	var n int64
-	err := s.d.DB.GetContext(ctx, &n, `SELECT count(*) FROM jobs j WHERE `+sel.cond, sel.args...)
+	err := s.reader().GetContext(ctx, &n, `SELECT count(*) FROM jobs j WHERE `+sel.cond, sel.args...)
 	return n, err
 }
 

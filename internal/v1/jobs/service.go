@@ -16,6 +16,9 @@ import (
 // Deps are what the service needs.
 type Deps struct {
 	DB *sqlx.DB
+	// ReadDB, when set, is a read replica's pool: the job lists and counts read their rows from it
+	// (see reader). Nil reads everything from DB.
+	ReadDB *sqlx.DB
 	// Grants resolves callers' grants on apps (memoised).
 	Grants *access.Grants
 	// Engine runs the jobs of apps bound to a flow.
@@ -44,3 +47,16 @@ type Service struct {
 
 // New returns the service.
 func New(d Deps) *Service { return &Service{d: d, recent: newRecentCounts()} }
+
+// reader is where the lists and counts read the app's jobs, their counters and labelers' names: the
+// read replica when there is one. Only those reads go there: they scan the most rows and are the most
+// frequent, and a caller who pages through a list tolerates an answer a moment old (the replica's replay
+// lag), which a caller who has just written a job and reads it back by id would not, so single reads,
+// writes and the access checks before every read stay on the primary. The shared count cache is
+// written, so it stays on the primary too.
+func (s *Service) reader() *sqlx.DB {
+	if s.d.ReadDB != nil {
+		return s.d.ReadDB
+	}
+	return s.d.DB
+}
