@@ -46,7 +46,7 @@ generate: $(TS_SDK)/node_modules/.installed
 	$(OAPI) -config openapi/api/oapi-codegen.yaml "$$tmp/platformapi.json"
 	$(GO) run ./internal/tools/stubgen -in gen/v1api/v1api.gen.go -out gen/v1api/unimplemented.gen.go
 	$(GO) run ./internal/tools/stubgen -in gen/platformapi/platformapi.gen.go -out gen/platformapi/unimplemented.gen.go
-	@mkdir -p gen/ts
+	@rm -rf gen/ts && mkdir gen/ts
 	node $(TS_SDK)/generate.mjs gen/ts gen/platformapi/openapi.json gen/v1api/openapi.json
 	$(GO) run ./internal/tools/tsclient -out gen/ts/index.ts Platform=gen/platformapi/openapi.json V1=gen/v1api/openapi.json
 
