@@ -8,7 +8,7 @@
 // The user needs a role that creates flows, apps and API keys (org_admin), and the organization credits
 // for the jobs and the execution (a backoffice user grants them: POST /api/admin/organizations/{id}/credit-grants).
 // It prints each step, and last one line of JSON naming what it made, for a program to check.
-import { createPlatformClient, createV1Client, ok, type platformapi } from "../../gen/ts/index.js";
+import { ApiError, createPlatformClient, createV1Client, ok, type platformapi } from "../../gen/ts/index.js";
 
 type Execution = platformapi.components["schemas"]["FlowExecutionResponse"];
 
@@ -124,6 +124,17 @@ const finished = await waitFor(started.id, ["completed", "failed"]);
 console.log(`execution ${finished.id}: ${finished.status}, output ${JSON.stringify(finished.output)}`);
 if (finished.status !== "completed") {
   throw new Error(`the execution ended ${finished.status}: ${JSON.stringify(finished.error)}`);
+}
+
+// A failed call throws ApiError, with the status, the error body and the request id for the server's log.
+try {
+  await ok(v1.GET("/v1/apps/{app_id}", { params: { path: { app_id: "00000000-0000-4000-8000-000000000000" } } }));
+  throw new Error("a missing app was found");
+} catch (err) {
+  if (!(err instanceof ApiError) || err.status !== 404 || !err.requestId) {
+    throw err;
+  }
+  console.log(`a missing app: ${err.message}`);
 }
 
 console.log(
