@@ -3,7 +3,7 @@
 #   make run        build and start the server (starts a private PostgreSQL under .data/ when DATABASE_URL is unset)
 #   make admin ARGS='mail-outbox --show-body'   loopwork admin … against what make run uses
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
-#   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything)
+#   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything; needs node and npm)
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
@@ -16,6 +16,8 @@ DATA      := .data
 SPECTRAL  := @stoplight/spectral-cli@6.16.3
 SWAGGER_UI_VERSION := 5.35.0
 REDOC_VERSION      := 3.0.1
+# The npm packages of the TypeScript SDK (openapi-typescript, openapi-fetch, typescript), pinned by its lockfile.
+TS_SDK             := sdk/typescript
 DOCS_ASSETS_URL    := /api/docs/assets/
 
 .PHONY: build run test test-short bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
@@ -42,13 +44,22 @@ soak:
 	LOOPWORK_SOAK=$(SOAK) ./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench Soak -benchtime 1x -count=1 -timeout 0 -v ./internal/bench/
 
 # The generator reads documents that keep their generator settings (x-go-*); the served ones in gen/ do not.
-generate:
+# gen/ts is written from the served ones: their TypeScript types, then the client module over openapi-fetch.
+generate: $(TS_SDK)/node_modules/.installed
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && set -x && \
 	$(GO) run ./internal/tools/specbundle -out gen -codegen "$$tmp" && \
 	$(OAPI) -config openapi/v1/oapi-codegen.yaml "$$tmp/v1api.json" && \
 	$(OAPI) -config openapi/api/oapi-codegen.yaml "$$tmp/platformapi.json"
 	$(GO) run ./internal/tools/stubgen -in gen/v1api/v1api.gen.go -out gen/v1api/unimplemented.gen.go
 	$(GO) run ./internal/tools/stubgen -in gen/platformapi/platformapi.gen.go -out gen/platformapi/unimplemented.gen.go
+	@rm -rf gen/ts && mkdir gen/ts
+	node $(TS_SDK)/generate.mjs gen/ts gen/platformapi/openapi.json gen/v1api/openapi.json
+	$(GO) run ./internal/tools/tsclient -out gen/ts/index.ts Platform=gen/platformapi/openapi.json V1=gen/v1api/openapi.json
+
+# npm ci installs exactly what the lockfile names, and again only when it or package.json changes.
+$(TS_SDK)/node_modules/.installed: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json
+	cd $(TS_SDK) && npm ci --no-audit --no-fund --ignore-scripts
+	@touch $@
 
 # generate-check fails when the committed gen/ is not what `make generate` produces.
 generate-check: generate
