@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // flatSlow is the general path's flattening of one JSON value under prefix, as (key, value) pairs.
@@ -39,8 +40,8 @@ func FuzzFlatten(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		if !json.Valid(raw) {
-			return // the column is jsonb: PostgreSQL hands over valid JSON only
+		if !json.Valid(raw) || !utf8.Valid(raw) {
+			return // the column is jsonb: PostgreSQL hands over valid JSON in UTF-8 only
 		}
 		slow, err := flatSlow("input", raw)
 		if err != nil {
