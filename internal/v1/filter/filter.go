@@ -362,6 +362,13 @@ func jsonMatch(b *builder, name, col string, path, value, match *string) error {
 	if match != nil {
 		mode = *match
 	}
+	switch mode {
+	case "IS", "IS_NOT", "CONTAINS", "CONTAINS_NOT", "IS_NOT_EMPTY":
+	default:
+		// Said before anything else: "inputValue is required with inputMatchType=0" would point at the
+		// wrong parameter.
+		return &Problem{matchParam, "must be IS, IS_NOT, CONTAINS, CONTAINS_NOT or IS_NOT_EMPTY"}
+	}
 	if value == nil && mode != "IS_NOT_EMPTY" {
 		if match != nil {
 			return &Problem{valueParam, "is required with " + matchParam + "=" + mode}
@@ -386,8 +393,6 @@ func jsonMatch(b *builder, name, col string, path, value, match *string) error {
 		b.add("coalesce("+text+", '') NOT ILIKE %s", likePattern(*value))
 	case "IS_NOT_EMPTY":
 		b.conds = append(b.conds, fmt.Sprintf("(%s IS NOT NULL AND %s NOT IN ('null'::jsonb, '\"\"'::jsonb, '[]'::jsonb, '{}'::jsonb))", at, at))
-	default:
-		return &Problem{matchParam, "must be IS, IS_NOT, CONTAINS, CONTAINS_NOT or IS_NOT_EMPTY"}
 	}
 	return nil
 }
