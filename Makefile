@@ -4,6 +4,7 @@
 #   make admin ARGS='mail-outbox --show-body'   loopwork admin … against what make run uses
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
 #   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything; needs node and npm)
+#   make fuzz       run every fuzz target for FUZZTIME each
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
@@ -20,7 +21,7 @@ REDOC_VERSION      := 3.0.1
 TS_SDK             := sdk/typescript
 DOCS_ASSETS_URL    := /api/docs/assets/
 
-.PHONY: build run test test-short bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
+.PHONY: build run test test-short fuzz bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -31,6 +32,27 @@ run: build
 test:
 	@./internal/tools/packages.sh pocketsphinx pocketsphinx-en-us pocketsphinx-testdata ffmpeg || echo "offline speech tests will be skipped"
 	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./...
+
+# fuzz runs each fuzz target for FUZZTIME, one after another on FUZZPARALLEL workers; `go test -fuzz` takes one
+# target per run. A failing input is saved under the package's testdata/fuzz/<target>/ and replayed by every
+# ordinary test run after. The job filter targets also run their SQL on PostgreSQL, so one is started as for
+# make test.
+FUZZTIME     ?= 30s
+FUZZPARALLEL ?= 1
+FUZZ_TARGETS ?= \
+	internal/v1/filter:FuzzCompile internal/v1/filter:FuzzPath \
+	internal/httpx:FuzzMask internal/httpx:FuzzScanJSON internal/httpx:FuzzPaging \
+	internal/engine/dsl:FuzzValidateJSON internal/engine/dsl:FuzzGraph internal/engine/dsl:FuzzJQKey \
+	internal/engine/dsl:FuzzParseTemplate \
+	internal/csvsniff:FuzzPreview internal/csvsniff:FuzzScan \
+	internal/platform/conversations:FuzzFrame internal/platform/storage:FuzzParseURI \
+	internal/v1/exports:FuzzFlatten internal/v1/paging:FuzzNew
+
+fuzz:
+	./internal/tools/with-test-db.sh bash -c 'set -e; for t in $(FUZZ_TARGETS); do \
+		echo "== $$t ($(FUZZTIME))"; \
+		$(GO) test -run "^$$" -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) "./$${t%%:*}/"; \
+	done'
 
 # bench runs every performance scenario once (flows, the engine, outside workers, reviews, durability with
 # real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines.

@@ -116,26 +116,3 @@ func TestScanMatchesReader(t *testing.T) {
 		}
 	}
 }
-
-// FuzzPreview: no input makes the sniffing panic, and a preview never shows more than five rows or
-// rows wider than its header.
-func FuzzPreview(f *testing.F) {
-	for _, s := range []string{"a,b\n1,2\n", "x;y\r\n\"1;2\";3", "\xEF\xBB\xBF|\n", "\"", "a\tb\n\n\n1\t2"} {
-		f.Add([]byte(s), true)
-	}
-	f.Fuzz(func(t *testing.T, file []byte, header bool) {
-		s, _ := ScanAll(bytes.NewReader(file), PreviewRows+1, 1<<16)
-		p, err := MakePreview(s, 0, header)
-		if err != nil {
-			return
-		}
-		if len(p.Rows) > PreviewRows {
-			t.Fatalf("%d rows", len(p.Rows))
-		}
-		for _, r := range p.Rows {
-			if len(r) != len(p.Headers) {
-				t.Fatalf("row %q, headers %q", r, p.Headers)
-			}
-		}
-	})
-}

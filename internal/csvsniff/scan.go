@@ -34,7 +34,8 @@ type Scan struct {
 	headDone  bool
 	started   bool
 	inQuote   bool
-	content   bool // the current line has something other than \r
+	content   bool // the current line has something to read: more than a CRLF's CR, or a CR at the very end
+	cr        bool // the last byte was a CR: content, unless a LF follows (encoding/csv reads a CR alone as text)
 	line      int
 	openedAt  int
 	pending   []byte // bytes of the head since the last record end
@@ -56,6 +57,12 @@ func (s *Scan) Write(p []byte) (int, error) {
 	s.Size += int64(n)
 	start := 0
 	for i, c := range p {
+		if s.cr {
+			s.cr = false
+			if c != '\n' {
+				s.content = true
+			}
+		}
 		switch {
 		case c == '"':
 			if !s.inQuote {
@@ -81,6 +88,7 @@ func (s *Scan) Write(p []byte) (int, error) {
 				s.content = false
 			}
 		case c == '\r':
+			s.cr = true
 		default:
 			s.content = true
 		}

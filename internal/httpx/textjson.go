@@ -40,6 +40,11 @@ type jsonScan struct {
 	bad   bool // the document is malformed; stop
 }
 
+// JSONStorable reports whether PostgreSQL's jsonb takes a valid JSON document as it is: a query value
+// that holds JSON (a filter's value compared as jsonb) is checked here, since TextGuard checks only that
+// the value is text.
+func JSONStorable(b []byte) bool { return !suspectJSON(b) || len(scanJSON(b)) == 0 }
+
 func scanJSON(b []byte) []ValidationItem {
 	s := &jsonScan{b: b, path: []any{"body"}}
 	s.value()

@@ -471,7 +471,7 @@ func spillTo(files blob.Store) executors.Spill {
 		if _, err := files.Put(ctx, key, bytes.NewReader(data), "application/json"); err != nil {
 			return "", err
 		}
-		return "storage://" + name, nil
+		return storage.URI(name), nil
 	}
 }
 

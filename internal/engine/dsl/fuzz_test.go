@@ -34,6 +34,8 @@ func checkOrder(t *testing.T, r Result) {
 	}
 }
 
+// FuzzValidateJSON: no body makes the validator panic; an order is always a sound one; every problem has
+// a loc into the body; a valid definition written back canonically is valid and the same.
 func FuzzValidateJSON(f *testing.F) {
 	for _, seed := range []string{example, def(ta+`,`+tb+`,`+tc, `{"source": "a", "target": "b"}, {"source": "b", "target": "a"}`),
 		`{}`, `[]`, `null`, `{"version": 1, "tasks": [{}], "edges": [{}]}`, nested(50, "1"),
@@ -41,7 +43,10 @@ func FuzzValidateJSON(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		checkOrder(t, ValidateJSON(raw, reg))
+		r := ValidateJSON(raw, reg)
+		checkOrder(t, r)
+		checkLocs(t, raw, r)
+		checkCanonical(t, r)
 	})
 }
 

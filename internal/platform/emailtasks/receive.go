@@ -42,7 +42,7 @@ func (s *Service) receive(ctx context.Context, t row, m message, size int64) err
 		if _, err := s.d.Files.Put(ctx, storage.OrgKey(t.Org, rel), bytes.NewReader(a.Data), a.ContentType); err != nil {
 			return err
 		}
-		atts = append(atts, storedAttachment{Filename: name, ContentType: a.ContentType, Size: len(a.Data), URI: "storage://" + rel})
+		atts = append(atts, storedAttachment{Filename: name, ContentType: a.ContentType, Size: len(a.Data), URI: storage.URI(rel)})
 	}
 	input, err := json.Marshal(map[string]any{"from": m.From, "to": nonNil(m.To), "subject": m.Subject, "text": m.Text,
 		"html": m.HTML, "received_at": received.Format(time.RFC3339Nano), "attachments": atts, "message_id": m.MessageID,

@@ -3,7 +3,6 @@ package storage
 import (
 	"context"
 	"errors"
-	"net/url"
 	"strings"
 	"time"
 
@@ -28,25 +27,21 @@ func OrgKey(org uuid.UUID, rel string) string {
 func (s *Service) ResolveStorageUri(ctx context.Context, req platformapi.ResolveStorageUriRequestObject) (platformapi.ResolveStorageUriResponseObject, error) {
 	p := auth.MustFromContext(ctx)
 	loc := []any{"body", "uri"}
-	u, err := url.Parse(req.Body.Uri)
-	if err != nil || u.Opaque != "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, httpx.Invalid(loc, "value_error", "not a storage URI: use storage://<key>")
+	u, err := ParseURI(req.Body.Uri)
+	switch {
+	case errors.Is(err, ErrBadScheme):
+		scheme, _, _ := strings.Cut(req.Body.Uri, "://")
+		return nil, httpx.Invalid(loc, "value_error", "unsupported scheme "+quote(scheme)+": use storage://<key>")
+	case err != nil:
+		return nil, httpx.Invalid(loc, "value_error", err.Error())
 	}
-	var rel string
-	switch u.Scheme {
-	case "storage":
-		rel = strings.TrimPrefix(u.Host+u.Path, "/")
-	case "s3":
+	if u.Scheme == "s3" {
 		// Only the configured bucket is the server's; with local storage no bucket is.
-		b, ok := s.d.Files.(interface{ Bucket() string })
-		if !ok || u.Host != b.Bucket() {
+		if b, ok := s.d.Files.(interface{ Bucket() string }); !ok || u.Bucket != b.Bucket() {
 			return nil, httpx.NotFound("object")
 		}
-		rel = strings.TrimPrefix(u.Path, "/")
-	default:
-		return nil, httpx.Invalid(loc, "value_error", "unsupported scheme "+quote(u.Scheme)+": use storage://<key>")
 	}
-	url, expires, err := s.link(ctx, p.OrganizationID, rel, loc)
+	url, expires, err := s.link(ctx, p.OrganizationID, u.Key, loc)
 	if err != nil {
 		return nil, err
 	}
@@ -67,7 +62,7 @@ func (s *Service) CreatePresignedDownloadUrl(ctx context.Context, req platformap
 
 func (s *Service) link(ctx context.Context, org uuid.UUID, rel string, loc []any) (string, time.Time, error) {
 	if blob.CheckKey(rel) != nil {
-		return "", time.Time{}, httpx.Invalid(loc, "value_error", "not an object key: no empty, . or .. segments, no leading /")
+		return "", time.Time{}, httpx.Invalid(loc, "value_error", ErrBadKey.Error())
 	}
 	key := OrgKey(org, rel)
 	if _, err := s.d.Files.Stat(ctx, key); errors.Is(err, blob.ErrNotFound) {

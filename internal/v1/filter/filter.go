@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -167,7 +168,9 @@ func (s Set) Compile(argBase int) (Where, error) {
 		}
 	}
 	if len(s.Reviewed) > 0 {
-		s.reviewed(b)
+		if err := s.reviewed(b); err != nil {
+			return Where{}, err
+		}
 	}
 	for _, t := range []struct {
 		v   *string
@@ -262,7 +265,9 @@ func (s Set) tags(b *builder) error {
 	return nil
 }
 
-func (s Set) reviewed(b *builder) {
+// reviewed: any of the listed review states. The contract's enums differ by route, so an unknown value is
+// refused here as well as by the validator; left out, it would leave an empty "()" in the SQL.
+func (s Set) reviewed(b *builder) error {
 	var verdicts []string
 	var parts []string
 	for _, r := range s.Reviewed {
@@ -273,12 +278,15 @@ func (s Set) reviewed(b *builder) {
 			parts = append(parts, "j.reviewed IS NULL")
 		case "REVIEWED":
 			parts = append(parts, "j.reviewed IS NOT NULL")
+		default:
+			return &Problem{"reviewed", "must be CORRECT, NOT_CORRECT, REVIEWED or NOT_REVIEWED"}
 		}
 	}
 	if len(verdicts) > 0 {
 		parts = append(parts, "j.reviewed = ANY("+b.arg(pqArray(verdicts))+"::text[])")
 	}
 	b.conds = append(b.conds, "("+strings.Join(parts, " OR ")+")")
+	return nil
 }
 
 // likePattern makes a case-insensitive substring pattern in which % and _ are ordinary characters.
@@ -306,6 +314,32 @@ func ParsePath(p string) ([]string, error) {
 	return segs, nil
 }
 
+// Lookup is the value at path in a decoded JSON document as PostgreSQL's #> operator finds it, so that a
+// field read in Go (the measurer's) and the same path in a filter name the same value: on an array a step
+// is an integer as C's strtol reads it (blanks before it and a sign allowed, nothing after), a negative
+// one counting from the end. Missing is nil.
+func Lookup(doc any, path []string) any {
+	v := doc
+	for _, step := range path {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[step]
+		case []any:
+			i, err := strconv.ParseInt(strings.TrimLeft(step, " \t\n\v\f\r"), 10, 32)
+			if i < 0 {
+				i += int64(len(x))
+			}
+			if err != nil || i < 0 || i >= int64(len(x)) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
 // jsonMatch compiles a path/value/match-type triple (see the contract's inputMatchType).
 func jsonMatch(b *builder, name, col string, path, value, match *string) error {
 	pathParam, valueParam, matchParam := name+"Path", name+"Value", name+"MatchType"
@@ -327,6 +361,13 @@ func jsonMatch(b *builder, name, col string, path, value, match *string) error {
 	mode := "IS"
 	if match != nil {
 		mode = *match
+	}
+	switch mode {
+	case "IS", "IS_NOT", "CONTAINS", "CONTAINS_NOT", "IS_NOT_EMPTY":
+	default:
+		// Said before anything else: "inputValue is required with inputMatchType=0" would point at the
+		// wrong parameter.
+		return &Problem{matchParam, "must be IS, IS_NOT, CONTAINS, CONTAINS_NOT or IS_NOT_EMPTY"}
 	}
 	if value == nil && mode != "IS_NOT_EMPTY" {
 		if match != nil {
@@ -352,21 +393,17 @@ func jsonMatch(b *builder, name, col string, path, value, match *string) error {
 		b.add("coalesce("+text+", '') NOT ILIKE %s", likePattern(*value))
 	case "IS_NOT_EMPTY":
 		b.conds = append(b.conds, fmt.Sprintf("(%s IS NOT NULL AND %s NOT IN ('null'::jsonb, '\"\"'::jsonb, '[]'::jsonb, '{}'::jsonb))", at, at))
-	default:
-		return &Problem{matchParam, "must be IS, IS_NOT, CONTAINS, CONTAINS_NOT or IS_NOT_EMPTY"}
 	}
 	return nil
 }
 
-// jsonOrNull returns the value when it is a JSON object or array, so it can be compared as jsonb.
+// jsonOrNull returns the value when it is a JSON object or array that PostgreSQL's jsonb accepts, so it
+// can be compared as jsonb. Anything else cannot equal a stored document, and casting it would fail the
+// query: a \u0000 or a lone surrogate escape is valid JSON that jsonb refuses.
 func jsonOrNull(s string) *string {
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
+	t := strings.TrimLeft(s, " \t\r\n")
+	if t == "" || (t[0] != '{' && t[0] != '[') || !json.Valid([]byte(s)) || !httpx.JSONStorable([]byte(s)) {
 		return nil
 	}
-	switch v.(type) {
-	case map[string]any, []any:
-		return &s
-	}
-	return nil
+	return &s
 }

@@ -49,7 +49,7 @@ var fixture = []job{
 	{status: "SUSPENDED", input: `{"obj":{"k":1},"n":"10"}`, tags: []string{"blue"}, batch: ptr("b7"), created: t0.Add(4 * time.Hour)},
 }
 
-func seed(t *testing.T) (*sqlx.DB, uuid.UUID, []int64) {
+func seed(t testing.TB) (*sqlx.DB, uuid.UUID, []int64) {
 	t.Helper()
 	db := testkit.DB(t)
 	var org, app uuid.UUID

@@ -132,26 +132,11 @@ func fieldsOf(cfg measurer.Config) []string {
 	return cfg.Fields
 }
 
-// pick is the value at path in a JSON document (nil when missing).
+// pick is the value at path in a JSON document (nil when missing), found as the job filters find it.
 func pick(raw json.RawMessage, path []string) any {
 	var v any
 	if json.Unmarshal(raw, &v) != nil {
 		return nil
 	}
-	for _, step := range path {
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[step]
-		case []any:
-			i := -1
-			fmt.Sscan(step, &i)
-			if i < 0 || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
+	return filter.Lookup(v, path)
 }

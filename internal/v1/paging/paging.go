@@ -5,6 +5,7 @@ package paging
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/loopwork/loopwork/internal/dbx"
 )
@@ -51,8 +52,15 @@ func New(page, size *int, sortBy, orderBy *string, cols Columns) Page {
 // OrderBy is the ORDER BY expression.
 func (p Page) OrderBy() string { return p.order }
 
-// Offset is the number of rows before the page.
-func (p Page) Offset() int { return p.Page * p.Size }
+// Offset is the number of rows before the page. The contract bounds the size but not the page, so a
+// page far enough out is past the end of any table (an empty page) rather than a product that wraps
+// round to a negative OFFSET, which PostgreSQL refuses.
+func (p Page) Offset() int {
+	if p.Size > 0 && p.Page > math.MaxInt/p.Size {
+		return math.MaxInt
+	}
+	return p.Page * p.Size
+}
 
 // Limit is the page size.
 func (p Page) Limit() int { return p.Size }
