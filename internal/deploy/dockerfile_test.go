@@ -185,3 +185,32 @@ func TestDockerfileBuildsWhatTheTestsRun(t *testing.T) {
 		t.Errorf("the Dockerfile's -ldflags are not the Makefile's %q", want)
 	}
 }
+
+// TestSpeechStageHasTheRecogniser: the speech image installs the Debian packages `make run` installs for
+// the offline recogniser, which its tests run with.
+func TestSpeechStageHasTheRecogniser(t *testing.T) {
+	t.Parallel()
+	script, err := os.ReadFile(filepath.Join(repoRoot(t), "internal/tools/run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`packages\.sh"? ([a-z0-9 -]+)`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("run.sh: no packages.sh line")
+	}
+	speech, err := dockerfile(t).Stage("speech")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var installed []string
+	for _, in := range speech.All("RUN") {
+		if _, rest, ok := strings.Cut(in.Raw, "apt-get install"); ok {
+			installed = append(installed, strings.Fields(rest)...)
+		}
+	}
+	for _, p := range strings.Fields(string(m[1])) {
+		if !slices.Contains(installed, p) {
+			t.Errorf("the speech stage does not install %s", p)
+		}
+	}
+}
