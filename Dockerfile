@@ -2,9 +2,10 @@
 #
 # loopwork's container image. Two runtime targets share one build:
 #
-#   docker build -t loopwork .                    the default: a static binary on an empty base (about 40 MB),
-#                                                 non-root; offline speech-to-text answers 501 unless
-#                                                 LOOPWORK_TRANSCRIPTION_URL names an outside recogniser
+#   docker build -t loopwork .                    the default: a static binary on an empty base, non-root
+#                                                 (about 105 MB, nearly all of it the binary); offline
+#                                                 speech-to-text answers 501 unless LOOPWORK_TRANSCRIPTION_URL
+#                                                 names an outside recogniser
 #   docker build --target speech -t loopwork:speech .
 #                                                 the same binary on Debian slim with ffmpeg and pocketsphinx,
 #                                                 for the offline recogniser (several hundred MB more)

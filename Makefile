@@ -5,6 +5,7 @@
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
 #   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything; needs node and npm)
 #   make fuzz       run every fuzz target for FUZZTIME each
+#   make deploy-check   check the Dockerfile and compose.yaml without a container runtime (internal/deploy)
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
@@ -21,7 +22,7 @@ REDOC_VERSION      := 3.0.1
 TS_SDK             := sdk/typescript
 DOCS_ASSETS_URL    := /api/docs/assets/
 
-.PHONY: build run test test-short fuzz bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
+.PHONY: build run test deploy-check test-short fuzz bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -53,6 +54,11 @@ fuzz:
 		echo "== $$t ($(FUZZTIME))"; \
 		$(GO) test -run "^$$" -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) -parallel $(FUZZPARALLEL) "./$${t%%:*}/"; \
 	done'
+
+# deploy-check builds the image's files with the Dockerfile's own commands and starts the binary on them
+# alone (chrooted, when run as root), checks compose.yaml's settings, and runs a server on a streaming replica.
+deploy-check:
+	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./internal/deploy/
 
 # bench runs every performance scenario once (flows, the engine, outside workers, reviews, durability with
 # real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines.

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/deploy"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
@@ -45,20 +44,6 @@ func dockerfile(t *testing.T) *deploy.Dockerfile {
 		t.Fatal(err)
 	}
 	return d
-}
-
-func compose(t *testing.T) *deploy.Compose {
-	t.Helper()
-	f, err := os.Open(filepath.Join(repoRoot(t), "compose.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	c, err := deploy.ParseCompose(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // pinned reports whether an image reference names a fixed release: a digest, or a tag that is neither
@@ -157,114 +142,6 @@ func TestDockerfileServes(t *testing.T) {
 	}
 }
 
-// composeValues are what an operator puts in .env: a value for every required variable.
-var composeValues = map[string]string{
-	"POSTGRES_PASSWORD":       "compose-password",
-	"LOOPWORK_ENCRYPTION_KEY": "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
-	"LOOPWORK_ANON_KEY":       "lw-anon-compose",
-}
-
-// TestComposeImagesArePinned: every image compose pulls is a fixed release, and loopwork's is built
-// from this repository's default target.
-func TestComposeImagesArePinned(t *testing.T) {
-	t.Parallel()
-	c := compose(t)
-	for _, name := range c.ServiceNames() {
-		s := c.Services[name]
-		if s.Build != nil {
-			continue // built here; its Dockerfile's images are checked above
-		}
-		if !pinned(s.Image) {
-			t.Errorf("service %s: image %q is not pinned to a release tag", name, s.Image)
-		}
-	}
-	lw := c.Services["loopwork"]
-	if lw.Build == nil || lw.Build.Context != "." || lw.Build.Target != "runtime" {
-		t.Errorf("loopwork: build %+v, want this repository's runtime target", lw.Build)
-	}
-}
-
-// TestComposeSettings: every variable compose sets for loopwork is a real setting, the settings serve
-// requires are there once the operator's values are, and compose refuses to start without those values.
-func TestComposeSettings(t *testing.T) {
-	t.Parallel()
-	lw := compose(t).Services["loopwork"]
-	if lw.EnvFile != nil {
-		t.Fatal("loopwork: env_file settings cannot be checked here; set them under environment")
-	}
-	known := map[string]bool{}
-	for _, s := range config.Settings() {
-		known[s.Env] = true
-	}
-	for k := range lw.Environment {
-		if !known[k] {
-			t.Errorf("loopwork: %s is not a setting of config.Config", k)
-		}
-	}
-	env, err := lw.ResolvedEnvironment(deploy.Environ(composeValues))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := config.FromEnv(func(k string) string { return env[k] })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cfg.Validate(); err != nil {
-		t.Errorf("compose's settings do not validate: %v", err)
-	}
-	if err := cfg.RequireDatabase(); err != nil {
-		t.Error(err)
-	}
-	if err := cfg.RequireSecrets(); err != nil {
-		t.Error(err)
-	}
-	for k := range composeValues {
-		without := maps(composeValues, k)
-		if _, err := lw.ResolvedEnvironment(deploy.Environ(without)); err == nil || !strings.Contains(err.Error(), k) {
-			t.Errorf("compose starts loopwork without %s (error %v); mark it required with ${%s:?…}", k, err, k)
-		}
-	}
-	if _, port, _ := net.SplitHostPort(env["LOOPWORK_ADDR"]); !slices.ContainsFunc(lw.Ports, func(p string) bool {
-		return strings.HasSuffix(p, ":"+port)
-	}) {
-		t.Errorf("loopwork: LOOPWORK_ADDR=%s is not published in ports %v", env["LOOPWORK_ADDR"], lw.Ports)
-	}
-	if !slices.ContainsFunc(lw.Volumes, func(v string) bool {
-		_, dir, _ := strings.Cut(v, ":")
-		return strings.HasPrefix(env["LOOPWORK_STORAGE_DIR"], dir+"/")
-	}) {
-		t.Errorf("loopwork: LOOPWORK_STORAGE_DIR=%s is on no volume of %v", env["LOOPWORK_STORAGE_DIR"], lw.Volumes)
-	}
-}
-
-// maps copies m without the key drop.
-func maps(m map[string]string, drop string) map[string]string {
-	out := map[string]string{}
-	for k, v := range m {
-		if k != drop {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func TestInterpolate(t *testing.T) {
-	t.Parallel()
-	vars := deploy.Environ(map[string]string{"A": "a", "E": ""})
-	for in, want := range map[string]string{
-		"x${A}y": "xay", "${E:-d}": "d", "${E-d}": "", "${U-d}": "d", "$$A": "$A", "${A:?m}": "a", "$A.": "a.",
-	} {
-		if got, err := deploy.Interpolate(in, vars); err != nil || got != want {
-			t.Errorf("%s: %q %v, want %q", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"${E:?need E}", "${U?need U}"} {
-		if _, err := deploy.Interpolate(in, vars); err == nil {
-			t.Errorf("%s: no error", in)
-		}
-	}
-}
-
 // TestDockerfileBuildsWhatTheTestsRun: the image's go build compiles the package the tests' servers are
 // built from, with the Makefile's version flags, statically and without build-machine paths.
 func TestDockerfileBuildsWhatTheTestsRun(t *testing.T) {
@@ -306,5 +183,34 @@ func TestDockerfileBuildsWhatTheTestsRun(t *testing.T) {
 	want := strings.ReplaceAll(strings.TrimSpace(string(m[1])), "$(VERSION)", "${VERSION}")
 	if i := slices.Index(words, "-ldflags"); i < 0 || i+1 >= len(words) || words[i+1] != want {
 		t.Errorf("the Dockerfile's -ldflags are not the Makefile's %q", want)
+	}
+}
+
+// TestSpeechStageHasTheRecogniser: the speech image installs the Debian packages `make run` installs for
+// the offline recogniser, which its tests run with.
+func TestSpeechStageHasTheRecogniser(t *testing.T) {
+	t.Parallel()
+	script, err := os.ReadFile(filepath.Join(repoRoot(t), "internal/tools/run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`packages\.sh"? ([a-z0-9 -]+)`).FindSubmatch(script)
+	if m == nil {
+		t.Fatal("run.sh: no packages.sh line")
+	}
+	speech, err := dockerfile(t).Stage("speech")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var installed []string
+	for _, in := range speech.All("RUN") {
+		if _, rest, ok := strings.Cut(in.Raw, "apt-get install"); ok {
+			installed = append(installed, strings.Fields(rest)...)
+		}
+	}
+	for _, p := range strings.Fields(string(m[1])) {
+		if !slices.Contains(installed, p) {
+			t.Errorf("the speech stage does not install %s", p)
+		}
 	}
 }
