@@ -93,7 +93,11 @@ func (b *batch) run(e *Engine) {
 	}
 	starts := b.starts
 	for _, r := range b.runs {
-		ctx := e.groups.dispatched(trace.ContextWithSpanContext(e.local.ctx, r.parent), r.args.Execution)
+		ctx := e.local.ctx
+		if r.parent.IsValid() {
+			ctx = trace.ContextWithSpanContext(ctx, r.parent)
+		}
+		ctx = e.groups.dispatched(ctx, r.args.Execution)
 		go func() {
 			defer e.local.release()
 			defer e.groups.arrived(ctx, r.args.Execution)

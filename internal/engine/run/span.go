@@ -22,21 +22,30 @@ import (
 // tracerName names the engine's instrumentation in its spans.
 const tracerName = "github.com/loopwork/loopwork/internal/engine/run"
 
-// startAttempt starts the span of an attempt of task.
+// startAttempt starts the span of an attempt of task. Its attributes are made only for a span that
+// records: with tracing off (or the trace not sampled) an attempt costs no more than the no-op span.
 func (e *Engine) startAttempt(ctx context.Context, a taskArgs, task *dsl.Task, c claimed) (context.Context, trace.Span) {
-	return e.tracer.Start(ctx, "task "+task.Type, trace.WithAttributes(
-		attribute.String("loopwork.task.type", task.Type),
-		attribute.String("loopwork.task.name", a.Task),
-		attribute.Int("loopwork.task.attempt", a.Idx),
-		attribute.String("loopwork.execution.id", a.Execution.String()),
-		attribute.String("loopwork.organization.id", c.org.String()),
-	))
+	ctx, span := e.tracer.Start(ctx, "task "+task.Type)
+	if span.IsRecording() {
+		span.SetAttributes(
+			attribute.String("loopwork.task.type", task.Type),
+			attribute.String("loopwork.task.name", a.Task),
+			attribute.Int("loopwork.task.attempt", a.Idx),
+			attribute.String("loopwork.execution.id", a.Execution.String()),
+			attribute.String("loopwork.organization.id", c.org.String()),
+		)
+	}
+	return ctx, span
 }
 
 // endAttempt ends the span with what the attempt came to. A failure is recorded by its kind, not its
 // message: executors' messages quote tenants' data (a jq error shows the value it could not handle), and
 // the message is in the attempt's row for those who may read it.
 func endAttempt(span trace.Span, o outcome, finishErr error) {
+	if !span.IsRecording() {
+		span.End()
+		return
+	}
 	kind := "completed"
 	var te timeoutError
 	switch {
