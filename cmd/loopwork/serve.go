@@ -7,12 +7,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"time"
 
 	"github.com/loopwork/loopwork/db/migrations"
 	"github.com/loopwork/loopwork/internal/buildinfo"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/server"
+	"github.com/loopwork/loopwork/internal/tracing"
 )
 
 // serve runs until ctx ends (SIGINT/SIGTERM), then drains: readiness turns not_ready, new connections
@@ -24,8 +27,21 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if err := cfg.RequireSecrets(); err != nil {
 		return err
 	}
+	tr, err := startTracing(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		// Spans still buffered go out now; a collector that does not answer delays the exit by 5s at most.
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := tr.Shutdown(sctx); err != nil {
+			logger.Warn("flushing traces failed", "error", err.Error())
+		}
+	}()
 	db, err := dbx.Open(ctx, cfg.DatabaseURL, dbx.PoolOptions{
 		MaxOpenConns: cfg.DBMaxOpenConns, MaxIdleConns: cfg.DBMaxIdleConns, ConnMaxLifetime: cfg.DBConnMaxLifetime,
+		Wrap: tr.Connector,
 	})
 	if err != nil {
 		return err
@@ -35,6 +51,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	if cfg.ReadDatabaseURL != "" {
 		if readDB, err = dbx.Open(ctx, cfg.ReadDatabaseURL, dbx.PoolOptions{
 			MaxOpenConns: cfg.DBMaxOpenConns, MaxIdleConns: cfg.DBMaxIdleConns, ConnMaxLifetime: cfg.DBConnMaxLifetime,
+			Wrap: tr.Connector,
 		}); err != nil {
 			return fmt.Errorf("LOOPWORK_READ_DATABASE_URL: %w", err)
 		}
@@ -53,7 +70,7 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 		logger.Info("migrations applied", "count", len(res))
 	}
 
-	srv, err := server.New(server.Deps{Config: cfg, DB: db, ReadDB: readDB, Logger: logger})
+	srv, err := server.New(server.Deps{Config: cfg, DB: db, ReadDB: readDB, Logger: logger, Tracing: tr})
 	if err != nil {
 		return err
 	}
@@ -97,4 +114,22 @@ func serve(ctx context.Context, cfg config.Config, logger *slog.Logger) error {
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// startTracing starts the OTLP exporter when an endpoint is configured (see config.Config.OTLPEndpoint).
+func startTracing(ctx context.Context, cfg config.Config, logger *slog.Logger) (*tracing.Tracing, error) {
+	tr, err := tracing.New(ctx, tracing.Options{Endpoint: cfg.OTLPTracesURL(), ServiceName: cfg.ServiceName,
+		ServiceVersion: buildinfo.Version, SampleRatio: cfg.TraceSampleRatio})
+	if err != nil {
+		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	if tr.Enabled() {
+		tracing.ReportErrorsTo(logger)
+		endpoint := cfg.OTLPTracesURL()
+		if u, err := url.Parse(endpoint); err == nil {
+			endpoint = u.Redacted()
+		}
+		logger.Info("exporting traces", "endpoint", endpoint, "service", cfg.ServiceName, "sample_ratio", cfg.TraceSampleRatio)
+	}
+	return tr, nil
 }

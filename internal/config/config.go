@@ -142,6 +142,20 @@ type Config struct {
 	TranscriptionPerMinute int `env:"LOOPWORK_TRANSCRIPTION_PER_MINUTE" default:"30"`
 	// TrustedProxies lists the CIDRs of reverse proxies whose X-Forwarded-For is believed (comma-separated).
 	TrustedProxies string `env:"LOOPWORK_TRUSTED_PROXIES"`
+	// OTLPEndpoint turns tracing on: the base URL of an OpenTelemetry collector's OTLP/HTTP receiver (for
+	// example http://collector:4318), whose /v1/traces receives the spans. OTLPTracesEndpoint, when set,
+	// is the full URL spans go to instead. With both empty (the default) no span is recorded. The names
+	// are OpenTelemetry's own, so a collector's usual environment configures loopwork too.
+	OTLPEndpoint       string `env:"OTEL_EXPORTER_OTLP_ENDPOINT"`
+	OTLPTracesEndpoint string `env:"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"`
+	// OTLPProtocol is how spans are sent; only http/protobuf is spoken, and a collector set up for gRPC
+	// (port 4317) is refused at start rather than sent to in vain.
+	OTLPProtocol string `env:"OTEL_EXPORTER_OTLP_PROTOCOL" default:"http/protobuf"`
+	// ServiceName names this service in its spans.
+	ServiceName string `env:"OTEL_SERVICE_NAME" default:"loopwork"`
+	// TraceSampleRatio is the share of traces started here that are recorded (0 to 1); a request whose
+	// caller sent a traceparent header follows the caller's decision.
+	TraceSampleRatio float64 `env:"LOOPWORK_TRACE_SAMPLE_RATIO" default:"1"`
 }
 
 // Setting describes one configuration entry, for the README table and error messages.
@@ -305,7 +319,41 @@ func (c Config) Validate() error {
 	if _, err := parseCIDRs(c.TrustedProxies); err != nil {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TRUSTED_PROXIES=%q: %v", c.TrustedProxies, err))
 	}
+	errs = append(errs, c.validateTracing()...)
 	return errors.Join(errs...)
+}
+
+func (c Config) validateTracing() []error {
+	var errs []error
+	for _, e := range []struct{ env, v string }{
+		{"OTEL_EXPORTER_OTLP_ENDPOINT", c.OTLPEndpoint}, {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", c.OTLPTracesEndpoint},
+	} {
+		if e.v == "" {
+			continue
+		}
+		if u, err := url.Parse(e.v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("%s=%q: must be an absolute http(s) URL", e.env, e.v))
+		}
+	}
+	if c.OTLPProtocol != "http/protobuf" {
+		errs = append(errs, fmt.Errorf("OTEL_EXPORTER_OTLP_PROTOCOL=%q: only http/protobuf is supported", c.OTLPProtocol))
+	}
+	if c.TraceSampleRatio < 0 || c.TraceSampleRatio > 1 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TRACE_SAMPLE_RATIO=%v: must be between 0 and 1", c.TraceSampleRatio))
+	}
+	return errs
+}
+
+// OTLPTracesURL is where spans are sent, or "" when tracing is off: OTLPTracesEndpoint as it is, else
+// OTLPEndpoint's /v1/traces, as OpenTelemetry's exporters read the two.
+func (c Config) OTLPTracesURL() string {
+	if c.OTLPTracesEndpoint != "" {
+		return c.OTLPTracesEndpoint
+	}
+	if c.OTLPEndpoint != "" {
+		return strings.TrimRight(c.OTLPEndpoint, "/") + "/v1/traces"
+	}
+	return ""
 }
 
 // OutboundAllowNets parses OutboundAllow.

@@ -41,6 +41,11 @@ func TestInvalidSettingIsNamed(t *testing.T) {
 		"LOOPWORK_READ_DATABASE_URL": "mysql://x",
 		"LOOPWORK_PUBLIC_URL":        "example.com",
 		"LOOPWORK_SHUTDOWN_TIMEOUT":  "-1s",
+
+		"OTEL_EXPORTER_OTLP_ENDPOINT":        "collector:4318",
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "grpc://collector:4317",
+		"OTEL_EXPORTER_OTLP_PROTOCOL":        "grpc",
+		"LOOPWORK_TRACE_SAMPLE_RATIO":        "1.5",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -63,5 +68,31 @@ func TestLookupMasksPasswords(t *testing.T) {
 	}
 	if got := c.Lookup("DATABASE_URL"); strings.Contains(got, "s3cret") {
 		t.Fatalf("password shown: %s", got)
+	}
+}
+
+// TestOTLPTracesURL: tracing is off unless an endpoint is set; the base endpoint gets the traces path
+// appended and the traces endpoint is taken as it is, as OpenTelemetry's exporters read them.
+func TestOTLPTracesURL(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		env  map[string]string
+		want string
+	}{
+		{nil, ""},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318/"}, "http://collector:4318/v1/traces"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://otlp.example.com/otlp"}, "https://otlp.example.com/otlp/v1/traces"},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://collector:4318",
+			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://traces:9999/in"}, "http://traces:9999/in"},
+	}
+	for _, c := range cases {
+		cfg, err := config.FromEnv(env(c.env))
+		if err == nil {
+			err = cfg.Validate()
+		}
+		if err != nil || cfg.OTLPTracesURL() != c.want || cfg.ServiceName != "loopwork" || cfg.TraceSampleRatio != 1 {
+			t.Errorf("%v: %q (service %q, ratio %v), %v; want %q", c.env, cfg.OTLPTracesURL(), cfg.ServiceName,
+				cfg.TraceSampleRatio, err, c.want)
+		}
 	}
 }

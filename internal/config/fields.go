@@ -47,6 +47,12 @@ func setter(fv reflect.Value) func(string) error {
 				return fmt.Errorf("must be a whole number")
 			}
 			fv.SetInt(int64(n))
+		case float64:
+			f, err := strconv.ParseFloat(raw, 64)
+			if err != nil {
+				return fmt.Errorf("must be a number")
+			}
+			fv.SetFloat(f)
 		case time.Duration:
 			d, err := time.ParseDuration(raw)
 			if err != nil {

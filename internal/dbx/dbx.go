@@ -5,6 +5,7 @@ package dbx
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	neturl "net/url"
 	"strconv"
@@ -32,6 +33,8 @@ type PoolOptions struct {
 	MaxOpenConns    int
 	MaxIdleConns    int
 	ConnMaxLifetime time.Duration
+	// Wrap, when set, wraps the driver's connector; tracing records the pool's statements through it.
+	Wrap func(driver.Connector) driver.Connector
 }
 
 // Open connects and pings, so a wrong URL fails at start-up rather than on the first request.
@@ -39,6 +42,9 @@ func Open(ctx context.Context, url string, opts PoolOptions) (*sqlx.DB, error) {
 	connector, err := newCachingConnector(WithConnectionDefaults(url))
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if opts.Wrap != nil {
+		connector = opts.Wrap(connector)
 	}
 	db := sqlx.NewDb(sql.OpenDB(connector), "postgres")
 	if opts.MaxOpenConns > 0 {

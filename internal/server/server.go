@@ -58,6 +58,7 @@ import (
 	"github.com/loopwork/loopwork/internal/ratelimit"
 	"github.com/loopwork/loopwork/internal/secret"
 	"github.com/loopwork/loopwork/internal/speech"
+	"github.com/loopwork/loopwork/internal/tracing"
 	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/apimetrics"
 	"github.com/loopwork/loopwork/internal/v1/apps"
@@ -89,6 +90,9 @@ type Deps struct {
 	OutboundClient *http.Client
 	// Blob replaces the configured file storage (nil: local disk under StorageDir).
 	Blob blob.Store
+	// Tracing records the spans of requests, River jobs and task attempts (nil: none). The pool's
+	// statements are traced when DB was opened with its Connector.
+	Tracing *tracing.Tracing
 }
 
 // Server is the whole application: the HTTP handler and the background workers.
@@ -274,7 +278,7 @@ func New(d Deps) (*Server, error) {
 		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
 		modelsOf(endpoints))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
-		Workers: cfg.TaskWorkers})
+		Workers: cfg.TaskWorkers, Tracer: d.Tracing.Provider()})
 	reviewsSvc.SetEngine(engine)
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
@@ -296,7 +300,7 @@ func New(d Deps) (*Server, error) {
 	periodic := append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...)
 	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger,
 		Periodic: append(append(append(periodic, exportsSvc.PeriodicJobs()...), measuringSvc.PeriodicJobs()...),
-			documentsSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers})
+			documentsSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers, Middleware: d.Tracing.River()})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
@@ -421,6 +425,15 @@ func New(d Deps) (*Server, error) {
 		func(string, string) echo.MiddlewareFunc { return xfields },
 	}}
 	v1api.RegisterHandlers(v1Routes, v1api.NewStrictHandler(jobsAPI, nil))
+	if d.Tracing.Enabled() {
+		// Before routing, so the server span covers every middleware and every handler's context has it.
+		e.Pre(d.Tracing.HTTP(func(method, route string) string {
+			if id := apiValidator.OperationID(method, route); id != "" {
+				return id
+			}
+			return v1Validator.OperationID(method, route)
+		}))
+	}
 	// The page that e-mailed links open is a browser form, not an operation of either contract.
 	e.GET(authn.LinkPagePath, api.authnService.LinkPage)
 	e.POST(authn.LinkPagePath, api.authnService.LinkPage, middleware.BodyLimit("16K"))

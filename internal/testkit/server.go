@@ -13,9 +13,11 @@ import (
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/config"
+	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/mail"
 	"github.com/loopwork/loopwork/internal/server"
+	"github.com/loopwork/loopwork/internal/tracing"
 )
 
 // Env is one running loopwork: its own database, the real HTTP stack on a local port, and generated
@@ -41,6 +43,8 @@ type Settings struct {
 	// MailSender and OutboundClient replace the server's (see server.Deps).
 	MailSender     mail.Sender
 	OutboundClient *http.Client
+	// Tracing records the server's spans, its pool's statements among them.
+	Tracing *tracing.Tracing
 }
 
 // EncryptionKey and AnonKey are the secrets every test server runs with.
@@ -77,6 +81,12 @@ func WithAuthenticator(a httpx.Authenticator) Option {
 	return func(s *Settings) { s.Authenticator = a }
 }
 
+// WithTracing makes the server record its spans through tr, on a pool of its database whose statements
+// tr traces too.
+func WithTracing(tr *tracing.Tracing) Option {
+	return func(s *Settings) { s.Tracing = tr }
+}
+
 // WithDB runs the server on db (for example an EmptyDB) instead of a fresh migrated database.
 func WithDB(db *sqlx.DB) Option {
 	return func(s *Settings) { s.DB = db }
@@ -101,6 +111,9 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	}
 	cfg = st.Config
 	cfg.DatabaseURL = DSN(t, db)
+	if st.Tracing.Enabled() {
+		db = tracedPool(t, cfg.DatabaseURL, st.Tracing)
+	}
 	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +122,7 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	srv, err := server.New(server.Deps{Config: cfg, DB: db, Logger: logger, Authenticator: st.Authenticator,
-		MailSender: st.MailSender, OutboundClient: st.OutboundClient})
+		MailSender: st.MailSender, OutboundClient: st.OutboundClient, Tracing: st.Tracing})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +150,17 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 		t.Fatal(err)
 	}
 	return &Env{Config: cfg, DB: db, Server: srv, URL: ts.URL, HTTP: hc, API: api, V1: v1c}
+}
+
+// tracedPool opens a second pool on the test's database whose statements tr traces.
+func tracedPool(t testing.TB, dsn string, tr *tracing.Tracing) *sqlx.DB {
+	t.Helper()
+	db, err := dbx.Open(context.Background(), dsn, dbx.PoolOptions{MaxOpenConns: 20, MaxIdleConns: 5, Wrap: tr.Connector})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
 }
 
 type testWriter struct{ t testing.TB }

@@ -16,6 +16,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/executors"
@@ -41,6 +43,8 @@ type Deps struct {
 	Lease time.Duration
 	// Workers is how many executors run at once in this process (0: DefaultWorkers).
 	Workers int
+	// Tracer starts the span of each attempt (nil: none are recorded).
+	Tracer trace.TracerProvider
 }
 
 // DefaultWorkers is how many executors run at once unless Deps.Workers says otherwise.
@@ -58,6 +62,7 @@ type Engine struct {
 	now    func() time.Time
 	lease  time.Duration
 	queue  *queue.Client
+	tracer trace.Tracer
 	local  *local
 	groups groups
 	// running holds a place for each executor running in this process, River's and local alike.
@@ -83,7 +88,12 @@ func New(d Deps) *Engine {
 	if lease <= 0 {
 		lease = DefaultLease
 	}
+	tp := d.Tracer
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
 	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: make(chan struct{}, workers),
+		tracer: tp.Tracer(tracerName),
 		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}}
 }
 

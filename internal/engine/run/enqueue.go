@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // taskArgs are the River job of one attempt. Resume marks the job that ends a wait (a delay): the
@@ -102,7 +103,8 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 		if here[i] {
 			if inserted[a.task] {
 				b.runs = append(b.runs, localRun{args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx},
-					claimed: claimed{org: org, flow: b.flow, version: b.version, input: a.input}})
+					claimed: claimed{org: org, flow: b.flow, version: b.version, input: a.input},
+					parent:  trace.SpanContextFromContext(ctx)})
 			} else {
 				e.local.release()
 			}

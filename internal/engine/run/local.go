@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // LocalSlots is how many attempts a process holds at once outside River: the successors its own
@@ -57,10 +58,12 @@ func (l *local) release() {
 	l.wg.Done()
 }
 
-// localRun is an attempt a transaction wrote as running for this process, with what running it needs.
+// localRun is an attempt a transaction wrote as running for this process, with what running it needs
+// and the span context of the transaction's caller, whose trace the attempt continues (see span.go).
 type localRun struct {
 	args taskArgs
 	claimed
+	parent trace.SpanContext
 }
 
 // batch collects the attempts one transaction claims for this process; run starts them once it has
@@ -90,7 +93,11 @@ func (b *batch) run(e *Engine) {
 	}
 	starts := b.starts
 	for _, r := range b.runs {
-		ctx := e.groups.dispatched(e.local.ctx, r.args.Execution)
+		ctx := e.local.ctx
+		if r.parent.IsValid() {
+			ctx = trace.ContextWithSpanContext(ctx, r.parent)
+		}
+		ctx = e.groups.dispatched(ctx, r.args.Execution)
 		go func() {
 			defer e.local.release()
 			defer e.groups.arrived(ctx, r.args.Execution)

@@ -42,7 +42,7 @@ func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
 
 // execute runs a claimed attempt and finishes it; job is the River job that delivered it (nil when
 // this process claimed it itself, see local).
-func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskArgs, c claimed) error {
+func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskArgs, c claimed) (err error) {
 	p, err := e.plan(ctx, e.db, c.flow, c.version)
 	if err != nil {
 		return err
@@ -51,6 +51,9 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 	if task == nil {
 		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, c.version, c.flow)
 	}
+	ctx, span := e.startAttempt(ctx, a, task, c)
+	o := outcome{task: task}
+	defer func() { endAttempt(span, o, err) }()
 	timeout := DefaultTimeout
 	if task.TimeoutSeconds != nil {
 		timeout = time.Duration(*task.TimeoutSeconds) * time.Second
@@ -81,7 +84,8 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 	if runErr != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 		runErr = timeoutError{timeout}
 	}
-	return e.finish(ctx, job, a, outcome{result: res, err: runErr, task: task})
+	o.result, o.err = res, runErr
+	return e.finish(ctx, job, a, o)
 }
 
 type timeoutError struct{ d time.Duration }
