@@ -13,6 +13,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // Client is River's client over database/sql, so jobs can be inserted in the stores' *sql.Tx.
@@ -28,6 +29,8 @@ type Options struct {
 	Logger       *slog.Logger
 	// Periodic jobs run on the leader replica at their intervals.
 	Periodic []*river.PeriodicJob
+	// Middleware wraps the insertion and the working of every job (metrics count them here).
+	Middleware []rivertype.Middleware
 }
 
 // New returns a client that can insert jobs and, once started, works the ones registered in workers.
@@ -44,6 +47,7 @@ func New(db *sql.DB, dsn string, workers *river.Workers, o Options) (*Client, er
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.MaxWorkers}},
 		Workers:           workers,
 		PeriodicJobs:      o.Periodic,
+		Middleware:        o.Middleware,
 		Logger:            quiet(o.Logger),
 		FetchPollInterval: o.PollInterval,
 		// New jobs are announced by the listener, so a short cooldown lets a worker take a job

@@ -1,0 +1,125 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"riverqueue.com/riverui"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/monitor"
+	"github.com/loopwork/loopwork/internal/platform/authn"
+	"github.com/loopwork/loopwork/internal/queueui"
+)
+
+// What operators use beside the two interfaces: Prometheus metrics and River's UI. Neither is an
+// operation of a contract, so both are mounted on echo directly, past the request validators, the way
+// the page of e-mailed links is.
+
+// MetricsPath is where Prometheus scrapes, on the main listener or on LOOPWORK_METRICS_ADDR.
+const MetricsPath = "/metrics"
+
+// routeNames label the server's routes that are no contract operation, in the metrics.
+var routeNames = map[string]string{
+	MetricsPath:           "metrics",
+	queueui.Prefix:        "riverUI",
+	queueui.Prefix + "/*": "riverUI",
+	authn.LinkPagePath:    "linkPage",
+}
+
+// operationOf names a route for the metrics: the operationId of either contract, else the name of one
+// of the server's own routes, else "" (a request that matched nothing).
+func operationOf(validators ...*httpx.Validator) func(method, route string) string {
+	return func(method, route string) string {
+		for _, v := range validators {
+			if op := v.OperationID(method, route); op != "" {
+				return op
+			}
+		}
+		return routeNames[route]
+	}
+}
+
+// mountOperations serves River's UI to backoffice callers and, unless metrics have a listener of their
+// own, /metrics to them too.
+func mountOperations(e *echo.Echo, metrics *monitor.Metrics, ui *riverui.Handler, separateMetrics bool,
+	resolve func(context.Context, string) (*auth.Principal, error)) {
+	staff := backofficeOnly(resolve)
+	if !separateMetrics {
+		e.GET(MetricsPath, echo.WrapHandler(metrics.Handler()), staff)
+	}
+	uiHandler := echo.WrapHandler(ui)
+	e.Any(queueui.Prefix, uiHandler, staff)
+	e.Any(queueui.Prefix+"/*", uiHandler, staff)
+}
+
+// backofficeOnly admits platform staff: the request's access token or API key, sent in Authorization
+// as the operations of both contracts take it, must resolve to a user of the backoffice role. Anyone
+// else is refused as an operation refuses a caller: 401 without valid credentials, 403 with those of
+// another role (the permission table's answer; these paths are documented, so a 404 would hide
+// nothing).
+func backofficeOnly(resolve func(context.Context, string) (*auth.Principal, error)) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			token := bearerToken(c.Request().Header.Get("Authorization"))
+			if token == "" {
+				return httpx.Unauthorized("missing or invalid credentials")
+			}
+			ctx := c.Request().Context()
+			p, err := resolve(ctx, token)
+			if err != nil {
+				return err
+			}
+			if !p.IsBackoffice() {
+				return httpx.Forbidden("only the backoffice role may use %s", c.Path())
+			}
+			c.SetRequest(c.Request().WithContext(auth.WithPrincipal(ctx, p)))
+			return next(c)
+		}
+	}
+}
+
+// bearerToken accepts "Bearer <token>" in any case.
+func bearerToken(h string) string {
+	h = strings.TrimSpace(h)
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}
+
+// metricsListener serves /metrics, and nothing else, on an address of its own without credentials:
+// an address that only the monitoring network reaches.
+type metricsListener struct {
+	ln net.Listener
+	hs *http.Server
+}
+
+func listenMetrics(addr string, h http.Handler) (*metricsListener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics listener (LOOPWORK_METRICS_ADDR=%s): %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET "+MetricsPath, h)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute}
+	go func() {
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			_ = ln.Close()
+		}
+	}()
+	return &metricsListener{ln: ln, hs: hs}, nil
+}
+
+func (l *metricsListener) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = l.hs.Shutdown(ctx)
+}
