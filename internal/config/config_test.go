@@ -40,6 +40,7 @@ func TestInvalidSettingIsNamed(t *testing.T) {
 		"DATABASE_URL":               "mysql://x",
 		"LOOPWORK_PUBLIC_URL":        "example.com",
 		"LOOPWORK_SHUTDOWN_TIMEOUT":  "-1s",
+		"LOOPWORK_METRICS_ADDR":      "9090",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

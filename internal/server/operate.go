@@ -32,6 +32,7 @@ var routeNames = map[string]string{
 	queueui.Prefix:        "riverUI",
 	queueui.Prefix + "/*": "riverUI",
 	authn.LinkPagePath:    "linkPage",
+	SignInPath:            "staffSignIn",
 }
 
 // operationOf names a route for the metrics: the operationId of either contract, else the name of one
@@ -58,22 +59,30 @@ func mountOperations(e *echo.Echo, metrics *monitor.Metrics, ui *riverui.Handler
 	uiHandler := echo.WrapHandler(ui)
 	e.Any(queueui.Prefix, uiHandler, staff)
 	e.Any(queueui.Prefix+"/*", uiHandler, staff)
+	mountSignIn(e, resolve)
 }
 
 // backofficeOnly admits platform staff: the request's access token or API key, sent in Authorization
-// as the operations of both contracts take it, must resolve to a user of the backoffice role. Anyone
-// else is refused as an operation refuses a caller: 401 without valid credentials, 403 with those of
-// another role (the permission table's answer; these paths are documented, so a 404 would hide
-// nothing).
+// as the operations of both contracts take it (or kept by the sign-in page's cookie), must resolve to a
+// user of the backoffice role. Anyone else is refused as an operation refuses a caller: 401 without
+// valid credentials, 403 with those of another role (the permission table's answer; these paths are
+// documented, so a 404 would hide nothing). A browser that opens a page without credentials is sent
+// to the sign-in page instead.
 func backofficeOnly(resolve func(context.Context, string) (*auth.Principal, error)) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			token := bearerToken(c.Request().Header.Get("Authorization"))
+			token := staffCredential(c.Request())
+			if token == "" && wantsPage(c.Request()) {
+				return c.Redirect(http.StatusSeeOther, SignInPath)
+			}
 			if token == "" {
 				return httpx.Unauthorized("missing or invalid credentials")
 			}
 			ctx := c.Request().Context()
 			p, err := resolve(ctx, token)
+			if refused(err) && wantsPage(c.Request()) {
+				return c.Redirect(http.StatusSeeOther, SignInPath) // a session that ended, say
+			}
 			if err != nil {
 				return err
 			}
