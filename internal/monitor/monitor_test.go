@@ -70,7 +70,10 @@ func TestMetricsAfterActivity(t *testing.T) {
 	testkit.Expect(t, x, err, http.StatusCreated)
 	testkit.WaitForExecution(t, admin, x.JSON201.Id, platformapi.ExecutionStatusCompleted)
 
-	s := waitFor(t, url, staff.Token, "loopwork_mail_deliveries_total", map[string]string{"outcome": "logged"}, 1)
+	// A job is counted once its Work returns: what it did inside (the export, the delivery) counted
+	// before. The mail's job may finish before the export's job is counted, so both are waited for.
+	waitFor(t, url, staff.Token, "loopwork_river_jobs_worked_total", map[string]string{"kind": "mail_send", "outcome": "completed"}, 1)
+	s := waitFor(t, url, staff.Token, "loopwork_river_jobs_worked_total", map[string]string{"kind": "export_file", "outcome": "completed"}, 1)
 
 	// Requests, by the contract's operationId.
 	if v := s.must(t, "loopwork_http_requests_total", map[string]string{"operation": "getApp", "method": "GET", "code": "200"}); v != 3 {
@@ -109,6 +112,9 @@ func TestMetricsAfterActivity(t *testing.T) {
 	}
 
 	// The export, its River job and the mail's.
+	if v := s.must(t, "loopwork_mail_deliveries_total", map[string]string{"outcome": "logged"}); v != 1 {
+		t.Errorf("deliveries logged: %v, want 1", v)
+	}
 	if v := s.must(t, "loopwork_exports_total", map[string]string{"event": "started"}); v != 1 {
 		t.Errorf("exports started: %v", v)
 	}

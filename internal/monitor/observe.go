@@ -37,7 +37,7 @@ func (c countedExecutor) Run(ctx context.Context, in executors.Input) (executors
 
 // taskOutcome names what an executor's answer does to its attempt: completed or failed now, failed
 // because the attempt's time ran out (the engine's timeout), waiting until a time (delay), or parked
-// until someone outside finishes it (a review, an e-mail reply).
+// until someone outside the engine finishes it (a human review).
 func taskOutcome(ctx context.Context, res executors.Result, err error) string {
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):

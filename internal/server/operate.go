@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -111,7 +112,7 @@ type metricsListener struct {
 	hs *http.Server
 }
 
-func listenMetrics(addr string, h http.Handler) (*metricsListener, error) {
+func listenMetrics(addr string, h http.Handler, logger *slog.Logger) (*metricsListener, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics listener (LOOPWORK_METRICS_ADDR=%s): %w", addr, err)
@@ -121,7 +122,7 @@ func listenMetrics(addr string, h http.Handler) (*metricsListener, error) {
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, WriteTimeout: time.Minute}
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			_ = ln.Close()
+			logger.Error("metrics listener stopped", "addr", ln.Addr().String(), "error", err.Error())
 		}
 	}()
 	return &metricsListener{ln: ln, hs: hs}, nil

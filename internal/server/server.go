@@ -561,7 +561,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return fmt.Errorf("river UI: %w", err)
 	}
 	if s.metricsAddr != "" {
-		l, err := listenMetrics(s.metricsAddr, s.metrics.Handler())
+		l, err := listenMetrics(s.metricsAddr, s.metrics.Handler(), s.logger)
 		if err != nil {
 			return err
 		}

@@ -89,7 +89,9 @@ func refused(err error) bool {
 	return errors.As(err, &e) && e.Status == http.StatusUnauthorized
 }
 
-// wantsPage tells a browser's navigation, which is better sent to the sign-in page than answered 401.
+// wantsPage tells a browser's navigation to the UI, which is better sent to the sign-in page than
+// answered 401. (The cookie is not sent to /metrics, so a browser is not sent there from it.)
 func wantsPage(r *http.Request) bool {
-	return r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), "text/html")
+	return r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, queueui.Prefix) &&
+		strings.Contains(r.Header.Get("Accept"), "text/html")
 }
