@@ -99,6 +99,9 @@ type Config struct {
 	// SignInLimitPerIP and SignInLimitPerEmail bound sign-in attempts per minute.
 	SignInLimitPerIP    int `env:"LOOPWORK_SIGNIN_LIMIT_PER_IP" default:"30"`
 	SignInLimitPerEmail int `env:"LOOPWORK_SIGNIN_LIMIT_PER_EMAIL" default:"10"`
+	// MetricsAddr, when set (host:port), serves /metrics there, and nothing else, without credentials;
+	// empty (the default) serves /metrics on the main listener to backoffice callers only.
+	MetricsAddr string `env:"LOOPWORK_METRICS_ADDR"`
 	// OutboundAllow lists CIDRs that tenant-controlled outbound calls may reach even though they are
 	// private, loopback or link-local (comma-separated); empty refuses all of those.
 	OutboundAllow string `env:"LOOPWORK_OUTBOUND_ALLOW"`
@@ -197,6 +200,11 @@ func (c Config) Validate() error {
 	}
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("LOOPWORK_ADDR=%q: must be host:port: %v", c.Addr, err))
+	}
+	if c.MetricsAddr != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Errorf("LOOPWORK_METRICS_ADDR=%q: must be host:port: %v", c.MetricsAddr, err))
+		}
 	}
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err != nil || u.Scheme == "" || u.Host == "" {

@@ -46,6 +46,7 @@ func TestInvalidSettingIsNamed(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "grpc://collector:4317",
 		"OTEL_EXPORTER_OTLP_PROTOCOL":        "grpc",
 		"LOOPWORK_TRACE_SAMPLE_RATIO":        "1.5",
+		"LOOPWORK_METRICS_ADDR":              "9090",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

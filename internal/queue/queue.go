@@ -29,7 +29,8 @@ type Options struct {
 	Logger       *slog.Logger
 	// Periodic jobs run on the leader replica at their intervals.
 	Periodic []*river.PeriodicJob
-	// Middleware wraps every insert and every job's work, outermost first (tracing's spans).
+	// Middleware wraps the insertion and the working of every job, outermost first (tracing's spans,
+	// metrics' counts).
 	Middleware []rivertype.Middleware
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"github.com/riverqueue/river"
+	"riverqueue.com/riverui"
 
 	"github.com/loopwork/loopwork/db/migrations"
 	"github.com/loopwork/loopwork/gen/platformapi"
@@ -31,6 +32,7 @@ import (
 	"github.com/loopwork/loopwork/internal/llm"
 	"github.com/loopwork/loopwork/internal/mail"
 	"github.com/loopwork/loopwork/internal/memo"
+	"github.com/loopwork/loopwork/internal/monitor"
 	"github.com/loopwork/loopwork/internal/netguard"
 	"github.com/loopwork/loopwork/internal/platform/apikeys"
 	"github.com/loopwork/loopwork/internal/platform/authn"
@@ -55,6 +57,7 @@ import (
 	"github.com/loopwork/loopwork/internal/platform/transcription"
 	"github.com/loopwork/loopwork/internal/platform/users"
 	"github.com/loopwork/loopwork/internal/queue"
+	"github.com/loopwork/loopwork/internal/queueui"
 	"github.com/loopwork/loopwork/internal/ratelimit"
 	"github.com/loopwork/loopwork/internal/secret"
 	"github.com/loopwork/loopwork/internal/speech"
@@ -109,6 +112,11 @@ type Server struct {
 	bus         *memo.Bus
 	dsn         string
 	logger      *slog.Logger
+	// metrics are served on the main listener to backoffice callers, or on metricsAddr when set.
+	metrics       *monitor.Metrics
+	metricsAddr   string
+	metricsServer *metricsListener
+	riverUI       *riverui.Handler
 }
 
 // platform implements the /api interface: each area service contributes its operations, and whatever
@@ -244,10 +252,14 @@ func New(d Deps) (*Server, error) {
 	tokens := auth.NewTokens(keys, cfg.JWTIssuer, cfg.JWTAudience, cfg.AccessTokenTTL, external)
 	// Principals and app grants are memoised; the bus forgets them when the database says they changed.
 	bus := memo.NewBus()
+	// The operators' routes always check credentials for real, also when a test replaces the
+	// authenticator of the contracts' operations.
+	authenticator := auth.NewAuthenticator(d.DB, tokens, cfg.AnonKey, bus)
 	authenticate := d.Authenticator
 	if authenticate == nil {
-		authenticate = auth.NewAuthenticator(d.DB, tokens, cfg.AnonKey, bus).Authenticate
+		authenticate = authenticator.Authenticate
 	}
+	metrics := monitor.New(d.DB.DB, d.Logger)
 	grants := access.NewGrants(d.DB, bus)
 
 	files := d.Blob
@@ -263,6 +275,7 @@ func New(d Deps) (*Server, error) {
 			return nil, err
 		}
 	}
+	sender = metrics.Mail(sender)
 	registry := tasks.Builtin()
 	var q *queue.Client // built below, with the engine's workers; the email executor reads it when it runs
 	// Human review needs the engine (to finish the attempts that wait for reviews) and the engine
@@ -274,9 +287,9 @@ func New(d Deps) (*Server, error) {
 	}
 	documentsSvc := documents.New(documents.Deps{DB: d.DB, DatabaseURL: cfg.DatabaseURL, Files: files, Box: box,
 		Secrets: credentials.NewOpener(d.DB, box), Guard: guard, Logger: d.Logger})
-	execs := builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
+	execs := metrics.Executors(builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
 		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
-		modelsOf(endpoints))
+		modelsOf(endpoints)))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers, Tracer: d.Tracing.Provider()})
 	reviewsSvc.SetEngine(engine)
@@ -291,7 +304,7 @@ func New(d Deps) (*Server, error) {
 	river.AddWorker(jobWorkers, mail.NewWorker(d.DB, sender, d.Logger))
 	river.AddWorker(jobWorkers, bulk.NewWorker(d.DB, d.Logger))
 	exportsSvc := exports.New(exports.Deps{DB: d.DB, Grants: grants, Files: files, Logger: d.Logger,
-		Silence: max(2*cfg.TaskLease, 10*time.Second)})
+		Silence: max(2*cfg.TaskLease, 10*time.Second), Observe: metrics.Export})
 	exportsSvc.Register(jobWorkers)
 	jobsSvc := jobs.New(jobs.Deps{DB: d.DB, ReadDB: d.ReadDB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc})
 	measuringSvc := measuring.New(measuring.Deps{DB: d.DB, Grants: grants, Jobs: jobsSvc, Logger: d.Logger})
@@ -300,7 +313,8 @@ func New(d Deps) (*Server, error) {
 	periodic := append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...)
 	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger,
 		Periodic: append(append(append(periodic, exportsSvc.PeriodicJobs()...), measuringSvc.PeriodicJobs()...),
-			documentsSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers, Middleware: d.Tracing.River()})
+			documentsSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers,
+		Middleware: append(d.Tracing.River(), metrics.RiverMiddleware())})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
 	}
@@ -437,8 +451,16 @@ func New(d Deps) (*Server, error) {
 	// The page that e-mailed links open is a browser form, not an operation of either contract.
 	e.GET(authn.LinkPagePath, api.authnService.LinkPage)
 	e.POST(authn.LinkPagePath, api.authnService.LinkPage, middleware.BodyLimit("16K"))
+	// Every request is counted, outside everything else, under the operation it reached.
+	e.Pre(metrics.HTTP(operationOf(apiValidator, v1Validator)))
+	ui, err := queueui.New(q, d.Logger)
+	if err != nil {
+		return nil, fmt.Errorf("river UI: %w", err)
+	}
+	mountOperations(e, metrics, ui, cfg.MetricsAddr != "", authenticator.Resolve)
 
-	return &Server{inbound: emailtasksSvc, inboundAddr: cfg.InboundSMTPAddr, engine: engine, echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger}, nil
+	return &Server{inbound: emailtasksSvc, inboundAddr: cfg.InboundSMTPAddr, engine: engine, echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger,
+		metrics: metrics, metricsAddr: cfg.MetricsAddr, riverUI: ui}, nil
 }
 
 // builtinExecutors run the task types this server can run; the others fail their task with a message
@@ -549,6 +571,17 @@ func (s *Server) Start(ctx context.Context) error {
 	if err := s.queue.Start(ctx); err != nil {
 		return err
 	}
+	if err := s.riverUI.Start(ctx); err != nil {
+		return fmt.Errorf("river UI: %w", err)
+	}
+	if s.metricsAddr != "" {
+		l, err := listenMetrics(s.metricsAddr, s.metrics.Handler(), s.logger)
+		if err != nil {
+			return err
+		}
+		s.metricsServer = l
+		s.logger.Info("metrics listener", "addr", l.ln.Addr().String())
+	}
 	s.engine.StartLocal()
 	if s.inboundAddr != "" {
 		l, err := s.inbound.Listen(s.inboundAddr)
@@ -559,6 +592,14 @@ func (s *Server) Start(ctx context.Context) error {
 		s.logger.Info("inbound SMTP listener", "addr", l.Addr())
 	}
 	return nil
+}
+
+// MetricsAddr is where the metrics listener listens, or "" when metrics are served on the main one.
+func (s *Server) MetricsAddr() string {
+	if s.metricsServer == nil {
+		return ""
+	}
+	return s.metricsServer.ln.Addr().String()
 }
 
 // InboundSMTPAddr is where the inbound SMTP listener listens, or "" when it does not run.
@@ -577,6 +618,9 @@ func (s *Server) Stop(grace time.Duration) error {
 	begin := time.Now()
 	if s.listener != nil {
 		_ = s.listener.Close()
+	}
+	if s.metricsServer != nil {
+		s.metricsServer.close()
 	}
 	s.engine.Drain(grace)
 	err := queue.Stop(s.queue, max(grace-time.Since(begin), time.Second))

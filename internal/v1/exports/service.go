@@ -32,6 +32,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Silence is how long an unfinished export may go without a heartbeat before it is taken for lost.
 	Silence time.Duration
+	// Observe, when set, is told of each export that starts (is recorded and queued), succeeds (its
+	// file is written) or fails (given up after its attempts), once it has committed.
+	Observe func(event string)
 }
 
 // Service implements the export operations of v1api.StrictServerInterface.
@@ -39,3 +42,10 @@ type Service struct{ d Deps }
 
 // New returns the service.
 func New(d Deps) *Service { return &Service{d: d} }
+
+// observe tells Deps.Observe of an event, if anyone listens.
+func (s *Service) observe(event string) {
+	if s.d.Observe != nil {
+		s.d.Observe(event)
+	}
+}

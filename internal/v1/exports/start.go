@@ -86,6 +86,7 @@ func (s *Service) ExportJobResponses(ctx context.Context, req v1api.ExportJobRes
 	if err != nil {
 		return nil, err
 	}
+	s.observe("started")
 	out := v1api.ExportJobResponses202JSONResponse{ExportId: e.ID, AppId: e.App, Status: v1api.ExportStatus(e.Status),
 		Filename: e.Filename, Format: v1api.AppDownloadJobsFormat(format), CreatedAt: e.CreatedAt.UTC()}
 	if email != nil {

@@ -2,6 +2,7 @@ package exports
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -77,11 +78,20 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		if job.Attempt < job.MaxAttempts {
 			return err
 		}
-		_, ferr := db.ExecContext(ctx, `UPDATE exports SET status = 'FAILED', error = $2, finished_at = now(), beat_at = NULL
+		res, ferr := db.ExecContext(ctx, `UPDATE exports SET status = 'FAILED', error = $2, finished_at = now(), beat_at = NULL
 			WHERE id = $1 AND status IN ('QUEUED', 'RUNNING')`, e.ID, truncate(err.Error(), 1000))
+		if ferr == nil && affected(res) {
+			w.s.observe("failed")
+		}
 		return ferr
 	}
 	return w.finish(ctx, e.row, n, size)
+}
+
+// affected reports whether a statement changed a row (and not when it cannot tell).
+func affected(res sql.Result) bool {
+	n, err := res.RowsAffected()
+	return err == nil && n > 0
 }
 
 func (w *Worker) write(ctx context.Context, e work) (n, size int64, err error) {
@@ -130,7 +140,8 @@ func (w *Worker) write(ctx context.Context, e work) (n, size int64, err error) {
 
 // finish marks the export SUCCEEDED and, when asked for, mails its link, in one transaction.
 func (w *Worker) finish(ctx context.Context, e row, n, size int64) error {
-	return dbx.WithTx(ctx, w.s.d.DB, func(tx *sqlx.Tx) error {
+	succeeded := false
+	err := dbx.WithTx(ctx, w.s.d.DB, func(tx *sqlx.Tx) error {
 		var expires time.Time
 		err := tx.GetContext(ctx, &expires, `UPDATE exports SET status = 'SUCCEEDED', job_count = $2, size_bytes = $3,
 			finished_at = now(), expires_at = now() + make_interval(secs => $4), beat_at = NULL
@@ -138,6 +149,7 @@ func (w *Worker) finish(ctx context.Context, e row, n, size int64) error {
 		if errors.Is(dbx.Translate(err), dbx.ErrNotFound) {
 			return nil // no longer running: deleted with its app, or finished by another run
 		}
+		succeeded = err == nil
 		if err != nil || e.Email == nil {
 			return err
 		}
@@ -152,6 +164,10 @@ func (w *Worker) finish(ctx context.Context, e row, n, size int64) error {
 				expires.UTC().Format("2006-01-02 15:04 UTC"), url)})
 		return err
 	})
+	if err == nil && succeeded {
+		w.s.observe("succeeded")
+	}
+	return err
 }
 
 func truncate(s string, n int) string {
