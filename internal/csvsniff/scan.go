@@ -32,7 +32,8 @@ type Scan struct {
 	headLimit int
 	headWant  int64 // records wanted in Head
 	headDone  bool
-	started   bool
+	started   bool   // the byte-order mark, if any, is behind
+	lead      []byte // the first bytes, while they may still be the start of a mark
 	inQuote   bool
 	content   bool // the current line has something to read: more than a CRLF's CR, or a CR at the very end
 	cr        bool // the last byte was a CR: content, unless a LF follows (encoding/csv reads a CR alone as text)
@@ -49,12 +50,22 @@ func NewScan(headRecords int, headLimit int) *Scan {
 // Write feeds the next bytes of the file.
 func (s *Scan) Write(p []byte) (int, error) {
 	n := len(p)
-	if !s.started && s.Size == 0 {
-		s.started = true
-		// Fine for the counting: a BOM split over two writes is only content on line 1.
-		p = bytes.TrimPrefix(p, bom)
-	}
 	s.Size += int64(n)
+	if !s.started {
+		// The byte-order mark is told from content on the first three bytes, however the writes split
+		// them: a file of only a mark split over two writes would otherwise count a row the reader skips.
+		s.lead = append(s.lead, p...)
+		if len(s.lead) < len(bom) && bytes.HasPrefix(bom, s.lead) {
+			return n, nil
+		}
+		s.started = true
+		p, s.lead = bytes.TrimPrefix(s.lead, bom), nil
+	}
+	s.scan(p)
+	return n, nil
+}
+
+func (s *Scan) scan(p []byte) {
 	start := 0
 	for i, c := range p {
 		if s.cr {
@@ -96,7 +107,6 @@ func (s *Scan) Write(p []byte) (int, error) {
 	if !s.headDone {
 		s.keep(p[start:])
 	}
-	return n, nil
 }
 
 // keep adds bytes of the current record to the head, giving up on the head once it is too long.
@@ -111,6 +121,10 @@ func (s *Scan) keep(b []byte) {
 
 // Close ends the file: a last line without a line end is a record too; a quote still open is noted.
 func (s *Scan) Close() {
+	if !s.started {
+		s.started = true
+		s.scan(s.lead) // less than a whole mark: the reader takes these bytes as text
+	}
 	if s.inQuote {
 		s.Open = s.openedAt
 		return
