@@ -4,6 +4,7 @@
 #   make admin ARGS='mail-outbox --show-body'   loopwork admin … against what make run uses
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
 #   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything)
+#   make contract-proxy   every operation of both documents through Stoplight Prism in front of a real server
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
@@ -18,7 +19,7 @@ SWAGGER_UI_VERSION := 5.35.0
 REDOC_VERSION      := 3.0.1
 DOCS_ASSETS_URL    := /api/docs/assets/
 
-.PHONY: build run test test-short bench load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
+.PHONY: build run test test-short contract-proxy bench load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -29,6 +30,12 @@ run: build
 test:
 	@./internal/tools/packages.sh pocketsphinx pocketsphinx-en-us pocketsphinx-testdata ffmpeg || echo "offline speech tests will be skipped"
 	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./...
+
+# contract-proxy puts a Stoplight Prism proxy (npm registry; the version is pinned in the test) per document in
+# front of a real server on a throwaway database, runs a scenario over every operation of both documents
+# through them, and fails on any answer Prism finds off its schema or any operation not called. Needs npx.
+contract-proxy:
+	LOOPWORK_PRISM=1 ./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 10m -run '^TestPrismContract$$' -v ./internal/server/
 
 # bench runs every performance scenario once (flows, the engine, outside workers, reviews, durability with
 # real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines.

@@ -15,7 +15,8 @@ import (
 
 // knownIDs holds the ids of resources the scenario created, by the path segment before the parameter
 // and the parameter's name ("flows/{id}", "apps/{app_id}"): the sweep puts them into the paths of
-// the operations the scenario did not call, so that those reach a real resource where one exists.
+// the operations the scenario did not call, so that those reach a real resource where one exists; and
+// by a query parameter's name ("flow_execution_id") for the required query parameters.
 type knownIDs map[string]string
 
 func (k knownIDs) fill(path string, params openapi3.Parameters) string {
@@ -24,9 +25,9 @@ func (k knownIDs) fill(path string, params openapi3.Parameters) string {
 		if !strings.HasPrefix(s, "{") || i == 0 {
 			continue
 		}
-		if v, ok := k[segs[i-1]+"/"+s]; ok {
+		if v := k[segs[i-1]+"/"+s]; v != "" {
 			segs[i] = url.PathEscape(v)
-		} else if v, ok := k[s]; ok {
+		} else if v := k[s]; v != "" {
 			segs[i] = url.PathEscape(v)
 		}
 	}
@@ -57,7 +58,13 @@ func sweep(t *testing.T, rec *prismRecorder, client *http.Client, base map[strin
 		}
 		params := append(append(openapi3.Parameters{}, o.item.Parameters...), o.op.Parameters...)
 		u := base[o.doc] + ids.fill(o.path, params)
-		if q := sampleQuery(params, ""); len(q) > 0 {
+		q := sampleQuery(params, "")
+		for name := range q {
+			if v := ids[name]; v != "" {
+				q.Set(name, v)
+			}
+		}
+		if len(q) > 0 {
 			u += "?" + q.Encode()
 		}
 		var body io.Reader
