@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -119,6 +120,12 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 				// The authenticator may have replaced the request (with the principal on its context).
 				req.Body, c.Request().Body = body, body
 			}
+			if err == nil && opts.ExcludeRequestBody && !isMultipart(req) {
+				// The handler reads the parts itself, and would have no form to read: the request is
+				// refused here like any other body of the wrong media type.
+				err = &openapi3filter.RequestError{Input: &openapi3filter.RequestValidationInput{Request: req},
+					RequestBody: route.Operation.RequestBody.Value, Reason: "the body must be multipart/form-data"}
+			}
 			if e := bodyTooLarge(err); e != nil {
 				return e
 			}
@@ -143,6 +150,12 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 // each one themselves.
 func streamed(op *openapi3.Operation) bool {
 	return op.RequestBody != nil && op.RequestBody.Value != nil && op.RequestBody.Value.Content.Get("multipart/form-data") != nil
+}
+
+// isMultipart says whether a request declares a multipart form body with its boundary.
+func isMultipart(r *http.Request) bool {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "multipart/form-data" && params["boundary"] != ""
 }
 
 // validationError turns the validator's findings into one response. A failed security requirement

@@ -119,7 +119,8 @@ func (r *prismRecorder) called(doc, id string) bool {
 	return len(r.statuses[opKey{doc, id}]) > 0
 }
 
-// report fails the test for every response violation and every operation never called, and logs
+// report fails the test for every response violation, every operation never called and every 5xx
+// answer, and logs
 // how many operations answered a success at least once.
 func (r *prismRecorder) report(t *testing.T, ops []operation) {
 	t.Helper()
@@ -144,6 +145,11 @@ func (r *prismRecorder) report(t *testing.T, ops []operation) {
 		success := false
 		for code := range s {
 			success = success || code < 300
+			// An answer may match its schema and still be the server's failure: no call here should
+			// make it fail.
+			if code >= 500 {
+				t.Errorf("operation %s %s answered %d", o.doc, o.id, code)
+			}
 		}
 		if success {
 			ok = append(ok, o.doc+" "+o.id)
