@@ -72,6 +72,7 @@ func (s *scenario) data() {
 	s.api("PATCH", "/api/agent/conversations/"+conv.str("conversation_id"), map[string]any{"phase": "build"}, 200, 409)
 	s.api("POST", "/api/agent/direct", map[string]any{"prompt": "Add a task that doubles the value."}, 200)
 
+	s.ids["assets/{file}"] = "swagger-ui.css"
 	for _, p := range []string{"/api/openapi.json", "/v1/openapi.json", "/v1/swagger.json", "/api/docs", "/api/redoc", "/"} {
 		if status, b := s.raw("api", "GET", p, nil); status != 200 {
 			s.t.Errorf("scenario: GET %s answered %d: %.300s", p, status, b)

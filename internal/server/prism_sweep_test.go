@@ -41,11 +41,13 @@ func (k knownIDs) fill(path string, params openapi3.Parameters) string {
 func sweep(t *testing.T, rec *prismRecorder, client *http.Client, base map[string]string, token string, ids knownIDs) {
 	t.Helper()
 	ops := operations(t)
-	// Removals come after the rest, and signing out (which ends the session the sweep uses) last.
+	// Removals come after the rest, deletions of whole resources last among them, and signing out (which ends the session the sweep uses) last.
 	rank := func(o operation) int {
 		switch {
 		case o.id == "logout":
-			return 2
+			return 3
+		case o.method == "DELETE" && strings.HasPrefix(o.id, "delete"):
+			return 2 // a resource goes after what is removed from it (a member from a group)
 		case o.method == "DELETE":
 			return 1
 		}

@@ -37,6 +37,7 @@ func (s *scenario) apps(me uuid.UUID) {
 	for _, w := range s.v1("GET", "/v1/workers?size=100", nil, 200).list("items") {
 		if w.str("user_id") == me.String() {
 			worker = w.str("worker_id")
+			s.ids["{username}"] = w.str("username")
 		}
 	}
 	s.ids["{worker_id}"] = worker
