@@ -6,6 +6,7 @@
 #   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything; needs node and npm)
 #   make fuzz       run every fuzz target for FUZZTIME each
 #   make deploy-check   check the Dockerfile and compose.yaml without a container runtime (internal/deploy)
+#   make contract-proxy   every operation of both documents through Stoplight Prism in front of a real server
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
@@ -22,7 +23,7 @@ REDOC_VERSION      := 3.0.1
 TS_SDK             := sdk/typescript
 DOCS_ASSETS_URL    := /api/docs/assets/
 
-.PHONY: build run test deploy-check test-short fuzz bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
+.PHONY: build run test deploy-check test-short fuzz contract-proxy bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -59,6 +60,12 @@ fuzz:
 # alone (chrooted, when run as root), checks compose.yaml's settings, and runs a server on a streaming replica.
 deploy-check:
 	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./internal/deploy/
+
+# contract-proxy puts a Stoplight Prism proxy (npm registry; the version is pinned in the test) per document in
+# front of a real server on a throwaway database, runs a scenario over every operation of both documents
+# through them, and fails on any answer Prism finds off its schema or any operation not called. Needs npx.
+contract-proxy:
+	LOOPWORK_PRISM=1 ./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 10m -run '^TestPrismContract$$' -v ./internal/server/
 
 # bench runs every performance scenario once (flows, the engine, outside workers, reviews, durability with
 # real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines.

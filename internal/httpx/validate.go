@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -119,6 +120,12 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 				// The authenticator may have replaced the request (with the principal on its context).
 				req.Body, c.Request().Body = body, body
 			}
+			if err == nil && opts.ExcludeRequestBody && !isMultipart(req) {
+				// The handler reads the parts itself, and would have no form to read: the request is
+				// refused here like any other body of the wrong media type.
+				err = &openapi3filter.RequestError{Input: &openapi3filter.RequestValidationInput{Request: req},
+					RequestBody: route.Operation.RequestBody.Value, Reason: "the body must be multipart/form-data"}
+			}
 			if e := bodyTooLarge(err); e != nil {
 				return e
 			}
@@ -143,6 +150,12 @@ func (v *Validator) For(method, path string) echo.MiddlewareFunc {
 // each one themselves.
 func streamed(op *openapi3.Operation) bool {
 	return op.RequestBody != nil && op.RequestBody.Value != nil && op.RequestBody.Value.Content.Get("multipart/form-data") != nil
+}
+
+// isMultipart says whether a request declares a multipart form body with its boundary.
+func isMultipart(r *http.Request) bool {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return err == nil && mt == "multipart/form-data" && params["boundary"] != ""
 }
 
 // validationError turns the validator's findings into one response. A failed security requirement
@@ -228,8 +241,10 @@ func requestItems(req *openapi3filter.RequestError) []ValidationItem {
 		base = []any{"request"}
 	}
 	var out []ValidationItem
-	var add func(err error)
-	add = func(err error) {
+	// prefix is the pointer to where err's schema sits, when err comes from re-validating a value
+	// against one alternative of its schema (see orNull).
+	var add func(err error, prefix []string)
+	add = func(err error, prefix []string) {
 		var multi openapi3.MultiError
 		var se *openapi3.SchemaError
 		var pe *openapi3filter.ParseError
@@ -242,12 +257,19 @@ func requestItems(req *openapi3filter.RequestError) []ValidationItem {
 			out = append(out, ValidationItem{Loc: base, Msg: msg, Type: "invalid"})
 		case errors.As(err, &multi):
 			for _, e := range multi {
-				add(e)
+				add(e, prefix)
 			}
 		case errors.Is(err, openapi3filter.ErrInvalidRequired):
 			out = append(out, ValidationItem{Loc: base, Msg: "is required", Type: "missing"})
 		case errors.As(err, &se):
-			loc := append(append([]any{}, base...), pointerLoc(requestSchema(req), se.JSONPointer())...)
+			pointer := append(append([]string{}, prefix...), se.JSONPointer()...)
+			if alt := orNull(se.Schema); alt != nil && se.Value != nil {
+				if inner := alt.VisitJSON(se.Value, openapi3.MultiErrors()); inner != nil {
+					add(inner, pointer)
+					return
+				}
+			}
+			loc := append(append([]any{}, base...), pointerLoc(requestSchema(req), pointer)...)
 			out = append(out, ValidationItem{Loc: loc, Msg: schemaErrorMessage(se), Type: schemaErrorType(se), Input: inputOf(se)})
 		case errors.As(err, &pe):
 			loc := append([]any{}, base...)
@@ -265,8 +287,21 @@ func requestItems(req *openapi3filter.RequestError) []ValidationItem {
 			out = append(out, ValidationItem{Loc: base, Msg: msg, Type: "invalid"})
 		}
 	}
-	add(req.Err)
+	add(req.Err, nil)
 	return out
+}
+
+// orNull is X when s is the served documents' "X or null" (nullable, anyOf X and a null-only schema),
+// else nil. A value that is not null failed X: X's own error says what is wrong with it, where the
+// anyOf's would only say that it matched neither alternative.
+func orNull(s *openapi3.Schema) *openapi3.Schema {
+	if s == nil || !s.Nullable || len(s.AnyOf) != 2 || s.AnyOf[1].Value == nil {
+		return nil
+	}
+	if e := s.AnyOf[1].Value.Enum; len(e) != 1 || e[0] != nil {
+		return nil
+	}
+	return s.AnyOf[0].Value
 }
 
 // inputOf returns the offending value when it is small enough to echo back usefully, and never a value

@@ -262,7 +262,8 @@ func seedLastSegment(ref string) string {
 }
 
 // seedSchemaName names the schema a SchemaRef points to: "X" for a $ref to X (also through a
-// single-element allOf wrapper), "[]X" for an array of X, "" for an inline schema.
+// single-element allOf wrapper or the served "X or null" anyOf), "[]X" for an array of X, "" for an
+// inline schema.
 func seedSchemaName(sr *openapi3.SchemaRef) string {
 	if sr == nil {
 		return ""
@@ -282,19 +283,39 @@ func seedSchemaName(sr *openapi3.SchemaRef) string {
 	if len(s.AllOf) == 1 {
 		return seedSchemaName(s.AllOf[0])
 	}
+	if x := seedOrNull(s); x != nil {
+		return seedSchemaName(x)
+	}
 	return ""
 }
 
-// seedEffective unwraps single-element allOf wrappers (used for "nullable reference", typed as the
-// reference is, and "reference with a default") and returns the schema that carries the type, enum and
-// properties.
+// seedOrNull is X when s is the served form of a nullable reference, anyOf [X, null] (see the
+// bundler's nullableAlternatives), else nil.
+func seedOrNull(s *openapi3.Schema) *openapi3.SchemaRef {
+	if !s.Nullable || len(s.AnyOf) != 2 || s.AnyOf[1].Value == nil {
+		return nil
+	}
+	if e := s.AnyOf[1].Value.Enum; len(e) != 1 || e[0] != nil {
+		return nil
+	}
+	return s.AnyOf[0]
+}
+
+// seedEffective unwraps single-element allOf wrappers (used for "reference with a default") and the
+// anyOf of a nullable reference, and returns the schema that carries the type, enum and properties.
 func seedEffective(sr *openapi3.SchemaRef) *openapi3.Schema {
 	if sr == nil {
 		return nil
 	}
 	s := sr.Value
-	for s != nil && len(s.Enum) == 0 && len(s.Properties) == 0 && len(s.OneOf) == 0 && len(s.AllOf) == 1 {
-		s = s.AllOf[0].Value
+	for s != nil && len(s.Enum) == 0 && len(s.Properties) == 0 && len(s.OneOf) == 0 {
+		if len(s.AllOf) == 1 {
+			s = s.AllOf[0].Value
+		} else if x := seedOrNull(s); x != nil {
+			s = x.Value
+		} else {
+			break
+		}
 	}
 	return s
 }

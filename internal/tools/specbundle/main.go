@@ -96,7 +96,9 @@ func bundleAPI(dir, outDir, codegenDir string) error {
 	if err := writeCodegen(codegenDir, "platformapi.json", root); err != nil {
 		return err
 	}
-	data, err := marshal(served(root))
+	servedRoot := served(root)
+	nullableAlternatives(servedRoot)
+	data, err := marshal(servedRoot)
 	if err != nil {
 		return err
 	}
@@ -245,7 +247,9 @@ func convertV1(file, outDir, codegenDir string) error {
 	if err := writeCodegen(codegenDir, "v1api.json", generic); err != nil {
 		return err
 	}
-	openapiJSON, err := marshal(served(generic))
+	servedGeneric := served(generic)
+	nullableAlternatives(servedGeneric)
+	openapiJSON, err := marshal(servedGeneric)
 	if err != nil {
 		return err
 	}

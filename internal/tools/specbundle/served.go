@@ -110,3 +110,34 @@ func promoteOneOf(doc any) {
 		}
 	}
 }
+
+// nullableAlternatives rewrites every schema that is nullable beside an allOf (the hand-written
+// contracts' way to say "this reference or null", which the code generator reads as a pointer to
+// the referenced type) into what OpenAPI 3.0.3 means by it: nullable adds null only to the schema's
+// own type, and the allOf still has to hold, so a null value would be refused by a validator that
+// reads the document to the letter (Stoplight Prism does). The served form says "the reference, or
+// null" as anyOf of the two alternatives.
+func nullableAlternatives(doc any) {
+	switch v := doc.(type) {
+	case map[string]any:
+		if all, ok := v["allOf"].([]any); ok && v["nullable"] == true {
+			var value any = map[string]any{"allOf": all}
+			if len(all) == 1 {
+				value = all[0]
+			}
+			null := map[string]any{"nullable": true, "enum": []any{nil}}
+			if t, ok := v["type"]; ok {
+				null["type"] = t
+			}
+			v["anyOf"] = []any{value, null}
+			delete(v, "allOf")
+		}
+		for _, val := range v {
+			nullableAlternatives(val)
+		}
+	case []any:
+		for _, val := range v {
+			nullableAlternatives(val)
+		}
+	}
+}
