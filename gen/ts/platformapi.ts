@@ -2822,7 +2822,7 @@ export interface components {
         };
         CreateTaskExecutionRequest: {
             /** @description The failure; only with status `failed`. */
-            error?: components["schemas"]["TaskExecutionError"] | null;
+            error?: (components["schemas"]["TaskExecutionError"] | (never | null)) | null;
             /** Format: uuid */
             flow_execution_id: string;
             /** @description Input of the attempt, any JSON value. Omitted keeps the stored input; null stores null. */
@@ -3424,7 +3424,7 @@ export interface components {
             /** @description Name shown for the flow. */
             display_name: string;
             /** @description Behaviour settings; null or omitted means the defaults. */
-            settings?: components["schemas"]["FlowSettings"] | null;
+            settings?: (components["schemas"]["FlowSettings"] | (never | null)) | null;
             visibility?: components["schemas"]["FlowVisibility"];
         };
         /**
@@ -3550,7 +3550,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @description Why the execution failed or was stopped; null otherwise. */
-            error?: components["schemas"]["FlowExecutionError"] | null;
+            error?: (components["schemas"]["FlowExecutionError"] | (never | null)) | null;
             /**
              * Format: date-time
              * @description When it completed, failed or was stopped; null before then.
@@ -3586,7 +3586,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @description Why the execution failed or was stopped; null otherwise. */
-            error?: components["schemas"]["FlowExecutionError"] | null;
+            error?: (components["schemas"]["FlowExecutionError"] | (never | null)) | null;
             /**
              * Format: date-time
              * @description When it completed, failed or was stopped; null before then.
@@ -3700,7 +3700,7 @@ export interface components {
              */
             organization_id: string;
             /** @description Behaviour settings of this version; null means the defaults apply. */
-            settings: components["schemas"]["FlowSettings"] | null;
+            settings: (components["schemas"]["FlowSettings"] | (never | null)) | null;
             status: components["schemas"]["FlowStatus"];
             /** @description Task names in topological order (a task after every task it depends on; ties keep the order of `tasks`); only with `include_ordered_task_names=true` and in the replies of create, PUT, PATCH and PUT definition, otherwise null. Also null when the task graph is not sound (duplicate or missing task names, an edge naming a missing task, a cycle). */
             task_names: string[] | null;
@@ -3798,9 +3798,9 @@ export interface components {
             /** @description New name shown for the flow. */
             display_name?: string | null;
             /** @description New settings, replacing the previous ones as a whole. */
-            settings?: components["schemas"]["FlowSettings"] | null;
+            settings?: (components["schemas"]["FlowSettings"] | (never | null)) | null;
             /** @description Status of the new version. */
-            status?: (string & components["schemas"]["FlowStatus"]) | null;
+            status?: (string | components["schemas"]["FlowStatus"] | (null)) | null;
             visibility?: components["schemas"]["FlowVisibility"];
         };
         FlowViewCreateRequest: {
@@ -3947,7 +3947,7 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             /** @description The assigned user's record; only with `include_user_info=true`, otherwise null. */
-            user: components["schemas"]["UserResponse"] | null;
+            user: (components["schemas"]["UserResponse"] | (never | null)) | null;
             /** Format: uuid */
             user_id: string;
         };
@@ -4144,7 +4144,7 @@ export interface components {
             /** @description Who made the last change (a user id, an integration type or `system`). */
             modified_by: string;
             /** @description The credential's provider, or null without a credential. */
-            provider?: (string & components["schemas"]["ProviderApiEnum"]) | null;
+            provider?: (string | components["schemas"]["ProviderApiEnum"] | (null)) | null;
             /** @description The task's name in the flow definition. */
             task_name: string;
             /**
@@ -4290,9 +4290,9 @@ export interface components {
             /** @description New name shown for the flow. */
             display_name?: string | null;
             /** @description New settings; they replace the existing settings as a whole (`{}` resets to the defaults). */
-            settings?: components["schemas"]["FlowSettings"] | null;
+            settings?: (components["schemas"]["FlowSettings"] | (never | null)) | null;
             /** @description New status, `draft` or `published`; every transition is allowed. */
-            status?: (string & components["schemas"]["FlowStatus"]) | null;
+            status?: (string | components["schemas"]["FlowStatus"] | (null)) | null;
             visibility?: components["schemas"]["FlowVisibility"];
         };
         PatchFlowTaskTagsRequest: {
@@ -4787,7 +4787,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @description The failure; null unless `failed`. */
-            error: components["schemas"]["TaskExecutionError"] | null;
+            error: (components["schemas"]["TaskExecutionError"] | (never | null)) | null;
             /** Format: uuid */
             flow_execution_id: string;
             /** Format: uuid */
@@ -8665,7 +8665,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The object's content. */
+            /** @description The object's content, with the media type it was stored with (`text/csv` for a CSV document, for example), or `application/octet-stream` when none was recorded. */
             200: {
                 headers: {
                     /** @description `attachment; filename="<the object's file name>"`. */
@@ -8675,7 +8675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description The token is malformed or its signature does not verify. */
