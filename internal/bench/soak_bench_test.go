@@ -54,7 +54,7 @@ func BenchmarkSoak(b *testing.B) {
 			s := soakSample{At: time.Since(start), RSS: srv.RSS(), Goroutines: goroutines(b, "http://"+metrics)}
 			_ = db.Get(&s.Conns, `SELECT count(*) FROM pg_stat_activity WHERE application_name = 'loopwork-soak'`)
 			samples = append(samples, s)
-			report(b, "soak sample", "t=%s rss=%.0f MB goroutines=%d connections=%d requests=%d",
+			report(b, "soak sample", "t=%s rss=%.0f MB goroutines=%d connections=%d jobs=%d",
 				s.At.Round(time.Second), float64(s.RSS)/(1<<20), s.Goroutines, s.Conns, mix.Submitted.Load())
 			for t := time.Now(); time.Since(t) < every && !stop.Load(); {
 				time.Sleep(100 * time.Millisecond)
