@@ -15,17 +15,7 @@ import (
 // error, its ErrorResponse code.
 func status(t testing.TB, url, token string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := fetch(t, url, token)
 	defer res.Body.Close()
 	b, _ := io.ReadAll(res.Body)
 	var e struct {

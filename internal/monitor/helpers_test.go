@@ -18,17 +18,7 @@ type scrape map[string]*dto.MetricFamily
 // status but 200.
 func get(t testing.TB, url, token string) scrape {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := fetch(t, url, token)
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s answered %d", url, res.StatusCode)
@@ -100,4 +90,21 @@ func waitFor(t testing.TB, url, token, name string, labels map[string]string, n 
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// fetch sends GET url with the bearer token (none when empty); the caller closes the body.
+func fetch(t testing.TB, url, token string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
