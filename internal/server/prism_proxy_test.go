@@ -1,17 +1,17 @@
 package server_test
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/loopwork/loopwork/internal/testkit"
 )
 
 // prismVersion is the Stoplight Prism release the contract proxy test runs. 5.14.2 is the newest
@@ -21,24 +21,7 @@ const prismVersion = "5.14.2"
 // prismProxy is one Prism process validating traffic to an upstream against one document.
 type prismProxy struct {
 	URL string
-	log *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
+	log *testkit.LockedBuffer
 }
 
 // startPrism runs `prism proxy` for the document in front of upstream and waits until it answers.
@@ -54,7 +37,7 @@ func startPrism(t *testing.T, name string, document []byte, upstream string) *pr
 	port := freePort(t)
 	cmd := exec.Command("npx", "--yes", "@stoplight/prism-cli@"+prismVersion, "proxy", spec, upstream,
 		"--host", "127.0.0.1", "--port", fmt.Sprint(port))
-	log := &lockedBuffer{}
+	log := &testkit.LockedBuffer{}
 	cmd.Stdout, cmd.Stderr = log, log
 	// npx starts prism as a child of its own: the whole process group is stopped at the end.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -25,7 +25,7 @@ import (
 type Process struct {
 	URL  string
 	cmd  *exec.Cmd
-	logs bytes.Buffer
+	logs LockedBuffer
 }
 
 // ServerPackage is the package of the loopwork binary: what BuildServer builds for the tests, and what

@@ -34,7 +34,7 @@ func S3(t testing.TB) blob.S3Config {
 	cfg := blob.S3Config{Endpoint: "http://" + addr, Bucket: bucket, Region: "us-east-1", AccessKey: "test-access",
 		SecretKey: "test-secret-" + fmt.Sprint(time.Now().UnixNano()), PathStyle: true}
 	cmd := exec.Command(bin, "--access", cfg.AccessKey, "--secret", cfg.SecretKey, "--port", addr, "--quiet", "posix", root)
-	var logs lockedBuffer
+	var logs LockedBuffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -92,20 +92,20 @@ func versitygw(t testing.TB) string {
 	return bin
 }
 
-// lockedBuffer collects a child process's output, written by exec's copying goroutine and read by the
+// LockedBuffer collects a child process's output, written by exec's copying goroutine and read by the
 // test.
-type lockedBuffer struct {
+type LockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (l *lockedBuffer) Write(p []byte) (int, error) {
+func (l *LockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.Write(p)
 }
 
-func (l *lockedBuffer) String() string {
+func (l *LockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
