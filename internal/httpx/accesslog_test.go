@@ -37,7 +37,7 @@ func logLines(t *testing.T, path string) []map[string]any {
 	return out
 }
 
-// An operation not implemented yet is expected until it lands: one warning that names it, not two errors.
+// A 501 answer is expected where a server has nothing behind an operation: one warning that names it, not two errors.
 func TestNotImplementedLogsOneWarning(t *testing.T) {
 	t.Parallel()
 	lines := logLines(t, "/err/pending")

@@ -104,7 +104,7 @@ func ErrorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 			return
 		}
 		e := classify(err)
-		// An operation not implemented yet is no failure of the server: the access log reports it once,
+		// A 501 (an operation with nothing behind it on this server) is no failure of the server: the access log reports it once,
 		// as a warning that names the operation (see AccessLog).
 		var ni notImplemented
 		if e.Status >= 500 && !errors.As(err, &ni) {

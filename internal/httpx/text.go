@@ -18,7 +18,7 @@ import (
 // whichever query first received the value. It checks path parameters, query values and the strings
 // (names and values) of a JSON body; multipart and binary bodies are files, not strings of the
 // contract, and pass. It runs after the validator, so that authentication still comes first, and
-// before the handler, so that an operation that is not implemented yet refuses such input the same way.
+// before the handler, so that an operation answering 501 refuses such input the same way.
 func TextGuard(style ValidationStyle) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

@@ -11,7 +11,7 @@ import (
 	"github.com/loopwork/loopwork/gen/v1api"
 )
 
-// pendingSummary is how the served documents say that an operation is not implemented yet (specbundle
+// pendingSummary is how the served documents say that an operation answers 501 for now (specbundle
 // appends it to the summary of every operation marked x-pending in the contract).
 const pendingSummary = " (not available yet)"
 
@@ -85,7 +85,7 @@ func TestPendingMarksAreTrue(t *testing.T) {
 					case d.done[name] && pending:
 						t.Errorf("%s (%s %s) is implemented: remove its x-pending mark", op.OperationID, strings.ToUpper(method), path)
 					case !d.done[name] && !pending:
-						t.Errorf("%s (%s %s) is not implemented: mark it x-pending", op.OperationID, strings.ToUpper(method), path)
+						t.Errorf("%s (%s %s) answers 501: mark it x-pending", op.OperationID, strings.ToUpper(method), path)
 					case pending != has501:
 						t.Errorf("%s (%s %s): 501 is among its responses only if it is marked pending", op.OperationID, strings.ToUpper(method), path)
 					}

@@ -25,7 +25,7 @@ var badJSONStrings = []string{"\"\xff\xfe\"", "\"\xc3\x28\"", `"a\u0000b"`, `"\u
 // path parameter, each query parameter and each top-level string field of a JSON body in turn set to
 // a string PostgreSQL cannot store. Each must be refused as invalid (400 on /v1, 422 on /api) naming
 // that value: never a 5xx, not even 501, since the refusal comes before the handler and an operation
-// not implemented yet refuses such input like the others. Other values are samples the contract
+// answering 501 refuses such input like the others. Other values are samples the contract
 // accepts, so that the check reached is the one of the value under test.
 func TestBadTextIsRefusedEverywhere(t *testing.T) {
 	t.Parallel()
