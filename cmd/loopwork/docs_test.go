@@ -131,7 +131,8 @@ func TestDocsNameWhatExists(t *testing.T) {
 			t.Fatal(err)
 		}
 		res.Body.Close()
-		if res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed {
+		// A path named without its method may be served under another one than GET.
+		if res.StatusCode == http.StatusNotFound || r.method != "" && res.StatusCode == http.StatusMethodNotAllowed {
 			t.Errorf("%s names %s %s: in neither contract, and the server answers %d", r.page, r.method, r.path, res.StatusCode)
 		}
 	}

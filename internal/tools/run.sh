@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # The offline speech-to-text default (POST /api/agent/transcription) needs several hundred MB of Debian
 # packages; the server does not wait for them. Without them that one operation answers 501 naming
 # `make speech`, and everything else works.
-if ! "$here/packages.sh" --check $SPEECH_PACKAGES 2>/dev/null; then
+if [ -n "${SPEECH_PACKAGES:-}" ] && ! "$here/packages.sh" --check $SPEECH_PACKAGES 2>/dev/null; then
   echo "loopwork: offline transcription off until its packages are installed: make speech, then restart" >&2
 fi
 creds="$data/first-admin.txt"
