@@ -162,7 +162,7 @@ type Config struct {
 	TraceSampleRatio float64 `env:"LOOPWORK_TRACE_SAMPLE_RATIO" default:"1"`
 }
 
-// Setting describes one configuration entry, for the README table and error messages.
+// Setting describes one configuration entry, for `loopwork config` and error messages.
 type Setting struct {
 	Env, Default string
 }
