@@ -1,8 +1,10 @@
 # loopwork — build, run and test.
 #
 #   make run        build and start the server (starts a private PostgreSQL under .data/ when DATABASE_URL is unset)
+#   make speech     install the offline speech recogniser's Debian packages (POST /api/agent/transcription)
 #   make admin ARGS='mail-outbox --show-body'   loopwork admin … against what make run uses
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
+#   make docs       regenerate the generated parts of docs/ (configuration, task types, layout)
 #   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything; needs node and npm)
 #   make fuzz       run every fuzz target for FUZZTIME each
 #   make deploy-check   check the Dockerfile and compose.yaml without a container runtime (internal/deploy)
@@ -22,18 +24,33 @@ REDOC_VERSION      := 3.0.1
 # The npm packages of the TypeScript SDK (openapi-typescript, openapi-fetch, typescript), pinned by its lockfile.
 TS_SDK             := sdk/typescript
 DOCS_ASSETS_URL    := /api/docs/assets/
+# The offline speech recogniser: installed by `make speech`, never by `make run`, which does not wait for
+# several hundred MB of packages; make test and CI install them (and the recordings the tests use).
+SPEECH_PACKAGES    := pocketsphinx pocketsphinx-en-us ffmpeg
 
-.PHONY: build run test deploy-check test-short fuzz contract-proxy bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
+.PHONY: build run speech docs test deploy-check test-short fuzz contract-proxy bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
 
 run: build
-	@./internal/tools/run.sh $(BIN) $(DATA)
+	@SPEECH_PACKAGES='$(SPEECH_PACKAGES)' ./internal/tools/run.sh $(BIN) $(DATA)
 
+# speech installs the offline recogniser (as root on Debian); a running server picks it up when restarted.
+speech:
+	./internal/tools/packages.sh $(SPEECH_PACKAGES)
+
+# docs rewrites the generated parts of docs/ from the code: the settings of internal/config, the task types
+# of internal/engine/tasks and the package list. A test fails when the committed pages differ.
+docs:
+	$(GO) run ./internal/tools/docgen -root .
+
+# test runs go test through testreport, which passes its output on and ends it with the ten slowest tests,
+# then go test's own package lines and exit status. jq runs the README's tour as written.
 test:
-	@./internal/tools/packages.sh pocketsphinx pocketsphinx-en-us pocketsphinx-testdata ffmpeg || echo "offline speech tests will be skipped"
-	./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 20m ./...
+	@./internal/tools/packages.sh $(SPEECH_PACKAGES) pocketsphinx-testdata jq || echo "offline speech tests (and the README tour, without jq) will be skipped"
+	$(GO) build -o bin/testreport ./internal/tools/testreport
+	./internal/tools/with-test-db.sh bin/testreport $(GO) test -json -count=1 -timeout 20m ./...
 
 # fuzz runs each fuzz target for FUZZTIME, one after another on FUZZPARALLEL workers; `go test -fuzz` takes one
 # target per run. A failing input is saved under the package's testdata/fuzz/<target>/ and replayed by every

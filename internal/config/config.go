@@ -118,12 +118,13 @@ type Config struct {
 	// S3PathStyle addresses the bucket in the URL path (MinIO, versitygw) rather than the host name.
 	S3PathStyle bool `env:"LOOPWORK_S3_FORCE_PATH_STYLE" default:"false"`
 	// Models lists the language model endpoints the agent and llm tasks may use, as a JSON array of
-	// {"model", "provider", "region" (eu or global), "location", "base_url"}; the built-in offline model
-	// is always there besides them.
+	// {"model", "provider", "region" (eu or global), "location", "base_url", "api_key"} (OpenAI-compatible
+	// chat completions at base_url); GET /api/models lists them, and the built-in offline model is always
+	// there besides them.
 	Models string `env:"LOOPWORK_MODELS" secret:"true"`
 	// TranscriptionURL is an OpenAI-compatible API base URL (for example https://api.openai.com/v1) whose
 	// /audio/transcriptions transcribes speech; empty uses the offline recogniser (pocketsphinx and
-	// ffmpeg from Debian's packages) when it is installed.
+	// ffmpeg from Debian's packages, installed by make speech) when it is installed.
 	TranscriptionURL string `env:"LOOPWORK_TRANSCRIPTION_URL"`
 	// TranscriptionOffline allows the offline recogniser when no TranscriptionURL is set; false leaves
 	// the server without speech-to-text (501) rather than spend its cores on recognition.
@@ -161,7 +162,7 @@ type Config struct {
 	TraceSampleRatio float64 `env:"LOOPWORK_TRACE_SAMPLE_RATIO" default:"1"`
 }
 
-// Setting describes one configuration entry, for the README table and error messages.
+// Setting describes one configuration entry, for `loopwork config` and error messages.
 type Setting struct {
 	Env, Default string
 }

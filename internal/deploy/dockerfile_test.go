@@ -186,17 +186,17 @@ func TestDockerfileBuildsWhatTheTestsRun(t *testing.T) {
 	}
 }
 
-// TestSpeechStageHasTheRecogniser: the speech image installs the Debian packages `make run` installs for
-// the offline recogniser, which its tests run with.
+// TestSpeechStageHasTheRecogniser: the speech image installs the Debian packages `make speech` installs
+// for the offline recogniser, which its tests run with.
 func TestSpeechStageHasTheRecogniser(t *testing.T) {
 	t.Parallel()
-	script, err := os.ReadFile(filepath.Join(repoRoot(t), "internal/tools/run.sh"))
+	makefile, err := os.ReadFile(filepath.Join(repoRoot(t), "Makefile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`packages\.sh"? ([a-z0-9 -]+)`).FindSubmatch(script)
+	m := regexp.MustCompile(`(?m)^SPEECH_PACKAGES\s*:=\s*([a-z0-9 -]+)$`).FindSubmatch(makefile)
 	if m == nil {
-		t.Fatal("run.sh: no packages.sh line")
+		t.Fatal("Makefile: no SPEECH_PACKAGES line")
 	}
 	speech, err := dockerfile(t).Stage("speech")
 	if err != nil {

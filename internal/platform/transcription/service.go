@@ -38,7 +38,8 @@ func New(d Deps) *Service { return &Service{d: d} }
 func (s *Service) TranscribeAudio(ctx context.Context, req platformapi.TranscribeAudioRequestObject) (platformapi.TranscribeAudioResponseObject, error) {
 	if s.d.Backend == nil {
 		return nil, httpx.NewError(http.StatusNotImplemented, "not_implemented",
-			"no speech-to-text backend: set LOOPWORK_TRANSCRIPTION_URL, or install pocketsphinx, pocketsphinx-en-us and ffmpeg")
+			"no speech-to-text backend: set LOOPWORK_TRANSCRIPTION_URL, or install the offline recogniser "+
+				"(`make speech` in a source checkout: Debian's pocketsphinx, pocketsphinx-en-us and ffmpeg) and restart the server")
 	}
 	p := auth.MustFromContext(ctx)
 	ok, retry, err := s.d.Limiter.Allow(ctx, "transcription:"+p.OrganizationID.String(), s.d.PerMinute, time.Minute)

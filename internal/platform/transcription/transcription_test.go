@@ -131,6 +131,10 @@ func TestTranscribeWithoutBackend(t *testing.T) {
 	ct, body := form(t, "note.wav", wavHead, "")
 	res, err := c.API.TranscribeAudioWithBodyWithResponse(ctx, ct, body)
 	testkit.Expect(t, res, err, http.StatusNotImplemented)
+	// make run does not install the offline recogniser: the answer names the step that does.
+	if !strings.Contains(string(res.Body), "make speech") {
+		t.Errorf("the 501 does not name make speech: %s", res.Body)
+	}
 }
 
 // TestTranscribeOffline: real recorded speech in a browser's format, recognised by the built-in

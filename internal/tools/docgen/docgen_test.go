@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestDocsAreCurrent fails when a page of docs/ is not what `make docs` writes from the code: a setting,
+// a task type or a package changed and the page did not.
+func TestDocsAreCurrent(t *testing.T) {
+	pages, err := Render("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pages {
+		if p.Changed() {
+			t.Errorf("%s is not what the code says: run `make docs` and commit it\n%s", strings.TrimPrefix(p.Path, "../../../"), firstDifference(p.Old, p.New))
+		}
+	}
+}
+
+// firstDifference shows the first line that differs, so the failure says what drifted.
+func firstDifference(old, new string) string {
+	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y string
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return "committed: " + x + "\ngenerated: " + y
+		}
+	}
+	return ""
+}
+
+// TestConfigurationRows: grouped fields share one row and Go names become variables.
+func TestConfigurationRows(t *testing.T) {
+	table, err := configurationTable("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| `DATABASE_URL` |", "`LOOPWORK_ENCRYPTION_KEY` (secret)",
+		"`LOOPWORK_READ_HEADER_TIMEOUT`<br>`LOOPWORK_READ_TIMEOUT`"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("the table lacks %q", want)
+		}
+	}
+	if strings.Contains(table, "TaskLease") {
+		t.Error("a Go field name is left in the table")
+	}
+}
