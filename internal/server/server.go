@@ -354,7 +354,8 @@ func New(d Deps) (*Server, error) {
 		inboundDomain = mail.Domain(cfg)
 	}
 	emailtasksSvc := emailtasks.New(emailtasks.Deps{DB: d.DB, Engine: engine, Files: files, Domain: inboundDomain,
-		MaxBytes: cfg.InboundMaxBytesValue(), Logger: d.Logger})
+		MaxBytes: cfg.InboundMaxBytesValue(), MaxSessions: cfg.InboundMaxSessions, SessionTimeout: cfg.InboundSessionTimeout,
+		Logger: d.Logger})
 	api := platform{
 		healthService: hs,
 		docsService:   ds,
