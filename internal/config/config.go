@@ -101,6 +101,9 @@ type Config struct {
 	// bounds one whole session, however busy it keeps the connection.
 	InboundMaxSessions    int           `env:"LOOPWORK_INBOUND_MAX_SESSIONS" default:"100"`
 	InboundSessionTimeout time.Duration `env:"LOOPWORK_INBOUND_SESSION_TIMEOUT" default:"10m"`
+	// DNSResolver is the DNS server (host:port) asked for the TXT records that prove an organization owns
+	// a single sign-on domain; empty asks the system's resolver.
+	DNSResolver string `env:"LOOPWORK_DNS_RESOLVER"`
 	// SignInLimitPerIP and SignInLimitPerEmail bound sign-in attempts per minute.
 	SignInLimitPerIP    int `env:"LOOPWORK_SIGNIN_LIMIT_PER_IP" default:"30"`
 	SignInLimitPerEmail int `env:"LOOPWORK_SIGNIN_LIMIT_PER_EMAIL" default:"10"`
@@ -209,6 +212,11 @@ func (c Config) Validate() error {
 	if c.MetricsAddr != "" {
 		if _, _, err := net.SplitHostPort(c.MetricsAddr); err != nil {
 			errs = append(errs, fmt.Errorf("LOOPWORK_METRICS_ADDR=%q: must be host:port: %v", c.MetricsAddr, err))
+		}
+	}
+	if c.DNSResolver != "" {
+		if _, _, err := net.SplitHostPort(c.DNSResolver); err != nil {
+			errs = append(errs, fmt.Errorf("LOOPWORK_DNS_RESOLVER=%q: must be host:port: %v", c.DNSResolver, err))
 		}
 	}
 	if c.PublicURL != "" {

@@ -365,7 +365,7 @@ func New(d Deps) (*Server, error) {
 		usersService: users.New(users.Deps{DB: d.DB, Queue: q, Limiter: limiter,
 			InviteTTL: cfg.InviteTTL, RecoveryTTL: cfg.RecoveryTTL, WebURL: webURL(cfg)}),
 		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
-		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
+		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter, Resolver: sso.NewResolver(cfg.DNSResolver)}),
 		billingService: billing.New(billing.Deps{DB: d.DB}),
 		flowsService:   flowsSvc,
 		conversationsService: conversations.New(conversations.Deps{DB: d.DB, Flows: flowsSvc, Registry: registry,
