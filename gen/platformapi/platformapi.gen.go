@@ -3336,12 +3336,30 @@ type RunWorkflowRequestData struct {
 // SSODomain An e-mail domain such as `example.com` (no scheme, no `@`, at least two labels).
 type SSODomain = string
 
+// SSODomainVerification Whether the organization has proved it owns a domain. To prove it, publish a DNS TXT record named `txt_record_name` whose value is `txt_record_value`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. Until then the domain routes no sign-in.
+type SSODomainVerification struct {
+	// Domain The domain, in lower case.
+	Domain string `json:"domain"`
+
+	// TxtRecordName Name of the TXT record to publish, `_loopwork-challenge.<domain>`.
+	TxtRecordName string `json:"txt_record_name"`
+
+	// TxtRecordValue Exact value of the TXT record, `loopwork-domain-verification=<token>`; the token is random, is the same for as long as the provider lists the domain, and differs between providers.
+	TxtRecordValue string `json:"txt_record_value"`
+
+	// Verified True once the TXT record was found; the domain then routes sign-in to the provider.
+	Verified bool `json:"verified"`
+
+	// VerifiedAt When the domain was verified; null while it is not.
+	VerifiedAt *time.Time `json:"verified_at"`
+}
+
 // SSOLookupResponse Whether an e-mail domain signs in through single sign-on.
 type SSOLookupResponse struct {
 	// Domain The domain of the given address, in lower case.
 	Domain string `json:"domain"`
 
-	// SsoEnabled True when an active provider serves the domain; users of the domain should then use single sign-on.
+	// SsoEnabled True when an active provider has verified the domain; users of the domain should then use single sign-on.
 	SsoEnabled bool `json:"sso_enabled"`
 
 	// SsoProviderId The provider to sign in with; null when `sso_enabled` is false.
@@ -3354,7 +3372,10 @@ type SSOOrganizationResponse struct {
 	AttributeMapping *map[string]interface{} `json:"attribute_mapping,omitempty"`
 	CreatedAt        time.Time               `json:"created_at"`
 
-	// Domains The e-mail domains served by the provider, in lower case.
+	// DomainVerifications Ownership proof of each of `domains`, in the same order.
+	DomainVerifications *[]SSODomainVerification `json:"domain_verifications,omitempty"`
+
+	// Domains The e-mail domains the provider claims, in lower case, verified or not; only verified ones route sign-in (see `domain_verifications`).
 	Domains *[]string `json:"domains,omitempty"`
 
 	// IsActive False when sign-in through the provider is stopped.
@@ -3379,7 +3400,7 @@ type SSOProviderCreate struct {
 	// AttributeMapping How SAML assertion attributes map to user fields: keys are `email`, `first_name`, `last_name` and `role`, values are attribute names (for example `{"email": "urn:oid:0.9.2342.19200300.100.1.3"}`). Without a mapping the standard attribute names are used and new users get role `app_user`.
 	AttributeMapping *map[string]interface{} `json:"attribute_mapping,omitempty"`
 
-	// Domains E-mail domains whose users sign in through the provider, for example `example.com`. Stored in lower case; each domain can belong to one provider only.
+	// Domains E-mail domains whose users sign in through the provider, for example `example.com`. Stored in lower case. Each starts unverified (see `domain_verifications`); a verified domain belongs to one provider only.
 	Domains []SSODomain `json:"domains"`
 
 	// MetadataUrl https URL of the provider's SAML metadata, fetched at once and refreshed daily.
@@ -6959,7 +6980,7 @@ type ClientInterface interface {
 
 	// LookupSsoProvider Find the single sign-on provider for an e-mail address
 	//
-	// Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
+	// Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider that has verified the domain, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
 	//
 	// Corresponds with GET /api/sso/lookup (the `LookupSsoProvider` operationId).
 	LookupSsoProvider(ctx context.Context, params *LookupSsoProviderParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6973,7 +6994,7 @@ type ClientInterface interface {
 
 	// CreateSsoProviderWithBody Register a SAML single sign-on provider
 	//
-	// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+	// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6982,7 +7003,7 @@ type ClientInterface interface {
 
 	// CreateSsoProvider Register a SAML single sign-on provider
 	//
-	// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+	// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7005,7 +7026,7 @@ type ClientInterface interface {
 
 	// UpdateSsoProviderWithBody Update a single sign-on provider
 	//
-	// Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+	// Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7014,12 +7035,19 @@ type ClientInterface interface {
 
 	// UpdateSsoProvider Update a single sign-on provider
 	//
-	// Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+	// Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /api/sso/providers/{id} (the `UpdateSsoProvider` operationId).
 	UpdateSsoProvider(ctx context.Context, id SSOProviderIdPath, body UpdateSsoProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// VerifySsoDomain Prove ownership of a single sign-on domain
+	//
+	// Looks up the TXT records of `txt_record_name` (`_loopwork-challenge.<domain>`) and marks the domain verified when one of them is exactly the provider's `txt_record_value` for it; from then on the domain routes sign-in to the provider (`GET /api/sso/lookup`) and no other provider can claim it. Verifying a verified domain changes nothing. A missing or different record answers 422 (the `detail` item's `type` is `domain_not_verified`, its `msg` names the record and what was found); a domain that another provider verified first answers 409 with code `domain_taken`; a DNS server that does not answer in time answers 503 with code `dns_unavailable` (try again). Only `org_admin` and `backoffice` may call it; a provider of another organization, or a domain the provider does not list, answers 404.
+	//
+	// Corresponds with POST /api/sso/providers/{id}/domains/{domain}/verify (the `VerifySsoDomain` operationId).
+	VerifySsoDomain(ctx context.Context, id SSOProviderIdPath, domain SSODomain, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DownloadStorageObject Download through a pre-signed link
 	//
@@ -10119,7 +10147,7 @@ func (c *Client) TestSqlDatabaseConnection(ctx context.Context, id SqlDatabaseId
 
 // LookupSsoProvider Find the single sign-on provider for an e-mail address
 //
-// Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
+// Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider that has verified the domain, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
 //
 // Corresponds with GET /api/sso/lookup (the `LookupSsoProvider` operationId).
 func (c *Client) LookupSsoProvider(ctx context.Context, params *LookupSsoProviderParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10153,7 +10181,7 @@ func (c *Client) ListSsoProviders(ctx context.Context, reqEditors ...RequestEdit
 
 // CreateSsoProviderWithBody Register a SAML single sign-on provider
 //
-// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10172,7 +10200,7 @@ func (c *Client) CreateSsoProviderWithBody(ctx context.Context, contentType stri
 
 // CreateSsoProvider Register a SAML single sign-on provider
 //
-// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10225,7 +10253,7 @@ func (c *Client) GetSsoProvider(ctx context.Context, id SSOProviderIdPath, reqEd
 
 // UpdateSsoProviderWithBody Update a single sign-on provider
 //
-// Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+// Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
 //
 // Takes any type of body and a specified content type.
 //
@@ -10244,13 +10272,30 @@ func (c *Client) UpdateSsoProviderWithBody(ctx context.Context, id SSOProviderId
 
 // UpdateSsoProvider Update a single sign-on provider
 //
-// Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+// Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /api/sso/providers/{id} (the `UpdateSsoProvider` operationId).
 func (c *Client) UpdateSsoProvider(ctx context.Context, id SSOProviderIdPath, body UpdateSsoProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateSsoProviderRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// VerifySsoDomain Prove ownership of a single sign-on domain
+//
+// Looks up the TXT records of `txt_record_name` (`_loopwork-challenge.<domain>`) and marks the domain verified when one of them is exactly the provider's `txt_record_value` for it; from then on the domain routes sign-in to the provider (`GET /api/sso/lookup`) and no other provider can claim it. Verifying a verified domain changes nothing. A missing or different record answers 422 (the `detail` item's `type` is `domain_not_verified`, its `msg` names the record and what was found); a domain that another provider verified first answers 409 with code `domain_taken`; a DNS server that does not answer in time answers 503 with code `dns_unavailable` (try again). Only `org_admin` and `backoffice` may call it; a provider of another organization, or a domain the provider does not list, answers 404.
+//
+// Corresponds with POST /api/sso/providers/{id}/domains/{domain}/verify (the `VerifySsoDomain` operationId).
+func (c *Client) VerifySsoDomain(ctx context.Context, id SSOProviderIdPath, domain SSODomain, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewVerifySsoDomainRequest(c.Server, id, domain)
 	if err != nil {
 		return nil, err
 	}
@@ -16311,6 +16356,47 @@ func NewUpdateSsoProviderRequestWithBody(server string, id SSOProviderIdPath, co
 	return req, nil
 }
 
+// NewVerifySsoDomainRequest constructs an http.Request for the VerifySsoDomain method
+func NewVerifySsoDomainRequest(server string, id SSOProviderIdPath, domain SSODomain) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "domain", domain, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/sso/providers/%s/domains/%s/verify", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewDownloadStorageObjectRequest constructs an http.Request for the DownloadStorageObject method
 func NewDownloadStorageObjectRequest(server string, token string) (*http.Request, error) {
 	var err error
@@ -18992,7 +19078,7 @@ type ClientWithResponsesInterface interface {
 
 	// LookupSsoProviderWithResponse Find the single sign-on provider for an e-mail address
 	//
-	// Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
+	// Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider that has verified the domain, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19010,7 +19096,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSsoProviderWithBodyWithResponse Register a SAML single sign-on provider
 	//
-	// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+	// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19019,7 +19105,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSsoProviderWithResponse Register a SAML single sign-on provider
 	//
-	// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+	// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19046,7 +19132,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSsoProviderWithBodyWithResponse Update a single sign-on provider
 	//
-	// Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+	// Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19055,12 +19141,21 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSsoProviderWithResponse Update a single sign-on provider
 	//
-	// Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+	// Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /api/sso/providers/{id} (the `UpdateSsoProvider` operationId).
 	UpdateSsoProviderWithResponse(ctx context.Context, id SSOProviderIdPath, body UpdateSsoProviderJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSsoProviderResponse, error)
+
+	// VerifySsoDomainWithResponse Prove ownership of a single sign-on domain
+	//
+	// Looks up the TXT records of `txt_record_name` (`_loopwork-challenge.<domain>`) and marks the domain verified when one of them is exactly the provider's `txt_record_value` for it; from then on the domain routes sign-in to the provider (`GET /api/sso/lookup`) and no other provider can claim it. Verifying a verified domain changes nothing. A missing or different record answers 422 (the `detail` item's `type` is `domain_not_verified`, its `msg` names the record and what was found); a domain that another provider verified first answers 409 with code `domain_taken`; a DNS server that does not answer in time answers 503 with code `dns_unavailable` (try again). Only `org_admin` and `backoffice` may call it; a provider of another organization, or a domain the provider does not list, answers 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/sso/providers/{id}/domains/{domain}/verify (the `VerifySsoDomain` operationId).
+	VerifySsoDomainWithResponse(ctx context.Context, id SSOProviderIdPath, domain SSODomain, reqEditors ...RequestEditorFn) (*VerifySsoDomainResponse, error)
 
 	// DownloadStorageObjectWithResponse Download through a pre-signed link
 	//
@@ -27335,6 +27430,96 @@ func (r UpdateSsoProviderResponse) ContentType() string {
 	return ""
 }
 
+type VerifySsoDomainResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SSOOrganizationResponse
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ValidationFailed
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ErrorResponse
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r VerifySsoDomainResponse) GetJSON200() *SSOOrganizationResponse {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r VerifySsoDomainResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r VerifySsoDomainResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r VerifySsoDomainResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r VerifySsoDomainResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r VerifySsoDomainResponse) GetJSON422() *ValidationFailed {
+	return r.JSON422
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r VerifySsoDomainResponse) GetJSON503() *ErrorResponse {
+	return r.JSON503
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r VerifySsoDomainResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r VerifySsoDomainResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r VerifySsoDomainResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r VerifySsoDomainResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r VerifySsoDomainResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // DownloadStorageObjectResponse200Headers the declared response headers of an HTTP 200 response for DownloadStorageObject
 type DownloadStorageObjectResponse200Headers struct {
 	ContentDisposition *string
@@ -31147,7 +31332,7 @@ func (c *ClientWithResponses) TestSqlDatabaseConnectionWithResponse(ctx context.
 
 // LookupSsoProviderWithResponse Find the single sign-on provider for an e-mail address
 //
-// Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
+// Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider that has verified the domain, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31177,7 +31362,7 @@ func (c *ClientWithResponses) ListSsoProvidersWithResponse(ctx context.Context, 
 
 // CreateSsoProviderWithBodyWithResponse Register a SAML single sign-on provider
 //
-// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31192,7 +31377,7 @@ func (c *ClientWithResponses) CreateSsoProviderWithBodyWithResponse(ctx context.
 
 // CreateSsoProviderWithResponse Register a SAML single sign-on provider
 //
-// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+// Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31237,7 +31422,7 @@ func (c *ClientWithResponses) GetSsoProviderWithResponse(ctx context.Context, id
 
 // UpdateSsoProviderWithBodyWithResponse Update a single sign-on provider
 //
-// Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+// Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31252,7 +31437,7 @@ func (c *ClientWithResponses) UpdateSsoProviderWithBodyWithResponse(ctx context.
 
 // UpdateSsoProviderWithResponse Update a single sign-on provider
 //
-// Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+// Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31263,6 +31448,21 @@ func (c *ClientWithResponses) UpdateSsoProviderWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseUpdateSsoProviderResponse(rsp)
+}
+
+// VerifySsoDomainWithResponse Prove ownership of a single sign-on domain
+//
+// Looks up the TXT records of `txt_record_name` (`_loopwork-challenge.<domain>`) and marks the domain verified when one of them is exactly the provider's `txt_record_value` for it; from then on the domain routes sign-in to the provider (`GET /api/sso/lookup`) and no other provider can claim it. Verifying a verified domain changes nothing. A missing or different record answers 422 (the `detail` item's `type` is `domain_not_verified`, its `msg` names the record and what was found); a domain that another provider verified first answers 409 with code `domain_taken`; a DNS server that does not answer in time answers 503 with code `dns_unavailable` (try again). Only `org_admin` and `backoffice` may call it; a provider of another organization, or a domain the provider does not list, answers 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/sso/providers/{id}/domains/{domain}/verify (the `VerifySsoDomain` operationId).
+func (c *ClientWithResponses) VerifySsoDomainWithResponse(ctx context.Context, id SSOProviderIdPath, domain SSODomain, reqEditors ...RequestEditorFn) (*VerifySsoDomainResponse, error) {
+	rsp, err := c.VerifySsoDomain(ctx, id, domain, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseVerifySsoDomainResponse(rsp)
 }
 
 // DownloadStorageObjectWithResponse Download through a pre-signed link
@@ -38127,6 +38327,81 @@ func ParseUpdateSsoProviderResponse(rsp *http.Response) (*UpdateSsoProviderRespo
 	return response, nil
 }
 
+// ParseVerifySsoDomainResponse parses an HTTP response from a VerifySsoDomainWithResponse call
+func ParseVerifySsoDomainResponse(rsp *http.Response) (*VerifySsoDomainResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &VerifySsoDomainResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SSOOrganizationResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ValidationFailed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseDownloadStorageObjectResponse parses an HTTP response from a DownloadStorageObjectWithResponse call
 func ParseDownloadStorageObjectResponse(rsp *http.Response) (*DownloadStorageObjectResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -39611,6 +39886,9 @@ type ServerInterface interface {
 	// UpdateSsoProvider Update a single sign-on provider
 	// (PATCH /api/sso/providers/{id})
 	UpdateSsoProvider(ctx echo.Context, id SSOProviderIdPath) error
+	// VerifySsoDomain Prove ownership of a single sign-on domain
+	// (POST /api/sso/providers/{id}/domains/{domain}/verify)
+	VerifySsoDomain(ctx echo.Context, id SSOProviderIdPath, domain SSODomain) error
 	// DownloadStorageObject Download through a pre-signed link
 	// (GET /api/storage/download/{token})
 	DownloadStorageObject(ctx echo.Context, token string) error
@@ -41870,6 +42148,30 @@ func (w *ServerInterfaceWrapper) UpdateSsoProvider(ctx echo.Context) error {
 	return err
 }
 
+// VerifySsoDomain converts echo context to params.
+func (w *ServerInterfaceWrapper) VerifySsoDomain(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id SSOProviderIdPath
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// ------------- Path parameter "domain" -------------
+	var domain SSODomain
+
+	err = runtime.BindStyledParameterWithOptions("simple", "domain", ctx.Param("domain"), &domain, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter domain: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VerifySsoDomain(ctx, id, domain)
+	return err
+}
+
 // DownloadStorageObject converts echo context to params.
 func (w *ServerInterfaceWrapper) DownloadStorageObject(ctx echo.Context) error {
 	var err error
@@ -42431,6 +42733,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/sso/providers/:id", wrapper.DeleteSsoProvider, options.OperationMiddlewares["deleteSsoProvider"]...)
 	router.GET(options.BaseURL+"/api/sso/providers/:id", wrapper.GetSsoProvider, options.OperationMiddlewares["getSsoProvider"]...)
 	router.PATCH(options.BaseURL+"/api/sso/providers/:id", wrapper.UpdateSsoProvider, options.OperationMiddlewares["updateSsoProvider"]...)
+	router.POST(options.BaseURL+"/api/sso/providers/:id/domains/:domain/verify", wrapper.VerifySsoDomain, options.OperationMiddlewares["verifySsoDomain"]...)
 	router.GET(options.BaseURL+"/api/storage/download/:token", wrapper.DownloadStorageObject, options.OperationMiddlewares["downloadStorageObject"]...)
 	router.POST(options.BaseURL+"/api/storage/presigned-download", wrapper.CreatePresignedDownloadUrl, options.OperationMiddlewares["createPresignedDownloadUrl"]...)
 	router.POST(options.BaseURL+"/api/storage/resolve", wrapper.ResolveStorageUri, options.OperationMiddlewares["resolveStorageUri"]...)
@@ -52282,6 +52585,130 @@ func (response UpdateSsoProviderdefaultJSONResponse) VisitUpdateSsoProviderRespo
 	return err
 }
 
+type VerifySsoDomainRequestObject struct {
+	Id     SSOProviderIdPath `json:"id"`
+	Domain SSODomain         `json:"domain"`
+}
+
+type VerifySsoDomainResponseObject interface {
+	VisitVerifySsoDomainResponse(w http.ResponseWriter) error
+}
+
+type VerifySsoDomain200JSONResponse SSOOrganizationResponse
+
+func (response VerifySsoDomain200JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response VerifySsoDomain401JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response VerifySsoDomain403JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response VerifySsoDomain404JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain409JSONResponse struct{ ConflictJSONResponse }
+
+func (response VerifySsoDomain409JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain422JSONResponse struct{ ValidationFailedJSONResponse }
+
+func (response VerifySsoDomain422JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomain503JSONResponse ErrorResponse
+
+func (response VerifySsoDomain503JSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VerifySsoDomaindefaultJSONResponse struct {
+	Body       ErrorResponse
+	StatusCode int
+}
+
+func (response VerifySsoDomaindefaultJSONResponse) VisitVerifySsoDomainResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(response.StatusCode)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DownloadStorageObjectRequestObject struct {
 	Token string `json:"token"`
 }
@@ -54248,6 +54675,9 @@ type StrictServerInterface interface {
 	// UpdateSsoProvider Update a single sign-on provider
 	// (PATCH /api/sso/providers/{id})
 	UpdateSsoProvider(ctx context.Context, request UpdateSsoProviderRequestObject) (UpdateSsoProviderResponseObject, error)
+	// VerifySsoDomain Prove ownership of a single sign-on domain
+	// (POST /api/sso/providers/{id}/domains/{domain}/verify)
+	VerifySsoDomain(ctx context.Context, request VerifySsoDomainRequestObject) (VerifySsoDomainResponseObject, error)
 	// DownloadStorageObject Download through a pre-signed link
 	// (GET /api/storage/download/{token})
 	DownloadStorageObject(ctx context.Context, request DownloadStorageObjectRequestObject) (DownloadStorageObjectResponseObject, error)
@@ -57880,6 +58310,32 @@ func (sh *strictHandler) UpdateSsoProvider(ctx echo.Context, id SSOProviderIdPat
 	return nil
 }
 
+// VerifySsoDomain operation middleware
+func (sh *strictHandler) VerifySsoDomain(ctx echo.Context, id SSOProviderIdPath, domain SSODomain) error {
+	var request VerifySsoDomainRequestObject
+
+	request.Id = id
+	request.Domain = domain
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VerifySsoDomain(ctx.Request().Context(), request.(VerifySsoDomainRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VerifySsoDomain")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VerifySsoDomainResponseObject); ok {
+		return validResponse.VisitVerifySsoDomainResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DownloadStorageObject operation middleware
 func (sh *strictHandler) DownloadStorageObject(ctx echo.Context, token string) error {
 	var request DownloadStorageObjectRequestObject
@@ -58568,969 +59024,984 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39khs3lif6KgjeiRAZN4sqybKnuyo2dsuy3Va3bGlUkr0xXVommAmS6EoCdAJZFO1QxP51H+DGfYZ9",
-	"sH2SGzgHQCKTSGaSVZI9Oz0R4y4xkYmDr4Pz+Tu/jTK53kjBhFaji99GG1rSNdOshH9dbfjf2O5F/prq",
-	"lfl3zlRW8o3mUowuRi9yIhdErxi5ev2C3LLddJSMuHmyMe2TkaBrNroY8XyUjEr2S8VLlo8udFmxZKSy",
-	"FVtT89GFLNdUjy5GVQUt9W5j3lK65GI5+vgxGX3Ni4KL5atySQX/lZru/61i5W6fpLAJ0ZKUbCNLTaS4",
-	"JDlb0KrQyvxsaM5oUbDykZqSV6LYkXROs1u5WPCMpWRNd8QQT6iQesVKIoPvXpKFLAn+XsqCqWirR4rw",
-	"nFChtqxU5Nn5Mz85vwDpfnbCl2YwAcdMzXMp7lip4O0X+f6EvDUjDdoAWZ9qnZ6XLGdCc1p0kuJbfFJC",
-	"vpFZtWZCfzPvIiS3LciCF+wQLfl8dm9yvl1TXryl6raLGnZmWhBN1e0hWszz+1PzXSG3335gWYV7pu9s",
-	"Lwq5Jcy1/1QrZogaSMvY/KXM6TTnkBYF4VoRs8O5FGryqSj8vlpT8YbdcbbFpewjdmVeICW8AUv7qSh7",
-	"IbKiytk3O0HXPPuGarpP1s8rJgh8mjCarYAeQ2iaswUX3LRKyZJpRShJc/zSLKeapkTO/8EyTbZcr2Bc",
-	"ZSU0XwNbWfBlVSKzldCTMt80y2GoJGOzQOwDXW8KBq+uZc4Kwy9JWhTrFKkwzLZSLCGyRMbseQS2VL8U",
-	"M+CZQfsNz24nXRyV43zMwmE02Kq9CkYXC1oo5qd0LmXBqAjn9FWZs5LlZsF/pGumDk5sCufTEKFSspJF",
-	"rmA88IPbFPV0P1IwHEW4uak2spBLntGCSNMlGVMcbCbNy3ShWUnYHSt3+DPXJGcbJnIFd5vmTJFbxjbQ",
-	"B37BdghEqZTQsqS7yZS80ERpulNEVEVBtkD9iuFXlyXdrAhXREhNlKxETsZ5tSl4RrVtAoNJzLqwfAlj",
-	"42JJKFlzpcxfplFCKMl2WcF6V0ji9M7qiTt1nSq9qfQ1vKnutfsFSSV8bIZ0uP2fwDT99frVjwQfuJ2O",
-	"rXtHGn7z1FG+qcSP1XrOysPbsKzETEC71CzmghcFyy+A/o1UHI8r7g7P1wldS7OQRVH/5g8zsN35zpxM",
-	"K1nxNUtIzgqmWU6kYGYXA4k5GStJ7rji84IRpELBkV3RO0aWdKMuiWKsQWXvPqnbnjhz7xQrX4iF7N8a",
-	"VCm+FCAaZLQszcEyE4U/s9xwqvKRIiXLZJmbs5uaX9K+EZhGM24oOG0AP9GC5zD535alLHsY0Z1vPWPQ",
-	"PORHm1LOC7aOsKRLONfrjd6RgitN1owKReBjfePb6/H4cWq2LA/Ksbxu8kmlx5d8zXXkZtdm0jasJBu6",
-	"ZAl5YjSJJ+fnXVNTwGei0/D0PBmt6Qe+rtajiyfn5l9c2H95imC4rASSQr2mX/IIVYpPNUmv6ZLt02B+",
-	"tac+MfdMqeF60ORJ1yyZuYxP0pPeWXldyrzKdP+EbLDhp5qL6+tXr0t5x3NW9tNirsnC/M9SnElhSIMX",
-	"yThVSs7cP2c8T08UZdf0w0smloYKt7X8v6PU/1IYmXFOFes6edf/9pLktg0qtrUQThXcES3N7pOJ4e8U",
-	"XbKGCtNhCvibEYekUe0r8wpOP1dd+kxrW5pWM9/qeL0cySzleiB1eJ+w3JwVo9WAwAf0gqw9Bj6r+F23",
-	"TLUo5TpOZE41OzOf6abUnqQjp7J9rNpHGx+fOHlv5bFTN2cLWbJw1tiHvlnT8rQ5YyUo9YdINFe+ItuV",
-	"VF7Bp3leMqWM6qQpF8rSyj7ohPClkKYDklHFushl5jOjjtP+9Mtn/acdJKFeJmVo/3QnmJUv1FWm+R3r",
-	"XWIKzcjYdDMxJwN+zRn8To30OQaZYoLT3SmmqBl+qTF3ETHEEPdGFmzA3oPVRaWYK7AEdvVunjU6/peS",
-	"LUYXo//rcW18fWxVg8eOgtFHQ0/J1EYKhZrn1zR/w36pmALpxGwiJuBPukEljUvx+B/KUPrbwN5Amnxj",
-	"O8Eu99l/iZ2SjAqjGc7hQs2YUoZfKaKY0NMRGiMXBc9+L+ps76o2VWRVWRpJXmmjwDbMEZTUmq1ZpgmM",
-	"ADr8fOS/E+zDhmVmG4PUTMZfnp9PwBJCBZEbZo0rZtbpHeUFNVqVUcDMllOsvGPwzhOSCqln3IzMqC4M",
-	"hIePyeg7Wc55njPxeZfE2dbhVJBcMjQp0MLcvUC7HxuQ+aPU38lK5J974yhZlVlAIPtg1B5ZkjkrpFiC",
-	"ryBm3Aei30r5AxU7eyLV56P9jdmzoF0Q9iFjLGf5JSmZLndebnBCuOHnimVS5GBnSt+YVmdXphWorCtG",
-	"c+vrCR7t871r+w0tyZZy7a5a6JSL5TTGVmtJHRiroJVeyZL/yj7jMv+AZqmErGlhbiaWJ4R92Jiryyxz",
-	"ye7kLctDkyMsba1tf0d58YAEf//27euWKt/H1hZAAakV7EuS5kxTXqRE0Z2RMFjJCBU52a52U7jFVG0I",
-	"u8oyttE/y/LWiLTm1kV6mx1iK0Wo4ewbaRj71r5ySVIQhkNT2XgjleLzYkdYzg33mu+82DAhhjXRO7wb",
-	"KBFsizK3tdCbvWI6YaXmeK3RLqKKrRlfSoG4mSMINi4TRi38+6j1bPR+T+JIRi3yocs8h79p8TogBWWZ",
-	"/aUA8usPmFNgBkjGqR1Tmjg7a0JSli+ZQuXNkoIWREPKmikjs87wQfeAYZqb44Q272MCVS2M+Xatnvbn",
-	"4H2EONwcX8t8F9cC6dLcpWCzdosNDDLTU0czdOf3Jc9WJEUnglrRDSMLaW4AdXEjUvAeGFHRvGX3ekrG",
-	"z4OfLWc1yukkIak1MaOxGPzUKiVje8LfUnX7Gn7D5jcipUpVa5bPapd2SsZX+ONr/5v7Oty/M1Wt17Tc",
-	"pWQMZ/Ma/wltzAm7EWC2dLstoPtNJdwZC8me3oiO7d6xBcw833IBgrj9+gWJT1bHlCQkNnIzIa0hypLE",
-	"R4NE7x2j3DqWDvE33ELggvroPvEJdrnd1OFMWvq693XcL2bme0N3haQw5VQQ/Cix5+fSbmPcv1yDQR13",
-	"MTEad3Pjm7FIwV4tRhd/PzxRHft89DE5/F50u/e+Fd31vW+1j0DvC/FDMPr43ixCDl60a011pQItpnk2",
-	"FDyO+dnwRVJtjGaukkAD4ejBWvI7JtD3BXqYZmvVu10jRL3QbA2smn54gd9wVjT3T7/FwKe2tzn9GKJ7",
-	"savHjqmI71h8BvfQSm5BXwB33tgoyGuuNcsn5mlWMFoSrqfkbcPZw8SSC0ZylvGcOU59R4uKKUJLhsLG",
-	"Jcnkei0F+nfMz4ZdCC6WhseY2QT3j/kHyigpCCGpuuWbDcvhMATWiS/Pk5Eh0qgw7qrd4zHeEbg/7h/p",
-	"mjnzBPjvxhlV7Ewxobh2Jp6GNeTLfmtIg6n4vqMLZy4/J2o+X1Xidn/JQhGxKAZwgb8qKX4y0z76+D6q",
-	"R5l+HqG9iAmdECp26IOExboglOBgIBTC8H2uNBXarkTJqJJ2wYw+GTjyUzPQ9EZAO1ouIRhGpfgdLWUx",
-	"MzocvJfjlEtZgN9LVYUOmpVMV6WAO6OT44eXGgzpokHrWLMP+EkvQyYh8WhsBukDKLC/m0Y1pTdiTIFI",
-	"4hujGponOGJuxFs3UDAlNQZAxtsV1X6oBH9mub3C/Q3lyAYjmKXE3JaOEPc3vj/4KnNbJ7r1hBR/Yzuv",
-	"58SFMyHFbi0rRW7Zzk9mSjf8lu1SgoqeOz9GFTP6DuowYEjgGYtI5kKK2S3bDegSIgvAMsaEOeIKPRxc",
-	"JETLWyZIyRYlUyvYUAUXt8ToXOuNM8L3iLWOkOj8bHinb7fEwBMn45BNQbVRBMGZWC5oZjTpO6b2xz6n",
-	"is2qsogIMHMli0oz8u7NS+9hct8tZaWZQm+7i5BhOdlU84Jn4Rt20g3PTjAOQ0jBjHxRv4ZBB8AtUMNb",
-	"SaXdB6y4NrHySK2FbUq24B9ArkJj1+hitNJ6oy4ePy6k3JjJmNpH00yuH9MNjwl8+J0umUmvbEcdU5CQ",
-	"1Hw4bdIR76u12rbjpF6DjmX/G9s9LxnVLBAoWmsF+mcQn9pc5EbjtutsyIUVv6uuMHpUG45idSHLW8zh",
-	"BBGyvLSBQYKxnFizaiX4LxU7+iJLRnYzzWiWyUromM+9tYZlxTCegzkl3W1I+w0yBuNdGnjd0wRozgMz",
-	"0y3bTZwE5q1+oakMti1XqrKBFGYCtARJWijNUOxuhOS6gFxZLmc0X3Nhb7N2gK5i2og2o2g4Qbiduu/0",
-	"xg7q4q6NLVTfJQsjcAFrQ+kKuRxX/uZAbuiNM7XxvGS65OyO5aSgGqXVlhwBFOUzqof6pJL2Tu7duDwf",
-	"4K1JRgVVelYpT0xUlQPZE4IxYarsSYvS3UvXWuZ8wVk+m+9iDF0SQxHJVlQsWW75YCbL/JJQtEjwHISd",
-	"YNtiMKK58NVOabZOp6MDJ7l98vYatgO2h0yjNTR+rklssQNLZUSPaB15d0Br8/dlTRfM7i3bqQZddsT9",
-	"kr05HnEq4CSZbsdpsZ2ljfvs2RekpCKXa2Lugq+eVWVhFr+kmVFjJ1NyzQx/0YQqkl5ZCzMszQX5mtGS",
-	"lSlIJlyBqiTwUHLrQSnZpthFdwOQOzt0Ay54qTR58jQgx6snwBWaXPzZeaQX1GaPO+gYSdaxoGiTO7SK",
-	"dsnP3JKfuKAtFguvBGyrMbTmobYnrTXFSSQPArdMN+N+yZXuZtuvBINALbMolnlHpDy64UauhL+HmQyg",
-	"69rn0DYGJDbuCznJwAivBMOgzDsHW2mpaUQg/dH7esxQyJrqbAXBuLBNC7M1EyLvGEbLm65gJnxf59Ho",
-	"qob87abJ0ZC4wC0cbfciHbhXhVsX1NBkpTF0HO/Uq9YeJoyDH86yeWCULf71H/gm/dkFYptBwxUX6GhG",
-	"4vL+oLE9WYRqsgZ1QJgZIGsuKs0m9qjzBRHsDoWLf17Ewy7ixhpsqXLuwUsXK88LZwL2MbH/Z93P97rw",
-	"mvEV5ir/YvG3P9On//2Xf00nCWbjZXIpuGJuIP+8I+93R0bZbtTWH4nUtc+d3VcHHj74gjf9wYSplayK",
-	"nGQrlt3u81lwfs4MF5/B25gM1O1pPeyB3RtTaxFdIgqGZzi7plwQ7/CqH9uxwCAjLtmIDTgyjug8V3p1",
-	"zZSKu64JpguccUEUNkqcmvwXCco3bqaYNzxjSs0OyMt//fktmP6N5Nst9hIpUL90N4cygrAiWUH52udr",
-	"kFRVc2thtVwbvKEfNmlCUk7BzcgVuhWrPCXjtHExpdB6TXlhWtihzrjzBdDNZrZmmqIT2Mdl2SSKtLWf",
-	"ndlaFiy9BFkgvTW/WuMl2kswhnopjIAD1hSc1b/+/Lfr6HWC4R7qMMfHSbd8zL4BC/ZO8A8ugqbBArjQ",
-	"Xz0bxYQ01yGPLN9LvmAQmuoMsWG/sFcwzmb8xVfn56QShY0WdWZECEXacmW9HQeFRWtw7dpJrzb0l8qF",
-	"o59VynFxMO2/fnX9ljw2K/347sljePBflyUVGvyc/6Xx6TRIKoN7ET7xxTnJzS9yQbiA2Euud2Tskwbn",
-	"BZu4AaI5FLYOgZw2uGoO6GWHHctzq/cFZnv8KRodYvZir9Bf6dU7FZOLw8PaoK6xDxq7sL0yloQuHvNO",
-	"xQKyruxpjbCUxDCFbiu/zYlX1nbWVofq8zp0Uq42mx/cKx+TEa0i9+5VlXNm5NQgvviR3ffqklAXEtBg",
-	"LY3IgPBJdB1PEfUxnDps7gKs401nNhCjT4CEtcHQJCsbc3HHNa7DGN2t9lN2qTAw3EnvGF53unwZE32a",
-	"wd3NBI4Ugo6tpjZ1qSfDVBrDi2dcDJgQUBhsGh0XD6aoQHR1ZMc1Nr9plHTtM7DfOs8IxqyOXRg2hLNx",
-	"0bzKpnBFHbc/T5Zjjz2P9WGMCaDmeCYuIt3t9saxb3fbLbQeYlkhV9hbHCOSEjo3Gn8dSbai1oHYcCZl",
-	"VFglc59bRRTAuLjf8kkM2twuE2v/q99DELMlG7Uiv6u9NETGG6rUVpY5+pqVkhc31fn5F1krzQt+ZHFV",
-	"2DWLhIF8C8ngW1oHXpIVVTUhjRiY/Wu0ZbNyZ2hgYkLbXWdnKiQ4ZtCDXg5tmu4d87qUC6N+m6ftJJXm",
-	"poAF8TEkcZ7V8fRjhLTn1z+FVLXdh2D+im0SABlxjw2pORm7ECWSMw1R/5PoqpuBzhT/lXXp4ZA++Ku5",
-	"VMh8p/uNecEnZ+v5gK+u2ZLCl8kY/+cxeXL+7E9f/utXCSllJXJzq0nyFCKI1rRQkw4SbNL2x2S0omqG",
-	"cnz0mgDTnvZWhlJuwQKjqRFJrTyDr8ccftYqOctkUa1FR9BUHRFvm/VPG361lNveT8K+NA3J2GorkHuW",
-	"2zU+wtQa9NkeVrg1WmvamOAk2Jjv43v6NeKShNbZ5tYOMgNiiEKGIFTILkmK/5w9wbgw+Psp6nJKGjXU",
-	"oUyUDMElnEJXyu1xbGroVRgeWgxkMIM9sJC4674Ml3HBtqysATLgfBgOC79PHFqAQGANswUWnBXW0KAa",
-	"wzpifD7m8MueIEO3PK3BBVMUXXgqMlZ0JQHgUwsSwERuNGxMBwBYEgJWhAA8AqxFx4fzZ9BNQ3rCn6Ji",
-	"0+8UMR+dvRXVP2Cj7iB5G8gFwcR1EHG6Fxc/l/kOjcmG6Jyb76y5oBrzz9Z0szHUBvN5KOIa6PFD6Awe",
-	"DogPw9e6wnldA/uCi0iNt8aQVttUl1Qg0shMy9m84kXe9d5b3/St/No0tJ/wYekocHa97gKO30ErePej",
-	"35G7H22Wr1nKj0Njs4OR9EY8N6aoN3g7mP++ttFxDQm+H9Q0PukQqB3s8u7bYW73/0Em3DouHyHK0SPR",
-	"dQrsYSNEjcKPBLb6QQJ80yDQoZi6bxthw75Axu/ePp906qPx9CI+DHsPYhC3sc63JdeaCR/LfZITp4sK",
-	"25FHTemdO8VE3m8Ws6t7jY33dNyeKW/4D4+a8+McK+1NV6+YH2eCG7qH6at2wEHzTBRx2BiMllxa4doo",
-	"Ak3omGOiBOzUqcPRDkrLkuVunlVCZJFDJqGzqg4KdIjxgYjIsoniwPhBu2C4CBrMSaEOTam7NVInmIQr",
-	"fs/ABz/jRwQ+mJm71iWj6848F39R96vcdg26KItTUFC+Rtg6D5MSDcCgWrP1Rls9a74jFEKlWWmD5n3c",
-	"Kv4KwaoQjFFWImpADphhL5OBtjaDskMsD/JGW3hlZSUUMcuLABtBdmYaJvxlcs0gUat/xxWMKjYb5C6C",
-	"puCquLSxsBynyc3nmu7InKGvjeWELikXzttBjfpT6jmjmrAPmoE2jXM57MJpYvQel8pqIUYbc2SdCO0s",
-	"16Y7/5eKVcw66GzCXDoJAMNccombouBDimkFwe02UNainIpNpZ1xFXJvalAeeJZGM2ibLfsOUOME/Mz1",
-	"6i1dqqvXL/yXuhNWLJmmQW04NutVClqk/SkLLUIj+yu8iBpnIaStsdzRs45+hNcFFZ2KXehq2BRUXJK1",
-	"vLO+1Ia4hSmNpklqTnkKknt6go6HPc7gSw1NL3jwh9f3OnI0j0uOzthGI9YAHBAl10xDdN6YwlpgJNte",
-	"2v1k6hLfU5d5DB9IIRPPd+GvvnFwV9jDqCa4wAUHDBSLFoq/QWYC3FHgrQVjRraSPGPxlGVDyPHcxol6",
-	"LlrBT0hCGszlt5vGatyMLsiNXaibURL8bX4Pt9DN6GOcTeBkPQjF+Kl7UQzmjQ5aIx7lDTqJ4XnHxvRH",
-	"tif/5ZWF5a0Dy8PzfglyERiuMMMTUXxpcfBi77intYTNay9lnq3IulLaam1t1PWmP4bAzWozV50GlHiX",
-	"3I1oZqrkJV1o7NQluoWjwh18fAQc11FHIoEH0Z4SG1TORZONFhzCba4KJdH0by3YOVebwmHLg4VIsG2x",
-	"c+PLYUzN2cAUMCShBu7FIYYRkvtIf/3RaQc31usV7co13JhHSH9j3u3NcRHGkoUxZHRZMoYG4UCshHW0",
-	"4WW5nN4Ie+uEn/HrL3KAHFExiWVKLMd2sc/AXsc2ob95J03wBrwRdNAFSN5g5nOT6LG/3gEdgiz4B9MG",
-	"soMoL6rS8GVAXbgRJYOkQWxbMmJDYnittdi+cHYTSAmDP10DXhK5NVtOejepYkRvpYvgA/SiZroqXLPJ",
-	"CA1wses2XPFu1XaQKaUxj5/KnoKcZq83Wd4iEjbEFGCOxwJdyvAGukZFxsicMeGQix/UxhKtstDvZXan",
-	"rAcsonUsu9lVhBRoWYME1LmmZpHAJzkdMvBBxp0mGwwsPImNODQHBCgwpwQahFYwq9AfuWMOhvvKragT",
-	"n0PykL+oChWXMQRCTnxDd0/99ee3HpneBkgCzIKNproRLkiY55NWORTcf+4UcB3FVTnOluVGGqoOuIX6",
-	"5AS0I3fKCWBXYdtO1r4nD5y6cduxA4OI77G8hZT22MYaa9t4LzHjP8FMFmOgETvZIHtWg6BYHs89rVnN",
-	"iXJERWcftuDA22GIVb8teg5nkfe4D9wR32wKznILZMbz1J9o7oPiApnSR4LZczi9EVbvVExjkr1HX7y0",
-	"6pVyEozSvCic2leLavdLHeg2YR9Yu9IISn8pqdCdpx7bIMxhnrtw+lakVEsVXNcJ5vEctKzx0UuyBHIg",
-	"wEuQ82gQdWgDr/+vP8CZKmeEsLnuox+oqGhBIFYZ7Jn5GuJv29fVzpcaMaRuWcnwHXNRVRtD+5fn50Gm",
-	"yx6YzXmvnQEnqnuBQkz3HvyCw0tSg9uGUxHTcL+jharT/ttQ8SGsbjzKph+ZJ/ye9XM8bUwkCrbzgorb",
-	"S4t3QMaGr1Jz8QOkDxce1KfwkJYlX4Ncr6oSIpBQjuCaEbWhGXMqJyT1GtHew0EbkYKL5R480L7CtKFa",
-	"s9KM6Obmuvem7kQVwNW1iNo9CzvnyAZCKO0HRqhgSvM1SBCZVHq2YeWsEjFH1beuIcksyoiREU1bSIS4",
-	"/uYykB8rcSvkthlJmctqDmGl4Y3UQV8dGBbG9Ay31XxXMnYGAaJ5M5Y0mMiOruuVim/nd7gpRbCr7UcP",
-	"btRJy0K03OizZ9KauTHQPe3fg0eEof68ku5qUyGVLTrkhgnKEe7vjolcljPaJuTJAELim+ZnjNq1+0Qu",
-	"SIp8LyVctQjBZJGEpEZyQXoAuSmCE3YMbJfNlAPygunqPpkNn0Cnh445JOhhSF6Nj1pc1yiklzUMXKKS",
-	"Ck42i+bmUNQGbd39+gRDPG6wGR8GnuwF7GsXCYZurzY+2ZS8sia9W8Y2Ns8HNTygxDIU+En5qIcPZ0t5",
-	"Zkn/h5Ji+oZunRM0eHqmbvnmzBkszzYSEJ1wwj4mIyy49DBjxepSPYONrWgNkndgKpBSMramC0JdDCzk",
-	"6UwebkpqRMHBOxlDofb9bjOeR7KE/52V8mxOweBpHaFc5OxDQpal3MKNbWYHnA2IVy1LkLbJhip1aZHp",
-	"9ra29Tp6fL4U4uYAsHnh6zNhfwNCeo9AGOxyjPYAD54fycFitUZqMqNT7xezm829w8iNDvHjnSvkQf3l",
-	"Bt7//eoow8T/d8LI0RjdYqfNfveRIqlhzumeJoD28SZYuZPIMykgcTeuLhxUC5oCT8wbqmqJxqjTJYBg",
-	"+otL83XzQjUj6JCi0gcQgKKsvEPTreMfwLYEvoWA0ktzMgZ7XYYo3/eVziAc9kNLJvEHDGWssq4N6VEu",
-	"0DbQew0GJWYG1R7pO3aNkjW9GhxmzR0U8CFHhUBzLJQINkQsB6MQHsMnBtZOXbOC1oTgtBib8cwjZ9Jn",
-	"Mbbk+UbNmcQpW4bJ2hPaUP4OyrYOQ8klX59x4Qok5xaAvpXluJSsmTDtcs3aBWsi6S9hAs+RUup9dGGY",
-	"+0AHrmFplI2Gb44xriM3EoyOpH5QQltj1cJUKPLG7m4jRbgU7g1/DDaQx1CwJr3EOkMdbcJPq8e/8fyj",
-	"fS0JFhmgH+tc/D6WMjh/86Tcs2CzhFNfpzZ25pzVxar3XOh7zi/b0AelHDQI++Zvdxv2rajWIXj6cdEI",
-	"imUl061IrN9uHBwTRhf87//5v25GH1Gh+u0GXARmDoKHCbkZuWzExjt4roHdgLH5RtjLBHQoc+8Fg7f1",
-	"UB0rYCIrdxsLRFQanm14AeTy+qjPhsfDTn0y2pZcs1ei2HnJ9CCK5mKvLrAzLH35ZcOwdJjBnYCqGere",
-	"h5bcFf+72nBc77iKGuRJtvfUAfT6ej/1OEHqGiaHXSCNYidDvRz1O4Ogz/pCoI8NfP5do4y9HyasTH0/",
-	"P0ywVscEFvvXXgc7s5Nb1SVpjuM6YZFjXXMhW8kDfYO+F3s8sRogVrKs+Uk0NIurmaRVrP5cmAdqO+WK",
-	"yLmmXICgW8pqCUl3r64qvUKROICRnTO4pHcbnwE91IT9tsn2vHJZJoSS1vFGdb/FlNVCb9JJf1SoH7yH",
-	"eNpfsGFLf5gb9GaOuwagrrVHeFwVhci2/NiTvliTd3iw/gqNJuE39mGIwKAagaF4WY6SEcz8U+dGdzfi",
-	"KBndst1swUF1Q3ferHlCnd10VrKMYRVB+9Pc/xSNrvFfGeB+t2F4WtqQiUvDwwpGAeKPWQ4Tnt8nyR9D",
-	"Urmy8NFwYEEvLdmmoJkTEAsoEU6cMazYXQ4THu4nOrAtiA8PLhZ8PLhh1SEc6WC3hoCXOHN94JVdATfB",
-	"N0+PuXqQndMZGdUsDTzM7tCHPrmmOaojQZARGQ+HnpwcxJ7sGYRpNh09pMQ4NLyqXm1ZBpvnHsl0Q9AS",
-	"tyvpd1aTjNAnuIfHGsY+/S7wiYHE7QbZdd9w/TUtqMjY4TIbaJ8kc2xrS0Ydds9bk+bMmTQblonzNjO9",
-	"NtevDQh1Fkm5IAwu7bDgcczjTsahKw5b224V8mCgZXJJzi2cqZC22YoqjI105ZQHot250dnoiUjhJhyQ",
-	"EZXt5EFT1VWs/og+S6PkC5sm3+w1bdGVAj6uVWjD1UB9NqOC5KXcgN10S35lpUzInGW0UsxOEEQWuCLd",
-	"vv4BxAlxRXIp2CVcOv+Qc+VyNKDqCRhpK6F5QdayrINOaB1zMnDcxwPets7QPiRPe/lik9t9ZCC6aDgM",
-	"d2P9uw4KkjIckLsR5/THROXu3vDJ/fXIesaO1CTbkxYRWPyGD1fuPjFhx+33UyD9bA9RuaEFgWduNds8",
-	"jAZLQjEB1Fu7fiBy2Bo77qbjWrFiEZUFBvrkfzec7dPgs13I3QPg293ngt/nZHYTehobWyF2Br6hms6p",
-	"Ys8RXelQfCtAGmXxTX4itNRBqKoQXwncqVj3e08r7wUUyu0YO8W7XGZQEQ3wjYaK562FCzupB5Y05+3Q",
-	"Cnwjt6KQNO9egty2iBfkQusNO7PgdwUXt+AJxTBgp2q14FAtgpK9maGWNmTmng4iDFXNlJYbBT1Djuc9",
-	"YC0aYz40fa+lLK411R1VM7nSPLO3j615wjP6SBG3bkZEFAyzpDZSFgkpGc3rVG4MRDFSjuGAkfjTPJaI",
-	"8iIvwi8POBJczKrYPfS8/oir6I81XCrF+r+6ph9mhsJZVkgVE1Abn4c2XvLDEPGCwbSAfr2AxERMJbK+",
-	"EkBwBrtzX7hCJ32FhYU+kcadWbBshdcDL4kVcYj77MMTLDfMHGxPVEfOOYJWO3JqLmleD/eG0UfWjApz",
-	"GhG4Lu9f2EE0RDaOeS+x2we06LwYsI22lOvOK8CIXcHwMIKkLtmxormvnI+JuMGJe8ilASLzCqWA2Vp1",
-	"kQoQ5Gpj+L55xRUQHUYXzN2aFwWP4aJHY2BaMS9tJJPYhoqsr+cQCbKcxqJEBn+IZ76R294bf8Dl7IOd",
-	"4G520qXNxzRqO4S6HQtz+Glu7f+A7rk4YGOoUpoWESxGuwKQlw2rhbITeX79U1jnGKdGXQYrlqpfivRG",
-	"uBnGdtYjRgtaKjLGtxJ74BNivUsTD90FXu99+Mcafa4vJuK3vSix3/ZcWe+bYaG+nulvH48ICd3LUjsl",
-	"aw3wMu+lx3ZJkCEK6hC19humIYb6e0YLverWbF07IwQWeuUkHJvyYCWkKUkxyDI1ok+KTXcpykVoj4Nq",
-	"KBC8ajZ3mhsFLGe5bQPxwEKKM6aUNdrCC5gdznLEYJ/T7HYJKS0EMHZ8PBzlBSlZQXeYXJ5WokkCZK05",
-	"EU6WZM2t+qcsXdhLxM4CRMRXlYuc3/G88rReoN/XdJImJK07Mf+qQYFsCVsgulXCNgU87MHeRFy756Zz",
-	"XKZDHLLvY/sisnn50AX5PSQAGg5V+OXSUt4SLZfgnb7/9ZeMYN76aP8308gT3VUO/tUdKw2pWJj7kijG",
-	"6qLBlASNQ5+o3UmQGId7FlIo3M/vo/AYa6Y0XW8iGyeoaOKUhZNKp1QbkILtSxF1xpZHcbIJRh3cU2jq",
-	"RCD7yQKPuZFZCAgAU2jltjyZnk/PU2JlqPWauwjWwyqeXdSahr0pCOe9uXMTd46D0+B2VpQ38pJl2pax",
-	"7wh1A7CNAHrJZVX+/OrN3757+ern2dfvXrz85ts3o6QTAQmx4S5J2n7HMUVMgwg3Y+Tr/qfXL69+/LH5",
-	"0/W7H364evPi3799E92nm1KuN7qLuyldVijfurAyINtGlH3x9PxQ1ic87o0a88C1ZnV7T7nDeb2GxpE4",
-	"CTOY3vXsFGRXlehi9a6gPuaftCRZrkHdxXhoXK5h5TFDep6b3ntjQSyN0TFaKew7XrDhUZoxqfk7sIb+",
-	"UqRedlaIrGN+nPkbLnSwjku25Eozo8Je/9tLf9dOEBSK5h5XsFfw9vLN/tHK1N3eaUozdWdrctmGE6zw",
-	"tymk4dUgxppvXtoxofKGVkIuQPOMkt5AYoOO1S9x2O1W2mkk6c+JH+a6H/uU6fNGdd69pOnzo3zubqms",
-	"x/1zhX3CPHbkCHXuI5z8sZO0ix1J8UxM4Unqd80pASeD8o7Dw3I4OMyTfli3amiZw2NFQzr+EweLNmfv",
-	"nvqRX7BjlKHYOpwG7eTH8jAhRkcx6IAjY7qTZb7+0F3WVfFOR8625kGIAuwux4oJm1AKwmHJ4HukZHcc",
-	"qzw2YJaCoheCkTGAhO0PdHIvkg+xq7eeM61k4VNYHNGGfR8ieEpgVeA2qg0iWAHXXTdygUkDIc81QsVW",
-	"WBXEITPARftLxcpdCslfwNMdRX6Djc1NJm5ECnYKQYtZ1/08wW3g4FjwgjA/nRm9O6mLTbYoK/lypRVi",
-	"agqJe0ddxpbFjhSkhHqSU4TMIg7ayQMO9i5YRArYv/UdGZ/oqh6E9OVz3+OoKeCQ5mvQ85wlo5XDPokd",
-	"ypOh1U40d+551p3MhV7xCCrM5w8rbIk4046a1cBbQvdDV/jY93JL1lTs7PoooqosY8wIjWOwksK/lVpU",
-	"hVtC7mA1XT+Tfm/IsFTy8AYKMslbRZW6htJVYKmD8x5feGlgzKXffV1wdnbv4xN1/1IGNnixyS6S2lhw",
-	"TDm+yBJ0XG1U23zwxmm7uBEpAHyn5H//z//P3f0JERJXZMc0GWfqLuCahv1OLm9EiuoKF0t8l+LFycFW",
-	"s7T1pbfUQkXN6wBxaxiFwkayUsHdyheEil1igVANs4c6sqYzaweqexNufwNSvNUMamPrJSAq09wOzGky",
-	"9I5yROQZt28DWjLococgoY75Q++W7cGnulhkCmzVFwHaTS7JUcOc3ogf5B1TF8SuSELcCAwD8iT8P/8v",
-	"Cad+jH9PLhu/QqtwzsZu9vdn0zTd72j/e9rvI5u0DJFW0Ka2WNu1tz+7mIsGaCmMDra2/TxasC1BGOED",
-	"JYKQkuil6Pa9rXP2nSwjOSTffqAZeIQFbP3U7E8LNoF9I1bcpqiUR0YmG1oaMuwPKobYdLAoIJYJ840S",
-	"jMt1+uylrw24Zy4Lc4l7dVjIZolE9D2//gmPoZbEVg5zgGdPzs/JD183GNecC1ruYndSu5zfgUTreHU/",
-	"I486APranxrP2fKLES203thQLsrFM7F6nGGmGPKio1GQPh7gsO+AALfR2jUpu6Ba3Xok5N3b787+ZESN",
-	"gsGmh9KOZ2iNW1OMMra525MTlmwvb7o4bEUA3vaSR62Hr6le+Xs4D19A7TYBv5Xmd8wBUPja01JG4kdB",
-	"1g/T9qN6O2agu2L2ELI9Z0SXHDF0EpJCJnsuMwTassb50cXI/x4Ng9wwQTc83vGrDRNXr19EBknG11u6",
-	"XLKSvHsxuWffs3+orgooJd3uEeF6s29PzduxXsPncbkyl1m82zfsG5mRki1YCWW7zYhdt/BarD/8Xm8M",
-	"up1v139rFpLGbojt0G/XlBdvqbo9bOTCgt2gaR42cyEYB+qkg41cnoj/xBaucOLuZ98K1+oIC1ewCB1e",
-	"gWG6sYVIMRx2Icuo1bpXd+1HqbUeSjLfOQQsSBzN7Tw6+KsWzJUtHMDyCoISgP/cst1JFqNBMAvBqkYN",
-	"7icZ1Dsxt1ylHXebWDxfyAqF6VEBUQ2EMJ73TtB96yMMMrvvc4IH24X9hho4N/bFjvw99I5wMYcQE48G",
-	"1IRmPPti8Wf6JHs6/29cTB3+8dQ+T6M4PkcYOYItdcjOEYY4OFONvQf2PGT4e2pRkhTB7ZHmXJkJy1Nb",
-	"tQVseI1M/Tp1C2sxUuWqAUza1YSwX/vFeEyE2dhdh7456lMC693n2wudDNiNtbJ/gr0/IP0+Jv8B27O1",
-	"L4ftNPzuMdYwB7i1RRESGW+/fQgAhbA399Kh+H+j9Nupo2UJvB1mLFZ7YUVV50T2nvuuYKBjjsV/oN0e",
-	"s3xFN39ZytIGjUVievMIe/qBGlmGnTkjCzHNWtxRSD1bmF2K9c3FouCZNn8vZDnneY6otqYVNy8YEf0w",
-	"jGtouzfEqoeBKf32gy6pQ9wzW+6OFjzHGxFsT4qMfYSsDX1N6phZWzQMNisV9p+TaVCULRItV62pqCcv",
-	"eGi+CGV+tuA3LKVY9sdDHappGSyuigkx7cESI8eTMfgMuUBun9aNZjgjaLBv7RT9oQ8AYx/U5uGQdQHj",
-	"bbGwkHMIpAvMKKas/exh2eyg21f732/gYKmbUULOE3IzQmyw98MDMl9KlKquNdtEi9ar5YGo9limIOZw",
-	"9XADNHoXoCGaLtwcd+6NA6qg82cd1OgC5mFpYUpH+d27ly++qeMdoR3Ouqo2YPKlIic5m1fLJRb6K5R0",
-	"Fuj0v59ZbeXsxTepzUKbTI+GQ8AxdU7GdbVe03IXLfqKOyUUuKkilGxXsohkd0HrWScH+PnYM978Xt8A",
-	"4gUXr4jCxxEugwFQZliPFCmohpIuaIKv0VPNAnGsQRTUD4sXvUNGEbEeI0uNz2NT6AzAg/d48mS4zSFc",
-	"2FiwPuAE91IbhHgfZ/MAZGg4JWZR+sL6QmqSxkxG17yFOB3NZKyUtd02QYptHHqeXtT+qTCtCbijWHLB",
-	"piS1Uby2uhz+7FVzjkfXbAtYLzdFtjPzPhezTSmXRjJJL8iiKtG2Da1oySwGmXVXsHxKUmppmWFV2wtC",
-	"ycpcm8SapUP1t96hXEGiGuSxoj0H3GSN/muvCoiekFVnP+q8OWoaopBf2LwF6NJsSbVieeASLnZkrG75",
-	"ZsNyMi+pyFZMEYRyocq/MJl6J9AFxIEol2vgiyHb0l4OBdxVAazL/WlpOpmS1Cpf6QVRcqHP7D/RxWYk",
-	"d5T9ErICQQt/t+UVU6VpwYCGYIwNZ1g9n1gmGjpfSo0eb1a64tKhMIybaZSM7FbBvDM36ZCfYvuqXVDm",
-	"Dnc/AVWjZNRc96hE/R0vGPoNnttvHrBkNbxKTj9OoqHYfT4mDFKnZJwm6eR+jqZP5Ai6RKoWANJbP8Qz",
-	"ltrM8icokMPfT9FxB8UR416kYXFSWvq4CKElGRfSbJOMKkYKpjHiNOdLjiFEJJ2lCaGarKXS5Ksv9grd",
-	"eAPsluvVjaD47uSS5AwVRNjQjTADsMahoggVAUq/NtEwo7pqzf/4Oz37dfbe/Pf87M+z97+dJ189/fgv",
-	"Ucinbo/a2z0nrZ+SU/xl4ZVQ9xq7Ar4r5LYnyLu+R49HtWyj+Ft5zBf7+ub6ZWIVmDnLHc6HIeqboJQ5",
-	"XIUXJLV8wyw+mmxVajUpsyuoICnLl8z9OCVXrlaErZPOldXRbRwEhhZemotjXrC1izYws476S0R1CVJu",
-	"il0MLe9hykYctF6+lGIJqNm14scF+YGWt7ktD3S8Kd1WyT1UpQHL7rrLHarmHm+WVkybo3mE9m12w7V7",
-	"a19z+5qt6B2XVUncpy/bZ9imuQeh/WoQ0P0dV3zOC653fVKaofGnuvVeKHE4uUl4orrOZL39EcTyYY9l",
-	"cCLtdhZs667lJHZKyVix9sGc/Ac+Ye0F6l8RLyz3sMtBNbshWwslNtCV7NSb+XOuySPqCh219jysIeRF",
-	"NaRGrejG7I5NWLbeHfTDJdTr0qjdFoPGNH7bHe9KRSBDWiFXlq5WLciwe1rjYV15RTcbBs5Zw742TG6K",
-	"uDvE3CoHHGZWoMVyUo601kTWNmebzxXQ3F8PPR6lbKPYxr6Ih+0agLKkzCcJSTVfM1nplIz3VIGSCrKB",
-	"6DitiG03wQhapM1+OpDca7o9BHRQucCs9plvbasWmPZD4JjX/qxCu96dcjjkoFlRZDiEXaML9/mfuV69",
-	"qcSPPmn4j4RoVw8yVqVW3RPWrj2PR4QERKeyzws20Jt1XEW4CIfZlxhcSH0Pj3FihAupH1Yizqrr3a4+",
-	"ruuY2+Rgz3VApzjdaxVcR8OK/nZmZvv7y11WzTmEiF+8SGwMrW3i7zbtTT5GL+sPjDm6vt4J92CM6zVp",
-	"3Fvi47EDfQfJAPhAa7LJHx5H8CGr8/kAinryXNpyQqTIWNMCBilBvqCfuYUWXFhDH149UgAurlHgSMHo",
-	"HVPgwU38Tboya8MAeCGpXWVWkOGl/bwCHdKXufKGNSmYIgVbaNNuMiU/7h0w9PCW+vDZVdaIAl3Y9v7K",
-	"5wXzZtGH8DMftEvvVwv8vGCQtcDXYBuB4xgP5v5eHXyFNG/jiEOiVZ4NApXMGpWVsLFzfQDv/7yF/nkL",
-	"/fMW+uct9Ae6hcpKzEQHy3stVcNsEzhX1w4/KVAT3CjNeZnvfPYUQhGOn9S2PHOnTRIXlId0Yq4dBDRL",
-	"AqawwkUkGwVkR1b0jpEl3agp+bbuM4i4fXz3BJHZNb2tX8WKBawkKwpWhkqjPX5eyOxWoesNWih7pVrf",
-	"I6+/LReaCVhPxaDMLbL+5vikwJBf7C3BYidtGmxXOZlXmuQ8B/9BpZhRoqFGikVfBKwP+JdllhOEkqcb",
-	"QKqaku94ASzUlyNO7fzN6vX8L4YLpEkkSzdkQR3MtJkI+k855dPLKY2j2CW0vPCVKb+uitseM8Xgu+SO",
-	"m9HY8hkqVknY7OLtSsIuFFCRC94hY8G2BdR4pgUmTnr+whXUpJ2AgdfBpO7jW/eStxeL1GV6u0Kfex2q",
-	"ZgNIWtFST+E2Um4ICXlCLMOM3zr24aDpgdhTc6btxy9sXwXNbrE2LPruWWmmbFPNCyM4laSEcJJWaRWE",
-	"tcZnaXBrpggWyPPAMCMkwQBPvGo76m6cPumY0F3XRVWHLEdBszpuxlxlLjDbbo1TTEbW5tvasZFVitGc",
-	"HIw+bJ6vTot79z5wtXQgigNpvCQuZ4H5BOWCG1EJIi6M0HDcwqzphxfY2FkC3T97YnU82UOGfi8kGSy8",
-	"QP0JOzKYvDENnfHhzQrC99IAGtV8H6aEwlHlbk+5ohoVnU6oiQ3t3CfqSrqdpXZhREm8uMxgoAKzy/qt",
-	"66pbC6sR7jE9s+nOOiLMzlByQlYfHDWyYSX0/zAZfa/NSBzM8MPk8tWcGCftE5nvjzbaH64gdFdDcVLv",
-	"BTya/XDlPwSKLb07hgE9kJd7qEc7IWj/KFk+JT83xPh8J+iaZzNbkLWsn6DOZwuJqhS1DhC8IQY5o2XJ",
-	"mSLp/hcab6ZRPf//2ECQlr9pSGZR1BUWhgL7E2QUIMeEWmqtQ6oZUBojP1TNyHSIYGnKZXK2ex7mxlcz",
-	"5JqHSvNy5XIumzHW7mR54wUyfGUre27DiaoUm8SD9HptSXBoG2f5k9qQWqworLUHWapyG8ixgyb5M0Qd",
-	"+ZvQzpDVtvdDjwjd2MCWXjvuMBX7O4tka5GeXN5v7Np2JikUfeVGFnLJMyhsmbOSjG1gMaoFQdgy10FU",
-	"yCUxfJfcMrZplmGwMXmTy5gZBFqxfFbTh+YQlxbgQn44lgTAmyUhr9+9Tcjrq7fPv4eGr9+9Dfj6nimF",
-	"XBmO20DWwwEsS7pZIcSeJgqyH8deEUAgdwC6qa12CvY1WAItZh5tNDInINtlBZscrjPRscheshkAhxVc",
-	"oc2So47RgBWAr9eVhQcURme1wdaGK7APXLURDw9eu3tRWRExyYV0OUiSYFXgBoTlpyQtZJaSDQVgQGqt",
-	"74o4hLz6jh63U6jqZzejhAQpVU/Nvza0pGtmJCd8WpXFzeh9x+bbG88n2XuCAIoS6pONg+/lEIW5KMel",
-	"n7gEvAG7qRdXHQXbS/LE4hebSwKvMi6y0uZRergE3Jz9cu+DRUoeZdrbC6usBxyiu9eGPn/VxhSnQNQM",
-	"LozG2LqklgbXjZ2eLgH8OriXhlww1K6VBUWFTQ4LFaRUNCX0ktk0mpkUs8rHknohC4L9kyjfMRvMXP3I",
-	"+4IIUVKyM3C0QdYF5uG4LJf+pBAs38toWfA6F4SsJcBOyP1o1DARxxqt0ZjvqHBMXtnwvDC6tTTbWgL7",
-	"htjwGkqwfktjhCDa/lt4eIZ7wnMcR2Kzakw3XJNbtrHOC5u2MrHAZcHVaSRxpUtGXYnhNdho8WEgnnno",
-	"VME+aItI4h/PeP7BsDYsOFFXNW3lQRl6puStuTAw4lFZZujuwnARHS8Ksz7A0RFtvaJqP40usVMRiuOm",
-	"vznL5Jq5XKGWe4gXhS/rANZrKEBv1j/vyCHRxXC57e3bly2xzW703z7uldCvtFxTzTNUEOzerMdyGYpt",
-	"lrVbfx9qFCBNGD1+GkcpCwSz/tQ6O9EXJM1LutApGWNWG8u5ZjlGazr7dJ6SsUVFlKWRw5sW9fnOyJh+",
-	"lzy+e0J8paLJlPxoWb71pxmV1/Z56TZuSYXyNxYtCrk1e39eaUJrbb592KJbBGQuWOGA+in5xvQHh8n/",
-	"amkCiDGpV2Tu9hWrkQx5GYmY9jeqSyaDwRhO6D4dzwMr5LYG7bh6/SJuBbGXzJkFHK3rgKOsfJJNxJcT",
-	"39K6vuM9IitCPjHMwzTQV3+CqVX1AJ5WLj8D5Q87EcBjs4LR0leub5guhoROh4BH9wH7r52FjXkNewiE",
-	"iqHRTWarvaXL6D67IpouiRQusTOacDveIykhniLz5xL+A8i1+NeaaZpTTSeQV4CYRDZOAF1Tmi7VlHzj",
-	"uB9XkA96UszU77tRj4+GMRM+xi3ozEMwg9uV9D9wPRkUtP+Qx8ShyWBBbJeoazVyc1zMRUnM4tB2fakA",
-	"tgnTYt8POjXLrnyHJRlnVLEzxeAyuGOTfnyv2Pf9PnyYoB+fcwQoHYRqbcuwSrewl2RDS5/jghtfMKUQ",
-	"oswSFc+0+BsXaOGLjL7lti7onBUo5P5SUaMfpEfnah7gWgPePWQ6eFlv+EsS3ed1gop9cOolNJR97qtc",
-	"IUM1GzFYmR42ethr9SmzNOjyuByTgO8Pr/VYW7oDTv0p3EYwnCO9RpiRGLjjW5qrzAEiJH39LsgWwhyh",
-	"FMAHnMQINR4dNU72RJ0Gk+lBKuDK53E6RK9bxjaqrvrqTrpH9e7Uhv8ISZO/T86wEfo7/ESXoI+DeoNH",
-	"GgUxFZPDHsKFxLYYFnmKG6k/Ku2hLf2GXPfRBKyENHNn0G848Cw1AX2OMO4fQac18+9RWauTrY05SIB5",
-	"uETn/jzanzjb3j+F1hx9zrZkzgoplopoOcgP1B9bftesP3motz6TKNvOnNTTP6Vs6wB+4MUD3ldX7xpR",
-	"5FGq3xiWGVgR7lvvrDNosiYuHOGhtY6DSX0vt4TipBo2EBrx9kwi+2wccWlCnGlr5Pn7PrBb7fLyy7ji",
-	"eau0Wm+4HVez2pLUbz3dc9s6KxL0H4Zle2+hwzORwlK5CayjvAOkP3SqHTETjaqTflr8QqwvXbEoqcGZ",
-	"AZnGBQRhi6Z5tR082jORHw9slAFpvobM46Qv8+FBcUW/Qz4vjOaTpfLiXB0p2jWm60ESeO+T+fMgiTnH",
-	"mwaQsz5UfMMpoYQPc3d8jiD64++DHu3hlRX1QQGogwx46UA523fBJ7lnnYj6qe7ajtkJpbBYmbSdrzQO",
-	"0jJJNyW/o5qlF3ChwGrKMvFBvz7iF+KfNXqvMloUEB5fx7LLcjmj+ZoLNGfMaXYrFwueMaOvhWq7B7Nr",
-	"BLVvwZfTiG231v4svSC1llXs7Nu00ismNARfOILQL7hrfAaGDBUHuUaPBzqYLl3dr6R23ZihsUYa0i4o",
-	"R7hPoku/CmCCpLCuf+u8bw790hdVYaV1aTjXpEvjcZY4uywtm4fzSGSDDHN/YYKVVLPXJVN8KVj+riy+",
-	"k+U3cisKSfN4vZvZLdt1l9GkS0Zu2c6vG/qysO6XNZhRgAQxLS8eP07JuzcvAvB2OEl7VsAn50+fHSld",
-	"OkpjfOIvTL/j13BmOxWEOvbjeDXev4sMBeugVbxA3m/4M6ikYyszStssgc351+tXP06icZpgyorbFK/Q",
-	"qA/XRjPIZaX1ZmYzcQATED1qWQFukJpSZGFGQKuKnMzr+iXHWeaCaYvN/Pdv377+yfvvPD5P24LikL4H",
-	"yWDt70VEsCNBf48ftiU5OmRGC716vmLZbQ1hHikIBG53wOsWjKzgJZKZt2Impg60bATtpQpfRICshNi8",
-	"76pkCdmudobRYahBVJjIK5RBZmsV16mMforQjaYToqW8BdPUmhcFVyyTIm9B4MtqDpkEEflSeBgcHHKM",
-	"tZQVqwMGsNMNVarLl9+v18I3WqZ2X4o2IemaWzlMOds7q1jajzpkhRQ3khoGvjmr3btkSF0uuzU2pZwf",
-	"X5ELCWJd9VjtU9cHoqglJH2MPzx2DdpVolqPowk3/A4cJPGe3VMcVtCje9DRo/9qtAwWzXl3l/7xXp/+",
-	"SUen9Yf7NkRAXviSn6foTqjWVLyBjMErZa7lNRP6sOJKfbvhmmvQjdHa667+qKosHFwQ4x4pEoz4U2i3",
-	"4YQeod5Gl64rOifdYCUAI74qFL8CaFnAUG5iUvs0O5eiPk7rLO2UKKYn0zYYAYL9lWRJ7xjG1eTcyGNY",
-	"ursORHOmMXAJQ8ChuTyUq6AJgCd2fgjdbEp5RwsF3VGRsaLw2Ad1aRn/7TqGdTx3vhfQHEDrBZ2AK12i",
-	"WiHLJoBcmFkcGUnilOQmtIXzNpLnngpUSyyxEBQGwAwNkRoX5CAutP9ENN6n/1A9iMEDUp5nmFU8C6q3",
-	"/H6hDvWB+X2RP3phC9qHqAlY4I7kp0YsOMQo7pEaOtzRA4montFHS5U4pgTT9chFpUVD3zGnVCxkN/pE",
-	"r6vq5NTWo4xM0ZMTJsXuBxD4KKxgb9np7rkDDAvoxX+3tKD43yH8Ise17gUlqzLzIDNU2QiLS4upXheC",
-	"At4IRalRtbEYBJksSyxEzDXA49onuU0yTONSdavV8UqxIxhUffzapRPrLTZAXd0guJC4trG+ioxx2zWm",
-	"LCU0z1k+aSHv4PvlknmE0n582eZS7A95yHIf9jq6MwUn5iCYAFW3aFJzMxVACgQwAq2EEPy+ihvnGtfk",
-	"I+sbchUcbM5fYN6Tivlocptn4/dQaR3QJ0MYtAXLEyP3hNJllXVgU7wInvoQADcERcYuNmHf2DQsBAEP",
-	"4mw/ij6+rg4o125Oe4wDyF+7eblyRA7IHw1p6CnEebCTYwPuzME6deT2WLrI5sMDDLvqGeB+dVE3RDfq",
-	"caUqMBFDwabwLkgb1VryZijNUbNzEPLWhaS1xnRoRiNrfGjrJW0eM4BpHVYu967Mk3XMP6xmCY7oT6BG",
-	"RqbuNG3ycBlar5BF7MLuEVnyOyaIkmRBy/5j51Wee8Vj11+Z77ovO4iHbqqi7tID2bwSmhchlCSirAUI",
-	"6OzDxkz5SbWTT3Y4f6o48/al1juCUwLTMbf4gfQ0MbPqeodBGpZnR3LJ1IVfx9paQJUTcCH6EgVYlltp",
-	"r8HHoQamCKRerMqCuyENt1uKxVkXULt0TxYMUO4xeEYEG9AKO/jNpqzpHHrbOscGo32oIkI6q0UjYB5H",
-	"BtKkjcRcWE/BJ4n5d+xnNogp+FkQjOXKGVsC4FbVWB0/a4+UmZl2TwjMf5gZD1F3/Ozaa3sb0uCXPrEK",
-	"Txhl7veODPScYWzEbtKg3sK++tCxYp9cS4rRPyz+85CIerxkeX9rR1DBuk+OPF4ujCc+NDJDBq/Fc1tt",
-	"d4GYm7ZqlPXMU+1xQC/qqvWJ/dOVkMI6YnYerW5tM34baqrnbnanTQYtreU13ZYuKhqFA/GOVK3aIfuM",
-	"67Sb/vPibe4baT6/mB1Aewb3ddJrRGjJVi0hqb1noww9GYV/BxuhcRcPECkHuCZ84U0h5zLfdTonqCYF",
-	"oza21Kogdf1NWXoGnniTg92YFjAlZxnPWU52TLe8GO6JPYPu4+qRcwIMcCRcnmLtj1n4X0D5UM1cZWJZ",
-	"3LGrLJ4PcYWZ/4zQpRFatCRU0GKnWARlKVrJFrFMuQoKQat9ny7t6r7Y0p0yC4UkI1CE2ZmG6DSci3iT",
-	"6ARYMM2uOBTbJ9KUtlMHGzH7HZzAtmv1FNvNL2qR9TnVtJA9KVteZ93PwAZoQbkgGX6HMKFLzoaX0N0n",
-	"5QSkQQwdWjKi+K91/M390Qb9dzGWDOC2HwRz0HxYeDXaK9B28u6nO+O0H6EuH1iCWLHsUN/xCVVysWCx",
-	"I5ZRzZay3B23DfAV1DFzJjSnhWE0dzzvNP76x9ZcV7+JnCSkGqvgYV3/xqWOwryQgg3ev899P68tBUOQ",
-	"gIJxmUcdY6pbgWLZOZBLa8l+kGG83W3Yt4bzRI7fwSQ2j/cfUmhUVzJehwbjIzPSHE71ouRM5MWOYEa9",
-	"WzotITWCpObndFBCVVfyUsjCdo8U4flQjMBNUS25OCb5pDlLXLn9C5c1JfhBUlLbnAoIg9SEi2NCt95C",
-	"QW83GrO+C87KVpyj+qWY/VKxcpfGl8edrMPnjszZilv5JBjaJaHEHYyrDTcbC2M2MYXe8Y8U3AwwxDMu",
-	"IGNvOlDyddwiIDQZRUGn9g5dPzP0vCu6W+CphUwKl7OxkRo3uQW1AXLQxsnFTK/YzEyEIdjG0vlLHOUs",
-	"EINaTW0kcIesVQ/isF8tmJPOYxFwIWf1qBTrZZ9HGxSP5y4c3VPjNd0BIo3hgpek2hiu8OX5+XlQfHoS",
-	"zZY9lBHTkd2I14uzgGVSCLCVDGIVA5wxjxQmN/C6vmcDh++JGdvTxtAScl8kiM4Ew+b2aB+oejg9J6lH",
-	"uqwb9giZYctTJMz/xKJlOHX3lC/D5TpNzLwnZH7IAiBiDl8i43dvnx+Bo/kQvO+zMrrp6LNzrK4PB8QN",
-	"l5R6/S1rmqPGHjheyLjf3eK8LP0CzLAgr5bE0hHnVW+OR15+K4NbkeuVBFC2uuGwMsP3vSUGpDoOOFlN",
-	"NNtjjtbDJDPe5+6pIYoiGmyIUHQBlaMM2Ql4rrCwACVWtEb7mLkiDDOtX1NBfbGaF9wIMCQyu8PaS/Db",
-	"XurGb/uS/MAAgQCDae8qO2yt77GPv28Cnnhowt8+HgF2Yqj7mc3/hvluw30HcNdDFh6kwo3ffPec/OuX",
-	"T/51MiU/Q9z1mtkSYSXgeygmQuxrkt7qXXpBUudCYKhXvLm+Mt9TCUmz8i5NSPrBNthhA1YUhobsLKvK",
-	"O0jDi1kLiwgY1zVfCqqrkhFaLGXJ9WrdSo95c/30y68wG+Zb+HMav4vu9j/+rSWLAFmt774+6/xYZNeb",
-	"KWAfcBeRsVExvnpWlUWcYd7GuP7f2A5YMEgULCd0SblQeFWltzxPyYpRizVOiZa3LM6HbmMZtObjCI3X",
-	"mrsrO3PP4yMV8ZGuZV4VleodaKUOWGIVXzbMsIovo8rWh+6Fs/vpA8mkLHMuqGa9NO16P7cb/rkWJ74F",
-	"mORbF7lrNMti2clA8QRfMx0zygAv/JnNiVm6a6aDw+oRn/xJtjC+d6zkix1YrZTCLRI5Z6b94ECpgNN8",
-	"7CnpBN+NjdVoJ2+puq2BcLvl06ZHq8NuVwdENWGEE0B9VxrL/zWsdhar1p6u4cpNg+6fuV69pUsVhTPb",
-	"wxZrDiQ+MZiE1W0OfuNzL/VeLtr+yvpKvfFiu5tSwsYAPEybCtjyugLgLb9jg+SoztJ330cL39VeZTOm",
-	"6XG4kIaotI6/cEPJjPggFET+oglGhTH+qR9n0+FTIFSkfxrlO0b2UpquN5FNyNcB7pqcg6D4TvAPJJZl",
-	"yoX+6tmoV+/zftu648MV4l7KjGJxSbaJ6/VKsw3eF4VtawilQf1DQkkus8rlxyDyHKI/lLVsxkXOPkx7",
-	"hK9DKu6DSD0WFO5rme9iHBPkBFqcFVQsK6P527lLEKTc59fIEn8wo1syEUN8xWCuDuaDXyUQhNFjeT/s",
-	"irRfamzN/fXuuGrgaeJJje0PO1/XTESty0Yh3JZSM0LdoKYkNVOUOuAmMKFekpQqxZWmQvsnSyZYyTPr",
-	"QL6TPGOXJP1ZlregK70uqBCsTG/EtuS22OBmRc2R3BRUpGHbq/rjAEWAoXMsBye5U77q96GN+QA4uon1",
-	"dJuuck6XQiqm9nzW6pKk19WGlXdcyTIlpawMUXOmt8xyFBiIstD6G1lqZTu0YBuofLhlgiQbjGgG0kfJ",
-	"aH884Y92QkbJqEn2KBnVhEXZ0A824qL7zgzjiNqHYlNQLs5gr4YAiHJBtjE7iDVeOJC3w1vQ9xvdfFgt",
-	"xtyfr2lJ1yoOhfY2KF3g8zhrqIYgSCED+AchMfLJOmr2hYcOC6eF+9jYigFJXS4fHVsJSc0QUh8DgggY",
-	"lsentvZNGpDWECEOqWD7AVJ9ckNcWvhB5qx4IRYyts410zOtYBTbFcOQSa4wPCyPSAwiBy4bFiCLh6Jn",
-	"Uiz4sjLL416yUid8G6YJ+u4P4XZ3UVfGvXvsZh8++0gF/TYdbKwyYzozkt+zdJJ4w1CdmHQc3B30d8BA",
-	"hFMMl6SWUC+b26vECyGo/RbF2qZvNLdNpwWt1/cOGAo2EwDIuP9oS7bsXgv7sHMlers/JFu/gY/3nohg",
-	"OWpqw10Uzl/S3tKdJ+mA1A2pQXeUg/jbOlqxGIy+swOzARmN+Im0/4xgw8FqWs0bBs0mRpN1TU9Yc67t",
-	"Wer2HYWhj5FJOimNpvHNwZMR0n/II/VASToNIj9Fsk5zFo7wCEUnIhZy1IAdG2smqMBg3/sjAgzNLVEz",
-	"i+AfBnnEbJjf1bH17aLi5qbLGXyHOmQFEQBFhDFLW1ne9hSEPGjJb/S7paphzh/uIzsCrtBywIahP6Q1",
-	"tgNem92IxW47IAevisLBDdKSEad8wdxBQr2uLyBbRNQB69NBQOVQEzSOXvhPzO5PjdkNsH07C9xtg3U/",
-	"cAVecF9arYbuJuP0t48pKZli2tcjc6U7J58f2BuGAg8TXxmqWQrqYNGmTw//3X3gbOUD1RkZ5GoptPWh",
-	"ZV3fRCVQLpUzqNOIgMUYvYXjxYDkwfJWF20vNFvfq5g/DOX9EbMBPcZRjo9OXvSzNcSU+5YuX/n2dQGY",
-	"P1hZlyn5zuxymuep09+Ckoe+gI/jt4jXaTb6xL6JhXLgZcUKVOjtW1g18QPNNPB2rogbyeUeA8fP4LuB",
-	"zX2pwHgAIKCITus+MX2wcg5hkZrPVlSmLXf5ndJfEWtAAZfIYej2giw77BgWjHFTG7xBu/AVOBSabtvI",
-	"5EeyBdOH4woPdvL9R6P6lqw0lE20MJM65IP7ksPvwCqGZRS23wxTCpcdqYDL2eFi62YutMPPBEyZhNAC",
-	"SyDCbY5HFtNM13U+rCxyZvOeQFz2BbSci1mZI0yLSVCTLhVSzxayEnl6UujVw7NGtLnjFz14r5vexAgv",
-	"Coz4LaZxmC0cPvh1ebsH5gClzKtMD9epN/jCQ6nTwxRe1+lgfdsO65Cq3atEu04/hf7sB3SE6tweU8Tk",
-	"Oud4FhztD6Mvt3Si3gPHlOZr6CWTSs82rJxVIhZo+61rSDKotIF81rQF5+X1N6EruBK3Qm5FHCy3g6Ya",
-	"MHcomN/A/OdenWOYxm6X6eGV9WYE5H4QjF2O4So+vNHItzhO6S/lghcs3LunYO8lbamkAed+kg3ugGEr",
-	"MpJ4UKgDWgVfriugKpeY+OO9Og08fjspjZDTLiFE8byGKh67JZg0okyDcGHnELxjIpfljI6SkVrojXmy",
-	"pryY2S9BSXZoMTctfilmQSYKSL6CFrPW74AU79JQ/AfoLCs4E3qmWFYyHfUZ/lvFKmZEj47ayz54YU6z",
-	"22VprnswiBHAkyZj9gE8oAmZV8VtQx/FklBU3aqEsDMzxMQBVKgtYxs1SYhaAYL7fAccu2TgGFBT8lxW",
-	"4GItXQA9+BWwqjn5h5yDiRwKuiugMcAyMeSYWXflgluRg85Wvz/av5rPoqikJSkrTF/eUg4mECwNaUaO",
-	"8vJeyMZhI33OVUbLPAZaDf0GtdONxL6m5owUO4SGsRXLgQYu1IZ5Zf5IKlDMm/lJmNElm9k4lMi9tfSL",
-	"b+XD2tPxDzk3S2DfDe8DIfGhclPXD6Pee0uUTJe7A6sWzh4sGi8KMoeEjpK32PawmbKF1zv6w4rjsBmg",
-	"GkbJlytNhNwCTj0VO7eVT+jZsMW8Kjp3SrghUaX2bwBQwNFdtlPX/QmpZyGkKlyNcF/Hrpc3Di98aNha",
-	"C888IietWHaruhIhcn7H84oWCI6vyLgLEX8yWOXdr3wQS8YdVG4AwEGRMC3lrb+KPlPhAbR+9pce+Iyx",
-	"esBt0y7yGuF5RtnE5uFdCr8Yacg9/WOF5629MasupxCG7PUVVHjDqJLmBMYD2d66iJdHioBtuoAThK8c",
-	"Gavm33uAaDX/rfZa4a8PErFmIwJiMnwJYWoQeeE8/C4KlCliOMIFSVll8w18pAgXINCZnfAthIlQ2AlS",
-	"JCRdFnJOi/YbcO2s6c7HmILhgYodxNOEY2fVKBnhR6I79A1gfrkQsC4sljcWFpmaDjdSMRTFzCuXQfhT",
-	"ye64GSnXx+OsIPjYzH22tYCNZ9GBgOnjPtWDPfpZK5EqIUoGYzQ6p6oD0xANnW6jJYd+J7SX/cmI72PF",
-	"RP4CEI47HUCgIET0dJCqfdY7giQbORVrYcOk1BUnYKeuqaDLpoyAH285J5/1jRnf6h9Rl926Y0jA0vK8",
-	"hKwEiGMXWIpBIfoQWvHQxeG8q2ac09E9os7x6molvMAA0Gdv+o4nvagKEij6MACd/d0MZEVF7uRU9Jbw",
-	"wmo2l4RrhOkQUoOvpm5hK0LwO1bGL+72HWQpCy+hg2smizsEhFLDoaAsGzIarwdkd+zBL48HgMpPRn+y",
-	"WE6I7KRaTCl89EdHe7Lz/K7knWe9KnnMhOjq0r1788L75KgiYH8Hjw5APwM8m2rt5LpQnVXWH6OWPM3U",
-	"XboHUPDsT8e5vgy9fUPtYgK5LdI3q8oOXuBaACO4JJWCA+vzeev6iOacYtZbPG7SQgcetvsBt1FabjDo",
-	"x0hD4xfXr8ifvjp/kpDjUtpdh1x0a9jX+MDCYnoKPMzhF1+dn1vLg2DbYke4UhXDyTjSst2Y6sZ0REmN",
-	"rqiUB6zcLwTOC4Ahzc3qhJW8wihj5fNIqEeJaxQEI7SMmW42vE9Zu9pwF9l4MGDolQCMDs1ExtrB7gHV",
-	"cYikkPY+gr4JG2NhNK+sDdM8/Uudl9kVWZaMaXSEUE2ccGpDckIKpodM1d2l5ux0JAFIULOomPv5OOUP",
-	"jQuo/rkIAS9KY6qWmpK3tjq4uRJpo6bgJQRUR8wG9uqhukllbc3Yj+zpKnX/U7PM/dXrF+gwTblYyKlH",
-	"SYXHvN7YkxYLfjI9n563Jg1+G1qOr64k3My996pmc1v6PZbAsTmcHPamEk7zsLdSRwKGv/rtva+codTF",
-	"uKEWgkZnxFBREH/nASH5ohbXqdm2qsNhfxBFA3sdgHPRAaYTm4Tr61ffyDXlIhr1ivZrkkMLoqpsZS7f",
-	"1C7mNJPrlIyFtJVfEyIkSf9bmtSIonorSUHnrNhDP3r65ReNC/eLZLShWrPSdP0//n519u/07Nfzsz+/",
-	"H9d/n73/7Tz56snH4Onkv45vbqZHNJ/83/8SOwnX169eSnlbbbo5vYNOo3vzAnVbILyklNVyRRQXy4LB",
-	"72ex2Iy8Y8bx5odv2oOHyP9WMwCDWSGhEBBVcTatlJwxYaSF/JB0ToXTljx6GiSpKMs8DQ2XtgyNK6xh",
-	"B4tFZgF33fCh/bHum9YMUa6fzi3uCdESvmYGawSe0MieBsODRDvAuDuh5CsuQHO69unsODADg8ZbU1MP",
-	"EBXXpv9t79bXuuTzSrPZmm421iR/nEnBf4LYT4QzCfebpiKnZR60xJwuWvaWEK4n5CQXPsx/hz27cbhc",
-	"YpZDEK5BbvbOwvCEnpNC6WEZg0MeUmMDEDebbuMyOvLjEv+7Ny9R43VBPGZnM4xAWpRy3V44385ox5ZF",
-	"KPLff3g5MCnd0vJhXcxWVK0ihgL2gVx/f3X29MuvvDCExgffdZ0TbSQuVhSu3r0idENLbWn2NSAZQg7g",
-	"uAbRGSmhEPFHN5IMIEkSuZZjIdHlAlnG1st6pOJ130WxszqIf83IYkYHwZpc7Wr0CcHKnCARGYkJpTs8",
-	"H+qkWLFexlmHwNVjo+Tduxff2Lj/Ccom6W88/wjyWvqYbvhjpeRjnxL2GB4OgGw6AXmpPYJuGKYOZuui",
-	"EhBFMprVzrbk+uqHlxZfVO/8XEzJX8wV5+wGNs8lDQ+jReEJz0T64Nz4e2kppEqZdkb5c19UhjvbLMnS",
-	"5plcIGKJYcMpGK+gPoE5PjOXiltQ9w8cQCkL87utWW/ebDP1ZkbobzdoFrsZXZCbUVWKC8nzi/Ppn6dP",
-	"v3j2dPrkz0/Pz784P58+Mf8//eJm9DGdTMnPHlDMzsOwewTTjNjWHs0l01CFjqR0s4FSV+mgm6bz1vi2",
-	"eWMMZQMtZSWUaqfkGvld45a5xNgLKwllVJA5w4rqEjZXfcOLYjfY1VqL4MdkGEAM1C8Vs49tUPjhe2al",
-	"9UYRc9u0mMYjhfvTvZ7464disUKb9b8omTK/5pTjAGuOVvK2Re1PXxyd6RMew8NSYptifx8RrhUrFrG6",
-	"gIMSnWprqRULRoqui1H7SL8upZaZLNozaWuspuYlkFBVtdnI0oIdeiAn88n3w6RU1ccZDwfLmknrEETV",
-	"XmnuwzJpyMuHx752CcyHYmCPMPA1iXLf6Jmyd3Dt7E/Wc0SygNu9a9bqJBCbFHjL2MaGpHRk8d3z+viR",
-	"bfeFeTJWjJG9C9JFqjcTU+CNfh7bTE1xbac/2j/+vqabv+NefR/g07xvJK3wtdnuYPOm5uSNllyvqrnh",
-	"qo8l3fCzTOZsycRjT8rH4TkvB/UGc8H4CmVQUlUuWsrE78KTW9rGvnqBlvdD+sUlMd8Ch93ae7iP1TLM",
-	"Ntq7ARpM9NKlQao9cd8qF8fx+yP5+49OkNtj6gFhtH767s3LLja/z1j32cEvxTc2SqoPoRwhX4waYj8Y",
-	"zRB3ecGLCqohu3dgtsfpRiq9LJm6ePz4f//P/5VOXJqZLql9VdUGNqWKtcxZaossK6aTG+ErXXgIGhvL",
-	"i2V5uCbrSmmLuuESnVZSaXgM8aHU4gUB45qSb0VW7jYar/mSYcsbgXqLQ4VGWJ9gkp+d//mrvos0GQGq",
-	"0StR7OrD6+J243Yv+xTo708a3q+rL1VHiA9MgQPsevHa+9mdXct1jAXCTuh6Q5XayjLvAmtZckFcm0vC",
-	"YpNOWnPe3tZPnw2ZYcd594l4+/y13wEObtZMQM6XfM9xejP68tkXT29GqcV6/+rLL7/4EsEOAgvt+dmf",
-	"3//2JPny4790lbTvxofBOXEBDEdNd7tMq1l2O/Kg12BRgo33/jAbOIwR/x8OnT2Mle9BtS/ZkivNShDt",
-	"7RvD78p6Bk9IcGqCxccIuV9qU3MWjshvig0rYn0IKL7+t5ee6hr2h2vlTz/WtvQ3A+7pvqyoDqe951uY",
-	"1eipOBKC/kiuvM93qZoNuCC982R//EH29thDYYDrs8ETJ3GZ52i+Pz0GZN6NHxDmnYEP4BNsWB7PHXRK",
-	"Gu60tIW4/kcFpu9m0cI6wpuoMAlJb6rz8y8yx2nhX+y/4Y9mxvGHC/zBsGX84TH+4OYHf4zbHPtvsdPR",
-	"5fGc3BteHm+aTqO0r4wdHMvwyIb2fFrHimQAOEVyflo17GOu3AeEy7f3bedFHKRrxXlFPZk9bPgtO3g/",
-	"U81Etjuci+B6N5eoDUSEwlOQmbCXkND2u7gK1JhyMz02naczlCV9HvDEKssYy1k+BSCXrUUmbnbdMub6",
-	"66UVGIaNO44+iruzzhAQs2nsw5icbFPOIF2h7J2nfk9HV0RpWLAsuDrA6H397ctvn78lT9Jg1k4JEY3u",
-	"O4gw6ULSRTAdGxMC1UeJkNqcYgjYtVOWAfijLhldm6ujYEEYqdHkWkb5m9FPtOA5tTFN7Ea4oNKb0WRK",
-	"kCIHRGuzBKW2dyeqaQMzH66IWhltYNUMCO7CP0WKIc7HyiuxcKd4kNaaZisuWN2JCCOsNNu0lA+94uKW",
-	"i2WakDSjRcHFcqalBBfInZ8eBDlS9M78fXkjMPZGoQaMNQkxi8Z6RHB2jjD+RuH4YQGaiPwYh/QQmR1v",
-	"3768DoCuWiTYsm0ZyVnB3AJRV4i2hvGdkqswZRUyThNiQ8BsgCIa9Mmai0qzhCi50GfwWabIGEdEUvwh",
-	"Tyc2Q6kOZrJrhyFJK1BiKfgK6oAV+xHDciHiSWIBwbpBLfFbVpsQuPysw9vCcNkeH9lsdLyEnH+2JC10",
-	"H0PnlFw53DOLZ4sQa/UEmd3GrJ7fPi2+tvNCs7I/fBULvaNMGFQ9JmMsHq5pwcz01V2bE2vn1V4tIelh",
-	"lNxX58/+1NYcO3ZvoPEhvz2JfHtVnEbt0y///PT8WHJjNjmoJVCWsuyOxIOA9xoDR90iXru9F2FT+jF0",
-	"4P/POi9iqHy1BfZcyg5Oh5+Ic4qawFvuYbLr4BXEVW6wu7dY4xoGPax2aBTYJ0JGHXwofGCCnbH6Xj4+",
-	"IqFaLpkyh2TBPxxOzbNNQRCRJVnwD85hjFPUzLUbVpOqWck92v2vrJRnRlDxRflrlCB1G+ZMDxTgQqTT",
-	"T1AXK1YVw4rOzd36vuvAuDl5XlC+7rRid8aXvhLFzk0VWEUDHuACfGEYYxpE+UwGqbUFo6qVam/dql+d",
-	"t91caPPzlTzMm41c+xWjpZ4zqg071wxN3vZkga27gA80zG9ffNVgS1/GFhWSkAZMiw6A2FN4KQA7R9R/",
-	"jot/aa5PGGdqLQX0lin3AWsXkoJNySt7hWEDvGnh021rqw9hnU0vzt7/9iR5en4et7z6DaSGj4mbeRdO",
-	"LFM+ZCRS1dObBI9EBBwOnZiMEG7icHB+Zja7hyMoEwt0Yk69CpWQRwowpZ3CmjaTzeauYDBst/tWLbV0",
-	"9x7Ub7ur0FAR0Z7axQyGpfdFEjzMJ6sybsjTJc2YER2jgCjZLYEGIHeBYG1rSRiZFFKnvdxWg4WcKG//",
-	"zSyKXDhq2woC3phGH1hpvcEMONAHUGg0sj8Uaiho7eQZTNNeAYeBvPe6I93DKm1WXgkuJApn78Jykjwl",
-	"WpI6N2TcFh1wAJMEA68DaTOpZTejEmVUZKww/5ySFPPiMAyFaYxMke233fy5h/ZroZaDJDaAMfwnRk7s",
-	"hErYtvNoPmJnoaioa2JvqpIQ2xPuWRvBrulSHZTmDxkEXTdOhxkys43Q1k6TYe/mPyVw2tevGgZXFeE6",
-	"ccwoe9TsyCpRMKUaW6E3OO80vMmhzcSm0g8DlvjCfMqxBbv6CcTy1uiyTVwf4VwsLo4rHpvcj60Jp/Fh",
-	"RvEKvjVsGG416509tRabcvDxmLPM3L2eQT3QERiOGNpmtIhl2REJFDAGL8GC8D+Gn+qgTa8VGHknAYnA",
-	"hnLagQ8HzAmQXKPF74YpMP++r7z4ymKH8ZNOx/R9gChv2PAx+M/2OWkDgu7NSJDah4fenxvH/Bo7N2ny",
-	"+UNei04g3j0o20hxvTxPXSB/kDul6fKyhpJu2NGMdB+m1OeIIGVadl6OEVTcKCksTy8wNTogJCxDPnVE",
-	"mYa6cSAQVKKm1LS1SLkzQMpV5tvCxtJntAjftVC6ia8V6fAhQ1DcCyJk+JKD0kX3m6Fq//3mTLF6rnIo",
-	"EBqSZ1GPoK/4TMpbJjqLOXwtc4BuSl+/un5LHtNKrx7fPXkMlUCNyLQsqdBg3fkvzquSEsFYrlwoProe",
-	"/MPLxjs2RHqG33MvNn+dku8wcBTMoebdWh+pFAO7G18KWUbLUR2ERGmFNoEfcuy9Q9DXZEqey/UG8AdB",
-	"vePCK3itmO6BCCmHAqBe+8CHQxT1RzsBvwkmsQvMCZpgXdc6i1uhD0uSTArNRcWMeB187AgyokbLkgpP",
-	"Saf5hVY5l7MFL1gX7RlU1F2S8Q+vv0jIz1c/JeSHZ1cJefWXvyTku5dXzxNyZf7z6vW7ayOR/szmPzSt",
-	"MHMuaLmL2mFshabDkYsvrl+Rr77489mTuqLTigvdLiYm0sklyZlG4BPqXBO0KGwpWWuYb9sw6Nmv7397",
-	"GrNatIFF6rl63z/hnSgbDmWs0xIOfvGG1alehdry1HJwBsC/R3l/u5fAkFFPfSbz2j+2gf3pV2OM3hNZ",
-	"+umfdFPXr32zDx2BFtrPcKtEMFEbxrKVFYgzuRS8CajXZdU0XXWuJZhG38qvK17k3ZBvmRR3rFTo2kYQ",
-	"d7A5hFUzAZ0nrIJpvRwQTF1QrEMEhfrKdYy9DkjC9/5QLMV5khUdSOyTKJ8H430NL5g3Cyo6pwdHhQOt",
-	"ret7JHuDAuIVlXI9vb9ztC4vM9NyhpMf3uuR54Pdpjhdse3zjl/DbHVzgX8owwGg0XFZF7bAOL5KxlBb",
-	"hzw9f3p+9uTpxOVwo4/RGyaCspwUQDlsD4kvEQSlOSGvLIrZVvGTaH0DBWwN21pZTD+HD5LpMzMD+NEz",
-	"s1GJ0ruCXZC04hdQBiPFdFisVAW/TDBi3OUj3gjTdsvzJdMpGafmMEM5UPZB05JRcNWvWHY7lx/M30bo",
-	"NmqD+RuLq6T4RfMZzXXBUvTHt4bfWvxw5cKZie4DkPSbeUYdEmCY49PMwj8hs6c3t6Mutqb2iqIlLquj",
-	"btKV2XG47FZgGgNHSFkVDItWaVQJrOfpsFpYX9U3N9ejQaIPTruvBDBgxh3G/Alz3YI2aqV99GckHM5t",
-	"snlNny+X6cHLEjQqvN0HebpvqhaFpPqrZ59xrobWQWhzRZszBPcdVG+ry6TAHo7N3H/wFLkTTUBhfYYj",
-	"q0m5XdsoKtjvOOtgJlhhYQgnMbrkCWykzqM/YaxH83tD5BF83qf1n0BbKYtemRJm17TrWIFC0vxa0/JA",
-	"nK2LA+0Uk30m9sJFPFbwXWt3dZXTe+3lg6ALIe4wdz1wRTwyu7N7ewMhGT99RlayKlWgFOCLx4IcQt2J",
-	"7jgQGDjWw4RYInc5Y2fTzi8q/mtnBvevQdAkDBk64YLMd7o/KQbu/hk07VCDablkPnay/XkyfnL+7E9f",
-	"/utX5+eJL2b65Pyc/PD1pL9rHHbnfmksoU20gEJb+MvjTcnuONtaw5v90a1q2q971t0njc0bLmO4AOFc",
-	"NXZhVPBUdMnegNVgeNGqSmFil3nr81au6q0yZYl6kCJTyQgGOrPfHIwYEMxpd0JZe5EbPR2R5hXrLJrm",
-	"ZaNLcO3AK91Z1Yqu4/XO3wmuoSxPfllnENWhsFnJcki3kUJV6776HdH1HZQ5hkNwJhwzKgsStCjl2h4z",
-	"LVO37FBhFYrDtEXLg57qhngbucqNLIvyK/ooMO0LGaah1JviGvUQcGpTKPmhGkWrSqoZgYB18x++bnpx",
-	"GcfqR1SR+9TtGhh82QxD7Zh0QpeUC6WD2oIhY7D1gcjjuydQWUZV8zVXDpWTCrMsNSKwjdDD6JB/yPmM",
-	"56mN4jK9/0POJydZqgb6trHH+GS4AWDkXDAMP05w0MLYvTUzuvf7AzQfvmBaVz5eQLxd3EsyPBsvKgOc",
-	"ElRgd/+xzfvBb30tOLOjuLY7t0N6iSuuht21PvdpQMaOylfbd0nHHNfBvLZmzRefs1x+j9V13jLXWDkm",
-	"XuEVWhC4tny4WOcFc89VP646H+70WRa/02rRoSHVAPz9SSWoYApmXVfodbUG9629B3xVXzvERwoMIyd3",
-	"23drue6b7VJviHGjr/ky2GwwsZMqcn5CjaNh1REHbNigWmJjkjsG31r5vm3dLT01tvaGlZ632G3ewHBE",
-	"EdM04zLmoCnlOhplWdasBl4lYy6yolL8jk0I8C6wKfhcFuvQ0gREwwM1LvuvSCfT7gv85lFjxKAK4kFx",
-	"GxeoTYjy4Z6urUu5Hy4zhwwmEoB0yv3y2Q9/xP4p8vbSsg+fZ2mP4kWBdmTL6cYAA/bF/WBgTvIn4wpU",
-	"BUBoWSxYaTNNsQAwoDvmoIxsCEb9mA9NPjvX2xvwJ+SDBwqj2lvccAbYQe7IPCCb60PZa2r3rPyDafWI",
-	"hflQOv0x6H+tgrl9SnyI4TdIeWflD90FImz0fp2aYDq4IBQTFtzTcRrWr0lJCnAE9rd0ApWlMORPinbj",
-	"G+EK6FgfnPun4d4QRqIn6OuU/z9777rcRnKtC75KBmMiBPgUQYpie2wiHHHYkrot71ZLh6TcE8foYSVQ",
-	"CSLNQha6MkEK2+6IeZp5sHmSiVxr5a1QhYskila3fuztFliXzKzMdV/fp8SO/MJX4r1xk/o121ojMJX1",
-	"/G3JFdEXbb0Dyth3vPgcooENfrZtN7WSum276ZWSRnKDVEzEobPz+9ZJnH79mXbHpphOxI/8aZjJfXHe",
-	"WgldS7w3zkJ8cF38tnTEfYj5YI9ayE8UGzIQABayLYgkamzL1vJGIVJuL8Y5SuEzHS6lnIb+4Q/TyUmK",
-	"ZH8cnQT0JZR8PYrzvl/GZtdyeXtHqJLf37l2/Xcb4W0gTu9wLo7unjK+WOhDropDoqmm3GdG9EeogfgE",
-	"tD8+H8wbextRy/i35mnXFqurpRF66LedQzisBXZdesoAKn/tfwh5aUe5ujvA0XmNtyB9w/gkRhXs6Vna",
-	"PUQR1r9L6V1UbXWk9lcMTQPOD8ur+uaaF3Op8jOEpeQAfYKxXN0oRgF/CWofMWl5/vYVuxXIxd3AwkU6",
-	"xblQZsDyMZ/cVtOpnIj8jC1KbuzSH5biTtgvYo0JQFzCrv2IV2lIj0nHoTOyZ7EqV2Mpkjd9VQF8jnYj",
-	"VY48N0EtjkDFz/wLYLL3CoKk+JAYMSOPDnt+tobHBCQAWOQa8fxpaCT11C/QPgcWAC2bjovf/Hc4yA7C",
-	"cgFLEY6VOO5pEK117dGxXtdlNFTtmOv9DiB6zPzM9QZkCFsWWB6BYMpl/VbCZGzCFeDKIHT6AG2aOwHr",
-	"uYp+jnRJfsZyfwQCM8uw8SwCKtVYoY1fwq0XuDW1mDoIRbd2NAO7WO6ARS/uXKrYimojDeBmWfPy0JfW",
-	"ttqKezTfQtmseG8yBpiZz06Oj4+tnqn5xJA/EOXzn3m8jM1wubswOCbmarxy8R+211oGvsytdI4Opijq",
-	"ZG6UxX26fj0g+ZhOhaKq7MXSYKoo88YN6gHouLH2QTXpokcO2BOyiXn6j9EBAIGNDjI2Qo9jdPAzdn7+",
-	"Y3Qwrgr6E3TM2/88tv8CCLyDn/Od4zQ/VBPq7xGLthjNXN90wZJYxdmJStK+RV56LJLGdCEFgyBL+Ixr",
-	"U1XXZYU/2Q1k/9faLdcLXmvHab15B9mVxxnQla17R9Ryutq3P+cO7mph5tiMvavEfYS9OY0qcv5kD+nT",
-	"kz/FR5Sdh4s9wWgpNQZiJtV8XgUgX+s5K4GwjNWUTcU9VJRwxb6JYjbh6ZDZAswa+zEnlTLAVWGCPZUa",
-	"MXZLkzREvXJ6csJ6Obmo94LfXocGJW5YbrfowP+01s1ykvKb/qk12tXZWVMptBaptSZgNMGYY2rOZgPN",
-	"FhHXvm9JbSHxuCN5JtBGqW4zllur3Sr/3HH00MQPa6GF8cNJlQjFeux9O9ee46JEPU5tm9o5u1Y/d+gG",
-	"X28PWHqyFtYUjpDgoPyYivrWtzlInc0PfkIAIzuLomTQV1zfbo3P4Ci2LgA8qzVEhmy91jzxy4EdLY61",
-	"M1qXtgLghVCFUJO2guCDV4WOgX4IjsWeuHqpqORrT5qwYiPMD7ZITqWoEbd2A+xPv4On+0OqWr+rhcBC",
-	"fgSPl60EtHaMrR0GoUVhf0Y5mnh4ROsbuqGxEIBptWhCepTlHDUtAHpQOD/fEafU9YiEeW3aoFhk2gXr",
-	"2PhsjvDTo3DgxmSvjGNm1fwOKg0djzEyfII1rSFrTqV/ECe0v167jZ/7iCLmCOyTiH0xvB+qYazDYPdV",
-	"3uDVzxHM3eo4GDchM/WHI5XXEIOLXkZlkVB52oIUGbH1770rPOeGX63mMvZyxxibsRwOJ1gZxY3QCThp",
-	"A01iax8WvpCX4G9U9U5VpfDkjaCn8WKuvQZ78yu1A/w6JuM6rLnkuRiOQn7PRV1psTc22kYHwe2Caww5",
-	"JD5C42+t7tSdN/cd3fx6n29djUsxd8TsYJnfJWCmYXeEjTEELlXoLwS+FsQXlHC64O6ddRmCBgrDZQlR",
-	"r44V61BrKEHcnmvskSw+HD+3NS1pMVnW0qygFY0qAFWl/kt0NDLaP67m1VJDeAV4fPLvX1prdyHR4rVX",
-	"HN6KVd4nPikQPim4bxSmIGkDqwU8X0AI77CZzw74Qt6KqC+YL6Qd3K/ZwVjwWtTnS6Tlxn99547Q3366",
-	"slKZHPSDlga5n65CRMnbha2t9RmlUehhdqhIGnxwRq8Nw7Na4ODXXwH3ZVo5IFs+AXeBpuTJUOZcgilt",
-	"Bf+v2SbDy4Wm2IyXU2squGecudNOoitCRoNQUQFns1jWAKsVIkfZSIFGi34h5FOBdxp+ozME2WVYxJw5",
-	"HGPf2clL1CpZMwoGEdNspFx8JItg2O1wqMrex8vgFiihawTrIH5nqprfIM++HozUSL20VjCiMJTSqp6l",
-	"KqgmHigic7aoxVS+J0Qt+EPKVt/Lj/CHoz/kCEzF6qoyrIebOe+PlMPY7ti6vdztkrwPg/rDH86TKwd/",
-	"+AO7FKpguf29qml1zti3sGUYgsrDDiNEeQo3gwkEW1JqRrWffG2/jpTUeonqvXXXppuW9fLy/hrYewbs",
-	"qntayEBHB5ffCj1SZu3Yk6GY49nMGZ5ZWgXMZdnZv0TwXfDjiRue5S5JBpmtPPQXkOX0RLN3P7x6ATYD",
-	"/QRR9R4UIYBNwWlM+f91SK744asXbhD9AXM/BtHvIKIcRT34o/lfr67eNqJB+WCkzlktdLWsJxiMVIgY",
-	"l9T5uMmcHp96gs5S3iIwMQQnIKIDtkopJ4JyeHT8rV1SS2GsgrX6T5qEkL/l0J+/fRXxyTsa+l+zg2oh",
-	"FF/Ig7ODZ4PjwTPELJiBFD+y/+9GtIQpLoCUAu01sPvtTr9LSfNpO2SeQZ8OlDsU8JrArh3x2GMqHi5M",
-	"jhzuOkiH2H29WI5LOSH6IFFYizSWEVbGVg5P5lVxcHbwvTAXVYUlD7h5YJonx8cNtHC+WJS0q4/+qdFQ",
-	"Cn3JG5OxVRXKJECGN8GH6YwEr2WAcptwQdsf78d7RChmkdo9OPvHz5G51fYKB/9z9o8DzOEd/GyfgAq3",
-	"mEt1lAjfzs/+AwaD4mujwi1sxeVYCMIN41CGPmCAuhmnSSCOPuFlaZU2y5HGFYGq02djyTRssCRiBPUL",
-	"vSZ8S3+YBOHxgYTEA5ARPmpuj1bL/ji3S2Hn+CZZjdRp7IjlhkuO3m6qXIiu+wHqOuyFDfxHIRY7LYTU",
-	"FHIHuBwAFHJc4PY5ENANVhAl7MI+3hPqs32YgKiKa9yztmYf43zlKlnvHqRD+umsugaa5BL9aNdYDX5+",
-	"wGMcb4Ck8qnlSMe1T435/ZodnB4/3X6o3ylO+l0UeNOz7Td9V9VjWRQCyhZOT0623xE01XcIWfmBgseL",
-	"mh+AZbJxWJykSX//GZhtWjthAq5YmsncIjd+DBzLwDqZgSfeAezkWh5rOYe6JL2sgSEAEHRn0gimF3wC",
-	"PQzWZFFOqzkl/We0MgCcJp9UalrKickH7B3m9X1FIrzmnrvaP29WtQtaYB4/Aks37xBHuDrxfjxA701o",
-	"48I4n2TLr7/IJSl+TR1GarRunL2nD3L2Np07l+BISXs/45E7/vP2O57TVnm8M4rftXm6NpzTDYYB7Net",
-	"RmGzpn2wfohrwQtA62zYxEVcs4FqhGoXhgS7XFdlZIMfPwPGi+QpgdEZXgVhShGf5dOOo/a9MGvn7DPo",
-	"l217/PH29+n2O36szHcARfho+/t7YfbY3PvacvGHelW85WYGOXpK7zf6PCCEGDlFhMlN5tG05DcON2kv",
-	"1J1tivB8P5VFLDuJrWwqLFhhM0KPBxwdMZ0KrFjL355fPf/rFj0WDL58yDS9RQKk7BoAxDoWUEzHYs88",
-	"rRoWzk24CjU0NzyqpFmqWtxVtyIqpAEPGK4aRNj33OQu0BxKp4gLa7osHbtOu2hYx1d6IC3cDeS0kxZ+",
-	"HAlFpXxfkKT6MlT3hUCXOhwsK1LCMfqESv0Ig6iHWHS4JQAAGjYpUlwXa5m1zYQ2DCpH28ICawINciB7",
-	"GQWsty221u+0G9YOup3bc5jV97gID+z3P6T/Gs1jH/c1+ahfbY12f3eX3R+dxLEEEr9PaHu0etHnRaFD",
-	"S90att8Tzca85MB8B8xc1J82q3AS2Awwhz/ez1ZbbI6uQwW3c4/C2nkqB+x7Km6uofdvzu3kzxjHCj9C",
-	"hZaaTaq6Rpjd8SoCpyUQkppRYszlWPFAVzVC2Y9XxBYIZsiAPafVsRMZizDvivE0OJiosbUgsr2NHvWg",
-	"rnh0hh/JE09GsNkE8HAQsKpfRce6mwJbuvuAtkqMrVo7bFssBv0U4oWbyWxdvryIjPd9I3XfYbkkN2xe",
-	"ATIaekUhEamzFLu8URlPNNzUQ6OKZotCUjvPeqfHTxFvVVVjKqdtuhuxQzH0cPzQHwZYaRlKSaINbZBC",
-	"lmIKTs1UKqlnA+aXBmmVGQH2d8oU74a496LUROl4cnzsOExxLbGmivoIIkvQmUDJk3unx3/OnMsHt1yH",
-	"W66re3UdX55DptM/kQKW77bEK7silWGH/CdGUboF/Fc/5WNl24sH8Uh8o/UWTwTFQtshd6gJ3MxigAks",
-	"2n4gl6Q7TnkVus4pRAGBiKj0CVZiYzagmZx8Rx3jD52g3HKha8n7X5DI2/GGV9CsfLffTS/tp6M7HtKB",
-	"WoM82OI5EejBV7Ony2Pyp7RbQuCBf2A/yWcbqd1ZbRQbWAAH8kK3NGKEntyEeV0a1mtv4HGIKFo44BNq",
-	"q+gTlxgYJdjphf2rcT9u7oYLZo3UniZnXXDxoqAlB1OzRYDZH62QGq6LMtceu+7BFeBYgaFg703f2zs9",
-	"ftZHBnJq5SFDCMyytpXeFqwebvDMum5O10xRhHvAfgLrJop5Y8A7BgegFtHklTjn+MMDmyT2Z+yUr32H",
-	"/a0P5yjGkNGf2UNM4U26c7TYdAZfyRHsu85c1qvqtJe2/9Um+3jBe14UTsZtdDad0E3NsV1sLxQvO5lV",
-	"kYDRQjTMtjZRM0wlC9y03uz+JPYJIdfL6xp7I+bkzaxJUOByigfUFkFGdIcV5uN8jb6dVn/A3nTYd7n9",
-	"ieBjYzEDJp+r8Rx6GjUsT8PxY3kXSc21SreW+q4O0/B3bQ5uKFCLXASpGx7zUovpsgT64WjL9buK09Yh",
-	"MoKk3NJ88zs3WB/P/vS4WuuG5i424qPagG8Ublqsem6xCBH/z6p71otqx4kUDVGlval0ctJvMRbR7qFT",
-	"Arn1FnsR5OkGo1GqjpDU1hTdTnblxvqf3729+dXG/GpjPl5pISMInx1syt0rCNcgnELh4EbTEQ2wWH5Y",
-	"oUVkOV0iBI/kLr06DfOxu5TQH8kHVPhbC3MAw+drUKqtZLBr0+5rPYPtujV95pmbqDZQZ6joqnqtPHBH",
-	"YieIJzuXAbNDYxExUjcODtZobTk646Vxz8IUfFXTE7FZLz5VMHxSzWsWBb3NnbwBew4Fudo9PTxU1jAM",
-	"txhRgst6cVqUd0K3pbWgrm91rUU5zfsfWtTYqM0PEmrvWkYkdnZ6h0YATb9BCXkwyki533ONgJAeg6xv",
-	"xREsBy0SiAgk/YLdI94b1+kYg9bRTxohedBaI3uIujwxtbqxwvEB7Yh1erPPXNG4k8CkSsb/fMH5ZVgI",
-	"70gO7GshfFRhQ1Mit/p4ST0DASPT8R2LSTUXOjUYM1cxTHTqApixFx6XzZ9oV14FV0O/OdOmWkDKzyX7",
-	"I9SrNvg/jy+lmHWgzEys4M9WclK1c8Z0FYSQq38iRF9tqhrl0hwy/Fjr5S9wboc2fLWuKCIJ/MntrKRS",
-	"YlUta2gU7/LK1gX9brUWOMktNRbbahj+E8y35qS+SqRPW6uwVSrdCGWOYrSKnSqjwdR5gicmuTmtiWa9",
-	"8YrlARM3z/DI21+l9VBZzICOpDj2XI3U0jcdoulQSm3A5gPg+JxRURQKrIQ2HouwrIlKdgtGp7Fe0iOt",
-	"LPgNIQ+0VEgnq/G5W6Oh0CxZU4/5JTWAl3TFbQO6zX9GvDZZx71qtOMbP0IiPF44dtLYQu74wXHbEJYF",
-	"lhsH+ZVsa8rYU9efxwPxKBiIWzZSI3XVgJ+JSFn9IxwENOshtiyFWcGDWCLjffLCJ5r97aerzLV7YSih",
-	"HqkmkDLdRBofw55Sszup5dh6P5R6R4BMePKAAd58TpsXhgGAgVlA2ZsvtRkpnEY8CxRBSSQ28Aj6sGsT",
-	"jodhfao0ba8ml3SkKLqceQghsincxylqPjVEyVdIvSg5okMQQBJy4KN39E7BvwKwdD7EdNtIRQhq+b9G",
-	"DrtkdHDGnkZItGfsHz/bfwJMEf7zV+LbrymcBDMq4Pufr28ejdtKKraYcS1Yvii5svYeAv94r00vwREj",
-	"eDdneMyQZr4UXBvEN+X61vplI4Vh/ol9pjTRa/LxUpYFdOLRF0B94CCY/f6d2J2gTS34nHlJ3CaY4WTE",
-	"EuWhYsHRKzD4l/hybdh48SmFv+ghKSYIbMC2IthPsGnzf/0Ke40jAhqUugwOPnPVOzcinuo2Oy2Z5T33",
-	"gf2vobc1BYBMZTxZshYVsMEC8xFkLNVu8+zs79SG3pDTDdPB+gRl6TwcOn/g1lFLSrmiuk0HuRg/YKSs",
-	"sBSFA8M01XIys3bYOasFUMYSU7Q2sizpIFOd+QRoaEqI79XatB1qnMfaqU52/Wk7wt7ahqSy9o/ZkF/E",
-	"9sI1276/sh0QDDZtHfuNmxaISx1QzjikDFpgvdqgqTZ/6YexPPeRbL/5zYNpga07Zz+PJ17tV8WmFMGl",
-	"rwcAM8SRQ27eht9WZkaw0b4/hZdldS+KM7JksLQFTA6IJY1UIw4Oof0JMmld4y2IzZtF/HWm5gCmUykn",
-	"J/sUAcInA0qvfRM+oGeqkarFnaSUt/01CtPDlJY18vrBdLGrHxS/qg6rBQpPlJxJb8xPM1nCCbd/Rzkr",
-	"9UgF6TolO7zh+Lp1TTMQvdPjP/fbpC9GLuOv99be/hkMK3zzIwXJ9xEOLlj+WELiC0mSh/xZsiMXtJ32",
-	"NX2O7MY/wu2+f2y8TRy1O9tCFSERH8gCAXqPspaV6tsjv5uhhSPWAUf8icbjO1JcQ0efqA8BnFPc2VGz",
-	"Xm7fdQT/OsS7PUzqS7gkAgi1/0ZfTLEc/nWWs1IqAWxmuSzonzAUO+C84IbTj2f2of+mh/yb2b+wf4/U",
-	"vw8PD+H/7B9zTA7k7N+Ms/z5jDt2nQiHFKo4XW0+ZznSFVlBYQUiCFAiMr2phdZDxCYyVS2KPsO31ILr",
-	"Skl1s/FFkNxj+YW7GF+BT3BMODvcT3+I725iZe/wlHVo+Zz1eCcaupupI4rc9gLFciQ1dOvo9g8jlgMR",
-	"qpwnxj09qKtrU12Tjto+lyt/21X1rb0peimqj7GYWO1Jas+9DgBq4QVqDZ72b5dvfmQIlz0kmFqrtKZI",
-	"HEK4dDPhHP0ZLzBWIAp6eFEp+BD2ouhhEBSJz9m1LEYHZ2x0gLDAy6UsEBUYmXtg/HiB1cajA3uMRwcw",
-	"kdHBr/mQcQRMt+8BmkA6EC5uhv+EOI74ZclLTaQryMlCEsAJCmnYhNe1tO4UlkTbI0hhNH9RMWAv+WTm",
-	"TuNIwRmdVSXJHo+tD/N2ILGsUow7mGd7BzpptIA0C5BfWASOC9jDpaZvNVI+sBN/jz4F4R2ArajZpKw0",
-	"RcudpEfzfw5jgRH38jOo0DjkpbwTed8V7WGoY6SefsO0mFQwJLBfwi4G+hMSa5cgC7wjauXbeUrWCt4k",
-	"XEQ5BC0AtxoilXmG0gcIG/PA4AoFrJNZZbebRjoGvDsIC/i2EIABMV6CoCoFj8Jn7DyyMYPkso90Ax5S",
-	"RQfZlnpW3euRokpMdxFadtPKWqkDkt+4FG6SFHnzIjdMGr4ZAuQjjrP14BcLwaFwFTGd3VNKqY1D1Z4E",
-	"PQTHAJa2YfM60H1fzhqHA7HFoHIcFalt6e3rkerxDtmDhwdnrftAKtfgwwgMGOtMF+E0edKLkWrgLcdj",
-	"eoLJkCHbwISRUDB4pHL4EGi4E1lGLombFtkPrmvkm6VOB/oXMSPksDlalxHXYRi9hfbuSKHEZERkW+d9",
-	"PIO14DRMkpVRHz7NGUOxyJC4gGM6le+FHkD2eCLKHHLvtOddst5PuqoZGNmAYXDuOY5d2MbucZwK7eCG",
-	"xxKlralwm6vVSOGXdlW7MaC5uyyS9hgV/sMfWM9hpsSfMWNShTBo5kMMKLFcCNq7PiOFvo9M7a8+ndh6",
-	"zksUpIin7u3WAXteVtr7ZZVS6E5SlEoHKTn0p3ik/OsFMi+u6JAO2DltIqxbgsIGbsQh0dGzRbO+snd6",
-	"Qpn//EKYenV4biV1Phyp/Ic3b97+9Obiv67Pv3/549X125cX169f/fju6mWesT8eI8QLGOd9qrgGB34q",
-	"b5YgSKtClKzXfMrrNy9e/oC7DLfiSNlDjvIB9ilpDmkypGu0ItievzsoJdBBNDlbVRsrcvL7Wlr/Nu+T",
-	"mEdRZX81QoEiHClhFR6ODBEydEBP4dph27S0s/eIBhQIgw7tvXl/6F105FYTMH5zaIVhNZ2iyYvWEm5X",
-	"2pAXInxmKwut/pTAEUfaUmr8r7OchBY2eXH27t2rFy6Ej7tRFmjvxlr93Hr/cLi8bfUD1+YQDPcIa5/1",
-	"7u1p44rBXy4RNJ/0j0YdTjK/dkPWfXc6SRDSi8/gWzn7G3k9EezboQHCvkpGGp9Fu2Gd/aNTTQwywR4v",
-	"Wgm7MUBG4WoNIzMuWUXkPYACGKnZyfEp+7Fiz9FRd30gRpSljqc/Ujh/SEpC7ZCfulQ3IKmcsGguaoyx",
-	"1JonshNNsjgz4N9tOJHrvr70/IGRZRiZCrWYCHkHdUlg1Kx9s05ylmQGXfjkT4+PO9LzDxCLmXGDC/VR",
-	"MZg15zUdwTotQOr+DpmIDGPWsItTcxgC/PZxYytCxtWdaOMOa43hJJ442hYu4Thtdcq1EBHUlhVL0UOh",
-	"aw4/MKzKcz6ZiUO73+uq7CZoUtXhxF6ZD9oQ38MEfs3aUx7n0QGxh73hUj3R7jjCJIaBM9UVh81BKwM3",
-	"SPGbjGCdnuzwpquqes2V4ybVH5/rE9Y698I2BIHWY0AfEgdzsnknkpKmPN8lup6xqix2KNeyJnKR95EQ",
-	"tdn7fOXDPt5miAfRTPM3fSvgNoHycPByRspu3QHLF+C1UU0BN+wpWuNgYoHyBhbmp8fHrEffkJ0c94eu",
-	"OXvBCZZDRGUSCRnZLvVfr90X+JKRMkM4aK8yLO+j/9azYh7BJd62D58mS48/Zrgg3N0arb5YUtYWbV3r",
-	"FCvwbucLs1YKdD+DZpOlWSyNPTuVmog41ZU49671tVqakbKnEouJiToMOj5EKTS69Pbl1xgOW8jJbRTs",
-	"PmO5dUC+++HNT9ffvnv1w4uXF7k/mv3gvlY1VmAhtZrOotve/nD+44/2NutOQKmVdVo8Z2J86eW716/P",
-	"L179b3u1swxwMEg366IB1rv3EV+YSk604lRlRvG6hLw3Ze0lTiYwH0pfA+uEOy3yZLZUtyESZH0dUNAr",
-	"dm81Mfo11nN8zsuSAkT1UrGyUjeOVjpE5J5oGoOVsPaT9Z6eHPv42lLZzzFSkRvo6976zhj/5viUmVld",
-	"LW+w0iqnL5HTTKIydHoJ9AZPuSzRXrDeG9X3jZSzur85PmH5coGi/Hqp+B2XQMOYu5l9sC/cj53HCRWt",
-	"tPi6rc5km+OI7rLf8OlTIFziHEnW5Ueu6YeLpXoBBxUCAA+UKo3e8Eg50mQEm1Ok6Tl4hGrdRzH87F6H",
-	"5gzYMCi7d7DxIG4aFrBL1l/RZWOq8eLLQlYROHAv5lbmTC+ABxGMLF+5YCqI6TgaQ/sAx2iMMSyoFaWO",
-	"PIZ14nh6X799lrGfzv+esden5xl78/33Gfvuh/PnGTu3/+/N23eXoDN+EuPXVDsGdyO4qEEwY88fP5Wl",
-	"AFFFAQFX+bngtd029s+UcHlvhNJOIdENGOjnms0keIyA2wAhGXqnDwc8/QZCMvC8ktftQjUSA8tFWfGC",
-	"gZRivZNv2OtvSbCyTXLVvgkQGUYKLUn7wswKTsx5cJ+j5enaPtEAesHNshZxF+pYsEJYOUyIrJzlJVc3",
-	"S7B+UUrxya01YukGuw1ulPThWXZ6cgIf81u8Tp/Zt79ZCHX+6hD4ogwUX+dHsAvSPahzax8vKqniMmDM",
-	"CslkJeDDVUqMVBRsvLo4//Hy+cWrt1ev3vx4/e7ih3wI9keTSbJbbbTrqJECJeUgMe5djc2awPaLUbPe",
-	"oprcCqMXM6neu+CmZu8u2Ut1U0pNEcmMTafzhbjBVYeQMkb6Gt+r74JX/hXaPwgp4cDmWlTWPYk+WS5U",
-	"PmCvDCBgFi4ODcQGyk6LF/4xkHP9QY5r+ffqPZuUcqHZCzGWXDE9s/+AScTTgrAggAxrw44Hp99Y26h1",
-	"+MOR0rOqNpDE49Zq0MvJzJ6k0cFNZS+653XBjFAM7dPRgb0UjEaH5EQF8orYVe2r3XdLAySxffCU5aoy",
-	"19LKprlQ0Ba8wQ7Z2WzYsO+SkPmzOGQ+ZB22RptuD1L33B6Ujcp9viyNtCLsyC73oeP43027XsUn8JE0",
-	"fGMMm3V8EBkfod+fPvtkg0/KDzoNE9B5IJal3kklwNbDGT795lEG6/UoNquBG76LOq5q1MZfniEVDh2t",
-	"Adktm0yphTy8FattjYqBVXsrTUuClVesAfORhL0VDmhd1g0imIBRQB7ToeuIsiNIu4XtA10fIkFD2IsG",
-	"7IJYnnyvNKCwW3lMdkmOrxHX1CGNxSY1IGUQprxvmMRogDUq4F05ICNcIz9x3s4Mcw6c8Z+/4/G81BXC",
-	"UNfRCnRSp6ZrkITT/U4EUIzs8xKq4vLtE2BzO/SLbHF0g48PqjuYOzGhOsr1ZuxquixLBPLIIG515qph",
-	"MF4843pGYeNgQdfC1FLcWRnOjbUFsbBCz6r7tv3fH7BvvY0A6sAOpKVPMu2Q1MJgpRGfGB31sLnQOkCa",
-	"SNXdn+gg00hIXJOQyBFwxQTmb6WNNRTTlsNms2WPOzQE6xfG0HJSGXGDpzt3zZawVI5gjhLWDpYvAw8s",
-	"rtTz3Zsclsb6mwD31xi5W5aMhVVSy7K0hjss+ybJClAM1AzaOz1+Fjlb1sFCGL4YvQ8EIw5Fi3KauWn8",
-	"7aerlMZ/Xb7hvsMj+kBRG3x4S8/g5+vrS4ewHU/uVqxi3ZWevt8+cmbgjaV90y7LmnbH1vY8VOSxkDtj",
-	"OekrIGmEyinjK9LsCYOoZgKN4rlkXPwZTrnU7FZQxB8YXqB9BEQgLwIIFQLJ2Tc2zIzh9jNJ920xeuJY",
-	"DIrxiPsKVqCBXxIp9y3QJacDdg6XRaPBI79+sHGto4O9S/OgX3AY0W8+v4VrtHWf79Ax6HS2yyQh0ZMV",
-	"Fn7nUfXE7ltuBwMb1cGmvebM5vUj0daH2LVdPrUxuE0Ge3X1e2g73Lr79vM6cIU9CJYX0kszO+KqUva5",
-	"O9VN2ItX82qpYWuhtUTFaVooXxmb84W8FStf1UdWon2fUIZ2ibfRernDRLbGZiRz9Azo+8craMt2L4KW",
-	"nZgfKIPE4GEp78jW1XwK9TtiPkbk33Fd3Qdk+GoMLYOLhQZzmVgbVcXg1AHsIDfcMZJhh1C5YkLxMfik",
-	"8kYdSpXhYfZMZfa6UqpbVotCzBd4FK+CmarZYjku5YSKOEQBr5zYq5WRvNQD9iqE6L85Po6zjnbdr2/F",
-	"6lpV5jpEYQhE0A49+TBpNLqKozjtZ1xV6qEPOb5ia2wnngec9W8+4SB2Cy81lxL6QzuWk/U2fyAEFv4Q",
-	"gSAmy1qa1cHZP35OYkDNEcYSYmlmsQ1mD1Ut7ME8RNTJ7izaSwdoDrZupcShkXOBGxoYMT30OZWge6hL",
-	"wetSAuqUuvU1TNBSbFYL4cF072cVJHuwDpfC7w30y5UwATTT4WT22Y3wMD9rYOtcxczg7lLnqx06qE6Y",
-	"Rw8bYRwaX96HBhf7BHvupTZAFgpqcSbKhZu0HXlZEZS71o7eMFLTkGLciI7XX1flcFMTWr2/C62qRy4i",
-	"uFfAmQcUL49HD2DlycpEXrp9xZwrfiPilJHrOMgakOddMMj9yAdPbAw7MhiX1OyXpVgG8HU7/ZvaqlfE",
-	"diG69ZzNBVeurYCqxLlmM66KUhSIRga6xrhHE4iFvBPQYQBNY7woashIcmUNGmwIgl0DX99lgio1AZJZ",
-	"9kdfJDJkuqoURAcINNVnC9sSIm2GtT1kr/zmfCCvOXrNYzWEp0PY7jXD0tuvRTvBbnqNjTe/TTicxyyt",
-	"RRndJii7lURkgOxI805XrxXLptDRhPDVg6JYWfRDRR26LFpMamE0eitza6lZSYMte8mTPO+imYk5sja7",
-	"ETjkUpcyjRCc9S8lJBrHXAtqQ6NgeAH1T3cSW830L+W1u6490+l44N0iPQ7GYXPdrTlJs+gK/ru/J1H/",
-	"TWf7Ld1wvpAv1XL+0IiHfkr7UtI7e/mLBDtMdpI7k/GvmwAPAceXRw9hPU4niaE5waql0bIQzrnqB/yT",
-	"9iA7dErjE6TC/pJ8pCKTAuFg/Buv8fv5Bm+3y7AVJLCXRlM6ctfoHErO51LDo0MlxOnJSToSzYSa1Csw",
-	"EgHXRRvWO395efj989ceKTFN3oGbaM0pd3qHgL2nsVAyivIDy5Z1/Marhkx7go3NF6hNKUcRGXqZdWwX",
-	"19BbTVjuIXcwGKkf+ZwaHJdK/rJE6L424pne6fGfsWu9WOL5Ea2yJzC/4wAfjtOFXvCoEflIym4Fogon",
-	"IALYY7041oZ76TMzu3xZRC2TeGe1C6MWOyGc5y0WA0YqvYRIBBdZ6e7LTasaG2aEMvYeUbOGOkKei6go",
-	"8m+Xb34cKdw80QcnGZZ6RQAVgIVZIF2qseFSRaYDV+zN+dLMEDQYZBEYHTJQRWA79TrtIJowUWxLFLGn",
-	"BVVs0mw3Ld76Vf0sWte9bpv2vYqE/Efo3E+pOsN49tq2uyJFJvsUdE3YXAkU5Hl8IUbSISkFmohFygGc",
-	"cd+gSYW3MWAARZGkssrFakkcIzOAIYSYkJv0Uow1fD+r3LFCczoMcgOuZKpjdkKVTGXwJ8CU/ApK34St",
-	"3C6fd0hERR9qk8+WsXXt2Y5MuWGvHD+uNfB7AaXcZV/s2XHn794MS3khFFq5ybZCDBI+ETrePBgpxcYG",
-	"YK2CmBzms4ekp6nBTEPDg38I1PJjYx4JXsjcpF6J0wJPdJuDgkrcGx8JzmNDlo7ULsKUbZelhBL5+ez1",
-	"xwWH3P2EemzIyHN9dFv9N86xtKdxL40+GvOSq4nYKRVM92D6FOjENqmW+I5JpfRyjnaS705celCAe0Ry",
-	"nXOp9G629Xq+5YlmNJcWftsF17qFOtdU+LwOBnB63hACKmlixpVbrHOGx4mRLlUqzbe07PvK7G8lsFO8",
-	"iV5L5NcPHbjzY9528N1X+K3r5Su/v92UMW/WxbM/xk8XnUEXhd4hCu+RXqwfobcYdZD0qsUEfBYviNGl",
-	"aPVIX9DTHynU3TY564WvFqIr0u2WDnrtk3C3UMs5iD19Z3//pTz4eR0JZ6dxSCLexvR010jwrztH3N1S",
-	"fydLgeiwDxx0j1+4T9g9XYwvMvKeTiE6ioXf77tQwCePYT3ODLT42TXihvc3l7SP1EgdouHr92vO8om+",
-	"I1BZhwBxFtBX/At9ZQT8Dnh12P80lcAcMV5Rny4UibLnl38fKQbDHCT2sdV1UI0AI7+2O5eiZdQgAFZ6",
-	"D8jhW4erfynzM8bZnRT3JOXEe6kRyR1WQyrGWS1upDaiFgW7/F8/MPeU9cH0uB1omoprcVpTsRZ3dQec",
-	"tc639jENwNJZI8mio8s/PTkJ9RBDT+/MA75aGBQVqvmPIzWANRernHFj31OBrYAfpMHmCEX5sBceKGHg",
-	"TvlDQS5EQuRREwbxQLaSJybn9oth5fnCEgrJKnfI2KbBc/SvYny9c2i28R2R17gEJwBgarEg1IMil0Jn",
-	"TM4XFQBo19U9of4S9iudzwH7zh50rAfIwzvsOfQSDQ4lZVfd2Ne5fhS9jYB4ANk9YfjpjsEmx3aXCOz6",
-	"nv4igrCPG1PdZYvuEFRN136TCT5kiwp2KDCQA2QopAdgm7R6hd0b4fjxZefvJMS62zbZzz9ya/5inGCa",
-	"NQXh0aQql3O1G5IhXsswKEvb0I3xifYY1fYdGUgxNFfrQtRnYIqg9emnBQ/Asv2RctuaHuIELFpfqayM",
-	"R+MHgi+DBlNWyjuRgFsEYyobqcvLi+8Ob5a8Lojy3q+/CxNCTT5UCCsM1Kz8ePr7YRa6z/CclvkhTxl9",
-	"WnrVdn4tuOz3AyIY7ZfHPXJFda+sKbD1zHG2qMWhljdKFL483mE3bTiAbq+in/f88u94A9dkg8C2v5oJ",
-	"4Ly4DQ0ijZ4ZaqhxXLEABm8P47M/Hvty5tbjw/1IEGRq/RRlmKVOj3W/LU2tqmv7kPZ6yUh/vaBFfVeX",
-	"n+OQuddtV2d4HXy+rwxVXfovWiT0gx/1gFrTfevhrKKQ1TZFiOcVoCfb1CAP3WygxZ7okVrU0q7RIfRe",
-	"wp29qmaL2UrLCWRBC6KbJgD+fpue3KjcRsppMns8nbfiiNyPt2m0C7tIXzD6rjvJdh67hibtKv0OupJ5",
-	"Qf029/8B2hJV1v50c43nd0Vb37moWdCTvXdX3x3+KWPLhQOyfv0t+wt7enz6p2/+T6v7xisjdB971dKz",
-	"TIoW4MYBsFiaAfsRm+lHSuoQHlgJc2bVOwQ2JVFV5DjZI/o9R+Bv/PFaFsSn5Jz+xk2OsCofjNQ5vt+j",
-	"KYr3C6hAQCCRk1M2q5a1Zr2c/nDNTd6Payg84NVkJia3omCAWw/WNdjZHJlJRgqjIjELeSlV0ux1enLS",
-	"H7IFr4HmZcYXC0BEMn72YU6+2ywSphSJHotJZd2O3Medc7ZURpZYP4HThF5UXAVoJ6PZIfMPyD0U1la8",
-	"ijtZLUMgB2hkNPMTnAuugEjFylACKUtL6Z4+G66ZMOsWzEgB7J7dJQiky3TFiiqNLyF9n/uujrU5X9TV",
-	"RABzb95Jve62Oe7jh8PGS9/zXVXPP3cEFt8Mk95mdfkYFZ6C31jY9XMD9rVB9aFUHDxm6Qmc+CC294wA",
-	"HzWk5oMpmFdzhCLlDZHMddNsVOI+cpDW+lhjuHNg9Dnx9ekjFZJDyknMWHxQXDC0zDSXwwlTmaSXoKNu",
-	"pHI3qmuCxZpxzW7q6h567yolMpaTzQvOmlVV0U9JFsybmNfWvAgY8TgNuwSY27TGLHKv0TA806W2cvp+",
-	"tvIwPWuyPGNyyrhaZSTUaSB9R/lXV/fUdjTjd6DL5lytXOEgj+NSQzYuuboFpYbZM30rFwuCaU4SfBgW",
-	"C6Eob0JBQ6DT+1KZakhQCssSyhmruTTwJ0JqrgFcwgE1R98WuxzL6h5qDLXIkKinXgIR32TGaz4x0BkO",
-	"JUJwUEthjEOjKOQN5i6g8hGyuPm1/VLmOgeE/GldRQxK99WyJEJQh+gFT6B8JM6ylHeuYkE0i5LsBkFJ",
-	"g+jDFIEZKU5MdLjGduvD2vU4rbY1IxD5LMd7rpFXVCGpaJ5B8nWBpZL2Yr2cTuV7e/31iZ3Q9bOc/X//",
-	"z/9L/JNIhAk9HdBkAfDb5zQBWFSDTGC4boHrs4UJDYmQIjWfkGJV9Uih0VHEdltcmwU4Ak4GEASTN1ow",
-	"LkLjIHtg3RjIom624z+35mbpgXtYBx+uRL6TpcAXuNfulaM9eZQ8Ay2uNRI8RAQgHi6VbpG9XxO3H62x",
-	"UREGPfiRipu8hwfT2295rUXiFzYBMVF6IU0j8jR9g06GD6bYv8yF4RgIcgEYR+VihQVuw5jYZcCgw56g",
-	"vgls+IyqeYJIOVszKFz1Wiji8Vj/7gonI/roEVHROz6FrLyRYuCrCcLNiHU1KG9Q8Fr+t4h0tzRehJWr",
-	"IYwUgrZn8fJpF4TCYTr0jV7sZg+tW4UKCK3N/tBjMc35CoGfHEivHepY3EilYDWnjONNDvqfzAP3AZAz",
-	"K3DSQO0vOAmOLPWSMvXjysysIHYA60nr8E/IvSgQD70G0MCmBieuBT6v1A3LM6uRhnlmFQ6WBuX/zq13",
-	"OJ9znOtSFWIiC1H0I/R6xDLJ3fAH4ZVDLCsGpYVazVStYYB8xvU1btPc1Xshjmq9FGSFACRvpI3RXnF6",
-	"9ykYcvjfJ7nzXys1YBfOtNGLUrpAwMV3z9np0z8ds1+Wld3Vw4SAIeDC4g6LFzb0WgJ/gFoCSkPK39ym",
-	"6d6iGPjcbjC9dnc/+BPWRF/+nd6+vZUSLvucEcuvvmnYk3s4p9WkO+EABJ3oWFze8xs7zXevMCQ9rWoU",
-	"VlIZUU+hnamXwyOrhVB8IQd2zUlyH909TX8GKg1Ri4BFRJ3SppbWsF56u38seA3YegAp2YI0Rx1Q/EZ4",
-	"u9/OICLShuplhoXQrBfNhDjF8mVd6gGlPX7kc/EXsvn5XJDZD84TovsR/hJIMG8vu0XAuGWlhSJaeWvc",
-	"p4hNtcBEqBXzCP1HOpGg1tAmxIYLHLm3IDAUCur9RgFKhmwvraE5vpMHuzG2zsy8TI/HTjyq0VL+9er1",
-	"D/ARPjUS3Cu7tATxdf72lbcxmq0GeqWNmB/8nB28P+RqdYgl6ygS481+xLUWRh/9yx6OX3fZ+lgZH0dM",
-	"0B9bQJgdzJt4U9nPc2HdH9qIUKe3slbITAiTMTmpVMbK6qbS6M6uQJcBimMRUMRoN4yl4nbzVsSQZF95",
-	"X9W3oYvVro8SDrdtGFAgEWNtMgMVO3fJTb5qP0UdGW59bpdrG1nyd46yKa1YzjUuy+FSHo6XqijF4J86",
-	"910FC25moamAhFWqzTYxIy+4sVM/ODv4v/9xfvi/+eF/Hx/+eXB9+PP/+D8OOniTd9eL/I7jBDcfi+xA",
-	"zvmNOFqom/RCTGMcnB3gB2wZkLtV3938j/fbjl+G53Si9Qcc06ie7T85DdghAF6sHTrGaU82z74/6GLO",
-	"ZXkIwDg7NBoRwCDi6GzE++qRIMKQlubjUhT9lE2kvdvopX3DFYznUdqN1qcoNYKAdLT4ADmmTLk0/J5e",
-	"LuEvH3nE9jPJ3ALu088Tz/qL7OaJJxDt93h770SsET3HOsbUhiHV2B5091dnp7TFHnu5OUSj6Okf2Uy8",
-	"p4AuWkf/k1jpPIGSe3BRzblUiXVDlPmaAC4x3hvuuHx99RaqGoVq0s25GPpI0Xgd+z4jyEw3/pgNtJfD",
-	"WlH2IGN5ybW5xt/c/UBy6vi6PdzmSPEb7ngxPNgrkSYfvnqRvKZSE+y9oT7/nI6Pw/XPPGm1YuK9mCwR",
-	"LmUKBuJIActsz65Dab+YQZ0MpCZ3osa8gigBzstfgkVxFSS8levK9I1ZiExbc6X5xCOgjZR/N3ykxdIj",
-	"/9D0z1g+ras5BOYr+//1cvxPMYGVswrI/q+1Fe3/uuVDVvCcngAJmJGiZbcbjlIy8J+QrsD4SM6N4ZMZ",
-	"+CM5pRNyMMrQjiCpAd1YGdPyv0XGlrX8NSfHYKRybaraDvroKGfvLl6xXi10Vd6JUJ8QISXitUd0Sd4f",
-	"xEOixjC7aBxOic/W20/zJCw6fo31JiqKIliDzH/7/hmlZPQt5PShMh7RXuM1z+A3u+Eq5T4ffJsBeyFc",
-	"H5Ss1Flza1F3m5+DtSLBJUO6YyRQcOi4kQSwJtpIgWuy4LLGrjadUQjJA80tFaJIEI3MyfGxJ6FBhEKO",
-	"wUMHpcx6J8dPKUEDG9qu6Ughhc7GvnnWOz0+jaleOlu+vBZ4oHyCf/4jYU1E7+/WcOddHzWc/Cl2XxT4",
-	"J9zXlPCBry2KYeNzg3r8lDUTO03lKrW+vpyGtUcmp4nWrNMsaLGFj/5FAnm3LrTkPUhg6nSsNtXCpa+A",
-	"GxwMCIKd7iHjlkPHrsU/KSgNlAB3oh6pWvgmURdDsS+hSIjXq55938o21/XV2VmWSoddWsuae+9rY9m2",
-	"xrLd9t6+Po7/cklBZuvOPSLwgV26hqgchZq342/tjDoK9ntfQUdWJcIpokIuXYkhr6FGojVc4mdx6fAR",
-	"Hl5ReDyFbbL1SQB1+B10tm36+g+8a63uPfSG9k7xB3+x873sM3STzEAL0Qg1MDyVRfyEwPcJblTBesBB",
-	"AGvxF5JvOVtRwZFrJLMec99xEXo+zaW6xgPyF2v45GikSyPmbGLPAcGg5eG6DhrR78rq/mVYkceJgDQW",
-	"meIfrMfL0tn1uv8pwyFbx1EvKX9MoCvOu4g2AdnyMrL7h4yXVhLJuOT3eOPA6cHJ6OdSyflyfnD21I8c",
-	"oDxFvcvQHwQnxm8RL9S2jsOB1lnTo/ZklVKDq8KV6RoZ3XcNd7R/1YIbpIf5kE/rxjUW0woqznYfEt7y",
-	"QWPacj5e4bm+WKof4bQ+bJdLcuj3itr5ZSRVdbxdD3zLC++yfXlhPjjpIhaQXkGFHzch5nfElkQzbgGV",
-	"KvZtw1TxkMXtCjvoai916AcMOdwKsUhklzRMWCHljSWYjtQehQvcgQF7UfMpIlyG8BYqOsiMVmbGxm5M",
-	"gmqOwwhlOFRRoTHyreS+4kaoG2m3kpzcWuXElosOVh7jC5qhI0JVht1z6fgFVuTyAFj/jC9gX+YQlclZ",
-	"IRZCFdoxZOFyojeNkRwX7MBoe0jUTaq5XTJR3Ajoj4N1ghX3YwDvHKE5KaoZGQBA1ytEo6QTH4N9HPS5",
-	"CzGVSmLRKKf+WYy0QCFzUkQabGH6Ww+26QthrDkMAUUsfx4U+FM+bAK++SkinKGdowNBDC86QfeP2D3D",
-	"10TsQ5qlCz3f495K3jGrnBUUNhn8AFXC0tilIO45+FsHoVM0pGcZG4sJX+rEBNOGr2KEIooAJghX7Q0x",
-	"icR7qIrX+B2PCkuUjGRrkMef45jIwO4IPMEf45ScfN66n7Qmm3t+Q4jNi6lhPTovk6oQkADIpYIq8YkU",
-	"ylzTtbmDgf1apEvsTnCOeUMZdunCDm9rK/r9ZTU1h0UU4fIbE0pWrehH3XKGiL2NFkDvQGGNLSSBFwvB",
-	"a433W58L4FyjBzsAO6ymd4oT6esXCwH9OPeiLPGNxCBGBeEK0eb0bSyhcDQs92BLeWY34XRZ+0Aa5Zuy",
-	"0IXAuNbyRrnuAockJe5JTblRIg2k62T0Ew/vQmiHxr1irkV5JzRYB477CtfO0VKrCghMRQ3ge3Z4WAPl",
-	"X9Ynf7ZBEl00fdyYFppBkm7ArtIlyujlQmfMbh+qbY2GjM3Fa48G4e87McdLsz70+1oaIxCsjtIdHkPb",
-	"TSsxrjLSbtrrMDSMsHobfFAgFXr7jnJVYBTBTqa2W39/B58/0OZjgM7zKSZUih0B03WFtVPQNLbJvkZM",
-	"t0Jx7SbQdgDj8tcDuMLa3g0ihnI6xCLjbGUnuwZJxAbO/LIs2VKVQuvu6E9ryLO5g/YL7DyiQ+q0/E/S",
-	"zKL3b7Fefh8IDLtv2f0+d/IB1mi62zT5kVWR+/fZtL9oA+HcomELeMASp4+kaWCxVgR1yDj7ZzV2jsvR",
-	"3dNQC/xg+jx13b2Kdj2rWPqANqjDskVLg3Q3CQRgfiIDVgu7fEZ4mwSvGfrWVyPKklpM7yt2K8EBnjL7",
-	"zmUtGF/w2vSB2xsbXyn4jHoX1emA2ZVekHpv2Ed2HC09iTgnayaMhVB+dFiZoL07ibUOaBVIYw0q8MeH",
-	"rTo+6aD8FOp7VxVtR7+rgrZLtUU9Hz+2K+fCrbhrvjYqfgofqFp8EhfoyAqNQ2cE7waxSNBRIW0G6R5X",
-	"DZUcWahVo1QUhg77GQJDYW+3Lztx7JQYnkruYJNS8JpOm/MVaoE+dLU0ZNQrDx5tV5HjC4ywb7H/64N5",
-	"CEsFELRaHGqhtIQamV7+be7C8DnP15JcM6lNVa9chgu79HGAcTUUlT5lrCoLn4BjPRc3raZgobnOQqn8",
-	"f8K4+kQNYmeMUVOhPdK5tb76nre3gbVg3bEFIIl4BIFSBFaQsHZCr30laVzEDGsEW0KNGcP6LGjNaw2X",
-	"VTU2JnO2qIEt3YUtN4YmfSWS50pPRrnN82pPI4Z8t9DbOhIgIRN9HWRXsBuql26QzpSfr6w76GhCOPnm",
-	"m+xgLpVvStghTwQtnNDYQFuN9kD3jmMNdFK6YUGGQdfoG9s7mYMXUdCA6Uc9rqpScPUJCrmlEXO9i9IJ",
-	"X/T87SsrPWkovK75qksBJUv2e0ERJRvQ7X2nEEDMP4BR3mUrX9CJKqRelHyVnOoQWFGx9URhdExkgzSE",
-	"30AghQJlzMNXtTPp+gP20lcbAHBXQUA24dsPO/QWlfBKLE9IlE7mymLhuWgp4405esEgohE8ze416HFG",
-	"9TOthQAAD2rwc8TKQYRR8gnaq6FTPCeLHzuZyai1/yBTPWM5YbrkWPmGrWB6Vt0rK5CX2uOnVCzwujVe",
-	"C0QLuulVrKlPvB8h1SBqRuC0IVkUq54yJsOHYL0Tpk3dNmCXVpTxEtZUp4WoMCikhaCSPtwOsnZbgdS3",
-	"L7By7oxLoEWgls4nCSWCa4oXGiqBegPT+yYfsNdQe+2GRR/JLqqDub+v6ltR67NtRnwWs5ECTFDEudVm",
-	"1cN6Oi251MYnr/xnOntcxXy+2T1qpuzcR1xXz+dF0dDOD5H8St7ygGmvz6m/8OPfi9qftGz9iH11rT5B",
-	"ZAssrN0VaeJe3Ulxv0spH1y3vYovcpXsRRkChIxXocEkrvPr0999pp4WAqmJ0BNxcSESQuMVSP5Bs4BD",
-	"asQw8cBDprpBxnDUhduLzNqr+/4O6/MohX3Rkj9AT+Mu79ytbu/TVug9dKDcftB9irZgRX5X9Vp3tOWd",
-	"BInkxIZSLX4HyE4IMeeoxexJWyvROovDGordzySYw5rs7GAoYqG6pFgN/mUG8nzA7GeMbEBq/LTOI84B",
-	"XzqMGbeoXSgOkv7kKrsQMjgUcKDQsL8Cp9lA6mta3Zy8XGkSiw6ETyK+qAkyGQ/rcbUK4Iru+rLSDpKh",
-	"5NZDiCxcGQ1wN2t3GMEmuvd6GwzRGWtBQBtRJ4BbAlh7XGDN0ia3loqhM6gsiKucoGJ1l/omXOvM2f7g",
-	"Dbhcr8ZdiF4NrK0zYVvfQc+e++KzqvZTb7VBN1ShZb5KTerdKq+yzTyxWMzkZM8Dlk/Zxz965dTfdwBR",
-	"gq32iVrifuOMbF4idwnkdWtua6lQYGODD7EQ9Zwr4JeNClXWzLFS8LuGVAnkJPGVm4oy/AnYpR7Db5NP",
-	"UIvxBVZWbPrqOxRVwKdg54Hmcyc3uovpuvvjHT+K+PhdFSxs3gkb0wWvisR6d+ezBaZIFhtBinbASFlw",
-	"M5m1wHVQThvaEtEEK44oaOUIBFAUDT3qI+FGR0V3CMoI0ADeLMsJlQJ8ksyBMLsWSTBv4AXcyjpA5vQH",
-	"ApP5CNWAhe0+603SbcAuhOJQ2A6sFDR0VP/BwqOokxOJkO6PTcxLYUCe5k0TktViXt1Fdp+Hp3YPe+JQ",
-	"p8kHaR7Ld5Cu/0yGBb7skeAD9jIsQvYeLcuv1sWadUEW937WxS5hovW2HMwGtqkesLU30dvHUWYt/Ekh",
-	"Ch17XteaNdid1HIsS2lWENP2f8WwNhrzOSatcwov5/RMabz7V9Vgd0h1JzGWlBEGToifdwfMs3jOLZhD",
-	"LlEfhvoXGhdhtWrDeKkrwkWPHBDMCqz5H3rAXr5fcAVLTpKzFwBUdJ6xPLTKXGM7TN5Hd3JZltbHhLTI",
-	"EHPvnGmpbkoXd6/YDTYez7vDZI8UIsNFSVqEYkH86Ts57Vy7mzifcy0OpQo1GpBVA18SsiTVZLL0ALwu",
-	"0wh6xanD8LhYba/h9HTORvB6MvuUef14mT3OdNi5XQMJV+y1tH8Ptz18JHCfKCCswOBLDek1o3k7gatR",
-	"t6PqhjdCAa3EPUWGhQkh46eOsQsrtGs+NWCtcQMt/NC4WBUrYB4hLv7Q24ctJDV2kGihTBY1YsoomgOY",
-	"3UG0RdC0OCRCptX8DiJdAGwMcZ2xAFDypSzNMGqZ5OU9kJsQCECL1GS9hKM2hM/S4cONfZcDRrh11GGL",
-	"uhqXYq4dqEzWgLvSOTzTrxLkdW5qvpjBsgCYXM+E+CBGPp3OEcWNYGNh7oVQGOtydbkaSm8nq0kp+rSc",
-	"choQeDVGBt3oiLeMx9Mai1VFyRhATQdtZA/Si3BNz1QVMr9Q0USNXaEZ+9vlmx+ZEhr1acUKIRZ9zL1O",
-	"ATIHxMvpiW+npC3g0OE12tE6AYevalRgUbBCMysVVqyX14Jabq8rdY2WRY7Q7Bkxs1ZzbuSEiqEr1Xfv",
-	"CtKr821hx6dmRmK0xAFikuNgYVT1WtEbWh54WrNGia0W9Z2cCMYngPanfUldtN9xMqJgWpjlAjuPF3VF",
-	"RGwowHtQz7sWbU0yem4kRX9TIPMBfY1HD2BuhUeHruS42TOSep81of34kckWvZJ4DHuEInFZAQER2Pb9",
-	"ouqMspJI6XonjTN6XwFJiMKG+wZSjA7tkIUvSPWdQv20Sx27i6zFmCKBNJrxs6TuSarrRV3d1EJrdAH4",
-	"PZdWRF1jO33II/DFQrc2UhCyoRXp6GJ0Fqi4CGhEJ5nIk65S/W4vJe6t4z673BW33Tlm60/HF9E/92W4",
-	"60lYuNWU21oD3wWXkTnPw/0lpPddaYXDq3AOZmQy8KKA4vWloUjbWSg/p0qQ69iwmcqy1KzhmbobWmwt",
-	"un79L9FtxUrxuZxgPNCOCCdcL5WRc+Fhdqm0bIFn21RpD0AezJyc9W7FiuXJc4lmNExuaRZLc01qI3ot",
-	"WDn4c9JoYC1nuGeXVydPT2TVttA9K+Wt3ShzCaxmrFKiM5q/rdD8KtoVBsnmwfitykKE7KpEftfDSpUr",
-	"Zz+RvZS17bwYmZOdb0rSNlMSrW7mB+A/7da6+Qa37xXXtz/anXqw+63h/MNh3ufWF7jpXnDD97jrDeyX",
-	"S9yMD99qupOB5AMVv580TbuTvXfNelyqvjmhUnlbAGN+i1po4iv1/jWc2Ib/ApcT3BEYWrxciiESgXnv",
-	"llhlTIWV483wFAnEf/2ao3DQDpuQ3DQqGZG198v6g8iJ25C48V6rf1ScvnkZN5dAmb33uXlZVvcAjY7h",
-	"BmDw8ohMiGxhDaB+BvgHPKSxIX64FVsoUG1FTz1jhDdtJrN27i3v8PfwU9UOcNOw/B+jA/uVRgcZG1Eo",
-	"cnTwswNHSHtBrbjE1yDxF/014QnHL6tdLZYIhUeO+w4UxNt3V1lSdOkmTkaqL1CKyqhaXh2aVEMJtitp",
-	"b4h9j7kdl+JvCrOsBUVg4CFS45C6BTVh8bnw9i/HWv23765AT9K36bBxX1eFnK4e0Kl9a1+PcvPRcmfb",
-	"RHbja33KDNpvFbIawyjYJm1MLcdLIzrirMsW4xzTqd7xLWQt4HyOV/b4Bvx5+iRYMxn98ER7Pr/Ewl+U",
-	"S4300Y0CRfp7L5f6Gv8b09D9dc5ntw0a9P1YExndDrG0EAT2thy/RUShYNf6zLaVdkOKVWIiC0WWq7dr",
-	"qipUUsY1LHUJqAF7Gbn/1G3vmt6hiCCBJI0M25kIF9oJDthzjxFkF4b69FOQVcHrUgYjOAAdaMNLxwNx",
-	"n4QtB63RSPvt6qUIHVK1OATqadX83gilA+knemL/AUTp+TpBB2pWCIvDs8/C/owUB+Ze1+H47AaPdbCf",
-	"TdQbTUYAOaLNT/tE97foVUg0gMojhTTETy6tjne2wHrwH8itsVNoQ4g7fjUHaES3Vh2RmIya20LuGHsN",
-	"9g3PtGW4I4wGh3a51pvFelUNrqDLTKy8swhBf7uNgG/87fa8cmTyOMqM3unxs/6mUpQHDA0/egnKNjVq",
-	"z2szUftVczY057t4A+8UQD4KJ/TDIHNil2q5qXkhkrdx1dyagyBd0b+Ina02xbazAvs7/odUN4DxVgpF",
-	"lFVO2cQgcFHGksSVt33JCeK1CMVpZBC3ArFtOsshsfeApzq8BF/89WB/oQf7Ar14OtlPdHRgdjvmUXJn",
-	"h1KzNTXrI9oIZBKehk538HhlTZSejh9OFaCP2xB7W1peujtaoCIAWd/8TIbET7oLgm8o/wqhz5DjVVV6",
-	"dSl4rXT0sCcaF6W7TOtVtMKfCwojvDOcst36iaNVjD/H7wQYY30BWlXmYXxqPj7i2FoTBJ9Q0O7aTCTq",
-	"zyFgxbrTCUBkCbYPIkHFRT1Sh4rMLIUjQ4cK78c2NaPZbDnnKsE+HbB3MMCST27RQ8G/wjHznk2Ntjck",
-	"iRGj4gx+0bE5nqXGOPL6LRbXdiJ5PJII9X1r2QbZ4QP2ynXHzyE0pSrHewbr1EZTGY3Woeo20N6xYqgW",
-	"d4KX0ZdqrRaF74kr5CHiZHCc3VcjlCZO7tyZF7vADo84eFLZWcP1sDjXsrAuJzBMYg47asCMwdE/bSIb",
-	"h7Au+HDngvNgV+QBzZhYzD2agxIG8e2y3EpQVy0NhC0A/5HwwWDodGK/2jhrohn3Ex0vL+s2i+TNls7R",
-	"v+jYbKyTuaBeETywT2ILIxa5HvQxdBQje3pDnbAbfieGqQgNMNrBvvIiAdpaasFuxcIM2HkiNqyMcCIj",
-	"ztl6wsw4OLLX0Q6ooIki6ZkKuxFp3n0nkKvbFhFwAb+np2PncpZoye65ppadr6DQbca/XWUAoIpX+YEs",
-	"lay7zS3eKR2dbnTgPq7dreVUu3DwTqiUPnYc1eLE2CgZRBdi5xTQDZrxAoLAglSAKNhTKw1+9I25N3yh",
-	"IySqJMkT0gfQbAK1xpXhJQNrZcDyBb9xpg8EQ3OshjezulrezJJJONadlhqh+6q+pchp/v3L9fgD4pZB",
-	"ya6pvBoiqMCo3aEDnsUt+cO3n3ytG/lUHuG+fmB8VJzF2CAM/N24hOti41OXnTjBBsbBIRoHh5FxsENo",
-	"psWiiJxG63hYEdyUdwQEEz8CTB2QIFCCO2DfBpCVBGbUOyRD+2hPC7kQqpDqJgcTF55jjZWVMC7n1y5Z",
-	"Xq/+aid/AWM4j6b+KE1u8TI+CD1h62TjLrfdxIn1sF6pafWwFWitg92nlSuJXURr+0V2dyWTWT92kWyI",
-	"j3PklCSnHPlidz7fniNnI5nrGTOQPqGljzLp63eyHlbYWhGxBuCoM0rE4Ot1iqzcd86CvSJ6snQfGYLE",
-	"A5a7f12b6nouCB4b0zRYUEe43qJOnoON/THZUEwsFFEctIuUaNtewSo/iijBuT20EEnomzcNJOGrjbhI",
-	"NuDJ+as+Gu8uQqyOvnu0V6Kv3zWkdC99XizqPT7GPuIxCah+iSJxPS7cLQW3N8FGz4k7grxhAXEM66mF",
-	"nyIRYT02v6OczSMKKs23bk9d3XHMQMGTVMWMnAtkCQigvhMaj5kJDfBoopxiShcmdI2jzGMKMEeGKjWr",
-	"q6URrBRGN5GB0fkq5lJJbWpuqlqzogqJ4x4FxjvBgrNtUMG+p9IfFYidQekTFBpn7cm8RFU8ifhI2kLG",
-	"tQir3Iu1DSFhR4kAO6H+gJ3HH0Vjd/5YxGF43RqHb3sc64EGiNeoTyvBZBEW4+QkAhw0vL4RhnFj7CpA",
-	"8sP1lmHNdvKh2KTkci4KV0oEnxnzii4jEkD1a7GoaiPVTR+KAO85INtQeRVd7jZbIXhROtho0+RAa7a0",
-	"saUysoyf48C/9dD9p8MOcwfHTthfRf1wNGlfykXLWVCPTBsZkBWLUi2RX7a5eApACHHF7QmFTAPQbTjC",
-	"nLN4TBHgM6YbAi3PeGl8WXPTYIlWUkIQNJYN7SyDCWR4BB1PE0AQcTvXdEIu6gql8PoMgYQa1IvbWoGy",
-	"iIzCyhpPCqRFfQflKaEXay4Mx/6pFCw3a6NJNpg5WCyNB0CqlvXEQaK7KRCYCgxWWlGS42XUO5VnWOBJ",
-	"VWrRriDiJrysD9Erd9w0TPKesBtdDq6rUbmhBB8o99N4y6O2LzfGsi3/E+/fT4TG+LVls9ElvWaNfIhL",
-	"5tuot4L+RS9KQfpd7l0an3CPS1ioRzHlXkitYSCi9mJWAuPEenb5SYxOsA1UsO2Efh6LeI+j8XtpYdtj",
-	"p+7ruzYWf3OoMez4o92jjm1MwInxnvJbRUg0gQw5Q/LDlBLPF6wgxZI7L/Az2NXrNu/pGhUXJpzUtHJk",
-	"XHwyiwfrqvchXxtbpk8CgZJiORSf7BRe+JiY5SeP5u2UF+icwL7Jgpag8+/iFPtwYGMB+H/WkXa28f6F",
-	"3F1v3MbolIRI70RdyInJsCMp+OzW5ZJzu4sl5Qb6UIwQg3wMu0LHEZm450ICe937970cV+K6FtoDgPYZ",
-	"1YWZ6p67kZIizp3ReO2eofOz4H65ZiECL3XiCRu2qoVQrJcMve89EdTYJGQEQW/5cYIhjo9F8vMM9s8/",
-	"BVFZNacBsa0zlja2FmIiC6GBOJFx7xdWwAPCVRpvCBjSSWw19hhxcmdxQ1u00M6LtA4HL0tcu2SQkMF2",
-	"LmZwP8Izrrm7Kvw0XhGnLH7vfkw4H6/hWiR4I8W8a9lquLvodTWHXYANlZAMJG5Xw2l0Zl2rv+8VF+FM",
-	"gepCaq5G9NXhfK/5/j14gfXMYPr0YGhTgs69hVDUt+xcdeIkizaQR3ggxtizOJwDQGG0e1JS4kqxfJAu",
-	"z3oIhwd+3eEHVBC6e9s35IC9WSfBOk9d/xaW33RTJ8knf1u8l+3AYrJkOECbiX7XnV963OO4v/TyR6qB",
-	"3NPKD2f1E9n7X91fcn/dYXLWxwd7vUegjB/eWoihhoGRHCKv1DHMu/zq1AzAEs2GZWGqBlSYlYkIHEg1",
-	"CFb9DIMS3+0pFANErQsPQu268ro90Bd6bQ+CDguyTERlCOE5ryDcp8OsgRXDM8QekrUzn7S9aiyV6A/Y",
-	"pX031JJDzTf22aZ2KEi5xhqgADs5PkYRLU0MEXHuPkW7cVCpsFpBFD5jvUYmw1TVWeiAXRPwmkbeHzpi",
-	"zRaRnHUkfT9SaqdcyB12ZRt5Oq8fMWrS5pV1SNb12WRMIZ6s2wZfBe2n4FW3Jx+lk1Q328VslKXapdIj",
-	"vnxj40+zHq8tSPEqfvej1D+sT+ezMeslrwYpsoRCFeyJKYQykpddwwhX7DuYh6wyiL7nPhUG8Up8kRUG",
-	"Mt3H7sQlP+9QW6DiB6F7K1WBcXyHDkjwML3xKoLwyPvY8xF2RWgSdYpxBMtl/zqBt0Vesr/Lu4z1UukB",
-	"kAuHXUa00XPBVXDCoXoB0nNaTGphWG9a1SPl/DQKIh9KdWhm4rCsqgXc1g+9IKFhPQyDsu8x01yrjBmp",
-	"3unxKfqf91ILeiwMLCW4MxVhCFJ3visYIHCqqJN/ZScB5soNmHB8BaiW0oxUyY2o+wP2RiVyMJAMYuaW",
-	"kLjPGLeLUilMtybK/lwR0nNLScFIRfDP9s7eouTGHmtroEynrt2vPxipjkRndA4fyMuL3vCoCc5oHNss",
-	"kPiLfU1ufmLvTikx8SD7aDqnAqlbLLYZIkcTbnhZ3exrkFgBA+5MNZ3aw9YzAQoOHhi1NsZnrp8QFVsB",
-	"eVPVgKUxUsgubE9sLECLlkRq24FsmDnPaV6PYuwIZSCr5OwcN89OI4P+vnPJZzpRvPezWRy0tPsYHm5T",
-	"0MJ8sQXfsWib+B32Aedt97oCu2Sr0GK39v7W9P7613ppH3PwWTfIdk81bIrVbz5L+L2wYjuZ80YLdhtA",
-	"dPKkJ5rJ4oHYBVu38VIehke0W9vfLmVJqTWwqULCo5CmqoHt2JVSagEx+jBpV7sKlrcdUu4op0nprRYC",
-	"6ldHyv4nQN5MSm71in+IQwOXAMpQePsX4KCgFj8PL8wdkqAb7xMdeE16XI3UUt2q6l6F98cIdX1KU1jj",
-	"eA2OXNqXTUVtRxeYBmEUZ4T2qzPqCtXZSBFots4Y1azrjEHmHauGicqlGv9TTIweuic4ONxaA+zUxXfP",
-	"2bNnz/7MCm7EoZF28W6EGakcv/hZ+AMlx969cgO+kXfguBQ3wrCZVAZYzcR7w2vBsaXLvdS6DphSUexP",
-	"x2wy4zWf2AUdqaqGhBSXAP8Ita7jWvBbnbEceLTH1Xt8WJhmbgcFY4I/hLEHsExE90IS82o6UvFHHLAf",
-	"A3MDsdi02AqwNd9J7L98IMP9e2HcGx4pJRNevwU13J7O6OcvTTvD17QmcWMesIMiObqfot6ZPyUJJmx2",
-	"t7XhqyjfYJ1/HxNvXOrkhBop+9RNfmzMJ7KvG4uzaLqxu+EzpF7eF8E68qgkIslG2aT7t9qE8dpvCg1v",
-	"sw0/kz24R8Dg92EG7rwT9q0f9Le/Kg46LDdI7bq2g04P5DthJjOhM1YCmWYEPBE97IlOAqGcLUou1SFQ",
-	"bzb4NF3nQHz7SE0wnKGBgwmktaggmqlCAwdEB8+w5Ur/UgIrzJhrkZMcHZdCO1krrcVRLueKflkthDXe",
-	"zEgB2e1Jdnx87K7IKJigGGfgjiMdFAYmnh5TRFH3h/TqqVnQK6vFYSnuRJm6+YKV1Y1UI4WA4lW9sm9G",
-	"lt1vjo+HrLoTNbu8/GuE/48NIU80uxUrtpBKiSLQGkbKYIZozrNKm+tbscpxUNaUk6W4tnYOAIZ0jk4a",
-	"zcbLya0wyZgyO1VrVtMksbwIuOsKYhUYKfdPTyDeHJxdZVR71dIgpRZ9V+xlGqnLy4vvDm+WvC5EccYI",
-	"aS6DGNKYT7APp5Tq9rCsJvaBUF2lqdAOKQqXqhQ6YKyOV8n6jRT84RAQHHundmaTqhAs17qeXo/LanJL",
-	"1GOKLRVU2QGuOtVxVTUVSokCP6K37L85PmE9+6iRypcLbWrB59dLxe+4LO0T8n5yNnJPMw4J5jaFmwrg",
-	"1+4cPqAgdu/YJoXXLcDj7SLuW1546/a3LbhfwPKMqQkqFeEsEmSfR5zXipdHi7oqlpOdcEHGsoQNy9w9",
-	"rDevClHqDGJ0GuHBvCB1QPWQK+U3Im3cu+FSaWwQA/R+kiKgAezFwAJrvbYBe+teZw+zs0sP76HOEGhk",
-	"G00sW+K/JQXi5iHt5vppJ1yxqfSECvBaaAIFkhyo5Mep0PAHLHeizYEQ+LWppp61BZ1qurA9ue7m+Nlj",
-	"zf8lxAI76OORQ8TZS+0eTAThLvtd8Wd3dRd99dPj42301Q8Ze6YF3ifg7Bbki4w0rx3WSKbYv9kV785y",
-	"nxeFtRaaDyHcz/XqWyT9HLAfMb5WC09sbEcNIbVJg129XGHh1q1QziwI/Jlg3aD6nVDCrKV15rwo6LM+",
-	"UPwFs6X0jkdKmvq3b8c4d1/ps7rPX0TO87woWrZz65Ho1JB7sOE61eGAv1FpWAt8LIRa04Jbj9W5fyJW",
-	"xLv7SRm1Hxy65Vqq66UWOfQi8KUWdFdNDTbIryOmonaMcdJ0ccnGp22X+I5XoV8JZR+CUHan/bxDKMhL",
-	"9+1586ATW5ySzu1x/Lml4SeQhF9QQnDHfbCnYYnP2p3P0ou9oecBI2ZLEDFUgg40KpCBWtKg6SKgoKyw",
-	"bM0aEMBb6aHGN8nGfWwIdg6aMhfaSGDcv55U2lwvRH29VNLkgGUKzbxVIietsJ4aUUOr37ApgQMZp33a",
-	"+tl4WUjzsJYKkq98iKXy2c8m8gIUj2Ot/DY1gidl2svCQed9B8e/5Opmafc53hFCqgQvXM4ddpV1oJda",
-	"ZFHVifXO4T48oRFq0A2iApbVhArCgI0hihxyg9E5h5sEpHqIe1xNPTe4KJhQxaKSyugBe41DBAkSLqCe",
-	"EwLP6eU/vHnz9qc3F/91/frNi5c/XBJla8K61F57hpm38VKW5lAqVk2nkJPGCeauou0QLpAqZz3vROfu",
-	"t4ymzvKbshrzMg9LYJ8w4WXej2j7+LxCTKb5rnENCqTCd+Qly/F1wMduRB2DJdL3hGUpsNoWOohvfBYS",
-	"OXF0FKXJ4SasZO7AX8V9taX+JAQeaBQIzhXz4brP6iEPaWQdEQj86871bxd4+cOGHXAttolEHwumtfhi",
-	"a9vCRBoyIxJE9EOQQ9VCKL6QA7eyW8DXpWZvFkKdv33Fng2OB89YUU2W2KKEHXDK1Hzi+3XteYRcus9o",
-	"g2c35RORMa6hyIYauqBlTmoie2o1ceHNC/mCXvmxpm4j6qI6ZjYINVVYsdO1kdpvd0thVzvMfvChn11M",
-	"lrU0q4Ozf/wcbwL37s1vjTaCXmkj5tFGWNTVVJbiaC52wuAHNgkKyzaas6sbAXko6k5sZLTZKwz5Opmj",
-	"VlEu6ozKyf720xX1xoNKgGZ1K/IRBxKvIZAXO+tbgemkW7EiIq/MpyC5IxM6JDIhf3WDZIj1eDKrqP89",
-	"wSds3ZqvV29x/R7Y/7Kv2LmBMJ6NXY60suBDpdxHCatkfAu/ZG5XAh5BtClrUVSTzv14aVUnbpEL8aKa",
-	"YCRFqEkII7tiC9j+Zyxfk3m5Z8/1R8dqNJ+hxMxyKEnM9UJMctZreRI0sx7dPU1/7bfLN/jRjvKJZtW9",
-	"Yjgv8PN19GIMzw9jA4pPJmIB9LqrtdEB8rL91PJGVbXQreGk74W5gHXdulWNeG+OZmZepnu0mTpo3YX4",
-	"Rf569foHmOanFngX/lPHYq9Zj+GkXHbw/pCr1SEaLeiMuT2mfykPXU3CLgb55f/6gfnrwSrSxvVD7Njj",
-	"mfmisQXX+r6qiw7iwctfyhd+aA+cnXpISyyaxz5JoGSpv0i7LJlBvDGTTdedC7qg7QVlig7YNn4o6+lF",
-	"dSuAysq7d28rbW5qYa9b1JWpJlUZYIzaC81G6pUJNbfIPh7ViGBGjpyptIrHFeogyNq129FY712MVD5a",
-	"Hh8/m9g/2l/gX+J/4o+zShv84Qx/WFQ1/XCEP7j34I85pI2tTZHLIkf2HTQmsMCm0YbZixP4mV23kfJi",
-	"3qoeneFsQC6QH913shnnESpmQk0MSj5wWYWa1KsF8HdZ6a0NVXjfiXqkHBkPPtFOFnj8ZmJyG+TF5eXF",
-	"dwyKa6zDuqW0hhdFLbQWSXHNSFF1TVKSFFXU8AII2a1/OmSnDjiivcImwrn1jaET17Vm7JxuECYCHPIl",
-	"VcsDPZKXX9aUgtmCS+sfUwtdlXegBe0gcqmA9v7aXpoT8h9AVvjCsmixfcOaL9VA6CetS+vU/GUByj9n",
-	"vVKOF7+E4v/+gF1gFE6voRllIxVRUyJoWbD0hiEeYUeYMbs5s3Dy7Kdxu5qZezAlo9bVzp7TSBg+UEAy",
-	"esOj9pxG49havORWFbnivFLtOU1pN7A7k/3PXN/0G03MOuXCeKJSNqipVptpa242MDBGHzZRYmCymgTO",
-	"gSW7gnD7CSjOVMvJzIpV6DHiijpuXEE1YMjEYp5pI8vSHlbANIdgCYKRSUxX9FAWUrZ2i8ggPep5HKNJ",
-	"tXe2Ys6weex3yeEmi/TFsCh+KbvfLuXuez/bBUK6fXtvRn9pk3CtXtvGHXT8GFI7nuXvJN+7827Zz1mL",
-	"Fj2pFV2XtEfW1tof1a35gk6MlVAJ61NFtKeDJHKRPfIWtDAGeyChIyq/fPnDy+dX7Ck6B4XUzmYDqT5S",
-	"jj2ZzkXE5BFIucdVsToDlYEF5MEizBhnU/ikVOwNAp+4X1gvKv0fqTW0tFwvgdWXAFi9dV8LrisFPaVz",
-	"oTW/cU2VVGIuNUur4E2w6K1RDJZtESGdkqWeGPxiWtXBkVA3Q8jbN03+qm6x+D1EzUi1WfjexgZTP7JD",
-	"j51uS+18L3TCYBywGhhLRCUxUvYzDNiV0K6enxtxCJymolgr/mW9Z8eMs7lUgO59ekKFAPmFMPXq8Hxq",
-	"RJ23trHZF8RWq//Yn0nQ2ffvyvntpHlwUWgD/0ar7k9PdtDnV1X1mqsVzUp/fKBYOIq+sMwAlLKvpaqr",
-	"o7KqbpeLztDelYDCeUgzHEqF0af7GSYxMDI855BvBj7/wzmX4Vjam4gWDttIuHJUSFqqmxKzF4eV8vGT",
-	"zMkBb0QiP16cB9GtQWPWUxUbC15DluUWTN+CqYpxVanVvFpiH5ISohBFHzItsfyTio0r6/dD4LKXa11d",
-	"C8XHpSicNHQ4xTQDH/LRIdKOi4E5+1rcCV5qT/vDx2DHqELeyWJphRemVjSMRWqQHiyWHpNSQikDrmZL",
-	"EBQ+3aWu3oYK963ICo1P5NfZrBaiGGLe22ov+q4EL9CV2Rb2YbshMLhLo8r7k29OP2+t/eXlG1y0TeLs",
-	"p/XdDc5RumUHX4zY6EgSfOfaSTqOIiYIm2c6liq6asgSXyKzQ6ag463b0CBjtg1XgRchcEPZT2dF3pvo",
-	"URoR3aZYnY7vDpTmVFwCTTz8povPNzp6+uBht617z7YMAdWYpmv5aXKb+3vHH58i6Nola9twhxwBuzx/",
-	"/QOToEXMKt3n3bF/9k4Tb4v2wjPIRuvYVlOW4y86R146O9xY7QHFEYpZ+ydA8FD+vYi1DGjJ0uPJOYTB",
-	"dZZADLqEyGzPIfJXDiDZmFqOrXKc88XCvmwFhayolhzTJGqxfMBeUi+Ym4rrnr5e1iUdKP/T+3mZe1LD",
-	"G3knFOudnpxE0IkYF3Y32AlNodm6YAhXoTEZUKkJBbYwzB3uiGBnBsx1d7J3Fz8Qm+JSCzYzZoFFeY6k",
-	"DquxTLWrx4B8f/QdkSaOUPYRLxI8PMdDFYwTsHJWDZHUUdqLD7+GGuB8X1HVFR1PdP2DRMeDqMFXfvaw",
-	"+OWbWExvJ9TyHnjoY/wazN4QzLZCsEOs7qbc92s3QhkLBUe1EDqyLbWTrU7kBXEZF+Y7Mxk5QAhpVQut",
-	"rRIfIg77hAehi3jxJGAapDC10EJhDcmccZAL9qBrCF75pGYvf/vm8grKw47sBjnC2w6RRjbv73mYh/FC",
-	"gARZp7fbTGlHMfLG4d+xzwnfK79i2OzQt7Truditdcl/8Q3WxWfeSd8Ls3EbHT+WHH8c4f0FhdZ335p7",
-	"hr6Dwt+zowru2dpSNYiM41osSj6hWMn9zBqs1tMaQkoymGIbTLAdja3v5Z21exu2bFU3TdlkQN4EJd7h",
-	"3g0+BeJCMRriEDq1PpWNm0t9TcY4BZq0qRbaR9xiCBa/DC5CDTId/Anz2WUJ9vZ8VpMUX/m528f2FGVR",
-	"G9kXINK+sD6yvS1XhI86Kqp7VVa8OPoXBIe70YmjtBZp7kUtDokSzhqMmkmtl1ii5uuukMSOQEshF0TZ",
-	"v0oxdDwLqW+HKLIun40UjYuiTfap9mx6N/byGUOkrXLVH7Afq7i5yh7MmeBk1WFA+4zgsW6BeEGLcjoK",
-	"e8nFpnEFXLiZK/bX1+fP3dSw/1XxuSPaT51c+AWmB2F0ygyOlHi/kPWK8HDOaQSOzGjOy2lVz1EwYgTF",
-	"vo2bZS1CVu5O1HK6ihmXhhB3tE8GiuhboUKy8vTpMfyZBuPokLS00tatJpSD0GeKZRi7XC4WVW00yy+s",
-	"JstdSk+3lqbQil3it3qDDS5bBc0fjv6QyhYfAh9LxREYeZcicZzhE83o2RG02lwUkmNhKTAz+mQzXIFo",
-	"tkcTfZdTl8fzy79HzUgRBSKSaeaxbKwmRphDRAPLXdJDuQob7C62ygC3IKzBcxzg4QupF5WWOIfmwcq5",
-	"MXwys0MYQuGR4nPxl9EBlrKaeMJQlhTqYUcH0M/XXWOf+RG4zMK/Nq2nlv8tIOGzMkK3Ppkwiu2XCWL4",
-	"k+gSEG7bNAid48YBgpqCruMz+DDp//T4884MDueMa3e6B59dpXRkQ9xZD6nKptyPVQwKhN2gzD3Tvf2m",
-	"QL3TeHAHsjncsDG1FmXSTo///MetIFZNnbioBXWPOd3QjXfu2YXi0bvbYBoZQyvXSpdnfzz2hSaZSySR",
-	"xN7kD48UBpXHK19BgygGK+TgWPDaINwBy+mPZ0dHHvsQIcxvxYq48ux9HaZtFmmU49PueuS3bo3cBnlX",
-	"lw+Gqa3s+8Mr39Xld1XtXvy5rV5X/eHev7VIOd4Mv/l6N9wd4LhG03ZNlWT7OYNhXW40jyLVSHWfvysI",
-	"LHF/JN5dvGJTgCOVBNqPJM6aSQWlIHpW1eawlHfNcxqABT08d0LqFcxLPWDn0E8nCvs+tGujc4ea+1as",
-	"qP8E2M4jI7ElhfXEH+rhSN2KlWvVKDnUVFBZXWp66gpzU+ljsJjjjqBbtTvkVqDACCDblYH9MlJRhyB8",
-	"G+1NdanY5bOM5fqZnxBiySaNNtEcQ4GTg3Bw2LNge6GxT3PMRgofnNP6OZLnU+olocXalahsGBJtGZrU",
-	"yLNmbYGRssYAsJNla0Xcp1ZAohCE4y1QPgbzwm6nOCoxUiOFgDSwZaTuEO6sl6Mm19dSXdOPOVzSWsp2",
-	"gfucLOp3tXwgWUrveVfLR4KciQfwVW7GmShsc0olGUisZCE2Sk0r7w49Ae4u1SYgIcMdrvs5pahP+1CB",
-	"HBFSU1BeJ+dIyQLGCTK3+BuvZfE+B4hh5FXuZ0zwySz4a/byJ9pVjtmJsR78//TQe9I/EHpUKkv1v2A5",
-	"wgUTXgP0dSBa5jc6rYxBg8jeR+grSLfoStEAL1Xo0FSWLwBiG0Fz5FyanN4OV0L1WihDdo17FM0QEo2r",
-	"KUHXVq5HtQdOvGMpnvMVcSjOqqXmQEg5dY/VNGB/ddobh5yLVR2oKCN0GaD9F/C6dTPviQZBSbUNvqCY",
-	"COZaH9SPIwbDrt3TRsSsDYHR8XEpBuwlrCCUZTgUnPYyoiuub1+6p1wg+uEupXzp7qUAS3OsVr/aV3fX",
-	"8AEXbbyXP4pRqZ0zzn1nD+ELw+wB9KoHXu1E8PUMpV0QvifbIXy3jMsB+WB5TNdA8K87A/kkH/YS720Z",
-	"yVt7WhA+KkNqlKcZEkbdIMK9O5N+tD2Swewp2gDuAqmxKqcbC9kK0mQRpZLz5TxeshD8WBvpuRvAQtQw",
-	"vIw9tcLrKXAPhFEdH9O4UK5sHRYMv/lxaVzH9G27h/mQFaNr53MrZJIXmY2T+JtX7Yi1lE46UuNNpd1d",
-	"s/cTgJ4fTvkEOi8uBIZsQd8ZoLNF7b2mGjOq7ptKDM/38jXZlmcx4XHWqsmbqCRcseVCi9oEpFpOyOys",
-	"jgcHQI80KG0VKC8ZcpNx6K10DPVCn0WVf/gIqoJxXT6AS9M7OX7azxgQBvs3kQOSvAxTTvYVvRNreWOj",
-	"Olb6Wd1DaGZ3AB53z+vijOW/LMVSFLk9vnm9VEqqmxyRgfyfqjr8Ca6zewG0nl05bDPCqyZcTURp/wnf",
-	"yxpNlEbwFTs4GruczqeEgh7KKMMIPQGaZtre05OFmC8qe4qt1WGtnv7Q+i12Jq64z9ovyGgtFbJQ2fdE",
-	"eeLM9zFR8xJ5jJDXxcuFBsZpFxWPJ5qsT3/AcvSz82QmMHqwhlx5ZfQAWFJhD0zeciGtYuTaWQcMjCf/",
-	"KrvC7gFTBCJ1NVGazBYFNl+yVdBaquaICKHgSQixhycJYhTwewJsoIW9PjaiAC7CU/uhxWRdZsNrI4pr",
-	"bvLA6+J2JG5tZB3U0S6y83LX4DBFkayWnavbWdrUXN7MDL7cb8sw9xmHDD2NBMxzrHINTwzDk4AgZA3f",
-	"xmYBb/en5gyo4c7t33U73BujQt1IJbC9rxf94Et5TVgfuNNKkTm01RWrzPWp4KeLXhNZntaP6WeuAdB+",
-	"W0D3wM5xeKO3Aq0bQ4EXdA5qrjSfIBd8vNDuPyMHCfvR3K6jauE6cqE0BV+lGYavZP9XJ0uHz4EdO3AN",
-	"gy4cI6lKmVyi3J7r1WDO31876ybH3j2dMfjg+Ggl3odv0Gv1v6xKmMmbmaj7NMzoPVQFkUXHLIwbJu+E",
-	"hH/qMBZrzatdAQYMH5eqiq4J36OX7Cns1LeOgo6f7koK15TCumCLvjnssiG0gVqJ62Vp9MYn2uPQqXJF",
-	"mADpAKHBioqftakWC1EEXwrmih+6n/mhxIOjk+2nWAp+h0gC0fwAzzA6GXRR6uFKA3Wc9igg7eZSi2HU",
-	"9IqUqpHsotPLziP5EoamlxNsOKPHu6R0UHz8NkAe3PMVi8o+G8bK0aTkcp6DR0ppWA5woGCL/NGHw+zH",
-	"aBtLyzDckofLlwoKnOi59hI2E7w2Y8HNmR2neG9c9SpdRHmSEtwe3Go5/CWE4ly80k6gj4JUVfcD5k35",
-	"phgrZIG4Nhjh7kWmjt1I0bf27FvVvcKMi1oRzZZUhXjfp+Cug6kmrQ5tzxU25E6nYmLSDYmxx//MYEDw",
-	"+sH+jGrRUIhjeIXO4YA9h+fpLrTELCnWsoqvWauFO4hsgyh+/GzQElm1y5y4Kg/KPdIIWjxKkDUZw0/S",
-	"zK74jT5/+6oTzZbOoDt7sJXIEL3n2lVugaf2KXsaPnSccclFS7vQ18KyTxGPRnOq4bhu9Fs7wtCoJLpT",
-	"eA239grUD6S7MHJ7z6WJNWmwNK0MBxA5qwFqxcvcmXitaSKEDCfh5HzCtWA0kXwX/z97V7fbuJGlX6Xg",
-	"m7YBWo57JruAhcHCyWQmnfTs9sRO+mK60SyRJaliiqWwSCnCoIF9mn2wfZJFfedUsUiRspy2u5Od3ARp",
-	"i2QVi+f/5zvdOeHBzA/v9cySgNyoyvp8XBC9rBruSqeaaQymEbnh0LAXiLWBshU67rn+40S85jem6LRX",
-	"zEnX7+yqRawcFZBcta44ftrIUtsl0C8sd5sEzWtaSxKfynkx26XOlmwK7LnVp/jXkLHZc3+akmR+fiYq",
-	"yc3DTucjg2ZKxeadbHXunpNA7mcI2xLGPJCZqqaEIjXzOaF+AeUJwV4z9wopCfY8aoUYAqR9YCJKU8Ub",
-	"iIbLBRFDYPS6cgr9jBwTOKyYGBdtraMpoW7d7jPWdqY9gEPFyDQiL7zHuDrespNL7Te5qI1zw0MQx/Kj",
-	"EerRgFasKn6CVbLKllMmLW/yUawB7gzFzP3PLVas5iMCfN0pX8smP1S/+x6lx6JtouGYZ7Bfbr3JJVay",
-	"uut6R5EzzNgwXWLqCvmzHgMgHNw18bxRl4TUjLO1+CqfnpV1OhFfui1RTkD9nBWN1Rt1JeqtEZkpvaeb",
-	"0UWUXAff9hkjYQnTxp94i5QkDgYsPYLploIMXmCEOARdDHERrF3bacHqidm0Gz9pQ1fEyvcZyf6wKE4w",
-	"1xAXHm87MtljV/m04xifdWIUp5Gzm575XQx75jy5IByPo38Nio6E6TMLqrsKrjaLOsuHTuzF50hyLI/p",
-	"K4kIqO+uca6Ob95qHm0hOfjgLWNeYyyg9giGLfZ9lF0Lkv0YZm1nDaz6iazaL+mbdt/5HkuR5Lm0niCc",
-	"cN3uKdHAE2zhDjQN/qeJA2Bskkx7rs3H7SH8NPVdEN6RiGOAGzbAoD6ONxLpsnurFOL6gONhMLiUQOY8",
-	"3pvA9gipSpfhf52Kr86mwYOlmyrFUppzxOK6KHgei9cTMiOfvZusjYoH9pMskfIVmXGWI8d6Yqe+b0V4",
-	"2TnXTn7H4XhZFB0DRC4WbDFVaqPVdrqfjOfEt5rXwjS1jz/t8FeogAKn3rFs6JVG36f9LLKOXqRNsLt3",
-	"LEOsue24RWBm1y0POOMehw+IcSw0cEN9nQelYzHaGOX6/HXcrh9Yi+C8048+7pfin+GIte2VNzykeuFD",
-	"qxU623AM/PELE3jpxfjKi8dfs/Pau7U6sPg7PPLXOVH5L4XZMh0/BFA/kr6/STj9sH97h5foqyf8g1oW",
-	"Bpt7r3nAoBQzdwEoQS5a4HK7p02QaXLCppNkctIaQJLkiqJ5SFueX5hPRCrzPA3p7hYSzi3GWO2y5Ew+",
-	"IFvoZ8zdQiaM/fJ+8V5UPVfLBf7TBjl87+1UVMo2RS1SDgK+o2c6071NDVHSAddpiw0js50SwnAqrJnX",
-	"57lq02dtnVz7LqfeRWE14MxijjDCzyNoHZOjXOHdbJf6VA269dDYa8p2v4xunJ5NubbGcaF/LaSjfSe2",
-	"O/QGTb4MiRwyLe3mOBok63uOkdJi/iS3S1mTW4gwgV99Iq55JXok1xdGYHnuCaSv0tLU71C5nnpQTbyf",
-	"rCrpK7p9hSOcKnuFvILzt5qqDbrLUnx9e/uKrhkOv1/3K+SGlOzpYS17JT5yJmEiXtRqRWUbiD7kGv5z",
-	"GdkcBHsSMoWEAatrtdrjUJGrTOc+J4hVkqggYZKrWurCplwSoWtxmv7jn29OCpO9ObkS/3hzMjP57s1J",
-	"It5AmLj/0+4fe2r3zcnb92/TM799zDkrOSTo3GBZFRrurPuVjVuSM7nO3SmzXECJrWxZLS53IXqEr8g8",
-	"SZcH3ogQo2jOIo9452lq1ORqr6gxqPLANHaNkKxPSq2cyc/HRFV51j/JmdfUKHuaXqZC/dTIwor0cvIZ",
-	"epByyo4Rv3iPjPfWCjwEBfusSH/VuU940j2ONihZ7MFb+pYcLaViw1fX3qLeN/G+cCf+yv0nMvSewpvG",
-	"GpEitp9q9Ov+Pg5bAyyOgN7rjy7Z46uPWcz3GxpkD9hT0gP3WCHePcaY4iNc4+5o+MPOcXealCQDT9aM",
-	"g33ssNLpftRqLe1QaVRt6K5hTeE33XWtM7OaoXojdd4o1LcuOSJLAro2aRukZaFN11KwjgLs7qq4cWfQ",
-	"qfveHd5oYfmjO3b3XIjdOJYM0a2/w7049lae5vywm/5SmdXD7rg1R1//BU0wjkFC+N6ndHOir/oQN6fD",
-	"Sf8aRcmdVx6bQT8CH0oChyAi+/Yk7K5UrkxTIgmoa+vtQZ43D7MLv1PNj0WmxTYrlbep1p68yCqVax4H",
-	"0F/x2E5BccpWwAxIB86AJm8kITEDQ4VtirNQ+sbbplVgHk/7ThFqoiNLlmv9YjvSV/6utLXu/1HRO+lP",
-	"tk+F2aiqCsapX7uStZpGYz+429KyJ8ZnTVXV0X3P7Pjo/CR4RKEM069GSP5YdHIohzGIpMTuGqhrGkOy",
-	"RlAmVFvKiVYeYl1XKGZrilxYRYm09IWvdM5259+qXXrVlvWFxD1sYGe6ur/oUjz/o1iaJiRwI6jxKP8f",
-	"hjvEHoO7fLr/TOeVBG/DGf5jcFu63e27O7V7VynHCulYVRIk1X0dTdeOgX5qFBvYaxQAOr5VG9SCxwHh",
-	"/aYsoXNOZaE6WFVtrwk1M7fRq95Rj4bRPv/8qCDWUxVYsXj/JFZzpFruRbvCN9pGRaShnMAnnRzj9ul7",
-	"ukePj1519YCXcL5XrCR+r6x6jMqqVjp2tOKgAu74AxfhKWPDjZvVQ90CalljsW84hiWypbEKv2mTi1NZ",
-	"UMMOwx5xupzN7tJUZG+37WyHXQnHDlQqf5wjMXlsZ8DHYiolLHVazHbhDJw0nPp/tdUtdKJcXsbnEqfS",
-	"BjFFwWo3/NEe6mD87g88orzjj3A/wlQti///1j+OhF82FgDjIqiplxeby4vJVhXFOfCELn7c3tmJ/xSD",
-	"4uhVMyuojAhMQ/NogG5CNYkEcOen9QO/ixwFTNsiaCib0JhexClfq5n4Vu3Ejaon4hY/UzCY4u4RuEp6",
-	"p/OU8Vom7h4rKlPLWl1xSBHX8pAcFEbygB1d83geWt1XdJkixy0UdWzvaspaF5xG8DCDHtoqKsdEdSje",
-	"VzshRHij2ZJLyFTNISLgpcZ9UTuxUvg1oDjhxYbHww9JoG+2d086guMba8rXavat2t2oeoyr9r7dI4OU",
-	"vRqhrA4dRbTtqLlH2IVZmKYeL1L+qkTzJaGrdxVqv7vW/fLN69vO6pgRd82iQlI+8AsMZUrF6fWrFyJg",
-	"/qD9w/dPLlWlziYitZlZqz8BQyeldhY/qFiEoj7eXITOaVVZe4S1RKSLwszc/biDKLZ3DyZxQIdSAdrg",
-	"tepnt7neGqjlpazVvFJ26bmHH6zKHBP/+Pio/WVj7lSYlE2A9u3XikdVh4gA1Qp+ifFPxESIHMBZBNPL",
-	"tb5TO8/3vnCm31tLY6XJZ+hxUmfWFGpGOOUZOg97iFBWVRudqaEhVCCoe5y719hgOJjauKMaRVlwVNBx",
-	"ywIPnYA2TpITVTYrR+L0sU+S8AN90ZO3x5QcjIDmd74fPuknqAf4NBOi/nlCI9QcCzvp874jf270AoP2",
-	"D4sYAi4clTAvrG2QBvOMdir3xQi58h0m63flIyVX61mh2vjGX81t1ShxIW6aNQ9PHiRjwtf5WVtUX2fM",
-	"aEDyDaX8tByb82FsRG+cnNfCXYZEjzpHv0wltpUpFwyb68MplxQYQvBsUcmyRkHNn/wMCqo4QwgGwbhM",
-	"VtVOpJihlvquDb50Iq55Cf+nJFakNLMo8QOItkvDUa9I/rrFUF5Pp7RjRS1FrpCohGeD200fIbwofEo2",
-	"hJN6Q/T9JPtogl8aJm1Rayel/f3EPD9eEKUhCOdw4cfwmTGVvAOVjBxc95qJ+K4rvuEhAVn6vLHqKtqZ",
-	"L0UgY6pDkCFs6mwmytSaNVERGnxaSMqkNY+8OjBViJdA9HeeHIoLqD1h8ODdN5wpVcafKOnMNh34BDi1",
-	"dOoVGsUKD2yE9A7tua8fc1UBXBBKC7O935TXFOyNXWssCZRqK2ZN3X6eQmZ3NnZXOZRcmCwVaafygED4",
-	"8GiPCPyWuIDaopjX0qlHj3CL0MKh2gOoHc7uXZQG+vCG8fVDT4yf4HpgBiPWdH8mppq2gQTcMxQiHxzz",
-	"uq9GIRVvGfL1oCptGb+dr0lAXDyoz22RL5n2Kd9ZNWGGQ+dTjynjltEOwkJ5fexXxsXRyqMK+QkK+d16",
-	"nyhw6vTmDTHIoVgj89DHnYn7W7NEnKb9Vu1GzBAabe1JOFgTh00TJ0lHvXg/vSd4CGwJP8DHCdAbbIjg",
-	"MVSDPBGH3Z8pJFT616+462ldmbku1MVKMYh7ZwbuY3sHQy61e8Xv7dNOCQprjDAL41PTCNYPqbr5FVrT",
-	"++93mHjJ2R83rL9TuVIcF2/Rxr0ByGDjVPBGgR9P59o5mxVjNoGpaNQZFbPhEnoGFea2diIeeJrCCvPD",
-	"0abxJDVnZtTtzQjUw4iI7/R/9Lhb+M2sFW9xq2ashT0lkzEOWCP3gNSHyKHgHC+J2izIhAyeQdhSeGvY",
-	"JxPxhXFX7NbKIj7lf35mIyVKfMPWUvT+PRAe4nZAFXGvKqFH+VGbzkJ6SSPngtVpSnWOjAOG4zsrUZeL",
-	"q/4h07UtBO+/P+fML4XTokOlxplL/CxOaaQ1QxWj7cT5AUQchABN/b1lxkkFbW1Dnz1g/3YKMDFxgozJ",
-	"AFbmSztNiaLbyOp1BmWwfR1lrbSl2uBcnJLLQl/wLLJ7ZQyVf5//ca/Fy1RB3ozH/6LmarmzRFAf5umN",
-	"mY/43K+UWRdtM4709iQdKnVaQ/ATjUYDYYgDEq8RIAMgAP4DTPO///0/zhR+/m94QffPlBqStWUgryvH",
-	"iIXUpfj69m8voYX4xRXX1EU84UdMubvdhw7K4JkV2VJldwPjx3/Adpxse0mAvU9hzNEiv15rLkybqSB9",
-	"Hb13jtYGV9r7Tdzq/bvt94tsPwKk78lhSI2u0hlWpUsli3p5QdVKKj9gCraojox7ga/YrCGrfY9UpUBZ",
-	"SdwvAnSjpuKNzdlppoWJlZKAZKltrbMQPM554IIT2KXKKGltTBHiDAH8kmrns7tFhQkAiFsBhgCznTqV",
-	"PyiPp9Iv5JVT2smO2rJztahk7kEKP//sD3H3YtqU/mIf8yagSlPWUgNOWliVVaq2iVgaW3MTganiNyBv",
-	"jzsWjsnk/Jk/ztdY+ymNz+5K96VMOXTods/H4t7UnyDY+fNHHBT0izcXvtpjZ5/8jjwxEznEQO07W6tV",
-	"l9UKvVGlsuPdz7eqiEJ+XJsHZwsFk74CwhkvNBASscYwtkvw8NCZYj3lqDJXa1Xmqsy0opn+smUu09RO",
-	"zYa40IqBaeaI5zhVrAnEBo0z7cYMsiOyquM97vNbDE2B3VP1IVgr/q3lrcDelZLWkHdJaBLHZz9f+lN+",
-	"UiRkWuOISa6dz/fonPELNgJvmykI1lFLQI/MJH5zRJP3MEelZK4fxB2t0gFWIqGzVHI+19lVV4l4quRa",
-	"0TqwidNgzhY9fe5RC9sC4JVe+F5P6BjMq3MGPGalAL4fMefQy3mI/BFUHiH/0tTv6Pcp4fDirZTleD3l",
-	"I3K90XkjC2+Biu/HuFMKDI6YyUKWWTDi/Tf2ldJ8csez1Xfh+zzppBBe5P5R9/ThQQMy3wVYLSaAR2e0",
-	"o3Z2DchPS7BI+FAMPjWNz9zXOwPypr/nR2S/sOXD/Le5vHDulVzrw4U9cUjQHWkl2wFm6cXmMnWcYM9l",
-	"mZ//aGaYvaSqucxw9UYRKLER/7VW5fWrF+IPk88S34sI3qHVZjH2GOgS4MZugQu7lYuFqrDNByiEHy6x",
-	"5lr/mac+figF9z56Gb9TGC05aREWePbVCCkP3ezP9WJz2Z7jY9PH0QsfoJz4kzwB5UgrtpWua1UmQoob",
-	"Wkw8jzesSyah48mBn/NE5DC4zaOpYfAdPwY1HL3wIDUcEetFIIaSeE1VnFydXKAElJ+1RzMGKHeUL0Bw",
-	"iy1tyDLLwLm0TekxUXzNDG1rH9njdrSWR5ymPracJpyxOG+rKs6S/ShYEnndNlgNod6acxbRtuB7D2xK",
-	"lbKsW1waxSPXo8nvwB0qdnuj36KHx3+2A6tw8A0Rb35lriewHBrvhhJ9sFhX6K+20VKNdd9xf4mXplzw",
-	"kL2ovAExWNwyuPg0HtZsgWtdIgYbH9xan9+p3dCaN9d/ezk2B5uqXEfOy1oz8Lgv0W5G6XKbeBsqETNd",
-	"FLCZQ4k4IiDd7sHwbF9GO3BEslw07qaVyVVhhdxIXXhjfF6YbUtIcsFigx9Kdww88weKySiKfaBHLldz",
-	"XWoizJXMKU5CkPVlLlS+6HxPrDt0tnKDye0oj5DRtKcYApUAIT0EyhKdHLTWWW+J841Wg+t8D+JoES0Z",
-	"yMrZylxzy2v2Hxjx38Bjv2uG9tuh7LWqzrF9P/kiWiECMDsw+8fMPfXR+erSOls8hrNK2tkOXCjKaKc0",
-	"rwPXM/ropIumdH5wD7dAKOLDDpBsAa/fg6aAq8y87j8bcnfg1Ojs6aEIka9pyEsM0EUF0NKdn/PSf2xy",
-	"KqJgNF3ChowWXDYrWZ7TZx0Ry2QjWnxNWbSkDDYg6UtD4OkvkLMUDGlybQh0xz8yFh3u4iHaplgdhFPU",
-	"6WgTocqs2lFiuKYiUCSIuSiLIEWjBSJJN/Jm0eNFJmtZmEVg8nhpMUMAkwUBfYFoofjSgZW+8mB8N39/",
-	"GRxf26LaUHIc9SyxFPypOA8XDzz1RUmb8uU0VPkTnqtUTg+P+cZdCa4aeqC3uUh/e//cKUqbYDJ7s3be",
-	"a+LEDgiR9DxP629X8ap/mIStKRofc45GK0KXjs6CjV/Cj1l8//b9/wUAAP//",
+	"7L39khs3li/4KgjuRJiMzaJKsuTproqJe8uS3Fa3bKlVJWtiunSZIBMk0ZUE6ASyWLRCEfPXPsDGPsN9",
+	"sHmSDZwDIJFJJDPJKtnuOz0R4y4xkYmDr4Pz+TufBjO5WkvBhFaDs0+DNS3oimlWwL8u1vwvbPsqe0v1",
+	"0vw7Y2pW8LXmUgzOBq8yIudELxm5ePuK3LDteJAMuHmyNu2TgaArNjgb8GyQDAr2c8kLlg3OdFGyZKBm",
+	"S7ai5qNzWayoHpwNyhJa6u3avKV0wcVi8PlzMviW5zkXizfFggr+CzXd/7VkxXaXpLAJ0ZIUbC0LTaQ4",
+	"Jxmb0zLXyvxsaJ7RPGfFV2pM3oh8S9Ipnd3I+ZzPWEpWdEsM8YQKqZesIDL47jmZy4Lg74XMmYq2+koR",
+	"nhEq1IYVijw9feon52cg3c9O+NIEJuCQqXkuxS0rFLz9KtudkCsz0qANkPWl1ul5wTImNKd5Kym+xRcl",
+	"5IWclSsm9ItpGyGZbUHmPGf7aMmmk3uT83JFeX5F1U0bNezEtCCaqpt9tJjn96fmu1xuXt6xWYl7puts",
+	"z3O5Icy1/1IrZojqScvQ/KXM6TTnkOY54VoRs8O5FGr0pSj8vlxR8Y7dcrbBpewidmleIAW8AUv7pSh7",
+	"JWZ5mbEXW0FXfPaCarpL1oclEwQ+TRidLYEeQ2iasTkX3LRKyYJpRShJM/zSJKOapkRO/85mmmy4XsK4",
+	"ilJovgK2MueLskBmK6EnZb5plsNQSYZmgdgdXa1zBq+uZMZywy9JmuerFKkwzLZULCGyQMbseQS2VD/n",
+	"E+CZQfs1n92M2jgqx/mYhMOosVV7FQzO5jRXzE/pVMqcURHO6ZsiYwXLzIL/SFdM7Z3YFM6nIUKlZCnz",
+	"TMF44Ae3Karp/krBcBTh5qZay1wu+IzmRJouyZDiYGfSvEznmhWE3bJiiz9zTTK2ZiJTcLdpzhS5YWwN",
+	"feAXbIdAlEoJLQq6HY3JK02UpltFRJnnZAPULxl+dVHQ9ZJwRYTURMlSZGSYleucz6i2TWAwiVkXli1g",
+	"bFwsCCUrrpT5yzRKCCWz7SxnnSskcXon1cQdu06lXpf6Et5U99r9gqQSPjZBOtz+T2Ca/nz55keCD9xO",
+	"x9adIw2/eewo35Xix3I1ZcX+bViUYiKgXWoWc87znGVnQP9aKo7HFXeH5+uErqRZyDyvfvOHGdjudGtO",
+	"ppWs+IolJGM50ywjUjCzi4HEjAyVJLdc8WnOCFKh4Mgu6S0jC7pW50QxVqOyc59UbY+cufeKFa/EXHZv",
+	"DaoUXwgQDWa0KMzBMhOFP7PMcKriK0UKNpNFZs5uan5Ju0ZgGk24oeC4AfxEc57B5L8sCll0MKJb33rC",
+	"oHnIj9aFnOZsFWFJ53CuV2u9JTlXmqwYFYrAx7rGt9Pj4ePUbFHslWN51eSLSo+v+YrryM2uzaStWUHW",
+	"dMES8thoEo9PT9umJofPRKfhyWkyWNE7vipXg7PHp+ZfXNh/eYpguKwAkkK9plvyCFWKLzVJb+mC7dJg",
+	"frWnPjH3TKHhetDkcdssmbmMT9Ljzll5W8isnOnuCVljwy81F5eXb94W8pZnrOimxVyTufmfhTiRwpAG",
+	"L5JhqpScuH9OeJYeKcqu6N1rJhaGCre1/L+j1P+cG5lxShVrO3mXf31NMtsGFdtKCKcK7oiGZvfFxPD3",
+	"ii5YTYVpMQX8xYhD0qj2pXkFp5+rNn2msS1Nq4lvdbhejmQWctWTOrxPWGbOitFqQOADekHWHgKfVfy2",
+	"XaaaF3IVJzKjmp2Yz7RTak/SgVPZPFbNo42Pj5y8K3no1E3ZXBYsnDV21zVrWh43Z6wApX4fiebKV2Sz",
+	"lMor+DTLCqaUUZ005UJZWtmdTghfCGk6IDOqWBu5zHxm0HLanzx72n3aQRLqZFKG9i93glnxSl3MNL9l",
+	"nUtMoRkZmm5G5mTArxmD36mRPocgU4xwulvFFDXBL9XmLiKGGOLeyZz12HuwuqgUcwWWwLbezbNax/9S",
+	"sPngbPB/PaqMr4+savDIUTD4bOgpmFpLoVDz/JZm79jPJVMgnZhNxAT8SdeopHEpHv1dGUo/9ewNpMl3",
+	"thPscpf9F9gpmVFhNMMpXKgzppThV4ooJvR4gMbIec5nvxV1tndVmSpmZVEYSV5po8DWzBGUVJqtWaYR",
+	"jAA6/PXIfy/Y3ZrNzDYGqZkMn52ejsASQgWRa2aNK2bW6S3lOTValVHAzJZTrLhl8M5jkgqpJ9yMzKgu",
+	"DISHz8ngO1lMeZYx8esuibOtw6kgmWRoUqC5uXuBdj82IPNHqb+Tpch+7Y2jZFnMAgLZnVF7ZEGmLJdi",
+	"Ab6CmHEfiL6S8gcqtvZEql+P9ndmz4J2QdjdjLGMZeekYLrYernBCeGGnys2kyIDO1P6zrQ6uTCtQGVd",
+	"MppZX0/waJfvXdpvaEk2lGt31UKnXCzGMbZaSerAWAUt9VIW/Bf2Ky7zD2iWSsiK5uZmYllC2N3aXF1m",
+	"mQt2K29YFpocYWkrbfs7yvMHJPj7q6u3DVW+i63NgQJSKdjnJM2YpjxPiaJbI2GwghEqMrJZbsdwi6nK",
+	"EHYxm7G1/iCLGyPSmlsX6a13iK0UoYazr6Vh7Bv7yjlJQRgOTWXDtVSKT/MtYRk33Gu69WLDiBjWRG/x",
+	"bqBEsA3K3NZCb/aK6YQVmuO1RtuIyjdmfCkF4iaOINi4TBi18G+DxrPBxx2JIxk0yIcuswz+pvnbgBSU",
+	"ZXaXAsivPmBOgRkgGaZ2TGni7KwJSVm2YAqVN0sKWhANKSumjMw6wQftA4Zpro8T2nyMCVSVMObbNXra",
+	"nYOPEeJwc3wrs21cC6QLc5eCzdotNjDImR47mqE7vy/5bElSdCKoJV0zMpfmBlBn1yIF74ERFc1bdq+n",
+	"ZPg8+NlyVqOcjhKSWhMzGovBT61SMrQn/Iqqm7fwGza/FilVqlyxbFK5tFMyvMAf3/rf3Nfh/p2ocrWi",
+	"xTYlQzibl/hPaGNO2LUAs6XbbQHd70rhzlhI9vhatGz3li1g5vmGCxDE7dfPSHyyWqYkIbGRmwlpDFEW",
+	"JD4aJHrnGGXWsbSPv+EWAhfUZ/eJL7DL7aYOZ9LS176v434xM99rus0lhSmnguBHiT0/53Yb4/7lGgzq",
+	"uIuJ0bjrG9+MRQr2Zj44+9v+iWrZ54PPyf73otu9863oru98q3kEOl+IH4LB549mETLwol1qqksVaDH1",
+	"s6HgcczPhi+Scm00c5UEGghHD9aC3zKBvi/QwzRbqc7tGiHqlWYrYNX07hV+w1nR3D/9FgOf2s7m9GOI",
+	"7sW2HlumIr5j8RncQ0u5AX0B3HlDoyCvuNYsG5mns5zRgnA9Jlc1Zw8TCy4YydiMZ8xx6lual0wRWjAU",
+	"Ns7JTK5WUqB/x/xs2IXgYmF4jJlNcP+Yf6CMkoIQkqobvl6zDA5DYJ14dpoMDJFGhXFX7Q6P8Y7A3XH/",
+	"SFfMmSfAfzecUcVOFBOKa2fiqVlDnnVbQ2pMxfcdXThz+TlR8/myFDe7SxaKiHnegwv8WUnxk5n2weeP",
+	"UT3K9PMV2ouY0AmhYos+SFisM0IJDgZCIQzf50pToe1KFIwqaRfM6JOBIz81A02vBbSjxQKCYVSK39FS",
+	"5hOjw8F7GU65lDn4vVSZ66BZwXRZCLgzWjl+eKnBkM5qtA41u8NPehkyCYlHYzNIH0CB/d00qii9FkMK",
+	"RBLfGNXQLMERcyPeuoGCKak2ADLcLKn2QyX4M8vsFe5vKEc2GMEsJea2dIS4v/H93leZ2zrRrSek+Avb",
+	"ej0nLpwJKbYrWSpyw7Z+MlO65jdsmxJU9Nz5MaqY0XdQhwFDAp+xiGQupJjcsG2PLiGyACxjTJgjrtDD",
+	"wUVCtLxhghRsXjC1hA2Vc3FDjM61WjsjfIdY6wiJzs+at/p2Cww8cTIOWedUG0UQnInFnM6MJn3L1O7Y",
+	"p1SxSVnkEQFmqmReakbev3vtPUzuu4UsNVPobXcRMiwj63Ka81n4hp10w7MTjMMQUjAjX1SvYdABcAvU",
+	"8JZSafcBK66NrDxSaWHrgs35HchVaOwanA2WWq/V2aNHuZRrMxlj+2g8k6tHdM1jAh9+p01m0kvbUcsU",
+	"JCQ1H07rdMT7aqy27Tip1qBl2f/Cts8LRjULBIrGWoH+GcSn1he51rjpOutzYcXvqguMHtWGo1hdyPIW",
+	"czhBhCzObWCQYCwj1qxaCv5zyQ6+yJKB3UwTOpvJUuiYz72xhkXJMJ6DOSXdbUj7DTIE410aeN3TBGjO",
+	"AjPTDduOnATmrX6hqQy2LVeqtIEUZgK0BElaKM1Q7K6F5LqAXFksJjRbcWFvs2aArmLaiDaDaDhBuJ3a",
+	"7/TaDmrjrrUtVN0lcyNwAWtD6Qq5HFf+5kBu6I0zlfG8YLrg7JZlJKcapdWGHAEUZROq+/qkkuZO7ty4",
+	"POvhrUkGOVV6UipPTFSVA9kTgjFhquxJi9LdSddKZnzOWTaZbmMMXRJDEZktqViwzPLBmSyyc0LRIsEz",
+	"EHaCbYvBiObCV1ul2SodD/ac5ObJ22nYDNjuM43W0PhrTWKDHVgqI3pE48i7A1qZv88rumB2b9hW1eiy",
+	"I+6W7M3xiFMBJ8l0O0zzzSSt3WdPvyYFFZlcEXMXfPO0LHKz+AWdGTV2NCaXzPAXTagi6YW1MMPSnJFv",
+	"GS1YkYJkwhWoSgIPJbcelIKt8210NwC5k3034JwXSpPHTwJyvHoCXKHOxZ+eRnpBbfawg46RZC0Lija5",
+	"fatol/zELfmRC9pgsfBKwLZqQ6sfanvSGlOcRPIgcMu0M+7XXOl2tv1GMAjUMotimXdEyqNrbuRK+Luf",
+	"yQC6rnwOTWNAYuO+kJP0jPBKMAzKvLO3lZaaRgTSH72vxwyFrKieLSEYF7ZpbrZmQuQtw2h50xXMhO/r",
+	"NBpdVZO/3TQ5GhIXuIWjbV+kPfeqcOuCGposNYaO45160djDhHHww1k2D4yywb/+gW/SDy4Q2wwarrhA",
+	"RzMSl/cHDe3JIlSTFagDwswAWXFRajayR53PiWC3KFz88yLudxHX1mBDlXMPnrtYeZ47E7CPif0/636+",
+	"14VXj68wV/nX87/8kT7595//NR0lmI03kwvBFXMD+ecdeb87Msp2o7b+SKSufe7svjrw8MEXvOkPJkwt",
+	"ZZlnZLZks5tdPgvOz4nh4hN4G5OB2j2t+z2wO2NqLKJLRMHwDGfXlHPiHV7VYzsWGGTEJRuxAUfGEZ3n",
+	"Ui8vmVJx1zXBdIETLojCRolTk/8kQfnGzRTzhs+YUpM98vKfP1yB6d9Ivu1iL5EC9Ut3cygjCCsyyylf",
+	"+XwNkqpyai2slmuDN/RunSYk5RTcjFyhW7HMUjJMaxdTCq1XlOemhR3qhDtfAF2vJyumKTqBfVyWTaJI",
+	"G/vZma1lztJzkAXSG/OrNV6ivQRjqBfCCDhgTcFZ/fOHv1xGrxMM91D7OT5OuuVj9g1YsPeC37kImhoL",
+	"4EJ/83QQE9JchzyyfK/5nEFoqjPEhv3CXsE4m+HX35yeklLkNlrUmREhFGnDlfV27BUWrcG1bSe9WdOf",
+	"SxeOflIqx8XBtP/2zeUVeWRW+tHt40fw4H8sCio0+Dn/rfbpNEgqg3sRPvH1KcnML3JOuIDYS663ZOiT",
+	"Bqc5G7kBojkUtg6BnDa4avboZfsdy1Or9wVme/wpGh1i9mKn0F/q5XsVk4vDw1qjrrYParuwuTKWhDYe",
+	"817FArIu7GmNsJTEMIV2K7/NiVfWdtZUh6rz2ndSLtbrH9wrn5MBLSP37kWZcWbk1CC++Cu779U5oS4k",
+	"oMZaapEB4ZPoOh4j6mM4ddjcBVjHm05sIEaXAAlrg6FJVjbm4pZrXIchulvtp+xSYWC4k94xvO54+TIm",
+	"+tSDu+sJHCkEHVtNbexST/qpNIYXT7joMSGgMNg0Oi4eTFGB6OrIjqttftMoadtnYL91nhGMWR26MGwI",
+	"Z+OifpWN4Yo6bH8eLcceeh6rwxgTQM3xTFxEutvttWPf7LZdaN3HskKusLM4RiQldGo0/iqSbEmtA7Hm",
+	"TJpRYZXMXW4VUQDj4n7DJ9Frc7tMrN2vfg9BzJZs1Ir8rvbSEBmuqVIbWWToa1ZKnl2Xp6dfzxppXvAj",
+	"i6vCrlkkDOQlJINvaBV4SZZUVYTUYmB2r9GGzcqdoZ6JCU13nZ2pkOCYQQ962bdp2nfM20LOjfptnjaT",
+	"VOqbAhbEx5DEeVbL088R0p5f/hRS1XQfgvkrtkkAZMQ9NqRmZOhClEjGNET9j6KrbgY6UfwX1qaHQ/rg",
+	"L+ZSIdOt7jbmBZ+crKY9vrpiCwpfJkP8n0fk8enTPzz7128SUshSZOZWk+QJRBCtaK5GLSTYpO3PyWBJ",
+	"1QTl+Og1AaY97a0MhdyABUZTI5JaeQZfjzn8rFVyMpN5uRItQVNVRLxt1j1t+NVCbjo/CfvSNCRDq61A",
+	"7llm1/gAU2vQZ3NY4dZorGltgpNgY36M7+m3iEsSWmfrWzvIDIghChmCUCE7Jyn+c/IY48Lg7yeoyylp",
+	"1FCHMlEwBJdwCl0hN4exqb5XYXhoMZDBDHbPQuKuexYu45xtWFEBZMD5MBwWfh85tACBwBpmC8w5y62h",
+	"QdWGdcD4fMzhs44gQ7c8jcEFUxRdeCpmLG9LAsCnFiSAicxo2JgOALAkBKwIAXgEWIsOD+efQTc16Ql/",
+	"iopNv1HEfHT2llT/gI3ag+RtIBcEE1dBxOlOXPxUZls0JhuiM26+s+KCasw/W9H12lAbzOe+iGugxw+h",
+	"NXg4ID4MX2sL53UN7AsuIjXeGkNabVNdUIFIIxMtJ9OS51nbe1e+6ZX81jS0n/Bh6Shwtr3uAo7fQyt4",
+	"97PfkdsfbZavWcrPfWOzg5F0RjzXpqgzeDuY/6620XH1Cb7v1TQ+6RCoHezy9tthavf/XibcOC6fIcrR",
+	"I9G1CuxhI0SNwo8EtvpeAnzdINCimLpvG2HDvkCG76+ej1r10Xh6Ee+HvQcxiJtY55uCa82Ej+U+yonT",
+	"RoXtyKOmdM6dYiLrNovZ1b3Exjs6bseU1/yHB835YY6V5qarVsyPM8EN3cH0VTPgoH4m8jhsDEZLLqxw",
+	"bRSBOnTMIVECdurU/mgHpWXBMjfPKiEyzyCT0FlVewU6xPhARGRZR3Fg/KBdMFwEDeaoUIe61N0YqRNM",
+	"whW/Z+CDn/EDAh/MzF3qgtFVa56Lv6i7VW67Bm2UxSnIKV8hbJ2HSYkGYFCt2WqtrZ413RIKodKssEHz",
+	"Pm4Vf4VgVQjGKEoRNSAHzLCTyUBbm0HZIpYHeaMNvLKiFIqY5UWAjSA7Mw0T/mZyxSBRq3vH5YwqNunl",
+	"LoKm4Ko4t7GwHKfJzeeKbsmUoa+NZYQuKBfO20GN+lPoKaOasDvNQJvGuex34dQxeg9LZbUQo7U5sk6E",
+	"ZpZr3Z3/c8lKZh10NmEuHQWAYS65xE1R8CHFtILgdhsoa1FOxbrUzrgKuTcVKA88S6MZtPWWXQeodgI+",
+	"cL28ogt18faV/1J7wool0zSoDMdmvQpB87Q7ZaFBaGR/hRdR7SyEtNWWO3rW0Y/wNqeiVbELXQ3rnIpz",
+	"spK31pdaE7cwpdE0Sc0pT0FyT4/Q8bDHCXyppukFD373+l5LjuZhydEzttaINQAHRMkV0xCdN6SwFhjJ",
+	"tpN2Pxq7xPfUZR7DB1LIxPNd+KtvGNwV9jCqES5wzgEDxaKF4m+QmQB3FHhrwZgxW0o+Y/GUZUPI4dzG",
+	"iXouWsFPSEJqzOXTdW01rgdn5Nou1PUgCf42v4db6HrwOc4mcLIehGL81L0oBvNGC60Rj/IancTwvGVj",
+	"+iPbkf/yxsLyVoHl4Xk/B7kIDFeY4YkovjTfe7G33NNawua1lzKfLcmqVNpqbU3U9bo/hsDNajNXnQaU",
+	"eJfctahnqmQFnWvs1CW6haPCHXx4BBzXUUcigQfRnhIbVM5FnY3mHMJtLnIl0fRvLdgZV+vcYcuDhUiw",
+	"Tb5148tgTPXZwBQwJKEC7sUhhhGSu0h/3dFpezfW2yVtyzVcm0dIf23e7c1xFsaShTFkdFEwhgbhQKyE",
+	"dbThZZkcXwt764Sf8esvMoAcUTGJZUwsx3axz8Behzahv34njfAGvBa01wVI3mHmc53oob/eAR2CzPmd",
+	"aQPZQZTnZWH4MqAuXIuCQdIgti0YsSExvNJabF84uwmkhMGfrgEviNyYLSe9m1QxojfSRfABelE9XRWu",
+	"2WSABrjYdRuueLtq28uUUpvHL2VPQU6z05ssbhAJG2IKMMdjji5leANdo2LGyJQx4ZCLH9TGEq2y0O1l",
+	"dqesAyyicSzb2VWEFGhZgQRUuaZmkcAnOe4z8F7GnTobDCw8iY04NAcEKDCnBBqEVjCr0B+4Y/aG+8qN",
+	"qBKfQ/KQv6gSFZchBEKOfEN3T/35w5VHprcBkgCzYKOproULEubZqFEOBfefOwVcR3FVDrNluZGGqgNu",
+	"oS45Ae3IrXIC2FXYppW178gDx27cZuxAL+I7LG8hpR22sdra1t5LzPiPMJPFGGjETtbLnlUjKJbHc09r",
+	"Vn2iHFHR2Yct2PN26GPVb4qe/VnkPe4Dd8TX65yzzAKZ8Sz1J5r7oLhApvSRYPYcjq+F1TsV05hk79EX",
+	"z616pZwEozTPc6f2VaLa/VIH2k3Ye9auMILSnwoqdOupxzYIc5hlLpy+ESnVUAVXVYJ5PAdtVvvoOVkA",
+	"ORDgJchpNIg6tIFX/9cd4EyVM0LYXPfBD1SUNCcQqwz2zGwF8bfN62rrS40YUjesYPiOuajKtaH92elp",
+	"kOmyA2Zz2mlnwIlqX6AQ070Dv2D/klTgtuFUxDTc72iuqrT/JlR8CKsbj7LpRuYJv2f9HE9qE4mC7TSn",
+	"4ubc4h2QoeGr1Fz8AOnDhQf1yT2kZcFXINersoAIJJQjuGZEremMOZUTknqNaO/hoI1IwcViBx5oV2Fa",
+	"U61ZYUZ0fX3ZeVO3ogrg6lpE7Y6FnXJkAyGU9gMjVDCl+QokiJlUerJmxaQUMUfVS9eQzCzKiJERTVtI",
+	"hLh8cR7Ij6W4EXJTj6TMZDmFsNLwRmqhrwoMC2N6+ttqvisYO4EA0aweSxpMZEvX1UrFt/N73JQi2NX2",
+	"o3s36qhhIVqs9clTac3cGOiedu/BA8JQPyylu9pUSGWDDrlmgnKE+7tlIpPFhDYJedyDkPim+YBRu3af",
+	"yDlJke+lhKsGIZgskpDUSC5IDyA3RXDCDoHtsplyQF4wXe0ns+YTaPXQMYcE3Q/Jq/ZRi+sahfSyhoFz",
+	"VFLByWbR3ByKWq+tu1ufoI/HDTbjw8CTvYJ97SLB0O3VxCcbkzfWpHfD2Nrm+aCGB5RYhgI/KR/1cHey",
+	"kCeW9L8rKcbv6MY5QYOnJ+qGr0+cwfJkLQHRCSfsczLAgksPM1asLtUx2NiKViB5e6YCKSVDa7og1MXA",
+	"Qp7O6OGmpEIU7L2TMRRq1+824VkkS/g/WCFPphQMntYRykXG7hKyKOQGbmwzO+BsQLxqWYC0TdZUqXOL",
+	"TLezta3X0ePzpRA3B4DNc1+fCfvrEdJ7AMJgm2O0A3jw9EAOFqs1UpEZnXq/mO1s7j1GbrSIH+9dIQ/q",
+	"Lzfw/u9WR+kn/r8XRo7G6BY7bfa7XymSGuac7mgCaB+vg5U7iXwmBSTuxtWFvWpBXeCJeUNVJdEYdboA",
+	"EEx/cWm+ql+oZgQtUlT6AAJQlJW3aLpV/APYlsC3EFB6bk5Gb69LH+X7vtIZhMPeNWQSf8BQxiqq2pAe",
+	"5QJtA53XYFBiplftka5jVytZ06nBYdbcXgEfclQINMdCiWBDxHIwCuExfGJg5dQ1K2hNCE6LsRnPPHIm",
+	"fRZjQ56v1ZxJnLJlmKw9oTXlb69s6zCUXPL1CReuQHJmAegbWY4LyeoJ0y7XrFmwJpL+EibwHCil3kcX",
+	"hrkPdOAKlkbZaPj6GOM6ci3B6EDqeyW01VYtTIUi7+zuNlKES+Fe80dgA3kEBWvSc6wz1NIm/LR69Iln",
+	"n+1rSbDIAP1Y5eJ3sZTe+ZtH5Z4FmyWc+iq1sTXnrCpWveNC33F+2YY+KGWvQdg3v9qu2UtRrkLw9MOi",
+	"ERSbFUw3IrE+XTs4Jowu+K///N/Xg8+oUH26BheBmYPgYUKuBy4bsfYOnmtgN2Bsvhb2MgEdytx7weBt",
+	"PVTHCpiYFdu1BSIqDM82vAByeX3UZ83jYac+GWwKrtkbkW+9ZLoXRXO+UxfYGZaePasZlvYzuCNQNUPd",
+	"e9+Su+J/F2uO6x1XUYM8yeae2oNeX+2nDidIVcNkvwukVuykr5ejeqcX9FlXCPShgc+/aZSx98OElanv",
+	"54cJ1uqQwGL/2ttgZ7Zyq6okzWFcJyxyrCsuZCt5oG/Q92KPJ1YDxEqWFT+JhmZxNZG0jNWfC/NAbadc",
+	"ETnVlAsQdAtZLiDp7s1FqZcoEgcwslMGl/R27TOg+5qwr+pszyuXRUIoaRxvVPcbTFnN9ToddUeF+sF7",
+	"iKfdBeu39Pu5QWfmuGsA6lpzhIdVUYhsy88d6YsVefsH66/QaBJ+bR+GCAyqFhiKl+UgGcDMP3FudHcj",
+	"DpLBDdtO5hxUN3TnTeon1NlNJwWbMawiaH+a+p+i0TX+Kz3c7zYMT0sbMnFueFjOKED8McthwvP7OPl9",
+	"SCoXFj4aDizopQVb53TmBMQcSoQTZwzLt+f9hIf7iQ5sA+LDg4sFn/duWLUPRzrYrSHgJc5cF3hlW8BN",
+	"8M3jY64eZOe0RkbVSwP3szt0oU+uaIbqSBBkRIb9oSdHe7EnOwZhmo0HDykx9g2vqlZbFsHmuUcyXR+0",
+	"xM1S+p1VJyP0Ce7gsYaxT78JfGIgcbtBtt03XH9LcypmbH+ZDbRPkim2tSWj9rvnrUlz4kyaNcvEaZOZ",
+	"Xprr1waEOouknBMGl3ZY8DjmcSfD0BWHrW23Cnkw0DI6J6cWzlRI22xJFcZGunLKPdHu3Ohs9ESkcBMO",
+	"yIjKdvKgqWorVn9An4VR8oVNk6/3mjboSgEf1yq04WqgPjujgmSFXIPddEN+YYVMyJTNaKmYnSCILHBF",
+	"un39A4gT4opkUrBzuHT+LqfK5WhA1RMw0pZC85ysZFEFndAq5qTnuA8HvG2coV1InubyxSa3/chAdFF/",
+	"GO7a+rcdFCSlPyB3Lc7p94nK3b7hk/vrkdWMHahJNictIrD4DR+u3H1iwg7b78dA+tkeonJDAwLP3Gq2",
+	"eRgNloRiAqi3dv1A5LA1dtxNx7Vi+TwqC/T0yf9mONvHwWe7kLsHwLe7zwW/y8nsJvQ01rZC7Ay8oJpO",
+	"qWLPEV1pX3wrQBrN4pv8SGipvVBVIb4SuFOx7veOVt4JKJTZMbaKd5mcQUU0wDfqK543Fi7spBpYUp+3",
+	"fSvwQm5ELmnWvgSZbREvyIXWG3Ziwe9yLm7AE4phwE7VasChWgQlezNDLW3IzD0eRBiqmikt1wp6hhzP",
+	"e8Ba1Ma8b/reSplfaqpbqmZypfnM3j625gmf0a8UcetmRETBMEtqLWWekILRrErlxkAUI+UYDhiJP81i",
+	"iSivsjz8co8jwcWkjN1Dz6uPuIr+WMOlVKz7qyt6NzEUTma5VDEBtfZ5aOMlPwwRzxlMC+jXc0hMxFQi",
+	"6ysBBGewO3eFK7TSl1tY6CNp3JoFmy3xeuAFsSIOcZ99eILlmpmD7YlqyTlH0GpHTsUlzevh3jD6yIpR",
+	"YU4jAtdl3Qvbi4bIxjHvJXb7gBad5T220YZy3XoFGLErGB5GkFQlO5Y085XzMRE3OHEPuTRAZFaiFDBZ",
+	"qTZSAYJcrQ3fN6+4AqL96IK5W/E85zFc9GgMTCPmpYlkEttQkfX1HCJBllNblMjg9/HMd3LTeeP3uJx9",
+	"sBPczU66tPmYRm2HULdDYQ6/zK39D+ieiwM2hiqlaRHBYrQrAHnZsFooO5Hnlz+FdY5xatR5sGKp+jlP",
+	"r4WbYWxnPWI0p4UiQ3wrsQc+Ida7NPLQXeD13oV/rNDnumIiPu1EiX3acWV9rIeF+nqmnz4fEBK6k6V2",
+	"TNYa4GXeS49tkyBDFNQ+au0LpiGG+ntGc71s12xdOyME5nrpJByb8mAlpDFJMcgyNaJPik23KcpFaI+D",
+	"aigQvGo2d5oZBSxjmW0D8cBCihOmlDXawguYHc4yxGCf0tnNAlJaCGDs+Hg4ynNSsJxuMbk8LUWdBMha",
+	"cyKcLMiKW/VPWbqwl4idBYiIryoXGb/lWelpPUO/r+kkTUhadWL+VYEC2RK2QHSjhG0KeNi9vYm4ds9N",
+	"57hM+zhk18d2RWTz8r4L8ntIADQcKvfLpaW8IVouwDt9/+svGcC8ddH+V9PIE91WDv7NLSsMqViY+5wo",
+	"xqqiwZQEjUOfqN1JkBiHexZSKNzPH6PwGCumNF2tIxsnqGjilIWjSqeUa5CC7UsRdcaWR3GyCUYd3FNo",
+	"akUg+8kCj7mRWQgIAFNo5LY8Hp+OT1NiZajVirsI1v0qnl3UioadKQjnvb5zE3eOg9PgdlaUN/KCzbQt",
+	"Y98S6gZgGwH0ksuq/PDm3V++e/3mw+Tb969ev3j5bpC0IiAhNtw5SZvvOKaIaRDhZox83f/09vXFjz/W",
+	"f7p8/8MPF+9e/cfLd9F9ui7kaq3buJvSRYnyrQsrA7JtRNnXT073ZX3C486oMQ9ca1a385Q7nNdLaByJ",
+	"kzCD6VzPVkF2WYo2Vu8K6mP+SUOS5RrUXYyHxuXqVx4zpOe56b0zFsTSGB2jlcK+4znrH6UZk5q/A2vo",
+	"z3nqZWeFyDrmx4m/4UIH67BgC640Myrs5V9f+7t2hKBQNPO4gp2Ct5dvdo/WTN3unKZ0pm5tTS7bcIQV",
+	"/ta5NLwaxFjzzXM7JlTe0ErIBWieUdJrSGzQsfo5DrvdSDuNJP058cNc90OfMn1aq867kzR9epDP3S2V",
+	"9bj/WmGfMI8tOUKt+wgnf+gk7XxLUjwTY3iS+l1zTMBJr7zj8LDsDw7zpO/XrWpaZv9Y0ZCO/8bBovXZ",
+	"u6d+5BfsEGUotg7HQTv5sTxMiNFBDDrgyJjuZJmvP3TnVVW845GzrXkQogDby7FiwiaUgnBYMvgeKdgt",
+	"xyqPNZiloOiFYGQIIGG7Ax3di+R97OrKc6alzH0KiyPasO99BI8JrArcRpVBBCvguutGzjFpIOS5RqjY",
+	"CKuCOGQGuGh/LlmxTSH5C3i6o8hvsKG5ycS1SMFOIWg+abufR7gNHBwLXhDmpxOjdydVsckGZQVfLLVC",
+	"TE0hce+o89iy2JGClFBNcoqQWcRBO3nAwc4Fi0gBu7e+I+MLXdW9kL587nscNQUc0nwFep6zZDRy2Eex",
+	"Q3k0tNqR5s4dz7qTudArHkGF+fXDChsizrilZjXwltD90BY+9r3ckBUVW7s+iqhyNmPMCI1DsJLCv5Wa",
+	"l7lbQu5gNV0/o25vSL9U8vAGCjLJG0WV2obSVmCphfMeXnipZ8yl331tcHZ27+MTdf9SBjZ4sc4ukspY",
+	"cEg5vsgStFxtVNt88NppO7sWKQB8p+S//vP/c3d/QoTEFdkyTYYzdRtwTcN+R+fXIkV1hYsFvkvx4uRg",
+	"q1nY+tIbaqGiplWAuDWMQmEjWargbuVzQsU2sUCohtlDHVnTmbUDVb0Jt78BKd5qBpWx9RwQlWlmB+Y0",
+	"GXpLOSLyDJu3AS0YdLlFkFDH/KF3y/bgU20sMgW26osAbUfn5KBhjq/FD/KWqTNiVyQhbgSGAXkS/p//",
+	"l4RTP8S/R+e1X6FVOGdDN/u7s2ma7na0+z3t95FNWoZIK2hTWazt2tufXcxFDbQURgdb234eLdiWIIzw",
+	"gRJBSEn0UnT73tY5+04WkRySl3d0Bh5hAVs/NfvTgk1g34gVt85L5ZGRyZoWhgz7g4ohNu0tCohlwnyj",
+	"BONynT577msD7pjLwlziTh0WslkiEX3PL3/CY6glsZXDHODZ49NT8sO3NcY15YIW29id1CzntyfROl7d",
+	"z8ijDoC+8qfGc7b8YkQLrdc2lIty8UysGmeYKYa86GAUpM97OOx7IMBttGZNyjaoVrceCXl/9d3JH4yo",
+	"kTPY9FDa8QStcSuKUcY2d3t0xJLt5E3n+60IwNte86j18C3VS38PZ+ELqN0m4LfS/JY5AApfe1rKSPwo",
+	"yPph2n5Ub8cMdFfMHkK2p4zogiOGTkJSyGTP5AyBtqxxfnA28L9HwyDXTNA1j3f8Zs3ExdtXkUGS4eWG",
+	"LhasIO9fje7Z9+Tvqq0CSkE3O0S43uzbY/N2rNfweVyuzOQs3u079kLOSMHmrICy3WbErlt4LdYffq8z",
+	"Bt3Ot+u/MQtJbTfEdujLFeX5FVU3+41cWLAbNM39Zi4E40CdtLeRyxPx39jCFU7c/exb4VodYOEKFqHF",
+	"K9BPN7YQKYbDzmURtVp36q7dKLXWQ0mmW4eABYmjmZ1HB3/VgLmyhQNYVkJQAvCfG7Y9ymLUC2YhWNWo",
+	"wf0og3or5partONuE4vnC1mhMD0qIKqGEMazzgm6b32EXmb3XU7wYLuw21AD58a+2JK/h94RLqYQYuLR",
+	"gOrQjCdfz/9IH8+eTP8nF2OHfzy2z9Mojs8BRo5gS+2zc4QhDs5UY++BHQ8Z/p5alCRFcHukGVdmwrLU",
+	"Vm0BG14tU79K3cJajFS5agCjZjUh7Nd+MR4TYTZ226Gvj/qYwHr3+eZCJz12Y6XsH2HvD0i/j8m/x/Zs",
+	"7Mt+Ow2/e4g1zAFubVCERMbbbR8CQCHszb20L/7fKP126mhRAG+HGYvVXlhS1TqRnee+LRjokGPxD7Tb",
+	"Y5av6OYvClnYoLFITG8WYU8/UCPLsBNnZCGmWYM7Cqknc7NLsb65mOd8ps3fc1lMeZYhqq1pxc0LRkTf",
+	"D+Ma2u4NsephYEpf3umCOsQ9s+Vuac4zvBHB9qTI0EfI2tDXpIqZtUXDYLNSYf85GgdF2SLRcuWKimry",
+	"gofmi1DmZwN+w0KKRXc81L6alsHiqpgQ0xwsMXI8GYLPkAvk9mnVaIIzggb7xk7Rd10AGLugNg+HrAsY",
+	"b/O5hZxDIF1gRjFl7YOHZbODbl7tf7uGg6WuBwk5Tcj1ALHBPvYPyHwtUaq61GwdLVqvFnui2mOZgpjD",
+	"1cEN0Oidg4ZounBz3Lo39qiCzp+1V6MLmIelhSkd5XfvX796UcU7QjucdVWuweRLRUYyNi0XCyz0lyvp",
+	"LNDpv59YbeXk1YvUZqGNxgfDIeCYWifjslytaLGNFn3FnRIK3FQRSjZLmUeyu6D1pJUDfDj0jNe/1zWA",
+	"eMHFC6LwcYTLYACUGdZXiuRUQ0kXNMFX6KlmgTjWIArqh8WL3iGjiFiPkaXG57EudAbgwTs8edTf5hAu",
+	"bCxYH3CCO6kNQrwPs3kAMjScErMoXWF9ITVJbSaja95AnI5mMpbK2m7rIMU2Dj1Lzyr/VJjWBNxRLLhg",
+	"Y5LaKF5bXQ5/9qo5x6NrtgWsl5si25l5n4vJupALI5mkZ2ReFmjbhla0YBaDzLorWDYmKbW0TLCq7Rmh",
+	"ZGmuTWLN0qH6W+1QriBRDfJY0Z4DbrJa/5VXBURPyKqzH3XeHDUOUcjPbN4CdGm2pFqyLHAJ51syVDd8",
+	"vWYZmRZUzJZMEYRyocq/MBp7J9AZxIEol2vgiyHb0l4OBdxVAazK/WlpOhmT1Cpf6RlRcq5P7D/RxWYk",
+	"d5T9ErIEQQt/t+UVU6VpzoCGYIw1Z1g1n1gmGjpfSI0eb1a44tKhMIybaZAM7FbBvDM36ZCfYvuqXFDm",
+	"Dnc/AVWDZFBf96hE/R3PGfoNnttv7rFk1bxKTj9OoqHYXT4mDFKnZJgm6eh+jqYv5Ag6R6rmANJbPcQz",
+	"ltrM8scokMPfT9BxB8UR416kfnFSWvq4CKElGebSbJMZVYzkTGPEacYXHEOISDpJE0I1WUmlyTdf7xS6",
+	"8QbYDdfLa0Hx3dE5yRgqiLCha2EGYI1DRREqAhR+baJhRlXVmv/1N3ryy+Sj+e/pyR8nHz+dJt88+fwv",
+	"Ucindo/a1Y6T1k/JMf6y8Eqoeo1dAd/lctMR5F3do4ejWjZR/K085ot9vbh8nVgFZsoyh/NhiHoRlDKH",
+	"q/CMpJZvmMVHk61KrSZldgUVJGXZgrkfx+TC1YqwddK5sjq6jYPA0MJzc3FMc7Zy0QZm1lF/iaguQcpN",
+	"vo2h5T1M2Yi91svXUiwANbtS/LggP9DiJrPlgQ43pdsqufuqNGDZXXe5Q9Xcw83SimlzNA/Qvs1uuHRv",
+	"7Wpu37IlveWyLIj79HnzDNs09yC0X/UCur/lik95zvW2S0ozNP5Utd4JJQ4nNwlPVNuZrLY/glg+7LEM",
+	"TqTdzoJt3LWcxE4pGSrWPJijf+AT1lyg7hXxwnIHu+xVsxuytVBiA13JTr2ZP+eaPKCu0EFrz8MaQl5U",
+	"Q2rUkq7N7liHZevdQd9fQr0qjdpuMahN48v2eFcqAhnSCrmycLVqQYbd0Rr368pLul4zcM4a9rVmcp3H",
+	"3SHmVtnjMLMCLZaTcqQ1JrKyOdt8roDm7nro8ShlG8U29EU8bNcAlCVlNkpIqvmKyVKnZLijChRUkDVE",
+	"x2lFbLsRRtAibfbTgeRe0e0hoIPKBWa1T3xrW7XAtO8Dx7zyZxXade6U/SEH9Yoi/SHsal24z3/gevmu",
+	"FD/6pOHfE6JdNchYlVp1T1i75jweEBIQncouL1hPb9ZhFeEiHGZXYnAh9R08xokRLqS+X4k4q663u/q4",
+	"rmJuk709VwGd4nivVXAd9Sv625qZ7e8vd1nV5xAifvEisTG0tom/27Q3+Ri9rDsw5uD6ekfcgzGuV6dx",
+	"Z4kPxw70HSQ94AOtySZ7eBzBh6zO5wMoqslzacsJkWLG6hYwSAnyBf3MLTTnwhr68OqRAnBxjQJHckZv",
+	"mQIPbuJv0qVZGwbAC0nlKrOCDC/s5xXokL7MlTesScEUydlcm3ajMflx54Chh7fQ+8+uskYU6MK291c+",
+	"z5k3iz6En3mvXXq3WuCvCwZZCXw1thE4jvFg7u7V3ldI/TaOOCQa5dkgUMmsUVEKGzvXBfD+z1von7fQ",
+	"P2+hf95Cv6NbqCjFRLSwvLdS1cw2gXN15fCTAjXBjdKcl+nWZ08hFOHwcWXLM3faKHFBeUgn5tpBQLMk",
+	"YArLXUSyUUC2ZElvGVnQtRqTl1WfQcTto9vHiMyu6U31KlYsYAVZUrAylBrt8dNczm4Uut6ghbJXqvU9",
+	"8urbcq6ZgPVUDMrcIuuvj08KDPnF3hIsdtKkwXaVkWmpScYz8B+UihklGmqkWPRFwPqAf1lmOUIoeboG",
+	"pKox+Y7nwEJ9OeLUzt+kWs9/M1wgTSJZuiELamGm9UTQf8opX15OqR3FNqHlla9M+W2Z33SYKXrfJbfc",
+	"jMaWz1CxSsJmF2+WEnahgIpc8A4ZCrbJocYzzTFx0vMXrqAm7QgMvA4mdRffupO8nVikNtPbBfrcq1A1",
+	"G0DSiJZ6AreRckNIyGNiGWb81rEPe00PxJ6aM20/fmb7yunsBmvDou+eFWbK1uU0N4JTQQoIJ2mUVkFY",
+	"a3yWBrdmimCBPAsMM0ISDPDEq7al7sbxk44J3VVdVLXPchQ0q+JmzFXmArPt1jjGZGRtvo0dG1mlGM3J",
+	"3ujD+vlqtbi37wNXSweiOJDGc+JyFphPUM65EZUg4sIIDYctzIrevcLGzhLo/tkRq+PJ7jP0eyHJYOEF",
+	"6k/YgcHktWlojQ+vVxC+lwZQq+b7MCUUDip3e8wVVavodERNbGjnPlFV0m0ttQsjSuLFZXoDFZhd1m1d",
+	"V+1aWIVwj+mZdXfWAWF2hpIjsvrgqJE1K6D/h8noe2tG4mCGHyaXr+LEOGlfyHx/sNF+fwWh2wqKk3ov",
+	"4MHshyv/IVBs6e0hDOiBvNx9PdoJQftHwbIx+VAT47OtoCs+m9iCrEX1BHU+W0hUpah1gOANMcgzWhSc",
+	"KZLufqH2ZhrV8/+PDQRp+Jv6ZBZFXWFhKLA/QUYBckyoodY6pJoepTGyfdWMTIcIlqZcJmez535ufDVB",
+	"rrmvNC9XLueyHmPtTpY3XiDDV7ay5yacqFKxUTxIr9OWBIe2dpa/qA2pwYrCWnuQpSo3gRzba5J/hagj",
+	"fxPaGbLa9m7oEaFrG9jSacftp2J/Z5FsLdKTy/uNXdvOJIWir1zLXC74DApbZqwgQxtYjGpBELbMdRAV",
+	"ck4M3yU3jK3rZRhsTN7oPGYGgVYsm1T0oTnEpQW4kB+OJQHwZknI2/dXCXl7cfX8e2j49v1VwNd3TCnk",
+	"wnDcGrIeDmBR0PUSIfY0UZD9OPSKAAK5A9BNZbVTsK/BEmgx82itkTkBs+0sZ6P9dSZaFtlLNj3gsIIr",
+	"tF5y1DEasALw1aq08IDC6Kw22NpwBXbHVRPxcO+1uxOVFRGTXEiXgyQJVgVuQFh+StJczlKypgAMSK31",
+	"XRGHkFfd0cNmClX17HqQkCCl6on515oWdMWM5IRPyyK/Hnxs2Xw74/kie08QQFFCfbJ28L0cojAX5bD0",
+	"E5eA12M3deKqo2B7Th5b/GJzSeBVxsWssHmUHi4BN2e33PtgkZIHmfZ2wiqrAYfo7pWhz1+1McUpEDWD",
+	"C6M2tjappcZ1Y6enTQC/DO6lPhcMtWtlQVFhk8NCBSkVdQm9YDaNZiLFpPSxpF7IgmD/JMp3zAYzVz/y",
+	"viBClBTsBBxtkHWBeTguy6U7KQTL9zJa5LzKBSErCbATcjcaNUzEsUZrNOY7KhyTVzY8L4xuLcy2lsC+",
+	"ITa8ghKs3tIYIYi2/wYenuGe8BzHkdisGtMN1+SGra3zwqatjCxwWXB1Gklc6YJRV2J4BTZafBiIZx46",
+	"VbA7bRFJ/OMJz+4Ma8OCE1VV00YelKFnTK7MhYERj8oyQ3cXhovoeFGY9QGOjmjrJVW7aXSJnYpQHDf9",
+	"TdlMrpjLFWq4h3ie+7IOYL2GAvRm/bOWHBKd95fbrq5eN8Q2u9E/fd4poV9quaKaz1BBsHuzGst5KLZZ",
+	"1m79fahRgDRh9PhxHKUsEMy6U+vsRJ+RNCvoXKdkiFltLOOaZRit6ezTWUqGFhVRFkYOr1vUp1sjY/pd",
+	"8uj2MfGVikZj8qNl+dafZlRe2+e527gFFcrfWDTP5cbs/WmpCa20+eZhi24RkLlghQPqx+SF6Q8Ok//V",
+	"0gQQY1IvydTtK1YhGfIiEjHtb1SXTAaDMZzQfTqeB5bLTQXacfH2VdwKYi+ZEws4WtUBR1n5KJuILye+",
+	"oVV9x3tEVoR8op+Hqaev/ghTq+oAPC1dfgbKH3YigMfOckYLX7m+ZrroEzodAh7dB+y/chbW5jXsIRAq",
+	"+kY3ma12RRfRfXZBNF0QKVxiZzThdrhDUkI8RebPBfwHkGvxrxXTNKOajiCvADGJbJwAuqY0XagxeeG4",
+	"H1eQD3pUzNRvu1EPj4YxEz7ELejMQzCDm6X0P3A96hW0/5DHxKHJYEFsl6hrNXJzXMxFSczi0GZ9qQC2",
+	"CdNiP/Y6NYu2fIcFGc6oYieKwWVwy0bd+F6x7/t9+DBBPz7nCFA6CNXalmGVbmHPyZoWPscFN75gSiFE",
+	"mSUqnmnxFy7QwhcZfcNtndMpy1HI/bmkRj9ID87V3MO1ery7z3Twutrw5yS6z6sEFfvg2EuoL/vcVblC",
+	"hmo2YrAyHWx0v9fqS2Zp0MVhOSYB3+9f67GydAec+ku4jWA4B3qNMCMxcMc3NFeZAURI+vZ9kC2EOUIp",
+	"gA84iRFqPDpqnOyJOg0m04NUwJXP43SIXjeMrVVV9dWddI/q3aoN/x6SJn+bnGEj9Lf4ic5BHwf1Bo80",
+	"CmIqJoc9hAuJbTAs8hg3UndU2kNb+g257qMJWAnpzJ1Bv+HAs1QH9DnAuH8AndbMv0NlpU42NmYvAebh",
+	"Ep2782h/4mxz/xRac/Q525Apy6VYKKJlLz9Qd2z5bb3+5L7eukyibDNxUk/3lLKNA/iBF/d4X129a0SR",
+	"R6l+bVhmYEW4b72z1qDJirhwhPvWOg4m9b3cEIqTathAaMTbMYnssnHEpQlxpq2R52+7wG6Vy8sv45Jn",
+	"jdJqneF2XE0qS1K39XTHbeusSNB/GJbtvYUOz0QKS+U6sI7yFpD+0Kl2wEzUqk76afELsTp3xaKkBmcG",
+	"ZBrnEIQt6ubVZvBox0R+3rNReqT5GjIPk77Mh3vFFf0G+bwwmi+WyotzdaBoV5uuB0ngvU/mz4Mk5hxu",
+	"GkDO+lDxDceEEj7M3fFrBNEffh90aA9vrKgPCkAVZMALB8rZvAu+yD3rRNQvdde2zE4ohcXKpG19pXGQ",
+	"lkm6Lvgt1Sw9gwsFVlMWiQ/69RG/EP+s0Xs1o3kO4fFVLLssFhOarbhAc8aUzm7kfM5nzOhrodruwexq",
+	"Qe0b8OXUYtuttX+WnpFKy8q39m1a6iUTGoIvHEHoF9zWPgNDhoqDXKPHAx1M567uV1K5bszQWC0NaRuU",
+	"I9wl0aVfBTBBUljXv3Xe14d+7ouqsMK6NJxr0qXxOEucXZaGzcN5JGa9DHN/YoIVVLO3BVN8IVj2vsi/",
+	"k8ULuRG5pFm83s3khm3by2jSBSM3bOvXDX1ZWPfLGswoQIKYlmePHqXk/btXAXg7nKQdK+Dj0ydPD5Qu",
+	"HaUxPvEnpt/zSzizrQpCFftxuBrv30WGgnXQSp4j7zf8GVTSoZUZpW2WwOb88+WbH0fROE0wZcVtihdo",
+	"1Idrox7kstR6PbGZOIAJiB61WQ5ukIpSZGFGQCvzjEyr+iWHWeaCaYvN/PdXV29/8v47j8/TtKA4pO9e",
+	"MljzexER7EDQ38OHbUmODpnRXC+fL9nspoIwjxQEArc74HULRpbwEpmZt2Impha0bATtpQpfRICshNi8",
+	"77JgCdkst4bRYahBVJjISpRBJisV16mMforQjaYToqW8AdPUiuc5V2wmRdaAwJflFDIJIvKl8DA4OOQY",
+	"aylKVgUMYKdrqlSbL79br4VvNEztvhRtQtIVt3KYcrZ3VrK0G3XICiluJBUMfH1W23dJn7pcdmusCzk9",
+	"vCIXEsTa6rHap64PRFFLSPoIf3jkGjSrRDUeRxNu+C04SOI9u6c4rKBH96ClR//VaBksmvH2Lv3jnT79",
+	"k5ZOqw93bYiAvPAlP0/RnVCuqHgHGYMXylzLKyb0fsWV+nb9NdegG6O1V139XlVZOLggxn2lSDDiL6Hd",
+	"hhN6gHobXbq26Jx0jZUAjPiqUPwKoGUBQ7mOSe3T7FyK+jCtsrRTopgejZtgBAj2V5AFvWUYV5NxI49h",
+	"6e4qEM2ZxsAlDAGH5vJQroImAJ7Y+SF0vS7kLc0VdEfFjOW5xz6oSsv4b1cxrMOp872A5gBaL+gEXOkC",
+	"1QpZ1AHkwsziyEgSpyTXoS2ct5E891SgWmKJhaAwAGaoidS4IHtxof0novE+3YfqQQwekPI8waziSVC9",
+	"5bcLdagOzG+L/NEJW9A8RHXAAnckvzRiwT5GcY/U0P6OHkhE9Yw+WqrEMSWYrq9cVFo09B1zSsVctqNP",
+	"dLqqjk5tPcjIFD05YVLsbgCBj8IK9pad7o47wLCATvx3SwuK/y3CL3Jc615QsixmHmSGKhthcW4x1atC",
+	"UMAboSg1qjYWg2AmiwILEXMN8Lj2SWaTDNO4VN1odbhS7AgGVR+/du7EeosNUFU3CC4krm2sryJD3Ha1",
+	"KUsJzTKWjRrIO/h+sWAeobQbX7a+FLtD7rPc+72O7kzBidkLJkDVDZrU3EwFkAIBjEAjIQS/r+LGudo1",
+	"+ZX1DbkKDjbnLzDvScV8NLnNs/F7qLAO6KMhDJqC5ZGRe0Lpopy1YFO8Cp76EAA3BEWGLjZh19jULwQB",
+	"D+JkN4o+vq4OKNduTnuMA8hfu3m5ckT2yB8NaegoxLm3k0MD7szBOnbk9li6yOb9Awy76hjgbnVRN0Q3",
+	"6mGpSjARQ8Gm8C5Ia9VasnoozUGzsxfy1oWkNca0b0Yja7xv6yVNHtODae1XLneuzKN1zN+tZgmO6C+g",
+	"Rkam7jhtcn8ZWq+QRezC7hFZ8FsmiJJkTovuY+dVnnvFY1dfmW7bLzuIh66rou7SA9m8FJrnIZQkoqwF",
+	"COjsbm2m/KjayUc7nL9UnHnzUuscwTGB6Zhb/EB6mphYdb3FIA3LsyWZZOrMr2NlLaDKCbgQfYkCLMus",
+	"tFfj41ADUwRSL1Zlwd2QhtstxeKsc6hduiMLBij3GDwjgg1ohR38Zl3WdA69TZVjg9E+VBEhndWiFjCP",
+	"IwNp0kZizq2n4IvE/Dv2M+nFFPwsCMYy5YwtAXCrqq2On7WvlJmZZk8IzL+fGfdRd/zs2mt7E9Lglz6x",
+	"Ck8YZe73jgz0nH5sxG7SoN7CrvrQsmJfXEuK0d8v/nOfiHq4ZHl/a0dQwbpLjjxcLownPtQyQ3qvxXNb",
+	"bXeOmJu2apT1zFPtcUDPqqr1if3TlZDCOmJ2Hq1ubTN+a2qq5252p416La3lNe2WLipqhQPxjlSN2iG7",
+	"jOu4m/7XxdvcNdL8+mJ2AO0Z3NdJpxGhIVs1hKTmno0y9GQQ/h1shNpd3EOk7OGa8IU3hZzKbNvqnKCa",
+	"5Iza2FKrglT1N2XhGXjiTQ52Y1rAlIzNeMYysmW64cVwT+wZdB9XXzknQA9Hwvkx1v6Yhf8VlA/VzFUm",
+	"lvktu5jF8yEuMPOfEbowQouWhAqabxWLoCxFK9kililXQSFotevTpW3d5xu6VWahkGQEijA70xCdhnMR",
+	"bxKdAAum2RaHYvtEmtJm6mAtZr+FE9h2jZ5iu/lVJbI+p5rmsiNly+usuxnYAC0o52SG3yFM6IKz/iV0",
+	"d0k5AmkQQ4cWjCj+SxV/c3+0Qf9djCUDuO0HwRw0HxZejfYKtJ28++nOOO0HqMt7liBWLDvUd3xClZzP",
+	"WeyIzahmC1lsD9sG+ArqmBkTmtPcMJpbnrUaf/1ja66r3kROElKNVfCwrn/tUkdhXkjBeu/f576ft5aC",
+	"PkhAwbjMo5YxVa1AsWwdyLm1ZD/IMK62a/bScJ7I8dubxObx/kMKjepKhqvQYHxgRprDqZ4XnIks3xLM",
+	"qHdLpyWkRpDU/Jz2SqhqS14KWdj2K0V41hcjcJ2XCy4OST6pzxJXbv/CZU0JfpAU1DanAsIgNeHikNCt",
+	"Kyjo7UZj1nfOWdGIc1Q/55OfS1Zs0/jyuJO1/9yRKVtyK58EQzsnlLiDcbHmZmNhzCam0Dv+kYKbAYZ4",
+	"wgVk7I17Sr6OWwSEJoMo6NTOoetmhp53RXcLPLWQSeFy1jZS7Sa3oDZADto4uZjoJZuYiTAE21g6f4mj",
+	"nAViUKOpjQRukbWqQez3qwVz0nosAi7krB6lYp3s82CD4uHchaN7ariiW0CkMVzwnJRrwxWenZ6eBsWn",
+	"R9Fs2X0ZMS3ZjXi9OAvYTAoBtpJerKKHM+YrhckNvKrvWcPhe2zG9qQ2tITcFwmiNcGwvj2aB6oaTsdJ",
+	"6pAuq4YdQmbY8hgJ87+xaBlO3T3ly3C5jhMz7wmZH7IAiJjDl8jw/dXzA3A0H4L3/aqMbjz41TlW24cD",
+	"4vpLSp3+lhXNUGMPHC9k2O1ucV6WbgGmX5BXQ2JpifOqNsdXXn4rgluR66UEULaqYb8yw/e9JXqkOvY4",
+	"WXU020OO1sMkM97n7qkgiiIabIhQdAaVowzZCXiusLAAJVa0RvuYuSIMM61eU0F9sYoXXAswJDK7w5pL",
+	"8GkndePTriTfM0AgwGDaucr2W+s77OMf64AnHprw0+cDwE4MdR/Y9C+Y79bfdwB3PWThQSrc8N13z8m/",
+	"Pnv8r6Mx+QBx1ytmS4QVgO+hmAixr0l6o7fpGUmdC4GhXvHu8sJ8TyUknRW3aULSO9tgiw1YnhsaZiez",
+	"sriFNLyYtTCPgHFd8oWguiwYoflCFlwvV430mHeXT559g9kwL+HPcfwuut39+EtLFgGyGt99e9L6sciu",
+	"N1PA7nAXkaFRMb55WhZ5nGHexLj+X9gWWDBIFCwjdEG5UHhVpTc8S8mSUYs1TomWNyzOh25iGbTm4wiN",
+	"15i7Cztzz+MjFfGRrmRW5qXqHGip9lhiFV/UzLCKL6LK1l37wtn9dEdmUhYZF1SzTpq2nZ/b9v9cgxPf",
+	"AEzyjYvcNZplvmhloHiCL5mOGWWAF35gU2KW7pLp4LB6xCd/ki2M7y0r+HwLViulcItEzplp3ztQKuA0",
+	"nztKOsF3Y2M12skVVTcVEG67fFr3aLXY7aqAqDqMcAKo70pj+b+a1c5i1drT1V+5qdH9gevlFV2oKJzZ",
+	"DrZYfSDxicEkrHZz8Dufe6l3ctF2V9ZX6o0X210XEjYG4GHaVMCG1xUAb/kt6yVHtZa++z5a+K7yKpsx",
+	"jQ/DhTREpVX8hRvKzIgPQkHkL5pgVBjjn/px1h0+OUJF+qdRvmNkL6Xpah3ZhHwV4K7JKQiK7wW/I7Es",
+	"Uy70N08HnXqf99tWHe+vEPdazigWl2TruF6vNFvjfZHbtoZQGtQ/JJRkcla6/BhEnkP0h6KSzbjI2N24",
+	"Q/jap+I+iNRjQeG+ldk2xjFBTqD5SU7FojSav527BEHKfX6NLPAHM7oFEzHEVwzmamE++FUCQRgdlvf9",
+	"rkj7pdrW3F3vlqsGniae1Nj+sPN1yUTUumwUwk0hNSPUDWpMUjNFqQNuAhPqOUmpUlxpKrR/smCCFXxm",
+	"Hci3ks/YOUk/yOIGdKW3ORWCFem12BTcFhtcL6k5kuucijRse1F9HKAIMHSOZeAkd8pX9T60MR8ARzex",
+	"nm7TVcbpQkjF1I7PWp2T9LJcs+KWK1mkpJClIWrK9IZZjgIDURZafy0LrWyHFmwDlQ+3TJBkgxHNQPog",
+	"GeyOJ/zRTsggGdTJHiSDirAoG/rBRly035lhHFHzUKxzysUJ7NUQAFHOySZmB7HGCwfytn8L+n6jmw+r",
+	"xZj78y0t6ErFodCugtIFPo+zgmoIghRmAP8gJEY+WUfNrvDQYuG0cB9rWzEgqcrlo2MrIakZQupjQBAB",
+	"w/L41Na+SQPSaiLEPhVsN0CqS26ISws/yIzlr8Rcxta5YnqmFYxis2QYMskVhodlEYlBZMBlwwJk8VD0",
+	"mRRzvijN8riXrNQJ34Zpgr67Q7jdXdSWce8eu9mHz36lgn7rDjZWmjGdGMnvaTpKvGGoSkw6DO4O+ttj",
+	"IMIphktSS6iXze1V4oUQ1H7zfGXTN+rbptWC1ul7BwwFmwkAZNx/tAVbtK+Ffdi6Ep3d75Ot38HHO09E",
+	"sBwVteEuCucvaW7p1pO0R+qG1KBbykH8bRytWAxG19mB2YCMRvxE2n1GsGFvNa3iDb1mE6PJ2qYnrDnX",
+	"9Cy1+47C0MfIJB2VRlP7Zu/JCOnf55F6oCSdGpFfIlmnPgsHeISiExELOarBjg01E1RgsO/9EQH65pao",
+	"iUXwD4M8YjbM76rY+mZRcXPTZQy+Qx2yggiAIsKYpY0sbjoKQu615Nf63VBVM+f395EdAFdoOWDN0B/S",
+	"GtsBb81uxGK3LZCDF3nu4AZpwYhTvmDuIKFeVxeQLSLqgPVpL6ByqAkaRy/8J2b3l8bsBti+rQXutsG6",
+	"d1yBF9yXVqugu8kw/fQ5JQVTTPt6ZK505+jXB/aGocDDxFeGqpeC2lu06cvDf7cfOFv5QLVGBrlaCk19",
+	"aFHVN1EJlEvlDOo0ImAxRm/heDEgube81UbbK81W9yrmD0P5eMBsQI9xlOODkxf9bPUx5V7RxRvfvioA",
+	"8zsr6zIm35ldTrMsdfpbUPLQF/Bx/BbxOs1GH9k3sVAOvKxYjgq9fQurJt7RmQbezhVxIznfYeD4GXw3",
+	"sLkvFBgPAAQU0WndJ8YPVs4hLFLzqxWVacpdfqd0V8TqUcAlchjavSCLFjuGBWNcVwZv0C58BQ6Fptsm",
+	"MvmBbMH04bjCg518/9GoviVLDWUTLcykDvngruTwG7CKfhmFzTfDlMJFSyrgYrK/2LqZC+3wMwFTJiE0",
+	"xxKIcJvjkcU001WVDyvzjNm8JxCXfQEt52JW5gjTfBTUpEuF1JO5LEWWHhV69fCsEW3u+EUP3uumNzHC",
+	"iwIjfoNp7GcL+w9+Vd7ugTlAIbNypvvr1Gt84aHU6X4Kr+u0t75th7VP1e5Uol2nX0J/9gM6QHVujili",
+	"cp1yPAuO9ofRlxs6UeeBY0rzFfQyk0pP1qyYlCIWaPvSNSQzqLSBfNa0Befl5YvQFVyKGyE3Ig6W20JT",
+	"BZjbF8yvZ/5zp87RT2O3y/Twyno9AnI3CMYuR38VH96o5VscpvQXcs5zFu7dY7D3kqZUUoNzP8oGt8ew",
+	"FRlJPCjUAa2CL9cVUJULTPzxXp0aHr+dlFrIaZsQonhWQRUP3RKMalGmQbiwcwjeMpHJYkIHyUDN9do8",
+	"WVGeT+yXoCQ7tJiaFj/nkyATBSRfQfNJ43dAindpKP4DdDLLORN6otisYDrqM/xryUpmRI+W2ss+eGFK",
+	"ZzeLwlz3YBAjgCdNhuwOPKAJmZb5TU0fxZJQVN2ohLATM8TEAVSoDWNrNUqIWgKC+3QLHLtg4BhQY/Jc",
+	"luBiLVwAPfgVsKo5+bucgokcCroroDHAMjHkmFl35YIbkYPOVr872j+bz6KopCUpSkxf3lAOJhAsDWlG",
+	"jvLyTsjGfiN9xtWMFlkMtBr6DWqnG4l9Rc0ZybcIDWMrlgMNXKg188r8gVSgmDfxkzChCzaxcSiRe2vh",
+	"F9/Kh5Wn4+9yapbAvhveB0LiQ+WmrhtGvfOWKJgutntWLZw9WDSe52QKCR0Fb7DtfjNlC6+39IcVx2Ez",
+	"QDWMgi+Wmgi5AZx6KrZuKx/Rs2GLWZm37pRwQ6JK7d8AoICDu2ymrvsTUs1CSFW4GuG+jl0v7xxeeN+w",
+	"tQaeeUROWrLZjWpLhMj4Lc9KmiM4viLDNkT8UW+Vd7fyQSwZt1e5AQAHRcK0lDf+KvqVCg+g9bO79MCv",
+	"GKsH3DZtI68WnmeUTWwe3qXwi5GG3NPfV3jeyhuzqnIKYcheV0GFd4wqaU5gPJDtykW8fKUI2KZzOEH4",
+	"yoGxav69B4hW899qrhX++iARazYiICbDFxCmBpEXzsPvokCZIoYjnJGUlTbfwEeKcAECndkJLyFMhMJO",
+	"kCIh6SKXU5o334BrZ0W3PsYUDA9UbCGeJhw7KwfJAD8S3aHvAPPLhYC1YbG8s7DI1HS4loqhKGZeOQ/C",
+	"nwp2y81IuT4cZwXBxybus40FrD2LDgRMH/epHuzRzxqJVAlRMhij0TlVFZiGaOh0Ey059BuhvexORnwf",
+	"KyayV4Bw3OoAAgUhoqeDVO2z3hEk2cipWAsbJqWqOAE7dUUFXdRlBPx4wzn5tGvM+Fb3iNrs1i1DApaW",
+	"ZQVkJUAcu8BSDArRh9CKhy4O51014xwP7hF1jldXI+EFBoA+e9N3POlFlZBA0YUB6OzvZiBLKjInp6K3",
+	"hOdWszknXCNMh5AafDVVC1sRgt+yIn5xN+8gS1l4Ce1dM5nfIiCU6g8FZdmQ0Xg9ILtjD355PABUdjT6",
+	"k8VyQmQn1WBK4aPfO9qTnef3BW8962XBYyZEV5fu/btX3idHFQH7O3h0APoZ4NlUYydXheqssv4IteTx",
+	"TN2mOwAFT/9wmOvL0Ns11DYmkNkifZOyaOEFrgUwgnNSKjiwPp+3qo9ozilmvcXjJi104H67H3AbpeUa",
+	"g36MNDR8dfmG/OGb08cJOSyl3XXIRbuGfYkPLCymp8DDHH79zemptTwItsm3hCtVMpyMAy3btamuTUeU",
+	"1OiKSrnHyv1K4LwAGNLUrE5YySuMMlY+j4R6lLhaQTBCi5jpZs27lLWLNXeRjXsDht4IwOjQTMxYM9g9",
+	"oDoOkRTS3kXQi7AxFkbzylo/zdO/1HqZXZBFwZhGRwjVxAmnNiQnpGC8z1TdXmrOTkcSgATVi4q5nw9T",
+	"/tC4gOqfixDwojSmaqkxubLVwc2VSGs1Bc8hoDpiNrBXD9V1Kitrxm5kT1up+5/qZe4v3r5Ch2nKxVyO",
+	"PUoqPObVxh41WPDj8en4tDFp8FvfcnxVJeF67r1XNevb0u+xBI7N/uSwd6Vwmoe9lVoSMPzVb+995Qyl",
+	"LsYNtRA0OiOGioL4Ow8IyeeVuE7NtlUtDvu9KBrYaw+cixYwndgkXF6+eSFXlIto1Cvar0kGLYgqZ0tz",
+	"+aZ2McczuUrJUEhb+TUhQpL0f6ZJhSiqN5LkdMryHfSjJ8++rl24XyeDNdWaFabr//W3i5P/oCe/nJ78",
+	"8eOw+vvk46fT5JvHn4Ono/8xvL4eH9B89H//S+wk+Hn4iRV8bm/W6JXp4dNq8a1LigAcWJpHboSCvEHz",
+	"xTG5kvgMCvvYyDxCyYsfL8nVv185F43Z8hlJ9Z2e4C/gN09t6g+EPRmGEDaAH9PEoqDTPCfp2zeXV+QR",
+	"XfNHSslHPuz/0SeefX6EBKlHn/CPz48wHzodk/fuKhaWfcKK2ywws8J8IU5iGUVZy+658l8BO18uoX4R",
+	"VfHbpTHo/Xw5mDMjjON8JiSdOH58Mlsa1U8s2Pi6PD39eoaEwN8s7SLgNo7a8dJIn3YZdggJ7ogT7Ozk",
+	"NthI/4ZkQL65pQJ5BvwCFV2oyOQqccmDEKQEEpCyRlQVhhkXUDJIBUuF0LwZBxBMn7bnl3/cwv3BS9qi",
+	"xklh42GD+d442fs83CawbexesRvF3cOOgrjN1VGwXzy1vZi+3Qu10m8YACjk0RjYOzIjbOlgguqU7m7X",
+	"yP5pYbavpbwp1+3ipGMwdIf5QnEomOxCloslUVwscobzLY86mG4bY3kRa37oc1qVkhMmzIRm+0wAVDiT",
+	"jN+2y2ANg7U9txWvXA0fO2SsZw27y4g8uyPe3VGGNNdb623qydHI2MyQjW4V+vPSYJCQ0wtwmuPjN1M4",
+	"abt0tmyXnvkpjampBog2srqrf0fB0Lrg01KzyYqu19b7d5j10n+C2E+EMwn8TFOR0SILWmL6KC06q5VX",
+	"E3JUtBDM/yTkxrHA0Y1ghVrytZk6OTfzBm52OSepvTTT+0SQxsWLmEsNO2sBUg05QuNCmOWUr5qnN6kO",
+	"mywMh7QlIKtfBVPIuT3jHirG3KDr09ZwH3bmTR6VseTvD8vmaoPEOO/1ut2Hh/FSccPK+3ev0bDoYiXN",
+	"qWYY6Dkv5Kq5aX07c/NYJqnIv//wuif2h6XlbpVPllQtI/ZYdkcuv784efLsG69zoo3Xd11BT5gLleU5",
+	"sSqRInRNC21p9qV2GSK74Lh60RmpVBMJ+6nlcoFAihzbsc/ocoHKaMsSflWPOHLVeGA7oqnHv2ZU3pwL",
+	"W0SRim3tzYRgAWRQPI1iiko08gZ1VEhu56VRRRpXY6Pk/ftXL2x61QjlodRI2aAWpy0ieNoDGe8IgLvm",
+	"CNrR7louGhf8hWC9UfAQtiGXFz+8tjDOelvJduRP5pJ35lmbTpiGh9GCnYVnIn3wm+h7aSmkSpl2UlTX",
+	"jTI3k01GL2w63xkCQ5krKAUfAZSBMcdn4hAPcur+gQMoZG5+RwQ+eLN5odUT7z9do/fhenBGrgdlIc4k",
+	"z85Ox38cP/n66ZPx4z8+OT39+vR0/Nj8//jr68HndDQmHzxuo52HfncoZnOyjT2aC6ah2CdJ6XoNFQXT",
+	"Xrds6xX0sn799GUDDZtQaDwYk0vkd3WZk7y0IW6FVqQU/rbadzWdY2FxbGgFyCkzuhOYa8ymrKQikW8P",
+	"v7oPSgCDENWfS2Yf25yd/ffTUuu1IuaWajCbrxTua/d64q8tirVkLSjLvGDK/JpRjgOsOGHBmw6PP3x9",
+	"cCJmeHz3S9ZNiv09RrhWLJ/Hyrb2ykOtnFlWnBgousoHTVbwtpBazmTenEkr/6TmJZDqVbley8Ji0Xqc",
+	"PfPJj/0ke9XFUffnMphJaxHevTrkA3r3y/HhHdA/NaFNydiXonCA/6VOlPtGx5S9h+tqd7KeI9AQSAVt",
+	"s1bl6Nmc7RvG1jZisCXJ+p7Xzo9ss6sAIa/auVhdIlE9bxDe6ObN9cxB13b8o/3jbyu6/hvu1Y8BfNjH",
+	"Wk4hX5ntDi5Jak7eYMH1spwabvxI0jU/mcmMLZh45En53D8lca/yYi4mX0ASKl4bJat2pfwmPLmhpeyq",
+	"JegY3aeXnBPzLYinWPkApEO1E7ONdm6AGhM9d1nqakdNsErJYfz+QP7+oxMAd5h6QBitnr5/97qNze8y",
+	"1l128HP+wgaxdhWQQEQuo77YD0YBPBxsw7yEYvXuHZjtYbqWSi8Kps4ePfqv//zf6chlAeuC2ldV5f9Q",
+	"Kl/JjKW2Br5iOrkWvhCRRwizqRZomuWarEqlLSiSsyIspdLwGML3rZEXGdeYvBSzYrvWeM0XDFteC9R3",
+	"HGg/oq4Fk/z09I/fdF2kyQBA596IfFsdXpdWEbcY2qdAfzemw87WMgONfxmmwOEpvnrrw6CcLdB1jPUb",
+	"j+h6TZXayCJrw9JacEFcm3PCYpNOGnPe3NZPnvaZYcd5d4m4ev7W7wCHBm4mIOMLvhPXcj149vTrJ9eD",
+	"1Jbi+ObZs6+fIRZN4EA7Pfnjx0+Pk2ef/6UFdrhoh+/COXHxZQdNd7OKtll2O/Kg12BRgo33cT8b2F/C",
+	"4x+ueEaYytRRdKRgC640K0C0t2/0vyurGTwi/7ReyyNGyP0yT+uzcED6aWxYEatFQPHlX197qitUNq6V",
+	"P/1YetjfDLinu5JW25xWjm9h0rmn4sAKIQdy5V2+S9WkxwXp3U674w/ANYYeqQgcbjWeOIrLPAfz/fEh",
+	"NUDc+KEAiDMMArqNjZrmmUO2SsOdljYKYvxe64a0s2hh/eF10K6EpOhpdpwWnc3/E380M44/nOEPhi3j",
+	"D4+sn9zOzz5PefctdnzxDzwn967+gTdNqzEb1mSzlOGxDI9s6AegVSjfDPAASRYvNdNdZvmAK/cBq5nY",
+	"+7b1Ig6yaeO8oprMDjZ8xfbez1QzMdvuTxVzvZtL1MaJQ11ASBzbyRdr+mtsDW6bETk+NNuyNdIwfR7w",
+	"xHI2Yyxj2RhwtjYWOL7edcMI7K+XRtwuNm45+ijuTloj9MymsQ9jcrLNCIZssqJznro9JG0B/2FAVHB1",
+	"gLH88uXrl8+vyOM0mLVjIvij+w4CANuAzhHrzIbsQXFoIqQ2pxjyKeyUzQCbVxeMrmwkSRXlbzS5hjH/",
+	"evATzXlGbcgpuxYu5v96MBoTpMjhhNskbqnt3YlqWs/EtAuilkYbWNbzNdrgqZFiCMO08kosGjUeQ7ui",
+	"syUXrOpEhAGwmq0byodecnHDxSJNSDqjec7FYqKlBNfJrZ8exKBT9Nb8fX4tMDRSoQaMJWMxydF6UnB2",
+	"DjD+RqulwALUC6ZgmOhDJN5dXb2+DHAIGyTYqpozkrGcuQWirk54hbI+JhchogAAAiTERuja+HE06JMV",
+	"F6VmCVFyrk/gs0yRIY6IpPhDlo5sAmkVa2rXDiNGl6DEUvAVVKE+9iOG5UJAqsT6rlWDSuK3rDYhcPlZ",
+	"R7lFSbQ9fmXBQvAScn7dgjTA1wydY3LhYCkt3DgiYFYTZHYbs3p+87T40vtzzYru7AJoZmXCoCg9GQJz",
+	"UprmzExf1bU5sXZe7dUSkh4GMX9z+vQPTc2xZfcGGh/y26PIt1fFcdQ+efbHJ6eHkhuzyUGpl6KQRXug",
+	"NOQjVRBl6gbLadh7ETalH0NLeZZJ60UMhQk3wJ4L2cLp8BNxTlEReMN9FQPE4XC1FRvs7oqvmCw1DLpf",
+	"aeco7lqEjCo2XPiABjtj1b18eCRDuVgwZQ7JnN/tz5y2TUEQkQWZ8zvnaMYpqqdC9ysZGI67pftfWCFP",
+	"jKCSeTnEg7ipmxDSoqcAFwJRf4GyhbGiRVZ0ru/Wj20Hxs3J85zyVasVuzX8/43It26qwCoa8ACXfwHD",
+	"GNIgOmjUS63NGVUNJBTrVv3mtOnmQpufL7Rk3qxBoSwZLfSUUW3YuWZo8rYnC2zdOXygZn77+psaW3oW",
+	"W1TIEe0xLTqok5HCS0EtCoyr5rj45+b6hHGm1lJAb5hyH7B2ISnYmLyxVxg2wJsWPt20tvoMg8n47OTj",
+	"p8fJk9PTuOXVbyDVf0zczLtwYpnyoSaRosveJHggYGt/ZNtkgGhA+2P0IRzRo8UUiQ0gN6dehUrIVwog",
+	"/53CmtZzgaeunjtst/sWlbZ0dx7Ul+1FwqiIaE/NWjP9sq8j+Xfmk2XRkiFR0BkzomMUr2p2Q6AByF0g",
+	"WNtSP0YmBWQLL7dVWE5Hytt/MYsi547apoKAN6bRB5ZarzFBGfQBFBqN7A91dHJaOXl607RTX6cn771s",
+	"ycazSpuVV4ILicLZO7OcJEuJlqRK3Rs2RQccwMhm4gTSZlLJbkYlmlExY7n555ikmLaMYShMY2SKbL7t",
+	"5s89tF8LtRwksYZb5D8xcGKn+dF1Hk0Xb63jF3VN7ExVEkIvwz1rY/81Xai90vw+g6DrxukwfWa2FhJ7",
+	"bErIccHmvrxgPzTBCNeJQ/rZo2ZHVoqcKVXbCp1BfcfBAfdtJtalfhgs21fmU44t2NVPIAa4Av+uw64J",
+	"52JxcVzxmOZu6GM4jQ8zijfwrX7DcKtZ7eyxtdgUvY/HlM3M3esZ1AMdgf6Azk1Gi1DDLZFAAWPwEiwI",
+	"/0P4CaM2XQIZPDDyTgISgQ3ltAPvj2cWAG1Ha5P2U2D+Y1d58YUf98PbHQ+5/gDR4bDhY+jMzXPSxGve",
+	"mZEg8xoPvT83jvnVdm5S5/P7vBatOOk7SOOR2qdZlroEgCDrTNPFeYX0X7OjGek+RDzJEODPtGy9HCOg",
+	"5VFSWJaeIXJFQAjwKDv6sSPKNNS1A4GYPxWlpq0FMp8AkLky3xY2Bn9G8/Bdi3Se+FK+Dr43xCw/I0KG",
+	"Lzmkc3S/Gap236/PFKvmKoP6zSF5FpQO+orPpLxhorXWzrcyA2Q9l8Zc6uWj28ePIE3WiEyLggoN1p1/",
+	"c16VlAjGMuVC+NH14B+e196xIdIT/J57sf7rmHyHgaNgDjXvVvpIqRjY3fhCyCJaLXAvYlUjtAn8kEPv",
+	"HYK+RmPyXK7WAA8L6h0XXsFrxHT3BLDaFwD11gc+7KOoO9oJ+E0wiW1Ye9DEJj17kA2FPixJZlJoLkpm",
+	"xOvgYweQETVaFlR4SlrNL7TMuJzMec7aaJ9BwfMFGf7w9uuEfLj4KSE/PL1IyJs//Skh372+eJ6QC/Of",
+	"N2/fXxqJ9AOb/lC3wky5oMU2aoexBfT2Ry6+unxDvvn6jyePq4J7Sy50s9ajSEfnJGMacamoc03QPLeV",
+	"vq1hvmnDoCe/fPz0JGa1aOI+VXP1sXvCW0GQHAhkqyUc/OI1q1O1CpXlqeHgDHDZD/L+ti+BIaOa+pnM",
+	"Kv/YGvanX40hek9k4ad/1E5dt/bN7loCLbSf4UYFd6LWjM2WViCeyYXgdbzTNqum6ap1LcE0eiW/LXme",
+	"tSNyzqS4ZYVC1zbW2ACbQ1jUGPAawiLF1ssBwdQ5xRx/qKNarGLstQdGiveHYqXko6zoQGKXRPk8GO9b",
+	"eMG8mVPROj04KhxoZV3fIdkbFBBOrpCr8f2do1X1r4mWE5z88F6PPO/tNsXpim2f9/wSZqudC/xdGQ4A",
+	"jQ7LurhATQpfJUMofUaenD45PXn8ZOTy3tHH6A0TQdVkhGuxPSS+ghtUToZ8tCikZsmPovUd1Bc3bGtp",
+	"IVcdfNNMn5gZwI+emI1KlN7m7IykJT+DHPMU02ixkCD8MsKIcZfHeC1M2w3PFkynZJiawwzVmtmdpgWj",
+	"4KpfstnNVN6Zv43QbdQG8zfWvkrxi+YzmuucpeiPbwy/sfjhyoUzE90HIOnX84xaJMAwx6eOXHBEZk9n",
+	"bkdVC1PtYPokLqujatKW2bG/KmJgGgNHSFHmDGsKalQJrOdpv1pYXdXX15eDXqIPTrsv1NJjxl0JkCPm",
+	"uoE810j76M5I2J/bZPOafr1cpgevGlMrwHmfwgBdUzXPJdXfPP0V56pvmZomV7Q5Q3DfQXHNqooV7OHY",
+	"zP2Dp8gdaQIKy+ccWOzP7dpazddux1kLM8ECOH04idElj2AjVf79EWM9mN8bIg/g8x4O4AjaCpl3ypQw",
+	"u6ZdywrkkmaXmhZ74mxdHGirmOwzsecu4rGE7wbZ8r1iB3ohy0LcYeZ64Ir4whnO7u0NhGT45ClZyrJQ",
+	"gVKALx6KQQtlgdrjQGDgWK4YYonc5YydjVu/qPgvrRncvwRBkzBk6IQLMt3q7qQYuPsn0LRFDabFgvnY",
+	"yebnyfDx6dM/PPvXb05PE19r+vHpKfnh21F31zjs1v1SW0KbaAF1EPGXR+uC3XK2sYY3+6Nb1bRb96y6",
+	"T2qbN1zGcAHCuartwqjgqeiCvQOrQf+agqXCxC7z1q9bWLCzCKAl6kFqACYDGKiFreuPGBDMaXtCWXOR",
+	"az0dkOYV6yya5mWjS3DtwCvdWnSQrmQZC7t+L7iGqmnZeZVBVIXCzgqWQbqNFKpcdZVXiq5vr8wxHIIz",
+	"4ZhRWXCheSFX9phpmbplhwLYULuL6wNgumvibeQqN7Isyq/oo8C0L2SYAPfoTHG1cjU4tSlUZFK1moIF",
+	"1YxAwLr5D1/VvbiMY3E6qsh9yir2DL6sh6G2TDqhC8qF0kHp15Ax2PJt5NHtYyj8pcrpiisHmkyFWZYK",
+	"sN1G6GF0yN/ldMKz1EZxmd7/LqejoyxVPX3b2GN8MtwAMHIuGIYfJzhoYez/P3v/3txGbvWLwl8FpXqr",
+	"TGZTlCxr8iZipWprfJk4jz32luTMrh3OYYNsUETUBDiNpmQ+yVSdT3M+2Pkkp7DWwq3ZzYttSfGM/3ie",
+	"jKm+AGhg3dfv56OZjXt/e4Hml+ezbOvHiwZPH3fAdu/Ga7QBPqWogHb/vpdvx8D1VJ12R8mKdm6L9dLs",
+	"uFpxV3vc/YCT7dWvtp6SbkpcR+taWzXPDUpSfk3UtWqZSyT2aibghisYqC1fLtaqYD7zq+9Hnkqos5Nm",
+	"nRZMh8SqAXaST2IIhCUYtanQy+Uc0rekBzxkJk3xiYHAyCe/dpvWcq9Pr8t8IMbNPshliNlgYyc37PgT",
+	"KOh2I6/dYcNGZLbJIrdMvvblt23rdusp2doLUXrZQts8wX5EE9NeJnVTgqbU88YqyzKIGriVdaSaFEsj",
+	"b0WXgeyCmEKE7AwJrYqBabiBgni7inQ27brBb/+UzBhcQTwobuPCaHvM+HJPd61rud/dZo4FTEMB0qfo",
+	"lwc//A3xT5XXP634+DCfdi9ZFHlHxHbeBBiwbu5HE3OWP+sswVUAhJbpVJTUaYr87IAKmYMzsmBY9WMf",
+	"1H1wqbc24XuUgxt4q0mLW8kAO8gdmS8o5rah7KXevSj/w7x6xND8Uj79Puh/NT7zbU58jOG3k/Muyrft",
+	"/D1UvR9aE+wLzhjHhgX3104W04tlLAM4Avot6wLxH5b8aVW/eKgcvxnl4Nw/rfSGMpKqi7lOrcSO9O9X",
+	"4mPlJvVrb2uNwFSW8/cFV8Qut/UOKGPf8eJziAbW6DO33dTIubntptdKVpJXyJRHFGc7v2+dY+/Xn2l3",
+	"bIrpRPT12zB4dox5uOK8tRK6hnhvnIX45Lr4bemIuxDzwR61kJ/IN2QgACxkWxBJlNiWbeS1QoTdToxz",
+	"lMJnOlxKOQ39w5+mk5MUyf44OgnoSyj5ehTnfb+Mza7l8vaOUCW/v3Pt+u82wttAnN7hXBzdPmV8sTCH",
+	"XOWH/9Rjw3zus0fsdKiB+AS0Pz4fzBt7GzF/+bdmadcWEb8M/LZzCIelcGw2Iil/7X4Kt3RLubo7wNF5",
+	"jbcgfcP4JEYV7OlZ2j1EEda/Teld6KY6UvsrhqYB54dlurwe8XwuVXaGsJQcoE8wlmtqxSjgL0HtIyYt",
+	"z9+/ZjdiBfHgGhYust3Ohar6LBvzyY2eTuVEZGdsUfDKLv1hIW6F/SLWmADEJezaj2jvBvSYdBymR/Ys",
+	"VuUaLEXypq/KgW7XbiTtuM0T1OIIjPzMvwAme6cgSIoPiREzsuiwZ2dreExAHoBFrhENq4FGUk+aA+1z",
+	"YAHQspm4+M1/h4PeQVguIJHDsUK7gx9EY117dKzXdRkN1e68dAcQe3F25noDeghbFkh4gf/PZf1Wouqx",
+	"CVeAK4OQ6320aW4FrOcq+jnSJdkZy/wRCGw2g9qzCKjUYIU2fgm3XuDWlGLqIBTd2tEM7GK5Axa9uHWp",
+	"YiuqiWyAV8uSF4e+tLbRVtyj+RbKZsXHqscAM/PZyfHxsdUzJZ9U5A9E+fxnHi9jM1zuLgS7ibkar1z8",
+	"h+21loHOeCvbroMpijqZa2VxX65fD8hBplOhqCp7sSSOtJ43blAPQMeNtQ/0pI29PmBPyDrm6T+GBwAE",
+	"NjzosSF6HMODn7Hz8x/Dg7HO6U/QMW//89j+CyDwDn7Odo7TvNET6u8Ri6YYzdxct8GSWMXZikrSvEVe",
+	"eiyS2nQhBYMgS/iMUaX1qND4k91A9n+t3TJa8BIu3Z5otyuPM6ArG/cOEALu25/jaATXI+EbsXeVuIuw",
+	"N6dRRc6f7CF9evKn+Iiy83Cx539GHjw9ZRM9n+sA5Gs9ZyUQllFP2VTcQUUJV+y7KGYTng6ZLcCssR9z",
+	"olXlKZbInkqNGODsQ2mIeuX05IR1MnJR7wS/GYUGJV6xzG7Rvv9prZvlJKWf/lNjtKu1s0YrtBaptSZg",
+	"NMGYY+bkegPNFhHXvG9JbWWoe1WsruyLeiyzVrtV/pnj9qGJH5bCiMoPJ1UiFOux9+1ce46LEvU4NW1q",
+	"5+xa/dyiG3y9PWDpyVJYUzhCgoPyYyrqW9/mIHU2P/gJAYzsLIqSQV9xc7M1PoOj2LoA8KzGEBmSqVvz",
+	"xC8HdrQ4UuVoXZoKgBdC5UJNmgqCD17nJgb6ITgWe+LKpaKSrz3pxfKNMD/YIjmVokTc2g2wP80IjJ9W",
+	"1fqqFAIL+RE8Xjbyg9sxNnYYhBaF/Vn4aOLhEY1vaIfGQgCm1aIO6VEUc9S0AOhB4fxsR5xS1yMS5rVp",
+	"g2KRaRusY+2zOT5mj8KBG5O9dnygzPBbqDR0NPNIwAzWtIGsOZX+QZzQ/jpyGz/zEUXMEdgnEd9qeD9U",
+	"w1iHwe6rDPLU4a8ZgrlbHQfjJmSm7mCoshJicNHLqCwSKk8bkCLDU/ffFZ5zw69WfRk7mSP07rEMDidY",
+	"Gfm1MAk4aQ1NYmsfFr6QF+Bv6HKnqlJ48kbQ03gx116Dvfla7QC/jsm4FmsueS6Go5BbcVFqI/bGRtvo",
+	"ILhdMMKQQ+Ij1P7W6E7denMfwXYahO/7Uo8LMSfuXrTMbxMw07A7wsYYAAst9BcCXwviCyLbLty9sy5D",
+	"0EBRcVlA1KtlxVrUGkoQt+dqe6QXH46fm5qWjJgsS1mtoBWNKgCVVv8lWhoZ7R9Xc700EF5BzrEfXhKp",
+	"Nli89orDG7HKusQnBcInBfeNwhQkbWC1gOdLcEzzY5j0gC/kjYj6gvlC2sH92jsYC16K8nxZAXkk/uuV",
+	"O0J/++nKSmVy0A8aGuR+ugoRJW8XNrbW9yiNQg+zQ0VO94Mzem0YntUCB7/+CrgvU+2AbPkE3AWakidD",
+	"mXMJprQV/L/2NhleLjTFZrwAAlb3jDN32kl0RchoECrK4WzmyxJgtULkqDdUoNGiXwj5VOCdFb82PQTZ",
+	"ZVjE3HM4xr6zkxeoVXr1KBhETHtD5eIjvQiG3Q6Hqux9vAxugRK6WrAO4neVLvm1ALvY9IdqqF5aKxhR",
+	"GAppVc9S5VQTD9SSGVuUYio/EqIW/GEmeFHN7EkeC8M62RH+cPSHDIGpWKl1xTq4mbPuUDmM7Zat28nc",
+	"Lsm6MKg//OE8ubL/hz+wS6FyltnfdUmrc8a+hy3D1lnPKdycUJ9T7Sdf269DJY1Zonpv3LXppmWdrLgb",
+	"AXtPn121TwsZ6Ojg8hthhqpaO/ZkKGZ4NjOGZ5ZWAXNZdvYvEXwX/HiuzJ0oDctckgwyW1noLyDL6Ylh",
+	"H968fgE2A/0EUfUOFCGATcFpTNn/PiRX/PD1CzeIbp+5H4PodxBRhoYB/mj216ur97VoUNYfqnNWCqOX",
+	"5QSDkQoR45I6HzeZ0+NTT+xZyBsEJobgBER0wFYp5ERQDo+Ov7VLSikqq2Ct/pNVkUiF9UN//v41sqyj",
+	"4j942j/uH0PiZiEUX8iDs4Nn/eP+M8QsmIEUP7L/71o0hCkugJQC7TWw++1OdzZDGubGk2G3EB0odyjg",
+	"NYGRHI8zLs4CAb5Vnh453HXIpiwNWyzHhZwQfZDIrUUaywgrY7XDk3mdH5wd/CCqC62x5AE3D0zz5Pi4",
+	"hhbOF4uCdvXRPw0aSqEveWMyVutQJgEyvA4+TGckeC19lNuEC9r8eD/eI0Ixi9Tuwdk/fo7MraZXOPif",
+	"s38cYA7v4Gf7BFS4+Vyqo0T4tn72NxgMiq+NCrewFZdjIQivGIcy9D4D1M04TQJx9AkvCqu0WYb0rwhU",
+	"nT4bS6ZhgyURI6hf6NThW7qDJAiPDyQkHoCM8FFzoOVe3x/ndinsHN8lq5E6jS2x3HDJ0ftNlQvRdW+g",
+	"rsNeWMN/FGKx00JIQyF3gMsBQCFC8QQzCAK6wQqihF3Yx3tCfTYPExBVcY071tbsYpyvWCXr3YF0SDed",
+	"VdtAk1yiH+0aq8HP93iM4w2QVD41HOm49qk2v197B6fHT7cf6g+Kk34XOd70bPtNr3Q5lnkuoGzh9ORk",
+	"+x1BU71CyMpPFDxe1LwBlsnaYXGSJv39Z2C2aeyECbhiaSZzi9z4MXAzA+tkDzzxFmAn1/JYyjnUJZll",
+	"CQwBgKA7k5VgZsEn0MNgTRbltJpT0n9GKwPAabKJVtNCTqqszz5gXt9XJMJr7rir/fNmVbOgBcbyI7B0",
+	"sxZxhKsT78cD9N6EqVwY54ts+fUXuSTFr6nDSI3WtbP39F7O3qZz5xIcKWnvAx654z9vv+M5bZXHO6P4",
+	"Xeuna8M53WAYwH7dahTWa9r764e4FDwHtM6aTZzHNRuoRqh2YUCwy6UuIhv8+BkwXiRPCYzO8CoIU4r4",
+	"LJ+2HLUfRLV2zh5Av2zb44+3v0+33/Gjrl4BFOGj7e8fRLXH5t7Xlos/1Ov8Pa9mkKOn9H6tzwNCiJFT",
+	"RJjcZB5NC37tcJP2Qt3ZpgjP91NZxLKT2MqVxoIVNiP0eMDREdOpwIq17P351fO/btFjweDLBszQWyRA",
+	"yq4BQKxjAcV0LPbM06ph4dyEq1BDc82jSpqlKsWtvhFRIQ14wHBVP8K+51XmAs2hdIq4sKbLwrHrNIuG",
+	"dXyle9LC7UBOO2nhx5FQVMr3FUmqr0N1Xwh0qcPBsiIlHKMvqNSPMIh6iEWHWwIAoGGTIsV1sdaztpkw",
+	"FYPK0aawwJpAgxzIXkYB62yLrXVb7Ya1g27n9hxm9QMuwj37/ffpv0bz2Md9TT7qN1uj2d/dZfdHJ3Es",
+	"gcTvC9oejV70eZ6b0FK3hu33xLAxLzgw3wEzF/WnzTROApsB5vDHu9lqi83Rdqjgdu5RWFtPZZ/9QMXN",
+	"JfT+zbmd/BnjWOFHqNDSsIkuS4TZHa8icFoCISkZJcZcjhUPtC4Ryn68IrZAMEP67Dmtjp3IWIR5a8bT",
+	"4GCixtaCyPY2etS9uuLRGX4kTzwZwWYTwMNBwKp+Ex3rbgps6fYD2igxtmrtsG2xGPRLiBdeTWbr8uVF",
+	"ZLzvG6l7heWSvGJzDcho6BWFRKTppdjltcp4ouGmHhqV11sUktp51jk9fop4q0qPqZy27m7EDsXAw/FD",
+	"fxhgpfVQShJtaI0UshBTcGqmUkkz6zO/NEirzAiwv1WmeDfEvRelJkrHk+Njx2GKa4k1VdRHEFmCzgRK",
+	"ntw5Pf5zz7l8cMso3DLSd2oUX55BptM/kQKWH7bEK9silWGH/CdGUdoF/Dc/5XNl24t78Uh8o/UWTwTF",
+	"QtMhd6gJvJrFABNYtH1PLkl7nPIqdJ1TiAICEVHpE6zExmxAPTn5gTrG7ztBueVC15L3vyCRt+MNr6FZ",
+	"+Xa/m17aT0d33KcDtQZ5sMVzItCDb2ZPm8fkT2m7hMADf89+ks82Uruz2ig2sAAO5IVpaMQIPbkJ87qs",
+	"WKe5gcchohjhgE+oraJLXGJglGCnF/avxv24mRsumDXSeJqcdcHF85yWHEzNBgFmf7RCarAuylx77LoH",
+	"l4NjBYaCvTd9b+f0+FkXGciplYcMITDLmlZ6W7B6sMEza7s5XTNFEe4++wmsmyjmjQHvGByAWkSTV+Kc",
+	"4w8PbJLYn7FTvvYD9rfen6MYQ0Y/sIeYwpu052ix6Qy+kiPYd525rKPLtJe2+80m+3zBe57nTsZtdDad",
+	"0E3NsV1sLxQvO5lVkYAxQtTMtiZRM0glC9y03uz+JPYJIdfLyxJ7I+bkzaxJUOByigfUFEFGdIcV5uN8",
+	"jb6dVrfP3rXYd5n9ieBjYzEDJp+r8Rx4GjUsT8PxY3kXSc21SreG+q4W0/B3bQ5uKFCLXARpah7z0ojp",
+	"sgD64WjLdduK09YhMoKk3NJ88zs3WB/P/vS4WuuG5i424qPagO8Ublqsem6wCBH/z6p71olqx4kUDVGl",
+	"val0ctJtMBbR7qFTArn1BnsR5OkGo1GqlpDU1hTdTnblxvqf3729+c3G/GZjPl5pISMInx1syt0rCNcg",
+	"nELh4EbTEQ2wWH5YoUVkOW0iBI/kLr06NfOxvZTQH8l7VPhbC3MAw+dbUKqpZLBt0+5rPYPtujV95pmb",
+	"qDbQ9FDR6XKtPHBHYieIJzuXAbNDYxExUtcODtZobTk642XlnoUpeF3SE7FZLz5VMHxSzWsWBb3Nnbw+",
+	"ew4FucY9PTxUljAMtxhRgst6cUYUt8I0pbWgrm81MqKYZt1PLWqs1eYHCbV3LSMSOzu9QyOApt+ghDwY",
+	"ZaTc77hBQEiPQda14giWgxYJRASSfsHuER8r1+kYg9bRTwYhedBaI3uIujwxtbqxwvEe7Yh1erMHrmjc",
+	"SWBSJeN/vuD8OiyEDyQH9rUQPquwoS6RG328pJ6BgJHp+I7FRM+FSQ3GnqsYJjp1AczYC4/L5k+0K6+C",
+	"q6HfnJlKLyDl55L9EepVE/yfx5dSzDpQ1Uys4M9WclK1c48ZHYSQq38iRF9T6RLl0hwy/Fjr5S9wboep",
+	"+GpdUUQS+IvbWUmlxEovS2gUb/PK1gX9brUWOMktNRbbahj+E8y3+qS+SaQvW6uwVSpdC1UdxWgVO1VG",
+	"g6nzBE9McnNaE8064xXLAiZu1sMjb3+V1kNlMQM6kuLYczVUS990iKZDIU0FNh8Ax2eMiqJQYCW08ViE",
+	"ZU1UslswOo31kh5pZcGvCXmgoUI6WY2Hbo2GQrNkTT3mlzQAXtIWtw3oNv8Z8dpkHfeq0Y5v/AyJ8Hjh",
+	"2EltC7njB8dtQ1gWWG4c5FeyrSljT11/Hg/Eo2AgbtlQDdVVDX4mImX1j3AQ0KyD2LIUZgUPYomM98kL",
+	"nxj2t5+ueq7dC0MJ5VDVgZTpJtL4GPaUht1KI8fW+6HUOwJkwpP7DPDmM9q8MAwADOwFlL350lRDhdOI",
+	"Z4EiKInEBh5BH3atw/EwrE+VVdOrySUdKoou9zyEENkU7uPkJZ9WRMmXS7MoOKJDEEAScuCjd/RBwb8C",
+	"sHQ2wHTbUEUIatm/hg67ZHhwxp5GSLRn7B8/238CTBH+81fi2y8pnAQzyuH7n69vHoPbSiq2mHEjWLYo",
+	"uLL2HgL/eK/NLMERI3g3Z3jMkGa+ENxUiG/KzY31y4YKw/wT+0xZRa/JxktZ5NCJR18A9YGDYPb7d2J3",
+	"gqlKwefMS+ImwQwnI5Yo9xULjl6Bwb/El2vCxotPKfzFDEgxQWADthXBfoJNm/3rV9hrHBHQoNSlf/DA",
+	"Ve+8EvFUt9lpySzvuA/sfwu9rSkAZCrjyZI1qIANFpiPIGOpdpNnZ3+nNvSanK6ZDtYnKArn4dD5A7eO",
+	"WlKKFdVtOsjF+AFDZYWlyB0YZqWXk5m1w85ZKYAylpiiTSWLgg4y1ZlPgIamgPheaaqmQ43zWDvVya4/",
+	"bUbYW9uQVNb+ORvyq9heuGbb91dvBwSDTVvHfuO6BeJSB5QzDimDBlivJmiqzV/6fizPfSTbb37zYFpg",
+	"687Zz+OJV/t1vilFcOnrAcAMceSQm7fh97qaEWy070/hRaHvRH5GlgyWtoDJAbGkoarFwSG0P0EmrRHe",
+	"gti8vYi/rio5gOlo5eRklyJA+GRA6bVvwgd0Kj1UpbiVlPK2v0ZhepjSskReP5gudvWD4lf6UC9QeKLk",
+	"THpjfprJAk64/TvKWWmGKkjXKdnhNcfXrWuageicHv+52yR9MXIZf7339vYHMKzwzY8UJN9HOLhg+WMJ",
+	"ia8kSR7yZ8mOXNB22tf0ObIb/wi3+/6x8SZx1OxsC5WHRHwgCwToPcpaatW1R343QwtHbAKO+BODx3eo",
+	"uIGOPlEeAjinuLWjZp3MvusI/nWId3uY1JdwSQQQav+NvphiGfzrLGOFVALYzDKZ0z9hKHbAWc4rTj+e",
+	"2Yf+mx7yb2b/wv49VP8+PDyE/7N/zDA5kLF/M86y5zPu2HUiHFKo4nS1+ZxlSFdkBYUViCBAicj0uhTG",
+	"DBCbqNKlyLsM31IKbrSS6nrjiyC5x7ILdzG+Ap/gmHB2uJ/+EN9dx8re4Snr0PIZ6/BWNHQ3U0cUue0F",
+	"imVIaujW0e0fRiwHIlQ5Tyr39KCuRpUekY7aPpcrf9uV/t7eFL0U1cdYTKz2JLXnXgcAtfACtQZP+7fL",
+	"dz8yhMseEEytVVpTJA4hXLqZcI7+jOcYKxA5PTzXCj6EvSh6GARF4nM2kvnw4IwNDxAWeLmUOaICI3MP",
+	"jB8vsNp4eGCP8fAAJjI8+DUbMI6A6fY9QBNIB8LFzfCfEMcRvyx5YYh0BTlZSAI4QSErNuFlKa07hSXR",
+	"9ghSGM1flPfZSz6ZudM4VHBGZ7og2eOx9WHeDiSWacW4g3m2d6CTRgtIswD5hUXguIAdXGr6VkPlAzvx",
+	"9+hSEN4B2IqSTQptKFruJD2a/3MYC4y4k51BhcYhL+StyLquaA9DHUP19DtmxETDkMB+CbsY6E9IrF2C",
+	"LPCOqJVv5ylZK3iTcBHlEIwA3GqIVGY9lD5A2JgFBlcoYJ3MtN1uBukY8O4gLODbQgAGxHgBgqoQPAqf",
+	"sfPIxgySyz7SDXhAFR1kW5qZvjNDRZWY7iK07KbaWql9kt+4FG6SFHnzIjdMGr4ZAuQjjrP14BcLwaFw",
+	"FTGd3VMKaSqHqj0JegiOASxtzeZ1oPu+nDUOB2KLgXYcFalt6e3roerwFtmDhwdnbbpAKlfjwwgMGOtM",
+	"F+E0edKLoarhLcdjeoLJkAHbwISRUDB4pHL4EGi4E1lGJombFtkPRiXyzVKnA/2LmBEy2ByNy4jrMIje",
+	"Qnt3qFBiMiKyLbMunsFScBomycqoD5/mjKFYZEhcwDGdyo/C9CF7PBFFBrl32vMuWe8nrUsGRjZgGJx7",
+	"jmMXtrF7HKdCO7jmsURpayrc5mo1VPilXdVuDGjuLoukPUaF//AH1nGYKfFn7DGpQhi050MMKLFcCNq7",
+	"PkOFvo9M7a8undhyzgsUpIin7u3WPnteaOP9Mq0UupMUpTJBSg78KR4q/3qBzIsrOqR9dk6bCOuWoLCB",
+	"V+KQ6OjZol5f2Tk9ocx/diGqcnV4biV1Nhiq7M27d+9/enfxX6PzH17+eDV6//Ji9Pb1jx+uXmY99sdj",
+	"hHgB47xLFdfgwE/l9RIEqc5FwTr1p7x99+LlG9xluBWHyh5ylA+wT0lzyKqHdI1WBNvzdwulBCaIJmer",
+	"msqKnOyulNa/zbok5lFU2V8roUARDpWwCg9HhggZJqCncOOwbRra2TtEAwqEQYf23qw78C46cqsJGH91",
+	"aIWhnk7R5EVrCbcrbcgLET6zlYVWf0rgiCNtKQ3+11lGQgubvDj78OH1CxfCx90oc7R3Y61+br1/OFze",
+	"tnrDTXUIhnuEtc86d/a0ccXgL5cImk/6x6AOJ5lfuiGbrjudJAjpxWfwrZz9jbyeCPbt0ABhXyUjjc+i",
+	"3bDO/jGpJgaZYI8XrYTdGCCjcLUGkRmXrCLyHkABjDTs5PiU/ajZc3TUXR9IJYrCxNMfKpw/JCWhdshP",
+	"XaprkFROWNQXNcZYaswT2YkmWZwZ8O/WnMh1X196/sDIMoxMhVJMhLyFuiQwata+WSs5SzKDNnzyp8fH",
+	"Len5e4jFzHiFC/VZMZg15zUdwTotQOr+DpiIDGNWs4tTcxgC/PZxYytCxvpWNHGHNcZwEk8cbQuXcJw2",
+	"OuVGiAhqy4ql6KHQNYcfGFblOZ/MxKHd76Uu2gmalD6c2CuzfhPie5jAr73mlMd5dEDsYa+5VE+MO44w",
+	"iUHgTHXFYXPQysANkv8mI1inJzu86Urrt1w5blLz+bk+Ya1zL2xDEGg9BvQpcTAnm3ciKanL812i6z2m",
+	"i3yHci1rIudZFwlR673PVz7s422GeBD1NH/dtwJuEygPBy9nqOzW7bNsAV4b1RTwij1FaxxMLFDewML8",
+	"9PiYdegbspPj7sA1Zy84wXKIqEwiISPbpf7rrfsCXzNSZggH7VWG5X3033pWzCO4xNv2/tNk6fHHDBeE",
+	"uxuj1RdLytqirWudYgXe7XxRrZUC3c2g2WRZLZaVPTtaTUSc6kqce9f6qpfVUNlTicXERB0GHR+iEAZd",
+	"evvyEYbDFnJyEwW7z1hmHZBXb979NPr+w+s3L15eZP5odoP7qkuswEJqNdOLbnv/5vzHH+1t1p2AUivr",
+	"tHjOxPjSyw9v355fvP4/9mpnGeBgkG7WRQOsd+8jvjCVjGjFqcqM4nUJeW/K2kucTGA+FL4G1gl3WuTJ",
+	"bKluQiTI+jqgoFfszmpi9Gus5/icFwUFiMqlYoVW145WOkTknhgag5Ww9pN1np4c+/jaUtnPMVSRG+jr",
+	"3rrOGP/u+JRVs1Ivr7HSKqMvkdFMojJ0egn0Bk+5LNBesN4b1fcNlbO6vzs+YdlygaJ8tFT8lkugYczc",
+	"zD7ZF+7GzuOEilYafN1GZ7LJcUR32W/49CkQLnGOJGvzI9f0w8VSvYCDCgGAe0qVRm94pBxpMoLNKdL0",
+	"HDxCte6jGH52r0NzBmwYlN072HgQNw0L2Cbrr+iyMdV48WUudQQO3Im5lTkzC+BBBCPLVy5UGmI6jsbQ",
+	"PsAxGmMMC2pFqSOPYZ04nt6375/12E/nf++xt6fnPfbuhx967NWb8+c9dm7/37v3Hy5BZ/wkxm+pdgzu",
+	"RnDRCsGMPX/8VBYCRBUFBFzl54KXdtvYP1PC5WMllHEKiW7AQD83bCbBYwTcBgjJ0Dt9OODpdxCSgecV",
+	"vGwWqpEYWC4KzXMGUop1Tr5jb78nwco2yVX7JkBkGCq0JO0Le1ZwYs6D+xwtT9f2iQHQC14tSxF3oY4F",
+	"y4WVw4TIyllWcHW9BOsXpRSf3Fgjlm6w2+BaSR+eZacnJ/Axv8frzJl9+7uFUOevD4EvqoLi6+wIdkG6",
+	"B01m7eOFliouA8askExWAj6cVmKoomDj1cX5j5fPL16/v3r97sfRh4s32QDsjzqTZLvaaNZRQwVKykFi",
+	"3LkamzWB7RejZJ2FntyIyixmUn10wU3DPlyyl+q6kIYikj02nc4X4hpXHULKGOmrfa+uC175Vxj/IKSE",
+	"A5troa17En2yTKisz15XgICZuzg0EBsoOy2e+8dAzvWNHJfy7/ojmxRyYdgLMZZcMTOz/4BJxNOCsCCA",
+	"DJuKHfdPv7O2UePwB0NlZrqsIInHrdVglpOZPUnDg2ttL7rjZc4qoRjap8MDeykYjQ7JiQrkFbGr2le7",
+	"75YGSGL74CnLlK5G0sqmuVDQFrzBDtnZbNiw75KQ+bM4ZD5gLbZGk24PUvfcHpSNyn2+LCppRdiRXe5D",
+	"x/G/m3a9ik/gI2n42hg26/ggMj5Dvz999sUGn5QftBomoPNALEuzk0qArYczfPrdowzW61FsVgM3fBd1",
+	"rEvUxl+fIRUOHa0B2S2bTKmFPLwRq22NioFVeytNS4KVl68B85GEvREOaF2WNSKYgFFAHtOh64iyI0i7",
+	"he0DXR8iQUPYi/rsgliefK80oLBbeUx2SYavESPqkMZikxKQMghT3jdMYjTAGhXwrgyQEUbIT5w1M8Oc",
+	"A2f8w3c8nhdGIwx1Ga1AK3VqugZJON3vRADF6D0soSou3z4BNrdDv8oWRzf4+KC6g7kTE6qjXK/HrqbL",
+	"okAgjx7Erc5cNQzGi2fczChsHCzoUlSlFLdWhvPK2oJYWGFm+q5p/3f77HtvI4A6sANp6JNMOySNqLDS",
+	"iE8qE/WwudA6QJpI1d6f6CDTSEiMSEhkCLhSBeZvZSprKKYth/Vmyw53aAjWL4yh5aSqxDWe7sw1W8JS",
+	"OYI5Slg7WL4eeGBxpZ7v3uSwNNbfBLi/2sjdsvRYWCW1LApruMOyb5KsAMVAzaCd0+NnkbNlHSyE4YvR",
+	"+0Aw4lCMKKY9N42//XSV0vivyzfcd3hE7ylqgw9v6Bl8uL6+dAjb8eRuxCrWXenp++0jZwbeWNo3zbKs",
+	"bndsbc9DRR4LuTOWkb4CkkaonKp8RZo9YRDVTKBRPJeMiz/DKZeG3QiK+APDC7SPgAjkeQChQiA5+8aa",
+	"mTHYfibpvi1GTxyLQTEecV/BCtTwSyLlvgW65LTPzuGyaDR45NcPNq51dLB3aR70Cw4j+s3nt3CNtu7z",
+	"HToGnc52mSQkerLCwu88qp7YfcvtYGCjOti015zZvH4kmvoQ27bLlzYGt8lgr65+D22HW3fffl4HrrAH",
+	"wfJCelnNjrjSyj53p7oJe/FqrpcGthZaS1ScZoTylbEZX8gbsfJVfWQl2vcJVdEu8TZaJ3OYyNbYjGSO",
+	"mQF9/3gFbdnuRdCyE/MD9SAxeFjIW7J1DZ9C/Y6YjxH5d1zqu4AMr8fQMrhYGDCXibVRaQanDmAHecUd",
+	"Ixl2CBUrJhQfg08qr9WhVD08zJ6pzF5XSHXDSpGL+QKP4lUwUw1bLMeFnFARh8jhlRN7taokL0yfvQ4h",
+	"+u+Oj+Oso1330Y1YjZSuRiEKQyCCdujJh0mj0TqO4jSfcaXVfR9yfMXW2E48Dzjr333BQewWXqovJfSH",
+	"tiwn62z+QAgs/CkCQUyWpaxWB2f/+DmJAdVHGEuIZTWLbTB7qEphD+Yhok62Z9FeOkBzsHW1EoeVnAvc",
+	"0MCI6aHPqQTdQ10KXhYSUKfUja9hgpbiarUQHkz3bqYh2YN1uBR+r6FfrkQVQDMdTmaXXQsP87MGts5V",
+	"zAzuLnW+2qGD6oR5dLARxqHxZV1ocLFPsOdemgrIQkEtzkSxcJO2Iy80Qbkb4+gNIzUNKcaN6HjddVUO",
+	"N9Wh1bu70Kp65CKCewWceUDx8nj0AFaerEzkpdtXzLni1yJOGbmOg14N8rwNBrkb+eCJjWFHBuOShv2y",
+	"FMsAvm6nf11a9YrYLkS3nrG54Mq1FVCVODdsxlVeiBzRyEDXVO7RBGIhbwV0GEDTGM/zEjKSXFmDBhuC",
+	"YNfA13eZIK0mQDLL/uiLRAbMaK0gOkCgqT5b2JQQaTKs7SF77TfnPXnN0WseqyE8HcJ2rxmW3n4t2gl2",
+	"0xtsvPltwuE8ZmktyugmQdmuJCIDZEead7p6rVg2hY4mhK8OFMXKvBsq6tBlMWJSisqgtzK3lpqVNNiy",
+	"lzzJ8y5WMzFH1mY3Aodc6lKmEYKz+aWAROOYG0FtaBQMz6H+6VZiq5n5pRi565oznY4H3i3S42Ac1tfd",
+	"mpM0i7bgv/t7EvXfdLbf0w3nC/lSLef3jXjop7QvJb2zl79KsMNkJ7kzGf+6CfAQcHx59BDW4XSSGJoT",
+	"TC8rI3PhnKtuwD9pDrJDpzQ+QSrsL8mGKjIpEA7Gv3GE3883eLtdhq0ggb00mtKRu8ZkUHI+lwYeHSoh",
+	"Tk9O0pEYJtSkXIGRCLgupmKd85eXhz88f+uREtPkHbiJ1pxyp3cA2HsGCyWjKD+wbFnHb7yqybQn2Nh8",
+	"gdqUchSRodezju1iBL3VhOUecgf9ofqRz6nBcankL0uE7msinumcHv8Zu9bzJZ4f0Sh7AvM7DvD+OF3o",
+	"BY8akY+k7FYgqnACIoA91oljbbiXHpjZ5esiapnEO6tZGDXYCeE8b7EYMFLpJUQiuMhKd19uqktsmBGq",
+	"sveIktXUEfJcREWRf7t89+NQ4eaJPjjJsNQrAqgALMwC6aLHFZcqMh24Yu/Ol9UMQYNBFoHRIQNVBLZT",
+	"r9MOogkTxbZEHntaUMUmq+2mxXu/qg+idd3rtmnfq0jIf4bO/ZKqM4xnr227K1Jksk9B14TNlUBBnscX",
+	"YiQdklKgiVikHMAZ9w2aVHgbAwZQFEkqq1yslsQxsgowhBATcpNeirGG72baHSs0p8MgN+BKpjpmJ1TJ",
+	"VAZ/AUzJb6D0ddjK7fJ5h0RU9KE2+Ww9tq49m5EpN+yV48e1Bn4voJS77Is9O+783ZthKS+EQis32VaI",
+	"QcInwsSbByOl2NgArFUQk8N89oD0NDWYGWh48A+BWn5szCPBC5mb1CtxWuCJaXJQUIl74yPBeazJ0qHa",
+	"RZiy7bKUUCIfzl5/XHDI3U+ox4aMPNdHt9V/4xxLexr3sjJHY15wNRE7pYLpHkyfAp3YJtUS3zHRyizn",
+	"aCf57sSlBwW4QyTXOZfK7GZbr+dbnhhGc2ngt11wYxqocyuNz2thAKfnDSCgkiZmXLnFOmd4nBhpU6Wy",
+	"+p6WfV+Z/b0Edop30WuJ/Pq+A3d+zNsOvvsKv3W9fOX3t5sy5s3aePbH+OmiM+ii0DtE4T3Si/UjzBaj",
+	"DpJepZiAz+IFMboUjR7pC3r6I4W6myZnvfDVQrRFut3SQa99Eu4WajkHsWdu7e+/FAc/ryPh7DQOScTb",
+	"mJ5uGwn+deeIu1vqV7IQiA57z0H3+IX7hN3TxfgqI+/pFKKjmPv9vgsFfPIY1uGsghY/u0a84t3NJe1D",
+	"NVSHaPj6/ZqxbGJuCVTWIUCcBfQV/0JfGQG/A14d9j9NJTBHjFfUpwtFouz55d+HisEw+4l9bHUdVCPA",
+	"yEd251K0jBoEwErvADl843DNL0V2xji7leKOpJz4KA0iucNqSMU4K8W1NJUoRc4u/9cb5p6yPpgOtwNN",
+	"U3ENTmsq1uKu7oCz1vrWLqYBWDprJFl0dPmnJyehHmLg6Z15wFcLg6JCNf9xpAGw5nyVMV7Z92iwFfCD",
+	"1NgcoSgf9sI9JQzcKb8vyIVIiDxqwiAeyFbyxOTcfjWsPF9ZQiFZ5RYZWzd4jv6Vj0c7h2Zr3xF5jQtw",
+	"AgCmFgtCPShyIUyPyflCA4B2qe8I9ZewX+l89tkre9CxHiAL77Dn0Es0OJSUXXVjX+f6UfQ2AuIBZPeE",
+	"4ac9Bpsc210isOt7+qsIwj5uTHWXLbpDUDVd+00m+IAtNOxQYCAHyFBID8A2afQK2zfC8ePLzt9JiHW3",
+	"bbKff+TW/MU4wTSrC8KjiS6Wc7UbkiFeyzAoS9vQjfGJ8RjV9h09kGJorpa5KM/AFEHr008LHoBl+0Pl",
+	"tjU9xAlYtL5SWRmPxg8EXwYNpqyQtyIBtwjGVG+oLi8vXh1eL3mZE+W9X38XJoSafKgQVhioWfnxdPfD",
+	"LHSf4Tkt832eMvq09Krt/Fpw2e8HRDDaL4975HJ9p6wpsPXMcbYoxaGR10rkvjzeYTdtOIBur6Kf9/zy",
+	"73gDN2SDwLa/mgngvLgJDSK1nhlqqHFcsQAGbw/jsz8e+3LmxuPD/UgQZGr9FPUwS50e625TmlrpkX1I",
+	"c71kpL9e0KJ+KIuHOGTuddvVGV4Hn+8bQ1Wb/osWCf3gRz2g1nTfejh1FLLapgjxvAL0ZJMa5KGbDbTY",
+	"EzNUi1LaNTqE3ku4s6NLtpitjJxAFjQnumkC4O826cmNym2onCazx9N5K47I/XibRruwi/QVo++6k2zn",
+	"sWto0q7S76ArmefUb3P3H6AtUWXtTzdXe35btPWDi5oFPdn5cPXq8E89tlw4IOu337O/sKfHp3/67v9v",
+	"dd94VQnTxV619CyTogW4cQAsllWf/YjN9EMlTQgPrER1ZtU7BDYlUVVkONkj+j1D4G/8cSRz4lNyTn/t",
+	"JkdYlfWH6hzf79EUxccFVCAgkMjJKZvpZWlYJ6M/jHiVdeMaCg94NZmJyY3IGeDWg3UNdjZHZpKhwqhI",
+	"zEJeSJU0e52enHQHbMFLoHmZ8cUCEJEqP/swJ99tFglTikSPxURbtyPzceeMLVUlC6yfwGlCLyquArST",
+	"0eyQ+QfkHgprK17FrdTLEMgBGhnD/ATngisgUrEylEDK0lK6p88GaybMugUzVAC7Z3cJAukyo1mu0/gS",
+	"0ve57+pYm7NFqScCmHuzVup1t81xH98fNl76nle6nD90BBbfDJPeZnX5GBWegt9Y2PWhAfuaoPpQKvYf",
+	"s/QETnwQ23tGgI9qUvPeFMzrOUKR8ppI5qZuNipxFzlIa32sMdw5MPqc+Pr0oQrJIeUkZiw+KC4YWmbq",
+	"y+GEqUzSS9BRN1SZG9WIYLFm3LDrUt9B751WoscysnnBWbOqKvopyYJ5E3NkzYuAEY/TsEuAuU1rzCL3",
+	"Gg3DM10aK6fvZisP07Mmy3tMThlXqx4JdRpI11H+lfqO2o5m/BZ02ZyrlSsc5HFcasDGBVc3oNQwe2Zu",
+	"5GJBMM1Jgg/DYiEU5U0oaAh0el+qSg8ISmFZQDmjnssK/kRIzSWASzig5ujbYpdjoe+gxtCIHhL1lEsg",
+	"4pvMeMknFXSGQ4kQHNRCVJVDo8jlNeYuoPIRsrjZyH6papQBQv601BGD0p1eFkQI6hC94AmUj8RZFvLW",
+	"VSyIelGS3SAoaRB9mCIwQ8WJiQ7X2G59WLsOp9W2ZgQin2V4zwh5RRWSimY9SL4usFTSXmyW06n8aK8f",
+	"ndgJjZ5l7P/9v/8f4p9EIkzo6YAmC4DfPqcJwKJWyASG6xa4PhuY0JAIKVLzCSmWLocKjY48ttvi2izA",
+	"EXAygCCYvNGCcREaB9kD68ZAL+pmO/5zY26WHriHdfDpSuSVLAS+wL12rxztyaPkGWhxrZHgISIA8XCp",
+	"TIPs/Za4/WyNjYow6MHPVNzkPdyb3n7PSyMSv7AOiInSC2kakafpO3QyfDDF/mUuKo6BIBeAcVQuVljg",
+	"NoyJXfoMOuwJ6pvAhs+omieIlLM1g8JVr4UiHo/1765wMqKLHhEVveNTyMobKga+miDcjFhXg/IGBW/k",
+	"f4tId8vKi7BiNYCRQtD2LF4+44JQOEyHvtGJ3eyBdatQAaG12R14LKY5XyHwkwPptUMdi2upFKzmlHG8",
+	"yUH/k3ngPgByZgVOGqj9BSfBkaVeUqZ+rKuZFcQOYD1pHf4JuRcF4qGXABpY1+DEtcDnWl2zrGc10iDr",
+	"WYWDpUHZvzPrHc7nHOe6VLmYyFzk3Qi9HrFMMjf8fnjlAMuKQWmhVqt0Yxggm3Ezwm2auXovxFEtl4Ks",
+	"EIDkjbQx2itO7z4FQw7/+yRz/qtWfXbhTBuzKKQLBFy8es5On/7pmP2y1HZXDxIChoALizssXtjQawn8",
+	"AWoJKA0pf3OTpnuPYuCh3WB67e5+8Besib78O719eyslXPaQEctvvmnYk3s4p3rSnnAAgk50LC7v+LWd",
+	"5ofXGJKe6hKFlVSVKKfQztTJ4JF6IRRfyL5dc5LcR7dP05+BSkOUImARUad0VUprWC+93T8WvARsPYCU",
+	"bECaow4ofi283W9nEBFpQ/Uyw0Jo1olmQpxi2bIsTJ/SHj/yufgL2fx8LsjsB+cJ0f0IfwkkmLeX3SJg",
+	"3FIboYhW3hr3KWJTKTARasU8Qv+RTiSoNbQJseECR+4tCAyFgnq/VoCSIZtLa2iOH+TBboyts2pepMdj",
+	"Jx7VaCn/evX2DXyEL40E99ouLUF8nb9/7W2MequBWZlKzA9+7h18PORqdYgl6ygS481+xI0RlTn6lz0c",
+	"v+6y9bEyPo6YoD+2gDA7mDfxprKf58K6P7QRoU5vZa2QmRBVj8mJVj1W6Gtt0J1dgS4DFMc8oIjRbhhL",
+	"xe3m1cSQZF95p8ub0MVq10cJh9s2CCiQiLE2mYGKnbvkJl81n6KWDLc5t8u1jSz5laNsSiuWM4PLcriU",
+	"h+OlygvR/6fJfFfBglez0FRAwirVZpuYkRe8slM/ODv4v/5xfvh/+OF/Hx/+uT86/Pl//P8OWniTd9eL",
+	"/JbjBDcfi96BnPNrcbRQ1+mFmMY4ODvAD9gwIHerub3+Hx+3Hb8entOJMZ9wTKN6tv/kNGCLAHixdugY",
+	"pz1ZP/v+oIs5l8UhAOPs0GhEAIOIo7MR76tDgghDWoaPC5F3UzaR5m6jl/YNVzCeR2k3Wp+iNAgC0tLi",
+	"A+SYMuXS8Ht6uYS/fOYR288kcwu4Tz9PPOuvspsnnkC03+PtvROxRvQc6xhTG4ZUY3vQ3V+dndIUe+xk",
+	"1SEaRU//yGbiIwV00Tr6n8RK5wmU3INzPedSJdYNUeYbArjEeG+44/Lt1XuoahSqTjfnYuhDReN17PuM",
+	"IDPd+GM20E4Ga0XZgx7LCm6qEf7m7geSU8fX7eE2h4pfc8eL4cFeiTT58PWL5DVaTbD3hvr8Mzo+Dte/",
+	"50mrFRMfxWSJcClTMBCHClhmO3YdCvvFKtTJQGpyK0rMK4gC4Lz8JVgUpyHhrVxXpm/MQmTakivDJx4B",
+	"baj8u+EjLZYe+Yemf8ayaannEJjX9v+b5fifYgIrZxWQ/V9rK9r/dcuHrOAZPQESMENFy243HKVk4D8h",
+	"XYHxkYxXFZ/MwB/JKJ2QgVGGdgRJDejG6jEj/1v02LKUv2bkGAxVZipd2kEfHWXsw8Vr1imF0cWtCPUJ",
+	"EVIiXntEl2Tdfjwkagyzi8bhlPhsvf00T8Ki49dYb6KiKII1yPy3755RSsbcQE4fKuMR7TVe8x78Zjec",
+	"Vu7zwbfpsxfC9UFJrc7qW4u62/wcrBUJLhnSHSOBgkPHjSSANdGGClyTBZcldrWZHoWQPNDcUiGKBNHI",
+	"nBwfexIaRCjkGDx0UMqsc3L8lBI0sKHtmg4VUuhs7JtnndPj05jqpbXly2uBe8on+Oc/EtZE9P52DXfe",
+	"9lHDyZ9i90WOf8J9TQkf+NoiH9Q+N6jHL1kzsdNUrlLr6+tpWHtkcppozVrNggZb+OhfJJB360JL3oME",
+	"pk7HmkovXPoKuMHBgCDY6Q4ybjl07FL8k4LSQAlwK8qhKoVvEnUxFPsSioR4verZ961sc11frZ1lqXTY",
+	"pbWsvve+NZZtayzbbe/t6+P4L5cUZDbu3CMCH9ila4jKUah5O/7WzqijYL/3FUxkVSKcIirkwpUY8hJq",
+	"JBrDJX4Wlw4f4f4VhcdT2CZbnwRQh99BZ9umr3/Pu9bq3kNvaO8Uf/AXO9/LPsPUyQyMELVQA8NTmcdP",
+	"CHyf4EblrAMcBLAWfyH5lrEVFRy5RjLrMXcdF6Hn01yqER6Qv1jDJ0MjXVZizib2HBAMWhaua6ERfVXo",
+	"u5dhRR4nAlJbZIp/sA4vCmfXm+6XDIdsHUe5pPwxga447yLaBGTLy8juHzBeWEkk45Lf440Dpwcno59L",
+	"JefL+cHZUz9ygPIU5S5DvxecGL9FvFDbOg4HWmdNj9KTVUoDrgpXVdvI6L4R3NH8VXNeIT3Mp3xaN66x",
+	"mGqoONt9SHjLJ41py/l4jef6Yql+hNN6v10uyaHfK2rnl5FU1fF2PfA9z73L9vWF+eCki1hAegUVftyE",
+	"mN8SWxL1uAVUqti3DVLFQxa3K+ygq73UoR8w5HAjxCKRXbJiwgopbyzBdKTxKFzgDvTZi5JPEeEyhLdQ",
+	"0UFmVFczNnZjElRzHEYow6GKCo2RbyXzFTdCXUu7leTkxiontly0sPJUvqAZOiKUrtgdl45fYEUuD4D1",
+	"z/gC9mUGUZmM5WIhVG4cQxYuJ3rTGMlxwQ6MtodE3UTP7ZKJ/FpAfxysE6y4HwN45wjNSVHNyAAAul4h",
+	"aiWd+Bjs46DPnYupVBKLRjn1z2KkBQqZkyLSYAvT3zqwTV+IyprDEFDE8ud+jj9lgzrgm58iwhnaOToQ",
+	"xPCiE3T/iN0zfE3EPqRZutDzHe6t5B0z7aygsMngB6gSlpVdCuKeg7+1EDpFQ3rWY2Mx4UuTmGCm4qsY",
+	"oYgigAnCVXNDTCLx7qviNX7Ho8ISJSPZGuTx5zgmMrA7Ak/w5zglJw9b95PWZHPPbwixeTGtWIfOy0Tn",
+	"AhIAmVRQJT6RQlUjujZzMLDfinSJ3QnOMa8pwzZd2OJtbUW/v9TT6jCPIlx+Y0LJqhX9qFvOELG31gLo",
+	"HSissYUk8GIheGnwfutzAZxr9GAHYIfV9E5xIn39YiGgH+dOFAW+kRjEqCBcIdqcuYklFI6GZR5sKevZ",
+	"TThdlj6QRvmmXuhCYNwYea1cd4FDkhJ3pKbcKJEG0nUy+omHdyG0Q+1eMTeiuBUGrAPHfYVr52iplQYC",
+	"U1EC+J4dHtZA+Zd1yZ+tkUTndR83poVmkKTrs6t0iXr0cmF6zG4fqm2NhozNxWuPBuHvOzHHy2p96Hel",
+	"rCqBYHWU7vAY2m5aiXHVI+1mvA5Dwwirt8EHBVKh9x8oVwVGEexkarv197fw+QNtPgboPJ9iQqXYEjBd",
+	"V1g7BU1jm+xbxHQrFNduAm0HMC5/PYArrO3dIGIop0MsMs5WdrKrn0Rs4Mwvi4ItVSGMaY/+NIY86zto",
+	"v8DOIzqkTsv/JKtZ9P4t1svvA4Fh9y273+dOPsAaTXeTJj+yKnL/PpvmF20gnFvUbAEPWOL0kaxqWKya",
+	"oA4ZZ//UY+e4HN0+DbXA96bPU9fdq2jXs4qlD2iDOixbtDRId5NAAOYnMmCNsMtXCW+T4DUD3/paiaKg",
+	"FtM7zW4kOMBTZt+5LAXjC15WXeD2xsZXCj6j3kV12md2pRek3mv2kR1HQ08izsmaCWMhlB8dViYY705i",
+	"rQNaBbKyBhX444NGHZ90UH4J9b2riraj31VB26Xaop6PH9uVc+FW3DXfGhW/hA+kF1/EBTqyQuPQGcG7",
+	"QSwSdFRIm0G6x1VDJUcWatUoFYWhw24PgaGwt9uXnTh2SgxPJXewSSF4SafN+QqlQB9aLysy6pUHj7ar",
+	"yPEFlbBvsf/rg3kISwUQtEYcGqGMhBqZTvZ95sLwGc/WklwzaSpdrlyGC7v0cYBxNRSVPvWYLnKfgGMd",
+	"FzfVU7DQXGehVP4/YVxdogaxM8aoqTAe6dxaX13P21vDWrDu2AKQRDyCQCECK0hYO2HWvpKsXMQMawQb",
+	"Qo09hvVZ0JrXGC7TJTYmc7YogS3dhS03hiZ9JZLnSk9Guc3zak4jhny3MNs6EiAhE30dZFewG6qTbpDW",
+	"lJ+vrDtoaUI4+e673sFcKt+UsEOeCFo4obGBthrtgfYdx2ropHTDggyDttHXtncyBy+ioAHTj3qsdSG4",
+	"+gKF3LISc7OL0glf9Pz9ays9aSi8LPmqTQElS/Z7QRElG9DtfacQQMzfg1HeZitf0InKpVkUfJWc6hBY",
+	"UbH1RGF0TGSDNITfQCCFAmXMw+vSmXTdPnvpqw0AuCsnIJvw7QcteotKeCWWJyRKp+fKYuG5aCnjjRl6",
+	"wSCiETzN7jXocUb1My2FAAAPavBzxMpBhFHyCdqroVM8I4sfO5nJqLX/IFO9xzLCdMmw8g1bwcxM3ykr",
+	"kJfG46doFnjdaq8FogVT9yrW1Cfej5BqEDUjcNqQLIpVTxGT4UOw3gnTum7rs0sryngBa2rSQlQYFNJC",
+	"UEkfbgdZuq1A6tsXWDl3xiXQIlBL55OEEsE1xQsNlUC9gen9Kuuzt1B77YZFH8kuqoO5v9PljSjN2TYj",
+	"vhezkQJMUMS51WTVw3o6Lbk0lU9e+c909riK+Xyze1RP2bmPuK6ez/O8pp3vI/mVvOUe014Pqb/w49+J",
+	"0p+03voR++ZafYHIFlhYuyvSxL26leJul1I+uG57FV/kKtmLeggQMl6FBpO4zq9Lf/eZeloIpCZCT8TF",
+	"hUgIjVcg+fv1Ag5pEMPEAw9V+hoZw1EXbi8ya67u+zusz6MU9kVLfg89jbu8c7e6vS9boXffgXL7Qfcp",
+	"2oIV+V3Va93SlncSJJITG0q1+C0gOyHEnKMWsydtrUTrLA5rKHY3k2AOG7Kzg6GIheqSYjX4lxnI8z6z",
+	"nzGyAanx0zqPOAd86SBm3KJ2oThI+pOr7ELI4FDAgULD/gqcZn1pRrS6GXm5skosOhA+ifiiJshkPKzD",
+	"1SqAK7rrC20cJEPBrYcQWbgyGuBu1u4ggk107/U2GKIzloKANqJOALcEsPa4wIalTW4NFUNnUFkQVzlB",
+	"xeou9U241j1n+4M34HK9BnchejWwts6EbXwHPXvui8906afeaINuqELr+So1aXarvOpt5onFYiYne+6x",
+	"fMo+/tErp/6+A4gSbLUv1BL3G2dk8xK5TSCvW3NbS4UCGxt8iIUo51wBv2xUqLJmjhWC39akSiAnia/c",
+	"VJThT8Au9Rh+m3yBWoyvsLJi01ffoagCPgU7DzSfO7nRbUzX7R/v+FHEx++qYGHzTtiYLnidJ9a7O58N",
+	"MEUy3whStANGyoJXk1kDXAfltKEtEU2w/IiCVo5AAEXRwKM+Em50VHSHoIwADeDNsoxQKcAn6TkQZtci",
+	"CeYNvIBbWQfInP5AYDIfoRqwsN1nvUm69dmFUBwK24GVgoaO6j9YeBR1ciIR0v2xiXkpKpCnWd2EZKWY",
+	"69vI7vPw1O5hTxzqNPkg9WP5AdL1D2RY4MseCT5gL8MiZO/RsvxmXaxZF2Rx72dd7BImWm/LwWxgk+oB",
+	"W3sTvX0cZTbCnxSi0LHnda1Zg91KI8eykNUKYtr+rxjWRmM+w6R1RuHljJ4pK+/+6RLsDqluJcaSeoSB",
+	"E+Ln7QHzXjznBswhl6gPQ/0LjYuwWk3FeGE04aJHDghmBdb8D9NnLz8uuIIlJ8nZCQAqJuuxLLTKjLAd",
+	"JuuiO7ksCutjQlpkgLl3zoxU14WLu2t2jY3H8/Yw2SOFyHBRkhahWBB/+U5OO9f2Js7n3IhDqUKNBmTV",
+	"wJeELImeTJYegNdlGkGvOHUYHher7TWcntbZCF5OZl8yrx8vs8eZDju3bSDhir2W9u/htvuPBO4TBYQV",
+	"6H+tIb16NG8ncDXqdlTt8EYooJW4o8iwqELI+Klj7MIK7ZJPK7DWeAUt/NC4qPMVMI8QF3/o7cMWkhI7",
+	"SIxQVS9qxJRRNAcwu4Noi6BpcUiETGv4LUS6ANgY4jpjAaDkS1lUg6hlkhd3QG5CIAANUpN1Eo7aED5L",
+	"hw83dl0OGOHWUYctSj0uxNw4UJleDe7KZPBMv0qQ17ku+WIGywJgcp0qxAcx8ul0jsivBRuL6k4IhbEu",
+	"V5droPR2spoUokvLKacBgddgZNCNjnjLeDytsVhpSsYAajpoI3uQXoRrOpXWyPxCRRMldoX22N8u3/3I",
+	"lDCoTzXLhVh0Mfc6BcgcEC+nJ76dkraAQ4c3aEebBBxel6jAomCFYVYqrFgnKwW13I60GqFlkSE0e4+Y",
+	"WfWcV3JCxdBadd27gvRqfVvY8amZkRgtcYCY5DhYGLpcK3pDywNPa69WYmtEeSsngvEJoP0ZX1IX7Xec",
+	"jMiZEdVygZ3Hi1ITERsK8A7U865FW5OMnhtJ3t0UyLxHX+PRA5hb4dGhKzlu9oyk3oMmtB8/MtmgVxKP",
+	"YY9QJC4rICAC275fVNOjrCRSut7Kyhm9r4EkRGHDfQ0pxoR2yNwXpPpOoW7apY7dRdZiTJFAas34vaTu",
+	"SarRotTXpTAGXQB+x6UVUSNspw95BL5YmMZGCkI2tCIdXYzWAhUXAY3oJBN50laq3+6lxL113GeX2+K2",
+	"O8ds/en4Kvrnvg53PQkLN5pyW2vg2+Ayes7zcH8J6X1XWuHwKpyDGZkMPM+heH1ZUaTtLJSfUyXIKDZs",
+	"prIoDKt5pu6GBluLrl//S3RbvlJ8LicYD7QjwgmXS1XJufAwu1RatsCzXem0ByALZk7GOjdixbLkuUQz",
+	"Gia3rBbLakRqI3otWDn4c9JoYC1nuGeXVydPT2TVttA9K+SN3ShzCaxmTCvRGs3fVmh+Fe2KCsnmwfjV",
+	"RS5CdlUiv+uhVsXK2U9kL/Wadl6MzMnONyVp6ymJRjfzE/CfdmvdfIfb94qbmx/tTj3Y/dZw/uEw73Pr",
+	"C9x0L3jF97jrHeyXS9yM999qupOB5AMVv580TbOTvXfNelyqvjmhor0tgDG/RSkM8ZV6/xpObM1/gcsJ",
+	"7ggMLV4sxQCJwLx3S6wylcbK8Xp4igTiv37NUDgYh01IbhqVjMjS+2XdfuTEbUjceK/VPypO37yMm0ug",
+	"zN773Lwo9B1Ao2O4ARi8PCITIltYA6jbA/wDHtLYED/cii0UqLaip54xwpuuJrNm7i3v8HfwU5UOcLNi",
+	"2T+GB/YrDQ96bEihyOHBzw4cIe0FteISX4PEX/TXhCccv6xxtVgiFB457jtQEO8/XPWSoks3cTJSfYFS",
+	"VEbV8OrQpBpKsF1Je03se8ztuBR/U5hlLSgCAw+RGofULagJi8+Ft3851uq//3AFepK+TYuN+1bncrq6",
+	"R6f2vX09ys1Hy51tE9m1r/UlM2i/VchqDKNgm3RVlXK8rERLnHXZYJxjOtU7vrksBZzP8coe34A/T58E",
+	"ayajH54Yz+eXWPiLYmmQPrpWoEh/72TSjPC/MQ3dXed8dtugRt+PNZHR7RBLC0Fgb8vxG0QUCnatz2xb",
+	"aTegWCUmslBkuXq7uqpCJVW5hqU2AdVnLyP3n7rtXdM7FBEkkKSRYTsT4UI7wT577jGC7MJQn34Ksip4",
+	"WchgBAegA1PxwvFA3CVhy35jNNJ+u3IpQodUKQ6BelrVvzdC6UD6iZ7YvQdRer5O0IGaFcLi8OyzsD8j",
+	"xYG513U4PrvBYx3sZxP1RpMRQI5o/dM+Md0tehUSDaDySCEN8JNLq+OdLbAe/Adya+wU2hDijl/NARrR",
+	"rVVLJKZHzW0hd4y9BvuGZ5oy3BFGg0O7XOvNYh1dgivoMhMr7yxC0N9uI+Abf789rxyZPI4yo3N6/Ky7",
+	"qRTlHkPDj16Csk2N2vNaT9R+05w1zfkh3sA7BZCPwgn9NMic2KVabmpeiORtXDW35iBIV/QvYmerSbHt",
+	"rMD+jv8h1TVgvBVCEWWVUzYxCFyUsSRx5W1fcoJ4KUJxGhnEjUBsm85ySOzd46kOL8EXfzvYX+nBvkAv",
+	"nk72ExMdmN2OeZTc2aHUbE3N+og2ApmEp6HTHTxeWRKlp+OHUzno4ybE3oaWl/aOFqgIQNY3P5MB8ZPu",
+	"guAbyr9C6DPkeJVOry4EL5WJHvbE4KK0l2m9jlb4oaAwwjvDKdutnzhaxfhz/E6AMdYXoFFlHsan5vMj",
+	"jo01QfAJBe2uzUSi/hwCVqw7nQBElmD7IBJUXNQjTajI7KVwZOhQ4f3YplYZNlvOuUqwT/vsAwyw4JMb",
+	"9FDwr3DMvGdTou0NSWLEqDiDX0xsjvdSYxx5/RaLkZ1IFo8kQn3fWrZBdnifvXbd8XMITSnteM9gnZpo",
+	"KqPROlTdGto7VgyV4lbwIvpSjdWi8D1xhTxEnAyOs/tqhNLEyZ0782IX2OERB08qO2u4HhZnJHPrcgLD",
+	"JOawowbMGBz9yyaycQjrgg93LjgPdkXu0YyJxdyjOShhEN8vi60EdXpZQdgC8B8JHwyGTif2m42zJppx",
+	"P9Hx8rJus0jebOkc/YuOzcY6mQvqFcED+yS2MGKR60EfQ0cxsqfX1Am75rdikIrQAKMd7CsvEqCtpRTs",
+	"RiyqPjtPxIaVEU5kxDlbT5gZB0f2OtoBFTRRJJ1KYzcizbvrBLK+aRABF/B7ejp2LmeJluyOG2rZ+QYK",
+	"3WT821UGAKp4le/JUum1t7nFO6Wl040O3Oe1uzWcahcO3gmV0seOo1qcGBulB9GF2DkFdIN6vIAgsCAV",
+	"IHL21EqDH31j7jVfmAiJKknyhPQBNJtArbGueMHAWumzbMGvnekDwdAMq+GrWamX17NkEo51p6FG6E6X",
+	"NxQ5zX54uR5/QNwyKNmttFdDBBUYtTu0wLO4Jb//9pNvdSNfyiPc1w+Mj4qzGGuEgb8bl3BdbHzpshMn",
+	"2MA4OETj4DAyDnYIzTRYFJHTaB0PK4Lr8o6AYOJHgKkDEgRKcPvs+wCyksCMeodkYB/taSEXQuVSXWdg",
+	"4sJzrLGyEpXL+TVLlrerv9rJX8AYzqOpP0qTW7yM90JP2DjZuMttN3FiPazXaqrvtwKtcbD7tHIlsYto",
+	"bb/K7q5kMuvHLpIN8XGOnJLklCNf7M7n23PkbCRzPWMVpE9o6aNM+vqdrIMVtlZErAE4mh4lYvD1JkVW",
+	"7jpnwV4RPVm6jwxB4j7L3L9GlR7NBcFjY5oGC+oI11uUyXOwsT8mG4qJhSKKg2aREm3bK1jlRxElOLf7",
+	"FiIJffOmgSR8tREXyQY8OX/VZ+PdRYjV0XeP9kr09duGlO6lh8Wi3uNj7CMek4Dq1ygS1+PC7VJwexNs",
+	"9Jy4I8gbFhDHsJ5a+CkSEdZj8zvK2Twip9J86/aU+pZjBgqepDSr5FwgS0AA9Z3QeKqZMACPJooppnRh",
+	"QiMcZRZTgDkyVGlYqZeVYIWoTB0ZGJ2vfC6VNFXJK10aluuQOO5QYLwVLLi3DSrY91T6owKxMyh9gkLj",
+	"XnMyL1EVTyI+kqaQcSnCKndibUNI2FEiwE6o22fn8Ucx2J0/FnEY3jTG4ZsexzqgAeI16tJKMJmHxTg5",
+	"iQAHK15ei4rxqrKrAMkP11uGNdvJh2KTgsu5yF0pEXxmzCu6jEgA1S/FQpeVVNddKAK844BsQ+VVdLnb",
+	"bLngeeFgo6s6B1q9pY0tVSWL+DkO/NsM3H867DB3cOyE/VXUD0eT9qVctJw59cg0kQFZsSjVEvll64un",
+	"AIQQV9yeUMg0AN2GI8w5i8cUAT5juiHQ8oyXlS9rrhss0UpKCILGsqGZZTCBDI+g42kCCCJu55pOyEVd",
+	"oRTenCGQUI16cVsrUC8io7CyxpMCGVHeQnlK6MWai4pj/1QKlttrokmuMHOwWFYeAEkvy4mDRHdTIDAV",
+	"GKy0oiTDy6h3KuthgSdVqUW7goib8LIuRK/ccTMwyTvCbnQ5uLZG5ZoSvKfcT+0tj9q+XBvLtvxPvH+/",
+	"EBrjt5bNWpf0mjXyKS6Zb6PeCvoXvSgF6Xe5d1n5hHtcwkI9iin3QmoNAxG1F7MSGCfWs8tPYnSCbaCC",
+	"TSf0YSziPY7G76WFbY+duq/vWlv8zaHGsOOPdo86NjEBJ8Z7ym8VIdEEMuQekh+mlHi+YAUpltx5gZ/B",
+	"rl63eU/XqLgw4aSm2pFx8cksHqyr3od8bWyZPgkESoplUHyyU3jhc2KWXzyat1NeoHUC+yYLGoLOv4tT",
+	"7MOBtQXg/1lH2tnG+xdyt71xG6NTEiK9FWUuJ1UPO5KCz25dLjm3u1hSbqALxQgxyMegLXQckYl7LiSw",
+	"171/38lwJUalMB4AtMuoLqzSd9yNlBRx5ozGkXuGyc6C++WahQi81IknbNjSC6FYJxl613siqLFJyAiC",
+	"3vLjBEMcH4vk5z3YP/8URGVVnwbEts5Y2tiai4nMhQHiRMa9X6iBB4SrNN4QMKST2GrsMeLkzuKGtmih",
+	"nRdpHQ5eFLh2ySAhg+1czOB+hGeMuLsq/DReEacsfu9uTDgfr+FaJHgjxbxr2aq5u+h11Yedgw2VkAwk",
+	"blfNaXRmXaO/7xUX4UyB6kJqrlr01eF8r/n+HXiB9cxg+vRgaFOCzr2FUNS37Fx14iSLNpBHeCDG2LM4",
+	"nANAYbR7UlJirVjWT5dnPYTDA7/u4BMqCN29zRuyz96tk2Cdp65/A8tvuqmT5JO/Ld7LdmAxWTIcoM1E",
+	"v+vOLz3ucdxfevkj1UDuaeWHs/qF7P1v7i+5v+4wOevjk73eI1DG928txFDDwEgOkVfqGOZtfnVqBmCJ",
+	"Zs2yqHQNKszKRAQOpBoEq34GQYnv9hSKAaLWhQehdl153R7oC722B0GHBVlVRGUI4TmvINynw6yBFcMz",
+	"xB6SpTOfjL1qLJXo9tmlfTfUkkPNN/bZpnYoSLnaGqAAOzk+RhEtqxgi4tx9imbjQKuwWkEUPmOdWiaj",
+	"0vosdMCuCXhDI+8OHLFmg0jutSR9P1Nqp1zILXZlE3k6Lx8xatLklbVI1vXZ9JhCPFm3Db4J2i/Bq25P",
+	"Pkonqa63i9koS7VLpUd8+cbGn3o9XlOQ4nX87kepf1ifzoMx6yWvBimyhEIV7InJhaokL9qGEa7YdzD3",
+	"WWUQfc99KgzilfgqKwxkuo/diUt+3qG2QMUPQvdWqhzj+A4dkOBhOuNVBOGRdbHnI+yK0CTqFOMQlsv+",
+	"dQJvi7xkf5d3GculMn0gFw67jGij54Kr4IRD9QKk54yYlKJinakuh8r5aRREPpTqsJqJw0LrBdzWDb0g",
+	"oWE9DIOy7zHTXKOMGarO6fEp+p930gh6LAwsJbirNGEIUne+KxggcKqok39lJwHmyjWYcHwFqJayGqqC",
+	"V6Ls9tk7lcjBQDKImVtC4j5j3C6KVphuTZT9uSKk54aSgqGK4J/tnZ1FwSt7rK2BMp26dr9uf6haEp3R",
+	"ObwnLy96w6MmOKNxbLNA4i/2Lbn5hb07pcTEg+yj6ZwKpHax2GSIHE14xQt9va9BYgUMuDN6OrWHrVMF",
+	"KDh4YNTaGJ+5bkJUbAXktS4BS2OokF3YnthYgOYNidSmA1kzc57TvB7F2BGqgqySs3PcPFuNDPr7ziWf",
+	"6UTx3gezOGhp9zE83KaghflqC75j0TbxO+wTztvudQV2yVahxW7t/Y3p/fWv9dI+5uBBN8h2TzVsitVv",
+	"Pkv4g7BiO5nzRgt2G0B08qQnhsn8ntgFG7fxUh6GRzRb298vZUGpNbCpQsIjl5Uuge3YlVIaATH6MGlX",
+	"uwqWtx1S5iinSemtFgLqV4fK/idA3kwKbvWKf4hDA5cAypB7+xfgoKAWPwsvzBySoBvvExN4TTpcDdVS",
+	"3Sh9p8L7Y4S6LqUprHG8Bkcu7cumorSjC0yDMIozQvs1PeoKNb2hItBs02NUs256DDLvWDVMVC56/E8x",
+	"qczAPcHB4ZYGYKcuXj1nz549+zPLeSUOK2kX71pUQ5XhFz8Lf6Dk2IfXbsDX8hYcl/xaVGwmVQWsZuJj",
+	"xUvBsaXLvdS6DphSUexPx2wy4yWf2AUdKl1CQopLgH+EWtdxKfiN6bEMeLTH+iM+LEwzs4OCMcEfwtgD",
+	"WCaieyGJuZ4OVfwR++zHwNxALDYNtgJszQ8S+y/vyXD/QVTuDY+Ukgmv34Iabk9n9PPXpp3ha1qTuDYP",
+	"2EGRHN1PUe/Mn5IEEza726biqyjfYJ1/HxOvXerkhBoq+9RNfmzMJ7KvG4uzqLuxu+EzpF7eV8E68qgk",
+	"IslG2aT7t9qE8dpvCg1vsw0fyB7cI2Dw+zADd94J+9YP+ttf5wctlhukdl3bQasH8kpUk5kwPVYAmWYE",
+	"PBE97IlJAqGcLQou1SFQb9b4NF3nQHz7UE0wnGGAgwmktdAQzVShgQOig2fYcmV+KYAVZsyNyEiOjgth",
+	"nKyV1uIolnNFv6wWwhpv1VAB2e1J7/j42F3Ro2CCYpyBO450UBiYeHpMEUXTHdCrp9WCXqkXh4W4FUXq",
+	"5gtW6GuphgoBxXW5sm9Glt3vjo8HTN+Kkl1e/jXC/8eGkCeG3YgVW0ilRB5oDSNlMEM055k21ehGrDIc",
+	"lDXlZCFG1s4BwJDW0cnKsPFyciOqZEw9O1VrVtMksbwIuOtyYhUYKvdPTyBeH5xdZVR7elkhpRZ9V+xl",
+	"GqrLy4tXh9dLXuYiP2OENNeDGNKYT7APp5Dq5rDQE/tAqK4yVGiHFIVLVQgTMFbHq2T9hgr+cAgIjp1T",
+	"O7OJzgXLjCmno3GhJzdEPabYUkGVHeCqUx2XLqlQSuT4Eb1l/93xCevYRw1VtlyYqhR8PloqfstlYZ+Q",
+	"dZOzkXmacUgwNyncVAC/defwHgWxe8c2KbxuAR5vF3Hf89xbt79twf0ClmdMTVCpCGeRIHsYcV4qXhwt",
+	"Sp0vJzvhgoxlARuWuXtYZ65zUZgexOgMwoN5QeqA6iFXyq9F2rh3zaUy2CAG6P0kRUAD2IuBBdZ6bX32",
+	"3r3OHmZnlx7eQZ0h0MjWmli2xH8LCsTNQ9rN9dNOuGJT6QkV4LXQBAokOVDJj1Oh4fdZ5kSbAyHwa6On",
+	"nrUFnWq6sDm57ub44LHm/xJigR308cgh4uyldgcmgnCX3bb4s7u6jb766fHxNvrq+4w90wLvE3B2C/JV",
+	"RprXDmskU+zf7Iq3Z7nP89xaC/WHEO7nevUtkn722Y8YXyuFJza2o4aQ2qTGrl6ssHDrRihnFgT+TLBu",
+	"UP1OKGHW0Dpznuf0We8p/oLZUnrHIyVN/du3Y5y7r/Sg7vNXkfM8z/OG7dx4JFo15B5suE51OOBvVBrW",
+	"Ah8Loda04NZjde6fiBXx7n5SRs0Hh24ZSTVaGpFBLwJfGkF3ldRgg/w6YipKxxgnqzYu2fi07RLf8Sr0",
+	"G6HsfRDK7rSfdwgFeem+PW8edGKDU9K6PY4fWhp+AUn4FSUEd9wHexqW+Kzd+Sy92Bt4HjBitgQRQyXo",
+	"QKMCGaglDZouAgpKjWVr1oAA3koPNb5JNu5jQ7Bz0JSZMJUExv3RRJtqtBDlaKlklQGWKTTz6kROWmE9",
+	"rUQJrX6DugQOZJz2aetn42Uuq/u1VJB85VMslQc/m8gLkD+OtfLb1AielGkvCwed9x0c/4Kr66Xd53hH",
+	"CKkSvHAxd9hV1oFeGtGLqk6sdw734QmNUIOuERWw0BMqCAM2hihyyCuMzjncJCDVQ9xjPfXc4CJnQuUL",
+	"LVVl+uwtDhEkSLiAek4IPKeTvXn37v1P7y7+a/T23YuXby6JsjVhXWquPcPM23gpi+pQKqanU8hJ4wQz",
+	"V9F2CBdIlbGOd6Iz91uPps6y60KPeZGFJbBPmPAi60a0fXyuEZNpvmtcgwKp8B15wTJ8HfCxV6KMwRLp",
+	"e8Ky5FhtCx3E1z4LiZw4JorSZHATVjK34K/ivtpSfxICDzQKBOeK+XDdZ/WQhzSylggE/nXn+rcLvPx+",
+	"ww64FttEoo8F01p8tbVtYSI1mREJIvohyCG9EIovZN+t7BbwdWnYu4VQ5+9fs2f94/4zluvJEluUsANO",
+	"VSWf+H5dex4hl+4z2uDZTflE9Bg3UGRDDV3QMicNkT01mrjw5oV8Qa/8XFO3FnVRLTPrh5oqrNhp20jN",
+	"t7ulsKsdZt//1M8uJstSVquDs3/8HG8C9+7Nb402glmZSsyjjbAo9VQW4mgudsLgBzYJCsvWmrP1tYA8",
+	"FHUn1jLa7DWGfJ3MUasoF3VG5WR/++mKeuNBJUCzuhX5iAOJ1xDIi531jcB00o1YEZFXz6cguSMTOiQy",
+	"IX91jWSIdXgyq6j/PcEnbNyab1fvcf3u2f+yr9i5gTCejV2OtLLgU6XcZwmrZHwLv2RuVwIeQbQpS5Hr",
+	"Set+vLSqE7fIhXihJxhJEWoSwsiu2AK2/xnL1mRe5tlz/dGxGs1nKDGzHEoSM7MQk4x1Gp4EzaxHt0/T",
+	"X7vN8g1+tKN8Ypi+UwznBX6+iV6M4flBbEDxyUQsgF53tTY6QF62n1peK10K0xhO+kFUF7CuW7dqJT5W",
+	"R7NqXqR7tJ46aNyF+EX+evX2DUzzSwu8C/+pY7FXr8dwUq538PGQq9UhGi3ojLk9Zn4pDl1Nwi4G+eX/",
+	"esP89WAVmcr1Q+zY49nzRWMLbsydLvMW4sHLX4oXfmj3nJ26T0ssmsc+SaBkqb9KuyyZQbwxk03Xngu6",
+	"oO0FZYoO2DZ+KOuYhb4RQGXl3bv32lTXpbDXLUpd6YkuAoxRc6HZUL2uQs0tso9HNSKYkSNnKq3icYU6",
+	"CLI2cjsa673zocqGy+PjZxP7R/sL/Ev8T/xxpk2FP5zhDwtd0g9H+IN7D/6YQdrY2hSZzDNk30FjAgts",
+	"am2YnTiB37PrNlRezFvVY3o4G5AL5Ed3nWzGeYSKmVATg5IPXFahJuVqAfxdVnqbiiq8b0U5VI6MB59o",
+	"Jws8fjMxuQny4vLy4hWD4hrrsG4preF5XgpjRFJcM1RUXZOUJEUVNTwHQnbrnw7YqQOOaK6wiXBufWPo",
+	"xHWtVXZO1wgTAQ75kqrlgR7Jyy9rSsFswaX1jymF0cUtaEE7iEwqoL0f2UszQv4DyApfWBYttm9Y86Ua",
+	"CP1kTGGdmr8sQPlnrFPI8eKXUPzf7bMLjMKZNTSj3lBF1JQIWhYsvUGIR9gR9pjdnL1w8uyncbuaVXdg",
+	"Skatq609p5EwvKeAZPSGR+05jcaxtXjJrSpyxXml2nGa0m5gdya7D1zf9BtNzDrlwniiUjaoqUabaWtu",
+	"NjAwRh82UWJgslYJnANLdgXh9hNQXKWXk5kVq9BjxBV13LiCasCQicU8M5UsCntYAdMcgiUIRiYxXdFB",
+	"WUjZ2i0ig/So53GMJtXc2Yo5w/qx3yWHmyzSV8Oi+LXsfruUu+/93i4Q0s3bezP6S5OEa/TaNu6g48eQ",
+	"2vEsfyf53p13y37OWrToSa3ouqQ9srbW/qhu9Re0YqyESlifKqI9HSSRi+yRt2BEVWEPJHREZZcv37x8",
+	"fsWeonOQS+NsNpDqQ+XYk+lcREwegZR7rPPVGagMLCAPFmGPcTaFT0rF3iDwifuFdaLS/6FaQ0vLzBJY",
+	"fQmA1Vv3peBGK+gpnQtj+LVrqqQSc2lYWgVfBYveGsVg2eYR0ilZ6onBL6a6DI6Euh5A3r5u8uuyweL3",
+	"EDVD1WThexsbTP3IDj12ui21873QCYNxwGpgLBGVxFDZz9BnV8K4en5eiUPgNBX5WvEv6zw7ZpzNpQJ0",
+	"79MTKgTILkRVrg7Pp5Uos8Y2NvuC2Gr1H/uBBJ19/66c306aBxeFNvBvtOr+9GQHfX6l9VuuVjQr8/mB",
+	"YuEo+sIyA1DKvpaq0UeF1jfLRWto70pA4TykGQ6lwujT3QyTGBgZnnPINwOf/+Gcy3As7U1EC4dtJFw5",
+	"KiQj1XWB2YtDrUL8BE6yPV+3opRTSSjU+JKeExLewkTyvDhJYhojyqyjNBsLXkIK5gbs4pwpzbjSajXX",
+	"S2xSUkLkIu9CGiYWjlKxsa5mUClsWCczRo+E4uNC5E5UOhBjmp6fjwlheJwEJvRLcSt4YTwnEB+DkaNy",
+	"eSvzpZVsmHcxMBZpQLSwWLRMCgl1DrjUDRFS+K6XRr8P5e9bYRdq38+vc7VaiHyASXGr2uijE/ZAW9pb",
+	"2IftBs/gLo3K8k++O33YQvzLy3e4aJtk3U/rWx88p3Q/978amdKSQXjlek3azilkD+sHPhY5RtcEja+f",
+	"2SGN0PLWbVCRMRWHK8+L4LmhJqi1XO9d9CiDcG9TLF3Hdwe+c6o8gQ4fft1G9hsdPXNwv9vWvWdb+oAK",
+	"UNO1/DKJz/1d58/PH7TtkrVtuEMCgV2ev33DJGiRapXu8/bEAPtgiNTFeOEZZKP1evWUZfiLyZC0zg43",
+	"1onAf4Ri1v4J4D2Ufy8CMQOUsvRgcw5+cJ1CECMyIWzbcXD92qEnV1Upx1Y5zvliYV+2gipXVEuOhhK1",
+	"WNZnL6lRzE3FtVaPlmVBB8r/9HFeZJ7x8FreCsU6pycnEa4iBo3dDXZCU+jEzhliWRjMFGg1oagXxsDD",
+	"HREmTZ+51k/24eINUS0ujWCzqlpgxZ5jsMNSrUrv6k4I02cv+WTmPiUBdy+Vt0lAhVsTAzEryTYKLIbJ",
+	"h7F7CWNr+s6aQ9UZWiUG81FX//vK1SGYmb5DNwvfPMIXUhVi1iPWQyuxsvfvLq/YunBFL5h23NG/8D9+",
+	"PYIHraDKmCaF3Hgq7YruoR23qsnVxB5rqWSmEUPJczaIFws4JkHcEKNRruGzgL+FoncvSd2WOUhMnXvJ",
+	"HARJi6988JTB5btYS20nG/PRidDj+S3QvyHQb3VAi1bZzbbZrxULVQwUY5VCmMi0Nk61OIkftEXctOC8",
+	"BORHIRRaI4yx8mKAGPUTHnQOYumTfK0R5pTCCIX1NXPGQSxamWkgsOcTvp1I8NgNcoS3HSLFbtbd8zAP",
+	"4oUA2bNO/beZ7o/yB7XDv2MPGL5XfsP32aGna9dzsVtbl//iG4yrB95JP4hq4zY6fiw5/jjC+ytKO+y+",
+	"NfdMCwSFv2e3Gdyztd2sH/kGpVgUfEKhoruZtdeto3nmFAK7EYtE9se2IVTQ2aNliLMlmF8DyPe2m3z7",
+	"G3d99oO8tZ5DzRvQZd0ZSObkjXiide5c41MgshaDTQ5gMl/KS8ikGZE7Q6E6U+mF8UZ7jHDj18QlAEAt",
+	"gEdWPbg4wtapB7Vq8ZUP3Z23pzSMuvS+Aqn4lbXpfb7x2+Z7fkJSdl36NgCS+5STG8aTYEM3QwbjXzfG",
+	"pbds1xf4hF/bE8VvtL4xbLmoefjgBWfVx2qE/8ZmNdbJRr5BbzKzxpC6Fn2q8YR3UYVnl+Ia5U2cUgji",
+	"G7IQ2q/J3ArPgPWTrFE8ClBGiElrJZdH53TdifQainh4yalTodnJfngZhSQwsURD9vSO/mrrlkBkAGTr",
+	"32GPQCYkzIZeOyHFSrmSPjtnc2kMcKiVLJdTKHavQjOHl/4I3J/louKyyJisxBxmDojL0ni9pnQ1cm/N",
+	"elhCOzfXDpUZU+C+UwQgsu64YVN7yrtbFayfD8bydoufcPbix0tXa5pWirrqLIVhwYDm9ix5njIJlhvr",
+	"VOUKHcD7cNIcO5lbiGhf+IFbe2YLeTvug0ujX4RD+p9lhEcAh7XT900RwZu+w8l8kW8Eumrbl4kOSi7z",
+	"6IgMfHoViFqIBfCzlaVVSoLpOyVKM5MLpFOqKU6vY1rUJoJaHuX6ThWa50f/gqx0O2dCVGzj1Z04JKLa",
+	"Qqobw6QxSyyc99XgSK1LUOpQoUI1SVoxjHjn0twMcEdfPhsqGheluexTrRjw8fPLZwzxP4tVt89+1HHL",
+	"t7VnZ4JTPAUz6WcE2nkDdFBGFNNh2PlOg+EKuDw3V+yvb8+fu6khKofic4mt5jWZA7/A9CB/T/VKQyU+",
+	"LmS5IpS+cxqBo1ic82Kqyzn6E5i6sW/j1bIUQVih1RLzQA4g4WmfLHJ8ZCihOn16DH+mwTiSRiOtk+JW",
+	"E7YhfaZYCrLL5WKhS6t1LuwezVyhkWksmKUVu8Rv9Q7bbrcKyj8c/SE9dz73PpaKI13DLq1rOMMnhtGz",
+	"I3k4F7nk2O4iUUPSdoMrEGP/aGJuM+o9fX7596hFOiJmRorvLJYbelKJ6hAxSjNXbaFc3S9inlh1glsQ",
+	"1uA5DvDwhTQLbSTOoX6wMl5VfDKzQxhAObRV+X8ZHqDxVcUThmLp0KUzPACUgfbOv54fgStp+Nem9TTy",
+	"vwVUmqwqYRqfTMwJ9ssEpfFwcpbOce0AQaVj2/Hpf5quenr8sDODwznjxp3u/oN7Yi1lGO6shwKqutyP",
+	"VQwKhN0IVugR+E1Bg9Ue3OI8wQ0bfaeohOf0+M9/3AqtWdeJi1JQT7vTDe0sLJ7zMB69uw2m0WMYHLLS",
+	"5dkfj335a89VsJDE3hSJHirMZo9Xvq4XsZVW6GAseFkhCBPL6I9nR0cekRmJVW7Eimxke1+bFR1plOPT",
+	"9i6p926N3Ab5UBb3xvSh7PvDKz+UxStduhc/dLDI1aS6929tnYo3w2++Ch93B/hh0bQd1APZfs5gWJcb",
+	"9aNIldvt5+8KUjrcH4kPF6/RKwbvFLhGl9ViWRkmFRSompkuq8NC3tbPaYA79qQhCdVoMC9Nn51Dl7/I",
+	"7fvQro3OHWruG7GimAnrhFNuj15D7cwTf6gHQ3UjVq6BtOBQzEmBjtT0NBoDLeljsIr0lgDljTvkVqDA",
+	"CCAa0gP7Zagi3AL4Nsab6lKxy2c9lplnfkKIcJ+0/0ZzDGXXDljKIeKD7YXGPs2xN1T44IzWD+MJp8en",
+	"1OFKi7UrfeogVPj00KRG9ldrCwyVNQaAM7W31lp2agUkCkE43gLlYzAv7HaKg/lDNVQIkwdbRpoW4c46",
+	"GWpyM5JqRD9mcEljgf0F7nOyqD+U8p5kKb3nQykfCQgvHsA3uRnXgGDzdSrJQGIlC7FRalp5d+hp+Xcp",
+	"cwUJGe5wmCzII+d+TtExgLIZikKg6F/OBVWFeSZnf+NI5h8zID4QKpfquttjgk9mwV+zlz8xrmTdTox1",
+	"4P+nh95TEYPQowYe6koCyxEumPASCDl8W7h9UlqSiwaRvY8w4ZAE2gVpAMVdmNDqni2A+AOh/ORcVhm9",
+	"Ha6EYHFojnJwAhTNEBKNqykB6muHnNEBJ56WCMIbyOw800vDFUbo6bGGBuyvTuOwyASty0CQHWHe2QuM",
+	"gNetm3lPDAhKCtT7NieivW18UDeOGAzadg/3kYcwaFMRRC4fF6LPXsIKQj2ow+Zrrl++4ubmpXvKBaYv",
+	"dukhSHcvBVjqY7X61b66vXkAGPLjvfxZPI/NTLbuO3tiARhmBwDhPRx8K6+A501vIxY42U4ssGVcDl4Q",
+	"63LbBoJ/3RleMPmwl3hvw0je29OCoJY9TAk97SGN5TXy7rgz6UfbIRnMnqIN4C6QBsuB2xkarCBNFlEq",
+	"OV/O4yULwY+1kZ67ASxECcPrsadWeD0FRqQwquNjGhfKla3DguHXPy6N65i+bfsw77NVZe18bgVy9CKz",
+	"dhJ/86odESDTSUdqvK6025sFfgIqlsMpn0AS8kJgyBb0XQUk+6i911Rjj9oKIAc4XrFOtibbsh4pb8gH",
+	"9xo1eR0rjSu2XBhRVgE/nxNfDCvjwQH8NA3KWAXKC4aMqRyq0helvsay97Oo5QAfQfWnSQ60c3L8tNtj",
+	"Ba+iN5EDkrwMKzXsKzon1vJG+BxsMbC6hzBWbwHS9o6X+RnLflmK5f/H3vc2N25be38VjN+sNCPL3TTt",
+	"M2NN5hknbW822bbb2Om+6GZMWIQlxhShEKS1mk5m7qe5H+x+kjv4nXMAkKJkObF3k3vzps1aJAACB+f/",
+	"+R2TZ/76ZnVbVUW1yAivMPxk6/gTnvO0AKnnd46Kn+mpua7mpvT/xHl5pYnDCCFXllbjt1NsSqTScsgZ",
+	"KwxtWZ1y/p1RkZvV2jYUc0YbMgSB8SVSVeD1F1DAbVFRb0w/TxL7nYTqai6pZosR6VD0uHFqlHjF0w/t",
+	"7M94qjKys7POl2D10IakriMZAFtq/IXJBh7kXUxMO4qn6ypO5XdYBrgleHTJRnastlTQ+TqkQtqSXRFO",
+	"VYWRCPiXbhJ8FPh7B27JGf98qkQBxCo0HCaNyZvMja4bk1/rJovd5oQiibSpF7JLqMh/lzxDyzR5Z7f8",
+	"twpluabWxWLZ0OSBLOO3LzUS23glUM8pCyKOGJdXANfQK749YoG1+7b/BQwDIPS7q4cHZdRUi6IyBDow",
+	"Sv4QaoiauD9403ORFYr98+1Esjbo6JJpEs3T2zHjicAS+LMF5hjh2WDGoAV6M4YdL2Qc1LpyGpXL552N",
+	"lv9MDCSqkheq4zKlOjGhHDtfi2YWT8n/v+tsHY0Dip0KjIG4Ywouj2KTKPP3ejtd6ffXot1khCjgJgoH",
+	"TkNX5n08g9Gg/eVFwrJYLE095mUm83DCxSS5ZnHd+HhhEmHUWcrW+k9L3iKWT1tlk2fieYw6NEX4Qd5Q",
+	"cOnokieyIxR2GVty5qCyGcApPMcNvDSZ8YUL6LhVuWWkou4CUdldghaRsLk2ebSl8K100ONJWEq6OL7Z",
+	"4RNLo7kGK/k+oCwnN4Mf6lq4RYNUJX8VqBl468wsgeKgRu8J7+Lbqy4S/hKX5to5lcHz8BKUjoJP30Ug",
+	"po3eppVePWXlDPlTGSxSDsNqgJRDF/ljcIf5wxhay8AyZMvj422FGhUe1z+ilkbXzY3Rzblfp3nfSN0I",
+	"P8RxkhJmD+dg4ZfoihN/pf+AMTHSym6mKqjyfTYmmR3EvdQoUXU8ISVnHXqC2g1nJVVbTj4rqty8H7Nz",
+	"V5pnsFQHGAsVpunbWzNvugRJvsdfpjMgWv3QP5P8MmLi5F7hezhVX2A8tw/DedLJC/OCr58WRhQ0k3K+",
+	"4D/+/XTAs+q3uWOqPGtHtJ7T4qM4WTtreFs0yyu9cBdvXu3F2Oc7KHcPpMSK6EY7SXiGpfaU1YQ/dZ1p",
+	"ysVAnfJvaXBP4Y8mdapnuB60W/e4oUlI7A/h9czaK4gfhLvIc7vRRZNK0qhpeh4OaFsvAepKl5moeINh",
+	"ImpkwsxJbMIdZzRGhK4cHY2Jmh++64UjBnlvaifxuMB6WTTcVV40U3Nuq3LLrmFhiI2FsFVFCvby6VS9",
+	"5S8m77QI5knX7uyKxYBawwkk59EUx0/3uircEphcjus8g+S1UZPEUSHFdFnMl6wK7JjVI/xrSNnsmT9t",
+	"xTmPY1VrRi3xMl+KhVi901Hm7hgJZH4Gty11vgFeZN1WEKQW6de5GgF7Es5eeysCaRL0eeQKMTBZHHCi",
+	"KlunC0ha3gYWQ0noRe0F+pgMExis6GObLK0jKSFu/ernLO1s3IBDec/UuDd8x35xvGEjlwpfc9VYb4YH",
+	"J47joeHqKQD4XNc8gjO6ni9nTFqi8pGvAeYM+czl54hgX/AWAVR3xM+yyg/R78+jEoT8NmnZPYb+ciUq",
+	"V1JCIFSVGMOMWNclpi6TH/cuANzBXRVPlLpJCM14XYufkvCsbrKp+oIAAoAY/X5etq64N+eq2Vg1t5VY",
+	"uowiQMF13Nv+xZgwh4n+J14iBYmDAktDMN2Sk0EYRvBD0MNgF0HbdZ3i5x6bzbr+k+i6oqv8kJIsm0V+",
+	"gtsC7EK6gCQqe2oqjzqG8bjjoxglxm42llUMW+bcTylsj6d/AG/ZhJm+cKC682BqM6tzvOl0vXgfiY/l",
+	"KX1NEgLqm2scq+OXNwU33NLsfBDNmOfY51B7AsUW6z5KrwXJfgi1tjMHZv1IWu0XdKbdb35AU2ykUoYJ",
+	"wjPXzY4QDXeCNdyBcv2/2dQBxirJrGfafNgCjI+T3wXmnbA4ht1jBQzi43glkR57MEshzQ84Hn+LUwl0",
+	"nlPUgyCACT+zqMJ/ehFfj2fBgqWXasNcmmPE6qIsuUucyAk9J5u9G6xNkgd2gyyJ8FVz6zVH9vWkRn1f",
+	"ixDeeVt4/p2643VZdhQQvViwxlSb+8JsZrvBeA58m9tG2bYR/9MWf4UIKLHrHc2GPmnv98Rj0U3yITHA",
+	"7r+xCr7miHUBx8y2mx4w5hqHn+HjWBRAM5c8DwrHlsWdAQWItuJX/chcBG+dPnebl+FwfNziwvXSGx6T",
+	"vfBzsxU6y/AX+MMnJvDUi/0zL55+zs5nb9fmwOTXGHLPCl4+vILnjNn/pbQbpuPHtPlJuO+vsslPWL+7",
+	"w0f0xRP+QSULg7AaF9z2WKsb/wAoQS9iOxW3I00QafLMphNk8twa8NZkiqJ4qHDcVTmfqkzneRbC3RGo",
+	"1k/GHWR0xZF8YMXRz+gGikgY2+X95L0ke67RC/xPdHIIZMVM1ca1ZaMydgJe05hedY+hIQo64LnCYcGI",
+	"bGfU9yBTzt42p7mJ4bOYJxe/ZSQmCosBrxazhxF2HmH62RzpCtc320xCNajWAx6GreJ6uedCNp5xbo2/",
+	"hfJZCEcLBorf9Bb1xNyoIURa4uLYG6SbB7aRwmKyk5ulbsgshJtAZp+qC56JhuT8wgSl149A8iqrbHON",
+	"zPVMoL7xfbqutWR0S4YjjCp3jriCt7faOjrddaW+vLp6Q88Mu98v+hlyQ0J2dFjKnqsPHEmYqleNWVHa",
+	"BrwPsew+aiqzTqSQkOmLxqx2bqjKzbzIJSaIWSZJQsKUCvad1N8XjRpl//r3u5PSzt+dnKt/vTu5sfn2",
+	"3clEvQMz8f9V+H/siN13J9/9+F02luWj+2rFLkFvBuu6LGDOmlVQbonP5EXud5n5AlJsdbxqaboL0SNs",
+	"Rb6T9Hi4GwlUJXV/Xq019xH76vLvf6MiV3dOhUG1QMK5NVyyEpRaeZWft4my8pyM5NVrKpQdZS8zZX5o",
+	"delU9nL6O9Qg5RQdo/siFhmvLTI8OAX7V5H+WuQS8KR3PG1QsFhg0/qaHE1lUsW3aESj3lXxPvc7/sb/",
+	"T6LoPYc1jTkSQew+VkP63XUc1gaYHaGngGzdZOdefchkvl9HIOUiZ7BWlgMPaCFiHrfO2w0Pm8Z4LsV2",
+	"ObrHpSYFTzfcnePYFuqzXa/VWruh1KjG0lvDkkIW3TWt53Z1g+yNzFujEN9FxR5ZYtCNzaKTlpk2PUvO",
+	"OnKw+6fSwp1Bo+5bv3l7E8uf3LB74EGsxl/J4N36B8yLY199U9u8nTePe+kvtV097o0re/TznxdlWVSL",
+	"FOSE331OMyc51ceYOZ2b9H8jKbnzyQlDuqFzO4hbTgyH8Ib6+iT0rkyvbFshCFg0TvRBkCgJc/qdcn4c",
+	"Ii2uXZk8hlp7/GJem7zgJkX9GY+tFFQj1gJugHTgFWiyRibEZqCosE4xDqlvvGyaBerxrG8UISc60WQ5",
+	"1y/VIyXzV6CjkNE7VZlxTbGC9TO3rsmUvTd1HZRTmbvWjZklzci42tKxJcZ7TVnVyXsvXH+C67Wpr/2Z",
+	"UEAZFlFIw5TZqL8QJp0eimEMgjaxuQbqmqVY8AmUCeWWcqAVVEQZg25p2zJXzlAgLXslmc7z7enXZpud",
+	"x7S+ELiHDuxVV/+XolKffKqWtg0B3KTHSRL/Dy2nUovBPz7bHdNbJcHa8Ir/PgitIq72+s5sr2vjr0K2",
+	"LysJnOqhiqYLf4F+aA0r2GskAPp7a+6RC546hHeLslSRcygL2cGmjrUmVMwcvVe9rd7rRvvDH45yYj1X",
+	"ghWz94+iNSei5UGQSJzRJkkiDekEEnTyF7dP37MdenzyrKtHfIS3vVIh8Vtm1VNkVkXu2JGKgwK4Yw+c",
+	"hVH22AWX7eqxZgGVrDHbt+zDUvOldQa/FTZXI11SwQ7DHnG4nNXuytakb8dytsOmhL8OlCp/nCExfWpj",
+	"QHwxtVGOKi1utmEPPDecyb9idgvtqCAL0r6kobRBNG9ctUs+tMcaGL/ZA0/I7/gQHkaYanT5v1/7x5bw",
+	"x6YMYD8Lapvl2f3Ls+nGlOUp8ITOvt/cuakcxSA7ekNNZkQjpUZ4QDehnEQCuGuWCfwdGQroAUrQUA4x",
+	"ak1+yrfmRn1tturSNFN1hZ/JGUx+9wRcJbsr8ozxWqb+Hadq2+jGnLNLEc866YMT238WDTcNpNklo8uW",
+	"OV4hr2N8izruUBhBYAYF2ipJx0R2KMN01o6hTedLTiEzDbuIADOe1kVt1crg14DihA8bbDE4yIG+2tw9",
+	"a++vr5yt3pqbr8320jT7btXO2T0xSNmbPZTVoaOEtj019wi7tAvbNvuTlP9cofiS+pp0BWq/utb/8tXb",
+	"q87saKl0waxCUzzwc3SDzNTo4s0rFTB/UP4h9ZNLU5vxVGVubtfmM2DoZFTOwrs3ViGpjxeXoHM6UzWC",
+	"sDZR2aK0N/59vEEU23sHLcAgQykBbfBZ894vrjcHcnkpanVbG7eU28MDmypHH2LePip/ubd3XGMQWsnE",
+	"0+JnKISTwkFP1RfoO0mXCJ4DGIu49Hpd3Jmt3HtJnOnX1votFpuhd5M6TS6RM8Ihz1B52EOEcqa+L+Zm",
+	"qPslCOoB4+4tFhg2prF+q/aiLHgq6Jhl4Q6dgDZOJiemaleexOmwTybhBzrRk++OSTnY066mc3440o+Q",
+	"D/BxWlP++4R6t/or7LnPjx3+c1ksKkWnfYDFEHDhXg7zyrkWYTC5aCO9y0bIlO9csn5VPkJyTXFTmujf",
+	"+A97VbdGnanLdk09wofJmPB13hcO2ddzvmhA8g2p/DQdq/OhYVOvj61I4e6FRI16BE7f1LZaMGyuuFNe",
+	"kmMIzrNFrasGCTWfSfcnyjiDCwbOuLmu663K0Lw1k6oNfnSqLngK+dMkFaTULHEinQ83S8ter4T/+smQ",
+	"Xk+7tGVBrVVuEKiEZYPXbb+xRllKSDa4kz4VlxM7i6hryHXSOjgLLT6ptJPC/tKqV5oeIzUE7hxO/Bje",
+	"M6aSa1DJno3rPjNV33TZNywk4Eqfts6cJyuTVARSpjoEGdymXmeiSK1dExUReH44g0lUj0Qc2Dr4S8D6",
+	"OyOH5AIqTxjceH+GN8ZU6RFNOh3XB44Au5bNRKCRr/DAQkju0Jr78jE3NcAFIbSKhiHj4OxNTWtMCZRq",
+	"p27aJh5Pqed3rtNDgFzJpZ1nKutkHhAIH4YWRODv6BZQWRTftWwm6BF+Epo4ZHsAtcPrvYvKQh5ecnOF",
+	"UBMjfeUPNH/GnP7PdKlm0ZGAd4Zc5IPN53fFKLjiFUO+HhSl8eLHrt8ExMUdgv0S+ZFZn/K9VhO6J3WO",
+	"ep8wjhftICyUyGOZGQ8nM+8VyM+QyO/n+0iOUy83L+mCHPI18h36sJ36f22aiJe0X5vtHjWkqBTyv4mE",
+	"gzZxWDXxnHSvFS9984KFwJrwI2ycAL3BigiGoRzkqTps/szAoWJjl3Vtb4vSnK24XUy3+f5TWwdDJrX/",
+	"xG/d8/bnC3PsuSyMT029339O1s0vUJve/b7DxJt0d9oTq86NYb94RBsXBZDBxinhjRw/QueFNzZrxmzC",
+	"paImo5TMhkdoDErMjXoiBhyhy89n0pZ0lvYw9WpGE1+Gox5KRPqm/FFwt/CbXRte4sbcsBQWSiZlHLBG",
+	"1GCIXeQQcP4uqcYuSIUMlkFYUvhq6CdT9bn1T2zXxsE/JT+/cIkQpXvD2lLy/T0QHrrtgCriWlVCj5Ie",
+	"315Dek3NXoPWaStzys2FctISi2px3t9kejZC8P6/TzjyS+60ZFOpcOYlflYjQFwJVDHKTrwdQMRBCNBU",
+	"31vNOahQONfSsQfs304CJjpOkDIZwMoktdNWSLpNtF6vUAbd11PWqnCUG5yrEZksdILjRO/VKVT+Q/bH",
+	"gxovUwVZM4L/RcXVeuuIoH6epbdPfcRxvzF2XcZiHC36JG0qVVqD8RONJg1h6AZMRCKAB4AB/H9cmv/+",
+	"z//yqvAnf8QH+n9mVJBcOAbyOvcXsdRFpb68+utrSCH+cMM5dcmdkM6M/m1/0EEYvHBqvjTzO7evg5Tn",
+	"ba8JsPc5lDma5JerzYVuMzW4r6f3zta6YEqL3cSl3r/pfj9J9yNA+h4fBtfoCp1hUbo0umyWZ5StZPID",
+	"qmBEdWTcC5xiuwavlhqp2oCyJmm9CNCN2poXdstGM01MV2kSkCwL1xTz4DzOueGCZ9iVmVPQ2toy+BkC",
+	"+CXlzs/vFjU6AMBvBRgC9HbqZP4gPZ5Sv6gRH61kS2XZuVnUOheQQvS1i9WLWVvJw+LzJqBKWzXok1t5",
+	"pXNem8ZN1NK6hosIbJ1+AVl7XLFwTCTnT3w4X2Lu51Q+uzM9FDJl16FfPW8LmiLyDk6fuiHbT15cOLWn",
+	"jj7JioSYiRxSoPata8yqe9XK4t5Uxu2vfr4yZeLy49w8GFtImJQMCK+8ACaefI2hbZfijoE3huWUp8rc",
+	"rE2Vm2peGAdPo46Xy7aNF7PBL7RiYJpb+HO8KC4IxAaFM3FhFtERXTfpGnfvWwpNgdVT9mFoGSm/xbsV",
+	"rndttLNkXRKaxPHRz9eyy8+KhExzHNG+sXN8T34zfsJCYG0zBUE7igT0xJdEFkc0+cDlqI3Oi0fdjih0",
+	"gJVI6Cy1vr0t5uddISJUybmiTbgmXoJ5XXT0iaAWxgTgVbGQWk/IGPSr8wo8eqUAvh8+51DLeYj84VTe",
+	"Q/6Vba7p9xnh8OKrjGN/PcUj8uK+yFtdigaqvt13O7VC44gbXepqHpR4OWPJlOadO/5afRPO51k7hfAk",
+	"D9GzHDxoQOfbAKvFBPDkF+2olV0A8tMRLBIOisGnZumeS74zIG/6a37C6xeWfPj+3b888+aVXheHE3tS",
+	"l6Df0lrHBmbZ2f3LzN8Ed6qr/PR7e4PeS6a+1XM8fW8IlNiqv69NdfHmlfr99HcTqUXE3aHZblLsMW79",
+	"rB0mOHMbvViYGst8hED450vMuS7+xF0ffy4F9w69Sr8ptJacRoQF7n21h5SHXpZ9Pbt/Gffxqenj6IkP",
+	"UE56JM9AOdqpTV00jakmSqtLmkx9ki64qJiEjicHHueZyGFwmUdTw+A3fghqOHriQWo4wtcLRwwF8dq6",
+	"PDk/OUMKKI+1QzMWKHcUL4BzizVt8DLHwLm0TC2YKJIzQ8vaRfa42pvLo0aZ+JazCUcsTmNWxXiy6wWb",
+	"JFa3C1pDyLfmmEWyLNjeA4syla6aiEtjnG3rueHKJsoP4mb6/dZvyeDpn93ALOx8g8ebP5nzCRy7xruu",
+	"RHEWFzXqq10yVev8Oe5O8dpWC26yl6Q3wAeLVwYnn6XNmh1wrSv4YNONWxend2Y7NOflxV9f97tgS890",
+	"ynLds1/O2YHhvkC5GYXL3UR0qIm6KUr0s48p4vCAdKsHw9iSRjuwRbpatP6llc1N6VRolO9P+ba0m0hI",
+	"esFsgwelNwbG/Cf5ZAz5PlAjl5vboiqIMFc6Jz8JQdZXuTL5onOemHdob7U/Sk6P0Em3pxQClQAhBQJl",
+	"iUoOmmvcm+L0vjCD83wL4oiIlgxk5XVlzrnlOfsDJvdvYNhv2qH1dih7bepTLF86XyQzJABmB3r/2Fuh",
+	"PtrfonJeF0/hrCaxtwMnijLaKfXrwPOMPjrtoimdHlzDFRCKeLMDJFvA6xfQFNwqe9v0xwbfHdg12nsa",
+	"FC7yNTV5SQG6KAFa+/3zVvr3bU5JFIymS9iQyYTLdqWrUzrWPWyZdESH09RlJGVcA+K+1ASe/gI+S86Q",
+	"Ni8sge7IkCnr8A8P0Tb56sCckkpHN1GmmtdbCgw3lASKADEnZRGkaDJBwun2fFkyvJrrRpd2ES55OrW6",
+	"gQOTGQGdQDJR+ujATH8WML7Lf7wOhq+LqDYUHEc+S8oFfyhPw8MDo76qaFGSTkOZP2FcY3IaPL03/knc",
+	"qqEBReci+S32uReUboLO7O3aW68Tz3ZAiCTnuVt/nEVE/zAJO1u24nNOWitClu7tBZt+hLRZ/PG7H/8n",
+	"AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -153,6 +153,7 @@ var Operations = []string{
 	"UpdateFlowView",
 	"UpdateSsoProvider",
 	"VerifyAuthLink",
+	"VerifySsoDomain",
 }
 
 func (Unimplemented) AddProduct(context.Context, AddProductRequestObject) (AddProductResponseObject, error) {
@@ -681,4 +682,8 @@ func (Unimplemented) UpdateSsoProvider(context.Context, UpdateSsoProviderRequest
 
 func (Unimplemented) VerifyAuthLink(context.Context, VerifyAuthLinkRequestObject) (VerifyAuthLinkResponseObject, error) {
 	return nil, NotImplementedError{Operation: "VerifyAuthLink"}
+}
+
+func (Unimplemented) VerifySsoDomain(context.Context, VerifySsoDomainRequestObject) (VerifySsoDomainResponseObject, error) {
+	return nil, NotImplementedError{Operation: "VerifySsoDomain"}
 }

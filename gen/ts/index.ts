@@ -18,7 +18,7 @@ export interface PlatformCredentials {
   token?: string;
 }
 
-/** A client of the 132 operations of loopwork workflow platform API 1.0.0. */
+/** A client of the 133 operations of loopwork workflow platform API 1.0.0. */
 export type PlatformClient = Client<platformapi.paths>;
 
 /**

@@ -1846,7 +1846,7 @@ export interface paths {
         };
         /**
          * Find the single sign-on provider for an e-mail address
-         * @description Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
+         * @description Tells a sign-in page whether the domain of an e-mail address signs in through an active single sign-on provider that has verified the domain, before the user has any credentials. The route is public (no bearer token and no anonymous key needed). It answers 200 in both cases (`sso_enabled` false when no active provider serves the domain) and reveals nothing about individual accounts. It is rate limited per client address.
          */
         get: operations["lookupSsoProvider"];
         put?: never;
@@ -1872,7 +1872,7 @@ export interface paths {
         put?: never;
         /**
          * Register a SAML single sign-on provider
-         * @description Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. A domain that already belongs to another provider, of any organization, answers 409 with code `domain_taken`. Only `org_admin` and `backoffice` may call it.
+         * @description Registers a SAML identity provider for the caller's organization. Users whose e-mail domain is one of `domains` then sign in through it; a user signing in for the first time is created in the organization with role `app_user` (or the role the attribute mapping yields) and status `active`. Exactly one of `metadata_url` and `metadata_xml` must be given (422 otherwise); the metadata is fetched or parsed at once and invalid metadata answers 422. Metadata URLs must use https and may not point to private, loopback or link-local addresses. Each domain starts unverified and routes no sign-in until the organization proves it owns it: publish the TXT record shown in `domain_verifications`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. A domain that another provider, of any organization, has verified answers 409 with code `domain_taken`; unverified claims of others do not block it. Only `org_admin` and `backoffice` may call it.
          */
         post: operations["createSsoProvider"];
         delete?: never;
@@ -1907,9 +1907,34 @@ export interface paths {
         head?: never;
         /**
          * Update a single sign-on provider
-         * @description Changes a provider; omitted fields keep their value. `domains` replaces the whole list; a domain that belongs to another provider answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
+         * @description Changes a provider; omitted fields keep their value. `domains` replaces the whole list: domains kept keep their verification, new ones start unverified; a domain that another provider has verified answers 409 with code `domain_taken`. Giving `metadata_url` or `metadata_xml` replaces the metadata source (giving both answers 422); new metadata is fetched or parsed at once and invalid metadata answers 422. `is_active` false stops sign-in through the provider without deleting it. Only `org_admin` and `backoffice` may call it; a provider of another organization answers 404.
          */
         patch: operations["updateSsoProvider"];
+        trace?: never;
+    };
+    "/api/sso/providers/{id}/domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the single sign-on provider (`sso_provider_id`). */
+                id: components["parameters"]["SSOProviderIdPath"];
+                /** @description One of the provider's domains. */
+                domain: components["schemas"]["SSODomain"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove ownership of a single sign-on domain
+         * @description Looks up the TXT records of `txt_record_name` (`_loopwork-challenge.<domain>`) and marks the domain verified when one of them is exactly the provider's `txt_record_value` for it; from then on the domain routes sign-in to the provider (`GET /api/sso/lookup`) and no other provider can claim it. Verifying a verified domain changes nothing. A missing or different record answers 422 (the `detail` item's `type` is `domain_not_verified`, its `msg` names the record and what was found); a domain that another provider verified first answers 409 with code `domain_taken`; a DNS server that does not answer in time answers 503 with code `dns_unavailable` (try again). Only `org_admin` and `backoffice` may call it; a provider of another organization, or a domain the provider does not list, answers 404.
+         */
+        post: operations["verifySsoDomain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/storage/download/{token}": {
@@ -4538,11 +4563,27 @@ export interface components {
         };
         /** @description An e-mail domain such as `example.com` (no scheme, no `@`, at least two labels). */
         SSODomain: string;
+        /** @description Whether the organization has proved it owns a domain. To prove it, publish a DNS TXT record named `txt_record_name` whose value is `txt_record_value`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. Until then the domain routes no sign-in. */
+        SSODomainVerification: {
+            /** @description The domain, in lower case. */
+            domain: string;
+            /** @description Name of the TXT record to publish, `_loopwork-challenge.<domain>`. */
+            txt_record_name: string;
+            /** @description Exact value of the TXT record, `loopwork-domain-verification=<token>`; the token is random, is the same for as long as the provider lists the domain, and differs between providers. */
+            txt_record_value: string;
+            /** @description True once the TXT record was found; the domain then routes sign-in to the provider. */
+            verified: boolean;
+            /**
+             * Format: date-time
+             * @description When the domain was verified; null while it is not.
+             */
+            verified_at: string | null;
+        };
         /** @description Whether an e-mail domain signs in through single sign-on. */
         SSOLookupResponse: {
             /** @description The domain of the given address, in lower case. */
             domain: string;
-            /** @description True when an active provider serves the domain; users of the domain should then use single sign-on. */
+            /** @description True when an active provider has verified the domain; users of the domain should then use single sign-on. */
             sso_enabled: boolean;
             /** @description The provider to sign in with; null when `sso_enabled` is false. */
             sso_provider_id: string | null;
@@ -4555,7 +4596,9 @@ export interface components {
             } | null;
             /** Format: date-time */
             created_at: string;
-            /** @description The e-mail domains served by the provider, in lower case. */
+            /** @description Ownership proof of each of `domains`, in the same order. */
+            domain_verifications?: components["schemas"]["SSODomainVerification"][];
+            /** @description The e-mail domains the provider claims, in lower case, verified or not; only verified ones route sign-in (see `domain_verifications`). */
             domains?: string[];
             /**
              * @description False when sign-in through the provider is stopped.
@@ -4582,7 +4625,7 @@ export interface components {
             attribute_mapping?: {
                 [key: string]: unknown;
             } | null;
-            /** @description E-mail domains whose users sign in through the provider, for example `example.com`. Stored in lower case; each domain can belong to one provider only. */
+            /** @description E-mail domains whose users sign in through the provider, for example `example.com`. Stored in lower case. Each starts unverified (see `domain_verifications`); a verified domain belongs to one provider only. */
             domains: components["schemas"]["SSODomain"][];
             /**
              * Format: uri
@@ -8650,6 +8693,46 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
+            default: components["responses"]["Error"];
+        };
+    };
+    verifySsoDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the single sign-on provider (`sso_provider_id`). */
+                id: components["parameters"]["SSOProviderIdPath"];
+                /** @description One of the provider's domains. */
+                domain: components["schemas"]["SSODomain"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The provider, with the domain verified. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SSOOrganizationResponse"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationFailed"];
+            /** @description The DNS server did not answer; nothing was changed. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             default: components["responses"]["Error"];
         };
     };

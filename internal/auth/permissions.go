@@ -61,6 +61,7 @@ var Permissions = map[string]Access{
 	// Single sign-on.
 	"createSsoProvider": roles(admins), "listSsoProviders": roles(admins), "getSsoProvider": roles(admins),
 	"updateSsoProvider": roles(admins), "deleteSsoProvider": roles(admins), "lookupSsoProvider": public,
+	"verifySsoDomain": roles(admins),
 
 	// Billing.
 	"grantCredits": roles(backoffice), "listCreditGrants": roles(admins), "getCreditBalance": roles(all),

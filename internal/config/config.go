@@ -92,10 +92,18 @@ type Config struct {
 	// InboundSMTPAddr, when set (host:port), runs the inbound SMTP listener of e-mail tasks there; empty
 	// (the default) runs none. InboundDomain is the domain of the tasks' addresses (empty: the domain of
 	// SMTPFrom); the domain's MX record should point at the listener. InboundMaxBytes is the largest
-	// message accepted.
+	// message accepted (552 beyond it, while it is read).
 	InboundSMTPAddr string `env:"LOOPWORK_INBOUND_SMTP_ADDR"`
 	InboundDomain   string `env:"LOOPWORK_INBOUND_DOMAIN"`
 	InboundMaxBytes string `env:"LOOPWORK_INBOUND_MAX_BYTES" default:"25M"`
+	// InboundMaxSessions bounds the SMTP sessions open at once: a connection beyond it is answered 421
+	// and closed, so senders that hold connections open cannot exhaust the server. InboundSessionTimeout
+	// bounds one whole session, however busy it keeps the connection.
+	InboundMaxSessions    int           `env:"LOOPWORK_INBOUND_MAX_SESSIONS" default:"100"`
+	InboundSessionTimeout time.Duration `env:"LOOPWORK_INBOUND_SESSION_TIMEOUT" default:"10m"`
+	// DNSResolver is the DNS server (host:port) asked for the TXT records that prove an organization owns
+	// a single sign-on domain; empty asks the system's resolver.
+	DNSResolver string `env:"LOOPWORK_DNS_RESOLVER"`
 	// SignInLimitPerIP and SignInLimitPerEmail bound sign-in attempts per minute.
 	SignInLimitPerIP    int `env:"LOOPWORK_SIGNIN_LIMIT_PER_IP" default:"30"`
 	SignInLimitPerEmail int `env:"LOOPWORK_SIGNIN_LIMIT_PER_EMAIL" default:"10"`
@@ -207,6 +215,11 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("LOOPWORK_METRICS_ADDR=%q: must be host:port: %v", c.MetricsAddr, err))
 		}
 	}
+	if c.DNSResolver != "" {
+		if _, _, err := net.SplitHostPort(c.DNSResolver); err != nil {
+			errs = append(errs, fmt.Errorf("LOOPWORK_DNS_RESOLVER=%q: must be host:port: %v", c.DNSResolver, err))
+		}
+	}
 	if c.PublicURL != "" {
 		if u, err := url.Parse(c.PublicURL); err != nil || u.Scheme == "" || u.Host == "" {
 			errs = append(errs, fmt.Errorf("LOOPWORK_PUBLIC_URL=%q: must be an absolute URL", c.PublicURL))
@@ -227,6 +240,12 @@ func (c Config) Validate() error {
 	}
 	if n, err := ParseBytes(c.InboundMaxBytes); err != nil || n <= 0 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_INBOUND_MAX_BYTES=%q: must be a positive size such as 25M", c.InboundMaxBytes))
+	}
+	if c.InboundMaxSessions <= 0 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_INBOUND_MAX_SESSIONS=%d: must be positive", c.InboundMaxSessions))
+	}
+	if c.InboundSessionTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_INBOUND_SESSION_TIMEOUT=%s: must be positive", c.InboundSessionTimeout))
 	}
 	if n, err := ParseBytes(c.TranscriptionMaxBytes); err != nil || n <= 0 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_MAX_BYTES=%q: must be a positive size such as 25M", c.TranscriptionMaxBytes))

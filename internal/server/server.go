@@ -354,7 +354,8 @@ func New(d Deps) (*Server, error) {
 		inboundDomain = mail.Domain(cfg)
 	}
 	emailtasksSvc := emailtasks.New(emailtasks.Deps{DB: d.DB, Engine: engine, Files: files, Domain: inboundDomain,
-		MaxBytes: cfg.InboundMaxBytesValue(), Logger: d.Logger})
+		MaxBytes: cfg.InboundMaxBytesValue(), MaxSessions: cfg.InboundMaxSessions, SessionTimeout: cfg.InboundSessionTimeout,
+		Logger: d.Logger})
 	api := platform{
 		healthService: hs,
 		docsService:   ds,
@@ -364,7 +365,7 @@ func New(d Deps) (*Server, error) {
 		usersService: users.New(users.Deps{DB: d.DB, Queue: q, Limiter: limiter,
 			InviteTTL: cfg.InviteTTL, RecoveryTTL: cfg.RecoveryTTL, WebURL: webURL(cfg)}),
 		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
-		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter}),
+		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter, Resolver: sso.NewResolver(cfg.DNSResolver)}),
 		billingService: billing.New(billing.Deps{DB: d.DB}),
 		flowsService:   flowsSvc,
 		conversationsService: conversations.New(conversations.Deps{DB: d.DB, Flows: flowsSvc, Registry: registry,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-smtp"
+	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/internal/dbx"
 )
@@ -26,14 +27,14 @@ func (s *Service) Listen(addr string) (*Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Listener{s: s, ln: ln}
+	l := &Listener{s: s, ln: newLimitListener(ln, s.d.MaxSessions, s.d.SessionTimeout)}
 	l.srv = smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &session{s: s}, nil }))
 	l.srv.Domain = s.d.Domain
 	l.srv.MaxMessageBytes = s.d.MaxBytes
 	l.srv.MaxRecipients = 50
 	l.srv.ReadTimeout, l.srv.WriteTimeout = time.Minute, time.Minute
 	l.srv.ErrorLog = log.New(io.Discard, "", 0)
-	go func() { _ = l.srv.Serve(ln) }()
+	go func() { _ = l.srv.Serve(l.ln) }()
 	return l, nil
 }
 
@@ -51,6 +52,8 @@ type session struct {
 
 func (c *session) Mail(string, *smtp.MailOptions) error { return nil }
 
+var errTryLater = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+
 var errNoMailbox = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox here"}
 
 // Rcpt accepts the address of an active task (whose flow, if any, still exists); any other is 550.
@@ -67,7 +70,7 @@ func (c *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 		return errNoMailbox
 	}
 	if err != nil {
-		return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+		return errTryLater
 	}
 	for _, t := range c.tasks {
 		if t.ID == r.ID {
@@ -80,22 +83,41 @@ func (c *session) Rcpt(to string, _ *smtp.RcptOptions) error {
 
 // Data records the message for each recipient task; the answer is 250 only once every one is recorded
 // (and its execution started), so a sender that hears otherwise retries, and a retry of a message
-// already recorded (the same Message-ID) is recorded once.
+// already recorded (the same Message-ID and content) is recorded once. The message is read once, as a
+// stream: attachments go to storage as they arrive, for the first task; the others get copies.
 func (c *session) Data(r io.Reader) error {
-	raw, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	m, err := parse(raw)
-	if err != nil {
-		return &smtp.SMTPError{Code: 554, EnhancedCode: smtp.EnhancedCode{5, 6, 0}, Message: "not an e-mail message: " + err.Error()}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	in := &counter{r: r}
+	ctx, cancel := context.WithTimeout(context.Background(), c.s.d.SessionTimeout+time.Minute)
 	defer cancel()
-	for _, t := range c.tasks {
-		if err := c.s.receive(ctx, t, m, int64(len(raw))); err != nil {
+	first, id := c.tasks[0], uuid.New()
+	var atts []storedAttachment
+	m, err := read(in, func(n int, name, ctype string, body io.Reader) error {
+		a, err := c.s.storeAttachment(ctx, first, id, n, name, ctype, body)
+		if err != nil {
+			return &storeError{err}
+		}
+		atts = append(atts, a)
+		return nil
+	})
+	if err == nil && in.err != nil {
+		err = in.err
+	}
+	if err != nil {
+		c.s.discard(ctx, first, atts)
+		return c.s.refusal(first, in.err, err)
+	}
+	for i, t := range c.tasks {
+		tid, tatts := id, atts
+		if i > 0 {
+			tid = uuid.New()
+			if tatts, err = c.s.copyAttachments(ctx, first, t, tid, atts); err != nil {
+				c.s.d.Logger.Error("inbound e-mail attachments not copied", "email_task", t.ID, "error", err)
+				return errTryLater
+			}
+		}
+		if err := c.s.receive(ctx, t, tid, m, tatts, in.n); err != nil {
 			c.s.d.Logger.Error("inbound e-mail not recorded", "email_task", t.ID, "error", err)
-			return &smtp.SMTPError{Code: 451, EnhancedCode: smtp.EnhancedCode{4, 3, 0}, Message: "try again later"}
+			return errTryLater
 		}
 	}
 	return nil

@@ -1,51 +1,59 @@
 package emailtasks
 
 import (
-	"bytes"
-	"encoding/base64"
+	"bufio"
+	"crypto/sha256"
+	"errors"
+	"hash"
 	"io"
 	"mime"
-	"mime/multipart"
-	"mime/quotedprintable"
 	"net/mail"
+	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
-// message is what the listener makes of a received e-mail.
+// message is what the listener makes of a received e-mail. Its attachments are not in it: they are
+// handed to a sink as they are read, so a message is never held in memory whole.
 type message struct {
-	MessageID   string
-	From        string
-	To          []string
-	Subject     string
-	Text, HTML  string
-	Attachments []attachment
+	MessageID  string
+	From       string
+	To         []string
+	Subject    string
+	Text, HTML string
+	// Digest is the SHA-256 of the message without its trace header fields (see digestHeader); two
+	// deliveries with the same Message-ID are the same message only when their digests match too.
+	Digest []byte
 }
 
-type attachment struct {
-	Filename    string
-	ContentType string
-	Data        []byte
-}
+// sink stores the attachment numbered n (from 1) as it is read from body.
+type sink func(n int, filename, contentType string, body io.Reader) error
 
 const (
 	maxBodyText    = 1 << 20 // text and html kept in the input, each
+	maxHeaderBytes = 1 << 20 // the message's own header section
 	maxAttachments = 50
 	maxDepth       = 8
 )
+
+// errHeaderTooLarge refuses a message whose header section alone passes maxHeaderBytes.
+var errHeaderTooLarge = errors.New("the message header is larger than 1 MiB")
 
 var words = &mime.WordDecoder{CharsetReader: func(charset string, r io.Reader) (io.Reader, error) {
 	b, err := io.ReadAll(r)
 	return strings.NewReader(toUTF8(b, charset)), err
 }}
 
-// parse reads an RFC 5322 message with MIME parts: the first text/plain and text/html parts are the
-// text and html, and parts with a file name or an attachment disposition are the attachments.
-func parse(raw []byte) (message, error) {
-	m, err := mail.ReadMessage(bytes.NewReader(raw))
+// read reads an RFC 5322 message with MIME parts from r, once and in order: the first text/plain and
+// text/html parts (up to maxBodyText each) are the text and html, and parts with a file name or an
+// attachment disposition go to store as they are read. It reads r to its end. An error of r itself
+// (the message is too large, the connection broke) is returned as it is.
+func read(r io.Reader, store sink) (message, error) {
+	limited := &headerLimit{r: r, left: maxHeaderBytes}
+	m, err := mail.ReadMessage(bufio.NewReader(limited))
 	if err != nil {
 		return message{}, err
 	}
+	limited.left = -1
 	h := m.Header
 	out := message{MessageID: strings.Trim(h.Get("Message-Id"), "<> ")}
 	if s, err := words.DecodeHeader(h.Get("Subject")); err == nil {
@@ -63,80 +71,59 @@ func parse(raw []byte) (message, error) {
 			out.To = append(out.To, a.Address)
 		}
 	}
-	walk(&out, h.Get("Content-Type"), h.Get("Content-Transfer-Encoding"), h.Get("Content-Disposition"), m.Body, 0)
+	sum := sha256.New()
+	digestHeader(sum, h)
+	body := io.TeeReader(m.Body, sum)
+	w := walker{out: &out, store: store}
+	if err := w.walk(h.Get("Content-Type"), h.Get("Content-Transfer-Encoding"), h.Get("Content-Disposition"), body, 0); err != nil {
+		return out, err
+	}
+	// What the parts left (an epilogue, parts past the limits) still counts for the digest.
+	if _, err := io.Copy(io.Discard, body); err != nil {
+		return out, err
+	}
+	out.Digest = sum.Sum(nil)
 	return out, nil
 }
 
-func walk(out *message, ctype, encoding, disposition string, body io.Reader, depth int) {
-	media, params, err := mime.ParseMediaType(ctype)
-	if err != nil {
-		media, params = "text/plain", map[string]string{}
-	}
-	if strings.HasPrefix(media, "multipart/") && depth < maxDepth {
-		r := multipart.NewReader(body, params["boundary"])
-		for {
-			p, err := r.NextRawPart()
-			if err != nil {
-				return
-			}
-			walk(out, p.Header.Get("Content-Type"), p.Header.Get("Content-Transfer-Encoding"), p.Header.Get("Content-Disposition"), p, depth+1)
+// traceFields are the header fields relays add on the way; a sender that delivers a message again
+// through another path changes them and nothing else, so they are left out of the digest.
+var traceFields = map[string]bool{"Received": true, "Return-Path": true, "Delivered-To": true, "X-Original-To": true}
+
+// digestHeader writes the header fields other than traceFields to sum in a fixed order.
+func digestHeader(sum hash.Hash, h mail.Header) {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		if !traceFields[k] {
+			keys = append(keys, k)
 		}
 	}
-	data, _ := io.ReadAll(decode(body, encoding))
-	disp, dparams, _ := mime.ParseMediaType(disposition)
-	name := dparams["filename"]
-	if name == "" {
-		name = params["name"]
-	}
-	if name, err = words.DecodeHeader(name); err != nil {
-		name = "attachment"
-	}
-	switch {
-	case disp == "attachment" || name != "":
-		if len(out.Attachments) < maxAttachments {
-			if name == "" {
-				name = "attachment"
-			}
-			out.Attachments = append(out.Attachments, attachment{Filename: name, ContentType: media, Data: data})
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range h[k] {
+			io.WriteString(sum, k+": "+v+"\r\n")
 		}
-	case media == "text/plain" && out.Text == "":
-		out.Text = clip(toUTF8(data, params["charset"]))
-	case media == "text/html" && out.HTML == "":
-		out.HTML = clip(toUTF8(data, params["charset"]))
 	}
+	io.WriteString(sum, "\r\n")
 }
 
-func decode(r io.Reader, encoding string) io.Reader {
-	switch strings.ToLower(strings.TrimSpace(encoding)) {
-	case "base64":
-		return base64.NewDecoder(base64.StdEncoding, r)
-	case "quoted-printable":
-		return quotedprintable.NewReader(r)
-	}
-	return r
+// headerLimit fails reads past left bytes while left is not negative.
+type headerLimit struct {
+	r    io.Reader
+	left int64
 }
 
-// toUTF8 reads text in its charset: UTF-8 and ASCII as they are; anything else that is not valid
-// UTF-8 as Latin-1, whose bytes are the first 256 code points.
-func toUTF8(b []byte, charset string) string {
-	if utf8.Valid(b) {
-		return string(b)
+func (l *headerLimit) Read(p []byte) (int, error) {
+	if l.left < 0 {
+		return l.r.Read(p)
 	}
-	r := make([]rune, len(b))
-	for i, c := range b {
-		r[i] = rune(c)
+	if l.left == 0 {
+		return 0, errHeaderTooLarge
 	}
-	return string(r)
-}
-
-func clip(s string) string {
-	s = strings.ReplaceAll(s, "\x00", "") // jsonb holds no NUL character
-	if len(s) <= maxBodyText {
-		return s
+	if int64(len(p)) > l.left {
+		p = p[:l.left]
 	}
-	cut := maxBodyText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut]
+	n, err := l.r.Read(p)
+	l.left -= int64(n)
+	return n, err
 }

@@ -1,11 +1,11 @@
 package emailtasks
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"path"
 	"strings"
 	"time"
@@ -27,22 +27,54 @@ type storedAttachment struct {
 	URI         string `json:"uri"`
 }
 
-// receive stores the message's attachments, then records it and starts the task's flow with it in one
-// transaction.
-func (s *Service) receive(ctx context.Context, t row, m message, size int64) error {
-	id := uuid.New()
+// attachmentKey is where an attachment of a task's message is stored.
+func (s *Service) attachmentKey(t row, a storedAttachment) string {
+	return storage.OrgKey(t.Org, strings.TrimPrefix(a.URI, "storage://"))
+}
+
+// storeAttachment writes the attachment numbered n of message id to storage as it is read.
+func (s *Service) storeAttachment(ctx context.Context, t row, id uuid.UUID, n int, filename, contentType string, body io.Reader) (storedAttachment, error) {
+	name := path.Base(filename)
+	if name == "." || name == "/" || name == ".." {
+		name = "attachment"
+	}
+	rel := fmt.Sprintf("email/%s/%s/%d-%s", t.ID, id, n, name)
+	info, err := s.d.Files.Put(ctx, storage.OrgKey(t.Org, rel), body, contentType)
+	if err != nil {
+		return storedAttachment{}, err
+	}
+	return storedAttachment{Filename: name, ContentType: contentType, Size: int(info.Size), URI: storage.URI(rel)}, nil
+}
+
+// copyAttachments copies the attachments stored for task from to message id of task to, which may be
+// another organization's: each keeps its own copy under its own prefix.
+func (s *Service) copyAttachments(ctx context.Context, from, to row, id uuid.UUID, atts []storedAttachment) ([]storedAttachment, error) {
+	out := make([]storedAttachment, 0, len(atts))
+	for i, a := range atts {
+		r, _, err := s.d.Files.Open(ctx, s.attachmentKey(from, a))
+		if err != nil {
+			s.discard(ctx, to, out)
+			return nil, err
+		}
+		c, err := s.storeAttachment(ctx, to, id, i+1, a.Filename, a.ContentType, r)
+		r.Close()
+		if err != nil {
+			s.discard(ctx, to, out)
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// receive records the message (whose attachments are stored already) and starts the task's flow with
+// it in one transaction.
+func (s *Service) receive(ctx context.Context, t row, id uuid.UUID, m message, atts []storedAttachment, size int64) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
 	received := time.Now().UTC()
-	atts := make([]storedAttachment, 0, len(m.Attachments))
-	for i, a := range m.Attachments {
-		name := path.Base(a.Filename)
-		if name == "." || name == "/" || name == ".." {
-			name = "attachment"
-		}
-		rel := fmt.Sprintf("email/%s/%s/%d-%s", t.ID, id, i+1, name)
-		if _, err := s.d.Files.Put(ctx, storage.OrgKey(t.Org, rel), bytes.NewReader(a.Data), a.ContentType); err != nil {
-			return err
-		}
-		atts = append(atts, storedAttachment{Filename: name, ContentType: a.ContentType, Size: len(a.Data), URI: storage.URI(rel)})
+	if atts == nil {
+		atts = []storedAttachment{}
 	}
 	input, err := json.Marshal(map[string]any{"from": m.From, "to": nonNil(m.To), "subject": m.Subject, "text": m.Text,
 		"html": m.HTML, "received_at": received.Format(time.RFC3339Nano), "attachments": atts, "message_id": m.MessageID,
@@ -58,11 +90,14 @@ func (s *Service) receive(ctx context.Context, t row, m message, size int64) err
 		messageID = &m.MessageID
 	}
 	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
+		// A delivery is a repetition only when both its Message-ID and its content match one recorded:
+		// anyone can write any Message-ID, so it alone would let a forged message suppress a real one.
 		var inserted bool
 		if err := tx.GetContext(ctx, &inserted, `INSERT INTO email_messages (id, organization_id, email_task_id, message_id,
-			sender, recipients, subject, size, attachments, received_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-			ON CONFLICT (email_task_id, message_id) WHERE message_id IS NOT NULL DO NOTHING RETURNING true`,
-			id, t.Org, t.ID, messageID, m.From, nonNil(m.To), m.Subject, size, string(attsJSON), received); err != nil {
+			content_digest, sender, recipients, subject, size, attachments, received_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+			ON CONFLICT (email_task_id, message_id, content_digest) WHERE message_id IS NOT NULL DO NOTHING RETURNING true`,
+			id, t.Org, t.ID, messageID, m.Digest, m.From, nonNil(m.To), m.Subject, size, string(attsJSON), received); err != nil {
 			if errors.Is(dbx.Translate(err), dbx.ErrNotFound) {
 				dup = true // delivered before
 				return nil
@@ -86,9 +121,7 @@ func (s *Service) receive(ctx context.Context, t row, m message, size int64) err
 		st.Drop()
 		// Nothing refers to the attachments stored for this delivery: it failed (the sender will deliver
 		// again), or it repeated one recorded before.
-		for _, a := range atts {
-			s.d.Files.Delete(context.WithoutCancel(ctx), storage.OrgKey(t.Org, strings.TrimPrefix(a.URI, "storage://")))
-		}
+		s.discard(ctx, t, atts)
 		return err
 	}
 	st.Run()

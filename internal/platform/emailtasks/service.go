@@ -36,7 +36,10 @@ type Deps struct {
 	Domain string
 	// MaxBytes is the largest message the listener accepts.
 	MaxBytes int64
-	Logger   *slog.Logger
+	// MaxSessions bounds the SMTP sessions open at once; SessionTimeout bounds each whole session.
+	MaxSessions    int
+	SessionTimeout time.Duration
+	Logger         *slog.Logger
 }
 
 // Service implements the e-mail task operations of platformapi.StrictServerInterface.

@@ -39,13 +39,14 @@ func (s *Service) LookupSsoProvider(ctx context.Context, req platformapi.LookupS
 	}
 	domain := strings.TrimSuffix(strings.ToLower(strings.TrimSpace(email[at+1:])), ".")
 	out := platformapi.LookupSsoProvider200JSONResponse{Domain: domain}
-	// A provider serves sign-in only while it and its organization are active.
+	// A provider serves sign-in only for a domain it has verified, and only while it and its
+	// organization are active.
 	var id string
 	err = s.d.DB.GetContext(ctx, &id, `
 		SELECT p.id FROM sso_domains d
 		JOIN sso_providers p ON p.id = d.provider_id
 		JOIN organizations o ON o.id = p.organization_id
-		WHERE d.domain = $1 AND p.is_active AND o.is_active`, domain)
+		WHERE d.domain = $1 AND d.verified_at IS NOT NULL AND p.is_active AND o.is_active`, domain)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 	case err != nil:

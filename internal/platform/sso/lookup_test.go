@@ -14,10 +14,11 @@ import (
 // provider does not serve it.
 func TestLookup(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t)
+	env := newEnv(t)
 	org := env.Org(t)
 	d := uniqueDomain("lookup")
-	p := createProvider(t, env.User(t, org, auth.RoleOrgAdmin).API, d)
+	admin := env.User(t, org, auth.RoleOrgAdmin).API
+	p := verifyDomain(t, admin, createProvider(t, admin, d), d)
 
 	if l := lookup(t, env.API, "someone@nobody-uses-sso.example.org"); l.SsoEnabled || l.SsoProviderId != nil ||
 		l.Domain != "nobody-uses-sso.example.org" {

@@ -18,7 +18,7 @@ import (
 // and delete a provider; a deleted provider's domains are free again.
 func TestProviderLifecycle(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t)
+	env := newEnv(t)
 	org := env.Org(t)
 	admin := env.User(t, org, auth.RoleOrgAdmin)
 	d1, d2 := uniqueDomain("acme"), uniqueDomain("acme-labs")
@@ -64,6 +64,7 @@ func TestProviderLifecycle(t *testing.T) {
 		t.Fatalf("list %+v", list.JSON200)
 	}
 
+	verifyDomain(t, admin.API, p, d1)
 	if l := lookup(t, env.API, "Jane.Doe@"+strings.ToUpper(d1)); !l.SsoEnabled || l.SsoProviderId == nil ||
 		*l.SsoProviderId != p.SsoProviderId || l.Domain != d1 {
 		t.Fatalf("lookup of an active provider's domain: %+v", l)
@@ -96,6 +97,7 @@ func TestProviderLifecycle(t *testing.T) {
 	if l := lookup(t, env.API, "jane@"+d1); l.SsoEnabled {
 		t.Fatal("a domain removed from the provider still signs in through it")
 	}
+	verifyDomain(t, admin.API, upd, d3)
 	if l := lookup(t, env.API, "jane@"+d3); !l.SsoEnabled {
 		t.Fatal("a domain added to the provider does not sign in through it")
 	}
@@ -114,7 +116,8 @@ func TestProviderLifecycle(t *testing.T) {
 		t.Fatal("a deleted provider's domain still signs in")
 	}
 	// The domain is free again, for any organization.
-	createProvider(t, env.User(t, env.Org(t), auth.RoleBackoffice).API, d3)
+	next := env.User(t, env.Org(t), auth.RoleBackoffice).API
+	verifyDomain(t, next, createProvider(t, next, d3), d3)
 }
 
 func update(t *testing.T, api *platformapi.ClientWithResponses, id string, body platformapi.SSOProviderUpdate, want int) *platformapi.SSOOrganizationResponse {
@@ -136,16 +139,16 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// TestDomainTaken: a domain belongs to one provider platform-wide, on create and on update, and a
-// provider may keep its own domains when it is updated.
+// TestDomainTaken: a verified domain belongs to one provider platform-wide, on create and on update,
+// and a provider may keep its own domains when it is updated.
 func TestDomainTaken(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t)
+	env := newEnv(t)
 	a := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	b := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	shared, own := uniqueDomain("shared"), uniqueDomain("own")
-	pa := createProvider(t, a.API, shared)
-	pb := createProvider(t, b.API, own)
+	pa := verifyDomain(t, a.API, createProvider(t, a.API, shared), shared)
+	pb := verifyDomain(t, b.API, createProvider(t, b.API, own), own)
 
 	res, err := b.API.CreateSsoProviderWithResponse(ctx, platformapi.SSOProviderCreate{
 		Domains: []string{uniqueDomain("fresh"), strings.ToUpper(shared)}, MetadataXml: ptr(metadataXML(t, "https://idp.b"))})

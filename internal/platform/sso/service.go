@@ -3,6 +3,7 @@
 package sso
 
 import (
+	"net"
 	"net/http"
 
 	"github.com/jmoiron/sqlx"
@@ -16,6 +17,8 @@ type Deps struct {
 	// HTTPClient fetches metadata URLs; it must be SSRF-guarded (netguard).
 	HTTPClient *http.Client
 	Limiter    *ratelimit.Limiter
+	// Resolver looks up the TXT records that prove ownership of a domain.
+	Resolver *net.Resolver
 }
 
 // Service implements the sso operations of platformapi.StrictServerInterface.

@@ -30,6 +30,15 @@ type providerRow struct {
 	CreatedAt        time.Time      `db:"created_at"`
 	UpdatedAt        time.Time      `db:"updated_at"`
 	Domains          pq.StringArray `db:"domains"`
+	// Verifications are the domains' ownership proofs, as JSON in the order of Domains.
+	Verifications []byte `db:"verifications"`
+}
+
+// verification is one element of providerRow.Verifications.
+type verification struct {
+	Domain     string     `json:"domain"`
+	Token      string     `json:"token"`
+	VerifiedAt *time.Time `json:"verified_at"`
 }
 
 func (r providerRow) response() (platformapi.SSOOrganizationResponse, error) {
@@ -42,6 +51,20 @@ func (r providerRow) response() (platformapi.SSOOrganizationResponse, error) {
 		domains = []string{}
 	}
 	out.Domains = &domains
+	var vs []verification
+	if err := json.Unmarshal(r.Verifications, &vs); err != nil {
+		return out, err
+	}
+	proofs := make([]platformapi.SSODomainVerification, len(vs))
+	for i, v := range vs {
+		proofs[i] = platformapi.SSODomainVerification{Domain: v.Domain, Verified: v.VerifiedAt != nil,
+			VerifiedAt: v.VerifiedAt, TxtRecordName: challengeName(v.Domain), TxtRecordValue: challengeValue(v.Token)}
+		if v.VerifiedAt != nil {
+			at := v.VerifiedAt.UTC()
+			proofs[i].VerifiedAt = &at
+		}
+	}
+	out.DomainVerifications = &proofs
 	if r.AttributeMapping != nil {
 		var m map[string]any
 		if err := json.Unmarshal(r.AttributeMapping, &m); err != nil {
@@ -56,7 +79,10 @@ const providerSelect = `
 	SELECT p.id, p.organization_id, p.metadata_url, p.metadata_xml_hash, p.attribute_mapping, p.is_active,
 	       p.created_at, p.updated_at,
 	       coalesce((SELECT array_agg(d.domain::text ORDER BY d.domain) FROM sso_domains d WHERE d.provider_id = p.id),
-	                '{}') AS domains
+	                '{}') AS domains,
+	       coalesce((SELECT json_agg(json_build_object('domain', d.domain, 'token', d.verification_token,
+	                                                   'verified_at', d.verified_at) ORDER BY d.domain)
+	                 FROM sso_domains d WHERE d.provider_id = p.id), '[]') AS verifications
 	FROM sso_providers p
 	WHERE p.organization_id = $1`
 
@@ -97,13 +123,15 @@ func jsonb(m *map[string]any) (any, error) {
 	return string(b), err
 }
 
-// setDomains makes domains the complete list of the provider's domains. A domain of any other
-// provider, in any organization, is refused with domain_taken: the check names every such domain, and
-// the primary key settles a race with a concurrent registration the same way.
+// setDomains makes domains the complete list of the provider's domains: those it keeps keep their
+// token and verification, new ones start unverified with a new token. A domain that another provider,
+// in any organization, has verified is refused with domain_taken, naming every such domain; claims
+// nobody has proved block no one.
 func setDomains(ctx context.Context, db dbx.DBTX, org uuid.UUID, providerID string, domains []string) error {
 	var taken []string
 	err := db.SelectContext(ctx, &taken, `
-		SELECT domain::text FROM sso_domains WHERE domain = ANY($1::citext[]) AND provider_id <> $2 ORDER BY domain`,
+		SELECT domain::text FROM sso_domains
+		WHERE domain = ANY($1::citext[]) AND provider_id <> $2 AND verified_at IS NOT NULL ORDER BY domain`,
 		pq.Array(domains), providerID)
 	if err != nil {
 		return err
@@ -111,16 +139,19 @@ func setDomains(ctx context.Context, db dbx.DBTX, org uuid.UUID, providerID stri
 	if len(taken) > 0 {
 		return domainTaken(taken)
 	}
-	if _, err := db.ExecContext(ctx, `DELETE FROM sso_domains WHERE provider_id = $1`, providerID); err != nil {
+	if _, err := db.ExecContext(ctx, `DELETE FROM sso_domains WHERE provider_id = $1 AND NOT (domain = ANY($2::citext[]))`,
+		providerID, pq.Array(domains)); err != nil {
 		return err
 	}
-	_, err = db.ExecContext(ctx, `
-		INSERT INTO sso_domains (domain, provider_id, organization_id) SELECT unnest($1::text[]), $2, $3`,
-		pq.Array(domains), providerID, org)
-	var ce *dbx.ConstraintError
-	if err = dbx.Translate(err); errors.As(err, &ce) && errors.Is(err, dbx.ErrConflict) && ce.Constraint == "sso_domains_pkey" {
-		return domainTaken(nil)
+	tokens := make([]string, len(domains))
+	for i := range tokens {
+		tokens[i] = newToken()
 	}
+	_, err = db.ExecContext(ctx, `
+		INSERT INTO sso_domains (domain, provider_id, organization_id, verification_token)
+		SELECT d, $2, $3, t FROM unnest($1::text[], $4::text[]) AS n (d, t)
+		ON CONFLICT (provider_id, domain) DO NOTHING`,
+		pq.Array(domains), providerID, org, pq.Array(tokens))
 	return err
 }
 
