@@ -291,7 +291,7 @@ func New(d Deps) (*Server, error) {
 		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
 		modelsOf(endpoints)))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
-		Workers: cfg.TaskWorkers, Tracer: d.Tracing.Provider()})
+		Workers: cfg.TaskWorkers, WorkersPerOrg: cfg.TaskWorkersPerOrgValue(), Tracer: d.Tracing.Provider()})
 	reviewsSvc.SetEngine(engine)
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
