@@ -3,6 +3,12 @@
 // the successors that become ready (their jobs inserted in that transaction), the execution's status,
 // and the completion of the job itself. Joins are counters on execution_tasks, so finishing a task
 // touches its successors' rows only, never a scan of the execution.
+//
+// Executors are shared fairly between organizations (see Engine.running): one organization's attempts
+// hold at most Deps.WorkersPerOrg of them, and a freed one goes to the organization with waiting work
+// that holds the fewest. An attempt never waits for its turn in River's worker, whose slots every
+// organization's jobs need to be fetched at all: it waits in process under its lease (see local), or,
+// when its organization already has its share of waiting attempts here, its job is snoozed.
 package run
 
 import (
