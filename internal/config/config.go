@@ -58,6 +58,10 @@ type Config struct {
 	// TaskWorkers is how many task attempts one server runs at once (and how many background jobs of
 	// each other kind); more servers on the same database run more.
 	TaskWorkers int `env:"LOOPWORK_TASK_WORKERS" default:"32"`
+	// TaskWorkersPerOrg is how many of those one organization's attempts may hold at once, so that
+	// another organization's work always finds some free; 0 (the default) means half of TaskWorkers, at
+	// least one. Setting it to TaskWorkers lets a single organization use them all.
+	TaskWorkersPerOrg int `env:"LOOPWORK_TASK_WORKERS_PER_ORG" default:"0"`
 
 	// AnonKey is the anonymous key clients send to the authentication service in the apikey header.
 	AnonKey string `env:"LOOPWORK_ANON_KEY" secret:"true"`
@@ -152,6 +156,11 @@ type Config struct {
 	TranscriptionMaxBytes string `env:"LOOPWORK_TRANSCRIPTION_MAX_BYTES" default:"25M"`
 	// TranscriptionPerMinute is how many transcriptions one organization may ask for a minute.
 	TranscriptionPerMinute int `env:"LOOPWORK_TRANSCRIPTION_PER_MINUTE" default:"30"`
+	// TranscriptionSlots is how many recordings the offline recogniser works on at once (each takes a
+	// core for about as long as the recording lasts), and TranscriptionSlotsPerOrg how many of them one
+	// organization may hold; the others wait, each organization in turn.
+	TranscriptionSlots       int `env:"LOOPWORK_TRANSCRIPTION_SLOTS" default:"2"`
+	TranscriptionSlotsPerOrg int `env:"LOOPWORK_TRANSCRIPTION_SLOTS_PER_ORG" default:"1"`
 	// TrustedProxies lists the CIDRs of reverse proxies whose X-Forwarded-For is believed (comma-separated).
 	TrustedProxies string `env:"LOOPWORK_TRUSTED_PROXIES"`
 	// OTLPEndpoint turns tracing on: the base URL of an OpenTelemetry collector's OTLP/HTTP receiver (for
@@ -280,6 +289,15 @@ func (c Config) Validate() error {
 	}
 	if c.TaskWorkers < 1 || c.TaskWorkers > 10000 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TASK_WORKERS=%d: must be between 1 and 10000", c.TaskWorkers))
+	}
+	if c.TaskWorkersPerOrg < 0 || c.TaskWorkersPerOrg > max(c.TaskWorkers, 1) {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TASK_WORKERS_PER_ORG=%d: must be between 0 (half of LOOPWORK_TASK_WORKERS) and LOOPWORK_TASK_WORKERS", c.TaskWorkersPerOrg))
+	}
+	if c.TranscriptionSlots < 1 || c.TranscriptionSlots > 256 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_SLOTS=%d: must be between 1 and 256", c.TranscriptionSlots))
+	}
+	if c.TranscriptionSlotsPerOrg < 1 || c.TranscriptionSlotsPerOrg > max(c.TranscriptionSlots, 1) {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_SLOTS_PER_ORG=%d: must be between 1 and LOOPWORK_TRANSCRIPTION_SLOTS", c.TranscriptionSlotsPerOrg))
 	}
 	if c.DBMaxOpenConns < 1 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_DB_MAX_OPEN_CONNS=%d: must be at least 1", c.DBMaxOpenConns))
@@ -463,6 +481,15 @@ func (c Config) ModelEndpoints() ([]ModelEndpoint, error) {
 		}
 	}
 	return out, nil
+}
+
+// TaskWorkersPerOrgValue is TaskWorkersPerOrg with its default (half of TaskWorkers, at least one)
+// applied.
+func (c Config) TaskWorkersPerOrgValue() int {
+	if c.TaskWorkersPerOrg > 0 {
+		return c.TaskWorkersPerOrg
+	}
+	return max(c.TaskWorkers/2, 1)
 }
 
 // TranscriptionMaxBytesValue is TranscriptionMaxBytes in bytes; Validate guarantees it parses.

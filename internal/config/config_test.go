@@ -22,6 +22,10 @@ func TestDefaults(t *testing.T) {
 	if err := c.Validate(); err != nil {
 		t.Fatalf("defaults must validate: %v", err)
 	}
+	if c.TaskWorkersPerOrgValue() != 16 || c.TranscriptionSlots != 2 || c.TranscriptionSlotsPerOrg != 1 {
+		t.Fatalf("fair shares: %d workers per organization, %d/%d recogniser slots", c.TaskWorkersPerOrgValue(),
+			c.TranscriptionSlotsPerOrg, c.TranscriptionSlots)
+	}
 	if err := c.RequireDatabase(); err == nil || !strings.Contains(err.Error(), "DATABASE_URL") {
 		t.Fatalf("missing DATABASE_URL must be named: %v", err)
 	}
@@ -42,11 +46,14 @@ func TestInvalidSettingIsNamed(t *testing.T) {
 		"LOOPWORK_PUBLIC_URL":        "example.com",
 		"LOOPWORK_SHUTDOWN_TIMEOUT":  "-1s",
 
-		"OTEL_EXPORTER_OTLP_ENDPOINT":        "collector:4318",
-		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "grpc://collector:4317",
-		"OTEL_EXPORTER_OTLP_PROTOCOL":        "grpc",
-		"LOOPWORK_TRACE_SAMPLE_RATIO":        "1.5",
-		"LOOPWORK_METRICS_ADDR":              "9090",
+		"OTEL_EXPORTER_OTLP_ENDPOINT":          "collector:4318",
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT":   "grpc://collector:4317",
+		"OTEL_EXPORTER_OTLP_PROTOCOL":          "grpc",
+		"LOOPWORK_TRACE_SAMPLE_RATIO":          "1.5",
+		"LOOPWORK_METRICS_ADDR":                "9090",
+		"LOOPWORK_TASK_WORKERS_PER_ORG":        "33",
+		"LOOPWORK_TRANSCRIPTION_SLOTS":         "0",
+		"LOOPWORK_TRANSCRIPTION_SLOTS_PER_ORG": "3",
 	}
 	for name, value := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -28,6 +28,7 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/executors"
 	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
+	"github.com/loopwork/loopwork/internal/fairshare"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/llm"
 	"github.com/loopwork/loopwork/internal/mail"
@@ -291,7 +292,7 @@ func New(d Deps) (*Server, error) {
 		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
 		modelsOf(endpoints)))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
-		Workers: cfg.TaskWorkers, Tracer: d.Tracing.Provider()})
+		Workers: cfg.TaskWorkers, WorkersPerOrg: cfg.TaskWorkersPerOrgValue(), Tracer: d.Tracing.Provider()})
 	reviewsSvc.SetEngine(engine)
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
@@ -356,6 +357,7 @@ func New(d Deps) (*Server, error) {
 	emailtasksSvc := emailtasks.New(emailtasks.Deps{DB: d.DB, Engine: engine, Files: files, Domain: inboundDomain,
 		MaxBytes: cfg.InboundMaxBytesValue(), MaxSessions: cfg.InboundMaxSessions, SessionTimeout: cfg.InboundSessionTimeout,
 		Logger: d.Logger})
+	transcriber, transcriberSlots := speechBackend(cfg)
 	api := platform{
 		healthService: hs,
 		docsService:   ds,
@@ -383,7 +385,7 @@ func New(d Deps) (*Server, error) {
 		documentsService:  documentsSvc,
 		emailtasksService: emailtasksSvc,
 		storageService:    storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
-		transcriptionService: transcription.New(transcription.Deps{Backend: speechBackend(cfg),
+		transcriptionService: transcription.New(transcription.Deps{Backend: transcriber, Slots: transcriberSlots,
 			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
 		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,
 			Secrets: credentials.NewOpener(d.DB, box), Guard: guard}),
@@ -512,15 +514,17 @@ func spillTo(files blob.Store) executors.Spill {
 }
 
 // speechBackend is the configured OpenAI-compatible transcription service, else the offline
-// recogniser when its Debian packages are installed, else none (the operation answers 501).
-func speechBackend(cfg config.Config) speech.Transcriber {
+// recogniser when its Debian packages are installed, else none (the operation answers 501). The
+// offline recogniser comes with its slots, shared fairly between organizations; the outside service
+// is bounded by the per-minute limit alone.
+func speechBackend(cfg config.Config) (speech.Transcriber, *fairshare.Semaphore[uuid.UUID]) {
 	if cfg.TranscriptionURL != "" {
-		return speech.NewOpenAI(cfg.TranscriptionURL, cfg.TranscriptionAPIKey, cfg.TranscriptionModel, nil)
+		return speech.NewOpenAI(cfg.TranscriptionURL, cfg.TranscriptionAPIKey, cfg.TranscriptionModel, nil), nil
 	}
-	if s, ok := speech.FindSphinx(2); ok && cfg.TranscriptionOffline {
-		return s
+	if s, ok := speech.FindSphinx(cfg.TranscriptionSlots); ok && cfg.TranscriptionOffline {
+		return s, fairshare.New[uuid.UUID](cfg.TranscriptionSlots, cfg.TranscriptionSlotsPerOrg)
 	}
-	return nil
+	return nil, nil
 }
 
 // openBlob opens the configured file storage: a bucket of an S3-compatible service, or local disk

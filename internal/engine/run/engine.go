@@ -3,6 +3,12 @@
 // the successors that become ready (their jobs inserted in that transaction), the execution's status,
 // and the completion of the job itself. Joins are counters on execution_tasks, so finishing a task
 // touches its successors' rows only, never a scan of the execution.
+//
+// Executors are shared fairly between organizations (see Engine.running): one organization's attempts
+// hold at most Deps.WorkersPerOrg of them, and a freed one goes to the organization with waiting work
+// that holds the fewest. An attempt never waits for its turn in River's worker, whose slots every
+// organization's jobs need to be fetched at all: it waits in process under its lease (see local), or,
+// when its organization already has its share of waiting attempts here, its job is snoozed.
 package run
 
 import (
@@ -22,6 +28,7 @@ import (
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/executors"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
+	"github.com/loopwork/loopwork/internal/fairshare"
 	"github.com/loopwork/loopwork/internal/queue"
 )
 
@@ -43,6 +50,9 @@ type Deps struct {
 	Lease time.Duration
 	// Workers is how many executors run at once in this process (0: DefaultWorkers).
 	Workers int
+	// WorkersPerOrg is how many of them one organization's attempts may hold (0: half of Workers, at
+	// least one), so that another organization's work always finds executors free.
+	WorkersPerOrg int
 	// Tracer starts the span of each attempt (nil: none are recorded).
 	Tracer trace.TracerProvider
 }
@@ -65,8 +75,9 @@ type Engine struct {
 	tracer trace.Tracer
 	local  *local
 	groups groups
-	// running holds a place for each executor running in this process, River's and local alike.
-	running chan struct{}
+	// running holds a place for each executor running in this process, River's and local alike, shared
+	// fairly between organizations (see fairshare).
+	running *fairshare.Semaphore[uuid.UUID]
 	// onEnd is told of each execution that completes or fails, in the transaction that ends it.
 	onEnd func(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error
 
@@ -84,6 +95,10 @@ func New(d Deps) *Engine {
 	if workers <= 0 {
 		workers = DefaultWorkers
 	}
+	perOrg := d.WorkersPerOrg
+	if perOrg <= 0 {
+		perOrg = max(workers/2, 1)
+	}
 	lease := d.Lease
 	if lease <= 0 {
 		lease = DefaultLease
@@ -92,7 +107,7 @@ func New(d Deps) *Engine {
 	if tp == nil {
 		tp = noop.NewTracerProvider()
 	}
-	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: make(chan struct{}, workers),
+	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
 		tracer: tp.Tracer(tracerName),
 		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}}
 }

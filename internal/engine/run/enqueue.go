@@ -24,6 +24,9 @@ type taskArgs struct {
 	// Stuck names the job this one stands in for, one that River still counts as running although its
 	// process died (see SweepLost); it keeps the stand-in unique.
 	Stuck int64 `json:"stuck,omitempty"`
+	// Org is the execution's organization, so that a worker knows whose share an attempt counts against
+	// before it claims it (jobs queued before it was added carry none, and the worker looks it up).
+	Org uuid.UUID `json:"org,omitzero"`
 }
 
 func (taskArgs) Kind() string { return "flow_task" }
@@ -70,7 +73,7 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 	taken := 0
 	for i, a := range atts {
 		names[i], idxs[i], inputs[i] = a.task, int64(a.idx), string(a.input)
-		if b != nil && !a.external && a.at.IsZero() && e.local.take() {
+		if b != nil && !a.external && a.at.IsZero() && e.local.take(org) {
 			here[i] = true
 			taken++
 		}
@@ -90,7 +93,7 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 		append([]any{org, exec, pq.Array(names), pq.Array(idxs), pq.Array(inputs), pq.Array(here), e.lease.Seconds()}, with.args...)...)
 	if err != nil {
 		for range taken {
-			e.local.release()
+			e.local.release(org)
 		}
 		return err
 	}
@@ -102,11 +105,11 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 	for i, a := range atts {
 		if here[i] {
 			if inserted[a.task] {
-				b.runs = append(b.runs, localRun{args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx},
+				b.runs = append(b.runs, localRun{args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx, Org: org},
 					claimed: claimed{org: org, flow: b.flow, version: b.version, input: a.input},
 					parent:  trace.SpanContextFromContext(ctx)})
 			} else {
-				e.local.release()
+				e.local.release(org)
 			}
 			continue
 		}
@@ -117,7 +120,7 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 		if !a.at.IsZero() {
 			opts = &river.InsertOpts{ScheduledAt: a.at}
 		}
-		params = append(params, river.InsertManyParams{Args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx}, InsertOpts: opts})
+		params = append(params, river.InsertManyParams{Args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx, Org: org}, InsertOpts: opts})
 	}
 	if len(params) == 0 {
 		return nil

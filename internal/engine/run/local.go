@@ -10,9 +10,15 @@ import (
 )
 
 // LocalSlots is how many attempts a process holds at once outside River: the successors its own
-// outcomes make ready, running or waiting for an executor (Deps.Workers bound those running). Beyond
-// that, ready attempts go to River like any other, for any replica to take.
+// outcomes make ready and the attempts River handed it that wait for an executor (Deps.Workers bound
+// those running). One organization holds at most localShare of them; an organization that holds none
+// may take one even when all are taken, so that every organization with ready work has an attempt in
+// the executors' fair queue (see Engine.running). Beyond that, ready attempts go to River like any
+// other, for any replica to take.
 const LocalSlots = 512
+
+// localShare is how many of LocalSlots one organization may hold.
+const localShare = LocalSlots / 2
 
 // Successors made ready by an attempt this process just finished are run here, at once, instead of
 // through a River job: the transaction that makes one ready writes its attempt as running under this
@@ -21,10 +27,11 @@ const LocalSlots = 512
 // the next. The lease is the durable backstop: if the process dies first, the attempt's lease runs out
 // and SweepLost hands it to River, as it does for any attempt whose process died.
 type local struct {
-	slots chan struct{}
-	wg    sync.WaitGroup
+	wg sync.WaitGroup
 
 	mu      sync.Mutex
+	held    int
+	by      map[uuid.UUID]int
 	closed  bool
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -33,28 +40,35 @@ type local struct {
 
 func newLocal() *local {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &local{slots: make(chan struct{}, LocalSlots), ctx: ctx, cancel: cancel}
+	return &local{by: map[uuid.UUID]int{}, ctx: ctx, cancel: cancel}
 }
 
-// take reserves a slot, or reports false when all are taken or the process is shutting down (or its
-// queue has not started: before then nothing would run it).
-func (l *local) take() bool {
+// take reserves a slot for an attempt of org, or reports false when the organization's share or all
+// slots are taken or the process is shutting down (or its queue has not started: before then nothing
+// would run it).
+func (l *local) take(org uuid.UUID) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed || !l.started {
 		return false
 	}
-	select {
-	case l.slots <- struct{}{}:
-		l.wg.Add(1)
-		return true
-	default:
+	n := l.by[org]
+	if n > 0 && (l.held >= LocalSlots || n >= localShare) {
 		return false
 	}
+	l.held++
+	l.by[org] = n + 1
+	l.wg.Add(1)
+	return true
 }
 
-func (l *local) release() {
-	<-l.slots
+func (l *local) release(org uuid.UUID) {
+	l.mu.Lock()
+	l.held--
+	if l.by[org]--; l.by[org] <= 0 {
+		delete(l.by, org)
+	}
+	l.mu.Unlock()
 	l.wg.Done()
 }
 
@@ -81,8 +95,8 @@ func (b *batch) drop(e *Engine) {
 	if b == nil {
 		return
 	}
-	for range b.runs {
-		e.local.release()
+	for _, r := range b.runs {
+		e.local.release(r.org)
 	}
 	b.runs = nil
 }
@@ -91,33 +105,38 @@ func (b *batch) run(e *Engine) {
 	if b == nil {
 		return
 	}
-	starts := b.starts
 	for _, r := range b.runs {
-		ctx := e.local.ctx
-		if r.parent.IsValid() {
-			ctx = trace.ContextWithSpanContext(ctx, r.parent)
-		}
-		ctx = e.groups.dispatched(ctx, r.args.Execution)
-		go func() {
-			defer e.local.release()
-			defer e.groups.arrived(ctx, r.args.Execution)
-			var begin *time.Timer
-			if starts {
-				exec := r.args.Execution
-				begin = time.AfterFunc(beginAfter, func() { e.begin(ctx, exec) })
-			}
-			err := e.execute(ctx, nil, r.args, r.claimed)
-			if begin != nil {
-				begin.Stop()
-			}
-			if err != nil && e.log != nil && e.local.ctx.Err() == nil {
-				// The attempt stays running until its lease ends; SweepLost then runs it again.
-				e.log.Warn("an attempt run in process failed to finish; its lease will bring it back",
-					"execution", r.args.Execution, "task", r.args.Task, "error", err)
-			}
-		}()
+		e.runLocal(r, b.starts)
 	}
 	b.runs = nil
+}
+
+// runLocal runs an attempt claimed for this process, waiting for an executor if need be, and gives
+// its slot back when done. starts marks a first task of a new execution (see batch).
+func (e *Engine) runLocal(r localRun, starts bool) {
+	ctx := e.local.ctx
+	if r.parent.IsValid() {
+		ctx = trace.ContextWithSpanContext(ctx, r.parent)
+	}
+	ctx = e.groups.dispatched(ctx, r.args.Execution)
+	go func() {
+		defer e.local.release(r.org)
+		defer e.groups.arrived(ctx, r.args.Execution)
+		var begin *time.Timer
+		if starts {
+			exec := r.args.Execution
+			begin = time.AfterFunc(beginAfter, func() { e.begin(ctx, exec) })
+		}
+		err := e.execute(ctx, nil, r.args, r.claimed, false)
+		if begin != nil {
+			begin.Stop()
+		}
+		if err != nil && e.log != nil && e.local.ctx.Err() == nil {
+			// The attempt stays running until its lease ends; SweepLost then runs it again.
+			e.log.Warn("an attempt run in process failed to finish; its lease will bring it back",
+				"execution", r.args.Execution, "task", r.args.Task, "error", err)
+		}
+	}()
 }
 
 // beginAfter is how long a first task run here may take before it moves its queued execution to

@@ -82,7 +82,7 @@ func (e *Engine) SweepLost(ctx context.Context) error {
 			if n, _ := res.RowsAffected(); n == 0 {
 				return nil
 			}
-			_, err = e.queue.InsertTx(ctx, tx.Tx, taskArgs{Execution: l.Execution, Task: l.Task, Idx: l.Idx}, nil)
+			_, err = e.queue.InsertTx(ctx, tx.Tx, taskArgs{Execution: l.Execution, Task: l.Task, Idx: l.Idx, Org: l.Org}, nil)
 			return err
 		})
 		if err != nil {

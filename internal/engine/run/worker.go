@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loopwork/loopwork/internal/engine/executors"
 )
@@ -28,21 +30,80 @@ type claimed struct {
 	input     []byte
 }
 
+// Work runs the attempt at once when its organization may take an executor now. Otherwise the attempt
+// waits in this process's fair queue (see local) rather than in River's worker, whose slots are few and
+// shared by every organization: a flood of one organization's waiting attempts would keep another's
+// jobs from even being fetched. When the organization already holds its share of those local places,
+// the job is snoozed and fetched again later, by this replica or another.
 func (w *taskWorker) Work(ctx context.Context, job *river.Job[taskArgs]) error {
 	e, a := w.e, job.Args
 	if a.Resume {
 		return e.finish(ctx, job, a, outcome{output: a.Output})
 	}
-	c, ok, err := e.claim(ctx, a)
-	if err != nil || !ok {
+	org, err := e.orgOf(ctx, a)
+	if err != nil {
 		return err
 	}
-	return e.execute(ctx, job, a, c)
+	if e.running.TryAcquire(org) {
+		c, ok, err := e.claim(ctx, a)
+		if err != nil || !ok {
+			e.running.Release(org)
+			return err
+		}
+		return e.execute(ctx, job, a, c, true)
+	}
+	if !e.local.take(org) {
+		return river.JobSnooze(snoozeFor(job))
+	}
+	c, ok, err := e.claim(ctx, a)
+	if err != nil || !ok {
+		e.local.release(org)
+		return err
+	}
+	// The claimed attempt is durable under this process's lease: should the process die while it
+	// waits, SweepLost queues it again. The job itself is done.
+	e.runLocal(localRun{args: a, claimed: c, parent: trace.SpanContextFromContext(ctx)}, false)
+	return nil
+}
+
+// orgOf is the organization of the attempt's execution: named in the job, or read for a job queued
+// before jobs named it (uuid.Nil when the execution is gone; the claim then finds nothing to run).
+func (e *Engine) orgOf(ctx context.Context, a taskArgs) (uuid.UUID, error) {
+	if a.Org != uuid.Nil {
+		return a.Org, nil
+	}
+	var org uuid.UUID
+	err := e.db.GetContext(ctx, &org, `SELECT organization_id FROM flow_executions WHERE id = $1`, a.Execution)
+	if errors.Is(err, sql.ErrNoRows) {
+		return uuid.Nil, nil
+	}
+	return org, err
+}
+
+// snoozeFor is how long a job of an organization that has its share of waiting attempts here already
+// waits before it is fetched again: half a second, doubling with each snooze up to eight, with some
+// jitter so that a backlog does not come back all at once.
+func snoozeFor(job *river.Job[taskArgs]) time.Duration {
+	var meta struct {
+		Snoozes int `json:"snoozes"`
+	}
+	_ = json.Unmarshal(job.Metadata, &meta)
+	d := 500 * time.Millisecond << min(max(meta.Snoozes, 0), 4)
+	return d + rand.N(d/4)
 }
 
 // execute runs a claimed attempt and finishes it; job is the River job that delivered it (nil when
-// this process claimed it itself, see local).
-func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskArgs, c claimed) (err error) {
+// this process claimed it itself, see local). held says the caller already holds the organization's
+// executor slot; otherwise execute waits for one, in turn with the other organizations' attempts.
+func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskArgs, c claimed, held bool) (err error) {
+	if held {
+		// Released here on every path but the one that runs the executor, which releases it itself.
+		defer func() {
+			if held {
+				e.running.Release(c.org)
+			}
+		}()
+	}
 	p, err := e.plan(ctx, e.db, c.flow, c.version)
 	if err != nil {
 		return err
@@ -71,16 +132,17 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 		}
 	}
 	// The lease is renewed while the attempt waits for its turn, so waiting does not make it look lost.
-	select {
-	case e.running <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if !held {
+		if err := e.running.Acquire(ctx, c.org); err != nil {
+			return err
+		}
 	}
+	held = false
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	res, runErr := ex.Run(runCtx, executors.Input{Org: c.org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
 		Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx)})
 	cancel()
-	<-e.running
+	e.running.Release(c.org)
 	if runErr != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
 		runErr = timeoutError{timeout}
 	}

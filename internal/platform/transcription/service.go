@@ -10,8 +10,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/fairshare"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/ratelimit"
 	"github.com/loopwork/loopwork/internal/speech"
@@ -26,6 +29,10 @@ type Deps struct {
 	// Limiter and PerMinute bound the calls of one organization.
 	Limiter   *ratelimit.Limiter
 	PerMinute int
+	// Slots, when set, are the backend's places shared fairly between organizations: a recording is
+	// transcribed once its organization's turn comes, and one organization holds at most its share, so a
+	// flood of long recordings from one cannot keep the others waiting (the offline recogniser has few).
+	Slots *fairshare.Semaphore[uuid.UUID]
 }
 
 // Service implements transcribeAudio of platformapi.StrictServerInterface.
@@ -55,6 +62,12 @@ func (s *Service) TranscribeAudio(ctx context.Context, req platformapi.Transcrib
 	}
 	if err != nil {
 		return nil, err
+	}
+	if s.d.Slots != nil {
+		if err := s.d.Slots.Acquire(ctx, p.OrganizationID); err != nil {
+			return nil, err
+		}
+		defer s.d.Slots.Release(p.OrganizationID)
 	}
 	res, err := s.d.Backend.Transcribe(ctx, up.path, up.format, up.language)
 	switch {
