@@ -20,15 +20,22 @@ import (
 // what is left is done here, once per organization and before anything else touches its documents: each
 // current table is copied to the organization's own database, then the schema, the role and the row go.
 
-// hasLegacy tells whether the organization still has a schema in loopwork's database. Once a sweep has
-// found none left anywhere, the answer is no without asking.
+// hasLegacy tells whether the organization still has a schema in loopwork's database. Once none is left
+// anywhere, the answer is no without asking.
 func (s *Service) hasLegacy(ctx context.Context, org uuid.UUID) bool {
 	if s.legacyDone.Load() {
 		return false
 	}
-	var found bool
-	err := s.d.DB.GetContext(ctx, &found, `SELECT EXISTS (SELECT FROM document_schemas WHERE organization_id = $1)`, org)
-	return err != nil || found
+	var left struct {
+		Org bool `db:"org"`
+		Any bool `db:"any"`
+	}
+	err := s.d.DB.GetContext(ctx, &left, `SELECT EXISTS (SELECT FROM document_schemas WHERE organization_id = $1) AS org,
+		EXISTS (SELECT FROM document_schemas) AS any`, org)
+	if err == nil && !left.Any {
+		s.legacyDone.Store(true)
+	}
+	return err != nil || left.Org
 }
 
 type legacyTable struct {
