@@ -234,19 +234,3 @@ func (s *Service) openAsTenant(t tenantDB) (*sql.DB, error) {
 	db.SetMaxIdleConns(0)
 	return db, nil
 }
-
-// dropTable drops a table the organization no longer has a document for. It runs after loopwork's
-// commit, in another database: should it fail, the table stays, counted in the quota, until an import
-// names the same table and replaces it.
-func (s *Service) dropTable(ctx context.Context, org uuid.UUID, table string) {
-	t, ok, err := s.existing(ctx, org)
-	if err == nil && ok {
-		var db *sql.DB
-		if db, err = s.owner(t); err == nil {
-			_, err = db.ExecContext(ctx, `DROP TABLE IF EXISTS `+pq.QuoteIdentifier(table))
-		}
-	}
-	if err != nil {
-		s.d.Logger.Warn("a deleted document's table was not dropped", "error", err)
-	}
-}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/lib/pq"
 )
@@ -145,4 +146,20 @@ func (s *Service) confineHome(ctx context.Context) error {
 	}
 	s.confined = true
 	return nil
+}
+
+// dropTable drops a table the organization no longer has a document for. It runs after loopwork's
+// commit, in another database: should it fail, the table stays, counted in the quota, until an import
+// names the same table and replaces it.
+func (s *Service) dropTable(ctx context.Context, org uuid.UUID, table string) {
+	t, ok, err := s.existing(ctx, org)
+	if err == nil && ok {
+		var db *sql.DB
+		if db, err = s.owner(t); err == nil {
+			_, err = db.ExecContext(ctx, `DROP TABLE IF EXISTS `+pq.QuoteIdentifier(table))
+		}
+	}
+	if err != nil {
+		s.d.Logger.Warn("a deleted document's table was not dropped", "error", err)
+	}
 }
