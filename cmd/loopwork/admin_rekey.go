@@ -28,8 +28,11 @@ var sealed = []sealedColumn{
 	// credentials seal the secret with the organization's id then the credential's (16 bytes each).
 	{table: "credentials", key: "id", keyType: "uuid", column: "sealed_secret",
 		aad: "decode(replace(organization_id::text, '-', ''), 'hex') || decode(replace(id::text, '-', ''), 'hex')"},
-	// documents seal the login password of an organization's role with the organization's id.
+	// documents seal the login password of an organization's role with the organization's id (document_schemas
+	// holds those of earlier versions until they are moved).
 	{table: "document_schemas", key: "organization_id", keyType: "uuid", column: "sealed_password",
+		aad: "decode(replace(organization_id::text, '-', ''), 'hex')"},
+	{table: "document_databases", key: "organization_id", keyType: "uuid", column: "sealed_password",
 		aad: "decode(replace(organization_id::text, '-', ''), 'hex')"},
 }
 

@@ -30,7 +30,7 @@ func TestAdminRekey(t *testing.T) {
 	res, err := admin.API.CreateCredentialWithResponse(context.Background(), platformapi.CredentialCreateRequest{Name: "k",
 		Provider: "vendor_b", CredentialType: "api_key", Data: &data})
 	testkit.Expect(t, res, err, http.StatusCreated)
-	// A document gives the organization its document schema and the sealed password of its role.
+	// A document gives the organization its document database and the sealed password of its role.
 	if d := testkit.ImportCSV(t, admin.API, "d", "a\n1\n"); d.Status != platformapi.DocumentFileStatusReady {
 		t.Fatalf("import: %+v", d)
 	}
@@ -40,7 +40,7 @@ func TestAdminRekey(t *testing.T) {
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"admin", "rekey", "--new-key", newKey}, &out, e); err != nil ||
 		!strings.Contains(out.String(), "re-sealed 1 values of credentials.sealed_secret") ||
-		!strings.Contains(out.String(), "re-sealed 1 values of document_schemas.sealed_password") {
+		!strings.Contains(out.String(), "re-sealed 1 values of document_databases.sealed_password") {
 		t.Fatalf("rekey: %v %q", err, out.String())
 	}
 
@@ -58,7 +58,7 @@ func TestAdminRekey(t *testing.T) {
 		t.Fatal("the credential still opens under the old key")
 	}
 	var password []byte
-	if err := db.Get(&password, `SELECT sealed_password FROM document_schemas WHERE organization_id = $1`, org); err != nil {
+	if err := db.Get(&password, `SELECT sealed_password FROM document_databases WHERE organization_id = $1`, org); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := newBox.Open(password, org[:]); err != nil {

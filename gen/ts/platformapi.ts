@@ -837,11 +837,13 @@ export interface paths {
          *
          *     `table_name` names the table the rows are imported into; when null or omitted it is derived from the
          *     document name (lower case, each run of characters other than letters and digits replaced by `_`, `t_`
-         *     in front when it would start with a digit). The table lives in the organization's own schema; its columns
+         *     in front when it would start with a digit). The table lives in the organization's own database; its columns
          *     are the header's names (a blank one named `column_<n>`, a repeated one suffixed `_2`, `_3` …) and every
          *     value is text. A table name that another document of the organization holds answers 409. An unknown or
          *     expired `upload_id` answers 404; an upload already completed, or another import still `processing`,
-         *     answers 409.
+         *     answers 409. An import that would take the organization's document tables past its size quota (a
+         *     setting of the server, 1 GB by default) answers 413 with code `quota_exceeded` when the file alone would,
+         *     and otherwise fails the import (status `failed`, `error` naming the quota) once the table is written.
          */
         post: operations["completeDocumentUpload"];
         delete?: never;
@@ -3198,7 +3200,7 @@ export interface components {
             current_file_id?: string | null;
             /**
              * @description The table holding the current data, or null when there is none. For `csv` documents it is a table of
-             *     the organization's own schema, which `sql_query` tasks naming the document (or an
+             *     the organization's own database, which `sql_query` tasks naming the document (or an
              *     `internal_sql_database` credential) read by this name, read-only, with the organization's rights and
              *     no others; for `sql` documents it is the `table_name` given at creation.
              */
@@ -6771,6 +6773,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            /** @description The file alone would take the organization's document tables past its quota (code `quota_exceeded`). */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
         };

@@ -62,6 +62,19 @@ type Config struct {
 	// another organization's work always finds some free; 0 (the default) means half of TaskWorkers, at
 	// least one. Setting it to TaskWorkers lets a single organization use them all.
 	TaskWorkersPerOrg int `env:"LOOPWORK_TASK_WORKERS_PER_ORG" default:"0"`
+	// DocumentsDatabaseURL is the PostgreSQL cluster where each organization's documents live, one
+	// database and one login role per organization; empty (the default) uses DATABASE_URL's cluster, in
+	// databases apart from loopwork's own. The user it names needs CREATEDB and CREATEROLE there.
+	DocumentsDatabaseURL string `env:"LOOPWORK_DOCUMENTS_DATABASE_URL" secret:"true"`
+	// DocumentsConnectionLimit is how many connections one organization's role may hold at once.
+	DocumentsConnectionLimit int `env:"LOOPWORK_DOCUMENTS_CONNECTION_LIMIT" default:"5"`
+	// DocumentsQuotaMB is the most an organization's imported document tables may take on disk (MB);
+	// an import past it is refused.
+	DocumentsQuotaMB int `env:"LOOPWORK_DOCUMENTS_QUOTA_MB" default:"1024"`
+	// SQLStatementTimeout bounds each statement of a sql_query task (a shorter task timeout wins).
+	SQLStatementTimeout time.Duration `env:"LOOPWORK_SQL_STATEMENT_TIMEOUT" default:"30s"`
+	// SQLMaxRows is the most rows a sql_query task returns, whatever its max_rows asks (at most 100000).
+	SQLMaxRows int `env:"LOOPWORK_SQL_MAX_ROWS" default:"10000"`
 
 	// AnonKey is the anonymous key clients send to the authentication service in the apikey header.
 	AnonKey string `env:"LOOPWORK_ANON_KEY" secret:"true"`
@@ -216,6 +229,7 @@ func (c Config) Validate() error {
 			errs = append(errs, errors.New("LOOPWORK_READ_DATABASE_URL: must be a postgres:// or postgresql:// URL"))
 		}
 	}
+	errs = append(errs, c.validateDocuments()...)
 	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("LOOPWORK_ADDR=%q: must be host:port: %v", c.Addr, err))
 	}

@@ -286,10 +286,13 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	documentsSvc := documents.New(documents.Deps{DB: d.DB, DatabaseURL: cfg.DatabaseURL, Files: files, Box: box,
-		Secrets: credentials.NewOpener(d.DB, box), Guard: guard, Logger: d.Logger})
+	documentsSvc := documents.New(documents.Deps{DB: d.DB, DatabaseURL: cfg.DatabaseURL, DocumentsURL: cfg.DocumentsURL(),
+		OwnCluster: cfg.DocumentsDatabaseURL == "", Files: files, Box: box, Secrets: credentials.NewOpener(d.DB, box), Guard: guard,
+		Logger: d.Logger, Limits: documents.Limits{Connections: cfg.DocumentsConnectionLimit,
+			StatementTimeout: cfg.SQLStatementTimeout, QuotaBytes: int64(cfg.DocumentsQuotaMB) << 20}})
 	execs := metrics.Executors(builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
-		reviewsSvc.Executor(), documentsSvc.SQLConnector(), spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
+		reviewsSvc.Executor(), documentsSvc.SQLConnector(), executors.SQLLimits{MaxRows: cfg.SQLMaxRows,
+			StatementTimeout: cfg.SQLStatementTimeout}, spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
 		modelsOf(endpoints)))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers, WorkersPerOrg: cfg.TaskWorkersPerOrgValue(), Tracer: d.Tracing.Provider()})
@@ -470,9 +473,9 @@ func New(d Deps) (*Server, error) {
 // that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
 // humanReview is the human_review executor, which needs the database and the queue.
 func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
-	spill executors.Spill, creds executors.Credentials, models executors.Models) executors.Set {
+	sqlLimits executors.SQLLimits, spill executors.Spill, creds executors.Credentials, models executors.Models) executors.Set {
 	set := executors.Set{
-		"sql_query":    executors.SQLQuery(sqlConnect, spill),
+		"sql_query":    executors.SQLQuery(sqlConnect, spill, sqlLimits),
 		"transform":    executors.Transform(),
 		"condition":    executors.Condition(),
 		"delay":        executors.Delay(time.Now),

@@ -178,6 +178,12 @@ func createDB(t testing.TB, serverURL, clause string) *sqlx.DB {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
+		// The organizations' document databases and roles the test made go with it.
+		var tenants []struct {
+			Database string `db:"database_name"`
+			Role     string `db:"role_name"`
+		}
+		_ = db.SelectContext(ctx, &tenants, `SELECT database_name, role_name FROM document_databases`)
 		_ = db.Close()
 		admin, err := sqlx.Open("postgres", serverURL)
 		if err != nil {
@@ -185,6 +191,10 @@ func createDB(t testing.TB, serverURL, clause string) *sqlx.DB {
 		}
 		defer admin.Close()
 		_, _ = admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
+		for _, tn := range tenants {
+			_, _ = admin.ExecContext(context.Background(), `DROP DATABASE IF EXISTS "`+tn.Database+`" WITH (FORCE)`)
+			_, _ = admin.ExecContext(context.Background(), `DROP ROLE IF EXISTS "`+tn.Role+`"`)
+		}
 	})
 	return db
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -93,11 +94,21 @@ func TestSQLQueryOnARegisteredDatabase(t *testing.T) {
 			"retry": {"max_attempts": 3}}`, db),
 		"unknown database": `{"name": "q", "type": "sql_query", "parameters": {"database_id": "8f0e3c4a-1b2d-4e5f-8a9b-0c1d2e3f4a5b",
 			"query": "SELECT 1"}, "retry": {"max_attempts": 3}}`,
+		"several statements": fmt.Sprintf(`{"name": "q", "type": "sql_query", "parameters": {"database_id": %q,
+			"query": "UPDATE items SET name = 'x'; COMMIT; SELECT 2"}, "retry": {"max_attempts": 3}}`, db),
 	} {
 		x := runAs(t, env, c, task)
 		if atts := attemptsOf(t, env, x, "q"); len(atts) != 1 || atts[0].Status != "failed" {
 			t.Fatalf("%s: %+v", name, atts)
+		} else if name == "several statements" && !strings.Contains(string(atts[0].Error), "exactly one SQL statement") {
+			t.Fatalf("%s: %s", name, atts[0].Error)
 		}
+	}
+	// None of the several statements ran.
+	var renamed int
+	other.QueryRow(`SELECT count(*) FROM items WHERE name = 'x'`).Scan(&renamed)
+	if renamed != 0 {
+		t.Fatalf("%d rows renamed by a refused text", renamed)
 	}
 }
 

@@ -161,12 +161,14 @@ func humanReviewType() Type {
 func sqlQueryType() Type {
 	return Type{
 		Name: "sql_query",
-		Description: "Runs one SQL statement on one of the organization's registered SQL databases (PostgreSQL protocol, " +
-			"reached through the SSRF guard) or on its document files (database_id a document's id or an " +
-			"internal_sql_database credential: every document's current table by its table name, read-only, with " +
-			"the organization's own rights and no others) with its parameters bound to the placeholders, within the task's timeout " +
-			"(30 s by default). A statement that reads (SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most " +
-			"max_rows, each an object by column name (numerics and text as strings, times in RFC 3339); any other " +
+		Description: "Runs exactly one SQL statement (a text of several fails the task, saying so) on one of the " +
+			"organization's registered SQL databases (PostgreSQL protocol, reached through the SSRF guard) or on its " +
+			"document files (database_id a document's id or an internal_sql_database credential: every document's " +
+			"current table by its table name, in the organization's own database, as its own role, in a read-only " +
+			"transaction that is always rolled back) with its parameters bound to the placeholders, within the task's " +
+			"timeout and the server's statement timeout (30 s by default, whichever is shorter). A statement that reads " +
+			"(SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most max_rows and at most the server's ceiling " +
+			"(10000 rows by default), each an object by column name (numerics and text as strings, times in RFC 3339); any other " +
 			"returns the rows it affected. Rows larger than 256 KB as JSON are stored as a file instead, named by " +
 			"rows_uri (resolve it with POST /api/storage/resolve), and rows is then empty. A retry runs the statement " +
 			"again, so writes should be idempotent; an error of the statement fails the task without retry.",
@@ -176,7 +178,7 @@ func sqlQueryType() Type {
 				"for values, never string concatenation."), "minLength", 1, "maxLength", 100000),
 			"parameters": arrayOf("Values bound to the placeholders, in order.",
 				m{"type": []string{"string", "number", "integer", "boolean", "null"}}),
-			"max_rows": with(integer("Rows returned at most; further rows are dropped."),
+			"max_rows": with(integer("Rows returned at most (and at most the server's ceiling); further rows are dropped."),
 				"minimum", 1, "maximum", 100000, "default", 1000),
 		}, "database_id", "query"),
 		Output: output("The result of the statement.", m{

@@ -79,7 +79,7 @@ func outsideSecrets(t *testing.T, api *platformapi.ClientWithResponses, db *sqlx
 
 	var org uuid.UUID
 	var sealed []byte
-	if err := db.QueryRow(`SELECT organization_id, sealed_password FROM document_schemas`).Scan(&org, &sealed); err != nil {
+	if err := db.QueryRow(`SELECT organization_id, sealed_password FROM document_databases`).Scan(&org, &sealed); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := base64.StdEncoding.DecodeString(testkit.EncryptionKey)

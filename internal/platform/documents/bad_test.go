@@ -106,7 +106,7 @@ func TestBadImports(t *testing.T) {
 		}
 	}
 	var leftovers int
-	env.DB.Get(&leftovers, `SELECT count(*) FROM pg_tables WHERE tablename LIKE '\_\_import%'`)
+	orgDB(t, env, c.OrgID).Get(&leftovers, `SELECT count(*) FROM pg_tables WHERE tablename LIKE '\_\_import%'`)
 	if leftovers != 0 {
 		t.Fatalf("%d half-imported tables", leftovers)
 	}

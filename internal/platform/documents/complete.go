@@ -50,8 +50,9 @@ func (s *Service) CompleteDocumentUpload(ctx context.Context, req platformapi.Co
 		var up struct {
 			Completed *time.Time `db:"completed_at"`
 			Expired   bool       `db:"expired"`
+			Size      int64      `db:"file_size"`
 		}
-		err = tx.GetContext(ctx, &up, `SELECT completed_at, expires_at <= now() AS expired FROM document_uploads
+		err = tx.GetContext(ctx, &up, `SELECT completed_at, expires_at <= now() AS expired, file_size FROM document_uploads
 			WHERE id = $1 AND document_id = $2`, uploadID, d.ID)
 		if errors.Is(dbx.Translate(err), dbx.ErrNotFound) || err == nil && up.Expired && up.Completed == nil {
 			return httpx.NotFound("upload")
@@ -61,6 +62,16 @@ func (s *Service) CompleteDocumentUpload(ctx context.Context, req platformapi.Co
 		}
 		if up.Completed != nil {
 			return httpx.NewError(http.StatusConflict, "conflict", "this upload was completed already")
+		}
+		replaced := ""
+		if d.CurrentTableName != nil {
+			replaced = *d.CurrentTableName
+		}
+		var qe *quotaError
+		if err := s.quotaBefore(ctx, p.OrganizationID, replaced, up.Size); errors.As(err, &qe) {
+			return httpx.NewError(http.StatusRequestEntityTooLarge, "quota_exceeded", "%s", qe.Error())
+		} else if err != nil {
+			return err
 		}
 		table := tableFor(d.Name)
 		if b.TableName != nil {

@@ -13,32 +13,53 @@ import (
 )
 
 // SQLConnector opens what a sql_query task's database_id names: a registered SQL database (a
-// sql_database credential), through the guard; the organization's document tables, for an
+// sql_database credential), through the guard; the organization's document database, for an
 // internal_sql_database credential or a csv document's id, as the organization's own role; or the
 // database of a sql document.
 func (s *Service) SQLConnector() executors.SQLConnector {
-	return func(ctx context.Context, org, id uuid.UUID) (*sql.DB, error) {
+	return func(ctx context.Context, org, id uuid.UUID) (executors.SQLTarget, error) {
 		sec, err := s.d.Secrets.Open(ctx, org, id)
 		switch {
 		case err == nil && sec.Provider == "sql_database":
-			return sqldatabases.Open(s.d.Guard, sec.Data)
+			return outside(sqldatabases.Open(s.d.Guard, sec.Data))
 		case err == nil && sec.Provider == "internal_sql_database":
 			return s.Connect(ctx, org)
 		case err == nil:
-			return nil, executors.ErrNoDatabase
+			return executors.SQLTarget{}, executors.ErrNoDatabase
 		case !errors.Is(err, credentials.ErrNotFound):
-			return nil, err
+			return executors.SQLTarget{}, err
 		}
 		d, err := get(ctx, s.d.DB, org, id, false)
 		if errors.Is(err, errNotFound) {
-			return nil, executors.ErrNoDatabase
+			return executors.SQLTarget{}, executors.ErrNoDatabase
 		}
 		if err != nil {
-			return nil, err
+			return executors.SQLTarget{}, err
 		}
 		if d.DatabaseType == "sql" {
-			return s.openSource(ctx, d)
+			return outside(s.openSource(ctx, d))
 		}
 		return s.Connect(ctx, org)
 	}
+}
+
+func outside(db *sql.DB, err error) (executors.SQLTarget, error) {
+	if err != nil {
+		return executors.SQLTarget{}, err
+	}
+	return executors.SQLTarget{DB: db}, nil
+}
+
+// Connect opens the organization's document database as the organization's role, confined: what
+// sql_query tasks over documents run on. The caller closes the handle.
+func (s *Service) Connect(ctx context.Context, org uuid.UUID) (executors.SQLTarget, error) {
+	t, err := s.ensureDatabase(ctx, org)
+	if err != nil {
+		return executors.SQLTarget{}, err
+	}
+	db, err := s.openAsTenant(t)
+	if err != nil {
+		return executors.SQLTarget{}, err
+	}
+	return executors.SQLTarget{DB: db, Confined: true}, nil
 }

@@ -123,9 +123,9 @@ func (s *Service) GetDocument(ctx context.Context, req platformapi.GetDocumentRe
 	return platformapi.GetDocument200JSONResponse(r.response()), nil
 }
 
-// DeleteDocument removes the document, its table, revisions and uploads in one transaction (an import
-// still running finds the document gone when it ends, and rolls back), with the job that deletes its
-// stored files.
+// DeleteDocument removes the document, its revisions and uploads in one transaction (an import still
+// running finds the document gone when it ends, and drops what it staged), with the job that deletes its
+// stored files; then its table, from the organization's database.
 func (s *Service) DeleteDocument(ctx context.Context, req platformapi.DeleteDocumentRequestObject) (platformapi.DeleteDocumentResponseObject, error) {
 	p := auth.MustFromContext(ctx)
 	if err := writer(p); err != nil {
@@ -133,6 +133,7 @@ func (s *Service) DeleteDocument(ctx context.Context, req platformapi.DeleteDocu
 	}
 	var keys []string
 	var after func()
+	var table string
 	err := dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
 		r, err := get(ctx, tx, p.OrganizationID, req.DbId, true)
 		if err != nil {
@@ -142,9 +143,7 @@ func (s *Service) DeleteDocument(ctx context.Context, req platformapi.DeleteDocu
 			return err
 		}
 		if r.DatabaseType == "csv" && r.CurrentTableName != nil {
-			if err := dropTable(ctx, tx, p.OrganizationID, *r.CurrentTableName); err != nil {
-				return err
-			}
+			table = *r.CurrentTableName
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM documents WHERE id = $1`, r.ID); err != nil {
 			return err
@@ -156,5 +155,8 @@ func (s *Service) DeleteDocument(ctx context.Context, req platformapi.DeleteDocu
 		return nil, err
 	}
 	after()
+	if table != "" {
+		s.dropTable(ctx, p.OrganizationID, table)
+	}
 	return platformapi.DeleteDocument204Response{}, nil
 }

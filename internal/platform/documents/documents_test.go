@@ -90,7 +90,7 @@ func TestCSVRevisions(t *testing.T) {
 		t.Fatalf("second revision's rows %+v", p)
 	}
 	var tables int
-	env.DB.Get(&tables, `SELECT count(*) FROM pg_tables WHERE tablename IN ('sales_2026_eu', 'pairs')`)
+	orgDB(t, env, c.OrgID).Get(&tables, `SELECT count(*) FROM pg_tables WHERE tablename IN ('sales_2026_eu', 'pairs')`)
 	if tables != 1 {
 		t.Fatalf("%d tables, want only the current one", tables)
 	}
@@ -98,7 +98,7 @@ func TestCSVRevisions(t *testing.T) {
 	testkit.Expect(t, del, err, http.StatusNoContent)
 	gone, err := c.API.GetDocumentWithResponse(ctx, doc.Id)
 	testkit.Expect(t, gone, err, http.StatusNotFound)
-	env.DB.Get(&tables, `SELECT count(*) FROM pg_tables WHERE tablename = 'pairs'`)
+	orgDB(t, env, c.OrgID).Get(&tables, `SELECT count(*) FROM pg_tables WHERE tablename = 'pairs'`)
 	if tables != 0 {
 		t.Fatal("the table outlived its document")
 	}

@@ -58,14 +58,18 @@ func (w *importWorker) Work(ctx context.Context, job *river.Job[importArgs]) err
 	}
 	err = w.s.importRevision(ctx, r)
 	var fe *csvsniff.Error
+	var qe *quotaError
 	switch {
 	case err == nil || errors.Is(err, errGone):
 		return nil
 	case errors.As(err, &fe):
 		return w.s.fail(ctx, r, "the file cannot be imported: "+fe.Error())
-	case job.Attempt >= job.MaxAttempts:
+	case errors.As(err, &qe):
+		return w.s.fail(ctx, r, "the file cannot be imported: "+qe.Error())
+	case errors.Is(err, errPrivilege) || job.Attempt >= job.MaxAttempts:
+		// The revision says what the organization can do about it; the log keeps the details.
 		w.s.d.Logger.Error("document import failed", "revision", r.ID, "error", err)
-		return w.s.fail(ctx, r, "the import could not run: "+err.Error())
+		return w.s.fail(ctx, r, importFailure(err))
 	}
 	return err
 }

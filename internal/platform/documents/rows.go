@@ -2,14 +2,13 @@ package documents
 
 import (
 	"context"
+	"database/sql"
 	"net/http"
 	"time"
 
-	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 )
 
@@ -61,34 +60,44 @@ func (s *Service) ListDocumentRows(ctx context.Context, req platformapi.ListDocu
 		return out, err
 	}
 	out.Total = int(d.TotalRows)
-	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SET LOCAL synchronize_seqscans = off`); err != nil {
-			return err
+	t, err := s.ensureDatabase(ctx, p.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	db, err := s.owner(t)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() //nolint:errcheck // read only
+	if _, err := tx.ExecContext(ctx, `SET LOCAL synchronize_seqscans = off`); err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT * FROM `+pq.QuoteIdentifier(*d.CurrentTableName)+` LIMIT $1 OFFSET $2`,
+		pg.Limit, pg.Offset())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		vals := make([]string, len(out.Columns))
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT * FROM `+orgTable(p.OrganizationID, *d.CurrentTableName)+` LIMIT $1 OFFSET $2`,
-			pg.Limit, pg.Offset())
-		if err != nil {
-			return err
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			vals := make([]string, len(out.Columns))
-			ptrs := make([]any, len(vals))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				return err
-			}
-			r := make([]interface{}, len(vals))
-			for i, v := range vals {
-				r[i] = v
-			}
-			out.Rows = append(out.Rows, r)
+		r := make([]interface{}, len(vals))
+		for i, v := range vals {
+			r[i] = v
 		}
-		return rows.Err()
-	})
-	return out, err
+		out.Rows = append(out.Rows, r)
+	}
+	return out, rows.Err()
 }
 
 // GetDocumentDownloadUrl links to the file of the current revision, as uploaded.

@@ -5,7 +5,10 @@
 package documents
 
 import (
+	"database/sql"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -30,22 +33,61 @@ const (
 // Deps are what the service needs.
 type Deps struct {
 	DB *sqlx.DB
-	// DatabaseURL is the server's own database: imports COPY through a connection of their own, and
-	// the organizations' roles log in to it.
+	// DatabaseURL is the server's own database, where earlier versions kept the organizations' tables
+	// (read once, to move them).
 	DatabaseURL string
-	Files       blob.Store
-	Box         *secret.Box
-	Secrets     *credentials.Opener
-	Guard       *netguard.Guard
-	Queue       *queue.Client
-	Logger      *slog.Logger
+	// DocumentsURL is the cluster of the organizations' document databases, as a user that may create
+	// roles and databases there; OwnCluster says it is loopwork's own, whose database is then closed to
+	// the organizations' roles.
+	DocumentsURL string
+	OwnCluster   bool
+	Limits       Limits
+	Files        blob.Store
+	Box          *secret.Box
+	Secrets      *credentials.Opener
+	Guard        *netguard.Guard
+	Queue        *queue.Client
+	Logger       *slog.Logger
+}
+
+// Limits bound what one organization's documents and the SQL over them may take.
+type Limits struct {
+	// Connections is the most connections the organization's role may hold at once.
+	Connections int
+	// StatementTimeout bounds each statement of the organization's role.
+	StatementTimeout time.Duration
+	// QuotaBytes is the most the organization's imported tables may take on disk.
+	QuotaBytes int64
 }
 
 // Service implements the document operations of platformapi.StrictServerInterface.
-type Service struct{ d Deps }
+type Service struct {
+	d Deps
+
+	mu       sync.Mutex
+	adminDB  *sql.DB
+	owners   map[string]*sql.DB
+	confined bool
+	// legacyDone: no organization's tables are left in loopwork's own database (legacy.go).
+	legacyDone atomic.Bool
+}
 
 // New returns the service.
-func New(d Deps) *Service { return &Service{d: d} }
+func New(d Deps) *Service {
+	if d.DocumentsURL == "" {
+		d.DocumentsURL, d.OwnCluster = d.DatabaseURL, true
+	}
+	if d.Limits.Connections < 1 {
+		d.Limits.Connections = 5
+	}
+	if d.Limits.StatementTimeout <= 0 {
+		d.Limits.StatementTimeout = 30 * time.Second
+	}
+	if d.Limits.QuotaBytes <= 0 {
+		d.Limits.QuotaBytes = 1 << 30
+	}
+	return &Service{d: d, owners: map[string]*sql.DB{}}
+}
 
 // SetQueue gives the service the queue its imports go to (built after the workers are registered).
 func (s *Service) SetQueue(q *queue.Client) { s.d.Queue = q }
@@ -55,10 +97,14 @@ func (s *Service) Register(w *river.Workers) {
 	river.AddWorker(w, &importWorker{s: s})
 	river.AddWorker(w, &sweepWorker{s: s})
 	river.AddWorker(w, &deleteFilesWorker{s: s})
+	river.AddWorker(w, &legacyWorker{s: s})
 }
 
-// PeriodicJobs are the sweep of expired uploads, for the queue's configuration.
+// PeriodicJobs are the sweep of expired uploads and the move of earlier versions' tables, for the
+// queue's configuration.
 func (s *Service) PeriodicJobs() []*river.PeriodicJob {
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+		func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return legacyArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
 }

@@ -38,7 +38,7 @@ var entries = []entry{
 		[]ct{"user_password"}, []string{"sql_database", "internal_sql_database"}},
 	{"database", "sql_database", "sql_database", "PostgreSQL database", "A PostgreSQL database of yours, reached with a user name and password.",
 		[]ct{"user_password"}, []string{"sql_database"}},
-	{"database", "internal_sql_database", "internal_sql_database", "Document tables", "The organization's imported documents, as tables of its own schema.",
+	{"database", "internal_sql_database", "internal_sql_database", "Document tables", "The organization's imported documents, as tables of its own database.",
 		[]ct{"user_password"}, []string{"internal_sql_database"}},
 	{"messaging", "email_service", "email", "Send e-mail", "Sends an e-mail through the server's mail service or your own.",
 		[]ct{"api_key", "user_password"}, []string{"email_service"}},
