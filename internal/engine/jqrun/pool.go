@@ -231,3 +231,16 @@ func (p *Pool) Close() {
 		c.kill()
 	}
 }
+
+var shared struct {
+	once sync.Once
+	pool *Pool
+	err  error
+}
+
+// Shared is a pool with the default configuration, started on first use, for callers given none (tests
+// that build executors or an engine on their own).
+func Shared() (*Pool, error) {
+	shared.once.Do(func() { shared.pool, shared.err = New(Config{}) })
+	return shared.pool, shared.err
+}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
 	"github.com/loopwork/loopwork/internal/queue"
 )
@@ -45,6 +46,9 @@ type Deps struct {
 	Workers int
 	// Tracer starts the span of each attempt (nil: none are recorded).
 	Tracer trace.TracerProvider
+	// JQ evaluates edge conditions, each within EdgeTime (nil: jqrun.Shared; 0: DefaultEdgeTime).
+	JQ       *jqrun.Pool
+	EdgeTime time.Duration
 }
 
 // DefaultWorkers is how many executors run at once unless Deps.Workers says otherwise.
@@ -63,6 +67,7 @@ type Engine struct {
 	lease  time.Duration
 	queue  *queue.Client
 	tracer trace.Tracer
+	jq     edgeJQ
 	local  *local
 	groups groups
 	// running holds a place for each executor running in this process, River's and local alike.
@@ -93,7 +98,7 @@ func New(d Deps) *Engine {
 		tp = noop.NewTracerProvider()
 	}
 	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: make(chan struct{}, workers),
-		tracer: tp.Tracer(tracerName),
+		tracer: tp.Tracer(tracerName), jq: edgeJQ{pool: d.JQ, limit: d.EdgeTime},
 		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}}
 }
 
