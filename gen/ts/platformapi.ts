@@ -3455,7 +3455,7 @@ export interface components {
             visibility?: components["schemas"]["FlowVisibility"];
         };
         /**
-         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. A definition over the task, edge or depth limits is refused with 422 and not stored; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once.
+         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. A definition over the task, edge or depth limits is refused with 422 and not stored; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`.
          * @example {
          *       "edges": [
          *         {
@@ -3500,7 +3500,7 @@ export interface components {
         };
         /** @description A dependency between two tasks; `target` runs after `source` completes. */
         FlowDefinitionEdge: {
-            /** @description A jq expression evaluated on the source task's output; the edge holds when it yields `true`. Null or omitted means the edge always holds. */
+            /** @description A jq expression evaluated on the source task's output; the edge holds when it yields `true`. Null or omitted means the edge always holds. A condition that fails on the output does not hold. Each evaluation has a deadline (1 s by default) and a memory bound (256 MB by default), set by the server: a condition that passes either fails the source task's attempt for good, with `error.type` `limit_exceeded` and a message naming the edge and the limit. */
             condition?: string | null;
             /** @description Name of the task that runs first. */
             source: string;
@@ -3563,7 +3563,7 @@ export interface components {
             message: string;
             /** @description The task whose failure failed the execution; null when it was stopped. */
             task?: string | null;
-            /** @description `error` (the task failed for good), `timeout` (its last attempt ran past its timeout) or `stopped` (the execution was stopped through `POST /api/flow-executions/{id}/stop`). */
+            /** @description `error` (the task failed for good), `timeout` (its last attempt ran past its timeout), `limit_exceeded` (a jq program of the task — its expression, a template's expression or an outgoing edge's condition — passed its deadline, its memory bound or the size bound of its result; the message names the limit and its value) or `stopped` (the execution was stopped through `POST /api/flow-executions/{id}/stop`). */
             type: string;
         };
         FlowExecutionListResponse: {
@@ -4814,7 +4814,7 @@ export interface components {
             message: string;
             /** @description Stack trace or other diagnostic text from the worker. */
             traceback?: string | null;
-            /** @description Kind of failure, for example `timeout`, `http_error` or the exception class of the worker. */
+            /** @description Kind of failure, for example `timeout`, `limit_exceeded` (a jq program passed its deadline, memory or result-size bound, which the message names), `http_error` or the exception class of the worker. */
             type?: string | null;
         };
         /**

@@ -75,6 +75,18 @@ type Config struct {
 	SQLStatementTimeout time.Duration `env:"LOOPWORK_SQL_STATEMENT_TIMEOUT" default:"30s"`
 	// SQLMaxRows is the most rows a sql_query task returns, whatever its max_rows asks (at most 100000).
 	SQLMaxRows int `env:"LOOPWORK_SQL_MAX_ROWS" default:"10000"`
+	// Tenants' jq programs (transforms, conditions, edge conditions, template expressions) run in a pool
+	// of child processes, never in the server's own. JQWorkers is how many run at once (0: twice the
+	// number of CPUs). JQMemory bounds the memory of one evaluation (bytes, or with K/M/G suffix).
+	// JQMaxTime caps the deadline of a transform or condition, which is otherwise the task's timeout;
+	// JQShortTime is the deadline of an edge condition and of each expression of a template.
+	// JQMaxResult bounds the JSON of one result. A program past any of them fails its attempt with
+	// error type limit_exceeded.
+	JQWorkers   int           `env:"LOOPWORK_JQ_WORKERS" default:"0"`
+	JQMemory    string        `env:"LOOPWORK_JQ_MEMORY" default:"256M"`
+	JQMaxTime   time.Duration `env:"LOOPWORK_JQ_MAX_TIME" default:"30s"`
+	JQShortTime time.Duration `env:"LOOPWORK_JQ_SHORT_TIME" default:"1s"`
+	JQMaxResult string        `env:"LOOPWORK_JQ_MAX_RESULT" default:"16M"`
 
 	// AnonKey is the anonymous key clients send to the authentication service in the apikey header.
 	AnonKey string `env:"LOOPWORK_ANON_KEY" secret:"true"`
@@ -270,6 +282,7 @@ func (c Config) Validate() error {
 	if c.InboundSessionTimeout <= 0 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_INBOUND_SESSION_TIMEOUT=%s: must be positive", c.InboundSessionTimeout))
 	}
+	errs = append(errs, c.validateJQ()...)
 	if n, err := ParseBytes(c.TranscriptionMaxBytes); err != nil || n <= 0 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_MAX_BYTES=%q: must be a positive size such as 25M", c.TranscriptionMaxBytes))
 	}
@@ -541,4 +554,25 @@ func ParseBytes(s string) (int64, error) {
 func (c Config) InboundMaxBytesValue() int64 {
 	n, _ := ParseBytes(c.InboundMaxBytes)
 	return n
+}
+
+// validateJQ checks the bounds of tenants' jq programs.
+func (c Config) validateJQ() []error {
+	var errs []error
+	if c.JQWorkers < 0 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_JQ_WORKERS=%d: must be 0 (twice the CPUs) or more", c.JQWorkers))
+	}
+	if n, err := ParseBytes(c.JQMemory); err != nil || n < 16<<20 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_JQ_MEMORY=%q: must be a size of at least 16M", c.JQMemory))
+	}
+	if n, err := ParseBytes(c.JQMaxResult); err != nil || n <= 0 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_JQ_MAX_RESULT=%q: must be a positive size such as 16M", c.JQMaxResult))
+	}
+	if c.JQMaxTime <= 0 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_JQ_MAX_TIME=%s: must be positive", c.JQMaxTime))
+	}
+	if c.JQShortTime <= 0 || c.JQShortTime > c.JQMaxTime {
+		errs = append(errs, fmt.Errorf("LOOPWORK_JQ_SHORT_TIME=%s: must be positive and at most LOOPWORK_JQ_MAX_TIME", c.JQShortTime))
+	}
+	return errs
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/loopwork/loopwork/internal/blob"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
 	"github.com/loopwork/loopwork/internal/fairshare"
@@ -106,6 +107,7 @@ type Server struct {
 	inboundAddr string
 	listener    *emailtasks.Listener
 	engine      *run.Engine
+	jq          *jqrun.Pool
 	echo        *echo.Echo
 	health      *health.Service
 	queue       *queue.Client
@@ -290,12 +292,17 @@ func New(d Deps) (*Server, error) {
 		OwnCluster: cfg.DocumentsDatabaseURL == "", Files: files, Box: box, Secrets: credentials.NewOpener(d.DB, box), Guard: guard,
 		Logger: d.Logger, Limits: documents.Limits{Connections: cfg.DocumentsConnectionLimit,
 			StatementTimeout: cfg.SQLStatementTimeout, QuotaBytes: int64(cfg.DocumentsQuotaMB) << 20}})
-	execs := metrics.Executors(builtinExecutors(outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg)},
+	jqPool, err := jqPool(cfg)
+	if err != nil {
+		return nil, err
+	}
+	jq := executors.JQ{Pool: jqPool, Template: cfg.JQShortTime, Max: cfg.JQMaxTime}
+	execs := metrics.Executors(builtinExecutors(jq, outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg), JQ: jq},
 		reviewsSvc.Executor(), documentsSvc.SQLConnector(), executors.SQLLimits{MaxRows: cfg.SQLMaxRows,
 			StatementTimeout: cfg.SQLStatementTimeout}, spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
 		modelsOf(endpoints)))
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
-		Workers: cfg.TaskWorkers, WorkersPerOrg: cfg.TaskWorkersPerOrgValue(), Tracer: d.Tracing.Provider()})
+		Workers: cfg.TaskWorkers, WorkersPerOrg: cfg.TaskWorkersPerOrgValue(), Tracer: d.Tracing.Provider(), JQ: jqPool, EdgeTime: cfg.JQShortTime})
 	reviewsSvc.SetEngine(engine)
 	jobWorkers := river.NewWorkers()
 	engine.Register(jobWorkers)
@@ -465,25 +472,25 @@ func New(d Deps) (*Server, error) {
 	}
 	mountOperations(e, metrics, ui, cfg.MetricsAddr != "", authenticator.Resolve)
 
-	return &Server{inbound: emailtasksSvc, inboundAddr: cfg.InboundSMTPAddr, engine: engine, echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger,
+	return &Server{inbound: emailtasksSvc, inboundAddr: cfg.InboundSMTPAddr, engine: engine, jq: jqPool, echo: e, health: hs, queue: q, tokens: tokens, bus: bus, dsn: cfg.DatabaseURL, logger: d.Logger,
 		metrics: metrics, metricsAddr: cfg.MetricsAddr, riverUI: ui}, nil
 }
 
 // builtinExecutors run the task types this server can run; the others fail their task with a message
 // that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
 // humanReview is the human_review executor, which needs the database and the queue.
-func builtinExecutors(outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
+func builtinExecutors(jq executors.JQ, outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
 	sqlLimits executors.SQLLimits, spill executors.Spill, creds executors.Credentials, models executors.Models) executors.Set {
 	set := executors.Set{
 		"sql_query":    executors.SQLQuery(sqlConnect, spill, sqlLimits),
-		"transform":    executors.Transform(),
-		"condition":    executors.Condition(),
+		"transform":    executors.Transform(jq),
+		"condition":    executors.Condition(jq),
 		"delay":        executors.Delay(time.Now),
 		"http_request": executors.HTTPRequest(outbound, creds),
 		"email":        executors.Email(mailDeps),
 		"human_review": humanReview,
 	}
-	set["llm"] = executors.LLM(models, creds, llmUsage)
+	set["llm"] = executors.LLM(jq, models, creds, llmUsage)
 	return set
 }
 
@@ -632,6 +639,7 @@ func (s *Server) Stop(grace time.Duration) error {
 	}
 	s.engine.Drain(grace)
 	err := queue.Stop(s.queue, max(grace-time.Since(begin), time.Second))
+	s.jq.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

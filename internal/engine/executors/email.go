@@ -21,6 +21,8 @@ import (
 type MailDeps struct {
 	Queue  func() *queue.Client
 	Domain string
+	// JQ renders the subject and body.
+	JQ JQ
 }
 
 // Email renders the subject and body of its parameters on the task's input and writes the mail to the
@@ -46,11 +48,11 @@ func Email(d MailDeps) Executor {
 		if err != nil {
 			return Result{}, Permanent(err)
 		}
-		subject, err := render(ctx, p, "subject", in.Data)
+		subject, err := render(ctx, d.JQ, p, "subject", in.Data)
 		if err != nil {
 			return Result{}, err
 		}
-		body, err := render(ctx, p, "body", in.Data)
+		body, err := render(ctx, d.JQ, p, "body", in.Data)
 		if err != nil {
 			return Result{}, err
 		}
@@ -87,9 +89,9 @@ func addresses(p map[string]any, param string) ([]string, error) {
 }
 
 // render fills a template parameter: each `{{ expr }}` is replaced by the first result of the jq
-// expression on data, a string as it is and any other value as JSON. A failing expression fails the
-// task for good: the same input would fail again.
-func render(ctx context.Context, p map[string]any, param string, data any) (string, error) {
+// expression on data, a string as it is and any other value as JSON, each expression within the
+// template deadline of q. A failing expression fails the task for good: the same input would fail again.
+func render(ctx context.Context, q JQ, p map[string]any, param string, data any) (string, error) {
 	tmpl, _ := p[param].(string)
 	parts, err := dsl.ParseTemplate(tmpl)
 	if err != nil {
@@ -101,13 +103,9 @@ func render(ctx context.Context, p map[string]any, param string, data any) (stri
 			b.WriteString(part.Text)
 			continue
 		}
-		code, err := dsl.CompileJQ(part.Text)
+		v, err := q.template(ctx, part.Text, data)
 		if err != nil {
-			return "", Permanent(fmt.Errorf("%s: %w", param, err))
-		}
-		v, err := First(ctx, code, data)
-		if err != nil {
-			return "", fmt.Errorf("%s: {{ %s }}: %w", param, part.Text, err)
+			return "", jqFailure(fmt.Errorf("%s: {{ %s }}: %w", param, part.Text, err))
 		}
 		if s, ok := v.(string); ok {
 			b.WriteString(s)

@@ -2,33 +2,55 @@ package executors
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
-	"github.com/itchyny/gojq"
-
-	"github.com/loopwork/loopwork/internal/engine/dsl"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 )
 
+// JQ evaluates the jq programs of tasks (transforms, conditions, templates) in the pool of bounded child
+// processes, never in the server's own: a program that runs past its deadline or its memory bound fails its
+// attempt with a jqrun.LimitError.
+type JQ struct {
+	// Pool is where the programs run (nil: jqrun.Shared).
+	Pool *jqrun.Pool
+	// Template is the deadline of each expression of a template (0: DefaultTemplateTime).
+	Template time.Duration
+	// Max caps the deadline of a transform or condition, which is otherwise the task's own timeout
+	// (0: the pool's MaxTime).
+	Max time.Duration
+}
+
+// DefaultTemplateTime is the deadline of a template's expression unless JQ.Template says otherwise.
+const DefaultTemplateTime = time.Second
+
 // Transform reshapes its input with the jq expression of its parameters; the output is the
-// expression's first result.
-func Transform() Executor {
+// expression's first result, kept as the JSON the evaluator sent (it is stored as JSON).
+func Transform(q JQ) Executor {
 	return Func(func(ctx context.Context, in Input) (Result, error) {
-		v, err := jq(ctx, in, "expression")
-		if err != nil {
+		raw, err := q.task(ctx, in, "expression")
+		if err != nil || raw == nil {
 			return Result{}, err
 		}
-		return Result{Output: v}, nil
+		return Result{Output: raw}, nil
 	})
 }
 
 // Condition evaluates the jq expression of its parameters on its input; the output is {"result": bool}.
 // Outgoing edges without a condition of their own hold only when the result is true.
-func Condition() Executor {
+func Condition(q JQ) Executor {
 	return Func(func(ctx context.Context, in Input) (Result, error) {
-		v, err := jq(ctx, in, "expression")
+		raw, err := q.task(ctx, in, "expression")
 		if err != nil {
 			return Result{}, err
+		}
+		var v any
+		if raw != nil {
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return Result{}, err
+			}
 		}
 		b, ok := v.(bool)
 		if !ok {
@@ -38,32 +60,61 @@ func Condition() Executor {
 	})
 }
 
-// jq runs the expression in the named parameter on the attempt's input and returns its first result.
-// A failing expression fails the attempt for good: the same input would fail again.
-func jq(ctx context.Context, in Input, param string) (any, error) {
+// task runs the expression in the named parameter on the attempt's input and returns its first result
+// as JSON (nil for null), within the task's timeout capped by q.Max.
+func (q JQ) task(ctx context.Context, in Input, param string) (json.RawMessage, error) {
 	expr, _ := in.Task.Parameters[param].(string)
-	code, err := dsl.CompileJQ(expr)
+	pool, err := q.pool()
 	if err != nil {
-		return nil, Permanent(fmt.Errorf("%s: %w", param, err))
+		return nil, err
 	}
-	return First(ctx, code, in.Data)
+	limit := q.Max
+	if limit <= 0 {
+		limit = pool.Config().MaxTime
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(dl))
+	}
+	input, err := json.Marshal(in.Data)
+	if err != nil {
+		return nil, Permanent(fmt.Errorf("%s: the input is not JSON: %w", param, err))
+	}
+	v, err := pool.EvalJSON(ctx, expr, input, limit)
+	if err != nil {
+		return nil, jqFailure(fmt.Errorf("%s: %w", param, err))
+	}
+	return v, nil
 }
 
-// First is the first result of a compiled jq program on v, or null when it yields nothing.
-func First(ctx context.Context, code *gojq.Code, v any) (any, error) {
-	iter := code.RunWithContext(ctx, v)
-	out, ok := iter.Next()
-	if !ok {
-		return nil, nil
+// template runs one expression of a template within q.Template.
+func (q JQ) template(ctx context.Context, expr string, data any) (any, error) {
+	pool, err := q.pool()
+	if err != nil {
+		return nil, err
 	}
-	if err, isErr := out.(error); isErr {
-		var halt *gojq.HaltError
-		if errors.As(err, &halt) && halt.Value() == nil {
-			return nil, nil
-		}
-		return nil, Permanent(err)
+	limit := q.Template
+	if limit <= 0 {
+		limit = DefaultTemplateTime
 	}
-	return out, nil
+	return pool.Eval(ctx, expr, data, limit)
+}
+
+func (q JQ) pool() (*jqrun.Pool, error) {
+	if q.Pool != nil {
+		return q.Pool, nil
+	}
+	return jqrun.Shared()
+}
+
+// jqFailure marks what a retry cannot cure: a program that fails on its own fails again on the same
+// input, and one that passed a limit would pass it again. A child that stopped for another reason, or
+// an attempt whose context ended, may be retried.
+func jqFailure(err error) error {
+	var e *jqrun.EvalError
+	if errors.As(err, &e) || jqrun.IsLimit(err) {
+		return Permanent(err)
+	}
+	return err
 }
 
 func describe(v any) string {

@@ -27,14 +27,14 @@ type Usage func(ctx context.Context, tx *sqlx.Tx, in Input, model string, u llm.
 // answer that does not follow it fails the attempt (the task's retry applies). credential_id names an
 // api_key credential whose key is used instead of the model endpoint's. The model's failures and
 // timeouts are retried per the task's retry; a model the server does not have fails the task.
-func LLM(models Models, creds Credentials, usage Usage) Executor {
+func LLM(q JQ, models Models, creds Credentials, usage Usage) Executor {
 	return Func(func(ctx context.Context, in Input) (Result, error) {
 		p := in.Task.Parameters
-		prompt, err := render(ctx, p, "prompt", in.Data)
+		prompt, err := render(ctx, q, p, "prompt", in.Data)
 		if err != nil {
 			return Result{}, err
 		}
-		system, err := render(ctx, p, "system", in.Data)
+		system, err := render(ctx, q, p, "system", in.Data)
 		if err != nil {
 			return Result{}, err
 		}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
 	"github.com/loopwork/loopwork/internal/fairshare"
 	"github.com/loopwork/loopwork/internal/queue"
@@ -55,6 +56,9 @@ type Deps struct {
 	WorkersPerOrg int
 	// Tracer starts the span of each attempt (nil: none are recorded).
 	Tracer trace.TracerProvider
+	// JQ evaluates edge conditions, each within EdgeTime (nil: jqrun.Shared; 0: DefaultEdgeTime).
+	JQ       *jqrun.Pool
+	EdgeTime time.Duration
 }
 
 // DefaultWorkers is how many executors run at once unless Deps.Workers says otherwise.
@@ -73,6 +77,7 @@ type Engine struct {
 	lease  time.Duration
 	queue  *queue.Client
 	tracer trace.Tracer
+	jq     edgeJQ
 	local  *local
 	groups groups
 	// running holds a place for each executor running in this process, River's and local alike, shared
@@ -108,7 +113,7 @@ func New(d Deps) *Engine {
 		tp = noop.NewTracerProvider()
 	}
 	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
-		tracer: tp.Tracer(tracerName),
+		tracer: tp.Tracer(tracerName), jq: edgeJQ{pool: d.JQ, limit: d.EdgeTime},
 		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}}
 }
 

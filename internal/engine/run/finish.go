@@ -17,6 +17,7 @@ import (
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 )
 
 // JSON travels to jsonb columns as text: with lib/pq's binary_parameters a []byte would be sent as
@@ -28,6 +29,8 @@ type outcome struct {
 	err    error
 	task   *dsl.Task
 	output json.RawMessage // set when a wait ends
+	plan   *plan           // the plan the attempt ran on, when known
+	dec    *decision       // the links that hold, decided before the transaction
 }
 
 // execRow is the execution as finish sees it, under its row lock.
@@ -53,12 +56,33 @@ func active(status string) bool {
 // for start here once it commits. Plain completions are recorded with the others of their execution
 // that arrive meanwhile (see groups).
 func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArgs, o outcome) error {
-	if o.err == nil && o.output == nil && o.result.InTx == nil && !o.result.Park && o.result.WaitUntil.IsZero() {
+	plain := o.err == nil && o.output == nil && o.result.InTx == nil && !o.result.Park && o.result.WaitUntil.IsZero()
+	if plain {
 		output, err := json.Marshal(o.result.Output)
 		if err != nil {
 			return err
 		}
-		return e.finishCompleted(ctx, job, a, output)
+		o.output = output
+	}
+	if o.err == nil && o.output != nil {
+		// The edges out of the task are decided now, before any transaction: a condition is a tenant's
+		// program, and runs while no row is locked.
+		p := o.plan
+		if p == nil {
+			var err error
+			if p, err = e.planOf(ctx, a.Execution); err != nil {
+				return err
+			}
+		}
+		if o.dec, o.err = e.decide(ctx, p, a.Task, o.output); o.err != nil {
+			if !executors.IsPermanent(o.err) {
+				return o.err // the evaluator could not answer: the job is delivered again
+			}
+			o.output, plain = nil, false
+		}
+	}
+	if plain {
+		return e.finishCompleted(ctx, job, a, o.output, o.dec)
 	}
 	return e.finishOne(ctx, job, a, o)
 }
@@ -160,7 +184,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 			return err
 		}
 	}
-	return e.completed(ctx, tx, x.execRow, p, a.Execution, []done{{task: a.Task, idx: a.Idx, output: output}}, b)
+	return e.completed(ctx, tx, x.execRow, p, a.Execution, []done{{task: a.Task, idx: a.Idx, output: output, dec: o.dec}}, b)
 }
 
 // park leaves the attempt running with no deadline until Report finishes it.
@@ -213,8 +237,11 @@ func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, status strin
 func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs, task *dsl.Task, cause error, b *batch) error {
 	kind := "error"
 	var te timeoutError
-	if errors.As(cause, &te) {
+	switch {
+	case errors.As(cause, &te):
 		kind = "timeout"
+	case jqrun.IsLimit(cause):
+		kind = "limit_exceeded"
 	}
 	msg, _ := json.Marshal(map[string]any{"message": cause.Error(), "type": kind})
 	var input json.RawMessage

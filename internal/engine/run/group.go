@@ -91,13 +91,14 @@ type completion struct {
 	job    *river.Job[taskArgs]
 	args   taskArgs
 	output json.RawMessage
+	dec    *decision
 	err    chan error
 }
 
 // finishCompleted records a completed attempt with the others of its execution that completed
 // meanwhile. The first of them records, round after round, until none is waiting.
-func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output json.RawMessage) error {
-	c := &completion{ctx: ctx, job: job, args: a, output: output, err: make(chan error, 1)}
+func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output json.RawMessage, dec *decision) error {
+	c := &completion{ctx: ctx, job: job, args: a, output: output, dec: dec, err: make(chan error, 1)}
 	e.groups.mu.Lock()
 	e.groups.arrivedLocked(ctx, a.Execution)
 	waiting, underWay := e.groups.by[a.Execution]
@@ -125,7 +126,7 @@ func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], 
 		if err := e.recordGroup(ctx, a.Execution, round); err != nil {
 			// One of them may be what fails: each is recorded on its own instead.
 			for _, r := range round {
-				r.err <- e.finishOne(r.ctx, r.job, r.args, outcome{output: r.output})
+				r.err <- e.finishOne(r.ctx, r.job, r.args, outcome{output: r.output, dec: r.dec})
 			}
 			continue
 		}
@@ -210,13 +211,13 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 		return err
 	}
 	b.flow, b.version = x.Flow, x.Version
+	decs := make(map[string]*decision, len(round))
+	for _, r := range round {
+		decs[r.args.Task] = r.dec
+	}
 	finished := make([]final, len(rows))
 	for i, r := range rows {
-		var value any
-		if err := json.Unmarshal(r.Output, &value); err != nil {
-			return err
-		}
-		finished[i] = final{task: r.Task, completed: true, output: value}
+		finished[i] = final{task: r.Task, completed: true, output: r.Output, dec: decs[r.Task]}
 	}
 	return e.advance(ctx, tx, x, p, exec, finished, b)
 }

@@ -2,10 +2,7 @@ package run
 
 import (
 	"errors"
-	"fmt"
 	"sort"
-
-	"github.com/itchyny/gojq"
 
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
@@ -28,8 +25,9 @@ type plan struct {
 // any of its edges holds.
 type link struct {
 	target string
-	// conds are the conditions of the edges; a nil entry is an edge without a condition.
-	conds []*gojq.Code
+	// conds are the conditions of the edges (jq expressions, run in the pool of bounded children); a nil
+	// entry is an edge without a condition.
+	conds []*string
 	// texts are the conditions as written ("" for none), to compare links of two versions.
 	texts []string
 }
@@ -53,17 +51,11 @@ func compile(def map[string]any, reg *tasks.Registry) (*plan, error) {
 			byPair[k] = l
 			p.preds[e.Target] = append(p.preds[e.Target], e.Source)
 		}
-		var code *gojq.Code
 		text := ""
 		if e.Condition != nil {
 			text = *e.Condition
-			c, err := dsl.CompileJQ(*e.Condition)
-			if err != nil {
-				return nil, fmt.Errorf("edge %s → %s: %w", e.Source, e.Target, err)
-			}
-			code = c
 		}
-		l.conds = append(l.conds, code)
+		l.conds = append(l.conds, e.Condition)
 		l.texts = append(l.texts, text)
 	}
 	for k, l := range byPair {

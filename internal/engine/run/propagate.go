@@ -8,8 +8,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
-
-	"github.com/loopwork/loopwork/internal/engine/executors"
 )
 
 // done is an attempt of one execution that completed with output.
@@ -17,6 +15,7 @@ type done struct {
 	task   string
 	idx    int
 	output json.RawMessage
+	dec    *decision // the links that hold, decided before the transaction (nil: decide in it)
 }
 
 // completed records completed attempts of one execution (one, or several that finished together) and
@@ -29,11 +28,7 @@ func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan,
 	finished := make([]final, len(ds))
 	for i, d := range ds {
 		names[i], idxs[i], outs[i] = d.task, int64(d.idx), string(d.output)
-		var value any
-		if err := json.Unmarshal(d.output, &value); err != nil {
-			return err
-		}
-		finished[i] = final{task: d.task, completed: true, output: value}
+		finished[i] = final{task: d.task, completed: true, output: d.output, dec: d.dec}
 	}
 	if _, err := tx.ExecContext(ctx, `
 		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) AS d (n, i, o)),
@@ -64,7 +59,8 @@ func (e *Engine) advance(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, e
 type final struct {
 	task      string
 	completed bool
-	output    any
+	output    json.RawMessage
+	dec       *decision
 }
 
 // walk carries the consequences of finished tasks through an execution: the successors' counters,
@@ -89,11 +85,11 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 		}
 		decs := map[string]*dec{}
 		for _, f := range finished {
-			for _, l := range w.p.succ[f.task] {
+			for i, l := range w.p.succ[f.task] {
 				holds := false
 				if f.completed {
 					var err error
-					if holds, err = l.holds(ctx, w.p.tasks[f.task].Type, f.output); err != nil {
+					if holds, err = w.holdsHere(ctx, f, i, l); err != nil {
 						return err
 					}
 				}
@@ -150,31 +146,6 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 		}
 	}
 	return nil
-}
-
-// holds is whether the link from a task with this output holds: an edge with a condition holds when
-// the condition yields true; one without holds always, except out of a condition task, whose result
-// decides it.
-func (l link) holds(ctx context.Context, sourceType string, output any) (bool, error) {
-	for _, c := range l.conds {
-		if c == nil {
-			if sourceType != "condition" {
-				return true, nil
-			}
-			if m, ok := output.(map[string]any); ok && m["result"] == true {
-				return true, nil
-			}
-			continue
-		}
-		v, err := executors.First(ctx, c, output)
-		if err != nil {
-			return false, nil // a condition that cannot be evaluated on this output does not hold
-		}
-		if v == true {
-			return true, nil
-		}
-	}
-	return false, nil
 }
 
 // settle counts the tasks that reached a final state and completes the execution when none is left;

@@ -94,13 +94,10 @@ func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UU
 				waiting++
 				continue
 			}
-			var out any
-			if err := json.Unmarshal(kept[pred], &out); err != nil {
-				return err
-			}
-			for _, l := range p.succ[pred] {
+			w := walk{e: e, p: p}
+			for i, l := range p.succ[pred] {
 				if l.target == n {
-					h, err := l.holds(ctx, p.tasks[pred].Type, out)
+					h, err := w.holdsHere(ctx, final{task: pred, completed: true, output: kept[pred]}, i, l)
 					if err != nil {
 						return err
 					}

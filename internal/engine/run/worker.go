@@ -113,7 +113,7 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, c.version, c.flow)
 	}
 	ctx, span := e.startAttempt(ctx, a, task, c)
-	o := outcome{task: task}
+	o := outcome{task: task, plan: p}
 	defer func() { endAttempt(span, o, err) }()
 	timeout := DefaultTimeout
 	if task.TimeoutSeconds != nil {

@@ -1,0 +1,125 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
+)
+
+// DefaultEdgeTime is the deadline of one edge condition unless Deps.EdgeTime says otherwise.
+const DefaultEdgeTime = time.Second
+
+// edgeJQ evaluates edge conditions in the pool of bounded child processes.
+type edgeJQ struct {
+	pool  *jqrun.Pool // nil: jqrun.Shared
+	limit time.Duration
+}
+
+// eval is the first result of expr on output, as JSON (nil for null).
+func (q edgeJQ) eval(ctx context.Context, expr string, output json.RawMessage) (json.RawMessage, error) {
+	pool := q.pool
+	if pool == nil {
+		var err error
+		if pool, err = jqrun.Shared(); err != nil {
+			return nil, err
+		}
+	}
+	limit := q.limit
+	if limit <= 0 {
+		limit = DefaultEdgeTime
+	}
+	return pool.EvalJSON(ctx, expr, output, limit)
+}
+
+// decision is which links out of a task hold, decided from its output before the transaction that records
+// it opens, so that no tenant's program runs while that transaction holds its row locks. It applies only to
+// the plan it was decided on.
+type decision struct {
+	plan *plan
+	held []bool // one per link of plan.succ[task], in order
+}
+
+// decide evaluates the links out of task for its output. A condition that fails does not hold; one that
+// passes its deadline or memory bound fails the attempt (for good: it would pass it again), so that the
+// author sees why the flow stopped instead of a branch silently skipped.
+func (e *Engine) decide(ctx context.Context, p *plan, task string, output json.RawMessage) (*decision, error) {
+	links := p.succ[task]
+	d := &decision{plan: p, held: make([]bool, len(links))}
+	for i, l := range links {
+		h, err := l.holds(ctx, e.jq.eval, p.tasks[task].Type, output)
+		if jqrun.IsLimit(err) {
+			return nil, executors.Permanent(fmt.Errorf("the condition of the edge %s → %s: %w", task, l.target, err))
+		}
+		if err != nil {
+			return nil, err
+		}
+		d.held[i] = h
+	}
+	return d, nil
+}
+
+// planOf is the plan of an execution's version, read without a lock (an execution's version changes only
+// when it is run again, which an attempt of it outlives only as a cancelled one).
+func (e *Engine) planOf(ctx context.Context, exec uuid.UUID) (*plan, error) {
+	var x execRow
+	if err := e.db.GetContext(ctx, &x, `SELECT organization_id, flow_id, flow_version, status, tasks_left
+		FROM flow_executions WHERE id = $1`, exec); err != nil {
+		return nil, err
+	}
+	return e.plan(ctx, e.db, x.Flow, x.Version)
+}
+
+// holds is whether the link from a task with this output holds: an edge with a condition holds when
+// the condition yields true; one without holds always, except out of a condition task, whose result
+// decides it. A condition that cannot be evaluated on this output does not hold; the error returned is a
+// limit passed, or an evaluator that could not answer.
+func (l link) holds(ctx context.Context, eval func(context.Context, string, json.RawMessage) (json.RawMessage, error),
+	sourceType string, output json.RawMessage) (bool, error) {
+	for _, c := range l.conds {
+		if c == nil {
+			if sourceType != "condition" {
+				return true, nil
+			}
+			var m struct {
+				Result any `json:"result"`
+			}
+			if json.Unmarshal(output, &m) == nil && m.Result == true {
+				return true, nil
+			}
+			continue
+		}
+		v, err := eval(ctx, *c, output)
+		var failed *jqrun.EvalError
+		switch {
+		case errors.As(err, &failed):
+			continue
+		case err != nil:
+			return false, err
+		case string(v) == "true":
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// holdsHere decides a link out of a finished task inside the walk: from the decision made before the
+// transaction when there is one for this plan; otherwise (an outcome that arrives inside a transaction
+// already under way: a report, a rerun, an output written by the executor in the transaction) here,
+// bounded by the pool all the same, where a condition that passes a limit does not hold.
+func (w *walk) holdsHere(ctx context.Context, f final, i int, l link) (bool, error) {
+	if f.dec != nil && f.dec.plan == w.p && i < len(f.dec.held) {
+		return f.dec.held[i], nil
+	}
+	h, err := l.holds(ctx, w.e.jq.eval, w.p.tasks[f.task].Type, f.output)
+	if jqrun.IsLimit(err) {
+		return false, nil
+	}
+	return h, err
+}

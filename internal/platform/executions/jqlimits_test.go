@@ -1,0 +1,181 @@
+package executions_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+// TestTenantJQIsBounded attacks a real server with jq programs that never end or grow without bound, as an
+// app_user may write them: an edge condition, a transform and an e-mail template. Each fails its execution
+// with limit_exceeded naming the limit, while the server stays ready, answers a stop at once, holds no
+// database connection busy and keeps its memory.
+func TestTenantJQIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	t.Parallel()
+	bin := testkit.BuildServer(t)
+	db := testkit.DB(t)
+	token := appUser(t, db)
+	srv := testkit.Serve(t, bin, testkit.DSN(t, db), testkit.FreePort(t),
+		"LOOPWORK_JQ_SHORT_TIME=3s", "LOOPWORK_JQ_MEMORY=64M")
+
+	t.Run("edge condition that never ends", func(t *testing.T) {
+		flow := saveFlow(t, srv.URL, token, `{"version": 1, "tasks": [
+			{"name": "a", "type": "transform", "parameters": {"expression": "{n: 1}"}},
+			{"name": "b", "type": "transform", "parameters": {"expression": "."}}],
+			"edges": [{"source": "a", "target": "b", "condition": "reduce range(1e18) as $i (0; .) | . == 0"}]}`)
+		stopped := startExec(t, srv.URL, token, flow)
+		failed := startExec(t, srv.URL, token, flow)
+		waitAttempt(t, db, stopped, "a")
+		// While the conditions run: the server is ready, and no connection sits in a transaction.
+		if st := get(t, srv.URL+"/health/readiness"); st != http.StatusOK {
+			t.Fatalf("readiness answered %d while a condition ran", st)
+		}
+		t0 := time.Now()
+		testkit.Call(t, srv.URL, token, "POST", "/api/flow-executions/"+stopped+"/stop", nil, nil)
+		if took := time.Since(t0); took > time.Second {
+			t.Fatalf("the stop took %s", took)
+		}
+		busy(t, db)
+		e := waitFailed(t, srv.URL, token, failed, 20*time.Second)
+		if e.Type != "limit_exceeded" || !strings.Contains(e.Message, "time limit of 3s") || !strings.Contains(e.Message, "a → b") {
+			t.Fatalf("error %+v", e)
+		}
+		busy(t, db)
+	})
+
+	t.Run("transform that builds a huge value", func(t *testing.T) {
+		before := srv.RSS()
+		flow := saveFlow(t, srv.URL, token, `{"version": 1, "tasks": [
+			{"name": "big", "type": "transform", "parameters": {"expression": "[range(1e9)] | length"}},
+			{"name": "wide", "type": "transform", "parameters": {"expression": "def f: [., .]; 1 | f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f|f"}}],
+			"edges": []}`)
+		e := waitFailed(t, srv.URL, token, startExec(t, srv.URL, token, flow), 60*time.Second)
+		if e.Type != "limit_exceeded" || !strings.Contains(e.Message, "memory limit of 64 MB") {
+			t.Fatalf("error %+v", e)
+		}
+		if after := srv.RSS(); after-before > 100<<20 {
+			t.Fatalf("the server's memory grew from %d MB to %d MB", before>>20, after>>20)
+		}
+	})
+
+	t.Run("e-mail template that never ends", func(t *testing.T) {
+		flow := saveFlow(t, srv.URL, token, `{"version": 1, "tasks": [
+			{"name": "mail", "type": "email", "parameters": {"to": ["someone@example.com"],
+				"subject": "{{ last(range(1e18)) }}", "body": "hello"}}], "edges": []}`)
+		e := waitFailed(t, srv.URL, token, startExec(t, srv.URL, token, flow), 20*time.Second)
+		if e.Type != "limit_exceeded" || !strings.Contains(e.Message, "subject: {{ last(range(1e18)) }}: the jq program passed its time limit of 3s") {
+			t.Fatalf("error %+v", e)
+		}
+		if st := get(t, srv.URL+"/health/readiness"); st != http.StatusOK {
+			t.Fatalf("readiness answered %d", st)
+		}
+	})
+}
+
+// appUser writes an organization with credits and an app_user with an API key, and returns the key.
+func appUser(t *testing.T, db *sqlx.DB) string {
+	t.Helper()
+	testkit.SeedCaller(t, db) // the organization, its credits and an admin
+	var org, user uuid.UUID
+	if err := db.Get(&org, `SELECT id FROM organizations LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Get(&user, `INSERT INTO users (organization_id, email, first_name, last_name, role, email_confirmed_at)
+		VALUES ($1, 'user@crash.test', 'U', 'V', 'app_user', now()) RETURNING id`, org); err != nil {
+		t.Fatal(err)
+	}
+	token, prefix := auth.NewAPIKey()
+	if _, err := db.Exec(`INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) VALUES ($1, $2, 'u', $3, $4)`,
+		org, user, prefix, auth.HashToken(token)); err != nil {
+		t.Fatal(err)
+	}
+	return token
+}
+
+func saveFlow(t *testing.T, base, token, def string) string {
+	t.Helper()
+	var flow struct{ ID string }
+	testkit.Call(t, base, token, "POST", "/api/flows", map[string]any{"display_name": "attack", "definition": json.RawMessage(def)}, &flow)
+	return flow.ID
+}
+
+func startExec(t *testing.T, base, token, flow string) string {
+	t.Helper()
+	var x struct{ ID string }
+	testkit.Call(t, base, token, "POST", "/api/flow-executions", map[string]any{"flow_id": flow, "input": map[string]any{}}, &x)
+	return x.ID
+}
+
+type execError struct {
+	Type, Message string
+}
+
+// waitFailed waits for the execution to fail and returns its error.
+func waitFailed(t *testing.T, base, token, id string, within time.Duration) execError {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var x struct {
+			Status string
+			Error  *execError
+		}
+		testkit.Call(t, base, token, "GET", "/api/flow-executions/"+id, nil, &x)
+		if x.Status == "failed" && x.Error != nil {
+			return *x.Error
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the execution is %s after %s", x.Status, within)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitAttempt waits until the task's attempt has run (its condition is then being evaluated).
+func waitAttempt(t *testing.T, db *sqlx.DB, exec, task string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var n int
+		_ = db.Get(&n, `SELECT count(*) FROM task_executions WHERE flow_execution_id = $1 AND task_name = $2 AND status = 'running'`, exec, task)
+		if n > 0 {
+			time.Sleep(200 * time.Millisecond) // past the transform itself, into its edge's condition
+			return
+		}
+	}
+	t.Fatal("the task never ran")
+}
+
+// busy fails the test when a connection of the server's database has been in a statement or a transaction
+// for more than a second.
+func busy(t *testing.T, db *sqlx.DB) {
+	t.Helper()
+	var stuck []string
+	if err := db.Select(&stuck, `SELECT state || ': ' || left(query, 80) FROM pg_stat_activity
+		WHERE datname = current_database() AND pid <> pg_backend_pid() AND state NOT IN ('idle')
+		  AND now() - state_change > interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	if len(stuck) > 0 {
+		t.Fatalf("connections busy: %v", stuck)
+	}
+}
+
+func get(t *testing.T, url string) int {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode
+}
