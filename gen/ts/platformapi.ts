@@ -2188,9 +2188,11 @@ export interface paths {
          * Sign in or refresh a session
          * @description Issues a session (a JWT access token and a refresh token). The route is compatible with the GoTrue / Supabase authentication service, so existing clients work unchanged. The caller sends the anonymous key in the `apikey` header; a missing or wrong key answers 401.
          *
-         *     With `grant_type=password` the body must carry `email` and `password`. A wrong password, an unknown e-mail, a user who has not accepted the invitation yet and a deactivated user or organization all answer the same 400 with code `invalid_credentials`, so the reply never reveals whether an account exists.
+         *     With `grant_type=password` the body must carry `email` and `password`. A wrong password, an unknown e-mail, a user who has not accepted the invitation yet and a deactivated user or organization all answer the same 400, so the reply never reveals whether an account exists: `error` `invalid_grant`, `error_description` `Invalid login credentials` and `error_code` `invalid_credentials`.
          *
-         *     With `grant_type=refresh_token` the body must carry `refresh_token`. Refresh tokens are single-use: the reply carries a new refresh token and the old one stops working. An unknown, expired, revoked or already used refresh token, or one whose user or organization has been deactivated, answers 400 with code `invalid_grant`; presenting an already used refresh token also revokes every session derived from it.
+         *     With `grant_type=refresh_token` the body must carry `refresh_token`. Refresh tokens are single-use: the reply carries a new refresh token and the old one stops working. An unknown, expired, revoked or already used refresh token, or one whose user or organization has been deactivated, answers 400 with `error` `invalid_grant` and `error_code` `refresh_token_not_found`; presenting an already used refresh token also revokes every session derived from it.
+         *
+         *     These 400 bodies are OAuth 2.0 token errors (RFC 6749 §5.2) as GoTrue sends them, not the ErrorResponse of other routes, so GoTrue and Supabase clients report them as they would GoTrue's.
          *
          *     A field the chosen grant needs but the body lacks answers 422 with `loc` `["body", "<field>"]` and type `missing`; fields the grant does not use are ignored. Sign-in attempts are rate limited per client address and per e-mail; over the limit the route answers 429 with `Retry-After`.
          */
@@ -2611,7 +2613,10 @@ export interface components {
             delimiter: string;
             /** @description The file size in bytes. */
             file_size: number;
-            /** @description The file size in megabytes (bytes / 1048576, rounded to 2 decimals). */
+            /**
+             * Format: double
+             * @description The file size in megabytes, `file_size` / 1048576, not rounded: a file of a few bytes has a small fraction, never 0 (only an empty file has 0).
+             */
             file_size_mb: number;
             /** @description Whether the first row was taken as the header. */
             has_header: boolean;
@@ -2992,7 +2997,7 @@ export interface components {
         CreditBalanceResponse: {
             /**
              * Format: int64
-             * @description Sum of the `amount` of every usage record of the organization (one unit of usage consumes one credit); 0 while no usage has been recorded.
+             * @description Sum of the `amount` of every usage record of the organization (one unit of usage consumes one credit); 0 while no usage has been recorded. It is not always 0: this server meters usage (job submissions and `/api/usage` records), and `credits_remaining` is `credits_granted` minus this value, so a constant 0 would contradict the balance. Clients that read it as always 0 keep working, as its name, type and default are unchanged.
              * @default 0
              */
             credits_consumed: number;
@@ -4867,6 +4872,23 @@ export interface components {
          * @enum {string}
          */
         TaskTagOperationStatus: "added" | "removed" | "already_exists" | "not_found";
+        /** @description A refused grant of `POST /auth/v1/token`, shaped as GoTrue answers it: the OAuth 2.0 error (RFC 6749 §5.2) with GoTrue's `error_code`. */
+        TokenError: {
+            /**
+             * @description The OAuth 2.0 error code; `invalid_grant` for wrong credentials and unusable refresh tokens.
+             * @enum {string}
+             */
+            error: "invalid_grant";
+            /**
+             * @description GoTrue's finer code: `invalid_credentials` for the password grant, `refresh_token_not_found` for an unknown, expired, revoked or already used refresh token.
+             * @enum {string}
+             */
+            error_code: "invalid_credentials" | "refresh_token_not_found";
+            /** @description Human-readable description, for example `Invalid login credentials`. */
+            error_description: string;
+            /** @description ULID of the request, for support and debugging (also in the `X-Request-ID` header). */
+            request_id?: string | null;
+        };
         /** @description Body of `POST /auth/v1/token`. `grant_type=password` needs `email` and `password`; `grant_type=refresh_token` needs `refresh_token`. Fields the grant does not use are ignored. */
         TokenRequest: {
             /**
@@ -9212,7 +9234,15 @@ export interface operations {
                     "application/json": components["schemas"]["AuthSession"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            /** @description The credentials or the refresh token cannot be used (an OAuth 2.0 token error). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenError"];
+                };
+            };
             401: components["responses"]["Unauthorized"];
             422: components["responses"]["ValidationFailed"];
             429: components["responses"]["TooManyRequests"];

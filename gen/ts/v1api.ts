@@ -684,11 +684,14 @@ export interface paths {
          *     on the app.
          *
          *     The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-         *     `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-         *     `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-         *     `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-         *     (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-         *     object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+         *     `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+         *     NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+         *     response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+         *     `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+         *     arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+         *     In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+         *     appears only when some job's response is not an object, or when no job's response was flattened.
+         *     The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
          *     4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
          *     text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
          *     (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -1067,8 +1070,8 @@ export interface paths {
          * @description Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
          *     spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
          *     once in the day it was given, and its cost is the sum of the usage recorded for its job
-         *     (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
-         *     `median` the median per label. Days without labels answer zero counts and null average and median. Any
+         *     (`/api/usage` records with that `job_id`; every label is measured, so `measured_count` equals
+         *     `job_count`); `total` is the day's sum, `average` `total / job_count`, `median` the median per label. Days without labels answer zero counts and null average and median. Any
          *     member of the app may call it.
          */
         get: operations["getLabelingJobsCostOverTime"];
@@ -1119,12 +1122,13 @@ export interface paths {
         };
         /**
          * Labeling time over time (mock)
-         * @description Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
-         *     labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
-         *     worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
-         *     without taking the job first have no measured time and are not counted here. `total` is the day's sum,
-         *     `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
-         *     and null average and median. Any member of the app may call it.
+         * @description Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled (`job_count`,
+         *     every LABELED and RELABELED event) and the time spent labeling them (`unit` is `seconds`): a label's time
+         *     runs from the latest assignment of the job to the same worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED
+         *     event) to the label; labels given without taking the job first have no measured time, count in
+         *     `job_count` but not in `measured_count`. `total` is the day's sum of measured times, `average`
+         *     `total / measured_count`, `median` the median measured time. Days without labels answer zero counts and
+         *     null average and median. Any member of the app may call it.
          */
         get: operations["getLabelingJobsTimeOverTime"];
         put?: never;
@@ -1295,17 +1299,20 @@ export interface paths {
          *     derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
          *     new dataset is created from the API's current baseline data of the configuration's `baseline_types`
          *     and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-         *     `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-         *     invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-         *     from, or when another operation is running. Callers need the MANAGER role on the app.
+         *     `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+         *     answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+         *     invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+         *     dataset from. Callers need the MANAGER role on the app.
          *
          *     A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
          *     do not change it. MEASURE submits one job of the app per record, with the record's input, through the
          *     same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
          *     `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
          *     metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-         *     with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-         *     `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+         *     with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+         *     `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+         *     are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+         *     default field of a target) is compared with them. The parameter set is derived from the API, the
          *     flow version jobs run and the app's `settings`; only the current one can be measured (404 for
          *     another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
          *     (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -2744,9 +2751,14 @@ export interface components {
         } | null);
         /** @description Labeling quality figures of one time bucket. */
         LabelingMetricsBucket: {
-            /** @description `correct` divided by `reviewed`; null when nothing was reviewed. */
+            /**
+             * Format: double
+             * @description `correct` divided by `reviewed`, in double precision (so it equals the division a client makes of
+             *     the two counts); null when nothing was reviewed.
+             */
             accuracy?: number | null;
             /**
+             * Format: double
              * @description Agreement between labelers on the jobs relabeled in the bucket: Krippendorff's alpha for nominal
              *     data, each relabeled job a unit of two labels (the response it had before and the one it has now,
              *     compared as canonical JSON). 1 is perfect agreement, 0 agreement by chance; null when no job was
@@ -2796,7 +2808,10 @@ export interface components {
         };
         /** @description Labeling figures of one time bucket. */
         LabelingTimeBucket: {
-            /** @description `total` divided by `job_count`; null when no job was labeled. */
+            /**
+             * Format: double
+             * @description `total` divided by `measured_count`; null when no label was measured.
+             */
             average?: number | null;
             /**
              * Format: date-time
@@ -2805,17 +2820,31 @@ export interface components {
             end: string;
             /**
              * Format: int64
-             * @description Number of jobs labeled in the bucket.
+             * @description Number of jobs labeled in the bucket: every label given (LABELED and RELABELED events, as `labeled`
+             *     of the metrics route counts them), whether or not its time or cost is known.
              */
             job_count: number;
-            /** @description Median per job, in `unit`; null when no job was labeled. */
+            /**
+             * Format: int64
+             * @description Labels among `job_count` whose time (or cost) is known, and which `total`, `average` and `median`
+             *     are computed over. On the time route a label's time is known when the job was taken through
+             *     `GET /v1/apps/{app_id}/label` first; on the cost route every label has a cost (0 without usage).
+             */
+            measured_count: number;
+            /**
+             * Format: double
+             * @description Median per measured label, in `unit`; null when no label was measured.
+             */
             median?: number | null;
             /**
              * Format: date-time
              * @description Start of the bucket (inclusive).
              */
             start: string;
-            /** @description Total time (seconds) or cost (credits) of those labels, in the reply's `unit`. */
+            /**
+             * Format: double
+             * @description Total time (seconds) or cost (credits) of the measured labels, in the reply's `unit`.
+             */
             total: number;
         };
         /**
@@ -2900,7 +2929,7 @@ export interface components {
             enabled: boolean;
             /**
              * @description JSON paths (inside braces) of the response fields measured; empty means the whole response
-             *     `{}`.
+             *     `{}`. `latency_seconds` and `cost_credits` are per job and always recorded under `{}`.
              */
             fields: string[];
             /** @description When set, a MEASURE operation starts every this many hours; null means only on request. */
@@ -5546,8 +5575,12 @@ export interface operations {
                  *     annotations of the key without the postfix and are written right after it.
                  */
                 annotationPostfixKeys?: string[];
-                /** @description CSV only. Field delimiter, `comma` (`,`, default), `semicolon` (`;`) or `pipe` (`|`). */
-                fieldDelimiter?: "comma" | "semicolon" | "pipe";
+                /**
+                 * @description CSV only. Field delimiter, named or as the character itself: `comma` or `,` (default), `semicolon`
+                 *     or `;`, `pipe` or `|`. The character is percent-encoded in the query like any reserved character
+                 *     (`fieldDelimiter=%3B`, `%2C`, `%7C`), as HTTP clients do when given the value.
+                 */
+                fieldDelimiter?: "comma" | "semicolon" | "pipe" | "," | ";" | "|";
                 /**
                  * @description Base name of the file, without extension (`.csv` or `.jsonl` is added). Default: the app's name and
                  *     the UTC time of the request. A unique suffix is added when needed.
@@ -7449,10 +7482,7 @@ export interface operations {
                     "application/json": components["schemas"]["OperationReturn"];
                 };
             };
-            /**
-             * @description Bad request (invalid body, no metrics selected, no baseline data, or an operation already
-             *     running).
-             */
+            /** @description Bad request (invalid body, no metrics selected, or no baseline data). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7465,6 +7495,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description The app, or the dataset or parameter set named in the body, was not found. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Another measurer operation of the app is queued or running. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1354,6 +1354,9 @@ func (e ExportJobResponsesParamsResponseMatchType) Valid() bool {
 // Defines values for ExportJobResponsesParamsFieldDelimiter.
 const (
 	Comma     ExportJobResponsesParamsFieldDelimiter = "comma"
+	Empty     ExportJobResponsesParamsFieldDelimiter = ","
+	N1        ExportJobResponsesParamsFieldDelimiter = ";"
+	Or        ExportJobResponsesParamsFieldDelimiter = "|"
 	Pipe      ExportJobResponsesParamsFieldDelimiter = "pipe"
 	Semicolon ExportJobResponsesParamsFieldDelimiter = "semicolon"
 )
@@ -1362,6 +1365,12 @@ const (
 func (e ExportJobResponsesParamsFieldDelimiter) Valid() bool {
 	switch e {
 	case Comma:
+		return true
+	case Empty:
+		return true
+	case N1:
+		return true
+	case Or:
 		return true
 	case Pipe:
 		return true
@@ -3609,14 +3618,15 @@ type JsonValue = interface{}
 
 // LabelingMetricsBucket Labeling quality figures of one time bucket.
 type LabelingMetricsBucket struct {
-	// Accuracy `correct` divided by `reviewed`; null when nothing was reviewed.
-	Accuracy *float32 `json:"accuracy,omitempty"`
+	// Accuracy `correct` divided by `reviewed`, in double precision (so it equals the division a client makes of
+	// the two counts); null when nothing was reviewed.
+	Accuracy *float64 `json:"accuracy,omitempty"`
 
 	// Agreement Agreement between labelers on the jobs relabeled in the bucket: Krippendorff's alpha for nominal
 	// data, each relabeled job a unit of two labels (the response it had before and the one it has now,
 	// compared as canonical JSON). 1 is perfect agreement, 0 agreement by chance; null when no job was
 	// relabeled or every label is the same.
-	Agreement *float32 `json:"agreement,omitempty"`
+	Agreement *float64 `json:"agreement,omitempty"`
 
 	// Correct Reviews with the verdict correct.
 	Correct int64 `json:"correct"`
@@ -3645,23 +3655,29 @@ type LabelingMetricsBucket struct {
 
 // LabelingTimeBucket Labeling figures of one time bucket.
 type LabelingTimeBucket struct {
-	// Average `total` divided by `job_count`; null when no job was labeled.
-	Average *float32 `json:"average,omitempty"`
+	// Average `total` divided by `measured_count`; null when no label was measured.
+	Average *float64 `json:"average,omitempty"`
 
 	// End End of the bucket (exclusive).
 	End time.Time `json:"end"`
 
-	// JobCount Number of jobs labeled in the bucket.
+	// JobCount Number of jobs labeled in the bucket: every label given (LABELED and RELABELED events, as `labeled`
+	// of the metrics route counts them), whether or not its time or cost is known.
 	JobCount int64 `json:"job_count"`
 
-	// Median Median per job, in `unit`; null when no job was labeled.
-	Median *float32 `json:"median,omitempty"`
+	// MeasuredCount Labels among `job_count` whose time (or cost) is known, and which `total`, `average` and `median`
+	// are computed over. On the time route a label's time is known when the job was taken through
+	// `GET /v1/apps/{app_id}/label` first; on the cost route every label has a cost (0 without usage).
+	MeasuredCount int64 `json:"measured_count"`
+
+	// Median Median per measured label, in `unit`; null when no label was measured.
+	Median *float64 `json:"median,omitempty"`
 
 	// Start Start of the bucket (inclusive).
 	Start time.Time `json:"start"`
 
-	// Total Total time (seconds) or cost (credits) of those labels, in the reply's `unit`.
-	Total float32 `json:"total"`
+	// Total Total time (seconds) or cost (credits) of the measured labels, in the reply's `unit`.
+	Total float64 `json:"total"`
 }
 
 // Measurement One measurement, or one group of measurements when `group_by` was given. Without grouping every key is
@@ -3729,7 +3745,7 @@ type MeasurerConfiguration struct {
 	Enabled bool `json:"enabled"`
 
 	// Fields JSON paths (inside braces) of the response fields measured; empty means the whole response
-	// `{}`.
+	// `{}`. `latency_seconds` and `cost_credits` are per job and always recorded under `{}`.
 	Fields []string `json:"fields"`
 
 	// MeasureIntervalHours When set, a MEASURE operation starts every this many hours; null means only on request.
@@ -5136,7 +5152,9 @@ type ExportJobResponsesParams struct {
 	// annotations of the key without the postfix and are written right after it.
 	AnnotationPostfixKeys *[]string `form:"annotationPostfixKeys,omitempty" json:"annotationPostfixKeys,omitempty"`
 
-	// FieldDelimiter CSV only. Field delimiter, `comma` (`,`, default), `semicolon` (`;`) or `pipe` (`|`).
+	// FieldDelimiter CSV only. Field delimiter, named or as the character itself: `comma` or `,` (default), `semicolon`
+	// or `;`, `pipe` or `|`. The character is percent-encoded in the query like any reserved character
+	// (`fieldDelimiter=%3B`, `%2C`, `%7C`), as HTTP clients do when given the value.
 	FieldDelimiter *ExportJobResponsesParamsFieldDelimiter `form:"fieldDelimiter,omitempty" json:"fieldDelimiter,omitempty"`
 
 	// FileName Base name of the file, without extension (`.csv` or `.jsonl` is added). Default: the app's name and
@@ -7063,11 +7081,14 @@ type ClientInterface interface {
 	// on the app.
 	//
 	// The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-	// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-	// `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-	// `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-	// (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-	// object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+	// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+	// NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+	// response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+	// `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+	// arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+	// In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+	// appears only when some job's response is not an object, or when no job's response was flattened.
+	// The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
 	// 4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
 	// text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
 	// (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -7092,11 +7113,14 @@ type ClientInterface interface {
 	// on the app.
 	//
 	// The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-	// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-	// `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-	// `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-	// (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-	// object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+	// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+	// NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+	// response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+	// `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+	// arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+	// In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+	// appears only when some job's response is not an object, or when no job's response was flattened.
+	// The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
 	// 4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
 	// text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
 	// (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -7357,8 +7381,8 @@ type ClientInterface interface {
 	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
 	// spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
 	// once in the day it was given, and its cost is the sum of the usage recorded for its job
-	// (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
-	// `median` the median per label. Days without labels answer zero counts and null average and median. Any
+	// (`/api/usage` records with that `job_id`; every label is measured, so `measured_count` equals
+	// `job_count`); `total` is the day's sum, `average` `total / job_count`, `median` the median per label. Days without labels answer zero counts and null average and median. Any
 	// member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
@@ -7377,12 +7401,13 @@ type ClientInterface interface {
 
 	// GetLabelingJobsTimeOverTime Labeling time over time (mock)
 	//
-	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
-	// labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
-	// worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
-	// without taking the job first have no measured time and are not counted here. `total` is the day's sum,
-	// `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
-	// and null average and median. Any member of the app may call it.
+	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled (`job_count`,
+	// every LABELED and RELABELED event) and the time spent labeling them (`unit` is `seconds`): a label's time
+	// runs from the latest assignment of the job to the same worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED
+	// event) to the label; labels given without taking the job first have no measured time, count in
+	// `job_count` but not in `measured_count`. `total` is the day's sum of measured times, `average`
+	// `total / measured_count`, `median` the median measured time. Days without labels answer zero counts and
+	// null average and median. Any member of the app may call it.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 	GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7475,17 +7500,20 @@ type ClientInterface interface {
 	// derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
 	// new dataset is created from the API's current baseline data of the configuration's `baseline_types`
 	// and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-	// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-	// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-	// from, or when another operation is running. Callers need the MANAGER role on the app.
+	// `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+	// answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+	// invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+	// dataset from. Callers need the MANAGER role on the app.
 	//
 	// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
 	// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
 	// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
 	// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
 	// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-	// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-	// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+	// with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+	// `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+	// are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+	// default field of a target) is compared with them. The parameter set is derived from the API, the
 	// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
 	// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
 	// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -7505,17 +7533,20 @@ type ClientInterface interface {
 	// derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
 	// new dataset is created from the API's current baseline data of the configuration's `baseline_types`
 	// and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-	// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-	// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-	// from, or when another operation is running. Callers need the MANAGER role on the app.
+	// `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+	// answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+	// invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+	// dataset from. Callers need the MANAGER role on the app.
 	//
 	// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
 	// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
 	// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
 	// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
 	// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-	// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-	// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+	// with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+	// `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+	// are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+	// default field of a target) is compared with them. The parameter set is derived from the API, the
 	// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
 	// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
 	// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -8575,11 +8606,14 @@ func (c *Client) GetJobFeedbackStats(ctx context.Context, appId AppIdPath, param
 // on the app.
 //
 // The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-// `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-// `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-// (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-// object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+// NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+// response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+// `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+// arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+// In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+// appears only when some job's response is not an object, or when no job's response was flattened.
+// The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
 // 4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
 // text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
 // (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -8614,11 +8648,14 @@ func (c *Client) ExportJobResponsesWithBody(ctx context.Context, appId AppIdPath
 // on the app.
 //
 // The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-// `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-// `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-// (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-// object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+// NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+// response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+// `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+// arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+// In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+// appears only when some job's response is not an object, or when no job's response was flattened.
+// The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
 // 4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
 // text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
 // (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -9089,8 +9126,8 @@ func (c *Client) GetJobToLabel(ctx context.Context, appId AppIdPath, params *Get
 // Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
 // spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
 // once in the day it was given, and its cost is the sum of the usage recorded for its job
-// (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
-// `median` the median per label. Days without labels answer zero counts and null average and median. Any
+// (`/api/usage` records with that `job_id`; every label is measured, so `measured_count` equals
+// `job_count`); `total` is the day's sum, `average` `total / job_count`, `median` the median per label. Days without labels answer zero counts and null average and median. Any
 // member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/labeling/jobs_cost_over_time (the `GetLabelingJobsCostOverTime` operationId).
@@ -9129,12 +9166,13 @@ func (c *Client) GetLabelingJobsMetricsOverTime(ctx context.Context, appId AppId
 
 // GetLabelingJobsTimeOverTime Labeling time over time (mock)
 //
-// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
-// labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
-// worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
-// without taking the job first have no measured time and are not counted here. `total` is the day's sum,
-// `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
-// and null average and median. Any member of the app may call it.
+// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled (`job_count`,
+// every LABELED and RELABELED event) and the time spent labeling them (`unit` is `seconds`): a label's time
+// runs from the latest assignment of the job to the same worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED
+// event) to the label; labels given without taking the job first have no measured time, count in
+// `job_count` but not in `measured_count`. `total` is the day's sum of measured times, `average`
+// `total / measured_count`, `median` the median measured time. Days without labels answer zero counts and
+// null average and median. Any member of the app may call it.
 //
 // Corresponds with GET /v1/apps/{app_id}/labeling/jobs_time_over_time (the `GetLabelingJobsTimeOverTime` operationId).
 func (c *Client) GetLabelingJobsTimeOverTime(ctx context.Context, appId AppIdPath, params *GetLabelingJobsTimeOverTimeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9317,17 +9355,20 @@ func (c *Client) ListMeasurerOperations(ctx context.Context, appId AppIdPath, pa
 // derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
 // new dataset is created from the API's current baseline data of the configuration's `baseline_types`
 // and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-// from, or when another operation is running. Callers need the MANAGER role on the app.
+// `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+// answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+// invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+// dataset from. Callers need the MANAGER role on the app.
 //
 // A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
 // do not change it. MEASURE submits one job of the app per record, with the record's input, through the
 // same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
 // `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
 // metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+// with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+// `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+// are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+// default field of a target) is compared with them. The parameter set is derived from the API, the
 // flow version jobs run and the app's `settings`; only the current one can be measured (404 for
 // another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
 // (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -9357,17 +9398,20 @@ func (c *Client) CreateMeasurerOperationWithBody(ctx context.Context, appId AppI
 // derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
 // new dataset is created from the API's current baseline data of the configuration's `baseline_types`
 // and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-// from, or when another operation is running. Callers need the MANAGER role on the app.
+// `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+// answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+// invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+// dataset from. Callers need the MANAGER role on the app.
 //
 // A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
 // do not change it. MEASURE submits one job of the app per record, with the record's input, through the
 // same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
 // `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
 // metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+// with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+// `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+// are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+// default field of a target) is compared with them. The parameter set is derived from the API, the
 // flow version jobs run and the app's `settings`; only the current one can be measured (404 for
 // another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
 // (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -18955,11 +18999,14 @@ type ClientWithResponsesInterface interface {
 	// on the app.
 	//
 	// The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-	// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-	// `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-	// `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-	// (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-	// object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+	// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+	// NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+	// response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+	// `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+	// arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+	// In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+	// appears only when some job's response is not an object, or when no job's response was flattened.
+	// The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
 	// 4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
 	// text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
 	// (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -18984,11 +19031,14 @@ type ClientWithResponsesInterface interface {
 	// on the app.
 	//
 	// The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-	// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-	// `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-	// `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-	// (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-	// object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+	// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+	// NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+	// response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+	// `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+	// arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+	// In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+	// appears only when some job's response is not an object, or when no job's response was flattened.
+	// The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
 	// 4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
 	// text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
 	// (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -19269,8 +19319,8 @@ type ClientWithResponsesInterface interface {
 	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
 	// spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
 	// once in the day it was given, and its cost is the sum of the usage recorded for its job
-	// (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
-	// `median` the median per label. Days without labels answer zero counts and null average and median. Any
+	// (`/api/usage` records with that `job_id`; every label is measured, so `measured_count` equals
+	// `job_count`); `total` is the day's sum, `average` `total / job_count`, `median` the median per label. Days without labels answer zero counts and null average and median. Any
 	// member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -19293,12 +19343,13 @@ type ClientWithResponsesInterface interface {
 
 	// GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock)
 	//
-	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
-	// labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
-	// worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
-	// without taking the job first have no measured time and are not counted here. `total` is the day's sum,
-	// `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
-	// and null average and median. Any member of the app may call it.
+	// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled (`job_count`,
+	// every LABELED and RELABELED event) and the time spent labeling them (`unit` is `seconds`): a label's time
+	// runs from the latest assignment of the job to the same worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED
+	// event) to the label; labels given without taking the job first have no measured time, count in
+	// `job_count` but not in `measured_count`. `total` is the day's sum of measured times, `average`
+	// `total / measured_count`, `median` the median measured time. Days without labels answer zero counts and
+	// null average and median. Any member of the app may call it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19405,17 +19456,20 @@ type ClientWithResponsesInterface interface {
 	// derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
 	// new dataset is created from the API's current baseline data of the configuration's `baseline_types`
 	// and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-	// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-	// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-	// from, or when another operation is running. Callers need the MANAGER role on the app.
+	// `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+	// answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+	// invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+	// dataset from. Callers need the MANAGER role on the app.
 	//
 	// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
 	// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
 	// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
 	// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
 	// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-	// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-	// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+	// with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+	// `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+	// are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+	// default field of a target) is compared with them. The parameter set is derived from the API, the
 	// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
 	// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
 	// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -19435,17 +19489,20 @@ type ClientWithResponsesInterface interface {
 	// derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
 	// new dataset is created from the API's current baseline data of the configuration's `baseline_types`
 	// and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-	// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-	// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-	// from, or when another operation is running. Callers need the MANAGER role on the app.
+	// `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+	// answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+	// invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+	// dataset from. Callers need the MANAGER role on the app.
 	//
 	// A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
 	// do not change it. MEASURE submits one job of the app per record, with the record's input, through the
 	// same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
 	// `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
 	// metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-	// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-	// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+	// with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+	// `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+	// are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+	// default field of a target) is compared with them. The parameter set is derived from the API, the
 	// flow version jobs run and the app's `settings`; only the current one can be measured (404 for
 	// another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
 	// (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -24264,6 +24321,8 @@ type CreateMeasurerOperationResponse struct {
 	JSON403 *Forbidden
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorResponse
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorResponse
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *UnexpectedError
 }
@@ -24291,6 +24350,11 @@ func (r CreateMeasurerOperationResponse) GetJSON403() *Forbidden {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r CreateMeasurerOperationResponse) GetJSON404() *ErrorResponse {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateMeasurerOperationResponse) GetJSON409() *ErrorResponse {
+	return r.JSON409
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -25871,11 +25935,14 @@ func (c *ClientWithResponses) GetJobFeedbackStatsWithResponse(ctx context.Contex
 // on the app.
 //
 // The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-// `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-// `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-// (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-// object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+// NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+// response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+// `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+// arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+// In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+// appears only when some job's response is not an object, or when no job's response was flattened.
+// The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
 // 4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
 // text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
 // (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -25906,11 +25973,14 @@ func (c *ClientWithResponses) ExportJobResponsesWithBodyWithResponse(ctx context
 // on the app.
 //
 // The file holds one record per job, in id order: `id`, `status`, `batch_id`, `tags`, `created_at`,
-// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed`, `edited`, `relabeled`,
-// `error`, `metadata`, then the input and the response, then `feedback` and `feedback_tags` (with
-// `withFeedback`) and `history` (with `withHistory`). Flattened, nested objects become dotted keys
-// (`input.doc.name`, `response.total`); arrays and empty objects stay JSON values; a response that is not an
-// object stays one `response` key. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
+// `completed_at` (RFC 3339, UTC), `score`, `trust_score`, `correct`, `reviewed` (CORRECT, NOT_CORRECT or
+// NOT_REVIEWED, as the job shows it), `edited`, `relabeled`, `error`, `metadata`, then the input and the
+// response, then `feedback` and `feedback_tags` (with `withFeedback`) and `history` (with
+// `withHistory`). Flattened, nested objects become dotted keys (`input.doc.name`, `response.total`);
+// arrays and empty objects stay JSON values; a response that is not an object stays one `response` key.
+// In a flattened CSV a job without a response has empty `response.*` fields; the one `response` column
+// appears only when some job's response is not an object, or when no job's response was flattened.
+// The download is served with the content type the link names: `application/jsonl` or `text/csv`. JSON Lines writes one compact JSON object per line (`\n`). CSV follows RFC
 // 4180 with `\r\n` line ends: strings as they are, null as an empty field, other values as compact JSON
 // text; a field is quoted when it holds the delimiter, a quote, a line break or leading or trailing space
 // (every field with `quoteValues`). A flattened CSV's columns are the union of every job's keys: the fixed
@@ -26317,8 +26387,8 @@ func (c *ClientWithResponses) GetJobToLabelWithResponse(ctx context.Context, app
 // Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the credits
 // spent on them (`unit` is `credits`): each label (a LABELED or RELABELED event of the job history) counts
 // once in the day it was given, and its cost is the sum of the usage recorded for its job
-// (`/api/usage` records with that `job_id`); `total` is the day's sum, `average` `total / job_count`,
-// `median` the median per label. Days without labels answer zero counts and null average and median. Any
+// (`/api/usage` records with that `job_id`; every label is measured, so `measured_count` equals
+// `job_count`); `total` is the day's sum, `average` `total / job_count`, `median` the median per label. Days without labels answer zero counts and null average and median. Any
 // member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -26353,12 +26423,13 @@ func (c *ClientWithResponses) GetLabelingJobsMetricsOverTimeWithResponse(ctx con
 
 // GetLabelingJobsTimeOverTimeWithResponse Labeling time over time (mock)
 //
-// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled and the time spent
-// labeling them (`unit` is `seconds`): a label's time runs from the latest assignment of the job to the same
-// worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED event) to the label (LABELED or RELABELED); labels given
-// without taking the job first have no measured time and are not counted here. `total` is the day's sum,
-// `average` `total / job_count`, `median` the median label time. Days without labels answer zero counts
-// and null average and median. Any member of the app may call it.
+// Answers, per day over the last 30 days (UTC days, today last), the number of jobs labeled (`job_count`,
+// every LABELED and RELABELED event) and the time spent labeling them (`unit` is `seconds`): a label's time
+// runs from the latest assignment of the job to the same worker (`GET /v1/apps/{app_id}/label`, an ASSIGNED
+// event) to the label; labels given without taking the job first have no measured time, count in
+// `job_count` but not in `measured_count`. `total` is the day's sum of measured times, `average`
+// `total / measured_count`, `median` the median measured time. Days without labels answer zero counts and
+// null average and median. Any member of the app may call it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -26519,17 +26590,20 @@ func (c *ClientWithResponses) ListMeasurerOperationsWithResponse(ctx context.Con
 // derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
 // new dataset is created from the API's current baseline data of the configuration's `baseline_types`
 // and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-// from, or when another operation is running. Callers need the MANAGER role on the app.
+// `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+// answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+// invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+// dataset from. Callers need the MANAGER role on the app.
 //
 // A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
 // do not change it. MEASURE submits one job of the app per record, with the record's input, through the
 // same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
 // `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
 // metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+// with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+// `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+// are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+// default field of a target) is compared with them. The parameter set is derived from the API, the
 // flow version jobs run and the app's `settings`; only the current one can be measured (404 for
 // another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
 // (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -26555,17 +26629,20 @@ func (c *ClientWithResponses) CreateMeasurerOperationWithBodyWithResponse(ctx co
 // derives per-field confidence thresholds from the jobs measured over a dataset. Without `dataset_id` a
 // new dataset is created from the API's current baseline data of the configuration's `baseline_types`
 // and its id is answered in `dataset_id`. While an operation is QUEUED or RUNNING the configuration's
-// `state` is CALCULATING and a second one is refused (400). Answers 400 (bad request) when the body is
-// invalid, when the configuration selects no metrics, when there is no baseline data to build a dataset
-// from, or when another operation is running. Callers need the MANAGER role on the app.
+// `state` is CALCULATING and a second one is refused with 409 (code `conflict`), as job submission
+// answers 409 while performance is being calculated. Answers 400 (bad request) when the body is
+// invalid, when the configuration selects no metrics, or when there is no baseline data to build a
+// dataset from. Callers need the MANAGER role on the app.
 //
 // A dataset is a snapshot of baseline records (the most recent `max_entries`); later edits of the records
 // do not change it. MEASURE submits one job of the app per record, with the record's input, through the
 // same path as `POST /v1/apps/{app_id}/jobs` (credits, the flow's execution; tagged `measurement`, and
 // `is_measurement`), waits for all of them to finish (`progress` follows), then records each configured
 // metric of each configured field (the whole response `{}` when none is configured) in the measurements,
-// with the dataset and parameter set: a job that did not complete counts as a wrong answer;
-// `latency_seconds` is measured over the completed jobs. The parameter set is derived from the API, the
+// with the dataset and parameter set: a job that did not complete counts as a wrong answer.
+// `latency_seconds` (over the completed jobs) and `cost_credits` describe whole jobs, not a field: they
+// are recorded once, under the field `{}`, whatever fields are configured, so a target on `{}` (the
+// default field of a target) is compared with them. The parameter set is derived from the API, the
 // flow version jobs run and the app's `settings`; only the current one can be measured (404 for
 // another). CALIBRATE, per configured field, takes the dataset's measured jobs that have a confidence
 // (their `score`) and a baseline value for the field, walks them from the most confident down, and keeps
@@ -30605,6 +30682,13 @@ func ParseCreateMeasurerOperationResponse(rsp *http.Response) (*CreateMeasurerOp
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest UnexpectedError
@@ -42893,6 +42977,20 @@ func (response CreateMeasurerOperation404JSONResponse) VisitCreateMeasurerOperat
 	return err
 }
 
+type CreateMeasurerOperation409JSONResponse ErrorResponse
+
+func (response CreateMeasurerOperation409JSONResponse) VisitCreateMeasurerOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateMeasurerOperationdefaultJSONResponse struct {
 	Body       ErrorResponse
 	StatusCode int
@@ -46465,581 +46563,592 @@ func (sh *strictHandler) GetWorker(ctx echo.Context, workerId WorkerIdPath, para
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P1dd9s4si+MfxUsnbNWS31oxU53z95tr7lQbCXt3omdv+10ZnarR4RISEJMAWyCsqPJyv3/+vmIzyd5",
-	"FqoAEKRIiZKddLJPLmY6Fkm8FqoK9fKrD51ILlIpmMhV5/hDJ6UZXbCcZfDXIOXn8Wuaz/UfMVNRxtOc",
-	"S9E57pzHRE5JPmdk8Po8IPmc5oQr+1u6nCRczVlMpom8h59omipCM0a4UDkVEYOXu5S8eXN+1ut3gg7X",
-	"7aa6t6Aj6IJ1jjs05WMed4JOxv5c8ozFneM8W7Kgo6I5W1A9rKnMFjTvHHeWS3gzX6X6S5VnXMw6Hz8G",
-	"nUGabp8FTdPtg0kfZTDXMsufrV7rlV4f0SBNyZSzJCa5JEpmOZmsAhLyOCTdmE3pMsl7AQn1kMKAhCqn",
-	"+VLpf0UZozmLxzQPicxIuExj+7ebz59Llq2KCSkYSMefgOmic9yB8TOxXHSOf8c/4Kugg112gk7RYyfo",
-	"FN11/miY95sl32UbTuAHRReM3NFkyQhVuA6W7tKUUBGTEPclJFLA7zKfs4xkcpkztWkrzRY9ZDOfUcUS",
-	"LtgZzel2EpuYt0lMc0oyFsksbhiffXWsX21NdFzkf/uxE3QWXPCF3rgjN2gucjZj2dqoN9Lis9KAW1Cl",
-	"7uzz0CJMa0cSHL5PZZZv3ycG71kyDEiIP4zLtHcm70UiafyrnCiSsTRZNRGb+/yB1Ibj37hj+Eqbrapu",
-	"0ZQLYNiPuEelzfHar9+d5zxhup/63bnQbEBOiSbDhJE0k/EyYjGZrAgVbsfCqWnEbZRZEJnttmW2nY07",
-	"tqDvXzIx08N9+tNPcOzs30eBbjBnmW76X78PDv6bHvz78ODnP4p/9scHf3z/vzsNS5Gz7BnNo/l5vL4W",
-	"lyJZkXd6DvdzqRgJJ/pNIE/255ImiuRzrgzT7LL3NMoDElHFDhQTiuf8jpGF/qTXtNET03XDbI8OD6uz",
-	"bZrEqVykCctZPBTxGc3ZptlE9l0yYVOZMZwGqgu5nkiULJUePBNxr09gFwW7Y5n3ZSyJkDlOr2l2UXVM",
-	"tcdQ85KDnAMNbJ3ddU6zvP38KFAkneYsq0ySCztJpZt8lGkWg3vARLOMRfn67PCxFb3v5OQ7PU94WTCl",
-	"yB3LYq7pL6VK6ZkrQgk2f0xCfaJC0n23jGcstt9p7jSliSqejAQX9iEwK7FMkpB09RKsWE7wrV5/JBqX",
-	"Aofvz9+yKj0GzZ90j/qLZZI0Mii9EsjU2pAzvtmCmC2zyqiYscZDGZV73n8vsZ12JGvm0Jpgd5rKIxDm",
-	"MOY5q+GRb+dMEGDYRFbYZcZUKoVi5J46WjWShKQsU1KckHv9OZCE+d4plqppTgxH4s/EDHoiZcKo8Eb9",
-	"nLF4QqPbV0wpOmNmR54BoWzaDrhlzekd03LQtEEW2EhLemvck+mmMe29P3am14xm0XyjLOP5XNNZwqjK",
-	"iRRsfYa4fzl7n5NIipxyYUQd/NQFEcdFIeTUcoIDGgnglJZN2fb0Zxu4xrQ89mZh2Foa2tW4oTO1vhZX",
-	"LMUddJfwPqnd+9pFyumM0IUUM5hiwpVuSQoGBMvep4mMmdVhNs0WxubPledsoXbWAAL9+jl+Cm+b5zTL",
-	"6Eo/VvkqgX5ltugUK8QzlZ9bbr/TuZ7qT0nG7ji7t3IHzrgTHnud62l5RK3O93n8Ao5PdjOnYrsCx2PC",
-	"FUjFKE9WZIbf6h0XFVVu2yHmpY7bXRIPay+JdiIvmVJ7zSLR4n+vKbguH2P8LRgPjD5mEV/QRM8CBJlh",
-	"SPmc6Yd8xnNFumnGpvw9ql0nJDx6GuK/mSJHTwNy9PRQ/98PP26YXA0z8W8K+o7w4Sg4+vnjpqvBuUiX",
-	"+Svd8w28UZ3cL8bmxvV71nqSkxD+1hesUG+VVhBpxmKcKT78Tb8b9sn5NXlCzq/HF5c3x9AUNPKdZbVW",
-	"hxsJ/a1c5kSvz59LmTMVECpWxgrjDDfQV5STX68vL3q68yf6/7QCB/eTZIVXF31nLQ1kJE4vL24G5xd6",
-	"PPafDaOKJdPtwn90y0ZGlBpclxIj4cREr2+mPB6+en3zT+xCXwwJe89VrsDcpCeK0zIT0BpjQMJRZ9QJ",
-	"AxL+/gdeqD98DE/KXXM1EnwmZMbiPjnDi7NeaGBKlTfJjN8x0SybeJkC6hTb8+tO0MH5dIKOXTvvn+aJ",
-	"P+VNmu+5JZ51etO7igvFRS69qwAMMyD3Gc9zJrQ6wmNGJhmNmDqGNdJzBYVRyjwg4Qfan/QPi59xpVGp",
-	"HAmWsAUTOTl05kItTUg4cfd9OXnHopyENOyTN6qOttFmWF6/8ITQREtTno+EYgmLcmWZAwNdqkQHfTLA",
-	"P63VW5NBaW6ECnXPMkV+PDzcsomv0fBQq1v8pAWnxx5Gow+//+vDxz++H42284e2nM/sEVVwOOEoBTvq",
-	"V1vMCdwbziNoUeduM9cnBz9XONsWTthVjK0RRO+EmKNKpjIrsYUt+4kD2zjNpom9YjmNaU7b7tzCvP9J",
-	"N29RHtQj7N+FzB+mAF9cXgztgTeKbk5nqsHW1WupAAszrL9M99VTPZ/aO0Jb3XfrtalP3jqtF27xE8VE",
-	"HhAh9VUY1DUuRdP2y/KgWqm/VyyhE5a0vpebtwmdaXGNVgZq9Hl4tpfinrlRtBw0mgVaqFXOglDwE/tT",
-	"k3Jln7fSr0bCKVjk0fWrkVgbzCOoWOUmR2IDv3lELWskjJpV7l5/06xorb+7RdfK1ijjc6hbVx5F7aBx",
-	"2cE+htI1EuAO21fpqiw06F1raxmejITVvcjnU7388/rY2pfdubZivNiyxxDj4DAo7mW04FYlp8HWlXk8",
-	"eX/l00F7lW0rl0XFbZ2iyrrbSLRT3krUup/+dgW2pzqxt67ZnBCqacDZD4A38dz9rXm80W1g/ppLX10N",
-	"T2+0CNfTMX8e27NP7qkaicwMwS4jza0prA9fXQ1/Ox++HZ4Vn82pQlVAf4jL00JZsv3Ua0uWJ5oxdoKO",
-	"N2Lzlx1JDQ9sqzDZ9UYn7xe66vUrTs2CB+R+TnPw7oHIM199nm14hC24jmTGdjJ2LmTMEs3bpjxmImIk",
-	"VLqNsNYE6tsL0RNa8DX4zDA1Y+BvPt2qOs7KAXfxMjVmRbFcTEpWRZh0e8NoqxmDufRxp1trR915rhDt",
-	"dS52va3h1DFWDAIDBatc2eCAtfVOKDuMjYR+ffrL8OzNy+GZ1rMuxq+vLl9cDa+1Enb95vr18OIMnjwf",
-	"nOMrp4OL0yH+c/iP1+dX+OPlq9cvhzcPOxVmtKdURCz5VEt3gjehpbCxNeYbpkhEBZmwkYhgAFoNfuvu",
-	"EURzm9Jnmil13doFxFu6gLiVC4j+7/nFix5yOMszwTKH15EpzB4G7Xpuy8oec4fNQB+wg+0NFHZhw6Vi",
-	"N3T2IpPLVIWkKzOjBvu//x0DG3oNYkhLhsHLl6h3t7FsQO+VLjCogtFoXtygKJnph0BGuj3F9AxyFo/E",
-	"ZKV1rwVVpBvqZ3+nwWS0PDx8+jf4K9KDFfGGAdMkAdqEhuW0bIzAbrtUkMsruFEMLs4O4Ed1TEDBD7uU",
-	"DC7OyKSnX4nCXmuKyVtaaz6RueYmW6p8d/kX5vq78Z5CDz7eTRbkteN8iEwoZt5eCDZPe6vkW58zaT3l",
-	"R5GBb7zjtdGkBYcOTlHonz04XwfuzFXOIl5j4KNeYa4ARtFk2vLPe304JprK6qxdv3CVy2y1MYzUvLMt",
-	"jjTA238Ws0wLFZErcq+PNIY2sxiDtR4voLQpdPRXOdke1QtCjpJUmouzcRY3RYC+k5PHjrv+VU42rvqv",
-	"crK24scbI3eDUmi1fmZj/szfRXqAOXhgM/OPoj1tqHPoTguz2zLRauuCkUSzcy4I4yDmY54xNBo3K6AP",
-	"CBX24riDjj8jP/kARt8JOt5c6onjMmUZ1YNtEaC/TG6JtO97AeDuNxsDTsnTw6ebQ4j9bx4Y+H2pT1gj",
-	"2WiaKrYkICFVkUcxcAb1F2Gf3HCGOTiTTN4yQSYriNoQRaZFsbVN/gAcS8POUhV5W4t/6b7rt+Y1nbGG",
-	"SelHBBlxgAEZXMy0anFYsMjDpjGmdMbqB3i4NW7kmv+7aUygIpCUZUR3EJAjfU61flEM6ahxTIr/u2FM",
-	"R4eBJ5GsurKJkdzQWT0p36AaZmyFdnwkmtOMRlozD0B6wrXhfs5zRlRKIwa+IBBStb6zGuLO6axtaHyN",
-	"u8wPePlX8Mf3v/8rGI3UH/DvesPqG8Wy5uQA+9Se43uZ3aIeVSjNvs204vAsT21pGms9v59aGELfwohA",
-	"YG9nQ2b4hZYAQnZGBf83LR3N8sDxszF89tiiyxv/RhH2vCS+/IkoT33QE8LZ8TggNVltmUwYRtHQOP4U",
-	"OWy6A61QmNbr2RNOuvV+dSnRtFO3Y4RGyL+0Noiv9zbv4ifZv523rrppZqaVXbMn5tPunH8u2+zeP2BC",
-	"Nfr6JfyDJkbXWlB1iwYNa70oOR8mMl4FVkROE6puDzKm8vcELoXHNdq9vrfDVRfb12PWd2seB7BIvQDt",
-	"AoLB9V53r3T7xnvVDT/wONAXJ/1fVHc+fgx7JyT8PnQOMjThQAcjAfpIwu5YYqxIeqi6rxjfQJGfsXyZ",
-	"CRYHoKrbJyD4Yf3Jgma3SpOoJbsTshS3Qt4LnMNIQPau9atau4duYc5oDAGrEKOd4KppFdJ26imK+G5B",
-	"Bv84MBvVlFpV63L5GDiHDWzxMxpfsT+XTIEbIJIiZwL+SdM04RGcwifvlISbatHP/87YtHPc+V9Piizo",
-	"J/hUPRlmmXS+K+xyXdpm2Cl4nMUdTXisScKZh/RJAM1Sr8eU8gSNdzw2GmYYyZiFJCx+G+Nb+izFLKc8",
-	"UeFIJOAXDz8kMgrIQs0CotfjY0jA4tELbDd2NBEVWs5PGIlolnEWE7hJK6KYAOeCvtrKbMLjmInPu2AR",
-	"TRKWfaeIPsRFIAFNME+cq0IB7+thXsj8uVyK+PONcpCmMKSp7pZ0eV6MEnzQerEnLJFipjS7pMb26fP7",
-	"Hgz9jaDLfC4z/m/2GYf/iivFxSwgC5poMQEn/n2qD7Qeecbu5C2LSZSxmImc00SRriFdMnh9Tm7ZCqKE",
-	"oggCuPU9wU6HvU8hVwbG8PlmVHRMmH6XdH86PESip8K7rwH1KJbd6Suq3bI0k3c8ZvqbIxIKmY+5vlAu",
-	"mMhZHOqZfbSMx0IevGJ5xiNVr17HTMFSLvAluAwKWDgqYrTR01yfwQWjaplZY71+D6xD+B28DCxYS8c0",
-	"05PIObIyg3mwGXFBf7bl4gjLiOrD5g04w9cGaWpn/jHo4CzWR/Gydnb6UlSdWUCk3gmaJIj9UAyedBcS",
-	"UjUiJlxTekdG4p4LZVNyrDV309hf4ccZjrzOvm9HqhWFBtvdnBF/QDhQiK90I1OQSZLTWyaA8MA2AlZw",
-	"ffwhUIsqtyql3fHTpPRndJI4s/a62lLofL8X6Bd2I922FBoPxt50EGGhBk5C6MUPNI1a3A2PZOW9cDnU",
-	"1RvGHkRJumXcj56DdOCqMoITXMEpnmH9SmHv1Z/W0feWxQtgkKhVNKWPo56XyHu3if02DXvmqWYSgklQ",
-	"lzPZSAN1x7Rob00tzxg7wNi74vdWg968XQC0YaEzggJIQ681QGks2GLCMjXnqY+lsZXnvJOTsdZat57c",
-	"X+VEncqlyF+jv5TZr/M8GSsWSVGnvFtDi15LLX0TfZ8vpvQdxo6Bwm7aINNMLohaThZaMEpxbFxZnv9z",
-	"AiqzIBMWSVB0jTe4Ty40kS4YFSYmDfOwUZySpQDXBTSd5y7szRt/aIxvNE64gGyW5o1z1zWrGTfTMEy1",
-	"X7f6/iHecl5L91M4F/JeKL/1rXut2Ue2pRu4Et/PpUtPdcTHcwUMKOtVOCoMBr+D28hC3lWOU1uGoFiu",
-	"791baXGQptf21Y/OyNziI3xRf7JMWTbO9WWuRm+Q6QHczwi8UKZXzY1OSJoxBbIHTHNAR/r/r3WzN/oj",
-	"dOv228pF92GdSPQM7NvZGdj+ozkVs/Y8rSLHYLOqpLmOJ+R2qw2uS0nuGagMz9Rf67tPVkb26blhqxiV",
-	"ZXqwojK2dGifQCgmF0umrCVgQqPbWQY3BNBy3H6OBDCK7tPDp73AvJpHc8KLLH9WcAx41yqOvMkREUut",
-	"YHATFlYVzGkLQkXpmG47q8UytDr/FnekDjnIzBlCq4mJUF6beRdNLvrhwlC9gR4Je0ZDkAKcLYfobGkl",
-	"+Eqelx3cPeGL4Q15cnf0RKurTz7gen184t5QTz74TX9sGiPs0o68ak3zMyZcvb3eQlcm13AcThMpWJPh",
-	"S3lnIJLpqk+GhTEJwo2MfewEQ8UjmXJWZMNaw59a1xEBCiJmY6MFZ2MIeZstcbwl+x6uQXl4pzJdmfR8",
-	"/J6Uvke4Dy00fLXc85jrNj2h6HzegTcwUGnajcRaQIEdlAzZdil4BkYMRbrP37x8OT69fP1PePv6n9fj",
-	"wdmr8wvg5juNMHdhR20WCgVITmd6U7jgsL1tutuuYCBluJbmjCi5zCL2nQJjIJnKJJH3qDuFpKtf74F0",
-	"Klvuqp6R7Wd3mwJzQ7MZy8vai75FXF69GFyc//fg5vzyYnz59mJ4VrMhRWA42GzuOYZY7KxXoOLjLNLr",
-	"J00/Rz/xq+GrZ8Mrf0QVP0G+PqHeiT1luBdgMqssLridtjOVOvbgw2BtkpPod2WxgdequxRukyhtJUmr",
-	"C5ZB+bo3Jmqwn7e/ZbEF5TWhmIM4zhCpgJGEi1tyz5OETBhhBwu01+aydFl0vWGDLailwH9rATrXIITw",
-	"sXrywTX2MWx3IXNQZvXnHdwaPGE4b0ivrIxB38mcrX2s1+jJB9voR31VjBi5fnN6OhyeDRE7c30MZpA1",
-	"6FGaleiHAQkjdYcXpndKiiQkXciFecmFuXtad1Ck7jpBB16qjfBsp74bND2jwVfkrw/Z52SxU1Q9dDgz",
-	"sxIFN0hlSFtu8Lv5Qjm3dyXSfX15fQMBHKh/k+7rwc3pL70+uRREPzMeU/S04OhJ98fDw4K9QfDmSNhA",
-	"ICe9dS+D05vz34bYmG7X9yr5igDwUJd0aRxH9sKCIzsZidCbVhiQEC1GJu2rcq8PwRFBqIkxohkjUcJo",
-	"Zh1F+9ieGk1Nx8akVL52+fwWTckIWhu5d+sM+4EJlDI23juWKS2AEN+Ex6Rrsmk8Hw+YrLWeMnBZmzwO",
-	"7Jjgrlv2Lxgw3bU7+oKu4CXFII23aSDGlh/4eXBaZusrhN0UY9h4ROtb0Hl/MJMHLoIS3+1fmH/8LlMm",
-	"dOf6BdV/8+b87A//mwO+sCk84A4/7sx4Pl9O+pFcPJE05QeRjNmMiSduGB/9z9UtTw8svR6kkoucZTjS",
-	"vQ1saz7Ih60AvvYZZ723LU2we2NF+9uhs6Llkvzwt59ITFfKs90KicawlVkwjEH44einH/5WDmT62+FW",
-	"w9e2BeQi/4yr18oGF5Cl4H8uGRwfYxkonVlgxmhMoOhI26Yhr0mzjGVLMS6sleN3Tm0rx/pWAuiAo2uu",
-	"beINqDXiOC5wbEaWLZnHGMt5ITZ2oLi4m7u8YPcjASxs3SJiDRpwHdY86enh00pkM+lW+8G/DEQbz9CB",
-	"gOJg/QLzuQx7H5tEOUqXYb1O+RYzl6WWcrGn3X2nSGx0b9A11zXqFkpqqQUIpNeiNJcmu113CcMyeSBd",
-	"pxjkcyYCUtYO3EUDU06cc56aDp0dDJ9gOLu+vfTJublJWclR9BxWLCAtFeWGtf5VTqxzWL3kogYXY0DU",
-	"XGb5geZfZllyWaxTgQ+s9bb1NTdO7HFei/nwisWcQriFPfe6lYCEWmQ8cSpr1f2dhLWKMHoO1OZ7zpur",
-	"l0TlMlVgd9Byu3v0E1lwscyZ8kE4i/jjdlegLVcBb361g1f832w8WeWsRpZc83+XGoCIJv1qaXQ2Wm27",
-	"C2SZJXWdzASLYX38DfauMMDn0oRyQV4MbwJHnF60Q1m3yfhW67Wn7etRlTaxQdV/SScs4WKmb9jGp355",
-	"x7IbXrf29mXy55ImPF+BMz2mq095354so1uW1wXHCUbwoR1GQGQSax0T8FhaOyDsrMz0n0Gbdc4IJmpm",
-	"NCxAccH/gENqT+kgy+9oDQ2hqEX7hploVwpG3tyc6tmWLpoxXTVdMOvSza99AFxEr9lt3E1GYDcb2zWu",
-	"WrGNLchQ014LGgRdUF84pXIUQLrhUvA8JIqutEjgJnj66ydOvRjfKLPVuDUF1ETeCw7thrnMaQLX/juW",
-	"0ZmFe1lo6QnmAHfz7wKJmZACkJ2aOfNcgRlZ5fioNFt7gwEri361PuJ329mBKex5hF5nMmJKvZJxXT73",
-	"L/KeTGlmqMIcJWfRMUEJkCwbyQX7lGeH3lOu1d0xDKM2x0wR8w7e/3HAaHMQEgJV5zKJ6wX3uqCeMNdb",
-	"HfAJ9DdnicHXNo4UUTExNDe/uWHztGVbKcsireg1thmaJyEG6pv36YwVJA63r5B0D51qnBmIKsF6pUvw",
-	"0eHhxuzSYjxZI2xMaB/Vj8gN91GG0zyMlwaf7R3WzcDXWi56sWoNe+jFIyENMgxU1f9lMaFkvlxQgVvd",
-	"sk/juqvJKsvkDO41WnwYWryfS0tHgZucHgCcAgwWCjA+EF5TO8oaTL3w+AiMYF3eNDEwbwHXjnf1+BXn",
-	"JfChYaqEX0N6xaJtYYRaZL5k0xpZMFQ5X9DcXQOAz5tdzKVjMwzJSOU8SSwnquGIUc7v2LhxJ98a76y3",
-	"e2XggXdy4pOWMVKAyP4PsGL1a0nnETkxCkJrfhunLNO7WHfDtOTtFDBNnjABG1rijfukIfbU44UN16vi",
-	"qGsyXW73t9kNvTcAg8vdHG7m83hscni5FLUdht5wQpImS0XC4mO7fgmb5mG9J26HCFt/WH7Ltbx3QbnQ",
-	"xwt5vu5AOQWnuq8hifkdj41HvEy+ob9n3EvPGAk3GtIFEC4IQDZ8Bu2r2JTLGtsUQujzcn/sO6gBXZDV",
-	"0HPea8Vum/hWZQhB9UiXqbCB61x7dr41Vq4VMsiqE3FxfqxlsFC/+sS42PQ+QyIMqNg2V+aWsdSYHAtE",
-	"ogozWubSEjEzueb1x0axPDDxpduxnxy/8gDy1S1P0c6HYk/lLHXw1+CaQddNkd6N0anoutP9ziRg8mRy",
-	"OZtXGzIEiEGHoI9KwZCkmjAxNpPaNpv9NJE0/+HpZ/X1wLqM04zLjOerkqX8pzUruXlLLzGKpVIwLxCL",
-	"YKR7RBJ5z1QekKNDMuezOVO5F9jzU0XV2pyPaaS0PhpM6PnFW0N+3s4ZeA7fVc8tbi6iW9NMy94pywor",
-	"Pd4+bCiTTxV43OGu1R+Jtx68rlpG86Ij6yRk73OWCZqYxipRRg1mejfPREa3Y2PBLE32h8Og5i6VSH2s",
-	"gZzBb9I0cqJyugLMU5bdGahuTd7VMf5wWN6gH3/cukUL+n6cLcUGHqoHuqDCoNx4usaCrlyRHn3O2HsW",
-	"LcEdtBQxRDWvoKCSZgcNsFuA0+EQrSDAsPDTmnYtUE5BshO2koCdiztnULCAP8KlN7CkS+zpGAm0BhiP",
-	"jTDmFEAiNbOHGjLGO7PGfBTLwd+d8AXP++Ta8+oHehxcjUTJs18COljDOviqPISoO48zV0KrwJioWF/m",
-	"eDKdooqchmp5gjRritZ000KoqVxrXi8Hz4Yvh2dkKXKeuNtJr4KB0R7PqFbGOqfYmtEoX5bkKAaMHENu",
-	"YGphejXpZEvMHFj0yevBm+vhWeWdyTK3VVUE8NN8zlZweEfCUqnMiDsLPTNhL6YD+0aI8JNC3IO0k6JP",
-	"Blenv5z/pnvOGI0PpEhWJ86TjanLGZsuFUbI/Nyz414n8YFYWfA9hNHTVI4HD5yqJ4Rm0ZzfQUw23IdZ",
-	"prgmRAQuM0YrHHAn6OCKdIKOHWKt5W6Qpjd0VufccvGdUM/JbsanDMaTCaZ3VsIFuEoTuiLwOCDh/8qy",
-	"2WwyCR8vg0rPVN81zGwfKYPqrY2m0c2DttRqxO/kZBzJpagZ8AUcqPW0I8i2XnFTgiuns7Y2krqN97Fc",
-	"at1xrbI47JI+QhZHYZEA8JdifXZO17ihs4ZguFMYIeZV67Gf2HAzp7uvqeuBwanSUsYwoRoX74Mp2sOs",
-	"+V+/Hx78TA+mg4Pnf3z4Ww0U+BcXCrTH+ajioH9VwU8fG+nuJa9Lar4UDDCdSjb7nM7qkhysza/2tBo9",
-	"kCtorrWN0DD/Gh8UQFnV9gbjxRg/LdMODyZUadWglsMA+lRzM/ox0bKx32zD3cgG9cwBVckyP3O7DjDg",
-	"Xv+a0pmx9O1qUsAltMMIHLyXnlMDh1FXADyyZafTdLcNLtLY99jgr3d3YdpfzO761etrY4FyCEtyxfa7",
-	"GdNXYhGxngGmLBLg985zL7LbTZMFIMjj5TuYpvfKKbcdTFbb4dJqU3RN510X6ok/aEKImcmYJmqlcrbo",
-	"PUI6OrbeUl/i9coD4vGYzUabiEfxBQU1uEav5zIzttfyqE4K7QMMaAaY2VaWg8wtcI8YdOdWy2EzKuqn",
-	"YaqNFjBUegewRllYOyfMzhob1NItMKgV4oIdnWZyUW9dbx+0ZSPoNnFC//hCLZ22mqw34MdKSXb4GjkW",
-	"9UG68vZmN83Wn1qDfjuoEugTt8Mp5ZmX2KFbL6drXL69GF5hWAUQaah/hN0qMjgMiYxEqdhOCJGCNMIw",
-	"X8Mg9Z3X4D5gX37LnpZtXkdl2xwAcxzqkjXan82AUKx2Y8oHqTlNIX7zlqHtz9aP3OUQO3A3CAlF8+hB",
-	"xmisKbfucJOuPlrsPVhjTKirgmJEkdQX+9qQ7U94utusiv3uU3ICrmXkqpYR7GCx25spVI9r9WRuO3/b",
-	"9XynIMQ0p1a67aQOWom4l0ZYUmO+WtWwUAq+QO2wvojfZcZnXJgwuxoa6COjPbbIYRYeRit+kDdmE8gg",
-	"x7dLEyXLuhHgzdCRcMjV+qT1bCGgY/+lIt4ED7ZhDCwujjh5cfnybPz28uq/nr+8fAujipeRQW0iM5nE",
-	"I+GruOBxyJbC+B/lMk+XAE8IQNksxmKB0E3ZXgmzdkWBOkGn1HGtzfLZMrl1mBt1ws5HyXA4CxDUUHKc",
-	"fHqTZgukiiZ0ju7V8OrNxfjXy2fXmM//CaCjisX5fMq+Te7meQG/Y3x9Bgaw1fyYxQKsTm1VmRniWu62",
-	"eC7nqXH1eE7sS/uHhGwBSirwKFtQmnHh1IXRFWzThIOKOGExUZJMadby6mN2beOC2J013o3910U1eIb+",
-	"f2+Gb4ZnAbl6c3FxfvEiQNehywHXW4w1lkg3BPpwoeOrE+M0SrROtirWIKcromQp6hd70RwJu4EaP6aL",
-	"oopTbYmfbWLL1BP2yRO1vQC9soB6+8BLUMWwDaWmkIt0sTZSLyBnw5fDm6H5NWYQXqLHBnHRHt/pFoBF",
-	"BYPSghVe9hfN66cTdLz2gbPbBrfHT5cz3839yCXAF0S+NfH91IW+DEWerep1kbUoGTmFuAuHMql1Vc2c",
-	"oL5xPWxm8XVNiF21/akBzDVAlYeAlL+DKzXoGBlaewohVMM1/52N7YEKvMokS6LicVKCPSt+J0Ue+ZKZ",
-	"sIYNHNMLudiu9/uLuo9K5iqjeCu+eefVVeN16DXLDhBwoGhNeTeUAlPToImCqqbYJ0UjMV1sac0bSAsQ",
-	"jgYscqh7yxYGQNXM1FF4q5sERLd5i90+tNibpxti7U7CEceQ21qU0SuZQL7rjEPUi4ms3uCsBgT3rdCu",
-	"+qzpptdmAJ9vGylUK9hhuKbewucf9Dr+bj2TRHxdxAvygIdPKmC88IjnCu32gK1Rra1b4yJdbOra9HlC",
-	"aI6R8JoP12H+VtFH+mQgCFukOZZVNWCOJlxxJLDdHeB+zVIVaL9bKre19JHjikLtKrAtKpaTrrtiYyyJ",
-	"RY7iwl5wVa+1aqW1nUuRrNqhv9m92EAsZgVqGYpBlCpkB7X7ZAJfrdWpXpC6EkDligyDm/HL4eD6phNs",
-	"EHgVWGg1l8skJhNWxLqW6hJZcgpxyKGvyXj9DW7Gry6vb2p1PZiEh/prh/vh49pAi5rpxV3PWwkfjYsr",
-	"vXBBubK4AcQrZmDKpUPJg5FwV3Yb6LZnHfHA7L+b1GZ+o1+90G9CIIke/aYzjBvjClpgT4D6wH07qxcy",
-	"tk6YY5MNbXqro1LAdD+D+gUNAQf3TOTkPpN1yR8RFH5cU+JoNOeCFdZc/VpAfPMt4LsDbn8YNBRVWHqg",
-	"/PrvqS2DEAYjEWolJOER1E5L6WqBOTK4APo3CDIQNMGk/yqa/MbgfD9aCeo6gM6SJJfTzvHvW6CSlRRY",
-	"lvzjH1WiHr7PMwr4pFAznooVmo9N+ernMvPBiPQ6LDMoM7K+Oj2QfFDcX05HoqbcBG6wOiZhIiOIYS+K",
-	"9CM0P1dlg3r4+wjrvow6ARmB3W7U+cPUoft91JnI2DwCE69+1gtIuFCzECpjg0EEyMR3Vej+bjlm4pqS",
-	"AKVOF1gDAbZU8xPcTjiA+p9GycdSo3DelKo1t/5Sdh94D3XP92U6tsCxWR16wtpBwh4bz06zxvxMxhCu",
-	"jhH/OPvMYvaBHRqIdEqjmkRTZ63ZWpDBHF4zbqbqteE3L8/PCm5qzL56K9QyBcgNvSYxmyxnM8CxAGsp",
-	"AJYYBhT+48DUbTk4PwtNIZk2DuUqYBtMrHY5G4rDDxwsCBoEnDTAkFatQKUmWe8rRz58kHmw6P5hZsKW",
-	"6ItcPSbw4mbbpEWF2cMw2QrHpYBVnDALY066mMVnYFzQdsnFrLe/le6BqC6fycb6eSEg22Btti5nsDUK",
-	"GJNlMp7nTCCguOUc5H6u52csmKTrELYncmkLsWMiYS+ASik4wgWYIUfC2TudnUi3hoZRW/t7mmjBJm70",
-	"6qvQ1eleQeYMUboPmpDT699IJu/VCXq2l0LfIEXEKlBN7c2cGHnZcF8EiV9UwVJVJmaZi76PBmSyQkzh",
-	"ri3AhtfJhBkEStWrd3TvA0dkFhLTC9zy7mnq/YuM8Xujmj4enCl2s0MwrcGv3cm/br7Zz79uxP5X61k3",
-	"k/9LnOglItqcF4TDPCbbXEJddxJNTo1F7zJVwiv+opGwDqPeCTHVWNA1UwjWojaIEaZhIZXDsm+7nSsp",
-	"6JieakXKc8biCY1uXzVdFgZkal4hRr03gVICmXJtXvG8TkGpKmX43oP0r0Z3hR+PdMeymEe5KdrgEP/N",
-	"bNpoSJ4jopViaxdqL7e3XW4PNb+kWdjdgOj0+jmRrpaUE4Y2yl6Ju6y7FSuMZJubBXpo6ddtFa7Vsq3G",
-	"6+yNN3E0F/gUVVAvjRniPdvQfrAhGurY/W4G0sZ5jcq7tlXS2F28obPTej2snIcLKVjoJ/T2f/3s7ZPe",
-	"ZaiHq7W223ju57QONiB0AykjSOgOx7rDse0r3Mk/2ZhTVh365r1bz/XCedRuVdURte4FL/v49C5ts0Yz",
-	"kWecNblE1ssIxga62JmWF/T92DTSvnxS1Wtdc/qrhueNlmbjZy6Zk/v1pl8qxhtd2YyKkqccCpLBRaLk",
-	"LS87KdcqbHk4Ua0QY/J5xtRcJvGmTYWs9kxfbu4Y4gSue8GNm8WKHO7gZfkkK8DY9XhGYsKmMmNg0zwd",
-	"vDx/djW4GbYCQFlD8HRbFTiCqqPgX+vweQZ2PT99mBpVCiBOx7lsXeVeb4qNvLRhEjY9ejejRnOQ3A22",
-	"/Z1yxax2DIKzoZCbtQE9/AmL9BxPL1+9fjm80SrlgxF/Nuo+BkC/ogKV7ttC5uTdMp5tBFfaVfMBiBjq",
-	"oTfsAKwU87wuvuwmWzI834AUpyCqyQaU+v6u+qJAW6xlesCoKH8CU5lu3LxI+NTDIH+E7XcKh1F91Cb6",
-	"rqrwak+E0eptoU6AbFZfTVUuT1obHVYWS9aFksL6XrSj6gqTGXPRfDQcLeXF2gBUiMGqsHcFTcOunXrC",
-	"mibyfuxAULaruaYoooeb0jVzDp/QlIeFg6O3did6pEqyj6WKb8iG2ZjgUs6nfqek6F/Re4+YDJTItpQp",
-	"o1u5pCmLQAIIv5Y1QCQ5MoxHOG52ZG28DYZLIYhf0/D8mezGehYsp3FtmqiJp4Gn6I9yN0M4V+DoNxB7",
-	"Bklzxw0q40/Vb759JyBHpIsAUz2IRDwkXQcyVQ9l6oBioNju1jCBAi3NldrNWCMO6trh9wEGEYLFmFyo",
-	"YQoOnXP99G9OhSonNBkzUSLvgd0ImpgEBtj3AvzJyTcnPXu+YReKGaCCq/VbclPfqI3fMH+ZqCkgxJyq",
-	"W91nUCwDsiQR6zM7EtaujgVdu/gfy3jUEorny0z1oPK2SeVCoueZ6VCRW7Yy6SVU3YINPCBUjUSIL4R2",
-	"SBVuKIVhhBt14baE6sO+biKhK3jvN2T7cKGtx8F7VRPLWz7CGG2LjhLU2Im37WY3tKxThCoSFk2FpCuz",
-	"kWCJcjh6PX3n4JAgmRKssVsiXKt5qmqkLebJMLQwIygRWjn0JUUTEM3xgqTliBnlhOX3jAlyCB6Ko95D",
-	"kPNaW/R/lZOizHC9qlAcJItZ0V4TgLSgJkxD72rnalK5s8oVyfhsntsNDfRiTwDy0aEcOq6KVhSjO8y5",
-	"ymW2gtM+EsrCY/nJUGAfUHzBE5oRaIxAXI+VC6XzbjA1yYQVMKUP25pWcYOavh4vFbnqlVlj8UV+spNr",
-	"hiB2S1P+VU5OIQGB1VZJVsvEIGRimoKNOKgJ02pspeIatS8Sc6EvagN1jc8zhARChpXnnx4eapqCfz3t",
-	"tTV6YgObxlKtOAQkbb6zfoUcQYWdAoUYoTTL+F1ryOvW9YeL7LhqKeKnh09rks0eVlPYrlBQbFwTeUjd",
-	"rsxoXnchRHvInAoD7OwCqH3LQ42V5BFsG92iFFFgy++H7+TkPA5BfMbG/e0A57GE30iU0HPrnPwtuDAo",
-	"tzK6Hbe60SImJW5nQlOFF1thcbD5Xjd/h6m7icxlgRTqgVLWgP3umfzRKdup1hfFH2cDhZ1BrtMW/oMJ",
-	"Uc38J25qpMJ+zHt/Mff5v5vl2L1qoAdrLmmqkWqtINaXelIGe4c9RJUWYnp9y4oBtjB6AzpRuHjtUdLR",
-	"evxxg1XktOIo7doMbq2OMBbjfQIzqIdXeh1fDS4GL4ZXUCi8nfVwJ69mOewVwlDHmoNAlCsGwY7B+h32",
-	"AtBlwa13P+c5Iyo1IaJOWfTLS69XJiwi2Eej61rfhcvF+KkmFaPRK1kU4PRcpuXw+V3riH/cTGU3FK7B",
-	"W1YXQEC5ynn0mZLU111+u/omS4eiaspsD0a5LVHNN0qa0hgArLqfidR5dlvnrdUslBl3A3v5BS8cW2KV",
-	"zB3K3E52C1W6Y2LfSKVifI2+xq8kZAkW4S+JWKquYe1Gw/gIF9t3mkZ5m7gcz3wZUTgBVTCFAiSN7B6z",
-	"symscE7TlO2IkVtkncQxR5gkXwzW4c4P9ZIdqJRFfMoj8CZXAYrW8JNAMNE4RjsuRsOyOy6XhZ1vU4B/",
-	"samwXw3pQ3b+xyUT5enVcHAzPDsBi5DBcJYZWYPVNhf2k+Lukkt5S3g+Et3B9fX5i4vhGYSlJQytS1rF",
-	"RTWedK+GL4eD6+FZ76SwQxqc7oBcDS1kt8zI8Oz8ZngGDdiZnxA6EsbQkVlNQb9yUnBVPRNYvxNcS3CY",
-	"uwU1MW/lADcz8U7Qub4Z3Ly5Hp/+Mrh4AT+8vro8HV5fn1+8GOtnQ++RnSpgA+CkOkHHTAB/dP/GuTh8",
-	"GIybGw7Png1O/2s8OMNAupvBi+vyH1fDV5dNkNfTTC7GTRgTry3NbNjGbnmyoOg1TRd120dAKkQu0uUi",
-	"yhiFwUBGaCQzuKrKzCawfOaor1w2ruUFu//sy7gxBgwuiXi8G7j5eay2RxfrY893BO0y3zSL6jZL/VWK",
-	"Z0RTaAXURYbvaZR7xnJzS1Us0Sx/4gDyaSIFG4kuFgzS+idNkl6A8FYQMaY/u2VpTqJllhn5i+FKeUaF",
-	"ohHG/JjcOewOpmucM4lRZ/sjAfkOaN2wA+LOiQOdkfDF8IY8uTt6QtNUPfmAGuPHJ3rqT0yQ3S1jqSqE",
-	"sxbnprVgJGzUmFf4XiYx6cK3UGuILHiS6AszFi2XNvgKxnwP6c4LesvMShJVVDH/DDpQI+okYP1JY3Lq",
-	"kzDPk7GryAn345jROOGChYAYwN5HyVLxO+ZVsJ9IfcPIGIYh1FSAbY4fOk241iOiuVRafYkRa8EC2BC/",
-	"uPwMk8lNLogBWYWWz+OwCsZ4tPPNUCs4ONEargtV3YG8i+A1yKZZqpxMGCmCUkzY2nSZLzPmRahb4IMH",
-	"YFG1ihioKmEpVapa9Qc8XFSB+rFvmEGzB13f2stAlbn0ISZg4aDGBiBxI/AcV6SrGM2iOeTT4ubaPq7h",
-	"Qfi4zvbXLVzsrgi+t3ihrSPWrxaUCnes9dTgsnNY8TaSBzguRmXXGWr0rySSiwXt7WWz+dfv/wr++P73",
-	"fwWjkfoD/v2/N9twavE0PL5RMye+AFiVRPMNLhwHBWEAZ1wpLkXtcmvVwGdKpUX+4einH/5WLhb0t8Pt",
-	"CVq1GKINnNPmWzdy0NrQlBKAa0OSx+b4h8Ir3gz76vtPTYryzmekikWzCUf1Vzm5jmTGhu+5yuujkC3m",
-	"hwm7L+xjAFxF1wG9wIX7KY1nTA9WbQyK3FAeFEdtvNZ1cSxNpijTbdMybk+hMuVleZahBrYe79G3hbxs",
-	"USUtgHx3TkRTGkERu4yYAtn9kXDFlI7Jn0u2ROkA2YgQTlcbK1e0m0st8AzR9/p+bbJjFz8xEkVQSrYU",
-	"qk9cybLjxip13aJAti181esX8b7HTsoak6YHrGLiT49NOqntGhO417EGdbMAh6c/KXzQK0Ihzb1vxfax",
-	"XvSRsIoBWC18VmaEq3Ef+dnQ5EbrsGBLUceu3trBaHl4+AMrylm5X/wKb/BTZJ74xd7sy25JTryWZEY2",
-	"vGmjf9d9jCelvl2vuKAncI7l1M4gIPVV6YK6vs0Kg70D17PvR2+bkOGRcC9qpcAqTFqdhJCssjnDdd8J",
-	"Ol7/kLZnBtAJOma0fgKf7cTL5Qs6bjS1Vgh9TO0q1fkjDbKGPi/m9AHzKOTZX4NbewPePINdq5jIPwEs",
-	"rTWr2YnvEKLeNugb4BHw7ccP/N4l7rgSY2fTtu09EXS0rVHInyDW2JSwaw8Pu1tIWbtYpC05er/KyU2z",
-	"lptLQmOQPs56iSqhvvutH57mEDf0eH6ZivKCC/vnFi/WJj/VW57PW+QZ48HJ59b3DTpDNXFhfWWriRB7",
-	"5DC0jZSpjRpZ679hFRS4A1+zrBq13GDcUs66lbI686ZijFSaqrFeuNL6oKw0lMwevB2c35xfvBj/8ubV",
-	"4KLloYxlnbUB2ju7vBi2bKUhPQea4YIMr64ur1o21Rj4DY0Zm3/LtorlbmiusCS3bBG11YbWDPZJu5b8",
-	"0Oaatqwno7WBvY2BFY2eMYaqqeXCoYjr+5Laq6S6NQCahSmteVCl22J3vfkbGgw2wGT5526H04Yioi42",
-	"tD4eqpxaYIBoIrkwIgHj+6J5Q4pac8QpbKjV/lpuqMtKbGrO6o2t24Ot36z0mCmbJFgTrLyjXtU0YKt/",
-	"txsuXpsamkKNunWW09gCHjU05ynxbfkKE/EGpoKqf1utSNPisnmy7rrRtr2l0sNrbs9eUr4WzlIsUHkz",
-	"/akWW+JIxzuQBWn656qJ0bRy7e3s19s//uabU++bU++LdeqpmltBuwMUEMgPhquCviP4cBl10YGf57DV",
-	"XXK+nb9v5+/LPH8OerkGQNaHWj4mlKCeFriEQf0vo70GPray95nyEkQLMxJMTQpmsKGrauCHtYS1D+vK",
-	"8oeWB7LAll47g5sjBbfE7/1R9kg5axkAs7ctXP7S+ApMYYRny+i2Dt/cvkb+XNKE5ysy5TOAuTYgQ2DO",
-	"n8DHdcGe0TKjUY3z2CUNlJCZ7K0q9FNKhcyBAyAqHb7Qf0gGIp1lDHDFawjPPnIJqXjl01czURROcQne",
-	"NloBF+CY/FfGU63LyWw6/U6zm3RO4dAJueCCJiOBcZ4gPIpWwKEPQPHA+u9NKpNChbRIC83JnDpviWZB",
-	"oKQK80QRIe8DrI4HNSko5AdKwSOawMHo9cmRZkApy6aaMbqVCMhh8Yfeimiu1c/yNlij9UgUI3f8xPlF",
-	"LJdaTxPdujGNySGYIK2KCAibJeKBY7Sx8zSgu1w5eOpa5Ia2rYuapoeiSBACGiFdFwDUa3853WxWqiXG",
-	"lqMWMh/vvu5aeO629hswEUpzAAiExzFCuaTnfdYFvBS17uUsr+4oFKreaUcrohM7QxJqsDLZPSrvmKNp",
-	"f4HrhK1l4zd8wbay+p1Y/B3LatXJEPSANeQ9A8hXz1ksFbTCTfuU5609NvVDzt6CxbzOHv4KfgcjIIQw",
-	"cEFCLRweY9U+LV03qvU3+mekpK7RVHsY8KNy0jWhFT0cgFQmPEK5aEBIKv1OmWXYXk2lfKB8jEUcX90R",
-	"eYUYf/WKwWVRMm9hPcL6bJjKVlP/oUk5DeHZeLIKYZMgtBORxeUyL8I0UXzeshXhaiQUy0+Q3boXwAun",
-	"F8H9cstWWH1KsbxQA8BWBT8Xim4lq/ehxddaAObvgNxYLspWA+HYAoUIW9iGhOu2BnYip7dMkO59dSdc",
-	"/P1+PnGvm+28o0QuhsiRlrpHpDqy1qnS5eJGjXXOupQUxY3wstQufcPBzo+3k5F7l+xLTCnLuIzHbTjW",
-	"m5tTMpfLLCAxhWCte8Zu7UOzrm6fJytkRA/cbwV5WeN6K0jVjGFJvauWi4WtuOgG13aD7+qvyzdr5cEc",
-	"qNOCUWEqhvmrsZ2DYlflWdbR+BZO2lxs55V/AoogxzqDzycNbhTxGHa8dlVD+zg0RhfdbsIfJYbGiof6",
-	"nivM3vZalMjDdKjdEIl8rrORjMyumMqNqrUN0pehNf3DUd603MULj77gTWGmbhsqy7OBsDMAb5otm6qz",
-	"/yLvLTlz7+zD1UZh1iNWvC8Vya81n7A0H/uHTnOTzYVx/RL6LqwOwTE8OYhmjKUgXQrITyq38a29PnkD",
-	"yE+wivDiSBRpJJhYIMVEUsjKw6SWjE0hSbf74+HPvT45M1HoU5rYon3rHufHDOXDZRzrJ3WErX/WjZbW",
-	"m1CIADPqjt6pyZLrQWdyUUwBaveDklUq2t/6RDwzXZ7RnOpx1B0LJjTdxlv3tUxNYLuurnU9SmhDiVyn",
-	"kSmt63vKV6++jGPR+4mpPKrFi1ep0b0/EuGHj2Gl+mhb9jQGQ+UdTcZapKsGzQ6gtyl5NRxcv7kaenAr",
-	"wEOUNdrP9ZpRsQL1wELV4bARh1/4UsaZq/7zP/5WST/ZXrNmsb3ErHVJmPBH70T2ydBbUSHXP+iunV+a",
-	"QW1MOHq9HUq9VipbVnahONvj+mqRpzKGCO6UKoQR9LkBXH28MurVQZ+YYwdWS0W4UkuzGIxG85Hw3wc0",
-	"nT65KPCivYMgZE7MwdGiAc2fecHyqh03ODXcjv98ePgfRz///PSnH//jx8Offz7adfdVfWTP+dnL4TER",
-	"mhrd6emT08HL0zcvBzeYemAfZB4Vc2VzC2RmKxyRbsoymIGIYPUmjIvZSEQ0iZYJhVj0dSIRpgC4lVcm",
-	"RV+VGDewdWTeV8PB2T+PS5rASOh36R3lsAjliHI9Q4gPd1OCVPbB2T9rg8Jb4f+VB+wwdh24QAkFwuQ8",
-	"maQPXGrbgGaUFSnyCDqDZdjFmXdMdk0aBY1i3NJMa03jDSxdzYE0GwqIcY6WSmt4Yjk41s1Z5uBXNKCp",
-	"6C7rk0EJ48YWjdgG6dRaSxnAi6SrlxqMPyqXqTmwQN0gwnrrJ7dWqO0p9D2RjyegEPqkm7E00fLPFE00",
-	"GMF7y/nmyOWgsxT8zyUzj41Lbh89YG+J3yDhc2mbrhhktq7Og8oyb8iNrF+rtrrCL/pn581z0VjreoPV",
-	"DTRRKu9F7MiA7eyvH5Rdtvbl/oX5x+9c5H+UvLd8YYur6v3qHHdmPJ8vJ/1ILp5ImvIDLZxnTDxxHX9s",
-	"7/xtpaoUpPCgk1HWNoqd/s8W+/xxA2vcVKe9UiwdBIMxfmE+6bbaONsvJ4Uinqak6wSSqcRCZ7OMzaAg",
-	"pVdGRr+Kpo7B6/PeXkaxnWy4a3fPz2jULa9wfb13Xnd3aCre08LSi7sNFc92jv9dMJarcVOZd8uBQ+gi",
-	"JPC2K65PuIBbvavvX3HUFKXvjS10O1bh3oXq97bRuq07NirYYsIFtRW5IYnrjmWKQ4Yrkr3N5PciIyhW",
-	"guuPxMDp+eZGpleD3ZXMFCFN+ZjHYeCSc79TJF1OEkxTtf3JDJ475IDQaIIVnb4tQe9iua0nKzQStEX9",
-	"qyepG1BdFS/YFCq0INyBVWGxVjg9pRpTwlyeNhNT4fPbwWzMrctED+A7BTEp243FPrEG5ZpQG+3IjWlv",
-	"lsdfWuncAB5gK7ZTZxV1mdh1t6r+Ti6xM8NEc0mWivUJsBnYBYAvQz062GRGgrVEU58NJyxro3IKBRXK",
-	"uro+F2XtNiRdV6ULy38ulZHFfuCp1WnMWHp7Hg+vrFuN2R41IIvb7+vXiNSlz6+BAvTXpVsdrBRMefgg",
-	"FC27HvrHYRmWotUlfDvze11ieYWKUwedYffMVHLbeSHxh1YW84LS8fJQzSbQP7Y6KDemz/Ks/4tjXETN",
-	"kbBUcww4A+6KAXDAZvMsNI41JgAPVKWLOotHwuqNvp3bIw6Lr1EUnDsmMcugGEXKsgNgGz6whSuMp9xh",
-	"GomyOw10KzfOsl3CzAtNE9hhrUHiFdOUfCWTmnXTvyJ/MWCGMrP/Mp5/C/dgYvogZMIBq2saL8AN+ib/",
-	"7+qYZIzGbq1HQi+rXi2MLM/pLTPQs7mJBAyMSc3DKUHpsJaa6iCSjwlNlMRiHyNRKcKmAhu+pQySkAk4",
-	"dAkmePO2IMumMWs5MgNHqZ3TmQr07kMKW1DQmG64xO6KWTjLFNBcGS8bH9iq1qUtNetXQCXqf5ohNuyt",
-	"U41qkn2NmPXU1qygbiCtlPLM2JUqbM4WXcSHSLugFpVqRX6nRsK9pingN7wemBDN9QhN0jUoNeD2UzID",
-	"SBJh0gOpwpfuM24O4EIzeRtme0xcwQ8c+D3E0ryTEzNW9ueSJsrAlZvpWH+xVcz8L8svjQRXhJIoocrE",
-	"HJFuEZltBUJm47J7fZJmLOIKAuYzFtEkCcj06JgsaJRJYiLHVNE1tKypFeuR0IU056g8DnViLnE4kigo",
-	"+iF/Jzevn3RvXv+f5697pHtYCpVyeQ1RLxgJHJD3wUUvIM+PyN/J09dXT7qv/89V0cDr/3NF/k4Oe30C",
-	"KfJjcFJ7q60b8tcNh4lWU1jzvi24wvPVMTrl5ZQckf/3////kJfsjgk1zxkXJOYqB+PuE5KALcVq6okU",
-	"M71KkJuPS+6oKB4JCpu6AoOWpkLMOrB30XUiO0Jd814aP45uV/X6ULJRRCuLFWWGCtESmgUbRyBgc2je",
-	"ZLgFiJFIqnxsfIjmO/OXOTEYkLyEEskmtK1PBklCJsu8SJ3I7yWuW6UiUJkRuMByrc+ZvYcYSL2nWlQf",
-	"Qdqc2yvIQ7AbACGWpXlCfGUx/FpW4iTsFaCu1fOTNTO+5ew27+9ThjK0Ah4phrZXYXDbR5sSdEvFMkBw",
-	"togfVQjnwshWMP/+4xtB0DMNsXKapepdsZk4oKrvZ4jZUtOzWGfM6NwNQ8ZCtYw3AVU7rKT9ERE3rl/p",
-	"2rSV+h5ud9gvSKwxO/racmdb9YbEUrgaaTtV/DYEvHE3LJEbX90D4soakM0QnyEgV28uLgBJCi6C129O",
-	"T4fDM0SJwtTyGriukwJMymWtYekakFLRnK/hXmN3WtXC/gAhyvRViwv1xye9AZXhc6DdckUvm1a9BVDn",
-	"8l6wbBDl/K6xgmQhrsxrRXiai6yRGVlQQWcYgfWpOLqWiGM7is183Y0V06TMDLpC3u8QvG3R5Df3eePh",
-	"zieruuUSxQ3hwWFyWopsWU4raFTjMhTFrXotFr7J7WuHUrMxdaS2FWPnLZTSxLpa3IUBI5l5WDspT0H7",
-	"DTTHB1WZCg+Gv2+QW459hEHgRiPRdbBzMvOh7koghQahsNf3AGWO65C74LLW9QAn9OWjjNtzXKmGZUD8",
-	"c1ecKyddh+GwcVQFdKLW1u+N/d0m7vplzJR3tz47rqlgWioTYG5ppl4i16vIk2Qk2PsU4mzcDRqacvUE",
-	"ZvROb5W5P/cBXujYgwfUrdpMxYXECqm2SX0MbWkCgobQuNdHXKFjV/m7Du6vniMX29QJOuX1rxQZcPUE",
-	"9HA7QQe6rOXU5RqkDZlgBvbJgmvq+V9dDU9v9JAvLm/G9k8nY0wJeDN1WEMIRTTLGMBXdpiwy/q2NpHx",
-	"ysveqth1TCedoON1af5yM66b4vUyZdkNVbd1unsu0wMscgoVY0tVgOAYdN31EUMg9f+7FtXfNfcKe3WV",
-	"1Lx+6qHX1O13ingPWmmI9e64C0/9xkK76FN1qNqmavc655eItVnjTs3ioioSrI3XloMIQM+BTGUiZ3DP",
-	"LIo1NIH8ryPaqVuiHwWkVHorSRZhQELAYBojVei/IR1fM3J4mOfp2LgAwv5Wjm58E0aLcHOvY+Jvgc/U",
-	"UYy1CBplOZtRwf9NER7A1rj1UOS08IC7uH77yd1RAXJIeMxEzqfcmHTWiYgtKE/qyUc3+50i7EC/Qmgc",
-	"21tmiztGpnLnYFy/GxgtoK6sGE0cMHPM4C3wdOuxBHDjQ9ACAMZAs+Ccpwou+hEVGKbXUNEeJGvjoBqV",
-	"AW8peGwVkCc05cUyt9K4luYO29wD1pK2G5xv2oK11pFkGidgKIobhcXOBw+OmxdXHj7mPtBExSh8lcbN",
-	"vEQZ/ob4NNF8VAZp2nxavvMJYmPptzjeZskwq+VK+ngQ/e01Xq3bAS08RirJdMpgdcaZcSZsvvY4t4P+",
-	"tvmEu5UrE1i9ao3ttDj9uw+xVeCmbnavys3bjp5bBfvarges2E986TFOjjkWjojMsq6RQlDQ89Ya0u4U",
-	"bQcicndSHNduqF7mmxLWEOmGerw2MIdn+rYLexqQsDyn0Li6mH0TM4Xah4UV3OKrRSgyS/iXlOXD5Xuh",
-	"F32DcuLSk6sqSg2sZMl63DZmSi9Fke1aAy/RKMlL3KRdd+b4YcYWnvEW8Tfu0DaGO4JA+q4QvyogVEUI",
-	"yfewAlb1/MNNILCaaGkhS0PerQC9RxUb5TASxmNKY6S0L0cYV0lzyxku5WDXs4PtNy5/bWvF05cndGuO",
-	"1GaxWcxuT+G5Tvzr4rNyHHYVnpb+d5agXrrrjnLUfLkfcl/l1H7l8tAsxV8tFRvLDQl2v0bL5d1uPulV",
-	"e4ovUov5RlRVK20/3aPo9ybBdZ4rrAltOfhmObW5jlYp++JwiwyDxdmy9tsPXnXxdjiCux6pTeep+Yhs",
-	"IP9PR7NXzJJePUE+iKB220cLBvW60b/q4KKs883iRRX3q/Is5jLZgDvtiRgT8ycz4goaCbA16ivvUQNv",
-	"2wwv5hWk8jrygJMeDjdW34WPWNiij6/3ElyLWma3fAOd7c8qHolJPDp/2KZqWoiTWgn5qMxFj5dFy4zn",
-	"q2s9Z+uf5jfyltXY+q+ZiEk4WOZzmZnVPibPGM1YZopqmSLr+iD++vYGkjeVIrluDqtWhX1y41ImuCKM",
-	"m2p2xH06xUjekuzsmlsOaSgEFBA1l/eCSAH/xoKYc6rmLIZUUro2HJtaPlmNRPj68vqGPKHLfP7k7ugJ",
-	"PA/75BUHB2tAFjTRp4DFgSmYZMqB38lbFkMYGxM5p4kymhb58dAEpHG9bHNGY0jxw5PbKS1gsac05f/F",
-	"tEAFXP+phFu3FDlFh5v5OJEyhWiVBeUip1ywTGFx1So3oGmqDqiIDyCadk6TqV5b+32fDAT5/vvB6/Pv",
-	"vyddm2jTIxDDWaTYgBfH4wnwd5rQXC/ISHRxI3onege//56m6fffQxOCcGFiFV1GG8RGIHSmKFsbyCBN",
-	"wR/P+B0j33+vR/z998cYM43u7xFktVgMVKyqSq4LIAF0k5tUIlp1Tdf461IuRHER9fOXRsKL15Gid2Lz",
-	"l7w6kNa477rQ7XJBEyKXebrMXWSfQZbGMoOVb/ojMTAebYhO0GtkoAsmEOKaS6gPB4MDPzTsgTp20eDg",
-	"Tidd5yTveUX//Gp/VIwEe6/FP00sbx+Jkfj+e02Mmnoj3InvvydDyEUsAtQMf8Gxh5Y7hBCet2DHRDER",
-	"j8SD2YJ5B8O7/TcwD9uhW0PQPHCIKhMwueIKWUyJf8ipSbHMmJLLDOEREOitqH5SnOPAwATAMzoSmMGY",
-	"Aah0vDrBBFFsB6hbmuADr0fkBIr8ePgjRgUnK6wpSskC+YqBAYdNgOnqxX8DbkAHqFpqEu7xocxmYxov",
-	"uAj1iEKQBLhTIVnQFcSxmMkWe4hscyQ0TzCHgZcHfELCCY1u5XTKIxaSrj3jBPriKs9oLjPVgz4g2p9G",
-	"OaFRJrVm5zWkkKpDuLYrlplRAf8GngQbPKeKTJdJUuy0PaAmVNkw/BM9dFze4hmUIZtncjmbQ34Uz3xD",
-	"FSxTlxbaUGGkNogQpvwwvumnb6CVCvqYsATCy2XveCRMYkE5L4NsTcuANzZnZpy4hIyRKCC/ExvfoEi3",
-	"mprRK2VknNgUDFjlWOLOY5yJH2dVJJ5AxU2bKRlgegZx2RmVXIvAJlpApzaAuU8GJlzKheJgwTwWsxhX",
-	"dcZyTfs/GAL/FXlzvrTzz4vynZrsbQHPbus6q72aYp9dhETpjURd2c9uQ8iS15KrsdltqKF6TGpqqBZF",
-	"Pf3uIM0JSK6oZkQGTQVFtfACuBaHGDthkVwwVS0xCttn3/GlkQtn0pJ95dVzxAqK7QuM9khEheneKx7a",
-	"xYozPS/+iHQhq3lz9dZeuQCqnZaJRbWhQH5B2ynliaorZUo2VzLVfLlYLT1rPRGUmxPmwZIHRfSQbgig",
-	"V4tcKUvSYCy1hYFNLB1SM4QO47qaWguahi+LDCVw/5vqEsgRqKkm/edSM2Zb7yFmUy5AyYi0bhOzbCRC",
-	"F/2sQqf3Aprlmeag/X7fDdXU8DjFd55BIlkPkyZsDzg3mtmEbRufNLg464/EUOtX+Go5xggjuTBEA8s+",
-	"OuDFbJlYsfUaryX6/NIZnHxM/NOTDfXVI/QCgGz+5GEvIKG+kISke4QF4Q8Pi8dH+Fxm+bNVOBJd+3sI",
-	"aeA0SeS9TUdWgDTBYkgXgb6RN4YQXPRsFWq9VkUoJ/XkwqIbeNDDQh0oqkfCQlJ34RbVfA/TA8TZQW84",
-	"F61e6dmE8HFoVug5JH4tqLpVdaoV0InVFFC5sEqMCbFHeUDCfxxAUyp0mcx4qwi0ejJ1vRC1jOYAusXj",
-	"QN8YcPIfeBxoOtT/RUr++DE8KaCD9ZuxhXhB3Kd8mQmI+dbTGILyWswA4sfdwEN4bKE89ap/gBeOyQeT",
-	"dxiQSMZMr36uz/bHwM5izOOPIe4aCK6i5DSJaJZxq3X+4+AKPzg4PwvN1LWMf/Py/KyHyxgWTepFShnV",
-	"mqD5TBMMj2HRR0LzFwAw79Liake4plGas4AwsVzYvDcHYFFksC3hBpJRMWOoE1p9zl7EcSF7I+Fug4cm",
-	"KFCvQgggEWYwY8z+AEpCIG+zRJrWgbx1X+GHREYBWahZABFwH0MCVNYfiTcuMJW4aZlufzo8hGuZT26A",
-	"CpBp1TaWDG8aaSbveMzcbv50eERCIfMxX6QJoCyx2ED15TxPSndQp84Bk9MafPfuqNcJOuYm1TnuHPUP",
-	"+4eAG5cyQVPeOe780D/s/wDGiXwOFgescMOhwg2HCjcTDy5Jv1GLkPCSq7ySrdjN2JRlTESs5/LNzd1v",
-	"8Po8AKNR3CehXkVNJSrPtE5loI7wfaOKAuccCUiwJ11TphtSKk+ciOC5xRFcpSCEkSH1tVoO0Q9gBP07",
-	"AFeFJGH0jikSghQKLSE5ute9o+xGbcxDvbVuI73CTsfneZ8gB3YQZ8doFTsM0FdzpP8BnFRT90gYvkio",
-	"ikyhG4efEJv19HGqOl7WjoJyOHXWsuKVJ/9AHgX1a9aKeaP9xr3dJ5fCZQc42zAusWKwoGDAY+/TBGAG",
-	"MVAJDCogRAt7is32ALNdybpnY4IBpdNFPHeCTgmsc0Nqio9NuwLa19wCJrhlLbREBDCBNi9f83+3f9nf",
-	"omvY3dafXiIBFO/XeIyBWANHpdzDhPNu0UisFlxU702/U787/kko7ZIh2iaMm49/BB13Z9LvPz08tCYx",
-	"g8EP2L9ouHjyTmF0ctF+Wzg2MDGD1a3ZyFyG5TBE29d08SOOqq4zN/onz2hsBBF+crT9kzeCGoMKi/Gj",
-	"H7Z/9FxmEx7HTOAXPz7aepUkfN1i3SCHLcQKew/CKzMXaUQfrDGU9NF4aUhh+6pYcQcjKpmwgUMVxuvf",
-	"/9AUpJaLBc1WhruVhYWBWDHWSS3foAD677oR1fnj467sb5Dy8/g1zedQgiuVqhaWXoKIBjezE1Z4uXTz",
-	"hGRxh185eH2OFi2XP6wiaETfPwqrgrWbI54MSmaDtIEs1VItOYWru4L7OvRgTQhoDxF1UqdrjIj+1h3c",
-	"a71Bf9SrEyd4LXkcgfIHujmYyp/JePVJ2AAGBHwse1SQNb0/kBmf6SsmcE7Ei+hobR39fp+BSTWdOdzU",
-	"crL2N6709XClQRz74CGeeMGh1XOmj8EWnfnJOzl58uGdnOgnCBK5JycLmn3EUHyIKsjyiPiCJgZ5gnTB",
-	"ZWOukpg+c8dsooKJAdZNAXKlUxRwtJ3141cQg4cZ+vvRwc9//H548PMfHw6Do/+sww1t5sKnMuXAhUt4",
-	"NmUllHiMlAvAztU8u4LzcqxV/XSZO7BCdBPBb8FIhJm7FZeSDLsexKTNFYG8F1uRUv8AdUb1Xf7DCHHS",
-	"Rp1j41BxQOpgePwY9gJzpxkJ0HUL/Q3QFNBOAQ6LMS5z6A82Rvmil2CxVDkYywpDWvfHw5/RBH/PlTGx",
-	"OOu4lRV2EhXHXyE/fjz80WvECaGRWJNCMnM2cSeRisECnCYII/IgWfQ8k4tf5eSBIukb5//COb/RoTRp",
-	"l4VA4D+yp89ygXUFyKztz593Bt7YPGu4kkVBT+N0LpiJJJFMV59Nfp0av169CEP/aZnL7iPNPji8Q926",
-	"lWkx043WADPC775RxzPzArQLArzcU9UnpTpDNMkYjVcFjqcp4A2CTLPjTXxrq/a8C8PCOTyi8vxlcCrc",
-	"shgjKsDczcv75DbmGy9r4mVmqWrY2Zei1CLxNjCFR71n72Yt82/nAPtVg2Pg4Zg7JD+r4oEaVWh0RZSG",
-	"YIooJvITa1mGN40G5lVSwMA0g/ln6kBK67Xd/1q+C2PBIhHfbuWflOOZNBRrJ/3Gy75eXobnpTUvq9Vl",
-	"vHIKtY6sgdFMcg/yu6jvlPuWQHQU2npINUjgHqwKBtla+LSRACBNfQ3Vd9odPU01nOQFywcpf+Uq3HyB",
-	"2ok3vgZatMutV9AsmwNoNVvw7fh+TQa1Fyz3z4A9Rp/OzL/Mt6gRaEeqnusu4uVkECi3BjFMM6Yq4PsY",
-	"FdpzWsdIQHgAqh1UGKRW+C1jC3nHXI076GRv/WIkdlMwrll+hnN9NO7w+CqGG2Fa4g9fiIrRMLpm7uWg",
-	"1ZVRMb/xrK+JZ10bnlXdzg1My+kZqf4f6Bop6Br43taIGf2aF35YBAojpjgUwaYzAH4uwA5M/Azpglvc",
-	"BfSZaBPz90gcHfb6JMzp7FRChooKDeCT6xjTHaDxyLxTxNzg792IKnbAhWLC+A/UcoKWfYAVLCkvNiJ7",
-	"i8aipz9I0xu9RA+Jbfl0oR/VCIRktWnBuNq6VhjF2GsKzvA2qRSb4WWSHq1nktb4WT6hCqf3q02MRpHg",
-	"o5fsGwdcywb7GoIzgNrddaTE99ID+Pc+ClvqFLaNfPPJh5zONpqWr4xmZYb6neGhHOPWbSaRTQ7Jym/j",
-	"C6iUGUdDkRFMcxvxOhI8h1hQKRjmSdAIs+TArobJbsCcPcehZeUY7W5N3U8Pf2zW+0bC967RNG22Q+Mh",
-	"7Kwd8x+bMCtnvrX321H8mo6iM97qXdx6ErfaM4AWrKG0qApVMGtTRs3Q/wrCWjdLd31AGg0ShlC/SGME",
-	"jK2BKHI6+3ZO1s+JsXxpKmrw3+q3viTjQ8uDs7cI265S3tDZNj/HqVepycqxIvkHy3glMmtRFjqwrygm",
-	"wLGKAScZG4koYRTKmVuZAMoqzxVLphbo1RRq3G6c2CCj0ET7KEf/8S0NOKwvz42xmRtZB8Y3rvQ/gCs5",
-	"F0Y7xlRn0DwD9bKQ6N6BJOcxW6RSr/5xgeyuX7LRFLAytqSOwyJbCotGRwAfJ6JiJLCMHOgBcBPABLmM",
-	"lXTcOTP1GLkolGEoZAehGmusjCIzaxO7sYHLYKTLV61guHRSIFO7PWnGNO/ufTvoX5Oa7gKvzHHcdKi9",
-	"S+8Hi6b48QliHhwgoFoLk2EZybAK4xk4LZ9nBm3BJNttzVEbiSJJjfg5auQhVj4PN+1LtfZtedmbwYPy",
-	"vD4lz6lB1Gxtpqsg+n3jPl+hvW4N3nSNDxlokf0uPW+WvMZy18TEnnyogMi2tuVZvOM1NJo+eWtg2eDm",
-	"Q8XKvTNnKzLHkjUAReNBohdoNCMhM4Nfg2M8cXXjVwBkWMYxxNz7hFHVKiJsg7qCsyvzwdYGvAKtGU2Y",
-	"ccm2+e2oNt4ISjhCDVcDfOhCztfk22c7xEgiVfQjjNn+RKd4J6G3PVzz2gZPNCA5WRV3DXO81dECuKyN",
-	"Bofy2fqyDA+oIFaxo78gC0Td0Brh9+c8tcH4CnNnZcK+MaL/GYwIrZGbDnLdBafEkmrT/F7wIgqqXI7L",
-	"sIeqtC88FTAOfS3uE684katxgs+5ASK0eHIFsJ5BnEOoM9OcB7xnVN4HCfhBHH/jQJ+DA20qXfGN/+zJ",
-	"f9pcZD57ul1p0LxIB6vhjaS7VIy8Htyc/gI5d8jBIMcXAiM/b/54Gb5SbuKVm65R7a1A62eBcBHzOx4v",
-	"aZKsdjcGjUQNYtFjG4O+ajvQF24C2tP6883u8zXbff46i496Mlkd2PICTz7Yf31slWNTQgYul7hy1uwp",
-	"AHBPVq6WwnqUZe+YlOrhmYAqE8Qqva5qyuP5OMRQArZWVyyGai1sAhCP8RLrynXdzyXkgxuF1uA6olWK",
-	"WmW3AKTek5difA0e92erN0Vthy/QF+aVD9wk60slzr6xom2sCIuKSkd2KOR5UXAEywf8dTdJDMAp7nom",
-	"pcU7xn+FTcselVZ87YMroNLaer2dn50UVmvkCmW7vQGbMZ74osmRqKm188ls1K3N015p32/26X2uZQ0G",
-	"IVvh8sszTX8RRumH2KMfZom2ZS03mqG/aPvPl2n6+WZ3/r+VwWwyOT/E2OzNsktB6Sjfev1bW6+lAdrn",
-	"EKj972km/sYhHv8G8c0w/FgM4ks2Ce9jDLan+C8yBrc1A7cx+nplo0zhnworw0Dd4jFWXmGMdNH7phdJ",
-	"XyLWcATQZqKCAhuyVAfKNWfL/2WVG2bvMSzLeqNNKRHoGAOQhSThOzkZq5zmCiGd9E9qmbJsnFN1q8IN",
-	"Fuev1NY8SNPHxZRvRP6Hlca8ZlMjj6tSDYA+eevKLATGi2vK8LSrC4Avn4vNtQEGpzfnvw07Qef14M31",
-	"8KwTdAZXp7+c/zY8268uQE0KtzdVMJLIrBSj/qgZ3YrRLJrfsGzRlND9dHtC99ZpADbINJH3PbQ74rzM",
-	"RPQgd5oKlH8cCVtVw1SLjCUICHjHq6ZZma8tSnmBtp19Z/yJ4/LVFRTU2eYdAWCmL1t3+GxeBoo81Atn",
-	"36R9oyaprMHP1F+vl1VdLUUEVFIMe30SYp0krooCPuZzAKjs/nh4OBIFdPEJCZGxhE7WaFmLbARlCUgr",
-	"0Giw1pmn/t8LzQDfYjUgT/sNA/QgYCWmsoZRriKvTPXFqv8VjmHZMFu+KPS94pJ4jfBqSQaVSpIy8ys4",
-	"wj2jUsZxY47MI5aOKfDGywqHtIMpHNCuIMlx8+4b6VOUsC3XtyRdvwwmVrsE3lYBQTIxvfmcCi/mp/vj",
-	"4Q8+ynUj15LZrMSsXJHt5RIg0LcyZGtSxourf8+srhKNHZkIdt+OVEYC8Lohm0tILCoGfWAqV88XzZ4/",
-	"gJubUPO8fZJvBBz5qR23/iS5mo+VqHn0mIPadK36hv/deHcrnQTg9vYSCrRc5r+VG+lnz+OqSd+q3NOe",
-	"vJOTAyj9coDH0IGXbHV6388ZltDNScKoykHPrkCQoB4XQgch6S5kzBKt0U15DPXUAnI/59Gc5CxJFIkS",
-	"rtdgJGzT8J0rOwmFb+EXfeeyXqMFo1o5nC4TA2nJlXFk7+OOPp2z6PZXObnW/QxhRb5MX3RpjHot6wj2",
-	"rd0is264xV/Hkd78xYXMn8uliD/XibphSVJQvFhVQP2Rzqvkjateq28+AtYQnN2xm9044eL2yYcpT1i7",
-	"oBVK1Fxm+UHC71hMFJ8JFpM3Vy+1YI/lvUgkjQnVp4+RNJPxMnJ19rF+M+mGry+vb0bCDcgBH5VGpvXh",
-	"m8LsYqqBuLKruQSjDhax1+1iQQ6sR2+0XqhI6mp5FKd5E1J1nzznCVMOZp8sRc6Tcj8he5/yjKkxzcOG",
-	"6JRf5cTKBPWSi9svNk17baBN+I52bzXBfBPvxeJocgFhjWFa3aW4FfJeBPAb2mlXLIfq5VqFA/tyQ6X+",
-	"3mcOTintKcjB4pTqA+zxIFN7fQ829NywlhpOBFfQAxrl/I7nq5IOsT+ra8TBNSVVy9bhgOjutVJgbsR6",
-	"exZU0FlJAQjgQoH5Fvrmq68a92gsMmYo+FiNBKRhqrm+gglJ7NxwcQlWKuILZuqak5QulYG4rGiJmp2V",
-	"roMnMGJr0BqJAscSFZTslmHRCqF1yvbOfIT/xbnPoejFBrD+S/3awEzqy+Rp5SFurAOiF8y8+E272Scy",
-	"BgulWBove5f1Nmy+RLS+MxQJ0GCseicn1znN1d/1ZTgkti57r+QjwWixMtKbVg0g5TnVtwSwnJ2grZeE",
-	"+v+vlynLbqi6tU2XPCzglzG4MzI9SNgdSwg8Ks98msj7wNrtwLkDJq4VyZYiKKLDTF1qF80BA8uWAs+j",
-	"wQxPl5OEqzmL7esufqEA1uexvkPp6w9KIgGhj+7L3oNCbB/RegYlffW6FjsWlLaMKy11ElvrqLx3lX1r",
-	"8jlY2tipvG/zUIP9SaAoSQxljJsGXKa7+mFjHeTPW5Z4s63nG7vcU+dqsK0ED1N4tiPrGWQ8A7DkexVa",
-	"AOv1yTOZz0nG0oSbqxEVIzFI02e65/P4suAc6LFGNaUAbwPu/fTw0FjDTYqacuXYwNadR3MoB0lFPBKh",
-	"40b4W8YAzq/XJ3A4QyxoEpq2lC2IlC3FeCmmWm+as3isuQbmRMBhdvZ5ZUc2EjQnUt+6dQOaFxdfI8/p",
-	"vh5enJ1fvAjI9ekvw7M3L4dnAbl+c61/Hp71TAyyWk6weJJv4NZsAO6+IzGh0e0sw0SOZXJL3OzIUsRg",
-	"a8GKnnk0Jzw+NhVp0sRWJRPk6eHTgi/aF22mxkgUDfKYdKdSX5OhgBlItxfDG7J+33bfqCcf/OX+GPbW",
-	"9cfiJr0LDuKXCIL4RSIgrp+kbaZ2Q8En+qI51wdOD4WLJVPueDuiA3799PDpFzHixqOmj9KE6an4B6p+",
-	"Mt+sD6gip2lhfPjsMI4tPAWO2dAkGe9SfapUOUpOTdSNqTJVqlKjb62uTOa0QL0MwLfAc7YAxRE/DUbC",
-	"lKeKaU4Vw2Q3x4CIYnmRMuzKYGDhGnI/ZxkjRsNWDOChgbqFHp1X38pmuJWK4TwkbzhJ/vLqVi5caRPB",
-	"mhqmGY52PUqpkUFA+ttXVOTqy9ItIUyldEJcxSZj1qtGX+I2PaJbwR30iIqIJQ824tXH1kDbFkilLD9K",
-	"UbB1Stv5xfj11eWLq+H1dUmDA5MgxHZZiBbNIxLNDSCB9sQow6DOsfcsWoLOBOIKJwtqnzS176oSDXjD",
-	"SORyGc1Z3CdvABfh6PDwEDvV8s697NqbsKnMmKcHdp8eHvb65BlbSdD5aJH9TLKlgIpLGxVNl9Rr1Uqn",
-	"UWpZXNG3KxrkSDyGCrkTxi0sxK9y8kmjV5/DNqPjO77OaZaf0Zzt/OVQxLt9d23iQXGW7b8D1fUa4ip3",
-	"+Cje9QsoS9T67QuZ7/bBG8Vu6Mzgobb+6hXLqZbZu0//BexSdjOnYpfPXjKldvxGb0/bTD7vk9+0krPj",
-	"N68077jRwrX1d0Zjb//Bc8ZizVB2XXL73W5kcSmS1fnUfrtDbzxT+bmIZJaxKG//3TDmOdthNa4YJB7v",
-	"8gkEW+xFfvDl7hR4ky1Vvn+vxedF1584HuXUSLzG7MeSjLxnnpB89FvtzsMpbqxOcH+l19UvS5/FXbAa",
-	"rV3ysr7nqbNa02m6d0aJFOwTaaM20tuFs7qLo2J5zsVMuRKmUjDENAiMhx1NlkYRX+juC22RRDLlELz6",
-	"/M3Ll+PTy9f/LJwmx0Rh5kbhLD5x/QVQrCCwOcN+HxnGGM2WVh/UJwn6GYkulHCmUSSzGGy3aMQMuYiS",
-	"ZczG34dkmtCZ6vXJ5dWLwcX5fw9uzi8vxpdvL4ZnMD5j2ZUpqJY2SYqLkQj9kaJyma/H9XgB4LqljPXM",
-	"2M08TOEFtzCvhq+eDa/qB+Cl73k9dSVkooXgmRxbEI4QogmlC5DXurAUyWoksOugKYL9+p/X48HZq/OL",
-	"YxfBTTYHcAMWTiUuOxgJLiA/blXa0QBmorcCzgAa+MCQr7eBKJawKG+LHavkMouaNW19QB7X1feLvC+R",
-	"g15yNPvdQ6E4V2COdG0QV3FP8ZrqFU40dxCaHGlwzl/JmNX70DqugU7gEq783xrouhN01kitE3Tc7tdk",
-	"Zn1C0zXsVW3qTop3UpsZKdPVCZHwI00CmzEIWSQ0JzRJ8CQp39RlMkgSfstI+OFjqFf6rzOINwlgw2q/",
-	"GYEbjMBBURIIbJblVJHMRPr8VSHmmn53sxsj6hB48jaBEGGtQLWhpmXJwkN8A09QmEGm5vYRjMScq1xm",
-	"K7Sb0Jk68fUPKVjFYDPVt5AiG0UzdNNH7ZC4GglblHKzSci89RdbhLbImpFoU7zzf6o559S4sffq0367",
-	"c69fpJXGWrZ2WYAd7+1X7I6z+12u4XuZzSzH/fTmtn0tW5/NnvNlm9DsRn16w5vt6TPZ62x3e3z6zQL3",
-	"zQLX1uSFsnkXA5xfTfuR7W87DaYwv1kl6Zv17fHqblesb7Umt0f3HttEk1ZIQN8pZ0zzUN4Nhgt6YwHR",
-	"x+DyDM272VIYQvG14xM01E25iBVhNEs4ALCZ2ELjAtbttagj6OH7jEQJ4OchPlE9dzOHrxPSBwf/xcLH",
-	"4/DaYMcbqvvGXB6A225Pbh1u+/7pZm0ZzJMP+I9WCShS2OH6V3h3Uy4YToCxxNdvTk+Hw7PhWYBGBUjM",
-	"oAt2TFIJcV6ETnOWjQSkwpJtmbD6pv+0R3JJboW8LyobQ7sAFkPjVTNrMWDwm3nLC2ZYy5eZ1WXG1qAV",
-	"4N58Mwk2Qh0a4m3AQjVPLRaqKNG6AUb4nFkS4EDDM4XMgVnKfFT+0FZebeYn7+TkwFoNDyCTaRs7CSAm",
-	"Dzxu9kMonQypoMUp/Q6T1YK6RCiXZMHzgCykyvFjsEEGJqWt5jOwEUKGKpgnTef7J4j9KifOpGCyrr5M",
-	"0AvvOowDrUvk9vdCbyRX+bdw1P3M/HIp8Bj7BK4chaO8NwT+6ZAu6sXpp4kFAMsvgr6plYjmmRRyqda1",
-	"BjNpzyVR45Ag3TAzRs5wJHJ6yxQ5vby6Gp7eBOTi8mZs/tAM/Gr42/nw7fCMOKd5gBpC+E5OzmNMf7Ju",
-	"DkhV57H+CVFG+yNx4zsUnvZAUVG+XLDpGlrdOCEtA0Nr1CwELnWgA06DMYUgqk1txCkJUdHiILWcumUz",
-	"hBUT8XBBeWLyeHMPwGIkAO3AgtdBOpzFrovjjCnlZ8etwYFo1v0fJKYrtZtHBNcZ5oupyVqnxDR0yE54",
-	"JyeQNMxjzBk+JiGPw8Ah/AWkyJALSKhPjP6vCbQY0zwMRiK0+XTwA+lePT8lP/zww88BeXNz2gsspJL+",
-	"PluqfOz+NJY7/U9HeAEJGdjn8FdjeYNumGYI+ueFsVwjZiDOl4t06ZUQMjtoXggtQ0BicH+OYUKka2hK",
-	"/8fy4xAjQULjjzMvYcb2L+a3Xp88T2ieM8HigAgGALpy8o5FuTKhHSSWkE50y1ZqJLohDLMfy6gPYSAw",
-	"RxxqP5c5TcLeCYGkBbz/YxqHbVLldEV+vb68MBmSJ4S6meLRdsrUSOBH8A1uu+sp1KPpY0MvuWCK3Gc8",
-	"Z/iW3ksa5fjUtKEpJeGCkW44GgmIsb7+zRxJRa6en47Ej0f/eWiy/kajTL+FXzARq2OCMQrgGoScdJqx",
-	"ABIrwVlos1VMhgwilOAMiUmysSMaiZy9z08A6oclwFH+XEq9wMB8eO5l4Mcs4QueA9oGvqX/AaOaZIze",
-	"ajaWMAqRR1olzSgHoAuV0oiNRNcySN0PzgwaASs84AQNyNTuvl6Q7/RQk+XCxOhDIqoA9/e0cMZ+p4AU",
-	"jg0fes9ifWKZqlLy/8fety+3jWNvvgrKtVuWphhHybhnKnbNH07iybonF29i12ztcFaESEhCmwLUBGVb",
-	"0zvPsQ+0L/arcw4AghJ18U1xevhXdyyJBEHg4Du379s3S2t539Ta+wl2sYkonf2xo7nggxzcN7oDfQdA",
-	"VqzsebC0ZDhTWr2gl4CLD4bsFt0EzwG0G/oGl4LIsXKMvEx4GttNSorR8Pt9g/acqJScv2jKQiC5pycj",
-	"gD084DAQzWBH8RE8PRsAaCASUJcJ59Op4IUV9gIbHCtndI4Dxm94nkwKY/eBTG1Xv1TMiFSrrJpVNypY",
-	"+qVQjI+4VNXQDBysTfiTwHnIX9SmltvU8uOkll24oU0wtwnmNsHcJph/5wnmNVw94QkNWLMT4o9f9KB7",
-	"TIAPOWoCLqYA0+JPCMTEyiHYNYzUqbm+Gw/ONlRDzimovBMPvhy+AqxY4Ugsy17wGbyHwA8GSf3JHZqu",
-	"YIxxt8Sp6EgF8xfB3/EPqEgglYX6gFbXTIkf1pdZOZ2Vj8RuRDHIX/TAl2OHJZBsIozhI0DE9SgOTJ7d",
-	"iexaFJlMAZ/V2Y5WiyQEnt2jveXG53D1m+IaNsId6JisU/looysX6TNhL4kXEy6pcZglAv4/cVEirNLG",
-	"8MZykmfrefYhkMd6jMh5w4FH0inRw+k6d8hvKY60wVOO3gPupEa3hZhr0Mt0DlthRVoW39emrUG+1gMf",
-	"FgwcODaWZMi/vbHg4FbB+GVFlLTlkhK32EPzP/AaX/XNE4yRnFqiyvCO+ArDjI6b9enRTcPolSxXDT9w",
-	"tR848pX6O6ixY9mWTCnznJkZxTtsYI6WiGX07m6puUPhz2bFHS9yIFX5p8M9JPmXk9kkpPhHEQpR7P07",
-	"2pvw2zP66ater3dn5Z2mB3fQi9x2oTD4gcGNUHiITbUph/IWTlFMGt1ycOlY0k/1BPZQggRUseJK6ZLX",
-	"ekCuxJw5HRv4t70UefHBQVXI0dgmpH2mZ4vpre54Thf+m5ivmO1QUWGj/k042z/dfa6r7YG+fRh7SmDO",
-	"eMI6SZRELOAgNGIiU51rBZ8dJ12UHJnKqYB//99kpcARRqTeuxus6DvCmwY9R+7f/qZ70R7cq6mRaOnp",
-	"3nIv3DT0p0PkX7O4LYVCVslOcpCaaxJPOfjFaJUnXhOjuyBOQlkJKy1iZR0vL94RUa2PVGFi64CdsJmS",
-	"v84EM7MhrCZ3UavQIcRa0Q0Y7kZ5pCkY9AJ+/X/+cfLif/MX/+q9ePPP6n8P+i/++Yf/trdbLQ5TcpUK",
-	"OlEfTh32qERc7y22wO6KtRUSyMKFATXRFkbeI69JYaEa1EFzW6tKbSxTWJWW3L7QcXPWcKP+INsoP3ii",
-	"fOPrHRmqnrq15+mKEn/Wg4fqDLax4zZ23LYltVHjNmrcRo3/o6LGd3rpnyieaE+zt9jO/OSVf2abcn7A",
-	"Vi0efkAtP4LTpkJ+hLgP5jffwL7zix5UPBYU4DdClS5C5iH0yfkZ+KtY1YB6lFargS9QO1roGyv4875Z",
-	"KcbAOrI0dSUG98kqMQbyvnz9iOETEauy4MrwlHhf/INQjYrNV1BIm/7RsZ96zpqA4xJrVyb6OmD2iJV/",
-	"sGMcbOFG6UNF+PhO5FhfCyZLl91Y0vEccyTWueGSiuFSPuWpLOcUN4BhScMs/aYjRbAsuV5VmW5YKdjA",
-	"r/xDWMUtKu2zhvWAnTASxY4VyoamqZiW1Y8Hs9LNrGPDDq9Ciri2sqTDvQwbjQMexQ+5e0zc9lZ4G8dd",
-	"iOHMYFaBdQ57b7rEp2I01dNbMTeqrcQLwhQpXV8RWAKYaDXQHCmWEpTsqZ6ApOAqNqgFvoh9w6rfksiZ",
-	"D7ZbHn1e2BobehMn52f7hg24EVhoBUAO3pu9RaWpclZ6DiZkjpkVBdw+GGo/1ZlIaoMBJ7GRVKpz2OuF",
-	"9EaLJFdV3yZNakYzavdLKACpdBkres9i+RKRm2RLGmwZkay+FkzPVBQY5cUyUeNZ2vJ0lnMqfI3Vqc8b",
-	"aUOycZkEf/mw93rN6sddnYvh1vxLmzTnWAcsEwaC9ZAF4seGlfOpBM97zogQHR++UaDpG37+MzZpPhaP",
-	"0xe/BhisARd+2LhuN7A6HcNOgkUXK/HrjOfBInfLzy+vpXVYE/wNTA7ObiYVp/K+NYLH/oLNusc+JcBv",
-	"KSXwptf786s3b17/dPjnw96bN6+CbEFvOVvwVFHIn/Xg+SkC/6wH3xxR/6rQI57OsEzsXg6B1m6aoc6U",
-	"k0mqLWff/2RfFxtSRha/bM1ZmHQZ6HLMkrLM+7aE0UmVZIJnYGQTF4dDsTf3V3fWT7khabUKNO728a2R",
-	"QSK8iTRGqpGXJYQhF+JaX4kMzaBQpeS56dqX9Xp3oz3nc7Qj7lDyMhcrbLGz2pSWLTV2dweA/smB9mHv",
-	"zW77+qjQQQFYGwi/rdwyq9tRU/JSHFVK0zir9JOGM1UXsbJnrz9Q3QmLq3rDoXrMKvUFxF0WRdlV/9Mu",
-	"N72fKT3LM2Yny6uKVKoplBLRhdclwWg3fBfmBSHjzpofyZZajwZZIZvdqZXZhJepznM+0EhAeY/UQkCX",
-	"CevAou+IuaYQeL92aeVzW+EPJhK/iPYEUxBRrBz3YD4HoAoryIojcSIHRUzAS8EKrkbifjmLWLmkxf1U",
-	"Nd4Fk9XmL3aXv3gOIZ9qpdsN0MZ/Hhr/CYwHtoFQqyf4BzWr9KjBoXWWcEZrqdEEYofqndOrlfwkezt3",
-	"tgqej6djAE7Y9gqX0KZkf+r5VhedZ/ZUcdJA4Pgm9DPbCYc/to17hs+Z0d1jlsyMeAff+gtWWSVgbFOK",
-	"OYhbnpZ0ywYTSE7nBhuIk9ByMrbJzzb52SY/2+Rnm/xsk587Tn5u1blyF3zBHLw4toXfKQEdpW9WVbE6",
-	"iHGnppKnhvAITc7p6Gp0738m116VdVXwFsPfj6ulxsgSzOhO0fqLwfzFtNCpwNgkkimJ+yN429cuHIG7",
-	"6x8I0Xx1N4qUYeYiVuf+z7j+ugeWcAM5VhjPb/jcsIngyrB4bwwuTk5JDCJVwTapeO+ekQmPyt/OF8bR",
-	"wvTvDNN3ZfUW3/tm+7e4kFtL+HiWcHFud2UTZbapOlzb7ikmM3NXjikXqmVDXcQqzaUgc8pLdsPzK8fK",
-	"xCZczSlA9r3qyqmLq43MPiOr/SzDHPcTR33ekp27C1zsMJ5w5xjJvX3gneqXth73j6yCcJZtWyoMp22L",
-	"rx6QLbJoZRUL6JOCKrrJah2xr4KqZ0lBDaUWVUlsZPeTFpMKeeVYUOTbqBLmb0jFkTCKbPV9idCNBljy",
-	"eawyMZSqxh/8MK0Bmoef9QBt4F3fRetNtkmfNunTJn3apE+b9Pm9QdAnKe2m5fHgyu7DZUDjcQIqd1lg",
-	"0cLXu8NXQkQ0lwEuezp9rGhvOmtSkciyRXha6nuDU6ZVvQPtOIgd8hxZx0hugnHMolwJMWWyRIKyu8nd",
-	"lnyE9BQPgaUnWdZi0haTtpi0xaQtJm0xaYtJfweYFPnjWkR6d0R6klGpSYX/1oPR1VHRG1mOKxUzS/x7",
-	"j/4h0hYrWS64KZHJcpFNmBrCV+akkcnXCytinVshUmo3Ip7BpQs6zZjhmko70qcJr0e8y/QdNsAvWRUO",
-	"pPoru8vp7ljdJd/N7k2j9veAItk+TJv/bjF9i+lbTN9i+hbTt5i+bS54FsxqDThlW7K1EOg1ocTWG7hn",
-	"eQVCccf8JYsa4l2c5F2VXPz2ix44mfVVZRfv8e+kbrcQOvbegBt/5KU9bGW/OWZcsZkaSkX8bESdtkDq",
-	"Jk2sUq5SMCeOmOwhoWgaMhEubefyOiYcmoSs1StfqVcOM7VCrNzSPaG4ZrVUdqxSTu/erdamjbROAHzt",
-	"Kqe+myjQUlFZoyZPwExUaifLy2OFrFyo5mDZTkgn/EEq389W2HsN80u7vX7Y7fVBlOv21hMq/mMh6NYn",
-	"2ku3Lx+kKX63Ua2iQ8W0MF8Oj1kJnV/04AiZ+uxfxS2qoL3UxbK610vkL1uQ+GIdXsaqCuyRCZmg+q7X",
-	"j/ZfRi1bYg06YrJkRlRsnfsm+AFyXwRi551A2jxQOu8eByq67iZWwLs0LMEP+lL56zoVYmm8gJQ7gl0f",
-	"4GLE8A81+eu6PvUFtv8RJxaBrMGc9oX7xtomFyNUFsx+zaRbAOOfCrAIzZWVdv8KcxECk7X0j4G42kNM",
-	"9pNkFNzYnh+R4WK8dYUNXdpdSGz44+Qv2tNmNeuaf7da0WDuwrvmTwTrmmzIndxQsmQ6RanJykSzjiNH",
-	"iywQRFux2BTN0jFXiAIxPALudCZL43jaTBSrylkq+ch9v+ub/nSeIeMl2tOB5zI6tkJB1oesaewzqVDI",
-	"LiCudtKKD2oMvC8mrWQaf8DUiB38g9IjTwyt3fxuQaRGh7pd+q0l/KFxN+pd2vgKcqQ/exDuHn23ILyp",
-	"NPNbHeV6F97JWCrBOJuKwmiFkNAcsL8i1v52+e389PP70/ewHComfCL5B9Nqw+CsMxZ5FqvBPGTbc63a",
-	"yYfTC7Y8W/jbBFfaYM6UBjDVpcUlSVcAv3HEFnQFYvXuy6fzj6cXp+/xx7BlpJo5mWCkznck6Z733pRi",
-	"amz8AZfSbMIV/pW44BP7JP3BHBUJkauOnsNNRo2dnxL3+CNkuacwYXVlOvFwRFWojxj9h7pgHT6dFvoa",
-	"KUnrCrWmwvp9jarKSTciVr0cDid3N5h9LAywd7KTHavk/Mu3C/aST+VLHMoL+sKLkpsr8/I3mHk34ITd",
-	"6Fme0QxXwxxpjHhGfuIpiAPzG1kyWhOrkOffTfW+YTRm7+f4uXGz6N8dkcmGz46CAegnieyIJQKTMomX",
-	"k7Bqv+SY2deVsFJrvFml8zDmma8QHgih/CIdzP0yP2AfLTVs4Nd8PHl7+vH0a7TSwTmOnSMHP1x8FrpQ",
-	"w2/X+kXeTD9Dv8iN7bH8ol2F2KqopRI3fn21AOBJAMD35Bkv+ZXAgI61IEpTWKeSeonY2ef++dcvH76e",
-	"fvsWsb+enKEezbuTz+9OP9K5dvq/zs++0lkSK251v5EptrBU0lZSxrFJW9rwnTJvOxuG5521kdVzD90B",
-	"FSAiN9pV/iF+vtIfdCkBWAJK3JZLeQEu0QjSnenMo9MQdZyNkSOFE2cxhoUEw4qIfd/EKjEC8wDmwI22",
-	"n+v0qj+RalYKk3i2OfbH3jEzQrAEPyd1ANPnZdI9csOaKbotJdpcq0ghYlXBmHDYNGjULorq+AY87SZp",
-	"oIitpg+PVQN/eOTxlR6ysRyNwblNpoXU8O4T1nnVc0V+r6woDZ9oPNm1sVIl5BF3cn0jTBkrmXUP2GfN",
-	"yhttFym10LCRBcngAsMEHCNBH9Eej7U/EWlF01YeCUetg8mZEZdW6IkOU5hqVggFWCSCmyg61r0dwCcq",
-	"mHseDGoWwrbfsASVzpPqBqiGQjSAUbBMfKTBAS4mh3YT11dZtb4ILPrdecDsPqkwGcUJzi8vYrUtTk8a",
-	"8q4bIUEoprM6JnChEW48ogTOWUZYdMqLUqaznBeOnJ+eXypTCp65vYFbWCuximwRX9UG3Zk1UvS/P7L2",
-	"kIN/3UHkJjxaXMx27+ER2Zh5/6z9prjmMucDSpji1VqosgRVaoAEVi3ieWtjIgx4AyIY6pnKdhaYuAD8",
-	"UTsi3RtsPogfvZDFXRtNWj/Vpuzra1H0SzkRm852oprM+JzBT6ztNHDUwh8N61xevMP/i1ip4WvwaZeO",
-	"NDVzsVE8ah06wcKXsXDaN7EyU6ppx5wc6yQzJUv0rxP7FTi/seaKzFaHW5OLyOzrqfsHRnSDsJ4LBXUt",
-	"2WCsNGq/KEuvOYcDBNaErd+3XisKqjmH1cwmHjpg0qQQqS6wlt9qtf2iB7HqJOhL41cS+x1fy8RLXIJ9",
-	"mSXdY5aUuuS5ix/AMPYN3CZiCb8WBV6AvsNewsX7OPgkilUyEZnkKqF2APx/fDtkDdh7eB8Oi1Bs3R6l",
-	"7F+i0I5xEY/GWZ4zezercgdXuy/X3QdROk+ZmCBN+eVaFBewvp5l8cXJdBoOGAbqB7zCupiSl9KUMm3p",
-	"k+5T3+cCKbi3yJTIiWCdiU6vut/FDlppqKc3hVYcg/ruF0zTkY8pJrHqOEMGO3LBrJluLb/fsVDTfXpU",
-	"ZQDR6PiMPPwsrFeIVaJ02fd/6lCppf023sWF1Dr+zYMpcDE66zcVYprztB4vO2Kn788uaPyxan4AH5Lr",
-	"LH1OUTueprOCp/OE/cWPnL1kwaOj8bJ2LlY2a9hdsH88LeU1uBvLFvD+ibvQZnyi5fND2bnFMbem7ilN",
-	"3a8znsMKdCqvz8Lqwf2fBfrDiUDkFys3xGUA6MQqu0fOtd839NNipkxlUq2ONblXkwUYaH0tSvvbmF1n",
-	"Q76JK3by7dvZh8/OPnXdZSwGbUKg3WOHuxBRxspZo5Jf2cezRVyFsf2myqsaZ/RcGPIoBPop7uQYi0Ic",
-	"rAaOsVqPHFkTcKTHgFtuixxjtQk6Ptio1oBYixxbcxqYU9wd39uGTgs9KoQxG0PiY33DhryoLAY8wjLL",
-	"+ZhytSIiU2b9SUM5ioTb0GafrBLrBNHnIohYR4uxTsBamHvvV3hrLPKMzVQmCmo4ceK5OcxjVOFQcK9t",
-	"mt/+KVZ0xQCDhdZ8AXA6D7cPD5I0+NFk/cpxIcQxni9kkiOfnMVfzCsBz/qfR9im7ytOtXXcb8YCczL4",
-	"HZgHjKgrfXNfgbnANJ27t/7cTZLVXvikM5G35uhJzZGzBN/JECGOy8Ww3GiJuGLClHLCS1/yhgZUCZFR",
-	"INpCAbfLTCnBwbJZlZrNYYHJQXsCZkhpsA4eik1EDV0sIMc/W+DoQQ83TCqMjy2C06TrwSJhyVjpoU9n",
-	"3Yy1x5QY0eMlGBOpsyOwVBMuFdg/fKL///8cYnHq5/2pKOAz9pI8RdG3100eIQYGYOAjvJrnbi78QFtT",
-	"8QSm4tTuuqwCALghUOt9p1bDbrbiZarVUGZCpcJsdv2wSY+n48pBqUoJYJ06WpoMq9vchd2WyXjJjSj3",
-	"TfVz3IsYG3KHNTVSc1/SFfn23/CKABUMHunWvuDDsEwU8toG4glXiDw7YCckMRerZMJv+0KVhRQmoZt3",
-	"Foh0uuhqWeErgCLuGvf0ZT7Zsb0L5vnx0rmXl2fvF6YXwFoohe/+XI26C5bShPNJLO0uyb4q2Wuv1JfZ",
-	"3nJBV0MGeDbDb9qkrykLWMv/Xn6IT/xWTmaTpfDAwjuI2Cs4ml71er0D9t7Wd7zq9VYNN3jXzVqAr3q9",
-	"CL5l09M9/Oe6bPVT2uBgfazLagZfC1Znm/ZdVaHmVv+KKjX3sa1U842A36lQfSqKF/hGa3tTD+sGMzgi",
-	"nOV7+iNiNCO7tpWbW9Hk+pGDBa1IfDHtjuVH7uLoOVa1Y673hnUyafgAnT6lAYRR5JRaF0XWfSTL7B/v",
-	"WQK05qGuWP3+NKy9txau3X9bNs9opfny+BsSflum4waZUOp8q9CNYdNCIGu2LWIY6Gx+7D5DYKlnJdFc",
-	"28Qez2cCU1603V73ehXGuhnrXMSq9qBoLV/3DulbSuMtql4JW0SOrNpSGJacF2IoiiNWiHJWqL/gkcrz",
-	"5IC5wWNxZSGGMyMy1jnsvQFEInO0f4gesCbD2F6RlOfpLEfU3EmwXzBh704+vrv8eHJx9vlDdzXtSay2",
-	"4D25nGa8FI9sDJYwTrIwGYybK2PrE2FqCzHN50HZKL1F96tC2JeMw6IULfOCyniVWMF7rC5TIWZvAfDh",
-	"ESmNBc9EUUElemM1lCQUoKB/7NXHjcCvYUh7/1zGeU/UX9D4puglPqtWgzvZ7BmOP2sw2SvZd+q2CA5U",
-	"d5EOrYJSu624uBO7v7fDYKe9BOfrjdQxK4s5FUWTjXQ2CzEmy7UaiSI0YDtDmbRJHnCirYeJgdNptuoP",
-	"oKRH+LNNEq98NCrEiDhuqWUwGRV6NsXuuysxN6wjeDqOFf7V1anbACSeez5+CNMiMmaIcQgbu/WQWHqD",
-	"AXWPvU0O7oRDAyxaedlBjTqcN3AdfaMipsSNb0yPvNY9+Jo9RzlywIijFLM+1E7un08WsYLnOvY/tS5K",
-	"MtazIolYkvG55fa4EeIqcbr5OGFwtvYYNqbcSIO636bkRUmxVOyWVGk+M/Ja2EIgoTL7obi1nzwYYNOC",
-	"eLyj9IvK5wurhl8JBTMEB6Ft1cSHQ+pj1vFP2V0VK6impbmYHTbOC/vxxnjGqgF6WuZwbH6eV47NvZMn",
-	"GZnzdv3MMwwhXV6evV85IP/dvo8GPSD60zCma/cGfUhr7XhqcanHHYmdnXqUE14aT62dOmbJb/9OfMQR",
-	"8bP//soh43X6+I9wyBN++1GoUTneO/rJRqPcv1896AHIbV4ZKcNPl4fjMKArwINNXIhUGsLGhYD9vxft",
-	"DV/tRXs4J32cE7iInMic46EU7cG5qNK5y7TsRXtYcW5LuZuwY7SsYzklbnO/+A7Y38Dgl5qRsa8992B+",
-	"FJ5z8Md9w5LgQcF2Vm8Ba6mrdZSAJUkW13niw0aXF+8WLDB8nwywLSCnLS8t6ha301xnwkHSppfgjpfa",
-	"G5ClmJjwVdRfVW0Z1bZBwx6F8eLX4BYw1oaJ93/gRcERH5tynuOK1cVkJ0EOeFebAnzhu24DG/cLbHi5",
-	"2kn9mN5paNFjhrsDxoL5H5tVOMvnmF/1emtwDDUQrpExcL7cF3/H7xcn9CZh3V7yA/2Knt/yxt4QOqym",
-	"tt1eD1CGbpjPJ44aNnIpYtukYZwNeHoF5wzWaC4O7Yh9Oj35dvn1lApp3f6w0TPsd6bRe1gGbgeMalYK",
-	"Q6VaNXdy31SFzuRaVe0D6B/bWarywgNuRC5VBaDMMXjKZ2+/nlycxorSu6YxTVKlhE2trSJINiOu9KOv",
-	"xP5qBz+PlRI3YWLIqar4q56cn+0bls6KAjw/P2b4iTMsi/OQuG/1YRuahApnYUpkVvMdpaoN54D9HQOj",
-	"XFXvCb7/Py9PL22l8eXnz2efPzTdNVZB6CEIOFBBMSM0hg4lQlwfju11q+AwOJCdAc9clLdbxX0xCixN",
-	"rKS65rnMouqjelSBcjWGCptxPVRfLYSNi9SnsdRsMJN5Vr2uWMH8IwKjZnJLuFCblmKmlFSjOxFhx+ok",
-	"fNucGcWnZqwxYx4sSOrfWywXYLWSAqz2RtHITDr07X8bq0xTDTeGwbH/3O04ojZuZFKeYvwOrhCUQtAf",
-	"9o2jIXCUSVjJiJ38U16OkRWIaH0ae9kT5Ocjqr2Aiscz+hwz0rgE4OwxAlbCZ7FKpOmHf+5GAU8RHKc2",
-	"vIFszshkzjqJK5FLHDcQdQYoP79Y/lHlBF3CDy628JHzxZa9LvLIcJUou7qrn3VdniSEPRHV5ddSwkhU",
-	"GHrFR5bAAGNUmcxsPT71QPlWSlhBN4VWI7unj2OVLPg/SZgXrYrh6u1UpIhfd8vBI3YVLoExiui1I2fV",
-	"tSjAO7MdWTPl412EnTxxRnLMNHiLeGNryVBCiis2ENXoOoe9Q3ijnuGke1BZZOoFWXwlEfo+Zm3JT6Cu",
-	"FdjwWNnes8SkunDVfrzahRTCq1X3wKrLrwwttariEHaou3DJMozFwcWuhJiaWIGDVishIpqM8DzhJbsZ",
-	"y3RcHSQ2wDTQ1wK9PBQglqNxWUmEven997CiMla2NS1Yi11Hc2FnpC9VKYprnvfBQUNWXp/LW0jDcW8v",
-	"8BgOzqlYGTrjB3M4VUQ+rIxx7iiOpZ13eOZOYo81DGjCILtN4JfYE5bg77MjnVoa4fOj5F2C5M0QvDrP",
-	"sAjOYg9Yur/OxKxOzLubfMfb6vRnHXvW4+EfBSe6L8iIlg5zPLNrAMZyysTKntddy4z0n0BD4cvxigXj",
-	"TtwUQRL/e5FToLfAeIOHcIesUOXwvPzN/79TTVlfnB56KYNZfhUsnAAW4bmfhJdOyCq+7r22aXA9ZCSQ",
-	"EoHrAEcr1X7TcoSLUMa0W/G+OXxyzKYaIwKAXq5USA15o4srPIm1WsyNkA+0XXLk7Sy/eix7+kQBufoQ",
-	"V6zt+htqKxFXViJWq3hFLWLNk3kO1YiWsRt3Vf01L2uxPimBbnWqL0QVqUPjxYg0Hjfru9pOX/q+99XR",
-	"V9wHuzDiSv7Lnr6B6BTtb0L4x4zbhIODyjwTjIftIWRcIjaS167Fl9A3T1NhAnlbOxyp0BfcyDoeq3W0",
-	"4zNTxTVrT7KFTOvfcSBWKvN5EpDXXyneEiYSZoQN5hFL4ADo+JooXbAEEzsrM744lc2F4XuYL3EpF/wH",
-	"/qo5UfVsSM6Dt7iNcF1tMzxzw73TqG24e/ZNfZ4Cy2fbw8j4NcZdyXvCiEBwDe/cNdmdGlVkJRWH/bFk",
-	"YcwBA5fFVlHOlPx15gms6leSI6ULKk4yAussg1oQqzEH2EZ5Q1TVYB/2Dg/YpcG2Ok/smOhi1OfZRKok",
-	"YgnAND0cylRQ+hP7JApboYhxNrA8E65QWKRmeTuHvT/W6lJO6BNUtKOAkLesQcoGIGZoVmWx3qSudGiD",
-	"nfLsXNlgbM/PiQ0nbgXkUeKGXmaLBQPnxi1M7+XRv/syMwt4sGkv754w2W5IAhScvFMan3Hu+87wKO3Z",
-	"BSvaaIibYOHL3+xUU4HFlsKd9Zsd28JAtL8sdxy7zviMhZ0tJCLASKRGDGgcmZa+UQ4hmrGcoizivBta",
-	"WPYoBtZWPprVAp9107ed0Cc9XCv1udLNowla2Me6YAORazXC48nnqxa39Q71PbfYQdGm4EwNyWz2oIJ9",
-	"s1/BDLPkssTqLj7LB1E+3hH+9Gh87bJp99KPtZewdmqbjXS3NRnCvo1dYF+FIhegvh0R4vtAJR7Z0lYi",
-	"3u2sidUd0HzTBqUB/iAwmwb7rJqHtjAehSAs2RqRRzYi/7E4m/bB4+Fs+3n1yQbs/VVM9LWoRWp9Qt8b",
-	"uEOXTC99aGDntg2GGezQTziKrdG0Q0FhO5h7lHYfN+zjKFwRNllS+VILu3yHuwWWQbVbcKnyp0UE0ZY/",
-	"2iTs98kX6NjB84XCaOv18iwjxTL7aXkjU6/WCnM+xmq7+u6L1WPFCZt230mWNW29H9gBWHKUWiPQNEuu",
-	"wYoWyPP1D06yrDIKMJhtz9HtE5jrU5dHNhROLHboZEcM6+DkUFJ7qm1BLEUx5KlAwnYVK0t0VMsGwLPA",
-	"FRAZdEjzAu8oXky4zMFCFMIYOoJtvcRQ2prD6kIwDxn9R5HmEUvcZd9pVXKpTELFeSGdnxHVzVP7NSqu",
-	"E7flQoJjOYEaqzvpNj88gfo7yp26aX+s/Km73mPkUJee6G9CTLdYNuALN6ybFQ+4uDxXNWr+8XVvBffF",
-	"k54r22d429zuptyu2cI4Lzoxa8OkWlV4dY2lfpjd8UHQ5wx/Vp3pNDst0ml0DX+Q4GfDmn1Ex6eq9do4",
-	"PFFcu0vPinzvaO8lLm07kt+W6pltcXIHyXGESkWXuo4A7mTCIAd60LnGleuy4NiDQQKKs0EuzVhk2DVz",
-	"UJ0bfCqbWCtOMBtItA+W1I+uy/SNsqI5qjaX1BojsToYezYiluZaoUMGuMzK2dRuPW269QUfGUBFUhH6",
-	"c/Vp1N7gCeZTrpDDa+GKL3Aal69qIQ8xrS/W1flbVFV04OmZg5B0AJ2dpvGutNOsA6MFg2kiz5DClnBr",
-	"d3lQwY3dwly+MamBwlxHyD6K/4Nlf27SpTJTK+MNc+bekFNaisIOR5U5SaeDmmBmI6dJ0B96LQqL4H23",
-	"EbIqYLzf8uF0bGGzTchGrOSjiM1UyUeeIhtWDlZwBrfHas0GSCjKdOxqFZc0CfGCnrA4ZID21/VUxQ3s",
-	"rlgpThNo6yB9o5bTw3HdoAt9AzWC2qpn1bb9ByvJ1qI37DozV+m40ErPDBO3U11QWx48Xv1VZfpG5Zpn",
-	"VWnRUNYXrP05WKT/CgAA//8=",
+	"7P3ddts4sj8M3wqW/nutlnrTsp3unr3bXnOg2EraPYnt1x+Tmd3qESERkhBTAJug7Giycv4eP5f4XMmz",
+	"UAWAIEVKlGynk/3PwUzHIonPQlWhPn71sTWW80QKJjLVOvrYSmhK5yxjKfzVS/hZdEmzmf4jYmqc8iTj",
+	"UrSOWmcRkROSzRjpXZ4FJJvRjHBlf0sWo5irGYvIJJYP8BNNEkVoyggXKqNizODlNiW3t2ennW4raHHd",
+	"bqJ7C1qCzlnrqEUTPuRRK2il7I8FT1nUOsrSBQtaajxjc6qHNZHpnGato9ZiAW9my0R/qbKUi2nr06eg",
+	"1UuSzbOgSbJ5MMmTDOZaptnL5aVe6dUR9ZKETDiLI5JJomSakdEyICGPQtKO2IQu4qwTkFAPKQxIqDKa",
+	"LZT+1zhlNGPRkGYhkSkJF0lk/3bz+WPB0mU+IQUDafkTMF20jlowfiYW89bRb/gHfBW0sMtW0Mp7bAWt",
+	"vLvW7zXzvl3wbbbhGH5QdM7IPY0XjFCF62DpLkkIFREJcV9CIgX8LrMZS0kqFxlT67bSbNFjNvMlVSzm",
+	"gp3SjG4msZF5m0Q0oyRlY5lGNeOzrw71q42JjovsLz+2gtacCz7XG3foBs1FxqYsXRn1Wlp8WRhwA6rU",
+	"nX0eWoRpbUmC/Q+JTLPN+8TgPUuGAQnxh2GR9k7lg4gljX6VI0VSlsTLOmJznz+S2nD8a3cMX2myVeUt",
+	"mnABDPsJ96iwOV771bvzisdM91O9O+eaDcgJ0WQYM5KkMlqMWURGS0KF27FwYhpxG2UWRKbbbZltZ+2O",
+	"zemHN0xM9XBf/PQTHDv792GgG8xYqpv+12+9vf+he/8+2Pv59/yf3eHe79//R6tmKTKWvqTZeHYWra7F",
+	"hYiX5L2ew8NMKkbCkX4TyJP9saCxItmMK8M02+wDHWcBGVPF9hQTimf8npG5/qRTt9Ej03XNbA8PDsqz",
+	"rZvEiZwnMctY1BfRKc3YutmM7btkxCYyZTgNVBcyPZFxvFB68ExEnS6BXRTsnqXel5EkQmY4vbrZjctj",
+	"qjyGmpfsZRxoYOPsrjOaZs3nR4Ei6SRjaWmSXNhJKt3kk0wzH9wjJpqmbJytzg4fW9H7Xo6+0/OElwVT",
+	"ityzNOKa/hKqlJ65IpRg80ck1CcqJO33i2jKIvud5k4TGqv8yUBwYR8CsxKLOA5JWy/BkmUE3+p0B6J2",
+	"KXD4/vwtq9Jj0PxJ96i/WMRxLYPSK4FMrQk545sNiNkyq5SKKas9lONiz7vvJbbTjGTNHBoT7FZTeQLC",
+	"7Ec8YxU88t2MCQIMm8gSu0yZSqRQjDxQR6tGkpCEpUqKY/KgPweSMN87xVLVzYnhSPyZmEGPpIwZFd6o",
+	"XzEWjej47i1Tik6Z2ZGXQCjrtgNuWTN6z7QcNG2QOTbSkN5q92Sybkw774+d6TWj6Xi2VpbxbKbpLGZU",
+	"ZUQKtjpD3L+MfcjIWIqMcmFEHfzUBhHHRS7k1GKEAxoI4JSWTdn29GdruMakOPZ6YdhYGtrVuKFTtboW",
+	"VyzBHXSX8C6p3PvKRcrolNC5FFOYYsyVbkkKBgTLPiSxjJjVYdbNFsbmz5VnbK621gAC/foZfgpvm+c0",
+	"TelSP1bZMoZ+ZTpv5SvEU5WdWW6/1bme6E9Jyu45e7ByB864Ex47netJcUSNzvdZ9BqOT3ozo2KzAscj",
+	"whVIxXEWL8kUv9U7Lkqq3KZDzAsdN7skHlReEu1E3jCldppFrMX/TlNwXT7F+BswHhh9xMZ8TmM9CxBk",
+	"hiFlM6Yf8inPFGknKZvwD6h2HZPw8EWI/2aKHL4IyOGLA/1/P/y4ZnIVzMS/Keg7wsfD4PDnT+uuBmci",
+	"WWRvdc838EZ5cr8YmxvX71nrSUZC+FtfsEK9VVpBpCmLcKb48O/63bBLzq7JPjm7Hp5f3BxBU9DId5bV",
+	"Wh1uIPS3cpERvT5/LGTGVECoWBorjDPcQF/jjPx6fXHe0Z3v6//TChzcT+IlXl30nbUwkIE4uTi/6Z2d",
+	"6/HYf9aMKpJMtwv/0S0bGVFocFVKDIQTE52umfKw//by5p/Yhb4YEvaBq0yBuUlPFKdlJqA1xoCEg9ag",
+	"FQYk/O13vFB//BQeF7vmaiD4VMiURV1yihdnvdDAlEpvkim/Z6JeNvEiBVQptmfXraCF82kFLbt23j/N",
+	"E3/K6zTfM0s8q/SmdxUXiotMelcBGGZAHlKeZUxodYRHjIxSOmbqCNZIzxUURimzgIQfaXfUPch/xpVG",
+	"pXIgWMzmTGTkwJkLtTQh4cjd9+XoPRtnJKRhl9yqKtpGm2Fx/cJjQmMtTXk2EIrFbJwpyxwY6FIFOuiS",
+	"Hv5prd6aDApzI1SoB5Yq8uPBwYZNvETDQ6Vu8ZMWnB57GAw+/vavj59+/34w2MwfmnI+s0dUweGEoxRs",
+	"qV9tMCdwbzhPoEWduc1cnRz8XOJsGzhhWzG2QhCdY2KOKpnItMAWNuwnDmztNOsm9pZlNKIZbbpzc/P+",
+	"s27evDioJ9i/c5k9TgE+vzjv2wNvFN2MTlWNravTUAEWZlh/mu6rp3o2sXeEprrvxmtTl7xzWi/c4keK",
+	"iSwgQuqrMKhrXIq67ZfFQTVSf69YTEcsbnwvN28TOtXiGq0M1Ojz8GwnxT11o2g4aDQLNFCrnAUh5yf2",
+	"pzrlyj5vpF8NhFOwyJPrVwOxMpgnULGKTQ7EGn7zhFrWQBg1q9i9/qZe0Vp9d4Oula5QxudQt648itpC",
+	"47KDfQqlayDAHbar0lVaaNC7VtYyPB4Iq3uRz6d6+ef1qbUvu3NNxXi+ZU8hxsFhkN/LaM6tCk6DjSvz",
+	"dPL+yqeD5irbRi6LitsqRRV1t4FoprwVqHU3/e0KbE9VYm9VszkmVNOAsx8Ab+KZ+1vzeKPbwPw1l766",
+	"6p/caBGup2P+PLJnnzxQNRCpGYJdRppZU1gXvrrq//2s/65/mn82owpVAf0hLk8DZcn2U60tWZ5oxtgK",
+	"Wt6IzV92JBU8sKnCZNcbnbxf6KpXrzg1Cx6QhxnNwLsHIs989Xm24Qm24HosU7aVsXMuIxZr3jbhERNj",
+	"RkKl2wgrTaC+vRA9oTlfg88MUzMG/vrTrcrjLB1wFy9TYVYUi/moYFWESTc3jDaaMZhLn3a6lXbUrecK",
+	"0V5nYtvbGk4dY8UgMFCw0pUNDlhT74Syw1hL6Ncnv/RPb9/0T7WedT68vLp4fdW/1krY9e31Zf/8FJ68",
+	"6p3hKye985M+/rP/j8uzK/zx4u3lm/7N406FGe0JFWMWP9fSHeNNaCFsbI35hikypoKM2ECMYQBaDX7n",
+	"7hFEc5vCZ5optd3aBcRbuoC4lQuI/u/Z+esOcjjLM8Eyh9eRCcweBu16bsrKnnKHzUAfsYPNDRR2YcOF",
+	"Yjd0+jqVi0SFpC1Towb7v/8VAxs6NWJIS4bemzeodzexbEDvpS4wqILR8Sy/QVEy1Q+BjHR7iukZZCwa",
+	"iNFS615zqkg71M/+SoPRYHFw8OIv8NdYD1ZEawZM4xhoExqWk6IxArttU0EuruBG0Ts/3YMf1REBBT9s",
+	"U9I7PyWjjn5lHHYaU0zW0FrzTOaam3Shsu3lX5jp74Y7Cj34eDtZkFWO8zEyIZ95cyFYP+2Nkm91zqTx",
+	"lJ9EBt56x2utSQsOHZyi0D97cL723JkrnUW8xsBHndxcAYyizrTln/fqcEw0lVVZu37hKpPpcm0YqXln",
+	"UxxpgLf/NGKpFioiU+RBH2kMbWYRBms9XUBpXejor3K0OaoXhBwliTQXZ+MsrosAfS9HTx13/ascrV31",
+	"X+VoZcWP1kbuBoXQav3MxvyZv/P0AHPwwGbmH0V72lDn0J3mZrdFrNXWOSOxZudcEMZBzEc8ZWg0rldA",
+	"HxEq7MVxBy1/Rn7yAYy+FbS8uVQTx0XCUqoH2yBAfxHfEWnf9wLA3W82BpySFwcv1ocQ+988MvD7Qp+w",
+	"WrLRNJVvSUBCqsYexcAZ1F+EXXLDGebgjFJ5xwQZLSFqQ+SZFvnW1vkDcCw1O0vV2Nta/Ev3Xb01l3TK",
+	"aialHxFkxAEGZHAx1arFQc4iD+rGmNApqx7gwca4kWv+77oxgYpAEpYS3UFADvU51fpFPqTD2jEp/u+a",
+	"MR0eBJ5EsurKOkZyQ6fVpHyDapixFdrxkfGMpnSsNfMApCdcGx5mPGNEJXTMwBcEQqrSd1ZB3BmdNg2N",
+	"r3CX+QEv/wp+//63fwWDgfod/l1tWL1VLK1PDrBP7Tl+kOkd6lG50uzbTEsOz+LUFqaxxvP7qYEh9B2M",
+	"CAT2ZjZkhp9rCSBkp1Twf9PC0SwOHD8bwmdPLbq88a8VYa8K4sufiPLUBz0hnB2PAlKR1ZbKmGEUDY2i",
+	"58hh0x1ohcK0Xs2ecNKN96tNiaadqh0jdIz8S2uD+Hpn/S4+y/5tvXXlTTMzLe2aPTHPu3P+uWyye/+A",
+	"CVXo6xfwDxobXWtO1R0aNKz1ouB8GMloGVgROYmputtLmco+ELgUHlVo9/reDlddbF+PWd+teRTAInUC",
+	"tAsIBtd73b3S7RvvVTv8yKNAX5z0f1Hd+fQp7ByT8PvQOcjQhAMdDAToIzG7Z7GxIumh6r4ifANFfsqy",
+	"RSpYFICqbp+A4If1J3Oa3ilNopbsjslC3An5IHAOAwHZu9avau0euoUZoxEErEKMdoyrplVI26mnKOK7",
+	"ORn8Y89sVF1qVaXL5VPgHDawxS9pdMX+WDAFboCxFBkT8E+aJDEfwyncf68k3FTzfv4jZZPWUev/7OdZ",
+	"0Pv4VO3301Q63xV2uSptU+wUPM7insY80iThzEP6JIBmqddjQnmMxjseGQ0zHMuIhSTMfxviW/osRSyj",
+	"PFbhQMTgFw8/xnIckLmaBkSvx6eQgMWjE9hu7GjGVGg5P2JkTNOUs4jATVoRxQQ4F/TVVqYjHkVMfN4F",
+	"G9M4Zul3iuhDnAcS0BjzxLnKFfCuHua5zF7JhYg+3yh7SQJDmuhuSZtn+SjBB60Xe8RiKaZKs0tqbJ8+",
+	"v+/A0G8FXWQzmfJ/s884/LdcKS6mAZnTWIsJOPEfEn2g9chTdi/vWETGKYuYyDiNFWkb0iW9yzNyx5YQ",
+	"JTQeQwC3vifY6bAPCeTKwBg+34zyjgnT75L2TwcHSPRUePc1oB7F0nt9RbVblqTynkdMf3NIQiGzIdcX",
+	"yjkTGYtCPbNPlvFYyIO3LEv5WFWr1xFTsJRzfAkugwIWjooIbfQ002dwzqhapNZYr98D6xB+By8DC9bS",
+	"MUn1JDKOrMxgHqxHXNCfbbg4wjKi+rB+A07xtV6S2Jl/Clo4i9VRvKmcnb4UlWcWEKl3gsYxYj/kgyft",
+	"uYRUjTETrim9IwPxwIWyKTnWmrtu7G/x4xRHXmXftyPVikKN7W7GiD8gHCjEV7qRKcgkyegdE0B4YBsB",
+	"K7g+/hCoRZVblcLu+GlS+jM6ip1Ze1VtyXW+33L0C7uRbltyjQdjb1qIsFABJyH04geaRi3uhkey8kG4",
+	"HOryDWMHoiTtIu5Hx0E6cFUawTGu4ATPsH4lt/fqT6voe8PiBTBI1Crq0sdRz4vlg9vEbpOGPfNUPQnB",
+	"JKjLmaylgapjmre3opanjO1h7F3+e6NBr98uANqw0BlBDqSh1xqgNOZsPmKpmvHEx9LYyHPey9FQa60b",
+	"T+6vcqRO5EJkl+gvZfbrLIuHio2lqFLeraFFr6WWvrG+z+dT+g5jx0BhN22QSSrnRC1Gcy0YpTgyrizP",
+	"/zkClVmQERtLUHSNN7hLzjWRzhkVJiYN87BRnJKFANcFNJ1lLuzNG39ojG80irmAbJb6jXPXNasZ19Mw",
+	"TLVbtfr+Id5wXgv3UzgX8kEov/WNe63ZR7qhG7gSP8ykS091xMczBQwo7ZQ4KgwGv4PbyFzel45TU4ag",
+	"WKbv3RtpsZck1/bVT87I3OAjfFF/skhYOsz0Za5Cb5DJHtzPCLxQpFfNjY5JkjIFsgdMc0BH+v+vdbM3",
+	"+iN063abykX3YZVI9Azsm9kZ2P7HMyqmzXlaSY7BZpVJcxVPyO1WE1yXgtwzUBmeqb/Sdx8vjezTc8NW",
+	"MSrL9GBFZWTp0D6BUEwuFkxZS8CIju+mKdwQQMtx+zkQwCjaLw5edALzajaeEZ5n+bOcY8C7VnHkdY6I",
+	"SGoFg5uwsLJgThoQKkrHZNNZzZeh0fm3uCNVyEFmzhBaTUyE8srM22hy0Q/nhuoN9EjYMRqCFOBsOUBn",
+	"SyPBV/C8bOHuCV/3b8j+/eG+Vlf3P+J6fdp3b6j9j37Tn+rGCLu0Ja9a0fyMCVdvr7fQpcnVHIeTWApW",
+	"Z/hS3hkYy2TZJf3cmAThRsY+doyh4mOZcJZnw1rDn1rVEQEKImJDowWnQwh5my5wvAX7Hq5BcXgnMlma",
+	"9Hz8nhS+R7gPLTR8tdzzmOs2PaHofN6BNzBQaZqNxFpAgR0UDNl2KXgKRgxF2q9u37wZnlxc/hPevv7n",
+	"9bB3+vbsHLj5ViPMXNhRk4VCAZLRqd4ULjhsb5PuNisYSBmupRkjSi7SMftOgTGQTGQcywfUnULS1q93",
+	"QDoVLXdlz8jms7tJgbmh6ZRlRe1F3yIurl73zs/+p3dzdnE+vHh33j+t2JA8MBxsNg8cQyy21itQ8XEW",
+	"6dWTpp+jn/ht/+3L/pU/opKfIFudUOfYnjLcCzCZlRYX3E6bmUoVe/BhsNbJSfS7ssjAa1VdCjdJlKaS",
+	"pNEFy6B8PRgTNdjPm9+y2JzyilDMXhSliFTASMzFHXngcUxGjLC9OdprM1m4LLresMEG1JLjvzUAnasR",
+	"QvhY7X90jX0Km13IHJRZ9XkHtwaPGc4b0itLY9B3MmdrH+o12v9oG/2kr4pjRq5vT076/dM+YmeujsEM",
+	"sgI9SrMS/TAg4Vjd44XpvZIiDkkbcmHecGHuntYdNFb3raAFL1VGeDZT3w2antHgS/LXh+xzstgpqh46",
+	"nJlZgYJrpDKkLdf43XyhnNm7EmlfXlzfQAAH6t+kfdm7Ofml0yUXguhnxmOKnhYcPWn/eHCQszcI3hwI",
+	"GwjkpLfupXdyc/b3Pjam2/W9Sr4iADzUJV0ax5G9sODIjgci9KYVBiREi5FJ+yrd60NwRBBqYoxoysg4",
+	"ZjS1jqJdbE+1pqYjY1IqXrt8foumZAStHbt3qwz7gQmUMjbee5YqLYAQ34RHpG2yaTwfD5istZ7Sc1mb",
+	"PArsmOCuW/QvGDDdlTv6nC7hJcUgjbduIMaWH/h5cFpm6yuE3RRj2HhC61vQ+rA3lXsughLf7Z6bf/wm",
+	"EyZ05/oF1b29PTv93f9mj89tCg+4w49aU57NFqPuWM73JU343lhGbMrEvhvGJ/9zdceTPUuve4nkImMp",
+	"jnRnA9uKD/JxK4CvfcZZ72xLE+zBWNH+cuCsaJkkP/zlJxLRpfJst0KiMWxpFgxjEH44/OmHvxQDmf5y",
+	"sNHwtWkBucg+4+o1ssEFZCH4HwsGx8dYBgpnFpgxGhMoOtI2acgr0ixl6UIMc2vl8L1T24qxvqUAOuDo",
+	"mmubeANqjTiOCxyZkaUL5jHGYl6IjR3IL+7mLi/Yw0AAC1u1iFiDBlyHNU96cfCiFNlM2uV+8C8D0cZT",
+	"dCCgOFi9wHwuw96nOlGO0qVfrVO+w8xlqaVc5Gl33ykSGd0bdM1VjbqBklpoAQLptSjNpMlu113CsEwe",
+	"SNspBtmMiYAUtQN30cCUE+ecp6ZDZwfDJxjOrm8vXXJmblJWcuQ9hyULSENFuWatf5Uj6xxWb7iowMXo",
+	"ETWTaban+ZdZlkzm65TjA2u9bXXNjRN7mFViPrxlEacQbmHPvW4lIKEWGftOZS27v+OwUhFGz4Faf8+5",
+	"vXpDVCYTBXYHLbfbhz+ROReLjCkfhDOPP252BdpwFfDmVzl4xf/NhqNlxipkyTX/d6EBiGjSrxZGZ6PV",
+	"NrtAFmlc1clUsAjWx99g7woDfC6JKRfkdf8mcMTpRTsUdZuUb7Ree9q+HlVhE2tU/Td0xGIupvqGbXzq",
+	"F/csveFVa29fJn8saMyzJTjTI7p8zvv2aDG+Y1lVcJxgBB/aYQRExpHWMQGPpbEDws7KTP8ltFnljGCi",
+	"Ykb9HBQX/A84pOaUDrL8nlbQEIpatG+YibalYOT25kTPtnDRjOiy7oJZlW5+7QPgInrNduOuMwK72diu",
+	"cdXybWxAhpr2GtAg6IL6wimVowDSDheCZyFRdKlFAjfB018/cerF+EaZjcatKaAi8l5waDfMZEZjuPbf",
+	"s5ROLdzLXEtPMAe4m38bSMyEFIDs1MyZZwrMyCrDR4XZ2hsMWFn0q9URv5vODkxhxyN0mcoxU+qtjKry",
+	"uX+RD2RCU0MV5ig5i44JSoBk2bGcs+c8O/SBcq3uDmEYlTlmiph38P6PA0abg5AQqDqTcVQtuFcF9Yi5",
+	"3qqAT6C/GYsNvrZxpIiSiaG++fUNm6cN20pYOtaKXm2boXkSYqC+eZ9OWU7icPsKSfvAqcapgagSrFO4",
+	"BB8eHKzNLs3Hk9bCxoT2UfWI3HCfZDj1w3hj8NneY90MfK3houerVrOHXjwS0iDDQFX9XxYRSmaLORW4",
+	"1Q37NK67iqyyVE7hXqPFh6HFh5m0dBS4yekBwCnAYKEA4wPhNbWlrMHUC4+PwAhW5U0dA/MWcOV4l49f",
+	"fl4CHxqmTPgVpJcv2gZGqEXmGzapkAV9lfE5zdw1APi82cVMOjbDkIxUxuPYcqIKjjjO+D0b1u7kO+Od",
+	"9XavCDzwXo580jJGChDZ/wVWrG4l6TwhJ0ZBaM1vw4SleherbpiWvJ0CpskTJmBDS7xxH9fEnnq8sOZ6",
+	"lR91TaaLzf42u6EPBmBwsZ3DzXweDU0OL5eissPQG05IknihSJh/bNcvZpMsrPbEbRFh6w/Lb7mS984p",
+	"F/p4Ic/XHSin4JT3NSQRv+eR8YgXyTf094x76RkD4UZD2gDCBQHIhs+gfRWbcllj60IIfV7uj30LNaAN",
+	"shp6zjqN2G0d3yoNISgf6SIV1nCda8/Ot8LKtUIGWXUiys+PtQzm6leXGBeb3mdIhAEV2+bK3DGWGJNj",
+	"jkhUYkaLTFoiZibXvPrYKJYFJr50M/aT41ceQL664wna+VDsqYwlDv4aXDPousnTuzE6FV13ut+pBEye",
+	"VC6ms3JDhgAx6BD0USkYklQdJsZ6Uttks5/EkmY/vPisvh5Yl2GScpnybFmwlP+0YiU3b+klRrFUCOYF",
+	"YhGMtA9JLB+YygJyeEBmfDpjKvMCe34qqVrr8zGNlNZHgwk9v2hjyM+7GQPP4fvyucXNRXRrmmrZO2Fp",
+	"bqXH24cNZfKpAo873LW6A/HOg9dVi/Es78g6CdmHjKWCxqaxUpRRjZnezTOW47uhsWAWJvvDQVBxl4ql",
+	"PtZAzuA3qRs5URldAuYpS+8NVLcm7/IYfzgobtCPP27cojn9MEwXYg0P1QOdU2FQbjxdY06XrkiPPmfs",
+	"AxsvwB20EBFENS+hoJJmBzWwW4DT4RCtIMAw99Oadi1QTk6yI7aUgJ2LO2dQsIA/wqU3sKRL7OkYCLQG",
+	"GI+NMOYUQCI1s4caMsY7s8J8FMvA3x3zOc+65Nrz6gd6HFwNRMGzXwA6WME6+Ko8hKg7D1NXQivHmChZ",
+	"X2Z4Mp2iipyGanmCNGuK1rSTXKipTGteb3ov+2/6p2QhMh6720mnhIHRHM+oUsY6p9iK0ShbFOQoBowc",
+	"QW5gYmF6NemkC8wcmHfJZe/2un9aeme0yGxVFQH8NJuxJRzegbBUKlPizkLHTNiL6cC+ESL8OBf3IO2k",
+	"6JLe1ckvZ3/XPaeMRntSxMtj58nG1OWUTRYKI2R+7thxr5J4Tywt+B7C6Gkqx4MHTtVjQtPxjN9DTDbc",
+	"h1mquCZEBC4zRisccCto4Yq0gpYdYqXlrpckN3Ra5dxy8Z1Qz8luxnMG48kY0ztL4QJcJTFdEngckPD/",
+	"pOl0OhqFT5dBpWeq7xpmtk+UQfXORtPo5kFbajTi93I0HMuFqBjwORyo1bQjyLZeclOCK6PTpjaSqo33",
+	"sVwq3XGNsjjskj5BFkdukQDwl3x9tk7XuKHTmmC4Exgh5lXrsR/bcDOnu6+o64HBqdJSxjChChfvoyna",
+	"w6z5P78d7P1M9ya9vVe/f/xLBRT4FxcKtMP5KOOgf1XBT59q6e4Nr0pqvhAMMJ0KNvuMTquSHKzNr/K0",
+	"Gj2QK2iusY3QMP8KHxRAWVX2BuPFGD8t0w72RlRp1aCSwwD6VH0z+jHRsrFbb8Ndywb1zAFVyTI/c7sO",
+	"MOBe/5rQqbH0bWtSwCW0wwgcvJeeUw2HUVcAPLJhp5Nkuw3O09h32OCvd3dh2l/M7vrV6ytjgTIIS3LF",
+	"9tsp01diMWYdA0yZJ8DvnOeeZ7ebJnNAkKfLdzBN75RTbjsYLTfDpVWm6JrO2y7UE3/QhBAxkzFN1FJl",
+	"bN55gnR0bL2hvsSrlQfE4zGbjTYRj+JzCqpxjV7PZGpsr8VRHefaBxjQDDCzrSwHmVvgHjHozo2Ww2ZU",
+	"VE/DVBvNYaj0DmCNsrByTpidNTSopRtgUEvEBTs6SeW82rrePGjLRtCt44T+8YVaOk01WW/AT5WS7PA1",
+	"Mizqg3Tl7c12mq0/tRr9tlcm0H23wwnlqZfYoVsvpmtcvDvvX2FYBRBpqH+E3cozOAyJDESh2E4IkYJ0",
+	"jGG+hkHqO6/BfcC+/JY9Ldu8jsq2OQDmOFQlazQ/mwGhWO3GlA9SM5pA/OYdQ9ufrR+5zSF24G4QEorm",
+	"0b2U0UhTbtXhJm19tNgHsMaYUFcFxYjGUl/sK0O2n/F0N1kV+91zcgKuZeSykhFsYbHbmSmUj2v5ZG46",
+	"f5v1fKcgRDSjVrptpQ5aibiTRlhQY75a1TBXCr5A7bC6iN9FyqdcmDC7ChroIqM9sshhFh5GK36QN2YT",
+	"yCDHt01jJYu6EeDN0IFwyNX6pHVsIaAj/6U83gQPtmEMLMqPOHl98eZ0+O7i6m+v3ly8g1FFi7FBbSJT",
+	"GUcD4au44HFIF8L4H+UiSxYATwhA2SzCYoHQTdFeCbN2RYFaQavQcaXN8uUivnOYG1XCzkfJcDgLENRQ",
+	"cJw8v0mzAVJFHTpH+6p/dXs+/PXi5TXm8z8DdFS+OJ9P2bfJ3TzL4XeMr8/AADaaH7NYgOWpLUszQ1zL",
+	"7RbP5TzVrh7PiH1p95CQDUBJOR5lA0ozLpyqMLqcbZpwUBHFLCJKkglNG159zK6tXRC7s8a7sfu6qBrP",
+	"0P/vtn/bPw3I1e35+dn56wBdhy4HXG8x1lgi7RDow4WOL4+N0yjWOtkyX4OMLomShahf7EVzJOwGavyY",
+	"LvIqTpUlfjaJLVNP2CdP1PYC9MoC6u0jL0ElwzaUmkIu0sbaSJ2AnPbf9G/65teIQXiJHhvERXt8p50D",
+	"FuUMSgtWeNlfNK+fVtDy2gfObhvcHD9dzHw39yOXAJ8T+cbE9xMX+tIXWbqs1kVWomTkBOIuHMqk1lU1",
+	"c4L6xtWwmfnXFSF25fYnBjDXAFUeAFL+Fq7UoGVkaOUphFAN1/x3NrYHKvAqkyyJisdxAfYs/53keeQL",
+	"ZsIa1nBML+Ris97vL+ouKpmrjOKt+PqdV1e116FLlu4h4EDemvJuKDmmpkETBVVNsWdFIzFdbGjNG0gD",
+	"EI4aLHKoe8vmBkDVzNRReKObBES3eYvdPLTYm6cbYuVOwhHHkNtKlNErGUO+65RD1IuJrF7jrAYE943Q",
+	"rvqs6aZXZgCfbxopVCvYYrim3sLnH/Qq/m41k0R8XcQL8oCHj0tgvPCIZwrt9oCtUa6tW+Eina/r2vR5",
+	"TGiGkfCaD1dh/pbRR7qkJwibJxmWVTVgjiZccSCw3S3gfs1S5Wi/Gyq3NfSR44pC7SqwLSqWkba7YmMs",
+	"iUWO4sJecFWnsWqltZ0LES+bob/ZvVhDLGYFKhmKQZTKZQe1+2QCX63VqVqQuhJAxYoMvZvhm37v+qYV",
+	"rBF4JVhoNZOLOCIjlse6FuoSWXIKccihr8l4/fVuhm8vrm8qdT2YhIf6a4f78dPKQPOa6fldz1sJH42L",
+	"K71wQbGyuAHEy2dgyqVDyYOBcFd2G+i2Yx3xwOy/m9R6fqNfPddvQiCJHv26M4wb4wpaYE+A+sB9O6sX",
+	"MrZKmEOTDW16q6JSwHQ/hfoFNQEHD0xk5CGVVckfYyj8uKLE0fGMC5Zbc/VrAfHNt4DvDrj9YVBTVGHh",
+	"gfLrvye2DEIYDESolZCYj6F2WkKXc8yRwQXQv0GQgaAxJv2X0eTXBuf70UpQ1wF0lji+mLSOftsAlayk",
+	"wLLkn34vE3X/Q5ZSwCeFmvFULNF8bMpXv5KpD0ak12GRQpmR1dXpgOSD4v5yMhAV5SZwg9URCWM5hhj2",
+	"vEg/QvNzVTSoh78NsO7LoBWQAdjtBq3fTR263watkYzMIzDx6medgIRzNQ2hMjYYRIBMfFeF7u+OYyau",
+	"KQlQ6HSONRBgSzU/we2EA6j/aZR8LDUK502pSnPrL0X3gfdQ9/xQpGMLHJtWoSesHCTssfbs1GvML2UE",
+	"4eoY8Y+zTy1mH9ihgUgndFyRaOqsNRsLMpjDa8bNVLU2fPvm7DTnpsbsq7dCLRKA3NBrErHRYjoFHAuw",
+	"lgJgiWFA4T/2TN2WvbPT0BSSaeJQLgO2wcQql7OmOHzPwYKgQcBJAwxp1QpUYpL1vnLkw0eZB/PuH2cm",
+	"bIi+yNVTAi+ut01aVJgdDJONcFxyWMURszDmpI1ZfAbGBW2XXEw7u1vpHonq8plsrJ8XArIJ1mbjcgYb",
+	"o4AxWSblWcYEAopbzkEeZnp+xoJJ2g5heyQXthA7JhJ2AqiUgiOcgxlyIJy909mJdGtoGLW1vyexFmzi",
+	"Rq++Cl2d7iVkzhCl+6AxObn+O0nlgzpGz/ZC6BukGLMSVFNzMydGXtbcF0Hi51WwVJmJWeai76MBGS0R",
+	"U7htC7DhdTJmBoFSdaod3bvAEZmFxPQCt7w7mnr/JGP8zqimTwdnit1sEUxr8Gu38q+bb3bzrxux/9V6",
+	"1s3k/xQneoGI1ucF4TCPyCaXUNudRJNTY9G7TJXwkr9oIKzDqHNMTDUWdM3kgjWvDWKEaZhL5bDo227m",
+	"SgpapqdKkfKKsWhEx3dv6y4LPTIxrxCj3ptAKYFMuTKveFaloJSVMnzvUfpXrbvCj0e6Z2nEx5kp2uAQ",
+	"/81smmhIniOikWJrF2ont7ddbg81v6BZ2N2A6PTqOZG2lpQjhjbKToG7rLoVS4xkk5sFemjo120UrtWw",
+	"rdrr7I03cTQX+BSVUy+NGOI929B+sCEa6tj+bgbSxnmNiru2UdLYXbyh05NqPayYhwspWOgn9PZ/9ezt",
+	"kt5lqIerlbabeO5ntAo2IHQDKSJI6A6HusOh7Svcyj9Zm1NWHvr6vVvN9cJ5VG5V2RG16gUv+vj0Lm2y",
+	"RjORpZzVuURWywhGBrrYmZbn9MPQNNK8fFLZa11x+suG57WWZuNnLpiTu9WmXyqGa13ZjIqCpxwKksFF",
+	"ouAtLzopVypseThRjRBjslnK1EzG0bpNhaz2VF9u7hniBK56wY2bxYoc7uBl+SjNwdj1eAZixCYyZWDT",
+	"POm9OXt51bvpNwJAWUHwdFsVOIKqouBfq/B5enY9nz9MjSoFEKfDTDaucq83xUZe2jAJmx69nVGjPkju",
+	"Btv+TrliVlsGwdlQyPXagB7+iI31HE8u3l6+6d9olfLRiD9rdR8DoF9SgQr3bSEz8n4RTdeCK22r+QBE",
+	"DPXQG7YAVop4VhVfdpMuGJ5vQIpTENVkA0p9f1d1UaAN1jI9YFSUn8FUphs3LxI+8TDIn2D7ncJhVB+1",
+	"jr7LKrzaEWG0fFuoEiDr1VdTlcuT1kaHlfmStaGksL4Xbam6wmSGXNQfDUdLWb42ABVisCrsXUHTsGun",
+	"mrAmsXwYOhCUzWquKYro4aa0zZzDfZrwMHdwdFbuRE9USfapVPE12TBrE1yK+dTvlRTdK/rgEZOBEtmU",
+	"MmV0K5c0ZRFIAOHXsgaIJEeG8QTHzY6sibfBcCkE8asbnj+T7VjPnGU0qkwTNfE08BT9Ue5mCOcKHP0G",
+	"Ys8gaW65QUX8qerNt+8E5JC0EWCqA5GIB6TtQKaqoUwdUAwU290YJpCjpblSuymrxUFdOfw+wCBCsBiT",
+	"CzVMwaFzrp7+9alQxYQmYyaK5QOwG0Fjk8AA+56DPzn55qRnxzfsQjEDVHC1fktuqhu18RvmLxM1BYSY",
+	"UXWn+wzyZUCWJCJ9ZgfC2tWxoGsb/2MZj1pA8XyZqg5U3japXEj0PDUdKnLHlia9hKo7sIEHhKqBCPGF",
+	"0A6pxA2lMIxwrS7clFB92Nd1JHQF7/0d2T5caKtx8N5WxPIWjzBG26KjBDV24m272Q0t6xShioR5UyFp",
+	"y3QgWKwcjl5H3zk4JEgmBGvsFgjXap6qHGmLeTIMLcwISoRWDn1J0QREM7wgaTliRjli2QNjghyAh+Kw",
+	"8xjkvMYW/V/lKC8zXK0q5AfJYlY01wQgLagO09C72rmaVO6sckVSPp1ldkMDvdgjgHx0KIeOq6IVxegO",
+	"M64ymS7htA+EsvBYfjIU2AcUn/OYpgQaIxDXY+VC4bwbTE0yYjlM6eO2plHcoKavp0tFLntlVlh8np/s",
+	"5JohiO3SlH+VoxNIQGCVVZLVIjYImZimYCMOKsK0alspuUbti8Rc6PPaQG3j8wwhgZBh5fkXBweapuBf",
+	"LzpNjZ7YwLqxlCsOAUmb76xfIUNQYadAIUYoTVN+3xjyunH94Tw7rlyK+MXBi4pks8fVFLYrFOQbV0ce",
+	"UrcrU5pVXQjRHjKjwgA7uwBq3/JQYSV5AttGOy9FFNjy++F7OTqLQhCfkXF/O8B5LOE3EAX03ConfwMu",
+	"DMqtHN8NG91oEZMStzOmicKLrbA42Hynm7/D1F1H5jJHCvVAKSvAfndM/mgV7VSri+KPs4bCTiHXaQP/",
+	"wYSoev4T1TVSYj/mvT+Z+/zfzXLsXtXQgzWX1NVItVYQ60s9LoK9wx6iSgsxvb5lxQBbGL0BnShcXHqU",
+	"dLgaf1xjFTkpOUrbNoNbqyOMRXifwAzq/pVex7e9897r/hUUCm9mPdzKq1kMe4Uw1KHmIBDlikGwQ7B+",
+	"h50AdFlw6z3MeMaISkyIqFMW/fLSq5UJ8wj2weC60nfhcjF+qkjFqPVK5gU4PZdpMXx+2zrin9ZT2Q2F",
+	"a/CG1QUQUK4yPv5MSeqrLr9tfZOFQ1E2ZTYHo9yUqOYbJU1pDABW3c1E6jy7jfPWKhbKjLuGvfyCF44N",
+	"sUrmDmVuJ9uFKt0zsWukUj6+Wl/jVxKyBIvwp0QsldewcqNhfISLzTtNx1mTuBzPfDmmcALKYAo5SBrZ",
+	"PmZnXVjhjCYJ2xIjN886iSKOMEm+GKzCne/rJdtTCRvzCR+DN7kMULSCnwSCiUYR2nExGpbdc7nI7Xzr",
+	"AvzzTYX9qkkfsvM/KpgoT676vZv+6TFYhAyGs0zJCqy2ubAf53eXTMo7wrOBaPeur89en/dPISwtZmhd",
+	"0iouqvGkfdV/0+9d9087x7kd0uB0B+SqbyG7ZUr6p2c3/VNowM78mNCBMIaO1GoK+pXjnKvqmcD6HeNa",
+	"gsPcLaiJeSsGuJmJt4LW9U3v5vZ6ePJL7/w1/HB5dXHSv74+O3891M/63iM7VcAGwEm1gpaZAP7o/o1z",
+	"cfgwGDfX75++7J38bdg7xUC6m97r6+IfV/23F3WQ15NUzod1GBOXlmbWbGO7OFlQ9Oqmi7rtEyAVIhdp",
+	"czFOGYXBQEboWKZwVZWpTWD5zFFfmaxdy3P28NmXcW0MGFwS8XjXcPOzSG2OLtbHnm8J2mW+qRfVTZb6",
+	"qxTPiKbQCKiL9D/QceYZy80tVbFYs/yRA8insRRsINpYMEjrnzSOOwHCW0HEmP7sjiUZGS/S1MhfDFfK",
+	"UioUHWPMj8mdw+5gusY5Ext1tjsQkO+A1g07IO6cONAZCV/3b8j+/eE+TRK1/xE1xk/7eur7JsjujrFE",
+	"5cJZi3PTWjAQNmrMK3wv44i04VuoNUTmPI71hRmLlksbfAVjfoB05zm9Y2YlicqrmH8GHagWdRKw/qQx",
+	"OXVJmGXx0FXkhPtxxGgUc8FCQAxgH8bxQvF75lWwH0l9w0gZhiFUVICtjx86ibnWI8YzqbT6EiHWggWw",
+	"IX5x+Skmk5tcEAOyCi2fRWEZjPFw65uhVnBwohVcF6q6A3nnwWuQTbNQGRkxkgelmLC1ySJbpMyLULfA",
+	"B4/AomoUMVBWwhKqVLnqD3i4qAL1Y9cwg3oPur61F4EqM+lDTMDCQY0NQOJG4DmuSFsxmo5nkE+Lm2v7",
+	"uIYH4dM62y8buNhdEXxv8UJbR6xbLigVblnrqcZl57DibSQPcFyMyq4y1OhfyVjO57Szk83mX7/9K/j9",
+	"+9/+FQwG6nf493+st+FU4ml4fKNiTnwOsCqx5htcOA4KwgDOuFJcisrl1qqBz5QKi/zD4U8//KVYLOgv",
+	"B5sTtCoxRGs4p823ruWglaEpBQDXmiSP9fEPuVe8HvbV95+aFOWtz0gZi2YdjuqvcnQ9linrf+Aqq45C",
+	"tpgfJuw+t48BcBVdBfQCF+5zGs+YHqxaGxS5pjwojtp4raviWOpMUabbumXcnEJlysvyNEUNbDXeo2sL",
+	"edmiSloA+e6cMU3oGIrYpcQUyO4OhCumdET+WLAFSgfIRoRwuspYubzdTGqBZ4i+0/Vrkx25+ImByINS",
+	"0oVQXeJKlh3VVqlr5wWybeGrTjeP9z1yUtaYND1gFRN/emTSSW3XmMC9ijWomwU4PP1J7oNeEgpp7l0r",
+	"to/0og+EVQzAauGzMiNcjfvIz4YmN1qHBVuKOnL11vYGi4ODH1hezsr94ld4g5/G5olf7M2+7Jbk2GtJ",
+	"pmTNmzb6d9XHeFzo2/WKC3oM51hO7AwCUl2VLqjq26ww2DtwPbt+9LYJGR4I96JWCqzCpNVJCMkqmjNc",
+	"962g5fUPaXtmAK2gZUbrJ/DZTrxcvqDlRlNphdDH1K5SlT/SIGvo82JOHzCPXJ79Obi1N+DNM9i1ions",
+	"GWBprVnNTnyLEPWmQd8Aj4BvP33g9zZxx6UYO5u2be+JoKNtjEJ+hlhjU8KuOTzsdiFlzWKRNuTo/SpH",
+	"N/VabiYJjUD6OOslqoT67rd6eOpD3NDj+WUqynMu7J8bvFjr/FTveDZrkGeMByebWd836AzlxIXVlS0n",
+	"QuyQw9A0UqYyamSl/5pVUOAOvGRpOWq5xrilnHUrYVXmTcUYKTVVYb1wpfVBWakpmd171zu7OTt/Pfzl",
+	"9m3vvOGhjGSVtQHaO7047zdspSY9B5rhgvSvri6uGjZVG/gNjRmbf8O28uWuaS63JDdsEbXVmtYM9kmz",
+	"lvzQ5oq2rCejsYG9iYEVjZ4RhqqpxdyhiOv7ktqppLo1AJqFKax5UKbbfHe9+RsaDNbAZPnnbovThiKi",
+	"Kja0Oh6qmFpggGjGcm5EAsb3jWc1KWr1EaewoVb7a7ihLiuxrjmrNzZuD7Z+vdJjpmySYE2w8pZ6Vd2A",
+	"rf7dbLh4bappCjXqxllOQwt4VNOcp8Q35StMRGuYCqr+TbUiTYuL+sm660bT9hZKD6++PXtJ+Vo4S75A",
+	"xc30p5pviSMd70DmpOmfqzpG08i1t7Vfb/f4m29OvW9OvS/WqacqbgXNDlBAID8Yrgr6juDDZVRFB36e",
+	"w1Z1yfl2/r6dvy/z/Dno5QoAWR9q+YhQgnpa4BIG9b+M9hr42MreZ8pLEM3NSDA1KZjBhi6rgR9XEtY+",
+	"rirLHxseyBxbeuUMro8U3BC/93vRI+WsZQDM3rRw+RvjKzCFEV4uxndV+Ob2NfLHgsY8W5IJnwLMtQEZ",
+	"AnP+CD6uCvYcL1I6rnAeu6SBAjKTvVWFEAYQycUohhDHMVeQSKGkPkFesRf9MTyiZAyBEEDMCkC2IWDy",
+	"QZprQcfPUhUyA6aCQHfYZ4nosfPHJDrSacoAvryCvu0jl/eKN0t9AxR5fRaXR26DInCdj8jfUp5olVGm",
+	"k8l3mqslMwpnW8g5FzQeCAwnBRmVtwJxA4BHDxLmwWRMKdR78+zTjMyoc8poTge6sDBPFBHyIcAifFD6",
+	"gkIaohR8TGM4f50uOdR8LmHpRPNftxIBOcj/0Ds+nmktt7g11jY+EPnIHdty7hfLDJts28atqs1Kwcxs",
+	"lYde2PQUD5WjiYGpBlbmyuFiV0JGNG1dVDTdF3lmElANabvIo07zW/F6e1YleTYctZDZcPt111J7u7Vf",
+	"A8ZQmANgLzyN9ctlW++yLuAeqfRrp1l5R6FC9lY7WpLZ2BmSUI15y+5RccccTfsLXCXlrfy44XO2UcZs",
+	"JVvuWVqpx4aggBQFi8VvM3CAJYaDTAWq9Jr3upU8ZSMfec6T2Bwuu0Zo+AwU4Y7aNqBe8/g8vN4mm1Bl",
+	"ilazKBwIh70J6gJJ5SJzJrdsxuYdAPQAbddo14AdobcQAnsUqL5Y/q+ZfgmQfd621RCOInQuxZT4cI9Y",
+	"oRU6b5veO657q73z8YwYYglIaOjJxGzOWcSpCAeCesZEQASEkuCgW+jWcRlMWMB3Zr62o1Wgl4zewS+p",
+	"XExnA1Gj/ptK4ZDzdWw1AlhB7M7fSQyvgYftAxdzstBXv84W66xnW4WIqH8vVlCDbkE/C7Um8Wxn6Xn5",
+	"YO3980b/bCjHXKk6joDbJgaos1LwDxUpF70KSdDfKbNE1SuwHlixyJl9lNDSobAzqWK+b/HVaiX0Iq8C",
+	"ObdBDprrmmJtE/+hyaIO4dlwtAxhh4GLIFi+JjoXeYz0eceWhKuBUCw7RkHuXgDHsl4n98sdW2JBNcWy",
+	"XOUE8yv8nN/dSonqj60n2KAGxBZgpMU6gxWopA2AtczubgB3dlvj8ZX2Q3knXErJbmEeXjebZU+BXMw5",
+	"QFpqH5LyyBpn/xfrddWW7mtTktfrwvt/s4wkV0lhuJmM3LtkV2JKWMplNGzC225vTshMLtKARBTiDx8Y",
+	"u7MPzbq6fR4tjaR93H4rSDUcVhv2ypY5S+pttZjPbRFRN7imG3xfbQG6Wal453DK5owKUwTPX43NJdaw",
+	"q+Isq2h8Ayetrx/11j8BedxulQ3zWeN1RTSEHa9c1dA+Do0dUbcb8ycJC7PiobrnErO3veZVHzHDbzuQ",
+	"LZ/rrCUjsyumGKlqbFb3ZWhF/3CU1y13/sKTL3hd5LTbhtLyrCHsFPDIpguELKlGgjfkzL2zD5dmhap+",
+	"7/IMUIxNmWUtcystgizJhv6h09xkfa1njNCXD0KvnY0URbwXTw6iyWwhSJsCmJnKbMh2p0tuAcwMVhFe",
+	"HIg8MwpzZaQYSQqJppinlbIJ5J23fzz4udMlpyaxYkJjW4dyNYjiKaNTcRmH+kkVYeufdaOF9SYUghqN",
+	"uqN3arTgetCpnOdTuHh33r8CJev1xZvT4buLq7+9enPxrvGJeGm6PKUZ1eOoOhZMaLqNNu5rkZrAHVNe",
+	"62rg25qqz04jU/pW4ClfnerKpHnvx6aYrhYvXvFR9/5AhB8/hV19Jc6YGC9LSX6a3oaG3pCAEoSKgsc0",
+	"fqBLZXKZWUQWImIp1DwtVehtyu+GYMy/p/FQ6wiqRlUEeHpK3vZ717dXfQ+SCJiSso6tmd4EKpagb1g4",
+	"R1wHrFUhfLHlLKv//V9/KaVoba7rNN9chtm67UyIsHfEu6TvbZGQqx+0VxgCTaF+LJzlzhblkEvVX0u7",
+	"kDOLYXVF1RMZQZZDQhVCbfrsBe5Shv9oeVge9LE5x2ByV4QrtTCLweh4NhD++4A41SXnOaa6d7KEzIg5",
+	"iVrWoO0+y3loueMag4Hb8Z8PDv7r8OefX/z043/9ePDzz4fb7r6qjn47O33TPyJCU2NuNSAnvTcnt296",
+	"N5ieYx+kHhVzZfNvZGqrgJF2wlKYgRjD6o0YF9OBGNN4vNBHNzpelRooMDwBaGAsVEESgJxAaXDV753+",
+	"86igWqCpiN5TDotQzLrQM4QcCjclgHvonf6zMnGiEUZmccAOh9oBcBSQUkxeoEmMwqW2DWjOWxJLT6CE",
+	"WAmQn3nHtVfEW1CrF1iaaay63MLSVRxIs6GAquhoqbCGx1YkYG2pRQa+dwMsjC7lLukVcKBsYZVNsGeN",
+	"1Z4evEjaeqnB7qQymZgDC9QNMrGzenIrpeSOWoSnQ+AJyLUI0k5ZEmuBagqLGhztnRWH+uj+oLUQ/I8F",
+	"M4+N23oXxWJnFaJGZcikbbpk4dm4Oo8qXb4mf7h6rZrqCr/on50r2kUsruoNVjfQRKm8F7EjA0i1u35Q",
+	"DGuwL3fPzT9+4yL7vRDhwOe2ALHer9ZRa8qz2WLUHcv5vqQJ39PCecrEvuv4U/MAiUaqSk4KjzoZRW0j",
+	"3+n/brDPn9awRmx3re03ym0p1FrTMOd6U/2ozbedXLNPEtJ2AslUK6LTacqm1DpWjDaqX0XbSe/yrLOT",
+	"lW0ro/DKZfYzWomLK1xiJsdwP7CxDsXLSF2BqwamY9xtqAq4dYz8nLFMDTOaTllWz4FD6CIk8DYJ8fWQ",
+	"cAFmgoinbIzituA4wtcgs5ZlzfA8S8bh5gdsZ6Ov27ojo4LNR1xQW7UeEh3vWYoRSQLJ3qJdeGE9FKsl",
+	"dgei5/R8cyPTq8HuC3aPkCZ8yCEmyiSwf6dIshjFmMpt+5MpPHfoGqHRBEs6fVOC3sYUXE1WaHVoioxZ",
+	"TVI3oLoqnrMpVGhBuAOrwoLGcHoKddiEuTytJ6bc3biFHZoLzxP+nYKAqs3WZ59Yg2LdtLWG6drUUMvj",
+	"L6x0rgHYeCkjTLN2ZlaHVlB1q+pu5WM7NUw0k2ShWJcAm4FdAIg/1KODdXYpWEu0HdqQ26I2amP5Crq6",
+	"PhdF7TYkbVfJDkvkLpSRxX5wttVpzFg6Ox4Pr/RhhR8ANSBb28LXr9ECpM+vgcv016VdHqwUTHkYOhRN",
+	"xR5CzkERuqXRJXwz87sssLxcxamCl7F7Zqodbr2Q+EMjE3xO6Xh5KGfc6B8bHZQb02dx1n/jGKhTcSQs",
+	"1RwBFoe7YkDcqdk8Cx9ljQnAA1Xhos6igbB6o28494jDYtDkRRmPSMRSKNiSsHQP2IYP/uKKRyp3mAai",
+	"6J8D3cqNs2iXMPNC0wR2WGmQeMs0JV/JuGLd9K/IXwzgp0ztv0wogYVEMQGpEK3hig9oGs8BQLomR/bq",
+	"iKSMRm6tB0Ivq14tzL7IIMwXpY+0MSloUvOwfFA6rKRvOxjxI0JjJbEgzkCUChWqwEYaKoO2ZaJlXRIW",
+	"3rwtELlpzFqOzMBRamd0qgK9+5DmGeQ0phsusLt8Fs4yBTRXxJTHB7bye2FLzfrlcKL6n2aINXvrVKOK",
+	"hHgjZj21Nc2pG0groTw1dqUSm7OFSfEh0i6oRYV6qt+pgXCvaQr4O14PTHzxangxaRskJ/AjKpkCbI8w",
+	"KbRU4UsPKTcHcK6ZvA1FPyKuKA4OHEPF3suRGasXXe6mYx3QVjHzvyy+NBAc4rFiqkwgHmnn2QtWIKQ2",
+	"d6HTzcPbA71qNI4DMjk8InM6TiUxQWkq7xpa1tSKNXsw9G11sOrYXOJwJOPAC6P/K7m53G/fXP7nq8sO",
+	"BI15cdcu92fcCQYCB+R9cN4JyKtD8lfy4vJqv335n1d5A5f/eUX+Sg46XQIwEkPwenurrRvy1w2HiVZT",
+	"WPOuLUrEs+URevnlhByS//f///+QN+yeCTXLGBck4ioD4+4+icGWYjX1WIqpXiXAr8Ald1QUDQSFTV2C",
+	"QUtTIWbm2LvoKpEdoq75II1jSLerOl1S8v+YoUL4hWbBxrMI+DWaNxluAWLEdxKZ78xfuWuIKozes/6j",
+	"LunFMRktsjy9KHuQuG6lqllFRuCSL7Q+Z/YewnX1nmpRfQippW6vIFfHbgBEAxfmCaHA+fArWYmTsFeA",
+	"TFjNT1bM+Jaz29zY54yNaATOkw9tp+L5to8mZRoXiqWAcm5Rccow57mRLWf+3ac3gqCrG4LvNEvVu2Kz",
+	"1UBV380Qs6Hubb7OmPW8Hc6ShTMargNzd3hiu6OGrl2/wrVpI/U93u6wW9RZLYLAteXOtjIUiaRwdQS3",
+	"qopvCHjtblgiN766RwSq1aD/IYZJQK5uz88BbQ0ugte3Jyf9/ikiqSH8QgWk3XEOuObitrG8E0ip8Yyv",
+	"YMNjd1rVwv4ARc30VYmd9vuz3oCKEFPQbrHqnYUe2AA6dfEgWNobZ/y+tspqLq7Ma3m8mwvVkSmZU0Gn",
+	"GNL1XBxdS8ShHcV6vu7Ginl/ZgZtIR+2iBu3FRfW93nj1WaIl1XLJfIbwqPj7rQU2bCcVtCo2mXIC8B1",
+	"Gix8ndvXDqViY6pIbSMO1TsoN4u157iLK0Yy8/CoEp6A9htojg+qMhVeqYquQTc68lE4gRsNRNtBM8rU",
+	"h4MsAHkaFM9O1wNdOqpCt4PLWtsDZdGXjyK21VGpYpwpdJG5AnYZaTuck7WjyuFFtbZeSr+hfqk/5d2t",
+	"T48qqvwWSmmYW5qpKcr1KvI4Hgj2IYE4G3eDhqZczY0pvddbZe7PXYDgOvIgNHWrNvV2LrGKsG1SH0Nb",
+	"voOgITTqdBF768hVx6+CxKzmyPk2tYJWcf1LhThczQ093FbQgi4rOXWxTm9N0qKBRrMAtHr+V1f9kxs9",
+	"5POLm6H908kYrWfnxd9hDSG20SxjAF/ZYcIu69vaSEZLL9GwZNcxnbSCltel+cvNuGqK14uEpTdU3VXp",
+	"7plM9rAQMFRVLlTKgmPQdtdHjKnU/+9aVH/V3CvsVFUb9PqphidUd98p4j1opCFWu+POPfUbi1GjT9Uh",
+	"z5vK9qucXyIebYU7NY3yymGwNl5bDkYDPQcykbGcwj0zL2hSVwhjFfVR3RH9KCCF8nRxPA8DEgJO2RCp",
+	"Qv8NkBWakcPDLEuGxgUQdjdydOObMFqEm3sVE38HfKaKYqxF0CjL6ZQK/m+KEBq2DrSHtKiFB9zF9dv7",
+	"94c5ECjhERMZn3Bj0lklIjanPK4mH93sd4qwPf0KoVFkb5kN7hipypyDcfVuYLSAqtJ7NHbg5RGDt8DT",
+	"rccSwI0PgT0APAbNgjOeKLjoj6nAML2sOnIFJGvtoGqVAW8peGQVkH2a8HyZG2lcC3OHre8B663bDc7W",
+	"bcFK60gytRMwFMWNwmLngwfHzYsrD0N2F/iufBS+SuNmXqAMf0N8mqg/Kr0kqT8t3/kEsbY8YhRtsmSY",
+	"1XJlr7wyFs01Xq3bAS08RW7KZMJgdYapcSasv/Y4t4P+tv6Eu5UrEli1ao3tNDj92w+xUeCmbnan6uab",
+	"jp5bBfvatgcs30986SlOjjkWjojMsq6QQpDT88Y66+4UbQbrcndSHNd2yHfmmwIeF2mHerw2MIen+rYL",
+	"exqQsDin0Li6mH0TU4+ah4Xl3OKrRfEyS/inlK7E5XutF32NcuLyncsqSgX0asF63DRmSi9Fnj5bgYRS",
+	"K8kL3KRZd+b4YQoYnvEG8Tfu0NaGO4JA+i4Xv4APMUbYyscVeavmH24CgdVECwtZGHLBoNWQeQBVrJXD",
+	"SBhPKY2R0r4cYVwmzQ1nuJDUXc0ONt+4/LWtFE9fntCtOFLrxWY+ux2F5yrxr4rP0nHYVnha+t9agnr5",
+	"s1vKUfPlbuiWpVP7lctDsxR/tlSsLckl2MMKLRd3u/6kl+0pvkjN5zumqlyN/sUOhfHXCa6zTCGGjuXg",
+	"6+XU+lpzheyLgw0yDBZnw9pvPnjlxdviCG57pNadp/ojsob8n49mr5glvWqCfBRBbbePFrfssta/6pDN",
+	"rPPNQpvl96viLGYyXoPN7okYE/MnU+KKfgmwNeor72ENb1uPhOcVbfM6Mt88DTJedRcOgrNZH1/vJbgS",
+	"YM9u+Ro6251VPBGTeHL+sEnVtJgplRLySZmLHi8bL1KeLa/1nK1/mt/IO1Zh679mIiJhb5HNZGpW+4i8",
+	"ZDRlqSk817s8A/ArmZJf391A8qZSJNPNYWW3sEtuXMoEV4RxU/GRuE8nGMlbkJ1tc8shNcWyAqJm8kEQ",
+	"KeDfWDR2RtWMRZBKSleGY1PLR8uBCC8vrm/IPl1ks/37w314HnbJWw4O1oDMaaxPAYsCU1TMlMy/l3cs",
+	"gjA2JjJOY2U0LfLjgQlI43rZZoxGkOKHJ7dVWMB8T2nC/8a0QIXaFxMJt24pMooON/NxLGUC0SpzykVG",
+	"uWCpwgLEZW5Ak0TtURHtQTTtjMYTvbb2+y7pCfL9973Ls++/J22baANIgdRLsQEvjscT4O8kpplekIFo",
+	"40Z0jvUOfv89TZLvv4cmBOHCxCq6jDaIjUCUV1G0NpBekoA/nvF7Rr7/Xo/4+++PMGYa3d8DyGqxAL5Y",
+	"eZhc50AC6CY3qUS07Jqu8NclXIj8IurnLw2EF68jRefY5i95tVKtcd91odvlgsZELrJkkbnIPoO+jqU4",
+	"S990B6JnPNoQnaDXyEAXjCDENZNQQxEGB35o2AN15KLBwZ1O2s5J3vEKY/oVMakYCPZBi38aW94+EAPx",
+	"/feaGDX1jnEnvv+e9CEXMQ9QM/wFxx5a7hBCeN6cHRHFRDQQj2YL5h0M7/bfwDxshwAPQfPAIcpMwOSK",
+	"K2QxBf4hJybFMmVKLlKER0DkuLxCUH6OAwMTAM/oQGAGYwrA69HyGBNEsR2gbmmCD7wekRMo8uPBjxgV",
+	"HC+x7i4lc+QrBiofNgGmqxf/FtyADvu30CTc40OZToc0mnMR6hGFIAlwp0Iyp0uIYzGTzfcQ2eZAaJ5g",
+	"DgMvDviYhCM6vpOTCR+zkLTtGSfQF1dZSjOZqg70AdH+dJwROk6l1uy8hhRSdQjXdsVSMyrg38CTYINn",
+	"VJHJIo7znbYH1IQqG4YPGKC4vPkzKNVngURxKp6hCpapTXNtKDdSG0QIU6Ib3/TTN9BKBX2MWAzh5bJz",
+	"NBAmsaCYl0E2pmXAG+szM45dQsZA5LD4sY1vUKRdTs3oFDIyjm0KBqxyJHHnMc7Ej7PKE0+gKq3NlAww",
+	"PYO47IxSrkVgEy2gUxvA3CU9Ey7lQnGwqCSLWISrOmWZpv0fDIH/irw5W9j5Z3mJW032tshtu3Et4k5F",
+	"Qdw2QqJ0BqKqNG67JmTJa8nVoW3X1Bk+IhV1hvPCt353kOYEJJdX/CK9uqK7WngBXIuDMB6xsZwzVS7D",
+	"C9tn3/GlkQtn0pJ96dU8xSqjzYvwdsiYCtO9V2C3jVWZOl78EWlDVvP6CsedYpFgOy0Ti2pDgfyizxPK",
+	"Y1VV7pesr/ar+XK+WnrWeiIoN0fMw9QP8ugh3RAiQrtcKUvSYCy1xbNNLB1SM4QO47qaeiSahi/yDCVw",
+	"/5sKLMgRqKm4/sdCM2ZbEyViEy5AyRgzBMYaiNBFP6vQ6b0Aj3mqOWi323VDNXVuTvCdl5BI1sGkCdsD",
+	"zs0gOY+gMxAuvfPT7kD0tX6FrxZjjDCSC0M0sDSqQ3JMF7EVW5d4LdHnl07h5GPin55smACidB4AZPMn",
+	"DzoBCfWFJCTtQ4i1Pjg4yB8f4nOZZi+X4UC07e8hpIHTOJYPNh1ZAdIEiyBdBPpG3hhCcNHLZaj1WjVG",
+	"OaknF+bdwIMOwmGjqB4Ii57ehltU/T1MDzDJ8bJxLlq90rMJ4ePQrNArSPyaU3WnqlQroBOrKaByYZUY",
+	"E2KP8oCE/9iDplToMpnxVhFo9WTieiFqMZ4B6BaPAn1jwMl/5FGg6VD/Fyn506fwOMci1m9GFuIFcZ+y",
+	"RSog5ltPow/Kaz4DiB93Aw/hscUG1av+EV44Ih9N3mFAxjJievUzfbY/BXYWQx59CnHXQHDlZdnJmKYp",
+	"t1rnP/au8IO9s9PQTF3L+Ns3Z6cdXMYwb1IvUsKo1gTNZ5pgeASLPhCavwDWfpvmVzvCNY3SjAWEicXc",
+	"5r05AIs8g20BN5CUiilDndDqc/YijgvZGQh3GzwwQYF6FUIAiTCDGWL2B1ASAoubJdK0DuSt+wo/xnIc",
+	"kLmaBhAB9ykkQGXdgbh1ganETct0+9PBAVzLfHIDVIBUq7aRZHjTSFJ5zyPmdvOng0MSCpkN+TyJAWWJ",
+	"RQaqL+NZXLiDOnUOmJzW4Nv3h51W0DI3qdZR67B70D0A3LiECZrw1lHrh+5B9wcwTmQzsDggDDwHGHgO",
+	"MPAjDy5Jv1GJkPCGq6yUrdhO2YSlTIxZx+Wbm7tf7/IsAKNR1CWhXkVNJSpLtU5loI7wfaOKAuccCEiw",
+	"J21Tyh5SKo+diOCZxRFcJiCEkSF1tVoO0Q9gBP0rAFeFJGb0ntnCAqElJEf3uneU3aiNeTC61m2kV9jp",
+	"+DzrEuTADuLsCK1iBwH6ag71P4CTauoeCMMXCVVjUwzK4SdEZj19nKqWl7WjoGRUlbUsf2X/H8ijoMbT",
+	"SsF7tN+4t7vkQrjsAGcbxiVWDBYUDHjsQxIDzCAGKoFBBYRobk+x2R5gtitY92xMMMB+uojnVtAqoH+u",
+	"SU3xwW6XQPuaW8AEN6yFlogAJtDk5Wv+7+Yv+1t0Dbvb+NMLJID8/QqPMRBr4KiUe5hw3i0aidWileq9",
+	"6baqd8c/CYVdMkRbh3Hz6feg5e5M+v0XBwfWJGZA/QFMGA0X++8VRifn7TeFYwMTM1jd6o3MRVgOQ7Rd",
+	"TRc/4qiqOnOj339JIyOI8JPDzZ/cCmoMKizCj37Y/NErmY54FDGBX/z4ZOtVkPBVi3WDHDYXK+wDCK/U",
+	"XKQRfbDCUNJF46Uhhc2rYsUdjKhgwgYOlRuvf/tdU5BazOc0XRruVhQWBmLFWCe1fKNThRk9XLV+/7Qt",
+	"++sl/Cy6pNkMytQlUlXi3EsQ0eBmdsIKL5dunpAs7vAre5dnaNFy+cNqDI3o+0duVbB2c8STQclskDaQ",
+	"pVqqJSdwdVdwX4cerAkB7SGiSuq0jRHR37q9B6036I86VeIEryVPI1B+RzcHU9lLGS2fhQ1gQMCnokcF",
+	"WdOHPZnyqb5iAudEvIiW1tbR7/cZmFTdmcNNLSZrf+NKXw9X6kWRDx7iiRccWjVn+hRs0Jn338vR/sf3",
+	"cqSfIEjkjpwsqPcRv5cjqJRFScTGfE5jgzxB2uCyMVdJTJ+5ZzZRwcQA66YAudIpCjja1urxy4nBwwz9",
+	"7XDv599/O9j7+fePB8Hhf1fhhtZz4ROZcIbFozw8m6ISSjxGygVg52qeXcJ5OdKqfrLIHFghuongt2Ag",
+	"wtTdigtJhm0PYtLmikDei63aCoW0WAKYBOHHAeKkDVpHxqHikNnB8Pgp7ATmTjMQoOvm+hugKaCdAhwW",
+	"Q1zm0B9shPJFL8F8oTIwluWGtPaPBz+jCf6BK2NicdZxKyvsJEqOv1x+/Hjwo9eIE0IDsSKFZOps4k4i",
+	"5YMFOE0QRuRRsuhVKue/ytEjRdI3zv+Fc36jQ2nSLgqBwH9kT5/lAqsKkFnbnz/vDLyxedZwLAWMiPbG",
+	"6ZwzE0nGMll+Nvl1Yvx61SIM/adFLruLNPvo8A5161amRUw3WgHMCL/7Rh3PzAvQLgjw8kBVlxQKF9E4",
+	"ZTRa5jiepsg9CDLNjtfxrY3a8zYMC+fwhMrzl8GpcMsijKgAczcv7pPbmG+8rI6XmaWqYGdfilKLxFvD",
+	"FJ70nr2dtcy/nQPsVwWOgYdj7pD8rIoHalSu0eVRGoIpopjIjq1lGd40GphXSQED0wzmnyksKa3Xdvdr",
+	"+TaMBYtEfLuVPyvHM2ko1k76jZd9vbwMz0tjXlapy3jlFCodWT2jmWQe5Hde3ynzLYHoKLT1kCqQwD1Y",
+	"FQyytfBpAwFAmvoaqu+0W3qaKjjJa5b1Ev7WVbj5ArUTb3w1tGiXW6+gWTYH0Gq24Nvx/ZoMaq9Z5p8B",
+	"e4yez8y/yDaoEWhHKp/rNuLlpBAotwIxTFOmSuD7GBXacVrHQEB4AKodVBikVvgtZXN5z1yNO+hkZ/1i",
+	"ILZTMK5ZdopzfTLu8PQqhhthUuAPX4iKUTO6eu7loNWVUTG/8ayviWddG55V3s41TMvpGYn+H+gaCega",
+	"+N7GiBn9mhd+mAcKI6Y4VNWmUwB+zsEOTPwMaYNb3AX0mWgT8/dAHB50uiTM6PREQoaKCg3gk+sY0x2g",
+	"8bF5J4+5wd/bY6rYHheKCeM/UIsRWvYBVrCgvNiI7A0ai55+L0lu9BI9Jrbl+UI/yhEI8XLdgnG1ca0w",
+	"irFTF5zhbVIhNsPLJD1czSSt8LM8owqn96tJjEae4KOX7BsHXMkG+xqCM4Da3XWkwPeSPfj3Lgpb4hS2",
+	"tXxz/2NGp2tNy1dGszJD/c7wUI5x6zaTyCaHpMW38QVUyoyjIc8IppmNeB0InkEsqBQM8yToGLPkwK6G",
+	"yW7AnD3HoWXlGO1uTd0vDn6s1/sGwveu0SSpt0PjIWytHPMf6zArp76199tR/JqOojPe6l3ceBI32jOA",
+	"FqyhNK8KlTNrU0bN0P8SwlrXS3d9QGoNEoZQv0hjBIythigyOv12TlbPibF8aSqq8d/qt74k40PDg7Oz",
+	"CNusUt7Q6SY/x4lXqcnKsTz5B8t4xTJtUBY6sK8oJsCxigEnKRuIccwolDO3MgGUVZ4pFk8s0Ksp1LjZ",
+	"OLFGRqGJ9kmO/tNbGnBYX54bYz03sg6Mb1zpfwFXci6MZoypyqB5CuplLtG9A0nOIjZPpF79oxzZXb9k",
+	"oylgZWxJHYdFthAWjY4APs6YioHAMnKgB8BNABPkUlbQcWfM1GPkIleGoZAdhGqssDKKzKxJ7MYaLoOR",
+	"Ll+1guHSSYFM7fYkKdO8u/PtoH9NaroLvDLHcd2h9i69Hy2a4qd9xDzYQ0C1BibDIpJhGcYzcFo+Tw3a",
+	"gkm225ijNhB5khrxc9TIY6x8Hm7al2rt2/CyN4NH5Xk9J8+pQNRsbKYrIfp94z5fob1uBd50hQ8ZaJHd",
+	"Lj23C15huatjYvsfSyCyjW15Fu94BY2mS94ZWDa4+VCxdO/M2JLMsGQNQNF4kOg5Gs1AyNTg1+AYj13d",
+	"+CUAGRZxDDH3PmZUNYoIW6Ou4OyKfLCxAS9Ha0YTZlSwbX47qrU3ggKOUM3VAB+6kPMV+fbZDjGSSBn9",
+	"CGO2n+kUbyX0NodrXtvgiRokJ6virmCONzpaAJe11uBQPFtfluEBFcQydvQXZIGoGlot/P6MJzYYX2Hu",
+	"rIzZN0b0v4MRoTVy3UGuuuAUWFJlmt9rnkdBFctxGfZQlva5pwLGoa/FXeIVJ3I1TvA5N0CEFk8uB9Yz",
+	"iHMIdWaa84D3jMr7KAHfi6JvHOhzcKB1pSu+8Z8d+U+Ti8xnT7crDJrn6WAVvJG0F4qRy97NyS+Qc4cc",
+	"DHJ8ITDy8+aPF+Er5Tpeue4a1dwKtHoWCBcRv+fRgsbxcntj0EBUIBY9tTHoq7YDfeEmoB2tP9/sPl+z",
+	"3efPs/io/dFyz5YX2P9o//WpUY5NARm4WOLKWbMnAMA9WrpaCqtRlp0jUqiHZwKqTBCr9LqqKI/n4xBD",
+	"CdhKXTEfqrWwCUA8xkusK9f1MJOQD24UWoPriFYpapXdHJB6R16K8TV43F8ub/PaDl+gL8wrH7hO1hdK",
+	"nH1jRZtYERYVlY7sUMjzvOAIlg/4826SGICT3/VMSot3jP8Mm5Y9Ko342kdXQKWx9XozPzvOrdbIFYp2",
+	"ewM2YzzxeZMDUVFr59ls1I3N015p32/26V2uZTUGIVvh8sszTX8RRunH2KMfZ4m2ZS3XmqG/aPvPl2n6",
+	"+WZ3/r+VwawzOT/G2OzNsk1B6Sjeev1bW6ehAdrnEKj972gm/sYhnv4G8c0w/FQM4ks2Ce9iDLan+E8y",
+	"Bjc1Azcx+nplo0zhnxIrw0Dd/DFWXmGMtNH7phdJXyJWcATQZqKCHBuyUAfKNWfL/6WlG2bnKSzLeqNN",
+	"KRHoGAOQhSThezkaqoxmCiGd9E9qkbB0mFF1p8I1Fuev1NbcS5KnxZSvRf6Hlca8ZlMjj6tCDYAueefK",
+	"LATGi2vK8DSrC4Avn4n1tQF6Jzdnf++3gtZl7/a6f9oKWr2rk1/O/t4/3a0uQEUKtzdVMJLItBCj/qQZ",
+	"3YrRdDy7Yem8LqH7xeaE7o3TAGyQSSwfOmh3xHmZiehBbjUVKP84ELaqhqkWGUkQEPCOV02zNF9blPIc",
+	"bTu7zviZ4/LVFRTU2eQdAWCmL1t3+GxeBoo81AtnX6d9oyaprMHP1F+vllVtLUUEVFIMO10SYp0krvIC",
+	"PuZzAKhs/3hwMBA5dPExCZGxhE7WaFmLbARlCUgr0Giw1pmn/j8IzQDfYTUgT/sNA/QgYCWmooZRrCKv",
+	"TPXFsv8VjmHRMFu8KHS94pJ4jfBqSQalSpIy9Ss4wj2jVMZxbY7ME5aOyfHGiwqHtIPJHdCuIMlR/e4b",
+	"6ZOXsC3WtyRtvwwmVrsE3lYCQTIxvdmMCi/mp/3jwQ8+ynUt15LptMCsXJHtxQIg0DcyZGtSxourf88s",
+	"rxKNHJkI9tCMVAYC8Lohm0tILCoGfWAqV8cXzZ4/gJubUP28fZKvBRz5qRm3fpZczadK1Dx8ykGtu1Z9",
+	"w/+uvbsVTgJwe3sJBVou8t/SjfSz53FVpG+V7mn77+VoD0q/7OExdOAlG53eDzOGJXQzEjOqMtCzSxAk",
+	"qMeF0EFI2nMZsVhrdBMeQT21gDzM+HhGMhbHioxjrtdgIGzT8J0rOwmFb+EXfeeyXqM5o1o5nCxiA2nJ",
+	"lXFk7+KOPpmx8d2vcnSt++nDinyZvujCGPVaVhHsO7tFZt1wi7+OI73+i3OZvZILEX2uE3XD4jineLEs",
+	"gfojnZfJG1e9Ut98AqwhOLtDN7thzMXd/scJj1mzoBVK1Eym2V7M71lEFJ8KFpHbqzdasEfyQcSSRoTq",
+	"08dIkspoMXZ19rF+M2mHlxfXNwPhBuSAjwoj0/rwTW52MdVAXNnVTIJRB4vY63axIAfWozdaL1QkdbU8",
+	"8tO8Dqm6S17xmCkHs08WIuNxsZ+QfUh4ytSQZmFNdMqvcmRlgnrDxd0Xm6a9MtA6fEe7t5pgvon3fHE0",
+	"uYCwxjCt9kLcCfkgAvgN7bRLlkH1cq3CgX25plJ/5zMHpxT2FORgfkr1AfZ4kKm9vgMbemVYSwUngivo",
+	"Hh1n/J5ny4IOsTurq8XBNSVVi9bhgOjutVJgbsR6e+ZU0GlBAQjgQoH5Fvrmq68aD2gsMmYo+FgNBKRh",
+	"qpm+gglJ7NxwcQlWKuJzZuqak4QulIG4LGmJmp0VroPHMGJr0BqIHMcSFZT0jmHRCqF1yubOfIT/xbnP",
+	"oOjFGrD+C/1az0zqy+RpxSGurQOiF8y8+E272SUyBgulWBovepf1Nqy/RDS+M+QJ0GCsei9H1xnN1F/1",
+	"ZTgkti57p+AjwWixItKbVg0g5TnRtwSwnB2jrZeE+v+vFwlLb6i6s00XPCzglzG4MzLZi9k9iwk8Ks58",
+	"EsuHwNrtwLkDJq4lSRciyKPDTF1qF80BA0sXAs+jwQxPFqOYqxmL7OsufiEH1ueRvkPp6w9KIgGhj+7L",
+	"zqNCbJ/QegYlffW65jsWFLaMKy11YlvrqLh3pX2r8zlY2tiqvG/9UIPdSSAvSQxljOsGXKS76mFjHeTP",
+	"W5Z4va3nG7vcUeeqsa0Ej1N4NiPrGWQ8A7DkexUaAOt1yUuZzUjKkpibqxEVA9FLkpe657PoIucc6LFG",
+	"NSUHbwPu/eLgwFjDTYqacuXYwNadjWdQDpKKaCBCx43wt5QBnF+nS+BwhljQJDRtKVsQKV2I4UJMtN40",
+	"Y9FQcw3MiYDD7Ozzyo5sIGhGpL516wY0L86/Rp7Tvuyfn56dvw7I9ckv/dPbN/3TgFzfXuuf+6cdE4Os",
+	"FiMsnuQbuDUbgLvvQIzo+G6aYiLHIr4jbnZkISKwtWBFz2w8Izw6MhVpkthWJRPkxcGLnC/aF22mxkDk",
+	"DfKItCdSX5OhgBlIt9f9G7J633bfqP2P/nJ/Cjur+mN+k94GB/FLBEH8IhEQV0/SJlO7oeBjfdGc6QOn",
+	"h8LFgil3vB3RAb9+cfDiixhx7VHTR2nE9FT8A1U9mW/WB1SRkyQ3Pnx2GMcGngLHbGgcD7epPlWoHCUn",
+	"JurGVJkqVKnRt1ZXJnOSo14G4FvgGZuD4oifBgNhylNFNKOKYbKbY0BEsSxPGXZlMLBwDXmYsZQRo2Er",
+	"BvDQQN1Cj86rb2Uz3ArFcB6TNxzHf3p1KxeutI5gTQ3TFEe7GqVUyyAg/e0rKnL1ZemWEKZSOCGuYpMx",
+	"65WjL3GbntCt4A76mIoxix9txKuOrYG2LZBKUX4UomCrlLaz8+Hl1cXrq/71dUGDA5MgxHZZiBbNI2LN",
+	"DSCB9tgow6DOsQ9svACdCcQVThbUPmlq35UlGvCGgcjkYjxjUZfcAi7C4cHBAXaq5Z172bU3YhOZMk8P",
+	"bL84OOh0yUu2lKDz0Tz7maQLARWX1iqaLqnXqpVOo9SyuKRvlzTIgXgKFXIrjFtYiF/l6FmjV1/BNqPj",
+	"O7rOaJqd0oxt/WVfRNt9d23iQXGWzb8D1fUa4iq3+Cja9gsoS9T47XOZbffBrWI3dGrwUBt/9ZZlVMvs",
+	"7af/GnYpvZlRsc1nb5hSW36jt6dpJp/3yd+1krPlN28177jRwrXxd0Zjb/7BK8YizVC2XXL73XZkcSHi",
+	"5dnEfrtFbzxV2ZkYyzRl46z5d/2IZ2yL1bhikHi8zScQbLET+cGX21PgTbpQ2e695p/nXT9zPMqJkXi1",
+	"2Y8FGfnAPCH55LfarYeT31id4P5Kr6tflj6Lu2A1WrvkRX3PU2e1plN37xzHUrBn0kZtpLcLZ3UXR8Wy",
+	"jIupciVMpWCIaRAYDzuaLI0iPtfd59oiGcuEQ/Dqq9s3b4YnF5f/zJ0mR0Rh5kbuLD52/QVQrCCwOcN+",
+	"HynGGE0XVh/UJwn6GYg2lHCm47FMI7DdohEz5GIcLyI2/D4kk5hOVadLLq5e987P/qd3c3ZxPrx4d94/",
+	"hfEZy65MQLW0SVJcDETojxSVy2w1rscLANctpaxjxm7mYQovuIV523/7sn9VPQAvfc/rqS0hEy0Ez+TQ",
+	"gnCEEE0oXYC81oWliJcDgV0HdRHs1/+8HvZO356dH7kIbrI+gBuwcEpx2cFAcAH5ccvCjgYwE70VcAbQ",
+	"wAeGfL0NRLGYjbOm2LFKLtJxvaatD8jTuvp+kQ8FctBLjma/BygU5wrMkbYN4srvKV5TndyJ5g5CnSMN",
+	"zvlbGbFqH1rLNdAKXMKV/1sNXbeC1gqptYKW2/2KzKxnNF3DXlWm7iR4J7WZkTJZHhMJP9I4sBmDkEVC",
+	"M0LjGE+S8k1dJoMk5neMhB8/hXql/zyDeJ0ANqz2mxG4xggc5CWBwGZZTBVJTaTPnxVirul3O7sxog6B",
+	"J28dCBHWClRraloWLDzEN/AEuRlkYm4fwUDMuMpkukS7CZ2qY1//kIKVDDYTfQvJs1E0Qzd9VA6Jq4Gw",
+	"RSnXm4TMW3+yRWiDrBmIJsU7/7eac06MG3unPu23W/f6RVpprGVrmwXY8t5+xe45e9jmGr6T2cxy3Oc3",
+	"t+1q2fps9pwv24RmN+r5DW+2p89kr7Pd7fDpNwvcNwtcU5MXyuZtDHB+Ne0ntr9tNZjc/GaVpG/Wt6er",
+	"u12yvlWa3J7ce2wTTRohAX2nnDHNQ3k3GC7ojQVEH4PL0zfvpgthCMXXjo/RUDfhIlKE0TTmAMBmYguN",
+	"C1i316COoIfvMxAFgJ/H+ET13M0cvk5IHxz8Fwsfj8Nrgh1vqO4bc3kEbrs9uVW47bunmzVlMPsf8R+N",
+	"ElCksMP1r/DuppwznABjia9vT076/dP+aYBGBUjMoHN2RBIJcV6ETjKWDgSkwpJNmbD6pv+iQzJJ7oR8",
+	"yCsbQ7sAFkOjZT1rMWDw63nLa2ZYy5eZ1WXGVqMV4N58MwnWQh0a4q3BQjVPLRaqKNC6AUb4nFkS4EDD",
+	"M4XMgVnKfFL+0FRerecn7+Voz1oN9yCTaRM7CSAmDzxu9kMonQypoPkp/Q6T1YKqRCiXZMGzgMylyvBj",
+	"sEEGJqWt4jOwEUKGKpgnTee7J4j9KkfOpGCyrr5M0AvvOowDrUrk9vdCbyRX2bdw1N3M/HIh8Bj7BK4c",
+	"haO8NwT+fEgX1eL0eWIBwPKLoG9qKcazVAq5UKtag5m055KocEiQdpgaI2c4EBm9Y4qcXFxd9U9uAnJ+",
+	"cTM0f2gGftX/+1n/Xf+UOKd5gBpC+F6OziJMf7JuDkhV55H+CVFGuwNx4zsUXnRAUVG+XLDpGlrdOCYN",
+	"A0Mr1CwELnWgA06DMYUgyk2txSkJUdHiILWcumUzhBUTUX9OeWzyeDMPwGIgAO3AgtdBOpzFrouilCnl",
+	"Z8etwIFo1v1fJKJLtZ1HBNcZ5oupyVqnxDR0yE54L0eQNMwjzBk+IiGPwsAh/AUkz5ALSKhPjP6vCbQY",
+	"0iwMBiK0+XTwA2lfvTohP/zww88Bub056QQWUkl/ny5UNnR/Gsud/qcjPNKuIbmB0H9bugsIRWp5L0cA",
+	"fAAQAgEJGRj3sEljttN/MM1M9D/mxuqNeIO4VlwkiyxParPbb94ILTdBSnJ/DmE1SDvP5La8PMQoktD4",
+	"8sw7AwEv/WJ+7HTJq5hmGRMsCohggL4rR+/ZOFMmLoREEnKR7thSkXYIw+xGctyFEBKYIo60m8mMxmHn",
+	"eCAg4wGNB5gDYptUGV2SX/8/9r51uXEcS/NVEI7tsNRBO5XV7ulNK/qH0+mucXVevJnO6Y0d9poQCUko",
+	"U4CKoGyra/o59oH2xSbOOQAIStTFN6WzmlE/Ki2SIAACB9+5fefLp482vbLPOHPPk1yokBg9g4/QkvFv",
+	"SqAzh7E6V4yzoes/O/3yH4zjt/AcplXjY25sX6oO/z6xCaB9isOovyPV+WyisPyw4IWt54TixcC0/KwH",
+	"+6Zqf7HfiDAddd/CvbfcVN22YsjLBkyvKW7CVHALBVg5n5ITFLcxCqtjJIisoYOceCNLcVe+Ss1NckgT",
+	"/l4qYdhtIUtB0wkbhqclXbWTDdsxl0qwThLHCgPZv/yHlXuGff7LaayOXv/Pnk2tjOMC7qInhMrMMaNA",
+	"EGM3xhyER4TZq+iRdSlBNg2JaGBoJTCbyeR6FCsYQB/5lESO0/LLTMNCxEmVZUBzkIlcTmSJlCZ0F/wD",
+	"ezUoBL+G+cgFx/AuwP0Fl8gmYqY8FbHquFMI3kMjw0bQ1YFkTCf1VbZv7OIg4YjZvgpjDIaVx3vf4JY5",
+	"tsL+TmQgFoVZ3PL7JnBG0wLZNzUOBcK2bCJKJ+Rtby75IAcdmd5A9wCSjZU9dJe2FmdKqwP6CLhJoctu",
+	"c07wsEXhrG9xKYgcw/NIlUcBQCm7VJYbnt83uA6Jr8op5aYsBDKoesYHEHYDDh3RDCQPH8Ho2QCQGTGt",
+	"unCD2m6Dgy5WTrL3A1p1GE8mhbH7TqZ2v0jFjEi1yqpZdb2CpV8KxfiIS1V1zQB6aQL5pAGFJFGt/771",
+	"3z+N/97ZdFovfuvFb734rRf/N+7FX0OIFJ7QgDU7If74WQ+6fQJ8SAQUEF4FmBYfIRATK4dg19B+p+bm",
+	"fmRD2/A5OeWpUuM8+HL4CrBihSMx9j3QrWLVqTQTfjhI6iN3aLqCMca9EqeiIxXMH6qk+AOWfZDKQn1A",
+	"q2umxHfr06yczsonopAiQy8oZC7mPYwzZRNhDB8BIq6bymDy7E5kN6LIZAr4rE4ptboSRaACP9lXbhyH",
+	"C5IVN7AR7sF5ZZXvJ+tduchRCntJHEy4pOxslgj4d+JMcRgKjzakZU/a1vPs7UxPNYyIWatBoJF0StRw",
+	"uk4d8luKIzfzlKP2gDupUW0heiDUMp3CVthKOIvfa9PWIF3rkYMFAQeKjWVy8l9vLDioVdB/WbFRbbmk",
+	"xB0mKv07tvFZ3z5DH0mpJT4Sr4ivEMyouFmdHtU0NBHKclX3A1X7kT1fWeQICxlZSitTyjxnZkb2Dmv9",
+	"pCViadO7WxY2Ihtzc1kjX0lCqvLfjvawkoKczCZhHQWs9CGKvX9GexN+d06Pvu71evcub9Q0cAe9SG0X",
+	"Co0faNwIqzuxqTblUN7BKYqeuTsOKh1LrlI9gT2UIMtXrLhSuuS1RJtrMfeGNvjbNkVafHBQFXI0tl5/",
+	"707bYnqrN15Qw38V8xWzHZat2FhkKJztP95/rqvtgbp9aHuiqjG6cFbhdMwLntKwjciHxyyBWeVkn4uS",
+	"GhmkEROZ6lyrJFZwuZ9ELJnKqaC7/yuxlOBVm8gJmQpVHgiV6qyKAMSJpFwmruYgNMme6J8FqIHWrneu",
+	"83/+3R/ewgt/98Mp/u9Pp0kXocS/X15euDIDLNO05W1t/bGgfb5GdtZesiI7DeckyExzf/sZ2Yv2YCL2",
+	"Ivyvvxft/VdjUbC7A2ji4IZjdiN61U5tW1+Cti6oLbx0OuZFeNn+DbfgP/++vADecl9AbOgP0MjvBHFX",
+	"CoXspp3kMDU39PkOrWHW1WbpLhTJIe+YLXFjy4t+vTwlwmRvzEMH6yE7YTMlf5kJZmZD2HCuUWtuFmJt",
+	"8Rfo7sYyXVM48wp4+v/+58nB/+EH/+gdvPl79c/Dq4O///5/7O22JowpuUoFgY7HU9g9KSHcOwu/MMtn",
+	"baQOGv/R5ijaAN0H+NfJclZDg3gi1aKjG8NlVrnHtw+43ey93lgHk20sg3mifAL2PZnSnjvF7PmCY3/S",
+	"g8fWu2zN6615vU2Paw3rrWG9Naz/SxnW7/XRP5DJ1Z5mbzGt/tkjUM02aSWArVo8/IicEgSnTQklCHEf",
+	"zbO/gQXKRV0FoWxGqNIZET2EPrk4B30VAz+wLqqtGcIXKEYt9I0V/LxvVhYFYR1ZmnpFEHdlVVEQ0r58",
+	"iI3hExGrsuDK8JT4h/xAKIzHunTI6k9/dFzUn+NOCrhWMbxnom8ChplY+YH1sbOF66W3puHwXbFtfSOY",
+	"LJ0DaKme7JgjwdMtlxSUmfIpT2U5J7sBdEsaZmlgHTmHZWuuIuPwhVUlJXjKD8JWfqMQUytYD9kJo+Ls",
+	"GBLHeJqKaVk9PJiVbmYdK3vYClVmtsE3He7LAVI/YCi+y90+1ViwBeCx34UYzgw6XljnqPemS7w+RlNe",
+	"hy0qSDG+2CBMkdL1FYGhqIlWA82R6ivB0lHVCKgkYcVKtsBbsm9Y9SwV2wuj/zB4rbBhSPQlTi7O9w0b",
+	"cCMwFg2AHHw3+4qqts956bnA0G44Kwp4fdDVq1RnIql1BpTERnKzzlGvF9JsLZKtVfnDNKkZzajdL2Eh",
+	"UqXLWNF3FstNRG6SLXm1Zeaydd5geqaiQEM4hisbzxaYp7OcUwB2rM68a00bKl+YSdCXj3o/rFn9uKtz",
+	"MdyaB2xT7UPWAcmEtnI9ZEERbsPK+VSC5j1nRMyPg28sFPYFr/+EycJPxSf2ya8BBmvAmR82rtsN7GJ9",
+	"2Emw6GIlfpnxPFjkbvn55bW0DmuFpwORg7ObScUpAnJN4W3fYHP9be814XfkNXnT6/3p9Zs3P/zx6E9H",
+	"vTdvXgcOld6yQ+W5rJA/6cHLq0z9kx58cQUjVpke8XSGZWL3cgi0dpOUd65cua7acvZ5ePZzsSE5rfFm",
+	"K85Cv9RAl2OWlGV+ZaM8XcmcTPAMhGzi7HBYdND96s76KTdU4q8CjbsdvhUySMg4kcZINfLlMaHLhbjR",
+	"1yJDMShUKXluuvZj/bC73l7wOcoRdyj5cisrZLGT2uS5LjWyDASA/tmB9lHvzW7zSykWRAFYGwi/rdwy",
+	"q8tRU/JSHFcVz3FW6ZGGM1UXsbJnrz9Q3QmLq3rDodpnVRUQxF0WRdlV/8ddbno/U3qWZ8xOlq9uU1Xv",
+	"IZeILnx9HLR2w70wLwgZd5aES7LUajTITtqsTq30JrxKdZ7zgUYi1Ae4FgLaVlgHFn1HzCUnwfe1Syuf",
+	"2yQIEJF4I8oTdEFEsXIcmDn6gGEF2SJdnEhqERPwUrCCq5F4mM8iVs5p8bDqLqfBZLX+i935L16Cyada",
+	"6XYDtPafx9p/AuGBmTKUcgz6QU0qPalxaJ0knNFaahSBmCl9b/dqVQaVvZ07WQXj4+kYgBOmX0MT2pTs",
+	"33o+G0jnmT1VXIkqUHwTeswmVeLDNoHU8DkzuttnycyIU7jrzxiIloCwTcnmIO54WtIrG0QgKZ0bZCBO",
+	"QssN2jo/W+dn6/xsnZ+t87N1fu7Y+blVcs998AVz8KJvY+NTAjpK366KgXcQ4155N88N4RGaXNDR1aje",
+	"/0SqvSrr1elbDP8wzqAaM1AwoztF6weD+cG00KlA2ySSeomHI3ib+i9cIQGXYhGi+eptZClDz0WsLvzP",
+	"uP66h5b4Bbl+GM9v+dywieDKsHhvDCpOnltuDEyKg5vjvQdaJjwqfztf6EcL078xTN+V1Fv87pvl3+JC",
+	"biXh00nCxbndlUyU2abocG0TzJjMzH25zpyplg11ESuXZYOP3PL82rGDsQlXczKQfau4ckp0ay2zL0hq",
+	"v0gzx8OK9L7s0rG7M1zs0J5wbxvJg3XgndbRbTXu77kax3m2bagwnLYtvnqEt8iilVVstM8Kquglq+vZ",
+	"fRYUPUuV/LDkpyqJsO1hJe6kQuo9FgT5Nlar8y+k4EjoRbb6vZSQTR0s+TxWmRhKVeOxflzNC5qHn/QA",
+	"ZeB9v0WrTbZOn9bp0zp9WqdP6/T5rUHQZwntpuXx6Mjuo2VA43ECVpCzwKKFr/eHr4SIaC4DXPZ8ddqi",
+	"vemsqZpJli3C01I/GJwyreoZaP3AdshzJGajsieMoxflWogpkyVyuN2v7HLJR0hP8RhYepJlLSZtMWmL",
+	"SVtM2mLSFpO2mPQ3gEmRP65FpPdHpCcZhZpU+G89GF1tFb2V5biqpme5kR+QP0Q17kqWC25KJPtcJFym",
+	"hPCVPmkkO/YFPjHOrRAppRsRz+BSg6600HBNpB3VOgrbI2pquocN8CZbqASp/srusrs7Vvfxd7MH06j9",
+	"LWCRtoNp/d8tpm8xfYvpW0zfYvoW07fJBS+CWa0Bp2xLthYCvSaU2GoDDwyvQCjumL9kUUO8i5O8q5CL",
+	"X3/WA1fuf1XYxTv8nQoALpiOvTbg+h/56ic2st/0GVdspoZSET8bUactkLpJE6uUqxTEiSMme4wpmrpM",
+	"hEvbqbyOCYcmIWvr5q+smw8ztaJovqV7wnqn1VLZcbV8+vZutTZtpHWF6Neucsq7iYJyMyprLFsUMBOV",
+	"2pWH5rFCVi4seGHZTqhe/aOqzb/YAvNrmF/a7fXdbq8fRblubz34kNrKZHGPE+2V25ePqm1/v16tokNF",
+	"tzBfNo/ZKkM/68ExMvXZX8UdFop7pYvlAmivkL9soQoa6/AyVpVhj0TIBAsU+zrm/mYs90usQcdMlsyI",
+	"iq1z3wQPIPdFUHS/E5TYD8qfd/tBoWH3EltIvjQswQtXUvl2XaFmaXyNLXcEuzzARYvh7+tl2Gulzi8x",
+	"/Y84sQhkDea0L9wda5NcjFBZMPs1kW4BjB8VYBGaK1vq/TPMRQhM1tI/BvXnHiOyn8Wj4Pr28ogMF+2t",
+	"K2To0u5CYsPvx3/RnjarWdf8t9WKOnMf3jV/IljVZIPv5JacJdMpVuOsRDTrOHK0yAJBlBWLSdEsHXOF",
+	"KBDNI6BOZ7I0jqfNRLGqlKWSj9z9XZ/0p/MMGS9Rng48l1HfFgqyOmQSVIxMmFRY6y8grnbVJx+VGPhQ",
+	"TFpVsvwOXSO2849yjzwztHbzuwWRGh3qdum3kvC7xt1YEtTaV5Aj/cWDcDf03YLwptDML3WU61V4V+lT",
+	"CcbZVBRGK4SE5pD9BbH2l69fLs4+vjt7B8uhYsInkn8QrdYMzjpjkWexGsxDtj2Xqp38eHbJlmcLn01w",
+	"pQ3mTGkAU11aXJLqCuAdx2yhrkCsTj99uHh/dnn2Dh+GLSPVzFVSRup8R5Luee9NKabG2h9wKc0mXOGv",
+	"xAWf2JFcDeZYkRC56mgcbjJq7PzkuMeHkOWezIRVy3TiYY8qUx8x+g91wTp8Oi30DVKS1ov4mgrrX2ks",
+	"PJ10I2LVy+Fwcm+D2cfAAPsmO9mxSi4+fblkr/hUvsKuHNANByU31+bVrzDzrsMJu9WzPKMZrro50mjx",
+	"jPzEkxEH5jeyZLQmViHPv5vqfcOoz17P8XPjZtF/OyKTDceOBQNQTxLZMUsEOmUSX07CFkQmxcx+roSV",
+	"mgpwVnUexjzzEcIDIZRfpIO5X+aH7L2lhg30mvcnb8/en32OVio4/dgpcvDg4liooYZn1+pFXky/QL3I",
+	"9e2p9KJdmdgqq6USt359tQDgWQDAt+QZL/m1QIOOlSBKk1mnKvUSsfOPVxefP/34+ezLl4j95eQc69Gc",
+	"nnw8PXtP59rZ/744/0xnSay4LY2OTLGFpZK2JWUcm7SlDd8p87aTYXjeWRlZjXvoDqgAEbnertIP8fpK",
+	"fdC5BGAJKHFXLvkFuEQhSG+mM49OQyx1bYwcKZw4izEsJBhWROz7JlaJEegHMIeut1e5Tq+vJlLNSmGq",
+	"atDsD70+M0KwBK9TdQBzxcuke+y6NVP0WnK0uVSRQsSqgjFht6nTWLsoquMb0LSbSgNFbDV9eKwa+MMj",
+	"j6/0kI3laAzKbTItpIZvn7DO654L8ntti9LwicaTXRtbqoQ04k6ub4UpYyWz7iH7qFl5q+0ipRQaNrIg",
+	"GVRgmIA+EvQR7fFY+xORVjRt5ZFw1DronBlxaQs90WEKU80KoQCLRPASRce6lwM4ooK58aBRsxA2/YYl",
+	"WAw+qV6A1VCIBjAKlom3NDjAxeTQbuL6KqvWF4FFvzsPmd0nFSYjO8HF18tYbYvTkwa/60ZIEBbTWW0T",
+	"uNQIN56wBM55Rlh0yotSprOcF46cn8YvlSkFz9zewC2slVhFtoifakPdmTXV+n97ZO0hB/+6g8hNeLS4",
+	"mO3ewyOy0fP+UftNccNlzgfkMMXWWqiyBFVqgARWLeJ5K2MiNHgDIhjqmcp2Zpi4BPxROyLdF2w+iJ88",
+	"kMW1jSLtKtWmvNI3orgq5URsOtuJajLjcwaPWNlp4KiFHw3rfL08xX9FrNRwG1zt0pGmZs42iketQycY",
+	"+DIWrvZNrMyUYtrRJ8c6yUzJEvXrxN4C5zfGXJHY6nArchGZfT5zf6BFNzDrOVNQ15INxkpj7Rdl6TXn",
+	"cIDAmrDx+1ZrxYJqTmE1s4mHDug0KUSqC4zlt7XaftaDWHUS1KXxlsTe42OZeIlL8EpmSd8mDlj5a1wd",
+	"myxiRrPE/XWFHU4YVhgDCASP02/dPktKXfLcWSBgIPsGOhqxhN+IArtA97BXrHoygvYzyVVC+QT4b/y8",
+	"JE7YO/igDsyQcd6exewfotCOshHP1lmeM/syWyYPWnsoWd6PonSqNlFJmvLTjSguYYG+yOiNk+k07DB0",
+	"1Hd4hXgyJS+lKWXa8i89JEDQWWJwc5IskhPBOhOdXne/iSC1taWeX5ba6hqUuL8g2469UTKJVcdJQtiR",
+	"C3LRdGsBAh2LVd3V48qFiFLLu/ThsTDgIVaJ0uWV/6lDsZr2bnyLs8l1/JcHUeCMfFbxKsQ052nd4HbM",
+	"zt6dX1L/Y9U8AG/T6yxdJ7MfT9NZwdN5wv7se85esWDoKLysnIuVdTt2F+QfT0t5A/rKsgR8uOcvlBkf",
+	"aPl8V3Jusc+tqHtOUQeHP6xAVyb2RUg9eP83hY+dAAxF6MYv5myN4Ot6wIlTR2DTjWkZcrrymN1jZ0zY",
+	"N/hkrIqZMpUQtqWzSaObLCBPq96hmcVaCTsbPFxcsZMvX85//Hj2zgYndF0zeEvfQTJEq15OlfzajsPG",
+	"hxXGprIqXzA5wwHYgwRJ/YI5xPrToBVJtQRAD1diTRhsrXUToM9Yefi50GAzBq01dB8cGqt1QPTRIroG",
+	"61oc2grnQDijMPnWEnla6FEhjNlooR/rWzbkRSVNYAjLpOtjch2LiMScVW8NuUwSbi2tVySyWCcwhheB",
+	"AT1aNL0CcsNQgKsKvY1FnrGZykRB+S+ulm8O8xhVqBa0fRt1YH+KFbUYILrQtLAAX526fAUDSRrUepKY",
+	"5bgQoo+nFcnryPuK8Yl5VU+0/vMIWQN8AKy2doTbsUAXEd4D84AGfqVvH1rvLhBNF+6rv3SRZEtBfNCZ",
+	"yFtx9KziyEmCbySIEBXmYlhulERcMWFKOeGlj8BDAaqEyMguTrYxv8tMKUFds06emsxhgchBeQJiSGmQ",
+	"Dh6mTYR3OgYi2+HQP1kY6hEIN4iDGqBuUgFJQqax0kPvXbsda49Q0cDISxAmUmfHIKkmXCqQfzii////",
+	"HGJxxdivpqKAa+wV6Z3iyrabPIFFDcDAe/g0L11c+I62ouIZRMWZ3XVZoPzAhsDS8zuVGnazFa9SrYYy",
+	"EyoVZrMiiTmDPB1X2kIV2QDr1LHkZBhs5xp2WybjJTei3K8s7iRdUIlwhzXldXMfYRb5bOSwRYAKBo90",
+	"K19wMCwThbyxfgHCFSLPDtkJVbyLVTLhd1dClYUUJqGXdxZ4fbrIn27rcAEUcW08UJf5YPt2Gszz03mX",
+	"v349f7cwvQDWwsr87ueq112QlCacTyKNdz7/Vb5n29KVzPaW48saHNKzGd5pfdCmLGAt/3N5EB/4nZzM",
+	"JkvGhoVvELHXcDS97vV6h+ydDTd53eut6m7wrZtLE77u9SK4y3rLe/jnOuf5c8rgYH2sc7IGtwWrs/VC",
+	"rwqYc6t/RdCcu2wD53xe4jeKm5+K4gC/aG1vhmaehVIXTvI9/xExmpFc20rNrVh7fc9BglacwhgFgNFQ",
+	"rnHUHKtQNpcKxDqZNHyASp/SAMLIDkuZlCLrPpFk9sN7kQCtuasrVr8/DWvfrYVrD9+WzTNalaB5+g0J",
+	"z5bpuKFqKSXiVejGsGkhkMTbxlQMdDbvu2sILPWsJNZt6ybk+UygA4222w+9XoWxbsc6F7GqDRSl5Q+9",
+	"I7pLaXxFlbphY9qR5FsKw5KLQgxFccwKUc4K9Wc8UnmeHDLXeYz1LMRwZkTGOke9N4BIZI7yD9EDhogY",
+	"m7qS8jyd5YiaOwmmLybs9OT96df3J5fnH3/srmZhidUWNCxfpxkvxRMLgyWMkyxMBuPm2thwSZjaQkzz",
+	"eRDFSl/RPVUI+5GxW+TwZb6+M7YSK/iOVTMVYvYSAAePSGkseCaKCirRF6uhJKEABf3nXr3fCPwaurT3",
+	"92Wc90zpDo1fij7ii8p8uJfMnmH/swaRvZIMqC6L4EB1jXRoFZTabcXFndj9rR0GO01tuFgvpPqsLOYU",
+	"o00y0sksxJgs12okilCA7Qxl0iZ5xIm2HiYGSqfZKl2BnB7hY5sqzvLRqBAjotylDMZkVOjZFJMBr8Xc",
+	"sI7g6ThW+KsLm7cGSDz3vP0QpkVkzBABEuaZ6yGRBgcd6va9TA7ehF0DLFpp2UHIPJw30I6+VRFT4tbn",
+	"yUe+9D7omj3HgHLIiDIVvT6U3e7HJ4tYwbj6/lGroiRjPSuSiCUZn1uqkVshrhNXxp8c1J0jeE05FsWt",
+	"NFiG3JS8KMmWismbKs1nRt4IG1YkVGYvijt75dEAmxbE0x2ln1Q+X1g1/FoomCE4CG3mKA4OmZhZx4+y",
+	"u8pWUE1Lc2w9bJwDe3mjPWNVBz1LdNg3P88r++a+ybP0zGm7fuYZmpC+fj1/t7JD/t4rbw16hPWnoU83",
+	"7gt6k9ba/tTsUk/bEzs7dSsnfDSeWjnVZ8mv/0y8xRHxs79/ZZexnSv8I+zyhN+9F2pUjveO/2itUe7v",
+	"148aAKnNKy1leHW5Ow4DunA+2MSFSKUhbFwI2P970d7w9V60h3NyhXMCjciJzDkeStEenIsqnTtPy160",
+	"hwHwNrK8CTtGy2U1p0S17hffIfsrCPxSMxL2tXEP5sfhOQc/7huWBAMF2Vl9hSSKVVKtowQkSbK4zhNv",
+	"Nvp6eboggeF+EsA2np22vLSoW9xNc50JB0mbPoI7XmpfQJZiYsJPUf9UtWVU2wYNexT6i7fBK6CvDRPv",
+	"f+BFwREfm3Ke44rVxWQnRg74VpsMfOG3bg0bDzNs+Oq5k/oxvVPToscM9weMBfMPm1U4y/uYX/d6a3AM",
+	"5TOuqargdLlP/o3fzk7oRcK6veQ7+hk1v+WNvcF0WE1tu70eUai6YT6f2WrYSO2IWZyGcTbg6TWcMxij",
+	"udi1Y/bh7OTL189nDINs3f6w1jNMv6bee1gGagf0alYKQ6FaNXVy31Rh06RaVckIqB/bWar8wgNuRC5V",
+	"BaBMHzTl87efTy7PYkXuXdPoJqlcwqaWpBE4mxFX+t5XtQdrBz+PlRK3oWPIFXnxrZ5cnO8bls6KAjQ/",
+	"32d4xAmWxXlI3F1XsA1NEiuX6Cazmu4oVa07h+xvaBjlqvpOcP//+nr21abeff348fzjj01vjVVgeggM",
+	"DpTSzQiNoUKJEJfMsWg7POq9YZ1UZ4Il0GYuUyS34RiKSLTABkAgDIPEMzyxlQ23sjuDbtoZ8MwZkLuV",
+	"SRkNzNLESqobnsssqi7VDRbkBjIUZ41LDTGau7sQ1upS/0ilZoOZzDP42O5Dw9e9F593rE7CVcKZUXxq",
+	"xho97cFCpjTExTADVgtF6PYxlL0gGj63iOyzsco0eieJhA/T6N1OJYbmRkLoKdr9oIUghIJ+2DeOTcEx",
+	"P2EEJEbKT3k5RnIjYidqTMlPkGaQGAMDRiFPTNRnVKrTx7IDtsDw+ixWiTRX4c/dKKBbgmPYmkWQlBoJ",
+	"2VkncaF1iaM4ovwE5ecXw0YqX6JzFEJjC5ecDresrZEmh2tH2V1RPdZ1/pUQLkWx8lMbCsWaNn1seRjQ",
+	"tpXJjL6lzcTygfSwgm4LrUZWFhzGKlnQmxLW8ZFz9Uwum3YValUJozNg4EZJZROIHganADWkeax4EWTU",
+	"apWKyMYEex8TTkyEpJPos7XOJXiwmiDMnuWs5MUI2ZdpNju4shw5CLWGZwjd16VJnkx54WQPmcQAjdRt",
+	"EtJU4T2BJI5o7SJ/2I0oQCrZ5LaZ8sY+Ao6exCTpMw2qMk6kFeNYzosrNhDVgdE56h3BsvRsM93D6jii",
+	"tJrFdRWh4mfWxjsFlc6CAyxWNo0vMakuXKgjr0QJ2S9roU2wdfJrQ/ulCrcEMeMaLlmGhkho7FqIqYkV",
+	"aKe1+CmiLAkPU16CNE/H1SlqrWsDfSNQxcVi0HI0LqtybW96vwvDSWNls/yCDdV1lCN2Rq6kKkVxw/Mr",
+	"0E6RIdk7Mhd8kNwLPVw/wSEdK0MAZzCHI1Xkw+q4yB3dtLTzDmPuJPZMR2sudLLbhPyJyWIJ+784ArCl",
+	"Hr48euQlfaRZ/6gwDkYAWuAFS/eXmZjVSZJ34+x5W+ET1rFoBOFJFGAOH42C4GMRbnQtDdW/AueHDzYs",
+	"FqQ3EYEEIQpNTCA7deOdWAKxZUWoXnfcLj0YUjFTSqrR7oilQawx3tDFe/jnKtXz1a/+366czvo0gVBf",
+	"HMzy6+YpQiSVhE0nJKJ/6P1gAxL0kFHlnAiwAOAWisLXhePvIt91tyIEdIivz6YabTOAB69VyBl6q4tr",
+	"hAVaLXqpSBvdzk31dpZfP5VwfybTaL2LK/Zh/Qu1MaErY0KrVbwiKrSmar+EuFBL5Y67qv6Zl4v0Piuz",
+	"cgUxFuy7lCtzMKLin5sL/9qEbLrfW01Q+94HuTDiSv7DQoGgGhntb9KZ+oxb14/D7TwToNJXNl4SLhEb",
+	"yRuXoE2qAE9TYYK6x7Y7UqF2vZGOPlbr+OhnprIw10ayRf3ev2FHbA3Vl8lMX/+k+EqYSJgRNphHLIED",
+	"oOOj03TBEnSxrfS941Q2h+jvoefKOb/wD3yq2WX4Ytjvg6+4TUXD2mZ44YJ7p/bzcPfsm/o8BZLPJuqR",
+	"8Gu0gJMqhzaWoA2vaTbJnRqHaFVDEDOVScKYQwb6k41nnSn5y8wzm9VbkiOlC7KDGoERr0FUji0+CNhG",
+	"eUFURcMf9Y4O2VeDCY6e8TPRxeiKZxOpkoglANP0cChTQY5ozFgpbKwoWi5B8ky4woozNcnbOer9oRYh",
+	"dEJXsNQhmdi8ZA2cZwAxQ7Eqi/UidaV2HeyUF6dXB317eRp1OHErII8St/QxWywYKDduYXqNlP6+kplZ",
+	"wINNe/kb6KlWViGg4KRJU/+M4wreGR6lPbsgRRsFcRMsfPWrnWoKddmyomv9ZX0boonyl+WOfNkJn7Gw",
+	"s4WUEGgW1YgBjSNJ07fKIUQzllOslznvhhKWPYmAtTGoZnXl17ro264CLA2urQG7Us2jCVrYx7pgA5Fr",
+	"NcLjyTHHL23rHRZ+3WIHRZuMMzUks1mDCvbNfgUzzJLKEqv76Cw/ivLpjvDnR+Nrl027l76vvYRRbNts",
+	"pPutyRD2bczH+ywUqQD17diheAhrqMQjW9qY0PudNbG6B5pv2qDUwe8EZlNnX1Qa1xbCoxCEJVsh8sRC",
+	"5F8WZ9M+eDqcba9XVzZg789iom9EzVLrowu8gDtynv3SmwZ2Ltugm8EO/YC92BpNOxQUJua5obT7uGEf",
+	"R+GKsM6SSpda2OU73C2wDKrdgkuVPy8iiLZ8aFPFxw8+Wsh2ni+EqFutl2cZlbKzV8tbmfoyvjDnY6lG",
+	"i7svVk9lJ2zafSdZ1rT1vmMFYElRaoVA0yy5VDdaIC9XPzjJskooQGe2PUe3d2Cud10eW1M48Qmikh0x",
+	"DMqTQ0mJwjYZtBTFkKcCifhVrCzlVM0bAGOBFhAZdKgYCr5RHEy4zEFCFMIYOoJtvMRQ2gDIqiGYh4z+",
+	"p6gYFktcs6dalVwqk1CkYEisaET18tTeRpF+4q5ccHAsO1Bjda+C3o93oP6GfKdu2p/Kf+raewof6tKI",
+	"/irEdItlA7pww7pZMcDF5bkqZfYPP/RWsJA867myvYe39e1u8u2aLYTzohKz1kyqVYVX10jqx8kdbwR9",
+	"yfBn1ZlOs9MinUbV8Dsxfjas2SdUfKpYr43dE8WNa3pW5HvHe69wadue/LoUXG3DpDtIUyRUKrqUoQVw",
+	"JxMG2eiDHEKuXMoHx4QQqqw5G+TSjEWGeUiH1bnBp7KJP+QEvYFEwGHpFaldpm+VLYakanNJyUYSI5kx",
+	"gSRiaa4VKmSAy2yZotqrp02vvuQjA6hIKkJ/Lj6Nci081X/KFbKpLbR4gNO43KqFPMR5vxhX519RRdGB",
+	"pmcOQ/oHVHaa+rtSTrMO9BYEpok8Vw1bwq3d5U4FL3YLc/nFVCYW5jpCHlj8B4b9uUmXykxtfXfKbKIe",
+	"uApaUZhrqjJXquuwVkm1kV0myNS9EYVF8D5/C/kt0N5vmYk6NrDZOmQjVvJRxGaq5CNPVg4rByM4g9dj",
+	"tGYDJBRlOnaxikvFKrFBTx0dcnH7dj1pdAPPLkaK0wTaOEif+ubqHLm83FoGQ1SnCq6yhy0BQ7CSbCx6",
+	"w64zc5WOC630zDBxN9UFJTrC8OqfKtO3Ktc8q0KLhrK+YO3jIJH+OwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -29,7 +29,25 @@ var (
 	ErrLinkUsed     = fmt.Errorf("%w: this link has been used already, or a newer one was sent since", ErrInvalidLink)
 	ErrLinkExpired  = fmt.Errorf("%w: this link has expired", ErrInvalidLink)
 	ErrLinkInactive = fmt.Errorf("%w: the account of this link is deactivated", ErrInvalidLink)
+	// ErrLinkKind is a known link sent as a link of the other kind; the error that wraps it names both.
+	ErrLinkKind = fmt.Errorf("%w: this link is of another kind", ErrInvalidLink)
 )
+
+// kindNames say what each kind of link is for, as the person holding it knows it.
+var kindNames = map[LinkKind]string{LinkInvite: "an invitation", LinkRecovery: "a password-recovery"}
+
+// kindError is ErrLinkKind with the two kinds named.
+type kindError struct{ is, sentAs LinkKind }
+
+func (e kindError) Error() string {
+	return fmt.Sprintf("%s: this is %s link, not %s link (it was sent with type=%s; send it with type=%s)",
+		ErrInvalidLink, kindNames[e.is], kindNames[e.sentAs], e.sentAs, e.is)
+}
+
+func (e kindError) Is(target error) bool { return target == ErrLinkKind || target == ErrInvalidLink }
+
+// kindMismatch says that the link is of the kind it is, not the kind it was sent as.
+func kindMismatch(is, sentAs LinkKind) error { return kindError{is, sentAs} }
 
 // LinkHolder is whom a pending link belongs to.
 type LinkHolder struct {
@@ -59,7 +77,7 @@ func InspectLink(ctx context.Context, db dbx.DBTX, token string, kind LinkKind) 
 	case err != nil:
 		return LinkHolder{}, err
 	case st.Kind != kind:
-		return LinkHolder{}, ErrLinkUnknown
+		return LinkHolder{}, kindMismatch(st.Kind, kind)
 	case st.Used:
 		return LinkHolder{}, ErrLinkUsed
 	case st.Expired:

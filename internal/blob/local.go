@@ -9,6 +9,7 @@ import (
 	"mime"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -128,7 +129,22 @@ func (l *Local) URI(key string) string { return "storage://" + key }
 func (l *Local) Signer() *Signer { return l.signer }
 
 func (l *Local) info(key string, st fs.FileInfo) Info {
-	return Info{Key: key, Size: st.Size(), ModTime: st.ModTime(), ContentType: mime.TypeByExtension(filepath.Ext(key))}
+	return Info{Key: key, Size: st.Size(), ModTime: st.ModTime(), ContentType: typeOf(key)}
+}
+
+// ownTypes are the content types of the files loopwork itself names, which the links to them promise.
+// The system's MIME table, which decides the rest, may not know .jsonl at all (a JSON Lines export was
+// then served as application/octet-stream) or may add a charset to text/csv.
+var ownTypes = map[string]string{".jsonl": "application/jsonl", ".csv": "text/csv"}
+
+// typeOf is the content type a local object is served with, found from its key's extension: the disk
+// keeps no content type beside the file.
+func typeOf(key string) string {
+	ext := strings.ToLower(filepath.Ext(key))
+	if t, ok := ownTypes[ext]; ok {
+		return t
+	}
+	return mime.TypeByExtension(ext)
 }
 
 func notFound(err error) error {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math"
 )
 
 // PreviewRows is how many data rows a preview shows.
@@ -24,8 +23,8 @@ type Preview struct {
 	HasHeader bool
 }
 
-// SizeMB is the size in megabytes, rounded to two decimals.
-func (p Preview) SizeMB() float64 { return math.Round(float64(p.Size)/1048576*100) / 100 }
+// SizeMB is the size in megabytes, not rounded: a small file is a small fraction of one, not 0.
+func (p Preview) SizeMB() float64 { return float64(p.Size) / 1048576 }
 
 // MakePreview parses the first records of a scanned file with the given delimiter (0: detect it) and
 // counts its rows from the scan. The whole file was scanned, so the counts describe all of it.

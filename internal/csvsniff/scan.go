@@ -28,6 +28,8 @@ type Scan struct {
 	Records int64 // non-blank records
 	Head    []byte
 	Open    int // the line of a quote still open at the end, or 0
+	// Start is the file's first StartSize bytes as read, for CheckText.
+	Start []byte
 
 	headLimit int
 	headWant  int64 // records wanted in Head
@@ -51,6 +53,9 @@ func NewScan(headRecords int, headLimit int) *Scan {
 func (s *Scan) Write(p []byte) (int, error) {
 	n := len(p)
 	s.Size += int64(n)
+	if room := StartSize - len(s.Start); room > 0 {
+		s.Start = append(s.Start, p[:min(room, n)]...)
+	}
 	if !s.started {
 		// The byte-order mark is told from content on the first three bytes, however the writes split
 		// them: a file of only a mark split over two writes would otherwise count a row the reader skips.
@@ -118,6 +123,9 @@ func (s *Scan) keep(b []byte) {
 	}
 	s.pending = append(s.pending, b...)
 }
+
+// Text says why the scanned file is not a CSV text file, or nil (see CheckText).
+func (s *Scan) Text() error { return CheckText(s.Start, s.Size > int64(len(s.Start))) }
 
 // Close ends the file: a last line without a line end is a record too; a quote still open is noted.
 func (s *Scan) Close() {

@@ -21,14 +21,16 @@ type EchoOptions struct {
 	TrustedProxies []*net.IPNet
 }
 
-// NewEcho returns echo with the middleware every route gets, in this order: request id (so everything
-// after can log it), access log, panic recovery (a panic becomes a 500 ErrorResponse), CORS, body
-// limit, base URL. Errors from any of them or any handler reach ErrorHandler, once.
+// NewEcho returns echo with the middleware every route gets, in this order: semicolons of the query
+// read as characters (before anything parses it), request id (so everything after can log it), access
+// log, panic recovery (a panic becomes a 500 ErrorResponse), CORS, body limit, base URL. Errors from
+// any of them or any handler reach ErrorHandler, once.
 func NewEcho(o EchoOptions) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = ErrorHandler(o.Logger)
 	e.IPExtractor = ipExtractor(o.TrustedProxies)
+	e.Pre(LiteralSemicolons())
 	e.Use(
 		RequestIDMiddleware(),
 		AccessLog(o.Logger),

@@ -81,10 +81,13 @@ type errorBody struct {
 	RequestID *string     `json:"request_id"`
 }
 
+// errorDetail leaves details out when there are none: the served Swagger 2.0 document of /v1 cannot
+// say that a value may be null (x-nullable is not set on it), so `"details": null` broke the contract
+// there, while an absent optional member is valid under both documents.
 type errorDetail struct {
 	Message string  `json:"message"`
 	Code    *string `json:"code"`
-	Details any     `json:"details"`
+	Details any     `json:"details,omitempty"`
 }
 
 type validationBody struct {

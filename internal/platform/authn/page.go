@@ -80,6 +80,8 @@ func (s *Service) linkFailed(c echo.Context, d pageData, err error) error {
 		switch {
 		case errors.Is(err, auth.ErrLinkUnknown):
 			status = http.StatusNotFound
+		case errors.Is(err, auth.ErrLinkKind):
+			status = http.StatusBadRequest
 		case errors.Is(err, auth.ErrLinkInactive):
 			status = http.StatusForbidden
 		}

@@ -164,7 +164,7 @@ func TestLinkPageProblems(t *testing.T) {
 	}{
 		{"unknown token", "?type=invite&token=nosuchtoken", http.StatusNotFound, "not known"},
 		{"expired", "?type=invite&token=" + expired, http.StatusGone, "expired"},
-		{"wrong type", "?type=invite&token=" + recovery, http.StatusNotFound, "not known"},
+		{"wrong type", "?type=invite&token=" + recovery, http.StatusBadRequest, "This is a password-recovery link, not an invitation link (it was sent with type=invite; send it with type=recovery)."},
 		{"no token", "?type=invite", http.StatusBadRequest, "incomplete"},
 		{"unknown type", "?type=signup&token=" + recovery, http.StatusBadRequest, "incomplete"},
 		{"recovery", "?type=recovery&token=" + recovery, http.StatusOK, "Choose a new password for"},

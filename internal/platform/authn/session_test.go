@@ -2,6 +2,7 @@ package authn_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,7 +48,7 @@ func TestRefreshRotationAndReuse(t *testing.T) {
 		t.Fatalf("new access token: %d", s)
 	}
 	reuse := refresh(t, env, first.RefreshToken)
-	if reuse.StatusCode() != http.StatusBadRequest || errorCode(t, reuse.Body) != "invalid_grant" {
+	if reuse.StatusCode() != http.StatusBadRequest || grantRefusal(t, reuse.Body) != "refresh_token_not_found" {
 		t.Fatalf("reused refresh token: %d %s", reuse.StatusCode(), reuse.Body)
 	}
 	if res := refresh(t, env, second.JSON200.RefreshToken); res.StatusCode() != http.StatusBadRequest {
@@ -152,7 +153,9 @@ func TestInvitationLink(t *testing.T) {
 		}
 		return res
 	}
-	if res := verify(platformapi.Recovery, token); res.StatusCode() != http.StatusBadRequest || errorCode(t, res.Body) != "invalid_token" {
+	// An invitation sent as a recovery link says so, rather than that the link is not known.
+	if res := verify(platformapi.Recovery, token); res.StatusCode() != http.StatusBadRequest || errorCode(t, res.Body) != "invalid_token" ||
+		!strings.Contains(string(res.Body), "this is an invitation link, not a password-recovery link (it was sent with type=recovery; send it with type=invite)") {
 		t.Fatalf("wrong link type: %d %s", res.StatusCode(), res.Body)
 	}
 	if res := verify(platformapi.Recovery, expired); res.StatusCode() != http.StatusBadRequest {

@@ -38,6 +38,17 @@ func errorCode(t *testing.T, body []byte) string {
 	return *e.Error.Code
 }
 
+// grantRefusal reads a refused grant of /auth/v1/token: GoTrue's OAuth 2.0 token error, which must say
+// invalid_grant with a description, as GoTrue clients expect; it answers the error_code.
+func grantRefusal(t *testing.T, body []byte) string {
+	t.Helper()
+	var e platformapi.TokenError
+	if err := json.Unmarshal(body, &e); err != nil || e.Error != "invalid_grant" || e.ErrorDescription == "" {
+		t.Fatalf("not a GoTrue token error: %s", body)
+	}
+	return string(e.ErrorCode)
+}
+
 // TestPasswordSignIn signs in, uses the token, and checks the GoTrue-shaped session.
 func TestPasswordSignIn(t *testing.T) {
 	t.Parallel()
@@ -76,11 +87,14 @@ func TestWrongPasswordAndUnknownUserLookAlike(t *testing.T) {
 		{email, "wrong password"}, {"nobody@example.com", testkit.Password}, {invited, testkit.Password},
 	} {
 		res := signIn(t, env, c.email, c.password)
-		if res.StatusCode() != http.StatusBadRequest || errorCode(t, res.Body) != "invalid_credentials" {
+		if res.StatusCode() != http.StatusBadRequest || grantRefusal(t, res.Body) != "invalid_credentials" {
 			t.Fatalf("%s: %d %s", c.email, res.StatusCode(), res.Body)
 		}
-		var e platformapi.ErrorResponse
+		var e platformapi.TokenError
 		_ = json.Unmarshal(res.Body, &e)
+		if e.RequestId == nil {
+			t.Fatalf("%s: no request_id in %s", c.email, res.Body)
+		}
 		e.RequestId = nil
 		b, _ := json.Marshal(e)
 		bodies = append(bodies, string(b))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	echomw "github.com/oapi-codegen/echo-middleware"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
@@ -18,7 +19,31 @@ import (
 // several organizations (it is unique per organization only).
 const maxAccountsPerEmail = 5
 
-var errInvalidCredentials = httpx.BadRequest("invalid_credentials", "invalid login credentials")
+// grantError is a refused grant. /auth/v1/token answers it as GoTrue does, an OAuth 2.0 token error
+// (error invalid_grant, error_description) with GoTrue's error_code, and not as the ErrorResponse of
+// other routes: GoTrue and Supabase clients read those fields to report the failure.
+type grantError struct {
+	code        platformapi.TokenErrorErrorCode
+	description string
+}
+
+func (g grantError) Error() string { return "invalid_grant: " + g.description }
+
+// response is the 400 body, with the request id as other error bodies carry it.
+func (g grantError) response(ctx context.Context) platformapi.IssueToken400JSONResponse {
+	out := platformapi.IssueToken400JSONResponse{Error: platformapi.InvalidGrant, ErrorCode: g.code, ErrorDescription: g.description}
+	if c := echomw.GetEchoContext(ctx); c != nil {
+		if id := httpx.RequestID(c); id != "" {
+			out.RequestId = &id
+		}
+	}
+	return out
+}
+
+var (
+	errInvalidCredentials = grantError{platformapi.InvalidCredentials, "Invalid login credentials"}
+	errInvalidRefresh     = grantError{platformapi.RefreshTokenNotFound, "Invalid Refresh Token: unknown, expired, revoked or already used"}
+)
 
 // IssueToken signs a user in with a password, or rotates a refresh token.
 func (s *Service) IssueToken(ctx context.Context, req platformapi.IssueTokenRequestObject) (platformapi.IssueTokenResponseObject, error) {
@@ -41,20 +66,26 @@ func (s *Service) IssueToken(ctx context.Context, req platformapi.IssueTokenRequ
 			return nil, err
 		}
 		res, err := s.passwordGrant(ctx, string(*body.Email), *body.Password)
-		if err != nil {
-			return nil, err
-		}
-		return platformapi.IssueToken200JSONResponse(res), nil
+		return tokenReply(ctx, res, err)
 	default:
 		if body.RefreshToken == nil || *body.RefreshToken == "" {
 			return nil, httpx.Invalid([]any{"body", "refresh_token"}, "missing", "required for grant_type=refresh_token")
 		}
 		res, err := s.refreshGrant(ctx, *body.RefreshToken)
-		if err != nil {
-			return nil, err
-		}
-		return platformapi.IssueToken200JSONResponse(res), nil
+		return tokenReply(ctx, res, err)
 	}
+}
+
+// tokenReply answers a grant's session, its refusal in GoTrue's shape, or any other error as usual.
+func tokenReply(ctx context.Context, res platformapi.AuthSession, err error) (platformapi.IssueTokenResponseObject, error) {
+	var refused grantError
+	switch {
+	case errors.As(err, &refused):
+		return refused.response(ctx), nil
+	case err != nil:
+		return nil, err
+	}
+	return platformapi.IssueToken200JSONResponse(res), nil
 }
 
 // passwordGrant answers the same error, in about the same time, for an unknown e-mail, a wrong
@@ -104,7 +135,7 @@ func (s *Service) passwordGrant(ctx context.Context, email, password string) (pl
 func (s *Service) refreshGrant(ctx context.Context, token string) (platformapi.AuthSession, error) {
 	sess, err := auth.RotateRefreshToken(ctx, s.d.DB, token, s.d.RefreshTTL)
 	if errors.Is(err, auth.ErrInvalidGrant) {
-		return platformapi.AuthSession{}, httpx.BadRequest("invalid_grant", "invalid, expired or already used refresh token")
+		return platformapi.AuthSession{}, errInvalidRefresh
 	}
 	if err != nil {
 		return platformapi.AuthSession{}, err

@@ -71,13 +71,17 @@ func (s *Service) PreviewDocumentUpload(ctx context.Context, req platformapi.Pre
 			return nil, err
 		}
 	}
+	// What an upload of the file would refuse, the preview refuses alike (422), before parsing it.
+	if err := scan.Text(); err != nil {
+		return nil, httpx.Invalid([]any{"body", "file"}, "value_error", err.Error())
+	}
 	pv, err := csvsniff.MakePreview(scan, delim, header)
 	if err != nil {
 		return nil, httpx.Invalid([]any{"body", "file"}, "value_error", "the file cannot be parsed: "+err.Error())
 	}
 	return platformapi.PreviewDocumentUpload200JSONResponse{Headers: pv.Headers, PreviewRows: pv.Rows,
 		Metadata: platformapi.CSVMetadata{TotalRows: int(pv.TotalRows), TotalColumns: pv.Columns, FileSize: int(pv.Size),
-			FileSizeMb: float32(pv.SizeMB()), HasHeader: pv.HasHeader, Delimiter: string(pv.Delimiter)}}, nil
+			FileSizeMb: pv.SizeMB(), HasHeader: pv.HasHeader, Delimiter: string(pv.Delimiter)}}, nil
 }
 
 // scanUpload scans a staged upload of the document; an unknown, completed or expired one is a 404.

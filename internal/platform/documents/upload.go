@@ -2,7 +2,6 @@ package documents
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -10,13 +9,13 @@ import (
 	"net/http"
 	"path"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/csvsniff"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 )
@@ -127,30 +126,16 @@ func (s *Service) stage(ctx context.Context, key string, part *multipart.Part) (
 	return info.Size, nil
 }
 
-// looksLikeText refuses files whose beginning is not UTF-8 text with at least one line.
+// looksLikeText refuses files whose beginning is not UTF-8 text with at least one line, as the
+// preview does (csvsniff.CheckText).
 func looksLikeText(head []byte) error {
-	loc := []any{"body", "file"}
-	body := bytes.TrimPrefix(head, bom)
-	if len(bytes.TrimSpace(body)) == 0 {
-		return httpx.Invalid(loc, "value_error", "the file is empty: a CSV file has at least one line")
-	}
-	if bytes.IndexByte(body, 0) >= 0 {
-		return httpx.Invalid(loc, "value_error", "the file is binary (it holds NUL bytes), not a CSV text file")
-	}
-	if len(head) == peekSize { // the peek may end inside a character
-		for i := 0; i < utf8.UTFMax-1 && !utf8.Valid(body); i++ {
-			body = body[:len(body)-1]
-		}
-	}
-	if !utf8.Valid(body) {
-		return httpx.Invalid(loc, "value_error", "the file is not UTF-8 text (save it as CSV UTF-8)")
+	if err := csvsniff.CheckText(head, len(head) == peekSize); err != nil {
+		return httpx.Invalid([]any{"body", "file"}, "value_error", err.Error())
 	}
 	return nil
 }
 
-var bom = []byte{0xEF, 0xBB, 0xBF}
-
-const peekSize = 8 << 10
+const peekSize = csvsniff.StartSize
 
 func fileName(part *multipart.Part) string {
 	n := path.Base(part.FileName())

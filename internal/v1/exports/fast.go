@@ -131,6 +131,9 @@ func (s selection) fastSpooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Wri
 		var cell []byte
 		for _, m := range mems {
 			cols.addKey(m.key)
+			if len(m.raw) > 0 && string(m.raw) != "null" {
+				cols.filled[m.key] = true
+			}
 			cell = cellOf(cell[:0], m.raw)
 			put(m.key, cell)
 		}
@@ -205,7 +208,10 @@ func (s selection) fastSpooledCSV(ctx context.Context, db *sql.DB, bw *bufio.Wri
 			if err != nil {
 				return err
 			}
-			sp = append(sp, span{at[name], val.from, val.to})
+			// A key the header left out (an empty bare response) has no column.
+			if col, ok := at[name]; ok {
+				sp = append(sp, span{col, val.from, val.to})
+			}
 		}
 		for _, s := range sp {
 			row[s.col] = buf[s.from:s.to]

@@ -120,9 +120,11 @@ func (c csvWriter) needsQuotes(f []byte) bool {
 type columns struct {
 	seen     map[string]bool
 	sections [4][]string
+	// filled are the keys that had a value other than null in some record.
+	filled map[string]bool
 }
 
-func newColumns() *columns { return &columns{seen: map[string]bool{}} }
+func newColumns() *columns { return &columns{seen: map[string]bool{}, filled: map[string]bool{}} }
 
 func section(key string) int {
 	switch {
@@ -139,6 +141,9 @@ func section(key string) int {
 func (c *columns) add(rec object) {
 	for _, m := range rec {
 		c.addKey(m.Key)
+		if m.Value != nil {
+			c.filled[m.Key] = true
+		}
 	}
 }
 
@@ -152,9 +157,25 @@ func (c *columns) addKey(k string) {
 
 func (c *columns) order(postfixes []string) []string {
 	out := append([]string{}, c.sections[0]...)
-	out = append(out, c.sections[1]...)
-	out = append(out, orderAnnotations(c.sections[2], postfixes)...)
+	out = append(out, c.bare(c.sections[1], "input")...)
+	out = append(out, orderAnnotations(c.bare(c.sections[2], "response"), postfixes)...)
 	return append(out, c.sections[3]...)
+}
+
+// bare leaves out the section's own column (a whole input or response in one field) when the jobs
+// that had one had null there and others' values were flattened into dotted columns: a job without a
+// response has empty response.* fields, not a `response` column that is empty in every row.
+func (c *columns) bare(keys []string, name string) []string {
+	if len(keys) < 2 || c.filled[name] || !c.seen[name] {
+		return keys
+	}
+	out := make([]string, 0, len(keys)-1)
+	for _, k := range keys {
+		if k != name {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // fields lays a record out along the header's columns.

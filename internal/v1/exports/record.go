@@ -15,15 +15,15 @@ type Options struct {
 	NoHeader      bool     `json:"excludeHeaderRow"`
 	QuoteAll      bool     `json:"quoteValues"`
 	Postfixes     []string `json:"annotationPostfixKeys,omitempty"`
-	// Delimiter is comma, semicolon or pipe.
+	// Delimiter is comma, semicolon or pipe, by name or as the character itself.
 	Delimiter string `json:"fieldDelimiter"`
 }
 
 func (o Options) delimiter() byte {
 	switch o.Delimiter {
-	case "semicolon":
+	case "semicolon", ";":
 		return ';'
-	case "pipe":
+	case "pipe", "|":
 		return '|'
 	}
 	return ','

@@ -22,7 +22,8 @@ type selection struct {
 }
 
 // query selects the export's jobs in id order. Feedback and history are aggregated per job by
-// PostgreSQL, so one statement streams everything and no job costs a round trip.
+// PostgreSQL, so one statement streams everything and no job costs a round trip. A job without a review
+// is NOT_REVIEWED, as the job routes show it, not an empty field.
 func (s selection) query() (string, []any, error) {
 	w, err := s.Filter.Compile(2)
 	if err != nil {
@@ -40,7 +41,7 @@ func (s selection) query() (string, []any, error) {
 			FROM job_history h WHERE h.app_id = j.app_id AND h.job_id = j.id)`
 	}
 	q := `SELECT j.id, j.status, j.batch_id, array_to_json(j.tags), j.created_at, j.completed_at, j.score, j.trust_score, j.correct,
-		j.reviewed, j.edited, j.relabeled, j.error, j.metadata, j.input, j.response, array_to_json(j.feedback_tags), ` +
+		coalesce(j.reviewed, 'NOT_REVIEWED'), j.edited, j.relabeled, j.error, j.metadata, j.input, j.response, array_to_json(j.feedback_tags), ` +
 		feedback + `, ` + history + `
 		FROM jobs j WHERE j.app_id = $1 AND j.organization_id = $2 AND ` + w.SQL + ` ORDER BY j.id`
 	return q, append([]any{s.App, s.Org}, w.Args...), nil

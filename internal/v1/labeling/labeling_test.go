@@ -19,7 +19,7 @@ var ctx = context.Background()
 //
 // Today (at noon UTC, the base): worker A takes job 1 and labels it 60 s later; B takes job 2 and labels
 // it 180 s later; A labels job 3 without taking it (no measured time); A takes job 2 again and relabels it
-// 30 s later; B edits job 4; B judges job 1 correct and job 2 not correct. Yesterday: A took and labeled
+// 30 s later; B edits job 4; B judges job 1 correct, job 2 and job 3 not correct. Yesterday: A took and labeled
 // job 7 in 100 s. Usage: 5 credits for job 1, 2 for job 2. Now: job 5 waits, job 6 is held by B.
 func TestStatisticsByHand(t *testing.T) {
 	t.Parallel()
@@ -70,6 +70,7 @@ func TestStatisticsByHand(t *testing.T) {
 	event(j4, base.Add(s(400)), "EDITED", b, "{}")
 	event(j1, base.Add(s(500)), "REVIEWED", b, `{"verdict": "CORRECT"}`)
 	event(j2, base.Add(s(510)), "REVIEWED", b, `{"verdict": "NOT_CORRECT"}`)
+	event(j3, base.Add(s(520)), "REVIEWED", b, `{"verdict": "NOT_CORRECT"}`)
 	event(j7, base.Add(-24*time.Hour), "ASSIGNED", a, "{}")
 	event(j7, base.Add(-24*time.Hour+s(100)), "LABELED", a, "{}")
 	for _, f := range []struct{ job int64 }{{j1}, {j2}} {
@@ -92,24 +93,29 @@ func TestStatisticsByHand(t *testing.T) {
 	if len(bs) != 30 || !today.Start.Equal(base.Add(-12*time.Hour)) || times.JSON200.Unit != "seconds" {
 		t.Fatalf("buckets: %d, last from %v", len(bs), today.Start)
 	}
-	if today.JobCount != 3 || today.Total != 270 || *today.Average != 90 || *today.Median != 60 {
-		t.Fatalf("today's times: %d labels, %v s, average %v, median %v", today.JobCount, today.Total, *today.Average, *today.Median)
+	// Every label counts as a job labeled (job 3's too, though it has no measured time); the times are
+	// those of the three measured labels.
+	if today.JobCount != 4 || today.MeasuredCount != 3 || today.Total != 270 || *today.Average != 90 || *today.Median != 60 {
+		t.Fatalf("today's times: %d labels, %d measured, %v s, average %v, median %v", today.JobCount, today.MeasuredCount,
+			today.Total, *today.Average, *today.Median)
 	}
-	if yesterday.JobCount != 1 || yesterday.Total != 100 || bs[0].JobCount != 0 || bs[0].Average != nil {
+	if yesterday.JobCount != 1 || yesterday.MeasuredCount != 1 || yesterday.Total != 100 || bs[0].JobCount != 0 || bs[0].Average != nil {
 		t.Fatalf("yesterday %+v, first %+v", yesterday, bs[0])
 	}
 
 	cost, err := a.V1.GetLabelingJobsCostOverTimeWithResponse(ctx, app, nil)
 	testkit.Expect(t, cost, err, http.StatusOK)
 	c := cost.JSON200.Buckets[29]
-	if cost.JSON200.Unit != "credits" || c.JobCount != 4 || c.Total != 9 || *c.Average != 2.25 || *c.Median != 2 {
+	if cost.JSON200.Unit != "credits" || c.JobCount != 4 || c.MeasuredCount != 4 || c.Total != 9 || *c.Average != 2.25 || *c.Median != 2 {
 		t.Fatalf("today's cost: %d labels, %v credits, average %v, median %v", c.JobCount, c.Total, *c.Average, *c.Median)
 	}
 
 	metrics, err := b.V1.GetLabelingJobsMetricsOverTimeWithResponse(ctx, app, nil)
 	testkit.Expect(t, metrics, err, http.StatusOK)
 	m := metrics.JSON200.Buckets[29]
-	if m.Labeled != 4 || m.Reviewed != 2 || m.Correct != 1 || m.NotCorrect != 1 || m.Edited != 2 || m.Relabeled != 1 || *m.Accuracy != 0.5 {
+	// accuracy is exactly correct / reviewed, as a client divides the two counts: 1/3 in double precision.
+	if m.Labeled != 4 || m.Reviewed != 3 || m.Correct != 1 || m.NotCorrect != 2 || m.Edited != 2 || m.Relabeled != 1 ||
+		*m.Accuracy != float64(m.Correct)/float64(m.Reviewed) {
 		t.Fatalf("today's metrics: %+v", m)
 	}
 	if metrics.JSON200.Buckets[0].Accuracy != nil {

@@ -13,22 +13,28 @@ import (
 )
 
 type bucket struct {
-	Start   time.Time `db:"start"`
-	Stop    time.Time `db:"stop"`
-	Count   int64     `db:"n"`
-	Total   float64   `db:"total"`
-	Average *float64  `db:"average"`
-	Median  *float64  `db:"median"`
+	Start    time.Time `db:"start"`
+	Stop     time.Time `db:"stop"`
+	Count    int64     `db:"n"`
+	Measured int64     `db:"measured"`
+	Total    float64   `db:"total"`
+	Average  *float64  `db:"average"`
+	Median   *float64  `db:"median"`
 }
 
-// timeBuckets sums per day the value each label has in values (a query of (at, secs-or-cost)).
+// labels are the labels of the app since $2 (LABELED and RELABELED events), each with its job.
+const labels = `SELECT h.id, h.at, h.job_id, h.actor FROM job_history h
+	WHERE h.app_id = $1 AND h.event IN ('LABELED', 'RELABELED') AND h.at >= $2`
+
+// timeBuckets counts per day every label, and sums the value each label has in values (a query of
+// (id, value) by history event id; a label it has no row for has no known value).
 func (s *Service) timeBuckets(ctx context.Context, app uuid.UUID, start time.Time, values string) ([]v1api.LabelingTimeBucket, error) {
 	var rows []bucket
-	err := s.d.DB.SelectContext(ctx, &rows, `WITH days AS (`+daySeries+`), v AS (`+values+`)
-		SELECT d.start, d.stop, count(v.value) AS n, coalesce(sum(v.value), 0)::float8 AS total,
+	err := s.d.DB.SelectContext(ctx, &rows, `WITH days AS (`+daySeries+`), l AS (`+labels+`), v AS (`+values+`)
+		SELECT d.start, d.stop, count(l.id) AS n, count(v.value) AS measured, coalesce(sum(v.value), 0)::float8 AS total,
 		       avg(v.value)::float8 AS average,
 		       percentile_cont(0.5) WITHIN GROUP (ORDER BY v.value) AS median
-		FROM days d LEFT JOIN v ON v.at >= d.start AND v.at < d.stop
+		FROM days d LEFT JOIN l ON l.at >= d.start AND l.at < d.stop LEFT JOIN v ON v.id = l.id
 		GROUP BY d.start, d.stop ORDER BY d.start`, app, start)
 	if err != nil {
 		return nil, err
@@ -36,7 +42,7 @@ func (s *Service) timeBuckets(ctx context.Context, app uuid.UUID, start time.Tim
 	out := make([]v1api.LabelingTimeBucket, len(rows))
 	for i, r := range rows {
 		out[i] = v1api.LabelingTimeBucket{Start: r.Start.UTC(), End: r.Stop.UTC(), JobCount: r.Count,
-			Total: float32(r.Total), Average: f32(r.Average), Median: f32(r.Median)}
+			MeasuredCount: r.Measured, Total: r.Total, Average: r.Average, Median: r.Median}
 	}
 	return out, nil
 }
@@ -47,7 +53,7 @@ func (s *Service) GetLabelingJobsTimeOverTime(ctx context.Context, req v1api.Get
 		return nil, err
 	}
 	start, end := window(time.Now())
-	b, err := s.timeBuckets(ctx, req.AppId, start, `SELECT l.at, l.secs AS value FROM (`+labelTimes+`) l`)
+	b, err := s.timeBuckets(ctx, req.AppId, start, `SELECT t.id, t.secs AS value FROM (`+labelTimes+`) t`)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +67,7 @@ func (s *Service) GetLabelingJobsCostOverTime(ctx context.Context, req v1api.Get
 		return nil, err
 	}
 	start, end := window(time.Now())
-	b, err := s.timeBuckets(ctx, req.AppId, start, `SELECT h.at,
+	b, err := s.timeBuckets(ctx, req.AppId, start, `SELECT h.id,
 			(SELECT coalesce(sum(u.amount), 0) FROM usage_records u
 			 WHERE u.organization_id = h.organization_id AND u.job_id = h.job_id)::float8 AS value
 		FROM job_history h WHERE h.app_id = $1 AND h.event IN ('LABELED', 'RELABELED') AND h.at >= $2`)
@@ -115,12 +121,11 @@ func (s *Service) GetLabelingJobsMetricsOverTime(ctx context.Context, req v1api.
 		b := v1api.LabelingMetricsBucket{Start: r.Start.UTC(), End: r.Stop.UTC(), Labeled: r.Labeled, Reviewed: r.Reviewed,
 			Correct: r.Correct, NotCorrect: r.NotCorrect, Edited: r.Edited, Relabeled: r.Relabeled}
 		if r.Reviewed > 0 {
-			a := float32(float64(r.Correct) / float64(r.Reviewed))
+			a := float64(r.Correct) / float64(r.Reviewed)
 			b.Accuracy = &a
 		}
 		if alpha, _, ok := metrics.Alpha(units[r.Start.UTC().Format(time.DateOnly)]); ok {
-			a := float32(alpha)
-			b.Agreement = &a
+			b.Agreement = &alpha
 		}
 		out.Buckets[i] = b
 	}

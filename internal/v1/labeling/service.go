@@ -40,7 +40,7 @@ const daySeries = `SELECT d AS start, d + interval '1 day' AS stop
 // labelTimes are the labels of the app since $2, each with the seconds from the assignment that led
 // to it (the latest ASSIGNED of the job to the same worker before the label): labels given without
 // taking the job through /label have no measured time and are left out.
-const labelTimes = `SELECT h.at, h.job_id, h.actor, extract(epoch FROM h.at - a.at)::float8 AS secs
+const labelTimes = `SELECT h.id, h.at, h.job_id, h.actor, extract(epoch FROM h.at - a.at)::float8 AS secs
 	FROM job_history h
 	JOIN LATERAL (SELECT a.at FROM job_history a
 	              WHERE a.job_id = h.job_id AND a.app_id = h.app_id AND a.event = 'ASSIGNED' AND a.at <= h.at

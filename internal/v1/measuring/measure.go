@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/google/uuid"
 
@@ -80,13 +81,21 @@ func (w *Worker) jobsOf(ctx context.Context, where string, arg uuid.UUID, org uu
 	return out, err
 }
 
-// score records every configured metric of every configured field over the operation's jobs.
+// perJob are the metrics of whole jobs rather than of a field's values: they are the same for every
+// field, so they are recorded once, under the whole response {} (the default field of a target).
+var perJob = map[string]bool{"latency_seconds": true, "cost_credits": true}
+
+// score records every configured metric of every configured field over the operation's jobs, and the
+// per-job metrics under {}.
 func (w *Worker) score(ctx context.Context, op operation, cfg measurer.Config) error {
 	rows, err := w.jobsOf(ctx, `m.operation_id = $1`, op.ID, op.Org)
 	if err != nil {
 		return err
 	}
 	fields := fieldsOf(cfg)
+	if !slices.Contains(fields, "{}") {
+		fields = append(fields, "{}")
+	}
 	for _, field := range fields {
 		path, err := filter.ParsePath(field)
 		if err != nil {
@@ -105,6 +114,10 @@ func (w *Worker) score(ctx context.Context, op operation, cfg measurer.Config) e
 			}
 		}
 		for _, name := range cfg.Metrics {
+			// A per-job metric goes under {} only; a field's metric under the configured fields only.
+			if perJob[name] && field != "{}" || !perJob[name] && !configured(cfg, field) {
+				continue
+			}
 			set := pairs
 			if name == "latency_seconds" {
 				set = timed
@@ -122,6 +135,11 @@ func (w *Worker) score(ctx context.Context, op operation, cfg measurer.Config) e
 		}
 	}
 	return nil
+}
+
+// configured says whether the field's values are measured: it is configured, or none is and it is {}.
+func configured(cfg measurer.Config, field string) bool {
+	return slices.Contains(fieldsOf(cfg), field)
 }
 
 // fieldsOf are the configured fields, or the whole response.

@@ -58,8 +58,12 @@ func TestMeasureAndCalibrate(t *testing.T) {
 	if op.DatasetId == nil || op.ParameterSetId == nil || op.Status != "QUEUED" {
 		t.Fatalf("operation %+v", op)
 	}
+	// A second operation while one runs is a conflict with the running one, not a bad request.
 	second, err := admin.V1.CreateMeasurerOperationWithResponse(ctx, app, nil, v1api.MeasurerOperationInput{Type: "MEASURE"})
-	testkit.Expect(t, second, err, http.StatusBadRequest)
+	testkit.Expect(t, second, err, http.StatusConflict)
+	if second.JSON409 == nil || *second.JSON409.Error.Code != "conflict" {
+		t.Fatalf("second operation: %s", second.Body)
+	}
 	wait(t, admin, app, op.Id)
 
 	ms, err := admin.V1.GetMeasurementsWithResponse(ctx, app, &v1api.GetMeasurementsParams{DatasetId: op.DatasetId})
@@ -68,9 +72,26 @@ func TestMeasureAndCalibrate(t *testing.T) {
 	for _, m := range ms.JSON200.Measurements {
 		got[*m.MetricName] = m
 	}
+	// The label's metrics are of the configured field; latency is of whole jobs, recorded under {} once.
 	if got["accuracy"].Value != 0.75 || got["accuracy"].SampleSize != 4 || got["exact_match"].Value != 0.75 ||
-		*got["accuracy"].FieldName != "{label}" || got["latency_seconds"].SampleSize != 4 {
+		*got["accuracy"].FieldName != "{label}" || got["latency_seconds"].SampleSize != 4 ||
+		*got["latency_seconds"].FieldName != "{}" || len(ms.JSON200.Measurements) != 3 {
 		t.Fatalf("measurements %s", ms.Body)
+	}
+	// A latency target on the default field is compared with the measured latency.
+	targets, err := admin.V1.SetDesiredApiMetricsWithResponse(ctx, api, nil, v1api.DesiredAppMetrics{Metrics: []v1api.DesiredMetric{
+		{MetricName: "latency_seconds", Target: 3600, Direction: ptr(v1api.DesiredMetricDirection("AT_MOST"))}}})
+	testkit.Expect(t, targets, err, http.StatusOK)
+	all, err := admin.V1.ListAllMetricsWithResponse(ctx, app, nil)
+	testkit.Expect(t, all, err, http.StatusOK)
+	evaluated := false
+	for _, m := range *all.JSON200 {
+		if m.MetricName == "latency_seconds" {
+			evaluated = m.MeetsTarget != nil && *m.MeetsTarget && m.Target != nil && *m.Target == 3600
+		}
+	}
+	if !evaluated {
+		t.Fatalf("the latency target on {} was not evaluated: %s", all.Body)
 	}
 	var measuredJobs int
 	if err := env.DB.Get(&measuredJobs, `SELECT count(*) FROM jobs WHERE app_id = $1 AND is_measurement`, app); err != nil || measuredJobs != 4 {

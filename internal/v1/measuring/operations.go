@@ -99,7 +99,7 @@ func (s *Service) CreateMeasurerOperation(ctx context.Context, req v1api.CreateM
 			return err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return httpx.InvalidV1([]any{"body"}, "value_error", "another measurer operation of the app is queued or running")
+			return httpx.Conflict("another measurer operation of the app is queued or running; wait until it has ended (GET /v1/apps/%s/measurer/operation)", g.ID)
 		}
 		if op.Dataset, err = s.dataset(ctx, tx, g, cfg, b); err != nil {
 			return err
