@@ -141,6 +141,9 @@ type Config struct {
 	AgentTimeout time.Duration `env:"LOOPWORK_AGENT_TIMEOUT" default:"120s"`
 	// TranscriptionMaxBytes is the largest recording accepted (bytes, or with K/M/G suffix).
 	TranscriptionMaxBytes string `env:"LOOPWORK_TRANSCRIPTION_MAX_BYTES" default:"25M"`
+	// TranscriptionMaxSeconds bounds how long a recording may last once decoded by the offline
+	// recogniser (a few kilobytes of compressed silence can decode to hours); a longer one answers 413.
+	TranscriptionMaxSeconds int `env:"LOOPWORK_TRANSCRIPTION_MAX_SECONDS" default:"600"`
 	// TranscriptionPerMinute is how many transcriptions one organization may ask for a minute.
 	TranscriptionPerMinute int `env:"LOOPWORK_TRANSCRIPTION_PER_MINUTE" default:"30"`
 	// TrustedProxies lists the CIDRs of reverse proxies whose X-Forwarded-For is believed (comma-separated).
@@ -254,6 +257,9 @@ func (c Config) Validate() error {
 		if !found {
 			errs = append(errs, fmt.Errorf("LOOPWORK_AGENT_MODEL=%q: not a model of LOOPWORK_MODELS with a base_url", c.AgentModel))
 		}
+	}
+	if c.TranscriptionMaxSeconds < 1 || c.TranscriptionMaxSeconds > 86400 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_MAX_SECONDS=%d: must be between 1 and 86400", c.TranscriptionMaxSeconds))
 	}
 	if c.TranscriptionPerMinute < 1 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_PER_MINUTE=%d: must be at least 1", c.TranscriptionPerMinute))

@@ -383,7 +383,8 @@ func New(d Deps) (*Server, error) {
 		emailtasksService: emailtasksSvc,
 		storageService:    storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
 		transcriptionService: transcription.New(transcription.Deps{Backend: speechBackend(cfg),
-			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
+			MaxBytes: cfg.TranscriptionMaxBytesValue(), MaxSeconds: cfg.TranscriptionMaxSeconds, Limiter: limiter,
+			PerMinute: cfg.TranscriptionPerMinute}),
 		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,
 			Secrets: credentials.NewOpener(d.DB, box), Guard: guard}),
 	}
@@ -517,6 +518,7 @@ func speechBackend(cfg config.Config) speech.Transcriber {
 		return speech.NewOpenAI(cfg.TranscriptionURL, cfg.TranscriptionAPIKey, cfg.TranscriptionModel, nil)
 	}
 	if s, ok := speech.FindSphinx(2); ok && cfg.TranscriptionOffline {
+		s.MaxSeconds = float64(cfg.TranscriptionMaxSeconds)
 		return s
 	}
 	return nil
