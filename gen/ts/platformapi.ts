@@ -429,9 +429,13 @@ export interface paths {
          *
          *     Accepted formats are MP3, WAV, M4A, OGG, FLAC, AAC, OPUS and WebM. The format is detected from the file
          *     content, with the part's file name extension and content type as hints; any other format answers 415. A
-         *     file larger than the server's configured upload limit (25 MB unless configured otherwise) answers 413. An
-         *     empty file, a file that has an accepted format's signature but cannot be decoded, and a `language` the
-         *     backend cannot recognise answer 422.
+         *     file larger than the server's configured upload limit (25 MB unless configured otherwise) answers 413, and
+         *     so does a recording that the offline recogniser finds, while decoding it, to last longer than the server's
+         *     configured maximum (`LOOPWORK_TRANSCRIPTION_MAX_SECONDS`, 600 seconds unless configured otherwise); a
+         *     small compressed file may decode to hours, so the bound is on the decoded audio, not on the upload. The
+         *     file is decoded as the detected format only, and nothing it names (playlists, references to other
+         *     files or URLs) is opened. An empty file, a file that has an accepted format's signature but cannot be
+         *     decoded as that format, and a `language` the backend cannot recognise answer 422.
          *
          *     Backends: an OpenAI-compatible `/audio/transcriptions` endpoint when the server is configured with one
          *     (`LOOPWORK_TRANSCRIPTION_URL`; its failures answer 502 `upstream_unavailable` through the `default`
@@ -1997,7 +2001,7 @@ export interface paths {
         };
         /**
          * List task executions
-         * @description Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. Without `page` and `limit` every matching attempt is returned; with either of them, one page (an execution may have thousands of attempts). An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
+         * @description Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
          */
         get: operations["listTaskExecutionRecords"];
         put?: never;
@@ -6067,7 +6071,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The audio file is larger than the server's configured limit. */
+            /** @description The audio file is larger than the server's configured limit, or the recording lasts longer than the configured maximum once decoded. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8766,9 +8770,9 @@ export interface operations {
                 task_name?: string;
                 /** @description Only attempts in this status. */
                 status?: components["schemas"]["TaskExecutionStatus"];
-                /** @description Page number, from 1, of pages of `limit` attempts (default 1 when `limit` is given). */
+                /** @description Page number, from 1, of pages of `limit` attempts (default 1). */
                 page?: number;
-                /** @description Attempts per page, 1 to 1,000 (default 100 when `page` is given). */
+                /** @description Attempts per page, 1 to 1,000 (default 100). */
                 limit?: number;
             };
             header?: never;
