@@ -26,8 +26,9 @@ type Config struct {
 	ReadDatabaseURL string `env:"LOOPWORK_READ_DATABASE_URL"`
 	// Addr is the listen address of the HTTP server.
 	Addr string `env:"LOOPWORK_ADDR" default:"127.0.0.1:8080"`
-	// PublicURL is the externally visible base URL, used in links the server hands out. Empty means
-	// "derive from the request".
+	// PublicURL is the externally visible base URL, used in links the server hands out (e-mailed
+	// invitations and recoveries, downloads). Empty builds links from Addr, and the server says so when
+	// it starts; a request's Host or X-Forwarded-* headers are never used.
 	PublicURL string `env:"LOOPWORK_PUBLIC_URL"`
 	// Migrate runs pending migrations when serve starts.
 	Migrate bool `env:"LOOPWORK_MIGRATE" default:"true"`
@@ -79,7 +80,7 @@ type Config struct {
 	// InviteTTL and RecoveryTTL: how long e-mailed links stay valid.
 	InviteTTL   time.Duration `env:"LOOPWORK_INVITE_TTL" default:"72h"`
 	RecoveryTTL time.Duration `env:"LOOPWORK_RECOVERY_TTL" default:"1h"`
-	// WebURL is the web client that e-mailed links open; empty uses PublicURL, then the listen address.
+	// WebURL is the web client that e-mailed links open; empty uses PublicURL (or, without it, Addr).
 	WebURL string `env:"LOOPWORK_WEB_URL"`
 	// SMTP settings; with no SMTPHost, mail is logged and kept in the outbox instead of sent.
 	SMTPHost     string `env:"LOOPWORK_SMTP_HOST"`

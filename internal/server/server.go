@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -221,6 +220,7 @@ func New(d Deps) (*Server, error) {
 	if err := cfg.RequireSecrets(); err != nil {
 		return nil, err
 	}
+	cfg.PublicURL = publicURL(cfg, d.Logger)
 	apiSpec, err := httpx.LoadSpec(platformapi.OpenAPIJSON)
 	if err != nil {
 		return nil, fmt.Errorf("load /api contract: %w", err)
@@ -531,15 +531,7 @@ func openBlob(cfg config.Config) (blob.Store, error) {
 		return blob.NewS3(blob.S3Config{Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, Region: cfg.S3Region,
 			AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey, PathStyle: cfg.S3PathStyle})
 	}
-	base := func(ctx context.Context) string {
-		if b := httpx.BaseURL(ctx); b != "" {
-			return b + downloadRoute
-		}
-		if cfg.PublicURL != "" {
-			return strings.TrimRight(cfg.PublicURL, "/") + downloadRoute
-		}
-		return "http://" + cfg.Addr + downloadRoute
-	}
+	base := func(context.Context) string { return cfg.PublicURL + downloadRoute }
 	return blob.NewLocal(cfg.StorageDir, blob.NewSigner(cfg.EncryptionKeyBytes()), base)
 }
 
