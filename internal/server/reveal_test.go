@@ -2,8 +2,8 @@ package server_test
 
 import (
 	"bytes"
-	"io"
 	"encoding/json"
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
