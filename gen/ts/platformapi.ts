@@ -429,9 +429,13 @@ export interface paths {
          *
          *     Accepted formats are MP3, WAV, M4A, OGG, FLAC, AAC, OPUS and WebM. The format is detected from the file
          *     content, with the part's file name extension and content type as hints; any other format answers 415. A
-         *     file larger than the server's configured upload limit (25 MB unless configured otherwise) answers 413. An
-         *     empty file, a file that has an accepted format's signature but cannot be decoded, and a `language` the
-         *     backend cannot recognise answer 422.
+         *     file larger than the server's configured upload limit (25 MB unless configured otherwise) answers 413, and
+         *     so does a recording that the offline recogniser finds, while decoding it, to last longer than the server's
+         *     configured maximum (`LOOPWORK_TRANSCRIPTION_MAX_SECONDS`, 600 seconds unless configured otherwise); a
+         *     small compressed file may decode to hours, so the bound is on the decoded audio, not on the upload. The
+         *     file is decoded as the detected format only, and nothing it names (playlists, references to other
+         *     files or URLs) is opened. An empty file, a file that has an accepted format's signature but cannot be
+         *     decoded as that format, and a `language` the backend cannot recognise answer 422.
          *
          *     Backends: an OpenAI-compatible `/audio/transcriptions` endpoint when the server is configured with one
          *     (`LOOPWORK_TRANSCRIPTION_URL`; its failures answer 502 `upstream_unavailable` through the `default`
@@ -1179,7 +1183,7 @@ export interface paths {
         put?: never;
         /**
          * Create a flow
-         * @description Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+         * @description Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
          */
         post: operations["createFlow"];
         delete?: never;
@@ -2024,7 +2028,7 @@ export interface paths {
         };
         /**
          * List task executions
-         * @description Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. Without `page` and `limit` every matching attempt is returned; with either of them, one page (an execution may have thousands of attempts). An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
+         * @description Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
          */
         get: operations["listTaskExecutionRecords"];
         put?: never;
@@ -3460,7 +3464,7 @@ export interface components {
             visibility?: components["schemas"]["FlowVisibility"];
         };
         /**
-         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. A definition over the task, edge or depth limits is refused with 422 and not stored; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`.
+         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`.
          * @example {
          *       "edges": [
          *         {
@@ -6134,7 +6138,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
-            /** @description The audio file is larger than the server's configured limit. */
+            /** @description The audio file is larger than the server's configured limit, or the recording lasts longer than the configured maximum once decoded. */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -8882,9 +8886,9 @@ export interface operations {
                 task_name?: string;
                 /** @description Only attempts in this status. */
                 status?: components["schemas"]["TaskExecutionStatus"];
-                /** @description Page number, from 1, of pages of `limit` attempts (default 1 when `limit` is given). */
+                /** @description Page number, from 1, of pages of `limit` attempts (default 1). */
                 page?: number;
-                /** @description Attempts per page, 1 to 1,000 (default 100 when `page` is given). */
+                /** @description Attempts per page, 1 to 1,000 (default 100). */
                 limit?: number;
             };
             header?: never;

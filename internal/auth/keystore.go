@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -34,10 +35,20 @@ type KeyStore struct {
 	signing  jwk.Key
 	public   jwk.Set
 	loadedAt time.Time
+
+	// loading lets one caller at a time read the keys; the others wait for its result instead of
+	// each reading them again.
+	loading sync.Mutex
+	loads   atomic.Int64 // reads of the keys so far
 }
 
 // keyCacheTTL bounds how stale this replica's view of the keys may get.
 const keyCacheTTL = time.Minute
+
+// keyReloadInterval is how often a token naming a kid this replica does not hold may cause the keys to
+// be read again. Anyone can send a token with a made-up kid; without the bound, each such request
+// would cost a database round trip.
+const keyReloadInterval = 10 * time.Second
 
 // NewKeyStore returns a key store; keys are created on first use.
 func NewKeyStore(db *sqlx.DB, box *secret.Box, rotation, tokenTTL time.Duration) *KeyStore {
@@ -76,8 +87,12 @@ func (k *KeyStore) PublicKeys(ctx context.Context) (jwk.Set, error) {
 	return k.public, nil
 }
 
-// Reload forces a fresh read, for a token naming a kid this replica has not seen yet.
-func (k *KeyStore) Reload(ctx context.Context) error { return k.refresh(ctx, true) }
+// Reload reads the keys again for a token naming a kid this replica has not seen yet, unless they
+// were read less than keyReloadInterval ago: a key is published well before it signs (lead), so a
+// genuine new kid is known by then, and made-up kids cost no more than one read per interval.
+func (k *KeyStore) Reload(ctx context.Context) error {
+	return k.refreshOlderThan(ctx, keyReloadInterval)
+}
 
 // Rotate publishes a new key that signs from now on; the current one keeps verifying its tokens.
 func (k *KeyStore) Rotate(ctx context.Context) error {
@@ -94,25 +109,58 @@ func (k *KeyStore) Rotate(ctx context.Context) error {
 }
 
 func (k *KeyStore) refresh(ctx context.Context, force bool) error {
+	if force {
+		return k.refreshOlderThan(ctx, 0)
+	}
+	return k.refreshOlderThan(ctx, keyCacheTTL)
+}
+
+// fresh says the keys were read less than age ago.
+func (k *KeyStore) fresh(age time.Duration) bool {
 	k.mu.RLock()
-	fresh := k.signing != nil && k.now().Sub(k.loadedAt) < keyCacheTTL
-	k.mu.RUnlock()
-	if fresh && !force {
+	defer k.mu.RUnlock()
+	return k.signing != nil && k.now().Sub(k.loadedAt) < age
+}
+
+// refreshOlderThan reads the keys unless they were read less than age ago. Concurrent callers wait for
+// one read rather than each making their own.
+func (k *KeyStore) refreshOlderThan(ctx context.Context, age time.Duration) error {
+	if age > 0 && k.fresh(age) {
 		return nil
 	}
+	k.loading.Lock()
+	defer k.loading.Unlock()
+	if age > 0 && k.fresh(age) {
+		return nil
+	}
+	return k.load(ctx)
+}
+
+// load reads the published keys. A plain read does: only when a key is missing or due (the first key,
+// or the successor of one near the end of its term) does it take the signing-key lock, in a
+// transaction, to create it.
+func (k *KeyStore) load(ctx context.Context) error {
+	k.loads.Add(1)
+	const query = `SELECT kid, private_key, public_jwk, activated_at, retire_at
+		FROM auth_signing_keys WHERE retire_at IS NULL OR retire_at > $1 ORDER BY activated_at`
 	var rows []keyRow
-	err := dbx.WithTx(ctx, k.db, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('loopwork signing keys'))`); err != nil {
-			return err
-		}
-		if err := k.ensureKeys(ctx, tx); err != nil {
-			return err
-		}
-		return tx.SelectContext(ctx, &rows, `SELECT kid, private_key, public_jwk, activated_at, retire_at
-			FROM auth_signing_keys WHERE retire_at IS NULL OR retire_at > $1 ORDER BY activated_at`, k.now())
-	})
-	if err != nil {
+	if err := k.db.SelectContext(ctx, &rows, query, k.now()); err != nil {
 		return fmt.Errorf("load signing keys: %w", err)
+	}
+	if k.keysDue(rows) {
+		rows = nil
+		err := dbx.WithTx(ctx, k.db, func(tx *sqlx.Tx) error {
+			if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('loopwork signing keys'))`); err != nil {
+				return err
+			}
+			if err := k.ensureKeys(ctx, tx); err != nil {
+				return err
+			}
+			return tx.SelectContext(ctx, &rows, query, k.now())
+		})
+		if err != nil {
+			return fmt.Errorf("load signing keys: %w", err)
+		}
 	}
 	set := jwk.NewSet()
 	var signing keyRow
@@ -140,6 +188,17 @@ func (k *KeyStore) refresh(ctx context.Context, force bool) error {
 	k.signing, k.public, k.loadedAt = priv, set, k.now()
 	k.mu.Unlock()
 	return nil
+}
+
+// keysDue says whether ensureKeys has work: no key signs yet, or the newest one is near the end of
+// its term and has no successor.
+func (k *KeyStore) keysDue(rows []keyRow) bool {
+	if len(rows) == 0 {
+		return true
+	}
+	now := k.now()
+	newest := rows[len(rows)-1].ActivatedAt
+	return rows[0].ActivatedAt.After(now) || now.After(newest.Add(k.rotation-k.lead))
 }
 
 // ensureKeys creates the first key, and the successor of a key about to reach the end of its term.

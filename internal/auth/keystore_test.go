@@ -2,8 +2,19 @@ package auth_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"errors"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
+	"github.com/lestrrat-go/jwx/v3/jwa"
+	"github.com/lestrrat-go/jwx/v3/jwk"
+	"github.com/lestrrat-go/jwx/v3/jwt"
 
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/secret"
@@ -75,5 +86,63 @@ func TestPasswordHashing(t *testing.T) {
 	}
 	if _, err := auth.VerifyPassword("$2a$10$notargon", "x"); err == nil {
 		t.Fatal("a foreign hash format must be an error")
+	}
+}
+
+// TestUnknownKidsAreCheap: tokens naming made-up kids, many at once and one after another, cost at most
+// one read of the keys per reload interval; the interval passed, one more.
+func TestUnknownKidsAreCheap(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := testkit.DB(t)
+	box, _ := secret.NewBox(make([]byte, 32))
+	ks := auth.NewKeyStore(db, box, 24*time.Hour, time.Hour)
+	t0 := time.Now()
+	var offset atomic.Int64
+	ks.SetClock(func() time.Time { return t0.Add(time.Duration(offset.Load())) })
+	tokens := auth.NewTokens(ks, "loopwork", "authenticated", time.Hour, nil)
+	if _, _, err := tokens.Issue(ctx, auth.AccessClaims{UserID: uuid.New(), SessionID: uuid.New(), OrganizationID: uuid.New()}); err != nil {
+		t.Fatal(err)
+	}
+	before := ks.Loads()
+	forge := func() string {
+		priv, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		key, _ := jwk.Import(priv)
+		_ = key.Set(jwk.KeyIDKey, uuid.NewString())
+		tok, _ := jwt.NewBuilder().Issuer("loopwork").Subject(uuid.NewString()).Expiration(time.Now().Add(time.Hour)).Build()
+		signed, err := jwt.Sign(tok, jwt.WithKey(jwa.ES256(), key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(signed)
+	}
+	const n = 200
+	forged := make([]string, n)
+	for i := range forged {
+		forged[i] = forge()
+	}
+	var wg sync.WaitGroup
+	for _, raw := range forged {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := tokens.Verify(ctx, raw); !errors.Is(err, auth.ErrInvalidToken) {
+				t.Errorf("a forged token: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, raw := range forged[:50] {
+		_, _ = tokens.Verify(ctx, raw)
+	}
+	if got := ks.Loads() - before; got > 1 {
+		t.Fatalf("%d tokens with unknown kids read the keys %d times, want at most once per interval", n+50, got)
+	}
+	offset.Store(int64(11 * time.Second))
+	for _, raw := range forged[:50] {
+		_, _ = tokens.Verify(ctx, raw)
+	}
+	if got := ks.Loads() - before; got > 2 {
+		t.Fatalf("after the interval: %d reads, want at most 2", got)
 	}
 }

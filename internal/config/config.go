@@ -26,8 +26,9 @@ type Config struct {
 	ReadDatabaseURL string `env:"LOOPWORK_READ_DATABASE_URL"`
 	// Addr is the listen address of the HTTP server.
 	Addr string `env:"LOOPWORK_ADDR" default:"127.0.0.1:8080"`
-	// PublicURL is the externally visible base URL, used in links the server hands out. Empty means
-	// "derive from the request".
+	// PublicURL is the externally visible base URL, used in links the server hands out (e-mailed
+	// invitations and recoveries, downloads). Empty builds links from Addr, and the server says so when
+	// it starts; a request's Host or X-Forwarded-* headers are never used.
 	PublicURL string `env:"LOOPWORK_PUBLIC_URL"`
 	// Migrate runs pending migrations when serve starts.
 	Migrate bool `env:"LOOPWORK_MIGRATE" default:"true"`
@@ -108,7 +109,7 @@ type Config struct {
 	// InviteTTL and RecoveryTTL: how long e-mailed links stay valid.
 	InviteTTL   time.Duration `env:"LOOPWORK_INVITE_TTL" default:"72h"`
 	RecoveryTTL time.Duration `env:"LOOPWORK_RECOVERY_TTL" default:"1h"`
-	// WebURL is the web client that e-mailed links open; empty uses PublicURL, then the listen address.
+	// WebURL is the web client that e-mailed links open; empty uses PublicURL (or, without it, Addr).
 	WebURL string `env:"LOOPWORK_WEB_URL"`
 	// SMTP settings; with no SMTPHost, mail is logged and kept in the outbox instead of sent.
 	SMTPHost     string `env:"LOOPWORK_SMTP_HOST"`
@@ -179,6 +180,9 @@ type Config struct {
 	AgentTimeout time.Duration `env:"LOOPWORK_AGENT_TIMEOUT" default:"120s"`
 	// TranscriptionMaxBytes is the largest recording accepted (bytes, or with K/M/G suffix).
 	TranscriptionMaxBytes string `env:"LOOPWORK_TRANSCRIPTION_MAX_BYTES" default:"25M"`
+	// TranscriptionMaxSeconds bounds how long a recording may last once decoded by the offline
+	// recogniser (a few kilobytes of compressed silence can decode to hours); a longer one answers 413.
+	TranscriptionMaxSeconds int `env:"LOOPWORK_TRANSCRIPTION_MAX_SECONDS" default:"600"`
 	// TranscriptionPerMinute is how many transcriptions one organization may ask for a minute.
 	TranscriptionPerMinute int `env:"LOOPWORK_TRANSCRIPTION_PER_MINUTE" default:"30"`
 	// TranscriptionSlots is how many recordings the offline recogniser works on at once (each takes a
@@ -310,6 +314,9 @@ func (c Config) Validate() error {
 		if !found {
 			errs = append(errs, fmt.Errorf("LOOPWORK_AGENT_MODEL=%q: not a model of LOOPWORK_MODELS with a base_url", c.AgentModel))
 		}
+	}
+	if c.TranscriptionMaxSeconds < 1 || c.TranscriptionMaxSeconds > 86400 {
+		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_MAX_SECONDS=%d: must be between 1 and 86400", c.TranscriptionMaxSeconds))
 	}
 	if c.TranscriptionPerMinute < 1 {
 		errs = append(errs, fmt.Errorf("LOOPWORK_TRANSCRIPTION_PER_MINUTE=%d: must be at least 1", c.TranscriptionPerMinute))

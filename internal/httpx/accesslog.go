@@ -10,7 +10,9 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// AccessLog writes one structured line per request. It runs outside the error handler's reach, so it
+// AccessLog writes one structured line per request, with the secrets of its path and query (signed
+// download tokens, link tokens, signatures) replaced, since logs are read by more people than may use
+// them. It runs outside the error handler's reach, so it
 // calls it itself to log the status the client actually receives.
 func AccessLog(logger *slog.Logger) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -25,12 +27,15 @@ func AccessLog(logger *slog.Logger) echo.MiddlewareFunc {
 			attrs := []slog.Attr{
 				slog.String("request_id", RequestID(c)),
 				slog.String("method", req.Method),
-				slog.String("path", req.URL.Path),
+				slog.String("path", LoggedPath(c)),
 				slog.String("route", c.Path()),
 				slog.Int("status", res.Status),
 				slog.Int64("bytes_out", res.Size),
 				slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
 				slog.String("remote_ip", c.RealIP()),
+			}
+			if q := LoggedQuery(req.URL); q != "" {
+				attrs = append(attrs, slog.String("query", q))
 			}
 			var ni notImplemented
 			switch {

@@ -9,16 +9,13 @@ import (
 type baseURLKey struct{}
 
 // BaseURLMiddleware records the externally visible base URL on the request context, so that handlers
-// behind the strict interfaces (which see only a context) can build absolute links. A configured
-// public URL wins over what the request says, because proxies may rewrite host and scheme.
+// behind the strict interfaces (which see only a context) can build absolute links. It is the
+// configured public URL and nothing the request says: Host and X-Forwarded-* are chosen by the sender,
+// and links built from them (an e-mailed invitation's, say) would lead to the sender's host.
 func BaseURLMiddleware(publicURL string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			base := publicURL
-			if base == "" {
-				base = c.Scheme() + "://" + c.Request().Host
-			}
-			ctx := context.WithValue(c.Request().Context(), baseURLKey{}, base)
+			ctx := context.WithValue(c.Request().Context(), baseURLKey{}, publicURL)
 			c.SetRequest(c.Request().WithContext(ctx))
 			return next(c)
 		}

@@ -16,7 +16,7 @@ type EchoOptions struct {
 	// Uploads are the routes whose bodies may be larger (or must be smaller) than BodyLimit.
 	Uploads     []RouteLimit
 	CORSOrigins string // comma-separated; "*" for any
-	PublicURL   string // externally visible base URL; empty derives it from each request
+	PublicURL   string // externally visible base URL, from configuration only
 	// TrustedProxies may set X-Forwarded-For; with none, the peer address is the client address.
 	TrustedProxies []*net.IPNet
 }

@@ -112,7 +112,7 @@ func ErrorHandler(logger *slog.Logger) echo.HTTPErrorHandler {
 		var ni notImplemented
 		if e.Status >= 500 && !errors.As(err, &ni) {
 			logger.ErrorContext(c.Request().Context(), "request failed", "request_id", RequestID(c),
-				"method", c.Request().Method, "path", c.Request().URL.Path, "status", e.Status, "error", err.Error())
+				"method", c.Request().Method, "path", LoggedPath(c), "status", e.Status, "error", err.Error())
 		}
 		for k, vs := range e.Header {
 			for _, v := range vs {

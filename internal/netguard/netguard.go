@@ -54,7 +54,11 @@ func (g *Guard) Allowed(ip net.IP) bool {
 }
 
 // reserved are further ranges no public service lives in (carrier-grade NAT, benchmarking,
-// documentation, 0/8, broadcast, IPv4-mapped tricks handled by Unmap).
+// documentation, 0/8, broadcast), and the IPv6 forms that carry an IPv4 address inside them. An
+// IPv4-mapped address (::ffff:a.b.c.d) is judged as the IPv4 address it maps (Unmap, above); the other
+// embeddings are refused whole, whatever IPv4 address they carry, because a host or gateway that
+// translates them (NAT64 on the server's network, a 6to4 or Teredo relay, a stack that still routes
+// IPv4-compatible addresses) reaches that IPv4 address, private ones included.
 var reserved = []netip.Prefix{
 	netip.MustParsePrefix("0.0.0.0/8"),
 	netip.MustParsePrefix("100.64.0.0/10"),
@@ -64,8 +68,14 @@ var reserved = []netip.Prefix{
 	netip.MustParsePrefix("198.51.100.0/24"),
 	netip.MustParsePrefix("203.0.113.0/24"),
 	netip.MustParsePrefix("240.0.0.0/4"),
-	netip.MustParsePrefix("64:ff9b::/96"),
-	netip.MustParsePrefix("2001:db8::/32"),
+	netip.MustParsePrefix("2001:db8::/32"),   // documentation
+	netip.MustParsePrefix("100::/64"),        // discard-only
+	netip.MustParsePrefix("::/96"),           // IPv4-compatible (deprecated): ::a.b.c.d
+	netip.MustParsePrefix("::ffff:0:0:0/96"), // IPv4-translated (SIIT): ::ffff:0:a.b.c.d
+	netip.MustParsePrefix("64:ff9b::/96"),    // NAT64 well-known prefix
+	netip.MustParsePrefix("64:ff9b:1::/48"),  // NAT64 local-use prefix
+	netip.MustParsePrefix("2002::/16"),       // 6to4: 2002:AABB:CCDD::/48 carries a.b.c.d
+	netip.MustParsePrefix("2001::/32"),       // Teredo: carries the server's and the client's IPv4
 }
 
 // control runs after DNS resolution, on the exact address about to be connected.

@@ -2,6 +2,7 @@ package netguard_test
 
 import (
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -24,6 +25,15 @@ func TestAllowed(t *testing.T) {
 			t.Errorf("%s must be allowed", ip)
 		}
 	}
+	// IPv6 addresses that carry a private IPv4 address: IPv4-compatible, IPv4-mapped, IPv4-translated,
+	// NAT64 (well-known and local-use prefixes), 6to4 and Teredo.
+	for _, ip := range []string{"::127.0.0.1", "::10.0.0.1", "::169.254.169.254", "::ffff:10.0.0.1",
+		"::ffff:0:10.0.0.1", "64:ff9b::10.0.0.1", "64:ff9b:1::a00:1", "2002:a00:1::1", "2002:7f00:1::1",
+		"2001:0:a00:1::1", "::8.8.8.8"} {
+		if g.Allowed(net.ParseIP(ip)) {
+			t.Errorf("%s embeds an IPv4 address and must be blocked", ip)
+		}
+	}
 	_, lo, _ := net.ParseCIDR("127.0.0.0/8")
 	if !netguard.New([]*net.IPNet{lo}).Allowed(net.ParseIP("127.0.0.1")) {
 		t.Error("the allow-list must let 127.0.0.1 through")
@@ -39,6 +49,12 @@ func TestClientRefusesLoopback(t *testing.T) {
 	_, err := netguard.New(nil).Client(netguard.Options{}).Get(srv.URL)
 	if !errors.Is(err, netguard.ErrBlocked) {
 		t.Fatalf("loopback target: err = %v, want ErrBlocked", err)
+	}
+	// The same server named by an IPv4-compatible IPv6 address is refused before any connection.
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	_, err = netguard.New(nil).Client(netguard.Options{}).Get(fmt.Sprintf("http://[::127.0.0.1]:%d/", port))
+	if !errors.Is(err, netguard.ErrBlocked) {
+		t.Fatalf("[::127.0.0.1] target: err = %v, want ErrBlocked", err)
 	}
 	_, lo, _ := net.ParseCIDR("127.0.0.0/8")
 	res, err := netguard.New([]*net.IPNet{lo}).Client(netguard.Options{}).Get(srv.URL)

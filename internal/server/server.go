@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -224,6 +223,7 @@ func New(d Deps) (*Server, error) {
 	if err := cfg.RequireSecrets(); err != nil {
 		return nil, err
 	}
+	cfg.PublicURL = publicURL(cfg, d.Logger)
 	apiSpec, err := httpx.LoadSpec(platformapi.OpenAPIJSON)
 	if err != nil {
 		return nil, fmt.Errorf("load /api contract: %w", err)
@@ -396,7 +396,8 @@ func New(d Deps) (*Server, error) {
 		emailtasksService: emailtasksSvc,
 		storageService:    storage.New(storage.Deps{Files: files, Signer: signerOf(files)}),
 		transcriptionService: transcription.New(transcription.Deps{Backend: transcriber, Slots: transcriberSlots,
-			MaxBytes: cfg.TranscriptionMaxBytesValue(), Limiter: limiter, PerMinute: cfg.TranscriptionPerMinute}),
+			MaxBytes: cfg.TranscriptionMaxBytesValue(), MaxSeconds: cfg.TranscriptionMaxSeconds, Limiter: limiter,
+			PerMinute: cfg.TranscriptionPerMinute}),
 		integrationsService: integrations.New(integrations.Deps{DB: d.DB, Registry: registry,
 			Secrets: credentials.NewOpener(d.DB, box), Guard: guard}),
 	}
@@ -532,6 +533,7 @@ func speechBackend(cfg config.Config) (speech.Transcriber, *fairshare.Semaphore[
 		return speech.NewOpenAI(cfg.TranscriptionURL, cfg.TranscriptionAPIKey, cfg.TranscriptionModel, nil), nil
 	}
 	if s, ok := speech.FindSphinx(cfg.TranscriptionSlots); ok && cfg.TranscriptionOffline {
+		s.MaxSeconds = float64(cfg.TranscriptionMaxSeconds)
 		return s, fairshare.New[uuid.UUID](cfg.TranscriptionSlots, cfg.TranscriptionSlotsPerOrg)
 	}
 	return nil, nil
@@ -544,15 +546,7 @@ func openBlob(cfg config.Config) (blob.Store, error) {
 		return blob.NewS3(blob.S3Config{Endpoint: cfg.S3Endpoint, Bucket: cfg.S3Bucket, Region: cfg.S3Region,
 			AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey, PathStyle: cfg.S3PathStyle})
 	}
-	base := func(ctx context.Context) string {
-		if b := httpx.BaseURL(ctx); b != "" {
-			return b + downloadRoute
-		}
-		if cfg.PublicURL != "" {
-			return strings.TrimRight(cfg.PublicURL, "/") + downloadRoute
-		}
-		return "http://" + cfg.Addr + downloadRoute
-	}
+	base := func(context.Context) string { return cfg.PublicURL + downloadRoute }
 	return blob.NewLocal(cfg.StorageDir, blob.NewSigner(cfg.EncryptionKeyBytes()), base)
 }
 

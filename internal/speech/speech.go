@@ -30,3 +30,8 @@ var ErrUndecodable = errors.New("speech: the recording cannot be decoded")
 
 // ErrUpstream wraps a failure of a remote backend (unreachable, refused, or an error answer).
 var ErrUpstream = errors.New("speech: backend unavailable")
+
+// ErrTooLong is returned for a recording that decodes to more than the backend's maximum duration. A few
+// kilobytes of compressed silence can decode to hours of audio, so the bound is on what the decoder
+// produces, checked while it runs, not on the upload's size.
+var ErrTooLong = errors.New("speech: the recording is too long")

@@ -1,7 +1,6 @@
 package speech
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -17,6 +16,9 @@ type Sphinx struct {
 	FFmpeg, Recognizer string
 	// Model is the directory holding en-us/, en-us.lm.bin and cmudict-en-us.dict.
 	Model string
+	// MaxSeconds bounds the decoded duration of a recording (DefaultMaxSeconds when zero); a longer
+	// one is ErrTooLong, found while decoding rather than after.
+	MaxSeconds float64
 	// slots bounds how many recognitions run at once: each takes a core for about as long as the
 	// recording lasts, and the server has other work.
 	slots chan struct{}
@@ -42,7 +44,7 @@ func FindSphinx(parallel int) (*Sphinx, bool) {
 
 // Transcribe decodes and recognises the recording. Only English is recognised: another language
 // hint is ErrLanguage rather than a transcript of nonsense.
-func (s *Sphinx) Transcribe(ctx context.Context, path string, _ Format, language string) (Result, error) {
+func (s *Sphinx) Transcribe(ctx context.Context, path string, format Format, language string) (Result, error) {
 	if language != "" && language != "en" {
 		return Result{}, fmt.Errorf("%w: the offline recogniser knows English (en) only, not %q", ErrLanguage, language)
 	}
@@ -58,22 +60,10 @@ func (s *Sphinx) Transcribe(ctx context.Context, path string, _ Format, language
 	}
 	defer os.RemoveAll(dir)
 	wav := filepath.Join(dir, "speech.wav")
-	var stderr bytes.Buffer
-	dec := exec.CommandContext(ctx, s.FFmpeg, "-nostdin", "-hide_banner", "-loglevel", "error", "-i", path,
-		"-vn", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", "-y", wav)
-	dec.Stderr = &stderr
-	if err := dec.Run(); err != nil {
-		if ctx.Err() != nil {
-			return Result{}, ctx.Err()
-		}
-		return Result{}, fmt.Errorf("%w: %s", ErrUndecodable, firstLine(stderr.String()))
-	}
-	st, err := os.Stat(wav)
+	duration, err := decode(ctx, s.FFmpeg, path, format, s.MaxSeconds, wav)
 	if err != nil {
 		return Result{}, err
 	}
-	// 16,000 samples of 2 bytes a second, after the 44-byte header ffmpeg writes.
-	duration := float64(max(st.Size()-44, 0)) / 32000
 	rec := exec.CommandContext(ctx, s.Recognizer, "-infile", wav,
 		"-hmm", filepath.Join(s.Model, "en-us"), "-lm", filepath.Join(s.Model, "en-us.lm.bin"),
 		"-dict", filepath.Join(s.Model, "cmudict-en-us.dict"), "-logfn", os.DevNull)

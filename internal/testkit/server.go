@@ -121,6 +121,12 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	if testing.Verbose() {
 		logger = slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	// Links the server hands out are built from its configured public URL only: the test server's own,
+	// unless the test names another.
+	ts := httptest.NewUnstartedServer(nil)
+	if cfg.PublicURL == "" {
+		cfg.PublicURL = "http://" + ts.Listener.Addr().String()
+	}
 	srv, err := server.New(server.Deps{Config: cfg, DB: db, Logger: logger, Authenticator: st.Authenticator,
 		MailSender: st.MailSender, OutboundClient: st.OutboundClient, Tracing: st.Tracing})
 	if err != nil {
@@ -132,7 +138,8 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 			t.Fatal(err)
 		}
 	}
-	ts := httptest.NewServer(srv)
+	ts.Config.Handler = srv
+	ts.Start()
 	t.Cleanup(func() {
 		ts.Close()
 		if !st.NoWorkers {

@@ -25,6 +25,9 @@ if [ ! -f "$creds" ]; then
 fi
 
 addr=${LOOPWORK_ADDR:-127.0.0.1:8080}
+# Links the server e-mails (invitations, password resets) and download links are built from this
+# address only, never from a request's Host header.
+export LOOPWORK_PUBLIC_URL=${LOOPWORK_PUBLIC_URL:-http://$addr}
 echo "loopwork: http://$addr  (docs: http://$addr/api/docs · readiness: http://$addr/health/readiness)"
 if [ -f "$creds" ]; then
   . "$creds"

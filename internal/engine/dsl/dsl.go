@@ -62,6 +62,8 @@ const (
 	KindTooManyEdges      = "too_many_edges"
 	KindTooDeep           = "too_deep"
 	KindTooManyErrors     = "too_many_errors"
+	// KindExternalRef is a tenant's JSON schema with a $ref outside itself, which is never loaded.
+	KindExternalRef = tasks.KindExternalRef
 )
 
 // Definition is a parsed flow definition.

@@ -3,6 +3,8 @@ package dsl
 import (
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/loopwork/loopwork/internal/engine/tasks"
 )
 
 var (
@@ -87,8 +89,8 @@ func (v *validator) task(i int, raw any) {
 	v.def.Tasks = append(v.def.Tasks, t)
 }
 
-// parameters checks a task's parameters against its type's schema, then compiles its jq expressions and
-// templates and records the task names it refers to.
+// parameters checks a task's parameters against its type's schema, then compiles its jq expressions,
+// templates and JSON schemas and records the task names it refers to.
 func (v *validator) parameters(p path, typeName string, params map[string]any) {
 	problems := v.reg.CheckParameters(typeName, params)
 	bad := map[string]bool{} // top-level parameters with a schema problem: not examined further
@@ -111,6 +113,13 @@ func (v *validator) parameters(p path, typeName string, params map[string]any) {
 	for _, f := range typ.Templates {
 		if s, ok := params[f].(string); ok && !bad[f] {
 			v.template(p.with(f), s)
+		}
+	}
+	for _, f := range typ.Schemas {
+		if params[f] != nil && !bad[f] {
+			for _, pr := range tasks.CheckTenantSchema(params[f]) {
+				v.add(Error{Type: pr.Type, Loc: p.loc(append([]any{f}, pr.Loc...)...), Msg: pr.Msg, Input: pr.Input})
+			}
 		}
 	}
 	for _, f := range typ.TaskRefs {

@@ -11,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/loopwork/loopwork/internal/engine/tasks"
 	"github.com/loopwork/loopwork/internal/llm"
 )
 
@@ -120,10 +121,6 @@ func apiKey(ctx context.Context, creds Credentials, in Input, id string) (string
 	return key, nil
 }
 
-func compileSchema(s map[string]any) (*jsonschema.Schema, error) {
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("output_schema.json", s); err != nil {
-		return nil, err
-	}
-	return c.Compile("output_schema.json")
-}
+// compileSchema compiles output_schema with a compiler that loads nothing from outside the document:
+// a flow saved before references were checked must still not read the server's files or URLs.
+func compileSchema(s map[string]any) (*jsonschema.Schema, error) { return tasks.CompileTenantSchema(s) }

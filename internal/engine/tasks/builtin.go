@@ -101,7 +101,9 @@ func llmType() Type {
 				"minimum", 0, "maximum", 2),
 			"max_tokens": with(integer("Upper bound of tokens in the answer."), "minimum", 1),
 			"output_schema": m{"type": "object", "description": "A JSON schema the answer must follow; the " +
-				"parsed answer is then in the output's `json`, and an answer that does not follow it fails the attempt."},
+				"parsed answer is then in the output's `json`, and an answer that does not follow it fails the attempt. " +
+				"It may refer only inside itself: a `$ref` that does not start with `#` (a file, a URL, another " +
+				"schema's id) is refused when the flow is saved."},
 			"credential_id": uuidString("Id of an api_key credential of the organization whose key is sent to the " +
 				"model's endpoint instead of the server's own."),
 		}, "prompt"),
@@ -115,6 +117,7 @@ func llmType() Type {
 			}),
 		}, "text", "model", "usage"),
 		Templates: []string{"prompt", "system"},
+		Schemas:   []string{"output_schema"},
 		Dynamic:   modelOptions,
 	}
 }

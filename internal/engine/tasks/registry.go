@@ -34,6 +34,9 @@ type Type struct {
 	// TaskRefs names the parameters that hold the name of another task of the same flow; the validator checks
 	// that the task exists.
 	TaskRefs []string
+	// Schemas names the parameters that hold a JSON schema the tenant wrote; the validator checks that it
+	// compiles and refers only inside itself (CheckTenantSchema).
+	Schemas []string
 	// Dynamic returns the runtime options a caller may pick for this type (nil: none).
 	Dynamic func(ctx context.Context, org uuid.UUID, src Source) (map[string]any, error)
 }
@@ -71,7 +74,7 @@ type Registry struct {
 }
 
 // New compiles every parameters schema; it fails on a bad schema, an empty or duplicate name, or a JQFields,
-// Templates or TaskRefs entry that the parameters schema does not declare.
+// Templates, TaskRefs or Schemas entry that the parameters schema does not declare.
 func New(types ...Type) (*Registry, error) {
 	r := &Registry{byName: make(map[string]int, len(types))}
 	for _, t := range types {
@@ -128,7 +131,7 @@ func compile(typeName, part string, schema map[string]any) (*jsonschema.Schema, 
 
 func checkFieldNames(t Type) error {
 	props, _ := t.Parameters["properties"].(map[string]any)
-	for _, list := range [][]string{t.JQFields, t.Templates, t.TaskRefs} {
+	for _, list := range [][]string{t.JQFields, t.Templates, t.TaskRefs, t.Schemas} {
 		for _, f := range list {
 			if _, ok := props[f]; !ok {
 				return fmt.Errorf("tasks: type %q names parameter %q, which its schema does not declare", t.Name, f)

@@ -9,9 +9,11 @@ import (
 )
 
 // refused are the problems a definition is not stored with: the limits that keep a definition within
-// what the server can store and validate. Every other problem is stored and reported, so that a flow
+// what the server can store and validate, and a tenant's JSON schema that refers outside itself (kept
+// out of storage so that no later change to how schemas are compiled could ever load it). Every other problem is stored and reported, so that a flow
 // can be saved while it is being built.
-var refused = map[string]bool{dsl.KindTooDeep: true, dsl.KindTooManyTasks: true, dsl.KindTooManyEdges: true}
+var refused = map[string]bool{dsl.KindTooDeep: true, dsl.KindTooManyTasks: true, dsl.KindTooManyEdges: true,
+	dsl.KindExternalRef: true}
 
 // checked is a definition with its validation result.
 type checked struct {

@@ -9,7 +9,7 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-// TestListPages: without page or limit every attempt is listed; with them, pages in the same order.
+// TestListPages: pages of limit attempts in one order; page 1 of 100 when neither is given.
 func TestListPages(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
@@ -21,7 +21,7 @@ func TestListPages(t *testing.T) {
 	}
 	all := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec})
 	if len(all) != 5 {
-		t.Fatalf("%d attempts listed without paging, want 5", len(all))
+		t.Fatalf("%d attempts listed without paging, want all 5 (fewer than a page)", len(all))
 	}
 	page := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Limit: ptr(2), Page: ptr(2)})
 	if len(page) != 2 || page[0].TaskExecutionIdx != all[2].TaskExecutionIdx || page[1].TaskExecutionIdx != all[3].TaskExecutionIdx {
@@ -32,4 +32,25 @@ func TestListPages(t *testing.T) {
 	}
 	res, err := worker.API.ListTaskExecutionRecordsWithResponse(ctx, &platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Limit: ptr(1001)})
 	testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
+}
+
+// TestListDefaultPage: an execution with more attempts than a page answers only the first 100 when the
+// caller names no page, so a list never reads every attempt of a large execution.
+func TestListDefaultPage(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t, testkit.WithoutWorkers())
+	org := env.Org(t)
+	worker := env.KeyCaller(t, org, auth.RoleIntegration)
+	exec := bareExecution(t, env, org, nil, "organization", "running")
+	for i := 0; i < 101; i++ {
+		record(t, worker, req(exec, "step", i, platformapi.TaskExecutionStatusQueued, "", ""), http.StatusCreated)
+	}
+	first := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec})
+	if len(first) != 100 || first[0].TaskExecutionIdx != 100 {
+		t.Fatalf("%d attempts listed without paging (newest idx %d), want the first page of 100", len(first), first[0].TaskExecutionIdx)
+	}
+	rest := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Page: ptr(2)})
+	if len(rest) != 1 || rest[0].TaskExecutionIdx != 0 {
+		t.Fatalf("page 2: %+v", rest)
+	}
 }

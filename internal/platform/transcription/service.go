@@ -26,6 +26,8 @@ type Deps struct {
 	Backend speech.Transcriber
 	// MaxBytes is the largest recording accepted.
 	MaxBytes int64
+	// MaxSeconds is the longest decoded recording the backend accepts, named in its 413.
+	MaxSeconds int
 	// Limiter and PerMinute bound the calls of one organization.
 	Limiter   *ratelimit.Limiter
 	PerMinute int
@@ -76,6 +78,9 @@ func (s *Service) TranscribeAudio(ctx context.Context, req platformapi.Transcrib
 	case errors.Is(err, speech.ErrUndecodable):
 		return nil, httpx.Invalid([]any{"body", "audio_file"}, "value_error",
 			"the file looks like "+string(up.format)+" but cannot be decoded: "+err.Error())
+	case errors.Is(err, speech.ErrTooLong):
+		return nil, httpx.NewError(http.StatusRequestEntityTooLarge, "request_too_large",
+			"the recording lasts longer than %d seconds once decoded (LOOPWORK_TRANSCRIPTION_MAX_SECONDS)", s.d.MaxSeconds)
 	case errors.Is(err, speech.ErrUpstream):
 		return nil, httpx.NewError(http.StatusBadGateway, "upstream_unavailable", "%v", err)
 	case err != nil:

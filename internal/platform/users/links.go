@@ -58,7 +58,8 @@ func (s *Service) sendLink(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, 
 }
 
 // linkURL is the web client's page that redeems the token. The configured web URL wins; without one
-// the link points at the host the request came to.
+// the link points at the server's configured public URL (httpx.BaseURL), never at a host the request
+// names, so a spoofed Host header cannot send a user's token elsewhere.
 func (s *Service) linkURL(ctx context.Context, kind auth.LinkKind, token string) string {
 	base := strings.TrimRight(s.d.WebURL, "/")
 	if base == "" {
