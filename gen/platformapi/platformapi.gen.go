@@ -1665,8 +1665,24 @@ type CreateUserRequest struct {
 	Role UserRole `json:"role"`
 }
 
+// CredentialAllowedDomains The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+// (each redirect included: a redirect to a host not listed is followed without the credential) and
+// against the host of a `sql_database` credential's connection. `*` alone allows any host;
+// `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+// that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+// credential nowhere. Defaults to `["*"]` on create.
+type CredentialAllowedDomains = []string
+
 // CredentialCreateRequest defines model for CredentialCreateRequest.
 type CredentialCreateRequest struct {
+	// AllowedDomains The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+	// (each redirect included: a redirect to a host not listed is followed without the credential) and
+	// against the host of a `sql_database` credential's connection. `*` alone allows any host;
+	// `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+	// that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+	// credential nowhere. Defaults to `["*"]` on create.
+	AllowedDomains *CredentialAllowedDomains `json:"allowed_domains,omitempty"`
+
 	// CredentialType How a credential authenticates.
 	CredentialType CredentialTypeEnum `json:"credential_type"`
 
@@ -1679,6 +1695,17 @@ type CredentialCreateRequest struct {
 
 	// Provider The outside service (provider) a credential is for.
 	Provider ProviderApiEnum `json:"provider"`
+
+	// Shared Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+	// a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+	// it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+	// and, when this is true, every member of the organization. A credential is private (false) unless its
+	// creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+	// caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+	// attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+	// a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+	// saved by others.
+	Shared *CredentialShared `json:"shared,omitempty"`
 }
 
 // CredentialListResponse defines model for CredentialListResponse.
@@ -1714,11 +1741,30 @@ type CredentialProviderListResponse struct {
 	Providers []CredentialProvider `json:"providers"`
 }
 
+// CredentialShared Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+// a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+// it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+// and, when this is true, every member of the organization. A credential is private (false) unless its
+// creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+// caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+// attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+// a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+// saved by others.
+type CredentialShared = bool
+
 // CredentialTypeEnum How a credential authenticates.
 type CredentialTypeEnum string
 
 // CredentialUpdateRequest The fields to change; at least one.
 type CredentialUpdateRequest struct {
+	// AllowedDomains The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+	// (each redirect included: a redirect to a host not listed is followed without the credential) and
+	// against the host of a `sql_database` credential's connection. `*` alone allows any host;
+	// `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+	// that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+	// credential nowhere. Defaults to `["*"]` on create.
+	AllowedDomains *CredentialAllowedDomains `json:"allowed_domains,omitempty"`
+
 	// CredentialType How a credential authenticates.
 	CredentialType *CredentialTypeEnum `json:"credential_type,omitempty"`
 
@@ -1727,10 +1773,29 @@ type CredentialUpdateRequest struct {
 
 	// Name A new name, unique within the organization.
 	Name *string `json:"name,omitempty"`
+
+	// Shared Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+	// a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+	// it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+	// and, when this is true, every member of the organization. A credential is private (false) unless its
+	// creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+	// caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+	// attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+	// a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+	// saved by others.
+	Shared *CredentialShared `json:"shared,omitempty"`
 }
 
 // CredentialsResponse A credential without its secret.
 type CredentialsResponse struct {
+	// AllowedDomains The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+	// (each redirect included: a redirect to a host not listed is followed without the credential) and
+	// against the host of a `sql_database` credential's connection. `*` alone allows any host;
+	// `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+	// that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+	// credential nowhere. Defaults to `["*"]` on create.
+	AllowedDomains CredentialAllowedDomains `json:"allowed_domains"`
+
 	// CreatedAt When the credential was created (UTC).
 	CreatedAt time.Time `json:"created_at"`
 
@@ -1748,6 +1813,17 @@ type CredentialsResponse struct {
 
 	// Provider The outside service (provider) a credential is for.
 	Provider ProviderApiEnum `json:"provider"`
+
+	// Shared Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+	// a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+	// it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+	// and, when this is true, every member of the organization. A credential is private (false) unless its
+	// creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+	// caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+	// attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+	// a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+	// saved by others.
+	Shared CredentialShared `json:"shared"`
 
 	// UpdatedAt When the credential or its secret last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at"`
@@ -3421,9 +3497,14 @@ type SSOProviderUpdate struct {
 
 // SqlDatabaseCreateRequest defines model for SqlDatabaseCreateRequest.
 type SqlDatabaseCreateRequest struct {
-	// ConnectionString An optional full connection URL (`postgres://…`) with extra options such as `sslmode`; when set,
-	// loopwork connects with it, and it must name the same host and port as the fields. Encrypted at rest and
-	// never returned.
+	// ConnectionString An optional full connection URL (`postgres://…`) with extra options; when set, loopwork connects with
+	// it, and it must name the same host and port as the fields. It is parsed and rebuilt from the parameters
+	// host, port, dbname, user, password, sslmode (disable, allow, prefer, require, verify-ca, verify-full;
+	// the verify modes check against the system's certificate authorities), connect_timeout and
+	// application_name; any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword,
+	// options, hostaddr, …), a host that is a socket path, or several hosts answers 422 naming it. The
+	// server's own environment and files (PG* variables, ~/.pgpass, service files, client certificates) are
+	// never read for it. Encrypted at rest and never returned.
 	ConnectionString *string `json:"connection_string,omitempty"`
 
 	// Database The database name.
@@ -6048,8 +6129,12 @@ type ClientInterface interface {
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 	// answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-	// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-	// Names are unique within the organization (409 on a duplicate).
+	// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+	// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+	// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+	// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+	// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+	// that is a socket path or several hosts answers 422 naming it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6061,8 +6146,12 @@ type ClientInterface interface {
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 	// answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-	// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-	// Names are unique within the organization (409 on a duplicate).
+	// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+	// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+	// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+	// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+	// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+	// that is a socket path or several hosts answers 422 naming it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6096,9 +6185,11 @@ type ClientInterface interface {
 
 	// UpdateCredentialWithBody Update a credential
 	//
-	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-	// `org_admin`, or the user who created the credential.
+	// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+	// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+	// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+	// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+	// credential fail without sending it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6107,9 +6198,11 @@ type ClientInterface interface {
 
 	// UpdateCredential Update a credential
 	//
-	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-	// `org_admin`, or the user who created the credential.
+	// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+	// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+	// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+	// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+	// credential fail without sending it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6499,7 +6592,7 @@ type ClientInterface interface {
 
 	// CreateFlowWithBody Create a flow
 	//
-	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6508,7 +6601,7 @@ type ClientInterface interface {
 
 	// CreateFlow Create a flow
 	//
-	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6549,7 +6642,7 @@ type ClientInterface interface {
 
 	// UpdateFlowWithBody Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6558,7 +6651,7 @@ type ClientInterface interface {
 
 	// UpdateFlow Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6705,9 +6798,10 @@ type ClientInterface interface {
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-	// may create one (platform staff as well).
+	// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+	// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+	// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+	// second one answers 409. Any role of the organization may create one (platform staff as well).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6719,9 +6813,10 @@ type ClientInterface interface {
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-	// may create one (platform staff as well).
+	// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+	// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+	// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+	// second one answers 409. Any role of the organization may create one (platform staff as well).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6905,7 +7000,9 @@ type ClientInterface interface {
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+	// credential is private to its creator (and the organization's admins) until shared through
+	// `PATCH /api/credentials/{id}` (`shared`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6922,7 +7019,9 @@ type ClientInterface interface {
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+	// credential is private to its creator (and the organization's admins) until shared through
+	// `PATCH /api/credentials/{id}` (`shared`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8258,8 +8357,12 @@ func (c *Client) ListCredentials(ctx context.Context, params *ListCredentialsPar
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 // answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-// Names are unique within the organization (409 on a duplicate).
+// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+// that is a socket path or several hosts answers 422 naming it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8281,8 +8384,12 @@ func (c *Client) CreateCredentialWithBody(ctx context.Context, contentType strin
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 // answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-// Names are unique within the organization (409 on a duplicate).
+// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+// that is a socket path or several hosts answers 422 naming it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8356,9 +8463,11 @@ func (c *Client) GetCredential(ctx context.Context, id CredentialId, reqEditors 
 
 // UpdateCredentialWithBody Update a credential
 //
-// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-// `org_admin`, or the user who created the credential.
+// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+// credential fail without sending it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8377,9 +8486,11 @@ func (c *Client) UpdateCredentialWithBody(ctx context.Context, id CredentialId, 
 
 // UpdateCredential Update a credential
 //
-// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-// `org_admin`, or the user who created the credential.
+// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+// credential fail without sending it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9149,7 +9260,7 @@ func (c *Client) ListFlows(ctx context.Context, params *ListFlowsParams, reqEdit
 
 // CreateFlowWithBody Create a flow
 //
-// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9168,7 +9279,7 @@ func (c *Client) CreateFlowWithBody(ctx context.Context, contentType string, bod
 
 // CreateFlow Create a flow
 //
-// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9259,7 +9370,7 @@ func (c *Client) ModifyFlow(ctx context.Context, id FlowIdPath, body ModifyFlowJ
 
 // UpdateFlowWithBody Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9278,7 +9389,7 @@ func (c *Client) UpdateFlowWithBody(ctx context.Context, id FlowIdPath, contentT
 
 // UpdateFlow Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9605,9 +9716,10 @@ func (c *Client) ListIntegrations(ctx context.Context, params *ListIntegrationsP
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-// may create one (platform staff as well).
+// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+// second one answers 409. Any role of the organization may create one (platform staff as well).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9629,9 +9741,10 @@ func (c *Client) CreateIntegrationWithBody(ctx context.Context, contentType stri
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-// may create one (platform staff as well).
+// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+// second one answers 409. Any role of the organization may create one (platform staff as well).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10015,7 +10128,9 @@ func (c *Client) ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesP
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 // registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 // connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+// credential is private to its creator (and the organization's admins) until shared through
+// `PATCH /api/credentials/{id}` (`shared`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -10042,7 +10157,9 @@ func (c *Client) CreateSqlDatabaseWithBody(ctx context.Context, contentType stri
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 // registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 // connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+// credential is private to its creator (and the organization's admins) until shared through
+// `PATCH /api/credentials/{id}` (`shared`).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17979,8 +18096,12 @@ type ClientWithResponsesInterface interface {
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 	// answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-	// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-	// Names are unique within the organization (409 on a duplicate).
+	// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+	// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+	// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+	// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+	// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+	// that is a socket path or several hosts answers 422 naming it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17992,8 +18113,12 @@ type ClientWithResponsesInterface interface {
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 	// answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-	// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-	// Names are unique within the organization (409 on a duplicate).
+	// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+	// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+	// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+	// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+	// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+	// that is a socket path or several hosts answers 422 naming it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18033,9 +18158,11 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCredentialWithBodyWithResponse Update a credential
 	//
-	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-	// `org_admin`, or the user who created the credential.
+	// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+	// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+	// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+	// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+	// credential fail without sending it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18044,9 +18171,11 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCredentialWithResponse Update a credential
 	//
-	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-	// `org_admin`, or the user who created the credential.
+	// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+	// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+	// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+	// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+	// credential fail without sending it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18478,7 +18607,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateFlowWithBodyWithResponse Create a flow
 	//
-	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18487,7 +18616,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateFlowWithResponse Create a flow
 	//
-	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18532,7 +18661,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFlowWithBodyWithResponse Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18541,7 +18670,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFlowWithResponse Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18706,9 +18835,10 @@ type ClientWithResponsesInterface interface {
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-	// may create one (platform staff as well).
+	// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+	// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+	// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+	// second one answers 409. Any role of the organization may create one (platform staff as well).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18720,9 +18850,10 @@ type ClientWithResponsesInterface interface {
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-	// may create one (platform staff as well).
+	// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+	// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+	// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+	// second one answers 409. Any role of the organization may create one (platform staff as well).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18932,7 +19063,9 @@ type ClientWithResponsesInterface interface {
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+	// credential is private to its creator (and the organization's admins) until shared through
+	// `PATCH /api/credentials/{id}` (`shared`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18949,7 +19082,9 @@ type ClientWithResponsesInterface interface {
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+	// credential is private to its creator (and the organization's admins) until shared through
+	// `PATCH /api/credentials/{id}` (`shared`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29564,8 +29699,12 @@ func (c *ClientWithResponses) ListCredentialsWithResponse(ctx context.Context, p
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 // answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-// Names are unique within the organization (409 on a duplicate).
+// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+// that is a socket path or several hosts answers 422 naming it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29583,8 +29722,12 @@ func (c *ClientWithResponses) CreateCredentialWithBodyWithResponse(ctx context.C
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 // answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-// Names are unique within the organization (409 on a duplicate).
+// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+// that is a socket path or several hosts answers 422 naming it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29648,9 +29791,11 @@ func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, id 
 
 // UpdateCredentialWithBodyWithResponse Update a credential
 //
-// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-// `org_admin`, or the user who created the credential.
+// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+// credential fail without sending it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29665,9 +29810,11 @@ func (c *ClientWithResponses) UpdateCredentialWithBodyWithResponse(ctx context.C
 
 // UpdateCredentialWithResponse Update a credential
 //
-// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-// `org_admin`, or the user who created the credential.
+// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+// credential fail without sending it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30327,7 +30474,7 @@ func (c *ClientWithResponses) ListFlowsWithResponse(ctx context.Context, params 
 
 // CreateFlowWithBodyWithResponse Create a flow
 //
-// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30342,7 +30489,7 @@ func (c *ClientWithResponses) CreateFlowWithBodyWithResponse(ctx context.Context
 
 // CreateFlowWithResponse Create a flow
 //
-// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep) is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30417,7 +30564,7 @@ func (c *ClientWithResponses) ModifyFlowWithResponse(ctx context.Context, id Flo
 
 // UpdateFlowWithBodyWithResponse Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30432,7 +30579,7 @@ func (c *ClientWithResponses) UpdateFlowWithBodyWithResponse(ctx context.Context
 
 // UpdateFlowWithResponse Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30705,9 +30852,10 @@ func (c *ClientWithResponses) ListIntegrationsWithResponse(ctx context.Context, 
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-// may create one (platform staff as well).
+// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+// second one answers 409. Any role of the organization may create one (platform staff as well).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30725,9 +30873,10 @@ func (c *ClientWithResponses) CreateIntegrationWithBodyWithResponse(ctx context.
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-// may create one (platform staff as well).
+// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+// second one answers 409. Any role of the organization may create one (platform staff as well).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31057,7 +31206,9 @@ func (c *ClientWithResponses) ListSqlDatabasesWithResponse(ctx context.Context, 
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 // registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 // connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+// credential is private to its creator (and the organization's admins) until shared through
+// `PATCH /api/credentials/{id}` (`shared`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31080,7 +31231,9 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithBodyWithResponse(ctx context.
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 // registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 // connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+// credential is private to its creator (and the organization's admins) until shared through
+// `PATCH /api/credentials/{id}` (`shared`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -58568,969 +58721,990 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39khs3lif6KgjeiRAZN4sqybKnuyo2dsuy3Va3bGlUkr0xXVommAmS6EoCdAJZFO1QxP51H+DGfYZ9",
-	"sH2SGzgHQCKTSGaSVZI9Oz0R4y4xkYmDr4Pz+Tu/jTK53kjBhFaji99GG1rSNdOshH9dbfjf2O5F/prq",
-	"lfl3zlRW8o3mUowuRi9yIhdErxi5ev2C3LLddJSMuHmyMe2TkaBrNroY8XyUjEr2S8VLlo8udFmxZKSy",
-	"FVtT89GFLNdUjy5GVQUt9W5j3lK65GI5+vgxGX3Ni4KL5atySQX/lZru/61i5W6fpLAJ0ZKUbCNLTaS4",
-	"JDlb0KrQyvxsaM5oUbDykZqSV6LYkXROs1u5WPCMpWRNd8QQT6iQesVKIoPvXpKFLAn+XsqCqWirR4rw",
-	"nFChtqxU5Nn5Mz85vwDpfnbCl2YwAcdMzXMp7lip4O0X+f6EvDUjDdoAWZ9qnZ6XLGdCc1p0kuJbfFJC",
-	"vpFZtWZCfzPvIiS3LciCF+wQLfl8dm9yvl1TXryl6raLGnZmWhBN1e0hWszz+1PzXSG3335gWYV7pu9s",
-	"Lwq5Jcy1/1QrZogaSMvY/KXM6TTnkBYF4VoRs8O5FGryqSj8vlpT8YbdcbbFpewjdmVeICW8AUv7qSh7",
-	"IbKiytk3O0HXPPuGarpP1s8rJgh8mjCarYAeQ2iaswUX3LRKyZJpRShJc/zSLKeapkTO/8EyTbZcr2Bc",
-	"ZSU0XwNbWfBlVSKzldCTMt80y2GoJGOzQOwDXW8KBq+uZc4Kwy9JWhTrFKkwzLZSLCGyRMbseQS2VL8U",
-	"M+CZQfsNz24nXRyV43zMwmE02Kq9CkYXC1oo5qd0LmXBqAjn9FWZs5LlZsF/pGumDk5sCufTEKFSspJF",
-	"rmA88IPbFPV0P1IwHEW4uak2spBLntGCSNMlGVMcbCbNy3ShWUnYHSt3+DPXJGcbJnIFd5vmTJFbxjbQ",
-	"B37BdghEqZTQsqS7yZS80ERpulNEVEVBtkD9iuFXlyXdrAhXREhNlKxETsZ5tSl4RrVtAoNJzLqwfAlj",
-	"42JJKFlzpcxfplFCKMl2WcF6V0ji9M7qiTt1nSq9qfQ1vKnutfsFSSV8bIZ0uP2fwDT99frVjwQfuJ2O",
-	"rXtHGn7z1FG+qcSP1XrOysPbsKzETEC71CzmghcFyy+A/o1UHI8r7g7P1wldS7OQRVH/5g8zsN35zpxM",
-	"K1nxNUtIzgqmWU6kYGYXA4k5GStJ7rji84IRpELBkV3RO0aWdKMuiWKsQWXvPqnbnjhz7xQrX4iF7N8a",
-	"VCm+FCAaZLQszcEyE4U/s9xwqvKRIiXLZJmbs5uaX9K+EZhGM24oOG0AP9GC5zD535alLHsY0Z1vPWPQ",
-	"PORHm1LOC7aOsKRLONfrjd6RgitN1owKReBjfePb6/H4cWq2LA/Ksbxu8kmlx5d8zXXkZtdm0jasJBu6",
-	"ZAl5YjSJJ+fnXVNTwGei0/D0PBmt6Qe+rtajiyfn5l9c2H95imC4rASSQr2mX/IIVYpPNUmv6ZLt02B+",
-	"tac+MfdMqeF60ORJ1yyZuYxP0pPeWXldyrzKdP+EbLDhp5qL6+tXr0t5x3NW9tNirsnC/M9SnElhSIMX",
-	"yThVSs7cP2c8T08UZdf0w0smloYKt7X8v6PU/1IYmXFOFes6edf/9pLktg0qtrUQThXcES3N7pOJ4e8U",
-	"XbKGCtNhCvibEYekUe0r8wpOP1dd+kxrW5pWM9/qeL0cySzleiB1eJ+w3JwVo9WAwAf0gqw9Bj6r+F23",
-	"TLUo5TpOZE41OzOf6abUnqQjp7J9rNpHGx+fOHlv5bFTN2cLWbJw1tiHvlnT8rQ5YyUo9YdINFe+ItuV",
-	"VF7Bp3leMqWM6qQpF8rSyj7ohPClkKYDklHFushl5jOjjtP+9Mtn/acdJKFeJmVo/3QnmJUv1FWm+R3r",
-	"XWIKzcjYdDMxJwN+zRn8To30OQaZYoLT3SmmqBl+qTF3ETHEEPdGFmzA3oPVRaWYK7AEdvVunjU6/peS",
-	"LUYXo//rcW18fWxVg8eOgtFHQ0/J1EYKhZrn1zR/w36pmALpxGwiJuBPukEljUvx+B/KUPrbwN5Amnxj",
-	"O8Eu99l/iZ2SjAqjGc7hQs2YUoZfKaKY0NMRGiMXBc9+L+ps76o2VWRVWRpJXmmjwDbMEZTUmq1ZpgmM",
-	"ADr8fOS/E+zDhmVmG4PUTMZfnp9PwBJCBZEbZo0rZtbpHeUFNVqVUcDMllOsvGPwzhOSCqln3IzMqC4M",
-	"hIePyeg7Wc55njPxeZfE2dbhVJBcMjQp0MLcvUC7HxuQ+aPU38lK5J974yhZlVlAIPtg1B5ZkjkrpFiC",
-	"ryBm3Aei30r5AxU7eyLV56P9jdmzoF0Q9iFjLGf5JSmZLndebnBCuOHnimVS5GBnSt+YVmdXphWorCtG",
-	"c+vrCR7t871r+w0tyZZy7a5a6JSL5TTGVmtJHRiroJVeyZL/yj7jMv+AZqmErGlhbiaWJ4R92Jiryyxz",
-	"ye7kLctDkyMsba1tf0d58YAEf//27euWKt/H1hZAAakV7EuS5kxTXqRE0Z2RMFjJCBU52a52U7jFVG0I",
-	"u8oyttE/y/LWiLTm1kV6mx1iK0Wo4ewbaRj71r5ySVIQhkNT2XgjleLzYkdYzg33mu+82DAhhjXRO7wb",
-	"KBFsizK3tdCbvWI6YaXmeK3RLqKKrRlfSoG4mSMINi4TRi38+6j1bPR+T+JIRi3yocs8h79p8TogBWWZ",
-	"/aUA8usPmFNgBkjGqR1Tmjg7a0JSli+ZQuXNkoIWREPKmikjs87wQfeAYZqb44Q272MCVS2M+Xatnvbn",
-	"4H2EONwcX8t8F9cC6dLcpWCzdosNDDLTU0czdOf3Jc9WJEUnglrRDSMLaW4AdXEjUvAeGFHRvGX3ekrG",
-	"z4OfLWc1yukkIak1MaOxGPzUKiVje8LfUnX7Gn7D5jcipUpVa5bPapd2SsZX+ONr/5v7Oty/M1Wt17Tc",
-	"pWQMZ/Ma/wltzAm7EWC2dLstoPtNJdwZC8me3oiO7d6xBcw833IBgrj9+gWJT1bHlCQkNnIzIa0hypLE",
-	"R4NE7x2j3DqWDvE33ELggvroPvEJdrnd1OFMWvq693XcL2bme0N3haQw5VQQ/Cix5+fSbmPcv1yDQR13",
-	"MTEad3Pjm7FIwV4tRhd/PzxRHft89DE5/F50u/e+Fd31vW+1j0DvC/FDMPr43ixCDl60a011pQItpnk2",
-	"FDyO+dnwRVJtjGaukkAD4ejBWvI7JtD3BXqYZmvVu10jRL3QbA2smn54gd9wVjT3T7/FwKe2tzn9GKJ7",
-	"savHjqmI71h8BvfQSm5BXwB33tgoyGuuNcsn5mlWMFoSrqfkbcPZw8SSC0ZylvGcOU59R4uKKUJLhsLG",
-	"Jcnkei0F+nfMz4ZdCC6WhseY2QT3j/kHyigpCCGpuuWbDcvhMATWiS/Pk5Eh0qgw7qrd4zHeEbg/7h/p",
-	"mjnzBPjvxhlV7Ewxobh2Jp6GNeTLfmtIg6n4vqMLZy4/J2o+X1Xidn/JQhGxKAZwgb8qKX4y0z76+D6q",
-	"R5l+HqG9iAmdECp26IOExboglOBgIBTC8H2uNBXarkTJqJJ2wYw+GTjyUzPQ9EZAO1ouIRhGpfgdLWUx",
-	"MzocvJfjlEtZgN9LVYUOmpVMV6WAO6OT44eXGgzpokHrWLMP+EkvQyYh8WhsBukDKLC/m0Y1pTdiTIFI",
-	"4hujGponOGJuxFs3UDAlNQZAxtsV1X6oBH9mub3C/Q3lyAYjmKXE3JaOEPc3vj/4KnNbJ7r1hBR/Yzuv",
-	"58SFMyHFbi0rRW7Zzk9mSjf8lu1SgoqeOz9GFTP6DuowYEjgGYtI5kKK2S3bDegSIgvAMsaEOeIKPRxc",
-	"JETLWyZIyRYlUyvYUAUXt8ToXOuNM8L3iLWOkOj8bHinb7fEwBMn45BNQbVRBMGZWC5oZjTpO6b2xz6n",
-	"is2qsogIMHMli0oz8u7NS+9hct8tZaWZQm+7i5BhOdlU84Jn4Rt20g3PTjAOQ0jBjHxRv4ZBB8AtUMNb",
-	"SaXdB6y4NrHySK2FbUq24B9ArkJj1+hitNJ6oy4ePy6k3JjJmNpH00yuH9MNjwl8+J0umUmvbEcdU5CQ",
-	"1Hw4bdIR76u12rbjpF6DjmX/G9s9LxnVLBAoWmsF+mcQn9pc5EbjtutsyIUVv6uuMHpUG45idSHLW8zh",
-	"BBGyvLSBQYKxnFizaiX4LxU7+iJLRnYzzWiWyUromM+9tYZlxTCegzkl3W1I+w0yBuNdGnjd0wRozgMz",
-	"0y3bTZwE5q1+oakMti1XqrKBFGYCtARJWijNUOxuhOS6gFxZLmc0X3Nhb7N2gK5i2og2o2g4Qbiduu/0",
-	"xg7q4q6NLVTfJQsjcAFrQ+kKuRxX/uZAbuiNM7XxvGS65OyO5aSgGqXVlhwBFOUzqof6pJL2Tu7duDwf",
-	"4K1JRgVVelYpT0xUlQPZE4IxYarsSYvS3UvXWuZ8wVk+m+9iDF0SQxHJVlQsWW75YCbL/JJQtEjwHISd",
-	"YNtiMKK58NVOabZOp6MDJ7l98vYatgO2h0yjNTR+rklssQNLZUSPaB15d0Br8/dlTRfM7i3bqQZddsT9",
-	"kr05HnEq4CSZbsdpsZ2ljfvs2RekpCKXa2Lugq+eVWVhFr+kmVFjJ1NyzQx/0YQqkl5ZCzMszQX5mtGS",
-	"lSlIJlyBqiTwUHLrQSnZpthFdwOQOzt0Ay54qTR58jQgx6snwBWaXPzZeaQX1GaPO+gYSdaxoGiTO7SK",
-	"dsnP3JKfuKAtFguvBGyrMbTmobYnrTXFSSQPArdMN+N+yZXuZtuvBINALbMolnlHpDy64UauhL+HmQyg",
-	"69rn0DYGJDbuCznJwAivBMOgzDsHW2mpaUQg/dH7esxQyJrqbAXBuLBNC7M1EyLvGEbLm65gJnxf59Ho",
-	"qob87abJ0ZC4wC0cbfciHbhXhVsX1NBkpTF0HO/Uq9YeJoyDH86yeWCULf71H/gm/dkFYptBwxUX6GhG",
-	"4vL+oLE9WYRqsgZ1QJgZIGsuKs0m9qjzBRHsDoWLf17Ewy7ixhpsqXLuwUsXK88LZwL2MbH/Z93P97rw",
-	"mvEV5ir/YvG3P9On//2Xf00nCWbjZXIpuGJuIP+8I+93R0bZbtTWH4nUtc+d3VcHHj74gjf9wYSplayK",
-	"nGQrlt3u81lwfs4MF5/B25gM1O1pPeyB3RtTaxFdIgqGZzi7plwQ7/CqH9uxwCAjLtmIDTgyjug8V3p1",
-	"zZSKu64JpguccUEUNkqcmvwXCco3bqaYNzxjSs0OyMt//fktmP6N5Nst9hIpUL90N4cygrAiWUH52udr",
-	"kFRVc2thtVwbvKEfNmlCUk7BzcgVuhWrPCXjtHExpdB6TXlhWtihzrjzBdDNZrZmmqIT2Mdl2SSKtLWf",
-	"ndlaFiy9BFkgvTW/WuMl2kswhnopjIAD1hSc1b/+/Lfr6HWC4R7qMMfHSbd8zL4BC/ZO8A8ugqbBArjQ",
-	"Xz0bxYQ01yGPLN9LvmAQmuoMsWG/sFcwzmb8xVfn56QShY0WdWZECEXacmW9HQeFRWtw7dpJrzb0l8qF",
-	"o59VynFxMO2/fnX9ljw2K/347sljePBflyUVGvyc/6Xx6TRIKoN7ET7xxTnJzS9yQbiA2Euud2Tskwbn",
-	"BZu4AaI5FLYOgZw2uGoO6GWHHctzq/cFZnv8KRodYvZir9Bf6dU7FZOLw8PaoK6xDxq7sL0yloQuHvNO",
-	"xQKyruxpjbCUxDCFbiu/zYlX1nbWVofq8zp0Uq42mx/cKx+TEa0i9+5VlXNm5NQgvviR3ffqklAXEtBg",
-	"LY3IgPBJdB1PEfUxnDps7gKs401nNhCjT4CEtcHQJCsbc3HHNa7DGN2t9lN2qTAw3EnvGF53unwZE32a",
-	"wd3NBI4Ugo6tpjZ1qSfDVBrDi2dcDJgQUBhsGh0XD6aoQHR1ZMc1Nr9plHTtM7DfOs8IxqyOXRg2hLNx",
-	"0bzKpnBFHbc/T5Zjjz2P9WGMCaDmeCYuIt3t9saxb3fbLbQeYlkhV9hbHCOSEjo3Gn8dSbai1oHYcCZl",
-	"VFglc59bRRTAuLjf8kkM2twuE2v/q99DELMlG7Uiv6u9NETGG6rUVpY5+pqVkhc31fn5F1krzQt+ZHFV",
-	"2DWLhIF8C8ngW1oHXpIVVTUhjRiY/Wu0ZbNyZ2hgYkLbXWdnKiQ4ZtCDXg5tmu4d87qUC6N+m6ftJJXm",
-	"poAF8TEkcZ7V8fRjhLTn1z+FVLXdh2D+im0SABlxjw2pORm7ECWSMw1R/5PoqpuBzhT/lXXp4ZA++Ku5",
-	"VMh8p/uNecEnZ+v5gK+u2ZLCl8kY/+cxeXL+7E9f/utXCSllJXJzq0nyFCKI1rRQkw4SbNL2x2S0omqG",
-	"cnz0mgDTnvZWhlJuwQKjqRFJrTyDr8ccftYqOctkUa1FR9BUHRFvm/VPG361lNveT8K+NA3J2GorkHuW",
-	"2zU+wtQa9NkeVrg1WmvamOAk2Jjv43v6NeKShNbZ5tYOMgNiiEKGIFTILkmK/5w9wbgw+Psp6nJKGjXU",
-	"oUyUDMElnEJXyu1xbGroVRgeWgxkMIM9sJC4674Ml3HBtqysATLgfBgOC79PHFqAQGANswUWnBXW0KAa",
-	"wzpifD7m8MueIEO3PK3BBVMUXXgqMlZ0JQHgUwsSwERuNGxMBwBYEgJWhAA8AqxFx4fzZ9BNQ3rCn6Ji",
-	"0+8UMR+dvRXVP2Cj7iB5G8gFwcR1EHG6Fxc/l/kOjcmG6Jyb76y5oBrzz9Z0szHUBvN5KOIa6PFD6Awe",
-	"DogPw9e6wnldA/uCi0iNt8aQVttUl1Qg0shMy9m84kXe9d5b3/St/No0tJ/wYekocHa97gKO30ErePej",
-	"35G7H22Wr1nKj0Njs4OR9EY8N6aoN3g7mP++ttFxDQm+H9Q0PukQqB3s8u7bYW73/0Em3DouHyHK0SPR",
-	"dQrsYSNEjcKPBLb6QQJ80yDQoZi6bxthw75Axu/ePp906qPx9CI+DHsPYhC3sc63JdeaCR/LfZITp4sK",
-	"25FHTemdO8VE3m8Ws6t7jY33dNyeKW/4D4+a8+McK+1NV6+YH2eCG7qH6at2wEHzTBRx2BiMllxa4doo",
-	"Ak3omGOiBOzUqcPRDkrLkuVunlVCZJFDJqGzqg4KdIjxgYjIsoniwPhBu2C4CBrMSaEOTam7NVInmIQr",
-	"fs/ABz/jRwQ+mJm71iWj6848F39R96vcdg26KItTUFC+Rtg6D5MSDcCgWrP1Rls9a74jFEKlWWmD5n3c",
-	"Kv4KwaoQjFFWImpADphhL5OBtjaDskMsD/JGW3hlZSUUMcuLABtBdmYaJvxlcs0gUat/xxWMKjYb5C6C",
-	"puCquLSxsBynyc3nmu7InKGvjeWELikXzttBjfpT6jmjmrAPmoE2jXM57MJpYvQel8pqIUYbc2SdCO0s",
-	"16Y7/5eKVcw66GzCXDoJAMNccombouBDimkFwe02UNainIpNpZ1xFXJvalAeeJZGM2ibLfsOUOME/Mz1",
-	"6i1dqqvXL/yXuhNWLJmmQW04NutVClqk/SkLLUIj+yu8iBpnIaStsdzRs45+hNcFFZ2KXehq2BRUXJK1",
-	"vLO+1Ia4hSmNpklqTnkKknt6go6HPc7gSw1NL3jwh9f3OnI0j0uOzthGI9YAHBAl10xDdN6YwlpgJNte",
-	"2v1k6hLfU5d5DB9IIRPPd+GvvnFwV9jDqCa4wAUHDBSLFoq/QWYC3FHgrQVjRraSPGPxlGVDyPHcxol6",
-	"LlrBT0hCGszlt5vGatyMLsiNXaibURL8bX4Pt9DN6GOcTeBkPQjF+Kl7UQzmjQ5aIx7lDTqJ4XnHxvRH",
-	"tif/5ZWF5a0Dy8PzfglyERiuMMMTUXxpcfBi77intYTNay9lnq3IulLaam1t1PWmP4bAzWozV50GlHiX",
-	"3I1oZqrkJV1o7NQluoWjwh18fAQc11FHIoEH0Z4SG1TORZONFhzCba4KJdH0by3YOVebwmHLg4VIsG2x",
-	"c+PLYUzN2cAUMCShBu7FIYYRkvtIf/3RaQc31usV7co13JhHSH9j3u3NcRHGkoUxZHRZMoYG4UCshHW0",
-	"4WW5nN4Ie+uEn/HrL3KAHFExiWVKLMd2sc/AXsc2ob95J03wBrwRdNAFSN5g5nOT6LG/3gEdgiz4B9MG",
-	"soMoL6rS8GVAXbgRJYOkQWxbMmJDYnittdi+cHYTSAmDP10DXhK5NVtOejepYkRvpYvgA/SiZroqXLPJ",
-	"CA1wses2XPFu1XaQKaUxj5/KnoKcZq83Wd4iEjbEFGCOxwJdyvAGukZFxsicMeGQix/UxhKtstDvZXan",
-	"rAcsonUsu9lVhBRoWYME1LmmZpHAJzkdMvBBxp0mGwwsPImNODQHBCgwpwQahFYwq9AfuWMOhvvKragT",
-	"n0PykL+oChWXMQRCTnxDd0/99ee3HpneBkgCzIKNproRLkiY55NWORTcf+4UcB3FVTnOluVGGqoOuIX6",
-	"5AS0I3fKCWBXYdtO1r4nD5y6cduxA4OI77G8hZT22MYaa9t4LzHjP8FMFmOgETvZIHtWg6BYHs89rVnN",
-	"iXJERWcftuDA22GIVb8teg5nkfe4D9wR32wKznILZMbz1J9o7oPiApnSR4LZczi9EVbvVExjkr1HX7y0",
-	"6pVyEozSvCic2leLavdLHeg2YR9Yu9IISn8pqdCdpx7bIMxhnrtw+lakVEsVXNcJ5vEctKzx0UuyBHIg",
-	"wEuQ82gQdWgDr/+vP8CZKmeEsLnuox+oqGhBIFYZ7Jn5GuJv29fVzpcaMaRuWcnwHXNRVRtD+5fn50Gm",
-	"yx6YzXmvnQEnqnuBQkz3HvyCw0tSg9uGUxHTcL+jharT/ttQ8SGsbjzKph+ZJ/ye9XM8bUwkCrbzgorb",
-	"S4t3QMaGr1Jz8QOkDxce1KfwkJYlX4Ncr6oSIpBQjuCaEbWhGXMqJyT1GtHew0EbkYKL5R480L7CtKFa",
-	"s9KM6Obmuvem7kQVwNW1iNo9CzvnyAZCKO0HRqhgSvM1SBCZVHq2YeWsEjFH1beuIcksyoiREU1bSIS4",
-	"/uYykB8rcSvkthlJmctqDmGl4Y3UQV8dGBbG9Ay31XxXMnYGAaJ5M5Y0mMiOruuVim/nd7gpRbCr7UcP",
-	"btRJy0K03OizZ9KauTHQPe3fg0eEof68ku5qUyGVLTrkhgnKEe7vjolcljPaJuTJAELim+ZnjNq1+0Qu",
-	"SIp8LyVctQjBZJGEpEZyQXoAuSmCE3YMbJfNlAPygunqPpkNn0Cnh445JOhhSF6Nj1pc1yiklzUMXKKS",
-	"Ck42i+bmUNQGbd39+gRDPG6wGR8GnuwF7GsXCYZurzY+2ZS8sia9W8Y2Ns8HNTygxDIU+En5qIcPZ0t5",
-	"Zkn/h5Ji+oZunRM0eHqmbvnmzBkszzYSEJ1wwj4mIyy49DBjxepSPYONrWgNkndgKpBSMramC0JdDCzk",
-	"6UwebkpqRMHBOxlDofb9bjOeR7KE/52V8mxOweBpHaFc5OxDQpal3MKNbWYHnA2IVy1LkLbJhip1aZHp",
-	"9ra29Tp6fL4U4uYAsHnh6zNhfwNCeo9AGOxyjPYAD54fycFitUZqMqNT7xezm829w8iNDvHjnSvkQf3l",
-	"Bt7//eoow8T/d8LI0RjdYqfNfveRIqlhzumeJoD28SZYuZPIMykgcTeuLhxUC5oCT8wbqmqJxqjTJYBg",
-	"+otL83XzQjUj6JCi0gcQgKKsvEPTreMfwLYEvoWA0ktzMgZ7XYYo3/eVziAc9kNLJvEHDGWssq4N6VEu",
-	"0DbQew0GJWYG1R7pO3aNkjW9GhxmzR0U8CFHhUBzLJQINkQsB6MQHsMnBtZOXbOC1oTgtBib8cwjZ9Jn",
-	"Mbbk+UbNmcQpW4bJ2hPaUP4OyrYOQ8klX59x4Qok5xaAvpXluJSsmTDtcs3aBWsi6S9hAs+RUup9dGGY",
-	"+0AHrmFplI2Gb44xriM3EoyOpH5QQltj1cJUKPLG7m4jRbgU7g1/DDaQx1CwJr3EOkMdbcJPq8e/8fyj",
-	"fS0JFhmgH+tc/D6WMjh/86Tcs2CzhFNfpzZ25pzVxar3XOh7zi/b0AelHDQI++Zvdxv2rajWIXj6cdEI",
-	"imUl061IrN9uHBwTRhf87//5v25GH1Gh+u0GXARmDoKHCbkZuWzExjt4roHdgLH5RtjLBHQoc+8Fg7f1",
-	"UB0rYCIrdxsLRFQanm14AeTy+qjPhsfDTn0y2pZcs1ei2HnJ9CCK5mKvLrAzLH35ZcOwdJjBnYCqGere",
-	"h5bcFf+72nBc77iKGuRJtvfUAfT6ej/1OEHqGiaHXSCNYidDvRz1O4Ogz/pCoI8NfP5do4y9HyasTH0/",
-	"P0ywVscEFvvXXgc7s5Nb1SVpjuM6YZFjXXMhW8kDfYO+F3s8sRogVrKs+Uk0NIurmaRVrP5cmAdqO+WK",
-	"yLmmXICgW8pqCUl3r64qvUKROICRnTO4pHcbnwE91IT9tsn2vHJZJoSS1vFGdb/FlNVCb9JJf1SoH7yH",
-	"eNpfsGFLf5gb9GaOuwagrrVHeFwVhci2/NiTvliTd3iw/gqNJuE39mGIwKAagaF4WY6SEcz8U+dGdzfi",
-	"KBndst1swUF1Q3ferHlCnd10VrKMYRVB+9Pc/xSNrvFfGeB+t2F4WtqQiUvDwwpGAeKPWQ4Tnt8nyR9D",
-	"Urmy8NFwYEEvLdmmoJkTEAsoEU6cMazYXQ4THu4nOrAtiA8PLhZ8PLhh1SEc6WC3hoCXOHN94JVdATfB",
-	"N0+PuXqQndMZGdUsDTzM7tCHPrmmOaojQZARGQ+HnpwcxJ7sGYRpNh09pMQ4NLyqXm1ZBpvnHsl0Q9AS",
-	"tyvpd1aTjNAnuIfHGsY+/S7wiYHE7QbZdd9w/TUtqMjY4TIbaJ8kc2xrS0Ydds9bk+bMmTQblonzNjO9",
-	"NtevDQh1Fkm5IAwu7bDgcczjTsahKw5b224V8mCgZXJJzi2cqZC22YoqjI105ZQHot250dnoiUjhJhyQ",
-	"EZXt5EFT1VWs/og+S6PkC5sm3+w1bdGVAj6uVWjD1UB9NqOC5KXcgN10S35lpUzInGW0UsxOEEQWuCLd",
-	"vv4BxAlxRXIp2CVcOv+Qc+VyNKDqCRhpK6F5QdayrINOaB1zMnDcxwPets7QPiRPe/lik9t9ZCC6aDgM",
-	"d2P9uw4KkjIckLsR5/THROXu3vDJ/fXIesaO1CTbkxYRWPyGD1fuPjFhx+33UyD9bA9RuaEFgWduNds8",
-	"jAZLQjEB1Fu7fiBy2Bo77qbjWrFiEZUFBvrkfzec7dPgs13I3QPg293ngt/nZHYTehobWyF2Br6hms6p",
-	"Ys8RXelQfCtAGmXxTX4itNRBqKoQXwncqVj3e08r7wUUyu0YO8W7XGZQEQ3wjYaK562FCzupB5Y05+3Q",
-	"Cnwjt6KQNO9egty2iBfkQusNO7PgdwUXt+AJxTBgp2q14FAtgpK9maGWNmTmng4iDFXNlJYbBT1Djuc9",
-	"YC0aYz40fa+lLK411R1VM7nSPLO3j615wjP6SBG3bkZEFAyzpDZSFgkpGc3rVG4MRDFSjuGAkfjTPJaI",
-	"8iIvwi8POBJczKrYPfS8/oir6I81XCrF+r+6ph9mhsJZVkgVE1Abn4c2XvLDEPGCwbSAfr2AxERMJbK+",
-	"EkBwBrtzX7hCJ32FhYU+kcadWbBshdcDL4kVcYj77MMTLDfMHGxPVEfOOYJWO3JqLmleD/eG0UfWjApz",
-	"GhG4Lu9f2EE0RDaOeS+x2we06LwYsI22lOvOK8CIXcHwMIKkLtmxormvnI+JuMGJe8ilASLzCqWA2Vp1",
-	"kQoQ5Gpj+L55xRUQHUYXzN2aFwWP4aJHY2BaMS9tJJPYhoqsr+cQCbKcxqJEBn+IZ76R294bf8Dl7IOd",
-	"4G520qXNxzRqO4S6HQtz+Glu7f+A7rk4YGOoUpoWESxGuwKQlw2rhbITeX79U1jnGKdGXQYrlqpfivRG",
-	"uBnGdtYjRgtaKjLGtxJ74BNivUsTD90FXu99+Mcafa4vJuK3vSix3/ZcWe+bYaG+nulvH48ICd3LUjsl",
-	"aw3wMu+lx3ZJkCEK6hC19humIYb6e0YLverWbF07IwQWeuUkHJvyYCWkKUkxyDI1ok+KTXcpykVoj4Nq",
-	"KBC8ajZ3mhsFLGe5bQPxwEKKM6aUNdrCC5gdznLEYJ/T7HYJKS0EMHZ8PBzlBSlZQXeYXJ5WokkCZK05",
-	"EU6WZM2t+qcsXdhLxM4CRMRXlYuc3/G88rReoN/XdJImJK07Mf+qQYFsCVsgulXCNgU87MHeRFy756Zz",
-	"XKZDHLLvY/sisnn50AX5PSQAGg5V+OXSUt4SLZfgnb7/9ZeMYN76aP8308gT3VUO/tUdKw2pWJj7kijG",
-	"6qLBlASNQ5+o3UmQGId7FlIo3M/vo/AYa6Y0XW8iGyeoaOKUhZNKp1QbkILtSxF1xpZHcbIJRh3cU2jq",
-	"RCD7yQKPuZFZCAgAU2jltjyZnk/PU2JlqPWauwjWwyqeXdSahr0pCOe9uXMTd46D0+B2VpQ38pJl2pax",
-	"7wh1A7CNAHrJZVX+/OrN3757+ern2dfvXrz85ts3o6QTAQmx4S5J2n7HMUVMgwg3Y+Tr/qfXL69+/LH5",
-	"0/W7H364evPi3799E92nm1KuN7qLuyldVijfurAyINtGlH3x9PxQ1ic87o0a88C1ZnV7T7nDeb2GxpE4",
-	"CTOY3vXsFGRXlehi9a6gPuaftCRZrkHdxXhoXK5h5TFDep6b3ntjQSyN0TFaKew7XrDhUZoxqfk7sIb+",
-	"UqRedlaIrGN+nPkbLnSwjku25Eozo8Je/9tLf9dOEBSK5h5XsFfw9vLN/tHK1N3eaUozdWdrctmGE6zw",
-	"tymk4dUgxppvXtoxofKGVkIuQPOMkt5AYoOO1S9x2O1W2mkk6c+JH+a6H/uU6fNGdd69pOnzo3zubqms",
-	"x/1zhX3CPHbkCHXuI5z8sZO0ix1J8UxM4Unqd80pASeD8o7Dw3I4OMyTfli3amiZw2NFQzr+EweLNmfv",
-	"nvqRX7BjlKHYOpwG7eTH8jAhRkcx6IAjY7qTZb7+0F3WVfFOR8625kGIAuwux4oJm1AKwmHJ4HukZHcc",
-	"qzw2YJaCoheCkTGAhO0PdHIvkg+xq7eeM61k4VNYHNGGfR8ieEpgVeA2qg0iWAHXXTdygUkDIc81QsVW",
-	"WBXEITPARftLxcpdCslfwNMdRX6Djc1NJm5ECnYKQYtZ1/08wW3g4FjwgjA/nRm9O6mLTbYoK/lypRVi",
-	"agqJe0ddxpbFjhSkhHqSU4TMIg7ayQMO9i5YRArYv/UdGZ/oqh6E9OVz3+OoKeCQ5mvQ85wlo5XDPokd",
-	"ypOh1U40d+551p3MhV7xCCrM5w8rbIk4046a1cBbQvdDV/jY93JL1lTs7PoooqosY8wIjWOwksK/lVpU",
-	"hVtC7mA1XT+Tfm/IsFTy8AYKMslbRZW6htJVYKmD8x5feGlgzKXffV1wdnbv4xN1/1IGNnixyS6S2lhw",
-	"TDm+yBJ0XG1U23zwxmm7uBEpAHyn5H//z//P3f0JERJXZMc0GWfqLuCahv1OLm9EiuoKF0t8l+LFycFW",
-	"s7T1pbfUQkXN6wBxaxiFwkayUsHdyheEil1igVANs4c6sqYzaweqexNufwNSvNUMamPrJSAq09wOzGky",
-	"9I5yROQZt28DWjLococgoY75Q++W7cGnulhkCmzVFwHaTS7JUcOc3ogf5B1TF8SuSELcCAwD8iT8P/8v",
-	"Cad+jH9PLhu/QqtwzsZu9vdn0zTd72j/e9rvI5u0DJFW0Ka2WNu1tz+7mIsGaCmMDra2/TxasC1BGOED",
-	"JYKQkuil6Pa9rXP2nSwjOSTffqAZeIQFbP3U7E8LNoF9I1bcpqiUR0YmG1oaMuwPKobYdLAoIJYJ840S",
-	"jMt1+uylrw24Zy4Lc4l7dVjIZolE9D2//gmPoZbEVg5zgGdPzs/JD183GNecC1ruYndSu5zfgUTreHU/",
-	"I486APranxrP2fKLES203thQLsrFM7F6nGGmGPKio1GQPh7gsO+AALfR2jUpu6Ba3Xok5N3b787+ZESN",
-	"gsGmh9KOZ2iNW1OMMra525MTlmwvb7o4bEUA3vaSR62Hr6le+Xs4D19A7TYBv5Xmd8wBUPja01JG4kdB",
-	"1g/T9qN6O2agu2L2ELI9Z0SXHDF0EpJCJnsuMwTassb50cXI/x4Ng9wwQTc83vGrDRNXr19EBknG11u6",
-	"XLKSvHsxuWffs3+orgooJd3uEeF6s29PzduxXsPncbkyl1m82zfsG5mRki1YCWW7zYhdt/BarD/8Xm8M",
-	"up1v139rFpLGbojt0G/XlBdvqbo9bOTCgt2gaR42cyEYB+qkg41cnoj/xBaucOLuZ98K1+oIC1ewCB1e",
-	"gWG6sYVIMRx2Icuo1bpXd+1HqbUeSjLfOQQsSBzN7Tw6+KsWzJUtHMDyCoISgP/cst1JFqNBMAvBqkYN",
-	"7icZ1Dsxt1ylHXebWDxfyAqF6VEBUQ2EMJ73TtB96yMMMrvvc4IH24X9hho4N/bFjvw99I5wMYcQE48G",
-	"1IRmPPti8Wf6JHs6/29cTB3+8dQ+T6M4PkcYOYItdcjOEYY4OFONvQf2PGT4e2pRkhTB7ZHmXJkJy1Nb",
-	"tQVseI1M/Tp1C2sxUuWqAUza1YSwX/vFeEyE2dhdh7456lMC693n2wudDNiNtbJ/gr0/IP0+Jv8B27O1",
-	"L4ftNPzuMdYwB7i1RRESGW+/fQgAhbA399Kh+H+j9Nupo2UJvB1mLFZ7YUVV50T2nvuuYKBjjsV/oN0e",
-	"s3xFN39ZytIGjUVievMIe/qBGlmGnTkjCzHNWtxRSD1bmF2K9c3FouCZNn8vZDnneY6otqYVNy8YEf0w",
-	"jGtouzfEqoeBKf32gy6pQ9wzW+6OFjzHGxFsT4qMfYSsDX1N6phZWzQMNisV9p+TaVCULRItV62pqCcv",
-	"eGi+CGV+tuA3LKVY9sdDHappGSyuigkx7cESI8eTMfgMuUBun9aNZjgjaLBv7RT9oQ8AYx/U5uGQdQHj",
-	"bbGwkHMIpAvMKKas/exh2eyg21f732/gYKmbUULOE3IzQmyw98MDMl9KlKquNdtEi9ar5YGo9limIOZw",
-	"9XADNHoXoCGaLtwcd+6NA6qg82cd1OgC5mFpYUpH+d27ly++qeMdoR3Ouqo2YPKlIic5m1fLJRb6K5R0",
-	"Fuj0v59ZbeXsxTepzUKbTI+GQ8AxdU7GdbVe03IXLfqKOyUUuKkilGxXsohkd0HrWScH+PnYM978Xt8A",
-	"4gUXr4jCxxEugwFQZliPFCmohpIuaIKv0VPNAnGsQRTUD4sXvUNGEbEeI0uNz2NT6AzAg/d48mS4zSFc",
-	"2FiwPuAE91IbhHgfZ/MAZGg4JWZR+sL6QmqSxkxG17yFOB3NZKyUtd02QYptHHqeXtT+qTCtCbijWHLB",
-	"piS1Uby2uhz+7FVzjkfXbAtYLzdFtjPzPhezTSmXRjJJL8iiKtG2Da1oySwGmXVXsHxKUmppmWFV2wtC",
-	"ycpcm8SapUP1t96hXEGiGuSxoj0H3GSN/muvCoiekFVnP+q8OWoaopBf2LwF6NJsSbVieeASLnZkrG75",
-	"ZsNyMi+pyFZMEYRyocq/MJl6J9AFxIEol2vgiyHb0l4OBdxVAazL/WlpOpmS1Cpf6QVRcqHP7D/RxWYk",
-	"d5T9ErICQQt/t+UVU6VpwYCGYIwNZ1g9n1gmGjpfSo0eb1a64tKhMIybaZSM7FbBvDM36ZCfYvuqXVDm",
-	"Dnc/AVWjZNRc96hE/R0vGPoNnttvHrBkNbxKTj9OoqHYfT4mDFKnZJwm6eR+jqZP5Ai6RKoWANJbP8Qz",
-	"ltrM8icokMPfT9FxB8UR416kYXFSWvq4CKElGRfSbJOMKkYKpjHiNOdLjiFEJJ2lCaGarKXS5Ksv9grd",
-	"eAPsluvVjaD47uSS5AwVRNjQjTADsMahoggVAUq/NtEwo7pqzf/4Oz37dfbe/Pf87M+z97+dJ189/fgv",
-	"Ucinbo/a2z0nrZ+SU/xl4ZVQ9xq7Ar4r5LYnyLu+R49HtWyj+Ft5zBf7+ub6ZWIVmDnLHc6HIeqboJQ5",
-	"XIUXJLV8wyw+mmxVajUpsyuoICnLl8z9OCVXrlaErZPOldXRbRwEhhZemotjXrC1izYws476S0R1CVJu",
-	"il0MLe9hykYctF6+lGIJqNm14scF+YGWt7ktD3S8Kd1WyT1UpQHL7rrLHarmHm+WVkybo3mE9m12w7V7",
-	"a19z+5qt6B2XVUncpy/bZ9imuQeh/WoQ0P0dV3zOC653fVKaofGnuvVeKHE4uUl4orrOZL39EcTyYY9l",
-	"cCLtdhZs667lJHZKyVix9sGc/Ac+Ye0F6l8RLyz3sMtBNbshWwslNtCV7NSb+XOuySPqCh219jysIeRF",
-	"NaRGrejG7I5NWLbeHfTDJdTr0qjdFoPGNH7bHe9KRSBDWiFXlq5WLciwe1rjYV15RTcbBs5Zw742TG6K",
-	"uDvE3CoHHGZWoMVyUo601kTWNmebzxXQ3F8PPR6lbKPYxr6Ih+0agLKkzCcJSTVfM1nplIz3VIGSCrKB",
-	"6DitiG03wQhapM1+OpDca7o9BHRQucCs9plvbasWmPZD4JjX/qxCu96dcjjkoFlRZDiEXaML9/mfuV69",
-	"qcSPPmn4j4RoVw8yVqVW3RPWrj2PR4QERKeyzws20Jt1XEW4CIfZlxhcSH0Pj3FihAupH1Yizqrr3a4+",
-	"ruuY2+Rgz3VApzjdaxVcR8OK/nZmZvv7y11WzTmEiF+8SGwMrW3i7zbtTT5GL+sPjDm6vt4J92CM6zVp",
-	"3Fvi47EDfQfJAPhAa7LJHx5H8CGr8/kAinryXNpyQqTIWNMCBilBvqCfuYUWXFhDH149UgAurlHgSMHo",
-	"HVPgwU38Tboya8MAeCGpXWVWkOGl/bwCHdKXufKGNSmYIgVbaNNuMiU/7h0w9PCW+vDZVdaIAl3Y9v7K",
-	"5wXzZtGH8DMftEvvVwv8vGCQtcDXYBuB4xgP5v5eHXyFNG/jiEOiVZ4NApXMGpWVsLFzfQDv/7yF/nkL",
-	"/fMW+uct9Ae6hcpKzEQHy3stVcNsEzhX1w4/KVAT3CjNeZnvfPYUQhGOn9S2PHOnTRIXlId0Yq4dBDRL",
-	"AqawwkUkGwVkR1b0jpEl3agp+bbuM4i4fXz3BJHZNb2tX8WKBawkKwpWhkqjPX5eyOxWoesNWih7pVrf",
-	"I6+/LReaCVhPxaDMLbL+5vikwJBf7C3BYidtGmxXOZlXmuQ8B/9BpZhRoqFGikVfBKwP+JdllhOEkqcb",
-	"QKqaku94ASzUlyNO7fzN6vX8L4YLpEkkSzdkQR3MtJkI+k855dPLKY2j2CW0vPCVKb+uitseM8Xgu+SO",
-	"m9HY8hkqVknY7OLtSsIuFFCRC94hY8G2BdR4pgUmTnr+whXUpJ2AgdfBpO7jW/eStxeL1GV6u0Kfex2q",
-	"ZgNIWtFST+E2Um4ICXlCLMOM3zr24aDpgdhTc6btxy9sXwXNbrE2LPruWWmmbFPNCyM4laSEcJJWaRWE",
-	"tcZnaXBrpggWyPPAMCMkwQBPvGo76m6cPumY0F3XRVWHLEdBszpuxlxlLjDbbo1TTEbW5tvasZFVitGc",
-	"HIw+bJ6vTot79z5wtXQgigNpvCQuZ4H5BOWCG1EJIi6M0HDcwqzphxfY2FkC3T97YnU82UOGfi8kGSy8",
-	"QP0JOzKYvDENnfHhzQrC99IAGtV8H6aEwlHlbk+5ohoVnU6oiQ3t3CfqSrqdpXZhREm8uMxgoAKzy/qt",
-	"66pbC6sR7jE9s+nOOiLMzlByQlYfHDWyYSX0/zAZfa/NSBzM8MPk8tWcGCftE5nvjzbaH64gdFdDcVLv",
-	"BTya/XDlPwSKLb07hgE9kJd7qEc7IWj/KFk+JT83xPh8J+iaZzNbkLWsn6DOZwuJqhS1DhC8IQY5o2XJ",
-	"mSLp/hcab6ZRPf//2ECQlr9pSGZR1BUWhgL7E2QUIMeEWmqtQ6oZUBojP1TNyHSIYGnKZXK2ex7mxlcz",
-	"5JqHSvNy5XIumzHW7mR54wUyfGUre27DiaoUm8SD9HptSXBoG2f5k9qQWqworLUHWapyG8ixgyb5M0Qd",
-	"+ZvQzpDVtvdDjwjd2MCWXjvuMBX7O4tka5GeXN5v7Np2JikUfeVGFnLJMyhsmbOSjG1gMaoFQdgy10FU",
-	"yCUxfJfcMrZplmGwMXmTy5gZBFqxfFbTh+YQlxbgQn44lgTAmyUhr9+9Tcjrq7fPv4eGr9+9Dfj6nimF",
-	"XBmO20DWwwEsS7pZIcSeJgqyH8deEUAgdwC6qa12CvY1WAItZh5tNDInINtlBZscrjPRscheshkAhxVc",
-	"oc2So47RgBWAr9eVhQcURme1wdaGK7APXLURDw9eu3tRWRExyYV0OUiSYFXgBoTlpyQtZJaSDQVgQGqt",
-	"74o4hLz6jh63U6jqZzejhAQpVU/Nvza0pGtmJCd8WpXFzeh9x+bbG88n2XuCAIoS6pONg+/lEIW5KMel",
-	"n7gEvAG7qRdXHQXbS/LE4hebSwKvMi6y0uZRergE3Jz9cu+DRUoeZdrbC6usBxyiu9eGPn/VxhSnQNQM",
-	"LozG2LqklgbXjZ2eLgH8OriXhlww1K6VBUWFTQ4LFaRUNCX0ktk0mpkUs8rHknohC4L9kyjfMRvMXP3I",
-	"+4IIUVKyM3C0QdYF5uG4LJf+pBAs38toWfA6F4SsJcBOyP1o1DARxxqt0ZjvqHBMXtnwvDC6tTTbWgL7",
-	"htjwGkqwfktjhCDa/lt4eIZ7wnMcR2Kzakw3XJNbtrHOC5u2MrHAZcHVaSRxpUtGXYnhNdho8WEgnnno",
-	"VME+aItI4h/PeP7BsDYsOFFXNW3lQRl6puStuTAw4lFZZujuwnARHS8Ksz7A0RFtvaJqP40usVMRiuOm",
-	"vznL5Jq5XKGWe4gXhS/rANZrKEBv1j/vyCHRxXC57e3bly2xzW703z7uldCvtFxTzTNUEOzerMdyGYpt",
-	"lrVbfx9qFCBNGD1+GkcpCwSz/tQ6O9EXJM1LutApGWNWG8u5ZjlGazr7dJ6SsUVFlKWRw5sW9fnOyJh+",
-	"lzy+e0J8paLJlPxoWb71pxmV1/Z56TZuSYXyNxYtCrk1e39eaUJrbb592KJbBGQuWOGA+in5xvQHh8n/",
-	"amkCiDGpV2Tu9hWrkQx5GYmY9jeqSyaDwRhO6D4dzwMr5LYG7bh6/SJuBbGXzJkFHK3rgKOsfJJNxJcT",
-	"39K6vuM9IitCPjHMwzTQV3+CqVX1AJ5WLj8D5Q87EcBjs4LR0leub5guhoROh4BH9wH7r52FjXkNewiE",
-	"iqHRTWarvaXL6D67IpouiRQusTOacDveIykhniLz5xL+A8i1+NeaaZpTTSeQV4CYRDZOAF1Tmi7VlHzj",
-	"uB9XkA96UszU77tRj4+GMRM+xi3ozEMwg9uV9D9wPRkUtP+Qx8ShyWBBbJeoazVyc1zMRUnM4tB2fakA",
-	"tgnTYt8POjXLrnyHJRlnVLEzxeAyuGOTfnyv2Pf9PnyYoB+fcwQoHYRqbcuwSrewl2RDS5/jghtfMKUQ",
-	"oswSFc+0+BsXaOGLjL7lti7onBUo5P5SUaMfpEfnah7gWgPePWQ6eFlv+EsS3ed1gop9cOolNJR97qtc",
-	"IUM1GzFYmR42ethr9SmzNOjyuByTgO8Pr/VYW7oDTv0p3EYwnCO9RpiRGLjjW5qrzAEiJH39LsgWwhyh",
-	"FMAHnMQINR4dNU72RJ0Gk+lBKuDK53E6RK9bxjaqrvrqTrpH9e7Uhv8ISZO/T86wEfo7/ESXoI+DeoNH",
-	"GgUxFZPDHsKFxLYYFnmKG6k/Ku2hLf2GXPfRBKyENHNn0G848Cw1AX2OMO4fQac18+9RWauTrY05SIB5",
-	"uETn/jzanzjb3j+F1hx9zrZkzgoplopoOcgP1B9bftesP3motz6TKNvOnNTTP6Vs6wB+4MUD3ldX7xpR",
-	"5FGq3xiWGVgR7lvvrDNosiYuHOGhtY6DSX0vt4TipBo2EBrx9kwi+2wccWlCnGlr5Pn7PrBb7fLyy7ji",
-	"eau0Wm+4HVez2pLUbz3dc9s6KxL0H4Zle2+hwzORwlK5CayjvAOkP3SqHTETjaqTflr8QqwvXbEoqcGZ",
-	"AZnGBQRhi6Z5tR082jORHw9slAFpvobM46Qv8+FBcUW/Qz4vjOaTpfLiXB0p2jWm60ESeO+T+fMgiTnH",
-	"mwaQsz5UfMMpoYQPc3d8jiD64++DHu3hlRX1QQGogwx46UA523fBJ7lnnYj6qe7ajtkJpbBYmbSdrzQO",
-	"0jJJNyW/o5qlF3ChwGrKMvFBvz7iF+KfNXqvMloUEB5fx7LLcjmj+ZoLNGfMaXYrFwueMaOvhWq7B7Nr",
-	"BLVvwZfTiG231v4svSC1llXs7Nu00ismNARfOILQL7hrfAaGDBUHuUaPBzqYLl3dr6R23ZihsUYa0i4o",
-	"R7hPoku/CmCCpLCuf+u8bw790hdVYaV1aTjXpEvjcZY4uywtm4fzSGSDDHN/YYKVVLPXJVN8KVj+riy+",
-	"k+U3cisKSfN4vZvZLdt1l9GkS0Zu2c6vG/qysO6XNZhRgAQxLS8eP07JuzcvAvB2OEl7VsAn50+fHSld",
-	"OkpjfOIvTL/j13BmOxWEOvbjeDXev4sMBeugVbxA3m/4M6ikYyszStssgc351+tXP06icZpgyorbFK/Q",
-	"qA/XRjPIZaX1ZmYzcQATED1qWQFukJpSZGFGQKuKnMzr+iXHWeaCaYvN/Pdv377+yfvvPD5P24LikL4H",
-	"yWDt70VEsCNBf48ftiU5OmRGC716vmLZbQ1hHikIBG53wOsWjKzgJZKZt2Impg60bATtpQpfRICshNi8",
-	"76pkCdmudobRYahBVJjIK5RBZmsV16mMforQjaYToqW8BdPUmhcFVyyTIm9B4MtqDpkEEflSeBgcHHKM",
-	"tZQVqwMGsNMNVarLl9+v18I3WqZ2X4o2IemaWzlMOds7q1jajzpkhRQ3khoGvjmr3btkSF0uuzU2pZwf",
-	"X5ELCWJd9VjtU9cHoqglJH2MPzx2DdpVolqPowk3/A4cJPGe3VMcVtCje9DRo/9qtAwWzXl3l/7xXp/+",
-	"SUen9Yf7NkRAXviSn6foTqjWVLyBjMErZa7lNRP6sOJKfbvhmmvQjdHa667+qKosHFwQ4x4pEoz4U2i3",
-	"4YQeod5Gl64rOifdYCUAI74qFL8CaFnAUG5iUvs0O5eiPk7rLO2UKKYn0zYYAYL9lWRJ7xjG1eTcyGNY",
-	"ursORHOmMXAJQ8ChuTyUq6AJgCd2fgjdbEp5RwsF3VGRsaLw2Ad1aRn/7TqGdTx3vhfQHEDrBZ2AK12i",
-	"WiHLJoBcmFkcGUnilOQmtIXzNpLnngpUSyyxEBQGwAwNkRoX5CAutP9ENN6n/1A9iMEDUp5nmFU8C6q3",
-	"/H6hDvWB+X2RP3phC9qHqAlY4I7kp0YsOMQo7pEaOtzRA4montFHS5U4pgTT9chFpUVD3zGnVCxkN/pE",
-	"r6vq5NTWo4xM0ZMTJsXuBxD4KKxgb9np7rkDDAvoxX+3tKD43yH8Ise17gUlqzLzIDNU2QiLS4upXheC",
-	"At4IRalRtbEYBJksSyxEzDXA49onuU0yTONSdavV8UqxIxhUffzapRPrLTZAXd0guJC4trG+ioxx2zWm",
-	"LCU0z1k+aSHv4PvlknmE0n582eZS7A95yHIf9jq6MwUn5iCYAFW3aFJzMxVACgQwAq2EEPy+ihvnGtfk",
-	"I+sbchUcbM5fYN6Tivlocptn4/dQaR3QJ0MYtAXLEyP3hNJllXVgU7wInvoQADcERcYuNmHf2DQsBAEP",
-	"4mw/ij6+rg4o125Oe4wDyF+7eblyRA7IHw1p6CnEebCTYwPuzME6deT2WLrI5sMDDLvqGeB+dVE3RDfq",
-	"caUqMBFDwabwLkgb1VryZijNUbNzEPLWhaS1xnRoRiNrfGjrJW0eM4BpHVYu967Mk3XMP6xmCY7oT6BG",
-	"RqbuNG3ycBlar5BF7MLuEVnyOyaIkmRBy/5j51Wee8Vj11+Z77ovO4iHbqqi7tID2bwSmhchlCSirAUI",
-	"6OzDxkz5SbWTT3Y4f6o48/al1juCUwLTMbf4gfQ0MbPqeodBGpZnR3LJ1IVfx9paQJUTcCH6EgVYlltp",
-	"r8HHoQamCKRerMqCuyENt1uKxVkXULt0TxYMUO4xeEYEG9AKO/jNpqzpHHrbOscGo32oIkI6q0UjYB5H",
-	"BtKkjcRcWE/BJ4n5d+xnNogp+FkQjOXKGVsC4FbVWB0/a4+UmZl2TwjMf5gZD1F3/Ozaa3sb0uCXPrEK",
-	"Txhl7veODPScYWzEbtKg3sK++tCxYp9cS4rRPyz+85CIerxkeX9rR1DBuk+OPF4ujCc+NDJDBq/Fc1tt",
-	"d4GYm7ZqlPXMU+1xQC/qqvWJ/dOVkMI6YnYerW5tM34baqrnbnanTQYtreU13ZYuKhqFA/GOVK3aIfuM",
-	"67Sb/vPibe4baT6/mB1Aewb3ddJrRGjJVi0hqb1noww9GYV/BxuhcRcPECkHuCZ84U0h5zLfdTonqCYF",
-	"oza21Kogdf1NWXoGnniTg92YFjAlZxnPWU52TLe8GO6JPYPu4+qRcwIMcCRcnmLtj1n4X0D5UM1cZWJZ",
-	"3LGrLJ4PcYWZ/4zQpRFatCRU0GKnWARlKVrJFrFMuQoKQat9ny7t6r7Y0p0yC4UkI1CE2ZmG6DSci3iT",
-	"6ARYMM2uOBTbJ9KUtlMHGzH7HZzAtmv1FNvNL2qR9TnVtJA9KVteZ93PwAZoQbkgGX6HMKFLzoaX0N0n",
-	"5QSkQQwdWjKi+K91/M390Qb9dzGWDOC2HwRz0HxYeDXaK9B28u6nO+O0H6EuH1iCWLHsUN/xCVVysWCx",
-	"I5ZRzZay3B23DfAV1DFzJjSnhWE0dzzvNP76x9ZcV7+JnCSkGqvgYV3/xqWOwryQgg3ev899P68tBUOQ",
-	"gIJxmUcdY6pbgWLZOZBLa8l+kGG83W3Yt4bzRI7fwSQ2j/cfUmhUVzJehwbjIzPSHE71ouRM5MWOYEa9",
-	"WzotITWCpObndFBCVVfyUsjCdo8U4flQjMBNUS25OCb5pDlLXLn9C5c1JfhBUlLbnAoIg9SEi2NCt95C",
-	"QW83GrO+C87KVpyj+qWY/VKxcpfGl8edrMPnjszZilv5JBjaJaHEHYyrDTcbC2M2MYXe8Y8U3AwwxDMu",
-	"IGNvOlDyddwiIDQZRUGn9g5dPzP0vCu6W+CphUwKl7OxkRo3uQW1AXLQxsnFTK/YzEyEIdjG0vlLHOUs",
-	"EINaTW0kcIesVQ/isF8tmJPOYxFwIWf1qBTrZZ9HGxSP5y4c3VPjNd0BIo3hgpek2hiu8OX5+XlQfHoS",
-	"zZY9lBHTkd2I14uzgGVSCLCVDGIVA5wxjxQmN/C6vmcDh++JGdvTxtAScl8kiM4Ew+b2aB+oejg9J6lH",
-	"uqwb9giZYctTJMz/xKJlOHX3lC/D5TpNzLwnZH7IAiBiDl8i43dvnx+Bo/kQvO+zMrrp6LNzrK4PB8QN",
-	"l5R6/S1rmqPGHjheyLjf3eK8LP0CzLAgr5bE0hHnVW+OR15+K4NbkeuVBFC2uuGwMsP3vSUGpDoOOFlN",
-	"NNtjjtbDJDPe5+6pIYoiGmyIUHQBlaMM2Ql4rrCwACVWtEb7mLkiDDOtX1NBfbGaF9wIMCQyu8PaS/Db",
-	"XurGb/uS/MAAgQCDae8qO2yt77GPv28Cnnhowt8+HgF2Yqj7mc3/hvluw30HcNdDFh6kwo3ffPec/OuX",
-	"T/51MiU/Q9z1mtkSYSXgeygmQuxrkt7qXXpBUudCYKhXvLm+Mt9TCUmz8i5NSPrBNthhA1YUhobsLKvK",
-	"O0jDi1kLiwgY1zVfCqqrkhFaLGXJ9WrdSo95c/30y68wG+Zb+HMav4vu9j/+rSWLAFmt774+6/xYZNeb",
-	"KWAfcBeRsVExvnpWlUWcYd7GuP7f2A5YMEgULCd0SblQeFWltzxPyYpRizVOiZa3LM6HbmMZtObjCI3X",
-	"mrsrO3PP4yMV8ZGuZV4VleodaKUOWGIVXzbMsIovo8rWh+6Fs/vpA8mkLHMuqGa9NO16P7cb/rkWJ74F",
-	"mORbF7lrNMti2clA8QRfMx0zygAv/JnNiVm6a6aDw+oRn/xJtjC+d6zkix1YrZTCLRI5Z6b94ECpgNN8",
-	"7CnpBN+NjdVoJ2+puq2BcLvl06ZHq8NuVwdENWGEE0B9VxrL/zWsdhar1p6u4cpNg+6fuV69pUsVhTPb",
-	"wxZrDiQ+MZiE1W0OfuNzL/VeLtr+yvpKvfFiu5tSwsYAPEybCtjyugLgLb9jg+SoztJ330cL39VeZTOm",
-	"6XG4kIaotI6/cEPJjPggFET+oglGhTH+qR9n0+FTIFSkfxrlO0b2UpquN5FNyNcB7pqcg6D4TvAPJJZl",
-	"yoX+6tmoV+/zftu648MV4l7KjGJxSbaJ6/VKsw3eF4VtawilQf1DQkkus8rlxyDyHKI/lLVsxkXOPkx7",
-	"hK9DKu6DSD0WFO5rme9iHBPkBFqcFVQsK6P527lLEKTc59fIEn8wo1syEUN8xWCuDuaDXyUQhNFjeT/s",
-	"irRfamzN/fXuuGrgaeJJje0PO1/XTESty0Yh3JZSM0LdoKYkNVOUOuAmMKFekpQqxZWmQvsnSyZYyTPr",
-	"QL6TPGOXJP1ZlregK70uqBCsTG/EtuS22OBmRc2R3BRUpGHbq/rjAEWAoXMsBye5U77q96GN+QA4uon1",
-	"dJuuck6XQiqm9nzW6pKk19WGlXdcyTIlpawMUXOmt8xyFBiIstD6G1lqZTu0YBuofLhlgiQbjGgG0kfJ",
-	"aH884Y92QkbJqEn2KBnVhEXZ0A824qL7zgzjiNqHYlNQLs5gr4YAiHJBtjE7iDVeOJC3w1vQ9xvdfFgt",
-	"xtyfr2lJ1yoOhfY2KF3g8zhrqIYgSCED+AchMfLJOmr2hYcOC6eF+9jYigFJXS4fHVsJSc0QUh8DgggY",
-	"lsentvZNGpDWECEOqWD7AVJ9ckNcWvhB5qx4IRYyts410zOtYBTbFcOQSa4wPCyPSAwiBy4bFiCLh6Jn",
-	"Uiz4sjLL416yUid8G6YJ+u4P4XZ3UVfGvXvsZh8++0gF/TYdbKwyYzozkt+zdJJ4w1CdmHQc3B30d8BA",
-	"hFMMl6SWUC+b26vECyGo/RbF2qZvNLdNpwWt1/cOGAo2EwDIuP9oS7bsXgv7sHMlers/JFu/gY/3nohg",
-	"OWpqw10Uzl/S3tKdJ+mA1A2pQXeUg/jbOlqxGIy+swOzARmN+Im0/4xgw8FqWs0bBs0mRpN1TU9Yc67t",
-	"Wer2HYWhj5FJOimNpvHNwZMR0n/II/VASToNIj9Fsk5zFo7wCEUnIhZy1IAdG2smqMBg3/sjAgzNLVEz",
-	"i+AfBnnEbJjf1bH17aLi5qbLGXyHOmQFEQBFhDFLW1ne9hSEPGjJb/S7paphzh/uIzsCrtBywIahP6Q1",
-	"tgNem92IxW47IAevisLBDdKSEad8wdxBQr2uLyBbRNQB69NBQOVQEzSOXvhPzO5PjdkNsH07C9xtg3U/",
-	"cAVecF9arYbuJuP0t48pKZli2tcjc6U7J58f2BuGAg8TXxmqWQrqYNGmTw//3X3gbOUD1RkZ5GoptPWh",
-	"ZV3fRCVQLpUzqNOIgMUYvYXjxYDkwfJWF20vNFvfq5g/DOX9EbMBPcZRjo9OXvSzNcSU+5YuX/n2dQGY",
-	"P1hZlyn5zuxymuep09+Ckoe+gI/jt4jXaTb6xL6JhXLgZcUKVOjtW1g18QPNNPB2rogbyeUeA8fP4LuB",
-	"zX2pwHgAIKCITus+MX2wcg5hkZrPVlSmLXf5ndJfEWtAAZfIYej2giw77BgWjHFTG7xBu/AVOBSabtvI",
-	"5EeyBdOH4woPdvL9R6P6lqw0lE20MJM65IP7ksPvwCqGZRS23wxTCpcdqYDL2eFi62YutMPPBEyZhNAC",
-	"SyDCbY5HFtNM13U+rCxyZvOeQFz2BbSci1mZI0yLSVCTLhVSzxayEnl6UujVw7NGtLnjFz14r5vexAgv",
-	"Coz4LaZxmC0cPvh1ebsH5gClzKtMD9epN/jCQ6nTwxRe1+lgfdsO65Cq3atEu04/hf7sB3SE6tweU8Tk",
-	"Oud4FhztD6Mvt3Si3gPHlOZr6CWTSs82rJxVIhZo+61rSDKotIF81rQF5+X1N6EruBK3Qm5FHCy3g6Ya",
-	"MHcomN/A/OdenWOYxm6X6eGV9WYE5H4QjF2O4So+vNHItzhO6S/lghcs3LunYO8lbamkAed+kg3ugGEr",
-	"MpJ4UKgDWgVfriugKpeY+OO9Og08fjspjZDTLiFE8byGKh67JZg0okyDcGHnELxjIpfljI6SkVrojXmy",
-	"pryY2S9BSXZoMTctfilmQSYKSL6CFrPW74AU79JQ/AfoLCs4E3qmWFYyHfUZ/lvFKmZEj47ayz54YU6z",
-	"22VprnswiBHAkyZj9gE8oAmZV8VtQx/FklBU3aqEsDMzxMQBVKgtYxs1SYhaAYL7fAccu2TgGFBT8lxW",
-	"4GItXQA9+BWwqjn5h5yDiRwKuiugMcAyMeSYWXflgluRg85Wvz/av5rPoqikJSkrTF/eUg4mECwNaUaO",
-	"8vJeyMZhI33OVUbLPAZaDf0GtdONxL6m5owUO4SGsRXLgQYu1IZ5Zf5IKlDMm/lJmNElm9k4lMi9tfSL",
-	"b+XD2tPxDzk3S2DfDe8DIfGhclPXD6Pee0uUTJe7A6sWzh4sGi8KMoeEjpK32PawmbKF1zv6w4rjsBmg",
-	"GkbJlytNhNwCTj0VO7eVT+jZsMW8Kjp3SrghUaX2bwBQwNFdtlPX/QmpZyGkKlyNcF/Hrpc3Di98aNha",
-	"C888IietWHaruhIhcn7H84oWCI6vyLgLEX8yWOXdr3wQS8YdVG4AwEGRMC3lrb+KPlPhAbR+9pce+Iyx",
-	"esBt0y7yGuF5RtnE5uFdCr8Yacg9/WOF5629MasupxCG7PUVVHjDqJLmBMYD2d66iJdHioBtuoAThK8c",
-	"Gavm33uAaDX/rfZa4a8PErFmIwJiMnwJYWoQeeE8/C4KlCliOMIFSVll8w18pAgXINCZnfAthIlQ2AlS",
-	"JCRdFnJOi/YbcO2s6c7HmILhgYodxNOEY2fVKBnhR6I79A1gfrkQsC4sljcWFpmaDjdSMRTFzCuXQfhT",
-	"ye64GSnXx+OsIPjYzH22tYCNZ9GBgOnjPtWDPfpZK5EqIUoGYzQ6p6oD0xANnW6jJYd+J7SX/cmI72PF",
-	"RP4CEI47HUCgIET0dJCqfdY7giQbORVrYcOk1BUnYKeuqaDLpoyAH285J5/1jRnf6h9Rl926Y0jA0vK8",
-	"hKwEiGMXWIpBIfoQWvHQxeG8q2ac09E9os7x6molvMAA0Gdv+o4nvagKEij6MACd/d0MZEVF7uRU9Jbw",
-	"wmo2l4RrhOkQUoOvpm5hK0LwO1bGL+72HWQpCy+hg2smizsEhFLDoaAsGzIarwdkd+zBL48HgMpPRn+y",
-	"WE6I7KRaTCl89EdHe7Lz/K7knWe9KnnMhOjq0r1788L75KgiYH8Hjw5APwM8m2rt5LpQnVXWH6OWPM3U",
-	"XboHUPDsT8e5vgy9fUPtYgK5LdI3q8oOXuBaACO4JJWCA+vzeev6iOacYtZbPG7SQgcetvsBt1FabjDo",
-	"x0hD4xfXr8ifvjp/kpDjUtpdh1x0a9jX+MDCYnoKPMzhF1+dn1vLg2DbYke4UhXDyTjSst2Y6sZ0REmN",
-	"rqiUB6zcLwTOC4Ahzc3qhJW8wihj5fNIqEeJaxQEI7SMmW42vE9Zu9pwF9l4MGDolQCMDs1ExtrB7gHV",
-	"cYikkPY+gr4JG2NhNK+sDdM8/Uudl9kVWZaMaXSEUE2ccGpDckIKpodM1d2l5ux0JAFIULOomPv5OOUP",
-	"jQuo/rkIAS9KY6qWmpK3tjq4uRJpo6bgJQRUR8wG9uqhukllbc3Yj+zpKnX/U7PM/dXrF+gwTblYyKlH",
-	"SYXHvN7YkxYLfjI9n563Jg1+G1qOr64k3My996pmc1v6PZbAsTmcHPamEk7zsLdSRwKGv/rtva+codTF",
-	"uKEWgkZnxFBREH/nASH5ohbXqdm2qsNhfxBFA3sdgHPRAaYTm4Tr61ffyDXlIhr1ivZrkkMLoqpsZS7f",
-	"1C7mNJPrlIyFtJVfEyIkSf9bmtSIonorSUHnrNhDP3r65ReNC/eLZLShWrPSdP0//n519u/07Nfzsz+/",
-	"H9d/n73/7Tz56snH4Onkv45vbqZHNJ/83/8SOwnX169eSnlbbbo5vYNOo3vzAnVbILyklNVyRRQXy4LB",
-	"72ex2Iy8Y8bx5odv2oOHyP9WMwCDWSGhEBBVcTatlJwxYaSF/JB0ToXTljx6GiSpKMs8DQ2XtgyNK6xh",
-	"B4tFZgF33fCh/bHum9YMUa6fzi3uCdESvmYGawSe0MieBsODRDvAuDuh5CsuQHO69unsODADg8ZbU1MP",
-	"EBXXpv9t79bXuuTzSrPZmm421iR/nEnBf4LYT4QzCfebpiKnZR60xJwuWvaWEK4n5CQXPsx/hz27cbhc",
-	"YpZDEK5BbvbOwvCEnpNC6WEZg0MeUmMDEDebbuMyOvLjEv+7Ny9R43VBPGZnM4xAWpRy3V44385ox5ZF",
-	"KPLff3g5MCnd0vJhXcxWVK0ihgL2gVx/f3X29MuvvDCExgffdZ0TbSQuVhSu3r0idENLbWn2NSAZQg7g",
-	"uAbRGSmhEPFHN5IMIEkSuZZjIdHlAlnG1st6pOJ130WxszqIf83IYkYHwZpc7Wr0CcHKnCARGYkJpTs8",
-	"H+qkWLFexlmHwNVjo+Tduxff2Lj/Ccom6W88/wjyWvqYbvhjpeRjnxL2GB4OgGw6AXmpPYJuGKYOZuui",
-	"EhBFMprVzrbk+uqHlxZfVO/8XEzJX8wV5+wGNs8lDQ+jReEJz0T64Nz4e2kppEqZdkb5c19UhjvbLMnS",
-	"5plcIGKJYcMpGK+gPoE5PjOXiltQ9w8cQCkL87utWW/ebDP1ZkbobzdoFrsZXZCbUVWKC8nzi/Ppn6dP",
-	"v3j2dPrkz0/Pz784P58+Mf8//eJm9DGdTMnPHlDMzsOwewTTjNjWHs0l01CFjqR0s4FSV+mgm6bz1vi2",
-	"eWMMZQMtZSWUaqfkGvld45a5xNgLKwllVJA5w4rqEjZXfcOLYjfY1VqL4MdkGEAM1C8Vs49tUPjhe2al",
-	"9UYRc9u0mMYjhfvTvZ7464disUKb9b8omTK/5pTjAGuOVvK2Re1PXxyd6RMew8NSYptifx8RrhUrFrG6",
-	"gIMSnWprqRULRoqui1H7SL8upZaZLNozaWuspuYlkFBVtdnI0oIdeiAn88n3w6RU1ccZDwfLmknrEETV",
-	"XmnuwzJpyMuHx752CcyHYmCPMPA1iXLf6Jmyd3Dt7E/Wc0SygNu9a9bqJBCbFHjL2MaGpHRk8d3z+viR",
-	"bfeFeTJWjJG9C9JFqjcTU+CNfh7bTE1xbac/2j/+vqabv+NefR/g07xvJK3wtdnuYPOm5uSNllyvqrnh",
-	"qo8l3fCzTOZsycRjT8rH4TkvB/UGc8H4CmVQUlUuWsrE78KTW9rGvnqBlvdD+sUlMd8Ch93ae7iP1TLM",
-	"Ntq7ARpM9NKlQao9cd8qF8fx+yP5+49OkNtj6gFhtH767s3LLja/z1j32cEvxTc2SqoPoRwhX4waYj8Y",
-	"zRB3ecGLCqohu3dgtsfpRiq9LJm6ePz4f//P/5VOXJqZLql9VdUGNqWKtcxZaossK6aTG+ErXXgIGhvL",
-	"i2V5uCbrSmmLuuESnVZSaXgM8aHU4gUB45qSb0VW7jYar/mSYcsbgXqLQ4VGWJ9gkp+d//mrvos0GQGq",
-	"0StR7OrD6+J243Yv+xTo708a3q+rL1VHiA9MgQPsevHa+9mdXct1jAXCTuh6Q5XayjLvAmtZckFcm0vC",
-	"YpNOWnPe3tZPnw2ZYcd594l4+/y13wEObtZMQM6XfM9xejP68tkXT29GqcV6/+rLL7/4EsEOAgvt+dmf",
-	"3//2JPny4790lbTvxofBOXEBDEdNd7tMq1l2O/Kg12BRgo33/jAbOIwR/x8OnT2Mle9BtS/ZkivNShDt",
-	"7RvD78p6Bk9IcGqCxccIuV9qU3MWjshvig0rYn0IKL7+t5ee6hr2h2vlTz/WtvQ3A+7pvqyoDqe951uY",
-	"1eipOBKC/kiuvM93qZoNuCC982R//EH29thDYYDrs8ETJ3GZ52i+Pz0GZN6NHxDmnYEP4BNsWB7PHXRK",
-	"Gu60tIW4/kcFpu9m0cI6wpuoMAlJb6rz8y8yx2nhX+y/4Y9mxvGHC/zBsGX84TH+4OYHf4zbHPtvsdPR",
-	"5fGc3BteHm+aTqO0r4wdHMvwyIb2fFrHimQAOEVyflo17GOu3AeEy7f3bedFHKRrxXlFPZk9bPgtO3g/",
-	"U81Etjuci+B6N5eoDUSEwlOQmbCXkND2u7gK1JhyMz02naczlCV9HvDEKssYy1k+BSCXrUUmbnbdMub6",
-	"66UVGIaNO44+iruzzhAQs2nsw5icbFPOIF2h7J2nfk9HV0RpWLAsuDrA6H397ctvn78lT9Jg1k4JEY3u",
-	"O4gw6ULSRTAdGxMC1UeJkNqcYgjYtVOWAfijLhldm6ujYEEYqdHkWkb5m9FPtOA5tTFN7Ea4oNKb0WRK",
-	"kCIHRGuzBKW2dyeqaQMzH66IWhltYNUMCO7CP0WKIc7HyiuxcKd4kNaaZisuWN2JCCOsNNu0lA+94uKW",
-	"i2WakDSjRcHFcqalBBfInZ8eBDlS9M78fXkjMPZGoQaMNQkxi8Z6RHB2jjD+RuH4YQGaiPwYh/QQmR1v",
-	"3768DoCuWiTYsm0ZyVnB3AJRV4i2hvGdkqswZRUyThNiQ8BsgCIa9Mmai0qzhCi50GfwWabIGEdEUvwh",
-	"Tyc2Q6kOZrJrhyFJK1BiKfgK6oAV+xHDciHiSWIBwbpBLfFbVpsQuPysw9vCcNkeH9lsdLyEnH+2JC10",
-	"H0PnlFw53DOLZ4sQa/UEmd3GrJ7fPi2+tvNCs7I/fBULvaNMGFQ9JmMsHq5pwcz01V2bE2vn1V4tIelh",
-	"lNxX58/+1NYcO3ZvoPEhvz2JfHtVnEbt0y///PT8WHJjNjmoJVCWsuyOxIOA9xoDR90iXru9F2FT+jF0",
-	"4P/POi9iqHy1BfZcyg5Oh5+Ic4qawFvuYbLr4BXEVW6wu7dY4xoGPax2aBTYJ0JGHXwofGCCnbH6Xj4+",
-	"IqFaLpkyh2TBPxxOzbNNQRCRJVnwD85hjFPUzLUbVpOqWck92v2vrJRnRlDxRflrlCB1G+ZMDxTgQqTT",
-	"T1AXK1YVw4rOzd36vuvAuDl5XlC+7rRid8aXvhLFzk0VWEUDHuACfGEYYxpE+UwGqbUFo6qVam/dql+d",
-	"t91caPPzlTzMm41c+xWjpZ4zqg071wxN3vZkga27gA80zG9ffNVgS1/GFhWSkAZMiw6A2FN4KQA7R9R/",
-	"jot/aa5PGGdqLQX0lin3AWsXkoJNySt7hWEDvGnh021rqw9hnU0vzt7/9iR5en4et7z6DaSGj4mbeRdO",
-	"LFM+ZCRS1dObBI9EBBwOnZiMEG7icHB+Zja7hyMoEwt0Yk69CpWQRwowpZ3CmjaTzeauYDBst/tWLbV0",
-	"9x7Ub7ur0FAR0Z7axQyGpfdFEjzMJ6sybsjTJc2YER2jgCjZLYEGIHeBYG1rSRiZFFKnvdxWg4WcKG//",
-	"zSyKXDhq2woC3phGH1hpvcEMONAHUGg0sj8Uaiho7eQZTNNeAYeBvPe6I93DKm1WXgkuJApn78Jykjwl",
-	"WpI6N2TcFh1wAJMEA68DaTOpZTejEmVUZKww/5ySFPPiMAyFaYxMke233fy5h/ZroZaDJDaAMfwnRk7s",
-	"hErYtvNoPmJnoaioa2JvqpIQ2xPuWRvBrulSHZTmDxkEXTdOhxkys43Q1k6TYe/mPyVw2tevGgZXFeE6",
-	"ccwoe9TsyCpRMKUaW6E3OO80vMmhzcSm0g8DlvjCfMqxBbv6CcTy1uiyTVwf4VwsLo4rHpvcj60Jp/Fh",
-	"RvEKvjVsGG416509tRabcvDxmLPM3L2eQT3QERiOGNpmtIhl2REJFDAGL8GC8D+Gn+qgTa8VGHknAYnA",
-	"hnLagQ8HzAmQXKPF74YpMP++r7z4ymKH8ZNOx/R9gChv2PAx+M/2OWkDgu7NSJDah4fenxvH/Bo7N2ny",
-	"+UNei04g3j0o20hxvTxPXSB/kDul6fKyhpJu2NGMdB+m1OeIIGVadl6OEVTcKCksTy8wNTogJCxDPnVE",
-	"mYa6cSAQVKKm1LS1SLkzQMpV5tvCxtJntAjftVC6ia8V6fAhQ1DcCyJk+JKD0kX3m6Fq//3mTLF6rnIo",
-	"EBqSZ1GPoK/4TMpbJjqLOXwtc4BuSl+/un5LHtNKrx7fPXkMlUCNyLQsqdBg3fkvzquSEsFYrlwoProe",
-	"/MPLxjs2RHqG33MvNn+dku8wcBTMoebdWh+pFAO7G18KWUbLUR2ERGmFNoEfcuy9Q9DXZEqey/UG8AdB",
-	"vePCK3itmO6BCCmHAqBe+8CHQxT1RzsBvwkmsQvMCZpgXdc6i1uhD0uSTArNRcWMeB187AgyokbLkgpP",
-	"Saf5hVY5l7MFL1gX7RlU1F2S8Q+vv0jIz1c/JeSHZ1cJefWXvyTku5dXzxNyZf7z6vW7ayOR/szmPzSt",
-	"MHMuaLmL2mFshabDkYsvrl+Rr77489mTuqLTigvdLiYm0sklyZlG4BPqXBO0KGwpWWuYb9sw6Nmv7397",
-	"GrNatIFF6rl63z/hnSgbDmWs0xIOfvGG1alehdry1HJwBsC/R3l/u5fAkFFPfSbz2j+2gf3pV2OM3hNZ",
-	"+umfdFPXr32zDx2BFtrPcKtEMFEbxrKVFYgzuRS8CajXZdU0XXWuJZhG38qvK17k3ZBvmRR3rFTo2kYQ",
-	"d7A5hFUzAZ0nrIJpvRwQTF1QrEMEhfrKdYy9DkjC9/5QLMV5khUdSOyTKJ8H430NL5g3Cyo6pwdHhQOt",
-	"ret7JHuDAuIVlXI9vb9ztC4vM9NyhpMf3uuR54Pdpjhdse3zjl/DbHVzgX8owwGg0XFZF7bAOL5KxlBb",
-	"hzw9f3p+9uTpxOVwo4/RGyaCspwUQDlsD4kvEQSlOSGvLIrZVvGTaH0DBWwN21pZTD+HD5LpMzMD+NEz",
-	"s1GJ0ruCXZC04hdQBiPFdFisVAW/TDBi3OUj3gjTdsvzJdMpGafmMEM5UPZB05JRcNWvWHY7lx/M30bo",
-	"NmqD+RuLq6T4RfMZzXXBUvTHt4bfWvxw5cKZie4DkPSbeUYdEmCY49PMwj8hs6c3t6Mutqb2iqIlLquj",
-	"btKV2XG47FZgGgNHSFkVDItWaVQJrOfpsFpYX9U3N9ejQaIPTruvBDBgxh3G/Alz3YI2aqV99GckHM5t",
-	"snlNny+X6cHLEjQqvN0HebpvqhaFpPqrZ59xrobWQWhzRZszBPcdVG+ry6TAHo7N3H/wFLkTTUBhfYYj",
-	"q0m5XdsoKtjvOOtgJlhhYQgnMbrkCWykzqM/YaxH83tD5BF83qf1n0BbKYtemRJm17TrWIFC0vxa0/JA",
-	"nK2LA+0Uk30m9sJFPFbwXWt3dZXTe+3lg6ALIe4wdz1wRTwyu7N7ewMhGT99RlayKlWgFOCLx4IcQt2J",
-	"7jgQGDjWw4RYInc5Y2fTzi8q/mtnBvevQdAkDBk64YLMd7o/KQbu/hk07VCDablkPnay/XkyfnL+7E9f",
-	"/utX5+eJL2b65Pyc/PD1pL9rHHbnfmksoU20gEJb+MvjTcnuONtaw5v90a1q2q971t0njc0bLmO4AOFc",
-	"NXZhVPBUdMnegNVgeNGqSmFil3nr81au6q0yZYl6kCJTyQgGOrPfHIwYEMxpd0JZe5EbPR2R5hXrLJrm",
-	"ZaNLcO3AK91Z1Yqu4/XO3wmuoSxPfllnENWhsFnJcki3kUJV6776HdH1HZQ5hkNwJhwzKgsStCjl2h4z",
-	"LVO37FBhFYrDtEXLg57qhngbucqNLIvyK/ooMO0LGaah1JviGvUQcGpTKPmhGkWrSqoZgYB18x++bnpx",
-	"GcfqR1SR+9TtGhh82QxD7Zh0QpeUC6WD2oIhY7D1gcjjuydQWUZV8zVXDpWTCrMsNSKwjdDD6JB/yPmM",
-	"56mN4jK9/0POJydZqgb6trHH+GS4AWDkXDAMP05w0MLYvTUzuvf7AzQfvmBaVz5eQLxd3EsyPBsvKgOc",
-	"ElRgd/+xzfvBb30tOLOjuLY7t0N6iSuuht21PvdpQMaOylfbd0nHHNfBvLZmzRefs1x+j9V13jLXWDkm",
-	"XuEVWhC4tny4WOcFc89VP646H+70WRa/02rRoSHVAPz9SSWoYApmXVfodbUG9629B3xVXzvERwoMIyd3",
-	"23drue6b7VJviHGjr/ky2GwwsZMqcn5CjaNh1REHbNigWmJjkjsG31r5vm3dLT01tvaGlZ632G3ewHBE",
-	"EdM04zLmoCnlOhplWdasBl4lYy6yolL8jk0I8C6wKfhcFuvQ0gREwwM1LvuvSCfT7gv85lFjxKAK4kFx",
-	"GxeoTYjy4Z6urUu5Hy4zhwwmEoB0yv3y2Q9/xP4p8vbSsg+fZ2mP4kWBdmTL6cYAA/bF/WBgTvIn4wpU",
-	"BUBoWSxYaTNNsQAwoDvmoIxsCEb9mA9NPjvX2xvwJ+SDBwqj2lvccAbYQe7IPCCb60PZa2r3rPyDafWI",
-	"hflQOv0x6H+tgrl9SnyI4TdIeWflD90FImz0fp2aYDq4IBQTFtzTcRrWr0lJCnAE9rd0ApWlMORPinbj",
-	"G+EK6FgfnPun4d4QRqIn6OuU/z9777rcRnKtC75KBmMiBPgUQYpie2wiHHHYkrot71ZLh6TcE8foYSVQ",
-	"CSLNQha6MkEK2+6IeZp5sHmSiVxr5a1QhYskila3fuztFliXzKzMdV/fp8SO/MJX4r1xk/o121ojMJX1",
-	"/G3JFdEXbb0Dyth3vPgcooENfrZtN7WSum276ZWSRnKDVEzEobPz+9ZJnH79mXbHpphOxI/8aZjJfXHe",
-	"WgldS7w3zkJ8cF38tnTEfYj5YI9ayE8UGzIQABayLYgkamzL1vJGIVJuL8Y5SuEzHS6lnIb+4Q/TyUmK",
-	"ZH8cnQT0JZR8PYrzvl/GZtdyeXtHqJLf37l2/Xcb4W0gTu9wLo7unjK+WOhDropDoqmm3GdG9EeogfgE",
-	"tD8+H8wbextRy/i35mnXFqurpRF66LedQzisBXZdesoAKn/tfwh5aUe5ujvA0XmNtyB9w/gkRhXs6Vna",
-	"PUQR1r9L6V1UbXWk9lcMTQPOD8ur+uaaF3Op8jOEpeQAfYKxXN0oRgF/CWofMWl5/vYVuxXIxd3AwkU6",
-	"xblQZsDyMZ/cVtOpnIj8jC1KbuzSH5biTtgvYo0JQFzCrv2IV2lIj0nHoTOyZ7EqV2Mpkjd9VQF8jnYj",
-	"VY48N0EtjkDFz/wLYLL3CoKk+JAYMSOPDnt+tobHBCQAWOQa8fxpaCT11C/QPgcWAC2bjovf/Hc4yA7C",
-	"cgFLEY6VOO5pEK117dGxXtdlNFTtmOv9DiB6zPzM9QZkCFsWWB6BYMpl/VbCZGzCFeDKIHT6AG2aOwHr",
-	"uYp+jnRJfsZyfwQCM8uw8SwCKtVYoY1fwq0XuDW1mDoIRbd2NAO7WO6ARS/uXKrYimojDeBmWfPy0JfW",
-	"ttqKezTfQtmseG8yBpiZz06Oj4+tnqn5xJA/EOXzn3m8jM1wubswOCbmarxy8R+211oGvsytdI4Opijq",
-	"ZG6UxX26fj0g+ZhOhaKq7MXSYKoo88YN6gHouLH2QTXpokcO2BOyiXn6j9EBAIGNDjI2Qo9jdPAzdn7+",
-	"Y3Qwrgr6E3TM2/88tv8CCLyDn/Od4zQ/VBPq7xGLthjNXN90wZJYxdmJStK+RV56LJLGdCEFgyBL+Ixr",
-	"U1XXZYU/2Q1k/9faLdcLXmvHab15B9mVxxnQla17R9Ryutq3P+cO7mph5tiMvavEfYS9OY0qcv5kD+nT",
-	"kz/FR5Sdh4s9wWgpNQZiJtV8XgUgX+s5K4GwjNWUTcU9VJRwxb6JYjbh6ZDZAswa+zEnlTLAVWGCPZUa",
-	"MXZLkzREvXJ6csJ6Obmo94LfXocGJW5YbrfowP+01s1ykvKb/qk12tXZWVMptBaptSZgNMGYY2rOZgPN",
-	"FhHXvm9JbSHxuCN5JtBGqW4zllur3Sr/3HH00MQPa6GF8cNJlQjFeux9O9ee46JEPU5tm9o5u1Y/d+gG",
-	"X28PWHqyFtYUjpDgoPyYivrWtzlInc0PfkIAIzuLomTQV1zfbo3P4Ci2LgA8qzVEhmy91jzxy4EdLY61",
-	"M1qXtgLghVCFUJO2guCDV4WOgX4IjsWeuHqpqORrT5qwYiPMD7ZITqWoEbd2A+xPv4On+0OqWr+rhcBC",
-	"fgSPl60EtHaMrR0GoUVhf0Y5mnh4ROsbuqGxEIBptWhCepTlHDUtAHpQOD/fEafU9YiEeW3aoFhk2gXr",
-	"2PhsjvDTo3DgxmSvjGNm1fwOKg0djzEyfII1rSFrTqV/ECe0v167jZ/7iCLmCOyTiH0xvB+qYazDYPdV",
-	"3uDVzxHM3eo4GDchM/WHI5XXEIOLXkZlkVB52oIUGbH1770rPOeGX63mMvZyxxibsRwOJ1gZxY3QCThp",
-	"A01iax8WvpCX4G9U9U5VpfDkjaCn8WKuvQZ78yu1A/w6JuM6rLnkuRiOQn7PRV1psTc22kYHwe2Caww5",
-	"JD5C42+t7tSdN/cd3fx6n29djUsxd8TsYJnfJWCmYXeEjTEELlXoLwS+FsQXlHC64O6ddRmCBgrDZQlR",
-	"r44V61BrKEHcnmvskSw+HD+3NS1pMVnW0qygFY0qAFWl/kt0NDLaP67m1VJDeAV4fPLvX1prdyHR4rVX",
-	"HN6KVd4nPikQPim4bxSmIGkDqwU8X0AI77CZzw74Qt6KqC+YL6Qd3K/ZwVjwWtTnS6Tlxn99547Q3366",
-	"slKZHPSDlga5n65CRMnbha2t9RmlUehhdqhIGnxwRq8Nw7Na4ODXXwH3ZVo5IFs+AXeBpuTJUOZcgilt",
-	"Bf+v2SbDy4Wm2IyXU2squGecudNOoitCRoNQUQFns1jWAKsVIkfZSIFGi34h5FOBdxp+ozME2WVYxJw5",
-	"HGPf2clL1CpZMwoGEdNspFx8JItg2O1wqMrex8vgFiihawTrIH5nqprfIM++HozUSL20VjCiMJTSqp6l",
-	"KqgmHigic7aoxVS+J0Qt+EPKVt/Lj/CHoz/kCEzF6qoyrIebOe+PlMPY7ti6vdztkrwPg/rDH86TKwd/",
-	"+AO7FKpguf29qml1zti3sGUYgsrDDiNEeQo3gwkEW1JqRrWffG2/jpTUeonqvXXXppuW9fLy/hrYewbs",
-	"qntayEBHB5ffCj1SZu3Yk6GY49nMGZ5ZWgXMZdnZv0TwXfDjiRue5S5JBpmtPPQXkOX0RLN3P7x6ATYD",
-	"/QRR9R4UIYBNwWlM+f91SK744asXbhD9AXM/BtHvIKIcRT34o/lfr67eNqJB+WCkzlktdLWsJxiMVIgY",
-	"l9T5uMmcHp96gs5S3iIwMQQnIKIDtkopJ4JyeHT8rV1SS2GsgrX6T5qEkL/l0J+/fRXxyTsa+l+zg2oh",
-	"FF/Ig7ODZ4PjwTPELJiBFD+y/+9GtIQpLoCUAu01sPvtTr9LSfNpO2SeQZ8OlDsU8JrArh3x2GMqHi5M",
-	"jhzuOkiH2H29WI5LOSH6IFFYizSWEVbGVg5P5lVxcHbwvTAXVYUlD7h5YJonx8cNtHC+WJS0q4/+qdFQ",
-	"Cn3JG5OxVRXKJECGN8GH6YwEr2WAcptwQdsf78d7RChmkdo9OPvHz5G51fYKB/9z9o8DzOEd/GyfgAq3",
-	"mEt1lAjfzs/+AwaD4mujwi1sxeVYCMIN41CGPmCAuhmnSSCOPuFlaZU2y5HGFYGq02djyTRssCRiBPUL",
-	"vSZ8S3+YBOHxgYTEA5ARPmpuj1bL/ji3S2Hn+CZZjdRp7IjlhkuO3m6qXIiu+wHqOuyFDfxHIRY7LYTU",
-	"FHIHuBwAFHJc4PY5ENANVhAl7MI+3hPqs32YgKiKa9yztmYf43zlKlnvHqRD+umsugaa5BL9aNdYDX5+",
-	"wGMcb4Ck8qnlSMe1T435/ZodnB4/3X6o3ylO+l0UeNOz7Td9V9VjWRQCyhZOT0623xE01XcIWfmBgseL",
-	"mh+AZbJxWJykSX//GZhtWjthAq5YmsncIjd+DBzLwDqZgSfeAezkWh5rOYe6JL2sgSEAEHRn0gimF3wC",
-	"PQzWZFFOqzkl/We0MgCcJp9UalrKickH7B3m9X1FIrzmnrvaP29WtQtaYB4/Aks37xBHuDrxfjxA701o",
-	"48I4n2TLr7/IJSl+TR1GarRunL2nD3L2Np07l+BISXs/45E7/vP2O57TVnm8M4rftXm6NpzTDYYB7Net",
-	"RmGzpn2wfohrwQtA62zYxEVcs4FqhGoXhgS7XFdlZIMfPwPGi+QpgdEZXgVhShGf5dOOo/a9MGvn7DPo",
-	"l217/PH29+n2O36szHcARfho+/t7YfbY3PvacvGHelW85WYGOXpK7zf6PCCEGDlFhMlN5tG05DcON2kv",
-	"1J1tivB8P5VFLDuJrWwqLFhhM0KPBxwdMZ0KrFjL355fPf/rFj0WDL58yDS9RQKk7BoAxDoWUEzHYs88",
-	"rRoWzk24CjU0NzyqpFmqWtxVtyIqpAEPGK4aRNj33OQu0BxKp4gLa7osHbtOu2hYx1d6IC3cDeS0kxZ+",
-	"HAlFpXxfkKT6MlT3hUCXOhwsK1LCMfqESv0Ig6iHWHS4JQAAGjYpUlwXa5m1zYQ2DCpH28ICawINciB7",
-	"GQWsty221u+0G9YOup3bc5jV97gID+z3P6T/Gs1jH/c1+ahfbY12f3eX3R+dxLEEEr9PaHu0etHnRaFD",
-	"S90att8Tzca85MB8B8xc1J82q3AS2Awwhz/ez1ZbbI6uQwW3c4/C2nkqB+x7Km6uofdvzu3kzxjHCj9C",
-	"hZaaTaq6Rpjd8SoCpyUQkppRYszlWPFAVzVC2Y9XxBYIZsiAPafVsRMZizDvivE0OJiosbUgsr2NHvWg",
-	"rnh0hh/JE09GsNkE8HAQsKpfRce6mwJbuvuAtkqMrVo7bFssBv0U4oWbyWxdvryIjPd9I3XfYbkkN2xe",
-	"ATIaekUhEamzFLu8URlPNNzUQ6OKZotCUjvPeqfHTxFvVVVjKqdtuhuxQzH0cPzQHwZYaRlKSaINbZBC",
-	"lmIKTs1UKqlnA+aXBmmVGQH2d8oU74a496LUROl4cnzsOExxLbGmivoIIkvQmUDJk3unx3/OnMsHt1yH",
-	"W66re3UdX55DptM/kQKW77bEK7silWGH/CdGUboF/Fc/5WNl24sH8Uh8o/UWTwTFQtshd6gJ3MxigAks",
-	"2n4gl6Q7TnkVus4pRAGBiKj0CVZiYzagmZx8Rx3jD52g3HKha8n7X5DI2/GGV9CsfLffTS/tp6M7HtKB",
-	"WoM82OI5EejBV7Ony2Pyp7RbQuCBf2A/yWcbqd1ZbRQbWAAH8kK3NGKEntyEeV0a1mtv4HGIKFo44BNq",
-	"q+gTlxgYJdjphf2rcT9u7oYLZo3UniZnXXDxoqAlB1OzRYDZH62QGq6LMtceu+7BFeBYgaFg703f2zs9",
-	"ftZHBnJq5SFDCMyytpXeFqwebvDMum5O10xRhHvAfgLrJop5Y8A7BgegFtHklTjn+MMDmyT2Z+yUr32H",
-	"/a0P5yjGkNGf2UNM4U26c7TYdAZfyRHsu85c1qvqtJe2/9Um+3jBe14UTsZtdDad0E3NsV1sLxQvO5lV",
-	"kYDRQjTMtjZRM0wlC9y03uz+JPYJIdfL6xp7I+bkzaxJUOByigfUFkFGdIcV5uN8jb6dVn/A3nTYd7n9",
-	"ieBjYzEDJp+r8Rx6GjUsT8PxY3kXSc21SreW+q4O0/B3bQ5uKFCLXASpGx7zUovpsgT64WjL9buK09Yh",
-	"MoKk3NJ88zs3WB/P/vS4WuuG5i424qPagG8Ublqsem6xCBH/z6p71otqx4kUDVGlval0ctJvMRbR7qFT",
-	"Arn1FnsR5OkGo1GqjpDU1hTdTnblxvqf3729+dXG/GpjPl5pISMInx1syt0rCNcgnELh4EbTEQ2wWH5Y",
-	"oUVkOV0iBI/kLr06DfOxu5TQH8kHVPhbC3MAw+drUKqtZLBr0+5rPYPtujV95pmbqDZQZ6joqnqtPHBH",
-	"YieIJzuXAbNDYxExUjcODtZobTk646Vxz8IUfFXTE7FZLz5VMHxSzWsWBb3NnbwBew4Fudo9PTxU1jAM",
-	"txhRgst6cVqUd0K3pbWgrm91rUU5zfsfWtTYqM0PEmrvWkYkdnZ6h0YATb9BCXkwyki533ONgJAeg6xv",
-	"xREsBy0SiAgk/YLdI94b1+kYg9bRTxohedBaI3uIujwxtbqxwvEB7Yh1erPPXNG4k8CkSsb/fMH5ZVgI",
-	"70gO7GshfFRhQ1Mit/p4ST0DASPT8R2LSTUXOjUYM1cxTHTqApixFx6XzZ9oV14FV0O/OdOmWkDKzyX7",
-	"I9SrNvg/jy+lmHWgzEys4M9WclK1c8Z0FYSQq38iRF9tqhrl0hwy/Fjr5S9wboc2fLWuKCIJ/MntrKRS",
-	"YlUta2gU7/LK1gX9brUWOMktNRbbahj+E8y35qS+SqRPW6uwVSrdCGWOYrSKnSqjwdR5gicmuTmtiWa9",
-	"8YrlARM3z/DI21+l9VBZzICOpDj2XI3U0jcdoulQSm3A5gPg+JxRURQKrIQ2HouwrIlKdgtGp7Fe0iOt",
-	"LPgNIQ+0VEgnq/G5W6Oh0CxZU4/5JTWAl3TFbQO6zX9GvDZZx71qtOMbP0IiPF44dtLYQu74wXHbEJYF",
-	"lhsH+ZVsa8rYU9efxwPxKBiIWzZSI3XVgJ+JSFn9IxwENOshtiyFWcGDWCLjffLCJ5r97aerzLV7YSih",
-	"HqkmkDLdRBofw55Sszup5dh6P5R6R4BMePKAAd58TpsXhgGAgVlA2ZsvtRkpnEY8CxRBSSQ28Aj6sGsT",
-	"jodhfao0ba8ml3SkKLqceQghsincxylqPjVEyVdIvSg5okMQQBJy4KN39E7BvwKwdD7EdNtIRQhq+b9G",
-	"DrtkdHDGnkZItGfsHz/bfwJMEf7zV+LbrymcBDMq4Pufr28ejdtKKraYcS1Yvii5svYeAv94r00vwREj",
-	"eDdneMyQZr4UXBvEN+X61vplI4Vh/ol9pjTRa/LxUpYFdOLRF0B94CCY/f6d2J2gTS34nHlJ3CaY4WTE",
-	"EuWhYsHRKzD4l/hybdh48SmFv+ghKSYIbMC2IthPsGnzf/0Ke40jAhqUugwOPnPVOzcinuo2Oy2Z5T33",
-	"gf2vobc1BYBMZTxZshYVsMEC8xFkLNVu8+zs79SG3pDTDdPB+gRl6TwcOn/g1lFLSrmiuk0HuRg/YKSs",
-	"sBSFA8M01XIys3bYOasFUMYSU7Q2sizpIFOd+QRoaEqI79XatB1qnMfaqU52/Wk7wt7ahqSy9o/ZkF/E",
-	"9sI1276/sh0QDDZtHfuNmxaISx1QzjikDFpgvdqgqTZ/6YexPPeRbL/5zYNpga07Zz+PJ17tV8WmFMGl",
-	"rwcAM8SRQ27eht9WZkaw0b4/hZdldS+KM7JksLQFTA6IJY1UIw4Oof0JMmld4y2IzZtF/HWm5gCmUykn",
-	"J/sUAcInA0qvfRM+oGeqkarFnaSUt/01CtPDlJY18vrBdLGrHxS/qg6rBQpPlJxJb8xPM1nCCbd/Rzkr",
-	"9UgF6TolO7zh+Lp1TTMQvdPjP/fbpC9GLuOv99be/hkMK3zzIwXJ9xEOLlj+WELiC0mSh/xZsiMXtJ32",
-	"NX2O7MY/wu2+f2y8TRy1O9tCFSERH8gCAXqPspaV6tsjv5uhhSPWAUf8icbjO1JcQ0efqA8BnFPc2VGz",
-	"Xm7fdQT/OsS7PUzqS7gkAgi1/0ZfTLEc/nWWs1IqAWxmuSzonzAUO+C84IbTj2f2of+mh/yb2b+wf4/U",
-	"vw8PD+H/7B9zTA7k7N+Ms/z5jDt2nQiHFKo4XW0+ZznSFVlBYQUiCFAiMr2phdZDxCYyVS2KPsO31ILr",
-	"Skl1s/FFkNxj+YW7GF+BT3BMODvcT3+I725iZe/wlHVo+Zz1eCcaupupI4rc9gLFciQ1dOvo9g8jlgMR",
-	"qpwnxj09qKtrU12Tjto+lyt/21X1rb0peimqj7GYWO1Jas+9DgBq4QVqDZ72b5dvfmQIlz0kmFqrtKZI",
-	"HEK4dDPhHP0ZLzBWIAp6eFEp+BD2ouhhEBSJz9m1LEYHZ2x0gLDAy6UsEBUYmXtg/HiB1cajA3uMRwcw",
-	"kdHBr/mQcQRMt+8BmkA6EC5uhv+EOI74ZclLTaQryMlCEsAJCmnYhNe1tO4UlkTbI0hhNH9RMWAv+WTm",
-	"TuNIwRmdVSXJHo+tD/N2ILGsUow7mGd7BzpptIA0C5BfWASOC9jDpaZvNVI+sBN/jz4F4R2ArajZpKw0",
-	"RcudpEfzfw5jgRH38jOo0DjkpbwTed8V7WGoY6SefsO0mFQwJLBfwi4G+hMSa5cgC7wjauXbeUrWCt4k",
-	"XEQ5BC0AtxoilXmG0gcIG/PA4AoFrJNZZbebRjoGvDsIC/i2EIABMV6CoCoFj8Jn7DyyMYPkso90Ax5S",
-	"RQfZlnpW3euRokpMdxFadtPKWqkDkt+4FG6SFHnzIjdMGr4ZAuQjjrP14BcLwaFwFTGd3VNKqY1D1Z4E",
-	"PQTHAJa2YfM60H1fzhqHA7HFoHIcFalt6e3rkerxDtmDhwdnrftAKtfgwwgMGOtMF+E0edKLkWrgLcdj",
-	"eoLJkCHbwISRUDB4pHL4EGi4E1lGLombFtkPrmvkm6VOB/oXMSPksDlalxHXYRi9hfbuSKHEZERkW+d9",
-	"PIO14DRMkpVRHz7NGUOxyJC4gGM6le+FHkD2eCLKHHLvtOddst5PuqoZGNmAYXDuOY5d2MbucZwK7eCG",
-	"xxKlralwm6vVSOGXdlW7MaC5uyyS9hgV/sMfWM9hpsSfMWNShTBo5kMMKLFcCNq7PiOFvo9M7a8+ndh6",
-	"zksUpIin7u3WAXteVtr7ZZVS6E5SlEoHKTn0p3ik/OsFMi+u6JAO2DltIqxbgsIGbsQh0dGzRbO+snd6",
-	"Qpn//EKYenV4biV1Phyp/Ic3b97+9Obiv67Pv3/549X125cX169f/fju6mWesT8eI8QLGOd9qrgGB34q",
-	"b5YgSKtClKzXfMrrNy9e/oC7DLfiSNlDjvIB9ilpDmkypGu0ItievzsoJdBBNDlbVRsrcvL7Wlr/Nu+T",
-	"mEdRZX81QoEiHClhFR6ODBEydEBP4dph27S0s/eIBhQIgw7tvXl/6F105FYTMH5zaIVhNZ2iyYvWEm5X",
-	"2pAXInxmKwut/pTAEUfaUmr8r7OchBY2eXH27t2rFy6Ej7tRFmjvxlr93Hr/cLi8bfUD1+YQDPcIa5/1",
-	"7u1p44rBXy4RNJ/0j0YdTjK/dkPWfXc6SRDSi8/gWzn7G3k9EezboQHCvkpGGp9Fu2Gd/aNTTQwywR4v",
-	"Wgm7MUBG4WoNIzMuWUXkPYACGKnZyfEp+7Fiz9FRd30gRpSljqc/Ujh/SEpC7ZCfulQ3IKmcsGguaoyx",
-	"1JonshNNsjgz4N9tOJHrvr70/IGRZRiZCrWYCHkHdUlg1Kx9s05ylmQGXfjkT4+PO9LzDxCLmXGDC/VR",
-	"MZg15zUdwTotQOr+DpmIDGPWsItTcxgC/PZxYytCxtWdaOMOa43hJJ442hYu4Thtdcq1EBHUlhVL0UOh",
-	"aw4/MKzKcz6ZiUO73+uq7CZoUtXhxF6ZD9oQ38MEfs3aUx7n0QGxh73hUj3R7jjCJIaBM9UVh81BKwM3",
-	"SPGbjGCdnuzwpquqes2V4ybVH5/rE9Y698I2BIHWY0AfEgdzsnknkpKmPN8lup6xqix2KNeyJnKR95EQ",
-	"tdn7fOXDPt5miAfRTPM3fSvgNoHycPByRspu3QHLF+C1UU0BN+wpWuNgYoHyBhbmp8fHrEffkJ0c94eu",
-	"OXvBCZZDRGUSCRnZLvVfr90X+JKRMkM4aK8yLO+j/9azYh7BJd62D58mS48/Zrgg3N0arb5YUtYWbV3r",
-	"FCvwbucLs1YKdD+DZpOlWSyNPTuVmog41ZU49671tVqakbKnEouJiToMOj5EKTS69Pbl1xgOW8jJbRTs",
-	"PmO5dUC+++HNT9ffvnv1w4uXF7k/mv3gvlY1VmAhtZrOotve/nD+44/2NutOQKmVdVo8Z2J86eW716/P",
-	"L179b3u1swxwMEg366IB1rv3EV+YSk604lRlRvG6hLw3Ze0lTiYwH0pfA+uEOy3yZLZUtyESZH0dUNAr",
-	"dm81Mfo11nN8zsuSAkT1UrGyUjeOVjpE5J5oGoOVsPaT9Z6eHPv42lLZzzFSkRvo6976zhj/5viUmVld",
-	"LW+w0iqnL5HTTKIydHoJ9AZPuSzRXrDeG9X3jZSzur85PmH5coGi/Hqp+B2XQMOYu5l9sC/cj53HCRWt",
-	"tPi6rc5km+OI7rLf8OlTIFziHEnW5Ueu6YeLpXoBBxUCAA+UKo3e8Eg50mQEm1Ok6Tl4hGrdRzH87F6H",
-	"5gzYMCi7d7DxIG4aFrBL1l/RZWOq8eLLQlYROHAv5lbmTC+ABxGMLF+5YCqI6TgaQ/sAx2iMMSyoFaWO",
-	"PIZ14nh6X799lrGfzv+esden5xl78/33Gfvuh/PnGTu3/+/N23eXoDN+EuPXVDsGdyO4qEEwY88fP5Wl",
-	"AFFFAQFX+bngtd029s+UcHlvhNJOIdENGOjnms0keIyA2wAhGXqnDwc8/QZCMvC8ktftQjUSA8tFWfGC",
-	"gZRivZNv2OtvSbCyTXLVvgkQGUYKLUn7wswKTsx5cJ+j5enaPtEAesHNshZxF+pYsEJYOUyIrJzlJVc3",
-	"S7B+UUrxya01YukGuw1ulPThWXZ6cgIf81u8Tp/Zt79ZCHX+6hD4ogwUX+dHsAvSPahzax8vKqniMmDM",
-	"CslkJeDDVUqMVBRsvLo4//Hy+cWrt1ev3vx4/e7ih3wI9keTSbJbbbTrqJECJeUgMe5djc2awPaLUbPe",
-	"oprcCqMXM6neu+CmZu8u2Ut1U0pNEcmMTafzhbjBVYeQMkb6Gt+r74JX/hXaPwgp4cDmWlTWPYk+WS5U",
-	"PmCvDCBgFi4ODcQGyk6LF/4xkHP9QY5r+ffqPZuUcqHZCzGWXDE9s/+AScTTgrAggAxrw44Hp99Y26h1",
-	"+MOR0rOqNpDE49Zq0MvJzJ6k0cFNZS+653XBjFAM7dPRgb0UjEaH5EQF8orYVe2r3XdLAySxffCU5aoy",
-	"19LKprlQ0Ba8wQ7Z2WzYsO+SkPmzOGQ+ZB22RptuD1L33B6Ujcp9viyNtCLsyC73oeP43027XsUn8JE0",
-	"fGMMm3V8EBkfod+fPvtkg0/KDzoNE9B5IJal3kklwNbDGT795lEG6/UoNquBG76LOq5q1MZfniEVDh2t",
-	"Adktm0yphTy8FattjYqBVXsrTUuClVesAfORhL0VDmhd1g0imIBRQB7ToeuIsiNIu4XtA10fIkFD2IsG",
-	"7IJYnnyvNKCwW3lMdkmOrxHX1CGNxSY1IGUQprxvmMRogDUq4F05ICNcIz9x3s4Mcw6c8Z+/4/G81BXC",
-	"UNfRCnRSp6ZrkITT/U4EUIzs8xKq4vLtE2BzO/SLbHF0g48PqjuYOzGhOsr1ZuxquixLBPLIIG515qph",
-	"MF4843pGYeNgQdfC1FLcWRnOjbUFsbBCz6r7tv3fH7BvvY0A6sAOpKVPMu2Q1MJgpRGfGB31sLnQOkCa",
-	"SNXdn+gg00hIXJOQyBFwxQTmb6WNNRTTlsNms2WPOzQE6xfG0HJSGXGDpzt3zZawVI5gjhLWDpYvAw8s",
-	"rtTz3Zsclsb6mwD31xi5W5aMhVVSy7K0hjss+ybJClAM1AzaOz1+Fjlb1sFCGL4YvQ8EIw5Fi3KauWn8",
-	"7aerlMZ/Xb7hvsMj+kBRG3x4S8/g5+vrS4ewHU/uVqxi3ZWevt8+cmbgjaV90y7LmnbH1vY8VOSxkDtj",
-	"OekrIGmEyinjK9LsCYOoZgKN4rlkXPwZTrnU7FZQxB8YXqB9BEQgLwIIFQLJ2Tc2zIzh9jNJ920xeuJY",
-	"DIrxiPsKVqCBXxIp9y3QJacDdg6XRaPBI79+sHGto4O9S/OgX3AY0W8+v4VrtHWf79Ax6HS2yyQh0ZMV",
-	"Fn7nUfXE7ltuBwMb1cGmvebM5vUj0daH2LVdPrUxuE0Ge3X1e2g73Lr79vM6cIU9CJYX0kszO+KqUva5",
-	"O9VN2ItX82qpYWuhtUTFaVooXxmb84W8FStf1UdWon2fUIZ2ibfRernDRLbGZiRz9Azo+8craMt2L4KW",
-	"nZgfKIPE4GEp78jW1XwK9TtiPkbk33Fd3Qdk+GoMLYOLhQZzmVgbVcXg1AHsIDfcMZJhh1C5YkLxMfik",
-	"8kYdSpXhYfZMZfa6UqpbVotCzBd4FK+CmarZYjku5YSKOEQBr5zYq5WRvNQD9iqE6L85Po6zjnbdr2/F",
-	"6lpV5jpEYQhE0A49+TBpNLqKozjtZ1xV6qEPOb5ia2wnngec9W8+4SB2Cy81lxL6QzuWk/U2fyAEFv4Q",
-	"gSAmy1qa1cHZP35OYkDNEcYSYmlmsQ1mD1Ut7ME8RNTJ7izaSwdoDrZupcShkXOBGxoYMT30OZWge6hL",
-	"wetSAuqUuvU1TNBSbFYL4cF072cVJHuwDpfC7w30y5UwATTT4WT22Y3wMD9rYOtcxczg7lLnqx06qE6Y",
-	"Rw8bYRwaX96HBhf7BHvupTZAFgpqcSbKhZu0HXlZEZS71o7eMFLTkGLciI7XX1flcFMTWr2/C62qRy4i",
-	"uFfAmQcUL49HD2DlycpEXrp9xZwrfiPilJHrOMgakOddMMj9yAdPbAw7MhiX1OyXpVgG8HU7/ZvaqlfE",
-	"diG69ZzNBVeurYCqxLlmM66KUhSIRga6xrhHE4iFvBPQYQBNY7woashIcmUNGmwIgl0DX99lgio1AZJZ",
-	"9kdfJDJkuqoURAcINNVnC9sSIm2GtT1kr/zmfCCvOXrNYzWEp0PY7jXD0tuvRTvBbnqNjTe/TTicxyyt",
-	"RRndJii7lURkgOxI805XrxXLptDRhPDVg6JYWfRDRR26LFpMamE0eitza6lZSYMte8mTPO+imYk5sja7",
-	"ETjkUpcyjRCc9S8lJBrHXAtqQ6NgeAH1T3cSW830L+W1u6490+l44N0iPQ7GYXPdrTlJs+gK/ru/J1H/",
-	"TWf7Ld1wvpAv1XL+0IiHfkr7UtI7e/mLBDtMdpI7k/GvmwAPAceXRw9hPU4niaE5waql0bIQzrnqB/yT",
-	"9iA7dErjE6TC/pJ8pCKTAuFg/Buv8fv5Bm+3y7AVJLCXRlM6ctfoHErO51LDo0MlxOnJSToSzYSa1Csw",
-	"EgHXRRvWO395efj989ceKTFN3oGbaM0pd3qHgL2nsVAyivIDy5Z1/Marhkx7go3NF6hNKUcRGXqZdWwX",
-	"19BbTVjuIXcwGKkf+ZwaHJdK/rJE6L424pne6fGfsWu9WOL5Ea2yJzC/4wAfjtOFXvCoEflIym4Fogon",
-	"IALYY7041oZ76TMzu3xZRC2TeGe1C6MWOyGc5y0WA0YqvYRIBBdZ6e7LTasaG2aEMvYeUbOGOkKei6go",
-	"8m+Xb34cKdw80QcnGZZ6RQAVgIVZIF2qseFSRaYDV+zN+dLMEDQYZBEYHTJQRWA79TrtIJowUWxLFLGn",
-	"BVVs0mw3Ld76Vf0sWte9bpv2vYqE/Efo3E+pOsN49tq2uyJFJvsUdE3YXAkU5Hl8IUbSISkFmohFygGc",
-	"cd+gSYW3MWAARZGkssrFakkcIzOAIYSYkJv0Uow1fD+r3LFCczoMcgOuZKpjdkKVTGXwJ8CU/ApK34St",
-	"3C6fd0hERR9qk8+WsXXt2Y5MuWGvHD+uNfB7AaXcZV/s2XHn794MS3khFFq5ybZCDBI+ETrePBgpxcYG",
-	"YK2CmBzms4ekp6nBTEPDg38I1PJjYx4JXsjcpF6J0wJPdJuDgkrcGx8JzmNDlo7ULsKUbZelhBL5+ez1",
-	"xwWH3P2EemzIyHN9dFv9N86xtKdxL40+GvOSq4nYKRVM92D6FOjENqmW+I5JpfRyjnaS705celCAe0Ry",
-	"nXOp9G629Xq+5YlmNJcWftsF17qFOtdU+LwOBnB63hACKmlixpVbrHOGx4mRLlUqzbe07PvK7G8lsFO8",
-	"iV5L5NcPHbjzY9528N1X+K3r5Su/v92UMW/WxbM/xk8XnUEXhd4hCu+RXqwfobcYdZD0qsUEfBYviNGl",
-	"aPVIX9DTHynU3TY564WvFqIr0u2WDnrtk3C3UMs5iD19Z3//pTz4eR0JZ6dxSCLexvR010jwrztH3N1S",
-	"fydLgeiwDxx0j1+4T9g9XYwvMvKeTiE6ioXf77tQwCePYT3ODLT42TXihvc3l7SP1EgdouHr92vO8om+",
-	"I1BZhwBxFtBX/At9ZQT8Dnh12P80lcAcMV5Rny4UibLnl38fKQbDHCT2sdV1UI0AI7+2O5eiZdQgAFZ6",
-	"D8jhW4erfynzM8bZnRT3JOXEe6kRyR1WQyrGWS1upDaiFgW7/F8/MPeU9cH0uB1omoprcVpTsRZ3dQec",
-	"tc639jENwNJZI8mio8s/PTkJ9RBDT+/MA75aGBQVqvmPIzWANRernHFj31OBrYAfpMHmCEX5sBceKGHg",
-	"TvlDQS5EQuRREwbxQLaSJybn9oth5fnCEgrJKnfI2KbBc/SvYny9c2i28R2R17gEJwBgarEg1IMil0Jn",
-	"TM4XFQBo19U9of4S9iudzwH7zh50rAfIwzvsOfQSDQ4lZVfd2Ne5fhS9jYB4ANk9YfjpjsEmx3aXCOz6",
-	"nv4igrCPG1PdZYvuEFRN136TCT5kiwp2KDCQA2QopAdgm7R6hd0b4fjxZefvJMS62zbZzz9ya/5inGCa",
-	"NQXh0aQql3O1G5IhXsswKEvb0I3xifYY1fYdGUgxNFfrQtRnYIqg9emnBQ/Asv2RctuaHuIELFpfqayM",
-	"R+MHgi+DBlNWyjuRgFsEYyobqcvLi+8Ob5a8Lojy3q+/CxNCTT5UCCsM1Kz8ePr7YRa6z/CclvkhTxl9",
-	"WnrVdn4tuOz3AyIY7ZfHPXJFda+sKbD1zHG2qMWhljdKFL483mE3bTiAbq+in/f88u94A9dkg8C2v5oJ",
-	"4Ly4DQ0ijZ4ZaqhxXLEABm8P47M/Hvty5tbjw/1IEGRq/RRlmKVOj3W/LU2tqmv7kPZ6yUh/vaBFfVeX",
-	"n+OQuddtV2d4HXy+rwxVXfovWiT0gx/1gFrTfevhrKKQ1TZFiOcVoCfb1CAP3WygxZ7okVrU0q7RIfRe",
-	"wp29qmaL2UrLCWRBC6KbJgD+fpue3KjcRsppMns8nbfiiNyPt2m0C7tIXzD6rjvJdh67hibtKv0OupJ5",
-	"Qf029/8B2hJV1v50c43nd0Vb37moWdCTvXdX3x3+KWPLhQOyfv0t+wt7enz6p2/+T6v7xisjdB971dKz",
-	"TIoW4MYBsFiaAfsRm+lHSuoQHlgJc2bVOwQ2JVFV5DjZI/o9R+Bv/PFaFsSn5Jz+xk2OsCofjNQ5vt+j",
-	"KYr3C6hAQCCRk1M2q5a1Zr2c/nDNTd6Payg84NVkJia3omCAWw/WNdjZHJlJRgqjIjELeSlV0ux1enLS",
-	"H7IFr4HmZcYXC0BEMn72YU6+2ywSphSJHotJZd2O3Medc7ZURpZYP4HThF5UXAVoJ6PZIfMPyD0U1la8",
-	"ijtZLUMgB2hkNPMTnAuugEjFylACKUtL6Z4+G66ZMOsWzEgB7J7dJQiky3TFiiqNLyF9n/uujrU5X9TV",
-	"RABzb95Jve62Oe7jh8PGS9/zXVXPP3cEFt8Mk95mdfkYFZ6C31jY9XMD9rVB9aFUHDxm6Qmc+CC294wA",
-	"HzWk5oMpmFdzhCLlDZHMddNsVOI+cpDW+lhjuHNg9Dnx9ekjFZJDyknMWHxQXDC0zDSXwwlTmaSXoKNu",
-	"pHI3qmuCxZpxzW7q6h567yolMpaTzQvOmlVV0U9JFsybmNfWvAgY8TgNuwSY27TGLHKv0TA806W2cvp+",
-	"tvIwPWuyPGNyyrhaZSTUaSB9R/lXV/fUdjTjd6DL5lytXOEgj+NSQzYuuboFpYbZM30rFwuCaU4SfBgW",
-	"C6Eob0JBQ6DT+1KZakhQCssSyhmruTTwJ0JqrgFcwgE1R98WuxzL6h5qDLXIkKinXgIR32TGaz4x0BkO",
-	"JUJwUEthjEOjKOQN5i6g8hGyuPm1/VLmOgeE/GldRQxK99WyJEJQh+gFT6B8JM6ylHeuYkE0i5LsBkFJ",
-	"g+jDFIEZKU5MdLjGduvD2vU4rbY1IxD5LMd7rpFXVCGpaJ5B8nWBpZL2Yr2cTuV7e/31iZ3Q9bOc/X//",
-	"z/9L/JNIhAk9HdBkAfDb5zQBWFSDTGC4boHrs4UJDYmQIjWfkGJV9Uih0VHEdltcmwU4Ak4GEASTN1ow",
-	"LkLjIHtg3RjIom624z+35mbpgXtYBx+uRL6TpcAXuNfulaM9eZQ8Ay2uNRI8RAQgHi6VbpG9XxO3H62x",
-	"UREGPfiRipu8hwfT2295rUXiFzYBMVF6IU0j8jR9g06GD6bYv8yF4RgIcgEYR+VihQVuw5jYZcCgw56g",
-	"vgls+IyqeYJIOVszKFz1Wiji8Vj/7gonI/roEVHROz6FrLyRYuCrCcLNiHU1KG9Q8Fr+t4h0tzRehJWr",
-	"IYwUgrZn8fJpF4TCYTr0jV7sZg+tW4UKCK3N/tBjMc35CoGfHEivHepY3EilYDWnjONNDvqfzAP3AZAz",
-	"K3DSQO0vOAmOLPWSMvXjysysIHYA60nr8E/IvSgQD70G0MCmBieuBT6v1A3LM6uRhnlmFQ6WBuX/zq13",
-	"OJ9znOtSFWIiC1H0I/R6xDLJ3fAH4ZVDLCsGpYVazVStYYB8xvU1btPc1Xshjmq9FGSFACRvpI3RXnF6",
-	"9ykYcvjfJ7nzXys1YBfOtNGLUrpAwMV3z9np0z8ds1+Wld3Vw4SAIeDC4g6LFzb0WgJ/gFoCSkPK39ym",
-	"6d6iGPjcbjC9dnc/+BPWRF/+nd6+vZUSLvucEcuvvmnYk3s4p9WkO+EABJ3oWFze8xs7zXevMCQ9rWoU",
-	"VlIZUU+hnamXwyOrhVB8IQd2zUlyH909TX8GKg1Ri4BFRJ3SppbWsF56u38seA3YegAp2YI0Rx1Q/EZ4",
-	"u9/OICLShuplhoXQrBfNhDjF8mVd6gGlPX7kc/EXsvn5XJDZD84TovsR/hJIMG8vu0XAuGWlhSJaeWvc",
-	"p4hNtcBEqBXzCP1HOpGg1tAmxIYLHLm3IDAUCur9RgFKhmwvraE5vpMHuzG2zsy8TI/HTjyq0VL+9er1",
-	"D/ARPjUS3Cu7tATxdf72lbcxmq0GeqWNmB/8nB28P+RqdYgl6ygS481+xLUWRh/9yx6OX3fZ+lgZH0dM",
-	"0B9bQJgdzJt4U9nPc2HdH9qIUKe3slbITAiTMTmpVMbK6qbS6M6uQJcBimMRUMRoN4yl4nbzVsSQZF95",
-	"X9W3oYvVro8SDrdtGFAgEWNtMgMVO3fJTb5qP0UdGW59bpdrG1nyd46yKa1YzjUuy+FSHo6XqijF4J86",
-	"910FC25moamAhFWqzTYxIy+4sVM/ODv4v/9xfvi/+eF/Hx/+eXB9+PP/+D8OOniTd9eL/I7jBDcfi+xA",
-	"zvmNOFqom/RCTGMcnB3gB2wZkLtV3938j/fbjl+G53Si9Qcc06ie7T85DdghAF6sHTrGaU82z74/6GLO",
-	"ZXkIwDg7NBoRwCDi6GzE++qRIMKQlubjUhT9lE2kvdvopX3DFYznUdqN1qcoNYKAdLT4ADmmTLk0/J5e",
-	"LuEvH3nE9jPJ3ALu088Tz/qL7OaJJxDt93h770SsET3HOsbUhiHV2B5091dnp7TFHnu5OUSj6Okf2Uy8",
-	"p4AuWkf/k1jpPIGSe3BRzblUiXVDlPmaAC4x3hvuuHx99RaqGoVq0s25GPpI0Xgd+z4jyEw3/pgNtJfD",
-	"WlH2IGN5ybW5xt/c/UBy6vi6PdzmSPEb7ngxPNgrkSYfvnqRvKZSE+y9oT7/nI6Pw/XPPGm1YuK9mCwR",
-	"LmUKBuJIActsz65Dab+YQZ0MpCZ3osa8gigBzstfgkVxFSS8levK9I1ZiExbc6X5xCOgjZR/N3ykxdIj",
-	"/9D0z1g+ras5BOYr+//1cvxPMYGVswrI/q+1Fe3/uuVDVvCcngAJmJGiZbcbjlIy8J+QrsD4SM6N4ZMZ",
-	"+CM5pRNyMMrQjiCpAd1YGdPyv0XGlrX8NSfHYKRybaraDvroKGfvLl6xXi10Vd6JUJ8QISXitUd0Sd4f",
-	"xEOixjC7aBxOic/W20/zJCw6fo31JiqKIliDzH/7/hmlZPQt5PShMh7RXuM1z+A3u+Eq5T4ffJsBeyFc",
-	"H5Ss1Flza1F3m5+DtSLBJUO6YyRQcOi4kQSwJtpIgWuy4LLGrjadUQjJA80tFaJIEI3MyfGxJ6FBhEKO",
-	"wUMHpcx6J8dPKUEDG9qu6Ughhc7GvnnWOz0+jaleOlu+vBZ4oHyCf/4jYU1E7+/WcOddHzWc/Cl2XxT4",
-	"J9zXlPCBry2KYeNzg3r8lDUTO03lKrW+vpyGtUcmp4nWrNMsaLGFj/5FAnm3LrTkPUhg6nSsNtXCpa+A",
-	"GxwMCIKd7iHjlkPHrsU/KSgNlAB3oh6pWvgmURdDsS+hSIjXq55938o21/XV2VmWSoddWsuae+9rY9m2",
-	"xrLd9t6+Po7/cklBZuvOPSLwgV26hqgchZq342/tjDoK9ntfQUdWJcIpokIuXYkhr6FGojVc4mdx6fAR",
-	"Hl5ReDyFbbL1SQB1+B10tm36+g+8a63uPfSG9k7xB3+x873sM3STzEAL0Qg1MDyVRfyEwPcJblTBesBB",
-	"AGvxF5JvOVtRwZFrJLMec99xEXo+zaW6xgPyF2v45GikSyPmbGLPAcGg5eG6DhrR78rq/mVYkceJgDQW",
-	"meIfrMfL0tn1uv8pwyFbx1EvKX9MoCvOu4g2AdnyMrL7h4yXVhLJuOT3eOPA6cHJ6OdSyflyfnD21I8c",
-	"oDxFvcvQHwQnxm8RL9S2jsOB1lnTo/ZklVKDq8KV6RoZ3XcNd7R/1YIbpIf5kE/rxjUW0woqznYfEt7y",
-	"QWPacj5e4bm+WKof4bQ+bJdLcuj3itr5ZSRVdbxdD3zLC++yfXlhPjjpIhaQXkGFHzch5nfElkQzbgGV",
-	"KvZtw1TxkMXtCjvoai916AcMOdwKsUhklzRMWCHljSWYjtQehQvcgQF7UfMpIlyG8BYqOsiMVmbGxm5M",
-	"gmqOwwhlOFRRoTHyreS+4kaoG2m3kpzcWuXElosOVh7jC5qhI0JVht1z6fgFVuTyAFj/jC9gX+YQlclZ",
-	"IRZCFdoxZOFyojeNkRwX7MBoe0jUTaq5XTJR3Ajoj4N1ghX3YwDvHKE5KaoZGQBA1ytEo6QTH4N9HPS5",
-	"CzGVSmLRKKf+WYy0QCFzUkQabGH6Ww+26QthrDkMAUUsfx4U+FM+bAK++SkinKGdowNBDC86QfeP2D3D",
-	"10TsQ5qlCz3f495K3jGrnBUUNhn8AFXC0tilIO45+FsHoVM0pGcZG4sJX+rEBNOGr2KEIooAJghX7Q0x",
-	"icR7qIrX+B2PCkuUjGRrkMef45jIwO4IPMEf45ScfN66n7Qmm3t+Q4jNi6lhPTovk6oQkADIpYIq8YkU",
-	"ylzTtbmDgf1apEvsTnCOeUMZdunCDm9rK/r9ZTU1h0UU4fIbE0pWrehH3XKGiL2NFkDvQGGNLSSBFwvB",
-	"a433W58L4FyjBzsAO6ymd4oT6esXCwH9OPeiLPGNxCBGBeEK0eb0bSyhcDQs92BLeWY34XRZ+0Aa5Zuy",
-	"0IXAuNbyRrnuAockJe5JTblRIg2k62T0Ew/vQmiHxr1irkV5JzRYB477CtfO0VKrCghMRQ3ge3Z4WAPl",
-	"X9Ynf7ZBEl00fdyYFppBkm7ArtIlyujlQmfMbh+qbY2GjM3Fa48G4e87McdLsz70+1oaIxCsjtIdHkPb",
-	"TSsxrjLSbtrrMDSMsHobfFAgFXr7jnJVYBTBTqa2W39/B58/0OZjgM7zKSZUih0B03WFtVPQNLbJvkZM",
-	"t0Jx7SbQdgDj8tcDuMLa3g0ihnI6xCLjbGUnuwZJxAbO/LIs2VKVQuvu6E9ryLO5g/YL7DyiQ+q0/E/S",
-	"zKL3b7Fefh8IDLtv2f0+d/IB1mi62zT5kVWR+/fZtL9oA+HcomELeMASp4+kaWCxVgR1yDj7ZzV2jsvR",
-	"3dNQC/xg+jx13b2Kdj2rWPqANqjDskVLg3Q3CQRgfiIDVgu7fEZ4mwSvGfrWVyPKklpM7yt2K8EBnjL7",
-	"zmUtGF/w2vSB2xsbXyn4jHoX1emA2ZVekHpv2Ed2HC09iTgnayaMhVB+dFiZoL07ibUOaBVIYw0q8MeH",
-	"rTo+6aD8FOp7VxVtR7+rgrZLtUU9Hz+2K+fCrbhrvjYqfgofqFp8EhfoyAqNQ2cE7waxSNBRIW0G6R5X",
-	"DZUcWahVo1QUhg77GQJDYW+3Lztx7JQYnkruYJNS8JpOm/MVaoE+dLU0ZNQrDx5tV5HjC4ywb7H/64N5",
-	"CEsFELRaHGqhtIQamV7+be7C8DnP15JcM6lNVa9chgu79HGAcTUUlT5lrCoLn4BjPRc3raZgobnOQqn8",
-	"f8K4+kQNYmeMUVOhPdK5tb76nre3gbVg3bEFIIl4BIFSBFaQsHZCr30laVzEDGsEW0KNGcP6LGjNaw2X",
-	"VTU2JnO2qIEt3YUtN4YmfSWS50pPRrnN82pPI4Z8t9DbOhIgIRN9HWRXsBuql26QzpSfr6w76GhCOPnm",
-	"m+xgLpVvStghTwQtnNDYQFuN9kD3jmMNdFK6YUGGQdfoG9s7mYMXUdCA6Uc9rqpScPUJCrmlEXO9i9IJ",
-	"X/T87SsrPWkovK75qksBJUv2e0ERJRvQ7X2nEEDMP4BR3mUrX9CJKqRelHyVnOoQWFGx9URhdExkgzSE",
-	"30AghQJlzMNXtTPp+gP20lcbAHBXQUA24dsPO/QWlfBKLE9IlE7mymLhuWgp4405esEgohE8ze416HFG",
-	"9TOthQAAD2rwc8TKQYRR8gnaq6FTPCeLHzuZyai1/yBTPWM5YbrkWPmGrWB6Vt0rK5CX2uOnVCzwujVe",
-	"C0QLuulVrKlPvB8h1SBqRuC0IVkUq54yJsOHYL0Tpk3dNmCXVpTxEtZUp4WoMCikhaCSPtwOsnZbgdS3",
-	"L7By7oxLoEWgls4nCSWCa4oXGiqBegPT+yYfsNdQe+2GRR/JLqqDub+v6ltR67NtRnwWs5ECTFDEudVm",
-	"1cN6Oi251MYnr/xnOntcxXy+2T1qpuzcR1xXz+dF0dDOD5H8St7ygGmvz6m/8OPfi9qftGz9iH11rT5B",
-	"ZAssrN0VaeJe3Ulxv0spH1y3vYovcpXsRRkChIxXocEkrvPr0999pp4WAqmJ0BNxcSESQuMVSP5Bs4BD",
-	"asQw8cBDprpBxnDUhduLzNqr+/4O6/MohX3Rkj9AT+Mu79ytbu/TVug9dKDcftB9irZgRX5X9Vp3tOWd",
-	"BInkxIZSLX4HyE4IMeeoxexJWyvROovDGordzySYw5rs7GAoYqG6pFgN/mUG8nzA7GeMbEBq/LTOI84B",
-	"XzqMGbeoXSgOkv7kKrsQMjgUcKDQsL8Cp9lA6mta3Zy8XGkSiw6ETyK+qAkyGQ/rcbUK4Iru+rLSDpKh",
-	"5NZDiCxcGQ1wN2t3GMEmuvd6GwzRGWtBQBtRJ4BbAlh7XGDN0ia3loqhM6gsiKucoGJ1l/omXOvM2f7g",
-	"Dbhcr8ZdiF4NrK0zYVvfQc+e++KzqvZTb7VBN1ShZb5KTerdKq+yzTyxWMzkZM8Dlk/Zxz965dTfdwBR",
-	"gq32iVrifuOMbF4idwnkdWtua6lQYGODD7EQ9Zwr4JeNClXWzLFS8LuGVAnkJPGVm4oy/AnYpR7Db5NP",
-	"UIvxBVZWbPrqOxRVwKdg54Hmcyc3uovpuvvjHT+K+PhdFSxs3gkb0wWvisR6d+ezBaZIFhtBinbASFlw",
-	"M5m1wHVQThvaEtEEK44oaOUIBFAUDT3qI+FGR0V3CMoI0ADeLMsJlQJ8ksyBMLsWSTBv4AXcyjpA5vQH",
-	"ApP5CNWAhe0+603SbcAuhOJQ2A6sFDR0VP/BwqOokxOJkO6PTcxLYUCe5k0TktViXt1Fdp+Hp3YPe+JQ",
-	"p8kHaR7Ld5Cu/0yGBb7skeAD9jIsQvYeLcuv1sWadUEW937WxS5hovW2HMwGtqkesLU30dvHUWYt/Ekh",
-	"Ch17XteaNdid1HIsS2lWENP2f8WwNhrzOSatcwov5/RMabz7V9Vgd0h1JzGWlBEGToifdwfMs3jOLZhD",
-	"LlEfhvoXGhdhtWrDeKkrwkWPHBDMCqz5H3rAXr5fcAVLTpKzFwBUdJ6xPLTKXGM7TN5Hd3JZltbHhLTI",
-	"EHPvnGmpbkoXd6/YDTYez7vDZI8UIsNFSVqEYkH86Ts57Vy7mzifcy0OpQo1GpBVA18SsiTVZLL0ALwu",
-	"0wh6xanD8LhYba/h9HTORvB6MvuUef14mT3OdNi5XQMJV+y1tH8Ptz18JHCfKCCswOBLDek1o3k7gatR",
-	"t6PqhjdCAa3EPUWGhQkh46eOsQsrtGs+NWCtcQMt/NC4WBUrYB4hLv7Q24ctJDV2kGihTBY1YsoomgOY",
-	"3UG0RdC0OCRCptX8DiJdAGwMcZ2xAFDypSzNMGqZ5OU9kJsQCECL1GS9hKM2hM/S4cONfZcDRrh11GGL",
-	"uhqXYq4dqEzWgLvSOTzTrxLkdW5qvpjBsgCYXM+E+CBGPp3OEcWNYGNh7oVQGOtydbkaSm8nq0kp+rSc",
-	"choQeDVGBt3oiLeMx9Mai1VFyRhATQdtZA/Si3BNz1QVMr9Q0USNXaEZ+9vlmx+ZEhr1acUKIRZ9zL1O",
-	"ATIHxMvpiW+npC3g0OE12tE6AYevalRgUbBCMysVVqyX14Jabq8rdY2WRY7Q7Bkxs1ZzbuSEiqEr1Xfv",
-	"CtKr821hx6dmRmK0xAFikuNgYVT1WtEbWh54WrNGia0W9Z2cCMYngPanfUldtN9xMqJgWpjlAjuPF3VF",
-	"RGwowHtQz7sWbU0yem4kRX9TIPMBfY1HD2BuhUeHruS42TOSep81of34kckWvZJ4DHuEInFZAQER2Pb9",
-	"ouqMspJI6XonjTN6XwFJiMKG+wZSjA7tkIUvSPWdQv20Sx27i6zFmCKBNJrxs6TuSarrRV3d1EJrdAH4",
-	"PZdWRF1jO33II/DFQrc2UhCyoRXp6GJ0Fqi4CGhEJ5nIk65S/W4vJe6t4z673BW33Tlm60/HF9E/92W4",
-	"60lYuNWU21oD3wWXkTnPw/0lpPddaYXDq3AOZmQy8KKA4vWloUjbWSg/p0qQ69iwmcqy1KzhmbobWmwt",
-	"un79L9FtxUrxuZxgPNCOCCdcL5WRc+Fhdqm0bIFn21RpD0AezJyc9W7FiuXJc4lmNExuaRZLc01qI3ot",
-	"WDn4c9JoYC1nuGeXVydPT2TVttA9K+Wt3ShzCaxmrFKiM5q/rdD8KtoVBsnmwfitykKE7KpEftfDSpUr",
-	"Zz+RvZS17bwYmZOdb0rSNlMSrW7mB+A/7da6+Qa37xXXtz/anXqw+63h/MNh3ufWF7jpXnDD97jrDeyX",
-	"S9yMD99qupOB5AMVv580TbuTvXfNelyqvjmhUnlbAGN+i1po4iv1/jWc2Ib/ApcT3BEYWrxciiESgXnv",
-	"llhlTIWV483wFAnEf/2ao3DQDpuQ3DQqGZG198v6g8iJ25C48V6rf1ScvnkZN5dAmb33uXlZVvcAjY7h",
-	"BmDw8ohMiGxhDaB+BvgHPKSxIX64FVsoUG1FTz1jhDdtJrN27i3v8PfwU9UOcNOw/B+jA/uVRgcZG1Eo",
-	"cnTwswNHSHtBrbjE1yDxF/014QnHL6tdLZYIhUeO+w4UxNt3V1lSdOkmTkaqL1CKyqhaXh2aVEMJtitp",
-	"b4h9j7kdl+JvCrOsBUVg4CFS45C6BTVh8bnw9i/HWv23765AT9K36bBxX1eFnK4e0Kl9a1+PcvPRcmfb",
-	"RHbja33KDNpvFbIawyjYJm1MLcdLIzrirMsW4xzTqd7xLWQt4HyOV/b4Bvx5+iRYMxn98ER7Pr/Ewl+U",
-	"S4300Y0CRfp7L5f6Gv8b09D9dc5ntw0a9P1YExndDrG0EAT2thy/RUShYNf6zLaVdkOKVWIiC0WWq7dr",
-	"qipUUsY1LHUJqAF7Gbn/1G3vmt6hiCCBJI0M25kIF9oJDthzjxFkF4b69FOQVcHrUgYjOAAdaMNLxwNx",
-	"n4QtB63RSPvt6qUIHVK1OATqadX83gilA+knemL/AUTp+TpBB2pWCIvDs8/C/owUB+Ze1+H47AaPdbCf",
-	"TdQbTUYAOaLNT/tE97foVUg0gMojhTTETy6tjne2wHrwH8itsVNoQ4g7fjUHaES3Vh2RmIya20LuGHsN",
-	"9g3PtGW4I4wGh3a51pvFelUNrqDLTKy8swhBf7uNgG/87fa8cmTyOMqM3unxs/6mUpQHDA0/egnKNjVq",
-	"z2szUftVczY057t4A+8UQD4KJ/TDIHNil2q5qXkhkrdx1dyagyBd0b+Ina02xbazAvs7/odUN4DxVgpF",
-	"lFVO2cQgcFHGksSVt33JCeK1CMVpZBC3ArFtOsshsfeApzq8BF/89WB/oQf7Ar14OtlPdHRgdjvmUXJn",
-	"h1KzNTXrI9oIZBKehk538HhlTZSejh9OFaCP2xB7W1peujtaoCIAWd/8TIbET7oLgm8o/wqhz5DjVVV6",
-	"dSl4rXT0sCcaF6W7TOtVtMKfCwojvDOcst36iaNVjD/H7wQYY30BWlXmYXxqPj7i2FoTBJ9Q0O7aTCTq",
-	"zyFgxbrTCUBkCbYPIkHFRT1Sh4rMLIUjQ4cK78c2NaPZbDnnKsE+HbB3MMCST27RQ8G/wjHznk2Ntjck",
-	"iRGj4gx+0bE5nqXGOPL6LRbXdiJ5PJII9X1r2QbZ4QP2ynXHzyE0pSrHewbr1EZTGY3Woeo20N6xYqgW",
-	"d4KX0ZdqrRaF74kr5CHiZHCc3VcjlCZO7tyZF7vADo84eFLZWcP1sDjXsrAuJzBMYg47asCMwdE/bSIb",
-	"h7Au+HDngvNgV+QBzZhYzD2agxIG8e2y3EpQVy0NhC0A/5HwwWDodGK/2jhrohn3Ex0vL+s2i+TNls7R",
-	"v+jYbKyTuaBeETywT2ILIxa5HvQxdBQje3pDnbAbfieGqQgNMNrBvvIiAdpaasFuxcIM2HkiNqyMcCIj",
-	"ztl6wsw4OLLX0Q6ooIki6ZkKuxFp3n0nkKvbFhFwAb+np2PncpZoye65ppadr6DQbca/XWUAoIpX+YEs",
-	"lay7zS3eKR2dbnTgPq7dreVUu3DwTqiUPnYc1eLE2CgZRBdi5xTQDZrxAoLAglSAKNhTKw1+9I25N3yh",
-	"IySqJMkT0gfQbAK1xpXhJQNrZcDyBb9xpg8EQ3OshjezulrezJJJONadlhqh+6q+pchp/v3L9fgD4pZB",
-	"ya6pvBoiqMCo3aEDnsUt+cO3n3ytG/lUHuG+fmB8VJzF2CAM/N24hOti41OXnTjBBsbBIRoHh5FxsENo",
-	"psWiiJxG63hYEdyUdwQEEz8CTB2QIFCCO2DfBpCVBGbUOyRD+2hPC7kQqpDqJgcTF55jjZWVMC7n1y5Z",
-	"Xq/+aid/AWM4j6b+KE1u8TI+CD1h62TjLrfdxIn1sF6pafWwFWitg92nlSuJXURr+0V2dyWTWT92kWyI",
-	"j3PklCSnHPlidz7fniNnI5nrGTOQPqGljzLp63eyHlbYWhGxBuCoM0rE4Ot1iqzcd86CvSJ6snQfGYLE",
-	"A5a7f12b6nouCB4b0zRYUEe43qJOnoON/THZUEwsFFEctIuUaNtewSo/iijBuT20EEnomzcNJOGrjbhI",
-	"NuDJ+as+Gu8uQqyOvnu0V6Kv3zWkdC99XizqPT7GPuIxCah+iSJxPS7cLQW3N8FGz4k7grxhAXEM66mF",
-	"nyIRYT02v6OczSMKKs23bk9d3XHMQMGTVMWMnAtkCQigvhMaj5kJDfBoopxiShcmdI2jzGMKMEeGKjWr",
-	"q6URrBRGN5GB0fkq5lJJbWpuqlqzogqJ4x4FxjvBgrNtUMG+p9IfFYidQekTFBpn7cm8RFU8ifhI2kLG",
-	"tQir3Iu1DSFhR4kAO6H+gJ3HH0Vjd/5YxGF43RqHb3sc64EGiNeoTyvBZBEW4+QkAhw0vL4RhnFj7CpA",
-	"8sP1lmHNdvKh2KTkci4KV0oEnxnzii4jEkD1a7GoaiPVTR+KAO85INtQeRVd7jZbIXhROtho0+RAa7a0",
-	"saUysoyf48C/9dD9p8MOcwfHTthfRf1wNGlfykXLWVCPTBsZkBWLUi2RX7a5eApACHHF7QmFTAPQbTjC",
-	"nLN4TBHgM6YbAi3PeGl8WXPTYIlWUkIQNJYN7SyDCWR4BB1PE0AQcTvXdEIu6gql8PoMgYQa1IvbWoGy",
-	"iIzCyhpPCqRFfQflKaEXay4Mx/6pFCw3a6NJNpg5WCyNB0CqlvXEQaK7KRCYCgxWWlGS42XUO5VnWOBJ",
-	"VWrRriDiJrysD9Erd9w0TPKesBtdDq6rUbmhBB8o99N4y6O2LzfGsi3/E+/fT4TG+LVls9ElvWaNfIhL",
-	"5tuot4L+RS9KQfpd7l0an3CPS1ioRzHlXkitYSCi9mJWAuPEenb5SYxOsA1UsO2Efh6LeI+j8XtpYdtj",
-	"p+7ruzYWf3OoMez4o92jjm1MwInxnvJbRUg0gQw5Q/LDlBLPF6wgxZI7L/Az2NXrNu/pGhUXJpzUtHJk",
-	"XHwyiwfrqvchXxtbpk8CgZJiORSf7BRe+JiY5SeP5u2UF+icwL7Jgpag8+/iFPtwYGMB+H/WkXa28f6F",
-	"3F1v3MbolIRI70RdyInJsCMp+OzW5ZJzu4sl5Qb6UIwQg3wMu0LHEZm450ICe937970cV+K6FtoDgPYZ",
-	"1YWZ6p67kZIizp3ReO2eofOz4H65ZiECL3XiCRu2qoVQrJcMve89EdTYJGQEQW/5cYIhjo9F8vMM9s8/",
-	"BVFZNacBsa0zlja2FmIiC6GBOJFx7xdWwAPCVRpvCBjSSWw19hhxcmdxQ1u00M6LtA4HL0tcu2SQkMF2",
-	"LmZwP8Izrrm7Kvw0XhGnLH7vfkw4H6/hWiR4I8W8a9lquLvodTWHXYANlZAMJG5Xw2l0Zl2rv+8VF+FM",
-	"gepCaq5G9NXhfK/5/j14gfXMYPr0YGhTgs69hVDUt+xcdeIkizaQR3ggxtizOJwDQGG0e1JS4kqxfJAu",
-	"z3oIhwd+3eEHVBC6e9s35IC9WSfBOk9d/xaW33RTJ8knf1u8l+3AYrJkOECbiX7XnV963OO4v/TyR6qB",
-	"3NPKD2f1E9n7X91fcn/dYXLWxwd7vUegjB/eWoihhoGRHCKv1DHMu/zq1AzAEs2GZWGqBlSYlYkIHEg1",
-	"CFb9DIMS3+0pFANErQsPQu268ro90Bd6bQ+CDguyTERlCOE5ryDcp8OsgRXDM8QekrUzn7S9aiyV6A/Y",
-	"pX031JJDzTf22aZ2KEi5xhqgADs5PkYRLU0MEXHuPkW7cVCpsFpBFD5jvUYmw1TVWeiAXRPwmkbeHzpi",
-	"zRaRnHUkfT9SaqdcyB12ZRt5Oq8fMWrS5pV1SNb12WRMIZ6s2wZfBe2n4FW3Jx+lk1Q328VslKXapdIj",
-	"vnxj40+zHq8tSPEqfvej1D+sT+ezMeslrwYpsoRCFeyJKYQykpddwwhX7DuYh6wyiL7nPhUG8Up8kRUG",
-	"Mt3H7sQlP+9QW6DiB6F7K1WBcXyHDkjwML3xKoLwyPvY8xF2RWgSdYpxBMtl/zqBt0Vesr/Lu4z1UukB",
-	"kAuHXUa00XPBVXDCoXoB0nNaTGphWG9a1SPl/DQKIh9KdWhm4rCsqgXc1g+9IKFhPQyDsu8x01yrjBmp",
-	"3unxKfqf91ILeiwMLCW4MxVhCFJ3visYIHCqqJN/ZScB5soNmHB8BaiW0oxUyY2o+wP2RiVyMJAMYuaW",
-	"kLjPGLeLUilMtybK/lwR0nNLScFIRfDP9s7eouTGHmtroEynrt2vPxipjkRndA4fyMuL3vCoCc5oHNss",
-	"kPiLfU1ufmLvTikx8SD7aDqnAqlbLLYZIkcTbnhZ3exrkFgBA+5MNZ3aw9YzAQoOHhi1NsZnrp8QFVsB",
-	"eVPVgKUxUsgubE9sLECLlkRq24FsmDnPaV6PYuwIZSCr5OwcN89OI4P+vnPJZzpRvPezWRy0tPsYHm5T",
-	"0MJ8sQXfsWib+B32Aedt97oCu2Sr0GK39v7W9P7613ppH3PwWTfIdk81bIrVbz5L+L2wYjuZ80YLdhtA",
-	"dPKkJ5rJ4oHYBVu38VIehke0W9vfLmVJqTWwqULCo5CmqoHt2JVSagEx+jBpV7sKlrcdUu4op0nprRYC",
-	"6ldHyv4nQN5MSm71in+IQwOXAMpQePsX4KCgFj8PL8wdkqAb7xMdeE16XI3UUt2q6l6F98cIdX1KU1jj",
-	"eA2OXNqXTUVtRxeYBmEUZ4T2qzPqCtXZSBFots4Y1azrjEHmHauGicqlGv9TTIweuic4ONxaA+zUxXfP",
-	"2bNnz/7MCm7EoZF28W6EGakcv/hZ+AMlx969cgO+kXfguBQ3wrCZVAZYzcR7w2vBsaXLvdS6DphSUexP",
-	"x2wy4zWf2AUdqaqGhBSXAP8Ita7jWvBbnbEceLTH1Xt8WJhmbgcFY4I/hLEHsExE90IS82o6UvFHHLAf",
-	"A3MDsdi02AqwNd9J7L98IMP9e2HcGx4pJRNevwU13J7O6OcvTTvD17QmcWMesIMiObqfot6ZPyUJJmx2",
-	"t7XhqyjfYJ1/HxNvXOrkhBop+9RNfmzMJ7KvG4uzaLqxu+EzpF7eF8E68qgkIslG2aT7t9qE8dpvCg1v",
-	"sw0/kz24R8Dg92EG7rwT9q0f9Le/Kg46LDdI7bq2g04P5DthJjOhM1YCmWYEPBE97IlOAqGcLUou1SFQ",
-	"bzb4NF3nQHz7SE0wnKGBgwmktaggmqlCAwdEB8+w5Ur/UgIrzJhrkZMcHZdCO1krrcVRLueKflkthDXe",
-	"zEgB2e1Jdnx87K7IKJigGGfgjiMdFAYmnh5TRFH3h/TqqVnQK6vFYSnuRJm6+YKV1Y1UI4WA4lW9sm9G",
-	"lt1vjo+HrLoTNbu8/GuE/48NIU80uxUrtpBKiSLQGkbKYIZozrNKm+tbscpxUNaUk6W4tnYOAIZ0jk4a",
-	"zcbLya0wyZgyO1VrVtMksbwIuOsKYhUYKfdPTyDeHJxdZVR71dIgpRZ9V+xlGqnLy4vvDm+WvC5EccYI",
-	"aS6DGNKYT7APp5Tq9rCsJvaBUF2lqdAOKQqXqhQ6YKyOV8n6jRT84RAQHHundmaTqhAs17qeXo/LanJL",
-	"1GOKLRVU2QGuOtVxVTUVSokCP6K37L85PmE9+6iRypcLbWrB59dLxe+4LO0T8n5yNnJPMw4J5jaFmwrg",
-	"1+4cPqAgdu/YJoXXLcDj7SLuW1546/a3LbhfwPKMqQkqFeEsEmSfR5zXipdHi7oqlpOdcEHGsoQNy9w9",
-	"rDevClHqDGJ0GuHBvCB1QPWQK+U3Im3cu+FSaWwQA/R+kiKgAezFwAJrvbYBe+teZw+zs0sP76HOEGhk",
-	"G00sW+K/JQXi5iHt5vppJ1yxqfSECvBaaAIFkhyo5Mep0PAHLHeizYEQ+LWppp61BZ1qurA9ue7m+Nlj",
-	"zf8lxAI76OORQ8TZS+0eTAThLvtd8Wd3dRd99dPj42301Q8Ze6YF3ifg7Bbki4w0rx3WSKbYv9kV785y",
-	"nxeFtRaaDyHcz/XqWyT9HLAfMb5WC09sbEcNIbVJg129XGHh1q1QziwI/Jlg3aD6nVDCrKV15rwo6LM+",
-	"UPwFs6X0jkdKmvq3b8c4d1/ps7rPX0TO87woWrZz65Ho1JB7sOE61eGAv1FpWAt8LIRa04Jbj9W5fyJW",
-	"xLv7SRm1Hxy65Vqq66UWOfQi8KUWdFdNDTbIryOmonaMcdJ0ccnGp22X+I5XoV8JZR+CUHan/bxDKMhL",
-	"9+1586ATW5ySzu1x/Lml4SeQhF9QQnDHfbCnYYnP2p3P0ou9oecBI2ZLEDFUgg40KpCBWtKg6SKgoKyw",
-	"bM0aEMBb6aHGN8nGfWwIdg6aMhfaSGDcv55U2lwvRH29VNLkgGUKzbxVIietsJ4aUUOr37ApgQMZp33a",
-	"+tl4WUjzsJYKkq98iKXy2c8m8gIUj2Ot/DY1gidl2svCQed9B8e/5Opmafc53hFCqgQvXM4ddpV1oJda",
-	"ZFHVifXO4T48oRFq0A2iApbVhArCgI0hihxyg9E5h5sEpHqIe1xNPTe4KJhQxaKSyugBe41DBAkSLqCe",
-	"EwLP6eU/vHnz9qc3F/91/frNi5c/XBJla8K61F57hpm38VKW5lAqVk2nkJPGCeauou0QLpAqZz3vROfu",
-	"t4ymzvKbshrzMg9LYJ8w4WXej2j7+LxCTKb5rnENCqTCd+Qly/F1wMduRB2DJdL3hGUpsNoWOohvfBYS",
-	"OXF0FKXJ4SasZO7AX8V9taX+JAQeaBQIzhXz4brP6iEPaWQdEQj86871bxd4+cOGHXAttolEHwumtfhi",
-	"a9vCRBoyIxJE9EOQQ9VCKL6QA7eyW8DXpWZvFkKdv33Fng2OB89YUU2W2KKEHXDK1Hzi+3XteYRcus9o",
-	"g2c35RORMa6hyIYauqBlTmoie2o1ceHNC/mCXvmxpm4j6qI6ZjYINVVYsdO1kdpvd0thVzvMfvChn11M",
-	"lrU0q4Ozf/wcbwL37s1vjTaCXmkj5tFGWNTVVJbiaC52wuAHNgkKyzaas6sbAXko6k5sZLTZKwz5Opmj",
-	"VlEu6ozKyf720xX1xoNKgGZ1K/IRBxKvIZAXO+tbgemkW7EiIq/MpyC5IxM6JDIhf3WDZIj1eDKrqP89",
-	"wSds3ZqvV29x/R7Y/7Kv2LmBMJ6NXY60suBDpdxHCatkfAu/ZG5XAh5BtClrUVSTzv14aVUnbpEL8aKa",
-	"YCRFqEkII7tiC9j+Zyxfk3m5Z8/1R8dqNJ+hxMxyKEnM9UJMctZreRI0sx7dPU1/7bfLN/jRjvKJZtW9",
-	"Yjgv8PN19GIMzw9jA4pPJmIB9LqrtdEB8rL91PJGVbXQreGk74W5gHXdulWNeG+OZmZepnu0mTpo3YX4",
-	"Rf569foHmOanFngX/lPHYq9Zj+GkXHbw/pCr1SEaLeiMuT2mfykPXU3CLgb55f/6gfnrwSrSxvVD7Njj",
-	"mfmisQXX+r6qiw7iwctfyhd+aA+cnXpISyyaxz5JoGSpv0i7LJlBvDGTTdedC7qg7QVlig7YNn4o6+lF",
-	"dSuAysq7d28rbW5qYa9b1JWpJlUZYIzaC81G6pUJNbfIPh7ViGBGjpyptIrHFeogyNq129FY712MVD5a",
-	"Hh8/m9g/2l/gX+J/4o+zShv84Qx/WFQ1/XCEP7j34I85pI2tTZHLIkf2HTQmsMCm0YbZixP4mV23kfJi",
-	"3qoeneFsQC6QH913shnnESpmQk0MSj5wWYWa1KsF8HdZ6a0NVXjfiXqkHBkPPtFOFnj8ZmJyG+TF5eXF",
-	"dwyKa6zDuqW0hhdFLbQWSXHNSFF1TVKSFFXU8AII2a1/OmSnDjiivcImwrn1jaET17Vm7JxuECYCHPIl",
-	"VcsDPZKXX9aUgtmCS+sfUwtdlXegBe0gcqmA9v7aXpoT8h9AVvjCsmixfcOaL9VA6CetS+vU/GUByj9n",
-	"vVKOF7+E4v/+gF1gFE6voRllIxVRUyJoWbD0hiEeYUeYMbs5s3Dy7Kdxu5qZezAlo9bVzp7TSBg+UEAy",
-	"esOj9pxG49havORWFbnivFLtOU1pN7A7k/3PXN/0G03MOuXCeKJSNqipVptpa242MDBGHzZRYmCymgTO",
-	"gSW7gnD7CSjOVMvJzIpV6DHiijpuXEE1YMjEYp5pI8vSHlbANIdgCYKRSUxX9FAWUrZ2i8ggPep5HKNJ",
-	"tXe2Ys6weex3yeEmi/TFsCh+KbvfLuXuez/bBUK6fXtvRn9pk3CtXtvGHXT8GFI7nuXvJN+7827Zz1mL",
-	"Fj2pFV2XtEfW1tof1a35gk6MlVAJ61NFtKeDJHKRPfIWtDAGeyChIyq/fPnDy+dX7Ck6B4XUzmYDqT5S",
-	"jj2ZzkXE5BFIucdVsToDlYEF5MEizBhnU/ikVOwNAp+4X1gvKv0fqTW0tFwvgdWXAFi9dV8LrisFPaVz",
-	"oTW/cU2VVGIuNUur4E2w6K1RDJZtESGdkqWeGPxiWtXBkVA3Q8jbN03+qm6x+D1EzUi1WfjexgZTP7JD",
-	"j51uS+18L3TCYBywGhhLRCUxUvYzDNiV0K6enxtxCJymolgr/mW9Z8eMs7lUgO59ekKFAPmFMPXq8Hxq",
-	"RJ23trHZF8RWq//Yn0nQ2ffvyvntpHlwUWgD/0ar7k9PdtDnV1X1mqsVzUp/fKBYOIq+sMwAlLKvpaqr",
-	"o7KqbpeLztDelYDCeUgzHEqF0af7GSYxMDI855BvBj7/wzmX4Vjam4gWDttIuHJUSFqqmxKzF4eV8vGT",
-	"zMkBb0QiP16cB9GtQWPWUxUbC15DluUWTN+CqYpxVanVvFpiH5ISohBFHzItsfyTio0r6/dD4LKXa11d",
-	"C8XHpSicNHQ4xTQDH/LRIdKOi4E5+1rcCV5qT/vDx2DHqELeyWJphRemVjSMRWqQHiyWHpNSQikDrmZL",
-	"EBQ+3aWu3oYK963ICo1P5NfZrBaiGGLe22ov+q4EL9CV2Rb2YbshMLhLo8r7k29OP2+t/eXlG1y0TeLs",
-	"p/XdDc5RumUHX4zY6EgSfOfaSTqOIiYIm2c6liq6asgSXyKzQ6ag463b0CBjtg1XgRchcEPZT2dF3pvo",
-	"URoR3aZYnY7vDpTmVFwCTTz8povPNzp6+uBht617z7YMAdWYpmv5aXKb+3vHH58i6Nola9twhxwBuzx/",
-	"/QOToEXMKt3n3bF/9k4Tb4v2wjPIRuvYVlOW4y86R146O9xY7QHFEYpZ+ydA8FD+vYi1DGjJ0uPJOYTB",
-	"dZZADLqEyGzPIfJXDiDZmFqOrXKc88XCvmwFhayolhzTJGqxfMBeUi+Ym4rrnr5e1iUdKP/T+3mZe1LD",
-	"G3knFOudnpxE0IkYF3Y32AlNodm6YAhXoTEZUKkJBbYwzB3uiGBnBsx1d7J3Fz8Qm+JSCzYzZoFFeY6k",
-	"DquxTLWrx4B8f/QdkSaOUPYRLxI8PMdDFYwTsHJWDZHUUdqLD7+GGuB8X1HVFR1PdP2DRMeDqMFXfvaw",
-	"+OWbWExvJ9TyHnjoY/wazN4QzLZCsEOs7qbc92s3QhkLBUe1EDqyLbWTrU7kBXEZF+Y7Mxk5QAhpVQut",
-	"rRIfIg77hAehi3jxJGAapDC10EJhDcmccZAL9qBrCF75pGYvf/vm8grKw47sBjnC2w6RRjbv73mYh/FC",
-	"gARZp7fbTGlHMfLG4d+xzwnfK79i2OzQt7Truditdcl/8Q3WxWfeSd8Ls3EbHT+WHH8c4f0FhdZ335p7",
-	"hr6Dwt+zowru2dpSNYiM41osSj6hWMn9zBqs1tMaQkoymGIbTLAdja3v5Z21exu2bFU3TdlkQN4EJd7h",
-	"3g0+BeJCMRriEDq1PpWNm0t9TcY4BZq0qRbaR9xiCBa/DC5CDTId/Anz2WUJ9vZ8VpMUX/m528f2FGVR",
-	"G9kXINK+sD6yvS1XhI86Kqp7VVa8OPoXBIe70YmjtBZp7kUtDokSzhqMmkmtl1ii5uuukMSOQEshF0TZ",
-	"v0oxdDwLqW+HKLIun40UjYuiTfap9mx6N/byGUOkrXLVH7Afq7i5yh7MmeBk1WFA+4zgsW6BeEGLcjoK",
-	"e8nFpnEFXLiZK/bX1+fP3dSw/1XxuSPaT51c+AWmB2F0ygyOlHi/kPWK8HDOaQSOzGjOy2lVz1EwYgTF",
-	"vo2bZS1CVu5O1HK6ihmXhhB3tE8GiuhboUKy8vTpMfyZBuPokLS00tatJpSD0GeKZRi7XC4WVW00yy+s",
-	"JstdSk+3lqbQil3it3qDDS5bBc0fjv6QyhYfAh9LxREYeZcicZzhE83o2RG02lwUkmNhKTAz+mQzXIFo",
-	"tkcTfZdTl8fzy79HzUgRBSKSaeaxbKwmRphDRAPLXdJDuQob7C62ygC3IKzBcxzg4QupF5WWOIfmwcq5",
-	"MXwys0MYQuGR4nPxl9EBlrKaeMJQlhTqYUcH0M/XXWOf+RG4zMK/Nq2nlv8tIOGzMkK3Ppkwiu2XCWL4",
-	"k+gSEG7bNAid48YBgpqCruMz+DDp//T4884MDueMa3e6B59dpXRkQ9xZD6nKptyPVQwKhN2gzD3Tvf2m",
-	"QL3TeHAHsjncsDG1FmXSTo///MetIFZNnbioBXWPOd3QjXfu2YXi0bvbYBoZQyvXSpdnfzz2hSaZSySR",
-	"xN7kD48UBpXHK19BgygGK+TgWPDaINwBy+mPZ0dHHvsQIcxvxYq48ux9HaZtFmmU49PueuS3bo3cBnlX",
-	"lw+Gqa3s+8Mr39Xld1XtXvy5rV5X/eHev7VIOd4Mv/l6N9wd4LhG03ZNlWT7OYNhXW40jyLVSHWfvysI",
-	"LHF/JN5dvGJTgCOVBNqPJM6aSQWlIHpW1eawlHfNcxqABT08d0LqFcxLPWDn0E8nCvs+tGujc4ea+1as",
-	"qP8E2M4jI7ElhfXEH+rhSN2KlWvVKDnUVFBZXWp66gpzU+ljsJjjjqBbtTvkVqDACCDblYH9MlJRhyB8",
-	"G+1NdanY5bOM5fqZnxBiySaNNtEcQ4GTg3Bw2LNge6GxT3PMRgofnNP6OZLnU+olocXalahsGBJtGZrU",
-	"yLNmbYGRssYAsJNla0Xcp1ZAohCE4y1QPgbzwm6nOCoxUiOFgDSwZaTuEO6sl6Mm19dSXdOPOVzSWsp2",
-	"gfucLOp3tXwgWUrveVfLR4KciQfwVW7GmShsc0olGUisZCE2Sk0r7w49Ae4u1SYgIcMdrvs5pahP+1CB",
-	"HBFSU1BeJ+dIyQLGCTK3+BuvZfE+B4hh5FXuZ0zwySz4a/byJ9pVjtmJsR78//TQe9I/EHpUKkv1v2A5",
-	"wgUTXgP0dSBa5jc6rYxBg8jeR+grSLfoStEAL1Xo0FSWLwBiG0Fz5FyanN4OV0L1WihDdo17FM0QEo2r",
-	"KUHXVq5HtQdOvGMpnvMVcSjOqqXmQEg5dY/VNGB/ddobh5yLVR2oKCN0GaD9F/C6dTPviQZBSbUNvqCY",
-	"COZaH9SPIwbDrt3TRsSsDYHR8XEpBuwlrCCUZTgUnPYyoiuub1+6p1wg+uEupXzp7qUAS3OsVr/aV3fX",
-	"8AEXbbyXP4pRqZ0zzn1nD+ELw+wB9KoHXu1E8PUMpV0QvifbIXy3jMsB+WB5TNdA8K87A/kkH/YS720Z",
-	"yVt7WhA+KkNqlKcZEkbdIMK9O5N+tD2Swewp2gDuAqmxKqcbC9kK0mQRpZLz5TxeshD8WBvpuRvAQtQw",
-	"vIw9tcLrKXAPhFEdH9O4UK5sHRYMv/lxaVzH9G27h/mQFaNr53MrZJIXmY2T+JtX7Yi1lE46UuNNpd1d",
-	"s/cTgJ4fTvkEOi8uBIZsQd8ZoLNF7b2mGjOq7ptKDM/38jXZlmcx4XHWqsmbqCRcseVCi9oEpFpOyOys",
-	"jgcHQI80KG0VKC8ZcpNx6K10DPVCn0WVf/gIqoJxXT6AS9M7OX7azxgQBvs3kQOSvAxTTvYVvRNreWOj",
-	"Olb6Wd1DaGZ3AB53z+vijOW/LMVSFLk9vnm9VEqqmxyRgfyfqjr8Ca6zewG0nl05bDPCqyZcTURp/wnf",
-	"yxpNlEbwFTs4GruczqeEgh7KKMMIPQGaZtre05OFmC8qe4qt1WGtnv7Q+i12Jq64z9ovyGgtFbJQ2fdE",
-	"eeLM9zFR8xJ5jJDXxcuFBsZpFxWPJ5qsT3/AcvSz82QmMHqwhlx5ZfQAWFJhD0zeciGtYuTaWQcMjCf/",
-	"KrvC7gFTBCJ1NVGazBYFNl+yVdBaquaICKHgSQixhycJYhTwewJsoIW9PjaiAC7CU/uhxWRdZsNrI4pr",
-	"bvLA6+J2JG5tZB3U0S6y83LX4DBFkayWnavbWdrUXN7MDL7cb8sw9xmHDD2NBMxzrHINTwzDk4AgZA3f",
-	"xmYBb/en5gyo4c7t33U73BujQt1IJbC9rxf94Et5TVgfuNNKkTm01RWrzPWp4KeLXhNZntaP6WeuAdB+",
-	"W0D3wM5xeKO3Aq0bQ4EXdA5qrjSfIBd8vNDuPyMHCfvR3K6jauE6cqE0BV+lGYavZP9XJ0uHz4EdO3AN",
-	"gy4cI6lKmVyi3J7r1WDO31876ybH3j2dMfjg+Ggl3odv0Gv1v6xKmMmbmaj7NMzoPVQFkUXHLIwbJu+E",
-	"hH/qMBZrzatdAQYMH5eqiq4J36OX7Cns1LeOgo6f7koK15TCumCLvjnssiG0gVqJ62Vp9MYn2uPQqXJF",
-	"mADpAKHBioqftakWC1EEXwrmih+6n/mhxIOjk+2nWAp+h0gC0fwAzzA6GXRR6uFKA3Wc9igg7eZSi2HU",
-	"9IqUqpHsotPLziP5EoamlxNsOKPHu6R0UHz8NkAe3PMVi8o+G8bK0aTkcp6DR0ppWA5woGCL/NGHw+zH",
-	"aBtLyzDckofLlwoKnOi59hI2E7w2Y8HNmR2neG9c9SpdRHmSEtwe3Go5/CWE4ly80k6gj4JUVfcD5k35",
-	"phgrZIG4Nhjh7kWmjt1I0bf27FvVvcKMi1oRzZZUhXjfp+Cug6kmrQ5tzxU25E6nYmLSDYmxx//MYEDw",
-	"+sH+jGrRUIhjeIXO4YA9h+fpLrTELCnWsoqvWauFO4hsgyh+/GzQElm1y5y4Kg/KPdIIWjxKkDUZw0/S",
-	"zK74jT5/+6oTzZbOoDt7sJXIEL3n2lVugaf2KXsaPnSccclFS7vQ18KyTxGPRnOq4bhu9Fs7wtCoJLpT",
-	"eA239grUD6S7MHJ7z6WJNWmwNK0MBxA5qwFqxcvcmXitaSKEDCfh5HzCtWA0kXwX/z97V7fbuJGlX6Xg",
-	"m7YBWo57JruAhcHCyWQmnfTs9sRO+mK60SyRJaliiqWwSCnCoIF9mn2wfZJFfedUsUiRspy2u5Od3ARp",
-	"i2QVi+f/5zvdOeHBzA/v9cySgNyoyvp8XBC9rBruSqeaaQymEbnh0LAXiLWBshU67rn+40S85jem6LRX",
-	"zEnX7+yqRawcFZBcta44ftrIUtsl0C8sd5sEzWtaSxKfynkx26XOlmwK7LnVp/jXkLHZc3+akmR+fiYq",
-	"yc3DTucjg2ZKxeadbHXunpNA7mcI2xLGPJCZqqaEIjXzOaF+AeUJwV4z9wopCfY8aoUYAqR9YCJKU8Ub",
-	"iIbLBRFDYPS6cgr9jBwTOKyYGBdtraMpoW7d7jPWdqY9gEPFyDQiL7zHuDrespNL7Te5qI1zw0MQx/Kj",
-	"EerRgFasKn6CVbLKllMmLW/yUawB7gzFzP3PLVas5iMCfN0pX8smP1S/+x6lx6JtouGYZ7Bfbr3JJVay",
-	"uut6R5EzzNgwXWLqCvmzHgMgHNw18bxRl4TUjLO1+CqfnpV1OhFfui1RTkD9nBWN1Rt1JeqtEZkpvaeb",
-	"0UWUXAff9hkjYQnTxp94i5QkDgYsPYLploIMXmCEOARdDHERrF3bacHqidm0Gz9pQ1fEyvcZyf6wKE4w",
-	"1xAXHm87MtljV/m04xifdWIUp5Gzm575XQx75jy5IByPo38Nio6E6TMLqrsKrjaLOsuHTuzF50hyLI/p",
-	"K4kIqO+uca6Ob95qHm0hOfjgLWNeYyyg9giGLfZ9lF0Lkv0YZm1nDaz6iazaL+mbdt/5HkuR5Lm0niCc",
-	"cN3uKdHAE2zhDjQN/qeJA2Bskkx7rs3H7SH8NPVdEN6RiGOAGzbAoD6ONxLpsnurFOL6gONhMLiUQOY8",
-	"3pvA9gipSpfhf52Kr86mwYOlmyrFUppzxOK6KHgei9cTMiOfvZusjYoH9pMskfIVmXGWI8d6Yqe+b0V4",
-	"2TnXTn7H4XhZFB0DRC4WbDFVaqPVdrqfjOfEt5rXwjS1jz/t8FeogAKn3rFs6JVG36f9LLKOXqRNsLt3",
-	"LEOsue24RWBm1y0POOMehw+IcSw0cEN9nQelYzHaGOX6/HXcrh9Yi+C8048+7pfin+GIte2VNzykeuFD",
-	"qxU623AM/PELE3jpxfjKi8dfs/Pau7U6sPg7PPLXOVH5L4XZMh0/BFA/kr6/STj9sH97h5foqyf8g1oW",
-	"Bpt7r3nAoBQzdwEoQS5a4HK7p02QaXLCppNkctIaQJLkiqJ5SFueX5hPRCrzPA3p7hYSzi3GWO2y5Ew+",
-	"IFvoZ8zdQiaM/fJ+8V5UPVfLBf7TBjl87+1UVMo2RS1SDgK+o2c6071NDVHSAddpiw0js50SwnAqrJnX",
-	"57lq02dtnVz7LqfeRWE14MxijjDCzyNoHZOjXOHdbJf6VA269dDYa8p2v4xunJ5NubbGcaF/LaSjfSe2",
-	"O/QGTb4MiRwyLe3mOBok63uOkdJi/iS3S1mTW4gwgV99Iq55JXok1xdGYHnuCaSv0tLU71C5nnpQTbyf",
-	"rCrpK7p9hSOcKnuFvILzt5qqDbrLUnx9e/uKrhkOv1/3K+SGlOzpYS17JT5yJmEiXtRqRWUbiD7kGv5z",
-	"GdkcBHsSMoWEAatrtdrjUJGrTOc+J4hVkqggYZKrWurCplwSoWtxmv7jn29OCpO9ObkS/3hzMjP57s1J",
-	"It5AmLj/0+4fe2r3zcnb92/TM799zDkrOSTo3GBZFRrurPuVjVuSM7nO3SmzXECJrWxZLS53IXqEr8g8",
-	"SZcH3ogQo2jOIo9452lq1ORqr6gxqPLANHaNkKxPSq2cyc/HRFV51j/JmdfUKHuaXqZC/dTIwor0cvIZ",
-	"epByyo4Rv3iPjPfWCjwEBfusSH/VuU940j2ONihZ7MFb+pYcLaViw1fX3qLeN/G+cCf+yv0nMvSewpvG",
-	"GpEitp9q9Ov+Pg5bAyyOgN7rjy7Z46uPWcz3GxpkD9hT0gP3WCHePcaY4iNc4+5o+MPOcXealCQDT9aM",
-	"g33ssNLpftRqLe1QaVRt6K5hTeE33XWtM7OaoXojdd4o1LcuOSJLAro2aRukZaFN11KwjgLs7qq4cWfQ",
-	"qfveHd5oYfmjO3b3XIjdOJYM0a2/w7049lae5vywm/5SmdXD7rg1R1//BU0wjkFC+N6ndHOir/oQN6fD",
-	"Sf8aRcmdVx6bQT8CH0oChyAi+/Yk7K5UrkxTIgmoa+vtQZ43D7MLv1PNj0WmxTYrlbep1p68yCqVax4H",
-	"0F/x2E5BccpWwAxIB86AJm8kITEDQ4VtirNQ+sbbplVgHk/7ThFqoiNLlmv9YjvSV/6utLXu/1HRO+lP",
-	"tk+F2aiqCsapX7uStZpGYz+429KyJ8ZnTVXV0X3P7Pjo/CR4RKEM069GSP5YdHIohzGIpMTuGqhrGkOy",
-	"RlAmVFvKiVYeYl1XKGZrilxYRYm09IWvdM5259+qXXrVlvWFxD1sYGe6ur/oUjz/o1iaJiRwI6jxKP8f",
-	"hjvEHoO7fLr/TOeVBG/DGf5jcFu63e27O7V7VynHCulYVRIk1X0dTdeOgX5qFBvYaxQAOr5VG9SCxwHh",
-	"/aYsoXNOZaE6WFVtrwk1M7fRq95Rj4bRPv/8qCDWUxVYsXj/JFZzpFruRbvCN9pGRaShnMAnnRzj9ul7",
-	"ukePj1519YCXcL5XrCR+r6x6jMqqVjp2tOKgAu74AxfhKWPDjZvVQ90CalljsW84hiWypbEKv2mTi1NZ",
-	"UMMOwx5xupzN7tJUZG+37WyHXQnHDlQqf5wjMXlsZ8DHYiolLHVazHbhDJw0nPp/tdUtdKJcXsbnEqfS",
-	"BjFFwWo3/NEe6mD87g88orzjj3A/wlQti///1j+OhF82FgDjIqiplxeby4vJVhXFOfCELn7c3tmJ/xSD",
-	"4uhVMyuojAhMQ/NogG5CNYkEcOen9QO/ixwFTNsiaCib0JhexClfq5n4Vu3Ejaon4hY/UzCY4u4RuEp6",
-	"p/OU8Vom7h4rKlPLWl1xSBHX8pAcFEbygB1d83geWt1XdJkixy0UdWzvaspaF5xG8DCDHtoqKsdEdSje",
-	"VzshRHij2ZJLyFTNISLgpcZ9UTuxUvg1oDjhxYbHww9JoG+2d086guMba8rXavat2t2oeoyr9r7dI4OU",
-	"vRqhrA4dRbTtqLlH2IVZmKYeL1L+qkTzJaGrdxVqv7vW/fLN69vO6pgRd82iQlI+8AsMZUrF6fWrFyJg",
-	"/qD9w/dPLlWlziYitZlZqz8BQyeldhY/qFiEoj7eXITOaVVZe4S1RKSLwszc/biDKLZ3DyZxQIdSAdrg",
-	"tepnt7neGqjlpazVvFJ26bmHH6zKHBP/+Pio/WVj7lSYlE2A9u3XikdVh4gA1Qp+ifFPxESIHMBZBNPL",
-	"tb5TO8/3vnCm31tLY6XJZ+hxUmfWFGpGOOUZOg97iFBWVRudqaEhVCCoe5y719hgOJjauKMaRVlwVNBx",
-	"ywIPnYA2TpITVTYrR+L0sU+S8AN90ZO3x5QcjIDmd74fPuknqAf4NBOi/nlCI9QcCzvp874jf270AoP2",
-	"D4sYAi4clTAvrG2QBvOMdir3xQi58h0m63flIyVX61mh2vjGX81t1ShxIW6aNQ9PHiRjwtf5WVtUX2fM",
-	"aEDyDaX8tByb82FsRG+cnNfCXYZEjzpHv0wltpUpFwyb68MplxQYQvBsUcmyRkHNn/wMCqo4QwgGwbhM",
-	"VtVOpJihlvquDb50Iq55Cf+nJFakNLMo8QOItkvDUa9I/rrFUF5Pp7RjRS1FrpCohGeD200fIbwofEo2",
-	"hJN6Q/T9JPtogl8aJm1Rayel/f3EPD9eEKUhCOdw4cfwmTGVvAOVjBxc95qJ+K4rvuEhAVn6vLHqKtqZ",
-	"L0UgY6pDkCFs6mwmytSaNVERGnxaSMqkNY+8OjBViJdA9HeeHIoLqD1h8ODdN5wpVcafKOnMNh34BDi1",
-	"dOoVGsUKD2yE9A7tua8fc1UBXBBKC7O935TXFOyNXWssCZRqK2ZN3X6eQmZ3NnZXOZRcmCwVaafygED4",
-	"8GiPCPyWuIDaopjX0qlHj3CL0MKh2gOoHc7uXZQG+vCG8fVDT4yf4HpgBiPWdH8mppq2gQTcMxQiHxzz",
-	"uq9GIRVvGfL1oCptGb+dr0lAXDyoz22RL5n2Kd9ZNWGGQ+dTjynjltEOwkJ5fexXxsXRyqMK+QkK+d16",
-	"nyhw6vTmDTHIoVgj89DHnYn7W7NEnKb9Vu1GzBAabe1JOFgTh00TJ0lHvXg/vSd4CGwJP8DHCdAbbIjg",
-	"MVSDPBGH3Z8pJFT616+462ldmbku1MVKMYh7ZwbuY3sHQy61e8Xv7dNOCQprjDAL41PTCNYPqbr5FVrT",
-	"++93mHjJ2R83rL9TuVIcF2/Rxr0ByGDjVPBGgR9P59o5mxVjNoGpaNQZFbPhEnoGFea2diIeeJrCCvPD",
-	"0abxJDVnZtTtzQjUw4iI7/R/9Lhb+M2sFW9xq2ashT0lkzEOWCP3gNSHyKHgHC+J2izIhAyeQdhSeGvY",
-	"JxPxhXFX7NbKIj7lf35mIyVKfMPWUvT+PRAe4nZAFXGvKqFH+VGbzkJ6SSPngtVpSnWOjAOG4zsrUZeL",
-	"q/4h07UtBO+/P+fML4XTokOlxplL/CxOaaQ1QxWj7cT5AUQchABN/b1lxkkFbW1Dnz1g/3YKMDFxgozJ",
-	"AFbmSztNiaLbyOp1BmWwfR1lrbSl2uBcnJLLQl/wLLJ7ZQyVf5//ca/Fy1RB3ozH/6LmarmzRFAf5umN",
-	"mY/43K+UWRdtM4709iQdKnVaQ/ATjUYDYYgDEq8RIAMgAP4DTPO///0/zhR+/m94QffPlBqStWUgryvH",
-	"iIXUpfj69m8voYX4xRXX1EU84UdMubvdhw7K4JkV2VJldwPjx3/Adpxse0mAvU9hzNEiv15rLkybqSB9",
-	"Hb13jtYGV9r7Tdzq/bvt94tsPwKk78lhSI2u0hlWpUsli3p5QdVKKj9gCraojox7ga/YrCGrfY9UpUBZ",
-	"SdwvAnSjpuKNzdlppoWJlZKAZKltrbMQPM554IIT2KXKKGltTBHiDAH8kmrns7tFhQkAiFsBhgCznTqV",
-	"PyiPp9Iv5JVT2smO2rJztahk7kEKP//sD3H3YtqU/mIf8yagSlPWUgNOWliVVaq2iVgaW3MTganiNyBv",
-	"jzsWjsnk/Jk/ztdY+ymNz+5K96VMOXTods/H4t7UnyDY+fNHHBT0izcXvtpjZ5/8jjwxEznEQO07W6tV",
-	"l9UKvVGlsuPdz7eqiEJ+XJsHZwsFk74CwhkvNBASscYwtkvw8NCZYj3lqDJXa1Xmqsy0opn+smUu09RO",
-	"zYa40IqBaeaI5zhVrAnEBo0z7cYMsiOyquM97vNbDE2B3VP1IVgr/q3lrcDelZLWkHdJaBLHZz9f+lN+",
-	"UiRkWuOISa6dz/fonPELNgJvmykI1lFLQI/MJH5zRJP3MEelZK4fxB2t0gFWIqGzVHI+19lVV4l4quRa",
-	"0TqwidNgzhY9fe5RC9sC4JVe+F5P6BjMq3MGPGalAL4fMefQy3mI/BFUHiH/0tTv6Pcp4fDirZTleD3l",
-	"I3K90XkjC2+Biu/HuFMKDI6YyUKWWTDi/Tf2ldJ8csez1Xfh+zzppBBe5P5R9/ThQQMy3wVYLSaAR2e0",
-	"o3Z2DchPS7BI+FAMPjWNz9zXOwPypr/nR2S/sOXD/Le5vHDulVzrw4U9cUjQHWkl2wFm6cXmMnWcYM9l",
-	"mZ//aGaYvaSqucxw9UYRKLER/7VW5fWrF+IPk88S34sI3qHVZjH2GOgS4MZugQu7lYuFqrDNByiEHy6x",
-	"5lr/mac+figF9z56Gb9TGC05aREWePbVCCkP3ezP9WJz2Z7jY9PH0QsfoJz4kzwB5UgrtpWua1UmQoob",
-	"Wkw8jzesSyah48mBn/NE5DC4zaOpYfAdPwY1HL3wIDUcEetFIIaSeE1VnFydXKAElJ+1RzMGKHeUL0Bw",
-	"iy1tyDLLwLm0TekxUXzNDG1rH9njdrSWR5ymPracJpyxOG+rKs6S/ShYEnndNlgNod6acxbRtuB7D2xK",
-	"lbKsW1waxSPXo8nvwB0qdnuj36KHx3+2A6tw8A0Rb35lriewHBrvhhJ9sFhX6K+20VKNdd9xf4mXplzw",
-	"kL2ovAExWNwyuPg0HtZsgWtdIgYbH9xan9+p3dCaN9d/ezk2B5uqXEfOy1oz8Lgv0W5G6XKbeBsqETNd",
-	"FLCZQ4k4IiDd7sHwbF9GO3BEslw07qaVyVVhhdxIXXhjfF6YbUtIcsFigx9Kdww88weKySiKfaBHLldz",
-	"XWoizJXMKU5CkPVlLlS+6HxPrDt0tnKDye0oj5DRtKcYApUAIT0EyhKdHLTWWW+J841Wg+t8D+JoES0Z",
-	"yMrZylxzy2v2Hxjx38Bjv2uG9tuh7LWqzrF9P/kiWiECMDsw+8fMPfXR+erSOls8hrNK2tkOXCjKaKc0",
-	"rwPXM/ropIumdH5wD7dAKOLDDpBsAa/fg6aAq8y87j8bcnfg1Ojs6aEIka9pyEsM0EUF0NKdn/PSf2xy",
-	"KqJgNF3ChowWXDYrWZ7TZx0Ry2QjWnxNWbSkDDYg6UtD4OkvkLMUDGlybQh0xz8yFh3u4iHaplgdhFPU",
-	"6WgTocqs2lFiuKYiUCSIuSiLIEWjBSJJN/Jm0eNFJmtZmEVg8nhpMUMAkwUBfYFoofjSgZW+8mB8N39/",
-	"GRxf26LaUHIc9SyxFPypOA8XDzz1RUmb8uU0VPkTnqtUTg+P+cZdCa4aeqC3uUh/e//cKUqbYDJ7s3be",
-	"a+LEDgiR9DxP629X8ap/mIStKRofc45GK0KXjs6CjV/Cj1l8//b9/wUAAP//",
+	"7L39kts4li/4KgjtRFjqZcpp18d0Z8aNe7NsV5e7XWW3M12emE5fESIhCZ0UoCLAlNW13pi/9gE29hnm",
+	"weZJNnAOAIIUKFKZ6aqamZ6I6UqLIHHwdXA+f+fnUSbXGymY0Gp09vNoQ0u6ZpqV8K+LDf8z273M31C9",
+	"Mv/OmcpKvtFcitHZ6GVO5ILoFSMXb16SG7abjpIRN082pn0yEnTNRmcjno+SUcl+qnjJ8tGZLiuWjFS2",
+	"YmtqPrqQ5Zrq0dmoqqCl3m3MW0qXXCxHnz4lo294UXCxfF0uqeB/p6b7v1Ss3O2TFDYhWpKSbWSpiRTn",
+	"JGcLWhVamZ8NzRktClY+UlPyWhQ7ks5pdiMXC56xlKzpjhjiCRVSr1hJZPDdc7KQJcHfS1kwFW31SBGe",
+	"EyrUlpWKfHn6pZ+cn4B0PzvhSzOYgGOm5pkUt6xU8PbLfH9CrsxIgzZA1udap2cly5nQnBadpPgWn5WQ",
+	"5zKr1kzo5/MuQnLbgix4wQ7Rks9n9ybnxZry4oqqmy5q2IlpQTRVN4doMc/vT823hdy++MiyCvdM39le",
+	"FHJLmGv/uVbMEDWQlrH5S5nTac4hLQrCtSJmh3Mp1ORzUfhdtabiLbvlbItL2UfsyrxASngDlvZzUfZS",
+	"ZEWVs+c7Qdc8e0413Sfr/YoJAp8mjGYroMcQmuZswQU3rVKyZFoRStIcvzTLqaYpkfO/sUyTLdcrGFdZ",
+	"Cc3XwFYWfFmVyGwl9KTMN81yGCrJ2CwQ+0jXm4LBq2uZs8LwS5IWxTpFKgyzrRRLiCyRMXsegS3VT8UM",
+	"eGbQfsOzm0kXR+U4H7NwGA22aq+C0dmCFor5KZ1LWTAqwjl9XeasZLlZ8B/omqmDE5vC+TREqJSsZJEr",
+	"GA/84DZFPd2PFAxHEW5uqo0s5JJntCDSdEnGFAebSfMyXWhWEnbLyh3+zDXJ2YaJXMHdpjlT5IaxDfSB",
+	"X7AdAlEqJbQs6W4yJS81UZruFBFVUZAtUL9i+NVlSTcrwhURUhMlK5GTcV5tCp5RbZvAYBKzLixfwti4",
+	"WBJK1lwp85dplBBKsl1WsN4Vkji9s3ri7rpOld5U+hLeVPfa/YKkEj42Qzrc/k9gmv50+foHgg/cTsfW",
+	"vSMNv3nXUb6txA/Ves7Kw9uwrMRMQLvULOaCFwXLz4D+jVQcjyvuDs/XCV1Ls5BFUf/mDzOw3fnOnEwr",
+	"WfE1S0jOCqZZTqRgZhcDiTkZK0luueLzghGkQsGRXdFbRpZ0o86JYqxBZe8+qdvecebeKVa+FAvZvzWo",
+	"UnwpQDTIaFmag2UmCn9mueFU5SNFSpbJMjdnNzW/pH0jMI1m3FBwtwH8SAuew+S/KEtZ9jCiW996xqB5",
+	"yI82pZwXbB1hSedwrtcbvSMFV5qsGRWKwMf6xrfX4/Hj1GxZHpRjed3ks0qPr/ia68jNrs2kbVhJNnTJ",
+	"EvLEaBJPTk+7pqaAz0Sn4elpMlrTj3xdrUdnT07Nv7iw//IUwXBZCSSFek2/5BGqFJ9rkt7QJdunwfxq",
+	"T31i7plSw/WgyZOuWTJzGZ+kJ72z8qaUeZXp/gnZYMPPNReXl6/flPKW56zsp8Vck4X5z1KcSGFIgxfJ",
+	"OFVKztw/ZzxP7yjKrunHV0wsDRVua/l/R6n/qTAy45wq1nXyLv/yiuS2DSq2tRBOFdwRLc3us4nh7xRd",
+	"soYK02EK+LMRh6RR7SvzCk4/V136TGtbmlYz3+p4vRzJLOV6IHV4n7DcnBWj1YDAB/SCrD0GPqv4bbdM",
+	"tSjlOk5kTjU7MZ/pptSepCOnsn2s2kcbH99x8q7ksVM3ZwtZsnDW2Me+WdPybnPGSlDqD5FornxFtiup",
+	"vIJP87xkShnVSVMulKWVfdQJ4UshTQcko4p1kcvMZ0Ydp/3pV1/2n3aQhHqZlKH9851gVr5UF5nmt6x3",
+	"iSk0I2PTzcScDPg1Z/A7NdLnGGSKCU53p5iiZvilxtxFxBBD3FtZsAF7D1YXlWKuwBLY1bt51uj4n0q2",
+	"GJ2N/o/HtfH1sVUNHjsKRp8MPSVTGykUap7f0Pwt+6liCqQTs4mYgD/pBpU0LsXjvylD6c8DewNp8q3t",
+	"BLvcZ/8ldkoyKoxmOIcLNWNKGX6liGJCT0dojFwUPPu1qLO9q9pUkVVlaSR5pY0C2zBHUFJrtmaZJjAC",
+	"6PCXI/+dYB83LDPbGKRmMv7q9HQClhAqiNwwa1wxs05vKS+o0aqMAma2nGLlLYN3npBUSD3jZmRGdWEg",
+	"PHxKRt/Kcs7znIlfdkmcbR1OBcklQ5MCLczdC7T7sQGZP0j9raxE/ktvHCWrMgsIZB+N2iNLMmeFFEvw",
+	"FcSM+0D0lZTfU7GzJ1L9crS/NXsWtAvCPmaM5Sw/JyXT5c7LDU4IN/xcsUyKHOxM6VvT6uTCtAKVdcVo",
+	"bn09waN9vndpv6El2VKu3VULnXKxnMbYai2pA2MVtNIrWfK/s19wmb9Hs1RC1rQwNxPLE8I+bszVZZa5",
+	"ZLfyhuWhyRGWtta2v6W8eECCv7u6etNS5fvY2gIoILWCfU7SnGnKi5QoujMSBisZoSIn29VuCreYqg1h",
+	"F1nGNvq9LG+MSGtuXaS32SG2UoQazr6RhrFv7SvnJAVhODSVjTdSKT4vdoTl3HCv+c6LDRNiWBO9xbuB",
+	"EsG2KHNbC73ZK6YTVmqO1xrtIqrYmvGlFIibOYJg4zJh1MK/jlrPRh/2JI5k1CIfusxz+JsWbwJSUJbZ",
+	"Xwogv/6AOQVmgGSc2jGlibOzJiRl+ZIpVN4sKWhBNKSsmTIy6wwfdA8Yprk5TmjzISZQ1cKYb9fqaX8O",
+	"PkSIw83xjcx3cS2QLs1dCjZrt9jAIDM9dTRDd35f8mxFUnQiqBXdMLKQ5gZQZ9ciBe+BERXNW3avp2T8",
+	"LPjZclajnE4SkloTMxqLwU+tUjK2J/yKqps38Bs2vxYpVapas3xWu7RTMr7AH9/439zX4f6dqWq9puUu",
+	"JWM4m5f4T2hjTti1ALOl220B3W8r4c5YSPb0WnRs944tYOb5hgsQxO3Xz0h8sjqmJCGxkZsJaQ1RliQ+",
+	"GiR67xjl1rF0iL/hFgIX1Cf3ic+wy+2mDmfS0te9r+N+MTPfG7orJIUpp4LgR4k9P+d2G+P+5RoM6riL",
+	"idG4mxvfjEUK9noxOvvr4Ynq2OejT8nh96Lbvfet6K7vfat9BHpfiB+C0acPZhFy8KJdaqorFWgxzbOh",
+	"4HHMz4YvkmpjNHOVBBoIRw/Wkt8ygb4v0MM0W6ve7Roh6qVma2DV9ONL/Iazorl/+i0GPrW9zenHEN2L",
+	"XT12TEV8x+IzuIdWcgv6ArjzxkZBXnOtWT4xT7OC0ZJwPSVXDWcPE0suGMlZxnPmOPUtLSqmCC0ZChvn",
+	"JJPrtRTo3zE/G3YhuFgaHmNmE9w/5h8oo6QghKTqhm82LIfDEFgnvjpNRoZIo8K4q3aPx3hH4P64f6Br",
+	"5swT4L8bZ1SxE8WE4tqZeBrWkK/6rSENpuL7ji6cufycqPlsVYmb/SULRcSiGMAF/qSk+NFM++jTh6ge",
+	"Zfp5hPYiJnRCqNihDxIW64xQgoOBUAjD97nSVGi7EiWjStoFM/pk4MhPzUDTawHtaLmEYBiV4ne0lMXM",
+	"6HDwXo5TLmUBfi9VFTpoVjJdlQLujE6OH15qMKSzBq1jzT7iJ70MmYTEo7EZpA+gwP5uGtWUXosxBSKJ",
+	"b4xqaJ7giLkRb91AwZTUGAAZb1dU+6ES/Jnl9gr3N5QjG4xglhJzWzpC3N/4/uCrzG2d6NYTUvyZ7bye",
+	"ExfOhBS7tawUuWE7P5kp3fAbtksJKnru/BhVzOg7qMOAIYFnLCKZCylmN2w3oEuILADLGBPmiCv0cHCR",
+	"EC1vmCAlW5RMrWBDFVzcEKNzrTfOCN8j1jpCovOz4Z2+3RIDT5yMQzYF1UYRBGdiuaCZ0aRvmdof+5wq",
+	"NqvKIiLAzJUsKs3Iu7evvIfJfbeUlWYKve0uQoblZFPNC56Fb9hJNzw7wTgMIQUz8kX9GgYdALdADW8l",
+	"lXYfsOLaxMojtRa2KdmCfwS5Co1do7PRSuuNOnv8uJByYyZjah9NM7l+TDc8JvDhd7pkJr2yHXVMQUJS",
+	"8+G0SUe8r9Zq246Teg06lv3PbPesZFSzQKBorRXon0F8anORG43brrMhF1b8rrrA6FFtOIrVhSxvMYcT",
+	"RMjy3AYGCcZyYs2qleA/VezoiywZ2c00o1kmK6FjPvfWGpYVw3gO5pR0tyHtN8gYjHdp4HVPE6A5D8xM",
+	"N2w3cRKYt/qFpjLYtlypygZSmAnQEiRpoTRDsbsRkusCcmW5nNF8zYW9zdoBuoppI9qMouEE4XbqvtMb",
+	"O6iLuza2UH2XLIzABawNpSvkclz5mwO5oTfO1MbzkumSs1uWk4JqlFZbcgRQlM+oHuqTSto7uXfj8nyA",
+	"tyYZFVTpWaU8MVFVDmRPCMaEqbInLUp3L11rmfMFZ/lsvosxdEkMRSRbUbFkueWDmSzzc0LRIsFzEHaC",
+	"bYvBiObCVzul2Tqdjg6c5PbJ22vYDtgeMo3W0PhLTWKLHVgqI3pE68i7A1qbv89rumB2b9hONeiyI+6X",
+	"7M3xiFMBJ8l0O06L7Sxt3GdffkFKKnK5JuYu+PrLqizM4pc0M2rsZEoumeEvmlBF0gtrYYalOSPfMFqy",
+	"MgXJhCtQlQQeSm49KCXbFLvobgByZ4duwAUvlSZPngbkePUEuEKTi395GukFtdnjDjpGknUsKNrkDq2i",
+	"XfITt+R3XNAWi4VXArbVGFrzUNuT1priJJIHgVumm3G/4kp3s+3XgkGgllkUy7wjUh7dcCNXwt/DTAbQ",
+	"de1zaBsDEhv3hZxkYIRXgmFQ5p2DrbTUNCKQ/uB9PWYoZE11toJgXNimhdmaCZG3DKPlTVcwE76v02h0",
+	"VUP+dtPkaEhc4BaOtnuRDtyrwq0Lamiy0hg6jnfqRWsPE8bBD2fZPDDKFv/6T3yTvneB2GbQcMUFOpqR",
+	"uLw/aGxPFqGarEEdEGYGyJqLSrOJPep8QQS7ReHiHxfxsIu4sQZbqpx78NzFyvPCmYB9TOx/rfv5Xhde",
+	"M77CXOVfLP78B/r0X37653SSYDZeJpeCK+YG8o878n53ZJTtRm39kUhd+9zZfXXg4YMveNMfTJhayarI",
+	"SbZi2c0+nwXn58xw8Rm8jclA3Z7Wwx7YvTG1FtElomB4hrNrygXxDq/6sR0LDDLiko3YgCPjiM5zpVeX",
+	"TKm465pgusAJF0Rho8SpyX+UoHzjZop5wzOm1OyAvPyn91dg+jeSb7fYS6RA/dLdHMoIwopkBeVrn69B",
+	"UlXNrYXVcm3whn7cpAlJOQU3I1foVqzylIzTxsWUQus15YVpYYc6484XQDeb2Zppik5gH5dlkyjS1n52",
+	"ZmtZsPQcZIH0xvxqjZdoL8EY6qUwAg5YU3BW//T+z5fR6wTDPdRhjo+TbvmYfQMW7J3gH10ETYMFcKG/",
+	"/nIUE9JchzyyfK/4gkFoqjPEhv3CXsE4m/EXX5+ekkoUNlrUmREhFGnLlfV2HBQWrcG1aye93tCfKheO",
+	"flIpx8XBtP/m9eUVeWxW+vHtk8fw4H8uSyo0+Dn/R+PTaZBUBvcifOKLU5KbX+SCcAGxl1zvyNgnDc4L",
+	"NnEDRHMobB0COW1w1RzQyw47ludW7wvM9vhTNDrE7MVeob/Sq3cqJheHh7VBXWMfNHZhe2UsCV085p2K",
+	"BWRd2NMaYSmJYQrdVn6bE6+s7aytDtXndeikXGw237tXPiUjWkXu3Ysq58zIqUF88SO779U5oS4koMFa",
+	"GpEB4ZPoOt5F1Mdw6rC5C7CON53ZQIw+ARLWBkOTrGzMxS3XuA5jdLfaT9mlwsBwJ71jeN3d5cuY6NMM",
+	"7m4mcKQQdGw1talLPRmm0hhePONiwISAwmDT6Lh4MEUFoqsjO66x+U2jpGufgf3WeUYwZnXswrAhnI2L",
+	"5lU2hSvquP15Zzn22PNYH8aYAGqOZ+Ii0t1ubxz7drfdQushlhVyhb3FMSIpoXOj8deRZCtqHYgNZ1JG",
+	"hVUy97lVRAGMi/stn8Sgze0ysfa/+h0EMVuyUSvyu9pLQ2S8oUptZZmjr1kpeXZdnZ5+kbXSvOBHFleF",
+	"XbNIGMgLSAbf0jrwkqyoqglpxMDsX6Mtm5U7QwMTE9ruOjtTIcExgx70cmjTdO+YN6VcGPXbPG0nqTQ3",
+	"BSyIjyGJ86yOp58ipD27/DGkqu0+BPNXbJMAyIh7bEjNydiFKJGcaYj6n0RX3Qx0pvjfWZceDumDfzeX",
+	"CpnvdL8xL/jkbD0f8NU1W1L4Mhnjfx6TJ6df/v6rf/46IaWsRG5uNUmeQgTRmhZq0kGCTdr+lIxWVM1Q",
+	"jo9eE2Da097KUMotWGA0NSKplWfw9ZjDz1olZ5ksqrXoCJqqI+Jts/5pw6+Wctv7SdiXpiEZW20Fcs9y",
+	"u8ZHmFqDPtvDCrdGa00bE5wEG/NDfE+/QVyS0Drb3NpBZkAMUcgQhArZOUnxn7MnGBcGfz9FXU5Jo4Y6",
+	"lImSIbiEU+hKuT2OTQ29CsNDi4EMZrAHFhJ33VfhMi7YlpU1QAacD8Nh4feJQwsQCKxhtsCCs8IaGlRj",
+	"WEeMz8ccftUTZOiWpzW4YIqiC09FxoquJAB8akECmMiNho3pAABLQsCKEIBHgLXo+HD+DLppSE/4U1Rs",
+	"+pUi5qOzt6L6e2zUHSRvA7kgmLgOIk734uLnMt+hMdkQnXPznTUXVGP+2ZpuNobaYD4PRVwDPX4IncHD",
+	"AfFh+FpXOK9rYF9wEanx1hjSapvqkgpEGplpOZtXvMi73rvyTa/kN6ah/YQPS0eBs+t1F3D8DlrBu5/8",
+	"jtz9YLN8zVJ+GhqbHYykN+K5MUW9wdvB/Pe1jY5rSPD9oKbxSYdA7WCXd98Oc7v/DzLh1nH5BFGOHomu",
+	"U2APGyFqFH4ksNUPEuCbBoEOxdR92wgb9gUyfnf1bNKpj8bTi/gw7D2IQdzGOt+WXGsmfCz3nZw4XVTY",
+	"jjxqSu/cKSbyfrOYXd1LbLyn4/ZMecN/eNScH+dYaW+6esX8OBPc0D1MX7UDDppnoojDxmC05NIK10YR",
+	"aELHHBMlYKdOHY52UFqWLHfzrBIiixwyCZ1VdVCgQ4wPRESWTRQHxg/aBcNF0GDuFOrQlLpbI3WCSbji",
+	"9wx88DN+ROCDmblLXTK67sxz8Rd1v8pt16CLsjgFBeVrhK3zMCnRAAyqNVtvtNWz5jtCIVSalTZo3set",
+	"4q8QrArBGGUlogbkgBn2MhloazMoO8TyIG+0hVdWVkIRs7wIsBFkZ6Zhwl8m1wwStfp3XMGoYrNB7iJo",
+	"Cq6KcxsLy3Ga3Hyu6Y7MGfraWE7oknLhvB3UqD+lnjOqCfuoGWjTOJfDLpwmRu9xqawWYrQxR9aJ0M5y",
+	"bbrzf6pYxayDzibMpZMAMMwll7gpCj6kmFYQ3G4DZS3KqdhU2hlXIfemBuWBZ2k0g7bZsu8ANU7Ae65X",
+	"V3SpLt689F/qTlixZJoGteHYrFcpaJH2pyy0CI3sr/AiapyFkLbGckfPOvoR3hRUdCp2oathU1BxTtby",
+	"1vpSG+IWpjSaJqk55SlI7ukddDzscQZfamh6wYPfvL7XkaN5XHJ0xjYasQbggCi5Zhqi88YU1gIj2fbS",
+	"7idTl/ieusxj+EAKmXi+C3/1jYO7wh5GNcEFLjhgoFi0UPwNMhPgjgJvLRgzspXkGYunLBtCjuc2TtRz",
+	"0Qp+QhLSYC4/XzdW43p0Rq7tQl2PkuBv83u4ha5Hn+JsAifrQSjGT92LYjBvdNAa8Shv0EkMzzs2pj+y",
+	"Pfkvry0sbx1YHp73c5CLwHCFGZ6I4kuLgxd7xz2tJWxeeynzbEXWldJWa2ujrjf9MQRuVpu56jSgxLvk",
+	"rkUzUyUv6UJjpy7RLRwV7uDjI+C4jjoSCTyI9pTYoHIummy04BBuc1EoiaZ/a8HOudoUDlseLESCbYud",
+	"G18OY2rOBqaAIQk1cC8OMYyQ3Ef6649OO7ix3qxoV67hxjxC+hvzbm+OszCWLIwho8uSMTQIB2IlrKMN",
+	"L8vl9FrYWyf8jF9/kQPkiIpJLFNiObaLfQb2OrYJ/c07aYI34LWggy5A8hYzn5tEj/31DugQZME/mjaQ",
+	"HUR5UZWGLwPqwrUoGSQNYtuSERsSw2utxfaFs5tAShj86Rrwksit2XLSu0kVI3orXQQfoBc101Xhmk1G",
+	"aICLXbfhinertoNMKY15/Fz2FOQ0e73J8gaRsCGmAHM8FuhShjfQNSoyRuaMCYdc/KA2lmiVhX4vsztl",
+	"PWARrWPZza4ipEDLGiSgzjU1iwQ+yemQgQ8y7jTZYGDhSWzEoTkgQIE5JdAgtIJZhf7IHXMw3FduRZ34",
+	"HJKH/EVVqLiMIRBy4hu6e+pP7688Mr0NkASYBRtNdS1ckDDPJ61yKLj/3CngOoqrcpwty400VB1wC/XJ",
+	"CWhH7pQTwK7Ctp2sfU8euOvGbccODCK+x/IWUtpjG2usbeO9xIz/DmayGAON2MkG2bMaBMXyeO5pzWpO",
+	"lCMqOvuwBQfeDkOs+m3RcziLvMd94I74ZlNwllsgM56n/kRzHxQXyJQ+Esyew+m1sHqnYhqT7D364rlV",
+	"r5STYJTmReHUvlpUu1/qQLcJ+8DalUZQ+mNJhe489dgGYQ7z3IXTtyKlWqrguk4wj+egZY2PnpMlkAMB",
+	"XoKcRoOoQxt4/X/9Ac5UOSOEzXUffU9FRQsCscpgz8zXEH/bvq52vtSIIXXLSobvmIuq2hjavzo9DTJd",
+	"9sBsTnvtDDhR3QsUYrr34BccXpIa3DacipiG+y0tVJ3234aKD2F141E2/cg84fesn+NpYyJRsJ0XVNyc",
+	"W7wDMjZ8lZqLHyB9uPCgPoWHtCz5GuR6VZUQgYRyBNeMqA3NmFM5IanXiPYeDtqIFFws9+CB9hWmDdWa",
+	"lWZE19eXvTd1J6oArq5F1O5Z2DlHNhBCaT8wQgVTmq9Bgsik0rMNK2eViDmqXriGJLMoI0ZGNG0hEeLy",
+	"+XkgP1biRshtM5Iyl9UcwkrDG6mDvjowLIzpGW6r+bZk7AQCRPNmLGkwkR1d1ysV387vcFOKYFfbjx7c",
+	"qJOWhWi50SdfSmvmxkD3tH8PHhGG+n4l3dWmQipbdMgNE5Qj3N8tE7ksZ7RNyJMBhMQ3zXuM2rX7RC5I",
+	"inwvJVy1CMFkkYSkRnJBegC5KYITdgxsl82UA/KC6eo+mQ2fQKeHjjkk6GFIXo2PWlzXKKSXNQyco5IK",
+	"TjaL5uZQ1AZt3f36BEM8brAZHwae7CXsaxcJhm6vNj7ZlLy2Jr0bxjY2zwc1PKDEMhT4Sfmoh48nS3li",
+	"Sf+bkmL6lm6dEzR4eqJu+ObEGSxPNhIQnXDCPiUjLLj0MGPF6lI9g42taA2Sd2AqkFIytqYLQl0MLOTp",
+	"TB5uSmpEwcE7GUOh9v1uM55HsoT/lZXyZE7B4GkdoVzk7GNClqXcwo1tZgecDYhXLUuQtsmGKnVuken2",
+	"trb1Onp8vhTi5gCweeHrM2F/A0J6j0AY7HKM9gAPnh7JwWK1Rmoyo1PvF7Obzb3DyI0O8eOdK+RB/eUG",
+	"3v/96ijDxP93wsjRGN1ip81+95EiqWHO6Z4mgPbxJli5k8gzKSBxN64uHFQLmgJPzBuqaonGqNMlgGD6",
+	"i0vzdfNCNSPokKLSBxCAoqy8Q9Ot4x/AtgS+hYDSc3MyBntdhijf95XOIBz2Y0sm8QcMZayyrg3pUS7Q",
+	"NtB7DQYlZgbVHuk7do2SNb0aHGbNHRTwIUeFQHMslAg2RCwHoxAewycG1k5ds4LWhOC0GJvxzCNn0mcx",
+	"tuT5Rs2ZxClbhsnaE9pQ/g7Ktg5DySVfn3DhCiTnFoC+leW4lKyZMO1yzdoFayLpL2ECz5FS6n10YZj7",
+	"QAeuYWmUjYZvjjGuIzcSjI6kflBCW2PVwlQo8tbubiNFuBTuDX8MNpDHULAmPcc6Qx1twk+rxz/z/JN9",
+	"LQkWGaAf61z8PpYyOH/zTrlnwWYJp75ObezMOauLVV8g3Nhzuaa8K3loJZV1Ota1IlyUl2LCaHgJgmPg",
+	"1GKtVsfNqCDpSutNDRhvK9neMOUQBa/F2ApGOS9Zpn1FzTMA/7E/akkoooAKqcHPbIRpVWOmuS3bJNWi",
+	"10McmsKHDkqUYoVdV94tbVZyy6QQLLPe3d+lhBZG2aMIgG4EYPOZ82uR/i5EFE1dC5wGVc1zmFzTX9CM",
+	"jLHoSv0D14oVi8k5SSNfuxZw6QHhQMeUfAfLYjlX1Hok6imhxAjUU3LRKHKJcTF6xcAL75ZWSNjwU/I8",
+	"KBuf/vV69Lvr0QfA1kDOgdZd7yk4DNtZG5j+9/j6+nf/l/mf6+vp5H/+9eLkX+nJ309P/jD7MA7+cfLh",
+	"59Pk66efJuPr62lvo8nvJv8UvcObSOZtz0R9EPZiSVqyH26xWV4flIOeka4DhrH59pkP9Br2qavdhr0Q",
+	"1TosSHBchI9iWcl0K7rx52sHcYYRO//xb/9+PfqERoqfr8HtZvhK8DAh1yOX4dt4B+9KuMLBgWN2LfNl",
+	"Ho0sGQze1hh21ysTWbnbWHCvEjlHjvnxPpK64UW07CwZbUuu2WtR7Ly2dxCZdrFXa9sZa7/6qmGsPSw0",
+	"3AGpNrRnHVpyV1DzYsPdeqsVLbEWz7C9contOwxGQdZyezceqCVRf73HJVlXFDrskGyUHhrqc6zfGQRE",
+	"2JeQcGwawq8a8++9omGd+Pt5RYO1OibM37/2JtjTXdtgVheIOo5fhSXHdc2/bF0d9NTX9xYebKzNiXVl",
+	"a04UDZTkaiZpFasGGWZl2065InKuKRegdpayWkIK7OuLSq9QQQ1AnecMRObdxuMRDHUoXTUZpjf1lAmh",
+	"pMUY0PjWYudqoTfppD9G2w/eA67tL9iwpT/MDXpxHFwDMJ60R3hcTZPItvzUk0xck3d4sJeeAXfvlIb0",
+	"iLE3yLcJ1zUAWDv6U4IsXSnW3M3/8W//H95X4IO6FtY+Nd6Xp81FXRTr1Cc4BAsJDn8r5kJlzrqVk3qh",
+	"3DIU/uNGTuba+sJD8EpDDLfI/qAqblcyiO4h49RG56QTtA2HCOYx9yhU30hcygRXoGBjJXrYFGvmeN7+",
+	"lF2E0wTHHXTWuhoq5ppwrWxwqSx9WUlHVYKZGViP0Qm0phGGHE3JJb1Fo4WNsqDa6n2NRULRGSxMsIpG",
+	"poeVFGrLSkW+fPqUQLgn1TVAX2IOa6aNhG6DkwXhOTZqlmM8x6BPaiQpZ1UGrgcqFKhcChNsknp/lXy5",
+	"0qoBeGRWC8vS6XZmEXKqsoLgSggJDUdHge9Vwm7jsSxtzpGdV1JIq1JBrxOLcVBIsTSbn2EgwgL0Ifja",
+	"lpXsWiAt8x1iuqmGWBdwyIjoGwWkaRAdohGpRpIECrmjZAR876kLKXOS7CgZ3bDdbMHBjImhLbPm/eh8",
+	"iLOSZQwr6tqf5v6naKSp/8qAUDQbkq6lDR88NzuoYBTgbpm938Pb80nyX05ZubBVGeDmhY1Tsk1BM2d3",
+	"KXJwvDofU7E7H6Y/3E97YFvgAZ9BM7iHeH/gzlKHCjsERyZEoMY5jzg/HnRPDQimDci7ezz1g2zfzqjn",
+	"Ztn/YT6FPmTpNc3R1BgEEJPxcFjpyUFc6Z5BmGbT0W9Dcx0adF3vE1kGO/geKfZDMJRD+adJRhgptIfS",
+	"HkZE/yqgyoHmX8dT2yVK9g55l0jM9Te0oCJjh+tyoUOTzLGtrTF5OJ7P+kBnzgfacGWctq+JS6Mh2AwS",
+	"58KUCytCVgoV8kyWeUyQJOMwdgdb224V3i5Ay+ScnFr8cyFtsxVVmEyBX+9w1e4r+W50NtwyUukRB2S0",
+	"eTt50FRFBeHj+iyZWVOLq9PsNW3RlQKgvlUkwtVAY11GBclLuQFH65b8nZUyIXOWUSP54gRBKCJOTVAw",
+	"CQKLuSK5FOwcrtO/yblySZ1QJg28upXQvCBrWdZRqrQOUh047uMR8lvHax/Dr718scntPjIQjjy8bkdj",
+	"/bsOCpIyvIJHIzD6t1nGo3vDJ/c3ddUzdqSxqz1pEYHKb/hw5e4TRH7cfr8LBrDtISqMtDBzzYVnm4fh",
+	"40koe4Aya9cP5BhblM9dgujhigoYA4P4frXCHHert+Fi9B8AEPc+d/8+J7Ob0NPY2AqxM/DcGoueIRzj",
+	"oYQYwEDM4pv8jliUB7EtQ0BGiL+CoPJ9w2EvAmFgEOvANJUZlFAFQMShMn9r4cJO6oElzXk7tALP5VYU",
+	"kubdS5DbFvEKnmhgZicWLbfg4gZCpzBvyPuLmxDSFnLR3sxcuzoBd686AGVQlZYbBT0DKMQ9cLAaYz40",
+	"fW+kLC411R1ltrnSPLO3jy2SxjP6SBG3bkFUANlIWSSkZDSvsV8wctVIOYYDRhJW8ljm6su8CL884Ehw",
+	"Mati99Cz+iMkq8qSCY1F3yrF+r+6ph9nhsJZVkgVE1Abn4c2XvLDnLKCwbSA0r4AJAPMPbaOYCj5AK6x",
+	"vvjGTvoKW0fijjTuzIJlK7weeEmsiEPcZx+eYLlh5mB7ojpAarDKhSOn5pLm9XBvGH1kzagwpxGRbvP+",
+	"hR1EQ2TjmPcSu31Awc6LAdtoS7nuvAKM2BUMD0NO6xpfKwrJeOYTFrkjOHEPuTRAZF6hFDBbqy5SoWaJ",
+	"2hi+b15xFceH0QVzt+ZFwWOFVKJBs60g2Tb0WWxDRdbXc4gEWU5jUSKDP8Qz38pt740/4HL20dFwNzvp",
+	"0gI4GLUdQsCOxUX+PLf2f8IIgjjCc6hSmhYR8Ga7AgDkAquFshN5dvmje0YhmdBMjToPVixVPxXptXAz",
+	"jO2s054WtFRkjG8l9sAnxLp3Jh7rsxlE5v+o4Wr7gih/3gsr/3nPl/ShmUfiC6D//OmIHJK9tPa7pLkD",
+	"wPa99NguCTKETR+i1j5nGpKuvmO00Ktuzda1M0JgoVdOwrE5klZCmpIUszJSI/qk2HSXolyE9jhwV0K2",
+	"i9ncaW4UsJzltg0kEAkpTphS1p5r/ZuYGoZFW+Y0u1lCDiwBUD4fQE95QUpW0B2i0aSVaJIAae5OhJMl",
+	"WXOr/ilLF/YSsbMAEfFV5SLntzyvPK1ntVc9TUhad2L+VaMIWr83EN2qeZ9CAY3BAQ+4ds9M57hMhzhk",
+	"38f2RWTz8qEL8jtADDAcqvDLpaW8IVouISzi/tdfMoJ566P9L6aRJ7rO9moxw1tWGlJLpqpCnxPF8NK2",
+	"IUZB49BxbHcSZNLjnoWcS/fzhyie1popTdebyMYJSqA5ZeFOtdaqDUjB9qWIOmPrqTnZBAOj7ik0dUKW",
+	"/mjjCdzILGYUoC+1kmGfTE+npymxMtR6zV3Ky2EVzy5qTcPeFITz3ty5iTvHwWlwOyvKGyHi/GLJGgAS",
+	"LUOeeRpgNToYhvev3/7521ev38++effy1fMXb0dJJ2Qigsmek7T9jmOKmDcZbsbI1/1Pb15d/PBD86fL",
+	"d99/f/H25b++eBvdp5tSrje6i7spXVYo37qYWSDbhst+8fT0EEwEPO51fHuke7O6vafcAcNfQuNIKJcZ",
+	"TO96dgqyq0p0sXoY+CNlE1ZbkizXoO5iAhUu17B62iE9z0zvveFqlsboGK0U9i0vWE80eyNAbH/A34I1",
+	"9Kci9bKzQii+zmwJMi7ZkivNjAp7+ZdX/q6dIIokzT0Qca/g7eWb/aOVqdu905Rm6tYW8bQNJ1gSeFNI",
+	"w6tBjDXfPLdjQuUNrYRcgOYZJb0B3Qodq5/idTpaOBURlAAnfpjrfuwxVk4b5fz3UFZOj3Lku6Wybvxf",
+	"KqYd5rEjqbhzH+Hkj52kXexIimdiCk9Sv2uOJmgoUEl4WA7Hr3rSD+tWDS1zeDh7SMd/43j25uzdUz/y",
+	"C3aMMhRbh7thQfqxPEzc0lEMOuDImB9tma8/dOd1Gd27l9qw5kEIleyu344ID1A7yoHP4XukZLccy0I3",
+	"cBmDKlmCkTGgiu4PdHIvkg+xqyvPmVay8DmvjmjDvg8RPCWwKnAb1QYRLJnvrhu5wIyokOdiqLhVQRyU",
+	"UzteG3i6o8hvsDHEDl+LFOwUghazrvt5gtvA4bfhBWF+OjF6dxIPTn+kXCwxJFAKacN1z2PLYkcKUkI9",
+	"ySlibBKHBekRinsXLCIF7N/6jozPdFUPggb1YDlxmDVwSPM16HnOktECvZnEDuWdsVjvaO7c86w7mQu9",
+	"4hEYuV8+VrEl4kzjTnfkLaH7oSt87Du5JWsqdnZ9FFFVljFmhEbMR4Z/K7WoCreE3OFwu34m/d6QYdgz",
+	"4Q0UQM+0qjB2DaWrImMH5z2+UuPAcEy/+7rwb+3exyfq/rWPbFxjk10ktbHgmPq9kSXouNogWWRBaPO0",
+	"nV2LFLKrU0iYsV0nREhckR3TZJyp24BrGvY7Ob8WKaorXCzxXYoXJwdbzZLlmMxNLbbkvA59t4ZRqIQo",
+	"KxXcrXxBqNglFjndMHsoPG86s3agujfh9jeUlrGaQW1sPYcSDDS3A3OaDL2lHCH8xu3bgJYMutwhqrhj",
+	"/tC7ZXvwqS4WmQJb9VUDd5NzctQwp9fie3nL1BmxK5IQNwLDgDwJ/8//S8KpH+Pfk/PGr9AqnLOxm/39",
+	"2TRN9zva/572+8iinECkFbSpLdZ27e3PLuaigXIOo4OtbT+PFmxLEEb4QE1BpCR6Kbp9bwujfivLSKLN",
+	"C5uzZGQzuSCp2Z8WnQr7xlyzTVEpX0qBbGhpyLA/qBjE48EqwlhX1DdKMC7X6bPnvpjwnrksBB/p1WEh",
+	"5ScS0ffs8kc8hloSW2rUIaQ+OT0l33/TYFxzLmi5i91J7fq/B5BZ4uWAjTzqKtbU/tR4WqlfjNiImhvK",
+	"Rbl4JlaPM0xmRV50NGzipwMc9h0Q4DZau4h1F7a7W4+EvLv69uT3RtQoGGx6qAV9gta4NcUoYwv2MrnD",
+	"ku0BrRSHrQjA217xqPXwDdUrfw/n4Quo3Sbgt9L8ljnEKhcuWUoZiR8FWT/E+Ynq7QhZY2MqFIRszxnR",
+	"JUfQvYSkAH2TywyROa1xfnQ28r9HwyA3TNANj3f8esPExZuXkUGS8eWWLpesJO9eTu7Z9+xvqqtkWkm3",
+	"e0S43uzbU/N2rNfweVyuzGUW7/Ytey4zUrIFK5nIcAFct/BarD/8Xm8Mup1v139rFpLGbojt0Bdryosr",
+	"qm4OG7kAMWgGmuZhMxeid6FOOtjI5Yn4b2zhCifufvatcK2OsHAFi9DhFRimG1tMNQReKqNW617dtR/W",
+	"3nooyXznIDMhuza38+jwMlu4mLbSEMsrCEoA/nPDdneyGA3CkAlWNWpwv5NBvROk05Xmc7dJnZpup0cF",
+	"RDUgRXneO0H3Lag0yOy+zwkebBf2G2rg3NgXO1L70DvCxRxCTDx8YBPL+eSLxR/ok+zp/H9xMXUFExwE",
+	"WBoF/jvCyBFsqUN2jjDEwZlq7D2w5yHD31MLq6gIbo8058pMWJ7aMm9gw2uAidSpW1i8mSpXPmjSLj+I",
+	"/dovxmMizMbuOvTNUd8lsN59vr3QyYDdWCv7d7D3B6Tfx+Q/YHu29uWwnYbfPcYa5hA6tyhCIuPttw8B",
+	"AiH25l46FP9vlH47dbQsgbfDjMWKNa2o6pzI3nPfFQx0zLH4T7TbY5av6OYvS1naoLFITG8eYU/fUyPL",
+	"sBNnZCGmWYs7CqlnC7NL0wTLzhU80+bvhSznPM8RBt+04uYFI6Ifxn0PbfeGWPUwuOYvPuqSOohes+Vu",
+	"acFzvBHB9qTI2EfI2tDXpI6ZtVVGPa4M/HMyDaq4RqLlqjUV9eQFD80XtwiPIjTZllIs++OhDhXBDhZX",
+	"xYSY9mCJkePJGHyGXCC3T+tGM5wRNNi3dor+2AftsY+79XBQ/AAKu1hYjFpE3gdmFFPW3nscVzvo9tX+",
+	"12s4WOp6lJDThFyPEPjww/CAzFcSpapLzTYxLWetlgei2mOZgpjD1cMN0OhdgIZounBz3Lk3DqiCzp91",
+	"UKMLmIelhSkd5XfvXr18Xsc7QjucdVVtwORLRU5yNq+WS6wMXCjpLNDpv5xYbeXk5fPUZqFNpkcjJeCY",
+	"OifjslqvabmLVonHnRIK3FQRSrYrWUSyu6D1rJMDvD/2jDe/1zeAeIXmC6LwcYTLYACUGdYjRQqqoQYc",
+	"muBruHWzQByLFgYFR+NVcpFRRKzHyFLj89gUOoNqA3s8eTLc5hAubCxYHwoL9FIbhHgfZ/OAUhJwSsyi",
+	"9IX1hdQkjZmMrnmrREU0k7FS1nbbrGpg49Dz9Kz2T4VpTcAdxZILNiWpjeK15WjxZ6+aczy6ZlvAerkp",
+	"sp2Z97mYbUq5NJJJekYWVYm2bWhFS2bBx6y7guVTklJLywzL4J8RSlbm2iTWLB2qv/UO5QoS1SCPFe05",
+	"iFkc9l97VUD0hKw6+1HnzVHTsGzJmc1bgC7NllQrlgcu4WJHxuqGbzYsJ/OSimzFFEGUF6r8C5OpdwKd",
+	"OeA2e8JQu/K1QB3AmysbXNcH1tJ0MiWpVb7SM6LkQp/Yf6KLzUjuKPslZAWCFv5u6zGnStOCAQ3BGBvO",
+	"sHo+EeMNOl9KjR5vVjrMuFAYxs00SkZ2q2DemZt0yE+xfdUuKHOHu5+AqlEyaq57VKL+lhcM/QbP7DcP",
+	"WLIaXiWnHyfRUOw+HxMGqVMyTpN0cj9H02dyBJ0jVQB/GDzEM5bazPInKJDD30/RcQfVlONepGFxUlr6",
+	"uAihJRkX0myTjCpGCqYx4jTnS44hRCSdpQmhmqyl0uTrL/Yq43kD7Jbr1bWg+O7knOQMFUTY0I0wA7DG",
+	"oaIIJYRKvzbRMKMAhfyv9OTvsw9/dajiiCMexRA/4FG72nPS+im5i78svBLqXmNXwLeF3PYEedf36PHA",
+	"u+2yP1Ye89VBn1++SqwCM2e5w/kwRD2vX8Kr8Iyklm8gEilw/9RqUmZXUEFSli+Z+3FKLlxxKRwvhBqA",
+	"jm7jIDC08NxcHPOCrV20gZl11F8iqkuQclPsYjiAD1Nn6qD18hXCYoaKHxfke1re5Lae4PGmdFtW/1BZ",
+	"J6zT7y53KLN/B4RCps3RPEL7Nrvh0r21r7l9w1b0lsuqJO7T5+0zbNPcg9B+Nagyzi1XfM4Lrnd9Upqh",
+	"8ce69V4ocTi5SXiius5kvf0R6fNhj2VwIu12FsxDuSaxU0rGirUP5uQ/8QlrL1D/inhhuYddDii1bLO1",
+	"UGIDXcmh6HLlXZNHFCI8au15WHTQi2pIjVrRjdkdG6jnIUXjoLdmJVYJCgjtthg0pvFFd7wrFYEMaYVc",
+	"Wbri9iDD7mmNh3XlFd1sGDhnDfvaMLkp4u4Qc6sccJhZgRbrTzrSWhNZ25xtPldAcy8b7ohStlFsY1/1",
+	"y3YNQFlS5pOEpJqvmax0SsZ7qkBJBdlAdJxWxLabYAQt0mY/HUjuNd0epT4odWRW+8S3tmWOTPshiPFr",
+	"f1ahXe9OORxy0CxBNhzCrtGF+/x7rldvK/GDTxr+LSHa1YOMlbVX94S1a8/jESEB0ans84IN9GYdV0I2",
+	"wmH2JQYXUt/DY5wY4ULqh9WUtep6t6uP6zrmNjnYcx3QKe7utQquo94bBdp2ZmZftSHfm3MIEb94kdgY",
+	"WtvE323am3yMXtYfGHN0Qd473IMxrtekcW+Jj8cO9B0kA+ADrckmf3gcwYcs5+sDKOrJc2nLCZEiY00L",
+	"GKQE+QrA5hZacGENfXj1SAG4uEaBIwWjt0yBBzfxN+nKrA0D4IWkdpVZQYaX9vMKdEhfF9Mb1qRgihRs",
+	"oU27yZT8sHfA0MNb6sNnV1kjCnRh2/srnxfMm0Ufws980C69X174lwWDrAW+BtsIHMd4MPf36uArpHkb",
+	"RxwSrXqutgqgMrzIxs5FAW//cQv94xb6xy30j1vot3kLlZWYiQ6W90aqhtkmcK6uHX5SoCa4UZrzMt/5",
+	"7CmEIhw/qW155k6bJC4oD+l0tVMToiQBU1jhIpIVFCla0VtGlnSjpuRF3WcQcfv49gkis2t6U7+KxQxY",
+	"SVYUrAyVRnv8vJDZjULXG7RQ9kq1vkdef1suNBOwnopBXXxk/c3xSYEhv9hbgmVc2jTYrnIyrzTJee4r",
+	"L42RDoe+CFgf8C/LLCcIJU83gFQ1Jd/yAlioKHY2YNbO36xez/9huECaRLJ0QxbUwUybiaD/kFM+v5zS",
+	"OIpdQstLX8r6m6q46TFTDL5LbrkZja2sEXHMv1NmF29XEnahgKKB8A4ZC7YtdrBfC0yc9PyFKyhiPwED",
+	"r4NJ3ce37iVvLxapy/R2gT73OlTNBpC0oqWewm2k3BAS8oRYhhm/dezDQdMDsafmTNuPn9m+CprdYF02",
+	"9N2z0kzZppoXRnAqSQnhJK2qK7bONDxLg1szRbBAngeGGSEJBnjiVdtRd+Puk44J3XUhdXXIchQ0q+Nm",
+	"zFXmArPt1riLycjafFs7NrJKMZqTg9GHzfPVaXHv3geuzA5EcSCN58TlLDCfoAw1rDHiwggNxy1MqzL0",
+	"mgv3z55YHU/2kKHfC0kGCy9Qf8KODCZvTENnfHhQRT4Wf3gM/2uU/3+YEgpH1ce/yxXVKPZ0XAx2fYzq",
+	"Ukpumjtr88OIknhxmcFABWaX9VvXVbcWViPcY3pm0511RJidoeQOWX1w1MiGldD/w2T0vTEjcTDDD5PL",
+	"V3NinLTPZL4/2mh/uILQbQ3FSb0X8Gj2w5X/ECi29PYYBvRAXu6hHu2EoP2jZPmUvG+I8flO0DXPZrZm",
+	"dFk/QZ3P1jpWKWodIHhDDHJGy5IzRdL9LzTeTKN6/n/ZQJCWv2lIZlHUFRaGAvsTZBQgx4Raaq1DqhlQ",
+	"GiM/VM3IdIhgacplcrZ7HubGVzPkmodqQtvCxrbbR3txA954gQxf2Zql23CiKsUm8SC9XluSq/lbn+XP",
+	"akNqsaKw1h5kqcptIMcOmuRfIOrI34R2hqy2vR96ROjGBrb02nGHqdjfWiRbi/Tk8n5j17YzSaHoKzey",
+	"kEueQc3LnJVkbAOLUS0Iwpa5DqJCzonhu+SGsU2zDIONyZucx8wg0Irls5o+NIe4tAAX8sOxJADeLAl5",
+	"8+4qIW8urp59Bw3fvLsK+PqeKYVcGI7bQNbDASxLulkhxJ4mCrIfx14RQCB3ALqprXYK9jVYAi1mHm00",
+	"Micg22UFmxyuM9GxyF6yGQCHFVyhzWqkjtGAFYCv15WFBxRGZ7XB1oYrQBFwdUQS6V5UVkRMciFdDpIk",
+	"WBW4AWH5KUkLmaVkQwEYkFrruyIOIa++o8ftFKr62fUoIUFK1VPzL18GXeHTqiyuRx86Nt/eeD7L3hME",
+	"UJRQn2wcfC+HKMxFOS79xCXgDdhNvbjqKNiekycWv9hcEniVcZGVNo/SwyXYKva9cu+DRUoeZdrbC6us",
+	"Bxyiu9eGPn/VxhSnQNQMLozG2LqklgbXjZ2eLgH8MriXhlww1K6VBUWFTQ4LFaRUNCX0ktk0mpkUs8rH",
+	"knohC4L9kyjfMRvMXP3I+4IIUVKyE3C0QdYF5uG4LJf+pBAs38toWfA6F4SsJcBOyP1o1DARxxqt0Zjv",
+	"qHBMXtnwvDC6tTTbWgL7htjwGkqwfktjhCDa/lt4eIZ7wnMcR2Kzakw3XJMbtrHOC5u2MrHAZcHVaSRx",
+	"pUtGXYnhNdho8WEgnnnoVME+aotI4h/PeP7RsDYsOFFXNW3lQRl6puTKXBgY8agsM3R3YbiIjheFWR/g",
+	"6Ii2XlG1n0aX2KkIxXHT35xlcs1crlDLPcSLwpd1AOs1lNY365935JDoYrjcdnX1qiW22Y3+c1uZGl1U",
+	"Wq6p5hkqCHZv1mM5D8U2y9qtvw81CpAmjB4/jaOUBYJZf2qdnegzkuYlXeiUjDGrjeVcsxyjNZ19Ok/J",
+	"2KIiytLI4U2L+nxnZEy/Sx7fPiG+UtFkSn6wLN/604zKa/s8dxu3pEL5G8tW807AR0Zrbb592KJbBGQu",
+	"WOGA+il5bvqDw+R/tTQBxJjUKzJ3+4rVSIa8jERM+xvVJZPBYAwndJ+O54EVcluDdly8eRm3gthL5sQC",
+	"jtZ1wFFWvpNNxJcT39K6vuM9IitCPjHMwzTQV38HU6vqATytXH4Gyh92IoDHZgWjpS9q3zBdDAmdDgGP",
+	"7gP2XzsLG/Ma9hAIFUOjm8xWu6LL6D67IJouiRQusTOacDveIykhniLz5xL+B5Br8a810zSnmk4grwAx",
+	"iWycALqmNF2qKXnuuB9XkA96p5ipX3ejHh8NYyZ8jFvQmYdgBrcr6X/gejIoaP8hj4lDk8GC2C5R12rk",
+	"5riYi5KYxaHt+lIBbBOmxX4YdGqWXfkOSzLOqGInisFlcMsm/fhese/7ffgwQT8+5whQOgjV2pZhlW5h",
+	"z8mGlj7HBTe+YEohRJklKp5p8Wcu0MIXGX3LbV3QOStQyP2pokY/SI/O1TzAtQa8e8h08Kre8Ockus/r",
+	"BBX74K6X0FD2ua9yhQzVbMRgZXrY6GGv1efM0qDL43JMAr4/vNZjbekOOPXncBvBcI70GmFGYuCOb2mu",
+	"MgeIkPTNuyBbCHOEUgAfcBIj1Hh01DjZE3UaTKYHqYArn8fpEL1uGNuouuqrO+ke1btTG/4tJE3+OjnD",
+	"Rujv8BOdgz4O6g0eaRTEVEwOewgXEttiWORd3Ej9UWkPbek35LqPJmAlpJk7g37DgWepCehzhHH/CDqt",
+	"mX+PylqdbG3MQQLMwyU69+fR/sjZ9v4ptOboc7Ylc1ZIsVREy0F+oP7Y8ttm/clDvfWZRNl25qSe/ill",
+	"WwfwAy8e8L66eteIIo9S/cawzMCKcN96Z51BkzVx4QgPrXUcTOo7uSUUJ9WwgdCIt2cS2WfjiEsT4kxb",
+	"I89f94HdapeXX8YVz1ul1XrD7bia1ZakfuvpntvWWZGg/zAs23sLHZ6JFJbKTWAd5R0g/aFT7YiZaFSd",
+	"9NPiF2J97opFSQ3ODMg0LiAIWzTNq+3g0Z6J/HRgowxI8zVkHid9mQ8Piiv6FfJ5YTSfLZUX5+pI0a4x",
+	"XQ+SwHufzJ8HScw53jSAnPWh4hvuEkr4MHfHLxFEf/x90KM9vLaiPigAdZABLx0oZ/su+Cz3rBNRP9dd",
+	"2zE7oRQWK5O285XGQVom6abkt1Sz9AwuFFhNWSY+6NdH/EL8s0bvVUaLAsLj61h2WS5nNF9zgeaMOc1u",
+	"5GLBM2b0tVBt92B2jaD2LfhyGrHt1tqfpWek1rKKnX2bVnrFhIbgC0cQ+gV3jc/AkKHiINfo8UAH07mr",
+	"+5XUrhszNNZIQ9oF5Qj3SXTpVwFMkBTW9W+d982hn/uiKqy0Lg3nmnRpPM4SZ5elZfNwHolskGHuj0yw",
+	"kmr2pmSKLwXL35XFt7J8LreikDSP17uZ3bBddxlNumTkhu38uqEvC+t+WYMZBUgQ0/Ls8eOUvHv7MgBv",
+	"h5O0ZwV8cvr0yyOlS0dpjE/8kel3/BLObKeCUMd+HK/G+3eRoWAdtIoXyPsNfwaVdGxlRmmbJbA5/3T5",
+	"+odJNE4TTFlxm+IFGvXh2mgGuay03sxsJg5gAqJHLSvADVJTiizMCGhVkZN5Xb/kOMtcMG2xmf/u6urN",
+	"j95/5/F52hYUh/Q9SAZrfy8igh0J+nv8sC3J0SEzWujVsxXLbmoI80hBIHC7A163YGQFL5HMvBUzMXWg",
+	"ZSNoL1X4IgJkJcTmfVclS8h2tTOMDkMNosJEXqEMMluruE5l9FOEbjSdEC3lDZim1rwouGKZFHkLAl9W",
+	"c8gkiMiXwsPg4JBjrKWsWB0wgJ1uqFJdvvx+vRa+0TK1+1K0CUnX3MphytneWcXSftQhK6S4kdQw8M1Z",
+	"7d4lQ+py2a2xKeX8+IpcSBDrqsdqn7o+EEUtIelj/OGxa9CuEtV6HE244bfgIIn37J7isIIe3YOOHv1X",
+	"o2WwaM67u/SP9/r0Tzo6rT/ctyEC8sKX/DxFd0K1puItZAxeKHMtr5nQhxVX6tsN11yDbozWXnf1W1Vl",
+	"4eCCGPdIkWDEn0O7DSf0CPU2unRd0TnpBisBGPFVofgVQMsChnITk9qn2bkU9XFaZ2mnRDE9mbbBCBDs",
+	"ryRLesswribnRh7D0t11IJozjYFLGAIOzeWhXAVNADyx80PoZlPKW1oo6I6KjBWFxz6oS8v4b9cxrOO5",
+	"872A5gBaL+gEXOkS1QpZNgHkwsziyEgSpyQ3oS2ct5E881SgWmKJhaAwAGZoiNS4IAdxof0novE+/Yfq",
+	"QQwekPI8w6ziWVC95dcLdagPzK+L/NELW9A+RE3AAnckPzdiwSFGcY/U0OGOHkhE9Yw+WqrEMSWYrkcu",
+	"Ki0a+o45pWIhu9Enel1Vd05tPcrIFD05YVLsfgCBj8IK9pad7p47wLCAXvx3SwuK/x3CL3Jc615Qsioz",
+	"DzJDlY2wOLeY6nUhKOCNUJQaVRuLQZDJssRCxFwDPK59ktskwzQuVbdaHa8UO4JB1cevnTux3mID1NUN",
+	"gguJaxvrq8gYt11jylJC85zlkxbyDr5fLplHKO3Hl20uxf6Qhyz3Ya+jO1NwYg6CCVB1gyY1N1MBpEAA",
+	"I9BKCMHvq7hxrnFNPrK+IVfBweb8BeY9qZiPJrd5Nn4PldYBfWcIg7ZgecfIPaF0WWUd2BQvg6c+BMAN",
+	"QZGxi03YNzYNC0HAgzjbj6KPr6sDyrWb0x7jAPLXbl6uHJED8kdDGnoKcR7s5NiAO3Ow7jpyeyxdZPPh",
+	"AYZd9Qxwv7qoG6Ib9bhSFZiIoWBTeBekjWoteTOU5qjZOQh560LSWmM6NKORNT609ZI2jxnAtA4rl3tX",
+	"5p11zN+sZgmO6M+gRkam7m7a5OEytF4hi9iF3SOy5LdMECXJgpb9x86rPPeKx66/Mt91X3YQD91URd2l",
+	"B7J5JTQvQihJRFkLENDZx42Z8jvVTr6zw/lzxZm3L7XeEdwlMB1zix9ITxMzq653GKRheXYkl0yd+XWs",
+	"rQVUOQEXoi9RgGW5lfYafBxqYIpA6sWqLLgb0nC7pVicdQG1S/dkwQDlHoNnRLABrbCD32zKms6ht61z",
+	"bDDahyoipLNaNALmcWQgTdpIzIX1FHyWmH/HfmaDmIKfBcFYrpyxJQBuVY3V8bP2SJmZafeEwPyHmfEQ",
+	"dcfPrr22tyENfukTq/CEUeZ+78hAzxnGRuwmDeot7KsPHSv22bWkGP3D4j8PiajHS5b3t3YEFaz75Mjj",
+	"5cJ44kMjM2TwWjyz1XYXiLlpq0ZZzzzVHgf0rK5an9g/XQkprCNm59Hq1jbjt6Gmeu5md9pk0NJaXtNt",
+	"6aKiUTgQ70jVqh2yz7judtP/snib+0aaX17MDqA9g/s66TUitGSrlpDU3rNRhp6Mwr+DjdC4iweIlANc",
+	"E77wppBzme86nRNUk4JRG1tqVZC6/qYsPQNPvMnBbkwLmJKzjOcsJzumW14M98SeQfdx9cg5AQY4Es7v",
+	"Yu2PWfhfQvlQzVxlYlncsossng9xgZn/jNClEVq0JFTQYqdYBGUpWskWsUy5CgpBq32fLu3qvtjSnTIL",
+	"hSQjUITZmYboNJyLeJPoBFgwza44FNsn0pS2UwcbMfsdnMC2a/UU280va5H1GdW0kD0pW15n3c/ABmhB",
+	"uSAZfocwoUvOhpfQ3SflDkiDGDq0ZETxv9fxN/dHG/TfxVgygNt+EMxB82Hh1WivQNvJu5/ujNN+hLp8",
+	"YAlixbJDfccnVMnFgsWOWEY1W8pyd9w2wFdQx8yZ0JwWhtHc8rzT+OsfW3Nd/SZykpBqrIKHdf0blzoK",
+	"80IKNnj/PvP9vLEUDEECCsZlHnWMqW4FimXnQM6tJftBhnG127AXhvNEjt/BJDaP9x9SaFRXMl6HBuMj",
+	"M9IcTvWi5EzkxY5gRr1bOi0hNYKk5ud0UEJVV/JSyMJ2jxTh+VCMwE1RLbk4JvmkOUtcuf0LlzUl+EFS",
+	"UtucCgiD1ISLY0K3rqCgtxuNWd8FZ2UrzlH9VMx+qli5S+PL407W4XNH5mzFrXwSDO2cUOIOxsWGm42F",
+	"MZuYQu/4RwpuBhjiCReQsTcdKPk6bhEQmoyioFN7h66fGXreFd0t8NRCJoXL2dhIjZvcgtoAOWjj5GKm",
+	"V2xmJsIQbGPp/CWOchaIQa2mNhK4Q9aqB3HYrxbMSeexCLiQs3pUivWyz6MNisdzF47uqfGa7gCRxnDB",
+	"c1JtDFf46vT0NCg+PYlmyx7KiOnIbsTrxVnAMikE2EoGsYoBzphHCpMbeF3fs4HD98SM7WljaAm5LxJE",
+	"Z4Jhc3u0D1Q9nJ6T1CNd1g17hMyw5V0kzP/GomU4dfeUL8PlupuYeU/I/JAFQMQcvkTG766eHYGj+RC8",
+	"7xdldNPRL86xuj4cEDdcUur1t6xpjhp74Hgh4353i/Oy9Asww4K8WhJLR5xXvTkeefmtDG5FrlcSQNnq",
+	"hsPKDN/3lhiQ6jjgZDXRbI85Wg+TzHifu6eGKIposCFC0RlUjjJkJ+C5wsIClFjRGu1j5oowzLR+TQX1",
+	"xWpecC3AkMjsDmsvwc97qRs/70vyAwMEAgymvavssLW+xz7+oQl44qEJf/50BNiJoe49m/8Z892G+w7g",
+	"rocsPEiFG7/99hn556+e/PNkSt5D3PWa2RJhJeB7KCZC7GuS3uhdekZS50JgqFe8vbww31MJSbPyNk1I",
+	"+tE22GEDVhSGhuwkq8pbSMOLWQuLCBjXJV8KqquSEVosZcn1at1Kj3l7+fSrrzEb5gX8OY3fRbf7H39h",
+	"ySJAVuu7b046PxbZ9WYK2EfcRWRsVIyvv6zKIs4wb2Jc/89sBywYJAqWE7qkXCi8qtIbnqdkxajFGqdE",
+	"yxsW50M3sQxa83GExmvN3YWduWfxkYr4SNcyr4pK9Q60UgcssYovG2ZYxZdRZetj98LZ/fSRZFKWORdU",
+	"s16adr2f2w3/XIsT3wBM8o2L3DWaZbHsZKB4gi+ZjhllgBe+Z3Nilu6S6eCwesQnf5ItjO8tK/liB1Yr",
+	"pXCLRM6ZaT84UCrgNJ96SjrBd2NjNdrJFVU3NRBut3za9Gh12O3qgKgmjHACqO9KY/m/htXOYtXa0zVc",
+	"uWnQ/Z7r1RVdqiic2R62WHMg8YnBJKxuc/Bbn3up93LR9lfWV+qNF9vdlBI2BuBh2lTAltcVAG/5LRsk",
+	"R3WWvvsuWviu9iqbMU2Pw4U0RKV1/IUbSmbEB6Eg8hdNMCqM8U/9OJsOnwKhIv3TKN8xspfSdL2JbEK+",
+	"DnDX5BwExXeCfySxLFMu9Ndfjnr1Pu+3rTs+XCHulcwoFpdkm7herzTb4H1R2LaGUBrUPySU5DKrXH4M",
+	"Is8h+kNZy2Zc5OzjtEf4OqTiPojUY0HhvpH5LsYxQU6gxUlBxbIymr+duwRByn1+jSzxBzO6JRMxxFcM",
+	"5upgPvhVAkEYPZb3w65I+6XG1txf746rBp4mntTY/rDzdclE1LpsFMJtKTUj1A1qSlIzRakDbgIT6jlJ",
+	"qVJcaSq0f7JkgpU8sw7kW8kzdk7S97K8AV3pTUGFYGV6LbYlt8UGNytqjuSmoCIN217UHwcoAgydYzk4",
+	"yZ3yVb8PbcwHwNFNrKfbdJVzuhRSMbXns1bnJL2sNqy85UqWKSllZYiaM71llqPAQJSF1t/IUivboQXb",
+	"QOXDLRMk2WBEM5A+Skb74wl/tBMySkZNskfJqCYsyoa+txEX3XdmGEfUPhSbgnJxAns1BECUC7KN2UGs",
+	"8cKBvB3egr7f6ObDajHm/nxDS7pWcSi0q6B0gc/jrKEagiCFDOAfhMTIJ+uo2RceOiycFu5jYysGJHW5",
+	"fHRsJSQ1Q0h9DAgiYFgen9raN2lAWkOEOKSC7QdI9ckNcWnhe5mz4qVYyNg610zPtIJRbFcMQya5wvCw",
+	"PCIxiBy4bFiALB6Knkmx4MvKLI97yUqd8G2YJui7P4Tb3UVdGffusZt9+OwjFfTbdLCxyozpxEh+X6aT",
+	"xBuG6sSk4+DuoL8DBiKcYrgktYR62dxeJV4IQe23KNY2faO5bTotaL2+d8BQsJkAQMb9R1uyZfda2Ied",
+	"K9Hb/SHZ+i18vPdEBMtRUxvuonD+kvaW7jxJB6RuSA26pRzE39bRisVg9J0dmA3IaMRPpP1nBBsOVtNq",
+	"3jBoNjGarGt6wppzbc9St+8oDH2MTNKd0mga3xw8GSH9hzxSD5Sk0yDycyTrNGfhCI9QdCJiIUcN2LGx",
+	"ZoIKDPa9PyLA0NwSNbMI/mGQR8yG+W0dW98uKm5uupzBd6hDVhABUEQYs7SV5U1PQciDlvxGv1uqGub8",
+	"4T6yI+AKLQdsGPpDWmM74I3ZjVjstgNy8KIoHNwgLRlxyhfMHSTU6/oCskVEHbA+HQRUDjVB4+iF/8Ds",
+	"/tyY3QDbt7PA3TZY9yNX4AX3pdVq6G4yTn/+lJKSKaZ9PTJXunPyywN7w1DgYeIrQzVLQR0s2vT54b+7",
+	"D5ytfKA6I4NcLYW2PrSs65uoBMqlcgZ1GhGwGKO3cLwYkDxY3uqi7aVm63sV84ehfDhiNqDHOMrx0cmL",
+	"fraGmHKv6PK1b18XgPmNlXWZkm/NLqd5njr9LSh56Av4OH6LeJ1mo0/sm1goB15WrECF3r6FVRM/0kwD",
+	"b+eKuJGc7zFw/Ay+G9jclwqMBwACiui07hPTByvnEBap+cWKyrTlLr9T+itiDSjgEjkM3V6QZYcdw4Ix",
+	"bmqDN2gXvgKHQtNtG5n8SLZg+nBc4cFOvv9oVN+SlYayiRZmUod8cF9y+BVYxbCMwvabYUrhsiMVcDk7",
+	"XGzdzIV2+JmAKZMQWmAJRLjN8chimum6zoeVRc5s3hOIy76AlnMxK3OEaTEJatKlQurZQlYiT+8UevXw",
+	"rBFt7vhFD97rpjcxwosCI36LaRxmC4cPfl3e7oE5QCnzKtPDdeoNvvBQ6vQwhdd1OljftsM6pGr3KtGu",
+	"08+hP/sBHaE6t8cUMbnOOZ4FR/vD6Mstnaj3wDGl+Rp6yaTSsw0rZ5WIBdq+cA1JBpU2kM+atuC8vHwe",
+	"uoIrcSPkVsTBcjtoqgFzh4L5Dcx/7tU5hmnsdpkeXllvRkDuB8HY5Riu4sMbjXyL45T+Ui54wcK9exfs",
+	"vaQtlTTg3O9kgztg2IqMJB4U6oBWwZfrCqjKJSb+eK9OA4/fTkoj5LRLCFE8r6GKx24JJo0o0yBc2DkE",
+	"b5nIZTmjo2SkFnpjnqwpL2b2S1CSHVrMTYufilmQiQKSr6DFrPU7IMW7NBT/ATrLCs6EnimWlUxHfYZ/",
+	"qVjFjOjRUXvZBy/MaXazLM11DwYxAnjSZMw+ggc0IfOquGnoo1gSiqoblRB2YoaYOIAKtWVsoyYJUStA",
+	"cJ/vgGOXDBwDakqeyQpcrKULoAe/AlY1J3+TczCRQ0F3BTQGWCaGHDPrrlxwK3LQ2er3R/sn81kUlbQk",
+	"ZYXpy1vKwQSCpSHNyFFe3gvZOGykz7nKaJnHQKuh36B2upHY19SckWKH0DC2YjnQwIXaMK/MH0kFinkz",
+	"PwkzumQzG4cSubeWfvGtfFh7Ov4m52YJ7LvhfSAkPlRu6vph1HtviZLpcndg1cLZg0XjRUHmkNBR8hbb",
+	"HjZTtvB6R39YcRw2A1TDKPlypYmQW8Cpp2LntvIdejZsMa+Kzp0SbkhUqf0bABRwdJft1HV/QupZCKkK",
+	"VyPc17Hr5a3DCx8attbCM4/ISSuW3aiuRIic3/K8ogWC4ysy7kLEnwxWefcrH8SScQeVGwBwUCRMS3nj",
+	"r6JfqPAAWj/7Sw/8grF6wG3TLvIa4XlG2cTm4V0KvxhpyD39bYXnrb0xqy6nEIbs9RVUeMuokuYExgPZ",
+	"rlzEyyNFwDZdwAnCV46MVfPvPUC0mv9We63w1weJWLMRATEZvoQwNYi8cB5+FwXKFDEc4YykrLL5Bj5S",
+	"hAsQ6MxOeAFhIhR2ghQJSZeFnNOi/QZcO2u68zGmYHigYgfxNOHYWTVKRviR6A59C5hfLgSsC4vlrYVF",
+	"pqbDjVQMRTHzynkQ/lSyW25GyvXxOCsIPjZzn20tYONZdCBg+rhP9WCPftZKpEqIksEYjc6p6sA0REOn",
+	"22jJoV8J7WV/MuL7WDGRvwSE404HECgIET0dpGqf9Y4gyUZOxVrYMCl1xQnYqWsq6LIpI+DHW87JL/vG",
+	"jG/1j6jLbt0xJGBpeV5CVgLEsQssxaAQfQiteOjicN5VM87p6B5R53h1tRJeYADoszd9x5NeVAUJFH0Y",
+	"gM7+bgayoiJ3cip6S3hhNZtzwjXCdAipwVdTt7AVIfgtK+MXd/sOspSFl9DBNZPFLQJCqeFQUJYNGY3X",
+	"A7I79uCXxwNA5XdGf7JYTojspFpMKXz0W0d7svP8ruSdZ70qecyE6OrSvXv70vvkqCJgfwePDkA/Azyb",
+	"au3kulCdVdYfo5Y8zdRtugdQ8OXvj3N9GXr7htrFBHJbpG9WlR28wLUARnBOKgUH1ufz1vURzTnFrLd4",
+	"3KSFDjxs9wNuo7TcYNCPkYbGLy9fk99/ffokIceltLsOuejWsC/xgYXF9BR4mMMvvj49tZYHwbbFjnCl",
+	"KoaTcaRluzHVjemIkhpdUSkPWLlfCpwXAEOam9UJK3mFUcbK55FQjxLXKAhGaBkz3Wx4n7J2seEusvFg",
+	"wNBrARgdmomMtYPdA6rjEEkh7X0EPQ8bY2E0r6wN0zz9S52X2QVZloxpdIRQTZxwakNyQgqmh0zV3aXm",
+	"7HQkAUhQs6iY+/k45Q+NC6j+uQgBL0pjqpaakitbHdxcibRRU/AcAqojZgN79VDdpLK2ZuxH9nSVuv+x",
+	"Web+4s1LdJimXCzk1KOkwmNeb+xJiwU/mZ5OT1uTBr8NLcdXVxJu5t57VbO5Lf0eS+DYHE4Oe1sJp3nY",
+	"W6kjAcNf/fbeV85Q6mLcUAtBozNiqCiIv/OAkHxRi+vUbFvV4bA/iKKBvQ7AuegA04lNwuXl6+dyTbmI",
+	"Rr2i/Zrk0IKoKluZyze1iznN5DolYyFt5deECEnS/5UmNaKo3kpS0Dkr9tCPnn71RePC/SIZbajWrDRd",
+	"/++/Xpz8Kz35++nJHz6M679PPvx8mnz95FPwdPI/x9fX0yOaT/7Pf4qdhMvL16+kvKk23ZzeQafRvXmB",
+	"ui0QXlLKarkiiotlweD3k1hsRt4x43jzwzftwUPkf6sZgMGskFAIiKo4m1ZKzpgw0kJ+SDqnwmlLHj0N",
+	"klSUZZ6GhnNbhsYV1rCDxSKzgLtu+ND+WPdNa4Yo10/nFveEaAlfM4M1Ak9oZE+D4UGiHWDc3aHkKy5A",
+	"c7r26ew4MAODxltTUw8QFdem/23v1te65PNKs9mabjbWJH+cScF/gthPhDMJ95umIqdlHrTEnC5a9pYQ",
+	"rifkTi58mP8Oe3bjcLnELIcgXIPc7J2F4Qk9dwqlh2UMDnlIjQ1A3Gy6jcvoyI9L/O/evkKN1wXxmJ3N",
+	"MAJpUcp1e+F8O6MdWxahyL98/2pgUrql5eO6mK2oWkUMBewjufzu4uTpV197YQiND77rOifaSFysKFy9",
+	"e0Xohpba0uxrQDKEHMBxDaIzUkIh4o9uJBlAkiRyLcdCossFsoytl/VIxeu+i2JndRD/mpHFjA6CNbna",
+	"1egTgpU5QSIyEhNKd3g+1J1ixXoZZx0CV4+NknfvXj63cf8TlE3Sn3n+CeS19DHd8MdKycc+JewxPBwA",
+	"2XQH5KX2CLphmDqYrYtKQBTJaFY725LLi+9fWXxRvfNzMSV/NFecsxvYPJc0PIwWhSc8E+mDc+PvpKWQ",
+	"KmXaGeXPfVEZ7myzJEubZ3KGiCWGDadgvIL6BOb4zFwqbkHdP3AApSzM77ZmvXmzzdSbGaE/X6NZ7Hp0",
+	"Rq5HVSnOJM/PTqd/mD794sun0yd/eHp6+sXp6fSJ+f/pF9ejT+lkSt57QDE7D8PuEUwzYlt7NJdMQxU6",
+	"ktLNBkpdpYNums5b40XzxhjKBlrKSijVTskl8rvGLXOOsRdWEsqoIHOGFdUlbK76hhfFbrCrtRbBj8kw",
+	"gBionypmH9ug8MP3zErrjSLmtmkxjUcK96d7PfHXD8VihTbrf1EyZX7NKccB1hyt5G2L2u+/ODrTJzyG",
+	"h6XENsX+PiJcK1YsYnUBByU61dZSKxaMFF0Xo/aRflNKLTNZtGfS1lhNzUsgoapqs5GlBTv0QE7mkx+G",
+	"SamqjzMeDpY1k9YhiKq90tyHZdKQlw+Pfe0SmA/FwB5h4GsS5b7RM2Xv4NrZn6xniGQBt3vXrNVJIDYp",
+	"8IaxjQ1J6cjiu+f18QPb7gvzZKwYI3sXpItUbyamwBv9PLaZmuLaTn+wf/x1TTd/xb36IcCn+dBIWuFr",
+	"s93B5k3NyRstuV5Vc8NVH0u64SeZzNmSiceelE/Dc14O6g3mgvEVyqCkqly0lIlfhSe3tI199QIt74f0",
+	"i3NivgUOu7X3cB+rZZhttHcDNJjouUuDVHvivlUujuP3R/L3H5wgt8fUA8Jo/fTd21ddbH6fse6zg5+K",
+	"5zZKqg+hHCFfjBpiPxjNEHd5wYsKqiG7d2C2x+lGKr0smTp7/Pg//u3f04lLM9Mlta8qW1JZMZ3UZS08",
+	"3oxpfy24xiI8XJN1pbTF2HBpTSupNDyGaFBq0YGATU3JS4gP3dDSSWQlQ0R/D/5UY3BcC/OpBL6TkHyO",
+	"FQ+MSJVAlNJWlnlClCrWMmdknHNwUCWYVpqQTckWpqll1InF3TvJqP/TzNL5tTDdWlA+8yllI6FCaEdE",
+	"1n2kSGaWZAEQGuACkyU3SzRJ3CS5+klmdNcCEkPRRQaS8jlqbGDD8yMlYzOcBTfEe3u/UsUN28F/TZ/w",
+	"Ryml9v/wU3At7NolMPc0z8uE/Me//fskIRRXw6V+U6JkdsM0MWwRy3tjbhE084Z/8uXTp2ZRATBbT8nV",
+	"il0LLF1m7uetIEzc8lJC1XlYRUO7IuM3f/wduaUlN+ugEvJ/P55uloZMPyxsmDgzdTCZamIk9WuB+mrJ",
+	"KMYYmO5fiKzcbTQKgiWzu8s1RNhwxH0KTuGXp3/4uk/SSkYAe/VaFLuau7vA7rhh1D6FLd+fVb7He8w0",
+	"x78M6+QQ3V6+8YEYzvDpOsZluEPXbrt0ofksufCn6pywIXPe5ntPvxwyw+5q3ifi6tkbzzQcHrGZgJwv",
+	"+Z5n/Xr01ZdfPL0epbYYwNdfffXFV4iGEZjwT0/+8OHnJ8lXn/6pA/i07AYQwjlxES5HTXe7jq9Zdjvy",
+	"oNdgUYKN9+HwPXG4iMB/Ovj+MJmip+xByZZcaVaC7mffGC5M1TN4hwy4ZjWBGCH3y31rzsIRCXCxYUXM",
+	"UwHFl3955amucaG4Vv70Y/FTLzrgnu5Lm+uI6vB8C9NePRVH1ig4kivv812qZgMkKO9d2x9/kN4/9lgp",
+	"4Btv8MRJXCg+mu9Pj6lC4MYPJQicBRjwNWzcJs8dtk4a7rS0Bcn/W61c0M2ihY2UaMIGJSS9rk5Pv8gc",
+	"p4V/sf+FP5oZxx/O8AfDlvGHx/iDmx/8MW6U7r/F7l5+AM/JvesP4E3T6bXwpdODYxke2dDhQ+tgogwQ",
+	"yUjO71Yu/Zgr9wHrKdj7tvMiDvL54ryinsweNnzFDt7PVDOR7Q4nq7jezSVqI1WhMhmkruxlrLQdc65E",
+	"OeZkTY/N9+qMdUqfBTyxyjLGcpZPAelna6Grm123rP3+emlFDmLjjqOP4u6sM0boClU3iBOKyMk2JxHy",
+	"Wcreeep3hXWFHIcV7YKrA7wily9evXh2RZ6kwazdJYY4uu8gBKkLahnRlmzQEJSnJUJqc4ohottOWQbo",
+	"oLpkdG2ujoIFccZG+295ba5HP9KC59QGvbFr4aKOr0eTKUGKHFKxTSOV2t6dqKYNTI25IGpltIFVM2K8",
+	"CyAXKYZAMCuvxOLh4lF8a5qtuGB1JyIMwdNs01I+9IqLGy6WaULSjBYFF8uZlhJ8ZLd+ehAFS9Fb8/f5",
+	"tUCtV6HRBItWWlMAusxwdo7wDkTrNcACNEs2YKDaQ6T+XF29ugyQ0Fok2Lp+GclZwdwCUVepuMZ5npKL",
+	"MKcZUpITYmMEbQQrenzImotKs4QoudAn8FmmyBhHRFL8IU8nNoWtjnaza4cxaytQYik4k+qIJvsRw3Ih",
+	"JE5ihcm6QS3xW1abELj8bESExWmzPT6ycAV4CTkHfkla8E+Gzim5cMB4FvAYMfjqCTK7jVk9v31afPHv",
+	"hWZlf3wzNLMyYVAWm4yxurymBTPTV3dtTqydV3u1hKSHYZRfn375+7bm2LF7A40P+e2dyLdXxd2offrV",
+	"H56eHktuzGgLxSbKUpbdoZqQEVGDJKkbBPS39yJsSj+GjgIRs86LGEqjbYE9l7KD0+En4pyiJvCGexz1",
+	"OroJgbcb7O4KTZow6GHFZaPITxEy6uhU4SNX7IzV9/LxISvVcsmUOSQL/vFw7qZtCoKILMmCf3QRBThF",
+	"zWTMYUXLmqX+o93/nZXyxAgquZdDPIyUugmT6gcKcCEU7mconBYrm2JF5+Zu/dB1YNycPCsoX3e6OToD",
+	"kF+LYuemCqyiAQ9wEeAwjDENwsAmg9TaglHVwmKwfvevT9t+ULT5+VIv5s0GGMOK0VLPGdWGnWuGXhJ7",
+	"ssA9UsAHGua3L75usKWvYosKWWoDpkUHSP0pvBSg4WNZCI6Lf26uTxhnai0F9IYp9wFrF5KCTclre4Vh",
+	"A7xp4dNta6uPcZ5Nz04+/PwkeXp6Gre8+g2kho+Jm3kXTixTPqYoUvbVmwSPhIwcjq2ZjBCP5HD2RmY2",
+	"u8erAGdUJsvcnHoVKiGPFICOO4U1bWYjzl1Fadhu9y1ra+nuPagvussUURHRntrVLoblf0YygMwnqzJu",
+	"yNMlzZgRHaOIOdkNgQYgd4FgbYuNGJkUcuu93FajydxR3v6zWRS5cNS2FQS8MY0+sNJ6gymSoA+g0Ghk",
+	"f6jkUdDayTOYpr0KHwN572VHPpBV2qy8ElxIFM7emeUkeUq0JHXy0LgtOuAAJglG5gfSZlLLbkYlyqjI",
+	"WGH+OSUpJk5inBLTGLok22+7+XMP7ddCLQdJbCCn+E+MnNgJpdJt59GE1c5KYlHXxN5UJSH4K9yzNsVB",
+	"06U6KM0fMgi6bpwOM2RmG7HPnSbD3s1/l8h6X+BsGJ5ZhOvEQcXsUbMjq0TBlGpshd7ozbsBkg5tJjaV",
+	"fhg0zZfmU44t2NVPIHSghh9uAj8J52JxgX7x4PV+8FU4jQ8zitfwrWHDcKtZ7+yptdiUg4/HnGXm7vUM",
+	"6oGOwHBI2TajRbDTjlCxgDF4CRaE/zH8VEf1eq0AA2CMRGBjfe3AhyMqBVC/0eqIwxSYf91XXnzpucMA",
+	"W3cHfX6ANADY8DF82PY5aSPG7s1IkPuJh96fG8f8Gjs3afL5Q16LTqTmPazjSPXFPE9dpkeQXKfp8rzG",
+	"Gm/Y0Yx0H2Iu5AgxZlp2Xo4R2OQoKSxPzzB3PiAkrFM/dUSZhrpxIBB1pKbUtLVQyjOAUlbm28ImW2S0",
+	"CN+1WMuJLybqAERD1OQzImT4ksNaRveboWr//eZMsXqucqggG5JnYbGgr/hMyhsmOqt9fCNzwPZK37y+",
+	"vCKPaaVXj2+fPIZSsUZkWpZUaLDu/A/nVUmJYCxXLlcDXQ/+4XnjHRtDP8PvuRebv07JtxhZDOZQ826t",
+	"j1SKgd2NL4Uso/XKDmLmtEKbwA859t4h6GsyJc/kegMAlaDeceEVvFbQ/0AInUMBUG984MMhivqjnYDf",
+	"BJPYhfYFTbDwb53mr9CHJUkmheaiYka8Dj52BBlRo2VJhaek0/xCq5zL2YIXrIv2DEouL8n4+zdfJOT9",
+	"xY8J+f7Li4S8/uMfE/Ltq4tnCbkw//P6zbtLI5G+Z/Pvm1aYORe03EXtMLaE1+HQ1peXr8nXX/zh5Eld",
+	"8mvFhW5XmxPp5JzkTCMyDnWuCVoUttawNcy3bRj05O8ffn4as1q0kWfqufrQP+GdMCwOhq7TEg5+8YbV",
+	"qV6F2vLUcnAGyNBHeX+7l8CQUU99JvPaP7aB/elXY4zeE1n66Z90U9evfbOPHYEW2s9wq4Y0URvGspUV",
+	"iDO5FLyJuNhl1TRdda4lmEav5DcVL/JuTMBMiltWKnRtI8o/2BzCsqoA3xSWSbVeDgh/LigWqoJKjuU6",
+	"xl4HoDR4fyjWar2TFR1I7JMonwXjfQMvmDcLKjqnB0eFA62t63ske4MCAlqVcj29v3O0rj8003KGkx/e",
+	"65Hng92mOF2x7fOOX8JsdXOBvynDAaDRcWk5tgI9vkrGUHyJPD19enry5OnEJfmjj9EbJoK6rRRQW2wP",
+	"ia8hBbVbIfEwCupX8TvR+hYqHBu2tbKgjw5AJtMnZgbwoydmoxKldwU7I2nFz6BOSor50ljKDH6ZYJKB",
+	"S1i9FqbtludLplMyTs1hhnqx7KOmJaPgql+x7GYuP5q/jdBt1AbzN1bfSfGL5jOa64Kl6I9vDb+1+OHK",
+	"hTMT3Qcg6TcT0TokwDAJrAnTcIfUr97kn7oan9qrmpe4tJ+6SVfqz+G6bIFpDBwhZVUwrGqmUSX4/9n7",
+	"9+a2katfFP4qXaq3ymQ2RMmyJjsRK1Vb48vEeeyxt2Rn3trhHKJJNMWOwAYHDUpm8kzV+TTng51PcqrX",
+	"Wn0DARK0dYln/MfzZEzh0t3oXvf1+1Hmabtb6FX1aHR50Mn0wWV3VBEdVtySEHzGWtewr2p9Qbs7ErY3",
+	"v1Hj28M1u905b0VEAfgl0OS7lmqWF7z64+kDrlVXooy6VKSmMtB3QO/neXRgDzet3FfeQ/mZIaCQwGNP",
+	"ujG7ayPWyd2JsxZhghQcXSSJ8SU/Q4x4oIXPmOve8h576jrLeYf78BljK4t8p00Jq2uua/kCecGzy4qX",
+	"W+psbR1oq5nsWvVntuJxBc+luKul1t8ZL++EbQl1h5l9g9TMQffbuLcLELLeySmbF6tSB04B3rgvCiYQ",
+	"k7TXgcDEkTAVaomscsaXDVqfqOW/Wlv8/xUUTcKU4SVSscm62t0UA7p/DJe2uMG8vBKudrL+eNZ7enz6",
+	"p+/+5x+PjxPX8vj0+Ji9/b6/+9U47db9En1CarQAJjb85WhZihspbinwRj/ar5ru9j3965No84afMfwA",
+	"4VpFu7DR8NT8SlxA1KA7q9lKY2OXuethqc120pDRoO6EhSw5gImO6ZmdISWCNW1vKKt/5OhNe7R5Nb2s",
+	"sc2Lqkvw20FWupX2jC+aCfE/KlkBb1M29B1EvhR2WooM2m0KpVeLXQQvjd+3U+cYTsGGcMysCEVqVhYL",
+	"OmZVkdrPDhS8wB5UNy23Zqoj87ZBlRtbFu1XzFFg2xcKTDNSF4qLCDNwaVPghNERq1kJfePUkW3+HGVx",
+	"hUR6LK7ZlxC7dSy+jMtQWxbddsEH5JOhYCACKXZ08xSoh/RqspDawrZyZT6Lh4ymCj2sDvlnMRnLLKUq",
+	"LvP2fxaT/mdFqjrmtvGNzYthJ4CVc8E03DwhQQtzd9HMxr2/u0Dz7hn12vrxgsHTxx2y7t14jTbA5xQV",
+	"0O7f9/Ld6MiOLNDsKFnRzm2xXpodVyPuao+7HxS6vfrVNlPSTYnrYF1rq+bYCUnKb4i6Vi1zidRCzRTA",
+	"cAUDteXKxVoVzBd+9f3oG3Gnj6fNOs2bDpFVA/wIn8VRBkswblOhl6sFpG9JDzjaZ5riEw2Bkc9+7S6t",
+	"ZV8fX5e6QIydvZfLELPBxk6u2fFnkGB1o8/ssGEDOs1okVsmX/vyu7Z1u/UUbe2lKJ1soW0egXyiiWku",
+	"k0VTgqYsFo1VlqUXNXAr60k1zVda3og+A9kFMQXXy0IJrYqBabiFBHW3irQ27abBb/4UzRhcQTwoduPC",
+	"aBOmXbmnvda23He3mUMB01CA9Dn65cEPf0P8U2X1Tys+Pcyn3UsWBd4R8S03AQZsmvvBxKzlz3orcBUA",
+	"oWU2EyV1miJDNMB/ZuCMLBlW/ZgH9R9c6m1M+B7l4BbmXNLiRjLADrJH5g7F3C4Yxti7F+V/mFePYKl3",
+	"5dPvAw9ZY1Te5cSHII+dnHdRvm1nEKHqfd+aYF5wxjg2LNi/9tKQ4ChlKcAR0G9pH6jHsOSvUPWLR8oy",
+	"LFEOzv7Tg3z1MddZKNGRgPqD+FTZSf2a7KwRmMly8T7nivitdt4BZewdLz6HaGCNwG/XTY2sf7tueq1k",
+	"JXmFXF1EstT5fZssX7/+TLtjW0wnINC+G+p6V5y3UULXEO8NsxCfXRe/Kx1x62M+2KPm8xPZlgwEgIXs",
+	"CiKJEtuytbxSCKXcC3GOYnxVC1wqZ75/+PN0cpQi2R9HJwJ98SVfj+K875ex6Voub+7wVfL7O9e2/24r",
+	"vA3E6S3OxdHNU8aXS33IVXZIPOaU+0yIHws1EJ+C9sfng3ljbiPuIffWNO7aYmWxqoQeum1nQTFLgV2X",
+	"jlOCyl/7n8Nu21Kubg9wcF7DLUjfMDyJQQV7fJa6hyj8+rcpvYuiqY7U/IqhacD5YWlRXo15tpAqPUPc",
+	"Ug7QJxjL1bViFPCXoPYRk5bn71+za4Fk7TWwZOTbXAhVDVg64dPrYjaTU5GesWXOK7P0h7m4EeaLGGMC",
+	"EJewaz8g3hrSY+Jx6ITsWazK1ViK5ExflQHhp9lIhWVXjmCtA9T5M/cCmOytgiApPiREzEiDw56ebeAx",
+	"AUsEFrkGRJAaGkkdNxC0z4EFQMumw+I39x0OkgO/XEBjhWOFdgc3iMa69uBYb+oyGqrZefEOIP7U9Mz2",
+	"BiQIW+ZpQIGBzGb91qJK2JQrwJVBbP0B2jQ3AtZzHfwc6JL0jKXuCHjqnmHtWYRtq7FCG7+EXS9wa0ox",
+	"sxCKdu1oBmax7AELXty6VKEV1cQqwatVyfNDV1rbaCvu0XwLZbPiU5UwwMx8dnJ8fGz0TMmnFfkDQT7/",
+	"mcPL2I6n3IXiMzJXw5UL/7C71tITqu7k+7QwRUEnc60s7u769YAFZjYTiqqyl6sKU0WJM25QD0DHjbEP",
+	"imkbf7bHnpB1zNN/jA4ACGx0kLARehyjg5+x8/Mfo4NJkdGfoGPe/Oex+RdA4B38nHaO07wpptTfI5ZN",
+	"MZqFvmqDJTGKsxWVpHmLvHRYJLXpQgoGQZbwGeOqKMZ5gT+ZDWT+19gt4yUvtSU9376DzMrjDOjKxr0D",
+	"aND79ucghnQDdct27F0lbgPszVlQkfMnc0ifnvwpPKLs3F/sGGhzqTEQMy0Wi8ID+RrPWQmEZSxmbCZu",
+	"oaKEK/ZdELPxT4fMFmDWmI85LVQFZCaVt6diI8ZsaZKGqFdOT05YLyUX9Vbw67FvUOIVS80WHbifNrpZ",
+	"TmIC3D81RrtaO2sKhdYitdZ4jCYYc8jdWm+g2SHimvctqS1kprcs4ATaKNV1wlJjtRvln1oSJ5r4YSm0",
+	"qNxwYiVCsR5zX+fac1yUoMepaVNbZ9fo5xbd4OrtAUtPlsKYwgESHJQfU1Hf5jYHqbP9wU8IYKSzKIoG",
+	"/YHr653xGRzFzgWAZzWGyJDO2Zgnbjmwo8XSugbr0lQAvBQqE2raVBB88DrTIdAPwbGYE1euFJV87ckj",
+	"l22F+cEWyZkUJeLWboH96bcQuX9OVeurUggs5Ed2AdnIUGzG2Nhh4FsU9qccpIn7RzS+oR0aCwGY1ss6",
+	"pEeeL1DTAqAHhfPTjjiltkfEz2vbBsUi0zZYx9pns4ywDoUDNyZRLYBdy2+g0tASXSMFLFjTGrLmVPoH",
+	"cULz69hu/NRFFDFHYJ5E9Jz+/VANYxwGs69SyFP7v6YI5m50HIybkJn6w5FKS4jBBS+jskioPG1AivRP",
+	"3X9XOFIWt1r1ZeylllI4YSkcTrAysiuhI3DSGprEzj4sfCHPwd8oyk5VpfDkraCn4WJuvAZ78wvVAX4d",
+	"k3Et1lz0XAxHIQHssiy02BsbbauDYHfBGEMOkY9Q+1ujO3XjzH0E22kQvu/LYpKLhWXuB8v8JgIz9bvD",
+	"b4whkO1CfyEQ+iC+oITTBXd31mUIGigqLnOIerWsWItaQwli91xtjyTh4fi5qWlJi+mqlNUaWtGoAlAV",
+	"6r9ESyOj+eN6Uaw0hFeA6Cn94aWxdpcSLV5zxeG1WKd9IhwD4ROD+wZhCpI2sFpABCc4pvkxTHrAl/Ja",
+	"BH3BfCnN4H5NDiaCl6I8XyFvO/7rlT1Cf/vpg5HK5KAfNDTI/fTBR5ScXdjYWp9QGoUeZoaKrNIHZ/Ra",
+	"PzyjBQ5+/RVwX2aFBbLlU3AXaEqOQGfBJZjSRvD/mmwzvGxois15PjOmgn3GmT3tJLoCZDQIFWVwNrNV",
+	"CbBaPnKUjBRotOAXQj4VeGfFr3SCILsMi5gTi2PsOjt5jlolqUfBIGKajJSNjyQBDLsZDlXZu3gZ3AIl",
+	"dLVgHcTvqqLkVwLsYj0YqZF6aaxgRGHIpVE9K5VRTTxwiKbA8iM/EaIW/IFo6oGNXrNeeoQ/HP0hRWAq",
+	"VhZFxXq4mdP+SFmM7Zat20vtLkn7MKg//OE8unLwhz+wS6Eylp4jIRCuzhn7HrYMQ1B52GGEKE/hZjCB",
+	"YEtKzaj2k2/s15GSWq9QvTfu2njTsl6a346B3gmYe9qmhRSFdHD5tdDIgxQfezIUUzybKcMzS6uAuSwz",
+	"+5cIvgt+vOUQSm2SDDJbqe8vIMvpiWYf37x+ATYD/QRR9R4UIYBNwWlM6f//kFzxw9cv7CD6A2Z/9KLf",
+	"QkRZKiPwR9O/fvjwvhYNSgcjdc5KoYtVOcVgpELEuKjOxxEiHZ86BtdcXiMwMQQnIKIDtkoup4JyeHT8",
+	"jV1SSlEZBWv0n6zySCpsHvrz968PkgOn+A+eDo4Hx5C4WQrFl/Lg7ODZ4HjwDDEL5iDFj8z/uxINYYoL",
+	"IKVAew3sfrPTrc0Qh7nxZJgtRAfKHgp4jadfx+OMi7NEgG+VxUcOdx2kQ4DrazXJ5ZTog0RmLNJQRhgZ",
+	"W1g8mdfZwdnBD6K6KAosecDNA9M8OT6uoYUH3FpH/9RoKPm+5K3J2KLwZRIgw+vgw3RGvNcyQLlNuKDN",
+	"j3fjPSIUs0DtHpz94+fA3Gp6hYX/OfvHAebwDn42T0CFmy2kOoqEb+tnf4PBoPDaoHALW3E5FoLwinEo",
+	"Qx8wQN0M0yQQR5/yPAcSrhR5fhGoOn42lkzDBosiRlC/0KvDt/SHURAeH0hIPAAZ4aLm5mg17I9zsxRm",
+	"ju+i1YidxpZYrr/k6P22yoXgujdQ12EurOE/CrHstBBSU8gd4HIAUMiSxZvnQEDXW0GUsPP7eE+oz+Zh",
+	"AqIqrnHP2Jp9jPPl62i9e5AO6cezahtolEt0o91gNfj5Ho9xuAGiyqeGIx3WPtXm92tycHr8dPeh/qiI",
+	"8O9fIsObnu2+6VVRTmSWCShbOD052X2H11SvELLyMwWPEzVvgIa0dlispIl//xmYbRo7YTyuWJzJ3CE3",
+	"fvQk3EBLmoAn3gLsZFseS7mAuiS9KoEhABB057ISTC/5FHoYjMmirFazSvrPaGUAOE06LdQsl9MqHbCP",
+	"mNd3FYnwmltua/+cWdUsaIGa/ggs3bRFHOHqhPvxAL03oSsbxrmTLb/5Ipuk+DV2GKnRunb2nt7L2dt2",
+	"7myCI2Z1fsAjd/zn3Xc8p63yeGcUv2v9dG05p1sMA9ivO43Cek37YPMQAwsn8JXGNnEW1mygGqHahSHB",
+	"LpdFHtjgx8+A8SJ6iqf8hldBmFKEZ/m05aj9IKqNc/YA+mXXHn+8/X26+44fi+oVQBE+2v7+QVR7bO59",
+	"bbnwQ73O3vNqDjl6Su/X+jwghBg4RYTJTebRLOdXFjdpL9SdXYrwfD+VRSw7ka1cFViwwuaEHg84OmI2",
+	"E1ixlr4///D8rzv0mDf40iHT9BYJkLIbABCbWEAhHYs587RqWDg35crX0FzxoJJmpUpxU1yLoJAGPGC4",
+	"ahBg3/MqtYFmXzpFXFizVW7ZdZpFwya+0j1p4XYgp05a+HEkFJXyfUWS6utQ3RcCXWp/sIxI8cfoDpX6",
+	"EQZRD7HocEcAADRsVKS4KdYSY5sJXTGoHG0KC2wINMiB7GUUsN6u2Fq/1W7YOOhmbs9hVj/gItyz33+f",
+	"/mswj33c1+ijfrM1mv3dLrs/OIkTCSR+d2h7NHrR51mmfUvdBrbfE80mPOfAfAfMXNSfNi9wEtgMsIA/",
+	"3s7XO2yOtkMFt3OHwtp6KgfsBypuLqH3b8HN5M8Yxwo/QoWWmk2LskSY3ck6AKclEJKSUWLM5ljxQBcl",
+	"QtlP1sQWCGbIgD2n1TETmQg/74LxODgYqbGNILK5jR51r654cIYfyROPRrDdBHBwELCq30THppsCW7r9",
+	"gDZKjJ1a229bLAa9C/HCq+l8U768CIz3fSN1r7BckldsUQAyGnpFPhGpkxi7vFYZTzTc1EOjsnqLQlQ7",
+	"z3qnx08Rb1UVEyqnrbsboUMxdHD80B8GWGkJSkmiDa2RQuZiBk7NTCqp5wPmlgZplRkB9rfKFOeG2Pei",
+	"1ETpeHJ8bDlMcS2xpor6CAJL0JpA0ZN7p8d/TqzLB7eM/S3j4laNw8tTyHS6J1LA8uOOeGVbpNLvkP/E",
+	"KEq7gP/mp3ypbHtxLx6Ja7Te4YmgWGg65BY1gVfzEGACi7bvySVpj1N+8F3nFKKAQERQ+gQrsTUbUE9O",
+	"fqSO8ftOUO640Lbk/W9I5HW84TU0K9/sd9NL8+nojvt0oDYgD3Z4TgR68M3safOY3CltlxB44O/ZT3LZ",
+	"Rmp3VlvFBhbAgbzQDY0Yvic3Yl6XFes1N/BYRBQtLPAJtVX0iUsMjBLs9ML+1bAfN7XDBbNGakeTsym4",
+	"eJbRkoOp2SDAzI9GSA03RZltj9304DJwrMBQMPfG7+2dHj/rIwM5tfKQIQRmWdNK7wpWD7d4Zm03x2um",
+	"KMI9YD+BdRPEvDHgHYIDUIto9Eqcc/jhgU0S+zM65Ws/Yn/r/TmKIWT0A3uIMbxJe44Wm87gK1mCfduZ",
+	"y3pFGffS9r/ZZF8ueM+zzMq4rc6mFbqxOdbF9kLx0smsCgSMFqJmtjWJmmEsWeCmzWb3J6FPCLleXpbY",
+	"G7Egb2ZDggKXUzigpggyojusMR/navTNtPoD9q7FvkvNTwQfG4oZMPlsjefQ0ahheRqOH8u7SGpuVLo1",
+	"1He1mIa/a3NwS4Fa4CJIXfOYV1rMVjnQDwdbrt9WnLYJkeEl5Y7mm9+5wfp49qfD1do0NLvYiI9qA75T",
+	"uGmx6rnBIkT8P6PuWS+oHSdSNESVdqbSyUm/wVhEu4dOCeTWG+xFkKdbjEapWkJSO1N0nezKrfU/v3t7",
+	"85uN+c3GfLzSQkYQPh1syu4VhBsQTr5wcKvpiAZYKD+M0CKynDYRgkeyS69OzXxsLyV0R/IeFf7OwhzA",
+	"8PkWlGoqGWzbtPtaz2C77kyfOeYmqg3UCSq6otwoD+xI7ATxZOsyYHZoIgJG6trBwRqtHUdnsqrsszAF",
+	"X5T0RGzWC08VDJ9U84ZFQW+zJ2/AnkNBrrZP9w+VJQzDLkaQ4DJenBb5jdBNaS2o61uPtchnaf9zixpr",
+	"tfleQu1dy4jEzlbv0Aig6dcrIQdGGSj3W64RENJhkPWNOILloEUCEYGkX7B7xKfKdjqGoHX0k0ZIHrTW",
+	"yB6iLk9MrW6tcLxHO2KT3uyBKxo7CUyqZPzPF5xfh4XwkeTAvhbCFxU21CVyo48X1TMQMDId34mYFguh",
+	"Y4MxsRXDRKcugBl76XDZ3Im25VVwNfSbM10VS0j52WR/gHrVBP/n8KUUMw5UNRdr+LORnFTtnDBdeCFk",
+	"658I0VdXRYlyaQEZfqz1chdYt0NXfL2pKAIJfOd2VlQpsS5WJTSKt3llm4K+W60FTnJHjcWuGob/BPOt",
+	"PqlvEuluaxV2SqUroaqjEK2iU2U0mDpP8MREN8c10aw3WbPUY+KmCR5586s0HioLGdCRFMecq5FauaZD",
+	"NB1yqSuw+QA4PmVUFIUCK6KNxyIsY6KS3YLRaayXdEgrS35FyAMNFdLRajx0azQUmkVr6jC/pAbwkra4",
+	"rUe3+c+I10bruFeNdnjjF0iExwvHTmtbyB4/OG5bwrLAcmMhv6JtTRl76vpzeCAOBQNxy0ZqpD7U4GcC",
+	"Ulb3CAsBzXqILUthVvAgVsh4H73wiWZ/++lDYtu9MJRQjlQdSJluIo2PYU+p2Y3UcmK8H0q9I0AmPHnA",
+	"AG8+pc0LwwDAwMSj7C1WuhopnEY4CxRBUSTW8wi6sGsdjodhfaqsml5NLulIUXQ5cRBCZFPYj5OVfFYR",
+	"JV8m9TLniA5BAEnIgY/e0UcF//LA0ukQ020jFSCopf8eWeyS0cEZexog0Z6xf/xs/gkwRfjPX4lvv6Rw",
+	"Eswog+9/vrl5NG4rqdhyzrVg6TLnyth7CPzjvDa9AkeM4N2s4TFHmvlccF0hvinX18YvGykM80/NM2UV",
+	"vCadrGSeQScefQHUBxaC2e3fqdkJuioFXzAniZsEM5yMUKLcVyw4eAUG/yJfrgkbLzyl8Bc9JMUEgQ3Y",
+	"VgT7CTZt+u9fYa9xRECDUpfBwQNXvfNKhFPdZadFs7zlLrD/LfS2oQCQqYxHS9agArZYYC6CjKXaTZ6d",
+	"+Z3a0GtyumY6GJ8gz62HQ+cP3DpqScnXVLdpIRfDB4yUEZYis2CYVbGazo0dds5KAZSxxBStK5nndJCp",
+	"znwKNDQ5xPdKXTUdapzHxqmOdv1pM8LexoaksvYv2ZBfxfbCNdu9v5IOCAbbto75xnULxKYOKGfsUwYN",
+	"sF5N0FTbv/T9WJ77SLbf/ObBtMDOnbOfxxOu9utsW4rg0tUDgBliySG3b8Pvi2pOsNGuP4XneXErsjOy",
+	"ZLC0BUwOiCWNVC0ODqH9KTJpjfEWxOZNAv66quQAplMoKyf7FAHCJwNKr3kTPqBXFSNVihtJKW/zaxCm",
+	"hymtSuT1g+liVz8oflUcFksUnig5o96Yn+YyhxNu/o5yVuqR8tJ1RnZ4zfG16xpnIHqnx3/uN0lfjFyG",
+	"X++9uf0BDCt88yMFyfcRDjZY/lhC4itJkvv8WbQjl7Sd9jV9jszGP8Ltvn9svEkcNTvbQmU+Ee/JAgF6",
+	"j7KWheqbI9/N0MIRa48j/kTj8R0prqGjT5SHAM4pbsyoWS817zqCfx3i3Q4m9SVcEgCEmn+jL6ZYCv86",
+	"S1kulQA2s1Rm9E8YihlwmvGK049n5qH/TQ/5b2b+wv57pP778PAQ/s/8McXkQMr+m3GWPp9zy64T4JBC",
+	"FaetzecsRboiIyiMQAQBSkSmV6XQeojYRFVRiqzP8C2l4LpQUl1tfREk91h6YS/GV+ATLBNOh/vpD+Hd",
+	"dazsDk/ZhJZPWY+3oqHbmVqiyF0vUCxFUkO7jnb/MGI5EL7KeVrZp3t1Na6KMemo3XP54G77UHxvbgpe",
+	"iupjIqZGe5Las68DgFp4gdqAp/3b5bsfGcJlDwmm1iitGRKHEC7dXFhHf84zjBWIjB6eFQo+hLkoeBgE",
+	"RcJzNpbZ6OCMjQ4QFni1khmiAiNzD4wfLzDaeHRgjvHoACYyOvg1HTKOgOnmPUATSAfCxs3wnxDHEb+s",
+	"eK6JdAU5WUgCWEEhKzblZSmNO4Ul0eYIUhjNXZQN2Es+ndvTOFJwRudFTrLHYevDvC1ILCsU4xbm2dyB",
+	"ThotIM0C5BcWgeMC9nCp6VuNlAvshN+jT0F4C2ArSjbNC03Rcivp0fxfwFhgxL30DCo0Dnkub0Tat0V7",
+	"GOoYqaffMS2mBQwJ7Be/i4H+hMTaJcgC54ga+XYek7WCNwkXUQ5BC8CthkhlmqD0AcLG1DO4QgHrdF6Y",
+	"7aaRjgHv9sICvi0EYECM5yCocsGD8Bk7D2xML7nMI+2Ah1TRQbalnhe3eqSoEtNehJbdrDBW6oDkNy6F",
+	"nSRF3pzI9ZOGb4YA+YjjbDz45VJwKFxFTGf7lFzqyqJqT70egmMAS1uzeS3ovitnDcOB2GJQWI6K2LZ0",
+	"9vVI9XiL7MHDg7PWfSCVq/FheAaMTaYLf5oc6cVI1fCWwzE9wWTIkG1hwogoGBxSOXwINNyJLCOVxE2L",
+	"7AfjEvlmqdOB/kXMCClsjsZlxHUYBm+hvTtSKDEZEdmWaR/PYCk4DZNkZdCHT3PGUCwyJC7hmM7kJ6EH",
+	"kD2eijyF3DvteZusd5MuSgZGNmAYnDuOYxu2MXscp0I7uOaxBGlrKtzmaj1S+KVt1W4IaG4vC6Q9RoX/",
+	"8AfWs5gp4WdMmFQ+DJq4EANKLBuCdq7PSKHvI2P7q08ntlzwHAUp4qk7u3XAnueFdn5ZoRS6kxSl0l5K",
+	"Dt0pHin3eoHMi2s6pAN2TpsI65agsIFX4pDo6NmyXl/ZOz2hzH96IapyfXhuJHU6HKn0zbt37396d/Ff",
+	"4/MfXv74Yfz+5cX47esfP354mSbsj8cI8QLGeZ8qrsGBn8mrFQjSIhM569Wf8vbdi5dvcJfhVhwpc8hR",
+	"PsA+Jc0hqwTpGo0INufvBkoJtBdN1lbVlRE56W0pjX+b9knMo6gyv1ZCgSIcKWEUHo4METK0R0/h2mLb",
+	"NLSz94gGFAiDDs29aX/oXHTkVhMw/urQCMNiNkOTF60l3K60IS+E/8xGFhr9KYEjjrSl1PhfZykJLWzy",
+	"4uzjx9cvbAgfd6PM0N4Ntfq58f7hcDnb6g3X1SEY7gHWPuvdmtPGFYO/XCJoPukfjTqcZH5ph6z79nSS",
+	"IKQXn8G3svY38noi2LdFA4R9FY00PItmw1r7R8eaGGSCOV60EmZjgIzC1RoGZly0ish7AAUwUrOT41P2",
+	"Y8Geo6Nu+0Aqkec6nP5I4fwhKQm1Q27qUl2BpLLCor6oIcZSY57ITDTK4syBf7fmRG76+tLxBwaWYWAq",
+	"lGIq5A3UJYFRs/HNWslZohm04ZM/PT5uSc/fQyxmzitcqC+KwWw4r/EINmkBYvd3yERgGLOaXRybwxDg",
+	"N4+bGBEyKW5EE3dYYwwn8sTRtrAJx1mjU66FCKC2jFgKHgpdc/iBYVWe8+lcHJr9XhZ5O0GTKg6n5sp0",
+	"0IT47ifwa9Kc8jgPDog57DWX6om2xxEmMfScqbY4bAFaGbhBst9kBOv0pMObPhTFW64sN6n+8lyfMNa5",
+	"E7Y+CLQZA/qcOJiVzZ1ISuryvEt0PWFFnnUo1zImcpb2kRC13vv8wYV9nM0QDqKe5q/7VsBtAuXh4OWM",
+	"lNm6A5YuwWujmgJesadojYOJBcobWJifHh+zHn1DdnLcH9rm7CUnWA4RlElEZGRd6r/e2i/wNSNl+nDQ",
+	"XmVYzkf/rWfFHIJLuG3vP00WH3/McEG4uzFafbGirC3ausYpVuDdLpbVRinQ7RyaTVbVclWZs1OoqQhT",
+	"XZFzb1tfi1U1UuZUYjExUYdBx4fIhUaX3rx8jOGwpZxeB8HuM5YaB+TVm3c/jb//+PrNi5cXqTuafe++",
+	"FiVWYCG1mk6C296/Of/xR3ObcSeg1Mo4LY4zMbz08uPbt+cXr/+PudpaBjgYpJu10QDj3buIL0wlJVpx",
+	"qjKjeF1E3huz9hInE5gPuauBtcKdFnk6X6lrHwkyvg4o6DW7NZoY/RrjOT7neU4BonKlWF6oK0sr7SNy",
+	"TzSNwUhY88l6T0+OXXxtpcznGKnADXR1b31rjH93fMqqeVmsrrDSKqUvkdJMgjJ0egn0Bs+4zNFeMN4b",
+	"1feNlLW6vzs+YelqiaJ8vFL8hkugYUztzD7bF+6HzuOUilYafN1GZ7LJcUR32W34+CkQLrGOJGvzIzf0",
+	"w8VKvYCDCgGAe0qVBm94pBxpNILtKdL4HDxCte6jGH5mr0NzBmwYlN0dbDyIm/oFbJP1H+iyCdV48VUm",
+	"iwAcuBdyK3Oml8CDCEaWq1yoCojpWBpD8wDLaIwxLKgVpY48hnXieHrfvn+WsJ/O/56wt6fnCXv3ww8J",
+	"e/Xm/HnCzs3/e/f+4yXojJ/E5C3VjsHdCC5aIZix44+fyVyAqKKAgK38XPLSbBvzZ0q4fKqE0lYh0Q0Y",
+	"6OeazSV4jIDbACEZeqcLBzz9DkIy8Lycl81CNRADq2Ve8IyBlGK9k+/Y2+9JsLJtctW8CRAZRgotSfPC",
+	"xAhOzHlwl6Pl8do+0QB6watVKcIu1IlgmTBymBBZOUtzrq5WYP2ilOLTa2PE0g1mG1wp6cKz7PTkBD7m",
+	"93idPjNvf7cU6vz1IfBFVVB8nR7BLoj3oE6NfbwspArLgDErJKOVgA9XKDFSQbDxw8X5j5fPL16///D6",
+	"3Y/jjxdv0iHYH3UmyXa10ayjRgqUlIXEuLU1NhsC2y1GyXrLYnotKr2cS/XJBjc1+3jJXqqrXGqKSCZs",
+	"NlssxRWuOoSUMdJX+159G7xyr9DuQUgJBzbXsjDuSfDJUqHSAXtdAQJmZuPQQGygzLR45h4DOdc3clLK",
+	"vxef2DSXS81eiInkium5+QdMIpwWhAUBZFhX7Hhw+p2xjRqHPxwpPS/KCpJ43FgNejWdm5M0OrgqzEW3",
+	"vMxYJRRD+3R0YC4Fo9EiOVGBvCJ2VfNq+93iAEloHzxlqSqqsTSyaSEUtAVvsUM6mw1b9l0UMn8WhsyH",
+	"rMXWaNLtXuqem4OyVbkvVnkljQg7Mst9aDn+u2nXD+EJfCQNXxvDdh3vRcYX6Penz+5s8FH5QathAjoP",
+	"xLLUnVQCbD2c4dPvHmWwTo9isxq44V3UcVGiNv76DCl/6GgNyG7ZZkot5eG1WO9qVPSs2jtpWiKsvGwD",
+	"mI8k7LWwQOuyrBHBeIwC8pgObUeUGUHcLWweaPsQCRrCXDRgF8Ty5HqlAYXdyGOyS1J8jRhThzQWm5SA",
+	"lEGY8q5hEqMBxqiAd6WAjDBGfuK0mRnmHDjjH77j8TzXBcJQl8EKtFKnxmsQhdPdTgRQjORhCVVx+fYJ",
+	"sNkd+lW2ONrBhwfVHsxOTKiWcr0eu5qt8hyBPBKIW53ZahiMF8+5nlPY2FvQpahKKW6MDOeVsQWxsELP",
+	"i9um/d8fsO+djQDqwAykoU8y7pDUosJKIz6tdNDDZkPrAGkiVXt/ooVMIyExJiGRIuBK5Zm/la6MoRi3",
+	"HNabLXvcoiEYvzCElpOqEld4ulPbbAlLZQnmKGFtYfkS8MDCSj3XvclhaYy/CXB/tZHbZUmYXyW1ynNj",
+	"uMOyb5OsAMVAzaC90+NngbNlHCyE4QvR+0Aw4lC0yGeJncbffvoQ0/hvyjfcd3hE7ylqgw9v6Bl8uL6+",
+	"eAi78eSuxTrUXfHp++0jZ3reWNo3zbKsbnfsbM9DRR4KuTOWkr4CkkaonKpcRZo5YRDVjKBRHJeMjT/D",
+	"KZeaXQuK+APDC7SPgAjkmQehQiA588aamTHcfSbpvh1GTxiLQTEecF/BCtTwSwLlvgO65HTAzuGyYDR4",
+	"5DcPNq51cLC7NA+6BYcR/ebzW7hGO/d5h45Bq7NtJgmJnoywcDuPqie6b7kOBjaqg217zZrNm0eiqQ+x",
+	"bbvctTG4SwY7dfV7aDvcufv28zpwhR0IlhPSq2p+xFWhzHM71U2Yi9eLYqVha6G1RMVpWihXGZvypbwW",
+	"a1fVR1aieZ9QFe0SZ6P1UouJbIzNQOboOdD3T9bQlm1fBC07IT9QAonBw1zekK2r+Qzqd8Rigsi/k7K4",
+	"9cjwxQRaBpdLDeYysTaqgsGpA9hBXnHLSIYdQvmaCcUn4JPKK3UoVYKH2TGVmetyqa5ZKTKxWOJR/ODN",
+	"VM2Wq0kup1TEITJ45dRcrSrJcz1gr32I/rvj4zDraNZ9fC3WY1VUYx+FIRBBM/Tow8TR6CKM4jSfcVWo",
+	"+z7k+IqdsZ1wHnDWv7vDQXQLL9WXEvpDW5aT9bZ/IAQW/hyBIKarUlbrg7N//BzFgOojDCXEqpqHNpg5",
+	"VKUwB/MQUSfbs2gvLaA52LqFEoeVXAjc0MCI6aDPqQTdQV0KXuYSUKfUtathgpbiar0UDkz3dl5Asgfr",
+	"cCn8XkO/XIvKg2ZanMw+uxIO5mcDbJ2rkBncXmp9tUML1Qnz6GEjjEXjS/vQ4GKeYM691BWQhYJanIt8",
+	"aSdtRp4XBOWutaU3DNQ0pBi3ouP1N1U53FSHVu93oVV1yEUE9wo484Di5fDoAaw8WpnASzevWHDFr0SY",
+	"MrIdB0kN8rwNBrkf+OCRjWFGBuOSmv2yEisPvm6mf1Ua9YrYLkS3nrKF4Mq2FVCVONdszlWWiwzRyEDX",
+	"VPbRBGIhbwR0GEDTGM+yEjKSXBmDBhuCYNfA17eZoEJNgWSW/dEViQyZLgoF0QECTXXZwqaESJNhbQ7Z",
+	"a7c578lrDl7zWA3h8RB2e82w9OZr0U4wm15j481vEw7nMUtrUUY3Ccp2JREYIB1p3unqjWLZGDqaEL56",
+	"UBQrs76vqEOXRYtpKSqN3srCWGpG0mDLXvQkx7tYzcUCWZvtCCxyqU2ZBgjO+pccEo0TrgW1oVEwPIP6",
+	"pxuJrWb6l3xsr2vOdFoeeLtIj4NxWF93Y07SLNqC//bvUdR/29l+TzecL+VLtVrcN+Khm9K+lPTWXv4q",
+	"wQ6jnWTPZPjrNsBDwPHlwUNYj9NJYmhOsGJVaZkJ61z1Pf5Jc5AdOqXxCVJhf0k6UoFJgXAw7o1j/H6u",
+	"wdvuMmwF8eylwZSO7DU6hZLzhdTwaF8JcXpyEo9EM6Gm5RqMRMB10RXrnb+8PPzh+VuHlBgn78BNNOaU",
+	"Pb1DwN7TWCgZRPmBZcs4fpN1TaYBz1fia3sCe4luwUmiX0qd1FWBxSFzweaFrvRIFTOWEujOOCsWXCqd",
+	"DtgF6mjKfATmY2Lc5eUYOrYJId5nJAbsR76grsmVkr+sEA8QDaqR2mB7xl74bIWnEpIDLBZytMZPNDQ8",
+	"U5PMGLtqINq65KUmR7oUUEQ0Uq5CzQssmG3ClkVZJSybGKGTEOmKT5VonS+KTCS2i3Rsa3SpU9vKjrG5",
+	"fWg2hA1duRexnnkcVo7RpobnQjxe63wqzAC0zsuiqNw//BAIZjBh/+///f/0E8Zh3EbPYPEAZxpqhpDf",
+	"E6yTG1HyHD9mSJVkFBpG/pvUhCfpx710f/Q79IJHTZ4ECnEnZpgXVgEWIuuFYVHckg9MwvN1cepMw53V",
+	"rDcaTDovencYdxhUdsI80jHkUNkvNytK7G0SqjL3iJLVLAekJAnqV/92+e7HkcLNE3xwUjexAwuoDlhD",
+	"Bwe0mFRcqsDK44q9O19Vc8R3BrUB9qH0rB7Y+b7JEInWZhCGFFko5KHgUFa7rcD3blUfxECyr9tlKH0I",
+	"9PEXmEd3aeX48ey1bbuCekb7FMwCv7ki1M7z8EJMekD+EIwGFmhciJu4XlqqkQ6xHSjgJ5XR2MagwTGy",
+	"CuCeEL5zm7IPYaFv54U9Vuj5+EFugQCNdUwnANBYBt8B/Oc3/oA6wuhu+dwhZxh8qG3udcI2tWcziOiW",
+	"vXL8uNbA7wU/tMu+2LM50t29HUH0Qij0HYJBJAhrMRU62DoJZtqg3XCl6L9llXi+L+39G6OWjbK0Idaq",
+	"GIzUO8sVQfRk8Be8dUhanvwqDZ0tbhDQTggNmCS1IUMXe59WhTzRI9XgiaIJ4EyXCNDzcyQxelbBRmUf",
+	"YU0AEIdfC+2wUiuqueNVJRbLCkIzxijRAN4EysUROiMhdWF7GFfYpBG+BxpB3MHWlkqo2gJH+nDexuOi",
+	"kHaXLw6ENAiRPLqn8Rsn89rTNZGVPprwnKup6FRzQPdgnh5467YpxvCOaaH0aoEH0bXBrhz6xC1CBkOA",
+	"pptnsJnYe6IZzaWBSHnJtW7gaK4KfF4L1Tw9bwiRuzgDaIMjm+T0YQauzRCQ1fe07PtqnO8l0KC8C15L",
+	"LOv3HSF2Y9518O1X+K1bFR/c/rZTxgRttCeCczjBTxecQRsJ7JDucZBCxgvSO0xSyK6WYgoelxPE6BA1",
+	"+tMv6OmPlFNpmpzUWLXQklKxSwegDlFeRajVAsSevjG//5If/LwJudRpHJIY3rEOom0k+NfOqR271K9k",
+	"LhCG+J6zO+EL98nvxIvxVaZ44ikERzFz+71Dz0f8GNbjrIJeUrNGvOL97b0TIzVSh2h4u/2asnSqbwi9",
+	"2EKNnHmYH/dCV4IDvwMwIsbKZxIoSoxZCw3hUI3Mnl/+faQYDHMQZYqMroOyFxg5hPgp1kedKOAl9E5P",
+	"TvqDxuHqX/L0jHF2I8UtSTnxSWqkDIDVkIpxVoorqStRioxd/u83zD5lczA9bgZaS4dsutyxWAvhAzyg",
+	"X+tb+5hvYvGskc0T7WWYsS+8GToece6B/PygqCLSfRypARU8W6eMV+Y9BdgK+EFqtKHQ/QF7YUsSie3O",
+	"IbWmO+wpvy9sj0CIPGq6IxzITpbO6Nx+NfRPX1k6JFrlFhlbN3iO/p1Nxp0Dy7XviATaOTgBgIeMSUWH",
+	"vp0LnTC5WBaA1F4WtwQvTW48nc8Be2UOOhaepP4d5hw6iQaHktL4duybpFKK3kaIT0AhEFFJtUeQo2Pb",
+	"JX68uae/ihDy40aEu2zRDiHheO23meBDtixghwLVPWDTQnIDtkmjV9i+EY4fX3b+TgLE3bbJfv6RXfMX",
+	"kwg8ry4Ij6ZFvlqobpCZeC3DkDJtQzvGJ9qBoZt3JCDF0FwtM1GegSmC1qebFkaUoT8ESmZCRHUrYNH6",
+	"imVlOBo3EHwZdDKzXN6ICEUliH6P1OXlxavDqxUvM5FBdYxbfxsmhOYPKEVXGKhZu/H09wPHtJ/hOS3z",
+	"fZ4y+rT0qt1EbnDZ7wetMtgvj3vksuJWGVNg55njbFmKQy2vlMhcH4YFCdtyAO1eRT/v+eXf8QauyQaB",
+	"bf9hLoBc5dp3ItWas6hzy5ISA+uAOYzP/njs6uYbjw93I0E0s81TlGCOPT7W/aYkuyrG5iHNhbmB/npB",
+	"i/qxzB/ikNnX7VZneB18vm9UaG36L1gk9IMf9YAa033n4SyCkNUuRYjnFTBOm9Qg922ToMWe6JFaltKs",
+	"0SE0+cKdvaJky/layykQlWTEa05MD/0mPblVuY2U1WTmeFpvJa2KiucpO96l0S7MIn3FMM/2JJt5dA1N",
+	"mlX6HbS/84wau27/A7Qlqqz9eQ1rz2+Ltn60UTOvJ3sfP7w6/FPCVkuLmP72e/YX9vT49E/f/U+j+ybr",
+	"Sug+NkXGZ5kULeDaAzK2rAbsR0RtGCmpfXhgLaozo94hsCmJEyXFyR7R7ykizOOPY2nLza3TX7vJMqOl",
+	"g5E6x/c72E7xaQkVEIhYc3LK5sWq1KyX0h/GvEr71NZYRQil07mYXouMAUECWNdgZ3OkwBkpjIqEdPe5",
+	"VFFX4enJSX8IJeVSXbE5Xy4Beqtys/dzcm2NgTClSPRETAvjdqQu7pyylapkjgUcOE1oesZVgL5Fmh1S",
+	"TIHcQ2FtxKu4kcXKB3KAr0gzN8GF4AoYe4wMJTS8uBDw6bPhhgmzacGMFOA7ml2CiM1MFywr4vgS8kTa",
+	"72rpwdNlWUwFUESnrRz/dpvjPr4/EMb4Pa+KcvHQEVh8M0x6l9XlYlR4Cn5jYdeHRoZswoREqTh4zNIT",
+	"OPFebO8ZAT6qSc17UzCvF4h5y2simeu62ajEbeAgbTRMh7j6QB114qrrR8onh5SVmKH4oLig782qL4cV",
+	"pjJKL0Hr5kildlRjwl+bc82uyuIWmjwLJRKWks0LzppRVcFPURbMmZhjY154MgKchlkCzG0aYxZJ/mgY",
+	"jlJVGzl9O187PKgNWZ4wOWNcrRMS6jSQvuWWLItb6m+b8xvQZQuu1rZwkYdxqSGb5Fxdg1LD7Jm+lssl",
+	"4YFHCT4Mi/lQlDOhoPPU6n2pqmJImB2rHBgHi4Ws4E8ECV4Cionttwq+LbbT5sUt1DhqkSAjVLkCxsfp",
+	"nJd8Cn1ZWCIEBzUXVWVhTzJ5hbkLqLyELG46Nl+qGqdAxTAri4Cq67ZY5cQ8a6Hj4AmUj8RZ5vLGViyI",
+	"elGS2SAoaRDmmiIwI8WJ8hDX2Gx9WLsep9U2ZgRC7KV4zxgJbBWy16YJJF+XWKtpLtar2Ux+MtePT8yE",
+	"xs9SaPZColNkXIWOFGgRAZz3c5oALGqFlHO4bp5UtoFyDxm3AjUfsa8V5Uih0ZGFdltYmwWAFVYGENaX",
+	"M1owLkLjIHtg0xhIgrbJ4z835mbpgXtYB5+vRF7JXOAL7Gv3ytGePEqegRbXGAkOiwT6HVdKN8jeb4nb",
+	"L9bYqAi9HvxCxU3ew73p7fe81CLyC+vIqyi9kA8UCcG+QyfDBVPMXxai4hgIcnXdxBlkhAVuw5BBaMAA",
+	"yoEw5QnV+oyqebxIOdswKGz1mi/icS279gorI/rDsOoen0JW3kgxav9FgJZQV4PyBgWv5b9EoLtl5URY",
+	"vh7CSCFoexYun7ZBKBymhXnphW720LhVqIDQ2uwPHejXgq8RYcyiQZuhTsSVVApWc8Y43mQ5Jsg8sB8A",
+	"ydk8+RHU/oKTYFl5LylTPymwD9gi+Uc96j8hyadA4P0S+qXrGpxIPfiiUFcsTYxGGqaJUThYGpT+d2q8",
+	"w8WC41xXKhNTmYmsH9AkIGhOaoc/8K8cYlkxKC3UalXRGAZI51yPcZumtt4LAXvLlSArBLCfA22M9orV",
+	"u0/BkMP/Pkmt/1qoAbuwpo1e5tIGAi5ePWenT/90zH5ZFWZXDyOmDw9A7BrMfWu16xQFogq1AjiQmCi8",
+	"SdO9RzHw0G4wvba7H3yHNdGXf6e3724EhcseMmL5zTf1e3IP57SYticcgAkWHYvLW35lpvnxNYakZ0WJ",
+	"wkqqSpQzaKfqpfDIYikUX8qBWXOS3Ec3T+OfgbNFlMKDXlGfd1VKY1ivnN0/EbwEEEfALm2ANKQOLH4l",
+	"nN1vZhAwtkP1MsNCaNYLZkLkdemqzPWA0h4/8oX4C9n8fCHI7AfnCWEkCegLJJizl+0iYNyy0EKBDkPj",
+	"PoYGKwUmQgHuAbA8SCcSph/ahNhwgSP3aBSwZKDer1SBfXKNpTU0x4/yoBs18Lxa5PHx6ETYGyzlXz+8",
+	"fQMf4a4hB1+bpSUsufP3r52NUW810GtdicXBz8nBp0Ou1odYso4iMdzsR1xrUemjf5vD8WuXrY+V8WHE",
+	"BP2xJYTZwbwJN5X5PBfG/aGNCHV6a2OFzIWoEianhUpYXlwVGt3ZNegygAvNPFwd7YaJVNxs3oIAUMwr",
+	"b4vy2vfgmvVRwgIEDj3cKIL5TeegYhc2ucnXzaeoJcOtz81y7WLlfmW5weKK5VTjshyu5OFkpbJcDP6p",
+	"U9dVsOTV3DcVkLCKtdk2Cu4lr8zUD84O/q9/nB/+H374r+PDPw/Ghz//j//fQQtBd3e9yG84TnD7sUgO",
+	"5IJfiaOluoovxDTGwdkBfsCGAdlb9c3V//i06/gleE6nWn/GMQ3q2f6T04AtAuDFxqFjnPZk/ey7gy4W",
+	"XOaHgMDUodGIkCwRsGkrsFyPBBGGtDSf5CLrx7Q1zd1GL80bPsB4HqXdaHOKUiOESUuLD7Cwypi0xe3p",
+	"1Qr+8oVHbD+TzC7gPv084ay/ym6ecALBfg+3dycGl+A5xjGmNgypJuag279aO6Up9thLq0M0ip7+kc3F",
+	"JwroonX0v4j+0DF12Qcj/lhk3ZRiKiBui0iqGO/1d1y+/fAeqhqFqvMa2hj6SNF46VGA0RZaZiHtbC+F",
+	"taLsQcLSnOtqjL/Z+4FN1xLDO1zXkeJX3BKwOFRhYuc+fP0iek2hpth7QzgDKR0fSyCROHZ0xcQnMV0h",
+	"2MsMDMSRAjrjnlmH3HyxCnUysOfciBLzCiIHEDh3CRbFFZDwVrYr0zVmIQRyyZXmUwe1N1Lu3fCRliuH",
+	"W0TTP2PprCwWEJgvzP/Xq8k/xRRWzigg87/GVjT/a5cP6edTegIkYEaKlt1sOErJwH9CugLjIymvKj6d",
+	"gz+SUjohBaMM7QiSGtCNlTAt/yUStirlryk5BiOV6qoozaCPjlL28eI165VCF/mN8PUJASQnXntEl6T9",
+	"QTgkagwzi8bhlLhsvfk0T/yi49fYbKKiKIIxyNy3759RSkZfQ04fKuMRVjhc8wR+MxuuUPbzwbcZsBfC",
+	"9kHJQp3VtxZ1t7k5GCsSXDLk1UamDgvDHEgAY6IRBN2SyxK72nRCISSHaLhSiGJBfEUnx8eO7QihMDkG",
+	"Dy1mN+udHD+lBA1saLOmI4VcTVv75lnv9Pg05BRqbflyWuCe8gnu+Y+ENRG8v13Dnbd9VH/yZ9h9keGf",
+	"cF9Twge+tsiGtc8N6vEuayY6TeVDbH19PQ1rj8yCFKxZq1nQYAsf/ZsEcrcutOg9yJRrdayuiqVNXwEJ",
+	"PRgQhG/eQ2o3C8Nein9SUBq4J25EOVKlcE2iNoZiXkKREKdXSURitNd2fbV2lsXSoUtrWX3vfWss29VY",
+	"1m3v7evjuC8XFWQ27twjAh/o0jVE5SjUvB1+a2vUUbDf+Qo6sCoRDBIVcm5LDHkJNRKN4RI3i0uLj3D/",
+	"isLhKeySrU88qMPvoLNt29e/511rdO+hM7Q7xR/cxdb3QhyvGgq0FqIWamB4KrPwCZ5YFtyojPWA7ALW",
+	"4i8k31K2poIj20hmPOa+Jb10xK0rNcYD8hdj+KRopMtKLNjUnAOCcUv9dS18ta/y4valX5HHiYDUFpni",
+	"H6zH89za9bp/l+GQneMoV5Q/JtAV610Em4BseRnY/UPGcyOJZFjye7x14PTgaPQLqeRitTg4e+pGDkCk",
+	"ouwy9HvBiXFbxAm1neOwqHnG9CgdK6rU4KpwVbWNjO4bwx3NXzXjFfIQfc6nteOaiFkBFWfdh4S3fNaY",
+	"dpyP13iuL1bqRzit99vlEh36vaJ2bhlJVR3v1gPf88y5bF9fmA9OuggFpFNQ/sdt1AwtsSVRj1tApYp5",
+	"2zBWPGRx28IOutpJHfoBQw7XQiwj2SUrJoyQcsYSTEdqh8IF7sCAvSj5DCE2fXgLFR1kRotqziZ2TIJq",
+	"jv0IpT9UQaExEvukruJGqCtptpKcXgNW6GrZQv9UuYJm6IhQRcVuubREFmtyeYAVYs6XsC9TiMqkLBNL",
+	"oTJtqdhwOdGbxkiODXZgtN0n6qYFQPiL7EpAfxysE6y4GwN454gNSlHNwAAAXmghaiWd+Bjs46DPnYmZ",
+	"VBKLRjn1z2KkBQqZoyJSbwvT33qwTV+IypjDEFDE8udBhj+lwzrgm5siwhmaOVoQRP+iE3T/iEbWf03E",
+	"PqRZ2tDzLe6t6B2EYkqspRRiMj9AlbCszFIQySH8rYU5LBjSs4RNxJSvdGSC6YqvQ4QiigBGCFfNDTGR",
+	"xLuvitfwHY8KSxSNZGeQx53jkIbB7Ag8wV/ilJw8bN1PXJPNHZEmxObFrGI9Oi/TIhOQAEilgirxqRSq",
+	"GtO1qYWB/VakSzRicI55TRm26cIWb2sndv9lMasOsyDC5TYmlKwa0Y+65QwRe2stgM6BwhpbSAIvl4KX",
+	"Gu83PhfAuQYPtgB2WE1vFafEINpSQD/OrchzfCNR1VFBuEK0OX0dSigcDUsd2FKamE04W5UukEb5psR3",
+	"ITCutbxStrvAIkmJW1JTdpTIN2o7Gd3E/bsQ2qF2r1hokd8IDdaBJVnDtbP85x5+eiJweFgD5V7WJ3+2",
+	"xkae1X3ckH+cQZJuwD7ES5TQy4VOmNk+VNsaDBmbizceDcLfdWJOVtXm0G9LWVUCweoo3eFAvO20IuMq",
+	"Ie3mkbjRMMLqbfBBgdjp/UfKVYFRBDuZ2m7d/UZVI5R4SNMEzyQiCEfcGXF2tgRMNxVWp6BpaJN9i5ju",
+	"hOLqJtA6gHG56wFcYWPvehFDOR3iwLG2spVdgyhiA2d+ledspXKhdXv0pzHkWd9B+wV2HtEhtVr+J1nN",
+	"g/fvsF5+HwgM3bfsfp87+gAbfPBNmvzIqMj9+2yaX7SF2XBZswUcYInVR7KqYbEWBHXIOPtnMbGOy9HN",
+	"U18LfG/6PHbdnYq2PatY+oA2qMWyRUuDdDcJBOCtIgNWC7N8lXA2CV4zdK2vlchzajG9Ldi1BAd4BqwR",
+	"q1IwvuRl1QcSeWx8peAz6l1UpwNmVnpJ6r1mH5lxNPQk4pyMmTARQrnRWV4Q605irQNaBbIyBhX448NG",
+	"HR91UN6F+u6qos3ouypos1Q71PPxY7tyNtyKu+Zbo+Jd+EDF8k5coCMjNA6tEdwNYpGgo3zaDNI9thoq",
+	"OrJQq0apKAwd9hMEhsLebld2YmlQMTwV3cGmueAlnTbrK5QCfehiVZFRrxx4tFlFji+ohHmL+V8XzENY",
+	"KoCg1eJQC6Ul1Mj00u9TG4ZPebqR5JpLXRXl2ma4sEsfBxhWQ1HpU8KKPHMJONazcdNiBhaa7SyUyv0n",
+	"jKtP1CBmxhg1FdohnRvrq+8IomtYC8YdWwKSiEMQyIVnBfFrJ/TGVyKuJC2oRrAh1JgwrM+C1rzGcFlR",
+	"YmMyZ8sSaPlt2HJraNJVIjlS/miUuzyv5jSiz3cLvasjARIywddBdgWzoXrxBmlN+bnKuoOWJoST775L",
+	"DhZSuaaEDnkiaOGExgbaarQH2nccq6GT0g1LMgzaRl/b3tEcnIiCBkw36klR5IKrOyjklpVY6C5Kx3/R",
+	"8/evjfSkofCy5Os2BRQt2e8FRZRsQLv3rUIAMX8PRnmbrXxBJyqTepnzdXSqfWBFhdYThdExkQ3SEH4D",
+	"geQLlDEPX5TWpOsP2EtXbQDAXRkB2fhvP2zRW1TCK7E8IVI6iS2LheeipYw3pugFg4hG8DSz16DHGdXP",
+	"rBQCADyowc8yeHsRRsknaK+GTvGULH7sZCaj1vyDTPWEpYTpkmLlG7aC6Xlxq4xARv42aDYpmOeVq70W",
+	"iBZ03avYUJ94P0KqQdSMwGl9sihUPbmrTrHBeitM67ptwC6JtBqOfVyICoNCWggq6cPtIEu7FUh9uwIr",
+	"687YBFoAaml9El8iuKF4oaESqDcwvV+lA/YWaq/tsOgjmUW1MPe3RXktSn22y4hPQgY/gAkKOLearHpY",
+	"T6slV7pyySv3mc4eVzGfb3eP6ik7+xE31fN5ltW0830kv6K33GPa6yH1F378W1G6k5ZsHrFvrtUdRLbA",
+	"wuquSCP36kaK2y6lfHDd7iq+wFUyFyUIEDJZ+waTsM6vT393mXpaCKQmQk/ExoVICE3WIPkH9QIOqRHD",
+	"xAEPVcUV8p2jLtxdZNZc3fd3WJ9HKewLlvweehq7vLNb3d7dVujdd6DcfNB9irZgRX5X9Vo3tOWtBAnk",
+	"xJZSLX4DyE4IMWepxcxJ2yjROgvDGordziWYw5rsbG8oYqG6pFgN/mUO8nzAzGcMbEBq/DTOI84BXzoM",
+	"GbeoXSgMkv5kK7sQMtgXcKDQML8Cp9lA6jGtbkperqwiiw6ETyS+qAkyGg/rcbX24Ir2+rzQFpIh58ZD",
+	"CCxcGQywm7U7DGAT7XudDYbojKUgoI2gE8AuAaw9LrBmcZNbQ8XQGVQWhFVOULHapb4J1zqxtj94AzbX",
+	"q3EXolcDa2tN2MZ30LMXrvisKN3UG23QLVVoiatSk7pb5VWynScWi5ms7LnH8inz+EevnPp7BxAl2Gp3",
+	"1BL3G2dkcxK5TSBvWnM7S4U8Gxt8iKUoF1wBv2xQqLJhjuWC39SkiicnCa/cVpThTkCXegy3Te6gFuMr",
+	"rKzY9tU7FFXAp2DnnuazkxvdxnTd/vGOH0V8/K4KFrbvhK3pgtdZZL3b89kAUySzrSBFHTBSlryazhvg",
+	"OiinDW2JaIJlRxS0sgQCKIqGDvWRcKODojsEZQRoAGeWpYRKAT5JYkGYbYskmDfwAm5kHSBzugOByXyE",
+	"asDCdpf1Juk2YBdCcShsB1YKGjqqf2/hUdTJikRI94cm5qWoQJ6mdROSlWJR3AR2n4Ontg97YlGnyQep",
+	"H8uPkK5/IMMCX/ZI8AF7GRY+e4+W5TfrYsO6IIt7P+uiS5hosy0Hs4FNqgds7W309mGUWQt3UohCx5zX",
+	"jWYNdiO1nMhcVmuIabu/YlgbjfkUk9YphZdTeqasnPtXlGB3SHUjMZaUEAaOj5+3B8yTcM4NmEM2Ue+H",
+	"+hcaF2G16orxXBeEix44IJgV2PA/9IC9/LTkCpacJGfPA6joNGGpb5UZYztM2kd3cpXnxseEtMgQc++c",
+	"aamucht3L9gVNh4v2sNkjxQiw0WJWoRCQXz3nZxmru1NnM+5FodS+RoNyKqBLwlZkmI6XTkAXptpBL1i",
+	"1aF/XKi2N3B6WmcjeDmd32VeP1xmhzPtd27bQPwVey3t3/1t9x8J3CcKCCsw+FpDevVoXidwNep2VO3w",
+	"RiiglbilyLCofMj4qWXswgrtks8qsNZ4BS380LhYZGtgHiEuft/bhy0kJXaQaKGqJGjElEE0BzC7vWgL",
+	"oGlxSIRMq/kNRLoA2BjiOhMBoOQrmVfDoGWS57dAbkIgAA1Sk/UijlofPouHDzf2bQ4Y4dZRhy3LYpKL",
+	"hbagMkkN7kqn8Ey3SpDXuSr5cg7LAmByvcrHBzHyaXWOyK4Em4jqVgiFsS5bl6uh9Ha6nuaiT8spZx6B",
+	"V2Nk0I6OeMt4OK2JWBeUjAHUdNBG5iC98Nf0qqJA5hcqmiixKzRhf7t89yNTQqM+LVgmxBJq63yimMK5",
+	"AbNwk7e60gL7SuJX9xNM5M4Afwdk1emJ682k/WSh5jUa5TpCmi9K1IZB5EMzI2LWrJeWgvp3x4Uao5mS",
+	"Is57QjSvxYJXckqV1YXq23d5Udj6Nn98YpslsoDCaDMpBTBXinKjgg7NGDz6Sa1eV4vyRk4F41OADtSu",
+	"Pi84PDgZkTEtqtUS25iXZUGsbqgNelAcvBG6jdKDdiRZf1tU9B4dl0ePhu7EWocW57BzNBChD5odf/ww",
+	"Z4OSityPPeKauKwApwjU/W5RdUIpTuSHvZGVtaBfA+OIwu79GuyM9r2VmatudW1H/bjlHVuVjPkZw4rU",
+	"OvuTqIhKqvGyLK5KoTX6E/yWSyOixtib75MSfLnUjV0ZBJNo9AP6K63VLjacGnBTRvKkre6/3eUJG/W4",
+	"S1W3BYE7B4Dd6fgqmvG+Dt8/ijE32oU7C+rbsDcS68bYv/haAVunYcEvrLca2B88y6ASflVR2O7M17JT",
+	"Wck4tJJmMs81q7m59oYGw42u3/xLcFu2VnwhpxhcNCPCCZcrVcmFcJi9VKe2xLNdFXFDQeptppT1rsWa",
+	"pdFzibPUT25VLVfVmNRG8FowmfDnqGvBmOFwT5dXR0+PZNWuPADL5bXZKAsJFGnGTmtNDeyqWv8Q7IoK",
+	"mevBki7yTPhUrUSy2MNC5WtrP5G9lDTtvBDmk51vy/jW8xuNPutngEl16wN9h9v3A9fXP5qdetD9Vn/+",
+	"4TDvc+sL3HQveMX3uOsd7JdL3Iz337fayUByUY/fT86n2WPfuwA+rHvfnp0pnC2AAcRlKTSRnzpnHU5s",
+	"zX+Bywk7CQwtnq/EEFnFnKtMFDVVgWXo9VgXCcR//5qicNAW6JDcNKo/kaXzy/qDwInbkgVyLrB7VJgL",
+	"ehl2qkDNvnPgeZ4Xt4CzjrELoANz8E4Ik2EMoH4CYArc58QhGLkTqMjzdgVPPWMEXl1N581EXi560MNP",
+	"VVr0zoql/xgdmK80OkjYiOKao4OfLdJC3FhqxCW+BlnE6K8R6Th+WW0Lu4SvYrJEeqAg3n/8kEQVnHbi",
+	"ZKS6aqegJqvh1b7j1ddz2/r4mth3AN5hXf+2mM1GhAUG7sM+FvZbUEcXXwhn/3Is/H//8QPoSfo2LTbu",
+	"2yKTs/U9OrXvzetRbj5aIm6XyK59rbtMx/1W8a8xjII911VVysmqEi1B21WDcY65Wef4ZrIUcD4na3N8",
+	"PZg9fRIswAx+eKIdOWBk4S/zlUYu6lq1I/29l0o9xv/GnHZ/k0DabgNMuDsEGiywDG6HWJqPKDtbjl8j",
+	"PJG3a12a3Ei7IQU+MSuGIssW79VVFSqpynY/tQmoAXsZuP/Uum876KEiIcI3DQzbufAXmgkO2HMHOGQW",
+	"hpr+Y8RWwctceiPYoyboiueWVOI2ClsOGqOR5tuVK+HbrUpxCDzWqv69ffyUqhOIsOtuRen5JtsHalaI",
+	"scOzz/z+DBQHJnI3sf3MBg91sJtN0GhNRgA5ovVP+0T3d+hVyFqAyiOFNMRPLo2Ot7bAZiYBmLKx7ag9",
+	"Xg7DopKSDlHuJBoqB1xGiuz2ID/ckntonnhiS6k33zURztypCpg9Vhb3WyNECXXw+QQ5NlTsGzZqSuMH",
+	"QBQW0nOjAY31ihJcVLsEazcZyGyY7Q2k6u93J88DU8zygvROj5/1t9Xb3GPI+tHrbHapdyNH6tnobxq9",
+	"ptE/hhu4U2D7yB/iz8MFCl291bYOjUAPhKWBG46LtJ0NInQCmxRuZ8X6d/wPqa4AyC4Xini5rBIMke6C",
+	"tCyJUWeTk7TipfAVeGSoN6LNbTvLPoV4j6favwRf/O1gf6UH+wKjC3Syn+jgwHQ75kHSqUM93YaadZF2",
+	"RGvxT8NggPfEZUm8pZYET2Wgj5tgiRv6etrbdqDsAant3EyGRMLaBabY17j5kKzPPasivjoXvFQ6eNgT",
+	"jYvSXov2Oljhh8L78O/0p6xb03SwiuHn+J2gf2wuQKPKPAxPzZdHQhsLn+ATCtpd29lS3TkEQFx7OgFt",
+	"LQIwQrirsHJJal92msSYa+jo4f3Yi1dpNl8tuIoAXgfsIwww59NrdCTwr3DMnMdVou0NyWsE4jiDX3Ro",
+	"jiexMY7khcvl2EwkDUcSQNvvLCchO3zAXlsIgAWEzFRhyd1gnZq4OIPRWujgGqQ9lkWV4kbwPPhSjSWx",
+	"8D1xhRwOnvQOvf1qBEXFyc08c2IXKPAR7E8qM2u4HhZnLDPjCgONJubWgy7TEAH+bhPsOIRNwYc7F5wH",
+	"syL3aMaEYu7RHBQ/iO9X+U4WvmJVQTgFQC4JBA2GTif2m42zIZpxP9HxcrJuu0jebukc/ZuOzdb6nQtq",
+	"iMED+yS0MEKR65Atfds0UsTX1Am74jdiGItQjxXu7SsnEqB3pxTsWiyrATuPxIaREVZkhLlkxwoaBkf2",
+	"Otoe+jRSJL2qwJZLmnffCuTiukEEXMDv8enoXGYTLNkt19SX9A35usn4N6sMKFvhKt+TpZK09/KFO6Wl",
+	"nY8O3Jf19DWcahum7gS96WLaQY1QCACTQHQhdE4BwqEeLyCcL0hRiIw9NdLgR9d9fMWXOoDbipJPPq0B",
+	"EVMoqC4qnjOwVgYsXfIra/pAkDbFkv9qXharq3k0CUst1FC7dFuU1xShTX94uRl/QHA2KCWuCqeGCA8x",
+	"6OlowaCxS37/PTbf6lnuyiPc1w8Mj4q1GGusiL8bl3BTbNx1OYwVbGAcHKJxcBgYBx1CMw0WReA0GsfD",
+	"iOC6vCO0m/ARYOqABIHS4AH73iPJRFiqziEZQhOE5b5cCpVJdZWCiQvPMcbKWlQ2F9ksWd6u/2omfwFj",
+	"OA+m/iidfOEy3gsHY+Nkw1a+buLEeFiv1ay438q4xsHu068WxS6Ctf0qW9iiyWweu0A2hMc5cEqiU46k",
+	"uJ3PtyMC2spYe8YqSJ/Q0gcZ/s07WQ8rf42I2ECphDyteRK+Xsfw0X3rLJgrgidL+5EhSDxgqf3XuCrG",
+	"C0EY4JimwUI/Ai8XZfQcRC8IGZVC9qSAx6FZpATb9gOs8qOIEpzbfQuRiKN620AiUt6AcGULaJ676otB",
+	"/QJY7uC7B3sl+PptQ4r30sMCbu/xMfYRj1FA9WsUiZtx4XYpuLvTN3hO2KnkDAuIYxhPzf8UiAjjsbkd",
+	"ZW0ekVHLgHF7yuKGYwYKnqQKVsmFQCoEj1w8pfFUc6EBA07kM0zpwoTGOMo05DmzjK9Ss7JYVYLlotJ1",
+	"+GN0vrKFVFJXJa+KUrOs8InjHgXGWxGRk114yK7X0x0ViJ1BSRYUQCfNybxIVTwJSFeaQsal8KvcC7UN",
+	"wX0HiQAzof6AnYcfRSMEwUSEYXjdGIdvehzrgQYI16hPK8Fk5hfj5CRAVax4eSUqxqvKrAIkP2zPG9aS",
+	"Rx+KTXMuFyKzpUTwmTGvaDMinjmgFMuirKS66kNx4i0H+B4q+6LL7WbLBM9yi41d1Yne6q12bKUqmYfP",
+	"sQjnemj/0wKk2YNjJuyuoj49mrQrMaPlzKh3p4nxyIhFqVZIoltfPAVIi7ji5oRCpgE4RSwr0Fk4pgDV",
+	"GtMNnntosqpcuXXdYAlWUkIQNJQNzVSKES56gI9PE0CkdDPXeEI26gol+voM0ZJq/JK7WpSSgHHDyBrH",
+	"fKRFeQPlKb5HbCEqjn1dMSJw0sQFXWHmYLmqHMpTsSqnFvfdToEQY2Cw0oiSFC+jnq40wcJTqlILdgWx",
+	"U+FlfYhe2eOmYZK3BFBpc3BtDdQ1JXhPuZ/aWx61rbo2ll35n3D/3hHk5LdW0lr39oY18jkumWvv3ols",
+	"GLwoZiKwuXdZuYR7WMJCvZMxwURsDQPbthOzEmg1NrPLT0LUhF3IiU0n9GEs4j2Oxu+ltW6Pnbqv71pb",
+	"/O2hRr/jj7pHHZvojiPjPSbxCuB2PONzggyPMe+fK1hBHil7XuBnsKs3bd7TDb4xTDipWWEZx/h0Hg7W",
+	"dhVAvja0TJ94lijFUig+6RRe+JKY5Z1H8zrlBVonsG+yoCHo/Ls4xS4cWFsA/p91pK1tvH8hd9sbd9FW",
+	"RSHSG1Fmclol2CnlfXbjcsmF2cWScgN9KEYIwUeGbaHjgDHdET6Bve78+16KKzEuhXYop31GdWFVccvt",
+	"SEkRp9ZoHNtn6PTMu1+2iYkQWq14wkayYikU60VD7ztPBDU2CRlB+GJunGCI42OR4T2B/fNPQXxd9WlA",
+	"bOuMxQ23mZjKTGhEsOLOLyyA7ISrON7ggbKj2GroMeLkzsJGu2ChrRdpHA6e57h20SAhg21dTO9++GeM",
+	"ub3K/zRZE3Eufu9+yKofruFGJHgrj75tJau5u+h11YedgQ0VMSlEblfNabRmXaO/7xQXdUmB6kL+sVr0",
+	"1YKZb/j+PXiB8cxg+vRgaFOCjsKlUNRPbV11Il4LNpBDniBa3LMwnANoaLR7YublQrF0EC/PZgiHexLh",
+	"4WdUENp7mzfkgL3bZPo6j13/BirjeFNHySd3W7iXzcBCRmg4QNvZjDedX3rc47i/9PJHqoHc08r3Z/WO",
+	"7P1v7i+5v/YwWevjs73eI1DG928thHjKQLsOkVfqZOZtfnVsBmCJZs2yqIoahJmRiQhoSDUIRv0MvRLv",
+	"9hSKAaLWhQehdl073e45Gp22B0GHBVlVwNcI4TmnIOynw6yBEcNzxESSpTWftLlqIpXoD9ileTfUkkPN",
+	"N/b/xnYoSLnaGqAAOzk+RhEtqxC64tx+imbjoFB+tbwofMZ6tUxGVRRnvgN2Q8BrGnl/aNlDG0Ry0pL0",
+	"/UKpHRM+t9iVTQzxvHzEqEmTV9YiWTdnkzCFoLl2G3wTtHdBHm9OPkonqa52i9kgS9Wl0iO8fGvjT70e",
+	"rylI8Tp896PUP2xO58HoA6NXgxRZQaEK9sQQ3EHbMPwV+w7mPqsMgu+5T4VBuBJfZYWBjPexPXHRzx1q",
+	"C1T4IHRvpcowjm9RCwm2pjdZB9AiaR97Pvyu8E2iVjGOYLnMX6fwtsBL9uAa1mUsV0oPgEHZ7zLixl4I",
+	"rrwTDtULkJ7TYlqKivVmRTlS1k+jIPKhVIfVXBzmRbGE2/q+F8Q3rPthUPY9pNNrlDEj1Ts9PkX/81Zq",
+	"X/IVEy7HmB0rLervC51h+u2JMcfmvBRZ2gd+5pFqwdduIlXG+vZGTmecOaxdTDRYFQS/KBW+yxY1ELBX",
+	"gDawNgsNJtUVmJl8DYigEtG/SsAiiUS1J3vE5DIhop8xPlJaTAuFKeHIIDlXhJLdVPYQIGebG3vLnFdG",
+	"8hgbajazHYn9wUi15GIDUXFPjmjwhkfNwQbj2GUkhV/sW/71jh1QpcTUkR2gdR/LzHbJ3WQrHU15xfPi",
+	"al+bychA8LiK2cyctV7lUfTggUH3ZXjk+hFhtJHhV0UJcB8jhSzP5sCGMj5ryPU2HciaJfac5vUo9phQ",
+	"FSS+rClm59lqB9HfO1elxhPFex/MKKKl3cc2spuCFuarrUkPRdvU7bDPOG/dSx/Mkq19F+DG+xsrEDa/",
+	"1kvzmIMH3SC7nWm/Kda/+UTmD8KI7WjOW43sXdja0ZOeaCaze2J5bNzGK3noH9HsEHy/kjll/8Cm8jmZ",
+	"TFZFCazTttpTC0gj+Enb8lpwDsyQUscVg0pvvRRQYjtS5j8BlWeaG0PXP8QCqUvAjcicUQ2IVdAukPoX",
+	"phaE0Y73ifaUMD2uRmqlrlVxq/z7Q7C+PmVSjP2+geQuzctmojSj84yPMIozAkrWCTWu6mSkCG9cJ4zK",
+	"6nXCoDgAC5uJUqeY/FNMKz20T7BIwqUGZKyLV8/Zs2fP/swyXonDSprFuxLVSKX4xc/8Hyh/9/G1HfCV",
+	"vAHfKrsSFZtLVQG7nPhU8VJw7DqzLzXeDWZ9FPvTMZvOecmnZkFHqighZ8YlIGdCOe6kFPxaJywFPvNJ",
+	"8Qkf5qeZmkHBmOAPfuweZxQByJBMvpiNVPgRB+xHT3pBBEANtgJszY8SW0TvyXD/QVT2DY+UNfKv3wG4",
+	"bk5n8PPXpp3haxqTuDYP2EGBHN1PUXemnoniHdsjArri6yAlUq6UdmH72qVWTqiRMk/d6cYSFcu+bizO",
+	"ou7GdoOQiL28r4Kw5VH5V6KNsk3377QJw7XfFr3eZRs+kD24R8Dg92EGdt4J+5Y4uttfZwctlhtkn21n",
+	"RKsH8kpU07nQCcuB1DTAxgge9kRHsVrOljmX6hAoUGu8pra5Ibx9pKYYztBAXwXSWhQQcFW+xwSCg2fY",
+	"FaZ/yYFQZ8K1SEmOTnKhrayVxuLIVwtFv6yXwhhv1UgB6fBJcnx8bK9IKJigGGfgjiOTFgYmnh4zDCjq",
+	"/pBePauW9MpieZiLG5HHbr5geXEl1UghFntRrs2bke34u+PjIStuRMkuL/8aUCdgz8oTza7Fmi2lUiLz",
+	"EM+BMpgjEPa80NX4WqxTHJQx5WQuxsbOAUyT1tHJSrPJanotqmhMiZmqMatpklgBBbR/GcWCR8r+0xG5",
+	"1wdnVhnVXrGqkI2Mviu2W43U5eXFq8OrFS8zkZ0xAsNLIIY04VNsFcqluj7Mi6l5IBSAaaoFRHbHlcqF",
+	"9jCwk3W0fiMFfzgEkMneqZnZtMgES7UuZ+NJXkyvibVNsZWCQkCApKdSs6KkWi6R4Ud0lv13xyesZx41",
+	"UulqqatS8MV4pfgNl7l5QtqPzkbq6N4hB96kcGMB/Naew3sUxPYdu6TwpgV4vFvEfc8zZ93+tgX3C1ie",
+	"CfVpxSKcBYLsYcR5qXh+tCyLbDXtBF0ykTlsWGbvYb1FkYlcJxCj04hg5gSpxfiHdC6/EnFv4RWXSmMP",
+	"GxAfkBQBDWAuBjZe47UN2Hv7OnOYrV16eAulkEDnW+uz2RH/zSkQt/CZQdvyO+WKzaTjooDXQp8q8AtB",
+	"swFOhYY/YKkVbRYnwa1NMXOEN+hU04XN+X87xwePNf+XEEts8g9HDhFnJ7V7MBFE5Oy3xZ/t1W004k+P",
+	"j3fRiN9n7JkWeJ+As12QrzLSvHFYA5li/mZWvD0Rf55lxlqoP4SgSTcLhJEvdcB+xPhaKRzBtBk1hNSm",
+	"NZb7fI21ZddCWbPAU4+CdYPqd0oJs4bunvMso896T/EXzJbSOx4paerevhuG3X6lB3Wfv4qc53mWNWzn",
+	"xiPRqiH3IBK2qsNik6PSMBb4RAi1oQV3Hqtz90Qs2rf3kzJqPjh0y1iq8UqLFNol+EoLuqukHiCkJhIz",
+	"UVqyPVm10fCGp61LfMep0G9cvPfBxdtpP3cIBTnpvjtv7nVig1PSuj2OH1oa3oEk/IoSgh33wZ6GJT6r",
+	"OxWoE3tDR6FGpKAgYqhKHpheIAO1okHTRcDeWWBlnTEggPLToaFvk4372BDsHDRlKnQlF2aHj6eFrsZL",
+	"UY5XSlYpwK1Cv3ERyUkjrGeVKKEbcViXwJ7H1Dxt82y8zGR1v5YK8sN8jqXy4GcTqQuyx7FWfpsawfFG",
+	"7WXhoPPewfHPubpamX2Od/iQKiEg5wsLr2UcaOCg81UnxjuH+/CEBsBGVwhcmBdTKggDwoggcsgrjM5Z",
+	"aCfgI0Ro5mLmaNVFxoTKloVUlR6wtzhEkCD+AmqLIXyfXvrm3bv3P727+K/x23cvXr65JLbbiBiqufYM",
+	"M2+TlcyrQ6lYMZtBThonmNqKtkO4QKqU9ZwTndrfEpo6S6/yYsLz1C+BecKU52k/YDzkiwJhoxZd4xoU",
+	"SIXvyHOW4uuAyr4SZYjnSN8TliVD7ENocr5yWUik7dFBlCaFm7DYugUiFvfVjvoTH3igUSB+WEglbD+r",
+	"Q2WkkbVEIPCvnevfLvDy+w074FrsEokuFkxr8dXWtvmJ1GRGIIjoBy+HiqVQfCkHdmV34MNLzd4thTp/",
+	"/5o9GxwPnrGsmK6wiwqb9FRV8qlrKTbnEXLpLqMNnt2MT0XCuIYiG+o5g64+qYmPqtHEhTcv5Qt65Zea",
+	"urWoi2qZ2cDXVGHFTttGar7dLoVZbT/7wed+djFdlbJaH5z94+dwE9h3b39rsBH0WldiEWyEZVnMZC6O",
+	"FqITTQAQXlBYttY/XlwJyENRA2Uto81eY8jXyhy1DnJRZ1RO9refPlD7PqgE6Kc3Ih+hKvEawqExs74W",
+	"mE66FmviGktcCpJbvqND4jtyV9d4kFiPR7MKWvQjCMXGrfl2/R7X7579L/OKzj2O4WzMcsSVBZ8r5b5I",
+	"WEXjW7ols7sSIBOCTVmKrJi27sdLozpxi1yIF8UUIylCTX0Y2RZbwPY/Y+mGzEsd8bA7OkajuQwlZpZ9",
+	"SWKql2Kasl7Dk6Df9ujmafxrv1m+wY9mlE80K24Vw3mBn6+DF2N4fhgaUHw6FctKw8mpjw7Aoc2nlleq",
+	"KIVuDCf9IKoLWNedW7USn6qjebXI4z1aTx007kL8In/98PYNTPOuBd6F+9Sh2KvXY1gplxx8OuRqfYhG",
+	"Czpjdo/pX/JDW5PQxSC//N9vmLserCJd2X6Ijm2oiSsaW3Ktb4sya+FGvPwlf+GGds/Zqfu0xIJ57JME",
+	"ipb6q7TLohmEGzPadO25oAvaXlCmaLF3w4eynl4W1wLYtpx7977Q1VUpzHXLsqiKaZF7pKXmQrORel35",
+	"mlskbg9qRDAjR85UXMVjC3UQB25sdzTWe2cjlY5Wx8fPpuaP5hf4l/hf+OO80BX+cIY/LIuSfjjCH+x7",
+	"8McU0sbGpkhlliJBEBoTWGBT6xTthQn8xKzbSDkxb1SPTnA2IBfIj+5b2Yzz8BUzviYGJR+4rEJNy/US",
+	"KMaM9NYVVXjfiHKkLF8QPtFMFqgG52J67eXF5eXFKwbFNcZh3VFaw7OsFFqLqLhmpKi6JipJCipqeLaQ",
+	"KL0WQ3ZqsS2aK2wCKF7XGDq1XWuVmdMVIlmAQ267WIHByckvY0rBbOPG01LoIr8BLWgGkUp1Yw7d2Fya",
+	"EjghoGq4wrJgsV3DmivVQHQqrXPj1PxlCco/Zb1cTpa/+OL//oBdYBRObwAuJSMVsGcirpq39IY+HmFG",
+	"mDCzORN/8synsbuaVbdgStagNEYqOEOQ1Yfvi4keDxTec/jFMWIpjFL3CV8N+4BtvdJIpe/PPzz/KxJX",
+	"+ddY+qqe6xtu734NxPI9hUaDNzxq92swjp1lVPb7IrGeU+89q7PNl7PSof/AlVa/0RSxVXOMR8pti8Js",
+	"tN52Zok9XWXwYSN1CsZzFWFfsGhXEMkBoepVxWo6NwIeup24ot4fW9oNgDuhwmG6knluxAYAwEPYBpHb",
+	"JCZOeiiVKW+8Q3iRRnekl8GkmntsMXtZP/ZdssnRIn01lJNfy+43S9l97ydd8Labt/d2qJwmCdfoP27d",
+	"QcePIbXDWf5OMs+dd8t+bmOw6FHV6qakPTJW3/4QePUXtALS+Jpcl7SiPe0lkY0xkt+iRVVhNyb0ZqWX",
+	"L9+8fP6BPUU3JZPaWo9knlmqaToXAe2JZzCfFNn6DFQGlrJ72zRhnM3gk1LZOQh8IsphvaAJYaQ2oOVS",
+	"vQIKZEKrdX5GKbguFHS3LoTW/Mq2d1Kxu9QsrsevvG9hzHOwsbMAFpZ8hsj1ELOi9C6NuhpCBUHd+SjK",
+	"Bt/D4fmMVJOv4ax9cDoCi/jY6rbY43BCxw/GotCBsUS8GyNlPsOAfRDadhbwShwCAazINsqQWe/ZMeNs",
+	"IRVAoZ+eUElCeiGqcn14PqtE2WwZmxeEVqv72A8k6Mz7uxKkW2nunSXawL/R+v/Tkw76/ENRvOVqTbPS",
+	"Xx6yFpbP0C8zQLbsa6nq4igviuvVsjXI+EFACT8kPA6lwjjY7RzTKRijXnDIfDOumDhccOmPpbmJOPSw",
+	"oYUryxulpbrKMY9yWCgXyUmsHHBGJJIJhhkZ3Ri+Zj1VsIngJeR7rsH0zZgqGFeFWi+KFXZEKSEykfUh",
+	"5xPKP6nYpKjmUJasjaeqi7FQfJKLzEpDC+pMM3DBJ+1j/rgYWD1QihvBc+04kvgE7BiVyRuZrYzwwiSP",
+	"hrFIDdKDhdJjmksoqsDVbAjHwqe71MV7X2u/E+Oh9oncOlfrpciGmIE32ou+KwEdtOXYhXlYNywIe2nQ",
+	"A3Dy3enDVv1fXr7DRdsmzn7a3N3gHMVbdvDViI2WdMUr29jSchQxVVk/06FU0UVNlrhinQ45i5a37oLO",
+	"DKlJbC1gAFcOBUittYHvgkdpxJabYZ08vtvzv1OZC7QT8as28uPg6OmD+9229j27chVU7Rqv5d1kWff3",
+	"jr88WdG2Sza2YYdsBbs8f/uGSdAi1Tre5+1ZCPZRE8mNdsLTy0bj2BYzluIvOkUSPzPcUO0BHxSKWfMn",
+	"wBJR7r0ITA3Q0tIh2+HtTZSKGHTxMeKepS8oLJp0VZVyYpTjgi+X5mVrKKlFtWRpOVGLpQP2krrS7FRs",
+	"H/d4VeZ0oNxPnxZ56pAjr+SNUKx3enIS4ExihNreYCY0g7bvjCFwhsa0RKGmFNjCgLu/IwDAGTDbZ8o+",
+	"Xrwh6smVFmxeVUssD7Rwk1gXVhVdPQYkR6TviJx6REmA4Jrg4VnSLm+cgJWzromkliJjfPgYqpHTfUVV",
+	"W3Q80vX3Eh33ogZf+eBh8ct3oZjezT7mPHDfUfktmL0lmG2EYItY7abc92t8QhkLpU+lEDqwLbWVrVbk",
+	"eXEZtghYMxkJUwjyVQutjRIfImj9lHuhi+D6JGBqDDql0EJhNcuCcZAL5qBrCF659Govff/u8gNmscwG",
+	"OcLbDpFzN+3veZiH4UKABNnkAtzO/0cx8trh79hxhe+V39B0OnRQdT0X3Zqo3BffYl088E76QVRbt9Hx",
+	"Y8nxxxHeX1FovfvW3DP07RX+nr1dcM/O5q5BYByXYpnzKcVKbufGYDWe1hBSkt4U22KCdTS2fpA3xu6t",
+	"2bJFWTdlowE5E5RImntX+BSIC4W4jEPoGbsrGzeVekzGOAWadFUstYu4hWAwbhlshBpkOvgT1YPLEuwy",
+	"elCTFF/50I1se4qyoKHtKxBpX1lH296WKwJZHWXFrcoLnh39G4LD7TjJQVqLNPeyFIfEn2cMRs2k1iss",
+	"lnMVYMj4R/CpkAui7F+hGDqemdTXQxRZl89GisZF0SbzVHM2nRt7+Ywh5le+7g/Yj0XY5mUO5lxwsuow",
+	"oH1GQF3XwFKhRT4b+b1kY9O4AjbczBX769vz53Zq2Imr+EJie1nNyYVfYHoQRqfM4EiJT0tZrgmZ55xG",
+	"YJmfFjyfFeUCBSNGUMzbeLUqhc/K3YhSztYhPdUQ4o7myUBMcS2UT1aePj2GP9NgLHeUlkba2tWEchD6",
+	"TKEMY5er5bIoK83SC6PJUpvS042lKbRil/it3mGrzU5B84ejP8SyxYXAJ1JxhGjuUq6OM3yiGT07AHlb",
+	"iExyLHEFGkuXbIYrEFf3aKpvUuo3eX7596AtKuCLRObRNJSNxbQS1SHikqU26aFshQ32ORtlgFsQ1uA5",
+	"DvDwhdTLQkucQ/1gpbyq+HRuhjCEwiPFF+IvowMsqq3CCUNZkq/MHR1AZ2F7tX/iRmAzC//etp5a/ktA",
+	"wmddCd34ZEJLNl/Gi+E70SUg3HZpEDrHtQMENQVtx2fwedL/6fHDzgwO55xre7oHD65SWrIh9qz7VGVd",
+	"7ocqBgVCN1B1egR+U+Apqj24BWMdbtiaWgsyaafHf/7jTjituk5cloL62KxuaEded1RM4ejtbTCNhKGV",
+	"a6TLsz8eu0KTxCaSSGJv84dHCoPKk7WroEE8hTWygSx5WSHwAkvpj2dHRw6FEcHUr8WaiAXNfS2mbRJo",
+	"lOPT9nrk93aN7Ab5WOb3hu6tzPv9Kz+W+auitC9+aKvXVn/Y9+8sUg43w2++3g13BziuwbRteyfZftZg",
+	"2JQb9aNINVLt5+8DBJa4OxIfL16zGQCjSqIPQMZrzaSCUhA9L8rqMJc39XPqIQ4dUHjEgObNSz1g59DZ",
+	"JzLzPrRrg3OHmvtarKkTBqjhAyOxIYX1xB3q4Uhdi7VtGsk51FRQWV1seuoCc1PxY7CY44ZAZLU95Eag",
+	"wAgg25WA/YKkYdRBAt9GO1NdKnb5LGGpfuYmhKi2UctPMEdf4GTBJCwKLtheaOzTHJORwgentH6WEfuU",
+	"ulposbqyug19oi1BkxpJ6YwtMFKOSC3ZKOI+NQIShSAcb4Hy0ZsXZjuFUYmRGimExoEtI3WLcGe9FDW5",
+	"Hks1ph9TuKSxlO0C9zlZ1B9LeU+ylN7zsZSPBH4TDuCb3AwzUdhwFUsykFjRQmyVmkbeHTq24C7VJiAh",
+	"/R22Dzvm8487YoFJElJTUF4nF0gOA8YJcsi4G8cy+5QC2DGSUPcTJvh07v01c/kTbSvHzMRYD/5/fOgd",
+	"/SAIPSqVpfpfsBzhgikvAYTbs1LzKx1XxqBBZO4jHBjkprSlaIDcKrRvb0uXAPaN8D1yIauU3g5XQvWa",
+	"L0O2LYQUzRASjasZgegWtlu2B068pXRe8DWxOc6LlebA3jmzj9U0YHd1Az0kNsUT5HuNbfL/Y+96lxu3",
+	"rf2rYPxlpRlaXm+a3hlrOnecNG022d67XTvZD92MCYmQhJgiFIK0VtPJzH2a+2D3Se7gdw5AkCJlOWvv",
+	"Jm2+tFmLBEDg/Mc5v2MVpts3855ZCErObQgJxdzqrnegcRwxmA5RT1/XalsxLJ6c5WoivsIOIi3D4/H0",
+	"pxFdS3v7lR/lDeEwHpPK16ZeDrB01+r0q5t6OIcPjXtjWv6g3k793ev8OQcwYSxzBBDYAAE7iCUc2rkO",
+	"gQm/uB9M+J51eUghSo8ZWgj9ejSkUOtgr+jdnpW8dtxCQFYJNWk5T6h11ZKw9j1PhtWOWAaLc7IB/APa",
+	"UlbOMCqzE6StTdSFXtfreMua4MfeSi/9AjaqxPISce6E1zm6IDSrev6c10Vy5d5lYfndw+V1PeezHV7m",
+	"U2aM7vHnveBNQWR2OPFfXrUT6lP7oyM13lXawzl7bwG/frqQc1RevFEUsoW+q9BYl7T3nmpMOLtvoSk8",
+	"P0r3ZFuaxN2hk15N3sVHkYWoN1aVVYOZKxkjXpTx4gA5yYuyToHKXFCXNInaSt/OX9mLKPOPhuAsGF/l",
+	"A4Sc0Yvn5+OEWheHmdgBaU1GV05uitELZ3lTyTxl+jndw7hqd4Cx28oyuxDpT7WqVZY69k3Luih0sUwJ",
+	"oyj8ZMrmJzznaAFaz+0clRnRU3NZzFXu/onzckYTXyOEjB1ajdtO71MioYdvlLHC0IrNCuveGelMrTfG",
+	"cbGzOpzVM546v8V9iU/uc/YLtf/WBfXDcvNE98RN62suXmKPEfe69LiyaM/to+Lxh7b2ZzwRKfnZaetL",
+	"sHpYQz69MhoAW6ocw6Q9D/IuRq6dc8BgPIWp3A77ARYEiepzoiybLQVsvhapkLVk1oRNUWAkAvsjTkKM",
+	"An9vQSxY5Z6PjSgAV4Qmg2QxOZe5kmWlshtZpU2HGU+RRNrU/9BGVOS+yz9Dy1RZa7fct3rKslUp9XJV",
+	"0eSBLJtvX0nc0PNKYJ5TlmszYrM8DSwjZ/h2iAXe7tvuF3DBnafffTs8GKOqWOpCUXnfKPpDSOWtmv3B",
+	"m06KrFFWl+0SX6dCRxdNE1mezo8ZJ74A0J0tcEaochwzBivQuTEceCHnoJSFlXNqnB9vtP/PyEGiejRP",
+	"dZwtXEYulOXgq66mzSm5/7etraNxQLETXzDowzGas5TZJUodX+8ma/n+xls3KdXu2UTgwGnoQr1vzmDU",
+	"6385lbDSy5Uqx7zMaB7OgkgiNmvWjY/3QiKMOo3FWvdpn4CB5dNWmeiZ5jxGLZqiSn3nKNh4dJ9SuKcU",
+	"9gVbdOagsinKQJ3EDbI0mvGZDYh4Rb5jTID2AlFgxcnPtjKbjcoaXwrfSgc9TsJS4sUxZ4dPzJW8IySB",
+	"6PuArBhxBj/U9nB1hTxOxwrUALS2ahoVvVJz10h2MfeKy0i+NEuz9ZwKznh4fyndKD5520AebOVORGmf",
+	"HWPlbJ5LvU7hkfI1rAQwKWyRP4ZwmDuMvrX0LMNvefN4XSDBicd1j4iVkmU1U7K6cOtU7yufvcoP8T1J",
+	"DreHSC3FL00ozscr3QeMSZAWZjsRwZTvirFMZ4SwQxHuUWTqOEKKzjr0ATPbgm5cih03/NJFpt6PObjr",
+	"AbNZq6Ps2VBB7mKh5lWbICn2+OsMBjReP+zPKBeNhDiFV5gPJ+JLjGeHcBuTVrKWU3zdXC2iILYNovjx",
+	"Z5OeyKrb5par8qRdUDpBi08SZG2t4a2uVtdyaS9fvxzE1WUe9LwHUmJDdCutz9yCp/aYNQ2/dJ1xykVP",
+	"udDviWWPEY8mc6rjuB70WwfC0KQkhq/wOm7tNdQPrrsocruVuoo1aWNpOhkOODunAcpC5qk38XqviQi8",
+	"nIWT9wn3gtHcbjxrdywPZn74rmeWBOSdKq2/jwuil1XDbeFUMzXkNCIzHBr2ArEyULZCxzXXf5iIt/zF",
+	"FJ32ijlp+51ttYiZowSSi8YVx093stB2BfQLy9UmQfOaxpLEUTkvZrvS8xWbAntu9Qj/6jM2O+5PXZDM",
+	"z8ailFw87HQ+btBModi8k43O3XMSyP0MYVtCuwcyU1kXUKRmsSDUL6A8IdhrFl4hJcGeR64QQ4A0Ayai",
+	"MGW8gKjNXRAxBIuvS6fQx+SYwGFF77poaS1NCXXrVj9nbWeaDTiUjEzN+sJ3DKvjLTu5VH6Tico4NzwE",
+	"cSwPjVCPBshjWfIIVslyvpoyaXmTj2INcGcoZu5/blBrNW8RgPRG/Cyb/FD97jwKj4pbR206x7Bfrr3J",
+	"JdayvG17R5EzzNgwbWJqC/lxhwEQDm6beN6oS8LVjLO1+Cl/PSurdCK+dEuiOwH1fp7XVt+pC1FtjZib",
+	"wnu6c3qILtfBt13GSFjCNPEnXiJdEgcDloZguqUggxcYIQ5BD0NcBGvXtkqwOmI2bcdPmtAVsfJ9RrLf",
+	"LIoTLDTEhUf+jkz22FUetRzjcStGMYqc3XTsV9HvmXMPhbA9jv41KDoSps8sqO4iuNos6ixvOrEX7yPJ",
+	"sSymryQioK67xnd1/PJWc5MNycEHbxnzHEMBtUcwbLHuo+xakOzHMGtbc2DWT2TVfkln2v7meyxFkufS",
+	"eoJwwnW7p0QDT7CF21M0+F8mDoCxSTLtuDYft4bw0+R3QXhHIo4BbtgAg/o43kikx+7NUojzA46HweBU",
+	"Aplxo3EC2yOkKl2E/3QqvhxPgwdLL5WKpTTfEYvLPOfOMF5PyDn57O3L2ih5YP+SJVK+Ym6c5cixntip",
+	"71oRXnYutJPfcThe5nnLAJHLJVtMpbrTajvdv4zni2+1qISpKx9/2uGvUAE5dr1l2dAnDX5Pcyyyij6k",
+	"uWB331iEWHNTcYvAzK6dHjDmGocPiHEsNXBDfZ4HXceiyTLS9fl03KofmIvgvNOP3niY4p9hi7XtpDc8",
+	"JHvhQ7MVWstwDPzxExN46uXwzMvHn7P12buNOjD5DYb8dfZ2/ktutkzHD4H2j6TvbxLYP6zf3uIjuuoJ",
+	"/6CShd7i3ktudSjFzD0ASpDLBkLd7mkT3DQ5YdO6ZHLSGkCS5IqieEhb7qSYTUQqsywN190NJJybjFHj",
+	"ZcE3+YBsoZ/RAQw3YeyXd5P3ouy5Si7xP02Qw9feTkWpbJ1XIuUg4A2N6Uz35mqILh3wnLZYMG62U0IY",
+	"ToU1i+o0U831WZMn13zLyLsorAacWcwRRvh5BK1jMqQr3Mx2qb+qQbUeCntN0ayX0Y3T8ZRzaxwX+s/C",
+	"dbSvxHabXqPIlyGRw01LsziOBsnqnm2kazG/k9uVrMgtRJjAzz4RlzwTDcn5hRFYnhuB9FVamOoGmeup",
+	"B9XE98mylD6j22c4wqmyF7hXcP5WXTZBd1mIr6+vX9Mz/eH3y26GXJ+SHR3WshfiI98kTMTLSq0pbQPR",
+	"h0zDfy4im4NgT8JNIWHA6kqt9zhUZGquM38niFmSKCFhkqlK6tymnBKhKzFK//HPdye5mb87uRD/eHcy",
+	"M9nu3Uki3kGYuP/S7h97avfdyQ8//5CO/fLRca3gkKBzg2WZa7iz7lc2bknOZDpzu8xyASm2smG1ON2F",
+	"6BG+IvMkPR54I0KMoo6P3Gye+7pRkau9oMKg0gPT2A1Csv5Sau1Mft4mysqzfiRnXlOh7Cg9T4X6qZa5",
+	"Fen55DlqkDK6HSN+8R4Zr60ReAgKdlmR/qozf+FJ7zjaoMtiD97SteRoKhUbvrryFvW+ifeF2/HX7n8i",
+	"Q+8pvGnMESli+6ma0O6v47A1wOII6L1+65I9vvqYyXy/oZb6gD0lPXCPFeLdYzRMPsI1bjepP+wct/ta",
+	"STLwZMU42Me2TZ3uR6020valRlWG3urXFH7Rbdd6btYzZG+kzhuF+tYFR2RJQFcmbYK0LLTpWQrWUYDd",
+	"PRUX7vQ6dd+5zRtMLH90x+6eB7Eax5IhuvV3uBfHvsp9pR/20l9Ks37YG9fm6Oe/oF7KMUgIv/uUbk50",
+	"qg9xc1qc9O+RlNz65KFu+APwoSRwCCKya0/C7krl2tQFLgF1Zb09yJ3vYXbhd8r5sbhpsfVaZc1Va0de",
+	"zEuVaW4H0J3x2EpBMWIrYAakA2dAkzeSkJiBocI2xTikvvGyaRaYx9OuU4Sc6MiS5Vy/2I70mb9rba37",
+	"b2T0Tro99lNh7lRZBuPUz13KSk2jth9cbWnZE+O9pqzq6L1ndriJfxI8opCG6WcjJH9MOjl0h9GLpMTu",
+	"GqhrGkOyRlAmlFvKF63cTrsqkcxW55mwii7S0pc+03m+O/1W7dKLJq0vXNzDBnamq/uLLsSLP4iVqcMF",
+	"bgQ1Ht3/h+YOscfgHp/uj+m8kuBtOMN/CG5LN6u9uVW7m1I5VkiHspIgqe6raLp0DPRTrdjA3iAB0PGt",
+	"ukMueBwQ3i/KEjrjqyxkB6uyqTWhYuYmetXZ6sEw2uefHxXEeqoEKxbvn8RqjlTLvWhXOKNtlEQa0gn8",
+	"pZNj3C59T/fo8dGzrh7wEc73ipXE75lVj5FZ1UjHllbsVcAtf+AsjDLUZrleP9QtoJI1FvuGY1hivjJW",
+	"4TdtMjGSORXsMOwRX5ez2V2YkuztppztsCvh2IFS5Y9zJCaP7Qz4WEyphKVKi9ku7IGThlP/rya7hXaU",
+	"08t4X+KrtF5MUbDaFR/aQx2M3/2BR5R3fAj3I0xVMv/Xt/6xJfyxsQAYFkF1tTq7Oz+bbFWenwJP6OzH",
+	"7a2d+KPoFUev61lOaURgGupHA3QTykkkgLtqFcHfkaOAblsEDWUTahiMOOVbNRPfqp24UtVEXONnCgZT",
+	"3D0CV0lvdZYyXsvEvWNFaSpZqQsOKeJZbpKDxEhusKMrbs9Ds/uMLpNneIWijs1b1O+VrhE8zKCHtorS",
+	"MZEdiu/VTggR3uh8xSlkquIQEfBS47qonVgr/BpQnPBh/Y3q+yTQN9vbJ23B8Y01xVs1+1btrlQ1xFV7",
+	"Z/fIIGWvByirRUcRbTtq7hB2bpamroaTlL8qUHxJ6OpthdqtrnW/fPP2ujU7esRdsqiQdB/4BZoypWJ0",
+	"+fqlCJg/KP/w9ZMrVarxRKR2bjbqT8DQSamcxbdMFiGpjxcXoXNaVVQeYS0R6TI3M/c+3iCK7byDThzQ",
+	"oZSA1vuseu8W15kDubx0a7UolV157uGBVZGh4x9vH5W/3JlbFXp2E6B9c1px0+wQEaBcwS/R/omYCJED",
+	"OItgernRt2rn+d4nznRra6nBNfkMHU5q9ZpCzghfeYbKww4ilFXlnZ6rviZUIKh7nLu3WGDYmMq4rRpE",
+	"WXBU0HLLAg+dgDZOkhNV1GtH4nTYJ0n4gU705IdjUg4GQPNb54cj/QT5AJ+mQ9Q/T6iFmmNhJ31+bsmf",
+	"K71Ey//DIoaACwclzEtra1yDeUYbyX0xQq58i8m6Vfm4kqv0LFdNfOOv5rqslTgTV/WGmyf3kjHh67zX",
+	"FtnXc2Y0IPmGVH6ajs350Dai007Oa+E2Q6JGnaNfphTb0hRLhs314ZRzCgwheLYsZVEhoeZPvgcFZZwh",
+	"BINg3FyW5U6k6KGW+qoNfnQiLnkK/6ckVqTUsyjxDYi2K8NRr0j+usmQXk+7tGNFLUWmcFEJzwavmy5C",
+	"eJ77K9kQTuq08/c99aMOfmnotEWlnXTt7zvm+faCSA1BOIcTP/r3jKnkBlQysHHtZybiTVt8w0MCsvRp",
+	"bdVFtDKfikDGVIsgQ9jU2Ux0U2s2REUo8GkgKZPGPPLqwJQhXgLR3xo5JBdQeULvxrsznClVxEeUtHqb",
+	"9hwBdi2deoVGscIDCyG9Q2vu6sdMlQAXhNJCb+93xSUFe2PXGlMCpdqKWV01x5PL+a2N3VUOJedmnoq0",
+	"lXlAIHwY2iMC/0BcQGVRzGvp1KNHuElo4pDtAdQOZ/cuCwN9eMX4+qEmxndwPdCDEXO6PxNTTZtAAt7p",
+	"C5H3tnndV6OQitcM+XpQlTaM3/TXJCAubtTnlsiPTLuU76ya0MOhddRDyrhhtIOwUF4f+5nxcDTzoEJ+",
+	"gkR+N98nCpw6vXlFDHIo1sg89HF74v7WLBGnab9VuwEzhFpbexIO1sRh08RJ0kEv3nfvCR4CW8IP8HEC",
+	"9AYbIhiGcpAn4rD7M4WESv/6FVc9bUqz0Lk6WysGcW/1wH1s76DPpXaf+J192i5BYY4BZmF8amrB+iFZ",
+	"N79Ca3r/+w4TLzn7w4b1G5UpxXHxBm3cG4AMNk4JbxT48XSunbNZMmYTmIpanVEyGx6hMSgxt7ETMeAo",
+	"hRXmm6NN405qzsyompcRqIcREb/p/+hxt/Cb2She4lbNWAt7SiZjHLBGboDUh8ih4BwvicosyYQMnkFY",
+	"Uvhq2CcT8YVxT+w2yiI+5X9+ZiMlSnzD1lL0/R0QHuJ2QBVxrSqhR/lWm85CekUt54LVaQp1ihsHNMd3",
+	"VqIulhfdTaZnGwje/3jBN78UTos2lQpnzvGzGFFLa4YqRtmJ8wOIOAgBmup7izlfKmhrazr2gP3bSsBE",
+	"xwkyJgNYmU/tNAWSbiOr1xmUwfZ1lLXWlnKDMzEil4VOcBzZvTKGyr/P/7jX4mWqIG/G439RcbXcWSKo",
+	"D/P0hsxHHPdrZTZ5U4wjvT1Jm0qV1hD8RKNRQxjigMRrBMgACID/BNP83//8rzOFX/wRH+j+mVJBsrYM",
+	"5HXhGDGXuhBfX//tFbQQf7jinLqIJ3yLKfe2O+igDJ5ZMV+p+W1P+/HvsRwn214RYO9TGHM0ya/Xmgvd",
+	"ZkpIX0fvra21wZX2fhOXev9u+/0i248A6TtyGFKjrXT6VelKybxanVG2ksoOmIINqiPjXuAU6w1kta+R",
+	"KhUoK4nrRYBuVJe8sAU7zTQxsVISkCy1rfQ8BI8zbrjgBHah5nRpbUwe4gwB/JJy5+e3yxIdABC3AgwB",
+	"eju1Mn+QHk+pX7hXTmklOyrLztSylJkHKfz8+Wdx9WJaF/5hH/MmoEpTVFIDTlpYNS9VZROxMrbiIgJT",
+	"xl9A3h5XLBxzk/NnPpyvMfdTGp/tme67MuXQoVs9b4v7Ur+DYOfPH7FR0C9eXDi1x7598ivyxEzkEAO1",
+	"72yl1m1Wy/WdKpQdrn6+VnkU8uPcPDhbSJj0GRDOeKGGkIg1hrZdgpuHzhTrKUeVmdqoIlPFXCvq6S8b",
+	"5jJ15dRsiAutGZhmgXiOU8WaQGxQONMszOB2RJZVvMZ9fouhKbB6yj4Ea8W/NbwV2LtU0hryLglN4vjb",
+	"z1d+l58UCZnmOKKTa+v4Hp0zfsFC4G0zBcE6agjokZnEL45o8h7mKJXM9IO4o1E6wEokdJZSLhZ6ftFW",
+	"Ip4qOVe0CmziNJizRUcvPGphkwC81ktf6wkdg351zoBHrxTA9yPmHGo5D5E/gsoD5F+Y6oZ+nxIOL75K",
+	"WY7X031Epu90VsvcW6DiuyHulAKNI2Yyl8U8GPH+jH2mNO/c8Wz1JpzPk3YK4Unub3VPBw8akNkuwGox",
+	"ATw6ox21sktAflqCRcJBMfjUNN5zn+8MyJvumh+R/cKSD/Pf3fmZc6/kRh9O7IlDgm5LS9k0MEvP7s5T",
+	"xwn2VBbZ6Y9mht5LqlzIOZ6+UwRKbMR/b1Rx+fql+GzyPPG1iOAdmm0WY4+BLgFu7CY4s1u5XKoSy3yA",
+	"Qvj+HHNu9J+56+OHUnDn0Iv4m0JryUmDsMC9rwZIue9lv69nd+fNPj42fRw98QHKiY/kCShHWrEtdVWp",
+	"IhFSXNFk4kW8YF0wCR1PDjzOE5FD7zKPpobeb/wY1HD0xL3UcESsF4EYusSry/zk4uQMKaA81h7NGKDc",
+	"0X0BgltsaUOWWQbOpWVKj4nic2ZoWfvIHteDuTxilPrYcprwjcVpk1UxTvajYEnkddtgNYR8a76ziJYF",
+	"37tnUaqQRdXg0ihuuR51fgfuUL7ba/0WDR7/2fbMwsE3RLz5kzmfwHJovB1K9MFiXaK+2kZT1dad4/4U",
+	"r0yx5CZ7UXoDYrB4pXfyadys2QLXukAMNt64jT69Vbu+Oa8u//ZqqA82ZbkO7Je1pme4L1FuRtflNvE2",
+	"VCJmOs9hM4cUcURA2tWDYWyfRtuzRbJY1u6ltclUboW8kzr3xvgiN9uGkOSSxQYPSm/0jPk9xWQUxT5Q",
+	"I5ephS40EeZaZhQnIcj6IhMqW7bOE/P27a28Q+d2pEfIqNtTDIFKgJAeAmWFSg6aa9yZ4vROq955vgNx",
+	"NIiWDGTlbGXOueU5uwNG/Ncz7Ju6b70tyt6o8hTL950vohkiALMDvX/MwlMf7a8urLPFYzirpOntwImi",
+	"jHZK/TrwPKOPTtpoSqcH13ANhCLe7ADJFvD6PWgKuMosqu7YkLs9u0Z7T4MiRL6hJi8xQBclQEu3f85L",
+	"/7HOKImC0XQJGzKacFWvZXFKxzoglslGtDhNmTekDDYg6UtN4OkvkLMUDKkzbQh0xw8Ziw73cB9tU6wO",
+	"wimqdLSJUMW83NHFcEVJoLgg5qQsghSNJogk3cCXRcOLuaxkbpaByeOpxQwBTBYEdALRRPGjPTN95cH4",
+	"rv7+Kji+tkG1octx5LPEUvCn/DQ83DPqy4IW5dNpKPMnjKtURoPHfOOeBFf1DehtLtLf3j93itIm6Mxe",
+	"b5z3mjixA0IkPc/d+ptZvOrvJ2Fr8trHnKPWitClg71g44/wbRZ//uHn/w8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
