@@ -21,6 +21,10 @@ func usableBy(user string) string {
 		AND u.is_active AND (u.role = 'org_admin' OR c.user_id = u.id)))`
 }
 
+// UsableBy is the SQL condition under which the user whose id is the placeholder user (for example
+// "$2") may use the credential aliased c, for queries that list what a user may pick.
+func UsableBy(user string) string { return usableBy(user) }
+
 // Usable answers which of ids are credentials of org that user may use. An id missing from the answer is
 // either not a credential of the organization or one the user may not use; callers answer both the same.
 func Usable(ctx context.Context, db dbx.DBTX, org, user uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
