@@ -1606,7 +1606,8 @@ export interface paths {
          *     most 2,000 columns, read in a query bounded by 10 seconds); for `sftp` the top-level entries of the login
          *     directory (at most 500; over SSH, with the server's key pinned when the credential has a `host_key`); for
          *     `file_storage` the top-level entries of its bucket (at most 500, by name); for other providers the
-         *     provider name and the credential type. The outbound connection is
+         *     provider name and the credential type. The caller must be allowed to use the credential (see the
+         *     credential's `shared`); one the caller may not use answers 404 as a missing one. The outbound connection is
          *     SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
          *     allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
          *     `upstream_unavailable`) through the `default` reply.
