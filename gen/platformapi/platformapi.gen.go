@@ -1698,8 +1698,24 @@ type CreateUserRequest struct {
 	Role UserRole `json:"role"`
 }
 
+// CredentialAllowedDomains The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+// (each redirect included: a redirect to a host not listed is followed without the credential) and
+// against the host of a `sql_database` credential's connection. `*` alone allows any host;
+// `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+// that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+// credential nowhere. Defaults to `["*"]` on create.
+type CredentialAllowedDomains = []string
+
 // CredentialCreateRequest defines model for CredentialCreateRequest.
 type CredentialCreateRequest struct {
+	// AllowedDomains The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+	// (each redirect included: a redirect to a host not listed is followed without the credential) and
+	// against the host of a `sql_database` credential's connection. `*` alone allows any host;
+	// `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+	// that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+	// credential nowhere. Defaults to `["*"]` on create.
+	AllowedDomains *CredentialAllowedDomains `json:"allowed_domains,omitempty"`
+
 	// CredentialType How a credential authenticates.
 	CredentialType CredentialTypeEnum `json:"credential_type"`
 
@@ -1712,6 +1728,17 @@ type CredentialCreateRequest struct {
 
 	// Provider The outside service (provider) a credential is for.
 	Provider ProviderApiEnum `json:"provider"`
+
+	// Shared Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+	// a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+	// it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+	// and, when this is true, every member of the organization. A credential is private (false) unless its
+	// creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+	// caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+	// attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+	// a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+	// saved by others.
+	Shared *CredentialShared `json:"shared,omitempty"`
 }
 
 // CredentialListResponse defines model for CredentialListResponse.
@@ -1747,11 +1774,30 @@ type CredentialProviderListResponse struct {
 	Providers []CredentialProvider `json:"providers"`
 }
 
+// CredentialShared Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+// a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+// it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+// and, when this is true, every member of the organization. A credential is private (false) unless its
+// creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+// caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+// attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+// a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+// saved by others.
+type CredentialShared = bool
+
 // CredentialTypeEnum How a credential authenticates.
 type CredentialTypeEnum string
 
 // CredentialUpdateRequest The fields to change; at least one.
 type CredentialUpdateRequest struct {
+	// AllowedDomains The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+	// (each redirect included: a redirect to a host not listed is followed without the credential) and
+	// against the host of a `sql_database` credential's connection. `*` alone allows any host;
+	// `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+	// that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+	// credential nowhere. Defaults to `["*"]` on create.
+	AllowedDomains *CredentialAllowedDomains `json:"allowed_domains,omitempty"`
+
 	// CredentialType How a credential authenticates.
 	CredentialType *CredentialTypeEnum `json:"credential_type,omitempty"`
 
@@ -1760,10 +1806,29 @@ type CredentialUpdateRequest struct {
 
 	// Name A new name, unique within the organization.
 	Name *string `json:"name,omitempty"`
+
+	// Shared Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+	// a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+	// it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+	// and, when this is true, every member of the organization. A credential is private (false) unless its
+	// creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+	// caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+	// attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+	// a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+	// saved by others.
+	Shared *CredentialShared `json:"shared,omitempty"`
 }
 
 // CredentialsResponse A credential without its secret.
 type CredentialsResponse struct {
+	// AllowedDomains The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+	// (each redirect included: a redirect to a host not listed is followed without the credential) and
+	// against the host of a `sql_database` credential's connection. `*` alone allows any host;
+	// `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+	// that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+	// credential nowhere. Defaults to `["*"]` on create.
+	AllowedDomains CredentialAllowedDomains `json:"allowed_domains"`
+
 	// CreatedAt When the credential was created (UTC).
 	CreatedAt time.Time `json:"created_at"`
 
@@ -1781,6 +1846,17 @@ type CredentialsResponse struct {
 
 	// Provider The outside service (provider) a credential is for.
 	Provider ProviderApiEnum `json:"provider"`
+
+	// Shared Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+	// a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+	// it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+	// and, when this is true, every member of the organization. A credential is private (false) unless its
+	// creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+	// caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+	// attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+	// a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+	// saved by others.
+	Shared CredentialShared `json:"shared"`
 
 	// UpdatedAt When the credential or its secret last changed (UTC).
 	UpdatedAt time.Time `json:"updated_at"`
@@ -3475,9 +3551,14 @@ type SSOProviderUpdate struct {
 
 // SqlDatabaseCreateRequest defines model for SqlDatabaseCreateRequest.
 type SqlDatabaseCreateRequest struct {
-	// ConnectionString An optional full connection URL (`postgres://…`) with extra options such as `sslmode`; when set,
-	// loopwork connects with it, and it must name the same host and port as the fields. Encrypted at rest and
-	// never returned.
+	// ConnectionString An optional full connection URL (`postgres://…`) with extra options; when set, loopwork connects with
+	// it, and it must name the same host and port as the fields. It is parsed and rebuilt from the parameters
+	// host, port, dbname, user, password, sslmode (disable, allow, prefer, require, verify-ca, verify-full;
+	// the verify modes check against the system's certificate authorities), connect_timeout and
+	// application_name; any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword,
+	// options, hostaddr, …), a host that is a socket path, or several hosts answers 422 naming it. The
+	// server's own environment and files (PG* variables, ~/.pgpass, service files, client certificates) are
+	// never read for it. Encrypted at rest and never returned.
 	ConnectionString *string `json:"connection_string,omitempty"`
 
 	// Database The database name.
@@ -6127,8 +6208,12 @@ type ClientInterface interface {
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 	// answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-	// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-	// Names are unique within the organization (409 on a duplicate).
+	// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+	// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+	// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+	// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+	// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+	// that is a socket path or several hosts answers 422 naming it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6140,8 +6225,12 @@ type ClientInterface interface {
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 	// answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-	// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-	// Names are unique within the organization (409 on a duplicate).
+	// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+	// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+	// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+	// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+	// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+	// that is a socket path or several hosts answers 422 naming it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6175,9 +6264,11 @@ type ClientInterface interface {
 
 	// UpdateCredentialWithBody Update a credential
 	//
-	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-	// `org_admin`, or the user who created the credential.
+	// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+	// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+	// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+	// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+	// credential fail without sending it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6186,9 +6277,11 @@ type ClientInterface interface {
 
 	// UpdateCredential Update a credential
 	//
-	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-	// `org_admin`, or the user who created the credential.
+	// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+	// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+	// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+	// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+	// credential fail without sending it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6582,7 +6675,7 @@ type ClientInterface interface {
 
 	// CreateFlowWithBody Create a flow
 	//
-	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6591,7 +6684,7 @@ type ClientInterface interface {
 
 	// CreateFlow Create a flow
 	//
-	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6632,7 +6725,7 @@ type ClientInterface interface {
 
 	// UpdateFlowWithBody Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6641,7 +6734,7 @@ type ClientInterface interface {
 
 	// UpdateFlow Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6788,9 +6881,10 @@ type ClientInterface interface {
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-	// may create one (platform staff as well).
+	// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+	// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+	// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+	// second one answers 409. Any role of the organization may create one (platform staff as well).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6802,9 +6896,10 @@ type ClientInterface interface {
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-	// may create one (platform staff as well).
+	// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+	// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+	// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+	// second one answers 409. Any role of the organization may create one (platform staff as well).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6878,7 +6973,8 @@ type ClientInterface interface {
 	// most 2,000 columns, read in a query bounded by 10 seconds); for `sftp` the top-level entries of the login
 	// directory (at most 500; over SSH, with the server's key pinned when the credential has a `host_key`); for
 	// `file_storage` the top-level entries of its bucket (at most 500, by name); for other providers the
-	// provider name and the credential type. The outbound connection is
+	// provider name and the credential type. The caller must be allowed to use the credential (see the
+	// credential's `shared`); one the caller may not use answers 404 as a missing one. The outbound connection is
 	// SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
 	// allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
 	// `upstream_unavailable`) through the `default` reply.
@@ -6988,7 +7084,9 @@ type ClientInterface interface {
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+	// credential is private to its creator (and the organization's admins) until shared through
+	// `PATCH /api/credentials/{id}` (`shared`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -7005,7 +7103,9 @@ type ClientInterface interface {
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+	// credential is private to its creator (and the organization's admins) until shared through
+	// `PATCH /api/credentials/{id}` (`shared`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8356,8 +8456,12 @@ func (c *Client) ListCredentials(ctx context.Context, params *ListCredentialsPar
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 // answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-// Names are unique within the organization (409 on a duplicate).
+// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+// that is a socket path or several hosts answers 422 naming it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8379,8 +8483,12 @@ func (c *Client) CreateCredentialWithBody(ctx context.Context, contentType strin
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 // answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-// Names are unique within the organization (409 on a duplicate).
+// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+// that is a socket path or several hosts answers 422 naming it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -8454,9 +8562,11 @@ func (c *Client) GetCredential(ctx context.Context, id CredentialId, reqEditors 
 
 // UpdateCredentialWithBody Update a credential
 //
-// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-// `org_admin`, or the user who created the credential.
+// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+// credential fail without sending it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8475,9 +8585,11 @@ func (c *Client) UpdateCredentialWithBody(ctx context.Context, id CredentialId, 
 
 // UpdateCredential Update a credential
 //
-// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-// `org_admin`, or the user who created the credential.
+// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+// credential fail without sending it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9251,7 +9363,7 @@ func (c *Client) ListFlows(ctx context.Context, params *ListFlowsParams, reqEdit
 
 // CreateFlowWithBody Create a flow
 //
-// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9270,7 +9382,7 @@ func (c *Client) CreateFlowWithBody(ctx context.Context, contentType string, bod
 
 // CreateFlow Create a flow
 //
-// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9361,7 +9473,7 @@ func (c *Client) ModifyFlow(ctx context.Context, id FlowIdPath, body ModifyFlowJ
 
 // UpdateFlowWithBody Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9380,7 +9492,7 @@ func (c *Client) UpdateFlowWithBody(ctx context.Context, id FlowIdPath, contentT
 
 // UpdateFlow Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9707,9 +9819,10 @@ func (c *Client) ListIntegrations(ctx context.Context, params *ListIntegrationsP
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-// may create one (platform staff as well).
+// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+// second one answers 409. Any role of the organization may create one (platform staff as well).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9731,9 +9844,10 @@ func (c *Client) CreateIntegrationWithBody(ctx context.Context, contentType stri
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-// may create one (platform staff as well).
+// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+// second one answers 409. Any role of the organization may create one (platform staff as well).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9877,7 +9991,8 @@ func (c *Client) GetIntegration(ctx context.Context, id IntegrationId, reqEditor
 // most 2,000 columns, read in a query bounded by 10 seconds); for `sftp` the top-level entries of the login
 // directory (at most 500; over SSH, with the server's key pinned when the credential has a `host_key`); for
 // `file_storage` the top-level entries of its bucket (at most 500, by name); for other providers the
-// provider name and the credential type. The outbound connection is
+// provider name and the credential type. The caller must be allowed to use the credential (see the
+// credential's `shared`); one the caller may not use answers 404 as a missing one. The outbound connection is
 // SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
 // allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
 // `upstream_unavailable`) through the `default` reply.
@@ -10117,7 +10232,9 @@ func (c *Client) ListSqlDatabases(ctx context.Context, params *ListSqlDatabasesP
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 // registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 // connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+// credential is private to its creator (and the organization's admins) until shared through
+// `PATCH /api/credentials/{id}` (`shared`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -10144,7 +10261,9 @@ func (c *Client) CreateSqlDatabaseWithBody(ctx context.Context, contentType stri
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 // registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 // connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+// credential is private to its creator (and the organization's admins) until shared through
+// `PATCH /api/credentials/{id}` (`shared`).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -18147,8 +18266,12 @@ type ClientWithResponsesInterface interface {
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 	// answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-	// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-	// Names are unique within the organization (409 on a duplicate).
+	// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+	// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+	// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+	// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+	// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+	// that is a socket path or several hosts answers 422 naming it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18160,8 +18283,12 @@ type ClientWithResponsesInterface interface {
 	// Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 	// must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 	// answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-	// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-	// Names are unique within the organization (409 on a duplicate).
+	// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+	// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+	// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+	// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+	// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+	// that is a socket path or several hosts answers 422 naming it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18201,9 +18328,11 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCredentialWithBodyWithResponse Update a credential
 	//
-	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-	// `org_admin`, or the user who created the credential.
+	// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+	// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+	// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+	// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+	// credential fail without sending it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18212,9 +18341,11 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateCredentialWithResponse Update a credential
 	//
-	// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-	// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-	// `org_admin`, or the user who created the credential.
+	// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+	// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+	// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+	// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+	// credential fail without sending it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18650,7 +18781,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateFlowWithBodyWithResponse Create a flow
 	//
-	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18659,7 +18790,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateFlowWithResponse Create a flow
 	//
-	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+	// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18704,7 +18835,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFlowWithBodyWithResponse Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18713,7 +18844,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFlowWithResponse Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18878,9 +19009,10 @@ type ClientWithResponsesInterface interface {
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-	// may create one (platform staff as well).
+	// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+	// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+	// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+	// second one answers 409. Any role of the organization may create one (platform staff as well).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18892,9 +19024,10 @@ type ClientWithResponsesInterface interface {
 	// Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 	// authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 	// example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-	// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-	// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-	// may create one (platform staff as well).
+	// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+	// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+	// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+	// second one answers 409. Any role of the organization may create one (platform staff as well).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18976,7 +19109,8 @@ type ClientWithResponsesInterface interface {
 	// most 2,000 columns, read in a query bounded by 10 seconds); for `sftp` the top-level entries of the login
 	// directory (at most 500; over SSH, with the server's key pinned when the credential has a `host_key`); for
 	// `file_storage` the top-level entries of its bucket (at most 500, by name); for other providers the
-	// provider name and the credential type. The outbound connection is
+	// provider name and the credential type. The caller must be allowed to use the credential (see the
+	// credential's `shared`); one the caller may not use answers 404 as a missing one. The outbound connection is
 	// SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
 	// allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
 	// `upstream_unavailable`) through the `default` reply.
@@ -19104,7 +19238,9 @@ type ClientWithResponsesInterface interface {
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+	// credential is private to its creator (and the organization's admins) until shared through
+	// `PATCH /api/credentials/{id}` (`shared`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19121,7 +19257,9 @@ type ClientWithResponsesInterface interface {
 	// unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 	// registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 	// connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-	// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+	// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+	// credential is private to its creator (and the organization's admins) until shared through
+	// `PATCH /api/credentials/{id}` (`shared`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -29850,8 +29988,12 @@ func (c *ClientWithResponses) ListCredentialsWithResponse(ctx context.Context, p
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 // answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-// Names are unique within the organization (409 on a duplicate).
+// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+// that is a socket path or several hosts answers 422 naming it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29869,8 +30011,12 @@ func (c *ClientWithResponses) CreateCredentialWithBodyWithResponse(ctx context.C
 // Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
 // must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
 // answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-// integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-// Names are unique within the organization (409 on a duplicate).
+// integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+// of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+// organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+// from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+// any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+// that is a socket path or several hosts answers 422 naming it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29934,9 +30080,11 @@ func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, id 
 
 // UpdateCredentialWithBodyWithResponse Update a credential
 //
-// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-// `org_admin`, or the user who created the credential.
+// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+// credential fail without sending it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -29951,9 +30099,11 @@ func (c *ClientWithResponses) UpdateCredentialWithBodyWithResponse(ctx context.C
 
 // UpdateCredentialWithResponse Update a credential
 //
-// Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-// whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-// `org_admin`, or the user who created the credential.
+// Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+// Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+// `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+// credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+// credential fail without sending it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30617,7 +30767,7 @@ func (c *ClientWithResponses) ListFlowsWithResponse(ctx context.Context, params 
 
 // CreateFlowWithBodyWithResponse Create a flow
 //
-// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30632,7 +30782,7 @@ func (c *ClientWithResponses) CreateFlowWithBodyWithResponse(ctx context.Context
 
 // CreateFlowWithResponse Create a flow
 //
-// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+// Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30707,7 +30857,7 @@ func (c *ClientWithResponses) ModifyFlowWithResponse(ctx context.Context, id Flo
 
 // UpdateFlowWithBodyWithResponse Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30722,7 +30872,7 @@ func (c *ClientWithResponses) UpdateFlowWithBodyWithResponse(ctx context.Context
 
 // UpdateFlowWithResponse Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30995,9 +31145,10 @@ func (c *ClientWithResponses) ListIntegrationsWithResponse(ctx context.Context, 
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-// may create one (platform staff as well).
+// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+// second one answers 409. Any role of the organization may create one (platform staff as well).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31015,9 +31166,10 @@ func (c *ClientWithResponses) CreateIntegrationWithBodyWithResponse(ctx context.
 // Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
 // authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
 // example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-// (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-// later). One integration per flow and task name: a second one answers 409. Any role of the organization
-// may create one (platform staff as well).
+// (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+// the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+// the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+// second one answers 409. Any role of the organization may create one (platform staff as well).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31141,7 +31293,8 @@ func (c *ClientWithResponses) GetIntegrationWithResponse(ctx context.Context, id
 // most 2,000 columns, read in a query bounded by 10 seconds); for `sftp` the top-level entries of the login
 // directory (at most 500; over SSH, with the server's key pinned when the credential has a `host_key`); for
 // `file_storage` the top-level entries of its bucket (at most 500, by name); for other providers the
-// provider name and the credential type. The outbound connection is
+// provider name and the credential type. The caller must be allowed to use the credential (see the
+// credential's `shared`); one the caller may not use answers 404 as a missing one. The outbound connection is
 // SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
 // allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
 // `upstream_unavailable`) through the `default` reply.
@@ -31347,7 +31500,9 @@ func (c *ClientWithResponses) ListSqlDatabasesWithResponse(ctx context.Context, 
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 // registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 // connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+// credential is private to its creator (and the organization's admins) until shared through
+// `PATCH /api/credentials/{id}` (`shared`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31370,7 +31525,9 @@ func (c *ClientWithResponses) CreateSqlDatabaseWithBodyWithResponse(ctx context.
 // unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
 // registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
 // connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-// `app_user` or `integration`; the same host, port, database and username twice answers 409.
+// `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+// credential is private to its creator (and the organization's admins) until shared through
+// `PATCH /api/credentials/{id}` (`shared`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -59154,1002 +59311,1024 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37chs5li8KvwqC30SYjC9Fy67LTEsxsbfKdnW521V2W3LVxLS8mWAmSKKVBFgJpCh2hSPmr/MAJ/Yz",
-	"7PMe51HmSU5gLQCJTCKZSUmuqtm7J2KqZeZtAVhYWNff+mWUyfVGCia0Gp39MtrQkq6ZZiX862LD/8x2",
-	"r/N3VK/Mv3OmspJvNJdidDZ6nRO5IHrFyMW71+SG7aajZMTNlY25PxkJumajsxHPR8moZD9XvGT56EyX",
-	"FUtGKluxNTUvXchyTfXobFRVcKfebcxTSpdcLEefPiWjb3hRcLF8Wy6p4H+n5vN/qVi52ycpvIVoSUq2",
-	"kaUmUpyTnC1oVWhlfjY0Z7QoWPlETclbUexIOqfZjVwseMZSsqY7YognVEi9YiWRwXvPyUKWBH8vZcFU",
-	"9K4nivCcUKG2rFTky9Mv/eT8DKT72QkfmsEEHDM1L6S4ZaWCp1/n+xNyZUYa3ANkfa51elGynAnNadFJ",
-	"ir/jsxLyUmbVmgn9ct5FSG7vIAtesEO05PPZg8l5taa8uKLqposadmLuIJqqm0O0mOsPp+bbQm5f3bGs",
-	"Qp7p29uLQm4Jc/d/rhUzRA2kZWz+UmZ3mn1Ii4JwrYjhcC6FmnwuCr+r1lS8Z7ecbXEp+4hdmQdICU/A",
-	"0n4uyl6LrKhy9nIn6JpnL6mm+2T9tGKCwKsJo9kK6DGEpjlbcMHNXSlZMq0IJWmOb5rlVNOUyPnfWKbJ",
-	"lusVjKushOZrECsLvqxKFLYSvqTMO81yGCrJ2CwQu6PrTcHg0bXMWWHkJUmLYp0iFUbYVoolRJYomL2M",
-	"wDvVz8UMZGZw/4ZnN5MuicpxPmbhMBpi1R4Fo7MFLRTzUzqXsmBUhHP6tsxZyXKz4D/QNVMHJzaF/WmI",
-	"UClZySJXMB74wTFFPd1PFAxHEW5Oqo0s5JJntCDSfJKMKQ42k+ZhutCsJOyWlTv8mWuSsw0TuYKzTXOm",
-	"yA1jG/gGvsF+EIhSKaFlSXeTKXmtidJ0p4ioioJsgfoVw7cuS7pZEa6IkJooWYmcjPNqU/CMansLDCYx",
-	"68LyJYyNiyWhZM2VMn+ZmxJCSbbLCta7QhKnd1ZP3H3XqdKbSl/Ck+pB3C9IKuFlM6TD8X8C0/Sny7c/",
-	"ELzgOB3v7h1p+M77jvJ9JX6o1nNWHmbDshIzAfelZjEXvChYfgb0b6TiuF2RO7xcJ3QtzUIWRf2b38wg",
-	"duc7szOtZsXXLCE5K5hmOZGCGS4GEnMyVpLccsXnBSNIhYItu6K3jCzpRp0TxViDyl4+qe+958x9UKx8",
-	"LRaynzWoUnwpQDXIaFmajWUmCn9muZFU5RNFSpbJMjd7NzW/pH0jMDfNuKHgfgP4kRY8h8l/VZay7BFE",
-	"t/7uGYPbQ3m0KeW8YOuISDqHfb3e6B0puNJkzahQBF7WN769Lx4/Ts2W5UE9lte3fFbt8Q1fcx052bWZ",
-	"tA0ryYYuWUKeGUvi2elp19QU8JroNDw/TUZresfX1Xp09uzU/IsL+y9PEQyXlUBSaNf0ax6hSfG5Jukd",
-	"XbJ9Gsyvdtcn5pwpNRwPmjzrmiUzl/FJetY7K+9KmVeZ7p+QDd74uebi8vLtu1Le8pyV/bSYY7Iw/7MU",
-	"J1IY0uBBMk6VkjP3zxnP03uqsmt694aJpaHCsZb/d5T6nwujM86pYl077/Ivb0hu70HDtlbCqYIzomXZ",
-	"fTY1/IOiS9YwYTpcAX826pA0pn1lHsHp56rLnmmxpblr5u863i5HMku5HkgdnicsN3vFWDWg8AG9oGuP",
-	"Qc4qftutUy1KuY4TmVPNTsxruim1O+nIqWxvq/bWxsv3nLwreezUzdlCliycNXbXN2ta3m/OWAlG/SES",
-	"zZGvyHYllTfwaZ6XTCljOmnKhbK0sjudEL4U0nyAZFSxLnKZec2oY7c//+rL/t0OmlCvkDK0f74dzMrX",
-	"6iLT/Jb1LjGF28jYfGZidgb8mjP4nRrtcww6xQSnu1NNUTN8U2PuImqIIe69LNgA3oPVRaOYK/AEdn3d",
-	"XGt8+J9Kthidjf5/T2vn61NrGjx1FIw+GXpKpjZSKLQ8v6H5e/ZzxRRoJ4aJmIA/6QaNNC7F078pQ+kv",
-	"A78G2uR7+xH85L74L/GjJKPCWIZzOFAzppSRV4ooJvR0hM7IRcGz34o6+3VVuyqyqiyNJq+0MWAb7ghK",
-	"asvWLNMERgAf/PXI/yDY3YZlho1Baybjr05PJ+AJoYLIDbPOFTPr9JbyghqryhhghuUUK28ZPPOMpELq",
-	"GTcjM6YLA+XhUzL6VpZznudM/LpL4nzrsCtILhm6FGhhzl6g3Y8NyPxB6m9lJfJfm3GUrMosIJDdGbNH",
-	"lmTOCimWECuIOfeB6Cspv6diZ3ek+vVof294FqwLwu4yxnKWn5OS6XLn9QanhBt5rlgmRQ5+pvS9uevk",
-	"wtwFJuuK0dzGeoJL+3Lv0r5DS7KlXLujFj7KxXIaE6u1pg6CVdBKr2TJ/85+xWX+Ht1SCVnTwpxMLE8I",
-	"u9uYo8ssc8lu5Q3LQ5cjLG1tbX9LefGIBH93dfWuZcr3ibUFUEBqA/ucpDnTlBcpUXRnNAxWMkJFTrar",
-	"3RROMVU7wi6yjG30T7K8MSqtOXWR3uYH8S5FqJHsG2kE+9Y+ck5SUIZDV9l4I5Xi82JHWM6N9JrvvNow",
-	"IUY00Vs8GygRbIs6t/XQG14xH2Gl5nis0S6iiq0ZX0qBuJkjCBiXCWMW/nXUujb6uKdxJKMW+fDJPIe/",
-	"afEuIAV1mf2lAPLrF5hdYAZIxqkdU5o4P2tCUpYvmULjzZKCHkRDypopo7PO8EL3gGGam+OEez7GFKpa",
-	"GfP3tb60PwcfI8Qhc3wj813cCqRLc5aCz9otNgjITE8dzfA5z5c8W5EUgwhqRTeMLKQ5AdTZtUghemBU",
-	"RfOU5fWUjF8EP1vJaozTSUJS62JGZzHEqVVKxnaHX1F18w5+w9uvRUqVqtYsn9Uh7ZSML/DHd/4393Y4",
-	"f2eqWq9puUvJGPbmJf4T7jE77FqA29JxW0D3+0q4PRaSPb0WHezewQJmnm+4AEXcvv2MxCerY0oSEhu5",
-	"mZDWEGVJ4qNBove2UW4DS4fkG7IQhKA+uVd8Bi63TB3OpKWvm6/jcTEz3xu6KySFKaeC4EuJ3T/nlo2R",
-	"f7kGhzpyMTEWd5PxzVikYG8Xo7O/Hp6oDj4ffUoOPxdl996nolzf+1R7C/Q+EN8Eo08fzSLkEEW71FRX",
-	"KrBimntDweVYnA0fJNXGWOYqCSwQjhGsJb9lAmNfYIdptla97Boh6rVmaxDV9O41vsN50dw/PYtBTG2P",
-	"Of0YorzY9cWOqYhzLF6Dc2glt2AvQDhvbAzkNdea5RNzNSsYLQnXU3LVCPYwseSCkZxlPGdOUt/SomKK",
-	"0JKhsnFOMrleS4HxHfOzEReCi6WRMWY2Ifxj/oE6SgpKSKpu+GbDctgMgXfiq9NkZIg0Jow7avdkjA8E",
-	"7o/7B7pmzj0B8btxRhU7UUworp2Lp+EN+arfG9IQKv7b0YUzh59TNV+sKnGzv2ShilgUA6TAn5QUP5pp",
-	"H336GLWjzHeeoL+ICZ0QKnYYg4TFOiOU4GAgFcLIfa40FdquRMmoknbBjD0ZBPJTM9D0WsB9tFxCMoxK",
-	"8T1aymJmbDh4Lscpl7KAuJeqCh3cVjJdlQLOjE6JHx5qMKSzBq1jze7wlV6HTELi0dkM2gdQYH83N9WU",
-	"XosxBSKJvxnN0DzBEXOj3rqBgiupMQAy3q6o9kMl+DPL7RHuTyhHNjjBLCXmtHSEuL/x+cFHmWOdKOsJ",
-	"Kf7Mdt7OiStnQordWlaK3LCdn8yUbvgN26UEDT23f4wpZuwdtGHAkcAzFtHMhRSzG7Yb8EnILADPGBNm",
-	"iyuMcHCREC1vmCAlW5RMrYChCi5uiLG51hvnhO9Rax0h0fnZ8M7YbomJJ07HIZuCamMIQjCxXNDMWNK3",
-	"TO2PfU4Vm1VlEVFg5koWlWbkw/s3PsLk3lvKSjOF0XaXIcNysqnmBc/CJ+ykG5mdYB6GkIIZ/aJ+DJMO",
-	"QFqghbeSSrsXWHVtYvWR2grblGzB70CvQmfX6Gy00nqjzp4+LaTcmMmY2kvTTK6f0g2PKXz4ni6dSa/s",
-	"hzqmICGpeXHapCP+rdZq2w8n9Rp0LPuf2e5FyahmgULRWiuwP4P81OYiN25uh86GHFjxs+oCs0e1kSjW",
-	"FrKyxWxOUCHLc5sYJBjLiXWrVoL/XLGjD7JkZJlpRrNMVkLHYu6tNSwrhvkczBnpjiHtO8gYnHdpEHVP",
-	"E6A5D9xMN2w3cRqY9/qFrjJgW65UZRMpzARoCZq0UJqh2t1IyXUJubJczmi+5sKeZu0EXcW0UW1G0XSC",
-	"kJ26z/QGB3VJ1wYL1WfJwihcINpQu0Ipx5U/OVAaeudM7TwvmS45u2U5KahGbbWlRwBF+YzqoTGppM3J",
-	"vYzL8wHRmmRUUKVnlfLERE050D0hGROmyu60KN29dK1lzhec5bP5LibQJTEUkWxFxZLlVg5msszPCUWP",
-	"BM9B2QnYFpMRzYGvdkqzdTodHdjJ7Z23d2M7YXvINFpH4681iS1xYKmM2BGtLe82aO3+Pq/pgtm9YTvV",
-	"oMuOuF+zN9sjTgXsJPPZcVpsZ2njPPvyC1JSkcs1MWfB119WZWEWv6SZMWMnU3LJjHzRhCqSXlgPMyzN",
-	"GfmG0ZKVKWgmXIGpJHBTchtBKdmm2EW5AcidHToBF7xUmjx7HpDjzROQCk0p/uVp5CtozR630TGTrGNB",
-	"0Sd3aBXtkp+4Jb/ngrZELDwSiK3G0Jqb2u601hQnkToIZJluwf2GK90ttt8KBolaZlGs8I5oeXTDjV4J",
-	"fw9zGcCn65hD2xmQ2LwvlCQDM7wSTIMyzxy8S0tNIwrpDz7WY4ZC1lRnK0jGBTYtDGsmRN4yzJY3n4KZ",
-	"8N86jWZXNfRvN02OhsQlbuFouxfpwLkq3LqghSYrjanjeKZetHiYMA5xOCvmQVC25Nd/4ZP0J5eIbQYN",
-	"R1xgoxmNy8eDxnZnEarJGswBYWaArLmoNJvYrc4XRLBbVC7+cRAPO4gba7ClyoUHz12uPC+cC9jnxP7v",
-	"dT4/6MBr5leYo/yLxZ//QJ//28//nE4SrMbL5FJwxdxA/nFGPuyMjIrdqK8/kqlrrzu/rw4ifPAG7/qD",
-	"CVMrWRU5yVYsu9mXsxD8nBkpPoOnsRioO9J6OAK7N6bWIrpCFEzPcH5NuSA+4FVftmOBQUZCshEfcGQc",
-	"0Xmu9OqSKRUPXRMsFzjhgii8KXFm8h8lGN/ITLFoeMaUmh3Ql//00xW4/o3m2632EinQvnQnhzKKsCJZ",
-	"Qfna12uQVFVz62G1UhuioXebNCEppxBm5ArDilWeknHaOJhSuHtNeWHusEOdcRcLoJvNbM00xSCwz8uy",
-	"RRRpi5+d21oWLD0HXSC9Mb9a5yX6SzCHeimMggPeFJzVP/3058vocYLpHuqwxMdJt3LMPgEL9kHwO5dB",
-	"0xABXOivvxzFlDT3QR5Zvjd8wSA11Tliw+8Cr2CezfiLr09PSSUKmy3q3IiQirTlykY7DiqL1uHaxUlv",
-	"N/TnyqWjn1TKSXFw7b97e3lFnpqVfnr77Clc+G/LkgoNcc5/bbw6DYrK4FyEV3xxSnLzi1wQLiD3kusd",
-	"GfuiwXnBJm6A6A4F1iFQ0wZHzQG77HBgeW7tvsBtjz9Fs0MML/Yq/ZVefVAxvTjcrA3qGnzQ4ML2ylgS",
-	"umTMBxVLyLqwuzUiUhIjFLq9/LYmXlnfWdscqvfr0Em52Gy+d498Ska0ipy7F1XOmdFTg/ziJ5bv1Tmh",
-	"LiWgIVoamQHhleg63kfVx3Tq8HaXYB2/dWYTMfoUSFgbTE2yujEXt1zjOowx3GpfZZcKE8Od9o7pdffX",
-	"L2OqTzO5u1nAkULSsbXUpq70ZJhJY2TxjIsBEwIGgy2j4+LRDBXIro5wXIP5zU1JF5+B/9ZFRjBndezS",
-	"sCGdjYvmUTaFI+o4/ry3Hnvsfqw3Y0wBNdszcRnpjtsb27792W6l9ZDICqXC3uIYlZTQubH460yyFbUB",
-	"xEYwKaPCGpn70ipiAMbV/VZMYhBzu0qs/bd+B0nMlmy0ijxXe22IjDdUqa0sc4w1KyXPrqvT0y+yVpkX",
-	"/MjiprC7LZIG8gqKwbe0TrwkK6pqQho5MPvHaMtn5fbQwMKEdrjOzlRIcMyhB185xDTdHPOulAtjfpur",
-	"7SKVJlPAgvgckrjM6rj6KULai8sfQ6ra4UNwf8WYBEBG3GVDak7GLkWJ5ExD1v8kuupmoDPF/8667HAo",
-	"H/y7OVTIfKf7nXnBK2fr+YC3rtmSwpsTkvpHU/KUPDv98l+++uevEwhYlrISOcvPCMWn5cL8xbZIFLAj",
-	"JWpNjVVdYppcgsKenJIxlve4emN4gXnitHn05LKag6iKjM9WhH9KRiuqZmgkRM8g8Btq78Io5RbcO5oa",
-	"fdcqS/h4LJpoXZ6zTBbVWnRkZNXp9va2/jXBt5Zy2/tKYHpzIxlbUwgK23LLQEf4cYNvtocV8l2LYRoT",
-	"nARc/zG+Yd4h6Eno+m3um6DsIAZXZAhCa++cpPjP2TNMOoO/n6OhqKSxcR2ERckQucJZi6XcHicDh56z",
-	"oUTALAkz2AMLiVz3VbiMC7ZlZY2+4bkffp84KAKBqB2GBRacFdaLoRrDOmJ8PqHxq54MRrc8rcEFUxRd",
-	"eCoyVnRVGOBVi0DARG7Md6w1AMwTAi6KAJkCXFHH1wpk8JmGaoY/RXWy3ygdPzp7K6q/x5u6M/BtlhhK",
-	"Wp+hnO4l3c9lvkNPtSE65+Y9ay6oxuK2Nd1sDLXBfB5K5wZ6/BA6M5MD4sPcuK5cYXeDfcClu8bvxnxZ",
-	"e6suqUAYk5mWs3nFi7zruSt/65X8xtxoX+Fz3lGb7XrcZTN/gLvg2U+eI3c/2BJis5SfhiZ+ByPpTadu",
-	"TFFvZngw/333Rsc1JLN/0K3xSYcs8IDLu0+HueX/g0K4tV0+QQqlh7nrtAbCmxCSCl8SBAIGWQdNb0OH",
-	"1evebZQN+wAZf7h6Mek0duO1S3wYsB8kOG5jH9+WXGsmfKL4vSJEXVTYD3lIlt65U0zk/T43u7qXePOe",
-	"Ad0z5Y3g5FFzflzUps109Yr5cSbI0D1CX7WzGZp7oohj0mAq5tJq7sbKaOLSHJOCYKdOHU6lUFqWLHfz",
-	"rBIiixzKFJ3LdlAWRUwORFSWTRRkxg/aZdpFoGbulUfR1LpbI3WKSbjiD8yq8DN+RFaFmblLXTK67iyi",
-	"8Qd1vz1v16CLsjgFBeVrxMTzGCzR7A6qtTHurJ013xEKedistBn5PikWf4VMWMj0KCsR9U4HwrBXyMC9",
-	"tjyzQy0PilJbYGhlJRQxy4voHUHpZxpWE2ZyzaAKrJ/jCkYVmw2KRcGtEAc5t4m2HKfJzeea7sicYSCP",
-	"5YQuKRculEKN+VPqOaOasDttJFBu53LYgdMEAD6uTtbilzbmyEYo2iW0zVyBnytWMRv9s9V46SRAI3OV",
-	"K26KghcpphVkztssXAuhKjaVdp5bKOypEX/gWhotz23e2beBGjvgJ65XV3SpLt699m/qroaxZJobaq+0",
-	"Wa9S0CLtr4doERrhr/AgauyFkLbGckf3OgYp3hVUdBp2YRxjU1BxTtby1gZqG+oW1kuaW1Kzy1PQ3NN7",
-	"2Hj4xRm8qWHpBRd+9/ZeRwHocZXXGdtoBDKADaLkmmlI/RtTWAtMk9ur6Z9MXVV96sqa4QUplPn5T/ij",
-	"bxycFXYzqgkucMEBYMVCkeJvUPYAZxSEgsGZka0kz1i8HtoQcry0caqeS4XwE5KQhnD55bqxGtejM3Jt",
-	"F+p6lAR/m99DFroefYqLCZysR6EYX/UgisG90UFrJFy9wQg0XO9gTL9le4pr3lrM3zprPdzv56AXgeMK",
-	"y0cRIpgWBw/2jnNaS2BeeyjzbEXWldLWamtDujeDPQROVlsW6yygxMf7rkWzDCYv6ULjR10VXTgq5ODj",
-	"0+u4jkYpCVyIfimxGetcNMVowSGX56JQEuMK1oOdc7UpHHA9eIgE2xY7N74cxtScDawvQxJqVGAcYph+",
-	"uQ8j2J/6dpCx3q1oVyHjxlxC+hvzbk+OszBRLUxQo8uSMXQIB2olrKPNXcvl9FrYUyd8jV9/kQOeiYpp",
-	"LFNiJbZLrAbxOrZoAc0zaYIn4LWggw5A8h7LqptEj/3xDtATZMHvzD1QekR5UZVGLgOkw7UoGVQk4r0l",
-	"IzbfhtdWi/0Wzi6Gb+BPdwMvidwalpM+BqsY0Vvp0gMBGqlZCwvHbDJCB1zsuA1XvNu0HeRKaczj5/Kn",
-	"oKTZ+5osbxBmGxIWsIBkgfFqeALjriJjZM6YcLDIj+pjibZw6A9hu13Wg0TR2pbd4ipCCtxZIxDUhaxm",
-	"kSDgOR0y8EHOnaYYDDw8iU1nNBsEKDC7BG4IvWDWoD+SYw7mEsutqKuqQ/JQvqgKDZcxZFlO/I3unPrT",
-	"T1ce9t5mXwKGg03VuhYuA5nnk1avFeQ/twu4joK2HOfLciMNTQdkoT49Af3InXoC+FXYtlO07+kD92Xc",
-	"dmLCIOJ7PG8hpT2+scbaNp5LzPjv4SaLCdCIn2yQP6tBUKxI6IHerOZEOaKisw8sOPB0GOLVb6uew0Xk",
-	"A84Dt8U3m4Kz3KKk8Tz1O5r7jLtAp/RpZnYfTq+FtTsV01jB76Edz615pZwGozQvCmf21araw+oSul3Y",
-	"B9auNIrSH0sqdOeux3sQQzHPXa5+Kw2rZQqu6+r1eIFb1njpOVkCOZA9JshpNEM79IHX/9efPU2Vc0LY",
-	"QvrR91RUtCCQCA3+zHwNyb3t42rn+5gYUresZPiMOaiqjaH9q9PToIxmDynntNfPgBPVvUAhYHwPOMLh",
-	"JamRc8OpiFm439JC1ZgCbRz6ELM3nmXTD/sTvs/GOZ43JhIV23lBxc25BVMgYyNXqTn4AS+IC48YVHi8",
-	"zJKvQa9XVQlJTahHcM2I2tCMOZMTKoaNau+xpo1KwcVyD3to32DaUK1ZaUZ0fX3Ze1J3Qhbg6lq47p6F",
-	"nXMUAyFO9yPDXzCl+Ro0iEwqPduwclaJWKDqlbuRZBbCxOiI5l6osrh8eR7oj5W4EXIr+hPBOuirE8PC",
-	"nJ7hvppvS8ZOIPs0byaqBhPZ8el6peLs/AGZUgRcbV96kFEnLQ/RcqNPvpTWzY1Z9Gk/Dx6R4/rTSrqj",
-	"TYVUtuiQGyYoRyzBWyZyWc5om5BnAwiJM81PmBJs+UQuSIpyLyVctQjBSpSEpEZzQXoAFioCQnYMJpgt",
-	"wwPygunq3pmNmEBnhI45mOlhMGGNl1rQ2ChemHUMnKORCkE2CxXnINoGse5+84MhETdgxsfBPnsNfO0y",
-	"wTDs1QY/m5K31qV3w9jGFhGhhQeUWIECPymf9XB3spQnlvS/KSmm7+nWBUGDqyfqhm9OnMPyZCMBLgon",
-	"7FMywm5OjzNWbF3VM9jYitYIfAemAiklY+u6gFRdyIGFIqDJ401JDVc4mJMxFWo/7jbjeaQE+d9ZKU/m",
-	"FByeNhDKRc7uErIs5RZObDM7EGxAMGxZgrZNNlSpcwt7t8faNurowf9SyJsDNOiFb/6E3xuQ0nsEfGFX",
-	"YLQH1fD0SAkWa2RSkxmder+Y3WLuA2ZudKgfH1yXEOoPN4j+77deGab+fxBGj8bsFjtt9r1PFEmNcE73",
-	"LAH0jzeR0J1GnkkBVcFxc+GgWdBUeGLRUFVrNMacLgFh0x9cmq+bB6oZQYcWlT6CAhQV5R2Wbp3/AL4l",
-	"iC0ElJ6bnTE46jLE+H6odgbpsHctncRvMNSxyrrxpIfQQN9A7zEY9K8Z1Nikb9s1+uH0WnBYkndQwYcC",
-	"GAK3YxdG8CFirxmF2Bu+6rAO6poVtC4EZ8XYcmoe2ZO+RLKlzzca2iTO2DJC1u7QhvF3ULd1AE2usvuE",
-	"C9d9Obfo9q0SyqVkzWpsV8jW7oYTqa0Jq4OO1FIfYgvD3Ac2cI15o2w2fHOMcRu5Ub10JPWDquUaqxbW",
-	"WZH3lruNFuHqwzf8KfhAnkI3nPQcmxh13BO+Wj39heef7GNJsMiAK1kX+veJlMHFofcqbAuYJZz6um6y",
-	"s6Ct7oS9F0LfC37ZG31SykGHsL/9ardhr0S1DpHZj8tGUCwrmW5lYv1y7bCeMLvgP//jf12PPqFB9cs1",
-	"hAjMHAQXE3I9cqWOjWdwX4O4AWfztbCHCdhQ5twLBm+brTpRwERW7jYW5ag0MtvIAqwdc1mfjYiHnfpk",
-	"tC25Zm9FsfOa6UGIzsVe02HnWPrqq4Zj6bCAuwdkZ2h7H1py11nwYsNxveMmalCE2eapA9D4NT/1BEHq",
-	"BimHQyCNTipDoxz1M4Nw1fpSoI9NfP5Ns4x9HCZse/2wOEywVsckFvvH3gWc2Smt6n43x0mdsIOyrqWQ",
-	"bROCsUH/Fbs9sdUgtsms5Uk0NYurmaRVrLldWAdqP8oVkXNNuQBFt5TVEoru3l5UeoUqcYBRO2dwSO82",
-	"vrx6qAv7qin2vHFZJoSS1vZGc78llNVCb9JJf1aoH7zHj9pfsGFLf1ga9JaluxvAXGuP8LgWDRG2/NRT",
-	"vliTd3iw/giNVvg3+DCEd1CNxFA8LEfJCGb+uQujuxNxlIxu2G624GC6YThv1tyhzm86K1nGsEWh/Wnu",
-	"f4pm1/i3DAi/2zQ8LW3KxLmRYQWjgB/IrIQJ9++z5PehqVxYbGrYsGCXlmxT0MwpiAX0HyfOGVbszocp",
-	"Dw9THdgW1IdHVws+HWRYdQikOuDWEE0TZ64PGbMr4SZ45/1zrh6Fczozo5p9h4f5HfqgLdc0R3MkSDIi",
-	"4+G4lpODwJY9gzC3TUePqTEOTa+qV1uWAfM8oJhuCBTjdiU9ZzXJCGOCe2CvYe7Tb4LNGGjcbpBd5w3X",
-	"39CCiowd7uGB/kkyx3ttP6rD4Xnr0pw5l2bDM3HaFqaX5vi1CaHOIykXhMGhHXZTjkXcyTgMxeHd9rMK",
-	"ZTDQMjknpxYrVUh724oqzI10vZqdnYddQSH95fSs0dUUi1Ls8+O/yTlR1Rz6nUmBqbrQXuIp3JDaF6sJ",
-	"NqxJ3bSUxlLHJjJc1T/bbIwUQHNtF2ZQvCABFrLToMmLGQnCXkqhS5rzDOPAdoWm5IXNz7EHE3VQ5G5M",
-	"EJCBjCHoQml7pePRAULDUGvXCzJ3K2H32UCwwdaIIn2zcMmNMWHZC25VsRU+8pt+cve/2jXTaZtf0eLP",
-	"qCB5KTfgWd6Sv7NSJmTOMlopZlkAci9cj3TffgIyqbgiuRTsHI7lv8m5clUs0HQG3NiV0Lwga1nWaTm0",
-	"zsoZOO7j8YZbUmYfEam9fLHJ7RYqkH81HAW9sf5dogRJGY6H3sgE+32ConczfPJwS7uesSNt7fakRVQ6",
-	"z/Dhyj0ka+44fr8PoqL9QlSzaiEQmnPf3h7myyWhIgUOALt+oJTZFkdOF+BasWIR1ZYGZi38ZjDn90Mv",
-	"d0mJjwAv+BAVaF+SWSb0NDZYIbYHXlJN51SxF4g/dSgDGECfsjiT3xN86yCYV4hABQFnbLu+57fohVzK",
-	"7Rg7FeBcZtCQDhCghhowrYULP1IPLGnO26EVeCm3opA0716C3N4R74eG/i12YrEHCy5uIFaMidLOGG2h",
-	"0VqMKXsyQytzqF2+P4YzNJVTWm6UU7geBPzRGPOh6XsnZXGpqe5oWsqV5pk9fWzLGZ7RJ4q4dTPKpWBY",
-	"R7aRskhQkfTF7piqY7QcIwEjGbp5rFTndV6Ebx6wJbiYVbFz6EX9EpJVZcmExhY6lWL9b13Tu5mhcJYV",
-	"UsUU1Mbr4R6v+WESfcFgWsADsYDSTSy2stEkANAGz3xfQkcnfYVF5b4njTuzYNkKjwdeEqviEPfaxydY",
-	"bpjZ2J6ojqp8xAx35NRS0jwe8oax2NaMCrMbEdov71/YQTREGMc8l1j2AT9DXgxgoy3luvMIMGpXMDzM",
-	"sak7pqwoVB+YV9hS5WDHPebSAJF5hVrAbK26SAUEeLUxct884vq3DqML5m7Ni4LHYOmH4GW2sV5iDBVZ",
-	"Xy8hEhQ5jUWJDP6QzHwvt70n/oDD2aeDwdnstEtbsSoXNhnwWCDIz3Nq/xcMYMYhLUOT0twRQau0KwCV",
-	"67BaqDuRF5c/hm2mcWrUebBiqfq5SK+Fm2G8z8YMaUFLRcb4VGI3fEJs/G3iwc0gL2AfILPG5+vLGvll",
-	"L4/ul71g38dm4qxvJ/vLpyOSZvfq+O5T1weIog+yY7s0yBAndohZ+5JpyDL/jtFCr7otW3efUQILvXIa",
-	"ji0KsRrSlKSYhoquO7x1l6JehB5LaEYD6b2GudPcGGA5y+09kDEtpDhhSlm3NjyA9fMsRwj8Oc1ullD0",
-	"QwCFyGcMUl6QkhV0h+X3aSWaJEBdn1PhZEnW3Jp/ytKFX4n4WYCI+KpykfNbnlee1jOMjJuPpAlJ64+Y",
-	"f9WwSbaDMBDd6iCcAhz54Hgrrt0L83FcpkMSsu9l+yqyefjQAfkdlEgaCVX45dJS3hAtlxC/f/jxl4xg",
-	"3vpo/4u5yRPd1Y3/7S0rDanYF/2cKMbqns2UBDeHUWPLSVA6iDwLRSbu549RAJE1U5quNxHGCRrKOGPh",
-	"Xp1rqg1owfahiDlju9M43QTzMh6oNHVitP1oodncyCxIBsBNtKp/nk1Pp6cpsTrUes1dju9hE88uak3D",
-	"3hSE897k3MTt42A3OM6KykZeskxfLFmjYrblyDNXA3AqV3f609v3f/72zdufZt98eP3m5av3o6QTIwrR",
-	"885J2n7GCUUsFAmZMfJ2/9O7Nxc//ND86fLD999fvH/976/eR/l0U8r1RndJN6XLCvVbl3gHZNucuy+e",
-	"nx6qi4XLvXl1HtrXrG7vLndIuJdwcySTxAymdz07FdlVJbpEPQz8ibIVOi1NlmswdzFjHJdrWHfSkJ4X",
-	"5uu92TKWxugYrRb2LS/Y8DzWmNb8LXhDfy5SrzsrxB4yP878CReGoMclW3KlmTFhL//yxp+1E4TNorlH",
-	"XuxVvL1+s7+1MnW7t5vSTN3almj2xgk2WNwU0shqUGPNO8/tmNB4Qy8hF2B5RklvYNXBh9XPcWDyVmFu",
-	"pCzSqR/muB/7ovLTRnPkvbLy06OyEtxSPXERy18nMRbmsaOKqpOPcPLHTtMudiTFPTGFK6nnmvuk5Ayq",
-	"zA43y+H0OU/6YduqYWUOz6YN6fg/OJ22OXsPtI/8gh1jDMXW4X7gV34sj5OEdZSADiQyFoRZ4es33Xnd",
-	"lPD+2OLWPQh5kt3dcLGk1fWaAerwOVKyW45NNhtAVEFbEMHIGGDU9gc6eRDJh8TVlZdMK1n4Ih9HtBHf",
-	"hwieElgVOI1qhwg2IHbHjVxgWUUoc41SsRX+1HHoFXDU/lyxcpdCgRxIdUeTZ7GxOcvEtUjBUyFoMes6",
-	"oSfICA6yBo8I89OJsbyTuttni7aSL1daIe6okMg96jy2MHasoCfU05wirBhx8FcelLF3ySJ6wP6578j4",
-	"TIf1IDQ0jw8QR5aBkDRfg6XnfBmtOv9JbFveG37ung7Pvdi607owLh5Bzvn1Uy9bSs60o2k4SJcwANGV",
-	"Yved3JI1FTu7PoqoKssYM2rjGPyk8G+lFlXhlpA76FH3nUl/PGRYuX14BgXV9q3GU11D6WpC1SF7j29O",
-	"NTAv1XNfF+Sf5X28oh7e7sEmeDbFRVK7C47phxhZgo7DjWpbM9/YbWfXIgUQ9JT853/8T3f6J0RIXJEd",
-	"02ScqdtAahrxOzm/FikaLJD9aJ61bdo4eGuWtsH3llo4rXmdRG9do9D8SVYqOF35glCxSyxYrBH20MjX",
-	"fMx6guqvCcffgKZvbYPa3XoOqNM0twNztgy9pRxRi8bt04CWDD65QyBVJ/zh61bswau6RGQKYtU3StpN",
-	"zslRw5xei+/lLVNnxK5IQtwIjADyJPxf/zcJp36Mf0/OG7/CXeGcjd3s78+muXX/Q/vv056PbGE35FrB",
-	"PbXP2q69/dllXTSAXWF0wNr29ejDtgRhjg+0UUJKooei43vbC+5bWUbqbF7d0QxiwgJYH3oNWkAO/Dbi",
-	"6W2KSnn0aLKhpSHD/qBiqFYHuzJiKzV/U4K5y86iPffNGfccZmG9da8VCxU/kZy+F5c/4jbUktjuag4U",
-	"7tnpKfn+m4bgmnNBy13sTGq3PDxQjB7vgGg0UgfSX0dU43VtfjGine4bDOXyXLwQq8cZVtOhLDoaKerT",
-	"AQn7AQhwjNZuCtoFZ+vWIyEfrr49+RejahQMmB7aWJ6gP25NMc/Y1rdP7rFke7XlxWE/Asi2NzzqP3xH",
-	"9cqfw3n4ANq3CUSuNL9lDqTDN/+WMpJBCrp+CG0QtdyxSt9mVShI2p4zokuOOEOJzcjPZYZgZNY9Pzob",
-	"+d+jiZAbJuiGxz/8dsPExbvXkUGS8eWWLpesJB9eTx747dnfVFeXmJJu94hwX7NPT83Tsa+G1+N6ZS6z",
-	"+Gffs5cyIyVbsBL6ppsRu8/CY7Hv4ft6s9DtfLvvt2YhaXBDjENfrSkvrqi6Oezmwo7pYGkednQhYAna",
-	"pIPdXJ6I/4N9XOHEPczDFa7VET6uYBE64gLDbGMLI2Mk7EKWUb91r+3aj+RrY5RkvnMoYVBcm9t5dBBh",
-	"LSgw21yB5RWkJYD8uWG7e/mMBkFRBKsadbnfy6XeiUvmuhG508RiHkM5E0yPCohqoKjxvHeCHtpDYpDj",
-	"fV8SPBoX9jtqYN/YBztqHDE+wsUckkw8YlITvvLki8Uf6LPs+fy/czF1GNFTez2NYh0d4eQIWOqQnyNM",
-	"cnCuGnsO7MXI8PfUIkkpguyR5lyZCctT29kGfHgNNIO6eAv7VVLlOiZM2h2X8Lv2jfGsCMPYXZu+Oer7",
-	"pNa717cXOhnAjbWxfw+Pf0D6Q5z+A9izxZfDOA3fe4w3zIGSbVGFRMHb7x8C0CX8mnvoUAWAMfrt1NGy",
-	"BNkOMxbrT7GiqnMie/d9VzrQMdvivxC3xzxfUeYvS1natLFIVm8eEU/fU6PLsBPnZCHmtpZ0FFLPFoZL",
-	"sQe8WBQ80+bvhSznPM8R+dfcxc0DRkU/DHUb+u4NsepxoFxf3emSOlRCw3K3tOA5nojge1Jk7HNkbfJr",
-	"UmfN2sZqwKxU2H9OpkHjuki+XLWmop684KJ5I7RC2kLksJRi2Z8RdajvZ7C4KqbEtAdLjB5PxhA15AKl",
-	"fVrfNMMZQYd9i1P0XR9IyD7wz+OhDwMO3mJhYfkQbBiEUcxY+8lD19lBt4/2v17DxlLXo4ScJuR6hPhp",
-	"H4enZL6RqFVdaraJNvZXywN57bFaQazi6pEG6PQuwEI0n3Bz3MkbB0xBF886aNEFwsPSwpSOyrsPb16/",
-	"rDMe4T6cdVVtwOWLZfXzarnEZoiFks4Dnf7bibVWTl6/TG0d2mR6NGQEjqlzMi6r9ZqWu2hjXOSUUOGm",
-	"ilCyXckiUt8Fd886JcBPx+7x5vv6BhBvSnlBFF6OSBlMgTLDeqJIQTW0vUEXfI0waxaIY5+moMdavDEg",
-	"CoqI9xhFanwem0pnALC8J5Mnw30O4cLG0vUBS7mX2iDJ+zifB6Bnwy4xi9KX2BdSkzRmMrrmLVTuaC1j",
-	"pazvtgnkbDPR8/Ssjk+FhU0gHcWSCzYlqc3jtR348GdvmnPcuoYtYL3cFNmPmee5mG1KuTSaSXpGFlWJ",
-	"vm24i5bM4rTZcAXLpySllpYZdv49I5SszLFJrFs6NH9rDuUKStWgkhX9ORAma3y/jqqA6gl1dfalLpqj",
-	"piFS+5mtXIBPGpZUK5YHIeFiR8bqhm82LCfzkopsxRRBuBuq/AOTqQ8CnUEmiHLVBr5htG1/5pDSXafE",
-	"uiWiluYjU5Ja4ys9I0ou9In9J4bYjOaOul9CVqBo4e+2BWWqNC0Y0BCMsREMq+cTW2nDx5dSY8Sbla4B",
-	"d6gMIzONkpFlFaw8c5MOFSr2W3UIypzh7iegapSMmuse1ai/5QXDuMEL+84DnqxGVMnZx0k0GbsvxoRp",
-	"6pSM0ySdPCzQ9JkCQedI1QKAjOuLuMdSW1v+DBVy+Ps5Bu6ggWQ8ijQsU0pLnxchtCTjQho2yahipGAa",
-	"c05zvuTaogDN0oRQTdZSafL1F3vNgLwDdsv16lpQfHZyTnKGBiIwdCPNALxxaChC14TSr000zaju7PM/",
-	"/kpP/j77aP57evKH2cdfTpOvn3/6pygsVndE7WovSOun5D7xsvBIqL8aOwK+LeS2J827PkePR/5sdzqw",
-	"+phviPby8k1iDZg5yx3ShyHqZdDuHY7CM5JauWEWH122KrWWlOEKKkjK8iVzP07JheunYXvJc2VtdJsH",
-	"gcmF5+bgmBds7bINzKyj/RIxXYKim2IXQxR8nNYaB72Xb6RYArJ4bfhxQb6n5U1uWygd70q3nYQPdbLA",
-	"1sTucIfOwse7pRXTZmseYX0bbrh0T+1bbt+wFb3lsiqJe/V5ew/bQvcguV8NagZwyxWf84LrXZ+WZmj8",
-	"sb57L5k4nNwk3FFde7JmfwT6fNxtGexIy86Cbd2xnMR2KRkr1t6Yk//CO6y9QP0r4pXlHnE5qK851Guh",
-	"xga2kp16M38uNHlE76Wj1p6HfZa8qobUqBXdGO7YhK393UY/3Ga+bh/b7TFoTOOr7nxXKgId0iq5snT9",
-	"fEGH3bMaD9vKK7rZMAjOGvG1YXJTxMMh5lQ5EDCzCi223HKktSay9jnbiq6A5v6e8fEsZZvFNvaNTuyn",
-	"ASpLynySkFTzNZOVTsl4zxQoqSAbyI7Titj7zCOgqs7YHSarpmRMyd9+JqB103Wjc9F//sf/hIfZ3cYo",
-	"5CAmKDFvNxz8JLzgXJmVXkqIWOdLhr1xkU3hXVjAbX0BNC+4YAn8a83WstwRDFDYowZC9vaXBdzlSm+h",
-	"atu2e647SMCwvFEJzrwJ5gvjStiJDOyUepU8KHjQy8Lw9om/2/axMPcPAehee8kE9/Xui8MJFs0eM8Mh",
-	"+xqfcK//ievV+0r84Iukf08IfvUgY32L1QNh/NrzeEQCRHQq+2J+A2N3x/UIjMjTff3IFRD0SFSnNLkC",
-	"gmFNA61zojuwyXWdYZwc/HKdviruH6MLDt9hbaA7K9H9ae2O5uYcQn4zHps2Y9je4k9y7R1cxgrtTwM6",
-	"uuPiPU79mNRr0ri3xMdjJfoPJAPgEq2DKn983MTH7Nfo00XqyXNl2gmRImNNfx8UQPkWj+YMWnBh3Zp4",
-	"9EgBSMnmaCQFo7dMQbw68XrDyqwNA6CJpA4M2iOZl/b1Cixm3/jMuxGlYIoUbKHNfZMp+WFvg2E8u9SH",
-	"966yLiP4hL3fKzi8YN4J/BhR9YNe+P3+kb8u+GWt3jbERhAmx425z6uDj5DmaRwJv7Qa9kFaFihDlbCZ",
-	"gn2Q//84hf5xCv3jFPrHKfQ7OoXKSsxEh8h7J1XDSRWEktcOLyowE9wozX6Z73ytGEIvjp/Vnktzpk0S",
-	"l4KIdGJlIaRvSwKOv8LlXxsDZEdW9JaRJd2oKXlVfzPIL356+wyR6DW9qR+lrrnBioJPpdIYfZgXMrtR",
-	"GGiEO5Q9Um2kldfvlgvNBKynYtD4GEV/c3xSYIIzfg1bIuzRYD+Vk3mlSc5ziJZUipEx0uHQJgHbBP5l",
-	"heUEofPpBpC5puRbXoAI9Q2qUzt/s3o9/9VIgTSJ1CSHIqhDmDbLXv+hp3x+PaWxFbuUlte+V+k3VXHT",
-	"46YYfJbccjMa21BFxXpLGy7eriRwoYAebfAMGQu2LaDrNy2wTNTLF66gS/EE3NkOFnYfz7uXvL3Mqy5H",
-	"4wVmGNSJeTZdppUb9hxOI+WGkJBnxArM+KljLw6aHsi0NXvavvzMfqug2Q12C8ZMBVaaKdtU88IoTiUp",
-	"IXmm1WwHYbzxWhqcmimCI/I8cMwISTCdFY/ajj4j9590LF+vO+WqQ56j4LY6S8gcZS4N3bLGfVxG1sPd",
-	"4tjIKsVoTg7mWjb3V2d8oZsPXHclyFlBGs+Jq9Bgvhy74EZVgvwSozQctzBrevcab3aeQPfPnswkT/aQ",
-	"oT8IOQcbTVC/w45MnW9MQ2c2fLOn9IMsgEZ/58dpGXFUA+T7HFGNHl/36JIO97lX1L2VO5svw4iSeDOd",
-	"wbAMhsv6veuq2wqrEf2xGLUZvDsiqdBQco8aRthqZMNK+P7j1C++g9CJhVV+nMrFWhLjpH0m9/3RTvvD",
-	"HZNua+hR6mOeR4sfrvyLwLClt8cIoEeK6Q+N30NzMgzRT8lPDTU+3wm65tnMtugt6yto89nWsipFqwMU",
-	"b8i4zmhZcqZIuv+GxpNp1M7/3zbtpRVvGlJHFQ2FhYnPfgdBlNMKoZZZ63B5BrQCyQ91bzIfRHA45epW",
-	"218elrSgZig1DzVr5spVmDYzyt3O8s4LFPjK9nrdhhNVKTaJpyT2+pJg0zb28mf1IbVEUdh9EWpy5TbQ",
-	"YwdN8q+QY+VPQjtD1treT7QidGPTeHr9uMNM7G8tcq/FtXJVzrFj27mkUPWVG1nIJc+g1WnOSjK2adRo",
-	"FgRJ2lwHOTDnxMhdbOrYaDthMxAn5zE3CNzF8llNH7pDXBGES3Di2AIBT5aEvPtwlZB3F1cvvoMb3324",
-	"CuT6niuFXBiJ20ASxAEsS7pZuV6bChInxt4QQOB6gPWpvXYK+Bo8gRYhkDZuMjsg22UFmxzuq9GxyF6z",
-	"GQD+FRyhzSa0TtCAF4Cv15WFQxTGZrWp5UYqsDuu2giPB4/dvRy0iJrkEtgcAEuwKnACwvJTkhYyS8mG",
-	"Agwitd53RRweYH1Gj9sFY/W161FCggKy5+ZfG1pSbI+KV6uyuB597GC+vfF8Ft4TBDCj0J5sbHyvhyis",
-	"vDmu2MaVGw7gpl4ceVRsz8kzi9dsDgk8yrjISls16sEhkDn79d5Hyws9yrW3l0RaDzhEs68dff6ojRlO",
-	"gaoZHBiNsXVpLQ2pG9s9XQr4ZXAuDTlgqF0rCwILTA4LFRSQNDX0ktmioZkUs8pnznolC0obkqjcKaET",
-	"ML1F2Rfkw5KSnUCgDWpMsOrI1fT0l8BgQ2dGy4LXlS9kLQFkQ+7n3oZlR9Zpjc58R4UT8somI4a5vKVh",
-	"a7l2WXeqBk6sn9KYD4m+/xb6n5GecB3HkdgaIvMZrskN29jghS3SmViYtuDoNJq40iXz6YNr8NHixUA9",
-	"80Cxgt1pi7/iL894fmdEG2b51V1cW1Vfhp4puTIHBuZ3KisM3VkYLqKTRWGNCwQ6onevqNovGkzsVITq",
-	"uPnenGVyzVxlVCs8xIvCt7EA7zWDTtfS2oWRihldDNfbrq7etNQ2y+i/tI2p0UWl5ZpqnqGBYHmzHst5",
-	"qLZZ0W7jfWhRgDZh7PhpHJMtUMz6CwntRJ+RNC/pQqdkjDV8LOea5Zit6fzTeUrGFgNSlkYPb3rU5zuj",
-	"Y3oueXr7jPjOTJMp+cGKfBtPMyav/ea5Y9ySCuVPLFoUcmt4f15pQmtrvr3ZoiwCOhescED9lLw034PN",
-	"5H+1NAGgmtQrMnd8xWrcRl5G8sP9iepK52AwRhK6V8er3gq5rSFKLt69jntB7CFzYuFV687wqCvfyyfi",
-	"G8xvad3P8gGZFaGcGBZhGhirv4erVfXAu1auGgX1DzsRIGOzgtEScqD3XBdDEsVDeKeHNDeog4WNeQ2/",
-	"ECgVQ7ObDKtd0WWUzy6IpksihStjjZYXj/dISoinyPy5hP8ATi/+tWaa5lTTCVRRIAKTzRPA0JSmSzUl",
-	"L5304wqqX++VM/XbMurx2TBmwsfIgs49BDO4XUn/A9eTQSUKj7lNHHYONgB3ZcnWIjfbxRyUxCwObffT",
-	"CkCqsAj446Bds+yq7liScUYVO1EMDoNbNulHM4u93/Ph4yT9+AorKGMgVGvbdla6hT0nG1r6ih5kfMGU",
-	"QkA2S1S8ruTPHEsqYqNvha0LOmcFKrk/V9TYB+nRlakHpNaAZw+5Dt7UDH9Oonxel+PYC/c9hIaKz32T",
-	"KxSohhGDlekRo4ejVp+zSoMuj6sxCeT+8N6Wtac7kNSfI2wEwzkyaoT1l0E4vmW5yhwAUdJ3H4JqIawR",
-	"SgFqwWmM0NPSUeN0T7RpEDoAtAKufNWqwy+7YWyj6i63bqd7DPNOa/j3UCL621RIG6W/I050DvY4mDe4",
-	"pVERUzE97DFCSGyLaZH3CSP1Z6U9tqffkOtemoCXkGZuD3qGg8hSE77oCOf+EXRaN/8elbU52WLMQQrM",
-	"45V191cN/8jZ9uEFw2brc7Ylc1ZIsVREy0FxoP7c8ttmv81DX+tzibLtzGk9/VPKtg7OCB48EH11/b0R",
-	"Mx+1+o0RmYEX4aH93TqTJmviwhEeWus4dNZ3cksoTqoRA6ETb88lsi/GEYUnRNW2Tp6/7sPY1SEvv4wr",
-	"nrdayfWm23E1qz1J/d7TvbCt8yLB98O0bB8tdOgtUlgqN4F3lHe0JAiDakfMRKPLpp8WvxDrc9caS2oI",
-	"ZkBddQFJ2KLpXm0nj/ZM5KcDjDKgzNeQeZz2ZV48KK/oN6jnhdF8tlJenKsjVbvGdD1KAe9DKn8epTDn",
-	"eNcAStbHym+4Tyrh45wdv0YS/fHnQY/18Naq+mAA1EkGvHQQpO2z4LOcs05F/VxnbcfshFpYrCnczndW",
-	"B22ZpJuS31LN0jM4UGA1ZZn4pF+f8Qv5zxqjVxktCkiPr3PZZbmc0XzNBboz5jS7kYsFz5ix10Kz3UP3",
-	"NZLatxDLaeS2W29/lp6R2soqdvZpWukVExqSLxxBGBfcNV4DQ4b+ilxjxAMDTOeuy1lSh27M0FijDGkX",
-	"NF/cJ9GVXwWgSFLY0L8N3jeHfu5byLDShjRcaNKV8ThPnF2Wls/DRSSyQY65PzLBSqrZu5IpvhQs/1AW",
-	"38rypdyKQtI83t1ndsN23W1D6ZKRG7bz64axLOxyZh1mFCBBzJ1nT5+m5MP71wFUPeykPS/gs9PnXx6p",
-	"XTpKY3Lij0x/4JewZzsNhDr343gz3j+LAgW7vlW8QNlv5DOYpGOrM0p7WwLM+afLtz9Monma4MqK+xQv",
-	"0KkPx0YzyWWl9WZmK3EAAREjalkBYZCaUhRhRkGripzM624tx3nmgmmLzfx3V1fvfvTxO49G1PagOFzz",
-	"QTpY+30RFexIiOPjh21Jjg6Z0UKvXqxYdlMDtkfaH0HYHdDJBSMreIhk5qmYi6kDGxwhiqnCBxEOLCG2",
-	"7rsqoUPtzgg6TDWIKhN5hTrIbK3iNpWxTxGo0nyEaClvwDW15kXBFcukyFuA/7KaQyVBRL8UHgYHhxwT",
-	"LWXF6oQB/CgiGcUNln67Ft7RcrX7xrsJSdfc6mHK+d5ZxdJ+1CGrpLiR1KD3zVnt5pIhXcgsa2xKOT++",
-	"/xgSxLq6z9qr7huIGZeQ9Cn+8NTd0O6J1bocLbjhtxAgiX/ZXcVhBV90Fzq+6N8abfpFc979SX9575v+",
-	"SsdH6xf3MURAXviQn6coJ1RrKt5DxeCFMsfymgl92HCl/r7hlmvwGWO115/6vZqysHFBjXuiSDDiz2Hd",
-	"hhN6hHkbXbqu7Jx0g30PjPqqUP0KgHQBMbqJwO3L7FyJ+jitq7RTopieTNtgBAhtWJIlvWWYV5Nzo49h",
-	"o/I6Ec25xiAkDAmH5vBQrl8oor/h/BC62ZTylhYKPkdFxorCYx/UjXT8u+sc1vHcxV7AcgCrF2wCrnSJ",
-	"ZoUsG3B5jcriyEgSZyQ3oS1ctJG88FSgWWKJhaQwAGZoqNS4IAdRsP0rovk+/ZvqURweUPI8w6riWdCr",
-	"5rdLdag3zG+L/NELW9DeRE3AArclPzdiwSFB8YDS0OGBHihE9YI+2pjFCSWYricuKy2a+o41pWIhu9En",
-	"ekNV9y5tPcrJFN05YVHsfgKBz8IKeMtOd88ZYERAL9q9pQXV/w7lFyWuDS8oWZWZB5mhymZYnFsE+brt",
-	"FchGaMGNpo3FIMhkWWLbZa4BDNheyW2RYRrXqlt3HW8UO4LB1Me3nTu13mID1L0cggOJa5vrq8gY2a4x",
-	"ZSmhec7ySQt5B58vl8zjsfaj6TaXYn/IQ5b7cNTR7SnYMQfBBKi6QZeam6kAUiCAEWgVhOD7Vdw51zgm",
-	"n9jYkOtXYWv+AveeVMxnk9s6G89DpQ1A3xvCoK1Y3jNzTyhdVlkHNsXr4KpPAXBDUGTschP2nU3DUhBw",
-	"I872s+jj6+pggS1z2m0cABxb5uXKETmgfjSkoaft6MGPHJtwZzbWfUdut6XLbD48wPBTPQPc76XqhuhG",
-	"Pa5UBS5iaE8VngVpozdN3kylOWp2DkLeupS01pgOzWhkjQ+xXtKWMQOE1mHjcu/IvLeN+bu1LCEQ/RnM",
-	"yMjU3c+aPNx01xtkEb+wu0SW/JYJoiRZ0LJ/23mT50H52PVb5rvuww7yoZumqDv0QDevhOZFCCWJKGsB",
-	"3ju725gpv1en6HsHnD9Xnnn7UOsdwX0S07G2+JHsNDGz5nqHQxqWZ0dyydSZX8faW0CVU3Ah+xIVWJZb",
-	"ba8hx6Hjpwi0XuxBg9yQhuyWYivaBXRq3dMFA0x/TJ4RAQNaZQff2dQ1XUBvW9fYYLYPVURI57VoJMzj",
-	"yECbtJmYCxsp+Cw5/078zAYJBT8LgrFcOWdLANyqGqvjZ+2JMjPT/hIC8x8WxkPMHT+79tjehjT4pU+s",
-	"wRNmmXvekYGdM0yMWCYNukvsmw8dK/bZraQY/cPyPw+pqMdrlg/3dgT9uvv0yOP1wnjhQ6MyZPBavLC9",
-	"hReIuWl7ZNnIPNUeB/Ss7tGf2D9dwyzsmmbn0drWtuK3YaZ66WY5bTJoaa2s6fZ0UdFok4hnpGp1StkX",
-	"XPc76X9dvM19J82vr2YH0J7BeZ30OhFaulVLSWrzbFSgJ6Pw74ARGmfxAJVyQGjCtxkVci7zXWdwgmpS",
-	"MGpzS60JUncblaUX4Il3OVjGtIApOct4znKyY7oVxXBX7B50L1dPXBBgQCDh/D7e/piH/zU0S9XM9WGW",
-	"xS27yOL1EBdY+c8IXRqlRUtCBS12ikVQlqJ9exHLlKug7bXaj+nSrs8XW7pTZqGQZASKMJxpiE7DuYjf",
-	"Ep0AC6bZlYdiv4k0pe3SwUbOfocksPe1vhTj5te1yvqCalrInpItb7PuV2ADtKBckAzfQ5jQJWfDGwbv",
-	"k3IPpEFMHVra1ksu/+bhaIP+vZhLBnDbj4I5aF4svBntDWg7eQ+znXHajzCXDyxBrDV4aO/4giq5WLDY",
-	"FsuoZktZ7o5jA3wEbcycCc1pYQTNLc87nb/+snXX1U+iJAmpxp5/KvEla+5QR2VeSMEG8+8L/513loIh",
-	"SEDBuMyljjHVd4Fh2TmQc+vJfpRhXO027JWRPJHtd7CIzeP9hxQa05WM16HD+MiKNIdTvSg5E3mxI1hR",
-	"75ZOSyiNIKn5OR1UUNVVvBSKsN0TRXg+FCNwU1RLLo4pPmnOEleOf+GwpgRfSEpqb6cC0iA14eKY1K0r",
-	"aF/uRmPWd8FZ2cpzVD8Xs58rVu7S+PK4nXV435E5W3GrnwRDOyeUuI1xseGGsTBnE0vonfxIIcwAQzzh",
-	"Air2pgM1XyctAkKTURR0am/T9QtDL7ui3AJXLWRSuJwNRmqc5BbUBshBHycXM71iMzMRhmCbS+cPcdSz",
-	"QA1q3WozgTt0rXoQh+NqwZx0botACjmvR6VYr/g82qF4vHThGJ4ar+kOEGmMFDwn1cZIha9OT0+DVtuT",
-	"aLXsoYqYjupGPF6cByyTQoCvZJCoGBCMeaKwuIHX3UwbOHzPzNieN4aWkIciQXQWGDbZo72h6uH07KQe",
-	"7bK+sUfJDO+8j4b5f7BqGU7dA/XLcLnup2Y+EDI/FAGQMYcPkfGHqxdH4Gg+huz7VQXddPSrS6yuFwfE",
-	"DdeUeuMta5qjxR4EXsi4P9zioiz9CsywJK+WxtKR51UzxxOvv5XBqcj1SgIoW33jsKbKDz0lBpQ6DthZ",
-	"TTTbY7bW4xQzPuTsqSGKIhZsiFB0Bp2jDNkJRK6wsQAlVrVG/5g5IowwrR9TQX+xWhZcC3AkMsth7SX4",
-	"Za9045d9TX5ggkCAwbR3lB321vf4xz82AU88NOEvn44AOzHU/cTmf8Z6t+GxAzjroQoPSuHG7799Qf75",
-	"q2f/PJmSnyDves1si7AS8D0UEyH2NUlv9C49I6kLITC0K95fXpj3qYSkWXmbJiS9szfs8AZWFIaG7CSr",
-	"ylsow4t5C4sIGNclXwqqq5IRWixlyfVq3SqPeX/5/KuvsRrmFfw5jZ9Ft/svf2XJIkBW673vTjpfFuF6",
-	"MwXsDrmIjI2J8fWXVVnEBeZNTOr/me1ABINGwXJCl5QLhUdVesPzlKwYtVjjlGh5w+Jy6CZWQWtejtB4",
-	"rbm7sDP3Ij5SER/pWuZVUanegVbqgCdW8WXDDav4Mmps3XUvnOWnO5JJWeZcUM16adr1vm43/HUtSXwD",
-	"MMk3LnPXWJbFslOA4g6+ZDrmlAFZ+BObE7N0l0wHm9UjPvmdbGF8b1nJFzvwWimFLBLZZ+b+wYlSgaT5",
-	"1NPSCd4bG6uxTq6ouqmBcLv102ZEq8NvVydENWGEE0B9Vxrb/zW8dhar1u6u4cZNg+6fuF5d0aWKwpnt",
-	"YYs1BxKfGCzC6nYHv/e1l3qvFm1/ZX2n3niz3U0pgTEAD9OWArairgB4y2/ZID2qs/Xdd9HGd3VU2Yxp",
-	"ehwupCEqrfMv3FAyoz4IBZm/6IJRYY5/6sfZDPgUCBXpr0bljtG9lKbrTYQJ+TrAXZNzUBQ/CH5HYlWm",
-	"XOivvxz12n0+blt/+HCHuDcyo9hckm3idr3SbIPnRWHvNYTSoP8hoSSXWeXqYxB5DtEfylo34yJnd9Me",
-	"5euQifsoWo8FhftG5ruYxAQ9gRYnBRXLylj+du4SBCn39TWyxB/M6JZMxBBfMZmrQ/jgWwkkYfR43g+H",
-	"Iu2bGqy5v94dRw1cTTypMf6w83XJRNS7bAzCbSk1I9QNakpSM0WpA24CF+o5SalSXGkqtL+yZIKVPLMB",
-	"5FvJM3ZO0p9keQO20ruCCsHK9FpsS26bDW5W1GzJTUFFGt57Ub8coAgwdY7lECR3xlf9PNxjXgCBbmIj",
-	"3eZTOadLIRVTezFrdU7Sy2rDyluuZJmSUlaGqDnTW2YlCgxEWWj9jSy1sh+0YBtofLhlgiIbzGgG0kfJ",
-	"aH884Y92QkbJqEn2KBnVhEXF0Pc246L7zAzziNqbYlNQLk6AV0MARLkg25gfxDovHMjbYRb0340yH3aL",
-	"MefnO1rStYpDoV0FrQt8HWcN1RAkKWQA/yAkZj7ZQM2+8tDh4bRwHxvbMSCp2+VjYCshqRlC6nNAEAHD",
-	"yvjU9r5JA9IaKsQhE2w/QapPb4hrC9/LnBWvxULG1rkWeuYuGMV2xTBlkitMD8sjGoPIQcqGDcjiqeiZ",
-	"FAu+rMzyuIes1gnvhmmCb/encLuzqKvi3l12sw+vfaKC7zYDbKwyYzoxmt+X6STxjqG6MOk4uDv43gEH",
-	"EU4xHJJaQr9sbo8Sr4Sg9VsUa1u+0WSbTg9ab+wdMBRsJQCQ8fDRlmzZvRb2YudK9H7+kG79Hl7euyOC",
-	"5aipDbkonL+kzdKdO+mA1g2lQbeUg/rb2lqxHIy+vQOzARWN+Iq0f4/gjYPNtFo2DJpNzCbrmp6w51w7",
-	"stQdOwpTHyOTdK8ymsY7B09GSP+hiNQjFek0iPwcxTrNWTgiIhSdiFjKUQN2bKyZoAKTfR+OCDC0tkTN",
-	"LIJ/mOQR82F+W+fWt5uKm5MuZ/Ae6pAVRAAUEeYsbWV509MQ8qAnv/HdLVUNd/7wGNkRcIVWAjYc/SGt",
-	"MQ54Z7gRm912QA5eFIWDG6QlI874grmDgnpdH0C2iagD1qeDgMqhJ2gcvfAfmN2fG7MbYPt2FrjbJuve",
-	"cQVRcN9arYbuJuP0l08pKZli2vcjc607J78+sDcMBS4mvjNUsxXUwaZNnx/+u3vD2c4HqjMzyPVSaNtD",
-	"y7q/iUqgXSpn0KcRAYsxewvHiwnJg/WtLtpea7Z+UDN/GMrHI2YDvhhHOT66eNHP1hBX7hVdvvX31w1g",
-	"fmdtXabkW8PlNM9TZ78FLQ99Ax8nbxGv0zD6xD6JjXLgYcUKNOjtU9g18Y5mGmQ7V8SN5HxPgONr8NnA",
-	"575U4DwAEFBEp3WvmD5aO4ewSc2v1lSmrXd5TunviDWggUtkM3RHQZYdfgwLxripHd5gXfgOHApdt21k",
-	"8iPFgvmGkwqPtvP9S6P2lqw0tE20MJM6lIP7msNvICqGVRS2nwxLCpcdpYDL2eFm62YutMPPBEyZhNAC",
-	"WyDCaY5bFstM13U9rCxyZuueQF32DbRciFmZLUyLSdCTLhVSzxayEnl6r9SrxxeN6HPHN3rwXje9iVFe",
-	"FDjxW0LjsFg4vPHr9naPLAFKmVeZHm5Tb/CBxzKnhxm87qOD7W07rEOmdq8R7T76OexnP6AjTOf2mCIu",
-	"1znHveBofxx7uWUT9W44pjRfw1cyqfRsw8pZJWKJtq/cjSSDThsoZ829ELy8fBmGgitxI+RWxMFyO2iq",
-	"AXOHgvkNrH/utTmGWex2mR7fWG9mQO4nwdjlGG7iwxONeovjjP5SLnjBQt69D/Ze0tZKGnDu9/LBHXBs",
-	"RUYSTwp1QKsQy3UNVOUSC398VKeBx28npZFy2qWEKJ7XUMVjtwSTRpZpkC7sAoK3TOSynNFRMlILvTFX",
-	"1pQXM/smaMkOd8zNHT8Xs6ASBTRfQYtZ63dAindlKP4FdJYVnAk9UywrmY7GDP9SsYoZ1aOj97JPXpjT",
-	"7GZZmuMeHGIE8KTJmN1BBDQh86q4adij2BKKqhuVEHZihpg4gAq1ZWyjJglRK0Bwn+9AYpcMAgNqSl7I",
-	"CkKspUugh7gCdjUnf5NzcJFDQ3cFNAZYJoYcM+uuXXArc9D56vdH+yfzWlSVtCRlheXLW8rBBYKtIc3I",
-	"UV/eS9k47KTPucpomcdAq+G7Qe90o7GvqdkjxQ6hYWzHcqCBC7Vh3pg/kgpU82Z+EmZ0yWY2DyVybi39",
-	"4lv9sI50/E3OzRLYZ8PzQEi8qNzU9cOo954SJdPl7sCqhbMHi8aLgsyhoKPkLbE9bKZs4/WO72HHcWAG",
-	"6IZR8uVKEyG3gFNPxc6x8j2+bMRiXhWdnBIyJJrU/gkACjj6k+3Sdb9D6lkIqQpXI+Tr2PHy3uGFD01b",
-	"a+GZR/SkFctuVFchRM5veV7RAsHxFRl3IeJPBpu8+50PYsW4g9oNADgoEqalvPFH0a/UeAC9n/2tB37F",
-	"XD2QtmkXeY30PGNs4u3hWQq/GG3IXf19peetvTOrbqcQpuz1NVR4z6iSZgfGE9muXMbLE0XAN13ADsJH",
-	"jsxV8889Qraaf1d7rfDXR8lYsxkBMR2+hDQ1yLxwEX6XBcoUMRLhjKSssvUGPlOEC1DoDCe8gjQRCpwg",
-	"RULSZSHntGg/AcfOmu58jik4HqjYQT5NOHZWjZIRviTKoe8B88ulgHVhsby3sMjUfHAjFUNVzDxyHqQ/",
-	"leyWm5FyfTzOCoKPzdxrWwvYuBYdCLg+HtI92KOftQqpEqJkMEZjc6o6MQ3R0Ok22nLoN0J72Z+MOB8r",
-	"JvLXgHDcGQACAyFip4NW7aveESTZ6KnYCxsmpe44AZy6poIumzoCvrwVnPyyb8z4VP+IuvzWHUMCkZbn",
-	"JVQlQB67wFYMCtGH0IuHIQ4XXTXjnI4ekHWOR1er4AUGgDF78+140YuqoICiDwPQ+d/NQFZU5E5PxWgJ",
-	"L6xlc064RpgOITXEauo7bEcIfsvK+MHdPoMsZeEhdHDNZHGLgFBqOBSUFUPG4vWA7E48+OXxAFD5vdGf",
-	"LJYTIjupllAKL/3e0Z7sPH8oeeder0oecyG6vnQf3r/2MTmqCPjfIaID0M8Az6ZanFw3qrPG+lO0kqeZ",
-	"uk33AAq+/JfjQl+G3r6hdgmB3Dbpm1Vlhyxwd4AgOCeVgg3r63nr/ohmn2LVWzxv0kIHHvb7gbRRWm4w",
-	"6cdoQ+PXl2/Jv3x9+iwhx5W0uw9y0W1hX+IFC4vpKfAwh198fXpqPQ+CbYsd4UpVDCfjSM92Y6ob0xEl",
-	"NbqiUh7wcr8WOC8AhjQ3qxN28gqzjJWvI6EeJa7REIzQMua62fA+Y+1iw11m48GEobcCMDo0ExlrJ7sH",
-	"VMchkkLa+wh6Gd6MjdG8sTbM8vQPdR5mF2RZMqYxEEI1ccqpTckJKZgeclV3t5qz05EEIEHNpmLu5+OM",
-	"P3QuoPnnMgS8Ko2lWmpKrmx3cHMk0kZPwXNIqI64DezRQ3WTytqbsZ/Z09Xq/sdmm/uLd68xYJpysZBT",
-	"j5IKl3nN2JOWCH42PZ2etiYNfhvajq/uJNysvfemZpMtPY8lsG0OF4e9r4SzPOyp1FGA4Y9+e+4r5yh1",
-	"OW5ohaDTGTFUFOTfeUBIvqjVdWrYVnUE7A+iaOBXB+BcdIDpxCbh8vLtS7mmXESzXtF/TXK4g6gqW5nD",
-	"N7WLOc3kOiVjIW3n14QISdL/niY1oqjeSlLQOSv20I+ef/VF48D9IhltqNasNJ/+H3+9OPl3evL305M/",
-	"fBzXf598/OU0+frZp+Dq5L+Nr6+nR9w++f//U2wn+Hn4kZV8YU/W6JHp4dMa+a0rigAc2JpHboWCukHz",
-	"xim5kngNGvvYzDxCycsfLsnVv125EI1h+Zyk+k7P8BeIm6e29AfSnoxACG+AH9PEoqDToiDpu7eXV+Qp",
-	"3fCnSsmnPu3/6S88//QUCVJPf8E/Pj3Feuh0Sj64o1hY8QkrbqvAzArzpTiJVRTlHdxz5d8Cfr5CQv8i",
-	"quKnS2vQh+VyMGdGGcf5TEg6c/L4JFsZ008s2fS6Oj39IkNC4G+W9hFwG0fteGW0T7sMe4QEZ8QJfuzk",
-	"NmCkf0UyoN7cUoEyA36Bji5U5HKduOJBSFICDUhZJ6oK04xLaBmkgqVCaN6cAwimL9vzyz/tkP4QJe0w",
-	"46Sw+bDBfG+d7n0esgmwjeUVyyjuHHYUxH2ujoLD6qn9ivm2e6DR+g0TAIW8Nwb2ns4ILB1MUJPSfXaN",
-	"8E+HsH0j5U216VYnnYChe8IXmkPBZJeyWq6I4mJZMJxvea+N6dgY24tY98OQ3aqUnDFhJjQ/5AKgwrlk",
-	"PNuugjUM1vbcdrxyPXzskLGfNXCXUXn2R7zPUYY097XO09STo1GwmSEb2yqM56XBIKGmF+A0p/dnpnDS",
-	"9unsYJeB9SmtqakHiD6yZqh/z8DQuuTzSrPZmm42Nvp3nPfSv4LYV4QzCfJMU5HTMg/uxPJRWvZ2K68n",
-	"5F7ZQjD/s1AaxxJHt4KVasU3ZurkwswbhNnlgqT20EwfkkEaVy9iITX8WAeQaigRWgdCVlC+bu/epN5s",
-	"sjQS0raArH8VTKHk9oJ7rBhzg25OWyt82Fs3ea+KJX9+WDHXGCTmeW823TE8zJeKO1Y+vH+DjkWXK2l2",
-	"NcNEz0Up122m9feZk8cKSUX+7fs3A7E/LC1362K2omoV8ceyO3L53cXJ86++9jYn+nj9p2voCXOgsqIg",
-	"1iRShG5oqS3NvtUuQ2QXHNcgOiOdaiJpP41aLlBIUWI78RldLjAZbVvCJ82MI9eNB9gRXT3+MWPyFlzY",
-	"JopU7BpPJgQbIIPhaQxTNKJRNqh7peT2Hhp1pnE9Nko+fHj90pZXTVAfSo2WDWZx2qGCpwOQ8e4BcNce",
-	"QTfaXcdB45K/EKw3Ch7CtuTy4vs3FsZZ72rdjvzRHPLOPWvLCdNwM1qws3BPpI9+En0nLYVUKXOfFPVx",
-	"o8zJZIvRS1vOd4bAUOYISiFGAG1gzPaZOcSDgrp/4ABKWZjfEYEPnmwfaM3C+1+uMfpwPToj16OqFGeS",
-	"52en0z9Mn3/x5fPpsz88Pz394vR0+sz8//SL69GndDIlP3ncRjsPw85QrOZkW7s1l0xDs0+S0s0GOgqm",
-	"g07ZziPoVfP4GSoGWj6h0HkwJZco75o6J3llU9xKrUgl/Gl16Gg6x8bieKNVIOfM2E7grjFMWWtFotgd",
-	"f3QfVQAGKao/V8xetjU7h8+nldYbRcwp1RI2TxTytXs88ccWxV6yFpRlUTJlfs0pxwHWkrDk7YDHv3xx",
-	"dCFmuH0Pa9Ztiv05RrhWrFjE2rYOqkOtg1lWnRgpui5GbVHwrpRaZrJoz6TVf1LzEGj1qtpsZGmxaD3O",
-	"nnnlx2GaveqTqIdrGcykdSjv3hzyCb2H9fjwDBhemtBlZBwqUTgi/tIkyr2jZ8o+wHG1P1kvEGgItIKu",
-	"Watr9GzN9g1jG5sx2FFk/cBj5we23TeAUFbtHayukKhZNwhP9MvmZuWgu3f6g/3jr2u6+Svy6scAPuxj",
-	"o6aQrw27Q0iSmp03WnK9quZGGj+VdMNPMpmzJRNPPSmfhpckHjRezMHkG0hCx2tjZDWOlN9EJreslH2z",
-	"BAOjh+ySc2LeBfkUa5+AdKx1Ytho7wRoCNFzV6Wu9swEa5QcJ++PlO8/OAVwT6gHhNH66of3b7rE/L5g",
-	"3RcHPxcvbRJrXwMJROQy5ot9YRTAw8E2LCpoVu+egdkepxup9LJk6uzp0//8j/+VTlwVsC6pfVTV8Q+l",
-	"irXMWWp74Cumk2vhGxF5hDBbaoGuWa7JulLagiI5L8JKKg2XIX3fOnlRcE3JK5GVu43GY75keOe1QHvH",
-	"gfYj6lowyV+e/uHrvoM0GQHo3FtR7OrN68oq4h5DexXo78d02GMtM9D4m2EKHJ7i63c+Dcr5At2HsX/j",
-	"PT69oUptZZl3YWktuSDunnPCYpNOWnPeZuvnXw6ZYSd594m4evHOc4BDAzcTkPMl38truR599eUXz69H",
-	"qW3F8fVXX33xFWLRBAG005M/fPzlWfLVp3/qgB0uu+G7cE5cftlR093uom2W3Y48+GqwKAHjfTwsBg63",
-	"8Pgv1zwjLGXqaTpSsiVXmpWg2tsnhp+V9Qzeo/602csjRsjDKk+bs3BE+WlsWBGvRUDx5V/eeKprVDau",
-	"ld/92HrYnwzI031Fq11BKye3sOjcU3Fkh5AjpfK+3KVqNuCA9GGn/fEH4Bpjj1QEAbeGTJzEdZ6j5f70",
-	"mB4gbvzQAMQ5BgHdxmZN89whW6Uhp6Wthhi/174h3SJa2Hh4E7QrISlGmp2kxWDzf8cfzYzjD2f4gxHL",
-	"+MNTGye383MoUt5/it2/+Qfukwd3/8CTptOZDWuyXclwW4ZbNowD0DqVLwM8QJLHW830t1k+4sh9xG4m",
-	"9rztPIiDatq4rKgns0cMX7GD5zPVTGS7w6Vi7uvmELV54tAXEArH9urF2vEa24PbVkROj6227Mw0TF8E",
-	"MrHKMsZylk8BZ2trgeObn245gf3x0srbxZs7tj6qu7PODD3DNPZiTE+2FcFQTVb2zlN/hKQr4T9MiAqO",
-	"DnCWX7568+rFFXmWBrN2nwz+KN9BAmAX0DlindmUPWgOTYTUZhdDPYWdsgyweXXJ6NpmktRZ/saSaznz",
-	"r0c/0oLn1Kacsmvhcv6vR5MpQYocTrgt4pbanp1opg0sTLsgamWsgVWzXqMLnhophjRMq6/EslHjObRr",
-	"mq24YPVHRJgAq9mmZXzoFRc3XCzThKQZLQouljMtJYRObv30IAadorfm7/NrgamRCi1gbBmLRY42koKz",
-	"c4TzN9otBRag2TAF00Qfo/Du6urNZYBD2CLBdtXMSM4K5haIuj7hNcr6lFyEiAIACJAQm6Fr88fRoU/W",
-	"XFSaJUTJhT6B1zJFxjgikuIPeTqxBaR1rqldO8wYXYERSyFWUKf62JcYkQsJqRL7u9Y31Bq/FbUJgcPP",
-	"BsotSqL94hMLFoKHkIvrlqQFvmbonJILB0tp4cYRAbOeIMNtzNr57d3iW+8vNCv7qwvgNqsTBk3pyRiE",
-	"k9K0YGb66k+bHWvn1R4tIelhEvPXp1/+S9ty7ODewOJDeXsv8u1RcT9qn3/1h+enx5Ib88lBq5eylGV3",
-	"ojTUI9UQZeoG22nYcxGY0o+hoz3LrPMghsaEWxDPpeyQdPiKuKSoCbzhvosB4nC43ootcXfF10xWGgY9",
-	"rLVzFHctQkadGy58QoOdsfpcPj6ToVoumTKbZMHvDldO21tBEZElWfA7F2jGKWqWQg9rGRiOu+Pzf2el",
-	"PDGKSu71EA/ipm5CSIuBClwIRP0Z2hbGmhZZ1bnJrR+7NoybkxcF5etOL3Zn+v9bUezcVIFXNJABrv4C",
-	"hjGmQXbQZJBZWzCqWkgoNqz69Wk7zIU+P99oyTzZgEJZMVrqOaPaiHPN0OVtdxb4ugt4QcP99sXXDbH0",
-	"VWxRoUZ0wLTooE9GCg8FvSgwr5rj4p+b4xPGmVpPAb1hyr3A+oWkYFPy1h5heAOetPDqtrfVVxjMpmcn",
-	"H395ljw/PY17Xj0DqeFj4mbehVPLlE81iTRd9i7BIwFbhyPbJiNEAzqcow/piB4tpkxsArnZ9So0Qp4o",
-	"gPx3BmvarAWeu37uwG4PbSpt6e7dqK+6m4RREbGe2r1mhlVfR+rvzCursqNCoqQZM6pjFK8quyFwA+hd",
-	"oFjbVj9GJwVkC6+31VhO99S3/2wWRS4ctW0DAU9MSJ7ia65n7A5NP6N4kb/9jBYZXVuwE6yLZDQvuGAJ",
-	"WbM1NLQvbXH6Cbjt50ZZToJj0nWYgn0wSUi60nqDtdBgeqB+aswMaNlT0DqeNHj4e618Bor5y47CP2sf",
-	"WtUoOPsobPMzK7TylGhJ6irBcVtLwQFMbNFPoNgmtZporK+MiowV5p9TkmKFNGa8MI1JMLL9tJs/d9G+",
-	"LTSokMQGRJJ/xchpuOZH9/FoZXpny8BoFGRvqpIQ5RmOdFtmoOlSHTQcDvke3WecuTRkZhvZt/etPrlf",
-	"XrvvZDgMuDAi4OLogXZX25FVomBKNVihN3/wfsjDQ28Tm0o/Dmzua/MqJxbs6ieQblzjjDcR3oSL5riU",
-	"sXj6dD/KMuzGxxnFW3jXsGG41aw5e2qdQ+Xg7TFnmTnmvYB6pC0wHDu6LWgR1bgj6SgQDF5ZBjtjDD9h",
-	"gqirVYML5khJQPmwWaN24MOh0wJM72gb1GG20r/v20m+x+RhJL37o7s/QiI6MHwMCLq9T9rQ0HszEhR5",
-	"46b3+8YJvwbnJk05fyhA0gnJvgdqHmmzmuepqzUICtw0XZ7XTQUaLjtjSITgKjliCZo7Ow/HCD56lBSW",
-	"p2cIkhEQAjLKjn7qiDI36saGQHihmlJzr8VMnwFmujLvFjbdP6NF+KwFVU9812CHFBzCo58RIcOHHKg6",
-	"RvoMVfvPN2eK1XOVQ6vokDyLfwffis+kvGFdyvwFKdkCkuaXJRUgP13pdKVXT2+fPYXS3BSwWjdotvxR",
-	"Qm2jhWggXOOUvr2o9Io8n546x8n7b1+Qr//5yz+Q//f/+Wr63KaS4cPG3EG3QSZzlg5uUHwV+Y55wzlJ",
-	"uQC/+wzGgVBt4B1r9HKiIieVsDAyNlE8aH/tprzxruic1sTvE+mHuOCCIX1nNX0BOakHSfKhMfhiYrgV",
-	"aJsBbbOal7BGyMNuW0hdw4Elu5U3FgDMQv7DujZGGRtkQBBwWfTDBybhINRKt7G3j7dlqLEB4HCSomag",
-	"hdSKeoo+vHn9soalhPvwYzbJHUvE2bxaLiFDGXwf1hGW/tuJdU2dvH7pGulPjjeTnGTen6IG70Slr5n5",
-	"zi5c38h817lLpyQFBgK/7786pkqJYCxXrrgHg5L+4nnjmcby+webv07Jt5hSDoESEBveU1EpBh55vhSy",
-	"jPYRPYhl10p6hAyFcXNzTKbkhVxvADgaHD9ceNdPq9pjILTdodTIdz4l6hBF/XmQn1o7qwuFM9irNfyO",
-	"wui2JJkUmouKGWs4eNkRZETDGSUVnpJOxyytci5nC16wLtozWeawob5/90VCfrr4MSHff3mRkLd//GNC",
-	"vn1z8SIhF+Y/b999uDRi6ic2/77pn51zQctd1ENrW2sezml+ffmWfP3FH06e1a04V1zodhdYkU7OSc40",
-	"ItZRF7SkRbFDE8eG7NreTXry94+/PI/5M9uIcPVcfeyf8E54NAcP2xkjg4yZhj+6XoXaJ91KfQg6NhyV",
-	"F9K9BIaMeuqNYPO8uwH+9KsxxriqLP30T7qp6/fLsbuOFCztZ/jcxlkdOLnaMJatrP2ayaXgTSTkrniH",
-	"+VTnWkLQ5Ep+U/Ei78bqzaS4ZaXCpBfsvgPeyLDdOSC5hO3LbfwTlISCIvoHdFgu1zHxOgA9yWdKYA/1",
-	"e8XXgMQ+A/BFMN538IB5sqCic3pwVDjQOu62R7L3/yHQZCnX04enTdR9AWdaznDyQ3Upcn1wQgVOV4x9",
-	"PvBLmK1uKfA3ZSQA3HRcPdYFOj7wUTKGpojk+enz05NnzycOEQOzD7wfMeinjkBO9guJ7+0IPdWhUjUK",
-	"tlvxe9H6nomcQZbtyoIxO2C3TJ+YGcCXnhhGJUrvCqNRV/wM0CdSLLDHFqPwywRrSVyF87Uw9255vmQ6",
-	"JePUbGbo487uNC0ZhSSeFctu5vLO/G1sZGPlm7+xK16KbzSv0VwXLMVMndbwW4sfrlw4M1E+AMO8WYHY",
-	"oQGG1X9NTJN71Pz1Vn3VXXLVHtpX4uq96lu6ar4O90sNPNkQIi2rgmG3UY0WvI1JH/bi1Ef19fXlaJDq",
-	"g9PuWzj9f+y96XIbObYu+ioIxY0w2YeiZFnVp1uMjjgqD9Xu7WlLctWJ06zLBJkgiVYSYCWSkrlrV8R9",
-	"mvtg90luYK2FIZOZZNLW0K7yj727TOUAIIE1r+9rseKOHOgz1rriKFUawnb3Km3veqSOx4frcrxzPqkS",
-	"Ne+XUIbsWqpppnnx59MHXKu2BFZVqUjdhKDvgHY38NvBHq5bua+8efYzI7YxsdaeNKBu15bYoHen1BuE",
-	"CVJjtZEk1pf8DDESkDk+Y657y3s7yD3kvAcK+Yyx5TrbaVPC6trrGr5Apnl6WfB8SwW+qxBvNJM9RsPU",
-	"1UKv4LkRjkarqqJWmNNQkZy6N0jDPKWOS1P5eD7rnJyyuV7lJnIK8MZ90amBMKy5QgwmjkTmUGXolDO+",
-	"rN/4RCP/qxHb4b+icmqYMrxEKjZeF7vb5UD3j+DSBjeY5zPhq6qrj2edp8enf/nuf/75+LjnWeifHh+z",
-	"t993d78ap924X0qfkFqwgCEVfzla5uJGilsKvNGP7qsmu33P8PpeafPGnzH+APFalXZhreFp+ExcQNSg",
-	"PdvoymDLp73rYSlHd9KD0qDuhB20dwATJUDL9lgi0Zo2t5pWP3LpTXs0gNa9rDbNQ3Vn+O2giKSRjpQv",
-	"9KquIeOjkgXwKaaD0FsYiuQnuUihEU8rs1rsIl6r/b6tekpxCi6EY2dFsGPTXC/omBU6cZ8dqPGB1U8W",
-	"ewD4l8zbGlVubVm0XzH/hQ2hKDABCNaF4kpEVri0CXC1mRLbaM4LwaCVxf4/uSgXXQiJtJXcsC8hXG1Z",
-	"ll0uUG9YdMZnXCpTRKTQsWAgYkd2dPMUKAHNaryQxsGpc2U/S6ByoNpdLOb6lx6PZJpQfad9+7/0uPtZ",
-	"kaqWpSj4xvrFcBPAmtpoGn6eUE8Bc/fRzNq9v7t0++6Zbps6daPB08cdsPZ9urU2wOfUANHu3/fy3ejY",
-	"nsTX7ihZ0M5tsF7qHVcr7iqPux/Ywr06WTcrSOrqTKJ1rayaZw0mKb8h6hq1zCVS/tVT88MVDNSWr+5s",
-	"VDBf+NX3o1UmPOpJvU4LpkPJqgHeos/iDoUlGDWp0MvVAtK3pAc8mC5N8YmBwMhnv3aX1nKvL1+X+ECM",
-	"m32QyxCzwZZvbtjxZ5BTtqO1brFhI5rr0iI3TL7y5Xdt62brqbS1lyL3soW2eQkVFk1Me5nUdQmaXC9q",
-	"i6LzIGrgVtaRapKtjLwRXQayC2IKEeY7JLQKBqbhFnLy3SrS2bSbBr/9U2nG4AriQXEbF0bbY8ZXZ7tr",
-	"HRhHe5s5FjA19YKfo18e/PDXxD9VWv204tPDfNq9ZFHkHeEXNHVQIpvmfjQxZ/mzzgpcBcBumk5FTj3o",
-	"8FTEi03BGVkyLNKzD+o+uNTbmPA9ysEtjPakxa1kgB3kjswdirld+Jtl717k/2ZePaLr3pVPvw8uKIZz",
-	"WzvxMbpnK+dd5G+bmb1cf49vWrIvOGMcW5ncXztJTDyYsASASui3pMuwYhBZCqsXD5VjPqQcnPunld5Q",
-	"RlJ0MdeplWhRom8ndCU+FW5Sv/V21ghMZb74kHFFvJM774Cuk5YXn0M0sEKsu+umWjbeXTe9VrKQvEAO",
-	"TSI/bP2+TfbN336m3bEtpgPOGh7+XehcLWMerjhvo4SuJt4bZyE+u41lVzriNsR8sHs15CfSLRkIqCLd",
-	"FUQSOQI2GDlTiL3diRHQysC6DrFWTgOywOfp5FKKZH+ErRIcVCj5ehTnfb+MTdvuFntHaGrZ37l2nblb",
-	"ga8gTu8QcI5unjK+XJpDrtLDf+mxYT732SPeStRAfALaH58P5o29jTgB/VuTcpMlUUIN/LZz2Ke5cDxX",
-	"olT+2v0c1vmG7hJ3gKPzGm9B+obxSYwaTspnqX2IIqx/k9K70HV1pPZXDE0DAhhLdD4b8XQhVXKGgLUc",
-	"QJEwlmsqxSjgL0HtIyYtzz+8ZtdiDfHgCko28mAvhCr6LBnzybWeTuVEJGdsmfHCLv1hJm6E/SLWmAAs",
-	"NsTziAgxB/SY8jhMj+xZrMrFnoNg+qoUiLjtRtKKWulLeOYRTcGZfwFM9lZBkBQfEmPpJNFhT842kNqg",
-	"ZQCLXCOCZgMt5p5OC7pdwQKgZSs1RPjvcNA7CMsF9JI4VuhO8oOo7RaIjvWmLqOh2p1X3gHEa56cuVae",
-	"HgIaBnpuYAZ1Wb+1KHpswhUgTiEZQx9tmhsB67mOfo50SXLGEn8EAs/VoPIsgjA21DMC/3TrBW4NddNU",
-	"+iwktgX7Axa9uHGpYiuqjoaEF6ucZ4e+tLbWVtyjLR/KZsWnoscATffZyfHxsdUzOZ8U5A9E+fxnHkln",
-	"O5B2G+rtkrkar1z8h921loHofCcPtwMwizAOKmVxd9deC7RB06lQVJW9XBF7Ys8bN6gHoEHO2gd6Umu2",
-	"EK8RNj3JKhryP4cHABE4POixIXocw4OfsVH7n8ODsU7pT4ClYf/z2P4LwDEPfk5ax2ne6Am144llXYxm",
-	"YWZNgEVWcTbiFdVvkZcepagyXUjBIPwaPmNUaD3KNP5kN5D9X2u3jJY8h0t3J9rtyuMM6MravQNUofv2",
-	"5ziC0c1I+FZUbiVuI1TeaVSR8xd7SJ+e/CU+ouw8XOyZ4ZEhU0/ZRC8WOkB8W89ZCQRs1VM2FbdQUcIV",
-	"+y6K2YSnQ2YL0Kzsx5xoVXjyNbKnykYMsHlSbyHoldOTE9ZJyEW9Ffx6FBqUeMESu0X7/qeNbpaTMjH9",
-	"X2qjXY2dNVqhtUitNQG9DcYcc6pXG2h2iLj6fUtqy7frRerKvgga/CbaKv/EsX7RxA9zYUThh1NWIhTr",
-	"sfe1rj3HRYl6nOo2tXN2rX5u0A2+3h5QNmUurCkcYURC+TEV9W1uc5A62x/8hKCHWoui0qCvuLneGZ/B",
-	"UexcAHhWbYgMWuPBPPHLgR0tjm49Wpe6AuClUKlQk7qC4IPXqYkhwAioyZ64fKWo5GtP4sF0KwAYdjRP",
-	"pcgR0XoLIFg9NuvnVbW+yoXAQn6klZAKXR3ASwXkR7cEtR0GoUVhf35Omnh4RO0bmkHzEJptvayC/WTZ",
-	"AjUt4O9QOD9piWDsekTCvLZtUCwybQJ8rXw2x9TuQXNwY7LXjimYGX4DlYbEek3U7GBNG8iaU+kfxAnt",
-	"ryO38RMfUcQcgX0SMTGH90M1jHUY7L5KIE8d/pogzYPVcTBuwmzrDoYqySEGF72MyiKh8rQGQzY8df9d",
-	"4dl4/GpVl7GTOKr/HkvgcIKVkc6EKcEWV8BfdvZh4Qt5Bv6GzltVlcKTt8Ihx4u58RqE0tCqBTEDJuMa",
-	"rLnSczEchayry1wbsTdq4lYHwe2CEYYcSj5C5W+17tSNN/cRG6tG+H7I9TgTC2L1Rsv8pgRzHHZH2BgD",
-	"4KeG/kJgckLkUeThhrtb6zKEExUFlxlEvRpWrEGtoQRxe66yR3rx4fi5rmnJiMkql8UaWtGoAlBp9R+i",
-	"oZHR/nG90CsD4RVkI/zhJdHtg8Vrrzi8FuukS0xzIHzKsN9RmIKkDawWMABC271DbT874Et5LaK+YL6U",
-	"dnC/9Q7GguciP18VQCuL/3rljtA/frqyUpkc9IOaBrmfrkJEyduFDQAYaMnRw+xQ4dtB9BleG4ZntcDB",
-	"b78BTNNUO4hrPgF3gabkaZIWXIIpbQX/b71thpcLTbE5z4Ca2T3jzJ12El0RZiKEilI4m+kqBwyGEDnq",
-	"DRVotOgXwkQWeGfBZ6aH8NsMi5h7DuHcd3byDLVKrxoFg4hpb6hcfKQXozr0fJW9j5fBLVBCVwnWQfyu",
-	"0DmfCbCLTX+ohuqltYIRNCWTVvWsVEo18UA6m7BlLqbyEwHgwR/mgmfF3J7ksTCskxzhD0d/ShBHjuVa",
-	"F6yDmznpDpVD32/Yup3E7ZKkC4P605/OS1f2//QndilUyhL7u85pdc7Y97BlGNJNwA4jrgkKN4MJBFtS",
-	"Gka1n3xjvw6VNGaF6r1215Y3Lesk2e0IeL367Kp5WshNSQeXXwszVMXGsXeAGXg2HVQGrQLmsuzsXyIs",
-	"N/jxDjEmcUkyyGwlob+ALKcnhgGGh7UZAtBHQkgdYFNwGlMDXgdzPwbR7xDdDA0D/NHk71dXHyrRoKQ/",
-	"VOcsF0av8gkGIxViSZbqfNxkTo9PPeVvJq8RshyCExDRAVslkxNBOTw6/tYuyaUorIK1+k8WWUkqbB76",
-	"8w+vD3oHXvEfPO0f948hcbMUii/lwdnBs/5x/xliFsxBih/Z/zcTNWGKC6CrQXsN7H67053NUA5z48mw",
-	"W4gOlDsU8BrPT0bHGRdnidD/Ki0fOdx1yLMuDVuuxpmcELGYSK1FGssIK2O1g396nR6cHfwgigutseQB",
-	"Nw9M8+T4uMIjwJfLjHb10b8MGkqhL3lrMlbrUCYBMrwKS05nJHgtfZTbhBhc/3g/3iMCHYzU7sHZP3+O",
-	"zK26Vzi0rrN/HmAO7+Bn+wRUuOlCqqOS8G387G8wGBRfGxVuYSsux0IQXjAOZeh9Bni8cZoE4ugTnmVW",
-	"abMEiaERwr78bCyZhg1WihhB/UKnCt/SHZSC8PhAAs4CyAgfNQfC/s39cW6Xws7xfWk1yk5jQyw3XHL0",
-	"YVvlQnTdG6jrsBdWkGGFWLZaCGko5A5wOYD/Rfi+YAZBQDdYQZSwC/t4TxDg+mEC1jKuccfaml2M82Xr",
-	"0np3IB3SLc+qaaClXKIf7Qbfyc/3eIzjDVCqfKo50nHtU2V+v/UOTo+f7j7UHxUn/S5SvOnZ7pte6Xws",
-	"01RA2cLpycnuO4KmeoUIs58peLyoeQP8s5XD4iRN+fefgfOqthMmwACWM5k75Ma7wNoOfLQ98MQbgJ1c",
-	"y2MuF1CXZFY5cIcAtvZcFoKZJZ9AD4M1WZTTak5J/xWtDACnSSZaTTM5KZI++4h5fV+RCK+55a72z5tV",
-	"9YL26FeZ/nYElm7SII5wdeL9eODhy1wY5062/OaLXJLit7LDSI3WlbP39F7O3rZz5xIcZTrvBzxyx3/d",
-	"fcdz2iqPd0bxu1ZP15ZzusUwgP260yis1rT3Nw9xLngK4LoVmziNazZQjVDtwoAA2XOdRTb48TPgwik9",
-	"JXC9w6sgTCnis3zacNR+EMXGOXsA/bJrjz/e/j7dfcc7XbwCgMdH298/iGKPzb2vLRd/qNfpB17MIUdP",
-	"6f1KnweEECOniNA5yTyaZnzmcJP2Qt3ZpQjP91NZxL9VspULjQUrbE68EoCjI6ZTgRVryYfzq+d/36HH",
-	"gsGXDJiht0hAgN4AgNjEAoqJmuyZp1XDwrkJV6GGZsajSpqVcsilvpAGPGC4qh+xYvAicYHmUDpFLHnT",
-	"VeZ4t+pFwya+0j1p4WYgp1Za+HEkFJXyfUWS6utQ3RcCXepwsJDSw//r7pT6EQZRD7HocEcAADRsqUhx",
-	"U6z1rG0mTMGgcrQuLLAh0CAHspdRwDq7YmvdRrth46DbuT2HWf2Ai3DPfv99+q/RPPZxX0sf9ZutUe/v",
-	"ttn90UkcS6D3vEPbo9aLPk9TE1rqNrD9nhg25hkHTkzg7KP+tLnGSWAzwAL+eDtf77A5mg4V3B7gxRtP",
-	"ZZ/9QMXNOfT+Lbid/BnjhLmOqNDSsInOc4TZHa8jcFoCIckZJcZcjhUPtM6ReWK8Jh5RMEP67Dmtjp3I",
-	"WIR5a8bLwcGSGtsIItvb6FH36opHZ/iRPPHSCLabAB4OAlb1m+jYdFNgSzcf0FqJsVNrh22LxaB3IV54",
-	"MZlvypcXkfG+b6TuFZZL8oItNCCjoVcUEpGmV2FTKFfGE0E/9dCotNqiUKqdZ53T46eIt6r0mMppq+5G",
-	"7FAMPHsG9IcBVloPpSQRClfoYjMxBadmKpU08z7zS4OE654/oUmmeDfEvRelJkrHk+Njx26Ma4k1VdRH",
-	"EFmCzgQqPblzevzXnnP54JZRuGWkb9UovjyBTKd/IgUsP+6IVzZFKsMO+XeMojQL+G9+ypfKthf34pH4",
-	"RusdngiKhbpD7lATeDGPASawaPueXJLmOOVV6DqnEAUEIqLSJ1iJrdmAanLyI3WM33eCcseFriXvPyGR",
-	"1/KG19CsfLPfTS/tp6M77tOB2oA82OE5EejBN7OnyWPyp7RZQuCBv2c/yWcbqd1ZbRUbWAAH8sLUNGKE",
-	"nly2WHn0UCYL1qlv4HGIKEY44BNqq+gS9R8YJdjphf2rcT9u4oYLZo00niZnU3DxNKUlB1OzRoDZH62Q",
-	"GmyKMtceu+nBpeBYgaFg7y2/t3N6/KwL+RjXyhMTSdWt9K5g9WCLZ9Z0c3nNFEW4++wnsG6imDcGvGNw",
-	"AGoRLb0S5xx/eCB/xf6MVvnaj9jfen+OYgwZ/cAeYhnepDlHi01n8JWwQjR05rKOzsu9tN1vNtmXC97z",
-	"NHUybquz6YRu2RxrY3uheGllVkUCxghRMdvqRM2gLFngps1m9yexTwi5Xp7n2BuxIG9mQ4ICl1M8oLoI",
-	"MqI7rDEf52v07bS6ffa+wb5L7E8EHxuLGTD5XI3nwNOoYXkajh/Lu0hqblS61dR3NZiGf2hzcEuBWuQi",
-	"SFPxmFdGTFcZsIVHW67bVJy2CZERJOWO5ps/uMH6ePanx9XaNDTb2IiPagO+V7hpseq5xiJE/D+r7lkn",
-	"qh0nUjRElfam0slJt8ZYRLuHTgnk1mvsRZCnW4xGqRpCUjtTdK3syq31P394e/ObjfnNxny80kJGED4t",
-	"bMr2FYQbEE6hcHCr6YgGWCw/rNAispwmEYJHsk2vTsV8bC4l9EfyHhX+zsIcwPD5FpSqKxls2rT7Ws9g",
-	"u+5Mn3nmJqoNND1UdDrfKA9sSewE8WTnMmB2aCwiAvnKwcEarR1HZ7wq3LOIzz2nJ2KzXnyqYPikmjcs",
-	"CnqbO3l99hwKco17eniozGEYbjGiBJf14ozIboSpS2tBXd96ZEQ2TbqfW9RYqc0PEmrvWkYkdnZ6h0YA",
-	"Tb9BCXkwyki533KDgJAeg6xrxREsBy0SiAgk/YLdIz4VgZc8gNbRTwYhedBaI3uIujwDUX1jheM92hGb",
-	"9GYPXNHYSmBSJeO/v+D8OiyEjyQH9rUQvqiwoSqRa328Uj0DASPT8R2LiV4IUzYYe65imOjUBTBjLz0u",
-	"mz/RrrwKroZ+c2YKvYSUn0v2R6hXdfB/Hl9KMetAFXOxhj9byUnVzj1mdBBCrv6JEH1NoXOUSwvI8GOt",
-	"l7/AuR2m4OtNRRFJ4Du3s0qVEmu9yqFRvMkr2xT07WotcJI7aix21TD8O5hv1Ul9k0h3W6uwUyrNhCqO",
-	"YrSKVpXRYOo8wRNTurlcE8064zVLAiZu0sMjb3+V1kNlMQM6kuLYczVUK990iKZDJk0BNh8AxyeMiqJQ",
-	"YJVo47EIy5qoZLdgdBrrJT3SypLPCHmgpkK6tBoP3RoNhWalNfWYX9IAeElT3Dag2/x7xGtL67hXjXZ8",
-	"4xdIhMcLx04qW8gdPzhuW8KywHLjIL9K25oy9tT15/FAPAoG4pYN1VBdVeBnIlJW/wgHAc06iC1LYVbw",
-	"IFbIeF964RPD/vHTVc+1e2EoIR+qKpAy3UQaH8Oe0rAbaeTYej+UekeATHhynwHefEKbF4YBgIG9gLK3",
-	"WJliqHAa8SxQBJUisYFH0Iddq3A8DOtTZVH3anJJh4qiyz0PIUQ2hfs4ac6nBVHypdIsM47oEASQhBz4",
-	"6B19VPCvACydDDDdNlQRglry69BhlwwPztjTCIn2jP3zZ/tPgCnCf/5GfPs5hZNgRil8//PNzWNwW0nF",
-	"lnNuBEuWGVfW3kPgH++1mRU4YgTv5gyPOdLMZ4KbAvFNubm2ftlQYZh/Yp8pi+g1yXglsxQ68egLoD5w",
-	"EMx+/07sTjBFLviCeUlcJ5jhZMQS5b5iwdErMPhX8uXqsPHiUwp/MQNSTBDYgG1FsJ9g0ya//gZ7jSMC",
-	"GpS69A8euOqdFyKe6i47rTTLW+4D+99CbxsKAJnKeGnJalTAFgvMR5CxVLvOs7O/Uxt6RU5XTAfrE2SZ",
-	"83Do/IFbRy0p2ZrqNh3kYvyAobLCUqQODLPQq8nc2mHnLBdAGUtM0aaQWUYHmerMJ0BDk0F8LzdF3aHG",
-	"eWyc6tKuP61H2NvYkFTW/iUb8qvYXrhmu/dXrwWCwbatY79x1QJxqQPKGYeUQQ2sVx001fYvfT+W5z6S",
-	"7Xe/eTAtsHPn7OfxxKv9Ot2WIrj09QBghjhyyO3b8HtdzAk22ven8CzTtyI9I0sGS1vA5IBY0lBV4uAQ",
-	"2p8gk9YIb0Fs3l7EX1fkHMB0tHJysksRIHwyoPTaN+EDOoUeqlzcSEp521+jMD1MaZUjrx9MF7v6QfEr",
-	"faiXKDxRcpZ6Y36aywxOuP07yllphipI1ynZ4RXH161rOQPROT3+a7dO+mLkMv56H+ztD2BY4ZsfKUi+",
-	"j3BwwfLHEhJfSZI85M9KO3JJ22lf0+fIbvwj3O77x8brxFG9sy1UGhLxgSwQoPcoa6lV1x75doYWjtgE",
-	"HPEnBo/vUHEDHX0iPwRwTnFjR806iX3XEfzrEO/2MKkv4ZIIINT+G30xxRL411nCMqkEsJklMqV/wlDs",
-	"gJOUF5x+PLMP/W96yH8z+xf230P134eHh/B/9o8JJgcS9t+Ms+T5nDt2nQiHFKo4XW0+ZwnSFVlBYQUi",
-	"CFAiMp3lwpgBYhMVOhdpl+FbcsGNVlLNtr4IknssuXAX4yvwCY4Jp8X99If47ipWdounbELLJ6zDG9HQ",
-	"3UwdUeSuFyiWIKmhW0e3fxixHIhQ5Twp3NODuhoVekQ6avdcrvxtV/p7e1P0UlQfYzGx2pPUnnsdANTC",
-	"C9QGPO0/Lt+/YwiXPSCYWqu0pkgcQrh0c+Ec/TlPMVYgUnp4qhV8CHtR9DAIisTnbCTT4cEZGx4gLPBq",
-	"JVNEBUbmHhg/XmC18fDAHuPhAUxkePBbMmAcAdPte4AmkA6Ei5vhPyGOI35Z8cwQ6QpyspAEcIJCFmzC",
-	"81xadwpLou0RpDCavyjts5d8MnencajgjM51RrLHY+vDvB1ILNOKcQfzbO9AJ40WkGYB8guLwHEBO7jU",
-	"9K2Gygd24u/RpSC8A7AVOZtk2lC03El6NP8XMBYYcSc5gwqNQ57JG5F0XdEehjqG6ul3zIiJhiGB/RJ2",
-	"MdCfkFi7BFngHVEr387LZK3gTcJFlEMwAnCrIVKZ9FD6AGFjEhhcoYB1Mtd2uxmkY8C7g7CAbwsBGBDj",
-	"GQiqTPAofMbOIxszSC77SDfgAVV0kG1p5vrWDBVVYrqL0LKbamul9kl+41K4SVLkzYvcMGn4ZgiQjzjO",
-	"1oNfLgWHwlXEdHZPyaQpHKr2JOghOAawtBWb14Hu+3LWOByILQbacVSUbUtvXw9VhzfIHjw8OGvTBVK5",
-	"Ch9GYMDYZLoIp8mTXgxVBW85HtMTTIYM2BYmjBIFg0cqhw+BhjuRZSSSuGmR/WCUI98sdTrQv4gZIYHN",
-	"UbuMuA6D6C20d4cKJSYjIts86eIZzAWnYZKsjPrwac4YikWGxCUc06n8JEwfsscTkSWQe6c975L1ftI6",
-	"Z2BkA4bBuec4dmEbu8dxKrSDKx5LlLamwm2u1kOFX9pV7caA5u6ySNpjVPhPf2Idh5kSf8YekyqEQXs+",
-	"xIASy4WgveszVOj7yLL91aUTmy94hoIU8dS93dpnzzNtvF+mlUJ3kqJUJkjJgT/FQ+VfL5B5cU2HtM/O",
-	"aRNh3RIUNvBCHBIdPVtW6ys7pyeU+U8uRJGvD8+tpE4GQ5W8ef/+w0/vL/5jdP7Dy3dXow8vL0ZvX7/7",
-	"ePUy6bE/HyPECxjnXaq4Bgd+KmcrEKQ6FRnrVJ/y9v2Ll29wl+FWHCp7yFE+wD4lzSGLHtI1WhFsz98N",
-	"lBKYIJqcrWoKK3KS21xa/zbpkphHUWV/LYQCRThUwio8HBkiZJiAnsKNw7apaWfvEA0oEAYd2nuT7sC7",
-	"6MitJmD8xaEVhno6RZMXrSXcrrQhL0T4zFYWWv0pgSOOtKU0+F9nCQktbPLi7OPH1y9cCB93o0zR3o21",
-	"+rn1/uFwedvqDTfFIRjuEdY+69za08YVg79cImg+6R+DOpxkfu6GbLrudJIgpBefwbdy9jfyeiLYt0MD",
-	"hH1VGml8Fu2GdfaPKWtikAn2eNFK2I0BMgpXaxCZcaVVRN4DKICRhp0cn7J3mj1HR931gRQiy0w8/aHC",
-	"+UNSEmqH/NSlmoGkcsKiuqgxxlJtnshOtJTFmQP/bsWJ3PT1pecPjCzDyFTIxUTIG6hLAqNm45s1krOU",
-	"ZtCET/70+LghPX8PsZg5L3ChvigGs+G8lkewSQtQdn8HTESGMavYxWVzGAL89nFjK0LG+kbUcYfVxnBK",
-	"njjaFi7hOK11yo0QEdSWFUvRQ6FrDj8wrMpzPpmLQ7vfc501EzQpfTixVyb9OsT3MIHfevUpj/PogNjD",
-	"XnGpnhh3HGESg8CZ6orDFqCVgRsk/V1GsE5PWrzpSuu3XDluUvPluT5hrXMvbEMQaDMG9DlxMCebW5GU",
-	"VOV5m+h6j+ksbVGuZU3kNOkiIWq19/nKh328zRAPoprmr/pWwG0C5eHg5QyV3bp9lizBa6OaAl6wp2iN",
-	"g4kFyhtYmJ8eH7MOfUN2ctwduObsJSdYDhGVSZTIyNrUf711X+BrRsoM4aC9yrC8j/57z4p5BJd4295/",
-	"mqx8/DHDBeHu2mj1xYqytmjrWqdYgXe7WBYbpUC3c2g2WRXLVWHPjlYTEae6Ss69a33Vq2Ko7KnEYmKi",
-	"DoOOD5EJgy69ffkIw2FLObmOgt1nLLEOyKs3738aff/x9ZsXLy8SfzS7wX3VOVZgIbWa6UW3fXhz/u6d",
-	"vc26E1BqZZ0Wz5kYX3r58e3b84vX/8de7SwDHAzSzbpogPXufcQXppIQrThVmVG8rkTeW2btJU4mMB8y",
-	"XwPrhDst8mS+UtchEmR9HVDQa3ZrNTH6NdZzfM6zjAJE+UqxTKuZo5UOEbknhsZgJaz9ZJ2nJ8c+vrZS",
-	"9nMMVeQG+rq3rjPGvzs+ZcU816sZVlol9CUSmklUhk4vgd7gKZcZ2gvWe6P6vqFyVvd3xycsWS1RlI9W",
-	"it9wCTSMiZvZZ/vC3dh5nFDRSo2vW+tM1jmO6C77DV9+CoRLnCPJmvzIDf1wsVIv4KBCAOCeUqXRGx4p",
-	"R1oawfYUafkcPEK17qMYfnavQ3MGbBiU3S1sPIibhgVskvVXdNmYarz4KpU6AgfuxNzKnJkl8CCCkeUr",
-	"FwoNMR1HY2gf4BiNMYYFtaLUkcewThxP79sPz3rsp/Mfe+zt6XmPvf/hhx579eb8eY+d2//3/sPHS9AZ",
-	"P4nxW6odg7sRXLRAMGPPHz+VmQBRRQEBV/m55LndNvbPlHD5VAhlnEKiGzDQzw2bS/AYAbcBQjL0Th8O",
-	"ePodhGTgeRnP64VqJAZWy0zzlIGUYp2T79jb70mwsm1y1b7pGUkqo1mqQU2FT1M46l8nUuyfZkoaO2QJ",
-	"HVUYN0vFRGNjVdGzHwuCDk3aoCTrF/yTXKwWcdDv6uL83eXzi9cfrl6/fzd6e/6/R5cvn79/9+ISYohV",
-	"zVE/wQHjQ2UWdmPbY5ALA6lNO1ZsmgJlUWg216vc+ETKGOiAgYeduK3tdSluOdd1gTlMWHHYMfSdYMPQ",
-	"5Y4Z2+0f/LxaZeueQ8+YU4cqdBezzjLja9DHAK0rcqEm2ENKPST2FWBufLx4gwE1vRQKorfODbCX9KzW",
-	"w4QV9wl2Xj4YTwwglvBilYu4hXgshqo0A0j72Dtw0JwlGVezFbgysFp8cm0dErrfb46IchMO5vd4nTmz",
-	"g3m/FOr89SFwfxVQSJ8cwfKW5YlJrK+z1FLFJd2Y4ZOljw6HUCsxVI176OPFm2QAtmSVFbTZBKi3N4YK",
-	"DA4Hb3Lr6qU2lG90UjpLPbkWhVnOpfrkAtWGfbxkL9Usk4aiyz02nS6WYuYPE6Qm8nX183VdINK/wvgH",
-	"Ib0f2M9LbV3N6IslQiV99roANNPU5RSApELZafHUPwby52/kOJc/6k9sksmlYS/EWHLFzNz+AyYRTwt2",
-	"JABGm4Id90+/s3Zu7fAHQ2XmOi8gIcvtOTarydxuuOHBTNuLbnmeskIohr7G8MBeCg6AQ+WiZgdFTLn2",
-	"1e67lYNdsa33lCVKFyNp9cxCKGjx3mJTtjYBt+y7UvrjWZz+GLAGu7HOTgsa9NwelK2G2mKVFdKqoyO7",
-	"3IcpL3h7S+kqPoGPZK1VxrDdXgsi4wtstafP7mzwpVKSRiMT7BenM9qod9h6vmEp6GerZs2Gnq3RrtZl",
-	"dtoJV+rpd48yaW9boSqF0EwbE03naKF9fcZ1OLy0BmTLbjOvl/LwWqx3Na8GpvWd1D0l/MR0A6yRJPW1",
-	"cOD7Mq+QAwXcCvKiD12XnB1BuYPcPtD1phJciL2ozy6I+cv3zwMyv5XrZMol+Boxoq55LEDKAT2FeAZ8",
-	"Ey1GiETaw3clgJYxQs7qpJ4t6Hwp/8Mu60N3wZ5nRiM0eR6tQCOdbnkNSikWvxMBKKX3sCS7uHz7BF3d",
-	"Dv0q217d4OOD6g5mK3ZcR8NfjWdOV1mG4C49EMxnrkIKcwhzbuaUSgg4QbkocilurC7ghbUpsdjGzPVt",
-	"3f7v9tn33tYApWAHUtM7W+6aNaLA6jM+KUzU1+jSLQBzI1Vzz6qD0SMhMSIhkSAITxHY4JUprMFZbkOt",
-	"NuB2uEPIsAovhhuUqhAzPN2Ja8CFpXKkg1TE4KAae+BmxdWbvqOXw9JMdY4QkJWRu2XpsbBKapVl1gGA",
-	"Zd8mWcHTpAbhzunxs8g/tW4bQjPGiI4gGHEoRmTTnpvGP366ghpuv6c25RvuOzyi9xTJw4fX9JE+XK9n",
-	"eQi7MQavxTrWXeXT9/tHUw1cwrRv6mVZ1e7Y2bKJijwWcmcsIX0FxJ1QTVf4KkV7wiDSXYLL8fxCLicB",
-	"p1wadi0oCwSsP9BSBCKQpwGYDMEF7RsrZsZg95mk+3YYPXF8DsV4xIcGK1DBtImU+w44m9M+O4fLotHg",
-	"kd882LjW0cFu01DqFxxG9LvPeeIa7dznLbpInc522UUk/7LCwu88qqhpv+VaGNioDrbtNWc2bx6Jut7U",
-	"pu1y18bgLhns1dUfoRV15+7bz+vAFfbAaF5Ir4r5EVda2ee2qqWxF68XemVga6G1RAWLRihfLZ3wpbwW",
-	"a1/pSVaifZ9QBe0Sb6N1EoeTbY3NSOaYOc+p9jTL/IugjSvmjOpB2OIwkzdk6xo+hYC8WIwRDXqc69vA",
-	"FqDH0Ea6XBowl4nJU2kGpw6gKHnBHUsddo1layYUH4NPKmfqUKoeHmbPXmevy6S6ZrlIxWKJR/EqmKmG",
-	"LVfjTE6osEek8MqJvVoVkmemz16HtM13x8dxJtqu++harEdKF6MQlCFgSTv00ocpR7V1HA2qP+NKq/s+",
-	"5PiKnbGdeB5w1r+7w0G0Cy9VlxJ6hhuWk3W2fyAEm/4cgSAmq1wW64Ozf/5cigFVRxhLiFUxj20we6hy",
-	"YQ/mISKRNmdWXzqQe7B1tRKHhVwI3NDAkurh8KktwcOfCp5nEpDI1LWva4M282K9FB5g+XauIYeEtdkU",
-	"xq8goq5FEYBUHXZql82Eh37aAODnKmaLd5c6X+3QwbfCPDrYHOUQGpMu5OrsE+y5l6YAAllQi3ORLd2k",
-	"7cgzTfD+xjjKy0hNQ9p5K2Jid1OVw01VuP1uG6pdj2ZFEMDAPQDIbp6jAADsSysTeen2FQuu+EzEqSfX",
-	"hdKrwOA3QWN3Ix+8ZGPYkcG4pGG/rMQqAPLb6c9yq14R74co+BO2EFy5VhPqHOCGzblKM5FirtTnj+HR",
-	"BGwibwR0nUAjIU/THJK4XFmDBpvEYNfA13cZJYhfL0XO/uzTvwNmtFYQHSAgXZ91rEus1BnW9pC99pvz",
-	"nrzm6DWPBRJQHsJurxmW3n4t2gl20xtsxvp9QiQ9Zrk1yug6QdmsJCIDpCX1P129UUBdhhMn1LcOFErL",
-	"tBuqLNFlMWKSi8Kgt7KwlpqVNNjGWXqS5+Is5mKBTN5uBA7N1qVeI1Rv80sGCcsxN4JaEykYnkJN3I3E",
-	"9kPzSzZy19VnTKHyOVqkx8G9rK67NSdpFk3Bf/f3UtR/29n+QDecL+VLtVrcNwqmn9JeEJiRvfxVAmCW",
-	"dpI7k/Gv20AwAduZRw9hHU4niaE5wfSqMDIVzrnqBkyc+iA7dM/jE6TCnqNkqCKTAiGC/BtH+P1807/b",
-	"ZdgeFBhtoykduWtMAm0IC2ng0aGi4vTkpDwSw4Sa5GswEgHrxxSsc/7y8vCH5289emY5eQduojWn3Okd",
-	"AB6jwZK0KMoPzGvW8RuvKzLtCTa7X6A2pRxFZOj1rGO7HEG/PeH7h9xBf6jeQf2VlTUrJX9ZIZxjHRlR",
-	"5/T4r4hkkK7w/Iha2UN4hH6A98fzQy941Ih8JGV3gpOFExCBLrJOHGvDvfTAbD9fF3nPJN5Z9cKoxk4I",
-	"53mHxYCRSi8hSoKLrHT35aY6xyYqoQp7j8hZRR0h90lUKPuPy/fvhgo3T/TBSYaVvSKAj8ACL5Auelxw",
-	"qSLTgSv2/nxVzBFIGmQRGB0y0Idgi/0mFSWaMFFsS6SxpwXVcLLYbVp88Kv6IFrXvW6X9r2KhPwX6Ny7",
-	"VJ1hPHtt27booaV9CrombK4SPOh5fCFG0iEpBZqIRcoBnHHftEtFvjGIBEWRpLLKxWpJHCMrAFcKcUK3",
-	"6aUYf/p2rt2xQnM6DHIL1mhZx7RCGi3L4DvAGf1GVFCFMt0tn1skoqIPtc1n67FN7VmPVrplrxw/rjXw",
-	"RwEqbbMv9uzC9Hdvhyq9ENhlUBKSGnFp+ESYePNgpBSbXYDJDGJymM8ekJ6mpkMDTTD+IdCFhs2aJHgh",
-	"c1P2SpwWeGLqHBRU4t74KGF/VmTpULURpmy3LCXk0Iez1x8XMLT9CfV4oZHn+ui2+u+cd2tP414W5mjM",
-	"M64molUqmO7B9ClQzG1TLfEdE63MaoF2ku9YXXmgiFtE911wqUw723oz3/LEMJpLDefxkhtTQ6dcaHxe",
-	"Ays8PW8AAZVyYsaVW2zyyMeJkSZVKovvadn3ldnfS2AseR+9lgjR7ztw58e86+C7r/B718tXfn+7KWPe",
-	"rLQnonM4xk8XnUEXhW4RhffoP9TJt9Wog6RXLibgs3hBjC5FrUf6gp7+SKHuuslZL3y9FE2Rbrd0gL9Q",
-	"CncLtVqA2DM39vdfsoOfN9GRWo1DEhk7pqebRoJ/bR1xd0v9SmYCEYPvOegev3CfsHt5Mb7KyHt5CtFR",
-	"TP1+b1GKX34M63BWQKugXSNe8O72kvahGqpDNHz9fk1YMjE3BDTsUEHOAiKPf6GvjIDfAcMQ+5+mEthE",
-	"xmvqJIYiUfb88sehYjDMfsk+troOqhFg5CO7cylaRg0CYKV3Tk9Ouv3a4ZpfsuSMcXYjxS1JOfFJGkT3",
-	"h9WQCnq/Z9IUIhcpu/zPN8w9ZXMwHW4HWk7F1TitZbEWd/oH7L3Gt3YxDcDKs0biTbSXYcahHmLgKb95",
-	"wNwLg6JCNf9xpAEA73SdMF7Y92iwFfCDVBg+oSgf9sI9JQzcKb8vGI5IiDxqwiAeyE5CzdK5/WqYmr6y",
-	"hEJplRtkbNXgOfo1HY9ah2Yr3xG5rjNwAgC6GAtCPVB2JkyPycVSA6h6rm8JCZrwgOl89tkre9CxHiAJ",
-	"77Dn0Es0OJSUXXVj3+R/UvQ2AmcCtP8S61NzDLZ0bNtEYDf39FcRhH3cmGqbLdoiqFpe+20m+IAtNexQ",
-	"YKUHGFlID8A2qfUKmzfC8ePLzj9IiLXdNtnPP3Jr/mJcwrmrCsKjic5WC9UO3RKvJegX2oZujE+Mxy23",
-	"7+iBFENzNU9FfgamCFqfflrwACzbHyq3rekhTsCi9VWWlfFo/EDwZdBgyjJ5I0ogGcGY6g3V5eXFq8PZ",
-	"iuepSLt9dh7W34UJoSYfKoQVBmrWfjzd/XAs3Wd4Tst8n6eMPi29ajfnGlz2xwGWjPbL4x65VN8qawrs",
-	"PHOcLXNxaORMidSXxzs8ry0H0O1V9POeX/6IN3BDNghse0CAgof6BpFKzww11Dj+YCAIsIfxWYRmVXt8",
-	"uB8JAo9tnqIeZqnLx7pbl6ZWemQfUl8vGemvF7SoH/PsIQ6Ze91udYbXwef7xlrWpP+iRUI/+FEPqDXd",
-	"dx5OHYWsdilCPK8AR1qnBnnoZgMt9sQM1TKXdo0OofcS7uzonC3nayMnkAVNiYKcSBm6dXpyq3IbKqfJ",
-	"7PF03ooj9z/epdEu7CJ9xYjM7iTbebQNTdpV+gN0JfOU+m1u/w20Jaqs/SkIK89virZ+dFGzoCc7H69e",
-	"Hf6lx1ZLB27+9nv2N/b0+PQv3/1Pq/vG60KYLvaqlc8yKVqAoAcQa1n02Ttsph8qaUJ4YC2KM6veIbAp",
-	"ib4kwcke0e8JgsHjjyOZEseWc/orNzkSs6Q/VOf4fo+wKT4toQIBgUROThE/knUS+sOIF0k3rqHwgFeT",
-	"uZhci5QBlwFY12Bnc2SrGSqMisTM9JlUpWav05OT7oAteQ7UP3O+XAIiUuFnH+bku80iYUqR6LGYaOt2",
-	"JD7unLCVKmQWwVpiLyquArST0eyQDQrkHgprK17FjdSrEMgBaiHD/AQXgisACbUylMDOyqV0T58NNkyY",
-	"TQtmqAC+z+4SBFdmAbE0iGYovXPf1TF5J8tcTwSwOSeNdPxum+M+vj+MvfJ7Xul88dARWHwzTHqX1eVj",
-	"VHgKfmdh14cG/quD/EOp2H/M0hM48UFs7xkBPqpIzXtTMK8XCGnKKyKZm6rZqMRt5CBt9LHGEPjA8nTi",
-	"69OHKiSHlJOYsfiguGBomakuhxOmspRego66oUrcqEYEizXnhs1yfQu9d1qJHkvI5gVnzaqq6KdSFsyb",
-	"mCNrXgTeAJyGXQLMbVpjFvn4aBie/dRYOX07X3uYng1Z3mNyyrha90io00C6jgYy17fUdjTnN6DLFlyt",
-	"XeEgj+NSAzbOuLoGpYbZM3Mtl0uC7i4l+DAsFkJR3oSChkCn96Uq9ICgFFYZlDPqhSzgT4TenQO4hAPv",
-	"jr4tdjlm+hZqDI3oIXlTvgJyxsmc53xSQGc4lAjBQc1EUTg0ilTOMHcBlY+QxU1G9ksVowRYE6a5jli1",
-	"bvUqI5JYh+gFT6B8JM4ykzeuYkFUi5LsBnEbDXGMKQYzVJz4CXGV7eZHPGlO620NCcQ+S/CeEbLNKqSa",
-	"TXqQfl1isaS92KymU/nJXj86sVMaPUvY//f//L/ESor0qNDVAW0WAMp+TlOAZS2QHw5XLjDA1vDjIT1W",
-	"pOhLVGk6Hyo0O9LYcourswBJwEkBAmHyZgtGRmgcZBFsmgO9qJ+NBkDXwjzwyxX8WtR9lpByQpARYOmB",
-	"ykj5X4L9stIFhzy5AzRwOAsAQtFjT9kP38eMiLFFFOOIwING4tNEiNTDh/joFc/sV4OBwmQiFHRAu8aT",
-	"RJPy5QgkEXpeGCgk47fXwvu62HMfJdM8L2JtDpuWfQ8r6vOV7SuZCXyBe+1eueyTR8nH0BewxpSH0gBk",
-	"yJUyNTrqm6X1xZZWdDL2P8J0emtPYPcRzTW0goIR9IVWG7mO92a0feC5EaWgQBUNFRUX8rYicdt36GH6",
-	"SJr9y0IUHKOALvrmuJ2snsCzFTM99RnAKxBePCFNn1EpV9AmZxvWpCtdDBVcnvzDXeEEXxfdYep4wKeQ",
-	"iT9UDBx1QaApsaEGlhtYd1ZNRIabLLz2ytYDGClE7M/i5TMuAonDdNArnTjGMkANYtUEuhrdgQfiWvA1",
-	"on45hGY71LGYSaVIRXG8ydFJkG3oPgCS6AWSKij8Bg/RsSdfUpnGWBdzq4MdSn+pb/wnJGMVCKqfA2Jk",
-	"1Xwj8gy+0GrGkp5VVoOkZ08q1oUl/53YA7pYcJzrSqViIlORdiMKBASySdzw++GVA6wpBz2PBk2ha2NA",
-	"yZybEW7TxClrBNHNV4JMUMBjjgwxNFadyfUUrHj875PEBS+06rMLZ9eaZSZdFOji1XN2+vQvxyCEpJoN",
-	"SqQeARQYd1i8sKHRFkgo1AogOsqE7nXq+wOKgYeOgdBr2wdB7rAg/vJHevvuPlq47CHD1d8CE2FP7hGZ",
-	"0JPmbBMw9qItfHnLZ3aaH19jPmKqcxRWUhUin0IvWyeBR+qlUHwp+3bNSXIf3Twt/wx8LCIXAYiK2uSL",
-	"XFqfauWdvrHgOQArAp5oDcwgtb/xmSCnD2cQMetD6TrDKnjWiWZCJIPJKs9Mn3Je7/hC/I3cPb4Q5PGB",
-	"54zQjgS+BRLMu0puETBorY1QRI9k/boyXFcuMAtuxTziPpJOJJw9NHSx2wZH7i0IjIODep8pgEiR9XVV",
-	"NMeP8qAdhfO8WGTl49GKWDlayr9fvX0DH+GuYQBf26UlfLfzD6+9jVHtMzFrU4jFwc+9g0+HXK0PsV8B",
-	"RWK82Y+4MaIwR7/aw/Fbm62PbRFxuAxd8SXkWMC8iTeV/TwX1qejjQhFmmtrhcyFKHpMTrTqsUzPtMFY",
-	"xhp0GUB4pgFCjnbDWCpuN68myjT7yludX4cWZrs+SjjQvkGAAEWAvckcVOzCZbb5uv4UNZQ3mHO7XLvY",
-	"0185DrdyuXpicFkOV/JwvFJpJvr/MolvKVnyYh46SkhYlbXZNqr0JS/s1A/ODv7vf54f/h9++F/Hh3/t",
-	"jw5//h//10EDkXp7vchvOE5w+7HoHcgFn4mjpZqVL8Qc1sHZAX7AmgG5W83N7H982nX8enhOJ8Z8xjGN",
-	"ihn/nXPADQLgxcahY5z2ZPXs+4MuFlxmh4CK1KLLjNAlEURpK9hbhwQRxjONdX/TbplKpr7V7KV9wxWM",
-	"51F6zTanKA0iwDT0dwFbriwTqfg9vVrBX77wiO1nkrkF3KeZK571V9nKFU8g2u/x9m7FqhI9xzrG1IMj",
-	"FVI30l+dnVIXdu4kxSEaRU//zObiE0Xz0Tr6Xwn6xJ6Fyz041QsuVcm6ycVEQNAe0U0x2B/uuHx79QFK",
-	"WoWqcha6BMpQ0XjpUYCbFltmMT1wJ4G1otRRjyUZN8UIf3P3A+uxI/D3WKtDxWfckaJ4pF9iUT98/aL0",
-	"Gq0m2HhFIA8JHR9H6tDzLPaKiU9iskKsnCkYiEMFtNMduw6Z/WIF6mRgtLkROSaVRAZYbv4SrIjUUO2g",
-	"XEuu78pDWOKcK2MlFsHfDZV/N3yk5crDPtH0z1gyzfUCsjLa/n+zGv9LTGDlrAKy/2ttRfu/bvlGHH6m",
-	"J0D2baho2e2Go3wc/CfkqjA+kvCi4JM5+CMJ5ZISMMrQjiCpAa14PUgO9Ngql78l5BgMVWIKndtBHx0l",
-	"7OPFa9bJhdHZjQjFKRFMJl57RJck3X48JOoKtIvG4ZT4Ug37aZ6ERcevsdlBR1EEa5D5b989o0yAuYaC",
-	"DmiLQKjfeM178JvdcFq5zwffps9eCNcEJ7U6q24tam30c7BWJLhkyH+O7BkOGjmSANZEGypwTZZc5tjS",
-	"aHoUQvIogyuFECLEIXRyfOwZiBCekmPw0OFos87J8VPKzsGGtms6VMiftBU0gXVOj09jnp/Gfj+vBe4p",
-	"SeKf/0hAI9H7mzXcedNHDSd/iq03Kf4J9zXl+uBri3RQ+dygHu+yYKbVVK7K1tfX0634yMxE0Zo1mgU1",
-	"tvDRrySQ27Uglt6DLLhOx5pCL11OzkoBNCAIc7yDdGsOGj0X/6KgNPBB3Ih8qHLhO4RdDMW+hCIhXq+S",
-	"iMRor2v5a2wrLEuHNn2F1b33ratwV1dhu723r4/jv1ypGrd25x4R8kSbljFK3FPnfvytnVFHwX7vK5jI",
-	"qkQsTVTImasv5TkUyNSGS/wsLh04xv0rCg+msUu2PgmIHn+AtsZtX/+ed63VvYfe0G4Vf/AXO9/LPsNU",
-	"mSyMEJVQA8NTmcZPCGSv4EalrAMEFLAWfyP5lrA1VZu5LkLrMXcdEaUnU12pER6Qv1nDJ0EjXRZiwSb2",
-	"HBAGXhKua+CQfZXp25dhRR4nAlJZZIp/sA7PMmfXm+5dhkN2jiNfUf6YEHecdxFtArLlZWT3D6hGQ8b1",
-	"3sdbB04PLo1+IZVcrBYHZ0/9yAHHVeRthn4vIEF+i3ihtnMcDrHQmh65ZyqVBlwVroqmkdF9I7ij/qum",
-	"vEBuoM/5tG5cYzHVUGzYfkh4y2eNacf5eI3n+mKl3sFpvd8Wp9Kh3ytq55eRVNXxbj3wPU+9y/b1hfng",
-	"pItYQHoFFX7cRpfQEFsS1bgFVKrYtw3KiocsblfYQVd7qUM/YMjhWohlSXbJggkrpEKJpZ2ONB6CDdyB",
-	"PnuR8ynCm4bwFio6yIzqYs7GbkyCCs7DCGU4VFGVOZLtJL7iRqiZtFtJTq6tcmKrZQMlU+Gr2aEdRumC",
-	"3XLpyCXW5PIAU8OcL2FfJhCVSVgqlkKlxtGj4XKiN42RHBfswGh7SNRNNJSLinQmoDkS1glW3I8BvHPE",
-	"ZaWoZmQAAFezEJVqXnwMNvHQ507FVCqJ9cKcmqcx0gKFq6X64WAL0986sE1fiMKawxBQxHLXfoo/JYMq",
-	"2p+fImJZ2jk6BMzwohN0/4jaNXxNBL6kWbrQ8y3urdI75tpZQWGTwQ9QIi4LuxREPAh/a2Dziob0rMfG",
-	"YsJXpmSCmYKvY3gqigCW4M3qu6FKEu++ynjjdzwqJlVpJDuDPP4cxywWdkfgCf4Sp+TkYet+yuX43JNb",
-	"QmxeTAvWofMy0amABEAiFTQITKRQxYiudQWx36C1HLUXnGNeUYZNurDB29pJfXCpp8VhGkW4/MaEklUr",
-	"+lG3nGFTQqX/0ztQWGMLSeDlUvDc4P3W5wIs3+jBDr0QGymc4pQYRFsKaMa6FVl2RjXUQB9HVe4KoQbN",
-	"dSyhcDQs8UhbSc9uwukq94E0yjf1QgMK48bImXKNJQ5GTNySmnKjRA5Q18bqJx7ehbgelXvFwojsRhiw",
-	"DhzxGa6d4yRXGthrRQ7Ii3Z4WAPlX9Ylf7bCEJ5WfdyYE5xBkq7PrspL1KOXC9NjdvtQbWs0ZOws33g0",
-	"CH/fhjteFZtDp4YOQCqkdIcHUHfTKhlXPdJuxuswNIyweht8UGCU+vCRclVgFMFOpp5rf79V1ciJERMy",
-	"wTOJR8OTaZZ4NBsCppsKq1XQNLbJvkVMd+KwtRNoLZDY/PWArLGxd4OIoZwOUQg5W9nJrn4pYgNnfpVl",
-	"bKUyYUxz9Kc25FndQfsFdh7RIXVa/idZzKP377Be/hjwG+237H6fu/QBNjja6zT5kVWR+/fZ1L9oC9vg",
-	"smILeLQap49kUQHi1YRzyTj7lx47x+Xo5mmoBb43fV523b2Kdg3LWPqANqgDMkZLg3Q3CQSg/SID1gi7",
-	"fIXwNgleM/CtjoXIqCuyuNXsWoIDPIVmyVUuGF/yvOgCsTt2PVPwGfUuqtM+syu9JPVesY/sOGraUXFO",
-	"1kwYC6H86LAywXh3Emsd0CqQhTWowB8f1Or4Uu/qXajvtirajr6tgrZLtUM9Hz+2K+fCrbhrvsEL34UP",
-	"pJd34gIdWaFx6IzgdviahBsW0maQ7nHVUKUjC7VqlIrC0GG3h6hg2Njvy04cNSmGp0p3sEkmeE6nzfkK",
-	"uUAfWq8KMuqVRw63q8jxBYWwb7H/64N5iEkG+MNGHBqhjIQamU7yfeLC8AlPNpJcc2kKna9dhgshGnCA",
-	"cTUUlT71mM5Sn4BjHRc31VOw0FxnoVT+P2FcXeKFsTPGqKkwvq/cWl9dT9pcAdqw7tgSYGQ8fEQmAiVM",
-	"WDthNr6SLFzEDGsEa0KNPYb1WdCaVxsu0zl2W3O2zIEq34Utt4YmfSWSJ8ovjXKX51WfRgz5bmF2dSRA",
-	"Qib6OkitYTdUp7xBGlN+vrLuoKEJ4eS773oHC6l8U0KLPBG0cEJjA2012gPNO45VoGnphiUZBk2jr2zv",
-	"0hy8iIIGTD/qsdaZ4OoOCrllIRamjdIJX/T8w2srPWkoPM/5ukkBlZbsjwIhSzag2/tOIYCYvwejvMlW",
-	"vqATlUqzzPi6dKpDYEXF1hOF0TGRDdIQfgOBFAqUMQ+vc2fSdfvspa82ANS2lFCMwrcfNOgtKuGVWJ5Q",
-	"Ujo9VxYLz0VLGW9M0AsGEY3IeXavQY8zqp9pLgRgt1CDn2PVDiKMkk/QXg2d4glZ/NjJTEat/UdAEiFA",
-	"nwQr37AVzMz1rbICeWU8eI5mgdSv8lpg2TBVr2JDfeL9iKcHUTNCJg7Jolj1ZL46xQXrnTCt6rY+u7Si",
-	"jGewpqZciAqDQk4QKunD7SBztxVIffsCK+fOuARahGjqfJJQIriheKGhEnhXML1fJH32Fmqv3bDoIwHm",
-	"C3Ec3Or8WuTmbJcR34upaAEjKiJcq7PqYT2dllyZwiev/Gc6e1zFfL7dPaqm7NxH3FTP52la0c73kfwq",
-	"veUe014Pqb8IM0nk/qT1No/YN9fqDiJbYGG1V6Ql9+pGits2pXxw3e4qvshVshf1ECBkvA4NJnGdX5f+",
-	"7jP1tBDIS4WeiIsLkRAar0Hy96sFHNIgholHUyr0DOniURfuLjKrr+77EdbnUQr7oiW/h57GNu9sV7d3",
-	"txV69x0otx90n6ItWJE/VL3WDW15J0EiObGlVIvfALITogs6Xjl70jZKtM7isIZit3MJ5rAhOzsYilio",
-	"LilWg3+ZgzzvM/sZIxuQGj+t84hzwJcOYro1aheKg6Q/ucouxIsOBRwoNOyvQGjXl2ZEq5uQlyuLkkUH",
-	"wqckvqgJsjQe1uFqHZA13fWZNg6SIePWQ4gsXBkNsJ21O4gwM917vQ2G0Jy5IKCNqBPALQGsPS6wYeUm",
-	"t5qKoTOoLIirnKBitU19E651z9n+4A24XK/BXYheDaytM2Fr30HPXvjiM537qdfaoFuq0Hq+Sk2adpVX",
-	"ve0kwVjM5GTPPZZP2cc/euXUjy1AlGCr3VFL3O+cjs9L5CaBvGnN7SwVClR88CGWIl9wBeTCUaHKhjmW",
-	"CX5TkSqBmSa+cltRhj8Bbeox/Da5g1qMr7CyYttXb1FUAZ+CnQeO11ZudBPNefPHO34U8fGHKljYvhO2",
-	"pgtepyXr3Z3PGpgimW4FKWqBkbLkxWReA9dBOW1oS0QTLD2ioJVjj0BRNPCojwQaHhXdISgjQAN4sywh",
-	"VArwSXoOgdu1SIJ5Ay/gVtYBMqc/EJjMR6gGLGz3WW+Sbn12IRwOsibL1qv/YOFR1MmJREj3xybmJcE9",
-	"J1UTkuVioW8iu89jk7uHPXGQ4+SDVI/lR0jXP5BhgS97JPiAvQyLkL1Hy/KbdbFhXZDFvZ910SZMtNmW",
-	"g9nAOtUDtvZCYwoDzA/fWENdoFGU2Qh/Uog/yZ7XjWYNdiONHMtMFmuIafu/YlgbjfkEk9YJhZcTeqYs",
-	"vPunc7A7pLqRGEvqEQZOiJ83B8x78ZxrMIdcoj4M9W80LsJqNQXjmdEEiR85IJgV2PA/TJ+9/LTkCpac",
-	"JGcnAKiYpMeS0CozwnaYpIvu5CrLrI8JaZEB5t45M1LNMhd312yGjceL5jDZI4XIcFFKLUKxIL77Tk47",
-	"1+YmzufciEOpQo0GZNXAl4QsiZ5MVh6A12UaQa84dRgeF6vtDZyextkInk/md5nXj5fZ40yHnds0kHDF",
-	"Xkv7Y7jt/iOB+0QBYQX6X2tIrxrNawWuRt2OqhneCAW0ErcUGRZFCBk/dXRtWKGd82kB1hovoIUfGhd1",
-	"ugbaGXxO1NuHLSQ5dpAYoYpe1Igpo2gOYHYH0RZB0+KQCJnW8BuIdAGwMcR1xgJAyVcyKwZRyyTPboHZ",
-	"hkAAaqQm65QIikP4rDx8uLHrcsAIt446bJnrcSYWxoHK9CpwVwYpPfwqQV5nlvPlHJYFwOQ6RYgPYuTT",
-	"6RyRzgQbi+JWCIWxLleXa6D0drKeZKJLyymnAYHXYGTQjY5I63g8rbFYa0rGAGo6aCN7kF6EazqF1kj7",
-	"Q0UTOXaF9tg/Lt+/Y0oY1KeapUIsobYOnFWr6hB0C67DYwprnWTZInEJ80SviuWqGOHfk67DUk7s4Uh8",
-	"3hu2gHuGFXEsEZ8KkSuejeyF3R4mfaeA1QPPOD3xfZy09xwsPfG1mBIqvc5Rc0ZREsOsOFqzTpIL6vUd",
-	"aTVCkyZBTPge8QHrBS/khKqwteq6dwWx2fi2cNTK9k3JWooj06RAwLTR+Ua1HZo8KCZ6ldpeI/IbORGM",
-	"TwBm0Phavuig4WREyowoVktseV7mmuj/UHN0oJB4I8xbSiW6kaTdbRHUe3RyHj1yuhOXHdqh4y7TSNw+",
-	"aCb98UOiNQqt5KrsEQPFZQU5Yk3hoMNMj9KhSCR8Iwtnbb8GdhKFnf4ViBoT+jDTwLDkWpS65fZ4bGuy",
-	"pmoZgqSCAtArFVxJNVrmepYLY9D34LdcWhE1wj7+kMDgy6Wp7eAgSEWrS9C3aayMcaHXiMS0JE+aegSa",
-	"3aO4qY/7tHZTwLh1sNifjq+ice/riBOU4tG1NuTO4vsmnI6ec3ncX0JdgavpcEAZzrONbBWeplA1vyoo",
-	"xHcW6t6pBGUUW1RTmWWGVVxid0ONkUfXb/4lui1dK76QEwxE2hHhhPOVKuRCeHxfqmlb4tkudLn5IAn2",
-	"VcI612LNktJzidw2TC62f0z02thsijscrMkO97R5dcW6imTVrpwBy+S13SgLCUx61qZrTCPsqnC/inZF",
-	"oTEkYS1BnaUipHUlsgofapWtnf1E9lKvbufFkKDsfFt2uJoLqfVvPwN4ql3P6HvcvlfcXL+zO/Wg/a3h",
-	"/MNh3ufWF7jpXvCC73HXe9gvl7gZ77/HtZWB5CMkf5z8UL13v3exfFwjvz2To70tgMHGZS4MseR6xx5O",
-	"bMV/gcsJZwkMLZ6txAAZyLxbTXQ2hcaS9WpcjATir78lKByMA0UkN41qVWTu/bJuP3LitmSMvLvsHxXn",
-	"jV7GXS1Q3++dfZ5l+hYw2THOAdRhHgoKITWsAdTtAfACD/lzCFzuBDUKHF/RU88YAV0Xk3k96ZePNHTw",
-	"U+UO6bNgyT+HB/YrDQ96bEgx0OHBzw6VodyEasUlvgYZx+ivJXZ6/LLGFYGJUPHkSPdAQXz4eNUrVXu6",
-	"iZOR6iujovqtmleH7thQ++1q6Sti34N9xz0A2+I7G9EYGHgIETmIcEHdX3whvP3LsUngw8cr0JP0bRps",
-	"3Lc6ldP1PTq1H+zrUW4+WtJul8iufK27TN39XrGyMYyC/dlFkcvxqhANAd5VjXGOeVzv+KYyF3A+x2t7",
-	"fAPwPX0SLNaMfnhiPJFgycJfZiuDpOWVykj6eyeRZoT/jfnv7ibTuNsGmJz3aDVYjBndDrG0EH32thy/",
-	"RiijYNf6lLqVdgMKkmIGDUWWK/SrqipUUoXrlGoSUH32MnL/qc3fddtD9UIJCzUybOciXGgn2GfPPTiR",
-	"XRgCCCijuwqeZzIYwQFhwRQ8cwQUt6WwZb82Gmm/Xb4SoTUrF4dAeK6q3xsxfCDvRU/s3oMoPd9kBkHN",
-	"CvF4ePZZ2J+R4sCk7yYOoN3gsQ72s4masskIIEe0+mmfmO4OvQoZDlB5pJAG+Mml1fHOFtjMOgChOrYo",
-	"bYmtx6/mgMno1qohEtOjrrqQtMYmh33DM3Wp9QgcwsFsbjSFsY7OwRV0KZG1dxYh22C3EbDcf9id0I5M",
-	"HsfV0Tk9ftbdVgNzj6HhR6992aVG7XmtZoi/ac6K5vwYb+BWAeSjcEI/D6sndqlW27omInkbl+ttOAjS",
-	"dRuI2NmqU2ytFdiP+B9SzQBcLhOKuLKcsonR56JUKYkrb/uSE8RzEariyCCuRYDbdpZDRvEeT3V4Cb74",
-	"28H+Sg/2BXrxdLKfmOjAtDvmUXKnRY3bhpr1EW1EUAlPQ6c7eLwyJy5RR0ynUtDHdVDBNb02za00UIqA",
-	"dHN+JgMiRm0DHRzqzkLoM+R4lS5fnQmeKxM97InBRWmuD3sdrfBDYXCEd4ZT1q6ROVrF+HP8QRA5Nheg",
-	"VmUexqfmyyOOtcVI8AkF7a7tDKb+HAJIrTudgIBWAhVCCKq4mkiaUAraK+OgoUOF92N/XGHYfLXgqgS6",
-	"2mcfYYAZn1yjh4J/hWPmPZscbW9IEiM4xhn8YmJzvFc2xpFQcLkc2Ykk8UgiuPmdZRtkh/fZa9eWv4DQ",
-	"lNKOcA3WqY4fMxqtg/OtwMxjqVIubgTPoi9VW6YK3xNXyGPTyeA4u69G8FCc3LkzL3aBlh4B+KSys4br",
-	"YXFGMrUuJ1BbYg476vyMUdnvNpGNQ9gUfLhzwXmwK3KPZkws5h7NQQmD+H6V7WTG06sCwhYAPEnAZDB0",
-	"OrHfbJwN0Yz7iY6Xl3XbRfJ2S+foVzo2W+tkLqhJBQ/sk9jCiEWuR5sMrcxI215RJ2zGb8SgLEIDfnew",
-	"r7xIgH6aXLBrsSz67LwkNqyMcCIjztl6ps44OLLX0Q5wpCVF0ik0tkHSvLtOIOvrGhFwAb+XT0frcpZo",
-	"yW65oV6hb2jUdca/XWVAvopX+Z4slV5zf128Uxpa7OjAfVmfXc2pduHgVnCYPnYc1eLEoCw9iC7EzinA",
-	"KlTjBYS9BakAkbKnVhq88x3BM740EQRWKckT0gfQ5QJFzrrgGQNrpc+SJZ850weCoQmW4RfzXK9m89Ik",
-	"HN1PTY3Qrc6vKXKa/PByM/6AgGlQsltor4YIozDqs2jAhXFLfv99L9/qRu7KI9zXD4yPirMYK0yFfxiX",
-	"cFNs3HXZiRNsYBwconFwGBkHLUIzNRZF5DRax8OK4Kq8IwSa+BFg6oAEgRLcPvs+oLuU8E29QzKwj/Z8",
-	"lEuhUqlmCZi48BxrrKxF4XJ+9ZLl7frvdvIXMIbzaOqP0l0XL+O98CLWTjZur2snTqyH9VpN9f1WoNUO",
-	"dp8eslLsIlrbr7KtrDSZzWMXyYb4OEdOSemUI1Ft6/PtyXm2ssiesQLSJ7T0USZ9807WwQpbKyI2kCNN",
-	"jxIx+HpThnTuOmfBXhE9WbqPDEHiPkvcv0aFHi0E4XJjmgYL6ghQXOSl5yCiQMxyFDMaRdwK9SIl2rZX",
-	"sMqPIkpwbvctREq80dsGUiLKjUhQtgDZ+au+GGgvgsqOvnu0V6Kv3zSk8l56WBDsPT7GPuKxFFD9GkXi",
-	"Zly4WQru7r6NnhN3BHnDAuIY1lMLP0Uiwnpsfkc5m0ekVJpv3Z5c33DMQMGTlGaFXAikJwhowhMaTzEX",
-	"BnDZRDbFlC5MaISjTGLuMcfCKg3L9aoQLBOFqUISo/OVLqSSpsh5oXPDUh0Sxx0KjDeiFPd2YRT7nkp/",
-	"VCB2BqVPUGjcq0/mlVTFk4gIpS5knIuwyp1Y2yxcZ6pPBNgJdfvsPP4oBmEBxiIOw5vaOHzd41gHNEC8",
-	"Rl1aCSbTsBgnJxHSYcHzmSgYLwq7CpD8cL1lWLNd+lBsknG5EKkrJYLPjHlFlxEJaP65WOq8kGrWhSLA",
-	"Ww6QOlReRZe7zZYKnmYOr7qokq9VW9rYShUyi5/jUMfNwP2nAy1zB8dO2F9F/XA0aV/KRcuZUo9MHQuR",
-	"FYtSrZDYtrp4CtAPccXtCYVMA/B8OKaes3hMEdI0phsCH9B4Vfiy5qrBEq2khCBoLBvq6Q1LWOURZj1N",
-	"ANHL7VzLE3JRVyiFN2eIYFThfNzVCtSLWDCsrPFsREbkN1CeEnqxFqLg2D9VRunt1fEzF5g5WK4Kj7yk",
-	"V/nEYbG7KRCKCwxWWlGS4GXUO5X0sMCTqtSiXUGMUXhZF6JX7rgZmOQtgUa6HFxTo3JFCd5T7qfylkdt",
-	"X66MZVf+J96/dwQD+a1ls9IlvWGNfI5L5tuod6INRi8qswO43LssfMI9LmGhHsUy6UPZGgYGbC9mJVBd",
-	"bGaXn8ToBLvQDOtO6MNYxHscjT9KC9seO3Vf37Wy+NtDjWHHH7WPOtZREJeM9zKxVgSBE1iYe8i6WObi",
-	"8wUryO3kzgv8DHb1ps17usEBhgknNdWOBYxP5vFgXfU+5Gtjy/RJYG5SLIHik1bhhS+JWd55NK9VXqBx",
-	"AvsmC2qCzn+IU+zDgZUF4P9eR9rZxvsXcje9cReVVClEeiPyVE6KHnYkBZ/dulxyYXexpNxAF4oRYpCP",
-	"QVPoOGIx9yRMYK97/76T4EqMcmE88miXUV1YoW+5G6lDWHJG48g9wyRnwf1yzUKEmurEEzZs6aVQrFMa",
-	"etd7IqixScgIwvzy4wRDHB+LrOs92D//EsShVZ0GxLbOWLmxNRUTmQqDqFLc+4UaCEi4KscbAnh1KbYa",
-	"e4w4ubO4oS1aaOdFWoeDZxmuXWmQkMF2LmZwP8IzRtxdFX4ar4nMFr93N2a6j9dwIxK8ldvetWxV3F30",
-	"uqrDTsGGKrEblNyuitPozLpaf98rLsKZAtWFnGCV6KsDGN/w/TvwAuuZwfTpwdCmBJ17S6Gob9m56kSG",
-	"Fm0gj/BAVLVncTgHEMpo95TZkLViSb+8PJshHB6IfQefUUHo7q3fkH32fpN967zs+tfQC5c3dSn55G+L",
-	"97IdWMzSDAdoO8PwpvNLj3sc95de/kg1kHta+eGs3pG9/839JffXHSZnfXy213sEyvj+rYUY4xio0CHy",
-	"Sh3DvMmvLpsBWKJZsSwKXYEKszIRgQOpBsGqn0FQ4u2eQjFA1LrwINSua6/bA2+i1/Yg6LAgq4g4FCE8",
-	"5xWE+3SYNbBieI7YQzJ35pOxV42lEt0+u7TvhlpyqPnGPtuyHQpSrrIGKMBOjo9RRMsihog4d5+i3jjQ",
-	"KqxWEIXPWKeSySi0PgsdsBsC3tDIuwPH6FkjknsNSd8vlNplEuYGu7KOtZ3njxg1qfPKGiTr5mx6TCGQ",
-	"rdsG3wTtXRC625OP0kmq2W4xG2Wp2lR6xJdvbfyp1uPVBSlex+9+lPqHzek8GKVf6dUgRVZQqII9MalQ",
-	"heRZ0zDCFfsO5j6rDKLvuU+FQbwSX2WFgSzvY3fiSj+3qC1Q8YPQvZUqxTi+QwckeJjOeB1BeCRd7PkI",
-	"uyI0iTrFOITlsn+dwNsiL9nf5V3GfKVMH1iNwy4jvuqF4Co44VC9AOk5Iya5KFhnqvOhcn4aBZEPpTos",
-	"5uIw03oJt3VDL0hoWA/DoOx7THFXK2OGqnN6fIr+5600gh4LAysz6xWaMASpO98VDBA4VdTJv7aTAHNl",
-	"BiYcXwOqpSyGKuOFyLt99l6V5GBgN8TMLUGAnzFuF0UrTLeWlP25IqTnmpKCoYrgn+2dnWXGC3usrYEy",
-	"nbp2v25/qBoSndE5vCcvL3rDoyY4o3HsskDiL/YtuXnH3p1SYuLR/dF0LgukZrFYZ4gcTXjBMz3b1yCx",
-	"AgbcGT2d2sPWKQIUHDwwam2Mz1y3xJBsBeRM54ClMVRIa2xPbCxA05pEat2BrJg5z2lej2LsCFVAVsnZ",
-	"OW6ejUYG/b11yWd5onjvg1kctLT7GB5uU9DCfLUF37Fom/gd9hnnrX1dgV2ydWix23h/bXp/82u9tI85",
-	"eNANsttTDZti/bvPEv4grNguzXmrBbsLILr0pCeGyfSeaA1rt/FKHoZH1Fvb369kRqk1sKlCwiOVhc6B",
-	"ZtmVUhoBMfowaVe7Cpa3HVLiuK5J6a2XAupXh8r+J0DeTDJu9Yp/iEMDlwDKkHr7F+CgoBY/CS9MHJKg",
-	"G+8TE3hNOlwN1UpdK32rwvtjhLoupSmscbwBRy7ty6Yit6MLFIcwijNC+zU96go1vaEi0GzTY1SzbnoM",
-	"Mu9YNUwcMnr8LzEpzMA9wcHh5gZgpy5ePWfPnj37K0t5IQ4LaRdvJoqhSvCLn4U/UHLs42s34Jm8Accl",
-	"nYmCzaUqgE5NfCp4Lji2dLmXWtcBUyqK/eWYTeY85xO7oEOlc0hIcQnwj1DrOs4FvzY9lgCB91h/woeF",
-	"aSZ2UDAm+EMYewDLRHQvZE/X06GKP2KfvQvMDcRiU2MrwNb8KLH/8p4M9x9E4d7wSCmZ8PodqOH2dEY/",
-	"f23aGb6mNYkr84AdFMnR/RR1a/6UUjBhu7ttCr6O8g3W+fcx8cqlTk6oobJP3ebHxnwi+7qxOIuqG9sO",
-	"n6Hs5X0VrCOPSiJS2ijbdP9OmzBe+22h4V224QPZg3sEDP4YZmDrnbBv/aC//XV60GC5QWrXtR00eiCv",
-	"RDGZC9NjGbB4RsAT0cOemFIglLNlxqU6BM7PCpGn6xyIbx+qCYYzDHAwgbQWGqKZKjRwQHTwDFuuzC8Z",
-	"sMKMuREJydFxJoyTtdJaHNlqoeiX9VJY460YKmDZPekdHx+7K3oUTFCMM3DHkQ4KAxNPjymiaLoDevW0",
-	"WNIr9fIwEzciK7v5gmV6JtVQIaC4ztf2zUjv+93x8YDpG5Gzy8u/R/j/2BDyxLBrsWZLqZRIA59ipAzm",
-	"iOY816YYXYt1goOyppzMxMjaOQAY0jg6WRg2Xk2uRVEaU89O1ZrVNEksLwLuupRYBYbK/dMzl1cHZ1cZ",
-	"1Z5eFUipRd8Ve5mG6vLy4tXhbMXzVKRnjJDmehBDGvMJ9uFkUl0fZnpiHwjVVYYK7ZCicKUyYQLG6nhd",
-	"Wr+hgj8cAoJj59TObKJTwRJj8ulonOnJNVGPKbZSUGUHuOpUx6VzKpQSKX5Eb9l/d3zCOvZRQ5WslqbI",
-	"BV+MVorfcJnZJyTd0tlIPL85JJjrFG5ZAL915/AeBbF7xy4pvGkBHu8Wcd/z1Fu3v2/B/QKWZ0xNUGUR",
-	"ziJB9jDiPFc8O1rmOl1NWuGCjGUGG5a5e1hnoVORmR7E6AzCg3lB6oDqIVfKZ6LcuDfjUhlsEAP0fpIi",
-	"oAHsxUA/a722PvvgXmcPs7NLD2+hzhD4aytNLDvivxkF4hYh7eb6aSdcsan0hArwWmgCBZIcqOTHqdDw",
-	"+yxxos2BEPi10VPP2oJONV1Yn1x3c3zwWPN/CLHEDvp45BBx9lK7AxNBuMtuU/zZXd3Em/30+HgXb/Z9",
-	"xp5pgfcJOLsF+SojzRuHNZIp9m92xZuz3Odpaq2F6kMI93Oz+hZJP/vsHcbXcuEZle2oIaQ2qdC6Z2ss",
-	"3LoWypkFgT8TrBtUvxNKmNW0zpynKX3We4q/YLaU3vFISVP/9t0Y5+4rPaj7/FXkPM/TtGY71x6JRg25",
-	"BxuuUx0O+BuVhrXAx0KoDS2481id+ydiRby7n5RR/cGhW0ZSjVZGJNCLwFdG0F05Ndggv46Yitwxxsmi",
-	"iUs2Pm1t4jtehX4jlL0PQtlW+7lFKMhL991586ATa5ySxu1x/NDS8A4k4VeUEGy5D/Y0LPFZ7fksvdgb",
-	"eB4wYrYEEUMl6ECjAhmoFQ2aLgIKSo1la9aAAN5KDzW+TTbuY0Owc9CUiTCFBMb90USbYrQU+WilZJEA",
-	"lik08+qSnLTCelqIHFr9BlUJHMg47dM2z8bLVBb3a6kg+crnWCoPfjaRFyB9HGvl96kRPCnTXhYOOu8t",
-	"HP+Mq9nK7nO8I4RUCV44WzjsKutAr4zoRVUn1juH+/CERqhBM0QFzPSECsKAjSGKHPICo3MONwlI9RD3",
-	"WE89N7hImVDpUktVmD57i0MECRIuoJ4TAs/pJG/ev//w0/uL/xi9ff/i5ZtLomwtsS7V155h5m28kllx",
-	"KBXT0ynkpHGCiatoO4QLpEpYxzvRifutR1NnySzTY54lYQnsEyY8S7oRbR9faMRkWrSNa1AgFb4jz1iC",
-	"rwM+9kLkMVgifU9YlhSrbaGDeOazkMiJY6IoTQI3YSVzA/4q7qsd9Sch8ECjQHCumA/XfVYPeUgja4hA",
-	"4F9b179d4OX3G3bAtdglEn0smNbiq61tCxOpyIxIENEPQQ7ppVB8KftuZXeAr0vD3i+FOv/wmj3rH/ef",
-	"sVRPVtiihB1wqsj5xPfr2vMIuXSf0QbPbsonose4gSIbauiCljlpiOyp1sSFNy/lC3rll5q6laiLaphZ",
-	"P9RUYcVO00aqv90thV3tMPv+5352MVnlslgfnP3z53gTuHdvf2u0EczaFGIRbYRlrqcyE0cL0QqDH9gk",
-	"KCxbac7WMwF5KOpOrGS02WsM+TqZo9ZRLuqMysn+8dMV9caDSoBmdSvyEQcSryGQFzvra4HppGuxJiKv",
-	"nk9BckcmdEhkQv7qCskQ6/DSrKL+9xI+Ye3WfLv+gOt3z/6XfUXrBsJ4NnY5ypUFnyvlvkhYlca39Evm",
-	"diXgEUSbMhepnjTux0urOnGLXIgXeoKRFKEmIYzsii1g+5+xZEPmJZ491x8dq9F8hhIzy6EkMTFLMUlY",
-	"p+ZJ0Mx6dPO0/Gu3Xr7Bj3aUTwzTt4rhvMDPN9GLMTw/iA0oPpmIJdDrrjdGB8jL9lPLmdK5MLXhpB9E",
-	"cQHrunOrFuJTcTQvFll5j1ZTB7W7EL/I36/evoFp3rXAu/CfOhZ71XoMJ+V6B58OuVofotGCzpjbY+aX",
-	"7NDVJLQxyC//8w3z14NVZArXD9Gyx7Pni8aW3JhbnacNxIOXv2Qv/NDuOTt1n5ZYNI99kkClpf4q7bLS",
-	"DOKNWdp0zbmgC9peUKbogG3jh7KOWeprAVRW3r37oE0xy4W9bpnrQk90FmCM6gvNhup1EWpukX08qhHB",
-	"jBw5U+UqHleogyBrI7ejsd47HapkuDo+fjaxf7S/wL/E/8If59oU+MMZ/rDUOf1whD+49+CPCaSNrU2R",
-	"yDRB9h00JrDAptKG2YkT+D27bkPlxbxVPaaHswG5QH5018lmnEeomAk1MSj5wGUVapKvl8DfZaW3KajC",
-	"+0bkQ+XIePCJdrLA4zcXk+sgLy4vL14xKK6xDuuO0hqeprkwRpSKa4aKqmtKJUlRRQ1PgZDd+qcDduqA",
-	"I+orbCKcW98YOnFda4Wd0wxhIsAhX1G1PNAjefllTSmYLbi0/jG5MDq7AS1oB5FIBbT3I3tpQsh/AFnh",
-	"C8uixfYNa75UA6GfjMmsU/O3JSj/hHUyOV7+Eor/u312gVE4s4Fm1BuqiJoSQcuCpTcI8Qg7wh6zm7MX",
-	"Tp79NG5Xs+IWTMmodbWx5zQShvcUkIze8Kg9p9E4dhYvuVVFrjivVDtOU9oN7M5k94Hrm36niVmnXBgv",
-	"qZQtaqrWZtqZmw0MjNGHLSkxMFmLEpwDK+0Kwu0noLhCryZzK1ahx4gr6rhxBdWAIROLeWYKmWX2sAKm",
-	"OQRLEIxMYrqig7KQsrU7RAbpUc/jGE2qvrMVc4bVY98mh1tapK+GRfFr2f12Kdvv/V4bCOn67b0d/aVO",
-	"wtV6bVt30PFjSO14ln+QfG/r3bKfsxYteqlWdFPSHllba39Ut+oLGjFWQiWsTxXRng6SyEX2yFswoiiw",
-	"BxI6opLLl29ePr9iT9E5SKVxNhtI9aFy7Ml0LiImj0DKPdbp+gxUBhaQB4uwxzibwielYm8Q+MT9wjpR",
-	"6f9QbaClJWYFrL4EwOqt+1xwoxX0lC6EMXzmmiqpxFwaVq6CL4JFb41isGzTCOmULPWSwS+mOg+OhJoN",
-	"IG9fNfl1XmPxe4iaoaqz8L2NDaZ+ZIceO91WtvO90AmDccBqYCwRlcRQ2c/QZ1fCuHp+XohD4DQV6Ubx",
-	"L+s8O2acLaQCdO/TEyoESC5Eka8Pz6eFyJPaNjb7gthq9R/7gQSdfX9bzm8nzYOLQhv4d1p1f3rSQp9f",
-	"af2WqzXNynx5oFg4ir6wzACUsq+lavRRpvX1atkY2rsSUDgPaYZDqTD6dDvHJAZGhhcc8s3A53+44DIc",
-	"S3sT0cJhGwlXjgrJSDXLMHtxqFWIn8BJtufrRuRyKgmFGl/Sc0LCW5hInhcnSUxtRJl1lGZjwXNIwVyD",
-	"XZwypRlXWq0XeoVNSkqIVKRdSMPEwlEqNtbFHCqFDeskxuiRUHycidSJSgdiTNPz8zEhDI+TwIR+Lm4E",
-	"z4znBOJjMHJUKm9kurKSDfMuBsYiDYgWFouWSSahzgGXuiZCCt/10ugPofx9J+xC5fv5dS7WS5EOMClu",
-	"VRt9dMIeaEp7C/uwdvAM7tKoLP/ku9OHLcS/vHyPi7ZN1v20ufXBcyrv5/5XI1MaMgivXK9J0zmF7GH1",
-	"wMcix+iKoPH1My3SCA1v3QUVGVNxuPK8CJ4baoIay/XeR48yCPc2xdJ1fHfgO6fKE+jw4bMmst/o6JmD",
-	"+9227j270gdUgFpey7tJfO7vOn95/qBpl2xswxYJBHZ5/vYNk6BFinV5nzcnBthHQ6QuxgvPIBut16un",
-	"LMFfTIKkdXa4sU4E/iMUs/ZPAO+h/HsRiBmglKUHm3Pwg5sUghiRCWHbjoPr1w49uShyObbKccGXS/uy",
-	"NVS5olpyNJSoxZI+e0mNYm4qrrV6tMozOlD+p0+LLPGMhzN5IxTrnJ6cRLiKGDR2N9gJTaETO2WIZWEw",
-	"U6DVhKJeGAMPd0SYNH3mWj/Zx4s3RLW4MoLNi2KJFXuOwQ5LtQrd1p0Qps9e8sncfUoC7l4pb5OACrcm",
-	"BmJWkm0UWAxLH8buJYyt6VtrDhVnaJUYzEdd/e8rV4dg5voW3Sx88whfSFWISY9YD63ESj68v7xim8IV",
-	"vWDacUe/4n/8dgQPWkOVMU0KufFUuSu6h3bcuiJXS/ZYQyUzjRhKnpNBvFjAMQnihhiNUg2fBfwtFL17",
-	"SeqmzEHJ1LmXzEGQtPjKB08ZXL6PtdRusjEfnQg9nt8C/VsC/VYHNGiVdrbNfq1YqGKgGCsXwkSmtXGq",
-	"xUn8oC3ipgXnJSA/CqHQGmGMlRcDxKif8KBzEEuf5GuFMCcXRiisr1kwDmLRykwDgT2f8O1EgsdukCO8",
-	"7RApdpPunod5EC8EyJ5N6r/tdH+UP6gc/pY9YPhe+Q3fp0VPV9tz0a6ty3/xLcbVA++kH0SxdRsdP5Yc",
-	"fxzh/RWlHdpvzT3TAkHh79ltBvfsbDfrR75BLpYZn1Co6HZu7XXraJ45hcCuxbIk+2PbECro7NEyxNkS",
-	"zK8B5HubTb79jbs++0HeWM+h4g3ovOoMlObkjXiide7M8CkQWYvBJgcwmbvyEhJpRuTOUKjOFHppvNEe",
-	"I9z4NXEJAFAL4JEVDy6OsHXqQa1afOVDd+ftKQ2jLr2vQCp+ZW16X278Nvmen5GU3ZS+NYDkPuXkhvEk",
-	"2ND1kMH4161x6R3b9QU+4bfmRPEbra8NWy0rHj54wUnxqRjhv7FZjXWSkW/Qm8ytMaRmok81nvAuqvDs",
-	"Ulwjv45TCkF8QxZC+zVZWOEZsH5KaxSPApQRYtJayeXROV13Ir2GIh5ecuqy0OwkP7yMQhKYWKIhe3pH",
-	"f7V1SyAyALL1R9gjkAkJs6HXTkixUq6kz87ZQhoDHGo5S+UUit2L0MzhpT8C9yepKLjMEiYLsYCZA+Ky",
-	"NF6vKV2M3FuTHpbQLszMoTJjCtx3igBE1i03bGpPeXengvXzwVheu/gJZy/eXbpa03KlqKvOUhgWDGhu",
-	"z0rPU6aE5cY6Rb5GB/A+nDTHTuYWItoXfuDWntlB3o774NLoF+GQ/nsZ4RHAYeX0fVNE8KbvcDJ38o1A",
-	"V+36MtFBSWUaHZGBT68CUQuxAH6xsrRKSTB9q0Ru5nKJdEoVxel1TIPaRFDLo1Tfqkzz9OhXyEo3cyZE",
-	"xTZe3YlDIqrNpLo2TBqzwsJ5Xw2O1LoEpQ4VKlSTpBXDiHcqzfUAd/Tls6GicVGayz7VigEfP798xhD/",
-	"M1t3++ydjlu+rT07F5ziKZhJPyPQzmuggzIimw7DzncaDFfA5bm5Yn9/e/7cTQ1RORRfSGw1r8gc+AWm",
-	"B/l7qlcaKvFpKfM1ofSd0wgcxeKCZ1OdL9CfwNSNfRsvVrkIwgqtlpgHcgAJT/tkkeIjQwnV6dNj+DMN",
-	"xpE0GmmdFLeasA3pM8VSkF2ulkudW61zYfdo4gqNTG3BLK3YJX6r99h2u1NQ/unoT+Vz53PvY6k40jW0",
-	"aV3DGT4xjJ4dycOFSCXHdheJGpK2G1yBGPtHE3OTUO/p88sfoxbpiJgZKb6TWG7oSSGKQ8QoTVy1hXJ1",
-	"v4h5YtUJbkFYg+c4wMMX0iy1kTiH6sFKeFHwydwOYQDl0Fbl/214gMZXEU8YiqVDl87wAFAGmjv/en4E",
-	"rqTh123raeR/Cag0WRfC1D6ZmBPslwlK4+HkLJ3jygGCSsem49P/PF319PhhZwaHc86NO939B/fEGsow",
-	"3FkPBVRVuR+rGBQI7QhW6BH4TUGDVR7c4DzBDVt9p6iE5/T4r3/eCa1Z1YnLXFBPu9MNzSwsnvMwHr27",
-	"DabRYxgcstLl2Z+Pfflrz1WwkMTeFokeKsxmj9e+rhexldboYCx5XiAIE0voj2dHRx6RGYlVrsWabGR7",
-	"X5MVHWmU49PmLqkPbo3cBvmYZ/fG9KHs+8MrP+bZK527Fz90sMjVpLr372ydijfD774KH3cH+GHRtB3U",
-	"A9l+zmDYlBvVo0iV283n7wpSOtwfiY8Xr9ErBu8UuEZXxXJVmP+fva9bbuS28n8VlG6GrGpR0niS1F+s",
-	"1L9kx9mMPUkmI03mInKpQTZEImoCdKNbHFbKVfs0u++xj7JPsoXzAaCb3RRlSzNJ7JvEI3YDaODgfJ/f",
-	"EdpAgqpb2qo+LvV9955GuOPQNKTVajSql24iLqDKXxV+PtRrk3uHkvtObclnIkbxlvur15M78yJc6um1",
-	"uVNbLiAtJSRzkqOjrXo6i46W9jCYRXpPgPKOL7lnKLAC8IZkoL9cmwS3AM7GBVVdG3H5RSZy90X4IES4",
-	"b5X/Jt8Y064ZWIoR8UH3QmWfvjG7NjhwTvuH/oRXp6+owpU269D2qdOY4ZOhSo3dX70ucG28MgA9U7Od",
-	"0rJXnkEiE4TrrZA/RvXCk1PqzL821wZh8oBktBtg7mKUoyR3N9rc0B9zeKQ3wf4d0jlp1O8r/Uy8lOZ5",
-	"X+nPBISXLuAXvpnmgGDxdZuTAcdqbcRerun53XFoy39ImitwyPgGY7JgHzn+cxsdA1o2Q1IIJP3rlaKs",
-	"sNDJObx4o4uPOTQ+UKbQZjHOhJLzZbTX/OMvHKes+w8TI/jf9qUPrYiB6VEBD1UlgeYID8xlBQ05Qlm4",
-	"H6mdkosKkX+PMOGwCTQ7aQDFXVECf+QThDZnCfoCUtRyyITPeRlOjM5OT7mNBihrmeBWIGfZ6enp+ByN",
-	"d9oacGtgR+elbZw06Jnn4eBDOQaYr6H9CAIK4rQxMdNPi7KCwQwu0mnajltsHW2r2FE7AcnzDzilvLTa",
-	"1QtfOOCs5NkPdVHUJ7d3oHHqYpgOkZsMroq4aFcTpq6clWoivoYDhwRSBvPrT3i+ku7uax7lHcY7Dik6",
-	"aJM7eWS6a/Wb7KcerjaAlvop8f+kxpD9rW8DvXEnAljmCBDkA378YCOC0Gh9qBPBy4c7ETywLsYjxETe",
-	"oYXgrwfjEbYO9hLf7VnJW883EQUzwxjSWYZ9LxfYqGf31hLTFmfDzRs8j21tlzZ61azSzYl+kZ01XfBU",
-	"a1UR+zjzfA2YQjK/VwwGVgCL7p4YLeGUDmx4Rc9ZsLJz6R6EcwQWC67U9vX6txfwiAPZ/uhEmHdF93DJ",
-	"wAdoyHJ8K+cQinyn0HELUq+GVvsow3cEZEbFBRAJnG3FKN9hWHlGIhyiwlmvPO8ipkkjmrVTVR1R9CV1",
-	"jRFVujgAoaZFOS/EZSmwb6qE3PR1ZReY/H6eyDccgrJQW5HQ0cvTs3EmSlknM5EZ0poM8zX8FKOX/poh",
-	"iA4WGniBQkir9wBsu5FVcS7y7xvVqCL3NzWvGmO0WeSIWhh+slX8CZ7ztACizO8clkDjU3Np5qr0/4Tz",
-	"8qoTBRNCxiyuxm8nW5aQUEuBZ1hhaM7qhPPvjHShVmtbY+QZmpFBKBi+hGsLvP4AFHCrDXbI9PMkEeAs",
-	"1FhTYTXZjZAUhY8rJ0aJbzz90Nb+jCciR2s7b30JrB50Pq7uSAaALVX+wuQ9D9IuJgYeRtWliVP5HeYB",
-	"bhEknXOSHekiBjS/FqmgCmRXiFZlYCSE/8WbBJ4K+HsLdMkp/3yqGQGUVWg7jGqQN5xrWdWquJF1HnvO",
-	"MUUiaWNHZJdQkf8ufgaXqYrWbvlvZcpydSX1Ylnj5IEs47cvJaS30UpAScdciDhiXJ4GdEOv/naIBWze",
-	"D90vIDAApt9dbTxomMostFEIPTBK/hAqieq4P/Cm5yIrKPkvthnnbuDRJdMk6qS3ZsYZgxP4swXkMUS1",
-	"gRmDaueNGXK/oIlQSeMk1C+ftzaa/zMxk7BWnqmOipWqxJBy5ILV9TSekv9/19o6HAcodsJgBuyU0VQk",
-	"RYZR7u/1drKSH29YZckRV8BlAg4chzbqYzyDUa8V5kXCUi+WqhrTMpN5KO0iS65ZXDd8PDOJMOo0ZWvd",
-	"p9lygeXjVtnkmXgeoxZNIYqQ1/5dOjpni+wIhV3Glpw5UNkUICo8xw28NJnxhQsYuabcEl5Re4FQ310C",
-	"LULa5loV0UCCb8WDHmdhKeni6GaHTyyVpEqs5PsAazm5GfRQ287VNSQs+auALcEbp6YJIAe2e094F91e",
-	"cZHwl7g018yxGJ6G59B0FHzyLsIxbeQ2rffqKCsnkEWVg5lJwVgJUOWgi/w6OMX8YfStpWcZvOXx8cZA",
-	"pQqN6x8RSyWreqZkfe7XqT7WXD1CD1G0pARbhjKx4JfokGOvpf+AMTJSYzcTEbT2Lhvj/A7kXmKUqDqe",
-	"kJKzDp1B7YZyk8yWUtC0KdTHMZnt3EKDpDpAsmB5mry9VfO6TZDogfzntPCjKQ/6Z5JlhkwcnSx0Dyfi",
-	"KxjPDSE5Z63sMC/4uslhSEFTLuoLXuQvJj3+Vb/NLVPlWfuidTwRn8XV2lrDB10vr+TCXbx9PYi0T3eQ",
-	"7x6QEimiG+k47RkstaesKfyx60wTL3qqlX9JhnsKrzSqUx3Dda/dOuCMRiExHMjrmLVXIH4g6IX+243U",
-	"dSpJo6bpeTgA3HoJUBlZ5qzi9QaLsJ0JMSe2CXdc0jAi6MrRe5io+eG7XjhkkPeqchyVC6yXRMOd8aIZ",
-	"W3RbUVhKd2OGWFsQtkKnkC+vJuIDfTH6qFkwZ227sy0WA3YNpZGcR1McfrqXRrslIHM5qvYMktdGTRKO",
-	"ChJNl3q+JFVgx6wewb/6lM2O+dMYynwci0oSdomX+VwyROqdjDJ3x0hA8zP4YrH/DaBGVo0BQWohCbsQ",
-	"I0CgBA+uvWWBlAV9HjKGCJ4sDpgJY6t0AUnj28BiMBVdV16gj9EwAYMVutkmS2tJShC3fvVzknY2bsC+",
-	"7Gds3xu+Y1gcb8jIxfLXQtTWm+HBieNoaHD1aIB9rioawSlZzZdTIi1W+dDXAOYMOsL554hjr2mLAFp3",
-	"RM+Syg+i35+HYZz8JmncPQb95YpVrqSQgKkqMYYJt65NTG0mP+5cAPDxtlU8VuqyECLxuhY9xUFaWecT",
-	"8RXCBABu9Md52Th9r85FvbFibg1buoQlgCF2uLfdi5ERh4n+J1oihoqDAotDEN2ik4EZRvBD4MPALoK2",
-	"61ol0B02m7f9J9F1hVf5ISWZNwv9BLca2AX3AklU9tRUHrUM43HLRzFKjN18zKvot8ypq1LYHk//AL9l",
-	"E2b6wgHVnQdTm1ido03H60X7iHysSOkrSwioa64pnb680dR2S5LzgTVjmmPIofYEii2s+yC9Fkj2U6i1",
-	"rTlg1s+k1X6FZ9r+5gc0xZrrZYggPHPd7AjRcCdIw+0p2v+TTR1gpJJMO6bNpy3D+DxZXsC8ExZH4Huk",
-	"gIH4OFxJxMcezFVIswQOR+GihAJZFBj1QCBgRNHUJvynF/HVeBosWHypUsSlKfArLsqSesWxnJBztNnb",
-	"EdiIlt8TZEmEr5hbrzmSryc16rtaBPPOW+35d+qOl2XZUkDkYkEaU6XutdpMdyPsFM1Wt7WwTc3+py38",
-	"FURACbve0mzwkwa/Jx6LrJMPiVFz/40m+Joj4gU4ZrbtmP942k6W+BE+joUGTHPO9sDIa6nvFFAAayt+",
-	"1Y9MMPDW6XM3e+mPscct1q6Ts/CYlISfmoLQWoa/wJ8+24CmXgzPvHj6OVufvV2rPZPfwJADKzh7eAXP",
-	"GbP/fWk3RMePafaTcN9/yVY/Yf3uDj6iK57gH1i40AuucUHNj6WY+QeAEuQiNlVxO9IEIk2e2bSCTJ5b",
-	"A8g1mqJQQqQd9VYuJiKXRZGHcHeEq/WTUXqZNBTJB8Q4/Bl6gkIkjOzybgpfkkNXywX8T3RyMHDFVFTK",
-	"NWUtcnIC3uCYXnWPoSEMOsBz2sGCIbKdY/eDXDh7Wx8XKobPQtJH8i0jNlFIDHi1mDyMYOchsp8tIF3h",
-	"ZrbNOVQDNXuAimFNXC91XsjHUxQxub+F/FkQjmYkFL/pDVQVU7uGEGmJiyNvkKwf2EYMi/FObpayRrMQ",
-	"3AQ8+0Rc0Ew4JGUZJli9fgSUV7mx9Q3kr+cM+A3fJ6tKcl435zmCUeXOIa7g7a2mik53acQfrq7e4jP9",
-	"7veLbtpbn5Ad7Zey5+ITRxIm4nWtVpi2Ad6HWHwfNZVpK1KI+PS6VqudGyoKNdcFxwRhlixJSJhg2b7j",
-	"Knxdi1H+t39cH5V2fn10Lv52fTSzxfb6KBPXwEz8f2n/jx2xe3303Q/f5WNePvRgNeQS9GawrEoN5qxa",
-	"BeUW+UyhC8gcRb4AibYyXrU03QXpEWxFupP4eLgbCWAl9oBerSV1E/vm8s9/wlJXd47lQRUDw7k1uGQ5",
-	"KLXyKj9tE6baOR7Jq9dYLjvKz3Khvm9k6UR+NjmFSqQCo2N4X9gio7VFhgdOwe5VxL/qggOe+I6nDQwW",
-	"M3haV5PDqVSq+OqaNepdFe9Lv+Nv/f8kit5zWNMwRyKI3edqS7+7jv3aALEj6CzAW5ft3KtPmcz3rxFI",
-	"uSgIspXkwANaCJvHjfN2w8OmMTyXIrwc3OlSooIna+rRcWgj9emu12otXV9qVG3xrX5JwYtum9Zzu5pB",
-	"9kburVEQ39qQRxYZdG3z6KQlpo3PorMOHez+qbR8p9eoe+83bzBb/MkNuwcehNX4Kxm8W38B8+LQV99W",
-	"tmjm9eNe+n1lV49748oe/PyXuiy1WaRQJ/Tuc5o5yak+xsxp3aSfR1Jy65MThjTDc9uLXo4MB1GHuvok",
-	"6F25XNnGQBBQ1471QSBRFOb4O+b8OIi0uGalihhq7fCLeaUKTa2KujMeWi8oRqQFzADvwCvQaI1kyGZA",
-	"USGdYhxS32jZOAuox9OuUQQ50YkmS7l+qR7Jmb8MIAUZvRORK1frFVg/c+vqXNh7VVVBOeW5K1mradKS",
-	"jGouHVlitNeYVZ2898J1J7hZq+rGnwkGlMEiCmmYPBt2GYJJJ/tiGL3QTWSuAXVNU0T4BNAEc0sp0ApU",
-	"hBmDbmmbshBOYSAtf82ZzvPt8bdqm5/HtL4QuAcd2Kuu/i/aiJevxNI2IYCbdDpJ4v+h8VRqMfjHp7tj",
-	"eqskWBte8R8C0tJxtTd3antTKX8V8qGsJOBUD5UpXfgL9H2jSMFeQwKgv7fqHnLBU4fwbqWV0AWFsiA7",
-	"WFWx1gRLmqP3qrPVg260X/3qICfWcyVYEXv/LFpzIloehIqEM9okSaQhnYCDTv7idul7ukOPT5519YiP",
-	"8LZXKiR+yax6isyqyB1bUrFXALfsgZMwyoBdcNmsHmsWYHUasX1LPiwxX1qn4DdtCzGSJRbsEPgRhctJ",
-	"7Ta2Qn1bU/3r+AFTwl8HTJU/zJCYPLUxwL6YSgmHlRazbdgDzw2n/K+Y3YI7yviCuC9pKK0X0xuu2iUd",
-	"2mMNjF/sgSfkd3QID+NM1bL899f+YUvoY1MGMMyCmnp5cn92MtmosjwGVKGTv2/u3ISPopcdvcVWM6yR",
-	"Yjs8wDjBnESEuauXCQgeGgrQCRQBohzEqCX6KT+omfhWbcWlqifiCn5GZzD63ROIlfxOFzmhtkz8O05U",
-	"tpa1OieXIjzruBtObAKqa2odiLNzRpctC3gFvY7xLey7g2EEBhtkgKskHROyQwmss3IEcDpfUgqZqslF",
-	"BGDjaV3UVqwU/BqwnODDehsN9nKgbzZ3z9oB7BtnzQc1+1ZtL1U9dKt2zu6JocreDlBWi44S2vbU3CHs",
-	"0i5sUw8nKX9toPgSu5u0BWq3utb/8s2Hq9bs0FjpgliFxHjgl9ATMheji7evRUD+gfIPrp9cqkqNJyJ3",
-	"c7tWvwUknRzLWWj3xiIk9dHiEoxOp0zNOGuZyBelnfn34Q2k2M470AgMZCgmoPU+qz76xXXmgFxejFrd",
-	"Vsot+fbQwMoU0I2Ytg/LX+7tHdUYhIYy8bToGQzhpKDQE/EVdJ/ESwSeAzAW4dLLtb5TW773nDjTra31",
-	"W8w2Q+cmtVpdQs4IhTxD5WEHF8qp6l7PVV8PTCCoB4y7D7DAsDG19Vs1CJ3gqaBlloU7dAS0cZQdKdOs",
-	"PInjYR9l4Qc80aPvDkk5GGha0zo/ONLPkA/weRpU/uMIO7j6K+y5zw8t/nOpF0bgae9hMQhfOMhhXjvX",
-	"QBiML9pI7rIRNOVbl6xblQ8huVrPShX9G/9hr6pGiRNx2ayxU3g/GSPKzkftIPt6ThcN8HxDKj9OR+p8",
-	"aNvU6WbLUrh9IaFGPcKnbyprFgSey+6UM3QMgfNsUUlTQ0LNb7kHFGacgQsGnHFzWVVbkUML15yrNujR",
-	"ibigKfhPWSpIsWVixv0PN0tLXq+E//rJIL0ed2lLglqKQkGgEiwbeN1222uUJYdkgzvp1elpaOSJpZsY",
-	"1ueGvNzaGFI/wF1DiR3nocw9p4YjN7A3eUY/3CSklIv8NXUlwS7sSYPitOj+Zm4LlYyYPtZ/CER2N0B2",
-	"AyfRfmYi3rXlAZhcAFd93Dh1nmwF5zagdtai8OCH9UoYhn7tGskSMfnDoWZR32L5YqvggAFZ0ho5ZCtg",
-	"vUPvSXqimCll0jPPWo3c00z37gn1bHhri25i2seU5Sm6KvcsG8UefmFXPBeqAoRDkJm65qoLB+Tnzws2",
-	"uVLiz56XiZeTUxoTk0rE6N3vvxK//s2r/yf+579/NXk59to3sY/Yo41rVJRoYdyGPovUrgGonV72+xC4",
-	"D3OWAMigViETdQMOYHzrhSPcPfCVp54J2F2A+nZi1tSRGEs5v3OtRgx4PKWd5yJvJW4gkiEMzbDK3+GB",
-	"YVUZsap8yuAbfhKcOCTLAOiJNxsWxoI6cUkdKkJJETfn39NBG+b0f0aeNI1+GHinL8LQ28F/VwsBoXJF",
-	"uLl7NZHIN2PrdJiB2yz7JdIj0+4990phaEHVItUhXSaylb1QWazO8MzwcDLzoD7zDHUQfr7P5Hf2V/US",
-	"L/g+Vy3xANLKTp/201kv6p09ER6C2/62ONZcAhrnTCE7G0nTz4DGPyOV0qtM36rtgD6pjYBEftzFoBbu",
-	"1zG9BBt0x3AbxGDqkUnzCGM1YKgQV4dhMJl8IvbbsVPglbFPz7qyt7pUJyvq/iPNNiGjpzbz+nwj/hPf",
-	"u+dttxjmGLg4BDeOrfx/SvrUP6FZtPt9+4k3adY1kHRQKEUBjggez5o8Ycdj5iJ68JjOtZkICB6S4VEp",
-	"7BmLWYnwCI6BGdZR4YcBR9C06bfcZXaatqT1ClsdX4aIC6hj6Zv8RwZQg9/sWtESN2pG+gBTMipagE+F",
-	"/aIo1gGi1t8lUdsF2grBxAtLCl8NmtJEfGn9E9u1cuBo5J9fuESc470hvTP5/g6aEt52wJyiomOEAeOW",
-	"7V5Xe4O9e4O2b406pl5RBWrn2izOu5uMz0ZE5d+8pBA++kWTTcUKqDP4WYwAq4yRp6F+yBt0SBwI6I2F",
-	"2mZO0SHtXIPHHqCcW5m00EAENfiAOsc5utZA9nRibXhZFmwOT1kr7TDJuxAjtD3xBMeJvSHTzgcPGZI9",
-	"lgalGpCZQVSBZikDuWGVvNw6JKifZrIPKbJw3G+VXZexqkqyZoubiiXzwPiRRpP+PngDMpYIwAOAAfx/",
-	"uDT/+5//5ZXyl7+GD/T/zLGyXDtCZDv3F7GU2og/XP3xDUgh+nBFyZHJneBGm/5tf9BBGLxwYr5U8zs3",
-	"1BDM87Y3iL/8HGolTvLPq1eG5kEVcF9P762tdcEnwhYo1eynWuh+0fKlLML3/+x1P+wv0OHDwDXaQqdf",
-	"lC6VLOvlCaadqWKPKhjhOQnABE6xWQOv5mK3SgFlZWnhD8BUNRUt7JbcDzgxXqUsQJJqV+t5iAIU1D/D",
-	"M2yj5ph9YG0Z/DsBxRSLIOZ3iwoaOoADEvAkoFVXK4UL6hwwhw/7KuJKtlhfX6hFJQtGm4Q2hbEMNW8M",
-	"P8zBC0QctaaGtsfGK53zStUuE0vraqoGsVX6BWh3UunJISG539Hh/AHmfk7lsz3TQ7Fv8gH71dO2QI9L",
-	"2sHJU/fX+9GLC6f21GFEXhETM5JDiru/dbVata9aqe+VUW64jP1KlYlvl5IswdiCzFdOZfHKC6D+o9M4",
-	"dGET1ABypkhOeaos1FqZQpm5JiebjJfLNrUXs8FDtSKEoVvwLHlRrBGNCCqg4sIshLlkVadr3L1vKcYI",
-	"rB7TSEMHUP4t3q1wvSslnUXrEp2lh4ex3/AuPyukNc5xQDfO1vE9+c34EQsBa5soCLSjSEBPfEl4cUiT",
-	"D1yOSslCP+p2RKEDoJcIs1PJ21s9P28LEaZKSvqtwzXxEszroqOXDD8ZM7lXesFFuyBjoP2gV+Ch9Q10",
-	"ZQBffyjK3Uf+4J4fIH9j6xv8fYqAyvBVylGcBANLhb7XRSNL1kDF+6HbKQX0AZnJUpp5UOL5jDnlnXbu",
-	"8Gv1LpzPszZ+oUkeomc+eKABWWwDPhoRwJNftINWdgHYrQ7xreCgCEVsmu45J65DXKS75ie8fmHJ++/f",
-	"/dmJN6/kWu/P0Epdgn5LKxn70eUn92e5vwnuWJri+O92Bq20VHUr5/D0vUJ0aSv+vFbm4u1r8cXkNOOi",
-	"Urg7ONssBZGjTt7SwQQnbiMXC1XBMh8hEP56BnOu9e+oiedPpeDOoZv0m0Kn0EmEyqBWZgOk3Pcy7+vJ",
-	"/Vncx6emj4Mn3kM56ZE8A+VIJzaVrmtolCMucTKIA4QFa0MkdDg50DjPRA69yzyYGnq/8VNQw8ET91LD",
-	"Ab5ecMRgOLGpyqPzoxPI5aWxdmjGAlwhxgvAuUWaNvAyRwjIuEzJ4Dac/ITL2oVouRpMyhKjnH3LeUYR",
-	"i+OYHjPOdr1gWWJ1u6A1hMR5ilkkywLbu2dRykhTR4Ah5WxTzRWVqGGi10c5r8vtTie/ZPD0z65nFnK+",
-	"gcebPpkSRxy5xtuuRHYW6woK5V0yVeP8Oe5O8caaBfVMTGN8txZgyMlB2518mvbedgBQbsAHm27cWh/f",
-	"qW3fnJcXf3zTbWrOLfAxXXlgv5yzPcN9BXWDGLh3GetQmZjpsgSdOeT6gwekXQYaxuZ86J4tkmbR+JdW",
-	"tlClE/Je6pKV8dvSbiIhyQWxDRoU3+gZ86/ok1Ho+4Bix0LdaqORMFeyQD8J9h4whVDFonWeMG/f3kp/",
-	"lJRoIpNeXCmWLSJ7MpbNEkpycK5xZ4rje61653kPxBGhSQmRzOvKlDxNc3YHTO5fz7Dvmr71tih7rapj",
-	"WD63MElmSJDo9vRrsrdMfbi/2jivi6e4ZFls0kEZvwRbi41X4HmCkZ20YbGO967hCqCmaLMDtl5ovMDo",
-	"N3Cr7G3dHRv4bs+u4d7joOAiX2O3nhRpDTPZpd8/b6X/vSkwnYNgkRHkM5lw2aykOcZjHWDLqCM6OE1Z",
-	"RlKGa4DcF3v641+Az6IzpCm0RfQkHjJlHf7hPtpGXx0wp6Rk1WVCmXm1xcBwjdm8ECCm7DtqnxcnSDjd",
-	"wJclw4u5rGVpF+GSp1OLGTgwiRHgCSQTpY/2zPQ1oype/uVNMHxdhCfC4Dhk1qRc8PvyODzcM+prg4vi",
-	"xB7MQQrjKlXg4Om98U/CreobkHUulN9sn3tB6TJotN+svfWaebYDhIhyHntbJrOw6O8nYWfLhn3OSadM",
-	"kKWDrX3Tj+CumT9898P/BQAA//8=",
+	"7L39kts4li/4KgjtRFjqZcpp18d0Z8aNe7NtV5e7XWW3M101MZW+IkRCEjopQEWAKau93pi/9gE29hnm",
+	"weZJNnAOAIIUKFKZ6aqamZ6I6UqLIHHwdXA+f+fjKJPrjRRMaDU6+zja0JKumWYl/Otiw//Cdi/zN1Sv",
+	"zL9zprKSbzSXYnQ2epkTuSB6xcjFm5fkhu2mo2TEzZONaZ+MBF2z0dmI56NkVLKfK16yfHSmy4olI5Wt",
+	"2Jqajy5kuaZ6dDaqKmipdxvzltIlF8vRp0/J6I+8KLhYvi6XVPC/U9P9XytW7vZJCpsQLUnJNrLURIpz",
+	"krMFrQqtzM+G5owWBSsfqSl5LYodSec0u5GLBc9YStZ0RwzxhAqpV6wkMvjuOVnIkuDvpSyYirZ6pAjP",
+	"CRVqy0pFvjz90k/Oz0C6n53wpRlMwDFT80yKW1YqePtlvj8hV2akQRsg63Ot07OS5UxoTotOUnyLz0rI",
+	"c5lVayb083kXIbltQRa8YIdoyeeze5PzYk15cUXVTRc17MS0IJqqm0O0mOf3p+abQm5ffGBZhXum72wv",
+	"CrklzLX/XCtmiBpIy9j8pczpNOeQFgXhWhGzw7kUavK5KPy2WlPxlt1ytsWl7CN2ZV4gJbwBS/u5KHsp",
+	"sqLK2fOdoGuePaea7pP144oJAp8mjGYroMcQmuZswQU3rVKyZFoRStIcvzTLqaYpkfO/sUyTLdcrGFdZ",
+	"Cc3XwFYWfFmVyGwl9KTMN81yGCrJ2CwQ+0DXm4LBq2uZs8LwS5IWxTpFKgyzrRRLiCyRMXsegS3Vz8UM",
+	"eGbQfsOzm0kXR+U4H7NwGA22aq+C0dmCFor5KZ1LWTAqwjl9XeasZLlZ8O/pmqmDE5vC+TREqJSsZJEr",
+	"GA/84DZFPd2PFAxHEW5uqo0s5JJntCDSdEnGFAebSfMyXWhWEnbLyh3+zDXJ2YaJXMHdpjlT5IaxDfSB",
+	"X7AdAlEqJbQs6W4yJS81UZruFBFVUZAtUL9i+NVlSTcrwhURUhMlK5GTcV5tCp5RbZvAYBKzLixfwti4",
+	"WBJK1lwp85dplBBKsl1WsN4Vkji9s3ri7rpOld5U+hLeVPfa/YKkEj42Qzrc/k9gmv58+fp7gg/cTsfW",
+	"vSMNv3nXUb6txPfVes7Kw9uwrMRMQLvULOaCFwXLz4D+jVQcjyvuDs/XCV1Ls5BFUf/mDzOw3fnOnEwr",
+	"WfE1S0jOCqZZTqRgZhcDiTkZK0luueLzghGkQsGRXdFbRpZ0o86JYqxBZe8+qdvecebeKVa+FAvZvzWo",
+	"UnwpQDTIaFmag2UmCn9mueFU5SNFSpbJMjdnNzW/pH0jMI1m3FBwtwH8QAuew+S/KEtZ9jCiW996xqB5",
+	"yI82pZwXbB1hSedwrtcbvSMFV5qsGRWKwMf6xrfX4/Hj1GxZHpRjed3ks0qPr/ia68jNrs2kbVhJNnTJ",
+	"EvLEaBJPTk+7pqaAz0Sn4elpMlrTD3xdrUdnT07Nv7iw//IUwXBZCSSFek2/5BGqFJ9rkt7QJdunwfxq",
+	"T31i7plSw/WgyZOuWTJzGZ+kJ72z8qaUeZXp/gnZYMPPNReXl6/flPKW56zsp8Vck4X5z1KcSGFIgxfJ",
+	"OFVKztw/ZzxP7yjKrumHV0wsDRVua/l/R6n/uTAy45wq1nXyLv/6iuS2DSq2tRBOFdwRLc3us4nh7xRd",
+	"soYK02EK+IsRh6RR7SvzCk4/V136TGtbmlYz3+p4vRzJLOV6IHV4n7DcnBWj1YDAB/SCrD0GPqv4bbdM",
+	"tSjlOk5kTjU7MZ/pptSepCOnsn2s2kcbH99x8q7ksVM3ZwtZsnDW2Ie+WdPybnPGSlDqD5FornxFtiup",
+	"vIJP87xkShnVSVMulKWVfdAJ4UshTQcko4p1kcvMZ0Ydp/3pV1/2n3aQhHqZlKH9851gVr5UF5nmt6x3",
+	"iSk0I2PTzcScDPg1Z/A7NdLnGGSKCU53p5iiZvilxtxFxBBD3FtZsAF7D1YXlWKuwBLY1bt51uj4n0q2",
+	"GJ2N/o/HtfH1sVUNHjsKRp8MPSVTGykUap5/pPlb9nPFFEgnZhMxAX/SDSppXIrHf1OG0o8DewNp8q3t",
+	"BLvcZ/8ldkoyKoxmOIcLNWNKGX6liGJCT0dojFwUPPu1qLO9q9pUkVVlaSR5pY0C2zBHUFJrtmaZJjAC",
+	"6PCXI/+dYB82LDPbGKRmMv7q9HQClhAqiNwwa1wxs05vKS+o0aqMAma2nGLlLYN3npBUSD3jZmRGdWEg",
+	"PHxKRt/Ics7znIlfdkmcbR1OBcklQ5MCLczdC7T7sQGZ30v9jaxE/ktvHCWrMgsIZB+M2iNLMmeFFEvw",
+	"FcSM+0D0lZTfUbGzJ1L9crS/NXsWtAvCPmSM5Sw/JyXT5c7LDU4IN/xcsUyKHOxM6VvT6uTCtAKVdcVo",
+	"bn09waN9vndpv6El2VKu3VULnXKxnMbYai2pA2MVtNIrWfK/s19wmb9Ds1RC1rQwNxPLE8I+bMzVZZa5",
+	"ZLfyhuWhyRGWtta2v6G8eECCv726etNS5fvY2gIoILWCfU7SnGnKi5QoujMSBisZoSIn29VuCreYqg1h",
+	"F1nGNvpHWd4Ykdbcukhvs0NspQg1nH0jDWPf2lfOSQrCcGgqG2+kUnxe7AjLueFe850XGybEsCZ6i3cD",
+	"JYJtUea2FnqzV0wnrNQcrzXaRVSxNeNLKRA3cwTBxmXCqIU/jVrPRu/3JI5k1CIfusxz+JsWbwJSUJbZ",
+	"Xwogv/6AOQVmgGSc2jGlibOzJiRl+ZIpVN4sKWhBNKSsmTIy6wwfdA8Yprk5TmjzPiZQ1cKYb9fqaX8O",
+	"3keIw83xR5nv4logXZq7FGzWbrGBQWZ66miG7vy+5NmKpOhEUCu6YWQhzQ2gzq5FCt4DIyqat+xeT8n4",
+	"WfCz5axGOZ0kJLUmZjQWg59apWRsT/gVVTdv4Ddsfi1SqlS1ZvmsdmmnZHyBP77xv7mvw/07U9V6Tctd",
+	"SsZwNi/xn9DGnLBrAWZLt9sCut9Wwp2xkOzptejY7h1bwMzzDRcgiNuvn5H4ZHVMSUJiIzcT0hqiLEl8",
+	"NEj03jHKrWPpEH/DLQQuqE/uE59hl9tNHc6kpa97X8f9Yma+N3RXSApTTgXBjxJ7fs7tNsb9yzUY1HEX",
+	"E6NxNze+GYsU7PVidPbT4Ynq2OejT8nh96Lbvfet6K7vfat9BHpfiB+C0af3ZhFy8KJdaqorFWgxzbOh",
+	"4HHMz4YvkmpjNHOVBBoIRw/Wkt8ygb4v0MM0W6ve7Roh6qVma2DV9MNL/Iazorl/+i0GPrW9zenHEN2L",
+	"XT12TEV8x+IzuIdWcgv6ArjzxkZBXnOtWT4xT7OC0ZJwPSVXDWcPE0suGMlZxnPmOPUtLSqmCC0ZChvn",
+	"JJPrtRTo3zE/G3YhuFgaHmNmE9w/5h8oo6QghKTqhm82LIfDEFgnvjpNRoZIo8K4q3aPx3hH4P64v6dr",
+	"5swT4L8bZ1SxE8WE4tqZeBrWkK/6rSENpuL7ji6cufycqPlsVYmb/SULRcSiGMAF/qyk+MFM++jT+6ge",
+	"Zfp5hPYiJnRCqNihDxIW64xQgoOBUAjD97nSVGi7EiWjStoFM/pk4MhPzUDTawHtaLmEYBiV4ne0lMXM",
+	"6HDwXo5TLmUBfi9VFTpoVjJdlQLujE6OH15qMKSzBq1jzT7gJ70MmYTEo7EZpA+gwP5uGtWUXosxBSKJ",
+	"b4xqaJ7giLkRb91AwZTUGAAZb1dU+6ES/Jnl9gr3N5QjG4xglhJzWzpC3N/4/uCrzG2d6NYTUvyF7bye",
+	"ExfOhBS7tawUuWE7P5kp3fAbtksJKnru/BhVzOg7qMOAIYFnLCKZCylmN2w3oEuILADLGBPmiCv0cHCR",
+	"EC1vmCAlW5RMrWBDFVzcEKNzrTfOCN8j1jpCovOz4Z2+3RIDT5yMQzYF1UYRBGdiuaCZ0aRvmdof+5wq",
+	"NqvKIiLAzJUsKs3Iu7evvIfJfbeUlWYKve0uQoblZFPNC56Fb9hJNzw7wTgMIQUz8kX9GgYdALdADW8l",
+	"lXYfsOLaxMojtRa2KdmCfwC5Co1do7PRSuuNOnv8uJByYyZjah9NM7l+TDc8JvDhd7pkJr2yHXVMQUJS",
+	"8+G0SUe8r9Zq246Teg06lv0vbPesZFSzQKBorRXon0F8anORG43brrMhF1b8rrrA6FFtOIrVhSxvMYcT",
+	"RMjy3AYGCcZyYs2qleA/V+zoiywZ2c00o1kmK6FjPvfWGpYVw3gO5pR0tyHtN8gYjHdp4HVPE6A5D8xM",
+	"N2w3cRKYt/qFpjLYtlypygZSmAnQEiRpoTRDsbsRkusCcmW5nNF8zYW9zdoBuoppI9qMouEE4XbqvtMb",
+	"O6iLuza2UH2XLIzABawNpSvkclz5mwO5oTfO1MbzkumSs1uWk4JqlFZbcgRQlM+oHuqTSto7uXfj8nyA",
+	"tyYZFVTpWaU8MVFVDmRPCMaEqbInLUp3L11rmfMFZ/lsvosxdEkMRSRbUbFkueWDmSzzc0LRIsFzEHaC",
+	"bYvBiObCVzul2Tqdjg6c5PbJ22vYDtgeMo3W0PhLTWKLHVgqI3pE68i7A1qbv89rumB2b9hONeiyI+6X",
+	"7M3xiFMBJ8l0O06L7Sxt3GdffkFKKnK5JuYu+PrLqizM4pc0M2rsZEoumeEvmlBF0gtrYYalOSN/ZLRk",
+	"ZQqSCVegKgk8lNx6UEq2KXbR3QDkzg7dgAteKk2ePA3I8eoJcIUmF//yNNILarPHHXSMJOtYULTJHVpF",
+	"u+QnbsnvuKAtFguvBGyrMbTmobYnrTXFSSQPArdMN+N+xZXuZtuvBYNALbMolnlHpDy64UauhL+HmQyg",
+	"69rn0DYGJDbuCznJwAivBMOgzDsHW2mpaUQg/d77esxQyJrqbAXBuLBNC7M1EyJvGUbLm65gJnxfp9Ho",
+	"qob87abJ0ZC4wC0cbfciHbhXhVsX1NBkpTF0HO/Ui9YeJoyDH86yeWCULf71n/gm/dEFYptBwxUX6GhG",
+	"4vL+oLE9WYRqsgZ1QJgZIGsuKs0m9qjzBRHsFoWLf1zEwy7ixhpsqXLuwXMXK88LZwL2MbH/te7ne114",
+	"zfgKc5V/sfjLH+jTf/n5n9NJgtl4mVwKrpgbyD/uyPvdkVG2G7X1RyJ17XNn99WBhw++4E1/MGFqJasi",
+	"J9mKZTf7fBacnzPDxWfwNiYDdXtaD3tg98bUWkSXiILhGc6uKRfEO7zqx3YsMMiISzZiA46MIzrPlV5d",
+	"MqXirmuC6QInXBCFjRKnJv9JgvKNmynmDc+YUrMD8vKff7wC07+RfLvFXiIF6pfu5lBGEFYkKyhf+3wN",
+	"kqpqbi2slmuDN/TDJk1Iyim4GblCt2KVp2ScNi6mFFqvKS9MCzvUGXe+ALrZzNZMU3QC+7gsm0SRtvaz",
+	"M1vLgqXnIAukN+ZXa7xEewnGUC+FEXDAmoKz+ucf/3IZvU4w3EMd5vg46ZaP2Tdgwd4J/sFF0DRYABf6",
+	"6y9HMSHNdcgjy/eKLxiEpjpDbNgv7BWMsxl/8fXpKalEYaNFnRkRQpG2XFlvx0Fh0Rpcu3bS6w39uXLh",
+	"6CeVclwcTPtvXl9ekcdmpR/fPnkMD/7nsqRCg5/zfzQ+nQZJZXAvwie+OCW5+UUuCBcQe8n1jox90uC8",
+	"YBM3QDSHwtYhkNMGV80BveywY3lu9b7AbI8/RaNDzF7sFforvXqnYnJxeFgb1DX2QWMXtlfGktDFY96p",
+	"WEDWhT2tEZaSGKbQbeW3OfHK2s7a6lB9XodOysVm85175VMyolXk3r2ocs6MnBrEFz+y+16dE+pCAhqs",
+	"pREZED6JruNdRH0Mpw6buwDreNOZDcToEyBhbTA0ycrGXNxyjeswRner/ZRdKgwMd9I7htfdXb6MiT7N",
+	"4O5mAkcKQcdWU5u61JNhKo3hxTMuBkwIKAw2jY6LB1NUILo6suMam980Srr2GdhvnWcEY1bHLgwbwtm4",
+	"aF5lU7iijtufd5Zjjz2P9WGMCaDmeCYuIt3t9saxb3fbLbQeYlkhV9hbHCOSEjo3Gn8dSbai1oHYcCZl",
+	"VFglc59bRRTAuLjf8kkM2twuE2v/q99CELMlG7Uiv6u9NETGG6rUVpY5+pqVkmfX1enpF1krzQt+ZHFV",
+	"2DWLhIG8gGTwLa0DL8mKqpqQRgzM/jXaslm5MzQwMaHtrrMzFRIcM+hBL4c2TfeOeVPKhVG/zdN2kkpz",
+	"U8CC+BiSOM/qePopQtqzyx9CqtruQzB/xTYJgIy4x4bUnIxdiBLJmYao/0l01c1AZ4r/nXXp4ZA++Hdz",
+	"qZD5Tvcb84JPztbzAV9dsyWFLyck9a+m5DF5cvrl77/6568TcFiWshI5y88IxbflwvzFtkgUbEdK1Joa",
+	"rbrEMLkEmT05JWNM73H5xvAB88Zp8+rJZTUHVhUZn80I/5SMVlTNUEmI3kFgN9TehFHKLZh3NDXyrhWW",
+	"8PWYN9GaPGeZLKq16IjIqsPtbbP+NcGvlnLb+0nY9KYhGVtVCBLbcruBjrDjBn22hxXuu9aGaUxwEuz6",
+	"9/ED8wZBT0LTb/PcBGkHMbgiQxBqe+ckxX/OnmDQGfz9FBVFJY2O6yAsSobIFU5bLOX2OB449J4NOQJG",
+	"SZjBHlhI3HVfhcu4YFtW1ugbfvfD7xMHRSAQtcNsgQVnhbViqMawjhifD2j8qieC0S1Pa3DBFEUXnoqM",
+	"FV0ZBvjUIhAwkRv1HXMNAPOEgIkiQKYAU9TxuQIZdNMQzfCnqEz2K4XjR2dvRfV32Kg7At9GiSGn9RHK",
+	"6V7Q/VzmO7RUG6Jzbr6z5oJqTG5b083GUBvM56FwbqDHD6EzMjkgPoyN64oVdg3sCy7cNd4a42VtU11S",
+	"gTAmMy1n84oXedd7V77plfyjaWg/4WPeUZrtet1FM7+DVvDuJ78jd9/bFGKzlJ+GBn4HI+kNp25MUW9k",
+	"eDD/fW2j4xoS2T+oaXzSIQo82OXdt8Pc7v+DTLh1XD5BCKWHuevUBsJGCEmFHwkcAYO0g6a1oUPrdd82",
+	"woZ9gYzfXT2bdCq78dwlPgzYDwIct7HOtyXXmgkfKH4nD1EXFbYjD8nSO3eKibzf5mZX9xIb7ynQPVPe",
+	"cE4eNefHeW3am65eMT/OBDd0D9NX7WiG5pko4pg0GIq5tJK70TKauDTHhCDYqVOHQymUliXL3TyrhMgi",
+	"hzRFZ7IdFEUR4wMRkWUTBZnxg3aRdhGomTvFUTSl7tZInWASrvg9oyr8jB8RVWFm7lKXjK47k2j8Rd2v",
+	"z9s16KIsTkFB+Rox8TwGSzS6g2ptlDurZ813hEIcNittRL4PisVfIRIWIj3KSkSt0wEz7GUy0NamZ3aI",
+	"5UFSagsMrayEImZ5Eb0jSP1Mw2zCTK4ZZIH177iCUcVmg3xR0BT8IOc20JbjNLn5XNMdmTN05LGc0CXl",
+	"wrlSqFF/Sj1nVBP2QRsOlNu5HHbhNAGAj8uTtfiljTmyHop2Cm0zVuDnilXMev9sNl46CdDIXOaKm6Lg",
+	"Q4ppBZHzNgrXQqiKTaWd5RYSe2rEH3iWRtNzmy37DlDjBPzI9eqKLtXFm5f+S93ZMJZM06C2Spv1KgUt",
+	"0v58iBahkf0VXkSNsxDS1lju6FlHJ8WbgopOxS70Y2wKKs7JWt5aR21D3MJ8SdMkNac8Bck9vYOOhz3O",
+	"4EsNTS948JvX9zoSQI/LvM7YRiOQARwQJddMQ+jfmMJaYJjcXk7/ZOqy6lOX1gwfSCHNz3fhr75xcFfY",
+	"w6gmuMAFB4AVC0WKv0HaA9xR4AoGY0a2kjxj8XxoQ8jx3MaJei4Uwk9IQhrM5eN1YzWuR2fk2i7U9SgJ",
+	"/ja/h1voevQpziZwsh6EYvzUvSgG80YHrRF39QY90PC8Y2P6I9uTXPPaYv7WUevheT8HuQgMV5g+ihDB",
+	"tDh4sXfc01rC5rWXMs9WZF0pbbW2NqR709lD4Ga1abFOA0q8v+9aNNNg8pIuNHbqsujCUeEOPj68juuo",
+	"l5LAg2hPiY1Y56LJRgsOsTwXhZLoV7AW7JyrTeGA68FCJNi22Lnx5TCm5mxgfhmSUKMC4xDD8Mt9GMH+",
+	"0LeDG+vNinYlMm7MI6S/Me/25jgLA9XCADW6LBlDg3AgVsI62ti1XE6vhb11ws/49Rc54JmomMQyJZZj",
+	"u8BqYK9jixbQvJMmeANeCzroAiRvMa26SfTYX+8APUEW/INpA6lHlBdVafgyQDpci5JBRiK2LRmx8Ta8",
+	"1lpsXzi76L6BP10DXhK5NVtOeh+sYkRvpQsPBGikZi4sXLPJCA1wses2XPFu1XaQKaUxj5/LnoKcZq83",
+	"Wd4gzDYELGACyQL91fAG+l1FxsicMeFgkR/UxhIt4dDvwnanrAeJonUsu9lVhBRoWSMQ1ImsZpHA4Tkd",
+	"MvBBxp0mGwwsPIkNZzQHBCgwpwQahFYwq9AfuWMOxhLLraizqkPykL+oChWXMURZTnxDd0/9+ccrD3tv",
+	"oy8Bw8GGal0LF4HM80mr1gruP3cKuI6Cthxny3IjDVUH3EJ9cgLakTvlBLCrsG0na9+TB+66cduBCYOI",
+	"77G8hZT22MYaa9t4LzHjv4OZLMZAI3ayQfasBkGxJKF7WrOaE+WIis4+bMGBt8MQq35b9BzOIu9xH7gj",
+	"vtkUnOUWJY3nqT/R3EfcBTKlDzOz53B6LazeqZjGDH4P7Xhu1SvlJBileVE4ta8W1e6Xl9Btwj6wdqUR",
+	"lP5UUqE7Tz22QQzFPHex+q0wrJYquK6z1+MJblnjo+dkCeRA9Jggp9EI7dAGXv9ff/Q0Vc4IYRPpR99R",
+	"UdGCQCA02DPzNQT3tq+rna9jYkjdspLhO+aiqjaG9q9OT4M0mj2knNNeOwNOVPcChYDxPeAIh5ekRs4N",
+	"pyKm4X5DC1VjCrRx6EPM3niUTT/sT/g96+d42phIFGznBRU35xZMgYwNX6Xm4ge8IC48YlDh8TJLvga5",
+	"XlUlBDWhHME1I2pDM+ZUTsgYNqK9x5o2IgUXyz3soX2FaUO1ZqUZ0fX1Ze9N3QlZgKtr4bp7FnbOkQ2E",
+	"ON0PDH/BlOZrkCAyqfRsw8pZJWKOqheuIckshImREU1byLK4fH4eyI+VuBFyK/oDwTroqwPDwpie4baa",
+	"b0rGTiD6NG8GqgYT2dF1vVLx7fwON6UIdrX96MGNOmlZiJYbffKltGZujKJP+/fgETGuP66ku9pUSGWL",
+	"DrlhgnLEErxlIpfljLYJeTKAkPim+RFDgu0+kQuSIt9LCVctQjATJSGpkVyQHoCFioCQHYMJZtPwgLxg",
+	"urpPZsMn0OmhYw5mehhMWOOjFjQ2ihdmDQPnqKSCk81CxTmItkFbd7/4wRCPG2zGh8E+ewn72kWCodur",
+	"DX42Ja+tSe+GsY1NIkINDyixDAV+Uj7q4cPJUp5Y0v+mpJi+pVvnBA2enqgbvjlxBsuTjQS4KJywT8kI",
+	"qzk9zFixdFXPYGMrWiPwHZgKpJSMrekCQnUhBhaSgCYPNyU1XOHgnYyhUPt+txnPIynI/8pKeTKnYPC0",
+	"jlAucvYhIctSbuHGNrMDzgYEw5YlSNtkQ5U6t7B3e1vbeh09+F8KcXOABr3wxZ+wvwEhvUfAF3Y5RntQ",
+	"DU+P5GCxQiY1mdGp94vZzebeYeRGh/jxzlUJof5yA+//fumVYeL/O2HkaIxusdNmv/tIkdQw53RPE0D7",
+	"eBMJ3UnkmRSQFRxXFw6qBU2BJ+YNVbVEY9TpEhA2/cWl+bp5oZoRdEhR6QMIQFFW3qHp1vEPYFsC30JA",
+	"6bk5GYO9LkOU7/tKZxAO+6Elk/gDhjJWWRee9BAaaBvovQaD+jWDCpv0HbtGPZxeDQ5T8g4K+JAAQ6A5",
+	"VmEEGyLWmlGIveGzDmunrllBa0JwWoxNp+aRM+lTJFvyfKOgTeKULcNk7QltKH8HZVsH0OQyu0+4cNWX",
+	"c4tu30qhXErWzMZ2iWztajiR3JowO+hIKfU+ujDMfaAD15g3ykbDN8cY15Eb2UtHUj8oW66xamGeFXlr",
+	"d7eRIlx++IY/BhvIY6iGk55jEaOONuGn1eOPPP9kX0uCRQZcyTrRv4+lDE4OvVNiW7BZwqmv8yY7E9rq",
+	"StgXiGX2XK4p70oeWkllnY51IQoX5aWYMBpegsgbOLVYCNZxMypIutJ6U6PR2zK5N0w5uMJrMbaCUc5L",
+	"lmlfrvMMkIXsj1oSihCjQmrwMxthWtWAbG7LNkm10PgQh6bwocMppVi+19WOS5tl4jIpBMusd/d3KaGF",
+	"UfYooqsbAdh85vxapL8L4UpT1wKnQVXzHCbX9Bc0I2Os6FL/wLVixWJyTtLI164FXHpAONAxJd/CsljO",
+	"FbUeiXpKKDEC9ZRcNCpoYlyMXjHwwrulFRI2/JQ8D2rSpz9dj353PXoPwB3IOdC66z0FhzFBawPT/x5f",
+	"X//u/zL/c309nfzPny5O/pWe/P305A+z9+PgHyfvP54mXz/9NBlfX097G01+N/mn6B3ehElveybqg7AX",
+	"S9KS/XCLzfL6oBz0jHQdMIzNt898oNewT13tNuyFqNZhtYPjInwUy0qmW9GNH68dfhpG7PzHv/379egT",
+	"Gik+XoPbzfCV4GFCrkcufbjxDt6VcIWDA8fsWuZrSBpZMhi8LWDsrlcmsnK3schhJXKO3OZjukjqhhfR",
+	"srNktC25Zq9FsfPa3kHY28VeIW9nrP3qq4ax9rDQcAcY3NCedWjJXbXOiw13661WtMRCP8P2yiW27zAY",
+	"BSnR7d14oFBF/fUel2RdruiwQ7JR12ioz7F+ZxDKYV9CwrFpCL9qzL/3ioZF6O/nFQ3W6pgwf//am2BP",
+	"d22DWV196jh+FdYz1zX/skV70FNf31t4sLHwJxatrTlRNFCSq5mkVazUZJiVbTvlisi5plyA2lnKagkp",
+	"sK8vKr1CBTVAjJ4zEJl3Gw92MNShdNVkmN7UUyaEkhZjQONbi52rhd6kk/4YbT94j+a2v2DDlv4wN+gF",
+	"iXANwHjSHuFxBVMi2/JTTzJxTd7hwV56Bty9UxrSI8beIN8mXNfoYu3oTwmydKVYczf/x7/9f3hfgQ/q",
+	"Wlj71HhfnjYXdVGsU5/gECwkOPytmAtlP+tWTuqFWs5QVZAbOZlr6wsPkTENMdyWDQBVcbuSQXQPGac2",
+	"OiedoG04hEePuUehtEfiUia4AgUby9zDplgzx/P2p+winCY47qCz1qVWMdeEa2WDS2Xpa1Y6qhLMzMBi",
+	"j06gNY0w5GhKLuktGi1slAXVVu9rLBKKzmBhglU0Mj2spFBbViry5dOnBMI9qa7R/xJzWDNtJHQbnCwI",
+	"z7FRs9bjOQZ9UiNJOasycD1QoUDlUphgk9T7q+TLlVYNNCWzWljzTrczi5BTlRUEV0JIaDg6CnyvEnYb",
+	"j2Vpc47svJJCWpUKep1YjINCiqXZ/AwDERagD8HXtqxk1wJpme8QME41xLqAQ0ZE3yjaTYPoEOpINZIk",
+	"UMgdJSPge09dSJmTZEfJ6IbtZgsOZkwMbZk170fnQ5yVLGNYrtf+NPc/RSNN/VcGhKLZkHQtbfjgudlB",
+	"BaOApcvs/R7enk+S/3LKyoUt+QA3L2yckm0Kmjm7S5GD49X5mIrd+TD94X7aA9sCD/gMmsE9xPsDd5Y6",
+	"VDUiODIhvDXOecT58aB7akAwbUDe3eOpH2T7dkY9h9f9wIC+XtjqNc3R1BgEEJPxcMzqyUHQ6p5BmGbT",
+	"0W9Dcx0adF3vE1kGO/geKfZDAJpD+adJRhgptAcBH0ZE/yqIzYHmX8dT2yVK9g55l0jM9R9pQUXGDhf9",
+	"QocmmWNbW8DycDyf9YHOnA+04co4bV8Tl0ZDsBkkzoUpF1aErBQq5Jks85ggScZh7A62tt0qvF2Alsk5",
+	"ObXg6kLaZiuqMJkCv85yZ8TCMuIQL3t61iiDjlms9v3x3+ScqGoOBVKlwNweqEf1GBqk9sNqghXuUjct",
+	"JTMLA1XnuKp/tuGbKaDsW6kWdEPImIFwdqgKZ0aCONlS6JLmPEPhza7QlDyzAb32yqWudokbE0RwQIgx",
+	"lK2mIGXbSxE4kaHWrhek+lTCHsGB6MStEUUKbeKS06Jw2wuaqqiqcFyffnL3e+2a6bS9X9GcmVFB8lJu",
+	"wBW9JX9npUzInGXU6Aa4BSBYEzdPUK8KQq+5IrkU7BwEjr/JuXJpr1ClDvzeldC8IGtZ1nG8tA7jHTju",
+	"4wsUtBjQPoRie/lik9vNVCBge3jZlMb6d7ESJGV4AZVG6Phvs4pK94ZP7m8MrGfsSHNge9IiIqff8OHK",
+	"3SfM/rj9fhcIZttDVFxrQRYbkcA2DwPsk1A6A3Xfrh9IerYmohMT0AcYFcEGhjn+anVR7lbuxGUxPAAe",
+	"8X2ko31OZjehp7GxFWJn4Lk1pz1DwMpDKUOAEpnFN/kd0ToPon+GkJUQoQZh9/um1V6MxsBk2AEpKzOo",
+	"YAuQkUO1otbChZ3UA0ua83ZoBZ7LrSgkzbuXILct4gVU0QTPTixYccHFDQSXYWaV96g3EbwtKKW9mbl2",
+	"ZRruXvQBqtAqLTfKCVz3QgprjPnQ9L2RsrjUVHdUOedK88zePrZGHc/oI0XcugVxE2QjZZGgIOnRcTC2",
+	"10g5hgNGUnryWG7vy7wIvzzgSHAxq2L30LP6IySrypIJjTX3KsX6v7qmH2aGwllWSBUTUBufhzZe8sOs",
+	"u4LBtIBZYwFYD5idbV3lUHEDnId9EaCd9BW2jMcdadyZBctWeD3wklgRh7jPPjzBcsPMwfZEdcD4YJER",
+	"R07NJc3r4d4wGtuaUWFOI2IB5/0LO4iGyMYx7yV2+4AJIi8GbKMt5brzCjBiVzA8DMqtS6ytKKQrmk9Y",
+	"bJPgxD3k0gCReYVSwGytukiFkjFqY/i+ecUVfB9GF8zdmhcFj9WxGQKw3QaHi22oyPp6DpEgy2ksSmTw",
+	"h3jmW7ntvfEHXM4+fhzuZiddWogLubDZA8ciR3+eW/s/YYxFHAM7VClNiwi8tV0BgLqB1ULZiTy7/ME9",
+	"o5BuaaZGnQcrlqqfi/RauBnGdjasgRa0VGSMbyX2wCfEOsAmHg21GWbn/6gBffvCTD/uBd5/3PO2vW9m",
+	"2vj68x8/HZFls5f4fxcgAIAgv5ce2yVBhsDyQ9Ta50xDWtq3jBZ61a3ZunZGCCz0ykk4NovUSkhTkmLe",
+	"CprusOkuRbkILZbg0IV8ILO509woYDnLbRtIsRJSnDClrMXbeoAxeQ5r5sxpdrOELGECsIU+xYDygpSs",
+	"oDvE60kr0SQBgACcCCdLsuZW/VOWLuwlYmcBIuKrykXOb3leeVrP6riDNCFp3Yn5V42zaCMDgGgelhgz",
+	"71COiZOD7Dm4ds9M57hMhzhk38f2RWTz8qEL8lvAVDAcqvDLpaW8IVouIXDk/tdfMoJ566P9r6aRJ7rO",
+	"h2sxw1tWGlJLpqpCnxPF8NK2QVhB49C1bncSYA3gnoWsVPfz+yji2JopTdebyMYJKtA5ZeFOpe6qDUjB",
+	"9qWIOmPL2TnZBEPH7ik0dYK6/mAjLtzILKoW4FO10oWfTE+npymxMtR6zV1S0GEVzy5qTcPeFITz3ty5",
+	"iTvHwWlwOyvKGyEm/2LJGhAbLUOeeRqgWTqgih9fv/3LN69e/zj747uXr56/eDtKOkElEW73nKTtdxxT",
+	"xMzScDNGvu5/evPq4vvvmz9dvvvuu4u3L//1xdvoPt2Ucr3RXdxN6bJC+dZFFQPZNqD4i6enh4A04HFv",
+	"aICvBWBWt/eUO+j8S2gcCXYzg+ldz05BdlWJLlYPA3+kbEpvS5LlGtRdTDHD5RpWzjyk55npvTegz9IY",
+	"HaOVwr7hBeuJ92+E0O0P+Buwhv5cpF52VghW2JlPQsYlW3KlmVFhL//6yt+1E8TZpLmHau4VvL18s3+0",
+	"MnW7d5rSTN3aGqq24QQrMm8KaXg1iLHmm+d2TKi8oZWQC9A8o6Q3wG2hY/VzvJJJC8kjgqPgxA9z3Y89",
+	"Ck14eib7ODSnR4U6uKV65DyWv0zUP8xjR9p15z7CyR87SbvYkRTPxBSepH7XHE3QUCiX8LAcjvD1pB/W",
+	"rRpa5vCA/5CO/8YR/83Zu6d+5BfsGGUotg53Q8v0Y3mYyK6jGHTAkTGD3DJff+jO6yrGdy9GYs2DEEza",
+	"XT4fMTBccTqgDt8jJbvlWJW7gVwZ1BETjIwBd3V/oJN7kXyIXV15zrSShc8KdkQb9n2I4CmBVYHbqDaI",
+	"QB0of93IBeaMhTwXg+n9rePgrtox7cDVHU1+i40hvvpapGCpELSYdd3QE9wIDuMOrwjz04nRvJN4AP8j",
+	"5eKtIclUSBvSfB5bGDtWkBPqaU4Rh5Q4vEyP4ty7ZBE5YP/ed2R8pst6EHyqBxSKQ9GBS5qvQdNztowW",
+	"MNAkdizvjFd7R4Pnnm/dSV3oF49A7f3y8ZwtIWcad7sjdwkdEF0hdt/KLVlTsbPro4iqsowxIzZizjb8",
+	"W6lFVbgl5A6r3PUz6feHDMPnCe+gAJ6nVamyayhdVSs7eO/x1SwHhqz63deFEWz3Pj5R968PZWM/m+wi",
+	"qc0FxxRQjixBx+UGCTULQpun7exapJCBnkJSke06IULiiuyYJuNM3QZc07Dfyfm1SFFhgehH866t68rB",
+	"WrNkOSa8U4u/Oa/TA6xpFKpFykoFtytfECp2iUWXN8weKv+bzqwlqO5NuP0N5XesblCbW8+hTAXN7cCc",
+	"LkNvKUeYw3H7NqAlgy53iLzumD/0btkefKqLRabAVn1lxd3knBw1zOm1+E7eMnVG7IokxI3AMCBPwv/z",
+	"/5Jw6sf49+S88Su0Cuds7GZ/fzZN0/2O9r+n/T6ySDAQawVtapu1XXv7s4u6aCDBw+hga9vPow3bEoQx",
+	"PlB3ESmJXopu39visd/IMpKM9MLmdRnpTC6wOLFF8MK+MR9vU1TKl5sgG1oaMuwPKgaDebCMM9Ze9Y0S",
+	"jF12Gu25r+a8ZzALAVp6tVhIi4rE9D27/AGPoZbElmN1KLJPTk/Jd39sMK45F7Tcxe6kdo3kA+g18ZLJ",
+	"RiJ1VX1qj2o89dYvRmxEzQ3l4lw8E6vHGSb8Ii86Glry0wEO+w4IcButXUW8C//erUdC3l19c/J7I2oU",
+	"DDY91L0+QXvcmmKcsQXEmdxhyfbAaIrDdgTgba941H74huqVv4fz8AXUbxPwXGl+yxyqlwuYLKWMRJCC",
+	"rB9iIUU1d4T1sVEVCoK254zokiMwYWIj8nOZIXqpNc+Pzkb+92gg5IYJuuHxjl9vmLh48zIySDK+3NLl",
+	"kpXk3cvJPfue/U11lZUr6XaPCNebfXtq3o71Gj6Py5W5zOLdvmXPZUZKtmAlExkugOsWXov1h9/rjUK3",
+	"8+36b81C0tgNsR36Yk15cUXVzWEzF6AqzUDTPGzoQoQz1EkHm7k8Ef+NbVzhxN3PwhWu1RE2rmAROvwC",
+	"w3RjizuH4FRl1G7dq7v2Q/9bHyWZ7xysKGQg53YeHaZoCzvUVmNieQVhCcB/btjuTjajQTg7wapGTe53",
+	"Mql3Apm68oXuNqnT9+30qICoBuwqz3sn6L5FpwYZ3vc5wYPtwn5DDZwb+2JH+iP6R7iYQ5CJh1hs4l2f",
+	"fLH4A32SPZ3/Ly6mrqiEg0lLo+CIRxg5gi11yM4RBjk4U429B/Z8ZPh7aqEnFcHtkeZcmQnLU1sKD2x4",
+	"DcCVOnkLC1xT5UosTdolGrFf+8V4VITZ2F2Hvjnqu4TWu8+3FzoZsBtrZf8OFv+A9PsY/Qdsz9a+HLbT",
+	"8LvHWMMciukWRUhkvP32IUBpxN7cS4cyAIzSb6eOliXwdpixWEGrFVWdE9l77rvCgY45Fv+JdnvM8hXd",
+	"/GUpSxs2FonqzSPs6TtqZBl24owsxDRrcUch9WxhdmmaYGm+gmfa/L2Q5ZznOZYKMK24ecGI6Iex8UPb",
+	"vSFWPQz2+4sPuqQOxthsuVta8BxvRLA9KTL2MbI2+DWpo2ZtJVaPvQP/nEyDSreReLlqTUU9ecFD88Ut",
+	"QsgITbalFMv+iKhDhcKDxVUxIaY9WGLkeDIGryEXyO3TutEMZwQN9q2doj/0wZ/sY5M9XLkCAM5dLCyO",
+	"L1YnAGYUU9Z+9Fi3dtDtq/2nazhY6nqUkNOEXI8QHPL98JDMVxKlqkvNNjEtZ62WB+LaY7mCmMXVww3Q",
+	"6F2Ahmi6cHPcuTcOqILOn3VQowuYh6WFKR3ld+9evXxeRzxCO5x1VW3A5Itp9fNqucTqyYWSzgKd/suJ",
+	"1VZOXj5PbR7aZHo0mgSOqXMyLqv1mpa7aCV93CmhwE0VoWS7kkUkvwtazzo5wI/HnvHm9/oGEK9ifUEU",
+	"Po5wGQyBMsN6pEhBNdTJQxN8DUlvFohjYcegKGu8kjAyioj1GFlqfB6bQmdQkWGPJ0+G2xzChY2F60Px",
+	"hV5qgyDv42weUG4DTolZlL7AvpCapDGT0TVvlfGI5jJWytpum5UfbCR6np7V/qkwsQm4o1hywaYktXG8",
+	"tmQv/uxVc45H12wLWC83RbYz8z4Xs00pl0YySc/IoirRtg2taMksQJt1V7B8SlJqaZkB/0rPCCUrc20S",
+	"a5YO1d96h3IFqWqQyYr2HMR1DvuvvSogekJenf2o8+aoaVja5cxmLkCXZkuqFcsDl3CxI2N1wzcblpN5",
+	"SUW2YoogEg5V/oXJ1DuBzhy4nT1hqF35eqkOBM+VVq5rKGtpOpmS1Cpf6RlRcqFP7D/RxWYkd5T9ErIC",
+	"QQt/tzWrU6VpwYCGYIwNZ1g9n4iDB50vpUaPNysdrl4oDONmGiUju1Uw88xNOmSo2L5qF5S5w91PQNUo",
+	"GTXXPSpRf8MLhn6DZ/abByxZDa+S04+TaDB2n48Jw9QpGadJOrmfo+kzOYLOkSqAiAwe4hlLbW75ExTI",
+	"4e+n6LiDitNxL9KwSCktfVyE0JKMC2m2SUYVIwXTGHOa8yXXFgVoliaEarKWSpOvv9irHugNsFuuV9eC",
+	"4ruTc5IzVBBhQzfCDMAah4oilFkq/dpEw4wCpPaf6MnfZ+9/csjriLUexVk/4FG72nPS+im5i78svBLq",
+	"XmNXwDeF3PaEedf36PHgxO3SSFYe8xVUn1++SqwCM2e5Q/owRD2vX8Kr8Iyklm8gWitw/9RqUmZXUEFS",
+	"li+Z+3FKLlwBLhwvhBqAjm7jIDC48NxcHPOCrV20gZl11F8iqkuQdFPsYliJD1OL66D18hVCh4aKHxfk",
+	"O1re5Lbm4vGm9JyrTUF3h0pfqZXc1kkcZmnvguLItDmaR2jfZjdcurf2Nbc/shW95bIqifv0efsM20T3",
+	"ILhfDaoedMsVn/OC612flGZo/KFuvRdMHE5uEp6orjNZb39EQ33YYxmcSLudBfNwt0nslJKxYu2DOflP",
+	"fMLaC9S/Il5Y7mGXA8pR23wtlNhAV3JIw1x51+QRxRqPWnseFmb0ohpSo1Z0Y3bHBmqeSNE46K1ZiVXL",
+	"AkK7LQaNaXzRHe9KRSBDWiFXlmAUdzLsntZ4WFde0c2GgXPWsK8Nk5si7g4xt8oBh5kVaLFGpyOtNZG1",
+	"zdlmdAU097LhjihlG8U29pXRbNcAlSVlPklIqvmayUqnZLynCpRUkA1Ex2lFbDvzCoiqM/YBg1VTMqbk",
+	"bz8TkLrpulHqEMDNtdHJNkYgBzZBifm62cGPwgfOlFnppQSPdb5kWCkItyl8CxO4rS2A5gUXLIF/rdla",
+	"ljuCDgp71YDL3v6ygFYu9RaytnHlg5JTMCyvVIIxb4LxwrgSdiIDPaVeJV+3ICh+Zfb2iW9tC1+Z9kNq",
+	"CKw9Z4J2veficIBFsyjdcMi+Rhfu8z9yvXpbie99kvRvCcGvHmQd/IBKTIGS/r2CH9rzeEQARHQq+3x+",
+	"A313xxUVjvDTffnIJRD0cFQnNLkEgmFVhq1xotuxyXUdYZwc7LkOXxV399EFl2/v/QltOzPRr9pFAJpz",
+	"CPHNeG3aiGHbxN/k2hu4jBbaHwZ0dInmO9z6Ma7XpHFviY/HSvQdJAPgEq2BKn943MSHLPDsw0XqyXNp",
+	"2gmRImNNex8kQPma0OYOWnBhzZp49UgBSMnmaiQFo7dMgb868XLDyqwNA6CJpHYM2iuZl/bzCjRmXynV",
+	"mxGlYIoUbKFNu8mUfL93wNCfXerDZ1dZkxF0Ydt7AYcXzBuBH8KrftAKv19w+pcFv6zF2wbbCNzkeDD3",
+	"9+rgK6R5G0fcL60Kv7YupDK8yEYKRgF+/3EL/eMW+sct9I9b6Ld5C5WVmIkOlvdGqoaRKnAlrx1eVKAm",
+	"uFGa8zLf+VwxhF4cP6ktl+ZOmyQuBBHpdNV0oRoAGP4KF3+toGzVit4ysqQbNSUv6j6D+OLHt08QiV7T",
+	"m/pV6oobrCjYVCqN3od5IbMbhY5GaKHslWo9rbz+tlxoJmA9FSPLUm6R9TfHJwUGOGNvWBJhjwbbVU7m",
+	"lSY5z30trjHS4dAmAdsE/mWZ5QSh8+kGkLmm5BteAAsVxc6GB9v5m9Xr+T8MF0iTSE5yyII6mGkz7fUf",
+	"csrnl1MaR7FLaHnpi5v/sSpueswUg++SW25GY2utRMIQ3imzi7crCbtQQBlJeIeMBdsWO9ivBaaJev7C",
+	"FcloUUzAnO1gYffxvHvJ24u86jI0XmCEQR2YZ8NlWrFhT+E2Um4ICXlCLMOM3zr24aDpgUhbc6btx89s",
+	"XwXNbrBSH0YqsNJM2aaaF0ZwKkkJwTOtOjy28jg8S4NbM0VwRJ4HhhkhCYaz4lXbUWfk7pOO6et1aX11",
+	"yHIUNKujhMxV5sLQ7da4i8nIWrhbOzaySjGak4Oxls3z1elf6N4HrvASxKwgjefEZWgwn44NVc0xvsQI",
+	"DcctTKtW+JoL98+eyCRP9pCh3ws5BwtNUH/Cjgydb0xDZzQ83DfeWXovDQDi3Tu/dKeSEbLoBcEzTOOt",
+	"aXenK6pR/uu4iPP6GNXFtdw0B7MazosdURIvpjMYlsHssn7ruurWwmpEf0xGbTrvjggqNJTcIYcRjhrZ",
+	"sBL6f5j8xTfgOrGwyg+TuVhzYpy0z2S+P9pof7hi0m0NPUq9z/No9sOV/xAotvT2GAb0QD79of57KE6G",
+	"Lvop+bEhxuc7Qdc8m9kq4mX9BHU+W/1apah1gOANEdcZLUvOFEn3v9B4M43q+f9lw15a/qYheVRRV1gY",
+	"+OxPEHg5LRNqqbUOl2dAKZD8UPUm0yGCwymXt9rueVjQgpoh1zxUJdyWurbdPtqLkvDGC2T4ylax3YYT",
+	"VSk2iYck9tqSXBXo+ix/VhtSixWF1RchJ1duAzl20CT/AjFW/ia0M2S17f1AK0I3Noyn1447TMX+xiL3",
+	"Wlwrl+Ucu7adSQpFX7mRhVzyDKqg5qwkYxtGjWpBEKTNdRADc04M38Wijo2yEzYCcXIeM4NAK5bPavrQ",
+	"HOKSIFyAE8cSCHizJOTNu6uEvLm4evYtNHzz7irg63umFHJhOG4DSRAHsCzpZuVqbSoInBh7RQCB6wHW",
+	"p7baKdjXYAm0CIG00cicgGyXFWxyuK5GxyJ7yWYA+FdwhTbr0zpGA1YAvl5XFg5RGJ3VhpYbrgBl4dUR",
+	"KbN7MWgRMckFsDkAlmBV4AaE5ackLWSWkg0FGERqre+KODzA+o4etxPG6mfXo4QECWRPzb98YXyFT6uy",
+	"uB6979h8e+P5LHtPEMCMQn2ycfC9HKIw8+a4ZBuXbjhgN/XiyKNge06eWLxmc0ngVcZFVtqsUQ8OgZuz",
+	"X+59sLjQo0x7e0Gk9YBDNPva0Oev2pjiFIiawYXRGFuX1NLgurHT0yWAXwb30pALhtq1siCwsMlhoYIE",
+	"kqaEXjKbNDSTYlb5yFkvZEFqQxLlOyVUAqa3yPuCeFhSshNwtEGOCWYduZye/hQYLOjMaFnwOvOFrCWA",
+	"bMj92Nsw7cgardGY76hwTF7ZYMQwlrc021quXdSdqoET67c0xkOi7b+F/me4JzzHcSQ2h8h0wzW5YRvr",
+	"vLBJOhML0xZcnUYSV7pkPnxwDTZafBiIZx4oVrAP2uKv+Mcznn8wrA2j/Ooqrq2sL0PPlFyZCwPjO5Vl",
+	"hu4uDBfR8aIwxwUcHdHWK6r2kwYTOxWhOG76m7NMrpnLjGq5h3hR+DIWYL1mUOlaWr0wkjGji+Fy29XV",
+	"q5bYZjf6x7YyNbqotFxTzTNUEOzerMdyHoptlrVbfx9qFCBNGD1+GsdkCwSz/kRCO9FnJM1LutApGWMO",
+	"H8u5ZjlGazr7dJ6SscWAlKWRw5sW9fnOyJh+lzy+fUJ8ZabJlHxvWb71pxmV1/Z57jZuSYXyN5at756A",
+	"j4zW2nz7sEW3CMhcsMIB9VPy3PQHh8n/amkCQDWpV2Tu9hWrcRt5GYkP9zeqS52DwRhO6D4dz3or5LaG",
+	"KLl48zJuBbGXzImFV60rw6OsfCebiC8wv6V1Pct7RFaEfGKYh2mgr/4OplbVA+9auWwUlD/sRACPzQpG",
+	"S4iB3jNdDAkUD+Gd7lPcoHYWNuY17CEQKoZGN5mtdkWX0X12QTRdEilcGms0vXi8R1JCPEXmzyX8D+D0",
+	"4l9rpmlONZ1AFgUiMNk4AXRNabpUU/LccT+uIPv1TjFTv+5GPT4axkz4GLegMw/BDG5X0v/A9WRQisJD",
+	"HhOHnYMFwF1astXIzXExFyUxi0Pb9bQCkCpMAn4/6NQsu7I7lmScUcVOFIPL4JZN+tHMYt/3+/Bhgn58",
+	"hhWkMRCqtS07K93CnpMNLX1GD258wZRCQDZLVDyv5C8cUypio2+5rQs6ZwUKuT9X1OgH6dGZqQe41oB3",
+	"D5kOXtUb/pxE93mdjmMf3PUSGso+91WukKGajRisTA8bPey1+pxZGnR5XI5JwPeH17asLd0Bp/4cbiMY",
+	"zpFeI8y/DNzxLc1V5gCIkr55F2QLYY5QClALTmKEmpaOGid7ok6D0AEgFXDls1YdftkNYxtVV7l1J91j",
+	"mHdqw7+FFNFfJ0PaCP0dfqJz0MdBvcEjjYKYislhD+FCYlsMi7yLG6k/Ku2hLf2GXPfRBKyENHNn0G84",
+	"8Cw14YuOMO4fQac18+9RWauTrY05SIB5uLTu/qzhHzjb3j9h2Bx9zrZkzgoplopoOcgP1B9bftust3mo",
+	"tz6TKNvOnNTTP6Vs6+CM4MUD3ldX3xsx81Gq3xiWGVgR7lvfrTNosiYuHOGhtY5DZ30rt4TipBo2EBrx",
+	"9kwi+2wcUXhCVG1r5PlpH8audnn5ZVzxvFVKrjfcjqtZbUnqt57uuW2dFQn6D8OyvbfQobdIYancBNZR",
+	"3lGSIHSqHTETjSqbflr8QqzPXWksqcGZAXnVBQRhi6Z5tR082jORnw5slAFpvobM46Qv8+FBcUW/Qj4v",
+	"jOazpfLiXB0p2jWm60ESeO+T+fMgiTnHmwaQsz5UfMNdQgkf5u74JYLoj78PerSH11bUBwWgDjLgpYMg",
+	"bd8Fn+WedSLq57prO2YnlMJiReF2vrI6SMsk3ZT8lmqWnsGFAqspy8QH/fqIX4h/1ui9ymhRQHh8Hcsu",
+	"y+WM5msu0Jwxp9mNXCx4xoy+FqrtHrqvEdS+BV9OI7bdWvuz9IzUWlaxs2/TSq+Y0BB84QhCv+Cu8RkY",
+	"MtRX5Bo9HuhgOndVzpLadWOGxhppSLug+OI+iS79KgBFksK6/q3zvjn0c19ChpXWpeFcky6Nx1ni7LK0",
+	"bB7OI5ENMsz9iQlWUs3elEzxpWD5u7L4RpbP5VYUkubx6j6zG7brLhtKl4zcsJ1fN/RlYZUzazCjAAli",
+	"Wp49fpySd29fBlD1cJL2rIBPTp9+eaR06SiN8Yk/Mf2OX8KZ7VQQ6tiP49V4/y4yFKz6VvECeb/hz6CS",
+	"jq3MKG2zBDbnny9ffz+JxmmCKStuU7xAoz5cG80gl5XWm5nNxAEERPSoZQW4QWpKkYUZAa0qcjKvq7Uc",
+	"Z5kLpi02899eXb35wfvvPBpR24LicM0HyWDt70VEsCMhjo8ftiU5OmRGC716tmLZTQ3YHil/BG53QCcX",
+	"jKzgJZKZt2Impg5scIQopgpfRDiwhNi876qECrU7w+gw1CAqTOQVyiCztYrrVEY/RaBK0wnRUt6AaWrN",
+	"i4IrlkmRtwD/ZTWHTIKIfCk8DA4OOcZayorVAQPYKSIZxRWWfr0WvtEytfvCuwlJ19zKYcrZ3lnF0n7U",
+	"ISukuJHUoPfNWe3eJUOqkNmtsSnl/Pj6Y0gQ66o+a5+6PhAzLiHpY/zhsWvQronVehxNuOG34CCJ9+ye",
+	"4rCCHt2Djh79V6NFv2jOu7v0j/f69E86Oq0/3LchAvLCl/w8RXdCtabiLWQMXihzLa+Z0IcVV+rbDddc",
+	"g26M1l539VtVZeHgghj3SJFgxJ9Duw0n9Aj1Nrp0XdE56QbrHhjxVaH4FQDpAmJ0E4Hbp9m5FPVxWmdp",
+	"p0QxPZm2wQgQ2rAkS3rLMK4m50Yew0LldSCaM42BSxgCDs3loVy9UER/w/khdLMp5S0tFHRHRcaKwmMf",
+	"1IV0/LfrGNbx3PleQHMArRd0Aq50iWqFLBtweY3M4shIEqckN6EtnLeRPPNUoFpiiYWgMABmaIjUuCAH",
+	"UbD9J6LxPv2H6kEMHpDyPMOs4llQq+bXC3WoD8yvi/zRC1vQPkRNwAJ3JD83YsEhRnGP1NDhjh5IRPWM",
+	"PlqYxTElmK5HLiotGvqOOaViIbvRJ3pdVXdObT3KyBQ9OWFS7H4AgY/CCvaWne6eO8CwgF60e0sLiv8d",
+	"wi9yXOteULIqMw8yQ5WNsDi3CPJ12SvgjVCCG1Ubi0GQybLEsstcAxiwfZLbJMM0LlW3Wh2vFDuCQdXH",
+	"r507sd5iA9S1HIILiWsb66vIGLddY8pSQvOc5ZMW8g6+Xy6Zx2PtR9NtLsX+kIcs92GvoztTcGIOgglQ",
+	"dYMmNTdTAaRAACPQSgjB76u4ca5xTT6yviFXr8Lm/AXmPamYjya3eTZ+D5XWAX1nCIO2YHnHyD2hdFll",
+	"HdgUL4OnPgTADUGRsYtN2Dc2DQtBwIM424+ij6+rgwW2m9Me4wDg2G5erhyRA/JHQxp6yo4e7OTYgDtz",
+	"sO46cnssXWTz4QGGXfUMcL+WqhuiG/W4UhWYiKE8VXgXpI3aNHkzlOao2TkIeetC0lpjOjSjkTU+tPWS",
+	"No8ZwLQOK5d7V+addczfrGYJjujPoEZGpu5u2uThorteIYvYhd0jsuS3TBAlyYKW/cfOqzz3iseuvzLf",
+	"dV92EA/dVEXdpQeyeSU0L0IoSURZC/De2YeNmfI7VYq+s8P5c8WZty+13hHcJTAdc4sfSE8TM6uudxik",
+	"YXl2JJdMnfl1rK0FVDkBF6IvUYBluZX2GnwcKn6KQOrFGjS4G9Jwu6VYinYBlVr3ZMEA0x+DZ0SwAa2w",
+	"g99syprOobetc2ww2ocqIqSzWjQC5nFkIE3aSMyF9RR8lph/x35mg5iCnwXBWK6csSUAblWN1fGz9kiZ",
+	"mWn3hMD8h5nxEHXHz669trchDX7pE6vwhFHmfu/IQM8ZxkbsJg2qS+yrDx0r9tm1pBj9w+I/D4mox0uW",
+	"97d2BPW6++TI4+XCeOJDIzNk8Fo8s7WFF4i5aWtkWc881R4H9Kyu0Z/YP13BLKyaZufR6tY247ehpnru",
+	"ZnfaZNDSWl7TbemiolEmEe9I1aqUss+47nbT/7J4m/tGml9ezA6gPYP7Ouk1IrRkq5aQ1N6zUYaejMK/",
+	"g43QuIsHiJQDXBO+zKiQc5nvOp0TVJOCURtbalWQutqoLD0DT7zJwW5MC5iSs4znLCc7plteDPfEnkH3",
+	"cfXIOQEGOBLO72Ltj1n4X0KxVM1cHWZZ3LKLLJ4PcYGZ/4zQpRFatCRU0GKnWARlKVq3F7FMuQrKXqt9",
+	"ny7t6r7Y0p0yC4UkI1CE2ZmG6DSci3iT6ARYMM2uOBTbJ9KUtlMHGzH7HZzAtmv1FNvNL2uR9RnVtJA9",
+	"KVteZ93PwAZoQbkgGX6HMKFLzoYXDN4n5Q5Igxg6tLSll1z8zf3RBv13MZYM4LYfBHPQfFh4Ndor0Hby",
+	"7qc747QfoS4fWIJYafBQ3/EJVXKxYLEjllHNlrLcHbcN8BXUMXMmNKeFYTS3PO80/vrH1lxXv4mcJKQa",
+	"a/6pxKesuUsdhXkhBRu8f5/5ft5YCoYgAQXjMo86xlS3AsWycyDn1pL9IMO42m3YC8N5IsfvYBKbx/sP",
+	"KTSqKxmvQ4PxkRlpDqd6UXIm8mJHMKPeLZ2WkBpBUvNzOiihqit5KWRhu0eK8HwoRuCmqJZcHJN80pwl",
+	"rtz+hcuaEvwgKaltTgWEQWrCxTGhW1dQvtyNxqzvgrOyFeeofi5mP1es3KXx5XEn6/C5I3O24lY+CYZ2",
+	"TihxB+Niw83GwphNTKF3/CMFNwMM8YQLyNibDpR8HbcICE1GUdCpvUPXzww974ruFnhqIZPC5WxspMZN",
+	"bkFtgBy0cXIx0ys2MxNhCLaxdP4SRzkLxKBWUxsJ3CFr1YM47FcL5qTzWARcyFk9KsV62efRBsXjuQtH",
+	"99R4TXeASGO44DmpNoYrfHV6ehqU2p5Es2UPZcR0ZDfi9eIsYJkUAmwlg1jFAGfMI4XJDbyuZtrA4Xti",
+	"xva0MbSE3BcJojPBsLk92geqHk7PSeqRLuuGPUJm2PIuEuZ/Y9EynLp7ypfhct1NzLwnZH7IAiBiDl8i",
+	"43dXz47A0XwI3veLMrrp6BfnWF0fDogbLin1+lvWNEeNPXC8kHG/u8V5WfoFmGFBXi2JpSPOq94cj7z8",
+	"Vga3ItcrCaBsdcNhRZXve0sMSHUccLKaaLbHHK2HSWa8z91TQxRFNNgQoegMKkcZshPwXGFhAUqsaI32",
+	"MXNFGGZav6aC+mI1L7gWYEhkdoe1l+DjXurGx31JfmCAQIDBtHeVHbbW99jH3zcBTzw04cdPR4CdGOp+",
+	"ZPO/YL7bcN8B3PWQhQepcOO33zwj//zVk3+eTMmPEHe9ZrZEWAn4HoqJEPuapDd6l56R1LkQGOoVby8v",
+	"zPdUQtKsvE0Tkn6wDXbYgBWFoSE7yaryFtLwYtbCIgLGdcmXguqqZIQWS1lyvVq30mPeXj796mvMhnkB",
+	"f07jd9Ht/sdfWLIIkNX67puTzo9Fdr2ZAvYBdxEZGxXj6y+rsogzzJsY1/8L2wELBomC5YQuKRcKr6r0",
+	"hucpWTFqscYp0fKGxfnQTSyD1nwcofFac3dhZ+5ZfKQiPtK1zKuiUr0DrdQBS6ziy4YZVvFlVNn60L1w",
+	"dj99IJmUZc4F1ayXpl3v53bDP9fixDcAk3zjIneNZlksOxkonuBLpmNGGeCFP7I5MUt3yXRwWD3ikz/J",
+	"Fsb3lpV8sQOrlVK4RSLnzLQfHCgVcJpPPSWd4LuxsRrt5IqqmxoIt1s+bXq0Oux2dUBUE0Y4AdR3pbH8",
+	"X8NqZ7Fq7ekartw06P6R69UVXaoonNketlhzIPGJwSSsbnPwW597qfdy0fZX1lfqjRfb3ZQSNgbgYdpU",
+	"wJbXFQBv+S0bJEd1lr77Nlr4rvYqmzFNj8OFNESldfyFG0pmxAehIPIXTTAqjPFP/TibDp8CoSL90yjf",
+	"MbKX0nS9iWxCvg5w1+QcBMV3gn8gsSxTLvTXX4569T7vt607Plwh7pXMKBaXZJu4Xq802+B9Udi2hlAa",
+	"1D8klOQyq1x+DCLPIfpDWctmXOTsw7RH+Dqk4j6I1GNB4f4o812MY4KcQIuTgoplZTR/O3cJgpT7/BpZ",
+	"4g9mdEsmYoivGMzVwXzwqwSCMHos74ddkfZLja25v94dVw08TTypsf1h5+uSiah12SiE21JqRqgb1JSk",
+	"ZopSB9wEJtRzklKluNJUaP9kyQQreWYdyLeSZ+ycpD/K8gZ0pTcFFYKV6bXYltwWG9ysqDmSm4KKNGx7",
+	"UX8coAgwdI7l4CR3ylf9PrQxHwBHN7GebtNVzulSSMXUns9anZP0stqw8pYrWaaklJUhas70llmOAgNR",
+	"Flp/I0utbIcWbAOVD7dMkGSDEc1A+igZ7Y8n/NFOyCgZNckeJaOasCgb+s5GXHTfmWEcUftQbArKxQns",
+	"1RAAUS7INmYHscYLB/J2eAv6fqObD6vFmPvzDS3pWsWh0K6C0gU+j7OGagiCFDKAfxASI5+so2ZfeOiw",
+	"cFq4j42tGJDU5fLRsZWQ1Awh9TEgiIBheXxqa9+kAWkNEeKQCrYfINUnN8Slhe9kzoqXYiFj61wzPdMK",
+	"RrFdMQyZ5ArDw/KIxCBy4LJhAbJ4KHomxYIvK7M87iUrdcK3YZqg7/4QbncXdWXcu8du9uGzj1TQb9PB",
+	"xiozphMj+X2ZThJvGKoTk46Du4P+DhiIcIrhktQS6mVze5V4IQS136JY2/SN5rbptKD1+t4BQ8FmAgAZ",
+	"9x9tyZbda2Efdq5Eb/eHZOu38PHeExEsR01tuIvC+UvaW7rzJB2QuiE16JZyEH9bRysWg9F3dmA2IKMR",
+	"P5H2nxFsOFhNq3nDoNnEaLKu6QlrzrU9S92+ozD0MTJJd0qjaXxz8GSE9B/ySD1Qkk6DyM+RrNOchSM8",
+	"QtGJiIUcNWDHxpoJKjDY9/6IAENzS9TMIviHQR4xG+Y3dWx9u6i4uelyBt+hDllBBEARYczSVpY3PQUh",
+	"D1ryG/1uqWqY84f7yI6AK7QcsGHoD2mN7YA3ZjdisdsOyMGLonBwg7RkxClfMHeQUK/rC8gWEXXA+nQQ",
+	"UDnUBI2jF/4Ds/tzY3YDbN/OAnfbYN0PXIEX3JdWq6G7yTj9+CklJVNM+3pkrnTn5JcH9oahwMPEV4Zq",
+	"loI6WLTp88N/dx84W/lAdUYGuVoKbX1oWdc3UQmUS+UM6jQiYDFGb+F4MSB5sLzVRdtLzdb3KuYPQ3l/",
+	"xGxAj3GU46OTF/1sDTHlXtHla9++LgDzGyvrMiXfmF1O8zx1+ltQ8tAX8HH8FvE6zUaf2DexUA68rFiB",
+	"Cr19C6smfqCZBt7OFXEjOd9j4PgZfDewuS8VGA8ABBTRad0npg9WziEsUvOLFZVpy11+p/RXxBpQwCVy",
+	"GLq9IMsOO4YFY9zUBm/QLnwFDoWm2zYy+ZFswfThuMKDnXz/0ai+JSsNZRMtzKQO+eC+5PArsIphGYXt",
+	"N8OUwmVHKuBydrjYupkL7fAzAVMmIbTAEohwm+ORxTTTdZ0PK4uc2bwnEJd9AS3nYlbmCNNiEtSkS4XU",
+	"s4WsRJ7eKfTq4Vkj2tzxix68101vYoQXBUb8FtM4zBYOH/y6vN0Dc4BS5lWmh+vUG3zhodTpYQqv63Sw",
+	"vm2HdUjV7lWiXaefQ3/2AzpCdW6PKWJynXM8C472h9GXWzpR74FjSvM19JJJpWcbVs4qEQu0feEakgwq",
+	"bSCfNW3BeXn5PHQFV+JGyK2Ig+V20FQD5g4F8xuY/9yrcwzT2O0yPbyy3oyA3A+CscsxXMWHNxr5Fscp",
+	"/aVc8IKFe/cu2HtJWyppwLnfyQZ3wLAVGUk8KNQBrYIv1xVQlUtM/PFenQYev52URshplxCieF5DFY/d",
+	"EkwaUaZBuLBzCN4ykctyRkfJSC30xjxZU17M7JegJDu0mJsWPxezIBMFJF9Bi1nrd0CKd2ko/gN0lhWc",
+	"CT1TLCuZjvoM/1qxihnRo6P2sg9emNPsZlma6x4MYgTwpMmYfQAPaELmVXHT0EexJBRVNyoh7MQMMXEA",
+	"FWrL2EZNEqJWgOA+3wHHLhk4BtSUPJMVuFhLF0APfgWsak7+JudgIoeC7gpoDLBMDDlm1l254FbkoLPV",
+	"74/2z+azKCppScoK05e3lIMJBEtDmpGjvLwXsnHYSJ9zldEyj4FWQ79B7XQjsa+pOSPFDqFhbMVyoIEL",
+	"tWFemT+SChTzZn4SZnTJZjYOJXJvLf3iW/mw9nT8Tc7NEth3w/tASHyo3NT1w6j33hIl0+XuwKqFsweL",
+	"xouCzCGho+Qttj1spmzh9Y7+sOI4bAaohlHy5UoTIbeAU0/Fzm3lO/Rs2GJeFZ07JdyQqFL7NwAo4Ogu",
+	"26nr/oTUsxBSFa5GuK9j18tbhxc+NGythWcekZNWLLtRXYkQOb/leUULBMdXZNyFiD8ZrPLuVz6IJeMO",
+	"KjcA4KBImJbyxl9Fv1DhAbR+9pce+AVj9YDbpl3kNcLzjLKJzcO7FH4x0pB7+tsKz1t7Y1ZdTiEM2esr",
+	"qPCWUSXNCYwHsl25iJdHioBtuoAThK8cGavm33uAaDX/rfZa4a8PErFmIwJiMnwJYWoQeeE8/C4KlCli",
+	"OMIZSVll8w18pAgXINCZnfACwkQo7AQpEpIuCzmnRfsNuHbWdOdjTMHwQMUO4mnCsbNqlIzwI9Ed+hYw",
+	"v1wIWBcWy1sLi0xNhxupGIpi5pXzIPypZLfcjJTr43FWEHxs5j7bWsDGs+hAwPRxn+rBHv2slUiVECWD",
+	"MRqdU9WBaYiGTrfRkkO/EtrL/mTE97FiIn8JCMedDiBQECJ6OkjVPusdQZKNnIq1sGFS6ooTsFPXVNBl",
+	"U0bAj7eck1/2jRnf6h9Rl926Y0jA0vK8hKwEiGMXWIpBIfoQWvHQxeG8q2ac09E9os7x6molvMAA0Gdv",
+	"+o4nvagKEij6MACd/d0MZEVF7uRU9Jbwwmo254RrhOkQUoOvpm5hK0LwW1bGL+72HWQpCy+hg2smi1sE",
+	"hFLDoaAsGzIarwdkd+zBL48HgMrvjP5ksZwQ2Um1mFL46LeO9mTn+V3JO896VfKYCdHVpXv39qX3yVFF",
+	"wP4OHh2AfgZ4NtXayXWhOqusP0YteZqp23QPoODL3x/n+jL09g21iwnktkjfrCo7eIFrAYzgnFQKDqzP",
+	"563rI5pzillv8bhJCx142O4H3EZpucGgHyMNjV9evia///r0SUKOS2l3HXLRrWFf4gMLi+kp8DCHX3x9",
+	"emotD4Jtix3hSlUMJ+NIy3ZjqhvTESU1uqJSHrByvxQ4LwCGNDerE1byCqOMlc8joR4lrlEQjNAyZrrZ",
+	"8D5l7WLDXWTjwYCh1wIwOjQTGWsHuwdUxyGSQtr7CHoeNsbCaF5ZG6Z5+pc6L7MLsiwZ0+gIoZo44dSG",
+	"5IQUTA+ZqrtLzdnpSAKQoGZRMffzccofGhdQ/XMRAl6UxlQtNSVXtjq4uRJpo6bgOQRUR8wG9uqhukll",
+	"bc3Yj+zpKnX/Q7PM/cWbl+gwTblYyKlHSYXHvN7YkxYLfjI9nZ62Jg1+G1qOr64k3My996pmc1v6PZbA",
+	"sTmcHPa2Ek7zsLdSRwKGv/rtva+codTFuKEWgkZnxFBREH/nASH5ohbXqdm2qsNhfxBFA3sdgHPRAaYT",
+	"m4TLy9fP5ZpyEY16Rfs1yaEFUVW2Mpdvahdzmsl1SsZC2sqvCRGSpP8rTWpEUb2VpKBzVuyhHz396ovG",
+	"hftFMtpQrVlpuv7fP12c/Cs9+fvpyR/ej+u/T95/PE2+fvIpeDr5n+Pr6+kRzSf/5z/FToKfhx9YyRf2",
+	"Zo1emR4+rRHfuqIIwIGleeRWKMgbNF+ckiuJz6Cwj43MI5Q8//6SXP3LlXPRmC2fk1R/0DP8BfzmqU39",
+	"gbAnwxDCBvBjmlgUdFoUJH3z+vKKPKYb/lgp+diH/T/+yPNPj5Eg9fgj/vHpMeZDp1Pyzl3FwrJPWHGb",
+	"BWZWmC/FSSyjKO/YPVf+K2DnKyTUL6Iqfru0Bn2YLwdzZoRxnM+EpDPHj0+ylVH9xJJNr6vT0y8yJAT+",
+	"ZmkfAbdx1I4XRvq0y7BHSHBHnGBnJ7fBRvofSAbkm1sqkGfAL1DRhYpcrhOXPAhBSiABKWtEVWGYcQkl",
+	"g1SwVAjNm3MAwfRpe375px3cH7ykHWqcFDYeNpjvrZO9z8NtAtvG7hW7Udw97CiI21wdBYfFU9uL6du9",
+	"0Cj9hgGAQt4ZA3tPZoQtHUxQk9L97RrZPx3M9pWUN9WmW5x0DIbuMV8oDgWTXcpquSKKi2XBcL7lnQ6m",
+	"28ZYXsSaH4acVqXkjAkzofkhEwAVziTjt+0qWMNgbc9txStXw8cOGetZw+4yIs/+iPd3lCHN9dZ5m3py",
+	"NDI2M2SjW4X+vDQYJOT0Apzm9O6bKZy0fTo7tsvA/JTW1NQDRBtZ09W/p2BoXfJ5pdlsTTcb6/07znrp",
+	"P0HsJ8KZBH6mqchpmQctMX2Ulr3VyusJuVO0EMz/LOTGscDRrWClWvGNmTq5MPMGbna5IKm9NNP7RJDG",
+	"xYuYSw076wBSDTlC60LICsrX7dOb1IdNloZD2hKQ9a+CKeTcnnGPFWNu0M1pa7kPe/Mm75Sx5O8Py+Ya",
+	"g8Q4782m24eH8VJxw8q7t6/QsOhiJc2pZhjouSjlur1pfTtz81gmqci/fPdqIPaHpeXDupitqFpF7LHs",
+	"A7n89uLk6Vdfe50Tbby+6xp6wlyorCiIVYkUoRtaakuzL7XLENkFxzWIzkilmkjYTyOXCwRS5NiOfUaX",
+	"C1RGW5bwUTPiyFXjge2Iph7/mlF5Cy5sEUUqdo03E4IFkEHxNIopKtHIG9SdQnJ7L4060rgeGyXv3r18",
+	"btOrJigPpUbKBrU47RDB0wHIeHcAuGuPoBvtruOiccFfCNYbBQ9hW3J58d0rC+Osd7VsR/5kLnlnnrXp",
+	"hGl4GC3YWXgm0ge/ib6VlkKqlGknRX3dKHMz2WT00qbznSEwlLmCUvARQBkYc3xmDvGgoO4fOIBSFuZ3",
+	"ROCDN9sXWjPx/uM1eh+uR2fkelSV4kzy/Ox0+ofp0y++fDp98oenp6dfnJ5On5j/n35xPfqUTqbkR4/b",
+	"aOdh2B2K2Zxsa4/mkmko9klSutlARcF00C3beQW9aF4/Q9lAyyYUGg+m5BL5XVPmJC9siFupFamEv60O",
+	"XU3nWFgcG1oBcs6M7gTmGrMpa6lIFLvjr+6jEsAgRPXnitnHNmfn8P200nqjiLmlWszmkcJ97V5P/LVF",
+	"sZasBWVZlEyZX3PKcYA1Jyx52+Hx+y+OTsQMj+9hybpNsb/HCNeKFYtY2dZBeai1M8uKEyNF18WozQre",
+	"lFLLTBbtmbTyT2peAqleVZuNLC0WrcfZM598P0yyV30c9XAug5m0DuHdq0M+oPewHB/eAcNTE7qUjEMp",
+	"Ckf4X5pEuW/0TNk7uK72J+sZAg2BVNA1a3WOns3ZvmFsYyMGO5Ks73ntfM+2+woQ8qq9i9UlEjXzBuGN",
+	"ft7czBx0baff2z9+WtPNT7hX3wfwYe8bOYV8bbY7uCSpOXmjJderam648WNJN/wkkzlbMvHYk/JpeEri",
+	"QeXFXEy+gCRUvDZKVuNK+VV4cktL2VdL0DF6SC85J+ZbEE+x9gFIx2onZhvt3QANJnrustTVnppglZLj",
+	"+P2R/P17JwDuMfWAMFo/fff2VReb32es++zg5+K5DWLtKyCBiFxGfbEfjAJ4ONiGRQXF6t07MNvjdCOV",
+	"XpZMnT1+/B//9u/pxGUB65LaV5WteK+YTuqqQx4OzLS/FlyjIZZrsq6UthBIzmawkkrDYwjWtyZdZFNT",
+	"8hKsmBtaOkmuZFhwxWPz1RBJ18J8KoHvJCSfY0EaI4olEES6BZO0UsVa5oyMcw7xAwlm/SdkU7KFaWoZ",
+	"tbUS7E4y6v80s3R+LUy3FjPVfErZQNUQeReBzx8pkpklAYmMQYSCLLlZokniJsmVtzOjuxaQt4/iG0jY",
+	"56jpgfXTj5SMzXAW3BDv3bFKFTdsB/81fcIfpZTa/8NPwbWwa5fA3NM8LxPyH//275OEUFwNh8xBiZLZ",
+	"DdPEsEXA07apn9DM+2XJl0+fmkWFegZ6Sq5W7FpgZUlzP28FYeKWl1KArGNW0dCuyPjNn35HbmnJzTqo",
+	"hPzfj6ebpSHTDwsbJs6LGEymmhgJ/1qgnlsyiiFgpvsXIit3G42CYMns7nINsaoDwvIFp/DL0z983Sdp",
+	"JSNAJXwtil3N3V3eTdykbJ/Clu8H/djjPWaa41+GdXKAmy/f+Dg5Zyx2HeMy3KFrt126wNaWXPhTdU7Y",
+	"kDlv872nXw6ZYXc17xNx9eyNZxoOLt5MQM6XfC/w6Xr01ZdfPL0epbZWy9dfffXFVwhWFHhYT0/+8P7j",
+	"k+SrT//UgUtdduO74Zy4AMSjprtdZt0sux150GuwKMHGe3/4njhc4+U/XXWVMNetpypNyZZcaVaC7mff",
+	"GC5M1TN4hwTlZrGXGCH3S01uzsIR+cmxYUXMWgHFl3995amuYfu4Vv70Y21qLzrgnu7Lau7yajq+hagE",
+	"noojS8gcyZX3+S5VswESlPdL7o8/QF8Zeygr8Mg2eOIkLhQfzfenxxSJceOHCjHOcgzwRzasnucO+iwN",
+	"d1raqpjyWy0s082ihQ2YaKK6JSTFUATHaTEa4X/hj2bG8Ycz/MGwZfzhsQ2ksPNzKJSi/xa7e3UYPCf3",
+	"Lg+DN02ntwPWZLuS4bEMj2zoKKJ1rGcGgJEkj9ci6q/DfcSV+4Dlbux923kRB+nWcV5RT2YPG75iB+9n",
+	"qpnIdodzCV3v5hK1iQRQOBIyC/cSCtsOPVuk3abMTo9Nx+0MRU2fBTyxyjLGcpZPAYhtaysLNLtueQn8",
+	"9dIK7MbGHUcfxd1ZZwjnFapuEMYZkZNtyjikG5a989TvQuvKCAkj5oKrA7wply9evXh2RZ6kwazdJcUj",
+	"uu8gQrQLCR/B8GxMJ1QPJ0Jqc4oh4cZOWQbgzbpkdG1Djeo0EKP9t7w916MfaMFzamOS2bVwSSHXo8mU",
+	"IEUOSN5m+Utt705U0wZmLl4QtTLawKqZ0NOFX44UQ5yulVdi4crxIOs1zVZcsLoTEUZIa7ZpKR96xcUN",
+	"F8s0IWlGi4KL5UxLCb61Wz89CFKo6K35+/xaoNar0GiCNYWtKQBdbTg7R3gHouV0YAGaFXUwjvghMjOv",
+	"rl5dBkCVLRJs2dWM5KxgboGoKyRfw/BPyUUIOQGIEQmxIdw2wQA9PmTNRaVZQpRc6BP4LFNkjCMiKf6Q",
+	"pxObYVwHI9u1w5DiFSixFJxJdSyY/YhhuRCxLLEAcN2glvgtq00IXH42ksLCaNoeH1k0GbyEnOO/JC10",
+	"PkPnlFw43FKLR48QqfUEmd3GrJ7fPi22+P+MLjQr+9NPoJmVCVP/dkrGwJyUpgUz01d3bU6snVd7tYSk",
+	"h1HuX59++fu25tixewOND/ntnci3V8XdqH361R+enh5LbsxoC7WAylKW3ZH0kLBWY9ipG6y3Yu9F2JR+",
+	"DB31e2adFzFUrtwCey5lB6fDT8Q5RU3gDfdlLhCoxRXfbLG7KzRpwqCH1f6OAvNFyKiTB4SPeLEzVt/L",
+	"x4e6VMslU+aQLPiHw6n1tikIIrIkC/7BRSLgFDVz5YfVlAzH3dH931kpT4ygkns5xKP8qZsQ82SgABci",
+	"lX+GupaxqlZWdG7u1vddB8bNybOC8nWnm6MzP+S1KHZuqsAqGvAAl6ADwxjTIHxsMkitLRhVLagc63f/",
+	"+rTtB0Wbn6/EZd5sYOWsGC31nFFt2Llm6CWxJwvcIwV8oGF+++LrBlv6KraokEQ8YFp0UEglhZeCYiUY",
+	"eM9x8c/N9QnjTK2lgN4w5T5g7UJSsCl5ba8wbIA3LXy6bW31KSiz6dnJ+49Pkqenp3HLq99AaviYuJl3",
+	"4cQy5WORIlW5vUnwSETf4dDHyQjhog4ncUC8qocTAmdUJsvcnHoVKiGPFNSEcApr2kwWn7uC/7Dd7lt1",
+	"3NLde1BfdFeRoyKiPbWLEQ1Lz48kaJpPVmVHCk1JM2ZExyigWXZDoAHIXSBY21pQRiYF6BMvt9VgX3eU",
+	"t/9iFkUuHLVtBQFvTIiu42uuZ+wDqn5G8CJ/+xk1Mrq2aDiYOMtoXnDBErJma1nuzCgQveAEzPZzIywn",
+	"wTXpSpDBOZgkJF1pvcFkeVA9UD41agbUdCpo7U8aPPy9Wk8D2fxlR2ao1Q+taBTcfRSO+ZllWnlKtCR1",
+	"Gum4LaXgACY2KywQbJNaTDTaV0ZFxgrzzylJMYUeQ6KYxigp2X7bzZ97aL8WKlRIYgNDy39i5CRc86Pr",
+	"PApd0FlTMuoF2ZuqJIQBhyvd5qFoulQHFYdDtkfXjVOXhsxsIzz7rulJd0t88KUuhyFbRhhcHF7Snmo7",
+	"skoUTKnGVugNML0bNPXQZmJT6YfBVX5pPuXYgl39BKIUaiD6JgSgcN4cF1MYj6/vh+GG0/gwo3gN3xo2",
+	"DLea9c6eWuNQOfh4zFlmrnnPoB7oCAwHF28zWoS97ohKCxiDF5ZBzxjDTxhB7JIZ4QHG2hjhw4YV24EP",
+	"x9YLQN+jdXKH6Ur/uq8n+SKkh6EW7w7//wCZCrDhY0jh7XPSxg7fm5EABQAPvT83jvk1dm7S5POHHCSd",
+	"mP17qPeROrx5nrpklCADUtPleV11omGyM4pEiL6TI9ikadl5OUYA9KOksDw9QxSVgBDgUXb0U0eUaagb",
+	"BwLxp2pKTVsLqj8DUH1lvi1sPkhGi/Bdi7qf+LLSDko6xM8/I0KGLznUffT0Gar232/OFKvnKoda4iF5",
+	"FiAR+orPpLxhXcL8BSnZArIqliUVwD9dbn2lV49vnzyG3O0UwHw3qLb8SULyq4sV4xqn9PVFpVfk6fTU",
+	"GU7efvOMfP3P/z9777rcRnKtC75KBmMiBPgUQYpS72OT4YjD1qUtb6mlQ1LuE8foQSVQCSLNQia6skAK",
+	"2+6IeZqZ95hHmSeZyLVW3gpVuEiiaHXrx95ugVWV95Xr+n1P/8T+3//nu8EJ5Rriy9bcQbfBRBci35nB",
+	"+qqlHfuFM5ZLBX73EYwDsfzAO5aQfXFVsKUinCGqJIj40d2UJ99qndPQ+fVO+iFOpRLYv9PQv6g7uUfR",
+	"8qExaDGzuxX6NoK+jcJewiIyj8tOmMt2B1biVt8QQhxxQsC6JqNsG2TUIdhlrQ1vmISNWDzdxt46IJvt",
+	"DQWA40lqNQMJc63VU/T+9avnAbcUnsPGqAoCMQTEeHl9DSns4PsgR1j+vw7JNXX46nlOmFP9/c0kJ5nX",
+	"pyjZO63S1858J03b97pYdZ7SActhA4Hf989uU+VMCVEYV/2FQUn/x7PknWT5/YvprwP2EmsOIFACYsN7",
+	"KpZGgEdeXitdtRLNbgQ7bCQ9QoZCLz0c/QF7pucLQBYHx49U3vXTKAfaEftwU2rkO58StalH2/Mgf22c",
+	"rC6Y1uisBnwmg9FtzSZa1VIthbWGo4/t0Y3WcEbFle9Jp2OWLwupR1NZiq6+T3RVwIF68+5Jxn46/1vG",
+	"3jw9z9jbH37I2MvX588ydm7/39t37y+tmPpJjN+k/tmxVLxatXpoiXt1c9L7q8u37D+e/OnwceBqnUlV",
+	"N2mCVd4/Y4WoEdKQu6AlL8sVmjgUsmt6N/nhf/38z5M2f2YTMjDM1c/bJ7wTP8/hB3fGyCBjJvFHh1UI",
+	"PulG6kNE6bFXXkj3EthuhKm3gs3v3QXsT78aPYyr6spPf7+7d9v9cuJDRwpW7Wf4jOKsDr3eLISYzMh+",
+	"nehrJVOo7K54h22qcy0haHKlv1/KsugGc55odSsqg0kvSM8E3siYDx+gfmJ+e4p/gpJQcoSHAQruat4m",
+	"XneA1/KZEkiy/1HxNejiNgPwWTTed/CCfbPkqnN6cFQ40BB3W+uy9/8hEmml54NPT5sIxJGjWo9w8mN1",
+	"qeXvOydU4HS1bZ/38hJmq1sK/MNYCQAP7Vewd46OD3yV9YA1k50cnxwfPj7pO8gUzD7wfsSIcB+RvqiF",
+	"zJN/Auk+lDK3ojEv5Uf19UKoQkCW7YzQuh3y36Q+tDOAHz20G5WZelVajXopTwGeJEcEBuSghV/6WH7k",
+	"SuCHyj57J4trUeesl9vDDET/4kPNK8EhiWcmJjdj/cH+t7WRrZVv/xtpE3P8ov1MLetS5Jip0xh+Y/Hj",
+	"lYtnpnUfgGGelqh2aIBxeWgKevMRRaFbywIDjbJZg4PLXEFgeKSrKHAzoW7kyYYQabUsBdLR1mjBU0x6",
+	"sxcnXNXD4eXBTqoPTrvn+Nphxh171EfMdcNQalQMbq9V2lwWSyWxX64M9rMTjiXczZ/CKbNtqqal5vV/",
+	"PP2Cc7Urw1lTKlK5Kdx3wMscCBBhD7fN3FdeXf2RHtuYeW1Pnli3axO68O0h9Q5hgtxpu0gSa0t+hBgJ",
+	"0C0fMda95T1W2+4s5z2SzEf0rdLlVp0SZtc+17ECpebFZc2rDRn4LkO8U032IB5Tlwu9hO9GQCs7ZRXt",
+	"BEoOGcmFa0Ea5jmXXJjK+/NZ7+Qpm+llZSKjAF/cF74cGOW6M8Rg4Mh0D1mG7nLGxgadXzTyvzrBP/4r",
+	"SqeGIUMjUrHxqt5eLgd3/wge7TCDeXUtfFZ18/Os9/j46R+/++//cXyc+WLox8fH7M33/e1N47A790uy",
+	"hFSCBRS6+MvRohK3UtyR441+dKuab7c9Q/NZsnnjZYwXIJ6rZBe2Kp6GX4sL8BrsTke7NFjyad/6spy0",
+	"W/ljqVOfhT42O4CBEuLp7mAz0Zx2l5o2FzlpaY8C0LbGWsM8lHeGawdJJJ18tXyul20FGe+VrIFwszgL",
+	"tYUhSX5SiQIK8bQyy/k2Zr7W9d2pphSH4Fw4dlSESzet9JyOWa1zt+yMLxYl0D7Keg+Gh0S9bbnKrS6L",
+	"+ivGv7AgFAUmIAU7V1zCdIZTmwOZn0noaCtAlCCsBvvnJOlCSOQ15YZ9CiPvjmnZaYJ6x6Q7fIyINTwW",
+	"DMT8yY5uHwNnpFmO59I4vH2u7LIErg/K3cVkrn/o8UgWOeV32tb/ocf9j/JU7ZiKgi22T4YbAObURsPw",
+	"44R8Chi792a27v3tqdufnwq5q1I36jwt7hnbvU63VQf4mBwg2v37Pr4dPt2zPNsdJWvauR3aS7vhasVd",
+	"43P3g2u5VyXregZJW55JNK+NWfO00iTl10Rd5y1ziZyQr2rRQpsMTzC4tnx2Z+cF84mrvh/vNgGWT9rv",
+	"tKA6JFoNEFt9FLksTMGo6wq9XM4hfEv3gEdbpiE+MuAY+ehmt91arvn0udw7Ytzog1wGnw2WfHPDjj+C",
+	"vXQ33vMdNmzEg55McsfgGyu/bVt3a0/J1l6IyssW2uYJbDCqmPYxqdsCNJWetyZFV0HUwKusJ9WkXBp5",
+	"K/oMZBf4FCJSAAho1QxUww3s9duvSKfTriv89k/JiMEUxIPiNi70NmPGZ2e7Zx0Yx+46cyxgWvIFP+Z+",
+	"+eKHv8X/qYrm0ooPX2Zp95JFkXWEK2jaoETW1f1oYE7zZ70lmAqA3TSdiopq0OGrCChcgDGyYJikZz/U",
+	"/+JSb23A9ygHG+Ku5Ra3kgF2kDsyn1HMbQNoTa17Uf2bWfUIv/y5bPp9gGPRnbuzER/Dv+5kvIvqTTf1",
+	"m6vv8UVLtoFTxrGUyf21l8fMlDnLAaiEfsv7DDMGkcay+fBQOWpMisG5fwb4vz7GOrUSO6To2wFdiQ+1",
+	"G9Sv2dYcgams5u9KroiYdOsbUHWy48Pn4A1sMC9ve6mVrnnbS6+UrCWvkWSV2DF3bm+dnvXXn2l3bPLp",
+	"gLGGh38bOteOPg+XnLeWQtfi742jEB9dxrItHHEXfD5YvRriE8WGCARkkW5zIokKARuMvFYIzt6LEdBS",
+	"5GUHaSynAVng4+7kJESyP8JWAgcVUr4exHjfL2Kza3WLfSMUtexvXLvK3I3AV+Cndwg4R7ePGV8szCFX",
+	"xeE/9NgwH/vMiNgUbyA+gdsfvw/qjX2NSCN9q3laZEmcYWd+2zm43Eo4IjSRpL+2K0JbEAQ7qkvcAY7O",
+	"a7wFaQ3jkxgVnKRnaXcXRZj/rkvvQrflkdpf0TUNCGAs19X1iBdzqfJTRDTmAIqEvlzTSEYBewlyHzFo",
+	"ef7uFbsRK/AHN2DUkSh9LlQ9YPmYT270dConIj9li5LXduoPS3Er7IpYZQKw2BDPI2JMPaPPpP0wGemz",
+	"mJWLNQdB9VUFMLXbjaQVldIngPcRj8WpbwAGe6fASYofibF08uiw56drSG1QMoBJrhGDt4ESc8+3BtWu",
+	"oAHQtCUFEX4dDrKDMF3AP4p9heok34nWaoHoWK/fZdRVu/PSHUDE9/mpK+XJENAw8LcDdayL+q1EnbEJ",
+	"V4A4hWwdA9RpbgXM5yr6ObpL8lOW+yMQiNDOGt8i1GtDNSPwTzdfYNZQNU2jzkJiWbA/YFHDnVMVa1Ft",
+	"PDW8Xla8PPSpta264h5l+ZA2Kz7UGQM03Scnx8fH9p6p+KQmeyCK5z/xSDqbkdZ34WZP1NV45uI/bM+1",
+	"DEz4W4naHYBZhHHQSIv7fOW1wCs1nQpFWdmLJdFrZl65wXsACuSsfqAnrWoLEV9h0ZNsoiH/fXgAEIHD",
+	"g4wN0eIYHvyMhdp/Hx6MdUF/AiwN+5/H9l8Ajnnwc76zn+a1nlA5nli0+Wjm5roLsMhenJ14Re1b5IVH",
+	"KWoMF0IwCL+G3xjVWo9KjT/ZDWT/1+otowWv4NHtgXY78zgCerJ17wBO/L71OY6Bdt0TvhGVW4m7CJV3",
+	"GmXk/NEe0scnf4yPKDsPD0PVFhAOAYWqnrKJns91gPi2lrMSCNiqp2wq7iCjhCv2XeSzCV+HyBagWdnF",
+	"nGhVe3Y+0qdSJQboXqm2EO6VpycnrJeTiXon+M0oFCjxmuV2iw78T2vVLCd/TMTNH1u9XZ2VNVqhtkil",
+	"NQG9Dfock+43C2i2iLj2fUvXli/Xi64r2xAU+E20vfxzRwtHAz+shBG17056iZCvx763c+45TkpU49S2",
+	"qZ2xa+/njrvB59sDyqashFWFI4xISD+mpL71bQ5SZ/OHHxH00M6iKOn0FTc3W/0z2IutEwDfanWRQWk8",
+	"qCd+OrCixfHxR/PSlgC8EKoQatKWEHzwqjAxBBgBNdkTVy0VpXztyUxZbAQAw4rmqRQVIlpvAARrx2b9",
+	"uKzWl5UQmMiPvCNSoakDeKmA/OimoLXCIJQo7E/gSgMPn2htoRs0D6HZVosm2E9ZzvGmBfwdcufnOyIY",
+	"uxqRMK5NGxSTTLsAXxvL5qj8PWgObkwiYQG9lt9CpiHRohN3P2jTBqLmlPoHfkL768ht/Nx7FDFGYL9E",
+	"VN2hfciGsQaD3Vc5xKnDX3OkebB3HPSbMNv6Z0OVV+CDixqjtEjIPG3BkA1f3X9XeLomP1vNaezl1Deo",
+	"GrGHE7SM4lqYBLa4Af6ytQ4LG+Ql2Bu62imrFL68EQ45nsy1ZhBKQ6sdiBkwGNehzSXfRXcU0vIuKm3E",
+	"3qiJGw0EtwtG6HJIbITG31rNqVuv7iM2VovwfVfpcSnmRPuOmvltAnMcdkfYGGdAYA71hUD1hcijSNQO",
+	"b+98lyGcqKi5LMHr1TFjHdcaShC35xp7JIsPx89tRUtGTJaVrFdQikYZgEqr/xQdhYz2j6u5XhpwryBd",
+	"5Q8vrLa7kKjx2icOb8Qq7xMVIQifFPY7clOQtIHZAopIKLt3qO2nB3whb0RUF8wX0nbu1+xgLHglqvNl",
+	"DbzD+K+X7gj99acrK5XJQD9oKZD76Sp4lLxe2AGAgZocfcx2FdYOvM/QbOievQUOfv0VYJqm2kFc8wmY",
+	"CzQkT6015xJUaSv4f802KV7ONcVmvATubveNU3faSXRFmIngKirgbBbLCjAYgucoGyq40aJfCBNZ4Js1",
+	"vzYZwm8zTGLOHMK5r+zkJd4qWdMLBh7TbKicfySLUR0yn2Xv/WXwCqTQNZx14L+rdcWvBejFZjBUQ/XC",
+	"asEImlJKe/UsVUE58cBKnAP/l/xAAHjwh5ngZT2zJ3ksDOvlR/jD0R9yxJFjldY16+FmzvtD5dD3O7Zu",
+	"L3e7JO9Dp/7wh/PkycEf/sAuhSpYfo5UYTg7p+x72DIM6SZghxHXBLmbQQWCLSkNo9xPvrZfh0oas8Tr",
+	"vXXXppuW9fLybgTEb8Dp1TUsJC+lg8tvhEGGtPTYO8AMPJsOKoNmAWNZdvQvEJYb7HiHGJO7IBlEtvJQ",
+	"X0Ca0yPDAMPD6gwB6CMnpA7QKTj1qQOvg7kfg+h3iG6O5Azs0fwvV1fvGt6gfDBU56wSRi+rCTojFWJJ",
+	"Jnk+nirt+KnnhC7lDUKWg3MCPDqgq5RyIiiGR8ff6iWVFLW9YO39J+sykQrrh/783auD7MBf/AePB8eD",
+	"YwjcLITiC3lwevBkcDx4gpgFM5DiR/b/XYsWN8UF0NWgvgZ6v93pTmdI3dx4MuwWogPlDgU04/nJ6Djj",
+	"5CwQ+l8V6ZHDXYdE/NKwxXJcygkRi4nCaqSxjLAyVjv4p1fFwenBD6K+0BpTHnDzwDBPjo8bPAIR697R",
+	"PwwqSqEueWMwVuuQJgEyvAlLTmckWC0DlNuEGNz+ed/fIwIdjK7dg9O//xypW21NOLSu078fYAzv4Gf7",
+	"Bbxwi7lUR4nw7Vz21+gMip+NErewFJdjIgivGYc09AEDPN44TAJ+9AkvS6Dny5E5HCHs029jyjRssMRj",
+	"BPkLvSZ8S/8sccLjBwk4CyAjvNfcHq2W/XFup8KO8W0yG6nR2OHLDY8cvduUuRA99xryOuyDDWRYIRY7",
+	"TYQ05HIHuBzA/yJ8X1CDwKEbtCAK2IV9vCcIcHs3AWsZ57hndc0++vnKVTLfPQiH9NNRdXU0iSX63q7x",
+	"nfx8j8c43gBJ5lPLkY5znxrj+zU7eHr8ePuhfq+ICvS/RIEvPdn+0ktdjWVRCEhbeHpysv2NcFO9RITZ",
+	"jxQ8XtS8BoLixmFxkib9/WfgvGqthAkwgGkkc4vc+DHQ+gNhcQaWeAewkyt5rOQc8pLMsgLuEMDWnsla",
+	"MLPgE6hhsCqLcreau6T/hFoGgNPkE62mpZzU+YC9x7i+z0iEZu64y/3zalW7oD36pyx+PQJNN+8QRzg7",
+	"8X488PBlzo3zWbb8ekMuSPFrajBSoXXj7D2+l7O36dy5AEfK9/4Fj9zxn7a/8Yy2ysOdUVzX5unacE43",
+	"KAawX7cqhc2c9sH6IQZ+XmAyTnXiIs7ZwGuEchfOCJC90mWkgx8/AS6c5CtgYfKyFBU0BW5KEZ/lpx1H",
+	"7QdRr52zL3C/bNvjD7e/n25/40ddvwSAxwfb3z+Ieo/Nva8uFy/Uq+Idr2cQo6fwfqPOA1yIkVFE6Jyk",
+	"Hk1Lfu1wk/ZC3dl2EZ7vd2UR/1aiK9caE1bYjHglAEdHTKcCM9byd+dXz/6y5R4LCl9+xgy1IgEBeg0A",
+	"Yh0LKCZqsmeeZg0T5yZchRyaax5l0iyVQy71iTRgAcNTg4gVg9e5czSH1CliyZsuS8e71S4a1vGV7ukW",
+	"7gZy2ukWfhgJRal8X5Gk+jqu7guBJnU4WEjp4f/1+S71I3SiHmLS4RYHANywSZLiuljLrG4mTM0gc7TN",
+	"LbAm0CAGspdSwHrbfGv9Tr1h7aDbsT2DUf2Ak3DPdv992q/ROPYxX5NF/aZrtNu7u+z+6CSOJdB7fkbd",
+	"o9WKPi8KE0rq1rD9Hhk25iUHTkzg7KP6tJnGQWAxwBz+eDdbbdE5ug4VvB7gxTtP5YD9QMnNFdT+zbkd",
+	"/CnjhLmOqNDSsImuKoTZHa8icFoCIakYBcZcjBUPtK6QeWK8Ih5RUEMG7BnNjh3IWIRxa8ZT52Byja05",
+	"ke1r9Kl7NcWjM/xAlnjSg80qgIeDgFn9JjrWzRTY0t0HtFVibL21w7bFZNDPIV54PZmty5fnkfK+r6fu",
+	"JaZL8prNNSCjoVUUApEma7AppJnxRNBPNTSqaJYoJLnzrPf0+DHirSo9pnTaprkRGxRnnj0D6sMAKy1D",
+	"KUmEwg262FJMwaiZSiXNbMD81CDhuudP6JIp3gxx7aLUROl4cnzs2I1xLjGniuoIIk3QqUDJl3tPj/+U",
+	"OZMPXhmFV0b6To3ix3OIdPovksPy/RZ/ZZenMuyQf0cvSreA/2anfKpse34vFokvtN5iiaBYaDvkDjWB",
+	"17MYYAKTtu/JJOn2U16FqnNyUYAjIkp9gpnYGA1oBiffU8X4fQcotzzoSvL+JwTydnzhFRQr3+730gu7",
+	"dPTGfRpQa5AHWywnAj34pvZ0WUz+lHZLCDzw92wn+WgjlTurjWIDE+BAXpiWQoxQk8vmS48eymTNeu0F",
+	"PA4RxQgHfEJlFX2i/gOlBCu9sH41rsfNXXdBrZHG0+SsCy5eFDTloGq2CDD7oxVSZ+uizJXHrltwBRhW",
+	"oCjYd9N2e0+Pn/QhHuNKeWIiqbaZ3uasPttgmXW9nM6ZIg/3gP0E2k3k80aHdwwOQCWiSZM45njhgfwV",
+	"6zN2ite+x/rW+zMUY8joL2whpvAm3TFaLDqDVcIM0VCZy3q6Smtp+990sk8XvOdF4WTcRmPTCd1UHdtF",
+	"90LxspNaFQkYI0RDbWsTNWepZIGX1ovdH8U2IcR6eVVhbcScrJk1CQpcTnGH2jzIiO6wwnicz9G3w+oP",
+	"2NsO/S63PxF8bCxmQOVzOZ5nnkYN09Ow/5jeRVJzLdOtJb+rQzX8XauDGxLUIhNBmobFvDRiuiyBLTza",
+	"cv2u5LR1iIwgKbcU3/zOFdaH0z89rta6ormLjvigOuBbhZsWs55bNELE/7PXPetFueNEioao0l5VOjnp",
+	"tyiLqPfQKYHYeou+CPJ0g9IoVYdLamuIbie9cmP+z+9e3/ymY37TMR8utZARhM8OOuXuGYRrEE4hcXCj",
+	"6ogKWCw/rNAispwuEYJHcpdanYb62J1K6I/kPV74WxNzAMPnm1OqLWWwa9Puqz2D7ro1fOaZmyg30GR4",
+	"0elqLT1wR2In8Cc7kwGjQ2MREcg3Dg7maG05OuNl7b5FfO4VfRGL9eJTBd2nq3lNo6DW3MkbsGeQkGvc",
+	"18NHZQXdcJMRBbisFWdEeStMW1gL8vpWIyPKad7/2KTGRm5+kFB75zIisbO7d6gHUPQbLiEPRhld7nfc",
+	"ICCkxyDrW3EE00GTBCICSb9g94gPdeAlD6B19JNBSB7U1kgfoirPQFTfmeF4j3rEOr3ZF85o3ElgUibj",
+	"v7/g/Do0hPckB/bVED4psaEpkVttvCSfgYCR6fiOxUTPhUkVxsxlDBOdugBm7IXHZfMn2qVXwdNQb85M",
+	"rRcQ8nPB/gj1qg3+z+NLKWYNqHomVvBnKzkp2zljRgch5PKfCNHX1LpCuTSHCD/mevkHnNlhar5avygi",
+	"CfzZ9awkU2KllxUUindZZeuCfrdcCxzklhyLbTkM/w7qW3NQ3yTS581V2CqVroWqj2K0ip0yo0HVeYQn",
+	"Jnk5zYlmvfGK5QETN8/wyNtfpbVQWcyAjqQ49lwN1dIXHaLqUEpTg84HwPE5o6QoFFgJbTwmYVkVlfQW",
+	"9E5jvqRHWlnwa0IeaMmQTmbjS5dGQ6JZMqce80saAC/p8tsGdJt/D39tMo975WjHL36CRHg4d+yksYXc",
+	"8YPjtsEtCyw3DvIr2dYUsaeqP48H4lEwELdsqIbqqgE/E5Gy+k84CGjWQ2xZcrOCBbFExvukwUeG/fWn",
+	"q8yVe6EroRqqJpAyvUQ3Pro9pWG30sixtX4o9I4AmfDlAQO8+Zw2L3QDAAOzgLI3X5p6qHAY8ShQBCWe",
+	"2MAj6N2uTTgehvmpsm5rmkzSoSLvcuYhhEincItTVHxaEyVfIc2i5IgOQQBJyIGP1tF7Bf8KwNL5GYbb",
+	"hipCUMv/OXTYJcODU/Y4QqI9ZX//2f4TYIrwn78S335F7iQYUQHrf76+eQxuK6nYYsaNYPmi5Mrqewj8",
+	"4602swRDjODdnOIxQ5r5UnBTI74pNzfWLhsqdPNP7DdlHTWTj5eyLKASj1YA7wMHwez378TuBFNXgs+Z",
+	"l8RtghlORixR7ssXHDWBzr/ElmvDxotPKfzFnNHFBI4N2FYE+wk6bf7PX2GvcURAg1SXwcEXznrntYiH",
+	"uk1PS0Z5x71j/5vrbe0CQKYynkxZyxWwQQPzHmRM1W6z7OzvVIbekNMN1cHaBGXpLBw6f2DWUUlKuaK8",
+	"TQe5GH9gqKywFIUDw6z1cjKzetg5qwRQxhJTtKllWdJBpjzzCdDQlODfq0zddqhxHGunOtn1T9sR9tY2",
+	"JKW1f8qG/Cq2F87Z9v2V7YBgsGnr2DVuaiAudEAx4xAyaIH1aoOm2rzS96N57iPZfvObB8MCW3fOfhZP",
+	"PNuvik0hgkufDwBqiCOH3LwNv9f1jGCjfX0KL0t9J4pT0mQwtQVUDvAlDVXDDw6u/QkyaY3wFcTmzSL+",
+	"urriAKajlZOTffIA4ZcBpde2hB/o1XqoKnErKeRtf43c9DCkZYW8fjBcrOqHi1/pQ71A4YmSM6mN+Wkm",
+	"Szjh9u8oZ6UZqiBdp6SHNwxfN69pBKL39PhP/Tbpi57LePXe2de/gGKFLT+Qk3wf4eCc5Q8lJL6SIHmI",
+	"nyU7ckHbaV/V58hu/CPc7vv7xtvEUbuxLVQRAvGBLBCg9yhqqVXfHvndFC3ssQk44o8MHt+h4gYq+kR1",
+	"COCc4tb2mvVy29YR/OsQ3/YwqS/gkQgg1P4bbTHFcvjXac5KqQSwmeWyoH9CV2yH84LXnH48tR/9F33k",
+	"X8z+hf1rqP51eHgI/2f/mGNwIGf/Ypzlz2bcsetEOKSQxely8znLka7ICgorEEGAEpHpdSWMOUNsolpX",
+	"ougzbKUS3Ggl1fXGhiC4x/IL9zA2gV9wTDg7vE9/iN9uYmXv8JV1aPmc9XgnGrobqSOK3NaAYjmSGrp5",
+	"dPuHEcuBCFnOk9p9PVxXo1qP6I7aPpYr/9qV/t6+FDWK18dYTOztSdeeaw4AaqEBtQZP+9fLtz8yhMs+",
+	"I5hae2lNkTiEcOlmwhn6M16gr0AU9PFCK1gI+1D0MXCKxOdsJIvhwSkbHiAs8HIpC0QFRuYe6D8+YG/j",
+	"4YE9xsMDGMjw4Nf8jHEETLftAE0gHQjnN8N/gh9H/LLkpSHSFeRkIQngBIWs2YRXlbTmFKZE2yNIbjT/",
+	"UDFgL/hk5k7jUMEZnemSZI/H1odxO5BYphXjDubZvoFGGk0gjQLkFyaB4wT2cKpprYbKO3bi9eiTE94B",
+	"2IqKTUptyFvuJD2q/3PoC/S4l59ChsYhL+WtyPsuaQ9dHUP1+DtmxERDl0B/CbsY6E9IrF2CLPCGqJVv",
+	"5ylZK1iT8BDFEIwA3GrwVOYZSh8gbMwDgysksE5m2m43g3QM+HYQFrC24IABMV6CoCoFj9xn7DzSMYPk",
+	"sp90HT6jjA7SLc1M35mhokxM9xBqdlNttdQByW+cCjdI8rx5kRsGDWuGAPmI42wt+MVCcEhcRUxn95VS",
+	"mtqhak/CPQTHAKa2ofM60H2fzhq7A7HEQDuOilS39Pr1UPV4h+zBw4OjNn0glWvwYQQGjHWmi3CaPOnF",
+	"UDXwluM+PcJgyBnbwISRUDB4pHJYCFTciSwjl8RNi+wHowr5ZqnSgf5FzAg5bI7WacR5OItaob07VCgx",
+	"GRHZVnkfz2AlOHWTZGVUh09jRlcsMiQu4JhO5QdhBhA9nogyh9g77XkXrPeD1hUDJRswDM49x7Fz29g9",
+	"jkOhHdywWKKwNSVuc7UaKlxpl7UbA5q7xyJpj17hP/yB9RxmSryMGZMquEEz72JAieVc0N70GSq0fWSq",
+	"f/XpxFZzXqIgRTx1r7cO2LNSG2+XaaXQnCQvlQlS8syf4qHyzQtkXlzRIR2wc9pEmLcEiQ28FodER88W",
+	"zfzK3tMTivznF6KuVofnVlLnZ0OVv3779t1Pby/+c3T+w4sfr0bvXlyM3rz68f3Vizxj/3GMEC+gnPcp",
+	"4xoM+Km8XoIg1YUoWa/5lTdvn794jbsMt+JQ2UOO8gH2Kd0css6QrtGKYHv+biGVwATR5HRVU1uRk99V",
+	"0tq3eZ/EPIoq+2stFFyEQyXshYc9Q4QME9BTuHHYNi3l7D2iAQXCoEP7bt4/8yY6cqsJ6H99aIWhnk5R",
+	"5UVtCbcrbcgLEZbZykJ7f0rgiKPbUhr8r9OchBYWeXH2/v2r586Fj7tRFqjvxrf6ubX+4XB53eo1N/Uh",
+	"KO4R1j7r3dnTxhWDv1wiaD7dPwbvcJL5leuy6bvTSYKQGj6FtXL6N/J6Iti3QwOEfZX0ND6LdsM6/cek",
+	"NzHIBHu8aCbsxgAZhbN1FqlxySwi7wEkwEjDTo6fsh81e4aGuqsDqUVZmnj4Q4Xjh6Ak5A75oUt1DZLK",
+	"CYvmpMYYS61xIjvQJIozA/7dhhG5butLzx8YaYaRqlCJiZC3kJcESs3amnWSsyQj6MInf3x83BGevwdf",
+	"zIzXOFGf5INZM17THqzTAqTm7xkTkWLMGnpxqg6Dg99+bmxFyFjfijbusFYfTmKJo27hAo7TVqPcCBFB",
+	"bVmxFH0UquZwgWFWnvHJTBza/V7pspugSenDiX0yH7QhvocB/Jq1hzzOowNiD3vDpHpk3HGEQZwFzlSX",
+	"HDaHWxm4QYrfpAfr6ckOLV1p/YYrx01qPj3WJ6x27oVtcAKt+4A+xg/mZPNOJCVNeb6Ldz1juix2SNey",
+	"KnKR95EQtVn7fOXdPl5niDvRDPM3bSvgNoH0cLByhspu3QHLF2C1UU4Br9lj1MZBxYLLG1iYHx8fsx6t",
+	"ITs57p+54uwFJ1gOEaVJJGRku+R/vXEr8DUjZQZ30F5pWN5G/61HxTyCS7xt7z9Mlh5/jHCBu7vVW32x",
+	"pKgt6rrWKFZg3c4X9Voq0N0Mik2W9WJZ27Oj1UTEoa7EuHelr3pZD5U9lZhMTNRhUPEhSmHQpLeNj9Ad",
+	"tpCTm8jZfcpya4C8fP32p9H371+9fv7iIvdHsx/MV11hBhZSq5kseu3d6/Mff7SvWXMCUq2s0eI5E+NH",
+	"L9+/eXN+8ep/26edZoCdQbpZ5w2w1r33+MJQcqIVpywz8tcl5L0pay9xMoH6UPocWCfcaZIns6W6CZ4g",
+	"a+vABb1id/YmRrvGWo7PeFmSg6haKlZqde1opYNH7pGhPlgJa5es9/jk2PvXlsoux1BFZqDPe+s7Zfy7",
+	"46esnlV6eY2ZVjmtRE4jidLQqRGoDZ5yWaK+YK03yu8bKqd1f3d8wvLlAkX5aKn4LZdAw5i7kX20LdyP",
+	"jccJJa202LqtxmSb4Yjmst/w6VfAXeIMSdZlR67dDxdL9RwOKjgA7ilUGrXwQDHSpAebQ6TpOXiAbN0H",
+	"UfzsXofiDNgwKLt30PHAbxomsEvWX9FjY8rx4stC6ggcuBdzK3NmFsCDCEqWz1yoNfh0HI2h/YBjNEYf",
+	"FuSKUkUewzxxPL1v3j3J2E/nf8vYm6fnGXv7ww8Ze/n6/FnGzu3/e/vu/SXcGT+J8RvKHYO3EVy0RjBj",
+	"zx8/laUAUUUOAZf5ueCV3Tb2zxRw+VALZdyFRC+go58bNpNgMQJuA7hkqE3vDnj8Hbhk4Hslr9qFaiQG",
+	"lotS84KBlGK9k+/Ym+9JsLJNctW29IQkldGs0HBNhaWpHfWvEyn2T9dKGttlCRVV6DcrxERjYVWd2cUC",
+	"p0PXbZDI+jn/IOfLeez0u7o4//Hy2cWrd1ev3v44enP+v0aXL569/fH5JfgQmzdH+wDPGB8qM7cb2x6D",
+	"ShgIbdq+YtEUXBa1ZjO9rIwPpIyBDhh42Inb2j5X4JZzVRcYw4QZhx1D6wQbhh53zNhu/+DyalWuMoee",
+	"MaMKVaguZr1FyVdwHwO0rqiEmmANKdWQ2CZA3Xh/8RodanohFHhvnRlgH8nsrYcBK+4D7Dw9GI8MIJbw",
+	"elmJuIR4LIYqGQGEfewb2GnO8pKr6yWYMjBbfHJjDRJ632+OiHITDub3+Jw5tZ15uxDq/NUhcH/VkEif",
+	"H8H0pvLE5NbWWWip4pRujPDJZNHhEGolhqpzD72/eJ2fgS7ZZAXtVgHa9Y2hAoXDwZvcuXyptcs3Oim9",
+	"hZ7ciNosZlJ9cI5qw95fshfqupSGvMsZm07nC3HtDxOEJqpVc/n6zhHpmzD+Q0jvB/rzQltTM1qxXKh8",
+	"wF7VgGZauJgCkFQoOyxe+M9A/Py1HFfyb/oDm5RyYdhzMZZcMTOz/4BBxMOCHQmA0aZmx4On31k9t7X7",
+	"Z0NlZrqqISDL7Tk2y8nMbrjhwbW2D93xqmC1UAxtjeGBfRQMAIfKRcUOiphybdNu3VJnV6zrPWa50vVI",
+	"2ntmLhSUeG/QKXdWATfsuyT88SQOf5yxDr2xTU8LN+i5PSgbFbX5sqylvY6O7HQfFrzmu2tKV/EJfCBt",
+	"rdGHzfpaEBmfoKs9fvLZOp+kknQqmaC/uDtjl+sdtp4vWAr3s71mzdo923K7WpPZ3U44U4+/e5BBe90K",
+	"r1JwzeyioukKNbSvT7kOh5fmgHTZTer1Qh7eiNW24tXAtL6VuifBTyzWwBpJUt8IB74vqwY5UMCtICv6",
+	"0FXJ2R6kFeT2g642leBC7EMDdkHMX75+HpD5rVwnVS7HZsSIquYxAakC9BTiGfBFtOghEkWGbeWAljFC",
+	"zuq8nS3ofCH/007rl66CPS+NRmjyKpqBTjrddA6SEIvfiQCUkn1Zkl2cvn2crm6HfpVlr67z8UF1B3Mn",
+	"dlxHw9/0Z06XZYngLhkI5lOXIYUxhBk3MwolBJygStSVFLf2LuC11Skx2cbM9F3b/u8P2Pde14BLwXak",
+	"pXY2rZo1osbsMz6pTVTX6MItAHMjVXfNqoPRIyExIiGRIwhPHdjglamtwpmWoTYLcHvcIWTYCy+GG5Sq",
+	"Ftd4unNXgAtT5UgHKYnBQTVmYGbF2Zu+opfD1Ex1hRCQjZ67aclYmCW1LEtrAMC0b5KsYGlSgXDv6fGT",
+	"yD61ZhtCM8aIjiAYsStGlNPMDeOvP11BDrffU+vyDfcdHtF78uThx1vqSL9crWfahe0YgzdiFd9d6en7",
+	"7aOpBi5h2jftsqypd2wt2cSLPBZypyyn+wqIOyGbrvZZivaEgac7gcvx/EIuJgGnXBp2IygKBKw/UFIE",
+	"IpAXAZgMwQVtiw0142z7maT3tig9sX8OxXjEhwYz0MC0iS73LXA2TwfsHB6LeoNHfv1g41xHB3uXglI/",
+	"4dCj33zME+do6z7foYrU3dkuuojkX1ZY+J1HGTW7b7kdFGy8DjbtNac2rx+JttrUru3yuZXBbTLYX1e/",
+	"h1LUrbtvP6sDZ9gDo3khvaxnR1xpZb+7Uy6NfXg110sDWwu1JUpYNEL5bOmcL+SNWPlMT9ISbXtC1bRL",
+	"vI7Wyx1OtlU2I5ljZryi3NOy9A1BGVfMGZWB2+KwlLek6xo+BYe8mI8RDXpc6bvAFqDHUEa6WBhQl4nJ",
+	"U2kGpw6gKHnNHUsdVo2VKyYUH4NNKq/VoVQZHmbPXmefK6W6YZUoxHyBR/EqqKmGLZbjUk4osUcU0OTE",
+	"Pq1qyUszYK9C2Oa74+M4Em3nfXQjViOl61FwyhCwpO16sjCpV1vH3qD2M660uu9Djk1s9e3E44Cz/t1n",
+	"7MRu7qXmVELNcMd0st7mBUKw6Y8RCGKyrGS9Ojj9+8+JD6jZw1hCLOtZrIPZQ1UJezAPEYm0O7L6woHc",
+	"g66rlTis5VzghgaWVA+HT2UJHv5U8KqUgESmbnxeG5SZ16uF8ADLdzMNMSTMzSY3fgMRdSXqAKTqsFP7",
+	"7Fp46Kc1AH6uYrZ496iz1Q4dfCuMo4fFUQ6hMe9DrM5+wZ57aWogkIVrcSbKhRu07XmpCd7fGEd5GV3T",
+	"EHbeiJjYX7/K4aUm3H5/F6pdj2ZFEMDAPQDIbp6jAADsk5mJrHTbxJwrfi3i0JOrQskaMPhd0Nj9yAZP",
+	"dAzbM+iXNOyXpVgGQH47/OvKXq+I90MU/DmbC65cqQlVDnDDZlwVpSgwVurjx/BpAjaRtwKqTqCQkBdF",
+	"BUFcrqxCg0VisGtg9V1ECfzXC1Gx//Dh3zNmtFbgHSAgXR91bAustCnW9pC98pvznqzmqJmHAglIu7Dd",
+	"aoapt6tFO8FueoPFWL9NiKSHTLdGGd0mKLsviUgB2ZH6n55eS6BO4cQJ9a0HidKy6IcsSzRZjJhUojZo",
+	"rcytpmYlDZZxJl/yXJz1TMyRydv1wKHZutBrhOptfikhYDnmRlBpIjnDC8iJu5VYfmh+KUfuufaIKWQ+",
+	"R5P0MLiXzXm36iSNosv57/6eeP03ne139ML5Qr5Qy/l9o2D6Ie0FgRnpy18lAGayk9yZjH/dBIIJ2M48",
+	"+gjrcTpJDNUJppe1kYVwxlU/YOK0O9mheh6/IBXWHOVDFakUCBHkWxzh+vmif7fLsDwoMNpGQzpyz5gc",
+	"yhDm0sCnQ0bF05OTtCeGCTWpVqAkAtaPqVnv/MXl4Q/P3nj0zDR4B2aiVafc6T0DPEaDKWmRlx+Y16zh",
+	"N141ZBpwv2UhRyjSl+gVHCTapVRdX2tMMpkJNtOmNkOlpywnIKZRoedcKpMP2AXe0RT5iNTHzJrLixFU",
+	"8RNrQIhIDNiPkNRlBdhSyV+WiBGJCtVQrTGAIz5CscRTCcEBlgo5muNHBorgqXBqhJVW4G1d8MqQIV0J",
+	"SEYaKp+1GAQWjDZjC13VGSvGVuhkRMQTQiXGlHNdiMxVFo9c3jZV7zvZMbKvn9kN4VxXviHWs5/DhDTa",
+	"1PBd8McbU06E7YAxZaV17f8RukDQkxn7//6v/7ufMQ79tvcMJg9wZiD3CDlfQTu5FRUvcTFj+ix7oaHn",
+	"v+2aIOhIv5fuj5KJGnjQ4El0IW7FkQvCKsLHZL3YLYpb8gsTM31dPEuTeGe13xstKl0QvVuUO3Qqe2Ge",
+	"3DFkULmVm+oK692Equ07omINzQFpaqKc5r9evv1xqHDzRAtO101qwALSB+biwQHV45pLFWl5XLG358t6",
+	"hpjfcG2AfigD0wuiIayzhqK2GbkhRRELeUhclPV2LfCdn9UvoiC55rYpSlfRffwJ6tHn1HJCf/batrsC",
+	"vSb7FNSCsLkSJNfz+EEMekD8EJQGFt244Dfx9dWUjx3jfZDDTyp7Y1uFBvvIaoAAQ0jXTZd9DBV+N9Pu",
+	"WKHlEzq5ARY2vWN2AoVNZfBngIT9xinRRJ3dLp93iBlGC7XJvM7Y+u3ZDiy7Ya8cP6w28HvBlN1lX+xZ",
+	"MOvf3owqeyGwICTuRIZQJxNhoq2TYaQNakKWiv6bsoQnEXsdqsSyhsvSuVhrPRiqt44/hCjr4C/46hnd",
+	"8mRXGah28p2AElMoyiWpDRG61Pp0V8gjM1QtliiqAF51SUBeP0YSo2UVbVT2HuYEqpj4jTAeP7emnDte",
+	"12K+qME1Y5USA4BecLl4km8kKdcuw3qJxR5xO1BQ4g+2cfRS9QaI2i9nbTwsMu3u8sUD00Yukge3NH7j",
+	"BG97miayNkdjXnI1ETvlHNA7GKcHLsNNF2P8xkQrs5zjQfSl0UuPSHKHMNLgoNnNMlgP7D0yjMbSQq69",
+	"4Ma08HbXGr/XFlUL3zsDz10aAXTOkcYbskgicF2KgKy/p2nf98b5XgI1ztuoWWLev28Pse/ztoPvVuG3",
+	"rlVc+f3thowB2mRPROdwjEsXnUHnCdwh3ONhpqhkdKNKCtHVSkzA4vKCGA2iVnv6OX39gWIqbYOTBrMW",
+	"OkIqbuoA6COJqwi1nIPYM7f291/Kg5/XYbh26ock1n/Mg+jqCf5159COm+qXshQITX3P0Z24wX3iO+lk",
+	"fJUhnnQI0VEs/H7foeYj/QzrcVZDTaqdI17z/ubaiaEaqkNUvP1+zVk+MbeEaO3gZ04D9JNv0KfgwO8A",
+	"lom+8qkE2hqr1kLJOmQjs2eXfxsqBt0cJJEie9dB2gv0HFz85OujShSwEnpPT076g9buml/K/JRxdivF",
+	"HUk58UEapJGA2ZAKQAaupalFJQp2+T9fM/eV9c70uO1oIxyybnKnYi2GlAggj52t9jHexNJRI8Mr6ssw",
+	"4pB4c+a55XkAdwydooxIvzjSAFJ8scoZr207GnQFXJAGlSxUf8Be2BBEYttjSJ3hDnfK7wvvJRIiDxru",
+	"iDuylbk1ObdfDSXYVxYOSWa5Q8Y2FZ6jfxbj0c6O5cY6Iql6CUYAYGRjUNEjspfCZEzOFxrQ+yt9R5Dj",
+	"ZMbT+Rywl/agY+JJHtqw59BLNDiUFMZ3fV8nGlPUGqGAAa1EQi/W7UFOju0u/uP1Pf1VuJAf1iO8yxbd",
+	"wSWczv0mFfyMLTTsUGthIl4xBDdgm7Rahd0b4fjhZefvxEG82zbZzz5yc/58nAAqNgXh0USXy7naDUYV",
+	"nyWMIdqGro+PjAfIt21kIMVQXa0KUZ2CKoLapx8WepShPgRSZmKUfSdgUftKZWXcG98RbAwqmVkpb0WC",
+	"xhJ5v4fq8vLi5eH1kleFKCA7xs+/cxNC8Qekoit01Kx8f/r7Aaa6ZXhG03yfp4yWlpraTu4Hj/1+EEyj",
+	"/fKwR67Qd8qqAlvPHGeLShwaea1E4eswHHDchgPo9iraec8u/4YvcEM6CGx7gBqDj/pKpEZxFlVuOaJq",
+	"YKKwh/FJBJvWeny47wki3K2fogxj7Omx7rcF2ZUe2Y+0J+ZG99dzmtT3VfklDplrbvt1hs/B8n2jx+u6",
+	"/6JJQjv4QQ+oVd23Hk4duay2XYR4XgH3tu0a5KFsEm6xR2aoFpW0c3QIRb7wZk9XbDFbGTkB8pqCuO6J",
+	"/aPfdk9uvNyGyt1k9ng6ayWvdc3LnB1vu9Eu7CR9xdDf7iTbcezqmrSz9Dsof+cFFXbd/Rvclnhl7c91",
+	"2fh+l7f1vfOahXuy9/7q5eEfM7ZcOBT9N9+zP7PHx0//+N1/t3ffeFUL08eiyPQs00ULXAeAli7rAfsR",
+	"URuGSprgHliJ+tRe7+DYlMSTk+Ngj+j3HFkH8MeRdOnmzuhvvOTY8vLBUJ1j+x7KVXxYQAYEItacPEWg",
+	"UtbL6Q8jXud9KmusE9TayUxMbkTBgDQDtGvQsznSIg0VekWALc4gBlspVVJV+PTkpH8GKeVSXbMZXywA",
+	"eqv2ow9j8mWNkTAlT/RYTLQ1O3Lvd87ZUtWyjPBTsegZZwHqFml0SDsGcg+FtRWv4lbqZXDkAIeVYX6A",
+	"c8EVoNFaGUqoemki4OMnZ2sqzLoGM1SAE2l3CaJ4swCNG0QzJA66dXWU8fmi0hMBtOF5O58Pr7w4xn18",
+	"f2COaTsvdTX/0h5YbBkGvU3r8j4qPAW/Mbfrl0aYbMOWRKk4eMjUEzjxQWzv6QE+akjNe7tgXs0RO5c3",
+	"RDI3TbVRibvIQFormI65FoBO7MRn1w9VCA4pJzFj8UF+wVCb1ZwOJ0xlEl6C0s2hyl2vRoS/NuOGXVf6",
+	"Doo8tRIZy0nnBWPNXlXRT0kUzKuYI6teBIIKHIadAoxtWmUWiR+pG55m11g5fTdbeTyoNVmeMTllXK0y",
+	"EurUkb7jG630HdW3zfgt3GVzrlYucZHHfqkzNi65uoFLDaNn5kYuFoQRnwT40C0WXFFehYLKU3fvS1Xr",
+	"M8LsWJbAQqnnsoY/EUx8BSgmrt4qWlsspy31HeQ4GpEhS1i1BBbQyYxXfAJ1WZgiBAe1FHXtYE8KeY2x",
+	"C8i8hChuPrIrVY9yoOeYVjqib7vTy5LYiB10HHyB4pE4ylLeuowF0UxKshvEbTQEzCYfzFBxIsLEWbab",
+	"H4HLOc23VSQQZC/Hd0ZIa6yQ0zjPIPy6wGxN+7BZTqfyg31+dGKHNHqSQ7kX0t8iDy/UpECRCKD/n9MQ",
+	"YFprJCLEmQtUwy1EjMjDFl30CSefroYK1Y4i1tzi7CyArHBSgNC+vNqCnhHqB2kE6+pAFhVOUgfoWRgH",
+	"rlzNb0TbsoSQE6LZAB0UZEbK/xLsl6WuOcTJHXKGA/QAtJOMPWY/fB9Tb8YaUQxYAx8aiQ8TIQqPU+O9",
+	"V7y0qwYdhcFEcPuQBYsniQbl0xFIImReGFBBnn0W2usjuEMUTPMEnK0xbJr2PbSoj79sX8pSYAOu2b1i",
+	"2ScPEo+hFbDKlMdsgbrQpTItd9Q3TeuTNa3oZOx/hOn0tp7A/gOqa6gFBSXoE7U2Mh3vTWl7xysjEqdA",
+	"E3YXLy4kCEaGwO/QwvSeNPuXuag5egF9Uj+RiNl7As9WTCk2YIDjQcQEBGl+Sqlc4TY5XdMmXepiyODy",
+	"9druCSf4+mdxyQV+hVT8oWJU+43oPLGiBpobaHf2mogUN1n726tcnUFPwWN/Gk+fcR5I7KbD+OnFPpYz",
+	"vEHsNYGmRv/MI77N+Qrh5RwUuO3qWFxLpeiK4viS4y0h3dAtALI1BjY0SPwGC9HRdF9SmsZYYxG4o4NI",
+	"AAp+QtZfgewNFRTLN9U3Ymnhc62uWZ7Zy+osz+xJxbyw/F+5PaDzOcexLlUhJrIQRT/i2kDEpNx1fxCa",
+	"PMOccrjnUaGpdasPKJ9xM8JtmrvLGtGaq6UgFRSAvyNFDJVVp3I9Bi0e//skd84LrQbswum1ZlFK5wW6",
+	"ePmMPX38x2MQQlJdnyXsMQF92qMLhLp6XyYMbCdqCVgwdLsQbVPb9f0OxcCX9oFQs7s7QT5jQvzl36j1",
+	"7VXA8NiXdFd/c0yEPbmHZ0JPuqNNQA2NuvDlHb+2w3z/CuMRU12hsJKqFtUUaul6OXxSL4TiCzmwc06S",
+	"++j2cfozEP+ISgTEMyryrytpbaqlN/rGgleA4AnAtS14llR+x68FGX04Aoao8qibW7sbs+BZLxoJsVnm",
+	"y6o0A4p5/cjn4s9k7vG5IIsPLGfEECWUN5Bg3lRyk4BOa22EIh4ua9eluHCVwCg4YH0AkAvdiQToiIou",
+	"VttgzwMUCUwZXO/XSmORZGteFY3xvTzYjSt8Vs/L9HjsxOAdTeVfrt68hkX43HiTr+zUEpDg+btXXsdo",
+	"1pmYlanF/ODn7ODDIVerQ6xXQJEYb/YjboyozdE/7eH4dZetj2URsbsMTfEFxFhAvYk3lV2eC2vT0UaE",
+	"JM2V1UJmQtQZkxOtMlbqa23Ql7GCuwywYouAVUi7YSwVt5tXE/qNbfJOVzehANvOjxIOHfIsYM0ikuNk",
+	"Blfs3EW2+ar9FHWkN5hzO13baPpfOrLANF09Nzgth0t5OF6qohSDf5jcl5QseD0LFSUkrNLbbBMn/4LX",
+	"dugHpwf/59/PD/83P/yv48M/DUaHP/+3/+Ogg7F/93uR33Ic4OZjkR3IOb8WRwt1nT6IMayD0wNcwJYO",
+	"uVfN7fV/+7Dt+GV4TifGfMQxjZIZ/51jwB0C4PnaoWOc9mTz7PuDLuZclocAv7VDlRnBmCJa10ZUwR4J",
+	"IvRnGmv+Fv2Us6i91OyFbeEK+vMgtWbrQ5QG8Ws66ruAllmmjD1+Ty+X8JdPPGL7qWRuAvcp5opH/VWW",
+	"csUDiPZ7vL13ou+JvmMNY6rBkQo5QumvTk9pczv38voQlaLH/8Fm4gN581E7+h852sSe7s19GMHnEu2m",
+	"EhMBTnuE0UVnf3jj8s3VO0hpFapJjukCKENF/aVPAUBfrJnFPNS9HOaKQkcZy0tu6hH+5t4Hem2y8wKo",
+	"71Dxa+7YdzykNNH1H756njSj1QQLrwhkIqfj49hDMgxk4Fp8EJMlIv1MQUEcKuA379l5KO2K1XgnA3XS",
+	"ragwqCRKQAD0j2BGpIZsB+VKcn1VHuJfV1wZPvE4i0Pl24ZFWiw9aBUN/5Tl00rPISqj7f83y/E/xARm",
+	"zl5A9n+trmj/103fiMPP9AWIvg0VTbvdcBSPg/+EWBX6R3Je13wyA3skp1hSDkoZ6hEkNaAUL4PgQMaW",
+	"lfw1J8NgqHJT68p2+ugoZ+8vXrFeJYwub0VITonwWPHZI3ok7w/iLlFVoJ00DqfEp2rYpXkUJh1XY72C",
+	"jrwIViHza98/pUiAuYGEDiiLQEzpeM4z+M1uOK3c8sHaDNhz4YrgpFanza1FpY1+DFaLBJMMifaRpsVh",
+	"cEcSwKpohD+44LLCkkaTkQvJw1kuFUKYEFnVyfGxp7pCHFSOzkMH2M56J8ePKToHG9rO6VAhUddG0ATW",
+	"e3r8NCaU6qz387fAPQVJ/PcfCGgkar/7hjvvWtRw8qdYelPgn3BfU6wPVlsUZ43lhuvxcybM7DSUq1T7",
+	"+nqqFR+YAiuas061oEUXPvonCeTdShCTdpBu2d2xptYLF5OzUgAVCAK37yGvn8Pgr8Q/yCkNxCO3ohqq",
+	"SvgKYedDsY2QJ8TfqyQi0dvrSv46ywpT6bBLXWFz732rKtxWVbjb3tvXxvErl2Tjtu7cI0Ke2KVkjAL3",
+	"VLkfr7VT6sjZ720FE2mViASKF3Lp8kt5BQkyre4SP4pLB45x/xeFB9PYJlsfBUSP30FZ46bVv+dda+/e",
+	"Q69o7+R/8A872wtB3BoQ4EaIhquB4aks4i8EVmEwowrWA6YTmIs/k3zL2YqyzVwVobWY+47x1LP2LtUI",
+	"D8ifreKTo5IuazFnE3sOCMMvD891kBW/LPXdizAjD+MBaUwy+T9Yj5el0+tN/3O6Q7b2o1pS/JgQd5x1",
+	"EW0C0uVlpPefUY6GjPO9jzd2nD6c9H4ulZwv5wenj33PAYVWVLt0/V5AgvwW8UJtaz8cZKJVPSpPiSsN",
+	"mCpc1V09o/dG8Eb7qha8RhKqj1la16+xmGpINty9S/jKR/Vpy/l4hef6Yql+hNN6vyVOyaHfy2vnp5Gu",
+	"quPt98D3vPAm29fn5oOTLmIB6S+o8OMmXo4O35Jo+i0gU8W2dpZePKRxu8QOetpLHfoBXQ43QiwS2SVr",
+	"JqyQCimWdjjSeAg2MAcG7HnFp4ivGtxbeNFBZFTXMzZ2fRKUcB56KMOhirLMkdUp9xk3Ql1Lu5Xk5AaA",
+	"YpeLDu6v2mezQzmM0jW749KxmKzI5AFKkBlfwL7MwSuTs0IshCqM4+HD6URrGj05ztmB3vYQqJtoSBcV",
+	"xbWA4kiYJ5hx3wewzhEYlryakQIApOBCNLJ58TNYxEPLXYipVBLzhTkVT6OnBRJXk/zhoAvT33qwTZ+L",
+	"2qrD4FDEdNdBgT/lZ020Pz9ExLK0Y3QImKGhEzT/iEM4rCYCX9Ionev5DvdW0gZB2BJlLbmY7A+QIi5r",
+	"OxXEcAl/66CNi7r0JGNjMeFLk6hgpuarGJ6KPIAJvFl7NVQi8e4rjTdu40ExqZKebHXy+HMcc3DYHYEn",
+	"+FOMkpMvm/eTpuNzz6IKvnkxrVmPzstEFwICALlUUCAwkULVI3rWJcR+g9ZyHHJwjnnjMuy6Czusra3E",
+	"DZd6Wh8WkYfLb0xIWbWiH++WUyxKaNR/egMKc2whCLxYCF4ZfN/aXIDlG33YoRdiIYW7OCU60RYCirHu",
+	"RFmeUg418BRSlrtCqEFzE0so7A3LPdJWntlNOF1W3pFG8aYsFKAwboy8Vq6wxMGIiTu6plwvkWzWlbH6",
+	"gYe2ENej8a6YG1HeCgPagWPYw7lz5PcBe3wssHuYA+Ub65M926CiL5o2bkw+zyBIN2BX6RRl1LgwGbPb",
+	"h3Jboy5jZfnap0H4+zLc8bJe7zoVdABSIYU7PIK7G1aiXGV0uwUYdlSMMHsbbFBg9Xr3nmJVoBTBTqaa",
+	"a/++vaoRRz7m6IJvEguIZ21NCFs7HKbrF9ZOTtNYJ/vmMd2Kw7abQNsBic0/D8gaa3s3iBiK6RABktOV",
+	"newaJB4bOPPLsmRLVQpjur0/rS7P5g7az7HzgAapu+V/kvUsan+L9vL7gN/Yfcvut9zJArwq3vF61u03",
+	"Bfl3ZK/I/ets2hvaQGu5aOgCHq3G3UeybgDxasK5ZJz9Q4+d4XJ0+zjkAt/bfZ6a7v6KdgXLmPqAOqgD",
+	"MkZNg+5uEghAWkYKrBF2+mrhdRJ85syXOtaipKrI+k6zGwkG8BSKJZeVYHzBq7o/YK9qqnom5zPeu3id",
+	"Dpid6QVd7w39yPajpRwVx2TVhLEQyvfOkcI4cxJzHVArkLVVqMAeP2u945Pa1c9xfe96Rdve73pB26na",
+	"cj0fP7Qp59ytuGu+wQt/DhtILz6LCXRkhcahU4J3w9ck3LAQNoNwj8uGSo4s5KpRKApdh/0MUcGwsN+n",
+	"nTgOXHRPJW+wSSl4RafN2QqVQBtaL2tS6pVHDrezyLGBWthW7P96Zx5ikgH+sBGHRigjIUeml3+fOzd8",
+	"zvO1INdMmlpXKxfhQogG7GCcDUWpTxnTZeEDcKzn/KZ6ChqaqyyUyv8n9KtPvDB2xOg1FcbXlVvtq+/Z",
+	"wRtAG9YcWwCMjIePKEWghAlzJ8zaKhFRlhGUI9jiaswY5mdBaV6ru0xXWG3N2aKSt1bukdtyo2vSZyI9",
+	"PX5KbtS4l9ssr/YwYoh3C7OtIgECMtHqILWG3VC9dIN0hvx8Zt1BRxHCyXffZQdzqXxRwg5xIijhhMIG",
+	"2mq0B7p3HGtA09ILC1IMunrf2N7JGLyIggJM3+ux1qXg6jMkcstazM0ul05Y0fN3r6z0pK7wquKrrgso",
+	"mbLfC4Qs6YBu77sLAcT8PSjlXbryBZ2oQppFyVfJqQ6OFRVrT+RGx0A2SEP4DQRSSFDGOLyunErXH7AX",
+	"PtsAUNsKQjEKa3/WcW9RCq/E9ITk0slcWix8FzVlfDFHKxhENCLn2b0GNc54/UwrIQC7hQr8HH17EGEU",
+	"fILyaqgUz0njx0pmUmrtPwKSCAH65Jj5hqVgZqbvlBXISN4HxSaaBVLBRrPAsmGaVsXa9YnvI54eeM0I",
+	"mTgEi+Krp/TZKc5Z74Rp824bsEtiLIdjnyaiQqeQE4RS+nA7yMptBbq+fYKVM2dcAC1CNHU2SUgRXLt4",
+	"oaASeFcwvF/nA/YGcq9dt2iRAPOFOA7udHUjKnO6TYnPYvpGwIiKCNfatHqYT3dLLk3tg1d+mU4f9mI+",
+	"32weNUN2bhHXr+fzomjczvcR/Epaucew15e8vwgzSVT+pGXrR+ybafUZPFugYe1+kSbm1a0Ud7uk8sFz",
+	"27P4IlPJPpQhQMh4FQpM4jy/Pv3dR+ppIpCXCi0R5xciITRegeQfNBM4pEEME4+mVOtrJLvHu3B7kll7",
+	"dt/fYH4eJLEvmvJ7qGncpc3d8vY+b4befTvK7YLuk7QFM/K7yte6pS3vJEgkJzakavFbQHZCdEHHK2dP",
+	"2lqK1mns1lDsbiZBHTakZwdFERPVJflq8C8zkOcDZpcx0gGp8NMajzgGbPQsplujcqHYSfqTy+xCvOiQ",
+	"wIFCw/4KhHYDaUY0uzlZubJONDoQPon4oiLIpD+sx9UqIGu650ttHCRDya2FEGm4MurgbtruWYSZ6dr1",
+	"OhhCc1aCgDaiSgA3BTD3OMGGpUVuLRlDp5BZEGc5QcbqLvlNONeZ0/3BGnCxXoO7EK0amFunwra2Qd+e",
+	"++QzXfmht+qgG7LQMp+lJs1umVfZZpJgTGZysuce06fs5x88c+pvO4AowVb7TCVxv3E6Pi+RuwTyuja3",
+	"NVUoUPHBQixENecKyIWjRJU1dawU/LYhVQIzTfzkpqQMfwJ2ycfw2+Qz5GJ8hZkVm1Z9h6QKWAp2Hjhe",
+	"dzKju2jOuxfv+EHEx+8qYWHzTtgYLnhVJNq7O58tMEWy2AhStANGyoLXk1kLXAfFtKEsEVWw4oicVo49",
+	"AkXRmUd9JNDwKOkOQRkBGsCrZTmhUoBNkjkEblciCeoNNMCtrANkTn8gMJiPUA2Y2O6j3iTdBuxCOBxk",
+	"TZqtv/6DhkdeJycSIdwfq5iXBPecN1VIVom5vo30Po9N7j72yEGOkw3SPJbvIVz/hRQLbOyB4AP2UixC",
+	"9B41y2/axZp2QRr3ftrFLm6i9bIcjAa2XT2ga881hjBA/fCFNVQFGnmZjfAnhfiT7HldK9Zgt9LIsSxl",
+	"vQKftv8rurVRmc8xaJ2Tezmnb8ram3+6Ar1DqluJvqSMMHCC/7zbYZ7FY27BHHKB+tDVP1O/CKvV1IyX",
+	"RhMkfmSAYFRgzf4wA/biw4IrmHKSnL0AoGLyjOWhVGaE5TB5H83JZVlaGxPCImcYe+fMSHVdOr+7ZtdY",
+	"eDzvdpM9kIsMJyUpEYoF8eev5LRj7S7ifMaNOJQq5GhAVA1sSYiS6Mlk6QF4XaQR7hV3HYbPxdf2Gk5P",
+	"52gEryazzxnXj6fZ40yHndvVkfDEXlP7t/Da/XsC9/ECwgwMvlaXXtObtxO4GlU7qm54IxTQStyRZ1jU",
+	"wWX82NG1YYZ2xac1aGu8hhJ+KFzUxQpoZ/A7UW0flpBUWEFihKqzqBBTRt4cwOwOoi2CpsUuETKt4bfg",
+	"6QJgY/DrjAWAki9lWZ9FJZO8vANmGwIBaJGarJcQFAf3Wdp9eLHvYsAIt4532KLS41LMjQOVyRpwVwYp",
+	"PfwsQVznuuKLGUwLgMn16uAfRM+nu3NEcS3YWNR3Qij0dbm8XAOpt5PVpBR9mk45DQi8Bj2DrndEWsfj",
+	"YY3FSlMwBlDT4TayB+l5eKZXa420P5Q0UWFVaMb+evn2R6aEwftUs0KIBeTWgbFqrzoE3YLn8JjCXOdl",
+	"Oc9dwDzXy3qxrEf497zvsJRzezhyH/eGLeC+YUUcy8WHWlSKlyP7YGgXniQ3ckRn3WYlL43AepZ0yP0M",
+	"A8hTwP2B/jw98TWhtI8dxD1xv5gE4V5XeAtHHhfDrGhbsV5eCaobHmk1QvUoR3z5jLiF9ZzXckIZ3Vr1",
+	"XVtBBHe2Fo5tqislmlfs5abLCNQkXa1l7qH6hCIna+QJG1HdyolgfAKQhcbnBUaHFgcjCmZEvVxg+fSi",
+	"0kQliLdQD5KS11zGSVjS9aTob/LG3qPB9OBe2K0Y71BaHVesRqL7i0blH9692nI5JmbPHv5UnFaQSVat",
+	"DvehySi0iqTEt7J2mvsrYDpRiBrQgLsxoaazCGxNrtypn5baY4mUVXtTOJMGokCWJG9JNVpU+roSxqAd",
+	"w++4tCJqhJgAIRjCFwvTWg1C8Iz2XkI7qTPLxrlxI0LURJ501Rt0m1pxgSD3IfIu5/POjmd/Or6KIsCv",
+	"w+eQ+LZb9dGtifxdmB+ZM5/cX0KOgssPcaAbzkqO9B5eFJCBv6zJXXgacugpnWUUa2dTWZaGNcxr90KL",
+	"wkjPr/8leq1YKT6XE3Rq2h7hgKulquVceKxgyo9b4NmudVrIkAddLWe9G7FiefJdIsoNg4t1KRM1G6tg",
+	"cbWEVf/hnV2abmhqkazaFn9gpbyxG2UugZXP6mmdIYlt2fJX0a6oNbo3rFapy0KEELFEhuJDrcqV059I",
+	"X8radl4ML8rON0Wam3GVVlv5I0Csdqs/fYvb94qbmx/tTj3Y/dVw/uEw7/Pqc9x0z3nN93jrLeyXS9yM",
+	"918vu5OC5L0tv59YU7unYO/E+zjffnNUSHtdAB2Xi0oYYtz1TgI4sQ37BR4nzCZQtHi5FGfIZuZNdKLG",
+	"qTWmvzd9bCQQ//lrjsLBOIBFMtMo70VW3i7rDyIjbkP0yZve/lNxDOpFXCEDtQLeccDLUt8Bvjv6TICG",
+	"zMNKITyHVYD6GYA48BCLByfoVoCkwBcWffWUEWh2PZm1E4h5r0UPl6pyqKE1y/8+PLCrNDzI2JD8qcOD",
+	"nx3CQ1rQasUlNoPsZfTXhOkeV9a4hDIRsqccgR9cEO/eX2VJ5qgbOCmpPssqygVraTpU2oY8cpeX3xD7",
+	"Hjg8rifY5Cta8+xAx4O7ycGNC6ok43Ph9V+OBQfv3l/BPUlr06HjvtGFnK7u0ah9Z5tHuflgAcBtIrux",
+	"Wp8zDPhbxd1GNwrWetd1JcfLWnQ4i5ctyjnGhL3hW8hKwPkcr+zxDSD6tCSY+Bn98Mh4UsJEw1+US4ME",
+	"6I0sS/p7L5dmhP+NsfT+Omu52wYY6PfIN5jYGb0OvrTgyfa6HL9BWKSg1/rwvJV2Z+RwxWgciiyXNNi8",
+	"qvCSql3VVZeAGrAXkflPkAGuch8yIRJc1UixnYnwoB3ggD3zQEd2YghsIEWKFbwqZVCCA1qDqXnpyCzu",
+	"ErfloNUbadeuWopQ5lWJQyBPV831Dv5TyoogorDPK0rP11lG8GYF3z58+zTsz+jiwADyOqag3eDxHexH",
+	"ExV4kxJAhmhzaR+Z/pZ7FaIlcOXRhXSGSy7tHe90gfUIBpCzY7lTt58eukWpLDt4ubOkqxzwIMmz24O4",
+	"dEfMo33gmUvhXm9rLLy6U2sYPWY09zs9RBlVDobAPBZy7Os2aksfiAAwHJToWuEb6+kKTFQ3BSs/GIio",
+	"2O0NTP7vtgftI1XM8ZH0nh4/6W/K87lHl/WD5/dsu96tHGlGwb/d6I0b/X28gXdybB+FQ/xxeESxqbfc",
+	"VBkS3QNxSuKa4SJdRYWIjcC2C3fni/Vv+B9SXQOAXikU8YG5SzBG2IvCwSRGvU5O0opXImT+kaLeinK3",
+	"6SyHEOI9nurQCDb87WB/pQf7Ar0LdLIfmejA7HbMo6DTDnl8a9es97QjSkz4GjoDgiUuK+JLdeR7qoD7",
+	"uA0OuaWeqLtcCNItkFLPj+SMyF93gUcOuXXBJRtiz0qnT5eCV8pEH3tkcFK6c+BeRTP8pXBGQpvhlO1W",
+	"rB3NYrwcvxPUkfUJaL0yD+NT8+me0NaEK1hCQbtrM0urP4cAxOtOJ6C8JcBJCLMVZ0xJE9JdsxTrDQ09",
+	"fB9rAGvDZss5Vwmw7IC9hw6WfHKDhgT+FY6Zt7gq1L0heI0AIKfwi4nV8SxVxpE0cbEY2YHkcU8iSP2t",
+	"6SSkhw/YKwc9MAeXmdKOVA7mqY0DNOqtgyxuQOljOlYlbgUvo5VqTcWF9cQZ8vh7Mhj0btUIAouTmXnq",
+	"xS5Q7yPIoFR21PA8TM5IFtYUBvpOjK1H1a0x8vznDbBjF9YFH+5cMB7sjNyjGhOLuQczUEInvl+WW9n/",
+	"9LIGdwqAaxL4GnSdTuw3HWdNNON+ouPlZd1mkbxZ0zn6Jx2bjfk7F1SIgwf2UaxhxCLXI2qGcm2kpm9c",
+	"J+ya34qzVIQGjPKgX3mRADVDlWA3YlEP2HkiNqyMcCIjjiV7NtLYObLX0Q6Qq8lF0qs1lnrSuPtOIOub",
+	"FhFwAb+np2PnNJtoyu64oXqob4jbbcq/nWVA94pn+Z40lay7hjDeKR1lhHTgPq2WsOVUOzf1TpCf3qcd",
+	"5QjFwDMZeBdi4xSgI5r+AsIXgxCFKNhjKw1+9FXP13xhIpivJPgUwhrgMYVEbl3zkoG2MmD5gl871Qec",
+	"tDmWGtSzSi+vZ8kgHKVRS+7Sna5uyEOb//Bi3f+AoHCQSlxrfw0RDmNUS9KBfeOm/P5re77ls3wui3Bf",
+	"OzA+Kk5jbLAx/m5MwnWx8bnTYZxgA+XgEJWDw0g52ME106JRREajNTysCG7KO0LZiT8Bqg5IEEgNHrDv",
+	"A4JNguHqDZIzKIJwnJsLoQqprnNQceE7VllZidrFItsly5vVX+zgL6AP59HQH6SCMJ7Ge+F+bB1sXEK4",
+	"mzixFtYrNdX3mxnX2tl96uQS30U0t19l6VwymPVjF8mG+DhHRklyypGMd+fz7QmINjLlnrIawic09VGE",
+	"f/1N1sPMXysi1tAxIU5rv4TNmxS2uu+MBftE9GXpFhmcxAOWu3+Naj2aC8IexzANJvoRaLqoku8gakLM",
+	"5BSzNkX8Ee0iJdq2VzDLDyJKcGz3LUQSbuxNHUnIgCOilw1gff6pTwYTjODAo3WP9kq0+l1dSvfSlwX6",
+	"3mMx9hGPiUP1axSJ637hbim4vcI4+k5cqeQVC/BjWEst/BSJCGux+R3ldB5RUMmANXsqfcsxAgVfUprV",
+	"ci6QgiEgJk+oP/VMGMCeE+UUQ7owoBH2Mo/51RzTrDSs0stasFLUpgm7jMZXMZdKmrrita4MK3QIHPfI",
+	"Md6JxJxtw2H2tZ7+qIDvDFKyIAE6aw/mJVfFo4jspc1lXIkwy734tpm76lsfCLAD6g/YebwoBqEPxiJ2",
+	"w5tWP3zb51gPboB4jvo0E0wWYTJOTiI0x5pX16JmvK7tLEDww9W8YS55slBsUnI5F4VLJYJlxriii4gE",
+	"xoJKLHRVS3Xdh+TEOw6wQZT2RY+7zVYIXpQOk7tuEsw1S+3YUtWyjL/jkNXNmftPB8zmDo4dsH+K6vRo",
+	"0D7FjKazoNqdNqYlKxalWiJ5b3PyFCA84ozbEwqRBuAycWxEp3GfIjRtDDcEzqPxsvbp1k2FJZpJCU7Q",
+	"WDa0UzgmeOwRLj8NABHa7VjTATmvK6Tom1NEaWrwWm4rUcoipg8razzjkhHVLaSnhBqxuag51nWlSMRZ",
+	"Gwd1jZGDxbL26FJ6WU0c3rwbAiHVQGelFSU5PkY1XXmGiaeUpRbtCmLFwsf64L1yx83AIO8IGNPF4LoK",
+	"qBuX4D3FfhqtPGhZdaMv2+I/8f79TFCX30pJG9Xba9rIx5hkvrx7K6Ji1FDKgOBi77L2Afc4hYVqJ1Ni",
+	"i1QbBpZvL2Yl0HmsR5cfxagJ2xAb207ol9GI9zgav5fSuj126r62a2PyN7saw44/2t3r2EaznCjvKXlY",
+	"BPMTmKYzZJZM+QZ9wgryV7nzAj+DXr2u8z5d4znDgJOaasd0xiezuLOuqgDitbFm+iiwUymWQ/LJTu6F",
+	"T/FZfnZv3k5xgc4B7BssaHE6/y5OsXcHNiaA/3sdaacb75/I3dXiNrqsxEV6K6pCTuoMK6WCzW5NLjm3",
+	"u1hSbKAPyQgx+MhZl+s4Ymr3RFOgr3v7vpfjTIwqYTy6ap9RXlit77jrqUORckrjyH3D5KfB/HJFTIQM",
+	"68QTFpLphVCsl3S97y0RvLFJyAjCNfP9BEUcP4vM8hnsn38I4glrDgN8W6csLbgtxEQWwiCCFfd2oQaS",
+	"Fa5Sf0MA6E58q7HFiIM7jQvtool2VqQ1OHhZ4twlnYQItjMxg/kRvjHi7qnw03hFhL243v2YzT+ewzVP",
+	"8Eb+fldK1jB30epqdrsAHSphcEjMrobR6NS6VnvfX1xUJQVXF/KeNbyvDkR9zfbvQQPWMoPh04ehTAkq",
+	"ChdCUT21M9WJ8C3aQB55guh4T2N3DqCw0e5JGZ+1YvkgnZ51Fw4P5MVnH5FB6N5t35AD9nadYew8Nf1b",
+	"KJTTTZ0En/xr8V62HYuZqOEAbWZRXjd+6XMPY/5S4w+UA7mnlh/O6mfS97+Zv2T+usPktI+PtnqP4DK+",
+	"f20hxnEGunfwvFIlM++yq1M1AFM0G5pFrRsQZlYmIqAh5SDY6+csXOK7fYV8gHjrwofwdl35uz1wQ/rb",
+	"HgQdJmTVEU8kuOf8BeGWDqMGVgzPEBNJVk59MvapsVSiP2CXtm3IJYecb6z/TfVQkHKNOUABdnJ8jCJa",
+	"1jF0xblbinblQKswW0EUPmG9RiSj1vo0VMCuCXhDPe+fOdbSFpGcdQR9P1Fqp0TTHXplGzM9rx7Qa9Jm",
+	"lXVI1vXRZEwhWK/bBt8E7ecgrbcnH6WTVNfbxWwUpdol0yN+fGPhTzMfr81J8Spu+0HyH9aH88VoC5Om",
+	"QYosIVEFa2II7qCrG+GJfTtzn1kG0Xruk2EQz8RXmWEg033sTlzy8w65BSr+EJq3UhXox3eohQRb0xuv",
+	"ImiRvI81H2FXhCJRdzEOYbrsXyfQWmQlB3ANZzJWS2UGwNwcdhlxcs8FV8EIh+wFCM8ZMalEzXpTXQ2V",
+	"s9PIiXwo1WE9E4el1gt4rR9qQULBeugGRd9jGr9WGTNUvafHT9H+vJMmpHylRM8pZsfSiGZ7sTFMvz2y",
+	"6tiMV6LI+8ALPVQd+NptZM6Y397KJY0jh7lLCQ5rTfCLUmFbLqmBgL0itIGVnWhQqa5BzeQrQASViP5V",
+	"ARZJIqoDySQGlwmJ/ZTxoTJiohWGhBOF5FwRSnZb2kOEnG1f7C1KXlvJY3Wo6dRVJPYHQ9URi41ExT0Z",
+	"olELDxqDjfqxTUmKV+xb/PUzG6BKiYknWUDtPpWZ3ZK7TVc6mvCal/p6X53JykCwuPR0as9arw4oevDB",
+	"qPoyPnL9hKjayvBrXQHcx1Ahu7Q9sLGML1pivW0HsqGJPaNxPYg+JlQNgS+nirlxdupB9Peds1LTgeK7",
+	"X0wpoqndRzdym4Im5qvNSY9F28TvsI84b7unPtgpW4UqwLX2WzMQ1lfrhf3MwRfdINuN6bApVr/5QOYP",
+	"wortZMwblext2NrJlx4ZJot7Ypds3cZLeRg+0W4QfL+UJUX/QKcKMZlC1roCtmuX7WkEhBHCoF16LRgH",
+	"tku554rBS2+1EJBiO1T2PwGVZ1JaRTd8xAGpS8CNKLxSDYhVUC6QhwZzB8Lo+vvIBEqYHldDtVQ3St+p",
+	"0H4M1tenSIrV39eQ3KVtbCoq27vANAm9OCWgZJNR4arJhorwxk3GKK3eZAySAzCxmah89PgfYlKbM/cF",
+	"hyRcGUDGunj5jD158uRPrOC1OKylnbxrUQ9Vjit+Gv5A8bv3r1yHr+Ut2FbFtajZTKoaWO3Eh5pXgmPV",
+	"mWvUWjcY9VHsj8dsMuMVn9gJHSpdQcyMS0DOhHTccSX4jclYDjzqY/0BPxaGmdtOQZ/gD6HvAWcUAciQ",
+	"xF5PhypexAH7MZBeEAFQi64AW/O9xBLRe1LcfxC1a+GBokah+S2A6/Z0Rj9/bbczrKZViRvjgB0UydH9",
+	"LuqdqWcSf8dmj4Cp+SoKiVRLZbzbvvGokxNqqOxXt5qxRMWyrxmLo2iasbtBSKRW3ldB2PKg/CvJRtl0",
+	"92/VCeO53+S93qYbfiF9cA+Hwe9DDdx5J+yb4uhff1UcdGhuEH12lRGdFshLUU9mwmSsBDLVCBsj+tgj",
+	"k/hqOVuUXKpDoF5t8Km64ob49aGaoDvDAH0VSGuhweGqQo0JOAdPsSrM/FICoc6YG5GTHB2XwjhZK63G",
+	"US7nin5ZLYRV3uqhArLjk+z4+Ng9kZEzQTHOwBxHJi10TDw+ZuhQNP0zanpaL6hJvTgsxa0oUzNfsFJf",
+	"SzVUiMWuq5VtGVmWvzs+PmP6VlTs8vIvEXUC1qw8MuxGrNhCKiWKAPEcXQYzBMKeaVOPbsQqx05ZVU6W",
+	"YmT1HMA06eydrA0bLyc3ok76lNmhWrWaBokZUED7V5AveKjcPz2BfLNzdpbTpPy9vNVD1e6uPiPX80Zv",
+	"NTmpU8YiRiBgyIxGewxLv4bq8vLi5eH1kleFKE4ZAfNl4M8a8wmWLZVS3RyWemIHB8lohvISkWlyqUph",
+	"AiTteJWs5VDBHw4B8LL31M7yRBeC5cZU09G41JMbYpBTbKkgKRHg8SntTVeUVyYK3FB+rN8dn7Ce/dRQ",
+	"5cuFqSvB56Ol4rdclvYLeT85p7mnvId4fNvln14Gb5xMuMdLwbWx7UZY10aPt4vb73nhNe3f9iXyHKZn",
+	"TDVj6XXCIqH6Za6WSvHyaFHpYjnZCUZlLEvYsMy9w3pzXYjSZOAvNIim5oW64xuA0DK/Fmmd4zWXymA9",
+	"HZAwkESD28g+DIzE1oIcsHeuOXuYnY58eAdpmUBp3Kj52eKLLskpOA9RSld+POGKTaXnxYBmoWYWuI6g",
+	"8AGHQt0fsNyJWYfZ4OdGTz35Dhr49GB7LoIb4xf3e/+nEAsEHIh7Dt5vf4P0YCCIDtrv8oW7p7uo1B8f",
+	"H2+jUr9PPzhN8D7ObzchX6XXe+2wRjLF/s3OeHdSwHlR2Nu5+RGCSV1PVkbu1gH7EX19lfAk27bX4N6b",
+	"NJj+yxXmud0I5VSUQIMKmhZevxMK3rVUGp0XBS3rPfmCMHJLbTxQANe3vh0S3q3SFzXlv4r463lRtGzn",
+	"1iPReUPuQWrsrg6Hk46XhrUGxkKotVtw67E691/EAgL3Pl1G7QeHXhlJNVoakUPpBrdKOL5VUT0S0iSJ",
+	"qagc8Z+suyiB49O2i6/JX6HfeIHvgxd4p/28g1vKS/ftMfxwJ7YYJZ3b4/hLS8PPIAm/ouDkjvtgT8US",
+	"v7U7LakXe2eezo0ISkHEUMY+sM5ANGxJnaaHgElUY5afVSCAftQjs2+SjfvoEOwcbspcmFrO7Q4fTbSp",
+	"RwtRjZZK1jlAv0Lts07kpBXW01pUUBl51pTAgVPVfm39bLwoZH2/mgpy1XyMpvLFzybSKBQPo638Nm8E",
+	"z2G1l4aDxvsOhn/J1fXS7nN8I7h3CY25nDuoL2tAAx9eyICx1jm8hyc0Alm6RhDFUk8oOQ3IKyIvJq/R",
+	"O+dgpoAbEWGi9dRTvIuCCVUstFS1GbA32EWQIOEBKtEhrKFe/vrt23c/vb34z9Gbt89fvL4k5t2EpKo9",
+	"Dw6jgOOlLOtDqZieTiE+jgPMXXbdITwgVc563ojO3W8ZDZ3l16Ue8zIPU2C/MOFl3o/YF/lcI4TVfFe/",
+	"BjlSYR15yXJsDmj1a1HF2JK0njAtBeIwQsH1tY+IIoWQibw0ObyEid8dcLW4r7bkwgTHA/UCscxiWmO3",
+	"rB4hknrW4YHAv+6ci3eBj9+v2wHnYptI9L5gmouvNs8uDKQhMyJBRD8EOaQXQvGFHLiZ3YJVLw17uxDq",
+	"/N0r9mRwPHjCCj1ZYkUXFgyquuITX95szyPE9X10HSy7KZ+IjHEDCT9U/wYVhtIQN1arigstL+RzavJT",
+	"Vd2G10V1jGwQ8rswe6hrI7W/7qbCznYY/eBjl11MlpWsVwenf/853gSu7c2tRhvBrEwt5tFGWFR6Kktx",
+	"NBc7URYA+Qa5ZRu17PpaQEyMijkb0XX2Cl2+TuaoVRTgOqXUtr/+dEVQAnAlQG2/FfkIm4nPECaOHfWN",
+	"wHDSjVgR71nmw6HccS8dEveSf7rBycR6PBlVBBeQwDm2bs03q3c4f/dsf9kmdq63jEdjpyPNcvhYKfdJ",
+	"wirp38JPmduVAN8QbcpKFHrSuR8v7dWJW+RCPNcT9KQINQluZJf4Adv/lOVrMi/3JMj+6NgbzUcoMcod",
+	"0iNzsxCTnPVavgS1v0e3j9Nf++3yDX60vXxkmL5TDMcFdr6JGkb3/FmsQPHJRCxqAyen2TsAqrZLLa+V",
+	"roRpdSf9IOoLmNetW7UWH+qjWT0v0z3aDB207kJckb9cvXkNw/zcAu/CL3Us9pq5IU7KZQcfDrlaHaLS",
+	"gsaY22Pml/LQ5UfsopBf/s/XzD8PWpGpXW3GjiWxmU9gW3Bj7nRVdPA0Xv5SPvddu+fo1H1qYtE49gkC",
+	"JVP9VeplyQjijZlsuu5Y0AVtL0iZdDjA8UdZzyz0jQDmL2/evdOmvq6EfW5R6VpPdBlQn9qT3obqVR3y",
+	"fzE/JEo8wYgcGVNpRpFLGkJMupHb0Zh7XgxVPlweHz+Z2D/aX+Bf4n/gjzNtavzhFH9Y6Ip+OMIfXDv4",
+	"Yw5hY6tT5LLIkawIlQlM9mlUrfbiAH5m522ovJi3V4/JcDQgF8iO7jvZjOMI2TshJwYlH5isQk2q1QLo",
+	"zqz0NjVlm9+KaqgcdxF+0Q4WaA9nYnIT5MXl5cVLBsk11mDdklrDi6ISxogkuWaoKLsmSY+KMmp4MZco",
+	"veZn7KnD2WjPsIlggX2R6sRV0NV2TNeIqgEGuctRAjYpL7+sKgWjTYtgK2F0eQu3oO1ELtWtPXQj+2hO",
+	"QImA8OGT3KLJ9sVzPlUDkbKMKa1R8+cFXP4565VyvPglFCL0B+wCvXBmDfwpG6qIyRMx3oKmdxb8EbaH",
+	"GbObMwsnzy6N29WsvgNVsgHrEedpweWP64uBngBa3vNYyil6KvTS9AnrDZO8XL7SUOXvzq+e/QVJtEIz",
+	"jkqr55PCuitxI7F8T67RqIUHrcSN+rE1jcqtL5L8+eu95+5su3JOOvS/cKbVbzRE7K45xpPLbcOF2aq9",
+	"bY0SB+rMaGGT6xSU5zrB4WDJriDCBUL4q/VyMrMCHiqvuKI6JJdmDuA/8YXDTC3L0ooNAKMHtw2iyEkM",
+	"nPRQKlPceIvwohvdE3BGg2qv98XoZfPY7xJNTibpq6G//Fp2v53K3fd+tgv2d/v23gzb0ybhWu3HjTvo",
+	"+CGkdjzK30nkeefdsp/ZGE16krW6LmmPrNa3Pxxfs4FOcJyQk+uDVrSngyRyPkayW4yoa6wMhTqx/PLF",
+	"6xfPrthjNFMKaZz2SOqZo72mcxFRsAQ29bEuVqdwZWAqe9BNM8bZFJaU0s5B4BNpD+tFBRFDtQZzl5sl",
+	"0DETcq63MyrBjVZQaTsXxvBrV2pKye7SsDQfvw62hVXPQccuIohashkS00NMdRVMGnV9BhkETeNDVy22",
+	"h8cWGqo2W8Nr+2B0RBrxsbvbUovDC53QGYeIB8oScYAMlV2GAbsSxlUW8FocAhmtKNbSkFnvyTFUOCiA",
+	"ZX96QikJ+YWoq9Xh+bQWVbtmbBuItVa/2F9I0Nn2dyVrd9I8GEu0gX+j+f9PT3a4z6+0fsPVikZlPt1l",
+	"LRy3YphmgI/ZV1M1+qjU+ma56HQyXglI4YeAx6FU6Ae7m2E4BX3Ucw6Rb8YVE4dzLsOxtC8Rnx8WtHDl",
+	"OKyMVNclxlEOtQqeHDjJ9nzdikpOJcGHYyOZExJew0TWwzhcY1p926ynNBsLXkEw6Ab04oIpzbjSajXX",
+	"SyzdUkIUouhDQCgWjlKxsa5nkLNsrBlr9EgoPi5F4USlQ5+m4fnxmBAQwEFgakElbgUvjSdz4mNQclQh",
+	"b2WxtJINI0AG+iINiBYWi5ZJKSHjAqe6xVcL63pp9LuQiL8VjKKxfn6e69VCFGcYnrdXGy06ITJ0BeCF",
+	"/dhuoBXu0ahA4OS7p1+2JODy8i1O2iZZ99P61gfLKd3Pg69GpnTEMl66qpeucwpxzOaBj0WO0Q1B4zN5",
+	"dghodLS6DeMz5lBxiYIRrjpkJ3UmDr6NPmUQBG+KSfTYdiCqpxwYqDXi110szdHRMwf3u21dO9sCGZQK",
+	"m87l5wnB7m86f3oko2uXrG3DHUIZ7PL8zWsm4RapV+k+7w5RsPeG2HiMF55BNlqrV09Zjr+YHNkGbXfj",
+	"OxGIq1DM2j8B6Iny7SKCNmBgSw/Bh6+3cT+iRyY4kHuOZ0E72Ou6ruTYXo5zvljYxlaQb4vXkuMPxVss",
+	"H7AXVLLmhuIKzkfLqqQD5X/6MC9zXzR8LW+FYr2nJycRICa6r90LdkBTqE8vGCJ8GIxZaDUhrxd648Mb",
+	"EVLPgLkiVPb+4jVxZC6NYLO6XmDuoKs0xqSxWu9qTggzYC/4ZOaWkhDXl8rrJHCFWxUDwUZJNwr0k8nC",
+	"2L2EvjV9Z9Wh+hS1EoORsav/deUyIsxM36GZhS2PsEHKh8wzoqu0Eit/9/byiq0LV7SCaccd/RP/49cj",
+	"+NAK8p1pUEhqqNJa8Qz1uFVDrib6WEdONfUYkq/zs3iygBwUxA1RURUalgXsLRS9e0nq/5+9b11u28jW",
+	"fZUu/TE5RVGS7WRqxEqdUpybE0/iseT4xygltIgW2SOwm0EDknlSqTpPc/Z77EfZT7Kr16W7AQIklUhy",
+	"MuM/M7EIoG+r1319qy9y0FB1HiRyEDktDvnoIYPTH1Iptb1LXPBOxGrTj47+DY5+LwN6pMpuus3disJQ",
+	"xEBaWKmUS1Rrx6KFOX6UFmn5BFsJ2NiGoHmdcs7ziwk2F5jKKHOwCQLx11ano1I5ZTDTZyEksEXPMx04",
+	"9kLoeZAwHk8gB/jaPvZGzoZ3vMyTdCOA96z3bNzcp5HiB63Lv2M1Go6rP6Ie7VBdtuu92K3ALJz4BuXq",
+	"kSnpa1VtJKPDD8XHPwzz/hOFHXYnzTuGBaLAv2PdG7yztfBtnNgGpVoWckquotu519e9oXnMAkFcq2WD",
+	"96e6IeTy+avlqNlOVL8mEO/tV/nurtyNxdf6xlsOLWvAlm1joLGmoMRTP+7BDL8CnrUUgnMCi7kvKyHT",
+	"7oLMGXLVucouXVDaU6ydsCccAACxABZZ9ejsCIu4HlWrxSEfu07wjtwwqRf8E3DFP1nB4O9Xfvtsz98Q",
+	"lF3nvh0w7SHkxNN4EnXobiBl/HWjX3oLuX6BX/i1P1D8ytprJ+ply8IHKzir3lcX+G8smxOD7CKUCk7n",
+	"XhkyMzWmbFMYi3JNh+TXKK/TkEJk3xCFsGFPFp55RtShxh6lswBhhEi9nnMFzFKuk6RhyOMROKdtMs1B",
+	"9vWXiUsCA0s05dCXMzztzRLwDABv/RFoBCIhcTU07JQEK8VKxuIkwsSVItdXkHZfxbKSwP2xnUGWq0rq",
+	"IhO6UgtYOeBQaxfkmrHVBY+ajTCZd+FmjFWNIfBQswJgXbfSiSt/y4dbBWxYD/rydvOfSPHF96ec9drM",
+	"WeXsLINuwYgr96zxPeMaqHJiUJUrNAAfwkjjtnK8EQldhIl7fWZL132kg1Nnv4iX9I+lhCewj63b91EQ",
+	"wUif4GLu5YxAVm07meSi5DpPrsgkhFehfQ21b/zdwtILJSXsrVGlm+sl9sFqCc4gY3rEJkJ9HuT21hRW",
+	"5ge/QFS6v5NEkmwTxJ3apw7DhTbXTmjnakzhD3np2BOZAOYhQ4VykqwR6PHOtbueIEWfPjs3NC8Kc/mv",
+	"ejYQ/OenzwSiohar4Vh8b9Pic6/PzpUkfwpG0o8JyvQa+ng5VVydR8pnCYY7wHFuacQ3fz95wUtDfBAj",
+	"FxqL3ls8B/4Cy4P4PeUrnRv1fqnLFeEFntAMuDfmQhZXtlygPYGhGz+arOpSRWaFWkvawHMCAU//ZQBD",
+	"vVYmplA9PzqEn2ky3F3TaW+k8G4CGdIxpVxQnNbLpS291HnjaTTjRCPXmTBLO3aKZ/UDFgBvZZR/OfhL",
+	"896F2PulNhKbWOxSRIcrfOIEfTvhhwuVa4mFNxolJJEbPIGdBw6m7iajKtgXpz8mxdpJR23szZ6lfMNO",
+	"K1XtI1pqxtkWhvN+EX3FixMkQdiDFzjB/S+0W1qncQ3ti5XJqpLTuZ/CBNKhvcj/7HwPla8qXTAkS8d6",
+	"ofM9wDvor0EchRlwSsMvm/bT6f+rINNkVSnX+WXqJ+FPJgqNx+OzdI9bFwgyHfuuz/i3yaqjw8ddGVzO",
+	"uXR8u8ePbon1pGHwXY8JVG2+n4oYZAi7tZ2hT+CZggRrfbjHeIIXNtpOSQrP88O/fboV5LMtE5eloup6",
+	"lg39vWlCs8p09vwaLGMk0DnkucuzTw9D+uuIM1iIY2/yRJ8bjGZfrkJeL6I8rdDAWMqyQjgokdGPxwcH",
+	"ARsa281cqxXpyP69Pi06kSiHz/urpF7zHjGBvC2LB+t/Yvz4cci3ZfGVLXngx3YWcU4qj7+1dColhn/7",
+	"LHykDrDDkmUz6ATpfqwwrPON9lWkzO3++3cGIR0ZrsTbNy/RKgbrFJrE1tWyrpzQBhJU3dyW1X6hb9r3",
+	"NAIvh1YqjR6xUb10Y3ECeAMq9+OhXpvcO5Tc12pFPhMxiLfcX72O3Jkn4VJPzs21WnEpayEhmZMcHU3V",
+	"01l0tDQ/g1mkNwSz7/iSe4YCMwBvyAj0F2yrSoYLnI0Lqro24vTZSGTuWVgQ4v43CpGTNca0a4a44j4B",
+	"oHuhsk9rHJ0b/HBG+4f+hOeHz6nWljZr1763k5jhM0KVGtv2el3g3IRWs6O10rLnnkEiE4TrrZA/RvXC",
+	"k1PqzD835wYB+4BktOth7mKQoSR3F9pc0B8zeKQzwf4N0jlp1G9L/UC8lMZ5W+oPBMmXTuAj30xzQLAM",
+	"vMnJgGM1NmIj1/T8bl+9V9N61/b1wCHjG4wOg931+M9NnA7otQ1JIZD0rxeKssJCC+7w4oXO32fQgkGZ",
+	"XJvZcCSUnM6jveYff+I4Zd0vTAzgf5uXPjRoBqZHBTxUlQSaIzwwlSW0KQkF6v5LzZRcVIj8e4ROh927",
+	"2UkDePKKEvgjnyDcO0sgHJCilkEmfMbTcGJwdHjIDT1AWRsJbpByNDo8PBweo/FOWwNuDexzPbe1kwY9",
+	"8/w5WCjHALMlNGVBaEMcNiZm+mFRVjCswkk6TEfHbcT2oS46rZYoTikvrdb1wicOOCt59kNdFHUP7vzQ",
+	"MHUxTPrITQZXRZy0qwjdV14Waiy+hAOHBFKGFexOeD6T7vpL/sobjHfsUnTQJHfyyLTn6jfZD91fbeA/",
+	"0yD+39Uus7shcKA37okA0xwAln1Asu9tiRA65Pf1RHi6vSfClnkxMiIm8vZNBH/dGRmxcbCn+G7HTF57",
+	"vol4nCOMIR2NsBvoDNsXrd9aYtriqL+NhOexje3SRi/qRbo50S+yNqcTHmqpSmIfR56vAVNIxveKQc8M",
+	"YNLtE6MpHNKB9c/oIQtW1i7dVmBJYLHgSm1er397AY+IlM1FJ8K8Lbr7SwbeQWuY/Ss5hVDkG4WOW5B6",
+	"lWfJJMPXBOSIigsgEni5EoNsjWFlIxLhEBUedcrzNnabNKJeOlVWEc9fUv8aUaaTAzhsmpTzQlwWArvJ",
+	"SshNX5Z2hsnvx4l8w09QFmojEjp4eng0HIlCVslIZIY0BsN8DT/E4Km/Zgjng4UGXqAQ5usNQOzeyjI/",
+	"FtnPtapVnvmbmpW1MdrMMsRPDD/ZMv4Ez3laAFHmdw5LoPGpqTRTVfh/wnl51YmCCSFjFmfjt5MtS0io",
+	"pcAzzDC0rHXC+XcGOleLpa0w8gwt2iAUDCvh2gKvPwAFXGmDfUP9OEkEeBRqrKmwmuxGSIrCx5UTg8Q3",
+	"ni60sT/DscjQ2s4aK4HZg87H1R3JB2BLlb8wWceDtIuJgYdRdWniUH6H+QNXCNfOOcmOdBEDml+DVFAF",
+	"sgvEzTLwJQQixpsEngr4ewP+ySn/fKoZAahWaMaMapA3nCtZViq/kFUWO/ExRSJpY59ol1CRXxc/g9NU",
+	"eWO3/FqZslxVSj2bVzh4IMu49rmE9DaaCSjpmAsRvxinpwFn0au/LWIBm/ddewUEBsD0u66NBw1TmZk2",
+	"CqEHBskfQiVRFfcH3vRcZAEl//lqxLkbeHTJMIk66a2Z4YjBCfzZAgYaotrAiEG188YMuV/QRCilcRLq",
+	"l48bG83/mZhJWCvPVEfFSmViSDlywepqEk/J/79rbB1+Byh2zGAG7JTRVCRFhlHm7/VqvJDvL1hlyRBX",
+	"wI0EHDh+2qj38QwGnVaYFwlzPZurckjTTMahtItRcs3ivGHxzCTCVycpW2s/zZYLTB+3yibPxPMYNGgK",
+	"UYS89u/Sr3O2yJpQWGdsyZkDlU0AosJz3MBLkxGfuIDWa4oV4RU1Jwj13QXQIqRtLlUeDSRYKx70cBSm",
+	"kk6ObnZYYqEkVWIl6wPU5+Rm0ENNO1dXkLDkrwI2Sq+dmiSAHNgEP+FddHvFScJf4tRcPcViePo8h6aj",
+	"4JPXEY7pVq7Seq+WsnIAWVQZmJkUjJUAmg66yKfBKeYPo2suHdPgLY+P1wYqVei7/hExV7KsLpWsjv08",
+	"1fuKq0foIYqWFGDLUCYW/BIdcuy19AsYIiM19nYsgtbeZmOc34HcSwwSVccTUnLWoV+qvaXcJLOiFDRt",
+	"cvV+SGY7N/MgqQ6QLFieJq+u1LRqEiR6IP+YFn405UH/TLLMkImjk4Xu4Vi8gO+5PkzpUSM7zAu+dnIY",
+	"UtCEi/qCF/nZuMO/6re5Yao8aIe2lifig7haG3N4p6v5mZy5k9cvezH/6Q7y3QNSIkX0VjpOewZL7T5r",
+	"Cn/rPNPEi45q5Y/JcPfhlUZ1qmW4brRbe5zRKCT6A3kts/YMxA8EvdB/eyt1lUrSqGl6Hg5Qu14ClEYW",
+	"Gat4ncEibKxCzIltwjWXNHwRdOXoPUzU/LCuJw4Z5I0qHUflAusl0XBtvGjGxuVW5JbS3ZghVhaErdAp",
+	"5MvzsXhHK0YfNQvmUdPubIrFgF1DaSTH0RSHn26k0W4OyFyOqj2D5LVRk4SjgkTTuZ7OSRVYM6sH8K8u",
+	"ZbNl/tSGMh+HopSEXeJlPpcMkXono8xdMxLQ/Ay+WOzEA6iRZW1AkFpIws7FABAowYNrr1ggjYI+DxlD",
+	"BE8WPzgSxpbpBJIWvIHFYCq6Lr1AH6JhAgYr9NVNptaQlCBu/eynJO1s3IBN2c/YSDiso18c35KRi+Wv",
+	"uaisN8ODE8fRp8HVowGAuizpC07JcjqfEGmxyoe+BjBn0BHOP0dEfU1bBCC/A3qWVH4Q/f48DCP210kL",
+	"8SHoL2esciWFBExViTFMuHVNYmoy+WHrAoCPt6nisVI3CiESr2vRUxyklVU2Fi8QJgAQrN9Pi9rpG3Us",
+	"qlsrptawpUtYAhhih3vbvhgj4jDR/0RTxFBxUGDxE0S36GRghhH8EPgwsIug7bpGCXSLzWZN/0l0XeFV",
+	"3qYk82ahn+BKA7vgriSJyp6ayoOGYTxs+CgGibGbDXkW3ZY59XcK2+PpX2PX/8hMnziguuNgahOrc7Tp",
+	"eL1oH5GP5Sl9jRICaptrSqcv32pqACbJ+cCaMY3R51C7B8UW5r2TXgsk+xhqbWMMGPUDabUv8Eyba96i",
+	"KVZcL0ME4Znr7ZoQDXeCNNyOov3vbeoAI5Vk0jJtHrcM48NkeQHzTlgcge+RAgbiY3clER/bmquQZgns",
+	"jsJFCQUyzzHqgUDAiKKpTfhPL+LL4SRYsPhSqYhLU+BXnBQFda1jOSGnaLM3I7ARt78jyJIIXzG1XnMk",
+	"X09q1Le1COadV9rz79QdL4uioYDI2Yw0plLdaHU7WY+wUzRbXVXC1hX7n1bwVxABBex6Q7PBJfWuJx6L",
+	"rJKFxKi5X6MJvuaIeAGOmVUz5j+cNJMlfoOPY6YB05yzPTDyWuhrBRTA2oqf9R0TDLx1+tBtZ7pj7HGL",
+	"tWvlLNwlJeH3piA0puEv8ONnG9DQs/6RZ/c/ZmPZq6XaMPgFfLJnBkfbZ/CQMfuvCntLdHyXtkMJ9/1T",
+	"Nh0K83fXsIi2eIJ/YOFCJ7jGCbVhluLSPwCUIGexvYtbkyYQafLMphFk8twaQK7RFIUSIu2oy3M+FpnM",
+	"8yyEuyNcrR+M0sukoUg+IMbhz9CdFCJhZJe3U/iSHLpKzuB/opODgSsmolSuLiqRkRPwAr/pVfcYGsKg",
+	"AzynHUwYItsZdj/IhLNX1X6uYvgsJH0kaxmwiUJiwKvF5GEEOw+R/WwO6QoXl6uMQzVQsweoGNbE+VLn",
+	"hWw4QRGT+VvIy4JwNCOh+E2voaqY2jWESEucHHmDZLVlGzEsxjt5O5cVmoXgJuDRx+KERsJPUpZhgtXr",
+	"v4DyKjO2uoD89YwBv2F9siwl53VzniMYVe4Y4gre3qrL6HSXRnxzdvYan+l2v5+00966hOxgs5Q9Fo8c",
+	"SRiLl5VaYNoGeB9i8X3UVCaNSCHi0+tKLdZuqMjVVOccE4RRRklCwhjL9h1X4etKDLJ//nK+V9jp+d6x",
+	"+Of53qXNV+d7I3EOzMT/l/b/WBO753s//fpTNuTpQzdYQy5BbwbLstBgzqpFUG6Rz+Q6h8xR5AuQaCvj",
+	"VUvTXZAewVakO4mPh7uRAFZiN+rFUlJfs29Pf/geS13dMZYHlQwM55bgkuWg1MKr/LRNmGrn+EtevcZy",
+	"2UF2lAn1cy0LJ7Kj8SFUIuUYHcP7whYZzS0yPHAKtq8i/lXnHPDEdzxtYLCYwdPamhwOpVLFV1esUa+r",
+	"eJ/7HX/t/ydR9B7CmoYxEkHsPlSD/PV5bNYGiB1BZwHeutHavXrMZL4/RyDlJCfIVpIDW7QQNo9r5+2G",
+	"7aYxPJcivOzcc1Oigicr6tGxa0v3ybrXaildV2pUZfGtbknBk26a1lO7uITsjcxboyC+tSGPLDLoymbR",
+	"SUtMG59FZx062P1TaflOp1H31m9eb7b4vRt2Wx6E2fgrGbxb/wDzYtdXX5c2r6fV3V76qrSLu71xZnd+",
+	"/nNdFNrMUqgTevchzZzkVO9i5jRu0n9GUnJjyQlDusRz24hejgwHUYfa+iToXZlc2NpAEFBXjvVBIFEU",
+	"5vg75vw4iLS4eqHyGGpt8YtpqXJNrYraI+5aLygGpAVcAt6BV6DRGhkhmwFFhXSKYUh9o2njKKAeT9pG",
+	"EeREJ5os5fqleiRn/jKAFGT0jkWmXKUXYP1MrasyYW9UWQbllMcuZaUmSUsyqrl0ZInRXmNWdfLeE9ce",
+	"4GKpygt/JhhQBosopGHyaNhlCAYdb4phdEI3kbkG1DVJEeETQBPMLaVAK1ARZgy6ua2LXDiFgbTsJWc6",
+	"T1f736lVdhzT+kLgHnRgr7r6v2gjnj4Xc1uHAG7S6SSJ/4fGU6nF4B+frH/TWyXB2vCKfx+Qlo6zvbhW",
+	"q4tS+auQ9WUlAafaVqZ04i/Qz7UiBXsJCYD+3qobyAVPHcLrlVZC5xTKguxgVcZaEyxpjt6r1lb3utE+",
+	"+WQnJ9ZDJVgRe/8gWnMiWrZCRcIZ3SZJpCGdgINO/uK26XuyRo/3nnV1h0V42ysVEh8zq+4jsypyx4ZU",
+	"7BTADXvgIHylxy44rRd3NQuwOo3YviUflpjOrVPwm7a5GMgCC3YI/IjC5aR2G1uivq2p/nW4xZTw1wFT",
+	"5XczJMb3bQywL6ZUwmGlxeUq7IHnhhP+V8xuwR1lfEHclzSU1onpDVftlA7trgbGR3vgHvkdHcJ2nKlK",
+	"Fv/+2j9sCS02ZQD9LKiu5gc3RwfjW1UU+4AqdPCv22s35qPoZEevsdUMa6TYDg8wTjAnEWHuqnkCgoeG",
+	"AnQCRYAoBzFqiX7Kd+pSfKdW4lRVY3EGP6MzGP3uCcRKdq3zjFBbxv4dJ0pbyUodk0sRnnXcDSc2AdUV",
+	"tQ7E0TmjyxY5vIJex/gW9t3BMAKDDTLAVZKOCdmhBNZZOgI4nc4phUxV5CICsPG0LmolFgp+DVhOsLDO",
+	"RoOdHOjb2+sH7QD2rbPmnbr8Tq1OVdV3q9bO7p6hyl73UFaDjhLa9tTcIuzCzmxd9Scpf2mg+BK7mzQF",
+	"aru61v/y7buzxujQWOmEWIXEeODn0BMyE4OT1y9FQP6B8g+un5yrUg3HInNTu1SfAZJOhuUstHtDEZL6",
+	"aHIJRqdTpmKctZHIZoW99O/DG0ixrXegERjIUExA63xWvfeTa40BubwYtboqlZvz7aEPK5NDN2LaPix/",
+	"ubHXVGMQGsrE06JnMISTgkKPxQvoPomXCDwHYCzCpZdLfa1WfO85caZdW+u3mG2G1k1qtLqEnBEKeYbK",
+	"wxYulFPljZ6qrh6YQFBbjLt3MMGwMZX1W9ULneCpoGGWhTu0B7SxN9pTpl54EsfD3huFH/BE937aJeWg",
+	"p2lN4/zgSD9APsCHaVD5yx52cPVX2HOfXxv851TPjMDT3sBiEL6wl8O8dK6GMBhftIFcZyNoyjcuWbsq",
+	"H0Jylb4sVPRvfG3PylqJA3FaL7FTeDcZI8rOe+0g+3pKFw3wfEMqPw5H6nxo29TqZstSuHkhoUY9wqff",
+	"ltbMCDyX3SlH6BgC59mslKaChJrPuAcUZpyBCwaccVNZliuRQQvXjKs26NGxOKEh+E+jVJBiy8QR9z+8",
+	"nVvyeiX81w8G6fW4SysS1FLkCgKVYNnA67bdXqMoOCQb3EnPDw9DI08s3cSwPjfk5dbGkPoB7hpK7DgO",
+	"Ze4ZNRy5gL3JRvTDRUJKmcheUlcS7MKeNChOi+4vpjZXyRfTx7oPgcjuAsiu5ySaz4zFm6Y8AJML4Kr3",
+	"a6eOk63g3AbUzhoUHvywXgnD0K9dIlkiJn841FHUt1i+2DI4YECWNL4cshWw3qHzJD1RXCpl0jMfNRq5",
+	"p5nu7RPq2PDGFl3EtI8Jy1N0VW6YNoo9XGFbPOeqBIRDkJm64qoLB+Tnzws2uVTiB8/LxNPxIX0Tk0rE",
+	"4M1XL8Snf33+N/Hf//XJ+OnQa9/EPmKPNq5RUaKBcRv6LFK7BqB2etnvQ+A+zFkCIINahEzUW3AA41tP",
+	"HOHuga889UzA7gLUtxOXdRWJsZDTa9doxIDHU9hpJrJG4gYiGcKnGVb5JzwwrCojVpVNGHzDD4IDh2QZ",
+	"AD3xZsPMWFAnTqlDRSgp4ub8Gzpow5j+z8iTJtEPA+90RRg6O/ivayEgVM4IN3ejJhL5ZmydDiNwm2U/",
+	"RXpk0r7nXikMLagapNqny0S2shEqi9UZHhkeTkbu1WceoA7Cj/eB/M7+qp7iBd/kqiUeQFrZ4f0unfWi",
+	"ztET4SG47W+DY00loHFeKmRnA2m6GdDwP0il9CrTd2rVo09qIyCRH3cxqIWbdUwvwXrdMdwGMZh6ZNLc",
+	"wVgNGCrE1eEzmEw+Fpvt2AnwytinZ1naK12ogwV1/5FmlZDRfZt5Xb4Rv8S37mHbLYYxei4OwY1jK//f",
+	"kz71BzSL1te3mXiTZl09SQe5UhTgiODxrMkTdjxmLqIHj+lcm7GA4CEZHqXCnrGYlQiP4Dcwwzoq/PDB",
+	"ATRt+oy7zE7SlrReYaviyxBxAXUsfZP/yABq8JtdKprirbokfYApGRUtwKfCflEU6wBR6++SqOwMbYVg",
+	"4oUphVWDpjQWn1v/xGqpHDga+ecnLhHneG9I70zW30JTwtsOmFNUdIwwYNyy3etqr7B3b9D2rVH71Csq",
+	"R+1cm9lxe5Px2Yio/NenFMJHv2iyqVgBdQQ/iwFglTHyNNQPeYMOiQMBvbFQ20wpOqSdq/HYA5RzI5MW",
+	"GoigBh9Q5zhH1xrInk6sDS/Lgs3hKWuhHSZ552KAtiee4DCxN2Ta+WCbIdlhaVCqAZkZRBVoljKQG1bJ",
+	"y5VDgvp9JnufIgvH/VrZZRGrqiRrtripWDIPjB9pNOnvgzdgxBIBeAAwgP8Dl+Z//t//90r5009hgf6f",
+	"GVaWa0eIbMf+IhZSG/HN2d9fgRSihStKjkzuBDfa9G/7gw7C4IkT07maXru+hmCet71C/OWHUCtxkD+u",
+	"XhmaB5XAfT29N7bWBZ8IW6BUs59qoZtFy+cyD+v/j9f9sL9Aiw8D12gKnW5ROleyqOYHmHam8g2qYITn",
+	"JAATOMV6Cbyai91KBZQ1Sgt/AKaqLmliV+R+wIHxKo0CJKl2lZ6GKEBO/TM8wzZqitkH1hbBvxNQTLEI",
+	"Yno9K6GhAzggAU8CWnU1UrigzgFz+LCvIs5khfX1uZqVMme0SWhTGMtQs9rwwxy8QMRRaypoe2y80jkt",
+	"VeVGYm5dRdUgtkxXgHYnlZ7sEpL7gg7nGxj7IZXP5kjbYt/kA/azp22BHpe0g+P77q/3mycXTu2+w4g8",
+	"IyZmJIcUd3/lKrVoXrVC3yijXH8Z+5kqEt8uJVmCsQWZr5zK4pUXQP1Hp3HowiaoAeSlIjnlqTJXS2Vy",
+	"ZaaanGwyXi5bV17MBg/VghCGrsCz5EWxRjQiqICKE7MQ5pJllc5x/b6lGCMwe0wjDR1A+bd4t8L1LpV0",
+	"Fq1LdJbuHsZ+xbv8oJDWOMYO3Tgbx3fvN+M3TASsbaIg0I4iAd3zJeHJIU1uuRylkrm+0+2IQgdALxFm",
+	"p5RXV3p63BQiTJWU9FuFa+IlmNdFB08ZfjJmci/0jIt2QcZA+0GvwEPrG+jKAL7+UJS7ifzBPd9D/sZW",
+	"F/j7BAGVYVXKUZwEA0u5vtF5LQvWQMXbvtspBfQBuZSFNNOgxPMZc8o77dzu1+pNOJ8HbfxCg2yjZz54",
+	"oAGZrwI+GhHAvV+0nWZ2AtitDvGt4KAIRWyS7jknrkNcpD3ne7x+Ycqb79/N0YE3r+RSb87QSl2CfktL",
+	"GfvRZQc3R5m/CW5fmnz/X/YSWmmp8kpO4ekbhejSVvywVObk9UvxbHw44qJSuDs42mUKIkedvKWDAQ7c",
+	"rZzNVAnTvINA+PEIxlzqL6iJ5++l4Nahm3RNoVPoOEJlUCuzHlLuepn39eDmKO7jfdPHzgNvoJz0SB6A",
+	"cqQTt6WuKmiUI05xMIgDhAlrQyS0OznQdx6IHDqnuTM1dK7xMahh54E7qWEHXy84YjCcWJfF3vHeAeTy",
+	"0rfWaMYCXCHGC8C5RZo28DJHCMg4TcngNpz8hNNah2g5603KEoOMfcvZiCIW+zE9Zjha94KNEqvbBa0h",
+	"JM5TzCKZFtjeHZNSRpoqAgwpZ+tyqqhEDRO93stpVazWOvklH0//7DpGIecbeLxpyZQ44sg13nQlsrNY",
+	"l1Ao75KhaufPcX2IV9bMqGdiGuO7sgBDTg7a9uCTtPe2A4ByAz7YdOOWev9arbrGPD35+6t2U3NugY/p",
+	"yj375Zzt+NwLqBvEwL0bsQ41Epe6KEBnDrn+4AFploGGb3M+dMcWSTOr/UsLm6vCCXkjdcHK+FVhbyMh",
+	"yRmxDfoovtHxzR/RJ6PQ9wHFjrm60kYjYS5kjn4S7D1gcqHyWeM8YdyuvZX+KCnRRCa9uFIsW0T2ZCyb",
+	"OZTk4FjD1hD7N1p1jvMWiCNCkxIimdeVKXmaxmx/MLl/HZ99U3fNt0HZS1Xuw/S5hUkyQoJEt6Ffk71i",
+	"6sP91cZ5XTzFJRvFJh2U8Uuwtdh4BZ4nGNlxExZrf+MczgBqijY7YOuFxguMfgO3yl5V7W8D3+3YNdx7",
+	"/Ci4yJfYrSdFWsNMdun3z1vp/6pzTOcgWGQE+UwGnNcLafbxWHvYMuqIDk5TFpGU4Rog98We/vgX4LPo",
+	"DKlzbRE9iT+Zsg7/cBdto68OmFNSsupGQplpucLAcIXZvBAgpuw7ap8XB0g4Xc/Kks+LqaxkYWfhkqdD",
+	"i0twYBIjwBNIBkof7RjpS0ZVPP3Hq2D4ughPhMFxyKxJueDPxX54uOOrLw1OihN7MAcpfFepHD+e3hv/",
+	"JNyqrg+yzoXym+1zLyjdCBrt10tvvY482wFCRDmPvS2TUVj0d5Ows0XNPuekUybI0t7WvukiuGvmrz/9",
+	"+r8BAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -566,8 +566,12 @@ export interface paths {
          * @description Stores a credential (a secret for an outside service) for the caller's organization. The secret in `data`
          *     must match the `credential_schema` of the provider (see `GET /api/credentials/providers`); a mismatch
          *     answers 422. The secret is encrypted at rest (AES-GCM) and is never returned by any operation; tasks and
-         *     integrations use it by the credential's id. Requires role `org_admin`, `app_user` or `integration`.
-         *     Names are unique within the organization (409 on a duplicate).
+         *     integrations use it by the credential's id, when the caller may use it (see `shared`) and toward the hosts
+         *     of `allowed_domains`. Requires role `org_admin`, `app_user` or `integration`. Names are unique within the
+         *     organization (409 on a duplicate). A `sql_database` secret's `connection_string` is parsed and rebuilt
+         *     from the parameters host, port, dbname, user, password, sslmode, connect_timeout and application_name;
+         *     any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword, options, …), a host
+         *     that is a socket path or several hosts answers 422 naming it.
          */
         post: operations["createCredential"];
         delete?: never;
@@ -626,9 +630,11 @@ export interface paths {
         head?: never;
         /**
          * Update a credential
-         * @description Renames a credential or replaces its secret. Only the fields sent change; `data`, when sent, replaces the
-         *     whole secret and must match the provider's `credential_schema`. The provider cannot change. Requires role
-         *     `org_admin`, or the user who created the credential.
+         * @description Renames a credential, replaces its secret, shares or unshares it, or changes the hosts it may be sent to.
+         *     Only the fields sent change; `data`, when sent, replaces the whole secret and must match the provider's
+         *     `credential_schema`. The provider cannot change. Requires role `org_admin`, or the user who created the
+         *     credential. Unsharing takes effect at once: attempts of flows saved by users who may no longer use the
+         *     credential fail without sending it.
          */
         patch: operations["updateCredential"];
         trace?: never;
@@ -1183,7 +1189,7 @@ export interface paths {
         put?: never;
         /**
          * Create a flow
-         * @description Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
+         * @description Creates a flow in the caller's organization. The new flow gets version 1 and status `draft`, whatever the body says. The definition is stored as sent, even when it does not pass validation, so that a flow can be saved while it is being built; the reply always carries `validation_errors` (an empty list when the definition is valid) so the client sees problems at once, and `task_names` whenever the task graph is sound (task names unique, every edge between existing tasks, no cycle), even if parameters have problems. Only a definition beyond the limits of FlowDefinition (too many tasks or edges, JSON nested too deep), or one holding a JSON schema (an `llm` task's `output_schema`) with a `$ref` outside that schema (type `external_ref`), or one that names a credential the caller may not use (see FlowDefinition), is refused with 422 and not stored. When `settings` is omitted or null the defaults apply (`reexecute_on_update` false, no automatic deletion). When `visibility` is omitted or null the flow gets `organization`. The caller becomes the flow's creator. Every role may create flows, `integration` service accounts included, so that automated setups can provision flows (and change and delete the flows they created).
          */
         post: operations["createFlow"];
         delete?: never;
@@ -1209,7 +1215,7 @@ export interface paths {
         get: operations["getFlow"];
         /**
          * Update a flow
-         * @description Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits answers 422 as on create. Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+         * @description Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
          */
         put: operations["updateFlow"];
         post?: never;
@@ -1479,9 +1485,10 @@ export interface paths {
          * @description Creates an integration: it binds one task of a flow (by `task_name`) to a credential, so that the task
          *     authenticates with that credential when it runs. `credential_id` null means the task needs no secret (for
          *     example a human-in-the-loop task). The flow and the credential must belong to the caller's organization
-         *     (404 otherwise). The task does not have to exist in the flow's current definition yet (the agent may add it
-         *     later). One integration per flow and task name: a second one answers 409. Any role of the organization
-         *     may create one (platform staff as well).
+         *     (404 otherwise), and the caller must be allowed to use the credential (see the credential's `shared`): one
+         *     the caller may not use answers the same 404 as one that does not exist. The task does not have to exist in
+         *     the flow's current definition yet (the agent may add it later). One integration per flow and task name: a
+         *     second one answers 409. Any role of the organization may create one (platform staff as well).
          */
         post: operations["createIntegration"];
         delete?: never;
@@ -1605,7 +1612,8 @@ export interface paths {
          *     most 2,000 columns, read in a query bounded by 10 seconds); for `sftp` the top-level entries of the login
          *     directory (at most 500; over SSH, with the server's key pinned when the credential has a `host_key`); for
          *     `file_storage` the top-level entries of its bucket (at most 500, by name); for other providers the
-         *     provider name and the credential type. The outbound connection is
+         *     provider name and the credential type. The caller must be allowed to use the credential (see the
+         *     credential's `shared`); one the caller may not use answers 404 as a missing one. The outbound connection is
          *     SSRF-guarded: private, loopback and link-local targets are refused unless allowed by the server's
          *     allow-list (400, code `ssrf_blocked`). An unreachable target or rejected login answers 502 (code
          *     `upstream_unavailable`) through the `default` reply.
@@ -1777,7 +1785,9 @@ export interface paths {
          *     unless the server's allow-list admits them; 400 with code `ssrf_blocked`). The server does not connect at
          *     registration; use the test operation (a host that does not resolve is 400 `invalid_host`). Without a
          *     connection string loopwork connects with `sslmode=prefer` (libpq's default). Requires role `org_admin`,
-         *     `app_user` or `integration`; the same host, port, database and username twice answers 409.
+         *     `app_user` or `integration`; the same host, port, database and username twice answers 409. The
+         *     credential is private to its creator (and the organization's admins) until shared through
+         *     `PATCH /api/credentials/{id}` (`shared`).
          */
         post: operations["createSqlDatabase"];
         delete?: never;
@@ -2916,7 +2926,17 @@ export interface components {
             organization_id?: string | null;
             role: components["schemas"]["UserRole"];
         };
+        /**
+         * @description The hosts the credential may be sent to, checked on every request an `http_request` task makes with it
+         *     (each redirect included: a redirect to a host not listed is followed without the credential) and
+         *     against the host of a `sql_database` credential's connection. `*` alone allows any host;
+         *     `*.example.com` allows every subdomain of example.com (not example.com itself); `example.com` allows
+         *     that host alone. Hosts compare case-insensitively and without a port. An empty list sends the
+         *     credential nowhere. Defaults to `["*"]` on create.
+         */
+        CredentialAllowedDomains: string[];
         CredentialCreateRequest: {
+            allowed_domains?: components["schemas"]["CredentialAllowedDomains"];
             credential_type: components["schemas"]["CredentialTypeEnum"];
             /**
              * @description The secret (for example `{"api_key": "…"}` or `{"username": "…", "password": "…"}`). It must match
@@ -2928,6 +2948,7 @@ export interface components {
             /** @description A name for the credential, 1 to 255 characters, unique within the organization. */
             name: string;
             provider: components["schemas"]["ProviderApiEnum"];
+            shared?: components["schemas"]["CredentialShared"];
         };
         CredentialListResponse: {
             /** @description One page of credentials. */
@@ -2954,12 +2975,25 @@ export interface components {
             providers: components["schemas"]["CredentialProvider"][];
         };
         /**
+         * @description Whether the credential's owner shared it with the organization. Who may use a credential — name it in
+         *     a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
+         *     it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
+         *     and, when this is true, every member of the organization. A credential is private (false) unless its
+         *     creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
+         *     caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
+         *     attempt of a task checks again, with the rights of the user who saved the flow version being run, so
+         *     a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
+         *     saved by others.
+         */
+        CredentialShared: boolean;
+        /**
          * @description How a credential authenticates.
          * @enum {string}
          */
         CredentialTypeEnum: "api_key" | "oauth2" | "user_password" | "key_file" | "client_credentials" | "vendor_a_receive" | "vendor_b_receive";
         /** @description The fields to change; at least one. */
         CredentialUpdateRequest: {
+            allowed_domains?: components["schemas"]["CredentialAllowedDomains"];
             credential_type?: components["schemas"]["CredentialTypeEnum"];
             /** @description A new secret that replaces the old one completely; encrypted at rest and never returned. */
             data?: {
@@ -2967,9 +3001,11 @@ export interface components {
             };
             /** @description A new name, unique within the organization. */
             name?: string;
+            shared?: components["schemas"]["CredentialShared"];
         };
         /** @description A credential without its secret. */
         CredentialsResponse: {
+            allowed_domains: components["schemas"]["CredentialAllowedDomains"];
             /**
              * Format: date-time
              * @description When the credential was created (UTC).
@@ -2986,6 +3022,7 @@ export interface components {
             /** @description The credential's name. */
             name: string;
             provider: components["schemas"]["ProviderApiEnum"];
+            shared: components["schemas"]["CredentialShared"];
             /**
              * Format: date-time
              * @description When the credential or its secret last changed (UTC).
@@ -3464,7 +3501,7 @@ export interface components {
             visibility?: components["schemas"]["FlowVisibility"];
         };
         /**
-         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`.
+         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, patch, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version being run, and fails without sending the credential when they no longer allow it.
          * @example {
          *       "edges": [
          *         {
@@ -4677,9 +4714,14 @@ export interface components {
         };
         SqlDatabaseCreateRequest: {
             /**
-             * @description An optional full connection URL (`postgres://…`) with extra options such as `sslmode`; when set,
-             *     loopwork connects with it, and it must name the same host and port as the fields. Encrypted at rest and
-             *     never returned.
+             * @description An optional full connection URL (`postgres://…`) with extra options; when set, loopwork connects with
+             *     it, and it must name the same host and port as the fields. It is parsed and rebuilt from the parameters
+             *     host, port, dbname, user, password, sslmode (disable, allow, prefer, require, verify-ca, verify-full;
+             *     the verify modes check against the system's certificate authorities), connect_timeout and
+             *     application_name; any other parameter (passfile, service, sslkey, sslcert, sslrootcert, sslpassword,
+             *     options, hostaddr, …), a host that is a socket path, or several hosts answers 422 naming it. The
+             *     server's own environment and files (PG* variables, ~/.pgpass, service files, client certificates) are
+             *     never read for it. Encrypted at rest and never returned.
              */
             connection_string?: string | null;
             /** @description The database name. */

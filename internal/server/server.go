@@ -492,12 +492,28 @@ func builtinExecutors(jq executors.JQ, outbound *http.Client, mailDeps executors
 		"human_review": humanReview,
 	}
 	set["llm"] = executors.LLM(jq, models, creds, llmUsage)
-	return set
+	// Opening a credential checks the right of the user who saved the version being run, which is found
+	// through the attempt each run's context carries.
+	return set.WithAttempts()
 }
 
-// credentialsFor opens the organization's credentials for the tasks that authenticate with them.
+// credentialsFor opens the organization's credentials for the tasks that authenticate with them, when
+// the user who saved the flow version being run may use them: one that user may not use (now: it may
+// have been unshared since) is the same ErrNoCredential as one that does not exist. Outside an attempt
+// nothing is opened.
 func credentialsFor(o *credentials.Opener) executors.Credentials {
 	return func(ctx context.Context, org, id uuid.UUID) (executors.Credential, error) {
+		a, ok := executors.AttemptOf(ctx)
+		if !ok || a.Org != org {
+			return executors.Credential{}, executors.ErrNoCredential
+		}
+		err := o.UsableInExecution(ctx, org, a.Execution, id)
+		if errors.Is(err, credentials.ErrNotFound) || errors.Is(err, credentials.ErrNotUsable) {
+			return executors.Credential{}, executors.ErrNoCredential
+		}
+		if err != nil {
+			return executors.Credential{}, err
+		}
 		sec, err := o.Open(ctx, org, id)
 		if errors.Is(err, credentials.ErrNotFound) {
 			return executors.Credential{}, executors.ErrNoCredential
@@ -505,7 +521,7 @@ func credentialsFor(o *credentials.Opener) executors.Credentials {
 		if err != nil {
 			return executors.Credential{}, err
 		}
-		c := executors.Credential{Provider: sec.Provider, Data: sec.Data}
+		c := executors.Credential{Provider: sec.Provider, Data: sec.Data, AllowedDomains: sec.AllowedDomains}
 		if sec.CredentialType != nil {
 			c.Type = *sec.CredentialType
 		}

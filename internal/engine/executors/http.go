@@ -41,12 +41,15 @@ func HTTPRequest(client *http.Client, creds Credentials) Executor {
 		if err != nil {
 			return Result{}, Permanent(err)
 		}
+		do := client
 		if id, ok := p["credential_id"].(string); ok && id != "" {
-			if err := authenticate(ctx, creds, in, req, id); err != nil {
+			auth, err := authenticate(ctx, creds, in, req, id)
+			if err != nil {
 				return Result{}, err
 			}
+			do = withAuthorization(client, auth)
 		}
-		res, err := client.Do(req)
+		res, err := do.Do(req)
 		if err != nil {
 			return Result{}, requestError(ctx, err, timeout)
 		}

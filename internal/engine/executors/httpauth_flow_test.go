@@ -17,7 +17,8 @@ import (
 
 // TestHTTPRequestWithACredential: an api_key credential is sent as a bearer token, a username and
 // password as basic auth, a header of the task's own wins, and a credential that cannot authenticate a
-// request, or is another organization's, fails the task without a request.
+// request fails the task without a request. (Another organization's credential is refused when the flow
+// is saved; the server tests of credential rights cover it.)
 func TestHTTPRequestWithACredential(t *testing.T) {
 	t.Parallel()
 	seen := make(chan string, 10)
@@ -45,13 +46,11 @@ func TestHTTPRequestWithACredential(t *testing.T) {
 	key := cred(c, "vendor_b", "api_key", map[string]any{"api_key": "k-123"})
 	basic := cred(c, "sql_database", "user_password", map[string]any{"host": "h", "database": "d", "username": "ann", "password": "pw"})
 	oauth := cred(c, "vendor_a_client_secret", "client_credentials", map[string]any{"client_id": "i", "client_secret": "s"})
-	theirs := cred(env.User(t, env.Org(t), auth.RoleAppUser), "vendor_b", "api_key", map[string]any{"api_key": "theirs"})
 	for _, tc := range []struct{ task, status, auth string }{
 		{task(key, ""), "completed", "Bearer k-123"},
 		{task(basic, ""), "completed", "Basic YW5uOnB3"},
 		{task(key, `"Authorization": "Token mine"`), "completed", "Token mine"},
 		{task(oauth, ""), "failed", ""},
-		{task(theirs, ""), "failed", ""},
 	} {
 		x := runAs(t, env, c, tc.task)
 		atts := attemptsOf(t, env, x, "q")

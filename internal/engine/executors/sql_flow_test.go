@@ -92,8 +92,6 @@ func TestSQLQueryOnARegisteredDatabase(t *testing.T) {
 	for name, task := range map[string]string{
 		"statement error": fmt.Sprintf(`{"name": "q", "type": "sql_query", "parameters": {"database_id": %q, "query": "SELEKT 1"},
 			"retry": {"max_attempts": 3}}`, db),
-		"unknown database": `{"name": "q", "type": "sql_query", "parameters": {"database_id": "8f0e3c4a-1b2d-4e5f-8a9b-0c1d2e3f4a5b",
-			"query": "SELECT 1"}, "retry": {"max_attempts": 3}}`,
 		"several statements": fmt.Sprintf(`{"name": "q", "type": "sql_query", "parameters": {"database_id": %q,
 			"query": "UPDATE items SET name = 'x'; COMMIT; SELECT 2"}, "retry": {"max_attempts": 3}}`, db),
 	} {

@@ -71,7 +71,10 @@ func httpRequestType() Type {
 			"credential_id": uuidString("Id of one of the organization's credentials; its secret authenticates the " +
 				"request: a credential with an api_key as a bearer token (Authorization: Bearer), one with a username " +
 				"and password as basic auth. An Authorization header set in headers wins. A credential of another " +
-				"kind, or one the organization does not have, fails the task."),
+				"kind fails the task. The user saving the flow must be allowed to use the credential (its creator, an " +
+				"org_admin, or anyone once it is shared with the organization), or the flow is not saved; each attempt " +
+				"checks that right again for the user who saved the version run. The credential is attached only to " +
+				"requests (and redirects) to hosts of its allowed_domains; a redirect elsewhere is followed without it."),
 		}, "url"),
 		Output: output("The response.", m{
 			"status":  integer("HTTP status code."),
@@ -79,7 +82,8 @@ func httpRequestType() Type {
 			"body": anyValue("Response body, at most 10 MiB: parsed JSON when the Content-Type is application/json " +
 				"or ends in +json and the body parses, the text otherwise (an empty body is \"\")."),
 		}, "status", "headers", "body"),
-		Dynamic: credentialsOptions,
+		Dynamic:        credentialsOptions,
+		CredentialRefs: []CredentialRef{{Param: "credential_id"}},
 	}
 }
 
@@ -105,7 +109,7 @@ func llmType() Type {
 				"It may refer only inside itself: a `$ref` that does not start with `#` (a file, a URL, another " +
 				"schema's id) is refused when the flow is saved."},
 			"credential_id": uuidString("Id of an api_key credential of the organization whose key is sent to the " +
-				"model's endpoint instead of the server's own."),
+				"model's endpoint instead of the server's own; the user saving the flow must be allowed to use it."),
 		}, "prompt"),
 		Output: output("The model's answer.", m{
 			"text":  str("The answer as text."),
@@ -116,9 +120,10 @@ func llmType() Type {
 				"output_tokens": integer("Tokens in the answer."),
 			}),
 		}, "text", "model", "usage"),
-		Templates: []string{"prompt", "system"},
-		Schemas:   []string{"output_schema"},
-		Dynamic:   modelOptions,
+		Templates:      []string{"prompt", "system"},
+		Schemas:        []string{"output_schema"},
+		Dynamic:        modelOptions,
+		CredentialRefs: []CredentialRef{{Param: "credential_id"}},
 	}
 }
 
@@ -176,7 +181,9 @@ func sqlQueryType() Type {
 			"rows_uri (resolve it with POST /api/storage/resolve), and rows is then empty. A retry runs the statement " +
 			"again, so writes should be idempotent; an error of the statement fails the task without retry.",
 		Parameters: object("Parameters of a sql_query task.", m{
-			"database_id": uuidString("Id of one of the organization's SQL databases, internal_sql_database credentials or document files."),
+			"database_id": uuidString("Id of one of the organization's SQL databases, internal_sql_database credentials or " +
+				"document files. A SQL database or credential must be one the user saving the flow may use (its creator, " +
+				"an org_admin, or anyone once it is shared with the organization)."),
 			"query": with(str("One SQL statement; use placeholders ($1, $2, … or ? depending on the database) "+
 				"for values, never string concatenation."), "minLength", 1, "maxLength", 100000),
 			"parameters": arrayOf("Values bound to the placeholders, in order.",
@@ -189,7 +196,8 @@ func sqlQueryType() Type {
 			"row_count": integer("Rows returned, or rows affected for statements that return none."),
 			"rows_uri":  str("The storage URI of the rows as a JSON array, when they were too large for the output."),
 		}, "rows", "row_count"),
-		Dynamic: sqlDatabaseOptions,
+		Dynamic:        sqlDatabaseOptions,
+		CredentialRefs: []CredentialRef{{Param: "database_id", OrDocument: true}},
 	}
 }
 

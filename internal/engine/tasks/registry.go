@@ -37,8 +37,40 @@ type Type struct {
 	// Schemas names the parameters that hold a JSON schema the tenant wrote; the validator checks that it
 	// compiles and refers only inside itself (CheckTenantSchema).
 	Schemas []string
+	// CredentialRefs names the parameters that hold the id of one of the organization's credentials. Saving a
+	// flow that names one requires the right to use it, and each attempt checks that right again before the
+	// task runs.
+	CredentialRefs []CredentialRef
 	// Dynamic returns the runtime options a caller may pick for this type (nil: none).
 	Dynamic func(ctx context.Context, org uuid.UUID, src Source) (map[string]any, error)
+}
+
+// CredentialRef is a parameter that names a credential. OrDocument says the parameter may instead name one of
+// the organization's document files (sql_query's database_id), which is not a credential and needs no right.
+type CredentialRef struct {
+	Param      string
+	OrDocument bool
+}
+
+// CredentialParams returns the ids the task's parameters name as credentials, by parameter, for a task of
+// this type: only values that are UUIDs (the parameters schema reports the others).
+func (t Type) CredentialParams(params map[string]any) map[string]uuid.UUID {
+	var out map[string]uuid.UUID
+	for _, r := range t.CredentialRefs {
+		s, ok := params[r.Param].(string)
+		if !ok {
+			continue
+		}
+		id, err := uuid.Parse(s)
+		if err != nil {
+			continue
+		}
+		if out == nil {
+			out = map[string]uuid.UUID{}
+		}
+		out[r.Param] = id
+	}
+	return out
 }
 
 // Source supplies what dynamic data is made of. Implemented by the server (flows service) over PostgreSQL

@@ -25,7 +25,7 @@ func (s *Service) UpdateCredential(ctx context.Context, req platformapi.UpdateCr
 			return err
 		}
 		prov := byName[platformapi.ProviderApiEnum(cur.Provider)]
-		c := change{name: body.Name, actor: p.Actor()}
+		c := change{name: body.Name, actor: p.Actor(), shared: body.Shared, domains: domainsOf(body.AllowedDomains)}
 		if body.CredentialType != nil {
 			if err := checkType(prov, *body.CredentialType); err != nil {
 				return err

@@ -41,7 +41,7 @@ func checkData(p *provider, data map[string]any) error {
 	}
 	err = p.compiled.Validate(doc)
 	if err == nil {
-		return nil
+		return checkConnection(p, data)
 	}
 	verr, ok := err.(*jsonschema.ValidationError)
 	if !ok {

@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
@@ -28,6 +29,8 @@ type Secret struct {
 	Provider       string
 	CredentialType *string
 	Data           map[string]any
+	// AllowedDomains are the hosts the secret may be sent to (netguard.DomainAllowed); ["*"] is any.
+	AllowedDomains []string
 }
 
 // ErrNotFound is returned for a credential that is missing or another organization's.
@@ -36,11 +39,12 @@ var ErrNotFound = errors.New("credentials: not found")
 // Open reads and opens the organization's credential id.
 func (o *Opener) Open(ctx context.Context, org, id uuid.UUID) (Secret, error) {
 	var r struct {
-		Provider       string  `db:"provider"`
-		CredentialType *string `db:"credential_type"`
-		Sealed         []byte  `db:"sealed_secret"`
+		Provider       string         `db:"provider"`
+		CredentialType *string        `db:"credential_type"`
+		Sealed         []byte         `db:"sealed_secret"`
+		Domains        pq.StringArray `db:"allowed_domains"`
 	}
-	err := o.db.GetContext(ctx, &r, `SELECT provider, credential_type, sealed_secret FROM credentials
+	err := o.db.GetContext(ctx, &r, `SELECT provider, credential_type, sealed_secret, allowed_domains FROM credentials
 		WHERE organization_id = $1 AND id = $2`, org, id)
 	if errors.Is(dbx.Translate(err), dbx.ErrNotFound) {
 		return Secret{}, ErrNotFound
@@ -56,7 +60,7 @@ func (o *Opener) Open(ctx context.Context, org, id uuid.UUID) (Secret, error) {
 	if err := json.Unmarshal(plain, &data); err != nil {
 		return Secret{}, errors.New("credentials: sealed secret is not a JSON object")
 	}
-	return Secret{ID: id, Provider: r.Provider, CredentialType: r.CredentialType, Data: data}, nil
+	return Secret{ID: id, Provider: r.Provider, CredentialType: r.CredentialType, Data: data, AllowedDomains: r.Domains}, nil
 }
 
 // Insert seals data and stores it as a credential of p's organization under id and name, for routes

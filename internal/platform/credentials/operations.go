@@ -37,7 +37,10 @@ func (s *Service) CreateCredential(ctx context.Context, req platformapi.CreateCr
 		return nil, err
 	}
 	c := newCredential{id: uuid.New(), org: p.OrganizationID, name: body.Name, provider: string(body.Provider),
-		credType: string(body.CredentialType), actor: p.Actor(), user: p.User()}
+		credType: string(body.CredentialType), actor: p.Actor(), user: p.User(), domains: domainsOf(body.AllowedDomains)}
+	if body.Shared != nil {
+		c.shared = *body.Shared
+	}
 	sealed, err := s.seal(c.org, c.id, *body.Data)
 	if err != nil {
 		return nil, err

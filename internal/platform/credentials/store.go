@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/dbx"
@@ -12,24 +13,27 @@ import (
 
 // columns are what every read returns; the sealed secret is never one of them, so no code path that
 // answers a request can leak it by accident.
-const columns = `id, organization_id, user_id, name, provider, credential_type, created_at, updated_at, modified_by`
+const columns = `id, organization_id, user_id, name, provider, credential_type, created_at, updated_at, modified_by,
+	shared, allowed_domains`
 
 type row struct {
-	ID             uuid.UUID  `db:"id"`
-	OrganizationID uuid.UUID  `db:"organization_id"`
-	UserID         *uuid.UUID `db:"user_id"`
-	Name           string     `db:"name"`
-	Provider       string     `db:"provider"`
-	CredentialType *string    `db:"credential_type"`
-	CreatedAt      time.Time  `db:"created_at"`
-	UpdatedAt      time.Time  `db:"updated_at"`
-	ModifiedBy     string     `db:"modified_by"`
+	ID             uuid.UUID      `db:"id"`
+	OrganizationID uuid.UUID      `db:"organization_id"`
+	UserID         *uuid.UUID     `db:"user_id"`
+	Name           string         `db:"name"`
+	Provider       string         `db:"provider"`
+	CredentialType *string        `db:"credential_type"`
+	CreatedAt      time.Time      `db:"created_at"`
+	UpdatedAt      time.Time      `db:"updated_at"`
+	ModifiedBy     string         `db:"modified_by"`
+	Shared         bool           `db:"shared"`
+	AllowedDomains pq.StringArray `db:"allowed_domains"`
 }
 
 func (r row) response() platformapi.CredentialsResponse {
 	out := platformapi.CredentialsResponse{Id: r.ID, UserId: r.UserID, Name: r.Name,
 		Provider: platformapi.ProviderApiEnum(r.Provider), CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
-		ModifiedBy: r.ModifiedBy}
+		ModifiedBy: r.ModifiedBy, Shared: r.Shared, AllowedDomains: append([]string{}, r.AllowedDomains...)}
 	if r.CredentialType != nil {
 		t := platformapi.CredentialTypeEnum(*r.CredentialType)
 		out.CredentialType = &t
@@ -49,14 +53,22 @@ type newCredential struct {
 	credType string
 	sealed   []byte
 	actor    string
+	shared   bool
+	// domains are the hosts it may be sent to; nil is any host.
+	domains []string
 }
 
 func insert(ctx context.Context, db dbx.DBTX, c newCredential) (row, error) {
+	if c.domains == nil {
+		c.domains = []string{anyHost}
+	}
 	var r row
 	err := db.GetContext(ctx, &r, `
-		INSERT INTO credentials (id, organization_id, user_id, name, provider, credential_type, sealed_secret, modified_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		RETURNING `+columns, c.id, c.org, c.user, c.name, c.provider, c.credType, c.sealed, c.actor)
+		INSERT INTO credentials (id, organization_id, user_id, name, provider, credential_type, sealed_secret, modified_by,
+			shared, allowed_domains)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		RETURNING `+columns, c.id, c.org, c.user, c.name, c.provider, c.credType, c.sealed, c.actor, c.shared,
+		pq.StringArray(c.domains))
 	return r, dbx.Translate(err)
 }
 
@@ -90,6 +102,8 @@ type change struct {
 	credType *string
 	sealed   []byte
 	actor    string
+	shared   *bool
+	domains  []string // nil keeps them
 }
 
 func update(ctx context.Context, db dbx.DBTX, org, id uuid.UUID, c change) (row, error) {
@@ -98,12 +112,17 @@ func update(ctx context.Context, db dbx.DBTX, org, id uuid.UUID, c change) (row,
 	if c.sealed != nil {
 		sealed = c.sealed
 	}
+	var domains any
+	if c.domains != nil {
+		domains = pq.StringArray(c.domains)
+	}
 	var r row
 	err := db.GetContext(ctx, &r, `
 		UPDATE credentials SET name = coalesce($3, name), credential_type = coalesce($4, credential_type),
-			sealed_secret = coalesce($5, sealed_secret), modified_by = $6
+			sealed_secret = coalesce($5, sealed_secret), modified_by = $6, shared = coalesce($7, shared),
+			allowed_domains = coalesce($8::text[], allowed_domains)
 		WHERE organization_id = $1 AND id = $2
-		RETURNING `+columns, org, id, c.name, c.credType, sealed, c.actor)
+		RETURNING `+columns, org, id, c.name, c.credType, sealed, c.actor, c.shared, domains)
 	return r, dbx.Translate(err)
 }
 

@@ -21,7 +21,7 @@ func (s *Service) openSource(ctx context.Context, d row) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return sqldatabases.Open(s.d.Guard, sec.Data)
+	return sqldatabases.Open(s.d.Guard, sec)
 }
 
 // upstream turns a failure to reach or read the outside database into 400 ssrf_blocked or 502.

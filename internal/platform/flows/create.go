@@ -49,6 +49,9 @@ func (s *Service) CreateFlow(ctx context.Context, req platformapi.CreateFlowRequ
 		if written != nil {
 			return written
 		}
+		if err := s.credentialRefusal(ctx, tx, c, r.chk.def, true); err != nil {
+			return err
+		}
 		chk = r.chk
 		if !chk.valid() {
 			return nil

@@ -150,14 +150,18 @@ func TestDynamicDataNamesCredentials(t *testing.T) {
 	env := testkit.NewEnv(t, testkit.WithoutWorkers())
 	user := env.User(t, env.Org(t), auth.RoleAppUser)
 	stranger := env.User(t, env.Org(t), auth.RoleAppUser)
+	var own string
 	for _, c := range []*testkit.Caller{user, stranger} {
 		res, err := c.API.CreateCredentialWithResponse(ctx, platformapi.CredentialCreateRequest{Name: "db of " + c.Email,
 			Provider: "sql_database", CredentialType: "user_password", Data: &map[string]any{"host": "db.example.com",
 				"database": "d", "username": "u", "password": "p"}})
 		testkit.Expect(t, res, err, http.StatusCreated)
+		if c == user {
+			own = res.JSON201.Id.String()
+		}
 	}
 	f := createFlow(t, user.API, "Query", `{"version": 1, "tasks": [{"name": "q", "type": "sql_query",
-		"parameters": {"database_id": "00000000-0000-0000-0000-000000000000", "query": "SELECT 1"}},
+		"parameters": {"database_id": "`+own+`", "query": "SELECT 1"}},
 		{"name": "h", "type": "http_request", "parameters": {"url": "https://example.com"}}], "edges": []}`, nil)
 	yes := true
 	res, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{IncludeDynamicData: &yes})

@@ -63,6 +63,11 @@ func (s *Service) save(ctx context.Context, id uuid.UUID, ch change) (saved, err
 		if err := chk.refusal(ch.definition != nil); err != nil {
 			return err
 		}
+		// Every version saved is checked, also one that keeps the previous definition: its saver is whose
+		// right each attempt of it checks.
+		if err := s.credentialRefusal(ctx, tx, c, def, ch.definition != nil); err != nil {
+			return err
+		}
 		if next.Status == string(platformapi.Published) && !chk.valid() {
 			return chk.publishRefusal(ch.definition != nil, ch.statusLoc)
 		}

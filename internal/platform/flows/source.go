@@ -5,8 +5,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
+	"github.com/loopwork/loopwork/internal/platform/credentials"
 )
 
 // BuiltinModel is the model every server has: the deterministic offline model that answers when no
@@ -36,13 +38,24 @@ func (s *Source) SQLDatabases(ctx context.Context, org uuid.UUID) ([]tasks.Optio
 	if s.db == nil {
 		return out, nil
 	}
-	err := s.db.SelectContext(ctx, &out, `(SELECT id::text AS id, name, provider AS kind FROM credentials
-		WHERE organization_id = $1 AND provider IN ('sql_database', 'internal_sql_database') ORDER BY name, id LIMIT 500)
-		UNION ALL (SELECT id::text, name, 'document' FROM documents WHERE organization_id = $1 ORDER BY name, id LIMIT 500)`, org)
+	err := s.db.SelectContext(ctx, &out, `(SELECT c.id::text AS id, c.name, c.provider AS kind FROM credentials c
+		WHERE c.organization_id = $1 AND c.provider IN ('sql_database', 'internal_sql_database') AND `+
+		credentials.UsableBy("$2")+` ORDER BY c.name, c.id LIMIT 500)
+		UNION ALL (SELECT id::text, name, 'document' FROM documents WHERE organization_id = $1 ORDER BY name, id LIMIT 500)`,
+		org, userOf(ctx))
 	return out, err
 }
 
-// Credentials are the organization's stored credentials, by name; never their secrets.
+// userOf is the user whose choices dynamic data offers: the caller of ctx. Only the credentials that user
+// may use are offered, as a flow naming any other would not be saved; without a caller, only shared ones.
+func userOf(ctx context.Context) uuid.UUID {
+	if p := auth.FromContext(ctx); p != nil {
+		return p.UserID
+	}
+	return uuid.Nil
+}
+
+// Credentials are the organization's stored credentials the caller may use, by name; never their secrets.
 func (s *Source) Credentials(ctx context.Context, org uuid.UUID) ([]tasks.Option, error) {
 	return s.options(ctx, org, ``)
 }
@@ -52,7 +65,7 @@ func (s *Source) options(ctx context.Context, org uuid.UUID, and string) ([]task
 	if s.db == nil {
 		return out, nil
 	}
-	err := s.db.SelectContext(ctx, &out, `SELECT id::text AS id, name, provider AS kind FROM credentials
-		WHERE organization_id = $1 `+and+` ORDER BY name, id LIMIT 500`, org)
+	err := s.db.SelectContext(ctx, &out, `SELECT c.id::text AS id, c.name, c.provider AS kind FROM credentials c
+		WHERE c.organization_id = $1 AND `+credentials.UsableBy("$2")+and+` ORDER BY c.name, c.id LIMIT 500`, org, userOf(ctx))
 	return out, err
 }

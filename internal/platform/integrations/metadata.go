@@ -52,6 +52,15 @@ func (s *Service) GetIntegrationMetadata(ctx context.Context, req platformapi.Ge
 	}
 	t := Target{Org: p.OrganizationID, FlowID: r.FlowID, TaskName: r.TaskName, Guard: s.guard, Description: r.Description}
 	if r.CredentialID != nil {
+		// Describing connects with the credential, so the caller needs the right to use it; one the
+		// caller may not use is the same 404 as one that is gone.
+		usable, err := credentials.Usable(ctx, s.db, p.OrganizationID, p.UserID, []uuid.UUID{*r.CredentialID})
+		if err != nil {
+			return nil, err
+		}
+		if !usable[*r.CredentialID] {
+			return nil, httpx.NotFound("credential")
+		}
 		sec, err := s.secrets.Open(ctx, p.OrganizationID, *r.CredentialID)
 		if err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/platform/credentials"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 )
 
@@ -38,6 +39,14 @@ func (s *Service) CreateIntegration(ctx context.Context, req platformapi.CreateI
 			}
 			if err != nil {
 				return err
+			}
+			// A credential the caller may not use is the same 404 as one that does not exist.
+			usable, err := credentials.Usable(ctx, tx, p.OrganizationID, p.UserID, []uuid.UUID{*b.CredentialId})
+			if err != nil {
+				return err
+			}
+			if !usable[*b.CredentialId] {
+				return httpx.NotFound("credential")
 			}
 		}
 		err := insert(ctx, tx, r)

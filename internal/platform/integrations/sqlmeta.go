@@ -18,7 +18,7 @@ const maxColumns = 2000
 // guard with the credential's login, in a read-only transaction with a 10-second bound.
 func describeSQL(ctx context.Context, t Target) (string, error) {
 	d := t.Secret.Data
-	db, err := sqldatabases.Open(t.Guard, d)
+	db, err := sqldatabases.Open(t.Guard, *t.Secret)
 	if err != nil {
 		return "", fmt.Errorf("%w: %s", ErrUpstream, redact(err, d))
 	}

@@ -3,59 +3,47 @@ package sqldatabases
 import (
 	"context"
 	"database/sql"
-	"net"
-	"net/url"
-	"strconv"
-
-	"github.com/lib/pq"
+	"errors"
 
 	"github.com/loopwork/loopwork/internal/netguard"
+	"github.com/loopwork/loopwork/internal/pgdsn"
+	"github.com/loopwork/loopwork/internal/platform/credentials"
 )
 
-// Open returns a handle on a registered database (its credential's data): the connection string when
-// one is stored, else a URL from the fields with libpq's default sslmode prefer; every connection is
-// dialled through the guard. The handle holds at most one connection; close it after use.
-func Open(guard *netguard.Guard, data map[string]any) (*sql.DB, error) {
-	conn, err := pq.NewConnector(dsn(data))
+// ErrHostNotAllowed is what Open answers for a database whose host is not among its credential's
+// allowed_domains.
+var ErrHostNotAllowed = errors.New("the database's host is not among the allowed_domains of its credential")
+
+// Params are the connection settings of a registered database (its credential's data): its connection
+// string when one is stored, else its fields, both checked against pgdsn's allow-list. Settings stored
+// before the allow-list existed are refused here, at use, with the parameter's name.
+func Params(data map[string]any) (pgdsn.Params, error) {
+	str := func(k string) string { v, _ := data[k].(string); return v }
+	if cs := str("connection_string"); cs != "" {
+		return pgdsn.ParseURL(cs)
+	}
+	port := 5432
+	if p, ok := data["port"].(float64); ok {
+		port = int(p)
+	} else if p, ok := data["port"].(int); ok {
+		port = p
+	}
+	return pgdsn.Fields(str("host"), port, str("database"), str("username"), str("password"), str("sslmode"))
+}
+
+// Open returns a handle on a registered database: its settings rebuilt from the allow-list (libpq's
+// default sslmode prefer when none is given), refused unless its host is one the credential may be sent
+// to, and every connection dialled through the guard. The handle holds at most one connection; close it
+// after use.
+func Open(guard *netguard.Guard, sec credentials.Secret) (*sql.DB, error) {
+	p, err := Params(sec.Data)
 	if err != nil {
 		return nil, err
 	}
-	conn.Dialer(netguard.Dialer{G: guard})
-	db := sql.OpenDB(conn)
-	db.SetMaxOpenConns(1)
-	return db, nil
-}
-
-func dsn(d map[string]any) string {
-	str := func(k string) string { v, _ := d[k].(string); return v }
-	if cs := str("connection_string"); cs != "" {
-		return withDefault(cs, "connect_timeout", "10")
+	if !netguard.DomainAllowed(sec.AllowedDomains, p.Host) {
+		return nil, ErrHostNotAllowed
 	}
-	port := 5432
-	if p, ok := d["port"].(float64); ok {
-		port = int(p)
-	}
-	u := url.URL{Scheme: "postgres", Host: net.JoinHostPort(str("host"), strconv.Itoa(port)), Path: "/" + str("database"),
-		User: url.UserPassword(str("username"), str("password"))}
-	q := url.Values{"connect_timeout": {"10"}, "sslmode": {"prefer"}}
-	if m := str("sslmode"); m != "" {
-		q.Set("sslmode", m)
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-func withDefault(cs, key, value string) string {
-	u, err := url.Parse(cs)
-	if err != nil {
-		return cs
-	}
-	q := u.Query()
-	if q.Get(key) == "" {
-		q.Set(key, value)
-	}
-	u.RawQuery = q.Encode()
-	return u.String()
+	return p.Open(netguard.Dialer{G: guard})
 }
 
 // ping connects, runs SELECT 1 and reads the server's version.

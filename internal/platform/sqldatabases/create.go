@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -15,6 +14,7 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/pgdsn"
 )
 
 // CreateSqlDatabase registers a database: its host must resolve to addresses the guard allows, and it
@@ -30,27 +30,26 @@ func (s *Service) CreateSqlDatabase(ctx context.Context, req platformapi.CreateS
 	if err != nil || port < 1 || port > 65535 {
 		return nil, httpx.Invalid([]any{"body", "port"}, "value_error", "a port is 1 to 65535")
 	}
+	password := ""
+	if b.Password != nil {
+		password = *b.Password
+	}
+	if _, err := pgdsn.Fields(b.Host, port, b.Database, b.Username, password, ""); err != nil {
+		return nil, fieldError(err)
+	}
 	if b.ConnectionString != nil && *b.ConnectionString != "" {
-		u, err := url.Parse(*b.ConnectionString)
+		cs, err := pgdsn.ParseURL(*b.ConnectionString)
+		if err != nil {
+			return nil, ConnectionStringError([]any{"body", "connection_string"}, err)
+		}
 		// The message names the parts that disagree, never the URL: it may hold a password.
-		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-			return nil, httpx.Invalid([]any{"body", "connection_string"}, "value_error", "not a postgres:// URL")
-		}
-		uport := u.Port()
-		if uport == "" {
-			uport = "5432"
-		}
-		if u.Hostname() != b.Host || uport != strconv.Itoa(port) {
+		if cs.Host != b.Host || int(cs.Port) != port {
 			return nil, httpx.Invalid([]any{"body", "connection_string"}, "value_error",
 				"the connection string must name the same host and port as the host and port fields")
 		}
 	}
 	if err := s.checkHost(ctx, b.Host); err != nil {
 		return nil, err
-	}
-	password := ""
-	if b.Password != nil {
-		password = *b.Password
 	}
 	data := map[string]any{"host": b.Host, "port": port, "database": b.Database, "username": b.Username, "password": password}
 	if b.ConnectionString != nil && *b.ConnectionString != "" {
@@ -84,4 +83,31 @@ func (s *Service) checkHost(ctx context.Context, host string) error {
 		}
 	}
 	return nil
+}
+
+// fieldOf is the body field of each connection parameter of the form.
+var fieldOf = map[string]string{"host": "host", "port": "port", "dbname": "database", "user": "username", "password": "password"}
+
+// fieldError is the 422 of a form field the connection allow-list refuses.
+func fieldError(err error) error {
+	var pe *pgdsn.Error
+	if errors.As(err, &pe) {
+		if f, ok := fieldOf[pe.Param]; ok {
+			return httpx.Invalid([]any{"body", f}, "value_error", pe.Msg)
+		}
+	}
+	return err
+}
+
+// ConnectionStringError is the 422 of a connection string the allow-list refuses: located at the
+// connection string and then the parameter, with a message that names the parameter and never the value.
+func ConnectionStringError(loc []any, err error) error {
+	var pe *pgdsn.Error
+	if !errors.As(err, &pe) {
+		return err
+	}
+	if pe.Param != "connection_string" {
+		loc = append(loc, pe.Param)
+	}
+	return httpx.Invalid(loc, "connection_parameter", pe.Msg)
 }

@@ -35,7 +35,7 @@ func (s *Service) TestSqlDatabaseConnection(ctx context.Context, req platformapi
 	if err := s.checkHost(ctx, host); err != nil {
 		return nil, err
 	}
-	db, err := Open(s.d.Guard, sec.Data)
+	db, err := Open(s.d.Guard, sec)
 	if err != nil {
 		return platformapi.TestSqlDatabaseConnection200JSONResponse{Success: false, Message: "the stored settings cannot be used: " + redact(err, sec.Data)}, nil
 	}
