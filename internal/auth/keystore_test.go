@@ -97,7 +97,7 @@ func TestUnknownKidsAreCheap(t *testing.T) {
 	db := testkit.DB(t)
 	box, _ := secret.NewBox(make([]byte, 32))
 	ks := auth.NewKeyStore(db, box, 24*time.Hour, time.Hour)
-	t0 := time.Now()
+	t0 := time.Now().Truncate(time.Second) // whole seconds: PostgreSQL rounds what it stores to microseconds
 	var offset atomic.Int64
 	ks.SetClock(func() time.Time { return t0.Add(time.Duration(offset.Load())) })
 	tokens := auth.NewTokens(ks, "loopwork", "authenticated", time.Hour, nil)
