@@ -40,6 +40,8 @@ type KeyStore struct {
 	// each reading them again.
 	loading sync.Mutex
 	loads   atomic.Int64 // reads of the keys so far
+	// unknownAt is when a token naming a kid this replica did not hold last made it read the keys.
+	unknownAt time.Time
 }
 
 // keyCacheTTL bounds how stale this replica's view of the keys may get.
@@ -87,11 +89,24 @@ func (k *KeyStore) PublicKeys(ctx context.Context) (jwk.Set, error) {
 	return k.public, nil
 }
 
-// Reload reads the keys again for a token naming a kid this replica has not seen yet, unless they
-// were read less than keyReloadInterval ago: a key is published well before it signs (lead), so a
-// genuine new kid is known by then, and made-up kids cost no more than one read per interval.
+// Reload reads the keys again for a token naming a kid this replica has not seen yet, unless such a
+// token already made it read them less than keyReloadInterval ago. A kid met for the first time since
+// (a key another replica just rotated in) is found at once; made-up kids cost no more than one read
+// per interval, and concurrent callers share that read.
 func (k *KeyStore) Reload(ctx context.Context) error {
-	return k.refreshOlderThan(ctx, keyReloadInterval)
+	k.loading.Lock()
+	defer k.loading.Unlock()
+	now := k.now()
+	k.mu.Lock()
+	recent := !k.unknownAt.IsZero() && now.Sub(k.unknownAt) < keyReloadInterval && k.signing != nil
+	if !recent {
+		k.unknownAt = now
+	}
+	k.mu.Unlock()
+	if recent {
+		return nil
+	}
+	return k.load(ctx)
 }
 
 // Rotate publishes a new key that signs from now on; the current one keeps verifying its tokens.
