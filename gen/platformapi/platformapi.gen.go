@@ -7287,7 +7287,7 @@ type ClientInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -7300,7 +7300,7 @@ type ClientInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -10635,7 +10635,7 @@ func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskE
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -10658,7 +10658,7 @@ func (c *Client) RecordTaskExecutionWithBody(ctx context.Context, contentType st
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -19461,7 +19461,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -19474,7 +19474,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -31843,7 +31843,7 @@ func (c *ClientWithResponses) ListTaskExecutionRecordsWithResponse(ctx context.C
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -31862,7 +31862,7 @@ func (c *ClientWithResponses) RecordTaskExecutionWithBodyWithResponse(ctx contex
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it; `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -60187,148 +60187,150 @@ var swaggerSpec = []string{
 	"H7AXVLLmhuIKzkfLqqQD5X/6MC9zXzR8LW+FYr2nJycRICa6r90LdkBTqE8vGCJ8GIxZaDUhrxd648Mb",
 	"EVLPgLkiVPb+4jVxZC6NYLO6XmDuoKs0xqSxWu9qTggzYC/4ZOaWkhDXl8rrJHCFWxUDwUZJNwr0k8nC",
 	"2L2EvjV9Z9Wh+hS1EoORsav/deUyIsxM36GZhS2PsEHKh8wzoqu0Eit/9/byiq0LV7SCaccd/RP/49cj",
-	"+NAK8p1pUEhqqNJa8Qz1uFVDrib6WEdONfUYkq/zs3iygBwUxA1RURUalgXsLRS9e0nq/5+9b11u28jW",
-	"fZUu/TE5RVGS7WRqxEqdUpybE0/iseT4xygltIgW2SOwm0EDknlSqTpPc/Z77EfZT7Kr16W7AQIklUhy",
-	"MuM/M7EIoG+r1319qy9y0FB1HiRyEDktDvnoIYPTH1Iptb1LXPBOxGrTj47+DY5+LwN6pMpuus3disJQ",
-	"xEBaWKmUS1Rrx6KFOX6UFmn5BFsJ2NiGoHmdcs7ziwk2F5jKKHOwCQLx11ano1I5ZTDTZyEksEXPMx04",
-	"9kLoeZAwHk8gB/jaPvZGzoZ3vMyTdCOA96z3bNzcp5HiB63Lv2M1Go6rP6Ie7VBdtuu92K3ALJz4BuXq",
-	"kSnpa1VtJKPDD8XHPwzz/hOFHXYnzTuGBaLAv2PdG7yztfBtnNgGpVoWckquotu519e9oXnMAkFcq2WD",
-	"96e6IeTy+avlqNlOVL8mEO/tV/nurtyNxdf6xlsOLWvAlm1joLGmoMRTP+7BDL8CnrUUgnMCi7kvKyHT",
-	"7oLMGXLVucouXVDaU6ydsCccAACxABZZ9ejsCIu4HlWrxSEfu07wjtwwqRf8E3DFP1nB4O9Xfvtsz98Q",
-	"lF3nvh0w7SHkxNN4EnXobiBl/HWjX3oLuX6BX/i1P1D8ytprJ+ply8IHKzir3lcX+G8smxOD7CKUCk7n",
-	"XhkyMzWmbFMYi3JNh+TXKK/TkEJk3xCFsGFPFp55RtShxh6lswBhhEi9nnMFzFKuk6RhyOMROKdtMs1B",
-	"9vWXiUsCA0s05dCXMzztzRLwDABv/RFoBCIhcTU07JQEK8VKxuIkwsSVItdXkHZfxbKSwP2xnUGWq0rq",
-	"IhO6UgtYOeBQaxfkmrHVBY+ajTCZd+FmjFWNIfBQswJgXbfSiSt/y4dbBWxYD/rydvOfSPHF96ec9drM",
-	"WeXsLINuwYgr96zxPeMaqHJiUJUrNAAfwkjjtnK8EQldhIl7fWZL132kg1Nnv4iX9I+lhCewj63b91EQ",
-	"wUif4GLu5YxAVm07meSi5DpPrsgkhFehfQ21b/zdwtILJSXsrVGlm+sl9sFqCc4gY3rEJkJ9HuT21hRW",
-	"5ge/QFS6v5NEkmwTxJ3apw7DhTbXTmjnakzhD3np2BOZAOYhQ4VykqwR6PHOtbueIEWfPjs3NC8Kc/mv",
-	"ejYQ/OenzwSiohar4Vh8b9Pic6/PzpUkfwpG0o8JyvQa+ng5VVydR8pnCYY7wHFuacQ3fz95wUtDfBAj",
-	"FxqL3ls8B/4Cy4P4PeUrnRv1fqnLFeEFntAMuDfmQhZXtlygPYGhGz+arOpSRWaFWkvawHMCAU//ZQBD",
-	"vVYmplA9PzqEn2ky3F3TaW+k8G4CGdIxpVxQnNbLpS291HnjaTTjRCPXmTBLO3aKZ/UDFgBvZZR/OfhL",
-	"896F2PulNhKbWOxSRIcrfOIEfTvhhwuVa4mFNxolJJEbPIGdBw6m7iajKtgXpz8mxdpJR23szZ6lfMNO",
-	"K1XtI1pqxtkWhvN+EX3FixMkQdiDFzjB/S+0W1qncQ3ti5XJqpLTuZ/CBNKhvcj/7HwPla8qXTAkS8d6",
-	"ofM9wDvor0EchRlwSsMvm/bT6f+rINNkVSnX+WXqJ+FPJgqNx+OzdI9bFwgyHfuuz/i3yaqjw8ddGVzO",
-	"uXR8u8ePbon1pGHwXY8JVG2+n4oYZAi7tZ2hT+CZggRrfbjHeIIXNtpOSQrP88O/fboV5LMtE5eloup6",
-	"lg39vWlCs8p09vwaLGMk0DnkucuzTw9D+uuIM1iIY2/yRJ8bjGZfrkJeL6I8rdDAWMqyQjgokdGPxwcH",
-	"ARsa281cqxXpyP69Pi06kSiHz/urpF7zHjGBvC2LB+t/Yvz4cci3ZfGVLXngx3YWcU4qj7+1dColhn/7",
-	"LHykDrDDkmUz6ATpfqwwrPON9lWkzO3++3cGIR0ZrsTbNy/RKgbrFJrE1tWyrpzQBhJU3dyW1X6hb9r3",
-	"NAIvh1YqjR6xUb10Y3ECeAMq9+OhXpvcO5Tc12pFPhMxiLfcX72O3Jkn4VJPzs21WnEpayEhmZMcHU3V",
-	"01l0tDQ/g1mkNwSz7/iSe4YCMwBvyAj0F2yrSoYLnI0Lqro24vTZSGTuWVgQ4v43CpGTNca0a4a44j4B",
-	"oHuhsk9rHJ0b/HBG+4f+hOeHz6nWljZr1763k5jhM0KVGtv2el3g3IRWs6O10rLnnkEiE4TrrZA/RvXC",
-	"k1PqzD835wYB+4BktOth7mKQoSR3F9pc0B8zeKQzwf4N0jlp1G9L/UC8lMZ5W+oPBMmXTuAj30xzQLAM",
-	"vMnJgGM1NmIj1/T8bl+9V9N61/b1wCHjG4wOg931+M9NnA7otQ1JIZD0rxeKssJCC+7w4oXO32fQgkGZ",
-	"XJvZcCSUnM6jveYff+I4Zd0vTAzgf5uXPjRoBqZHBTxUlQSaIzwwlSW0KQkF6v5LzZRcVIj8e4ROh927",
-	"2UkDePKKEvgjnyDcO0sgHJCilkEmfMbTcGJwdHjIDT1AWRsJbpByNDo8PBweo/FOWwNuDexzPbe1kwY9",
-	"8/w5WCjHALMlNGVBaEMcNiZm+mFRVjCswkk6TEfHbcT2oS46rZYoTikvrdb1wicOOCt59kNdFHUP7vzQ",
-	"MHUxTPrITQZXRZy0qwjdV14Waiy+hAOHBFKGFexOeD6T7vpL/sobjHfsUnTQJHfyyLTn6jfZD91fbeA/",
-	"0yD+39Uus7shcKA37okA0xwAln1Asu9tiRA65Pf1RHi6vSfClnkxMiIm8vZNBH/dGRmxcbCn+G7HTF57",
-	"vol4nCOMIR2NsBvoDNsXrd9aYtriqL+NhOexje3SRi/qRbo50S+yNqcTHmqpSmIfR56vAVNIxveKQc8M",
-	"YNLtE6MpHNKB9c/oIQtW1i7dVmBJYLHgSm1er397AY+IlM1FJ8K8Lbr7SwbeQWuY/Ss5hVDkG4WOW5B6",
-	"lWfJJMPXBOSIigsgEni5EoNsjWFlIxLhEBUedcrzNnabNKJeOlVWEc9fUv8aUaaTAzhsmpTzQlwWArvJ",
-	"SshNX5Z2hsnvx4l8w09QFmojEjp4eng0HIlCVslIZIY0BsN8DT/E4Km/Zgjng4UGXqAQ5usNQOzeyjI/",
-	"FtnPtapVnvmbmpW1MdrMMsRPDD/ZMv4Ez3laAFHmdw5LoPGpqTRTVfh/wnl51YmCCSFjFmfjt5MtS0io",
-	"pcAzzDC0rHXC+XcGOleLpa0w8gwt2iAUDCvh2gKvPwAFXGmDfUP9OEkEeBRqrKmwmuxGSIrCx5UTg8Q3",
-	"ni60sT/DscjQ2s4aK4HZg87H1R3JB2BLlb8wWceDtIuJgYdRdWniUH6H+QNXCNfOOcmOdBEDml+DVFAF",
-	"sgvEzTLwJQQixpsEngr4ewP+ySn/fKoZAahWaMaMapA3nCtZViq/kFUWO/ExRSJpY59ol1CRXxc/g9NU",
-	"eWO3/FqZslxVSj2bVzh4IMu49rmE9DaaCSjpmAsRvxinpwFn0au/LWIBm/ddewUEBsD0u66NBw1TmZk2",
-	"CqEHBskfQiVRFfcH3vRcZAEl//lqxLkbeHTJMIk66a2Z4YjBCfzZAgYaotrAiEG188YMuV/QRCilcRLq",
-	"l48bG83/mZhJWCvPVEfFSmViSDlywepqEk/J/79rbB1+Byh2zGAG7JTRVCRFhlHm7/VqvJDvL1hlyRBX",
-	"wI0EHDh+2qj38QwGnVaYFwlzPZurckjTTMahtItRcs3ivGHxzCTCVycpW2s/zZYLTB+3yibPxPMYNGgK",
-	"UYS89u/Sr3O2yJpQWGdsyZkDlU0AosJz3MBLkxGfuIDWa4oV4RU1Jwj13QXQIqRtLlUeDSRYKx70cBSm",
-	"kk6ObnZYYqEkVWIl6wPU5+Rm0ENNO1dXkLDkrwI2Sq+dmiSAHNgEP+FddHvFScJf4tRcPcViePo8h6aj",
-	"4JPXEY7pVq7Seq+WsnIAWVQZmJkUjJUAmg66yKfBKeYPo2suHdPgLY+P1wYqVei7/hExV7KsLpWsjv08",
-	"1fuKq0foIYqWFGDLUCYW/BIdcuy19AsYIiM19nYsgtbeZmOc34HcSwwSVccTUnLWoV+qvaXcJLOiFDRt",
-	"cvV+SGY7N/MgqQ6QLFieJq+u1LRqEiR6IP+YFn405UH/TLLMkImjk4Xu4Vi8gO+5PkzpUSM7zAu+dnIY",
-	"UtCEi/qCF/nZuMO/6re5Yao8aIe2lifig7haG3N4p6v5mZy5k9cvezH/6Q7y3QNSIkX0VjpOewZL7T5r",
-	"Cn/rPNPEi45q5Y/JcPfhlUZ1qmW4brRbe5zRKCT6A3kts/YMxA8EvdB/eyt1lUrSqGl6Hg5Qu14ClEYW",
-	"Gat4ncEibKxCzIltwjWXNHwRdOXoPUzU/LCuJw4Z5I0qHUflAusl0XBtvGjGxuVW5JbS3ZghVhaErdAp",
-	"5MvzsXhHK0YfNQvmUdPubIrFgF1DaSTH0RSHn26k0W4OyFyOqj2D5LVRk4SjgkTTuZ7OSRVYM6sH8K8u",
-	"ZbNl/tSGMh+HopSEXeJlPpcMkXono8xdMxLQ/Ay+WOzEA6iRZW1AkFpIws7FABAowYNrr1ggjYI+DxlD",
-	"BE8WPzgSxpbpBJIWvIHFYCq6Lr1AH6JhAgYr9NVNptaQlCBu/eynJO1s3IBN2c/YSDiso18c35KRi+Wv",
-	"uaisN8ODE8fRp8HVowGAuizpC07JcjqfEGmxyoe+BjBn0BHOP0dEfU1bBCC/A3qWVH4Q/f48DCP210kL",
-	"8SHoL2esciWFBExViTFMuHVNYmoy+WHrAoCPt6nisVI3CiESr2vRUxyklVU2Fi8QJgAQrN9Pi9rpG3Us",
-	"qlsrptawpUtYAhhih3vbvhgj4jDR/0RTxFBxUGDxE0S36GRghhH8EPgwsIug7bpGCXSLzWZN/0l0XeFV",
-	"3qYk82ahn+BKA7vgriSJyp6ayoOGYTxs+CgGibGbDXkW3ZY59XcK2+PpX2PX/8hMnziguuNgahOrc7Tp",
-	"eL1oH5GP5Sl9jRICaptrSqcv32pqACbJ+cCaMY3R51C7B8UW5r2TXgsk+xhqbWMMGPUDabUv8Eyba96i",
-	"KVZcL0ME4Znr7ZoQDXeCNNyOov3vbeoAI5Vk0jJtHrcM48NkeQHzTlgcge+RAgbiY3clER/bmquQZgns",
-	"jsJFCQUyzzHqgUDAiKKpTfhPL+LL4SRYsPhSqYhLU+BXnBQFda1jOSGnaLM3I7ARt78jyJIIXzG1XnMk",
-	"X09q1Le1COadV9rz79QdL4uioYDI2Yw0plLdaHU7WY+wUzRbXVXC1hX7n1bwVxABBex6Q7PBJfWuJx6L",
-	"rJKFxKi5X6MJvuaIeAGOmVUz5j+cNJMlfoOPY6YB05yzPTDyWuhrBRTA2oqf9R0TDLx1+tBtZ7pj7HGL",
-	"tWvlLNwlJeH3piA0puEv8ONnG9DQs/6RZ/c/ZmPZq6XaMPgFfLJnBkfbZ/CQMfuvCntLdHyXtkMJ9/1T",
-	"Nh0K83fXsIi2eIJ/YOFCJ7jGCbVhluLSPwCUIGexvYtbkyYQafLMphFk8twaQK7RFIUSIu2oy3M+FpnM",
-	"8yyEuyNcrR+M0sukoUg+IMbhz9CdFCJhZJe3U/iSHLpKzuB/opODgSsmolSuLiqRkRPwAr/pVfcYGsKg",
-	"AzynHUwYItsZdj/IhLNX1X6uYvgsJH0kaxmwiUJiwKvF5GEEOw+R/WwO6QoXl6uMQzVQsweoGNbE+VLn",
-	"hWw4QRGT+VvIy4JwNCOh+E2voaqY2jWESEucHHmDZLVlGzEsxjt5O5cVmoXgJuDRx+KERsJPUpZhgtXr",
-	"v4DyKjO2uoD89YwBv2F9siwl53VzniMYVe4Y4gre3qrL6HSXRnxzdvYan+l2v5+00966hOxgs5Q9Fo8c",
-	"SRiLl5VaYNoGeB9i8X3UVCaNSCHi0+tKLdZuqMjVVOccE4RRRklCwhjL9h1X4etKDLJ//nK+V9jp+d6x",
-	"+Of53qXNV+d7I3EOzMT/l/b/WBO753s//fpTNuTpQzdYQy5BbwbLstBgzqpFUG6Rz+Q6h8xR5AuQaCvj",
-	"VUvTXZAewVakO4mPh7uRAFZiN+rFUlJfs29Pf/geS13dMZYHlQwM55bgkuWg1MKr/LRNmGrn+EtevcZy",
-	"2UF2lAn1cy0LJ7Kj8SFUIuUYHcP7whYZzS0yPHAKtq8i/lXnHPDEdzxtYLCYwdPamhwOpVLFV1esUa+r",
-	"eJ/7HX/t/ydR9B7CmoYxEkHsPlSD/PV5bNYGiB1BZwHeutHavXrMZL4/RyDlJCfIVpIDW7QQNo9r5+2G",
-	"7aYxPJcivOzcc1Oigicr6tGxa0v3ybrXaildV2pUZfGtbknBk26a1lO7uITsjcxboyC+tSGPLDLoymbR",
-	"SUtMG59FZx062P1TaflOp1H31m9eb7b4vRt2Wx6E2fgrGbxb/wDzYtdXX5c2r6fV3V76qrSLu71xZnd+",
-	"/nNdFNrMUqgTevchzZzkVO9i5jRu0n9GUnJjyQlDusRz24hejgwHUYfa+iToXZlc2NpAEFBXjvVBIFEU",
-	"5vg75vw4iLS4eqHyGGpt8YtpqXJNrYraI+5aLygGpAVcAt6BV6DRGhkhmwFFhXSKYUh9o2njKKAeT9pG",
-	"EeREJ5os5fqleiRn/jKAFGT0jkWmXKUXYP1MrasyYW9UWQbllMcuZaUmSUsyqrl0ZInRXmNWdfLeE9ce",
-	"4GKpygt/JhhQBosopGHyaNhlCAYdb4phdEI3kbkG1DVJEeETQBPMLaVAK1ARZgy6ua2LXDiFgbTsJWc6",
-	"T1f736lVdhzT+kLgHnRgr7r6v2gjnj4Xc1uHAG7S6SSJ/4fGU6nF4B+frH/TWyXB2vCKfx+Qlo6zvbhW",
-	"q4tS+auQ9WUlAafaVqZ04i/Qz7UiBXsJCYD+3qobyAVPHcLrlVZC5xTKguxgVcZaEyxpjt6r1lb3utE+",
-	"+WQnJ9ZDJVgRe/8gWnMiWrZCRcIZ3SZJpCGdgINO/uK26XuyRo/3nnV1h0V42ysVEh8zq+4jsypyx4ZU",
-	"7BTADXvgIHylxy44rRd3NQuwOo3YviUflpjOrVPwm7a5GMgCC3YI/IjC5aR2G1uivq2p/nW4xZTw1wFT",
-	"5XczJMb3bQywL6ZUwmGlxeUq7IHnhhP+V8xuwR1lfEHclzSU1onpDVftlA7trgbGR3vgHvkdHcJ2nKlK",
-	"Fv/+2j9sCS02ZQD9LKiu5gc3RwfjW1UU+4AqdPCv22s35qPoZEevsdUMa6TYDg8wTjAnEWHuqnkCgoeG",
-	"AnQCRYAoBzFqiX7Kd+pSfKdW4lRVY3EGP6MzGP3uCcRKdq3zjFBbxv4dJ0pbyUodk0sRnnXcDSc2AdUV",
-	"tQ7E0TmjyxY5vIJex/gW9t3BMAKDDTLAVZKOCdmhBNZZOgI4nc4phUxV5CICsPG0LmolFgp+DVhOsLDO",
-	"RoOdHOjb2+sH7QD2rbPmnbr8Tq1OVdV3q9bO7p6hyl73UFaDjhLa9tTcIuzCzmxd9Scpf2mg+BK7mzQF",
-	"aru61v/y7buzxujQWOmEWIXEeODn0BMyE4OT1y9FQP6B8g+un5yrUg3HInNTu1SfAZJOhuUstHtDEZL6",
-	"aHIJRqdTpmKctZHIZoW99O/DG0ixrXegERjIUExA63xWvfeTa40BubwYtboqlZvz7aEPK5NDN2LaPix/",
-	"ubHXVGMQGsrE06JnMISTgkKPxQvoPomXCDwHYCzCpZdLfa1WfO85caZdW+u3mG2G1k1qtLqEnBEKeYbK",
-	"wxYulFPljZ6qrh6YQFBbjLt3MMGwMZX1W9ULneCpoGGWhTu0B7SxN9pTpl54EsfD3huFH/BE937aJeWg",
-	"p2lN4/zgSD9APsCHaVD5yx52cPVX2HOfXxv851TPjMDT3sBiEL6wl8O8dK6GMBhftIFcZyNoyjcuWbsq",
-	"H0Jylb4sVPRvfG3PylqJA3FaL7FTeDcZI8rOe+0g+3pKFw3wfEMqPw5H6nxo29TqZstSuHkhoUY9wqff",
-	"ltbMCDyX3SlH6BgC59mslKaChJrPuAcUZpyBCwaccVNZliuRQQvXjKs26NGxOKEh+E+jVJBiy8QR9z+8",
-	"nVvyeiX81w8G6fW4SysS1FLkCgKVYNnA67bdXqMoOCQb3EnPDw9DI08s3cSwPjfk5dbGkPoB7hpK7DgO",
-	"Ze4ZNRy5gL3JRvTDRUJKmcheUlcS7MKeNChOi+4vpjZXyRfTx7oPgcjuAsiu5ySaz4zFm6Y8AJML4Kr3",
-	"a6eOk63g3AbUzhoUHvywXgnD0K9dIlkiJn841FHUt1i+2DI4YECWNL4cshWw3qHzJD1RXCpl0jMfNRq5",
-	"p5nu7RPq2PDGFl3EtI8Jy1N0VW6YNoo9XGFbPOeqBIRDkJm64qoLB+Tnzws2uVTiB8/LxNPxIX0Tk0rE",
-	"4M1XL8Snf33+N/Hf//XJ+OnQa9/EPmKPNq5RUaKBcRv6LFK7BqB2etnvQ+A+zFkCIINahEzUW3AA41tP",
-	"HOHuga889UzA7gLUtxOXdRWJsZDTa9doxIDHU9hpJrJG4gYiGcKnGVb5JzwwrCojVpVNGHzDD4IDh2QZ",
-	"AD3xZsPMWFAnTqlDRSgp4ub8Gzpow5j+z8iTJtEPA+90RRg6O/ivayEgVM4IN3ejJhL5ZmydDiNwm2U/",
-	"RXpk0r7nXikMLagapNqny0S2shEqi9UZHhkeTkbu1WceoA7Cj/eB/M7+qp7iBd/kqiUeQFrZ4f0unfWi",
-	"ztET4SG47W+DY00loHFeKmRnA2m6GdDwP0il9CrTd2rVo09qIyCRH3cxqIWbdUwvwXrdMdwGMZh6ZNLc",
-	"wVgNGCrE1eEzmEw+Fpvt2AnwytinZ1naK12ogwV1/5FmlZDRfZt5Xb4Rv8S37mHbLYYxei4OwY1jK//f",
-	"kz71BzSL1te3mXiTZl09SQe5UhTgiODxrMkTdjxmLqIHj+lcm7GA4CEZHqXCnrGYlQiP4Dcwwzoq/PDB",
-	"ATRt+oy7zE7SlrReYaviyxBxAXUsfZP/yABq8JtdKprirbokfYApGRUtwKfCflEU6wBR6++SqOwMbYVg",
-	"4oUphVWDpjQWn1v/xGqpHDga+ecnLhHneG9I70zW30JTwtsOmFNUdIwwYNyy3etqr7B3b9D2rVH71Csq",
-	"R+1cm9lxe5Px2Yio/NenFMJHv2iyqVgBdQQ/iwFglTHyNNQPeYMOiQMBvbFQ20wpOqSdq/HYA5RzI5MW",
-	"GoigBh9Q5zhH1xrInk6sDS/Lgs3hKWuhHSZ552KAtiee4DCxN2Ta+WCbIdlhaVCqAZkZRBVoljKQG1bJ",
-	"y5VDgvp9JnufIgvH/VrZZRGrqiRrtripWDIPjB9pNOnvgzdgxBIBeAAwgP8Dl+Z//t//90r5009hgf6f",
-	"GVaWa0eIbMf+IhZSG/HN2d9fgRSihStKjkzuBDfa9G/7gw7C4IkT07maXru+hmCet71C/OWHUCtxkD+u",
-	"XhmaB5XAfT29N7bWBZ8IW6BUs59qoZtFy+cyD+v/j9f9sL9Aiw8D12gKnW5ROleyqOYHmHam8g2qYITn",
-	"JAATOMV6Cbyai91KBZQ1Sgt/AKaqLmliV+R+wIHxKo0CJKl2lZ6GKEBO/TM8wzZqitkH1hbBvxNQTLEI",
-	"Yno9K6GhAzggAU8CWnU1UrigzgFz+LCvIs5khfX1uZqVMme0SWhTGMtQs9rwwxy8QMRRaypoe2y80jkt",
-	"VeVGYm5dRdUgtkxXgHYnlZ7sEpL7gg7nGxj7IZXP5kjbYt/kA/azp22BHpe0g+P77q/3mycXTu2+w4g8",
-	"IyZmJIcUd3/lKrVoXrVC3yijXH8Z+5kqEt8uJVmCsQWZr5zK4pUXQP1Hp3HowiaoAeSlIjnlqTJXS2Vy",
-	"ZaaanGwyXi5bV17MBg/VghCGrsCz5EWxRjQiqICKE7MQ5pJllc5x/b6lGCMwe0wjDR1A+bd4t8L1LpV0",
-	"Fq1LdJbuHsZ+xbv8oJDWOMYO3Tgbx3fvN+M3TASsbaIg0I4iAd3zJeHJIU1uuRylkrm+0+2IQgdALxFm",
-	"p5RXV3p63BQiTJWU9FuFa+IlmNdFB08ZfjJmci/0jIt2QcZA+0GvwEPrG+jKAL7+UJS7ifzBPd9D/sZW",
-	"F/j7BAGVYVXKUZwEA0u5vtF5LQvWQMXbvtspBfQBuZSFNNOgxPMZc8o77dzu1+pNOJ8HbfxCg2yjZz54",
-	"oAGZrwI+GhHAvV+0nWZ2AtitDvGt4KAIRWyS7jknrkNcpD3ne7x+Ycqb79/N0YE3r+RSb87QSl2CfktL",
-	"GfvRZQc3R5m/CW5fmnz/X/YSWmmp8kpO4ekbhejSVvywVObk9UvxbHw44qJSuDs42mUKIkedvKWDAQ7c",
-	"rZzNVAnTvINA+PEIxlzqL6iJ5++l4Nahm3RNoVPoOEJlUCuzHlLuepn39eDmKO7jfdPHzgNvoJz0SB6A",
-	"cqQTt6WuKmiUI05xMIgDhAlrQyS0OznQdx6IHDqnuTM1dK7xMahh54E7qWEHXy84YjCcWJfF3vHeAeTy",
-	"0rfWaMYCXCHGC8C5RZo28DJHCMg4TcngNpz8hNNah2g5603KEoOMfcvZiCIW+zE9Zjha94KNEqvbBa0h",
-	"JM5TzCKZFtjeHZNSRpoqAgwpZ+tyqqhEDRO93stpVazWOvklH0//7DpGIecbeLxpyZQ44sg13nQlsrNY",
-	"l1Ao75KhaufPcX2IV9bMqGdiGuO7sgBDTg7a9uCTtPe2A4ByAz7YdOOWev9arbrGPD35+6t2U3NugY/p",
-	"yj375Zzt+NwLqBvEwL0bsQ41Epe6KEBnDrn+4AFploGGb3M+dMcWSTOr/UsLm6vCCXkjdcHK+FVhbyMh",
-	"yRmxDfoovtHxzR/RJ6PQ9wHFjrm60kYjYS5kjn4S7D1gcqHyWeM8YdyuvZX+KCnRRCa9uFIsW0T2ZCyb",
-	"OZTk4FjD1hD7N1p1jvMWiCNCkxIimdeVKXmaxmx/MLl/HZ99U3fNt0HZS1Xuw/S5hUkyQoJEt6Ffk71i",
-	"6sP91cZ5XTzFJRvFJh2U8Uuwtdh4BZ4nGNlxExZrf+MczgBqijY7YOuFxguMfgO3yl5V7W8D3+3YNdx7",
-	"/Ci4yJfYrSdFWsNMdun3z1vp/6pzTOcgWGQE+UwGnNcLafbxWHvYMuqIDk5TFpGU4Rog98We/vgX4LPo",
-	"DKlzbRE9iT+Zsg7/cBdto68OmFNSsupGQplpucLAcIXZvBAgpuw7ap8XB0g4Xc/Kks+LqaxkYWfhkqdD",
-	"i0twYBIjwBNIBkof7RjpS0ZVPP3Hq2D4ughPhMFxyKxJueDPxX54uOOrLw1OihN7MAcpfFepHD+e3hv/",
-	"JNyqrg+yzoXym+1zLyjdCBrt10tvvY482wFCRDmPvS2TUVj0d5Ows0XNPuekUybI0t7WvukiuGvmrz/9",
-	"+r8BAAD//w==",
+	"+NAK8p1pUEhqqNJa8Qz1uFVDrib6WEdONfUYkq/zs3iygBwUxA1RURUalgXsLRS9e0nq/5+9q1uO28bS",
+	"r4LSjbunqJZkO5kadaW2FOfPiSfxWHJ8MUqJEAl1I2ITHYJUuzeVqn2a3ffYR9kn2cL5AUA22WolkpzM",
+	"5CYVq0kABA7O//nOUOSgpeo8SOQgcFqc8tFDBqffxVLq9i5x3jsRqk3/dPRvcfQ7GTAgVXbTbe5WFIYi",
+	"BtLCKqVspFpbFi3M8YO0iMsn2ErAxjYEzWuVtY5fTLG5QCaDzMEmCMRfO52OKmVViZk+CyGBLTqeacGx",
+	"50PPo4jxOAI5wNf2sTdyOr7jZZ7GGwG8Z7Nn4/Y+jRQ/6Fz+HavRcF79J+rRDtVlu96L3QrM/IlvUa4e",
+	"mZK+VPVWMjr8UHz8wzDvP1DYYXfSvGNYIAj8O9a9wTu3Fr5NItugUstCZuQqWs2dvu4MzWMWCOJaLVu8",
+	"P9YNIZfPXS1LzXaC+jWFeO+wynd35W4ivtQ3znLoWAOm6hoDrW/ySjz14x7NcBTwrMUQnFP4mPuyElJt",
+	"L8icIVedrc3SeqU9xtrxe8IBABALYJHVj86OsIjrUbVanPKx6wTvyA2jesE/AFf8gxUM/nbld8j2/BVB",
+	"2U3u2wPT7kNOvIwnQYfuB1LGX7f6pW8h189whF+GA8WvjLm2oll2LHywgtP6fX2B/8ayOTFKL3ypYDZ3",
+	"ylA5UxPKNoW5KNd0TH6N6joOKQT2DVEI4/dk4ZhnQB1q7VG8ChBGiNTrOJfHLOU6SZqGPB6ec5o20xyl",
+	"X34euSQwsERL9n05/dPOLAHPAPDW74FGIBISvoamzUiwUqxkIk4CTFwlcn0Fafd1KCvx3B/bGaS5qqUu",
+	"UqFrtYAvBxxqbb1cK019wbOmCSbzLuyMsaoxBO5rVgCsayWtuHK3fHyrgPXfg7683fwnUnz27SlnvbZz",
+	"Vjk7q0S3YMCVe9Yar7QtVDkxqqs1GoAPYaRxWzneiIgu/MKdPnNL132kg1NrPguX9PelhEewj53b96cg",
+	"gpk+wo+5lzMCWXXbyUQXJdd5dEWmPrwK7WuofeNvFpZOKClhVqWq7FwvsQ9WR3B6GTMgNhHq8yA3q7Iw",
+	"Mj/4GaLSw50komQbL+7UPnUYLnR5bYW2tsEUfp+Xjj2RCWAeMlQoJ8mUAj3eubbXU6To02fnJa2Lwlxu",
+	"VMcGvP/89JlAVNRiPZ6Ib01cfO702bmS5E/BSPoxQZleQx8vq4qr80D5LMFwBzjOLUvx1d9PXvCnIT5I",
+	"KRcai947PAf+Ap8H8XvKVzov1fulrtaEF3hCK+DemAtZXJlqgfYEhm7cbLJuKhWYFWotcQPPKQQ83cgA",
+	"hnqtypBC9fzoEH6mxXB3TaudkcK7CWRIxxRzQXHaLJemclLnjaPRlBONbG/CLO3YKZ7Vd1gAfCuj/MvB",
+	"X9r3zsfeL3UpsYnFLkV0+IVPrKCxI364ULmWWHijUUISucET2HngILM3KVXBvjj9PirWjjpqY2/2NOYb",
+	"JqtVvY9oqSlnW5Sc94voK06cIAnCHrzABe5/pu3SWI3f0L1Yqaxrmc3dEqaQDu1E/ifne6h81fEHQ7J0",
+	"qBc63wO8g+EaxMSvgFMaft62n1b/p4JMk3WtbO/I1E/CnUwQGo/HZ+kedy4QZDoOXZ/Jr5NVR4eP+2Vw",
+	"OefS8u2ePLolNpCGwXc9JFB1+X4sYpAh7NZ2hobAMwUJ1hl4wHiCF7baTlEKz/PDv318K8hnVyYuK0XV",
+	"9SwbhnvT+GaV8er5NfiMRKBzyHGXZx8f+vTXhDNYiGNv80SflxjNvlz7vF5EeVqjgbGUVY1wUCKlH48P",
+	"Djw2NLabuVZr0pHde0NadCRRDp8PV0m95j1iAnlbFQ/W/6R084cp31bFF6biiR/bWcQ5qTz/raVTMTH8",
+	"y2fhI3WAHRZ9NoNOkO7HCsMm3+heRcrcHr5/ZxDSkf5KvH3zEq1isE6hSWxTL5vaCl1Cgqqdm6reL/RN",
+	"954G4GXfSqXVIzaol3YiTgBvQOVuPtRro3uHkvtarclnIkbhlrur15M788Rf6ul5ea3WXMpaSEjmJEdH",
+	"W/W0Bh0t7WEwi/SGYPYtX3LHUGAF4A1JQH/BtqpkuMDZWK+q61KcPktEap/5D0Lc/1YhcvSNIe2aIa64",
+	"TwDoXqjs0zcm5yUOnNL+oT/h+eFzqrWlzdq17+00ZPgkqFJj216nC5yXvtVsslFa9twxSGSCcL0V8seg",
+	"Xjhyip355+V5iYB9QDLaDjB3MUpRktsLXV7QH1N4pDfB/g3SOWnUbyv9QLyU5nlb6Q8EyRcv4E++GeeA",
+	"YBl4m5MBx2ptxFau6fjdvnqvsmbX9vXAIcMbjA6D3fX4z22cDui1DUkhkPSvF4qywnwLbv/ihc7fp9CC",
+	"QZW5LmfjRCiZzYO95h5/Yjll3X2YGMF/25feN2gGpkcFPFSVBJojPJDJCtqU+AJ1N1I7JRcVIvceodNh",
+	"92520gCevKIE/sAnCPfOEAgHpKilkAmf8jKsGB0dHnJDD1DWEsENUo6Sw8PD8TEa77Q14NbAPtdz01hZ",
+	"omeeh4MP5RhguoSmLAhtiNOGxEw3LcoKhlU4iafp6biN2D7URafTEsUq5aTVpl74xAJnJc++r4ui7sG9",
+	"A41jF8N0iNykd1WERdua0H3lZaEm4nM4cEggZVjB/oTnM2mvP+dR3mC8Y5eigza5k0emu1a3yW7q4WoD",
+	"N0yL+H9Tu8z+hsCe3rgnAixzBFj2Hsl+sCWC75A/1BPh6e09EW5ZFyMjYiLv0ELw152REVsHe4rv9qzk",
+	"teObiMeZYAzpKMFuoDNsX7R5a4lpi6PhNhKOx7a2S5d60SzizQl+kY01nfBUS1UR+zhyfA2YQjS/UwwG",
+	"VgCL7p4YLeGQDmx4RQ9ZsLJx6W4FlgQWC67U9vX6lxfwiEjZ/uhImHdF93DJwDtoDbN/JTMIRb5R6LgF",
+	"qVc7lkwyfENAJlRcAJHAy7UYpRsMK01IhENUOOmV513sNlmKZmlVVQc8f0n9a0QVLw7gsGlR1glxWQjs",
+	"JishN31ZmRkmvx9H8g2HoCzUViR09PTwaJyIQtbRTGSGtCbDfA03xeipu2YI54OFBk6gEObrDUDsrmSV",
+	"H4v0p0Y1Kk/dTU2rpix1OUsRP9H/ZKrwEzznaAFEmds5LIHGpzJZZqpw/4TzcqoTBRN8xiyuxm0nW5aQ",
+	"UEuBZ1ihb1lrhXXvjHSuFktTY+QZWrRBKBi+hGsLnP4AFHClS+wb6uaJIsCJr7GmwmqyGyEpCh9XVowi",
+	"33j8oa39GU9EitZ22voSWD3ofFzdEQ0AW6rchUl7HqRdjAw8jKrLMkzldpgHuEK4ds5JtqSLlKD5tUgF",
+	"VSCzQNysEkZCIGK8SeCpgL+34J+scs/HmhGAavlmzKgGOcO5llWt8gtZp6ETH1Mkkjb2ibYRFbnv4mdw",
+	"mSpv7Zb7VqYsW1dSz+Y1Tu7JMnz7XEJ6G60ElHTMhQgjhuVpwFl06m+HWMDmfdf9AgIDYPrd1Ma9hqnK",
+	"mS4VQg+Moj/4SqI67A+86bjIAkr+83XCuRt4dNE0kTrprJlxwuAE7mwBAw1RbWBGr9o5Y4bcL2giVLK0",
+	"EuqXj1sbzf8bmUlYK89UR8VKVWRIWXLBOkazQugbofKZ4kvoR8IujJkpcx2iiP6fqGqqG1k0sEGMcCfL",
+	"dbzeRPzYWPb6gsrluH5mFo6kj1uH5fTpmMx8mVCZiNVcZ/MI2AGaqeO2R0vkluDWUpEAJH6YSizUwlRr",
+	"rAsG2Afbmhn3DG7nBJNeUAW7UO8zCNCm42mg6O3vM/ADO7A0FZSREZk6HrieLOT7C1bvUsRgsImAy4FD",
+	"l+p9oNdRr8XqNnKuZ3NVjf3++nkoRSWJWFJYNxwvM1Q/6jQWAd2n2cqD5SNZmeiZQLuj1v1DxCU62TA6",
+	"Z9ZsCNBNIRDdD7iRU4DzcNLJy51oxifWIxuXxZqwndoLBLIu4N5CiutS5cGYhG/Fgx4nfinx4og8/ScW",
+	"SlLVWvR9gJAdcRF6qO0T0DUkdzm2gU3lG6umXRqP+TxxOnESXZKwNNtkCBxAw3MYPygJ8jpAV63kOq6N",
+	"6yh2B5BxloJJToFrCQDzoLd97B2I7jD61tKzDN7y+H5DVQ+N6x4RcyWr+lLJ+titU72vudKGHqLIUgF2",
+	"H2WtwS/BeckeXvcBYxQ6pVlNhLdwuiyfc2GQ04tRpBY6QorO2veWNSvK4yrXlK6ny1y9H5OLgxufkAYE",
+	"8DVYyievrlRWtwkSvbW/T29IcHuArh5l5KHAQ4cU3cOJeAHj2SH87aSVSeeUhG4iHVLQlAsgvcf92aTH",
+	"F+22uWXWPWg3u47X5oO4pVtreKfr+Zmc2ZPXLwf7I9Ad5LsHpERK+0paThEHq/Y+6y9/7TrjJJWeyu4/",
+	"Ewfvw4OPqmfHyN9q4w847lFIDAc9Oy6AMxA/ECBEX/dK6jqWpEErdzwcYImdBKhKWaSsDvcG1lANJObE",
+	"9vOG+x5GBLsieFojk8h/1xOLDPJGVZYjmJ71kmi4Lp1oxibvRuSGUgOZIdYGhK3QMTzO84l4R1+M/nwW",
+	"zEnbRm+LRY/zQyk3x8FtAT/dyFLbOaCYsdLrJa8JmiQcFSTloiLtz6LlghjBv/qUzY6p2JSUJToWlSSc",
+	"FyfzubyK1DsZZO6GQYWmuvdbY9ciQNismhIEqYGE9VyMAK0TvN3migVS4m0fyK4iKLcwYCJKU8ULiNoV",
+	"exaDafu6cgJ9jNYEGPfQgzhaWktSgrh1q89I2pmwAdsyxbHpsv+OYXG8IocAlgrnojbjSeTwsjQ0uMU0",
+	"gHVXFY1glayy+ZRIi1U+9MuA6YdBA/45dB/QtEUAiDyiZ0nlB9HvzqPk7gZN1G59DPrLGatcUdEFU1Xk",
+	"OCCMvzYxtZn8uHMBwB/eVvFYqUt8OMnpWvQUB7RlnU7EC4RUAEv1fVY0Vt+oY1GvjLMZ2StAuAuYjgD3",
+	"tnsxyNAMSi0vEcPqXoHFIYhu0SHDDMP7bPBhYBde27WtcvEOm03bvqbg5sOrfJuSzJuFPpUrDeyCO7hE",
+	"KnvsVhi1nAjjlj9nFBm76ZhX0e/FoF5Yfnsc/QNUmYmY6RMLVHcc3BJ0hLTpeL1oH5GP5TF9JREBdc01",
+	"peOXV5qapUly1LBmTHMMOR/vQbGFde+k1wLJPoZa25oDZv1AWu0LPNP2N9+iKdZcW0QE4ZjrakOI+jtB",
+	"Gm4PwMG3JnYWkkoy7Zg2j1uy8mEy4oB5RyyOgApJAQPxsbuSiI/dmtcRZ1TsjlhGyRcyzzFChKDJiDiq",
+	"S/+/TsRX46m3YPGlShGXpiC5OCkK6vDHckJmaLO3o9Whx0FPQCoSviIzTnMkX09s1He1COadV9rx7zh0",
+	"IYuipYDI2Yw0pkrdaLWabmYjUORfXdXCNDX7n9bwVxABBex6S7PBTxr8nnAsso4+JGQYuG8svV8+oIOA",
+	"Y2bdzo8YT9uJJb/CxzHTgP/OmTEYpS70tQIKYG3FrfqOyRjOOn3oFj39+Qhhi7Xt5HfcJX3jt6ZrtJbh",
+	"LvDjZ2bQ1LPhmWf3P2frs9dLtWXyCxhyYAVHt6/gIfMbvijMiuj4Li2aIu77h2zQ5Ndvr+EjuuIJ/oFF",
+	"Hr1AJCfUslqKS/cAUIKchVY4dkOaQFTOMZtWQM5xawAER1MUyq20pY7Y+USkMs9TnxoQoH3dZJSKJ0vK",
+	"egB0PfwZOrlC1JDs8m66Y5RvWMsZ/Cc4ORjkYyoqZZuiFik5AS9wTKe6h9AQBh3gOW1hwZAFkGKniFRY",
+	"c1Xv5yqEGn2CTPQtIzZRSAw4tZg8jGDnIQqiySG14+JynXKoBuobAUHElGG91KUiHU9RxKTuFvJnQeie",
+	"UWPcpjdQgU2tLXykJSyOvEGyvmUbMSzGO7mayxrNQnAT8OwTcUIz4ZCUkRnhGrsRUF6lpakvINc/ZXB0",
+	"+D5ZVZJz4DknFIwqewxxBWdvNVVwustSfHV29hqf6Xe/n3RTBPuE7Gi7lD0WjxxJmIiXtVpgigt4HwJQ",
+	"QdBUpq1IIWL561otNm6oyFWmc44JwixJlLwxQYgDy4gFuhaj9J8/n+8VJjvfOxb/PN+7NPn6fC8R58BM",
+	"3P9p948NsXu+98MvP6RjXj50zi3JJejMYFkVGsxZtfDKLfKZXOeQZYt8AZKSZbhqcWoQ0iPYinQn8XF/",
+	"NyJwT+zcvVhK6gH39el332JZsD3GUqqKQfTsElyyHJRaOJWftgnTEi2P5NRrLC0epUepUD81srAiPZoc",
+	"QtVWjtExvC9skdHaAsMDp2D3KuJfdc4BT3zH0QYGixlorqvJ4VQqVnx1zRr1por3qdvx1+4/kaL3ENY0",
+	"zBEJYvuBjOmedWzXBogdQRcG3rpk4149ZuLjHyOQcpITvC3JgVu0EDaPG+vshttNY3guRsPZuT+pRAVP",
+	"1tTPZNf299NNr9VS2r40strgW/2SghfdNq0zs7iE7I3UWaMgvnVJHllk0LVJg5OWmDY+i846dLC7p+JS",
+	"p16j7q3bvMHM+ns37G55EFbjrqT3bv0DzItdX31dmbzJ6ru99EVlFnd748zs/Pynuih0OYthYejdhzRz",
+	"olO9i5nTukn/HgncrU+OGNIlnttWpHdkOIjQ1NUnQe9K5cI0JQQBdW1ZHwQSRWGOv2POj4VIi20WKg+h",
+	"1g6/yCqVa2rr1J1x19pKMSIt4BKwIZwCjdZIgmwGFBXSKcY+9Y2WjbOAejztGkWQPx5pspTrF+uRnCXN",
+	"YFuQ/TwRqbK1XoD1kxlbp8LcqKryyinPXclaTaP2bZRlackSo73GDPTovSe2O8HFUlUX7kwwoAwWkU9Z",
+	"5dmwIxNMOtkWw+iFuSJzDahrGqPnR+AvmIdLgVagIswYtHPTFLmwCgNp6UvOCs/W+9+odXoc0vp84B50",
+	"YKe6ur/oUjx9Luam8QHcqCtMFP/3Tbpii8E9Pt0c01kl3tpwiv8Q6JgOq724VuuLSrmrkA5lJQGnuq2k",
+	"68RdoJ8aRQr2EhIA3b1VN5A3HzuEN6vShM599mtT1qoKdTlY/h28V52tHnSjffTRTk6sh0qwIvb+QbTm",
+	"SLTcCqsJZ7SKkkh9OgEHndzF7dL3dIMe7z3r6g4f4WyvWEj8mVl1H5lVgTu2pGKvAG7ZAwd+lAG74LRZ",
+	"3NUswEo+YvuGfFgimxur4DdtcjGSBRY3EVAUhctJ7S5Nhfq2plrh8S2mhLsOAIO4oyExuW9jgH0xlRIW",
+	"q1Iu134PHDec8r9CdgvuKGMx4r7EobRe/HO4aqd0aHc1MP60B+6R39Eh3I7JVcviX1/7hy2hj40ZwDAL",
+	"aur5wc3RwWSlimIfEJgOflxd2wkfRS87eo1teVgjxdaBgAeDOYkICVjPI8BANBSgayqCaVmIUUv0U75T",
+	"l+IbtRanqp6IM/gZncHod4/gaNJrnaeEcDNx71hRmVrW6phcivCs5c5BoWGqrqnNIs7OGV2myOEV9DqG",
+	"t7D4CMMIDMzIYGBROiZkhxKwaWUJDDabUwqZqslFBMDscQ3ZWiwU/Opxr+DDepsy9nKgr1fXD9ot7Wtr",
+	"ynfq8hu1PlX10K3aOLt7hnV7PUBZLTqKaNtRc4ewCzMzTT2cpPx5CYWq2AmmLVC7lcjul6/fnbVmhyZU",
+	"J8QqJMYDP4X+makYnbx+KTxKEpR/cK3pXFVqPBGpzcxSfQKoQymWs9DujYVP6qPFRXimVpU1Y9IlIp0V",
+	"5tK9D28gxXbegaZpIEMxAa33WfXeLa4zB+TyYtTqqlJ2zreHBlZlDp2bafuw/OXGXFONgW++E06LnsEQ",
+	"TgygPREvoFMnXiLwHICxCJdeLvW1WvO958SZbh2y22K2GTo3qdUWFHJGKOTpSx47GFpWVTc6U339QoGg",
+	"bjHu3sEC/cbUxm3VIMyEo4KWWebv0B7Qxl6yp8pm4UgcD3sv8T/gie79sEvKwUCDn9b5wZF+gHyAD9PM",
+	"8+c97HbrrrDjPr+0+M+pnpUCT3sLi0Gox0EO89LaBsJgfNFGcpONoCnfumRdBAMIydX6slDBv/GlOasa",
+	"JQ7EabPErur9ZIyIRO+1hezrjC4aYB/7VH6cjtR53+Kq0/mXpXD7QkI9f4CaX1WmnBHQMLtTjtAxBM6z",
+	"WSXLGhJqPuF+WZhxBi4YcMZlsqrWIoV2tylXbdCjE3FCU/CfkliQYnvJhHtFruaGvF4R/3WTQXo97tKa",
+	"BLUUuYJAJVg28LrptiIpCg7JenfS88ND3/QUSzcxrM/Ni7kNNKR+gLuGEjuOPSRASs1ZLmBv0oR+uIhI",
+	"KRXpS+rggh3ro2bOMUDBRWZyFY0YP9Z/CER2F0B2AyfRfmYi3rTlAZhcAO2931h1HG0F5zagdtaicO+H",
+	"dUoYhn7NEskS+xf4Q02CvsXyxVTeAQOypDWyz1bAeofek3REcalUGZ950mp6H2e6d0+oZ8NbW3QR0j6m",
+	"LE/RVbll2Sj28Au74jlXFaBBgszUNVddWCA/d16wyZUS3zleJp5ODmlMTCoRozdfvBAf//X538T//s9H",
+	"k6djp30T+wj97LhGRYkWHrDvSUmtLYDa6WW3D577MGfx4BVq4TNRV+AAxreeWMIoBF957JmA3QVYdCsu",
+	"mzoQYyGza9tqWoHHU5gsFWkrcQNRH2FohqD+AQ8Mq8qIVaVTBipxk+DEPlkGAGKc2TArDagTp9TNw5cU",
+	"gSKzvds4zOn+jDxpGvwwiETQE2F4Sn7n9I2qq/X+yVWtqh4/MwiVM8IY3qqJBL4Z2szDDNyS2i2RHpl2",
+	"77lTCn27rhapDukyga1shRVjdYZnhoejmQf1mQeog3DzfSC/s7uqp3jBt7lqiQeQVnZ4v5/OelHv7JHw",
+	"ENwiucWxMgnIpZcK2dlIlv0MaPxvpFI6lekbtR7QJ3UpIJEfd9Grhdt1TCfBBt0x3DLSm3pk0tzBWPV4",
+	"M8TVYRhMJp+I7XbsFHhl6Gm0rMyVLtTBgjolyXIdkdF9m3l9vhH3iW/tw7am9HMMXByCZtcQNP8t6VO/",
+	"Q7No8/u2E2/U2Gwg6SBXigIcAWifNXnC2cfMRfTgMZ3rciIgeEiGR6Wwvy5mJcIjOAZmWAeFHwYcQYOr",
+	"T7gj7zRu3+sUtjq8DBEXUMfiN/mPDDYHv5mloiWu1CXpA0zJqGgBlhfCDFGsA0Stu0uiNjO0FbyJ55fk",
+	"vxo0pYn41Lgn1ktlwdHIPz+xkTjHe0N6Z/T9HeQpvO2Az0VFxwiZxu3tna72Cvsce23flGqf+mrlqJ3r",
+	"cnbc3WR8NqBP//UphfDRLxptKlZAHcHPYgS4bozSDfVDzqBD4kDwcyzULjOKDmlrGzx2D3vdyqSFZiuo",
+	"wXuEPs7RNSVkT0fWhpNl3uYAACltMck7FyO0PfEEx5G9IeMuEbcZkj2WBqUakJlBVIFmKYPeYZW8XFsk",
+	"qN9msg8psnDcr5VZFqGqSrJmi5uKJfPA+JFGo15IeAMSlgjAA4AB/Adcmv/7r/92SvnTj+ED3T9TrCzX",
+	"ltDrjt1FLKQuxVdnf38FUog+XFFyZHQnuCmpe9sdtBcGT6zI5iq7tkPN0xxve4VY1Q+hVuIkv1+90jda",
+	"qoD7Onpvba31PhG2QKlmP9ZCt4uWT2Xuv//fXvfDXgwdPgxcoy10+kXpXMminh9g2pnKt6iCAcqUAEzg",
+	"FJslQuFRsVulgLKSuPAHYKqaihZ2Re4HnBivUuLhW7WtdeajADn1GnEMu1QZZh8YU3j/jkd8xSKI7HpW",
+	"QfMLcEACngS0NWulcEGdA+bwYQ9KXMka6+tzNatkzsic0NIxlKGmTckPc/AC0VlNWUOL6NIpnVmlapuI",
+	"ubE1VYOYKv4CtDup9GSXkNxndDhfwdwPqXy2Z7ot9k0+YLd62hboB0o7OLnvXoS/enH+1O47jMgrYmJG",
+	"coh7FKxtrRbtq1boG1UqO1zGfqaKyLdLSZZgbEHmK6eyOOUFOiSg09h3rBPULPNSkZxyVJmrpSpzVWaa",
+	"nGwyXC7T1E7Meg/VghCGrsCz5ESxRjQiqIAKCzMQ5pJVHa9x877FGCOwekwj9d1S+bdwt/z1rpS0Bq1L",
+	"dJbuHsZ+xbv8oPDfOMcOnUtbx3fvN+NXLASsbaIg0I4CAd3zJeHFIU3ecjkqJXN9p9sRhA6AXiLMTiWv",
+	"rnR23BYiTJWU9Fv7a+IkmNNFR08ZfjJkci/0jIt2QcZAq0anwEObIOhgAb5+X5S7jfzBPT9A/qWpL/D3",
+	"KYJPw1cpS3ESDCzl+kbnjSxYAxVvh26nFNAz5VIWssy8Es9nzCnvtHO7X6s3/nwetEkOTXIbPfPBAw3I",
+	"fO3x0YgA7v2i7bSyE8ButYhvBQdFKGLTeM85cR3iIt013+P180vefv9ujg6ceSWXenuGVuwSdFtaydC7",
+	"Lz24OUrdTbD7ssz3fzSX0HZMVVcyg6dvFCJxG/HdUpUnr1+KZ5PDhItK4e7gbJcxiBx1PZcWJjiwKzmb",
+	"qQqWeQeB8P0RzLnUn1HD099KwZ1DL+Nv8l1VJwEqg9q+DZBy38u8rwc3R2Ef75s+dp54C+XER/IAlCOt",
+	"WFW6rqGpkDjFySAO4BesSyKh3cmBxnkgcuhd5s7U0PuNj0ENO0/cSw07+HrBEYPhxKYq9o73DiCXl8ba",
+	"oBkDcIUYLwDnFmnawMssISDjMiWD23DyEy5rE6LlbDApS4xS9i2nCUUs9kN6zDjZ9IIlkdVtvdbgE+cp",
+	"ZhEtC2zvnkWpUpZ1ABhS1jRVpqhEDRO93susLtYbXQ+jweM/255ZyPkGHm/6ZEocseQab7sS2VmsKyiU",
+	"t9FUjXXnuDnFK1POqL9kHOO7MgBDTg7a7uTTuE+5BYDyEnyw8cYt9f61WvfNeXry91fdBvDLytzo3E24",
+	"7FQSxzRiTc9wL6BuEAP3NmEdKhGXuihAZ/a5/uABaZeB+rE5H7pni2Q5a9xLC5Orwgp5I3XByvhVYVaB",
+	"kOSM2AYNim/0jPk9+mQU+j6g2DFXV7qklgoLmaOfBPs0lDl0ZoiXC/P27a10R0mJJjLqWxZj2SKyJ2PZ",
+	"zKEkB+cad6bYv9Gqd563QBwBmpQQyZyuTMnTNGd3wOj+9Qz7pulbb4uyl6rah+Vzu5dohgiJbktvK3PF",
+	"1If7q0vqWBHDwfiGJpTxS7C12KQGnicY2UkbFmt/6xrOAGqKNttj6/nGC4x+A7fKXNXdsYHv9uwa7j0O",
+	"Sr0vIHElRlrDTHbp9s9Z6T82OaZzECwygnxGE86bhSz38VgH2DLqiBZOUxaBlOEaIPfNdaWyGv8CfBad",
+	"IU2uDaIn8ZAx63AP99E2+uqAOUUlqzYRqsyqNQaGa8zmhQAxZd9Rq8EwQcTpBr4sGl5kspaFmflLHk8t",
+	"LsGBSYwATyCaKH60Z6bPGVXx9B+vvOFrAzwRBschsybmgj8V+/7hnlFflrgoTuzBHCQ/rlI5Dh7fG/ck",
+	"3Kq+AVnnQvnN9rkTlDYRL06/F83SWa+JYztAiCjnsQ9oNAuL/n4StqZo2OccdRUFWTrYBjn+CO4w+ssP",
+	"v/x/AAAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -2,7 +2,9 @@ package mail
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	netmail "net/mail"
@@ -53,6 +55,14 @@ func EnqueueOnce(ctx context.Context, tx *sqlx.Tx, q *queue.Client, key, domain 
 		return uuid.Nil, "", fmt.Errorf("schedule mail: %w", err)
 	}
 	return row.ID, row.MessageID, nil
+}
+
+// MessageIDFor is the Message-ID (without angle brackets) of the mail written under an idempotency key:
+// every delivery of the same attempt makes the same one, so the attempt's output can name it before the
+// transaction that writes the mail opens.
+func MessageIDFor(key, domain string) string {
+	sum := sha256.Sum256([]byte("loopwork-mail\x00" + key))
+	return hex.EncodeToString(sum[:16]) + "@" + domain
 }
 
 // NewMessageID is a random Message-ID (without angle brackets) under domain.

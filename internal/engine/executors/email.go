@@ -56,19 +56,18 @@ func Email(d MailDeps) Executor {
 		if err != nil {
 			return Result{}, err
 		}
+		// The Message-ID is the attempt's, known before the outcome's transaction, so that the output (and
+		// the edges decided from it) is too.
 		m := mail.Message{OrganizationID: &in.Org, To: to[0], AlsoTo: to[1:], Cc: cc, Bcc: bcc,
-			Subject: strings.Join(strings.Fields(subject), " ")}
+			Subject: strings.Join(strings.Fields(subject), " "), MessageID: mail.MessageIDFor(in.Key, d.Domain)}
 		if ct, _ := p["content_type"].(string); ct == "html" {
 			m.HTML = body
 		} else {
 			m.Text = body
 		}
-		return Result{InTx: func(ctx context.Context, tx *sqlx.Tx) (any, error) {
-			_, id, err := mail.EnqueueOnce(ctx, tx, d.Queue(), in.Key, d.Domain, m)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"message_id": "<" + id + ">"}, nil
+		return Result{Output: map[string]any{"message_id": "<" + m.MessageID + ">"}, InTx: func(ctx context.Context, tx *sqlx.Tx) error {
+			_, _, err := mail.EnqueueOnce(ctx, tx, d.Queue(), in.Key, d.Domain, m)
+			return err
 		}}, nil
 	})
 }

@@ -76,7 +76,8 @@ func TestEmailInAFlow(t *testing.T) {
 }
 
 // TestEmailOncePerAttempt: recording the same attempt twice (its InTx run in two transactions) writes
-// one mail and one delivery job, and both report the same Message-ID.
+// one mail and one delivery job, and both report the same Message-ID, the one the mail carries, known
+// before either transaction.
 func TestEmailOncePerAttempt(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
@@ -98,11 +99,8 @@ func TestEmailOncePerAttempt(t *testing.T) {
 		if err != nil || res.InTx == nil {
 			t.Fatalf("run: %v", err)
 		}
-		err = dbx.WithTx(context.Background(), env.DB, func(tx *sqlx.Tx) error {
-			v, err := res.InTx(context.Background(), tx)
-			ids = append(ids, v)
-			return err
-		})
+		ids = append(ids, res.Output)
+		err = dbx.WithTx(context.Background(), env.DB, func(tx *sqlx.Tx) error { return res.InTx(context.Background(), tx) })
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,13 +109,17 @@ func TestEmailOncePerAttempt(t *testing.T) {
 	if err := env.DB.Get(&rows, `SELECT count(*) FROM mail_outbox WHERE idempotency_key = 'exec/notify/0' AND subject = 'Hello Ana'`); err != nil {
 		t.Fatal(err)
 	}
+	var sent string
+	if err := env.DB.Get(&sent, `SELECT '<' || message_id || '>' FROM mail_outbox WHERE idempotency_key = 'exec/notify/0'`); err != nil {
+		t.Fatal(err)
+	}
 	if err := env.DB.Get(&jobs, `SELECT count(*) FROM river_job WHERE kind = 'mail_send'`); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := ids[0].(map[string]any)
 	second, _ := ids[1].(map[string]any)
-	if rows != 1 || jobs != 1 || first["message_id"] == nil || first["message_id"] != second["message_id"] {
-		t.Fatalf("%d outbox rows, %d jobs, outputs %v", rows, jobs, ids)
+	if rows != 1 || jobs != 1 || first["message_id"] != sent || first["message_id"] != second["message_id"] {
+		t.Fatalf("%d outbox rows, %d jobs, outputs %v, sent %s", rows, jobs, ids, sent)
 	}
 }
 

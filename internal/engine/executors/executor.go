@@ -33,9 +33,10 @@ type Result struct {
 	Output    any
 	WaitUntil time.Time
 	// InTx, when set, runs inside the transaction that records the attempt's outcome, so what it
-	// writes (a mail in the outbox, a review task) commits exactly when the outcome does, once. A value
-	// it returns, when not nil, becomes the output; an error fails the attempt.
-	InTx func(ctx context.Context, tx *sqlx.Tx) (any, error)
+	// writes (a mail in the outbox, a review task) commits exactly when the outcome does, once; an error
+	// fails the attempt. It cannot change the output: the edges out of the task are decided from Output
+	// before that transaction opens, as no tenant's program may run while it holds its row locks.
+	InTx func(ctx context.Context, tx *sqlx.Tx) error
 	// Park leaves the attempt running once InTx has run, with no deadline: something outside the
 	// engine finishes it (a person completing a review, an outside worker's report) through the
 	// engine's Report.

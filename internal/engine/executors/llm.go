@@ -83,13 +83,11 @@ func LLM(q JQ, models Models, creds Credentials, usage Usage) Executor {
 			}
 			out["json"] = v
 		}
-		return Result{InTx: func(ctx context.Context, tx *sqlx.Tx) (any, error) {
-			if usage != nil {
-				if err := usage(ctx, tx, in, orName(res.Model, model), res.Usage); err != nil {
-					return nil, err
-				}
+		return Result{Output: out, InTx: func(ctx context.Context, tx *sqlx.Tx) error {
+			if usage == nil {
+				return nil
 			}
-			return out, nil
+			return usage(ctx, tx, in, orName(res.Model, model), res.Usage)
 		}}, nil
 	})
 }

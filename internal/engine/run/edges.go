@@ -40,9 +40,9 @@ func (q edgeJQ) eval(ctx context.Context, expr string, output json.RawMessage) (
 
 // decision is which links out of a task hold, decided from its output before the transaction that records
 // it opens, so that no tenant's program runs while that transaction holds its row locks. It applies only to
-// the plan it was decided on.
+// the version it was decided on.
 type decision struct {
-	plan *plan
+	key  planKey
 	held []bool // one per link of plan.succ[task], in order
 }
 
@@ -51,7 +51,7 @@ type decision struct {
 // author sees why the flow stopped instead of a branch silently skipped.
 func (e *Engine) decide(ctx context.Context, p *plan, task string, output json.RawMessage) (*decision, error) {
 	links := p.succ[task]
-	d := &decision{plan: p, held: make([]bool, len(links))}
+	d := &decision{key: p.key, held: make([]bool, len(links))}
 	for i, l := range links {
 		h, err := l.holds(ctx, e.jq.eval, p.tasks[task].Type, output)
 		if jqrun.IsLimit(err) {
@@ -109,17 +109,61 @@ func (l link) holds(ctx context.Context, eval func(context.Context, string, json
 	return false, nil
 }
 
-// holdsHere decides a link out of a finished task inside the walk: from the decision made before the
-// transaction when there is one for this plan; otherwise (an outcome that arrives inside a transaction
-// already under way: a report, a rerun, an output written by the executor in the transaction) here,
-// bounded by the pool all the same, where a condition that passes a limit does not hold.
-func (w *walk) holdsHere(ctx context.Context, f final, i int, l link) (bool, error) {
-	if f.dec != nil && f.dec.plan == w.p && i < len(f.dec.held) {
-		return f.dec.held[i], nil
+// errUndecided is a completion that reached a transaction without its edges decided before it.
+var errUndecided = errors.New("run: the edges out of a completed task were not decided before its transaction")
+
+// holdsHere is whether a link out of a finished task holds, inside the walk: as decided before the
+// transaction. Nothing is evaluated here, for the transaction holds row locks.
+func (w *walk) holdsHere(f final, i int) (bool, error) {
+	if f.dec == nil || f.dec.key != w.p.key || i >= len(f.dec.held) {
+		return false, errUndecided
 	}
-	h, err := l.holds(ctx, w.e.jq.eval, w.p.tasks[f.task].Type, f.output)
-	if jqrun.IsLimit(err) {
-		return false, nil
+	return f.dec.held[i], nil
+}
+
+// conditional is whether an edge out of task has a condition, which only the pool may evaluate.
+func (p *plan) conditional(task string) bool {
+	for _, l := range p.succ[task] {
+		if l.conditional() {
+			return true
+		}
 	}
-	return h, err
+	return false
+}
+
+// decidePlain decides the links out of a task none of whose edges has a condition, which needs no
+// evaluator: it may run inside a transaction.
+func (e *Engine) decidePlain(p *plan, task string, output json.RawMessage) (*decision, error) {
+	if p.conditional(task) {
+		return nil, errUndecided
+	}
+	links := p.succ[task]
+	d := &decision{key: p.key, held: make([]bool, len(links))}
+	for i, l := range links {
+		h, err := l.holdsPlain(p.tasks[task].Type, output)
+		if err != nil {
+			return nil, err
+		}
+		d.held[i] = h
+	}
+	return d, nil
+}
+
+// conditional is whether one of the link's edges has a condition.
+func (l link) conditional() bool {
+	for _, c := range l.conds {
+		if c != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// holdsPlain is holds for a link without conditions, which evaluates nothing.
+func (l link) holdsPlain(sourceType string, output json.RawMessage) (bool, error) {
+	if l.conditional() {
+		return false, errUndecided
+	}
+	noEval := func(context.Context, string, json.RawMessage) (json.RawMessage, error) { return nil, errUndecided }
+	return l.holds(context.Background(), noEval, sourceType, output)
 }

@@ -4,6 +4,13 @@
 // and the completion of the job itself. Joins are counters on execution_tasks, so finishing a task
 // touches its successors' rows only, never a scan of the execution.
 //
+// Edge conditions are tenants' jq programs, and none runs while a transaction of the engine's is open:
+// an attempt's edges are decided from its output before the transaction that records it (see finish;
+// an executor's InTx therefore cannot change the output), and what arrives inside a caller's transaction
+// — an outcome reported through Report, the kept results a Rerun starts from — leaves its conditional
+// edges to a job queued in that transaction, which decides them once it has committed and applies them
+// in a transaction of its own (see resumeLater and rerunEdgesArgs).
+//
 // Executors are shared fairly between organizations (see Engine.running): one organization's attempts
 // hold at most Deps.WorkersPerOrg of them, and a freed one goes to the organization with waiting work
 // that holds the fewest. An attempt never waits for its turn in River's worker, whose slots every
@@ -121,6 +128,7 @@ func New(d Deps) *Engine {
 func (e *Engine) Register(w *river.Workers) {
 	river.AddWorker(w, &taskWorker{e: e})
 	river.AddWorker(w, &sweepWorker{e: e})
+	river.AddWorker(w, &rerunEdgesWorker{e: e})
 }
 
 // OnEnd sets the hook told of each execution the engine completes or fails, in the transaction that
@@ -167,6 +175,7 @@ func (e *Engine) plan(ctx context.Context, db dbx.DBTX, flow uuid.UUID, version 
 	if err != nil {
 		return nil, fmt.Errorf("flow %s version %d: %w", flow, version, err)
 	}
+	p.key = k
 	e.mu.Lock()
 	if len(e.plans) >= maxPlans {
 		e.plans = map[planKey]*plan{}

@@ -56,15 +56,16 @@ func active(status string) bool {
 // for start here once it commits. Plain completions are recorded with the others of their execution
 // that arrive meanwhile (see groups).
 func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArgs, o outcome) error {
-	plain := o.err == nil && o.output == nil && o.result.InTx == nil && !o.result.Park && o.result.WaitUntil.IsZero()
-	if plain {
+	resumed := o.output != nil
+	completes := o.err == nil && !o.result.Park && o.result.WaitUntil.IsZero()
+	if completes && !resumed {
 		output, err := json.Marshal(o.result.Output)
 		if err != nil {
 			return err
 		}
 		o.output = output
 	}
-	if o.err == nil && o.output != nil {
+	if completes {
 		// The edges out of the task are decided now, before any transaction: a condition is a tenant's
 		// program, and runs while no row is locked.
 		p := o.plan
@@ -78,10 +79,10 @@ func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArg
 			if !executors.IsPermanent(o.err) {
 				return o.err // the evaluator could not answer: the job is delivered again
 			}
-			o.output, plain = nil, false
+			o.output, completes = nil, false
 		}
 	}
-	if plain {
+	if completes && !resumed && o.result.InTx == nil {
 		return e.finishCompleted(ctx, job, a, o.output, o.dec)
 	}
 	return e.finishOne(ctx, job, a, o)
@@ -106,23 +107,6 @@ func (e *Engine) finishOne(ctx context.Context, job *river.Job[taskArgs], a task
 	}
 	b.run(e)
 	return nil
-}
-
-// AttemptKey names one attempt of a task.
-type AttemptKey struct {
-	Execution uuid.UUID
-	Task      string
-	Idx       int
-}
-
-// Report finishes a running attempt that waits for the outside (a review, an outside worker), in tx:
-// completed with output when cause is nil, failed otherwise (retried as the task's retry allows). An
-// attempt that is not running, or an execution that stopped, is left as it is.
-func (e *Engine) Report(ctx context.Context, tx *sqlx.Tx, k AttemptKey, output json.RawMessage, cause error) error {
-	if output == nil {
-		output = json.RawMessage(`null`)
-	}
-	return e.record(ctx, tx, taskArgs{Execution: k.Execution, Task: k.Task, Idx: k.Idx}, outcome{err: cause, output: output}, nil)
 }
 
 // record applies an outcome under the attempt's row lock. Rows are locked in one order by every
@@ -162,14 +146,8 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 	if b != nil {
 		b.flow, b.version = x.Flow, x.Version
 	}
-	output := o.output
 	if o.err == nil && o.result.InTx != nil {
-		v, err := o.result.InTx(ctx, tx)
-		if err != nil {
-			o.err = err
-		} else if v != nil {
-			o.result.Output = v
-		}
+		o.err = o.result.InTx(ctx, tx)
 	}
 	switch {
 	case o.err != nil:
@@ -179,12 +157,15 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 	case !o.result.WaitUntil.IsZero():
 		return e.wait(ctx, tx, a, x.Status, o.result)
 	}
-	if output == nil {
-		if output, err = json.Marshal(o.result.Output); err != nil {
-			return err
-		}
+	if o.dec == nil || o.dec.key != p.key {
+		// The execution was run again on another version since the edges were decided (it had ended,
+		// and this attempt outlived its run): the attempt belongs to the earlier run.
+		_, err := tx.ExecContext(ctx, `UPDATE task_executions SET status = 'cancelled', completed_at = now(),
+			updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`,
+			a.Execution, a.Task, a.Idx)
+		return err
 	}
-	return e.completed(ctx, tx, x.execRow, p, a.Execution, []done{{task: a.Task, idx: a.Idx, output: output, dec: o.dec}}, b)
+	return e.completed(ctx, tx, x.execRow, p, a.Execution, []done{{task: a.Task, idx: a.Idx, output: o.output, dec: o.dec}}, b)
 }
 
 // park leaves the attempt running with no deadline until Report finishes it.

@@ -213,6 +213,9 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 	b.flow, b.version = x.Flow, x.Version
 	decs := make(map[string]*decision, len(round))
 	for _, r := range round {
+		if r.dec == nil || r.dec.key != p.key {
+			return errUndecided // recorded one by one instead, where record sees the version changed
+		}
 		decs[r.args.Task] = r.dec
 	}
 	finished := make([]final, len(rows))

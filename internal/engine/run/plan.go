@@ -11,6 +11,8 @@ import (
 // plan is a valid flow definition compiled for running: tasks by name, predecessors and successors
 // with their compiled edge conditions.
 type plan struct {
+	// key is the flow version it was compiled from.
+	key   planKey
 	tasks map[string]*dsl.Task
 	// order is the topological order, roots first.
 	order []string

@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"sort"
 
 	"github.com/google/uuid"
@@ -61,6 +62,8 @@ type final struct {
 	completed bool
 	output    json.RawMessage
 	dec       *decision
+	// only, when set, are the successors this finishing concerns (the others have learnt it already).
+	only []string
 }
 
 // walk carries the consequences of finished tasks through an execution: the successors' counters,
@@ -86,10 +89,13 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 		decs := map[string]*dec{}
 		for _, f := range finished {
 			for i, l := range w.p.succ[f.task] {
+				if f.only != nil && !slices.Contains(f.only, l.target) {
+					continue
+				}
 				holds := false
 				if f.completed {
 					var err error
-					if holds, err = w.holdsHere(ctx, f, i, l); err != nil {
+					if holds, err = w.holdsHere(f, i); err != nil {
 						return err
 					}
 				}

@@ -83,6 +83,9 @@ func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UU
 	}
 	var starts []string
 	held := map[string]bool{}
+	// later are the kept predecessors whose conditional links into tasks run again are decided after
+	// this transaction (see rerunEdges), with the tasks each one's links go to.
+	later := map[string][]string{}
 	for _, n := range p.order {
 		if !dirty[n] {
 			continue
@@ -94,15 +97,20 @@ func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UU
 				waiting++
 				continue
 			}
-			w := walk{e: e, p: p}
-			for i, l := range p.succ[pred] {
-				if l.target == n {
-					h, err := w.holdsHere(ctx, final{task: pred, completed: true, output: kept[pred]}, i, l)
-					if err != nil {
-						return err
-					}
-					held[n] = held[n] || h
+			for _, l := range p.succ[pred] {
+				if l.target != n {
+					continue
 				}
+				if l.conditional() {
+					waiting++
+					later[pred] = append(later[pred], n)
+					continue
+				}
+				h, err := l.holdsPlain(p.tasks[pred].Type, kept[pred])
+				if err != nil {
+					return err
+				}
+				held[n] = held[n] || h
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO execution_tasks (flow_execution_id, task_name, organization_id, state, waiting_on, held)
@@ -144,6 +152,9 @@ func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UU
 		return err
 	}
 	if err := e.enqueue(ctx, tx, x.Org, exec, w.ready, nil); err != nil {
+		return err
+	}
+	if err := e.rerunLater(ctx, tx, x, exec, version, later); err != nil {
 		return err
 	}
 	if w.final == 0 && len(dirty) > 0 {

@@ -179,3 +179,67 @@ func get(t *testing.T, url string) int {
 	res.Body.Close()
 	return res.StatusCode
 }
+
+// TestReviewedOutcomeConditionIsBounded: an edge condition that never ends, after a human review, runs
+// in no transaction of the review's completion. Approving answers at once, no connection of the server
+// sits in a transaction while the condition runs, and the review's task then fails with limit_exceeded
+// as a task run by the engine does.
+func TestReviewedOutcomeConditionIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a server process")
+	}
+	t.Parallel()
+	bin := testkit.BuildServer(t)
+	db := testkit.DB(t)
+	token := appUser(t, db)
+	var user string
+	if err := db.Get(&user, `SELECT id FROM users WHERE email = 'user@crash.test'`); err != nil {
+		t.Fatal(err)
+	}
+	srv := testkit.Serve(t, bin, testkit.DSN(t, db), testkit.FreePort(t), "LOOPWORK_JQ_SHORT_TIME=3s")
+	flow := saveFlow(t, srv.URL, token, `{"version": 1, "tasks": [
+		{"name": "a", "type": "transform", "parameters": {"expression": "{value: 1}"}},
+		{"name": "review", "type": "human_review", "parameters": {"assigned_users": ["`+user+`"]}},
+		{"name": "after", "type": "transform", "parameters": {"expression": "."}}],
+		"edges": [{"source": "a", "target": "review"},
+			{"source": "review", "target": "after", "condition": "reduce range(1e18) as $i (0; .) | . == 0"}]}`)
+	exec := startExec(t, srv.URL, token, flow)
+	var reviews struct {
+		Tasks []struct{ ID string } `json:"human_review_tasks"`
+	}
+	for deadline := time.Now().Add(20 * time.Second); len(reviews.Tasks) == 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the review never opened")
+		}
+		testkit.Call(t, srv.URL, token, "GET", "/api/human-review-tasks?flow_execution_id="+exec, nil, &reviews)
+	}
+
+	t0 := time.Now()
+	testkit.Call(t, srv.URL, token, "POST", "/api/human-review-tasks/"+reviews.Tasks[0].ID+"/complete",
+		map[string]any{"review_result": true, "reviewed_output": map[string]any{"value": 2}}, nil)
+	if took := time.Since(t0); took > time.Second {
+		t.Fatalf("approving took %s", took)
+	}
+	// The condition runs for its 3 s: meanwhile no connection is in a transaction (or a statement) for
+	// longer than a second.
+	for _, at := range []time.Duration{1500 * time.Millisecond, 2500 * time.Millisecond} {
+		time.Sleep(time.Until(t0.Add(at)))
+		busy(t, db)
+	}
+	e := waitFailed(t, srv.URL, token, exec, 20*time.Second)
+	if e.Type != "limit_exceeded" || !strings.Contains(e.Message, "time limit of 3s") || !strings.Contains(e.Message, "review → after") {
+		t.Fatalf("error %+v", e)
+	}
+	var attempt struct {
+		Status string `db:"status"`
+		Type   string `db:"type"`
+	}
+	if err := db.Get(&attempt, `SELECT status, coalesce(error->>'type', '') AS type FROM task_executions
+		WHERE flow_execution_id = $1 AND task_name = 'review'`, exec); err != nil {
+		t.Fatal(err)
+	}
+	if attempt.Status != "failed" || attempt.Type != "limit_exceeded" {
+		t.Fatalf("the review's attempt: %+v", attempt)
+	}
+	busy(t, db)
+}

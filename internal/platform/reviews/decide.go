@@ -22,7 +22,8 @@ type verdict struct {
 
 // decide completes a review in tx: the task with its verdict, the assignments that gave none
 // cancelled, and the attempt that waits for it finished through the engine in the same transaction,
-// so the execution moves on exactly when the review's completion commits.
+// so the execution moves on exactly when the review's completion commits (or, when an edge after the
+// review has a condition, the engine's job that evaluates it outside any transaction is queued then).
 func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdict) error {
 	var out any
 	if v.output != nil {

@@ -41,18 +41,18 @@ func (s *Service) Executor() executors.Executor {
 		if err != nil {
 			return executors.Result{}, executors.Permanent(err)
 		}
-		open := func(ctx context.Context, tx *sqlx.Tx) (any, error) {
+		open := func(ctx context.Context, tx *sqlx.Tx) error {
 			o, err := s.opening(ctx, tx, in, p, input)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			if _, err := s.open(ctx, tx, o); err != nil {
 				if !isSQL(err) {
-					return nil, executors.Permanent(err)
+					return executors.Permanent(err)
 				}
-				return nil, err
+				return err
 			}
-			return nil, nil
+			return nil
 		}
 		return executors.Result{InTx: open, Park: true, AwaitingInput: true}, nil
 	})

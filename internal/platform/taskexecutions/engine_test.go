@@ -182,3 +182,52 @@ func TestReportAfterTheExecutionStopped(t *testing.T) {
 		t.Fatalf("a report after the execution stopped gave %+v", late)
 	}
 }
+
+// TestReportedOutputConditions: a report's output whose edges out have conditions is decided after the
+// report's transaction commits: the reply shows the attempt still running, the execution then moves on
+// as the condition says, and a condition that never ends answers the report at once and then fails the
+// attempt with limit_exceeded.
+func TestReportedOutputConditions(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	org := env.Org(t)
+	user := env.User(t, org, auth.RoleAppUser)
+	worker := env.KeyCaller(t, org, auth.RoleIntegration)
+	def := func(cond string) string {
+		return `{"version": 1, "tasks": [
+			{"name": "fetch", "type": "external", "parameters": {"queue": "ocr"}},
+			{"name": "shape", "type": "transform", "parameters": {"expression": "{got: .text}"}}
+		], "edges": [{"source": "fetch", "target": "shape", "condition": "` + cond + `"}]}`
+	}
+	for _, c := range []struct{ cond, want string }{
+		{`.text == \"hello\"`, "completed"},
+		{"reduce range(1e18) as $i (0; .) | . == 0", "failed"},
+	} {
+		exec := start(t, env, user, newFlow(t, user, def(c.cond)), map[string]any{})
+		if claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w1", Queue: ptr("ocr")}) == nil {
+			t.Fatal("nothing to claim")
+		}
+		t0 := time.Now()
+		done := record(t, worker, req(exec, "fetch", 0, platformapi.TaskExecutionStatusCompleted, "", `{"text": "hello"}`), http.StatusOK)
+		if took := time.Since(t0); took > 500*time.Millisecond || done.Status != platformapi.TaskExecutionStatusRunning {
+			t.Fatalf("%s: the report took %s and replied %s", c.cond, took, done.Status)
+		}
+		x := testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusCompleted, platformapi.ExecutionStatusFailed)
+		var attempt struct {
+			Status string `db:"status"`
+			Type   string `db:"type"`
+		}
+		if err := env.DB.Get(&attempt, `SELECT status, coalesce(error->>'type', '') AS type FROM task_executions
+			WHERE flow_execution_id = $1 AND task_name = 'fetch'`, exec); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case string(x.Status) != c.want:
+			t.Fatalf("%s: the execution is %s", c.cond, x.Status)
+		case c.want == "completed" && (attempt.Status != "completed" || x.Output.(map[string]any)["got"] != "hello"):
+			t.Fatalf("%s: attempt %+v, output %v", c.cond, attempt, x.Output)
+		case c.want == "failed" && (attempt.Status != "failed" || attempt.Type != "limit_exceeded"):
+			t.Fatalf("%s: attempt %+v", c.cond, attempt)
+		}
+	}
+}
