@@ -680,8 +680,13 @@ export interface paths {
          *       file. `credential_id` and `table_name` must not be sent (422).
          *     - `database_type` `sql`: a view of an existing table in a registered SQL database. `credential_id` (a
          *       `sql_database` credential of the organization, for example the id of a registered SQL database) and
-         *       `table_name` are required (422 otherwise; 404 for an unknown credential). The document is `ready` at
-         *       once; uploads are refused for it.
+         *       `table_name` are required (422 otherwise). Every member of the organization may read a document, so
+         *       the caller must have the right to use the credential (its creator, an `org_admin`, or any member once
+         *       it is `shared`): a credential the caller may not use answers exactly the 404 of an unknown credential.
+         *       The document is `ready` at once; uploads are refused for it. Its columns and rows are read with the
+         *       document creator's current right to the credential: once the credential is unshared, or the creator
+         *       loses the right, reading them (and `sql_query` tasks naming the document) is refused without
+         *       connecting (409 `credential_not_usable`).
          *
          *     Names are unique within the organization (409 on a duplicate).
          */
@@ -734,7 +739,9 @@ export interface paths {
          * List the columns of a document file
          * @description Returns the column names of the document's current data, in table order: for `csv` documents the header
          *     of the current revision, for `sql` documents the columns of the table (read live through the credential,
-         *     SSRF-guarded). A document without data yet (no ready revision) returns an empty list.
+         *     SSRF-guarded). A document without data yet (no ready revision) returns an empty list. A `sql` document
+         *     whose creator may no longer use its credential (it was unshared, or the creator lost the right) answers
+         *     409 `credential_not_usable` without connecting.
          */
         get: operations["listDocumentColumns"];
         put?: never;
@@ -784,7 +791,9 @@ export interface paths {
          * Read the rows of a document file
          * @description Returns one page of the document's current data, in file order for `csv` documents and in the table's
          *     primary-key order (or physical order without one) for `sql` documents. A document without data yet
-         *     returns no rows and `total` 0.
+         *     returns no rows and `total` 0. A `sql` document is read with its creator's current right to its
+         *     credential: when the creator may no longer use it (it was unshared, or the creator lost the right), the
+         *     answer is 409 `credential_not_usable`, without connecting.
          */
         get: operations["listDocumentRows"];
         put?: never;
@@ -2976,14 +2985,16 @@ export interface components {
         };
         /**
          * @description Whether the credential's owner shared it with the organization. Who may use a credential — name it in
-         *     a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`) or bind
-         *     it to an integration — is: the user who created it (`user_id`), any `org_admin` of the organization,
-         *     and, when this is true, every member of the organization. A credential is private (false) unless its
-         *     creator, or an org_admin, sets this on create or update. Saving a flow that names a credential the
-         *     caller may not use answers 422 at that parameter, exactly as for an id that does not exist; and each
-         *     attempt of a task checks again, with the rights of the user who saved the flow version being run, so
-         *     a credential that is unshared (or whose creator lost the right) is no longer sent by flows that were
-         *     saved by others.
+         *     a flow (an `http_request` or `llm` task's `credential_id`, a `sql_query` task's `database_id`), bind
+         *     it to an integration, or create a `sql` document over it — is: the user who created it (`user_id`),
+         *     any `org_admin` of the organization, and, when this is true, every member of the organization. A
+         *     credential is private (false) unless its creator, or an org_admin, sets this on create or update.
+         *     Saving a flow that names a credential the caller may not use answers 422 at that parameter, and
+         *     creating a `sql` document over one answers 404, exactly as for an id that does not exist; each
+         *     attempt of a task checks again, with the rights of the user who saved the flow version being run, and
+         *     each read of a `sql` document with the rights of the user who created it, so a credential that is
+         *     unshared (or whose creator lost the right) is no longer sent by flows saved, or read through
+         *     documents created, by others.
          */
         CredentialShared: boolean;
         /**
@@ -3236,7 +3247,8 @@ export interface components {
             created_at: string;
             /**
              * Format: uuid
-             * @description For `sql` documents, the credential used to read the table; otherwise null.
+             * @description For `sql` documents, the credential used to read the table, with the right of the user who created
+             *     the document; otherwise null.
              */
             credential_id?: string | null;
             /**
@@ -6706,6 +6718,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
         };
@@ -6766,6 +6779,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationFailed"];
             default: components["responses"]["Error"];
         };

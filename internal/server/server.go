@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/google/uuid"
@@ -587,9 +588,18 @@ func webURL(cfg config.Config) string {
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
 
-// Start runs the background workers until Stop, and listens for the changes that make memoised
+// Start removes temporary files earlier servers left (speech.SweepTemp), runs the background workers
+// until Stop, and listens for the changes that make memoised
 // principals and grants stale until ctx ends (without it, nothing is memoised).
 func (s *Server) Start(ctx context.Context) error {
+	// Recordings of requests a killed server was transcribing are still in the temporary directory.
+	n, err := speech.SweepTemp(os.TempDir(), time.Minute)
+	if err != nil {
+		s.logger.Warn("temporary recordings left by stopped servers could not all be removed", "dir", os.TempDir(), "error", err)
+	}
+	if n > 0 {
+		s.logger.Info("removed temporary recordings left by servers stopped mid-request", "dir", os.TempDir(), "removed", n)
+	}
 	if err := s.bus.Listen(ctx, s.dsn, s.logger); err != nil {
 		return fmt.Errorf("listen for access changes: %w", err)
 	}

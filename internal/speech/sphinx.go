@@ -54,7 +54,7 @@ func (s *Sphinx) Transcribe(ctx context.Context, path string, format Format, lan
 	case <-ctx.Done():
 		return Result{}, ctx.Err()
 	}
-	dir, err := os.MkdirTemp("", "loopwork-speech-")
+	dir, err := os.MkdirTemp("", pattern(decodePrefix))
 	if err != nil {
 		return Result{}, err
 	}

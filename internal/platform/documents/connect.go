@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/google/uuid"
 
@@ -15,7 +16,8 @@ import (
 // SQLConnector opens what a sql_query task's database_id names: a registered SQL database (a
 // sql_database credential the user who saved the flow version may use), through the guard; the
 // organization's document database, for an internal_sql_database credential or a csv document's id, as the
-// organization's own role; or the database of a sql document.
+// organization's own role; or the database of a sql document, while the document's creator may still use
+// its credential (openSource).
 func (s *Service) SQLConnector() executors.SQLConnector {
 	return func(ctx context.Context, org, id uuid.UUID) (executors.SQLTarget, error) {
 		sec, err := s.usableSecret(ctx, org, id)
@@ -39,7 +41,11 @@ func (s *Service) SQLConnector() executors.SQLConnector {
 			return executors.SQLTarget{}, err
 		}
 		if d.DatabaseType == "sql" {
-			return outside(s.openSource(ctx, d))
+			db, err := s.openSource(ctx, d)
+			if errors.Is(err, errSourceNotUsable) {
+				return executors.SQLTarget{}, executors.Permanent(fmt.Errorf("database_id: %w", err))
+			}
+			return outside(db, err)
 		}
 		return s.Connect(ctx, org)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
+	"github.com/loopwork/loopwork/internal/platform/credentials"
 )
 
 // writer refuses roles that may read documents but not change them. Every role reaches the operations
@@ -53,9 +54,12 @@ func (s *Service) CreateDocument(ctx context.Context, req platformapi.CreateDocu
 		if _, _, err := splitTable(*b.TableName); err != nil {
 			return nil, httpx.Invalid([]any{"body", "table_name"}, "value_error", err.Error())
 		}
+		// A sql document lets every member read the table through the credential, so naming one needs the
+		// right to use it; one the caller may not use is the same 404 as one that does not exist, and its
+		// provider is not revealed either.
 		var provider string
-		err := s.d.DB.GetContext(ctx, &provider, `SELECT provider FROM credentials WHERE organization_id = $1 AND id = $2`,
-			p.OrganizationID, *b.CredentialId)
+		err := s.d.DB.GetContext(ctx, &provider, `SELECT c.provider FROM credentials c
+			WHERE c.organization_id = $1 AND c.id = $2 AND `+credentials.UsableBy("$3"), p.OrganizationID, *b.CredentialId, p.UserID)
 		if errors.Is(dbx.Translate(err), dbx.ErrNotFound) {
 			return nil, httpx.NotFound("credential")
 		}

@@ -9,19 +9,51 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/netguard"
+	"github.com/loopwork/loopwork/internal/platform/credentials"
 	"github.com/loopwork/loopwork/internal/platform/sqldatabases"
 )
 
-// openSource connects to the database of a sql document, through the guard.
+// errSourceNotUsable is what openSource answers, before connecting, when the document's creator may no
+// longer use the document's credential.
+var errSourceNotUsable = errors.New("the sql document's credential may no longer be used by the user who created " +
+	"the document (it was unshared, or that user's role changed or the user is gone), so it is not read")
+
+// openSource connects to the database of a sql document, through the guard. Every member may read a
+// sql document, which makes it a use of its credential on its creator's behalf: the creator's right to
+// use the credential is checked now, from the current rows, so unsharing the credential (or the
+// creator's losing the right) stops the document's reads at once; a document without a creator (a
+// service account's, or one whose creator was removed) reads only through a shared credential.
 func (s *Service) openSource(ctx context.Context, d row) (*sql.DB, error) {
+	creator := uuid.Nil
+	if d.UserID != nil {
+		creator = *d.UserID
+	}
+	usable, err := credentials.Usable(ctx, s.d.DB, d.OrganizationID, creator, []uuid.UUID{*d.CredentialID})
+	if err != nil {
+		return nil, err
+	}
+	if !usable[*d.CredentialID] {
+		return nil, errSourceNotUsable
+	}
 	sec, err := s.d.Secrets.Open(ctx, d.OrganizationID, *d.CredentialID)
 	if err != nil {
 		return nil, err
 	}
 	return sqldatabases.Open(s.d.Guard, sec)
+}
+
+// notUsable is the answer of the columns and rows routes for a sql document whose credential its
+// creator may no longer use.
+func notUsable(err error) error {
+	if errors.Is(err, errSourceNotUsable) {
+		return httpx.NewError(http.StatusConflict, "credential_not_usable", "%v", err)
+	}
+	return err
 }
 
 // upstream turns a failure to reach or read the outside database into 400 ssrf_blocked or 502.
@@ -40,7 +72,7 @@ func upstream(err error) error {
 func (s *Service) sqlColumns(ctx context.Context, d row) ([]string, error) {
 	db, err := s.openSource(ctx, d)
 	if err != nil {
-		return nil, err
+		return nil, notUsable(err)
 	}
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -61,7 +93,7 @@ func (s *Service) sqlColumns(ctx context.Context, d row) ([]string, error) {
 func (s *Service) sqlRows(ctx context.Context, d row, pg httpx.Paging, out platformapi.ListDocumentRows200JSONResponse) (platformapi.ListDocumentRowsResponseObject, error) {
 	db, err := s.openSource(ctx, d)
 	if err != nil {
-		return nil, err
+		return nil, notUsable(err)
 	}
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -17,6 +17,7 @@ var errNotFound = httpx.NotFound("document file")
 type row struct {
 	ID               uuid.UUID  `db:"id"`
 	OrganizationID   uuid.UUID  `db:"organization_id"`
+	UserID           *uuid.UUID `db:"user_id"`
 	Name             string     `db:"name"`
 	DatabaseType     string     `db:"database_type"`
 	Description      *string    `db:"description"`
@@ -34,7 +35,7 @@ type row struct {
 	UpdatedAt        time.Time  `db:"updated_at"`
 }
 
-const columns = `id, organization_id, name, database_type, description, credential_id, source_table, status,
+const columns = `id, organization_id, user_id, name, database_type, description, credential_id, source_table, status,
 	error, current_revision, current_file_id, current_table_name, revision_count, total_rows, modified_by,
 	created_at, updated_at`
 

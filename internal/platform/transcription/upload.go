@@ -65,7 +65,7 @@ func receive(form *multipart.Reader, max int64) (*upload, error) {
 }
 
 func save(part *multipart.Part, max int64) (*upload, error) {
-	f, err := os.CreateTemp("", "loopwork-audio-")
+	f, err := os.CreateTemp("", speech.UploadPattern())
 	if err != nil {
 		return nil, err
 	}
