@@ -80,7 +80,12 @@ func (q JQ) task(ctx context.Context, in Input, param string) (json.RawMessage, 
 		return nil, Permanent(fmt.Errorf("%s: the input is not JSON: %w", param, err))
 	}
 	v, err := pool.EvalJSON(ctx, expr, input, limit)
-	if err != nil {
+	var eval *jqrun.EvalError
+	switch {
+	case errors.As(err, &eval):
+		// The program's own error (error("…") included) is the message, as jq prints it.
+		return nil, jqFailure(err)
+	case err != nil:
 		return nil, jqFailure(fmt.Errorf("%s: %w", param, err))
 	}
 	return v, nil
