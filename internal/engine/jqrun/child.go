@@ -107,7 +107,9 @@ func serve(spec string) error {
 func confine(l childLimits) error {
 	base, err := vmSize()
 	if err != nil {
-		return err
+		// Without /proc (a bare chroot) the start-up size cannot be read: assume a generous one, so the
+		// bound stays a bound, only a looser one.
+		base = assumedBase
 	}
 	as := uint64(base + l.memory)
 	if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: as, Max: as}); err != nil {
@@ -118,6 +120,10 @@ func confine(l childLimits) error {
 	}
 	return unix.Setrlimit(unix.RLIMIT_CORE, &unix.Rlimit{})
 }
+
+// assumedBase is the start-up address space assumed when it cannot be read; a Go process reserves
+// well under this before it allocates.
+const assumedBase = 2 << 30
 
 // vmSize is the process's address space now, in bytes.
 func vmSize() (int64, error) {

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"time"
@@ -66,7 +67,7 @@ func New(cfg Config) (*Pool, error) {
 	if cfg.MaxTime <= 0 {
 		cfg.MaxTime = DefaultMaxTime
 	}
-	exe, err := os.Executable()
+	exe, err := executable()
 	if err != nil {
 		return nil, fmt.Errorf("jq evaluation needs its own executable: %w", err)
 	}
@@ -243,4 +244,19 @@ var shared struct {
 func Shared() (*Pool, error) {
 	shared.once.Do(func() { shared.pool, shared.err = New(Config{}) })
 	return shared.pool, shared.err
+}
+
+// executable is the path the children are started from: the running executable, found through /proc, or,
+// where /proc is not mounted (a bare chroot), the absolute path the process was started by.
+func executable() (string, error) {
+	exe, err := os.Executable()
+	if err == nil {
+		return exe, nil
+	}
+	if filepath.IsAbs(os.Args[0]) {
+		if _, statErr := os.Stat(os.Args[0]); statErr == nil {
+			return os.Args[0], nil
+		}
+	}
+	return "", err
 }
