@@ -93,7 +93,7 @@ func (e *Env) SignIn(t testing.TB, userID uuid.UUID) *Caller {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := e.Server.Tokens().Issue(ctx, auth.AccessClaims{UserID: userID, OrganizationID: u.OrgID,
+	token, _, err := e.tokens.Issue(ctx, auth.AccessClaims{UserID: userID, OrganizationID: u.OrgID,
 		SessionID: s.ID, Email: u.Email})
 	if err != nil {
 		t.Fatal(err)
@@ -150,6 +150,9 @@ func AnonEditor(_ context.Context, r *http.Request) error {
 // (That the statement notifies at all is the memo package's trigger test.)
 func (e *Env) ChangeAccess(t testing.TB, query string, args ...any) {
 	t.Helper()
+	if e.Server == nil {
+		t.Fatal("ChangeAccess waits for the in-process server's memo bus, which an Env of NewProcessEnv does not have")
+	}
 	bus := e.Server.Memo()
 	live := bus.Live()
 	if _, err := e.DB.Exec(query, args...); err != nil {

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -32,17 +31,6 @@ type Process struct {
 // the Dockerfile must build for the image (internal/deploy checks it does).
 const ServerPackage = "github.com/loopwork/loopwork/cmd/loopwork"
 
-// BuildServer compiles the loopwork binary for the test and returns its path.
-func BuildServer(t testing.TB) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "loopwork")
-	out, err := exec.Command("go", "build", "-o", bin, ServerPackage).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // FreePort is a loopback address no one listens on.
 func FreePort(t testing.TB) string {
 	t.Helper()
@@ -60,10 +48,7 @@ func Serve(t testing.TB, bin, dsn, addr string, env ...string) *Process {
 	t.Helper()
 	p := &Process{URL: "http://" + addr}
 	p.cmd = exec.Command(bin, "serve")
-	p.cmd.Env = append(os.Environ(), "DATABASE_URL="+dsn, "LOOPWORK_ADDR="+addr, "LOOPWORK_MIGRATE=false",
-		"LOOPWORK_ENCRYPTION_KEY="+EncryptionKey, "LOOPWORK_ANON_KEY="+AnonKey,
-		"LOOPWORK_TASK_LEASE=2s", "LOOPWORK_LOG_LEVEL=error", "LOOPWORK_SHUTDOWN_TIMEOUT=1s")
-	p.cmd.Env = append(p.cmd.Env, env...)
+	p.cmd.Env = append(append(os.Environ(), serveSettings(dsn, addr)...), env...)
 	p.cmd.Stdout, p.cmd.Stderr = &p.logs, &p.logs
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -83,6 +68,15 @@ func Serve(t testing.TB, bin, dsn, addr string, env ...string) *Process {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// serveSettings are the settings Serve starts every process with; later ones of the same name win (see
+// exec.Cmd.Env), so a test's own settings override them. The secrets are the in-process server's, so
+// that callers the test seeds in the database are accepted by either.
+func serveSettings(dsn, addr string) []string {
+	return []string{"DATABASE_URL=" + dsn, "LOOPWORK_ADDR=" + addr, "LOOPWORK_MIGRATE=false",
+		"LOOPWORK_ENCRYPTION_KEY=" + EncryptionKey, "LOOPWORK_ANON_KEY=" + AnonKey,
+		"LOOPWORK_TASK_LEASE=2s", "LOOPWORK_LOG_LEVEL=error", "LOOPWORK_SHUTDOWN_TIMEOUT=1s"}
 }
 
 // Kill stops the process the hard way, as a crash or an OOM kill would.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
@@ -25,11 +26,16 @@ import (
 type Env struct {
 	Config config.Config
 	DB     *sqlx.DB
-	Server *server.Server
-	URL    string
-	HTTP   *http.Client
-	API    *platformapi.ClientWithResponses
-	V1     *v1api.ClientWithResponses
+	// Server is the in-process server of NewEnv; an Env of NewProcessEnv has none (nil), and Process
+	// is its `loopwork serve` instead.
+	Server  *server.Server
+	Process *Process
+	URL     string
+	HTTP    *http.Client
+	API     *platformapi.ClientWithResponses
+	V1      *v1api.ClientWithResponses
+	// tokens signs the callers SignIn makes in, with the keys the server verifies against.
+	tokens *auth.Tokens
 }
 
 // Settings are what an Option may change before an Env starts.
@@ -156,7 +162,7 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Env{Config: cfg, DB: db, Server: srv, URL: ts.URL, HTTP: hc, API: api, V1: v1c}
+	return &Env{Config: cfg, DB: db, Server: srv, URL: ts.URL, HTTP: hc, API: api, V1: v1c, tokens: srv.Tokens()}
 }
 
 // tracedPool opens a second pool on the test's database whose statements tr traces.

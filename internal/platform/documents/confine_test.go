@@ -11,7 +11,6 @@ import (
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
@@ -60,7 +59,7 @@ func connectAs(t *testing.T, env *testkit.Env, database, role string) error {
 // each without effect on loopwork or on another organization.
 func TestSQLQueryConfined(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) { c.SQLStatementTimeout = 2 * time.Second }))
+	env := testkit.NewProcessEnv(t, "LOOPWORK_SQL_STATEMENT_TIMEOUT=2s")
 	orgA, orgB := env.Org(t), env.Org(t)
 	a, b := env.User(t, orgA, auth.RoleAppUser), env.User(t, orgB, auth.RoleAppUser)
 	for _, o := range []uuid.UUID{orgA, orgB} {
@@ -184,7 +183,7 @@ func TestSQLQueryConfined(t *testing.T) {
 // wrote is), with a message that says so; the previous data stays.
 func TestDocumentQuota(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) { c.DocumentsQuotaMB = 1 }))
+	env := testkit.NewProcessEnv(t, "LOOPWORK_DOCUMENTS_QUOTA_MB=1")
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
 	doc := newDoc(t, c, "big")
 	imported(t, c, doc.Id, []byte("k\n1\n"), platformapi.FileUploadCompleteRequest{})

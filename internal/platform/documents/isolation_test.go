@@ -11,7 +11,6 @@ import (
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
@@ -67,7 +66,7 @@ func denied(a attempt) bool {
 // and a large one is stored as a file.
 func TestSQLQueryIsolation(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) { c.SQLMaxRows = 4000 }))
+	env := testkit.NewProcessEnv(t, "LOOPWORK_SQL_MAX_ROWS=4000")
 	orgA, orgB := env.Org(t), env.Org(t)
 	a, b := env.User(t, orgA, auth.RoleAppUser), env.User(t, orgB, auth.RoleAppUser)
 	if err := credits.Grant(ctx, env.DB, orgA, 100); err != nil {

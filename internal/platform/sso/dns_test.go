@@ -91,6 +91,13 @@ func newEnv(t *testing.T) *testkit.Env {
 	return testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) { c.DNSResolver = dns().addr }))
 }
 
+// processEnv is a `loopwork serve` whose ownership checks ask the test's DNS server, over UDP from
+// another process as from any resolver: the attacks on domain ownership run against the binary as
+// operators configure it.
+func processEnv(t *testing.T) *testkit.Env {
+	return testkit.NewProcessEnv(t, "LOOPWORK_DNS_RESOLVER="+dns().addr)
+}
+
 // proof is the verification the provider shows for domain.
 func proof(t *testing.T, p *platformapi.SSOOrganizationResponse, domain string) platformapi.SSODomainVerification {
 	t.Helper()

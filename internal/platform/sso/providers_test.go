@@ -143,7 +143,7 @@ func contains(list []string, s string) bool {
 // and a provider may keep its own domains when it is updated.
 func TestDomainTaken(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
+	env := processEnv(t)
 	a := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	b := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	shared, own := uniqueDomain("shared"), uniqueDomain("own")

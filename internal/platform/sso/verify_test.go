@@ -7,7 +7,6 @@ import (
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -26,7 +25,7 @@ func verifyCall(t *testing.T, api *platformapi.ClientWithResponses, id, domain s
 // claimed or verified by another organization.
 func TestDomainOwnership(t *testing.T) {
 	t.Parallel()
-	env := newEnv(t)
+	env := processEnv(t)
 	owner := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	squatter := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	d := uniqueDomain("owned")
@@ -111,7 +110,7 @@ func TestDomainOwnership(t *testing.T) {
 // TestDNSUnavailable: a DNS server that does not answer is a 503 that changes nothing, not a 500.
 func TestDNSUnavailable(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) { c.DNSResolver = "127.0.0.1:1" }))
+	env := testkit.NewProcessEnv(t, "LOOPWORK_DNS_RESOLVER=127.0.0.1:1")
 	admin := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	d := uniqueDomain("nodns")
 	p := createProvider(t, admin.API, d)
