@@ -47,10 +47,16 @@ docs:
 
 # test runs go test through testreport, which passes its output on and ends it with the ten slowest tests,
 # then go test's own package lines and exit status. jq runs the README's tour as written.
+# The server binary that tests start as real processes is built once here (LOOPWORK_TEST_SERVER) rather than
+# linked again by each of them. TESTP packages run at once: most of a package's time is spent waiting on
+# PostgreSQL and on the server processes it starts, so more than one per core keeps both cores busy.
+TESTP ?= 4
 test:
 	@./internal/tools/packages.sh $(SPEECH_PACKAGES) pocketsphinx-testdata jq || echo "offline speech tests (and the README tour, without jq) will be skipped"
 	$(GO) build -o bin/testreport ./internal/tools/testreport
-	./internal/tools/with-test-db.sh bin/testreport $(GO) test -json -count=1 -timeout 20m ./...
+	$(GO) build -o bin/loopwork-test ./cmd/loopwork
+	LOOPWORK_TEST_SERVER=$(CURDIR)/bin/loopwork-test ./internal/tools/with-test-db.sh bin/testreport \
+		$(GO) test -p $(TESTP) -json -count=1 -timeout 20m ./...
 
 # fuzz runs each fuzz target for FUZZTIME, one after another on FUZZPARALLEL workers; `go test -fuzz` takes one
 # target per run. A failing input is saved under the package's testdata/fuzz/<target>/ and replayed by every
