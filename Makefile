@@ -91,9 +91,11 @@ contract-proxy:
 	LOOPWORK_PRISM=1 ./internal/tools/with-test-db.sh $(GO) test -count=1 -timeout 10m -run '^TestPrismContract$$' -v ./internal/server/
 
 # bench runs every performance scenario once (flows, the engine, outside workers, reviews, durability with
-# real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines.
+# real server processes, and /v1 with a million jobs; several minutes) and prints BENCH lines; then the
+# offline recogniser's word error rate in every accepted format, which fails above its documented bound.
 bench:
 	./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench . -benchtime 1x -count=1 -timeout 60m ./internal/bench/
+	$(GO) test -run '^$$' -bench '^BenchmarkSphinxWER$$' -benchtime 1x -count=1 -timeout 30m ./internal/speech/
 
 # soak runs the load script's traffic against one server process for SOAK (default 30m) and fails when its
 # memory, goroutines or database connections grow; it prints a sample every 30 s. Not part of CI.

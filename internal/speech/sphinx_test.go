@@ -13,9 +13,11 @@ import (
 // English, a hard case for its small language model), averaged over the clips, in any format.
 const maxWER = 0.45
 
-// werFormats are the formats the librivox clips are recognised in by make test: one lossless, one
-// lossy. BenchmarkSphinxWER measures every format.
-var werFormats = map[speech.Format]bool{speech.WAV: true, speech.MP3: true}
+// werFormats are the formats the librivox clips are recognised in by make test: the lossless one, which
+// measures the recogniser itself. Every format (the lossy ones, whose recognition takes several times
+// as long) is held to maxWER by BenchmarkSphinxWER, which make bench runs; make test checks each one
+// recognises "go forward ten meters" exactly.
+var werFormats = map[speech.Format]bool{speech.WAV: true}
 
 // TestSphinxEveryFormat: real recorded speech, converted to each accepted format, is detected by
 // content and recognised: "go forward ten meters" exactly in every format, and the librivox clips
@@ -70,7 +72,8 @@ func TestSphinxRefusesOtherLanguages(t *testing.T) {
 	}
 }
 
-// BenchmarkSphinxWER reports the word error rate on the librivox clips in every accepted format.
+// BenchmarkSphinxWER reports the word error rate on the librivox clips in every accepted format, and
+// fails when one is above maxWER.
 func BenchmarkSphinxWER(b *testing.B) {
 	s, ok := speech.FindSphinx(2)
 	if !ok {
@@ -90,7 +93,11 @@ func BenchmarkSphinxWER(b *testing.B) {
 					}
 					sum += speech.WordErrorRate(c.transcript, res.Text)
 				}
-				b.ReportMetric(sum/float64(len(clips)), "WER")
+				wer := sum / float64(len(clips))
+				b.ReportMetric(wer, "WER")
+				if wer > maxWER {
+					b.Fatalf("%s: word error rate %.3f above the documented %.2f", format, wer, maxWER)
+				}
 			}
 		})
 	}
