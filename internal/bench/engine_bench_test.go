@@ -12,86 +12,150 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/bench"
 	"github.com/loopwork/loopwork/internal/credits"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
 // BenchmarkEngine runs the engine scenario once (use -benchtime=1x): the per-step overhead of a
 // 100-task chain, and 1,000 executions of a 10-task fan-out/fan-in flow at once, beside pgbench doing
 // the smallest durable step (insert and update a task row) in the same run.
+//
+// Tenants' jq runs in a pool of bounded child processes. The scenario runs twice side by side, on two
+// servers in this process: one with that pool, one evaluating jq in process as every program ran
+// before the pool (jqrun.Config.InProcess). Their chain rounds alternate, so that both meet the same
+// machine, and the report gives what the confinement costs a step and the fan-out.
 func BenchmarkEngine(b *testing.B) {
-	ctx := context.Background()
-	env := serverEnv(b)
-	org := env.Org(b)
-	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
-	if err := credits.Grant(ctx, env.DB, org, 1_000_000); err != nil {
+	here, err := jqrun.New(jqrun.Config{InProcess: true})
+	if err != nil {
 		b.Fatal(err)
 	}
-	c := client{t: b, http: &http.Client{}, base: env.URL, token: admin.Token}
+	runs := []*engineRun{newEngineRun(b, "bounded children"), newEngineRun(b, "in process (before)", testkit.WithJQ(here))}
+	// Rounds alternate which server goes first, so that neither always meets the machine as the other
+	// left it; the median of nine rounds is steadier than any one.
+	const rounds = 9
+	p50s := make([][]float64, len(runs))
+	for round := 0; round < rounds; round++ {
+		for k := range runs {
+			i := (k + round) % len(runs)
+			took, p50, p99 := runs[i].chain()
+			p50s[i] = append(p50s[i], p50)
+			if round == 0 {
+				report(b, fmt.Sprintf("100-task chain, %s, first round: whole execution", runs[i].name), "%.0f ms (%.2f ms a task), step p99 %.2f ms",
+					bench.Ms(took), bench.Ms(took)/100, p99)
+			}
+		}
+	}
+	for i, r := range runs {
+		report(b, fmt.Sprintf("100-task chain, %s: step p50 of each round", r.name), "%s ms", joinMs(p50s[i]))
+	}
+	bounded, before := median(p50s[0]), median(p50s[1])
+	report(b, "100-task chain step p50 (one task's completion to the next's), median of the rounds: bounded children", "%.2f ms", bounded)
+	report(b, "  in process, as before the pool", "%.2f ms: the children add %+.0f%%", before, 100*(bounded/before-1))
+
+	var tps float64
+	rates := make([]float64, len(runs))
+	for i, r := range runs {
+		started, took := r.fanOut()
+		rates[i] = 10 * fanExecutions / took.Seconds()
+		report(b, fmt.Sprintf("1,000 executions of a 10-task fan-out/fan-in, %s: started in", r.name), "%.1f s", started.Seconds())
+		report(b, "  all 10,000 tasks done in", "%.1f s: %.0f tasks/s", took.Seconds(), rates[i])
+		if i == 0 {
+			tps = r.pgbench()
+		}
+	}
+	report(b, "baseline: insert + update of a task row per transaction (pgbench, 16 clients)", "%.0f tx/s", tps)
+	report(b, "engine tasks/s ÷ baseline steps/s (bounded children)", "%.2f", rates[0]/tps)
+	report(b, "fan-out tasks/s, bounded children ÷ in process", "%.2f", rates[0]/rates[1])
+}
+
+// engineRun is one server of BenchmarkEngine with an administrator's client.
+type engineRun struct {
+	b                  *testing.B
+	name               string
+	env                *testkit.Env
+	org                uuid.UUID
+	c                  client
+	chainFlow, fanFlow string
+}
+
+// fanExecutions is how many executions of the fan-out flow start at once.
+const fanExecutions = 1000
+
+func newEngineRun(b *testing.B, name string, opts ...testkit.Option) *engineRun {
+	env := serverEnv(b, opts...)
+	org := env.Org(b)
+	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
+	if err := credits.Grant(context.Background(), env.DB, org, 1_000_000); err != nil {
+		b.Fatal(err)
+	}
+	r := &engineRun{b: b, name: name, env: env, org: org, c: client{t: b, http: &http.Client{}, base: env.URL, token: admin.Token}}
 	newFlow := func(def string) string {
-		return c.createFlow([]byte(`{"display_name": "bench", "definition": ` + def + `}`))
+		return r.c.createFlow([]byte(`{"display_name": "bench", "definition": ` + def + `}`))
 	}
-	start := func(flow string) (string, error) {
-		st, body, err := c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow+`", "input": {"value": 1}}`))
-		if err != nil || st != http.StatusCreated {
-			return "", fmt.Errorf("start: %d %v %s", st, err, body)
-		}
-		var x struct{ ID string }
-		_ = json.Unmarshal(body, &x)
-		return x.ID, nil
-	}
-	startOne := func(flow string) string {
-		id, err := start(flow)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return id
-	}
-	waitDone := func(n int, within time.Duration) {
-		deadline := time.Now().Add(within)
-		for {
-			var left int
-			if err := env.DB.Get(&left, `SELECT count(*) FROM flow_executions WHERE status NOT IN ('completed', 'failed')`); err != nil {
-				b.Fatal(err)
-			}
-			if left == 0 {
-				return
-			}
-			if time.Now().After(deadline) {
-				b.Fatalf("%d executions unfinished after %s", left, within)
-			}
-			// Polled gently: the count is a scan, and the measurement must not take the CPU it measures.
-			// The 100-task chain takes hundreds of milliseconds and the fan-out seconds, so 20 ms is
-			// well under 5% of either.
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	r.chainFlow, r.fanFlow = newFlow(chainDefinition(100)), newFlow(fanDefinition(8))
+	return r
+}
 
-	chain := newFlow(chainDefinition(100))
-	for round := 0; round < 3; round++ {
-		t0 := time.Now()
-		id := startOne(chain)
-		waitDone(1, time.Minute)
-		took := time.Since(t0)
-		var gaps []float64
-		// A step is from one task's completion to the next's: the next task's start (the engine's
-		// overhead) and its run, a transform that takes microseconds. Its start is stamped in the
-		// transaction that completes the previous task, so the time between them is the measure.
-		if err := env.DB.Select(&gaps, `SELECT extract(epoch FROM n.completed_at - p.completed_at) * 1000 FROM task_executions p
-			JOIN task_executions n ON n.flow_execution_id = p.flow_execution_id AND n.task_name = 'c' || (substr(p.task_name, 2)::int + 1)
-			WHERE p.flow_execution_id = $1 ORDER BY 1`, id); err != nil {
-			b.Fatal(err)
-		}
-		report(b, fmt.Sprintf("100-task chain, round %d: whole execution", round+1), "%.0f ms (%.2f ms a task)", bench.Ms(took), bench.Ms(took)/100)
-		report(b, fmt.Sprintf("100-task chain, round %d: step, one task's completion to the next's", round+1),
-			"p50 %.2f ms  p99 %.2f ms", gaps[len(gaps)/2], gaps[len(gaps)*99/100])
+func (r *engineRun) start(flow string) (string, error) {
+	st, body, err := r.c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow+`", "input": {"value": 1}}`))
+	if err != nil || st != http.StatusCreated {
+		return "", fmt.Errorf("start: %d %v %s", st, err, body)
 	}
+	var x struct{ ID string }
+	_ = json.Unmarshal(body, &x)
+	return x.ID, nil
+}
 
-	fan := newFlow(fanDefinition(8))
-	const executions = 1000
-	// The executions are started at once, by 16 clients, as a burst of submissions would.
+// waitDone waits until no execution of the server is unfinished.
+func (r *engineRun) waitDone(within time.Duration) {
+	deadline := time.Now().Add(within)
+	for {
+		var left int
+		if err := r.env.DB.Get(&left, `SELECT count(*) FROM flow_executions WHERE status NOT IN ('completed', 'failed')`); err != nil {
+			r.b.Fatal(err)
+		}
+		if left == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.b.Fatalf("%d executions unfinished after %s", left, within)
+		}
+		// Polled gently: the count is a scan, and the measurement must not take the CPU it measures.
+		// The 100-task chain takes hundreds of milliseconds and the fan-out seconds, so 20 ms is
+		// well under 5% of either.
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// chain runs one execution of the 100-task chain: its whole time and its steps' p50 and p99 in ms.
+func (r *engineRun) chain() (time.Duration, float64, float64) {
+	t0 := time.Now()
+	id, err := r.start(r.chainFlow)
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	r.waitDone(time.Minute)
+	took := time.Since(t0)
+	var gaps []float64
+	// A step is from one task's completion to the next's: the next task's start (the engine's
+	// overhead) and its run, a transform that takes microseconds. Its start is stamped in the
+	// transaction that completes the previous task, so the time between them is the measure.
+	if err := r.env.DB.Select(&gaps, `SELECT extract(epoch FROM n.completed_at - p.completed_at) * 1000 FROM task_executions p
+		JOIN task_executions n ON n.flow_execution_id = p.flow_execution_id AND n.task_name = 'c' || (substr(p.task_name, 2)::int + 1)
+		WHERE p.flow_execution_id = $1 ORDER BY 1`, id); err != nil {
+		r.b.Fatal(err)
+	}
+	return took, gaps[len(gaps)/2], gaps[len(gaps)*99/100]
+}
+
+// fanOut starts the fan-out flow fanExecutions times at once, by 16 clients as a burst of submissions
+// would, and waits for all: how long the starts took, and the whole.
+func (r *engineRun) fanOut() (started, took time.Duration) {
 	begin := time.Now()
 	var next, failed atomic.Int64
 	var wg sync.WaitGroup
@@ -99,8 +163,8 @@ func BenchmarkEngine(b *testing.B) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for next.Add(1) <= executions {
-				if _, err := start(fan); err != nil {
+			for next.Add(1) <= fanExecutions {
+				if _, err := r.start(r.fanFlow); err != nil {
 					failed.Add(1)
 				}
 			}
@@ -108,16 +172,18 @@ func BenchmarkEngine(b *testing.B) {
 	}
 	wg.Wait()
 	if failed.Load() > 0 {
-		b.Fatalf("%d executions could not be started", failed.Load())
+		r.b.Fatalf("%d executions could not be started", failed.Load())
 	}
-	started := time.Since(begin)
-	waitDone(executions, 10*time.Minute)
-	took := time.Since(begin)
-	report(b, "1,000 executions of a 10-task fan-out/fan-in: started in", "%.1f s", started.Seconds())
-	report(b, "  all 10,000 tasks done in", "%.1f s: %.0f tasks/s", took.Seconds(), 10*executions/took.Seconds())
+	started = time.Since(begin)
+	r.waitDone(10 * time.Minute)
+	return started, time.Since(begin)
+}
+
+// pgbench is the baseline: the smallest durable step of a task, on the server's database.
+func (r *engineRun) pgbench() float64 {
 	var exec string
-	if err := env.DB.Get(&exec, `SELECT id FROM flow_executions LIMIT 1`); err != nil {
-		b.Fatal(err)
+	if err := r.env.DB.Get(&exec, `SELECT id FROM flow_executions LIMIT 1`); err != nil {
+		r.b.Fatal(err)
 	}
 	step := fmt.Sprintf(`\set idx random(1000, 2000000000)
 BEGIN;
@@ -126,10 +192,24 @@ INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task
 UPDATE task_executions SET status = 'running', started_at = now()
   WHERE flow_execution_id = '%[2]s' AND task_name = 'bench' AND task_execution_idx = :idx;
 COMMIT;
-`, org, exec)
-	tps := pgbenchScript(b, testkit.DSN(b, env.DB), step, clients, 5*time.Second)
-	report(b, "baseline: insert + update of a task row per transaction (pgbench, 16 clients)", "%.0f tx/s", tps)
-	report(b, "engine tasks/s ÷ baseline steps/s", "%.2f", 10*executions/took.Seconds()/tps)
+`, r.org, exec)
+	return pgbenchScript(r.b, testkit.DSN(r.b, r.env.DB), step, clients, 5*time.Second)
+}
+
+// joinMs lists durations in ms.
+func joinMs(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+// median is the middle of xs (the upper middle for an even count).
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
 }
 
 // chainDefinition is n transform tasks c1 → c2 → … → cn.

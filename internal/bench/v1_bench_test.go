@@ -256,7 +256,7 @@ func BenchmarkV1(b *testing.B) {
 // serverEnv starts the server as `loopwork serve` runs it: the default connection pool (not the small
 // one of tests: with fewer idle connections than clients every burst would open new connections) and
 // the garbage collector target.
-func serverEnv(b *testing.B) *testkit.Env {
+func serverEnv(b *testing.B, opts ...testkit.Option) *testkit.Env {
 	cfg, err := config.FromEnv(func(string) string { return "" })
 	if err != nil {
 		b.Fatal(err)
@@ -265,7 +265,7 @@ func serverEnv(b *testing.B) *testkit.Env {
 	db := testkit.DB(b)
 	db.SetMaxOpenConns(cfg.DBMaxOpenConns)
 	db.SetMaxIdleConns(cfg.DBMaxIdleConns)
-	return testkit.NewEnv(b, testkit.WithDB(db))
+	return testkit.NewEnv(b, append([]testkit.Option{testkit.WithDB(db)}, opts...)...)
 }
 
 // createFlow creates a flow from a FlowCreateRequest body and returns its id.

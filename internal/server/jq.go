@@ -5,9 +5,9 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/jqrun"
 )
 
-// jqPool is the pool of child processes that tenants' jq programs run in, sized and bounded by the
+// newJQPool is the pool of child processes that tenants' jq programs run in, sized and bounded by the
 // LOOPWORK_JQ_ settings (which Validate has checked).
-func jqPool(cfg config.Config) (*jqrun.Pool, error) {
+func newJQPool(cfg config.Config) (*jqrun.Pool, error) {
 	memory, err := config.ParseBytes(cfg.JQMemory)
 	if err != nil {
 		return nil, err

@@ -98,6 +98,9 @@ type Deps struct {
 	// Tracing records the spans of requests, River jobs and task attempts (nil: none). The pool's
 	// statements are traced when DB was opened with its Connector.
 	Tracing *tracing.Tracing
+	// JQ replaces the pool built from the LOOPWORK_JQ_ settings (a benchmark's in-process evaluator,
+	// measured beside the real pool); the server closes it when it stops.
+	JQ *jqrun.Pool
 }
 
 // Server is the whole application: the HTTP handler and the background workers.
@@ -293,9 +296,11 @@ func New(d Deps) (*Server, error) {
 		OwnCluster: cfg.DocumentsDatabaseURL == "", Files: files, Box: box, Secrets: credentials.NewOpener(d.DB, box), Guard: guard,
 		Logger: d.Logger, Limits: documents.Limits{Connections: cfg.DocumentsConnectionLimit,
 			StatementTimeout: cfg.SQLStatementTimeout, QuotaBytes: int64(cfg.DocumentsQuotaMB) << 20}})
-	jqPool, err := jqPool(cfg)
-	if err != nil {
-		return nil, err
+	jqPool := d.JQ
+	if jqPool == nil {
+		if jqPool, err = newJQPool(cfg); err != nil {
+			return nil, err
+		}
 	}
 	jq := executors.JQ{Pool: jqPool, Template: cfg.JQShortTime, Max: cfg.JQMaxTime}
 	execs := metrics.Executors(builtinExecutors(jq, outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg), JQ: jq},

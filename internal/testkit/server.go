@@ -15,6 +15,7 @@ import (
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/mail"
 	"github.com/loopwork/loopwork/internal/server"
@@ -51,6 +52,8 @@ type Settings struct {
 	OutboundClient *http.Client
 	// Tracing records the server's spans, its pool's statements among them.
 	Tracing *tracing.Tracing
+	// JQ replaces the server's pool of jq children (see server.Deps).
+	JQ *jqrun.Pool
 }
 
 // EncryptionKey and AnonKey are the secrets every test server runs with.
@@ -91,6 +94,11 @@ func WithAuthenticator(a httpx.Authenticator) Option {
 // tr traces too.
 func WithTracing(tr *tracing.Tracing) Option {
 	return func(s *Settings) { s.Tracing = tr }
+}
+
+// WithJQ makes the server evaluate jq with pool (a benchmark's in-process evaluator).
+func WithJQ(pool *jqrun.Pool) Option {
+	return func(s *Settings) { s.JQ = pool }
 }
 
 // WithDB runs the server on db (for example an EmptyDB) instead of a fresh migrated database.
@@ -134,7 +142,7 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 		cfg.PublicURL = "http://" + ts.Listener.Addr().String()
 	}
 	srv, err := server.New(server.Deps{Config: cfg, DB: db, Logger: logger, Authenticator: st.Authenticator,
-		MailSender: st.MailSender, OutboundClient: st.OutboundClient, Tracing: st.Tracing})
+		MailSender: st.MailSender, OutboundClient: st.OutboundClient, Tracing: st.Tracing, JQ: st.JQ})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package jqrun
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,24 +155,38 @@ const maxCached = 512
 
 // evaluate runs one request: the program's first result, null when it gives none or halts with null.
 func evaluate(cache map[string]*gojq.Code, req request, maxResult int64) response {
-	code := cache[req.Expr]
-	if code == nil {
-		c, err := dsl.CompileJQ(req.Expr)
-		if err != nil {
-			return response{Err: err.Error()}
-		}
-		if len(cache) >= maxCached {
-			clear(cache)
-		}
-		cache[req.Expr], code = c, c
+	code, err := compiled(cache, req.Expr)
+	if err != nil {
+		return response{Err: err.Error()}
 	}
+	return first(context.Background(), code, req.Input, maxResult)
+}
+
+// compiled is the program compiled, from cache when it was compiled before.
+func compiled(cache map[string]*gojq.Code, expr string) (*gojq.Code, error) {
+	if code := cache[expr]; code != nil {
+		return code, nil
+	}
+	code, err := dsl.CompileJQ(expr)
+	if err != nil {
+		return nil, err
+	}
+	if len(cache) >= maxCached {
+		clear(cache)
+	}
+	cache[expr] = code
+	return code, nil
+}
+
+// first runs code on the JSON input until its first result, or until ctx ends (an error result).
+func first(ctx context.Context, code *gojq.Code, raw json.RawMessage, maxResult int64) response {
 	var input any
-	if len(req.Input) > 0 {
-		if err := json.Unmarshal(req.Input, &input); err != nil {
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &input); err != nil {
 			return response{Err: "the input is not JSON: " + err.Error()}
 		}
 	}
-	v, ok := code.Run(input).Next()
+	v, ok := code.RunWithContext(ctx, input).Next()
 	if !ok {
 		return response{}
 	}

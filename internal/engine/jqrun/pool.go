@@ -31,6 +31,10 @@ type Config struct {
 	// MaxTime is the longest deadline an evaluation may be given (0: 30 s); a child's lifetime CPU
 	// budget, the backstop behind the deadlines, is a multiple of it.
 	MaxTime time.Duration
+	// InProcess evaluates in the calling process, as every jq program ran before this pool: bounded by
+	// its deadline but not in memory. It exists so that a benchmark can show, in one run, what the
+	// children cost (see internal/bench); no setting of the server reaches it.
+	InProcess bool
 }
 
 // Defaults of Config.
@@ -51,6 +55,8 @@ type Pool struct {
 	mu     sync.Mutex
 	closed bool
 	live   map[*child]struct{}
+
+	here inProcess // Config.InProcess
 }
 
 // New returns a pool of at most cfg.Size children, started as they are needed.
@@ -105,6 +111,9 @@ func (p *Pool) EvalJSON(ctx context.Context, expr string, input json.RawMessage,
 	if limit <= 0 || limit > p.cfg.MaxTime {
 		limit = p.cfg.MaxTime
 	}
+	if p.cfg.InProcess {
+		return p.here.eval(ctx, expr, input, limit, p.cfg.MaxResult)
+	}
 	select {
 	case p.slots <- struct{}{}:
 	case <-ctx.Done():
@@ -124,15 +133,20 @@ func (p *Pool) EvalJSON(ctx context.Context, expr string, input json.RawMessage,
 	} else {
 		p.give(c)
 	}
+	return res.result(p.cfg.MaxResult)
+}
+
+// result is what EvalJSON returns for a response.
+func (r response) result(maxResult int64) (json.RawMessage, error) {
 	switch {
-	case res.TooLarge:
-		return nil, &LimitError{Limit: "result size", Bytes: p.cfg.MaxResult}
-	case res.Err != "":
-		return nil, &EvalError{Msg: res.Err}
-	case string(res.Value) == "null":
+	case r.TooLarge:
+		return nil, &LimitError{Limit: "result size", Bytes: maxResult}
+	case r.Err != "":
+		return nil, &EvalError{Msg: r.Err}
+	case string(r.Value) == "null":
 		return nil, nil
 	}
-	return res.Value, nil
+	return r.Value, nil
 }
 
 // fail ends a child whose round trip failed and says why as the evaluation's error: the deadline
