@@ -61,7 +61,13 @@ func TestThreeReplicas(t *testing.T) {
 	var failures []string
 	killed := make(chan time.Time, 1)
 	go func() {
-		time.Sleep(5 * time.Second)
+		// The kill comes once River's work has reached all three processes (by 8 s at the latest, which
+		// spread then reports), so that what the test asks of the time before it does not hang on how
+		// quickly a loaded machine starts the third process's producers.
+		begin := time.Now()
+		for time.Since(begin) < 8*time.Second && (time.Since(begin) < 3*time.Second || workedBy(db) < 3) {
+			time.Sleep(100 * time.Millisecond)
+		}
 		front.Drain(t, 2)
 		procs[2].Kill()
 		killed <- time.Now()

@@ -55,3 +55,10 @@ func spread(t *testing.T, db *sqlx.DB, killedAt time.Time) {
 	}
 	t.Logf("the killed process held %d River jobs; the sweep queued %d stand-ins", held, standIns)
 }
+
+// workedBy is how many processes have completed River jobs so far.
+func workedBy(db *sqlx.DB) int {
+	var n int
+	_ = db.Get(&n, `SELECT count(DISTINCT w) FROM river_job j, unnest(j.attempted_by) w WHERE j.state = 'completed'`)
+	return n
+}
