@@ -22,7 +22,8 @@ func TestSchemaRefsStayInside(t *testing.T) {
 		_, _ = w.Write([]byte(`{"type": "string", "description": "FROM-THE-WEB"}`))
 	}))
 	t.Cleanup(web.Close)
-	env := testkit.NewEnv(t)
+	// Against a real server process: the schema compiler that would load the reference is the binary's.
+	env := testkit.NewProcessEnv(t)
 	user := env.User(t, env.Org(t), auth.RoleAppUser)
 	flow := func(schema string) string {
 		return `{"display_name": "refs", "definition": {"version": 1, "tasks": [{"name": "ask", "type": "llm",

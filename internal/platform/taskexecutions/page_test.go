@@ -38,7 +38,7 @@ func TestListPages(t *testing.T) {
 // caller names no page, so a list never reads every attempt of a large execution.
 func TestListDefaultPage(t *testing.T) {
 	t.Parallel()
-	env := testkit.NewEnv(t, testkit.WithoutWorkers())
+	env := testkit.NewProcessEnv(t)
 	org := env.Org(t)
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
 	exec := bareExecution(t, env, org, nil, "organization", "running")
