@@ -50,13 +50,15 @@ docs:
 # The server binary that tests start as real processes is built once here (LOOPWORK_TEST_SERVER) rather than
 # linked again by each of them. TESTP packages run at once: most of a package's time is spent waiting on
 # PostgreSQL and on the server processes it starts, so more than one per core keeps both cores busy.
+# go test's own vet pass is off (make lint runs go vet over everything, and CI runs both), and test
+# binaries are linked without DWARF: nobody debugs them, and each of some seventy links is a second faster.
 TESTP ?= 4
 test:
 	@./internal/tools/packages.sh $(SPEECH_PACKAGES) pocketsphinx-testdata jq || echo "offline speech tests (and the README tour, without jq) will be skipped"
 	$(GO) build -o bin/testreport ./internal/tools/testreport
 	$(GO) build -o bin/loopwork-test ./cmd/loopwork
 	LOOPWORK_TEST_SERVER=$(CURDIR)/bin/loopwork-test ./internal/tools/with-test-db.sh bin/testreport \
-		$(GO) test -p $(TESTP) -json -count=1 -timeout 20m ./...
+		$(GO) test -p $(TESTP) -vet=off -ldflags=-w -json -count=1 -timeout 20m ./...
 
 # fuzz runs each fuzz target for FUZZTIME, one after another on FUZZPARALLEL workers; `go test -fuzz` takes one
 # target per run. A failing input is saved under the package's testdata/fuzz/<target>/ and replayed by every
