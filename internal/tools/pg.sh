@@ -82,14 +82,24 @@ start)
   if run_pg "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1 && [ -f "$dir/port" ]; then
     port=$(cat "$dir/port")
   else
-    if [ "$mode" = test ]; then port=$(free_port 56432); else port=$(free_port "${LOOPWORK_PG_PORT:-55432}"); fi
-    opts="-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=''"
-    if [ "$mode" = test ]; then
-      # A throwaway cluster: durability buys nothing, speed does.
-      opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
-    fi
-    run_pg "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 -o "$opts" start >/dev/null ||
-      { tail -n 30 "$dir/postgres.log" >&2; die "PostgreSQL did not start"; }
+    # Test clusters start side by side (packages run at once, each may start one): they probe from a
+    # random port, and one that loses the port it probed to another between the probe and the start
+    # tries again with another.
+    for attempt in 1 2 3 4 5; do
+      if [ "$mode" = test ]; then port=$(free_port $((56432 + RANDOM % 4000))); else port=$(free_port "${LOOPWORK_PG_PORT:-55432}"); fi
+      opts="-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=''"
+      if [ "$mode" = test ]; then
+        # A throwaway cluster: durability buys nothing, speed does.
+        opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
+      fi
+      rm -f "$dir/postgres.log" # this attempt's log alone, for the check below
+      if run_pg "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 -o "$opts" start >/dev/null; then
+        break
+      fi
+      if [ "$attempt" -eq 5 ] || ! grep -q "Address already in use" "$dir/postgres.log"; then
+        tail -n 30 "$dir/postgres.log" >&2; die "PostgreSQL did not start"
+      fi
+    done
     echo "$port" > "$dir/port"
   fi
   echo "postgres://postgres@127.0.0.1:$port/postgres?sslmode=disable"
