@@ -2,7 +2,6 @@ package testkit
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -12,12 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/google/uuid"
-	"github.com/jmoiron/sqlx"
-
-	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/credits"
 )
 
 // Process is a `loopwork serve` of the test's own, on its own port.
@@ -108,28 +101,6 @@ func Call(t testing.TB, base, token, method, path string, body, out any) {
 			t.Fatal(err)
 		}
 	}
-}
-
-// SeedCaller writes an organization with credits and an org_admin with an API key, and returns the key.
-func SeedCaller(t testing.TB, db *sqlx.DB) string {
-	t.Helper()
-	var org, user uuid.UUID
-	if err := db.Get(&org, `INSERT INTO organizations (name) VALUES ('crash') RETURNING id`); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Get(&user, `INSERT INTO users (organization_id, email, first_name, last_name, role, email_confirmed_at)
-		VALUES ($1, 'admin@crash.test', 'A', 'B', 'org_admin', now()) RETURNING id`, org); err != nil {
-		t.Fatal(err)
-	}
-	token, prefix := auth.NewAPIKey()
-	if _, err := db.Exec(`INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) VALUES ($1, $2, 'k', $3, $4)`,
-		org, user, prefix, auth.HashToken(token)); err != nil {
-		t.Fatal(err)
-	}
-	if err := credits.Grant(context.Background(), db, org, 100000); err != nil {
-		t.Fatal(err)
-	}
-	return token
 }
 
 // Logs is what the process wrote so far.

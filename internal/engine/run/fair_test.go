@@ -1,7 +1,6 @@
 package run_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,11 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/credits"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -50,25 +47,10 @@ func (s *slowUpstream) counts() (held, most, seen int) {
 	return s.held, s.most, s.seen
 }
 
-// seedOrg writes an organization with credits and an org_admin with an API key, and returns the key.
+// seedOrg writes an organization with credits and its org_admin, and returns the admin's API key.
 func seedOrg(t *testing.T, db *sqlx.DB, name string) string {
 	t.Helper()
-	var org, user uuid.UUID
-	if err := db.Get(&org, `INSERT INTO organizations (name) VALUES ($1) RETURNING id`, name); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Get(&user, `INSERT INTO users (organization_id, email, first_name, last_name, role, email_confirmed_at)
-		VALUES ($1, $2, 'A', 'B', 'org_admin', now()) RETURNING id`, org, "admin@"+name+".test"); err != nil {
-		t.Fatal(err)
-	}
-	token, prefix := auth.NewAPIKey()
-	if _, err := db.Exec(`INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) VALUES ($1, $2, 'k', $3, $4)`,
-		org, user, prefix, auth.HashToken(token)); err != nil {
-		t.Fatal(err)
-	}
-	if err := credits.Grant(context.Background(), db, org, 100000); err != nil {
-		t.Fatal(err)
-	}
+	token, _ := testkit.SeedUser(t, db, testkit.SeedOrg(t, db, name), auth.RoleOrgAdmin, "admin@"+name+".test")
 	return token
 }
 

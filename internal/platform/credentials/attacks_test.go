@@ -54,17 +54,7 @@ func serve(t *testing.T, env ...string) *server {
 // seedUser writes a confirmed user of role in org with an API key, and returns the key and the user's id.
 func seedUser(t *testing.T, db *sqlx.DB, org uuid.UUID, role auth.Role) (string, uuid.UUID) {
 	t.Helper()
-	var user uuid.UUID
-	if err := db.Get(&user, `INSERT INTO users (organization_id, email, first_name, last_name, role, email_confirmed_at)
-		VALUES ($1, $2, 'A', 'B', $3, now()) RETURNING id`, org, uuid.NewString()+"@tenants.test", role); err != nil {
-		t.Fatal(err)
-	}
-	token, prefix := auth.NewAPIKey()
-	if _, err := db.Exec(`INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) VALUES ($1, $2, 'k', $3, $4)`,
-		org, user, prefix, auth.HashToken(token)); err != nil {
-		t.Fatal(err)
-	}
-	return token, user
+	return testkit.SeedUser(t, db, org, role, uuid.NewString()+"@tenants.test")
 }
 
 func client(t *testing.T, base, token string) *platformapi.ClientWithResponses {

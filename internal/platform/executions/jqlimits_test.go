@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/auth"
@@ -86,20 +85,9 @@ func TestTenantJQIsBounded(t *testing.T) {
 // appUser writes an organization with credits and an app_user with an API key, and returns the key.
 func appUser(t *testing.T, db *sqlx.DB) string {
 	t.Helper()
-	testkit.SeedCaller(t, db) // the organization, its credits and an admin
-	var org, user uuid.UUID
-	if err := db.Get(&org, `SELECT id FROM organizations LIMIT 1`); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Get(&user, `INSERT INTO users (organization_id, email, first_name, last_name, role, email_confirmed_at)
-		VALUES ($1, 'user@crash.test', 'U', 'V', 'app_user', now()) RETURNING id`, org); err != nil {
-		t.Fatal(err)
-	}
-	token, prefix := auth.NewAPIKey()
-	if _, err := db.Exec(`INSERT INTO api_keys (organization_id, user_id, name, token_prefix, token_hash) VALUES ($1, $2, 'u', $3, $4)`,
-		org, user, prefix, auth.HashToken(token)); err != nil {
-		t.Fatal(err)
-	}
+	org := testkit.SeedOrg(t, db, "crash")
+	testkit.SeedUser(t, db, org, auth.RoleOrgAdmin, "admin@crash.test")
+	token, _ := testkit.SeedUser(t, db, org, auth.RoleAppUser, "user@crash.test")
 	return token
 }
 
