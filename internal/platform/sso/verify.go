@@ -102,27 +102,42 @@ func (s *Service) verifiedElsewhere(ctx context.Context, providerID, domain stri
 // missing or different record says what was found, so the administrator can correct it.
 func (s *Service) checkRecord(ctx context.Context, domain, want string) error {
 	name := challengeName(domain)
-	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
-	defer cancel()
-	records, err := s.d.Resolver.LookupTXT(ctx, name)
-	var dnsErr *net.DNSError
-	switch {
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
-		records = nil
-	case err != nil:
+	records, err := s.lookupChallenge(ctx, domain)
+	if err != nil {
 		return httpx.NewError(http.StatusServiceUnavailable, "dns_unavailable",
 			"the TXT records of %s could not be looked up; try again later", name)
 	}
-	for _, r := range records {
-		if strings.TrimSpace(r) == want {
-			return nil
-		}
+	if holds(records, want) {
+		return nil
 	}
 	msg := fmt.Sprintf("no TXT record at %s: publish one with the value %s", name, want)
 	if len(records) > 0 {
 		msg = fmt.Sprintf("the TXT records at %s (%s) do not hold %s", name, quoteAll(records), want)
 	}
 	return httpx.Invalid([]any{"path", "domain"}, "domain_not_verified", msg)
+}
+
+// lookupChallenge returns the TXT records of the domain's challenge name. A name that does not exist,
+// or has no TXT records, is an answer (no records); an error means DNS gave no answer at all (a
+// timeout, a server failure), which says nothing about the domain.
+func (s *Service) lookupChallenge(ctx context.Context, domain string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	records, err := s.d.Resolver.LookupTXT(ctx, challengeName(domain))
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+		return nil, nil
+	}
+	return records, err
+}
+
+func holds(records []string, want string) bool {
+	for _, r := range records {
+		if strings.TrimSpace(r) == want {
+			return true
+		}
+	}
+	return false
 }
 
 func quoteAll(records []string) string {
