@@ -163,8 +163,10 @@ func (s *Service) markVerified(ctx context.Context, p *auth.Principal, providerI
 		if err := lockProvider(ctx, tx, p.OrganizationID, providerID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sso_domains SET verified_at = now()
-			WHERE provider_id = $1 AND domain = $2 AND verified_at IS NULL`, providerID, domain); err != nil {
+		// A verification is a check, passed: the daily re-check counts from it, without failures.
+		if _, err := tx.ExecContext(ctx, `UPDATE sso_domains SET verified_at = now(), checked_at = now(),
+			next_check_at = now() + make_interval(secs => $3), failed_checks = 0
+			WHERE provider_id = $1 AND domain = $2 AND verified_at IS NULL`, providerID, domain, recheckAfter.Seconds()); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE sso_providers SET modified_by = $2 WHERE id = $1`, providerID, p.Actor())
