@@ -121,8 +121,8 @@ func (s *Service) failCheck(ctx context.Context, providerID, domain, token strin
 		return err
 	})
 	if err == nil && released {
-		s.log().Warn("single sign-on domain released: its TXT record was missing at three daily checks in a row",
-			"domain", domain, "sso_provider_id", providerID)
+		s.log().Warn("single sign-on domain released: its TXT record was missing at its last daily checks",
+			"domain", domain, "sso_provider_id", providerID, "failed_checks", recheckFailures)
 	}
 	return err
 }
