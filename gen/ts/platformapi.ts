@@ -1953,7 +1953,7 @@ export interface paths {
         put?: never;
         /**
          * Prove ownership of a single sign-on domain
-         * @description Looks up the TXT records of `txt_record_name` (`_loopwork-challenge.<domain>`) and marks the domain verified when one of them is exactly the provider's `txt_record_value` for it; from then on the domain routes sign-in to the provider (`GET /api/sso/lookup`) and no other provider can claim it. Verifying a verified domain changes nothing. A missing or different record answers 422 (the `detail` item's `type` is `domain_not_verified`, its `msg` names the record and what was found); a domain that another provider verified first answers 409 with code `domain_taken`; a DNS server that does not answer in time answers 503 with code `dns_unavailable` (try again). Only `org_admin` and `backoffice` may call it; a provider of another organization, or a domain the provider does not list, answers 404.
+         * @description Looks up the TXT records of `txt_record_name` (`_loopwork-challenge.<domain>`) and marks the domain verified when one of them is exactly the provider's `txt_record_value` for it; from then on the domain routes sign-in to the provider (`GET /api/sso/lookup`) and no other provider can claim it. Verifying a verified domain changes nothing. Keep the record published: it is looked up again once a day, and a domain whose record is missing or different at three daily checks in a row (about three days) becomes unverified, stops routing sign-in and is free for another organization to claim and verify; a DNS server that does not answer counts as no check. A missing or different record answers 422 (the `detail` item's `type` is `domain_not_verified`, its `msg` names the record and what was found); a domain that another provider verified first answers 409 with code `domain_taken`; a DNS server that does not answer in time answers 503 with code `dns_unavailable` (try again). Only `org_admin` and `backoffice` may call it; a provider of another organization, or a domain the provider does not list, answers 404.
          */
         post: operations["verifySsoDomain"];
         delete?: never;
@@ -4623,7 +4623,7 @@ export interface components {
         };
         /** @description An e-mail domain such as `example.com` (no scheme, no `@`, at least two labels). */
         SSODomain: string;
-        /** @description Whether the organization has proved it owns a domain. To prove it, publish a DNS TXT record named `txt_record_name` whose value is `txt_record_value`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. Until then the domain routes no sign-in. */
+        /** @description Whether the organization has proved it owns a domain. To prove it, publish a DNS TXT record named `txt_record_name` whose value is `txt_record_value`, then call `POST /api/sso/providers/{id}/domains/{domain}/verify`. Until then the domain routes no sign-in. The record is looked up again once a day; after three daily checks in a row without it, the domain is unverified again and released, so keep it published for as long as the provider lists the domain. */
         SSODomainVerification: {
             /** @description The domain, in lower case. */
             domain: string;
@@ -4631,7 +4631,7 @@ export interface components {
             txt_record_name: string;
             /** @description Exact value of the TXT record, `loopwork-domain-verification=<token>`; the token is random, is the same for as long as the provider lists the domain, and differs between providers. */
             txt_record_value: string;
-            /** @description True once the TXT record was found; the domain then routes sign-in to the provider. */
+            /** @description True once the TXT record was found; the domain then routes sign-in to the provider, until the record has been missing at three daily checks in a row. */
             verified: boolean;
             /**
              * Format: date-time

@@ -327,10 +327,15 @@ func New(d Deps) (*Server, error) {
 	measuringSvc := measuring.New(measuring.Deps{DB: d.DB, Grants: grants, Jobs: jobsSvc, Logger: d.Logger})
 	measuringSvc.Register(jobWorkers)
 	documentsSvc.Register(jobWorkers)
+	// Verified single sign-on domains are checked again daily in the background.
+	limiter := ratelimit.New(d.DB)
+	ssoSvc := sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter, Resolver: sso.NewResolver(cfg.DNSResolver),
+		Logger: d.Logger})
+	ssoSvc.Register(jobWorkers)
 	periodic := append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...)
 	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger,
-		Periodic: append(append(append(periodic, exportsSvc.PeriodicJobs()...), measuringSvc.PeriodicJobs()...),
-			documentsSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers,
+		Periodic: append(append(append(append(periodic, exportsSvc.PeriodicJobs()...), measuringSvc.PeriodicJobs()...),
+			documentsSvc.PeriodicJobs()...), ssoSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers,
 		Middleware: append(d.Tracing.River(), metrics.RiverMiddleware())})
 	if err != nil {
 		return nil, fmt.Errorf("background queue: %w", err)
@@ -341,7 +346,6 @@ func New(d Deps) (*Server, error) {
 	measuringSvc.SetQueue(q)
 	documentsSvc.SetQueue(q)
 	reviewsSvc.SetQueue(q)
-	limiter := ratelimit.New(d.DB)
 	credentialsSvc := credentials.New(credentials.Deps{DB: d.DB, Box: box})
 	modelsSvc := models.New(endpoints)
 
@@ -383,7 +387,7 @@ func New(d Deps) (*Server, error) {
 		usersService: users.New(users.Deps{DB: d.DB, Queue: q, Limiter: limiter,
 			InviteTTL: cfg.InviteTTL, RecoveryTTL: cfg.RecoveryTTL, WebURL: webURL(cfg)}),
 		apikeysService: apikeys.New(apikeys.Deps{DB: d.DB}),
-		ssoService:     sso.New(sso.Deps{DB: d.DB, HTTPClient: outbound, Limiter: limiter, Resolver: sso.NewResolver(cfg.DNSResolver)}),
+		ssoService:     ssoSvc,
 		billingService: billing.New(billing.Deps{DB: d.DB}),
 		flowsService:   flowsSvc,
 		conversationsService: conversations.New(conversations.Deps{DB: d.DB, Flows: flowsSvc, Registry: registry,

@@ -39,6 +39,13 @@ func (z *zone) publish(name string, values ...string) {
 	z.txt[strings.ToLower(strings.TrimSuffix(name, "."))] = values
 }
 
+// unpublish removes name, which then answers NXDOMAIN.
+func (z *zone) unpublish(name string) {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	delete(z.txt, strings.ToLower(strings.TrimSuffix(name, ".")))
+}
+
 func (z *zone) serve(pc net.PacketConn) {
 	buf := make([]byte, 4096)
 	for {

@@ -3,6 +3,7 @@
 package sso
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
 
@@ -19,6 +20,8 @@ type Deps struct {
 	Limiter    *ratelimit.Limiter
 	// Resolver looks up the TXT records that prove ownership of a domain.
 	Resolver *net.Resolver
+	// Logger hears of domains the daily re-check released; nil discards.
+	Logger *slog.Logger
 }
 
 // Service implements the sso operations of platformapi.StrictServerInterface.
@@ -28,3 +31,10 @@ type Service struct {
 
 // New returns the service.
 func New(d Deps) *Service { return &Service{d: d} }
+
+func (s *Service) log() *slog.Logger {
+	if s.d.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.d.Logger
+}

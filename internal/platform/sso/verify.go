@@ -102,27 +102,42 @@ func (s *Service) verifiedElsewhere(ctx context.Context, providerID, domain stri
 // missing or different record says what was found, so the administrator can correct it.
 func (s *Service) checkRecord(ctx context.Context, domain, want string) error {
 	name := challengeName(domain)
-	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
-	defer cancel()
-	records, err := s.d.Resolver.LookupTXT(ctx, name)
-	var dnsErr *net.DNSError
-	switch {
-	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
-		records = nil
-	case err != nil:
+	records, err := s.lookupChallenge(ctx, domain)
+	if err != nil {
 		return httpx.NewError(http.StatusServiceUnavailable, "dns_unavailable",
 			"the TXT records of %s could not be looked up; try again later", name)
 	}
-	for _, r := range records {
-		if strings.TrimSpace(r) == want {
-			return nil
-		}
+	if holds(records, want) {
+		return nil
 	}
 	msg := fmt.Sprintf("no TXT record at %s: publish one with the value %s", name, want)
 	if len(records) > 0 {
 		msg = fmt.Sprintf("the TXT records at %s (%s) do not hold %s", name, quoteAll(records), want)
 	}
 	return httpx.Invalid([]any{"path", "domain"}, "domain_not_verified", msg)
+}
+
+// lookupChallenge returns the TXT records of the domain's challenge name. A name that does not exist,
+// or has no TXT records, is an answer (no records); an error means DNS gave no answer at all (a
+// timeout, a server failure), which says nothing about the domain.
+func (s *Service) lookupChallenge(ctx context.Context, domain string) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, lookupTimeout)
+	defer cancel()
+	records, err := s.d.Resolver.LookupTXT(ctx, challengeName(domain))
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) && dnsErr.IsNotFound {
+		return nil, nil
+	}
+	return records, err
+}
+
+func holds(records []string, want string) bool {
+	for _, r := range records {
+		if strings.TrimSpace(r) == want {
+			return true
+		}
+	}
+	return false
 }
 
 func quoteAll(records []string) string {
@@ -148,8 +163,10 @@ func (s *Service) markVerified(ctx context.Context, p *auth.Principal, providerI
 		if err := lockProvider(ctx, tx, p.OrganizationID, providerID); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sso_domains SET verified_at = now()
-			WHERE provider_id = $1 AND domain = $2 AND verified_at IS NULL`, providerID, domain); err != nil {
+		// A verification is a check, passed: the daily re-check counts from it, without failures.
+		if _, err := tx.ExecContext(ctx, `UPDATE sso_domains SET verified_at = now(), checked_at = now(),
+			next_check_at = now() + make_interval(secs => $3), failed_checks = 0
+			WHERE provider_id = $1 AND domain = $2 AND verified_at IS NULL`, providerID, domain, recheckAfter.Seconds()); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `UPDATE sso_providers SET modified_by = $2 WHERE id = $1`, providerID, p.Actor())
