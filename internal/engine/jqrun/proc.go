@@ -1,6 +1,7 @@
 package jqrun
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -14,9 +15,10 @@ import (
 // child is one evaluating process with the parent's ends of its pipes.
 type child struct {
 	cmd    *exec.Cmd
-	in     *os.File // its stdin
-	out    *os.File // its stdout
-	stderr *capped  // what it wrote to stderr, the first few KB (why it died)
+	in     *os.File      // its stdin
+	out    *os.File      // its stdout
+	stderr *capped       // what it wrote to stderr, the first few KB (why it died)
+	r      *bufio.Reader // out, buffered: a frame's header and body come in one read
 
 	once   sync.Once
 	killed bool          // set by kill, read after done is closed
@@ -37,6 +39,7 @@ func start(exe string, env string) (*child, error) {
 		return nil, err
 	}
 	c := &child{in: inW, out: outR, stderr: &capped{max: 4 << 10}, done: make(chan struct{})}
+	c.r = bufio.NewReaderSize(spinReader{c}, 64<<10)
 	c.cmd = exec.Command(exe)
 	c.cmd.Env = []string{env}
 	c.cmd.Dir = "/"
@@ -75,7 +78,7 @@ func (c *child) eval(ctx context.Context, req request, limit time.Duration, maxF
 	if err := writeFrame(c.in, req); err != nil {
 		return res, err
 	}
-	err := readFrame(c.out, maxFrame, &res)
+	err := readFrame(c.r, maxFrame, &res)
 	return res, err
 }
 
