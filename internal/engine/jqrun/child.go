@@ -112,7 +112,7 @@ func confine(l childLimits) error {
 		// bound stays a bound, only a looser one.
 		base = assumedBase
 	}
-	as := uint64(base + l.memory)
+	as := uint64(base + l.memory + arenaSlack)
 	if err := unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: as, Max: as}); err != nil {
 		return fmt.Errorf("RLIMIT_AS: %w", err)
 	}
@@ -206,3 +206,9 @@ func first(ctx context.Context, code *gojq.Code, raw json.RawMessage, maxResult 
 	}
 	return response{Value: b}
 }
+
+// arenaSlack is address space beyond the budget for the runtime's own reservations: the Go heap reserves
+// address space 64 MB at a time, with metadata and mark bits beside it, so a program whose live data stays
+// well inside the budget could otherwise die of the reservation that the garbage collector was about to
+// make unnecessary. The collector's soft limit (debug.SetMemoryLimit) is the budget itself.
+const arenaSlack = 64 << 20
