@@ -47,6 +47,71 @@ func (s *slowUpstream) counts() (held, most, seen int) {
 	return s.held, s.most, s.seen
 }
 
+// newSlowUpstream serves a slowUpstream for the test, released (and closed) when it ends.
+func newSlowUpstream(t *testing.T) (*slowUpstream, string) {
+	up := &slowUpstream{release: make(chan struct{})}
+	srv := httptest.NewServer(up)
+	t.Cleanup(srv.Close)
+	t.Cleanup(up.open)
+	return up, srv.URL
+}
+
+// open answers every request held and every later one.
+func (s *slowUpstream) open() { s.releaseOnce.Do(func() { close(s.release) }) }
+
+// waitHeld waits until the upstream holds want requests.
+func (s *slowUpstream) waitHeld(t *testing.T, want int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for held, _, _ := s.counts(); held != want; held, _, _ = s.counts() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the upstream holds %d of A's requests, want %d", held, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// flood saves organization token's flow of one slow call to url and starts it n times.
+func flood(t *testing.T, base, token, url string, n int) (flow string, execs []string) {
+	flow = createFlow(t, base, token, fmt.Sprintf(`{"version": 1, "tasks": [{"name": "call", "type": "http_request",
+		"timeout_seconds": 60, "parameters": {"url": %q}}], "edges": []}`, url))
+	for range n {
+		execs = append(execs, startExecution(t, base, token, flow))
+	}
+	return flow, execs
+}
+
+// quickTask starts a one-transform flow of organization token and answers how long after its start
+// request it completed.
+func quickTask(t *testing.T, base, token string) time.Duration {
+	t.Helper()
+	quick := createFlow(t, base, token, `{"version": 1, "tasks": [{"name": "double", "type": "transform",
+		"parameters": {"expression": "{n: 2}"}}], "edges": []}`)
+	begin := time.Now()
+	x := startExecution(t, base, token, quick)
+	for s := status(t, base, token, x); s != "completed"; s = status(t, base, token, x) {
+		if time.Since(begin) > 5*time.Second {
+			t.Fatalf("B's quick task is still %s after 5 s", s)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return time.Since(begin)
+}
+
+// waitCompleted waits until every one of execs is completed, failing on one that failed.
+func waitCompleted(t *testing.T, base, token string, execs []string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for _, f := range execs {
+		for s := status(t, base, token, f); s != "completed"; s = status(t, base, token, f) {
+			if s == "failed" || time.Now().After(deadline) {
+				t.Fatalf("A's execution %s is %s", f, s)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
 // seedOrg writes an organization with credits and its org_admin, and returns the admin's API key.
 func seedOrg(t *testing.T, db *sqlx.DB, name string) string {
 	t.Helper()
@@ -79,48 +144,19 @@ func status(t *testing.T, base, token, exec string) string {
 // A's tasks complete once the upstream answers.
 func TestOneOrganizationCannotStarveAnother(t *testing.T) {
 	t.Parallel()
-	up := &slowUpstream{release: make(chan struct{})}
-	srv := httptest.NewServer(up)
-	defer srv.Close()
-	defer up.releaseOnce.Do(func() { close(up.release) })
+	up, url := newSlowUpstream(t)
 	db := testkit.DB(t)
-	const workers, share, flood = 4, 2, 12
+	const workers, share, n = 4, 2, 12
 	p := testkit.Serve(t, testkit.BuildServer(t), testkit.DSN(t, db), testkit.FreePort(t),
 		fmt.Sprintf("LOOPWORK_TASK_WORKERS=%d", workers), "LOOPWORK_OUTBOUND_ALLOW=127.0.0.1/32")
 	a, b := seedOrg(t, db, "flooder"), seedOrg(t, db, "quiet")
+	_, floods := flood(t, p.URL, a, url, n)
+	up.waitHeld(t, share)
 
-	slow := createFlow(t, p.URL, a, fmt.Sprintf(`{"version": 1, "tasks": [{"name": "call", "type": "http_request",
-		"timeout_seconds": 60, "parameters": {"url": %q}}], "edges": []}`, srv.URL))
-	var floods []string
-	for range flood {
-		floods = append(floods, startExecution(t, p.URL, a, slow))
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if held, _, _ := up.counts(); held == share {
-			break
-		}
-		if time.Now().After(deadline) {
-			held, _, _ := up.counts()
-			t.Fatalf("A's tasks hold %d requests upstream, want its share of %d", held, share)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-
-	quick := createFlow(t, p.URL, b, `{"version": 1, "tasks": [{"name": "double", "type": "transform",
-		"parameters": {"expression": "{n: 2}"}}], "edges": []}`)
-	begin := time.Now()
-	x := startExecution(t, p.URL, b, quick)
-	for status(t, p.URL, b, x) != "completed" {
-		if time.Since(begin) > 5*time.Second {
-			t.Fatalf("B's quick task is still %s after 5 s", status(t, p.URL, b, x))
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	latency := time.Since(begin)
+	latency := quickTask(t, p.URL, b)
 	held, most, _ := up.counts()
 	t.Logf("B's transform completed %v after its start request, while A held %d of %d workers with %d more "+
-		"of its tasks waiting", latency.Round(time.Millisecond), held, workers, flood-held)
+		"of its tasks waiting", latency.Round(time.Millisecond), held, workers, n-held)
 	if latency > time.Second {
 		t.Fatalf("B's quick task took %v to complete behind A's slow ones; want under 1 s", latency)
 	}
@@ -128,18 +164,10 @@ func TestOneOrganizationCannotStarveAnother(t *testing.T) {
 		t.Fatalf("A held %d workers at once, more than its share of %d", most, share)
 	}
 
-	up.releaseOnce.Do(func() { close(up.release) })
-	deadline = time.Now().Add(60 * time.Second)
-	for _, f := range floods {
-		for s := status(t, p.URL, a, f); s != "completed"; s = status(t, p.URL, a, f) {
-			if s == "failed" || time.Now().After(deadline) {
-				t.Fatalf("A's execution %s is %s", f, s)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
-	if _, _, seen := up.counts(); seen != flood {
-		t.Fatalf("the upstream saw %d calls for %d tasks: each runs exactly once", seen, flood)
+	up.open()
+	waitCompleted(t, p.URL, a, floods)
+	if _, _, seen := up.counts(); seen != n {
+		t.Fatalf("the upstream saw %d calls for %d tasks: each runs exactly once", seen, n)
 	}
 }
 
@@ -150,34 +178,17 @@ func TestOneOrganizationCannotStarveAnother(t *testing.T) {
 // had: rescued exactly once.
 func TestRescuedFloodLeavesRiverFree(t *testing.T) {
 	t.Parallel()
-	up := &slowUpstream{release: make(chan struct{})}
-	srv := httptest.NewServer(up)
-	defer srv.Close()
-	defer up.releaseOnce.Do(func() { close(up.release) })
+	up, url := newSlowUpstream(t)
 	db := testkit.DB(t)
-	const share, flood = 2, 12
+	const share, n = 2, 12
 	bin, dsn := testkit.BuildServer(t), testkit.DSN(t, db)
 	settings := []string{"LOOPWORK_TASK_WORKERS=4", "LOOPWORK_OUTBOUND_ALLOW=127.0.0.1/32"}
 	first := testkit.Serve(t, bin, dsn, testkit.FreePort(t), settings...)
 	a, b := seedOrg(t, db, "flooder"), seedOrg(t, db, "quiet")
-	slow := createFlow(t, first.URL, a, fmt.Sprintf(`{"version": 1, "tasks": [{"name": "call", "type": "http_request",
-		"timeout_seconds": 60, "parameters": {"url": %q}}], "edges": []}`, srv.URL))
-	var floods []string
-	for range flood {
-		floods = append(floods, startExecution(t, first.URL, a, slow))
-	}
-	waitHeld := func(want int) {
-		deadline := time.Now().Add(30 * time.Second)
-		for held, _, _ := up.counts(); held != want; held, _, _ = up.counts() {
-			if time.Now().After(deadline) {
-				t.Fatalf("the upstream holds %d of A's requests, want %d", held, want)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
-	waitHeld(share)
+	slow, floods := flood(t, first.URL, a, url, n)
+	up.waitHeld(t, share)
 	first.Kill()
-	waitHeld(0)
+	up.waitHeld(t, 0)
 
 	second := testkit.Serve(t, bin, dsn, testkit.FreePort(t), settings...)
 	deadline := time.Now().Add(30 * time.Second)
@@ -186,7 +197,7 @@ func TestRescuedFloodLeavesRiverFree(t *testing.T) {
 		if err := db.Get(&rescued, `SELECT count(*) FROM river_job WHERE kind = 'flow_task' AND args ? 'org'`); err != nil {
 			t.Fatal(err)
 		}
-		if held, _, _ := up.counts(); rescued >= flood && held == share {
+		if held, _, _ := up.counts(); rescued >= n && held == share {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -211,39 +222,21 @@ func TestRescuedFloodLeavesRiverFree(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 
-	quick := createFlow(t, second.URL, b, `{"version": 1, "tasks": [{"name": "double", "type": "transform",
-		"parameters": {"expression": "{n: 2}"}}], "edges": []}`)
-	begin := time.Now()
-	x := startExecution(t, second.URL, b, quick)
-	for status(t, second.URL, b, x) != "completed" {
-		if time.Since(begin) > 5*time.Second {
-			t.Fatal("B's quick task is still not done after 5 s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	latency := time.Since(begin)
+	latency := quickTask(t, second.URL, b)
 	t.Logf("after the rescue, B's transform completed %v after its start request; %d of A's jobs held River's workers",
 		latency.Round(time.Millisecond), inRiver)
 	if latency > time.Second {
 		t.Fatalf("B's quick task took %v; want under 1 s", latency)
 	}
 
-	up.releaseOnce.Do(func() { close(up.release) })
-	deadline = time.Now().Add(60 * time.Second)
-	for _, f := range floods {
-		for s := status(t, second.URL, a, f); s != "completed"; s = status(t, second.URL, a, f) {
-			if s == "failed" || time.Now().After(deadline) {
-				t.Fatalf("A's execution %s is %s", f, s)
-			}
-			time.Sleep(20 * time.Millisecond)
-		}
-	}
+	up.open()
+	waitCompleted(t, second.URL, a, floods)
 	var attempts int
 	if err := db.Get(&attempts, `SELECT count(*) FROM task_executions t JOIN flow_executions x ON x.id = t.flow_execution_id
 		WHERE x.flow_id = $1`, slow); err != nil {
 		t.Fatal(err)
 	}
-	if attempts != flood {
-		t.Fatalf("%d attempts for %d tasks: a rescued attempt is the same attempt, run once more", attempts, flood)
+	if attempts != n {
+		t.Fatalf("%d attempts for %d tasks: a rescued attempt is the same attempt, run once more", attempts, n)
 	}
 }
