@@ -1,0 +1,159 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/credits"
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+// engineRun is one server of BenchmarkEngine with an administrator's client.
+type engineRun struct {
+	b                  *testing.B
+	name               string
+	env                *testkit.Env
+	org                uuid.UUID
+	c                  client
+	chainFlow, fanFlow string
+}
+
+// fanExecutions is how many executions of the fan-out flow start at once.
+const fanExecutions = 1000
+
+func newEngineRun(b *testing.B, name string, opts ...testkit.Option) *engineRun {
+	env := serverEnv(b, opts...)
+	org := env.Org(b)
+	admin := env.KeyCaller(b, org, auth.RoleOrgAdmin)
+	if err := credits.Grant(context.Background(), env.DB, org, 1_000_000); err != nil {
+		b.Fatal(err)
+	}
+	r := &engineRun{b: b, name: name, env: env, org: org, c: client{t: b, http: &http.Client{}, base: env.URL, token: admin.Token}}
+	newFlow := func(def string) string {
+		return r.c.createFlow([]byte(`{"display_name": "bench", "definition": ` + def + `}`))
+	}
+	r.chainFlow, r.fanFlow = newFlow(chainDefinition(100)), newFlow(fanDefinition(8))
+	return r
+}
+
+func (r *engineRun) start(flow string) (string, error) {
+	st, body, err := r.c.do("POST", "/api/flow-executions", []byte(`{"flow_id": "`+flow+`", "input": {"value": 1}}`))
+	if err != nil || st != http.StatusCreated {
+		return "", fmt.Errorf("start: %d %v %s", st, err, body)
+	}
+	var x struct{ ID string }
+	_ = json.Unmarshal(body, &x)
+	return x.ID, nil
+}
+
+// waitDone waits until no execution of the server is unfinished.
+func (r *engineRun) waitDone(within time.Duration) {
+	deadline := time.Now().Add(within)
+	for {
+		var left int
+		if err := r.env.DB.Get(&left, `SELECT count(*) FROM flow_executions WHERE status NOT IN ('completed', 'failed')`); err != nil {
+			r.b.Fatal(err)
+		}
+		if left == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			r.b.Fatalf("%d executions unfinished after %s", left, within)
+		}
+		// Polled gently: the count is a scan, and the measurement must not take the CPU it measures.
+		// The 100-task chain takes hundreds of milliseconds and the fan-out seconds, so 20 ms is
+		// well under 5% of either.
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// chain runs one execution of the 100-task chain: its whole time and its steps' times in ms, in order.
+func (r *engineRun) chain() (time.Duration, []float64) {
+	t0 := time.Now()
+	id, err := r.start(r.chainFlow)
+	if err != nil {
+		r.b.Fatal(err)
+	}
+	r.waitDone(time.Minute)
+	took := time.Since(t0)
+	var gaps []float64
+	// A step is from one task's completion to the next's: the next task's start (the engine's
+	// overhead) and its run, a transform that takes microseconds. Its start is stamped in the
+	// transaction that completes the previous task, so the time between them is the measure.
+	if err := r.env.DB.Select(&gaps, `SELECT extract(epoch FROM n.completed_at - p.completed_at) * 1000 FROM task_executions p
+		JOIN task_executions n ON n.flow_execution_id = p.flow_execution_id AND n.task_name = 'c' || (substr(p.task_name, 2)::int + 1)
+		WHERE p.flow_execution_id = $1 ORDER BY 1`, id); err != nil {
+		r.b.Fatal(err)
+	}
+	return took, gaps
+}
+
+// fanOut starts the fan-out flow fanExecutions times at once, by 16 clients as a burst of submissions
+// would, and waits for all: how long the starts took, and the whole.
+func (r *engineRun) fanOut() (started, took time.Duration) {
+	begin := time.Now()
+	var next, failed atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < clients; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= fanExecutions {
+				if _, err := r.start(r.fanFlow); err != nil {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		r.b.Fatalf("%d executions could not be started", failed.Load())
+	}
+	started = time.Since(begin)
+	r.waitDone(10 * time.Minute)
+	return started, time.Since(begin)
+}
+
+// pgbench is the baseline: the smallest durable step of a task, on the server's database.
+func (r *engineRun) pgbench() float64 {
+	var exec string
+	if err := r.env.DB.Get(&exec, `SELECT id FROM flow_executions LIMIT 1`); err != nil {
+		r.b.Fatal(err)
+	}
+	step := fmt.Sprintf(`\set idx random(1000, 2000000000)
+BEGIN;
+INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input)
+  VALUES ('%[1]s', '%[2]s', 'bench', :idx, 'queued', '{}') ON CONFLICT DO NOTHING;
+UPDATE task_executions SET status = 'running', started_at = now()
+  WHERE flow_execution_id = '%[2]s' AND task_name = 'bench' AND task_execution_idx = :idx;
+COMMIT;
+`, r.org, exec)
+	return pgbenchScript(r.b, testkit.DSN(r.b, r.env.DB), step, clients, 5*time.Second)
+}
+
+// joinMs lists durations in ms.
+func joinMs(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf("%.2f", x)
+	}
+	return strings.Join(parts, " ")
+}
+
+// median is the middle of xs (the upper middle for an even count).
+func median(xs []float64) float64 {
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return s[len(s)/2]
+}
