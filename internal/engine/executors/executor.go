@@ -5,6 +5,7 @@ package executors
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -22,6 +23,9 @@ type Input struct {
 	Idx       int
 	// Data is the task's input, decoded from JSON (numbers as float64).
 	Data any
+	// Raw is the same input as the JSON it was decoded from, when the caller has it: the jq executors
+	// send it to their evaluator as it is instead of encoding Data again (nil: they encode Data).
+	Raw json.RawMessage
 	// Key identifies the attempt for side effects outside PostgreSQL (HTTP, mail): a repeated delivery of
 	// the same attempt carries the same key.
 	Key string

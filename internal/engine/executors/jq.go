@@ -75,9 +75,12 @@ func (q JQ) task(ctx context.Context, in Input, param string) (json.RawMessage, 
 	if dl, ok := ctx.Deadline(); ok {
 		limit = min(limit, time.Until(dl))
 	}
-	input, err := json.Marshal(in.Data)
-	if err != nil {
-		return nil, Permanent(fmt.Errorf("%s: the input is not JSON: %w", param, err))
+	input := in.Raw
+	if input == nil {
+		var err error
+		if input, err = json.Marshal(in.Data); err != nil {
+			return nil, Permanent(fmt.Errorf("%s: the input is not JSON: %w", param, err))
+		}
 	}
 	v, err := pool.EvalJSON(ctx, expr, input, limit)
 	var eval *jqrun.EvalError

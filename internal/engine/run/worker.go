@@ -126,10 +126,12 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 		ex = executors.Unavailable(task.Type, "no executor is registered for it")
 	}
 	var data any
+	var raw json.RawMessage
 	if len(c.input) > 0 {
 		if err := json.Unmarshal(c.input, &data); err != nil {
 			return err
 		}
+		raw = c.input
 	}
 	// The lease is renewed while the attempt waits for its turn, so waiting does not make it look lost.
 	if !held {
@@ -140,7 +142,7 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 	held = false
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	res, runErr := ex.Run(runCtx, executors.Input{Org: c.org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
-		Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx)})
+		Raw: raw, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx)})
 	cancel()
 	e.running.Release(c.org)
 	if runErr != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
