@@ -16,8 +16,6 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // TestMetricsAfterActivity: requests, an export that mails its link, a flow execution and /v1 jobs
 // move exactly the series that document them. Each server has its own registry, so the counts are
 // this test's alone.
@@ -51,8 +49,8 @@ func TestMetricsAfterActivity(t *testing.T) {
 	}
 
 	// An export whose link is mailed: the export's job, the mail's job and the delivery.
-	exp, err := admin.V1.ExportJobResponsesWithResponse(ctx, app, &v1api.ExportJobResponsesParams{SendEmail: ptr(true)},
-		v1api.AppInstanceEmail{Email: ptr(openapi_types.Email("ops@example.com"))})
+	exp, err := admin.V1.ExportJobResponsesWithResponse(ctx, app, &v1api.ExportJobResponsesParams{SendEmail: new(true)},
+		v1api.AppInstanceEmail{Email: new(openapi_types.Email("ops@example.com"))})
 	testkit.Expect(t, exp, err, http.StatusAccepted)
 
 	// A flow of two transforms.

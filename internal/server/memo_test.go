@@ -22,7 +22,7 @@ func TestPrincipalsAndGrantsAreMemoised(t *testing.T) {
 	}
 	org := env.Org(t)
 	admin := env.KeyCaller(t, org, auth.RoleOrgAdmin)
-	created, err := admin.V1.CreateAppWithResponse(ctx, nil, v1api.CreateAppJSONRequestBody{Name: ptr("memo")})
+	created, err := admin.V1.CreateAppWithResponse(ctx, nil, v1api.CreateAppJSONRequestBody{Name: new("memo")})
 	if err != nil || created.JSON201 == nil {
 		t.Fatalf("create app: %v %s", err, created.Body)
 	}
@@ -87,4 +87,3 @@ func silently(t *testing.T, env *testkit.Env, query string, args ...any) {
 		t.Fatal(err)
 	}
 }
-func ptr[T any](v T) *T { return &v }

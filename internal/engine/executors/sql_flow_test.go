@@ -55,7 +55,7 @@ func TestSQLQueryOnARegisteredDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg, err := c.API.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: u.Hostname(), Port: u.Port(),
-		Username: "postgres", Password: ptr("unused"), Database: "postgres"})
+		Username: "postgres", Password: new("unused"), Database: "postgres"})
 	testkit.Expect(t, reg, err, http.StatusCreated)
 	db := reg.JSON201.Id.String()
 
@@ -109,5 +109,3 @@ func TestSQLQueryOnARegisteredDatabase(t *testing.T) {
 		t.Fatalf("%d rows renamed by a refused text", renamed)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -114,7 +114,7 @@ func TestListPaging(t *testing.T) {
 		ids = append(ids, *create(t, c.API, platformapi.ApiKeyCreateRequest{Name: n}))
 	}
 	page := func(p int) *platformapi.ApiKeyListResponse {
-		res, err := c.API.ListApiKeysWithResponse(ctx, &platformapi.ListApiKeysParams{Page: ptr(p), Limit: ptr(2)})
+		res, err := c.API.ListApiKeysWithResponse(ctx, &platformapi.ListApiKeysParams{Page: new(p), Limit: new(2)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestListPaging(t *testing.T) {
 	if p1.ApiKeys[0].Id != ids[2].Id || p1.ApiKeys[1].Id != ids[1].Id || p2.ApiKeys[0].Id != ids[0].Id {
 		t.Fatal("keys are not listed newest first")
 	}
-	res, err := c.API.ListApiKeysWithResponse(ctx, &platformapi.ListApiKeysParams{Limit: ptr(101)})
+	res, err := c.API.ListApiKeysWithResponse(ctx, &platformapi.ListApiKeysParams{Limit: new(101)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // wantStatus fails the test when a response has another status, showing its body.
 func wantStatus(t *testing.T, what string, res *http.Response, body []byte, want int) {
 	t.Helper()
@@ -45,7 +43,7 @@ func create(t *testing.T, api *platformapi.ClientWithResponses, body platformapi
 // list returns every key id the caller sees on the first page of 100.
 func list(t *testing.T, api *platformapi.ClientWithResponses, includeRevoked bool) (ids map[uuid.UUID]platformapi.ApiKeyResponse, total int) {
 	t.Helper()
-	res, err := api.ListApiKeysWithResponse(ctx, &platformapi.ListApiKeysParams{Limit: ptr(100), IncludeRevoked: &includeRevoked})
+	res, err := api.ListApiKeysWithResponse(ctx, &platformapi.ListApiKeysParams{Limit: new(100), IncludeRevoked: &includeRevoked})
 	if err != nil {
 		t.Fatal(err)
 	}

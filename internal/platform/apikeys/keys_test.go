@@ -21,7 +21,7 @@ func TestCreateUseAndRecordLastUse(t *testing.T) {
 	org := env.Org(t)
 	admin := env.User(t, org, auth.RoleOrgAdmin)
 
-	k := create(t, admin.API, platformapi.ApiKeyCreateRequest{Name: "deploy", Description: ptr("CI pipeline")})
+	k := create(t, admin.API, platformapi.ApiKeyCreateRequest{Name: "deploy", Description: new("CI pipeline")})
 	if k.UserId == nil || *k.UserId != admin.UserID || k.ServiceAccountId != nil || k.OrganizationId != org {
 		t.Fatalf("key owner: user %v service account %v org %v", k.UserId, k.ServiceAccountId, k.OrganizationId)
 	}
@@ -110,7 +110,7 @@ func TestServiceAccountKeys(t *testing.T) {
 	create(t, admin.API, platformapi.ApiKeyCreateRequest{Name: "admin's own"})
 
 	long := strings.Repeat("é", 255) // longer than a user's name may be
-	sa := create(t, admin.API, platformapi.ApiKeyCreateRequest{Name: long, ServiceAccount: ptr(true)})
+	sa := create(t, admin.API, platformapi.ApiKeyCreateRequest{Name: long, ServiceAccount: new(true)})
 	if sa.ServiceAccountId == nil || sa.UserId != nil {
 		t.Fatalf("service-account key: user %v service account %v", sa.UserId, sa.ServiceAccountId)
 	}
@@ -136,7 +136,7 @@ func TestServiceAccountKeys(t *testing.T) {
 		t.Fatalf("/v1 with a service-account key: %d", st)
 	}
 	// Its role is integration: it may not create service accounts, and it sees only its own keys.
-	res, err := saAPI.CreateApiKeyWithResponse(ctx, platformapi.ApiKeyCreateRequest{Name: "x", ServiceAccount: ptr(true)})
+	res, err := saAPI.CreateApiKeyWithResponse(ctx, platformapi.ApiKeyCreateRequest{Name: "x", ServiceAccount: new(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestOnlyAdminsCreateServiceAccounts(t *testing.T) {
 	env := testkit.NewEnv(t)
 	org := env.Org(t)
 	for _, c := range []*testkit.Caller{env.User(t, org, auth.RoleAppUser), env.KeyCaller(t, org, auth.RoleIntegration)} {
-		res, err := c.API.CreateApiKeyWithResponse(ctx, platformapi.ApiKeyCreateRequest{Name: "bot", ServiceAccount: ptr(true)})
+		res, err := c.API.CreateApiKeyWithResponse(ctx, platformapi.ApiKeyCreateRequest{Name: "bot", ServiceAccount: new(true)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +179,7 @@ func TestOnlyAdminsCreateServiceAccounts(t *testing.T) {
 		t.Fatalf("%d service accounts written (%v)", n, err)
 	}
 	bo := env.User(t, org, auth.RoleBackoffice)
-	if k := create(t, bo.API, platformapi.ApiKeyCreateRequest{Name: "bot", ServiceAccount: ptr(true)}); k.ServiceAccountId == nil {
+	if k := create(t, bo.API, platformapi.ApiKeyCreateRequest{Name: "bot", ServiceAccount: new(true)}); k.ServiceAccountId == nil {
 		t.Fatal("backoffice could not create a service account")
 	}
 }

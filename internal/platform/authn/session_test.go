@@ -15,7 +15,7 @@ func refresh(t *testing.T, env *testkit.Env, token string) *platformapi.IssueTok
 	t.Helper()
 	api, _ := env.Clients(t, "")
 	res, err := api.IssueTokenWithResponse(ctx, &platformapi.IssueTokenParams{GrantType: platformapi.RefreshToken},
-		platformapi.TokenRequest{RefreshToken: ptr(token)}, testkit.AnonEditor)
+		platformapi.TokenRequest{RefreshToken: new(token)}, testkit.AnonEditor)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,13 +16,11 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 func signIn(t *testing.T, env *testkit.Env, email, password string) *platformapi.IssueTokenResponse {
 	t.Helper()
 	api, _ := env.Clients(t, "")
 	res, err := api.IssueTokenWithResponse(ctx, &platformapi.IssueTokenParams{GrantType: platformapi.Password},
-		platformapi.TokenRequest{Email: ptr(openapi_types.Email(email)), Password: ptr(password)}, testkit.AnonEditor)
+		platformapi.TokenRequest{Email: new(openapi_types.Email(email)), Password: new(password)}, testkit.AnonEditor)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +106,7 @@ func TestAnonKeyIsRequired(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
 	api, _ := env.Clients(t, "")
-	body := platformapi.TokenRequest{Email: ptr(openapi_types.Email("a@example.com")), Password: ptr("x")}
+	body := platformapi.TokenRequest{Email: new(openapi_types.Email("a@example.com")), Password: new("x")}
 	params := &platformapi.IssueTokenParams{GrantType: platformapi.Password}
 	for name, editor := range map[string]platformapi.RequestEditorFn{
 		"missing": func(context.Context, *http.Request) error { return nil },
@@ -145,8 +143,8 @@ func TestGrantFieldsAreRequired(t *testing.T) {
 		body  platformapi.TokenRequest
 		field string
 	}{
-		{platformapi.Password, platformapi.TokenRequest{Password: ptr("x")}, "email"},
-		{platformapi.Password, platformapi.TokenRequest{Email: ptr(openapi_types.Email("a@example.com"))}, "password"},
+		{platformapi.Password, platformapi.TokenRequest{Password: new("x")}, "email"},
+		{platformapi.Password, platformapi.TokenRequest{Email: new(openapi_types.Email("a@example.com"))}, "password"},
 		{platformapi.RefreshToken, platformapi.TokenRequest{}, "refresh_token"},
 	}
 	for _, c := range cases {

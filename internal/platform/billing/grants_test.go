@@ -22,7 +22,7 @@ func TestGrantCredits(t *testing.T) {
 	staff := env.User(t, env.Org(t), auth.RoleBackoffice)
 
 	res, err := staff.API.GrantCreditsWithResponse(ctx, org, platformapi.CreateCreditGrantRequest{Amount: 100,
-		Reason: ptr("pilot")})
+		Reason: new("pilot")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestGrantCredits(t *testing.T) {
 	for i := range long {
 		long[i] = 'x'
 	}
-	res, err = staff.API.GrantCreditsWithResponse(ctx, org, platformapi.CreateCreditGrantRequest{Amount: 1, Reason: ptr(string(long))})
+	res, err = staff.API.GrantCreditsWithResponse(ctx, org, platformapi.CreateCreditGrantRequest{Amount: 1, Reason: new(string(long))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestListCreditGrants(t *testing.T) {
 		l.CreditGrants[1].Id != first.Id || l.Page != 1 || l.Limit != 20 {
 		t.Fatalf("grants %+v", l)
 	}
-	res = list(admin, org, ptr(2), ptr(1))
+	res = list(admin, org, new(2), new(1))
 	wantStatus(t, "second page", res.StatusCode(), res.Body, http.StatusOK)
 	if l := res.JSON200; l.Total != 2 || len(l.CreditGrants) != 1 || l.CreditGrants[0].Id != first.Id {
 		t.Fatalf("page 2 %+v", l)
@@ -141,7 +141,7 @@ func TestListCreditGrants(t *testing.T) {
 	wantStatus(t, "app_user", res.StatusCode(), res.Body, http.StatusForbidden)
 	res = list(&testkit.Caller{API: env.API}, org, nil, nil)
 	wantStatus(t, "anonymous", res.StatusCode(), res.Body, http.StatusUnauthorized)
-	res = list(admin, org, ptr(0), nil)
+	res = list(admin, org, new(0), nil)
 	wantStatus(t, "page 0", res.StatusCode(), res.Body, http.StatusUnprocessableEntity)
 }
 
@@ -167,7 +167,7 @@ func TestCreditBalance(t *testing.T) {
 	mustRecord(t, worker, exec, product.Id, 30)
 	// The /v1 job path records through the credits package, without a flow execution.
 	if _, err := credits.Record(ctx, env.DB, credits.Usage{OrganizationID: org, ProductID: credits.JobSubmissionProduct,
-		JobID: ptr(int64(7)), Amount: 1, CreatedBy: "system"}); err != nil {
+		JobID: new(int64(7)), Amount: 1, CreatedBy: "system"}); err != nil {
 		t.Fatal(err)
 	}
 	b := balance(t, user, &org)

@@ -15,8 +15,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // wantStatus fails the test unless the response has the status.
 func wantStatus(t *testing.T, what string, status int, body []byte, want int) {
 	t.Helper()

@@ -25,7 +25,7 @@ func TestProductCatalogue(t *testing.T) {
 	user := env.User(t, org, auth.RoleAppUser)
 
 	res, err := staff.API.AddProductWithResponse(ctx, platformapi.CreateProductRequest{Name: "  GPT-4o input tokens ",
-		Unit: "token", Provider: "openai", Description: ptr("Prompt tokens"), EstimatedCostPerUnit: ptr(0.0000025),
+		Unit: "token", Provider: "openai", Description: new("Prompt tokens"), EstimatedCostPerUnit: new(0.0000025),
 		Metadata: &map[string]any{"model": "gpt-4o"}})
 	if err != nil {
 		t.Fatal(err)
@@ -76,14 +76,14 @@ func TestProductCatalogue(t *testing.T) {
 		all.Products[2].Id != credits.JobSubmissionProduct || all.Products[3].Id != credits.LLMCallProduct {
 		t.Fatalf("products %+v", all)
 	}
-	if l := list(platformapi.ListProductsParams{Page: ptr(2), Limit: ptr(3)}); l.Total != 4 || len(l.Products) != 1 ||
+	if l := list(platformapi.ListProductsParams{Page: new(2), Limit: new(3)}); l.Total != 4 || len(l.Products) != 1 ||
 		l.Products[0].Id != credits.LLMCallProduct || l.Page != 2 || l.Limit != 3 {
 		t.Fatalf("page 2 %+v", l)
 	}
-	if l := list(platformapi.ListProductsParams{Provider: ptr("vendor_a")}); l.Total != 1 || l.Products[0].Id != pages.Id {
+	if l := list(platformapi.ListProductsParams{Provider: new("vendor_a")}); l.Total != 1 || l.Products[0].Id != pages.Id {
 		t.Fatalf("vendor_a products %+v", l)
 	}
-	if l := list(platformapi.ListProductsParams{Provider: ptr("VENDOR_A")}); l.Total != 0 || len(l.Products) != 0 {
+	if l := list(platformapi.ListProductsParams{Provider: new("VENDOR_A")}); l.Total != 0 || len(l.Products) != 0 {
 		t.Fatalf("provider is an exact match: %+v", l)
 	}
 
@@ -99,7 +99,7 @@ func TestProductCatalogue(t *testing.T) {
 		{"blank unit", platformapi.CreateProductRequest{Name: uniqueName("p"), Unit: " ", Provider: "x"}, http.StatusUnprocessableEntity, ""},
 		{"empty provider", platformapi.CreateProductRequest{Name: uniqueName("p"), Unit: "call"}, http.StatusUnprocessableEntity, ""},
 		{"negative rate", platformapi.CreateProductRequest{Name: uniqueName("p"), Unit: "call", Provider: "x",
-			EstimatedCostPerUnit: ptr(-1.0)}, http.StatusUnprocessableEntity, ""},
+			EstimatedCostPerUnit: new(-1.0)}, http.StatusUnprocessableEntity, ""},
 		{"name too long", platformapi.CreateProductRequest{Name: strings.Repeat("n", 201), Unit: "call", Provider: "x"},
 			http.StatusUnprocessableEntity, ""},
 	} {
@@ -149,7 +149,7 @@ func TestEditProduct(t *testing.T) {
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
 	taken := addProduct(t, staff, "Taken Name", nil)
 	res, err := staff.API.AddProductWithResponse(ctx, platformapi.CreateProductRequest{Name: "pages", Unit: "page",
-		Provider: "vendor_a", Description: ptr("OCR pages"), EstimatedCostPerUnit: ptr(0.01),
+		Provider: "vendor_a", Description: new("OCR pages"), EstimatedCostPerUnit: new(0.01),
 		Metadata: &map[string]any{"tier": "basic"}})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestEditProduct(t *testing.T) {
 		t.Fatalf("empty edit changed %+v", r.JSON200)
 	}
 
-	r = edit(staff, p.Id, platformapi.UpdateProductRequest{Name: ptr(" Scanned pages "),
+	r = edit(staff, p.Id, platformapi.UpdateProductRequest{Name: new(" Scanned pages "),
 		EstimatedCostPerUnit: nullable.NewNullableWithValue(0.5), Metadata: nullable.NewNullableWithValue(map[string]any{"tier": "pro"})})
 	wantStatus(t, "edit", r.StatusCode(), r.Body, http.StatusOK)
 	e := r.JSON200
@@ -195,21 +195,21 @@ func TestEditProduct(t *testing.T) {
 		t.Fatalf("recorded cost %v / %v (%v), want 0.1 kept", cost, usage.EstimatedCost, err)
 	}
 
-	r = edit(staff, p.Id, platformapi.UpdateProductRequest{Name: ptr("TAKEN name")})
+	r = edit(staff, p.Id, platformapi.UpdateProductRequest{Name: new("TAKEN name")})
 	wantError(t, "taken name", r.StatusCode(), r.Body, http.StatusConflict, "conflict")
-	r = edit(staff, taken.Id, platformapi.UpdateProductRequest{Name: ptr("taken NAME")})
+	r = edit(staff, taken.Id, platformapi.UpdateProductRequest{Name: new("taken NAME")})
 	wantStatus(t, "renaming to its own name in another case", r.StatusCode(), r.Body, http.StatusOK)
-	r = edit(staff, p.Id, platformapi.UpdateProductRequest{Unit: ptr("  ")})
+	r = edit(staff, p.Id, platformapi.UpdateProductRequest{Unit: new("  ")})
 	wantStatus(t, "blank unit", r.StatusCode(), r.Body, http.StatusUnprocessableEntity)
 	r = edit(staff, p.Id, platformapi.UpdateProductRequest{EstimatedCostPerUnit: nullable.NewNullableWithValue(-0.1)})
 	wantStatus(t, "negative rate", r.StatusCode(), r.Body, http.StatusUnprocessableEntity)
-	r = edit(staff, uuid.New(), platformapi.UpdateProductRequest{Name: ptr("ghost")})
+	r = edit(staff, uuid.New(), platformapi.UpdateProductRequest{Name: new("ghost")})
 	wantError(t, "unknown product", r.StatusCode(), r.Body, http.StatusNotFound, "not_found")
 	r = edit(staff, uuid.New(), platformapi.UpdateProductRequest{})
 	wantError(t, "unknown product, empty edit", r.StatusCode(), r.Body, http.StatusNotFound, "not_found")
-	r = edit(env.User(t, org, auth.RoleOrgAdmin), p.Id, platformapi.UpdateProductRequest{Name: ptr("mine")})
+	r = edit(env.User(t, org, auth.RoleOrgAdmin), p.Id, platformapi.UpdateProductRequest{Name: new("mine")})
 	wantStatus(t, "org_admin", r.StatusCode(), r.Body, http.StatusForbidden)
-	r = edit(&testkit.Caller{API: env.API}, p.Id, platformapi.UpdateProductRequest{Name: ptr("mine")})
+	r = edit(&testkit.Caller{API: env.API}, p.Id, platformapi.UpdateProductRequest{Name: new("mine")})
 	wantStatus(t, "anonymous", r.StatusCode(), r.Body, http.StatusUnauthorized)
 
 	got, err := staff.API.GetProductWithResponse(ctx, p.Id)

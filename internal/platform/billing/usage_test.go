@@ -25,7 +25,7 @@ func TestRecordUsage(t *testing.T) {
 	staff := env.User(t, env.Org(t), auth.RoleBackoffice)
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
 	exec := flowExecution(t, env, org, "running")
-	rated := addProduct(t, staff, uniqueName("rated"), ptr(0.25))
+	rated := addProduct(t, staff, uniqueName("rated"), new(0.25))
 	unrated := addProduct(t, staff, uniqueName("unrated"), nil)
 
 	res := record(t, worker, "", platformapi.CreateUsageRequest{FlowExecutionId: exec, ProductId: rated.Id, Amount: 6,
@@ -42,7 +42,7 @@ func TestRecordUsage(t *testing.T) {
 		t.Fatalf("cost without a rate %v, want null", *u.EstimatedCost)
 	}
 	res = record(t, worker, "", platformapi.CreateUsageRequest{FlowExecutionId: exec, ProductId: rated.Id, Amount: 6,
-		EstimatedCost: ptr(0.0)})
+		EstimatedCost: new(0.0)})
 	wantStatus(t, "explicit cost", res.StatusCode(), res.Body, http.StatusCreated)
 	if c := res.JSON201.EstimatedCost; c == nil || *c != 0 {
 		t.Fatalf("explicit cost %v, want 0", c)
@@ -127,7 +127,7 @@ func TestRecordUsageIdempotent(t *testing.T) {
 	staff := env.User(t, env.Org(t), auth.RoleBackoffice)
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
 	otherWorker := env.KeyCaller(t, other, auth.RoleIntegration)
-	product := addProduct(t, staff, uniqueName("p"), ptr(2.0))
+	product := addProduct(t, staff, uniqueName("p"), new(2.0))
 	exec := flowExecution(t, env, org, "running")
 	key := "task-7:" + uuid.NewString()
 

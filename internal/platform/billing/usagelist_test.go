@@ -37,13 +37,13 @@ func newUsageFixture(t *testing.T) *usageFixture {
 	f.user = env.User(t, f.org, auth.RoleAppUser)
 	worker := env.KeyCaller(t, f.org, auth.RoleIntegration)
 	f.exec1, f.exec2 = flowExecution(t, env, f.org, "completed"), flowExecution(t, env, f.org, "running")
-	f.beta = addProduct(t, f.staff, "beta pages", ptr(0.1))
+	f.beta = addProduct(t, f.staff, "beta pages", new(0.1))
 	f.alpha = addProduct(t, f.staff, "Alpha tokens", nil)
 	f.r1 = mustRecord(t, worker, f.exec1, f.beta.Id, 10)
 	f.r2 = mustRecord(t, worker, f.exec2, f.alpha.Id, 5)
 	f.r3 = mustRecord(t, worker, f.exec1, f.alpha.Id, 7)
 	job, err := credits.Record(ctx, env.DB, credits.Usage{OrganizationID: f.org, ProductID: credits.JobSubmissionProduct,
-		JobID: ptr(int64(1)), Amount: 1, CreatedBy: "system"})
+		JobID: new(int64(1)), Amount: 1, CreatedBy: "system"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,15 +116,15 @@ func TestListUsageRecords(t *testing.T) {
 		total  int
 		want   []uuid.UUID
 	}{
-		{"page 2", platformapi.ListUsageRecordsParams{Page: ptr(2), Limit: ptr(2)}, 4, []uuid.UUID{f.r2.Id, f.r1.Id}},
+		{"page 2", platformapi.ListUsageRecordsParams{Page: new(2), Limit: new(2)}, 4, []uuid.UUID{f.r2.Id, f.r1.Id}},
 		{"execution", platformapi.ListUsageRecordsParams{FlowExecutionId: &f.exec1}, 2, []uuid.UUID{f.r3.Id, f.r1.Id}},
 		{"product", platformapi.ListUsageRecordsParams{ProductId: &f.alpha.Id}, 2, []uuid.UUID{f.r3.Id, f.r2.Id}},
 		{"execution and product", platformapi.ListUsageRecordsParams{FlowExecutionId: &f.exec1, ProductId: &f.alpha.Id},
 			1, []uuid.UUID{f.r3.Id}},
-		{"from is inclusive", platformapi.ListUsageRecordsParams{From: ptr(f.day.AddDate(0, 0, 1))}, 3, []uuid.UUID{f.job, f.r3.Id, f.r2.Id}},
-		{"to is exclusive", platformapi.ListUsageRecordsParams{To: ptr(f.day.AddDate(0, 0, 1))}, 1, []uuid.UUID{f.r1.Id}},
+		{"from is inclusive", platformapi.ListUsageRecordsParams{From: new(f.day.AddDate(0, 0, 1))}, 3, []uuid.UUID{f.job, f.r3.Id, f.r2.Id}},
+		{"to is exclusive", platformapi.ListUsageRecordsParams{To: new(f.day.AddDate(0, 0, 1))}, 1, []uuid.UUID{f.r1.Id}},
 		{"from equals to", platformapi.ListUsageRecordsParams{From: &f.day, To: &f.day}, 0, nil},
-		{"another organization's execution", platformapi.ListUsageRecordsParams{FlowExecutionId: ptr(uuid.New())}, 0, nil},
+		{"another organization's execution", platformapi.ListUsageRecordsParams{FlowExecutionId: new(uuid.New())}, 0, nil},
 	} {
 		res := f.list(t, f.admin, c.params)
 		wantStatus(t, c.name, res.StatusCode(), res.Body, http.StatusOK)
@@ -133,9 +133,9 @@ func TestListUsageRecords(t *testing.T) {
 		}
 	}
 
-	res = f.list(t, f.admin, platformapi.ListUsageRecordsParams{From: ptr(f.day.AddDate(0, 0, 1)), To: &f.day})
+	res = f.list(t, f.admin, platformapi.ListUsageRecordsParams{From: new(f.day.AddDate(0, 0, 1)), To: &f.day})
 	wantStatus(t, "from after to", res.StatusCode(), res.Body, http.StatusUnprocessableEntity)
-	res = f.list(t, f.admin, platformapi.ListUsageRecordsParams{Limit: ptr(101)})
+	res = f.list(t, f.admin, platformapi.ListUsageRecordsParams{Limit: new(101)})
 	wantStatus(t, "limit 101", res.StatusCode(), res.Body, http.StatusUnprocessableEntity)
 
 	res = f.list(t, f.staff, platformapi.ListUsageRecordsParams{OrganizationId: &f.org})
@@ -150,7 +150,7 @@ func TestListUsageRecords(t *testing.T) {
 	}
 	res = f.list(t, f.admin, platformapi.ListUsageRecordsParams{OrganizationId: &f.other})
 	wantError(t, "org_admin naming another organization", res.StatusCode(), res.Body, http.StatusNotFound, "not_found")
-	res = f.list(t, f.staff, platformapi.ListUsageRecordsParams{OrganizationId: ptr(uuid.New())})
+	res = f.list(t, f.staff, platformapi.ListUsageRecordsParams{OrganizationId: new(uuid.New())})
 	wantError(t, "backoffice naming an unknown organization", res.StatusCode(), res.Body, http.StatusNotFound, "not_found")
 	res = f.list(t, &testkit.Caller{API: f.env.API}, platformapi.ListUsageRecordsParams{})
 	wantStatus(t, "anonymous", res.StatusCode(), res.Body, http.StatusUnauthorized)

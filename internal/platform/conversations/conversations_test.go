@@ -25,7 +25,7 @@ func TestConversationLifecycle(t *testing.T) {
 	colleague := env.User(t, org, auth.RoleOrgAdmin)
 	stranger := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 
-	started, err := c.API.StartConversationWithResponse(ctx, platformapi.ConversationCreateRequest{Title: ptr("Invoices")})
+	started, err := c.API.StartConversationWithResponse(ctx, platformapi.ConversationCreateRequest{Title: new("Invoices")})
 	testkit.Expect(t, started, err, http.StatusCreated)
 	conv, flow := started.JSON201.ConversationId, *started.JSON201.FlowId
 	got, err := c.API.GetConversationWithResponse(ctx, conv)
@@ -83,7 +83,7 @@ func TestConversationLifecycle(t *testing.T) {
 		t.Fatalf("the flow was not saved: %s", saved.Body)
 	}
 
-	list, err := c.API.ListConversationMessagesWithResponse(ctx, conv, &platformapi.ListConversationMessagesParams{Limit: ptr(100)})
+	list, err := c.API.ListConversationMessagesWithResponse(ctx, conv, &platformapi.ListConversationMessagesParams{Limit: new(100)})
 	testkit.Expect(t, list, err, http.StatusOK)
 	for _, m := range list.JSON200.Messages {
 		raw, _ := json.Marshal(m.Body)
@@ -94,7 +94,7 @@ func TestConversationLifecycle(t *testing.T) {
 	if list.JSON200.Total != 8 || list.JSON200.Messages[0].Sender != "user" {
 		t.Fatalf("%d messages: %s", list.JSON200.Total, list.Body)
 	}
-	p2, err := c.API.ListConversationMessagesWithResponse(ctx, conv, &platformapi.ListConversationMessagesParams{Page: ptr(2), Limit: ptr(5)})
+	p2, err := c.API.ListConversationMessagesWithResponse(ctx, conv, &platformapi.ListConversationMessagesParams{Page: new(2), Limit: new(5)})
 	testkit.Expect(t, p2, err, http.StatusOK)
 	if len(p2.JSON200.Messages) != 3 || p2.JSON200.Messages[0].Id != list.JSON200.Messages[5].Id {
 		t.Fatalf("page 2: %s", p2.Body)

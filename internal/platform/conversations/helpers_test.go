@@ -20,8 +20,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 type event struct {
 	Name, ID string
 	Data     map[string]any

@@ -76,7 +76,7 @@ func TestOneReplyAtATime(t *testing.T) {
 	for i := 0; i < 8; i++ {
 		s, err := c.API.StartConversationWithResponse(ctx, platformapi.ConversationCreateRequest{})
 		testkit.Expect(t, s, err, http.StatusCreated)
-		direct, err := c.API.RunDirectAgentWithResponse(ctx, platformapi.DirectAgentRequest{Prompt: "quick", AgentType: ptr(platformapi.WORKFLOWSUMMARIZER)})
+		direct, err := c.API.RunDirectAgentWithResponse(ctx, platformapi.DirectAgentRequest{Prompt: "quick", AgentType: new(platformapi.WORKFLOWSUMMARIZER)})
 		if err != nil {
 			t.Fatal(err)
 		}

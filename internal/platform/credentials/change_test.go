@@ -30,7 +30,7 @@ func TestUpdate(t *testing.T) {
 	before := sealed()
 
 	secret := newSecret()
-	res, err := owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Name: ptr("renamed"),
+	res, err := owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Name: new("renamed"),
 		Data: &map[string]any{"api_key": secret}})
 	testkit.Expect(t, res, err, http.StatusOK)
 	noSecret(t, res.Body, secret)
@@ -42,12 +42,12 @@ func TestUpdate(t *testing.T) {
 		t.Fatal("the secret was not resealed, or is stored in clear")
 	}
 
-	res, err = owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Name: ptr("taken")})
+	res, err = owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Name: new("taken")})
 	testkit.Expect(t, res, err, http.StatusConflict)
 	res, err = owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Data: &map[string]any{"token": secret}})
 	testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
 	noSecret(t, res.Body, secret)
-	res, err = owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{CredentialType: ptr[platformapi.CredentialTypeEnum]("oauth2")})
+	res, err = owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{CredentialType: new(platformapi.CredentialTypeEnum("oauth2"))})
 	testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
 	res, err = owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{})
 	testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
@@ -55,7 +55,7 @@ func TestUpdate(t *testing.T) {
 		t.Fatal("a refused update changed the secret")
 	}
 	// Only the fields sent change: a new type keeps the name and the secret.
-	res, err = owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{CredentialType: ptr[platformapi.CredentialTypeEnum]("vendor_b_receive")})
+	res, err = owner.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{CredentialType: new(platformapi.CredentialTypeEnum("vendor_b_receive"))})
 	testkit.Expect(t, res, err, http.StatusOK)
 	if u := res.JSON200; u.Name != "renamed" || *u.CredentialType != "vendor_b_receive" || string(sealed()) != string(after) {
 		t.Fatalf("a type change touched more: %+v", u)
@@ -72,13 +72,13 @@ func TestChangeRoles(t *testing.T) {
 		peer := env.User(t, org, role)
 		got, err := peer.API.GetCredentialWithResponse(ctx, c.Id)
 		testkit.Expect(t, got, err, http.StatusOK)
-		res, err := peer.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Name: ptr("mine")})
+		res, err := peer.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Name: new("mine")})
 		testkit.Expect(t, res, err, http.StatusForbidden)
 		del, err := peer.API.DeleteCredentialWithResponse(ctx, c.Id)
 		testkit.Expect(t, del, err, http.StatusForbidden)
 	}
 	admin := env.User(t, org, auth.RoleOrgAdmin)
-	res, err := admin.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Name: ptr("admin's")})
+	res, err := admin.API.UpdateCredentialWithResponse(ctx, c.Id, platformapi.CredentialUpdateRequest{Name: new("admin's")})
 	testkit.Expect(t, res, err, http.StatusOK)
 	if res.JSON200.ModifiedBy != admin.UserID.String() {
 		t.Fatalf("modified_by %q", res.JSON200.ModifiedBy)
@@ -106,7 +106,7 @@ func TestAnotherOrganization(t *testing.T) {
 	testkit.Expect(t, g1, err, http.StatusNotFound)
 	g2, _ := me.API.GetCredentialWithResponse(ctx, random)
 	testkit.SameAsMissing(t, g1, g2)
-	body := platformapi.CredentialUpdateRequest{Name: ptr("stolen")}
+	body := platformapi.CredentialUpdateRequest{Name: new("stolen")}
 	u1, _ := me.API.UpdateCredentialWithResponse(ctx, theirs.Id, body)
 	u2, _ := me.API.UpdateCredentialWithResponse(ctx, random, body)
 	testkit.SameAsMissing(t, u1, u2)

@@ -88,7 +88,7 @@ func TestCreateRoles(t *testing.T) {
 		func() (testkit.Reply, error) { return anon.ListCredentialProvidersWithResponse(ctx) },
 		func() (testkit.Reply, error) { return anon.GetCredentialWithResponse(ctx, uuid.New()) },
 		func() (testkit.Reply, error) {
-			return anon.UpdateCredentialWithResponse(ctx, uuid.New(), platformapi.CredentialUpdateRequest{Name: ptr("y")})
+			return anon.UpdateCredentialWithResponse(ctx, uuid.New(), platformapi.CredentialUpdateRequest{Name: new("y")})
 		},
 		func() (testkit.Reply, error) { return anon.DeleteCredentialWithResponse(ctx, uuid.New()) },
 	} {

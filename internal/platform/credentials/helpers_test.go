@@ -16,8 +16,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // newSecret is a value unlikely to appear anywhere by chance, so finding it in a body or a column
 // means it leaked.
 func newSecret() string { return "sekrit-" + uuid.NewString() }
@@ -43,7 +41,7 @@ func noSecret(t *testing.T, body []byte, secret string) {
 // names lists the names the caller sees on one page of 100, optionally of one provider.
 func names(t *testing.T, c *testkit.Caller, provider *platformapi.ProviderApiEnum) ([]string, int) {
 	t.Helper()
-	res, err := c.API.ListCredentialsWithResponse(ctx, &platformapi.ListCredentialsParams{Limit: ptr(100), Provider: provider})
+	res, err := c.API.ListCredentialsWithResponse(ctx, &platformapi.ListCredentialsParams{Limit: new(100), Provider: provider})
 	testkit.Expect(t, res, err, 200)
 	out := []string{}
 	for _, c := range res.JSON200.Credentials {

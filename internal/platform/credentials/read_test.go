@@ -31,16 +31,16 @@ func TestListByNamePagedAndFiltered(t *testing.T) {
 	if !slices.Equal(got, []string{"alpha", "bravo", "charlie", "delta"}) || total != 4 {
 		t.Fatalf("list %v total %d", got, total)
 	}
-	got, total = names(t, admin, ptr[platformapi.ProviderApiEnum]("vendor_b"))
+	got, total = names(t, admin, new(platformapi.ProviderApiEnum("vendor_b")))
 	if !slices.Equal(got, []string{"alpha", "bravo", "charlie"}) || total != 3 {
 		t.Fatalf("vendor_b only: %v total %d", got, total)
 	}
-	page, err := admin.API.ListCredentialsWithResponse(ctx, &platformapi.ListCredentialsParams{Page: ptr(2), Limit: ptr(3)})
+	page, err := admin.API.ListCredentialsWithResponse(ctx, &platformapi.ListCredentialsParams{Page: new(2), Limit: new(3)})
 	testkit.Expect(t, page, err, http.StatusOK)
 	if p := page.JSON200; len(p.Credentials) != 1 || p.Credentials[0].Name != "delta" || p.Total != 4 || p.Page != 2 || p.Limit != 3 {
 		t.Fatalf("page 2 of 3: %+v", p)
 	}
-	bad, err := admin.API.ListCredentialsWithResponse(ctx, &platformapi.ListCredentialsParams{Limit: ptr(101)})
+	bad, err := admin.API.ListCredentialsWithResponse(ctx, &platformapi.ListCredentialsParams{Limit: new(101)})
 	testkit.Expect(t, bad, err, http.StatusUnprocessableEntity)
 }
 

@@ -168,7 +168,7 @@ func TestCredentialAttacks(t *testing.T) {
 			"host":        "postgres://u@db.example.com:5432/d?host=/tmp",
 		} {
 			res, err := s.user.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: "db.example.com",
-				Port: "5432", Username: "u", Password: ptr("p"), Database: "d", ConnectionString: &cs})
+				Port: "5432", Username: "u", Password: new("p"), Database: "d", ConnectionString: &cs})
 			testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
 			if l := strings.Join(locs(t, res.Body), " "); l != "body.connection_string."+param {
 				t.Fatalf("%s: %s", param, res.Body)
@@ -182,7 +182,7 @@ func TestCredentialAttacks(t *testing.T) {
 			}
 		}
 		res, err := s.user.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: "/tmp",
-			Port: "5432", Username: "u", Password: ptr("p"), Database: "d"})
+			Port: "5432", Username: "u", Password: new("p"), Database: "d"})
 		testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
 		if l := strings.Join(locs(t, res.Body), " "); l != "body.host" {
 			t.Fatalf("socket host: %s", res.Body)
@@ -192,9 +192,9 @@ func TestCredentialAttacks(t *testing.T) {
 	t.Run("an empty password is sent empty, never the server's password file", func(t *testing.T) {
 		fake := fakePostgres(t)
 		host, port, _ := net.SplitHostPort(fake.addr)
-		for i, cs := range []*string{nil, ptr("postgres://u@" + fake.addr + "/d?sslmode=disable")} {
+		for i, cs := range []*string{nil, new("postgres://u@" + fake.addr + "/d?sslmode=disable")} {
 			reg, err := s.user.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: host, Port: port,
-				Username: "u", Password: ptr(""), Database: fmt.Sprint("d", i), ConnectionString: cs})
+				Username: "u", Password: new(""), Database: fmt.Sprint("d", i), ConnectionString: cs})
 			testkit.Expect(t, reg, err, http.StatusCreated)
 			res, err := s.user.TestSqlDatabaseConnectionWithResponse(ctx, reg.JSON201.Id)
 			testkit.Expect(t, res, err, http.StatusOK)

@@ -79,7 +79,7 @@ func TestBadUploads(t *testing.T) {
 		res, err := c.API.CompleteDocumentUploadWithResponse(ctx, doc.Id, platformapi.FileUploadCompleteRequest{UploadId: id})
 		testkit.Expect(t, res, err, http.StatusNotFound)
 	}
-	withCred, err := c.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "x", CredentialId: ptr(uuid.New())})
+	withCred, err := c.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "x", CredentialId: new(uuid.New())})
 	testkit.Expect(t, withCred, err, http.StatusUnprocessableEntity)
 }
 

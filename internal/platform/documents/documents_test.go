@@ -46,7 +46,7 @@ func TestCSVRevisions(t *testing.T) {
 		len(pv.JSON200.PreviewRows) != 5 || pv.JSON200.PreviewRows[0][2] != "two\nlines" || strings.Join(pv.JSON200.Headers, ",") != "id,name,note" {
 		t.Fatalf("preview %s", pv.Body)
 	}
-	res, err := c.API.CompleteDocumentUploadWithResponse(ctx, doc.Id, platformapi.FileUploadCompleteRequest{UploadId: up.UploadId, Delimiter: ptr(";")})
+	res, err := c.API.CompleteDocumentUploadWithResponse(ctx, doc.Id, platformapi.FileUploadCompleteRequest{UploadId: up.UploadId, Delimiter: new(";")})
 	testkit.Expect(t, res, err, http.StatusAccepted)
 	again, err := c.API.CompleteDocumentUploadWithResponse(ctx, doc.Id, platformapi.FileUploadCompleteRequest{UploadId: up.UploadId})
 	testkit.Expect(t, again, err, http.StatusConflict)
@@ -74,7 +74,7 @@ func TestCSVRevisions(t *testing.T) {
 	}
 
 	// A ragged row fails the import at its line; the first revision stays current and readable.
-	failed := imported(t, c, doc.Id, []byte("id;name;note\n1;a;b\n2;b\n"), platformapi.FileUploadCompleteRequest{Delimiter: ptr(";")})
+	failed := imported(t, c, doc.Id, []byte("id;name;note\n1;a;b\n2;b\n"), platformapi.FileUploadCompleteRequest{Delimiter: new(";")})
 	if failed.Status != platformapi.DocumentFileStatusFailed || failed.Error == nil || !strings.Contains(*failed.Error, "line 3") ||
 		*failed.RevisionCount != 1 || *failed.TotalRows != 6 || *failed.CurrentFileId != *ready.CurrentFileId {
 		t.Fatalf("failed import %+v", failed)
@@ -82,7 +82,7 @@ func TestCSVRevisions(t *testing.T) {
 	if p := rows(t, c, doc.Id, 1, 100); p.Total != 6 || len(p.Rows) != 6 {
 		t.Fatalf("after a failed import %+v", p)
 	}
-	second := imported(t, c, doc.Id, []byte("x,y\n1,2\n"), platformapi.FileUploadCompleteRequest{HasHeader: ptr(false), TableName: ptr("pairs")})
+	second := imported(t, c, doc.Id, []byte("x,y\n1,2\n"), platformapi.FileUploadCompleteRequest{HasHeader: new(false), TableName: new("pairs")})
 	if second.Status != platformapi.DocumentFileStatusReady || *second.RevisionCount != 2 || *second.TotalRows != 2 || *second.CurrentTableName != "pairs" {
 		t.Fatalf("second revision %+v", second)
 	}

@@ -16,8 +16,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // form builds a multipart body: a file part when file is not nil, then the other fields.
 func form(file []byte, fields ...string) (string, io.Reader) {
 	var b bytes.Buffer
@@ -68,7 +66,7 @@ func wait(t *testing.T, c *testkit.Caller, doc uuid.UUID) platformapi.DocumentFi
 
 func rows(t *testing.T, c *testkit.Caller, doc uuid.UUID, page, limit int) platformapi.DatabaseRowsResponse {
 	t.Helper()
-	res, err := c.API.ListDocumentRowsWithResponse(ctx, doc, &platformapi.ListDocumentRowsParams{Page: ptr(page), Limit: ptr(limit)})
+	res, err := c.API.ListDocumentRowsWithResponse(ctx, doc, &platformapi.ListDocumentRowsParams{Page: new(page), Limit: new(limit)})
 	testkit.Expect(t, res, err, http.StatusOK)
 	return *res.JSON200
 }

@@ -35,11 +35,11 @@ func TestSQLDocument(t *testing.T) {
 	env := testkit.NewEnv(t, testkit.WithoutWorkers(), testkit.WithConfig(func(c *config.Config) { c.OutboundAllow = "127.0.0.0/8" }))
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
 	reg, err := c.API.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: u.Hostname(), Port: u.Port(),
-		Username: "postgres", Password: ptr("unused"), Database: "postgres"})
+		Username: "postgres", Password: new("unused"), Database: "postgres"})
 	testkit.Expect(t, reg, err, http.StatusCreated)
 	sqlType := platformapi.DocumentFileCreateRequestDatabaseTypeSql
 	res, err := c.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "people", DatabaseType: &sqlType,
-		CredentialId: &reg.JSON201.Id, TableName: ptr("public." + table)})
+		CredentialId: &reg.JSON201.Id, TableName: new("public." + table)})
 	testkit.Expect(t, res, err, http.StatusCreated)
 	doc := res.JSON201
 	if doc.Status != platformapi.DocumentFileStatusReady || *doc.CredentialId != reg.JSON201.Id || *doc.CurrentTableName != "public."+table {
@@ -65,13 +65,13 @@ func TestSQLDocument(t *testing.T) {
 	}
 
 	unknown, err := c.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "x", DatabaseType: &sqlType,
-		CredentialId: ptr(uuid.New()), TableName: ptr("t")})
+		CredentialId: new(uuid.New()), TableName: new("t")})
 	testkit.Expect(t, unknown, err, http.StatusNotFound)
 	noTable, err := c.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "x", DatabaseType: &sqlType,
 		CredentialId: &reg.JSON201.Id})
 	testkit.Expect(t, noTable, err, http.StatusUnprocessableEntity)
 	missing, err := c.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "missing", DatabaseType: &sqlType,
-		CredentialId: &reg.JSON201.Id, TableName: ptr("no_such_table")})
+		CredentialId: &reg.JSON201.Id, TableName: new("no_such_table")})
 	testkit.Expect(t, missing, err, http.StatusCreated)
 	gone, err := c.API.ListDocumentRowsWithResponse(ctx, missing.JSON201.Id, nil)
 	testkit.Expect(t, gone, err, http.StatusBadGateway)

@@ -78,13 +78,13 @@ func TestSQLDocumentCredentialRights(t *testing.T) {
 	}
 	admin, user := env.User(t, org, auth.RoleOrgAdmin), env.User(t, org, auth.RoleAppUser)
 	reg, err := admin.API.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: host, Port: port,
-		Username: "postgres", Password: ptr("unused"), Database: "postgres"})
+		Username: "postgres", Password: new("unused"), Database: "postgres"})
 	testkit.Expect(t, reg, err, http.StatusCreated)
 	private := reg.JSON201.Id
 	sqlType := platformapi.DocumentFileCreateRequestDatabaseTypeSql
 	create := func(name string, cred uuid.UUID) (*platformapi.CreateDocumentResponse, error) {
 		return user.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: name, DatabaseType: &sqlType,
-			CredentialId: &cred, TableName: ptr("public." + table)})
+			CredentialId: &cred, TableName: new("public." + table)})
 	}
 
 	stolen, err := create("stolen", private)
@@ -135,7 +135,7 @@ func TestSQLDocumentCredentialRights(t *testing.T) {
 	// The admin may use the private credential, so a document the admin creates over it is read by every
 	// member: creating a sql document is what shares the table.
 	own, err := admin.API.CreateDocumentWithResponse(ctx, platformapi.DocumentFileCreateRequest{Name: "admin's", DatabaseType: &sqlType,
-		CredentialId: &private, TableName: ptr("public." + table)})
+		CredentialId: &private, TableName: new("public." + table)})
 	testkit.Expect(t, own, err, http.StatusCreated)
 	if page := rows(t, user, own.JSON201.Id, 1, 10); page.Total != 2 {
 		t.Fatalf("rows of the admin's document: %+v", page)

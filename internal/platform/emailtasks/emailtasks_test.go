@@ -21,8 +21,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // invoice is a MIME message with a text part, an HTML part and a base64 attachment.
 func invoice(to, messageID string) string {
 	return strings.ReplaceAll(`From: "Billing" <billing@vendor.example>
@@ -71,7 +69,7 @@ func TestEmailTasks(t *testing.T) {
 	flow, err := c.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "invoices", Definition: json.RawMessage(
 		`{"version": 1, "tasks": [{"name": "read", "type": "transform", "parameters": {"expression": "{subject, from, n: (.attachments | length)}"}}], "edges": []}`)})
 	testkit.Expect(t, flow, err, http.StatusCreated)
-	req := platformapi.EmailTaskRequest{Name: "invoices", FlowId: &flow.JSON201.Id, TaskName: ptr("read")}
+	req := platformapi.EmailTaskRequest{Name: "invoices", FlowId: &flow.JSON201.Id, TaskName: new("read")}
 	created, err := c.API.CreateEmailTaskWithResponse(ctx, req)
 	testkit.Expect(t, created, err, http.StatusCreated)
 	task := created.JSON201
@@ -83,9 +81,9 @@ func TestEmailTasks(t *testing.T) {
 	if same.JSON200.TaskId != task.TaskId {
 		t.Fatalf("deduplication: %s", same.Body)
 	}
-	bad, err := c.API.CreateEmailTaskWithResponse(ctx, platformapi.EmailTaskRequest{Name: "x", FlowId: &flow.JSON201.Id, TaskName: ptr("nope")})
+	bad, err := c.API.CreateEmailTaskWithResponse(ctx, platformapi.EmailTaskRequest{Name: "x", FlowId: &flow.JSON201.Id, TaskName: new("nope")})
 	testkit.Expect(t, bad, err, http.StatusUnprocessableEntity)
-	alone, err := c.API.CreateEmailTaskWithResponse(ctx, platformapi.EmailTaskRequest{Name: "x", TaskName: ptr("read")})
+	alone, err := c.API.CreateEmailTaskWithResponse(ctx, platformapi.EmailTaskRequest{Name: "x", TaskName: new("read")})
 	testkit.Expect(t, alone, err, http.StatusUnprocessableEntity)
 	notTheirs, err := o.API.CreateEmailTaskWithResponse(ctx, req)
 	testkit.Expect(t, notTheirs, err, http.StatusNotFound)

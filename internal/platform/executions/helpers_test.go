@@ -15,8 +15,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // newFlow creates a flow through the API and returns its id.
 func newFlow(t testing.TB, c *testkit.Caller, definition string, vis platformapi.FlowVisibility) uuid.UUID {
 	t.Helper()

@@ -119,7 +119,7 @@ func TestSweepDeletesFailedExecutions(t *testing.T) {
 	grant(t, env, org, 10)
 	flow := newFlow(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
 	res, err := user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
-		Ttl: &platformapi.TTLSettings{FailedAfterSeconds: ptr(60)}}})
+		Ttl: &platformapi.TTLSettings{FailedAfterSeconds: new(60)}}})
 	testkit.Expect(t, res, err, http.StatusOK)
 	failed := start(t, user, flow, map[string]any{"n": 6, "d": 0})
 	done := start(t, user, flow, map[string]any{"n": 6, "d": 2})
@@ -140,7 +140,7 @@ func TestSweepDeletesFailedExecutions(t *testing.T) {
 
 	// A stale execution is deleted after completed_after_seconds.
 	res, err = user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
-		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: ptr(60)}}})
+		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: new(60)}}})
 	testkit.Expect(t, res, err, http.StatusOK)
 	if _, err := env.DB.Exec(`UPDATE flow_executions SET status = 'stale', updated_at = now() - interval '2 minutes' WHERE id = $1`, done.Id); err != nil {
 		t.Fatal(err)

@@ -132,7 +132,7 @@ func TestInvalidFlowConflictCarriesErrors(t *testing.T) {
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 5)
 	bad := invalidFlow(t, user)
-	f, err := user.API.GetFlowWithResponse(ctx, bad, &platformapi.GetFlowParams{IncludeValidationErrors: ptr(true)})
+	f, err := user.API.GetFlowWithResponse(ctx, bad, &platformapi.GetFlowParams{IncludeValidationErrors: new(true)})
 	testkit.Expect(t, f, err, http.StatusOK)
 	if f.JSON200.ValidationErrors == nil || len(*f.JSON200.ValidationErrors) == 0 {
 		t.Fatalf("the invalid flow reads without validation errors: %s", f.Body)

@@ -17,7 +17,7 @@ import (
 // runNumber reads an execution with include_run_number=true.
 func runNumber(t testing.TB, c *testkit.Caller, id uuid.UUID) int {
 	t.Helper()
-	res, err := c.API.GetFlowExecutionWithResponse(ctx, id, &platformapi.GetFlowExecutionParams{IncludeRunNumber: ptr(true)})
+	res, err := c.API.GetFlowExecutionWithResponse(ctx, id, &platformapi.GetFlowExecutionParams{IncludeRunNumber: new(true)})
 	testkit.Expect(t, res, err, http.StatusOK)
 	if res.JSON200.RunNumber == nil {
 		t.Fatalf("%s has no run number with include_run_number=true", id)
@@ -53,7 +53,7 @@ func TestRunNumbers(t *testing.T) {
 		t.Fatalf("after deleting run 2 the next start got %d and the deleted one reads %d; want 4 and 2", n, gone)
 	}
 
-	res, err := user.API.ListFlowExecutionsWithResponse(ctx, &platformapi.ListFlowExecutionsParams{FlowId: &flow, IncludeRunNumber: ptr(true)})
+	res, err := user.API.ListFlowExecutionsWithResponse(ctx, &platformapi.ListFlowExecutionsParams{FlowId: &flow, IncludeRunNumber: new(true)})
 	testkit.Expect(t, res, err, http.StatusOK)
 	got := map[uuid.UUID]int{}
 	var order []uuid.UUID
@@ -75,7 +75,7 @@ func TestRunNumbers(t *testing.T) {
 			t.Fatalf("run number %d listed without include_run_number", *x.RunNumber)
 		}
 	}
-	for _, p := range []*platformapi.GetFlowExecutionParams{nil, {IncludeRunNumber: ptr(false)}} {
+	for _, p := range []*platformapi.GetFlowExecutionParams{nil, {IncludeRunNumber: new(false)}} {
 		g, err := user.API.GetFlowExecutionWithResponse(ctx, next, p)
 		testkit.Expect(t, g, err, http.StatusOK)
 		if g.JSON200.RunNumber != nil || !strings.Contains(string(g.Body), `"run_number":null`) {
@@ -125,9 +125,9 @@ func TestListFiltersAndPages(t *testing.T) {
 	}{
 		"all":                   {platformapi.ListFlowExecutionsParams{}, []*platformapi.FlowExecutionResponse{b1, a3, a2, a1}},
 		"flow":                  {platformapi.ListFlowExecutionsParams{FlowId: &a}, []*platformapi.FlowExecutionResponse{a3, a2, a1}},
-		"version 1":             {platformapi.ListFlowExecutionsParams{FlowId: &a, FlowVersion: ptr(1)}, []*platformapi.FlowExecutionResponse{a2, a1}},
-		"version 2":             {platformapi.ListFlowExecutionsParams{FlowId: &a, FlowVersion: ptr(2)}, []*platformapi.FlowExecutionResponse{a3}},
-		"version 2 of b":        {platformapi.ListFlowExecutionsParams{FlowId: &b, FlowVersion: ptr(2)}, nil},
+		"version 1":             {platformapi.ListFlowExecutionsParams{FlowId: &a, FlowVersion: new(1)}, []*platformapi.FlowExecutionResponse{a2, a1}},
+		"version 2":             {platformapi.ListFlowExecutionsParams{FlowId: &a, FlowVersion: new(2)}, []*platformapi.FlowExecutionResponse{a3}},
+		"version 2 of b":        {platformapi.ListFlowExecutionsParams{FlowId: &b, FlowVersion: new(2)}, nil},
 		"running":               {platformapi.ListFlowExecutionsParams{Status: st(platformapi.ExecutionStatusRunning)}, []*platformapi.FlowExecutionResponse{a3, a1}},
 		"failed":                {platformapi.ListFlowExecutionsParams{Status: st(platformapi.ExecutionStatusFailed)}, []*platformapi.FlowExecutionResponse{a2}},
 		"completed":             {platformapi.ListFlowExecutionsParams{Status: st(platformapi.ExecutionStatusCompleted)}, []*platformapi.FlowExecutionResponse{b1}},
@@ -135,9 +135,9 @@ func TestListFiltersAndPages(t *testing.T) {
 		"created at or after":   {platformapi.ListFlowExecutionsParams{CreatedAfter: &a3.CreatedAt}, []*platformapi.FlowExecutionResponse{b1, a3}},
 		"created before":        {platformapi.ListFlowExecutionsParams{CreatedBefore: &a3.CreatedAt}, []*platformapi.FlowExecutionResponse{a2, a1}},
 		"running, flow, before": {platformapi.ListFlowExecutionsParams{FlowId: &a, Status: st(platformapi.ExecutionStatusRunning), CreatedBefore: &a3.CreatedAt}, []*platformapi.FlowExecutionResponse{a1}},
-		"page 1 of 3":           {platformapi.ListFlowExecutionsParams{Limit: ptr(3)}, []*platformapi.FlowExecutionResponse{b1, a3, a2}},
-		"page 2 of 3":           {platformapi.ListFlowExecutionsParams{Limit: ptr(3), Page: ptr(2)}, []*platformapi.FlowExecutionResponse{a1}},
-		"page 3 of 3":           {platformapi.ListFlowExecutionsParams{Limit: ptr(3), Page: ptr(3)}, nil},
+		"page 1 of 3":           {platformapi.ListFlowExecutionsParams{Limit: new(3)}, []*platformapi.FlowExecutionResponse{b1, a3, a2}},
+		"page 2 of 3":           {platformapi.ListFlowExecutionsParams{Limit: new(3), Page: new(2)}, []*platformapi.FlowExecutionResponse{a1}},
+		"page 3 of 3":           {platformapi.ListFlowExecutionsParams{Limit: new(3), Page: new(3)}, nil},
 	} {
 		ids, page := listIDs(t, user, c.p)
 		want := []uuid.UUID{}
@@ -152,7 +152,7 @@ func TestListFiltersAndPages(t *testing.T) {
 			t.Errorf("%s: listed %v (total %d, page %d, limit %d), want %v (total %d)", name, ids, page.Total, page.Page, page.Limit, want, total)
 		}
 	}
-	res, err := user.API.ListFlowExecutionsWithResponse(ctx, &platformapi.ListFlowExecutionsParams{FlowVersion: ptr(1), Status: st(platformapi.ExecutionStatusRunning)})
+	res, err := user.API.ListFlowExecutionsWithResponse(ctx, &platformapi.ListFlowExecutionsParams{FlowVersion: new(1), Status: st(platformapi.ExecutionStatusRunning)})
 	testkit.Expect(t, res, err, http.StatusBadRequest)
 }
 

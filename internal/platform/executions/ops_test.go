@@ -154,8 +154,8 @@ func TestEveryOperationByStatus(t *testing.T) {
 			t.Fatalf("422 for %s does not name %s: %s", body, loc, res.Body)
 		}
 	}
-	for loc, p := range map[string]platformapi.ListFlowExecutionsParams{"limit": {Limit: ptr(101)}, "page": {Page: ptr(0)},
-		"status": {Status: ptr(platformapi.ExecutionStatus("stopped"))}} {
+	for loc, p := range map[string]platformapi.ListFlowExecutionsParams{"limit": {Limit: new(101)}, "page": {Page: new(0)},
+		"status": {Status: new(platformapi.ExecutionStatus("stopped"))}} {
 		res, err := owner.API.ListFlowExecutionsWithResponse(ctx, &p)
 		testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
 		if !strings.Contains(string(res.Body), `"loc":["query","`+loc+`"]`) {
@@ -171,7 +171,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 	if code, body := rawCall(t, env, owner, http.MethodPost, "/api/flow-executions/not-a-uuid/stop"); code != http.StatusUnprocessableEntity {
 		t.Fatalf("stop of a malformed id: %d %s", code, body)
 	}
-	lres, err = owner.API.ListFlowExecutionsWithResponse(ctx, &platformapi.ListFlowExecutionsParams{FlowVersion: ptr(1)})
+	lres, err = owner.API.ListFlowExecutionsWithResponse(ctx, &platformapi.ListFlowExecutionsParams{FlowVersion: new(1)})
 	testkit.Expect(t, lres, err, http.StatusBadRequest)
 
 	// 200 for a stop by the starter, 204 for a delete by a service account (again after it), 409 to stop it then.

@@ -59,7 +59,7 @@ func TestSweepDeletesExpiredExecutions(t *testing.T) {
 	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
 		platformapi.Organization)
 	res, err := user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
-		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: ptr(60)}}})
+		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: new(60)}}})
 	testkit.Expect(t, res, err, http.StatusOK)
 	old := start(t, user, flow, map[string]any{})
 	fresh := start(t, user, flow, map[string]any{})
@@ -122,7 +122,7 @@ func TestTheServerSweeps(t *testing.T) {
 	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
 		platformapi.Organization)
 	res, err := user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
-		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: ptr(1)}}})
+		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: new(1)}}})
 	testkit.Expect(t, res, err, http.StatusOK)
 	x := start(t, user, flow, map[string]any{})
 	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted, platformapi.ExecutionStatusDeleted)

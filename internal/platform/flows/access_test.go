@@ -23,9 +23,9 @@ func TestVisibility(t *testing.T) {
 	admin := env.User(t, org, auth.RoleOrgAdmin)
 	outsider := env.User(t, otherOrg, auth.RoleOrgAdmin)
 
-	private := createFlow(t, creator.API, "Private", validDef, ptr(platformapi.Private))
+	private := createFlow(t, creator.API, "Private", validDef, new(platformapi.Private))
 	shared := createFlow(t, creator.API, "Shared", validDef, nil)
-	public := createFlow(t, creator.API, "Public", validDef, ptr(platformapi.Public))
+	public := createFlow(t, creator.API, "Public", validDef, new(platformapi.Public))
 
 	missing, err := colleague.API.GetFlowWithResponse(ctx, uuid.New(), nil)
 	if err != nil {
@@ -61,7 +61,7 @@ func TestVisibility(t *testing.T) {
 	// A private flow of another user is missing for every write as well.
 	for name, call := range map[string]func(id uuid.UUID) (testkit.Reply, error){
 		"PATCH": func(id uuid.UUID) (testkit.Reply, error) {
-			return colleague.API.ModifyFlowWithResponse(ctx, id, platformapi.PatchFlowRequest{DisplayName: ptr("mine now")})
+			return colleague.API.ModifyFlowWithResponse(ctx, id, platformapi.PatchFlowRequest{DisplayName: new("mine now")})
 		},
 		"PUT definition": func(id uuid.UUID) (testkit.Reply, error) {
 			return colleague.API.UpdateFlowDefinitionWithResponse(ctx, id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
@@ -112,7 +112,7 @@ func TestVisibility(t *testing.T) {
 	if got := names(outsider, nil); len(got) != 0 {
 		t.Errorf("another organization lists %v", got)
 	}
-	if got := names(outsider, &platformapi.ListFlowsParams{Visibility: ptr(platformapi.Public)}); !got["Public"] || len(got) != 1 {
+	if got := names(outsider, &platformapi.ListFlowsParams{Visibility: new(platformapi.Public)}); !got["Public"] || len(got) != 1 {
 		t.Errorf("another organization lists public flows %v", got)
 	}
 	// An invitation opens a private flow to its guest.
@@ -138,13 +138,13 @@ func TestChangeRules(t *testing.T) {
 	robot := env.KeyCaller(t, org, auth.RoleIntegration)
 	outsider := env.User(t, otherOrg, auth.RoleOrgAdmin)
 
-	f := createFlow(t, creator.API, "Shared", validDef, ptr(platformapi.Public))
+	f := createFlow(t, creator.API, "Shared", validDef, new(platformapi.Public))
 	inv, err := creator.API.InviteFlowUsersWithResponse(ctx, f.Id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{guest.UserID}})
 	testkit.Expect(t, inv, err, http.StatusOK)
 
 	patch := func(c *testkit.Caller, want int) {
 		t.Helper()
-		res, err := c.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{Description: ptr("by " + string(c.Role) + c.UserID.String())})
+		res, err := c.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{Description: new("by " + string(c.Role) + c.UserID.String())})
 		testkit.Expect(t, res, err, want)
 		put, err := c.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
 		testkit.Expect(t, put, err, want)
@@ -172,7 +172,7 @@ func TestChangeRules(t *testing.T) {
 
 	// A service account may provision flows and change what it created.
 	own := createFlow(t, robot.API, "Provisioned", validDef, nil)
-	res, err := robot.API.ModifyFlowWithResponse(ctx, own.Id, platformapi.PatchFlowRequest{DisplayName: ptr("Provisioned again")})
+	res, err := robot.API.ModifyFlowWithResponse(ctx, own.Id, platformapi.PatchFlowRequest{DisplayName: new("Provisioned again")})
 	testkit.Expect(t, res, err, http.StatusOK)
 	dres, err := robot.API.DeleteFlowWithResponse(ctx, own.Id)
 	testkit.Expect(t, dres, err, http.StatusNoContent)

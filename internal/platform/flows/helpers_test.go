@@ -14,8 +14,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // def decodes a definition written as JSON.
 func def(t testing.TB, s string) map[string]any {
 	t.Helper()

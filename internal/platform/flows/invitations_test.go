@@ -23,7 +23,7 @@ func TestInvitations(t *testing.T) {
 	robot, _ := env.NewUser(t, org, auth.RoleIntegration)
 	stranger, _ := env.NewUser(t, env.Org(t), auth.RoleAppUser)
 	outsider := env.User(t, env.Org(t), auth.RoleOrgAdmin)
-	f := createFlow(t, creator.API, "Private", validDef, ptr(platformapi.Private))
+	f := createFlow(t, creator.API, "Private", validDef, new(platformapi.Private))
 
 	asked := []uuid.UUID{reviewer.UserID, robot, stranger, reviewer.UserID, admin.UserID, uuid.New()}
 	res, err := creator.API.InviteFlowUsersWithResponse(ctx, f.Id, platformapi.FlowInvitationRequest{UserIds: asked})

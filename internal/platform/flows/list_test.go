@@ -19,8 +19,8 @@ func TestListFilters(t *testing.T) {
 	a := createFlow(t, user.API, "Invoice reader", validDef, nil)
 	createFlow(t, user.API, "Receipts", validDef, nil)
 	c := createFlow(t, user.API, "100% sure", validDef, nil)
-	res, err := user.API.ModifyFlowWithResponse(ctx, a.Id, platformapi.PatchFlowRequest{Status: ptr(platformapi.Published),
-		Description: ptr("Reads INVOICES and bills")})
+	res, err := user.API.ModifyFlowWithResponse(ctx, a.Id, platformapi.PatchFlowRequest{Status: new(platformapi.Published),
+		Description: new("Reads INVOICES and bills")})
 	testkit.Expect(t, res, err, http.StatusOK)
 
 	list := func(p platformapi.ListFlowsParams) ([]string, int) {
@@ -39,23 +39,23 @@ func TestListFilters(t *testing.T) {
 	if names, total := list(platformapi.ListFlowsParams{}); total != 3 || names[0] != "Invoice reader" || names[1] != "100% sure" {
 		t.Errorf("all flows, last updated first: %v (%d)", names, total)
 	}
-	if names, total := list(platformapi.ListFlowsParams{Status: ptr(platformapi.Published)}); total != 1 || names[0] != "Invoice reader" {
+	if names, total := list(platformapi.ListFlowsParams{Status: new(platformapi.Published)}); total != 1 || names[0] != "Invoice reader" {
 		t.Errorf("published: %v", names)
 	}
-	if names, _ := list(platformapi.ListFlowsParams{Search: ptr("invoices")}); len(names) != 1 {
+	if names, _ := list(platformapi.ListFlowsParams{Search: new("invoices")}); len(names) != 1 {
 		t.Errorf("search in descriptions: %v", names)
 	}
-	if names, _ := list(platformapi.ListFlowsParams{Search: ptr("0%")}); len(names) != 1 || names[0] != c.DisplayName {
+	if names, _ := list(platformapi.ListFlowsParams{Search: new("0%")}); len(names) != 1 || names[0] != c.DisplayName {
 		t.Errorf("a literal %%: %v", names)
 	}
-	if names, _ := list(platformapi.ListFlowsParams{Search: ptr("_")}); len(names) != 0 {
+	if names, _ := list(platformapi.ListFlowsParams{Search: new("_")}); len(names) != 0 {
 		t.Errorf("a literal _: %v", names)
 	}
-	names, total := list(platformapi.ListFlowsParams{Limit: ptr(2), Page: ptr(2)})
+	names, total := list(platformapi.ListFlowsParams{Limit: new(2), Page: new(2)})
 	if total != 3 || len(names) != 1 || names[0] != "Receipts" {
 		t.Errorf("page 2 of 2: %v (%d)", names, total)
 	}
-	if names, total := list(platformapi.ListFlowsParams{Page: ptr(9)}); total != 3 || len(names) != 0 {
+	if names, total := list(platformapi.ListFlowsParams{Page: new(9)}); total != 3 || len(names) != 0 {
 		t.Errorf("a page past the end: %v (%d)", names, total)
 	}
 }
@@ -68,11 +68,11 @@ func TestCountsFollowFlows(t *testing.T) {
 	org := env.Org(t)
 	admin := env.User(t, org, auth.RoleOrgAdmin)
 	user := env.User(t, org, auth.RoleAppUser)
-	a := createFlow(t, user.API, "a", validDef, ptr(platformapi.Private))
-	b := createFlow(t, admin.API, "b", validDef, ptr(platformapi.Private))
+	a := createFlow(t, user.API, "a", validDef, new(platformapi.Private))
+	b := createFlow(t, admin.API, "b", validDef, new(platformapi.Private))
 	c := createFlow(t, admin.API, "c", validDef, nil)
-	createFlow(t, admin.API, "d", validDef, ptr(platformapi.Public))
-	res, err := admin.API.ModifyFlowWithResponse(ctx, c.Id, platformapi.PatchFlowRequest{Status: ptr(platformapi.Published), Visibility: ptr(platformapi.Public)})
+	createFlow(t, admin.API, "d", validDef, new(platformapi.Public))
+	res, err := admin.API.ModifyFlowWithResponse(ctx, c.Id, platformapi.PatchFlowRequest{Status: new(platformapi.Published), Visibility: new(platformapi.Public)})
 	testkit.Expect(t, res, err, http.StatusOK)
 	inv, err := admin.API.InviteFlowUsersWithResponse(ctx, b.Id, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{user.UserID}})
 	testkit.Expect(t, inv, err, http.StatusOK)
@@ -96,9 +96,9 @@ func TestCountsFollowFlows(t *testing.T) {
 	}{
 		{admin, platformapi.ListFlowsParams{}, 3},
 		{user, platformapi.ListFlowsParams{}, 3}, // b through the invitation, c and d
-		{user, platformapi.ListFlowsParams{Visibility: ptr(platformapi.Private)}, 1},
-		{user, platformapi.ListFlowsParams{Status: ptr(platformapi.Published)}, 1},
-		{admin, platformapi.ListFlowsParams{Visibility: ptr(platformapi.Public), Status: ptr(platformapi.Draft)}, 1},
+		{user, platformapi.ListFlowsParams{Visibility: new(platformapi.Private)}, 1},
+		{user, platformapi.ListFlowsParams{Status: new(platformapi.Published)}, 1},
+		{admin, platformapi.ListFlowsParams{Visibility: new(platformapi.Public), Status: new(platformapi.Draft)}, 1},
 	} {
 		res, err := cse.who.API.ListFlowsWithResponse(ctx, &cse.params)
 		testkit.Expect(t, res, err, http.StatusOK)

@@ -23,7 +23,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 	owner := env.User(t, org, auth.RoleAppUser)
 	outsider := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	anon, _ := env.Clients(t, "")
-	f := createFlow(t, owner.API, "Mine", validDef, ptr(platformapi.Private))
+	f := createFlow(t, owner.API, "Mine", validDef, new(platformapi.Private))
 	view, err := owner.API.CreateFlowViewWithResponse(ctx, platformapi.FlowViewCreateRequest{FlowId: f.Id, FlowVersion: 1,
 		ViewName: "v", ViewData: platformapi.FlowViewData{}})
 	testkit.Expect(t, view, err, http.StatusCreated)
@@ -43,12 +43,12 @@ func TestEveryOperationByStatus(t *testing.T) {
 		"listFlows": {func(c *platformapi.ClientWithResponses, _, _ uuid.UUID) (testkit.Reply, error) {
 			return c.ListFlowsWithResponse(ctx, nil)
 		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
-			return c.ListFlowsWithResponse(ctx, &platformapi.ListFlowsParams{Limit: ptr(1000)})
+			return c.ListFlowsWithResponse(ctx, &platformapi.ListFlowsParams{Limit: new(1000)})
 		}},
 		"getFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.GetFlowWithResponse(ctx, flow, nil)
 		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
-			return c.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: ptr(0)})
+			return c.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: new(0)})
 		}},
 		"updateFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.UpdateFlowWithResponse(ctx, flow, platformapi.FlowUpdateRequest{Definition: json.RawMessage(validDef)})
@@ -56,7 +56,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 			return c.UpdateFlowWithBodyWithResponse(ctx, f.Id, js, body(`{"display_name": "x"}`))
 		}},
 		"modifyFlow": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
-			return c.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{DisplayName: ptr("y")})
+			return c.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{DisplayName: new("y")})
 		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.ModifyFlowWithBodyWithResponse(ctx, f.Id, js, body(`{"status": "archived"}`))
 		}},
@@ -68,7 +68,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 		"listFlowVersions": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.ListFlowVersionsWithResponse(ctx, flow, nil)
 		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
-			return c.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Page: ptr(0)})
+			return c.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Page: new(0)})
 		}},
 		"inviteFlowUsers": {func(c *platformapi.ClientWithResponses, flow, _ uuid.UUID) (testkit.Reply, error) {
 			return c.InviteFlowUsersWithResponse(ctx, flow, platformapi.FlowInvitationRequest{UserIds: []uuid.UUID{owner.UserID}})
@@ -86,13 +86,13 @@ func TestEveryOperationByStatus(t *testing.T) {
 		"listFlowViews": {func(c *platformapi.ClientWithResponses, _, _ uuid.UUID) (testkit.Reply, error) {
 			return c.ListFlowViewsWithResponse(ctx, nil)
 		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
-			return c.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowVersion: ptr(0), FlowId: &f.Id})
+			return c.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowVersion: new(0), FlowId: &f.Id})
 		}},
 		"getFlowView": {func(c *platformapi.ClientWithResponses, _, view uuid.UUID) (testkit.Reply, error) {
 			return c.GetFlowViewWithResponse(ctx, view)
 		}, nil},
 		"updateFlowView": {func(c *platformapi.ClientWithResponses, _, view uuid.UUID) (testkit.Reply, error) {
-			return c.UpdateFlowViewWithResponse(ctx, view, platformapi.FlowViewUpdateRequest{ViewName: ptr("w")})
+			return c.UpdateFlowViewWithResponse(ctx, view, platformapi.FlowViewUpdateRequest{ViewName: new("w")})
 		}, func(c *platformapi.ClientWithResponses) (testkit.Reply, error) {
 			return c.UpdateFlowViewWithBodyWithResponse(ctx, view.JSON201.Id, js, body(`{"view_name": ""}`))
 		}},

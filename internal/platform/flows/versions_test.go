@@ -26,7 +26,7 @@ func TestVersions(t *testing.T) {
 	}
 
 	put, err := user.API.UpdateFlowWithResponse(ctx, f.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(brokenDef),
-		Description: ptr("Reads invoices.")})
+		Description: new("Reads invoices.")})
 	testkit.Expect(t, put, err, http.StatusOK)
 	v2 := put.JSON200
 	if v2.Version != 2 || !v2.IsLatest || v2.DisplayName != "Invoices" || *v2.Description != "Reads invoices." ||
@@ -38,13 +38,13 @@ func TestVersions(t *testing.T) {
 		t.Fatalf("a completed execution of version 1 is %q after an update (%v)", status, err)
 	}
 
-	same, err := user.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{DisplayName: ptr("Invoices")})
+	same, err := user.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{DisplayName: new("Invoices")})
 	testkit.Expect(t, same, err, http.StatusOK)
 	if same.JSON200.Version != 2 {
 		t.Fatalf("a patch that changes nothing saved version %d", same.JSON200.Version)
 	}
-	patch, err := user.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{DisplayName: ptr("Invoice reader"),
-		Description: ptr("")})
+	patch, err := user.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{DisplayName: new("Invoice reader"),
+		Description: new("")})
 	testkit.Expect(t, patch, err, http.StatusOK)
 	v3 := patch.JSON200
 	if v3.Version != 3 || v3.DisplayName != "Invoice reader" || v3.Description != nil || !reflect.DeepEqual(v3.Definition, def(t, brokenDef)) {
@@ -56,15 +56,15 @@ func TestVersions(t *testing.T) {
 		t.Fatalf("PUT definition answered %+v", v4)
 	}
 
-	old, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: ptr(1)})
+	old, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: new(1)})
 	testkit.Expect(t, old, err, http.StatusOK)
 	if v1 := old.JSON200; v1.Version != 1 || v1.IsLatest || v1.Description != nil || !reflect.DeepEqual(v1.Definition, def(t, validDef)) {
 		t.Fatalf("version 1 reads as %+v", v1)
 	}
-	missing, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: ptr(5)})
+	missing, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: new(5)})
 	testkit.Expect(t, missing, err, http.StatusNotFound)
 
-	list, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: ptr(3)})
+	list, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: new(3)})
 	testkit.Expect(t, list, err, http.StatusOK)
 	var numbers []int
 	for _, v := range *list.JSON200 {
@@ -76,7 +76,7 @@ func TestVersions(t *testing.T) {
 	if !reflect.DeepEqual(numbers, []int{4, 3, 2}) {
 		t.Fatalf("first page of versions %v", numbers)
 	}
-	page2, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: ptr(3), Page: ptr(2)})
+	page2, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: new(3), Page: new(2)})
 	testkit.Expect(t, page2, err, http.StatusOK)
 	if len(*page2.JSON200) != 1 || (*page2.JSON200)[0].Version != 1 {
 		t.Fatalf("second page of versions %+v", *page2.JSON200)

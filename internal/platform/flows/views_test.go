@@ -20,7 +20,7 @@ func TestViews(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	outsider := env.User(t, env.Org(t), auth.RoleOrgAdmin)
-	f := createFlow(t, user.API, "Viewed", validDef, ptr(platformapi.Public))
+	f := createFlow(t, user.API, "Viewed", validDef, new(platformapi.Public))
 	put, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
 	testkit.Expect(t, put, err, http.StatusOK)
 
@@ -47,7 +47,7 @@ func TestViews(t *testing.T) {
 		t.Fatal("the first default kept its flag when a second view took it")
 	}
 
-	list, err := user.API.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowId: &f.Id, FlowVersion: ptr(1)})
+	list, err := user.API.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowId: &f.Id, FlowVersion: new(1)})
 	testkit.Expect(t, list, err, http.StatusOK)
 	if l := list.JSON200; l.Total != 2 || l.FlowViews[0].Id != b.Id || l.FlowViews[1].Id != a.Id {
 		t.Fatalf("views of version 1: %+v", l)
@@ -57,7 +57,7 @@ func TestViews(t *testing.T) {
 	if l := all.JSON200; l.Total != 3 || l.FlowViews[0].FlowVersion != 2 {
 		t.Fatalf("views of the flow: %+v", l)
 	}
-	bad, err := user.API.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowVersion: ptr(1)})
+	bad, err := user.API.ListFlowViewsWithResponse(ctx, &platformapi.ListFlowViewsParams{FlowVersion: new(1)})
 	testkit.Expect(t, bad, err, http.StatusBadRequest)
 	foreign, err := outsider.API.ListFlowViewsWithResponse(ctx, nil)
 	testkit.Expect(t, foreign, err, http.StatusOK)
@@ -65,10 +65,10 @@ func TestViews(t *testing.T) {
 		t.Fatalf("another organization lists %d views", foreign.JSON200.Total)
 	}
 
-	upd, err := user.API.UpdateFlowViewWithResponse(ctx, a.Id, platformapi.FlowViewUpdateRequest{ViewName: ptr("auditors")})
+	upd, err := user.API.UpdateFlowViewWithResponse(ctx, a.Id, platformapi.FlowViewUpdateRequest{ViewName: new("auditors")})
 	testkit.Expect(t, upd, err, http.StatusConflict)
-	upd, err = user.API.UpdateFlowViewWithResponse(ctx, a.Id, platformapi.FlowViewUpdateRequest{ViewName: ptr("main"),
-		ViewData: &platformapi.FlowViewData{IsDefault: ptr(true), OrderedTasks: &[]string{"review", "extract"}}})
+	upd, err = user.API.UpdateFlowViewWithResponse(ctx, a.Id, platformapi.FlowViewUpdateRequest{ViewName: new("main"),
+		ViewData: &platformapi.FlowViewData{IsDefault: new(true), OrderedTasks: &[]string{"review", "extract"}}})
 	testkit.Expect(t, upd, err, http.StatusOK)
 	if v := upd.JSON200; v.ViewName != "main" || !*v.ViewData.IsDefault || len(*v.ViewData.HiddenTasks) != 0 || (*v.ViewData.OrderedTasks)[0] != "review" {
 		t.Fatalf("updated %+v", v)

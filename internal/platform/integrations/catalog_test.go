@@ -17,7 +17,7 @@ func TestCatalog(t *testing.T) {
 	env := testkit.NewEnv(t, testkit.WithoutWorkers())
 	c := env.User(t, env.Org(t), auth.RoleIntegration)
 
-	res, err := c.API.ListIntegrationCatalogWithResponse(ctx, &platformapi.ListIntegrationCatalogParams{Limit: ptr(100)})
+	res, err := c.API.ListIntegrationCatalogWithResponse(ctx, &platformapi.ListIntegrationCatalogParams{Limit: new(100)})
 	testkit.Expect(t, res, err, http.StatusOK)
 	all := res.JSON200.Items
 	if res.JSON200.Total != len(all) || len(all) < 15 {
@@ -40,19 +40,19 @@ func TestCatalog(t *testing.T) {
 		t.Fatalf("sql_query entry: %+v", sqlq)
 	}
 
-	page2, err := c.API.ListIntegrationCatalogWithResponse(ctx, &platformapi.ListIntegrationCatalogParams{Page: ptr(2), Limit: ptr(3)})
+	page2, err := c.API.ListIntegrationCatalogWithResponse(ctx, &platformapi.ListIntegrationCatalogParams{Page: new(2), Limit: new(3)})
 	testkit.Expect(t, page2, err, http.StatusOK)
 	if len(page2.JSON200.Items) != 3 || page2.JSON200.Items[0].Id != all[3].Id || page2.JSON200.Total != len(all) {
 		t.Fatalf("page 2: %+v", page2.JSON200)
 	}
-	db, err := c.API.ListIntegrationCatalogWithResponse(ctx, &platformapi.ListIntegrationCatalogParams{Category: ptr(platformapi.Database)})
+	db, err := c.API.ListIntegrationCatalogWithResponse(ctx, &platformapi.ListIntegrationCatalogParams{Category: new(platformapi.Database)})
 	testkit.Expect(t, db, err, http.StatusOK)
 	for _, e := range db.JSON200.Items {
 		if e.Category != "database" {
 			t.Fatalf("category filter let %s through", e.Category)
 		}
 	}
-	bad, err := c.API.ListIntegrationCatalogWithResponse(ctx, &platformapi.ListIntegrationCatalogParams{Category: ptr(platformapi.IntegrationCategory("fax"))})
+	bad, err := c.API.ListIntegrationCatalogWithResponse(ctx, &platformapi.ListIntegrationCatalogParams{Category: new(platformapi.IntegrationCategory("fax"))})
 	testkit.Expect(t, bad, err, http.StatusUnprocessableEntity)
 
 	one, err := c.API.GetIntegrationCatalogEntryWithResponse(ctx, sqlq.Id)

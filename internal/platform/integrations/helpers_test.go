@@ -14,8 +14,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 const twoTasks = `{"version":1,"tasks":[{"name":"fetch","type":"http_request","parameters":{"url":"https://example.com"}},
 	{"name":"shape","type":"transform","parameters":{"expression":"."}}],"edges":[{"source":"fetch","target":"shape"}]}`
 

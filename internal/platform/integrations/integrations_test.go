@@ -44,7 +44,7 @@ func TestIntegrationLifecycle(t *testing.T) {
 	}
 	byFlow, err := c.API.ListIntegrationsWithResponse(ctx, &platformapi.ListIntegrationsParams{FlowId: &flow})
 	testkit.Expect(t, byFlow, err, http.StatusOK)
-	byCred, err := c.API.ListIntegrationsWithResponse(ctx, &platformapi.ListIntegrationsParams{CredentialId: &cred, Limit: ptr(1)})
+	byCred, err := c.API.ListIntegrationsWithResponse(ctx, &platformapi.ListIntegrationsParams{CredentialId: &cred, Limit: new(1)})
 	testkit.Expect(t, byCred, err, http.StatusOK)
 	if byFlow.JSON200.Total != 2 || byCred.JSON200.Total != 2 || len(byCred.JSON200.Integrations) != 1 {
 		t.Fatalf("filters: by flow %d, by credential %d", byFlow.JSON200.Total, byCred.JSON200.Total)

@@ -69,7 +69,7 @@ func TestMetadataOfSQLDatabase(t *testing.T) {
 	closed := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	down := map[string]any{"host": "127.0.0.1", "port": closed, "database": "x", "username": "u", "password": "p-" + uuid.NewString()}
-	downIn := integrate(t, c, flow, ptr(newCredential(t, c, "sql_database", "user_password", down)), "shape")
+	downIn := integrate(t, c, flow, new(newCredential(t, c, "sql_database", "user_password", down)), "shape")
 	gone, err := c.API.GetIntegrationMetadataWithResponse(ctx, downIn.Id)
 	testkit.Expect(t, gone, err, http.StatusBadGateway)
 	if e := testkit.ErrorOf(t, gone); e.Code == nil || *e.Code != "upstream_unavailable" || strings.Contains(string(gone.Body), down["password"].(string)) {

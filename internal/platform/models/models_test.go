@@ -28,12 +28,12 @@ func TestModelsFromConfiguration(t *testing.T) {
 		len(m[0].Providers) != 2 || m[1].ModelName != "llama3" || m[2].ModelName != "loopwork-builtin" {
 		t.Fatalf("models %s", res.Body)
 	}
-	eu, err := c.API.ListModelsWithResponse(context.Background(), &platformapi.ListModelsParams{Region: ptr(platformapi.Region("eu"))})
+	eu, err := c.API.ListModelsWithResponse(context.Background(), &platformapi.ListModelsParams{Region: new(platformapi.Region("eu"))})
 	testkit.Expect(t, eu, err, http.StatusOK)
 	if eu.JSON200.Count != 2 || eu.JSON200.Models[0].EndpointCount != 1 || eu.JSON200.Models[0].Providers[0] != "azure" {
 		t.Fatalf("eu %s", eu.Body)
 	}
-	bad, err := c.API.ListModelsWithResponse(context.Background(), &platformapi.ListModelsParams{Region: ptr(platformapi.Region("mars"))})
+	bad, err := c.API.ListModelsWithResponse(context.Background(), &platformapi.ListModelsParams{Region: new(platformapi.Region("mars"))})
 	testkit.Expect(t, bad, err, http.StatusUnprocessableEntity)
 	anon, _ := env.Clients(t, "")
 	unauth, err := anon.ListModelsWithResponse(context.Background(), nil)
@@ -47,5 +47,3 @@ func TestModelsSettingIsChecked(t *testing.T) {
 		}
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -14,8 +14,6 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // code returns the error code of an ErrorResponse, or "" when there is none.
 func code(e *platformapi.ErrorResponse) string {
 	if e == nil || e.Error.Code == nil {
@@ -60,7 +58,7 @@ func TestCreateOrganization(t *testing.T) {
 	t.Run("created deactivated", func(t *testing.T) {
 		t.Parallel()
 		res, err := bo.API.AdminCreateOrganizationWithResponse(ctx, platformapi.CreateOrganizationRequest{
-			Name: uniqueName("Off"), IsActive: ptr(false)})
+			Name: uniqueName("Off"), IsActive: new(false)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,13 +161,13 @@ func TestListOrganizations(t *testing.T) {
 	if got, total := names(&platformapi.AdminListOrganizationsParams{Name: &upper}); strings.Join(got, ",") != "A-"+tag+",b-"+tag+",c-"+tag || total != 3 {
 		t.Errorf("name filter: %v total %d", got, total)
 	}
-	if got, total := names(&platformapi.AdminListOrganizationsParams{Name: &tag, IsActive: ptr(false)}); len(got) != 1 || got[0] != "b-"+tag || total != 1 {
+	if got, total := names(&platformapi.AdminListOrganizationsParams{Name: &tag, IsActive: new(false)}); len(got) != 1 || got[0] != "b-"+tag || total != 1 {
 		t.Errorf("is_active filter: %v total %d", got, total)
 	}
-	if got, total := names(&platformapi.AdminListOrganizationsParams{Name: &tag, Page: ptr(2), Limit: ptr(2)}); len(got) != 1 || got[0] != "c-"+tag || total != 3 {
+	if got, total := names(&platformapi.AdminListOrganizationsParams{Name: &tag, Page: new(2), Limit: new(2)}); len(got) != 1 || got[0] != "c-"+tag || total != 3 {
 		t.Errorf("page 2: %v total %d", got, total)
 	}
-	if got, _ := names(&platformapi.AdminListOrganizationsParams{Name: ptr("%")}); len(got) != 0 {
+	if got, _ := names(&platformapi.AdminListOrganizationsParams{Name: new("%")}); len(got) != 0 {
 		t.Errorf("%% is not a wildcard: %v", got)
 	}
 	if got, total := names(nil); total < 4 || len(got) != total {
@@ -250,7 +248,7 @@ func TestUpdateOrganization(t *testing.T) {
 		}
 		before := modifiedAt(t, env, org)
 		name := uniqueName("Renamed")
-		res, err := bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{Name: ptr(" " + name + " ")})
+		res, err := bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{Name: new(" " + name + " ")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +258,7 @@ func TestUpdateOrganization(t *testing.T) {
 		if !res.JSON200.ModifiedAt.After(before) {
 			t.Errorf("modified_at %v not after %v", res.JSON200.ModifiedAt, before)
 		}
-		res, err = bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{Name: ptr(strings.ToLower(taken))})
+		res, err = bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{Name: new(strings.ToLower(taken))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +266,7 @@ func TestUpdateOrganization(t *testing.T) {
 			t.Errorf("taken: status %d: %s", res.StatusCode(), res.Body)
 		}
 		// Renaming to its own name in another case is not a clash with itself.
-		res, err = bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{Name: ptr(strings.ToUpper(name))})
+		res, err = bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{Name: new(strings.ToUpper(name))})
 		if err != nil || res.StatusCode() != http.StatusOK {
 			t.Errorf("own name: %v %s", err, res.Body)
 		}
@@ -286,7 +284,7 @@ func TestUpdateOrganization(t *testing.T) {
 				t.Errorf("%q: status %d: %s", name, res.StatusCode(), res.Body)
 			}
 		}
-		res, err := bo.API.AdminUpdateOrganizationWithResponse(ctx, uuid.New(), platformapi.UpdateOrganizationRequest{Name: ptr(uniqueName("Ghost"))})
+		res, err := bo.API.AdminUpdateOrganizationWithResponse(ctx, uuid.New(), platformapi.UpdateOrganizationRequest{Name: new(uniqueName("Ghost"))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,7 +292,7 @@ func TestUpdateOrganization(t *testing.T) {
 			t.Errorf("missing: status %d: %s", res.StatusCode(), res.Body)
 		}
 		admin := env.User(t, org, auth.RoleOrgAdmin)
-		res, err = admin.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{Name: ptr(uniqueName("Mine"))})
+		res, err = admin.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{Name: new(uniqueName("Mine"))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +307,7 @@ func TestUpdateOrganization(t *testing.T) {
 		key := env.KeyCaller(t, org, auth.RoleAppUser)
 		jwt := env.User(t, org, auth.RoleOrgAdmin)
 		expectProfile(t, key, http.StatusOK)
-		res, err := bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{IsActive: ptr(false)})
+		res, err := bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{IsActive: new(false)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +316,7 @@ func TestUpdateOrganization(t *testing.T) {
 		}
 		expectProfile(t, key, http.StatusUnauthorized)
 		expectProfile(t, jwt, http.StatusUnauthorized)
-		res, err = bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{IsActive: ptr(true)})
+		res, err = bo.API.AdminUpdateOrganizationWithResponse(ctx, org, platformapi.UpdateOrganizationRequest{IsActive: new(true)})
 		if err != nil || res.StatusCode() != http.StatusOK || !*res.JSON200.IsActive {
 			t.Fatalf("reactivate: %v %s", err, res.Body)
 		}
@@ -329,7 +327,7 @@ func TestUpdateOrganization(t *testing.T) {
 
 	t.Run("backoffice cannot deactivate its own organization this way either", func(t *testing.T) {
 		t.Parallel()
-		res, err := bo.API.AdminUpdateOrganizationWithResponse(ctx, home, platformapi.UpdateOrganizationRequest{IsActive: ptr(false)})
+		res, err := bo.API.AdminUpdateOrganizationWithResponse(ctx, home, platformapi.UpdateOrganizationRequest{IsActive: new(false)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -22,7 +22,7 @@ func TestReviewedOutputContinuesTheFlow(t *testing.T) {
 	exec := run(t, env, owner, flow, 21)
 
 	mine, err := reviewer.API.ListMyHumanReviewAssignmentsWithResponse(ctx, &platformapi.ListMyHumanReviewAssignmentsParams{
-		Status: ptr(platformapi.HumanReviewAssignmentStatusPending)})
+		Status: new(platformapi.HumanReviewAssignmentStatusPending)})
 	testkit.Expect(t, mine, err, http.StatusOK)
 	if mine.JSON200.Total != 1 || mine.JSON200.Assignments[0].UserId != reviewer.UserID || mine.JSON200.Assignments[0].User != nil {
 		t.Fatalf("my assignments %+v", mine.JSON200)
@@ -84,7 +84,7 @@ func TestRequiredApprovals(t *testing.T) {
 	if out := output(t, env, exec); out["value"] != 3.0 || out["approved"] != true {
 		t.Fatalf("output %v", out)
 	}
-	list, err := owner.API.ListHumanReviewTaskAssignmentsWithResponse(ctx, id, &platformapi.ListHumanReviewTaskAssignmentsParams{IncludeUserInfo: ptr(true)})
+	list, err := owner.API.ListHumanReviewTaskAssignmentsWithResponse(ctx, id, &platformapi.ListHumanReviewTaskAssignmentsParams{IncludeUserInfo: new(true)})
 	testkit.Expect(t, list, err, http.StatusOK)
 	want := []platformapi.HumanReviewAssignmentStatus{"completed", "completed", "cancelled"}
 	for i, as := range *list.JSON200 {
@@ -134,7 +134,7 @@ func TestTimeouts(t *testing.T) {
 		outcome string
 		status  platformapi.ExecutionStatus
 		result  *bool
-	}{{"approve", "completed", ptr(true)}, {"reject", "completed", ptr(false)}, {"fail", "failed", nil}} {
+	}{{"approve", "completed", new(true)}, {"reject", "completed", new(false)}, {"fail", "failed", nil}} {
 		t.Run(c.outcome, func(t *testing.T) {
 			t.Parallel()
 			flow := newFlow(t, owner, reviewFlow(fmt.Sprintf(`{"assigned_users": [%q], "timeout_seconds": 1, "on_timeout": %q}`, owner.UserID, c.outcome)))

@@ -16,8 +16,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // reviewFlow is double → review → after: the review checks the doubled value, and after adds one to
 // whatever the review left. params are the review task's parameters (JSON).
 func reviewFlow(params string) string {

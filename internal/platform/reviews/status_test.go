@@ -75,7 +75,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 		g, err := reviewer.API.GetHumanReviewTaskWithResponse(ctx, id)
 		testkit.Expect(t, g, err, http.StatusOK)
 		l, err := reviewer.API.ListMyHumanReviewAssignmentsWithResponse(ctx, &platformapi.ListMyHumanReviewAssignmentsParams{
-			Status: ptr(platformapi.HumanReviewAssignmentStatus("done"))})
+			Status: new(platformapi.HumanReviewAssignmentStatus("done"))})
 		testkit.Expect(t, l, err, http.StatusUnprocessableEntity)
 		c, err := worker.API.CreateHumanReviewTaskWithResponse(ctx, platformapi.HumanReviewTaskCreateRequest{FlowExecutionId: exec,
 			TargetTaskName: "after", SourceTaskName: "double", AssignedUsers: []uuid.UUID{worker.UserID}})
@@ -86,7 +86,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 	})
 	t.Run("create, 404 and 409", func(t *testing.T) {
 		req := platformapi.HumanReviewTaskCreateRequest{FlowExecutionId: exec, TargetTaskName: "after",
-			SourceTaskName: "double", AssignedUsers: []uuid.UUID{bystander.UserID, bystander.UserID}, Instructions: ptr("look")}
+			SourceTaskName: "double", AssignedUsers: []uuid.UUID{bystander.UserID, bystander.UserID}, Instructions: new("look")}
 		c, err := worker.API.CreateHumanReviewTaskWithResponse(ctx, req)
 		testkit.Expect(t, c, err, http.StatusCreated)
 		r := c.JSON201

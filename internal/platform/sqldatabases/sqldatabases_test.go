@@ -19,8 +19,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // TestRegisterAndTest: a database on a second real PostgreSQL server is registered (without showing its
 // secret), listed, tested (SELECT 1 and its version), refused twice, and its failures are reported as
 // such; tenancy and roles hold.
@@ -34,7 +32,7 @@ func TestRegisterAndTest(t *testing.T) {
 	org := env.Org(t)
 	c := env.User(t, org, auth.RoleAppUser)
 	secret := "pw-" + uuid.NewString()
-	req := platformapi.SqlDatabaseCreateRequest{Host: other.Hostname(), Port: other.Port(), Username: "postgres", Password: ptr(secret), Database: "postgres"}
+	req := platformapi.SqlDatabaseCreateRequest{Host: other.Hostname(), Port: other.Port(), Username: "postgres", Password: new(secret), Database: "postgres"}
 	res, err := c.API.CreateSqlDatabaseWithResponse(ctx, req)
 	testkit.Expect(t, res, err, http.StatusCreated)
 	db := res.JSON201
@@ -76,7 +74,7 @@ func TestRegisterAndTest(t *testing.T) {
 	// The connection string is used when given, and must name the same host and port.
 	withCS := req
 	withCS.Database = "template1"
-	withCS.ConnectionString = ptr("postgres://postgres:" + secret + "@" + other.Host + "/template1?sslmode=disable")
+	withCS.ConnectionString = new("postgres://postgres:" + secret + "@" + other.Host + "/template1?sslmode=disable")
 	cs, err := c.API.CreateSqlDatabaseWithResponse(ctx, withCS)
 	testkit.Expect(t, cs, err, http.StatusCreated)
 	if !cs.JSON201.HasConnectionString || strings.Contains(string(cs.Body), secret) {
@@ -86,11 +84,11 @@ func TestRegisterAndTest(t *testing.T) {
 		t.Fatalf("test with a connection string: %v %s", err, r.Body)
 	}
 	elsewhere := withCS
-	elsewhere.Database, elsewhere.ConnectionString = "x2", ptr("postgres://u@10.0.0.1:5432/x2")
+	elsewhere.Database, elsewhere.ConnectionString = "x2", new("postgres://u@10.0.0.1:5432/x2")
 	mismatch, err := c.API.CreateSqlDatabaseWithResponse(ctx, elsewhere)
 	testkit.Expect(t, mismatch, err, http.StatusUnprocessableEntity)
 
-	list, err := c.API.ListSqlDatabasesWithResponse(ctx, &platformapi.ListSqlDatabasesParams{Limit: ptr(2)})
+	list, err := c.API.ListSqlDatabasesWithResponse(ctx, &platformapi.ListSqlDatabasesParams{Limit: new(2)})
 	testkit.Expect(t, list, err, http.StatusOK)
 	if list.JSON200.Total != 4 || len(list.JSON200.SqlDatabases) != 2 || list.JSON200.SqlDatabases[0].Id != cs.JSON201.Id ||
 		strings.Contains(string(list.Body), secret) {
@@ -146,21 +144,21 @@ func TestRefusesPrivateHosts(t *testing.T) {
 	c := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	for _, host := range []string{"127.0.0.1", "169.254.169.254", "10.1.2.3", "192.168.1.1", "172.16.0.5", "localhost", "::1"} {
 		res, err := c.API.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: host, Port: "5432",
-			Username: "u", Password: ptr("p"), Database: "d"})
+			Username: "u", Password: new("p"), Database: "d"})
 		testkit.Expect(t, res, err, http.StatusBadRequest)
 		if e := testkit.ErrorOf(t, res); e.Code == nil || *e.Code != "ssrf_blocked" {
 			t.Fatalf("%s: %s", host, res.Body)
 		}
 	}
 	nowhere, err := c.API.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: "no-such-host.invalid", Port: "5432",
-		Username: "u", Password: ptr("p"), Database: "d"})
+		Username: "u", Password: new("p"), Database: "d"})
 	testkit.Expect(t, nowhere, err, http.StatusBadRequest)
 	staff := env.User(t, env.Org(t), auth.RoleBackoffice)
 	forbidden, err := staff.API.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: "example.com", Port: "5432",
-		Username: "u", Password: ptr("p"), Database: "d"})
+		Username: "u", Password: new("p"), Database: "d"})
 	testkit.Expect(t, forbidden, err, http.StatusForbidden)
 	badPort, err := c.API.CreateSqlDatabaseWithResponse(ctx, platformapi.SqlDatabaseCreateRequest{Host: "example.com", Port: "70000",
-		Username: "u", Password: ptr("p"), Database: "d"})
+		Username: "u", Password: new("p"), Database: "d"})
 	testkit.Expect(t, badPort, err, http.StatusUnprocessableEntity)
 }
 

@@ -24,8 +24,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 var (
 	certOnce sync.Once
 	certB64  string
@@ -101,7 +99,7 @@ func wantError(t *testing.T, what string, res *http.Response, body []byte, statu
 func createProvider(t *testing.T, api *platformapi.ClientWithResponses, domains ...string) *platformapi.SSOOrganizationResponse {
 	t.Helper()
 	res, err := api.CreateSsoProviderWithResponse(ctx, platformapi.SSOProviderCreate{
-		Domains: domains, MetadataXml: ptr(metadataXML(t, "https://idp.example.com/"+uuid.NewString()))})
+		Domains: domains, MetadataXml: new(metadataXML(t, "https://idp.example.com/"+uuid.NewString()))})
 	if err != nil {
 		t.Fatal(err)
 	}

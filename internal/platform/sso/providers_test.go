@@ -71,7 +71,7 @@ func TestProviderLifecycle(t *testing.T) {
 	}
 
 	// Deactivation stops sign-in through it; the domains stay reserved.
-	upd := update(t, admin.API, p.SsoProviderId, platformapi.SSOProviderUpdate{IsActive: ptr(false)}, http.StatusOK)
+	upd := update(t, admin.API, p.SsoProviderId, platformapi.SSOProviderUpdate{IsActive: new(false)}, http.StatusOK)
 	if upd.IsActive == nil || *upd.IsActive || len(*upd.Domains) != 2 {
 		t.Fatalf("deactivated provider %+v", upd)
 	}
@@ -81,13 +81,13 @@ func TestProviderLifecycle(t *testing.T) {
 
 	// An omitted mapping is kept; domains are replaced as a whole; null removes the mapping; new XML
 	// replaces the hash.
-	kept := update(t, admin.API, p.SsoProviderId, platformapi.SSOProviderUpdate{IsActive: ptr(false)}, http.StatusOK)
+	kept := update(t, admin.API, p.SsoProviderId, platformapi.SSOProviderUpdate{IsActive: new(false)}, http.StatusOK)
 	if kept.AttributeMapping == nil {
 		t.Fatal("a PATCH without attribute_mapping removed the mapping")
 	}
 	d3 := uniqueDomain("acme-new")
 	doc2 := metadataXML(t, "https://idp.example.com/acme-v2")
-	upd = update(t, admin.API, p.SsoProviderId, platformapi.SSOProviderUpdate{IsActive: ptr(true),
+	upd = update(t, admin.API, p.SsoProviderId, platformapi.SSOProviderUpdate{IsActive: new(true),
 		Domains: &[]string{d3}, AttributeMapping: nullable.NewNullNullable[map[string]any](), MetadataXml: &doc2}, http.StatusOK)
 	sum2 := sha256.Sum256([]byte(doc2))
 	if len(*upd.Domains) != 1 || (*upd.Domains)[0] != d3 || upd.AttributeMapping != nil ||
@@ -151,7 +151,7 @@ func TestDomainTaken(t *testing.T) {
 	pb := verifyDomain(t, b.API, createProvider(t, b.API, own), own)
 
 	res, err := b.API.CreateSsoProviderWithResponse(ctx, platformapi.SSOProviderCreate{
-		Domains: []string{uniqueDomain("fresh"), strings.ToUpper(shared)}, MetadataXml: ptr(metadataXML(t, "https://idp.b"))})
+		Domains: []string{uniqueDomain("fresh"), strings.ToUpper(shared)}, MetadataXml: new(metadataXML(t, "https://idp.b"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestDomainTaken(t *testing.T) {
 	wantError(t, "update to another organization's domain", up.HTTPResponse, up.Body, http.StatusConflict, "domain_taken")
 	// The same organization's other provider counts as another provider too.
 	res, err = a.API.CreateSsoProviderWithResponse(ctx, platformapi.SSOProviderCreate{
-		Domains: []string{shared}, MetadataXml: ptr(metadataXML(t, "https://idp.a2"))})
+		Domains: []string{shared}, MetadataXml: new(metadataXML(t, "https://idp.a2"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestTenancyAndRoles(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantError(t, "get "+id, g.HTTPResponse, g.Body, http.StatusNotFound, "not_found")
-		u, err := stranger.API.UpdateSsoProviderWithResponse(ctx, id, platformapi.SSOProviderUpdate{IsActive: ptr(false)})
+		u, err := stranger.API.UpdateSsoProviderWithResponse(ctx, id, platformapi.SSOProviderUpdate{IsActive: new(false)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +221,7 @@ func TestTenancyAndRoles(t *testing.T) {
 
 	for _, c := range []*testkit.Caller{env.User(t, org, auth.RoleAppUser), env.KeyCaller(t, org, auth.RoleIntegration)} {
 		cr, err := c.API.CreateSsoProviderWithResponse(ctx, platformapi.SSOProviderCreate{
-			Domains: []string{uniqueDomain("nope")}, MetadataXml: ptr(metadataXML(t, "https://idp"))})
+			Domains: []string{uniqueDomain("nope")}, MetadataXml: new(metadataXML(t, "https://idp"))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestTenancyAndRoles(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantStatus(t, string(c.Role)+" list", ls.HTTPResponse, ls.Body, http.StatusForbidden)
-		u, err := c.API.UpdateSsoProviderWithResponse(ctx, p.SsoProviderId, platformapi.SSOProviderUpdate{IsActive: ptr(false)})
+		u, err := c.API.UpdateSsoProviderWithResponse(ctx, p.SsoProviderId, platformapi.SSOProviderUpdate{IsActive: new(false)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,12 +23,12 @@ func TestCreateValidation(t *testing.T) {
 		body platformapi.SSOProviderCreate
 		want string
 	}{
-		{"both sources", platformapi.SSOProviderCreate{Domains: []string{d}, MetadataXml: &good, MetadataUrl: ptr("https://idp.example.com/md")}, "not both"},
+		{"both sources", platformapi.SSOProviderCreate{Domains: []string{d}, MetadataXml: &good, MetadataUrl: new("https://idp.example.com/md")}, "not both"},
 		{"no source", platformapi.SSOProviderCreate{Domains: []string{d}}, "give one of"},
 		{"numeric domain", platformapi.SSOProviderCreate{Domains: []string{"10.0.0.1"}, MetadataXml: &good}, "not an e-mail domain"},
 		{"pattern", platformapi.SSOProviderCreate{Domains: []string{"user@example.com"}, MetadataXml: &good}, "domains"},
 		{"repeated domain", platformapi.SSOProviderCreate{Domains: []string{d, strings.ToUpper(d)}, MetadataXml: &good}, "repeats"},
-		{"http url", platformapi.SSOProviderCreate{Domains: []string{d}, MetadataUrl: ptr("http://idp.example.com/md")}, "must use https"},
+		{"http url", platformapi.SSOProviderCreate{Domains: []string{d}, MetadataUrl: new("http://idp.example.com/md")}, "must use https"},
 		{"mapping key", platformapi.SSOProviderCreate{Domains: []string{d}, MetadataXml: &good, AttributeMapping: &map[string]any{"groups": "g"}}, "attribute_mapping"},
 		{"mapping value", platformapi.SSOProviderCreate{Domains: []string{d}, MetadataXml: &good, AttributeMapping: &map[string]any{"email": 3}}, "attribute_mapping"},
 	}
@@ -88,11 +88,11 @@ func TestUpdateValidation(t *testing.T) {
 	p := createProvider(t, admin.API, d)
 	good := metadataXML(t, "https://idp.example.com/u")
 	for name, body := range map[string]platformapi.SSOProviderUpdate{
-		"both sources":  {MetadataXml: &good, MetadataUrl: ptr("https://idp.example.com/md")},
-		"bad metadata":  {MetadataXml: ptr("<nope/>"), IsActive: ptr(false)},
-		"http url":      {MetadataUrl: ptr("http://idp.example.com/md")},
+		"both sources":  {MetadataXml: &good, MetadataUrl: new("https://idp.example.com/md")},
+		"bad metadata":  {MetadataXml: new("<nope/>"), IsActive: new(false)},
+		"http url":      {MetadataUrl: new("http://idp.example.com/md")},
 		"repeated":      {Domains: &[]string{"a-" + d, "A-" + strings.ToUpper(d)}},
-		"numeric":       {Domains: &[]string{"1.2"}, IsActive: ptr(false)},
+		"numeric":       {Domains: &[]string{"1.2"}, IsActive: new(false)},
 		"unknown field": {AttributeMapping: nullable.NewNullableWithValue(map[string]any{"nickname": "nick"})},
 	} {
 		res, err := admin.API.UpdateSsoProviderWithResponse(ctx, p.SsoProviderId, body)

@@ -73,7 +73,7 @@ func TestDomainOwnership(t *testing.T) {
 	late := verifyCall(t, squatter.API, ps.SsoProviderId, d)
 	wantError(t, "verify another organization's verified domain", late.HTTPResponse, late.Body, http.StatusConflict, "domain_taken")
 	res, err := squatter.API.CreateSsoProviderWithResponse(ctx, platformapi.SSOProviderCreate{
-		Domains: []string{strings.ToUpper(d)}, MetadataXml: ptr(metadataXML(t, "https://idp.squatter"))})
+		Domains: []string{strings.ToUpper(d)}, MetadataXml: new(metadataXML(t, "https://idp.squatter"))})
 	if err != nil {
 		t.Fatal(err)
 	}

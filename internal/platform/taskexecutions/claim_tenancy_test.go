@@ -27,8 +27,8 @@ func TestClaimStaysInTheOrganization(t *testing.T) {
 	// B has nothing of its own yet: every claim, however narrow or wide, gets nothing.
 	for _, r := range []platformapi.TaskExecutionClaimRequest{
 		{Worker: "b"},
-		{Worker: "b", TaskNames: &[]string{"fetch"}, Queue: ptr("ocr")},
-		{Worker: "b", TaskNames: &[]string{"fetch"}, Queue: ptr("ocr"), FlowId: &flowA},
+		{Worker: "b", TaskNames: &[]string{"fetch"}, Queue: new("ocr")},
+		{Worker: "b", TaskNames: &[]string{"fetch"}, Queue: new("ocr"), FlowId: &flowA},
 	} {
 		for _, c := range []*testkit.Caller{workerB, adminB} {
 			if got := claim(t, c, r); got != nil {
@@ -38,7 +38,7 @@ func TestClaimStaysInTheOrganization(t *testing.T) {
 	}
 	// Once B has a waiting attempt of the same task and queue, B gets its own, younger one, and then nothing.
 	execB := start(t, env, userB, newFlow(t, userB, externalDef), map[string]any{"page": 2})
-	same := platformapi.TaskExecutionClaimRequest{Worker: "b", TaskNames: &[]string{"fetch"}, Queue: ptr("ocr")}
+	same := platformapi.TaskExecutionClaimRequest{Worker: "b", TaskNames: &[]string{"fetch"}, Queue: new("ocr")}
 	got := claim(t, workerB, same)
 	if got == nil || got.TaskExecution.FlowExecutionId != execB || got.TaskExecution.OrganizationId != orgB {
 		t.Fatalf("B claimed %+v, want its own attempt of %s", got, execB)

@@ -23,7 +23,7 @@ func TestExpiredLeaseIsClaimedAgain(t *testing.T) {
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
 	exec := start(t, env, user, newFlow(t, user, externalDef), map[string]any{})
 
-	first := claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "gone", LeaseSeconds: ptr(5)})
+	first := claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "gone", LeaseSeconds: new(5)})
 	if first == nil || first.TaskExecution.FlowExecutionId != exec {
 		t.Fatalf("first claim %+v", first)
 	}

@@ -34,7 +34,7 @@ func TestExternalTaskEndToEnd(t *testing.T) {
 			t.Fatalf("a claim of queue %s took %+v", q, c)
 		}
 	}
-	c := claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w1", TaskNames: &[]string{"fetch"}, FlowId: &flow, Queue: ptr("ocr")})
+	c := claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w1", TaskNames: &[]string{"fetch"}, FlowId: &flow, Queue: new("ocr")})
 	if c == nil {
 		t.Fatal("nothing to claim")
 	}
@@ -90,9 +90,9 @@ func TestExternalTaskEndToEnd(t *testing.T) {
 		len(got[1].Tags) != 1 || got[1].Tags[0].Tag != "checked" || got[0].Status != platformapi.TaskExecutionStatusCompleted {
 		t.Fatalf("list %+v", got)
 	}
-	only := list(t, user, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, TaskName: ptr("fetch"),
-		Status: ptr(platformapi.TaskExecutionStatusCompleted)})
-	none := list(t, user, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Status: ptr(platformapi.TaskExecutionStatusFailed)})
+	only := list(t, user, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, TaskName: new("fetch"),
+		Status: new(platformapi.TaskExecutionStatusCompleted)})
+	none := list(t, user, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Status: new(platformapi.TaskExecutionStatusFailed)})
 	if len(only) != 1 || only[0].TaskName != "fetch" || len(none) != 0 {
 		t.Fatalf("filtered lists %+v / %+v", only, none)
 	}
@@ -113,7 +113,7 @@ func TestFailuresAndCancels(t *testing.T) {
 	exec := start(t, env, user, flow, map[string]any{"page": 1})
 	claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w"})
 	f := req(exec, "fetch", 0, platformapi.TaskExecutionStatusFailed, "", "")
-	f.Error = &platformapi.TaskExecutionError{Message: "scanner jammed", Type: ptr("IOError"), Traceback: ptr("at scan()")}
+	f.Error = &platformapi.TaskExecutionError{Message: "scanner jammed", Type: new("IOError"), Traceback: new("at scan()")}
 	failed := record(t, worker, f, http.StatusOK)
 	if failed.Error == nil || failed.Error.Message != "scanner jammed" || failed.Error.Traceback == nil || *failed.Error.Type != "IOError" {
 		t.Fatalf("failed attempt %+v", failed)
@@ -204,7 +204,7 @@ func TestReportedOutputConditions(t *testing.T) {
 		{"reduce range(1e18) as $i (0; .) | . == 0", "failed"},
 	} {
 		exec := start(t, env, user, newFlow(t, user, def(c.cond)), map[string]any{})
-		if claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w1", Queue: ptr("ocr")}) == nil {
+		if claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w1", Queue: new("ocr")}) == nil {
 			t.Fatal("nothing to claim")
 		}
 		t0 := time.Now()

@@ -15,8 +15,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // bareExecution creates a flow of org without tasks and an execution of it that the engine does not run
 // (no execution_tasks rows), in the given status ("deleted" marks it as deleteFlowExecution does).
 func bareExecution(t testing.TB, env *testkit.Env, org uuid.UUID, creator *uuid.UUID, visibility, status string) uuid.UUID {

@@ -23,14 +23,14 @@ func TestListPages(t *testing.T) {
 	if len(all) != 5 {
 		t.Fatalf("%d attempts listed without paging, want all 5 (fewer than a page)", len(all))
 	}
-	page := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Limit: ptr(2), Page: ptr(2)})
+	page := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Limit: new(2), Page: new(2)})
 	if len(page) != 2 || page[0].TaskExecutionIdx != all[2].TaskExecutionIdx || page[1].TaskExecutionIdx != all[3].TaskExecutionIdx {
 		t.Fatalf("page 2 of 2: %+v", page)
 	}
-	if first := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Page: ptr(1)}); len(first) != 5 {
+	if first := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Page: new(1)}); len(first) != 5 {
 		t.Fatalf("page 1 with the default limit: %d", len(first))
 	}
-	res, err := worker.API.ListTaskExecutionRecordsWithResponse(ctx, &platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Limit: ptr(1001)})
+	res, err := worker.API.ListTaskExecutionRecordsWithResponse(ctx, &platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Limit: new(1001)})
 	testkit.Expect(t, res, err, http.StatusUnprocessableEntity)
 }
 
@@ -49,7 +49,7 @@ func TestListDefaultPage(t *testing.T) {
 	if len(first) != 100 || first[0].TaskExecutionIdx != 100 {
 		t.Fatalf("%d attempts listed without paging (newest idx %d), want the first page of 100", len(first), first[0].TaskExecutionIdx)
 	}
-	rest := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Page: ptr(2)})
+	rest := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, Page: new(2)})
 	if len(rest) != 1 || rest[0].TaskExecutionIdx != 0 {
 		t.Fatalf("page 2: %+v", rest)
 	}

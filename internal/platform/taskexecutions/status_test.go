@@ -156,7 +156,7 @@ func TestReportsMoveForward(t *testing.T) {
 
 	// A failure keeps the worker's error; a first report may be final at once.
 	f := req(exec, "load", 0, platformapi.TaskExecutionStatusFailed, "", "")
-	f.Error = &platformapi.TaskExecutionError{Message: "boom", Type: ptr("ValueError"), Traceback: ptr("line 1")}
+	f.Error = &platformapi.TaskExecutionError{Message: "boom", Type: new("ValueError"), Traceback: new("line 1")}
 	got := record(t, integ, f, http.StatusOK)
 	if got.Error == nil || got.Error.Message != "boom" || *got.Error.Type != "ValueError" || got.Output != nil {
 		t.Fatalf("failed attempt %+v", got)

@@ -14,8 +14,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // flowOpts describe the flow of an execution a test makes.
 type flowOpts struct {
 	creator    *uuid.UUID

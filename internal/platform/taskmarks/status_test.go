@@ -18,7 +18,7 @@ type op func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply,
 var ops = map[string]op{
 	"addTaskStatuses": func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply, error) {
 		return c.AddTaskStatusesWithResponse(ctx, exec, platformapi.AddTaskStatusRequest{
-			Statuses: []platformapi.AddTaskStatusRequestItem{st("extract", ptr("running"))}})
+			Statuses: []platformapi.AddTaskStatusRequestItem{st("extract", new("running"))}})
 	},
 	"listTaskStatuses": func(c *platformapi.ClientWithResponses, exec uuid.UUID) (testkit.Reply, error) {
 		return c.ListTaskStatusesWithResponse(ctx, exec, nil)
@@ -164,12 +164,12 @@ func TestLimits(t *testing.T) {
 	}{
 		{"0 statuses", 422, func() (testkit.Reply, error) { return statuses(0, "a", nil) }},
 		{"101 statuses", 422, func() (testkit.Reply, error) { return statuses(101, "a", nil) }},
-		{"100 statuses", 201, func() (testkit.Reply, error) { return statuses(100, "a", ptr("running")) }},
+		{"100 statuses", 201, func() (testkit.Reply, error) { return statuses(100, "a", new("running")) }},
 		{"task name of 256", 422, func() (testkit.Reply, error) { return statuses(1, long(256), nil) }},
 		{"task name of 255", 201, func() (testkit.Reply, error) { return statuses(1, long(255), nil) }},
 		{"empty task name", 422, func() (testkit.Reply, error) { return statuses(1, "", nil) }},
-		{"status of 51", 422, func() (testkit.Reply, error) { return statuses(1, "a", ptr(long(51))) }},
-		{"status of 50", 201, func() (testkit.Reply, error) { return statuses(1, "a", ptr(long(50))) }},
+		{"status of 51", 422, func() (testkit.Reply, error) { return statuses(1, "a", new(long(51))) }},
+		{"status of 50", 201, func() (testkit.Reply, error) { return statuses(1, "a", new(long(50))) }},
 		{"0 tags", 422, func() (testkit.Reply, error) { return tags(0, "a", "t", "k") }},
 		{"101 tags", 422, func() (testkit.Reply, error) { return tags(101, "a", "t", "k") }},
 		{"100 tags", 200, func() (testkit.Reply, error) { return tags(100, "a", "t", "k") }},
@@ -181,13 +181,13 @@ func TestLimits(t *testing.T) {
 		{"tag type of 100", 200, func() (testkit.Reply, error) { return tags(1, "a", "t", long(100)) }},
 		{"empty tag", 422, func() (testkit.Reply, error) { return tags(1, "a", "", "k") }},
 		{"list statuses, task name of 256", 422, func() (testkit.Reply, error) {
-			return integ.API.ListTaskStatusesWithResponse(ctx, exec, &platformapi.ListTaskStatusesParams{TaskName: ptr(long(256))})
+			return integ.API.ListTaskStatusesWithResponse(ctx, exec, &platformapi.ListTaskStatusesParams{TaskName: new(long(256))})
 		}},
 		{"list tags, tag of 201", 422, func() (testkit.Reply, error) {
-			return integ.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{Tag: ptr(long(201))})
+			return integ.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{Tag: new(long(201))})
 		}},
 		{"list tags, limit 101", 422, func() (testkit.Reply, error) {
-			return integ.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{Limit: ptr(101)})
+			return integ.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{Limit: new(101)})
 		}},
 	} {
 		before := marks(t, env, exec)

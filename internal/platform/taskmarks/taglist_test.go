@@ -44,9 +44,9 @@ func TestListTags(t *testing.T) {
 		"a/review/label", "a/ok/quality", "a/review/label", "c/Review/label", "a/review/label")
 	wantStatuses(t, "another organization", names(listTags(t, outsider, platformapi.ListTaskTagsParams{})), "a/review/label")
 
-	p1 := listTags(t, user, platformapi.ListTaskTagsParams{Limit: ptr(3)})
-	p2 := listTags(t, user, platformapi.ListTaskTagsParams{Limit: ptr(3), Page: ptr(2)})
-	p3 := listTags(t, user, platformapi.ListTaskTagsParams{Limit: ptr(3), Page: ptr(3)})
+	p1 := listTags(t, user, platformapi.ListTaskTagsParams{Limit: new(3)})
+	p2 := listTags(t, user, platformapi.ListTaskTagsParams{Limit: new(3), Page: new(2)})
+	p3 := listTags(t, user, platformapi.ListTaskTagsParams{Limit: new(3), Page: new(3)})
 	if p1.Total != 4 || p2.Total != 4 || p3.Total != 4 || len(p1.Tags) != 3 || len(p2.Tags) != 1 || len(p3.Tags) != 0 ||
 		p2.Page != 2 || p2.Limit != 3 || p2.Tags[0].Tag != "Review" {
 		t.Fatalf("pages: %+v / %+v / %+v", p1, p2, p3)
@@ -59,14 +59,14 @@ func TestListTags(t *testing.T) {
 		p    platformapi.ListTaskTagsParams
 		want []string
 	}{
-		"tag (case-sensitive)":   {platformapi.ListTaskTagsParams{Tag: ptr("review")}, []string{"a/review/label", "a/review/label"}},
-		"tag type":               {platformapi.ListTaskTagsParams{TagType: ptr("quality")}, []string{"a/ok/quality"}},
-		"task name":              {platformapi.ListTaskTagsParams{TaskName: ptr("c")}, []string{"c/Review/label"}},
+		"tag (case-sensitive)":   {platformapi.ListTaskTagsParams{Tag: new("review")}, []string{"a/review/label", "a/review/label"}},
+		"tag type":               {platformapi.ListTaskTagsParams{TagType: new("quality")}, []string{"a/ok/quality"}},
+		"task name":              {platformapi.ListTaskTagsParams{TaskName: new("c")}, []string{"c/Review/label"}},
 		"execution":              {platformapi.ListTaskTagsParams{FlowExecutionId: &second}, []string{"a/ok/quality", "a/review/label"}},
-		"execution and tag":      {platformapi.ListTaskTagsParams{FlowExecutionId: &second, Tag: ptr("review")}, []string{"a/review/label"}},
+		"execution and tag":      {platformapi.ListTaskTagsParams{FlowExecutionId: &second, Tag: new("review")}, []string{"a/review/label"}},
 		"a hidden execution":     {platformapi.ListTaskTagsParams{FlowExecutionId: &private}, []string{}},
 		"another organization's": {platformapi.ListTaskTagsParams{FlowExecutionId: &foreign}, []string{}},
-		"nothing":                {platformapi.ListTaskTagsParams{Tag: ptr("none")}, []string{}},
+		"nothing":                {platformapi.ListTaskTagsParams{Tag: new("none")}, []string{}},
 	} {
 		got := listTags(t, user, c.p)
 		wantStatuses(t, what, names(got), c.want...)
@@ -76,7 +76,7 @@ func TestListTags(t *testing.T) {
 	}
 
 	// The listed tag carries who added it and when.
-	tg := listTags(t, user, platformapi.ListTaskTagsParams{TagType: ptr("quality")}).Tags[0]
+	tg := listTags(t, user, platformapi.ListTaskTagsParams{TagType: new("quality")}).Tags[0]
 	if tg.Status == nil || *tg.Status != platformapi.FlowTaskTagAPIStatusActive || tg.OrganizationId != org ||
 		tg.ModifiedBy == nil || *tg.ModifiedBy != user.UserID.String() || tg.CreatedAt == nil || tg.UpdatedAt == nil {
 		t.Fatalf("listed tag %+v", tg)

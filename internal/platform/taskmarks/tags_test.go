@@ -123,7 +123,7 @@ func TestMetadataIsPartOfTheKey(t *testing.T) {
 	// The listed metadata are the stored JSON values, large integers exact (read from the body: the
 	// generated client decodes numbers into float64).
 	lres, err := user.API.ListTaskTagsWithResponse(ctx, &platformapi.ListTaskTagsParams{FlowExecutionId: &exec,
-		TaskName: ptr("extract"), Tag: ptr("score"), TagType: ptr("quality")})
+		TaskName: new("extract"), Tag: new("score"), TagType: new("quality")})
 	testkit.Expect(t, lres, err, http.StatusOK)
 	list := lres.JSON200
 	var raw struct {

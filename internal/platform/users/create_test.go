@@ -86,7 +86,7 @@ func TestCreateUserRules(t *testing.T) {
 	t.Run("is_active false creates a deactivated user without invitation", func(t *testing.T) {
 		t.Parallel()
 		body := person(&orgA)
-		body.IsActive = ptr(false)
+		body.IsActive = new(false)
 		u := createUser(t, adminA, body)
 		if u.Status != platformapi.UserStatusDeactivated || u.IsActive {
 			t.Errorf("got %+v", u)

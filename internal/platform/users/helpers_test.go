@@ -17,8 +17,6 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 // code returns the error code of an ErrorResponse, or "" when there is none.
 func code(e *platformapi.ErrorResponse) string {
 	if e == nil || e.Error.Code == nil {

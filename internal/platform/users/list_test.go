@@ -36,7 +36,7 @@ func TestListUsers(t *testing.T) {
 		body := person(&orgA)
 		body.Email = newEmail(string("cba"[i]) + "-" + tag)
 		body.Role = role
-		body.IsActive = ptr(i != 2)
+		body.IsActive = new(i != 2)
 		made = append(made, string(createUser(t, adminA, body).Email))
 	}
 	sort.Strings(made)
@@ -81,14 +81,14 @@ func TestListUsers(t *testing.T) {
 		if got := emails(list(adminA, platformapi.AdminListUsersParams{Email: &tag, Role: &admins}).JSON200.Users); len(got) != 1 || got[0] != made[1] {
 			t.Errorf("role filter: %v", got)
 		}
-		if got := emails(list(adminA, platformapi.AdminListUsersParams{Email: &tag, IsActive: ptr(false)}).JSON200.Users); len(got) != 1 || got[0] != made[0] {
+		if got := emails(list(adminA, platformapi.AdminListUsersParams{Email: &tag, IsActive: new(false)}).JSON200.Users); len(got) != 1 || got[0] != made[0] {
 			t.Errorf("is_active filter: %v", got)
 		}
-		res := list(adminA, platformapi.AdminListUsersParams{Email: &tag, Page: ptr(2), Limit: ptr(2)})
+		res := list(adminA, platformapi.AdminListUsersParams{Email: &tag, Page: new(2), Limit: new(2)})
 		if got := emails(res.JSON200.Users); len(got) != 1 || got[0] != made[2] || res.JSON200.Total != 3 || res.JSON200.Page != 2 || res.JSON200.Limit != 2 {
 			t.Errorf("page 2: %v %+v", got, res.JSON200)
 		}
-		if got := list(adminA, platformapi.AdminListUsersParams{Email: ptr("%")}).JSON200.Users; len(got) != 0 {
+		if got := list(adminA, platformapi.AdminListUsersParams{Email: new("%")}).JSON200.Users; len(got) != 0 {
 			t.Errorf("%% is not a wildcard: %v", emails(got))
 		}
 	})
@@ -124,7 +124,7 @@ func TestListUsers(t *testing.T) {
 		if res.StatusCode() != http.StatusUnauthorized {
 			t.Errorf("anonymous: status %d", res.StatusCode())
 		}
-		bad, err := adminA.API.AdminListUsersWithResponse(ctx, &platformapi.AdminListUsersParams{Role: ptr(platformapi.UserRole("admin"))})
+		bad, err := adminA.API.AdminListUsersWithResponse(ctx, &platformapi.AdminListUsersParams{Role: new(platformapi.UserRole("admin"))})
 		if err != nil {
 			t.Fatal(err)
 		}

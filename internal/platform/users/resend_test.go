@@ -106,7 +106,7 @@ func TestResendInvitation(t *testing.T) {
 	t.Run("404 for unknown, deactivated and other organizations' users", func(t *testing.T) {
 		t.Parallel()
 		off := person(&orgA)
-		off.IsActive = ptr(false)
+		off.IsActive = new(false)
 		createUser(t, adminA, off)
 		stranger := env.User(t, orgB, auth.RoleAppUser)
 		for name, email := range map[string]openapi_types.Email{

@@ -85,14 +85,14 @@ func TestUpdateUser(t *testing.T) {
 		t.Parallel()
 		self := env.User(t, orgA, auth.RoleOrgAdmin)
 		for name, body := range map[string]platformapi.UpdateUserRequest{
-			"role":       {Role: ptr(platformapi.AppUser)},
-			"deactivate": {IsActive: ptr(false)},
+			"role":       {Role: new(platformapi.AppUser)},
+			"deactivate": {IsActive: new(false)},
 		} {
 			if res := update(self, self.UserID, body); res.StatusCode() != http.StatusConflict || code(res.JSON409) != "cannot_modify_self" {
 				t.Errorf("%s: status %d: %s", name, res.StatusCode(), res.Body)
 			}
 		}
-		if res := update(self, self.UserID, platformapi.UpdateUserRequest{FirstName: ptr("Me"), Role: ptr(platformapi.OrgAdmin), IsActive: ptr(true)}); res.StatusCode() != http.StatusOK || res.JSON200.FirstName != "Me" {
+		if res := update(self, self.UserID, platformapi.UpdateUserRequest{FirstName: new("Me"), Role: new(platformapi.OrgAdmin), IsActive: new(true)}); res.StatusCode() != http.StatusOK || res.JSON200.FirstName != "Me" {
 			t.Errorf("own names with unchanged role: status %d: %s", res.StatusCode(), res.Body)
 		}
 		res, err := self.API.AdminDeactivateUserWithResponse(ctx, self.UserID)
@@ -107,14 +107,14 @@ func TestUpdateUser(t *testing.T) {
 	t.Run("org_admin cannot grant or change the backoffice role", func(t *testing.T) {
 		t.Parallel()
 		member := env.User(t, orgA, auth.RoleAppUser)
-		if res := update(adminA, member.UserID, platformapi.UpdateUserRequest{Role: ptr(platformapi.Backoffice)}); res.StatusCode() != http.StatusForbidden {
+		if res := update(adminA, member.UserID, platformapi.UpdateUserRequest{Role: new(platformapi.Backoffice)}); res.StatusCode() != http.StatusForbidden {
 			t.Errorf("grant: status %d: %s", res.StatusCode(), res.Body)
 		}
 		staff, _ := env.NewUser(t, orgA, auth.RoleBackoffice)
-		if res := update(adminA, staff, platformapi.UpdateUserRequest{Role: ptr(platformapi.AppUser)}); res.StatusCode() != http.StatusForbidden {
+		if res := update(adminA, staff, platformapi.UpdateUserRequest{Role: new(platformapi.AppUser)}); res.StatusCode() != http.StatusForbidden {
 			t.Errorf("change: status %d: %s", res.StatusCode(), res.Body)
 		}
-		if res := update(bo, member.UserID, platformapi.UpdateUserRequest{Role: ptr(platformapi.Backoffice)}); res.StatusCode() != http.StatusOK || res.JSON200.Role != platformapi.Backoffice {
+		if res := update(bo, member.UserID, platformapi.UpdateUserRequest{Role: new(platformapi.Backoffice)}); res.StatusCode() != http.StatusOK || res.JSON200.Role != platformapi.Backoffice {
 			t.Errorf("backoffice grants: status %d: %s", res.StatusCode(), res.Body)
 		}
 	})
@@ -122,19 +122,19 @@ func TestUpdateUser(t *testing.T) {
 	t.Run("is_active false deactivates at once; true brings back active or invited", func(t *testing.T) {
 		t.Parallel()
 		member := env.User(t, orgA, auth.RoleAppUser)
-		if res := update(adminA, member.UserID, platformapi.UpdateUserRequest{IsActive: ptr(false)}); res.StatusCode() != http.StatusOK || res.JSON200.Status != platformapi.UserStatusDeactivated {
+		if res := update(adminA, member.UserID, platformapi.UpdateUserRequest{IsActive: new(false)}); res.StatusCode() != http.StatusOK || res.JSON200.Status != platformapi.UserStatusDeactivated {
 			t.Fatalf("status %d: %s", res.StatusCode(), res.Body)
 		}
 		if got := profileStatus(t, member); got != http.StatusUnauthorized {
 			t.Errorf("deactivated user's token: %d, want 401", got)
 		}
-		if res := update(adminA, member.UserID, platformapi.UpdateUserRequest{IsActive: ptr(true)}); res.StatusCode() != http.StatusOK || res.JSON200.Status != platformapi.UserStatusActive {
+		if res := update(adminA, member.UserID, platformapi.UpdateUserRequest{IsActive: new(true)}); res.StatusCode() != http.StatusOK || res.JSON200.Status != platformapi.UserStatusActive {
 			t.Errorf("reactivate: status %d: %s", res.StatusCode(), res.Body)
 		}
 		body := person(&orgA)
-		body.IsActive = ptr(false)
+		body.IsActive = new(false)
 		invited := createUser(t, adminA, body)
-		if res := update(adminA, invited.Id, platformapi.UpdateUserRequest{IsActive: ptr(true)}); res.StatusCode() != http.StatusOK || res.JSON200.Status != platformapi.UserStatusInvited {
+		if res := update(adminA, invited.Id, platformapi.UpdateUserRequest{IsActive: new(true)}); res.StatusCode() != http.StatusOK || res.JSON200.Status != platformapi.UserStatusInvited {
 			t.Errorf("reactivate never-accepted: status %d: %s", res.StatusCode(), res.Body)
 		}
 	})
@@ -143,7 +143,7 @@ func TestUpdateUser(t *testing.T) {
 		t.Parallel()
 		stranger := env.User(t, orgB, auth.RoleAppUser)
 		for _, c := range userRefusals(env, adminA, stranger) {
-			if res := update(c.caller, c.id, platformapi.UpdateUserRequest{FirstName: ptr("X")}); res.StatusCode() != c.want {
+			if res := update(c.caller, c.id, platformapi.UpdateUserRequest{FirstName: new("X")}); res.StatusCode() != c.want {
 				t.Errorf("%s: status %d: %s", c.name, res.StatusCode(), res.Body)
 			}
 		}
@@ -217,7 +217,7 @@ func TestDeactivateUser(t *testing.T) {
 	if got := profileStatus(t, key); got != http.StatusUnauthorized {
 		t.Errorf("key while deactivated: %d, want 401", got)
 	}
-	if res, err := adminA.API.AdminUpdateUserWithResponse(ctx, key.UserID, platformapi.UpdateUserRequest{IsActive: ptr(true)}); err != nil || res.StatusCode() != http.StatusOK {
+	if res, err := adminA.API.AdminUpdateUserWithResponse(ctx, key.UserID, platformapi.UpdateUserRequest{IsActive: new(true)}); err != nil || res.StatusCode() != http.StatusOK {
 		t.Fatalf("reactivate key owner: %v", err)
 	}
 	if got := profileStatus(t, key); got != http.StatusOK {

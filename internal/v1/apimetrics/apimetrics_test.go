@@ -16,8 +16,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // TestTargetsAndLatestValues: targets are stored with their defaults, one per metric and field; the
 // latest measured values are shown with their targets, over the API and per app.
 func TestTargetsAndLatestValues(t *testing.T) {
@@ -42,16 +40,16 @@ func TestTargetsAndLatestValues(t *testing.T) {
 	}
 	set, err := admin.V1.SetDesiredApiMetricsWithResponse(ctx, api, nil, v1api.DesiredAppMetrics{Metrics: []v1api.DesiredMetric{
 		{MetricName: "accuracy", Target: 0.9},
-		{MetricName: "latency_seconds", FieldName: ptr("{}"), Target: 30, Direction: ptr(v1api.DesiredMetricDirection("AT_MOST"))},
-		{MetricName: "accuracy", FieldName: ptr("{total}"), Target: 0.95},
+		{MetricName: "latency_seconds", FieldName: new("{}"), Target: 30, Direction: new(v1api.DesiredMetricDirection("AT_MOST"))},
+		{MetricName: "accuracy", FieldName: new("{total}"), Target: 0.95},
 	}})
 	testkit.Expect(t, set, err, http.StatusOK)
 	if m := set.JSON200.Metrics[0]; *m.FieldName != "{}" || *m.Direction != "AT_LEAST" || set.JSON200.UpdatedAt == nil {
 		t.Fatalf("defaults not filled: %s", set.Body)
 	}
 	for name, body := range map[string]v1api.DesiredAppMetrics{
-		"metrics.1":            {Metrics: []v1api.DesiredMetric{{MetricName: "f1", Target: 1}, {MetricName: "f1", FieldName: ptr("{}"), Target: 2}}},
-		"metrics.0.field_name": {Metrics: []v1api.DesiredMetric{{MetricName: "f1", FieldName: ptr("{a..b}"), Target: 1}}},
+		"metrics.1":            {Metrics: []v1api.DesiredMetric{{MetricName: "f1", Target: 1}, {MetricName: "f1", FieldName: new("{}"), Target: 2}}},
+		"metrics.0.field_name": {Metrics: []v1api.DesiredMetric{{MetricName: "f1", FieldName: new("{a..b}"), Target: 1}}},
 		"metric_name":          {Metrics: []v1api.DesiredMetric{{MetricName: "happiness", Target: 1}}},
 	} {
 		res, err := admin.V1.SetDesiredApiMetricsWithResponse(ctx, api, nil, body)

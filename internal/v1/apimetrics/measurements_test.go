@@ -44,22 +44,22 @@ func TestMeasurementsGrouped(t *testing.T) {
 	if len(all) != 3 || *all[0].MetricName != "f1" || all[0].MeasurementCount != 1 || all[0].MeasuredAt == nil {
 		t.Fatalf("ungrouped %+v", all)
 	}
-	by := get(v1api.GetMeasurementsParams{GroupBy: ptr([]v1api.GetMeasurementsParamsGroupBy{"metric_name"})}, 200).Measurements
+	by := get(v1api.GetMeasurementsParams{GroupBy: new([]v1api.GetMeasurementsParamsGroupBy{"metric_name"})}, 200).Measurements
 	if len(by) != 2 || *by[0].MetricName != "accuracy" || by[0].Value != float32(0.85) || by[0].SampleSize != 30 ||
 		by[0].MeasurementCount != 2 || by[0].FieldName != nil || by[0].MeasuredAt != nil {
 		t.Fatalf("by metric %+v", by)
 	}
-	daily := get(v1api.GetMeasurementsParams{GroupBy: ptr([]v1api.GetMeasurementsParamsGroupBy{"metric_name", "day"})}, 200).Measurements
+	daily := get(v1api.GetMeasurementsParams{GroupBy: new([]v1api.GetMeasurementsParamsGroupBy{"metric_name", "day"})}, 200).Measurements
 	if len(daily) != 2 || !daily[0].PeriodStart.Equal(day1) || !daily[1].PeriodStart.Equal(day2) {
 		t.Fatalf("by day %+v", daily)
 	}
-	window := get(v1api.GetMeasurementsParams{StartTime: ptr(day1.Add(12 * time.Hour)), EndTime: ptr(day2),
-		MetricName: ptr(v1api.GetMeasurementsParamsMetricName("accuracy"))}, 200)
+	window := get(v1api.GetMeasurementsParams{StartTime: new(day1.Add(12 * time.Hour)), EndTime: new(day2),
+		MetricName: new(v1api.GetMeasurementsParamsMetricName("accuracy"))}, 200)
 	if len(window.Measurements) != 1 || window.Measurements[0].Value != float32(0.9) || window.StartTime == nil {
 		t.Fatalf("window %+v", window)
 	}
-	get(v1api.GetMeasurementsParams{GroupBy: ptr([]v1api.GetMeasurementsParamsGroupBy{"hour", "day"})}, http.StatusBadRequest)
-	get(v1api.GetMeasurementsParams{GroupBy: ptr([]v1api.GetMeasurementsParamsGroupBy{"color"})}, http.StatusBadRequest)
+	get(v1api.GetMeasurementsParams{GroupBy: new([]v1api.GetMeasurementsParamsGroupBy{"hour", "day"})}, http.StatusBadRequest)
+	get(v1api.GetMeasurementsParams{GroupBy: new([]v1api.GetMeasurementsParamsGroupBy{"color"})}, http.StatusBadRequest)
 
 	stranger := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	missing, err := stranger.V1.GetMeasurementsWithResponse(ctx, uuid.New(), nil)

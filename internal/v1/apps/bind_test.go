@@ -36,15 +36,15 @@ func TestBindToFlows(t *testing.T) {
 
 	own := newFlow(admin, valid, platformapi.Organization)
 	public := newFlow(stranger, valid, platformapi.Public)
-	create(t, admin, nil, v1api.AppInput{Name: ptr("own"), ApiId: nullable.NewNullableWithValue(own)})
-	create(t, admin, nil, v1api.AppInput{Name: ptr("public"), ApiId: nullable.NewNullableWithValue(public)})
+	create(t, admin, nil, v1api.AppInput{Name: new("own"), ApiId: nullable.NewNullableWithValue(own)})
+	create(t, admin, nil, v1api.AppInput{Name: new("public"), ApiId: nullable.NewNullableWithValue(public)})
 
 	for name, id := range map[string]uuid.UUID{
 		"invalid":                newFlow(admin, invalid, platformapi.Organization),
 		"another organization's": newFlow(stranger, valid, platformapi.Organization),
 		"another organization's public but invalid": newFlow(stranger, invalid, platformapi.Public),
 	} {
-		res, err := admin.V1.CreateAppWithResponse(context.Background(), nil, v1api.AppInput{Name: ptr(name), ApiId: nullable.NewNullableWithValue(id)})
+		res, err := admin.V1.CreateAppWithResponse(context.Background(), nil, v1api.AppInput{Name: new(name), ApiId: nullable.NewNullableWithValue(id)})
 		appstest.Expect(t, res, err, http.StatusBadRequest)
 		if e := appstest.ErrorOf(t, res); len(e.Details) == 0 || e.Details[0].Loc[1] != "api_id" {
 			t.Errorf("%s: error %+v does not name api_id", name, e)

@@ -37,8 +37,8 @@ func TestCloneApp(t *testing.T) {
 	labeler, labelerEmail := env.NewUser(t, org, auth.RoleAppUser)
 	bo := env.User(t, env.Org(t), auth.RoleBackoffice)
 	flow := appstest.Flow(t, env.DB, org, "F", flowDef)
-	src := create(t, admin, nil, v1api.AppInput{Name: ptr("Source"), Description: nullable.NewNullableWithValue("d"),
-		ApiId: nullable.NewNullableWithValue(flow), Settings: &v1api.AppSettings{ReviewRate: ptr(float32(0.3))}})
+	src := create(t, admin, nil, v1api.AppInput{Name: new("Source"), Description: nullable.NewNullableWithValue("d"),
+		ApiId: nullable.NewNullableWithValue(flow), Settings: &v1api.AppSettings{ReviewRate: new(float32(0.3))}})
 	appstest.Member(t, env.DB, src.Id, manager.UserID, "MANAGER")
 	appstest.Member(t, env.DB, src.Id, labeler, "LABELER")
 	appstest.GroupOnApp(t, env.DB, src.Id, appstest.Group(t, env.DB, org, "g"), "REVIEWER")
@@ -51,7 +51,7 @@ func TestCloneApp(t *testing.T) {
 		t.Helper()
 		p := &v1api.CloneAppParams{}
 		if mode != "" {
-			p.CloneMode = ptr(v1api.CloneAppParamsCloneMode(mode))
+			p.CloneMode = new(v1api.CloneAppParamsCloneMode(mode))
 		}
 		res, err := c.V1.CloneAppWithResponse(ctx, src.Id, p, body)
 		appstest.Expect(t, res, err, want)
@@ -67,32 +67,32 @@ func TestCloneApp(t *testing.T) {
 	if c := contentsOf(t, env, a.Id); c != (contents{Tags: 1, Workers: 2, Groups: 1}) {
 		t.Errorf("full copy carries %+v", c)
 	}
-	b := clone(manager, "FULL_COPY", v1api.AppClone{IncludeTags: ptr(false), IncludeMembers: ptr(false)}, http.StatusOK)
+	b := clone(manager, "FULL_COPY", v1api.AppClone{IncludeTags: new(false), IncludeMembers: new(false)}, http.StatusOK)
 	if b.Name != "Source (copy 2)" || contentsOf(t, env, b.Id) != (contents{}) {
 		t.Errorf("copy without tags and members: %s %+v", b.Name, contentsOf(t, env, b.Id))
 	}
-	clone(manager, "", v1api.AppClone{Name: ptr("source (COPY)")}, http.StatusBadRequest)
+	clone(manager, "", v1api.AppClone{Name: new("source (COPY)")}, http.StatusBadRequest)
 
 	// ORGANIZATION_OWNED_COPY: org_admin of the target organization only; members stay behind.
 	clone(manager, "ORGANIZATION_OWNED_COPY", v1api.AppClone{}, http.StatusForbidden)
 	clone(admin, "ORGANIZATION_OWNED_COPY", v1api.AppClone{OrganizationId: &other}, http.StatusForbidden)
-	o := clone(admin, "ORGANIZATION_OWNED_COPY", v1api.AppClone{Name: ptr("org owned")}, http.StatusOK)
+	o := clone(admin, "ORGANIZATION_OWNED_COPY", v1api.AppClone{Name: new("org owned")}, http.StatusOK)
 	if c := contentsOf(t, env, o.Id); c != (contents{Tags: 1}) || o.OrganizationId != org {
 		t.Errorf("organization-owned copy carries %+v", c)
 	}
 
 	// MEMBER_OWNED_COPY: the owner is the only member, as MANAGER.
-	m := clone(manager, "MEMBER_OWNED_COPY", v1api.AppClone{Name: ptr("for the labeler"), OwnerUsername: ptr(labelerEmail)}, http.StatusOK)
+	m := clone(manager, "MEMBER_OWNED_COPY", v1api.AppClone{Name: new("for the labeler"), OwnerUsername: new(labelerEmail)}, http.StatusOK)
 	var role string
 	if err := env.DB.Get(&role, `SELECT role FROM app_workers WHERE app_id = $1 AND user_id = $2`, m.Id, labeler); err != nil ||
 		role != "MANAGER" || *m.OwnerId != labeler || contentsOf(t, env, m.Id).Workers != 1 || contentsOf(t, env, m.Id).Groups != 0 {
 		t.Errorf("member-owned copy: owner %v role %q %+v", m.OwnerId, role, contentsOf(t, env, m.Id))
 	}
-	clone(manager, "MEMBER_OWNED_COPY", v1api.AppClone{OwnerUsername: ptr("nobody@example.com")}, http.StatusNotFound)
+	clone(manager, "MEMBER_OWNED_COPY", v1api.AppClone{OwnerUsername: new("nobody@example.com")}, http.StatusNotFound)
 
 	// SYS_ADMIN: backoffice only, into any organization; the flow and members stay in theirs.
 	clone(admin, "SYS_ADMIN", v1api.AppClone{}, http.StatusForbidden)
-	clone(bo, "SYS_ADMIN", v1api.AppClone{OrganizationId: ptr(uuid.New())}, http.StatusNotFound)
+	clone(bo, "SYS_ADMIN", v1api.AppClone{OrganizationId: new(uuid.New())}, http.StatusNotFound)
 	s := clone(bo, "SYS_ADMIN", v1api.AppClone{OrganizationId: &other}, http.StatusOK)
 	if s.OrganizationId != other || s.ApiId != nil || contentsOf(t, env, s.Id) != (contents{Tags: 1}) || s.Name != "Source (copy)" {
 		t.Errorf("sys-admin copy %+v carries %+v", s, contentsOf(t, env, s.Id))
@@ -106,7 +106,7 @@ func TestCloneAppWithoutBody(t *testing.T) {
 	env := testkit.NewEnv(t)
 	org := env.Org(t)
 	admin := env.User(t, org, auth.RoleOrgAdmin)
-	src := create(t, admin, nil, v1api.AppInput{Name: ptr("Bare")})
+	src := create(t, admin, nil, v1api.AppInput{Name: new("Bare")})
 	if _, err := env.DB.Exec(`INSERT INTO app_tags (app_id, tag, organization_id) VALUES ($1, 'red', $2)`, src.Id, org); err != nil {
 		t.Fatal(err)
 	}

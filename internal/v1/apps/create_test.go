@@ -14,8 +14,6 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/apps/appstest"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 const flowDef = `{"version":1,"tasks":[{"name":"review","type":"human_review","description":"check it"},
 	{"name":"extract","type":"llm"},{"name":"notify","type":"email"}],
 	"edges":[{"source":"extract","target":"review"},{"source":"review","target":"notify"}]}`
@@ -40,10 +38,10 @@ func TestCreateApp(t *testing.T) {
 
 	t.Run("defaults, settings over the defaults, owner and a MANAGER worker", func(t *testing.T) {
 		t.Parallel()
-		a := create(t, admin, &v1api.CreateAppParams{CreateWorker: ptr(workerEmail)}, v1api.AppInput{
-			Name: ptr("  Invoices "), Description: nullable.NewNullableWithValue("reads invoices"),
+		a := create(t, admin, &v1api.CreateAppParams{CreateWorker: new(workerEmail)}, v1api.AppInput{
+			Name: new("  Invoices "), Description: nullable.NewNullableWithValue("reads invoices"),
 			ApiId: nullable.NewNullableWithValue(flow), JobTtlSeconds: nullable.NewNullableWithValue(3600),
-			Settings: &v1api.AppSettings{ReviewRate: ptr(float32(0.25))}})
+			Settings: &v1api.AppSettings{ReviewRate: new(float32(0.25))}})
 		if a.Name != "Invoices" || a.Status != "ACTIVE" || a.OrganizationId != org || a.OwnerId == nil || *a.OwnerId != admin.UserID ||
 			a.ApiId == nil || *a.ApiId != flow || a.ApiName == nil || *a.ApiName != "Invoice reader" ||
 			a.JobTtlSeconds == nil || *a.JobTtlSeconds != 3600 || *a.Description != "reads invoices" {
@@ -61,22 +59,22 @@ func TestCreateApp(t *testing.T) {
 	t.Run("an app_user owns what it creates and manages it", func(t *testing.T) {
 		t.Parallel()
 		u := env.User(t, org, auth.RoleAppUser)
-		a := create(t, u, nil, v1api.AppInput{Name: ptr("mine"), Status: ptr(v1api.AppStatus("PAUSED"))})
+		a := create(t, u, nil, v1api.AppInput{Name: new("mine"), Status: new(v1api.AppStatus("PAUSED"))})
 		if a.Status != "PAUSED" || *a.OwnerId != u.UserID {
 			t.Errorf("got %+v", a)
 		}
-		res, err := u.V1.UpdateAppWithResponse(ctx, a.Id, nil, v1api.AppInput{Name: ptr("mine, renamed")})
+		res, err := u.V1.UpdateAppWithResponse(ctx, a.Id, nil, v1api.AppInput{Name: new("mine, renamed")})
 		appstest.Expect(t, res, err, http.StatusOK)
 	})
 	t.Run("integration keys create apps", func(t *testing.T) {
 		t.Parallel()
-		create(t, env.KeyCaller(t, org, auth.RoleIntegration), nil, v1api.AppInput{Name: ptr("from a key")})
+		create(t, env.KeyCaller(t, org, auth.RoleIntegration), nil, v1api.AppInput{Name: new("from a key")})
 	})
 	t.Run("name is required, not blank, and unique in any case", func(t *testing.T) {
 		t.Parallel()
-		create(t, admin, nil, v1api.AppInput{Name: ptr("Taken")})
+		create(t, admin, nil, v1api.AppInput{Name: new("Taken")})
 		for name, body := range map[string]v1api.AppInput{
-			"missing": {}, "blank": {Name: ptr("   ")}, "taken": {Name: ptr("TAKEN")},
+			"missing": {}, "blank": {Name: new("   ")}, "taken": {Name: new("TAKEN")},
 		} {
 			res, err := admin.V1.CreateAppWithResponse(ctx, nil, body)
 			appstest.Expect(t, res, err, http.StatusBadRequest)
@@ -95,10 +93,10 @@ func TestCreateApp(t *testing.T) {
 		}{
 			"another organization's flow": {nil, foreignFlow, http.StatusBadRequest},
 			"a random flow":               {nil, uuid.New(), http.StatusBadRequest},
-			"a user of another org":       {&v1api.CreateAppParams{CreateWorker: ptr(outsiderEmail)}, flow, http.StatusNotFound},
-			"an unknown user":             {&v1api.CreateAppParams{CreateWorker: ptr("nobody@example.com")}, flow, http.StatusNotFound},
+			"a user of another org":       {&v1api.CreateAppParams{CreateWorker: new(outsiderEmail)}, flow, http.StatusNotFound},
+			"an unknown user":             {&v1api.CreateAppParams{CreateWorker: new("nobody@example.com")}, flow, http.StatusNotFound},
 		} {
-			res, err := admin.V1.CreateAppWithResponse(ctx, c.params, v1api.AppInput{Name: ptr(name), ApiId: nullable.NewNullableWithValue(c.api)})
+			res, err := admin.V1.CreateAppWithResponse(ctx, c.params, v1api.AppInput{Name: new(name), ApiId: nullable.NewNullableWithValue(c.api)})
 			appstest.Expect(t, res, err, c.status)
 			if e := appstest.ErrorOf(t, res); c.status == http.StatusBadRequest && (len(e.Details) == 0 || e.Details[0].Loc[1] != "api_id") {
 				t.Errorf("%s: error %+v does not name api_id", name, e)
@@ -113,21 +111,21 @@ func TestCreateApp(t *testing.T) {
 	})
 	t.Run("only backoffice names another organization", func(t *testing.T) {
 		t.Parallel()
-		res, err := admin.V1.CreateAppWithResponse(ctx, &v1api.CreateAppParams{Org: &other}, v1api.AppInput{Name: ptr("x")})
+		res, err := admin.V1.CreateAppWithResponse(ctx, &v1api.CreateAppParams{Org: &other}, v1api.AppInput{Name: new("x")})
 		appstest.Expect(t, res, err, http.StatusForbidden)
-		create(t, admin, &v1api.CreateAppParams{Org: &org}, v1api.AppInput{Name: ptr("own org named")})
+		create(t, admin, &v1api.CreateAppParams{Org: &org}, v1api.AppInput{Name: new("own org named")})
 
 		bo := env.User(t, env.Org(t), auth.RoleBackoffice)
-		a := create(t, bo, &v1api.CreateAppParams{Org: &other}, v1api.AppInput{Name: ptr("placed"), ApiId: nullable.NewNullableWithValue(foreignFlow)})
+		a := create(t, bo, &v1api.CreateAppParams{Org: &other}, v1api.AppInput{Name: new("placed"), ApiId: nullable.NewNullableWithValue(foreignFlow)})
 		if a.OrganizationId != other || *a.ApiId != foreignFlow {
 			t.Errorf("got %+v", a)
 		}
-		res, err = bo.V1.CreateAppWithResponse(ctx, &v1api.CreateAppParams{Org: ptr(uuid.New())}, v1api.AppInput{Name: ptr("x")})
+		res, err = bo.V1.CreateAppWithResponse(ctx, &v1api.CreateAppParams{Org: new(uuid.New())}, v1api.AppInput{Name: new("x")})
 		appstest.Expect(t, res, err, http.StatusNotFound)
 	})
 	t.Run("without credentials", func(t *testing.T) {
 		t.Parallel()
-		res, err := env.V1.CreateAppWithResponse(ctx, nil, v1api.AppInput{Name: ptr("x")})
+		res, err := env.V1.CreateAppWithResponse(ctx, nil, v1api.AppInput{Name: new("x")})
 		appstest.Expect(t, res, err, http.StatusUnauthorized)
 	})
 }

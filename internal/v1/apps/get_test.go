@@ -20,8 +20,8 @@ func TestGetApp(t *testing.T) {
 	org := env.Org(t)
 	admin := env.User(t, org, auth.RoleOrgAdmin)
 	flow := appstest.Flow(t, env.DB, org, "Flow", flowDef)
-	withFlow := create(t, admin, nil, v1api.AppInput{Name: ptr("with flow"), ApiId: nullable.NewNullableWithValue(flow)})
-	bare := create(t, admin, nil, v1api.AppInput{Name: ptr("bare")})
+	withFlow := create(t, admin, nil, v1api.AppInput{Name: new("with flow"), ApiId: nullable.NewNullableWithValue(flow)})
+	bare := create(t, admin, nil, v1api.AppInput{Name: new("bare")})
 	for _, st := range []string{"SCHEDULED", "SCHEDULED", "COMPLETED", "FAILED"} {
 		appstest.Job(t, env.DB, org, withFlow.Id, appstest.JobSpec{Status: st})
 	}
@@ -37,13 +37,13 @@ func TestGetApp(t *testing.T) {
 		t.Errorf("got %+v", res.JSON200)
 	}
 
-	res, err = admin.V1.GetAppWithResponse(ctx, withFlow.Id, &v1api.GetAppParams{JobStats: ptr(false), WithSuperTasks: ptr(true)})
+	res, err = admin.V1.GetAppWithResponse(ctx, withFlow.Id, &v1api.GetAppParams{JobStats: new(false), WithSuperTasks: new(true)})
 	appstest.Expect(t, res, err, http.StatusOK)
 	if res.JSON200.JobStats != nil {
 		t.Errorf("job_stats sent with jobStats=false")
 	}
 	tasks := *res.JSON200.SuperTasks
-	want := []v1api.SuperTask{{Name: "extract", Type: "llm", Position: 0}, {Name: "review", Type: "human_review", Description: ptr("check it"), Position: 1},
+	want := []v1api.SuperTask{{Name: "extract", Type: "llm", Position: 0}, {Name: "review", Type: "human_review", Description: new("check it"), Position: 1},
 		{Name: "notify", Type: "email", Position: 2}}
 	if len(tasks) != 3 {
 		t.Fatalf("super_tasks %+v", tasks)
@@ -55,7 +55,7 @@ func TestGetApp(t *testing.T) {
 		}
 	}
 
-	res, err = admin.V1.GetAppWithResponse(ctx, bare.Id, &v1api.GetAppParams{WithSuperTasks: ptr(true)})
+	res, err = admin.V1.GetAppWithResponse(ctx, bare.Id, &v1api.GetAppParams{WithSuperTasks: new(true)})
 	appstest.Expect(t, res, err, http.StatusOK)
 	if res.JSON200.SuperTasks == nil || len(*res.JSON200.SuperTasks) != 0 || res.JSON200.JobStats.Total != 0 || res.JSON200.ApiName != nil {
 		t.Errorf("app without a flow: %+v", res.JSON200)
@@ -67,7 +67,7 @@ func TestScoreActivityAndFeedbackStats(t *testing.T) {
 	env := testkit.NewEnv(t)
 	org := env.Org(t)
 	admin := env.User(t, org, auth.RoleOrgAdmin)
-	a := create(t, admin, nil, v1api.AppInput{Name: ptr("stats")})
+	a := create(t, admin, nil, v1api.AppInput{Name: new("stats")})
 	ctx := context.Background()
 
 	score := func() bool {
@@ -79,7 +79,7 @@ func TestScoreActivityAndFeedbackStats(t *testing.T) {
 	if score() {
 		t.Error("a score exists before any job has one")
 	}
-	appstest.Job(t, env.DB, org, a.Id, appstest.JobSpec{Score: ptr(0.4), Feedback: 2, FeedbackTags: []string{"wrong", "late"}})
+	appstest.Job(t, env.DB, org, a.Id, appstest.JobSpec{Score: new(0.4), Feedback: 2, FeedbackTags: []string{"wrong", "late"}})
 	appstest.Job(t, env.DB, org, a.Id, appstest.JobSpec{Feedback: 1, FeedbackTags: []string{"wrong"}})
 	appstest.Job(t, env.DB, org, a.Id, appstest.JobSpec{Feedback: 1})
 	if !score() {
@@ -120,7 +120,7 @@ func TestAccess(t *testing.T) {
 	labeler := env.User(t, org, auth.RoleAppUser)
 	stranger := env.User(t, org, auth.RoleAppUser)
 	grouped := env.User(t, org, auth.RoleAppUser)
-	a := create(t, admin, nil, v1api.AppInput{Name: ptr("guarded")})
+	a := create(t, admin, nil, v1api.AppInput{Name: new("guarded")})
 	foreign := appstest.App(t, env.DB, other, "foreign", nil)
 	appstest.Member(t, env.DB, a.Id, labeler.UserID, "LABELER")
 	appstest.GroupOnApp(t, env.DB, a.Id, appstest.Group(t, env.DB, org, "managers", grouped.UserID), "MANAGER")
@@ -140,7 +140,7 @@ func TestAccess(t *testing.T) {
 			return c.V1.UpdateAppWithResponse(ctx, id, nil, v1api.AppInput{})
 		},
 		"clone": func(c *testkit.Caller, id uuid.UUID) (appstest.Response, error) {
-			return c.V1.CloneAppWithResponse(ctx, id, nil, v1api.AppClone{Name: ptr(uuid.NewString())})
+			return c.V1.CloneAppWithResponse(ctx, id, nil, v1api.AppClone{Name: new(uuid.NewString())})
 		},
 		"owner activity": func(c *testkit.Caller, id uuid.UUID) (appstest.Response, error) {
 			return c.V1.UpdateOwnerActivityWithResponse(ctx, id, nil)

@@ -25,9 +25,9 @@ func TestUpdateApp(t *testing.T) {
 	foreignFlow := appstest.Flow(t, env.DB, other, "theirs", flowDef)
 	ctx := context.Background()
 	full := func(name string) v1api.App {
-		return create(t, admin, nil, v1api.AppInput{Name: ptr(name), Description: nullable.NewNullableWithValue("d"),
+		return create(t, admin, nil, v1api.AppInput{Name: new(name), Description: nullable.NewNullableWithValue("d"),
 			ApiId: nullable.NewNullableWithValue(flowA), JobTtlSeconds: nullable.NewNullableWithValue(120),
-			Settings: &v1api.AppSettings{AutoCompleteScore: nullable.NewNullableWithValue(float32(0.5)), DefaultPriority: ptr(7)}})
+			Settings: &v1api.AppSettings{AutoCompleteScore: nullable.NewNullableWithValue(float32(0.5)), DefaultPriority: new(7)}})
 	}
 	update := func(id uuid.UUID, body v1api.AppInput, want int) *v1api.UpdateAppResponse {
 		t.Helper()
@@ -39,7 +39,7 @@ func TestUpdateApp(t *testing.T) {
 	t.Run("fields left out keep their values", func(t *testing.T) {
 		t.Parallel()
 		a := full("keep")
-		res := update(a.Id, v1api.AppInput{Status: ptr(v1api.AppStatus("ARCHIVED")), Settings: &v1api.AppSettings{ReviewRate: ptr(float32(0.5))}}, http.StatusOK)
+		res := update(a.Id, v1api.AppInput{Status: new(v1api.AppStatus("ARCHIVED")), Settings: &v1api.AppSettings{ReviewRate: new(float32(0.5))}}, http.StatusOK)
 		b := res.JSON200
 		got := b.App
 		if b.BatchId != nil || b.OperationId != nil || b.AppId != a.Id || got.Status != "ARCHIVED" || got.Name != "keep" ||
@@ -64,7 +64,7 @@ func TestUpdateApp(t *testing.T) {
 	t.Run("a new flow with rerun queues a RERUN_JOBS operation", func(t *testing.T) {
 		t.Parallel()
 		a := full("rerun")
-		res := update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(flowB), RerunUnfinishedJobs: ptr(true)}, http.StatusAccepted)
+		res := update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(flowB), RerunUnfinishedJobs: new(true)}, http.StatusAccepted)
 		b := res.JSON202
 		if b.BatchId == nil || b.OperationId == nil || *b.App.ApiId != flowB || *b.App.ApiName != "B" {
 			t.Fatalf("got %+v", b)
@@ -89,19 +89,19 @@ func TestUpdateApp(t *testing.T) {
 			t.Errorf("operation %+v", op)
 		}
 		// The same flow again, or a new flow without rerun, completes at once.
-		update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(flowB), RerunUnfinishedJobs: ptr(true)}, http.StatusOK)
+		update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(flowB), RerunUnfinishedJobs: new(true)}, http.StatusOK)
 		update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(flowA)}, http.StatusOK)
 	})
 	t.Run("refusals change nothing", func(t *testing.T) {
 		t.Parallel()
 		a := full("refused")
-		create(t, admin, nil, v1api.AppInput{Name: ptr("Occupied")})
-		update(a.Id, v1api.AppInput{Name: ptr(" ")}, http.StatusBadRequest)
-		res := update(a.Id, v1api.AppInput{Name: ptr("occupied"), Status: ptr(v1api.AppStatus("PAUSED"))}, http.StatusBadRequest)
+		create(t, admin, nil, v1api.AppInput{Name: new("Occupied")})
+		update(a.Id, v1api.AppInput{Name: new(" ")}, http.StatusBadRequest)
+		res := update(a.Id, v1api.AppInput{Name: new("occupied"), Status: new(v1api.AppStatus("PAUSED"))}, http.StatusBadRequest)
 		if e := appstest.ErrorOf(t, res); e.Details[0].Loc[1] != "name" {
 			t.Errorf("error %+v", e)
 		}
-		res = update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(foreignFlow), Status: ptr(v1api.AppStatus("PAUSED"))}, http.StatusBadRequest)
+		res = update(a.Id, v1api.AppInput{ApiId: nullable.NewNullableWithValue(foreignFlow), Status: new(v1api.AppStatus("PAUSED"))}, http.StatusBadRequest)
 		if e := appstest.ErrorOf(t, res); e.Details[0].Loc[1] != "api_id" {
 			t.Errorf("error %+v", e)
 		}

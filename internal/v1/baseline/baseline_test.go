@@ -15,8 +15,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 type fixture struct {
 	env      *testkit.Env
 	org      uuid.UUID
@@ -75,21 +73,21 @@ func TestBaselineLifecycle(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	owner := create(t, f.admin, f.api, v1api.BaselineDataInput{Input: map[string]any{"text": "a"}, Response: map[string]any{"total": 1},
-		Label: ptr("simple")}, 200)
+		Label: new("simple")}, 200)
 	if owner.Type != "OWNER" || owner.Label == nil || *owner.Label != "simple" || owner.CreatedBy == nil || *owner.CreatedBy != f.admin.Email {
 		t.Fatalf("created %+v", owner)
 	}
-	gold := create(t, f.admin, f.api, v1api.BaselineDataInput{Type: ptr(v1api.BaselineDataType("GOLD_WORKFLOW")),
+	gold := create(t, f.admin, f.api, v1api.BaselineDataInput{Type: new(v1api.BaselineDataType("GOLD_WORKFLOW")),
 		Input: map[string]any{"text": "b"}, Response: map[string]any{"total": 2}}, 200)
 
 	labeler, manager := f.member(t, f.app, "LABELER"), f.member(t, f.app, "MANAGER")
 	list, err := labeler.V1.ListBaselineDataWithResponse(ctx, f.api, &v1api.ListBaselineDataParams{
-		Type: ptr([]v1api.ListBaselineDataParamsType{"GOLD_WORKFLOW", "REVIEW"})})
+		Type: new([]v1api.ListBaselineDataParamsType{"GOLD_WORKFLOW", "REVIEW"})})
 	testkit.Expect(t, list, err, 200)
 	if list.JSON200.Total != 1 || list.JSON200.Items[0].Id != gold.Id {
 		t.Fatalf("by type: %+v", list.JSON200)
 	}
-	all, err := f.admin.V1.ListBaselineDataWithResponse(ctx, f.api, &v1api.ListBaselineDataParams{IncludeLabel: ptr(false), Size: ptr(1)})
+	all, err := f.admin.V1.ListBaselineDataWithResponse(ctx, f.api, &v1api.ListBaselineDataParams{IncludeLabel: new(false), Size: new(1)})
 	testkit.Expect(t, all, err, 200)
 	if all.JSON200.Total != 2 || len(all.JSON200.Items) != 1 || strings.Contains(string(all.Body), `"label"`) {
 		t.Fatalf("without labels: %s", all.Body)
@@ -117,10 +115,10 @@ func TestBaselineLifecycle(t *testing.T) {
 	testkit.Expect(t, wrong, err, 404)
 
 	bad, err := f.admin.V1.CreateBaselineDataWithResponse(ctx, f.api, nil, v1api.BaselineDataInput{Input: map[string]any{},
-		Response: map[string]any{}, Label: ptr(strings.Repeat("x", 201))})
+		Response: map[string]any{}, Label: new(strings.Repeat("x", 201))})
 	testkit.Expect(t, bad, err, 400)
 	badType, err := f.admin.V1.CreateBaselineDataWithResponse(ctx, f.api, nil, v1api.BaselineDataInput{Input: map[string]any{},
-		Response: map[string]any{}, Type: ptr(v1api.BaselineDataType("SILVER"))})
+		Response: map[string]any{}, Type: new(v1api.BaselineDataType("SILVER"))})
 	testkit.Expect(t, badType, err, 400)
 }
 

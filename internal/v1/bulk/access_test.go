@@ -32,7 +32,7 @@ func calls(t *testing.T, c *v1api.ClientWithResponses, app uuid.UUID) map[string
 		t.Fatal(err)
 	}
 	out["cancelJobs"] = cancel.StatusCode()
-	del, err := c.DeleteJobsWithResponse(ctx, app, &v1api.DeleteJobsParams{IdLessThan: ptr(int64(0))})
+	del, err := c.DeleteJobsWithResponse(ctx, app, &v1api.DeleteJobsParams{IdLessThan: new(int64(0))})
 	if err != nil {
 		t.Fatal(err)
 	}

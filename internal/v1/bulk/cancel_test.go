@@ -33,7 +33,7 @@ func TestCancelSmall(t *testing.T) {
 
 	// Tags and an id range narrow the selection: tag b selects the suspended jobs, minus the last one.
 	res, err := f.admin.V1.CancelJobsWithResponse(ctx, f.app, &v1api.CancelJobsParams{
-		Tags: &[]string{"b"}, IdLessThan: ptr(suspended[4])})
+		Tags: &[]string{"b"}, IdLessThan: new(suspended[4])})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,9 +168,9 @@ func TestCancelValidation(t *testing.T) {
 	}{
 		"completed":    {v1api.CancelJobsParams{StatusIn: &[]string{"COMPLETED"}}, "statusIn"},
 		"canceled":     {v1api.CancelJobsParams{StatusIn: &[]string{"SCHEDULED", "CANCELED"}}, "statusIn"},
-		"value alone":  {v1api.CancelJobsParams{InputValue: ptr("x")}, "inputValue"},
-		"bad path":     {v1api.CancelJobsParams{InputPath: ptr("{a..b}")}, "inputPath"},
-		"empty groups": {v1api.CancelJobsParams{Tags: &[]string{" , "}, UseTagGroups: ptr(true)}, "tags"},
+		"value alone":  {v1api.CancelJobsParams{InputValue: new("x")}, "inputValue"},
+		"bad path":     {v1api.CancelJobsParams{InputPath: new("{a..b}")}, "inputPath"},
+		"empty groups": {v1api.CancelJobsParams{Tags: &[]string{" , "}, UseTagGroups: new(true)}, "tags"},
 	} {
 		res, err := f.admin.V1.CancelJobsWithResponse(ctx, f.app, &p.params)
 		if err != nil {

@@ -50,7 +50,7 @@ func TestDeleteSmall(t *testing.T) {
 
 	// An id range: the first running job (with its execution) only.
 	res, err = f.admin.V1.DeleteJobsWithResponse(ctx, f.app, &v1api.DeleteJobsParams{
-		IdGreaterThan: ptr(running[0] - 1), IdLessThan: ptr(running[1])})
+		IdGreaterThan: new(running[0] - 1), IdLessThan: new(running[1])})
 	if err != nil {
 		t.Fatal(err)
 	}

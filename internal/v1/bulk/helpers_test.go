@@ -177,5 +177,3 @@ func wantError(t testing.TB, what string, status int, body []byte, wantStatus in
 		t.Fatalf("%s: the error does not name %s: %s", what, param, body)
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

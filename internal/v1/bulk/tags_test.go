@@ -97,7 +97,7 @@ func TestJobTags(t *testing.T) {
 	}
 
 	// Filters: only the SCHEDULED jobs with id above the second get "s".
-	add(v1api.AddJobTagsParams{StatusIn: &[]string{"SCHEDULED"}, IdGreaterThan: ptr(plain[1])}, "s")
+	add(v1api.AddJobTagsParams{StatusIn: &[]string{"SCHEDULED"}, IdGreaterThan: new(plain[1])}, "s")
 	f.wantTags(t, plain[:2], "new", "x")
 	f.wantTags(t, plain[2:], "new", "x", "s")
 	f.wantTags(t, tagged, "old", "x", "new")
@@ -149,13 +149,13 @@ func TestJobTagsValidation(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantError(t, "comma", res.StatusCode(), res.Body, http.StatusBadRequest, "tags")
-	res, err = f.admin.V1.AddJobTagsWithResponse(ctx, f.app, &v1api.AddJobTagsParams{ResponseMatchType: ptr(v1api.AddJobTagsParamsResponseMatchType("IS"))},
+	res, err = f.admin.V1.AddJobTagsWithResponse(ctx, f.app, &v1api.AddJobTagsParams{ResponseMatchType: new(v1api.AddJobTagsParamsResponseMatchType("IS"))},
 		v1api.JobTags{Tags: []string{"a"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantError(t, "match type alone", res.StatusCode(), res.Body, http.StatusBadRequest, "responseMatchType")
-	rm, err := f.admin.V1.RemoveJobTagsWithResponse(ctx, f.app, &v1api.RemoveJobTagsParams{IdSearch: ptr("12")}, v1api.JobTags{Tags: nil})
+	rm, err := f.admin.V1.RemoveJobTagsWithResponse(ctx, f.app, &v1api.RemoveJobTagsParams{IdSearch: new("12")}, v1api.JobTags{Tags: nil})
 	if err != nil {
 		t.Fatal(err)
 	}

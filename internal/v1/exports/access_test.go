@@ -19,14 +19,14 @@ func TestExportStatuses(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.seedFixed(t)
-	e, _ := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: ptr(true), FileName: ptr("march")})
+	e, _ := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: new(true), FileName: new("march")})
 	if e.Filename != "march.csv" || e.JobCount == nil || *e.JobCount != 2 || e.ExpiresAt == nil || e.CreatedBy == nil ||
 		*e.CreatedBy != f.admin.Email || (*e.Options)["fileName"] != "march" {
 		t.Fatalf("export %+v: count %v by %v options %v", e, *e.JobCount, *e.CreatedBy, *e.Options)
 	}
 	// The same name again gets a suffix.
-	again, err := f.admin.V1.ExportJobResponsesWithResponse(ctx, f.app, &v1api.ExportJobResponsesParams{Csv: ptr(true),
-		FileName: ptr("march")}, v1api.AppInstanceEmail{})
+	again, err := f.admin.V1.ExportJobResponsesWithResponse(ctx, f.app, &v1api.ExportJobResponsesParams{Csv: new(true),
+		FileName: new("march")}, v1api.AppInstanceEmail{})
 	testkit.Expect(t, again, err, http.StatusAccepted)
 	if again.JSON202.Filename != "march-2.csv" || again.JSON202.Format != "csv" {
 		t.Fatalf("second export named %s", again.JSON202.Filename)
@@ -49,7 +49,7 @@ func TestExportStatuses(t *testing.T) {
 	}
 	missing, err := f.admin.V1.GetExportWithResponse(ctx, f.app, uuid.New(), nil)
 	testkit.Expect(t, missing, err, http.StatusNotFound)
-	list, err := f.admin.V1.ListExportsWithResponse(ctx, f.app, &v1api.ListExportsParams{Size: ptr(2), SortBy: ptr(v1api.ListExportsParamsSortByCreatedAt)})
+	list, err := f.admin.V1.ListExportsWithResponse(ctx, f.app, &v1api.ListExportsParams{Size: new(2), SortBy: new(v1api.ListExportsParamsSortByCreatedAt)})
 	testkit.Expect(t, list, err, http.StatusOK)
 	if list.JSON200.Total != 3 || len(list.JSON200.Items) != 2 || list.JSON200.Items[0].Id != e.Id {
 		t.Fatalf("list: %+v", list.JSON200)
@@ -85,7 +85,7 @@ func TestExportStatuses(t *testing.T) {
 		}
 	}
 	key := f.env.KeyCaller(t, f.org, auth.RoleIntegration)
-	noMail, err := key.V1.ExportJobResponsesWithResponse(ctx, f.app, &v1api.ExportJobResponsesParams{SendEmail: ptr(true)}, v1api.AppInstanceEmail{})
+	noMail, err := key.V1.ExportJobResponsesWithResponse(ctx, f.app, &v1api.ExportJobResponsesParams{SendEmail: new(true)}, v1api.AppInstanceEmail{})
 	testkit.Expect(t, noMail, err, http.StatusBadRequest)
 	badLink, err := http.Get(f.env.URL + "/api/storage/download/not-a-token")
 	if err != nil || badLink.StatusCode != http.StatusForbidden {

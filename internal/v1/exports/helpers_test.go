@@ -16,8 +16,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 type fixture struct {
 	env   *testkit.Env
 	org   uuid.UUID

@@ -22,19 +22,19 @@ func TestExportOfCanceledAndDeletedJobs(t *testing.T) {
 		RETURNING id`, f.org, f.app); err != nil {
 		t.Fatal(err)
 	}
-	cancel, err := f.admin.V1.CancelJobsWithResponse(ctx, f.app, &v1api.CancelJobsParams{IdLessThan: ptr(ids[2])})
+	cancel, err := f.admin.V1.CancelJobsWithResponse(ctx, f.app, &v1api.CancelJobsParams{IdLessThan: new(ids[2])})
 	testkit.Expect(t, cancel, err, http.StatusOK)
-	del, err := f.admin.V1.DeleteJobsWithResponse(ctx, f.app, &v1api.DeleteJobsParams{IdGreaterThan: ptr(ids[3])})
+	del, err := f.admin.V1.DeleteJobsWithResponse(ctx, f.app, &v1api.DeleteJobsParams{IdGreaterThan: new(ids[3])})
 	testkit.Expect(t, del, err, http.StatusOK)
 
-	e, canceled := f.export(t, f.admin, v1api.ExportJobResponsesParams{StatusIn: ptr([]string{"CANCELED"}),
-		WithHistory: ptr(true)})
+	e, canceled := f.export(t, f.admin, v1api.ExportJobResponsesParams{StatusIn: new([]string{"CANCELED"}),
+		WithHistory: new(true)})
 	lines := strings.Split(strings.TrimSuffix(canceled, "\n"), "\n")
 	if *e.JobCount != 2 || len(lines) != 2 || !strings.Contains(lines[0], fmt.Sprintf(`{"id":%d,"status":"CANCELED"`, ids[0])) ||
 		!strings.Contains(lines[0], `"to_status":"CANCELED"`) {
 		t.Fatalf("canceled jobs exported as %s", canceled)
 	}
-	all, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: ptr(true), FlattenedOutput: ptr(false)})
+	all, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: new(true), FlattenedOutput: new(false)})
 	if *all.JobCount != 4 || strings.Count(file, "\r\n") != 5 || strings.Contains(file, fmt.Sprintf("\r\n%d,", ids[4])) {
 		t.Fatalf("after deleting one of five jobs: %d jobs\n%s", *all.JobCount, file)
 	}

@@ -21,8 +21,8 @@ func TestExportSendsItsLink(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.seedFixed(t)
-	res, err := f.admin.V1.ExportJobResponsesWithResponse(ctx, f.app, &v1api.ExportJobResponsesParams{SendEmail: ptr(true), Csv: ptr(true)},
-		v1api.AppInstanceEmail{Email: ptr(openapi_types.Email("finance@example.com"))})
+	res, err := f.admin.V1.ExportJobResponsesWithResponse(ctx, f.app, &v1api.ExportJobResponsesParams{SendEmail: new(true), Csv: new(true)},
+		v1api.AppInstanceEmail{Email: new(openapi_types.Email("finance@example.com"))})
 	testkit.Expect(t, res, err, http.StatusAccepted)
 	if res.JSON202.Email == nil || *res.JSON202.Email != "finance@example.com" {
 		t.Fatalf("reply %s", res.Body)
@@ -50,7 +50,7 @@ func TestExportSendsItsLink(t *testing.T) {
 	if got.StatusCode != 200 || int64(len(b)) != *e.SizeBytes {
 		t.Fatalf("the mailed link answered %d with %d bytes, the file has %d", got.StatusCode, len(b), *e.SizeBytes)
 	}
-	own, err := f.admin.V1.ExportJobResponsesWithResponse(ctx, f.app, &v1api.ExportJobResponsesParams{SendEmail: ptr(true)}, v1api.AppInstanceEmail{})
+	own, err := f.admin.V1.ExportJobResponsesWithResponse(ctx, f.app, &v1api.ExportJobResponsesParams{SendEmail: new(true)}, v1api.AppInstanceEmail{})
 	testkit.Expect(t, own, err, http.StatusAccepted)
 	if own.JSON202.Email == nil || string(*own.JSON202.Email) != f.admin.Email {
 		t.Fatalf("default address %v", own.JSON202.Email)

@@ -18,7 +18,7 @@ func TestServedAsLinked(t *testing.T) {
 	f := newFixture(t)
 	f.seedFixed(t)
 	for format, want := range map[bool]string{false: "application/jsonl", true: "text/csv"} {
-		e, _ := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: ptr(format)})
+		e, _ := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: new(format)})
 		link, err := f.admin.V1.GetJobResponsesLinkWithResponse(ctx, e.Filename, nil)
 		testkit.Expect(t, link, err, http.StatusOK)
 		res, err := http.Get(link.JSON200.Url)
@@ -40,10 +40,10 @@ func TestReviewedAsTheJobSays(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ids := f.seedFixed(t)
-	fb, err := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, ids[0], nil, v1api.JobFeedbackInput{Correct: ptr(false)})
+	fb, err := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, ids[0], nil, v1api.JobFeedbackInput{Correct: new(false)})
 	testkit.Expect(t, fb, err, http.StatusCreated)
 
-	_, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{FlattenedOutput: ptr(false)})
+	_, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{FlattenedOutput: new(false)})
 	lines := strings.Split(strings.TrimSuffix(file, "\n"), "\n")
 	if len(lines) != 2 {
 		t.Fatalf("export: %q", file)
@@ -62,7 +62,7 @@ func TestReviewedAsTheJobSays(t *testing.T) {
 	if !strings.Contains(lines[0], `"reviewed":"NOT_CORRECT"`) || !strings.Contains(lines[1], `"reviewed":"NOT_REVIEWED"`) {
 		t.Fatalf("export: %q", file)
 	}
-	_, csv := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: ptr(true), FlattenedOutput: ptr(false)})
+	_, csv := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: new(true), FlattenedOutput: new(false)})
 	if rows := strings.Split(csv, "\r\n"); len(rows) != 4 || !strings.Contains(rows[2], ",NOT_REVIEWED,") {
 		t.Fatalf("csv: %q", csv)
 	}
@@ -83,8 +83,8 @@ func TestDelimiterCharacters(t *testing.T) {
 	f := newFixture(t)
 	f.seedFixed(t)
 	for value, delim := range map[string]string{";": ";", "|": "|", ",": ",", "semicolon": ";"} {
-		_, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: ptr(true), FlattenedOutput: ptr(false),
-			FieldDelimiter: ptr(v1api.ExportJobResponsesParamsFieldDelimiter(value))})
+		_, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: new(true), FlattenedOutput: new(false),
+			FieldDelimiter: new(v1api.ExportJobResponsesParamsFieldDelimiter(value))})
 		if want := strings.Join([]string{"id", "status", "batch_id"}, delim) + delim; !strings.HasPrefix(file, want) {
 			t.Errorf("fieldDelimiter=%s: file starts %q, want %q", value, file[:min(len(file), 40)], want)
 		}
@@ -122,7 +122,7 @@ func TestNoEmptyResponseColumn(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.seedFixed(t)
-	for _, p := range []v1api.ExportJobResponsesParams{{Csv: ptr(true)}, {Csv: ptr(true), FlattenTables: ptr(true)}} {
+	for _, p := range []v1api.ExportJobResponsesParams{{Csv: new(true)}, {Csv: new(true), FlattenTables: new(true)}} {
 		_, file := f.export(t, f.admin, p)
 		header := strings.Split(strings.SplitN(file, "\r\n", 2)[0], ",")
 		for _, h := range header {
@@ -133,7 +133,7 @@ func TestNoEmptyResponseColumn(t *testing.T) {
 	}
 	// Without any response to flatten, the one response column stays, so the file still shows it.
 	f.env.DB.MustExec(`UPDATE jobs SET response = NULL WHERE app_id = $1`, f.app)
-	_, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: ptr(true)})
+	_, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: new(true)})
 	if !strings.HasSuffix(strings.SplitN(file, "\r\n", 2)[0], ",input.doc.name,response") {
 		t.Errorf("no response at all: %q", file)
 	}

@@ -20,7 +20,7 @@ func TestExportToS3(t *testing.T) {
 		c.S3Endpoint, c.S3Bucket, c.S3AccessKey, c.S3SecretKey, c.S3PathStyle = s3.Endpoint, s3.Bucket, s3.AccessKey, s3.SecretKey, true
 	}))
 	f.seedFixed(t)
-	e, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: ptr(true), FlattenedOutput: ptr(false)})
+	e, file := f.export(t, f.admin, v1api.ExportJobResponsesParams{Csv: new(true), FlattenedOutput: new(false)})
 	if !strings.HasPrefix(file, "id,status,") || strings.Count(file, "\r\n") != 3 {
 		t.Fatalf("file from S3:\n%s", file)
 	}

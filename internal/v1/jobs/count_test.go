@@ -22,7 +22,7 @@ func TestCountJobs(t *testing.T) {
 		t.Parallel()
 		counters, _ := labeler.V1.CountJobsWithResponse(ctx, app, nil)
 		wantStatus(t, "counters", counters.StatusCode(), counters.Body, 200)
-		exact, _ := labeler.V1.CountJobsWithResponse(ctx, app, &v1api.CountJobsParams{UseCache: ptr(false)})
+		exact, _ := labeler.V1.CountJobsWithResponse(ctx, app, &v1api.CountJobsParams{UseCache: new(false)})
 		c, e := *counters.JSON200, *exact.JSON200
 		if c.Total != 16 || c.Scheduled != 7 || c.Completed != 6 || c.Failed != 2 || c.Suspended != 1 || *c.Cached || c.CountedAt == nil {
 			t.Fatalf("counters %+v", c)
@@ -54,7 +54,7 @@ func TestCountJobs(t *testing.T) {
 		if c := cached.JSON200; c.Total != 2 || !*c.Cached || !c.CountedAt.Equal(*first.JSON200.CountedAt) {
 			t.Fatalf("within a minute %+v", c)
 		}
-		fresh, _ := f.admin.V1.CountJobsWithResponse(ctx, capp, &v1api.CountJobsParams{Tags: &[]string{"t"}, UseCache: ptr(false)})
+		fresh, _ := f.admin.V1.CountJobsWithResponse(ctx, capp, &v1api.CountJobsParams{Tags: &[]string{"t"}, UseCache: new(false)})
 		if c := fresh.JSON200; c.Total != 3 || *c.Cached || c.Completed != 2 {
 			t.Fatalf("useCache=false %+v", c)
 		}

@@ -170,7 +170,7 @@ func TestCancelAndDeleteEndTheExecutions(t *testing.T) {
 		}
 		return e.Status, why
 	}
-	res, err := f.admin.V1.CancelJobsWithResponse(ctx, app, &v1api.CancelJobsParams{IdLessThan: ptr(ids[2])})
+	res, err := f.admin.V1.CancelJobsWithResponse(ctx, app, &v1api.CancelJobsParams{IdLessThan: new(ids[2])})
 	testkit.Expect(t, res, err, http.StatusOK)
 	if res.JSON200.Canceled != 2 {
 		t.Fatalf("canceled %d, want 2", res.JSON200.Canceled)
@@ -222,8 +222,8 @@ func TestScoreIsTheModelConfidence(t *testing.T) {
 		in   map[string]any
 		want *float32
 	}{
-		{map[string]any{"text": "a", "c": 0.87}, ptr(float32(0.87))},
-		{map[string]any{"text": "b", "c": "high", "s": 0.4}, ptr(float32(0.4))},
+		{map[string]any{"text": "a", "c": 0.87}, new(float32(0.87))},
+		{map[string]any{"text": "b", "c": "high", "s": 0.4}, new(float32(0.4))},
 		{map[string]any{"text": "c", "c": 7}, nil},
 		{map[string]any{"text": "d", "s": "x"}, nil},
 		{map[string]any{"text": "e", "c": 1e300}, nil},

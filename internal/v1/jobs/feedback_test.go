@@ -19,12 +19,12 @@ func TestFeedback(t *testing.T) {
 	id := f.seed(t, f.app, row{status: "COMPLETED", state: "LABELED"})[0]
 
 	res, _ := labeler.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{
-		Message: ptr("date is wrong"), FeedbackTags: &[]string{"wrong_date", "wrong_date", "x"}})
+		Message: new("date is wrong"), FeedbackTags: &[]string{"wrong_date", "wrong_date", "x"}})
 	wantStatus(t, "labeler message", res.StatusCode(), res.Body, http.StatusCreated)
 	if m := res.JSON201; *m.Message != "date is wrong" || len(m.FeedbackTags) != 2 || m.Correct != nil || *m.Author != labeler.Email {
 		t.Fatalf("message %+v", m)
 	}
-	res, _ = labeler.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Correct: ptr(true)})
+	res, _ = labeler.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Correct: new(true)})
 	wantStatus(t, "labeler verdict", res.StatusCode(), res.Body, http.StatusForbidden)
 
 	for name, body := range map[string]string{"empty": `{}`, "nulls": `{"message": null, "correct": null}`, "no tags": `{"feedback_tags": []}`} {
@@ -33,7 +33,7 @@ func TestFeedback(t *testing.T) {
 	}
 
 	// The first verdict is "incorrect": first_incorrect stays true through later verdicts.
-	res, _ = reviewer.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Correct: ptr(false), FeedbackTags: &[]string{"y", "x"}})
+	res, _ = reviewer.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Correct: new(false), FeedbackTags: &[]string{"y", "x"}})
 	wantStatus(t, "reviewer verdict", res.StatusCode(), res.Body, http.StatusCreated)
 	j := getJob(t, f, f.app, id)
 	if *j.Correct || *j.Reviewed != "NOT_CORRECT" || !*j.FirstIncorrect || j.ProcessingState != "REVIEWED" {
@@ -42,7 +42,7 @@ func TestFeedback(t *testing.T) {
 	if tags := *j.FeedbackTags; len(tags) != 3 || tags[0] != "wrong_date" || tags[1] != "x" || tags[2] != "y" {
 		t.Fatalf("feedback tags %v", tags)
 	}
-	res, _ = reviewer.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Correct: ptr(true)})
+	res, _ = reviewer.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Correct: new(true)})
 	wantStatus(t, "second verdict", res.StatusCode(), res.Body, http.StatusCreated)
 	j = getJob(t, f, f.app, id)
 	if !*j.Correct || *j.Reviewed != "CORRECT" || !*j.FirstIncorrect || len(*j.FeedbackMessages) != 3 {
@@ -57,14 +57,14 @@ func TestFeedback(t *testing.T) {
 	// A first verdict of "correct" leaves first_incorrect false; a verdict before completion leaves the
 	// processing state alone.
 	other := f.seed(t, f.app, row{status: "SCHEDULED", state: "AWAITING_HUMAN"})[0]
-	_, _ = reviewer.V1.SubmitJobFeedbackWithResponse(ctx, f.app, other, nil, v1api.JobFeedbackInput{Correct: ptr(true)})
-	_, _ = reviewer.V1.SubmitJobFeedbackWithResponse(ctx, f.app, other, nil, v1api.JobFeedbackInput{Correct: ptr(false)})
+	_, _ = reviewer.V1.SubmitJobFeedbackWithResponse(ctx, f.app, other, nil, v1api.JobFeedbackInput{Correct: new(true)})
+	_, _ = reviewer.V1.SubmitJobFeedbackWithResponse(ctx, f.app, other, nil, v1api.JobFeedbackInput{Correct: new(false)})
 	j = getJob(t, f, f.app, other)
 	if *j.FirstIncorrect || *j.Reviewed != "NOT_CORRECT" || j.ProcessingState != "AWAITING_HUMAN" {
 		t.Fatalf("first verdict correct: %+v", j)
 	}
 
-	h, _ := f.admin.V1.GetJobHistoryWithResponse(ctx, f.app, id, &v1api.GetJobHistoryParams{Size: ptr(100)})
+	h, _ := f.admin.V1.GetJobHistoryWithResponse(ctx, f.app, id, &v1api.GetJobHistoryParams{Size: new(100)})
 	wantStatus(t, "history", h.StatusCode(), h.Body, 200)
 	var events []string
 	for _, e := range h.JSON200.Items {
@@ -80,7 +80,7 @@ func TestFeedback(t *testing.T) {
 
 	// An API key is no person: its message has no author and its history no actor.
 	key := f.env.KeyCaller(t, f.org, auth.RoleIntegration)
-	res, _ = key.V1.SubmitJobFeedbackWithResponse(ctx, f.app, other, nil, v1api.JobFeedbackInput{Message: ptr("from a key")})
+	res, _ = key.V1.SubmitJobFeedbackWithResponse(ctx, f.app, other, nil, v1api.JobFeedbackInput{Message: new("from a key")})
 	wantStatus(t, "key message", res.StatusCode(), res.Body, http.StatusCreated)
 	var actors int
 	_ = f.env.DB.Get(&actors, `SELECT count(actor) FROM job_history WHERE job_id = $1 AND details->>'message' = 'from a key'`, other)
@@ -95,9 +95,9 @@ func TestHistoryPaging(t *testing.T) {
 	f := setup(t)
 	id := f.submit(t, f.app, v1api.JobInput{Input: doc(map[string]any{})})
 	for _, m := range []string{"one", "two", "three"} {
-		_, _ = f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Message: ptr(m)})
+		_, _ = f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Message: new(m)})
 	}
-	page, _ := f.admin.V1.GetJobHistoryWithResponse(ctx, f.app, id, &v1api.GetJobHistoryParams{Size: ptr(2)})
+	page, _ := f.admin.V1.GetJobHistoryWithResponse(ctx, f.app, id, &v1api.GetJobHistoryParams{Size: new(2)})
 	wantStatus(t, "page 0", page.StatusCode(), page.Body, 200)
 	p := page.JSON200
 	if p.Total != 4 || len(p.Items) != 2 || p.Items[0].Event != "CREATED" || p.Items[0].Id != 0 || p.Items[0].Actor == nil ||
@@ -106,7 +106,7 @@ func TestHistoryPaging(t *testing.T) {
 	}
 	desc := v1api.GetJobHistoryParamsOrderBy("desc")
 	at := v1api.GetJobHistoryParamsSortBy("at")
-	last, _ := f.admin.V1.GetJobHistoryWithResponse(ctx, f.app, id, &v1api.GetJobHistoryParams{Size: ptr(3), Page: ptr(1), SortBy: &at, OrderBy: &desc})
+	last, _ := f.admin.V1.GetJobHistoryWithResponse(ctx, f.app, id, &v1api.GetJobHistoryParams{Size: new(3), Page: new(1), SortBy: &at, OrderBy: &desc})
 	if l := last.JSON200; l.Total != 4 || len(l.Items) != 1 || l.Items[0].Event != "CREATED" {
 		t.Fatalf("last page by at desc: %s", last.Body)
 	}

@@ -17,8 +17,6 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 var ctx = context.Background()
 
 // fx is one server with an organization that has credits, an org_admin and a plain app.

@@ -41,7 +41,7 @@ func TestLabelingOneWorkerAskingAtOnce(t *testing.T) {
 		t.Fatalf("the next worker got job %d with %d remaining", next.Job.Id, next.Remaining)
 	}
 	// A job named by id that is no job of the app is missing, as for any other route.
-	take(t, f.member(t, app, "LABELER"), app, &v1api.GetJobToLabelParams{JobId: ptr(int64(1 << 40))}, http.StatusNotFound)
+	take(t, f.member(t, app, "LABELER"), app, &v1api.GetJobToLabelParams{JobId: new(int64(1 << 40))}, http.StatusNotFound)
 }
 
 // askAtOnce sends n label requests of one worker at once and counts the jobs handed out.

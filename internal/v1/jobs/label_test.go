@@ -125,7 +125,7 @@ func TestLabeling(t *testing.T) {
 			}
 		}
 
-		h, _ := ann.V1.GetJobHistoryWithResponse(ctx, app, ids[1], &v1api.GetJobHistoryParams{Size: ptr(20)})
+		h, _ := ann.V1.GetJobHistoryWithResponse(ctx, app, ids[1], &v1api.GetJobHistoryParams{Size: new(20)})
 		var events []string
 		for _, e := range h.JSON200.Items {
 			events = append(events, string(e.Event))
@@ -175,7 +175,7 @@ func TestLabeling(t *testing.T) {
 		}
 		take(t, bob, app, &v1api.GetJobToLabelParams{JobId: &ids[2]}, http.StatusNoContent)
 		take(t, bob, app, &v1api.GetJobToLabelParams{JobId: &other}, http.StatusNotFound)
-		take(t, bob, app, &v1api.GetJobToLabelParams{JobId: ptr(int64(1 << 40))}, http.StatusNotFound)
+		take(t, bob, app, &v1api.GetJobToLabelParams{JobId: new(int64(1 << 40))}, http.StatusNotFound)
 		if got := take(t, bob, app, nil, http.StatusOK); got.Job.Id != ids[0] {
 			t.Fatalf("bob's next: %d", got.Job.Id)
 		}
@@ -200,7 +200,7 @@ func TestLabeling(t *testing.T) {
 			t.Fatal(err)
 		}
 		recent := f.seed(t, dated, row{status: "SCHEDULED"})[0]
-		got := take(t, f.member(t, dated, "LABELER"), dated, &v1api.GetJobToLabelParams{CreatedStartDate: ptr(time.Now().Add(-time.Hour))}, http.StatusOK)
+		got := take(t, f.member(t, dated, "LABELER"), dated, &v1api.GetJobToLabelParams{CreatedStartDate: new(time.Now().Add(-time.Hour))}, http.StatusOK)
 		// The old job still waits: remaining counts the app's queue, not the range asked for.
 		if got.Job.Id != recent || got.Remaining != 1 {
 			t.Fatalf("created range: job %d remaining %d", got.Job.Id, got.Remaining)

@@ -32,7 +32,7 @@ func TestPendingJobsWaitForRoom(t *testing.T) {
 	app := f.newApp(t, appOpts{flow: true, status: "PAUSED", settings: `{"max_running_jobs": 2}`}) // executions that wait
 	var ids []int64
 	for _, p := range []int{1, 5, 9, 5, 3} {
-		ids = append(ids, f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), Priority: ptr(p)}))
+		ids = append(ids, f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), Priority: new(p)}))
 	}
 	active := v1api.AppStatus("ACTIVE")
 	f.update(t, app, v1api.AppInput{Status: &active})
@@ -87,10 +87,10 @@ func TestJobsExpire(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	app := f.newApp(t, appOpts{flow: true})
-	running := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: ptr(3600)})
+	running := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: new(3600)})
 	paused := f.newApp(t, appOpts{flow: true, status: "PAUSED"})
-	pending := f.submit(t, paused, v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: ptr(3600)})
-	kept := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: ptr(3600)})
+	pending := f.submit(t, paused, v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: new(3600)})
+	kept := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: new(3600)})
 	if _, err := f.env.DB.Exec(`UPDATE jobs SET expires_at = now() - interval '1 second' WHERE id IN ($1, $2)`, running, pending); err != nil {
 		t.Fatal(err)
 	}

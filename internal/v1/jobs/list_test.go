@@ -20,7 +20,7 @@ func TestListJobs(t *testing.T) {
 			r.status, r.tags = "COMPLETED", []string{"all", "even"}
 		}
 		if i%5 == 0 {
-			r.score, r.batch = ptr(float64(i)/100), ptr("b5")
+			r.score, r.batch = new(float64(i)/100), new("b5")
 		}
 		rows = append(rows, r)
 	}
@@ -29,7 +29,7 @@ func TestListJobs(t *testing.T) {
 
 	t.Run("paging and total", func(t *testing.T) {
 		t.Parallel()
-		res, _ := labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{Page: ptr(2), Size: ptr(10)})
+		res, _ := labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{Page: new(2), Size: new(10)})
 		wantStatus(t, "page 2", res.StatusCode(), res.Body, 200)
 		if l := res.JSON200; l.Total != 25 || len(l.Items) != 5 || l.Page != 2 || l.Size != 10 || l.Items[0].Id != ids[20] {
 			t.Fatalf("page 2: total %d items %d page %d size %d", l.Total, len(l.Items), l.Page, l.Size)
@@ -38,7 +38,7 @@ func TestListJobs(t *testing.T) {
 		if l := def.JSON200; l.Total != 25 || len(l.Items) != 10 || l.Page != 0 || l.Size != 10 || l.Items[0].Id != ids[0] {
 			t.Fatalf("defaults: %+v", l)
 		}
-		beyond, _ := labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{Page: ptr(9)})
+		beyond, _ := labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{Page: new(9)})
 		if l := beyond.JSON200; l.Total != 25 || len(l.Items) != 0 {
 			t.Fatalf("beyond the end: total %d items %d", l.Total, len(l.Items))
 		}
@@ -47,19 +47,19 @@ func TestListJobs(t *testing.T) {
 	t.Run("sort", func(t *testing.T) {
 		t.Parallel()
 		desc := v1api.ListJobsParamsOrderBy("desc")
-		res, _ := labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{OrderBy: &desc, Size: ptr(3)})
+		res, _ := labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{OrderBy: &desc, Size: new(3)})
 		if it := res.JSON200.Items; it[0].Id != ids[24] || it[2].Id != ids[22] {
 			t.Fatalf("id desc: %d %d", it[0].Id, it[2].Id)
 		}
 		score := v1api.ListJobsParamsSortBy("score")
-		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{SortBy: &score, OrderBy: &desc, Size: ptr(6)})
+		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{SortBy: &score, OrderBy: &desc, Size: new(6)})
 		it := res.JSON200.Items
 		// Scores 0.20, 0.15, 0.10, 0.05, 0.00, then the jobs without a score (nulls last), by id desc.
 		if it[0].Id != ids[20] || it[4].Id != ids[0] || it[5].Score != nil || it[5].Id != ids[24] {
 			t.Fatalf("score desc: %d %d %d", it[0].Id, it[4].Id, it[5].Id)
 		}
 		asc := v1api.ListJobsParamsOrderBy("asc")
-		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{SortBy: &score, OrderBy: &asc, Size: ptr(6)})
+		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{SortBy: &score, OrderBy: &asc, Size: new(6)})
 		if it := res.JSON200.Items; it[0].Id != ids[0] || it[5].Score != nil {
 			t.Fatalf("score asc: %d", it[0].Id)
 		}
@@ -75,21 +75,21 @@ func TestListJobs(t *testing.T) {
 			"statusIn":                {v1api.ListJobsParams{StatusIn: &completed}, 13},
 			"tags":                    {v1api.ListJobsParams{Tags: &[]string{"all", "even"}}, 13},
 			"notTags":                 {v1api.ListJobsParams{NotTags: &[]string{"even"}}, 12},
-			"batchId":                 {v1api.ListJobsParams{BatchId: ptr("b5")}, 5},
-			"json path":               {v1api.ListJobsParams{InputPath: ptr("{who.name}"), InputValue: ptr("w1")}, 8},
-			"status, tags and a path": {v1api.ListJobsParams{StatusIn: &completed, Tags: &[]string{"all"}, InputPath: ptr("{who.name}"), InputValue: ptr("w1")}, 4},
-			"scoreGreaterThan":        {v1api.ListJobsParams{ScoreGreaterThan: ptr(float32(0.1))}, 2},
+			"batchId":                 {v1api.ListJobsParams{BatchId: new("b5")}, 5},
+			"json path":               {v1api.ListJobsParams{InputPath: new("{who.name}"), InputValue: new("w1")}, 8},
+			"status, tags and a path": {v1api.ListJobsParams{StatusIn: &completed, Tags: &[]string{"all"}, InputPath: new("{who.name}"), InputValue: new("w1")}, 4},
+			"scoreGreaterThan":        {v1api.ListJobsParams{ScoreGreaterThan: new(float32(0.1))}, 2},
 			"idGreaterThan":           {v1api.ListJobsParams{IdGreaterThan: &ids[21]}, 3},
-			"nothing matches":         {v1api.ListJobsParams{BatchId: ptr("none")}, 0},
+			"nothing matches":         {v1api.ListJobsParams{BatchId: new("none")}, 0},
 		} {
-			c.p.Size = ptr(2)
+			c.p.Size = new(2)
 			res, _ := labeler.V1.ListJobsWithResponse(ctx, app, &c.p)
 			wantStatus(t, name, res.StatusCode(), res.Body, 200)
 			if res.JSON200.Total != c.want || int64(len(res.JSON200.Items)) != min(c.want, 2) {
 				t.Errorf("%s: total %d, %d items; want %d", name, res.JSON200.Total, len(res.JSON200.Items), c.want)
 			}
 		}
-		ids, _ := labeler.V1.ListJobIdsWithResponse(ctx, app, &v1api.ListJobIdsParams{Tags: &[]string{"even"}, Size: ptr(100)})
+		ids, _ := labeler.V1.ListJobIdsWithResponse(ctx, app, &v1api.ListJobIdsParams{Tags: &[]string{"even"}, Size: new(100)})
 		wantStatus(t, "ids", ids.StatusCode(), ids.Body, 200)
 		if l := ids.JSON200; l.Total != 13 || len(l.Items) != 13 {
 			t.Fatalf("ids: %+v", l)
@@ -103,15 +103,15 @@ func TestListJobs(t *testing.T) {
 		if res.StatusCode() != 400 || !mentions(res.Body, "statusIn") {
 			t.Errorf("statusIn=PENDING on listJobs: %d %s", res.StatusCode(), res.Body)
 		}
-		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{InputValue: ptr("x")})
+		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{InputValue: new("x")})
 		if res.StatusCode() != 400 || !mentions(res.Body, "inputValue") {
 			t.Errorf("inputValue without inputPath: %d %s", res.StatusCode(), res.Body)
 		}
-		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{InputPath: ptr("a.b")})
+		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{InputPath: new("a.b")})
 		if res.StatusCode() != 400 || !mentions(res.Body, "inputPath") {
 			t.Errorf("inputPath without braces: %d %s", res.StatusCode(), res.Body)
 		}
-		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{Size: ptr(1001)})
+		res, _ = labeler.V1.ListJobsWithResponse(ctx, app, &v1api.ListJobsParams{Size: new(1001)})
 		if res.StatusCode() != 400 || !mentions(res.Body, "size") {
 			t.Errorf("size 1001: %d %s", res.StatusCode(), res.Body)
 		}
@@ -144,7 +144,7 @@ func TestListJobsWithFeedbackMessage(t *testing.T) {
 	f := setup(t)
 	ids := f.seed(t, f.app, row{status: "COMPLETED"}, row{status: "COMPLETED"}, row{status: "COMPLETED"})
 	post := func(id int64, msg string) time.Time {
-		res, _ := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Message: ptr(msg)})
+		res, _ := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Message: new(msg)})
 		wantStatus(t, "feedback", res.StatusCode(), res.Body, 201)
 		return res.JSON201.CreatedAt
 	}
@@ -165,7 +165,7 @@ func TestListJobsWithFeedbackMessage(t *testing.T) {
 	if l := res.JSON200; l.Total != 1 || len(l.Items) != 1 || *l.Items[0].FeedbackMessage.Message != "second" {
 		t.Fatalf("before the third message: %s", res.Body)
 	}
-	res, _ = f.admin.V1.ListJobsWithFeedbackMessageWithResponse(ctx, f.app, &v1api.ListJobsWithFeedbackMessageParams{FeedbackSearch: ptr("ONL")})
+	res, _ = f.admin.V1.ListJobsWithFeedbackMessageWithResponse(ctx, f.app, &v1api.ListJobsWithFeedbackMessageParams{FeedbackSearch: new("ONL")})
 	if l := res.JSON200; l.Total != 1 || l.Items[0].Job.Id != ids[2] {
 		t.Fatalf("feedbackSearch: %s", res.Body)
 	}
@@ -181,10 +181,10 @@ func TestListCollaboratorJobs(t *testing.T) {
 	take(t, me, app, &v1api.GetJobToLabelParams{JobId: &ids[0]}, 200)
 	res, _ := me.V1.SubmitJobResponseWithResponse(ctx, app, ids[1], nil, v1api.JobResponseInput{Response: doc(map[string]any{})})
 	wantStatus(t, "label", res.StatusCode(), res.Body, 200)
-	fb, _ := me.V1.SubmitJobFeedbackWithResponse(ctx, app, ids[2], nil, v1api.JobFeedbackInput{Correct: ptr(true)})
+	fb, _ := me.V1.SubmitJobFeedbackWithResponse(ctx, app, ids[2], nil, v1api.JobFeedbackInput{Correct: new(true)})
 	wantStatus(t, "review", fb.StatusCode(), fb.Body, 201)
 	// A message without a verdict is no review; another worker's job is not mine.
-	_, _ = me.V1.SubmitJobFeedbackWithResponse(ctx, app, ids[3], nil, v1api.JobFeedbackInput{Message: ptr("hm")})
+	_, _ = me.V1.SubmitJobFeedbackWithResponse(ctx, app, ids[3], nil, v1api.JobFeedbackInput{Message: new("hm")})
 	take(t, other, app, &v1api.GetJobToLabelParams{JobId: &ids[4]}, 200)
 
 	list, _ := me.V1.ListCollaboratorJobsWithResponse(ctx, app, nil)

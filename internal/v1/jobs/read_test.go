@@ -41,7 +41,7 @@ func TestJobTenancy(t *testing.T) {
 			t.Errorf("%s: %d %s", name, got.StatusCode(), got.Body)
 		}
 		h, _ := f.admin.V1.GetJobHistoryWithResponse(ctx, app, c.job, nil)
-		fb, _ := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, app, c.job, nil, v1api.JobFeedbackInput{Message: ptr("x")})
+		fb, _ := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, app, c.job, nil, v1api.JobFeedbackInput{Message: new("x")})
 		del, _ := f.admin.V1.DeleteJobWithResponse(ctx, app, c.job)
 		resp, _ := f.admin.V1.SubmitJobResponseWithResponse(ctx, app, c.job, nil, v1api.JobResponseInput{Response: doc(map[string]any{})})
 		if h.StatusCode() != 404 || fb.StatusCode() != 404 || del.StatusCode() != 404 || resp.StatusCode() != 404 {
@@ -64,7 +64,7 @@ func TestDeleteJob(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
 	id := f.submit(t, f.app, v1api.JobInput{Input: doc(map[string]any{})})
-	if _, err := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Message: ptr("m")}); err != nil {
+	if _, err := f.admin.V1.SubmitJobFeedbackWithResponse(ctx, f.app, id, nil, v1api.JobFeedbackInput{Message: new("m")}); err != nil {
 		t.Fatal(err)
 	}
 	labeler := f.member(t, f.app, "LABELER")

@@ -143,7 +143,7 @@ func ToResponse(r Row) v1api.Job {
 		FirstIncorrect:  &r.FirstIncorrect,
 		Edited:          &r.Edited,
 		Relabeled:       &r.Relabeled,
-		FeedbackTags:    ptr(nonNil(r.FeedbackTags)),
+		FeedbackTags:    new(nonNil(r.FeedbackTags)),
 		LabeledBy:       r.LabeledBy,
 		LabeledAt:       r.LabeledAt,
 		AssignedTo:      r.AssignedTo,
@@ -214,5 +214,3 @@ func float32Ptr(f *float64) *float32 {
 	v := float32(*f)
 	return &v
 }
-
-func ptr[T any](v T) *T { return &v }

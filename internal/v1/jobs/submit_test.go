@@ -20,14 +20,14 @@ func TestSubmitJob(t *testing.T) {
 
 	t.Run("defaults come from the app, and the job is paid for", func(t *testing.T) {
 		t.Parallel()
-		app := f.newApp(t, appOpts{settings: `{"default_priority": 7}`, ttl: ptr(3600)})
+		app := f.newApp(t, appOpts{settings: `{"default_priority": 7}`, ttl: new(3600)})
 		before, err := credits.Get(ctx, f.env.DB, f.org)
 		if err != nil {
 			t.Fatal(err)
 		}
 		res, err := f.admin.V1.SubmitJobWithResponse(ctx, app, nil, v1api.JobInput{
-			Input: doc(map[string]any{"text": "hello"}), Tags: &[]string{"a", "b", "a"}, BatchId: ptr("b1"),
-			Metadata: ptr(doc(map[string]any{"src": "test"}))})
+			Input: doc(map[string]any{"text": "hello"}), Tags: &[]string{"a", "b", "a"}, BatchId: new("b1"),
+			Metadata: new(doc(map[string]any{"src": "test"}))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,7 +73,7 @@ func TestSubmitJob(t *testing.T) {
 			{"paused, flow", appOpts{status: "PAUSED", flow: true}, "PENDING", "QUEUED"},
 		} {
 			app := f.newApp(t, c.o)
-			id := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), Priority: ptr(2), Deadline: ptr(time.Now().Add(time.Hour))})
+			id := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{}), Priority: new(2), Deadline: new(time.Now().Add(time.Hour))})
 			got, _ := f.admin.V1.GetJobWithResponse(ctx, app, id, nil)
 			if j := got.JSON200; string(j.Status) != c.status || string(j.ProcessingState) != c.state || *j.Priority != 2 || j.ExpiresAt == nil {
 				t.Errorf("%s: %s %s priority %d expires %v", c.name, j.Status, j.ProcessingState, *j.Priority, j.ExpiresAt)
@@ -88,10 +88,10 @@ func TestSubmitJob(t *testing.T) {
 			params *v1api.SubmitJobParams
 			loc    string
 		}{
-			"ttl and deadline": {in: v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: ptr(60), Deadline: ptr(time.Now().Add(time.Hour))}, loc: "deadline"},
-			"deadline past":    {in: v1api.JobInput{Input: doc(map[string]any{}), Deadline: ptr(time.Now().Add(-time.Minute))}, loc: "deadline"},
-			"ttl too short":    {in: v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: ptr(5)}, loc: "ttl_seconds"},
-			"priority":         {in: v1api.JobInput{Input: doc(map[string]any{}), Priority: ptr(11)}, loc: "priority"},
+			"ttl and deadline": {in: v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: new(60), Deadline: new(time.Now().Add(time.Hour))}, loc: "deadline"},
+			"deadline past":    {in: v1api.JobInput{Input: doc(map[string]any{}), Deadline: new(time.Now().Add(-time.Minute))}, loc: "deadline"},
+			"ttl too short":    {in: v1api.JobInput{Input: doc(map[string]any{}), TtlSeconds: new(5)}, loc: "ttl_seconds"},
+			"priority":         {in: v1api.JobInput{Input: doc(map[string]any{}), Priority: new(11)}, loc: "priority"},
 			"comma in tag":     {in: v1api.JobInput{Input: doc(map[string]any{}), Tags: &[]string{"a,b"}}, loc: "tags"},
 		} {
 			res, err := f.admin.V1.SubmitJobWithResponse(ctx, f.app, c.params, c.in)

@@ -17,8 +17,6 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/apps/appstest"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 var ctx = context.Background()
 
 type fx struct {
@@ -71,8 +69,8 @@ func TestConfiguration(t *testing.T) {
 		t.Fatalf("defaults %+v", c)
 	}
 
-	f.patch(t, f.labeler, v1api.MeasurerConfigurationUpdate{Enabled: ptr(true)}, http.StatusForbidden)
-	on := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Enabled: ptr(true), AcceptMeasurementJobs: ptr(true),
+	f.patch(t, f.labeler, v1api.MeasurerConfigurationUpdate{Enabled: new(true)}, http.StatusForbidden)
+	on := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Enabled: new(true), AcceptMeasurementJobs: new(true),
 		Metrics: &[]v1api.MetricName{"accuracy", "f1"}, Fields: &[]string{"{label}", "{boxes.0.x}"},
 		MeasureIntervalHours: nullable.NewNullableWithValue(24)}, http.StatusOK)
 	if on.OnboardingCode == nil || *on.OnboardingCode < 0 || on.UpdatedAt == nil || len(on.Metrics) != 2 || on.Fields[1] != "{boxes.0.x}" ||
@@ -85,18 +83,18 @@ func TestConfiguration(t *testing.T) {
 		t.Fatalf("partial update %+v", kept)
 	}
 	// Off withdraws the code; on again starts a new round.
-	off := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{AcceptMeasurementJobs: ptr(false)}, http.StatusOK)
+	off := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{AcceptMeasurementJobs: new(false)}, http.StatusOK)
 	if off.OnboardingCode != nil {
 		t.Fatalf("code kept after measurement jobs were turned off: %+v", off)
 	}
-	again := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{AcceptMeasurementJobs: ptr(true)}, http.StatusOK)
+	again := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{AcceptMeasurementJobs: new(true)}, http.StatusOK)
 	if again.OnboardingCode == nil || *again.OnboardingCode == *on.OnboardingCode {
 		t.Fatalf("no new round: %+v", again)
 	}
 
 	// Prefer: return=minimal answers 204 and still applies the change.
 	res, err := f.manager.V1.UpdateMeasurerConfigurationWithResponse(ctx, f.app,
-		&v1api.UpdateMeasurerConfigurationParams{Prefer: ptr(v1api.UpdateMeasurerConfigurationParamsPrefer("return=minimal"))},
+		&v1api.UpdateMeasurerConfigurationParams{Prefer: new(v1api.UpdateMeasurerConfigurationParamsPrefer("return=minimal"))},
 		v1api.MeasurerConfigurationUpdate{BaselineTypes: &[]v1api.BaselineDataType{"REVIEW"}})
 	appstest.Expect(t, res, err, http.StatusNoContent)
 	get, _ = f.labeler.V1.GetMeasurerConfigurationWithResponse(ctx, f.app, nil)
@@ -121,20 +119,20 @@ func TestConfiguration(t *testing.T) {
 	if _, err := f.env.DB.Exec(`UPDATE measurer_configurations SET state = 'CALCULATING' WHERE app_id = $1`, f.app); err != nil {
 		t.Fatal(err)
 	}
-	f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Enabled: ptr(false)}, http.StatusConflict)
+	f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Enabled: new(false)}, http.StatusConflict)
 }
 
 // TestMeasurementJobs: the states of Document 1 §7 for POST jobs with onboarding.
 func TestMeasurementJobs(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	code := ptr(int64(42))
+	code := new(int64(42))
 
 	// Not enabled / not accepted: 409.
 	if e := appstest.ErrorOf(t, f.submit(t, code, http.StatusConflict)); e.Code != "conflict" {
 		t.Fatalf("not accepted: %+v", e)
 	}
-	f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Enabled: ptr(true), AcceptMeasurementJobs: ptr(true)}, http.StatusOK)
+	f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Enabled: new(true), AcceptMeasurementJobs: new(true)}, http.StatusOK)
 	// No metrics selected: 409.
 	f.submit(t, code, http.StatusConflict)
 	c := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Metrics: &[]v1api.MetricName{"exact_match"}}, http.StatusOK)
@@ -173,13 +171,13 @@ func TestMeasurementJobs(t *testing.T) {
 func TestCloneCopiesTheConfiguration(t *testing.T) {
 	t.Parallel()
 	f := setup(t)
-	src := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Enabled: ptr(true), AcceptMeasurementJobs: ptr(true),
+	src := f.patch(t, f.manager, v1api.MeasurerConfigurationUpdate{Enabled: new(true), AcceptMeasurementJobs: new(true),
 		Metrics: &[]v1api.MetricName{"precision"}}, http.StatusOK)
 	if _, err := f.env.DB.Exec(`UPDATE measurer_configurations SET state = 'READY' WHERE app_id = $1`, f.app); err != nil {
 		t.Fatal(err)
 	}
 	for _, include := range []bool{true, false} {
-		res, err := f.admin.V1.CloneAppWithResponse(ctx, f.app, nil, v1api.AppClone{IncludeMeasurerConfiguration: ptr(include)})
+		res, err := f.admin.V1.CloneAppWithResponse(ctx, f.app, nil, v1api.AppClone{IncludeMeasurerConfiguration: new(include)})
 		appstest.Expect(t, res, err, http.StatusOK)
 		get, err := f.admin.V1.GetMeasurerConfigurationWithResponse(ctx, res.JSON200.Id, nil)
 		appstest.Expect(t, get, err, http.StatusOK)
@@ -211,12 +209,12 @@ func TestTenancy(t *testing.T) {
 		t.Fatal(err)
 	}
 	appstest.SameAsMissing(t, got, missing)
-	patched, err := other.V1.UpdateMeasurerConfigurationWithResponse(ctx, f.app, nil, v1api.MeasurerConfigurationUpdate{Enabled: ptr(true)})
+	patched, err := other.V1.UpdateMeasurerConfigurationWithResponse(ctx, f.app, nil, v1api.MeasurerConfigurationUpdate{Enabled: new(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	appstest.SameAsMissing(t, patched, missing)
-	res, err := other.V1.SubmitJobWithResponse(ctx, f.app, &v1api.SubmitJobParams{Onboarding: ptr(int64(1))},
+	res, err := other.V1.SubmitJobWithResponse(ctx, f.app, &v1api.SubmitJobParams{Onboarding: new(int64(1))},
 		v1api.JobInput{Input: json.RawMessage(`{}`)})
 	if err != nil {
 		t.Fatal(err)

@@ -20,8 +20,6 @@ import (
 
 var ctx = context.Background()
 
-func ptr[T any](v T) *T { return &v }
-
 // classifier answers "cat" for texts that mention a cat (confidence 0.95) and "dog" for the rest (0.6).
 const classifier = `{"version": 1, "tasks": [{"name": "classify", "type": "transform", "parameters": {"expression":
 	"if (.text | test(\"cat\")) then {label: \"cat\", confidence: 0.95} else {label: \"dog\", confidence: 0.6} end"}}], "edges": []}`
@@ -80,7 +78,7 @@ func TestMeasureAndCalibrate(t *testing.T) {
 	}
 	// A latency target on the default field is compared with the measured latency.
 	targets, err := admin.V1.SetDesiredApiMetricsWithResponse(ctx, api, nil, v1api.DesiredAppMetrics{Metrics: []v1api.DesiredMetric{
-		{MetricName: "latency_seconds", Target: 3600, Direction: ptr(v1api.DesiredMetricDirection("AT_MOST"))}}})
+		{MetricName: "latency_seconds", Target: 3600, Direction: new(v1api.DesiredMetricDirection("AT_MOST"))}}})
 	testkit.Expect(t, targets, err, http.StatusOK)
 	all, err := admin.V1.ListAllMetricsWithResponse(ctx, app, nil)
 	testkit.Expect(t, all, err, http.StatusOK)
@@ -104,7 +102,7 @@ func TestMeasureAndCalibrate(t *testing.T) {
 		t.Fatalf("calibrated dataset %v, want the measured %v", cal.JSON201.DatasetId, op.DatasetId)
 	}
 	wait(t, admin, app, cal.JSON201.Id)
-	conf, err := admin.V1.GetMeasurerConfidencesWithResponse(ctx, app, &v1api.GetMeasurerConfidencesParams{DatasetId: *op.DatasetId, MaxEntries: ptr(3)})
+	conf, err := admin.V1.GetMeasurerConfidencesWithResponse(ctx, app, &v1api.GetMeasurerConfidencesParams{DatasetId: *op.DatasetId, MaxEntries: new(3)})
 	testkit.Expect(t, conf, err, http.StatusOK)
 	f := conf.JSON200.Fields[0]
 	// By hand: from the most confident down, the two cats (0.95) are right: 2/2; adding the two at 0.6
@@ -149,8 +147,8 @@ func TestOperationRefusals(t *testing.T) {
 	env.DB.MustExec(`INSERT INTO measurer_configurations (app_id, organization_id, metrics) VALUES ($1, $2, '{accuracy}')`, app, org)
 	try(v1api.MeasurerOperationInput{Type: "MEASURE"}, http.StatusBadRequest)   // no baseline data
 	try(v1api.MeasurerOperationInput{Type: "CALIBRATE"}, http.StatusBadRequest) // nothing measured
-	try(v1api.MeasurerOperationInput{Type: "MEASURE", DatasetId: ptr(uuid.New())}, http.StatusNotFound)
-	try(v1api.MeasurerOperationInput{Type: "MEASURE", ParameterSetId: ptr(uuid.New())}, http.StatusNotFound)
+	try(v1api.MeasurerOperationInput{Type: "MEASURE", DatasetId: new(uuid.New())}, http.StatusNotFound)
+	try(v1api.MeasurerOperationInput{Type: "MEASURE", ParameterSetId: new(uuid.New())}, http.StatusNotFound)
 	var state string
 	if err := env.DB.Get(&state, `SELECT state FROM measurer_configurations WHERE app_id = $1`, app); err != nil || state == "CALCULATING" {
 		t.Fatalf("a refused operation left the state %s (%v)", state, err)

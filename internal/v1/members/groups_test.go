@@ -46,7 +46,7 @@ func TestAppWorkerGroups(t *testing.T) {
 	appstest.Expect(t, add, err, http.StatusOK)
 
 	list, err := admin.V1.ListAppWorkerGroupsWithResponse(ctx, app, &v1api.ListAppWorkerGroupsParams{
-		SortBy: ptr(v1api.ListAppWorkerGroupsParamsSortBy("role"))})
+		SortBy: new(v1api.ListAppWorkerGroupsParamsSortBy("role"))})
 	appstest.Expect(t, list, err, http.StatusOK)
 	if l := list.JSON200; l.Total != 2 || l.Items[0].WorkerGroupId != beta || l.Items[1].WorkerGroupId != alpha {
 		t.Errorf("list %+v", l)

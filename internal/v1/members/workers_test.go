@@ -14,8 +14,6 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/apps/appstest"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func role(r string) v1api.CreateWorkerApp { return v1api.CreateWorkerApp{Role: v1api.MemberRole(r)} }
 
 func TestAppWorkers(t *testing.T) {
@@ -43,8 +41,8 @@ func TestAppWorkers(t *testing.T) {
 	bad, err := admin.V1.AddAppWorkerWithResponse(ctx, app, w2, nil, role("OWNER"))
 	appstest.Expect(t, bad, err, http.StatusBadRequest)
 
-	list, err := admin.V1.ListAppWorkersWithResponse(ctx, app, &v1api.ListAppWorkersParams{SortBy: ptr(v1api.ListAppWorkersParamsSortBy("role")),
-		OrderBy: ptr(v1api.ListAppWorkersParamsOrderBy("desc"))})
+	list, err := admin.V1.ListAppWorkersWithResponse(ctx, app, &v1api.ListAppWorkersParams{SortBy: new(v1api.ListAppWorkersParamsSortBy("role")),
+		OrderBy: new(v1api.ListAppWorkersParamsOrderBy("desc"))})
 	appstest.Expect(t, list, err, http.StatusOK)
 	if l := list.JSON200; l.Total != 2 || l.Items[0].WorkerId != w2 || l.Items[1].WorkerId != w1 || l.Size != 10 {
 		t.Errorf("list %+v", l)

@@ -16,8 +16,6 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/apps/appstest"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func TestTagLifecycle(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
@@ -114,16 +112,16 @@ func TestListAppTags(t *testing.T) {
 		want string
 	}{
 		{v1api.ListAppTagsParams{}, "5 [Alpha:0 beta%2:0 beta_1:0 gamma:1 zeta:0]"},
-		{v1api.ListAppTagsParams{Page: ptr(1), Size: ptr(2)}, "5 [beta_1:0 gamma:1]"},
-		{v1api.ListAppTagsParams{TagContains: ptr("A_")}, "1 [beta_1:0]"},
-		{v1api.ListAppTagsParams{TagContains: ptr("ALPHA")}, "1 [Alpha:0]"},
-		{v1api.ListAppTagsParams{TagContains: ptr("%")}, "1 [beta%2:0]"},
+		{v1api.ListAppTagsParams{Page: new(1), Size: new(2)}, "5 [beta_1:0 gamma:1]"},
+		{v1api.ListAppTagsParams{TagContains: new("A_")}, "1 [beta_1:0]"},
+		{v1api.ListAppTagsParams{TagContains: new("ALPHA")}, "1 [Alpha:0]"},
+		{v1api.ListAppTagsParams{TagContains: new("%")}, "1 [beta%2:0]"},
 	} {
 		if got := text(list(c.p)); got != c.want {
 			t.Errorf("%+v: got %s, want %s", c.p, got, c.want)
 		}
 	}
-	res, err := admin.V1.ListAppTagsWithResponse(ctx, app, &v1api.ListAppTagsParams{Size: ptr(1001)})
+	res, err := admin.V1.ListAppTagsWithResponse(ctx, app, &v1api.ListAppTagsParams{Size: new(1001)})
 	appstest.Expect(t, res, err, http.StatusBadRequest)
 }
 

@@ -70,7 +70,7 @@ func TestWorkerGroups(t *testing.T) {
 		t.Errorf("renamed %+v", ren.JSON200)
 	}
 
-	list, err := admin.V1.ListWorkerGroupsWithResponse(ctx, &v1api.ListWorkerGroupsParams{SortBy: ptr(v1api.ListWorkerGroupsParamsSortBy("name"))})
+	list, err := admin.V1.ListWorkerGroupsWithResponse(ctx, &v1api.ListWorkerGroupsParams{SortBy: new(v1api.ListWorkerGroupsParamsSortBy("name"))})
 	appstest.Expect(t, list, err, http.StatusOK)
 	if l := list.JSON200; l.Total != 2 || l.Items[0].Name != "Day shift" || l.Items[1].Name != "Evening" || l.Items[0].WorkerIds == nil {
 		t.Errorf("list %+v", l)

@@ -13,8 +13,6 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/apps/appstest"
 )
 
-func ptr[T any](v T) *T { return &v }
-
 func TestWorkers(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
@@ -37,18 +35,18 @@ func TestWorkers(t *testing.T) {
 			t.Errorf("listed %+v", w)
 		}
 	}
-	res, err = user.V1.ListWorkersWithResponse(ctx, &v1api.ListWorkersParams{UsernameContains: ptr(strings.ToUpper(adminEmail[:10]))})
+	res, err = user.V1.ListWorkersWithResponse(ctx, &v1api.ListWorkersParams{UsernameContains: new(strings.ToUpper(adminEmail[:10]))})
 	appstest.Expect(t, res, err, http.StatusOK)
 	if res.JSON200.Total != 1 || res.JSON200.Items[0].UserId != admin {
 		t.Errorf("usernameContains: %+v", res.JSON200)
 	}
-	res, err = user.V1.ListWorkersWithResponse(ctx, &v1api.ListWorkersParams{SortBy: ptr(v1api.ListWorkersParamsSortBy("username")),
-		OrderBy: ptr(v1api.ListWorkersParamsOrderBy("desc")), Size: ptr(1)})
+	res, err = user.V1.ListWorkersWithResponse(ctx, &v1api.ListWorkersParams{SortBy: new(v1api.ListWorkersParamsSortBy("username")),
+		OrderBy: new(v1api.ListWorkersParamsOrderBy("desc")), Size: new(1)})
 	appstest.Expect(t, res, err, http.StatusOK)
 	if want := max(adminEmail, user.Email); res.JSON200.Items[0].Username != want || res.JSON200.Total != 2 {
 		t.Errorf("sorted by username desc: %+v, want %s first", res.JSON200, want)
 	}
-	res, err = user.V1.ListWorkersWithResponse(ctx, &v1api.ListWorkersParams{SortBy: ptr(v1api.ListWorkersParamsSortBy("name"))})
+	res, err = user.V1.ListWorkersWithResponse(ctx, &v1api.ListWorkersParams{SortBy: new(v1api.ListWorkersParamsSortBy("name"))})
 	appstest.Expect(t, res, err, http.StatusBadRequest)
 
 	get, err := user.V1.GetWorkerWithResponse(ctx, appstest.WorkerID(t, env.DB, gone), nil)
