@@ -6,6 +6,9 @@ package speech
 import (
 	"context"
 	"errors"
+	"strings"
+
+	"github.com/loopwork/loopwork/internal/textdist"
 )
 
 // Result is a transcript.
@@ -35,3 +38,18 @@ var ErrUpstream = errors.New("speech: backend unavailable")
 // kilobytes of compressed silence can decode to hours of audio, so the bound is on what the decoder
 // produces, checked while it runs, not on the upload's size.
 var ErrTooLong = errors.New("speech: the recording is too long")
+
+// WordErrorRate is the word-level edit distance (substitutions, insertions, deletions) between a
+// reference transcript and a hypothesis, divided by the reference's length; words are compared in
+// lower case.
+func WordErrorRate(reference, hypothesis string) float64 {
+	ref := strings.Fields(strings.ToLower(reference))
+	hyp := strings.Fields(strings.ToLower(hypothesis))
+	if len(ref) == 0 {
+		if len(hyp) == 0 {
+			return 0
+		}
+		return 1
+	}
+	return float64(textdist.Levenshtein(ref, hyp)) / float64(len(ref))
+}

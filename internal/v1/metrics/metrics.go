@@ -8,6 +8,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/loopwork/loopwork/internal/textdist"
 )
 
 // Pair is one measured job: the baseline's value of the field (Want) and the job's (Got), decoded JSON
@@ -155,6 +157,17 @@ func sortKeys(v any) any {
 		return out
 	}
 	return v
+}
+
+// Similarity is 1 − (Levenshtein distance in characters) / (length of the longer text): 1 for equal
+// texts (two empty texts included), 0 for texts that share nothing.
+func Similarity(a, b string) float64 {
+	ra, rb := []rune(a), []rune(b)
+	longer := max(len(ra), len(rb))
+	if longer == 0 {
+		return 1
+	}
+	return 1 - float64(textdist.Levenshtein(ra, rb))/float64(longer)
 }
 
 // text is a value as the similarity compares it: a string as it is, anything else as canonical JSON,
