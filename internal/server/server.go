@@ -73,8 +73,8 @@ import (
 	"github.com/loopwork/loopwork/internal/v1/jobs"
 	"github.com/loopwork/loopwork/internal/v1/labeling"
 	"github.com/loopwork/loopwork/internal/v1/lifecycle"
-	"github.com/loopwork/loopwork/internal/v1/measurer"
-	"github.com/loopwork/loopwork/internal/v1/measuring"
+	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
+	"github.com/loopwork/loopwork/internal/v1/measurerops"
 	"github.com/loopwork/loopwork/internal/v1/members"
 	"github.com/loopwork/loopwork/internal/v1/tags"
 	"github.com/loopwork/loopwork/internal/v1/workers"
@@ -190,28 +190,28 @@ type v1 struct {
 	*workersService
 	*jobsService
 	*bulkService
-	*measurerService
+	*measurerconfigService
 	*exportsService
 	*labelingService
 	*baselineService
 	*apimetricsService
-	*measuringService
+	*measureropsService
 	v1Pending
 }
 
 type (
-	appsService       = apps.Service
-	tagsService       = tags.Service
-	membersService    = members.Service
-	workersService    = workers.Service
-	measurerService   = measurer.Service
-	exportsService    = exports.Service
-	labelingService   = labeling.Service
-	baselineService   = baseline.Service
-	apimetricsService = apimetrics.Service
-	measuringService  = measuring.Service
-	jobsService       = jobs.Service
-	bulkService       = bulk.Service
+	appsService           = apps.Service
+	tagsService           = tags.Service
+	membersService        = members.Service
+	workersService        = workers.Service
+	measurerconfigService = measurerconfig.Service
+	exportsService        = exports.Service
+	labelingService       = labeling.Service
+	baselineService       = baseline.Service
+	apimetricsService     = apimetrics.Service
+	measureropsService    = measurerops.Service
+	jobsService           = jobs.Service
+	bulkService           = bulk.Service
 )
 
 type v1Pending struct{ v1api.Unimplemented }
@@ -324,8 +324,8 @@ func New(d Deps) (*Server, error) {
 		Silence: max(2*cfg.TaskLease, 10*time.Second), Observe: metrics.Export})
 	exportsSvc.Register(jobWorkers)
 	jobsSvc := jobs.New(jobs.Deps{DB: d.DB, ReadDB: d.ReadDB, Grants: grants, Engine: engine, Admission: lifecycleSvc, Reviews: reviewsSvc})
-	measuringSvc := measuring.New(measuring.Deps{DB: d.DB, Grants: grants, Jobs: jobsSvc, Logger: d.Logger})
-	measuringSvc.Register(jobWorkers)
+	measureropsSvc := measurerops.New(measurerops.Deps{DB: d.DB, Grants: grants, Jobs: jobsSvc, Logger: d.Logger})
+	measureropsSvc.Register(jobWorkers)
 	documentsSvc.Register(jobWorkers)
 	// Verified single sign-on domains are checked again daily in the background.
 	limiter := ratelimit.New(d.DB)
@@ -334,7 +334,7 @@ func New(d Deps) (*Server, error) {
 	ssoSvc.Register(jobWorkers)
 	periodic := append(engine.PeriodicJobs(), lifecycleSvc.PeriodicJobs()...)
 	q, err = queue.New(d.DB.DB, cfg.DatabaseURL, jobWorkers, queue.Options{Logger: d.Logger,
-		Periodic: append(append(append(append(periodic, exportsSvc.PeriodicJobs()...), measuringSvc.PeriodicJobs()...),
+		Periodic: append(append(append(append(periodic, exportsSvc.PeriodicJobs()...), measureropsSvc.PeriodicJobs()...),
 			documentsSvc.PeriodicJobs()...), ssoSvc.PeriodicJobs()...), MaxWorkers: cfg.TaskWorkers,
 		Middleware: append(d.Tracing.River(), metrics.RiverMiddleware())})
 	if err != nil {
@@ -343,7 +343,7 @@ func New(d Deps) (*Server, error) {
 	engine.SetQueue(q)
 	lifecycleSvc.SetQueue(q)
 	exportsSvc.SetQueue(q)
-	measuringSvc.SetQueue(q)
+	measureropsSvc.SetQueue(q)
 	documentsSvc.SetQueue(q)
 	reviewsSvc.SetQueue(q)
 	credentialsSvc := credentials.New(credentials.Deps{DB: d.DB, Box: box})
@@ -412,18 +412,18 @@ func New(d Deps) (*Server, error) {
 			Secrets: credentials.NewOpener(d.DB, box), Guard: guard}),
 	}
 	jobsAPI := v1{
-		appsService:       apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Admission: lifecycleSvc}),
-		tagsService:       tags.New(tags.Deps{DB: d.DB, Grants: grants}),
-		membersService:    members.New(members.Deps{DB: d.DB, Grants: grants}),
-		workersService:    workers.New(workers.Deps{DB: d.DB, Grants: grants}),
-		jobsService:       jobsSvc,
-		bulkService:       bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
-		measurerService:   measurer.New(measurer.Deps{DB: d.DB, Grants: grants}),
-		exportsService:    exportsSvc,
-		labelingService:   labeling.New(labeling.Deps{DB: d.DB, Grants: grants}),
-		baselineService:   baseline.New(baseline.Deps{DB: d.DB, Grants: grants}),
-		apimetricsService: apimetrics.New(apimetrics.Deps{DB: d.DB, Grants: grants}),
-		measuringService:  measuringSvc,
+		appsService:           apps.New(apps.Deps{DB: d.DB, Grants: grants, Queue: q, Admission: lifecycleSvc}),
+		tagsService:           tags.New(tags.Deps{DB: d.DB, Grants: grants}),
+		membersService:        members.New(members.Deps{DB: d.DB, Grants: grants}),
+		workersService:        workers.New(workers.Deps{DB: d.DB, Grants: grants}),
+		jobsService:           jobsSvc,
+		bulkService:           bulk.New(bulk.Deps{DB: d.DB, Grants: grants, Queue: q}),
+		measurerconfigService: measurerconfig.New(measurerconfig.Deps{DB: d.DB, Grants: grants}),
+		exportsService:        exportsSvc,
+		labelingService:       labeling.New(labeling.Deps{DB: d.DB, Grants: grants}),
+		baselineService:       baseline.New(baseline.Deps{DB: d.DB, Grants: grants}),
+		apimetricsService:     apimetrics.New(apimetrics.Deps{DB: d.DB, Grants: grants}),
+		measureropsService:    measureropsSvc,
 	}
 
 	proxies, err := cfg.TrustedProxyNets()

@@ -14,7 +14,7 @@ import (
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/v1/access"
-	"github.com/loopwork/loopwork/internal/v1/measurer"
+	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
 )
 
 // clonePlan is what a clone mode decides: where the copy goes, who owns it, and what it carries.
@@ -137,7 +137,7 @@ func insertCopy(ctx context.Context, tx *sqlx.Tx, p *auth.Principal, src access.
 		}
 	}
 	if plan.copyMeasurer {
-		if err := measurer.CopyConfiguration(ctx, tx, src.ID, id, plan.org, p.Actor()); err != nil {
+		if err := measurerconfig.CopyConfiguration(ctx, tx, src.ID, id, plan.org, p.Actor()); err != nil {
 			return uuid.Nil, err
 		}
 	}

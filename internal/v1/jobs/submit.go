@@ -22,7 +22,7 @@ import (
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/v1/access"
-	"github.com/loopwork/loopwork/internal/v1/measurer"
+	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
 )
 
 // submission is a validated JobInput with the app's defaults applied.
@@ -125,7 +125,7 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 	if !ok {
 		err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
 			if sub.onboarding != nil {
-				if err := measurer.CheckOnboarding(ctx, tx, g.App.ID, *sub.onboarding); err != nil {
+				if err := measurerconfig.CheckOnboarding(ctx, tx, g.App.ID, *sub.onboarding); err != nil {
 					return err
 				}
 			}

@@ -1,4 +1,4 @@
-package measuring
+package measurerops
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/loopwork/loopwork/internal/dbx"
-	"github.com/loopwork/loopwork/internal/v1/measurer"
+	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
 )
 
 // Args is the River job that runs one measurer operation.
@@ -53,7 +53,7 @@ func (w *Worker) Work(ctx context.Context, job *river.Job[Args]) error {
 		WHERE id = $1`, op.ID); err != nil {
 		return err
 	}
-	cfg, err := measurer.Load(ctx, db, op.App)
+	cfg, err := measurerconfig.Load(ctx, db, op.App)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package measuring
+package measurerops
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/v1/access"
-	"github.com/loopwork/loopwork/internal/v1/measurer"
+	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
 )
 
 type operation struct {
@@ -86,7 +86,7 @@ func (s *Service) CreateMeasurerOperation(ctx context.Context, req v1api.CreateM
 	op := operation{ID: uuid.New(), Org: g.OrganizationID, App: g.ID, Type: string(b.Type), Status: "QUEUED",
 		Parameters: &current, CreatedBy: username(p)}
 	err = dbx.WithTx(ctx, s.d.DB, func(tx *sqlx.Tx) error {
-		cfg, err := measurer.Load(ctx, tx, g.ID)
+		cfg, err := measurerconfig.Load(ctx, tx, g.ID)
 		if err != nil {
 			return err
 		}
@@ -120,7 +120,7 @@ func (s *Service) CreateMeasurerOperation(ctx context.Context, req v1api.CreateM
 
 // dataset is the operation's dataset: the one named, a new snapshot of the API's baseline records for
 // MEASURE, or the most recent measured one for CALIBRATE.
-func (s *Service) dataset(ctx context.Context, tx *sqlx.Tx, g *access.Grant, cfg measurer.Config, b *v1api.MeasurerOperationInput) (*uuid.UUID, error) {
+func (s *Service) dataset(ctx context.Context, tx *sqlx.Tx, g *access.Grant, cfg measurerconfig.Config, b *v1api.MeasurerOperationInput) (*uuid.UUID, error) {
 	if b.DatasetId != nil {
 		var ok bool
 		if err := tx.GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM measurement_datasets WHERE id = $1 AND app_id = $2)`,
@@ -181,4 +181,4 @@ func utc(t *time.Time) *time.Time {
 	return &u
 }
 
-var errStopped = errors.New("measuring: operation no longer running")
+var errStopped = errors.New("measurerops: operation no longer running")

@@ -1,4 +1,4 @@
-package measuring
+package measurerops
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/internal/v1/filter"
-	"github.com/loopwork/loopwork/internal/v1/measurer"
+	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
 	"github.com/loopwork/loopwork/internal/v1/metrics"
 )
 
 // measure advances a MEASURE: it submits the jobs not yet submitted, answers false while some have
 // not finished, and scores them once all have.
-func (w *Worker) measure(ctx context.Context, op operation, cfg measurer.Config) (bool, error) {
+func (w *Worker) measure(ctx context.Context, op operation, cfg measurerconfig.Config) (bool, error) {
 	db := w.s.d.DB
 	var unmeasured []struct {
 		Baseline int64           `db:"baseline_id"`
@@ -87,7 +87,7 @@ var perJob = map[string]bool{"latency_seconds": true, "cost_credits": true}
 
 // score records every configured metric of every configured field over the operation's jobs, and the
 // per-job metrics under {}.
-func (w *Worker) score(ctx context.Context, op operation, cfg measurer.Config) error {
+func (w *Worker) score(ctx context.Context, op operation, cfg measurerconfig.Config) error {
 	rows, err := w.jobsOf(ctx, `m.operation_id = $1`, op.ID, op.Org)
 	if err != nil {
 		return err
@@ -138,12 +138,12 @@ func (w *Worker) score(ctx context.Context, op operation, cfg measurer.Config) e
 }
 
 // configured says whether the field's values are measured: it is configured, or none is and it is {}.
-func configured(cfg measurer.Config, field string) bool {
+func configured(cfg measurerconfig.Config, field string) bool {
 	return slices.Contains(fieldsOf(cfg), field)
 }
 
 // fieldsOf are the configured fields, or the whole response.
-func fieldsOf(cfg measurer.Config) []string {
+func fieldsOf(cfg measurerconfig.Config) []string {
 	if len(cfg.Fields) == 0 {
 		return []string{"{}"}
 	}

@@ -1,4 +1,4 @@
-package measuring_test
+package measurerops_test
 
 import (
 	"context"

@@ -1,9 +1,9 @@
-// Package measuring runs the measurer: MEASURE operations run an app's flow over a dataset of its API's
-// baseline records, as jobs of the app, and record the configured metrics of their responses against
-// the baseline; CALIBRATE operations derive per-field confidence thresholds from a dataset's measured
-// jobs. Operations are durable River jobs; while one is queued or running the app's measurer
-// configuration is CALCULATING.
-package measuring
+// Package measurerops runs the measurer's operations: MEASURE operations run an app's flow over a
+// dataset of its API's baseline records, as jobs of the app, and record the configured metrics of their
+// responses against the baseline; CALIBRATE operations derive per-field confidence thresholds from a
+// dataset's measured jobs. Operations are durable River jobs; while one is queued or running the app's
+// measurer configuration is CALCULATING.
+package measurerops
 
 import (
 	"log/slog"

@@ -1,4 +1,4 @@
-package measuring
+package measurerops
 
 import (
 	"context"

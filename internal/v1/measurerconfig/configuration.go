@@ -1,4 +1,4 @@
-package measurer
+package measurerconfig
 
 import (
 	"context"

@@ -1,6 +1,6 @@
-// Package measurer implements the /v1 routes of an app's measurer configuration, and the rule job
-// submission follows for measurement jobs (Check).
-package measurer
+// Package measurerconfig implements the /v1 routes of an app's measurer configuration, and the rule job
+// submission follows for measurement jobs (CheckOnboarding).
+package measurerconfig
 
 import (
 	"github.com/jmoiron/sqlx"

@@ -1,11 +1,11 @@
-package measuring
+package measurerops
 
 import (
 	"context"
 	"sort"
 
 	"github.com/loopwork/loopwork/internal/v1/filter"
-	"github.com/loopwork/loopwork/internal/v1/measurer"
+	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
 )
 
 // targetPrecision is the share of correct values a calibrated threshold promises above it.
@@ -13,7 +13,7 @@ const targetPrecision = 0.9
 
 // calibrate derives, per configured field, the lowest confidence at or above which the dataset's
 // measured jobs were correct at least targetPrecision of the time (null when no confidence does).
-func (w *Worker) calibrate(ctx context.Context, op operation, cfg measurer.Config) error {
+func (w *Worker) calibrate(ctx context.Context, op operation, cfg measurerconfig.Config) error {
 	rows, err := w.jobsOf(ctx, `m.dataset_id = $1`, *op.Dataset, op.Org)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package measurer_test
+package measurerconfig_test
 
 import (
 	"context"

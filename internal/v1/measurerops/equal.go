@@ -1,4 +1,4 @@
-package measuring
+package measurerops
 
 import "github.com/loopwork/loopwork/internal/v1/metrics"
 

@@ -1,4 +1,4 @@
-package measuring
+package measurerops
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/filter"
-	"github.com/loopwork/loopwork/internal/v1/measurer"
+	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
 )
 
 // GetMeasurerConfidences answers, per configured field, the confidences of the dataset's most recent
@@ -29,7 +29,7 @@ func (s *Service) GetMeasurerConfidences(ctx context.Context, req v1api.GetMeasu
 	if req.Params.MaxEntries != nil {
 		limit = *req.Params.MaxEntries
 	}
-	cfg, err := measurer.Load(ctx, s.d.DB, g.ID)
+	cfg, err := measurerconfig.Load(ctx, s.d.DB, g.ID)
 	if err != nil {
 		return nil, err
 	}
