@@ -11,7 +11,6 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/loopwork/loopwork/internal/blob"
-	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/queue"
 )
 
@@ -19,26 +18,7 @@ import (
 // live worker beats every second) and no run of theirs waiting in the queue. The new run starts the
 // file over; were the old one alive after all, the advisory lock lets only one of them write.
 func Rescue(ctx context.Context, db *sqlx.DB, silence time.Duration, insert func(ctx context.Context, tx *sql.Tx, id uuid.UUID) error) error {
-	var lost []uuid.UUID
-	if err := db.SelectContext(ctx, &lost, `SELECT e.id FROM exports e
-		WHERE e.status IN ('QUEUED', 'RUNNING') AND coalesce(e.beat_at, e.created_at) < now() - make_interval(secs => $1)
-		  AND NOT EXISTS (SELECT 1 FROM river_job j WHERE j.state IN ('available', 'scheduled', 'retryable')
-		                  AND j.kind = 'export_file' AND j.args ->> 'id' = e.id::text)
-		LIMIT 100`, silence.Seconds()); err != nil {
-		return err
-	}
-	for _, id := range lost {
-		err := dbx.WithTx(ctx, db, func(tx *sqlx.Tx) error {
-			if _, err := tx.ExecContext(ctx, `UPDATE exports SET beat_at = now() WHERE id = $1`, id); err != nil {
-				return err
-			}
-			return insert(ctx, tx.Tx, id)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return queue.RescueLost(ctx, db, queue.Heartbeat{Table: "exports", Kind: Args{}.Kind()}, silence, insert)
 }
 
 // Expire removes the files of exports past expires_at and marks them EXPIRED.
