@@ -57,6 +57,22 @@ func SameAsMissing(t testing.TB, got, missing Reply) {
 	}
 }
 
+// NewFlow creates a flow of definition through the API as c, visible to c's organization (the default,
+// stated so that a change of default cannot hide the flow from the other callers a test uses), and
+// returns its id. A definition that saves with validation errors fails the test: a flow that cannot
+// run would make a later failure look like the thing under test.
+func NewFlow(t testing.TB, c *Caller, definition string) uuid.UUID {
+	t.Helper()
+	vis := platformapi.Organization
+	res, err := c.API.CreateFlowWithResponse(t.Context(), platformapi.FlowCreateRequest{DisplayName: "flow",
+		Definition: json.RawMessage(definition), Visibility: &vis})
+	Expect(t, res, err, http.StatusCreated)
+	if len(*res.JSON201.ValidationErrors) != 0 {
+		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
+	}
+	return res.JSON201.Id
+}
+
 // WaitForExecution polls an execution until its status is one of want, and fails the test after 20 s.
 func WaitForExecution(t testing.TB, c *Caller, id uuid.UUID, want ...platformapi.ExecutionStatus) *platformapi.FlowExecutionResponseWithRunNumber {
 	t.Helper()

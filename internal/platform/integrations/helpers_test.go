@@ -2,7 +2,6 @@ package integrations_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"testing"
 
@@ -16,14 +15,6 @@ var ctx = context.Background()
 
 const twoTasks = `{"version":1,"tasks":[{"name":"fetch","type":"http_request","parameters":{"url":"https://example.com"}},
 	{"name":"shape","type":"transform","parameters":{"expression":"."}}],"edges":[{"source":"fetch","target":"shape"}]}`
-
-// newFlow creates a flow through the API and returns its id.
-func newFlow(t testing.TB, c *testkit.Caller) uuid.UUID {
-	t.Helper()
-	res, err := c.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "flow", Definition: json.RawMessage(twoTasks)})
-	testkit.Expect(t, res, err, http.StatusCreated)
-	return res.JSON201.Id
-}
 
 // newCredential stores a credential of provider with data and returns its id.
 func newCredential(t testing.TB, c *testkit.Caller, provider platformapi.ProviderApiEnum, typ platformapi.CredentialTypeEnum, data map[string]any) uuid.UUID {

@@ -18,7 +18,7 @@ func TestIntegrationLifecycle(t *testing.T) {
 	env := testkit.NewEnv(t, testkit.WithoutWorkers())
 	org := env.Org(t)
 	c := env.User(t, org, auth.RoleAppUser)
-	flow, other := newFlow(t, c), newFlow(t, c)
+	flow, other := testkit.NewFlow(t, c, twoTasks), testkit.NewFlow(t, c, twoTasks)
 	cred := newCredential(t, c, "vendor_b", "api_key", map[string]any{"api_key": "k-" + uuid.NewString()})
 
 	first := integrate(t, c, flow, &cred, "fetch")
@@ -81,11 +81,11 @@ func TestIntegrationTenancyAndRoles(t *testing.T) {
 	org, stranger := env.Org(t), env.Org(t)
 	c := env.User(t, org, auth.RoleOrgAdmin)
 	s := env.User(t, stranger, auth.RoleOrgAdmin)
-	flow := newFlow(t, c)
+	flow := testkit.NewFlow(t, c, twoTasks)
 	cred := newCredential(t, c, "vendor_b", "api_key", map[string]any{"api_key": "k"})
 	mine := integrate(t, c, flow, &cred, "fetch")
 
-	theirFlow := newFlow(t, s)
+	theirFlow := testkit.NewFlow(t, s, twoTasks)
 	theirCred := newCredential(t, s, "vendor_b", "api_key", map[string]any{"api_key": "k"})
 	for _, req := range []platformapi.IntegrationCreateRequest{
 		{FlowId: theirFlow, CredentialId: &cred, TaskName: "fetch"},

@@ -46,7 +46,7 @@ func TestMetadataOfSQLDatabase(t *testing.T) {
 		c.OutboundAllow = "127.0.0.0/8,::1/128"
 	}))
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
-	flow := newFlow(t, c)
+	flow := testkit.NewFlow(t, c, twoTasks)
 	data := sqlTarget(t, env)
 	if ip := net.ParseIP(data["host"].(string)); ip == nil || !ip.IsLoopback() {
 		t.Skip("the test database is not on loopback; the allow-list here covers only loopback")
@@ -83,7 +83,7 @@ func TestMetadataRefusesPrivateTargets(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t, testkit.WithoutWorkers())
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
-	flow := newFlow(t, c)
+	flow := testkit.NewFlow(t, c, twoTasks)
 	for i, host := range []string{"127.0.0.1", "169.254.169.254", "10.1.2.3", "192.168.0.1", "localhost", "::1"} {
 		cred := newCredential(t, c, "sql_database", "user_password", map[string]any{"host": host, "database": "d",
 			"username": "u", "password": "p"})

@@ -31,7 +31,7 @@ func TestMetadataOfFileStorage(t *testing.T) {
 	}
 	allowed := testkit.NewEnv(t, testkit.WithoutWorkers(), testkit.WithConfig(func(c *config.Config) { c.OutboundAllow = "127.0.0.0/8" }))
 	c := allowed.User(t, allowed.Org(t), auth.RoleAppUser)
-	flow := newFlow(t, c)
+	flow := testkit.NewFlow(t, c, twoTasks)
 	for i, tc := range []struct {
 		secret string
 		want   int
@@ -49,7 +49,7 @@ func TestMetadataOfFileStorage(t *testing.T) {
 	}
 	guarded := testkit.NewEnv(t, testkit.WithoutWorkers())
 	g := guarded.User(t, guarded.Org(t), auth.RoleAppUser)
-	gflow := newFlow(t, g)
+	gflow := testkit.NewFlow(t, g, twoTasks)
 	cred := newCredential(t, g, "file_storage", "api_key", data(s3.SecretKey))
 	in := integrate(t, g, gflow, &cred, "fetch")
 	res, err := g.API.GetIntegrationMetadataWithResponse(ctx, in.Id)

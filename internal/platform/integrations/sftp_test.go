@@ -89,7 +89,7 @@ func TestMetadataOfSFTP(t *testing.T) {
 		c.OutboundAllow = "127.0.0.0/8"
 	}))
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
-	flow := newFlow(t, c)
+	flow := testkit.NewFlow(t, c, twoTasks)
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "invoices.csv"), []byte("a,b\n"), 0o600)
 	os.Mkdir(filepath.Join(dir, "inbox"), 0o700)

@@ -59,7 +59,7 @@ func TestMetadataOfEmailService(t *testing.T) {
 	port := authServer(t, "mailer", secret)
 	env := testkit.NewEnv(t, testkit.WithoutWorkers(), testkit.WithConfig(func(c *config.Config) { c.OutboundAllow = "127.0.0.0/8" }))
 	c := env.User(t, env.Org(t), auth.RoleAppUser)
-	flow := newFlow(t, c)
+	flow := testkit.NewFlow(t, c, twoTasks)
 	good := newCredential(t, c, "email_service", "user_password", map[string]any{"host": "127.0.0.1", "port": port, "username": "mailer", "password": secret})
 	res, err := c.API.GetIntegrationMetadataWithResponse(ctx, integrate(t, c, flow, &good, "fetch").Id)
 	testkit.Expect(t, res, err, http.StatusOK)
@@ -74,7 +74,7 @@ func TestMetadataOfEmailService(t *testing.T) {
 		t.Fatalf("wrong login: %s", refused.Body)
 	}
 	meta := newCredential(t, c, "email_service", "user_password", map[string]any{"host": "169.254.169.254", "port": 25, "username": "u", "password": "p"})
-	blocked, err := c.API.GetIntegrationMetadataWithResponse(ctx, integrate(t, c, newFlow(t, c), &meta, "fetch").Id)
+	blocked, err := c.API.GetIntegrationMetadataWithResponse(ctx, integrate(t, c, testkit.NewFlow(t, c, twoTasks), &meta, "fetch").Id)
 	testkit.Expect(t, blocked, err, http.StatusBadRequest)
 	if e := testkit.ErrorOf(t, blocked); *e.Code != "ssrf_blocked" {
 		t.Fatalf("link-local: %s", blocked.Body)
@@ -90,7 +90,7 @@ func TestMetadataOfDocumentTables(t *testing.T) {
 	other := env.User(t, env.Org(t), auth.RoleAppUser)
 	testkit.ImportCSV(t, c.API, "Price list", "sku,price\na,1\nb,2\n")
 	testkit.ImportCSV(t, other.API, "Theirs", "secret\nx\n")
-	flow := newFlow(t, c)
+	flow := testkit.NewFlow(t, c, twoTasks)
 	cred := newCredential(t, c, "internal_sql_database", "user_password", map[string]any{})
 	res, err := c.API.GetIntegrationMetadataWithResponse(ctx, integrate(t, c, flow, &cred, "fetch").Id)
 	testkit.Expect(t, res, err, http.StatusOK)

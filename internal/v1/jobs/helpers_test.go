@@ -10,7 +10,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 
-	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/gen/v1api"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/credits"
@@ -66,7 +65,7 @@ func (f *fx) newApp(t *testing.T, o appOpts) uuid.UUID {
 		if o.def == "" {
 			o.def = waitingFlow
 		}
-		id := newFlow(t, f.env, o.org, o.def)
+		id := testkit.NewFlow(t, f.env.User(t, o.org, auth.RoleOrgAdmin), o.def)
 		flow = &id
 	}
 	var id uuid.UUID
@@ -80,19 +79,6 @@ func (f *fx) newApp(t *testing.T, o appOpts) uuid.UUID {
 
 // waitingFlow is one external task that no worker claims: its executions stay queued.
 const waitingFlow = `{"version": 1, "tasks": [{"name": "work", "type": "external", "parameters": {"queue": "jobs-test"}}], "edges": []}`
-
-// newFlow creates a flow of the organization through /api and returns its id.
-func newFlow(t *testing.T, env *testkit.Env, org uuid.UUID, definition string) uuid.UUID {
-	t.Helper()
-	vis := platformapi.Organization
-	res, err := env.User(t, org, auth.RoleOrgAdmin).API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{
-		DisplayName: "flow", Definition: json.RawMessage(definition), Visibility: &vis})
-	testkit.Expect(t, res, err, http.StatusCreated)
-	if len(*res.JSON201.ValidationErrors) != 0 {
-		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
-	}
-	return res.JSON201.Id
-}
 
 // member is a new app_user of the organization acting on app with role.
 func (f *fx) member(t *testing.T, app uuid.UUID, role string) *testkit.Caller {

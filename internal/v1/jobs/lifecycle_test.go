@@ -9,6 +9,7 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -135,7 +136,7 @@ func TestFlowChangeRerunsUnfinishedJobs(t *testing.T) {
 		ids = append(ids, id)
 		old = append(old, *f.waitJob(t, app, id, "SCHEDULED").FlowExecutionId)
 	}
-	next := newFlow(t, f.env, f.org, `{"version": 1, "tasks": [{"name": "double", "type": "transform",
+	next := testkit.NewFlow(t, f.env.User(t, f.org, auth.RoleOrgAdmin), `{"version": 1, "tasks": [{"name": "double", "type": "transform",
 		"parameters": {"expression": "{n: (.n * 2)}"}}], "edges": []}`)
 	yes := true
 	res, err := f.admin.V1.UpdateAppWithResponse(ctx, app, nil, v1api.AppInput{ApiId: nullable.NewNullableWithValue(next),
