@@ -487,9 +487,9 @@ func New(d Deps) (*Server, error) {
 		metrics: metrics, metricsAddr: cfg.MetricsAddr, riverUI: ui}, nil
 }
 
-// builtinExecutors run the task types this server can run; the others fail their task with a message
-// that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
-// humanReview is the human_review executor, which needs the database and the queue.
+// builtinExecutors run every task type of the registry but external, whose attempts outside workers
+// claim instead. outbound is the SSRF-guarded client http_request calls through; humanReview is the
+// human_review executor, which needs the database and the queue.
 func builtinExecutors(jq executors.JQ, outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
 	sqlLimits executors.SQLLimits, spill executors.Spill, creds executors.Credentials, models executors.Models) executors.Set {
 	set := executors.Set{
@@ -500,8 +500,8 @@ func builtinExecutors(jq executors.JQ, outbound *http.Client, mailDeps executors
 		"http_request": executors.HTTPRequest(outbound, creds),
 		"email":        executors.Email(mailDeps),
 		"human_review": humanReview,
+		"llm":          executors.LLM(jq, models, creds, llmUsage),
 	}
-	set["llm"] = executors.LLM(jq, models, creds, llmUsage)
 	// Opening a credential checks the right of the user who saved the version being run, which is found
 	// through the attempt each run's context carries.
 	return set.WithAttempts()

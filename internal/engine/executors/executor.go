@@ -77,8 +77,9 @@ func IsPermanent(err error) bool {
 	return errors.As(err, &p)
 }
 
-// Unavailable is the executor of a task type the server cannot run yet: every attempt fails for good
-// with a message that says so.
+// Unavailable stands in for the executor of a task type the server has none for: every attempt fails for
+// good with a message that says so. Every built-in type but external (whose attempts outside workers
+// claim) has an executor, so this guards against the task registry and the executor set drifting apart.
 func Unavailable(typeName, why string) Executor {
 	return Func(func(context.Context, Input) (Result, error) {
 		return Result{}, Permanent(errors.New("tasks of type " + typeName + " cannot run on this server yet: " + why))
