@@ -7310,7 +7310,9 @@ type ClientInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+	//
+	// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -7323,7 +7325,9 @@ type ClientInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+	//
+	// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -10672,7 +10676,9 @@ func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskE
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+//
+// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -10695,7 +10701,9 @@ func (c *Client) RecordTaskExecutionWithBody(ctx context.Context, contentType st
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+//
+// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -19512,7 +19520,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+	//
+	// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -19525,7 +19535,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+	//
+	// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -31922,7 +31934,9 @@ func (c *ClientWithResponses) ListTaskExecutionRecordsWithResponse(ctx context.C
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+//
+// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -31941,7 +31955,9 @@ func (c *ClientWithResponses) RecordTaskExecutionWithBodyWithResponse(ctx contex
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+//
+// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -60310,156 +60326,159 @@ var swaggerSpec = []string{
 	"wwiQgb5IA6KFxaJlUkrIuMCpbvHVwrpeGf0mJOLvBKNorJ+f53q9FMUFhuft1UaLTogMXQF4YT+2H2iF",
 	"ezQqEDj77vGXLQm4unqNk7ZN1v20ufXBckr38+CrkSkdsYznruql65xCHLN54GORY3RD0PhMnj0CGh2t",
 	"7sL4jDlUXKJghKsO2UmdiYOvo08ZBMGbYhI9th2I6ikHBmqN+KyLpTk6eubobreta2dXIINSYdO5/Dwh",
-	"2MNN50+PZPz/7H37btvG1u+rDPxPpA1ZtpO0G9tCceCmt7Rpmx07zQG2C3MsjqWpqRmVQ1rRKQqcpznn",
-	"Pb5H+Z7kw6zLzJAiZbm1nXbv/lM0Fsm5rVn39Vt9VLJBhjuEMsTpybevhAYpUq2bdN4fohBvHXXjcYF5",
-	"Rt7orV57JTL8i8uw26CfbioToXEVsln/E4CemDAuImgDBrYOEHz4elfvR/TIRAfygPssWIa9rqpSX3rh",
-	"uJDLpR9sDfm2KJa4fyhKsWwsPqeSNV4KF5xf1GVBFyr86f2iyELR8EzfKCMGz58+TQAx0X3NL/gFXUF9",
-	"ei4Q4cNhzMKaKXm90Bsf30iQesaCi1DF2zevqEdm7ZSYV9UScwe50hiTxiq7qzmh3Fh8LqdzPkpCXK9N",
-	"0ElAhHsVA8FGSTeK7ScbB+NpCX1rduXVoeoYtRKHkbGz/33GGRFubldoZuHIFzgg5UNmI2pX6TlW9vr7",
-	"0zOxyVzRCiaKO/gF/+fXA/jQGvKdaVHY1NA0a8VHqMetW3y1oY/15FTTjCH5OpukmwXNQYHdUCuq3MKx",
-	"gL2FrPdOnLovctBQdR4kchA5LQ756CGD0+9TKXV7l7jgnYjVpn85+rc4+r0M6JEqu+k2dysKQxEDaWGl",
-	"Ui5RrR2LFub4UVqk5RNsJWBjG4Lmdco5zy8m2FxgKqPMwSYIxF9bnY5K5ZTBTJ+FkMAWPc904NgLoedB",
-	"wng8gRzga/vYGzkb3vEyT9KNAN6z2bNxe59Gih+0Lv+O1Wg4rv4L9WiH6rJd78VuBWbhxLcoV49MSV+q",
-	"aisZHX4oPv5hmPefKOywO2neMSwQBf4d697gnVsL38aJbVCqZSGn5Cpazb2+7g3NYxYI4lotG7w/1Q0h",
-	"l89fLUfNdqL6NYF4b7/Kd3flbiy+1DfecmhZA7ZsGwONNQUlnvpxD2b4FfCspRCcE1jMfVkJmXYXZM6Q",
-	"q85VdumC0p5i7YQ94QAAiAWwyKpHZ0dYxPWoWi0O+dh1gnfkhkm94J+AK/7JCgZ/v/LbZ3v+hqDsJvft",
-	"gGkPISeexpOoQ3cDKeOvW/3St5DrZ/iFX/sDxa+svXaiXrYsfLCCs+p9dYH/xrI5McguQqngdO6VITNT",
-	"Y8o2hbEo13RIfo3yOg0pRPYNUQgb9mThmWdEHWrsUToLEEaI1Os5V8As5TpJGoY8HoFz2ibTHGRffp64",
-	"JDCwRFMOfTnD094sAc8A8NYfgEYgEhJXQ8NOSbBSrGQsviEhyG4T8qao/JgqdPzQKvfbnxo8Ipdr7vlJ",
-	"n0bHHfewdhF+rhS5voJ0/gqb0ZVKiVzqYo0Ba4eAg6VdiQHGbviRtRuGpqhRCo9I6vgt9APwHoL8cmD+",
-	"kUu9Q0xUlnbKP423yYuXz7475bTYZlIrpW+xaQg+Kpj1WJx0LzFU5ATBiZ0gslxVUheZ0JVaANEAhLd2",
-	"QSUwtrrgRWYjzINeuBnDfCen5CcPOGcr6cSVZ5DDW3WTQAroBt3N9XT7zvjxdAIP8NHhs8b3jGsA8olB",
-	"Va6RlB7CvuWOfLwRyZUKE/eq4Gi7voBX6NTZzyJ/+2PZLwliZotx/SXDYaSPcDH3ckYg5m87meSi5DpP",
-	"rsgkRKah8w91vvzdeoaX50rYlVGlm+slthBr6RxBPPdoHIiSepDblSmszA9+gYB+fxOOJE8paApqn5oz",
-	"F9p4Xu5cjdUPIaUf20kTNj8k91A6lzUCgwW5dtcTpOjTZ+eG5kURQv9VzwZC6OH0mUBA2WI9HIvvbFq3",
-	"73n8XElyRWESwjGhwF5DCzSniqvzSPks/HEHOEVAGvHVtycveGkIrWLkQiNeQIvnwF9geZD6QKle50a9",
-	"X+pyTVCLJzQDbiu6kMWVLRdoiqHw9KPJqi5VZFYootLepxOIFfsvA47stTIx++z50SH8TJPhxqROe6HN",
-	"uwlkSMeUckFxWi+XtvRS542n0YxztFxnrjHt2Cme1fdYO30ro/zbwd+a9y6kLVxqI7H/xy71h7jCJ07Q",
-	"txN+uFC5llizpFFCErnBE9i04WDqbjIqIH5x+kNS5540I8e29lnKN+y0UtU+As1mnKhiOGUagWu8OEES",
-	"hD14gRPc/0y7pXUa19C+WJmsKjmd+ylMIJPci/xPzvdQb63SBUOeeSy1Ot8DqIj+8s1RmAFng/yybT+d",
-	"/j8KknTWlXKdX6ZWHP5kotB4PD5L97h1gSBJtO/6jH+brDo6fNyVweWcS8e3e/zoRmxPBgvf9Zh71ub7",
-	"qYhBhrBbxx76BJ4pSLDWh3vsTnhhq9mZZD89P/zHx7fio7Zl4rJUBEzAsqG/rU/o85nOnl+DZYwE+tU8",
-	"d3n28WHIHB5x8g9x7G1O/HODiQCX65ASjQBZazQwlrKsEElLZPTj8cFBgNXGTj3Xak06sn+vT4tOJMrh",
-	"8/4Cs9e8R0wgb8viwVrHGD9+HPJtWXxhSx74sf1snM7L499adZYSw799AQNSB9hhybIZr4N0P1YYNvlG",
-	"+ypS0nv//TuDaJgMV+Ltm5doFYN1Cv1162pZV05oA7m9bm7Lar/QN+17GjGrQxeaRnvdqF66sTgBqAaV",
-	"+/FQr03uHUrua7Umd5MYxFvur15H2tGTcKkn5+ZarbkKuJCQB0s+oqbq6Sz6qJqfwQTcG+pQ4PiSe4YC",
-	"MwBH0gj0F+xIS4YLnI0Lqro24vTZSGTuWVgQtkxo1HAna4wZ64wOxi0WQPdCZZ/WODo3+OGM9g/9Cc8P",
-	"n1OZMm3Wri2DJzE5aoQqNXY89rrAuQldekcbVXnPPYNEJgjXWyF/jOqFJ6c0DnJuzg1iHQLJaNfD3MUg",
-	"Q0nuLrS5oD9m8EhnbcIbpHPSqN+W+oF4KY3zttQfCM0wncBffDNNn8EK+iYnA47V2IitXNPzu331Xk3r",
-	"XTv/A4eMbzCwDjYm5D83IU6gTTnk04BTVS8UJdSF7uXhxQudv8+ge4UyuTaz4UgoOZ1He80//sRxtr9f",
-	"mBjAf5uXPvS2BqZHtU9U0AWaIzwwlSV0eAm1/f5LzWxmVIj8ewTsh43P2UkDUPyKah8inyDIQEv4JZDd",
-	"l0ERQcbTcGJwdHjIvVBAWRsJ7i1zNDo8PBweo/FOWwNuDWwRPre1kwaDGvw5WCiHT7Ml9LNBVEgcNua0",
-	"+mFRVjAixUk6TEezcoRFogZErW4yTikvrTb1wicOOCsFRUJJGTVe7vzQMHUxTPrITQZXRZy0qwgYWV4W",
-	"aiw+hwOH3FtGZOzOFT+T7vpz/sobDBXtUq/RJHfyyLTn6jfZD91fqOE/0yD+39VptLuXcqA3bicB0xxA",
-	"G4DQBKC3mwRcT/j/Hnvp6e3tJG6ZF4NKYg5030Tw151BJRsHe4rvdszkteebCGU6wvDb0Qgbqc6w89Pm",
-	"rSWmLY76O3B4HtvYLm30ol6kmxP9IhtzOuGhlqok9nHk+RowhWR8rxj0zAAm3T4xmsIhHVj/jB6y1mfj",
-	"0t2KyQksFlypzev1by/gEcyzuehEmLdFd3+1xTvoqrN/JacQxX2j0HELUq/yLJlk+IaAHFFdBkQCL9di",
-	"kG0wrGxEIhwC6qNOed6GvZNG1Eunyiq2QpDU+keU6eQASZwm5bwQl4XARrwS0vqXpZ1h3cBxIt/wE5TA",
-	"24iEDp4eHg1HopBVMhKZIY3BMNXFDzF46q8ZIiFhjYYXKASXewOx45Us82OR/VyrWuWZv6lZWRujzSzD",
-	"qHf4yZbxJ3jO0wKIMr9zWD2OT02lmarC/xPOy6tOFEwIycY4G7+dbFlCLjLF7GGGoduvE86/M9C5Wixt",
-	"hZFn6G4HoWBYCZdleP0BKOBKG2y56sdJIsCjUJ5ONelkN0I+GT6unBgkvvF0oY39GY5FhtZ21lgJzB50",
-	"Pi6MST4AW6r8hck6HqRdTAw8jKpLE4fyO8wfuEKk+zRmX8Fuec2vQSqoAtkFQo4Z+BJiOONNAk8F/L2B",
-	"nOWUfz7VjACPLPSxRjXIG86VLCuVX8gqi00MmSKRtDm/IVKRXxc/g9NUeWO3/FqZslxVSj2bVzh4IMu4",
-	"9rmEzECaCSjpmEYSvxinpwGi0qu/LWIBm/ddewWEo8D0u6mNBw1TmZk2ClEbBskfQhFWFfcH3vRcZAFo",
-	"CTklmhhLR5cMk6iT3poZjhjXwZ8twMchIBCMGFQ7b8yQ+wVNhFIaJ6H0+7ix0fy/iZmEMANMdVTnVSaG",
-	"lCMXrGc0K0QNEiqfKb6E4UvYwHJqTa5jFDH8E1VNdSOLGjaIwQGlWafzHYmfasdeX1C5PNef2oUn6ePG",
-	"YXl9OiWzUGFlRmI119N5gokBfeg5vyfMibupO0f1FZD4YUuxUAtbrrGkGhAzXGNk3DO4nWNMekEV7EK9",
-	"n0KANhtOIkVvf58xM9iBpakWj4zIzPPA9Xgh31+wepchfIUbCbgc+Gmj3kd6HXRarH4j53o2V+Uw7G8Y",
-	"h1JURglLivOG42WGGr46SUVA+2m28mD6SFY2eSbS7qBx/xCsik42fp0zazYE6KYQSO4H3MgJIKF46RTk",
-	"TjLiExdAoU2xJlis5gSBrAu4t5CntVR5NCZhrXjQw1GYSjo5Is+wxEJJKvhL1gfg4gkXoYeaPgFdQV6c",
-	"ZxvYj792atKm8ZTPE6cTJ8kliVNz9RQxF+jzHMaPSoK8jqhfK7lOywpbit0BpKBlYJJT4FoCNj/obR8H",
-	"B6I/jK65dEyDtzy931AQRd/1j4i5kmV1qWQFyX3qfcVFSvQQRZYKsPsoaw1+ic5L9vD6BQxR6Bi7Gotg",
-	"4bRZPufCIKcXg0Qt9ISUnHVoy2tXlMdl1pTpqE2u3g/JxcE9Y0gDAuQfrIKUV1dqWjUJEr21f0xvSHR7",
-	"gK6eZOShwEOHFN3DsXgB33N90OWjRiadVxLaiXRIQROuHQ0e92fjDl+03+aGWfegjQBbXpsP4pZuzOGd",
-	"ruZncuZOXr/sbS1Bd5DvHpASKe0r6Ti7Hqza+yxd/a3zTJNUOori/0ocvA8PPqqeLSN/q43f47hHIdEf",
-	"9Gy5AM5A/ECAEH3dK6mrVJJGrdzzcEB09hKgNLLIWB3uDKyhGkjMie3nDfc9fBHsiuhpTUyisK4nDhnk",
-	"jSodRzAD6yXRcG28aMb++FbkllIDmSFWFoSt0Cmy0POxeEcrRn8+C+ZR00ZvisUAkUQpN8fRbQE/3UgD",
-	"2fCisKz0BslroyYJRwVJuahIh7NouCAG8K8uZbNlKtaGskSHopQEkeNlPlemkXono8zdMKjQVA9+a2z4",
-	"BOCkZW1AkFpIWM/FAIBOwdttr1ggjYLtA9lVhIIXPzgSxpbpBJJOz4HFYMWDLr1AH6I1AcY9tG9OptaQ",
-	"lCBu/eynJO1s3IBtmeLYrzqso18cr8ghgFXWuajscJw4vBx9GtxiGnDOy5K+4JQsp/MJkRarfOiXAdMP",
-	"gwb8c2zcoGmLAEt6QM+Syg+i35+H4cYQddKpfgj6yxmrXEm9ClNV4jggeMQmMTWZ/LB1AcAf3lTxWKkb",
-	"hXCS17XoKQ5oyyobixeIRgGW6vtpUTt9o45FtbLeZmSvAEFWYDoC3Nv2xSBDMyq1PEUMqwcFFj9BdIsO",
-	"GWYYwWeDDwO7CNqua1Tat9hs1vQ1RTcfXuXblGTeLPSpXGlgF9z8JlHZU7fCoOFEGDb8OYPE2M2GPItu",
-	"Lwa1EQvb4+kfUN5swkyfOKC64+iWoCOkTcfrRfuIfCxP6WuUEFDbXFM6fXmlqc+cJEcNa8Y0Rp/z8R4U",
-	"W5j3TnotkOxjqLWNMWDUD6TVvsAzba75Fk2x4toiIgjPXFcbQjTcCdJwO7AhvrOps5BUkknLtHnckpUP",
-	"kxFHNWcNbcwIVsBAfOyuJOJjt+Z1pBkVu4O9UfKFzHOMECHeNIK1ahP+14v4cjgJFiy+VCri0hQkFydF",
-	"Qc0RWU7IKdrszWh1bA/REZBKhK+YWq85kq8nNerbWgTzzivt+XcaupBF0VBA5GxGGlOpbrRaTTazESjy",
-	"r64qYeuK/U9r+CuIgAJ2vaHZ4JJ61xOPRVbJQmKGgV+jCX75CKwCjpl1Mz9iOGkmlvwGH8dMA3Q+Z8Zg",
-	"lLrQ1woogLUVP+s7JmN46/Shuxt15yPELdauld9xl/SN35uu0ZiGv8CPn5lBQ8/6R57d/5iNZa+Xasvg",
-	"F/DJnhkc3T6Dh8xv+KKwK6Lju3S3Srjvn7K3VZi/u4ZFtMUT/AOLPDoxXE6o27cUl/4BoAQ5i12E3IY0",
-	"gaicZzaNgJzn1oCljqYolFtpR83E87HIZJ5nITUgoiL7wSgVTxrKegBgQvwZmuBC1JDs8na6Y5JvWMkZ",
-	"/Cc6ORgfZSJK5eqiEhk5AS/wm151j6EhDDrAc9rBhCELIMMmG5lw9qraz1UMNYYEmWQtAzZRSAx4tZg8",
-	"jGDnIYCkzSG14+JynXGoBuobAXzFmjhfavCRDScoYjJ/C3lZELpnwB2/6TVUYFNXkBBpiZMjb5CsbtlG",
-	"DIvxTq7mskKzENwEPPpYnNBI+EnKyEwgof0XUF5lxlYXkOufMa48rE+WpeQceM4JBaPKHUNcwdtbdRmd",
-	"7tKIr87OXuMz3e73k3aKYJeQHWyXssfikSMJY/GyUgtMcQHvQwQqiJrKpBEpxDYIulKLjRsqcjXVOccE",
-	"YZRRkrwxRogDx4gFuhKD7F+/nO8Vdnq+dyz+db53afP1+d5InAMz8f+n/T82xO753o+//pgNefrQdNiQ",
-	"S9CbwbIsNJizahGUW+Qzuc4hyxb5AiQly3jV0tQgpEewFelO4uPhbiS4qNj0fLGU1D7v69Pvv8OyYHeM",
-	"pVQl4w+6JbhkOSi18Co/bROmJTr+klevsbR4kB1lQv1cy8KJ7Gh8CFVbOUbH8L6wRUZziwwPnILtq4h/",
-	"1TkHPPEdTxsYLGaMvrYmh0OpVPHVFWvUmyrep37HX/v/JIreQ1jTMEYiiN0HMqY75rFdGyB2BA0seOtG",
-	"G/fqMRMf/xyBlJOckIFJDtyihbB5XDtvN9xuGsNzKZDQzq1dJSp4sqJWMGNxYtYpAoG/m5FdF9S+fTHZ",
-	"9FotpetKI6ssvtUtKXjSTdN6aheXkL2ReWsUxLc25JFFBl3ZLDppiWnjs+isQwe7fyotdeo06t76zevN",
-	"rL93w+6WB2E2/koG79Y/wbzY9dXXpc3raXW3l74o7eJub5zZnZ//VBeFNrMUFobefUgzJznVu5g5jZv0",
-	"n5HA3VhywpAu8dy2guQjw0GEprY+CXpXJhe2NhAE1JVjfRBIFIU5/o45Pw4iLa5eqDyGWlv8YlqqXFNH",
-	"rPaIu9ZWigFpAZeADeEVaLRGRshmQFEhnWIYUt9o2jgKqMeTtlEE+eOJJku5fqkeyVnSDLYF2c9jkSlX",
-	"6QVYP1PrqkzYG1WWQTnlsUtZqUnS+Y6yLB1ZYrTXmIGevPfEtQe4WKrywp8JBpTBIgopqzwaNrOCQcfb",
-	"YhidMFdkrgF1TdLGAwn4C+bhUqAVqAgzBt3c1kUunMJAWvaSs8Kn6/1v1Do7jml9IXAPOrBXXf1ftBFP",
-	"n4u5rUMAN2mok8T/Q3+z1GLwj082v+mtkmBteMW/D3RMx9leXKv1Ran8Vcj6spKAU91W0nXiL9DPtSIF",
-	"ewkJgP7eqhvIm08dwptVaULnIfu1NpUqY10Oln9H71Vrq3vdaB99tJMT66ESrIi9fxCtOREttyKSwhmt",
-	"kiTSkE7AQSd/cdv0Pdmgx3vPurrDIrztlQqJvzKr7iOzKnLHhlTsFMANe+AgfKXHLjitF3c1C7CSj9i+",
-	"JR+WmM6tU/CbtrkYyAKLmwgoisLlpHYbW6K+ralWeHiLKeGvA8Ag7mhIjO/bGGBfTKmEw6qUy3XYA88N",
-	"J/yvmN2CO8pYjLgvaSitEzoertopHdpdDYy/7IF75Hd0CLdjclWy+PfX/mFLaLEpA+hnQXU1P7g5Ohiv",
-	"VFHsAwLTwU+razfmo+hkR68Jg5c0Uuy6CHgwmJOIkIDVPAEMREMBGs4imJaDGLVEP+U7dSm+UWtxqqqx",
-	"OIOf0RmMfvcEjia71nlGCDdj/44Tpa1kpY7JpQjPuggTzG0kdUUdKnF0zuiyRQ6voNcxvoXFRxhGYGBG",
-	"BgNL0jEhO5SATUtHYLDTOaWQqYpcRIBpn9aQrcVCwa8B9woW1tnPspMDfb26ftBGc187a96py2/U+lRV",
-	"fbdq4+zuGdbtdQ9lNegooW1PzS3CLuzM1lV/kvLnBgpVsYlOU6C2K5H9L1+/O2uMDv27TohVSIwHfgqt",
-	"RzMxOHn9UgSUJCj/4FrTuSrVcCwyN7VL9QmgDmVYzkK7NxQhqY8ml+CZOmUqxqQbiWxW2Ev/PryBFNt6",
-	"B/rNgQzFBLTOZ9V7P7nWGJDLi1Grq1K5Od8e+rAyOTS9pu3D8pcbwOMmGxv7FsXTomcwhJNij4/FC2hy",
-	"ipcIPAdgLMKll0t9rdZ87zlxpl2H7LeYbYbWTWp0VIWcEQp5hpLHFoaWU+WNnqquVqtAULcYd+9ggmFj",
-	"Kuu3qhdmwlNBwywLd2gPaGNvtKdMvfAkjoe9Nwo/4Inu/bhLykFPb6TG+cGRfoB8gA/TB/WXPWwU7K+w",
-	"5z6/NvjPqZ4Zgae9hcUg1GMvh3npXA1hML5oA7nJRtCUb1yyNoIBhOQqfVmo6N/40p6VtRIH4rReYkP6",
-	"bjJGRKL32kH29ZQuGmAfh1R+HI7U+dAdrNU0maVw80JCPX+Eml+V1swIaJjdKUfoGALn2ayUpoKEmk+4",
-	"1RhmnIELBpxxU1mWa5FBp+CMqzbo0bE4oSH4T6NUkGJnzhG32VzNLXm9Ev7rB4P0etylNQlqKXIFgUqw",
-	"bOB12+7iUhQckg3upOeHh6FfLJZuYlif+z5zB21I/QB3DSV2HAdIgIz62lzA3mQj+uEiIaVMZC+p+Q02",
-	"+0/6YKcABRdTm6vki+lj3YdAZHcBZNdzEs1nxuJNUx6AyQXQ3vu1U8fJVnBuA2pnDQoPflivhGHo1y6R",
-	"LKFiKKKCjqK+xfLFlsEBA7Kk8eWQrYD1Dp0n6YniUimTnnmKun+YlnVvnFDHhje26CKmfUxYnqKrcsu0",
-	"UezhCtviOVcloEGCzNQVV104ID9/XrDJpRLfe14mno4P6ZuYVCIGb754IT7++/N/iP/6/x+Nnw699k3s",
-	"I7YC5BoVJRp4wKGdJ3UFAWqnl/0+BO7DnCWAV6hFyERdgQMY33riCKMQfOWpZwJ2F2DRnbisq0iMhZxe",
-	"u0bTCjyewk4zkTUSNxD1ET7NENQ/4oFhVRmxqmzCQCV+EBw4JMsAQIw3G2bGgjpxyk08uKQIFJntjdph",
-	"TP9n5EmT6IdBJIKOCMNT8jtnb1RVrvdPripVdviZQaicEcbwVk0k8s3YoR9G4G7efor0yKR9z71SGDqd",
-	"NUi1T5eJbGUrrBirMzwyPJyM3KvPPEAdhB/vA/md/VU9xQu+zVVLPIC0ssP7XTrrRZ2jJ8JDcHfpBsea",
-	"SkAuvVTIzgbSdDOg4X+QSulVpm/Uukef1EZAIj/uYlALt+uYXoL1umO422Yw9cikuYOxGvBmiKvDZzCZ",
-	"fCy227ET4JWxHdSytFe6UAcLajIlzToho/s287p8I36Jb93DdvUMY/RcHIJm1xA0/z3pU39As2hzfduJ",
-	"N+kJ15N0kCtFAY4ItM+aPOHsY+YievCYzrUZCwgekuFRKmxNjFmJ8Ah+AzOso8IPHxxAg6tPuJnxJO18",
-	"7BW2Kr4MERdQx9I3+Y8MNge/2aWiKa7UJekDTMmoaAGWF8IMUawDRK2/S6KyM7QVgokXphRWDZrSWHxq",
-	"/RPrpXLgaOSfn7hEnOO9Ib0zWX8LeQpvO+BzUdExQqZRK03Q1V5hi+ig7Vuj9qmvVo7auTaz4/Ym47MR",
-	"ffrvTymEj37RZFOxAuoIfhYDwHVjlG6oH/IGHRIHgp9jobaZUnRIO1fjsQfY60YmLTRbQQ0+IPRxjq41",
-	"kD2dWBtelgWbAwCktMMk71wM0PbEExwm9oZMu0TcZkh2WBqUakBmBlEFmqUMeodV8nLtkKB+n8nep8jC",
-	"cb9WdlnEqirJmi1uKpbMA+NHGk16IeENGLFEAB4ADOB/waX57//7/7xS/vRjWKD/Z4aV5doRet2xv4iF",
-	"1EZ8dfbtK5BCtHBFyZHJneB+rv5tf9BBGDxx1Lyvr3ma522vEKv6IdRKHOSPq1eGRkslcF9P742tdcEn",
-	"whYo1eynWuh20fKpzMP6/+N1P+zF0OLDwDWaQqdblM6VLKr5AaadqXyLKhihTAnABE6xXiIUHhW7lQoo",
-	"a5QW/gBMVV3SxK7I/YAD41UaBfhW7So9DVGAnHqNeIZt1BSzD6wtgn8nIL5iEcT0elZC8wtwQAKeBLQ1",
-	"a6RwQZ0D5vBhD0qcyRrr63M1K2XOyJzQ0jGWoWa14Yc5eIHorNZU0F3beKVzWqrKjcTcuoqqQWyZrgDt",
-	"Tio92SUk9xkdzlcw9kMqn82Rbot9kw/Yz562BfqB0g6O77sX4W+eXDi1+w4j8oyYmJEc0h4Fa1epRfOq",
-	"FfpGGeX6y9jPVJH4dinJEowtyHzlVBavvECHBHQah451gpplXipuMmusyNVSmVyZqSYnm4yXy9aVF7PB",
-	"Q7UghKEr8Cx5UawRjQgqoOLELIS5ZFmlc9y8bynGCMwe00hDt1T+Ld6tcL1LJZ1F6xKdpbuHsV/xLj8o",
-	"/DeOsUPn0sbx3fvN+A0TAWubKAi0o0hA93xJeHJIk7dcjlLJXN/pdkShA6CXCLNTyqsrPT1uChGmSkr6",
-	"rcI18RLM66KDpww/GTO5F3rGRbsgY6BVo1fgoU0QdLAAX38oyt1G/uCe7yF/Y6sL/H2C4NOwKuUoToKB",
-	"pVzf6LyWBWug4m3f7ZQCeqZcykKaaVDi+Yw55Z12bvdr9Sacz4M2yaFBbqNnPnigAZmvAz4aEcC9X7Sd",
-	"ZnYC2K0O8a3goAhFbJLuOSeuQ1ykPed7vH5hytvv383RgTev5FJvz9BKXYJ+S0sZe/dlBzdHmb8Jbl+a",
-	"fP8newltx1R5Jafw9I1CJG4rvl8qc/L6pXg2PhxxUSncHRztMgWRo4bx0sEAB24lZzNVwjTvIBB+OIIx",
-	"l/ozanj6eym4degmXVPoqjqOUBnU9q2HlLte5n09uDmK+3jf9LHzwFsoJz2SB6Ac6cSq1FUFTYXEKQ4G",
-	"cYAwYW2IhHYnB/rOA5FD5zR3pobONT4GNew8cCc17ODrBUcMhhPrstg73juAXF761gbNWIArxHgBOLdI",
-	"0wZe5ggBGacpGdyGk59wWpsQLWe9SVlikLFvORtRxGI/pscMR5tesFFidbugNYTEeYpZJNMC27tjUspI",
-	"U0WAIeVsXU4Vlahhotd7Oa2K9UbXw+Tj6Z9dxyjkfAOPNy2ZEkccucabrkR2FusSCuVdMlTt/DluDvHK",
-	"mhn1l0xjfFcWYMjJQdsefJL2KXcAUG7AB5tu3FLvX6t115inJ9++ajeAX5b2Rud+wGWrkjilEWc7PvcC",
-	"6gYxcO9GrEONxKUuCtCZQ64/eECaZaDh25wP3bFF0sxq/9LC5qpwQt5IXbAyflXYVSQkOSO2QR/FNzq+",
-	"+QP6ZBT6PqDYMVdX2lBLhYXM0U+CfRpMDp0Z0unCuF17K/1RUqKJTPqWpVi2iOzJWDZzKMnBsYatIfZv",
-	"tOoc5y0QR4QmJUQyrytT8jSN2f5gcv86Pvum7ppvg7KXqtyH6XO7l2SEBIluS28re8XUh/urDXWsSOFg",
-	"QkMTyvgl2FpsUgPPE4zsuAmLtb91DmcANUWbHbD1QuMFRr+BW2Wvqva3ge927BruPX6Uel9A4kqKtIaZ",
-	"7NLvn7fSf6pzTOcgWGQE+UwGnNcLafbxWHvYMuqIDk5TFpGU4Rog9811qaYV/gX4LDpD6lxbRE/iT6as",
-	"wz/cRdvoqwPmlJSsupFQZlquMTBcYTYvBIgp+45aDcYBEk7Xs7Lk82IqK1nYWbjk6dDiEhyYxAjwBJKB",
-	"0kc7RvqcURVP//kqGL4uwhNhcBwya1Iu+HOxHx7u+OpLg5PixB7MQQrfVSrHj6f3xj8Jt6rrg6xzofxm",
-	"+9wLSjcSL05/EPXSW68jz3aAEFHOYx/QZBQW/d0k7GxRs8856SoKsrS3DXK6CO4w+uuPv/5PAAAA//8=",
+	"2MNN50+PZPz/7H37btvG1u+rDPxPpA1atpO0G9tCceCmt7Rpmx07zQG2C3MsjqWpqRmVQ1nRKQqcpznn",
+	"Pb5H+Z7kw6zLzJAiZbm1nXbv/lM0Fsm5rVn3tX59VLJBhjuEMsTpybevhAYpUq+bdN4fohBvHaHxuMA8",
+	"I2/0Vq+9Ejn+xeWINuinm8pEAK5CNut/gqYnJoyLHbShB7YOLfjw9S7sR/TIRAfygHEWLLe9rutKX3rh",
+	"OJeLhR9sDfm2KJYYPxSlWD4Sn1PJGi+FC84vllVJFyr86f28zEPR8FTfKCMGz58+TRpiovuaX/ALuoL6",
+	"9EJghw+HMQtrJuT1Qm98fCPp1DMSXIQq3r55RRiZS6fErK4XmDvIlcaYNFbbXc0J5UbiczmZ8VFSx/Wl",
+	"CToJiHCvYmCzUdKNIvxk42A8LaFvza68OlQfo1biMDJ29r/POCPCzewKzSwc+QIHpHzIPCO4Ss+x8tff",
+	"n56JTeaKVjBR3MEv+D+/HsCH1pDvTItCUEPTrBXPUI9bt/hqQx/ryammGUPydT5ONwvAQYHdEBRVYeFY",
+	"wN5C1nsnTt0XOWioOg8SOYicFod89JDB6feplLodJS54J2K16V+O/i2Ofi8DeqTKbrrN3YrCUMRAWlil",
+	"lEtUa8eihTl+lBZp+QRbCQhsQ615nXLO84sxggtMZJQ5CIJA/LWFdFQppwxm+syFBLboeaYDx14IPQ8S",
+	"xuMJ5ABf20ds5Hx4x8s8TjcCeM8mZuN2nEaKH7Qu/47VaDiu/qvr0Q7VZbvei90KzMKJb1GuHpmSvlT1",
+	"VjI6/FB8/MMw7z9R2GF30rxjWCAK/DvWvcE7txa+jRLboFKLUk7IVbSaeX3dG5rHLBDEtVo0eH+qG0Iu",
+	"n79ajsB2ovo1hnhvv8p3d+VuJL7UN95yaFkDtmobA401BSWe8LgHU/wKeNbSFpxjWMx9WQm5dhdkzpCr",
+	"ztV24YLSnvbaCXvCAQAQC2CR1Y/OjrCI61G1WhzysesE78gNk3rBPwFX/JMVDP5+5bfP9vwNQdlN7tvR",
+	"pj2EnHgaT6IO3d1IGX/d6pe+hVw/wy/82h8ofmXttRPLRcvCBys4r9/XF/hvLJsTg/wilApOZl4ZMlM1",
+	"omxTGItyTYfk16iu05BCZN8QhbBhT+aeecauQ409SmcBwgg79XrOFXqWcp0kDUMej8A5bZNpDvIvP09c",
+	"EhhYoikHXM7wtDdLwDMAvPUHoBGIhMTV0LATEqwUKxmJb0gIstuEvCmqOKYKHT+0Kvz2pwaPKOSaMT/p",
+	"0+i4YwxrF9vPVaLQV5DOXyMYXaWUKKQu1xiwdthwsLIrMcDYDT+ydsMAihqlcEZSx2+hH4D3EOSXA/OP",
+	"XOodYqK2tFP+abxNXrx89t0pp8U2k1opfYtNQ/BRwaxH4qR7iaEiJwhORILIC1VLXeZC12oORAMtvLUL",
+	"KoGx9QUvMs8wD3ruptzmOzklP3noc7aSTlx5Bjm8VTcJpIBu0N1cT7fvjB9PJ+0BPjp81viecY2GfGJQ",
+	"V2skpYewbxmRjzciuVJh4l4VzLbrC3iFTp39LPK3P5b9knTMbDGuv2Q4jPQRLuZezgjE/G0nk1yUQhfJ",
+	"FRmHyDQg/xDy5e/WM7w8V8KujKrcTC8QQqylcwTx3KNxYJfUg8KuTGllcfALBPT7QTiSPKWgKah9Amcu",
+	"tfG83LklVj+ElH6Ek6be/JDcQ+lc1ggMFhTaXY+Rok+fnRuaF0UI/Vc9Gwihh9NnAhvKluvhSHxn07p9",
+	"z+NnSpIrCpMQjqkL7DVAoDlVXp1HymfhjzvAKQLSiK++PXnBS8PWKkbONfYLaPEc+AssD1IfKNXr3Kj3",
+	"C12tqdXiCc2AYUXnsryy1RxNMRSefjRZLysVmRWKqBT7dAyxYv9l6CN7rUzMPnt+dAg/02QYmNRpL7R5",
+	"N4EM6ZhSLihOl4uFrbzUeeNpNOccLdeZa0w7dopn9T3WTt/KKP928LfmvQtpC5faSMT/2KX+EFf4xAn6",
+	"dsIP56rQEmuWNEpIIjd4AkEbDibuJqcC4henPyR17gkYOcLa5ynfsJNa1fvYaDbnRBXDKdPYuMaLEyRB",
+	"2IMXOMH9z7RbWKdxDe2Llcu6lpOZn8IYMsm9yP/kfA/11jpdMOSZx1Kr8z1oFdFfvpmFGXA2yC/b9tPp",
+	"/6MgSWddK9f5ZYLi8CcThcbj8Vm6x60LBEmifddn9Ntk1dHh464MLudMOr7do0c3YnsyWPiux9yzNt9P",
+	"RQwyhN0Qe+gTeKYgwVof7rE74YWtZmeS/fT88B8f39oftS0TF5WixgQsG/phfQLOZzp7fg2WkQn0q3nu",
+	"8uzjw5A5nHHyD3HsbU78c4OJAJfrkBKNDbLWaGAsZFVjJy2R04/HBwehrTYi9VyrNenI/r0+LTqRKIfP",
+	"+wvMXvMeMYG8rcoHg44xfvw45Nuq/MJWPPBj+9k4nZfHv7XqLCWGf/sCBqQOsMOSZXO/DtL9WGHY5Bvt",
+	"q0hJ7/337wyiYTJcibdvXqJVDNYp4Osu68WydkIbyO11M1vV+6W+ad/T2LM6oNA04HWjeulG4gRaNajC",
+	"j4d6bXLvUHJfqzW5m8Qg3nJ/9TrSjp6ESz0+N9dqzVXApYQ8WPIRNVVPZ9FH1fwMJuDeEEKB40vuGQrM",
+	"ABxJGegviEhLhgucjQuqujbi9FkmcvcsLAghExo13MkaY8Y6dwdjiAXQvVDZpzVm5wY/nNP+oT/h+eFz",
+	"KlOmzdoVMngck6MyVKkR8djrAucmoPRmG1V5zz2DRCYI11shf4zqhSenNA5ybs4N9joEktGuh7mLQY6S",
+	"3F1oc0F/zOGRztqEN0jnpFG/rfQD8VIa522lP1A3w3QCf/HNNH0GK+ibnAw4VmMjtnJNz+/21Xs1We6K",
+	"/A8cMr7BjXUQmJD/3GxxAjDlkE8DTlU9V5RQF9DLw4sXunifA3qFMoU202EmlJzMor3mH3/iONvfL0wM",
+	"4L/NSx+wrYHpUe0TFXSB5ggPTGQFCC+htt9/qZnNjAqRf48a+yHwOTtpoBW/otqHyCeoZaCl/iWQ3ZdD",
+	"EUHO03BicHR4yFgooKxlgrFljrLDw8PhMRrvtDXg1kCI8JldOmkwqMGfg4Vy+DRfAJ4NdoXEYWNOqx8W",
+	"ZQV3pDhJh+kAK8e2SARA1EKTcUp5abWpFz5xwFkpKBJKygh4ufNDw9TFMO4jNxlcFXHSrqbGyPKyVCPx",
+	"ORw45N5yR8buXPEz6a4/56+8wVDRLvUaTXInj0x7rn6T/dD9hRr+Mw3i/11Io91YyoHeGE4CpjkAGIAA",
+	"AtCLJgHXE/6/x156ejucxC3z4qaSmAPdNxH8deemko2DPcV3O2by2vNNbGWaYfjtKEMg1SkiP23eWmLa",
+	"4qgfgcPz2MZ2aaPny3m6OdEvsjGnEx5qoSpiH0eerwFTSMb3ikHPDGDS7ROjKRzSgfXP6CFrfTYu3a09",
+	"OYHFgiu1eb3+7QU8NvNsLjoR5m3R3V9t8Q5Qdfav5ASiuG8UOm5B6tWeJZMM3xCQGdVlQCTwci0G+QbD",
+	"yjMS4RBQzzrlebvtnTRiuXCqqiMUgiToH1Glk4NO4jQp54W4LAUC8UpI619Udop1A8eJfMNPUAJvIxI6",
+	"eHp4NMxEKetkJDJDGoNhqosfYvDUXzPshIQ1Gl6gULvcG4gdr2RVHIv856VaqiL3NzWvlsZoM80x6h1+",
+	"slX8CZ7ztACizO8cVo/jUxNpJqr0/4Tz8qoTBRNCsjHOxm8nW5aQi0wxe5hhQPt1wvl3BrpQ84WtMfIM",
+	"6HYQCoaVcFmG1x+AAq60QchVP04SAc5CeTrVpJPdCPlk+LhyYpD4xtOFNvZnOBI5Wtt5YyUwe9D5uDAm",
+	"+QBsqfIXJu94kHYxMfAwqi5NHMrvMH/gCjvdpzH7GnbLa34NUkEVyM6x5ZiBL2EPZ7xJ4KmAvzc6Zznl",
+	"n081I+hHFnCsUQ3yhnMtq1oVF7LOI4ghUySSNuc3RCry6+JncJqqaOyWXytTlqsrqaezGgcPZBnXPpOQ",
+	"GUgzASUd00jiF+P0NLSo9Opvi1jA5mUuA7RlNxQR6FKOG0qd7Bj7q1oaMcAmcuo9Qr/kw4yKd0MuD3cU",
+	"Rst+Zfxh0TFR5I10fHo2cKQnDpW3G1U5wtZk7bWJSX74j8aFIo0fGY0yU20U9pWog+7nKGAYL0i6ZCny",
+	"2XIuzUWlbrRaYYc50BELNdGEm4n4nVnwnSdJ//DyPr68D8Nh2hefTI6O3eadxD7iFhofOItqvX/Krw7m",
+	"RHsGOZHRRKKkEGEXgJLjhxQzWxYuS+Oa+MMQjvtdm2CpbQazq1S2mORkSRtNNjWU2tXxFsBDXlbMoSdG",
+	"QelExtIFTb6eGA3eZh1m3L3DLxOaBGLbpwZRCG+ykpMNDcFKGiehwP+4cZ34fxNjGJtJMG+har4qMZcd",
+	"Odq9OFlhbyihiqliVhu+hDClE2sKHWPF4Z9oUKgbWS5hg/ji+INL5puJn5aOffugWHvZPrFzz7iOG2fk",
+	"raaUmYQ6OpOJ1UxPZknnEzezK8dZXGFOjJnvHFXRQHqPrcRczW21xsJ56IviGiPjngEPHmFqEyraF+r9",
+	"BMLw+XAc+db297kzCrspNVVckqsg95JuPZrL9xd8HXNsUuIyASwQP23U+0img06/hN/ImZ7OVDUM+xvG",
+	"oUSkLBE8cd5414krhK+OU0HffppteZg+kpVNnom0O2hcO2xJRicbv875Uxtq0qaoT+4H3Mgxsgkl68AM",
+	"kxGfuND625Rran7WnCCQdQn3FrLxFqqILgNYKx70MAtTSSdH5BmWWCpJZZ3J+qCFfMJF6KGm50fXkP3o",
+	"2YY1U1WJpVPjNo2n0pzkmThJLkmcmltOsLNGyjW1S1RBeR17u63kOmXnLfX9ABINc+DQlJ4gAYEBtPOP",
+	"g5vYH0bXXDqmwVue3m8oe6Pv+kfETMmqvlSyhhROz5apFI0eovhhCdY95SbCL9FFzX58v4AhqhbGrkbi",
+	"ezjfaDgnOr6nl+RIA8ayXZnjII61KdT7boFBUUmgHT82C/PgtprJGzUkLxfDBpESDM2fsBBWXl2pSd2k",
+	"VnTY/zEdYtHzBeZaS1NhnyRd0pF4Ad9zfd3rs0YypdcT27mUSF5jLh8OQZdno45whN/mhmX/oFiQLcfd",
+	"B4lMNObwTtezMzl1J69f9qKL0AXliwmkRHbbSjousADHxn1WL//WeaZ5Sh19Ef7KHb2PIA7qpS0/z1Y3",
+	"T0/sBiVIf9y75QU6A9kEMWIMd6ykrlMxG8MknsE37THWlTtjq6gjEnNiF8pGBIeMrULk0dmeWMV99lrE",
+	"io4WoLg2Xm5DjnvtjRzKDmWGWFuQxEKnzaWej8Q7WjGGdFhqZ003TVNmhi5ZlHV1HD1X8NONNFAQIUrL",
+	"GnEQyzaqmXBUkJeNWnY4i4YXagD/6tJEW96CpaFE4aGoJHVJ8goBFyeS7hekbYe1hd6aELpAzC/oT+vt",
+	"cS9ILdQsFGIAvW7B6LVXLJCyYBhBgh01QowfzISxVTqBBOw7sBgsetGVVwPI4gfHASB4J1NrSEoQt372",
+	"E5J2Nm7AtmIBhCwP6+gXxyvyCWGhfSFqOxwlPk9HnwbPqIZW91VFX3BKVpPZmEiL9UF0zYFdiHEj/jli",
+	"d2jaImgnPqBnyR4A0e/PwzA2yBLqRYAL5WiNn7E+lpQsMVUlviPqkNkkpiaTH7YuAIREmvofa3xZiCh6",
+	"XYue4pwGWecj8QIbkoAZ+35SLp2+UceiXllvULKngLqWYEYK3Nv2xSArNGq8PEXMrAjaLX6C6BZ9csww",
+	"gtsOHwZ2EVRh12i20GKzedPdGD29eJVv06B5s9CtdqWBXTD+UaLPpz6HQcPDMGy49AaJJZwPeRbdLg5C",
+	"kgvb4+kfGv3ZpjvNU91x9FnQEdKm4/WifUQ+1vB1ZQkBtW05pdOXV5qgBiV5cVgzpjH6/M/3oNjCvHfS",
+	"a4FkH0OtbYwBo34grfYFnmlzzbdoijWXlxFBeOa62hCi4U6QhtvRHuQ7mzoQSSUZt0ybx61a+jBJkVR2",
+	"2PKbsgIG4mN3JREfuzW1J02q2b3fH+XfyIJc2NhyHPv1ahP+14v4ajgOFiy+VCni0pQnIU7KkvAxWU7I",
+	"CdrszYSFiBDSEZNMhK+YWK85kiMoNerbWgTzzivt+XcavZJl2VBA5HRKGhN6wMebCSmU/KGuIL7Bzqk1",
+	"/BVEQAm73tBscEm964nHIutkITHJxK/RhNBM7K0DXpt1M0VmOG7mFv0GH8dUA3oCJ0dhokKprxVQAGsr",
+	"ftZ3zMfx1ulDA1x1p6TELdauleJzlwye35ux05iGv8CPn5xDQ0/7R57e/5iNZa8XasvgF/DJnhkc3T6D",
+	"h0xx+aK0K6LjuwCcJdz3TwlvFubvrmERbfEE/8A6n842PicE+C7FpX8Ao8TTCCTlNqQJhOw8s2lE6zy3",
+	"hnb6aIpCxZ12hCdfjEQuiyIP2SGxMbYfjLIxpaHEF+hNiT8DDjKEFMkub2e8JimntZzCf6KTg1vkjEWl",
+	"3LKsRU5OwAv8plfdY9wIIxLwnHYwYUgEyRFnJRfOXtX7hYpxyJAjlaxlwCYKiQGvFpOHEew87CFqC8ju",
+	"ubhc5xzHgRJX6L9jTZwvYbzkwzGKmNzfQl4WZG9wzyW/6UsowidgmBCGiZMjb5Csb9lGjJnxTq5mskaz",
+	"ENwEPDrG/iHRAD5JSblJV3D/BZRXubH1BZR75AwtAOuTVSW5DILTgsGocscQYPX21rKKTndpxFdnZ6/x",
+	"mW73+0k7S7RLyA62S9lj8ciRhJF4Was5ZjmB9yH2qoiayrgRRkQkDF2r+cYNpdQGl5RRZEn+zgi7XDhu",
+	"WqFrMcj/9cv5Xmkn53vH4l/ne5e2WJ/vZeIcmIn/P+3/sSF2z/d+/PXHfMjTB9xpQy5BbwbLqtRgzqp5",
+	"UG6RzxS6gERr5AuQly7jVUuzw5AewVakO4mPh7uRtMZF3Pv5QhKC4ten33+HleHuGKvpKm5B6RbgkuWg",
+	"1Nyr/LRNmJnq+Etevcbq8kF+lAv181KWTuRHo0Mo3CsKznuZRouM5hYZHjgF21cR/6oLjobiO542MJLM",
+	"bRrbmhwOpVLFV9esUW+qeJ/6HX/t/5Moeg9hTcMYiSB2H8iY7pjHdm2A2BFgmPDWZRv36jFzX/8cgZST",
+	"gppDkxy4RQth83jpvN1wu2kMz7Xzz3ZC95Wo4Mma0IBG4sSs0yYU/m5Gdl0Sgv98vOm1WkjXlUlYW3yr",
+	"W1LwpJum9cTOLyG1I/fWKIhvbcgjiwy6tnl00hLTxmfRWYcOdv9UWu3WadS99ZvXW1xx74bdLQ/CbPyV",
+	"DN6tf4J5seurrytbLCf13V76orLzu71xZnd+/lNdltpM085A9O5DmjnJqd7FzGncpP+MHP7GkhOGdInn",
+	"thUnARkO5mO29UnQu3I5t0sDQUDNiaYLJFEU5vg7JgQ5iLS45VwVMdTa4heTShWaQNHaI+5aXisGpAVc",
+	"QnsQr0CjNZIhmwFFhXSKYciLo2njKKAej9tGEZQQJJosJQKmeiRnp3K/NUiAH4lcuVrPwfqZWFfnwt6o",
+	"qgrKKY9dyVqNE/BDSsF0ZInRXmMRQvLeE9ce4GKhqgt/JhhQBoso5LPyaIhnBoOOtsUwOjudkbkG1DVO",
+	"sSeS/j+Ym0uBVkwGhnRCN7PLshBOYSAtf8mFAZP1/jdqnR/HnL8QuAcd2Kuu/i/aiKfPxcwuQwA3wVRK",
+	"4v8B4i61GPzj481veqskWBte8e/rO6fjbC+u1fqiUv4q5H1ZScCpbqvqO/EX6OelIgV7AdmB/t6qGyid",
+	"SB3Cm4WJQhchNXZpalXF0izsABC9V62t7nWjffTRTk6sh0qwIvb+QbTmRLTc2pQWzmiVZJiGdAIOOvmL",
+	"26bv8QY93nvW1R0W4W2vVEj8lVl1H5lVkTs2pGKnAG7YAwfhKz12welyflezAIs5ie1b8mGJycw6Bb9p",
+	"W4iBLLG+jXqFUbic1G5jK9S3NZWLD28xJfx1gE6YOxoSo/s2BtgXUynhsDDpch32wHPDMf8rZrfgjnI7",
+	"TtyXNJTWiR4AV+2UDu2uBsZf9sA98js6hNvbstWy/PfX/mFLaLEpA+hnQct6dnBzdDBaqbLchyZcBz+t",
+	"rt2Ij6KTHb2mNsykkSLwJrQEwpxE7ApZz5KekWgoAOYw9lNzEKOW6Kd8py7FN2otTlU9EmfwMzqD0e+e",
+	"dCTKr3WRU5OjkX/HicrWslbH5FKEZ13sFM1IoromkFIcnTO6bFnAK+h1jG9hZRKGEbg3J/eDS9IxITuU",
+	"ettWjvoBT2aUQqZqchEBrEFaYLYWcwW/htZnsLBOSNNODvT16vpBsQa/dta8U5ffqPWpqvtu1cbZ3XNn",
+	"v9c9lNWgo4S2PTW3CLu0U7us+5OUPzdQq4w4Sk2B2i5G9798/e6sMTpAuJ0Qq5AYD/wU0GdzMTh5/VKE",
+	"RllQ/sHlxjNVqeFI5G5iF+oTaDxF1ZS0e0MRkvpocklLW6dMzW0JM5FPS3vp34c3kGJb7wDkIMhQTEDr",
+	"fFa995NrjQG5vBi1uqqUm/Ht4SJXUwDuOW0flr/cQEt2srERuiqeFj2DIZy0/fxIvACcW7xE4DkAYxEu",
+	"vVzoa7Xme8+JM+1SdL/FbDO0blIDVBdyRijkGeohW23UnKpu9ER1oe0CQd1i3L2DCYaNqa3fqt5OI54K",
+	"GmZZuEN7QBt72Z4yy7kncTzsvSz8gCe69+MuKQc98FiN84Mj/QD5AB8GCveXPcSK9lfYc59fG/znVE+N",
+	"wNPewmKw22cvh3np3BLCYHzRBnKTjaAp37hk7SYWEJKr9WWpon/jS3tWLZU4EKfLBXR87CFjbEr1XjvI",
+	"vp7QRYP21yGVH4cjdT4AxLVws1kKNy8ktHSIaAOrypop9Zpmd8oROobAeTatpKkhoeYTRpvDjDNwwYAz",
+	"biKrai1yAIvOuWqDHh2JExqC/5SlghTBWTNGWl3NLHm9Ev7rB4P0etylNQlqKQoFgUqwbOB12wbyKUsO",
+	"yQZ30vPDwwAZjHWdGNZn6G8GUYfUD3DXUGLHcegKkRO00QXsTZ7RDxcJKeUif0n4R6WdapNCoac9Ki4m",
+	"tlDJF9PHug+ByO4CyK7nJJrPjMSbpjwAkwu6u+8vnTpOtoJzG1A7a1B48MN6JQxDv3aBZAkVQ7ExbBb1",
+	"LZYvtgoOGJAljS+HbAWsd+g8SU8Ul0qZ9MxT4IXDtOZ744Q6NryxRRcx7WPM8hRdlVumjWIPV9gWz4Wq",
+	"oCEoyExdc9WFA/Lz5wWbXCnxvedl4unokL6JSSVi8OaLF+Ljvz//h/iv///R6OnQa9/EPiIaJNeoKNFo",
+	"CR0QXQkYBqidXvb7ELgPc5bQv0TNQybqChzA+NYTR20qwVeeeiZgd6EzvhOXyzoSYykn166BW4LHU9pJ",
+	"LvJG4gY2/oRPcxfyH/HAsKqMWFU+5l41fhAcOCTLQI8gbzZMjQV14pRxXLikCBSZ7Vj9MKb/M/KkcfTD",
+	"YJuCjgjDU/I7529UXa33T65qVXX4mUGonFGb6a2aSOSbZP9oApBmQHc/RXpk3L7nXikMYHcNUu3TZSJb",
+	"2dpZjtUZHhkeTkbu1WceoA7Cj/eB/M7+qp7iBd/mqiUeQFrZ4f0unfWiztET4SEYYLzBsSYSmtdeKmRn",
+	"A2m6GdDwP0il9CrTN2rdo09qIyCRH3cxqIXbdUwvwXrdMQy4Gkw9MmnuYKyGZjTE1eEzmEw+Etvt2DHw",
+	"yogItqjslS7VwZxwxqRZJ2R032Zel2/EL/Gte1hg1zBGz8Wh7vwagua/J33qD2gWba5vO/EmsIA9SQeF",
+	"UhTgiFgLrMkT1AJmLqIHj+lcm5GA4CEZHpVCdGrMSoRH8BuYYR0VfvjgADDOPmE863EKfu0Vtjq+DBEX",
+	"UMfSN/mP3G8QfrMLRVNcqUvSB5iSUdGCdm7Yg4hiHSBq/V0StZ2irRBMvDClsGrQlEbiU+ufWC+UA0cj",
+	"//zEJeIc7w3pncn6W22p8LZDizYqOsaueYSmCrraK0QJD9q+NWqfoNUK1M6hWVlrk/HZ2ID8708phM/d",
+	"1cKmYgXUEfwsBtDajxu1Q/2QN+iQOLD/PRZqmwlFh7RzSzz20Pm8kUkLeDuowYcmjZyjaw1kTyfWhpdl",
+	"weaA7lLaYZJ3IQZoe+IJDhN7Q6ZAIbcZkh2WBqUakJlBVIFmKfdYwyp5uXZIUL/PZO9TZOG4X0NfuBAl",
+	"k6zZ4qZiyTwwfqTRBA4Lb0DGEgF4ADCA/wWX5r//7//zSvnTj2GB/p85VpZrRw0Mj/1FLKU24quzb1+B",
+	"FKKFK0qOTO4EQ/r6t/1BB2HwxBF+Yx9+nudtr7Bd+UOolTjIH1evDFhbFXBfT++NrXXBJ8IWKNXsp1ro",
+	"dtHyqSzC+v/jdT+E42jxYeAaTaHTLUpnSpb17ADTzlSxRRWM3Wy5R5U/xeUC++RRsVulgLKytPAH2lQt",
+	"K5rYFbkfcGC8Slno4KtdrSchClAQ3Ixn2EZNMPvA2jL4d0LTXyyCmFxPK8A/AQck9JMAZLtGChfUOWAO",
+	"H8KQ4kzWWF9fqGklC27OCqiesQw1Xxp+mIMX2KDXmhoA1o1XOieVql0mZtbVVA1iq3QFaHdS6ckuIbnP",
+	"6HC+grEfUvlsjnRb7Jt8wH72tC0ACUs7OLpvOMrfPLlwavcdRuQZMTEjOaQwFWtXq3nzqpX6Rhnl+svY",
+	"z1SZ+HYpyRKMLch85VQWr7wASAY6jQNooSC81EvFOMPGikItlCmUmWhyssl4ueyy9mI2eKjm1GHoCjxL",
+	"XhRr7EYEFVBxYhbCXLKq0zlu3re0xwjMHtNIA2Au/xbvVrjelZLOonWJztLdw9iveJcftAM8jrEDeG3j",
+	"+O79ZvyGiYC1TRQE2lEkoHu+JDw5pMlbLkelZKHvdDui0IGOmNhmp5JXV3py3BQiTJWU9FuHa+IlmNdF",
+	"B0+5N2XM5J7rKRftgowBtE6vwANSFICYgK8/FOVuI39wz/eQv7H1Bf4+xv7jsCrlKE6CgaVC3+hiKUvW",
+	"QMXbvtspBcDmXMpSmklQ4vmMOeWddm73a/UmnM+D4iTRILfRMx880IAs1qE/GhHAvV+0nWZ2Ao1dHfa3",
+	"goOiLmLjdM85cR3iIu053+P1C1Pefv9ujg68eSUXenuGVuoS9FtayQjfmB/cHOX+Jrh9aYr9n+wlIM+p",
+	"6kpO4Okbhc3Yrfh+oczJ65fi2egw46JSuDs42mXaRA5DQ9CJy0/TreR0qiqY5h0Ewg9HMOZCf0aYt7+X",
+	"gluHbtI1BWDdUWyVQch/PaTc9TLv68HNUdzH+6aPnQfeQjnpkTwA5UgnVpWua8CVEqc4GMQBwoS1IRLa",
+	"nRzoOw9EDp3T3JkaOtf4GNSw88Cd1LCDrxccMRhOXFbl3vHeAeTy0rc2aMZCu0KMF4BzizRt4GWOOiDj",
+	"NCU3t+HkJ5zWZouWs96kLDHI2becZxSx2I/pMcNs0wuWJVa3C1pDSJynmEUyLbC9OyaljDR1bDCknF1W",
+	"E0Ulapjo9V5O6nK9AXyZfDz9s+sYhZxv4PGmJVPiiCPXeNOVyM5iXUGhvEuGWjp/jptDvLJmShCjaYzv",
+	"ykKPcnLQtgcfp1D1DrqXG/DBphu30PvXat015unJt68oSwQ8+fvW+J2/0YUfcNGqJE5pxNmOz72AukEM",
+	"3LuMdahMXOqyBJ055PqDB6RZBhq+zfnQHVskzXTpX5rbQpVOyBupS1bGr0q7ioQkp8Q26KP4Rsc3f0Cf",
+	"jELfBxQ7FupKG8JbmMtCRbQS8KwX08Z5wrhdeyv9UVKiiUyg6xrYIwNsr4u9bGZQkoNjDVtD7N9o1TnO",
+	"WyCO2JqUwTpsxcnTNGb7g8n96/jsm2XXfBuUvVAVoJAExJ9khKQT3RZ4M3vF1EfgKYbgLNJ2MAHThjJ+",
+	"qW0t4hSluDGjZlus/a1zOINWU7TZobdeQGXg7jdwq+xV3f428N2OXcO9T7BtFghulXZaw0x26ffPW+k/",
+	"LQtM56C2yNjkMxkwhX3pYcuoIzo4TVlGUoZrgNy30JWa1PgX4LPoDFkW2mL3JP5kyjr8w120jb46YE5J",
+	"yarLhDKTao2B4RqzeSFATNl3hDYZB0g4Xc/Kks+LiaxlaafhkqdDi0twYBIjwBNIBkof7Rjpc+6qePrP",
+	"V8HwdbE9EQbHIbMm5YI/l/vh4Y6vvjQ4KU7swRyk8F2lCvx4em/8k4jt0/FB1rlQfrN97gWly8SL0x/E",
+	"cuGt18yzHSBElPMIBZuMwqK/m4SdLZfsc06AZUGW9iJhp4tgkNlff/z1fwIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
