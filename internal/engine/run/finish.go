@@ -249,26 +249,5 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		return e.markRunning(ctx, tx, a.Execution, x.Status)
 	}
 	failure, _ := json.Marshal(map[string]any{"task": a.Task, "message": cause.Error(), "type": kind})
-	if x.Status == "queued" {
-		// The execution's first task failed for good before it was marked running: it ran, and the job
-		// goes IN_PROGRESS -> FAILED as its statuses say.
-		if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'failed', updated_at = now()
-			WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, a.Task); err != nil {
-			return err
-		}
-		if err := e.markRunning(ctx, tx, a.Execution, x.Status); err != nil {
-			return err
-		}
-	}
-	_, err := tx.ExecContext(ctx, `
-		WITH t AS (UPDATE execution_tasks SET state = 'failed', updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2),
-		     q AS (UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now()
-		           WHERE flow_execution_id = $1 AND status = 'queued')
-		UPDATE flow_executions SET status = 'failed', error = $3, finished_at = now(), updated_at = now()
-		WHERE id = $1 AND status IN ('queued', 'running', 'in_progress', 'awaiting_input')`,
-		a.Execution, a.Task, string(failure))
-	if err != nil {
-		return err
-	}
-	return e.ended(ctx, tx, a.Execution)
+	return e.failExecution(ctx, tx, x, a, failure)
 }

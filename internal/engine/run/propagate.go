@@ -128,7 +128,7 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 		if err := w.tx.SelectContext(ctx, &rows, `WITH u AS (UPDATE execution_tasks k SET waiting_on = k.waiting_on - d.n,
 			held = k.held OR d.h, updated_at = now()
 			FROM unnest($2::text[], $3::bigint[], $4::boolean[]) AS d (t, n, h)
-			WHERE k.flow_execution_id = $1 AND k.task_name = d.t
+			WHERE k.flow_execution_id = $1 AND k.task_name = d.t AND k.state = 'waiting'
 			RETURNING k.task_name, k.held, k.waiting_on)
 			SELECT task_name, held FROM u WHERE waiting_on = 0 ORDER BY task_name`,
 			w.exec, pq.Array(targets), pq.Array(ns), pq.Array(hs)); err != nil {

@@ -81,6 +81,9 @@ func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UU
 		exec, pq.Array(names)); err != nil {
 		return err
 	}
+	if err := clearSkipped(ctx, tx, exec, dirty); err != nil {
+		return err
+	}
 	var starts []string
 	held := map[string]bool{}
 	// later are the kept predecessors whose conditional links into tasks run again are decided after
@@ -189,4 +192,16 @@ func (p *plan) edgesInto(name string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// clearSkipped clears the task status `skipped` of the tasks a rerun lays out again (see walk.skip).
+func clearSkipped(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, dirty map[string]bool) error {
+	names := make([]string, 0, len(dirty))
+	for n := range dirty {
+		names = append(names, n)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO flow_task_statuses (organization_id, flow_execution_id, task_name, status, modified_by)
+		SELECT organization_id, flow_execution_id, task_name, NULL, 'system' FROM execution_tasks
+		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'skipped' ORDER BY task_name`, exec, pq.Array(names))
+	return err
 }
