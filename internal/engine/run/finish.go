@@ -18,6 +18,7 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/engine/executors"
 	"github.com/loopwork/loopwork/internal/engine/jqrun"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // JSON travels to jsonb columns as text: with lib/pq's binary_parameters a []byte would be sent as
@@ -42,14 +43,8 @@ type execRow struct {
 	TasksLeft int       `db:"tasks_left"`
 }
 
-// active are the execution statuses in which tasks still run.
-func active(status string) bool {
-	switch status {
-	case "queued", "running", "in_progress", "awaiting_input":
-		return true
-	}
-	return false
-}
+// active is whether tasks of an execution in this status still run (see state.ExecActive).
+func active(status string) bool { return state.Exec(status).Active() }
 
 // finish records an attempt's outcome and everything it causes in one transaction, which also
 // completes the job that delivered it, if any. Successors it makes ready that this process has room
@@ -109,8 +104,8 @@ func (e *Engine) finishOne(ctx context.Context, job *river.Job[taskArgs], a task
 	return nil
 }
 
-// record applies an outcome under the attempt's row lock. Rows are locked in one order by every
-// transaction of the engine: the attempt, then the successors' rows (by name), then the execution.
+// record applies an outcome under the attempt's row lock, taking the others in the engine's lock order
+// (see package state).
 func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome, b *batch) error {
 	// The execution is read, not locked: the outcomes of sibling tasks proceed side by side and meet
 	// only on the rows they share (a join's counter, the execution's own counter at the end). A stop or

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // Completions of one execution that arrive while a transaction of its completions is under way wait
@@ -187,8 +188,8 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) AS d (n, i, o)),
 		att AS (
 			UPDATE task_executions t SET updated_at = now(), completed_at = now(),
-				status = CASE WHEN x.status IN ('queued', 'running', 'in_progress', 'awaiting_input') THEN 'completed' ELSE 'cancelled' END,
-				output = CASE WHEN x.status IN ('queued', 'running', 'in_progress', 'awaiting_input') THEN d.o::jsonb END
+				status = CASE WHEN x.status IN `+state.List(state.ExecActive)+` THEN 'completed' ELSE 'cancelled' END,
+				output = CASE WHEN x.status IN `+state.List(state.ExecActive)+` THEN d.o::jsonb END
 			FROM d, flow_executions x
 			WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i AND t.status = 'running'
 			  AND x.id = t.flow_execution_id

@@ -26,8 +26,8 @@ type Halt struct {
 	Quiet bool
 }
 
-// HaltMany ends executions in tx, taking locks in the order every transaction of the engine takes
-// them (the attempts, then the tasks, then the execution), so that it never deadlocks with the engine
+// HaltMany ends executions in tx, taking locks in the engine's order (see package state), so that it
+// never deadlocks with the engine
 // recording an outcome of the same execution: their queued and running attempts and their waiting
 // tasks are cancelled and each becomes To. A stop ends only executions still running; a delete any
 // not deleted yet. It returns how many executions it ended.

@@ -18,7 +18,8 @@
 //
 // Every transaction that changes more than one of these rows locks them in this order, so that two of
 // them never wait on each other: first the attempts (task_executions), then the tasks (execution_tasks,
-// by name), then the execution (flow_executions). A transaction that changes the execution only after
+// by name), then the execution (flow_executions), and last the /v1 job that follows the execution (jobs,
+// by the trigger job_follows_execution, or by the caller after the engine's verb). A transaction that changes the execution only after
 // reading its status does not lock it first: it reads it, and the attempt's lock orders it with a stop
 // or a delete, which cancels the attempts before it ends the execution.
 //

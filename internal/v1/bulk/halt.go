@@ -13,8 +13,8 @@ import (
 
 // haltExecutions ends, before a batch changes its jobs, the flow executions still running for the
 // window's unfinished jobs: a cancel stops them, a rerun stops and detaches them (the job gets a new
-// one), a delete deletes and detaches them. It takes the locks in the engine's order (attempts, tasks,
-// execution, and only then the jobs, in the batch statement), so that a batch never deadlocks with the
+// one), a delete deletes and detaches them. It takes the locks in the engine's order (package
+// engine/state; the jobs last, in the batch statement), so that a batch never deadlocks with the
 // engine recording an outcome of the same execution; batches of one app run one at a time. The jobs
 // do not follow their executions here: the batch records what happens to its jobs itself.
 func haltExecutions(ctx context.Context, tx *sqlx.Tx, typ string, t target, w window, a actor) error {
