@@ -24,10 +24,10 @@ func TestSetCheck(t *testing.T) {
 		set  executors.Set
 		want []string
 	}{
-		{executors.Set{"a": ex}, []string{"without an executor: b"}},
-		{executors.Set{"a": ex, "b": ex, "c": ex}, []string{"of no registered task type: c"}},
-		{executors.Set{"a": ex, "b": ex, "outside": ex}, []string{"outside (run by outside workers)"}},
-		{executors.Set{"b": ex, "z": ex}, []string{"without an executor: a", "of no registered task type: z"}},
+		{executors.Set{"a": ex}, []string{"lacks b"}},
+		{executors.Set{"a": ex, "b": ex, "c": ex}, []string{"names c, which the registry does not hold"}},
+		{executors.Set{"a": ex, "b": ex, "outside": ex}, []string{"outside is run by outside workers"}},
+		{executors.Set{"b": ex, "z": ex}, []string{"lacks a and names z"}},
 	} {
 		err := c.set.Check(reg, "outside")
 		if err == nil {
