@@ -303,10 +303,16 @@ func New(d Deps) (*Server, error) {
 		}
 	}
 	jq := executors.JQ{Pool: jqPool, Template: cfg.JQShortTime, Max: cfg.JQMaxTime}
-	execs := metrics.Executors(builtinExecutors(jq, outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg), JQ: jq},
+	builtin := builtinExecutors(jq, outbound, executors.MailDeps{Queue: func() *queue.Client { return q }, Domain: mail.Domain(cfg), JQ: jq},
 		reviewsSvc.Executor(), documentsSvc.SQLConnector(), executors.SQLLimits{MaxRows: cfg.SQLMaxRows,
 			StatementTimeout: cfg.SQLStatementTimeout}, spillTo(files), credentialsFor(credentials.NewOpener(d.DB, box)),
-		modelsOf(endpoints)))
+		modelsOf(endpoints))
+	// A task type the registry declares but nothing runs would pass validation and fail at run time:
+	// such a server does not start.
+	if err := builtin.Check(registry, run.External); err != nil {
+		return nil, err
+	}
+	execs := metrics.Executors(builtin)
 	engine := run.New(run.Deps{DB: d.DB, Registry: registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers, WorkersPerOrg: cfg.TaskWorkersPerOrgValue(), Tracer: d.Tracing.Provider(), JQ: jqPool, EdgeTime: cfg.JQShortTime})
 	reviewsSvc.SetEngine(engine)
@@ -487,8 +493,8 @@ func New(d Deps) (*Server, error) {
 		metrics: metrics, metricsAddr: cfg.MetricsAddr, riverUI: ui}, nil
 }
 
-// builtinExecutors run the task types this server can run; the others fail their task with a message
-// that says so, until their executors land. outbound is the SSRF-guarded client http_request calls through;
+// builtinExecutors run the task types of tasks.Builtin, each but external (claimed by outside workers);
+// Set.Check holds the two to each other. outbound is the SSRF-guarded client http_request calls through;
 // humanReview is the human_review executor, which needs the database and the queue.
 func builtinExecutors(jq executors.JQ, outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
 	sqlLimits executors.SQLLimits, spill executors.Spill, creds executors.Credentials, models executors.Models) executors.Set {

@@ -16,7 +16,7 @@ import (
 
 // start starts the flow execution of a job of an app bound to a flow, in the job's transaction: the job's
 // input is the execution's input, and from then on the job moves with the execution (a trigger of the
-// database moves it in every transaction that moves the execution; see migration 00019).
+// database, job_follows_execution, moves it in every transaction that moves the execution).
 func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, job int64, sub submission, number int) (uuid.UUID, *run.Started, error) {
 	id, st, ok, err := executions.ForJob(ctx, tx, s.d.Engine, executions.Spec{ID: *sub.execution, Org: g.App.OrganizationID,
 		Flow: *g.App.APIID, Input: json.RawMessage(sub.input), CreatedBy: authorID(p), Actor: p.Actor(), RunNumber: number}, g.App.ID, job)

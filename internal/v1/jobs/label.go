@@ -25,9 +25,9 @@ func queueOf(g *access.Grant) labelQueue {
 	return labelQueue{suspendedOnly: g.App.APIID != nil, minutes: st.LabelingLockMinutes, enabled: st.LabelingEnabled}
 }
 
-// leaseQuery hands out a job through label_lease (migration 00024), which decides and records the
-// lease in one round trip, and reads it as Columns select a job. The function's plans are cached per
-// connection, and this statement's plan is a function scan: nothing is planned per request.
+// leaseQuery hands out a job through the SQL function label_lease (db/schema.sql), which decides and
+// records the lease in one round trip, and reads it as Columns select a job. The function's plans are
+// cached per connection, and this statement's plan is a function scan: nothing is planned per request.
 const leaseQuery = `SELECT ` + Columns + `, j.lock_expires_at, l.holder, l.labeler, l.remaining, j.feedback_count
 	FROM label_lease($1::uuid, $2::uuid, $3::uuid, $4::text, $5::int, $6::boolean, $7::boolean, $8::bigint,
 	                 $9::timestamptz, $10::timestamptz) l,
