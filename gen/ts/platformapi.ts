@@ -1224,7 +1224,7 @@ export interface paths {
         get: operations["getFlow"];
         /**
          * Update a flow
-         * @description Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+         * @description Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
          */
         put: operations["updateFlow"];
         post?: never;
@@ -1237,7 +1237,7 @@ export interface paths {
         head?: never;
         /**
          * Change flow attributes
-         * @description Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+         * @description Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
          */
         patch: operations["modifyFlow"];
         trace?: never;
@@ -1255,7 +1255,7 @@ export interface paths {
         get?: never;
         /**
          * Replace a flow's definition
-         * @description Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+         * @description Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
          */
         put: operations["updateFlowDefinition"];
         post?: never;
@@ -1444,7 +1444,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a review
-         * @description Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+         * @description Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
          */
         post: operations["completeHumanReviewTask"];
         delete?: never;
@@ -2376,7 +2376,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        /** @description Accepts a proposed workflow; `flow_definition` (possibly edited by the user) is saved as a new flow version. */
+        /** @description Accepts a proposed workflow; `flow_definition` (possibly edited by the user) is saved as a new flow version (nothing is saved when it is the flow's definition already). */
         AcceptWorkflowAction: {
             /**
              * @description Always `accept_workflow`.
@@ -3478,7 +3478,7 @@ export interface components {
             task_errors: components["schemas"]["TaskErrorData"][];
         };
         /**
-         * @description Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version.
+         * @description Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version (a new definition; a change of the flow's other attributes makes no execution stale).
          * @enum {string}
          */
         ExecutionStatus: "queued" | "running" | "in_progress" | "completed" | "failed" | "deleted" | "stale" | "awaiting_input";
@@ -3515,7 +3515,7 @@ export interface components {
             visibility?: components["schemas"]["FlowVisibility"];
         };
         /**
-         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, patch, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version being run, and fails without sending the credential when they no longer allow it.
+         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version's definition, and fails without sending the credential when they no longer allow it; a later change of the version's other attributes in place (PATCH) saves no definition and leaves that right as it was.
          * @example {
          *       "edges": [
          *         {
@@ -3779,7 +3779,7 @@ export interface components {
             id: string;
             /** @description Whether this is the flow's latest version (the one updates and new executions use). */
             is_latest: boolean;
-            /** @description Who saved this version, a user id, an integration type or the word `system`. */
+            /** @description Who last changed this version (saved it, or changed its attributes in place), a user id, an integration type or the word `system`. */
             modified_by: string;
             /**
              * Format: uuid
@@ -3793,19 +3793,19 @@ export interface components {
             task_names: string[] | null;
             /**
              * Format: date-time
-             * @description When this version last changed (versions are immutable once a newer one exists).
+             * @description When this version last changed: its save, or a later change of its attributes in place while it was the latest (versions do not change once a newer one exists).
              */
             updated_at: string;
             /** @description Problems of the definition, each with a `loc` path that starts at the definition (for example `["definition", "tasks", 2, "parameters", "url"]`); only with `include_validation_errors=true` and in the replies of create, PUT, PATCH and PUT definition, otherwise null. An empty list means the definition is valid. */
             validation_errors: components["schemas"]["ErrorDetails"][] | null;
-            /** @description Version number; 1 for a new flow, incremented by each update. */
+            /** @description Version number; 1 for a new flow, incremented by each update that changes the definition (a change of the other attributes alone keeps the number). */
             version: number;
             visibility: components["schemas"]["FlowVisibility"];
         };
-        /** @description Behaviour settings of a flow, stored with each version. */
+        /** @description Behaviour settings of a flow, stored with each version. Changing them alone changes the latest version in place (see PATCH /api/flows/{id}). */
         FlowSettings: {
             /**
-             * @description When true, saving a new version re-runs stale tasks: every `completed` or `failed` execution of an earlier version moves to the new version, returns to `queued`, and re-runs the tasks whose definition or incoming edges changed, the tasks that had not completed (the one that failed, and those it kept from running), plus every task downstream of them (new task executions with the next `task_execution_idx`); results of the other tasks are kept. This happens only when the new version is valid; when false, or when the new version has validation errors, those executions only become `stale`. Executions still running are never moved.
+             * @description When true, saving a new version (a new definition) re-runs stale tasks: every `completed` or `failed` execution of an earlier version moves to the new version, returns to `queued`, and re-runs the tasks whose definition or incoming edges changed, the tasks that had not completed (the one that failed, and those it kept from running), plus every task downstream of them (new task executions with the next `task_execution_idx`); results of the other tasks are kept. This happens only when the new version is valid; when false, or when the new version has validation errors, those executions only become `stale`. Executions still running are never moved.
              * @default false
              */
             reexecute_on_update: boolean;
@@ -3874,9 +3874,9 @@ export interface components {
             /** @description Number of active tags matching the filters, over all pages. */
             total: number;
         };
-        /** @description Body of `PUT /api/flows/{id}`. `definition` is required; every other field that is omitted or null keeps the value of the previous version. */
+        /** @description Body of `PUT /api/flows/{id}`. `definition` is required; every other field that is omitted or null keeps the value of the latest version. A new version is saved only when `definition` differs from the latest version's; otherwise the other fields change the latest version in place. */
         FlowUpdateRequest: {
-            /** @description The definition of the new version, in the loopwork DSL (see FlowDefinition). */
+            /** @description The definition, in the loopwork DSL (see FlowDefinition): of the new version when it differs from the latest version's. */
             definition: {
                 [key: string]: unknown;
             };
@@ -3886,7 +3886,7 @@ export interface components {
             display_name?: string | null;
             /** @description New settings, replacing the previous ones as a whole. */
             settings?: (components["schemas"]["FlowSettings"] | (never | null)) | null;
-            /** @description Status of the new version. */
+            /** @description Status of the flow's latest version (the new one, or the latest changed in place). */
             status?: (string | components["schemas"]["FlowStatus"] | (null)) | null;
             visibility?: components["schemas"]["FlowVisibility"];
         };
@@ -7573,7 +7573,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new latest version. */
+            /** @description The latest version after the change (a new one when the definition changed). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/engine/reviewrule"
 	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/executions"
@@ -27,6 +28,20 @@ func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *au
 		return id, st, httpx.Conflict("the app's flow has no valid version to run; save a valid version of it first")
 	}
 	return id, st, nil
+}
+
+// mayLabel refuses (403) a labeler who may not complete the review the job's execution waits for, by the
+// rule /api applies to the same review (internal/engine/reviewrule): a review whose users were named is
+// theirs and the administrators' to complete, through either interface.
+func mayLabel(ctx context.Context, tx *sqlx.Tx, j lockedJob, p *auth.Principal) error {
+	ok, err := reviewrule.MayLabel(ctx, tx, *j.Execution, reviewrule.For(p, true))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return httpx.Forbidden("%s", reviewrule.Refusal)
+	}
+	return nil
 }
 
 // labelInFlow completes the review a SUSPENDED job's execution waits for with the labeler's response:

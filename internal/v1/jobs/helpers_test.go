@@ -99,9 +99,7 @@ func newFlow(t *testing.T, env *testkit.Env, org uuid.UUID, definition string) u
 // member is a new app_user of the organization acting on app with role.
 func (f *fx) member(t *testing.T, app uuid.UUID, role string) *testkit.Caller {
 	t.Helper()
-	c := f.env.User(t, f.org, auth.RoleAppUser)
-	f.env.ChangeAccess(t, `INSERT INTO app_workers (app_id, user_id, organization_id, role) VALUES ($1, $2, $3, $4)`, app, c.UserID, f.org, role)
-	return c
+	return f.worker(t, app, f.env.User(t, f.org, auth.RoleAppUser), role)
 }
 
 // submit submits a job through the API as the org_admin.
