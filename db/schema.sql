@@ -210,6 +210,18 @@ END $$;
 
 
 --
+-- Name: job_review(uuid); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.job_review(p_execution uuid) RETURNS uuid
+    LANGUAGE sql STABLE
+    AS $$
+  SELECT r.id FROM human_review_tasks r WHERE r.flow_execution_id = p_execution AND r.status <> 'completed'
+  ORDER BY r.created_at, r.id LIMIT 1
+$$;
+
+
+--
 -- Name: jobs; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -256,10 +268,10 @@ CREATE TABLE public.jobs (
 
 
 --
--- Name: label_lease(uuid, uuid, uuid, text, integer, boolean, boolean, bigint, timestamp with time zone, timestamp with time zone); Type: FUNCTION; Schema: public; Owner: -
+-- Name: label_lease(uuid, uuid, uuid, text, integer, boolean, boolean, bigint, timestamp with time zone, timestamp with time zone, boolean); Type: FUNCTION; Schema: public; Owner: -
 --
 
-CREATE FUNCTION public.label_lease(p_org uuid, p_app uuid, p_user uuid, p_actor text, p_minutes integer, p_suspended_only boolean, p_enabled boolean, p_job bigint, p_from timestamp with time zone, p_to timestamp with time zone) RETURNS TABLE(job public.jobs, holder text, labeler text, remaining bigint)
+CREATE FUNCTION public.label_lease(p_org uuid, p_app uuid, p_user uuid, p_actor text, p_minutes integer, p_suspended_only boolean, p_enabled boolean, p_job bigint, p_from timestamp with time zone, p_to timestamp with time zone, p_admin boolean) RETURNS TABLE(job public.jobs, holder text, labeler text, remaining bigint)
     LANGUAGE plpgsql
     AS $_$
 DECLARE
@@ -267,19 +279,13 @@ DECLARE
   v_status text;
   v_user uuid;         -- who held the job before this lease
   v_lock timestamptz;  -- and until when
+  v_exec uuid;         -- the job's flow execution
   v_row jobs;
 BEGIN
-  -- A lease commits without waiting for its WAL to reach the disk: under load a lease spent three
-  -- quarters of its time in the database waiting for that flush (wait events LWLock:WALWrite and
-  -- IO:WALSync; a lease writes a full page image of its job's page). A database crash may forget the
-  -- last fraction of a second of leases, and nothing else: the jobs are free again and the history
-  -- holds no ASSIGNED for them, as if the leases had lapsed, and a label by a worker who was told of
-  -- such a lease is checked against the holder of the job then, as always. Anything the worker
-  -- commits later (its label) flushes the lease with it.
   SET LOCAL synchronous_commit = off;
   PERFORM pg_advisory_xact_lock(hashtextextended('label:' || p_app::text || ':' || p_user::text, 0));
   IF p_job IS NOT NULL THEN
-    SELECT j.id, j.status, j.assigned_to, j.lock_expires_at INTO v_id, v_status, v_user, v_lock
+    SELECT j.id, j.status, j.assigned_to, j.lock_expires_at, j.flow_execution_id INTO v_id, v_status, v_user, v_lock, v_exec
     FROM jobs j WHERE j.app_id = p_app AND j.id = p_job AND j.organization_id = p_org FOR UPDATE;
     IF NOT FOUND THEN
       RAISE EXCEPTION 'job % not found', p_job USING ERRCODE = 'no_data_found';
@@ -287,24 +293,28 @@ BEGIN
     IF NOT p_enabled OR v_status NOT IN ('SCHEDULED', 'SUSPENDED') OR (p_suspended_only AND v_status <> 'SUSPENDED') THEN
       RETURN;
     END IF;
+    -- A job whose review the caller may not complete is not the caller's to label: nothing to hand out.
+    IF v_exec IS NOT NULL AND NOT review_open_to(job_review(v_exec), p_user, p_admin, true) THEN
+      RETURN;
+    END IF;
     IF v_user IS NOT NULL AND v_lock > now() AND v_user <> p_user THEN
-      -- Held by another worker: answered with its holder, and left to them.
       SELECT * INTO v_row FROM jobs j WHERE j.app_id = p_app AND j.id = v_id;
     END IF;
   ELSE
-    -- The caller's own job comes back to it (renewed) before any free one, whatever the priorities.
     SELECT j.id, j.assigned_to, j.lock_expires_at INTO v_id, v_user, v_lock
     FROM jobs j
     WHERE j.app_id = p_app AND j.organization_id = p_org AND j.assigned_to = p_user AND j.lock_expires_at > now()
       AND j.status IN ('SCHEDULED', 'SUSPENDED') AND (NOT p_suspended_only OR j.status = 'SUSPENDED')
+      AND (j.flow_execution_id IS NULL OR review_open_to(job_review(j.flow_execution_id), p_user, p_admin, true))
     ORDER BY j.priority DESC, j.id LIMIT 1 FOR UPDATE;
     IF NOT FOUND AND p_from IS NULL AND p_to IS NULL THEN
-      -- The status list is literal so that the partial index's predicate is implied.
       SELECT j.id, j.assigned_to, j.lock_expires_at INTO v_id, v_user, v_lock
       FROM jobs j
       WHERE j.app_id = p_app AND j.organization_id = p_org
         AND j.status IN ('SCHEDULED', 'SUSPENDED') AND (NOT p_suspended_only OR j.status = 'SUSPENDED')
         AND (j.assigned_to IS NULL OR j.lock_expires_at IS NULL OR j.lock_expires_at <= now())
+        -- The review rule (00098): jobs whose review is reserved for others are passed over.
+        AND (j.flow_execution_id IS NULL OR review_open_to(job_review(j.flow_execution_id), p_user, p_admin, true))
       ORDER BY j.priority DESC, j.id LIMIT 1 FOR UPDATE SKIP LOCKED;
     ELSIF NOT FOUND THEN
       EXECUTE $q$SELECT j.id, j.assigned_to, j.lock_expires_at FROM jobs j
@@ -312,8 +322,9 @@ BEGIN
           AND j.status IN ('SCHEDULED', 'SUSPENDED') AND (NOT $3 OR j.status = 'SUSPENDED')
           AND (j.assigned_to IS NULL OR j.lock_expires_at IS NULL OR j.lock_expires_at <= now())
           AND ($4::timestamptz IS NULL OR j.created_at >= $4) AND ($5::timestamptz IS NULL OR j.created_at < $5)
+          AND (j.flow_execution_id IS NULL OR review_open_to(job_review(j.flow_execution_id), $6, $7, true))
         ORDER BY j.priority DESC, j.id LIMIT 1 FOR UPDATE SKIP LOCKED$q$
-        INTO v_id, v_user, v_lock USING p_app, p_org, p_suspended_only, p_from, p_to;
+        INTO v_id, v_user, v_lock USING p_app, p_org, p_suspended_only, p_from, p_to, p_user, p_admin;
     END IF;
     IF v_id IS NULL THEN
       RETURN;
@@ -321,10 +332,8 @@ BEGIN
   END IF;
 
   IF v_row.id IS NULL THEN
-    -- Only an UPDATE that leases: the counters' statement trigger runs for every UPDATE of jobs.
     UPDATE jobs j SET assigned_to = p_user, lock_expires_at = now() + make_interval(mins => p_minutes), updated_at = now()
     WHERE j.app_id = p_app AND j.id = v_id RETURNING * INTO v_row;
-    -- A renewal is no new assignment; a lapsed lock taken over is recorded as released first.
     IF v_user IS DISTINCT FROM p_user OR v_lock IS NULL OR v_lock <= now() THEN
       INSERT INTO job_history (organization_id, app_id, job_id, at, event, actor, details)
       SELECT p_org, p_app, v_id, e.at, e.event, e.actor, e.details
@@ -344,8 +353,6 @@ BEGIN
   IF v_row.labeled_by IS NOT NULL THEN
     labeler := (SELECT u.email::text FROM users u WHERE u.id = v_row.labeled_by);
   END IF;
-  -- The queue's other free jobs: its statuses' counters less the jobs held now (a small partial index),
-  -- so that a queue of a million jobs is not walked.
   remaining := greatest(0,
     (SELECT coalesce(sum(c.n), 0) FROM job_counters c WHERE c.app_id = p_app
        AND c.status IN ('SCHEDULED', 'SUSPENDED') AND (NOT p_suspended_only OR c.status = 'SUSPENDED'))
@@ -384,6 +391,19 @@ BEGIN
   PERFORM pg_notify('loopwork_access', TG_TABLE_NAME);
   RETURN NULL;
 END $$;
+
+
+--
+-- Name: review_open_to(uuid, uuid, boolean, boolean); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.review_open_to(p_review uuid, p_user uuid, p_admin boolean, p_worker boolean) RETURNS boolean
+    LANGUAGE sql STABLE
+    AS $$
+  SELECT p_admin
+    OR EXISTS (SELECT 1 FROM human_review_assignments a WHERE a.human_review_task_id = p_review AND a.user_id = p_user)
+    OR (p_worker AND NOT EXISTS (SELECT 1 FROM human_review_tasks r WHERE r.id = p_review AND r.users_named))
+$$;
 
 
 --
@@ -1070,6 +1090,7 @@ CREATE TABLE public.flow_versions (
     modified_by text DEFAULT 'system'::text NOT NULL,
     valid boolean DEFAULT false NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    saved_by text DEFAULT 'system'::text NOT NULL,
     CONSTRAINT flow_versions_description_check CHECK ((char_length(description) <= 5000)),
     CONSTRAINT flow_versions_display_name_check CHECK (((char_length(display_name) >= 1) AND (char_length(display_name) <= 255))),
     CONSTRAINT flow_versions_status_check CHECK ((status = ANY (ARRAY['draft'::text, 'published'::text]))),
@@ -1195,6 +1216,7 @@ CREATE TABLE public.human_review_tasks (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     modified_by text DEFAULT 'system'::text NOT NULL,
+    users_named boolean DEFAULT false NOT NULL,
     CONSTRAINT human_review_tasks_approvals_check CHECK ((approvals >= 0)),
     CONSTRAINT human_review_tasks_check CHECK (((timeout_at IS NULL) = (on_timeout IS NULL))),
     CONSTRAINT human_review_tasks_check1 CHECK (((status = 'completed'::text) = (completed_at IS NOT NULL))),
@@ -3207,6 +3229,13 @@ CREATE TRIGGER credentials_updated_at BEFORE UPDATE OF name, credential_type, se
 --
 
 CREATE TRIGGER flow_versions_latest AFTER INSERT ON public.flow_versions REFERENCING NEW TABLE AS new_versions FOR EACH STATEMENT EXECUTE FUNCTION public.flows_follow_latest_version();
+
+
+--
+-- Name: flow_versions flow_versions_latest_update; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER flow_versions_latest_update AFTER UPDATE ON public.flow_versions REFERENCING NEW TABLE AS new_versions FOR EACH STATEMENT EXECUTE FUNCTION public.flows_follow_latest_version();
 
 
 --
