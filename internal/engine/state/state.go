@@ -32,6 +32,21 @@
 //   - No tenant program (jq) runs while such a transaction is open: edge conditions are decided before
 //     it, or by a job queued in it that runs after it commits.
 //   - Halting (stop, delete, expiry, bulk cancel) cancels attempts, then tasks, then ends the execution.
+//
+// # Hooks: what follows an execution
+//
+// Two things outside the engine's tables follow an execution, both in the transaction that changes it:
+//
+//   - run.Engine.OnEnd (Go) is told of each execution that completes or fails; the /v1 half admits the
+//     next jobs of the app with it.
+//   - The SQL trigger job_follows_execution (AFTER UPDATE OF status ON flow_executions; db/schema.sql)
+//     moves the /v1 job that runs the execution to the matching job status (queued -> SCHEDULED,
+//     running and in_progress -> IN_PROGRESS, awaiting_input -> SUSPENDED, completed, failed), with its
+//     response and score. It stays a trigger because every status write of the engine (about twenty
+//     statements, several of them one statement for a whole transition) would otherwise need a second
+//     statement, one more round trip per step on the hot path; the trigger runs inside the statement.
+//     A caller that moves the jobs itself turns it off for its transaction (loopwork.jobs_follow, see
+//     run.Halt's Quiet).
 package state
 
 // Exec is the status of an execution (flow_executions.status).
