@@ -41,8 +41,8 @@
 //     next jobs of the app with it.
 //   - The SQL trigger job_follows_execution (AFTER UPDATE OF status ON flow_executions; db/schema.sql)
 //     moves the /v1 job that runs the execution to the matching job status (queued -> SCHEDULED,
-//     running and in_progress -> IN_PROGRESS, awaiting_input -> SUSPENDED, completed, failed), with its
-//     response and score. It stays a trigger because every status write of the engine (about twenty
+//     running and in_progress -> IN_PROGRESS, awaiting_input -> SUSPENDED, completed, failed, deleted ->
+//     CANCELED), with its response and score. It stays a trigger because every status write of the engine (about twenty
 //     statements, several of them one statement for a whole transition) would otherwise need a second
 //     statement, one more round trip per step on the hot path; the trigger runs inside the statement.
 //     A caller that moves the jobs itself turns it off for its transaction (loopwork.jobs_follow, see
