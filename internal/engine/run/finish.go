@@ -36,15 +36,12 @@ type outcome struct {
 
 // execRow is the execution as finish sees it, under its row lock.
 type execRow struct {
-	Org       uuid.UUID `db:"organization_id"`
-	Flow      uuid.UUID `db:"flow_id"`
-	Version   int       `db:"flow_version"`
-	Status    string    `db:"status"`
-	TasksLeft int       `db:"tasks_left"`
+	Org       uuid.UUID  `db:"organization_id"`
+	Flow      uuid.UUID  `db:"flow_id"`
+	Version   int        `db:"flow_version"`
+	Status    state.Exec `db:"status"`
+	TasksLeft int        `db:"tasks_left"`
 }
-
-// active is whether tasks of an execution in this status still run (see state.ExecActive).
-func active(status string) bool { return state.Exec(status).Active() }
 
 // finish records an attempt's outcome and everything it causes in one transaction, which also
 // completes the job that delivered it, if any. Successors it makes ready that this process has room
@@ -112,19 +109,19 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 	// a delete that committed first has cancelled this attempt, which the attempt's lock has seen.
 	var x struct {
 		execRow
-		Attempt string `db:"attempt_status"`
+		Attempt state.Attempt `db:"attempt_status"`
 	}
 	err := tx.GetContext(ctx, &x, `SELECT t.status AS attempt_status, x.organization_id, x.flow_id, x.flow_version,
 		x.status, x.tasks_left FROM task_executions t JOIN flow_executions x ON x.id = t.flow_execution_id
 		WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3 FOR UPDATE OF t`,
 		a.Execution, a.Task, a.Idx)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && x.Attempt != "running") {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && x.Attempt != state.AttemptRunning) {
 		return nil // finished by an earlier delivery, or cancelled
 	}
 	if err != nil {
 		return err
 	}
-	if !active(x.Status) {
+	if !x.Status.Active() {
 		_, err := tx.ExecContext(ctx, `UPDATE task_executions SET status = 'cancelled', completed_at = now(),
 			updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`,
 			a.Execution, a.Task, a.Idx)
@@ -164,7 +161,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 }
 
 // park leaves the attempt running with no deadline until Report finishes it.
-func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status string, awaiting bool) error {
+func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status state.Exec, awaiting bool) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET timeout_at = NULL, updated_at = now()
 		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`, a.Execution, a.Task, a.Idx); err != nil {
 		return err
@@ -180,8 +177,8 @@ func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status strin
 // transaction that records that task's outcome (see beginAfter), so that it and its job pass through
 // running before they wait, fail or go on. It comes last in the transaction's locks, as the execution's
 // row always does.
-func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, status string) error {
-	if status != "queued" {
+func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, status state.Exec) error {
+	if status != state.ExecQueued {
 		return nil // as record read it: an execution that left queued never returns to it
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
@@ -190,7 +187,7 @@ func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, s
 }
 
 // wait leaves the attempt running until the wait ends, with a job scheduled for then.
-func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, status string, r executors.Result) error {
+func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, status state.Exec, r executors.Result) error {
 	out, err := json.Marshal(r.Output)
 	if err != nil {
 		return err

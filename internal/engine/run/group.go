@@ -181,7 +181,7 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 	var rows []struct {
 		execRow
 		Task    string          `db:"task_name"`
-		Attempt string          `db:"attempt_status"`
+		Attempt state.Attempt   `db:"attempt_status"`
 		Output  json.RawMessage `db:"output"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `
@@ -203,7 +203,7 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs)); err != nil {
 		return err
 	}
-	if len(rows) == 0 || rows[0].Attempt != "completed" {
+	if len(rows) == 0 || rows[0].Attempt != state.AttemptCompleted {
 		return nil
 	}
 	x := rows[0].execRow

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // done is an attempt of one execution that completed with output.
@@ -162,7 +163,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, ex
 	// of their own are not the engine's, hence the current-attempt join. The counter is decremented
 	// under the row's lock, so exactly one transaction of an execution sees it reach zero.
 	var left int
-	var status string
+	var status state.Exec
 	if err := tx.QueryRowxContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
 		started_at = coalesce(started_at, now()),
 		status = CASE
@@ -175,7 +176,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, ex
 		WHERE id = $1 RETURNING tasks_left, status`, exec, final).Scan(&left, &status); err != nil {
 		return err
 	}
-	if left > 0 || !active(status) {
+	if left > 0 || !status.Active() {
 		return nil
 	}
 	sinks := p.sinks()

@@ -11,6 +11,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/internal/engine/dsl"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // Rerun moves a finished (completed or failed) execution to a new version of its flow and runs again
@@ -24,7 +25,7 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 		FROM flow_executions WHERE id = $1 FOR UPDATE`, exec); err != nil {
 		return err
 	}
-	if x.Status != "completed" && x.Status != "failed" {
+	if x.Status != state.ExecCompleted && x.Status != state.ExecFailed {
 		return nil
 	}
 	old, err := e.plan(ctx, tx, x.Flow, x.Version)
@@ -37,7 +38,7 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 	}
 	var rows []struct {
 		Name   string          `db:"task_name"`
-		State  string          `db:"state"`
+		State  state.Task      `db:"state"`
 		Output json.RawMessage `db:"output"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, state, coalesce(output, 'null') AS output
@@ -46,7 +47,7 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 	}
 	kept := map[string]json.RawMessage{}
 	for _, r := range rows {
-		if r.State == "completed" {
+		if r.State == state.TaskCompleted {
 			kept[r.Name] = r.Output
 		}
 	}
