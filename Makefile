@@ -5,6 +5,7 @@
 #   make admin ARGS='mail-outbox --show-body'   loopwork admin … against what make run uses
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
 #   make docs       regenerate the generated parts of docs/ (configuration, task types, layout)
+#   make schema     rewrite db/schema.sql, the schema the migrations make, from a throwaway database
 #   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything; needs node and npm)
 #   make fuzz       run every fuzz target for FUZZTIME each
 #   make deploy-check   check the Dockerfile and compose.yaml without a container runtime (internal/deploy)
@@ -28,7 +29,7 @@ DOCS_ASSETS_URL    := /api/docs/assets/
 # several hundred MB of packages; make test and CI install them (and the recordings the tests use).
 SPEECH_PACKAGES    := pocketsphinx pocketsphinx-en-us ffmpeg
 
-.PHONY: build run speech docs test deploy-check test-short fuzz contract-proxy bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
+.PHONY: build run speech docs schema test deploy-check test-short fuzz contract-proxy bench soak load generate generate-check spec-check spec-lint lint admin db-start db-stop docs-assets docs-check clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/loopwork
@@ -44,6 +45,12 @@ speech:
 # of internal/engine/tasks and the package list. A test fails when the committed pages differ.
 docs:
 	$(GO) run ./internal/tools/docgen -root .
+
+# schema migrates a fresh database (on a throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set) and
+# writes its pg_dump to db/schema.sql, for reading the schema without replaying the migrations. A test fails
+# when the committed file differs.
+schema:
+	./internal/tools/with-test-db.sh $(GO) run ./internal/tools/schemadump -out db/schema.sql
 
 # test runs go test through testreport, which passes its output on and ends it with the ten slowest tests,
 # then go test's own package lines and exit status. jq runs the README's tour as written.

@@ -1133,7 +1133,7 @@ func (e IssueTokenParamsGrantType) Valid() bool {
 	}
 }
 
-// AcceptWorkflowAction Accepts a proposed workflow; `flow_definition` (possibly edited by the user) is saved as a new flow version.
+// AcceptWorkflowAction Accepts a proposed workflow; `flow_definition` (possibly edited by the user) is saved as a new flow version (nothing is saved when it is the flow's definition already).
 type AcceptWorkflowAction struct {
 	// Action Always `accept_workflow`.
 	Action AcceptWorkflowActionAction `json:"action"`
@@ -2307,7 +2307,7 @@ type ErrorSummaryData struct {
 	TaskErrors []TaskErrorData `json:"task_errors"`
 }
 
-// ExecutionStatus Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version.
+// ExecutionStatus Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version (a new definition; a change of the flow's other attributes makes no execution stale).
 type ExecutionStatus string
 
 // FileUploadCompleteRequest defines model for FileUploadCompleteRequest.
@@ -2409,7 +2409,7 @@ type FlowExecutionResponse struct {
 	// StartedAt When its first task started; null while `queued`.
 	StartedAt *time.Time `json:"started_at,omitempty"`
 
-	// Status Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version.
+	// Status Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version (a new definition; a change of the flow's other attributes makes no execution stale).
 	Status    ExecutionStatus `json:"status"`
 	UpdatedAt time.Time       `json:"updated_at"`
 }
@@ -2445,7 +2445,7 @@ type FlowExecutionResponseWithRunNumber struct {
 	// StartedAt When its first task started; null while `queued`.
 	StartedAt *time.Time `json:"started_at,omitempty"`
 
-	// Status Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version.
+	// Status Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version (a new definition; a change of the flow's other attributes makes no execution stale).
 	Status    ExecutionStatus `json:"status"`
 	UpdatedAt time.Time       `json:"updated_at"`
 }
@@ -2527,7 +2527,7 @@ type FlowResponse struct {
 	// IsLatest Whether this is the flow's latest version (the one updates and new executions use).
 	IsLatest bool `json:"is_latest"`
 
-	// ModifiedBy Who saved this version, a user id, an integration type or the word `system`.
+	// ModifiedBy Who last changed this version (saved it, or changed its attributes in place), a user id, an integration type or the word `system`.
 	ModifiedBy string `json:"modified_by"`
 
 	// OrganizationId Organization that owns the flow.
@@ -2542,22 +2542,22 @@ type FlowResponse struct {
 	// TaskNames Task names in topological order (a task after every task it depends on; ties keep the order of `tasks`); only with `include_ordered_task_names=true` and in the replies of create, PUT, PATCH and PUT definition, otherwise null. Also null when the task graph is not sound (duplicate or missing task names, an edge naming a missing task, a cycle).
 	TaskNames *[]string `json:"task_names"`
 
-	// UpdatedAt When this version last changed (versions are immutable once a newer one exists).
+	// UpdatedAt When this version last changed: its save, or a later change of its attributes in place while it was the latest (versions do not change once a newer one exists).
 	UpdatedAt time.Time `json:"updated_at"`
 
 	// ValidationErrors Problems of the definition, each with a `loc` path that starts at the definition (for example `["definition", "tasks", 2, "parameters", "url"]`); only with `include_validation_errors=true` and in the replies of create, PUT, PATCH and PUT definition, otherwise null. An empty list means the definition is valid.
 	ValidationErrors *[]ErrorDetails `json:"validation_errors"`
 
-	// Version Version number; 1 for a new flow, incremented by each update.
+	// Version Version number; 1 for a new flow, incremented by each update that changes the definition (a change of the other attributes alone keeps the number).
 	Version int `json:"version"`
 
 	// Visibility Who may see the flow. `private`: its creator, the users invited to it, and callers with role `org_admin` or `backoffice`. `organization`: every user of the owning organization. `public`: additionally every authenticated caller of any organization may read it (reads only; changes, deletion and executions stay with the owning organization). Null or omitted on create means `organization`; the server never returns null.
 	Visibility *FlowVisibility `json:"visibility"`
 }
 
-// FlowSettings Behaviour settings of a flow, stored with each version.
+// FlowSettings Behaviour settings of a flow, stored with each version. Changing them alone changes the latest version in place (see PATCH /api/flows/{id}).
 type FlowSettings struct {
-	// ReexecuteOnUpdate When true, saving a new version re-runs stale tasks: every `completed` or `failed` execution of an earlier version moves to the new version, returns to `queued`, and re-runs the tasks whose definition or incoming edges changed, the tasks that had not completed (the one that failed, and those it kept from running), plus every task downstream of them (new task executions with the next `task_execution_idx`); results of the other tasks are kept. This happens only when the new version is valid; when false, or when the new version has validation errors, those executions only become `stale`. Executions still running are never moved.
+	// ReexecuteOnUpdate When true, saving a new version (a new definition) re-runs stale tasks: every `completed` or `failed` execution of an earlier version moves to the new version, returns to `queued`, and re-runs the tasks whose definition or incoming edges changed, the tasks that had not completed (the one that failed, and those it kept from running), plus every task downstream of them (new task executions with the next `task_execution_idx`); results of the other tasks are kept. This happens only when the new version is valid; when false, or when the new version has validation errors, those executions only become `stale`. Executions still running are never moved.
 	ReexecuteOnUpdate *bool `json:"reexecute_on_update,omitempty"`
 
 	// Ttl Automatic deletion of executions; the default empty object deletes nothing.
@@ -2620,9 +2620,9 @@ type FlowTaskTagListResponse struct {
 	Total int `json:"total"`
 }
 
-// FlowUpdateRequest Body of `PUT /api/flows/{id}`. `definition` is required; every other field that is omitted or null keeps the value of the previous version.
+// FlowUpdateRequest Body of `PUT /api/flows/{id}`. `definition` is required; every other field that is omitted or null keeps the value of the latest version. A new version is saved only when `definition` differs from the latest version's; otherwise the other fields change the latest version in place.
 type FlowUpdateRequest struct {
-	// Definition The definition of the new version, in the loopwork DSL (see FlowDefinition).
+	// Definition The definition, in the loopwork DSL (see FlowDefinition): of the new version when it differs from the latest version's.
 	Definition json.RawMessage `json:"definition"`
 
 	// Description New description in Markdown; an empty string clears it.
@@ -2634,7 +2634,7 @@ type FlowUpdateRequest struct {
 	// Settings New settings, replacing the previous ones as a whole.
 	Settings *FlowSettings `json:"settings,omitempty"`
 
-	// Status Status of the new version.
+	// Status Status of the flow's latest version (the new one, or the latest changed in place).
 	Status *FlowStatus `json:"status,omitempty"`
 
 	// Visibility Who may see the flow. `private`: its creator, the users invited to it, and callers with role `org_admin` or `backoffice`. `organization`: every user of the owning organization. `public`: additionally every authenticated caller of any organization may read it (reads only; changes, deletion and executions stay with the owning organization). Null or omitted on create means `organization`; the server never returns null.
@@ -6609,14 +6609,14 @@ type ClientInterface interface {
 
 	// ListTaskStatuses List task statuses
 	//
-	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
+	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. The engine records one status itself: a task none of whose incoming edges held (or that only depends on such tasks) is skipped, and gets the status `skipped` (by `system`) when the engine decides so; a rerun that lays it out again clears it. A skipped task has no task executions. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 	//
 	// Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 	ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddTaskStatusesWithBody Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`; the engine itself records `skipped` for the tasks it skips); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6625,7 +6625,7 @@ type ClientInterface interface {
 
 	// AddTaskStatuses Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`; the engine itself records `skipped` for the tasks it skips); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6730,7 +6730,7 @@ type ClientInterface interface {
 
 	// ModifyFlowWithBody Change flow attributes
 	//
-	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6739,7 +6739,7 @@ type ClientInterface interface {
 
 	// ModifyFlow Change flow attributes
 	//
-	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6748,7 +6748,7 @@ type ClientInterface interface {
 
 	// UpdateFlowWithBody Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6757,7 +6757,7 @@ type ClientInterface interface {
 
 	// UpdateFlow Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6766,7 +6766,7 @@ type ClientInterface interface {
 
 	// UpdateFlowDefinitionWithBody Replace a flow's definition
 	//
-	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6775,7 +6775,7 @@ type ClientInterface interface {
 
 	// UpdateFlowDefinition Replace a flow's definition
 	//
-	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -6869,7 +6869,7 @@ type ClientInterface interface {
 
 	// CompleteHumanReviewTaskWithBody Complete a review
 	//
-	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -6878,7 +6878,7 @@ type ClientInterface interface {
 
 	// CompleteHumanReviewTask Complete a review
 	//
-	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -7301,7 +7301,7 @@ type ClientInterface interface {
 
 	// ListTaskExecutionRecords List task executions
 	//
-	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
+	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). A task that never ran has none: one the execution has not reached yet, or one that was skipped because none of its incoming edges held, which its task status (`skipped`, `GET /api/flow-executions/{id}/task-statuses`) tells apart. When a task fails for good, the other tasks' queued and running attempts are `cancelled` in the same transaction. An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 	//
 	// Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 	ListTaskExecutionRecords(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7310,7 +7310,9 @@ type ClientInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+	//
+	// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -7323,7 +7325,9 @@ type ClientInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+	//
+	// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -9201,7 +9205,7 @@ func (c *Client) StopFlowExecution(ctx context.Context, id FlowExecutionIdPath, 
 
 // ListTaskStatuses List task statuses
 //
-// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
+// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. The engine records one status itself: a task none of whose incoming edges held (or that only depends on such tasks) is skipped, and gets the status `skipped` (by `system`) when the engine decides so; a rerun that lays it out again clears it. A skipped task has no task executions. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 //
 // Corresponds with GET /api/flow-executions/{id}/task-statuses (the `ListTaskStatuses` operationId).
 func (c *Client) ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, params *ListTaskStatusesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -9218,7 +9222,7 @@ func (c *Client) ListTaskStatuses(ctx context.Context, id FlowExecutionIdPath, p
 
 // AddTaskStatusesWithBody Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`; the engine itself records `skipped` for the tasks it skips); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9237,7 +9241,7 @@ func (c *Client) AddTaskStatusesWithBody(ctx context.Context, id FlowExecutionId
 
 // AddTaskStatuses Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`; the engine itself records `skipped` for the tasks it skips); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9472,7 +9476,7 @@ func (c *Client) GetFlow(ctx context.Context, id FlowIdPath, params *GetFlowPara
 
 // ModifyFlowWithBody Change flow attributes
 //
-// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9491,7 +9495,7 @@ func (c *Client) ModifyFlowWithBody(ctx context.Context, id FlowIdPath, contentT
 
 // ModifyFlow Change flow attributes
 //
-// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9510,7 +9514,7 @@ func (c *Client) ModifyFlow(ctx context.Context, id FlowIdPath, body ModifyFlowJ
 
 // UpdateFlowWithBody Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes any type of body and a specified content type.
 //
@@ -9529,7 +9533,7 @@ func (c *Client) UpdateFlowWithBody(ctx context.Context, id FlowIdPath, contentT
 
 // UpdateFlow Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9548,7 +9552,7 @@ func (c *Client) UpdateFlow(ctx context.Context, id FlowIdPath, body UpdateFlowJ
 
 // UpdateFlowDefinitionWithBody Replace a flow's definition
 //
-// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9567,7 +9571,7 @@ func (c *Client) UpdateFlowDefinitionWithBody(ctx context.Context, id FlowIdPath
 
 // UpdateFlowDefinition Replace a flow's definition
 //
-// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -9781,7 +9785,7 @@ func (c *Client) ListHumanReviewTaskAssignments(ctx context.Context, id HumanRev
 
 // CompleteHumanReviewTaskWithBody Complete a review
 //
-// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -9800,7 +9804,7 @@ func (c *Client) CompleteHumanReviewTaskWithBody(ctx context.Context, id HumanRe
 
 // CompleteHumanReviewTask Complete a review
 //
-// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -10653,7 +10657,7 @@ func (c *Client) ResolveStorageUri(ctx context.Context, body ResolveStorageUriJS
 
 // ListTaskExecutionRecords List task executions
 //
-// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
+// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). A task that never ran has none: one the execution has not reached yet, or one that was skipped because none of its incoming edges held, which its task status (`skipped`, `GET /api/flow-executions/{id}/task-statuses`) tells apart. When a task fails for good, the other tasks' queued and running attempts are `cancelled` in the same transaction. An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 //
 // Corresponds with GET /api/task-executions (the `ListTaskExecutionRecords` operationId).
 func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskExecutionRecordsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -10672,7 +10676,9 @@ func (c *Client) ListTaskExecutionRecords(ctx context.Context, params *ListTaskE
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+//
+// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -10695,7 +10701,9 @@ func (c *Client) RecordTaskExecutionWithBody(ctx context.Context, contentType st
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+//
+// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -18733,7 +18741,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListTaskStatusesWithResponse List task statuses
 	//
-	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
+	// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. The engine records one status itself: a task none of whose incoming edges held (or that only depends on such tasks) is skipped, and gets the status `skipped` (by `system`) when the engine decides so; a rerun that lays it out again clears it. A skipped task has no task executions. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -18742,7 +18750,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddTaskStatusesWithBodyWithResponse Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`; the engine itself records `skipped` for the tasks it skips); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18751,7 +18759,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddTaskStatusesWithResponse Record task statuses
 	//
-	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
+	// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`; the engine itself records `skipped` for the tasks it skips); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18868,7 +18876,7 @@ type ClientWithResponsesInterface interface {
 
 	// ModifyFlowWithBodyWithResponse Change flow attributes
 	//
-	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18877,7 +18885,7 @@ type ClientWithResponsesInterface interface {
 
 	// ModifyFlowWithResponse Change flow attributes
 	//
-	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+	// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18886,7 +18894,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFlowWithBodyWithResponse Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18895,7 +18903,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFlowWithResponse Update a flow
 	//
-	// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+	// Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18904,7 +18912,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFlowDefinitionWithBodyWithResponse Replace a flow's definition
 	//
-	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18913,7 +18921,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateFlowDefinitionWithResponse Replace a flow's definition
 	//
-	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+	// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19021,7 +19029,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompleteHumanReviewTaskWithBodyWithResponse Complete a review
 	//
-	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19030,7 +19038,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompleteHumanReviewTaskWithResponse Complete a review
 	//
-	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+	// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19501,7 +19509,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListTaskExecutionRecordsWithResponse List task executions
 	//
-	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
+	// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). A task that never ran has none: one the execution has not reached yet, or one that was skipped because none of its incoming edges held, which its task status (`skipped`, `GET /api/flow-executions/{id}/task-statuses`) tells apart. When a task fails for good, the other tasks' queued and running attempts are `cancelled` in the same transaction. An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -19512,7 +19520,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+	//
+	// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -19525,7 +19535,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 	//
-	// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+	// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+	//
+	// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 	//
 	// An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 	//
@@ -30681,7 +30693,7 @@ func (c *ClientWithResponses) StopFlowExecutionWithResponse(ctx context.Context,
 
 // ListTaskStatusesWithResponse List task statuses
 //
-// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
+// Returns the current status of each task of an execution (its newest record), ordered by task name; tasks whose newest record cleared the status are left out. Task names are compared byte by byte, so the order is case-sensitive (`B` before `a`). With `include_history=true` every record is returned instead, oldest first (records of one request in request order), the clearing ones (status null) included. The reply is not paged. The engine records one status itself: a task none of whose incoming edges held (or that only depends on such tasks) is skipped, and gets the status `skipped` (by `system`) when the engine decides so; a rerun that lays it out again clears it. A skipped task has no task executions. Every role may read the statuses of an execution it may see; one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. The statuses of a deleted execution stay readable.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -30696,7 +30708,7 @@ func (c *ClientWithResponses) ListTaskStatusesWithResponse(ctx context.Context, 
 
 // AddTaskStatusesWithBodyWithResponse Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`; the engine itself records `skipped` for the tasks it skips); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30711,7 +30723,7 @@ func (c *ClientWithResponses) AddTaskStatusesWithBodyWithResponse(ctx context.Co
 
 // AddTaskStatusesWithResponse Record task statuses
 //
-// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
+// Records display statuses of tasks of an execution, in the given order, in one transaction (all or nothing). Each item appends a status record; the current status of a task is its newest record, and an item with `status` null clears it. The values are free text chosen by the execution engine (commonly `running`, `completed`, `failed`, `skipped`; the engine itself records `skipped` for the tasks it skips); they are shown to users and do not change the execution or its task executions. Task names are not checked against the definition. The reply lists the created records in request order. Several items for the same task are recorded in their order, so the last one becomes the task's current status; the records of one request share `created_at`. Meant for the engine and outside workers: callers with role `integration`, `org_admin` or `backoffice`; others answer 403. The caller must see the execution: one that does not exist, belongs to another organization or runs a private flow the caller may not see answers the same 404. A deleted execution answers 409 and nothing is recorded.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30906,7 +30918,7 @@ func (c *ClientWithResponses) GetFlowWithResponse(ctx context.Context, id FlowId
 
 // ModifyFlowWithBodyWithResponse Change flow attributes
 //
-// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30921,7 +30933,7 @@ func (c *ClientWithResponses) ModifyFlowWithBodyWithResponse(ctx context.Context
 
 // ModifyFlowWithResponse Change flow attributes
 //
-// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch that changes at least one field saves a new version exactly like PUT, with the definition of the previous version; a patch that changes nothing answers the current latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
+// Changes only the fields present in the body (an omitted or null field keeps its value; send an empty string to clear the description, and `{}` to reset the settings to their defaults). `settings`, when given, replaces the existing settings as a whole. Every status transition is allowed (`draft` to `published` and back), but a version whose definition has validation errors cannot be `published`: that patch answers 422 with the problems (the first one at `["body", "status"]`) and changes nothing. A patch carries no definition, so it never makes a new version: the fields it changes are changed in place on the latest version, whose number stays the same, whose `updated_at` and `modified_by` become the patch's, and whose definition, and the user whose credential rights its attempts run with, stay as they were. No execution becomes `stale` and none is re-run, whatever `settings.reexecute_on_update` says. Older versions keep the attributes they had when a newer version superseded them; `status` too, so publishing makes the latest version the one /v1 jobs run, and returning it to `draft` leaves them the latest older version that is still `published` (or the latest valid one when none is). A patch that changes nothing answers the latest version unchanged. The reply carries `validation_errors` and `task_names` like the reply of create. The same callers as for PUT may patch a flow.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30936,7 +30948,7 @@ func (c *ClientWithResponses) ModifyFlowWithResponse(ctx context.Context, id Flo
 
 // UpdateFlowWithBodyWithResponse Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30951,7 +30963,7 @@ func (c *ClientWithResponses) UpdateFlowWithBodyWithResponse(ctx context.Context
 
 // UpdateFlowWithResponse Update a flow
 //
-// Updates a flow directly by saving a new version: the new version's number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: saving a definition with validation errors as a `published` version (the status given, or the previous version's) answers 422 with the problems and saves nothing; keep it a `draft` while it is being fixed. A definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create (also when the definition is the previous version's, which the caller may not be allowed to save again). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
+// Updates a flow directly. Only a change of the definition makes a new version. When `definition` differs from the latest version's (compared as JSON values, not as text), a new version is saved: its number is the latest plus one, it becomes the latest (`is_latest` true) and the previous version stays readable with `is_latest` false and the attributes it had then. The new version takes `definition` from the body; every other field that is omitted or null keeps the value of the previous version. Executions already started keep running on the version they started with. Completed and failed executions of earlier versions become `stale`, and when `settings.reexecute_on_update` is true they are re-run on the new version (see FlowSettings). When `definition` is the latest version's, no version is saved and no execution becomes `stale`: the other fields given change the latest version in place, exactly as PATCH does (its `updated_at` and `modified_by` follow; nothing at all changes when they hold the values they already have). The reply carries `validation_errors` and `task_names` like the reply of create. A published version is always valid: a definition with validation errors as a `published` version (the status given, or the latest version's) answers 422 with the problems and changes nothing; keep it a `draft` while it is being fixed. A new definition beyond the limits, or naming a credential the caller may not use, answers 422 as on create; the definition the flow already has is not saved again, so it is not checked against the caller's credentials (the version's attempts keep the rights of whoever saved it). Only the flow's creator, users invited to it and callers with role `org_admin` or `backoffice` of its organization may update a flow; others answer 403 (or 404 when they may not even see it). Public flows of other organizations cannot be changed (403).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30966,7 +30978,7 @@ func (c *ClientWithResponses) UpdateFlowWithResponse(ctx context.Context, id Flo
 
 // UpdateFlowDefinitionWithBodyWithResponse Replace a flow's definition
 //
-// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30981,7 +30993,7 @@ func (c *ClientWithResponses) UpdateFlowDefinitionWithBodyWithResponse(ctx conte
 
 // UpdateFlowDefinitionWithResponse Replace a flow's definition
 //
-// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
+// Saves a new version of the flow whose definition is the one in the body; every other field keeps the value of the previous version. A definition equal to the latest version's saves nothing and answers the latest version unchanged. Versioning, staleness of earlier executions, the reply and the callers allowed are the same as for `PUT /api/flows/{id}`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31161,7 +31173,7 @@ func (c *ClientWithResponses) ListHumanReviewTaskAssignmentsWithResponse(ctx con
 
 // CompleteHumanReviewTaskWithBodyWithResponse Complete a review
 //
-// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31176,7 +31188,7 @@ func (c *ClientWithResponses) CompleteHumanReviewTaskWithBodyWithResponse(ctx co
 
 // CompleteHumanReviewTaskWithResponse Complete a review
 //
-// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
+// Records the caller's verdict, from `pending` (an implicit start) or `in_progress`; the caller's assignment becomes `completed`. An approval (`review_result` true) counts towards the task's `required_approvals`: until they are reached the task stays open (`in_progress`) for the other assignees. The approval that reaches them, a rejection (`review_result` false: the first one decides), or a completion by an administrator without an assignment completes the task: it becomes `completed` with that call's `review_result` and `reviewed_output`, `completed_at` and `completed_by` (the caller), and every other assignment that is not completed becomes `cancelled`. The reviewed output, with `review_result` added, becomes the output of the target attempt when it waits for the review (see the create route); the flow execution leaves `awaiting_input` (when no other review of it is open) and continues, and a rejection does not stop it: the flow's edges decide, for example on `.review_result`. Assigned users may complete; callers with role `org_admin` or `backoffice` may complete without an assignment. Others answer 403. This is one rule on both interfaces: the /v1 label of the job whose execution waits for the review (`PUT /v1/apps/{app_id}/jobs/{job_id}/response`, an approval with the label as `reviewed_output`) keeps it too, and the /v1 label queue (`GET /v1/apps/{app_id}/label`) offers that job only to those who may complete the review; there a review whose assigned users were not named (the defaults: the users invited to the flow and its creator) is open to every worker of the app as well. A task that is already completed, an assignment of the caller that is `completed` or `cancelled`, or a deleted execution answers 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31905,7 +31917,7 @@ func (c *ClientWithResponses) ResolveStorageUriWithResponse(ctx context.Context,
 
 // ListTaskExecutionRecordsWithResponse List task executions
 //
-// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
+// Lists the task executions of one flow execution, newest first (by creation time, then by `task_execution_idx` descending), each with the task's active tags (tags belong to the task name, so every attempt of a task carries the same tags, oldest first). A task that never ran has none: one the execution has not reached yet, or one that was skipped because none of its incoming edges held, which its task status (`skipped`, `GET /api/flow-executions/{id}/task-statuses`) tells apart. When a task fails for good, the other tasks' queued and running attempts are `cancelled` in the same transaction. An empty list means nothing matches. The answer is always one page, of `limit` attempts (100 unless given, at most 1,000): an execution may have thousands of attempts, so without `page` and `limit` the first 100 are returned. An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; the task executions of a deleted execution stay readable. Every role may list.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31922,7 +31934,9 @@ func (c *ClientWithResponses) ListTaskExecutionRecordsWithResponse(ctx context.C
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+//
+// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -31941,7 +31955,9 @@ func (c *ClientWithResponses) RecordTaskExecutionWithBodyWithResponse(ctx contex
 //
 // Worker-facing. Reports the state of one attempt of a task, identified by (`flow_execution_id`, `task_name`, `task_execution_idx`). The route is an upsert, because a worker reports the same attempt several times as it progresses: the first report creates the record (201), later reports of the same attempt update it (200). The status may only move forward: `queued` to `running`, and `queued` or `running` to `completed`, `failed` or `cancelled`. Repeating the current status is accepted and changes only the fields sent (idempotent retries); a move back or out of a final status answers 409, and the message names both statuses (for example `completed` to `running`). `output` is accepted only with status `completed` and `error` only with status `failed`; otherwise 422 (an `output` or `error` of null counts as not sent). A later report that omits `input` keeps the stored input. The server sets `organization_id` from the caller, `started_at` when the attempt first becomes `running` (an attempt reported `completed` or `failed` straight from `queued` counts as having started then) and `completed_at` when it reaches a final status.
 //
-// When the attempt is the current attempt of a task that the engine runs (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Attempts that the engine did not create (a worker recording attempts of its own, or any other index) are recorded as sent and do not affect the execution.
+// Reports move only attempts of tasks that outside workers run (type `external`), and records of the worker's own. A report naming a task of the execution's flow version of another type answers 409 and changes nothing: the engine runs those tasks itself, and the attempts of a `human_review` task are decided by people, through `POST /api/human-review-tasks/{id}/complete` (the message names that route; so does the 409 of a report on any attempt that an open review holds, naming the review).
+//
+// When the attempt is the current attempt of an `external` task (the engine created it when the task became ready, and no later attempt of the task exists), the report also moves the execution on, in the same transaction: `completed` completes the task with `output` and starts the tasks after it (when an edge out of the task has a condition, the conditions are evaluated outside any transaction, just after this one commits: the attempt stays `running` until then, which the reply shows, and a condition that passes its time or memory limit fails the attempt with `error.type` `limit_exceeded`); `failed` fails the attempt with `error.message` and, while the task's `retry.max_attempts` allows, queues the next attempt (`task_execution_idx` one higher) after the task's backoff, otherwise fails the task and the execution; `cancelled` fails the task without retry and so fails the execution (the attempt itself stays `cancelled`). Only the first report of a final status moves the engine; a repeat changes the attempt's record only. When the execution has already stopped (another task failed), a final report of a running attempt leaves it `cancelled`, as the engine leaves every attempt it can no longer use; the reply shows the stored status. A `running` report of such an attempt that is `queued` takes it the way `POST /api/task-executions/claim` does, with a lease of 60 seconds; a `running` report of an attempt that is already `running` under a lease is a heartbeat: it extends the lease by its length (the `lease_seconds` of the claim) from now. Other attempts (a worker recording attempts of its own: another index of an `external` task, or a task the version does not have) are recorded as sent and do not affect the execution.
 //
 // An execution that does not exist or that the caller may not see (another organization's, or one of a private flow the caller may not see) answers 404; a deleted one answers 409 and nothing changes. Callers with role `integration`, `org_admin` or `backoffice` may report; others answer 403.
 //
@@ -59433,1033 +59449,1054 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
 	"7L39khs3li/4KgjuRIjszaJKsuzproob91ZLclvdsqVWleyJcekywUyQRFcSoBPIothebcxf+wAb+wzz",
-	"YPMkGzgHQCKTSGayqmR7Znoipl1iIpEHXwfn83d+HmVyvZGCCa1GZz+PNrSka6ZZCf+62PC/sN2r/C3V",
-	"K/PvnKms5BvNpRidjV7lRC6IXjFy8fYVuWG76SgZcfNkY9onI0HXbHQ24vkoGZXsp4qXLB+d6bJiyUhl",
-	"K7amptOFLNdUj85GVQUt9W5j3lK65GI5+vQpGf2RFwUXyzflkgr+d2o+/9eKlbt9ksImREtSso0sNZHi",
-	"nORsQatCK/OzoTmjRcHKR2pK3ohiR9I5zW7kYsEzlpI13RFDPKFC6hUriQz6PScLWRL8vZQFU9FWjxTh",
-	"OaFCbVmpyLPTZ35yfgLS/eyEL81gAo6ZmudS3LJSwduv8v0JuTIjDdoAWZ9rnZ6XLGdCc1p0kuJbfFZC",
-	"XsisWjOhX8y7CMltC7LgBTtESz6f3Zucl2vKiyuqbrqoYSemBdFU3RyixTy/PzVfF3L78iPLKtwzfWd7",
-	"UcgtYa7951oxQ9RAWsbmL2VOpzmHtCgI14qYHc6lUJPPReE31ZqKd+yWsy0uZR+xK/MCKeENWNrPRdkr",
-	"kRVVzl7sBF3z7AXVdJ+sH1ZMEOiaMJqtgB5DaJqzBRfctErJkmlFKElz7GmWU01TIud/Y5kmW65XMK6y",
-	"Epqvga0s+LIqkdlK+JIyfZrlMFSSsVkg9pGuNwWDV9cyZ4XhlyQtinWKVBhmWymWEFkiY/Y8Aluqn4oZ",
-	"8Myg/YZnN5MujspxPmbhMBps1V4Fo7MFLRTzUzqXsmBUhHP6psxZyXKz4N/RNVMHJzaF82mIUClZySJX",
-	"MB74wW2KerofKRiOItzcVBtZyCXPaEGk+SQZUxxsJs3LdKFZSdgtK3f4M9ckZxsmcgV3m+ZMkRvGNvAN",
-	"7MF+EIhSKaFlSXeTKXmlidJ0p4ioioJsgfoVw16XJd2sCFdESE2UrEROxnm1KXhGtW0Cg0nMurB8CWPj",
-	"YkkoWXOlzF+mUUIoyXZZwXpXSOL0zuqJu+s6VXpT6Ut4U91r9wuSSuhshnS4/Z/ANP358s13BB+4nY6t",
-	"e0ca9nnXUb6rxHfVes7Kw9uwrMRMQLvULOaCFwXLz4D+jVQcjyvuDs/XCV1Ls5BFUf/mDzOw3fnOnEwr",
-	"WfE1S0jOCqZZTqRgZhcDiTkZK0luueLzghGkQsGRXdFbRpZ0o86JYqxBZe8+qdvecebeK1a+EgvZvzWo",
-	"UnwpQDTIaFmag2UmCn9mueFU5SNFSpbJMjdnNzW/pH0jMI1m3FBwtwF8Twuew+S/LEtZ9jCiW996xqB5",
-	"yI82pZwXbB1hSedwrtcbvSMFV5qsGRWKQGd949v74vHj1GxZHpRjed3ks0qPr/ma68jNrs2kbVhJNnTJ",
-	"EvLEaBJPTk+7pqaAbqLT8PQ0Ga3pR76u1qOzJ6fmX1zYf3mKYLisBJJCvaZf8ghVis81SW/pku3TYH61",
-	"pz4x90yp4XrQ5EnXLJm5jE/Sk95ZeVvKvMp0/4RssOHnmovLyzdvS3nLc1b202KuycL8ZylOpDCkwYtk",
-	"nColZ+6fM56ndxRl1/TjayaWhgq3tfy/o9T/VBiZcU4V6zp5l399TXLbBhXbWginCu6Ilmb32cTw94ou",
-	"WUOF6TAF/MWIQ9Ko9pV5Baefqy59prUtTauZb3W8Xo5klnI9kDq8T1huzorRakDgA3pB1h4Dn1X8tlum",
-	"WpRyHScyp5qdmG66KbUn6cipbB+r9tHGx3ecvCt57NTN2UKWLJw19rFv1rS825yxEpT6QySaK1+R7Uoq",
-	"r+DTPC+ZUkZ10pQLZWllH3VC+FJI8wGSUcW6yGWmm1HHaX/65bP+0w6SUC+TMrR/vhPMylfqItP8lvUu",
-	"MYVmZGw+MzEnA37NGfxOjfQ5BpligtPdKaaoGfbUmLuIGGKIeycLNmDvweqiUswVWAK7vm6eNT78TyVb",
-	"jM5G/8fj2vj62KoGjx0Fo0+GnpKpjRQKNc8/0vwd+6liCqQTs4mYgD/pBpU0LsXjvylD6c8DvwbS5Dv7",
-	"EfzkPvsv8aMko8JohnO4UDOmlOFXiigm9HSExshFwbNfizr7dVWbKrKqLI0kr7RRYBvmCEpqzdYs0wRG",
-	"AB/85ch/L9jHDcvMNgapmYy/PD2dgCWECiI3zBpXzKzTW8oLarQqo4CZLadYecvgnSckFVLPuBmZUV0Y",
-	"CA+fktHXspzzPGfil10SZ1uHU0FyydCkQAtz9wLtfmxA5ndSfy0rkf/SG0fJqswCAtlHo/bIksxZIcUS",
-	"fAUx4z4QfSXlt1Ts7IlUvxzt78yeBe2CsI8ZYznLz0nJdLnzcoMTwg0/VyyTIgc7U/rOtDq5MK1AZV0x",
-	"mltfT/Bon+9d2j60JFvKtbtq4aNcLKcxtlpL6sBYBa30Spb87+wXXOZv0SyVkDUtzM3E8oSwjxtzdZll",
-	"LtmtvGF5aHKEpa217a8pLx6Q4G+urt62VPk+trYACkitYJ+TNGea8iIliu6MhMFKRqjIyXa1m8ItpmpD",
-	"2EWWsY3+QZY3RqQ1ty7S2/wgtlKEGs6+kYaxb+0r5yQFYTg0lY03Uik+L3aE5dxwr/nOiw0TYlgTvcW7",
-	"gRLBtihzWwu92SvmI6zUHK812kVUsTXjSykQN3MEwcZlwqiFP45az0Yf9iSOZNQiHz6Z5/A3Ld4GpKAs",
-	"s78UQH7dgTkFZoBknNoxpYmzsyYkZfmSKVTeLCloQTSkrJkyMusMH3QPGKa5OU5o8yEmUNXCmG/X+tL+",
-	"HHyIEIeb448y38W1QLo0dynYrN1iA4PM9NTRDJ/z+5JnK5KiE0Gt6IaRhTQ3gDq7Fil4D4yoaN6yez0l",
-	"4+fBz5azGuV0kpDUmpjRWAx+apWSsT3hV1TdvIXfsPm1SKlS1Zrls9qlnZLxBf741v/meof7d6aq9ZqW",
-	"u5SM4Wxe4j+hjTlh1wLMlm63BXS/q4Q7YyHZ02vRsd07toCZ5xsuQBC3vZ+R+GR1TElCYiM3E9IaoixJ",
-	"fDRI9N4xyq1j6RB/wy0ELqhProvPsMvtpg5n0tLXva/jfjEz3xu6KySFKaeCYKfEnp9zu41x/3INBnXc",
-	"xcRo3M2Nb8YiBXuzGJ39eHiiOvb56FNy+L3odu99K7rre99qH4HeF+KHYPTpg1mEHLxol5rqSgVaTPNs",
-	"KHgc87Phi6TaGM1cJYEGwtGDteS3TKDvC/Qwzdaqd7tGiHql2RpYNf34CvtwVjT3T7/FwKe2tzn9GKJ7",
-	"seuLHVMR37H4DO6hldyCvgDuvLFRkNdca5ZPzNOsYLQkXE/JVcPZw8SSC0ZylvGcOU59S4uKKUJLhsLG",
-	"Ocnkei0F+nfMz4ZdCC6WhseY2QT3j/kHyigpCCGpuuGbDcvhMATWiS9Pk5Eh0qgw7qrd4zHeEbg/7u/o",
-	"mjnzBPjvxhlV7EQxobh2Jp6GNeTLfmtIg6n4b0cXzlx+TtR8vqrEzf6ShSJiUQzgAn9WUnxvpn306UNU",
-	"jzLfeYT2IiZ0QqjYoQ8SFuuMUIKDgVAIw/e50lRouxIlo0raBTP6ZODIT81A02sB7Wi5hGAYlWI/Wspi",
-	"ZnQ4eC/HKZeyAL+XqgodNCuZrkoBd0Ynxw8vNRjSWYPWsWYfsUsvQyYh8WhsBukDKLC/m0Y1pddiTIFI",
-	"4hujGponOGJuxFs3UDAlNQZAxtsV1X6oBH9mub3C/Q3lyAYjmKXE3JaOEPc3vj/4KnNbJ7r1hBR/YTuv",
-	"58SFMyHFbi0rRW7Yzk9mSjf8hu1SgoqeOz9GFTP6DuowYEjgGYtI5kKK2Q3bDfgkRBaAZYwJc8QVeji4",
-	"SIiWN0yQki1KplawoQoubojRudYbZ4TvEWsdIdH52fBO326JgSdOxiGbgmqjCIIzsVzQzGjSt0ztj31O",
-	"FZtVZRERYOZKFpVm5P27197D5PotZaWZQm+7i5BhOdlU84Jn4Rt20g3PTjAOQ0jBjHxRv4ZBB8AtUMNb",
-	"SaVdB1Zcm1h5pNbCNiVb8I8gV6Gxa3Q2Wmm9UWePHxdSbsxkTO2jaSbXj+mGxwQ+7KdLZtIr+6GOKUhI",
-	"ajpOm3TEv9VabfvhpF6DjmX/C9s9LxnVLBAoWmsF+mcQn9pc5EbjtutsyIUVv6suMHpUG45idSHLW8zh",
-	"BBGyPLeBQYKxnFizaiX4TxU7+iJLRnYzzWiWyUromM+9tYZlxTCegzkl3W1I2wcZg/EuDbzuaQI054GZ",
-	"6YbtJk4C81a/0FQG25YrVdlACjMBWoIkLZRmKHY3QnJdQK4slzOar7mwt1k7QFcxbUSbUTScINxO3Xd6",
-	"Ywd1cdfGFqrvkoURuIC1oXSFXI4rf3MgN/TGmdp4XjJdcnbLclJQjdJqS44AivIZ1UN9Ukl7J/duXJ4P",
-	"8NYko4IqPauUJyaqyoHsCcGYMFX2pEXp7qVrLXO+4CyfzXcxhi6JoYhkKyqWLLd8MJNlfk4oWiR4DsJO",
-	"sG0xGNFc+GqnNFun09GBk9w+eXsN2wHbQ6bRGhp/qUlssQNLZUSPaB15d0Br8/d5TRfM7g3bqQZddsT9",
-	"kr05HnEq4CSZz47TYjtLG/fZsy9ISUUu18TcBV89q8rCLH5JM6PGTqbkkhn+oglVJL2wFmZYmjPyR0ZL",
-	"VqYgmXAFqpLAQ8mtB6Vkm2IX3Q1A7uzQDbjgpdLkydOAHK+eAFdocvFnp5GvoDZ73EHHSLKOBUWb3KFV",
-	"tEt+4pb8jgvaYrHwSsC2GkNrHmp70lpTnETyIHDLdDPu11zpbrb9RjAI1DKLYpl3RMqjG27kSvh7mMkA",
-	"Pl37HNrGgMTGfSEnGRjhlWAYlHnnYCstNY0IpN95X48ZCllTna0gGBe2aWG2ZkLkLcNoefMpmAn/rdNo",
-	"dFVD/nbT5GhIXOAWjrZ7kQ7cq8KtC2postIYOo536kVrDxPGwQ9n2Twwyhb/+k98k/7gArHNoOGKC3Q0",
-	"I3F5f9DYnixCNVmDOiDMDJA1F5VmE3vU+YIIdovCxT8u4mEXcWMNtlQ59+C5i5XnhTMB+5jY/1r3870u",
-	"vGZ8hbnKv1j85Q/06b/89M/pJMFsvEwuBVfMDeQfd+T97sgo243a+iORuva5s/vqwMMHPXjTH0yYWsmq",
-	"yEm2YtnNPp8F5+fMcPEZvI3JQN2e1sMe2L0xtRbRJaJgeIaza8oF8Q6v+rEdCwwy4pKN2IAj44jOc6VX",
-	"l0ypuOuaYLrACRdEYaPEqcl/kqB842aKecMzptTsgLz85x+uwPRvJN9usZdIgfqluzmUEYQVyQrK1z5f",
-	"g6SqmlsLq+Xa4A39uEkTknIKbkau0K1Y5SkZp42LKYXWa8oL08IOdcadL4BuNrM10xSdwD4uyyZRpK39",
-	"7MzWsmDpOcgC6Y351Rov0V6CMdRLYQQcsKbgrP75h79cRq8TDPdQhzk+TrrlY/YNWLD3gn90ETQNFsCF",
-	"/urZKCakuQ/yyPK95gsGoanOEBt+F/YKxtmMv/jq9JRUorDRos6MCKFIW66st+OgsGgNrl076c2G/lS5",
-	"cPSTSjkuDqb9t28ur8hjs9KPb588hgf/c1lSocHP+T8aXadBUhnci9DFF6ckN7/IBeECYi+53pGxTxqc",
-	"F2ziBojmUNg6BHLa4Ko5oJcddizPrd4XmO3xp2h0iNmLvUJ/pVfvVUwuDg9rg7rGPmjswvbKWBK6eMx7",
-	"FQvIurCnNcJSEsMUuq38NideWdtZWx2qz+vQSbnYbL51r3xKRrSK3LsXVc6ZkVOD+OJHdt+rc0JdSECD",
-	"tTQiA8In0XW8i6iP4dRhcxdgHW86s4EYfQIkrA2GJlnZmItbrnEdxuhutV3ZpcLAcCe9Y3jd3eXLmOjT",
-	"DO5uJnCkEHRsNbWpSz0ZptIYXjzjYsCEgMJg0+i4eDBFBaKrIzuusflNo6Rrn4H91nlGMGZ17MKwIZyN",
-	"i+ZVNoUr6rj9eWc59tjzWB/GmABqjmfiItLdbm8c+/Znu4XWQywr5Ap7i2NEUkLnRuOvI8lW1DoQG86k",
-	"jAqrZO5zq4gCGBf3Wz6JQZvbZWLt9/oNBDFbslEr8rvaS0NkvKFKbWWZo69ZKXl2XZ2efpG10rzgRxZX",
-	"hV2zSBjIS0gG39I68JKsqKoJacTA7F+jLZuVO0MDExPa7jo7UyHBMYMefOXQpuneMW9LuTDqt3naTlJp",
-	"bgpYEB9DEudZHU8/RUh7fvl9SFXbfQjmr9gmAZAR99iQmpOxC1EiOdMQ9T+JrroZ6Ezxv7MuPRzSB/9u",
-	"LhUy3+l+Y17Q5Ww9H9Drmi0p9JyQ1L+aksfkyemz33/5z18l4LAsZSVylp8Rim/LhfmLbZEo2I6UqDU1",
-	"WnWJYXIJMntySsaY3uPyjaED88Zp8+rJZTUHVhUZn80I/5SMVlTNUEmI3kFgN9TehFHKLZh3NDXyrhWW",
-	"8PWYN9GaPGeZLKq16IjIqsPtbbP+NcFeS7nt7RI2vWlIxlYVgsS23G6gI+y4wTfbwwr3XWvDNCY4CXb9",
-	"h/iBeYugJ6Hpt3lugrSDGFyRIQi1vXOS4j9nTzDoDP5+ioqikkbHdRAWJUPkCqctlnJ7HA8ces+GHAGj",
-	"JMxgDywk7rovw2VcsC0ra/QNv/vh94mDIhCI2mG2wIKzwloxVGNYR4zPBzR+2RPB6JanNbhgiqILT0XG",
-	"iq4MA3xqEQiYyI36jrkGgHlCwEQRIFOAKer4XIEMPtMQzfCnqEz2K4XjR2dvRfW32Kg7At9GiSGn9RHK",
-	"6V7Q/VzmO7RUG6JzbvpZc0E1Jret6WZjqA3m81A4N9Djh9AZmRwQH8bGdcUKuwb2BRfuGm+N8bK2qS6p",
-	"QBiTmZazecWLvOu9K9/0Sv7RNLRd+Jh3lGa7XnfRzO+hFbz7ye/I3Xc2hdgs5aehgd/BSHrDqRtT1BsZ",
-	"Hsx/X9vouIZE9g9qGp90iAIPdnn37TC3+/8gE24dl08QQulh7jq1gbARQlJhJ4EjYJB20LQ2dGi9rm8j",
-	"bNgXyPj91fNJp7Ibz13iw4D9IMBxG/v4tuRaM+EDxe/kIeqiwn7IQ7L0zp1iIu+3udnVvcTGewp0z5Q3",
-	"nJNHzflxXpv2pqtXzI8zwQ3dw/RVO5qheSaKOCYNhmIureRutIwmLs0xIQh26tThUAqlZclyN88qIbLI",
-	"IU3RmWwHRVHE+EBEZNlEQWb8oF2kXQRq5k5xFE2puzVSJ5iEK37PqAo/40dEVZiZu9Qlo+vOJBp/Uffr",
-	"83YNuiiLU1BQvkZMPI/BEo3uoFob5c7qWfMdoRCHzUobke+DYvFXiISFSI+yElHrdMAMe5kMtLXpmR1i",
-	"eZCU2gJDKyuhiFleRO8IUj/TMJswk2sGWWD9O65gVLHZIF8UNAU/yLkNtOU4TW4+13RH5gwdeSwndEm5",
-	"cK4UatSfUs8Z1YR91IYD5XYuh104TQDg4/JkLX5pY46sh6KdQtuMFfipYhWz3j+bjZdOAjQyl7nipijo",
-	"SDGtIHLeRuFaCFWxqbSz3EJiT434A8/SaHpus2XfAWqcgB+4Xl3Rpbp4+8r31J0NY8k0DWqrtFmvUtAi",
-	"7c+HaBEa2V/hRdQ4CyFtjeWOnnV0UrwtqOhU7EI/xqag4pys5a111DbELcyXNE1Sc8pTkNzTO+h4+MUZ",
-	"9NTQ9IIHv3l9ryMB9LjM64xtNAIZwAFRcs00hP6NKawFhsnt5fRPpi6rPnVpzdBBCml+/hP+6hsHd4U9",
-	"jGqCC1xwAFixUKT4G6Q9wB0FrmAwZmQryTMWz4c2hBzPbZyo50Ih/IQkpMFcfr5urMb16Ixc24W6HiXB",
-	"3+b3cAtdjz7F2QRO1oNQjF3di2Iwb3TQGnFXb9ADDc87NqY/sj3JNW8s5m8dtR6e93OQi8BwhemjCBFM",
-	"i4MXe8c9rSVsXnsp82xF1pXSVmtrQ7o3nT0EblabFus0oMT7+65FMw0mL+lC40ddFl04KtzBx4fXcR31",
-	"UhJ4EP1SYiPWuWiy0YJDLM9FoST6FawFO+dqUzjgerAQCbYtdm58OYypORuYX4Yk1KjAOMQw/HIfRrA/",
-	"9O3gxnq7ol2JjBvzCOlvzLu9Oc7CQLUwQI0uS8bQIByIlbCONnYtl9NrYW+dsBu//iIHPBMVk1imxHJs",
-	"F1gN7HVs0QKad9IEb8BrQQddgOQdplU3iR776x2gJ8iCfzRtIPWI8qIqDV8GSIdrUTLISMS2JSM23obX",
-	"Wov9Fs4uum/gT9eAl0RuzZaT3gerGNFb6cIDARqpmQsL12wyQgNc7LoNV7xbtR1kSmnM4+eypyCn2fua",
-	"LG8QZhsCFjCBZIH+angD/a4iY2TOmHCwyA9qY4mWcOh3YbtT1oNE0TqW3ewqQgq0rBEI6kRWs0jg8JwO",
-	"Gfgg406TDQYWnsSGM5oDAhSYUwINQiuYVeiP3DEHY4nlVtRZ1SF5yF9UhYrLGKIsJ76hu6f+/MOVh723",
-	"0ZeA4WBDta6Fi0Dm+aRVawX3nzsFXEdBW46zZbmRhqoDbqE+OQHtyJ1yAthV2LaTte/JA3fduO3AhEHE",
-	"91jeQkp7bGONtW28l5jx38FMFmOgETvZIHtWg6BYktA9rVnNiXJERWcftuDA22GIVb8teg5nkfe4D9wR",
-	"32wKznKLksbz1J9o7iPuApnSh5nZczi9FlbvVExjBr+Hdjy36pVyEozSvCic2leLavfLS+g2YR9Yu9II",
-	"Sn8qqdCdpx7bIIZinrtY/VYYVksVXNfZ6/EEt6zR6TlZAjkQPSbIaTRCO7SB1//XHz1NlTNC2ET60bdU",
-	"VLQgEAgN9sx8DcG97etq5+uYGFK3rGT4jrmoqo2h/cvT0yCNZg8p57TXzoAT1b1AIWB8DzjC4SWpkXPD",
-	"qYhpuF/TQtWYAm0c+hCzNx5l0w/7E/Zn/RxPGxOJgu28oOLm3IIpkLHhq9Rc/IAXxIVHDCo8XmbJ1yDX",
-	"q6qEoCaUI7hmRG1oxpzKCRnDRrT3WNNGpOBiuYc9tK8wbajWrDQjur6+7L2pOyELcHUtXHfPws45soEQ",
-	"p/uB4S+Y0nwNEkQmlZ5tWDmrRMxR9dI1JJmFMDEyomkLWRaXL84D+bESN0JuRX8gWAd9dWBYGNMz3Fbz",
-	"dcnYCUSf5s1A1WAiOz5dr1R8O7/HTSmCXW07PbhRJy0L0XKjT55Ja+bGKPq0fw8eEeP6w0q6q02FVLbo",
-	"kBsmKEcswVsmclnOaJuQJwMIiW+aHzAk2O4TuSAp8r2UcNUiBDNREpIayQXpAVioCAjZMZhgNg0PyAum",
-	"q/tkNnwCnR465mCmh8GENTq1oLFRvDBrGDhHJRWcbBYqzkG0Ddq6+8UPhnjcYDM+DPbZK9jXLhIM3V5t",
-	"8LMpeWNNejeMbWwSEWp4QIllKPCT8lEPH0+W8sSS/jclxfQd3TonaPD0RN3wzYkzWJ5sJMBF4YR9SkZY",
-	"zelhxoqlq3oGG1vRGoHvwFQgpWRsTRcQqgsxsJAENHm4KanhCgfvZAyF2ve7zXgeSUH+V1bKkzkFg6d1",
-	"hHKRs48JWZZyCze2mR1wNiAYtixB2iYbqtS5hb3b29rW6+jB/1KImwM06IUv/oTfGxDSewR8YZdjtAfV",
-	"8PRIDhYrZFKTGZ16v5jdbO49Rm50iB/vXZUQ6i838P7vl14ZJv6/F0aOxugWO22230eKpIY5p3uaANrH",
-	"m0joTiLPpICs4Li6cFAtaAo8MW+oqiUao06XgLDpLy7N180L1YygQ4pKH0AAirLyDk23jn8A2xL4FgJK",
-	"z83JGOx1GaJ831c6g3DYjy2ZxB8wlLHKuvCkh9BA20DvNRjUrxlU2KTv2DXq4fRqcJiSd1DAhwQYAs2x",
-	"CiPYELHWjELsDZ91WDt1zQpaE4LTYmw6NY+cSZ8i2ZLnGwVtEqdsGSZrT2hD+Tso2zqAJpfZfcKFq76c",
-	"W3T7VgrlUrJmNrZLZGtXw4nk1oTZQUdKqffRhWHuAx24xrxRNhq+Oca4jtzIXjqS+kHZco1VC/OsyDu7",
-	"u40U4fLDN/wx2EAeQzWc9ByLGHW0CbtWj3/m+Sf7WhIsMuBK1on+fSxlcHLonRLbgs0STn2dN9mZ0FZX",
-	"wr5ALLMXck15V/LQSirrdKwLUbgoL8WE0fASRN7AqcVCsI6bUUHSldabGo3elsm9YcrBFV6LsRWMcl6y",
-	"TPtynWeALGR/1JJQhBgVUoOf2QjTqgZkc1u2SaqFxoc4NIUPHU4pxfK9rnZc2iwTl0khWGa9u79LCS2M",
-	"skcRXd0IwKab82uR/i6EK01dC5wGVc1zmFzzvaAZGWNFl/oHrhUrFpNzkkZ6uxZw6QHhQMeUfAPLYjlX",
-	"1Hok6imhxAjUU3LRqKCJcTF6xcAL75ZWSNjwU/IiqEmf/ng9+t316AMAdyDnQOuu9xQcxgStDUz/e3x9",
-	"/bv/y/zP9fV08j9/vDj5V3ry99OTP8w+jIN/nHz4+TT56umnyfj6etrbaPK7yT9F7/AmTHrbM1EfhL1Y",
-	"kpbsh1tsltcH5aBnpOuAYWy+feYDvYZ1dbXbsJeiWofVDo6L8FEsK5luRTf+fO3w0zBi5z/+7d+vR5/Q",
-	"SPHzNbjdDF8JHibkeuTShxvv4F0JVzg4cMyuZb6GpJElg8HbAsbuemUiK3cbixxWIufIbT6mi6RueBEt",
-	"O0tG25Jr9kYUO6/tHYS9XewV8nbG2i+/bBhrDwsNd4DBDe1Zh5bcVeu82HC33mpFSyz0M2yvXGL7DoNR",
-	"kBLd3o0HClXUvfe4JOtyRYcdko26RkN9jvU7g1AO+xISjk1D+FVj/r1XNCxCfz+vaLBWx4T5+9feBnu6",
-	"axvM6upTx/GrsJ65rvmXLdqDnvr63sKDjYU/sWhtzYmigZJczSStYqUmw6xs+1GuiJxrygWonaWslpAC",
-	"++ai0itUUAPE6DkDkXm38WAHQx1KV02G6U09ZUIoaTEGNL612Lla6E066Y/R9oP3aG77CzZs6Q9zg16Q",
-	"CNcAjCftER5XMCWyLT/1JBPX5B0e7KVnwN07pSE9YuwN8m3CdY0u1o7+lCBLV4o1d/N//Nv/h/cV+KCu",
-	"hbVPjfflaXNRF8U69QkOwUKCw9+KuVD2s27lpF6o5ZyQOTdSMtfWEx7gYkLEAIp8tquU5DKDUhXIfbgG",
-	"crktLADK5HYlg/gfMk5t/E46Sa6FkZ5DBPWoB5WKPHFJFVyBCo6F8GHbrJnjivuTetGQZ4EjgFpbV2PF",
-	"dBRbGZpqWfqqlo6oBHM3sBykE3lNIwxKml6LS3qLdg0biEG1VQ0b61jboGCdjdQPay3UlpWKPHv6lEBA",
-	"KNU1PmCCKktWm05isw7aiOvm9FlieECmjeBvY54F4Tn23CwheQ5m6GvhDNXASEErAy1OYc5OUm/Zki9X",
-	"WjUAmszyYhk93U5WQuZXVsIOw6p2toRVeyh9H6n3EIR/tuaWGsZ8LSphD9pYljYryq4rKaRV+qD/iUVh",
-	"KKRYmuPJMFRiARobjCfBhAXqufy1cLT6sM7EvANgd6ohkgbcPSK2R5F6GuMJYZpUI8EDBfRRMgKe/dSF",
-	"wzkpfJSMbthutuBggsWwnFnzbnf+z1nJMoalhu1Pc/9TNErW9zIgjM6G02tpQx/Pzd4uGAUcYGZlk/Dm",
-	"f5L8l1O0Lmy5CpAaYIeWbFPQzNmMihxOrvOPFbvzYbrP/TQftgXm9Bm0mnuoJgfuW3Wo4kVwZEJobpzz",
-	"iOPmQffUgEDggLy7x4I/yPbtjNgORZWBwYi9kNtrmqOZNAh+JuPheNuTg4DbPYMwzaaj34bWPTRgvN4n",
-	"sgx28D3gAYaAS4e3apOMMMppD74+jOb+VdCmA6tFHQtulyjZO+Rd4jzXf6QFFRk7XLAMnbFkjm1t8c3D",
-	"sYjWfztz/tuGG+a0fU1cGu3GZr8496tcWOG2UmhMyGSZx0RcMg7jjrC1/azC2wVomZyTUwsML6RttqIK",
-	"E0Gwd5Y7AxyWQIdY39OzRgl3zMC174//JudEVXMo7ioF5iVBLa3H0CC1HasJVudL3bSUzCwMVMzjqv7Z",
-	"hp6mUCHAytug1zpxTwqoaGdGghjfUuiS5jxDsc6u0JQ8t8HI9sqlru6KGxNEn0B4NJTcpij+46UInMhQ",
-	"a9cL0pQqYY/gQGTl1ogiRUJxyWlRuO0FTVVUiTnum35y97/aNdNpe7+iKTajguSl3IAbfUv+zkqZkDnL",
-	"qNFacAtAoClunqDWFoSNc0VyKdg5CBx/k3PlUnahwh747CuheUHWsqxjkGkdgjxw3McXV2gxoH34x/by",
-	"xSa3m6lAsPnwki+N9e9iJUjK8OIvjbD332YFmO4Nn9zfkFnP2JGmzPakRUROv+HDlbtPisBx+/0u8NH2",
-	"C1FxrQW3bEQC2zxMDkhC6QxsCnb9QNKz9RydmID+y6gINjBE81er6XK3Ui0uA+MBsJTvIx3tczK7CT2N",
-	"ja0QOwMvrCnwOYJtHkp3AoTLLL7J74g0ehC5NITbhOg6SBnYNwv34ksG5s4OOFxnkVrwYjBcWGvhwo/U",
-	"A0ua83ZoBV7IrSgkzbuXILct4sVf0X3ATizQcsHFDQTGYVaYjwZooo9bQE17M3PtSkzcvWAFVNBVWm6U",
-	"E7juhXLWGPOh6XsrZXGpqe6o0M6V5pm9fWx9PZ7RR4q4dQtiPshGyiJBQdIj+2BcspFyDAeMpCPlsbzk",
-	"V3kR9jzgSHAxq2L30PO6E5JVZcmExnqBlWL9va7px5mhcJYVUsUE1Eb30MZLfpgxWDCYFjBrLACnAjPL",
-	"rZsfqoWA47MverWTvsKWILkjjTuzYNkKrwdeEiviENftwxMsN8wcbE9UBwQRFkhx5NRc0rwe7g2jsa0Z",
-	"FeY0Io5x3r+wg2iIbBzzXmK3D5gg8mLANtpSrjuvACN2BcPDgOK6PNyKQqql6cLisgQn7iGXBojMK5QC",
-	"ZmvVRSqUu1Eb8ERQrl2x+mF0wdyteVHwWA2eIeDgbWC72IaKrK/nEAmynMaiRAZ/iGe+k9veG3/A5exj",
-	"3+FudtKlheeQC5v5cCzq9ee5tf8TxofE8btDldK0iEBz2xUAmB5YLZSdyPPL790zCqmiZmrUebBi4KgL",
-	"vV+mnQ3JoAUtFRnjW4k98AmxDrCJR3Jthgj6P2ow4r4Q2Z/3kgZ+3vO2fWhmCfna+T9/OiJDaA+04C4g",
-	"BgCffi89tkuCDEHxh6i1L5iGlLpvGC30qluzde2MEFjolZNwbAaslZCmJMWcGzTdYdNdinIRWizBcwy5",
-	"TGZzp7lRwHKW2zaQHiakOGFKWYu3dTVj4h/W+5nT7GYJGc4EIBd9egTlBSlZQXeINZRWokkCgBg4EU6W",
-	"ZM2t+qcsXfiViJ0FiIivKhc5v+V55Wk9q2Mm0oSk9UfMv2qMSBuzAETzsDyaeYdyTPocZM/BtXtuPo7L",
-	"dIhD9nW2LyKblw9dkN8AHoThUIVfLi3lDdFyCUEv97/+khHMWx/tfzWNPNF1Ll+LGd6y0pBaMlUV+pwo",
-	"hpe2DSALGoeudbuTACcB9yxk1LqfP0TR0tZMabreRDZOUD3PKQt3KtNXbUAKti9F1Blbis/JJhj2dk+h",
-	"qROQ9nsb2uFGZhHBAFurler8ZHo6PU2JlaHWa+4Smg6reHZRaxr2piCc9+bOTdw5Dk6D21lR3gj5BBdL",
-	"1oAHaRnyzNMAidOBbPzw5t1fvn795ofZH9+/ev3i5btR0gmIiVDB5yRtv+OYImbFhpsx0rv/6e3ri+++",
-	"a/50+f7bby/evfrXl++i+3RTyvVGd3E3pcsK5VsXEQ1k22DoL56eHgIBgce9oQG+joFZ3d5T7mD/L6Fx",
-	"JFDPDKZ3PTsF2VUlulg9DPyRsunILUmWa1B3MT0Ol2tYKfaQnufm673BiJbG6BitFPY1L1hPrkIj/G9/",
-	"wF+DNTSMwVIItNiZC0PGJVtypZlRYS//+trftRPECKW5h5nuFby9fLN/tDJ1u3ea0kzd2vqvtuEEq0lv",
-	"Cml4NYixps9zOyZU3tBKyAVonlHSG8C88GH1U7wKSwuFJIIB4cQPc92PPYJOeHom+xg6p0eFOrileuQ8",
-	"lr9MxgLMY0fKeOc+wskfO0m72JEUz8QUnqR+1xxN0FAYmvCwHI5O9qQf1q0aWubwZIWQjv/G2QrN2bun",
-	"fuQX7BhlKLYOd0P6rONWHySy6ygGHXBkzH6XLlDVHrp2yG5XMC3mZbnez+u6zXdHbUtG1qwIQaid5hqL",
-	"++EK8sGo8D1SsluuXLh5HYcU1E4TjIwBa3Z/gibT+5B8iM1deY62koXPhHZEG7Z/iOApgdWEW6w2pEDt",
-	"K39NyQWuR8irMYHA31YO4qsdxw+3gaPJb80xBH9fixQsHIIWs66bfYIbyOH64dVifjoxGnsST1p4pFys",
-	"NoR3C2lDoc9jC2PHCvJFPc0pYq8ShxHqkat7lywiP+zLC46Mz3TJD4KM9SBKcfg9cGXzNWiIzgbSAkOa",
-	"7B3M+2D03tFQuueTd9Ia+tMj8IK/fBxoSziaxt31yF1Cx0VXaN43ckvWVOzs+iiiqixjzIibmKcO/1Zq",
-	"URVuCbnDZ3ffmfT7UYZhEoV3VwBJ1KrO2TWUrkqdHbz3+AqeA0Nd/e7rwkW2ex+fqPvXxLIxo012kdRm",
-	"hmOKRkeWoONygxShBaHN03Z2LVLIuk8hTconkQiJK7JjmowzdRtwTcN+J+fXIkVFB6Imzbu2li0HK8+S",
-	"5ZjkTy3m6LxOK7AmVaiQKSsV3K58QajYJRZR3zB7w0/gY9aCVH9NuP0NJYesTlGbac+hNAfN7cCcDkRv",
-	"KUdox3H7NqAlg0/uEG3eMX/4umV70FUXi0yBrfpqkrvJOTlqmNNr8a28ZeqM2BVJiBuBYUCehP/n/yXh",
-	"1I/x78l541doFc7Z2M3+/myapvsf2u9P+31k0W9AfoM2ta3brr392UVrNNDvYXSwtW33aPu2BGFsENSa",
-	"REqil6Lb97Zg7teyjCQxvbRJZ0Y6kwssyGxRy/DbmIO4KSrlS2yQDS0NGfYHFYP+PFi6GuvN+kYJxjw7",
-	"TfjcV7DeM7SFoDS92i+kU0ViAZ9ffo/HUEtiS9A65Nwnp6fk2z82GNecC1ruYndSuy70AcSeeJloI5G6",
-	"Ska1JzaebuwXIzai5oZy8TGeidXjDJOckRcdDaf56QCHfQ8EuI3Wrpzehfnv1iMh76++Pvm9ETUKBpse",
-	"an2foB1vTTE+2YIATe6wZHsAPMVh+wPwttc8and8S/XK38N5+ALqxQl4vDS/ZQ7JzAVallJGIk9B1g/x",
-	"n6IaP0IZ2WgMBcHec0Z0yRGMMbGR/LnMELHVmvVHZyP/ezSAcsME3fD4h99smLh4+yoySDK+3NLlkpXk",
-	"/avJPb89+5vqKqVX0u0eEe5r9u2peTv21fB5XK7MZRb/7Dv2QmakZAtWMpHhArjPwmux72F/vdHrdr7d",
-	"91uzkDR2Q2yHvlxTXlxRdXPYPAZIUjPQNA8byBDVDXXSweYxT8R/Y9tYOHH3s4yFa3WEbSxYhA5/wjDd",
-	"2GLtISBXGbV39+qu/eUOrG+TzHcOShUyl3M7jw5HtYWXaitQsbyCcAbgPzdsdyeb0SBsoWBVo6b6O5ni",
-	"O8FbXclGd5vUeAR2elRAVANqlue9E3TfQluDDPb7nODBdmG/oQbOjX2xI20S/SpczCE4xcNKNjG+T75Y",
-	"/IE+yZ7O/xcXU1dIw0HDpVFAyCOMHMGWOmTnCIMjnKnG3gN7vjX8PbVwm4rg9khzrsyE5akt/wc2vAbI",
-	"TJ30hUW9qXJlpSbtspT4XdtjPJrCbOyuQ98c9V1C8l337YVOBuzGWtm/g6cgIP0+zoIB27O1L4ftNOz3",
-	"GGuYQ27dogiJjLffPgTIlPg199KhzAGj9Nupo2UJvB1mLFbEa0VV50T2nvuuMKJjjsV/ot0es3xFN39Z",
-	"ytKGm0WigfMIe/qWGlmGnTgjCzHNWtxRSD1bmF2aJliOsOCZNn8vZDnneY7lEUwrbl4wIvrhegCh7d4Q",
-	"qx4G7/7lR11SB91sttwtLXiONyLYnhQZ+9haGzSb1NG2tvqsRxOCf06mQXXfSJxdtaainrzgoekR6kVu",
-	"weNYSrHsj6Q6VBw9WFwVE2LagyVGjidj8DZygdw+rRvNcEbQYN/aKfpjH2zKPh7bw5VoALDgxcJiF2NF",
-	"BmBGMWXtB4/vawfdvtp/vIaDpa5HCTlNyPUIATE/DA/lfC1RqrrUbBPTctZqeSAePpZjiNlfPdwAjd4F",
-	"aIjmE26OO/fGAVXQ+bMOanQB87C0MKWj/O7961cv6khJaIezrqoNmHwxHX9eLZdYMbpQ0lmg0385sdrK",
-	"yasXqc1fm0yPRqHAMXVOxmW1XtMykot64Y5HKHBTRSjZrmQRyQuD1rNODvDDsWe82V/fAOKVuy+IwscR",
-	"LoOhU2ZYjxQpqIbagGiCr2H4zQJxLGYZFKKNV09GRhGxHiNLjc9jU+gMqlDs8eTJcJtDuLCxMH8oONFL",
-	"bRAcfpzNA0qMwCkxi9IXEBhSkzRmMrrmrdIl0RzISlnbbbPahY1gz9Oz2j8VJkQBdxRLLtiUpDb+15Yp",
-	"xp+9as7x6JptAevlpsh+zLzPxWxTyqWRTNIzsqhKtG1DK1oyiyBn3RUsn5KUWlpmwL/SM0LJylybxJql",
-	"Q/W33qFcQYobZMCiPQexrMPv114VED0hH8926rw5ahqWszmzGQ/wSbMl1YrlgUu42JGxuuGbDcvJvKQi",
-	"WzFFEEGHKv/CZOqdQGcOfc+eMNSufI1Yh9LnyknXdaO1NB+ZktQqX+kZUXKhT+w/0cVmJHeU/RKyAkEL",
-	"f7d1ulOlacGAhmCMDWdYPZ+IrAcfX0qNHm9WOuC/UBjGzTRKRnarYMaam3TIbLHfql1Q5g53PwFVo2TU",
-	"XPeoRP01Lxj6DZ7bPg9YshpeJacfJ9Eg7j4fE4a3UzJOk3RyP0fTZ3IEnSNVgHkZPMQzltqc9CcokMPf",
-	"T9FxB1W2416kYZFSWvq4CKElGRfSbJOMKkYKpjFWNedLri160CxNCNVkLZUmX32xVzHRG2C3XK+uBcV3",
-	"J+ckZ6ggwoZuhBmANQ4VRSgtVfq1iYYZBej0P9KTv88+/OjQ5hFfPootf8CjdrXnpPVTchd/WXgl1F+N",
-	"XQFfF3LbEx5e36PHAzK3y0FZecxXjX1x+TqxCsyc5Q4hxBD1on4Jr8Izklq+gQi1wP1Tq0mZXUEFSVm+",
-	"ZO7HKblwRcdwvBBqADq6jYPA4MJzc3HMC7Z20QZm1lF/iaguQbJOsYthLD5M/bGD1svXCEYaKn5ckG9p",
-	"eZPbOpPHm9JzrjYF3R0q96VWclsnf5ilvQv6I9PmaB6hfZvdcOne2tfc/shW9JbLqiSu6/P2GbYJ8kFS",
-	"gBpUMemWKz7nBde7PinN0Ph93XovCDmc3CQ8UV1nst7+iKL6sMcyOJF2Owvm8XiT2CklY8XaB3Pyn/iE",
-	"tReof0W8sNzDLgeU4LZ5Xiixga7koJC58q7JIwpUHrX2PCxG6UU1pEat6Mbsjg3UeZGicdBbsxKrEAaE",
-	"dlsMGtP4sjvelYpAhrRCrizBKO5k2D2t8bCuvKKbDQPnrGFfGyY3RdwdYm6VAw4zK9BiXVJHWmsia5uz",
-	"zQQLaO5lwx1RyjaKbeyrwdlPA8SWlPkkIanmayYrnZLxnipQUkE2EB2nFbHtzCsgqs7YRwxWTcmYkr/9",
-	"REDqputGeUeAa9dGJ9sYgRzx1onp3ezgR+EDZ8qs9FKCxzpfMqyOhNsU+sLEb2sLoHnBBUvgX2u2luWO",
-	"oIPCXjXgsre/LKCVS9mFbG9c+aDMFgzLK5VgzJtgvDCuhJ3IQE+pV8nXaggKfpm9feJb22Jfpv2Quglr",
-	"z5mgXe+5OBxg0SzENxzqr/EJ1/0PXK/eVeI7n1z9W0L+qwdZBz+gElOgpH+v4If2PB4RABGdyj6f30Df",
-	"3XGFlCP8dF8+cgkEPRzVCU0ugWBYZWVrnOh2bHJdRxgnB79ch6+Ku/vogsu39/6Etp0Z7FftKgXNOYT4",
-	"Zrw2bcSwbeJvcu0NXEYL7Q8DOros9R1u/RjXa9K4t8THYyz6DyQDYBatgSp/eLzFhyxq7cNF6slz6d0J",
-	"kSJjTXsfJED5OtjmDlpwYc2aePVIAQjL5mokBaO3TIG/OvFyw8qsDQOAiqR2DNormZe2ewUas68O682I",
-	"UjBFCrbQpt1kSr7bO2Dozy714bOrrMkIPmHbewGHF8wbgR/Cq37QCr9fZPuXBc2sxdsG2wjc5Hgw9/fq",
-	"4CukeRtH3C+tqsa2FqYyvMhGCkaBgf9xC/3jFvrHLfSPW+i3eQuVlZiJDpb3VqqGkSpwJa8dzlSgJrhR",
-	"mvMy3/lcMYRsHD+pLZfmTpskLgQR6XQVhKGKABj+Chd/raAQ14reMrKkGzUlL+tvBvHFj2+fIIK9pjf1",
-	"q9QVRVhRsKlUGr0P80JmNwodjdBC2SvVelp53bdcaCZgPRUjy1JukfU3xycFBjjj17CUwh4N9lM5mVea",
-	"5Dz31cXGSIdDqQRMFPiXZZYThNynG0D0mpKveQEsVBQ7Gx5s529Wr+f/MFwgTSI5ySEL6mCmzbTXf8gp",
-	"n19OaRzFLqHllS/o/sequOkxUwy+S265GY2t0RIJQ3ivzC7eriTsQgGlM+EdMhZsW+xgvxaYJur5C1dQ",
-	"Rm8C5mwHJ7uPA95L3l7kVZeh8QIjDOrAPBsu04oNewq3kXJDSMgTYhlm/NaxDwdND0TamjNtOz+z3ypo",
-	"doN1ATFSgZVmyjbVvDCCU0lKCJ5p1e+x1dbhWRrcmimCKvI8MMwISTCcFa/ajvokd590TF/nfvepQ5aj",
-	"oFkdJWSuMheGbrfGXUxG1sLd2rGRVYrRnByMtWyer07/Qvc+cAWbIGYFaTwnLkOD+XRsqOSO8SVGaDhu",
-	"YVr10ddcuH/2RCZ5socM/V6IOwheQ/0JOzJ0vjENndHwcN94Z+m9NACId+/s6U6lJmTRC55nmMY70+5O",
-	"V1SjbNhxEef1MaqLcrlpDmY1nBc7oiRehGcwLIPZZf3WddWthdWVADAZtem8OyKo0FByhxxGOGpkw0r4",
-	"/sPkL74F14mFY36YzMWaE+OkfSbz/dFG+8OVlm5ryFLqfZ5Hsx+ufEeg2NLbYxjQA/n0h/rvoagZuuin",
-	"5IeGGJ/vBF3zbGYrp5f1E9T5bMVvlaLWAYI3RFxntCw5UyTd76HxZhrV8//Lhr20/E1D8qiirrAw8Nmf",
-	"IPByWibUUmsdLs+AEiL5oapP5oMIKqdc3mr7y8OCFtQMueahyui2eLf97KO9KAlvvECGr2z12204UZVi",
-	"k3hIYq8tyZWprs/yZ7UhtVhRWLURcnLlNpBjB03yLxBj5W9CO0NW294PtCJ0Y8N4eu24w1Tsry3ir8W1",
-	"clnOsWvbmaRQ9JUbWcglz6B6as5KMrZh1KgWBEHaXAcxMOfE8F0sBtkoV2EjECfnMTMItGL5rKYPzSEu",
-	"CcIFOHEsnYA3S0Levr9KyNuLq+ffQMO3768Cvr5nSiEXhuM2kARxAMuSblauRqeCwImxVwQQ8B5gfWqr",
-	"nYJ9DZZAixBIG43MCch2WcEmh+txdCyyl2wGgH8FV2izrq1jNGAF4Ot1ZeEQhdFZbWi54QpQs14dkTK7",
-	"F4MWEZNcAJsDYAlWBW5AWH5K0kJmKdlQgEGk1vquiMMDrO/ocTthrH52PUpIkED21PzLl/pX+LQqi+vR",
-	"h47Ntzeez7L3BAHMKNQnGwffyyEKM2+OS7Zx6YYDdlMv/jwKtufkicV5NpcEXmVcZKXNGvXgELg5++Xe",
-	"B4sLPcq0txdEWg84RMGvDX3+qo0pToGoGVwYjbF1SS0Nrhs7PV0C+GVwLw25YKhdKwsCC5scFipIIGlK",
-	"6CWzSUMzKWaVj5z1QhakNiRRvlNCBWF6i7wviIclJTsBRxvkmGDWkcvp6U+BwULQjJYFrzNfyFoCyIbc",
-	"j70N046s0RqN+Y4Kx+SVDUYMY3lLs63l2kXdqRo4sX5LYzwk2v5b6H+Ge8JzHEdic4jMZ7gmN2xjnRc2",
-	"SWdiYdqCq9NI4kqXzIcPrsFGiw8D8cwDxQr2UVv8Ff94xvOPhrVhlF9d/bWV9WXomZIrc2FgfKeyzNDd",
-	"heEiOl4U5riAoyPaekXVftJgYqciFMfN9+Ysk2vmMqNa7iFeFL78BVivGVTIllYvjGTM6GK43HZ19bol",
-	"ttmN/nNbmRpdVFquqeYZKgh2b9ZjOQ/FNsvarb8PNQqQJoweP41jsgWCWX8ioZ3oM5LmJV3olIwxh4/l",
-	"XLMcozWdfTpPydhiQMrSyOFNi/p8Z2RMv0se3z4hvqLTZEq+syzf+tOMymu/ee42bkmF8jeWrQufgI+M",
-	"1tp8+7BFtwjIXLDCAfVT8sJ8Dw6T/9XSBIBqUq/I3O0rVuM28jISH+5vVJc6B4MxnNB1Hc96K+S2hii5",
-	"ePsqbgWxl8yJhVetK8qjrHwnm4gvTL+ldR3Me0RWhHximIdpoK/+DqZW1QPvWrlsFJQ/7EQAj80KRkuI",
-	"gd4zXQwJFA/hne5TFKF2FjbmNfxCIFQMjW4yW+2KLqP77IJouiRSuDTWaHrxeI+khHiKzJ9L+B/A6cW/",
-	"1kzTnGo6gSwKRGCycQLomtJ0qabkheN+XEH2651ipn7djXp8NIyZ8DFuQWceghncrqT/gevJoBSFhzwm",
-	"DjsHC4e7tGSrkZvjYi5KYhaHtutwBSBVmAT8YdCpWXZldyzJOKOKnSgGl8Etm/SjmcX69/vwYYJ+fIYV",
-	"pDEQqrUtVyvdwp6TDS3r0g2w8QVTCgHZLFHxvJK/cEypiI2+5bYu6JwVKOT+VFGjH6RHZ6Ye4FoD3j1k",
-	"Onhdb/hzEt3ndTqOfXDXS2go+9xXuUKGajZisDI9bPSw1+pzZmnQ5XE5JgHfH14Ts7Z0B5z6c7iNYDhH",
-	"eo0w/zJwx7c0V5kDIEr69n2QLYQ5QilALTiJEWphOmqc7Ik6DUIHgFTAlc9adfhlN4xtVF0d1510j2He",
-	"qQ3/FlJEf50MaSP0d/iJzkEfB/UGjzQKYiomhz2EC4ltMSzyLm6k/qi0h7b0G3JdpwlYCWnmzqDfcOBZ",
-	"asIXHWHcP4JOa+bfo7JWJ1sbc5AA83Bp3f1Zw99ztr1/wrA5+pxtyZwVUiwV0XKQH6g/tvy2Wafz0Nf6",
-	"TKJsO3NST/+Usq2DM4IXD3hfXV1wxMxHqX5jWGZgRbhvXbjOoMmauHCEh9Y6Dp31jdwSipNq2EBoxNsz",
-	"ieyzcUThCVG1rZHnx30Yu9rl5ZdxxfNWCbrecDuuZrUlqd96uue2dVYk+H4Ylu29hQ69RQpL5SawjvKO",
-	"kgShU+2ImWhU5/TT4hdife5KY0kNzgzIqy4gCFs0zavt4NGeifx0YKMMSPM1ZB4nfZmOB8UV/Qr5vDCa",
-	"z5bKi3N1pGjXmK4HSeC9T+bPgyTmHG8aQM76UPENdwklfJi745cIoj/+PujRHt5YUR8UgDrIgJcOgrR9",
-	"F3yWe9aJqJ/rru2YnVAKixWF2/mK7CAtk3RT8luqWXoGFwqspiwTH/TrI34h/lmj9yqjRQHh8XUsuyyX",
-	"M5qvuUBzxpxmN3Kx4Bkz+lqotnvovkZQ+xZ8OY3Ydmvtz9IzUmtZxc6+TSu9YkJD8IUjCP2Cu0Y3MGSo",
-	"r8g1ejzQwXTuqpwltevGDI010pB2QfHFfRJd+lUAiiSFdf1b531z6Oe+hAwrrUvDuSZdGo+zxNlladk8",
-	"nEciG2SY+xMTrKSavS2Z4kvB8vdl8bUsX8itKCTN49V9Zjds1102lC4ZuWE7v27oy8IqZ9ZgRgESxLQ8",
-	"e/w4Je/fvQqg6uEk7VkBn5w+fXakdOkojfGJPzH9nl/Cme1UEOrYj+PVeP8uMhSs+lbxAnm/4c+gko6t",
-	"zChtswQ2558v33w3icZpgikrblO8QKM+XBvNIJeV1puZzcQBBET0qGUFuEFqSpGFGQGtKnIyr6u1HGeZ",
-	"C6YtNvPfXF29/d777zwaUduC4nDNB8lg7f4iItiREMfHD9uSHB0yo4VePV+x7KYGbI+UPwK3O6CTC0ZW",
-	"8BLJzFsxE1MHNjhCFFOFLyIcWEJs3ndVQoXanWF0GGoQFSbyCmWQ2VrFdSqjnyJQpfkI0VLegGlqzYuC",
-	"K5ZJkbcA/2U1h0yCiHwpPAwODjnGWsqK1QED+FFEMoorLP16LfTRMrX7wrsJSdfcymHK2d5ZxdJ+1CEr",
-	"pLiR1KD3zVnt3iVDqpDZrbEp5fz4+mNIEOuqPmufum8gZlxC0sf4w2PXoF0Tq/U4mnDDb8FBEv+ye4rD",
-	"Cr7oHnR80fcaLfpFc979Sf9475v+ScdH6477NkRAXviSn6foTqjWVLyDjMELZa7lNRP6sOJKfbvhmmvw",
-	"GaO115/6raqycHBBjHukSDDiz6HdhhN6hHobXbqu6Jx0g3UPjPiqUPwKgHQBMbqJwO3T7FyK+jits7RT",
-	"opieTNtgBAhtWJIlvWUYV5NzI49hofI6EM2ZxsAlDAGH5vJQrl4oor/h/BC62ZTylhYKPkdFxorCYx/U",
-	"hXR833UM63jufC+gOYDWCzoBV7pEtUKWDbi8RmZxZCSJU5Kb0BbO20ieeypQLbHEQlAYADM0RGpckIMo",
-	"2L6LaLxP/6F6EIMHpDzPMKt4FtSq+fVCHeoD8+sif/TCFrQPUROwwB3Jz41YcIhR3CM1dLijBxJRPaOP",
-	"FmZxTAmm65GLSouGvmNOqVjIbvSJXlfVnVNbjzIyRU9OmBS7H0Dgo7CCvWWnu+cOMCygF+3e0oLif4fw",
-	"ixzXuheUrMrMg8xQZSMszi2CfF32CngjlOBG1cZiEGSyLLHsMtcABmyf5DbJMI1L1a1WxyvFjmBQ9bG3",
-	"cyfWW2yAupZDcCFxbWN9FRnjtmtMWUponrN80kLewffLJfN4rP1ous2l2B/ykOU+7HV0ZwpOzEEwAapu",
-	"0KTmZiqAFAhgBFoJIdi/ihvnGtfkI+sbcvUqbM5fYN6Tivlocptn4/dQaR3Qd4YwaAuWd4zcE0qXVdaB",
-	"TfEqeOpDANwQFBm72IR9Y9OwEAQ8iLP9KPr4ujpYYLs57TEOAI7t5uXKETkgfzSkoafs6MGPHBtwZw7W",
-	"XUduj6WLbD48wPBTPQPcr6XqhuhGPa5UBSZiKE8V3gVpozZN3gylOWp2DkLeupC01pgOzWhkjQ9tvaTN",
-	"YwYwrcPK5d6VeWcd8zerWYIj+jOokZGpu5s2ebjorlfIInZh94gs+S0TREmyoGX/sfMqz73isete5rvu",
-	"yw7ioZuqqLv0QDavhOZFCCWJKGsB3jv7uDFTfqdK0Xd2OH+uOPP2pdY7grsEpmNu8QPpaWJm1fUOgzQs",
-	"z47kkqkzv461tYAqJ+BC9CUKsCy30l6Dj0PFTxFIvViDBndDGm63FEvRLqBS654sGGD6Y/CMCDagFXaw",
-	"z6as6Rx62zrHBqN9qCJCOqtFI2AeRwbSpI3EXFhPwWeJ+XfsZzaIKfhZEIzlyhlbAuBW1VgdP2uPlJmZ",
-	"9pcQmP8wMx6i7vjZtdf2NqTBL31iFZ4wytzvHRnoOcPYiN2kQXWJffWhY8U+u5YUo39Y/OchEfV4yfL+",
-	"1o6gXnefHHm8XBhPfGhkhgxei+e2tvACMTdtjSzrmafa44Ce1TX6E/unK5iFVdPsPFrd2mb8NtRUz93s",
-	"TpsMWlrLa7otXVQ0yiTiHalalVL2GdfdbvpfFm9z30jzy4vZAbRncF8nvUaElmzVEpLaezbK0JNR+Hew",
-	"ERp38QCRcoBrwpcZFXIu812nc4JqUjBqY0utClJXG5WlZ+CJNznYjWkBU3KW8ZzlZMd0y4vhntgz6DpX",
-	"j5wTYIAj4fwu1v6Yhf8VFEvVzNVhlsUtu8ji+RAXmPnPCF0aoUVLQgUtdopFUJaidXsRy5SroOy12vfp",
-	"0q7PF1u6U2ahkGQEijA70xCdhnMRbxKdAAum2RWHYr+JNKXt1MFGzH4HJ7DtWl+K7eZXtcj6nGpayJ6U",
-	"La+z7mdgA7SgXJAM+yFM6JKz4QWD90m5A9Ighg4tbeklF39zf7RB3y/GkgHc9oNgDpqOhVejvQJtJ+9+",
-	"ujNO+xHq8oEliJUGD/Udn1AlFwsWO2IZ1Wwpy91x2wBfQR0zZ0JzWhhGc8vzTuOvf2zNdfWbyElCqrHm",
-	"n0p8ypq71FGYF1Kwwfv3uf/OW0vBECSgYFzmUceY6lagWHYO5Nxash9kGFe7DXtpOE/k+B1MYvN4/yGF",
-	"RnUl43VoMD4yI83hVC9KzkRe7Ahm1Lul0xJSI0hqfk4HJVR1JS+FLGz3SBGeD8UI3BTVkotjkk+as8SV",
-	"279wWVOCHZKS2uZUQBikJlwcE7p1BeXL3WjM+i44K1txjuqnYvZTxcpdGl8ed7IOnzsyZytu5ZNgaOeE",
-	"EncwLjbcbCyM2cQUesc/UnAzwBBPuICMvelAyddxi4DQZBQFndo7dP3M0POu6G6BpxYyKVzOxkZq3OQW",
-	"1AbIQRsnFzO9YjMzEYZgG0vnL3GUs0AMajW1kcAdslY9iMN+tWBOOo9FwIWc1aNSrJd9Hm1QPJ67cHRP",
-	"jdd0B4g0hguek2pjuMKXp6enQantSTRb9lBGTEd2I14vzgKWSSHAVjKIVQxwxjxSmNzA62qmDRy+J2Zs",
-	"TxtDS8h9kSA6Ewyb26N9oOrh9JykHumybtgjZIYt7yJh/jcWLcOpu6d8GS7X3cTMe0LmhywAIubwJTJ+",
-	"f/X8CBzNh+B9vyijm45+cY7V1XFA3HBJqdffsqY5auyB44WM+90tzsvSL8AMC/JqSSwdcV715njk5bcy",
-	"uBW5XkkAZasbDiuqfN9bYkCq44CT1USzPeZoPUwy433unhqiKKLBhghFZ1A5ypCdgOcKCwtQYkVrtI+Z",
-	"K8Iw0/o1FdQXq3nBtQBDIrM7rL0EP++lbvy8L8kPDBAIMJj2rrLD1voe+/iHJuCJhyb8+dMRYCeGuh/Y",
-	"/C+Y7zbcdwB3PWThQSrc+N3Xz8k/f/nknydT8gPEXa+ZLRFWAr6HYiLEvibpjd6lZyR1LgSGesW7ywvT",
-	"n0pImpW3aULSj7bBDhuwojA0ZCdZVd5CGl7MWlhEwLgu+VJQXZWM0GIpS65X61Z6zLvLp19+hdkwL+HP",
-	"afwuut3v/KUliwBZrX7fnnR2Ftn1ZgrYR9xFZGxUjK+eVWURZ5g3Ma7/F7YDFgwSBcsJXVIuFF5V6Q3P",
-	"U7Ji1GKNU6LlDYvzoZtYBq3pHKHxWnN3YWfueXykIj7StcyrolK9A63UAUus4suGGVbxZVTZ+ti9cHY/",
-	"fSSZlGXOBdWsl6Zdb3e74d21OPENwCTfuMhdo1kWy04Giif4kumYUQZ44Q9sTszSXTIdHFaP+ORPsoXx",
-	"vWUlX+zAaqUUbpHIOTPtBwdKBZzmU09JJ+g3NlajnVxRdVMD4XbLp02PVofdrg6IasIIJ4D6rjSW/2tY",
-	"7SxWrT1dw5WbBt0/cL26oksVhTPbwxZrDiQ+MZiE1W0OfudzL/VeLtr+yvpKvfFiu5tSwsYAPEybCtjy",
-	"ugLgLb9lg+SoztJ330QL39VeZTOm6XG4kIaotI6/cEPJjPggFET+oglGhTH+qR9n0+FTIFSkfxrlO0b2",
-	"UpquN5FNyNcB7pqcg6D4XvCPJJZlyoX+6tmoV+/zftv6w4crxL2WGcXikmwT1+uVZhu8Lwrb1hBKg/qH",
-	"hJJcZpXLj0HkOUR/KGvZjIucfZz2CF+HVNwHkXosKNwfZb6LcUyQE2hxUlCxrIzmb+cuQZByn18jS/zB",
-	"jG7JRAzxFYO5OpgP9kogCKPH8n7YFWl7amzN/fXuuGrgaeJJje0PO1+XTESty0Yh3JZSM0LdoKYkNVOU",
-	"OuAmMKGek5QqxZWmQvsnSyZYyTPrQL6VPGPnJP1BljegK70tqBCsTK/FtuS22OBmRc2R3BRUpGHbi7pz",
-	"gCLA0DmWg5PcKV/1+9DGdACObmI93eZTOadLIRVTez5rdU7Sy2rDyluuZJmSUlaGqDnTW2Y5CgxEWWj9",
-	"jSy1sh+0YBuofLhlgiQbjGgG0kfJaH884Y92QkbJqEn2KBnVhEXZ0Lc24qL7zgzjiNqHYlNQLk5gr4YA",
-	"iHJBtjE7iDVeOJC3w1vQfze6+bBajLk/39KSrlUcCu0qKF3g8zhrqIYgSCED+AchMfLJOmr2hYcOC6eF",
-	"+9jYigFJXS4fHVsJSc0QUh8DgggYlsentvZNGpDWECEOqWD7AVJ9ckNcWvhW5qx4JRYyts410zOtYBTb",
-	"FcOQSa4wPCyPSAwiBy4bFiCLh6JnUiz4sjLL416yUif0DdME3+4P4XZ3UVfGvXvsZh+6faSC7zYdbKwy",
-	"Yzoxkt+zdJJ4w1CdmHQc3B1874CBCKcYLkktoV42t1eJF0JQ+y2KtU3faG6bTgtar+8dMBRsJgCQcf/R",
-	"lmzZvRb2YedK9H7+kGz9DjrvPRHBctTUhrsonL+kvaU7T9IBqRtSg24pB/G3dbRiMRh9ZwdmAzIasYu0",
-	"/4xgw8FqWs0bBs0mRpN1TU9Yc67tWer2HYWhj5FJulMaTaPPwZMR0n/II/VASToNIj9Hsk5zFo7wCEUn",
-	"IhZy1IAdG2smqMBg3/sjAgzNLVEzi+AfBnnEbJhf17H17aLi5qbLGfRDHbKCCIAiwpilrSxvegpCHrTk",
-	"N767paphzh/uIzsCrtBywIahP6Q1tgPemt2IxW47IAcvisLBDdKSEad8wdxBQr2uLyBbRNQB69NBQOVQ",
-	"EzSOXvgPzO7PjdkNsH07C9xtg3U/cgVecF9arYbuJuP0508pKZli2tcjc6U7J788sDcMBR4mvjJUsxTU",
-	"waJNnx/+u/vA2coHqjMyyNVSaOtDy7q+iUqgXCpnUKcRAYsxegvHiwHJg+WtLtpeaba+VzF/GMqHI2YD",
-	"vhhHOT46edHP1hBT7hVdvvHt6wIwv7GyLlPytdnlNM9Tp78FJQ99AR/HbxGv02z0iX0TC+XAy4oVqNDb",
-	"t7Bq4keaaeDtXBE3kvM9Bo7d4LuBzX2pwHgAIKCITuu6mD5YOYewSM0vVlSmLXf5ndJfEWtAAZfIYej2",
-	"giw77BgWjHFTG7xBu/AVOBSabtvI5EeyBfMNxxUe7OT7TqP6lqw0lE20MJM65IP7ksOvwCqGZRS23wxT",
-	"CpcdqYDL2eFi62YutMPPBEyZhNACSyDCbY5HFtNM13U+rCxyZvOeQFz2BbSci1mZI0yLSVCTLhVSzxay",
-	"Enl6p9Crh2eNaHPHHj14r5vexAgvCoz4LaZxmC0cPvh1ebsH5gClzKtMD9epN/jCQ6nTwxRe99HB+rYd",
-	"1iFVu1eJdh/9HPqzH9ARqnN7TBGT65zjWXC0P4y+3NKJeg8cU5qv4SuZVHq2YeWsErFA25euIcmg0gby",
-	"WdMWnJeXL0JXcCVuhNyKOFhuB001YO5QML+B+c+9Oscwjd0u08Mr680IyP0gGLscw1V8eKORb3Gc0l/K",
-	"BS9YuHfvgr2XtKWSBpz7nWxwBwxbkZHEg0Id0Cr4cl0BVbnExB/v1Wng8dtJaYScdgkhiuc1VPHYLcGk",
-	"EWUahAs7h+AtE7ksZ3SUjNRCb8yTNeXFzPYEJdmhxdy0+KmYBZkoIPkKWsxavwNSvEtD8R3QWVZwJvRM",
-	"saxkOuoz/GvFKmZEj47ayz54YU6zm2VprnswiBHAkyZj9hE8oAmZV8VNQx/FklBU3aiEsBMzxMQBVKgt",
-	"Yxs1SYhaAYL7fAccu2TgGFBT8lxW4GItXQA9+BWwqjn5m5yDiRwKuiugMcAyMeSYWXflgluRg85Wvz/a",
-	"P5tuUVTSkpQVpi9vKQcTCJaGNCNHeXkvZOOwkT7nKqNlHgOthu8GtdONxL6m5owUO4SGsRXLgQYu1IZ5",
-	"Zf5IKlDMm/lJmNElm9k4lMi9tfSLb+XD2tPxNzk3S2DfDe8DIfGhclPXD6Pee0uUTJe7A6sWzh4sGi8K",
-	"MoeEjpK32PawmbKF1zu+hxXHYTNANYySL1eaCLkFnHoqdm4r3+HLhi3mVdG5U8INiSq1fwOAAo7+ZDt1",
-	"3Z+QehZCqsLVCPd17Hp55/DCh4attfDMI3LSimU3qisRIue3PK9ogeD4ioy7EPEng1Xe/coHsWTcQeUG",
-	"ABwUCdNS3vir6BcqPIDWz/7SA79grB5w27SLvEZ4nlE2sXl4l8IvRhpyT39b4Xlrb8yqyymEIXt9BRXe",
-	"MaqkOYHxQLYrF/HySBGwTRdwgvCVI2PV/HsPEK3m+2qvFf76IBFrNiIgJsOXEKYGkRfOw++iQJkihiOc",
-	"kZRVNt/AR4pwAQKd2QkvIUyEwk6QIiHpspBzWrTfgGtnTXc+xhQMD1TsIJ4mHDurRskIO4nu0HeA+eVC",
-	"wLqwWN5ZWGRqPriRiqEoZl45D8KfSnbLzUi5Ph5nBcHHZq7b1gI2nkUHAqaP+1QP9uhnrUSqhCgZjNHo",
-	"nKoOTEM0dLqNlhz6ldBe9icjvo8VE/krQDjudACBghDR00Gq9lnvCJJs5FSshQ2TUlecgJ26poIumzIC",
-	"dt5yTj7rGzO+1T+iLrt1x5CApeV5CVkJEMcusBSDQvQhtOKhi8N5V804p6N7RJ3j1dVKeIEBoM/efDue",
-	"9KIqSKDowwB09nczkBUVuZNT0VvCC6vZnBOuEaZDSA2+mrqFrQjBb1kZv7jbd5ClLLyEDq6ZLG4REEoN",
-	"h4KybMhovB6Q3bEHvzweACq/M/qTxXJCZCfVYkrho9862pOd5/cl7zzrVcljJkRXl+79u1feJ0cVAfs7",
-	"eHQA+hng2VRrJ9eF6qyy/hi15GmmbtM9gIJnvz/O9WXo7RtqFxPIbZG+WVV28ALXAhjBOakUHFifz1vX",
-	"RzTnFLPe4nGTFjrwsN0PuI3ScoNBP0YaGr+6fEN+/9Xpk4Qcl9LuPshFt4Z9iQ8sLKanwMMcfvHV6am1",
-	"PAi2LXaEK1UxnIwjLduNqW5MR5TU6IpKecDK/UrgvAAY0tysTljJK4wyVj6PhHqUuEZBMELLmOlmw/uU",
-	"tYsNd5GNBwOG3gjA6NBMZKwd7B5QHYdICmnvI+hF2BgLo3llbZjm6V/qvMwuyLJkTKMjhGrihFMbkhNS",
-	"MD1kqu4uNWenIwlAgppFxdzPxyl/aFxA9c9FCHhRGlO11JRc2erg5kqkjZqC5xBQHTEb2KuH6iaVtTVj",
-	"P7Knq9T9980y9xdvX6HDNOViIaceJRUe83pjT1os+Mn0dHramjT4bWg5vrqScDP33quazW3p91gCx+Zw",
-	"cti7SjjNw95KHQkY/uq3975yhlIX44ZaCBqdEUNFQfydB4Tki1pcp2bbqg6H/UEUDfzqAJyLDjCd2CRc",
-	"Xr55IdeUi2jUK9qvSQ4tiKqylbl8U7uY00yuUzIW0lZ+TYiQJP1faVIjiuqtJAWds2IP/ejpl180Ltwv",
-	"ktGGas1K8+n//ePFyb/Sk7+fnvzhw7j+++TDz6fJV08+BU8n/3N8fT09ovnk//yn2Enw8/A9K/nC3qzR",
-	"K9PDpzXiW1cUATiwNI/cCgV5g6bHKbmS+AwK+9jIPELJi+8uydW/XDkXjdnyOUn1Rz3DX8BvntrUHwh7",
-	"MgwhbAA/polFQadFQdK3by6vyGO64Y+Vko992P/jn3n+6TESpB7/jH98eoz50OmUvHdXsbDsE1bcZoGZ",
-	"FeZLcQJjAb4DBHNFCilvWE6qDSbjQ2EbM3C6O/eFgUvGSE55sXNWQEywlFsvz5hpCb4K2bdAGXdZ/jbr",
-	"zGwqwCmSWPmba+IDHVFgUNbmqMKo3BIq7KjgG5FI245TcOXfAXtlIaEOE1XxW7K1eIfvl2DtjVKBA0lI",
-	"OnP3ykm2MiqsWLLpdXV6+kWGhMDfLO0j4DaOPvLSSNF2O+0REtx1J/ixk9vgQPwPJAPy5i0VyPvgF6hM",
-	"Q0Uu14lLgoRgq2MWBiGGcw5gnj790G/jacctBlulQx2FPdma763TIc7DjQfb3+55u+GdPFGD69RCq+3L",
-	"HP25odKmwBEwznTu+rj12Y3hsKBu6TTUuxcaRfAwFFLIO6OB70nPcCiCKW5Sur/hIzuw49p5LeVNtekW",
-	"rB2rpXvXEJTJguUqZbVcETPpBcMVk3c62u4gYKEVa4gZct6VkjMmzITmh4whVDjjlN/4q2ANg7U9t7W/",
-	"XDUjO2Ss7A370wh/+yPe31GGNPe1TrnCk6ORxZshG64cejbTYJCQ3QzAotO7b6Zw0vbp7NguAzN1WlNT",
-	"DxCthc2ghz1VS+uSzyvNZmu62Vg/6HF2XN8FsV2EMwkcUVOR0zIPWmIiLS1767bXE3KnuCmY/1nIz2Mh",
-	"tFvBSrXiGzN1cmHmDQIO5IKkVnxI7xNLGxe0Ys5F/FgHpGzIEVpXSlZQvm6f3qQ+bLI0HNIWw6x/FUwh",
-	"7/esf6wYc4NuTlvLkdqbQXqn3C1/A1k21xgkRrxvNt3eTIwci5uY3r97jSZWFzVqTjXDkNdFKdftTevb",
-	"mZvHMklF/uXb1wNRUCwtH9fFbEXVKmKZZh/J5TcXJ0+//Mpr32jt9p+uQTjMlcyKgljlUBG6oaW2NPui",
-	"wwwxbnBcg+iM1OyJBEA1stpANEeO7dhndLlAebYFGh81Y69cXSLYjmj08q8Z5b/gwpaTpGLXeDMhWAoa",
-	"VHCjoqM5AXmDulNwcu+lUcdc12Oj5P37Vy9sotkEJarU6BtgIEg7lJF0AEbgHaD+2iPoxv3ruGhcGBzC",
-	"FkdhVNiWXF58+9oCWuudn4sp+ZO55J2h2iZWpuFhtLBv4ZlIH/wm+kZaCqlSpp0U9XWjzM1k0/JLm9h4",
-	"hhBZ5gpKwVsCBXHM8Zk57IeCun/gAEpZmN8RixDebF9oTQiCn6/RD3M9OiPXo6oUZ5LnZ6fTP0yffvHs",
-	"6fTJH56enn5xejp9Yv5/+sX16FM6mZIfPIKlnYdhdyjmtbKtPZpLpqHsKUnpZgO1FdNBt2znFfSyef0M",
-	"ZQMt61hoRpmSS+R3TZmTvLTBfqVuKMWHrqZzLLGODa0AOWdG+wLDldmUtVQkit3xV/dRqXAQrPtTxexj",
-	"m710+H5aab1RxNxSLWbzSOG+dq8n/tqi2hofwFCwKBnYBEADa3LCkrddP7//4uiU1PD4Hpas2xT7e4xw",
-	"rVixiBWwHZSRW7v1rDgxUnRdjNqs4G0ptcxk0Z5JK/+k5iWQ6lW12cjSovJ6xEHT5Ydhkr3q46iHszrM",
-	"pHUI714d8qHNh+X48A4YnqTRpWQcStY4whPVJMr10TNl7+G62p+s5wi5BFJB16zV2Yo2ex1MZhg72ZFu",
-	"fs9r5zu23VeAkFftXawupaqZQQlv9PPmZg6lazv9zv7x45pufsS9+iEAUvvQyK7ka7PdwTlLzckbLble",
-	"VXPDjR9LuuEnmczZkonHnpRPw5MzDyov5mLypTSh9rdRshpXyq/Ck1tayr5agi7iQ3rJOTF9QWTJ2odi",
-	"HaudmG20dwM0mOi5y9dXe2qCVUqO4/dH8vfvnAC4x9QDwmj99P27111sfp+x7rODn4oXNpy3r5QGYpMZ",
-	"9cV2GIUycQAWiwrK9rt3YLbH6UYqvSyZOnv8+D/+7d/TicuH1iW1rypb+18xndT1lzwwmml/LbhGUy7X",
-	"ZF0pbcGgnM1gJZWGx5C2YI3CyKam5BVYMTe0dJJcybD0jEcprMGiroXpKoF+EpLPsTSPEcUSCKfdglFb",
-	"qWItc0bGOYdIigTxDxKyKdnCNLWM2loJdicZ9X+aWTq/FuazFj3WdKVsyG6IQYwQ8I8UycySgETGIFZD",
-	"ltws0SRxk+QK/ZnRXQtAMEDxDSTsc9T0wPrpR0rGZjgLboj3jmmlihu2g/+ab8IfpZTa/8NPwbWwa5fA",
-	"3NM8LxPyH//275OEUFwNh1FCiZLZDdPEsEVAFrdJsNDMe6jJs6dPzaJCZQcNfqFrgTU2zf28FYSJW15K",
-	"AbKOWUVDuyLjt3/6HbmlJTfroBLyfz+ebpaGTD8sbJg4f2owmWpiJPxrgXpuySg6fcznX4qs3G00CoIl",
-	"s7vLNcT6FghQGJzCZ6d/+KpP0kpGgM/4RhS7mru7DKS4Sdk+hS3fD3+yx3vMNMd7hnVy0KOv3vqIQWcs",
-	"dh/GZbjDp9126YKdW3LhT9U5YUPmvM33nj4bMsPuat4n4ur5W880HHC+mYCcL/leCNj16MtnXzy9HqW2",
-	"as1XX375xZcI2xT4mk9P/vDh5yfJl5/+qQOhu+xGusM5caGYR013u+C8WXY78uCrwaIEG+/D4XvicLWb",
-	"/3R1ZsKsv576PCVbcqVZCbqffWO4MFXP4B1StZtlb2KE3C9JuzkLR2Rqx4YVMWsFFF/+9bWnOgnc9Mqf",
-	"fqzS7UUH3NN9+d1dXk3HtxCfwVNxZDGdI7nyPt+lajZAgvJ+yf3xBzg0Yw/qBR7ZBk+cxIXio/n+9Jhy",
-	"OW78UCvHWY4BCMomGPDcgcCl4U5LW7VjfqsldrpZtLAhF018u4SkGMzgOC3GM/wv/NHMOP5whj8Ytow/",
-	"PLahGHZ+DgVj9N9id6+Tg+fk3oVy8Kbp9HbAmmxXMjyW4ZENHUW0jnrNADqT5PGqTP0VyY+4ch+w8I+9",
-	"bzsv4iDxPM4r6snsYcNX7OD9TDUT2e5wVqX7urlEbUoFlNCEHMu91Mq2Q8+Wq7fJw9NjE5M7g3LT5wFP",
-	"rLKMsZzlU4Ck29oaC81Pt7wE/npphbhj446jj+LurDOY9QpVNwhojcjJNnkeEi/L3nnqd6F15caEsYPB",
-	"1QHelMuXr18+vyJP0mDW7pLsEt13ECvbVRMAYQFtdCvUUSdCanOKIfXITlkGMNa6ZHRtQ43qhBij/be8",
-	"Pdej72nBc2qjs9m1cOkx16PJlCBFDlLf4h1Ibe9OVNMG5nBeELUy2sCqmdrUheSOFEPEspVXYoHb8XDz",
-	"Nc1WXLD6IyKMFdds01I+9IqLGy6WaULSjBYFF8uZlhJ8a7d+ehCuUdFb8/f5tUCtV6HRBKsrW1MAutpw",
-	"do7wDkQLC8ECNGsLYUT1Q+SoXl29vgwgO1sk2AK0GclZwdwCUVdSvy5IMCUXIfgGYGckxAaz21QLG266",
-	"5qLSLCFKLvQJdMsUGeOISIo/5OnE5lrXYdl27TC4egVKLAVnUh0LZjsxLBdityWWQq4b1BK/ZbUJgcvP",
-	"RlJYQFH7xUcWVwcvIef4L0kLp9DQOSUXDsHVIvMjWGw9QWa3Mavnt08LGpfzGcTg9ifiYKguyoSpfzsl",
-	"Y2BOStOCmemrP21OrJ1Xe7WEpIfx/l+dPvt9W3Ps2L2Bxof89k7k26vibtQ+/fIPT0+PJTdmtIWqSGUp",
-	"y+6cAkjdq9H81A2GiNp7ETalH0NHJaNZ50UMNTy3wJ5L2cHpsIs4p6gJvOG+4AdC1rgypC12d4UmTRj0",
-	"sCroUYjCCBl1GoXwES92xup7+fhQl2q5ZMockgX/eBhkwDYFQUSWZME/ukgEnKImasCw6prhuDs+/3dW",
-	"yhMjqOReDvF4h+omRH8ZKMCFmO2focJnrL6XFZ2bu/VD14Fxc/K8oHzd6ebozJR5I4qdmyqwigY8wKUq",
-	"wTDGNAgfmwxSayH1oMmKrN/9q9O2HxRtfr4mmXmzgRq0YrTUc0a1YeeaoZfEnixwjxTQQcP89sVXDbb0",
-	"ZWxRIZ16wLTooKRMCi8FZVswdJ/j4p+b6xPGmVpLAb1hynVg7UJSsCl5Y68wbIA3LXTdtrb6ZJzZ9Ozk",
-	"w89Pkqenp3HLq99AaviYuJl34cQy5WORIvXJvUnwSGzj4SDQyQiBsw6ngUC8qgdWAmdUJsvcnHoVKiGP",
-	"FFTHcApr2kybn3OrBcJ2u2/9dUt370F92V1Pj4qI9tQuyzQMqCCSqmq6rMqOJJySZsyIjlFot+yGQAOQ",
-	"u0CwtlWxjEwKIDBebqthz+4ob//FLIpcOGrbCgLemBBdx9dcz9hHVP2M4EX+9hNqZHRtcYEwhZjRvOCC",
-	"JWTN1rLcmVEgjsMJmO3nRlhOgmvSFWODczBJSLrSeoOwAaB6oHxq1AyoblXQ2p80ePh7Va8GsvnLjhxZ",
-	"qx9a0Si4+ygc8zPLtPKUaEnqhNpxW0rBAUxsflwg2Ca1mGi0r4yKjBXmn1OSIpgAhkQxjVFSsv22mz/3",
-	"0PYWKlRIYgNNzHcxchKu+dF9PAri0FldM+oF2ZuqJAREhyvd5qFoulQHFYdDtkf3GacuDZnZRnj2XdOT",
-	"7pb44It+DsP4jDC4ONCmPdV2ZJUomFKNrdAbYHo3kO6hzcSm0g+DMP3KdOXYgl39BKIUakj+JhiicN4c",
-	"F1MYj6/vBySH0/gwo3gDfQ0bhlvNemdPrXGoHHw85iwz17xnUA90BIbDrLcZLQKAd0SlBYzBC8ugZ4zh",
-	"J4wgdumQ8ABjbYzwYcOK7cCHowwG8PfRisHDdKV/3deTfDnWw6CTdy+E8ACZCrDhY5jp7XPSRlHfm5EA",
-	"DwEPvT83jvk1dm7S5POHHCSd1Qv28P8jFYnzPHXJKEEGpKbL87r+RsNkZxSJEIcoR9hN07LzcoyUEoiS",
-	"wvL0DPFkAkKAR9nRTx1RpqFuHAhE4qopNW1teYEZlBdQpm9h80EyWoTv2voDiS+w7UC1w0oCZ0TI/5+9",
-	"d11uI7nWBV8lgzERAnyKIEWpfWwyHHHYurTlLbV0RMl94hg9qAQqAaRZyERXFkhhe3fEPM3Me8yjzJNM",
-	"5Forb4UqXCRRtLr1Y2+3wKrK+8p1/b74Jcc/gJE+26vN99OZEmGuCmBVj7tHUJHQVvtM6mvRpcxfskpM",
-	"oapiVnEF8tOhDKzq+cnNwxOo/s4B1niJZssPGopfXa6YrHFKX1+u6jk7G5w6x8nb50/YH//74z+z//f/",
-	"+W5wRrmG+LI1d9BtMNGFyPfm8n7X0o79wgXLpQK/+wjGgaiG4B1LaM+4KthKEeISVRJETPFuypNvtc5p",
-	"6PxmJ/0Qp1IJ7N956F/UndzjifnQGLSY2d0KfRtB30ZhL2ERmUeoJ/RpuwMrcQNwDfbvxI4B65qMsm2Q",
-	"UYdgl7U2vGUStqISdRt7m9B0tjcUAI4nqdUMJPS5Vk/R+5cvngYEV3gOG6MqCEQhEOPVbAYp7OD7IEdY",
-	"/r+OyTV1/OJpTuhb/cPNJCeZN6co2Tut0tfOfCdh3fe6WHee0gHLYQOB3/cvblPlTAlRGFf9hUFJ/8eL",
-	"5J1k+f2L6a8D9hxrDiBQAmLDeypWRoBHXs6Urlopd7fCPjaSHiFDoZcejv6APdGLJWCsg+NHKu/6aZQD",
-	"7YkCuS018o1PidrWo915kL82TlYXYG10VgNSlcHotmYTrWqpVsJaw9HHDuhGazij4sr3pNMxy1eF1KOp",
-	"LEVX3ye6KuBAvXrzKGM/Xf49Y68eX2bs9Q8/ZOz5y8snGbu0/+/1m/dXVkz9JMavUv/sWCperVs9tMRC",
-	"uz3p/cXVa/bHR38+fhhYa+dS1U3CZJX3L1ghagR35C5oyctyjSYOheya3k1+/J8//+uszZ/ZBE8Mc/Xz",
-	"7gnvRBJ0SMqdMTLImEn80WEVgk+6kfoQkZsclBfSvQS2G2HqrWDze3cJ+9OvRg/jqrry09/v7t1uv5z4",
-	"0JGCVfsZvqA4q8PxN0shJnOyXyd6pmQKGt4V77BNda4lBE3e6e9Xsiy6Ya0nWt2IymDSCxJVgTeSmP2X",
-	"JVfg9EqY/j3SkmD2AVRqtZrKatEmXvcAGvOZEtDAx5WSQxd3GYBPovG+gRfsmyVXndODo8KBhrjbRpe9",
-	"/w8xWSu9GHx62kSg0BzVeoSTH6tLLX/fO6ECp6tt+7yXVzBb3VLgn8ZKAHjosIK9S3R84KusB/yh7Oz0",
-	"7PT44VnfQaZg9oH3I4baG4aYZ9RC5mlQ2VSWJZQyt+JSr+RH9fWtUIWALNs54ZY7DMRJfWxnAD96bDcq",
-	"M/W6tBr1Sp4DPEmOCAzIxgu/9LH8yJXAD5V99lYWM1HnrJfbw5xnDP6XV4JDEs9cTK7H+oP9b2sjWyvf",
-	"/jcSSOb4RfuZWtalyDFTpzH8xuLHKxfPTOs+AMM8LVHt0ADj8tAU9OYjikJ3lgUGQmmzAYyXuYLA8EhX",
-	"UeB2auHIkw0h0mpVCiTmrdGCp5j0di9OuKqHw6ujvVQfnHbPdrbHjDserY+Y64ah1KgY3F2rtL0slkpi",
-	"v1wZ7GenXktYrD+FXWfXVE1Lzes/Pv6Cc7Uv11tTKlK5Kdx3wFAdqCBhD7fN3FdeXf2RHtuYg+5Axly3",
-	"axPi9N0h9Q5hgixy+0gSa0t+hBgJ0C0fMdaD5T1W2+4t5z2SzEf0rdLlTp0SZtc+17ECpebFVc2rLRn4",
-	"LkO8U032IB5Tlwu9gu9GQCt7ZRXtBc8OGcmFa0Ea5tmnXJjK+/NZ7+wxm+tVZSKjAF88FMgduPW6M8Rg",
-	"4Mj5D1mG7nLGxgadXzTyPzvBP/4zSqeGIUMjUrHxut5dLgd3/wge7TCDeTUTPqu6+XnWe3j6+E/f/fc/",
-	"np5mvhj64ekpe/V9f3fTOOzO/ZIsIZVgAZkw/nKyrMSNFLfkeKMf3armu23P0HyWbN54GeMFiOcq2YWt",
-	"iqfhM/EWvAb7E/OuDJZ82re+LDvvTiZd6tRnIdLNjmCghHi6P9hMNKfdpabNRU5aOqAAtK2x1jAP5Z3h",
-	"2kESSSdzL1/oVVtBxnsla6AeLS5CbWFIkp9UooBCPK3MarGLo7B1ffeqKcUhOBeOHRXh0k0rvaBjVuvc",
-	"LTvjy2UJBJiyPoDrIlFvW65yq8ui/orxLywIRYEJWMPOFZdwvuHU5kBraBJi3goQJQirwf45SboQEhle",
-	"uWGfwk28Z1p2mqDeMekOHyPiT48FA3GgspObh8CeaVZjAFGmohBllyWwnlDuLiZz/VOPR7LIKb/Ttv5P",
-	"Pe5/lKdqz1QUbLF9MtwAMKc2GoYfJ+RTwNi9N7N17+9O3f78pNBdlbpR52lxL9j+dbqtOsDH5ADR7j/0",
-	"8d0A7J7v2u4oWdPO7dBe2g1XK+4an7sbXMuDKlk3M0ja8kyieW3MmifYJim/Ieo6b5krZMd8UYsWAml4",
-	"gsG15bM7Oy+YT1z1wxjICbB80n6nBdUh0WqA4uujaHZhCkZdV+jVagHhW7oHPNoyDfGBAcfIRze769Zy",
-	"zafP5d4R40Yf5DL4bLDkmxt2+hE8rvsxwO+xYSNG+GSSOwbfWPld27pbe0q29lJUXrbQNk9gg1HFtI9J",
-	"3RagqfSiNSm6CqIGXmU9qSblysgb0Wcgu8CnEJECQECrZqAabuHx331FOp12U+G3f0pGDKYgHhS3caG3",
-	"GTM+O9s968A49teZYwHTki/4MffLFz/8Lf5PVTSXVnz4Mkt7kCyKrCNcQdMGJbKp7kcDc5o/663AVADs",
-	"pulUVFSDDl9FQOGiIG4Z4z7U/+JSb2PAdygHG+Ku5Ra3kgF2kDsyn1HM7QJoTa17Uf2bWfUIv/y5bPpD",
-	"gGPRnbu3ER/Dv+5lvIvqVTcJnqvv8UVLtoFzxrGUyf21l8ccnTnLAaiEfsv7DDMGkdCz+fBQOZJQisG5",
-	"fwb4vz7GOrUSe6To2wG9Ex9qN6hfs505AlNZLd6UXBFF6843oOpkz4cvwRvY4KDe9VIrcfWul14oWUte",
-	"I90s8YTu3d4mUe2vP9Pu2ObTAWMND/8udK49fR4uOW8jha7F3xtHIT66jGVXOOI2+HywejXEJ4otEQjI",
-	"It3lRBIVAjYYOVMIzt6LEdBS5GUHaSynAVng4+7kJERyOMJWAgcVUr7uxXg/LGKzb3WLfSMUtRxuXLvK",
-	"3K3AV+Cndwg4JzcPGV8uzTFXxfE/9dgwH/vMiOIVbyA+gdsfvw/qjX2N6DN9q3laZEmsYxd+2zm43Eo4",
-	"KjWRpL+2K0I7EAQ7qkvcAY7Oa7wFaQ3jkxgVnKRnaX8XRZj/rkvvrW7LI7W/omsaEMBYrqvZiBcLqfJz",
-	"RDTmAIqEvlzTSEYBewlyHzFoefnmBbsWa/AHN2DUkTJ+IVQ9YPmYT671dConIj9ny5LXduqPS3Ej7IpY",
-	"ZQKw2BDPI+KOvaDPpP0wGemzmJWLNQdB9VUFcNbbjaQVldIngPcRj8W5bwAGe6vASYofibF08uiw5+cb",
-	"SG1QMoBJrhGXuYESc8+3BtWuoAHQtCUFEX4djrKjMF3AxIp9heok34nWaoHoWG/eZdRVu/PSHSCBc7/I",
-	"z10pD7JJysBkDyS6Luq3FnXGJlwB4hSydQxQp7kRMJ/r6OfoLsnPWe6PQCBCu2h8i1CvDdWMwD/dfIFZ",
-	"Q9U0jToLiWXB/oBFDXdOVaxFtfHU8HpV8fLYp9a26ooHlOVD2qz4UGcM0HQfnZ2entp7puKTmuyBKJ7/",
-	"yCPpbEda34elPlFX45mL/7A719I9uAdlvQMwizAOGmlxn6+8FnilplOhKCt7uSKCzswrN3gPQIGc1Q/0",
-	"pFVtIeIrLHqSTTTkfwyPACJweJSxIVocw6OfsVD7H8OjsS7oT4ClYf/z1P4LwDGPfs739tO81BMqxxPL",
-	"Nh/Nwsy6AIvsxdmJV9S+RZ55lKLGcImOEzI04RujWutRqfEnu4Hs/1q9ZbTkFTy6O9BuZx5HQE+27h3A",
-	"iT+0Psdx8W56wreicitxG6HyTqOMnD/ZQ/rw7E/xEWWX4WGo2gLCISBh1VM20YuFDhDf1nJWAgFb9ZRN",
-	"xS1klHDFvot8NuHrENkCNCu7mBOtas/OR/pUqsQAYSzVFsK98vjsjPVyMlFvBb8ehQIlXrPcbtGB/2mj",
-	"muXsT4m4+VOrt6uzskYr1BaptCagt0GfRQFMbK0FNDtEXPu+pWvLl+tF15VtCAr8Jtpe/rmjhaOBH1fC",
-	"iNp3J71EyNdj39s79xwnJapxatvUzti193PH3eDz7QFlU1bCqsIRRiSkH1NS3+Y2B6mz/cMPCHpob1GU",
-	"dPodN9c7/TPYi50TAN9qdZFBaTyoJ346sKKFSufjeWlLAF4KVQg1aUsIPnpRmBgCjICa7ImrVopSvg5k",
-	"piy2AoBhRfNUigoRrbcAgrVjs35cVuvzSghM5EfeEanQ1AG8VEB+dFPQWmEQShQOJ3ClgYdPtLbQDZqH",
-	"0GzrZRPspywXeNMC/g658/M9EYxdjUgY17YNikmmXYCvjWWDCg5tAmgObkwiYQG9lt9ApqGjvQYXAmrT",
-	"BqLmlPoHfkL768ht/Nx7FDFGYL9EZN+hfciGsQaD3Vc5xKnDX3OkebB3HPSbMNv6F0OVV+CDixqjtEjI",
-	"PG3BkA1fPXxXeLomP1vNaezl1DeoGrGHE7SMYiZMAlvcAH/ZWYeFDfIS7A1d7ZVVCl/eCoccT+ZGMwil",
-	"odUexAwYjOvQ5pLvojsKaXmXlTbiYNTErQaC2wUjdDkkNkLjb63m1I1X9xEbq0X4vqn0uBQLIo5Hzfwm",
-	"gTkOuyNsjAsgMIf6QqD6QuRRJGqHt/e+yxBOVNRcluD16pixjmsNJYjbc409ksWH4+e2oiUjJqtK1mso",
-	"RaMMQKXVf4iOQkb7x/VCrwy4V5Cu8odnVttdStR47RPH12Kd94mKEIRPCvsduSlI2sBsAUUklN071Pbz",
-	"I76U1yKqC+ZLaTv3a3Y0FrwS1eWqBt5h/Ndzd4T+9tM7K5XJQD9qKZD76V3wKHm9sAMAAzU5+pjtKqwd",
-	"eJ+h2dA9ewsc/forwDRNtYO45hMwF2hInlprwSWo0lbw/5ptU7yca4rNeQnc3e4b5+60k+iKMBPBVVTA",
-	"2SxWFWAwBM9RNlRwo0W/ECaywDdrPjMZwm8zTGLOHMK5r+zkJd4qWdMLBh7TbKicfySLUR0yn2Xv/WXw",
-	"CqTQNZx14L+rdcVnAvRiMxiqoXpmtWAETSmlvXpWqqCceGAlzoH/S34gADz4w1zwsp7bkzwWhvXyE/zh",
-	"5A854sixSuua9XAz5/2hcuj7HVu3l7tdkvehU3/4w2Xy5OAPf2BXQhUsv0SqMJydc/Y9bBmGdBOww4hr",
-	"gtzNoALBlpSGUe4n39ivQyWNWeH13rpr003Lenl5OwLiN+D06hoWkpfSweXXwiBDWnrsHWAGnk0HlUGz",
-	"gLEsO/pnCMsNdrxDjMldkAwiW3moLyDN6YFhgOFhdYYA9JETUgfoFJz61IHXwdyPQfQ7RDdHcgb2aP7X",
-	"d+/eNLxB+WCoLlkljF5VE3RGKsSSTPJ8PFXa6WPPCV3Ka4QsB+cEeHRAVynlRFAMj46/1UsqKWp7wdr7",
-	"T9ZlIhU2D/3lmxdH2ZG/+I8eDk4HpxC4WQrFl/Lo/OjR4HTwCDEL5iDFT+z/m4kWN8VboKtBfQ30frvT",
-	"nc6QurnxZNgtRAfKHQpoxvOT0XHGyVki9L8q0iOHuw6J+KVhy9W4lBMiFhOF1UhjGWFlrHbwTy+Ko/Oj",
-	"H0T9VmtMecDNA8M8Oz1t8AhErHsn/zSoKIW65K3BWK1DmgTI8CYsOZ2RYLUMUG4TYnD7531/Twh0MLp2",
-	"j87/8XOkbrU14dC6zv9xhDG8o5/tF/DCLRZSnSTCt3PZX6IzKH42StzCUlyOiSC8ZhzS0AcM8HjjMAn4",
-	"0Se8LIGeL0fmcISwT7+NKdOwwRKPEeQv9JrwLf2LxAmPHyTgLICM8F5ze7Ra9selnQo7xtfJbKRGY4cv",
-	"Nzxy8mZb5kL03EvI67APNpBhhVjuNRHSkMsd4HIA/4vwfUENAodu0IIoYBf28YEgwO3dBKxlnOOe1TX7",
-	"6Ocr18l89yAc0k9H1dXRJJboe7vBd/LzHR7jeAMkmU8tRzrOfWqM79fs6PHpw92H+r0iKtD/FAW+9Gj3",
-	"S891NZZFISBt4fHZ2e43wk31HBFmP1LweFHzEgiKG4fFSZr095+B86q1EibAAKaRzB1y48dA6w+ExRlY",
-	"4h3ATq7ksZILyEsyqwq4QwBbey5rwcyST6CGwaosyt1q7pL+M2oZAE6TT7SalnJS5wP2HuP6PiMRmrnl",
-	"LvfPq1XtgvbkX7L49QQ03bxDHOHsxPvxyMOXOTfOZ9nymw25IMWvqcFIhdaNs/fwTs7etnPnAhwp3/sX",
-	"PHKnf979xhPaKvd3RnFdm6dryzndohjAft2pFDZz2gebhxj4eYHJONWJizhnA68Ryl24IED2SpeRDn76",
-	"CLhwkq+AhcnLUlTQFLgpRXyWH3cctR9EvXHOvsD9smuP39/+frz7jR91/RwAHu9tf/8g6gM296G6XLxQ",
-	"L4o3vJ5DjJ7C+406D3AhRkYRoXOSejQt+czhJh2EurPrIrw87Moi/q1EV641JqywOfFKAI6OmE4FZqzl",
-	"by7fPfnrjnssKHz5BTPUigQE6A0AiE0soJioyZ55mjVMnJtwFXJoZjzKpFkph1zqE2nAAoanBhErBq9z",
-	"52gOqVPEkjddlY53q100bOIr3dEt3A3ktNctfD8SilL5viJJ9XVc3W8FmtThYCGlh//X57vUT9CJeoxJ",
-	"hzscAHDDJkmKm2Its7qZMDWDzNE2t8CGQIMYyEFKAevt8q31O/WGjYNux/YERvUDTsId2/13ab9G4zjE",
-	"fE0W9Zuu0W7v7rP7o5M4lkDv+Rl1j1Yr+rIoTCip28D2e2DYmJccODGBs4/q0+YaB4HFAAv44+18vUPn",
-	"6DpU8HqAF+88lQP2AyU3V1D7t+B28OeME+Y6okJLwya6qhBmd7yOwGkJhKRiFBhzMVY80LpC5onxmnhE",
-	"QQ0ZsCc0O3YgYxHGrRlPnYPJNbbhRLav0afu1BSPzvA9WeJJD7arAB4OAmb1m+jYNFNgS3cf0FaJsfPW",
-	"DtsWk0E/h3jh9WS+KV+eRsr7oZ6655guyWu20ICMhlZRCESarMGmkGbGE0E/1dCoolmikOTOs97j04eI",
-	"t6r0mNJpm+ZGbFBcePYMqA8DrLQMpSQRCjfoYksxBaNmKpU08wHzU4OE654/oUumeDPEtYtSE6Xj2emp",
-	"YzfGucScKqojiDRBpwIlX+49Pv1z5kw+eGUUXhnpWzWKH88h0um/SA7L9zv8lV2eyrBD/h29KN0C/pud",
-	"8qmy7emdWCS+0HqHJYJioe2QO9QEXs9jgAlM2r4jk6TbT/kuVJ2TiwIcEVHqE8zE1mhAMzj5nirG7zpA",
-	"ueNBV5L3PyGQt+cLL6BY+eawl57ZpaM37tKA2oA82GE5EejBN7Wny2Lyp7RbQuCBv2M7yUcbqdxZbRUb",
-	"mAAH8sK0FGKEmly2WHn0UCZr1msv4HGIKEY44BMqq+gT9R8oJVjphfWrcT1u7roLao00niZnU3DxoqAp",
-	"B1WzRYDZH62QutgUZa48dtOCK8CwAkXBvpu223t8+qgP8RhXyhMTSbXN9C5n9cUWy6zr5XTOFHm4B+wn",
-	"0G4inzc6vGNwACoRTZrEMccLD+SvWJ+xV7z2Pda33p2hGENGf2ELMYU36Y7RYtEZrBJmiIbKXNbTVVpL",
-	"2/+mk3264L0sCifjthqbTuim6tg+uheKl73UqkjAGCEaalubqLlIJQu8tFns/iC2CSHWy6sKayMWZM1s",
-	"SFDgcoo71OZBRnSHNcbjfI6+HVZ/wF536He5/YngY2MxAyqfy/G88DRqmJ6G/cf0LpKaG5luLfldHarh",
-	"71od3JKgFpkI0jQs5pUR01UJbOHRlut3JadtQmQESbmj+OZ3rrDen/7pcbU2Fc19dMR71QFfK9y0mPXc",
-	"ohEi/p+97lkvyh0nUjRElfaq0tlZv0VZRL2HTgnE1lv0RZCnW5RGqTpcUjtDdHvplVvzf373+uY3HfOb",
-	"jnl/qYWMIHz20Cn3zyDcgHAKiYNbVUdUwGL5YYUWkeV0iRA8kvvU6jTUx+5UQn8k7/DC35mYAxg+35xS",
-	"bSmDXZv2UO0ZdNed4TPP3ES5gSbDi05XG+mBexI7gT/ZmQwYHRqLiEC+cXAwR2vH0Rmvavct4nOv6ItY",
-	"rBefKug+Xc0bGgW15k7egD2BhFzjvh4+KivohpuMKMBlrTgjyhth2sJakNe3HhlRTvP+xyY1NnLzg4Q6",
-	"OJcRiZ3dvUM9gKLfcAl5MMrocr/lBgEhPQZZ34ojmA6aJBARSPoFu0d8qAMveQCto58MQvKgtkb6EFV5",
-	"BqL6zgzHO9QjNunNvnBG414CkzIZ//0F59ehIbwnOXCohvBJiQ1Nidxq4yX5DASMTMd3LCZ6IUyqMGYu",
-	"Y5jo1AUwYy89Lps/0S69Cp6GenNmar2EkJ8L9keoV23wfx5fSjFrQNVzsYY/W8lJ2c4ZMzoIIZf/RIi+",
-	"ptYVyqUFRPgx18s/4MwOU/P15kURSeDPrmclmRJrvaqgULzLKtsU9PvlWuAgd+RY7Mph+HdQ35qD+iaR",
-	"Pm+uwk6pNBOqPonRKvbKjAZV5wGemOTlNCea9cZrlgdM3DzDI29/ldZCZTEDOpLi2HM1VCtfdIiqQylN",
-	"DTofAMfnjJKiUGAltPGYhGVVVNJb0DuN+ZIeaWXJZ4Q80JIhnczGly6NhkSzZE495pc0AF7S5bcN6Db/",
-	"Hv7aZB4PytGOX/wEiXB/7thJYwu54wfHbYtbFlhuHORXsq0pYk9Vfx4PxKNgIG7ZUA3Vuwb8TETK6j/h",
-	"IKBZD7Flyc0KFsQKGe+TBh8Y9ref3mWu3AtdCdVQNYGU6SW68dHtKQ27kUaOrfVDoXcEyIQvDxjgzee0",
-	"eaEbABiYBZS9xcrUQ4XDiEeBIijxxAYeQe92bcLxMMxPlXVb02SSDhV5lzMPIUQ6hVucouLTmij5CmmW",
-	"JUd0CAJIQg58tI7eK/hXAJbOLzDcNlQRglr+r6HDLhkenbOHERLtOfvHz/afAFOE//yV+PYrcifBiApY",
-	"/8vNzWNwW0nFlnNuBMuXJVdW30PgH2+1mRUYYgTv5hSPOdLMl4KbGvFNubm2dtlQoZt/Yr8p66iZfLyS",
-	"ZQGVeLQCeB84CGa/fyd2J5i6EnzBvCRuE8xwMmKJcle+4KgJdP4ltlwbNl58SuEv5oIuJnBswLYi2E/Q",
-	"afN//Qp7jSMCGqS6DI6+cNY7r0U81F16WjLKW+4d+99cbxsXADKV8WTKWq6ALRqY9yBjqnabZWd/pzL0",
-	"hpxuqA7WJihLZ+HQ+QOzjkpSyjXlbTrIxfgDQ2WFpSgcGGatV5O51cMuWSWAMpaYok0ty5IOMuWZT4CG",
-	"pgT/XmXqtkON49g41cmuf9yOsLexISmt/VM25FexvXDOdu+vbA8Eg21bx65xUwNxoQOKGYeQQQusVxs0",
-	"1faVvhvN8xDJ9pvfPBgW2LlzDrN44tl+UWwLEVz5fABQQxw55PZt+L2u5wQb7etTeFnqW1GckyaDqS2g",
-	"coAvaagafnBw7U+QSWuEryA2bxbx19UVBzAdrZyc7JMHCL8MKL22JfxAr9ZDVYkbSSFv+2vkpochrSrk",
-	"9YPhYlU/XPxKH+slCk+UnEltzE9zWcIJt39HOSvNUAXpOiU9vGH4unlNIxC9x6d/7rdJX/Rcxqv3xr7+",
-	"BRQrbPmenOSHCAfnLL8vIfGVBMlD/CzZkUvaToeqPid245/gdj/cN94mjtqNbaGKEIgPZIEAvUdRS636",
-	"9sjvp2hhj03AEX9g8PgOFTdQ0SeqYwDnFDe216yX27ZO4F/H+LaHSX0Gj0QAofbfaIsplsO/znNWSiWA",
-	"zSyXBf0TumI7nBe85vTjuf3of9FH/ovZv7D/Gqr/Oj4+hv+zf8wxOJCz/2Kc5U/m3LHrRDikkMXpcvM5",
-	"y5GuyAoKKxBBgBKR6awSxlwgNlGtK1H0GbZSCW60kmq2tSEI7rH8rXsYm8AvOCacPd6nP8RvN7Gy9/jK",
-	"JrR8znq8Ew3djdQRRe5qQLEcSQ3dPLr9w4jlQIQs50ntvh6uq1GtR3RH7R7LO//aO/29fSlqFK+PsZjY",
-	"25OuPdccANRCA2oDnvZvV69/ZAiXfUEwtfbSmiJxCOHSzYUz9Oe8QF+BKOjjhVawEPah6GPgFInP2UgW",
-	"w6NzNjxCWODVShaICozMPdB/fMDexsMje4yHRzCQ4dGv+QXjCJhu2wGaQDoQzm+G/wQ/jvhlxUtDpCvI",
-	"yUISwAkKWbMJryppzSlMibZHkNxo/qFiwJ7xydydxqGCMzrXJckej60P43YgsUwrxh3Ms30DjTSaQBoF",
-	"yC9MAscJ7OFU01oNlXfsxOvRJye8A7AVFZuU2pC33El6VP8X0BfocS8/hwyNY17KG5H3XdIeujqG6uF3",
-	"zIiJhi6B/hJ2MdCfkFi7AlngDVEr3y5TslawJuEhiiEYAbjV4KnMM5Q+QNiYBwZXSGCdzLXdbgbpGPDt",
-	"ICxgbcEBA2K8BEFVCh65z9hlpGMGyWU/6Tp8QRkdpFuaub41Q0WZmO4h1Oym2mqpA5LfOBVukOR58yI3",
-	"DBrWDAHyEcfZWvDLpeCQuIqYzu4rpTS1Q9WehHsIjgFMbUPndaD7Pp01dgdiiYF2HBWpbun166Hq8Q7Z",
-	"g4cHR236QCrX4MMIDBibTBfhNHnSi6Fq4C3HfXqAwZALtoUJI6Fg8EjlsBCouBNZRi6JmxbZD0YV8s1S",
-	"pQP9i5gRctgcrdOI83ARtUJ7d6hQYjIisq3yPp7BSnDqJsnKqA6fxoyuWGRIXMIxncoPwgwgejwRZQ6x",
-	"d9rzLljvB60rBko2YBhceo5j57axexyHQju4YbFEYWtK3OZqPVS40i5rNwY0d49F0h69wn/4A+s5zJR4",
-	"GTMmVXCDZt7FgBLLuaC96TNUaPvIVP/q04mtFrxEQYp46l5vHbAnpTbeLtNKoTlJXioTpOSFP8VD5ZsX",
-	"yLy4pkM6YJe0iTBvCRIbeC2OiY6eLZv5lb3HZxT5z9+KulofX1pJnV8MVf7y9es3P71++x+jyx+e/fhu",
-	"9ObZ29GrFz++f/csz9gfTxHiBZTzPmVcgwE/lbMVCFJdiJL1ml959frps5e4y3ArDpU95CgfYJ/SzSHr",
-	"DOkarQi25+8GUglMEE1OVzW1FTn5bSWtfZv3ScyjqLK/1kLBRThUwl542DNEyDABPYUbh23TUs7eIxpQ",
-	"IAw6tu/m/QtvoiO3moD+18dWGOrpFFVe1JZwu9KGfCvCMltZaO9PCRxxdFtKg/91npPQwiIvzt6/f/HU",
-	"ufBxN8oC9d34Vr+01j8cLq9bveSmPgbFPcLaZ71be9q4YvCXKwTNp/vH4B1OMr9yXTZ9dzpJEFLD57BW",
-	"Tv9GXk8E+3ZogLCvkp7GZ9FuWKf/mPQmBplgjxfNhN0YIKNwti4iNS6ZReQ9gAQYadjZ6WP2o2ZP0FB3",
-	"dSC1KEsTD3+ocPwQlITcIT90qWYgqZywaE5qjLHUGieyA02iOHPg320YkZu2vvT8gZFmGKkKlZgIeQN5",
-	"SaDUbKxZJzlLMoIufPKHp6cd4fk78MXMeY0T9Uk+mA3jNe3BJi1Aav5eMBEpxqyhF6fqMDj47efGVoSM",
-	"9Y1o4w5r9eEkljjqFi7gOG01yo0QEdSWFUvRR6FqDhcYZuUJn8zFsd3vlS67CZqUPp7YJ/NBG+J7GMCv",
-	"WXvI4zI6IPawN0yqB8YdRxjEReBMdclhC7iVgRuk+E16sB6f7dHSO61fceW4Sc2nx/qE1c69sA1OoE0f",
-	"0Mf4wZxs3oukpCnP9/GuZ0yXxR7pWlZFLvI+EqI2a5/febeP1xniTjTD/E3bCrhNID0crJyhslt3wPIl",
-	"WG2UU8Br9hC1cVCx4PIGFuaHp6esR2vIzk77F644e8kJlkNEaRIJGdk++V+v3Ap8zUiZwR10UBqWt9F/",
-	"61Exj+ASb9u7D5Olxx8jXODubvVWv11R1BZ1XWsUK7BuF8t6IxXodg7FJqt6uart2dFqIuJQV2Lcu9JX",
-	"vaqHyp5KTCYm6jCo+BClMGjS28ZH6A5bysl15Ow+Z7k1QJ6/fP3T6Pv3L14+ffY290ezH8xXXWEGFlKr",
-	"mSx67c3Lyx9/tK9ZcwJSrazR4jkT40ev3r96dfn2xf+2TzvNADuDdLPOG2Cte+/xhaHkRCtOWWbkr0vI",
-	"e1PWXuJkAvWh9DmwTrjTJE/mK3UdPEHW1oELes1u7U2Mdo21HJ/wsiQHUbVSrNRq5milg0fugaE+WAlr",
-	"l6z38OzU+9dWyi7HUEVmoM976ztl/LvTx6yeV3o1w0yrnFYip5FEaejUCNQGT7ksUV+w1hvl9w2V07q/",
-	"Oz1j+WqJony0UvyGS6BhzN3IPtoW7sfG44SSVlps3VZjss1wRHPZb/j0K+AucYYk67IjN+6Htyv1FA4q",
-	"OADuKFQatXBPMdKkB9tDpOk5uIds3XtR/Oxeh+IM2DAou/fQ8cBvGiawS9a/o8fGlOPFV4XUEThwL+ZW",
-	"5swsgQcRlCyfuVBr8Ok4GkP7AcdojD4syBWlijyGeeJ4el+9eZSxny7/nrFXjy8z9vqHHzL2/OXlk4xd",
-	"2v/3+s37K7gzfhLjV5Q7Bm8juGiNYMaeP34qSwGiihwCLvNzySu7beyfKeDyoRbKuAuJXkBHPzdsLsFi",
-	"BNwGcMlQm94d8PA7cMnA90petQvVSAyslqXmBQMpxXpn37FX35NgZdvkqm3pEUkqo1mh4ZoKS1M76l8n",
-	"UuyfZkoa22UJFVXoNyvERGNhVZ3ZxQKnQ9dtkMj6Bf8gF6tF7PR79/byx6snb1+8effi9Y+jV5f/a3T1",
-	"7MnrH59egQ+xeXO0D/CC8aEyC7ux7TGohIHQpu0rFk3BZVFrNteryvhAyhjogIGHnbit7XMFbjlXdYEx",
-	"TJhx2DG0TrBh6HHHjO32Dy6vVuU6c+gZc6pQhepi1luWfA33MUDrikqoCdaQUg2JbQLUjfdvX6JDTS+F",
-	"Au+tMwPsI5m99TBgxX2AnacH44EBxBJeryoRlxCPxVAlI4Cwj30DO81ZXnI1W4EpA7PFJ9fWIKH3/eaI",
-	"KDfhYH6Pz5lz25nXS6EuXxwD91cNifT5CUxvKk9Mbm2dpZYqTunGCJ9MFh0OoVZiqDr30Pu3L/ML0CWb",
-	"rKDdKkC7vjFUoHA4eJNbly+1cflGJ6W31JNrUZvlXKoPzlFt2Psr9kzNSmnIu5yx6XSxFDN/mCA0Ua2b",
-	"y9d3jkjfhPEfQno/0J+X2pqa0YrlQuUD9qIGNNPCxRSApELZYfHCfwbi5y/luJJ/1x/YpJRLw56KseSK",
-	"mbn9BwwiHhbsSACMNjU7HTz+zuq5rd2/GCoz11UNAVluz7FZTeZ2ww2PZto+dMurgtVCMbQ1hkf2UTAA",
-	"HCoXFTsoYsq1Tbt1S51dsa73kOVK1yNp75mFUFDivUWn3FsF3LLvkvDHozj8ccE69MY2PS3coJf2oGxV",
-	"1Barspb2Ojqx031c8Jrvrym9i0/gPWlrjT5s19eCyPgEXe3ho8/W+SSVpFPJBP3F3Rn7XO+w9XzBUrif",
-	"7TVrNu7ZltvVmszudsKZevjdvQza61Z4lYJrZh8VTVeooX19ynU4vDQHpMtuU6+X8vharHcVrwam9Z3U",
-	"PQl+YrEB1kiS+lo48H1ZNciBAm4FWdHHrkrO9iCtILcfdLWpBBdiHxqwt8T85evnAZnfynVS5XJsRoyo",
-	"ah4TkCpATyGeAV9Eix4iUWTYVg5oGSPkrM7b2YIul/I/7LR+6SrYy9JohCavohnopNNN5yAJsfidCEAp",
-	"2Zcl2cXpO8Tp6nboV1n26jofH1R3MPdix3U0/E1/5nRVlgjukoFgPncZUhhDmHMzp1BCwAmqRF1JcWPv",
-	"Al5bnRKTbcxc37bt//6Afe91DbgUbEdaamfTqlkjasw+45PaRHWNLtwCMDdSddesOhg9EhIjEhI5gvDU",
-	"gQ1emdoqnGkZarMAt8cdQoa98GK4QalqMcPTnbsCXJgqRzpISQwOqjEDMyvO3vQVvRymZqorhIBs9NxN",
-	"S8bCLKlVWVoDAKZ9m2QFS5MKhHuPTx9F9qk12xCaMUZ0BMGIXTGinGZuGH/76R3kcPs9tSnfcN/hEb0j",
-	"Tx5+vKWO9MvVeqZd2I0xeC3W8d2Vnr7fPppq4BKmfdMuy5p6x86STbzIYyF3znK6r4C4E7Lpap+laE8Y",
-	"eLoTuBzPL+RiEnDKpWHXgqJAwPoDJUUgAnkRgMkQXNC22FAzLnafSXpvh9IT++dQjEd8aDADDUyb6HLf",
-	"AWfzeMAu4bGoN3jkNw82znV0sPcpKPUTDj36zcc8cY527vM9qkjdne2ii0j+ZYWF33mUUbP/lttDwcbr",
-	"YNtec2rz5pFoq03t2i6fWxncJYP9dfV7KEXdufsOszpwhj0wmhfSq3p+wpVW9rt75dLYh9cLvTKwtVBb",
-	"ooRFI5TPls75Ul6Ltc/0JC3RtidUTbvE62i93OFkW2UzkjlmzivKPS1L3xCUccWcURm4LY5LeUO6ruFT",
-	"cMiLxRjRoMeVvg1sAXoMZaTLpQF1mZg8lWZw6gCKktfcsdRh1Vi5ZkLxMdikcqaOpcrwMHv2OvtcKdU1",
-	"q0QhFks8iu+CmmrYcjUu5YQSe0QBTU7s06qWvDQD9iKEbb47PY0j0XbeR9diPVK6HgWnDAFL2q4nC5N6",
-	"tXXsDWo/40qruz7k2MRO3048Djjr333GTuznXmpOJdQMd0wn621fIASb/hiBICarStbro/N//Jz4gJo9",
-	"jCXEqp7HOpg9VJWwB/MYkUi7I6vPHMg96LpaieNaLgRuaGBJ9XD4VJbg4U8Fr0oJSGTq2ue1QZl5vV4K",
-	"D7B8O9cQQ8LcbHLjNxBR16IOQKoOO7XPZsJDP20A8HMVs8W7R52tduzgW2EcPSyOcgiNeR9idfYL9txL",
-	"UwOBLFyLc1Eu3aBtz0tN8P7GOMrL6JqGsPNWxMT+5lUOLzXh9vv7UO16NCuCAAbuAUB28xwFAGCfzExk",
-	"pdsmFlzxmYhDT64KJWvA4HdBY/cjGzzRMWzPoF/SsF9WYhUA+e3wZ5W9XhHvhyj4c7YQXLlSE6oc4IbN",
-	"uSpKUWCs1MeP4dMEbCJvBFSdQCEhL4oKgrhcWYUGi8Rg18Dqu4gS+K+XomJ/9OHfC2a0VuAdICBdH3Vs",
-	"C6y0Kdb2kL3wm/OOrOaomfsCCUi7sNtqhqm3q0U7wW56g8VYv02IpPtMt0YZ3SYouy+JSAHZk/qfnt5I",
-	"oE7hxAn1rQeJ0rLohyxLNFmMmFSiNmitLKymZiUNlnEmX/JcnPVcLJDJ2/XAodm60GuE6m1+KSFgOeZG",
-	"UGkiOcMLyIm7kVh+aH4pR+659ogpZD5Hk3Q/uJfNebfqJI2iy/nv/p54/bed7Tf0wuVSPlOrxV2jYPoh",
-	"HQSBGenLXyUAZrKT3JmMf90GggnYzjz6COtxOkkM1QmmV7WRhXDGVT9g4rQ72aF6Hr8gFdYc5UMVqRQI",
-	"EeRbHOH6+aJ/t8uwPCgw2kZDOnHPmBzKEBbSwKdDRsXjs7O0J4YJNanWoCQC1o+pWe/y2dXxD09eefTM",
-	"NHgHZqJVp9zpvQA8RoMpaZGXH5jXrOE3XjdkGnC/ZSFHKNKX6BUcJNqlVF1fa0wymQs216Y2Q6WnLCcg",
-	"plGhF1wqkw/YW7yjKfIRqY+ZNZeXI6jiJ9aAEJEYsB8hqcsKsJWSv6wQIxIVqqHaYABHfIRihacSggMs",
-	"FXI0xw8MFMFT4dQIK63A27rklSFDuhKQjDRUPmsxCCwYbcaWuqozVoyt0MmIiCeESowpF7oQmassHrm8",
-	"bared7JjZF+/sBvCua58Q6xnP4cJabSp4bvgjzemnAjbAWPKSuva/yN0gaAnM/b//V//dz9jHPpt7xlM",
-	"HuDMQO4Rcr6CdnIjKl7iYsb0WfZCQ89/2zVB0JF+L90dJRM1cK/Bk+hC3IkjF4RVhI/JerFbFLfkFyZm",
-	"+rp4libxzmq/N1pUuiB6dyh36FT2wjy5Y8igcis31RXWuwlV23dExRqaA9LURDnNf7t6/eNQ4eaJFpyu",
-	"m9SABaQPzMWDA6rHNZcq0vK4Yq8vV/UcMb/h2gD9UAamF0RD2GQNRW0zckOKIhbykLgo691a4Bs/q19E",
-	"QXLN7VKU3kX38SeoR59Tywn9OWjb7gv0muxTUAvC5kqQXC/jBzHoAfFDUBpYdOOC38TXV1M+doz3QQ4/",
-	"qeyNbRUa7COrAQIMIV23XfYxVPjtXLtjhZZP6OQWWNj0jtkLFDaVwZ8BEvYbp0QTdXa3fN4jZhgt1Dbz",
-	"OmObt2c7sOyWvXJ6v9rA7wVTdp99cWDBrH97O6rsW4EFIXEnMoQ6mQgTbZ0MI21QE7JS9N+UJTyJ2OtQ",
-	"JZY1XJbOxVrrwVC9dvwhRFkHf8FXL+iWJ7vKQLWT7wSUmEJRLkltiNCl1qe7Qh6YoWqxRFEF8KpLAvL6",
-	"MZIYLatoo7L3MCdQxcSvhfH4uTXl3PG6FotlDa4Zq5QYAPSCy8WTfCNJuXYZ1iss9ojbgYISf7CNo5eq",
-	"t0DUfjlr436RafeXLx6YNnKR3Lul8RsneDvQNJG1ORnzkquJ2CvngN7BOD1wGW67GOM3JlqZ1QIPoi+N",
-	"XnlEkluEkQYHzX6WwWZg74FhNJYWcu0lN6aFt7vW+L22qFr43gV47tIIoHOONN6QRRKB61IEZP09Tfuh",
-	"N873EqhxXkfNEvP+XXuIfZ93HXy3Cr91reKd399uyBigTfZEdA7HuHTRGXSewD3CPR5mikpGt6qkEF2t",
-	"xAQsLi+I0SBqtaef0tfvKabSNjhpMGuhI6Tipg6APpK4ilCrBYg9c2N//6U8+nkThmuvfkhi/cc8iK6e",
-	"4F/3Du24qX4uS4HQ1Hcc3YkbPCS+k07GVxniSYcQHcXC7/c9aj7Sz7AeZzXUpNo54jXvb6+dGKqhOkbF",
-	"2+/XnOUTc0OI1g5+5jxAP/kGfQoO/A5gmegrn0qgrbFqLZSsQzYye3L196Fi0M1BEimydx2kvUDPwcVP",
-	"vj6qRAEroff47Kw/aO2u+aXMzxlnN1LckpQTH6RBGgmYDakAZGAmTS0qUbCr//mSua9sdqbHbUcb4ZBN",
-	"kzsVazGkRAB57Gy1j/Emlo4aGV5RX4YRJ/UbCITsg+CsNQaOKoNfpYwZbZuJ41R2auf8hqpj5GwOpNVk",
-	"aiQqMWhHdqvpClHyG3YRj4LyaiJsQ+iN9bGv89T31giX2QVeRUC5VGwNjz0+fUyL6XFvY68XA3POb0bb",
-	"JuTE587euqDd1+DNhVIXLEqf6HK1IEzXyppj+CAvvEfaNuOboIl4YDzKr5+7dN7OMXmoMZnSOKO58DYl",
-	"fdI2E0GI269m0BEC3F2wHhwQuyNBwOcUs6RQU3wH9+OyBw9LxViAB8UAYLzpla5HKwMYBEifsCWYyHbH",
-	"EjvDXk7a3xXuT3SZ3GvYK+7ITgbfRH5/NdRwX1lYLJnljru2qfie/KsYj/YOMDTWEcn1SzAGASsdg8se",
-	"mb8UJmNysdTA4oDSRxWeLZxE14A9t1IWE5Dy0IY9h/5mg0NJ6Ryu75uEc4paIzQ4oBdJaOa6IwnJsd0n",
-	"jrC5p7+KUML9Rgb22aJ7hAbSud9mil2wpYYdam8wxK2GIBdsk1bvQPdGOL1/2fk7CRTst00Os5PdnD8d",
-	"J8CaTUF4QgrTfu44eJawpmgbuj5GKpRtIwMphmZLVYjqHLQ0tEL8sDCyAHVCkDoVsy04AYtaeCor4974",
-	"jmBjUNHOSgmacEDliaIgQ3V19fb58WzFq0IUkCXl59+5i6EICEoSFDrs1r4//Q7gXEq2yqP4MTJDkT7Y",
-	"EgQgTTzSzEGudmmUWIngtUmPvjZUW3Q/P6QISr4jx8HtmCe0I+5SINAupKZ281HCY99Y5jpReqOzcL/i",
-	"pNC3yqo5O+UJZ8tKHBs5U6LwtUYOHHGLcHHnEH0ZT67+ji/YcwP6FRxpgNODj/pqu0YBIlUnOjJ2YFux",
-	"guZRBA3YKhq47wmiOG5KCLSiG9Kg35ZIovTIfqQ9+Ty6m5/SpL6vyi9xKl1zu69qfA6W79vh7Lrbo0nC",
-	"TO17PaDWLNl5OHXklt11yeN5BWzntiueh9JguKEfmKFaVtLO0TEUssObPV2x5Xxt5AQImuxPEcNNv00H",
-	"2HpxD5W7pe3xdJZYXuualzk73byt0cPi3ESRj6zNNQRI3bFvKKSNb7nsD77gM3RXBSaZLfd89hEX/Vu7",
-	"Fb5iEH8nr+w49g0y2L3wTVRtIl/wgmo6b/8NlAi8yQ+nuW18vyvQ8t75kIP60Hv/7vnxnzK2WjoCjVff",
-	"s7+wh6eP//Tdf7cqwXhdC9PHeuhUxJH+ATQnQJQg6wH7EQFbhkqa4BFai/rcaj0Q05BEkZXjYE/o9xwJ",
-	"R/DHkXSVJs7P03jJEWXmg6G6xPY9irP4sITkJwSrOnuMGMWsl9MfRrzO+1TRXCeA1ZO5mFyLggFfDhhU",
-	"YFpxZEQbKnSEAVGkQfjFUqqkoPjx2Vn/AqpJpJqxOV8uAXWv9qMPY/IVzdEdQ0GosZhoa2nmPuSUs5Wq",
-	"ZRlBJyPeAc4ClCzT6JBxEK4DvMPsrSNupF4F3x3Q16HYhwEuBFcARG2vBwLUTHOAHz662NDsNhW7oQKI",
-	"WLtLEMCfBVTscGOBcejW1VBicr6s9EQYO215O5UXr7z8xn18dziuaTvPdbX40k53bBkGvUsZ9W5JPAW/",
-	"MU/7lwaXbYOVRak4uM+sMzjxQWwf6PQ/aUjNO7tgXiwQNps3RDI3TW1aidvIbtzASohpVoBJ8CwKYwbV",
-	"VTmJGYsPcgWHsszmdDhhKpNIK1RtD1XuejUi6MU5N2xW6Vuo79ZKZCwnvRhsWHtVRT8lAXCveY+sehG4",
-	"aXAYdgowrcHq+Mj5St3wDNvGyunb+dpDwW3I8ozJKeNqnZFQp474CHulb6m0FaLk3LAFV2uXs8xjV+QF",
-	"G5dcXcOlhgFTcy2XS6KHSGL76AkN3kevQkHRubv3par1BcH1rEogoNULWcOfiCGiAgAjV2oZrS1W0pf6",
-	"FtKbjciQILBaAQHwZM4rPoGSTMwOhINairp2iEeFnGG4CpKuIYEjH9mVqkc5MPNMKx0xN97qVUlE5A41",
-	"Er5A4Ew4ylLeuGQl0cxHtBvEbTTEyifX1FBx4sDFWX5gHGcBp/m2igTia+b4zggZzRXSmecZZF4sMVHb",
-	"PmxW06n8YJ8fndkhjR7lUOmJzNdIwQ3laFAfBsQflzQEmNYaOUhx5gLLeEsSBlIwRhd9Qsepq6FCtaOI",
-	"Nbc4MRPQapwUIKA/r7ZQ2gXRqqJGsKkOZFHNNHWAnoVx4MrV/Fq0LUuIMiKQFTDBQVK0/E/BflnpmkOK",
-	"jAPNcVg+AHSUsYfsh+9j1t1YI4qxquBDI/FhIkThIaq8U4+XdtWgozCYiGkDEuDxJNGgfCYSSYTMC4Mo",
-	"QQLa64fUDIqfeu7d1rQFmvYDtKiPv2yfy1JgA67Zg9IXzu4lBEcrYJUpD9cE+TQrZVruqG+a1idrWtHJ",
-	"OPwI0+ltPYH9e1TXUAsKStAnam1kOt6Z0vaGV0YkToEm4jZeXMgNjuSg36GF6R2M9i8LUXN0jvp6HuIP",
-	"tPcEnq2YTXDAAMLHpckhm8E5ZXGG2+R8Q5t0WcshedNDNbgnnODrX8TVVvgVUvGHihHsAwJzxYoaaG6g",
-	"3dlrIlLcZO1vr3J9AT2FQMZ5PH3GOWaxmw7eqxf7WC7wBrHXBJoa/QsP9rjga0SWdCwAtqtjMZNK0RXF",
-	"8SVHWUS6oVsAJGoNRIhQ8wEWomPov6LMnLFG/AfHBJNgk/yEhN8CiVsqwMloqm9E0MQXWs1YntnL6iLP",
-	"7EnFlND8v3J7QBcLjmNdqUJMZCGKfkSzg2Bpuev+IDR5geUkcM+jQlPrVh9QPudmhNs0d5c1ArVXK0Eq",
-	"KGD+R4oYKqtO5XoIWjz+91nunBdaDdhbp9eaZSmdF+jt8yfs8cM/nYIQkmp2kRBHBeB5DywSIDU8QgAQ",
-	"HakVZJzS7UKMbW3X9xsUA1/aB0LN7u8E+Yy1MFd/p9Z3AwDAY1/Sv/3NMRH25AGeCT3pDsIBKzzqwle3",
-	"fGaH+f4FBjCmukJhJVUtqimU0fZy+KReCsWXcmDnnCT3yc3D9Gfg/BKVCGCHhO9RV9LaVCtv9I0FrwC8",
-	"FzCrW6BsqfKWzwQZfTgChoQSqJtbuxsLYFgvGgkR2earqjQDCgX+yBfiL2Tu8YUgiw8sZ4QPJoBHkGDe",
-	"VHKTgE5rbYQiCj5r16WQkJXA5ACA+YHoG92JhOWKii4W2mHPAwoRTBlc7zOlsT66NZWOxvhe7g7SW2v0",
-	"ZF4vyvR47EXeH03lX9+9egmL8LmhZl/YqSUM0cs3L7yO0SwxM2tTi8XRz9nRh2Ou1sdYqoQiMd7sJ9wY",
-	"UZuTf9nD8es+Wx8romJ3GZriS4ixgHoTbyq7PG+tTUcbEfJy11YLmQtRZ0xOtMpYqWfaoC9jDXcZwEQX",
-	"AaaUdsNYKm43rybgK9vkra6uA/aCnR8lHDDsRYCZRhDXyVxgkj8F/Pm6/RR1ZH2YSztdm7HZdLaeO57Q",
-	"tFIlNzgtxyt5PF6pohSDf5rcV5MteT0PxWQkrNLbLC4tW/APL4Wa1fOj84enpwA4YId+dH70f/7j8vh/",
-	"8+P/PD3+82B0/PN/+z+ONsveDgz/8huOA9x+LLIjueAzcbJUs/RBjGEdnR/hArZ0yL1qbmb/7cOu45fh",
-	"OZ0Y8xHHNMpf/XdORe0QAE83Dh3jtCebZ98fdLHgsjyGKpY9CkwJwRiLXrYCivZIEKE/E/Idin5KV9Ze",
-	"ZfrMtvAO+nMvZaabQ5QGoas6SjuBkV2mZF1+T69W8JdPPGKHqWRuAg+p44xH/VVWccYDiPZ7vL33Yu6K",
-	"vmMNYyq7kgrpgemvTk9pczv38voYlaKHf2Rz8YG8+agd/Y8cbWLP9Og+jLiTiXZTiYkApz0iaKOzP7xx",
-	"9erdG8hiFqrJi+sCKENF/aVPATZnrJnFFPS9HOaKQkcZy0tu6hH+5t4HZn2y8wKe91DxGXfEWx5N/hU+",
-	"dvziadKMVhOsuSR8mZyOjyMOyjCQgWvxQUxWCPI1BQVxqOzTWA5Z2hWr8U4G1rQbUWFQSZSUp02PYKKo",
-	"hmwH5arxfUEuQt9XXBk+8RCrQ+XbhkVarjxeHQ3/nOXTSi8gKqPt/zer8T/FBGbOXkD2f62uaP/XTd+I",
-	"w8/0BYi+DRVNu91wFI+D/4RYFfpHcl7XfDIHeySnWFIOShnqESQ1oAo3g+BAxlaV/DUnw2CoclPrynb6",
-	"5CRn79++YL1KGF3eiJCcEkEx47Mn9EjeH8RdooJgO2kcTolP1bBL8yBMOq5Go3j2wnsRrELm175/TpEA",
-	"cw0JHZCwh3Dy8Zxn8JvdcFq55YO1GbCnwtU9Sq3Om1uLqpr9GKwWCSbZTN4IRQxNDn4/kgBWRSPo0SWX",
-	"FVYzm4xcSB7JdqUQvYgSEc9OTz3LHUIgc3QeOq4G1js7fUjROdjQdk6HCjn6tuKlsB5U44Za5M4ST38L",
-	"3FGQxH//njCGova7b7jLrkUNJ3+K1VYF/gn3NcX6YLVFcdFYbrgeP2fCzF5DeZdqX19Pgeo9s99Fc9ap",
-	"FrTowif/IoG8X9Vp0g4Wtbs71tR66WJyVgqgAkG8Fj2k9HT0G5X4JzmlgXPoRlRDVQlfL+98KLYR8oT4",
-	"e5VEJHp7XZVnZyVpKh32KSVt7r1vhaS7Ckn323uH2jh+5ZJs3Nade0KgM/tUCVLgnkA74rV2Sh05+72t",
-	"YCKtEkGA8UIuXX4pryBBptVd4kdx5XBx7v6i8Dg6u2TrgwDm8zuoZN22+ne8a+3de+wV7b38D/5hZ3sh",
-	"fmMDzsQI0XA1MDyVRfyFQCgOZlTBekByBHPxF5JvOVtTtpkrHLUWc9+RHXvC7pUa4QH5i1V8clTSZS0W",
-	"bGLPAcF35uG5Dp7y56W+fRZm5H48II1JJv8H6/GydHq96X9Od8jOflQrih8T2JazLqJNQLq8jPT+C8rR",
-	"kHG+9+nWjtOHk94vpJKL1eLo/KHvOQBQi2qfrt8JPpjfIl6o7eyHQ0u1qkfl2bClAVOFq7qrZ/TeCN5o",
-	"X9WC18g/9zFL6/o1FlMNyYb7dwlf+ag+7TgfL/Bcv12pH+G03m1NVHLoD/La+Wmkq+p09z3wPS+8yfb1",
-	"ufngpItYQPoLKvy4jZKnw7ckmn4LyFSxrV2kFw9p3C6xg572Uod+QJfDtRDLRHbJmgkrpEKKpR2ONB59",
-	"EcyBAXta8SlCKwf3Fl50EBnV9ZyNXZ8EJZyHHspwqKIscyR0y33GjVAzabeSnFwDRvRq2UH7V/tsdiiH",
-	"Ubpmt1w6AqM1mTzABjTnS9iXOXhlclaIpVCFcRScOJ1oTaMnxzk70NseAnUTDemiopgJqBmFeYIZ930A",
-	"6xyLMcmr2cAzM0I0snnxM1jEQ8tdiKlUEvOFOdWUo6cFEleT/OGgC9PferBNn4raqsPgUMR010GBP+UX",
-	"TaBPP0SEsbVjdOC3oaEzNP+IPjysJmLe0iid6/kW91bSBqFXE1s1uZjsD5AiLms7FURuC3/rYIyMuvQo",
-	"Y2Mx4SuTqGCm5usYkYw8gAmyYXs1VCLx7iqNN27jXmHIkp7sdPL4cxzT79gdgSf4U4ySsy+b95Om43NP",
-	"oAy+eTGtWY/Oy0QXAgIAuVRQIDCRQtUjetYlxH5DU3P0kXCOeeMy7LoLO6ytnZwtV3paHxeRh8tvTEhZ",
-	"taIf75ZzLEpo1H96AwpzbCEIvFwKXhl839pcAOMdfdgBl2Ihhbs4JTrRlgKKsW5FWZ5TDjVQlFKWu0KU",
-	"UXMdSyjsDcs9uFqe2U04XVXekUbxpiwUoDBujJwpV1jikOPELV1TrpfIM+3KWP3AQ1sId9J4VyyMKG+E",
-	"Ae3AkWvi3Nke2As+gBCMBXYPc6B8Y32yZzEl2Tusi6aN6yX42eljBkG6AXuXTlFGjQuTMbt9KLc16jJW",
-	"lm98GoS/L8Mdr+rNrlNBB4BTUrjDkze4YSXKVUa3W2BgQMUIs7fBBgVCvzfvKVYFShHsZKq59u/bqxop",
-	"JGJ6PvgmEQB5wuaEq7nDYbp5Ye3lNI11sm8e053Qe/sJtD3A9/zzADiysXeDiKGYDnGfOV3Zya5B4rGB",
-	"M78qS7ZSpTCm2/vT6vJs7qDDHDv3aJC6W/4nWc+j9ndoL7953+lbxHfed8settzJArwo3vB63u03Bfl3",
-	"Yq/Iw+ts2hvawmi7bOgCHsTH3UeybmBwa4I2ZZz9U4+d4XJy8zDkAt/ZfZ6a7v6KdgXLmPqAOqjDMEdN",
-	"g+5uEgjAV0gKrBF2+mrhdRJ85sKXOtaipKrI+lazawkG8BSKJVeVYHzJq7o/YC9qqnom5zPeu3idDpid",
-	"6SVd7w39yPajpRwVx2TVhLEQyvfO8UE5cxJzHVArkLVVqMAev2i945Pa1c9xfe97Rdve73tB26nacT2f",
-	"3rcp59ytuGu+IUp/DhtILz+LCXRihcaxU4L3g1QlbLEQNoNwj8uGSo4s5KpRKApdh/0MwdKwsN+nnTj6",
-	"a3RPJW+wSSl4RafN2QqVQBtar2pS6pUHi7ezyLGBWthW7P96Zx5CtQHktBHHRigjIUeml3+fOzd8zvON",
-	"INdcmlpXaxfhQogG7GCcDUWpTxnTZeEDcKzn/KZ6ChqaqyyUyv8n9KtPlFB2xOg1FcbXlVvtq8+oP02g",
-	"DWuOLQFGxsNHlCJQMYS5E2ZjlYgjzwjKEWxxNWYM87OgNK/VXaYrrLbmbFnJGyv3yG251TXpM5Eenz4m",
-	"N2rcy12WV3sYMcS7hdlVkQABmWh1kFXHbqheukE6Q34+s+6oowjh7LvvsqOFVL4oYY84EZRwQmEDbTXa",
-	"A907jjXQiOmFJSkGXb1vbO9kDF5EQQGm7/VY61Jw9RkSuWUtFmafSyes6OWbF1Z6Uld4VfF11wWUTNlv",
-	"P50BkXVJB3R7310IIObvQCnv0pXf0okqpFmWfJ2c6uBYUbH2RG50DGSDNITfQCCFBGWMw+vKqXT9AXvm",
-	"sw0Ata0gFKOw9hcd9xal8EpMT0guncylxcJ3UVPGF3O0gkFEI3Ke3WtQ44zXz7QSArBbqMAP7rlEH6Lg",
-	"E5RXQ6V4Tho/VjKTUmv/EZBECNAnx8w3LAUzc32riDTHgedoFvhEG80C54xpWhUb1ye+j3h64DUjhM8Q",
-	"LIqvntJnpzhnvROmzbttwK6sKOMlzKlJE1GhU0h8Qyl9uB1k5bYCXd8+wcqZMy6AFqGeOpskpAhuXLxQ",
-	"UAnIpBjer/MBewW5165btEiA+UK0Fre6uhaVOd+lxGcxQxFgREVci21aPcxnzIvkgld+mc7v92K+3G4e",
-	"NUN2bhE3r+fLomjczncR/EpaucOw15e8vwgzSVT+pGWbR+ybafUZPFugYe1/kSbm1Y0Ut/uk8sFzu7P4",
-	"IlPJPpQhQMh4HQpM4jy/Pv3dR+ppIpCSDi0R5xciITReg+QfNBM4pEEME4+mVOuZANmCd+HuJLP27L6/",
-	"w/zcS2JfNOV3UNO4T5v75e193gy9u3aU2wU9JGkLZuR3la91Q1veSZBITmxJ1eI3gOyE6IKOUtKetI0U",
-	"rfPYraHY7VxO5l7RM5GiiInqknw1+Jc5yPMBs8sY6YBU+GmNRxwDNnoRM+xRuVDsJP3JZXYhXnRI4ECh",
-	"YX8FLsuBNCOa3ZysXFknGh0In0R8URFk0h/W42odkDXd84HEcFpyayFEGq6MOriftnsRYWa6dr0OhtCc",
-	"lSCgjagSwE0BzD1OsGFpkVtLxtA5ZBbEWU6QsbpPfhPOdeZ0f7AGXKzX4C5Eqwbm1qmwrW3Qtxc++UxX",
-	"fuitOuiWLLTMZ6lJs1/mVbadHxyTmZzsucP0Kfv5e8+c+vseIEqw1T5TSdxvnIHRS+Qugbypze1MFQrs",
-	"i7AQS1EtuAJe8ShRZUMdKwW/aUiVQNgTP7ktKcOfgH3yMfw2+Qy5GF9hZsW2Vd8jqQKWgl0Geue9zOhW",
-	"CUb5EO2Ld3ov4uN3lbCwfSdsDRe8KBLt3Z3PFpgiWWwFKdoDI2XJ68m8Ba6DYtpQlogqWHFCTivHHoGi",
-	"6MKjPhJoeJR0h6CMAA3g1bKcUCnAJskcArcrkQT1BhrgVtYBMqc/EBjMR6gGTGz3UW+SbgP2VjgcZE2a",
-	"rb/+g4ZHXicnEiHcH6uYVwT3nDdVSFaJhb6J9D6PTe4+9sBBjpMN0jyW7yFc/4UUC2zsnuADDlIsQvQe",
-	"Nctv2sWGdkEa92HaxT5uos2yHIwGtl09oGsvNIYwQP3whTVUBRp5mY3wJ4X4k+x53SjWYDfSyLEsZb0G",
-	"n7b/K7q1UZnPMWidk3s5p2/K2pt/ugK9Q6obib6kjDBwgv+822GexWNuwRxygfrQ1b9Qvwir1dSMl0YT",
-	"JH5kgGBUYMP+MAP27MOSK5hykpy9AKBi8ozloVRmhOUweR/NyVVZWhsTwiIXGHvnzEg1K53fXbMZFh4v",
-	"ut1k9+Qiw0lJSoRiQfz5KzntWLuLOJ9wI46lCjkaEFUDWxKiJHoyWXkAXhdphHvFXYfhc/G1vYHT0zka",
-	"wavJ/HPG9eNp9jjTYed2dSQ8cdDU/j28dveewEO8gDADg6/Vpdf05u0FrkbVjqob3ggFtBK35BkWdXAZ",
-	"P3R0bZihXfFpDdoar6GEHwoXdbEG2hn8TlTbhyUkFVaQGKHqLCrElJE3BzC7g2iLoGmxS4RMa/gNeLoA",
-	"2Bj8OmMBoOQrWdYXUckkL2+B2YZAAFqkJuslnNTBfZZ2H17suxgwwq3jHbas9LgUC+NAZbIG3JVBSg8/",
-	"SxDXmVV8OYdpATC5Xh38g+j5dHeOKGaCjUV9K4RCX5fLyzWQejtZT0rRp+mU04DAa9Az6HpHpHU8HtZY",
-	"rDUFYwA1HW4je5Cehmd6tdZI+0NJExVWhWbsb1evf2RKGLxPNSuEWEJuHRir9qpD0C14Do8pzHVelovc",
-	"BcxzvaqXq3qEf8/7Dks5t4cj93Fv2ALuG1bEsVx8qEWleDmyD4Z24UlyI8dE4S1W8soIrGdJh9zPMIA8",
-	"Bdwf6M/jM18TSvvYQdwT94tJEO51hbdw5HExzIq2NevllaC64ZFWI1SPcsSXz4hyWS94LSeU0a1V37UV",
-	"RHBna+HYprpSonnFXm66jIhMdSNzD9UnFDlZI0/YiOpGTgTjE4AsND4vMDq0OBhRMCPq1RLLp5eVJipB",
-	"vIV6kJS84TJOwpKuJ0V/mzf2Dg2me/fC7sR4h9LquGI1Et1fNCp//+7VlssxMXsO8KfitIJMsmp1uA9N",
-	"RqFV5Gq+kbXT3F8A04lC1IAG3I0JNZ1FYGty5U79tNQeS6Ss2pvCmTQQBbIkeUuq0bLSs0oYg3YMv+XS",
-	"iqgRYgKEYAhfLk1rNQjBM9p7Ce2kziwb58aNCFETedJVb9BtasUFgtyHyLucz3s7nv3p+CqKAL8On0Pi",
-	"227VR3cm8ndhfniSb/eXkKPg8kMc6IazkiO9hxcFZOCvanIXnoccekpnGcXa2VSWpWEN89q90KIw0vOb",
-	"f4leK9aKL+QEnZq2RzjgaqVquRAeK5jy45Z4tmudFjLkQVfLWe9arFmefJeIcsPgYl3KRM3GKlhcLWHV",
-	"f3hnn6Ybmlokq3bFH1gpr+1GWUhg5bN6WmdIYle2/LtoV9Qa3RtWq9RlIUKImIjpj7Uq105/In0pa9t5",
-	"Mbwou9wWaW7GVVpt5Y8Asdqv/vQ1bt933Fz/aHfq0f6vhvMPh/mQV5/ipnvKa37AW69hv1zhZrz7etm9",
-	"FCTvbfn9xJraPQUHJ97H+fbbo0La6wLouFxWwhDjrncSwIlt2C/wOGE2gaLFy5W4QDYzb6ITNU6tMf29",
-	"6WMjgfivX3MUDsYBLJKZRnkvsvJ2WX8QGXFbok/e9PafimNQz+IKGagV8I4DXpb6FvDd0WcCNGQeVgrh",
-	"OawC1M8AxIGHWDw4QXcCJAW+sOir54xAs+vJvJ1AzHsterhUlUMNrVn+j+GRXaXhUcaG5E8dHv3sEB7S",
-	"glYrLrEZZC+jvyZM97iyxiWUiZA95Qj84IJ48/5dlmSOuoGTkuqzrKJcsJamQ6VtyCN3efkNse+Bw+N6",
-	"gm2+og3PDnQ8uJsc3LigSjK+EF7/5Vhw8Ob9O7gnaW06dNxXupDT9R0atW9s8yg37y0AuEtkN1brc4YB",
-	"f6u42+hGwVrvuq7keFWLDmfxqkU5x5iwN3wLWQk4n+O1Pb4BRJ+WBBM/ox8eGE9KmGj4y3JlkAC9kWVJ",
-	"f+/l0ozwvzGW3t9kLXfbAAP9HvkGEzuj18GXFjzZXpfj1wiLFPRaH5630u6CHK4YjUOR5ZIGm1cVXlK1",
-	"q7rqElAD9iwy/wkywFXuQyZEgqsaKbZzER60AxywJx7oyE4MgQ2kSLGCV6UMSnBAazA1Lx2ZxW3ithy0",
-	"eiPt2lUrEcq8KnEM5Omqud7Bf0pZEUQU9nlF6eUmywjerODbh2+fh/0ZXRwYQN7EFLQbPL6D/WiiAm9S",
-	"AsgQbS7tA9Pfca9CtASuPLqQLnDJpb3jnS6wGcEAcnYsd+r200O3KJVlDy93lnSVAx4keXZ7EJfuiHm0",
-	"DzxzKdybbY2FV3dqDaPHjOZ+p4coo8rBEJjHQo5D3UZt6QMRAIaDEt0ofGM9XYGJ6qZg7QcDERW7vYHJ",
-	"/83uoH2kijk+kt7j00f9bXk+d+iyvvf8nl3Xu5UjzSj4txu9caO/jzfwXo7tk3CIPw6PKDb1VtsqQ6J7",
-	"IE5J3DBcpKuoELER2Hbh7n2x/h3/Q6oZAOiVQhEfmLsEY4S9KBxMYtTr5CSteCVC5h8p6q0od9vOcggh",
-	"3uGpDo1gw98O9ld6sN+id4FO9gMTHZj9jnkUdNojj2/jmvWedkSJCV9DZ0CwxGVFfKmOfE8VcB+3wSG3",
-	"1BN1lwtBugVS6vmRXBD56z7wyCG3LrhkQ+xZ6fTpUvBKmehjDwxOSncO3Itohr8UzkhoM5yy/Yq1o1mM",
-	"l+N3gjqyOQGtV+ZxfGo+3RPamnAFSyhod21nafXnEIB43ekElLcEOAlhtuKMKWlCumuWYr2hoYfvYw1g",
-	"bdh8teAqAZYdsPfQwZJPrtGQwL/CMfMWV4W6NwSvEQDkHH4xsTqepco4kiYulyM7kDzuSQSpvzOdhPTw",
-	"AXvhoAcW4DJT2pHKwTy1cYBGvXWQxQ0ofUzHqsSN4GW0Uq2puLCeOEMef08Gg96tGkFgcTIzz73YBep9",
-	"BBmUyo4anofJGcnCmsJA34mx9ai6NUae/7wBduzCpuDDnQvGg52RO1RjYjF3bwZK6MT3q3In+59e1eBO",
-	"AXBNAl+DrtOJ/abjbIhm3E90vLys2y6St2s6J/+iY7M1f+ctFeLggX0QaxixyPWImqFcG6npG9cJm/Eb",
-	"cZGK0IBRHvQrLxKgZqgS7Fos6wG7TMSGlRFOZMSxZM9GGjtHDjraAXI1uUh6tcZSTxp33wlkfd0iAt7C",
-	"7+np2DvNJpqyW26oHuob4nab8m9nGdC94lm+I00l664hjHdKRxkhHbhPqyVsOdXOTb0X5Kf3aUc5QjHw",
-	"TAbehdg4BeiIpr+A8MUgRCEK9tBKgx991fOML00E85UEn0JYAzymkMita14y0FYGLF/ymVN9wEmbY6lB",
-	"Pa/0ajZPBuEojVpyl251dU0e2vyHZ5v+BwSFg1TiWvtriHAYo1qSDuwbN+V3X9vzLZ/lc1mEh9qB8VFx",
-	"GmODjfF3YxJuio3PnQ7jBBsoB8eoHBxHysEerpkWjSIyGq3hYUVwU94Ryk78CVB1QIJAavCAfR8QbBIM",
-	"V2+QXEARhOPcXApVSDXLQcWF71hlZS1qF4tslyyv1n+1g38LfbiMhn4vFYTxNN4J92PrYOMSwv3EibWw",
-	"XqipvtvMuNbOHlInl/guorn9KkvnksFsHrtINsTHOTJKklOOZLx7n29PQLSVKfec1RA+oamPIvybb7Ie",
-	"Zv5aEbGBjglxWvslbN6ksNV9ZyzYJ6IvS7fI4CQesNz9a1Tr0UIQ9jiGaTDRj0DTRZV8B1ETYianmLUp",
-	"4o9oFynRtn0Hs3wvogTHdtdCJOHG3taRhAw4InrZAtbnn/pkMMEIDjxa92ivRKvf1aV0L31ZoO8DFuMQ",
-	"8Zg4VL9GkbjpF+6WgrsrjKPvxJVKXrEAP4a11MJPkYiwFpvfUU7nEQWVDFizp9I3HCNQ8CWlWS0XAikY",
-	"AmLyhPpTz4UB7DlRTjGkCwMaYS/zmF/NMc1Kwyq9qgUrRW2asMtofBULqaSpK17ryrBCh8BxjxzjnUjM",
-	"2S4cZl/r6Y8K+M4gJQsSoLP2YF5yVTyIyF7aXMaVCLPci2+bhau+9YEAO6D+gF3Gi2IQ+mAsYje8afXD",
-	"t32O9eAGiOeoTzPBZBEm4+wsQnOseTUTNeN1bWcBgh+u5g1zyZOFYpOSy4UoXCoRLDPGFV1EJDAWVGKp",
-	"q1qqWR+SE285wAZR2hc97jZbIXhROkzuukkw1yy1YytVyzL+jkNWNxfuPx0wmzs4dsD+KarTo0H7FDOa",
-	"zoJqd9qYlqxYlGqF5L3NyVOA8Igzbk8oRBqAy8SxEZ3HfYrQtDHcEDiPxqvap1s3FZZoJiU4QWPZ0E7h",
-	"mOCxR7j8NABEaLdjTQfkvK6Qom/OEaWpwWu5q0Qpi5g+rKzxjEtGVDeQnhJqxBai5ljXlSIRZ20c1DVG",
-	"Dpar2qNL6VU1cXjzbgiEVAOdlVaU5PgY1XTlGSaeUpZatCuIFQsf64P3yh03A4O8JWBMF4PrKqBuXIJ3",
-	"FPtptHKvZdWNvuyK/8T79zNBXX4rJW1Ub29oIx9jkvny7p2IilFDKQOCi73L2gfc4xQWqp1MiS1SbRhY",
-	"vr2YlUDnsRldfhCjJuxCbGw7oV9GIz7gaPxeSusO2KmH2q6Nyd/uagw7/mR/r2MbzXKivKfkYRHMT2Ca",
-	"zpBZMuUb9AkryF/lzgv8DHr1ps77eIPnDANOaqod0xmfzOPOuqoCiNfGmumDwE6lWA7JJ3u5Fz7FZ/nZ",
-	"vXl7xQU6B3BosKDF6fy7OMXeHdiYAP7vdaSdbnx4IndXi7voshIX6Y2oCjmpM6yUCja7Nbnkwu5iSbGB",
-	"PiQjxOAjF12u44ip3RNNgb7u7ftejjMxqoTx6Kp9Rnlhtb7lrqcORcopjSP3DZOfB/PLFTERMqwTT1hI",
-	"ppdCsV7S9b63RPDGJiEjCNfM9xMUcfwsMstnsH/+KYgnrDkM8G2ds7TgthATWQiDCFbc24UaSFa4Sv0N",
-	"AaA78a3GFiMO7jwutIsm2lmR1uDgZYlzl3QSItjOxAzmR/jGiLunwk/jNRH24nr3Yzb/eA43PMFb+ftd",
-	"KVnD3EWrq9ntAnSohMEhMbsaRqNT61rtfX9xUZUUXF3Ie9bwvjoQ9Q3bvwcNWMsMhk8fhjIlqChcCkX1",
-	"1M5UJ8K3aAN55Ami4z2P3TmAwka7J2V81orlg3R6Nl04PJAXX3xEBqF7t31DDtjrTYaxy9T0b6FQTjd1",
-	"Enzyr8V72XYsZqKGA7SdRXnT+KXP3Y/5S43fUw7kgVp+OKufSd//Zv6S+esOk9M+PtrqPYHL+O61hRjH",
-	"GejewfNKlcy8y65O1QBM0WxoFrVuQJhZmYiAhpSDYK+fi3CJ7/cV8gHirQsfwtt17e/2wA3pb3sQdJiQ",
-	"VUc8keCe8xeEWzqMGlgxPEdMJFk59cnYp8ZSif6AXdm2IZcccr6x/jfVQ0HKNeYABdjZ6SmKaFnH0BWX",
-	"binalQOtwmwFUfiI9RqRjFrr81ABuyHgDfW8f+FYS1tEctYR9P1EqZ0STXfolW3M9Ly6R69Jm1XWIVk3",
-	"R5MxhWC9bht8E7Sfg7TennyUTlLNdovZKEq1T6ZH/PjWwp9mPl6bk+JF3Pa95D9sDueL0RYmTYMUWUGi",
-	"CtbEENxBVzfCE4d25i6zDKL1PCTDIJ6JrzLDQKb72J245Oc9cgtU/CE0b6Uq0I/vUAsJtqY3XkfQInkf",
-	"az7CrghFou5iHMJ02b9OoLXISg7gGs5krFbKDIC5Oewy4uReCK6CEQ7ZCxCeM2JSiZr1proaKmenkRP5",
-	"WKrjei6OS62X8Fo/1IKEgvXQDYq+xzR+rTJmqHqPTx+j/XkrTUj5SomeU8yOlRHN9mJjmH57YNWxOa9E",
-	"kfeBF3qoOvC128icMb+9lUsaRw5zlxIc1prgF6XCtlxSAwF7RWgDazvRoFLNQM3ka0AElYj+VQEWSSKq",
-	"A8kkBpcJif2c8aEyYqIVhoQTheRSEUp2W9pDhJxtX+wtS15byWN1qOnUVST2B0PVEYuNRMUdGaJRC/ca",
-	"g436sUtJilfsW/z1MxugSomJJ1lA7T6Vmd2Su01XOpnwmpd6dqjOZGUgWFx6OrVnrVcHFD34YFR9GR+5",
-	"fkJUbWX4TFcA9zFUyC5tD2ws44uWWG/bgWxoYk9oXPeijwlVQ+DLqWJunJ16EP1976zUdKD47hdTimhq",
-	"D9GN3Kagiflqc9Jj0TbxO+wjztv+qQ92ytahCnCj/dYMhM3VemY/c/RFN8huYzpsivVvPpD5g7BiOxnz",
-	"ViV7F7Z28qUHhsnijtglW7fxSh6HT7QbBN+vZEnRP9CpQkymkLWugO3aZXsaAWGEMGiXXgvGge1S7rli",
-	"8NJbLwWk2A6V/U9A5ZmUVtENH3FA6hJwIwqvVANiFZQL5KHB3IEwuv4+MIESpsfVUK3UtdK3KrQfg/X1",
-	"KZJi9fcNJHdpG5uKyvYuME1CL84JKNlkVLhqsqEivHGTMUqrNxmD5ABMbCYqHz3+p5jU5sJ9wSEJVwaQ",
-	"sd4+f8IePXr0Z1bwWhzX0k7eTNRDleOKn4c/UPzu/QvX4Zm8AduqmImazaWqgdVOfKh5JThWnblGrXWD",
-	"UR/F/nTKJnNe8Ymd0KHSFcTMuATkTEjHHVeCX5uM5cCjPtYf8GNhmLntFPQJ/hD6HnBGEYAMSez1dKji",
-	"RRywHwPpBREAtegKsDXfSywRvSPF/QdRuxbuKWoUmt8BuG5PZ/Tz13Y7w2palbgxDthBkRw97KLem3om",
-	"8Xds9wiYmq+jkEi1Usa77RuPOjmhhsp+dacZS1Qsh5qxOIqmGbsfhERq5X0VhC33yr+SbJRtd/9OnTCe",
-	"+23e61264RfSBw9wGPw+1MC9d8KhKY7+9RfFUYfmBtFnVxnRaYE8F/VkLkzGSiBTjbAxoo89MImvlrNl",
-	"yaU6BurVBp+qK26IXx+qCbozDNBXgbQWGhyuKtSYgHPwHKvCzC8lEOqMuRE5ydFxKYyTtdJqHOVqoeiX",
-	"9VJY5a0eKiA7PstOT0/dExk5ExTjDMxxZNJCx8TDU4YORdO/oKan9ZKa1MvjUtyIMjXzBSv1TKqhQix2",
-	"Xa1ty8iy/N3p6QXTN6JiV1d/jagTsGblgWHXYs2WUilRBIjn6DKYIxD2XJt6dC3WOXbKqnKyFCOr5wCm",
-	"SWfvZG3YeDW5FnXSp8wO1arVNEjMgALav4J8wUPl/ukJ5Juds7OcJuUf5K0eqnZ39QW5nrd6q8lJnTIW",
-	"MQIBQ2Y02mNY+jVUV1dvnx/PVrwqRHHOCJgvA3/WmE+wbKmU6vq41BM7OEhGM5SXiEyTK1UKEyBpx+tk",
-	"LYcK/nAMgJe9x3aWJ7oQLDemmo7GpZ5cE4OcYisFSYkAj09pb7qivDJR4IbyY/3u9Iz17KeGKl8tTV0J",
-	"vhitFL/hsrRfyPvJOc095T3E49su//QyeOVkwh1eCq6NXTfCpjZ6ulvcfs8Lr2n/ti+RpzA9Y6oZS68T",
-	"FgnVL3O1VIqXJ8tKF6vJXjAqY1nChmXuHdZb6EKUJgN/oUE0NS/UHd8AhJb5TKR1jjMulcF6OiBhIIkG",
-	"t5F9GBiJrQU5YG9cc/YwOx35+BbSMoHSuFHzs8MXXZJTcBGilK78eMIVm0rPiwHNQs0scB1B4QMOhbo/",
-	"YLkTsw6zwc+NnnryHTTw6cH2XAQ3xi/u9/4PIZYIOBD3HLzf/gbpwUAQHbTf5Qt3T3dRqT88Pd1FpX6X",
-	"fnCa4EOc325Cvkqv98ZhjWSK/Zud8e6kgMuisLdz8yMEk7qZrIzcrQP2I/r6KuFJtm2vwb03aTD9l2vM",
-	"c7sWyqkogQYVNC28ficUvGupNLosClrWO/IFYeSW2rinAK5vfTckvFulL2rKfxXx18uiaNnOrUei84Y8",
-	"gNTYXR0OJx0vDWsNjIVQG7fgzmN16b+IBQTufbqM2g8OvTKSarQyIofSDW6VcHyronokpEkSU1E54j9Z",
-	"d1ECx6dtH1+Tv0K/8QLfBS/wXvt5D7eUl+67Y/jhTmwxSjq3x+mXloafQRJ+RcHJPffBgYolfmt/WlIv",
-	"9i48nRsRlIKIoYx9YJ2BaNiKOk0PAZOoxiw/q0AA/ahHZt8mGw/RIdgl3JS5MLVc2B0+mmhTj5aiGq2U",
-	"rHOAfoXaZ53ISSusp7WooDLyoimBA6eq/drm2XhWyPpuNRXkqvkYTeWLn02kUSjuR1v5bd4InsPqIA0H",
-	"jfc9DP+Sq9nK7nN8I7h3CY25XDioL2tAAx9eyICx1jm8hyc0AlmaIYhiqSeUnAbkFZEXk9fonXMwU8CN",
-	"iDDReuop3kXBhCqWWqraDNgr7CJIkPAAlegQ1lAvf/n69ZufXr/9j9Gr10+fvbwi5t2EpKo9Dw6jgOOV",
-	"LOtjqZieTiE+jgPMXXbdMTwgVc563ojO3W8ZDZ3ls1KPeZmHKbBfmPAy70fsi3yhEcJqsa9fgxypsI68",
-	"ZDk2B7T6tahibElaT5iWAnEYoeB65iOiSCFkIi9NDi9h4ncHXC3uqx25MMHxQL1ALLOY1tgtq0eIpJ51",
-	"eCDwr3vn4r3Fx+/W7YBzsUskel8wzcVXm2cXBtKQGZEgoh+CHNJLofhSDtzM7sCql4a9Xgp1+eYFezQ4",
-	"HTxihZ6ssKILCwZVXfGJL2+25xHi+j66DpbdlE9ExriBhB+qf4MKQ2mIG6tVxYWWl/IpNfmpqm7D66I6",
-	"RjYI+V2YPdS1kdpfd1NhZzuMfvCxyy4mq0rW66Pzf/wcbwLX9vZWo41g1qYWi2gjLCs9laU4WYi9KAuA",
-	"fIPcso1adj0TEBOjYs5GdJ29QJevkzlqHQW4zim17W8/vSMoAbgSoLbfinyEzcRnCBPHjvpaYDjpWqyJ",
-	"9yzz4VDuuJeOiXvJP93gZGI9nowqggtI4Bxbt+ar9Rucvzu2v2wTe9dbxqOx05FmOXyslPskYZX0b+mn",
-	"zO1KgG+INmUlCj3p3I9X9urELfJWPNUT9KQINQluZJf4Adv/nOUbMi/3JMj+6NgbzUcoMcod0iNzsxST",
-	"nPVavgS1vyc3D9Nf++3yDX60vXxgmL5VDMcFdr6JGkb3/EWsQPHJRCxrAyen2TsAqrZLLWdKV8K0upN+",
-	"EPVbmNedW7UWH+qTeb0o0z3aDB207kJckb++e/UShvm5Bd5bv9Sx2Gvmhjgplx19OOZqfYxKCxpjbo+Z",
-	"X8pjlx+xj0J+9T9fMv88aEWmdrUZe5bEZj6BbcmNudVV0cHTePVL+dR37Y6jU3epiUXjOCQIlEz1V6mX",
-	"JSOIN2ay6bpjQW9pe0HKpMMBjj/KemaprwUwf3nz7o029awS9rllpWs90WVAfWpPehuqF3XI/8X8kCjx",
-	"BCNyZEylGUUuaQgx6UZuR2PueTFU+XB1evpoYv9of4F/if+BP861qfGHc/xhqSv64QR/cO3gjzmEja1O",
-	"kcsiR7IiVCYw2adRtdqLA/iZnbeh8mLeXj0mw9GAXCA7uu9kM44jZO+EnBiUfGCyCjWp1kugO7PS29SU",
-	"bX4jqqFy3EX4RTtYoD2ci8l1kBdXV2+fM0iusQbrjtQaXhSVMEYkyTVDRdk1SXpUlFHDi4VE6bW4YI8d",
-	"zkZ7hk0EC+yLVCeugq62Y5ohqgYY5C5HCdikvPyyqhSMNi2CrYTR5Q3cgrYTuVQ39tCN7KM5ASUCwodP",
-	"cosm2xfP+VQNRMoyprRGzV+WcPnnrFfK8fKXUIjQH7C36IUzG+BP2VBFTJ6I8RY0vYvgj7A9zJjdnFk4",
-	"eXZp3K5m9S2okg1YjzhPCy5/XF8M9ATQ8p7HUk7RU6GXpk9Yb5jk5fKVhip/c/nuyV+RRCs046i0ej4p",
-	"rLsSNxLLd+QajVq410rcqB8706jc+iLJn7/ee+7OtivnpEP/C2da/UZDxO6aYzy53LZcmK3a284ocaDO",
-	"jBY2uU5Bea4THA6W7AoiXCCEv1qvJnMr4KHyiiuqQ3Jp5gD+E184zNSyLK3YADB6cNsgipzEwEkPpTLF",
-	"jXcIL7rRPQFnNKj2el+MXjaP/T7R5GSSvhr6y69l99up3H/vZ/tgf7dv7+2wPW0SrtV+3LqDTu9Dasej",
-	"/J1EnvfeLYeZjdGkJ1mrm5L2xGp9h8PxNRvoBMcJObk+aEV7Okgi52Mku8WIusbKUKgTy6+evXz25B17",
-	"iGZKIY3THkk9c7TXdC4iCpbApj7WxfocrgxMZQ+6acY4m8KSUto5CHwi7WG9qCBiqDZg7nKzAjpmQs71",
-	"dkYluNEKKm0Xwhg+c6WmlOwuDUvz8etgW1j1HHTsIoKoJZshMT3EVFfBpFGzC8ggaBofumqxPTy20FC1",
-	"2Rpe2wejI9KIT93dllocXuiEzjhEPFCWiANkqOwyDNg7YVxlAa/FMZDRimIjDZn1Hp1ChYMCWPbHZ5SS",
-	"kL8VdbU+vpzWomrXjG0DsdbqF/sLCTrb/r5k7U6aB2OJNvBvNP//8dke9/k7rV9xtaZRmU93WQvHrRim",
-	"GeBjDtVUjT4ptb5eLTudjO8EpPBDwONYKvSD3c4xnII+6gWHyDfjionjBZfhWNqXiM8PC1q4chxWRqpZ",
-	"iXGUY62CJwdOsj1fN6KSU0nw4dhI5oSE1zCR9TAO15hW3zbrKc3GglcQDLoGvbhgSjOutFov9ApLt5QQ",
-	"hSj6EBCKhaNUbKzrOeQsG2vGGj0Sio9LUThR6dCnaXh+PCYEBHAQmFpQiRvBS+PJnPgYlBxVyBtZrKxk",
-	"wwiQgb5IA6KFxaJlUkrIuMCpbvHVwrpeGf0mJOLvBKNorJ+f53q9FMUFhuft1UaLTogMXQF4YT+2H2iF",
-	"ezQqEDj77vGXLQm4unqNk7ZN1v20ufXBckr38+CrkSkdsYznruql65xCHLN54GORY3RD0PhMnj0CGh2t",
-	"7sL4jDlUXKJghKsO2UmdiYOvo08ZBMGbYhI9th2I6ikHBmqN+KyLpTk6eubobreta2dXIINSYdO5/Dwh",
-	"2MNN50+PZPz/7H37btvG1u+rDPxPpA1ZtpO0G9tCceCmt7Rpmx07zQG2C3MsjqWpqRmVQ1rRKQqcpznn",
-	"Pb5H+Z7kw6zLzJAiZbm1nXbv/lM0Fsm5rVn39Vt9VLJBhjuEMsTpybevhAYpUq2bdN4fohBvHXXjcYF5",
-	"Rt7orV57JTL8i8uw26CfbioToXEVsln/E4CemDAuImgDBrYOEHz4elfvR/TIRAfygPssWIa9rqpSX3rh",
-	"uJDLpR9sDfm2KJa4fyhKsWwsPqeSNV4KF5xf1GVBFyr86f2iyELR8EzfKCMGz58+TQAx0X3NL/gFXUF9",
-	"ei4Q4cNhzMKaKXm90Bsf30iQesaCi1DF2zevqEdm7ZSYV9UScwe50hiTxiq7qzmh3Fh8LqdzPkpCXK9N",
-	"0ElAhHsVA8FGSTeK7ScbB+NpCX1rduXVoeoYtRKHkbGz/33GGRFubldoZuHIFzgg5UNmI2pX6TlW9vr7",
-	"0zOxyVzRCiaKO/gF/+fXA/jQGvKdaVHY1NA0a8VHqMetW3y1oY/15FTTjCH5OpukmwXNQYHdUCuq3MKx",
-	"gL2FrPdOnLovctBQdR4kchA5LQ756CGD0+9TKXV7l7jgnYjVpn85+rc4+r0M6JEqu+k2dysKQxEDaWGl",
-	"Ui5RrR2LFub4UVqk5RNsJWBjG4Lmdco5zy8m2FxgKqPMwSYIxF9bnY5K5ZTBTJ+FkMAWPc904NgLoedB",
-	"wng8gRzga/vYGzkb3vEyT9KNAN6z2bNxe59Gih+0Lv+O1Wg4rv4L9WiH6rJd78VuBWbhxLcoV49MSV+q",
-	"aisZHX4oPv5hmPefKOywO2neMSwQBf4d697gnVsL38aJbVCqZSGn5Cpazb2+7g3NYxYI4lotG7w/1Q0h",
-	"l89fLUfNdqL6NYF4b7/Kd3flbiy+1DfecmhZA7ZsGwONNQUlnvpxD2b4FfCspRCcE1jMfVkJmXYXZM6Q",
-	"q85VdumC0p5i7YQ94QAAiAWwyKpHZ0dYxPWoWi0O+dh1gnfkhkm94J+AK/7JCgZ/v/LbZ3v+hqDsJvft",
-	"gGkPISeexpOoQ3cDKeOvW/3St5DrZ/iFX/sDxa+svXaiXrYsfLCCs+p9dYH/xrI5McguQqngdO6VITNT",
-	"Y8o2hbEo13RIfo3yOg0pRPYNUQgb9mThmWdEHWrsUToLEEaI1Os5V8As5TpJGoY8HoFz2ibTHGRffp64",
-	"JDCwRFMOfTnD094sAc8A8NYfgEYgEhJXQ8NOSbBSrGQsviEhyG4T8qao/JgqdPzQKvfbnxo8Ipdr7vlJ",
-	"n0bHHfewdhF+rhS5voJ0/gqb0ZVKiVzqYo0Ba4eAg6VdiQHGbviRtRuGpqhRCo9I6vgt9APwHoL8cmD+",
-	"kUu9Q0xUlnbKP423yYuXz7475bTYZlIrpW+xaQg+Kpj1WJx0LzFU5ATBiZ0gslxVUheZ0JVaANEAhLd2",
-	"QSUwtrrgRWYjzINeuBnDfCen5CcPOGcr6cSVZ5DDW3WTQAroBt3N9XT7zvjxdAIP8NHhs8b3jGsA8olB",
-	"Va6RlB7CvuWOfLwRyZUKE/eq4Gi7voBX6NTZzyJ/+2PZLwliZotx/SXDYaSPcDH3ckYg5m87meSi5DpP",
-	"rsgkRKah8w91vvzdeoaX50rYlVGlm+slthBr6RxBPPdoHIiSepDblSmszA9+gYB+fxOOJE8paApqn5oz",
-	"F9p4Xu5cjdUPIaUf20kTNj8k91A6lzUCgwW5dtcTpOjTZ+eG5kURQv9VzwZC6OH0mUBA2WI9HIvvbFq3",
-	"73n8XElyRWESwjGhwF5DCzSniqvzSPks/HEHOEVAGvHVtycveGkIrWLkQiNeQIvnwF9geZD6QKle50a9",
-	"X+pyTVCLJzQDbiu6kMWVLRdoiqHw9KPJqi5VZFYootLepxOIFfsvA47stTIx++z50SH8TJPhxqROe6HN",
-	"uwlkSMeUckFxWi+XtvRS542n0YxztFxnrjHt2Cme1fdYO30ro/zbwd+a9y6kLVxqI7H/xy71h7jCJ07Q",
-	"txN+uFC5llizpFFCErnBE9i04WDqbjIqIH5x+kNS5540I8e29lnKN+y0UtU+As1mnKhiOGUagWu8OEES",
-	"hD14gRPc/0y7pXUa19C+WJmsKjmd+ylMIJPci/xPzvdQb63SBUOeeSy1Ot8DqIj+8s1RmAFng/yybT+d",
-	"/j8KknTWlXKdX6ZWHP5kotB4PD5L97h1gSBJtO/6jH+brDo6fNyVweWcS8e3e/zoRmxPBgvf9Zh71ub7",
-	"qYhBhrBbxx76BJ4pSLDWh3vsTnhhq9mZZD89P/zHx7fio7Zl4rJUBEzAsqG/rU/o85nOnl+DZYwE+tU8",
-	"d3n28WHIHB5x8g9x7G1O/HODiQCX65ASjQBZazQwlrKsEElLZPTj8cFBgNXGTj3Xak06sn+vT4tOJMrh",
-	"8/4Cs9e8R0wgb8viwVrHGD9+HPJtWXxhSx74sf1snM7L499adZYSw799AQNSB9hhybIZr4N0P1YYNvlG",
-	"+ypS0nv//TuDaJgMV+Ltm5doFYN1Cv1162pZV05oA7m9bm7Lar/QN+17GjGrQxeaRnvdqF66sTgBqAaV",
-	"+/FQr03uHUrua7Umd5MYxFvur15H2tGTcKkn5+ZarbkKuJCQB0s+oqbq6Sz6qJqfwQTcG+pQ4PiSe4YC",
-	"MwBH0gj0F+xIS4YLnI0Lqro24vTZSGTuWVgQtkxo1HAna4wZ64wOxi0WQPdCZZ/WODo3+OGM9g/9Cc8P",
-	"n1OZMm3Wri2DJzE5aoQqNXY89rrAuQldekcbVXnPPYNEJgjXWyF/jOqFJ6c0DnJuzg1iHQLJaNfD3MUg",
-	"Q0nuLrS5oD9m8EhnbcIbpHPSqN+W+oF4KY3zttQfCM0wncBffDNNn8EK+iYnA47V2IitXNPzu331Xk3r",
-	"XTv/A4eMbzCwDjYm5D83IU6gTTnk04BTVS8UJdSF7uXhxQudv8+ge4UyuTaz4UgoOZ1He80//sRxtr9f",
-	"mBjAf5uXPvS2BqZHtU9U0AWaIzwwlSV0eAm1/f5LzWxmVIj8ewTsh43P2UkDUPyKah8inyDIQEv4JZDd",
-	"l0ERQcbTcGJwdHjIvVBAWRsJ7i1zNDo8PBweo/FOWwNuDWwRPre1kwaDGvw5WCiHT7Ml9LNBVEgcNua0",
-	"+mFRVjAixUk6TEezcoRFogZErW4yTikvrTb1wicOOCsFRUJJGTVe7vzQMHUxTPrITQZXRZy0qwgYWV4W",
-	"aiw+hwOH3FtGZOzOFT+T7vpz/sobDBXtUq/RJHfyyLTn6jfZD91fqOE/0yD+39VptLuXcqA3bicB0xxA",
-	"G4DQBKC3mwRcT/j/Hnvp6e3tJG6ZF4NKYg5030Tw151BJRsHe4rvdszkteebCGU6wvDb0Qgbqc6w89Pm",
-	"rSWmLY76O3B4HtvYLm30ol6kmxP9IhtzOuGhlqok9nHk+RowhWR8rxj0zAAm3T4xmsIhHVj/jB6y1mfj",
-	"0t2KyQksFlypzev1by/gEcyzuehEmLdFd3+1xTvoqrN/JacQxX2j0HELUq/yLJlk+IaAHFFdBkQCL9di",
-	"kG0wrGxEIhwC6qNOed6GvZNG1Eunyiq2QpDU+keU6eQASZwm5bwQl4XARrwS0vqXpZ1h3cBxIt/wE5TA",
-	"24iEDp4eHg1HopBVMhKZIY3BMNXFDzF46q8ZIiFhjYYXKASXewOx45Us82OR/VyrWuWZv6lZWRujzSzD",
-	"qHf4yZbxJ3jO0wKIMr9zWD2OT02lmarC/xPOy6tOFEwIycY4G7+dbFlCLjLF7GGGoduvE86/M9C5Wixt",
-	"hZFn6G4HoWBYCZdleP0BKOBKG2y56sdJIsCjUJ5ONelkN0I+GT6unBgkvvF0oY39GY5FhtZ21lgJzB50",
-	"Pi6MST4AW6r8hck6HqRdTAw8jKpLE4fyO8wfuEKk+zRmX8Fuec2vQSqoAtkFQo4Z+BJiOONNAk8F/L2B",
-	"nOWUfz7VjACPLPSxRjXIG86VLCuVX8gqi00MmSKRtDm/IVKRXxc/g9NUeWO3/FqZslxVSj2bVzh4IMu4",
-	"9rmEzECaCSjpmEYSvxinpwGi0qu/LWIBm/ddewWEo8D0u6mNBw1TmZk2ClEbBskfQhFWFfcH3vRcZAFo",
-	"CTklmhhLR5cMk6iT3poZjhjXwZ8twMchIBCMGFQ7b8yQ+wVNhFIaJ6H0+7ix0fy/iZmEMANMdVTnVSaG",
-	"lCMXrGc0K0QNEiqfKb6E4UvYwHJqTa5jFDH8E1VNdSOLGjaIwQGlWafzHYmfasdeX1C5PNef2oUn6ePG",
-	"YXl9OiWzUGFlRmI119N5gokBfeg5vyfMibupO0f1FZD4YUuxUAtbrrGkGhAzXGNk3DO4nWNMekEV7EK9",
-	"n0KANhtOIkVvf58xM9iBpakWj4zIzPPA9Xgh31+wepchfIUbCbgc+Gmj3kd6HXRarH4j53o2V+Uw7G8Y",
-	"h1JURglLivOG42WGGr46SUVA+2m28mD6SFY2eSbS7qBx/xCsik42fp0zazYE6KYQSO4H3MgJIKF46RTk",
-	"TjLiExdAoU2xJlis5gSBrAu4t5CntVR5NCZhrXjQw1GYSjo5Is+wxEJJKvhL1gfg4gkXoYeaPgFdQV6c",
-	"ZxvYj792atKm8ZTPE6cTJ8kliVNz9RQxF+jzHMaPSoK8jqhfK7lOywpbit0BpKBlYJJT4FoCNj/obR8H",
-	"B6I/jK65dEyDtzy931AQRd/1j4i5kmV1qWQFyX3qfcVFSvQQRZYKsPsoaw1+ic5L9vD6BQxR6Bi7Gotg",
-	"4bRZPufCIKcXg0Qt9ISUnHVoy2tXlMdl1pTpqE2u3g/JxcE9Y0gDAuQfrIKUV1dqWjUJEr21f0xvSHR7",
-	"gK6eZOShwEOHFN3DsXgB33N90OWjRiadVxLaiXRIQROuHQ0e92fjDl+03+aGWfegjQBbXpsP4pZuzOGd",
-	"ruZncuZOXr/sbS1Bd5DvHpASKe0r6Ti7Hqza+yxd/a3zTJNUOori/0ocvA8PPqqeLSN/q43f47hHIdEf",
-	"9Gy5AM5A/ECAEH3dK6mrVJJGrdzzcEB09hKgNLLIWB3uDKyhGkjMie3nDfc9fBHsiuhpTUyisK4nDhnk",
-	"jSodRzAD6yXRcG28aMb++FbkllIDmSFWFoSt0Cmy0POxeEcrRn8+C+ZR00ZvisUAkUQpN8fRbQE/3UgD",
-	"2fCisKz0BslroyYJRwVJuahIh7NouCAG8K8uZbNlKtaGskSHopQEkeNlPlemkXono8zdMKjQVA9+a2z4",
-	"BOCkZW1AkFpIWM/FAIBOwdttr1ggjYLtA9lVhIIXPzgSxpbpBJJOz4HFYMWDLr1AH6I1AcY9tG9OptaQ",
-	"lCBu/eynJO1s3IBtmeLYrzqso18cr8ghgFXWuajscJw4vBx9GtxiGnDOy5K+4JQsp/MJkRarfOiXAdMP",
-	"gwb8c2zcoGmLAEt6QM+Syg+i35+H4cYQddKpfgj6yxmrXEm9ClNV4jggeMQmMTWZ/LB1AcAf3lTxWKkb",
-	"hXCS17XoKQ5oyyobixeIRgGW6vtpUTt9o45FtbLeZmSvAEFWYDoC3Nv2xSBDMyq1PEUMqwcFFj9BdIsO",
-	"GWYYwWeDDwO7CNqua1Tat9hs1vQ1RTcfXuXblGTeLPSpXGlgF9z8JlHZU7fCoOFEGDb8OYPE2M2GPItu",
-	"Lwa1EQvb4+kfUN5swkyfOKC64+iWoCOkTcfrRfuIfCxP6WuUEFDbXFM6fXmlqc+cJEcNa8Y0Rp/z8R4U",
-	"W5j3TnotkOxjqLWNMWDUD6TVvsAzba75Fk2x4toiIgjPXFcbQjTcCdJwO7AhvrOps5BUkknLtHnckpUP",
-	"kxFHNWcNbcwIVsBAfOyuJOJjt+Z1pBkVu4O9UfKFzHOMECHeNIK1ahP+14v4cjgJFiy+VCri0hQkFydF",
-	"Qc0RWU7IKdrszWh1bA/REZBKhK+YWq85kq8nNerbWgTzzivt+XcaupBF0VBA5GxGGlOpbrRaTTazESjy",
-	"r64qYeuK/U9r+CuIgAJ2vaHZ4JJ61xOPRVbJQmKGgV+jCX75CKwCjpl1Mz9iOGkmlvwGH8dMA3Q+Z8Zg",
-	"lLrQ1woogLUVP+s7JmN46/Shuxt15yPELdauld9xl/SN35uu0ZiGv8CPn5lBQ8/6R57d/5iNZa+Xasvg",
-	"F/DJnhkc3T6Dh8xv+KKwK6Lju3S3Srjvn7K3VZi/u4ZFtMUT/AOLPDoxXE6o27cUl/4BoAQ5i12E3IY0",
-	"gaicZzaNgJzn1oCljqYolFtpR83E87HIZJ5nITUgoiL7wSgVTxrKegBgQvwZmuBC1JDs8na6Y5JvWMkZ",
-	"/Cc6ORgfZSJK5eqiEhk5AS/wm151j6EhDDrAc9rBhCELIMMmG5lw9qraz1UMNYYEmWQtAzZRSAx4tZg8",
-	"jGDnIYCkzSG14+JynXGoBuobAXzFmjhfavCRDScoYjJ/C3lZELpnwB2/6TVUYFNXkBBpiZMjb5CsbtlG",
-	"DIvxTq7mskKzENwEPPpYnNBI+EnKyEwgof0XUF5lxlYXkOufMa48rE+WpeQceM4JBaPKHUNcwdtbdRmd",
-	"7tKIr87OXuMz3e73k3aKYJeQHWyXssfikSMJY/GyUgtMcQHvQwQqiJrKpBEpxDYIulKLjRsqcjXVOccE",
-	"YZRRkrwxRogDx4gFuhKD7F+/nO8Vdnq+dyz+db53afP1+d5InAMz8f+n/T82xO753o+//pgNefrQdNiQ",
-	"S9CbwbIsNJizahGUW+Qzuc4hyxb5AiQly3jV0tQgpEewFelO4uPhbiS4qNj0fLGU1D7v69Pvv8OyYHeM",
-	"pVQl4w+6JbhkOSi18Co/bROmJTr+klevsbR4kB1lQv1cy8KJ7Gh8CFVbOUbH8L6wRUZziwwPnILtq4h/",
-	"1TkHPPEdTxsYLGaMvrYmh0OpVPHVFWvUmyrep37HX/v/JIreQ1jTMEYiiN0HMqY75rFdGyB2BA0seOtG",
-	"G/fqMRMf/xyBlJOckIFJDtyihbB5XDtvN9xuGsNzKZDQzq1dJSp4sqJWMGNxYtYpAoG/m5FdF9S+fTHZ",
-	"9FotpetKI6ssvtUtKXjSTdN6aheXkL2ReWsUxLc25JFFBl3ZLDppiWnjs+isQwe7fyotdeo06t76zevN",
-	"rL93w+6WB2E2/koG79Y/wbzY9dXXpc3raXW3l74o7eJub5zZnZ//VBeFNrMUFobefUgzJznVu5g5jZv0",
-	"n5HA3VhywpAu8dy2guQjw0GEprY+CXpXJhe2NhAE1JVjfRBIFIU5/o45Pw4iLa5eqDyGWlv8YlqqXFNH",
-	"rPaIu9ZWigFpAZeADeEVaLRGRshmQFEhnWIYUt9o2jgKqMeTtlEE+eOJJku5fqkeyVnSDLYF2c9jkSlX",
-	"6QVYP1PrqkzYG1WWQTnlsUtZqUnS+Y6yLB1ZYrTXmIGevPfEtQe4WKrywp8JBpTBIgopqzwaNrOCQcfb",
-	"YhidMFdkrgF1TdLGAwn4C+bhUqAVqAgzBt3c1kUunMJAWvaSs8Kn6/1v1Do7jml9IXAPOrBXXf1ftBFP",
-	"n4u5rUMAN2mok8T/Q3+z1GLwj082v+mtkmBteMW/D3RMx9leXKv1Ran8Vcj6spKAU91W0nXiL9DPtSIF",
-	"ewkJgP7eqhvIm08dwptVaULnIfu1NpUqY10Oln9H71Vrq3vdaB99tJMT66ESrIi9fxCtOREttyKSwhmt",
-	"kiTSkE7AQSd/cdv0Pdmgx3vPurrDIrztlQqJvzKr7iOzKnLHhlTsFMANe+AgfKXHLjitF3c1C7CSj9i+",
-	"JR+WmM6tU/CbtrkYyAKLmwgoisLlpHYbW6K+ralWeHiLKeGvA8Ag7mhIjO/bGGBfTKmEw6qUy3XYA88N",
-	"J/yvmN2CO8pYjLgvaSitEzoertopHdpdDYy/7IF75Hd0CLdjclWy+PfX/mFLaLEpA+hnQXU1P7g5Ohiv",
-	"VFHsAwLTwU+razfmo+hkR68Jg5c0Uuy6CHgwmJOIkIDVPAEMREMBGs4imJaDGLVEP+U7dSm+UWtxqqqx",
-	"OIOf0RmMfvcEjia71nlGCDdj/44Tpa1kpY7JpQjPuggTzG0kdUUdKnF0zuiyRQ6voNcxvoXFRxhGYGBG",
-	"BgNL0jEhO5SATUtHYLDTOaWQqYpcRIBpn9aQrcVCwa8B9woW1tnPspMDfb26ftBGc187a96py2/U+lRV",
-	"fbdq4+zuGdbtdQ9lNegooW1PzS3CLuzM1lV/kvLnBgpVsYlOU6C2K5H9L1+/O2uMDv27TohVSIwHfgqt",
-	"RzMxOHn9UgSUJCj/4FrTuSrVcCwyN7VL9QmgDmVYzkK7NxQhqY8ml+CZOmUqxqQbiWxW2Ev/PryBFNt6",
-	"B/rNgQzFBLTOZ9V7P7nWGJDLi1Grq1K5Od8e+rAyOTS9pu3D8pcbwOMmGxv7FsXTomcwhJNij4/FC2hy",
-	"ipcIPAdgLMKll0t9rdZ87zlxpl2H7LeYbYbWTWp0VIWcEQp5hpLHFoaWU+WNnqquVqtAULcYd+9ggmFj",
-	"Kuu3qhdmwlNBwywLd2gPaGNvtKdMvfAkjoe9Nwo/4Inu/bhLykFPb6TG+cGRfoB8gA/TB/WXPWwU7K+w",
-	"5z6/NvjPqZ4Zgae9hcUg1GMvh3npXA1hML5oA7nJRtCUb1yyNoIBhOQqfVmo6N/40p6VtRIH4rReYkP6",
-	"bjJGRKL32kH29ZQuGmAfh1R+HI7U+dAdrNU0maVw80JCPX+Eml+V1swIaJjdKUfoGALn2ayUpoKEmk+4",
-	"1RhmnIELBpxxU1mWa5FBp+CMqzbo0bE4oSH4T6NUkGJnzhG32VzNLXm9Ev7rB4P0etylNQlqKXIFgUqw",
-	"bOB12+7iUhQckg3upOeHh6FfLJZuYlif+z5zB21I/QB3DSV2HAdIgIz62lzA3mQj+uEiIaVMZC+p+Q02",
-	"+0/6YKcABRdTm6vki+lj3YdAZHcBZNdzEs1nxuJNUx6AyQXQ3vu1U8fJVnBuA2pnDQoPflivhGHo1y6R",
-	"LKFiKKKCjqK+xfLFlsEBA7Kk8eWQrYD1Dp0n6YniUimTnnmKun+YlnVvnFDHhje26CKmfUxYnqKrcsu0",
-	"UezhCtviOVcloEGCzNQVV104ID9/XrDJpRLfe14mno4P6ZuYVCIGb754IT7++/N/iP/6/x+Nnw699k3s",
-	"I7YC5BoVJRp4wKGdJ3UFAWqnl/0+BO7DnCWAV6hFyERdgQMY33riCKMQfOWpZwJ2F2DRnbisq0iMhZxe",
-	"u0bTCjyewk4zkTUSNxD1ET7NENQ/4oFhVRmxqmzCQCV+EBw4JMsAQIw3G2bGgjpxyk08uKQIFJntjdph",
-	"TP9n5EmT6IdBJIKOCMNT8jtnb1RVrvdPripVdviZQaicEcbwVk0k8s3YoR9G4G7efor0yKR9z71SGDqd",
-	"NUi1T5eJbGUrrBirMzwyPJyM3KvPPEAdhB/vA/md/VU9xQu+zVVLPIC0ssP7XTrrRZ2jJ8JDcHfpBsea",
-	"SkAuvVTIzgbSdDOg4X+QSulVpm/Uukef1EZAIj/uYlALt+uYXoL1umO422Yw9cikuYOxGvBmiKvDZzCZ",
-	"fCy227ET4JWxHdSytFe6UAcLajIlzToho/s287p8I36Jb93DdvUMY/RcHIJm1xA0/z3pU39As2hzfduJ",
-	"N+kJ15N0kCtFAY4ItM+aPOHsY+YievCYzrUZCwgekuFRKmxNjFmJ8Ah+AzOso8IPHxxAg6tPuJnxJO18",
-	"7BW2Kr4MERdQx9I3+Y8MNge/2aWiKa7UJekDTMmoaAGWF8IMUawDRK2/S6KyM7QVgokXphRWDZrSWHxq",
-	"/RPrpXLgaOSfn7hEnOO9Ib0zWX8LeQpvO+BzUdExQqZRK03Q1V5hi+ig7Vuj9qmvVo7auTaz4/Ym47MR",
-	"ffrvTymEj37RZFOxAuoIfhYDwHVjlG6oH/IGHRIHgp9jobaZUnRIO1fjsQfY60YmLTRbQQ0+IPRxjq41",
-	"kD2dWBtelgWbAwCktMMk71wM0PbEExwm9oZMu0TcZkh2WBqUakBmBlEFmqUMeodV8nLtkKB+n8nep8jC",
-	"cb9WdlnEqirJmi1uKpbMA+NHGk16IeENGLFEAB4ADOB/waX57//7/7xS/vRjWKD/Z4aV5doRet2xv4iF",
-	"1EZ8dfbtK5BCtHBFyZHJneB+rv5tf9BBGDxx1Lyvr3ma522vEKv6IdRKHOSPq1eGRkslcF9P742tdcEn",
-	"whYo1eynWuh20fKpzMP6/+N1P+zF0OLDwDWaQqdblM6VLKr5AaadqXyLKhihTAnABE6xXiIUHhW7lQoo",
-	"a5QW/gBMVV3SxK7I/YAD41UaBfhW7So9DVGAnHqNeIZt1BSzD6wtgn8nIL5iEcT0elZC8wtwQAKeBLQ1",
-	"a6RwQZ0D5vBhD0qcyRrr63M1K2XOyJzQ0jGWoWa14Yc5eIHorNZU0F3beKVzWqrKjcTcuoqqQWyZrgDt",
-	"Tio92SUk9xkdzlcw9kMqn82Rbot9kw/Yz562BfqB0g6O77sX4W+eXDi1+w4j8oyYmJEc0h4Fa1epRfOq",
-	"FfpGGeX6y9jPVJH4dinJEowtyHzlVBavvECHBHQah451gpplXipuMmusyNVSmVyZqSYnm4yXy9aVF7PB",
-	"Q7UghKEr8Cx5UawRjQgqoOLELIS5ZFmlc9y8bynGCMwe00hDt1T+Ld6tcL1LJZ1F6xKdpbuHsV/xLj8o",
-	"/DeOsUPn0sbx3fvN+A0TAWubKAi0o0hA93xJeHJIk7dcjlLJXN/pdkShA6CXCLNTyqsrPT1uChGmSkr6",
-	"rcI18RLM66KDpww/GTO5F3rGRbsgY6BVo1fgoU0QdLAAX38oyt1G/uCe7yF/Y6sL/H2C4NOwKuUoToKB",
-	"pVzf6LyWBWug4m3f7ZQCeqZcykKaaVDi+Yw55Z12bvdr9Sacz4M2yaFBbqNnPnigAZmvAz4aEcC9X7Sd",
-	"ZnYC2K0O8a3goAhFbJLuOSeuQ1ykPed7vH5hytvv383RgTev5FJvz9BKXYJ+S0sZe/dlBzdHmb8Jbl+a",
-	"fP8newltx1R5Jafw9I1CJG4rvl8qc/L6pXg2PhxxUSncHRztMgWRo4bx0sEAB24lZzNVwjTvIBB+OIIx",
-	"l/ozanj6eym4degmXVPoqjqOUBnU9q2HlLte5n09uDmK+3jf9LHzwFsoJz2SB6Ac6cSq1FUFTYXEKQ4G",
-	"cYAwYW2IhHYnB/rOA5FD5zR3pobONT4GNew8cCc17ODrBUcMhhPrstg73juAXF761gbNWIArxHgBOLdI",
-	"0wZe5ggBGacpGdyGk59wWpsQLWe9SVlikLFvORtRxGI/pscMR5tesFFidbugNYTEeYpZJNMC27tjUspI",
-	"U0WAIeVsXU4Vlahhotd7Oa2K9UbXw+Tj6Z9dxyjkfAOPNy2ZEkccucabrkR2FusSCuVdMlTt/DluDvHK",
-	"mhn1l0xjfFcWYMjJQdsefJL2KXcAUG7AB5tu3FLvX6t115inJ9++ajeAX5b2Rud+wGWrkjilEWc7PvcC",
-	"6gYxcO9GrEONxKUuCtCZQ64/eECaZaDh25wP3bFF0sxq/9LC5qpwQt5IXbAyflXYVSQkOSO2QR/FNzq+",
-	"+QP6ZBT6PqDYMVdX2lBLhYXM0U+CfRpMDp0Z0unCuF17K/1RUqKJTPqWpVi2iOzJWDZzKMnBsYatIfZv",
-	"tOoc5y0QR4QmJUQyrytT8jSN2f5gcv86Pvum7ppvg7KXqtyH6XO7l2SEBIluS28re8XUh/urDXWsSOFg",
-	"QkMTyvgl2FpsUgPPE4zsuAmLtb91DmcANUWbHbD1QuMFRr+BW2Wvqva3ge927BruPX6Uel9A4kqKtIaZ",
-	"7NLvn7fSf6pzTOcgWGQE+UwGnNcLafbxWHvYMuqIDk5TFpGU4Rog9811qaYV/gX4LDpD6lxbRE/iT6as",
-	"wz/cRdvoqwPmlJSsupFQZlquMTBcYTYvBIgp+45aDcYBEk7Xs7Lk82IqK1nYWbjk6dDiEhyYxAjwBJKB",
-	"0kc7RvqcURVP//kqGL4uwhNhcBwya1Iu+HOxHx7u+OpLg5PixB7MQQrfVSrHj6f3xj8Jt6rrg6xzofxm",
-	"+9wLSjcSL05/EPXSW68jz3aAEFHOYx/QZBQW/d0k7GxRs8856SoKsrS3DXK6CO4w+uuPv/5PAAAA//8=",
+	"YPMkGzgHQCKTSGayqmR7Znoipl1ifh0ABwfn83d+HmVyvZGCCa1GZz+PNrSka6ZZCf+62PC/sN2r/C3V",
+	"K/PvnKms5BvNpRidjV7lRC6IXjFy8fYVuWG76SgZcXNlY+5PRoKu2ehsxPNRMirZTxUvWT4602XFkpHK",
+	"VmxNzUsXslxTPTobVRXcqXcb85TSJRfL0adPyeiPvCi4WL4pl1Twv1Pz+b9WrNztkxTeQrQkJdvIUhMp",
+	"zknOFrQqtDI/G5ozWhSsfKSm5I0odiSd0+xGLhY8YylZ0x0xxBMqpF6xksjgvedkIUuCv5eyYCp61yNF",
+	"eE6oUFtWKvLs9JmfnJ+AdD874UMzmIBjpua5FLesVPD0q3x/Qq7MSIN7gKzPtU7PS5YzoTktOknxd3xW",
+	"Ql7IrFozoV/MuwjJ7R1kwQt2iJZ8Prs3OS/XlBdXVN10UcNOzB1EU3VziBZz/f7UfF3I7cuPLKuQZ/r2",
+	"9qKQW8Lc/Z9rxQxRA2kZm7+U2Z1mH9KiIFwrYjicS6Emn4vCb6o1Fe/YLWdbXMo+YlfmAVLCE7C0n4uy",
+	"VyIrqpy92Am65tkLquk+WT+smCDwasJotgJ6DKFpzhZccHNXSpZMK0JJmuObZjnVNCVy/jeWabLlegXj",
+	"Kiuh+RrEyoIvqxKFrYQvKfNOsxyGSjI2C8Q+0vWmYPDoWuasMPKSpEWxTpEKI2wrxRIiSxTMXkbgneqn",
+	"YgYyM7h/w7ObSZdE5Tgfs3AYDbFqj4LR2YIWivkpnUtZMCrCOX1T5qxkuVnw7+iaqYMTm8L+NESolKxk",
+	"kSsYD/zgmKKe7kcKhqMINyfVRhZyyTNaEGk+ScYUB5tJ8zBdaFYSdsvKHf7MNcnZholcwdmmOVPkhrEN",
+	"fAPfYD8IRKmU0LKku8mUvNJEabpTRFRFQbZA/YrhW5cl3awIV0RITZSsRE7GebUpeEa1vQUGk5h1YfkS",
+	"xsbFklCy5kqZv8xNCaEk22UF610hidM7qyfurutU6U2lL+FJdS/uFySV8LIZ0uH4P4Fp+vPlm+8IXnCc",
+	"jnf3jjR8511H+a4S31XrOSsPs2FZiZmA+1KzmAteFCw/A/o3UnHcrsgdXq4TupZmIYui/s1vZhC7853Z",
+	"mVaz4muWkJwVTLOcSMEMFwOJORkrSW654vOCEaRCwZZd0VtGlnSjzolirEFlL5/U995x5t4rVr4SC9nP",
+	"GlQpvhSgGmS0LM3GMhOFP7PcSKrykSIly2SZm72bml/SvhGYm2bcUHC3AXxPC57D5L8sS1n2CKJbf/eM",
+	"we2hPNqUcl6wdUQkncO+Xm/0jhRcabJmVCgCL+sb394Xjx+nZsvyoB7L61s+q/b4mq+5jpzs2kzahpVk",
+	"Q5csIU+MJfHk9LRragp4TXQanp4mozX9yNfVenT25NT8iwv7L08RDJeVQFJo1/RrHqFJ8bkm6S1dsn0a",
+	"zK921yfmnCk1HA+aPOmaJTOX8Ul60jsrb0uZV5nun5AN3vi55uLy8s3bUt7ynJX9tJhjsjD/WYoTKQxp",
+	"8CAZp0rJmfvnjOfpHVXZNf34momlocKxlv93lPqfCqMzzqliXTvv8q+vSW7vQcO2VsKpgjOiZdl9NjX8",
+	"vaJL1jBhOlwBfzHqkDSmfWUewennqsueabGluWvm7zreLkcyS7keSB2eJyw3e8VYNaDwAb2ga49Bzip+",
+	"261TLUq5jhOZU81OzGu6KbU76cipbG+r9tbGy3ecvCt57NTN2UKWLJw19rFv1rS825yxEoz6QySaI1+R",
+	"7Uoqb+DTPC+ZUsZ00pQLZWllH3VC+FJI8wGSUcW6yGXmNaOO3f70y2f9ux00oV4hZWj/fDuYla/URab5",
+	"LetdYgq3kbH5zMTsDPg1Z/A7NdrnGHSKCU53p5qiZvimxtxF1BBD3DtZsAG8B6uLRjFX4Ans+rq51vjw",
+	"P5VsMTob/R+Pa+frY2saPHYUjD4ZekqmNlIotDz/SPN37KeKKdBODBMxAX/SDRppXIrHf1OG0p8Hfg20",
+	"yXf2I/jJffFf4kdJRoWxDOdwoGZMKSOvFFFM6OkInZGLgme/FnX266p2VWRVWRpNXmljwDbcEZTUlq1Z",
+	"pgmMAD74y5H/XrCPG5YZNgatmYy/PD2dgCeECiI3zDpXzKzTW8oLaqwqY4AZllOsvGXwzBOSCqln3IzM",
+	"mC4MlIdPyehrWc55njPxyy6J863DriC5ZOhSoIU5e4F2PzYg8zupv5aVyH9pxlGyKrOAQPbRmD2yJHNW",
+	"SLGEWEHMuQ9EX0n5LRU7uyPVL0f7O8OzYF0Q9jFjLGf5OSmZLndeb3BKuJHnimVS5OBnSt+Zu04uzF1g",
+	"sq4YzW2sJ7i0L/cu7Tu0JFvKtTtq4aNcLKcxsVpr6iBYBa30Spb87+wXXOZv0S2VkDUtzMnE8oSwjxtz",
+	"dJllLtmtvGF56HKEpa2t7a8pLx6Q4G+urt62TPk+sbYACkhtYJ+TNGea8iIliu6MhsFKRqjIyXa1m8Ip",
+	"pmpH2EWWsY3+QZY3RqU1py7S2/wg3qUINZJ9I41g39pHzkkKynDoKhtvpFJ8XuwIy7mRXvOdVxsmxIgm",
+	"eotnAyWCbVHnth56MjYbyig6/j7wQnJtfnBe/kcq8EsQWpSM5jvQ4gyBrNQcj0TaNaBia+YmpTCwmRsM",
+	"MD0TxqT8cdS6Nvqwp60ko9bQ4ZN5Dn/T4m1ACupB+8sIQw+GoiUMmoxTOx9p4ny0CUlZvmQKDT9LCnof",
+	"DSlrpoy+O8ML3QOGJWqOE+75EFPGakXO39f60v4cfIgQh4z1R5nv4hYkXZpzGPzdjlFAuGZ66miGz3me",
+	"5tmKpBiAUCu6YWQhzemhzq5FCpEHo2aap+w+Scn4efCzlcrGsJ0kJLXuaXQ0Q4xbpWRspcMVVTdv4Te8",
+	"/VqkVKlqzfJZHQ5PyfgCf3zrf3Nvh7N7pqr1mpa7lIxhX1/iP+EeszuvBbg8HbcFdL+rhNufIdnTa9HB",
+	"7h0sYOb5hgtQ4u3bz0h8sjqmJCGxkZsJaQ1RliQ+GiR6bxvlNih1SDYiC0H46pN7xWfgcsvU4Uxa+rr5",
+	"Oh5TM/O9obtCUphyKgi+lNj9c27ZGPkX5ZvlYmKs9Sbjm7FIwd4sRmc/Hp6oDj4ffUoOPxdl996nolzf",
+	"+1R7C/Q+EN8Eo08fzCLkEIG71FRXKrCAmntDweVYjA4fJNXGWPUqCawXjtGvJb9lAuNmYMNptla97Boh",
+	"6pVmaxDV9OMrfIfzwLl/ehaDeNwec/oxRHmx64sdUxHnWLwG59BKbsHWgFDg2BjXa641yyfmalYwWhKu",
+	"p+SqEShiYskFIznLeM6cpL6lRcUUoSVDReWcZHK9lgJjQ+ZnIy4EF0sjY8xsQujI/AP1mxQUmFTd8M2G",
+	"5bAZAs/Gl6fJyBBpzB931O7JGB9E3B/3d3TNnGsDYn/jjCp2ophQXDv3UMOT8mW/J6UhVPy3owtnDj+n",
+	"pj5fVeJmf8lC9bIoBkiBPyspvjfTPvr0IWqDme88Ql8TEzohVOwwfgmLdUYowcFAGoWR+1xpKrRdiZJR",
+	"Je2CGVs0SAJIzUDTawH30XIJiTQqxfdoKYuZsf/guRynXMoCYmaqKnRwW8l0VQo4MzolfniowZDOGrSO",
+	"NfuIr/T6ZxISj45q0D6AAvu7uamm9FqMKRBJ/M1owuYJjpgb1dgNFNxQjQGQ8XZFtR8qwZ9Zbo9wf0I5",
+	"ssGBZikxp6UjxP2Nzw8+yhzrRFlPSPEXtvM2Ulw5E1Ls1rJS5Ibt/GSmdMNv2C4laCS6/WPMOGMrof0D",
+	"TgiesYhmLqSY3bDdgE9CVgJ41ZgwW1xhdISLhGh5wwQp2aJkagUMVXBxQ4y9tt44B36PWusIic7PhnfG",
+	"hUtMWnE6DtkUVBsjEgKR5YJmxgq/ZWp/7HOq2Kwqi4gCM1eyqDQj79+99tEp995SVpopjNS77BqWk001",
+	"L3gWPmEn3cjsBK0nIQUz+kX9GCYsgLRA63AllXYvsOraxOojtQW3KdmCfwS9Ch1lo7PRSuuNOnv8uJBy",
+	"YyZjai9NM7l+TDc8pvDhe7p0Jr2yH+qYgoSk5sVpk474t1qrbT+c1GvQsex/YbvnJaOaBQpFa63Adg1y",
+	"W5uL3Li5HXYbcmDFz6oLzDzVRqJYW8jKFrM5QYUsz21SkWAsJ9YlWwn+U8WOPsiSkWWmGc0yWQkdi9e3",
+	"1rCsGOaCMGfgO4a07yBjcPylQcQ+TYDmPHBR3bDdxGlg3mMYutmAbblSlU3CMBOgJWjSQmmGancjndcl",
+	"88pyOaP5mgt7mrWTexXTRrUZRVMRQnbqPtMbHNQlXRssVJ8lC6NwgWhD7QqlHFf+5EBp6B07teO9ZLrk",
+	"7JblpKAatdWWHgEU5TOqh8azkjYn9zIuzwdEepJRQZWeVcoTEzXlQPeERE6YKrvTonT30rWWOV9wls/m",
+	"u5hAl8RQRLIVFUuWWzmYyTI/JxQ9EjwHZSdgW0xkNAe+2inN1ul0dGAnt3fe3o3tZO8h02idlL/UJLbE",
+	"gaUyYke0trzboLXr/LymC2b3hu1Ugy474n7N3myPOBWwk8xnx2mxnaWN8+zZF6SkIpdrYs6Cr55VZWEW",
+	"v6SZMWMnU3LJjHzRhCqSXljvNCzNGfkjoyUrU9BMuAJTSeCm5Db6UrJNsYtyA5A7O3QCLnipNHnyNCDH",
+	"mycgFZpS/Nlp5CtozR630TELrWNB0Sd3aBXtkp+4Jb/jgrZELDwSiK3G0Jqb2u601hQnkRoKZJluwf2a",
+	"K90ttt8IBkleZlGs8I5oeXTDjV4Jfw9zGcCn63hF2xmQ2JwxlCQDs8MSTKEyzxy8S0tNIwrpdz5OZIZC",
+	"1lRn4JwHRzwvDGsmRN4yzLQ3n4KZ8N86jWZmNfRvN02OhsQlfeFouxfpwLkq3LqghSYrjWnneKZetHiY",
+	"MA4xPCvmQVC25Nd/4pP0B5fEbQYNR1xgoxmNy8eSxnZnEarJGswBYWaArLmoNJvYrc4XRLBbVC7+cRAP",
+	"O4gba7ClyoUWz12ePS+cC9jn0/7XOp/vdeA1czPMUf7F4i9/oE//5ad/TicJVvJlcim4Ym4g/zgj73dG",
+	"RsVu1NcfyfK1153fVwcRPniDd/3BhKmVrIqcZCuW3ezLWQh+zowUn8HTWEjUHWk9HIHdG1NrEV0RC6Z2",
+	"OL+mXBAf8Kov27HAICMh2YgPODKO6DxXenXJlIqHrgmWGpxwQRTelDgz+U8SjG9kplg0PGNKzQ7oy3/+",
+	"4Qpc/0bz7VZ7iRRoX7qTQxlFWJGsoHztaz1Iqqq59bBaqQ3R0I+bNCEppxBm5ArDilWeknHaOJhSuHtN",
+	"eWHusEOdcRcLoJvNbM00xSCwz+myBRhpi5+d21oWLD0HXSC9Mb9a5yX6SzD/eimMggPeFJzVP//wl8vo",
+	"cYKpIuqwxMdJt3LMPgEL9l7wjy77piECuNBfPRvFlDT3QR5Zvtd8wSCt1Tliw+8Cr2COzviLr05PSSUK",
+	"m2nq3IiQxrTlykY7DiqL1uHaxUlvNvSnyqWyn1TKSXFw7b99c3lFHpuVfnz75DFc+J/LkgoNcc7/0Xh1",
+	"GhSkwbkIr/jilOTmF7kgXEDeJtc7MvYFh/OCTdwA0R0KrEOgHg6OmgN22eHA8tzafYHbHn+KZocYXuxV",
+	"+iu9eq9ienG4WRvUNfigwYXtlbEkdMmY9yqWzHVhd2tEpCRGKHR7+W09vbK+s7Y5VO/XoZNysdl86x75",
+	"lIxoFTl3L6qcM6OnBrnJjyzfq3NCXUpAQ7Q0MgPCK9F1vIuqj6nY4e0uOTt+68wmYvQpkLA2mJpkdWMu",
+	"brnGdRhjuNW+yi4VJpU77R1T8+6uX8ZUn2ZieLP4I4WEZWupTV3ZyjCTxsjiGRcDJgQMBluCx8WDGSqQ",
+	"mR3huAbzm5uSLj4D/62LjGC+69ilcEMqHBfNo2wKR9Rx/HlnPfbY/VhvxpgCarZn4rLZHbc3tn37s91K",
+	"6yGRFUqFvcUxKimhc2Px15lkK2oDiI1gUkaFNTL3pVXEAIyr+62YxCDmdlVc+2/9BhKgLdloFXmu9toQ",
+	"GW+oUltZ5hhrVkqeXVenp19krRIx+JHFTWF3WyQN5CUUkm9pnbRJVlTVhDRyYPaP0ZbPyu2hgUUN7XCd",
+	"namQ4JhDD75yiGm6OeZtKRfG/DZX2wUuTaaABfE5JHGZ1XH1U4S055ffh1S1w4fg/ooxCQCUuMuG1JyM",
+	"XYoSyZmGioFJdNXNQGeK/5112eFQevh3c6iQ+U73O/OCV87W8wFvXbMlhTcnJPWPpuQxeXL67Pdf/vNX",
+	"CQQsS1mJnOVnhOLTcmH+YlskCtiRErWmxqouMU0uQWFPTskYS4NcrTK8wDxx2jx6clnNQVRFxmeryT8l",
+	"oxVVMzQSomcQ+A21d2GUcgvuHU2NvmuVJXw8Fk20Ls9ZJotqLToysupUfXtb/5rgW0u57X0lML25kYyt",
+	"KQRFcblloCP8uME328MK+a7FMI0JTgKu/xDfMG8RMCV0/Tb3TVCyEIM6MgShtXdOUvzn7AkmncHfT9FQ",
+	"VNLYuA7+omSIeuGsxVJuj5OBQ8/ZUCJgloQZ7IGFRK77MlzGBduyskbu8NwPv08cjIFAxA/DAgvOCuvF",
+	"UI1hHTE+n9D4ZU8Go1ue1uCCKYouPBUZK7qqE/CqRS9gIjfmO9YpAF4KARdFgGoBrqjjawUy+ExDNcOf",
+	"ojrZr5SOH529FdXf4k3dGfg2Swwlrc9QTveS7ucy36Gn2hCdc/OeNRdUY2Hcmm42htpgPg+lcwM9fgid",
+	"mckB8WFuXFeusLvBPuDSXeN3Y76svVWXVCAEykzL2bziRd713JW/9Ur+0dxoX+Fz3lGb7XrcZTO/h7vg",
+	"2U+eI3ff2fJjs5SfhiZ+ByPpTaduTFFvZngw/333Rsc1JLN/0K3xSYcs8IDLu0+HueX/g0K4tV0+QQql",
+	"h8jrtAbCmxDOCl8SBAIGWQdNb0OH1evebZQN+wAZv796Puk0duO1S3wYKCAkOG5jH9+WXGsmfKL4nSJE",
+	"XVTYD3k4l965U0zk/T43u7qXePOeAd0z5Y3g5FFzflzUps109Yr5cSbI0D1CX7WzGZp7oojj2WAq5tJq",
+	"7sbKaGLaHJOCYKdOHU6lUFqWLHfzrBIiixxKHJ3LdlAWRUwORFSWTRSgxg/aZdpFYGrulEfR1LpbI3WK",
+	"Sbji98yq8DN+RFaFmblLXTK67iyi8Qd1vz1v16CLsjgFBeVrxNPz+C3R7A6qtTHurJ013xEKedistBn5",
+	"PikWf4VMWMj0KCsR9U4HwrBXyMC9tjyzQy0PC1qbQGplJRQxy4vIH0HpZxpWE2ZyzaAKrJ/jCkYVmw2K",
+	"RcGtEAc5t4m2HKfJzeea7sicYSCP5YQuKRculEKN+VPqOaOasI/aSKDczuWwA6cJHnxcnazFPm3MkY1Q",
+	"tEtom7kCP1WsYjb6Z6vx0kmAZOYqV9wUBS9STCvInLdZuBZ+VWwq7Ty3UNhTowXBtTRantu8s28DNXbA",
+	"D1yvruhSXbx95d/UXQ1jyTQ31F5ps16loEXaXw/RIjTCX+FB1NgLIW2N5Y7udQxSvC2o6DTswjjGpqDi",
+	"nKzlrQ3UNtQtrJc0t6Rml6eguad3sPHwizN4U8PSCy785u29jgLQ4yqvM7bRCIIAG0TJNcO6/DGFtcA0",
+	"uT08gMnUVdWnrqwZXpBCmZ//hD/6xsFZYTejmuACFxzAWSyMKf4GZQ9wRkEoGJwZ2UryjMXroQ0hx0sb",
+	"p+q5VAg/IQlpCJefrxurcT06I9d2oa5HSfC3+T1koevRp7iYwMl6EIrxVfeiGNwbHbRGwtUbjEDD9Q7G",
+	"9Fu2p7jmjcULrrPWw/1+DnoROK6wfBThhWlx8GDvOKe1BOa1hzLPVmRdKW2ttjYcfDPYQ+BktWWxzgJK",
+	"fLzvWjTLYPKSLjR+1FXRhaNCDj4+vY7raJSSwIXolxKbsc5FU4wWHHJ5LgolMa5gPdg5V5vCgd6Dh0iw",
+	"bbFz48thTM3ZwPoyJKFGFMYhhumX+xCE/alvBxnr7Yp2FTJuzCWkvzHv9uQ4CxPVwgQ1uiwZQ4dwoFbC",
+	"OtrctVxOr4U9dcLX+PUXOWChqJjGMiVWYrvEahCvY4sW0DyTJngCXgs66AAk77Csukn02B/vAD1BFvwj",
+	"AK5oBXAyVWnkMkA6XIuSQUUi3lsyYvNteG212G/h7GL4Bv50N/CSyK1hOeljsIoRvZUuPRBglZq1sHDM",
+	"JiN0wMWO23DFu03bQa6Uxjx+Ln8KSpq9r8nyBiG6IWEBC0gWGK+GJzDuKjJG5owJB6n8oD6WaPuH/hC2",
+	"22U9SBStbdktriKkwJ01AkFdyGoWCQKe0yEDH+TcaYrBwMOT2HRGs0EsEJHCG0IvmDXoj+SYg7nEcivq",
+	"quqQPJQvqkLDZQxZlhN/ozun/vzDlYfMt9mXgOFgU7WuhctA5vmk1acF+c/tAq6joC3H+bLcSEPTAVmo",
+	"T09AP3KnngB+FbbtFO17+sBdGbedmDCI+B7PW0hpj2+ssbaN5xIz/ju4yWICNOInG+TPahAUKxK6pzer",
+	"OVGOqOjsAwsOPB2GePXbqudwEXmP88Bt8c2m4Cy3CGs8T/2O5j7jLtApfZqZ3YfTa2HtTsU0VvB7WMhz",
+	"a14pp8EozYvCmX21qna/uoRuF/aBtSuNovSnkgrduevxHsRfzHOXq99Kw2qZguu6ej1e4JY1XnpOlkAO",
+	"ZI8JchrN0A594PX/9WdPU+WcELaQfvQtFRUtCCRCgz8zX0Nyb/u42vkeKIbULSsZPmMOqmpjaP/y9DQo",
+	"o9lDyjnt9TPgRHUvUAg23wOOcHhJatTdcCpiFu7XtFA1pkAbwz7E+41n2fTD/oTvs3GOp42JRMV2XlBx",
+	"c27BFMjYyFVqDn7AC+LCIwYVHmuz5GvQ61VVQlIT6hFcM6I2NGPO5ISKYaPae5xqo1JwsdzDHto3mDZU",
+	"a1aaEV1fX/ae1J2QBbi6Fuq7Z2HnHMVAiPH9wPAXTGm+Bg0ik0rPNqycVSIWqHrpbiSZhTAxOqK5F6os",
+	"Ll+cB/pjJW6E3Ir+RLAO+urEsDCnZ7iv5uuSsRPIPs2biarBRHZ8ul6pODu/R6YUAVfblx5k1EnLQ7Tc",
+	"6JNn0rq5MYs+7efBI3Jcf1hJd7SpkMoWHXLDBOWIJXjLRC7LGW0T8mQAIXGm+QFTgi2fyAVJUe6lhKsW",
+	"IViJkpDUaC5ID8BCRUDIjsEEs2V4QF4wXd07sxET6IzQMQdRPQwmrPFSCzgbxQuzjoFzNFIhyGah4hxE",
+	"2yDW3W+cMCTiBsz4MNhnr4CvXSYYhr3a4GdT8sa69G4Y29giIrTwgBIrUOAn5bMePp4s5Ykl/W9Kiuk7",
+	"unVB0ODqibrhmxPnsDzZSICLwgn7lIywE9TDjBXbXvUMNraiNQLfgalASsnYui4gVRdyYKEIaPJwU1LD",
+	"FQ7mZEyF2o+7zXgeKUH+V1bKkzkFh6cNhHKRs48JWZZyCye2mR0INiCQtixB2yYbqtS5hb3bY20bdfTg",
+	"fynkzQGS9MI3jsLvDUjpPQK+sCsw2oNqeHqkBIs1QanJjE69X8xuMfceMzc61I/3rsMI9YcbRP/327YM",
+	"U//fC6NHY3aLnTb73keKpEY4p3uWAPrHmyjqTiPPpICq4Li5cNAsaCo8sWioqjUaY06XgLDpDy7N180D",
+	"1YygQ4tKH0ABioryDku3zn8A3xLEFgJKz83OGBx1GWJ831c7g3TYjy2dxG8w1LHKummlh9BA30DvMRj0",
+	"vhnUFKVv2zV66fRacFiSd1DBhwIYArdjB0fwIWKfGoXYG77qsA7qmhW0LgRnxdhyah7Zk75EsqXPN5rh",
+	"JM7YMkLW7tCG8XdQt3UATa6y+4QL17k5t8j4rRLKpWTNamxXyNbupBOprQmrg47UUu9jC8PcBzZwjXmj",
+	"bDZ8c4xxG7lRvXQk9YOq5RqrFtZZkXeWu40W4erDN/wx+EAeQyed9BwbIHXcE75aPf6Z55/sY0mwyIAr",
+	"WRf694mUwcWhdypsC5glnPq6brKzoK3uon2BWGYv5JryruKhlVQ26Fg3sXBZXooJY+EliLyBU4tNZJ00",
+	"o4KkK603NRq9bbF7w5SDK7wWY6sY5bxkmfatPs8AWcj+qCWhCDEqpIY4s1GmVQ3I5li2SaqFxoc8NIUX",
+	"HU4pxda/ru9c2mwxl0khWGaju79LCS2MsUcRXd0owOY159ci/V0IV5q6O3AaVDXPYXLN94LboEdF4weu",
+	"FSsWk3OSRt52LeDQA8KBjin5BpbFSq6o90jUU0KJUain5KLRfRPzYvSKQRTeLa2QwPBT8iLoZ5/+eD36",
+	"3fXoAwB3oORA766PFBzGBK0dTP97fH39u//L/M/19XTyP3+8OPlXevL305M/zD6Mg3+cfPj5NPnq6afJ",
+	"+Pp62nvT5HeTf4qe4U2Y9HZkot4Ie7kkLd0PWWyW1xvlYGSka4Nhbr695hO9hr3qardhL0W1DrsdHJfh",
+	"o1hWMt3Kbvz52uGnYcbOf/zbv1+PPqGT4udrCLsZuRJcTMj1yJUPN57BsxKOcAjgGK5lvv+k0SWDwdvm",
+	"x+54ZSIrdxuLHFai5MhtPabLpG5EEa04S0bbkmv2RhQ7b+0dhL1d7DUBd87aL79sOGsPKw13gMEN/VmH",
+	"ltx1+rzYcLfeakVLbBI0jFcu8f4Oh1FQEt3mxgONKuq394Qk61ZHhwOSjZ5IQ2OO9TODUA77ChKOLUP4",
+	"VXP+fVQ0bGB/v6hosFbHpPn7x94GPN3FBrO6c9Vx8irsha5r+WWb9mCkvj63cGNj01BseFtLomiiJFcz",
+	"SatYm8qwKtt+lCsi55pyAWZnKasllMC+uaj0Cg3UADF6zkBl3m082MHQgNJVU2B6V0+ZEEpaggGdby1x",
+	"rhZ6k076c7T94D2a2/6CDVv6w9KgFyTC3QDOk/YIj2uYEmHLTz3FxDV5hwd76QVwN6c0tEfMvUG5Tbiu",
+	"0cXa2Z8SdOlKsSY3/8e//X94XkEM6lpY/9R4X582B3VRrFNf4BAsJAT8rZoLLUPru5zWC32gEzLnRkvm",
+	"2kbCA1xMyBhAlc++KiW5zKBVBUofroFcbhsLgDG5Xckg/4eMU5u/k06Sa2G05xBBPRpBpSJPXFEFV2CC",
+	"YxN9YJs1c1Jxf1IvGvosSAQwa+tOrliOYrtKUy1L3xHTEZVg7Qa2knQqr7kJk5Km1+KS3qJfwyZiUG1N",
+	"w8Y61j4oWGej9cNaC7VlpSLPnj4lkBBKdY0PmKDJktWuk9isgzXiXnP6LDEyINNG8bc5z4LwHN/cbD95",
+	"Dm7oa+Ec1SBIwSoDK05hzU5Ss2zJlyutGgBNZnmxtZ5uFyuh8CsrYYdhTTvbwqo9lL6P1DwE6Z+tuaVG",
+	"MF+LStiNNpalrYqy60oKaY0+eP/EojAUUizN9mSYKrEAiw3Gk2DBAvVS/lo4Wn1aZ2KeAbA71VBJA+ke",
+	"UdujSD2N8YQwTapR4IEK+igZgcx+6tLhnBY+SkY3bDdbcHDBYlrOrHm2u/jnrGQZwzbF9qe5/ymaJevf",
+	"MiCNzqbTa2lTH88NbxeMAg4ws7pJePI/Sf7LGVoXtl0FaA3AoSXbFDRzPqMih53r4mPF7nyY7XM/y4dt",
+	"QTh9BqvmHqbJgfNWHep4EWyZEJob5zwSuHlQnhqQCByQd/dc8Adh386M7VBVGZiM2Au5vaY5ukmD5Gcy",
+	"Ho63PTkIuN0zCHPbdPTbsLqHJozXfCLLgIPvAQ8wBFw6PFWbZIRZTnvw9WE296+CNh14LepccLtEyd4m",
+	"71Lnuf4jLajI2OGGZRiMJXO81zbfPJyLaOO3Mxe/bYRhTtvHxKWxbmz1iwu/yoVVbiuFzoRMlnlMxSXj",
+	"MO8I77afVXi6AC2Tc3JqgeGFtLetqMJCEHw7y50DDtunQ67v6Vmj/TtW4Nrnx3+Tc6KqOTR3lQLrkqCX",
+	"1mO4IbUvVhPszpe6aSmZWRjomMdV/bNNPU2hQ4DVt8GudeqeFNDRzowEMb6l0CXNeYZqnV2hKXluk5Ht",
+	"kUtd3xU3Jsg+gfRoaNdNUf3HQxEkkaHWrheUKVXCbsGByMqtEUWahOKS06Jw7AW3qqgRc9w3/eTuf7Vr",
+	"ptM2v6IrNqOC5KXcQBh9S/7OSpmQOcuosVqQBSDRFJkn6LUFaeNckVwKdg4Kx9/kXLmSXeiwBzH7Smhe",
+	"kLUs6xxkWqcgDxz38c0VWgJoH/6xvXyxye0WKpBsPrzlS2P9u0QJkjK8+Usj7f232QGmm+GT+zsy6xk7",
+	"0pXZnrSIyukZPly5+5QIHMfvd4GPtl+IqmstuGWjEtjbw+KAJNTOwKdg1w80PdvP0akJGL+MqmADUzR/",
+	"tZ4ud2vV4iowHgBL+T7a0b4ks0zoaWywQmwPvLCuwOcItnmo3AkQLrM4k98RafQgcmkItwnZdVAysO8W",
+	"7sWXDNydHXC4ziO14MVguLDWwoUfqQeWNOft0Aq8kFtRSJp3L0Fu74g3f8XwATuxQMsFFzeQGIdVYT4b",
+	"oIk+bgE17cnMtWsxcfeGFdBBV2m5UU7huhfKWWPMh6bvrZTFpaa6o0M7V5pn9vSx/fV4Rh8p4tYtyPkg",
+	"GymLBBVJj+yDeclGyzESMFKOlMfqkl/lRfjmAVuCi1kVO4ee1y8hWVWWTGjsF1gp1v/WNf04MxTOskKq",
+	"mILaeD3c4zU/rBgsGEwLuDUWgFOBleU2zA/dQiDw2Ze92klfYVuQ3JHGnVmwbIXHAy+JVXGIe+3DEyw3",
+	"zGxsT1QHBBE2SHHk1FLSPB7yhrHY1owKsxsRxzjvX9hBNEQYxzyXWPYBF0ReDGCjLeW68wgwalcwPEwo",
+	"rtvDrSiUWppXWFyWYMc95NIAkXmFWsBsrbpIhXY3agORCMq1a1Y/jC6YuzUvCh7rwTMEHLwNbBdjqMj6",
+	"egmRoMhpLEpk8Idk5ju57T3xBxzOPvcdzmanXVp4DrmwlQ/Hol5/nlP7P2F+SBy/OzQpzR0RaG67AgDT",
+	"A6uFuhN5fvm9u0ahVNRMjToPVgwCdWH0y9xnUzJoQUtFxvhUYjd8QmwAbOKRXJspgv6PGoy4L0X2572i",
+	"gZ/3om0fmlVCvnf+z5+OqBDaAy24C4gBwKffy47t0iBDUPwhZu0LpqGk7htGC73qtmzdfUYJLPTKaTi2",
+	"AtZqSFOSYs0Nuu7w1l2KehF6LCFyDLVMhrnT3BhgOcvtPVAeJqQ4YUpZj7cNNWPhH/b7mdPsZgkVzgQg",
+	"F315BOUFKVlBd4g1lFaiSQKAGDgVTpZkza35pyxd+JWInwWIiK8qFzm/5XnlaT2rcybShKT1R8y/aoxI",
+	"m7MARPOwPZp5hnIs+hzkz8G1e24+jst0SEL2vWxfRTYPHzogvwE8CCOhCr9cWsobouUSkl7uf/wlI5i3",
+	"Ptr/am7yRNe1fC1heMtKQ2rJVFXoc6IYHto2gSy4OQytW04CnATkWaiodT9/iKKlrZnSdL2JME7QPc8Z",
+	"C3dq01dtQAu2D0XMGduKz+kmmPZ2T6WpE5D2e5va4UZmEcEAW6tV6vxkejo9TYnVodZr7gqaDpt4dlFr",
+	"GvamIJz3Jucmbh8Hu8FxVlQ2Qj3BxZI14EFajjxzNUDidCAbP7x595evX7/5YfbH969ev3j5bpR0AmIi",
+	"VPA5SdvPOKGIVbEhM0be7n96+/riu++aP12+//bbi3ev/vXluyifbkq53ugu6aZ0WaF+6zKigWybDP3F",
+	"09NDICBwuTc1wPcxMKvbu8sd7P8l3BxJ1DOD6V3PTkV2VYkuUQ8Df6RsOXJLk+UazF0sj8PlGtaKPaTn",
+	"ufl6bzKipTE6RquFfc0L1lOr0Ej/2x/w1+ANDXOwFAItdtbCkHHJllxpZkzYy7++9mftBDFCae5hpnsV",
+	"b6/f7G+tTN3u7aY0U7e2/6u9cYLdpDeFNLIa1FjzznM7JjTe0EvIBVieUdIbwLzwYfVTvAtLC4UkggHh",
+	"1A9z3I89gk64eyb7GDqnR6U6uKV65CKWv0zFAsxjR8l4Jx/h5I+dpl3sSIp7YgpXUs81RxM0FIYm3CyH",
+	"s5M96Ydtq4aVObxYIaTjv3G1QnP27mkf+QU7xhiKrcPdkD7rvNUHyew6SkAHEhmr36VLVLWbrp2y25VM",
+	"i3VZ7u3ndd/mu6O2JSPrVoQk1E53jcX9cA35YFT4HCnZLVcu3bzOQwp6pwlGxoA1uz9Bk+l9SD4k5q68",
+	"RFvJwldCO6KN2D9E8JTAasIpVjtSoPeVP6bkAtcjlNVYQOBPKwfx1c7jh9PA0eRZcwzJ39ciBQ+HoMWs",
+	"62SfIAM5XD88WsxPJ8ZiT+JFC4+Uy9WG9G4hbSr0eWxh7FhBv6inOUXsVeIwQj1yde+SRfSHfX3BkfGZ",
+	"DvlBkLEeRCkOvwehbL4GC9H5QFpgSJO9jXkfjN47Okr3YvJOW8N4egRe8JfPA20pR9N4uB6lSxi46ErN",
+	"+0ZuyZqKnV0fRVSVZYwZdRPr1OHfSi2qwi0hd/js7juT/jjKMEyi8OwKIIla3Tm7htLVqbND9h7fwXNg",
+	"qqvnvi5cZMv7eEXdvyeWzRltioukdjMc0zQ6sgQdhxuUCC0Ibe62s2uRQtV9CmVSvohESFyRHdNknKnb",
+	"QGoa8Ts5vxYpGjqQNWmetb1sOXh5lizHIn9qMUfndVmBdalCh0xZqeB05QtCxS6xiPpG2Bt5Ah+zHqT6",
+	"a8LxN7QcsjZF7aY9h9YcNLcDczYQvaUcoR3H7dOAlgw+uUO0eSf84etW7MGrukRkCmLVd5PcTc7JUcOc",
+	"Xotv5S1TZ8SuSELcCIwA8iT8P/8vCad+jH9Pzhu/wl3hnI3d7O/Pprl1/0P779Oejyz6DehvcE/t67Zr",
+	"b3922RoN9HsYHbC2fT36vi1BmBsEvSaRkuih6PjeNsz9WpaRIqaXtujMaGdygQ2ZLWoZfhtrEDdFpXyL",
+	"DbKhpSHD/qBi0J8HW1djv1l/U4I5z84SPvcdrPccbSEoTa/1C+VUkVzA55ff4zbUktgWtA4598npKfn2",
+	"jw3BNeeClrvYmdTuC30AsSfeJtpopK6TUR2JjZcb+8WIjajJUC4/xguxepxhkTPKoqPhND8dkLDvgQDH",
+	"aO3O6V2Y/249EvL+6uuT3xtVo2DA9NDr+wT9eGuK+ckWBGhyhyXbA+ApDvsfQLa95lG/41uqV/4czsMH",
+	"0C5OIOKl+S1zSGYu0bKUMpJ5Crp+iP8UtfgRyshmYyhI9p4zokuOYIyJzeTPZYaIrdatPzob+d+jCZQb",
+	"JuiGxz/8ZsPExdtXkUGS8eWWLpesJO9fTe757dnfVFcrvZJu94hwX7NPT83Tsa+G1+N6ZS6z+GffsRcy",
+	"IyVbsJKJDBfAfRYei30P39ebvW7n232/NQtJgxtiHPpyTXlxRdXNYfcYIEnNwNI87CBDVDe0SQe7xzwR",
+	"/419Y+HE3c8zFq7VEb6xYBE64gnDbGOLtYeAXGXU391ru/a3O7CxTTLfOShVqFzO7Tw6HNUWXqrtQMXy",
+	"CtIZQP7csN2dfEaDsIWCVY266u/kiu8Eb3UtG91pUuMR2OlRAVENqFme907QfRttDXLY70uCB+PCfkcN",
+	"7Bv7YEfZJMZVuJhDcoqHlWxifJ98sfgDfZI9nf8vLqaukYaDhkujgJBHODkCljrk5wiTI5yrxp4De7E1",
+	"/D21cJuKIHukOVdmwvLUtv8DH14DZKYu+sKm3lS5tlKTdltK/K59YzybwjB216ZvjvouKfnu9e2FTgZw",
+	"Y23s3yFSEJB+n2DBAPZs8eUwTsP3HuMNc8itW1QhUfD2+4cAmRK/5h46VDlgjH47dbQsQbbDjMWaeK2o",
+	"6pzI3n3flUZ0zLb4T8TtMc9XlPnLUpY23SySDZxHxNO31Ogy7MQ5WYi5rSUdhdSzheHSNMF2hAXPtPl7",
+	"Ics5z3Nsj2Du4uYBo6If7gcQ+u4Nseph8O5fftQlddDNhuVuacFzPBHB96TI2OfW2qTZpM62td1nPZoQ",
+	"/HMyDbr7RvLsqjUV9eQFF80boV/kFiKOpRTL/kyqQ83Rg8VVMSWmPVhi9HgyhmgjFyjt0/qmGc4IOuxb",
+	"nKI/9sGm7OOxPVyLBgALXiwsdjF2ZABhFDPWfvD4vnbQ7aP9x2vYWOp6lJDThFyPEBDzw/BUztcStapL",
+	"zTYxK2etlgfy4WM1hlj91SMN0OldgIVoPuHmuJM3DpiCLp510KILhIelhSkdlXfvX796UWdKwn0466ra",
+	"gMsXy/Hn1XKJHaMLJZ0HOv2XE2utnLx6kdr6tcn0aBQKHFPnZFxW6zUtI7WoF257hAo3VYSS7UoWkbow",
+	"uHvWKQF+OHaPN9/XN4B45+4LovByRMpg6pQZ1iNFCqqhNyC64GsYfrNAHJtZBo1o492TUVBEvMcoUuPz",
+	"2FQ6gy4UezJ5MtznEC5sLM0fGk70Uhskhx/n84AWI7BLzKL0JQSG1CSNmYyueat1SbQGslLWd9vsdmEz",
+	"2PP0rI5PhQVRIB3Fkgs2JanN/7VtivFnb5pz3LqGLWC93BTZj5nnuZhtSrk0mkl6RhZVib5tuIuWzCLI",
+	"2XAFy6ckpZaWGciv9IxQsjLHJrFu6dD8rTmUKyhxgwpY9OcglnX4/TqqAqon1OPZl7pojpqG7WzObMUD",
+	"fNKwpFqxPAgJFzsyVjd8s2E5mZdUZCumCCLoUOUfmEx9EOjMoe/ZHYbWle8R61D6XDvpum+0luYjU5Ja",
+	"4ys9I0ou9In9J4bYjOaOul9CVqBo4e+2T3eqNC0Y0BCMsREMq+cTkfXg40upMeLNSg/8N7Ytyv1GPSfU",
+	"hf+DHf5IYV6DGVnJ55VmysLBCxl8DAhr2JPIoaNkZPkPy+DcSkK5jB1AHdcyioH7Cd44SkZNZoqq6V/z",
+	"gmEw4rl95wH3WCNU5YzuJJoZ3he4wpx5SsZpkk7uF736TNGlc6QKgDSDi7hxU1vo/gS1fPj7KUYDoXV3",
+	"PDQ1LP1KS59sIbQk40Ia3suoYqRgGhNgc77k2kISzdKEUE3WUmny1Rd7bRi9V3fL9epaUHx2ck5yhlYn",
+	"7JJG7gK4+ND6hH5VpV+baO5SAHn/Iz35++zDjw7CHkHro4D1B8J0V3uRXz8ldwnChedM/dXYufJ1Ibc9",
+	"Oef1nj8e5bndY8oqeb4V7YvL14m1iuYsd7AjhqgX9UN4vp6R1AojhL2FIyW15pnhCipIyvIlcz9OyYXr",
+	"ZIbjhfwFMPxtcgVmLJ6b02hesLVLYTCzjkZRxB4KKoCKXQy48WGamh10ib5GhNPQmuSCfEvLm9w2rzze",
+	"P59ztSno7lAPMbWS27qixCztXSAlmTZb8wiT3nDDpXtq3xz8I1vRWy6rkrhXn7f3sK26DyoN1KA2TLdc",
+	"8TkvuN71qX6Gxu/ru/cym8PJTcId1bUna/ZHaNaH3ZbBjrTsbA53u72S2C4lY8XaG3Pyn3iHtReof0W8",
+	"Bt4jLgf09bbFY6gGggHm1CyufLzziK6XR609DztcepUMqVErujHcsYHmMVI0NnprVmJtx4DQbjdEYxpf",
+	"difRUhHoilZzliV42p1ivGeKHjbAV3SzYRDxNeJrw+SmiMdYzKlyIApntWRsdupIa01k7ci25WUBzb1i",
+	"uCP12abGjX2LOftpwO2SMp8kJNV8zWSlUzLesy9KKsgGUu60IvY+8wioqjP2ETNgU6Pl/+0nAlo3XTd6",
+	"RgIGvDaG3sYo5AjiTszbDQc/Ci84/2illxLC4PmSYcslZFN4F1aTWwcDzQsuWAL/WrO1LHcEox72qIE8",
+	"APvLAu5ydcBQQo4rH/TugmF5SxU8hBNMQsaVsBMZGD/1KvkGEEEXMcPbJ/5u20HM3D+kGcPaSya4r3df",
+	"HM7aaHb3G44f2PiEe/0PXK/eVeI7X7H9W4ITrAdZZ1SgEVOgpn+vjIr2PB6RVRGdyr5A4sCA4HHdmSPy",
+	"dF8/clUJPRLVKU2uKmFYu2br8eiOlnJdpy0nB79c58SKuwf+gsO39/yEezvL4q/arQ+acwhJ03hs2jRk",
+	"e4s/ybX3mhkrtD+36Ohe13c49WNSr0nj3hIfD9zoP5AMwG60Xq/84UEcH7JTts9BqSfP1YwnRIqMNZ2I",
+	"UFXlm2ubM2jBhfWV4tEjBcA2m6ORFIzeMgVB8MTrDSuzNgxQL5I62miPZF7a1yuwmH3LWe+blIIpUrCF",
+	"NvdNpuS7vQ2GQfJSH967yrqM4BP2fq/g8IJ5z/JDhOoPuvb3O3f/skictXrbEBtB7B035j6vDj5Cmqdx",
+	"JKbTapVsG2wqI4ts+mEUbfgfp9A/TqF/nEL/OIV+m6dQWYmZ6BB5b6VqOKmC+PTagVcFZoIbpdkv850v",
+	"QEMcyPGT2nNpzrRJ4vIakU7XlhhaE4Djr3BJ3Qq6e63oLSNLulFT8rL+ZpC0/Pj2CcLia3pTP0pdp4UV",
+	"BZ9KpTH6MC9kdqMwegl3KHuk2vAtr98tF5oJWE/FyLKUWxT9zfFJgVnT+DXsz7BHg/1UTuaVJjnPfcuy",
+	"MdLhoC8BaAX+ZYXlBHH86QZgwqbka16ACBXFzuYc2/mb1ev5P4wUSJNIoXMogjqEabOW9h96yufXUxpb",
+	"sUtpeeW7xP+xKm563BSDz5JbbkZjG79EchveK8PF25UELhTQjxOeIWPBtsUO+LXA2lMvX7iC3nwTcGc7",
+	"jNp9cPFe8vbSubocjReYtlBn+9kcnFbC2VM4jZQbQkKeECsw46eOvThoeiB91+xp+/Iz+62CZjfYbBDT",
+	"H1hppmxTzQujOJWkhIycVlMg28IdrqXBqZkiUiPPA8eMkARzZPGo7Wh6cvdJx5p47rlPHfIcBbfVqUfm",
+	"KHO57ZY17uIysh7uFsdGVilGc3IwgbO5vzrjC9184LpAQSIM0nhOXNkH8zXe0B4ek1aM0nDcwrSarq+5",
+	"cP/sSXfyZA8Z+r1gfBARh/oddmQ+fmMaOlPs4bzxwdJ7WQCQRN/5pjv1r5BFLyKfERrvzH13OqIavciO",
+	"S2Ovt1Hd6ctNczCr4bzYESXxzj6DsR4Ml/V711W3FVa3F8AK12bw7ohMRUPJHQojYauRDSvh+w9TFPkW",
+	"QicW4/lhyiFrSYyT9pnc90c77Q+3b7qtcVCpj3keLX648i8Cw5beHiOAHiimPzR+D53SMEQ/JT801Ph8",
+	"J+iaZzPbjr2sr6DNZ9uIqxStDlC8IY07o2XJmSLp/hsaT6ZRO/+/bNpLK940pDgrGgoLs6n9DoIopxVC",
+	"LbPWgf0M6EuSH2olZT6ISHXKFcO2vzwsaUHNUGoearduO4LXOaWtLAnvvECBr2xL3W04UZVik3hK4rG+",
+	"pGBLj7EtNtfYN93eAmmJdb4rFwR6Ak8+q+epJcDCBpJQHiy3gfY7aGl+gcwsf37aCbU2+n56FqEbm/zT",
+	"6/0dZph/bcGHLcSWK7iOHfbOkYUKs9zIQi55Bo1cc1aSsc3oRmMiyBfnOsicOSdGWmNfykbnDJu3ODmP",
+	"OU/gLpbPavrQieLqMVxaFMcuDngeJeTt+6uEvL24ev4N3Pj2/VVwGuw5YMiFkdMNUEMcwLKkm5VrF6og",
+	"3WLszQfE3geEodrXp4CvwX9owQpp4yazA7JdZnO9u1uDdCyy14cG4JAFuzTcv2eY10RvmfVqGVFSBpnr",
+	"HZvX+o1sBg+WEIAMGjtxR3IJE+VeJYzlbLPmjWyCdvzqiGrgvUy4iLLm0ugctkywynAOAztRkhYyS8mG",
+	"AsIjtTEAM87WU80qnPTH60ADuR4lJKiNe2r+taElxY6xeLUqi+vRhw5m3hvPZ+FlQQAOC63ahiDx2pDC",
+	"oqLj6ohcJeUA7uyF1kf1+pw8sRDW5qjCA5WLrLQFsR73ApkdF85h5rWXrV17sVd0QQvDg0b84MNIwqRf",
+	"p3+wnNej3JZ7CbL1NIZtA2onplcjYkZhoEYHx1pjbF0aWeNsiO3JLuPiMjg9hxyD1HKARc2FrQPLb0c7",
+	"Jc/NCluzaW0XNOSHduqok1yg6eMO8tlrmLMWqeUtmS3dmkkxq3yqsddKoRYkiYrcEvo401sU+0EC8X6x",
+	"0ISU7ASClVCng+VgrtiqvzYJO3QzWhY8KElaS0A/kfv5y2E9mHX8Y0DEUeGOPGUTOsN86NJsSrl2mYuq",
+	"RrSsn9KYU4rxkxYso1kmuI7jSGxxl/kM1+SGbWwAyBY6TSx+XqBIGGtG6ZL5FMw1+LnxYqDiegRfwT5q",
+	"C4zjL894/tEIZsyUVE1BUZfjGXqm5Mocn5gjq6wod5pBuK5OkoZ1QnCsRu9eUbVfzZnYqQhNGvO9Ocvk",
+	"mrmStVaIjReF70sCEQAGrculta0jVUe6GK7FXl29bimxlvd/bhuko4tKyzXVPEMjy/JmPZbzUIm1B5ON",
+	"maJVBrrViovlNA6WF6ip/RWedqLPSJqXdKFTMsbiSpZzzXLMeHU+/jwlYwvOKUtjlTSjEvOd0bg9lzy+",
+	"fUJ8q63JlHxnDywbkyRUuW+eO8YtqVD+vLUN+xOIM9LaI9LebFEWAQ0UVjigfkpemO/BZvK/WpoA6U7q",
+	"FZk7vmI1oCYvIzn2Xh9w5YcwGCMc3avjlYOF3NbYMRdvX8U9SfYwO7G4t3Wrf7Qc7uRXcv2QQR11DUrv",
+	"kZ0SyolhUbqB+Q53cFerHtzdylX0oPZkJwL1o4LREkzwPffPkGT7EHfrPt0q6oBrY17DLwTKy9AMMcNq",
+	"V3QZ5bMLoumSSOHqi6N13+M9khLiKTJ/LuF/AEAZ/1ozTXOq6QQqURAay+ZaYHhP06WakhdO+nEFZcl3",
+	"yjv7dRn1+IwiM+FjZEHnYoMZ3K6k/4HryaAyj4fcJg7UCDu6u3px658w28UclMQsDm03SAvQw7CQ+sOg",
+	"XbPsqpBZknFGFTtRDA6DWzbph5mLvd/z4cMkTvkqNSgFMWaS7SMs3cKekw0t654awPiCKYVIeZaoeG3O",
+	"XziWpcRG3wr9F3TOClRyf6qosUPSo6t7D0itAc8ecqS8rhn+nET5vC5pshfueggNFZ/7pl0oUA0jBivT",
+	"I0YPR/4+Z6ULXR5XpxPI/eHNSutoQSCpP0foDYZzZOQNa1iDlIaWhSxzQKpJ376/atusKWBgOI0RmpQ6",
+	"apzuiTYNwi+AVsCVr/x1wHK1JwRlgN3pTdVwSi7a9g46/GuTqEFLzhcLVqoaTqD5ukcq7PJRW19AqbMr",
+	"D5nyMez0hwgQDq/wPYvUB3tB0Dv8X6k8/jvwPUSDhOfgSAC7DGURapAqpkA+RPyQbTEn9i4xxP6UxIcO",
+	"2Bhy3UsTcM7SzAkP34YBwopNQKwjYjRH0GmjNXtU1nZwT4TQ8KwU6KEI2NOH7VycbpDG9nBYAP2l5t9z",
+	"tr1/lbmRdZxtyZwVUiwV0XJQGLC/IOG22TH20Nf6fM1sO3NqXv+Usq0D1oIHD4TsXYd67N6AZszGSN7A",
+	"bXLfDoWdmbY1ceEID611HMTtG7klFCfViI/Qa7nnA9o/KRAPKsR3t16tH/cBFeuIp1/GFc9bzRB7czS5",
+	"mtWus34P8l6s37nN4PthLr8PFjvIHykslZvAHcw7mmOEMdUjZqLRJ9ZPi1+I9blr0iY1xJ6gGL+AzH3R",
+	"9Ce3M457JvLTAUYZUBtuyDxO3TQvHpSM9isUgcNoPlv9N87VkbpsY7oepOr7PuViD1LNdbwvBCXrQ6W3",
+	"3CX/9GHOjl+i8uL486DHXHpjbRtrR7gcE146MNz2WfBZzlmn2n6us7ZjdkItLNaecEeMGeO1bJJuSn5L",
+	"NUsxEwRWU5aJzxT3aeKQNK8xXJfRooCairoAQpbLGc3XXKD/Zk6zG7lY8IwZAzX0U3gQyUYlxBaCV42C",
+	"CBveyNIzUhtyxc4+TSu9YkJD7o0jCAOhu8ZrYMjQ6ZNrDPFgRO3cxYqTOlZlhsYatWu7oA3oPomuZi9A",
+	"0pLCZmrYXIvm0M99MyNW2hiOi8W62i/nerTL0nLyuBBMNsgT+ScmWEk1e1syxZeC5e/L4mtZvpBbUUia",
+	"x/tMzW7YrruBLV0ycsN2ft0weIf99qyHkAKOjLnz7PHjlLx/9ypomgA7ac/t+eT06bMjtUtHaUxO/Inp",
+	"9/wS9myngVCn6hzvKfDPokDB/oMVL1D2G/kMpuzY6ozS3pYAc/758s13k2hyL/ju4k7UC4xiwLHRzEla",
+	"ab2Z2fItgM3EEGJWQNynphRFmFHQqiIn87pv0HGuyGDaYjP/zdXV2+99wNJDWLWdNA5hf5AO1n5fRAU7",
+	"Emz7+GFbkqNDZrTQq+crlt3UrQMijbggzwBw8gUjK3iIZOapmBerA6UewbKpwgcRQy4hFiygKqFX8s4I",
+	"OsytiCoTeYU6yGyt4jaVsU8R3dR8hGgpb8AhtuZFwRXLpMhbrSdkNYfyk4h+KTx2Eg45JlrKitUZEvhR",
+	"hL+KGyz9di28oxVb8C2gE5KuudXDlAs2sIql/VBVVklxI6nbLzRntZtLhvTDs6yxKeX8+E54SBDr6oNs",
+	"r7pvINBgQtLH+MNjd0O7O1vrcrRKi99CRCj+ZXcVhxV80V3o+KJ/a7T9HM159yf95b1v+isdH61f3McQ",
+	"AXnhQ36eopxQral4B2WmF8ocy2sm9GHDlfr7hluuwWeM1V5/6rdqysLGBTXukSLBiD+HdRtO6BHmbXTp",
+	"utKR0g124DDqq0L1K0BfBuzyJha8r810uAbjtC7tT4liejJtI1ggHmZJlvSWYSJRzo0+hi3z68w75xrD",
+	"ugxZQUItVa5zLUIG4vwQutmU8pYWCj5HRcaKwgNm1C2d/LvrEM547oJNYDmA1Qs2AVe6RLNClg2MxUY5",
+	"emQk3jfdxENx4VXy3FOBZoklFrLgAM2joVLjghyETveviCY49W+qB3F4QJ38DEvRZ0HXpF8vt6PeML8u",
+	"XEwv1kV7EzVRLtyW/NwwF4cExT3qiYcHiKB62Qv6aIsgJ5Rguh65NLxopQIWIouF7IYs6Q1x3bke+ign",
+	"U3TnhJXU+xkTPu0s4C073T1ngBEBvS0SLC2o/ncovyhxbXhByarMPDIRVTal5Ny2HagbsIFshGbwaNpY",
+	"4IpMliU2AOcaEKTtldxWpqZxrbp11/FGsSMYTH1827lT6y2gRN1VJDiQuLbJzYqMke0aU5YSmucsn7Tg",
+	"mvD5csk8iG8/BHNzKfaHPGS5D0cd3Z6CHXMQgYKqG3SpuZkKcCgC7IlW/Q6+X8Wdc41j8pGNDbnOKTYM",
+	"HLj3pGI+fd6WRXkeKm3g+s64F23F8o6pikLpsso6AE1eBVd96oAbgiJjl9Ow72walrqAG3G2XzYQX1eH",
+	"JW2Z027jABXbMi8k6CDj9RcdhzT0NMA9+JFjMwzNxrrryO22dKnchwcYfqpngPtdfd0Q3ajHlarARQyN",
+	"0sKzIG10SQoKb46enYM4yS4HrzWmQzMaWeNDrJe0ZcwAoXXYuNw7Mu9sY/5mLUsIRH8GMzIydXezJg+3",
+	"f/YGWcQv7C6RJb9lgihJFrTs33be5LlXAnr9lvmu+7CDBPCmKeoOPdDNK6F5EeKPIjRf0CSAfdyYKb9T",
+	"z/I7B5w/V2J9+1DrHcFdMvGxtPyB7DQxs+Z6h0MalmdHcsnUmV/H2ltAlVNwId0UFViWW22vIceh96wI",
+	"tF5sXITckIbslmJT5AX0DN7TBYNGEJg8IwIGtMoOvrOpa7qA3rYuKsJsHwoN2uw0NCoEcGSgTdoMzoWN",
+	"FHyWIgcnfmaDhIKfBcFYrpyzJUD7VY3V8bP2SJmZaX8pHVAePcTc8bNrj+1tSINf+sQaPGFavecdGdg5",
+	"w8SIZdKgJcm++dCxYp/dSorRPyxv9JCKerxmeX9vR9A5vk+PPF4vjFd6NEphBq/Fc9vleoFArbaxmo3M",
+	"U+3BY89IahNXoGF3kLmCQA2pnUdrW9sS54aZ6qWb5bTJoKW1sqbb00VFo2EnnpGq1V5nX3Dd7aT/ZUFa",
+	"9500v7yaHeDBBud10utEaOlWLSWpzbNRgZ6Mwr8DRmicxQNUygGhCd/wVsi5zHedwQmqScGozS21Jkjd",
+	"91aWXoAn3uVgGdPi5eQs4znLyY7pVhTDXbF70L1cPXJBgAGBhPO7ePtjHv5X0LZXM9cRXBa37CKL11Fc",
+	"INQBI3RplBYtCRW02CkWSbyPdpBGAFxX/ILV3fsxXdr1+WJLd8osFJKMCByGMw3RaTgX8VuiE2ARWLvy",
+	"UOw3kaa0XSvZyNnvkAT2vtaXYtz8qlZZn1NNC9lTo+Zt1v2Sc8CjlAuS4XsIE7rkbHjr6n1S7gBPialD",
+	"S9uvy+Xf3B+i0r8Xc8kAo/1BgCqvPDCOmTtvQNvJu5/tjNN+hLl8YAliTepDe8eXcUkoyIpUY1PNlrLc",
+	"HccG+AjamDkTmtPCCJpbnnc6f/1l666rn0RJElKNjSJV4mv03KGOyryQgg3m3+f+O28tBUOAm4JxmUsd",
+	"Y6rvAsOycyDn1pP9IMO42m3YSyN5ItvvYPGbbxIRUmhMVzJehw7jIyvZHLj5ouRM5MWOIISAWzotoTSC",
+	"pObndFBBVVfxUijCdo8U4flQYMlNUS25OKb4pDlLXDn+hcOaEnwhKam9nQpIg9SEi2NSt66gkb4bjVnf",
+	"BWdlK89R/VTMfqpYuUvjy+N21uF9R+Zsxa1+EgztnFDiNsbFhhvGwpxNxAxw8iOFMAMM8YQLqPSbDtR8",
+	"nbQICE1GUTSvvU3XLwy97IpyC1y1GFHhcjYYqXGSWxQfIAd9nFzM9IrNzEQYgm0unT/EUc8CNah1q80E",
+	"7tC16kEcjqsFc9K5LQIp5LwelWK94vNoh+Lx0oVjeGq8pjuA4DFS8JxUGyMVvjw9PQ36s0+iVbaHKmI6",
+	"qhvxeHEesEwKAb6SQaJiQDDmkcLiBl63wG3g7z0xY3vaGFpC7gt90Vlg2GSP9oaqh9Ozk3q0y/rGHiUz",
+	"vPMuGuZ/Y9UynLp76pfhct1Nzbxnn4VQBEDGHD5Exu+vnh8Be/oQsu8XFXTT0S8usbpeHBA3XFPqjbes",
+	"ae5gKXzghYz7wy0uytKvwAxL8mppLB15XjVzPPL6WxmcilyvJKDQ1TcO68R931NiQKnjgJ3VCH4dtbUe",
+	"ppjxPmdPjckUsWBDSKYzaDdmyE4gcoXdKCixqjX6x8wRYYRp/ZgKmtLVsuBagCORWQ5rL8HPe6UbP+9r",
+	"8gMTBALQqb2j7LC3vsc//qEJlOKxGH/+dARIiqHuBzb/C9a7DY8dwFkPVXhQCjd+9/Vz8s9fPvnnyZT8",
+	"AHnXa2b7ypWAC6KYCKHPSXqjd+kZSV0IgaFd8e7ywrxPJSTNyts0IelHe8MOb2BFYWjITrKqvIUyvJi3",
+	"sIigj13ypaC6KhmhxVKWXK/WrfKYd5dPv/wKq2Fewp/T+Fl0u//yl5YsAmS13vv2pPNlEa43U8A+IheR",
+	"sTExvnpWlUVcYN7EpP5f2A5EMGgULCd0SblQeFSlNzxPyYpRCzVPiZY3LC6HbmIVtObliAXYmrsLO3PP",
+	"4yMV8ZGuZV4VleodaKUOeGIVXzbcsIovo8bWx+6Fs/z0kWRSljkXVLNemna9r9sNf11LEt8A/vSNy9w1",
+	"lmWx7BSguIMvmY45ZUAW/sDmxCzdJdPBZnXhuXonW9ziW1byxQ68Vkohi0T2mbl/cKJUIGk+9fQBg/fG",
+	"xmqskyuqbmrk3279tBnR6vDb1QlRTdzkBED6lcaekQ2vnQXntbtruHHToPsHrldXdKmi+G17YGrNgcQn",
+	"Bouwut3B73ztpd6rRdtfWd/eOd6heVNKYAwAALWlgK2oKyD88ls2SI/q7Jf4TbRbYh1VNmOaHgeEaYhK",
+	"6/wLN5TMqA9CQeYvumBUmOOf+nE2Az4FYmP6q1G5Y3Qvpel6E2FCXpdswloYRfG94B9JrMqUC/3Vs1Gv",
+	"3efjtvWHD7cVfC0zih1J2SZu1yvNNnheFPZeQygNmmYSSnKZVa4+BqH2EP2hrHUzLnL2cdqjfB0ycR9E",
+	"67Fgcn+U+S4mMUFPoMVJQcWyMpa/nbukhrFD4IYSfzCjWzIRg7jFZK4O4YNvJZCE0eN5PxyKtG9qsOb+",
+	"enccNXA18aTG+MPO1yUTUe+yMQi3pdSMUDeoKUnNFKUOuAlcqOckpUpxpanQ/sqSCVbyzAaQbyXP2DlJ",
+	"f5DlDdhKbwsqBCvTa7Etueu+sqJmS24KKtLw3ov65QBFgKlzLIcguTO+6ufhHvMCCHQTG+k2n8o5XQqp",
+	"mNqLWatzkl5WG1beciXLlJQSWmnMmd4yK1FgIMr2EtjIUiv7QQu2gcaHWyYossGMZiB9lIz2xxP+aCdk",
+	"lIyaZI+SUU1YVAx9azMuus/MMI+ovSk2BeXiBHg1BE6UC7KN+UGs88KBvB1mQf/dKPNhsyBzfr6lJV2r",
+	"OBTaVdCrwddx1lANQZJCBvAPQmLmkw3U7CsPHR5OC/exsS0SEsylNCyGga2EpGYIqc8BQQQMK+NT2/oo",
+	"DUhrqBCHTLD9BKk+vSGuLXwrc1a8EgsZW+da6Jm7YBTbFcOUSa4wPSyPaAwiBykbdq2Lp6JnUiz4sjLL",
+	"4x6yWie8G6YJvt2fwu3Ooq6Ke3fZzT689pEKvtsMsLHKjOnEaH7P0kniHUN1YdJxcHfwvQMOIpxiOCS1",
+	"hCbr3B4lXglB67co1rZ8o8k2nR603tg7YCjYSgAg4/6jLdmyey3sxc6V6P38Id36Hby8d0cEy1FTG3JR",
+	"OH9Jm6U7d9IBrRtKg24pB/W3tbViORh9ewdmAyoa8RVp/x7BGwebabVsGDSbmE3WNT1hy8F2ZKk7dhSm",
+	"PkYm6U5lNI13Dp6MkP5DEakHKtJpEPk5inWas3BERCg6EbGUowbs2FgzQYWe3Kn1w51rS9TMtiwIkzxi",
+	"Psyv69z6did6c9LlDN5DHbKCCIAiwpylrSxverqIHvTkN767parhzh8eIzsCrtBKwIajP6Q1xgFvDTdi",
+	"h+QOyMGLonBwg7RkxBlfMHdQUK/rA8h2nnWdBOggZHZoJBtHL/wH1vfnxvoG2L6dBfy2ybofuYIouO9Z",
+	"V0N+k3H686eUlEwx7Ruwuc6tk18eEByGAhcT3wqr2fvqYJeqzw//3b3hbKsH1ZkZ5JpHtO2hZd3QRSXQ",
+	"LZcjpDkCFmP2Fo4XE5IH61tdtL3SbB2phF9z4f7Za7Ms1WHxE/tiHOX46OJFP1tDXLlXdPnG3193vPmN",
+	"9bGZkq8Nl9M8T539FvSS9B2LnLxFvE7D6BP7JHYGgocVK9Cgt09hO8qPNNMg27kibiTnewIcX4PPBj73",
+	"pQLnAYCAIjqte8X0wdpAhF15frEuOm29y3NKfwuwAR1rIpuhOwqy7PBjWDDGTe3wBuvC9/1Q6LptI5Mf",
+	"KRbMN5xUeLCd718atbdkpaFPpIWZ1KEc3NccfgVRMayisP1kWFK47CgFXM4Od+g3c6EdfiZgyiSEFtjz",
+	"EU5z3LJYZrqu62FlkTNb9wTqsu8Y5kLMymxhWkyCJnypkHq2kJXI0zulXj28aESfO77Rg/e66U2M8qLA",
+	"id8SGofFwuGNX/fze2AJUMq8yvRwm3qDDzyUOT3M4HUfHWxv22EdMrV7jWj30c9hP/sBHWE6t8cUcbnO",
+	"Oe4FR/vD2Mstm6h3wzGl+Rq+kkmlZxtWzioRS7R96W4kGXTaQDlr7oXg5eWLMBRciRshtyIOlttBUw2Y",
+	"OxTMb2D9c6/NMcxit8v08MZ6MwNyPwnGLsdwEx+eaNRbHGf0l3LBCxby7l2w95K2VtKAc7+TD+6AYysy",
+	"knhSqANahViu6xgrl1j446M6DTx+OymNlNMuJUTxvIYqHrslmDSyTIN0YRcQvGUil+WMjpKRWuiNubKm",
+	"vJjZN0Gve7hjbu74qZgFlSig+QpazFq/A1K8K0PxL6CzrOBM6JliWcl0NGb414pVzKgeHc2mffLCnGY3",
+	"y9Ic9+AQI4AnTcbsI0RAEzKvipuGPYotoai6UQlhJ2aIiQOoUFvGNmqSELUCBPf5DiR2ySAwoKbkuawg",
+	"xFq6BHqIK2Abd/I3OQcXOXTKV0BjgGViyDGz7vojtzIHna9+f7R/Nq9FVUlLUlZYvrylHFwg2AvTjBz1",
+	"5b2UjcNO+pyrjJZ5DLQavhs0izca+5qaPVLsEBrGtmgHGrhQG+aN+SOpQDVv5idhRpdsZvNQIufW0i++",
+	"1Q/rSMff5NwsgX02PA+ExIvKTV0/jHrvKVEyXe4OrFo4e7BovCjIHAo6St4S28Nmynaa7/getlgHZoBu",
+	"GCVfrjQRcgs49VTsHCvf4ctGLOZV0ckpIUOiSe2fAKCAoz/ZLl33O6SehZCqcDVCvo4dL+8cXvjQtLUW",
+	"nnlET1qx7EZ1FULk/JbnFS0QHF+RcRci/mSwybvf+SBWjDuo3QCAgyJhWsobfxT9Qo0H0PvZ33rgF8zV",
+	"A2mbdpHXSM8zxibeHp6l8IvRhtzV31Z63to7s+p2CmHKXl9DhXeMKml2YDyR7cplvDxSBHzTBewgfOTI",
+	"XDX/3ANkq/l3tdcKf32QjDWbERDT4UtIU4PMCxfhd1mgTBEjEc5Iyipbb+AzRbgAhc5wwktIE6HACVIk",
+	"JF0Wck6L9hNw7KzpzueYguOBih3k04RjZ9UoGeFLohz6DjC/XApYFxbLOwuLTM0HN1IxVMXMI+dB+lPJ",
+	"brkZKdfH46wg+NjMvba1gI1r0YGA6+M+DYo9+lmrkCohSgZjNDanqhPTEA2dbqMth34ltJf9yYjzsWIi",
+	"fwUIx50BIDAQInY6aNW+6h1Bko2eis2/YVLqjhPAqWsq6LKpI+DLW8HJZ31jxqf6R9Tlt+4YEoi0PC+h",
+	"KgHy2AW2YlCIPoRePAxxuOiqGed0dI+sczy6WgUvMACM2Ztvx4teVAUFFH0YgM7/bgayoiJ3eipGS3hh",
+	"LZtzaKgtGYJJrY0A8nfYjhD8lpXxg7t9BlnKwkPo4JrJ4hYBodRwKCgrhozF6wHZnXjwy+MBoPI7oz9Z",
+	"LCdEdlItoRRe+q2jPdl5fl/yzr1elTzmQnR96d6/e+VjclQR8L9DRAegnwGeTbU4uW5UZ431x2glTzN1",
+	"m+4BFDz7/XGhL0Nv31C7hEBum/TNqrJDFrg7QBCck0rBhvX1vHV/RLNPseotnjdpoQMP+/1A2igtN5j0",
+	"Y7Sh8avLN+T3X50+SchxJe3ug1x0W9iXeMHCYnoKPMzhF1+dnlrPg2DbYke4UhXDyTjSs92Y6sZ0REmN",
+	"rqiUB7zcrwTOC4Ahzc3qhJ28wixj5etIqEeJazQEI7SMuW42vM9Yu9hwl9l4MGHojQCMDs1ExtrJ7gHV",
+	"cYikkPY+gl6EN2NjNG+sDbM8/UOdh9kFWZaMaQyEUE2ccmpTckIKpodc1d2t5ux0JAFIULOpmPv5OOMP",
+	"nQto/rkMAa9KY6mWmpIr2x3cHIm00VPwHBKqI24De/RQ3aSy9mbsZ/Z0tbr/vtnm/uLtKwyYplws5NSj",
+	"pMJlXjP2pCWCn0xPp6etSYPfhrbjqzsJN2vvvanZZEvPYwlsm8PFYe8q4SwPeyp1FGD4o9+e+8o5Sl2O",
+	"G1oh6HRGDBUF+XceEJIvanWdGrZVHQH7gyga+NUBOBcdYDqxSbi8fPNCrikX0axX9F+THO4gqspW5vBN",
+	"7WJOM7lOyVhI2/k1IUKS9H+lSY0oqreSFHTOij30o6dfftE4cL9IRhuqNSvNp//3jxcn/0pP/n568ocP",
+	"4/rvkw8/nyZfPfkUXJ38z/H19fSI2yf/5z/FdoKfh+9ZyRf2ZI0emR4+rZHfuqIIwIGteeRWKKgbNG+c",
+	"kiuJ16Cxj83MI5S8+O6SXP3LlQvRGJbPSao/6hn+AnHz1Jb+QNqTEQjhDfBjmlgUdFoUJH375vKKPKYb",
+	"/lgp+din/T/+meefHiNB6vHP+Menx1gPnU7Je3cUCys+YcVtFZhZYb4UJzAWkDtAMFekkPKG5aTaYDE+",
+	"NLYxA6e7c98YuGSM5JQXO+cFxAJLufX6jJmW4KtQfQuUcVflb6vODFMBTpHEzt9cE5/oiAqDsj5HFWbl",
+	"ltBhRwXfiGTaduyCK/8M+CsLCX2YqIqfkq3FO3y+BGtvjAocSELSmTtXTrKVMWHFkk2vq9PTLzIkBP5m",
+	"aR8Bt3H0kZdGi7bstEdIcNad4MdOboMN8T+QDKibt1Sg7INfoDMNFblcJ64IEpKtjlkYhBjOOYB5+vJD",
+	"z8bTjlMMWKXDHAWebM331tkQ5yHjAftbnrcM7/SJGlynVlrtu8zWnxsqbQkcAedMJ9fHvc9uDIcVdUun",
+	"od490GiCh6mQQt4ZDXxPe4ZNEUxxk9J9ho9wYMex81rKm2rTrVg7UUv3jiFokwXLVcpquSJm0guGKybv",
+	"tLXdRsBGK9YRM2S/KyVnTJgJzQ85Q6hwzinP+KtgDYO1Pbe9v1w3Iztk7OwN/GmUv/0R73OUIc19rVOv",
+	"8ORoFPFmyEYqh5HNNBgkVDcDsOj07swUTto+nR3sMrBSpzU19QDRW9hMetgztbQu+bzSbLamm42Ngx7n",
+	"x/WvIPYV4UyCRNRU5LTMgzuxkJaWvX3b6wm5U94UzP8slOexFNqtYKVa8Y2ZOrkw8wYJB3JBUqs+pPfJ",
+	"pY0rWrHgIn6sA1I2lAitIyUrKF+3d29SbzZZGglpm2HWvwqmUPZ70T9WjLlBN6etFUjtrSC9U+2WP4Gs",
+	"mGsMEjPeN5vuaCZmjsVdTO/fvUYXq8saNbuaYcrropTrNtP6+8zJY4WkIv/y7euBKCiWlo/rYraiahXx",
+	"TLOP5PKbi5OnX37lrW/0dvtP1yAc5khmRUGscagI3dBSW5p902GGGDc4rkF0Rnr2RBKgGlVtoJqjxHbi",
+	"M7pcYDzbBo2PmrlXri8RsCM6vfxjxvgvuLDtJKnYNZ5MCLaCBhPcmOjoTkDZoO6UnNx7aNQ51/XYKHn/",
+	"/tULW2g2QY0qNfYGOAjSDmMkHYAReAeov/YIunH/Og4alwaHsMVRGBW2JZcX3762gNZ65+diSv5kDnnn",
+	"qLaFlWm4GS3sW7gn0gc/ib6RlkKqlLlPivq4UeZksmX5pS1sPEOILHMEpRAtgYY4ZvvMHPZDQd0/cACl",
+	"LMzviEUIT7YPtCYEwc/XGIe5Hp2R61FVijPJ87PT6R+mT7949nT65A9PT0+/OD2dPjH/P/3ievQpnUzJ",
+	"Dx7B0s7DsDMU61rZ1m7NJdPQ9pSkdLOB3orpoFO28wh62Tx+hoqBlncsdKNMySXKu6bOSV7aZL9SN4zi",
+	"Q0fTObZYxxutAjlnxvoCx5VhylorEsXu+KP7qFI4SNb9qWL2sq1eOnw+rbTeKGJOqZaweaSQr93jiT+2",
+	"qLbOB3AULEoGPgGwwJqSsOTt0M/vvzi6JDXcvoc16zbF/hwjXCtWLGINbAdV5NZhPatOjBRdF6O2KHhb",
+	"Si0zWbRn0uo/qXkItHpVbTaytKi8HnHQvPLDMM1e9UnUw1UdZtI6lHdvDvnU5sN6fHgGDC/S6DIyDhVr",
+	"HBGJahLl3tEzZe/huNqfrOcIuQRaQdes1dWKtnodXGaYO9lRbn7PY+c7tt03gFBW7R2srqSqWUEJT/TL",
+	"5mYNpbt3+p3948c13fyIvPohAFL70Kiu5GvD7hCcpWbnjZZcr6q5kcaPJd3wk0zmbMnEY0/Kp+HFmQeN",
+	"F3Mw+Vaa0PvbGFmNI+VXkcktK2XfLMEQ8SG75JyYd0FmydqnYh1rnRg22jsBGkL03NXrqz0zwRolx8n7",
+	"I+X7d04B3BPqAWG0vvr+3esuMb8vWPfFwU/FC5vO29dKA7HJjPliXxiFMnEAFosK2va7Z2C2x+lGKr0s",
+	"mTp7/Pg//u3f04mrh9YltY8q2/tfMZ3U/Zc8MJq5/1pwja5crsm6UtqCQTmfwUoqDZehbME6hVFMTckr",
+	"8GJuaOk0uZJh6xmPUliDRV0L86oE3pOQfI6teYwqlkA67Rac2koVa5kzMs45ZFIkiH+QkE3JFuZWK6it",
+	"l2B3klH/p5ml82thPmvRY82rlE3ZDTGIEQL+kSKZWRLQyBjkasiSmyWaJG6SXKM/M7prAQgGqL6Bhn2O",
+	"lh54P/1IydgMZ8EN8T4wrVRxw3bwX/NN+KOUUvt/+Cm4FnbtEph7mudlQv7j3/59khCKq+EwSihRMrth",
+	"mhixCMjitggWbvMRavLs6VOzqNDZQUNc6Fpgj01zPm8FYeKWl1KArmNW0dCuyPjtn35HbmnJzTqohPzf",
+	"j6ebpSHTDwtvTFw8NZhMNTEa/rVAO7dkFIM+5vMvRVbuNhoVwZJZ7nI3Yn8LBCgMduGz0z981adpJSPA",
+	"Z3wjil0t3V0FUtylbK8Cy/fDn+zJHjPN8TfDOjno0Vdvfcagcxa7D+My3OHTjl26YOeWXPhddU7YkDlv",
+	"y72nz4bMsDua94m4ev7WCw0HnG8mIOdLvpcCdj368tkXT69Hqe1a89WXX37xJcI2BbHm05M/fPj5SfLl",
+	"p3/qQOguu5HucE5cKuZR091uOG+W3Y48+GqwKAHjfTh8ThzudvOfrs9MWPXX05+nZEuuNCvB9rNPDFem",
+	"6hm8Q6l2s+1NjJD7FWk3Z+GISu3YsCJurYDiy7++9lQnQZhe+d2PXbq96oA83Vff3RXVdHIL8Rk8FUc2",
+	"0zlSKu/LXapmAzQoH5fcH3+AQzP2oF4QkW3IxElcKT5a7k+PaZfjxg+9cpznGICgbIEBzx0IXBpyWtrq",
+	"HfNbbbHTLaKFTblo4tslJMVkBidpMZ/hf+GPZsbxhzP8wYhl/OGxTcWw83MoGaP/FLt7nxzcJ/dulIMn",
+	"TWe0A9Zku5Lhtgy3bBgoonXWawbQmSSPd2Xq70h+xJH7gI1/7HnbeRAHhedxWVFPZo8YvmIHz2eqmch2",
+	"h6sq3dfNIWpLKqCFJtRY7pVWtgN6tl29LR6eHluY3JmUmz4PZGKVZYzlLJ8CJN3W9lhofroVJfDHSyvF",
+	"HW/u2Pqo7s46k1mv0HSDhNaInmyL56Hwsuydp/4QWldtTJg7GBwdEE25fPn65fMr8iQNZu0uxS5RvoNc",
+	"2a6eAAgLaLNboY86EVKbXQylR3bKMoCx1iWja5tqVBfEGOu/Fe25Hn1PC55Tm53NroUrj7keTaYEKXKQ",
+	"+hbvQGp7dqKZNrCG84KolbEGVs3Spi4kd6QYMpatvhJL3I6nm69ptuKC1R8RYa64ZpuW8aFXXNxwsUwT",
+	"kma0KLhYzrSUEFu79dODcI2K3pq/z68FWr0KnSbYXdm6AjDUhrNzRHQg2lgIFqDZWwgzqh+iRvXq6vVl",
+	"ANnZIsE2oM1IzgrmFoi6lvp1Q4IpuQjBNwA7IyE2md2WWth00zUXlWYJUXKhT+C1TJExjoik+EOeTmyt",
+	"dZ2WbdcOk6tXYMRSCCbVuWD2JUbkQu62xFbI9Q21xm9FbULg8LOZFBZQ1H7xkcXVwUPIBf5L0sIpNHRO",
+	"yYVDcLXI/AgWW0+Q4TZm7fz2bkHncj6DHNz+QhxM1UWdMPVPp2QMwklpWjAzffWnzY6182qPlpD0MN//",
+	"q9Nnv29bjh3cG1h8KG/vRL49Ku5G7dMv//D09FhyY05b6IpUlrLsrimA0r0azU/dYIqoPReBKf0YOjoZ",
+	"zToPYujhuQXxXMoOSYeviEuKmsAb7ht+IGSNa0PaEndX6NKEQQ/rgh6FKIyQUZdRCJ/xYmesPpePT3Wp",
+	"lkumzCZZ8I+HQQbsraCIyJIs+EeXiYBT1EQNGNZdMxx3x+f/zkp5YhSV3OshHu9Q3YToLwMVuBCz/TN0",
+	"+Iz197Kqc5NbP3RtGDcnzwvK151hjs5KmTei2LmpAq9oIANcqRIMY0yD9LHJILMWSg+aosjG3b86bcdB",
+	"0efne5KZJxuoQStGSz1nVBtxrhlGSezOgvBIAS9ouN+++Kohlr6MLSqUUw+YFh20lEnhoaBtC6buc1z8",
+	"c3N8wjhT6ymgN0y5F1i/kBRsSt7YIwxvwJMWXt32tvpinNn07OTDz0+Sp6encc+rZyA1fEzczLtwapny",
+	"uUiR/uTeJXgktvFwEOhkhMBZh8tAIF/VAytBMCqTZW52vQqNkEcKumM4gzVtls3PubUCgd3u23/d0t27",
+	"UV9299OjImI9tdsyDQMqiJSqmldWZUcRTkkzZlTHKLRbdkPgBtC7QLG2XbGMTgogMF5vq2HP7qhv/8Us",
+	"ilw4atsGAp6YkF3H11zP2Ec0/YziRf72E1pkdG1xgbCEmNG84IIlZM3WstyZUSCOwwm47edGWU6CY9I1",
+	"Y4N9MElIutJ6g7ABYHqgfmrMDOhuVdA6njR4+HtdrwaK+cuOGllrH1rVKDj7KGzzMyu08pRoSeqC2nFb",
+	"S8EBTGx9XKDYJrWaaKyvjIqMFeafU5IimACmRDGNWVKy/bSbP3fRvi00qJDEBpqYf8XIabjmR/fxKIhD",
+	"Z3fNaBRkb6qSEBAdjnRbh6LpUh00HA75Ht1nnLk0ZGYb6dl3LU+6W+GDb/o5DOMzIuDiQJt2V9uRVaJg",
+	"SjVYoTfB9G4g3UNvE5tKPwzC9CvzKicW7OonkKVQQ/I3wRCFi+a4nMJ4fn0/IPn/z96bL7eRXP2Cr5LB",
+	"mAgBvkWQotS+NhGOuGwtbfnTdknJfeMaPagEKgFks5CFrqwiBdsdMU8z8x7zKPMkE3nOya1QhUUSRatb",
+	"f3yfW2AtmVmZZz+/H5zGzzOLN/Cs/aZhv6bf2QMKDpV7H4+JmBo17wTUZzoC+8OsNwUtAoB3VKUFgsEZ",
+	"y+Bn9OAnrCC27ZDwB6y1McYHlRXTxPdHGQzg71sZg/fzlf73pp/k6Fi3g05+PBHCZ+hUgA3fhpnePCdN",
+	"FPWNFQnwEPDQu3NjhV+0c5NYzm9LkHSyF2zg/7cwEmdZaptRgg7Iis+Hnn8jCtkZRyLEIcoQdtNc2akc",
+	"W6gEWocisvQc8WSCgYCMotkP7KDMhVV0IBCJy4/UXEv0AmOgF9Dm2Yr6QaY8D+8l/oHEEWxbUO2QSeCc",
+	"qSK8yfIPYKbPjGrz/nilhF+rDFjVw+ERVCS8q30li2vRZcxfsFLMoKtiXnIF8tOiDNTV4uTm4Ql0f6cA",
+	"a7xCt+WHAppfba2YrHBJ31zU1YKdDU5t4OTy+RP2x//++M/s//1/vhucUa0h3mzcHQwbTItMpHtzeb9r",
+	"eY95wpClUkHcfQzzQFRDiI5FtGdcZaxWhLhEnQQBU7xd8uhZrWvqB785SDfFmVQCx3fuxxcMJ3V4Yi41",
+	"Bm9MzG6FsY1hbGO/l7CJzCHUE/q02YGluAG4BvN3YseA7xrNsm2SwYBgl7W+eMsibEUl6nb2NqHpzGgo",
+	"ARwuUqsbSOhzrZGi9y9fPPUIrnAdvoy6IBCFQEzq+RxK2CH2QYGw9H8dU2jq+MXTlNC3+oe7SVYyby5R",
+	"tHdapa9Z+U7Cuu+LbN15SgcshQ0Ecd+/2E2VMiVEpm33FyYl3R+H0T3R53c3xr8O2HPsOYBECYgNF6mo",
+	"tYCIvJyromyl3N0K+9goeoQKhV58OPoD9qRYrgBjHQI/UrnQT6MdaE8UyG2lkW9dSdS2Ee2ug/y1cbK6",
+	"AGuDs+qRqjRmtws2LVQlVS2MNxw87IBhtKYzSq7cSDoDs7zOZDGeyVx0jX1alBkcqFdvHyXsx4u/J+zV",
+	"44uEvfnhh4Q9f3nxJGEX5v+9efv+yoipH8XkVRyfnUjFy3VrhJZYaLcXvb+4esP++OjPxw89a+1CqqpJ",
+	"mKzS/pBlokJwR26TljzP1+jiUMquGd3kx//86V9nbfHMJniiX6ufdi94J5KgRVLuzJFBxUwUj/Zfwcek",
+	"G6UPAbnJQXUh3Z/ADMMvvRFsbu+uYH+6r9HDvGpRuuXvd49ud1xOfOgowarcCg8pz2px/PVKiOmC/Ndp",
+	"MVcyBg3vyneYV3V+S0iavCu+r2WedcNaTwt1I0qNRS9IVAXRSGL2X+VcQdArYvp3SEuCmQvQqC3UTJbL",
+	"NvG6B9CYq5SAF3xcKzkMcZcD+CSY71u4wdyZc9W5PDgrnKjPu20M2cX/EJO1LJaDTy+b8BSa46oY4+KH",
+	"5lLL3/cuqMDlats+7+UVrFa3FPhZGwkAFx3WsHeBgQ+8lfWAP5SdnZ6dHj8861vIFKw+cHFE33vDEPOM",
+	"3pA4GlQ2k3kOrcytuNS1/KixXgqVCaiyXRBuucVAnFbHZgXwocdmozJdrXNjUdfyHOBJUkRgQDZe+KWP",
+	"7Ue2BX6kzLW3MpuLKmW91BzmNGHwv7wUHIp4FmJ6PSk+mP82PrLx8s1/I4Fkik80j6lklYsUK3Ua0298",
+	"/PDLhSvTug/AMY9bVDsswLA9NAa9+Yim0J1tgZ5QWm8A4yW2IdBf0tUUuJ1aOIhkQ4q0rHOBxLwVevCU",
+	"k94exfGqejS6OtrL9MFld2xne6y45dH6iLVuOEqNjsHdvUrb22KpJfbLtcF+duq1iMX6U9h1di3VLC94",
+	"9cfHX3Ct9uV6a0pFajcFfQcM1Z4KEvZw28p95d3VHxmxDTnoDmTMtbs2Ik7fnVLvECbIIrePJDG+5EeI",
+	"EQ/d8hFzPVjeY7ft3nLeIcl8xNjKIt9pU8Lqmus6vkBe8Oyq4uWWCnxbId5pJjsQj5mtha7huQHQyl5V",
+	"RXvBs0NFcmbfIDVz7FM2TeXi+ax39pgtirrUgVOANx4K5A7cet0VYjBx5PyHKkOrnPFlg84navnPTvCP",
+	"fwbl1DBleIlUbLKudrfLge4fw6UdbjAv58JVVTcfz3oPTx//6bv//sfT08Q1Qz88PWWvvu/vfjVOu3O/",
+	"RJ+QWrCATBh/OVmV4kaKWwq80Y/2q6a7fU//+iTavOFnDD9AuFbRLmw1PDWfi0uIGuxPzFtrbPk0d31Z",
+	"dt6dTLo0qM9CpJscwUQJ8XR/sJlgTbtbTZsfOXrTAQ2gbS9rTfNQ3Rl+Oygi6WTu5cuibmvIeK9kBdSj",
+	"2dD3Fvoi+WkpMmjEK5Sul7s4Clu/7149pTgFG8IxsyJcullZLOmYVUVqPzvjq1UOBJiyOoDrIjJvW1S5",
+	"sWXRfsX8FzaEosAErGEbios433BpU6A11BExbwmIEoTVYP4cFV0IiQyvXLNP4Sbesyw7LlDvWHSLjxHw",
+	"p4eCgThQ2cnNQ2DP1PUEQJSpKUSZz+JZT6h2F4u5fi4mY5mlVN9p3v5zMel/VKRqz1IUfGP7YtgJYE1t",
+	"MA03T6ingLm7aGbr3t9duv35SaG7OnWDwdPHHbL9+3RbbYCPqQGi3X/o5bsB2B3ftdlRsqKd22G9tDuu",
+	"Rtw1Hnc3uJYHdbJuVpC01ZkE69pYNUewTVJ+Q9R1apkrZMd8UYkWAmm4goHactWdnQrmE7/6YQzkBFg+",
+	"bddp3nSIrBqg+Pooml1YgnGXCr2ql5C+JT3g0JZpig80BEY++rW7tJZ9fXxd6gIxdvZeLkPMBlu+uWan",
+	"H8Hjuh8D/B4bNmCEjxa5Y/KNL79rW3dbT9HWXonSyRba5hFsMJqY5jJZtCVoymLZWhRdelEDt7KeVNO8",
+	"1vJG9BnILogpBKQAkNCqGJiGW3j8d6tIa9NuGvzmT9GMwRXEg2I3Low2YdpVZ9trLRjH/jZzKGBa6gU/",
+	"Rr988cPfEv9UWfPTig9f5tMeJIsC7wi/oG6DEtk094OJWcuf9WpwFQC7aTYTJfWgw1MRUDjLiFtG2wf1",
+	"v7jU25jwHcrBhrhr0eJGMsAOskfmM4q5XQCtsXcvyv8wrx7hlz+XT38IcCyGc/d24kP4172cd1G+6ibB",
+	"s/09rmnJvOCccWxlsn/tpSFHZ8pSACqh39I+w4pBJPRsXjxSliSUcnD2nx7+r4+5zkKJPUr0zYTeiQ+V",
+	"ndSvyc4agZksl29zroiidecd0HWy58UXEA1scFDvuqmVuHrXTS+UrCSvkG6WeEL3ft8mUe2vP9Hu2BbT",
+	"AWcND/8udK49Yx62OG+jhK4l3htmIT66jWVXOuLWx3ywe9XnJ7ItGQioIt0VRBIlAjZoOVcIzt4LEdBi",
+	"5GULaSxnHlng43RylCI5HGErgoPyJV/34rwflrHZt7vF3OGbWg53rm1n7lbgK4jTWwSck5uHjK9W+pir",
+	"7PjnYqKZy30mRPGKGohPQfvj88G8MbcRfaZ7axo3WRLr2NBtOwuXWwpLpSai8td2Q2gHgmBHd4k9wMF5",
+	"DbcgfcPwJAYNJ/FZ2j9E4de/S+ldFm11pOZXDE0DAhhLi3I+5tlSqvQcEY05gCJhLFc3ilHAX4LaR0xa",
+	"Xrx9wa7FGuLBDRh1pIxfClUNWDrh0+tiNpNTkZ6zVc4rs/THubgR5osYYwKw2BDPI+COHdJj4nHohOxZ",
+	"rMrFngNv+qoMOOvNRioUtdJHgPcBj8W5ewFM9lZBkBQfEmLppMFhT883kNqgZQCLXAMucw0t5o5vDbpd",
+	"wQKgZYsaItx3OEqO/HIBEyuOFbqT3CBauwWCY72py2ioZufFO0AC536WnttWHmSTlJ7JHkh0bdZvLaqE",
+	"TbkCxClk6xigTXMjYD3Xwc+BLknPWeqOgCdCGzaeRajXmnpG4J92vcCtoW6aRp+FxLZgd8CCF3cuVWhF",
+	"tfHU8KoueX7sSmtbbcUD2vKhbFZ8qBIGaLqPzk5PT42eKfm0In8gyOc/ckg625HW92Gpj8zVcOXCP+yu",
+	"tbQX7kFZbwHMAoyDRlnc52uvBV6p2Uwoqspe1UTQmTjjBvUANMgZ+6CYtpotRHyFTU+yiYb8j9ERQASO",
+	"jhI2Qo9jdPQTNmr/Y3Q0KTL6E2BpmP88Nf8CcMyjn9K94zQviym144lVW4xmqeddgEVGcXbiFbVvkWcO",
+	"pagxXaLjhApNeMa4KopxXuBPZgOZ/zV2y3jFS7h0d6LdrDzOgK5s3TuAE39of47l4t2MhG9F5VbiNkDl",
+	"nQUVOX8yh/Th2Z/CI8ou/MXQtQWEQ0DCWszYtFguCw/xbTxnJRCwtZixmbiFihKu2HdBzMY/HTJbgGZl",
+	"Pua0UJVj5yN7KjZigDCWegtBrzw+O2O9lFzUW8Gvx75BiVcsNVt04H7a6GY5+1Mkbv7UGu3q7KwpFFqL",
+	"1Frj0dtgzCIDJrbWBpodIq5935Lacu16gboyL4IGv2lhlH9qaeFo4sel0KJyw4mVCMV6zH17157jogQ9",
+	"Tm2b2jq7Rj936AZXbw8om7IUxhQOMCKh/JiK+ja3OUid7Q9+QNBDe4uiaNDvuL7eGZ/BUexcAHhWa4gM",
+	"WuPBPHHLgR0t1DofrktbAfBKqEyoaVtB8NGLTIcQYATUZE5cWSsq+TqQmTLbCgCGHc0zKUpEtN4CCNaO",
+	"zfpxVa3PSyGwkB95R6RCVwfwUgH50S5Ba4eBb1E4nMCVJu4f0fqGbtA8hGZbr5pgP3m+RE0L+DsUzk/3",
+	"RDC2PSJ+Xts2KBaZdgG+Nj4bdHAU2oPm4MYkEhawa/kNVBpa2msIIaA1rSFrTqV/ECc0v47txk9dRBFz",
+	"BOZJRPbt3w/VMMZhMPsqhTy1/2uKNA9Gx8G4CbOtPxyptIQYXPAyKouEytMWDFn/1MN3haNrcqvVXMZe",
+	"SmODrhFzOMHKyOZCR7DFDfCXnX1Y+EKeg79RlHtVlcKTt8Ihh4u58RqE0ijUHsQMmIzrsOai52I4Cml5",
+	"V2WhxcGoiVsdBLsLxhhyiHyExt9a3akbZ+4jNlaL8H1bFpNcLIk4Hi3zmwjm2O8OvzGGQGAO/YVA9YXI",
+	"o0jUDnfvrcsQTlRUXOYQ9epYsQ61hhLE7rnGHknCw/FTW9OSFtO6lNUaWtGoAlAV6r9ERyOj+eN6WdQa",
+	"witIV/nDM2PtriRavOaK42uxTvtERQjCJ4b9DsIUJG1gtYAiEtruLWr7+RFfyWsR9AXzlTSD+zU5mghe",
+	"ivKiroB3GP/13B6hv/34zkhlctCPWhrkfnznI0rOLuwAwEBLjh5mhgrfDqLP8Fo/PKMFjn79FWCaZoWF",
+	"uOZTcBdoSo5aa8klmNJG8P+abDO8bGiKLXgO3N32Gef2tJPoCjATIVSUwdnM6hIwGHzkKBkp0GjBL4SJ",
+	"LPDOis91gvDbDIuYE4tw7jo7eY5aJWlGwSBimoyUjY8kIapD4qrsXbwMboESukawDuJ3VVHyuQC7WA9G",
+	"aqSeGSsYQVNyaVRPrTKqiQdW4hT4v+QHAsCDPywEz6uFOckToVkvPcEfTv6QIo4cK4uiYj3czGl/pCz6",
+	"fsfW7aV2l6R9GNQf/nARXTn4wx/YlVAZSy+QKgxX55x9D1uGId0E7DDimqBwM5hAsCWlZlT7yTf260hJ",
+	"rWtU7627Nt60rJfmt2MgfgNOr65pIXkpHVx+LTQypMXH3gJm4Nm0UBm0CpjLMrN/hrDc4MdbxJjUJskg",
+	"s5X6/gKynB5oBhgexmbwQB8pIXWATcFpTB14Hcz+6EW/RXSzJGfgj6Z/fffubSMalA5G6oKVQhd1OcVg",
+	"pEIsyajOx1GlnT52nNC5vEbIcghOQEQHbJVcTgXl8Oj4G7uklKIyCtboP1nlkVTYPPQXb18cJUdO8R89",
+	"HJwOTiFxsxKKr+TR+dGjwengEWIWLECKn5j/NxctYYpLoKtBew3sfrPTrc0Qh7nxZJgtRAfKHgp4jeMn",
+	"o+OMi7NC6H+VxUcOdx0S8UvNVvUkl1MiFhOZsUhDGWFkbGHhn15kR+dHP4jqsiiw5AE3D0zz7PS0wSMQ",
+	"sO6d/KzRUPJ9yVuTsUXhyyRAhjdhyemMeK9lgHKbEIPbH+/Ge0Kgg4HaPTr/x0+BudX2CovWdf6PI8zh",
+	"Hf1knoAKN1tKdRIJ387P/hKDQeG1QeEWtuJyLAThFeNQhj5ggMcbpkkgjj7leQ70fCkyhyOEffxsLJmG",
+	"DRZFjKB+odeEb+kPoyA8PpCAswAywkXNzdFq2R8XZinMHN9EqxE7jR2xXH/JydttlQvBdS+hrsNc2ECG",
+	"FWK110JITSF3gMsB/C/C9wUzCAK63gqihJ3fxweCALcPE7CWcY17xtbsY5wvX0fr3YN0SD+eVddAo1yi",
+	"G+0G38lPd3iMww0QVT61HOmw9qkxv1+To8enD3cf6veKqED/KTK86dHum54X5URmmYCyhcdnZ7vv8Jrq",
+	"OSLMfqTgcaLmJRAUNw6LlTTx7z8B51VrJ4yHAYwzmTvkxmtP6w+ExQl44h3ATrblsZRLqEvSdQncIYCt",
+	"vZCVYHrFp9DDYEwWZbWaVdJ/RisDwGnSaaFmuZxW6YC9x7y+q0iE19xyW/vnzKp2QXvyL5n9egKWbtoh",
+	"jnB1wv145ODLbBjns2z5zRfZJMWvscNIjdaNs/fwTs7etnNnExwx3/sXPHKnf959xxPaKvd3RvG7Nk/X",
+	"lnO6xTCA/brTKGzWtA82DzHw8wKTcWwTZ2HNBqoRql0YEiB7WeSBDX76CLhwoqeAh8nzXJTwKghTivAs",
+	"P+44aj+IauOcfQH9smuP39/+frz7jtdF9RwAHu9tf/8gqgM296G2XPihXmRvebWAHD2l9xt9HhBCDJwi",
+	"Quck82iW87nFTToIdWeXIrw4TGUR/1ZkK1cFFqywBfFKAI6OmM0EVqylby/ePfnrDj3mDb50yDS9RQIC",
+	"9AYAxCYWUEjUZM48rRoWzk258jU0cx5U0tTKIpe6QhrwgOGqQcCKwavUBpp96RSx5M3q3PJutYuGTXyl",
+	"O9LC3UBOe2nh+5FQVMr3FUmqr0N1Xwp0qf3BQkoP96/Pp9RPMIh6jEWHOwIAoGGjIsVNsZYY20zoikHl",
+	"aFtYYEOgQQ7kIKOA9XbF1vqddsPGQTdzewKz+gEX4Y79/rv0X4N5HOK+Rh/1m63R7u/us/uDkziRQO/5",
+	"GW2PVi/6Isu0b6nbwPZ7oNmE5xw4MYGzj/rTFgVOApsBlvDH28V6h83Rdajgdg8v3nkqB+wHKm4uofdv",
+	"yc3kzxknzHVEhZaaTYuyRJjdyToApyUQkpJRYszmWPFAFyUyT0zWxCMKZsiAPaHVMROZCD/vgvE4OBip",
+	"sY0gsrmNHnWnrnhwhu/JE49GsN0EcHAQsKrfRMemmwJbuvuAtkqMnVrbb1ssBv0c4oVX08WmfHkaGO+H",
+	"RuqeY7kkr9iyAGQ09Ip8IlInDTaFuDKeCPqph0ZlzRaFqHae9R6fPkS8VVVMqJy26W6EDsXQsWdAfxhg",
+	"pSUoJYlQuEEXm4sZODUzqaReDJhbGiRcd/wJXTLFuSH2vSg1UTqenZ5admNcS6ypoj6CwBK0JlD05N7j",
+	"0z8n1uWDW8b+lnFxq8bh5SlkOt0TKWD5fke8sitS6XfIf2IUpVvAf/NTPlW2Pb0Tj8Q1Wu/wRFAstB1y",
+	"i5rAq0UIMIFF23fkknTHKd/5rnMKUUAgIih9gpXYmg1oJiffU8f4XScod1xoW/L+JyTy9rzhBTQr3xx2",
+	"0zPz6eiOu3SgNiAPdnhOBHrwzezp8pjcKe2WEHjg79hPctlGandWW8UGFsCBvNAtjRi+J5cta4ceymTF",
+	"eu0NPBYRRQsLfEJtFX2i/gOjBDu9sH817MdN7XDBrJHa0eRsCi6eZbTkYGq2CDDzoxFSw01RZttjNz24",
+	"DBwrMBTMvfF7e49PH/UhH2NbeUIiqbaV3hWsHm7xzLpujtdMUYR7wH4E6yaIeWPAOwQHoBbR6JU45/DD",
+	"A/kr9mfsla99j/2td+cohpDRX9hDjOFNunO02HQGXwkrRH1nLusVZdxL2/9mk3264L3IMivjtjqbVujG",
+	"5tg+theKl73MqkDAaCEaZlubqBnGkgVu2mx2fxD6hJDr5WWJvRFL8mY2JChwOYUDaosgI7rDGvNxrkbf",
+	"TKs/YG867LvU/ETwsaGYAZPP1ngOHY0alqfh+LG8i6TmRqVbS31Xh2n4uzYHtxSoBS6C1A2PudZiVufA",
+	"Fh5suX5XcdomRIaXlDuab37nBuv92Z8OV2vT0NzHRrxXG/CNwk2LVc8tFiHi/xl1z3pB7TiRoiGqtDOV",
+	"zs76LcYi2j10SiC33mIvgjzdYjRK1RGS2pmi28uu3Fr/87u3N7/ZmN9szPsrLWQE4bOHTbl/BeEGhJMv",
+	"HNxqOqIBFsoPI7SILKdLhOCR3KdXp2E+dpcSuiN5hwp/Z2EOYPh8C0q1lQx2bdpDrWewXXemzxxzE9UG",
+	"6gQVXVFulAfuSewE8WTrMmB2aCICAvnGwcEarR1HZ1JX9lnE517SE7FZLzxVMHxSzRsWBb3NnrwBewIF",
+	"udo+3T9UljAMuxhBgst4cVrkN0K3pbWgrm891iKfpf2PLWps1OZ7CXVwLSMSO1u9QyOApl+vhBwYZaDc",
+	"b7lGQEiHQdY34giWgxYJRASSfsHuER8qz0vuQevoJ42QPGitkT1EXZ6eqL6zwvEO7YhNerMvXNG4l8Ck",
+	"Ssb/fMH5dVgI70kOHGohfFJhQ1Mit/p4UT0DASPT8Z2IabEUOjYYE1sxTHTqApixVw6XzZ1oW14FV0O/",
+	"OdNVsYKUn032B6hXbfB/Dl9KMeNAVQuxhj8byUnVzgnThRdCtv6JEH11VZQol5aQ4cdaL3eBdTt0xdeb",
+	"iiKQwJ/dzooqJdZFXUKjeJdXtino96u1wEnuqLHYVcPwn2C+NSf1TSJ93lqFnVJpLlR1EqJV7FUZDabO",
+	"Azwx0c1xTTTrTdYs9Zi4aYJH3vwqjYfKQgZ0JMUx52qkatd0iKZDLnUFNh8Ax6eMiqJQYEW08ViEZUxU",
+	"slswOo31kg5pZcXnhDzQUiEdrcaXbo2GQrNoTR3ml9QAXtIVt/XoNv8Z8dpoHQ+q0Q5v/ASJcH/h2Glj",
+	"C9njB8dtS1gWWG4s5Fe0rSljT11/Dg/EoWAgbtlIjdS7BvxMQMrqHmEhoFkPsWUpzAoeRI2M99ELH2j2",
+	"tx/fJbbdC0MJ5Ug1gZTpJtL4GPaUmt1ILSfG+6HUOwJkwpMHDPDmU9q8MAwADEw8yt6y1tVI4TTCWaAI",
+	"iiKxnkfQhV2bcDwM61Nl1fZqcklHiqLLiYMQIpvCfpys5LOKKPkyqVc5R3QIAkhCDnz0jt4r+JcHlk6H",
+	"mG4bqQBBLf3XyGKXjI7O2cMAifac/eMn80+AKcJ//kp8+yWFk2BGGXz/i83No3FbScVWC64FS1c5V8be",
+	"Q+Af57XpGhwxgnezhscCaeZzwXWF+KZcXxu/bKQwzD81z5RV8Jp0Uss8g048+gKoDywEs9u/U7MTdFUK",
+	"vmROErcJZjgZoUS5q1hw8AoM/kW+XBs2XnhK4S96SIoJAhuwrQj2E2za9F+/wl7jiIAGpS6Doy9c9c4r",
+	"EU51l50WzfKWu8D+t9DbhgJApjIeLVmLCthigbkIMpZqt3l25ndqQ2/I6YbpYHyCPLceDp0/cOuoJSVf",
+	"U92mhVwMHzBSRliKzIJhVkU9XRg77IKVAihjiSlaVzLP6SBTnfkUaGhyiO+Vumo71DiPjVMd7frH7Qh7",
+	"GxuSyto/ZUN+FdsL12z3/kr2QDDYtnXMN25aIDZ1QDljnzJogfVqg6ba/qXvxvI8RLL95jcPpgV27pzD",
+	"PJ5wtV9k21IEV64eAMwQSw65fRt+X1QLgo12/Sk8z4tbkZ2TJYOlLWByQCxppBpxcAjtT5FJa4y3IDZv",
+	"EvDXVSUHMJ1CWTnZpwgQPhlQes2b8AG9qhipUtxISnmbX4MwPUypLpHXD6aLXf2g+FVxXKxQeKLkjHpj",
+	"flzIHE64+TvKWalHykvXGdnhDcfXrmucgeg9Pv1zv036YuQy/Hpvze1fwLDCN99TkPwQ4WCD5fclJL6S",
+	"JLnPn0U7ckXb6VDT58Rs/BPc7ofHxtvEUbuzLVTmE/GeLBCg9yhrWai+OfL7GVo4Yu1xxB9oPL4jxTV0",
+	"9InyGMA5xY0ZNeul5l0n8K9jvNvBpD6DSwKAUPNv9MUUS+Ff5ynLpRLAZpbKjP4JQzEDTjNecfrx3Dz0",
+	"3/SQfzPzF/bvkfr38fEx/J/5Y4rJgZT9m3GWPllwy64T4JBCFaetzecsRboiIyiMQAQBSkSm81JoPURs",
+	"oqooRdZn+JZScF0oqeZbXwTJPZZe2ovxFfgEy4Szx/30h/DuJlb2Hk/ZhJZPWY93oqHbmVqiyF0vUCxF",
+	"UkO7jnb/MGI5EL7KeVrZp3t1Na6KMemo3XN55257V3xvbgpeiupjIqZGe5Las68DgFp4gdqAp/3b1ZvX",
+	"DOGyhwRTa5TWDIlDCJduIayjv+AZxgpERg/PCgUfwlwUPAyCIuE5G8tsdHTORkcIC1zXMkNUYGTugfHj",
+	"BUYbj47MMR4dwURGR7+mQ8YRMN28B2gC6UDYuBn+E+I44pea55pIV5CThSSAFRSyYlNeltK4U1gSbY4g",
+	"hdHcRdmAPePThT2NIwVndFHkJHsctj7M24LEskIxbmGezR3opNEC0ixAfmEROC5gD5eavtVIucBO+D36",
+	"FIS3ALaiZNO80BQtt5Iezf8ljAVG3EvPoULjmOfyRqR9W7SHoY6Revgd02JawJDAfvG7GOhPSKxdgSxw",
+	"jqiRbxcxWSt4k3AR5RC0ANxqiFSmCUofIGxMPYMrFLBOF4XZbhrpGPBuLyzg20IABsR4DoIqFzwIn7GL",
+	"wMb0kss80g54SBUdZFvqRXGrR4oqMe1FaNnNCmOlDkh+41LYSVLkzYlcP2n4ZgiQjzjOxoNfrQSHwlXE",
+	"dLZPyaWuLKr21OshOAawtA2b14Luu3LWMByILQaF5aiIbUtnX49Uj3fIHjw8OGvdB1K5Bh+GZ8DYZLrw",
+	"p8mRXoxUA285HNMDTIYM2RYmjIiCwSGVw4dAw53IMlJJ3LTIfjAukW+WOh3oX8SMkMLmaF1GXIdh8Bba",
+	"uyOFEpMRkW2Z9vEMloLTMElWBn34NGcMxSJD4gqO6Ux+EHoA2eOpyFPIvdOet8l6N+miZGBkA4bBheM4",
+	"tmEbs8dxKrSDGx5LkLamwm2u1iOFX9pW7YaA5vayQNpjVPgPf2A9i5kSfsaESeXDoIkLMaDEsiFo5/qM",
+	"FPo+Mra/+nRiyyXPUZAinrqzWwfsSV5o55cVSqE7SVEq7aXk0J3ikXKvF8i8uKZDOmAXtImwbgkKG3gl",
+	"jomOnq2a9ZW9x2eU+U8vRVWujy+MpE6HI5W+fPPm7Y9vLv9rfPHDs9fvxm+fXY5fvXj9/t2zNGF/PEWI",
+	"FzDO+1RxDQ78TM5rEKRFJnLWaz7l1Zunz17iLsOtOFLmkKN8gH1KmkNWCdI1GhFszt8NlBJoL5qsraor",
+	"I3LS21Ia/zbtk5hHUWV+rYQCRThSwig8HBkiZGiPnsK1xbZpaWfvEQ0oEAYdm3vT/tC56MitJmD81bER",
+	"hsVshiYvWku4XWlDXgr/mY0sNPpTAkccaUup8b/OUxJa2OTF2fv3L57aED7uRpmhvRtq9Qvj/cPhcrbV",
+	"S66rYzDcA6x91rs1p40rBn+5QtB80j8adTjJ/NIOWfft6SRBSC8+h29l7W/k9USwb4sGCPsqGml4Fs2G",
+	"tfaPjjUxyARzvGglzMYAGYWrNQzMuGgVkfcACmCkZmenj9nrgj1BR932gVQiz3U4/ZHC+UNSEmqH3NSl",
+	"moOkssKiuaghxlJrnshMNMriLIB/t+FEbvr60vEHBpZhYCqUYirkDdQlgVGz8c06yVmiGXThkz88Pe1I",
+	"z99BLGbBK1yoT4rBbDiv8Qg2aQFi93fIRGAYs4ZdHJvDEOA3j5sYETIpbkQbd1hrDCfyxNG2sAnHWatT",
+	"roUIoLaMWAoeCl1z+IFhVZ7w6UIcm/1eFnk3QZMqjqfmynTQhvjuJ/Br0p7yuAgOiDnsDZfqgbbHESYx",
+	"9JyptjhsCVoZuEGy32QE6/HZHm96VxSvuLLcpPrTc33CWOdO2Pog0GYM6GPiYFY270VS0pTn+0TXE1bk",
+	"2R7lWsZEztI+EqI2e5/fubCPsxnCQTTT/E3fCrhNoDwcvJyRMlt3wNIVeG1UU8Ar9hCtcTCxQHkDC/PD",
+	"01PWo2/Izk77Q9ucveIEyyGCMomIjGyf+q9X9gt8zUiZPhx0UBmW89F/61kxh+ASbtu7T5PFxx8zXBDu",
+	"bo1WX9aUtUVb1zjFCrzb5araKAW6XUCzSV2t6sqcnUJNRZjqipx72/pa1NVImVOJxcREHQYdHyIXGl16",
+	"8/IxhsNWcnodBLvPWWockOcv3/w4/v79i5dPn12m7mj2vftalFiBhdRqOglue/vy4vVrc5txJ6DUyjgt",
+	"jjMxvPTq/atXF5cv/re52loGOBikm7XRAOPdu4gvTCUlWnGqMqN4XUTeG7P2EicTmA+5q4G1wp0Webqo",
+	"1bWPBBlfBxT0mt0aTYx+jfEcn/A8pwBRWSuWF2puaaV9RO6BpjEYCWs+We/h2amLr9XKfI6RCtxAV/fW",
+	"t8b4d6ePWbUoi3qOlVYpfYmUZhKUodNLoDd4xmWO9oLx3qi+b6Ss1f3d6RlL6xWK8nGt+A2XQMOY2pl9",
+	"tC/cD53HKRWttPi6rc5km+OI7rLb8PFTIFxiHUnW5Udu6IfLWj2FgwoBgDtKlQZvuKccaTSC7SnS+Bzc",
+	"Q7XuvRh+Zq9DcwZsGJTde9h4EDf1C9gl69/RZROq8eJ1JosAHLgXcitzplfAgwhGlqtcqAqI6VgaQ/MA",
+	"y2iMMSyoFaWOPIZ14nh6X719lLAfL/6esFePLxL25ocfEvb85cWThF2Y//fm7fsr0Bk/iskrqh2DuxFc",
+	"tEIwY8cfP5O5AFFFAQFb+bnipdk25s+UcPlQCaWtQqIbMNDPNVtI8BgBtwFCMvROFw54+B2EZOB5OS/b",
+	"hWogBupVXvCMgZRivbPv2KvvSbCybXLVvOkRSSpdsKwANeU/TWWpf61IMX+aK6nNkCV0VGHcLBPTAhur",
+	"qsR8LAg6dGmDSNYv+Qe5rJdh0O/d5cXrqyeXL96+e/Hm9fjVxf8aXz178ub10yuIITY1R/sEh4yPlF6a",
+	"jW2OQSk0pDbNWLFpCpRFVbBFUZfaJVImQAcMPOzEbW2uy3DL2a4LzGHCisOOoe8EG4Yut8zYdv/g5y1U",
+	"vk4sesaCOlShu5j1Vjlfgz4GaF1RCjXFHlLqITGvAHPj/eVLDKgVK6EgemvdAHNJYrQeJqy4S7Dz+GA8",
+	"0IBYwqu6FGEL8USMVDQDSPuYO3DQnKU5V/MaXBlYLT69Ng4J3e82R0C5CQfze7xOn5vBvFkJdfHiGLi/",
+	"KiikT09geWN5olPj66wKqcKSbszwyeijwyEslBipzj30/vJlOgRbsskK2m0CtNsbIwUGh4U3ubX1UhvK",
+	"NzgpvVUxvRaVXi2k+mAD1Zq9v2LP1DyXmqLLCZvNlisxd4cJUhPluvn5+jYQ6V6h3YOQ3g/s51VhXM3g",
+	"i6VCpQP2ogI008zmFICkQplp8cw9BvLnL+WklH8vPrBpLleaPRUTyRXTC/MPmEQ4LdiRABitK3Y6ePyd",
+	"sXNbhz8cKb0oygoSstycY11PF2bDjY7mhbnolpcZq4Ri6GuMjsyl4ABYVC5qdlDElGtebb9bHOwKbb2H",
+	"LFVFNZZGzyyFghbvLTbl3ibgln0XpT8ehemPIeuwG9vsNK9BL8xB2WqoLeu8kkYdnZjlPs54xfe3lN6F",
+	"J/CerLXGGLbba15kfIKt9vDRZxt8VErSaWSC/WJ1xj7qHbaea1jy+tmoWb2hZ1u0q3GZrXbClXr43b1M",
+	"2tlWqEohNLOPiVaUaKF9fca1P7y0BmTLbjOvV/L4Wqx3Na96pvWd1D0RfmK2AdZIkvpaWPB9WTbIgTxu",
+	"BXnRx7ZLzowg7iA3D7S9qQQXYi4asEti/nL984DMb+Q6mXIpvkaMqWseC5BKQE8hngHXRIsRIpEl+K4U",
+	"0DLGyFmdtrMFXazkf5ll/dJdsBe5LhCavAxWoJNON16DKMXidiIApSRflmQXl++QoKvdoV9l26sdfHhQ",
+	"7cHcix3X0vA345mzOs8R3CUBwXxuK6Qwh7DgekGpBI8TVIqqlOLG6AJeGZsSi230orht2//9Afve2Rqg",
+	"FMxAWnpn465ZLSqsPuPTSgd9jTbdAjA3UnX3rFoYPRISYxISKYLwVJ4NXunKGJxxG2qzAbfHLUKGUXgh",
+	"3KBUlZjj6U5tAy4slSUdpCIGC9WYgJsVVm+6jl4OSzMrSoSAbIzcLkvC/CqpOs+NAwDLvk2ygqdJDcK9",
+	"x6ePAv/UuG0IzRgiOoJgxKFokc8SO42//fgOarjdntqUb7jv8IjeUSQPH97SR/rlej3jIezGGLwW61B3",
+	"xafvt4+m6rmEad+0y7Km3bGzZRMVeSjkzllK+gqIO6GarnJViuaEQaQ7gstx/EI2JwGnXGp2LSgLBKw/",
+	"0FIEIpBnHpgMwQXNGxtmxnD3maT7dhg9YXwOxXjAhwYr0MC0CZT7DjibxwN2AZcFo8Ejv3mwca2Dg71P",
+	"Q6lbcBjRbz7niWu0c5/v0UVqdbbNLiL5lxEWbudRRc3+W24PAxvVwba9Zs3mzSPR1pvatV0+tzG4SwY7",
+	"dfV7aEXdufsO8zpwhR0wmhPSdbU44apQ5rl71dKYi9fLotawtdBaooJFLZSrlk75Sl6Ltav0JCvRvE+o",
+	"inaJs9F6qcXJNsZmIHP0gpdUe5rn7kXQxhVyRiUQtjjO5Q3ZuprPICAvlhNEg56Uxa1nCygm0Ea6Wmkw",
+	"l4nJUxUMTh1AUfKKW5Y67BrL10woPgGfVM7VsVQJHmbHXmeuy6W6ZqXIxHKFR/GdN1M1W9WTXE6psEdk",
+	"8MqpuVpVkud6wF74tM13p6dhJtqs+/harMeqqMY+KEPAkmbo0YeJo9pFGA1qP+OqUHd9yPEVO2M74Tzg",
+	"rH/3GQexX3ipuZTQM9yxnKy3/QMh2PTHCAQxrUtZrY/O//FTFANqjjCUEHW1CG0wc6hKYQ7mMSKRdmdW",
+	"n1mQe7B1CyWOK7kUuKGBJdXB4VNbgoM/FbzMJSCRqWtX1wZt5tV6JRzA8u2igBwS1mZTGL+BiLoWlQdS",
+	"tdipfTYXDvppA4Cfq5At3l5qfbVjC98K8+hhc5RFaEz7kKszTzDnXuoKCGRBLS5EvrKTNiPPC4L319pS",
+	"XgZqGtLOWxET+5uqHG5qwu3396HadWhWBAEM3AOA7OY4CgDAPlqZwEs3r1hyxeciTD3ZLpSkAYPfBY3d",
+	"D3zwyMYwI4NxSc1+qUXtAfnN9OelUa+I90MU/ClbCq5sqwl1DnDNFlxlucgwV+ryx/BoAjaRNwK6TqCR",
+	"kGdZCUlcroxBg01isGvg69uMEsSvV6Jkf3Tp3yHTRaEgOkBAui7r2JZYaTOszSF74TbnHXnNwWvuCyQg",
+	"HsJurxmW3nwt2glm02tsxvptQiTdZ7k1yug2QdmtJAIDZE/qf7p6o4A6hhMn1LceFErLrO+rLNFl0WJa",
+	"ikqjt7I0lpqRNNjGGT3JcXFWC7FEJm87Aotma1OvAaq3/iWHhOWEa0GtiRQMz6Am7kZi+6H+JR/b69oz",
+	"plD5HCzS/eBeNtfdmJM0i67gv/17FPXfdrbf0g0XK/lM1cu7RsF0UzoIAjOwl79KAMxoJ9kzGf66DQQT",
+	"sJ158BDW43SSGJoTrKgrLTNhnau+x8RpD7JD9zw+QSrsOUpHKjApECLIvXGM3881/dtdhu1BntE2mNKJ",
+	"vUan0IawlBoe7SsqHp+dxSPRTKhpuQYjEbB+dMV6F8+ujn948sqhZ8bJO3ATjTllT+8Q8Bg1lqQFUX5g",
+	"XjOO32TdkGnA/Zb4GqHAXqJbcJLol1J3fVVgkclCsEWhKz1SxYylBMQ0zooll0qnA3aJOpoyH4H5mBh3",
+	"eTWGLn5iDfAZiQF7DUVdRoDVSv5SI0YkGlQjtcEAjvgIWY2nEpIDLBZytMYPNDTBU+PUGDutINq64qUm",
+	"R7oUUIw0Uq5q0QssmG3CVkVZJSybGKGTEBGPT5VonS+LTCS2s3hs67ape9/KjrG5fWg2hA1duRexnnkc",
+	"FqTRpobnQjxe63wqzAC0zsuiqNw//BAIejJh/9//9X/3E8Zh3EbPYPEAZxpqj5DzFayTG1HyHD9mSJ9l",
+	"FBpG/tvUBEFHur10d5RM9IJ7TZ4ECnEnjpwXVgE+JuuFYVHckl+YmOnr4lmahjurXW+0mHRe9O4w7jCo",
+	"7IR5pGPIobJfblaU2O8mVGXuESVrWA5IUxPUNP/t6s3rkcLNE3xwUjexAwtIH1iLBwe0mFRcqsDK44q9",
+	"uairBWJ+g9oA+1B6phdEQ9hkDUVrMwhDiiwU8lC4KKvdVuBbt6pfxECyr9tlKL0L9PEnmEef08rx4zlo",
+	"2+4L9BrtUzAL/OaKkFwvwgsx6QH5QzAaWKBxIW7i+qupHjvE+6CAn1RGYxuDBsfIKoAAQ0jXbco+hAq/",
+	"XRT2WKHn4we5BRY21jF7gcLGMvgzQMJ+45Roos7uls975AyDD7XNvU7YpvZsB5bdsldO79ca+L1gyu6z",
+	"Lw5smHV3b0eVvRTYEBIOIkGok6nQwdZJMNMGPSG1ov+mKuFpwF6HJrGsQFnaEGtVDEbqjeUPIco6+Ave",
+	"OiQtT36Vhm4nNwhoMYWmXJLakKGLvU+rQh7okWrxRNEEcKZLBPL6MZIYPatgo7L3sCbQxcSvhXb4uRXV",
+	"3PGqEstVBaEZY5RoAPQC5eJIvpGkvLAV1jU2e4TvgYYSd7C1pZeqtkDUfjlv436RafeXLw6YNgiR3Lun",
+	"8RsneDvQNZGVPpnwnKup2KvmgO7BPD1wGW5TjOEd00LpeokH0bVG1w6R5BZhpCFAs59nsJnYe6AZzaWF",
+	"XHvFtW7h7a4KfF5bVs0/bwiRuzgDaIMjjTtkFmXgugwBWX1Py36oxvleAjXOm+C1xLx/1xFiN+ZdB99+",
+	"hd+6VfHO7W87ZUzQRnsiOIcT/HTBGbSRwD3SPQ5milpGt5qkkF0txRQ8LieI0SFq9aef0tPvKafSNjmp",
+	"sWqhI6Vilw6APqK8ilD1EsSevjG//5If/bQJw7XXOCSx/mMdRNdI8K97p3bsUj+XuUBo6jvO7oQvPCS/",
+	"Ey/GV5niiacQHMXM7fc9ej7ix7AeZxX0pJo14hXvb++dGKmROkbD2+3XlKVTfUOI1hZ+5txDP7kXuhIc",
+	"+B3AMjFWPpNAW2PMWmhZh2pk9uTq7yPFYJiDKFNkdB2UvcDIIcRPsT7qRAEvoff47Kw/aB2u/iVPzxln",
+	"N1LckpQTH6RGGglYDakAZGAudSVKkbGr//mS2adsDqbHzUAb6ZBNlzsWayGkhAd57HxrH/NNLJ41Mryi",
+	"vQwzjvo3EAjZJcFZaw4cTQb3lRKmC/OaME9llnbBb6g7Rs4XQFpNrkZkEoN1ZLZaUSJKfsMv4kFSXk2F",
+	"eRFGY13u6zyOvTXSZeYD1wFQLjVbw2WPTx/Tx3S4t2HUi4E75zajeSfUxKfW3xrS7mvw5kKrCzalT4u8",
+	"XhKma2ncMbyQZy4ibV7jXkEL8UA7lF+3dvG6nWPxUGMxpbZOc+Z8SnqkeU0AIW6emsBACHB3yXpwQMyO",
+	"BAGfUs6SUk2hDu6HbQ8OlooxDw+KCcBw06uiGtcaMAiQPmFLMpHtziV2pr2stL8r3J9Amdxr2iscyE4G",
+	"30h+fzXUcF9ZWixa5Q5d2zR8T/6VTcZ7Jxga3xHJ9XNwBgErHZPLDpk/FzphcrkqgMUBpY/KHFs4ia4B",
+	"e26kLBYgpf4d5hw6zQaHkso57Ng3CecUvY3Q4IBeJKKZ684kRMd2nzzC5p7+KlIJ95sZ2GeL7pEaiNd+",
+	"mys2ZKsCdqjRYIhbDUku2Cat0YHujXB6/7Lzd5Io2G+bHOYn2zV/OomANZuC8IQMpv3CcXAtYU3RNrRj",
+	"DEwo844EpBi6LWUmynOw0tALcdPCzAL0CUHpVMi2YAUsWuGxrAxH4waCL4OOdpZLsIQ9Kk+QBRmpq6vL",
+	"58fzmpeZyKBKyq2/DRdDExC0JCgM2K3dePodwLlUbJUG+WNkhiJ7sCUJQJZ4YJmDXO2yKLETwVmTDn1t",
+	"pLbYfm5KAZR8R42D3TFPaEfcpUCgXUiv2s1HCZd9Y5nrROkNzsL9ipOsuFXGzNkpTzhbleJYy7kSmes1",
+	"suCIW4SLPYcYy3hy9Xe8wZwbsK/gSAOcHjzUdds1GhCpO9GSsQPbihE0jwJowFbRwN1IEMVxU0KgF92Q",
+	"Bv22QhJVjM1D2ovPA938lBb1fZl/iVNpX7dbVeN18Pm+Hc4u3R4sElZq3+sBNW7JzsNZBGHZXUoezytg",
+	"O7epeO5bg0FDP9AjtSqlWaNjaGSHO3tFyVaLtZZTIGgyPwUMN/02G2Cr4h4pq6XN8bSeWFoVFc9Tdrqp",
+	"rTHCYsNEQYysLTQESN1hbMiXjW9R9gcr+ATDVZ5JZoueTz5C0V+arfAVg/hbeWXmsW+SweyFb6JqE/mC",
+	"Z9TTefsfYESgJj+c5rbx/K5Ey3sbQ/bmQ+/9u+fHf0pYvbIEGq++Z39hD08f/+m7/25Mgsm6ErqP/dCx",
+	"iCP7A2hOgChBVgP2GgFbRkpqHxFai+rcWD2Q05BEkZXiZE/o9xQJR/DHsbSdJjbO07jJEmWmg5G6wPc7",
+	"FGfxYQXFTwhWdfYYMYpZL6U/jHmV9qmjuYoAq6cLMb0WGQO+HHCowLXiyIg2UhgIA6JIjfCLuVRRQ/Hj",
+	"s7P+ELpJpJqzBV+tAHWvcrP3c3IdzYGOoSTUREwL42mmLuWUslpVMg+gkxHvAFcBWpZpdsg4COoAdZjR",
+	"OuJGFrWP3QF9HYp9mOBScAVA1EY9EKBmXAP88NFww7LbNOxGCiBizS5BAH/mUbG9xgLn0H5XTYXJ6aos",
+	"pkKbZUvbqbx46eQ37uO7w3GN3/O8KJdfOuiOb4ZJ7zJGXVgST8FvLNL+pcFl22BlUSoO7rPqDE68F9sH",
+	"Bv1PGlLzzhTMiyXCZvOGSOa6aU0rcRv4jRtYCSHNCjAJngVpTG+6KisxQ/FBoWDfltlcDitMZZRpha7t",
+	"kUrtqMYEvbjgms3L4hb6uwslEpaSXQw+rFFVwU9RAtxZ3mNjXnhuGpyGWQIsazA2PnK+0jAcw7Y2cvp2",
+	"sXZQcBuyPGFyxrhaJyTUaSAuw14Wt9TaCllyrtmSq7WtWeZhKHLIJjlX16DUMGGqr+VqRfQQUW4fI6E+",
+	"+uhMKGg6t3pfqqoYElxPnQMBbbGUFfyJGCJKADCyrZbBt8VO+ry4hfJmLRIkCCxrIACeLnjJp9CSidWB",
+	"cFBzUVUW8SiTc0xXQdE1FHCkY/OlqnEKzDyzsgiYG2+LOicicosaCU8gcCacZS5vbLGSaNYjmg1iNxpi",
+	"5VNoaqQ4ceDiKj/QlrOA03obQwLxNVO8Z4yM5grpzNMEKi9WWKhtLtb1bCY/mOvHZ2ZK40cpdHoi8zVS",
+	"cEM7GvSHAfHHBU0BlrVCDlJcOc8y3lKEgRSMgaKP6DiLcqTQ7MhCyy0szAS0GisFCOjPmS1UdkG0qmgR",
+	"bJoDSdAzTQOga2Ee+OUqfi3aPovPMiKQFTDBQVG0/Kdgv9RFxaFExoLmWCwfADpK2EP2w/ch625oEYVY",
+	"VfCgsfgwFSJzEFUuqMdz89VgoDCZgGkDCuDxJNGkXCUSSYTECYOgQALe1/elGZQ/ddy7rWULtOwHWFEf",
+	"r2yfy1zgC+xrDypfOLuXFBx9AWNMObgmqKeplW7RUd8srU+2tIKTcfgRptPbegL792iuoRXkjaBPtNrI",
+	"dbwzo+0tL7WIggJNxG1UXMgNjuSg36GH6QKM5i9LUXEMjrp+HuIPNHoCz1bIJjhgAOFjy+SQzeCcqji9",
+	"NjnfsCZt1bIv3nRQDfYKK/j6w7DbCp9CJv5IMYJ9QGCu0FADyw2sO6MmAsNNVk575eshjBQSGefh8mkb",
+	"mMVhWnivXhhjGaIGMWoCXY3+0IE9LvkakSUtC4AZ6kTMpVKkojjeZCmLyDa0HwCJWj0RIvR8gIdoGfqv",
+	"qDJnUiD+g2WCibBJfkTCb4HELSXgZDTNNyJo4stCzVmaGGU1TBNzUrEkNP13ag7ocslxrrXKxFRmIusH",
+	"NDsIlpba4Q/8K4fYTgJ6Hg2aqmiNAaULrse4TVOrrBGovawFmaCA+R8YYmisWpPrIVjx+N9nqQ1eFGrA",
+	"Lq1dq1e5tFGgy+dP2OOHfzoFISTVfBgRR3ngeQcs4iE1HEIAEB2pGipOSbsQY1ub+n6LYuBLx0DotfsH",
+	"QT5jL8zV3+ntuwEA4LIvGd/+Fpjwe/KAyEQx7U7CASs82sJXt3xupvn+BSYwZkWJwkqqSpQzaKPtpfDI",
+	"YiUUX8mBWXOS3Cc3D+OfgfNLlMKDHRK+R1VK41PVzumbCF4CeC9gVrdA2VLnLZ8LcvpwBgwJJdA2N343",
+	"NsCwXjATIrJN6zLXA0oFvuZL8Rdy9/hSkMcHnjPCBxPAI0gw5yrZRcCgdaGFIgo+49fFkJClwOIAgPmB",
+	"7BvpRMJyRUMXG+1w5B6FCJYM1PtcFdgf3VpKR3N8L3cn6Y03erKolnl8PPYi7w+W8q/vXr2Ej/C5oWZf",
+	"mKUlDNGLty+cjdFsMdNrXYnl0U/J0YdjrtbH2KqEIjHc7Cdca1Hpk3+Zw/HrPlsfO6LCcBm64ivIsYB5",
+	"E24q83kujU9HGxHqctfGClkIUSVMTguVsLyYFxpjGWvQZQATnXmYUtoNE6m42bwFAV+ZV94W5bXHXjDr",
+	"o4QFhh16mGkEcZ0uBBb5U8Kfr9tPUUfVh74wy7WZm41X67nlCY07VVKNy3Jcy+NJrbJcDH7WqesmW/Fq",
+	"4ZvJSFjF2ixsLVvyDy+FmleLo/OHp6cAOGCmfnR+9H/+4+L4f/Pjf54e/3kwPv7pv/0fR5ttbwemf/kN",
+	"xwluPxbJkVzyuThZqXl8Ieawjs6P8AO2DMjeqm/m/+3DruOX4Dmdav0RxzSoX/1PLkXtEABPNw4d47Qn",
+	"m2ffHXSx5DI/hi6WPRpMCcEYm162Aor2SBBhPBPqHbJ+TFfW3mX6zLzhHYznXtpMN6coNUJXdbR2AiO7",
+	"jMm63J6ua/jLJx6xw0wyu4CH9HGGs/4quzjDCQT7PdzeezF3Bc8xjjG1XUmF9MD0V2untIWde2l1jEbR",
+	"wz+yhfhA0Xy0jv5Hij6xY3q0D0bcyci6KcVUQNAeEbQx2O/vuHr17i1UMQvV5MW1CZSRovHSowCbM7TM",
+	"Qgr6XgprRamjhKU519UYf7P3A7M++Xkez3uk+Jxb4i2HJv8KLzt+8TR6TaGm2HNJ+DIpHR9LHJRgIgO/",
+	"xQcxrRHkawYG4kiZq7EdMjdfrEKdDKxpN6LEpJLIqU6bLsFC0QKqHZTtxncNuQh9X3Kl+dRBrI6Uezd8",
+	"pFXt8Opo+ucsnZXFErIyhfn/up78LKawckYBmf81tqL5X7t8Yw4/0xMg+zZStOxmw1E+Dv4TclUYH0l5",
+	"VfHpAvyRlHJJKRhlaEeQ1IAu3ASSAwmrS/lrSo7BSKW6Kkoz6JOTlL2/fMF6pdBFfiN8cUoAxYzXntAl",
+	"aX8QDokags2icTglrlTDfJoHftHxazSaZ4cuimAMMvft++eUCdDXUNABBXsIJx+ueQK/mQ1XKPv54NsM",
+	"2FNh+x5loc6bW4u6mt0cjBUJLtlc3ghFDE0Wfj+QAMZEI+jRFZcldjPrhEJIDsm2VoheRIWIZ6enjuUO",
+	"IZA5Bg8tVwPrnZ0+pOwcbGizpiOFHH1b8VJYD7pxfS9yZ4un0wJ3lCRxz78njKHg/d0a7qLro/qTP8Nu",
+	"qwz/hPuacn3wtUU2bHxuUI+fs2Bmr6m8i62vr6dB9Z7Z74I16zQLWmzhk3+RQN6v6zR6Dza1Wx2rq2Jl",
+	"c3JGCqABQbwWPaT0tPQbpfiZgtLAOXQjypEqheuXtzEU8xKKhDi9SiISo722y7OzkzSWDvu0kjb33rdG",
+	"0l2NpPvtvUN9HPflomrc1p17QqAz+3QJUuKeQDvCb22NOgr2O19BB1YlggCjQs5tfSkvoUCmNVziZnFl",
+	"cXHuXlE4HJ1dsvWBB/P5HXSybvv6d7xrje49dob2XvEHd7H1vRC/sQFnooVohBoYnsosfIInFAc3KmM9",
+	"IDmCtfgLybeUranazDaOGo+5b8mOHWF3rcZ4QP5iDJ8UjXRZiSWbmnNA8J2pv66Dp/x5Xtw+8ytyPxGQ",
+	"xiJT/IP1eJ5bu173P2c4ZOc4ypryxwS2Zb2LYBOQLS8Du39INRoyrPc+3TpwenA0+qVUclkvj84fupED",
+	"ALUo9xn6neCDuS3ihNrOcVi0VGN6lI4NW2pwVbiqukZG943hjvavmvEK+ec+5tPacU3ErIBiw/2HhLd8",
+	"1Jh2nI8XeK4va/UaTuvd9kRFh/6gqJ1bRlJVp7v1wPc8cy7b1xfmg5MuQgHpFJT/cRslT0dsSTTjFlCp",
+	"Yt42jBUPWdy2sIOudlKHfsCQw7UQq0h2yYoJI6R8iaWZjtQOfRHcgQF7WvIZQiv78BYqOsiMFtWCTeyY",
+	"BBWc+xFKf6iCKnMkdEtdxY1Qc2m2kpxeA0Z0veqg/atcNTu0w6iiYrdcWgKjNbk8wAa04CvYlylEZVKW",
+	"iZVQmbYUnLic6E1jJMcGOzDa7hN10wLKRUU2F9AzCusEK+7GAN45NmNSVLOBZ6aFaFTz4mOwiYc+dyZm",
+	"UkmsF+bUU46RFihcjeqHvS1Mf+vBNn0qKmMOQ0ARy10HGf6UDptAn26KCGNr5mjBb/2LztD9I/pw/zUR",
+	"85ZmaUPPt7i3oncQejWxVVOIyfwAJeKyMktB5Lbwtw7GyGBIjxI2EVNe68gE0xVfh4hkFAGMkA3bu6Ei",
+	"iXdXZbzhO+4Vhiwayc4gjzvHIf2O2RF4gj/FKTn7snU/cTk+dwTKEJsXs4r16LxMi0xAAiCVChoEplKo",
+	"akzX2oLYb2hqlj4SzjFvKMMuXdjhbe3kbLkqZtVxFkS43MaEklUj+lG3nGNTQqP/0zlQWGMLSeDVSvBS",
+	"4/3G5wIY7+DBFrgUGyms4pQYRFsJaMa6FXl+TjXUQFFKVe4KUUb1dSihcDQsdeBqaWI24awuXSCN8k2J",
+	"b0BhXGs5V7axxCLHiVtSU3aUyDNt21jdxP27EO6kca9YapHfCA3WgSXXxLUzIzAK3oMQTAQOD2ug3Mv6",
+	"5M9iSbILWGdNH9dJ8LPTxwySdAP2Ll6ihF4udMLM9qHa1mDI2Fm+8WgQ/q4Nd1JXm0Onhg4Ap6R0hyNv",
+	"sNOKjKuEtJtnYEDDCKu3wQcFQr+37ylXBUYR7GTquXb3G1WNFBIhPR88kwiAHGFzxNXcETDdVFh7BU1D",
+	"m+xbxHQn9N5+Am0P8D13PQCObOxdL2Iop0PcZ9ZWtrJrEEVs4MzXec5qlQutu6M/rSHP5g46LLBzjw6p",
+	"1fI/ymoRvH+H9fKbj51eIr7zvlv2sM8dfYAX2VteLbrjpiD/ToyKPLzPpv1FWxhtVw1bwIH4WH0kqwYG",
+	"d0HQpoyzn4uJdVxObh76WuA70+ex6+5UtG1YxtIHtEEthjlaGqS7SSAAXyEZsFqY5auEs0nwmqFrdaxE",
+	"Tl2R1W3BriU4wDNolqxLwfiKl1V/wF5U1PVMwWfUu6hOB8ys9IrUe8M+MuNoaUfFORkzYSKEcqOzfFDW",
+	"ncRaB7QKZGUMKvDHh606Pupd/Rzqe18VbUa/r4I2S7VDPZ/etytnw624a74hSn8OH6hYfRYX6MQIjWNr",
+	"BO8HqUrYYj5tBukeWw0VHVmoVaNUFIYO+wmCpWFjvys7sfTXGJ6K7mDTXPCSTpv1FUqBPnRRV2TUKwcW",
+	"b1aR4wsqYd5i/tcF8xCqDSCntTjWQmkJNTK99PvUhuFTnm4kuRZSV0W5thkuhGjAAYbVUFT6lLAiz1wC",
+	"jvVs3LSYgYVmOwulcv8J4+oTJZSZMUZNhXZ95cb66jMaTxNow7hjK4CRwXgoxjfda5VbOllpkc/Obf2a",
+	"wu5NC+4TxR7ZQuQZAN2B6IWmxiCoqWv67BrQ/glyAlXPXFRRaj2lvxJYFBZip30fC6YBY5OhZroYAnZC",
+	"WZPcz42ykPDB0ZfDRULsqgv7cpwT6aqG+vS4GrnwHBV+jEJvbF8iD9SCiidbYrAJw8I16FlsjSMWJbah",
+	"c7Yq5Y1RCBTP3RqzdSVaj08fU3w5HOUul7Q9v+oLAYTe1aoBmapg2yLdkFnSXnxyOnOhruTwqKM74+y7",
+	"75KjpVSuW2OPBBr0tkLHB51B2mDdR5E1YJrphhVZTF2jb5z7aA5OdkNnqhv1pChywdVnqHCXlVjqfbSx",
+	"/6IXb18YtUJD4WXJ112aOVqy336dB0IOk3Fs977VlKD/7sBb6XIiLulEZVKvcr6OTrWPOKnQrKT8Amb4",
+	"QU3AbyCQfOU2FigUpbV1+wP2zJVhAJxdRvBO/tsPOxQ66QaJdRuRNk5svTA8F10IvDHF8EAgls1eg+Zv",
+	"1MuzUggAtaHORzAAIkORlAD0nYO2SckVwhZvsvbNPzzEilUsw1CNoJJz4strH1v9ikstK1AcGssJsb9O",
+	"L4pbRUxEFpGoYJ6ktTFkIPLRm7qmYZPg/QhSCOqLYFN9Bi7U57kr+bEZEDuTpsEwYFdGDPIcvoeOq3th",
+	"UMgmRHWSuJVkabcR2USuas36iHaJAihZ6+j5ussNawa6VAHuFWsmqnTAXkFBux0WfR4A0iGukNuivBal",
+	"Pt/lGSUh7RMAbwUElm2uEqxnSDZlM4LuM53fr1K/2O5zNvOg9iNuqvaLLGto9rvIKEZvucNc4pfUfQRE",
+	"JUp30pLNI/bNX/0M4UKwzvZXwpHPeiPF7T71kXDd7tLIwP80FyWIujJZ+66dsHiyT3935Q+0EMjzh+6d",
+	"DbaREJqsQfIPmlUxUqMP5SCqqmIuQLagHt1duddeMvl3WJ97qZYMlvwOGkX3eed+xZCft+zxrrMP5oMe",
+	"UgkHK/K7KoK7oS1vJUggJ7bUv/EbgMtCyEbL02lO2kbd23kYK1LsdiGnC2fo6cBQxOp/aSMh8JcFyPMB",
+	"M58xsAGpm9Y4njgHfOkwpC2kHqww8vyjDZEgCLevikGhYX4FgtCB1GNa3ZQ8ZFlFFh0FcALxRZ2l0XhY",
+	"j6u1hyu113tmyFnOjXcRWLgyGOB+1u4wACK173U2GOKdloLQS4L2CrsEsPa4wJrFnYMtZVjnUK4Rlo5B",
+	"GfA+RWO41om1/cEbsAl0jbsQPSJYW2vCtr6Dnr10FX1F6abeaoNuKe1LXOmf1PuVsyXbSdexQszKnjus",
+	"STOPv/dytL/vgUwFW+0z9Rn+xmktnUTuEsib1tzO+itPaQkfYiXKJVdA1h5U/2yYY7ngNw2p4lmQwiu3",
+	"Vbq4E7BPkYvbJp+hwOUrLFfZ9tX3qFSBT8EuPGf2Xm50qwSjIpP2j3d6L+Ljd1UFsn0nbE01vMgi692e",
+	"zxbsJ5ltRX7aA3hmxavpogUDhQoFoNcTTbDshIJWlpIDRdHQQWkSEntQyYhIl4C34MyylKA+wCdJLKy5",
+	"TY6BeQMv4EbWAdypOxBYIYH4F9gt4EoJSLoN2KWw4NIFWbZO/XsLj6JOViRCDUVoYl4RhnbaNCFZKZbF",
+	"TWD3OcB3+7AHFsedfJDmsXwPNRBfyLDAl90TJsNBhoUviUDL8pt1sWFdkMV9mHWxT5hos9cJM4ltqgds",
+	"7WWB6Q8wP1y3ErXWBlFmLdxJIVIqc143OmDYjdRyInNZrSGm7f6KYW005lOsBEgpvJzSM2Xl3L+iBLtD",
+	"qhuJsaSEgIV8/Lw7YJ6Ec24BcrLVD36of6FxEQCurhjPdUE8A4EDglmBDf9DD9izDyuuYMlJcvY8Ko1O",
+	"E5b6/qMx9hilfXQn6zw3PiakRYaYt+dMSzXPbdy9YHPs5l52h8nuKUSGixL1XYWC+PO3x5q5dnfGPuFa",
+	"HEvlC18gIwe+JGRJium0dqjGNksJesWqQ/+4UG1vgB91zkbwcrr4nDUB4TI78G6/c7sG4q84aGn/7m+7",
+	"+0jgIVFAWIHB1xrSa0bz9kKsoxZS1Y0ZhQJaiVuKDIvKh4wfWg48LHsv+awCa41XgIsA3aBFtgYuH3xO",
+	"0DCJfTkltuVooaok6G6VQTQHgNC9aAvwfnFIBPer+Q1EugAtGuI6EwFI77XMq2HQh8rzW6ALImSFFqnJ",
+	"ehHRtw+fxcOHG/s2B4wY9qjDVmUxycVSW6SepIEhppEnxa0S5HXmJV8tYFkAoa9X+fggRj6tzhHZXLCJ",
+	"qG6FUBjrssXOGuqZp+tpLvq0nHLmYY01Rgbt6IgJkIfTmoh1QckYgKIHbWQO0lN/Ta8qCuRSooKLEsvd",
+	"Eva3qzevmRIa9WnBMiFWULAIzqpRdYhkBtfhMYW1TvN8mdqEeVrU1aquxvj3tG8BqlNzOFKX94YtYJ9h",
+	"RBxLxYdKlIrnY3Ohfy9cSWHkkH29xUuutcAmoXjK/QQTyDMAU4LxPD5zjba0jy1vABHq6Ig2oChRCwcR",
+	"F82MaFuzXloKasYeF2qM5lGKoP0J8VgXS17JKZXJF6pv3+VFcOfb/LGNbaXI8gqj3KSMiKF2o+oPzScU",
+	"OUmj+FqL8kZOBeNTwIHUrtgyOLQ4GZExLap6hT3pq7IgfkbUQj2o9N4IGUdpSTuSrL8tGnuHDtO9R2F3",
+	"AudDv3rYBhyI7i+alb//8GqLcozcngPiqbisIJOMWe31oU4otYoE2Deyspb7C6CPUQjF0MAQ0r5RNvMU",
+	"WLaHrB/jF2DfmTF7Y4yYBkxDEhV+STVelcW8FFqjH8NvuTQiaoxACz4Zwlcr3dpiQ5iXRi+hn9RZZWPD",
+	"uAHLbCRPupo4ul2tsOuSuxR5V/B578CzOx1fRWfl1xFziGLbrfbozu6ILiAVx5xu/+JrFGx9iEUysV5y",
+	"YPfwLIO2hrqicOG5b0ygcpZxaJ3NZJ5r1nCv7Q0tBiNdv/mX4LZsrfhSTjGoaUaEEy5rVcmlcADMVB+3",
+	"wrNdFXF3SOpttZT1rsWapdFziX3YTy60pXTw2tAEC1tQjPkP9+zz6oalFsiqXfkHlstrs1GWEqgOjZ3W",
+	"mZLYVWn/LtgVVYHhDWNVFnkmfIqY2P6PC5Wvrf1E9lLStvNCzFZ2sS3T3MyrtPrKH4EMtl9T7xvcvu+4",
+	"vn5tdurR/rf68w+H+ZBbn+Kme8orfsBdb2C/XOFmvPsm5L0MJBdt+f3kmtojBQcX7Ye1+tuzQoWzBTBw",
+	"uSqFJhpjFySAE9vwX+ByAsICQ4vntRgiRZxz0YlvqCqwdL4ZYyOB+K9fUxQO2qJWkptGdS+ydH5ZfxA4",
+	"cVuyT871do8Kc1DPwu4a6DNwgQOe58UtgOZjzAS43RxWF2KeGAOonwAyBve5eAiC7kSd8iRswVPPGSGR",
+	"V9NFOyubi1r08FOVFoq1Yuk/RkfmK42OEjaieOro6CcLmxF3CRtxia+xMRZVBIMGX1BWBJ655NdYUybc",
+	"UTwPt4qs3OOhN5Gg0qVi8CUsOFgsvBPbB4mos5gHtGk8+8eUEhFjXhHG+7LI5EyKbDxZp7ZZHNmAquni",
+	"ARUqNb+BbxW37c1ahFGGUs4XFW5fXlVmywKoGyw7UlcTF/Ua6qgH7HXR1nSuK54Tsza0HIJ6Oi5rFQTc",
+	"3K4dtEYUMAz3JtSKPvtqBlfKSV0JGsyCU90YfJtAkep6JUotMuwoXQ59/0pVFPBxadMhXvW1aDXssJ4O",
+	"3YyfiwmsSRLwbyIYAJwMOiS+NmUZPjDW8jEGUHioemQ/NmkdiKUb17Tv9y7SGW70v/tGhMaEHIx/2Iiy",
+	"Lci4ERIEk8jHKS34v6D2Rb4UznHi2Kny9v07MLDoUHc4R6/Mtl7fYTTkrXk9Ktx7yxzv0vWNr/U588e/",
+	"VRR8jL8h8oITDu22Q93i1WExgYuYZLIUUyg/o6gzxfco3BAotRaV4DlZvQuSydlMWDywzQP5QEMfHHay",
+	"c40OD3bTJWC7c2SINx5T+CqQHvxGZAgrYllKozO/ymuov9qoEKa/91Kpx/jfWAfSd0rC1QU7cQrKyUFh",
+	"YVFycDuSt9rbAyktK5DR1UIESRonB2ENo/Vy62QU+ZByCZhoRjvLys6mFYb2V2WbEe0Xa85kwJ4FkS2C",
+	"GLFIH6BmIhxmEaoCf6GZ/4A9ccBoZuIEThIjSwte5jLUZBbdBTVl4nHld6hF82nLWvgORtSrdpThqrrU",
+	"ABX86H7bxpS6dTtCLL+5yUihd2v8c98YY00ijHwE3ZRNz5Vso8QxTHPN3l68e/JXdFwBVGKH9TMrcoBb",
+	"dYqvgmin1Yc2I7aGpI7fG2Q72K+/4Deifwf68GKTuAntasjswbPP47wW1o1s4rMaORNaCe5LB9gLZPs3",
+	"7Af7Wfs7jOkWA3mIx0Ea095aN5uJy5n8gKEHswO3pehgaFTFtkeCK4kGzAGKAhd22JTELn/kP6i2YBm0",
+	"fedcOoveohq2dC643LIfHvkZXlw789jZpGQ7I7wGmLj4Vln1OwPMCTUe+7oe7AM7NOrcVn0UgBJZeOeN",
+	"vlkwNB+fPg7OiF18SMgaEQLjf7u75ifw5Kzj03t8+qi/rUzwDjNe914e+IlGHut5Eq22nD6tcf+bMbhh",
+	"DL4Pd/1eybQTv7AfBywXhpfqbd1ogYIOy6A3giVSO68zCDy1WUJ7WzwX4fPFL7URukW7MaphuG1Aatud",
+	"yb/jT1LNIVqQC0XckdYACtFYgyoXUhHOY6SYEy+FL2gmN7IVEXWbjPGVEXcobfxL8MX/iQLH7L1m1d43",
+	"2bERecZQHbeaOgu3zx6SJMil71GevKH+XQIREcX80zDGmTijTZbErW2JWlUGdkIbdH5Lm2R3FyRUkSH9",
+	"qpvJkIjC94HS9yXDPtPkS2pUEV+dC14qHTzsgcZF6S7tfRGs8JeCXvLv9KdsPwyKYBXDz/E7AWLaXIBW",
+	"rXwcnppPT/C01pHCJxS0u7YzertzCKDt9nRCyDzCkkNIxrAQVGpfxZ/EuKDo5OP92Npcabaol1xFIOQD",
+	"9h4GmPPpNTpJ+Fc4Zs6VLNEngJochDs6h1906CYksZOABLur1dhMJA1HEtCv7KySI/9gwF5YRJUlBHRV",
+	"YQlIYZ3a+KKD0Vp4+wbtCqZZSnEjjMvlvlRrhwF8T1whh9UqfTDHfjXy8zi50ec++yEdIK1UZtZwPSzO",
+	"WGbGxwfkQYp5+Kb9kKXk89YN4RA2BR/uXHBqzIrcoRkTirl7c5z8IL6v851MsUVdQSgNgJgJqBOGTif2",
+	"m42zIZpxP9HxcrJuu0jebumc/IuOzdayxEvqL8QD+yC0MEKR69CXPQoFn06NIxGrEzbnN2IYi1DPZ+Ht",
+	"qyggZGTQtVgBjmgoNoyMsCIjLJFxzNVh0Oago+1zrpEi6VUFZglp3n0rkIvrFhFwCb/Hp2Pv6sFgyW65",
+	"pjbPb+wMbca/WWUAPAxX+Y4slaS7NTrcKR3d0XTgPq1FuuVU2xTFXvDQLp8RlD6GeFoJBDBC5xQQcVxI",
+	"4u/2fuz8W04Aq+uhkQavHZjDnK90gF4YxR58xgsaFKE/pah4zsBaGbB0xefW9IEAdIodVNWiLOr5IpqE",
+	"pb9rKcm8Lcprij6nPzzbjD9giAQ6JKrCqSGCpg1a5DogveyS333L4rcyvc/lER7qB4ZHxVqMDebe341L",
+	"uCk2PneVnxVsYBwco3FwHBgHe4RmWiyKwGk0jocRwU15R+Bh4SPA1AEJAh0PA/a9B+aKYK2dQzKE3i7L",
+	"z7wSKpNqjni28BxjrKxFZfPQ7ZLl1fqvZvKXMIaLYOr30hgdLuOd8AS3TjbsjN5PnBgP64WaFXdb8Ns6",
+	"2EPaf6PYRbC2X2VHcDSZzWMXyIbwOAdOSXTKkbh97/PtyOq2sqqfswoyNLT0QXXH5p2shw0NRkRsgP5q",
+	"W9GJr9cxkn/fOgvmiuDJ0n5kCBIPWGr/Na6K8VIQTwVmgrB+mQg2RBk9B8FgQta/kOEv4BpqFynBtn0H",
+	"q3wvooTgvO9YiHjA4U4UAgfh7onjA1KwLRik7qpPxkgNGBKC7x7sleDrdw0p3ktflvvggI9xiHiMAqpf",
+	"o0jcjAt3S8HdwAnBc8IGTGdYQBzDeGr+p0BEGI/N7Shr84iMOqGM21MWNxwzUPAkVbBKLgXS9Xgg+CmN",
+	"p1oI7VD7IaULExrjKNOQi9OykkvNyqKuBMtFpZto8uh8ZUuppK5KXhWlZlnhE8c9Cox3Aswnu+DlXeWc",
+	"OyoQO4PqOejrSNqTeZGqeBAQg7WFjEvhV7kXapulBRVwiQAzof6AXYQfRSOiy0SEYXjdGodvexzrgQYI",
+	"16hPK8Fk5hfj7CwAqa14OReVrYWC5Idt5cUWmehDsWnO5RIqovCTmc+MeUWbEfEkLqVYFWUl1bwPdau3",
+	"HNDQqKyNLrebLRM8yy3VQNUkI212ELNaVTIPn2PJJvTQ/qfFm7QHx0zYXUXtxzRpV0RHy5lRS2IbK58R",
+	"i1LVSPTeXDwFwLW44uaEQqYBeK8sc915OKaAJADTDZ4fb1JXrnajabAEK4lkSqFsaKf7jWgmAqoSmgAS",
+	"T5i5xhOyUVfoPNLnCD7X4EDe1XmZBORHRtY4dj4tyhuogPGtr0tRcWxXjQHWkyYyuwNwx9ZRC5pX1OXU",
+	"0mjYKRAAFwxWGlGS4mXUqpomWHRM9VnBriBWKrysD9Ere9w0TPKW8H5tDq4LF6KhBO8o99N4y72iRTTG",
+	"siv/E+7fz4Tg+61DvgFKsWGNfIxL5lArdgLFBi+KiV1s7l1WLuEelrBQS3jM1xNbw7IaBmJWAsPRZnb5",
+	"QQgGswuItu2EfhmL+ICj8XvpGD5gpx7quzYWf3uo0e/4k/2jjm2U/JHxHhNNBs2URqWjVZ8gC3HMTesK",
+	"VpDSz54X+Bns6k2b9/EGJyYmnNSssKyYfLoIB2vbJSBfG1qmDzxhn2IpFJ/sFV74lJjlZ4/m7ZUX6JzA",
+	"ocmClqDz7+IUu3BgYwH4f9aRtrbx4bXiXW/cxSAYhUhvRJnJaZVgl5z32Y3LJZdmF0vKDfShGCHEVBp2",
+	"hY59L5fn3gN73fn3vRRXYlwK7UCj+4zqwqriltuRWnA8azSO7TN0eu7dL9vARoDXVjxhj2GxEor1oqH3",
+	"nSeCGpuEjCC4RjdOMMTxsdiBncD++VkQdWJzGhDbsn38FkeAuGkRmI87v7AA7iiu4niD5x2IYquhx4iT",
+	"Ow97MIOFtl6kcTh4nuPaRYOEDLZ1Mb374Z/he+P8T5M1kbvj96bocthC0BEJ9s6fH6yPDbN3be4uel3N",
+	"YWdgQ0XENJHb1XAarVnX6u87xUWwfqC6kM6xEX21/fcbvn+PGuhp+vRgaJ+CbtKVUAQTYV114sAMNpAD",
+	"1CHq9vMwnINcyrh7EixK+8DNYkLtwCBens0QDvdE98OPqCC097ZvyAF700acKDWSlQlW1jjOSVEtPJ4a",
+	"xR1Obh6ynE9Ebj/dz8WEchlt0YXwu2HPxs3DE75a6ZN/8dVqbMToz8VEn/zr52IC/7KaAQqm/Gl28RV8",
+	"N9ebx6DvUFcQ1cE6+H7EkHhlPazd2BgHXJP2WYE92nAQzOQwol5QOsYaU26N/QxhC5bCqylcFh5/XGAe",
+	"NPsGKal6IbzmeXcA0QUNzcpStLBvN6svN6EYG30bvlrZEluMNQXRHRuYCSJGsdyK8ovutlBcmb3nBQLJ",
+	"yK0Ely3xDXrc/UQ46OX3VOZ6oCPnxfFncum+RTgowmHPsj25Hx3YOAF76+4NwpCBwLwRK0sIqIB3hU5i",
+	"Sw+rcBvGY1U0wDcds39KZSbGwhh6O22/p9jGbDCs4EFoQK2d+eZZjZ1BB3IWa+6qgOEYIrDOBrCfDhND",
+	"RuUsEM1PltZC1uaqiVSiP2BX5t3QLgBl/djCHrsaIOUaa4AC7Oz0FBWRrMJ2xwv7Kdrtv0L51fKi8BHr",
+	"NZJVVVGc++brDR2uaeT9oeXqbhHJSUde/xOldgCHIHWX67Ap22Gx7y8w1uZ4d0jWzdkkTCHMvN0G3wTt",
+	"pwta2BAknaSa7xazQSJyn2Ke8PKtvV3Nksu2ONSL8N33UuKyOZ0vRrgbvRqkSA21SDKEw+gahr/i0MHc",
+	"ZSFJ8D0PKSIJV+KrLCKR8T62Jy76eY/yERU+CCMYUmXoMVq8XcLN6k3WASxO2se2Hr8rfB+wVYwjWC7z",
+	"1ym8LQiEeGwYGxUoa6UHLI12WYop2KXgysdZoEAFMrBaTEtRsd6sKEfKuuKUJziW6rhaiOO8KFZwW9+3",
+	"+3hMAj8MKrAICWhbZcxI9R6fPsYQw63UvqrPZ7JsqQYBHVQFnbLofWG8g357YMyxBS9FlvbPzRcYqQ5m",
+	"iBCwAcwnMySuPclEjAuMM4e1i6l5jYP5AXcTvsvWrdRlaQyNAFNibRYaTKo5mJl8DVjWsoKujRJgcCJR",
+	"7emRsX6AOETOGR8pLaaFwqx/ZJBcKOJ3aKtsCTgfzI29Vc4rI3mMDTWbWY+4PxipjnR7ICruyBEN3nCv",
+	"afZgHLuMpPCLfUuxf2YHVCkxdfRAaN3HMrNbcrfZSidTXvG8mB9qMxkZCB4XBcF6lYfxhAcGDbbhkYMA",
+	"OXQLGb/OyPB5UQKiy0iZs4wHNpTxWUs6v+1ANiyxJzSve7HHhKogt2lNMTvPTjuI/r534XE8Ubz3ixlF",
+	"tLSH2EZ2U9DCfLVtB6Fom7od9hHnbf/qFrNka9/oufH+1iKTza/1zDzm6ItukN3OtN8U6998rvoHYcR2",
+	"NOetRvYuVojoSQ80k9kd8SK3buNaHvtHtDsE39cypwQv2FQ+7ZbJqiiZXhS3tqBXC0gj+EnbCmpwDsyQ",
+	"UsdyhkpvvRJQRT1S5j8BeGmaAx6ue4ilAJEADZI5o5rQPKViqX9hBIpuxotYTkhm1uNqpGp1rYpb5d8f",
+	"Yk32KVlm7PcNDhJpXjYTpRmd50iGUZwTxL9OqDdZJyNFTBk6YdQ5oRMG9R9Yu04kdMXkZzGt9NA+wWLg",
+	"l5BKYpfPn7BHjx79mWW8EseVNIs3F9VIpfjFz/0fKEX7/oUd8FzegG+VzUXFFlJVwMcqPlS8FBwbC+1L",
+	"jXeDWR/F/nTKpgte8qlZ0JEqSkiLcgnAuFBxPSkFv9YJSwFHc1J8wIf5aaZmUDAm+IMfu0cZRhg7sCJY",
+	"MRup8CMO2GtP10TUdS22AmzN9xK7gO/IcP9BVPYN95Q18q/fQRViTmfw89emneFrGpO4MQ/YQYEcPUxR",
+	"702aFsU7tkcEdMXXQUqkrJV2YfvGpVZOqJECMMZdbiyRiB3qxuIsmm7sfighsZf3VVCN3StzWLRRtun+",
+	"nTZhuPbbote7bMMvZA8eEDD4fZiBe++EQ6tY3e0vsqMOyw2yz7b5pdMDeS6q6ULohOVAAx7AnwQPiyCv",
+	"E8bZKudSHQNpeIMJ3PavhLeP1BTDGRqIF0FaiwICrsq3EUFw8Bwb//QvOVDBTbgWKcnRSS60lbXSWBx5",
+	"vVT0y3oljPFWjRTQ9J8lp6en9oqEggmKcQbuOHJAYmDi4SnDgKLuD+nVs2pFryxWx7m4EXns5guWF3Op",
+	"RgrJIIpybd7M4MXfnZ4OWXEjSnZ19VePyUltSQ80uxZrtpJKicyDNwfKYIFY7otCV+NrsU5xUMaUk7kY",
+	"GzsHYGs6RycrzSb19FpU0ZgSM1VjVtMkscgNCGszigWPlP0n8ry3KDWzynHfxUHR6pFqD1cPKfS8NVpN",
+	"QeqYa48RzhtyetIew+6+kbq6unx+PK95mYnsnBH2YgLxrAmfYmdaLtX1cV5MzeSg3lBT6SlyJNcqF9qj",
+	"Dk/W0bccKfjDMWCa9h6bVZ4WmWCp1uVsPMmL6TVxnypWK6g7BXIMqmwsSiodFBluKDfX707PWM88aqTS",
+	"eqWrUvDluFb8hsvcPCHtR+c0JTGVYj6+TfnHyuCVlQl3qBTsO3ZphE1r9HS3uP2eZ87S/m0rkaewPBNq",
+	"C4zVCQuE6pdRLaXi+cmqLLJ6uhdSzkTmsGGZvYf1lkUmcp1AvFAjYJ4T6pYrA1LLfC7iVlbkYYCWSeBY",
+	"IYkG2shcDFz6xoMcsLf2deYwWxv5+BYqb4GMv9HWtSMWnVNQcOmzlLbDfMoVm0nHigOvhbZoYOmD3hac",
+	"Cg1/wFIrZi0sh1ubYuaoTtDBpwvbaxHsHL943Pu/hFhhBWw4coh+Ow3Sg4kgAGy/KxZur47pRPmHl0LN",
+	"q8XR+cPT0+RoKZX795ctDqAFPiT4bRfkq4x6bxzWQKaYv5kV7y4KuMgyo52bDyEk3M16dGQdH7DXGOsr",
+	"BauV/KUWCXN0V1OuxbFUWgDp5I3I11jndi2UNVE8gTdYWqh+p5S8a2kmu8gy+qx3FAvCzC29454SuO7t",
+	"u1H/7Vf6oq78V5F/vciylu3ceiQ6NeQBdPxWdVgofFQaxhuYCKE2tODOY3Xhnog9IvZ+UkbtB4duGUs1",
+	"rqHdYiKm3BjheFdJLWfIgiZmorSUtbLqIrMPT9s+sSanQr8x2t8Fo/1e+3mPsJST7rtz+F4ntjglndvj",
+	"9EtLw88gCb+i5OSe++BAwxKftT+hthN7Q8fWSOSAljtNlsRdBNmwmgZNFwEHdoFVfsCqnAtjN+whGw+x",
+	"IYi6LhW6kkvgGpwWuhqvRDmulaxSQPeF9vYikpNGWM8qUULz67ApgT0buHna5tl4lsnqbi0VpCP6GEvl",
+	"i59NInm8H2vlt6kRHBPaQRYOOu97OP45V/Pa7HO8w4d3CXA7X1o0N+NAA52jr4Ax3jnchyc0wNGaI05m",
+	"XkypOA34SYIoJq8wOmeRxID6FJHAixkzh1rOa+NbCJWtCqkqPWCvcIggQfwF1KJDcFK99OWbN29/fHP5",
+	"X+NXb54+e3lFnPERD1l7HRxmASe1zKtjqVgxm0F+HCeY2uq6Y7hAqpT1nBOd2t8SmjpL53kx4Xnql8A8",
+	"YcrztB8wh/JlgShly33jGhRIhe/Ic5bi61I2k3klyhA+lL4nLEuGUJvQUz93GVFkidJBlCaFm7DwuwOR",
+	"GPfVjloYH3igUSBcXcVywak5335WBwJKI+uIQOBf967Fu8TL7zbsgGuxSyS6WDCtxVdbZ+cn0pAZgSCi",
+	"H7wcKlZC8ZUc2JXdQUcgNXuzEuri7Qv2aHA6eMSyYlpjRxc2DKqq5FPX3mzOI+T1XXbddbwnloOb+t+g",
+	"w1Bqoj9rNXHhzSv5lF75qaZuI+qiOmY28PVdWD3UtZHab7dLYVbbz37wsZ9dTOtSVuuj83/8FG4C++7t",
+	"bw02gl7rSiyDjbAqi5nMxclS7MVKAfwqFJZt9LIXcwE5MWrmbGTX2QsM+VqZo9ZBguucStv+9uM7QosA",
+	"lQAd/kbkIzIqXkOwR2bW1wLTSddiTdR2iUuHckuvdUz0Wu7qBu0W6/FoVgEiRITY2bo1X63f4vrdsf9l",
+	"XrF3v2U4G7MccZXDx0q5TxJW0fhWbsnsrgRwhmBTliIrpp378cqoTtwil+JpMcVIilBTH0a2hR+w/c9Z",
+	"uiHzUsfj7Y4OQkdQhhKz3L48MtUrMU1Zr+VJ0Pt7cvMw/rXfLt/gRzPKB5oVt4rhvMDP18GLMTw/DA0o",
+	"Pp2KVaXh5DRHhwgZKmNyropS6NZw0g+iuoR13blVK/GhOllUyzzeo83UQesuxC/y13evXsI0P7fAu3Sf",
+	"OhR7zdoQK+WSow/HXK2P0WhBZ8zuMf1LfmzrI/YxyK/+50vmrgerSFe2N2PPltjEFbCtuNa3RZl1UHFe",
+	"/ZI/dUO74+zUXVpiwTwOSQJFS/1V2mXRDMKNGW267lzQJW0vKJm0UM/hQ1lPr4prBKlx7t3bQlfzUpjr",
+	"VmVRFdMi98Be7UVvI/Wi8vW/WB8SFJ5gRo6cqbiiyBYNIezg2O5orD3PRiod1aenj6bmj+YX+Jf4H/jj",
+	"otAV/nCOP6yKkn44wR/se/DHFNLGxqZIZZYiHxUaE1js0+ha7YUJ/MSs20g5MW9Uj05wNiAXyI/uW9mM",
+	"8/DVO74mBiUfuKxCTcv1ChjtjPTWFVWb34hypCw9FT7RTBaYLRdieu3lxdXV5XMGxTXGYd1RWsOzrBRa",
+	"i6i4ZqSouiYqjwoqani2lCi9lkP22OJstFfYBMjPrkl1ajvoKjOnOaJqgENua5SAMMzJL2NKwWzjJthS",
+	"6CK/AS1oBpFKdWMO3dhcmhIWJiB8uCK3YLFd85wr1UAwNK1z49T8ZQXKP2W9XE5Wv/hGhP6AXWIUTm/g",
+	"eyUjFZC1Ioyft/SGPh5hRpgwszn/f/a+dreNI13zVgr+Y/KAoiTbycGIGCwUJ5l44ox9LDleYBSoS+wS",
+	"WaNmFaerWzQ3CLBXs3sfeyl7JQf1flRVN7tJKpbkSSZ/gljs7vp+6/18nlE8eX5peFeLagWqZAvWI83T",
+	"gssf1xcDPRGXfhDgspsAudBLNyQ4P0zy4nylC5O9PT1/+R3ypMVmmC1tEJLC+itxE7H8QK7RpIXPWomb",
+	"9GNnGhWvL/I4hut9wHe2XzmWDsNHzrT6nYaI+ZoTsnG5bbkwO7W3nVHiyI6aLGzjOk1A4BiHQzR2BXFq",
+	"EIhjZevp3At4qLyShuqQOM0cwH/SC0e4SheFFxsIpTdnmYFC8U+YrAgISbVT2Q7hRTd64FhNBtVd74vR",
+	"y/ax3yea3Jik3wzD6W9l9/up3H/vj/aBd+/e3tthe7okXKf9uHUHHX0OqZ2O8t8k8rz3brmb2ZhMeiNr",
+	"dVPSHnqt7+5wfO0GesFxYk5uCFrRno6SiH2MZLc4VVVYGQp1YtnZN6+/eXkujtFMybVj7ZHUM2Y2Z0jP",
+	"yLITCfOvbL4+gSsDU9mjbjoSUlzDklLaOQh84mUSg6Qg4sJswNxlrgbGbQJHDnZGqaSzBiptF8o5OeNS",
+	"U0p210408/GraFt49Rx07DxBISaboWF6qGtbRpPGzCaQQdA2PmzZYXsEbKEL02VrBG0fjI5EIz7iu61p",
+	"cQShEzvDiHigLBHNy4XxyzAW58pxZYGs1AHwDat8Iw1ZDJ4fQYWDAeT9F88oJSF7p6pyfXB6XamyWzP2",
+	"DaRaa1jsRxJ0vv19+fhZmkdjiTbw7zT//8WzPe7zc2t/kGZNo3Kf7rJWTJ8ZpxngY+6qqTp7WFh7Uy97",
+	"nYznClL4IeBxoA36wVZzDKegj3ohIfItpBHqYCF1PJb+JaJsxIIWaZimzGkzKzCOcmBN9OTASfbn61aV",
+	"+loTQjw2MmIhETRMJLZMwzWu07ctBsaKKyVLCAbdgF6cC2OFNNasF7bG0i2jVK7yIQSEUuGoCRt7Cv7V",
+	"QeacvVRGXhUqZ1HJAOM0vDAeFwMCOAhMLSjVrZKFC3xd8gqUHJPrW53XXrJhBMhBX7QD0SJS0TItNGRc",
+	"4FR3+GphXc+cfRsT8XeCUbTWL8xztV6qfILheX+10aITIkNfAF75j+0HWsGPJgUCz7548bglAWdnb3DS",
+	"tsm6D5tbHyyn5n4e/2ZkSk8s41uueuk7pxDHbB/4VOQ42xI0IZNnj4BGT6u7MD5TmhxOFEyg8yE7qTdx",
+	"8E3yKYcgeNeYRI9tU3lQzIGBWiM56yPiTo6ee/Kw25bb2RXIoFTY5lzeTwj27qbzp0cy+nbJxjbcI5Qh",
+	"zk5/eC003CLVurnP+0MU4r0jwiUXhGeUjd7qtdciw7+4DAklfXfTOxG4yVDM+p8A9MSEdhFBGzCwdYDg",
+	"w9e76D3RIxMdyAOmZLAMe11Vpb7yl+NCLpe+sTXk2+K1xBSxeItlY/ENlazxULjg/LIuCzpQ4U8fF0UW",
+	"ioZn+lYZMXjx7FkCiInua37BD+ga6tNzgQgfDmMW1kzJ64Xe+PhGgtQzFlyEKt6/e000qLVTYl5VS8wd",
+	"5EpjTBqr7L7mhHJj8Y2cznkpCXG9NkEngSvcqxgINkq6UWQYbSyM30voW7Mrrw5VJ6iVOIyMnf/Pc86I",
+	"cHO7QjMLW77EBikfMhsRI6mXWNnbN2fnYlO4ohVMO+7wZ/yfXw7hQ2vId6ZBIW+ladaKj1CPW7fkakMf",
+	"68mpph5D8nU2SScL+F9B3BDbWG5hWcDeQtF7J0ndFzloqDoPEjmIkhabfPSQwdmb9JbaTQQYvBOx2vQP",
+	"R/8WR7+/A3pulf10m7sVheEVA2lhpVIuUa0dXy0s8eNtkZZPsJWA3EUEzeuUc15eTJBcYCrjnYMkCCRf",
+	"W2RWpXLKYKbPQkgQi15mOnDshdDzIBE8foMc4msHyF6TDe94mCfpRIDs2aTl3E7FSfGD1uHfsxoN29V/",
+	"oB7tUV2277nYr8AsrPgW5eqRd9JfVLV1Gx19Ljn+eYT3byjssP/WvGNYIF74d6x7g3d2Fr6NE9ugVMtC",
+	"TslVtJp7fd0bmid8IYgbtWzI/lQ3hFw+f7Qcke1E9WsC8d5+le/uyt1Y/EXfesuhZQ3Ysm0MNMYUlHii",
+	"XB/M8CvgWUshOCcwmPuyEjLtLsmcIVedq+zSBaU9xdoJc8IBALgWwCKrHl0cYRHXo2q12ORj1wneURom",
+	"9YK/Aan4GysY/HTlt8/2/BVB2U3p2wHTHkJO3I2nUYfuBlLGX7f6pXds16/xC7/0B4pfW3vjRL1sWfhg",
+	"BWfVx+oS/41lc2KQXYZSwencK0NmpsaUbQptUa7pkPwa5U0aUojiG6IQNszJwgvPiDrUmKO0F3AZIVKv",
+	"l1wBs5TrJKkZ8ngEyWmbQpN4NpuBJepyoF4NT3uzBDwDIFt/hD0CkZA4Gmp2ShcrxUrG4nu6BNltQt4U",
+	"lZ9QhY5vWuV++lODR+RyzbSu9Gl03DFNuYvwc6XI9TWk81dIRlcqJXKpizUGrB0CDpZ2JQYYu+FH1m4Y",
+	"eG/jLTyiW8dPoW+A5xDuLwfmH7nUO66JytJM+afxNPnr5eu/nXFabDOpldK32DQEHxX0eixOu4cYKnLC",
+	"xYlMEFmuKqmLTOhKLWDTAIS3dkElMLa65EFmI8yDXrgZw3wnq+Q7DzhnK+nEtReQw526SdgK6Abdz/W0",
+	"e2Z8ezqBB/ji6Hnje8Y1APnEoCrXuJUewr5lRj6eiORIhY57VXC0XV/AI3Tm7NdRvv1r2S8JYmZLcP1x",
+	"h0NLX+Bg7mWN4JrftTLJQcl1nhyRSYhMA/MPMV9+sp7h73Ml7Mqo0s31EinEWjpHuJ57NA5EST3M7coU",
+	"VuaHP0NAv5+EI8lTCpqCOiCK5kIbL8udq7H6IaT0I2M4YfNDcg+lc1kjMFiQa3czwR199vzCUL8oQui/",
+	"6sVACD2cPRcIKFush2PxN5vW7XsZP1eSXFGYhHBCKLA3QIHmVHF9EXc+X/44A5wiII347ofTlzw0hFYx",
+	"cqERL6Alc+AvMDxIfaBUrwujPi51uSaoxVPqAdOKLmRxbcsFmmJ4efrWZFWXKgorvKJS7tMJxIr9lwFH",
+	"9kaZmH324vgIfqbOMDGp0/7S5tmEbUjLlEpBcVYvl7b0t847v0czztFynbnGNGNnuFZvsHZ6p6D8j8P/",
+	"aJ67kLZwpY1E/o996g9xhE+doG8n8nChci2xZknjDUnbDZ5A0obDqbvNqID45dmPSZ17wjcPxEwQAQxy",
+	"w04rVR0g0GzGiSqGU6YRuMZfJ7gFYQ5eYgcPvtZuaZ3GMbQPViarSk7nvgsTyCT3V/6fL56g3lqlA4Y8",
+	"81hqdfEEoCL6yzdHoQecDfLztvl0+n8pSNJZV8p1fpmoOPzKxEvj8eQsnePWAYIk0b7jM/51d9Xx0eOO",
+	"DA7nXDo+3eNHN2J7Mlj4rMfcs7bcT68YFAj7MfbQJ3BN4QZrfbjH7oQXtpqdSfbTi6M/fbkTH7V9Jy5L",
+	"RcAEfDf00/oEns+09/waDGMk0K/mpcvzL49C5vCIk39IYm9z4l8YTAS4WoeUaATIWqOBsZRlhUhaIqMf",
+	"Tw4PA6w2MvXcqDXpyP69Pi06uVGOXvQXmL3lOeIN8r4sHow6xvj2Y5Pvy+JbW3LDj+1n43Rebn9n1Vm6",
+	"GX73BQy4O8AOS4bNeB2k+7HCsCk32keRkt77z985RMNkOBLv371CqxisU+DXratlXTmhDeT2urktq4NC",
+	"37bPacSsDiw0DXrdqF66sTgFqAaV+/ZQr03OHd7cN2pN7iYxiKfcH72OtKOn4VBPLsyNWnMVcCEhD5Z8",
+	"RE3V01n0UTU/gwm4t8RQ4PiQe4ECPQBH0gj0F2SkJcMF1sYFVV0bcfZ8JDL3PAwIKRMaNdzJGGPGOqOD",
+	"McUC6F6o7NMYRxcGP5zR/KE/4cXRCypTpsnalzJ4EpOjRqhSI+Ox1wUuTGDpHW1U5b3wAhKFIBxvhfIx",
+	"qhd+O6VxkAtzYRDrELaMdj3CXQwyvMndpTaX9McMHumsTXiH+5w06velfiBZSu28L/VnQjNMO/CH3EzT",
+	"Z7CCvinJQGI1JmKr1PTy7kB9VNN6X+Z/kJDxDQbWQWJC/nMT4gRoyiGfBpyqeqEooS6wl4cXL3X+MQP2",
+	"CmVybWbDkVByOo/2mn/8qeNsfz8wMYD/Ng994LYGoUe1T1TQBZojPDCVJTC8hNp+/6VmNvMQgU0dCXuU",
+	"k6U0VIpk1EmgWQmDoN8AwQfCp2tVgZQJXOBgZ97o5RLqrxAN2lD4QIMsnVpwH6h8ppyYqwIEsJ5igRv0",
+	"h1JGBxl9KBuJGAfwy5GsK5Xo+cXG15TLhqLCEhOvCnLRMn76WuoCmSVn1ubkssDse+lu3FPxz1rVnI1Z",
+	"G0idpdmlq20qzVQVUKZBdxfObymNk1MmhxD+DQJMREJ5dn4BxYGimpIofwmK0RIuDGRNZlCckcUODI6P",
+	"jphjBpTgkWDOnuPR0dHR8ASdIrxaC7km6vW5rZ00GCziz8EG4rB0tgSeIETbxGZjrrBvFu9gRvo4TZvp",
+	"IIFHuCkidmqx9DilvBawqW8/dWEvkQ2EOBJIaN35oWHqupn0HWMZXECx064iwGl5Vaix+AYOEuQ0M9Jl",
+	"dw7+uXQ33/BX3mEIbp86mKYYIU9Xu69+kn3T/QUw/jMNofJJDK7dHNVhvzFNB3RzAPQKgVyhl6UDxB78",
+	"f48d+mw3TceOfjFYJ574vo7gr3uDdTYW9gzf7ejJW38fIUTsCMOaxyMkqJ0ho9bmqaXLUBz3M5v4u6sx",
+	"XdroRb1IJyf6mzb6dMpNLVVJ4uPY3xcgFJL2vcLV0wPodHvFqAtHtGD9PXrIGqqNQ7cT6xRELLiom8fr",
+	"d684IUhqc9CJktRWifqrWD4AW9HBtZxCdPydQoc43HaVF8mkG20oHiOqd4EI69VaDLINgeVv8yAjwj+a",
+	"elIbTlAaUS+dKqtIMSGJUkmUaecAoZ065bxGIwuBBMcSyiWWpZ1hPcZJcr/hJygxuhFhHjw7Oh6ORCGr",
+	"pCUy7xqNYQqRb2LwzB8zRJhCRcZfKARDfAsx+ZUs8xORoa6R+ZOakbKRYTZB+MmW8Sd4zu8FuMr8zGFV",
+	"Pj4V9RJYL6+SUpAmJHFjb/x0ssUOOd6UCwE9DCzKTjj/zkDnarG0FUb0gTUQQuwwEi538foD7IBrbZDK",
+	"1reTRNZHoeyfav3JHoc8PVbbxCCJOaQDbczPcCwy9GJkjZFA70GX5oKj5AMwpcofmKzjQZrFxHDGbAVp",
+	"YlN+hvkD18ggkOZCVDBboFGnWwVVILtAKDcDX0JsbDxJ4AGCvzcQyZzyz6eaEeC8BX5wVINGIoPETJVf",
+	"yiqL5JC8I3Frc95I3EV+XPwMdlPljdnyY+Wd5apS6tm8wsbDtoxjn0vIuKSegPGD6Tnxi7F7mg0H19os",
+	"4EtgKQN7y24oIoD+jhNKCIHMqVbWRgwQnE99REqdbDiiouiQI8VIzegxWXk1nZeJIppkI9CzQSI9dai8",
+	"3arSEWcpa69NrvejPzUOFGn8KGiUmWmjEK+jCrqfo0BsPCDpkKXI5vVCmstS3Wq1QuQ+0BFzNdXER4q8",
+	"qKMQk0iKKeDlA3z5AJpDa4lXJkOHefNMIj67BUAJZ1Gt90/50UGfaM4g1zSanpRsI+wS2Id8k2Jui9yN",
+	"0ngx/jCE5f7Q3rAER8LiKr1bTLKypI0mkxpKGKt4CuAhf1csAGskpzQtY+mAJl9PjAbtKjccMSqKHyaA",
+	"LyKcVtMStmbUZwCeNI4T/2/iZECQDpYtVCVZJm4IRwEMf52sEHMLDGYWteFLSP86tSbXMQYf/okGhbqV",
+	"RQ0TxAfHL1zS35H4R+04ZgKKtb/bp3bhBddJY4281ZQKk1CfaNiKj4gybm5XjrPjQp+IqlA6R9VJkDZl",
+	"S7FQC1uuEZCA7PS0ZZwzkMFjTBlDRftSfZxCekM2nES5tf19Rpxh96+mSlZywWT+pluPF/LjJR/HDMFf",
+	"3AgdBPhpoz7GbTro9Pf4iZzr2VyVwzC/oR1K8BolF0/sN551kgrhq5OGA6L1NNvy0H3cVjZ5Ju7dQePY",
+	"IdQbrWz8OuelbahJm1d9cj7gRE5QTChZBWGYtPjUBUh1U6zJP7PpZpIFnFvIclyqPLoMgiNH5cNR6Era",
+	"uZbnRhRKUrlsMj6A5k+kCD3U9KjpCrJKvdiwZqZKUTs1ae/x9Dan+0ycJockds3VU0QsSaWmdokqKG8i",
+	"Zt5KrlNx3lLfDyGBMwMJTWkfEpgtQDv/Mrjf/WJ09aWjGzzl6fmGckL6rn9EzJUsqyslK0iN9WKZSvzo",
+	"IYrLFmDdU84n/BJd/xwf8QMYomph7Gos3sD6RsM50fH9fmk448ifaFfmJFzH2uTqY/eFQdFe8neqcJkH",
+	"t9Vc3qohebmYjomUYADVwgJjeX2tplVzt2Ig5F/TIRY9X2CutTQV9knSIR2Ll/A918cKMGokqXo9sZ2j",
+	"ittrwmXZIZj1fNwR5vHT3LDsH5Rjs+W4+ywRn0YfPuhqfi5n7vTtq17WFjqgfDBhK5HdtpKOC1fAsXGf",
+	"VeG/tp9p/lcH3sQfObn3ERxDvbTl59nq5umJieEN0p9P0PICncPdBBETDCOtpK7SazaGn7yAb9pjrCt3",
+	"xqxRRyThxC6UjcgYGVu5yKKzPbGK++y1yMEdLUBxY/y9DbUDlTdyKOuWBWJl4SYWOgXtejEWH2jEGNLh",
+	"W3vUdNM078yAPkbZbCfRcwU/3UoDhSaisKwRh2vZRjUTlgry3VHLDmvR8EIN4F9dmmjLW1AbSsAeilIS",
+	"+pRXCLjok3S/cNt2WFvorQmhC+RSA9xfb4/7i9RCLUguBoAhDEavveYLaRQMI0hcJIDJ+MGRMLZMO5CQ",
+	"qAcRg8VEuvRqAFn84DgAZvSka42bEq5b3/sp3XY2TsC2Igykgg/j6L+OV+QTQgCDXFR2OE58no4+DZ5R",
+	"DRQCZUlfcEqW0/mEthbrg+iaA7sQ40b8c+RE0TRFANM+oGfJHoCr36+HYc6VGupwQAplaI2fsz6WlILx",
+	"rkp8R4Q82txMTSE/bB0ACIk09T/W+EYhouh1LXqKc0VklY3FSwR6ATP247Sonb5VJ6JaWW9QsqeA0GAw",
+	"gg3ntn0wyAqNGi93ETNWgnaLn6B9iz45FhjBbYcPg7gIqrBrgFi0xGzWdDdGTy8e5V0aNE8WutWuNYgL",
+	"5pVK9PnU5zBoeBiGDZfeILGEsyH3otvFQQx9YXr8/gcARdt0p/lddxJ9FrSENOl4vGgeUY41fF2jZAO1",
+	"bTml05dXmigcJXlxWDOmNvr8z/eg2EK/99JrYcs+hlrbaANa/Uxa7Utc0+aYd2iKIVmENoQXrquNSzSc",
+	"CdJwO2BX/mZTByKpJJOWafO41WCfJ9mUyjlbflNWwOD62F9JxMd2pkylyUr74yhSXpPMyYWNUO6Ig6xN",
+	"+F9/xZfDSbBg8aVSkZSmPAlxWhTEO8r3hJyizd5MWIjMKx0xyeTyFVPrNUdyBKVGfVuLYNl5rb38TqNX",
+	"sigaCoiczUhjQg/4ZDMhhZI/1DXEN9g5tYa/whVQwKw3NBscUu944rLIKhlITDLxYzQhNBMxi8Brs26m",
+	"yAwnzdyiX+HjmGlgpeDkKExUKPSNgh3A2orv9R3zcbx1+tDEYd0pKXGKtWul+Nwlg+dTM3Ya3fAH+PGT",
+	"c6jpWX/Ls/tvszHs9VJtafwSPtnTg+PdPXjIFJdvC7uifXwX4rhE+v4maeNC/90NDKJ9PcE/sH6qEx7p",
+	"lIj0pbjyD2CUeBYJutzGbQIhO8hVTaN1XloDTQGaopCuqh3x9Odjkck8z0J2SAQc941RNqY0lPgCmJ/4",
+	"M/BLQ0iR7PJ2JnGSylvJGfwnOjkYemgiSuXqohIZOQEv8ZtedY9xI4xIwHPaQYchESRD/ppMOHtdHeQq",
+	"xiFDjlQylgGbKHQNeLWYPIxg5yE2q80hu+fyap1xHAdKhwHXyJrYX+LOyYYTvGIyfwp5WJC9wVhWftJr",
+	"ADcgwp0QhomdI2+QrHZMI8bMeCZXc1mhWQhuAm4dY/+QaACfpKTcBG3dfwHvq8zY6hLKaDKmbIDxybKU",
+	"XF7C6dZgVLkTCLB6e6suo9NdGvHd+flbfKbb/X7azhLtumQH22/ZE/HIkYSxeFWpBWY5gfchYoBETWXS",
+	"CCMiw4iu1GLjhFJqg0vKU0ZJ/s4Y0UMcg4HoSgyyv/988aSw04snJ+LvF0+ubL6+eDISFyBM/P9p/4+N",
+	"a/fiyU+//JQNufvA523IJejNYFkWGsxZtQjKLcqZXOeQaI1yocL08nDU0uww3I9gK9KZxMfD2UgghyVQ",
+	"lSyWkpgp/3r25m9Yce9OsEqxZGhPtwSXLAelFl7lp2nCzFTHX/LqNVbtD7LjTKh/1rJwIjseH0FBZJ5z",
+	"3sssWmTUtyjwwCnYPor4V51zNBTf8XsDI8kMf9nW5LAplSq+umKNelPF+8rP+Fv/n0TRewhrGtpILmL3",
+	"mYzpjn5s1wZIHAE3DE/daONcPWbu628jkHKaU5kH3QM7tBA2j2vn7YbdpjE8184/24s1WaKCJytiWRqL",
+	"U7NOwT382YziGmpMkPR0w2u1lK4rk7Cy+Fb3TcGdbprWU7u4gtSOzFujcH1rQx5ZFNCVzaKTloQ2PovO",
+	"OnSw+6fSKsJOo+69n7ze4op7N+x2PAi98UcyeLf+C8yLfV99W9q8nlZ3e+nb0i7u9sa53fv5r3RRaDNL",
+	"EZfo3Yc0c5JVvYuZ0zhJ/x45/I0hJwLpCtdtK/8EChzMx2zrk6B3ZXJhawNBQM2JpkvconiZ4++YEOQg",
+	"0uLqhcpjqLUlL6alyjWRzbVb3LdsWQxIC7gC2BWvQKM1MkIxA4oK6RTDkBdH3cZWQD2etI0iKCFINFlK",
+	"BEz1SM5OZRw7SIAfi0y5Si/A+plaV2XC3qqyDMopt13KSk0SUklKwXRkidFcYxFC8t5T127gcqnKS78m",
+	"GFAGiyjks3JrWIAJjY63xTA6EeTIXIPdNUk5PRJcJczNpUArJgNDOqGb27rIhVMYSMtecWHAdH3wvVpn",
+	"JzHnLwTuQQf2qqv/izbi2Qsxt3UI4CZcVUn8P1AHphaDf3yy+U1vlQRrwyv+fXh+Ovb28katL0vlj0LW",
+	"l5UEkmpXVd+pP0D/rBUp2EvIDvTnVt1C6UTqEN4sTBQ6D6mxtalUGUuzEFkheq9aU93rRvvii72cWA+V",
+	"YEXi/bNozcnVshPsF9ZolWSYhnQCDjr5g9ve35ON/XjvWVd3GIS3vdJL4o/MqvvIrIrSsXErdl7ADXvg",
+	"MHylxy44qxd3NQuwmJPEviUflpjOrVPwm7a5GMgC69sIg43C5aR2G1uivq2pXHy4w5TwxwEQRvc0JMb3",
+	"bQywL6ZUwmFh0tU6zIGXhhP+V8xuwRllmFOclzSU1snKAEftjBbtrgbGH/bAPco7WoTdcHeVLH7/2j9M",
+	"CQ02FQD9Iqiu5oe3x4fjlSqKAwA3O/zH6saNeSk6xdFbgrcmjRQJTQFqCXMSEW2zmidYnGgoAJcz4tQ5",
+	"iFFL9FN+UFfie7UWZ6oai3P4GZ3B6HdPkJ6yG51nBB419u84UdpKVuqEXIrwrIsI3MzQqisif8XWOaPL",
+	"Fjm8gl7H+BZWJmEYgTFPGWcvSceE7FDCDC4d4SxP55RCpipyEQFdRFpgthYLBb8GSDkYWCdVbKcE+uvq",
+	"5kE5HP/qrPmgrr5X6zNV9Z2qjbW7Z8TEtz07q7GPkr3td3NrYxd2ZuuqP0n5GwO1yshP1bxQ28Xo/pe/",
+	"fjhvtA7UeKckKiTGA78CVt9MDE7fvhIBgAzKP7jceK5KNRyLzE3tUv0ZAL2ompJmbyhCUh91LoEKdspU",
+	"DPc4EtmssFf+fXgDd2zrHaByhDsUE9A6n1UffedabUAuL0atrkvl5nx6uMjV5MAnT9OH5S+3AHVPNjZS",
+	"gsXVomcwhJPC+o/FS+APxkMEngMwFuHQy6W+UWs+9wHxp1WKjshCaDO0TlKDrBhyRijkGeohW/B0TpW3",
+	"eqq6WIxhQ+0w7j5AB8PEVNZPVS/SiN8FDbMsnKEnsDeejJ4oUy/8FsfFfjIKP+CKPvlpn5SDHtqxxvrB",
+	"kn6GfIDPQzH88xPk4PZH2EufXxry50zPjMDV3iJiEEW1V8K8cq6GMBgftIHcFCNoyjcOWRvEAkJylb4q",
+	"VPRv/MWel7USh+KsXgKSZs82RrCvj9pB9vWUDhrAiodUfmyO1PlAvNfiI+dbuHkgAdIhsjisSmtmhOHN",
+	"7pRjdAyB82xWSlNBQs2fmcUPM87ABQPOuKksy7XIgIQ746oNenQsTqkJ/tMovUiR9HbEDLaruQ2wY0Fa",
+	"+MYgvR5naU0XtRS5gkAlWDbwum0TJBUFh2SDO+nF0VGgYsa6TkJDI0p1JqeH1A9w11Bix0lAhciIMuoS",
+	"5iYb0Q+XyVbKRPaKeKUKO9MmpZhPMSoupzZXyRfTx7oXgbbdJWy7npVoPjMW75r3AZhcgJp/UDt1kkwF",
+	"5zagdtbY4cEP65UwDP3aJW5LqBiKgLujqG/x/WLL4ICBu6Tx5ZCtgPUOnSvpN8WVUiZd85TQ4iit+d5Y",
+	"oY4Jb0zRZUz7mPB9iq7KLd3Gaw9H2L6ec1UC0CrcmbriqgsH28+vF0xyqcQbL8vEs/ERfROTSsTg3bcv",
+	"xZf/+eJP4v/93y/Gz4Ze+ybxEVk2uUZFiQbUdmDKJcId2O30sp+HIH1YsgT8ErUImagrcADjW08dwX+C",
+	"rzz1TMDsAuOAE1d1FTdjIac3rsEHg8tT2GkmskbiBgKqwqcZ3f0nXDCsKiNRlU0Yq8Y3gg2HZBnACPJm",
+	"w8xYUCfOmB8nhfNrqBVLqE/QUPKLtM3Qpv8zyqRJ9MMgTEFHhOEZ+Z2zd6oq1wen15UqO/zMcKmcE3z3",
+	"Vk0kyk2yfzQRczNRvu8iPTJpn3OvFAYSwcZW7dNloljZiizH6gy3DA8nLffqMw9QB+Hb+0x+Z39Uz/CA",
+	"b3PVkgwgrezofofOelFn68nlIZi4vSGxphJAga8UirOBNN0CaPhvpFJ6lel7te7RJ7URkMiPsxjUwu06",
+	"pr/Bet0xTGQbTD0yae5grAYwGpLq8BlMJh+L7XbsBGRlRFhdlvZaF+pwQfxt0qyTbXTfZl6Xb8QP8b17",
+	"WMLc0EbPwSHWAw1B809Jn/oXNIs2x7d98yZ0iz1JB7lSFOCIHBasyROFBWYuogeP97k2YwHBQzI8SoWs",
+	"35iVCI/gNzDDOir88MEBcMf9mXnCJympuFfYqvgyRFxAHUvf5D8y3iD8ZpeKurhSV6QP8E5GRQvg3BCD",
+	"iGIdcNX6syQqO0NbIZh4oUth1KApjcVX1j+xXioHjkb++alLrnM8N6R3JuNvwVLhaQeINio6RtQ8YqkF",
+	"Xe01sq8Hbd8adUCUdTlq5wBW1ppkfDYCu//nMwrhM7pamFSsgDqGn8UAoP0YAB/qh7xBh5sDeQWwUNtM",
+	"KTqknatx2QOifCOTFniMUIMPII2co2sNZE8n1oa/y4LNAehS2mGSdy4GaHviCg4Te0OmBCy7DMkOS4NS",
+	"DcjMoF2BZiljrGGVvFw73FCfZrL3KbKw3G8BFy5EySRrtjipWDIPgh/3aEIzhicgYG6DDAAB8D/g0Pz/",
+	"//1/vFL+7EsYoP9nhpXl2hGA4Yk/iIXURnx3/sNruIVo4IqSI5MzwVTJ/m2/0OEyeOqIF7OPl9DLttcI",
+	"A/8QaiU28q+rVwYOsxKkryI08zC1LvhE2AKlmv1UC91+tXwl8zD+f3vdD2lOWnIYpEbz0um+SudKFtX8",
+	"ENPOVL5FFYxotoxR5VexXiJOHhW7lQp21igt/AGYqrqkjl2T+wEbxqM0Cgi+2lV6GqIAOdH4eIFt1BSz",
+	"D6wtgn8ngP5iEcT0ZlYCrww4IAFPAhgDGylcUOeAOXxI74o9WWN9fa5mpcwZnBXYUmMZalYbfpiDFwjQ",
+	"a00FxPXGK53TUlVuJObWVVQNYst0BGh3UunJPiG5r2lxvoO2H1L5bLa0K/ZNPmDfe5oWoNqlGRzfN83n",
+	"r+5cWLX7DiNyj3gz43ZI6T/WrlKL5lEr9K0yyvWXsZ8DSQT7dinJEowtyHzlVBavvAD5CDqNAxmkIB7a",
+	"K8X8zcaKXC2VyZWZanKyyXi4bF35azZ4qBaEMHQNniV/FWtEI4IKqNgxC2EuWVZpHzfPW4oxAr3HNNJA",
+	"RMy/xbMVjneppLNoXaKzdP8w9mue5QdFgMc29iAFbizfvZ+MX9ERsLZpB4F2FDfQPR8S7hzuyR2Ho1Qy",
+	"13c6HfHSAURMhNkp5fW1np40LxHelZT0W4Vj4m8wr4sOnjE2ZczkXugZF+3CHQMsqF6BBwYuIDEBX38o",
+	"yt22/cE937P9ja0u8fcJ4o/DqJSjOAkGlnJ9q/NaFqyBivd9p1MKoCO6koU006DE8xpzyjvN3P7H6l1Y",
+	"nwfln6JGdu1nXnjYAzJfB3w02gD3ftD26tkpALs6xLeChSIUsUk655y4DnGRdp/v8fiFLm8/f7fHh968",
+	"kku9PUMrdQn6KS1lpMXMDm+PM38S3IE0+cE/7BUw+qnyWk7h6VuFYOxWvFkqc/r2lXg+PhpxUSmcHWzt",
+	"KgWRw9AQIHH5brqVnM1UCd28w4Xw4zG0udRfE5fwp+7g1qKbdEyBsHgcoTKIUbFnK3e9zPN6eHsc5/G+",
+	"98feDW/ZOemSPMDOkU6sSl1VwCslzrAxiAOEDmtDW2j/7UDfeaDt0NnNvXdD5xgfYzfs3XDnbtjD1wuO",
+	"GAwn1mXx5OTJIeTy0rc29owFuEKMF4BzizRtkGWOEJCxm5LBbTj5Cbu1CdFy3puUJQYZ+5azEUUsDmJ6",
+	"zHC06QUbJVa3C1pDSJynmEXSLbC9OzqljDRVBBhSztblVFGJGiZ6fZTTqlhvEIomH0//7DpaIecbeLxp",
+	"yJQ44sg13nQlsrNYl1Ao75KmaufXcbOJ19bMiLo1jfFdW8AoJwdtu/FJ4qLXDtDLDfhg04lb6oMbte5q",
+	"8+z0h9eUJQKe/ANr/Mzf6tw3uGxVEqd7xNmOz72EukEM3LsR61AjcaWLAnTmkOsPHpBmGWj4NudDd0yR",
+	"NLPav7SwuSqckLdSF6yMXxd2FTeSnJHYoI/iGx3f/BF9Mgp9H1DsmKtrbYhvYSFzFdlKwLOezxrrCe12",
+	"za30S0mJJjKhrmtwjwwQXhexbOZQkoNtDVtNHNxq1dnOe9gcEZqUyTpsycnT1Gb7g8n56/jsu7qrv42d",
+	"vVTlQcLv2JiVBIluC72ZvebdR+QphugsUjiYwGlDGb8EW4s8RSlvzLgJi3WwtQ/nADVFkx2w9QIrA6Pf",
+	"wKmy11X72yB3O2YN5z7htlkiuVWKtIaZ7NLPn7fS/1HnmM5BsMgI8pk0mNK+9Ihl1BEdrKYs4laGY4DS",
+	"N9elmlb4F5Cz6Aypc20RPYk/mYoO/3DX3kZfHQinpGTVjYQy03KNgeEKs3khQEzZd8Q2GRtIJF3PyJLP",
+	"i6msZGFn4ZCnTYsrcGCSIMAVSBpKH+1o6RtGVTz7r9fB8HURngiD45BZk0rBfxYH4eGOr74y2ClO7MEc",
+	"pPBdpXL8eHpu/JPI7dPxQda58P5m+9xflG4kXp79KOqlt15HXuzARsR7Hil2k1b46u/ews4WNfucE8Je",
+	"uEt7GcbTQTB57y8//fLfAQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1015,6 +1015,13 @@ export interface paths {
          *     response is the flow's output when it completes. For a COMPLETED job the response is corrected: `edited` becomes true, and `relabeled` too when
          *     the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
          *     correcting a COMPLETED job needs REVIEWER or MANAGER.
+         *
+         *     Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+         *     (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+         *     with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+         *     completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+         *     completes their own assignment with the label (an approval, as through `/api`); the label decides the
+         *     review, and every other open assignment on it is cancelled.
          */
         put: operations["submitJobResponse"];
         post?: never;
@@ -1045,6 +1052,15 @@ export interface paths {
          *     caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
          *     /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
          *     app.
+         *
+         *     Who may label a job of a flow is who may complete the human review its execution waits for, one rule
+         *     on both interfaces (`POST /api/human-review-tasks/{id}/complete` keeps it too): when the review names
+         *     its assigned users (the `human_review` task's `assigned_users`, or those given when the review was
+         *     created through `/api`), only those users and callers with role `org_admin` or `backoffice` may
+         *     complete it. Such a job is offered only to them: other workers of the app, whatever their role on it,
+         *     are never offered it, and asking for it by `jobId` answers 204. A review whose assigned users were not
+         *     named (they default to the users invited to the flow and its creator) is open to every worker of the
+         *     app as well. `remaining` counts the free jobs of the queue, those reserved for other users included.
          */
         get: operations["getJobToLabel"];
         put?: never;

@@ -7339,6 +7339,13 @@ type ClientInterface interface {
 	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
+	// Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+	// (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+	// with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+	// completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+	// completes their own assignment with the label (an approval, as through `/api`); the label decides the
+	// review, and every other open assignment on it is cancelled.
+	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /v1/apps/{app_id}/jobs/{job_id}/response (the `SubmitJobResponse` operationId).
@@ -7356,6 +7363,13 @@ type ClientInterface interface {
 	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
+	// Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+	// (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+	// with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+	// completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+	// completes their own assignment with the label (an approval, as through `/api`); the label decides the
+	// review, and every other open assignment on it is cancelled.
+	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PUT /v1/apps/{app_id}/jobs/{job_id}/response (the `SubmitJobResponse` operationId).
@@ -7372,6 +7386,15 @@ type ClientInterface interface {
 	// caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 	// /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 	// app.
+	//
+	// Who may label a job of a flow is who may complete the human review its execution waits for, one rule
+	// on both interfaces (`POST /api/human-review-tasks/{id}/complete` keeps it too): when the review names
+	// its assigned users (the `human_review` task's `assigned_users`, or those given when the review was
+	// created through `/api`), only those users and callers with role `org_admin` or `backoffice` may
+	// complete it. Such a job is offered only to them: other workers of the app, whatever their role on it,
+	// are never offered it, and asking for it by `jobId` answers 204. A review whose assigned users were not
+	// named (they default to the users invited to the flow and its creator) is open to every worker of the
+	// app as well. `remaining` counts the free jobs of the queue, those reserved for other users included.
 	//
 	// Corresponds with GET /v1/apps/{app_id}/label (the `GetJobToLabel` operationId).
 	GetJobToLabel(ctx context.Context, appId AppIdPath, params *GetJobToLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -9054,6 +9077,13 @@ func (c *Client) GetJobHistory(ctx context.Context, appId AppIdPath, jobId JobId
 // the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 // correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
+// Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+// (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+// with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+// completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+// completes their own assignment with the label (an approval, as through `/api`); the label decides the
+// review, and every other open assignment on it is cancelled.
+//
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PUT /v1/apps/{app_id}/jobs/{job_id}/response (the `SubmitJobResponse` operationId).
@@ -9081,6 +9111,13 @@ func (c *Client) SubmitJobResponseWithBody(ctx context.Context, appId AppIdPath,
 // the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 // correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
+// Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+// (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+// with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+// completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+// completes their own assignment with the label (an approval, as through `/api`); the label decides the
+// review, and every other open assignment on it is cancelled.
+//
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PUT /v1/apps/{app_id}/jobs/{job_id}/response (the `SubmitJobResponse` operationId).
@@ -9107,6 +9144,15 @@ func (c *Client) SubmitJobResponse(ctx context.Context, appId AppIdPath, jobId J
 // caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 // /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 // app.
+//
+// Who may label a job of a flow is who may complete the human review its execution waits for, one rule
+// on both interfaces (`POST /api/human-review-tasks/{id}/complete` keeps it too): when the review names
+// its assigned users (the `human_review` task's `assigned_users`, or those given when the review was
+// created through `/api`), only those users and callers with role `org_admin` or `backoffice` may
+// complete it. Such a job is offered only to them: other workers of the app, whatever their role on it,
+// are never offered it, and asking for it by `jobId` answers 204. A review whose assigned users were not
+// named (they default to the users invited to the flow and its creator) is open to every worker of the
+// app as well. `remaining` counts the free jobs of the queue, those reserved for other users included.
 //
 // Corresponds with GET /v1/apps/{app_id}/label (the `GetJobToLabel` operationId).
 func (c *Client) GetJobToLabel(ctx context.Context, appId AppIdPath, params *GetJobToLabelParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -19275,6 +19321,13 @@ type ClientWithResponsesInterface interface {
 	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
+	// Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+	// (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+	// with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+	// completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+	// completes their own assignment with the label (an approval, as through `/api`); the label decides the
+	// review, and every other open assignment on it is cancelled.
+	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /v1/apps/{app_id}/jobs/{job_id}/response (the `SubmitJobResponse` operationId).
@@ -19292,6 +19345,13 @@ type ClientWithResponsesInterface interface {
 	// the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 	// correcting a COMPLETED job needs REVIEWER or MANAGER.
 	//
+	// Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+	// (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+	// with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+	// completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+	// completes their own assignment with the label (an approval, as through `/api`); the label decides the
+	// review, and every other open assignment on it is cancelled.
+	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /v1/apps/{app_id}/jobs/{job_id}/response (the `SubmitJobResponse` operationId).
@@ -19308,6 +19368,15 @@ type ClientWithResponsesInterface interface {
 	// caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 	// /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 	// app.
+	//
+	// Who may label a job of a flow is who may complete the human review its execution waits for, one rule
+	// on both interfaces (`POST /api/human-review-tasks/{id}/complete` keeps it too): when the review names
+	// its assigned users (the `human_review` task's `assigned_users`, or those given when the review was
+	// created through `/api`), only those users and callers with role `org_admin` or `backoffice` may
+	// complete it. Such a job is offered only to them: other workers of the app, whatever their role on it,
+	// are never offered it, and asking for it by `jobId` answers 204. A review whose assigned users were not
+	// named (they default to the users invited to the flow and its creator) is open to every worker of the
+	// app as well. `remaining` counts the free jobs of the queue, those reserved for other users included.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -26325,6 +26394,13 @@ func (c *ClientWithResponses) GetJobHistoryWithResponse(ctx context.Context, app
 // the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 // correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
+// Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+// (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+// with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+// completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+// completes their own assignment with the label (an approval, as through `/api`); the label decides the
+// review, and every other open assignment on it is cancelled.
+//
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /v1/apps/{app_id}/jobs/{job_id}/response (the `SubmitJobResponse` operationId).
@@ -26348,6 +26424,13 @@ func (c *ClientWithResponses) SubmitJobResponseWithBodyWithResponse(ctx context.
 // the job had already been labeled by a person. Labeling needs the LABELER, REVIEWER or MANAGER role;
 // correcting a COMPLETED job needs REVIEWER or MANAGER.
 //
+// Labeling a job of a flow keeps the rule of who may complete its review, the same on both interfaces
+// (see `GET /v1/apps/{app_id}/label`): when the review names its assigned users, only they and callers
+// with role `org_admin` or `backoffice` may label the job; anyone else answers 403, as the review's
+// completion through `/api` does, whoever holds the job. A labeler who is one of the assigned users
+// completes their own assignment with the label (an approval, as through `/api`); the label decides the
+// review, and every other open assignment on it is cancelled.
+//
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /v1/apps/{app_id}/jobs/{job_id}/response (the `SubmitJobResponse` operationId).
@@ -26370,6 +26453,15 @@ func (c *ClientWithResponses) SubmitJobResponseWithResponse(ctx context.Context,
 // caller if it is waiting for a label and nobody holds it. Submit the label with `PUT
 // /v1/apps/{app_id}/jobs/{job_id}/response`. Callers need the LABELER, REVIEWER or MANAGER role on the
 // app.
+//
+// Who may label a job of a flow is who may complete the human review its execution waits for, one rule
+// on both interfaces (`POST /api/human-review-tasks/{id}/complete` keeps it too): when the review names
+// its assigned users (the `human_review` task's `assigned_users`, or those given when the review was
+// created through `/api`), only those users and callers with role `org_admin` or `backoffice` may
+// complete it. Such a job is offered only to them: other workers of the app, whatever their role on it,
+// are never offered it, and asking for it by `jobId` answers 204. A review whose assigned users were not
+// named (they default to the users invited to the flow and its creator) is open to every worker of the
+// app as well. `remaining` counts the free jobs of the queue, those reserved for other users included.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -46991,164 +47083,172 @@ var swaggerSpec = []string{
 	"0iwMBiK0+XTwA2lfvTohP/zww88Bub056QQWUkl/ny5UNnR/Gsud/qcjPNKuIbmB0H9bugsIRWp5L0cA",
 	"fAAQAgEJGRj3sEljttN/MM1M9D/mxuqNeIO4VlwkiyxParPbb94ILTdBSnJ/DmE1SDvP5La8PMQoktD4",
 	"8sw7AwEv/WJ+7HTJq5hmGRMsCohggL4rR+/ZOFMmLoREEnKR7thSkXYIw+xGctyFEBKYIo60m8mMxmHn",
-	"eCAg4wGNB5gDYptUGV2SX/8/9r51uXEcS/NVEI7tsNRBO5XV7ulNK/qH0+mucXVevJnO6Y0d9poQCUko",
-	"U4CKoGyra/o59oH2xSbOOQAIStTFN6WzmlE/Ki2SIAACB9+5fefLp482vbLPOHPPk1yokBg9g4/QkvFv",
-	"SqAzh7E6V4yzoes/O/3yH4zjt/AcplXjY25sX6oO/z6xCaB9isOovyPV+WyisPyw4IWt54TixcC0/KwH",
-	"+6Zqf7HfiDAddd/CvbfcVN22YsjLBkyvKW7CVHALBVg5n5ITFLcxCqtjJIisoYOceCNLcVe+Ss1NckgT",
-	"/l4qYdhtIUtB0wkbhqclXbWTDdsxl0qwThLHCgPZv/yHlXuGff7LaayOXv/Pnk2tjOMC7qInhMrMMaNA",
-	"EGM3xhyER4TZq+iRdSlBNg2JaGBoJTCbyeR6FCsYQB/5lESO0/LLTMNCxEmVZUBzkIlcTmSJlCZ0F/wD",
-	"ezUoBL+G+cgFx/AuwP0Fl8gmYqY8FbHquFMI3kMjw0bQ1YFkTCf1VbZv7OIg4YjZvgpjDIaVx3vf4JY5",
-	"tsL+TmQgFoVZ3PL7JnBG0wLZNzUOBcK2bCJKJ+Rtby75IAcdmd5A9wCSjZU9dJe2FmdKqwP6CLhJoctu",
-	"c07wsEXhrG9xKYgcw/NIlUcBQCm7VJYbnt83uA6Jr8op5aYsBDKoesYHEHYDDh3RDCQPH8Ho2QCQGTGt",
-	"unCD2m6Dgy5WTrL3A1p1GE8mhbH7TqZ2v0jFjEi1yqpZdb2CpV8KxfiIS1V1zQB6aQL5pAGFJFGt/771",
-	"3z+N/97ZdFovfuvFb734rRf/N+7FX0OIFJ7QgDU7If74WQ+6fQJ8SAQUEF4FmBYfIRATK4dg19B+p+bm",
-	"fmRD2/A5OeWpUuM8+HL4CrBihSMx9j3QrWLVqTQTfjhI6iN3aLqCMca9EqeiIxXMH6qk+AOWfZDKQn1A",
-	"q2umxHfr06yczsonopAiQy8oZC7mPYwzZRNhDB8BIq6bymDy7E5kN6LIZAr4rE4ptboSRaACP9lXbhyH",
-	"C5IVN7AR7sF5ZZXvJ+tduchRCntJHEy4pOxslgj4d+JMcRgKjzakZU/a1vPs7UxPNYyIWatBoJF0StRw",
-	"uk4d8luKIzfzlKP2gDupUW0heiDUMp3CVthKOIvfa9PWIF3rkYMFAQeKjWVy8l9vLDioVdB/WbFRbbmk",
-	"xB0mKv07tvFZ3z5DH0mpJT4Sr4ivEMyouFmdHtU0NBHKclX3A1X7kT1fWeQICxlZSitTyjxnZkb2Dmv9",
-	"pCViadO7WxY2Ihtzc1kjX0lCqvLfjvawkoKczCZhHQWs9CGKvX9GexN+d06Pvu71evcub9Q0cAe9SG0X",
-	"Co0faNwIqzuxqTblUN7BKYqeuTsOKh1LrlI9gT2UIMtXrLhSuuS1RJtrMfeGNvjbNkVafHBQFXI0tl5/",
-	"707bYnqrN15Qw38V8xWzHZat2FhkKJztP95/rqvtgbp9aHuiqjG6cFbhdMwLntKwjciHxyyBWeVkn4uS",
-	"GhmkEROZ6lyrJFZwuZ9ELJnKqaC7/yuxlOBVm8gJmQpVHgiV6qyKAMSJpFwmruYgNMme6J8FqIHWrneu",
-	"83/+3R/ewgt/98Mp/u9Pp0kXocS/X15euDIDLNO05W1t/bGgfb5GdtZesiI7DeckyExzf/sZ2Yv2YCL2",
-	"Ivyvvxft/VdjUbC7A2ji4IZjdiN61U5tW1+Cti6oLbx0OuZFeNn+DbfgP/++vADecl9AbOgP0MjvBHFX",
-	"CoXspp3kMDU39PkOrWHW1WbpLhTJIe+YLXFjy4t+vTwlwmRvzEMH6yE7YTMlf5kJZmZD2HCuUWtuFmJt",
-	"8Rfo7sYyXVM48wp4+v/+58nB/+EH/+gdvPl79c/Dq4O///5/7O22JowpuUoFgY7HU9g9KSHcOwu/MMtn",
-	"baQOGv/R5ijaAN0H+NfJclZDg3gi1aKjG8NlVrnHtw+43ey93lgHk20sg3mifAL2PZnSnjvF7PmCY3/S",
-	"g8fWu2zN6615vU2Paw3rrWG9Naz/SxnW7/XRP5DJ1Z5mbzGt/tkjUM02aSWArVo8/IicEgSnTQklCHEf",
-	"zbO/gQXKRV0FoWxGqNIZET2EPrk4B30VAz+wLqqtGcIXKEYt9I0V/LxvVhYFYR1ZmnpFEHdlVVEQ0r58",
-	"iI3hExGrsuDK8JT4h/xAKIzHunTI6k9/dFzUn+NOCrhWMbxnom8ChplY+YH1sbOF66W3puHwXbFtfSOY",
-	"LJ0DaKme7JgjwdMtlxSUmfIpT2U5J7sBdEsaZmlgHTmHZWuuIuPwhVUlJXjKD8JWfqMQUytYD9kJo+Ls",
-	"GBLHeJqKaVk9PJiVbmYdK3vYClVmtsE3He7LAVI/YCi+y90+1ViwBeCx34UYzgw6XljnqPemS7w+RlNe",
-	"hy0qSDG+2CBMkdL1FYGhqIlWA82R6ivB0lHVCKgkYcVKtsBbsm9Y9SwV2wuj/zB4rbBhSPQlTi7O9w0b",
-	"cCMwFg2AHHw3+4qqts956bnA0G44Kwp4fdDVq1RnIql1BpTERnKzzlGvF9JsLZKtVfnDNKkZzajdL2Eh",
-	"UqXLWNF3FstNRG6SLXm1Zeaydd5geqaiQEM4hisbzxaYp7OcUwB2rM68a00bKl+YSdCXj3o/rFn9uKtz",
-	"MdyaB2xT7UPWAcmEtnI9ZEERbsPK+VSC5j1nRMyPg28sFPYFr/+EycJPxSf2ya8BBmvAmR82rtsN7GJ9",
-	"2Emw6GIlfpnxPFjkbvn55bW0DmuFpwORg7ObScUpAnJN4W3fYHP9be814XfkNXnT6/3p9Zs3P/zx6E9H",
-	"vTdvXgcOld6yQ+W5rJA/6cHLq0z9kx58cQUjVpke8XSGZWL3cgi0dpOUd65cua7acvZ5ePZzsSE5rfFm",
-	"K85Cv9RAl2OWlGV+ZaM8XcmcTPAMhGzi7HBYdND96s76KTdU4q8CjbsdvhUySMg4kcZINfLlMaHLhbjR",
-	"1yJDMShUKXluuvZj/bC73l7wOcoRdyj5cisrZLGT2uS5LjWyDASA/tmB9lHvzW7zSykWRAFYGwi/rdwy",
-	"q8tRU/JSHFcVz3FW6ZGGM1UXsbJnrz9Q3QmLq3rDodpnVRUQxF0WRdlV/8ddbno/U3qWZ8xOlq9uU1Xv",
-	"IZeILnx9HLR2w70wLwgZd5aES7LUajTITtqsTq30JrxKdZ7zgUYi1Ae4FgLaVlgHFn1HzCUnwfe1Syuf",
-	"2yQIEJF4I8oTdEFEsXIcmDn6gGEF2SJdnEhqERPwUrCCq5F4mM8iVs5p8bDqLqfBZLX+i935L16Cyada",
-	"6XYDtPafx9p/AuGBmTKUcgz6QU0qPalxaJ0knNFaahSBmCl9b/dqVQaVvZ07WQXj4+kYgBOmX0MT2pTs",
-	"33o+G0jnmT1VXIkqUHwTeswmVeLDNoHU8DkzuttnycyIU7jrzxiIloCwTcnmIO54WtIrG0QgKZ0bZCBO",
-	"QssN2jo/W+dn6/xsnZ+t87N1fu7Y+blVcs998AVz8KJvY+NTAjpK366KgXcQ4155N88N4RGaXNDR1aje",
-	"/0SqvSrr1elbDP8wzqAaM1AwoztF6weD+cG00KlA2ySSeomHI3ib+i9cIQGXYhGi+eptZClDz0WsLvzP",
-	"uP66h5b4Bbl+GM9v+dywieDKsHhvDCpOnltuDEyKg5vjvQdaJjwqfztf6EcL078xTN+V1Fv87pvl3+JC",
-	"biXh00nCxbndlUyU2abocG0TzJjMzH25zpyplg11ESuXZYOP3PL82rGDsQlXczKQfau4ckp0ay2zL0hq",
-	"v0gzx8OK9L7s0rG7M1zs0J5wbxvJg3XgndbRbTXu77kax3m2bagwnLYtvnqEt8iilVVstM8Kquglq+vZ",
-	"fRYUPUuV/LDkpyqJsO1hJe6kQuo9FgT5Nlar8y+k4EjoRbb6vZSQTR0s+TxWmRhKVeOxflzNC5qHn/QA",
-	"ZeB9v0WrTbZOn9bp0zp9WqdP6/T5rUHQZwntpuXx6Mjuo2VA43ECVpCzwKKFr/eHr4SIaC4DXPZ8ddqi",
-	"vemsqZpJli3C01I/GJwyreoZaP3AdshzJGajsieMoxflWogpkyVyuN2v7HLJR0hP8RhYepJlLSZtMWmL",
-	"SVtM2mLSFpO2mPQ3gEmRP65FpPdHpCcZhZpU+G89GF1tFb2V5biqpme5kR+QP0Q17kqWC25KJPtcJFym",
-	"hPCVPmkkO/YFPjHOrRAppRsRz+BSg6600HBNpB3VOgrbI2pquocN8CZbqASp/srusrs7Vvfxd7MH06j9",
-	"LWCRtoNp/d8tpm8xfYvpW0zfYvoW07fJBS+CWa0Bp2xLthYCvSaU2GoDDwyvQCjumL9kUUO8i5O8q5CL",
-	"X3/WA1fuf1XYxTv8nQoALpiOvTbg+h/56ic2st/0GVdspoZSET8bUactkLpJE6uUqxTEiSMme4wpmrpM",
-	"hEvbqbyOCYcmIWvr5q+smw8ztaJovqV7wnqn1VLZcbV8+vZutTZtpHWF6Neucsq7iYJyMyprLFsUMBOV",
-	"2pWH5rFCVi4seGHZTqhe/aOqzb/YAvNrmF/a7fXdbq8fRblubz34kNrKZHGPE+2V25ePqm1/v16tokNF",
-	"tzBfNo/ZKkM/68ExMvXZX8UdFop7pYvlAmivkL9soQoa6/AyVpVhj0TIBAsU+zrm/mYs90usQcdMlsyI",
-	"iq1z3wQPIPdFUHS/E5TYD8qfd/tBoWH3EltIvjQswQtXUvl2XaFmaXyNLXcEuzzARYvh7+tl2Gulzi8x",
-	"/Y84sQhkDea0L9wda5NcjFBZMPs1kW4BjB8VYBGaK1vq/TPMRQhM1tI/BvXnHiOyn8Wj4Pr28ogMF+2t",
-	"K2To0u5CYsPvx3/RnjarWdf8t9WKOnMf3jV/IljVZIPv5JacJdMpVuOsRDTrOHK0yAJBlBWLSdEsHXOF",
-	"KBDNI6BOZ7I0jqfNRLGqlKWSj9z9XZ/0p/MMGS9Rng48l1HfFgqyOmQSVIxMmFRY6y8grnbVJx+VGPhQ",
-	"TFpVsvwOXSO2849yjzwztHbzuwWRGh3qdum3kvC7xt1YEtTaV5Aj/cWDcDf03YLwptDML3WU61V4V+lT",
-	"CcbZVBRGK4SE5pD9BbH2l69fLs4+vjt7B8uhYsInkn8QrdYMzjpjkWexGsxDtj2Xqp38eHbJlmcLn01w",
-	"pQ3mTGkAU11aXJLqCuAdx2yhrkCsTj99uHh/dnn2Dh+GLSPVzFVSRup8R5Luee9NKabG2h9wKc0mXOGv",
-	"xAWf2JFcDeZYkRC56mgcbjJq7PzkuMeHkOWezIRVy3TiYY8qUx8x+g91wTp8Oi30DVKS1ov4mgrrX2ks",
-	"PJ10I2LVy+Fwcm+D2cfAAPsmO9mxSi4+fblkr/hUvsKuHNANByU31+bVrzDzrsMJu9WzPKMZrro50mjx",
-	"jPzEkxEH5jeyZLQmViHPv5vqfcOoz17P8XPjZtF/OyKTDceOBQNQTxLZMUsEOmUSX07CFkQmxcx+roSV",
-	"mgpwVnUexjzzEcIDIZRfpIO5X+aH7L2lhg30mvcnb8/en32OVio4/dgpcvDg4liooYZn1+pFXky/QL3I",
-	"9e2p9KJdmdgqq6USt359tQDgWQDAt+QZL/m1QIOOlSBKk1mnKvUSsfOPVxefP/34+ezLl4j95eQc69Gc",
-	"nnw8PXtP59rZ/744/0xnSay4LY2OTLGFpZK2JWUcm7SlDd8p87aTYXjeWRlZjXvoDqgAEbnertIP8fpK",
-	"fdC5BGAJKHFXLvkFuEQhSG+mM49OQyx1bYwcKZw4izEsJBhWROz7JlaJEegHMIeut1e5Tq+vJlLNSmGq",
-	"atDsD70+M0KwBK9TdQBzxcuke+y6NVP0WnK0uVSRQsSqgjFht6nTWLsoquMb0LSbSgNFbDV9eKwa+MMj",
-	"j6/0kI3laAzKbTItpIZvn7DO654L8ntti9LwicaTXRtbqoQ04k6ub4UpYyWz7iH7qFl5q+0ipRQaNrIg",
-	"GVRgmIA+EvQR7fFY+xORVjRt5ZFw1DronBlxaQs90WEKU80KoQCLRPASRce6lwM4ooK58aBRsxA2/YYl",
-	"WAw+qV6A1VCIBjAKlom3NDjAxeTQbuL6KqvWF4FFvzsPmd0nFSYjO8HF18tYbYvTkwa/60ZIEBbTWW0T",
-	"uNQIN56wBM55Rlh0yotSprOcF46cn8YvlSkFz9zewC2slVhFtoifakPdmTXV+n97ZO0hB/+6g8hNeLS4",
-	"mO3ewyOy0fP+UftNccNlzgfkMMXWWqiyBFVqgARWLeJ5K2MiNHgDIhjqmcp2Zpi4BPxROyLdF2w+iJ88",
-	"kMW1jSLtKtWmvNI3orgq5URsOtuJajLjcwaPWNlp4KiFHw3rfL08xX9FrNRwG1zt0pGmZs42iketQycY",
-	"+DIWrvZNrMyUYtrRJ8c6yUzJEvXrxN4C5zfGXJHY6nArchGZfT5zf6BFNzDrOVNQ15INxkpj7Rdl6TXn",
-	"cIDAmrDx+1ZrxYJqTmE1s4mHDug0KUSqC4zlt7XaftaDWHUS1KXxlsTe42OZeIlL8EpmSd8mDlj5a1wd",
-	"myxiRrPE/XWFHU4YVhgDCASP02/dPktKXfLcWSBgIPsGOhqxhN+IArtA97BXrHoygvYzyVVC+QT4b/y8",
-	"JE7YO/igDsyQcd6exewfotCOshHP1lmeM/syWyYPWnsoWd6PonSqNlFJmvLTjSguYYG+yOiNk+k07DB0",
-	"1Hd4hXgyJS+lKWXa8i89JEDQWWJwc5IskhPBOhOdXne/iSC1taWeX5ba6hqUuL8g2469UTKJVcdJQtiR",
-	"C3LRdGsBAh2LVd3V48qFiFLLu/ThsTDgIVaJ0uWV/6lDsZr2bnyLs8l1/JcHUeCMfFbxKsQ052nd4HbM",
-	"zt6dX1L/Y9U8AG/T6yxdJ7MfT9NZwdN5wv7se85esWDoKLysnIuVdTt2F+QfT0t5A/rKsgR8uOcvlBkf",
-	"aPl8V3Jusc+tqHtOUQeHP6xAVyb2RUg9eP83hY+dAAxF6MYv5myN4Ot6wIlTR2DTjWkZcrrymN1jZ0zY",
-	"N/hkrIqZMpUQtqWzSaObLCBPq96hmcVaCTsbPFxcsZMvX85//Hj2zgYndF0zeEvfQTJEq15OlfzajsPG",
-	"hxXGprIqXzA5wwHYgwRJ/YI5xPrToBVJtQRAD1diTRhsrXUToM9Yefi50GAzBq01dB8cGqt1QPTRIroG",
-	"61oc2grnQDijMPnWEnla6FEhjNlooR/rWzbkRSVNYAjLpOtjch2LiMScVW8NuUwSbi2tVySyWCcwhheB",
-	"AT1aNL0CcsNQgKsKvY1FnrGZykRB+S+ulm8O8xhVqBa0fRt1YH+KFbUYILrQtLAAX526fAUDSRrUepKY",
-	"5bgQoo+nFcnryPuK8Yl5VU+0/vMIWQN8AKy2doTbsUAXEd4D84AGfqVvH1rvLhBNF+6rv3SRZEtBfNCZ",
-	"yFtx9KziyEmCbySIEBXmYlhulERcMWFKOeGlj8BDAaqEyMguTrYxv8tMKUFds06emsxhgchBeQJiSGmQ",
-	"Dh6mTYR3OgYi2+HQP1kY6hEIN4iDGqBuUgFJQqax0kPvXbsda49Q0cDISxAmUmfHIKkmXCqQfzii////",
-	"HGJxxdivpqKAa+wV6Z3iyrabPIFFDcDAe/g0L11c+I62ouIZRMWZ3XVZoPzAhsDS8zuVGnazFa9SrYYy",
-	"EyoVZrMiiTmDPB1X2kIV2QDr1LHkZBhs5xp2WybjJTei3K8s7iRdUIlwhzXldXMfYRb5bOSwRYAKBo90",
-	"K19wMCwThbyxfgHCFSLPDtkJVbyLVTLhd1dClYUUJqGXdxZ4fbrIn27rcAEUcW08UJf5YPt2Gszz03mX",
-	"v349f7cwvQDWwsr87ueq112QlCacTyKNdz7/Vb5n29KVzPaW48saHNKzGd5pfdCmLGAt/3N5EB/4nZzM",
-	"JkvGhoVvELHXcDS97vV6h+ydDTd53eut6m7wrZtLE77u9SK4y3rLe/jnOuf5c8rgYH2sc7IGtwWrs/VC",
-	"rwqYc6t/RdCcu2wD53xe4jeKm5+K4gC/aG1vhmaehVIXTvI9/xExmpFc20rNrVh7fc9BglacwhgFgNFQ",
-	"rnHUHKtQNpcKxDqZNHyASp/SAMLIDkuZlCLrPpFk9sN7kQCtuasrVr8/DWvfrYVrD9+WzTNalaB5+g0J",
-	"z5bpuKFqKSXiVejGsGkhkMTbxlQMdDbvu2sILPWsJNZt6ybk+UygA4222w+9XoWxbsc6F7GqDRSl5Q+9",
-	"I7pLaXxFlbphY9qR5FsKw5KLQgxFccwKUc4K9Wc8UnmeHDLXeYz1LMRwZkTGOke9N4BIZI7yD9EDhogY",
-	"m7qS8jyd5YiaOwmmLybs9OT96df3J5fnH3/srmZhidUWNCxfpxkvxRMLgyWMkyxMBuPm2thwSZjaQkzz",
-	"eRDFSl/RPVUI+5GxW+TwZb6+M7YSK/iOVTMVYvYSAAePSGkseCaKCirRF6uhJKEABf3nXr3fCPwaurT3",
-	"92Wc90zpDo1fij7ii8p8uJfMnmH/swaRvZIMqC6L4EB1jXRoFZTabcXFndj9rR0GO01tuFgvpPqsLOYU",
-	"o00y0sksxJgs12okilCA7Qxl0iZ5xIm2HiYGSqfZKl2BnB7hY5sqzvLRqBAjotylDMZkVOjZFJMBr8Xc",
-	"sI7g6ThW+KsLm7cGSDz3vP0QpkVkzBABEuaZ6yGRBgcd6va9TA7ehF0DLFpp2UHIPJw30I6+VRFT4tbn",
-	"yUe+9D7omj3HgHLIiDIVvT6U3e7HJ4tYwbj6/lGroiRjPSuSiCUZn1uqkVshrhNXxp8c1J0jeE05FsWt",
-	"NFiG3JS8KMmWismbKs1nRt4IG1YkVGYvijt75dEAmxbE0x2ln1Q+X1g1/FoomCE4CG3mKA4OmZhZx4+y",
-	"u8pWUE1Lc2w9bJwDe3mjPWNVBz1LdNg3P88r++a+ybP0zGm7fuYZmpC+fj1/t7JD/t4rbw16hPWnoU83",
-	"7gt6k9ba/tTsUk/bEzs7dSsnfDSeWjnVZ8mv/0y8xRHxs79/ZZexnSv8I+zyhN+9F2pUjveO/2itUe7v",
-	"148aAKnNKy1leHW5Ow4DunA+2MSFSKUhbFwI2P970d7w9V60h3NyhXMCjciJzDkeStEenIsqnTtPy160",
-	"hwHwNrK8CTtGy2U1p0S17hffIfsrCPxSMxL2tXEP5sfhOQc/7huWBAMF2Vl9hSSKVVKtowQkSbK4zhNv",
-	"Nvp6eboggeF+EsA2np22vLSoW9xNc50JB0mbPoI7XmpfQJZiYsJPUf9UtWVU2wYNexT6i7fBK6CvDRPv",
-	"f+BFwREfm3Ke44rVxWQnRg74VpsMfOG3bg0bDzNs+Oq5k/oxvVPToscM9weMBfMPm1U4y/uYX/d6a3AM",
-	"5TOuqargdLlP/o3fzk7oRcK6veQ7+hk1v+WNvcF0WE1tu70eUai6YT6f2WrYSO2IWZyGcTbg6TWcMxij",
-	"udi1Y/bh7OTL189nDINs3f6w1jNMv6bee1gGagf0alYKQ6FaNXVy31Rh06RaVckIqB/bWar8wgNuRC5V",
-	"BaBMHzTl87efTy7PYkXuXdPoJqlcwqaWpBE4mxFX+t5XtQdrBz+PlRK3oWPIFXnxrZ5cnO8bls6KAjQ/",
-	"32d4xAmWxXlI3F1XsA1NEiuX6Cazmu4oVa07h+xvaBjlqvpOcP//+nr21abeff348fzjj01vjVVgeggM",
-	"DpTSzQiNoUKJEJfMsWg7POq9YZ1UZ4Il0GYuUyS34RiKSLTABkAgDIPEMzyxlQ23sjuDbtoZ8MwZkLuV",
-	"SRkNzNLESqobnsssqi7VDRbkBjIUZ41LDTGau7sQ1upS/0ilZoOZzDP42O5Dw9e9F593rE7CVcKZUXxq",
-	"xho97cFCpjTExTADVgtF6PYxlL0gGj63iOyzsco0eieJhA/T6N1OJYbmRkLoKdr9oIUghIJ+2DeOTcEx",
-	"P2EEJEbKT3k5RnIjYidqTMlPkGaQGAMDRiFPTNRnVKrTx7IDtsDw+ixWiTRX4c/dKKBbgmPYmkWQlBoJ",
-	"2VkncaF1iaM4ovwE5ecXw0YqX6JzFEJjC5ecDresrZEmh2tH2V1RPdZ1/pUQLkWx8lMbCsWaNn1seRjQ",
-	"tpXJjL6lzcTygfSwgm4LrUZWFhzGKlnQmxLW8ZFz9Uwum3YValUJozNg4EZJZROIHganADWkeax4EWTU",
-	"apWKyMYEex8TTkyEpJPos7XOJXiwmiDMnuWs5MUI2ZdpNju4shw5CLWGZwjd16VJnkx54WQPmcQAjdRt",
-	"EtJU4T2BJI5o7SJ/2I0oQCrZ5LaZ8sY+Ao6exCTpMw2qMk6kFeNYzosrNhDVgdE56h3BsvRsM93D6jii",
-	"tJrFdRWh4mfWxjsFlc6CAyxWNo0vMakuXKgjr0QJ2S9roU2wdfJrQ/ulCrcEMeMaLlmGhkho7FqIqYkV",
-	"aKe1+CmiLAkPU16CNE/H1SlqrWsDfSNQxcVi0HI0LqtybW96vwvDSWNls/yCDdV1lCN2Rq6kKkVxw/Mr",
-	"0E6RIdk7Mhd8kNwLPVw/wSEdK0MAZzCHI1Xkw+q4yB3dtLTzDmPuJPZMR2sudLLbhPyJyWIJ+784ArCl",
-	"Hr48euQlfaRZ/6gwDkYAWuAFS/eXmZjVSZJ34+x5W+ET1rFoBOFJFGAOH42C4GMRbnQtDdW/AueHDzYs",
-	"FqQ3EYEEIQpNTCA7deOdWAKxZUWoXnfcLj0YUjFTSqrR7oilQawx3tDFe/jnKtXz1a/+366czvo0gVBf",
-	"HMzy6+YpQiSVhE0nJKJ/6P1gAxL0kFHlnAiwAOAWisLXhePvIt91tyIEdIivz6YabTOAB69VyBl6q4tr",
-	"hAVaLXqpSBvdzk31dpZfP5VwfybTaL2LK/Zh/Qu1MaErY0KrVbwiKrSmar+EuFBL5Y67qv6Zl4v0Piuz",
-	"cgUxFuy7lCtzMKLin5sL/9qEbLrfW01Q+94HuTDiSv7DQoGgGhntb9KZ+oxb14/D7TwToNJXNl4SLhEb",
-	"yRuXoE2qAE9TYYK6x7Y7UqF2vZGOPlbr+OhnprIw10ayRf3ev2FHbA3Vl8lMX/+k+EqYSJgRNphHLIED",
-	"oOOj03TBEnSxrfS941Q2h+jvoefKOb/wD3yq2WX4Ytjvg6+4TUXD2mZ44YJ7p/bzcPfsm/o8BZLPJuqR",
-	"8Gu0gJMqhzaWoA2vaTbJnRqHaFVDEDOVScKYQwb6k41nnSn5y8wzm9VbkiOlC7KDGoERr0FUji0+CNhG",
-	"eUFURcMf9Y4O2VeDCY6e8TPRxeiKZxOpkoglANP0cChTQY5ozFgpbKwoWi5B8ky4woozNcnbOer9oRYh",
-	"dEJXsNQhmdi8ZA2cZwAxQ7Eqi/UidaV2HeyUF6dXB317eRp1OHErII8St/QxWywYKDduYXqNlP6+kplZ",
-	"wINNe/kb6KlWViGg4KRJU/+M4wreGR6lPbsgRRsFcRMsfPWrnWoKddmyomv9ZX0boonyl+WOfNkJn7Gw",
-	"s4WUEGgW1YgBjSNJ07fKIUQzllOslznvhhKWPYmAtTGoZnXl17ro264CLA2urQG7Us2jCVrYx7pgA5Fr",
-	"NcLjyTHHL23rHRZ+3WIHRZuMMzUks1mDCvbNfgUzzJLKEqv76Cw/ivLpjvDnR+Nrl027l76vvYRRbNts",
-	"pPutyRD2bczH+ywUqQD17diheAhrqMQjW9qY0PudNbG6B5pv2qDUwe8EZlNnX1Qa1xbCoxCEJVsh8sRC",
-	"5F8WZ9M+eDqcba9XVzZg789iom9EzVLrowu8gDtynv3SmwZ2Ltugm8EO/YC92BpNOxQUJua5obT7uGEf",
-	"R+GKsM6SSpda2OU73C2wDKrdgkuVPy8iiLZ8aFPFxw8+Wsh2ni+EqFutl2cZlbKzV8tbmfoyvjDnY6lG",
-	"i7svVk9lJ2zafSdZ1rT1vmMFYElRaoVA0yy5VDdaIC9XPzjJskooQGe2PUe3d2Cud10eW1M48Qmikh0x",
-	"DMqTQ0mJwjYZtBTFkKcCifhVrCzlVM0bAGOBFhAZdKgYCr5RHEy4zEFCFMIYOoJtvMRQ2gDIqiGYh4z+",
-	"p6gYFktcs6dalVwqk1CkYEisaET18tTeRpF+4q5ccHAsO1Bjda+C3o93oP6GfKdu2p/Kf+raewof6tKI",
-	"/irEdItlA7pww7pZMcDF5bkqZfYPP/RWsJA867myvYe39e1u8u2aLYTzohKz1kyqVYVX10jqx8kdbwR9",
-	"yfBn1ZlOs9MinUbV8Dsxfjas2SdUfKpYr43dE8WNa3pW5HvHe69wadue/LoUXG3DpDtIUyRUKrqUoQVw",
-	"JxMG2eiDHEKuXMoHx4QQqqw5G+TSjEWGeUiH1bnBp7KJP+QEvYFEwGHpFaldpm+VLYakanNJyUYSI5kx",
-	"gSRiaa4VKmSAy2yZotqrp02vvuQjA6hIKkJ/Lj6Nci081X/KFbKpLbR4gNO43KqFPMR5vxhX519RRdGB",
-	"pmcOQ/oHVHaa+rtSTrMO9BYEpok8Vw1bwq3d5U4FL3YLc/nFVCYW5jpCHlj8B4b9uUmXykxtfXfKbKIe",
-	"uApaUZhrqjJXquuwVkm1kV0myNS9EYVF8D5/C/kt0N5vmYk6NrDZOmQjVvJRxGaq5CNPVg4rByM4g9dj",
-	"tGYDJBRlOnaxikvFKrFBTx0dcnH7dj1pdAPPLkaK0wTaOEif+ubqHLm83FoGQ1SnCq6yhy0BQ7CSbCx6",
-	"w64zc5WOC630zDBxN9UFJTrC8OqfKtO3Ktc8q0KLhrK+YO3jIJH+OwAA//8=",
+	"eCAg4wGNB5gDYptUGV2SX/8/9r52uW0cXfNWUK6dsjTFOEqP58zGrvnhTjx93JNOsolzZmsPZ0WIhCS2",
+	"KUBNULY1feY69oL2xk69HwBBiZLlzzg9rP7RsUSRAAi8eN4PPM/nD+/5eOWxkML9nuxCjcToN/gTmjL+",
+	"SQk05iDWZ1pIMXbtF28+/4eQ+C48h2l986m03Ja6wb9P+ADoMdVhNJ+RmmIx0yg/rGTJek5oXiwMy89m",
+	"tG/r+6+2GxGmo+5bufZK2rrZbIa8bcDjNeVleBScoYColnNKguIyRmN1hASRDXRQEG9kpa6rl6m9TA5o",
+	"wN/lWllxVeaVouGEBSPTir7lwYblWORaiV4SxxoL2T//B9s9Kz795U2sD1/9zwEfrYzjEq6iXyid2SNB",
+	"hSCWF8YSjEeEp1cxI+uOBPExJKKBoZkg+CSTa1GsoQPHyKekChyWXxYGJiIOal4FNAeZKvJZXiGlCV0F",
+	"/8BWjUolL2A8CiWxvAtwfylzZBOxc5mqWPfcLgTPoZ7hTTDVgWRMJ81Ztm95cpBxxNO+GmsMxnXGe9/i",
+	"kjliY3+tMjCLyq4u+X0bJKNpguzbBocCYVsxU5Uz8tyaczkqwEemJ9A1gGRjzZvu2tKSQhv9gl4CLlJo",
+	"slucM9xs0TibK5wKqsDyPHLl0QDQkV2S5Ybf71uch8RX5ZxyW5UKGVQ94wMYu5GEhhgBlkdOoPdiBMiM",
+	"mFZduUFjtcFGF2tn2Y8DWnXoT5Yry+suT3m95FpYlRqd1aPqWgVTv1JayInMdd00C+ilDeSTBxSSRHX5",
+	"+y5//zD5exfT6bL4XRa/y+J3WfzfeBZ/CyFSuEMD1uyF+ONnM+ofE+BDIqCA8CrAtPgTAjGxdgh2C+13",
+	"ai9vRza0C5+Tc55qN86DL4evACvWOBJr3wPfKta92jORB6Ok2XOHpmsYY90jcSh6uYbxQ5cUP0DZh1wz",
+	"1Ae0umVIfLM+LKr5onogCikK9IJD5mrewzpTMVPWygkg4maoDAaPV6K4VGWWp4DPmpRSm5UoAhf4wd5y",
+	"az9ckay6hIVwC84rdr4frHXVKkcprCX1YiZzOp0tEgX/TlwoDkvhMYa0nknbeZx9nOmhuhEJjhoEHkmv",
+	"Qg+n79whv6QkcjPPJXoPuJJa3RaiB0Iv0zlsJSvhrL6vm5YG+Vr37CwYOHBsmMnJv72pkuBWQfvzmo1q",
+	"xymlrvGg0r/jPT6Zq0doIzm1xEfiHfENhhkdN/bp0U3DEGFebWp+4Grfs+UbRY5QyIgprWyVF4WwC4p3",
+	"cPSTpgjTpvd3FDaiGHO7rJFXksh19W+He6ikkM8Ws1BHAZU+VLn3z2hvJq/P6KevBoPBreWN2jruoBe5",
+	"7Upj8AODG6G6k5gbW43za9hFMTN3LcGlE8kwNTNYQwmyfMVaam0q2Thoc6GWPtAGf/OtyIsPNqoyn0w5",
+	"6+/TaTsMb/3Ej3Tjv6rlhtEOZStuFBkKR/uPtx/renmgbx/Gnkg1xpQuKpxOZSlT6rZVxfhIJDCqkuJz",
+	"UdIgg7RqlqemMDqJNXx9nEQimedzRVf/V8KU4PU9kRMyVbp6oXRqsroCEAeSzjJJvQSjSfFE/1uAGhjt",
+	"eusa/+ff/eF7eODvvnuD//vTm6SPUOLfz88/OpkBkRla8qytP1W0zrfYzsZDNpxOwzEJTqa5v/2I7EV7",
+	"MBB7Ef53vBft/VerKNj1C7jFi0uJpxsxq/aG7/U5uNdHuhd+9WYqy/Br/hsuwX/+fX0CfC+9gNjYb6CR",
+	"XwnqulIa2U17yUFqL+n1HXBg1mmz9FdEcig7xhI3LC/65fwNESb7YB4mWA/EiVjo/JeFEnYxhgXnbsrh",
+	"ZqW2ir9Ac2+U6ZrDnlfCr//vf568+D/yxT8GL17/vf7nwfDF33//P/aeVhPGVlKnikDH/SnsHpQQ7i3D",
+	"Lzzls7VSB4P/GHNUXYHuHfLrFDlroEHckRrV0a3lMpvS47sX3N6cvb5RB1PcKIN5ov0B7FsypT32EbPH",
+	"K4790Yzuq3fZhde78Hp3PK4LrHeB9S6w/i8VWL/VS/+JQq68m32Px+ofvQLV7nKsBLBVh4fvcaYEwWnb",
+	"gRKEuPfm2b+BBcpVXQWlbFbpygURPYQ++XgG/ioWfqAuKmuGyBWKUYa+sYaP9+1GURDRyyvbVARx32wS",
+	"BSHvy5fYWDlTsa5Kqa1MiX/Id4TKeDilQ1F/+qPnqv4cd1LAtYrlPTNzGTDMxNp37BgbW7pW+mgadt+J",
+	"bZtLJfLKJYDW9GSnEgmermRORZmpnMs0r5YUN4Bm5VYwDawj52C25royDh9YKynBr3wnWPmNSkzZsB6I",
+	"E0Hi7FgSJ2SaqnlV/3i0qNzIOlb28C6kzMzFNz3p5QCpHdAV3+T+MWkssAA8trtU44XFxIvoHQ5e94nX",
+	"xxo618GiglTjizeEIdKmOSOwFDUxemQkUn0lKB1V94AkCWtWshXekn0r6t+S2F5Y/YfFayWXIdGbOPl4",
+	"tm/FSFqFtWgA5OC98SNqbZ+zynOBYdxwUZbw+KCpw9RkKmk0BpzEVnKz3uFgENJsrZKt1eeHaVAzGlFe",
+	"L6EQqTZVrOk9q/VbRG6QmbyamblY5w2GZ65KDIRjubL1bIFFuigkFWDH+tSn1owl+cIsB3/5cPDdltmP",
+	"q7pQ4515wG7SPhQ9sEwYKzdjEYhwW1Et5zl43ktBxPzY+VahsM/4/Y94WPih+MQ++DkgYA648MON8/YG",
+	"drFjWEkw6WKtflnIIpjkbvr56bU2DxvC04HJwdHNci2pAnKL8La/Ybv+ts+ayGvKmrweDP706vXr7/54",
+	"+KfDwevXr4KEymA9ofJYUcgfzej5KVP/aEafnWDEptAj7s4wTXgth0DraQ7lnWkn19WYzv4cHr8uMaak",
+	"NV7M5izMS41MNRVJVRVDrvJ0kjmZkhkY2cTF4VB00H3q9vq5tCTxV4PGp+0+GxkkZJzl1uZ64uUxocml",
+	"ujQXKkMzqHSVy8L2+WV993St/SiXaEfcpuTlVjbYYme1KXNdGWQZCAD9owPtw8Hrpz1fSrUgGsDaSPll",
+	"5aZZ047aSlbqqFY8x1Gln7TsqaaMNe+9fkN1OyzO6hs21WNRq4Ag7mIUxbP+j0+56P1ImUWRCR4sr25T",
+	"q/dQSsSUXh8Ho91wLYwLQsYnO4RLtpQ9GmQnbXenNmYTXqamKOTIIBHqHVILAW0rzANG35Fwh5Pg/fLU",
+	"KpZ8CAJMJF6I9gRTEFGsHQdmgTlgmEEs0iWJpBYxgayUKKWeqLvlLGLtkhZ3U3d5EwxWl794uvzFcwj5",
+	"1DOdF0AX/7lv/CcwHnhSho4cg3/QsEoPGhzaZgkXNJdaTSCelL51erWWQRXfL52tgv7JdArACY9fwy2M",
+	"rcS/DfxpIFNkvKs4iSpwfBP6GR+qxB/zAVIrl8Ka/rFIFla9gav+jIVoCRjblGIO6lqmFT2yxQSS03mD",
+	"DcRB6LhBu+Rnl/zskp9d8rNLfnbJzydOfu50uOc2+EI4eHHMtfEpAR1trjbVwDuIcatzN48N4RGafKSt",
+	"q9W9/5Fce1011ek7DH83zqAGM1Awok+K1l+Mli/mpUkVxiaR1EvdHcHz0X/lhATcEYsQzddPo0gZZi5i",
+	"/dF/jPOvf8DEL8j1I2RxJZdWzJTUVsR7U3BxioK5MfBQHFwc790xMuFR+ffLlXZ0MP0rw/Snsnqr7/1m",
+	"+7c6kTtL+HCWcHVsn8om5tlN1eGGD5iJPLO35TpzoVoxNmWs3Skb/MmVLC4cO5iYSb2kANnXqiung25d",
+	"ZPYZWe1nGea4m0jv85aOfbrAxRPGE24dI7mzD/ykOrqdx/0tq3GcZbuWCsNu2+Gre2SLGK1sYqN9VFBF",
+	"D9msZ/dJUfUsKfmh5KeuiLDtbhJ3uUbqPREU+baq1fkHUnEktCLb/Fw6kE0NrOQy1pka57rBY30/zQsa",
+	"hx/NCG3gbd9F5012SZ8u6dMlfbqkT5f0+a1B0Ecp7abpce/K7sN1QONxAirIMbDo4Ovt4SshIhrLAJc9",
+	"nk5btDdftKmZZNkqPK3MncGpMLp5Au04iB3KAonZSPZESMyiXCg1F3mFHG63k12u5ATpKe4DS0+yrMOk",
+	"HSbtMGmHSTtM2mHSDpP+BjAp8sd1iPT2iPQko1KTGv9tB6Obo6JXeTWt1fSYG/kO54dI464ShZK2QrLP",
+	"VcJlOhC+MSeNZMde4BPr3EqV0nEj4hlcu6GTFhpvqbQjraPwfkRNTdeIEV7EQiVI9Vf119Pdsb5Nvlvc",
+	"mUbtbwGLNHemy393mL7D9B2m7zB9h+k7TN8dLngWzGotOGVXsrUQ6LWhxM4buGN5BUJxx/yVlw3EuzrI",
+	"T1Vy8evPZuTk/jeVXbzFz0kAcCV07L0B1/7Iq59wZb89FlKLhR7nmvjZiDpthdQtt7FOpU7BnDhisvuE",
+	"oqnJRLi0m8vrmHBoELJON3+jbj6M1AbRfKZ7Qr3Teqo8sVo+vXs3W9sW0jYh+q2znM7dRIHcjM5aZYsC",
+	"ZqLKOHloGWtk5ULBC2Y7Ib36e6nNP1uB+S3ML93y+maX1w+q2ra27rxJ7RSyuMWO9tKty3tp29+uVZvo",
+	"UDEtLNfDY6wy9LMZHSFTH3+qrlEo7qUp1wXQXiJ/2YoKmujJKtZ1YI9MyAwFir2Oub8Y5X6JNehI5JWw",
+	"qmbr3LfBD5D7IhDd7wUS+4H8ef84EBp2D2Eh+cqKBL8Y5trf1wk159ZrbLkt2J0DXI0Y/r4pw96QOj/H",
+	"43/EiUUga7SkdeGu2HrIxSqdBaPfMOkMYHyvAIvQWLHU+ycYixCYbKV/DPTn7mOyHyWj4Nr2/IgMV+Ot",
+	"G2zo2upCYsNvJ3/R7TabWdf8uzWaGnMb3jW/I7BrckPu5IqSJfM5qnHWJlr0HDlaxEAQbcXqoWiRTqVG",
+	"FIjhEXCns7yyjqfNRrGunaVKTtz1fX/ozxQZMl6iPR15LqNjFgpiHzIJFCMTkWvU+guIq5365L0OBt4V",
+	"k9ZKlt9gaoQbf6/0yCNDaze+OxCp0abOU7+zhN807kZJUI6vIEf6swfhrutPC8LbSjM/N1Gud+Gd0qdW",
+	"Qoq5Kq3RCAntgfgLYu3PXz5/PH3/9vQtTIeaCZ9I/sG0chhc9KaqyGI9WoZse+6odvLD6blYHy38bYIz",
+	"bbQU2gCY6tPkyklXAK84Eiu6ArF+8+Gnj+9Oz0/f4o9hyeR64ZSUkTrfkaR73ntbqbnl+ANOpcVMavyU",
+	"uOAT7slwtERFQuSqo364wWiw81PiHn+ELPcUJqzvTDsetqgO9RGj/9iUoifn89JcIiVpU8TX1lh/aFB4",
+	"OulHxKpXwObkngajj4UB/CQe7FgnHz98Phcv5Tx/iU15QRe8qKS9sC9/hZF3DU7ElVkUGY1w3cyJwYhn",
+	"5AeegjgwvhGT0dpYhzz/bqj3raA2ez/Hj40bRf/uiEw27DsKBqCfpLIjkShMyiReToIFkckx49eViMqQ",
+	"AGet8zCVma8QHiml/SQdLf00PxDvmBo28GvenXx/+u70U7TRwTmOnSMHP1ztC92o5bfI6e+ftyrzUMtN",
+	"lIsCt66rqSGowWPHsgrwFiOPcgAOIvN3ritVjmUKCwMJ7rcut/5RvTh45qAwKD5DWptPAPktrCpt5Hkc",
+	"KKJNq8HGGjEYRqITU06GMpvlmiQ9AdmZ8ThPVYI9oPXBL+ZYSL0EW6MK6wihrDgc/CFy4rDUoH0Lw0yT",
+	"HEPdbEVgSie4T0UwROpSlUz1yw8Al5/edYljmNsgIrDSOf8IWrV5KcyV5muQedrrnVAfenQqtDSXsuD2",
+	"hs3iOABdm6k0zxTbEPfeYASpsoiElc1cNZ5nXFiAcgGFkyvd4E773f0ZutOubQ/lTj9VZLYOdmt15c1S",
+	"hxsfBTd+TXr6Sl4ojAPyxqMNRQNrhaBInL0ffvz04YdPp58/R+IvJ2coY/Tm5P2b03cEh07/98ezTwRB",
+	"Yi1ZUR8Jhp1ZYiUiR0LObPNPStjutj6ESby11v0eO1wTAGnX2k1hBfx+YxjBZZJgCmh1Xa2lk2SOeyc9",
+	"maASGU1USEdziAPH0JSR5Ljm74fdIbEK00f2wLV2WJj0YjjL9aJSthYRF38YHAvcE/F7EpWwQ1nBPsjN",
+	"Wmi/MwQnjEoV6xr9hs2mRqPkVdSExUZ70aWGolQkNrPOx7qFdj7ysNyMxTSfTJWtRDIvcwPvPhG9VwNX",
+	"G/qKtYzkzCAgNJYVbiiQ0ivMlbJVrPOsfyDeG1FdGZ6kdPJKTNi3QkxBu7Rny54aD6RoRtNSnijHyIQ5",
+	"vYnMWR+MMBgMtSiVBggbwUM0QQ5vB7BHpXD9wVh4qfjUlkh+BocmqR+AIjrEHhkF08QHqBxOF/mYF3Fz",
+	"ltXzi3wMvzoPBK+Teuum8NLHL+ex3tW9S1rS9TciyVCDCeHh3xjzcWNXMCL0aRUU7uprRDiRAFvGeh0z",
+	"it6t/AUCq7g+zSYoGet1LEnicAk+YEgXJwKesG9F4i4d4qUJ7yEwk0lUf/UpV9LyssHhbuAwD1rh5/To",
+	"ALuKnaFrjQ95oqRTfiuAKsdjpEqnR+EknB2JcAcIac8iDKviYiOk6SZAXkWxliVYyksMNNJdnZcl7YWb",
+	"xDkGQ93KcND5u8EhQF43KtjllWHHgwwoWQavJsPXUDPEs5GlS3N9mVd11BfnHTt7VJBuyj52HoCrr+zn",
+	"DS9kd5fw2KI4ADdtJnONqnJpTYsJa90rM8IHvyzUAm0edKBUVpXIMWJKHlLXPgzzZpsjr+cGnawHFBo7",
+	"y2gRzmVZ5emikKWTQKF1mmtbKZm5juCOZ7TaRGmL7+8GdS8n4fWqRcLrNyeJESqdbMNtbsCjVdvPCxsR",
+	"ZWt903vj95BLmRdyRGUpeLcO2a8h+wZ+J5NRG54I04oAoMdmobMnC/+eA1xvIEr3Bttx64OXC7p7IwIY",
+	"psZWQ3OpymGVz9RNUJgIfTO5FIZ3AFFIC8gUPrSi9+X8Df4rEpXJEAHYqk8IUC9cBgrNpQPzWF44VU5h",
+	"LNZ2zhEE2IhEL1novMIoZsKXANzFylYXzGCEgo7Mp1P3B+bNguSJC7j32XwDgEi9cBw0Nq9wTvApKb9d",
+	"GFu5sKBdzDzSxtR0qVJTZmzg4eqfzSjWPdy/X+IlCV/jK0ZlhVNwmGfJMe87bH+tUwvLImGNSNxfQ2xw",
+	"IlDHETwG+Dl91j8WSWUqWbg4L3Rk30JDI5HIS1ViE+ga8VLUv4zg/lkudUKntvDf+HrJnIi38EId9qcU",
+	"KG/W4h+qNG4TRCi6KArBD2MxUrjbXSlJf1CVCzASYa+tPlyq8hwm6LOskTuZz8MGQ0N9gzeYJ1vJKrdV",
+	"nnYsd3cpw3bxZ1ycZIvymRK9mUkv+l/FkLKC3+PbUtYwInqUFdt25FM/Sax7zhLCilyxi7bfKMPqsWvn",
+	"vj2qCzXQavnCKfhZWFYW60Sbaug/6pFTwFfjU1zmo+ffPJgC55BwnKJU80KmzbTGkTh9e3ZO7Y91ewd8",
+	"5qS39j0lV2SaLkqZLhPxZ99y8VIEXUfjxXbORbhtf8X+ybTKL8G9X7eAd6+vCG3GTzR9vik7t9rmztQ9",
+	"pqmDzR9moBPjfhZWD57/VeFjLwBDERZLlUuxxfD1PeDEoSOw6fq0DjmdCHH/yMXe9i3+MtblQtvaCBey",
+	"UrZq5MBq5MnuHUYlOcbQu6GOQGpx8vnz2Q/vT99yCVjf3QYvOXaQjKNKbKcqecH94Crc0jJhgPay9Bl2",
+	"gDcSpE4NxhBV/sEryvUaAD3YiDWhs4272wB9xtrDz5UbtmPQxo1ug0NjvQ2I3ttEN2Bdh0M74xwYZzQm",
+	"X9siz0szKZW1Nya0puZKjGVZWxPowrq0xZQKdFREZo7dW0sZxkRyYmJIJkv0gtxRGeSbotVMBSA3LLga",
+	"1uhtqopMLHSmSjpl6BTTCxjHqEa14O1zbRd/FGu6Y4DowtDCCnx17vIQOpK0uPVkMatpqdQx7lZkryNf",
+	"kWOphsSrNjc/niA3iz9mYDiOcDVVGPzFa2AcMI2hzdVdVUUD0/TRvfXnbpJYcOcnk6miM0ePao6cJfhK",
+	"hghRYaHG1Y2WSGqhbJXPZOVLm9CAaqUyios3qq6ssFUO7hrnRBs2RwQmB+0JmCFtwDp4mDZTPkcfmGyH",
+	"Q//EMNQjEGkRB7VA3aQGkoRMY23GPl92NTUeoWKAUVZgTHKTHQWJJDRC4v//P4dYhow2h3NVwnfiJfmd",
+	"asj3TR4gogZg4B28muduLnxDO1PxCKbilFddFjg/sCBg1T6t1eDFVr5MjR7nmdKpsjc7kngyW6bT2luo",
+	"C4FgnjousgxLmt2N3ZLJZCWtqvbriDtZF3Qi3GZN7BnS1/FGdRllcEeACha3dLYv2BmRqTJ3iV/CFarI",
+	"DsQJ6YrGOpnJ66HSVZkrm9DDeyvsaX1UqWC1Q4Ai7h539GV+4ra9Ccb54bLLX76cvV0ZXgBrPCDoEbuP",
+	"61b3OdEfvHrstCuR2ZR75jsN82xvvRyzJSG9WOCVnIO2VQlz+Z/rnfhJXuezxWwt2LDyDiLxCramV4PB",
+	"4EC85fqDV4PBpuYG77pdAPbVYBDBVZwtH+Cf25Lnj2mDg/mxLckaXBbMzi4Lvam+1M3+DTWm7muuM/W1",
+	"3l/pdNJclS/wjTbWZhjmWREUcpbv8beIyYLs2k5ubs2N7lsOFrRmbscqACxZcjdHz7Gu/HQHLkUvy60c",
+	"odOnDYAwisPSeXWV9R/IMvvuPUuA1t7UDbPf74aN99bBtbsvy/YRrYW+Hn5Bwm+rdNqiDU3HnWt0Y8W8",
+	"VCiVwDUVI5Mtj913CCzNoiJtA04TymKhMIHmagAHNca6mppCxbrRUbSW3w0O6Spt8BFhSSVOFpRSyJUV",
+	"ycdSjVV5JEpVLUr9Z9xSZZEcCNd4LI0u1XhhVSZ6h4PXgEjyAu0fogcsEbF8QDCVRbooEDX3Ejwknog3",
+	"J+/efHl3cn72/of+Zq6rWO9AdvVlnslKPbAxWMM4ycpgCGkvLFcXw9CWal4sg6JveovuV6Xil4zNooSv",
+	"8Cr6eJdYw3usb1MjZm8BsPOIlKZKZqqsoRK9sQZKUhpQ0H/uNduNwK+lSXt/X8d5j3Q6qPVN0Ut8VgeF",
+	"bmWzF9j+rMVkb6Rca9oi2FDdTXo0CyrjluLqSuz/1jaDJz0J9HG7kToWVbmkIw1kI53NQowpCqMnqgwN",
+	"2JOhTFok99jRtsPEwOm0O53uoaRH+LObdL3lZFKqCRGb0znxZFKaxRyPXF+opRU9JdNprPFTd8qEA5C4",
+	"7/n4IQyLyoQlmjlk8zBjomYPGtQ/9jY5eBI2DbBo7WUHJ0yoLt8Kc6UjodWVZyOJhKRABPqwA8czdSCI",
+	"mBqzPsQh4vuXl7GGfh37n7KLkkzNokwikWRyyYROV0pd0JnZkTv20DuEx1RTVV7lVvUPcC6WFcVS8Yi8",
+	"TouFzS8VlxUpnfGX6pq/uTfApgnxcFvpB10sV2aNvFAaRgg2Qj6fj51DvnvR873sb4oV1MPSXlsPC+cF",
+	"f31jPGNTAz0Xf9g2P84b2+beyaO0zHm7fuQFhpC+fDl7u7FB/tqhjwbdI/rT0qZL9wZ9SGtrexpxqYdt",
+	"CY9OM8oJL02mbKeORfLrPxMfcUT87K/f2GS8zxD/CJs8k9fvlJ5U072jP3I0yv396l4dILd5Y6QMv11v",
+	"jsOArpwPFnGp0twSNi4VrP+9aG/8ai/awzEZ4pjATfJZXkjclKI92Bd1unSZlr1oDwvgubK8DTtG6+LF",
+	"czqs5SffgfgrGPzKCDL2jX6PlkfhPgcf7luRBB0F21m/hSSKdVLPIzrPtTrPEx82+nL+ZsUCw/VkgLme",
+	"nZZ8zqhbXc8LkykHSdtegtteGm8gr9TMhq+i+aoa06ixDFrWKLQXL4NHQFtbBt5/IMtSIj621bLAGWvK",
+	"2ZMEOeBd3RTgC991F9i4W2DDa5TPmtv0k4YWPWa4PWBE/gv6sd2Es3yO+dVgsAXH0PHfLdo1zpf74J/4",
+	"9eKE3iRsW0u+oZ/Q81tf2DeEDuuh7ZbXHfnqq/bxfOSoYSuBLp7itEKKkUwvYJ/BGs3Vph2Jn05PPn/5",
+	"dCqwyNatD46eIVsBtd7DMjwWbWbzRaUslWo13Ml9W5dNj5mByB1GQP+YR6nOC4+kVUWuawBlj8FTPvv+",
+	"08n5aawpvWtb0yR1Stg2DmkEyWbElb71tcJrY+OXsdbqKkwMuWPi/q4nH8/2rUgXZQmen28z/MQZltVx",
+	"SNxVQ1iGNom1O+iWZw3fMdeN5hyIv2FgVOr6PcH1/+vL6Rc+evfl/fuz9z+0PTXWQeghCDjQ0XBBaAwd",
+	"SoS4FI7F2OHh4LXopSZTIoF7FnmKFGISSxGJfN0CCIRuOA6m17vFcOu4M/imvZHMXAC5X4eUMcCc21jn",
+	"+lIWeRbVXzUDFpQGslRnjVMNMZq7ulQcdWm+pMqI0SIvMnjZ7kXD272VakKsT8JZIoXVcm6nBjPtwUSm",
+	"Y4irZQaiUYrQP8ZS9pLITt0k4t/GOjOYnSSqUyQTcCuVePBbaffnGPeDOwQlFPTBvnXkI476ACsgsVJ+",
+	"LqspUsgRp0Mrg0WCZK7EyxrwtnnmiGNBgsi+lh2wBZbXZ7FOcjsMP+5HAakdbMMcFkHqf5S9EL3EldYl",
+	"jkiOzidoP75YNlLnEl2iEG628pXz4da9NfLkcO5oXhX1z/ouvxLCpYiZzMJUMrLaht70EbM+YGwryzN6",
+	"l44awhXSwwy6Ko2esC04iHWy4jcloucr55onufjYVehVJYL2gJHrJYnTEJsSDgF6SEuij/Anao1OVcQ1",
+	"wT7HhAMTcFBwcgl+WA8Qnp6VopLlBDnuaTR7OLMcWwTdDfcQuq5Pgzyby9LZHgqJARppxiRyW5f3BJY4",
+	"ormLXBOXqgSrxIfbFtoH+wg4es6f5Njz0nkzjqKJUouRqjeM3uHgEKalJ2fqH9TbER2rWZ1XETp+dmu9",
+	"U6AnGWxgseZjfIlNTelKHWVtSih+2ShtgqVTXFhaL3W5JZgZd+NKZBiIhJsh9UqsiXouqJ8ihp9wM5UV",
+	"WPN0Wu+iHF0bmUuFLi5K7ueTaVWLYr4e/C4sJ401n/ILFlTfMfTwiAyRRuZSFkPwTpGH3icyV3KQ0hs9",
+	"nD/BJh1rSwBntIQtVRXjersoHKl/zuMOfe4lvKdjNBca2W9D/sRksYb9nx1f3loLnx8J/Zo/0u5/1BgH",
+	"KwAZeMHURYKXRqHT0yR7vq/xiegxGkF4EgWYw1ejIPhYhRt9Zm37V+D88MWG5Yr1JiKQoEShjQnkSdN4",
+	"J8y3t+4IhSgqtzz1oEvlQutcT56Ovh/MmpAtTbxFfq52PV/+6v/tRMu2HxMI/cXRorhoHyLi5QpvnZCJ",
+	"/m7wHRckmDFzkkaABQC3UBW+KR3dHeWu+zV/pkN8x2JuMDYDePBCh8zMV6a8QFhg9GqWirzR3dJU3y+K",
+	"i4cy7o8UGm02ccM6bL6hriZ0Y01oPYs3VIU2XO3nUBfKghm4qpqveV0K/VH562uIsRLfpbMyLyYksXyz",
+	"vDofyKbrfdQEve99sAsTqfN/MBQINB9pfZPPdCwkp34cbpeZApe+jvGScYnEJL90B7TJFZBpqqxd46DL",
+	"NXrXN4p+xHqb6sfC1hHmRk92UEn/GzaElaqfp/5H85XiI2EgYUTEaBmJBDaAnq9OM6VIMMW2MfeOQ9le",
+	"or+HmSuX/MI/8FftKcNnozESvMVddGMbi+GZG+4njZ+Hq2ffNscpsHx8UI+MX2sEnFw5jLEE9/CeZpvd",
+	"aVDu1kqteFKZLIw9EO+R+B7rWRc6/2Xhmc2ad8on2pQUB7UKK16DqhyWeAVso70hygJ2+8MD8cU66lFC",
+	"NgH1aNQkHoXlhidWSq4VxcglWJ6Z1Kjr1bC8vcPBHxoVQif0DQrKUojNW9YgeQYQMzSrebndpG70roOV",
+	"8uz86qBtz8+jDgduA+TR6opeZocFA+fGTUzvkdLfwzyzK3iwbS1/BT+VbRUCCkmeNLXPOmrtJ8OjtGZX",
+	"rGirIW6DhS9/5aGmUpcddbObDzvmEk20v6JwXOXO+EwVjxZSQmBY1CAGtI4kzVxphxDtNJ+jKvGyH1pY",
+	"8SAGlmtQ7WZ97abp201nmzrXKW1vdPNogFbWsSnFSBVGT3B7ckILa8v6CeW1d1hB0U3BmQaSudmDCtbN",
+	"fg0z7JrLEuvb+Cw/qOrhtvDHR+Nbp023lr6ttYRVbLsspNvNyRD23Xge75Mi7auV5dijeggOVOKWnXNN",
+	"6O32mljfAs23LVBq4DcCs6mxz+oY1w7Go1SEJTsj8sBG5F8WZ9M6eDiczd/X39yAvT+pmblUjUitry7w",
+	"Bu7QZfYrHxp4ctsGzQxW6E/Yip3RtENB4cE815VuHbes4yicEZwsqX2plVX+hKsFpkG9WnCqysdFBNGO",
+	"P7pJV/cnXy3EjZcrJers9cosI+VP/ra6ylMvlg5jPs31ZHX1xfqh4oRtq+8ky9qW3jfsAKw5Sp0RaBsl",
+	"d9SNJsjz9Q9Osqw2CtCYXffR3ROY21OXRxwKJz5BdLIjgUV5+Ting8J8GJS11JCIX8eaKaca2QDoC9wB",
+	"kUHPiW7tW6FezGRegIUolbW0BXO9xDjnAsj6RjAOGf1Pk3acSNxt3xhdyVxbJ9IWECuyFBo+POXLqNJP",
+	"XVcrCY71BGqsVzOo4nETqL+h3Kkb9ofKn7r7PUQOda1Hf1VqvsO0AV+4Zd5s6ODq9Nx0ZPYP3w02sJA8",
+	"6r6ye4a3y+3elNu1OxjnVSdma5jUaNUUGGy31PezOz4I+pzhz6Y9nUanQzqtruE3EvxsmbMP6PjUtV43",
+	"Nk+Vl+7Wi7LYO9p7iVObW/LrWnE1l0n3kKZI6VT16YQWwJ1MWWSjD84QSu2OfMiKVFSFFPPFqMjtVGV4",
+	"Dumg3jfkPG/jDznBbCARcDC9It1XmCvNYki6MZZ02CjHSmY8QBKJtDAaHTLAZSxT1Hj0vO3R53JiARXl",
+	"mtCfq0+jsxae6j+VGtnUVu74Aodx/a4MeYjzfrWuzj+irqIDT88ehPQP6Oy0tXejnRY9aC3Kqkaeq0as",
+	"4db+eqOCB7uJuf5gUlWGsY6QBxb/gWV/btBzbWHlwJ90sola4BS0ovCsqc6cVNdBQ0m1lV0mOKl7qUpG",
+	"8P78FvJbYLyfmYl6XNjMCdlIVHISiYWu5MSTlcPMwQrO4PFYrdkCCVWVTl2t4ppYJd7QU0eHXNz+vp40",
+	"uoVnFyvFaQC5DtIffXM6R+5cbuMEQ9SkCq5PDzMBQzCTuBa9ZdXZpU6npdFmYYW6npuSDjpC95qvKjNX",
+	"ujAyq0uLxnlzwvLPwSL9dwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

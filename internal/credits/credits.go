@@ -14,7 +14,8 @@ import (
 	"github.com/loopwork/loopwork/internal/dbx"
 )
 
-// JobSubmissionProduct is the built-in product every /v1 job is recorded against (see 00005_billing.sql).
+// JobSubmissionProduct is the built-in product every /v1 job is recorded against (the products row
+// named job-submission, which the migrations insert).
 var JobSubmissionProduct = uuid.MustParse("00000000-0000-4000-8000-000000000001")
 
 // LLMCallProduct is the product of a language model call by an llm task (one credit a call).
@@ -23,7 +24,7 @@ var LLMCallProduct = uuid.MustParse("00000000-0000-4000-8000-000000000002")
 // ErrNoCredits means the organization cannot pay for what it asked (402).
 var ErrNoCredits = errors.New("the organization has no credits left")
 
-// shard picks a connection's own row of credit_balances (see 00009_shard_by_connection.sql): a
+// shard picks a connection's own row of credit_balances (its shard column, 0 to 63 by a check): a
 // connection runs one transaction at a time, so concurrent writers of one organization do not wait
 // on each other's rows.
 const shard = `(pg_backend_pid() % 64)::smallint`

@@ -3,12 +3,13 @@
 // changed.
 //
 // The database says so through LISTEN/NOTIFY: statement triggers on the tables those rows come from
-// (users, organizations, api_keys, auth_sessions, apps and the app memberships; migration 00010)
-// notify Channel when a transaction changing them commits, on whichever replica made the change. A
-// notification, or any doubt about having heard every one (the listening connection dropped or is
-// not up yet), moves the Bus to a new generation, and every memo filled in an older generation is
-// ignored from then on. Changes made through this process also move it before their response is
-// written, so a caller's next request always sees its own change.
+// (users, organizations, api_keys, auth_sessions, apps and the app memberships; the *_access_changed
+// triggers, which call the SQL function notify_access_change) notify Channel when a transaction
+// changing them commits, on whichever replica made the change. A notification, or any doubt about
+// having heard every one (the listening connection dropped or is not up yet), moves the Bus to a new
+// generation, and every memo filled in an older generation is ignored from then on. Changes made
+// through this process also move it before their response is written, so a caller's next request always
+// sees its own change.
 package memo
 
 import (
@@ -20,7 +21,7 @@ import (
 	"github.com/lib/pq"
 )
 
-// Channel is the notification channel of migration 00010's triggers.
+// Channel is the channel notify_access_change, the SQL function of those triggers, notifies.
 const Channel = "loopwork_access"
 
 // Bus counts the generations of the memoised rows. Its state is one word: the generation in the

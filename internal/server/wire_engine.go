@@ -50,9 +50,15 @@ func wireEngine(c *core) (*engineArea, error) {
 	// The queue client is built from the engine's workers (wireQueue), after the executors; the email
 	// executor looks it up when it runs, not now.
 	mailDeps := executors.MailDeps{Queue: func() *queue.Client { return c.queue }, Domain: mail.Domain(cfg), JQ: jq}
-	execs := c.metrics.Executors(builtinExecutors(jq, c.outbound, mailDeps, a.reviews.Executor(),
+	builtin := builtinExecutors(jq, c.outbound, mailDeps, a.reviews.Executor(),
 		a.documents.SQLConnector(), executors.SQLLimits{MaxRows: cfg.SQLMaxRows, StatementTimeout: cfg.SQLStatementTimeout},
-		spillTo(c.files), credentialsFor(c.secrets), modelsOf(c.endpoints)))
+		spillTo(c.files), credentialsFor(c.secrets), modelsOf(c.endpoints))
+	// A task type the registry declares but nothing runs would pass validation and fail at run time:
+	// such a server does not start.
+	if err := builtin.Check(c.registry, run.External); err != nil {
+		return nil, err
+	}
+	execs := c.metrics.Executors(builtin)
 	a.engine = run.New(run.Deps{DB: d.DB, Registry: c.registry, Executors: execs, Logger: d.Logger, Lease: cfg.TaskLease,
 		Workers: cfg.TaskWorkers, WorkersPerOrg: cfg.TaskWorkersPerOrgValue(), Tracer: d.Tracing.Provider(), JQ: a.jqPool,
 		EdgeTime: cfg.JQShortTime})
@@ -65,9 +71,9 @@ func wireEngine(c *core) (*engineArea, error) {
 	return a, nil
 }
 
-// builtinExecutors run every task type of the registry but external, whose attempts outside workers
-// claim instead. outbound is the SSRF-guarded client http_request calls through; humanReview is the
-// human_review executor, which needs the database and the queue.
+// builtinExecutors run the task types of tasks.Builtin, each but external (claimed by outside workers);
+// Set.Check holds the two to each other. outbound is the SSRF-guarded client http_request calls through;
+// humanReview is the human_review executor, which needs the database and the queue.
 func builtinExecutors(jq executors.JQ, outbound *http.Client, mailDeps executors.MailDeps, humanReview executors.Executor, sqlConnect executors.SQLConnector,
 	sqlLimits executors.SQLLimits, spill executors.Spill, creds executors.Credentials, models executors.Models) executors.Set {
 	set := executors.Set{

@@ -7,12 +7,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/engine/dsl"
+	"github.com/loopwork/loopwork/internal/engine/tasks"
 )
 
 // Input is one attempt of a task.
@@ -78,10 +82,28 @@ func IsPermanent(err error) bool {
 }
 
 // Unavailable stands in for the executor of a task type the server has none for: every attempt fails for
-// good with a message that says so. Every built-in type but external (whose attempts outside workers
-// claim) has an executor, so this guards against the task registry and the executor set drifting apart.
+// good with a message that says so. Set.Check keeps a server from starting with a built-in type other
+// than external (whose attempts outside workers claim) left without its executor, so this is a backstop.
 func Unavailable(typeName, why string) Executor {
 	return Func(func(context.Context, Input) (Result, error) {
 		return Result{}, Permanent(errors.New("tasks of type " + typeName + " cannot run on this server yet: " + why))
 	})
+}
+
+// Check holds the set to the task-type registry, so that a type is declared in one place and cannot be
+// left without its runner: it fails when a registered type has no executor (every task of that type
+// would fail when it runs, after the validator accepted the flow), or when an executor runs a type the
+// registry does not hold (the validator refuses such a task, so it never runs). outside names the
+// registered types whose attempts no executor runs, because outside workers claim them; an executor of
+// one of those is an error too, as the engine never calls it.
+func (s Set) Check(reg *tasks.Registry, outside ...string) error {
+	names := slices.Clone(outside)
+	for name := range s {
+		if slices.Contains(outside, name) {
+			return fmt.Errorf("task type %s is run by outside workers, yet has an executor the engine never calls", name)
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names) // the map's order would make the message vary
+	return reg.Mismatch("the executor set (with "+strings.Join(outside, ", ")+" run outside)", names)
 }

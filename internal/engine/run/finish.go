@@ -18,6 +18,7 @@ import (
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/engine/executors"
 	"github.com/loopwork/loopwork/internal/engine/jqrun"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // JSON travels to jsonb columns as text: with lib/pq's binary_parameters a []byte would be sent as
@@ -35,20 +36,11 @@ type outcome struct {
 
 // execRow is the execution as finish sees it, under its row lock.
 type execRow struct {
-	Org       uuid.UUID `db:"organization_id"`
-	Flow      uuid.UUID `db:"flow_id"`
-	Version   int       `db:"flow_version"`
-	Status    string    `db:"status"`
-	TasksLeft int       `db:"tasks_left"`
-}
-
-// active are the execution statuses in which tasks still run.
-func active(status string) bool {
-	switch status {
-	case "queued", "running", "in_progress", "awaiting_input":
-		return true
-	}
-	return false
+	Org       uuid.UUID  `db:"organization_id"`
+	Flow      uuid.UUID  `db:"flow_id"`
+	Version   int        `db:"flow_version"`
+	Status    state.Exec `db:"status"`
+	TasksLeft int        `db:"tasks_left"`
 }
 
 // finish records an attempt's outcome and everything it causes in one transaction, which also
@@ -109,27 +101,27 @@ func (e *Engine) finishOne(ctx context.Context, job *river.Job[taskArgs], a task
 	return nil
 }
 
-// record applies an outcome under the attempt's row lock. Rows are locked in one order by every
-// transaction of the engine: the attempt, then the successors' rows (by name), then the execution.
+// record applies an outcome under the attempt's row lock, taking the others in the engine's lock order
+// (see package state).
 func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome, b *batch) error {
 	// The execution is read, not locked: the outcomes of sibling tasks proceed side by side and meet
 	// only on the rows they share (a join's counter, the execution's own counter at the end). A stop or
 	// a delete that committed first has cancelled this attempt, which the attempt's lock has seen.
 	var x struct {
 		execRow
-		Attempt string `db:"attempt_status"`
+		Attempt state.Attempt `db:"attempt_status"`
 	}
 	err := tx.GetContext(ctx, &x, `SELECT t.status AS attempt_status, x.organization_id, x.flow_id, x.flow_version,
 		x.status, x.tasks_left FROM task_executions t JOIN flow_executions x ON x.id = t.flow_execution_id
 		WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3 FOR UPDATE OF t`,
 		a.Execution, a.Task, a.Idx)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && x.Attempt != "running") {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && x.Attempt != state.AttemptRunning) {
 		return nil // finished by an earlier delivery, or cancelled
 	}
 	if err != nil {
 		return err
 	}
-	if !active(x.Status) {
+	if !x.Status.Active() {
 		_, err := tx.ExecContext(ctx, `UPDATE task_executions SET status = 'cancelled', completed_at = now(),
 			updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`,
 			a.Execution, a.Task, a.Idx)
@@ -169,7 +161,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 }
 
 // park leaves the attempt running with no deadline until Report finishes it.
-func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status string, awaiting bool) error {
+func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status state.Exec, awaiting bool) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET timeout_at = NULL, updated_at = now()
 		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`, a.Execution, a.Task, a.Idx); err != nil {
 		return err
@@ -185,8 +177,8 @@ func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status strin
 // transaction that records that task's outcome (see beginAfter), so that it and its job pass through
 // running before they wait, fail or go on. It comes last in the transaction's locks, as the execution's
 // row always does.
-func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, status string) error {
-	if status != "queued" {
+func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, status state.Exec) error {
+	if status != state.ExecQueued {
 		return nil // as record read it: an execution that left queued never returns to it
 	}
 	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
@@ -195,7 +187,7 @@ func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, s
 }
 
 // wait leaves the attempt running until the wait ends, with a job scheduled for then.
-func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, status string, r executors.Result) error {
+func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, status state.Exec, r executors.Result) error {
 	out, err := json.Marshal(r.Output)
 	if err != nil {
 		return err
@@ -249,26 +241,5 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		return e.markRunning(ctx, tx, a.Execution, x.Status)
 	}
 	failure, _ := json.Marshal(map[string]any{"task": a.Task, "message": cause.Error(), "type": kind})
-	if x.Status == "queued" {
-		// The execution's first task failed for good before it was marked running: it ran, and the job
-		// goes IN_PROGRESS -> FAILED as its statuses say.
-		if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'failed', updated_at = now()
-			WHERE flow_execution_id = $1 AND task_name = $2`, a.Execution, a.Task); err != nil {
-			return err
-		}
-		if err := e.markRunning(ctx, tx, a.Execution, x.Status); err != nil {
-			return err
-		}
-	}
-	_, err := tx.ExecContext(ctx, `
-		WITH t AS (UPDATE execution_tasks SET state = 'failed', updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2),
-		     q AS (UPDATE task_executions SET status = 'cancelled', completed_at = now(), updated_at = now()
-		           WHERE flow_execution_id = $1 AND status = 'queued')
-		UPDATE flow_executions SET status = 'failed', error = $3, finished_at = now(), updated_at = now()
-		WHERE id = $1 AND status IN ('queued', 'running', 'in_progress', 'awaiting_input')`,
-		a.Execution, a.Task, string(failure))
-	if err != nil {
-		return err
-	}
-	return e.ended(ctx, tx, a.Execution)
+	return e.failExecution(ctx, tx, x, a, failure)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // Completions of one execution that arrive while a transaction of its completions is under way wait
@@ -180,15 +181,15 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 	var rows []struct {
 		execRow
 		Task    string          `db:"task_name"`
-		Attempt string          `db:"attempt_status"`
+		Attempt state.Attempt   `db:"attempt_status"`
 		Output  json.RawMessage `db:"output"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `
 		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) AS d (n, i, o)),
 		att AS (
 			UPDATE task_executions t SET updated_at = now(), completed_at = now(),
-				status = CASE WHEN x.status IN ('queued', 'running', 'in_progress', 'awaiting_input') THEN 'completed' ELSE 'cancelled' END,
-				output = CASE WHEN x.status IN ('queued', 'running', 'in_progress', 'awaiting_input') THEN d.o::jsonb END
+				status = CASE WHEN x.status IN `+state.List(state.ExecActive)+` THEN 'completed' ELSE 'cancelled' END,
+				output = CASE WHEN x.status IN `+state.List(state.ExecActive)+` THEN d.o::jsonb END
 			FROM d, flow_executions x
 			WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i AND t.status = 'running'
 			  AND x.id = t.flow_execution_id
@@ -202,7 +203,7 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs)); err != nil {
 		return err
 	}
-	if len(rows) == 0 || rows[0].Attempt != "completed" {
+	if len(rows) == 0 || rows[0].Attempt != state.AttemptCompleted {
 		return nil
 	}
 	x := rows[0].execRow

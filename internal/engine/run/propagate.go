@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // done is an attempt of one execution that completed with output.
@@ -128,7 +129,7 @@ func (w *walk) finish(ctx context.Context, finished []final) error {
 		if err := w.tx.SelectContext(ctx, &rows, `WITH u AS (UPDATE execution_tasks k SET waiting_on = k.waiting_on - d.n,
 			held = k.held OR d.h, updated_at = now()
 			FROM unnest($2::text[], $3::bigint[], $4::boolean[]) AS d (t, n, h)
-			WHERE k.flow_execution_id = $1 AND k.task_name = d.t
+			WHERE k.flow_execution_id = $1 AND k.task_name = d.t AND k.state = 'waiting'
 			RETURNING k.task_name, k.held, k.waiting_on)
 			SELECT task_name, held FROM u WHERE waiting_on = 0 ORDER BY task_name`,
 			w.exec, pq.Array(targets), pq.Array(ns), pq.Array(hs)); err != nil {
@@ -162,7 +163,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, ex
 	// of their own are not the engine's, hence the current-attempt join. The counter is decremented
 	// under the row's lock, so exactly one transaction of an execution sees it reach zero.
 	var left int
-	var status string
+	var status state.Exec
 	if err := tx.QueryRowxContext(ctx, `UPDATE flow_executions SET tasks_left = tasks_left - $2, updated_at = now(),
 		started_at = coalesce(started_at, now()),
 		status = CASE
@@ -175,7 +176,7 @@ func (e *Engine) settle(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, ex
 		WHERE id = $1 RETURNING tasks_left, status`, exec, final).Scan(&left, &status); err != nil {
 		return err
 	}
-	if left > 0 || !active(status) {
+	if left > 0 || !status.Active() {
 		return nil
 	}
 	sinks := p.sinks()

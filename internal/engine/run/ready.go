@@ -7,13 +7,17 @@ import (
 	"github.com/lib/pq"
 )
 
-// skip marks tasks skipped: every predecessor finished and no edge to them held.
+// skip marks tasks skipped: every predecessor finished and no edge to them held. Each also gets the task
+// status `skipped` (GET /api/flow-executions/{id}/task-statuses), since a skipped task has no attempt
+// to show that it will not run.
 func (w *walk) skip(ctx context.Context, tasks []string) error {
 	if len(tasks) == 0 {
 		return nil
 	}
-	_, err := w.tx.ExecContext(ctx, `UPDATE execution_tasks SET state = 'skipped', updated_at = now()
-		WHERE flow_execution_id = $1 AND task_name = ANY($2)`, w.exec, pq.Array(tasks))
+	_, err := w.tx.ExecContext(ctx, `WITH s AS (UPDATE execution_tasks SET state = 'skipped', updated_at = now()
+			WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'waiting' RETURNING organization_id, task_name)
+		INSERT INTO flow_task_statuses (organization_id, flow_execution_id, task_name, status, modified_by)
+		SELECT organization_id, $1, task_name, 'skipped', 'system' FROM s ORDER BY task_name`, w.exec, pq.Array(tasks))
 	return err
 }
 
@@ -32,7 +36,8 @@ func (w *walk) start(ctx context.Context, tasks []string) error {
 		Attempts int    `db:"attempts"`
 	}
 	if err := w.tx.SelectContext(ctx, &rows, `UPDATE execution_tasks SET state = 'ready', attempts = attempts + 1,
-		updated_at = now() WHERE flow_execution_id = $1 AND task_name = ANY($2) RETURNING task_name, attempts`,
+		updated_at = now() WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'waiting'
+		RETURNING task_name, attempts`,
 		w.exec, pq.Array(tasks)); err != nil {
 		return err
 	}

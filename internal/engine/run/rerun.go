@@ -11,6 +11,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/internal/engine/dsl"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // Rerun moves a finished (completed or failed) execution to a new version of its flow and runs again
@@ -24,7 +25,7 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 		FROM flow_executions WHERE id = $1 FOR UPDATE`, exec); err != nil {
 		return err
 	}
-	if x.Status != "completed" && x.Status != "failed" {
+	if x.Status != state.ExecCompleted && x.Status != state.ExecFailed {
 		return nil
 	}
 	old, err := e.plan(ctx, tx, x.Flow, x.Version)
@@ -37,7 +38,7 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 	}
 	var rows []struct {
 		Name   string          `db:"task_name"`
-		State  string          `db:"state"`
+		State  state.Task      `db:"state"`
 		Output json.RawMessage `db:"output"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, state, coalesce(output, 'null') AS output
@@ -46,7 +47,7 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 	}
 	kept := map[string]json.RawMessage{}
 	for _, r := range rows {
-		if r.State == "completed" {
+		if r.State == state.TaskCompleted {
 			kept[r.Name] = r.Output
 		}
 	}
@@ -79,6 +80,9 @@ func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UU
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM execution_tasks WHERE flow_execution_id = $1 AND NOT (task_name = ANY($2))`,
 		exec, pq.Array(names)); err != nil {
+		return err
+	}
+	if err := clearSkipped(ctx, tx, exec, dirty); err != nil {
 		return err
 	}
 	var starts []string
@@ -189,4 +193,16 @@ func (p *plan) edgesInto(name string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// clearSkipped clears the task status `skipped` of the tasks a rerun lays out again (see walk.skip).
+func clearSkipped(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, dirty map[string]bool) error {
+	names := make([]string, 0, len(dirty))
+	for n := range dirty {
+		names = append(names, n)
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO flow_task_statuses (organization_id, flow_execution_id, task_name, status, modified_by)
+		SELECT organization_id, flow_execution_id, task_name, NULL, 'system' FROM execution_tasks
+		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'skipped' ORDER BY task_name`, exec, pq.Array(names))
+	return err
 }

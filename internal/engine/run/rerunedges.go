@@ -102,7 +102,7 @@ func (e *Engine) applyRerunEdges(ctx context.Context, tx *sqlx.Tx, a rerunEdgesA
 	if err != nil {
 		return err
 	}
-	if x.Flow != a.Flow || x.Version != a.Version || !active(x.Status) {
+	if x.Flow != a.Flow || x.Version != a.Version || !x.Status.Active() {
 		return nil
 	}
 	w := walk{e: e, tx: tx, exec: a.Execution, p: p}

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // taskWorker runs the attempts of tasks. River delivers each job at least once; the attempt's status
@@ -168,7 +169,7 @@ func (e *Engine) claim(ctx context.Context, a taskArgs) (claimed, bool, error) {
 				timeout_at = now() + make_interval(secs => $4)
 			FROM flow_executions x
 			WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3 AND t.status = 'queued'
-			  AND x.id = t.flow_execution_id AND x.status IN ('queued', 'running', 'in_progress', 'awaiting_input')
+			  AND x.id = t.flow_execution_id AND x.status IN `+state.List(state.ExecActive)+`
 			RETURNING t.input, x.organization_id, x.flow_id, x.flow_version, x.status),
 		exec AS (
 			UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
@@ -181,7 +182,7 @@ func (e *Engine) claim(ctx context.Context, a taskArgs) (claimed, bool, error) {
 		_, err = e.db.ExecContext(ctx, `UPDATE task_executions t SET status = 'cancelled', completed_at = now(), updated_at = now()
 			FROM flow_executions x WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3
 			AND t.status = 'queued' AND x.id = t.flow_execution_id
-			AND x.status NOT IN ('queued', 'running', 'in_progress', 'awaiting_input')`, a.Execution, a.Task, a.Idx)
+			AND x.status NOT IN `+state.List(state.ExecActive), a.Execution, a.Task, a.Idx)
 		return c, false, err
 	}
 	return c, err == nil, err

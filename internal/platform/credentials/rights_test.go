@@ -92,8 +92,8 @@ func TestCredentialAttacks(t *testing.T) {
 		put, err := s.user.UpdateFlowDefinitionWithResponse(ctx, own.JSON201.Id,
 			platformapi.FlowDefinitionUpdate{Definition: httpFlow(target.URL, private)})
 		testkit.Expect(t, put, err, http.StatusUnprocessableEntity)
-		// An admin's flow that names the private credential cannot be saved again by the app_user either,
-		// even invited to it: the version would be theirs, and so would the right its attempts check.
+		// An admin's flow that names the private credential cannot take a new definition from the app_user
+		// either, even invited to it: the version would be theirs, and so would the right its attempts check.
 		adminFlow, err := s.admin.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "admin's",
 			Definition: httpFlow(target.URL, private)})
 		testkit.Expect(t, adminFlow, err, http.StatusCreated)
@@ -101,9 +101,18 @@ func TestCredentialAttacks(t *testing.T) {
 			adminFlow.JSON201.Id, s.userID, s.org); err != nil {
 			t.Fatal(err)
 		}
+		resave, err := s.user.UpdateFlowDefinitionWithResponse(ctx, adminFlow.JSON201.Id,
+			platformapi.FlowDefinitionUpdate{Definition: httpFlow(target.URL+"/again", private)})
+		testkit.Expect(t, resave, err, http.StatusUnprocessableEntity)
+		// Renaming it saves no definition, so the right its attempts check stays the admin's.
 		name := "renamed"
 		patch, err := s.user.ModifyFlowWithResponse(ctx, adminFlow.JSON201.Id, platformapi.PatchFlowRequest{DisplayName: &name})
-		testkit.Expect(t, patch, err, http.StatusUnprocessableEntity)
+		testkit.Expect(t, patch, err, http.StatusOK)
+		var saver string
+		if err := s.db.Get(&saver, `SELECT saved_by FROM flow_versions WHERE flow_id = $1 AND version = $2`,
+			adminFlow.JSON201.Id, patch.JSON200.Version); err != nil || patch.JSON200.Version != 1 || saver != s.adminID.String() {
+			t.Fatalf("after the rename: version %d saved by %q (%v), want 1 saved by the admin", patch.JSON200.Version, saver, err)
+		}
 		if len(target.headers()) != 0 {
 			t.Fatalf("a refused save sent a request: %q", target.headers())
 		}

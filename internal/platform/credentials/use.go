@@ -50,13 +50,14 @@ func Usable(ctx context.Context, db dbx.DBTX, org, user uuid.UUID, ids []uuid.UU
 var ErrNotUsable = errors.New("credentials: not usable")
 
 // UsableInExecution checks the right to use credential id for an attempt of execution: the right of the
-// user who saved the flow version the execution runs. It answers ErrNotFound when id is not a credential
+// user who saved the definition of the flow version the execution runs (saved_by: a later change of the
+// version's name or settings does not change whose right that is). It answers ErrNotFound when id is not a credential
 // of the organization (it may be something else, a document file), ErrNotUsable when that user may not
 // use it (or no user saved the version), and nil when the attempt may use it.
 func (o *Opener) UsableInExecution(ctx context.Context, org, execution, id uuid.UUID) error {
 	var ok bool
-	err := o.db.GetContext(ctx, &ok, `SELECT `+usableBy(`(SELECT CASE WHEN v.modified_by ~ '^[0-9a-f-]{36}$'
-			THEN v.modified_by::uuid END
+	err := o.db.GetContext(ctx, &ok, `SELECT `+usableBy(`(SELECT CASE WHEN v.saved_by ~ '^[0-9a-f-]{36}$'
+			THEN v.saved_by::uuid END
 		FROM flow_executions e JOIN flow_versions v ON v.flow_id = e.flow_id AND v.version = e.flow_version
 		WHERE e.id = $3 AND e.organization_id = $1)`)+`
 		FROM credentials c WHERE c.organization_id = $1 AND c.id = $2`, org, id, execution)

@@ -30,44 +30,28 @@ type Spec struct {
 	RunNumber int
 }
 
-// Create inserts a queued execution, lays out its tasks and queues its first ones in tx (and names it to
-// its job, if any), then takes its run number. The run number comes last: the flow's counter row is the one thing concurrent starts
-// of a flow share, so its lock is held only for the commit.
-//
-// Its first tasks are claimed for this process where it has room: the caller calls Run on the returned
-// value once tx has committed (Drop if it did not), and they start at once (see run.Engine.StartHere).
+// Create starts an execution in tx through the engine (see run.Engine.Create) and names it to its job,
+// if any. The caller calls Run on the returned value once tx has committed (Drop if it did not).
 func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, *run.Started, error) {
 	var r row
-	if len(n.Input) == 0 {
-		n.Input = json.RawMessage(`{}`)
-	}
 	named := n.ID != uuid.Nil
 	if !named {
 		n.ID = uuid.New()
 	}
-	if err := tx.GetContext(ctx, &r, `INSERT INTO flow_executions AS x (id, organization_id, flow_id, flow_version, status,
-		input, run_number, created_by, modified_by, job_app_id, job_id) VALUES ($10, $2, $1, $3, 'queued', $4, $9, $5, $6, $7, $8)
-		RETURNING `+columns, n.Flow, n.Org, n.Version, string(n.Input), n.CreatedBy, n.Actor, n.JobApp, n.Job, n.RunNumber, n.ID); err != nil {
-		return r, nil, err
-	}
-	st, err := engine.StartHere(ctx, tx, run.Execution{ID: r.ID, Org: r.Org, Flow: r.Flow, Version: r.Version, Input: n.Input})
+	number, st, err := engine.Create(ctx, tx, run.NewExecution{ID: n.ID, Org: n.Org, Flow: n.Flow, Version: n.Version,
+		Input: n.Input, CreatedBy: n.CreatedBy, Actor: n.Actor, JobApp: n.JobApp, Job: n.Job, RunNumber: n.RunNumber},
+		run.Into{Columns: columns, Dest: &r})
 	if err != nil {
 		return r, st, err
 	}
+	r.RunNumber = number
 	if n.Job != nil && !named {
 		if _, err := tx.ExecContext(ctx, `UPDATE jobs SET flow_execution_id = $3 WHERE app_id = $1 AND id = $2`,
 			n.JobApp, *n.Job, r.ID); err != nil {
 			return r, st, err
 		}
 	}
-	if n.RunNumber > 0 {
-		return r, st, nil
-	}
-	err = tx.GetContext(ctx, &r.RunNumber, `
-		WITH n AS (UPDATE flows SET executions_started = executions_started + 1 WHERE id = $1 RETURNING executions_started)
-		UPDATE flow_executions x SET run_number = n.executions_started FROM n WHERE x.id = $2 RETURNING x.run_number`,
-		n.Flow, r.ID)
-	return r, st, err
+	return r, st, nil
 }
 
 // ForJob starts the execution of a /v1 job in tx: of the flow's latest published version (its latest

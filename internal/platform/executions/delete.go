@@ -2,6 +2,7 @@ package executions
 
 import (
 	"context"
+
 	"github.com/google/uuid"
 
 	"github.com/jmoiron/sqlx"
@@ -9,6 +10,8 @@ import (
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
+	"github.com/loopwork/loopwork/internal/engine/state"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 )
@@ -31,7 +34,7 @@ func (s *Service) DeleteFlowExecution(ctx context.Context, req platformapi.Delet
 		if err := mayStop(ctx, tx, p, r); err != nil {
 			return err
 		}
-		_, err = HaltMany(ctx, tx, Halt{IDs: []uuid.UUID{r.ID}, To: "deleted", Actor: p.Actor()})
+		_, err = run.HaltMany(ctx, tx, run.Halt{IDs: []uuid.UUID{r.ID}, To: state.ExecDeleted, Actor: p.Actor()})
 		return err
 	})
 	if err != nil {

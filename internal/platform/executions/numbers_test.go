@@ -10,7 +10,7 @@ import (
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
-	"github.com/loopwork/loopwork/internal/platform/executions"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
@@ -36,7 +36,7 @@ func TestRunNumbersTakenInBlocks(t *testing.T) {
 			defer wg.Done()
 			last := 0
 			for range each {
-				n, err := executions.TakeRunNumber(ctx, env.DB, flow)
+				n, err := run.TakeRunNumber(ctx, env.DB, flow)
 				if err != nil {
 					t.Error(err)
 					return
@@ -72,19 +72,19 @@ func TestRunNumbersTakenInBlocks(t *testing.T) {
 
 	// A pause: the next number is taken alone and follows the last one given.
 	quiet := newFlow(t, user, waitDef, platformapi.Organization)
-	first, err := executions.TakeRunNumber(ctx, env.DB, quiet)
+	first, err := run.TakeRunNumber(ctx, env.DB, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
 	time.Sleep(1100 * time.Millisecond)
-	second, err := executions.TakeRunNumber(ctx, env.DB, quiet)
+	second, err := run.TakeRunNumber(ctx, env.DB, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if y := start(t, user, quiet, map[string]any{}).Id; first != 1 || second != 2 || runNumber(t, user, y) != 3 {
 		t.Fatalf("a quiet flow was numbered %d, %d, then %d; want 1, 2, 3", first, second, runNumber(t, user, y))
 	}
-	if n, err := executions.TakeRunNumber(ctx, env.DB, uuid.New()); err != nil || n != 0 {
+	if n, err := run.TakeRunNumber(ctx, env.DB, uuid.New()); err != nil || n != 0 {
 		t.Fatalf("a number of a flow that does not exist: %d, %v", n, err)
 	}
 }

@@ -64,6 +64,12 @@ func TestRunToCompletion(t *testing.T) {
 				t.Errorf("%s is %s", k, a.Status)
 			}
 		}
+		// The branch not taken has no attempt, and its task status says why.
+		shown, err := user.API.ListTaskStatusesWithResponse(ctx, x.Id, nil)
+		testkit.Expect(t, shown, err, http.StatusOK)
+		if got := *shown.JSON200; len(got) != 1 || got[0].TaskName != skipped || got[0].Status == nil || *got[0].Status != "skipped" {
+			t.Fatalf("value %v: task statuses %+v, want %s skipped", c.value, got, skipped)
+		}
 		var double map[string]any
 		_ = json.Unmarshal(atts["double#0"].Output, &double)
 		if double["value"] != 2*c.value {

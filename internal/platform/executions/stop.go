@@ -2,6 +2,7 @@ package executions
 
 import (
 	"context"
+
 	"github.com/google/uuid"
 
 	"github.com/jmoiron/sqlx"
@@ -9,6 +10,8 @@ import (
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
+	"github.com/loopwork/loopwork/internal/engine/state"
 	"github.com/loopwork/loopwork/internal/httpx"
 )
 
@@ -34,7 +37,7 @@ func (s *Service) StopFlowExecution(ctx context.Context, req platformapi.StopFlo
 		case "completed", "failed", "stale":
 			return nil // finished already: nothing to stop
 		}
-		if _, err := HaltMany(ctx, tx, Halt{IDs: []uuid.UUID{r.ID}, To: "failed", Why: Stopped("stopped by " + p.Actor()),
+		if _, err := run.HaltMany(ctx, tx, run.Halt{IDs: []uuid.UUID{r.ID}, To: state.ExecFailed, Why: run.Stopped("stopped by " + p.Actor()),
 			Actor: p.Actor()}); err != nil {
 			return err
 		}

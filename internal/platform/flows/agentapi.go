@@ -35,8 +35,9 @@ func (s *Service) Latest(ctx context.Context, id uuid.UUID) (int, json.RawMessag
 }
 
 // SaveDefinition saves a definition as the flow's next version, as the caller of ctx, with the same
-// rules as PUT /api/flows/{id}/definition, and answers the version's number.
+// rules as PUT /api/flows/{id}/definition, and answers the version's number (the latest one's when the
+// flow has that definition already).
 func (s *Service) SaveDefinition(ctx context.Context, id uuid.UUID, def json.RawMessage) (int, error) {
-	sv, err := s.save(ctx, id, change{definition: def, always: true, statusLoc: []any{"status"}})
+	sv, err := s.save(ctx, id, change{definition: def, statusLoc: []any{"status"}})
 	return sv.v.Version, err
 }

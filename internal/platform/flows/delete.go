@@ -7,6 +7,7 @@ import (
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
 )
 
@@ -22,27 +23,26 @@ func (s *Service) DeleteFlow(ctx context.Context, req platformapi.DeleteFlowRequ
 		if !f.administrable(c) {
 			return httpx.Forbidden("only the flow's creator and administrators of its organization may delete it")
 		}
-		var busy struct {
-			Running int `db:"running"`
-			Apps    int `db:"apps"`
-		}
-		if err := tx.GetContext(ctx, &busy, `SELECT
-			(SELECT count(*) FROM flow_executions WHERE flow_id = $1 AND deleted_at IS NULL
-			   AND status IN ('queued', 'running', 'in_progress', 'awaiting_input')) AS running,
-			(SELECT count(*) FROM apps WHERE api_id = $1) AS apps`, f.ID); err != nil {
+		running, err := run.ActiveOf(ctx, tx, f.ID)
+		if err != nil {
 			return err
 		}
-		if busy.Running > 0 {
-			return httpx.Conflict("the flow has %d executions that have not finished; wait for them or delete them first", busy.Running)
+		if running > 0 {
+			return httpx.Conflict("the flow has %d executions that have not finished; wait for them or delete them first", running)
 		}
-		if busy.Apps > 0 {
-			return httpx.Conflict("%d apps of the /v1 interface are instances of this flow; bind them to another flow or delete them first", busy.Apps)
+		var apps int
+		if err := tx.GetContext(ctx, &apps, `SELECT count(*) FROM apps WHERE api_id = $1`, f.ID); err != nil {
+			return err
+		}
+		if apps > 0 {
+			return httpx.Conflict("%d apps of the /v1 interface are instances of this flow; bind them to another flow or delete them first", apps)
 		}
 		// The flow row stays, marked deleted: its executions (and their usage records) keep referring to it.
+		if err := run.DeleteOfFlow(ctx, tx, f.ID, c.actor); err != nil {
+			return err
+		}
 		_, err = tx.ExecContext(ctx, `
-			WITH execs AS (UPDATE flow_executions SET status = 'deleted', deleted_at = now(), updated_at = now(), modified_by = $2
-			               WHERE flow_id = $1 AND deleted_at IS NULL),
-			     invites AS (DELETE FROM flow_invitations WHERE flow_id = $1),
+			WITH invites AS (DELETE FROM flow_invitations WHERE flow_id = $1),
 			     versions AS (DELETE FROM flow_versions WHERE flow_id = $1)
 			UPDATE flows SET deleted_at = now(), updated_at = now(), modified_by = $2 WHERE id = $1`, f.ID, c.actor)
 		return err

@@ -4,16 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
 )
 
-// change is what a PUT or PATCH asks for; nil fields keep the previous version's value.
+// change is what a PUT or PATCH asks for; nil fields keep the latest version's value.
 type change struct {
 	definition  json.RawMessage // from the body (PUT); nil: the previous version's
 	displayName *string
@@ -21,8 +23,6 @@ type change struct {
 	settings    *platformapi.FlowSettings
 	status      *platformapi.FlowStatus
 	visibility  *platformapi.FlowVisibility
-	// always saves a new version even when nothing differs (PUT); PATCH saves one only for a change.
-	always bool
 	// statusLoc is where the status of the request is, for the 422 of publishing an invalid definition.
 	statusLoc []any
 }
@@ -34,8 +34,11 @@ type saved struct {
 	head flowHead
 }
 
-// save applies a change as a new version, the latest plus one, under the flow's row lock so that two
-// concurrent changes get consecutive numbers and neither is lost.
+// save applies a change. A definition that differs from the latest version's is saved as a new
+// version, the latest plus one, under the flow's row lock so that two concurrent changes get
+// consecutive numbers and neither is lost. Any other change (name, description, status, visibility,
+// settings) is made in place on the latest version: it neither makes a version nor outdates executions,
+// which ran the same definition. A change that changes nothing writes nothing.
 func (s *Service) save(ctx context.Context, id uuid.UUID, ch change) (saved, error) {
 	c := callerOf(ctx)
 	var out saved
@@ -57,21 +60,42 @@ func (s *Service) save(ctx context.Context, id uuid.UUID, ch change) (saved, err
 		}
 		chk := s.check(def)
 		out = saved{v: prev, chk: chk, head: f}
-		if !ch.always && same(prev, next) {
-			return nil
-		}
-		if err := chk.refusal(ch.definition != nil); err != nil {
+		newDefinition, err := definitionChanged(prev, ch, def)
+		if err != nil {
 			return err
 		}
-		// Every version saved is checked, also one that keeps the previous definition: its saver is whose
-		// right each attempt of it checks.
-		if err := s.credentialRefusal(ctx, tx, c, def, ch.definition != nil); err != nil {
-			return err
+		if !newDefinition {
+			// The stored text, not the request's spelling of the same value.
+			next.Definition = prev.Definition
+			if same(prev, next) {
+				return nil
+			}
+		}
+		fromBody := ch.definition != nil
+		if newDefinition {
+			if err := chk.refusal(fromBody); err != nil {
+				return err
+			}
+			// The saver of a new definition is whose right each attempt of it checks.
+			if err := s.credentialRefusal(ctx, tx, c, def, fromBody); err != nil {
+				return err
+			}
 		}
 		if next.Status == string(platformapi.Published) && !chk.valid() {
-			return chk.publishRefusal(ch.definition != nil, ch.statusLoc)
+			return chk.publishRefusal(fromBody, ch.statusLoc)
 		}
-		next.Valid, next.ModifiedBy = chk.valid(), c.actor
+		next.ModifiedBy = c.actor
+		if !newDefinition {
+			if _, err := tx.ExecContext(ctx, `UPDATE flows SET modified_by = $2 WHERE id = $1`, f.ID, c.actor); err != nil {
+				return err
+			}
+			if err := amendVersion(ctx, tx, &next); err != nil {
+				return err
+			}
+			out = saved{v: next, chk: chk, head: f}
+			return nil
+		}
+		next.Valid = chk.valid()
 		if err := tx.GetContext(ctx, &next.Version, `UPDATE flows SET latest_version = latest_version + 1,
 			modified_by = $2 WHERE id = $1 RETURNING latest_version`, f.ID, c.actor); err != nil {
 			return err
@@ -87,6 +111,20 @@ func (s *Service) save(ctx context.Context, id uuid.UUID, ch change) (saved, err
 		return nil
 	})
 	return out, err
+}
+
+// definitionChanged is whether the change brings a definition other than the latest version's. A PUT
+// that sends back the definition it read is no new definition: the two are compared as JSON values
+// (def is the change's, decoded), not as text, since the stored one is jsonb's rendering.
+func definitionChanged(prev version, ch change, def map[string]any) (bool, error) {
+	if ch.definition == nil {
+		return false, nil
+	}
+	old, err := decodeObject(prev.Definition)
+	if err != nil {
+		return false, err
+	}
+	return !reflect.DeepEqual(old, def), nil
 }
 
 // apply returns the next version: the previous one with the change's fields, and its definition decoded.
@@ -121,7 +159,7 @@ func apply(prev version, ch change) (version, map[string]any, error) {
 	return next, def, nil
 }
 
-// same is whether a patch changed nothing.
+// same is whether a change changed nothing.
 func same(a, b version) bool {
 	return a.DisplayName == b.DisplayName && eqPtr(a.Description, b.Description) && a.Status == b.Status &&
 		a.Visibility == b.Visibility && bytes.Equal(a.Definition, b.Definition) && jsonEqual(a.Settings, b.Settings)
@@ -156,9 +194,8 @@ func (s *Service) outdate(ctx context.Context, tx *sqlx.Tx, flow uuid.UUID, next
 		}
 	}
 	if st.Reexecute && next.Valid && s.engine != nil {
-		var ids []uuid.UUID
-		if err := tx.SelectContext(ctx, &ids, `SELECT id FROM flow_executions WHERE flow_id = $1 AND flow_version < $2
-			AND status IN ('completed', 'failed') AND deleted_at IS NULL ORDER BY created_at`, flow, next.Version); err != nil {
+		ids, err := run.FinishedBefore(ctx, tx, flow, next.Version)
+		if err != nil {
 			return err
 		}
 		for _, id := range ids {
@@ -168,8 +205,5 @@ func (s *Service) outdate(ctx context.Context, tx *sqlx.Tx, flow uuid.UUID, next
 		}
 		return nil
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'stale', updated_at = now(), modified_by = $3
-		WHERE flow_id = $1 AND flow_version < $2 AND status IN ('completed', 'failed') AND deleted_at IS NULL`,
-		flow, next.Version, actor)
-	return err
+	return run.MarkStale(ctx, tx, flow, next.Version, actor)
 }

@@ -118,7 +118,8 @@ func executionCounts(ctx context.Context, db dbx.DBTX, ids []uuid.UUID) (map[uui
 }
 
 // insertVersion writes a version; the flow's latest_version must already name it, so that the
-// flows_follow_latest_version trigger copies its list columns onto the flow. The definition is not read
+// flows_follow_latest_version trigger copies its list columns onto the flow. Its saver is whoever
+// modifies it now (saved_by: whose credential rights its attempts check). The definition is not read
 // back: it can be megabytes, and v holds it already.
 func insertVersion(ctx context.Context, db dbx.DBTX, v *version) error {
 	var stamps struct {
@@ -126,10 +127,20 @@ func insertVersion(ctx context.Context, db dbx.DBTX, v *version) error {
 		UpdatedAt time.Time `db:"updated_at"`
 	}
 	err := db.GetContext(ctx, &stamps, `INSERT INTO flow_versions (flow_id, version, organization_id, display_name,
-		description, status, visibility, definition, settings, valid, modified_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING created_at, updated_at`,
+		description, status, visibility, definition, settings, valid, modified_by, saved_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING created_at, updated_at`,
 		v.FlowID, v.Version, v.Org, v.DisplayName, v.Description, v.Status, v.Visibility, string(v.Definition),
 		v.Settings.value(), v.Valid, v.ModifiedBy)
 	v.CreatedAt, v.UpdatedAt = stamps.CreatedAt, stamps.UpdatedAt
 	return err
+}
+
+// amendVersion writes a version's attributes other than its definition in place: the latest version is
+// the flow's current state, and a new name or status is no new version. Its definition, validity and
+// saver stay as they were; the trigger on flow_versions copies the list columns onto the flow.
+func amendVersion(ctx context.Context, db dbx.DBTX, v *version) error {
+	return db.GetContext(ctx, &v.UpdatedAt, `UPDATE flow_versions SET display_name = $3, description = $4,
+			status = $5, visibility = $6, settings = $7, modified_by = $8, updated_at = now()
+		WHERE flow_id = $1 AND version = $2 RETURNING updated_at`,
+		v.FlowID, v.Version, v.DisplayName, v.Description, v.Status, v.Visibility, v.Settings.value(), v.ModifiedBy)
 }

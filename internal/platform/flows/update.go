@@ -9,7 +9,8 @@ import (
 	"github.com/loopwork/loopwork/gen/platformapi"
 )
 
-// UpdateFlow saves a new version with the body's definition; omitted or null fields keep their value.
+// UpdateFlow saves a new version when the body's definition is a new one, and changes the other fields
+// in place otherwise; omitted or null fields keep their value.
 func (s *Service) UpdateFlow(ctx context.Context, req platformapi.UpdateFlowRequestObject) (platformapi.UpdateFlowResponseObject, error) {
 	b := req.Body
 	if b.DisplayName != nil {
@@ -19,16 +20,17 @@ func (s *Service) UpdateFlow(ctx context.Context, req platformapi.UpdateFlowRequ
 	}
 	out, err := s.saveAndRender(ctx, req.Id, change{definition: b.Definition, displayName: b.DisplayName,
 		description: b.Description, settings: b.Settings, status: b.Status, visibility: b.Visibility,
-		always: true, statusLoc: []any{"body", "status"}})
+		statusLoc: []any{"body", "status"}})
 	if err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
-// UpdateFlowDefinition saves a new version with the body's definition and everything else unchanged.
+// UpdateFlowDefinition saves a new version with the body's definition and everything else unchanged; the
+// definition the flow already has saves nothing.
 func (s *Service) UpdateFlowDefinition(ctx context.Context, req platformapi.UpdateFlowDefinitionRequestObject) (platformapi.UpdateFlowDefinitionResponseObject, error) {
-	out, err := s.saveAndRender(ctx, req.Id, change{definition: req.Body.Definition, always: true,
+	out, err := s.saveAndRender(ctx, req.Id, change{definition: req.Body.Definition,
 		statusLoc: []any{"status"}})
 	if err != nil {
 		return nil, err
@@ -36,7 +38,8 @@ func (s *Service) UpdateFlowDefinition(ctx context.Context, req platformapi.Upda
 	return out, nil
 }
 
-// ModifyFlow changes the given attributes; a patch that changes nothing saves no version.
+// ModifyFlow changes the given attributes in place on the latest version: a patch has no definition, so
+// it never saves a version.
 func (s *Service) ModifyFlow(ctx context.Context, req platformapi.ModifyFlowRequestObject) (platformapi.ModifyFlowResponseObject, error) {
 	b := req.Body
 	if b.DisplayName != nil {

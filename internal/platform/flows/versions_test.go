@@ -11,8 +11,9 @@ import (
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-// TestVersions: PUT, PATCH and PUT definition each save the next version, older versions stay readable,
-// a patch that changes nothing saves nothing, and finished executions of older versions become stale.
+// TestVersions: a PUT or PUT definition with a new definition saves the next version, a PATCH changes the
+// latest version in place, older versions stay readable, a patch that changes nothing writes nothing, and
+// finished executions of older versions become stale.
 func TestVersions(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
@@ -46,14 +47,20 @@ func TestVersions(t *testing.T) {
 	patch, err := user.API.ModifyFlowWithResponse(ctx, f.Id, platformapi.PatchFlowRequest{DisplayName: new("Invoice reader"),
 		Description: new("")})
 	testkit.Expect(t, patch, err, http.StatusOK)
-	v3 := patch.JSON200
-	if v3.Version != 3 || v3.DisplayName != "Invoice reader" || v3.Description != nil || !reflect.DeepEqual(v3.Definition, def(t, brokenDef)) {
-		t.Fatalf("PATCH answered %+v", v3)
+	if v2 := patch.JSON200; v2.Version != 2 || v2.DisplayName != "Invoice reader" || v2.Description != nil ||
+		!reflect.DeepEqual(v2.Definition, def(t, brokenDef)) {
+		t.Fatalf("PATCH answered %+v", v2)
 	}
 	pd, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
 	testkit.Expect(t, pd, err, http.StatusOK)
-	if v4 := pd.JSON200; v4.Version != 4 || v4.DisplayName != "Invoice reader" || len(*v4.ValidationErrors) != 0 {
-		t.Fatalf("PUT definition answered %+v", v4)
+	if v3 := pd.JSON200; v3.Version != 3 || v3.DisplayName != "Invoice reader" || len(*v3.ValidationErrors) != 0 {
+		t.Fatalf("PUT definition answered %+v", v3)
+	}
+	// Version 2, superseded, keeps the attributes it had then.
+	second, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: new(2)})
+	testkit.Expect(t, second, err, http.StatusOK)
+	if v2 := second.JSON200; v2.IsLatest || v2.DisplayName != "Invoice reader" || !reflect.DeepEqual(v2.Definition, def(t, brokenDef)) {
+		t.Fatalf("version 2 reads as %+v", v2)
 	}
 
 	old, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: new(1)})
@@ -61,22 +68,22 @@ func TestVersions(t *testing.T) {
 	if v1 := old.JSON200; v1.Version != 1 || v1.IsLatest || v1.Description != nil || !reflect.DeepEqual(v1.Definition, def(t, validDef)) {
 		t.Fatalf("version 1 reads as %+v", v1)
 	}
-	missing, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: new(5)})
+	missing, err := user.API.GetFlowWithResponse(ctx, f.Id, &platformapi.GetFlowParams{Version: new(4)})
 	testkit.Expect(t, missing, err, http.StatusNotFound)
 
-	list, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: new(3)})
+	list, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: new(2)})
 	testkit.Expect(t, list, err, http.StatusOK)
 	var numbers []int
 	for _, v := range *list.JSON200 {
 		numbers = append(numbers, v.Version)
-		if v.IsLatest != (v.Version == 4) {
+		if v.IsLatest != (v.Version == 3) {
 			t.Errorf("version %d is_latest %v", v.Version, v.IsLatest)
 		}
 	}
-	if !reflect.DeepEqual(numbers, []int{4, 3, 2}) {
+	if !reflect.DeepEqual(numbers, []int{3, 2}) {
 		t.Fatalf("first page of versions %v", numbers)
 	}
-	page2, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: new(3), Page: new(2)})
+	page2, err := user.API.ListFlowVersionsWithResponse(ctx, f.Id, &platformapi.ListFlowVersionsParams{Limit: new(2), Page: new(2)})
 	testkit.Expect(t, page2, err, http.StatusOK)
 	if len(*page2.JSON200) != 1 || (*page2.JSON200)[0].Version != 1 {
 		t.Fatalf("second page of versions %+v", *page2.JSON200)
@@ -107,8 +114,8 @@ func TestPublishing(t *testing.T) {
 	good := createFlow(t, user.API, "Good", validDef, nil)
 	pub, err := user.API.ModifyFlowWithResponse(ctx, good.Id, platformapi.PatchFlowRequest{Status: &published})
 	testkit.Expect(t, pub, err, http.StatusOK)
-	if pub.JSON200.Status != platformapi.Published || pub.JSON200.Version != 2 {
-		t.Fatalf("publish answered %+v", pub.JSON200)
+	if pub.JSON200.Status != platformapi.Published || pub.JSON200.Version != 1 {
+		t.Fatalf("publish answered %+v (publishing is no new version)", pub.JSON200)
 	}
 	// A published flow keeps its status on PUT, so an invalid definition is refused ...
 	put, err := user.API.UpdateFlowWithResponse(ctx, good.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(brokenDef)})
@@ -123,7 +130,7 @@ func TestPublishing(t *testing.T) {
 	draft := platformapi.Draft
 	put, err = user.API.UpdateFlowWithResponse(ctx, good.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(brokenDef), Status: &draft})
 	testkit.Expect(t, put, err, http.StatusOK)
-	if put.JSON200.Version != 3 || put.JSON200.Status != platformapi.Draft {
+	if put.JSON200.Version != 2 || put.JSON200.Status != platformapi.Draft {
 		t.Fatalf("PUT as a draft answered %+v", put.JSON200)
 	}
 }

@@ -3,6 +3,7 @@ package flows_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -21,7 +22,9 @@ func TestViews(t *testing.T) {
 	user := env.User(t, org, auth.RoleAppUser)
 	outsider := env.User(t, env.Org(t), auth.RoleOrgAdmin)
 	f := createFlow(t, user.API, "Viewed", validDef, new(platformapi.Public))
-	put, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{Definition: json.RawMessage(validDef)})
+	// Version 2 needs a definition of its own: saving the same one again is no new version.
+	put, err := user.API.UpdateFlowDefinitionWithResponse(ctx, f.Id, platformapi.FlowDefinitionUpdate{
+		Definition: json.RawMessage(strings.Replace(validDef, "Check the total.", "Check the sum.", 1))})
 	testkit.Expect(t, put, err, http.StatusOK)
 
 	create := func(c *testkit.Caller, version int, name string, isDefault bool, want int) *platformapi.FlowViewResponse {

@@ -1,6 +1,7 @@
 package integrations
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/google/uuid"
@@ -25,8 +26,9 @@ type entry struct {
 
 type ct = platformapi.CredentialTypeEnum
 
-// entries is the catalog: the built-in task types, and what tasks reach through credentials.
-var entries = []entry{
+// taskEntries are the built-in task types, one entry for each type of tasks.Builtin (a test holds the
+// two together): the registry declares a type, the catalog only how it is shown.
+var taskEntries = []entry{
 	{"automation", "loopwork", "http_request", "HTTP request", "Calls an HTTP endpoint; private targets are refused unless the server allows them.", nil, nil},
 	{"automation", "loopwork", "transform", "Transform", "Reshapes data with a jq expression.", nil, nil},
 	{"automation", "loopwork", "condition", "Condition", "Branches on a jq expression that yields a boolean.", nil, nil},
@@ -36,12 +38,17 @@ var entries = []entry{
 	{"agent_in_the_loop", "loopwork", "llm", "Language model", "Prompts a language model with a template over the task input, optionally for JSON of a schema.", nil, nil},
 	{"database", "sql_database", "sql_query", "SQL query", "Runs a parameterised SQL query against a registered PostgreSQL database or the organization's document tables.",
 		[]ct{"user_password"}, []string{"sql_database", "internal_sql_database"}},
+	{"messaging", "email_service", "email", "Send e-mail", "Sends an e-mail through the server's mail service or your own.",
+		[]ct{"api_key", "user_password"}, []string{"email_service"}},
+}
+
+// serviceEntries are what tasks reach through credentials, and the inbound e-mail address that starts
+// executions; none of them is a task type.
+var serviceEntries = []entry{
 	{"database", "sql_database", "sql_database", "PostgreSQL database", "A PostgreSQL database of yours, reached with a user name and password.",
 		[]ct{"user_password"}, []string{"sql_database"}},
 	{"database", "internal_sql_database", "internal_sql_database", "Document tables", "The organization's imported documents, as tables of its own database.",
 		[]ct{"user_password"}, []string{"internal_sql_database"}},
-	{"messaging", "email_service", "email", "Send e-mail", "Sends an e-mail through the server's mail service or your own.",
-		[]ct{"api_key", "user_password"}, []string{"email_service"}},
 	{"messaging", "email_service", "email_inbound", "Receive e-mail", "Starts a flow execution for every message sent to a task's own address.",
 		nil, nil},
 	{"messaging", "vendor_a", "vendor_a", "Vendor A", "Vendor A's API, authorised with OAuth 2.0.",
@@ -55,6 +62,9 @@ var entries = []entry{
 	{"storage", "sftp", "sftp", "SFTP", "Files on an SFTP server.",
 		[]ct{"user_password", "key_file"}, []string{"sftp"}},
 }
+
+// entries is the catalog.
+var entries = append(slices.Clone(taskEntries), serviceEntries...)
 
 // sorted is the catalog in the order the list promises: by category, then name.
 var sorted = func() []entry {

@@ -8,15 +8,14 @@ import (
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/reviewrule"
 	"github.com/loopwork/loopwork/internal/httpx"
-	"github.com/loopwork/loopwork/internal/platform/flows"
 )
 
 var (
 	errNotAssigned  = httpx.Forbidden("only users assigned to this review may start it")
-	errMayNotDecide = httpx.Forbidden("only users assigned to this review, and administrators of its organization, " +
-		"may complete it")
-	errCompleted = httpx.Conflict("the review task is already completed")
+	errMayNotDecide = httpx.Forbidden("%s", reviewrule.Refusal)
+	errCompleted    = httpx.Conflict("the review task is already completed")
 )
 
 // stateConflict is the 409 of a review that can no longer be acted on, or nil: a completed review, a
@@ -84,12 +83,16 @@ func (s *Service) CompleteHumanReviewTask(ctx context.Context, req platformapi.C
 		if err != nil {
 			return err
 		}
+		// Who may complete a review is the rule /v1's labels keep too; /api has no caller who works on a
+		// review without an assignment, so here it is the assigned users and the administrators.
+		if ok, err := reviewrule.MayComplete(ctx, tx, r.ID, reviewrule.For(p, false)); err != nil {
+			return err
+		} else if !ok {
+			return errMayNotDecide
+		}
 		a, assigned, err := mine(ctx, tx, r.ID, p.UserID)
 		if err != nil {
 			return err
-		}
-		if !assigned && !flows.Admin(p) {
-			return errMayNotDecide
 		}
 		var own *assignmentRow
 		if assigned {

@@ -12,6 +12,7 @@ import (
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/flows"
 )
@@ -79,13 +80,8 @@ func (s *Service) CreateHumanReviewTask(ctx context.Context, req platformapi.Cre
 			return nil
 		}
 		// The attempt now waits for people, not for its deadline, and the execution for input.
-		_, err = tx.ExecContext(ctx, `
-			WITH att AS (UPDATE task_executions SET timeout_at = NULL, updated_at = now()
-			             WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3)
-			UPDATE flow_executions SET status = 'awaiting_input', updated_at = now()
-			WHERE id = $1 AND status IN ('queued', 'running', 'in_progress')`,
-			b.FlowExecutionId, b.TargetTaskName, b.TargetTaskExecutionIdx)
-		return err
+		return run.ParkForReview(ctx, tx, run.AttemptKey{Execution: b.FlowExecutionId, Task: b.TargetTaskName,
+			Idx: b.TargetTaskExecutionIdx})
 	})
 	if err != nil {
 		return nil, err

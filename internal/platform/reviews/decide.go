@@ -58,8 +58,7 @@ func (s *Service) decide(ctx context.Context, tx *sqlx.Tx, r reviewRow, v verdic
 	if err != nil {
 		return err
 	}
-	// The engine first (it locks the attempt, then the execution, then by trigger the job), then the
-	// job's label: locks in the engine's order.
+	// The engine first, then the job's label: locks in the engine's order (package engine/state).
 	if err := s.engine.Report(ctx, tx, key, raw, nil); err != nil {
 		return err
 	}

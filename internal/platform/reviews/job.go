@@ -2,31 +2,39 @@ package reviews
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/engine/reviewrule"
 )
 
 // CompleteForJob completes, in tx, the open review of a /v1 job's execution with the response a
 // labeler sent through /v1 (PUT .../jobs/{id}/response): approved, the response as the reviewed output.
 // It is the other door to the same review as POST /api/human-review-tasks/{id}/complete, with the same
-// effect: the execution goes on and the job follows it. It reports false when the execution waits for no
-// review.
+// effect: the execution goes on and the job follows it. The caller has checked that the labeler may
+// complete it (internal/engine/reviewrule). It reports false when the execution waits for no review.
 func (s *Service) CompleteForJob(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, response json.RawMessage, by uuid.UUID, actor string) (bool, error) {
-	var id uuid.UUID
-	err := tx.GetContext(ctx, &id, `SELECT id FROM human_review_tasks WHERE flow_execution_id = $1 AND status <> 'completed'
-		ORDER BY created_at LIMIT 1`, exec)
-	if errors.Is(err, sql.ErrNoRows) {
+	var id *uuid.UUID
+	if err := tx.GetContext(ctx, &id, `SELECT `+reviewrule.JobReview("$1"), exec); err != nil {
+		return false, err
+	}
+	if id == nil {
 		return false, nil
 	}
+	r, err := byID(ctx, tx, *id)
 	if err != nil {
 		return false, err
 	}
-	r, err := byID(ctx, tx, id)
-	if err != nil {
+	// A labeler who is an assigned user gave their approval, as on /api: their assignment is completed
+	// and counted, not cancelled with the others'.
+	if _, err := tx.ExecContext(ctx, `
+		WITH a AS (UPDATE human_review_assignments SET status = 'completed', started_at = coalesce(started_at, now()),
+		             completed_at = now(), review_result = true, updated_at = now(), modified_by = $3
+		           WHERE human_review_task_id = $1 AND user_id = $2 AND status IN ('pending', 'in_progress') RETURNING id)
+		UPDATE human_review_tasks SET approvals = approvals + 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM a)`,
+		r.ID, by, actor); err != nil {
 		return false, err
 	}
 	approved := true

@@ -108,13 +108,15 @@ func (s *Service) open(ctx context.Context, tx *sqlx.Tx, o opening) (uuid.UUID, 
 		return uuid.Nil, err
 	}
 	var ids []uuid.UUID
+	// users_named: named users reserve the review for themselves (internal/engine/reviewrule); defaulted
+	// ones leave it open to the /v1 app's labelers too.
 	if err := tx.SelectContext(ctx, &ids, `INSERT INTO human_review_tasks (organization_id, flow_execution_id,
 			target_task_name, target_task_execution_idx, source_task_name, source_task_execution_idx, instructions,
-			task_metadata, required_approvals, timeout_at, on_timeout, holds_attempt, modified_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+			task_metadata, required_approvals, timeout_at, on_timeout, holds_attempt, modified_by, users_named)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (flow_execution_id, target_task_name, target_task_execution_idx) WHERE status <> 'completed' DO NOTHING
 		RETURNING id`, o.org, o.execution, o.target, o.targetIdx, o.source, o.sourceIdx, o.instructions, string(meta),
-		o.required, o.timeoutAt, o.onTimeout, o.holds, o.actor); err != nil {
+		o.required, o.timeoutAt, o.onTimeout, o.holds, o.actor, len(o.users) > 0); err != nil {
 		return uuid.Nil, err
 	}
 	if len(ids) == 0 {

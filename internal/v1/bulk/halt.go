@@ -7,13 +7,14 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/dbx"
-	"github.com/loopwork/loopwork/internal/platform/executions"
+	engine "github.com/loopwork/loopwork/internal/engine/run"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // haltExecutions ends, before a batch changes its jobs, the flow executions still running for the
 // window's unfinished jobs: a cancel stops them, a rerun stops and detaches them (the job gets a new
-// one), a delete deletes and detaches them. It takes the locks in the engine's order (attempts, tasks,
-// execution, and only then the jobs, in the batch statement), so that a batch never deadlocks with the
+// one), a delete deletes and detaches them. It takes the locks in the engine's order (package
+// engine/state; the jobs last, in the batch statement), so that a batch never deadlocks with the
 // engine recording an outcome of the same execution; batches of one app run one at a time. The jobs
 // do not follow their executions here: the batch records what happens to its jobs itself.
 func haltExecutions(ctx context.Context, tx *sqlx.Tx, typ string, t target, w window, a actor) error {
@@ -33,15 +34,15 @@ func haltExecutions(ctx context.Context, tx *sqlx.Tx, typ string, t target, w wi
 		WHERE flow_execution_id IS NOT NULL AND status IN `+unfinishedJobs, append(fixed, where.Args...)...); err != nil || len(ids) == 0 {
 		return err
 	}
-	h := executions.Halt{IDs: ids, Actor: a.ModifiedBy, To: "failed", Detach: typ != TypeCancel, Quiet: true}
+	h := engine.Halt{IDs: ids, Actor: a.ModifiedBy, To: state.ExecFailed, Detach: typ != TypeCancel, Quiet: true}
 	switch typ {
 	case TypeCancel:
-		h.Why = executions.Stopped("canceled with its job by " + a.ModifiedBy)
+		h.Why = engine.Stopped("canceled with its job by " + a.ModifiedBy)
 	case TypeRerun:
-		h.Why = executions.Stopped("replaced: its job was resubmitted by " + a.ModifiedBy)
+		h.Why = engine.Stopped("replaced: its job was resubmitted by " + a.ModifiedBy)
 	case TypeDelete:
-		h.To = "deleted"
+		h.To = state.ExecDeleted
 	}
-	_, err = executions.HaltMany(ctx, tx, h)
+	_, err = engine.HaltMany(ctx, tx, h)
 	return err
 }

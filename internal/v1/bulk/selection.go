@@ -6,16 +6,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/engine/state"
 	"github.com/loopwork/loopwork/internal/v1/filter"
 )
 
 // Statuses, as SQL lists, that the operations test: a job is unfinished until it is COMPLETED,
 // FAILED, CANCELED or EXPIRED, and a flow execution runs until it completes, fails or is deleted.
 const (
-	unfinishedJobs    = `('PENDING', 'SCHEDULED', 'IN_PROGRESS', 'SUSPENDED')`
-	rerunnableJobs    = `('PENDING', 'SCHEDULED', 'SUSPENDED')`
-	runningExecutions = `('queued', 'running', 'in_progress', 'awaiting_input')`
+	unfinishedJobs = `('PENDING', 'SCHEDULED', 'IN_PROGRESS', 'SUSPENDED')`
+	rerunnableJobs = `('PENDING', 'SCHEDULED', 'SUSPENDED')`
 )
+
+// runningExecutions are the engine's active statuses (state.ExecActive).
+var runningExecutions = state.List(state.ExecActive)
 
 // syncLimit is the largest selection a cancel or delete request handles before its reply; beyond it
 // the work runs as a background operation.

@@ -1,5 +1,6 @@
 // Package counts reads the job counters that triggers keep current in every transaction
-// (job_counters, see 00006_v1.sql): counts per status without scanning jobs.
+// (job_counters, kept by the jobs_count_* triggers through the job_counters_* SQL functions): counts
+// per status without scanning jobs.
 package counts
 
 import (

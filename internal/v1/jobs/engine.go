@@ -8,6 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/auth"
+	"github.com/loopwork/loopwork/internal/engine/reviewrule"
 	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/platform/executions"
@@ -16,7 +17,7 @@ import (
 
 // start starts the flow execution of a job of an app bound to a flow, in the job's transaction: the job's
 // input is the execution's input, and from then on the job moves with the execution (a trigger of the
-// database moves it in every transaction that moves the execution; see migration 00019).
+// database, job_follows_execution, moves it in every transaction that moves the execution).
 func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, job int64, sub submission, number int) (uuid.UUID, *run.Started, error) {
 	id, st, ok, err := executions.ForJob(ctx, tx, s.d.Engine, executions.Spec{ID: *sub.execution, Org: g.App.OrganizationID,
 		Flow: *g.App.APIID, Input: json.RawMessage(sub.input), CreatedBy: authorID(p), Actor: p.Actor(), RunNumber: number}, g.App.ID, job)
@@ -27,6 +28,20 @@ func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *au
 		return id, st, httpx.Conflict("the app's flow has no valid version to run; save a valid version of it first")
 	}
 	return id, st, nil
+}
+
+// mayLabel refuses (403) a labeler who may not complete the review the job's execution waits for, by the
+// rule /api applies to the same review (internal/engine/reviewrule): a review whose users were named is
+// theirs and the administrators' to complete, through either interface.
+func mayLabel(ctx context.Context, tx *sqlx.Tx, j lockedJob, p *auth.Principal) error {
+	ok, err := reviewrule.MayLabel(ctx, tx, *j.Execution, reviewrule.For(p, true))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return httpx.Forbidden("%s", reviewrule.Refusal)
+	}
+	return nil
 }
 
 // labelInFlow completes the review a SUSPENDED job's execution waits for with the labeler's response:

@@ -83,9 +83,7 @@ const waitingFlow = `{"version": 1, "tasks": [{"name": "work", "type": "external
 // member is a new app_user of the organization acting on app with role.
 func (f *fx) member(t *testing.T, app uuid.UUID, role string) *testkit.Caller {
 	t.Helper()
-	c := f.env.User(t, f.org, auth.RoleAppUser)
-	f.env.ChangeAccess(t, `INSERT INTO app_workers (app_id, user_id, organization_id, role) VALUES ($1, $2, $3, $4)`, app, c.UserID, f.org, role)
-	return c
+	return f.worker(t, app, f.env.User(t, f.org, auth.RoleAppUser), role)
 }
 
 // submit submits a job through the API as the org_admin.

@@ -8,6 +8,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/gen/v1api"
+	"github.com/loopwork/loopwork/internal/engine/reviewrule"
 	"github.com/loopwork/loopwork/internal/v1/access"
 )
 
@@ -25,16 +26,18 @@ func queueOf(g *access.Grant) labelQueue {
 	return labelQueue{suspendedOnly: g.App.APIID != nil, minutes: st.LabelingLockMinutes, enabled: st.LabelingEnabled}
 }
 
-// leaseQuery hands out a job through label_lease (migration 00024), which decides and records the
-// lease in one round trip, and reads it as Columns select a job. The function's plans are cached per
-// connection, and this statement's plan is a function scan: nothing is planned per request.
+// leaseQuery hands out a job through the SQL function label_lease (db/schema.sql), which decides and
+// records the lease in one round trip, and reads it as Columns select a job. The function's plans are
+// cached per connection, and this statement's plan is a function scan: nothing is planned per request.
+// It keeps the review rule (internal/engine/reviewrule): a job whose review is reserved for its named
+// users goes to them and to administrators only; $11 is whether the caller is one.
 const leaseQuery = `SELECT ` + Columns + `, j.lock_expires_at, l.holder, l.labeler, l.remaining, j.feedback_count
 	FROM label_lease($1::uuid, $2::uuid, $3::uuid, $4::text, $5::int, $6::boolean, $7::boolean, $8::bigint,
-	                 $9::timestamptz, $10::timestamptz) l,
+	                 $9::timestamptz, $10::timestamptz, $11::boolean) l,
 	     LATERAL (SELECT (l.job).*) j`
 
-// GetJobToLabel hands the caller the next job to label: the highest priority first, the oldest within a
-// priority. The first free job is taken with FOR UPDATE SKIP LOCKED, so concurrent workers each lock a
+// GetJobToLabel hands the caller the next job to label that it may label: the highest priority first,
+// the oldest within a priority. The first free job is taken with FOR UPDATE SKIP LOCKED, so concurrent workers each lock a
 // different row and never get the same job; one worker's own requests are serialised, so asking twice
 // at once does not take two jobs. A job the caller holds comes back to it (renewed) first.
 func (s *Service) GetJobToLabel(ctx context.Context, req v1api.GetJobToLabelRequestObject) (v1api.GetJobToLabelResponseObject, error) {
@@ -53,7 +56,7 @@ func (s *Service) GetJobToLabel(ctx context.Context, req v1api.GetJobToLabelRequ
 	var remaining int64
 	var feedback int
 	rows, err := s.d.DB.QueryContext(ctx, leaseQuery, g.App.OrganizationID, g.App.ID, p.UserID, HistoryActor(p), q.minutes,
-		q.suspendedOnly, q.enabled, prm.JobId, prm.CreatedStartDate, prm.CreatedEndDate)
+		q.suspendedOnly, q.enabled, prm.JobId, prm.CreatedStartDate, prm.CreatedEndDate, reviewrule.Admin(p.Role))
 	if err != nil {
 		return nil, leaseError(err)
 	}

@@ -34,6 +34,10 @@ func (s *Service) SubmitJobResponse(ctx context.Context, req v1api.SubmitJobResp
 		if j, err := readJob(ctx, tx, g, req.JobId, ""); err != nil {
 			return err
 		} else if j.Execution != nil && j.Status == "SUSPENDED" {
+			// Whether the caller may label it at all comes before who holds it, as on /api.
+			if err := mayLabel(ctx, tx, j, p); err != nil {
+				return err
+			}
 			if j.Held && *j.AssignedTo != p.UserID {
 				return httpx.Conflict("another worker holds this job for labeling")
 			}

@@ -31,7 +31,9 @@ func TestLabelingIsTheHumanStep(t *testing.T) {
 	f := setup(t)
 	reviewer := f.env.User(t, f.org, auth.RoleAppUser)
 	app := f.newApp(t, appOpts{def: reviewedFlow(reviewer.UserID)})
-	labeler := f.member(t, app, "LABELER")
+	// The review names its reviewer, so the labeler is that reviewer as a LABELER of the app (anyone else
+	// is kept out: TestLabelingKeepsTheReviewRule).
+	labeler := f.worker(t, app, reviewer, "LABELER")
 
 	// Through /v1: lease, then respond.
 	id := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "hi"})})

@@ -20,7 +20,6 @@ import (
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/run"
 	"github.com/loopwork/loopwork/internal/httpx"
-	"github.com/loopwork/loopwork/internal/platform/executions"
 	"github.com/loopwork/loopwork/internal/v1/access"
 	"github.com/loopwork/loopwork/internal/v1/measurerconfig"
 )
@@ -116,8 +115,8 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 		id := uuid.New()
 		sub.execution = &id
 		// The run number is taken before the transaction, so that concurrent submissions to one flow do
-		// not queue on the flow's counter row while they commit (see executions.TakeRunNumber).
-		if number, err = executions.TakeRunNumber(ctx, s.d.DB, *g.App.APIID); err != nil {
+		// not queue on the flow's counter row while they commit (see run.TakeRunNumber).
+		if number, err = run.TakeRunNumber(ctx, s.d.DB, *g.App.APIID); err != nil {
 			return nil, err
 		}
 	}

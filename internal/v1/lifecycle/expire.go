@@ -8,7 +8,8 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/loopwork/loopwork/internal/dbx"
-	"github.com/loopwork/loopwork/internal/platform/executions"
+	"github.com/loopwork/loopwork/internal/engine/run"
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
 // Expire ends the unfinished jobs whose deadline or time to live (expires_at) has passed, a batch per
@@ -48,8 +49,8 @@ func (s *Service) expireBatch(ctx context.Context) (int64, error) {
 			}
 		}
 		// The jobs expire below; their executions are only stopped.
-		if _, err := executions.HaltMany(ctx, tx, executions.Halt{IDs: execs, To: "failed", Actor: "system",
-			Why: executions.Stopped("its job expired"), Quiet: true}); err != nil {
+		if _, err := run.HaltMany(ctx, tx, run.Halt{IDs: execs, To: state.ExecFailed, Actor: "system",
+			Why: run.Stopped("its job expired"), Quiet: true}); err != nil {
 			return err
 		}
 		return tx.GetContext(ctx, &n, `WITH moved AS (

@@ -1,4 +1,4 @@
-package executions
+package run
 
 import (
 	"context"

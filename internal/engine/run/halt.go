@@ -1,4 +1,4 @@
-package executions
+package run
 
 import (
 	"context"
@@ -7,14 +7,17 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+
+	"github.com/loopwork/loopwork/internal/engine/state"
 )
 
-// Halt names executions to end and how: To is "failed" (a stop, with Why as the error) or "deleted".
+// Halt names executions to end and how: To is state.ExecFailed (a stop, with Why as the error) or
+// state.ExecDeleted.
 // Detach unlinks them from their /v1 jobs first, so that a job a rerun gives a new execution, or one
 // being deleted, does not follow the old one. Actor is the modified_by recorded.
 type Halt struct {
 	IDs    []uuid.UUID
-	To     string
+	To     state.Exec
 	Why    json.RawMessage
 	Actor  string
 	Detach bool
@@ -23,8 +26,8 @@ type Halt struct {
 	Quiet bool
 }
 
-// HaltMany ends executions in tx, taking locks in the order every transaction of the engine takes
-// them (the attempts, then the tasks, then the execution), so that it never deadlocks with the engine
+// HaltMany ends executions in tx, taking locks in the engine's order (see package state), so that it
+// never deadlocks with the engine
 // recording an outcome of the same execution: their queued and running attempts and their waiting
 // tasks are cancelled and each becomes To. A stop ends only executions still running; a delete any
 // not deleted yet. It returns how many executions it ended.
@@ -58,8 +61,8 @@ func HaltMany(ctx context.Context, tx *sqlx.Tx, h Halt) (int64, error) {
 		deleted_at = CASE WHEN $2 = 'deleted' THEN now() END,
 		job_app_id = CASE WHEN $5 THEN NULL ELSE job_app_id END, job_id = CASE WHEN $5 THEN NULL ELSE job_id END
 		WHERE id = ANY($1) AND CASE WHEN $2 = 'deleted' THEN status <> 'deleted'
-			ELSE status IN ('queued', 'running', 'in_progress', 'awaiting_input') END`,
-		ids, h.To, h.Actor, why, h.Detach)
+			ELSE status IN `+state.List(state.ExecActive)+` END`,
+		ids, string(h.To), h.Actor, why, h.Detach)
 	if err != nil {
 		return 0, err
 	}
