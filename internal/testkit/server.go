@@ -16,6 +16,7 @@ import (
 	"github.com/loopwork/loopwork/internal/config"
 	"github.com/loopwork/loopwork/internal/dbx"
 	"github.com/loopwork/loopwork/internal/engine/jqrun"
+	"github.com/loopwork/loopwork/internal/engine/state/statetest"
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/mail"
 	"github.com/loopwork/loopwork/internal/server"
@@ -122,6 +123,9 @@ func NewEnv(t testing.TB, opts ...Option) *Env {
 	db := st.DB
 	if db == nil {
 		db = DB(t)
+		// Every status change of the engine's rows is checked against its state machines when the
+		// test ends, whichever interface caused it.
+		statetest.Record(t, db)
 	}
 	cfg = st.Config
 	cfg.DatabaseURL = DSN(t, db)

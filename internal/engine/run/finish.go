@@ -217,10 +217,14 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		kind = "limit_exceeded"
 	}
 	msg, _ := json.Marshal(map[string]any{"message": cause.Error(), "type": kind})
+	to, attemptErr := state.AttemptFailed, new(string(msg))
+	if errors.As(cause, new(workerCancelled{})) {
+		to, attemptErr = state.AttemptCancelled, nil
+	}
 	var input json.RawMessage
-	if err := tx.GetContext(ctx, &input, `UPDATE task_executions SET status = 'failed', error = $4, completed_at = now(),
+	if err := tx.GetContext(ctx, &input, `UPDATE task_executions SET status = $5, error = $4, completed_at = now(),
 		updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3
-		RETURNING coalesce(input, '{}')`, a.Execution, a.Task, a.Idx, string(msg)); err != nil {
+		RETURNING coalesce(input, '{}')`, a.Execution, a.Task, a.Idx, attemptErr, string(to)); err != nil {
 		return err
 	}
 	maxAttempts := max(task.Retry.MaxAttempts, 1)

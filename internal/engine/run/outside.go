@@ -38,13 +38,20 @@ func (e NotOutsideError) Error() string {
 		e.Task, e.Type, External)
 }
 
-// MoveError refuses a report that would move an attempt back, or out of a final status.
-type MoveError struct{ From, To state.Attempt }
+// MoveError refuses a report that would move an attempt back, or out of a final status. Stopped is the
+// status of the attempt's execution when it had stopped and the engine cancelled the attempt with it.
+type MoveError struct {
+	From, To state.Attempt
+	Stopped  state.Exec
+}
 
 func (e MoveError) Error() string {
 	why := "running never goes back to queued"
 	if e.From.Final() {
 		why = string(e.From) + " is final"
+	}
+	if e.Stopped != "" {
+		why += fmt.Sprintf(" (the execution is %s, and its unfinished attempts were cancelled with it)", e.Stopped)
 	}
 	return fmt.Sprintf("a task execution cannot move from %s to %s: statuses only move forward, and %s", e.From, e.To, why)
 }
@@ -88,7 +95,16 @@ func (e *Engine) ReportOutside(ctx context.Context, tx *sqlx.Tx, r Outside, into
 		return false, err
 	}
 	if !state.OutsideMove(cur.Status, r.Status) {
-		return false, MoveError{From: cur.Status, To: r.Status}
+		refused := MoveError{From: cur.Status, To: r.Status}
+		if cur.Status == state.AttemptCancelled {
+			if err := tx.GetContext(ctx, &refused.Stopped, `SELECT status FROM flow_executions WHERE id = $1`, k.Execution); err != nil {
+				return false, err
+			}
+			if refused.Stopped.Active() {
+				refused.Stopped = ""
+			}
+		}
+		return false, refused
 	}
 	if cur.Status != r.Status && cur.Mine {
 		return false, e.toEngine(ctx, tx, cur.ID, r, into)

@@ -57,18 +57,21 @@ func (e *Engine) toEngine(ctx context.Context, tx *sqlx.Tx, id uuid.UUID, r Outs
 		}
 		cause = errors.New(msg)
 	case state.AttemptCancelled:
-		cause = executors.Permanent(errors.New("the worker cancelled the attempt"))
+		cause = workerCancelled{executors.Permanent(errors.New("the worker cancelled the attempt"))}
 	}
 	if err := e.Report(ctx, tx, r.Key, output, cause); err != nil {
 		return err
 	}
-	// The engine writes its own error ({message, type}); the attempt keeps what the worker sent, and a
-	// cancelled attempt stays cancelled. Neither applies when the engine cancelled the attempt because
-	// the execution had stopped.
+	// The engine writes its own error ({message, type}); the attempt keeps what the worker sent. That
+	// does not apply when the engine cancelled the attempt because the execution had stopped.
 	return tx.GetContext(ctx, into.Dest, `UPDATE task_executions t SET
-		status = CASE WHEN t.status = 'failed' AND $2 = 'cancelled' THEN 'cancelled' ELSE t.status END,
-		error = CASE WHEN t.status = 'failed' AND $2 = 'failed' THEN coalesce($3::jsonb, t.error)
-			WHEN t.status = 'failed' THEN NULL ELSE t.error END,
+		error = CASE WHEN t.status = 'failed' AND $2 = 'failed' THEN coalesce($3::jsonb, t.error) ELSE t.error END,
 		updated_at = now(), modified_by = $4
 		WHERE t.id = $1 RETURNING `+into.Columns, id, string(r.Status), r.Error, r.Actor)
 }
+
+// workerCancelled is the failure of an attempt an outside worker cancelled: the task fails without
+// retry, and the attempt is recorded cancelled rather than failed (see failed).
+type workerCancelled struct{ error }
+
+func (w workerCancelled) Unwrap() error { return w.error }

@@ -3,6 +3,7 @@ package taskexecutions_test
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,8 +159,8 @@ func TestFailuresAndCancels(t *testing.T) {
 	}
 }
 
-// TestReportAfterTheExecutionStopped: once another task failed the execution, a final report of a running
-// attempt leaves it cancelled, as the engine leaves every attempt it can no longer use.
+// TestReportAfterTheExecutionStopped: once another task failed the execution, the engine has cancelled
+// the other attempt at once, and a late report of it answers 409 saying why; the attempt stays cancelled.
 func TestReportAfterTheExecutionStopped(t *testing.T) {
 	t.Parallel()
 	env := testkit.NewEnv(t)
@@ -177,9 +178,14 @@ func TestReportAfterTheExecutionStopped(t *testing.T) {
 	f.Error = &platformapi.TaskExecutionError{Message: "broken"}
 	record(t, worker, f, http.StatusOK)
 	testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusFailed)
-	late := record(t, worker, req(exec, "b", 0, platformapi.TaskExecutionStatusCompleted, "", `{"late": true}`), http.StatusOK)
-	if late.Status != platformapi.TaskExecutionStatusCancelled || late.Output != nil || late.CompletedAt == nil {
-		t.Fatalf("a report after the execution stopped gave %+v", late)
+	res, err := worker.API.RecordTaskExecutionWithResponse(ctx, req(exec, "b", 0, platformapi.TaskExecutionStatusCompleted, "", `{"late": true}`))
+	testkit.Expect(t, res, err, http.StatusConflict)
+	if !strings.Contains(string(res.Body), "the execution is failed") {
+		t.Fatalf("a late report was refused with %s", res.Body)
+	}
+	got := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, TaskName: ptr("b")})
+	if len(got) != 1 || got[0].Status != platformapi.TaskExecutionStatusCancelled || got[0].Output != nil || got[0].CompletedAt == nil {
+		t.Fatalf("the late attempt is %+v", got)
 	}
 }
 
