@@ -183,7 +183,7 @@ func TestReportAfterTheExecutionStopped(t *testing.T) {
 	if !strings.Contains(string(res.Body), "the execution is failed") {
 		t.Fatalf("a late report was refused with %s", res.Body)
 	}
-	got := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, TaskName: ptr("b")})
+	got := list(t, worker, platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec, TaskName: new("b")})
 	if len(got) != 1 || got[0].Status != platformapi.TaskExecutionStatusCancelled || got[0].Output != nil || got[0].CompletedAt == nil {
 		t.Fatalf("the late attempt is %+v", got)
 	}
