@@ -63,7 +63,12 @@ func SameAsMissing(t testing.TB, got, missing Reply) {
 // run would make a later failure look like the thing under test.
 func NewFlow(t testing.TB, c *Caller, definition string) uuid.UUID {
 	t.Helper()
-	vis := platformapi.Organization
+	return NewFlowSeenBy(t, c, definition, platformapi.Organization)
+}
+
+// NewFlowSeenBy is NewFlow with the given visibility.
+func NewFlowSeenBy(t testing.TB, c *Caller, definition string, vis platformapi.FlowVisibility) uuid.UUID {
+	t.Helper()
 	res, err := c.API.CreateFlowWithResponse(t.Context(), platformapi.FlowCreateRequest{DisplayName: "flow",
 		Definition: json.RawMessage(definition), Visibility: &vis})
 	Expect(t, res, err, http.StatusCreated)

@@ -15,17 +15,6 @@ import (
 
 var ctx = context.Background()
 
-// newFlow creates a flow through the API and returns its id.
-func newFlow(t testing.TB, c *testkit.Caller, definition string, vis platformapi.FlowVisibility) uuid.UUID {
-	t.Helper()
-	res, err := c.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "flow", Definition: json.RawMessage(definition), Visibility: &vis})
-	testkit.Expect(t, res, err, http.StatusCreated)
-	if len(*res.JSON201.ValidationErrors) != 0 {
-		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
-	}
-	return res.JSON201.Id
-}
-
 func grant(t testing.TB, env *testkit.Env, org uuid.UUID, n int64) {
 	t.Helper()
 	if err := credits.Grant(ctx, env.DB, org, n); err != nil {

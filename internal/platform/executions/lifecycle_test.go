@@ -47,7 +47,7 @@ func TestFailedExecutionsRerun(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
+	flow := testkit.NewFlowSeenBy(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
 	x := start(t, user, flow, map[string]any{"n": 6, "d": 0})
 	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusFailed)
 	update(t, user, flow, divide(`{q: (if .d == 0 then 0 else .n / .d end)}`), true)
@@ -71,7 +71,7 @@ func TestStaleInsteadOfRerun(t *testing.T) {
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
 
-	flow := newFlow(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
+	flow := testkit.NewFlowSeenBy(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
 	done := start(t, user, flow, map[string]any{"n": 6, "d": 2})
 	failed := start(t, user, flow, map[string]any{"n": 6, "d": 0})
 	testkit.WaitForExecution(t, user, done.Id, platformapi.ExecutionStatusCompleted)
@@ -84,7 +84,7 @@ func TestStaleInsteadOfRerun(t *testing.T) {
 	}
 
 	// An invalid new version makes them stale even with reexecute_on_update.
-	other := newFlow(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
+	other := testkit.NewFlowSeenBy(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
 	x := start(t, user, other, map[string]any{"n": 6, "d": 0})
 	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusFailed)
 	update(t, user, other, `{"version": 1, "tasks": [{"name": "a", "type": "nap"}], "edges": []}`, true)
@@ -96,7 +96,7 @@ func TestStaleInsteadOfRerun(t *testing.T) {
 	}
 
 	// A running execution is left as it is.
-	waiting := newFlow(t, user, `{"version": 1, "tasks": [{"name": "w", "type": "delay", "parameters": {"seconds": 2}}], "edges": []}`,
+	waiting := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "w", "type": "delay", "parameters": {"seconds": 2}}], "edges": []}`,
 		platformapi.Organization)
 	running := start(t, user, waiting, map[string]any{})
 	update(t, user, waiting, `{"version": 1, "tasks": [{"name": "w", "type": "delay", "parameters": {"seconds": 1}}], "edges": []}`, true)
@@ -117,7 +117,7 @@ func TestSweepDeletesFailedExecutions(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
+	flow := testkit.NewFlowSeenBy(t, user, divide(`{q: (.n / .d)}`), platformapi.Organization)
 	res, err := user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
 		Ttl: &platformapi.TTLSettings{FailedAfterSeconds: new(60)}}})
 	testkit.Expect(t, res, err, http.StatusOK)

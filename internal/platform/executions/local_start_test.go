@@ -25,7 +25,7 @@ func TestFirstTasksClaimedByALostProcessRunAfterTheirLease(t *testing.T) {
 	env := testkit.NewEnv(t, testkit.WithConfig(func(c *config.Config) { c.TaskLease = time.Second }))
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [
 		{"name": "a", "type": "transform", "parameters": {"expression": "{n: (.n + 1)}"}},
 		{"name": "b", "type": "transform", "parameters": {"expression": "{n: (.n * 10)}"}}],
 		"edges": [{"source": "a", "target": "b"}]}`, platformapi.Organization)

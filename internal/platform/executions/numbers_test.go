@@ -24,7 +24,7 @@ func TestRunNumbersTakenInBlocks(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, waitDef, platformapi.Organization)
+	flow := testkit.NewFlowSeenBy(t, user, waitDef, platformapi.Organization)
 
 	const takers, each = 8, 25
 	var mu sync.Mutex
@@ -71,7 +71,7 @@ func TestRunNumbersTakenInBlocks(t *testing.T) {
 	}
 
 	// A pause: the next number is taken alone and follows the last one given.
-	quiet := newFlow(t, user, waitDef, platformapi.Organization)
+	quiet := testkit.NewFlowSeenBy(t, user, waitDef, platformapi.Organization)
 	first, err := run.TakeRunNumber(ctx, env.DB, quiet)
 	if err != nil {
 		t.Fatal(err)

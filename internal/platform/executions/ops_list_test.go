@@ -33,7 +33,7 @@ func TestRunNumbers(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow, other := newFlow(t, user, waitDef, platformapi.Organization), newFlow(t, user, waitDef, platformapi.Organization)
+	flow, other := testkit.NewFlowSeenBy(t, user, waitDef, platformapi.Organization), testkit.NewFlowSeenBy(t, user, waitDef, platformapi.Organization)
 	var xs []uuid.UUID
 	for i := range 3 {
 		xs = append(xs, start(t, user, flow, map[string]any{}).Id)
@@ -93,8 +93,8 @@ func TestListFiltersAndPages(t *testing.T) {
 	user := env.User(t, org, auth.RoleAppUser)
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
 	grant(t, env, org, 10)
-	a := newFlow(t, user, waitDef, platformapi.Organization)
-	b := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
+	a := testkit.NewFlowSeenBy(t, user, waitDef, platformapi.Organization)
+	b := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
 		platformapi.Organization)
 	a1, a2 := start(t, user, a, map[string]any{}), start(t, user, a, map[string]any{})
 	upd, err := user.API.UpdateFlowDefinitionWithResponse(ctx, a, platformapi.FlowDefinitionUpdate{

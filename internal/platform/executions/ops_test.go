@@ -87,7 +87,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 	integ := env.KeyCaller(t, org, auth.RoleIntegration)
 	anon, _ := env.Clients(t, "")
 	grant(t, env, org, 10)
-	flow := newFlow(t, owner, waitDef, platformapi.Organization)
+	flow := testkit.NewFlowSeenBy(t, owner, waitDef, platformapi.Organization)
 	x := start(t, owner, flow, map[string]any{"n": 1})
 	if x.Status != platformapi.ExecutionStatusQueued || x.FlowId != flow || x.FlowVersion != 1 || x.OrganizationId != org ||
 		x.Input["n"] != 1.0 || x.StartedAt != nil || x.FinishedAt != nil || x.Error != nil {
@@ -108,7 +108,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 		res, err := byID(colleague.API, x.Id)[op]()
 		testkit.Expect(t, res, err, http.StatusForbidden)
 	}
-	public := newFlow(t, env.User(t, other, auth.RoleAppUser), waitDef, platformapi.Public)
+	public := testkit.NewFlowSeenBy(t, env.User(t, other, auth.RoleAppUser), waitDef, platformapi.Public)
 	sres, err = owner.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{FlowId: public, Input: map[string]any{}})
 	testkit.Expect(t, sres, err, http.StatusForbidden)
 
@@ -137,7 +137,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 	// 402 without credits, 409 for a flow with validation errors.
 	broke := env.User(t, poor, auth.RoleAppUser)
 	sres, err = broke.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{
-		FlowId: newFlow(t, broke, waitDef, platformapi.Organization), Input: map[string]any{}})
+		FlowId: testkit.NewFlowSeenBy(t, broke, waitDef, platformapi.Organization), Input: map[string]any{}})
 	testkit.Expect(t, sres, err, http.StatusPaymentRequired)
 	if e := testkit.ErrorOf(t, sres); e.Code == nil || *e.Code != "insufficient_credits" {
 		t.Fatalf("402 %+v", e)
@@ -206,10 +206,10 @@ func TestOtherOrganizationsExecutionsAreMissing(t *testing.T) {
 	grant(t, env, org, 10)
 	grant(t, env, other, 10)
 	// A public flow: its definition may be read across organizations, its executions may not.
-	theirFlow := newFlow(t, stranger, waitDef, platformapi.Public)
+	theirFlow := testkit.NewFlowSeenBy(t, stranger, waitDef, platformapi.Public)
 	theirs := start(t, stranger, theirFlow, map[string]any{})
 	admin := env.User(t, org, auth.RoleOrgAdmin)
-	mine := start(t, admin, newFlow(t, admin, waitDef, platformapi.Organization), map[string]any{})
+	mine := start(t, admin, testkit.NewFlowSeenBy(t, admin, waitDef, platformapi.Organization), map[string]any{})
 	random := uuid.New()
 
 	for _, c := range []*testkit.Caller{admin, env.User(t, org, auth.RoleBackoffice), env.KeyCaller(t, org, auth.RoleIntegration),

@@ -27,7 +27,7 @@ func TestReexecuteOnUpdate(t *testing.T) {
 			{"name": "c", "type": "transform", "parameters": {"expression": "{n: (.n + 100)}"}}],
 			"edges": [{"source": "a", "target": "b"}, {"source": "b", "target": "c"}]}`
 	}
-	flow := newFlow(t, user, chain("* 2"), platformapi.Organization)
+	flow := testkit.NewFlowSeenBy(t, user, chain("* 2"), platformapi.Organization)
 	x := start(t, user, flow, map[string]any{"n": 1})
 	got := testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted)
 	if out, _ := got.Output.(map[string]any); out["n"] != 104.0 { // ((1+1)*2)+100
@@ -66,7 +66,7 @@ func TestRerunDecidesConditionsAfterSaving(t *testing.T) {
 			{"name": "b", "type": "transform", "parameters": {"expression": "{n: (.n ` + step + `)}"}}],
 			"edges": [{"source": "a", "target": "b", "condition": "` + cond + `"}]}`
 	}
-	flow := newFlow(t, user, branch(".n > 0", "* 2"), platformapi.Organization)
+	flow := testkit.NewFlowSeenBy(t, user, branch(".n > 0", "* 2"), platformapi.Organization)
 	x := start(t, user, flow, map[string]any{"n": 1})
 	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted)
 

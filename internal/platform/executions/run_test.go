@@ -34,7 +34,7 @@ func TestRunToCompletion(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, branchDef, platformapi.Organization)
+	flow := testkit.NewFlowSeenBy(t, user, branchDef, platformapi.Organization)
 
 	for _, c := range []struct {
 		value float64
@@ -85,7 +85,7 @@ func TestFailureStopsTheExecution(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [
 		{"name": "boom", "type": "transform", "parameters": {"expression": "error(\"no invoice\")"}, "retry": {"max_attempts": 3}},
 		{"name": "after", "type": "transform", "parameters": {"expression": "."}}
 	], "edges": [{"source": "boom", "target": "after"}]}`, platformapi.Organization)
@@ -113,7 +113,7 @@ func TestDelaySurvivesAsData(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "wait", "type": "delay", "parameters": {"seconds": 1}}], "edges": []}`,
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "wait", "type": "delay", "parameters": {"seconds": 1}}], "edges": []}`,
 		platformapi.Organization)
 	x := start(t, user, flow, map[string]any{})
 	testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted)
@@ -134,7 +134,7 @@ func TestStartRefusals(t *testing.T) {
 	org, other := env.Org(t), env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	stranger := env.User(t, other, auth.RoleAppUser)
-	flow := newFlow(t, user, branchDef, platformapi.Public)
+	flow := testkit.NewFlowSeenBy(t, user, branchDef, platformapi.Public)
 	res, err := user.API.StartFlowExecutionWithResponse(ctx, platformapi.FlowExecutionCreateRequest{FlowId: flow, Input: map[string]any{}})
 	testkit.Expect(t, res, err, http.StatusPaymentRequired)
 	grant(t, env, other, 5)
@@ -161,7 +161,7 @@ func TestStop(t *testing.T) {
 	user := env.User(t, org, auth.RoleAppUser)
 	other := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "wait", "type": "delay", "parameters": {"seconds": 30}},
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "wait", "type": "delay", "parameters": {"seconds": 30}},
 		{"name": "after", "type": "transform", "parameters": {"expression": "."}}], "edges": [{"source": "wait", "target": "after"}]}`,
 		platformapi.Organization)
 	x := start(t, user, flow, map[string]any{})
@@ -195,7 +195,7 @@ func TestReadsShowOutput(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "{sum: (.a + .b)}"}}], "edges": []}`,
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "{sum: (.a + .b)}"}}], "edges": []}`,
 		platformapi.Organization)
 	x := start(t, user, flow, map[string]any{"a": 2, "b": 3})
 	got := testkit.WaitForExecution(t, user, x.Id, platformapi.ExecutionStatusCompleted)

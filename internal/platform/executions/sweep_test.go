@@ -20,7 +20,7 @@ func TestSweepRequeuesLostAttempts(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform",
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform",
 		"parameters": {"expression": "."}}], "edges": []}`, platformapi.Organization)
 	lost := start(t, user, flow, map[string]any{})
 	alive := start(t, user, flow, map[string]any{})
@@ -56,7 +56,7 @@ func TestSweepDeletesExpiredExecutions(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
 		platformapi.Organization)
 	res, err := user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
 		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: new(60)}}})
@@ -92,7 +92,7 @@ func TestSweepStandsInForStuckJobs(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
 		platformapi.Organization)
 	start(t, user, flow, map[string]any{})
 	if _, err := env.DB.Exec(`UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now() - interval '10 minutes',
@@ -119,7 +119,7 @@ func TestTheServerSweeps(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	grant(t, env, org, 10)
-	flow := newFlow(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
+	flow := testkit.NewFlowSeenBy(t, user, `{"version": 1, "tasks": [{"name": "t", "type": "transform", "parameters": {"expression": "."}}], "edges": []}`,
 		platformapi.Organization)
 	res, err := user.API.ModifyFlowWithResponse(ctx, flow, platformapi.PatchFlowRequest{Settings: &platformapi.FlowSettings{
 		Ttl: &platformapi.TTLSettings{CompletedAfterSeconds: new(1)}}})

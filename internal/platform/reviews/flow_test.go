@@ -18,7 +18,7 @@ func TestReviewedOutputContinuesTheFlow(t *testing.T) {
 	org := env.Org(t)
 	owner := env.User(t, org, auth.RoleAppUser)
 	reviewer := env.User(t, org, auth.RoleAppUser)
-	flow := newFlow(t, owner, reviewFlow(fmt.Sprintf(`{"instructions": "Check the value.", "assigned_users": [%q]}`, reviewer.UserID)))
+	flow := testkit.NewFlow(t, owner, reviewFlow(fmt.Sprintf(`{"instructions": "Check the value.", "assigned_users": [%q]}`, reviewer.UserID)))
 	exec := run(t, env, owner, flow, 21)
 
 	mine, err := reviewer.API.ListMyHumanReviewAssignmentsWithResponse(ctx, &platformapi.ListMyHumanReviewAssignmentsParams{
@@ -66,7 +66,7 @@ func TestRequiredApprovals(t *testing.T) {
 	org := env.Org(t)
 	owner := env.User(t, org, auth.RoleAppUser)
 	a, b, c := env.User(t, org, auth.RoleAppUser), env.User(t, org, auth.RoleAppUser), env.User(t, org, auth.RoleOrgAdmin)
-	flow := newFlow(t, owner, reviewFlow(fmt.Sprintf(`{"assigned_users": [%q, %q, %q], "required_approvals": 2}`, a.UserID, b.UserID, c.UserID)))
+	flow := testkit.NewFlow(t, owner, reviewFlow(fmt.Sprintf(`{"assigned_users": [%q, %q, %q], "required_approvals": 2}`, a.UserID, b.UserID, c.UserID)))
 	exec := run(t, env, owner, flow, 1)
 	id := reviewOf(t, owner, exec).Id
 
@@ -107,7 +107,7 @@ func TestRejectionBranches(t *testing.T) {
 		{"name": "rejected", "type": "transform", "parameters": {"expression": "{branch: \"rejected\", value}"}}
 	], "edges": [{"source": "review", "target": "accepted", "condition": ".review_result"},
 		{"source": "review", "target": "rejected", "condition": ".review_result == false"}]}`, a.UserID, b.UserID)
-	exec := run(t, env, owner, newFlow(t, owner, def), 5)
+	exec := run(t, env, owner, testkit.NewFlow(t, owner, def), 5)
 	r := reviewOf(t, a, exec)
 	if r.SourceTaskName != "review" || (*r.TaskMetadata)["source_output"].(map[string]any)["value"] != 5.0 {
 		t.Fatalf("a review of the task's input %+v", r)
@@ -137,7 +137,7 @@ func TestTimeouts(t *testing.T) {
 	}{{"approve", "completed", new(true)}, {"reject", "completed", new(false)}, {"fail", "failed", nil}} {
 		t.Run(c.outcome, func(t *testing.T) {
 			t.Parallel()
-			flow := newFlow(t, owner, reviewFlow(fmt.Sprintf(`{"assigned_users": [%q], "timeout_seconds": 1, "on_timeout": %q}`, owner.UserID, c.outcome)))
+			flow := testkit.NewFlow(t, owner, reviewFlow(fmt.Sprintf(`{"assigned_users": [%q], "timeout_seconds": 1, "on_timeout": %q}`, owner.UserID, c.outcome)))
 			exec := run(t, env, owner, flow, 4)
 			testkit.WaitForExecution(t, owner, exec, c.status)
 			r := reviewOf(t, owner, exec)

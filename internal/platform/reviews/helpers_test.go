@@ -26,18 +26,6 @@ func reviewFlow(params string) string {
 	], "edges": [{"source": "double", "target": "review"}, {"source": "review", "target": "after"}]}`, params)
 }
 
-// newFlow creates a flow through the API and returns its id.
-func newFlow(t testing.TB, c *testkit.Caller, definition string) uuid.UUID {
-	t.Helper()
-	vis := platformapi.Organization
-	res, err := c.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "flow", Definition: json.RawMessage(definition), Visibility: &vis})
-	testkit.Expect(t, res, err, http.StatusCreated)
-	if len(*res.JSON201.ValidationErrors) != 0 {
-		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
-	}
-	return res.JSON201.Id
-}
-
 // run starts an execution of the flow (granting the credits it needs) and waits until it awaits input.
 func run(t testing.TB, env *testkit.Env, c *testkit.Caller, flow uuid.UUID, value float64) uuid.UUID {
 	t.Helper()

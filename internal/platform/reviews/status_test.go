@@ -26,7 +26,7 @@ func TestEveryOperationByStatus(t *testing.T) {
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
 	outsider := env.User(t, other, auth.RoleOrgAdmin)
 	anon, _ := env.Clients(t, "")
-	flow := newFlow(t, owner, reviewFlow(fmt.Sprintf(`{"assigned_users": [%q]}`, reviewer.UserID)))
+	flow := testkit.NewFlow(t, owner, reviewFlow(fmt.Sprintf(`{"assigned_users": [%q]}`, reviewer.UserID)))
 	exec := run(t, env, owner, flow, 1)
 	id := reviewOf(t, owner, exec).Id
 	random := uuid.New()

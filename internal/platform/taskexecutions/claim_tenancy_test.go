@@ -21,7 +21,7 @@ func TestClaimStaysInTheOrganization(t *testing.T) {
 	userA, userB := env.User(t, orgA, auth.RoleAppUser), env.User(t, orgB, auth.RoleAppUser)
 	workerA, workerB := env.KeyCaller(t, orgA, auth.RoleIntegration), env.KeyCaller(t, orgB, auth.RoleIntegration)
 	adminB := env.User(t, orgB, auth.RoleOrgAdmin)
-	flowA := newFlow(t, userA, externalDef)
+	flowA := testkit.NewFlow(t, userA, externalDef)
 	execA := start(t, env, userA, flowA, map[string]any{"page": 1})
 
 	// B has nothing of its own yet: every claim, however narrow or wide, gets nothing.
@@ -37,7 +37,7 @@ func TestClaimStaysInTheOrganization(t *testing.T) {
 		}
 	}
 	// Once B has a waiting attempt of the same task and queue, B gets its own, younger one, and then nothing.
-	execB := start(t, env, userB, newFlow(t, userB, externalDef), map[string]any{"page": 2})
+	execB := start(t, env, userB, testkit.NewFlow(t, userB, externalDef), map[string]any{"page": 2})
 	same := platformapi.TaskExecutionClaimRequest{Worker: "b", TaskNames: &[]string{"fetch"}, Queue: new("ocr")}
 	got := claim(t, workerB, same)
 	if got == nil || got.TaskExecution.FlowExecutionId != execB || got.TaskExecution.OrganizationId != orgB {

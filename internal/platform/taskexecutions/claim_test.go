@@ -21,7 +21,7 @@ func TestExpiredLeaseIsClaimedAgain(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
-	exec := start(t, env, user, newFlow(t, user, externalDef), map[string]any{})
+	exec := start(t, env, user, testkit.NewFlow(t, user, externalDef), map[string]any{})
 
 	first := claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "gone", LeaseSeconds: new(5)})
 	if first == nil || first.TaskExecution.FlowExecutionId != exec {
@@ -57,7 +57,7 @@ func TestConcurrentClaimsNeverShare(t *testing.T) {
 	for i := range attempts {
 		tasks = append(tasks, fmt.Sprintf(`{"name": "e%02d", "type": "external"}`, i))
 	}
-	exec := start(t, env, user, newFlow(t, user, `{"version": 1, "tasks": [`+strings.Join(tasks, ",")+`], "edges": []}`), map[string]any{})
+	exec := start(t, env, user, testkit.NewFlow(t, user, `{"version": 1, "tasks": [`+strings.Join(tasks, ",")+`], "edges": []}`), map[string]any{})
 
 	var mu sync.Mutex
 	taken := map[uuid.UUID]int{}

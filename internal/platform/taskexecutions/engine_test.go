@@ -27,7 +27,7 @@ func TestExternalTaskEndToEnd(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	worker, other := env.KeyCaller(t, org, auth.RoleIntegration), env.KeyCaller(t, org, auth.RoleIntegration)
-	flow := newFlow(t, user, externalDef)
+	flow := testkit.NewFlow(t, user, externalDef)
 	exec := start(t, env, user, flow, map[string]any{"page": 7})
 
 	for _, q := range []string{"pdf", "default"} {
@@ -109,7 +109,7 @@ func TestFailuresAndCancels(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
-	flow := newFlow(t, user, externalDef)
+	flow := testkit.NewFlow(t, user, externalDef)
 
 	exec := start(t, env, user, flow, map[string]any{"page": 1})
 	claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w"})
@@ -167,7 +167,7 @@ func TestReportAfterTheExecutionStopped(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleAppUser)
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
-	exec := start(t, env, user, newFlow(t, user, `{"version": 1, "tasks": [
+	exec := start(t, env, user, testkit.NewFlow(t, user, `{"version": 1, "tasks": [
 		{"name": "a", "type": "external"}, {"name": "b", "type": "external"}], "edges": []}`), map[string]any{})
 	for range 2 {
 		if claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w"}) == nil {
@@ -209,7 +209,7 @@ func TestReportedOutputConditions(t *testing.T) {
 		{`.text == \"hello\"`, "completed"},
 		{"reduce range(1e18) as $i (0; .) | . == 0", "failed"},
 	} {
-		exec := start(t, env, user, newFlow(t, user, def(c.cond)), map[string]any{})
+		exec := start(t, env, user, testkit.NewFlow(t, user, def(c.cond)), map[string]any{})
 		if claim(t, worker, platformapi.TaskExecutionClaimRequest{Worker: "w1", Queue: new("ocr")}) == nil {
 			t.Fatal("nothing to claim")
 		}

@@ -83,18 +83,6 @@ func claim(t testing.TB, c *testkit.Caller, r platformapi.TaskExecutionClaimRequ
 	return nil
 }
 
-// newFlow creates a flow through the API and returns its id.
-func newFlow(t testing.TB, c *testkit.Caller, definition string) uuid.UUID {
-	t.Helper()
-	vis := platformapi.Organization
-	res, err := c.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: "flow", Definition: json.RawMessage(definition), Visibility: &vis})
-	testkit.Expect(t, res, err, http.StatusCreated)
-	if len(*res.JSON201.ValidationErrors) != 0 {
-		t.Fatalf("the test flow is not valid: %+v", *res.JSON201.ValidationErrors)
-	}
-	return res.JSON201.Id
-}
-
 // start grants a credit and starts an execution of the flow.
 func start(t testing.TB, env *testkit.Env, c *testkit.Caller, flow uuid.UUID, input map[string]any) uuid.UUID {
 	t.Helper()

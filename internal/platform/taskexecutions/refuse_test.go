@@ -25,7 +25,7 @@ func TestReportsOnlyOutsideAttempts(t *testing.T) {
 	org := env.Org(t)
 	user := env.User(t, org, auth.RoleOrgAdmin)
 	worker := env.KeyCaller(t, org, auth.RoleIntegration)
-	flow := newFlow(t, user, reviewedDef)
+	flow := testkit.NewFlow(t, user, reviewedDef)
 	exec := start(t, env, user, flow, map[string]any{"n": 1})
 	testkit.WaitForExecution(t, user, exec, platformapi.ExecutionStatusAwaitingInput)
 	var review string
