@@ -11,7 +11,7 @@ ALTER TABLE flow_versions ADD COLUMN saved_by text NOT NULL DEFAULT 'system';
 UPDATE flow_versions SET saved_by = modified_by;
 
 -- The flow row mirrors its latest version's list columns whoever writes the version: an update in place
--- as well as an insert (00013).
+-- as well as an insert (the trigger flow_versions_latest).
 CREATE TRIGGER flow_versions_latest_update AFTER UPDATE ON flow_versions
   REFERENCING NEW TABLE AS new_versions FOR EACH STATEMENT EXECUTE FUNCTION flows_follow_latest_version();
 

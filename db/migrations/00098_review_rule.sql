@@ -3,7 +3,7 @@
 -- whose SQL these functions are): the review's assigned users and the administrators of its
 -- organization; and, when the assigned users were defaulted rather than named, also a caller a door lets
 -- work on the review on its own account (on /v1, a labeler of the app whose job waits for it). The /v1
--- label queue calls them in label_lease (00099); the services call them through reviewrule.
+-- label queue calls them in label_lease; the services call them through reviewrule.
 
 -- Whether the assigned users were named (the human_review task's assigned_users, or those given to
 -- POST /api/human-review-tasks) rather than defaulted to the users invited to the flow and its creator.

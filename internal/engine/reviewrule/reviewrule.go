@@ -10,7 +10,7 @@
 //     creator), also a caller the door lets work on the review on its own account: on /v1 a labeler
 //     of the app. /api has no such caller; its review routes act through assignments.
 //
-// The rule's SQL is the database function review_open_to (migration 00098), since the /v1 label queue
+// The rule's SQL is the database function review_open_to (db/schema.sql), since the /v1 label queue
 // is a database function (label_lease) that must skip, in its walk of the queue, the jobs it may not
 // offer. Everything in Go asks through this package, so both interfaces answer from that one definition.
 package reviewrule
