@@ -24,24 +24,26 @@ WHERE r.status <> 'completed' AND r.holds_attempt
 
 -- review_open_to is whether the caller may complete review p_review: p_user its user id, p_admin whether
 -- it administers the organization, p_worker whether the door lets it work on the review without an
--- assignment. A NULL review (none open) is open to every worker. Its subqueries keep the planner from
--- inlining it; a call costs about 13 µs with job_review, once per job the label queue looks at.
+-- assignment. A NULL review (none open) is open to every worker. Both functions are PL/pgSQL, which keeps
+-- their plans for the session: PostgreSQL plans an SQL function it cannot inline anew in every statement.
 -- +goose StatementBegin
 CREATE FUNCTION review_open_to(p_review uuid, p_user uuid, p_admin boolean, p_worker boolean)
-RETURNS boolean LANGUAGE sql STABLE AS $$
-  SELECT p_admin
+RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN p_admin
     OR EXISTS (SELECT 1 FROM human_review_assignments a WHERE a.human_review_task_id = p_review AND a.user_id = p_user)
-    OR (p_worker AND NOT EXISTS (SELECT 1 FROM human_review_tasks r WHERE r.id = p_review AND r.users_named))
-$$;
+    OR (p_worker AND NOT EXISTS (SELECT 1 FROM human_review_tasks r WHERE r.id = p_review AND r.users_named));
+END $$;
 -- +goose StatementEnd
 
 -- job_review is the review a /v1 label of the job of execution p_execution completes: the execution's
 -- oldest open review (reviews opened in one transaction share created_at; the id breaks the tie).
 -- +goose StatementBegin
-CREATE FUNCTION job_review(p_execution uuid) RETURNS uuid LANGUAGE sql STABLE AS $$
-  SELECT r.id FROM human_review_tasks r WHERE r.flow_execution_id = p_execution AND r.status <> 'completed'
-  ORDER BY r.created_at, r.id LIMIT 1
-$$;
+CREATE FUNCTION job_review(p_execution uuid) RETURNS uuid LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT r.id FROM human_review_tasks r WHERE r.flow_execution_id = p_execution AND r.status <> 'completed'
+          ORDER BY r.created_at, r.id LIMIT 1);
+END $$;
 -- +goose StatementEnd
 
 -- +goose Down

@@ -44,14 +44,26 @@ BEGIN
       AND (j.flow_execution_id IS NULL OR review_open_to(job_review(j.flow_execution_id), p_user, p_admin, true))
     ORDER BY j.priority DESC, j.id LIMIT 1 FOR UPDATE;
     IF NOT FOUND AND p_from IS NULL AND p_to IS NULL THEN
-      SELECT j.id, j.assigned_to, j.lock_expires_at INTO v_id, v_user, v_lock
+      -- The first free job, as before the review rule; the rule is asked of that one job only. Asked of
+      -- every row in the scan, it made the planner sort the whole queue and ask it of each free job.
+      SELECT j.id, j.assigned_to, j.lock_expires_at, j.flow_execution_id INTO v_id, v_user, v_lock, v_exec
       FROM jobs j
       WHERE j.app_id = p_app AND j.organization_id = p_org
         AND j.status IN ('SCHEDULED', 'SUSPENDED') AND (NOT p_suspended_only OR j.status = 'SUSPENDED')
         AND (j.assigned_to IS NULL OR j.lock_expires_at IS NULL OR j.lock_expires_at <= now())
-        -- The review rule (00098): jobs whose review is reserved for others are passed over.
-        AND (j.flow_execution_id IS NULL OR review_open_to(job_review(j.flow_execution_id), p_user, p_admin, true))
       ORDER BY j.priority DESC, j.id LIMIT 1 FOR UPDATE SKIP LOCKED;
+      -- Reserved for others: the first free job the rule lets the caller take, passing over the rest.
+      -- (The job just locked stays locked until this transaction ends; others pass over it meanwhile.)
+      IF FOUND AND v_exec IS NOT NULL AND NOT review_open_to(job_review(v_exec), p_user, p_admin, true) THEN
+        v_id := NULL;
+        SELECT j.id, j.assigned_to, j.lock_expires_at INTO v_id, v_user, v_lock
+        FROM jobs j
+        WHERE j.app_id = p_app AND j.organization_id = p_org
+          AND j.status IN ('SCHEDULED', 'SUSPENDED') AND (NOT p_suspended_only OR j.status = 'SUSPENDED')
+          AND (j.assigned_to IS NULL OR j.lock_expires_at IS NULL OR j.lock_expires_at <= now())
+          AND (j.flow_execution_id IS NULL OR review_open_to(job_review(j.flow_execution_id), p_user, p_admin, true))
+        ORDER BY j.priority DESC, j.id LIMIT 1 FOR UPDATE SKIP LOCKED;
+      END IF;
     ELSIF NOT FOUND THEN
       EXECUTE $q$SELECT j.id, j.assigned_to, j.lock_expires_at FROM jobs j
         WHERE j.app_id = $1 AND j.organization_id = $2

@@ -35,7 +35,9 @@ func NewProcessEnv(t testing.TB, settings ...string) *Env {
 		t.Fatal(err)
 	}
 	db := DB(t)
-	statetest.Record(t, db) // as NewEnv: the engine's moves are checked when the test ends
+	if _, bench := t.(*testing.B); !bench {
+		statetest.Record(t, db) // as NewEnv: the engine's moves are checked when the test ends
+	}
 	dsn, addr := DSN(t, db), FreePort(t)
 	// Files go to the test's own directory, not to the default under the package's source directory
 	// (the process's working directory); links name the process, as NewEnv's name its server.

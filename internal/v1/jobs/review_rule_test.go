@@ -105,3 +105,33 @@ func TestLabelingKeepsTheReviewRule(t *testing.T) {
 	label(t, labeler, open, free, `{"label": "mine"}`, http.StatusOK)
 	f.waitJob(t, open, free, "COMPLETED")
 }
+
+// TestLabelQueuePassesOverReservedJobs: when the first job of the queue is reserved for another user's
+// review, the label route offers the caller the next job it may label, and the reserved one stays free.
+func TestLabelQueuePassesOverReservedJobs(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	reviewer := f.env.User(t, f.org, auth.RoleAppUser)
+	app := f.newApp(t, appOpts{def: reviewedFlow(reviewer.UserID)})
+	labeler := f.member(t, app, "LABELER")
+	reserved := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "hi"})})
+	f.waitJob(t, app, reserved, "SUSPENDED")
+
+	// The flow's next version names nobody: the jobs it runs are every labeler's.
+	var flow uuid.UUID
+	if err := f.env.DB.Get(&flow, `SELECT api_id FROM apps WHERE id = $1`, app); err != nil {
+		t.Fatal(err)
+	}
+	def := json.RawMessage(`{"version": 1, "tasks": [{"name": "check", "type": "human_review"}], "edges": []}`)
+	res, err := f.admin.API.UpdateFlowDefinitionWithResponse(ctx, flow, platformapi.FlowDefinitionUpdate{Definition: def})
+	testkit.Expect(t, res, err, http.StatusOK)
+	open := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "bye"})})
+	f.waitJob(t, app, open, "SUSPENDED")
+
+	if got := take(t, labeler, app, nil, http.StatusOK); got.Job.Id != open {
+		t.Fatalf("the labeler was offered job %d, want %d (job %d is reserved)", got.Job.Id, open, reserved)
+	}
+	if job := f.waitJob(t, app, reserved, "SUSPENDED"); job.AssignedTo != nil {
+		t.Fatalf("the reserved job is held by %v", job.AssignedTo)
+	}
+}
