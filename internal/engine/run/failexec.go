@@ -32,11 +32,14 @@ func (e *Engine) failExecution(ctx context.Context, tx *sqlx.Tx, x execRow, a ta
 		RETURNING task_name`, a.Execution, a.Task, a.Idx); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE execution_tasks SET state = CASE WHEN task_name = $2 THEN 'failed' ELSE 'cancelled' END,
-		updated_at = now() WHERE flow_execution_id = $1 AND task_name IN (SELECT task_name FROM execution_tasks
+	// The rows are locked by name, as every transaction of the engine locks tasks; a row a sibling's
+	// transaction held is checked again once it is free (FOR UPDATE re-reads it), so a task it made ready
+	// meanwhile is left alone.
+	if _, err := tx.ExecContext(ctx, `WITH k AS (SELECT task_name FROM execution_tasks
 			WHERE flow_execution_id = $1 AND (task_name = $2 OR state = 'waiting' OR (state = 'ready' AND task_name = ANY($3)))
 			ORDER BY task_name FOR UPDATE)
-		AND (task_name = $2 OR state = 'waiting' OR (state = 'ready' AND task_name = ANY($3)))`,
+		UPDATE execution_tasks t SET state = CASE WHEN t.task_name = $2 THEN 'failed' ELSE 'cancelled' END, updated_at = now()
+		FROM k WHERE t.flow_execution_id = $1 AND t.task_name = k.task_name`,
 		a.Execution, a.Task, pq.Array(cancelled)); err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ const HumanReview = "human_review"
 // own records and change nothing else.
 func (e *Engine) ReportOutside(ctx context.Context, tx *sqlx.Tx, r Outside, into Into) (bool, error) {
 	k := r.Key
-	typ, err := e.typeOf(ctx, tx, k.Execution, k.Task)
+	typ, err := typeOf(ctx, tx, k.Execution, k.Task)
 	if err != nil {
 		return false, err
 	}
@@ -115,7 +115,7 @@ func (e *Engine) ReportOutside(ctx context.Context, tx *sqlx.Tx, r Outside, into
 
 // typeOf is the type of a task that the engine laid out for an execution (it has the task's
 // execution_tasks row), "" for a task it does not know.
-func (e *Engine) typeOf(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, task string) (string, error) {
+func typeOf(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, task string) (string, error) {
 	var types []string
 	err := tx.SelectContext(ctx, &types, `SELECT coalesce(d->>'type', '') FROM execution_tasks k
 		JOIN flow_executions x ON x.id = k.flow_execution_id

@@ -11,18 +11,6 @@ import (
 	"github.com/loopwork/loopwork/internal/httpx"
 )
 
-// reviewOf is the open review that holds an attempt (its outcome comes from that review), if any.
-func reviewOf(ctx context.Context, tx *sqlx.Tx, k run.AttemptKey) (uuid.UUID, bool, error) {
-	var ids []uuid.UUID
-	err := tx.SelectContext(ctx, &ids, `SELECT id FROM human_review_tasks WHERE flow_execution_id = $1
-		AND target_task_name = $2 AND target_task_execution_idx = $3 AND holds_attempt AND status <> 'completed'
-		ORDER BY created_at LIMIT 1`, k.Execution, k.Task, k.Idx)
-	if err != nil || len(ids) == 0 {
-		return uuid.Nil, false, err
-	}
-	return ids[0], true, nil
-}
-
 // reviewConflict is the 409 of a report on an attempt whose outcome a review decides.
 func reviewConflict(task string, id uuid.UUID) error {
 	return httpx.Conflict("the attempt of task %q waits for human review %s: complete the review with "+
@@ -32,11 +20,14 @@ func reviewConflict(task string, id uuid.UUID) error {
 // heldByReview refuses a report on an attempt that an open review holds, whatever the task's type: the
 // review's decision is the attempt's outcome.
 func heldByReview(ctx context.Context, tx *sqlx.Tx, k run.AttemptKey) error {
-	id, ok, err := reviewOf(ctx, tx, k)
-	if err != nil || !ok {
+	var ids []uuid.UUID
+	err := tx.SelectContext(ctx, &ids, `SELECT id FROM human_review_tasks WHERE flow_execution_id = $1
+		AND target_task_name = $2 AND target_task_execution_idx = $3 AND holds_attempt AND status <> 'completed'
+		ORDER BY created_at LIMIT 1`, k.Execution, k.Task, k.Idx)
+	if err != nil || len(ids) == 0 {
 		return err
 	}
-	return reviewConflict(k.Task, id)
+	return reviewConflict(k.Task, ids[0])
 }
 
 // refused maps the engine's refusals of a report to 409s; other errors pass through.
