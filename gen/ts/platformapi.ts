@@ -3515,21 +3515,53 @@ export interface components {
             visibility?: components["schemas"]["FlowVisibility"];
         };
         /**
-         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version's definition, and fails without sending the credential when they no longer allow it; a later change of the version's other attributes in place (PATCH) saves no definition and leaves that right as it was.
+         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts, `email` texts and `http_request` fields) with the variables `$input` and `$tasks` (see Data flow below), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. Data flow. A task's input is the output of its predecessor when it has one; the execution's input when it has none; and when it has several, an object keyed by predecessor name of the outputs of those that completed (edges `a → c` and `b → c` give `c` the input `{"a": <a's output>, "b": <b's output>}`, without `b` when `b` was skipped). Every jq expression and template (`transform` and `condition` expressions, edge conditions, `llm` prompts, `email` texts, `http_request` url, header and query values and body) also reads two variables: `$input`, the execution's input, and `$tasks`, the outputs of the completed tasks upstream by name (`$tasks.extract.json.total`; upstream means a path of edges leads from that task to this one; an edge condition may also read its own source). A task upstream that did not complete (skipped, failed) is absent, so `$tasks.name` is null. Validation reports `$tasks.name` naming no task (`unknown_task`) or a task that is not upstream (`task_not_upstream`), at the expression's `loc`. `condition` and `delay` pass their input on unchanged as their output; a condition's result is recorded on its attempt (`detail.result`) and decides the edges out of it: each follows the result its `branch` names (true when omitted), and an edge that also has a `condition` holds when that condition yields true as well. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version's definition, and fails without sending the credential when they no longer allow it; a later change of the version's other attributes in place (PATCH) saves no definition and leaves that right as it was.
          * @example {
          *       "edges": [
          *         {
-         *           "condition": ".confidence < 0.9",
          *           "source": "extract",
+         *           "target": "unsure"
+         *         },
+         *         {
+         *           "branch": true,
+         *           "source": "unsure",
          *           "target": "review"
+         *         },
+         *         {
+         *           "branch": false,
+         *           "source": "unsure",
+         *           "target": "post"
+         *         },
+         *         {
+         *           "source": "review",
+         *           "target": "post"
          *         }
          *       ],
          *       "tasks": [
          *         {
-         *           "description": "Reads the invoice number.",
+         *           "description": "Reads the invoice number and total.",
          *           "name": "extract",
          *           "parameters": {
-         *             "prompt": "Extract the invoice number from the document."
+         *             "output_schema": {
+         *               "properties": {
+         *                 "confidence": {
+         *                   "type": "number"
+         *                 },
+         *                 "number": {
+         *                   "type": "string"
+         *                 },
+         *                 "total": {
+         *                   "type": "number"
+         *                 }
+         *               },
+         *               "required": [
+         *                 "number",
+         *                 "total",
+         *                 "confidence"
+         *               ],
+         *               "type": "object"
+         *             },
+         *             "prompt": "Extract the invoice number and total, with your confidence, from: {{ .text }}"
          *           },
          *           "retry": {
          *             "backoff_seconds": 2,
@@ -3539,9 +3571,31 @@ export interface components {
          *           "type": "llm"
          *         },
          *         {
+         *           "name": "unsure",
+         *           "parameters": {
+         *             "expression": ".json.confidence < 0.9"
+         *           },
+         *           "type": "condition"
+         *         },
+         *         {
          *           "name": "review",
-         *           "parameters": {},
+         *           "parameters": {
+         *             "review_of": "extract"
+         *           },
          *           "type": "human_review"
+         *         },
+         *         {
+         *           "name": "post",
+         *           "parameters": {
+         *             "body": {
+         *               "number": "{{ $tasks.extract.json.number }}",
+         *               "source": "{{ $input.from }}",
+         *               "total": "{{ $tasks.extract.json.total }}"
+         *             },
+         *             "method": "POST",
+         *             "url": "https://erp.example.com/invoices"
+         *           },
+         *           "type": "http_request"
          *         }
          *       ],
          *       "version": 1
@@ -3560,7 +3614,9 @@ export interface components {
         };
         /** @description A dependency between two tasks; `target` runs after `source` completes. */
         FlowDefinitionEdge: {
-            /** @description A jq expression evaluated on the source task's output; the edge holds when it yields `true`. Null or omitted means the edge always holds. A condition that fails on the output does not hold. Each evaluation has a deadline (1 s by default) and a memory bound (256 MB by default), set by the server: a condition that passes either fails the source task's attempt for good, with `error.type` `limit_exceeded` and a message naming the edge and the limit. */
+            /** @description Only on an edge out of a `condition` task (elsewhere it is an error, type `branch_without_condition`): the result of the condition the edge follows, so `false` makes the target the branch taken when the condition is false. Null or omitted means `true`. */
+            branch?: boolean | null;
+            /** @description A jq expression evaluated on the source task's output (with `$input` and `$tasks`, see FlowDefinition); the edge holds when it yields `true`. Null or omitted means the edge always holds (out of a `condition` task: whenever the result is the edge's `branch`). A condition that fails on the output does not hold. Each evaluation has a deadline (1 s by default) and a memory bound (256 MB by default), set by the server: a condition that passes either fails the source task's attempt for good, with `error.type` `limit_exceeded` and a message naming the edge and the limit. */
             condition?: string | null;
             /** @description Name of the task that runs first. */
             source: string;
@@ -3798,6 +3854,8 @@ export interface components {
             updated_at: string;
             /** @description Problems of the definition, each with a `loc` path that starts at the definition (for example `["definition", "tasks", 2, "parameters", "url"]`); only with `include_validation_errors=true` and in the replies of create, PUT, PATCH and PUT definition, otherwise null. An empty list means the definition is valid. */
             validation_errors: components["schemas"]["ErrorDetails"][] | null;
+            /** @description What is valid but likely not what the author meant, shaped like `validation_errors` and present exactly when it is; warnings never keep a version from being published. Type `unguarded_edge`: an edge without a condition into a task that also has a guarded edge (a `condition`, or a condition task's `branch`), from a task that runs before that guard is decided; since a task starts when any one of its incoming edges holds, the task runs whatever the guard says. Read the source's output with `$tasks.<name>` instead of such an edge. */
+            validation_warnings?: components["schemas"]["ErrorDetails"][] | null;
             /** @description Version number; 1 for a new flow, incremented by each update that changes the definition (a change of the other attributes alone keeps the number). */
             version: number;
             visibility: components["schemas"]["FlowVisibility"];
@@ -4896,6 +4954,8 @@ export interface components {
             completed_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description What the attempt decided or did beside its output, for the task types whose output is their input passed on: a `condition`'s `{"result": true|false}` (the branch its edges follow), a `delay`'s `{"waited_seconds": n}`; null for other types and before it is known. */
+            detail: components["schemas"]["JsonValue"];
             /** @description The failure; null unless `failed`. */
             error: (components["schemas"]["TaskExecutionError"] | (never | null)) | null;
             /** Format: uuid */

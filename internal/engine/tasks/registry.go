@@ -28,8 +28,9 @@ type Type struct {
 	Output      map[string]any // JSON schema of the task's output
 	// JQFields names the parameters that hold jq expressions (compiled by the validator), e.g. ["expression"].
 	JQFields []string
-	// Templates names the string parameters in which `{{ expr }}` segments are jq expressions (see the package
-	// documentation); the validator compiles each segment.
+	// Templates names the parameters in which `{{ expr }}` segments of strings are jq expressions (see the
+	// package documentation): a string parameter, or every string inside an object or array parameter. The
+	// validator compiles each segment.
 	Templates []string
 	// TaskRefs names the parameters that hold the name of another task of the same flow; the validator checks
 	// that the task exists.
