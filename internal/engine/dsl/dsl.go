@@ -131,7 +131,7 @@ type Result struct {
 	// Warnings are what is valid but likely not what the author meant (an unguarded edge beside a guarded
 	// one); they never make a definition invalid.
 	Warnings []Error
-	Order      []string    // topological order of task names; nil unless the task graph is sound (names unique and non-empty, every edge between existing tasks, no cycle, no self-loop)
+	Order    []string // topological order of task names; nil unless the task graph is sound (names unique and non-empty, every edge between existing tasks, no cycle, no self-loop)
 }
 
 // Validate checks a decoded definition (what encoding/json gives for a JSON object; json.Number accepted too).

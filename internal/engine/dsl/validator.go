@@ -32,7 +32,7 @@ type validator struct {
 	types      []string // task types by index in the tasks array ("" when unknown)
 	uses       []use    // expressions that read variables, checked once the graph is known
 	guards     []guard  // edges between known tasks, guarded or not
-	warnings   []Error // see Result.Warnings
+	warnings   []Error  // see Result.Warnings
 }
 
 type taskRef struct {

@@ -242,7 +242,7 @@ func emailType() Type {
 
 func delayType() Type {
 	return Type{
-		Name:        "delay",
+		Name: "delay",
 		Description: "Waits a number of seconds without holding a worker, then passes its input on unchanged as its " +
 			"output; what it waited is recorded on the attempt (`detail.waited_seconds`).",
 		Parameters: object("Parameters of a delay task.", m{
