@@ -6,7 +6,8 @@
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
 #   make docs       regenerate the generated parts of docs/ (configuration, task types, layout)
 #   make schema     rewrite db/schema.sql, the schema the migrations make, from a throwaway database
-#   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything; needs node and npm)
+#   make generate   regenerate gen/ from openapi/, and openapi/api/tasks.yaml from the task registry first
+#                   (reproducible; CI fails when it changes anything; needs node and npm)
 #   make fuzz       run every fuzz target for FUZZTIME each
 #   make deploy-check   check the Dockerfile and compose.yaml without a container runtime (internal/deploy)
 #   make contract-proxy   every operation of both documents through Stoplight Prism in front of a real server
@@ -118,7 +119,9 @@ soak:
 
 # The generator reads documents that keep their generator settings (x-go-*); the served ones in gen/ do not.
 # gen/ts is written from the served ones: their TypeScript types, then the client module over openapi-fetch.
+# openapi/api/tasks.yaml, the task types' schemas, is written first from the task registry (taskspec).
 generate: $(TS_SDK)/node_modules/.installed
+	$(GO) run ./internal/tools/taskspec -out openapi/api/tasks.yaml
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && set -x && \
 	$(GO) run ./internal/tools/specbundle -out gen -codegen "$$tmp" && \
 	$(OAPI) -config openapi/v1/oapi-codegen.yaml "$$tmp/v1api.json" && \

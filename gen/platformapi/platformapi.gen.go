@@ -170,6 +170,21 @@ func (e CancelActionMessageType) Valid() bool {
 	}
 }
 
+// Defines values for ConditionTaskType.
+const (
+	ConditionTaskTypeCondition ConditionTaskType = "condition"
+)
+
+// Valid indicates whether the value is a known member of the ConditionTaskType enum.
+func (e ConditionTaskType) Valid() bool {
+	switch e {
+	case ConditionTaskTypeCondition:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ConfirmPlanActionAction.
 const (
 	ConfirmPlan ConfirmPlanActionAction = "confirm_plan"
@@ -245,6 +260,21 @@ func (e CredentialTypeEnum) Valid() bool {
 	case VendorAReceive:
 		return true
 	case VendorBReceive:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DelayTaskType.
+const (
+	DelayTaskTypeDelay DelayTaskType = "delay"
+)
+
+// Valid indicates whether the value is a known member of the DelayTaskType enum.
+func (e DelayTaskType) Valid() bool {
+	switch e {
+	case DelayTaskTypeDelay:
 		return true
 	default:
 		return false
@@ -356,6 +386,39 @@ func (e DocumentFileStatus) Valid() bool {
 	}
 }
 
+// Defines values for EmailParametersContentType.
+const (
+	EmailParametersContentTypeHtml EmailParametersContentType = "html"
+	EmailParametersContentTypeText EmailParametersContentType = "text"
+)
+
+// Valid indicates whether the value is a known member of the EmailParametersContentType enum.
+func (e EmailParametersContentType) Valid() bool {
+	switch e {
+	case EmailParametersContentTypeHtml:
+		return true
+	case EmailParametersContentTypeText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EmailTaskType.
+const (
+	EmailTaskTypeEmail EmailTaskType = "email"
+)
+
+// Valid indicates whether the value is a known member of the EmailTaskType enum.
+func (e EmailTaskType) Valid() bool {
+	switch e {
+	case EmailTaskTypeEmail:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EmailTaskResponseStatus.
 const (
 	EmailTaskResponseStatusActive   EmailTaskResponseStatus = "active"
@@ -428,6 +491,75 @@ func (e ExecutionStatus) Valid() bool {
 	}
 }
 
+// Defines values for ExternalTaskType.
+const (
+	ExternalTaskTypeExternal ExternalTaskType = "external"
+)
+
+// Valid indicates whether the value is a known member of the ExternalTaskType enum.
+func (e ExternalTaskType) Valid() bool {
+	switch e {
+	case ExternalTaskTypeExternal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FlowDefinitionVersion.
+const (
+	N1 FlowDefinitionVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the FlowDefinitionVersion enum.
+func (e FlowDefinitionVersion) Valid() bool {
+	switch e {
+	case N1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FlowDefinitionTaskType.
+const (
+	Condition   FlowDefinitionTaskType = "condition"
+	Delay       FlowDefinitionTaskType = "delay"
+	Email       FlowDefinitionTaskType = "email"
+	External    FlowDefinitionTaskType = "external"
+	HttpRequest FlowDefinitionTaskType = "http_request"
+	HumanReview FlowDefinitionTaskType = "human_review"
+	Llm         FlowDefinitionTaskType = "llm"
+	SqlQuery    FlowDefinitionTaskType = "sql_query"
+	Transform   FlowDefinitionTaskType = "transform"
+)
+
+// Valid indicates whether the value is a known member of the FlowDefinitionTaskType enum.
+func (e FlowDefinitionTaskType) Valid() bool {
+	switch e {
+	case Condition:
+		return true
+	case Delay:
+		return true
+	case Email:
+		return true
+	case External:
+		return true
+	case HttpRequest:
+		return true
+	case HumanReview:
+		return true
+	case Llm:
+		return true
+	case SqlQuery:
+		return true
+	case Transform:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FlowStatus.
 const (
 	Draft     FlowStatus = "draft"
@@ -485,6 +617,51 @@ func (e FlowVisibility) Valid() bool {
 	}
 }
 
+// Defines values for HttpRequestParametersMethod.
+const (
+	HttpRequestParametersMethodDELETE HttpRequestParametersMethod = "DELETE"
+	HttpRequestParametersMethodGET    HttpRequestParametersMethod = "GET"
+	HttpRequestParametersMethodHEAD   HttpRequestParametersMethod = "HEAD"
+	HttpRequestParametersMethodPATCH  HttpRequestParametersMethod = "PATCH"
+	HttpRequestParametersMethodPOST   HttpRequestParametersMethod = "POST"
+	HttpRequestParametersMethodPUT    HttpRequestParametersMethod = "PUT"
+)
+
+// Valid indicates whether the value is a known member of the HttpRequestParametersMethod enum.
+func (e HttpRequestParametersMethod) Valid() bool {
+	switch e {
+	case HttpRequestParametersMethodDELETE:
+		return true
+	case HttpRequestParametersMethodGET:
+		return true
+	case HttpRequestParametersMethodHEAD:
+		return true
+	case HttpRequestParametersMethodPATCH:
+		return true
+	case HttpRequestParametersMethodPOST:
+		return true
+	case HttpRequestParametersMethodPUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HttpRequestTaskType.
+const (
+	HttpRequestTaskTypeHttpRequest HttpRequestTaskType = "http_request"
+)
+
+// Valid indicates whether the value is a known member of the HttpRequestTaskType enum.
+func (e HttpRequestTaskType) Valid() bool {
+	switch e {
+	case HttpRequestTaskTypeHttpRequest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HumanReviewAssignmentStatus.
 const (
 	HumanReviewAssignmentStatusCancelled  HumanReviewAssignmentStatus = "cancelled"
@@ -503,6 +680,42 @@ func (e HumanReviewAssignmentStatus) Valid() bool {
 	case HumanReviewAssignmentStatusInProgress:
 		return true
 	case HumanReviewAssignmentStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HumanReviewParametersOnTimeout.
+const (
+	HumanReviewParametersOnTimeoutApprove HumanReviewParametersOnTimeout = "approve"
+	HumanReviewParametersOnTimeoutFail    HumanReviewParametersOnTimeout = "fail"
+	HumanReviewParametersOnTimeoutReject  HumanReviewParametersOnTimeout = "reject"
+)
+
+// Valid indicates whether the value is a known member of the HumanReviewParametersOnTimeout enum.
+func (e HumanReviewParametersOnTimeout) Valid() bool {
+	switch e {
+	case HumanReviewParametersOnTimeoutApprove:
+		return true
+	case HumanReviewParametersOnTimeoutFail:
+		return true
+	case HumanReviewParametersOnTimeoutReject:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HumanReviewTaskType.
+const (
+	HumanReviewTaskTypeHumanReview HumanReviewTaskType = "human_review"
+)
+
+// Valid indicates whether the value is a known member of the HumanReviewTaskType enum.
+func (e HumanReviewTaskType) Valid() bool {
+	switch e {
+	case HumanReviewTaskTypeHumanReview:
 		return true
 	default:
 		return false
@@ -638,6 +851,21 @@ func (e LivenessResponseStatus) Valid() bool {
 	case LivenessResponseStatusAlive:
 		return true
 	case LivenessResponseStatusUnhealthy:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LlmTaskType.
+const (
+	LlmTaskTypeLlm LlmTaskType = "llm"
+)
+
+// Valid indicates whether the value is a known member of the LlmTaskType enum.
+func (e LlmTaskType) Valid() bool {
+	switch e {
+	case LlmTaskTypeLlm:
 		return true
 	default:
 		return false
@@ -851,6 +1079,21 @@ func (e SSOProviderCreateType) Valid() bool {
 	}
 }
 
+// Defines values for SqlQueryTaskType.
+const (
+	SqlQueryTaskTypeSqlQuery SqlQueryTaskType = "sql_query"
+)
+
+// Valid indicates whether the value is a known member of the SqlQueryTaskType enum.
+func (e SqlQueryTaskType) Valid() bool {
+	switch e {
+	case SqlQueryTaskTypeSqlQuery:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StatusBodyType.
 const (
 	Status StatusBodyType = "status"
@@ -962,6 +1205,21 @@ func (e TokenErrorErrorCode) Valid() bool {
 	case InvalidCredentials:
 		return true
 	case RefreshTokenNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransformTaskType.
+const (
+	TransformTaskTypeTransform TransformTaskType = "transform"
+)
+
+// Valid indicates whether the value is a known member of the TransformTaskType enum.
+func (e TransformTaskType) Valid() bool {
+	switch e {
+	case TransformTaskTypeTransform:
 		return true
 	default:
 		return false
@@ -1507,6 +1765,38 @@ type ClaimedTaskExecution struct {
 	TaskType string `json:"task_type"`
 }
 
+// ConditionParameters Parameters of a condition task.
+type ConditionParameters struct {
+	// Expression A jq expression that yields a boolean, for example `.score > 0.8`. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none.
+	Expression string `json:"expression"`
+}
+
+// ConditionTask A task of type `condition`. Evaluates a jq expression to true or false; outgoing edges usually test `.result`. A result that is not a boolean fails the task. Its `parameters` follow ConditionParameters.
+//
+// Example: {"description":"Sends the extraction on to posting when the model was sure of it, to a reviewer otherwise.","name":"confident","parameters":{"expression":".json.confidence \u003e= 0.8 and .json.total != null"},"type":"condition"}
+type ConditionTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a condition task.
+	Parameters ConditionParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `condition`.
+	Type ConditionTaskType `json:"type"`
+}
+
+// ConditionTaskType The task type, `condition`.
+type ConditionTaskType string
+
 // ConfirmPlanAction Confirms the plan; moves the conversation from `plan` to `build`.
 type ConfirmPlanAction struct {
 	// Action Always `confirm_plan`.
@@ -1983,6 +2273,38 @@ type DatabaseRowsResponse struct {
 	Total int `json:"total"`
 }
 
+// DelayParameters Parameters of a delay task.
+type DelayParameters struct {
+	// Seconds Seconds to wait, at most 30 days.
+	Seconds float64 `json:"seconds"`
+}
+
+// DelayTask A task of type `delay`. Waits a number of seconds without holding a worker; its output says how long it waited. Its `parameters` follow DelayParameters.
+//
+// Example: {"description":"Gives the customer three days to pay before the reminder goes out.","name":"wait_three_days","parameters":{"seconds":259200},"type":"delay"}
+type DelayTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a delay task.
+	Parameters DelayParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `delay`.
+	Type DelayTaskType `json:"type"`
+}
+
+// DelayTaskType The task type, `delay`.
+type DelayTaskType string
+
 // DetailedHealthResponse Detailed health report of one replica. `status` is `healthy` when every check passed, `degraded` when only non-essential checks failed (the background queue or the mail relay) and `unhealthy` when the database or migrations check failed.
 type DetailedHealthResponse struct {
 	// Checks The individual checks: `database`, `migrations`, `queue` and, when mail is configured, `mail`.
@@ -2183,6 +2505,56 @@ type DocumentationLinks struct {
 	Redoc string `json:"redoc"`
 }
 
+// EmailParameters Parameters of an email task.
+type EmailParameters struct {
+	// Bcc Blind copy recipients.
+	Bcc *[]openapi_types.Email `json:"bcc,omitempty"`
+
+	// Body Message body. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input (strings as they are, other values as JSON); an expression ends at the first `}}`.
+	Body string `json:"body"`
+
+	// Cc Copy recipients.
+	Cc *[]openapi_types.Email `json:"cc,omitempty"`
+
+	// ContentType Whether body is plain text or HTML.
+	ContentType *EmailParametersContentType `json:"content_type,omitempty"`
+
+	// Subject Subject line. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input (strings as they are, other values as JSON); an expression ends at the first `}}`.
+	Subject string `json:"subject"`
+
+	// To Recipients.
+	To []openapi_types.Email `json:"to"`
+}
+
+// EmailParametersContentType Whether body is plain text or HTML.
+type EmailParametersContentType string
+
+// EmailTask A task of type `email`. Sends an e-mail from the server's configured sender address. The mail is queued in the server's outbox when the task completes, once per attempt even if the attempt is recorded twice, and delivered from there (delivery is retried by the outbox, not by the task). Its `parameters` follow EmailParameters.
+//
+// Example: {"description":"Mails the daily revenue report (the sql_query's rows) to finance.","name":"send_report","parameters":{"body":"Paid orders and revenue by region, yesterday:\n\n{{ .rows | map(\"\\(.region): \\(.orders) orders, \\(.revenue)\") | join(\"\\n\") }}\n","cc":["sales-leads@example.com"],"content_type":"text","subject":"Revenue yesterday: {{ .rows | map(.revenue | tonumber) | add // 0 }} in {{ .row_count }} regions","to":["finance@example.com"]},"type":"email"}
+type EmailTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of an email task.
+	Parameters EmailParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `email`.
+	Type EmailTaskType `json:"type"`
+}
+
+// EmailTaskType The task type, `email`.
+type EmailTaskType string
+
 // EmailTaskListResponse defines model for EmailTaskListResponse.
 type EmailTaskListResponse struct {
 	// EmailTasks One page of e-mail tasks.
@@ -2310,6 +2682,41 @@ type ErrorSummaryData struct {
 // ExecutionStatus Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version (a new definition; a change of the flow's other attributes makes no execution stale).
 type ExecutionStatus string
 
+// ExternalParameters Parameters of an external task.
+type ExternalParameters struct {
+	// Payload Data handed to the worker along with the task's input.
+	Payload interface{} `json:"payload,omitempty"`
+
+	// Queue Name of the queue workers claim from; omitted means the default queue.
+	Queue *string `json:"queue,omitempty"`
+}
+
+// ExternalTask A task of type `external`. Work done by an outside worker, which claims it and reports its output through the task-executions routes. Its `parameters` follow ExternalParameters; none is required, and omitted `parameters` mean `{}`.
+//
+// Example: {"description":"An OCR worker on a GPU machine turns the scanned invoice into text.","name":"ocr","parameters":{"payload":{"dpi":300,"languages":["en","de"]},"queue":"ocr-gpu"},"retry":{"backoff_seconds":30,"max_attempts":3},"timeout_seconds":900,"type":"external"}
+type ExternalTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of an external task.
+	Parameters *ExternalParameters `json:"parameters,omitempty"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `external`.
+	Type ExternalTaskType `json:"type"`
+}
+
+// ExternalTaskType The task type, `external`.
+type ExternalTaskType string
+
 // FileUploadCompleteRequest defines model for FileUploadCompleteRequest.
 type FileUploadCompleteRequest struct {
 	// Delimiter The field delimiter, one character; a comma (`,`) when omitted.
@@ -2343,6 +2750,52 @@ type FlowCreateRequest struct {
 	// Visibility Who may see the flow. `private`: its creator, the users invited to it, and callers with role `org_admin` or `backoffice`. `organization`: every user of the owning organization. `public`: additionally every authenticated caller of any organization may read it (reads only; changes, deletion and executions stay with the owning organization). Null or omitted on create means `organization`; the server never returns null.
 	Visibility *FlowVisibility `json:"visibility,omitempty"`
 }
+
+// FlowDefinition The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version's definition, and fails without sending the credential when they no longer allow it; a later change of the version's other attributes in place (PATCH) saves no definition and leaves that right as it was.
+//
+// Example: {"edges":[{"condition":".confidence \u003c 0.9","source":"extract","target":"review"}],"tasks":[{"description":"Reads the invoice number.","name":"extract","parameters":{"prompt":"Extract the invoice number from the document."},"retry":{"backoff_seconds":2,"max_attempts":3},"timeout_seconds":60,"type":"llm"},{"name":"review","parameters":{},"type":"human_review"}],"version":1}
+type FlowDefinition struct {
+	// Edges The dependencies between tasks.
+	Edges []FlowDefinitionEdge `json:"edges"`
+
+	// Tasks The tasks of the flow.
+	Tasks []FlowDefinitionTask `json:"tasks"`
+
+	// Version Version of the DSL itself (not of the flow); always 1.
+	Version FlowDefinitionVersion `json:"version"`
+}
+
+// FlowDefinitionVersion Version of the DSL itself (not of the flow); always 1.
+type FlowDefinitionVersion int
+
+// FlowDefinitionEdge A dependency between two tasks; `target` runs after `source` completes.
+type FlowDefinitionEdge struct {
+	// Condition A jq expression evaluated on the source task's output; the edge holds when it yields `true`. Null or omitted means the edge always holds. A condition that fails on the output does not hold. Each evaluation has a deadline (1 s by default) and a memory bound (256 MB by default), set by the server: a condition that passes either fails the source task's attempt for good, with `error.type` `limit_exceeded` and a message naming the edge and the limit.
+	Condition *string `json:"condition,omitempty"`
+
+	// Source Name of the task that runs first.
+	Source string `json:"source"`
+
+	// Target Name of the task that runs after it.
+	Target string `json:"target"`
+}
+
+// FlowDefinitionRetry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+type FlowDefinitionRetry struct {
+	// BackoffSeconds Seconds to wait before the first retry (at most an hour); the wait doubles for each further retry (exponential backoff).
+	BackoffSeconds *float32 `json:"backoff_seconds,omitempty"`
+
+	// MaxAttempts Total number of attempts, the first one included.
+	MaxAttempts *int `json:"max_attempts,omitempty"`
+}
+
+// FlowDefinitionTask One task of a flow definition. Its `type` names the task type and so which schema the task follows: each type has one (TransformTask, ConditionTask, HttpRequestTask, LlmTask, HumanReviewTask, SqlQueryTask, EmailTask, DelayTask, ExternalTask), with an example, whose `parameters` are that type's parameters schema (`TransformParameters` for `transform`, and so on). They describe a valid definition; a definition that strays from them (an unknown type, a misspelt or missing parameter) is still stored as sent, with each problem in `validation_errors` (see FlowDefinition).
+type FlowDefinitionTask struct {
+	union json.RawMessage
+}
+
+// FlowDefinitionTaskType Built-in task types. `transform`: reshapes data with a jq expression. `condition`: evaluates a jq expression to true or false for its outgoing edges. `http_request`: calls an HTTP endpoint (private and loopback targets are refused unless allowed). `llm`: prompts a language model. `human_review`: creates a human review task and puts the execution in `awaiting_input` until the review completes; its output is the reviewed output. `sql_query`: runs a query on a configured SQL database. `email`: sends an e-mail. `delay`: waits a number of seconds. `external`: work done by an outside worker that reports through the task-executions routes. FlowDefinitionTask has a schema of each type's tasks and parameters, with an example.
+type FlowDefinitionTaskType string
 
 // FlowDefinitionUpdate defines model for FlowDefinitionUpdate.
 type FlowDefinitionUpdate struct {
@@ -2762,6 +3215,59 @@ type HealthLinks struct {
 	Readiness string `json:"readiness"`
 }
 
+// HttpRequestParameters Parameters of an http_request task.
+type HttpRequestParameters struct {
+	// Body Request body. A string is sent as it is (set Content-Type in headers); any other value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD. Omitted for POST, PUT and PATCH, the task's input is sent as JSON. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none.
+	Body interface{} `json:"body,omitempty"`
+
+	// CredentialId Id of one of the organization's credentials; its secret authenticates the request: a credential with an api_key as a bearer token (Authorization: Bearer), one with a username and password as basic auth. An Authorization header set in headers wins. A credential of another kind fails the task. The user saving the flow must be allowed to use the credential (its creator, an org_admin, or anyone once it is shared with the organization), or the flow is not saved; each attempt checks that right again for the user who saved the version run. The credential is attached only to requests (and redirects) to hosts of its allowed_domains; a redirect elsewhere is followed without it.
+	CredentialId *openapi_types.UUID `json:"credential_id,omitempty"`
+
+	// Headers Request headers, name to value (an Authorization header included).
+	Headers *map[string]string `json:"headers,omitempty"`
+
+	// Method HTTP method.
+	Method *HttpRequestParametersMethod `json:"method,omitempty"`
+
+	// Query Query string parameters, name to value; added to those already in url.
+	Query *map[string]string `json:"query,omitempty"`
+
+	// TimeoutSeconds Seconds to wait for the whole response before the attempt fails (and is retried per the task's retry policy); the task's own timeout still applies.
+	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty"`
+
+	// Url Absolute http or https URL to call.
+	Url string `json:"url"`
+}
+
+// HttpRequestParametersMethod HTTP method.
+type HttpRequestParametersMethod string
+
+// HttpRequestTask A task of type `http_request`. Calls an HTTP endpoint and returns its status, headers and body. Private, loopback and link-local targets are refused unless the server allows them. Every request carries an Idempotency-Key header (unless headers set one) that names the attempt: a repeated delivery of the same attempt sends the same key, a retry after a failed attempt a new one. Statuses 2xx and 3xx (redirects are followed, up to 5) complete the task; 408, 429 and 5xx fail the attempt and are retried per the task's retry policy; any other status fails the task without retry. A response body larger than 10 MiB fails the task, as does a refused target. Its `parameters` follow HttpRequestParameters.
+//
+// Example: {"description":"Posts the extracted invoice (the task's input, sent as JSON) to the ERP's webhook.","name":"post_invoice","parameters":{"credential_id":"6f1c2a8e-3b4d-4c5e-9f60-7a8b9c0d1e2f","headers":{"X-Source":"loopwork"},"method":"POST","query":{"tenant":"acme"},"timeout_seconds":20,"url":"https://erp.example.com/hooks/invoices"},"retry":{"backoff_seconds":2,"max_attempts":5},"timeout_seconds":120,"type":"http_request"}
+type HttpRequestTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of an http_request task.
+	Parameters HttpRequestParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `http_request`.
+	Type HttpRequestTaskType `json:"type"`
+}
+
+// HttpRequestTaskType The task type, `http_request`.
+type HttpRequestTaskType string
+
 // HumanReviewAssignmentListResponse defines model for HumanReviewAssignmentListResponse.
 type HumanReviewAssignmentListResponse struct {
 	Assignments []HumanReviewTaskAssignmentResponse `json:"assignments"`
@@ -2774,6 +3280,56 @@ type HumanReviewAssignmentListResponse struct {
 
 // HumanReviewAssignmentStatus `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user gave a verdict (which completed the task, or counted as one of its required approvals). `cancelled`: the task was completed otherwise (by other users, an administrator, or its timeout) before this user gave a verdict, or the execution was deleted. Completed and cancelled are final.
 type HumanReviewAssignmentStatus string
+
+// HumanReviewParameters Parameters of a human_review task.
+type HumanReviewParameters struct {
+	// AssignedUsers Ids of the users who review: active users of the organization with a reviewer role (not integration). Omitted or empty means the users invited to the flow and its creator, when they have such a role.
+	AssignedUsers *[]openapi_types.UUID `json:"assigned_users,omitempty"`
+
+	// Instructions What the reviewer should check, in Markdown.
+	Instructions *string `json:"instructions,omitempty"`
+
+	// OnTimeout What an expired review does: `approve` completes it as approved and `reject` as rejected (both with the reviewed content as it was, and no completed_by), `fail` fails the task, and so the execution, without retry.
+	OnTimeout *HumanReviewParametersOnTimeout `json:"on_timeout,omitempty"`
+
+	// RequiredApprovals How many of the assigned users must approve before the review completes as approved; more than are assigned fails the task. One rejection completes it as rejected whatever this says.
+	RequiredApprovals *int `json:"required_approvals,omitempty"`
+
+	// ReviewOf Name of the task whose output is reviewed (its latest completed attempt); omitted means the task's own input: its predecessor's output, an object keyed by predecessor name when it has several, or the execution's input when it has none.
+	ReviewOf *string `json:"review_of,omitempty"`
+
+	// TimeoutSeconds Seconds the review may stay open; omitted means no limit. This is the review's own limit: the task's timeout_seconds does not run while it waits for people.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+}
+
+// HumanReviewParametersOnTimeout What an expired review does: `approve` completes it as approved and `reject` as rejected (both with the reviewed content as it was, and no completed_by), `fail` fails the task, and so the execution, without retry.
+type HumanReviewParametersOnTimeout string
+
+// HumanReviewTask A task of type `human_review`. Creates a human review task and puts the execution in awaiting_input until the review completes; the reviewed (possibly corrected) output, with review_result, is the task's output and continues the flow. The review completes when required_approvals assigned users approved (review_result true), or at the first rejection (review_result false): the task then completes all the same, so outgoing edges can branch on `.review_result`. An administrator's completion decides alone. A review still open at its timeout ends as on_timeout says. Its `parameters` follow HumanReviewParameters; none is required, and omitted `parameters` mean `{}`.
+//
+// Example: {"description":"A person from accounts payable checks the extraction against the scanned invoice.","name":"review","parameters":{"instructions":"Compare the **vendor**, **invoice number** and **total** with the scanned invoice and correct what differs. Reject invoices that are not addressed to us.","on_timeout":"reject","required_approvals":1,"timeout_seconds":172800},"type":"human_review"}
+type HumanReviewTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a human_review task.
+	Parameters *HumanReviewParameters `json:"parameters,omitempty"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `human_review`.
+	Type HumanReviewTaskType `json:"type"`
+}
+
+// HumanReviewTaskType The task type, `human_review`.
+type HumanReviewTaskType string
 
 // HumanReviewTaskAssignmentResponse defines model for HumanReviewTaskAssignmentResponse.
 type HumanReviewTaskAssignmentResponse struct {
@@ -3076,6 +3632,56 @@ type LivenessResponse struct {
 
 // LivenessResponseStatus `alive` when the process can answer requests, otherwise `unhealthy`.
 type LivenessResponseStatus string
+
+// LlmParameters Parameters of an llm task.
+type LlmParameters struct {
+	// CredentialId Id of an api_key credential of the organization whose key is sent to the model's endpoint instead of the server's own; the user saving the flow must be allowed to use it.
+	CredentialId *openapi_types.UUID `json:"credential_id,omitempty"`
+
+	// MaxTokens Upper bound of tokens in the answer.
+	MaxTokens *int `json:"max_tokens,omitempty"`
+
+	// Model Name of a configured model; omitted means the server's default model.
+	Model *string `json:"model,omitempty"`
+
+	// OutputSchema A JSON schema the answer must follow; the parsed answer is then in the output's `json`, and an answer that does not follow it fails the attempt. It may refer only inside itself: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is refused when the flow is saved.
+	OutputSchema *map[string]interface{} `json:"output_schema,omitempty"`
+
+	// Prompt The user message sent to the model. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input (strings as they are, other values as JSON); an expression ends at the first `}}`.
+	Prompt string `json:"prompt"`
+
+	// System System message, instructions that frame the prompt. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input (strings as they are, other values as JSON); an expression ends at the first `}}`.
+	System *string `json:"system,omitempty"`
+
+	// Temperature Sampling temperature; lower is more deterministic.
+	Temperature *float64 `json:"temperature,omitempty"`
+}
+
+// LlmTask A task of type `llm`. Prompts a language model and returns its answer, as text and, with output_schema, as JSON. Each call is recorded as usage of the product llm-call (one credit) with its token counts. The built-in model loopwork-builtin runs offline: asked for JSON it fills each property from the prompt's "name: value" mentions, with a confidence of the share it found. Its `parameters` follow LlmParameters.
+//
+// Example: {"description":"Reads the invoice's text and returns its fields as JSON.","name":"extract","parameters":{"max_tokens":500,"output_schema":{"properties":{"confidence":{"maximum":1,"minimum":0,"type":"number"},"date":{"format":"date","type":"string"},"invoice_number":{"type":"string"},"total":{"type":["number","null"]},"vendor":{"type":"string"}},"required":["vendor","invoice_number","total","confidence"],"type":"object"},"prompt":"Extract the vendor, invoice number, date and total of this invoice:\n\n{{ .text }}","system":"You read invoices. Answer only with what the document says; leave a field null when it is not there, and rate your confidence between 0 and 1.","temperature":0},"retry":{"backoff_seconds":5,"max_attempts":3},"timeout_seconds":60,"type":"llm"}
+type LlmTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of an llm task.
+	Parameters LlmParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `llm`.
+	Type LlmTaskType `json:"type"`
+}
+
+// LlmTaskType The task type, `llm`.
+type LlmTaskType string
 
 // LocationStep One step of a location in a request or a document, a field name or an array index.
 type LocationStep = interface{}
@@ -3652,6 +4258,64 @@ type SqlDatabaseTestResponse struct {
 	Success bool `json:"success"`
 }
 
+// SqlQueryParameters Parameters of a sql_query task.
+type SqlQueryParameters struct {
+	// DatabaseId Id of one of the organization's SQL databases, internal_sql_database credentials or document files. A SQL database or credential must be one the user saving the flow may use (its creator, an org_admin, or anyone once it is shared with the organization).
+	DatabaseId openapi_types.UUID `json:"database_id"`
+
+	// MaxRows Rows returned at most (and at most the server's ceiling); further rows are dropped.
+	MaxRows *int `json:"max_rows,omitempty"`
+
+	// Parameters Values bound to the placeholders, in order.
+	Parameters *[]SqlQueryParameters_Parameters_Item `json:"parameters,omitempty"`
+
+	// Query One SQL statement; use placeholders ($1, $2, … or ? depending on the database) for values, never string concatenation.
+	Query string `json:"query"`
+}
+
+// SqlQueryParametersParameters0 defines model for SqlQueryParameters.Parameters.0.
+type SqlQueryParametersParameters0 = string
+
+// SqlQueryParametersParameters1 defines model for SqlQueryParameters.Parameters.1.
+type SqlQueryParametersParameters1 = float64
+
+// SqlQueryParametersParameters2 defines model for SqlQueryParameters.Parameters.2.
+type SqlQueryParametersParameters2 = bool
+
+// SqlQueryParametersParameters3 defines model for SqlQueryParameters.Parameters.3.
+type SqlQueryParametersParameters3 = interface{}
+
+// SqlQueryParameters_Parameters_Item defines model for SqlQueryParameters.parameters.Item.
+type SqlQueryParameters_Parameters_Item struct {
+	union json.RawMessage
+}
+
+// SqlQueryTask A task of type `sql_query`. Runs exactly one SQL statement (a text of several fails the task, saying so) on one of the organization's registered SQL databases (PostgreSQL protocol, reached through the SSRF guard) or on its document files (database_id a document's id or an internal_sql_database credential: every document's current table by its table name, in the organization's own database, as its own role, in a read-only transaction that is always rolled back) with its parameters bound to the placeholders, within the task's timeout and the server's statement timeout (30 s by default, whichever is shorter). A statement that reads (SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most max_rows and at most the server's ceiling (10000 rows by default), each an object by column name (numerics and text as strings, times in RFC 3339); any other returns the rows it affected. Rows larger than 256 KB as JSON are stored as a file instead, named by rows_uri (resolve it with POST /api/storage/resolve), and rows is then empty. A retry runs the statement again, so writes should be idempotent; an error of the statement fails the task without retry. Its `parameters` follow SqlQueryParameters.
+//
+// Example: {"description":"Yesterday's paid orders and revenue by region.","name":"daily_revenue","parameters":{"database_id":"2d7e4b1a-9c3f-4e8d-a6b5-0f1e2d3c4b5a","max_rows":100,"parameters":["paid"],"query":"SELECT region, count(*) AS orders, sum(total) AS revenue FROM orders WHERE status = $1 AND created_at \u003e= current_date - 1 AND created_at \u003c current_date GROUP BY region ORDER BY revenue DESC"},"timeout_seconds":120,"type":"sql_query"}
+type SqlQueryTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a sql_query task.
+	Parameters SqlQueryParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `sql_query`.
+	Type SqlQueryTaskType `json:"type"`
+}
+
+// SqlQueryTaskType The task type, `sql_query`.
+type SqlQueryTaskType string
+
 // StatusBody A transient progress notice sent on the chat stream while the agent works (for example "Validating the
 // workflow"). Status messages are not stored.
 type StatusBody struct {
@@ -3828,6 +4492,38 @@ type TranscriptionResponse struct {
 	// Text The transcript; empty when no speech was recognised.
 	Text string `json:"text"`
 }
+
+// TransformParameters Parameters of a transform task.
+type TransformParameters struct {
+	// Expression A jq expression (gojq dialect), for example `{total: (.items | map(.price) | add)}`. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none.
+	Expression string `json:"expression"`
+}
+
+// TransformTask A task of type `transform`. Reshapes data with a jq expression; the first result of the expression is the task's output. Its `parameters` follow TransformParameters.
+//
+// Example: {"description":"Sums the invoice's lines and keeps what the accounting system needs.","name":"totals","parameters":{"expression":"{invoice_number, currency, total: (.lines | map(.quantity * .unit_price) | add)}"},"type":"transform"}
+type TransformTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a transform task.
+	Parameters TransformParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `transform`.
+	Type TransformTaskType `json:"type"`
+}
+
+// TransformTaskType The task type, `transform`.
+type TransformTaskType string
 
 // TransitionToBuildBody The conversation moved from phase `plan` to phase `build` after the plan was confirmed.
 type TransitionToBuildBody struct {
@@ -4244,6 +4940,9 @@ type Forbidden = ErrorResponse
 
 // NotFound defines model for NotFound.
 type NotFound = ErrorResponse
+
+// NotImplemented defines model for NotImplemented.
+type NotImplemented = ErrorResponse
 
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = ErrorResponse
@@ -5430,6 +6129,473 @@ func (t ChatMessageBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *ChatMessageBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTransformTask returns the union data inside the FlowDefinitionTask as a TransformTask
+func (t FlowDefinitionTask) AsTransformTask() (TransformTask, error) {
+	var body TransformTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransformTask overwrites any union data inside the FlowDefinitionTask as the provided TransformTask
+func (t *FlowDefinitionTask) FromTransformTask(v TransformTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"transform"}`))
+	t.union = b
+	return err
+}
+
+// MergeTransformTask performs a merge with any union data inside the FlowDefinitionTask, using the provided TransformTask
+func (t *FlowDefinitionTask) MergeTransformTask(v TransformTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"transform"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsConditionTask returns the union data inside the FlowDefinitionTask as a ConditionTask
+func (t FlowDefinitionTask) AsConditionTask() (ConditionTask, error) {
+	var body ConditionTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromConditionTask overwrites any union data inside the FlowDefinitionTask as the provided ConditionTask
+func (t *FlowDefinitionTask) FromConditionTask(v ConditionTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"condition"}`))
+	t.union = b
+	return err
+}
+
+// MergeConditionTask performs a merge with any union data inside the FlowDefinitionTask, using the provided ConditionTask
+func (t *FlowDefinitionTask) MergeConditionTask(v ConditionTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"condition"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsHttpRequestTask returns the union data inside the FlowDefinitionTask as a HttpRequestTask
+func (t FlowDefinitionTask) AsHttpRequestTask() (HttpRequestTask, error) {
+	var body HttpRequestTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromHttpRequestTask overwrites any union data inside the FlowDefinitionTask as the provided HttpRequestTask
+func (t *FlowDefinitionTask) FromHttpRequestTask(v HttpRequestTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"http_request"}`))
+	t.union = b
+	return err
+}
+
+// MergeHttpRequestTask performs a merge with any union data inside the FlowDefinitionTask, using the provided HttpRequestTask
+func (t *FlowDefinitionTask) MergeHttpRequestTask(v HttpRequestTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"http_request"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsLlmTask returns the union data inside the FlowDefinitionTask as a LlmTask
+func (t FlowDefinitionTask) AsLlmTask() (LlmTask, error) {
+	var body LlmTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromLlmTask overwrites any union data inside the FlowDefinitionTask as the provided LlmTask
+func (t *FlowDefinitionTask) FromLlmTask(v LlmTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"llm"}`))
+	t.union = b
+	return err
+}
+
+// MergeLlmTask performs a merge with any union data inside the FlowDefinitionTask, using the provided LlmTask
+func (t *FlowDefinitionTask) MergeLlmTask(v LlmTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"llm"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsHumanReviewTask returns the union data inside the FlowDefinitionTask as a HumanReviewTask
+func (t FlowDefinitionTask) AsHumanReviewTask() (HumanReviewTask, error) {
+	var body HumanReviewTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromHumanReviewTask overwrites any union data inside the FlowDefinitionTask as the provided HumanReviewTask
+func (t *FlowDefinitionTask) FromHumanReviewTask(v HumanReviewTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"human_review"}`))
+	t.union = b
+	return err
+}
+
+// MergeHumanReviewTask performs a merge with any union data inside the FlowDefinitionTask, using the provided HumanReviewTask
+func (t *FlowDefinitionTask) MergeHumanReviewTask(v HumanReviewTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"human_review"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSqlQueryTask returns the union data inside the FlowDefinitionTask as a SqlQueryTask
+func (t FlowDefinitionTask) AsSqlQueryTask() (SqlQueryTask, error) {
+	var body SqlQueryTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryTask overwrites any union data inside the FlowDefinitionTask as the provided SqlQueryTask
+func (t *FlowDefinitionTask) FromSqlQueryTask(v SqlQueryTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"sql_query"}`))
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryTask performs a merge with any union data inside the FlowDefinitionTask, using the provided SqlQueryTask
+func (t *FlowDefinitionTask) MergeSqlQueryTask(v SqlQueryTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"sql_query"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEmailTask returns the union data inside the FlowDefinitionTask as a EmailTask
+func (t FlowDefinitionTask) AsEmailTask() (EmailTask, error) {
+	var body EmailTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEmailTask overwrites any union data inside the FlowDefinitionTask as the provided EmailTask
+func (t *FlowDefinitionTask) FromEmailTask(v EmailTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"email"}`))
+	t.union = b
+	return err
+}
+
+// MergeEmailTask performs a merge with any union data inside the FlowDefinitionTask, using the provided EmailTask
+func (t *FlowDefinitionTask) MergeEmailTask(v EmailTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"email"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDelayTask returns the union data inside the FlowDefinitionTask as a DelayTask
+func (t FlowDefinitionTask) AsDelayTask() (DelayTask, error) {
+	var body DelayTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDelayTask overwrites any union data inside the FlowDefinitionTask as the provided DelayTask
+func (t *FlowDefinitionTask) FromDelayTask(v DelayTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"delay"}`))
+	t.union = b
+	return err
+}
+
+// MergeDelayTask performs a merge with any union data inside the FlowDefinitionTask, using the provided DelayTask
+func (t *FlowDefinitionTask) MergeDelayTask(v DelayTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"delay"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsExternalTask returns the union data inside the FlowDefinitionTask as a ExternalTask
+func (t FlowDefinitionTask) AsExternalTask() (ExternalTask, error) {
+	var body ExternalTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromExternalTask overwrites any union data inside the FlowDefinitionTask as the provided ExternalTask
+func (t *FlowDefinitionTask) FromExternalTask(v ExternalTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"external"}`))
+	t.union = b
+	return err
+}
+
+// MergeExternalTask performs a merge with any union data inside the FlowDefinitionTask, using the provided ExternalTask
+func (t *FlowDefinitionTask) MergeExternalTask(v ExternalTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"external"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t FlowDefinitionTask) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t FlowDefinitionTask) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "condition":
+		return t.AsConditionTask()
+	case "delay":
+		return t.AsDelayTask()
+	case "email":
+		return t.AsEmailTask()
+	case "external":
+		return t.AsExternalTask()
+	case "http_request":
+		return t.AsHttpRequestTask()
+	case "human_review":
+		return t.AsHumanReviewTask()
+	case "llm":
+		return t.AsLlmTask()
+	case "sql_query":
+		return t.AsSqlQueryTask()
+	case "transform":
+		return t.AsTransformTask()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t FlowDefinitionTask) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *FlowDefinitionTask) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSqlQueryParametersParameters0 returns the union data inside the SqlQueryParameters_Parameters_Item as a SqlQueryParametersParameters0
+func (t SqlQueryParameters_Parameters_Item) AsSqlQueryParametersParameters0() (SqlQueryParametersParameters0, error) {
+	var body SqlQueryParametersParameters0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryParametersParameters0 overwrites any union data inside the SqlQueryParameters_Parameters_Item as the provided SqlQueryParametersParameters0
+func (t *SqlQueryParameters_Parameters_Item) FromSqlQueryParametersParameters0(v SqlQueryParametersParameters0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryParametersParameters0 performs a merge with any union data inside the SqlQueryParameters_Parameters_Item, using the provided SqlQueryParametersParameters0
+func (t *SqlQueryParameters_Parameters_Item) MergeSqlQueryParametersParameters0(v SqlQueryParametersParameters0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSqlQueryParametersParameters1 returns the union data inside the SqlQueryParameters_Parameters_Item as a SqlQueryParametersParameters1
+func (t SqlQueryParameters_Parameters_Item) AsSqlQueryParametersParameters1() (SqlQueryParametersParameters1, error) {
+	var body SqlQueryParametersParameters1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryParametersParameters1 overwrites any union data inside the SqlQueryParameters_Parameters_Item as the provided SqlQueryParametersParameters1
+func (t *SqlQueryParameters_Parameters_Item) FromSqlQueryParametersParameters1(v SqlQueryParametersParameters1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryParametersParameters1 performs a merge with any union data inside the SqlQueryParameters_Parameters_Item, using the provided SqlQueryParametersParameters1
+func (t *SqlQueryParameters_Parameters_Item) MergeSqlQueryParametersParameters1(v SqlQueryParametersParameters1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSqlQueryParametersParameters2 returns the union data inside the SqlQueryParameters_Parameters_Item as a SqlQueryParametersParameters2
+func (t SqlQueryParameters_Parameters_Item) AsSqlQueryParametersParameters2() (SqlQueryParametersParameters2, error) {
+	var body SqlQueryParametersParameters2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryParametersParameters2 overwrites any union data inside the SqlQueryParameters_Parameters_Item as the provided SqlQueryParametersParameters2
+func (t *SqlQueryParameters_Parameters_Item) FromSqlQueryParametersParameters2(v SqlQueryParametersParameters2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryParametersParameters2 performs a merge with any union data inside the SqlQueryParameters_Parameters_Item, using the provided SqlQueryParametersParameters2
+func (t *SqlQueryParameters_Parameters_Item) MergeSqlQueryParametersParameters2(v SqlQueryParametersParameters2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSqlQueryParametersParameters3 returns the union data inside the SqlQueryParameters_Parameters_Item as a SqlQueryParametersParameters3
+func (t SqlQueryParameters_Parameters_Item) AsSqlQueryParametersParameters3() (SqlQueryParametersParameters3, error) {
+	var body SqlQueryParametersParameters3
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryParametersParameters3 overwrites any union data inside the SqlQueryParameters_Parameters_Item as the provided SqlQueryParametersParameters3
+func (t *SqlQueryParameters_Parameters_Item) FromSqlQueryParametersParameters3(v SqlQueryParametersParameters3) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryParametersParameters3 performs a merge with any union data inside the SqlQueryParameters_Parameters_Item, using the provided SqlQueryParametersParameters3
+func (t *SqlQueryParameters_Parameters_Item) MergeSqlQueryParametersParameters3(v SqlQueryParametersParameters3) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SqlQueryParameters_Parameters_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SqlQueryParameters_Parameters_Item) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -43150,6 +44316,8 @@ type ForbiddenJSONResponse ErrorResponse
 
 type NotFoundJSONResponse ErrorResponse
 
+type NotImplementedJSONResponse ErrorResponse
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 }
@@ -59448,1055 +60616,1196 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39khs3li/4KgjuRIjszaJKsuzproob91ZLclvdsqVWleyJcekywUyQRFcSoBPIothebcxf+wAb+wzz",
-	"YPMkGzgHQCKTSGayqmR7Znoipl1ifh0ABwfn83d+HmVyvZGCCa1GZz+PNrSka6ZZCf+62PC/sN2r/C3V",
-	"K/PvnKms5BvNpRidjV7lRC6IXjFy8fYVuWG76SgZcXNlY+5PRoKu2ehsxPNRMirZTxUvWT4602XFkpHK",
-	"VmxNzUsXslxTPTobVRXcqXcb85TSJRfL0adPyeiPvCi4WL4pl1Twv1Pz+b9WrNztkxTeQrQkJdvIUhMp",
-	"zknOFrQqtDI/G5ozWhSsfKSm5I0odiSd0+xGLhY8YylZ0x0xxBMqpF6xksjgvedkIUuCv5eyYCp61yNF",
-	"eE6oUFtWKvLs9JmfnJ+AdD874UMzmIBjpua5FLesVPD0q3x/Qq7MSIN7gKzPtU7PS5YzoTktOknxd3xW",
-	"Ql7IrFozoV/MuwjJ7R1kwQt2iJZ8Prs3OS/XlBdXVN10UcNOzB1EU3VziBZz/f7UfF3I7cuPLKuQZ/r2",
-	"9qKQW8Lc/Z9rxQxRA2kZm7+U2Z1mH9KiIFwrYjicS6Emn4vCb6o1Fe/YLWdbXMo+YlfmAVLCE7C0n4uy",
-	"VyIrqpy92Am65tkLquk+WT+smCDwasJotgJ6DKFpzhZccHNXSpZMK0JJmuObZjnVNCVy/jeWabLlegXj",
-	"Kiuh+RrEyoIvqxKFrYQvKfNOsxyGSjI2C8Q+0vWmYPDoWuasMPKSpEWxTpEKI2wrxRIiSxTMXkbgneqn",
-	"YgYyM7h/w7ObSZdE5Tgfs3AYDbFqj4LR2YIWivkpnUtZMCrCOX1T5qxkuVnw7+iaqYMTm8L+NESolKxk",
-	"kSsYD/zgmKKe7kcKhqMINyfVRhZyyTNaEGk+ScYUB5tJ8zBdaFYSdsvKHf7MNcnZholcwdmmOVPkhrEN",
-	"fAPfYD8IRKmU0LKku8mUvNJEabpTRFRFQbZA/YrhW5cl3awIV0RITZSsRE7GebUpeEa1vQUGk5h1YfkS",
-	"xsbFklCy5kqZv8xNCaEk22UF610hidM7qyfurutU6U2lL+FJdS/uFySV8LIZ0uH4P4Fp+vPlm+8IXnCc",
-	"jnf3jjR8511H+a4S31XrOSsPs2FZiZmA+1KzmAteFCw/A/o3UnHcrsgdXq4TupZmIYui/s1vZhC7853Z",
-	"mVaz4muWkJwVTLOcSMEMFwOJORkrSW654vOCEaRCwZZd0VtGlnSjzolirEFlL5/U995x5t4rVr4SC9nP",
-	"GlQpvhSgGmS0LM3GMhOFP7PcSKrykSIly2SZm72bml/SvhGYm2bcUHC3AXxPC57D5L8sS1n2CKJbf/eM",
-	"we2hPNqUcl6wdUQkncO+Xm/0jhRcabJmVCgCL+sb394Xjx+nZsvyoB7L61s+q/b4mq+5jpzs2kzahpVk",
-	"Q5csIU+MJfHk9LRragp4TXQanp4mozX9yNfVenT25NT8iwv7L08RDJeVQFJo1/RrHqFJ8bkm6S1dsn0a",
-	"zK921yfmnCk1HA+aPOmaJTOX8Ul60jsrb0uZV5nun5AN3vi55uLy8s3bUt7ynJX9tJhjsjD/WYoTKQxp",
-	"8CAZp0rJmfvnjOfpHVXZNf34momlocKxlv93lPqfCqMzzqliXTvv8q+vSW7vQcO2VsKpgjOiZdl9NjX8",
-	"vaJL1jBhOlwBfzHqkDSmfWUewennqsueabGluWvm7zreLkcyS7keSB2eJyw3e8VYNaDwAb2ga49Bzip+",
-	"261TLUq5jhOZU81OzGu6KbU76cipbG+r9tbGy3ecvCt57NTN2UKWLJw19rFv1rS825yxEoz6QySaI1+R",
-	"7Uoqb+DTPC+ZUsZ00pQLZWllH3VC+FJI8wGSUcW6yGXmNaOO3f70y2f9ux00oV4hZWj/fDuYla/URab5",
-	"LetdYgq3kbH5zMTsDPg1Z/A7NdrnGHSKCU53p5qiZvimxtxF1BBD3DtZsAG8B6uLRjFX4Ans+rq51vjw",
-	"P5VsMTob/R+Pa+frY2saPHYUjD4ZekqmNlIotDz/SPN37KeKKdBODBMxAX/SDRppXIrHf1OG0p8Hfg20",
-	"yXf2I/jJffFf4kdJRoWxDOdwoGZMKSOvFFFM6OkInZGLgme/FnX266p2VWRVWRpNXmljwDbcEZTUlq1Z",
-	"pgmMAD74y5H/XrCPG5YZNgatmYy/PD2dgCeECiI3zDpXzKzTW8oLaqwqY4AZllOsvGXwzBOSCqln3IzM",
-	"mC4MlIdPyehrWc55njPxyy6J863DriC5ZOhSoIU5e4F2PzYg8zupv5aVyH9pxlGyKrOAQPbRmD2yJHNW",
-	"SLGEWEHMuQ9EX0n5LRU7uyPVL0f7O8OzYF0Q9jFjLGf5OSmZLndeb3BKuJHnimVS5OBnSt+Zu04uzF1g",
-	"sq4YzW2sJ7i0L/cu7Tu0JFvKtTtq4aNcLKcxsVpr6iBYBa30Spb87+wXXOZv0S2VkDUtzMnE8oSwjxtz",
-	"dJllLtmtvGF56HKEpa2t7a8pLx6Q4G+urt62TPk+sbYACkhtYJ+TNGea8iIliu6MhsFKRqjIyXa1m8Ip",
-	"pmpH2EWWsY3+QZY3RqU1py7S2/wg3qUINZJ9I41g39pHzkkKynDoKhtvpFJ8XuwIy7mRXvOdVxsmxIgm",
-	"eotnAyWCbVHnth56MjYbyig6/j7wQnJtfnBe/kcq8EsQWpSM5jvQ4gyBrNQcj0TaNaBia+YmpTCwmRsM",
-	"MD0TxqT8cdS6Nvqwp60ko9bQ4ZN5Dn/T4m1ACupB+8sIQw+GoiUMmoxTOx9p4ny0CUlZvmQKDT9LCnof",
-	"DSlrpoy+O8ML3QOGJWqOE+75EFPGakXO39f60v4cfIgQh4z1R5nv4hYkXZpzGPzdjlFAuGZ66miGz3me",
-	"5tmKpBiAUCu6YWQhzemhzq5FCpEHo2aap+w+Scn4efCzlcrGsJ0kJLXuaXQ0Q4xbpWRspcMVVTdv4Te8",
-	"/VqkVKlqzfJZHQ5PyfgCf3zrf3Nvh7N7pqr1mpa7lIxhX1/iP+EeszuvBbg8HbcFdL+rhNufIdnTa9HB",
-	"7h0sYOb5hgtQ4u3bz0h8sjqmJCGxkZsJaQ1RliQ+GiR6bxvlNih1SDYiC0H46pN7xWfgcsvU4Uxa+rr5",
-	"Oh5TM/O9obtCUphyKgi+lNj9c27ZGPkX5ZvlYmKs9Sbjm7FIwd4sRmc/Hp6oDj4ffUoOPxdl996nolzf",
-	"+1R7C/Q+EN8Eo08fzCLkEIG71FRXKrCAmntDweVYjA4fJNXGWPUqCawXjtGvJb9lAuNmYMNptla97Boh",
-	"6pVmaxDV9OMrfIfzwLl/ehaDeNwec/oxRHmx64sdUxHnWLwG59BKbsHWgFDg2BjXa641yyfmalYwWhKu",
-	"p+SqEShiYskFIznLeM6cpL6lRcUUoSVDReWcZHK9lgJjQ+ZnIy4EF0sjY8xsQujI/AP1mxQUmFTd8M2G",
-	"5bAZAs/Gl6fJyBBpzB931O7JGB9E3B/3d3TNnGsDYn/jjCp2ophQXDv3UMOT8mW/J6UhVPy3owtnDj+n",
-	"pj5fVeJmf8lC9bIoBkiBPyspvjfTPvr0IWqDme88Ql8TEzohVOwwfgmLdUYowcFAGoWR+1xpKrRdiZJR",
-	"Je2CGVs0SAJIzUDTawH30XIJiTQqxfdoKYuZsf/guRynXMoCYmaqKnRwW8l0VQo4MzolfniowZDOGrSO",
-	"NfuIr/T6ZxISj45q0D6AAvu7uamm9FqMKRBJ/M1owuYJjpgb1dgNFNxQjQGQ8XZFtR8qwZ9Zbo9wf0I5",
-	"ssGBZikxp6UjxP2Nzw8+yhzrRFlPSPEXtvM2Ulw5E1Ls1rJS5Ibt/GSmdMNv2C4laCS6/WPMOGMrof0D",
-	"TgiesYhmLqSY3bDdgE9CVgJ41ZgwW1xhdISLhGh5wwQp2aJkagUMVXBxQ4y9tt44B36PWusIic7PhnfG",
-	"hUtMWnE6DtkUVBsjEgKR5YJmxgq/ZWp/7HOq2Kwqi4gCM1eyqDQj79+99tEp995SVpopjNS77BqWk001",
-	"L3gWPmEn3cjsBK0nIQUz+kX9GCYsgLRA63AllXYvsOraxOojtQW3KdmCfwS9Ch1lo7PRSuuNOnv8uJBy",
-	"YyZjai9NM7l+TDc8pvDhe7p0Jr2yH+qYgoSk5sVpk474t1qrbT+c1GvQsex/YbvnJaOaBQpFa63Adg1y",
-	"W5uL3Li5HXYbcmDFz6oLzDzVRqJYW8jKFrM5QYUsz21SkWAsJ9YlWwn+U8WOPsiSkWWmGc0yWQkdi9e3",
-	"1rCsGOaCMGfgO4a07yBjcPylQcQ+TYDmPHBR3bDdxGlg3mMYutmAbblSlU3CMBOgJWjSQmmGancjndcl",
-	"88pyOaP5mgt7mrWTexXTRrUZRVMRQnbqPtMbHNQlXRssVJ8lC6NwgWhD7QqlHFf+5EBp6B07teO9ZLrk",
-	"7JblpKAatdWWHgEU5TOqh8azkjYn9zIuzwdEepJRQZWeVcoTEzXlQPeERE6YKrvTonT30rWWOV9wls/m",
-	"u5hAl8RQRLIVFUuWWzmYyTI/JxQ9EjwHZSdgW0xkNAe+2inN1ul0dGAnt3fe3o3tZO8h02idlL/UJLbE",
-	"gaUyYke0trzboLXr/LymC2b3hu1Ugy474n7N3myPOBWwk8xnx2mxnaWN8+zZF6SkIpdrYs6Cr55VZWEW",
-	"v6SZMWMnU3LJjHzRhCqSXljvNCzNGfkjoyUrU9BMuAJTSeCm5Db6UrJNsYtyA5A7O3QCLnipNHnyNCDH",
-	"mycgFZpS/Nlp5CtozR630TELrWNB0Sd3aBXtkp+4Jb/jgrZELDwSiK3G0Jqb2u601hQnkRoKZJluwf2a",
-	"K90ttt8IBkleZlGs8I5oeXTDjV4Jfw9zGcCn63hF2xmQ2JwxlCQDs8MSTKEyzxy8S0tNIwrpdz5OZIZC",
-	"1lRn4JwHRzwvDGsmRN4yzLQ3n4KZ8N86jWZmNfRvN02OhsQlfeFouxfpwLkq3LqghSYrjWnneKZetHiY",
-	"MA4xPCvmQVC25Nd/4pP0B5fEbQYNR1xgoxmNy8eSxnZnEarJGswBYWaArLmoNJvYrc4XRLBbVC7+cRAP",
-	"O4gba7ClyoUWz12ePS+cC9jn0/7XOp/vdeA1czPMUf7F4i9/oE//5ad/TicJVvJlcim4Ym4g/zgj73dG",
-	"RsVu1NcfyfK1153fVwcRPniDd/3BhKmVrIqcZCuW3ezLWQh+zowUn8HTWEjUHWk9HIHdG1NrEV0RC6Z2",
-	"OL+mXBAf8Kov27HAICMh2YgPODKO6DxXenXJlIqHrgmWGpxwQRTelDgz+U8SjG9kplg0PGNKzQ7oy3/+",
-	"4Qpc/0bz7VZ7iRRoX7qTQxlFWJGsoHztaz1Iqqq59bBaqQ3R0I+bNCEppxBm5ArDilWeknHaOJhSuHtN",
-	"eWHusEOdcRcLoJvNbM00xSCwz+myBRhpi5+d21oWLD0HXSC9Mb9a5yX6SzD/eimMggPeFJzVP//wl8vo",
-	"cYKpIuqwxMdJt3LMPgEL9l7wjy77piECuNBfPRvFlDT3QR5Zvtd8wSCt1Tliw+8Cr2COzviLr05PSSUK",
-	"m2nq3IiQxrTlykY7DiqL1uHaxUlvNvSnyqWyn1TKSXFw7b99c3lFHpuVfnz75DFc+J/LkgoNcc7/0Xh1",
-	"GhSkwbkIr/jilOTmF7kgXEDeJtc7MvYFh/OCTdwA0R0KrEOgHg6OmgN22eHA8tzafYHbHn+KZocYXuxV",
-	"+iu9eq9ienG4WRvUNfigwYXtlbEkdMmY9yqWzHVhd2tEpCRGKHR7+W09vbK+s7Y5VO/XoZNysdl86x75",
-	"lIxoFTl3L6qcM6OnBrnJjyzfq3NCXUpAQ7Q0MgPCK9F1vIuqj6nY4e0uOTt+68wmYvQpkLA2mJpkdWMu",
-	"brnGdRhjuNW+yi4VJpU77R1T8+6uX8ZUn2ZieLP4I4WEZWupTV3ZyjCTxsjiGRcDJgQMBluCx8WDGSqQ",
-	"mR3huAbzm5uSLj4D/62LjGC+69ilcEMqHBfNo2wKR9Rx/HlnPfbY/VhvxpgCarZn4rLZHbc3tn37s91K",
-	"6yGRFUqFvcUxKimhc2Px15lkK2oDiI1gUkaFNTL3pVXEAIyr+62YxCDmdlVc+2/9BhKgLdloFXmu9toQ",
-	"GW+oUltZ5hhrVkqeXVenp19krRIx+JHFTWF3WyQN5CUUkm9pnbRJVlTVhDRyYPaP0ZbPyu2hgUUN7XCd",
-	"namQ4JhDD75yiGm6OeZtKRfG/DZX2wUuTaaABfE5JHGZ1XH1U4S055ffh1S1w4fg/ooxCQCUuMuG1JyM",
-	"XYoSyZmGioFJdNXNQGeK/5112eFQevh3c6iQ+U73O/OCV87W8wFvXbMlhTcnJPWPpuQxeXL67Pdf/vNX",
-	"CQQsS1mJnOVnhOLTcmH+YlskCtiRErWmxqouMU0uQWFPTskYS4NcrTK8wDxx2jx6clnNQVRFxmeryT8l",
-	"oxVVMzQSomcQ+A21d2GUcgvuHU2NvmuVJXw8Fk20Ls9ZJotqLToysupUfXtb/5rgW0u57X0lML25kYyt",
-	"KQRFcblloCP8uME328MK+a7FMI0JTgKu/xDfMG8RMCV0/Tb3TVCyEIM6MgShtXdOUvzn7AkmncHfT9FQ",
-	"VNLYuA7+omSIeuGsxVJuj5OBQ8/ZUCJgloQZ7IGFRK77MlzGBduyskbu8NwPv08cjIFAxA/DAgvOCuvF",
-	"UI1hHTE+n9D4ZU8Go1ue1uCCKYouPBUZK7qqE/CqRS9gIjfmO9YpAF4KARdFgGoBrqjjawUy+ExDNcOf",
-	"ojrZr5SOH529FdXf4k3dGfg2Swwlrc9QTveS7ucy36Gn2hCdc/OeNRdUY2Hcmm42htpgPg+lcwM9fgid",
-	"mckB8WFuXFeusLvBPuDSXeN3Y76svVWXVCAEykzL2bziRd713JW/9Ur+0dxoX+Fz3lGb7XrcZTO/h7vg",
-	"2U+eI3ff2fJjs5SfhiZ+ByPpTaduTFFvZngw/333Rsc1JLN/0K3xSYcs8IDLu0+HueX/g0K4tV0+QQql",
-	"h8jrtAbCmxDOCl8SBAIGWQdNb0OH1evebZQN+wAZv796Puk0duO1S3wYKCAkOG5jH9+WXGsmfKL4nSJE",
-	"XVTYD3k4l965U0zk/T43u7qXePOeAd0z5Y3g5FFzflzUps109Yr5cSbI0D1CX7WzGZp7oojj2WAq5tJq",
-	"7sbKaGLaHJOCYKdOHU6lUFqWLHfzrBIiixxKHJ3LdlAWRUwORFSWTRSgxg/aZdpFYGrulEfR1LpbI3WK",
-	"Sbji98yq8DN+RFaFmblLXTK67iyi8Qd1vz1v16CLsjgFBeVrxNPz+C3R7A6qtTHurJ013xEKedistBn5",
-	"PikWf4VMWMj0KCsR9U4HwrBXyMC9tjyzQy0PC1qbQGplJRQxy4vIH0HpZxpWE2ZyzaAKrJ/jCkYVmw2K",
-	"RcGtEAc5t4m2HKfJzeea7sicYSCP5YQuKRculEKN+VPqOaOasI/aSKDczuWwA6cJHnxcnazFPm3MkY1Q",
-	"tEtom7kCP1WsYjb6Z6vx0kmAZOYqV9wUBS9STCvInLdZuBZ+VWwq7Ty3UNhTowXBtTRantu8s28DNXbA",
-	"D1yvruhSXbx95d/UXQ1jyTQ31F5ps16loEXaXw/RIjTCX+FB1NgLIW2N5Y7udQxSvC2o6DTswjjGpqDi",
-	"nKzlrQ3UNtQtrJc0t6Rml6eguad3sPHwizN4U8PSCy785u29jgLQ4yqvM7bRCIIAG0TJNcO6/DGFtcA0",
-	"uT08gMnUVdWnrqwZXpBCmZ//hD/6xsFZYTejmuACFxzAWSyMKf4GZQ9wRkEoGJwZ2UryjMXroQ0hx0sb",
-	"p+q5VAg/IQlpCJefrxurcT06I9d2oa5HSfC3+T1koevRp7iYwMl6EIrxVfeiGNwbHbRGwtUbjEDD9Q7G",
-	"9Fu2p7jmjcULrrPWw/1+DnoROK6wfBThhWlx8GDvOKe1BOa1hzLPVmRdKW2ttjYcfDPYQ+BktWWxzgJK",
-	"fLzvWjTLYPKSLjR+1FXRhaNCDj4+vY7raJSSwIXolxKbsc5FU4wWHHJ5LgolMa5gPdg5V5vCgd6Dh0iw",
-	"bbFz48thTM3ZwPoyJKFGFMYhhumX+xCE/alvBxnr7Yp2FTJuzCWkvzHv9uQ4CxPVwgQ1uiwZQ4dwoFbC",
-	"OtrctVxOr4U9dcLX+PUXOWChqJjGMiVWYrvEahCvY4sW0DyTJngCXgs66AAk77Csukn02B/vAD1BFvwj",
-	"AK5oBXAyVWnkMkA6XIuSQUUi3lsyYvNteG212G/h7GL4Bv50N/CSyK1hOeljsIoRvZUuPRBglZq1sHDM",
-	"JiN0wMWO23DFu03bQa6Uxjx+Ln8KSpq9r8nyBiG6IWEBC0gWGK+GJzDuKjJG5owJB6n8oD6WaPuH/hC2",
-	"22U9SBStbdktriKkwJ01AkFdyGoWCQKe0yEDH+TcaYrBwMOT2HRGs0EsEJHCG0IvmDXoj+SYg7nEcivq",
-	"quqQPJQvqkLDZQxZlhN/ozun/vzDlYfMt9mXgOFgU7WuhctA5vmk1acF+c/tAq6joC3H+bLcSEPTAVmo",
-	"T09AP3KnngB+FbbtFO17+sBdGbedmDCI+B7PW0hpj2+ssbaN5xIz/ju4yWICNOInG+TPahAUKxK6pzer",
-	"OVGOqOjsAwsOPB2GePXbqudwEXmP88Bt8c2m4Cy3CGs8T/2O5j7jLtApfZqZ3YfTa2HtTsU0VvB7WMhz",
-	"a14pp8EozYvCmX21qna/uoRuF/aBtSuNovSnkgrduevxHsRfzHOXq99Kw2qZguu6ej1e4JY1XnpOlkAO",
-	"ZI8JchrN0A594PX/9WdPU+WcELaQfvQtFRUtCCRCgz8zX0Nyb/u42vkeKIbULSsZPmMOqmpjaP/y9DQo",
-	"o9lDyjnt9TPgRHUvUAg23wOOcHhJatTdcCpiFu7XtFA1pkAbwz7E+41n2fTD/oTvs3GOp42JRMV2XlBx",
-	"c27BFMjYyFVqDn7AC+LCIwYVHmuz5GvQ61VVQlIT6hFcM6I2NGPO5ISKYaPae5xqo1JwsdzDHto3mDZU",
-	"a1aaEV1fX/ae1J2QBbi6Fuq7Z2HnHMVAiPH9wPAXTGm+Bg0ik0rPNqycVSIWqHrpbiSZhTAxOqK5F6os",
-	"Ll+cB/pjJW6E3Ir+RLAO+urEsDCnZ7iv5uuSsRPIPs2biarBRHZ8ul6pODu/R6YUAVfblx5k1EnLQ7Tc",
-	"6JNn0rq5MYs+7efBI3Jcf1hJd7SpkMoWHXLDBOWIJXjLRC7LGW0T8mQAIXGm+QFTgi2fyAVJUe6lhKsW",
-	"IViJkpDUaC5ID8BCRUDIjsEEs2V4QF4wXd07sxET6IzQMQdRPQwmrPFSCzgbxQuzjoFzNFIhyGah4hxE",
-	"2yDW3W+cMCTiBsz4MNhnr4CvXSYYhr3a4GdT8sa69G4Y29giIrTwgBIrUOAn5bMePp4s5Ykl/W9Kiuk7",
-	"unVB0ODqibrhmxPnsDzZSICLwgn7lIywE9TDjBXbXvUMNraiNQLfgalASsnYui4gVRdyYKEIaPJwU1LD",
-	"FQ7mZEyF2o+7zXgeKUH+V1bKkzkFh6cNhHKRs48JWZZyCye2mR0INiCQtixB2yYbqtS5hb3bY20bdfTg",
-	"fynkzQGS9MI3jsLvDUjpPQK+sCsw2oNqeHqkBIs1QanJjE69X8xuMfceMzc61I/3rsMI9YcbRP/327YM",
-	"U//fC6NHY3aLnTb73keKpEY4p3uWAPrHmyjqTiPPpICq4Li5cNAsaCo8sWioqjUaY06XgLDpDy7N180D",
-	"1YygQ4tKH0ABioryDku3zn8A3xLEFgJKz83OGBx1GWJ831c7g3TYjy2dxG8w1LHKummlh9BA30DvMRj0",
-	"vhnUFKVv2zV66fRacFiSd1DBhwIYArdjB0fwIWKfGoXYG77qsA7qmhW0LgRnxdhyah7Zk75EsqXPN5rh",
-	"JM7YMkLW7tCG8XdQt3UATa6y+4QL17k5t8j4rRLKpWTNamxXyNbupBOprQmrg47UUu9jC8PcBzZwjXmj",
-	"bDZ8c4xxG7lRvXQk9YOq5RqrFtZZkXeWu40W4erDN/wx+EAeQyed9BwbIHXcE75aPf6Z55/sY0mwyIAr",
-	"WRf694mUwcWhdypsC5glnPq6brKzoK3uon2BWGYv5JryruKhlVQ26Fg3sXBZXooJY+EliLyBU4tNZJ00",
-	"o4KkK603NRq9bbF7w5SDK7wWY6sY5bxkmfatPs8AWcj+qCWhCDEqpIY4s1GmVQ3I5li2SaqFxoc8NIUX",
-	"HU4pxda/ru9c2mwxl0khWGaju79LCS2MsUcRXd0owOY159ci/V0IV5q6O3AaVDXPYXLN94LboEdF4weu",
-	"FSsWk3OSRt52LeDQA8KBjin5BpbFSq6o90jUU0KJUain5KLRfRPzYvSKQRTeLa2QwPBT8iLoZ5/+eD36",
-	"3fXoAwB3oORA766PFBzGBK0dTP97fH39u//L/M/19XTyP3+8OPlXevL305M/zD6Mg3+cfPj5NPnq6afJ",
-	"+Pp62nvT5HeTf4qe4U2Y9HZkot4Ie7kkLd0PWWyW1xvlYGSka4Nhbr695hO9hr3qardhL0W1DrsdHJfh",
-	"o1hWMt3Kbvz52uGnYcbOf/zbv1+PPqGT4udrCLsZuRJcTMj1yJUPN57BsxKOcAjgGK5lvv+k0SWDwdvm",
-	"x+54ZSIrdxuLHFai5MhtPabLpG5EEa04S0bbkmv2RhQ7b+0dhL1d7DUBd87aL79sOGsPKw13gMEN/VmH",
-	"ltx1+rzYcLfeakVLbBI0jFcu8f4Oh1FQEt3mxgONKuq394Qk61ZHhwOSjZ5IQ2OO9TODUA77ChKOLUP4",
-	"VXP+fVQ0bGB/v6hosFbHpPn7x94GPN3FBrO6c9Vx8irsha5r+WWb9mCkvj63cGNj01BseFtLomiiJFcz",
-	"SatYm8qwKtt+lCsi55pyAWZnKasllMC+uaj0Cg3UADF6zkBl3m082MHQgNJVU2B6V0+ZEEpaggGdby1x",
-	"rhZ6k076c7T94D2a2/6CDVv6w9KgFyTC3QDOk/YIj2uYEmHLTz3FxDV5hwd76QVwN6c0tEfMvUG5Tbiu",
-	"0cXa2Z8SdOlKsSY3/8e//X94XkEM6lpY/9R4X582B3VRrFNf4BAsJAT8rZoLLUPru5zWC32gEzLnRkvm",
-	"2kbCA1xMyBhAlc++KiW5zKBVBUofroFcbhsLgDG5Xckg/4eMU5u/k06Sa2G05xBBPRpBpSJPXFEFV2CC",
-	"YxN9YJs1c1Jxf1IvGvosSAQwa+tOrliOYrtKUy1L3xHTEZVg7Qa2knQqr7kJk5Km1+KS3qJfwyZiUG1N",
-	"w8Y61j4oWGej9cNaC7VlpSLPnj4lkBBKdY0PmKDJktWuk9isgzXiXnP6LDEyINNG8bc5z4LwHN/cbD95",
-	"Dm7oa+Ec1SBIwSoDK05hzU5Ss2zJlyutGgBNZnmxtZ5uFyuh8CsrYYdhTTvbwqo9lL6P1DwE6Z+tuaVG",
-	"MF+LStiNNpalrYqy60oKaY0+eP/EojAUUizN9mSYKrEAiw3Gk2DBAvVS/lo4Wn1aZ2KeAbA71VBJA+ke",
-	"UdujSD2N8YQwTapR4IEK+igZgcx+6tLhnBY+SkY3bDdbcHDBYlrOrHm2u/jnrGQZwzbF9qe5/ymaJevf",
-	"MiCNzqbTa2lTH88NbxeMAg4ws7pJePI/Sf7LGVoXtl0FaA3AoSXbFDRzPqMih53r4mPF7nyY7XM/y4dt",
-	"QTh9BqvmHqbJgfNWHep4EWyZEJob5zwSuHlQnhqQCByQd/dc8Adh386M7VBVGZiM2Au5vaY5ukmD5Gcy",
-	"Ho63PTkIuN0zCHPbdPTbsLqHJozXfCLLgIPvAQ8wBFw6PFWbZIRZTnvw9WE296+CNh14LepccLtEyd4m",
-	"71Lnuf4jLajI2OGGZRiMJXO81zbfPJyLaOO3Mxe/bYRhTtvHxKWxbmz1iwu/yoVVbiuFzoRMlnlMxSXj",
-	"MO8I77afVXi6AC2Tc3JqgeGFtLetqMJCEHw7y50DDtunQ67v6Vmj/TtW4Nrnx3+Tc6KqOTR3lQLrkqCX",
-	"1mO4IbUvVhPszpe6aSmZWRjomMdV/bNNPU2hQ4DVt8GudeqeFNDRzowEMb6l0CXNeYZqnV2hKXluk5Ht",
-	"kUtd3xU3Jsg+gfRoaNdNUf3HQxEkkaHWrheUKVXCbsGByMqtEUWahOKS06Jw7AW3qqgRc9w3/eTuf7Vr",
-	"ptM2v6IrNqOC5KXcQBh9S/7OSpmQOcuosVqQBSDRFJkn6LUFaeNckVwKdg4Kx9/kXLmSXeiwBzH7Smhe",
-	"kLUs6xxkWqcgDxz38c0VWgJoH/6xvXyxye0WKpBsPrzlS2P9u0QJkjK8+Usj7f232QGmm+GT+zsy6xk7",
-	"0pXZnrSIyukZPly5+5QIHMfvd4GPtl+IqmstuGWjEtjbw+KAJNTOwKdg1w80PdvP0akJGL+MqmADUzR/",
-	"tZ4ud2vV4iowHgBL+T7a0b4ks0zoaWywQmwPvLCuwOcItnmo3AkQLrM4k98RafQgcmkItwnZdVAysO8W",
-	"7sWXDNydHXC4ziO14MVguLDWwoUfqQeWNOft0Aq8kFtRSJp3L0Fu74g3f8XwATuxQMsFFzeQGIdVYT4b",
-	"oIk+bgE17cnMtWsxcfeGFdBBV2m5UU7huhfKWWPMh6bvrZTFpaa6o0M7V5pn9vSx/fV4Rh8p4tYtyPkg",
-	"GymLBBVJj+yDeclGyzESMFKOlMfqkl/lRfjmAVuCi1kVO4ee1y8hWVWWTGjsF1gp1v/WNf04MxTOskKq",
-	"mILaeD3c4zU/rBgsGEwLuDUWgFOBleU2zA/dQiDw2Ze92klfYVuQ3JHGnVmwbIXHAy+JVXGIe+3DEyw3",
-	"zGxsT1QHBBE2SHHk1FLSPB7yhrHY1owKsxsRxzjvX9hBNEQYxzyXWPYBF0ReDGCjLeW68wgwalcwPEwo",
-	"rtvDrSiUWppXWFyWYMc95NIAkXmFWsBsrbpIhXY3agORCMq1a1Y/jC6YuzUvCh7rwTMEHLwNbBdjqMj6",
-	"egmRoMhpLEpk8Idk5ju57T3xBxzOPvcdzmanXVp4DrmwlQ/Hol5/nlP7P2F+SBy/OzQpzR0RaG67AgDT",
-	"A6uFuhN5fvm9u0ahVNRMjToPVgwCdWH0y9xnUzJoQUtFxvhUYjd8QmwAbOKRXJspgv6PGoy4L0X2572i",
-	"gZ/3om0fmlVCvnf+z5+OqBDaAy24C4gBwKffy47t0iBDUPwhZu0LpqGk7htGC73qtmzdfUYJLPTKaTi2",
-	"AtZqSFOSYs0Nuu7w1l2KehF6LCFyDLVMhrnT3BhgOcvtPVAeJqQ4YUpZj7cNNWPhH/b7mdPsZgkVzgQg",
-	"F315BOUFKVlBd4g1lFaiSQKAGDgVTpZkza35pyxd+JWInwWIiK8qFzm/5XnlaT2rcybShKT1R8y/aoxI",
-	"m7MARPOwPZp5hnIs+hzkz8G1e24+jst0SEL2vWxfRTYPHzogvwE8CCOhCr9cWsobouUSkl7uf/wlI5i3",
-	"Ptr/am7yRNe1fC1heMtKQ2rJVFXoc6IYHto2gSy4OQytW04CnATkWaiodT9/iKKlrZnSdL2JME7QPc8Z",
-	"C3dq01dtQAu2D0XMGduKz+kmmPZ2T6WpE5D2e5va4UZmEcEAW6tV6vxkejo9TYnVodZr7gqaDpt4dlFr",
-	"GvamIJz3Jucmbh8Hu8FxVlQ2Qj3BxZI14EFajjxzNUDidCAbP7x595evX7/5YfbH969ev3j5bpR0AmIi",
-	"VPA5SdvPOKGIVbEhM0be7n96+/riu++aP12+//bbi3ev/vXluyifbkq53ugu6aZ0WaF+6zKigWybDP3F",
-	"09NDICBwuTc1wPcxMKvbu8sd7P8l3BxJ1DOD6V3PTkV2VYkuUQ8Df6RsOXJLk+UazF0sj8PlGtaKPaTn",
-	"ufl6bzKipTE6RquFfc0L1lOr0Ej/2x/w1+ANDXOwFAItdtbCkHHJllxpZkzYy7++9mftBDFCae5hpnsV",
-	"b6/f7G+tTN3u7aY0U7e2/6u9cYLdpDeFNLIa1FjzznM7JjTe0EvIBVieUdIbwLzwYfVTvAtLC4UkggHh",
-	"1A9z3I89gk64eyb7GDqnR6U6uKV65CKWv0zFAsxjR8l4Jx/h5I+dpl3sSIp7YgpXUs81RxM0FIYm3CyH",
-	"s5M96Ydtq4aVObxYIaTjv3G1QnP27mkf+QU7xhiKrcPdkD7rvNUHyew6SkAHEhmr36VLVLWbrp2y25VM",
-	"i3VZ7u3ndd/mu6O2JSPrVoQk1E53jcX9cA35YFT4HCnZLVcu3bzOQwp6pwlGxoA1uz9Bk+l9SD4k5q68",
-	"RFvJwldCO6KN2D9E8JTAasIpVjtSoPeVP6bkAtcjlNVYQOBPKwfx1c7jh9PA0eRZcwzJ39ciBQ+HoMWs",
-	"62SfIAM5XD88WsxPJ8ZiT+JFC4+Uy9WG9G4hbSr0eWxh7FhBv6inOUXsVeIwQj1yde+SRfSHfX3BkfGZ",
-	"DvlBkLEeRCkOvwehbL4GC9H5QFpgSJO9jXkfjN47Okr3YvJOW8N4egRe8JfPA20pR9N4uB6lSxi46ErN",
-	"+0ZuyZqKnV0fRVSVZYwZdRPr1OHfSi2qwi0hd/js7juT/jjKMEyi8OwKIIla3Tm7htLVqbND9h7fwXNg",
-	"qqvnvi5cZMv7eEXdvyeWzRltioukdjMc0zQ6sgQdhxuUCC0Ibe62s2uRQtV9CmVSvohESFyRHdNknKnb",
-	"QGoa8Ts5vxYpGjqQNWmetb1sOXh5lizHIn9qMUfndVmBdalCh0xZqeB05QtCxS6xiPpG2Bt5Ah+zHqT6",
-	"a8LxN7QcsjZF7aY9h9YcNLcDczYQvaUcoR3H7dOAlgw+uUO0eSf84etW7MGrukRkCmLVd5PcTc7JUcOc",
-	"Xotv5S1TZ8SuSELcCIwA8iT8P/8vCad+jH9Pzhu/wl3hnI3d7O/Pprl1/0P779Oejyz6DehvcE/t67Zr",
-	"b3922RoN9HsYHbC2fT36vi1BmBsEvSaRkuih6PjeNsz9WpaRIqaXtujMaGdygQ2ZLWoZfhtrEDdFpXyL",
-	"DbKhpSHD/qBi0J8HW1djv1l/U4I5z84SPvcdrPccbSEoTa/1C+VUkVzA55ff4zbUktgWtA4598npKfn2",
-	"jw3BNeeClrvYmdTuC30AsSfeJtpopK6TUR2JjZcb+8WIjajJUC4/xguxepxhkTPKoqPhND8dkLDvgQDH",
-	"aO3O6V2Y/249EvL+6uuT3xtVo2DA9NDr+wT9eGuK+ckWBGhyhyXbA+ApDvsfQLa95lG/41uqV/4czsMH",
-	"0C5OIOKl+S1zSGYu0bKUMpJ5Crp+iP8UtfgRyshmYyhI9p4zokuOYIyJzeTPZYaIrdatPzob+d+jCZQb",
-	"JuiGxz/8ZsPExdtXkUGS8eWWLpesJO9fTe757dnfVFcrvZJu94hwX7NPT83Tsa+G1+N6ZS6z+GffsRcy",
-	"IyVbsJKJDBfAfRYei30P39ebvW7n232/NQtJgxtiHPpyTXlxRdXNYfcYIEnNwNI87CBDVDe0SQe7xzwR",
-	"/419Y+HE3c8zFq7VEb6xYBE64gnDbGOLtYeAXGXU391ru/a3O7CxTTLfOShVqFzO7Tw6HNUWXqrtQMXy",
-	"CtIZQP7csN2dfEaDsIWCVY266u/kiu8Eb3UtG91pUuMR2OlRAVENqFme907QfRttDXLY70uCB+PCfkcN",
-	"7Bv7YEfZJMZVuJhDcoqHlWxifJ98sfgDfZI9nf8vLqaukYaDhkujgJBHODkCljrk5wiTI5yrxp4De7E1",
-	"/D21cJuKIHukOVdmwvLUtv8DH14DZKYu+sKm3lS5tlKTdltK/K59YzybwjB216ZvjvouKfnu9e2FTgZw",
-	"Y23s3yFSEJB+n2DBAPZs8eUwTsP3HuMNc8itW1QhUfD2+4cAmRK/5h46VDlgjH47dbQsQbbDjMWaeK2o",
-	"6pzI3n3flUZ0zLb4T8TtMc9XlPnLUpY23SySDZxHxNO31Ogy7MQ5WYi5rSUdhdSzheHSNMF2hAXPtPl7",
-	"Ics5z3Nsj2Du4uYBo6If7gcQ+u4Nseph8O5fftQlddDNhuVuacFzPBHB96TI2OfW2qTZpM62td1nPZoQ",
-	"/HMyDbr7RvLsqjUV9eQFF80boV/kFiKOpRTL/kyqQ83Rg8VVMSWmPVhi9HgyhmgjFyjt0/qmGc4IOuxb",
-	"nKI/9sGm7OOxPVyLBgALXiwsdjF2ZABhFDPWfvD4vnbQ7aP9x2vYWOp6lJDThFyPEBDzw/BUztcStapL",
-	"zTYxK2etlgfy4WM1hlj91SMN0OldgIVoPuHmuJM3DpiCLp510KILhIelhSkdlXfvX796UWdKwn0466ra",
-	"gMsXy/Hn1XKJHaMLJZ0HOv2XE2utnLx6kdr6tcn0aBQKHFPnZFxW6zUtI7WoF257hAo3VYSS7UoWkbow",
-	"uHvWKQF+OHaPN9/XN4B45+4LovByRMpg6pQZ1iNFCqqhNyC64GsYfrNAHJtZBo1o492TUVBEvMcoUuPz",
-	"2FQ6gy4UezJ5MtznEC5sLM0fGk70Uhskhx/n84AWI7BLzKL0JQSG1CSNmYyueat1SbQGslLWd9vsdmEz",
-	"2PP0rI5PhQVRIB3Fkgs2JanN/7VtivFnb5pz3LqGLWC93BTZj5nnuZhtSrk0mkl6RhZVib5tuIuWzCLI",
-	"2XAFy6ckpZaWGciv9IxQsjLHJrFu6dD8rTmUKyhxgwpY9OcglnX4/TqqAqon1OPZl7pojpqG7WzObMUD",
-	"fNKwpFqxPAgJFzsyVjd8s2E5mZdUZCumCCLoUOUfmEx9EOjMoe/ZHYbWle8R61D6XDvpum+0luYjU5Ja",
-	"4ys9I0ou9In9J4bYjOaOul9CVqBo4e+2T3eqNC0Y0BCMsREMq+cTkfXg40upMeLNSg/8N7Ytyv1GPSfU",
-	"hf+DHf5IYV6DGVnJ55VmysLBCxl8DAhr2JPIoaNkZPkPy+DcSkK5jB1AHdcyioH7Cd44SkZNZoqq6V/z",
-	"gmEw4rl95wH3WCNU5YzuJJoZ3he4wpx5SsZpkk7uF736TNGlc6QKgDSDi7hxU1vo/gS1fPj7KUYDoXV3",
-	"PDQ1LP1KS59sIbQk40Ia3suoYqRgGhNgc77k2kISzdKEUE3WUmny1Rd7bRi9V3fL9epaUHx2ck5yhlYn",
-	"7JJG7gK4+ND6hH5VpV+baO5SAHn/Iz35++zDjw7CHkHro4D1B8J0V3uRXz8ldwnChedM/dXYufJ1Ibc9",
-	"Oef1nj8e5bndY8oqeb4V7YvL14m1iuYsd7AjhqgX9UN4vp6R1AojhL2FIyW15pnhCipIyvIlcz9OyYXr",
-	"ZIbjhfwFMPxtcgVmLJ6b02hesLVLYTCzjkZRxB4KKoCKXQy48WGamh10ib5GhNPQmuSCfEvLm9w2rzze",
-	"P59ztSno7lAPMbWS27qixCztXSAlmTZb8wiT3nDDpXtq3xz8I1vRWy6rkrhXn7f3sK26DyoN1KA2TLdc",
-	"8TkvuN71qX6Gxu/ru/cym8PJTcId1bUna/ZHaNaH3ZbBjrTsbA53u72S2C4lY8XaG3Pyn3iHtReof0W8",
-	"Bt4jLgf09bbFY6gGggHm1CyufLzziK6XR609DztcepUMqVErujHcsYHmMVI0NnprVmJtx4DQbjdEYxpf",
-	"difRUhHoilZzliV42p1ivGeKHjbAV3SzYRDxNeJrw+SmiMdYzKlyIApntWRsdupIa01k7ci25WUBzb1i",
-	"uCP12abGjX2LOftpwO2SMp8kJNV8zWSlUzLesy9KKsgGUu60IvY+8wioqjP2ETNgU6Pl/+0nAlo3XTd6",
-	"RgIGvDaG3sYo5AjiTszbDQc/Ci84/2illxLC4PmSYcslZFN4F1aTWwcDzQsuWAL/WrO1LHcEox72qIE8",
-	"APvLAu5ydcBQQo4rH/TugmF5SxU8hBNMQsaVsBMZGD/1KvkGEEEXMcPbJ/5u20HM3D+kGcPaSya4r3df",
-	"HM7aaHb3G44f2PiEe/0PXK/eVeI7X7H9W4ITrAdZZ1SgEVOgpn+vjIr2PB6RVRGdyr5A4sCA4HHdmSPy",
-	"dF8/clUJPRLVKU2uKmFYu2br8eiOlnJdpy0nB79c58SKuwf+gsO39/yEezvL4q/arQ+acwhJ03hs2jRk",
-	"e4s/ybX3mhkrtD+36Ohe13c49WNSr0nj3hIfD9zoP5AMwG60Xq/84UEcH7JTts9BqSfP1YwnRIqMNZ2I",
-	"UFXlm2ubM2jBhfWV4tEjBcA2m6ORFIzeMgVB8MTrDSuzNgxQL5I62miPZF7a1yuwmH3LWe+blIIpUrCF",
-	"NvdNpuS7vQ2GQfJSH967yrqM4BP2fq/g8IJ5z/JDhOoPuvb3O3f/skictXrbEBtB7B035j6vDj5Cmqdx",
-	"JKbTapVsG2wqI4ts+mEUbfgfp9A/TqF/nEL/OIV+m6dQWYmZ6BB5b6VqOKmC+PTagVcFZoIbpdkv850v",
-	"QEMcyPGT2nNpzrRJ4vIakU7XlhhaE4Djr3BJ3Qq6e63oLSNLulFT8rL+ZpC0/Pj2CcLia3pTP0pdp4UV",
-	"BZ9KpTH6MC9kdqMwegl3KHuk2vAtr98tF5oJWE/FyLKUWxT9zfFJgVnT+DXsz7BHg/1UTuaVJjnPfcuy",
-	"MdLhoC8BaAX+ZYXlBHH86QZgwqbka16ACBXFzuYc2/mb1ev5P4wUSJNIoXMogjqEabOW9h96yufXUxpb",
-	"sUtpeeW7xP+xKm563BSDz5JbbkZjG79EchveK8PF25UELhTQjxOeIWPBtsUO+LXA2lMvX7iC3nwTcGc7",
-	"jNp9cPFe8vbSubocjReYtlBn+9kcnFbC2VM4jZQbQkKeECsw46eOvThoeiB91+xp+/Iz+62CZjfYbBDT",
-	"H1hppmxTzQujOJWkhIycVlMg28IdrqXBqZkiUiPPA8eMkARzZPGo7Wh6cvdJx5p47rlPHfIcBbfVqUfm",
-	"KHO57ZY17uIysh7uFsdGVilGc3IwgbO5vzrjC9184LpAQSIM0nhOXNkH8zXe0B4ek1aM0nDcwrSarq+5",
-	"cP/sSXfyZA8Z+r1gfBARh/oddmQ+fmMaOlPs4bzxwdJ7WQCQRN/5pjv1r5BFLyKfERrvzH13OqIavciO",
-	"S2Ovt1Hd6ctNczCr4bzYESXxzj6DsR4Ml/V711W3FVa3F8AK12bw7ohMRUPJHQojYauRDSvh+w9TFPkW",
-	"QicW4/lhyiFrSYyT9pnc90c77Q+3b7qtcVCpj3keLX648i8Cw5beHiOAHiimPzR+D53SMEQ/JT801Ph8",
-	"J+iaZzPbjr2sr6DNZ9uIqxStDlC8IY07o2XJmSLp/hsaT6ZRO/+/bNpLK940pDgrGgoLs6n9DoIopxVC",
-	"LbPWgf0M6EuSH2olZT6ISHXKFcO2vzwsaUHNUGoearduO4LXOaWtLAnvvECBr2xL3W04UZVik3hK4rG+",
-	"pGBLj7EtNtfYN93eAmmJdb4rFwR6Ak8+q+epJcDCBpJQHiy3gfY7aGl+gcwsf37aCbU2+n56FqEbm/zT",
-	"6/0dZph/bcGHLcSWK7iOHfbOkYUKs9zIQi55Bo1cc1aSsc3oRmMiyBfnOsicOSdGWmNfykbnDJu3ODmP",
-	"OU/gLpbPavrQieLqMVxaFMcuDngeJeTt+6uEvL24ev4N3Pj2/VVwGuw5YMiFkdMNUEMcwLKkm5VrF6og",
-	"3WLszQfE3geEodrXp4CvwX9owQpp4yazA7JdZnO9u1uDdCyy14cG4JAFuzTcv2eY10RvmfVqGVFSBpnr",
-	"HZvX+o1sBg+WEIAMGjtxR3IJE+VeJYzlbLPmjWyCdvzqiGrgvUy4iLLm0ugctkywynAOAztRkhYyS8mG",
-	"AsIjtTEAM87WU80qnPTH60ADuR4lJKiNe2r+taElxY6xeLUqi+vRhw5m3hvPZ+FlQQAOC63ahiDx2pDC",
-	"oqLj6ohcJeUA7uyF1kf1+pw8sRDW5qjCA5WLrLQFsR73ApkdF85h5rWXrV17sVd0QQvDg0b84MNIwqRf",
-	"p3+wnNej3JZ7CbL1NIZtA2onplcjYkZhoEYHx1pjbF0aWeNsiO3JLuPiMjg9hxyD1HKARc2FrQPLb0c7",
-	"Jc/NCluzaW0XNOSHduqok1yg6eMO8tlrmLMWqeUtmS3dmkkxq3yqsddKoRYkiYrcEvo401sU+0EC8X6x",
-	"0ISU7ASClVCng+VgrtiqvzYJO3QzWhY8KElaS0A/kfv5y2E9mHX8Y0DEUeGOPGUTOsN86NJsSrl2mYuq",
-	"RrSsn9KYU4rxkxYso1kmuI7jSGxxl/kM1+SGbWwAyBY6TSx+XqBIGGtG6ZL5FMw1+LnxYqDiegRfwT5q",
-	"C4zjL894/tEIZsyUVE1BUZfjGXqm5Mocn5gjq6wod5pBuK5OkoZ1QnCsRu9eUbVfzZnYqQhNGvO9Ocvk",
-	"mrmStVaIjReF70sCEQAGrculta0jVUe6GK7FXl29bimxlvd/bhuko4tKyzXVPEMjy/JmPZbzUIm1B5ON",
-	"maJVBrrViovlNA6WF6ip/RWedqLPSJqXdKFTMsbiSpZzzXLMeHU+/jwlYwvOKUtjlTSjEvOd0bg9lzy+",
-	"fUJ8q63JlHxnDywbkyRUuW+eO8YtqVD+vLUN+xOIM9LaI9LebFEWAQ0UVjigfkpemO/BZvK/WpoA6U7q",
-	"FZk7vmI1oCYvIzn2Xh9w5YcwGCMc3avjlYOF3NbYMRdvX8U9SfYwO7G4t3Wrf7Qc7uRXcv2QQR11DUrv",
-	"kZ0SyolhUbqB+Q53cFerHtzdylX0oPZkJwL1o4LREkzwPffPkGT7EHfrPt0q6oBrY17DLwTKy9AMMcNq",
-	"V3QZ5bMLoumSSOHqi6N13+M9khLiKTJ/LuF/AEAZ/1ozTXOq6QQqURAay+ZaYHhP06WakhdO+nEFZcl3",
-	"yjv7dRn1+IwiM+FjZEHnYoMZ3K6k/4HryaAyj4fcJg7UCDu6u3px658w28UclMQsDm03SAvQw7CQ+sOg",
-	"XbPsqpBZknFGFTtRDA6DWzbph5mLvd/z4cMkTvkqNSgFMWaS7SMs3cKekw0t654awPiCKYVIeZaoeG3O",
-	"XziWpcRG3wr9F3TOClRyf6qosUPSo6t7D0itAc8ecqS8rhn+nET5vC5pshfueggNFZ/7pl0oUA0jBivT",
-	"I0YPR/4+Z6ULXR5XpxPI/eHNSutoQSCpP0foDYZzZOQNa1iDlIaWhSxzQKpJ376/atusKWBgOI0RmpQ6",
-	"apzuiTYNwi+AVsCVr/x1wHK1JwRlgN3pTdVwSi7a9g46/GuTqEFLzhcLVqoaTqD5ukcq7PJRW19AqbMr",
-	"D5nyMez0hwgQDq/wPYvUB3tB0Dv8X6k8/jvwPUSDhOfgSAC7DGURapAqpkA+RPyQbTEn9i4xxP6UxIcO",
-	"2Bhy3UsTcM7SzAkP34YBwopNQKwjYjRH0GmjNXtU1nZwT4TQ8KwU6KEI2NOH7VycbpDG9nBYAP2l5t9z",
-	"tr1/lbmRdZxtyZwVUiwV0XJQGLC/IOG22TH20Nf6fM1sO3NqXv+Usq0D1oIHD4TsXYd67N6AZszGSN7A",
-	"bXLfDoWdmbY1ceEID611HMTtG7klFCfViI/Qa7nnA9o/KRAPKsR3t16tH/cBFeuIp1/GFc9bzRB7czS5",
-	"mtWus34P8l6s37nN4PthLr8PFjvIHykslZvAHcw7mmOEMdUjZqLRJ9ZPi1+I9blr0iY1xJ6gGL+AzH3R",
-	"9Ce3M457JvLTAUYZUBtuyDxO3TQvHpSM9isUgcNoPlv9N87VkbpsY7oepOr7PuViD1LNdbwvBCXrQ6W3",
-	"3CX/9GHOjl+i8uL486DHXHpjbRtrR7gcE146MNz2WfBZzlmn2n6us7ZjdkItLNaecEeMGeO1bJJuSn5L",
-	"NUsxEwRWU5aJzxT3aeKQNK8xXJfRooCairoAQpbLGc3XXKD/Zk6zG7lY8IwZAzX0U3gQyUYlxBaCV42C",
-	"CBveyNIzUhtyxc4+TSu9YkJD7o0jCAOhu8ZrYMjQ6ZNrDPFgRO3cxYqTOlZlhsYatWu7oA3oPomuZi9A",
-	"0pLCZmrYXIvm0M99MyNW2hiOi8W62i/nerTL0nLyuBBMNsgT+ScmWEk1e1syxZeC5e/L4mtZvpBbUUia",
-	"x/tMzW7YrruBLV0ycsN2ft0weIf99qyHkAKOjLnz7PHjlLx/9ypomgA7ac/t+eT06bMjtUtHaUxO/Inp",
-	"9/wS9myngVCn6hzvKfDPokDB/oMVL1D2G/kMpuzY6ozS3pYAc/758s13k2hyL/ju4k7UC4xiwLHRzEla",
-	"ab2Z2fItgM3EEGJWQNynphRFmFHQqiIn87pv0HGuyGDaYjP/zdXV2+99wNJDWLWdNA5hf5AO1n5fRAU7",
-	"Emz7+GFbkqNDZrTQq+crlt3UrQMijbggzwBw8gUjK3iIZOapmBerA6UewbKpwgcRQy4hFiygKqFX8s4I",
-	"OsytiCoTeYU6yGyt4jaVsU8R3dR8hGgpb8AhtuZFwRXLpMhbrSdkNYfyk4h+KTx2Eg45JlrKitUZEvhR",
-	"hL+KGyz9di28oxVb8C2gE5KuudXDlAs2sIql/VBVVklxI6nbLzRntZtLhvTDs6yxKeX8+E54SBDr6oNs",
-	"r7pvINBgQtLH+MNjd0O7O1vrcrRKi99CRCj+ZXcVhxV80V3o+KJ/a7T9HM159yf95b1v+isdH61f3McQ",
-	"AXnhQ36eopxQral4B2WmF8ocy2sm9GHDlfr7hluuwWeM1V5/6rdqysLGBTXukSLBiD+HdRtO6BHmbXTp",
-	"utKR0g124DDqq0L1K0BfBuzyJha8r810uAbjtC7tT4liejJtI1ggHmZJlvSWYSJRzo0+hi3z68w75xrD",
-	"ugxZQUItVa5zLUIG4vwQutmU8pYWCj5HRcaKwgNm1C2d/LvrEM547oJNYDmA1Qs2AVe6RLNClg2MxUY5",
-	"emQk3jfdxENx4VXy3FOBZoklFrLgAM2joVLjghyETveviCY49W+qB3F4QJ38DEvRZ0HXpF8vt6PeML8u",
-	"XEwv1kV7EzVRLtyW/NwwF4cExT3qiYcHiKB62Qv6aIsgJ5Rguh65NLxopQIWIouF7IYs6Q1x3bke+ign",
-	"U3TnhJXU+xkTPu0s4C073T1ngBEBvS0SLC2o/ncovyhxbXhByarMPDIRVTal5Ny2HagbsIFshGbwaNpY",
-	"4IpMliU2AOcaEKTtldxWpqZxrbp11/FGsSMYTH1827lT6y2gRN1VJDiQuLbJzYqMke0aU5YSmucsn7Tg",
-	"mvD5csk8iG8/BHNzKfaHPGS5D0cd3Z6CHXMQgYKqG3SpuZkKcCgC7IlW/Q6+X8Wdc41j8pGNDbnOKTYM",
-	"HLj3pGI+fd6WRXkeKm3g+s64F23F8o6pikLpsso6AE1eBVd96oAbgiJjl9Ow72walrqAG3G2XzYQX1eH",
-	"JW2Z027jABXbMi8k6CDj9RcdhzT0NMA9+JFjMwzNxrrryO22dKnchwcYfqpngPtdfd0Q3ajHlarARQyN",
-	"0sKzIG10SQoKb46enYM4yS4HrzWmQzMaWeNDrJe0ZcwAoXXYuNw7Mu9sY/5mLUsIRH8GMzIydXezJg+3",
-	"f/YGWcQv7C6RJb9lgihJFrTs33be5LlXAnr9lvmu+7CDBPCmKeoOPdDNK6F5EeKPIjRf0CSAfdyYKb9T",
-	"z/I7B5w/V2J9+1DrHcFdMvGxtPyB7DQxs+Z6h0MalmdHcsnUmV/H2ltAlVNwId0UFViWW22vIceh96wI",
-	"tF5sXITckIbslmJT5AX0DN7TBYNGEJg8IwIGtMoOvrOpa7qA3rYuKsJsHwoN2uw0NCoEcGSgTdoMzoWN",
-	"FHyWIgcnfmaDhIKfBcFYrpyzJUD7VY3V8bP2SJmZaX8pHVAePcTc8bNrj+1tSINf+sQaPGFavecdGdg5",
-	"w8SIZdKgJcm++dCxYp/dSorRPyxv9JCKerxmeX9vR9A5vk+PPF4vjFd6NEphBq/Fc9vleoFArbaxmo3M",
-	"U+3BY89IahNXoGF3kLmCQA2pnUdrW9sS54aZ6qWb5bTJoKW1sqbb00VFo2EnnpGq1V5nX3Dd7aT/ZUFa",
-	"9500v7yaHeDBBud10utEaOlWLSWpzbNRgZ6Mwr8DRmicxQNUygGhCd/wVsi5zHedwQmqScGozS21Jkjd",
-	"91aWXoAn3uVgGdPi5eQs4znLyY7pVhTDXbF70L1cPXJBgAGBhPO7ePtjHv5X0LZXM9cRXBa37CKL11Fc",
-	"INQBI3RplBYtCRW02CkWSbyPdpBGAFxX/ILV3fsxXdr1+WJLd8osFJKMCByGMw3RaTgX8VuiE2ARWLvy",
-	"UOw3kaa0XSvZyNnvkAT2vtaXYtz8qlZZn1NNC9lTo+Zt1v2Sc8CjlAuS4XsIE7rkbHjr6n1S7gBPialD",
-	"S9uvy+Xf3B+i0r8Xc8kAo/1BgCqvPDCOmTtvQNvJu5/tjNN+hLl8YAliTepDe8eXcUkoyIpUY1PNlrLc",
-	"HccG+AjamDkTmtPCCJpbnnc6f/1l666rn0RJElKNjSJV4mv03KGOyryQgg3m3+f+O28tBUOAm4JxmUsd",
-	"Y6rvAsOycyDn1pP9IMO42m3YSyN5ItvvYPGbbxIRUmhMVzJehw7jIyvZHLj5ouRM5MWOIISAWzotoTSC",
-	"pObndFBBVVfxUijCdo8U4flQYMlNUS25OKb4pDlLXDn+hcOaEnwhKam9nQpIg9SEi2NSt66gkb4bjVnf",
-	"BWdlK89R/VTMfqpYuUvjy+N21uF9R+Zsxa1+EgztnFDiNsbFhhvGwpxNxAxw8iOFMAMM8YQLqPSbDtR8",
-	"nbQICE1GUTSvvU3XLwy97IpyC1y1GFHhcjYYqXGSWxQfIAd9nFzM9IrNzEQYgm0unT/EUc8CNah1q80E",
-	"7tC16kEcjqsFc9K5LQIp5LwelWK94vNoh+Lx0oVjeGq8pjuA4DFS8JxUGyMVvjw9PQ36s0+iVbaHKmI6",
-	"qhvxeHEesEwKAb6SQaJiQDDmkcLiBl63wG3g7z0xY3vaGFpC7gt90Vlg2GSP9oaqh9Ozk3q0y/rGHiUz",
-	"vPMuGuZ/Y9UynLp76pfhct1Nzbxnn4VQBEDGHD5Exu+vnh8Be/oQsu8XFXTT0S8usbpeHBA3XFPqjbes",
-	"ae5gKXzghYz7wy0uytKvwAxL8mppLB15XjVzPPL6WxmcilyvJKDQ1TcO68R931NiQKnjgJ3VCH4dtbUe",
-	"ppjxPmdPjckUsWBDSKYzaDdmyE4gcoXdKCixqjX6x8wRYYRp/ZgKmtLVsuBagCORWQ5rL8HPe6UbP+9r",
-	"8gMTBALQqb2j7LC3vsc//qEJlOKxGH/+dARIiqHuBzb/C9a7DY8dwFkPVXhQCjd+9/Vz8s9fPvnnyZT8",
-	"AHnXa2b7ypWAC6KYCKHPSXqjd+kZSV0IgaFd8e7ywrxPJSTNyts0IelHe8MOb2BFYWjITrKqvIUyvJi3",
-	"sIigj13ypaC6KhmhxVKWXK/WrfKYd5dPv/wKq2Fewp/T+Fl0u//yl5YsAmS13vv2pPNlEa43U8A+IheR",
-	"sTExvnpWlUVcYN7EpP5f2A5EMGgULCd0SblQeFSlNzxPyYpRCzVPiZY3LC6HbmIVtObliAXYmrsLO3PP",
-	"4yMV8ZGuZV4VleodaKUOeGIVXzbcsIovo8bWx+6Fs/z0kWRSljkXVLNemna9r9sNf11LEt8A/vSNy9w1",
-	"lmWx7BSguIMvmY45ZUAW/sDmxCzdJdPBZnXhuXonW9ziW1byxQ68Vkohi0T2mbl/cKJUIGk+9fQBg/fG",
-	"xmqskyuqbmrk3279tBnR6vDb1QlRTdzkBED6lcaekQ2vnQXntbtruHHToPsHrldXdKmi+G17YGrNgcQn",
-	"Bouwut3B73ztpd6rRdtfWd/eOd6heVNKYAwAALWlgK2oKyD88ls2SI/q7Jf4TbRbYh1VNmOaHgeEaYhK",
-	"6/wLN5TMqA9CQeYvumBUmOOf+nE2Az4FYmP6q1G5Y3Qvpel6E2FCXpdswloYRfG94B9JrMqUC/3Vs1Gv",
-	"3efjtvWHD7cVfC0zih1J2SZu1yvNNnheFPZeQygNmmYSSnKZVa4+BqH2EP2hrHUzLnL2cdqjfB0ycR9E",
-	"67Fgcn+U+S4mMUFPoMVJQcWyMpa/nbukhrFD4IYSfzCjWzIRg7jFZK4O4YNvJZCE0eN5PxyKtG9qsOb+",
-	"enccNXA18aTG+MPO1yUTUe+yMQi3pdSMUDeoKUnNFKUOuAlcqOckpUpxpanQ/sqSCVbyzAaQbyXP2DlJ",
-	"f5DlDdhKbwsqBCvTa7Etueu+sqJmS24KKtLw3ov65QBFgKlzLIcguTO+6ufhHvMCCHQTG+k2n8o5XQqp",
-	"mNqLWatzkl5WG1beciXLlJQSWmnMmd4yK1FgIMr2EtjIUiv7QQu2gcaHWyYossGMZiB9lIz2xxP+aCdk",
-	"lIyaZI+SUU1YVAx9azMuus/MMI+ovSk2BeXiBHg1BE6UC7KN+UGs88KBvB1mQf/dKPNhsyBzfr6lJV2r",
-	"OBTaVdCrwddx1lANQZJCBvAPQmLmkw3U7CsPHR5OC/exsS0SEsylNCyGga2EpGYIqc8BQQQMK+NT2/oo",
-	"DUhrqBCHTLD9BKk+vSGuLXwrc1a8EgsZW+da6Jm7YBTbFcOUSa4wPSyPaAwiBykbdq2Lp6JnUiz4sjLL",
-	"4x6yWie8G6YJvt2fwu3Ooq6Ke3fZzT689pEKvtsMsLHKjOnEaH7P0kniHUN1YdJxcHfwvQMOIpxiOCS1",
-	"hCbr3B4lXglB67co1rZ8o8k2nR603tg7YCjYSgAg4/6jLdmyey3sxc6V6P38Id36Hby8d0cEy1FTG3JR",
-	"OH9Jm6U7d9IBrRtKg24pB/W3tbViORh9ewdmAyoa8RVp/x7BGwebabVsGDSbmE3WNT1hy8F2ZKk7dhSm",
-	"PkYm6U5lNI13Dp6MkP5DEakHKtJpEPk5inWas3BERCg6EbGUowbs2FgzQYWe3Kn1w51rS9TMtiwIkzxi",
-	"Psyv69z6did6c9LlDN5DHbKCCIAiwpylrSxverqIHvTkN767parhzh8eIzsCrtBKwIajP6Q1xgFvDTdi",
-	"h+QOyMGLonBwg7RkxBlfMHdQUK/rA8h2nnWdBOggZHZoJBtHL/wH1vfnxvoG2L6dBfy2ybofuYIouO9Z",
-	"V0N+k3H686eUlEwx7Ruwuc6tk18eEByGAhcT3wqr2fvqYJeqzw//3b3hbKsH1ZkZ5JpHtO2hZd3QRSXQ",
-	"LZcjpDkCFmP2Fo4XE5IH61tdtL3SbB2phF9z4f7Za7Ms1WHxE/tiHOX46OJFP1tDXLlXdPnG3193vPmN",
-	"9bGZkq8Nl9M8T539FvSS9B2LnLxFvE7D6BP7JHYGgocVK9Cgt09hO8qPNNMg27kibiTnewIcX4PPBj73",
-	"pQLnAYCAIjqte8X0wdpAhF15frEuOm29y3NKfwuwAR1rIpuhOwqy7PBjWDDGTe3wBuvC9/1Q6LptI5Mf",
-	"KRbMN5xUeLCd718atbdkpaFPpIWZ1KEc3NccfgVRMayisP1kWFK47CgFXM4Od+g3c6EdfiZgyiSEFtjz",
-	"EU5z3LJYZrqu62FlkTNb9wTqsu8Y5kLMymxhWkyCJnypkHq2kJXI0zulXj28aESfO77Rg/e66U2M8qLA",
-	"id8SGofFwuGNX/fze2AJUMq8yvRwm3qDDzyUOT3M4HUfHWxv22EdMrV7jWj30c9hP/sBHWE6t8cUcbnO",
-	"Oe4FR/vD2Mstm6h3wzGl+Rq+kkmlZxtWzioRS7R96W4kGXTaQDlr7oXg5eWLMBRciRshtyIOlttBUw2Y",
-	"OxTMb2D9c6/NMcxit8v08MZ6MwNyPwnGLsdwEx+eaNRbHGf0l3LBCxby7l2w95K2VtKAc7+TD+6AYysy",
-	"knhSqANahViu6xgrl1j446M6DTx+OymNlNMuJUTxvIYqHrslmDSyTIN0YRcQvGUil+WMjpKRWuiNubKm",
-	"vJjZN0Gve7hjbu74qZgFlSig+QpazFq/A1K8K0PxL6CzrOBM6JliWcl0NGb414pVzKgeHc2mffLCnGY3",
-	"y9Ic9+AQI4AnTcbsI0RAEzKvipuGPYotoai6UQlhJ2aIiQOoUFvGNmqSELUCBPf5DiR2ySAwoKbkuawg",
-	"xFq6BHqIK2Abd/I3OQcXOXTKV0BjgGViyDGz7vojtzIHna9+f7R/Nq9FVUlLUlZYvrylHFwg2AvTjBz1",
-	"5b2UjcNO+pyrjJZ5DLQavhs0izca+5qaPVLsEBrGtmgHGrhQG+aN+SOpQDVv5idhRpdsZvNQIufW0i++",
-	"1Q/rSMff5NwsgX02PA+ExIvKTV0/jHrvKVEyXe4OrFo4e7BovCjIHAo6St4S28Nmynaa7/getlgHZoBu",
-	"GCVfrjQRcgs49VTsHCvf4ctGLOZV0ckpIUOiSe2fAKCAoz/ZLl33O6SehZCqcDVCvo4dL+8cXvjQtLUW",
-	"nnlET1qx7EZ1FULk/JbnFS0QHF+RcRci/mSwybvf+SBWjDuo3QCAgyJhWsobfxT9Qo0H0PvZ33rgF8zV",
-	"A2mbdpHXSM8zxibeHp6l8IvRhtzV31Z63to7s+p2CmHKXl9DhXeMKml2YDyR7cplvDxSBHzTBewgfOTI",
-	"XDX/3ANkq/l3tdcKf32QjDWbERDT4UtIU4PMCxfhd1mgTBEjEc5Iyipbb+AzRbgAhc5wwktIE6HACVIk",
-	"JF0Wck6L9hNw7KzpzueYguOBih3k04RjZ9UoGeFLohz6DjC/XApYFxbLOwuLTM0HN1IxVMXMI+dB+lPJ",
-	"brkZKdfH46wg+NjMvba1gI1r0YGA6+M+DYo9+lmrkCohSgZjNDanqhPTEA2dbqMth34ltJf9yYjzsWIi",
-	"fwUIx50BIDAQInY6aNW+6h1Bko2eis2/YVLqjhPAqWsq6LKpI+DLW8HJZ31jxqf6R9Tlt+4YEoi0PC+h",
-	"KgHy2AW2YlCIPoRePAxxuOiqGed0dI+sczy6WgUvMACM2Ztvx4teVAUFFH0YgM7/bgayoiJ3eipGS3hh",
-	"LZtzaKgtGYJJrY0A8nfYjhD8lpXxg7t9BlnKwkPo4JrJ4hYBodRwKCgrhozF6wHZnXjwy+MBoPI7oz9Z",
-	"LCdEdlItoRRe+q2jPdl5fl/yzr1elTzmQnR96d6/e+VjclQR8L9DRAegnwGeTbU4uW5UZ431x2glTzN1",
-	"m+4BFDz7/XGhL0Nv31C7hEBum/TNqrJDFrg7QBCck0rBhvX1vHV/RLNPseotnjdpoQMP+/1A2igtN5j0",
-	"Y7Sh8avLN+T3X50+SchxJe3ug1x0W9iXeMHCYnoKPMzhF1+dnlrPg2DbYke4UhXDyTjSs92Y6sZ0REmN",
-	"rqiUB7zcrwTOC4Ahzc3qhJ28wixj5etIqEeJazQEI7SMuW42vM9Yu9hwl9l4MGHojQCMDs1ExtrJ7gHV",
-	"cYikkPY+gl6EN2NjNG+sDbM8/UOdh9kFWZaMaQyEUE2ccmpTckIKpodc1d2t5ux0JAFIULOpmPv5OOMP",
-	"nQto/rkMAa9KY6mWmpIr2x3cHIm00VPwHBKqI24De/RQ3aSy9mbsZ/Z0tbr/vtnm/uLtKwyYplws5NSj",
-	"pMJlXjP2pCWCn0xPp6etSYPfhrbjqzsJN2vvvanZZEvPYwlsm8PFYe8q4SwPeyp1FGD4o9+e+8o5Sl2O",
-	"G1oh6HRGDBUF+XceEJIvanWdGrZVHQH7gyga+NUBOBcdYDqxSbi8fPNCrikX0axX9F+THO4gqspW5vBN",
-	"7WJOM7lOyVhI2/k1IUKS9H+lSY0oqreSFHTOij30o6dfftE4cL9IRhuqNSvNp//3jxcn/0pP/n568ocP",
-	"4/rvkw8/nyZfPfkUXJ38z/H19fSI2yf/5z/FdoKfh+9ZyRf2ZI0emR4+rZHfuqIIwIGteeRWKKgbNG+c",
-	"kiuJ16Cxj83MI5S8+O6SXP3LlQvRGJbPSao/6hn+AnHz1Jb+QNqTEQjhDfBjmlgUdFoUJH375vKKPKYb",
-	"/lgp+din/T/+meefHiNB6vHP+Menx1gPnU7Je3cUCys+YcVtFZhZYb4UJzAWkDtAMFekkPKG5aTaYDE+",
-	"NLYxA6e7c98YuGSM5JQXO+cFxAJLufX6jJmW4KtQfQuUcVflb6vODFMBTpHEzt9cE5/oiAqDsj5HFWbl",
-	"ltBhRwXfiGTaduyCK/8M+CsLCX2YqIqfkq3FO3y+BGtvjAocSELSmTtXTrKVMWHFkk2vq9PTLzIkBP5m",
-	"aR8Bt3H0kZdGi7bstEdIcNad4MdOboMN8T+QDKibt1Sg7INfoDMNFblcJ64IEpKtjlkYhBjOOYB5+vJD",
-	"z8bTjlMMWKXDHAWebM331tkQ5yHjAftbnrcM7/SJGlynVlrtu8zWnxsqbQkcAedMJ9fHvc9uDIcVdUun",
-	"od490GiCh6mQQt4ZDXxPe4ZNEUxxk9J9ho9wYMex81rKm2rTrVg7UUv3jiFokwXLVcpquSJm0guGKybv",
-	"tLXdRsBGK9YRM2S/KyVnTJgJzQ85Q6hwzinP+KtgDYO1Pbe9v1w3Iztk7OwN/GmUv/0R73OUIc19rVOv",
-	"8ORoFPFmyEYqh5HNNBgkVDcDsOj07swUTto+nR3sMrBSpzU19QDRW9hMetgztbQu+bzSbLamm42Ngx7n",
-	"x/WvIPYV4UyCRNRU5LTMgzuxkJaWvX3b6wm5U94UzP8slOexFNqtYKVa8Y2ZOrkw8wYJB3JBUqs+pPfJ",
-	"pY0rWrHgIn6sA1I2lAitIyUrKF+3d29SbzZZGglpm2HWvwqmUPZ70T9WjLlBN6etFUjtrSC9U+2WP4Gs",
-	"mGsMEjPeN5vuaCZmjsVdTO/fvUYXq8saNbuaYcrropTrNtP6+8zJY4WkIv/y7euBKCiWlo/rYraiahXx",
-	"TLOP5PKbi5OnX37lrW/0dvtP1yAc5khmRUGscagI3dBSW5p902GGGDc4rkF0Rnr2RBKgGlVtoJqjxHbi",
-	"M7pcYDzbBo2PmrlXri8RsCM6vfxjxvgvuLDtJKnYNZ5MCLaCBhPcmOjoTkDZoO6UnNx7aNQ51/XYKHn/",
-	"/tULW2g2QY0qNfYGOAjSDmMkHYAReAeov/YIunH/Og4alwaHsMVRGBW2JZcX3762gNZ65+diSv5kDnnn",
-	"qLaFlWm4GS3sW7gn0gc/ib6RlkKqlLlPivq4UeZksmX5pS1sPEOILHMEpRAtgYY4ZvvMHPZDQd0/cACl",
-	"LMzviEUIT7YPtCYEwc/XGIe5Hp2R61FVijPJ87PT6R+mT7949nT65A9PT0+/OD2dPjH/P/3ievQpnUzJ",
-	"Dx7B0s7DsDMU61rZ1m7NJdPQ9pSkdLOB3orpoFO28wh62Tx+hoqBlncsdKNMySXKu6bOSV7aZL9SN4zi",
-	"Q0fTObZYxxutAjlnxvoCx5VhylorEsXu+KP7qFI4SNb9qWL2sq1eOnw+rbTeKGJOqZaweaSQr93jiT+2",
-	"qLbOB3AULEoGPgGwwJqSsOTt0M/vvzi6JDXcvoc16zbF/hwjXCtWLGINbAdV5NZhPatOjBRdF6O2KHhb",
-	"Si0zWbRn0uo/qXkItHpVbTaytKi8HnHQvPLDMM1e9UnUw1UdZtI6lHdvDvnU5sN6fHgGDC/S6DIyDhVr",
-	"HBGJahLl3tEzZe/huNqfrOcIuQRaQdes1dWKtnodXGaYO9lRbn7PY+c7tt03gFBW7R2srqSqWUEJT/TL",
-	"5mYNpbt3+p3948c13fyIvPohAFL70Kiu5GvD7hCcpWbnjZZcr6q5kcaPJd3wk0zmbMnEY0/Kp+HFmQeN",
-	"F3Mw+Vaa0PvbGFmNI+VXkcktK2XfLMEQ8SG75JyYd0FmydqnYh1rnRg22jsBGkL03NXrqz0zwRolx8n7",
-	"I+X7d04B3BPqAWG0vvr+3esuMb8vWPfFwU/FC5vO29dKA7HJjPliXxiFMnEAFosK2va7Z2C2x+lGKr0s",
-	"mTp7/Pg//u3f04mrh9YltY8q2/tfMZ3U/Zc8MJq5/1pwja5crsm6UtqCQTmfwUoqDZehbME6hVFMTckr",
-	"8GJuaOk0uZJh6xmPUliDRV0L86oE3pOQfI6teYwqlkA67Rac2koVa5kzMs45ZFIkiH+QkE3JFuZWK6it",
-	"l2B3klH/p5ml82thPmvRY82rlE3ZDTGIEQL+kSKZWRLQyBjkasiSmyWaJG6SXKM/M7prAQgGqL6Bhn2O",
-	"lh54P/1IydgMZ8EN8T4wrVRxw3bwX/NN+KOUUvt/+Cm4FnbtEph7mudlQv7j3/59khCKq+EwSihRMrth",
-	"mhixCMjitggWbvMRavLs6VOzqNDZQUNc6Fpgj01zPm8FYeKWl1KArmNW0dCuyPjtn35HbmnJzTqohPzf",
-	"j6ebpSHTDwtvTFw8NZhMNTEa/rVAO7dkFIM+5vMvRVbuNhoVwZJZ7nI3Yn8LBCgMduGz0z981adpJSPA",
-	"Z3wjil0t3V0FUtylbK8Cy/fDn+zJHjPN8TfDOjno0Vdvfcagcxa7D+My3OHTjl26YOeWXPhddU7YkDlv",
-	"y72nz4bMsDua94m4ev7WCw0HnG8mIOdLvpcCdj368tkXT69Hqe1a89WXX37xJcI2BbHm05M/fPj5SfLl",
-	"p3/qQOguu5HucE5cKuZR091uOG+W3Y48+GqwKAHjfTh8ThzudvOfrs9MWPXX05+nZEuuNCvB9rNPDFem",
-	"6hm8Q6l2s+1NjJD7FWk3Z+GISu3YsCJurYDiy7++9lQnQZhe+d2PXbq96oA83Vff3RXVdHIL8Rk8FUc2",
-	"0zlSKu/LXapmAzQoH5fcH3+AQzP2oF4QkW3IxElcKT5a7k+PaZfjxg+9cpznGICgbIEBzx0IXBpyWtrq",
-	"HfNbbbHTLaKFTblo4tslJMVkBidpMZ/hf+GPZsbxhzP8wYhl/OGxTcWw83MoGaP/FLt7nxzcJ/dulIMn",
-	"TWe0A9Zku5Lhtgy3bBgoonXWawbQmSSPd2Xq70h+xJH7gI1/7HnbeRAHhedxWVFPZo8YvmIHz2eqmch2",
-	"h6sq3dfNIWpLKqCFJtRY7pVWtgN6tl29LR6eHluY3JmUmz4PZGKVZYzlLJ8CJN3W9lhofroVJfDHSyvF",
-	"HW/u2Pqo7s46k1mv0HSDhNaInmyL56Hwsuydp/4QWldtTJg7GBwdEE25fPn65fMr8iQNZu0uxS5RvoNc",
-	"2a6eAAgLaLNboY86EVKbXQylR3bKMoCx1iWja5tqVBfEGOu/Fe25Hn1PC55Tm53NroUrj7keTaYEKXKQ",
-	"+hbvQGp7dqKZNrCG84KolbEGVs3Spi4kd6QYMpatvhJL3I6nm69ptuKC1R8RYa64ZpuW8aFXXNxwsUwT",
-	"kma0KLhYzrSUEFu79dODcI2K3pq/z68FWr0KnSbYXdm6AjDUhrNzRHQg2lgIFqDZWwgzqh+iRvXq6vVl",
-	"ANnZIsE2oM1IzgrmFoi6lvp1Q4IpuQjBNwA7IyE2md2WWth00zUXlWYJUXKhT+C1TJExjoik+EOeTmyt",
-	"dZ2WbdcOk6tXYMRSCCbVuWD2JUbkQu62xFbI9Q21xm9FbULg8LOZFBZQ1H7xkcXVwUPIBf5L0sIpNHRO",
-	"yYVDcLXI/AgWW0+Q4TZm7fz2bkHncj6DHNz+QhxM1UWdMPVPp2QMwklpWjAzffWnzY6182qPlpD0MN//",
-	"q9Nnv29bjh3cG1h8KG/vRL49Ku5G7dMv//D09FhyY05b6IpUlrLsrimA0r0azU/dYIqoPReBKf0YOjoZ",
-	"zToPYujhuQXxXMoOSYeviEuKmsAb7ht+IGSNa0PaEndX6NKEQQ/rgh6FKIyQUZdRCJ/xYmesPpePT3Wp",
-	"lkumzCZZ8I+HQQbsraCIyJIs+EeXiYBT1EQNGNZdMxx3x+f/zkp5YhSV3OshHu9Q3YToLwMVuBCz/TN0",
-	"+Iz197Kqc5NbP3RtGDcnzwvK151hjs5KmTei2LmpAq9oIANcqRIMY0yD9LHJILMWSg+aosjG3b86bcdB",
-	"0efne5KZJxuoQStGSz1nVBtxrhlGSezOgvBIAS9ouN+++Kohlr6MLSqUUw+YFh20lEnhoaBtC6buc1z8",
-	"c3N8wjhT6ymgN0y5F1i/kBRsSt7YIwxvwJMWXt32tvpinNn07OTDz0+Sp6encc+rZyA1fEzczLtwapny",
-	"uUiR/uTeJXgktvFwEOhkhMBZh8tAIF/VAytBMCqTZW52vQqNkEcKumM4gzVtls3PubUCgd3u23/d0t27",
-	"UV9299OjImI9tdsyDQMqiJSqmldWZUcRTkkzZlTHKLRbdkPgBtC7QLG2XbGMTgogMF5vq2HP7qhv/8Us",
-	"ilw4atsGAp6YkF3H11zP2Ec0/YziRf72E1pkdG1xgbCEmNG84IIlZM3WstyZUSCOwwm47edGWU6CY9I1",
-	"Y4N9MElIutJ6g7ABYHqgfmrMDOhuVdA6njR4+HtdrwaK+cuOGllrH1rVKDj7KGzzMyu08pRoSeqC2nFb",
-	"S8EBTGx9XKDYJrWaaKyvjIqMFeafU5IimACmRDGNWVKy/bSbP3fRvi00qJDEBpqYf8XIabjmR/fxKIhD",
-	"Z3fNaBRkb6qSEBAdjnRbh6LpUh00HA75Ht1nnLk0ZGYb6dl3LU+6W+GDb/o5DOMzIuDiQJt2V9uRVaJg",
-	"SjVYoTfB9G4g3UNvE5tKPwzC9CvzKicW7OonkKVQQ/I3wRCFi+a4nMJ4fn0/IPn/z96bL7eRXP2Cr5LB",
-	"mAgBvkWQotS+NhGOuGwtbfnTdknJfeMaPagEKgFks5CFrqwiBdsdMU8z8x7zKPMkE3nOya1QhUUSRatb",
-	"f3yfW2AtmVmZZz+/H5zGzzOLN/Cs/aZhv6bf2QMKDpV7H4+JmBo17wTUZzoC+8OsNwUtAoB3VKUFgsEZ",
-	"y+Bn9OAnrCC27ZDwB6y1McYHlRXTxPdHGQzg71sZg/fzlf73pp/k6Fi3g05+PBHCZ+hUgA3fhpnePCdN",
-	"FPWNFQnwEPDQu3NjhV+0c5NYzm9LkHSyF2zg/7cwEmdZaptRgg7Iis+Hnn8jCtkZRyLEIcoQdtNc2akc",
-	"W6gEWocisvQc8WSCgYCMotkP7KDMhVV0IBCJy4/UXEv0AmOgF9Dm2Yr6QaY8D+8l/oHEEWxbUO2QSeCc",
-	"qSK8yfIPYKbPjGrz/nilhF+rDFjVw+ERVCS8q30li2vRZcxfsFLMoKtiXnIF8tOiDNTV4uTm4Ql0f6cA",
-	"a7xCt+WHAppfba2YrHBJ31zU1YKdDU5t4OTy+RP2x//++M/s//1/vhucUa0h3mzcHQwbTItMpHtzeb9r",
-	"eY95wpClUkHcfQzzQFRDiI5FtGdcZaxWhLhEnQQBU7xd8uhZrWvqB785SDfFmVQCx3fuxxcMJ3V4Yi41",
-	"Bm9MzG6FsY1hbGO/l7CJzCHUE/q02YGluAG4BvN3YseA7xrNsm2SwYBgl7W+eMsibEUl6nb2NqHpzGgo",
-	"ARwuUqsbSOhzrZGi9y9fPPUIrnAdvoy6IBCFQEzq+RxK2CH2QYGw9H8dU2jq+MXTlNC3+oe7SVYyby5R",
-	"tHdapa9Z+U7Cuu+LbN15SgcshQ0Ecd+/2E2VMiVEpm33FyYl3R+H0T3R53c3xr8O2HPsOYBECYgNF6mo",
-	"tYCIvJyromyl3N0K+9goeoQKhV58OPoD9qRYrgBjHQI/UrnQT6MdaE8UyG2lkW9dSdS2Ee2ug/y1cbK6",
-	"AGuDs+qRqjRmtws2LVQlVS2MNxw87IBhtKYzSq7cSDoDs7zOZDGeyVx0jX1alBkcqFdvHyXsx4u/J+zV",
-	"44uEvfnhh4Q9f3nxJGEX5v+9efv+yoipH8XkVRyfnUjFy3VrhJZYaLcXvb+4esP++OjPxw89a+1CqqpJ",
-	"mKzS/pBlokJwR26TljzP1+jiUMquGd3kx//86V9nbfHMJniiX6ufdi94J5KgRVLuzJFBxUwUj/Zfwcek",
-	"G6UPAbnJQXUh3Z/ADMMvvRFsbu+uYH+6r9HDvGpRuuXvd49ud1xOfOgowarcCg8pz2px/PVKiOmC/Ndp",
-	"MVcyBg3vyneYV3V+S0iavCu+r2WedcNaTwt1I0qNRS9IVAXRSGL2X+VcQdArYvp3SEuCmQvQqC3UTJbL",
-	"NvG6B9CYq5SAF3xcKzkMcZcD+CSY71u4wdyZc9W5PDgrnKjPu20M2cX/EJO1LJaDTy+b8BSa46oY4+KH",
-	"5lLL3/cuqMDlats+7+UVrFa3FPhZGwkAFx3WsHeBgQ+8lfWAP5SdnZ6dHj8861vIFKw+cHFE33vDEPOM",
-	"3pA4GlQ2k3kOrcytuNS1/KixXgqVCaiyXRBuucVAnFbHZgXwocdmozJdrXNjUdfyHOBJUkRgQDZe+KWP",
-	"7Ue2BX6kzLW3MpuLKmW91BzmNGHwv7wUHIp4FmJ6PSk+mP82PrLx8s1/I4Fkik80j6lklYsUK3Ua0298",
-	"/PDLhSvTug/AMY9bVDsswLA9NAa9+Yim0J1tgZ5QWm8A4yW2IdBf0tUUuJ1aOIhkQ4q0rHOBxLwVevCU",
-	"k94exfGqejS6OtrL9MFld2xne6y45dH6iLVuOEqNjsHdvUrb22KpJfbLtcF+duq1iMX6U9h1di3VLC94",
-	"9cfHX3Ct9uV6a0pFajcFfQcM1Z4KEvZw28p95d3VHxmxDTnoDmTMtbs2Ik7fnVLvECbIIrePJDG+5EeI",
-	"EQ/d8hFzPVjeY7ft3nLeIcl8xNjKIt9pU8Lqmus6vkBe8Oyq4uWWCnxbId5pJjsQj5mtha7huQHQyl5V",
-	"RXvBs0NFcmbfIDVz7FM2TeXi+ax39pgtirrUgVOANx4K5A7cet0VYjBx5PyHKkOrnPFlg84navnPTvCP",
-	"fwbl1DBleIlUbLKudrfLge4fw6UdbjAv58JVVTcfz3oPTx//6bv//sfT08Q1Qz88PWWvvu/vfjVOu3O/",
-	"RJ+QWrCATBh/OVmV4kaKWwq80Y/2q6a7fU//+iTavOFnDD9AuFbRLmw1PDWfi0uIGuxPzFtrbPk0d31Z",
-	"dt6dTLo0qM9CpJscwUQJ8XR/sJlgTbtbTZsfOXrTAQ2gbS9rTfNQ3Rl+Oygi6WTu5cuibmvIeK9kBdSj",
-	"2dD3Fvoi+WkpMmjEK5Sul7s4Clu/7149pTgFG8IxsyJcullZLOmYVUVqPzvjq1UOBJiyOoDrIjJvW1S5",
-	"sWXRfsX8FzaEosAErGEbios433BpU6A11BExbwmIEoTVYP4cFV0IiQyvXLNP4Sbesyw7LlDvWHSLjxHw",
-	"p4eCgThQ2cnNQ2DP1PUEQJSpKUSZz+JZT6h2F4u5fi4mY5mlVN9p3v5zMel/VKRqz1IUfGP7YtgJYE1t",
-	"MA03T6ingLm7aGbr3t9duv35SaG7OnWDwdPHHbL9+3RbbYCPqQGi3X/o5bsB2B3ftdlRsqKd22G9tDuu",
-	"Rtw1Hnc3uJYHdbJuVpC01ZkE69pYNUewTVJ+Q9R1apkrZMd8UYkWAmm4goHactWdnQrmE7/6YQzkBFg+",
-	"bddp3nSIrBqg+Pooml1YgnGXCr2ql5C+JT3g0JZpig80BEY++rW7tJZ9fXxd6gIxdvZeLkPMBlu+uWan",
-	"H8Hjuh8D/B4bNmCEjxa5Y/KNL79rW3dbT9HWXonSyRba5hFsMJqY5jJZtCVoymLZWhRdelEDt7KeVNO8",
-	"1vJG9BnILogpBKQAkNCqGJiGW3j8d6tIa9NuGvzmT9GMwRXEg2I3Low2YdpVZ9trLRjH/jZzKGBa6gU/",
-	"Rr988cPfEv9UWfPTig9f5tMeJIsC7wi/oG6DEtk094OJWcuf9WpwFQC7aTYTJfWgw1MRUDjLiFtG2wf1",
-	"v7jU25jwHcrBhrhr0eJGMsAOskfmM4q5XQCtsXcvyv8wrx7hlz+XT38IcCyGc/d24kP4172cd1G+6ibB",
-	"s/09rmnJvOCccWxlsn/tpSFHZ8pSACqh39I+w4pBJPRsXjxSliSUcnD2nx7+r4+5zkKJPUr0zYTeiQ+V",
-	"ndSvyc4agZksl29zroiidecd0HWy58UXEA1scFDvuqmVuHrXTS+UrCSvkG6WeEL3ft8mUe2vP9Hu2BbT",
-	"AWcND/8udK49Yx62OG+jhK4l3htmIT66jWVXOuLWx3ywe9XnJ7ItGQioIt0VRBIlAjZoOVcIzt4LEdBi",
-	"5GULaSxnHlng43RylCI5HGErgoPyJV/34rwflrHZt7vF3OGbWg53rm1n7lbgK4jTWwSck5uHjK9W+pir",
-	"7PjnYqKZy30mRPGKGohPQfvj88G8MbcRfaZ7axo3WRLr2NBtOwuXWwpLpSai8td2Q2gHgmBHd4k9wMF5",
-	"DbcgfcPwJAYNJ/FZ2j9E4de/S+ldFm11pOZXDE0DAhhLi3I+5tlSqvQcEY05gCJhLFc3ilHAX4LaR0xa",
-	"Xrx9wa7FGuLBDRh1pIxfClUNWDrh0+tiNpNTkZ6zVc4rs/THubgR5osYYwKw2BDPI+COHdJj4nHohOxZ",
-	"rMrFngNv+qoMOOvNRioUtdJHgPcBj8W5ewFM9lZBkBQfEmLppMFhT883kNqgZQCLXAMucw0t5o5vDbpd",
-	"wQKgZYsaItx3OEqO/HIBEyuOFbqT3CBauwWCY72py2ioZufFO0AC536WnttWHmSTlJ7JHkh0bdZvLaqE",
-	"TbkCxClk6xigTXMjYD3Xwc+BLknPWeqOgCdCGzaeRajXmnpG4J92vcCtoW6aRp+FxLZgd8CCF3cuVWhF",
-	"tfHU8KoueX7sSmtbbcUD2vKhbFZ8qBIGaLqPzk5PT42eKfm0In8gyOc/ckg625HW92Gpj8zVcOXCP+yu",
-	"tbQX7kFZbwHMAoyDRlnc52uvBV6p2Uwoqspe1UTQmTjjBvUANMgZ+6CYtpotRHyFTU+yiYb8j9ERQASO",
-	"jhI2Qo9jdPQTNmr/Y3Q0KTL6E2BpmP88Nf8CcMyjn9K94zQviym144lVW4xmqeddgEVGcXbiFbVvkWcO",
-	"pagxXaLjhApNeMa4KopxXuBPZgOZ/zV2y3jFS7h0d6LdrDzOgK5s3TuAE39of47l4t2MhG9F5VbiNkDl",
-	"nQUVOX8yh/Th2Z/CI8ou/MXQtQWEQ0DCWszYtFguCw/xbTxnJRCwtZixmbiFihKu2HdBzMY/HTJbgGZl",
-	"Pua0UJVj5yN7KjZigDCWegtBrzw+O2O9lFzUW8Gvx75BiVcsNVt04H7a6GY5+1Mkbv7UGu3q7KwpFFqL",
-	"1Frj0dtgzCIDJrbWBpodIq5935Lacu16gboyL4IGv2lhlH9qaeFo4sel0KJyw4mVCMV6zH17157jogQ9",
-	"Tm2b2jq7Rj936AZXbw8om7IUxhQOMCKh/JiK+ja3OUid7Q9+QNBDe4uiaNDvuL7eGZ/BUexcAHhWa4gM",
-	"WuPBPHHLgR0t1DofrktbAfBKqEyoaVtB8NGLTIcQYATUZE5cWSsq+TqQmTLbCgCGHc0zKUpEtN4CCNaO",
-	"zfpxVa3PSyGwkB95R6RCVwfwUgH50S5Ba4eBb1E4nMCVJu4f0fqGbtA8hGZbr5pgP3m+RE0L+DsUzk/3",
-	"RDC2PSJ+Xts2KBaZdgG+Nj4bdHAU2oPm4MYkEhawa/kNVBpa2msIIaA1rSFrTqV/ECc0v47txk9dRBFz",
-	"BOZJRPbt3w/VMMZhMPsqhTy1/2uKNA9Gx8G4CbOtPxyptIQYXPAyKouEytMWDFn/1MN3haNrcqvVXMZe",
-	"SmODrhFzOMHKyOZCR7DFDfCXnX1Y+EKeg79RlHtVlcKTt8Ihh4u58RqE0ijUHsQMmIzrsOai52I4Cml5",
-	"V2WhxcGoiVsdBLsLxhhyiHyExt9a3akbZ+4jNlaL8H1bFpNcLIk4Hi3zmwjm2O8OvzGGQGAO/YVA9YXI",
-	"o0jUDnfvrcsQTlRUXOYQ9epYsQ61hhLE7rnGHknCw/FTW9OSFtO6lNUaWtGoAlAV6r9ERyOj+eN6WdQa",
-	"witIV/nDM2PtriRavOaK42uxTvtERQjCJ4b9DsIUJG1gtYAiEtruLWr7+RFfyWsR9AXzlTSD+zU5mghe",
-	"ivKiroB3GP/13B6hv/34zkhlctCPWhrkfnznI0rOLuwAwEBLjh5mhgrfDqLP8Fo/PKMFjn79FWCaZoWF",
-	"uOZTcBdoSo5aa8klmNJG8P+abDO8bGiKLXgO3N32Gef2tJPoCjATIVSUwdnM6hIwGHzkKBkp0GjBL4SJ",
-	"LPDOis91gvDbDIuYE4tw7jo7eY5aJWlGwSBimoyUjY8kIapD4qrsXbwMboESukawDuJ3VVHyuQC7WA9G",
-	"aqSeGSsYQVNyaVRPrTKqiQdW4hT4v+QHAsCDPywEz6uFOckToVkvPcEfTv6QIo4cK4uiYj3czGl/pCz6",
-	"fsfW7aV2l6R9GNQf/nARXTn4wx/YlVAZSy+QKgxX55x9D1uGId0E7DDimqBwM5hAsCWlZlT7yTf260hJ",
-	"rWtU7627Nt60rJfmt2MgfgNOr65pIXkpHVx+LTQypMXH3gJm4Nm0UBm0CpjLMrN/hrDc4MdbxJjUJskg",
-	"s5X6/gKynB5oBhgexmbwQB8pIXWATcFpTB14Hcz+6EW/RXSzJGfgj6Z/fffubSMalA5G6oKVQhd1OcVg",
-	"pEIsyajOx1GlnT52nNC5vEbIcghOQEQHbJVcTgXl8Oj4G7uklKIyCtboP1nlkVTYPPQXb18cJUdO8R89",
-	"HJwOTiFxsxKKr+TR+dGjwengEWIWLECKn5j/NxctYYpLoKtBew3sfrPTrc0Qh7nxZJgtRAfKHgp4jeMn",
-	"o+OMi7NC6H+VxUcOdx0S8UvNVvUkl1MiFhOZsUhDGWFkbGHhn15kR+dHP4jqsiiw5AE3D0zz7PS0wSMQ",
-	"sO6d/KzRUPJ9yVuTsUXhyyRAhjdhyemMeK9lgHKbEIPbH+/Ge0Kgg4HaPTr/x0+BudX2CovWdf6PI8zh",
-	"Hf1knoAKN1tKdRIJ387P/hKDQeG1QeEWtuJyLAThFeNQhj5ggMcbpkkgjj7leQ70fCkyhyOEffxsLJmG",
-	"DRZFjKB+odeEb+kPoyA8PpCAswAywkXNzdFq2R8XZinMHN9EqxE7jR2xXH/JydttlQvBdS+hrsNc2ECG",
-	"FWK110JITSF3gMsB/C/C9wUzCAK63gqihJ3fxweCALcPE7CWcY17xtbsY5wvX0fr3YN0SD+eVddAo1yi",
-	"G+0G38lPd3iMww0QVT61HOmw9qkxv1+To8enD3cf6veKqED/KTK86dHum54X5URmmYCyhcdnZ7vv8Jrq",
-	"OSLMfqTgcaLmJRAUNw6LlTTx7z8B51VrJ4yHAYwzmTvkxmtP6w+ExQl44h3ATrblsZRLqEvSdQncIYCt",
-	"vZCVYHrFp9DDYEwWZbWaVdJ/RisDwGnSaaFmuZxW6YC9x7y+q0iE19xyW/vnzKp2QXvyL5n9egKWbtoh",
-	"jnB1wv145ODLbBjns2z5zRfZJMWvscNIjdaNs/fwTs7etnNnExwx3/sXPHKnf959xxPaKvd3RvG7Nk/X",
-	"lnO6xTCA/brTKGzWtA82DzHw8wKTcWwTZ2HNBqoRql0YEiB7WeSBDX76CLhwoqeAh8nzXJTwKghTivAs",
-	"P+44aj+IauOcfQH9smuP39/+frz7jtdF9RwAHu9tf/8gqgM296G2XPihXmRvebWAHD2l9xt9HhBCDJwi",
-	"Quck82iW87nFTToIdWeXIrw4TGUR/1ZkK1cFFqywBfFKAI6OmM0EVqylby/ePfnrDj3mDb50yDS9RQIC",
-	"9AYAxCYWUEjUZM48rRoWzk258jU0cx5U0tTKIpe6QhrwgOGqQcCKwavUBpp96RSx5M3q3PJutYuGTXyl",
-	"O9LC3UBOe2nh+5FQVMr3FUmqr0N1Xwp0qf3BQkoP96/Pp9RPMIh6jEWHOwIAoGGjIsVNsZYY20zoikHl",
-	"aFtYYEOgQQ7kIKOA9XbF1vqddsPGQTdzewKz+gEX4Y79/rv0X4N5HOK+Rh/1m63R7u/us/uDkziRQO/5",
-	"GW2PVi/6Isu0b6nbwPZ7oNmE5xw4MYGzj/rTFgVOApsBlvDH28V6h83Rdajgdg8v3nkqB+wHKm4uofdv",
-	"yc3kzxknzHVEhZaaTYuyRJjdyToApyUQkpJRYszmWPFAFyUyT0zWxCMKZsiAPaHVMROZCD/vgvE4OBip",
-	"sY0gsrmNHnWnrnhwhu/JE49GsN0EcHAQsKrfRMemmwJbuvuAtkqMnVrbb1ssBv0c4oVX08WmfHkaGO+H",
-	"RuqeY7kkr9iyAGQ09Ip8IlInDTaFuDKeCPqph0ZlzRaFqHae9R6fPkS8VVVMqJy26W6EDsXQsWdAfxhg",
-	"pSUoJYlQuEEXm4sZODUzqaReDJhbGiRcd/wJXTLFuSH2vSg1UTqenZ5admNcS6ypoj6CwBK0JlD05N7j",
-	"0z8n1uWDW8b+lnFxq8bh5SlkOt0TKWD5fke8sitS6XfIf2IUpVvAf/NTPlW2Pb0Tj8Q1Wu/wRFAstB1y",
-	"i5rAq0UIMIFF23fkknTHKd/5rnMKUUAgIih9gpXYmg1oJiffU8f4XScod1xoW/L+JyTy9rzhBTQr3xx2",
-	"0zPz6eiOu3SgNiAPdnhOBHrwzezp8pjcKe2WEHjg79hPctlGandWW8UGFsCBvNAtjRi+J5cta4ceymTF",
-	"eu0NPBYRRQsLfEJtFX2i/gOjBDu9sH817MdN7XDBrJHa0eRsCi6eZbTkYGq2CDDzoxFSw01RZttjNz24",
-	"DBwrMBTMvfF7e49PH/UhH2NbeUIiqbaV3hWsHm7xzLpujtdMUYR7wH4E6yaIeWPAOwQHoBbR6JU45/DD",
-	"A/kr9mfsla99j/2td+cohpDRX9hDjOFNunO02HQGXwkrRH1nLusVZdxL2/9mk3264L3IMivjtjqbVujG",
-	"5tg+theKl73MqkDAaCEaZlubqBnGkgVu2mx2fxD6hJDr5WWJvRFL8mY2JChwOYUDaosgI7rDGvNxrkbf",
-	"TKs/YG867LvU/ETwsaGYAZPP1ngOHY0alqfh+LG8i6TmRqVbS31Xh2n4uzYHtxSoBS6C1A2PudZiVufA",
-	"Fh5suX5XcdomRIaXlDuab37nBuv92Z8OV2vT0NzHRrxXG/CNwk2LVc8tFiHi/xl1z3pB7TiRoiGqtDOV",
-	"zs76LcYi2j10SiC33mIvgjzdYjRK1RGS2pmi28uu3Fr/87u3N7/ZmN9szPsrLWQE4bOHTbl/BeEGhJMv",
-	"HNxqOqIBFsoPI7SILKdLhOCR3KdXp2E+dpcSuiN5hwp/Z2EOYPh8C0q1lQx2bdpDrWewXXemzxxzE9UG",
-	"6gQVXVFulAfuSewE8WTrMmB2aCICAvnGwcEarR1HZ1JX9lnE517SE7FZLzxVMHxSzRsWBb3NnrwBewIF",
-	"udo+3T9UljAMuxhBgst4cVrkN0K3pbWgrm891iKfpf2PLWps1OZ7CXVwLSMSO1u9QyOApl+vhBwYZaDc",
-	"b7lGQEiHQdY34giWgxYJRASSfsHuER8qz0vuQevoJ42QPGitkT1EXZ6eqL6zwvEO7YhNerMvXNG4l8Ck",
-	"Ssb/fMH5dVgI70kOHGohfFJhQ1Mit/p4UT0DASPT8Z2IabEUOjYYE1sxTHTqApixVw6XzZ1oW14FV0O/",
-	"OdNVsYKUn032B6hXbfB/Dl9KMeNAVQuxhj8byUnVzgnThRdCtv6JEH11VZQol5aQ4cdaL3eBdTt0xdeb",
-	"iiKQwJ/dzooqJdZFXUKjeJdXtino96u1wEnuqLHYVcPwn2C+NSf1TSJ93lqFnVJpLlR1EqJV7FUZDabO",
-	"Azwx0c1xTTTrTdYs9Zi4aYJH3vwqjYfKQgZ0JMUx52qkatd0iKZDLnUFNh8Ax6eMiqJQYEW08ViEZUxU",
-	"slswOo31kg5pZcXnhDzQUiEdrcaXbo2GQrNoTR3ml9QAXtIVt/XoNv8Z8dpoHQ+q0Q5v/ASJcH/h2Glj",
-	"C9njB8dtS1gWWG4s5Fe0rSljT11/Dg/EoWAgbtlIjdS7BvxMQMrqHmEhoFkPsWUpzAoeRI2M99ELH2j2",
-	"tx/fJbbdC0MJ5Ug1gZTpJtL4GPaUmt1ILSfG+6HUOwJkwpMHDPDmU9q8MAwADEw8yt6y1tVI4TTCWaAI",
-	"iiKxnkfQhV2bcDwM61Nl1fZqcklHiqLLiYMQIpvCfpys5LOKKPkyqVc5R3QIAkhCDnz0jt4r+JcHlk6H",
-	"mG4bqQBBLf3XyGKXjI7O2cMAifac/eMn80+AKcJ//kp8+yWFk2BGGXz/i83No3FbScVWC64FS1c5V8be",
-	"Q+Af57XpGhwxgnezhscCaeZzwXWF+KZcXxu/bKQwzD81z5RV8Jp0Uss8g048+gKoDywEs9u/U7MTdFUK",
-	"vmROErcJZjgZoUS5q1hw8AoM/kW+XBs2XnhK4S96SIoJAhuwrQj2E2za9F+/wl7jiIAGpS6Doy9c9c4r",
-	"EU51l50WzfKWu8D+t9DbhgJApjIeLVmLCthigbkIMpZqt3l25ndqQ2/I6YbpYHyCPLceDp0/cOuoJSVf",
-	"U92mhVwMHzBSRliKzIJhVkU9XRg77IKVAihjiSlaVzLP6SBTnfkUaGhyiO+Vumo71DiPjVMd7frH7Qh7",
-	"GxuSyto/ZUN+FdsL12z3/kr2QDDYtnXMN25aIDZ1QDljnzJogfVqg6ba/qXvxvI8RLL95jcPpgV27pzD",
-	"PJ5wtV9k21IEV64eAMwQSw65fRt+X1QLgo12/Sk8z4tbkZ2TJYOlLWByQCxppBpxcAjtT5FJa4y3IDZv",
-	"EvDXVSUHMJ1CWTnZpwgQPhlQes2b8AG9qhipUtxISnmbX4MwPUypLpHXD6aLXf2g+FVxXKxQeKLkjHpj",
-	"flzIHE64+TvKWalHykvXGdnhDcfXrmucgeg9Pv1zv036YuQy/Hpvze1fwLDCN99TkPwQ4WCD5fclJL6S",
-	"JLnPn0U7ckXb6VDT58Rs/BPc7ofHxtvEUbuzLVTmE/GeLBCg9yhrWai+OfL7GVo4Yu1xxB9oPL4jxTV0",
-	"9InyGMA5xY0ZNeul5l0n8K9jvNvBpD6DSwKAUPNv9MUUS+Ff5ynLpRLAZpbKjP4JQzEDTjNecfrx3Dz0",
-	"3/SQfzPzF/bvkfr38fEx/J/5Y4rJgZT9m3GWPllwy64T4JBCFaetzecsRboiIyiMQAQBSkSm81JoPURs",
-	"oqooRdZn+JZScF0oqeZbXwTJPZZe2ovxFfgEy4Szx/30h/DuJlb2Hk/ZhJZPWY93oqHbmVqiyF0vUCxF",
-	"UkO7jnb/MGI5EL7KeVrZp3t1Na6KMemo3XN55257V3xvbgpeiupjIqZGe5Las68DgFp4gdqAp/3b1ZvX",
-	"DOGyhwRTa5TWDIlDCJduIayjv+AZxgpERg/PCgUfwlwUPAyCIuE5G8tsdHTORkcIC1zXMkNUYGTugfHj",
-	"BUYbj47MMR4dwURGR7+mQ8YRMN28B2gC6UDYuBn+E+I44pea55pIV5CThSSAFRSyYlNeltK4U1gSbY4g",
-	"hdHcRdmAPePThT2NIwVndFHkJHsctj7M24LEskIxbmGezR3opNEC0ixAfmEROC5gD5eavtVIucBO+D36",
-	"FIS3ALaiZNO80BQtt5Iezf8ljAVG3EvPoULjmOfyRqR9W7SHoY6Revgd02JawJDAfvG7GOhPSKxdgSxw",
-	"jqiRbxcxWSt4k3AR5RC0ANxqiFSmCUofIGxMPYMrFLBOF4XZbhrpGPBuLyzg20IABsR4DoIqFzwIn7GL",
-	"wMb0kss80g54SBUdZFvqRXGrR4oqMe1FaNnNCmOlDkh+41LYSVLkzYlcP2n4ZgiQjzjOxoNfrQSHwlXE",
-	"dLZPyaWuLKr21OshOAawtA2b14Luu3LWMByILQaF5aiIbUtnX49Uj3fIHjw8OGvdB1K5Bh+GZ8DYZLrw",
-	"p8mRXoxUA285HNMDTIYM2RYmjIiCwSGVw4dAw53IMlJJ3LTIfjAukW+WOh3oX8SMkMLmaF1GXIdh8Bba",
-	"uyOFEpMRkW2Z9vEMloLTMElWBn34NGcMxSJD4gqO6Ux+EHoA2eOpyFPIvdOet8l6N+miZGBkA4bBheM4",
-	"tmEbs8dxKrSDGx5LkLamwm2u1iOFX9pW7YaA5vayQNpjVPgPf2A9i5kSfsaESeXDoIkLMaDEsiFo5/qM",
-	"FPo+Mra/+nRiyyXPUZAinrqzWwfsSV5o55cVSqE7SVEq7aXk0J3ikXKvF8i8uKZDOmAXtImwbgkKG3gl",
-	"jomOnq2a9ZW9x2eU+U8vRVWujy+MpE6HI5W+fPPm7Y9vLv9rfPHDs9fvxm+fXY5fvXj9/t2zNGF/PEWI",
-	"FzDO+1RxDQ78TM5rEKRFJnLWaz7l1Zunz17iLsOtOFLmkKN8gH1KmkNWCdI1GhFszt8NlBJoL5qsraor",
-	"I3LS21Ia/zbtk5hHUWV+rYQCRThSwig8HBkiZGiPnsK1xbZpaWfvEQ0oEAYdm3vT/tC56MitJmD81bER",
-	"hsVshiYvWku4XWlDXgr/mY0sNPpTAkccaUup8b/OUxJa2OTF2fv3L57aED7uRpmhvRtq9Qvj/cPhcrbV",
-	"S66rYzDcA6x91rs1p40rBn+5QtB80j8adTjJ/NIOWfft6SRBSC8+h29l7W/k9USwb4sGCPsqGml4Fs2G",
-	"tfaPjjUxyARzvGglzMYAGYWrNQzMuGgVkfcACmCkZmenj9nrgj1BR932gVQiz3U4/ZHC+UNSEmqH3NSl",
-	"moOkssKiuaghxlJrnshMNMriLIB/t+FEbvr60vEHBpZhYCqUYirkDdQlgVGz8c06yVmiGXThkz88Pe1I",
-	"z99BLGbBK1yoT4rBbDiv8Qg2aQFi93fIRGAYs4ZdHJvDEOA3j5sYETIpbkQbd1hrDCfyxNG2sAnHWatT",
-	"roUIoLaMWAoeCl1z+IFhVZ7w6UIcm/1eFnk3QZMqjqfmynTQhvjuJ/Br0p7yuAgOiDnsDZfqgbbHESYx",
-	"9JyptjhsCVoZuEGy32QE6/HZHm96VxSvuLLcpPrTc33CWOdO2Pog0GYM6GPiYFY270VS0pTn+0TXE1bk",
-	"2R7lWsZEztI+EqI2e5/fubCPsxnCQTTT/E3fCrhNoDwcvJyRMlt3wNIVeG1UU8Ar9hCtcTCxQHkDC/PD",
-	"01PWo2/Izk77Q9ucveIEyyGCMomIjGyf+q9X9gt8zUiZPhx0UBmW89F/61kxh+ASbtu7T5PFxx8zXBDu",
-	"bo1WX9aUtUVb1zjFCrzb5araKAW6XUCzSV2t6sqcnUJNRZjqipx72/pa1NVImVOJxcREHQYdHyIXGl16",
-	"8/IxhsNWcnodBLvPWWockOcv3/w4/v79i5dPn12m7mj2vftalFiBhdRqOglue/vy4vVrc5txJ6DUyjgt",
-	"jjMxvPTq/atXF5cv/re52loGOBikm7XRAOPdu4gvTCUlWnGqMqN4XUTeG7P2EicTmA+5q4G1wp0Webqo",
-	"1bWPBBlfBxT0mt0aTYx+jfEcn/A8pwBRWSuWF2puaaV9RO6BpjEYCWs+We/h2amLr9XKfI6RCtxAV/fW",
-	"t8b4d6ePWbUoi3qOlVYpfYmUZhKUodNLoDd4xmWO9oLx3qi+b6Ss1f3d6RlL6xWK8nGt+A2XQMOY2pl9",
-	"tC/cD53HKRWttPi6rc5km+OI7rLb8PFTIFxiHUnW5Udu6IfLWj2FgwoBgDtKlQZvuKccaTSC7SnS+Bzc",
-	"Q7XuvRh+Zq9DcwZsGJTde9h4EDf1C9gl69/RZROq8eJ1JosAHLgXcitzplfAgwhGlqtcqAqI6VgaQ/MA",
-	"y2iMMSyoFaWOPIZ14nh6X719lLAfL/6esFePLxL25ocfEvb85cWThF2Y//fm7fsr0Bk/iskrqh2DuxFc",
-	"tEIwY8cfP5O5AFFFAQFb+bnipdk25s+UcPlQCaWtQqIbMNDPNVtI8BgBtwFCMvROFw54+B2EZOB5OS/b",
-	"hWogBupVXvCMgZRivbPv2KvvSbCybXLVvOkRSSpdsKwANeU/TWWpf61IMX+aK6nNkCV0VGHcLBPTAhur",
-	"qsR8LAg6dGmDSNYv+Qe5rJdh0O/d5cXrqyeXL96+e/Hm9fjVxf8aXz178ub10yuIITY1R/sEh4yPlF6a",
-	"jW2OQSk0pDbNWLFpCpRFVbBFUZfaJVImQAcMPOzEbW2uy3DL2a4LzGHCisOOoe8EG4Yut8zYdv/g5y1U",
-	"vk4sesaCOlShu5j1Vjlfgz4GaF1RCjXFHlLqITGvAHPj/eVLDKgVK6EgemvdAHNJYrQeJqy4S7Dz+GA8",
-	"0IBYwqu6FGEL8USMVDQDSPuYO3DQnKU5V/MaXBlYLT69Ng4J3e82R0C5CQfze7xOn5vBvFkJdfHiGLi/",
-	"KiikT09geWN5olPj66wKqcKSbszwyeijwyEslBipzj30/vJlOgRbsskK2m0CtNsbIwUGh4U3ubX1UhvK",
-	"NzgpvVUxvRaVXi2k+mAD1Zq9v2LP1DyXmqLLCZvNlisxd4cJUhPluvn5+jYQ6V6h3YOQ3g/s51VhXM3g",
-	"i6VCpQP2ogI008zmFICkQplp8cw9BvLnL+WklH8vPrBpLleaPRUTyRXTC/MPmEQ4LdiRABitK3Y6ePyd",
-	"sXNbhz8cKb0oygoSstycY11PF2bDjY7mhbnolpcZq4Ri6GuMjsyl4ABYVC5qdlDElGtebb9bHOwKbb2H",
-	"LFVFNZZGzyyFghbvLTbl3ibgln0XpT8ehemPIeuwG9vsNK9BL8xB2WqoLeu8kkYdnZjlPs54xfe3lN6F",
-	"J/CerLXGGLbba15kfIKt9vDRZxt8VErSaWSC/WJ1xj7qHbaea1jy+tmoWb2hZ1u0q3GZrXbClXr43b1M",
-	"2tlWqEohNLOPiVaUaKF9fca1P7y0BmTLbjOvV/L4Wqx3Na96pvWd1D0RfmK2AdZIkvpaWPB9WTbIgTxu",
-	"BXnRx7ZLzowg7iA3D7S9qQQXYi4asEti/nL984DMb+Q6mXIpvkaMqWseC5BKQE8hngHXRIsRIpEl+K4U",
-	"0DLGyFmdtrMFXazkf5ll/dJdsBe5LhCavAxWoJNON16DKMXidiIApSRflmQXl++QoKvdoV9l26sdfHhQ",
-	"7cHcix3X0vA345mzOs8R3CUBwXxuK6Qwh7DgekGpBI8TVIqqlOLG6AJeGZsSi230orht2//9Afve2Rqg",
-	"FMxAWnpn465ZLSqsPuPTSgd9jTbdAjA3UnX3rFoYPRISYxISKYLwVJ4NXunKGJxxG2qzAbfHLUKGUXgh",
-	"3KBUlZjj6U5tAy4slSUdpCIGC9WYgJsVVm+6jl4OSzMrSoSAbIzcLkvC/CqpOs+NAwDLvk2ygqdJDcK9",
-	"x6ePAv/UuG0IzRgiOoJgxKFokc8SO42//fgOarjdntqUb7jv8IjeUSQPH97SR/rlej3jIezGGLwW61B3",
-	"xafvt4+m6rmEad+0y7Km3bGzZRMVeSjkzllK+gqIO6GarnJViuaEQaQ7gstx/EI2JwGnXGp2LSgLBKw/",
-	"0FIEIpBnHpgMwQXNGxtmxnD3maT7dhg9YXwOxXjAhwYr0MC0CZT7DjibxwN2AZcFo8Ejv3mwca2Dg71P",
-	"Q6lbcBjRbz7niWu0c5/v0UVqdbbNLiL5lxEWbudRRc3+W24PAxvVwba9Zs3mzSPR1pvatV0+tzG4SwY7",
-	"dfV7aEXdufsO8zpwhR0wmhPSdbU44apQ5rl71dKYi9fLotawtdBaooJFLZSrlk75Sl6Ltav0JCvRvE+o",
-	"inaJs9F6qcXJNsZmIHP0gpdUe5rn7kXQxhVyRiUQtjjO5Q3ZuprPICAvlhNEg56Uxa1nCygm0Ea6Wmkw",
-	"l4nJUxUMTh1AUfKKW5Y67BrL10woPgGfVM7VsVQJHmbHXmeuy6W6ZqXIxHKFR/GdN1M1W9WTXE6psEdk",
-	"8MqpuVpVkud6wF74tM13p6dhJtqs+/harMeqqMY+KEPAkmbo0YeJo9pFGA1qP+OqUHd9yPEVO2M74Tzg",
-	"rH/3GQexX3ipuZTQM9yxnKy3/QMh2PTHCAQxrUtZrY/O//FTFANqjjCUEHW1CG0wc6hKYQ7mMSKRdmdW",
-	"n1mQe7B1CyWOK7kUuKGBJdXB4VNbgoM/FbzMJSCRqWtX1wZt5tV6JRzA8u2igBwS1mZTGL+BiLoWlQdS",
-	"tdipfTYXDvppA4Cfq5At3l5qfbVjC98K8+hhc5RFaEz7kKszTzDnXuoKCGRBLS5EvrKTNiPPC4L319pS",
-	"XgZqGtLOWxET+5uqHG5qwu3396HadWhWBAEM3AOA7OY4CgDAPlqZwEs3r1hyxeciTD3ZLpSkAYPfBY3d",
-	"D3zwyMYwI4NxSc1+qUXtAfnN9OelUa+I90MU/ClbCq5sqwl1DnDNFlxlucgwV+ryx/BoAjaRNwK6TqCR",
-	"kGdZCUlcroxBg01isGvg69uMEsSvV6Jkf3Tp3yHTRaEgOkBAui7r2JZYaTOszSF74TbnHXnNwWvuCyQg",
-	"HsJurxmW3nwt2glm02tsxvptQiTdZ7k1yug2QdmtJAIDZE/qf7p6o4A6hhMn1LceFErLrO+rLNFl0WJa",
-	"ikqjt7I0lpqRNNjGGT3JcXFWC7FEJm87Aotma1OvAaq3/iWHhOWEa0GtiRQMz6Am7kZi+6H+JR/b69oz",
-	"plD5HCzS/eBeNtfdmJM0i67gv/17FPXfdrbf0g0XK/lM1cu7RsF0UzoIAjOwl79KAMxoJ9kzGf66DQQT",
-	"sJ158BDW43SSGJoTrKgrLTNhnau+x8RpD7JD9zw+QSrsOUpHKjApECLIvXGM3881/dtdhu1BntE2mNKJ",
-	"vUan0IawlBoe7SsqHp+dxSPRTKhpuQYjEbB+dMV6F8+ujn948sqhZ8bJO3ATjTllT+8Q8Bg1lqQFUX5g",
-	"XjOO32TdkGnA/Zb4GqHAXqJbcJLol1J3fVVgkclCsEWhKz1SxYylBMQ0zooll0qnA3aJOpoyH4H5mBh3",
-	"eTWGLn5iDfAZiQF7DUVdRoDVSv5SI0YkGlQjtcEAjvgIWY2nEpIDLBZytMYPNDTBU+PUGDutINq64qUm",
-	"R7oUUIw0Uq5q0QssmG3CVkVZJSybGKGTEBGPT5VonS+LTCS2s3hs67ape9/KjrG5fWg2hA1duRexnnkc",
-	"FqTRpobnQjxe63wqzAC0zsuiqNw//BAIejJh/9//9X/3E8Zh3EbPYPEAZxpqj5DzFayTG1HyHD9mSJ9l",
-	"FBpG/tvUBEFHur10d5RM9IJ7TZ4ECnEnjpwXVgE+JuuFYVHckl+YmOnr4lmahjurXW+0mHRe9O4w7jCo",
-	"7IR5pGPIobJfblaU2O8mVGXuESVrWA5IUxPUNP/t6s3rkcLNE3xwUjexAwtIH1iLBwe0mFRcqsDK44q9",
-	"uairBWJ+g9oA+1B6phdEQ9hkDUVrMwhDiiwU8lC4KKvdVuBbt6pfxECyr9tlKL0L9PEnmEef08rx4zlo",
-	"2+4L9BrtUzAL/OaKkFwvwgsx6QH5QzAaWKBxIW7i+qupHjvE+6CAn1RGYxuDBsfIKoAAQ0jXbco+hAq/",
-	"XRT2WKHn4we5BRY21jF7gcLGMvgzQMJ+45Roos7uls975AyDD7XNvU7YpvZsB5bdsldO79ca+L1gyu6z",
-	"Lw5smHV3b0eVvRTYEBIOIkGok6nQwdZJMNMGPSG1ov+mKuFpwF6HJrGsQFnaEGtVDEbqjeUPIco6+Ave",
-	"OiQtT36Vhm4nNwhoMYWmXJLakKGLvU+rQh7okWrxRNEEcKZLBPL6MZIYPatgo7L3sCbQxcSvhXb4uRXV",
-	"3PGqEstVBaEZY5RoAPQC5eJIvpGkvLAV1jU2e4TvgYYSd7C1pZeqtkDUfjlv436RafeXLw6YNgiR3Lun",
-	"8RsneDvQNZGVPpnwnKup2KvmgO7BPD1wGW5TjOEd00LpeokH0bVG1w6R5BZhpCFAs59nsJnYe6AZzaWF",
-	"XHvFtW7h7a4KfF5bVs0/bwiRuzgDaIMjjTtkFmXgugwBWX1Py36oxvleAjXOm+C1xLx/1xFiN+ZdB99+",
-	"hd+6VfHO7W87ZUzQRnsiOIcT/HTBGbSRwD3SPQ5milpGt5qkkF0txRQ8LieI0SFq9aef0tPvKafSNjmp",
-	"sWqhI6Vilw6APqK8ilD1EsSevjG//5If/bQJw7XXOCSx/mMdRNdI8K97p3bsUj+XuUBo6jvO7oQvPCS/",
-	"Ey/GV5niiacQHMXM7fc9ej7ix7AeZxX0pJo14hXvb++dGKmROkbD2+3XlKVTfUOI1hZ+5txDP7kXuhIc",
-	"+B3AMjFWPpNAW2PMWmhZh2pk9uTq7yPFYJiDKFNkdB2UvcDIIcRPsT7qRAEvoff47Kw/aB2u/iVPzxln",
-	"N1LckpQTH6RGGglYDakAZGAudSVKkbGr//mS2adsDqbHzUAb6ZBNlzsWayGkhAd57HxrH/NNLJ41Mryi",
-	"vQwzjvo3EAjZJcFZaw4cTQb3lRKmC/OaME9llnbBb6g7Rs4XQFpNrkZkEoN1ZLZaUSJKfsMv4kFSXk2F",
-	"eRFGY13u6zyOvTXSZeYD1wFQLjVbw2WPTx/Tx3S4t2HUi4E75zajeSfUxKfW3xrS7mvw5kKrCzalT4u8",
-	"XhKma2ncMbyQZy4ibV7jXkEL8UA7lF+3dvG6nWPxUGMxpbZOc+Z8SnqkeU0AIW6emsBACHB3yXpwQMyO",
-	"BAGfUs6SUk2hDu6HbQ8OlooxDw+KCcBw06uiGtcaMAiQPmFLMpHtziV2pr2stL8r3J9Amdxr2iscyE4G",
-	"30h+fzXUcF9ZWixa5Q5d2zR8T/6VTcZ7Jxga3xHJ9XNwBgErHZPLDpk/FzphcrkqgMUBpY/KHFs4ia4B",
-	"e26kLBYgpf4d5hw6zQaHkso57Ng3CecUvY3Q4IBeJKKZ684kRMd2nzzC5p7+KlIJ95sZ2GeL7pEaiNd+",
-	"mys2ZKsCdqjRYIhbDUku2Cat0YHujXB6/7Lzd5Io2G+bHOYn2zV/OomANZuC8IQMpv3CcXAtYU3RNrRj",
-	"DEwo844EpBi6LWUmynOw0tALcdPCzAL0CUHpVMi2YAUsWuGxrAxH4waCL4OOdpZLsIQ9Kk+QBRmpq6vL",
-	"58fzmpeZyKBKyq2/DRdDExC0JCgM2K3dePodwLlUbJUG+WNkhiJ7sCUJQJZ4YJmDXO2yKLETwVmTDn1t",
-	"pLbYfm5KAZR8R42D3TFPaEfcpUCgXUiv2s1HCZd9Y5nrROkNzsL9ipOsuFXGzNkpTzhbleJYy7kSmes1",
-	"suCIW4SLPYcYy3hy9Xe8wZwbsK/gSAOcHjzUdds1GhCpO9GSsQPbihE0jwJowFbRwN1IEMVxU0KgF92Q",
-	"Bv22QhJVjM1D2ovPA938lBb1fZl/iVNpX7dbVeN18Pm+Hc4u3R4sElZq3+sBNW7JzsNZBGHZXUoezytg",
-	"O7epeO5bg0FDP9AjtSqlWaNjaGSHO3tFyVaLtZZTIGgyPwUMN/02G2Cr4h4pq6XN8bSeWFoVFc9Tdrqp",
-	"rTHCYsNEQYysLTQESN1hbMiXjW9R9gcr+ATDVZ5JZoueTz5C0V+arfAVg/hbeWXmsW+SweyFb6JqE/mC",
-	"Z9TTefsfYESgJj+c5rbx/K5Ey3sbQ/bmQ+/9u+fHf0pYvbIEGq++Z39hD08f/+m7/25Mgsm6ErqP/dCx",
-	"iCP7A2hOgChBVgP2GgFbRkpqHxFai+rcWD2Q05BEkZXiZE/o9xQJR/DHsbSdJjbO07jJEmWmg5G6wPc7",
-	"FGfxYQXFTwhWdfYYMYpZL6U/jHmV9qmjuYoAq6cLMb0WGQO+HHCowLXiyIg2UhgIA6JIjfCLuVRRQ/Hj",
-	"s7P+ELpJpJqzBV+tAHWvcrP3c3IdzYGOoSTUREwL42mmLuWUslpVMg+gkxHvAFcBWpZpdsg4COoAdZjR",
-	"OuJGFrWP3QF9HYp9mOBScAVA1EY9EKBmXAP88NFww7LbNOxGCiBizS5BAH/mUbG9xgLn0H5XTYXJ6aos",
-	"pkKbZUvbqbx46eQ37uO7w3GN3/O8KJdfOuiOb4ZJ7zJGXVgST8FvLNL+pcFl22BlUSoO7rPqDE68F9sH",
-	"Bv1PGlLzzhTMiyXCZvOGSOa6aU0rcRv4jRtYCSHNCjAJngVpTG+6KisxQ/FBoWDfltlcDitMZZRpha7t",
-	"kUrtqMYEvbjgms3L4hb6uwslEpaSXQw+rFFVwU9RAtxZ3mNjXnhuGpyGWQIsazA2PnK+0jAcw7Y2cvp2",
-	"sXZQcBuyPGFyxrhaJyTUaSAuw14Wt9TaCllyrtmSq7WtWeZhKHLIJjlX16DUMGGqr+VqRfQQUW4fI6E+",
-	"+uhMKGg6t3pfqqoYElxPnQMBbbGUFfyJGCJKADCyrZbBt8VO+ry4hfJmLRIkCCxrIACeLnjJp9CSidWB",
-	"cFBzUVUW8SiTc0xXQdE1FHCkY/OlqnEKzDyzsgiYG2+LOicicosaCU8gcCacZS5vbLGSaNYjmg1iNxpi",
-	"5VNoaqQ4ceDiKj/QlrOA03obQwLxNVO8Z4yM5grpzNMEKi9WWKhtLtb1bCY/mOvHZ2ZK40cpdHoi8zVS",
-	"cEM7GvSHAfHHBU0BlrVCDlJcOc8y3lKEgRSMgaKP6DiLcqTQ7MhCyy0szAS0GisFCOjPmS1UdkG0qmgR",
-	"bJoDSdAzTQOga2Ee+OUqfi3aPovPMiKQFTDBQVG0/Kdgv9RFxaFExoLmWCwfADpK2EP2w/ch625oEYVY",
-	"VfCgsfgwFSJzEFUuqMdz89VgoDCZgGkDCuDxJNGkXCUSSYTECYOgQALe1/elGZQ/ddy7rWULtOwHWFEf",
-	"r2yfy1zgC+xrDypfOLuXFBx9AWNMObgmqKeplW7RUd8srU+2tIKTcfgRptPbegL792iuoRXkjaBPtNrI",
-	"dbwzo+0tL7WIggJNxG1UXMgNjuSg36GH6QKM5i9LUXEMjrp+HuIPNHoCz1bIJjhgAOFjy+SQzeCcqji9",
-	"NjnfsCZt1bIv3nRQDfYKK/j6w7DbCp9CJv5IMYJ9QGCu0FADyw2sO6MmAsNNVk575eshjBQSGefh8mkb",
-	"mMVhWnivXhhjGaIGMWoCXY3+0IE9LvkakSUtC4AZ6kTMpVKkojjeZCmLyDa0HwCJWj0RIvR8gIdoGfqv",
-	"qDJnUiD+g2WCibBJfkTCb4HELSXgZDTNNyJo4stCzVmaGGU1TBNzUrEkNP13ag7ocslxrrXKxFRmIusH",
-	"NDsIlpba4Q/8K4fYTgJ6Hg2aqmiNAaULrse4TVOrrBGovawFmaCA+R8YYmisWpPrIVjx+N9nqQ1eFGrA",
-	"Lq1dq1e5tFGgy+dP2OOHfzoFISTVfBgRR3ngeQcs4iE1HEIAEB2pGipOSbsQY1ub+n6LYuBLx0DotfsH",
-	"QT5jL8zV3+ntuwEA4LIvGd/+Fpjwe/KAyEQx7U7CASs82sJXt3xupvn+BSYwZkWJwkqqSpQzaKPtpfDI",
-	"YiUUX8mBWXOS3Cc3D+OfgfNLlMKDHRK+R1VK41PVzumbCF4CeC9gVrdA2VLnLZ8LcvpwBgwJJdA2N343",
-	"NsCwXjATIrJN6zLXA0oFvuZL8Rdy9/hSkMcHnjPCBxPAI0gw5yrZRcCgdaGFIgo+49fFkJClwOIAgPmB",
-	"7BvpRMJyRUMXG+1w5B6FCJYM1PtcFdgf3VpKR3N8L3cn6Y03erKolnl8PPYi7w+W8q/vXr2Ej/C5oWZf",
-	"mKUlDNGLty+cjdFsMdNrXYnl0U/J0YdjrtbH2KqEIjHc7Cdca1Hpk3+Zw/HrPlsfO6LCcBm64ivIsYB5",
-	"E24q83kujU9HGxHqctfGClkIUSVMTguVsLyYFxpjGWvQZQATnXmYUtoNE6m42bwFAV+ZV94W5bXHXjDr",
-	"o4QFhh16mGkEcZ0uBBb5U8Kfr9tPUUfVh74wy7WZm41X67nlCY07VVKNy3Jcy+NJrbJcDH7WqesmW/Fq",
-	"4ZvJSFjF2ixsLVvyDy+FmleLo/OHp6cAOGCmfnR+9H/+4+L4f/Pjf54e/3kwPv7pv/0fR5ttbwemf/kN",
-	"xwluPxbJkVzyuThZqXl8Ieawjs6P8AO2DMjeqm/m/+3DruOX4Dmdav0RxzSoX/1PLkXtEABPNw4d47Qn",
-	"m2ffHXSx5DI/hi6WPRpMCcEYm162Aor2SBBhPBPqHbJ+TFfW3mX6zLzhHYznXtpMN6coNUJXdbR2AiO7",
-	"jMm63J6ua/jLJx6xw0wyu4CH9HGGs/4quzjDCQT7PdzeezF3Bc8xjjG1XUmF9MD0V2untIWde2l1jEbR",
-	"wz+yhfhA0Xy0jv5Hij6xY3q0D0bcyci6KcVUQNAeEbQx2O/vuHr17i1UMQvV5MW1CZSRovHSowCbM7TM",
-	"Qgr6XgprRamjhKU519UYf7P3A7M++Xkez3uk+Jxb4i2HJv8KLzt+8TR6TaGm2HNJ+DIpHR9LHJRgIgO/",
-	"xQcxrRHkawYG4kiZq7EdMjdfrEKdDKxpN6LEpJLIqU6bLsFC0QKqHZTtxncNuQh9X3Kl+dRBrI6Uezd8",
-	"pFXt8Opo+ucsnZXFErIyhfn/up78LKawckYBmf81tqL5X7t8Yw4/0xMg+zZStOxmw1E+Dv4TclUYH0l5",
-	"VfHpAvyRlHJJKRhlaEeQ1IAu3ASSAwmrS/lrSo7BSKW6Kkoz6JOTlL2/fMF6pdBFfiN8cUoAxYzXntAl",
-	"aX8QDokags2icTglrlTDfJoHftHxazSaZ4cuimAMMvft++eUCdDXUNABBXsIJx+ueQK/mQ1XKPv54NsM",
-	"2FNh+x5loc6bW4u6mt0cjBUJLtlc3ghFDE0Wfj+QAMZEI+jRFZcldjPrhEJIDsm2VoheRIWIZ6enjuUO",
-	"IZA5Bg8tVwPrnZ0+pOwcbGizpiOFHH1b8VJYD7pxfS9yZ4un0wJ3lCRxz78njKHg/d0a7qLro/qTP8Nu",
-	"qwz/hPuacn3wtUU2bHxuUI+fs2Bmr6m8i62vr6dB9Z7Z74I16zQLWmzhk3+RQN6v6zR6Dza1Wx2rq2Jl",
-	"c3JGCqABQbwWPaT0tPQbpfiZgtLAOXQjypEqheuXtzEU8xKKhDi9SiISo722y7OzkzSWDvu0kjb33rdG",
-	"0l2NpPvtvUN9HPflomrc1p17QqAz+3QJUuKeQDvCb22NOgr2O19BB1YlggCjQs5tfSkvoUCmNVziZnFl",
-	"cXHuXlE4HJ1dsvWBB/P5HXSybvv6d7xrje49dob2XvEHd7H1vRC/sQFnooVohBoYnsosfIInFAc3KmM9",
-	"IDmCtfgLybeUranazDaOGo+5b8mOHWF3rcZ4QP5iDJ8UjXRZiSWbmnNA8J2pv66Dp/x5Xtw+8ytyPxGQ",
-	"xiJT/IP1eJ5bu173P2c4ZOc4ypryxwS2Zb2LYBOQLS8Du39INRoyrPc+3TpwenA0+qVUclkvj84fupED",
-	"ALUo9xn6neCDuS3ihNrOcVi0VGN6lI4NW2pwVbiqukZG943hjvavmvEK+ec+5tPacU3ErIBiw/2HhLd8",
-	"1Jh2nI8XeK4va/UaTuvd9kRFh/6gqJ1bRlJVp7v1wPc8cy7b1xfmg5MuQgHpFJT/cRslT0dsSTTjFlCp",
-	"Yt42jBUPWdy2sIOudlKHfsCQw7UQq0h2yYoJI6R8iaWZjtQOfRHcgQF7WvIZQiv78BYqOsiMFtWCTeyY",
-	"BBWc+xFKf6iCKnMkdEtdxY1Qc2m2kpxeA0Z0veqg/atcNTu0w6iiYrdcWgKjNbk8wAa04CvYlylEZVKW",
-	"iZVQmbYUnLic6E1jJMcGOzDa7hN10wLKRUU2F9AzCusEK+7GAN45NmNSVLOBZ6aFaFTz4mOwiYc+dyZm",
-	"UkmsF+bUU46RFihcjeqHvS1Mf+vBNn0qKmMOQ0ARy10HGf6UDptAn26KCGNr5mjBb/2LztD9I/pw/zUR",
-	"85ZmaUPPt7i3oncQejWxVVOIyfwAJeKyMktB5Lbwtw7GyGBIjxI2EVNe68gE0xVfh4hkFAGMkA3bu6Ei",
-	"iXdXZbzhO+4Vhiwayc4gjzvHIf2O2RF4gj/FKTn7snU/cTk+dwTKEJsXs4r16LxMi0xAAiCVChoEplKo",
-	"akzX2oLYb2hqlj4SzjFvKMMuXdjhbe3kbLkqZtVxFkS43MaEklUj+lG3nGNTQqP/0zlQWGMLSeDVSvBS",
-	"4/3G5wIY7+DBFrgUGyms4pQYRFsJaMa6FXl+TjXUQFFKVe4KUUb1dSihcDQsdeBqaWI24awuXSCN8k2J",
-	"b0BhXGs5V7axxCLHiVtSU3aUyDNt21jdxP27EO6kca9YapHfCA3WgSXXxLUzIzAK3oMQTAQOD2ug3Mv6",
-	"5M9iSbILWGdNH9dJ8LPTxwySdAP2Ll6ihF4udMLM9qHa1mDI2Fm+8WgQ/q4Nd1JXm0Onhg4Ap6R0hyNv",
-	"sNOKjKuEtJtnYEDDCKu3wQcFQr+37ylXBUYR7GTquXb3G1WNFBIhPR88kwiAHGFzxNXcETDdVFh7BU1D",
-	"m+xbxHQn9N5+Am0P8D13PQCObOxdL2Iop0PcZ9ZWtrJrEEVs4MzXec5qlQutu6M/rSHP5g46LLBzjw6p",
-	"1fI/ymoRvH+H9fKbj51eIr7zvlv2sM8dfYAX2VteLbrjpiD/ToyKPLzPpv1FWxhtVw1bwIH4WH0kqwYG",
-	"d0HQpoyzn4uJdVxObh76WuA70+ex6+5UtG1YxtIHtEEthjlaGqS7SSAAXyEZsFqY5auEs0nwmqFrdaxE",
-	"Tl2R1W3BriU4wDNolqxLwfiKl1V/wF5U1PVMwWfUu6hOB8ys9IrUe8M+MuNoaUfFORkzYSKEcqOzfFDW",
-	"ncRaB7QKZGUMKvDHh606Pupd/Rzqe18VbUa/r4I2S7VDPZ/etytnw624a74hSn8OH6hYfRYX6MQIjWNr",
-	"BO8HqUrYYj5tBukeWw0VHVmoVaNUFIYO+wmCpWFjvys7sfTXGJ6K7mDTXPCSTpv1FUqBPnRRV2TUKwcW",
-	"b1aR4wsqYd5i/tcF8xCqDSCntTjWQmkJNTK99PvUhuFTnm4kuRZSV0W5thkuhGjAAYbVUFT6lLAiz1wC",
-	"jvVs3LSYgYVmOwulcv8J4+oTJZSZMUZNhXZ95cb66jMaTxNow7hjK4CRwXgoxjfda5VbOllpkc/Obf2a",
-	"wu5NC+4TxR7ZQuQZAN2B6IWmxiCoqWv67BrQ/glyAlXPXFRRaj2lvxJYFBZip30fC6YBY5OhZroYAnZC",
-	"WZPcz42ykPDB0ZfDRULsqgv7cpwT6aqG+vS4GrnwHBV+jEJvbF8iD9SCiidbYrAJw8I16FlsjSMWJbah",
-	"c7Yq5Y1RCBTP3RqzdSVaj08fU3w5HOUul7Q9v+oLAYTe1aoBmapg2yLdkFnSXnxyOnOhruTwqKM74+y7",
-	"75KjpVSuW2OPBBr0tkLHB51B2mDdR5E1YJrphhVZTF2jb5z7aA5OdkNnqhv1pChywdVnqHCXlVjqfbSx",
-	"/6IXb18YtUJD4WXJ112aOVqy336dB0IOk3Fs977VlKD/7sBb6XIiLulEZVKvcr6OTrWPOKnQrKT8Amb4",
-	"QU3AbyCQfOU2FigUpbV1+wP2zJVhAJxdRvBO/tsPOxQ66QaJdRuRNk5svTA8F10IvDHF8EAgls1eg+Zv",
-	"1MuzUggAtaHORzAAIkORlAD0nYO2SckVwhZvsvbNPzzEilUsw1CNoJJz4strH1v9ikstK1AcGssJsb9O",
-	"L4pbRUxEFpGoYJ6ktTFkIPLRm7qmYZPg/QhSCOqLYFN9Bi7U57kr+bEZEDuTpsEwYFdGDPIcvoeOq3th",
-	"UMgmRHWSuJVkabcR2USuas36iHaJAihZ6+j5ussNawa6VAHuFWsmqnTAXkFBux0WfR4A0iGukNuivBal",
-	"Pt/lGSUh7RMAbwUElm2uEqxnSDZlM4LuM53fr1K/2O5zNvOg9iNuqvaLLGto9rvIKEZvucNc4pfUfQRE",
-	"JUp30pLNI/bNX/0M4UKwzvZXwpHPeiPF7T71kXDd7tLIwP80FyWIujJZ+66dsHiyT3935Q+0EMjzh+6d",
-	"DbaREJqsQfIPmlUxUqMP5SCqqmIuQLagHt1duddeMvl3WJ97qZYMlvwOGkX3eed+xZCft+zxrrMP5oMe",
-	"UgkHK/K7KoK7oS1vJUggJ7bUv/EbgMtCyEbL02lO2kbd23kYK1LsdiGnC2fo6cBQxOp/aSMh8JcFyPMB",
-	"M58xsAGpm9Y4njgHfOkwpC2kHqww8vyjDZEgCLevikGhYX4FgtCB1GNa3ZQ8ZFlFFh0FcALxRZ2l0XhY",
-	"j6u1hyu113tmyFnOjXcRWLgyGOB+1u4wACK173U2GOKdloLQS4L2CrsEsPa4wJrFnYMtZVjnUK4Rlo5B",
-	"GfA+RWO41om1/cEbsAl0jbsQPSJYW2vCtr6Dnr10FX1F6abeaoNuKe1LXOmf1PuVsyXbSdexQszKnjus",
-	"STOPv/dytL/vgUwFW+0z9Rn+xmktnUTuEsib1tzO+itPaQkfYiXKJVdA1h5U/2yYY7ngNw2p4lmQwiu3",
-	"Vbq4E7BPkYvbJp+hwOUrLFfZ9tX3qFSBT8EuPGf2Xm50qwSjIpP2j3d6L+Ljd1UFsn0nbE01vMgi692e",
-	"zxbsJ5ltRX7aA3hmxavpogUDhQoFoNcTTbDshIJWlpIDRdHQQWkSEntQyYhIl4C34MyylKA+wCdJLKy5",
-	"TY6BeQMv4EbWAdypOxBYIYH4F9gt4EoJSLoN2KWw4NIFWbZO/XsLj6JOViRCDUVoYl4RhnbaNCFZKZbF",
-	"TWD3OcB3+7AHFsedfJDmsXwPNRBfyLDAl90TJsNBhoUviUDL8pt1sWFdkMV9mHWxT5hos9cJM4ltqgds",
-	"7WWB6Q8wP1y3ErXWBlFmLdxJIVIqc143OmDYjdRyInNZrSGm7f6KYW005lOsBEgpvJzSM2Xl3L+iBLtD",
-	"qhuJsaSEgIV8/Lw7YJ6Ec24BcrLVD36of6FxEQCurhjPdUE8A4EDglmBDf9DD9izDyuuYMlJcvY8Ko1O",
-	"E5b6/qMx9hilfXQn6zw3PiakRYaYt+dMSzXPbdy9YHPs5l52h8nuKUSGixL1XYWC+PO3x5q5dnfGPuFa",
-	"HEvlC18gIwe+JGRJium0dqjGNksJesWqQ/+4UG1vgB91zkbwcrr4nDUB4TI78G6/c7sG4q84aGn/7m+7",
-	"+0jgIVFAWIHB1xrSa0bz9kKsoxZS1Y0ZhQJaiVuKDIvKh4wfWg48LHsv+awCa41XgIsA3aBFtgYuH3xO",
-	"0DCJfTkltuVooaok6G6VQTQHgNC9aAvwfnFIBPer+Q1EugAtGuI6EwFI77XMq2HQh8rzW6ALImSFFqnJ",
-	"ehHRtw+fxcOHG/s2B4wY9qjDVmUxycVSW6SepIEhppEnxa0S5HXmJV8tYFkAoa9X+fggRj6tzhHZXLCJ",
-	"qG6FUBjrssXOGuqZp+tpLvq0nHLmYY01Rgbt6IgJkIfTmoh1QckYgKIHbWQO0lN/Ta8qCuRSooKLEsvd",
-	"Eva3qzevmRIa9WnBMiFWULAIzqpRdYhkBtfhMYW1TvN8mdqEeVrU1aquxvj3tG8BqlNzOFKX94YtYJ9h",
-	"RBxLxYdKlIrnY3Ohfy9cSWHkkH29xUuutcAmoXjK/QQTyDMAU4LxPD5zjba0jy1vABHq6Ig2oChRCwcR",
-	"F82MaFuzXloKasYeF2qM5lGKoP0J8VgXS17JKZXJF6pv3+VFcOfb/LGNbaXI8gqj3KSMiKF2o+oPzScU",
-	"OUmj+FqL8kZOBeNTwIHUrtgyOLQ4GZExLap6hT3pq7IgfkbUQj2o9N4IGUdpSTuSrL8tGnuHDtO9R2F3",
-	"AudDv3rYBhyI7i+alb//8GqLcozcngPiqbisIJOMWe31oU4otYoE2Deyspb7C6CPUQjF0MAQ0r5RNvMU",
-	"WLaHrB/jF2DfmTF7Y4yYBkxDEhV+STVelcW8FFqjH8NvuTQiaoxACz4Zwlcr3dpiQ5iXRi+hn9RZZWPD",
-	"uAHLbCRPupo4ul2tsOuSuxR5V/B578CzOx1fRWfl1xFziGLbrfbozu6ILiAVx5xu/+JrFGx9iEUysV5y",
-	"YPfwLIO2hrqicOG5b0ygcpZxaJ3NZJ5r1nCv7Q0tBiNdv/mX4LZsrfhSTjGoaUaEEy5rVcmlcADMVB+3",
-	"wrNdFXF3SOpttZT1rsWapdFziX3YTy60pXTw2tAEC1tQjPkP9+zz6oalFsiqXfkHlstrs1GWEqgOjZ3W",
-	"mZLYVWn/LtgVVYHhDWNVFnkmfIqY2P6PC5Wvrf1E9lLStvNCzFZ2sS3T3MyrtPrKH4EMtl9T7xvcvu+4",
-	"vn5tdurR/rf68w+H+ZBbn+Kme8orfsBdb2C/XOFmvPsm5L0MJBdt+f3kmtojBQcX7Ye1+tuzQoWzBTBw",
-	"uSqFJhpjFySAE9vwX+ByAsICQ4vntRgiRZxz0YlvqCqwdL4ZYyOB+K9fUxQO2qJWkptGdS+ydH5ZfxA4",
-	"cVuyT871do8Kc1DPwu4a6DNwgQOe58UtgOZjzAS43RxWF2KeGAOonwAyBve5eAiC7kSd8iRswVPPGSGR",
-	"V9NFOyubi1r08FOVFoq1Yuk/RkfmK42OEjaieOro6CcLmxF3CRtxia+xMRZVBIMGX1BWBJ655NdYUybc",
-	"UTwPt4qs3OOhN5Gg0qVi8CUsOFgsvBPbB4mos5gHtGk8+8eUEhFjXhHG+7LI5EyKbDxZp7ZZHNmAquni",
-	"ARUqNb+BbxW37c1ahFGGUs4XFW5fXlVmywKoGyw7UlcTF/Ua6qgH7HXR1nSuK54Tsza0HIJ6Oi5rFQTc",
-	"3K4dtEYUMAz3JtSKPvtqBlfKSV0JGsyCU90YfJtAkep6JUotMuwoXQ59/0pVFPBxadMhXvW1aDXssJ4O",
-	"3YyfiwmsSRLwbyIYAJwMOiS+NmUZPjDW8jEGUHioemQ/NmkdiKUb17Tv9y7SGW70v/tGhMaEHIx/2Iiy",
-	"Lci4ERIEk8jHKS34v6D2Rb4UznHi2Kny9v07MLDoUHc4R6/Mtl7fYTTkrXk9Ktx7yxzv0vWNr/U588e/",
-	"VRR8jL8h8oITDu22Q93i1WExgYuYZLIUUyg/o6gzxfco3BAotRaV4DlZvQuSydlMWDywzQP5QEMfHHay",
-	"c40OD3bTJWC7c2SINx5T+CqQHvxGZAgrYllKozO/ymuov9qoEKa/91Kpx/jfWAfSd0rC1QU7cQrKyUFh",
-	"YVFycDuSt9rbAyktK5DR1UIESRonB2ENo/Vy62QU+ZByCZhoRjvLys6mFYb2V2WbEe0Xa85kwJ4FkS2C",
-	"GLFIH6BmIhxmEaoCf6GZ/4A9ccBoZuIEThIjSwte5jLUZBbdBTVl4nHld6hF82nLWvgORtSrdpThqrrU",
-	"ABX86H7bxpS6dTtCLL+5yUihd2v8c98YY00ijHwE3ZRNz5Vso8QxTHPN3l68e/JXdFwBVGKH9TMrcoBb",
-	"dYqvgmin1Yc2I7aGpI7fG2Q72K+/4Deifwf68GKTuAntasjswbPP47wW1o1s4rMaORNaCe5LB9gLZPs3",
-	"7Af7Wfs7jOkWA3mIx0Ea095aN5uJy5n8gKEHswO3pehgaFTFtkeCK4kGzAGKAhd22JTELn/kP6i2YBm0",
-	"fedcOoveohq2dC643LIfHvkZXlw789jZpGQ7I7wGmLj4Vln1OwPMCTUe+7oe7AM7NOrcVn0UgBJZeOeN",
-	"vlkwNB+fPg7OiF18SMgaEQLjf7u75ifw5Kzj03t8+qi/rUzwDjNe914e+IlGHut5Eq22nD6tcf+bMbhh",
-	"DL4Pd/1eybQTv7AfBywXhpfqbd1ogYIOy6A3giVSO68zCDy1WUJ7WzwX4fPFL7URukW7MaphuG1Aatud",
-	"yb/jT1LNIVqQC0XckdYACtFYgyoXUhHOY6SYEy+FL2gmN7IVEXWbjPGVEXcobfxL8MX/iQLH7L1m1d43",
-	"2bERecZQHbeaOgu3zx6SJMil71GevKH+XQIREcX80zDGmTijTZbErW2JWlUGdkIbdH5Lm2R3FyRUkSH9",
-	"qpvJkIjC94HS9yXDPtPkS2pUEV+dC14qHTzsgcZF6S7tfRGs8JeCXvLv9KdsPwyKYBXDz/E7AWLaXIBW",
-	"rXwcnppPT/C01pHCJxS0u7YzertzCKDt9nRCyDzCkkNIxrAQVGpfxZ/EuKDo5OP92Npcabaol1xFIOQD",
-	"9h4GmPPpNTpJ+Fc4Zs6VLNEngJochDs6h1906CYksZOABLur1dhMJA1HEtCv7KySI/9gwF5YRJUlBHRV",
-	"YQlIYZ3a+KKD0Vp4+wbtCqZZSnEjjMvlvlRrhwF8T1whh9UqfTDHfjXy8zi50ec++yEdIK1UZtZwPSzO",
-	"WGbGxwfkQYp5+Kb9kKXk89YN4RA2BR/uXHBqzIrcoRkTirl7c5z8IL6v851MsUVdQSgNgJgJqBOGTif2",
-	"m42zIZpxP9HxcrJuu0jebumc/IuOzdayxEvqL8QD+yC0MEKR69CXPQoFn06NIxGrEzbnN2IYi1DPZ+Ht",
-	"qyggZGTQtVgBjmgoNoyMsCIjLJFxzNVh0Oago+1zrpEi6VUFZglp3n0rkIvrFhFwCb/Hp2Pv6sFgyW65",
-	"pjbPb+wMbca/WWUAPAxX+Y4slaS7NTrcKR3d0XTgPq1FuuVU2xTFXvDQLp8RlD6GeFoJBDBC5xQQcVxI",
-	"4u/2fuz8W04Aq+uhkQavHZjDnK90gF4YxR58xgsaFKE/pah4zsBaGbB0xefW9IEAdIodVNWiLOr5IpqE",
-	"pb9rKcm8Lcprij6nPzzbjD9giAQ6JKrCqSGCpg1a5DogveyS333L4rcyvc/lER7qB4ZHxVqMDebe341L",
-	"uCk2PneVnxVsYBwco3FwHBgHe4RmWiyKwGk0jocRwU15R+Bh4SPA1AEJAh0PA/a9B+aKYK2dQzKE3i7L",
-	"z7wSKpNqjni28BxjrKxFZfPQ7ZLl1fqvZvKXMIaLYOr30hgdLuOd8AS3TjbsjN5PnBgP64WaFXdb8Ns6",
-	"2EPaf6PYRbC2X2VHcDSZzWMXyIbwOAdOSXTKkbh97/PtyOq2sqqfswoyNLT0QXXH5p2shw0NRkRsgP5q",
-	"W9GJr9cxkn/fOgvmiuDJ0n5kCBIPWGr/Na6K8VIQTwVmgrB+mQg2RBk9B8FgQta/kOEv4BpqFynBtn0H",
-	"q3wvooTgvO9YiHjA4U4UAgfh7onjA1KwLRik7qpPxkgNGBKC7x7sleDrdw0p3ktflvvggI9xiHiMAqpf",
-	"o0jcjAt3S8HdwAnBc8IGTGdYQBzDeGr+p0BEGI/N7Shr84iMOqGM21MWNxwzUPAkVbBKLgXS9Xgg+CmN",
-	"p1oI7VD7IaULExrjKNOQi9OykkvNyqKuBMtFpZto8uh8ZUuppK5KXhWlZlnhE8c9Cox3Aswnu+DlXeWc",
-	"OyoQO4PqOejrSNqTeZGqeBAQg7WFjEvhV7kXapulBRVwiQAzof6AXYQfRSOiy0SEYXjdGodvexzrgQYI",
-	"16hPK8Fk5hfj7CwAqa14OReVrYWC5Idt5cUWmehDsWnO5RIqovCTmc+MeUWbEfEkLqVYFWUl1bwPdau3",
-	"HNDQqKyNLrebLRM8yy3VQNUkI212ELNaVTIPn2PJJvTQ/qfFm7QHx0zYXUXtxzRpV0RHy5lRS2IbK58R",
-	"i1LVSPTeXDwFwLW44uaEQqYBeK8sc915OKaAJADTDZ4fb1JXrnajabAEK4lkSqFsaKf7jWgmAqoSmgAS",
-	"T5i5xhOyUVfoPNLnCD7X4EDe1XmZBORHRtY4dj4tyhuogPGtr0tRcWxXjQHWkyYyuwNwx9ZRC5pX1OXU",
-	"0mjYKRAAFwxWGlGS4mXUqpomWHRM9VnBriBWKrysD9Ere9w0TPKW8H5tDq4LF6KhBO8o99N4y72iRTTG",
-	"siv/E+7fz4Tg+61DvgFKsWGNfIxL5lArdgLFBi+KiV1s7l1WLuEelrBQS3jM1xNbw7IaBmJWAsPRZnb5",
-	"QQgGswuItu2EfhmL+ICj8XvpGD5gpx7quzYWf3uo0e/4k/2jjm2U/JHxHhNNBs2URqWjVZ8gC3HMTesK",
-	"VpDSz54X+Bns6k2b9/EGJyYmnNSssKyYfLoIB2vbJSBfG1qmDzxhn2IpFJ/sFV74lJjlZ4/m7ZUX6JzA",
-	"ocmClqDz7+IUu3BgYwH4f9aRtrbx4bXiXW/cxSAYhUhvRJnJaZVgl5z32Y3LJZdmF0vKDfShGCHEVBp2",
-	"hY59L5fn3gN73fn3vRRXYlwK7UCj+4zqwqriltuRWnA8azSO7TN0eu7dL9vARoDXVjxhj2GxEor1oqH3",
-	"nSeCGpuEjCC4RjdOMMTxsdiBncD++VkQdWJzGhDbsn38FkeAuGkRmI87v7AA7iiu4niD5x2IYquhx4iT",
-	"Ow97MIOFtl6kcTh4nuPaRYOEDLZ1Mb374Z/he+P8T5M1kbvj96bocthC0BEJ9s6fH6yPDbN3be4uel3N",
-	"YWdgQ0XENJHb1XAarVnX6u87xUWwfqC6kM6xEX21/fcbvn+PGuhp+vRgaJ+CbtKVUAQTYV114sAMNpAD",
-	"1CHq9vMwnINcyrh7EixK+8DNYkLtwCBens0QDvdE98OPqCC097ZvyAF700acKDWSlQlW1jjOSVEtPJ4a",
-	"xR1Obh6ynE9Ebj/dz8WEchlt0YXwu2HPxs3DE75a6ZN/8dVqbMToz8VEn/zr52IC/7KaAQqm/Gl28RV8",
-	"N9ebx6DvUFcQ1cE6+H7EkHhlPazd2BgHXJP2WYE92nAQzOQwol5QOsYaU26N/QxhC5bCqylcFh5/XGAe",
-	"NPsGKal6IbzmeXcA0QUNzcpStLBvN6svN6EYG30bvlrZEluMNQXRHRuYCSJGsdyK8ovutlBcmb3nBQLJ",
-	"yK0Ely3xDXrc/UQ46OX3VOZ6oCPnxfFncum+RTgowmHPsj25Hx3YOAF76+4NwpCBwLwRK0sIqIB3hU5i",
-	"Sw+rcBvGY1U0wDcds39KZSbGwhh6O22/p9jGbDCs4EFoQK2d+eZZjZ1BB3IWa+6qgOEYIrDOBrCfDhND",
-	"RuUsEM1PltZC1uaqiVSiP2BX5t3QLgBl/djCHrsaIOUaa4AC7Oz0FBWRrMJ2xwv7Kdrtv0L51fKi8BHr",
-	"NZJVVVGc++brDR2uaeT9oeXqbhHJSUde/xOldgCHIHWX67Ap22Gx7y8w1uZ4d0jWzdkkTCHMvN0G3wTt",
-	"pwta2BAknaSa7xazQSJyn2Ke8PKtvV3Nksu2ONSL8N33UuKyOZ0vRrgbvRqkSA21SDKEw+gahr/i0MHc",
-	"ZSFJ8D0PKSIJV+KrLCKR8T62Jy76eY/yERU+CCMYUmXoMVq8XcLN6k3WASxO2se2Hr8rfB+wVYwjWC7z",
-	"1ym8LQiEeGwYGxUoa6UHLI12WYop2KXgysdZoEAFMrBaTEtRsd6sKEfKuuKUJziW6rhaiOO8KFZwW9+3",
-	"+3hMAj8MKrAICWhbZcxI9R6fPsYQw63UvqrPZ7JsqQYBHVQFnbLofWG8g357YMyxBS9FlvbPzRcYqQ5m",
-	"iBCwAcwnMySuPclEjAuMM4e1i6l5jYP5AXcTvsvWrdRlaQyNAFNibRYaTKo5mJl8DVjWsoKujRJgcCJR",
-	"7emRsX6AOETOGR8pLaaFwqx/ZJBcKOJ3aKtsCTgfzI29Vc4rI3mMDTWbWY+4PxipjnR7ICruyBEN3nCv",
-	"afZgHLuMpPCLfUuxf2YHVCkxdfRAaN3HMrNbcrfZSidTXvG8mB9qMxkZCB4XBcF6lYfxhAcGDbbhkYMA",
-	"OXQLGb/OyPB5UQKiy0iZs4wHNpTxWUs6v+1ANiyxJzSve7HHhKogt2lNMTvPTjuI/r534XE8Ubz3ixlF",
-	"tLSH2EZ2U9DCfLVtB6Fom7od9hHnbf/qFrNka9/oufH+1iKTza/1zDzm6ItukN3OtN8U6998rvoHYcR2",
-	"NOetRvYuVojoSQ80k9kd8SK3buNaHvtHtDsE39cypwQv2FQ+7ZbJqiiZXhS3tqBXC0gj+EnbCmpwDsyQ",
-	"UsdyhkpvvRJQRT1S5j8BeGmaAx6ue4ilAJEADZI5o5rQPKViqX9hBIpuxotYTkhm1uNqpGp1rYpb5d8f",
-	"Yk32KVlm7PcNDhJpXjYTpRmd50iGUZwTxL9OqDdZJyNFTBk6YdQ5oRMG9R9Yu04kdMXkZzGt9NA+wWLg",
-	"l5BKYpfPn7BHjx79mWW8EseVNIs3F9VIpfjFz/0fKEX7/oUd8FzegG+VzUXFFlJVwMcqPlS8FBwbC+1L",
-	"jXeDWR/F/nTKpgte8qlZ0JEqSkiLcgnAuFBxPSkFv9YJSwFHc1J8wIf5aaZmUDAm+IMfu0cZRhg7sCJY",
-	"MRup8CMO2GtP10TUdS22AmzN9xK7gO/IcP9BVPYN95Q18q/fQRViTmfw89emneFrGpO4MQ/YQYEcPUxR",
-	"702aFsU7tkcEdMXXQUqkrJV2YfvGpVZOqJECMMZdbiyRiB3qxuIsmm7sfighsZf3VVCN3StzWLRRtun+",
-	"nTZhuPbbote7bMMvZA8eEDD4fZiBe++EQ6tY3e0vsqMOyw2yz7b5pdMDeS6q6ULohOVAAx7AnwQPiyCv",
-	"E8bZKudSHQNpeIMJ3PavhLeP1BTDGRqIF0FaiwICrsq3EUFw8Bwb//QvOVDBTbgWKcnRSS60lbXSWBx5",
-	"vVT0y3oljPFWjRTQ9J8lp6en9oqEggmKcQbuOHJAYmDi4SnDgKLuD+nVs2pFryxWx7m4EXns5guWF3Op",
-	"RgrJIIpybd7M4MXfnZ4OWXEjSnZ19VePyUltSQ80uxZrtpJKicyDNwfKYIFY7otCV+NrsU5xUMaUk7kY",
-	"GzsHYGs6RycrzSb19FpU0ZgSM1VjVtMkscgNCGszigWPlP0n8ry3KDWzynHfxUHR6pFqD1cPKfS8NVpN",
-	"QeqYa48RzhtyetIew+6+kbq6unx+PK95mYnsnBH2YgLxrAmfYmdaLtX1cV5MzeSg3lBT6SlyJNcqF9qj",
-	"Dk/W0bccKfjDMWCa9h6bVZ4WmWCp1uVsPMmL6TVxnypWK6g7BXIMqmwsSiodFBluKDfX707PWM88aqTS",
-	"eqWrUvDluFb8hsvcPCHtR+c0JTGVYj6+TfnHyuCVlQl3qBTsO3ZphE1r9HS3uP2eZ87S/m0rkaewPBNq",
-	"C4zVCQuE6pdRLaXi+cmqLLJ6uhdSzkTmsGGZvYf1lkUmcp1AvFAjYJ4T6pYrA1LLfC7iVlbkYYCWSeBY",
-	"IYkG2shcDFz6xoMcsLf2deYwWxv5+BYqb4GMv9HWtSMWnVNQcOmzlLbDfMoVm0nHigOvhbZoYOmD3hac",
-	"Cg1/wFIrZi0sh1ubYuaoTtDBpwvbaxHsHL943Pu/hFhhBWw4coh+Ow3Sg4kgAGy/KxZur47pRPmHl0LN",
-	"q8XR+cPT0+RoKZX795ctDqAFPiT4bRfkq4x6bxzWQKaYv5kV7y4KuMgyo52bDyEk3M16dGQdH7DXGOsr",
-	"BauV/KUWCXN0V1OuxbFUWgDp5I3I11jndi2UNVE8gTdYWqh+p5S8a2kmu8gy+qx3FAvCzC29454SuO7t",
-	"u1H/7Vf6oq78V5F/vciylu3ceiQ6NeQBdPxWdVgofFQaxhuYCKE2tODOY3Xhnog9IvZ+UkbtB4duGUs1",
-	"rqHdYiKm3BjheFdJLWfIgiZmorSUtbLqIrMPT9s+sSanQr8x2t8Fo/1e+3mPsJST7rtz+F4ntjglndvj",
-	"9EtLw88gCb+i5OSe++BAwxKftT+hthN7Q8fWSOSAljtNlsRdBNmwmgZNFwEHdoFVfsCqnAtjN+whGw+x",
-	"IYi6LhW6kkvgGpwWuhqvRDmulaxSQPeF9vYikpNGWM8qUULz67ApgT0buHna5tl4lsnqbi0VpCP6GEvl",
-	"i59NInm8H2vlt6kRHBPaQRYOOu97OP45V/Pa7HO8w4d3CXA7X1o0N+NAA52jr4Ax3jnchyc0wNGaI05m",
-	"XkypOA34SYIoJq8wOmeRxID6FJHAixkzh1rOa+NbCJWtCqkqPWCvcIggQfwF1KJDcFK99OWbN29/fHP5",
-	"X+NXb54+e3lFnPERD1l7HRxmASe1zKtjqVgxm0F+HCeY2uq6Y7hAqpT1nBOd2t8SmjpL53kx4Xnql8A8",
-	"YcrztB8wh/JlgShly33jGhRIhe/Ic5bi61I2k3klyhA+lL4nLEuGUJvQUz93GVFkidJBlCaFm7DwuwOR",
-	"GPfVjloYH3igUSBcXcVywak5335WBwJKI+uIQOBf967Fu8TL7zbsgGuxSyS6WDCtxVdbZ+cn0pAZgSCi",
-	"H7wcKlZC8ZUc2JXdQUcgNXuzEuri7Qv2aHA6eMSyYlpjRxc2DKqq5FPX3mzOI+T1XXbddbwnloOb+t+g",
-	"w1Bqoj9rNXHhzSv5lF75qaZuI+qiOmY28PVdWD3UtZHab7dLYVbbz37wsZ9dTOtSVuuj83/8FG4C++7t",
-	"bw02gl7rSiyDjbAqi5nMxclS7MVKAfwqFJZt9LIXcwE5MWrmbGTX2QsM+VqZo9ZBguucStv+9uM7QosA",
-	"lQAd/kbkIzIqXkOwR2bW1wLTSddiTdR2iUuHckuvdUz0Wu7qBu0W6/FoVgEiRITY2bo1X63f4vrdsf9l",
-	"XrF3v2U4G7MccZXDx0q5TxJW0fhWbsnsrgRwhmBTliIrpp378cqoTtwil+JpMcVIilBTH0a2hR+w/c9Z",
-	"uiHzUsfj7Y4OQkdQhhKz3L48MtUrMU1Zr+VJ0Pt7cvMw/rXfLt/gRzPKB5oVt4rhvMDP18GLMTw/DA0o",
-	"Pp2KVaXh5DRHhwgZKmNyropS6NZw0g+iuoR13blVK/GhOllUyzzeo83UQesuxC/y13evXsI0P7fAu3Sf",
-	"OhR7zdoQK+WSow/HXK2P0WhBZ8zuMf1LfmzrI/YxyK/+50vmrgerSFe2N2PPltjEFbCtuNa3RZl1UHFe",
-	"/ZI/dUO74+zUXVpiwTwOSQJFS/1V2mXRDMKNGW267lzQJW0vKJm0UM/hQ1lPr4prBKlx7t3bQlfzUpjr",
-	"VmVRFdMi98Be7UVvI/Wi8vW/WB8SFJ5gRo6cqbiiyBYNIezg2O5orD3PRiod1aenj6bmj+YX+Jf4H/jj",
-	"otAV/nCOP6yKkn44wR/se/DHFNLGxqZIZZYiHxUaE1js0+ha7YUJ/MSs20g5MW9Uj05wNiAXyI/uW9mM",
-	"8/DVO74mBiUfuKxCTcv1ChjtjPTWFVWb34hypCw9FT7RTBaYLRdieu3lxdXV5XMGxTXGYd1RWsOzrBRa",
-	"i6i4ZqSouiYqjwoqani2lCi9lkP22OJstFfYBMjPrkl1ajvoKjOnOaJqgENua5SAMMzJL2NKwWzjJthS",
-	"6CK/AS1oBpFKdWMO3dhcmhIWJiB8uCK3YLFd85wr1UAwNK1z49T8ZQXKP2W9XE5Wv/hGhP6AXWIUTm/g",
-	"eyUjFZC1Ioyft/SGPh5hRpgwszn/f/a+dreNI13zVgr6Y/KAoiTbycGIGCwUx5l44ox9LDleYBSoS+wi",
-	"WaNmFaerKZobBNir2b2PvZS9koN6P6qqm90kFUvyOJM/QSx2d32/9X4+zyCePL80vKtFtQJVsgHrkeZp",
-	"weWP64uBnohL3wtw2XWAXOil6xOcHyZ5cb7Spcnenl28+B550mIzzJbWC0lh3ZW4iVh+INdo0sJnrcRN",
-	"+rEzjYrXF3kcw/Xe4zvbrxxLh/4jZ1r9TkPEfM0JWbvctlyYrdrbzihxZEdNFrZ2nSYgcIzDIWq7gjg1",
-	"CMSxssvxzAt4qLyShuqQOM0cwH/SC0e4SheFFxsIpTdjmYFC8U+YrAgISUunsh3Ci270wLGaDKq93hej",
-	"l81jv080uTZJXwzD6Zey+/1U7r/3B/vAu7dv7+2wPW0SrtV+3LqDjj+H1E5H+W8Sed57t9zNbEwmvZa1",
-	"uilpj7zWd3c4vmYDneA4MSc3BK1oT0dJxD5GslucqiqsDIU6sez85euXLy7ECZopuXasPZJ6xszmDOkZ",
-	"WXYiYf61zdencGVgKnvUTQdCigksKaWdg8AnXibRSwoiLs0GzF3mlsC4TeDIwc4olXTWQKXtXDknp1xq",
-	"Ssnu2ol6Pn4VbQuvnoOOnScoxGQz1EwPNbFlNGnMdAQZBE3jw5YttkfAFro0bbZG0PbB6Eg04mO+2+oW",
-	"RxA6sTOMiAfKEtG8XBq/DENxoRxXFshKHQLfsMo30pBF79kxVDgYQN5//pRSErJ3qirXh2eTSpXtmrFv",
-	"INVaw2I/kqDz7e/Lx8/SPBpLtIF/p/n/z5/ucZ9fWPujNGsalft0l7Vi+sw4zQAfc1dN1dmjwtqb5aLT",
-	"yXihIIUfAh6H2qAfbDXDcAr6qOcSIt9CGqEO51LHY+lfIspGLGiRhmnKnDbTAuMoh9ZETw6cZH++blWp",
-	"J5oQ4rGRAQuJoGEisWUarnGtvm3RM1ZcK1lCMOgG9OJcGCuksWY9t0ss3TJK5SrvQ0AoFY6asLHH4F/t",
-	"Zc7ZK2XkdaFyFpUMME7DC+NxMSCAg8DUglLdKlm4wNclr0HJMbm+1fnSSzaMADnoi3YgWkQqWsaFhowL",
-	"nOoWXy2s67mzb2Mi/k4wisb6hXmu1guVjzA87682WnRCZOgKwCv/sf1AK/jRpEDg6VfPH7ck4Pz8DU7a",
-	"Nln3YXPrg+VU38/DL0amdMQyvuOql65zCnHM5oFPRY6zDUETMnn2CGh0tLoL4zOlyeFEwQQ6H7KTOhMH",
-	"3ySfcgiCN8EkemybyoNiDgzUGslpFxF3cvTcwcNuW25nVyCDUmHrc3k/Idi7m86fHsno2iUb23CPUIY4",
-	"P/vxtdBwi1Tr+j7vDlGI944Il1wQnlE2eqvXTkSGf3EZEkr67qZ3InCToZj1PwHoiQntIoI2YGDrAMGH",
-	"r7fRe6JHJjqQe0zJYBn2uqpKfe0vx7lcLHxja8i3xWuJKWLxFsuG4iWVrPFQuOD8alkWdKDCnz7OiywU",
-	"DU/1rTKi9/zp0wQQE93X/IIf0ATq03OBCB8OYxbWjMnrhd74+EaC1DMUXIQq3r97TTSoS6fErKoWmDvI",
-	"lcaYNFbZfc0J5YbipRzPeCkJcX1pgk4CV7hXMRBslHSjyDBaWxi/l9C3ZldeHapOUStxGBm7+J8XnBHh",
-	"ZnaFZha2fIUNUj5kNiBGUi+xsrdvzi/EpnBFK5h23NEv+D+/HsGH1pDvTINC3kpTrxUfoB63bsjVmj7W",
-	"kVNNPYbk62yUThbwv4K4Ibax3MKygL2FovdOkrorclBTdR4kchAlLTb56CGD8zfpLbWbCDB4J2K16R+O",
-	"/i2Ofn8HdNwq++k2dysKwysG0sJKpVyiWju+Wljix9siLZ9gKwG5iwia1ynnvLwYIbnAWMY7B0kQSL42",
-	"yKxK5ZTBTJ+5kCAWvcx04NgLoedeInj8BjnC1w6RvSbr3/Ewj9KJANmzScu5nYqT4geNw79nNRq2q/9A",
-	"Pdqjumzfc7FfgVlY8S3K1SPvpL+oaus2Ov5ccvzzCO8vKOyw/9a8Y1ggXvh3rHuDd3YWvg0T26BUi0KO",
-	"yVW0mnl93Ruap3whiBu1qMn+VDeEXD5/tByR7UT1awTx3m6V7+7K3VD8Rd96y6FhDdiyaQzUxhSUeKJc",
-	"703xK+BZSyE4RzCY+7ISMu2uyJwhV52r7MIFpT3F2glzwgEAuBbAIqseXRxhEdejarXY5GPXCd5RGib1",
-	"gl+AVPzCCgY/Xfntsj1/Q1B2U/q2wLSHkBN340nUoduBlPHXrX7pHdv1W/zCr92B4tfW3jixXDQsfLCC",
-	"s+pjdYX/xrI50cuuQqngeOaVITNVQ8o2hbYo17RPfo3yJg0pRPENUQgb5mTuhWdEHarNUdoLuIwQqddL",
-	"roBZynWS1Ax5PILktHWhSTyb9cASdTlQr4anvVkCngGQrT/BHoFISBwNNTumi5ViJUPxA12C7DYhb4rK",
-	"T6lCxzetcj/9qcEjcrlmWlf6NDrumKbcRfi5UuR6Aun8FZLRlUqJXOpijQFrh4CDpV2JHsZu+JG16wfe",
-	"23gLD+jW8VPoG+A5hPvLgflHLvWWa6KyNFP+aTxN/nr59m/nnBZbT2ql9C02DcFHBb0eirP2IYaKnHBx",
-	"IhNElqtK6iITulJz2DQA4a1dUAmMra54kNkA86Dnbsow38kq+c4DztlKOjHxArK/UzcJWwHdoPu5nnbP",
-	"jG9PJ/AAXx0/q33PuBogn+hV5Rq30kPYt8zIxxORHKnQca8KDrbrC3iEzp39Nsq3fy37JUHMbAiuP+5w",
-	"aOkrHMy9rBFc87tWJjkouc6TIzIKkWlg/iHmy0/WM/x9roRdGVW6mV4ghVhD5wjXc4fGgSipR7ldmcLK",
-	"/OgXCOh3k3AkeUpBU1CHRNFcaONluXNLrH4IKf3IGE7Y/JDcQ+lc1ggMFuTa3YxwR58/uzTUL4oQ+q96",
-	"MRBCD+fPBALKFuv+UPzNpnX7XsbPlCRXFCYhnBIK7A1QoDlVTC7jzufLH2eAUwSkEd//ePaCh4bQKkbO",
-	"NeIFNGQO/AWGB6kPlOp1adTHhS7XBLV4Rj1gWtG5LCa2nKMphpenb01Wy1JFYYVXVMp9OoJYsf8y4Mje",
-	"KBOzz56fHMPP1BkmJnXaX9o8m7ANaZlSKSjOl4uFLf2t887v0YxztFxrrjHN2Dmu1Rusnd4pKP/j6D/q",
-	"5y6kLVxrI5H/Y5/6QxzhEyfo24k8nKtcS6xZ0nhD0naDJ5C04WjsbjMqIH5x/lNS557wzQMxE0QAg9yw",
-	"40pVhwg0m3GiiuGUaQSu8dcJbkGYgxfYwcNvtVtYp3EMzYOVyaqS45nvwggyyf2V/+fLA9Rbq3TAkGce",
-	"S60uDwAqort8cxB6wNkgv2ybT6f/l4IknXWlXOuXiYrDr0y8NB5PztI5bhwgSBLtOj7D33ZXnRw/7sjg",
-	"cM6k49M9fHQjtiODhc96zD1ryv30ikGBsB9jD30C1xRusMaHO+xOeGGr2ZlkPz0//tPXO/FRm3fiolQE",
-	"TMB3QzetT+D5THvPr8EwBgL9al66PPv6OGQODzj5hyT2Nif+pcFEgOt1SIlGgKw1GhgLWVaIpCUy+vH0",
-	"6CjAaiNTz41ak47s3+vSopMb5fh5d4HZW54j3iDvy+LBqGOMbz82+b4svrMlN/zYfjZO5+X2d1adpZvh",
-	"d1/AgLsD7LBk2IzXQbofKwybcqN5FCnpvfv8XUA0TIYj8f7dK7SKwToFft1ltVhWTmgDub1uZsvqsNC3",
-	"zXMaMasDC02NXjeql24ozgCqQeW+PdRrk3OHN/eNWpO7SfTiKfdHryXt6Ek41KNLc6PWXAVcSMiDJR9R",
-	"XfV0Fn1U9c9gAu4tMRQ4PuReoEAPwJE0AP0FGWnJcIG1cUFV10acPxuIzD0LA0LKhFoNdzLGmLHO6GBM",
-	"sQC6Fyr7NMbBpcEPZzR/6E94fvycypRpsvalDB7F5KgBqtTIeOx1gUsTWHoHG1V5z72ARCEIx1uhfIzq",
-	"hd9OaRzk0lwaxDqELaNdh3AXvQxvcnelzRX9MYNHWmsT3uE+J436fakfSJZSO+9L/ZnQDNMO/CE30/QZ",
-	"rKCvSzKQWLWJ2Co1vbw7VB/VeLkv8z9IyPgGA+sgMSH/uQ5xAjTlkE8DTlU9V5RQF9jLw4tXOv+YAXuF",
-	"Mrk20/5AKDmeRXvNP/7Ecba/H5jowX/rhz5wW4PQo9onKugCzREeGMsSGF5Cbb//Uj2buY/Apo6EPcrJ",
-	"UhoqRTLqNNCshEHQb4DgA+HTtapAygQucLAzb/RiAfVXiAZtKHygQZaOLbgPVD5VTsxUAQJYj7HADfpD",
-	"KaO9jD6UDUSMA/jlSNaVSvT8YuNrymV9UWGJiVcFuWgZPz2RukBmyam1ObksMPteuhv3RPxzqZacjbk0",
-	"kDpLs0tX21iasSqgTIPuLpzfUhonx0wOIfwbBJiIhPLs/AKKA0U1JVH+EhSjJVwYyJrMoDgjix3onRwf",
-	"M8cMKMEDwZw9J4Pj4+P+KTpFeLXmck3U6zO7dNJgsIg/BxuIw9LZAniCEG0Tm425wr5ZvIMZ6eMsbaaF",
-	"BB7hpojYqcHS45TyWsCmvv3Ehb1ENhDiSCChdeuH+qnrZtR1jGVwAcVOu4oAp+V1oYbiJRwkyGlmpMv2",
-	"HPwL6W5e8lfeYQhunzqYuhghT1ezr36SfdPdBTD+MzWh8kkMru0c1WG/MU0HdLMH9AqBXKGTpQPEHvx/",
-	"hx36dDdNx45+MVgnnviujuCve4N11hb2HN9t6clbfx8hROwAw5onAySonSKj1uappctQnHQzm/i7qzZd",
-	"2uj5cp5OTvQ3bfTpjJtaqJLEx4m/L0AoJO17haujB9Dp5opRF45pwbp79JA1VBuHbifWKYhYcFHXj9fv",
-	"XnFCkNT6oBMlqakSdVexfAC2osOJHEN0/J1ChzjcdpUXyaQbbSgeA6p3gQjr9Vr0sg2B5W/zICPCP+p6",
-	"UhNOUBqxXDhVVpFiQhKlkijTzgFCO3XKeY1GFgIJjiWUSyxKO8V6jNPkfsNPUGJ0LcLce3p80h+IQlZJ",
-	"S2Te1RrDFCLfRO+pP2aIMIWKjL9QCIb4FmLyK1nmpyJDXSPzJzUjZSPDbILwky3jT/Cc3wtwlfmZw6p8",
-	"fCrqJbBeXiWlIE1I4sbe+Olkix1yvCkXAnoYWJSdcP6dns7VfGErjOgDayCE2GEkXO7i9QfYARNtkMrW",
-	"t5NE1geh7J9q/ckehzw9VttEL4k5pAOtzU9/KDL0YmS1kUDvQZfmgqPkAzClyh+YrOVBmsXEcMZsBWli",
-	"U36G+QMTZBBIcyEqmC3QqNOtgiqQnSOUm4EvITY2niTwAMHfa4hkTvnnU80IcN4CPziqQQORQWKmyq9k",
-	"lUVySN6RuLU5byTuIj8ufga7qfLabPmx8s5yVSn1dFZh42FbxrHPJGRcUk/A+MH0nPjF2D3NhoNrbBbw",
-	"JbCUgb1lNxQRQH/HCSWEQOZUK5dG9BCcT31ESp2sP6Ci6JAjxUjN6DFZeTWdl4kimmQj0LNBIj1xqLzd",
-	"qtIRZylrr3Wu9+M/1Q4UafwoaJSZaqMQr6MKup+jQGw8IOmQpchmy7k0V6W61WqFyH2gI+ZqrImPFHlR",
-	"ByEmkRRTwMuH+PIhNIfWEq9Mhg7z+plEfHYLgBLOolrvn/Kjgz7RnEGuaTQ9KdlG2AWwD/kmxcwWuRuk",
-	"8WL8oQ/L/aG5YQmOhMVVereYZGVJG00mNZQwVvEUwEP+rpgD1khOaVrG0gFNvp4YDdpVrj9gVBQ/TABf",
-	"RDituiVszaDLADytHSf+38TJgCAdLFuoSrJM3BCOAhj+Olkh5hYYzCxqw5eQ/nVsTa5jDD78Ew0KdSuL",
-	"JUwQHxy/cEl/B+IfS8cxE1Cs/d0+tnMvuE5ra+StplSYhPpEw1Z8RJRxM7tynB0X+kRUhdI5qk6CtClb",
-	"irma23KNgARkp6ct45yBDB5iyhgq2lfq4xjSG7L+KMqt7e8z4gy7fzVVspILJvM33Xo4lx+v+DhmCP7i",
-	"BuggwE8b9TFu016rv8dP5ExPZ6rsh/kN7VCC1yC5eGK/8ayTVAhfHdUcEI2n2ZaH7uO2sskzce/2ascO",
-	"od5oZePXOS9tQ03avOqT8wEncoRiQskqCMOkxScuQKqbYk3+mXoHMbMxOAmC60blie8Gwt2c2AAOJ1uy",
-	"oU+HmAUEDAq321YHD5YA+O7XrnE7EW45RqwRmrWt2o3zU7k5ogV4TpLT0/15zo6JOqK8iWB6K7lO5XxD",
-	"rz+CzM4MRDflg0igvAC1/evgl/fDbOtLSzdkATK0dvChzpC+6x8RMyXL6lrJCnJmvbym2j96iAK2BZj9",
-	"lAwKv8SYAAdO/AD6qHMYuxqKN7ANokWdKP9+I9UWkRyNdmVOwz2tTa4+tt8kFAYmR6gKt3zwZ83kreqT",
-	"+4t5mkg7BrQtrDyWk4kaV/VFxwjJv6anLLrEwI5rqDDsrKTTOxQv4Huuiy5gUMte9QpkM3kVt9eI67VD",
-	"lOvZsCX+46e5ZvI/KPlmw6P3WUJBtT580NXsQk7d2dtXnXQuLIboYMJWIrHmJSJVtIDH4z7LxX9rP9PE",
-	"sBYgij+Sde8jaoYKa8MBtNX/0xEswxukO9Gg4R66gLsJQikYX1pJXSUyOYlLeQFfN9RYiW4NZqPySMKJ",
-	"fSsbITOywnKRRS98Yi53GXKRnDuahuLG2JXDooLKWz+UjssCsbJwEwudonk9H4oPNGKM9fCtPaj7b+p3",
-	"ZoAlozS30+jSgp9upYEKFFFYVpXDtWyj/glLBYnwqH6Htai5p3rwrzYVteFGWBrKzO6LUhIslVcIuBqU",
-	"lMJw27aYYejGCTENJFkDQGBvqPuL1EKRSC56AC4M1rCd8IU0CBYTKHSk9sUPDoSxZdqBhF09iBisMtKl",
-	"VwPIFQAeBaBMT7pWuynhuvW9H9NtZ+MEbKvOQI74MI7u63hFziJENshFZfvDxBnq6NPgMtXALVCW9AWn",
-	"ZDmejWhrsT6IPjswGDGgxD9HshRNUwT47T16lgwFuPr9ehgmY1lCgQ5IoQzN9AvWx5IaMd5ViVOJIEnr",
-	"m6ku5PuNAwCxkrr+xxrfIIQava5FT3ESiayyoXiBCDBg334cF0unb9WpqFbWW5rsQiCYGAxtw7ltHgwy",
-	"T6PGy13EVJag3eInaN+is44FRvDn4cMgLoIq7GroFg0xm9X9kNEFjEd5lwbNk4X+tokGccGEU4k+nzoj",
-	"ejXXQ7/m6+slJnLW5160+z6Iui9Mj9//gKxo6342v+tOozODlpAmHY8XzSPKsZoTbJBsILQ346CUTl9e",
-	"aeJ2ZMONNWNqo8sxfQ+KLfR7L70WtuxjqLW1NqDVz6TVvsA1rY95h6YYskhoQ3jhutq4RMOZIA23BY/l",
-	"bzb1LJJKMmqYNo9bJvZ5slCpzrPhUGUFDK6P/ZVEfGxnLlWaxbQ/wCIlPMmcfNuI8Y4AydqE//VXfNkf",
-	"BQsWXyoVSWlKoBBnRUGEpHxPyDHa7PVMhkjJ0hKsTC5fMbZec6Scq9Sob2oRLDsn2svvNKwli6KmgMjp",
-	"lDQmdI2PNjNVKCtETSDwAYSSAMLk/wpXQAGzXtNscEid44nLIqtkIDH7xI/RhJhNBDMCr826njvTH9WT",
-	"jn6Dj2Oqga6Cs6Ywg6HQNwp2AGsrvtd3TNTx1ulDM4q156rEKdaukftzl9SeT03lqXXDH+DHz9qhpqfd",
-	"LU/vv83asNcLtaXxK/hkRw9OdvfgIXNfvivsivbxXRjlEun7RfLJhf67GxhE83qCf2BhVStu0hkx7Etx",
-	"7R/A8PE0Mne5jdsEYnmQxJqG8by0Bv4CNEUhj1U7IvDPhyKTeZ6FtJGIRO4bozRNaSgjBsBA8WcgnoZY",
-	"I9nlzRTjJMe3klP4T3RyMCbRSJTKLYtKZOQEvMJvetU9BpQwHAfPaQcdhgyRDIltMuHspDrMVQxQhuSp",
-	"ZCw9NlHoGvBqMXkYwc5D0FabQ9rP1fU64wAP1BQD4JE1sb9EqpP1R3jFZP4U8rAgrYNBrvykLwH1gJh4",
-	"+PZNOkfeIFntmEaM0vBMrmayQrMQ3ATcOiYFQAYCfJKydRMYdv8FvK8yY6srqK/JmMsBxifLUnLdCedh",
-	"g1HlTiHy6u2tZRmd7tKI7y8u3uIz7e73s2b6aNsl29t+y56KR44kDMWrSs0x/Qm8DxEcJGoqo1p8EalH",
-	"dKXmGyeUch5cUrcySBJ7hggr4hglRFeil/39l8uDwo4vD07F3y8Prm2+vjwYiEsQJv7/tP/HxrV7efDz",
-	"rz9nfe4+EH0bcgl6M1iWhQZzVs2DcotyJtc5ZGCjXKgw7zwctTRtDPcj2Ip0JvHxcDYSLGIJHCbzhSTK",
-	"yr+ev/kbluK7UyxfLBnz0y3AJctBqblX+WmaMGXV8Ze8eo3l/L3sJBPqn0tZOJGdDI+hUjLPOSFmGi0y",
-	"6lsUeOAUbB5F/KvORyR78B2/NzDEzLiYTU0Om1Kp4qsr1qg3Vbxv/Iy/9f9JFL2HsKahjeQidp/JmG7p",
-	"x3ZtgMQRkMbw1A02ztVjJsV+GYGUs5zSA+ge2KGFsHm8dN5u2G0aw3PNxLS96JQlKniyIvqloTgz6xT1",
-	"w5/NKK6h+ATZUDe8Vgvp2lIMK4tvtd8U3Om6aT2282vI+ci8NQrXtzbkkUUBXdksOmlJaOOz6KxDB7t/",
-	"Ki0vbDXq3vvJ66y6uHfDbseD0Bt/JIN367/AvNj31belzZfj6m4vfVfa+d3euLB7P/+NLgptpikUE737",
-	"kGZOsqp3MXNqJ+nfI7m/NuREIF3jum0lpkCBg4maTX0S9K5Mzu3SQBBQcwbqArcoXub4OyYEOYi0uOVc",
-	"5THU2pAX41Llmljomi3uW88seqQFXAMei1eg0RoZoJgBRYWzvkImFnUbWwH1eNQ0iqC2INFkKUMw1SM5",
-	"bZUB7iAzfigy5So9B+tnbF2VCXuryjIop9x2KSs1StgmKTfTkSVGc43VCcl7T1yzgauFKq/8mmBAGSyi",
-	"kOjKrWFlJjQ63BbDaIWWI3MNdtcoJftIAJcwaZcCrZglDHmGbmaXRS6cwkBa9oorBsbrwx/UOjuNyYAh",
-	"cA86sFdd/V+0EU+fi5ldhgBuQmKVxP8Dp2BqMfjHR5vf9FZJsDa84t8F9Kdjb69u1PqqVP4oZF1ZSSCp",
-	"dpX7nfkD9M+lIgXbK2B4btUt1FSkDuHNikWh85AzuzSVKmPNFkIuRO9VY6o73WhffbWXE+uhEqxIvH8W",
-	"rTm5WnaiAMMaeUOHs6pCOgEHnfzBbe7v0cZ+vPesqzsMwtte6SXxR2bVfWRWRelYuxVbL+CaPXAUvtJh",
-	"F5wv53c1C7DKk8S+JR+WGM+sU/CbtrnoyQIL3wicjcLlpHYbW6K+ramOvL/DlPDHAaBH9zQkhvdtDLAv",
-	"plTCYcXS9TrMgZeGI/5XzG7BGWX8U5yXNJTWStcAR+2cFu2uBsYf9sA9yjtahN04eJUsfv/aP0wJDTYV",
-	"AN0iaFnNjm5PjoYrVRSHgHp29I/VjRvyUrSKo7eEe00aKTKdAgYT5iQiDGc1S0A60VAAkmcEsHMQo5bo",
-	"p/ygrsUPai3OVTUUF/AzOoPR755AQGU3Os8IVWro33GitJWs1Cm5FOFZF6G5mbpVV8QKi61zRpctcngF",
-	"vY7xLSxZwjACg6EyAF+SjgnZoQQmXDoCYB7PKIVMVeQiAh6JtPJsLeYKfg1YczCwVg7ZVgn019XNg5I7",
-	"/tVZ80Fd/6DW56rqOlUba3fPUIpvO3ZWbR8le9vv5sbGLuzULqvuJOWXBoqYkbiqfqE2q9T9L3/9cFFr",
-	"HTjzzkhUSIwHfgN0v5nonb19JQIyGZR/cB3yTJWqPxSZG9uF+jMgfVGZJc1eX4SkPupcgiHslKkYB3Ig",
-	"smlhr/378Abu2MY7wPEIdygmoLU+qz76zjXagFxejFpNSuVmfHq4+tXkQDRP04flL7eAgU82NnKFxdWi",
-	"ZzCEk+L9D8ULIBbGQwSeAzAW4dDLhb5Raz73AQqoUaOOkENoMzROUo3FGHJGKOQZCiUbuHVOlbd6rNro",
-	"jWFD7TDuPkAHw8RU1k9VJwSJ3wU1syycoQPYGweDA2WWc7/FcbEPBuEHXNGDn/dJOejgI6utHyzpZ8gH",
-	"+Dzcw78cIDm3P8Je+vxakz/nemoErvYWEYPwqp0S5pVzSwiD8UHryU0xgqZ87ZA10S0gJFfp60JF/8Zf",
-	"7EW5VOJInC8XALHZsY0RBeyjdpB9PaaDBnjjIZUfmyN1PjDyNYjK+RauH0jAeoj0DqvSmimBe7M75QQd",
-	"Q+A8m5bSVJBQ82em98OMM3DBgDNuLMtyLTJg5864aoMeHYozaoL/NEgvUmTDHTC17WpmAx5ZkBa+MUiv",
-	"x1la00UtRa4gUAmWDbxum8xJRcEh2eBOen58HDiasaiZYNKIa51Z6yH1A9w1lNhxGuAiMuKSuoK5yQb0",
-	"w1WylTKRvSLCqcJOtUm551PwiquxzVXyxfSx9kWgbXcF265jJerPDMW7+n0AJhfA6R8unTpNpoJzG1A7",
-	"q+3w4If1ShiGfu0CtyVUDEUk3kHUt/h+sWVwwMBdUvtyyFbAeofWlfSb4lopk655ynRxnBaDb6xQy4TX",
-	"pugqpn2M+D5FV+WWbuO1hyNsXs+5KgGBFe5MXXHVhYPt59cLJrlU4o2XZeLp8Ji+iUklovfuuxfi6/98",
-	"/ifx//7vV8Onfa99k/iI9Jtco6JEDYM7UOgSEw/sdnrZz0OQPixZArCJmodM1BU4gPGtJ45wQcFXnnom",
-	"YHaBisCJ62UVN2MhxzeuRhSDy1PYcSayWuIGIq3Cpxn2/WdcMKwqI1GVjRjExjeCDYdkGQAP8mbD1FhQ",
-	"J86ZOCfF+aupFQuoT9BQ8ot8ztCm/zPKpFH0wyB+QUuE4Sn5nbN3qirXh2eTSpUtfma4VC4I13urJhLl",
-	"Jtk/mhi7mUHfd5EeGTXPuVcKA7tgbat26TJRrGyFnGN1hluGh5OWO/WZB6iD8O19Jr+zP6rneMC3uWpJ",
-	"BpBWdny/Q2e9qLX15PIQzOhek1hjCWjB1wrFWU+adgHU/zdSKb3K9INad+iT2ghI5MdZDGrhdh3T32Cd",
-	"7hhmuA2mHpk0dzBWA0oNSXX4DCaTD8V2O3YEsjJCry5KO9GFOpoTsZs062Qb3beZ1+Yb8UN87x6WSTe0",
-	"0XFwiA5BQ9D8U9Kn/gXNos3xbd+8CQ9jR9JBrhQFOCK5BWvyxG2BmYvoweN9rs1QQPCQDI9SIR04ZiXC",
-	"I/gNzLCOCj98sAekcn9mAvFRyjbuFbYqvgwRF1DH0jf5jwxECL/ZhaIurtQ16QO8k1HRApw3BCeiWAdc",
-	"tf4sicpO0VYIJl7oUhg1aEpD8Y31T6wXyoGjkX9+4pLrHM8N6Z3J+Bt4VXjaAbuNio4RTo/oa0FXe420",
-	"7EHbt0YdEpddjto5oJg1JhmfjYjv//mUQvgMuxYmFSugTuBn0QPMP0bGh/ohb9Dh5kDCASzUNmOKDmnn",
-	"lrjsAWq+lkkLBEeowQf0Rs7RtQaypxNrw99lweYA2CntMMk7Fz20PXEF+4m9IVNmll2GZIulQakGZGbQ",
-	"rkCzlCGDsEperh1uqE8z2bsUWVjutwAYF6JkkjVbnFQsmQfBj3s04R/DExDAuEEGgAD4H3Bo/v///j9e",
-	"KX/6NQzQ/zPDynLtCNnw1B/EQmojvr/48TXcQjRwRcmRyZlgDmX/tl/ocBk8cUSY2UVY6GXba8SHfwi1",
-	"Ehv519UrA7lZCdJXEcx5mFoXfCJsgVLNfqqFbr9avpF5GP+/ve6H/CcNOQxSo37ptF+lMyWLanaEaWcq",
-	"36IKRphbxqjyq7hcIIAeFbuVCnbWIC38AZiqZUkdm5D7ARvGozQI0L7aVXocogA58ft4gW3UGLMPrC2C",
-	"fyegAWMRxPhmWgLhDDggAU8CqARrKVxQ54A5fMj7ij1ZY319rqalzBm1FWhUYxlqtjT8MAcvELnXmgoY",
-	"7Y1XOselqtxAzKyrqBrElukI0O6k0pN9QnLf0uJ8D20/pPJZb2lX7Jt8wL73NC0IgYczOLxv/s/f3Lmw",
-	"avcdRuQe8WbG7ZDygqxdpeb1o1boW2WU6y5jvwD2CPbtUpIlGFuQ+cqpLF55AVYSdBoHlkhBBLXXiomd",
-	"jRW5WiiTKzPW5GST8XDZZeWv2eChmhPC0AQ8S/4q1ohGBBVQsWMWwlyyrNI+bp63FGMEeo9ppIGhmH+L",
-	"Zysc71JJZ9G6RGfp/mHs1zzLDwoNj23swRZcW757Pxm/oSNgbdMOAu0obqB7PiTcOdyTOw5HqWSu73Q6",
-	"4qUDBOwIs1PKyUSPT+uXCO9KSvqtwjHxN5jXRXtPGZsyZnLP9ZSLduGOAXpUr8ADNRewm4CvPxTlbtv+",
-	"4J7v2P7GVlf4+wiByWFUylGcBANLub7V+VIWrIGK912nUwrgKbqWhTTjoMTzGnPKO83c/sfqXVifByWm",
-	"okZ27WdeeNgDMl8HfDTaAPd+0Pbq2VkF2DCIbwULRShio3TOOXEd4iLNPt/j8Qtd3n7+bk+OvHklF3p7",
-	"hlbqEvRTWsrIl5kd3Z5k/iS4Q2nyw3/Ya6D6U+VEjuHpW4Uo7Va8WShz9vaVeDY8HnBRKZwdbO06BZHD",
-	"0BAgcfluupWcTlUJ3bzDhfDTCbS50N8SyfCn7uDGopt0TIHJeBihMohqsWMrt73M83p0exLn8b73x94N",
-	"b9k56ZI8wM6RTqxKXVVAOCXOsTGIA4QOa0NbaP/tQN95oO3Q2s29d0PrGB9jN+zdcOtu2MPXC44YDCcu",
-	"y+Lg9OAIcnnpWxt7xgJcIcYLwLlFmjbIMkcIyNhNyeA2nPyE3dqEaLnoTMoSvYx9y9mAIhaHMT2mP9j0",
-	"gg0Sq9sFrSEkzlPMIukW2N4tnVJGmioCDClnl+VYUYkaJnp9lOOqWG8wjSYfT//sWloh5xt4vGnIlDji",
-	"yDVedyWys1iXUCjvkqaWzq/jZhOvrZkSp2sa45vYEtyVrrXxUeKi1w6g+w34YNOJW+jDG7Vua/P87MfX",
-	"lCUCnvxDa/zM3+rcN7hoVBKne8TZls+9gLpBDNy7AetQA3GtiwJ05pDrDx6Qehlo+DbnQ7dMkTTTpX9p",
-	"bnNVOCFvpS5YGZ8UdhU3kpyS2KCP4hst3/wJfTIKfR9Q7JiriTZExDCXuYo0JuBZz6e19YR22+ZW+qWk",
-	"RBOZcNrVSEl6CK+LWDYzKMnBtvqNJg5vtWpt5z1sjghNyiwetuTkaWqz+cHk/LV89t2yrb+1nb1Q5WFC",
-	"/FiblQSJbgvvmZ3w7iNWFUM8FykcTCC7oYxfgq1FAqOUUGZYh8U63NqHC4CaoskO2HqBroHRb+BU2UnV",
-	"/DbI3ZZZw7lPSG8WyHqVIq1hJrv08+et9H8sc0znIFhkBPlMGkz5YDrEMuqIDlZTFnErwzFA6ZvrUo0r",
-	"/AvIWXSGLHNtET2JP5mKDv9w295GXx0Ip6Rk1Q2EMuNyjYHhCrN5IUBM2XdEQxkbSCRdx8iSz4uxrGRh",
-	"p+GQp02La3BgkiDAFUgaSh9taekloyqe/9frYPi6CE+EwXHIrEml4D+Lw/Bwy1dfGewUJ/ZgDlL4rlI5",
-	"fjw9N/5JJP1p+SDrXHh/s33uL0o3EC/OfxLLhbdeB17swEbEex65d5NW+Opv38LOFkv2OSdMvnCXdlKP",
-	"p4NgVt9ff/71vwMAAP//",
+	"7P39ctu4li8M3wpenVMVqYtWnPTH7G3X1DnuJL07s9OdTOLsPnXaeUVYhCS0KUBNkLa1M6mav54LeOpc",
+	"w7mwuZKnsNYCCFKgSNlO93z0VM3uWARBfCwsrM/f+jia6/VGK6FKMzr5ONrwgq9FKQr462wj/yq2L7M3",
+	"vFzZvzNh5oXclFKr0cnoZcb0gpUrwc7evGRXYjsdJSNpn2xs+2Sk+FqMTkYyGyWjQvxayUJko5OyqEQy",
+	"MvOVWHPb6UIXa16OTkZVBS3L7ca+ZcpCquXo06dk9K3Mc6mWr4slV/Lv3H7+nytRbHeHFDZhpWaF2Oii",
+	"ZFqdskwseJWXxv5sxzzneS6KR2bKXqt8y9JLPr/Si4Wci5St+ZbZwTOudLkSBdNBv6dsoQuGvxc6Fyba",
+	"6pFhMmNcmRtRGPbV8Vd+cX6FofvVCV+awQIcsjTPtLoWhYG3X2a7C3JuZxq0gWF9rn16VohMqFLyvHMo",
+	"vsVnHchzPa/WQpXPL7sGklELtpC52DeW7HJ27+G8WHOZn3Nz1TUacWRbsJKbq31jsc/vP5rvcn3z4lbM",
+	"K6SZvrO9yPUNE67959oxO6iBYxnbfxl7Ou055HnOZGmYpXCplZl8rhF+X625eiuupbjBrewb7Mq+wAp4",
+	"A7b2c43spZrnVSaebxVfy/lzXvLdYf20EopB10zw+QrGYweaZmIhlbStUrYUpWGcpRn2NMt4yVOmL38R",
+	"85LdyHIF8yoqVco1sJWFXFYFMlsNXzK2T7sddpRsbDdI3PL1Jhfw6lpnIrf8kqV5vk5xFJbZVkYkTBfI",
+	"mD2PwJbm13wGPDNov5Hzq0kXR5W4HrNwGg22SlfB6GTBcyP8kl5qnQuuwjV9XWSiEJnd8B/5Wpi9C5vC",
+	"+bSDMClb6TwzMB/4wRFFvdyPDEzHMGlvqo3O9VLOec60/SQbc5zsXNuX+aIUBRPXotjiz7JkmdgIlRm4",
+	"20opDLsSYgPfwB7ogzAokzJeFHw7mbKXJTMl3xqmqjxnNzD6lcBelwXfrJg0TOmSGV2pjI2zapPLOS+p",
+	"CUwmsfsisiXMTaol42wtjbH/so0Sxtl8O89F7w5pXN5ZvXB33aeq3FTlO3jT3Iv6FUs1dDbDcTj6T2CZ",
+	"/und6x8ZPnCUjq17Zxr2eddZvq3Uj9X6UhT7ybCo1ExBu9Ru5kLmuchOYPwbbSQeV6QOz9cZX2u7kXle",
+	"/+YPM7Ddy609mSRZybVIWCZyUYqMaSUsFcMQMzY2ml1LIy9zwXAUBo7sil8LtuQbc8qMEI1R9tJJ3faO",
+	"K/feiOKlWuh+0uDGyKUC0WDOi8IeLLtQ+LPILKcqHhlWiLkuMnt2U/tL2jcD22gm7QjuNoG/8VxmsPgv",
+	"ikIXPYzo2reeCWge8qNNoS9zsY6wpFM41+tNuWW5NCVbC64Mg8765rfzxcPnWYplsVeOlXWTzyo9vpJr",
+	"WUZu9tIu2kYUbMOXImFPrCbx5Pi4a2ly6Ca6DE+Pk9Ga38p1tR6dPDm2f0lFf/kRwXRFAUMK9Zp+ySNU",
+	"KT7XIr3hS7E7BvsrnfrE3jNFCddDyZ50rZJdy/giPeldlTeFzqp52b8gG2z4udbi3bvXbwp9LTNR9I/F",
+	"XpO5/c9SHWllhwYvsnFqjJ65P2cyS+8oyq757SuhlnYUjrT839HR/5pbmfGSG9F18t798yuWURtUbGsh",
+	"nBu4I1qa3WcTw98bvhQNFabDFPBXKw5pq9pX9hVcfmm69JkWWdpWM9/qcL0ch1no9cDR4X0iMntWrFYD",
+	"Ah+MF2TtMfBZI6+7ZapFodfxQWa8FEe2m+6R0kk6cCnbx6p9tPHxHRfvXB+6dJdioQsRrpq47Vu1Ut9t",
+	"zUQBSv2+Idor37CblTZewedZVghjrOpUcqkMjVXclgmTS6XtB9icG9E1XGG7GXWc9qdff9V/2kES6mVS",
+	"duyf7wSL4qU5m5fyWvRuMYdmbGw/M7EnA37NBPzOrfQ5BpligsvdKaaYGfbUWLuIGGIH91bnYgDtwe6i",
+	"UiwNWAK7vm6fNT783wuxGJ2M/tvj2vj6mFSDx24Eo092PIUwG60Map7f8uyt+LUSBqQTS0RCwT/5BpU0",
+	"qdXjX4wd6ceBXwNp8i19BD+5y/4L/Cibc2U1w0u4UOfCGMuvDDNCldMRGiMXuZz/XqOjr5vaVDGvisJK",
+	"8qa0CmzDHMFZrdnabZrADOCDv93w3ytxuxFzS8YgNbPx18fHE7CEcMX0RpBxxa46v+Yy51arsgqYJTkj",
+	"imsB7zxhqdLlTNqZWdVFgPDwKRl9p4tLmWVC/bZb4mzrcCpYpgWaFHhu714Yu58bDPNHXX6nK5X91oRj",
+	"dFXMgwGKW6v26IJdilyrJfgKYsZ9N+iX9YL/dkP/UZcs2Gm2FeVpgyCc08HSBRyFuc7ELoWwSpUyZ7Jk",
+	"0sCEzrX+gastsRjz283orT2EoC4xcTsXIhPZKStEWWy9IOS0CntBGTHXKgPDWfrWtjo6s61AB18JnpHz",
+	"Kni0y8jfUR+lZjdclk52gI9KtZzG7ola9YCbQvGqXOlC/v233Pwf0M6WsDXP7VUrsoSJ2429iy3dFuJa",
+	"X4kstKHC1tbmg++4zB9wwN+fn79p2Sb6+PQCRsBqi8EpSzNRcpmnzPCtFZlEIRhXGbtZbadwLZvasnc2",
+	"n4tN+ZMurqyMbsUIHG/zg9jKMG6vqo22N9UNvXLKUpDuQ9vfeKONkZf5lolM2kN1ufVy0ITZo8Wv8bLj",
+	"TIkbVCLI5cDGlkNYyc23A7MqHCzvtnhkAkML43kheLYFsdQOUBSlxDued00ov7Frk3KY2MxNBoheKKsj",
+	"/zxqPRt92BG/klFr6vDJLIN/8/xNMBQU7Ha3EaYeTKXUMGk2Tmk90sQZnROWimwpDGqyNBQ0p9qhrIWx",
+	"AvwMH3RPGLaoOU9o8yEmXdaSqW/X+tLuGnyIDA4J61udbeMqMV9awQIM+I5Q4LaYl1M3Zvicp2k5X7EU",
+	"PSpmxTeCLbS9Ds3JhUrBlWLlZvsWnZOUjZ8FPxNXtpr6JGEp2dvRcg5Oe5OyMXGHc26u3sBv2PxCpdyY",
+	"ai2yWe3fT9n4DH98439zvYMwMjPVes2LbcrGcK7f4Z/Qxp7OCwU2XEdtwbjfVsqdz3DY0wvVQe4dJGDX",
+	"+Uoq0Eqo9xMWX6yOJUlYbOZ2QVpT1AWLzwYHvXOMMvKy7eONSELgj/vkuvgMVE5EHa4kja+bruNOQrve",
+	"G77NNYcl54php4zOzymRMdIv8jeiYrYo9LpJ+HYuWonXi9HJz/sXqoPOR5+S/e9Fyb33rSjV977VPgK9",
+	"L8QPwejTB7sJGbgU35W8rEyg0jXPhoHHMacjvsiqTcZLYZJAHZPozlvKa6HQEQhKaSnWppdcI4N6WYo1",
+	"sGp++xL7cCZF96cnMXAw7hCnn0OUFru+2LEUcYrFZ3APrfQNKE/g2xzrgum1LEuRTezTeS54wWQ5ZecN",
+	"z5dQS6kEy8RcZsJx6mueV8IwXggUVE7ZXK/XWqGzy/5s2YWSaml5jF1N8IXZP1C+SUGASc2V3GxEBoch",
+	"MNV8fZyM7CCtPueu2h0e472iu/P+ka+Fs9WAM3M850YcGaGMLJ29q2Ea+rrfNNRgKv7b0Y2zl58TU5+t",
+	"KnW1u2WheJnnA7jAPxmt/maXffTpQ1SptN95hMYzocqEcbVFhyxs1gnjDCcDcSGW70tTclXSThSCG00b",
+	"ZpXrIKohtRNNLxS048USIoNMiv2UWuczq9DCexkuudY5OAFNlZdBs0KUVaHgzujk+OGlBlM6aYx1XIpb",
+	"7NLLn0k4eLS8g/QBI6DfbaN6pBdqzGGQzDdGnTxLcMbSisZuomBXa0yAjW9WvPRTZfizyOgK9zeUGzZY",
+	"BGkk9rZ0A3H/xvcHX2WOdKKkp7T6q9h6HSkunCmttmtdGXYltn4xU76RV2KbMlQS3fmxapzVlVD/ASVa",
+	"zkVEMldaza7EdsAnIcwCzIRC2SNu0N0jVcJKfSUUK8SiEGYFBJVLdcWsvrbeOI9Ej1jrBhJdn43sdHQX",
+	"GIXjZBy2yXlplUjwrBYLPrda+LUwu3O/5EbMqiKPCDCXRudVKdj7t6+8u831W+iqFAZDD1y4kMjYprrM",
+	"5Tx8gxbd8uwEtSellbDyRf0aRmAAt0DtcKVN6TogcW1C8kitwW0KsZC3IFeh5W90MlqV5cacPH6ca72x",
+	"izGlR9O5Xj/mGxkT+LCfLpmpXNGHOpYgYantOG2OI/6t1m7Th5N6Dzq2/a9i+6wQvBSBQNHaK9Bdg2Dd",
+	"5iY3Grf9iEMurPhddYahtKXlKKQLEW+xhxNEyOKUoqSUEBkjG3Ol5K+VOPgiS0ZETDM+n+tKlbEAhNYe",
+	"FpXA4BbhFHxHkNQHG4MlMw1CENIExpwFJqorsZ04CcybQEO7IZCtNKaiqBK7AKUGSVqZUqDY3YhPdtHJ",
+	"uljOeLaWim6zdrSyEaUVbUbR2IqQnLrv9AYFdXHXBgnVd8nCClzA2lC6Qi4njb85kBt6w07tSShEWUhx",
+	"LTKW8xKl1ZYcASPKZrwc6qBL2pTcS7gyG+C6SkY5N+WsMn4wUVUOZE+ITIWlopMWHXfvuNY6kwspstnl",
+	"NsbQNbMjYvMVV0uRER+c6yI7ZRwtEjIDYScgW4zMtBe+2ZpSrNPpaM9Jbp+8nYbt6PUhy0hGyt9qEVvs",
+	"gEYZ0SNaR94d0NoXcFqPC1b3SmxNY1w0437J3h6P+CjgJNnPjtP8ZpY27rOvvmQFV5leM3sXfPNVVeR2",
+	"8ws+t2rsZMreCctfSsYNS8/IOg1bc8K+FbwQRQqSiTSgKik8lJLcSYXY5NsoNcBwZ/tuwIUsTMmePA2G",
+	"49UT4ApNLv7VceQrqM0edtAxrK5jQ9Emt28XacuP3JbfcUNbLBZeCdhWY2rNQ00nrbXESSQpBEmmm3G/",
+	"kqbsZtuvlYCoNbspxLwjUh7fSCtXwr+HmQzg07W/om0MSCgIDjnJwHC3BGPC7Dt7W5W65BGB9EfvJ7JT",
+	"YWtezsE4D4Z4mVvSTJgGP1mew6LASvhvHUdDzRryt1smN4bERbHhbLs3ac+9qty+oIamqxLj6PFOPWvR",
+	"MBMSnJLE5oFRtvjXf+Cb9CcXlW4nDVdcoKNZicv7ksZ0shgv2RrUAWVXgK2lqkoxoaMuF0yJaxQu/riI",
+	"h13EjT244ca5Fk9d4oDMnQnYBwj/57qf73XhNYNN7FX+5eKvf+ZP/9ev/5BOEkxNnOulkka4ifxxR97v",
+	"joyy3aitPxK2TM+d3bcMPHzQgzf9wYKZla7yjM1XYn61y2fB+TmzXHwGb2NmVLendb8HdmdOrU10WTkY",
+	"q+LsmnrBvMOrfkxzgUlGXLIRG3BkHtF1rsrVO2FM3HXNMHfiSCpmsFHi1OS/aFC+kZhi3vC5MGa2R17+",
+	"p5/OwfRvJd9usZdphfqluzmMFYQNm+dcrn3yCktNdUkWVuLa4A293aQJSyUHN6M06FasspSN08bFlELr",
+	"NZe5bUFTnUnnC+CbzWwtSo5OYB+kRhklaYuendla5yI9BVkgvbK/kvES7SUYUL5UVsABawqu6j/99Nd3",
+	"0esEQ0XMfo6Pi058jN6ADXuv5K2LvmmwAKnKb74axYQ090EZ2b5XciEgTtcZYsPvAq1gjM74y2+Oj1ml",
+	"cgqddWZEiMu6kYa8HXuFRTK4dlHS6w3/tXKx+UeVcVwcTPtvXr87Z4/tTj++fvIYHvyPZcFVCX7Of2x0",
+	"nQYZdnAvQhdfHrPM/qIXTCoIRJXllo19BuVlLiZugmgOBdJhkOAHV80evWy/Y/mS9L7AbI8/RaNDLC32",
+	"Cv1VuXpvYnJxeFgbo2vQQYMK2ztDQ+jiMe9NLJjrjE5rhKUklil0W/kJIMCQ7aytDtXndeiinG02P7hX",
+	"PiUjXkXu3bMqk8LKqUGw9SOie3PKuAsJaLCWRmRA+CS6j3cR9TG2PGzuos3jTWcUiNEnQMLeYGgSycZS",
+	"XcsS92GM7lbqirYKo+Sd9I6heXeXL2OiTzPSvZnNkkIENmlqU5eHM0ylsbx4JtWABQGFgXIKpXowRQVC",
+	"zSMU1yB+2yjpojOw3zrPCAbwjl1MOoTCSdW8yqZwRR1Gn3eWYw89j/VhjAmg9ngmLjzfUXvj2Lc/2y20",
+	"7mNZIVfY2RwrkjJ+aTX+OpJsxcmB2HAmzbkiJXOXW0UUwLi43/JJDCJul5a22+v3ENFNw0atyFO1l4bY",
+	"eMONudFFhr5mY/TJRXV8/OW8lfMGP4q4KuyaRcJAXkBm/A2vgzbZipt6II0YmN1rtGWzcmdoYJZG211H",
+	"KxUOOGbQg6/sI5puinlT6IVVv+3TdsZOkyhgQ3wMSZxndTz9FBnas3d/C0fVdh+C+StGJIC44h7boWZs",
+	"7EKUWCZKSIGYRHfdTnRm5N9Flx4OuZR/t5cKu9yW/ca8oMvZ+nJAr2ux5NBzwlL/asoesyfHX/3p63/4",
+	"JgGHZaErlYnshHF8Wy/sv8QNDgrIkTOz5larLjBMLkFmz47ZGHOdXPI1dGDfOG5ePZmuLoFVReZH6fGf",
+	"ktGKmxkqCdE7COyGpTdhFPoGzDslt/IuCUv4esybSCbP2Vzn1Vp1RGTVofrUrH9PsNdC3/R2CURvG7Ix",
+	"qUKQ5ZcRAR1gxw2+2Z5WSHctgmkscBJQ/Yf4gXmDCDCh6bd5boKUhRh2kx0QanunLMU/Z08w6Az+/RQV",
+	"RaOtjuvwPAqBMB5OWyz0zWE8cOg9G3IEjJKwk92zkUh1X4fbuBA3oqihSDz1w+8Th8ugEMLEksBCipys",
+	"GKYxrQPm5wMav+6JYHTb05pcsETRjedqLvKu7AR8SnAMQmVWfcc8BQCAYWCiCGA6wBR1eK7AHD7TEM3w",
+	"p6hM9juF40dXb8XLH7BRdwQ+RYkhp/URyulO0P2lzrYuyykZZdL2s5aKl5jpt+abjR1tsJ77wrlhPH4K",
+	"nZHJweDD2LiuWGHXgF5w4a7x1hgvS03LgivEdJmVenZZyTzreu/cNz3X39qG1IWPeUdptut1F838HlrB",
+	"u588RW5/pHxqu5WfhgZ+BzPpDaduLFFvZHiw/n1to/MaEtk/qGl80SEKPKDy7tvhkuh/LxNuHZdPEELp",
+	"Mf86tYGwEeJzYSeBI2CQdtC0NnRova5vK2zQC2z8/vzZpFPZjecuyWEohxDgeBP7+E0hy1IoHyh+Jw9R",
+	"1yjoQx6fpnftjFBZv82NdvcdNt5RoHuWvOGcPGjND/PatImu3jE/zwQJuofpm3Y0Q/NM5HGAHgzFXJLk",
+	"brWMJkjPISEItHRmfyiFKXUhMrfOJmE6zyDF0ZlsB0VRxPhARGTZRBF3/KRdpF0Ed+dOcRRNqbs1UyeY",
+	"hDt+z6gKv+IHRFXYlXtXFoKvO5No/EXdr8/THnSNLD6CnMs1AgR6QJpodAcvS6vckZ51uWUc4rBFQRH5",
+	"PigWf4VIWIj0KCoVtU4HzLCXyUBbSs/sEMvDhNYmMlxRKcPs9iKUSZD6mYbZhHO9FpAF1k9xueBGzAb5",
+	"oqAp+EFOKdBW4jK59VzzLbsU6MgTGeNLLpVzpXCr/hTlpeAlE7el5UAZreWwC6eJhnxYniyBuTbWiDwU",
+	"7RTaZqzAr5WoBHn/KBsvnQTQbC5zxS1R0JERpYHIeYrCJTxZtalKZ7mFxJ4a/giepdH03GbLvgPUOAE/",
+	"yXJ1zpfm7M1L31N3NgwN0zaordJ2vwrF87Q/H6I10Ah9hRdR4yyEY2tsd/Ssa4UE8GYAWUQDzesXUWuZ",
+	"ux49PmzzjIvbTdHtVf/lV1Y3QJPx1mrGlvDJYJOwBmlNzVwXgqGVlR1P/4TuSjrhPpvM0QwmbiB0pcOC",
+	"3BQiE3NhjC7CPKorscUY1eA5xh24XHgwyIprUfDcQ736TfNUGrYGQh4dlrcWrNjeLbTkGltThwwKwVmp",
+	"3590yl5c87yiDIHWymvAXbSTgl0/tUu21PYGhvR3VpmK5/mWlVY2SKeYNpZO2ZnLIIO9I9xVv3cAlGD8",
+	"pmDAQoOdYGwwi9BlI89kF/tCERSkuC3JFslwHhttQHKoBWediRzEZlMVAokAwpc4IRuLovbDT2vII3Do",
+	"ZQJSw5pcNKTp0fQXo9XUNZ470vxHS5vAAbEBCATs//ePIK8HspHfn0ATjSeztK8Xl91mtzvTVnSzB2Uj",
+	"tD0nheCZDxnN0XTWSN68RzZMO3MzoTwXkALkDkfHZIkwtfMUiQqSAsEcpRdpnZiIpzeAcIUziHdeGEPY",
+	"CwzY3rae/O0dxgjnsix6ddfvcn3z3M8XMFtgg+Va6KqcUQxIN4CLVk1ZwMpXDs1FlnSGQMLijDplYxct",
+	"SnEZztNcJwwT9KlLTQOnGeUQ+XRCoB27ag3d4unXf3563NYvOmglFML33o50N4b8KLTp+VOwY4JLRrdH",
+	"ttnRNS8QX/nk5yYTPN9uxLO6g2i6UDIafEEuZLF+k3PVafkMHf2bnKtTttbXFMnUsEcgoIBtklp+k4Jp",
+	"K72DERS/OIOeWsvmH/y7N4h2ICQcBk0yF5sSUYLgzjZ6LRC4ZsxhLzCOfAcwZzJ1sDOpw/2ADlLIg/ef",
+	"8LrhOFCmSD4wE9zgXAIcGwGX42+QFwhKHAorfL5i85WWcxEHDLEDOVwcd7YQFyvoF6QlIn28aOzGxeiE",
+	"XdBGXYyS4N/295CELkaf4nI0LtaDjBi7uteIwf7fMdZIPNcGQ7TgeQdh+iPbk336mioE1Gld4Xk/BcPB",
+	"guRXK2pscKn2ar4dimypgXhJa5XzFVtXpiSzZrsATDMagoHq6a4BMhEmPiDmQjXzRLOCL0r8qLsXwlkh",
+	"BR8efy7LaBgPgwfRLyWU0iVVk43mEoJdz3Kj0fFOLt5Mmk3uytyAMqLETb5188tQ8GmsBiZg4xDqGgI4",
+	"xf2yRX9s+F7CerPiXZn+G/vIK1P1utPNcRJGcocR3HxZCIEe08DuAvtIwd2Znl4ounXCbvz+qwzAwkxM",
+	"pZ8y4thOjAT2OiZZu3knTfAGvFB80AXI3iLuSHPQYy/yATYTW8hbQCQrDYhAVWH5MmAeXahCQMo+ti0E",
+	"o4BUWZv16Fu4uhjfAP90DWTB9I0lOe2DlIxg5Y128fMApNgEi4BrNhmhhyp23YY73m37HeRraKzj53I4",
+	"IKfZ+ZourrAoB4qUkGG5QA0P3sDAJKvrXAqhXBGFB3VCRAs+9cd4uVPWI+q3jmU3u4oMBVrWED010oPd",
+	"JIgImg6Z+CDvR5MNBi6QhOL9vaJrTwk0CN1EZPE+kGL2JtvoG1XDjoTDQ/5iKrSljCENYeIbunvqn346",
+	"95YTSk8AkCOKZb5QLkVHZpNWZTakP3cKZBlFNTvM2eNmGtrWkIT65AR0tHbKCeB4EDedrH1HHrgr4bYj",
+	"9wYNvsc1FY60x3nU2NvGe4md/x38SDEGGnEkDXL4NAYUy6K9p7unuVBuUNHVBxIceDsMcXu3Rc/hLPIe",
+	"94E74ptNLkVGEKQyS/2Jlj4kPZApfRw2ncPphSK904gSIW487u8pqVfGSTCmlHnu1L5aVLtf4l63j3fP",
+	"3hVWUPpLwVXZeeqxDSIuZ5lLZmvFKbdUwXUN7xLPAJ83Oj1lSxgOhFcrdhxNYQqdxPX/9acXceOMEIQ0",
+	"M/qBq4rnDDKFwOGXrSH7pX1dbX3VMzvUG1EIfMdeVNXGjv3r4+Mgz3TXGtlrZ8CF6t6gsLxMD3rQ/i2p",
+	"cfbDpYhpuN/x3NSgO+2qNSHCfzwMtd+6GvZHgQBPGwuJgu1lztXVqbPCji1f5fbiB6urVN7umnsw6kKu",
+	"Qa43VQFRvyhHyFIws+Fz4VROgNSwor2vTGFFCqmWk35j7IaXpSjsjC4u3vXe1J2YPri7VNyjZ2MvJbKB",
+	"sKrHA+NDCVPKNUgQc23K2UYUs0rFIjleuIZsThhfVka0bSEN8d3z00B+rNSV0jeqP1K6Y3x15HQY9Drc",
+	"VvNdIcQRpGdkzUyOYCE7Pl3vVJyc3yNRqoCqqdO9hDppWYiWm/LoK00eNkwzS+/iEOhMAvlppd3VZsJR",
+	"tsahN0JxiWC710Jlupjx9kCeDBhInGh+wpwZohO9YCnyvZRJ0xoIpmomLLWSC44HcBMjKJ2HOB/JWA7D",
+	"C5ar+2Q2nOadISzCFaUYhqPZ6JQQ2aOAmmQYOEUlFXwkhKXqMEwHke5uqaQhISlAjA8DDvpSkX86iAtp",
+	"o4NO2Wsy6V0JsSHPDmp4MBJiKPCT8WGBt0dLfURDB0fkW37jooSCp0fmSm6OnMHyaKMBTxEX7FMyQgf6",
+	"w8z1tXfG75lsbEdriNo9S0Gu/jGZLiCXBZJEIEt28nBLUuP5DqZkjBXeDUyZySyC0fG/RaGPLjkYPMk7",
+	"KFUmbhO2LPQN3Nh2dcDZgJUmdAHSNttwY04JF3aHtCksx6PjphBYDqUWFr5UJH5vQM7LAfi+XZFDPbC/",
+	"xwdysFjZs3qY0aX3m9nN5t5jaGOH+PHe1RTj/nKD8LjdQm3DxP/3ysrRGP5Jy0b9PjIstcw53dEE0D7e",
+	"LDPiJPK5VgCbEVcX9qoFTYEn5g01tURj1ekCIKj9xVXKdfNCtTPokKLSBxCAoqy8Q9OtAwTBtgS+hWCk",
+	"p/ZkDPa6DFG+7yudQb7IbUsm8QcMZawiCHpxGFNoG+i9BoNqd4PKoPUdu0b1vF4NDnPW9wr4kCHKoDnW",
+	"bAYbIlamMwhO5dPya6eu3UEyITgthvBGZORMegyBljzfKH8XC3lpKH97ZVuHYOigT44kpsdRwRgHchxM",
+	"ZqlFE67EZXq3a+dFkk/D9NkDpdT76MKw9oEOXIPCGUoXa84xriM30nsPHP2gdPLGroWJyOwtUbeVIhyA",
+	"ykY+BhvIY6idl55iycOONmHX5vFHmX2i15JgkwF4uUbC6WMpg9ET7pT5HRBLuPQ1sEBnxvczX63pDME+",
+	"n+s1l13ZtSttyOlYV3lyYdBGKKvhJQhNhUuLZeMdN+OKpauy3NTlWqio/pUwDs/3Qo1JMMpkIealL+59",
+	"AmF/9CMEAQIGt9Il+JmtMG1qxFJHss2hUu0YCNQ2+NABeXMs9u8qzabNorJzrZSYk3f3i5TxHGK/sPyI",
+	"FYBtN6cXKv0ixPNOXQtcBlNdZrC49ntBMyji1PhBlkbki8kpSyO9XSi49GDgMI4p+x62hThX1Hqk6iXh",
+	"zArUU3bWqLdtXGAmeOHd1ioNBD9lz5GHgDkz/fli9MXF6AMgWyHnQOuu9xTsB82uDUz///HFxRf/Yv/n",
+	"4mI6+R8/nx39b3709+OjP88+jIM/jj58PE6+efppMr64mPY2mnwx+e/RO7xZR6TtmagPwk4sSUv2QxKb",
+	"ZfVB2esZ6TpgmLxGz3yg17Cuzrcb8UJV67Ac0GERPkbMC1G2wv8/XjiAUYzY+bd//b8Xo09opPh4AW43",
+	"y1eChwm7GDl8jcY7eFfCFQ4OHEu1wlectrJkMHmcoAcIFmpebDcErVkg58gIsMClGjW8iMTOktFNIUvx",
+	"WuVbr+3txYX3wSx+KM5Y+/XXDWPtfqHhDjjxoT1r35a72t5nG+n226x4gVX0htHKO2zfYTAKMEPa1Lin",
+	"klPde49Lsq4FuN8h2SgaONTnWL8zCAa4L2Pv0Dy93zUpzntFg5W7p1c02KtD8uD8a28Cmu4ig1ld2vEw",
+	"fgUWJnyZQqOBf1FVO/TU1/cWHmwsE44l7mtOFA2UlGameRUrTB3CltBHpWH6suRSgdpZ6GoJGBGvz6py",
+	"hQpqUFLhUoDIvN14NKChDqXzJsP0pp4iYZy1GAMa31rs3CzKTTrpT2Lyk/dwp7sbNmzr93ODXhQl1wCM",
+	"J+0ZHlZRLEKWn3rQNurh7Z/sO8+AuymlIT1i7A3ybSbLGn6zHf2pQZaujGhS87/96/9xuRRMqgtF9qnx",
+	"rjxtL+o8X6c+AzDYSHD4k5gLRcLrVk7qtW0mCbuUVkqWJXnCA+BoiBhAkY+6Slmm51DLCbmPLGG4kirv",
+	"gDJ5s9JB/A8bpxS/k06SC2Wl57DESNSDylWWuMQgaUAFt3yCBOu1cFxxd1HPGvIscARQa+va7ZivCdY2",
+	"O0Zd+BrYblAJJjdi8Wgn8tpGGJQ0vVDv+DXaNSgQg5ekGjb2sbZBwT5bqR/2mmomf/X0KeOUkOWzHRJU",
+	"Wea16SS26qCNuG6Ov0osD5iXVvCnmGfFZIY9NwtOn4IZ+kI5QzUwUtDKQIszmNSa1CRbyOWqNA0EQ7u9",
+	"WHu2bGfzIvMrKkXTINWOajy2p9L3kZqGIPyztbaQxnahKkUHbawLShumfWW5JqUP+p8QTFGu1dIeT4Gh",
+	"EgvQ2GA+CSYscM/lL5Qbqw/rTOw7kIVmGiJpwN0jYnsUyq4xnxDH0DQSPFBAHyUj4NlPXTick8JHyehK",
+	"bGcLCSZYDMuZNe925/+cFWIu5LWof7r0P0WjZH0vA8LoKJy+1BT6eGppOxccgPJdbmV48z9J/tMpWmdU",
+	"zwmkBqDQQmxyPnc2ozyDk+v8Y/n2dJjucz/NR9wAc/oMWs09VJM9963ZVxIqODJh7Qpc84jj5kFpakAg",
+	"cDC8u8eCPwj5dkZsh6LKwGDE3poUa56hmTQIfmbj4QUpJnsrUvRMwjabjv59aN1DA8ZrOtFFQMH3wM8Z",
+	"Un0hvFWbwwijnHbqu4TR3L9LOYbAalHHgtMWJTuHvEucl+W3POdqLvZX9ERnLLvEtlSden8sIvlvZ85/",
+	"23DDHLeviXdWu6HsF+d+1QsSbiuDxoS5LrKYiMvGYdwRtqbPYoYyjmVyyo6pcorS1GzFDSaCYO8icwY4",
+	"wALAWN/jkzDOlxGCBL4//kVfMlNdQvVzrTAvCYpNPoYGKXVsJli+NnXLUgi7MVBSVpr6Zwo9TaGEDsnb",
+	"oNc6cU8rKPlqZ4JFMLQqC57JOYp1tENT9oyCkenK5a4wmZsTRJ9AeLRUS4BptycOL0XgRHa0LueaF3Z5",
+	"6QgOLD3QmlEkhRy3nOe5Iy9oaqJKzGHf9Iu7+9WulU7b9Iqm2DlXLCv0BtzoN+zvotAJuxRzbrUWJAEI",
+	"NEXiCYpRQti4NCzTSpyCwPGLvjQuZRdK0ILPvlKlzNlaF3UMMq9DkAfO+/DqQy0GtIuP3N6+2OJ2MxUI",
+	"Nh9eE62x/12sBIcyvDpaI+z932eJtG6CT+5vyKxX7EBTZnvRIiKnJ/hw5+6TInAYvd+lvgJ9ISquteoR",
+	"WJGAmofJAUkonYFNgfYPJD0qeOzEBPRfRkWwgSGav1vRs7vVMnMZGA9QbOA+0tEuJyMi9GNskELsDDwn",
+	"U+AzRKPel+4EENDzOJHfEYp7L7R3iEcN0XWQMrBrFu4FYA7MnR148c4itZD5YDzN1saFH6knljTXbd8O",
+	"PNc3Ktc8696CjFrEq6Oj+0AcUSWCXKorCIzDrDAfDdAsz0GI03Qzy9LVYLp7RScoMW9KvTFO4LoXDGhj",
+	"zvuW743W+buSlzH8npKX0pRyTrcPFaCVc/7IMLdvQcwH22idJyhIenQqjEu2Uo7lgJF0pCyWl/wyy8Oe",
+	"BxwJqWZV7B56VnfC5lVRCFViQd3KiP5e1/x2Zkc4m+faxATURvfQxkt+mDGYC1gWMGssAKcCM8vJzQ/l",
+	"tMDx2Re92jm+nGp03XGMW7th8xVeD7JgJOIw1+3DD1hvhD3YflAdEERYQcwNp+aS9vWQNqzGhlhQlUKg",
+	"/6x/YweNIUI49r2EyAdMEFk+gIxuuCw7rwAATqunhwHFdf3UFYdUS9sF4bIEJ+4htwYGmVUoBczWpmuo",
+	"UA/ObMATwSV4W4aPC9ZuLfNcxorUDame0UZ+jRFUZH89h0iQ5TQ2JTL5fTzzrb7pvfEHXM4+9h3uZidd",
+	"EjyHXlDmw6FlIT7Prf0fMD4kXuAiVClti0jtCtoBgOmB3ULZiT179zf3jEOqqF0acxrsGDjqQu+XbUch",
+	"GTznhWFjfCuhA584JMmJhzpvhgj6f9Ro/X0hsh93kgY+7njbPjSzhCDzZ8Hn4uOnAzKEdkAL7gJiAPVF",
+	"7qXHdkmQYdWYIWrtc5Hz7YPhxma2tw7M2F7EROL3CWuhICJm6DyvjLwWP7glQjKIMNFuwMNetuqG2LlQ",
+	"w9BZYRXSKfuJg9EqRCunqToBe6XzDB33iK6N9VQp2w1KhawAbAEQk2B10A4bx1tt7eVerNW/SA9uWJlS",
+	"r8E4VwiB9UBLzTYQuA2JFSjRrqWyDHupBYwwwFSFawTentm3d5BV/c7jltSHBhbqD4jU3xMitX3+/4BH",
+	"/QzwqMQQgkANpPxhsKie85xvN+I5vngvONTnooQ06u8Fz8tVtzXTtbOKf16unFZLqAekFU9ZinmW6K7B",
+	"ptsUdWH0UkG0EOSvWoEmzcSy4JnIqA2kBCutjoQx5OWk8CJM9sYiqJd8frUEVAsGOPQ+JY7LnBV2URBf",
+	"Lq1UcwhwKJ3argu2lmTyMzQu/ErEtg6DiG+uVJm8llnlx3pSx8mlCUvrj9i/auB8ilODQcuwZrR9h0tM",
+	"9B9kw8e9e2Y/jtu0TyruZQI7ZhH78j6l6Ht3LYGTCrer1PqKlXoJgY73V3mSEaxb39j/2Tbyg67zt1sC",
+	"MOC754RrfsqMwGuNgoaDxuEpJUoCbBykWUBRcD9/iCJkroUp+XoTIZygpLgzEN2pdnm1ActHL491+iiG",
+	"Ot9TUe6s0vE3CudzMyMUSMBTbMFbPJkeT49TRnrzei1dEut+sx5taj2GnSUI171JuYk7x8FpcJQV5Y2Q",
+	"Q3a2FA1IqJbzxj4N0JcdsNJPr9/+9btXr3+affv+5avnL96Okk4QZKyfcsrS9juOKeJ9FhJjpHf/05tX",
+	"Zz/+2Pzp3fsffjh7+/J/v3gbpdNNodebsou7mbKo0Kbhbk0YNiXAfGlvym7gpy/9RbpPRPHF3ezu9p5y",
+	"VwvtHTSOBGfbyfTuZ6fxYlWpLlYPE3/khPKW9QKEckOp5bhdg7h3YzzP7Nd7A9BpjNE5kub9ncxFT35a",
+	"I+R7d8LfgQcsjLs1CK7bmf/IxoVYSlOKQmTs3T+/8nftBHGheeZr7/QaW7xOu3u05uZ65zSlc3OdonRA",
+	"DSdArtUm15ZXg+nC9nlKc0KDHXqGpAJrY3ToDTB2+LD5NV6acpimAvBL0rCxR00LT88kqqIcEN7mtuqR",
+	"i1L5bbLUYB07YEI66QgXf+ysK/mWpXgmpvAk9VRz8ICGQo+Fh2V/Roof+n57WsOyODxBLRzHf+EMtebq",
+	"3dMm5jfsEANYbB/uhu5c5yo8SDTvQQw64MiIeKJdcgIdunaaRlcCBebiut5P6yI6d0fqTEbkSoLEg04T",
+	"PWE9uSrlaJuC96Ckj3EpRnXsaVBQWgk2Bnzx3QWaTO8z5H1s7txzNGfICwdt2f6+AU8Z7CbcYrXxHAoC",
+	"+2tKL3A/Ql6NSWP+tnKwju3cLbgN3Jg8aY4h4edCpWDVVjyfdd3sEyQgh+WKV4v96chq7Ek8Ue2Rcfk5",
+	"kNKjNKW/nMY2huYK8kW9zCnibTOHC+2rFfRuWUR+2JUX3DA+0yU/CCbcA+fFIVchfEmuQUN0NpAWAN5k",
+	"52DeB5f9js6xnTgsJ61hDFUEUva3j/1vCUfTeIgWcpfQWd0Vjv29vmFrrra0P4aZaj4XwoqbiE0Cfxuz",
+	"qHK3hdLV5HDfmfT7zofh0IV3VwBDZ6++oNJ911SaN3Jd976D97Ix1ewHX0wmsgHTGJTe4KmvCwufaB+f",
+	"mPsXCiZjaZNdJLWZoSuirk98eNdhfMLLDdJCwUkWnraTC5UC0koKqbE+cVBp3JGtKNl4bq4DrmnZ7+T0",
+	"QqWo6ECkvH2X49UpwcqzFBkCu3DCmb6sU8nIpLqxO6srE9yucsG42iZURcUye8tP4GNkQaq/phx9Q5VG",
+	"0ilqM+0plGPiGU3M6UD8mkuE8x23bwNeoPtmixVGHPOHrxPbg666WGQKbNWX2N9OTtlB05xeqB/0tTAn",
+	"jHYE/DQwA8uA/BD+n/+XhUs/xn9PThu/QqtwzcZu9XdX0zbd/dBuf6Wno8Axh21qWzftPf3sIvQaFU9g",
+	"dkDa1D3avmlAGA8KBfhxJNFL0dH9G/RkfaeLSOLqC0o0ttKZXrDU0ichVeK3Me98k1fGl1ViG17YYdAP",
+	"Jgb3jAFPxZ7cUuYbJZjn4jThU5aJUsztIWgb2kIgsl7tF1JoI57gZ+/+hsew1Eh54sahpT85PmY/fNtg",
+	"XJdS8WIbu5NW3MyQ3/aitIXQAgSLqm9AInXV6+romzjEhN+M2IyaBOViIj0Tq+cZAlsgLzoYQvnTHg77",
+	"HgbgCK1VeUt21Xlx+5Gw9+ffHf3Jiho5uYgvt6U4QjvemmNOCgG/Te6wZTuga/l++wPwtlcyand8w8uV",
+	"v4ez8AXUixPweJXyWjj0ShdcX2gdyTYAWT/E/Itq/AhfRxF4BhJ8LgUrC4kAvAllb2V6jijdPrZg5H+P",
+	"Bs1vhOIbGf/w641QZ29eRibJxu9u+HIpCvb+5eSe3579Yrrqixf8ZmcQ7mv0NpR6jX01fB6XKzM9j3/2",
+	"rXiu56wQC1FAeVk7Y/dZeC32PeyvN2OJ1tt9v7UKSYMaYhT6Ys1l/lAhQYoBymBHTNDlPLI+3+ZSZWyu",
+	"N1tWiLncQLpew662A5i5B8/t6wic26XOIpkjrjKkfTpl6cePUEuZffqUMiOWoYwCafqZS2yhWsl0XJsl",
+	"mKGHolKxKtYuLM5Q6but7T1Bvc6H3BmIpKMy60G/KjOMNE/k+emnTxHI+uO4MTm27M8+44IDxG3UZ1aK",
+	"23LUdaPZnQBYlpxb+VLcQpXQ789/eBVq79TFqlznAyMqWhT+DEd3vt2Ic+yru8H38BWroWFRrFj2JlbL",
+	"yqUS/ynI6M9//lO/M0DvLsTbh6GltVQOmrHHRVbqUb0vdMo7GdywUD6BURkMS5PbxUPEYNBQGmFGdSwH",
+	"wGWKwqEKT9m5i1ORBoNXMqcu+bd1VV7q21qKR5Qd0hiMlWHtJWE7pZgpcS0U1u+r46jCfNvyRs5FQrnK",
+	"ubwGJ5cbdSHYmH7d4lt4yxMl4mCoCs3Wj2fSHXnYOi97Iw9/8NXjMy5zy3Kuhap8SASopt6U+ciATQLc",
+	"QgupIIO7Djy0Cz3D93aCDpHHj95wmaGzFjPQ3dcut+D9s9rgVphSFBnfnlyoC/XxI5uCGeRf2Jpvxhej",
+	"i4vxFJtOTpj9A3ubUK8JwwbQ7eRiNGH/wn7RUsGbyv796RNoX5bn/jwyPBfmyIqg5n8G+K2WTptM0rE1",
+	"z2dGb2no9XhZa7BuGOxfWKnRtGOHw7OMPX7MjtmnT5bw6CW0dtnfcHboNUHZFRa6Ob5aNMdz+0fU5u8Y",
+	"tdkW0f6I2vwMUZvCR+TVhhNL+QfIGC5q8wW+eK+oTd/hfq81jHEGDqD9fmu6yaDlYK+1H8R/YZd1uHD3",
+	"c1iHe3WAyzrYhI4wn2G8mAQUxEYv7sZz+ytPUsihvXEJ4Q9A5DJaR1fSplW6hiQEkVUQZQys+Ups7+TK",
+	"HQTzHOxqNILmThEynXV0PK+hi6mGhqTlMcGgGlV/ZNa7QPeteT4ojmaXEzwYFfb7T+Hc0IsdCFZ4x0t1",
+	"CTHjvsJHs9za0ZeLP/Mn86eX/1Oqqatp6lD602htjgN8jwFJ7XM/hjHLTi0m88xOyBv+nlLlE8OQPNJM",
+	"GrtgWcoKYTcIXOsNvN8afwdI7YYbV+F70gCQ9N+lHuNBzpawuw59c9Z3QUdw3bc3OhlAjbUP7g4BPMHQ",
+	"7xPDM4A8W3Q5jNKw30Oc1K6Izg1adpHx9rttoUgIfs29tA/EgZvSLR0vCuDtsGKxeuorbjoXsvfcd0X3",
+	"H3Is/gNRe8whHSX+otAFZYFEErOzqBJuZRlx5HyfzDZrcUely9nCUmmasHSu1SKX89L+e6GLS5llWKnS",
+	"tpL2hbUA1LBBDDyDwZqHKT344rYsuKuiZUnumucywxsRXMKGjX2aM9nKkjrxGdfReGBn+HMyxcpeWD9w",
+	"N/2lWnNVL17w0PZ4Y6+2GwgELLRa9ic4uO/0bK6JCTHtyTIrx7MxBAFKhdw+rRvNcEUwjqZFKeVtH4Lt",
+	"LjT+w1XLhLpNiwWVkcLimMCMYj6Un3ypJZp0+2r/+QIOlrkYJew4YRcjrE3yYXiG1SuNUtW7UmxiWs7a",
+	"LPdAE8TgnhCIp4cboC6Yg+PGfsKtcSdt7FEFXZjZXo0uYB40FmHKKL97/+rl8zqBCdrhqptqA7Y7tDZe",
+	"VsslIPnw3Ghn6Uz/1xFpK0cvn6cEJTSZHgwIinPqXIx31XrNi4hz58wdj1Dg5oZxdrPSeQSiB1rPOjnA",
+	"T4ee8WZ/fRN4TnDSO854fBzhMpjRYKf1yLCcl8L4yJi6IqLdIKkgybw2ee3OHcv+AaOIBHUgS42vY1Po",
+	"DMxqOzx5MtzmEG5sDHEBan/2jjbI2TzM5gHVXuGU2E3py9MJR5M0VjK6560qslE4qorQFVqFRymxNEtP",
+	"6rCxEJsGuKNaohuK0vLSk+Bnr5pLPLqWLGC/3BLRx+z7Us02hV5aySQ9YYuqwJATaMULQWD+FEUksilL",
+	"OY1lBvwrPWGcrey1yShaJFR/awqVBtCGAIwM7TlYViz8fu0mAdEToJGoU+8ymYaVhU8oERk+aUnSrEQW",
+	"RGrmWzY2V3KzERm7LLiar4RhaB7nxr8wmfrYrBNXCIFOGGpXdv1gRM5E6ozELtcNoM42sDqkfKUnzOhF",
+	"eUR/oofGSu4o+yVsBYIW/p5LUxrMt84FjCGYYyNGrV5PLHIAH1/qEgNRReFrMIwxMrU+qKeMu6jc4IQ/",
+	"MuRP5GVZyMuqFIYq8ykdfAwG1tAnkUJHyYjoDxGJ3E4CcglNoA43s4KB+wl6HCWjJjFFxfQXtxjQ/oCR",
+	"C9RjR/DChm9zzSP3pOUTbMVVhnkYjgLAUKhdhee2G3fayHjudmFg9jv2Z9g853IN1HEasaY7Izq8AxOo",
+	"q+sF1fGmJ0cfPj5Jnh4ff/rvo0ExWW6tBzpRqXU6ZT/p4gqQf6GUsmK6Ko3M3HxcKgPMyji2hA4+E0Kj",
+	"uMJKbhGPAv9LoSs4/52+yh06OUXVFByhyMjRceoWtNGLXV2WfvyU7nVynin2+tlbt+1Qsfwvb96zNapd",
+	"jPgaJKBzpUBUv9aAjqosxYjbEF9Fz4sd92ZIfBs5Ovny+Njq7WpZ8SU6IISCkwSeO6Ir29PRclM1/EWX",
+	"fH6lF4va+fPlMSLWERezv8R8RH8OIkvcDv/hFfxdvYK7HPAPx+DncAx6fhb6Bt0RGOgeDDgoeAj96/uc",
+	"hDER8juZC4yNfUZ36R63UCNy2hmbkyhQQV8cNUI4cDZOk3Ryv2DqzxTsfIqjgss+eIgCa0pYu0/QugX/",
+	"foon2GjWVbl6WDZgqX3uj2Xn41xbmcvyD5aLEvOxM7mUJVVFmKU16Nk3XzbStpUua2+mPUAXiuO7k1OW",
+	"CbS2+mgkH5UN7Aatrs0jFU+lC+UCfvT32YefXRVdrJsbrZm7J2r8fCcRwS/JXWLCw+NQfzV6GHJ90wOB",
+	"UHP1wwtNghwdXAt0UTjPEXv+7lVC1sDLOp6qyVwJc+aEpSSEY+U9UKVSMktaqrBiBlwx9OOUnakt4iri",
+	"fCGdBgzelOuDCbSnVgu7zMXahxlqVPJUzA4YANLk21jtqBAx8Rej1fQtv6FI2QNQE/eKAa+wyFpoRZWK",
+	"/cCLq0zfqLvd+pk0m5xvZ3tuf7PSNzXASUTAGFTVSpT2aB5gyrbU8M69tWsG/Vas+LXUVcFc1/uuReKV",
+	"+9JO68NxLY28lLksB4kDf6tb7yTah4ubhCeq60w+bxy63YPlT1D7hMGJAgFgxTdeYkvrFqk7DXqB5fmm",
+	"7IzqrBpmWWWB2T58vp3ncs6WBd+sToLzhleD0pkgbkyHzvAtqSNw90OWG+r58OuUnYPxwxcWU3MN6dbw",
+	"OvJsvKFOnbEAfjNUNil3NhaUihS8B2yyZCt+HWbrATcI6uPhKli9Hr71iFkZTKKciTfhGAdRV3X3LVyZ",
+	"G9tu4kemqFe0FrSmgl1Kw8hEkrhL0q0dzgOiFwDMLRMboaDEvzOqoMGN/a02Ao57+JIr30m8jIEjyrbV",
+	"EMJkzMTDjnniwEo040pdKTjZWGQQLntxWxZ8FjquxK3lnERNW8XXcj7DesFABKhouuLjODlxu0Gl3iom",
+	"BsIqrbJm5zax+gN+1kuK9pKn4AySHwkAGZeVsvOhPpJVcmw3CTMiXxzZ02ASZilWGDYO8vgp6AiunfWE",
+	"YHxdpdZQTYXSnFTRMiyPrBegR4NiPk4xx1bMGrM1TT0G5/KolaJjmacbhG3diFc3bJyWBVdmoYs1Lain",
+	"wDRsiIsREHACEfP/9q//FwLmrUIBtmxIH4TitYj15I4qhOiBvmy3wB4ZtMeZ0MwJR9eOdcpeWWHWnHhp",
+	"68lxcnx87OyYKmNf4w+k29W7ZgeAUUEN8J6kPXG9aPcdNq53iClhqJAjin1fsVxci9wqOGJTWw7BqB4q",
+	"otT+T8fTcF8hATfoHcr/Nor9Ngl6gjWvacHgc1Ztg4QkPMRSgWHGLpsROaTFcpbaSyNt1YpFVochSv8t",
+	"ZWNOCXecvX/7ylIHmg7xy+Akx+qqULYSoZqQhsAAg8WfoLevnj5l46YJaWa/n7A01/PUJS7goBD+Ecej",
+	"0YRj6AqoVw+i9WqVH2hPW8ljU64YKDrmtN4/2L6oMJUE1mcl7FVhD+jKhV2sKTm3EBB5YW+kQmwwlgS+",
+	"OTYggOiqmOPil7xYinKCRmcD4f5T5iIstlgk95dfGRhOOQ0GIkjAxKhPkBGIa55XVKsDfDJrsdbFFluy",
+	"8dOvv2E/fGulUo+XBVcLywTPcntSXHo1EQ1p6gmbc7SNbwNdnI2/PGYm7A2NNwNPvr17zArwRJVg4yfN",
+	"rtCZ22QN0BsyPGILYSoL5qRngOrlEmn8TsK89QJPTP0ZOwZaUnunlGB5RxFjTTYLYJa4Gs6+gZQO99TU",
+	"UmfKUiCdmb1SRAYF0s5Cqjuw5HPsGLRp+2al4fgYfi0w2AtdQAmVnU7C77ufPI7fhOilVQEcmGyzZjhs",
+	"oOcjJqn3oFEX3MHAN/FnqOwyDNyLLTt4MU0EqAQZ02WrynmstmHprIcGC2wDhIirkT5u1Oy23LAuI06h",
+	"Hr42OAhkGFOJZSJrfNBG6dAUn6YTTOlxook0LNdzTty8WaGbjdOfLyAX5WKUsItAVMa/fYyCtH/VDByf",
+	"NrbnYvQhpQqE4b7VUTp0Ew8hsaUojS8DDmQB9cHJ7xGvBj5lL6BmQF0M3FTzVawi+AEFwUkFfhT6o3Ea",
+	"tcnQSrCGwkLaZXM9h6xrdUOBTybhcFsmUbT8WfUnd1xa9g7N+Vyw8Zuz82ffT+h4Kd02BeeCY4guLwlN",
+	"C8pEshvezn0CQQJ0Qs/IRiejKWSLZZD6e1EdH385Z8fTP4+SEV4JaFG3UoNVyOFqGJ2M0M4MKiOF9/+8",
+	"m3LHyQ7m/AkYvx44E+qOWw4FAgTFcCoqmtnsZdfONN3vSXg6yJHwTe1HyPM1VG6gsdKMW0OtHVLgT54F",
+	"6+JBap/sOCJoI6IYQaCvCDWXwrBLUd4IoQ6MEWjquC+ypeiKVDDd9uVGUMUdPw0eucinh8L3Pn/3iir0",
+	"sTHw7XpEVl1E5fFJYPh+8qE3zaGG7XWpDrgZ/cYCWMiIf9Hv2LberxtSxU6tbm+PTBrq7CmerDSIENgN",
+	"gKtP6O4nWwm5KGmJzGXkkixHogIK24g/A1IM6tDuotmiZpqWRSXSKfux07wD7wYaOxg3al0e+A8yShoG",
+	"+Uc957YvEePeEQ691LcjfOE10ic8WmW1bMqEJw1TA12FxgjDhARmu/DJn80Fc7cK1I7UOksGSFl+mJi2",
+	"H2jJuGykQsFbg6JSHfPt8xUS37fEBQaeOzj1HFM/4FMuxuTgr7XRtHGWfgz9p/CtY/C7UeZ6UUINcLuv",
+	"zooBuSmFFI7w4H6oUdCgSRCg4mQFJW5LSgPyT2cyu02n7HXjYAS+xgiiRPsO2ltbu1l5JoRVIt8SDN07",
+	"KrliK10VBCwFryCSvUF9xc7WhUbRq+IW+bWVVmhsk4an8stvemrUtO/QYEJPkp6yau6tJJgThDqg3aeZ",
+	"gPe0J//uUy+hxMNBXqs614m3DbwUp4EnHHWkhuHJ2RrREktGLN8CQzoMqTPQ3vI20CjPnRp6Drr+M8eW",
+	"8M/vy3JDLiL84VVODSG2+y3IFPjDu1/zf7ZqDf7lM00S5gtzJCx0506S2qaLgmBChtWmhQ4ozWoM2414",
+	"ZELrDU1znPo5vGnEsTSU7KT2WaJisvUeKMYx7rIV39VWTU1Z2AvGSXdrsB55cyb4vDnYKTciL7GGBtos",
+	"/ZAniDon89yhuHJjZfaSlgK2x+tLcUfU2OpcTXqCk5JJO5m1VFaVw3LUmw1VMA9l6nip63DXMbKMb/fW",
+	"wqGGmITTlwULsj457nuCMqh5qF531vZo0qZ9KxR0u95q0u0oAWm6K7gdqR1RT1Fr72oakr+9NRzhdYbL",
+	"hucuCAja/ohCPfCQT0lQ221v8G2rt57K5o3t7mvdXue+9m7Revtt7URf+8YK9zWuaa+vZU3OvX2GNPrp",
+	"Q5Svn0dDY76tZF4eydDrMQ2Z0wkrBDhnsHauCwFqCNPT0ER44kVr024HzpYCS/9gTMdCFy4qcKm9w2ra",
+	"MmKdgAUE0Fu+Pz9/w4TKwD3NxptCXvMS75hc6429oMkU6+y9aIerVC6MQdMCBgLnuZ2cd0YwF3rH1joT",
+	"uR1CcGR9hLaJBkHbz2+q0rRDodVOEDWVXkaHfTPguVE6jrKDsQ3Ct22qchra6E5IqmTwJ4YoBhg2jXoI",
+	"ztFyAnaYAAdn6mpbnRDQaKTY3TQImDqBiMjuAFCXAo0Bn0OiPHcJlbSb2t/lZYNHJnD01NftznXdAJfy",
+	"7C4JbpsWH0dW22LTIWtNfFInXkDJnnCxndP3Hsy3DxvIEvpEFiR+3zjTWBKLa4nfz/9xY1LaIQ39MQw+",
+	"V6MnwKgfEsFV/8GEAUjVcQH50nhkjF787Tr57qC9R9SwduYFjgYd6Whe8UYFZ45qrUob8ZKmvS9hrbGM",
+	"L7pR0OEsOj5IORa6gJxsl0Kxo/ntT9Va8c1GADZIHWAczcYvozqMDwGlfAou86oQbmithaxTnqk+UDDm",
+	"XiNEB3Y9YRuPa9UHP+0MJpOEpWRZTdH50chEKbhCDxf4s7CdfaVtUhnzwM3YMET827/+H3i5vo+tVuA8",
+	"cY/CBy6TNryVESGNDEO2LywHSKloaIhK4K+G2YmCswAxhn7BAAZXyA1qANYWIFIfYVo+pwlySSeIIo87",
+	"QQsZWCHqXfLXTvrm9btzBsiblraD2+fxR5l9emzbR/HoO7J798XwhudiP74PZpT5oTTKJfeZif0nXPc/",
+	"yXL1tlI/elNDJ5TPXWB67gS686OXH4Lb3mPvoBkjx2v7Xtg77XU8AH8nupR9kBMDoSMcTxweS9jip7sR",
+	"ha6sRA9HdWGGrqzEoJBClxvXjashyzqSLdn75dr6pu4OERFcvr33J7TtdIz429pdzc01BOkZr03Ckacm",
+	"/iYvfX6llS/7UagGjvpet36M6zXHuLPFO1U+2iU9wrINzQ/YG6KvsAdlx2W+wkf0Vg4d/0O3F5WehwEn",
+	"8JlK9eK5on8EztlINw1cMXRfLaRLJMSrx2pASqOnAr3JAJeSeLlhBRY0KFua1LgUdCXLgroHv42PUquz",
+	"WLUShuViUdp2E3IxNQ4YwqkU5f6zSx6OIH7VH9eblcyFz0F+CFCX/SaKZqL0TnGRuxYD6Sr20ST8JBBv",
+	"G2wjQGnBg7lLq4OvkOZtHPFBNhPAUW0FYahSgaP/j1voj1voj1voj1voP8gtVFRqpjpY3httGkaqAMlk",
+	"7aqPB2qCm6U9L5dbX0EIFF42flLn+tg7bZI4BDwcp/OJJsxoBqkyuQt8MhA8B1kZS74xU/ai/mYAb/n4",
+	"+gn7RV8azH51r3IXL7viYFOpSvS0XeZ6fmUQ5wJaGLpSuU9fcX2Dlx320wi2LPQNsv7m/LRCSyd+Db2C",
+	"O2OgT2XssipZJjMfETjGceAHMUDS5bAAs5yA4c7OnpVaT9l3MgcWqvIthWq4XIJ6P/8R4luSSKW6w7Jy",
+	"/5BTfhM5pXEUu4SWl+paYgrIt1V+1WOmGHyXXEs7G8ukZzKWZv7eWCq+WWHOkbKnA99hYyVu8i3Qa47F",
+	"wzx/kQYcPxMwZ5OpHkHb4/UIuoa3A/zVZWg8Q99OjQtHaE0taLKncBsZN4WEPXF5UvFbhx4OWh4AerRn",
+	"mjo/oW/lfH4FeMjOJ1TYJdtUl7kVnApWAHaTqyLE55SHACcbnqXBrUm5FjILDDNKM0RTxKs2Eq99v0XH",
+	"oobSU5/ZZzkKmtUgVeAWIhRUIo27mIzIwt2i2Mguxcac7IX6a56vTv9CNx2cU5A1RDThGE/rHDRfpC+X",
+	"kPpTqRITTQ7amLo4h7MEDqzO4Yc9ZOr3qsOMcebcn7ADkVuHFSmB+8anF99LAwC41c6e7iJ02iPbd1NZ",
+	"pvHWtrvTFZW4/Rwwns5j5Lqo3aPBqobrQjOK3VmHFOu0VNZvXTfdWpjx9e+wRFnTeXcApp0dyR0g9OGo",
+	"QR0Y+/2Hgc9/A64T4J0PBZxfc2JctM9kvj/YaB/u+26M4nUdCc+9z/Ng9iON7wgUW359CAN6IJ/+UP89",
+	"JEmii37KfmqI8c2caF2wzmRhn4PMAPBzzotCCtPOqrY9NHNQo3r+f1qgiJa/aQiMd9QVFuJu+hMEXk5i",
+	"Qi211lVr7kf9joUsvMzCDxISgyub0P7ysKAFM0OuGT1BhO0jjQthagKaethCZ7xAho8RPUrchAtVGTGJ",
+	"g/gcaksKjvQYU9dkCSqyawKRT7tpZJPPanlqMbCdzEh9E0i/g7bmN8Ay8fcnLSjp6LuAJoxvKPin1/o7",
+	"TDGHodY10l1pjthlXyf9Wz6qNzrXSznnOSqPbEwpj6hMBMiisgwiZ06Z5dbsSogNqUIZnmVCHpmcxown",
+	"0Epks3p8aERxyL0uLEoiIoFL+n3z/jxhkLMIDd+8P2/kU7YMMOzM8uk6SsXHeAA2isvYNZj3U0NYBIHf",
+	"IZqFgy6h/BveaGRPAMBYNEWjXZC++CZ7eWhAIfnglIbn9wTjmvi1IKtWOye04/CS3YgieDDdH3jQ2LE7",
+	"lmlYKNeVspoz4ata3gRZs+aAuhE7kXARYc2F0bniwMEuwz1MAbYIkLDhkFvDSwc9Q+bjQFIYt1HTOzOU",
+	"n8YylKsivxh96CDmnfl8FlpWDOqZo1bbYCReGjKYBnEY4rTD3B9Anb3JlShenzI0QWMeFF6oUs0LKp3g",
+	"KyQhsePGIXHtTGncRundyWXmuaVBy37wZSoH2C/TPxhK1EFmyx1IqXoZk1HMiOnFiJhSGIjRwbXWmFuX",
+	"RNa4G2Jnsku5eBfcnkOuQU4UQAkzdZ4MzXbKntkdJrVpTRsa0kM7dNRnr1tJH0+Qj17DmLVI1YdCEMj3",
+	"TKtZ5UONvVQahUpGlmvPggNf4GEA8S6s9IQV4giclYDojHHYDpa7H8Wa8Jh5kcsAvHqtIQlf78Yvh8jh",
+	"ZPhPCEv4yKEBOfgtCOgM46GLNgAW3SRJG+xqxdF/UiN1ebnUZ+Y6bBvE65IluxIbcgARJPYkYZu8MqEg",
+	"YbUZUxbCh2Cuwc7dSp00A3InJ6cUKWmajKIGbrfjmbJze31ijKwhVu4kg3BfHScNkTXhWo22XnGzi/uf",
+	"OOiyQKWx37sUc70WDty85WKTee6WCz0AAH5i9z/rwOks8+FS7Pn5q5YQS7T/sa2Qjs6qUq95KeeoZBFt",
+	"1nM5beBu48VEPlPUykC2Wkm1nHYnVA6uBUALfcLSrOCLMmVjhOEXmSxFhhGvzsafpWyMDhJ7BVWmVe3n",
+	"cmslbk8lj6+fgLZSLKweM2U/0oXlgO24cd88dYRbcGX8fUuZMgn4GXltEWkftiiJ1OhQwein7Ln9HiXL",
+	"0K80pjlX7FKXK3bp6MoyVCJJWURi7L084PI8YDKWObquOxMz6ipjZ29exi1JdJkd4W1FRZlx3+JQ8oPM",
+	"2tSNFUfXPBP3jE4J+cQwL93AeIc7mKu76noRjGxZOQxMlJ5oIVA+ygUvQAXfMf8MCbYPKzQeZNCJyTq7",
+	"6xp+IRBehkaIQd4dX0bp7IyVfIlpW63k6qBCyHhnSIhpByOy/1zC/8wwydf+ay1KnvGSQ0YvQaJTrAW6",
+	"90q+NFP23HE/aaCAxZ3izn5fQj08osgu+BhJ0JnYYAVvVtr/IMvJoDSPhzwmrvwd3MS+sgjZJ+xxsRcl",
+	"s5vjHbG7FfCo5MaHQadm2ZUhs2TjJkz+5E7gGDUdPkzglM9Sg1QQqybx+aquzlHy5Snb2HvNIVUB4Sth",
+	"DNZUpUHFc3P+KjEtJTb7lus/55ciRyH314pbPSQ9GA97D9ca8O4+Q8qrmuBPWZTO65QmenDXS2go+9xV",
+	"7UKGagkx2JkeNrrf8/c5M1348rA8nYDvd4VC7HO6BZz6c7jeYDoHet4whzUIaWhpyDoD4MX0zfvzts6a",
+	"Tptwz0GZFid7ok6DBQsc6KADU3IlSGtLCPIAOulN0XDKztr6Dhr8a5WoMZZMLhaiqKEzWt09MqeBvarW",
+	"vgiZmCw4e1T53Wv1YRyEwzN8TyL5wZ4R9E7/dwKU/xFsD1En4SkYEkAvQ16EEqSJCZAP4T8UNxgTexcf",
+	"Yn9I4kM7bOxwXacJGGf53DGPTSGupa4MuhWbpRMP8NEcME7y1uyMstaDezyElma1QgtFQJ7ebef8dIMk",
+	"todDz+9PNf+bFDf3zzK3vE6KG8BFV0vDSj3IDdifkHDdxAzc97U+W7O4mTkxr39JxY0rwQgv9ld2ss18",
+	"ZaeN5byB2eRgJ35nHFMr0rYeXDjDfXsdL/f5vb5hHBfVso/QarljA9q9KbBy4CzAnCSr1s+7pXdrj6ff",
+	"xpXMhNnvtGsLJtLMatNZvwV5x9fvzGbw/TCW3zuLHRCbVjTKTWAOliZuCwx9qgesBN2Q6Lf1y+I3Yn1K",
+	"W6F0Cb4nSMZH7FnVtCe3I457FvLTHkIZkBtuh3mYuGk7HhSM9jskgcNsPlv+N67VgbJsY7keJOv7Puli",
+	"D5LNdbgtBDnrQ4W33CX+9GHujt8i8+Lw+6BHXXJ4mKRHuBgTWbiy6e274LPcs060/Vx3bcfqhFLYLqGu",
+	"+daDt4OUzVJC+UoxEsRjwpc+WN7lkkDxnYRqPeY55FTUCRA1fjzYbwjMU86FVVBDO4UvN9zIhLgB51Uj",
+	"IYLcG/P0hNWKXL6lt3lVroQqJSLLE4g7OEK3TRx8LNzBoYzzGEvTWHX11PmKk9pXBej9jdy1be1EjAxx",
+	"sgtOrBVFalCsRXPqp2GBCPThOF+sy/1ypkfalpaRx7lg5oMskX8RShS8FG8KYeRSiex9kX+ni+f6Rrnq",
+	"qK0bUuZidiW2Xb4GXfClYFdi6/cNnXegTjgLIQccGdvy5PHjlL1/+9InlgjEHdsxez45fvrVgdKlG2mM",
+	"T/xFlO/lOziznQrCZkAd5C5LQV2/ABgKONIvK5kj77f8GVTZMcmMmpolQJz/9O71j5NocC/Y7uJG1LMA",
+	"8rUZk9TA8pt4F+I8B79PPVICfDMrXeUZuxQeR+swU2SwbLGV//78/E1dxspDWLWNNCXlkQySwdr9RUQw",
+	"mn9U4Xv/6uXzGjIN2h0+bRpydMqC5+Xq2UrMr577ie3STF12xUrnK3gJy0LErFgYWxXH6rrhBl9EDLmE",
+	"EVhAVQCS7tZVlG04/wOLTIUyyGxt4joVFOGGShL2I6zU+goMYmuZ59KhFjYM2wDyPOqBacYpx1hLUYk6",
+	"QgI/ivBXcYWlX6+FPlq+BYfWmCYsXUuSw4xzNohKpP1QVSSkuJkkfqOaq9pNJa+kilU4eMPLlTfYEGls",
+	"Cn0pwMqUc7RXa395yLlghdZlF+WIrKuSAz5130CgwYSlj/GHx65Bs3r3qP04mqUlr8Ej1FHAkJ7itIIv",
+	"ugcdX/S9xrK4oP515yf9451v+icdH6077iOIYHjhS36dopRQw+o+XC3+8BboCKK41Fnk8NFImH06ZWfO",
+	"6isRn5rqtkjDxkaU7JlWpVDl0bm9hqRiWJTYTE5R6gKLBboPgvfBsQhSVON1vsHAaanVY7Bzs5dLBaF+",
+	"9tj+5cU5SGPfvzh7XgPc2ydvXr87hyhYDH89O3/2fRIW5UIIjdb3p+xl6cBAdhrHkCA2hcjEXBhD5ZFI",
+	"zrkSWwxEDZ4HxYTbiBCk4HmR0g8vbK20EuBCbZQz6so16S4UVb9OYLdGzAtRNgRlE96CJ81aSA7llW+k",
+	"FazQhH0peGElN30lFBufVeVKF/TJE/YtPJxg6WuKrLZCPSwIgsgaA9otN+ySGzmHwUBQcqMrIiQomFGT",
+	"FbuRCit6NApduYJ5V9KXQXI7ioWnQK+guEtvf/VlszDyynLTyrSLWO2WxfJajSuKBeuv5qJRECtQEkLt",
+	"wBOAA6yAvAF+DZ65sFiUL9VZ10uCQlHOH9JdGcoSNc46mIU0tQsfPHOldnsOpQ8zVggs/Gom9tlKm9Kj",
+	"g9ACzTK95hLr0LnWTORG3EDdPmnImkeThxKv5SD7Oe1uN8f7GMv7i/Es6inBE+jEbIDnj5KXgzCJS99r",
+	"Ua501iz9/pcX5zvF3wEkGxuH+ho2tdzJ/uc9/K9lTqNk9PzFqxfnL0bJyHKzgQXwo7fED/BV/NKeBjSI",
+	"fS3e9zWgoe9pUs+quw1O+FMyIgj9O285AMC7yynEpm5s/SnjWebiVqwe5EAvpGJVkceVrna9rWD/v+wt",
+	"ieJOKBYiLcjsGVZK8aV7gFONfSFPKAEDhqDgPsKqKBudy/mWyqi4kkk3ygHTUsAvXKCCCqrN88rIa/GD",
+	"E8BRp4lI6M5E3V9WpSoimszZpdF5VQoQOCx7s/817P3bV3ZJHGhEzQMK2VT0//Tkz0+b9fRX33/4uTzH",
+	"/9+8+fCzeffhf5w8ftwretnh9YhX8XorZz4gEIsFNhToKXsWB8NHrommGrhcwcma+LvKPkcZ6g0abpIa",
+	"Mh/w86W6Osr1HPClOhH0A+sQ8GFXl/cFmLycfOdSiLliLzOx3uhSqPn26K9i6zjdmPpzo7MXq1ZiEtba",
+	"DIjzBJg8VWDNhJVqC2/igXxWR8UIcO9/vhLbBN61ZOsC6gg+zr3CnZ95ytAzLQx7ensLq/Ll7S0b+8sI",
+	"VsRdKwmrNpamvp74BAJ/Hk7ZV8d/SthXT/+MRYlvb+GjjfMG1a9ghXtPWii+UkxyU67wVxy8hfVq3UnX",
+	"2ZbldkcBnV+xJ8fsB/ltqwNIJIeqY9xvOZIBFfjZNArYgJssylZb5RN34MB8lQQoUghOfCxROG5LvUlD",
+	"QJ449fLF2zePDLsRlyutr4K6iBttyhl1tlMcsSW5jr5ZPJk/5X8SR19efpUdfTX/Whz9efHN8dE/8D9d",
+	"/nl+nD0RTxejhiTwv47eudKOLuYmvJPdveqvkVIoriyH4fO1iLLxp8fEwqAWgTl5/FgUm6krYTDX68d2",
+	"huYxzckcWKrx69g3nzytGWmjAsKnXT19T3yOx7GjbBdhQlh2UmyXXZEyAwNz+q0oSLjksbAngFy+rWKf",
+	"zZDOU1cbPEUkpZleNOulAxS6N7HD9S3vUiKuSYED69gECne43cPrR2Ktty6xISYpBOXYwBUB4HckH8gy",
+	"qOPKuL/gfUW1L49ZxrdWwVadRRDxvsASsRAf4GQSbzFuljH7+s9Pj9v+6X6QubhZ+jz8TNK+SwPpuHEa",
+	"DpaAXYGd4KfRhw7jHPSc9Nqp6xpEZ8bIpVoLVe6PHuC+3fDwgVapo/pT/17jCeqCyI8MC2b8OUIMwgU9",
+	"IMYgunVdOWHpBisjpyc0GytY+Kr8IpuyVKoZFHQQxhAoKBoQCFxynNb4iqkVpCbTNowoFiUp2JJfC8zm",
+	"yuS8ZGMsylenP9ZMVRcIMIaV4Mimg3UbcH2sdF/oa54b+BxXc5HnHrUUZRJugr7rONrxpZNlwH0LZgww",
+	"YUhTFmjYoLpQrtBFAxMwMpNdQ1Yjxp0986PA+4AGi+KcVLzp18QNAZQ4v/BQPYg6sf92XUSzzAICeCgD",
+	"KgtLE3XYTx39AISdidnnGpW8EXAQezwJwf9MtFo73QAefhARBxGq0IeNTGpTqC4oTLe+CHa89d705Cp9",
+	"eMtWXRgcUFupUnlB4aqetbUVJ4pmGWTmaQHhNZhcMkKpghpQzLJUpiyqeQd8oReK/BKRK5OcPd1IR0+O",
+	"j4MRBDlGakYnoGn0WbhSVDufh7o7GzifRCpWODthKZ7WsHyyvdu5oWNMJyMthGViqX2A/7T8BTIz65Lw",
+	"ribZHI3ldeV0gqzV9aGfXW4nCeaDp7sKB1a9bEE9NxWZMNMJBwqODIpEXzQ9nnvv6tiRfK3OcXnPfN/7",
+	"2711X97f7DsYV3CZzDyz3F/+9Xt9w9ag6uEBdCeaTg6YiGkdQgtOu5RcuK+nbI3NLJMtgi7bhunXStCe",
+	"29PeJhNPDTcrXkJYCPBiw7fmUBQ7L3YPqJ6MwQJ1UTxPfOOg9FZ9x5AYOzmNSKGBmYqcKi03ii/7/dv4",
+	"Uw7Pqhsq0AckAdFUJd8yvRGqvSpKU21tRA9o1ByklYLnJ+H6tUZRVyovKhVC7kDsb6NS134Bf0ix4nZd",
+	"zn7LWVjDccqe3amGY7OE494Kjg3+ON5oY+RlvmVzXRRweiaewjAuDU8CBl4kbgMaJehRYNGqlKoSARwY",
+	"O4+de6CyXabT5iOe548bIwBAEPQJ0U3mimg7rtBqD4LL5CQsdi5C1mHlbmeJA1T2Zp1PTPsvuJqvmFYs",
+	"nTZ6T8EL15ALH3l50g4mE3OZOaAcNHlhhDcYny3B22kEYiTD2pdWnJ15S7VlYN0WrhibP4UDHKax4V3m",
+	"DlejI3vSWPrxU7rXLnbGNqIwWmEilkdv3vAtwFB775u3m4FpY8mtQEJBa1yp2pgWmMV8McumOaIpyoys",
+	"gMzpNvnii2uhMl188UXCvvjCmefQ7P7FFzDVL74AZeiLL2qxoDUColuge7gzXK7ZlOEl6hqSU5ET7DXP",
+	"MituO/+nnUgoBdV3f+xqfRKzeP3D0z8dH9fcpFHi8w+r1+9p9YpqSX9YvT6H1atxD4ZWr/A0HCxJe6tX",
+	"/dN+q9eH/ks9YoF6kBSNcKaIzvh7o1HU1qXft8BNb3WOtsWpWZfD2a8+d2GOfVa1eyCgD09pBbx1bxX9",
+	"EAu7bshZjxxwUBRbEaHT1UJ3F1npTcq9M4L7QWkx0ZMTYr/vYjx4oJyAtmi5B7AAZ63rjIxvyIkd4bok",
+	"4xIvBtedF6mdweKUytCjUGEcKrCVCZuGHC/AQ1CVcpeoyAhLO43HAbdaHR7G7wYMfmvs7dSZxqgERiBu",
+	"18KBLAmOzbAxkl1TtMYolEkrrBDfL5bClx3uLxrd3IrdKQ/Z7v150n1WzbpmBjdXKDe6lQoqZwTVMlqI",
+	"o9j/HgNlqMx7Y2WQuB4kJIGxggD/YvbSe1XqaHth7giutNeG+TJ46gUWNwXDxs6AOYlbMPtZPRzE2S7Q",
+	"YXxfnYDmAj3wGO+1DPXDpIdjiEvb56shHzkUE8kerLvOnI6ls/vvn2D4qZ4JYkCnmAt5LUzTfEGzHlem",
+	"gqQ2+7ApSNbGlob2cThi1N7Kzg41qDWnfSsa2eN9pJe0ecwAprXfE7tzZd7ZIfvv1g0LqfOfwecaWbq7",
+	"uV4bq7d7qzQN8g1jjDebLeW1UMxotuBF/7GrvR73gcwLfSfdlx247pp+W3fpgWyORsqgYioWE3SA8bJ0",
+	"bqKYp6x/jHdNkf9cUIDtS613BnfBDkQw/AfS01qevR0zE2zPlrx3O+GFDcedLgJf3QA3HQYeIjWkIbml",
+	"aPv1gYpNWbAO0CNDtQoIkIQd7LMpa7oU5JsaBhXxScAT4mwrAz19nwWWsctLF2cKfhWUEJkJTEZR91sj",
+	"rDHd/VI6ANB9iLrjV5eu7ZuGa7f20KLCEwIBetrRgZ4zjI0QkVI4bVx96Nixz64lxcY/DOlqn4h6uGR5",
+	"f2tHjVfcK0ceLhfGsSkb4J2D9wKy525LKwjk6DQNo8VLX+72hKUEtZEm9E9KFkKTdErrSLo1gbI31FTP",
+	"3ZzHd9DWOuNwp6WLK/QbEYvCO9KcNm/OXcZ1t5v+ty0ru2uk+e3F7KCCbXBfJ71GhJZs1RKS2jQbZejJ",
+	"KPx3QAiNu3iASDkgjo+2JGFKQ/B9VyQfL1kuOKFhkQoi6prRhWfgiTc5EGFSph56QDO2FWUr5M89oTPo",
+	"OjePXMTcgKi707uExsXC4V5avZCXAsAR3gqj82txNo/72M4MOTr50gotpWZc8XxrRAQqkO6doKa4yqhk",
+	"r4PrRDz6SKhc1+fzG741dqNwyFgzxFKmHXTDdRJvEl0AqhnbhZxB38QxpW105wbKYAcnoHatL8Wo+WUt",
+	"sj7jJc91D6puR6TdayWwgqZesDn2w4QqC9mCnNt3xe0O5Q4FNRHsZCmYkX+vEUPuX1TT94spVVBV/kFK",
+	"a577Uj527bwCTYt3P90Zl/0AdXnPFuySaVPf8cCzGt36u/jxvBRL3e/IbY4BX2nmmlsmKLNO469/TOa6",
+	"IM0ceEA4aj6fi41lfg5V2F3qKMy7yKxB9PvMf+cNjWBIqalgXvZRx5yCXGlo1TWRU7JkP8g0zrcb8cJy",
+	"nsjxGxYYEY4QAsPG69BgfCD2rivHviikUFm+ZVj0wG1dqQHMkaX253QQBGwX3GrIwraPzNAIYmlmm7xa",
+	"SnUIXGZzlaRx9AuXNWfYISs4NecKgJtKJtUhYDN2VvVs7P4upChayEzm13wGCWtpfHvcydp/7tilWEmS",
+	"T4KpnTLO3ME420hLWJgDjVUOHP9Iwc0AUzySCrCJpwMlX8ctgoEmo2j9sZ1D188MPe+KUgs8JWSTcDsb",
+	"hNS4yanuEAwHbZxSzcqVmNmFsAMm9B9/iaOcBWJQqylhl3XIWvUk9vvVesA82lzIWT0qI3rZ58EGxcO5",
+	"i0T31HjNt1A0yHLBU5eQe3x8zOYrDgmmhZlEA7H2YXh24DHj9eIsYHOtFNhKBrGKAc6YRy7sStV5EWHF",
+	"wCd2bk8bU0vYfYt1dEIiN8mjfaDq6fScpB7psm7YI2SGLe8iYf4XFi3DpbunfBlu193EzKFBXR1hSCEL",
+	"gPQyfImN358/O6BQ60Pwvt+U0U1HvznH6uo4GNxwSanX37LmmSuk4R0vbNzvbnFeln4BZliQV0ti6Yjz",
+	"qonjkZffiuBWpBymEL1qkHx671tiADjzgJPVcH4ddLQeBn75PndPXUUqosGGRaROGCe4ngQ8V5Zv2n+R",
+	"aI32MXtFWGZav2aC7KCaF1woMCQKorD2FnzcAa/5uCvJDwwQCMpk7Vxl+631PfbxD83SLr565MdPB5R1",
+	"saP7SVz+VWwP8x3AXQ+4wQDeO3773TP2D18/+YfJlP0EScprYVcOEVg2hQBokLpYO0uvym16wlLnQhCo",
+	"V7x9d2b7MwlL58V1mrD0lhpssYHIczuG+dG8Kq4BLiZmLcwj9dLeyaXiZVUIxvOlLmS5WrcAPd++e/r1",
+	"N4jf+QL+OY3fRde7nb+gYTEYVqvfN0ednUWo3i6BuEUqYmOrYnzzVVXkcYZ5FeP6fxVbYMEgUYiskXiS",
+	"XsksdaA+WCBTX4k4H7qKYX7bzjFKvbV2Z7Ryz+IzVfGZrnVW5ZXpnWhl9lhijVw2zLBGLqPK1m33xhE9",
+	"3bK51kUmFS9F75i2vd1th3fX4sRXUDH7ykXuWs0yX3YyUDzB70QZM8oAL/xJXDK7de9EGRxW556rTzKl",
+	"91yLQi62YLUyBkkkcs5s+8GBUgGniVXgaEze9hubq9VOzrm5qmsVd8unTY9Wh92uDohqVnpOmBI34LOQ",
+	"hSkbVjsqJ0yna7hy0xj3T7JcnfOliVac2yn/1pxIfGEQNrbbHPzWo0WXO+i5uzsrHM52W/rYUmkqDYQB",
+	"JUsJvLjldYWaxPJaDJKjyA0SQY8Gg2IheAaJdegs2tZeZTun6WGlO+2g0jr+wk1lbsUHZSDyl5Atwxj/",
+	"1M+z6fDJsZqnfxrlO1b2MiVfbyJEKOtEMdgLKyi+V/KWxXCxpSq/+WrUq/d5v2394XqNo+STrx8OOTjP",
+	"191Vl/vxaAPA2CZM6y7CBWhLtqED56UI8LXOhJX0Pdaevf4Ez3xcskv1gvp05YEIrwNRSdf8doaMM4Ig",
+	"v9mIgl3qigqZQjOnIiAV9lsVYJbdqYfc6o8LuawKkeGKnA7JeoOW9PF98dHo6p8hd+u8dqhGQD0tXFRM",
+	"18Wl3/DCAJwFPHahajKMjnpkWPqL0SpFx3p9UuGu8hntrhpUGWAluMgm9rKkuh0LK/iofGuJQmZ2O43I",
+	"F1a7SC37TludYvl1TMr4b6lVcRcyF1bxeP/2VeKxg3GioGBPMPIcMfk8n3GIvQC4G8UN3RR6vSn3xJDS",
+	"Cd4l9SlLP360QmPBPn1KmRFLhFhCtEIouedDC4rGPfDLr/CaMAD9Cz0UlYphWrMx7j1EywHQCy9EEkJ0",
+	"Gw/9d0q4Jr5fyOMOU9TTT5/SXdvn8YC4fLQfRMR7+N2tUcLCkBXc0kUByK7IaIEm/hOt2u6dI9ZQf7oq",
+	"ItfqOyu1A6+rW50yy+XgBAICSWZ5OoabyHlHdQafDLsX+bVd8APpvOMeGgYUkefrdMreQE+GcZZztazs",
+	"2YDzsIOtiuwCMDMh4g2KXMCZbrCxpEZ3f8HnK8zXki4tEAMzK0MWbiKkrJqX9so7gsZjrdDaJMsJfgAC",
+	"dADsHEECEAnC+89wvM65dgS/S0XI8otFLpU4oUQpq28BU5UYsmcQ8puu2G1dFBYX+JFhF+BdO0FCuxgx",
+	"S98o3VL8L9wQmVBzPyOAH4cv2MupG2mhITHsxUp4CwWS0GQFCAKP6k1obBIV13JbUEMiEIbCDiZCeMN+",
+	"bQ/Bzp3UEj/8bJtJGD2wxRkvxU7EXzyqHeY3o1ej0ZrOE4BPfnafQRkZMIgQzKG/VBq12/lsbecP5vth",
+	"z30zeoHr+/+x9+7LbSNJ3uirVCgmwuR8EHWx3NstxsT3qX3p8azd9kry9O4O/RFFokhWC6xiowDJnB6f",
+	"2KfZ8x7nUfZJTlRmVqEAAiQo36Zn/MfutCkAdcvKe/6SUODtVyNWhZGImF0zZrXZjyO1SOMeOx+pkfr1",
+	"VzaAg33//qDk0wf/oQvqlkUAEgN2gdK7rLK9c570RE8LS6VQ0zlkqUDYOOw0XbcvrHi2jFSgWpDZKa51",
+	"kYVkPRH5nRCKHcMjEKupcMbjrSCtj+ogrQ+bIAu+KakmTZdfQSq+JEhF1ZL5Ck7xCcApQPYGNrCl+W5Q",
+	"FCTer9cr8cK+9EGAqy809nq5ysWqORZtcrFCSyilZwEeyqOe64xxz3Giks3AtcjKeIJUiXg32BEw2BaW",
+	"/SieemrZ/n1j050LBr5tnh6WmpDThL1egO0RMwItUpiy22ClYwFSi8OMbBBg9Duyxbanz9KXKqS06aNo",
+	"EX5EIm6qTfRB+3UlVGNG1E8Lze4ybaWaW9SAxXaLYgfsBWk/QxZzY6TJucr9X+ZCiUxOKekZxNqQxT/p",
+	"7AbMvNcpV0pk8UjdZTLH1sarBTeCxauUqzh89qL8ODT8w3Ivq0CawG7078Mz9gOQnM0oO9sOlUg+V9oI",
+	"s5FnbYYsvipWIruVRmcxy3RhJ+VEo8/eNqSSrXSWGxqQWlpiwMwdEwBDYBUuTP0gOthcT/gjbchBdFCd",
+	"9kF0UE6s0XX2kqoE2v28Ye3LBkpXyqU6BFoN/mR5wl1T7J4C7q6V+nYS9OM2Ep80Rqq55XYgjkxzw/Fr",
+	"qMpFP5YH6i35XpBYPwVkUvBySGuUNPQfD9pt1zkhgSNCxwIQ9N40wWTMiMV2CaXwxoYOpBvES1xNHEyt",
+	"4vbeFjbcLOrZ5etuZvcvraH0XM100zk3mH/UVYgad2XkdKl5uck/OAbTbFv5dOBKcy+RVwG+HbhidpYd",
+	"O1nU1tfO/dntft2ZaWpJoaKwazq8EyY/i/slIGsJprFfU3kYb0tSA26x65IDDlESJWVLKIjYWj0BFYcq",
+	"2bRmfezMF4dOhaQMwzQ+fLWZmLefBf2x9SR2Dr9N57yEj++8EcFxlLMNqSjcv6hO0q03aUukCOAsbrkE",
+	"ZbF2tZrqBnbdHdgNQOHBT8S77wg+2Dm0WPKGTruJFVBt2/MqCDHUsyHb8x3DwETDJt0L+qHyzc6bEc5/",
+	"WxblRwKWqEzyUwBMVHdhjyzGxo1oKpOpBJV62Aim3xi92htFoSseghkjnnulMKEp7+ZZWQ++EQ+T1jyE",
+	"73AHna+CTgBhnc2dzm6ayxN8jtfW7LNqHI6bSgpa97zOlqrmpqw04oCV5LRwrk0U8NpSo7XtWxv7X6Sp",
+	"9ztmgjnjC/FhVeqj3VjwoZUwtMihNxdBC5Cm7NdOSYU3QqzQsQnu16bOulvcQj+Ku4rKGoDRY5wAEhKo",
+	"fd00FTwzm66Vjt6h7VU9diYg7c1C35UdJBucUaePHtU9ObsBpkSeSzU33TM+7Xleubc20z3tdN1Hhxhy",
+	"oWAOgYNJA5nb7hnsSord9nrxr+9jlgkjwAZwDjB7G023ivUy7WCPxRBWQPNSqCtcnGR8lmOKFWTrmIWw",
+	"dqCAxmp5xsElh0yA4tWdMi9upZETmcq8k4/sz+XTjYDf/sKBm4fPTWs1S87nTUoXnzMNzlkMU2BHwsRS",
+	"v86w4Sb42mC9WETbWd9qm9vzXCwb0NuWUrl/7rRZ5mY7+2kacWNH7ge443erS/rRNZ+/8s9D+vKcdJL9",
+	"kNHmVcCJTpQepMFuEHo10XfAnlkq50kSO/st15WeuDmfs14NG79I0z69mYkltM6Q1jpL0aCnt+AT4h2f",
+	"5sDbpWFuJcMNBo6fwXeDPLG5CXsqCJn5TwwOqn4+aEJ9ye/IE7WHr89usfOeVVH7OpxOkJL+IaVFJWW1",
+	"QU+EmBPzg2DWHS9De+bevMWPQWH4VZmkBdZF5NJFDLpuE0yfuS9bsGM4rvDRbr7/aKO9pYt8qjEaA/wt",
+	"5IObmsMXYBXdUHDqb4YwOPMW+Jr5llwwd21BxwKIpCQBeA3qwgvSHK8sQiMtSwwnnSaCsDpAXeb0Z58W",
+	"TU1AXNzFKjax0vkYIt/xvcqFPj5rRJ87ftEnwbnthXwFA078GtPYzha2X3yfPfixOQAmS3S3qSm74mOZ",
+	"090MXjdoZ3ublrXN1N5pRLtBP4X97Be0h+lcX1ODy3Ui8S64uX8ce7lmE+28cMLkcgmjTLXJxyuRjQvV",
+	"VBz61D3I7IOOz9pnIeH26kmYvlyoG0VdvzaTnlrmVOaLdAWg74jZtdPm6Gaxu1Slj26sV6v2Ngs36Di6",
+	"m/jwRgUjYD+jP9MzmYqQdu+DFx/VtZLQ5XE/H9wWx1bDSpoLGV0nTYjlYl4ay/UcwSp8VCf89IA2pVIm",
+	"2aaEQEYsuNmngvXcEfQrlZFBiasLCGLW0JgfRAdmlq/sX5ZcpmP60oHLahpP7BO/pOMAPQE0X8XTce13",
+	"e4hjB53gP8DH01QKBTkZmcgbY4b/VohCWNWjKWMj57lPepnw6c08gyxsgMb5xb7IeuIdREAjNinSm4o9",
+	"CsFMiFFFTBzaJUYOVNHcCbEy/Qgz6BAcBIwICAyYAXuMPYKgcU6BtXF6hkMm7Gc9ARc5ZPQZmGOAv2mn",
+	"A3mZPGnwI3lf/eZq/2Q/i6pSriFHFUJj2B8LNB4OK0d9eaPMYLuTPpFmyrNEJC3jYtItxqJXIltye0fS",
+	"te+jfiNWmMcilVkJb8zvOQtU88Z+E8Z8LtoTdi7K3E3SD8tIx896Yo+A3g3lgdL4R+O2riUdNpjoTikB",
+	"eUlbTi3cPTg0maZs4rvP32OnskIpe0Oax5sISxJADAnTimVyvsiZ0ncRg9yvtSPle4xs2WJSpK2UEhIk",
+	"mtT+DUiX2nvIOtyavyHlLoSzCk8jpOsm8XIJCXl7lFpl7oW2WivsFtZWvJ/IW5kUPHVNxXqx45FxxOKl",
+	"dPgOWFHfDbIcSpUe2+89ETmXaSOAVIEfHjfByf1R37FUqzmwONftTOsbL4rAIl/KNJVNZUyNN2bjhriK",
+	"qi0Auuj9hAmwFTemUlkRBjU+X30ZcNu4bXqVkjJrbOLjoSyFX6w25P7691VStvTOLHc+1TKzkG5a7o/R",
+	"9gY2J7Jdu4yXB4aBbxpzYPGVPXPV/HsfIVvNf6t+VvjrR8lYo4yAJh0+gzQ1yLzwRW1UuSgMsxzhnMWi",
+	"oBp5nylCJU6WEp5CmggHStAqYvE81ROe1t8AsbPka18XCY4HrtaQTxOuXRQH0QF+pJFCsW2gSwFrww+9",
+	"pFY+HOoYNJRM0SvDIP0pE7fSCBfi2g8bFAGzx+6ztQOs/K1xIeD6KPOg98e79ojdNfCPyLVTxjVam9OU",
+	"iWlUknjXWCv2hRBKNzejmY6NUMlz6MrTGgACA6HBTget2iO1YWMfq6eW7c5hd9AQAkpdcsXnVR0BP14L",
+	"Tp7tWjO+tXtFbX7rliUBS8M2mVR7rbDXPtXxoRcPQxwuumrXOTj4gEpp16O2kioGC8CYvR27GajBFFD0",
+	"vwu33vnf7UIWXCVOT8VoiUzJshkyGRRTQndV/wS1/Je3ImsW3HUZRDMLhdDWM9PpLYIYm+7wxcSGoDjK",
+	"NRFz7MEfjwctTu6NWEz4w4hGbGpMKfzT3ztCMe3zm0y23vUik00uRDLu2ZvL5z4mxw1WnkFEB0r+oKbL",
+	"1CiZXj0/OiJj/Qit5MHU3G6WSJ59u1/oy85311LbmIBVMFLNk3GRtfAC9wQwgiErDFxYj0FV5AuhckkF",
+	"C4jU0pw3SXD32/1+wG1MrleY9GO1od7zq1fs22+OTyK2HwybG1Cq3SUxZdttmIGH5n/4zfExeR6UuEvX",
+	"TBpTCNyMPT3bla2ubEfjVBtPVOstXu7nCvcFqp8m9nRcLY7rmOyyjI2vI+G+Vgr1Y1TBwe/TwCRWcpex",
+	"drGSLrNxa8LQKwWFWTlUvdWS3YNZN8P6hnPfNaEn4cMvpLoxpbHWzfL0L7UKsws2z4TIMRDCc+aUU10p",
+	"EuStCGq7691oO6IA2LZSxXrgft7P+EPnApp/LkPAq9JYhWzK9v3QQNvRCZiJQ0iobnAbkOjheXWWpTdj",
+	"M7MHW3RszvLP+Ae3Exevn2PANJZqpge+s4cr8XS73a+x4JPB8eC4tmnw287KCfLzuwnW8eK8qVklS09j",
+	"EVyb7YAml4VylgdJpZYCDC/6Se4b5yh1OW5ohaDTGcEgDNbpuyYGclaq69ySrWkJ2G9FfsRROwCLtADA",
+	"Nm3C1dWrJ3rJpWrMekX/NUvgCWaK6cIK35gOczDVy5j1lEZkCxExpVn8f+Ko7IKR32mW8olINxB7Tx89",
+	"rAjch9HBiue5yOzQ//cvF4f/yQ//enz43dte+d+Hb389jr45eR/8tf+/e6PRYI/H+//rd003we/Dn0Um",
+	"ZyRZG0Wmh/yu5LcuOIJGYjtZfacM1A3aLw7Ytca/QTNaysxjnD358Ypd//u1C9FYkk9YnL/Lx/gLxM1j",
+	"Kv2BtCfLEMIH4Mc4os5dPE1Z/PrV1TU74it5ZIw+8mn/R7/K5P0RTsgc/Yr/8f4IMbziAXvjRDGV9OKJ",
+	"UxWYPWE5V4ewFuA7MGFpWKr1jUhYsUIAOWjGahfO10Pq3ZQvMiFYwmW6dl5ALLDUd16fsdsSjAqIUTAz",
+	"6ZDpqOrMEhVg62pInbVb7RMdUWEw5HM0YVZuBl1hTTBGQ6Ztyy249u+AvxLxL6bcNEvJ2uFtly/B2Vuj",
+	"AhcSsXjsoR6mC2vCqrkYjIrj44dTnAj8t4h3TeC2GTHzqdWiiZw2JhLIukMc7PA2uBB/wGkAoALNAnkf",
+	"oldIwzKuEr2MXBEkJFvtczBYpp9IaEDhyw89GQ9apBiQSos5CjRZ2+87Z0MMQ8ID8ieaJ4J3+kQJCFsq",
+	"rfQte/UndpZUAod4LK1U3+x9dmvYrqjTPO3s3QuVxu0e8+C+Haw2tGe4FMEWV2e6SfANFNgidl5ofVOs",
+	"2hVrx2r5hhiC1s5wXJku5gtmNz0VeGL6XlfbXQRsDkqOmC733Rg9FspuaLLNGcKVc055wl8EZxic7ZD6",
+	"VbsOvLTkBZR2An1a5W9zxZsUZafmRmvVK/x0cmTxdsmWK4eRzThYJFQ3A8Tb4P7EFG7a5jxbyKVjpU5t",
+	"a8oForewmvSwYWrleSYnRS7GS75aURx0Pz+u/wSjT4Q7CRwx5yrhWRI8iYW0PCsB6Xfm89wrbwr2fxzy",
+	"86YU2jslMrOQK7t1emb3DRIO9IzFpD7EH5JL26xoNQUXcbCWNighR6iJlGnK5bJ+e6PysunMcsgh1u6U",
+	"vyphkPd71t8zQrhFV7etFkjdWUF6r9otL4GIzVUWiRnvq1V7NBMzx5pdTG8uX6CL1WWN2lstMOV1lull",
+	"nWj9c1byEJM07N9fvuiI3ElzebdMxwtuFg2eafGOXf3x4vD00Tfe+kZvtx+6BOGwIlmkKSPj0DC+4llO",
+	"cyZElRIQDdbVaZ4NfWYbEqA20SWRYzv22XhcYDzDpdWAKRl8xPXSBXJEp5d/zRr/qVQ3CCzJ1bryZmSl",
+	"/nSBJrg10dGdgLzB3Cs5eafQKHOuy7Vx9ubN8ydUaNZHjSq29gY4COIWYyTugGt/D3j6+grasepbBI1L",
+	"g8NWO40wKuKOXV28fEFNmPK134sB+8EKeeeopsLKOLyMBFUe3on4o0uiP2qaITfGPqdVKW6MlUxUlp9R",
+	"YeM5wjpbERRDtASauNrrM3bYDyl3/8AFZDq1vzt8wkxsCLQqBMGvI4zDjA7O2eigyNS5lsn58eC7wenD",
+	"s9PByXenx8cPj48HJ/b/Bg9HB+/j/oD95Lsu0D50k6FY1yru6GrORc7sfFnMV6sx4Ld0krKtIuhpVfx0",
+	"ZQM171joRhmwK+R3VZ0TMQbJpRQYxdtE05DxUqyRAjkR1voCx5UlylIrUul6f9G9VykcJOv+Ugj6M1Uv",
+	"bZdPizxfGWalVI3ZPDBI1+71yIstnpPzARwFs0yATwAssConzGQ99PPtw71LUsPru12zrs+4hK9DUNma",
+	"W+zkmMA6d9eR+LAeqRMHhi/Tgw3o5UzneqrT+k6S/hPbl0CrN8VqpTPqJONR8u0n33bT7M0ujrq9qsNu",
+	"Wovy7s0hn9q8XY8PZUD3Io02I2NbscYekajqpNw3dmzZm1XSKIQeI+QSaAVtu1ZWK1L1OrjMMHeypdz8",
+	"A8XOj+Ju0wBCXrUhWF1JVbWCEt7YzZurNZTu2cGP9B9/WfLVX5BW3wZAam8r1ZVyackdgrPc3ryDucwX",
+	"xcRy4yPNV/JwqhMxF+rIT+V99+LMrcaLFUyuuzI4wMDIqoiUL8KTa1bKplmCIeJtdsmQ2W9BZsnSp2Lt",
+	"a51YMtqQABUmOnT1+mbDTCCjZD9+vyd//9EpgBtMPZgYL//65vJFG5vfZKyb7OCX9Aml8+5q/4jYZNZ8",
+	"oQ82Qpk4AIuZvX/lO7DbvXilTT7PhDk/Ovqf//rvuO/qofOM06tmSAaqyKOyZ7AHRrPPj5TM0ZUrc4Rz",
+	"Vw5YG3wGC20Q3BfKFsgpjGwKYNilKTHfrTzHdqklerEHixop+6kIvhOxZILtZK0qFkE67R04tY1JlzoR",
+	"rJdIyKSIEP8gYivAeo8csBp5CdaHU+7/0+7ScKQQ+BY6nthPGUrZDfvmIJztA8Om9khAIxOQq6EzaY+o",
+	"H7lNcs3p7epGChAMUH0DDXuIlh54P/1KWc8uB3HlfWDamPRGrOF/7ZjwH5nWuf+H34KRorOLYO95kmQR",
+	"+5//+u9+xDiehsMo4czo6Y3ImWWL0A2LimDhMR+hZmenp/ZQoRthDnGhkQqbJjChbmWmFeg69hTt3A3r",
+	"vf7h9+yWZ9Keg4nY/3M0WM3tNP2y8MHIxVODzTR9q+GPFNq5ABgMtSH5gD1V02y9ylERzARRl3sQezIi",
+	"QGFwC8+Ov/tml6YVHQA+4yuVrkvu7iqQml3K9Fcg+d3wJxu8x25z85fhnBz06PPXPmPQOYvdwHgM9xja",
+	"kUsb7NxcKn+rhkx02fM63zs967LDTjRvTuL68WvPNFyzN7sBiZzLjRSw0cGjs4eno4OYOq1+8+jRw0cI",
+	"2xTEmo8Pv3v760n06P3vWrpKZe1Id7gnLhVzr+2u6Ydw7LTyYNTgUALCe7tdTmzv0Pqb640aVv3t6Cmb",
+	"ibk0ucjA9qM3uitT5Q7eo1S72qq1aSIfVqRd3YU9KrWbltXg1gpmfPVvL/ysoyBMb/zttxwoUB2QpnfV",
+	"d7dFNR3fQnwGP4s9G8DuyZU3+S434w4alI9Lbq4/wKHpeVAviMhWeGK/WSnem+8P9mnx6tYP7Wec5xiA",
+	"oKjAQCYOBC4OKS2u9Tv9e20L286iFaVcVPHtIhZjMoPjtJjP8H/wR7vj+MM5/mDZMv5wRKkYtD/bkjF2",
+	"S7H793bFe/LBzV1R0rRGO+BM7hY6vJbhlQ0DRbzMep0CdCZLmjsJ73Rt7SNyP2KzWpK3rYI4KDxv5hXl",
+	"Zu5gw9diq3zmuVDT9faqSje6FaJUUvFLAThvWt9slFbWA3quEQEWDw/2LUxuTcqNHwc8sZhOhUhEMgBI",
+	"ujvqC1gduhYl8OKlluKOD7dcfVR3x63JrNdoukFCa4OeTMXzUHiZ7dyn3SG0ttqYMHcwEB0QTbl6+uLp",
+	"42t2Ege7dp9ilxa6+zdLGR+rex+z4oForbGFn9vfLQFEiozV0ygfmIrqAUH8BuSHCkypzkqXOliOA3ZR",
+	"+QqoKiUyhevYBxharW39+BoSbXokNHius4gSSMY8WUoVYfuHNaxETT2MOCI7eBi6aqS3a0/ATN+Zim//",
+	"BJxFtbJIfWe8TsFcp5AeQCfQPyptQaZCphignRUZUKIdBmJmSeZTCUJ9/7iLyh8SVS2JHGOD2MLQ5dGl",
+	"fCoWOk0AtMhhNlaR4tW6tYPGZnl4pybcFM6wd/dt/Qq/f9ug4gN5N1salrQAfQP9fZZKwkWx3u9OIva7",
+	"U/CuWBr539TSGuzUKgPqg7XqWpCjkujgWrWaWjHgIxwbzsP9rMvwTrrlbWMW3VqseU4QD9hloUwl8l3Z",
+	"KKvgQYW1nnl/UtmBERsOGL4G1FXdtxvVziJaDBXDeq/Rd2l/XVHcK2KZ4BAhDP3VV1eXz9i84FnSh2Y6",
+	"qlKf41xVwaYFXWBAg6bmL7vY0znV9wfvTossgzpCKOmarLH7G/wDnZdSNS1a36nAJOOIGmx/zHSKL3Hw",
+	"iB0iJHEJflo69rDiL9OplbsTPr0J2s8FDSW23Neg6RO1bgocmVVuU568b2b08JgZu2DiamSEANUD57RC",
+	"OOtb9h28vADfEk8M66GQjNhPz6//GLE/X7x48/QqYld/fPVTxK4vvn/xtF/pFWe5W+RZoWOrbBd/ZD24",
+	"X8gcy9n2I8yDszIAO2VM1myq02Kp0MLoqWIpMjnFEbB7naHrbCLYBchavXz2mD18+PC7fujmdfMGzd4O",
+	"LHPGZzMoLR0w4PQpz+bYzlSx00ffsH/93rXBAxZOdid4xWaQC4z9bCOqK5is4cPjIpOsR9WjdhSggKBo",
+	"AIsmj+iJPrVNgylR21WAlbanBIAo2IaQsjLo0MApDln61NuG8lcn1soUy5XOgXVyhZWxZcaX+0CVM3gH",
+	"BAzY3m9wU9HZ2nTwP4RlIglfP7DkD1caGDhGHG6FKuB6Yj+FoNUg5BSM6YmNhoMV5efgNPkXcTY54Yff",
+	"TR/ODs/Et8kh/2by6PB4diJOk4fTs8kjfhDKfPCyhV/8y4Gdm+XVJJMOSFfEeUXYMrL3+z67uKIVRMwU",
+	"yx64h+BXt5hnl69eukX+9Menl08JOZr9gf3uhF38+ISVlhJDu/YPjl2NobnfIWt+blp97IfLV29es+//",
+	"g+bIXl0+eXqJ/8aZPHl69bixedrJaRATc8Lla7e8L9ktr8F8+Noy7xO0zAt0qTABx1+Cbu3zQv3ter0S",
+	"7t8f2EgPQXrb+sohtDxVSM4hJKV0LqfUhpq03im0QsozwZdUrlKCKtzp7KaWMTiy9oNMOFX4ipFyEAuj",
+	"g/6A4YxcWzbCzINe3FYOYqivIw7QBeoe2MuthMdo6waGM4aqV/J5NxX/NpcsL/l0IZUoB1FhvXEuVrUA",
+	"luUaN1LN44jFU55a/WScaw35mbd+exDyH23YeDhSGDk1aOry6VSs8ko7adydPTLMmoAjUHZUiRWrcj8G",
+	"ztH19YuroO1DbQpFrpc8l1OWiFS4A+LAzisM0mopAYAj4C9GjAqiqVyfShaXUhW5sErLLD+Ez1oLgARk",
+	"jD8kcZ/0+bK0l84OC3RJWSVzw9UT0UdSreZQ/6tRiSsfKKNGxBJJqlM2PjWloBEfEDYrOjJd8nidu4Ex",
+	"OWAXrgsI6azYcCSQIJaXUqy4flswQSkZQx3nbmaN5Z4YV4j92zE6JCy1pMJuXzk0OB5wX4lHh1MPNbdv",
+	"js++3Z/tos/uXtMnd+P9ZnsvKdGU+GN5OEDTtNele/0ZEeHNDRqC5FsFovRraOhtZ98etzpzQZG6A/ac",
+	"6RZOh59ol3A4wRvpm0aW/fJRQaqwu2sU4rDouJO3tRHmvmEaZSm+8lUTtGOlb3f/coliPrdWRDKeyXfb",
+	"geroUXBm64zN5DunhOIWVZHnOqDIm5vKuluG/6vI9KG1RxKvSQX6aYgg2jEIEOo1IV58s3LzwOmoJVhC",
+	"oADvjt+E8PFVan3bdmHcnjxOuVy2psq1oi28UunabRX4uwMe4OAuYBk9HpQgdXPtQvl6lRWRf/ebDe8u",
+	"Ku/usODNCvLsQvAsnwieW3aeC8y0o5sFKXYpfKCivz78psKWHjUdKkByddiWPGhLGsNLQetP9BVIPPyh",
+	"FZ+wzpiizfxGGPcBMu21EgP2ikQYPoCSFj5dz9jxgA7jwfnh219PotPj4+bsHU9ApvuarEFReh+Nr2ep",
+	"mmrVEsA9za/ujYSiAwRf3m5sQs2jB+eFhMaptfQTl1tJy3xgoMOiC3rGVei1iSRLE8htb6uydndp3jsv",
+	"KnD7JumzhrrpjQhcvbVvN7C7Brgj+8kiawFyyPhUWNWxER58esPgAdC7QLGmzspWJwXXn9fbSujse+rb",
+	"/2oPRc/cbOsGAkpMqNCSS5mPxTsMH1rFi/38C1pkfEnYsujmFjxJpRIRW4qlztZ2FYgFeAipX+AAjgIx",
+	"6Rp6wz3oRyxe5PkKoefA9ED91JoZ0CE55WVOYuflb3RO7sjmr1pwlsg+JNUokH0crvk5Ma0kZrlmJShT",
+	"r66l4AL6hLESKLZRqSZa62vK1VSk9p8DFiMgHZbViBwrbXT9bbd/7o/0tdCgwilWEKn9Jw6chmt/dIM3",
+	"AgFW9usnmS+u+dxcvH7eHN/a2KoobKoFIp2wDHI+N1sNh235K24YZy512dlKie99IS7uVzwvHJPq1iei",
+	"gcE1N2ugW00rK1QqjKmQws4ixfs1eur6mFoV+cfpUvTcfsqxBTr9CEIgZVu3KqC+chmBri6tuUZ7d1Mr",
+	"uI0fZxWv4FvdluFOs6TsATmHss7XYyKmVsx7BvWRrkD3Vl11RotNpFoqmwLG4JVlsDN68BNWobrQIvwB",
+	"Q55W+aDSVFp4d6T6oIWa5WlN+bodbKX/3LSTpErEu919qO/fTO8jVLsDwTf13arfk3onro0dCTD18NL7",
+	"e+OYX4Vyoyqf35Zk19oBb6OH3GY6GTR4JECDAEUn5/Nh2cOx4rKzhkSIZZtg6wb7ZKtwbGhH1zgVkcTn",
+	"iEkaTAR4FK1+4CZlH8wrFwLRnMuZ2mepRd0YWtQZ+21FmAJTnobvUg87uCjQ+ss1Zgq70Z0zpcOXXA87",
+	"zBa1s9p8v7pTotwr+1/V6VG7ARireSf1jWhT5i9YJmZQmT/PuAL+6ZDqinxxdHtyBAhiMbTGWaHZ8oMG",
+	"ACVXbyRz3NJXF0W+YKeDY+c4uXz2mH3zL2ffsf/v/300OKWcBnzZmjvoNpjqRMQtHrBmXlYfx35hyGKp",
+	"wO8+hnUgMj54xyo5aVwlrFCE2kvV6IiRZsItr3yrcU/LyW9O0i9xJpXA+Z2X8wumE/uwlk+vhBEhyghz",
+	"G8PcxiUtIRCJ73JGHYwsBWbiFiD/7N+pwyKca2WVTYsMJgRU1jjwlk3YGvNtN/Y24c3tbCiJONykRjOQ",
+	"EMwbPUVvXjx/UnYBgedwMKqkRyQ7MSnmc0grAd8HOcLifz8k19Th8ycxITj39zeTHGfe3KIK7TRyX7vz",
+	"rU3Pv9fJuvWWDlgMBAR+3z84ooqZEiIxDkEEE1v9H4eVdyrH71+s/jpgz7BuHQIlwDa8p6IwAjzycq50",
+	"1uQW2N46oFY4Bymgverl6A/YY71cQTYnOH6k8q6fGqREx04C28rrXvuymm0z2l1L9752s9qangR3tUQ7",
+	"NpghrdlUq1yqQlhrOPjYHtNoDGdkXPmZtDpmeZFIPZ7JVLTNfaozSODovXz9MGI/Xfw5Yi/PLiL26ocf",
+	"IvbsxcXjiF3Y//fq9Zsry6Z+EpOXVf/sRCqerRs9tFzNi+bYbVA4/fzqFfvm4XeHJ8w9zxZS5bVcdqHi",
+	"/pAlIscGAdwFLXmartHEoZBd3bvJD//69tfTJn9mHYC/3Ku3uze8FY3edeNpjZFB1UXFH12eQumTrqXP",
+	"Bw0y96otaD8CO41y6y1j87S7Avr0p9HDuKrO/Pb322e32y8n3rWU8eR+h4cUZ3W94MxKiOmC7NepnitZ",
+	"bTzVFu+wQ7WepSXgj5bFn7svtmTxi3erDFlCkzr38y+sfID15vrnX1gieSqmGyDgv0Im2jnrDcCeY39j",
+	"S77qDVaZnIo++5tlxv33MZT9Qy6hriSYgjGCmp/2tjdkrFrZPRXGuMx8F+Feo/Mu+DvGoOBoZA7Im5SC",
+	"HJXeyzK6DiNWnlZkVOzj/Q62b+t5dku09ocVD9ilAB2Z2i5R+lPlPIYB/F1WaTQXnJk04Tbj3rbnVjbQ",
+	"39bkyqtiid+X6lbLqVVTU6kEqsaYhVAm1GC5GOR+Q4kf6gNByiVQkNnItQxJ9OBXGmmMrCSilMTpOmKe",
+	"AHEKRIC/FBzR237PBoWS+bhKkYEnwe/+10zEL5mJ2MQDv6YifoJUxIDbBIZceQu6pSJWWNz1eiWuyw98",
+	"UDIifAfO8Vp/X8g0aW8TONXqVmQGiwix8T9E5lYLbgSLVylXEACif0/s12KPXA/lDwi3PdVqJrNlk6nR",
+	"oXGDzxqEAe4HzQlT3EXmj4P1voYX7JspV63bg6vChZY5KBtT9rEw7HGV6eXgw1MIc3+Q41yPcfM3KK76",
+	"987JhbhdTeTzRl7BbrVrxD8bqw3DQ/sBoF1gEABfZb0k47OcnR6fHh+enPYdBDXqKT6mFlTeYA8JGiFy",
+	"nMCwmYSSHaka+/wV8l5zvRQqEVBrtqA+kK6nzDQ/tDuAHz0EFdHk61Scs7iQ51BAECOiLSA2YUlBH+Gc",
+	"HKToSNln72QyF3nMerFVbGPLWsS7nGeCQ0LrQkxvJvqd/e+E58LyTfvfRlg1MsYv2s/kMk9FjFmrteXX",
+	"Dj88uXBnGukAnNRVyL8Wb0gIt1cFEb8HyN5OmLVEwN/B512vBIscwFr5SBvIWotiIO4o6OIpENKFsiIV",
+	"QIE8R2/2Zt1hgzQvzdbR6OqgkxsAt/11ppNimnfacXsp7MP32OuaelYrotyN/bQdZpAgBj8frKAwuVxC",
+	"ZGWqTT5eiWxsNdcGP5d7kNkHXRaEfRYa/V49IVVkmgqeORL6kG7lu7Zqlmqef3P2GffKoe/tyxUJvg/k",
+	"3UKnAfg50nDTzv3G0SrvGb10oI+bN2t34JOotmLu7DawW5jJGyOybpykMPfCRS2hsO+x1r35PaIXdubz",
+	"Hpn7HnPLdLpTp4Tdtc+1nECqeXKV82wLoslWRIjroF0flq7CJsB3A+DqThm2ndpdQnVO4kaQhvlu/i5l",
+	"w8e2We/0jC10kZnAKMAX922MaVe2JVsaFg5WNNRMeeGMgw1av2jkX1vBlP8alBbBkqkwmE3W+W74MSxL",
+	"hUdbXMI8mwtfYVT/POudHJ99++hfvjk+jnwN+snxMXv5fX/30LjsVnqpHCFBWlmDOcZfjlbotKAgFP3o",
+	"TjXe7Ycth49q0AnlMYYHEO5VhQobFU/D5+ISPOjbIbFDYLvCIISefash685j+t0Hr2/7Uy1wdz8GUHcw",
+	"KUw48A4tmeZQi7wf5l10AAulDlLdwbuDPW2H7qsfcmWkPQD1mgZrTHmgHGw8O/C6kyrbAL291EVTceIb",
+	"JXMDIfZhidVWFoxNM5EARo1WpljWylikyr8524mu2AmjD5fgwhl2VdTnY5bpJV2zXMfu2BlfrdK1lbky",
+	"36N3cEW9bRDlVpdF/RUjAgiwhwwTere5sFSEadl30ggW49bGBMFAcNX2FFgGCL2EMmH/XElAFBJSu+2i",
+	"fbBoU0feGdDqWKJULdZq2XSHN0zztCwvZAwY+eDs6PaE/awnzBQTaEpHBZLKHkvZRZrqWDCx+Wc9Gcsk",
+	"ploHO/rPetK/l6eqY1omjti8GW4BWF8SLMOvE3ILYe0+stdI+7t9ol0NhZ2ZuDuRD4PJ0+EOWXfcw0Yd",
+	"4D75sET9+z6+O9DgrpWLnSHltmgvzYarZXe1z32aPkF7IQNuZlM25VwG+1rbNVpt5Lj8BqtrlTJXxXLJ",
+	"s/XzXCwbNguuPgbHnI3fKmA+8NS3Wn8NSSjQAHLaLNNK1aGi1TBTLHeKsONWFWXcJkKviiWkMpEc8AhL",
+	"tMQHBhwj9x52l9Ryw1efi70jxq2+5Mvgs0EITW7Y8W7fzIbMcZdr+x3oQLD+lGub3LL42snvIut27alC",
+	"2iuRed7iwAPDNmyoYtrHpG4K0GR62VgglJWsBl5lPammaWHkregz4F3gUwiarEJyR85ANaxR6l75916n",
+	"3VT47Z8qKwZTEC+KI1yYbcSMr1Ryzzpw4+46c8hgGnLn7yNfPvvlb/B/qqR+tOLd5znavXhRYB3hCZom",
+	"aOZNdT9YmNP8Wa8AUwGw8GczkREeC3wVG7QlCfXqNu5D/c/O9TYW/An5YI3dNUhxyxmAgtyV+YhsblfD",
+	"q6p1Twk1fz9WPbaz+1g2/T6NuNCd29mID9tpdTLeRfayrWj4wte6+gJeO8A5I/RK99deTP8F6cwxiwH4",
+	"mX6L+4QOSQCMtYdHKsY/xBSDc/8s26n0MdaplehQrmYXdC3e5W5R76OdOQIzmS1fp1xdTKn77o43oAKz",
+	"48MX4A38iVIFOr50Kezx7PnScyVzyXMBNSeXCFjYeTx4Gt407p23RB3bfDpgrOHl39XtoKPPwyWqb6ST",
+	"N/h7wyjEvUs6d4Uj7kqfDyI5lPGJZEsEAioqdjmRRIbgRUbOFTa77IUdJaqd7Fy+lJyVKDv3k8mVEMn+",
+	"HQsq8Ppl+vMXMd73i9h0rfS0b5QFnvsb1w6lYmsjAQLORVo4uj1hfLUyh1wlhz/riWE+9mlVIJG5hqp8",
+	"CtIfv4+5y6uVwfyT2I8aVwEHsJO3GXqyc+3HMuESX0WlFKRZEdrRkaWl0tJd4OC+hiRIZxjexKD4snqX",
+	"ursoyv1vE3qXuilR1/6KrmnoqMBij3Aen2OHOA4g8+jLNbVkFLCXIIkVg5YXr5+zG7EGf3CtLeWSKz4H",
+	"eNcBiyd8eqNnMzkV8TlbpTy3W3+YilthT8QqE9DbIsCGxdYSQ/pMdR4mIn0WK1QwybhUfVUCKZuWkLQi",
+	"WJlKA9GgL/C5H8DhK1uBhB8JceXi4LLH5xudL6B8Dgs+ROLz5gzArdgNAa0XkB9AA6BtqxQH+nM4iA7K",
+	"7TqIDtxcoVLXT6Kxci641puyjKYKqLsVCpDq1ppA8bkra41cJrfMkbtZQ8lH/dYij9iUK0BfxO7HA9Rp",
+	"bgXs5zr4OZAl8TmL/RUArAyoWxjWvkVdBA3VT8I/3X6BWUOVpbWaQ4kQGf6CBQO3blWoRTX1/eZ5kfH0",
+	"0JeZNOqKe0DUQN6teJdHDLqTPTw9Pj62cibjU5dgH8TzH54ed0EWClTN9szLiroa7lz4h925lu7B2rBN",
+	"HMiBeQZ4P7W0uI8HNQF9+mczAt3Heg4IFUVeuUE5AHUdVj/Q00a1JRMBQpusd5f7ywgxmUcHERuhxTE6",
+	"eIugJX8ZHUx0Qn8CXCn7n8f2X9Bs6OBt3NlP80JPqTRdrJp8NEszbwPvs4KzFbuvmUSeesS+2nIhBINQ",
+	"pPiNca71ONX4kyUg+79WbxmveAaP7g60253HFdCTjbQDfTf3rVXFbp0NRd/buxwqcRd0OZsFGTnf2kt6",
+	"cvpteEXZRfkwVDBDA3dp0BEz1culLlsmWstZCWyApWdsJu4coPujwGdTfj3C3gQC45NTrXJoN5+X+lRV",
+	"ibEk7ersQa6cnZ6yXkwm6p3gN+OyWJfnLLYkOvA/bVR2nn5bYTffNnq7WqtMtUJtkcpMSyRTmLNIWCrV",
+	"TWMx6Q4W10y3JLZ86XogruxAUMgy1Vb40yP+WA4zYUTup1MVIuTruW2EYG7JPcdNCep9m4jaGbtWPrfI",
+	"Bp9vD9U6MhNWFQ7wkiH9mJL6NskcuM72Dz8gGL7OrKgyaShd2+WfwVns3IDmMrhXDtUU1BO/HVjdSTAy",
+	"4b40JQCvhEqEmjYlBB88T0xYJEWghfbGQSUipHxV9qaFFkte3Gb/uGpGgBuYSZFha6Et4JjNva7ul9X6",
+	"LBMCE/mxj7NUaOpA6RegILstaKwwWHWoOW0aNlj4qlI2uDFCp7qkijRK0yVKWsCiI3d+3LEjXLc6I0eg",
+	"mGTaBn5eOzao4NCmBJBDwqSm1qDX8lvINMxlWnpFUJs2viMHAJ7H+OvYEX7sPYoYI7BfMvVSPsiGsQaD",
+	"pasY4tTlX2NsEGJlHMyb8Ev7w5GKM/DBBYNRWiRknjbgqZdf3Z8qfPt7v1v1bezFNDeoGrGXE7SMZC5M",
+	"pQ1cDQhtZx0WDshTsDd01imrFL68tb1cuJkbwyCslFYdGt1iMG5LJan/LrqjsIfWKtNG7I0gvNVAcFQw",
+	"RpdDxUao/a3RnLr16j7iRDYw39eZnqRiaUhvAs38tgL5X1JHSRjYNgZq7a2aRRWU2HwN3u4syxBaW+Rc",
+	"puD1atmxFrGGHMTRXI1GovByvG0qWjJiWmQyX0MpGmUAKq3+VbQUMto/rpe6MOBe6RkhWPzDU2raAxqv",
+	"feLwRqzj/hA9C8B8qm0UAzcFcRvYLTsIQtCUJdd8JW9EgJHBV9JO7n10MBE8E9lFYdWzX+lfz9wV+tNP",
+	"15Yrk4F+0FAg99N16VHyemELGBRqcvQxO1U4O/A+w7Dl9KwUOHj/HiALZ9q1e+BTMBdoSanWK0u7bMkl",
+	"qNJUQLxF8XKuKbbg6cyqCu4b5+62E+sK8IPBVYS100mRAR5R6TmKRgokWvAL9Qeg2vicz02ErSgYJjFH",
+	"rmOkr+zkKUqVqO4FA49pNFLOPxKFCEeRz7L3/jJ4BVLoas468N9hKyjQi81gpEbqqdWCEUAslVb0FCqh",
+	"nPjYEmLMVpmYyXcEBgt/WAie5gt7kyfCsF58hD8c/T5GTFWWaZ2zHhJz3B8pV2PeQrq92FFJ3IdJ/f73",
+	"F5UnB7//PbsSKmGx/V1ntDvn7HsgGWpYBBRGvXvJ3QwqEJCkNIxyP/kGvY6UNKZA8d5ItVWiZb04vRv/",
+	"z3/9d9wfsOv2ZcncCEthcHH5jTAjlW9cewcehXfTwUbRLmAsy67+KbaoADveoafFLkgGka24rC8gzemB",
+	"YYBnZXWGEvQqJtQq0Ck4zakFu4q5H0vW79BNDU0D7NH4j9fXr2veoHgwUhcsE0YX2RSdkQpxlSt5Pm4x",
+	"Z8dnvtNgKm+wfQc4J8CjA7pKKqeCYnh0/a1ekkmRc1f6n6cVrrB56S9ePz+IDrzgPzgZHA+OIXCzEoqv",
+	"5MH5wcPB8eAh4vcsgIsf2f83Fw1uisugxxvo/ZbSnc5QdXPjzbAkRBfKXQoYxj3srjNuzgrb4KikeuWQ",
+	"6iAcYul6VUxSOYXHEHRL6ZBHWB6rHRTi8+Tg/OAHkV9qjSkPSDywzNPj41pPHb5apUTVRz8bVJTKuuSt",
+	"wVityzQJ4OF1DAa6I6XVMkC+Tej5zZ/38z0iAN5A7B6c/+VtoG41DeGQK8//coAxPEQtQIGbLKU6qjDf",
+	"1mN/gc6g8NkgcQtLcTkmgvCc0CMGDLDpwzAJ+NGnPE2t0GaxfS8mIJXqtzFlGgis4jGC/IVeHcqsP6w4",
+	"4fGDBCIJ8Enea26vVgN9XNitsGt8VdmNWhO75hMqHzl6vS1zIXjuBeR12AdrKOlCrDpthDTkcgfoOMDC",
+	"JKx7UIOw15bXgihgV9LxnoD4zdOEvgO4xz2ra1IP0nRd2e8ehEP61VW1TbQSS/Sz3egf/fYTXuOQACqZ",
+	"Tw1XOsx9qq3vfXRwdnyy+1K/UZzku0jwpYe7X3qms4lMEgFpC2enp7vfKCXVM0Rbvyfj8azGbk11zQGn",
+	"qf7+9n10sGquhCkhcauRzB1840eo7uCZIDigCCzxFpBDV/KYySXkJZkigz5a0GdiIXPBzIpPoYbBqizK",
+	"STUnpL9DLQOA2uKpVrNUTvN4wN5gXN9nJMIwd9zl/nm1qpnRHv0qk/dHoOnGLewIdyekxwMP5encOB+F",
+	"5DcHckGK91WDkQqta3fv5JPcvW33zgU4KkTzOa/c8Xe733hMpPLl7iiea/12bbmnWxQDoNedSmE9p32w",
+	"eYkzwRNsGVzViZMwZwPFCOUuDF13YZ0GOvjxQ+gLV/kKWJg8TUUGQ4GbUoR3+azlqv0g8o179hnkyy4a",
+	"/3L0fbb7jR91/gzAjr8Yff8g8j2Ie19dLjyo58lrni8gRk/h/VqdB7gQA6OIUM9IPZqlfO5wk/ZC3dkl",
+	"CC/2E1nUi7KiK+caE1YAItLj6Ajo2s24YfHri+vHf9whx0qFLx4yQ6NI6IawAQCxiQUUNi20d552DRPn",
+	"plyVOTRzHmTSFMqhePtEGrCA4alB0CGK57FzNJepU6YAd8isSF0PymbWsImv9ImkcDuQUycp/GU4FKXy",
+	"/YY41W9DdF8KNKnLi4Xtrfy/Pp5QP0In6iEmHe5wAICErSQpbrK1yOpmwuQI3drkFthgaBAD2UspYL1d",
+	"vrV+q96wcdHt2h7Dqn7ATfjEdv+ntF+DdexjvlYO9auu0WzvdqH+4CZOJLS6/oi6R6MVfZEkpiyp28D2",
+	"e2DYhKcc+kND/1qqT1toXAQWAyzhj3eL9Q6do+1Swetlq43WWzlgP1Bycwa1f0tuF3/OOPUfwQ4J0rCp",
+	"zjKEnJ+sA6B2AiHJGAXGXIwVL7TOsAvTZE09tUENGbDHtDt2IRNRrlszXnUOVsTYhhPZvkaf+qSmeHCH",
+	"v5AlXpnBdhXAw0HArn5lHZtmCpB0+wVt5Bg7pXZJtpgM+jHYC8+ni03+8iRQ3vf11D3DdEmAkAZkNEJK",
+	"94FIE9U6C1Uz4wkln2poVFIvUajkzrPe2fEJ4q0qPaF02rq5ERoUQ99JCurDACstQi5JzfVrrdNTMQOj",
+	"ZiaVNIsB81sDjfiV7yXUxlO8GeLGRa6J3PH0+Nh1+se9xJwqqiMINEGnAlW+3Ds7/i5yJh+8Mi5fGes7",
+	"NQ4fjyHS6b9IDss3O/yVbZ7KkkL+Hr0o7Qz+q53yobztySexSHyh9Q5LBNlC0yV3qAk8X4QAE5i0/YlM",
+	"knY/5XVZdU4uCnBEBKlPsBNbowH14OQbqhj/1AHKHQ+6krx/g0BexxeeQ7Hy7X4vPbVHR298SgNqA/Jg",
+	"h+VEoAdf1Z42i8nf0nYOgRf+E9tJPtpI5c5qK9vABDjgF6ahEKOsyWXLwqOHMpmzXnMBj0NEMcIBn1BZ",
+	"Rd814LBKCVZ6Yf1qWI8bu+mCWiONbxm3ybh4ktCWg6rZwMDsj5ZJDTdZmSuP3bTgEjCsQFGw71bH7Z0d",
+	"P+xDPMaV8oRNFZt2epezerjFMmt7ubpnijzcA/YTaDeBzxsd3iE4AJWIVobENYcHD43QsT6jU7z2Dda3",
+	"fjpDMYSM/swWYhXepD1Gi0VncEqYIVpW5rKezqq1tP2vOtmHM96LJHE8bqux6ZhuVR3ronshe+mkVgUM",
+	"xghRU9uaWM2wylngpc1i9wehTQixXp5lWBuxJGtmg4NCX8NwQk0eZER3WGM8zufo22X1B+xVi34X258I",
+	"PjZkM6DyuRzPoW8piulpOH9M7yKuuZHp1pDf1aIa/lOrg1sS1AITQZqaxVwYMStSe0lCkuu3JadtQmSU",
+	"nHJH8c0/ucL65fRPj6u1qWh20RG/qA74SiHRYtZzg0aI+H9W3LNekDtODUIRVdqrSqen/QZlEfUeuiUQ",
+	"W2/QF7EhXLvSKFWLS2pniK6TXrk1/+efXt/8qmN+1TG/XGohIwifDjpl9wzCDQinMnFwq+qICljIPyzT",
+	"omY5bSwEr2SXWp2a+tieSuiv5CcU+DsTcwDD56tTqillsI1o99WeQXfdGT7znZsoN9BEKOh0tpEe2LGx",
+	"E/iTncmA0aGJcMh+mxcHc7R2XJ1JkbtvYQheZ/RFLNYLbxVMn0TzhkZBo7mbN2CPISHXuK+XH5UZTMNt",
+	"RhDgslacEemtME1hLcjrW4+NSGdx/75JjbXc/JJD7Z3LCPyj5+QOzQCKfksh5MEoA+F+xw0CQnoMsr5l",
+	"R7AdtEnAIrDpF1CPeJe7SscQtI5+MgjJg9oa6UNU5Ymh1a0Zjp9Qj9hsb/aZMxo7MUzKZPz7Z5y/DQ3h",
+	"DfGBfTWED0psqHPkRhuvks9AwMh0fSdiqpfCVBXGyGUMU8t5oRITsZXHZfM32qVXwdNQb85MrlcQ8nPB",
+	"/gD1qgn+z+NLKWYNqHwh1vBnyzkp2zliRpdMyOU/EaKvyXWGfGkJEX7M9fIPOLPD5Hy9KSgCDvzR9axK",
+	"psRaFxkUirdZZZuMvluuBS5yR47FrhyGvwf1rb6orxzp4+Yq7ORKc6HyoxCtolNmNKg6D/DGVF6u5kSz",
+	"3mTN4hITN47wyttfpbVQWdgBHZvi2Hs1UoUvOkTVIZUmB50PgONjRklRyLAqbeMxCcuqqKS3oHca8yU9",
+	"0sqKzwl5oCFDurIbn7s0GhLNKnvqMb+kAfCSNr9tiW7z9+GvrezjXjna4YsfwBG+nDt2WiMhd/3gum1x",
+	"y0KXGwf5VSFrithT1Z/HA/EoGIhbNlIjdV2DnwmasvpPOAho1kNsWXKzggVRYMf7yoAPDPvTT9eRK/dC",
+	"V0I2UnUgZXqJJD66PaVht9LIibV+KPSOAJnw5QEDvPmYiBemAYCBUYmytyxMPlK4jHAVyIIqntiyj6B3",
+	"u9bheBjmp8q8aWgySUeKvMuRhxAincIdTpLxWU4t+RJpVilHdAgCSMIe+GgdvVHwrxJYOh5iuG2kAgS1",
+	"+NeRwy4ZHZyzkwCJ9pz95a39J8AU4T/fU7/9jNxJsKIEzv9ik3gMkpVUbLXgRrB4lXJl9T0E/vFWmynA",
+	"ECN4N6d4LLDNfCq4yRHflJsba5eNFLr5p/abMg+GiSeFTBOoxKMTQHngIJg9/U4tJZg8E3zJPCduYsxw",
+	"M0KO8ql8wcEQ6Pyr2HJN2HjhLYW/mCEJJnBsAFkR7CfotPGv74HWOCKgQarL4OAzZ73zXIRL3aWnVVZ5",
+	"x71j/6vrbUMAYKcyXtmyBhGwRQPzHmRM1W6y7OzvVIZe49M11cHaBGnqLBy6f2DWUUlKuqa8TQe5GH5g",
+	"pCyzFIkDw8x1MV1YPeyCZQJaxlKnaJPLNKWLTHnmU2hDk4J/LzN506XGdWzc6grVnzUj7G0QJKW1fwhB",
+	"/ibIC/dsN31FHRAMtpGOPeO6BuJCBxQzLkMGDbBeTdBU20/602ie+3C2f3jiwbDATsrZz+IJd/t5si1E",
+	"cOXzAUANcc0ht5Ph9zpfEGy0r0/haarvRHJOmgymtoDKAb6kkar5wcG1P8VOWmN8BbF5o6B/XZ5xANPR",
+	"yvHJPnmA8MuA0mtHwg/0cj1SmbiVFPK2vwZuelhSkWFfP1guVvWD4Ff6UK+QeSLnrNTG/LSQKdxw+3fk",
+	"s9KMVMldZ6SH1wxft6/VCETv7Pi7fhP3Rc9leHqv7eufQbHCkb+Qk3wf5uCc5V+KSfxGguRl/KxCkSsi",
+	"p31VnyNL+EdI7vv7xpvYUbOxLVRSBuLLZoEAvUdRS6369sp3U7RwxqbEEX9g8PqOFDdQ0SeyQwDnFLd2",
+	"1qwX27GO4F+H+LaHSX0KjwQAofbfaIspFsO/zmOWSiWgm1ksE/onTMVOOE54zunHc/vRv9FH/sbsX9jf",
+	"Rupvh4eH8H/2jzEGB2L2N8ZZ/HjBXXedAIcUsjhdbj5nMbYrsozCMkRgoNTIdJ4JY4aITZTrTCR9hqNk",
+	"ghutpJpvHQiCeyy+dA/jEPgF1wmnw/v0h/DtOlZ2h69sQsvHrMdb0dDdSl2jyF0DKBZjU0O3j45+GHU5",
+	"EGWW8zR3Xy/F1TjXY5JRu9dy7V+71t/bl4JBUXxMxNRKTxJ7bjgAqIUB1AY87Z+uXv3IEC57SDC1VmjN",
+	"sHEI4dIthDP0FzxBX4FI6OOJVnAQ9qHgY+AUCe/ZWCajg3M2OkBY4KKQCaICY+cemD8+YKXx6MBe49EB",
+	"LGR08D4eMo6A6XYcaBNIF8L5zfCf4McRvxQ8NdR0BXuyEAdwjELmbMqzTFpzClOi7RUkN5p/KBmwp3y6",
+	"cLdxpOCOLnRKvMdj68O6HUgs04pxB/Ns30AjjTaQVgH8C5PAcQN7uNV0ViPlHTvhefTJCe8AbEXGpqk2",
+	"5C13nB7V/yXMBWbci88hQ+OQp/JWxH2XtIeujpE6ecSMmGqYEugvJRVD+xNia1fAC7whavnbRbVZK1iT",
+	"8BDFEIwA3GrwVMYRch9o2BiXHVwhgXW60JbcDLZjwLdLZgFnCw4YYOMpMKpU8MB9xi4CHbPkXPaTbsJD",
+	"yugg3dIs9J0ZKcrEdA+hZjfTVksdEP/GrXCLJM+bZ7nlouHMECAfcZytBb9aCQ6Jq4jp7L6SSpM7VO1p",
+	"KYfgGsDW1nReB7rv01lDdyCWGGjXo6KqW3r9eqR6vIX34OXBVZs+NJWr9cMoO2Bsdroob5NvejFSNbzl",
+	"cE4PMBgyZFs6YVRaMHikcjgIVNypWUYsqTctdj8YZ9hvliod6F/UGSEG4mjcRtyHYTAK0e5IIcdk1Mg2",
+	"i/t4BzPBaZrEK4M6fFozumKxQ+IKrulMvhNmANHjqUhjiL0TzbtgvV+0zhgo2YBhcOF7HDu3jaVxXApR",
+	"cM1iCcLWlLjN1Xqk8KRd1m4IaO4eC7g9eoV//3vWc5gp4TFGTKrSDRp5FwNyLOeC9qbPSKHtI6v6V59u",
+	"bLbkKTJSxFP3euuAPU618XaZVgrNSfJSmZJLDv0tHik/vMDOi2u6pAN2QUSEeUuQ2MBzcUjt6Nmqnl/Z",
+	"OzulyH98KfJsfXhhOXU8HKn4xatXr396dfmv44sfnv54PX799HL88vmPb66fxhH75hghXkA571PGNRjw",
+	"MzkvgJHqRKSsV//Ky1dPnr5AKkNSHCl7yZE/AJ2S5JB5hO0aLQu29+8WUglMyZqcrmpyy3Liu0xa+zbu",
+	"E5tHVmV/zYUCQThSwgo8nBkiZJgSPYUbh23TUM7eozag0DDo0L4b94feRMfeagLmnx9aZqhnM1R5UVtC",
+	"ciWCvBTlMVteaOWnhB5xJC2lwf86j4lpYZEXZ2/ePH/iXPhIjTJBfTeU6hfW+ofL5XWrF9zkh6C4B1j7",
+	"rHdnbxtXDP5yhaD5JH8MynDi+Zmbsum720mMkAY+h7Ny+jf29USwb4cGCHRVmWl4Fy3BOv3HVCUx8AR7",
+	"vWgnLGEAj8LdGgZqXGUXse8BJMBIw06Pz9iPmj1GQ93VgeQiTU24/JHC9UNQEnKH/NKlmgOncsyivqkh",
+	"xlJjnMgutBLFWUD/3ZoRuWnrS98/MNAMA1UhE1MhbyEvCZSajTNrbc5SWUEbPvnJ8XFLeP4T+GIWPMeN",
+	"+iAfzIbxWp3BZluAqvk7ZCJQjFlNL66qw+Dgt5+bWBYy0beiqXdYow+nYomjbuECjrNGo9wIEUBtWbYU",
+	"fBSq5vCAYVce8+lCHFp6z3Ta3qBJ6cOpfTIeNCG+lwt4HzWHPC6CC2Ive82kemDcdYRFDMueqS45bAlS",
+	"GXqDJP+QHqyz0w4jXWv9kivXm9R8eKxPWO3cM9vSCbTpA7qPH8zx5k5NSur8vIt3PWI6TTqka1kVOYn7",
+	"2BC1Xvt87d0+XmcIJ1EP89dtK+htAunhYOWMlCXdAYtXYLVRTgHP2Qlq46BigfCGLswnx8esR2fITo/7",
+	"Q1ecveIEyyGCNIlKM7Iu+V8v3Qn8lpEyS3fQXmlY3kb/R4+KeQSXkGw/fZisev0xwgXu7kZv9WVBUVvU",
+	"da1RrMC6Xa7yjVSguwUUmxT5qsjt3dFqKsJQV8W4d6WvushHyt5KTCam1mFQ8SFSYdCkt4OP0R22ktOb",
+	"wNl9zmJrgDx78eqn8fdvnr948vQy9lezX5qvOsMMLGytZqLgtdcvLn780b5mzQlItbJGi++ZGD569ebl",
+	"y4vL5/9pn3aaAU4G2806b4C17r3HF5YSU1txyjIjf12leW+1ay/1ZAL1IfU5sI650yZPF4W6KT1B1tYB",
+	"Ab1md1YSo11jLcfHPE3JQZQViqVazV1b6dIj98DQHCyHtUfWOzk99v61QtnjGKnADPR5b32njD86PmP5",
+	"ItPFHDOtYjqJmFYSpKHTIFAbPOMyRX3BWm+U3zdSTut+dHzK4mKFrHxcKH7LJbRhjN3K7m0L90PjcUpJ",
+	"Kw22bqMx2WQ4ornsCb76FXCXOEOStdmRG/LhslBP4KKCA+AThUqDEb5QjLQyg+0h0uo9+ALZul9E8bO0",
+	"DsUZQDDIuzvoeOA3LTewjddf02MTyvHiRSJ1AA7cC3src2ZW0AcRlCyfuZBr8Om4Nob2A66jMfqwIFeU",
+	"KvIY5onj7X35+mHEfrr4c8Renl1E7NUPP0Ts2YuLxxG7sP/v1es3VyAzfhKTl5Q7Bm8juGiOYMa+f/xM",
+	"pgJYFTkEXObnimeWbOyfKeDyLhfKOIFEL6Cjnxu2kGAxAm4DuGRoTO8OOHkELhn4XsqzZqYasIFilWqe",
+	"MOBSrHf6iL38nhgr28ZX7UgPiVMZzRINYqo8mty1/nUsxf5prqSxU5ZQUYV+s0RMNRZW5ZE9LHA6tEmD",
+	"Cq9f8ndyWSxDp9/15cWPV48vn7++fv7qx/HLi38fXz19/OrHJ1fgQ6xLjuYFDhkfKbO0hG2vQSYMhDbt",
+	"XLFoCoRFrtlCF5nxgZQJtAOGPuzU29o+lyDJuaoLjGHCjgPF0DkBwdDjrjO2ox88Xq3SdeTQMxZUoQrV",
+	"xay3Svka5DFA64pMqCnWkFINiR0C1I03ly/QoaZXQoH31pkB9pHISj0MWHEfYOfVi/HAAGIJz4tMhCXE",
+	"EzFSlRVA2Me+gZPmLE65mhdgysBu8emNNUjofU8cQctNuJjf43Pm3E7m1Uqoi+eH0Psrh0T6+Ai2t8pP",
+	"TGxtnZWWKkzpxgifrBw6XEKtxEi10tCbyxfxEHTJelfQdhWgWd8YKVA4HLzJncuX2hC+wU3prfT0RuRm",
+	"tZDqnXNUG/bmij1V81Qa8i5HbDZbrsTcXyYITWTr+vH1nSPSD2H8h7C9H+jPK21NzeDEYqHiAXueA5pp",
+	"4mIK0KRC2WXxxH8G4ucv5CSTf9bv2DSVK8OeiInkipmF/QcsIlwWUCQARpucHQ/OHlk9t3H6w5EyC53l",
+	"EJDl9h6bYrqwBDc6mGv70B3PEpYLxdDWGB3YR8EAcKhcVOygqFOuHdqdW9XZFep6JyxWOh9LK2eWQkGJ",
+	"9xadsrMKuIXuKuGPh2H4Y8ha9MYmPa2UoBf2omxV1JZFmksrjo7sdh8mPOfdNaXr8AZ+IW2tNoft+lrJ",
+	"Mj5AVzt5+NEmX0klaVUyQX9xMqOLeAfS8wVLpXy2YtZsyNkG6WpNZiedcKdOHn2RRXvdCkUpuGa6qGg6",
+	"Qw3tt6dcl5eX9oB02W3q9Uoe3oj1ruLVstP6ztY9FfzEZAOskTj1jXDg+zKrNQcqcSvIij50VXJ2BtUK",
+	"cvtBV5tKcCH2oQG7pM5fvn4ekPktXydVLsZhxJiq5jEBKQP0FOoz4Ito0UMkkgjHigEtY4w9q+PmbkEX",
+	"K/mvdls/dxXsRWo0QpNnwQ60ttOt7kElxOIpEYBSos/bZBe3bx+nq6PQ32TZq5t8eFHdxezUHde14a/7",
+	"M2dFmiK4SwSM+dxlSGEMYcHNgkIJJU5QJvJMilsrC3hudUpMtjELfddE//0B+97rGiAU7EQaamerVbNG",
+	"5Jh9xqe5CeoaXbgFYG6kaq9ZdTB6xCTGxCRiBOHJy27wyuRW4ayWodYLcHvcIWRYgRfCDUqVizne7tgV",
+	"4MJWuaaDlMTgoBojMLPC7E1f0ctha2Y6QwjI2szdtkSs3CVVpKk1AGDbt3FWsDSpQLh3dvwwsE+t2YbQ",
+	"jCGiIzBGnIoR6Sxyy/jTT9eQw+1papO/Id3hFf1Enjz8eEMd6eer9axOYTfG4I1Yh7Krevv+8dFUy17C",
+	"RDfNvKyud+ws2URBHjK5cxaTvILGnZBNl/ssRXvDwNNdgcvx/YVcTAJuuTTsRlAUCLr+QEkRsECelMBk",
+	"CC5oR6ypGcPdd5Le26H0hP45ZONBPzTYgRqmTSDcd8DZnA3YBTwWzAav/ObFxr0OLnaXglK/4TCjf/iY",
+	"J+7RTjrvUEXqZLaLLmLzL8ssPOVRRk13kuugYKM42EZrTm3evBJNtalt5PKxlcFdPNiLq3+GUtSd1Lef",
+	"1YE77IHRPJMu8sURV1rZ73bKpbEPr5e6MEBaqC1RwqIRymdLx3wlb8TaZ3qSlmjHEyonKvE6Wi92ONlW",
+	"2Qx4jlnwjHJP09QPBGVcYc+oCNwWh6m8JV3X8Bk45MVygmjQk0zfld0C9ATKSFcrA+oydfJUmsGtAyhK",
+	"nnPXpQ6rxtI1E4pPwCaVc3UoVYSX2Xevs8+lUt2wTCRiucKreF2qqYatikkqp5TYIxIYcmqfVrnkqRmw",
+	"52XY5tHxcRiJtvs+vhHrsdL5uHTKELCknXrlYKpebR16g5rvuNLqU19yHGKnbydcB9z1Rx9xEt3cS/Wt",
+	"hJrhlu1kve0HhGDT92EIYlpkMl8fnP/lbcUHVJ9hyCGKfBHqYPZSZcJezENEIm2PrD51IPeg62olDnO5",
+	"FEjQ0CXVw+FTWYKHPxU8SyUgkakbn9cGZeb5eiU8wPLdQkMMCXOzyY1fQ0Rdi7wEUnXYqX02Fx76aQOA",
+	"n6uwW7x71Nlqhw6+FdbRw+Ioh9AY9yFWZ79g7700OTSQBbG4EOnKLdrOPNUE72+Ma3kZiGkIO29FTOxv",
+	"inJ4qQ633+/SatejWREEMPQeAGQ336MAAOwrOxNY6XaIJVd8LsLQk6tCiWow+G3Q2P3ABq/oGHZmMC9p",
+	"2C+FKEpAfrv8eWbFK+L9UAv+mC0FV67UhCoHuGELrpJUJBgr9fFj+DQBm8hbAVUnUEjIkySDIC5XVqHB",
+	"IjGgGjh9F1EC//VKZOwbH/4dMqO1Au8AAen6qGNTYKVJsbaX7Lknzk9kNQfDfCmQgOoUdlvNsPX2tIgS",
+	"LNEbLMb6x4RI+pLp1sijmxhlu5AIFJCOrf/p6Y0E6iqcOKG+9SBRWib9MssSTRYjppnIDVorS6upWU6D",
+	"ZZyVL/lenPlCLLGTt5uBQ7N1odcA1dv8kkLAcsKNoNJEcoYnkBN3K7H80PySjt1zzRFTyHwONunL4F7W",
+	"992qk7SKNue/+3vF67/tbr+mFy5W8qkqlp8aBdMvaS8IzEBf/k0CYFYoyd3J8NdtIJiA7cyDj7Aep5vE",
+	"UJ1gusiNTIQzrvolJk6zkx2q5/ELUmHNUTxSgUqBEEF+xDGeny/6d1SG5UFlR9tgSUfuGRNDGcJSGvh0",
+	"mVFxdnpanYlhQk2zNSiJgPVjcta7eHp1+MPjlx49sxq8AzPRqlPu9g4Bj9FgSlrg5YfOa9bwm6xrPA16",
+	"v0VljlCgL9EruEi0S6m6PteYZLIQbKFNbkZKz1hMQEzjRC+5VCYesEuU0RT5CNTHyJrLqzFU8VPXgDIi",
+	"MWA/QlKXZWCFkr8UiBGJCtVIbXQAR3yEpMBbCcEBVmVytMcPDBTBU+HUGCutwNu64pkhQzoTkIw0Uj5r",
+	"sWRYsNqIrXSWRyyZWKYTUSOeMlRiTLrUiYhcZfHY5W1T9b7jHWP7+tAShHNd+YFYz34OE9KIqOG74I83",
+	"Jp0KOwFj0kzr3P+jnAJBT0bsf/7rv/sR4zBvK2cweYAzA7lH2PMVtJNbkfEUDzNsn2UFGnr+m8QEQUd6",
+	"Wvp0LZlogC8aPAkE4k4cuZJZBfiYrBe6RZEkP3Njpt9Wn6VpSFnNcqNBpStZ7w7lDp3KnplXZAwZVO7k",
+	"ZjrDejehcvuOyFhNc8A2NUFO85+uXv04Ukg8wYGTuKkasID0gbl4cEH1JOdSBVoeV+zVRZEvEPMbxAbo",
+	"h7Ls9IJoCJtdQ1HbDNyQIgmZPCQuyny3Fvja7+pnUZDccLsUpetAHn+AevQxtZxyPnuRbVeg1wqdglpQ",
+	"ElcFyfUifBCDHhA/BKWBBRIX/Ca+vprysUO8D3L4SWUltlVocI4sBwgwhHTdJuxDqPC7hXbXCi2fcpJb",
+	"YGGrMqYTKGyVB38ESNivPSXqqLO7+XOHmGFwUNvM64htSs9mYNkttHL8ZbWBfxZM2S50sWfBrH97O6rs",
+	"pcCCkHASEUKdTIUJSCfCSBvUhBSK/puyhKdB9zpUiWUOwtK5WHM9GKlXrn8ItayDv+CrQ5LyZFcZqHby",
+	"k4ASUyjKJa4NEbqq9elEyAMzUg2WKKoAXnWpgLzehxOjZRUQKnsDewJVTPxGGI+fm1POHc9zsVzl4Jqx",
+	"SokBQC8QLr7JNzYp1y7DusBij3AcKCjxF9u49lL5Fojaz2dtfFlk2u78xQPTBi6SL25p/IM3eNvTNJG5",
+	"OZrwlKup6JRzQO9gnB56GW4TjOEbU61MscSL6EujC49Icocw0uCg6WYZbAb2HhhGa2lorr3ixjT07c41",
+	"fq8pqlZ+bwieu2oE0DlHam/IpBKBa1MEZP49bfu+Eud7Ca1xXgXDUuf9T+0h9nPedfHdKfyjaxXXnr7d",
+	"kjFAW6GJ4B5O8OiCO+g8gR3CPR5mikpGt6qkEF3NxBQsLs+I0SBqtKef0Ne/UEylaXHSYNZCS0jFbR0A",
+	"fVTiKkIVS2B75tb+/kt68HYThqvTPCR1/cc8iLaZ4F87h3bcVj+TqUBo6k8c3QkH3Ce+U92M32SIp7qE",
+	"4Comnt471HxUP8N6nOVQk2r3iOe8v712YqRG6hAVb0+vMYun5pYQrR38zHkJ/eQH9Ck48DuAZaKvfCah",
+	"bY1Va6FkHbKR2eOrP48Ug2kOKpEiK+sg7QVmDi5+8vVRJQpYCb2z09P+oHG65pc0Pmec3UpxR1xOvJMG",
+	"20jAbkgFIANzaXKRiYRd/dsL5r6yOZketxOthUM2Te4qWwshJUqQx9ZR+xhvYtVVY4dX1JdhxZX6DQRC",
+	"9kFw1hgDR5XBn1LEjLbDhHEqu7ULfkvVMXK+gKbVZGpUVGLQjiyp6QxR8mt2EQ+C8moq7EDojfWxr/Oq",
+	"760WLrMHXARAuVRsDY+dHZ/RYXrc29DrxcCc88Rox4Sc+NjZW0OivlrfXCh1waL0qU6LJWG6ZtYcwwd5",
+	"4j3Sdhg/BG3EA+NRfv3eVfftHJOHapspjTOaE29T0iftMAGEuP1qBBMhwN0l68EFsRQJDD6mmCWFmkIZ",
+	"3A/LHjwsFWMlPCgGAEOiVzofFwYwCLB9wpZgItsdS2wNezlu/6lwfwJh8kXDXuFEdnbwrfDv30xruN9Y",
+	"WKyyyy2ytq74Hv2aTMadAwy1c8Tm+ikYg4CVjsFlj8yfChMxuVxp6OKA3Eclvls4sa4Be2a5LCYgxeUY",
+	"9h56yQaXktI53Nw3G84pGo3Q4KC9SKXNXHskoXJtu8QRNmn6NxFK+LKRgS4k2iE0UN37babYkK00UKiV",
+	"YIhbDUEuIJNG70A7IRx/ed75TxIo6EYm+9nJbs+fTCrAmnVGeEQKUzd3HDxLWFNEhm6OgQplx4iAi6HZ",
+	"kiUiOwctDa0QvyyMLECdEKROhd0WHINFLbzKK8PZ+IngYFDRzlIJmnCJyhNEQUbq6ury2eG84FkiEsiS",
+	"8vvv3MVQBAQlCQoddms/n34LcC4lW8VB/Bg7Q5E+2BAEIE080MyBr7ZplFiJ4LVJj742Ult0P7+kAEq+",
+	"JcfBUcxjoohPyRCICmmo3f0o4bGvXeZaUXqDu/Bl2Umi75RVc3byE85WmTg0cq5E4muNHDjiFubi7iH6",
+	"Mh5f/RlfsPcG9Cu40gCnBx/11Xa1AkSqTnTN2KHbimU0DwNowEbWwP1MEMVxk0OgFV3jBv2mRBKlx/Yj",
+	"zcnngWx+Qpv6Jks/x610w+0W1fgcHN/Xy9km24NNwkztL3pBrVmy83LqwC27S8jjfQVs5yYRz8vSYJDQ",
+	"D8xIrTJp9+gQCtnhzZ7O2GqxNnIKDZrsT0GHm36TDrBVcI+Uk9L2ejpLLM51ztOYHW9Ka/SwODdR4CNr",
+	"cg0BUnfoGyrTxrcI+70FfITuqrKTzBY5H91D0F9aUvgNg/g7fmXX0TXIYGnhK6vaRL7gCdV03v0dKBEo",
+	"yfdvc1v7flug5Y3zIZfqQ+/N9bPDbyNWrFwDjZffsz+wk+Ozbx/9i1UJJutcmD7WQ1dZHOkf0OYEGiXI",
+	"fMB+RMCWkZKm9AitRX5utR6IaUhqkRXjYo/o9xgbjuCPY+kqTZyfp/aSa5QZD0bqAsf3KM7i3QqSnxCs",
+	"6vQMMYpZL6Y/jHke96miOa8AVk8XYnojEgb9csCgAtOKY0e0kUJHGDSKNAi/mEpVKSg+Oz3tD6GaRKo5",
+	"W/DVClD3cr/6ck2+ojmQMRSEmoiptpZm7ENOMStULtMAOhnxDnAXoGSZVocdB0EcoAyzUkfcSl2Uvjto",
+	"X4dsHxa4FFwBELUVDwSoWc0BPnk43NDsNhW7kQKIWEslCODPSlTsUmKBcejO1VBicrzK9FQYu21xcysv",
+	"nnn+jXT86XBcq+M809nyczvdcWRY9C5l1Lsl8Rb8g3naPze4bBOsLHLFwZfMOoMbX7LtPZ3+RzWu+ckE",
+	"zPMlwmbzGkvmpq5NK3EX2I0bWAlhmxXoJHgahDFL1VU5jhmyD3IFl2WZ9e1wzFRWIq1QtT1SsZvVmKAX",
+	"F9yweabvoL5bKxGxmPRisGGtqAp+qgTAveY9tupF2ZsGl2G3ANMarI6PPV9pGr7DtrF8+m6x9lBwG7w8",
+	"YnLGuFpHxNRpIj7Cnuk7Km2FKDk3bMnV2uUs89AVOWSTlKsbEGoYMDU3crWi9hCV2D56Qkvvo1ehoOjc",
+	"yX2pcj0kuJ4ihQa0eilz+BN1iMgAwMiVWgZni5X0qb6D9GYjImwQmBXQAHi64BmfQkkmZgfCRU1FnjvE",
+	"o0TOMVwFSdeQwBGP7Unl4xg688wyHXRuvNNFSo3IHWokfIHAmXCVqbx1yUqino9oCcQRGmLlk2tqpDj1",
+	"wMVdfmBczwJO+20VCcTXjPGdMXY0V9jOPI4g82KFidr2YVPMZvKdfX58apc0fhhDpSd2vsYW3FCOBvVh",
+	"0PjjgpYA25pjD1LcubLLeEMSBrZgDAR9pR2nzkYK1Y4k1NzCxExAq3FcgID+vNpCaRfUVhU1gk11IApq",
+	"pmkC9CysA08u5zei6VjKKCMCWUEnOEiKln8V7JdC5xxSZBxojsPyAaCjiJ2wH74Pu+6GGlGIVQUfGot3",
+	"UyESD1HlnXo8tacGE4XFBJ02IAEebxItymciEUeIPDMIEiRgvH6ZmkHxU997tzFtgbZ9Dy3q/sL2mUwF",
+	"DuCG3St94fSLhODoBKwy5eGaIJ+mUKZBRn3VtD5Y0wpuxv5XmG5v4w3sf0F1DbWgUgn6QK2NTMdPprS9",
+	"5pkRFadAHXEbBRf2BsfmoI/QwvQORvuXpcg5Okd9PQ/1D7RyAu9W2E1wwADCx6XJYTeDc8riLKXJ+YY2",
+	"6bKWy+RND9XgnnCMrz8Mq63wK6TijxQj2AcE5goVNdDcQLuzYiJQ3GTupVe6HsJMIZBxHm6fcY5ZnKaD",
+	"9+qFPpYhShArJtDU6A892OOSrxFZ0nUBsFOdiLlUikQUx5dcyyLSDd0BYKPWshEi1HyAheg69F9RZs5E",
+	"I/6D6wRTwSb5CRt+C2zckgFORl19owZNfKnVnMWRFVbDOLI3FVNC47/F9oIulxzXWqhETGUikn7QZgfB",
+	"0mI3/UE55BDLSUDOo0KT60YfULzgZoxkGjthjUDtWSFIBQXM/0ARQ2XVqVwnoMXjf5/Gznmh1YBdOr3W",
+	"rFLpvECXzx6zs5Nvj4EJSTUfVhpHlcDzHlikhNTwCAHQ6EgVkHFK0oU6tjWJ79fIBj63D4SG7e4E+Yi1",
+	"MFd/ptF3AwDAY5/Tv/3VMVHS5B6eCT1tD8JBV3jUha/u+Nwu881zDGDMdIbMSqpcZDMoo+3F8Em9Eoqv",
+	"5MDuOXHuo9uT6s/Q80tkogQ7JHyPPJPWpiq80TcRPAPwXsCsboCypcpbPhdk9OEKGDaUQN3c2t1YAMN6",
+	"wUqokW1cZKkZUCjwR74UfyBzjy8FWXxgOSN8MAE8AgfzppLbBHRaayMUteCzdl0VEjITmBwAMD8QfSOZ",
+	"SFiuqOhioR3OvEQhgi0D8T5XGuujG1PpaI1v5O4gvbVGjxb5Mq1ej07N+4Ot/OP1yxdwCB8bava53VrC",
+	"EL14/dzrGPUSM7M2uVgevI0O3h1ytT7EUiVkiSGxH3FjRG6OfrWX430X0seKqNBdhqb4CmIsoN6ERGWP",
+	"59LadESIkJe7tlrIQog8YnKqVcRSPdcGfRlrkGUAE52UMKVEDROpuCVeTcBXdsg7nd2U2At2f5RwwLDD",
+	"EmYaQVynC4FJ/hTw5+vmW9SS9WEu7HZtxmaru/XM9QmtVqrEBrflsJCHk0IlqRj8bGJfTbbi+aIsJiNm",
+	"VZVmYWnZkr97IdQ8XxycnxwfA+CAXfrB+cH//cvF4X/yw78eH343GB++/V+/O9gse9sz/MtvOS5w+7WI",
+	"DuSSz8XRSs2rD2IM6+D8AA+wYULuVXM7/1/vdl2/CO/p1Jh7XNMgf/XvORW1hQE82bh0jBNN1u++v+hi",
+	"yWV6CFUsHQpMCcEYi162Aor2iBGhPxPyHZJ+tV1Zc5XpUzvCNczni5SZbi5RGoSuainthI7sstqsy9N0",
+	"UcBfPvCK7aeSuQ3cp44zXPVvsoozXEBA7yF5d+rcFXzHGsZUdiUVtgemvzo9pcnt3IvzQ1SKTr5hC/GO",
+	"vPmoHf2fGG1i3+nRfRhxJyvaTSamApz2iKCNzv7yjauX168hi1moel9cF0AZKZovfQqwOUPNLGxB34th",
+	"ryh0FLE45SYf42/ufeisT3Zeiec9UnzOXeMtjyb/Eh87fP6kMoxWU6y5JHyZmK6PaxwUYSADz+KdmBYI",
+	"8jUDBXGk7NNYDpnaE8tRJkPXtFuRYVBJpJSnTY9goqiGbAflqvF9QS5C32dcGT71EKsj5ceGQ1oVHq+O",
+	"ln/O4lmmlxCV0fb/m2Lys5jCzlkBZP/X6or2f932jTn8TF+A6NtI0bZbgqN4HPwnxKrQPxLzPOfTBdgj",
+	"McWSYlDKUI8grgFVuBEEByJWZPJ9TIbBSMUm15md9NFRzN5cPme9TBid3ooyOSWAYsZnj+iRuD8Ip0QF",
+	"wXbTONwSn6phj+ZBuel4GrXi2aH3IliFzJ99/5wiAeYGEjogYQ/h5MM9j+A3S3BaueODsxmwJ8LVPUqt",
+	"zuukRVXNfg1WiwSTbC5vhaIOTQ5+P+AAVkUj6NEVlxlWM5uIXEgeybZQiF5EiYinx8e+yx1CIHN0Hrpe",
+	"Dax3enxC0TkgaLunI4U9+rbipbAeVOOWtcitJZ5eCnyiIIn//hfCGArGb5dwF22HWt78GVZbJfgnpGuK",
+	"9cFpi2RYO24Qjx8zYabTUq6r2tdvp0D1C3e/C/asVS1o0IWPfiWG3K3qtDIOFrU7GWtyvXIxOcsFUIGg",
+	"vhY9bOnp2m9k4mdySkPPoVuRjVQmfL2886HYQcgT4uUqsUj09roqz9ZK0ip36FJKWqe9r4WkuwpJu9He",
+	"vjaOP7lKNm4j5R4R6EyXKkEK3BNoR3jWTqkjZ7+3FUygVSIIMArk1OWX8gwSZBrdJX4VVw4X59MLCo+j",
+	"s4u3PijBfP4JKlm3nf4nplorew+9ot3J/+AfdrYX4jfW4EyMEDVXA8NbmYRfKBuKgxmVsB40OYK9+APx",
+	"t5itKdvMFY5ai7nvmh37ht2FGuMF+YNVfGJU0mUulmxq7wHBd8blcy19yp+l+u5puSNfxgNS22Tyf7Ae",
+	"T1On15v+x3SH7JxHVlD8mMC2nHUREAHp8jLQ+4eUoyHDfO/jrROnD1dmv5RKLovlwfmJnzkAUIusy9Q/",
+	"CT6YJxHP1HbOw6GlWtUj892wpQFThau8bWb03hjeaD7VhOfYf+4+R+vmNREzDcmG3aeEr9xrTjvux3O8",
+	"15eF+hFu66etiapc+r28dn4bSVQd75YD3/PEm2y/PTcf3HQRMkgvoMoft7XkafEtibrfAjJV7GjDquAh",
+	"jdsldtDTnuvQD+hyuBFiVeFdMmfCMqkyxdIuRxqPvgjmwIA9yfgMoZVL9xYKOoiM6nzBJm5OghLOyxnK",
+	"8lIFWebY0C32GTdCzaUlJTm9AYzoYtXS9i/32exQDqN0zu64dA2M1mTyQDegBV8BXcbglYlZIlZCJca1",
+	"4MTtRGsaPTnO2YHe9jJQN9WQLiqSuYCaUdgn2HE/B7DOsRiTvJo1PDMjRC2bFz+DRTx03ImYSSUxX5hT",
+	"TTl6WiBxtZI/XOrC9LcekOkTkVt1GByKmO46SPCneFgH+vRLRBhbu0YHflsOdIrmH7UPL08TMW9plc71",
+	"fIe0VRmD0KupWzW5mOwPkCIuc7sV1NwW/tbSMTKY0sOITcSUF6aigpmcr0NEMvIAVpANm6uhKhzvU6Xx",
+	"hmN8URiyykx2Onn8PQ7b71iKwBv8IUbJ6efN+6mm43PfQBl882KWsx7dl6lOBAQAYqmgQGAqhcrH9KxL",
+	"iP2KpubaR8I95jVh2CYLW6ytnT1brvQsP0wCD5cnTEhZtawfZcs5FiXU6j+9AYU5thAEXq0Ezwy+b20u",
+	"gPEOPuyAS7GQwglOiU60lYBirDuRpueUQw0tSinLXSHKqLkJORTOhsUeXC2OLBHOisw70ijeFJUFKIwb",
+	"I+fKFZY45DhxR2LKzRL7TLsyVr/wciyEO6m9K5ZGpLfCgHbgmmvi3tkZWAFfghBMBE4Pc6D8YH2yZzEl",
+	"2Tusk7qN6zn46fEZgyDdgF1XtyiiwYWJmCUfym0NpoyV5RufBubvy3AnRb45dSroAHBKCnf45g1uWRXl",
+	"KiLpVnZgQMUIs7fBBoWGfq/fUKwKlCKgZKq59u9bUY0tJML2fPBNagDkGzZXejW3OEw3BVYnp2mok331",
+	"mO6E3uvG0DqA7/nnAXBkg3ZLFkMxHep95nRlx7sGFY8N3PkiTVmhUmFMu/en0eVZp6D9HDtf0CB1Uv4n",
+	"mS+C8XdoL//wvtNLxHfuSrL7HXflAJ4nr3m+aPebAv87siJy/zqb5oG2dLRd1XQBD+Lj5JHMaxjcmqBN",
+	"GWc/64kzXI5uT8pc4E8mz6umuxfRrmAZUx9QB3UY5qhpkOwmhgD9CkmBNcJuXy68ToLPDH2pYy5SqorM",
+	"7zS7kWAAz6BYssgE4yue5f0Be55T1TM5n1HuojgdMLvTKxLvNf3IzqOhHBXXZNWEiRDKz871g3LmJOY6",
+	"oFYgc6tQgT0+bJTxldrVjyG+u4poO/uuAtpu1Q7xfPylTTnnbkWq+Yoo/TFsIL36KCbQkWUah04J7gap",
+	"SthiZdgMwj0uG6pyZSFXjUJR6DrsRwiWhoX9Pu3Etb9G91TlDTZNBc/otjlbIRNoQ+siJ6VeebB4u4sc",
+	"B8iFHcX+r3fmIVQbQE4bcWiEMhJyZHrx97Fzw8c83ghyLaTJdbZ2ES6EaMAJhtlQlPoUMZ0mPgDHes5v",
+	"qmegobnKQqn8f8K8+tQSyq4YvabC+Lpyq331Gc2nDrRhzbEVwMigPxT9m35Y5bdO5kaks3OXv6awetOB",
+	"+1R8j2wh0gSA7oD1QlFj4NQ0BR27AbR/gpxA0TMXeSW0HtNfCSwKE7HjfukLpgljkaFhRg8BOyEriO+n",
+	"VlhIOHC05XCTELvqwg2OayJZVROfJa5GKsoeFeUchdkgX2oeaAQlTzb4YCOGiWtQs9joR9QZlqFztsrk",
+	"rRUI5M/d6rP1KVpnx2fkXw5nucskbY6vlokAwuwq1YBIVUC22G7IbmmvenNaY6E+5fCgpTrj9NGj6GAp",
+	"la/W6BBAg9pWqPigO0gE1n4VWQ2mmV5YkcbUNvvava+swfNuqEz1s55onQquPkKGu8zF0nSRxuWJXrx+",
+	"bsUKTYVnGV+3SebKlv3j53kg5DApx472naQE+fcJrJU2I+KSblQizSrl68qtLj1OKlQrKb6AEX4QE/Ab",
+	"MKQycxsTFHTmdN3+gD31aRgAZ5cQvFN59sMWgU6yQWLeRkUaRy5fGL6LJgS+GKN7IGDLltag+Bvl8iwT",
+	"AkBtqPIRFICKokhCAOrOQdrEZAphiTdp+/YfJcSKEyzDUIygkPPsq5Q+LvsVt1rmIDgMphNifZ1Z6DtF",
+	"nYgcIpFmZZPW2pShkY/ZlDU1nQTfR5BCEF8Em1pG4EJ5nvqUHxcBcSupKwwDdmXZIE/hPEw1uxcmhd2E",
+	"KE8SSUlmjoxIJ/JZa85GdFsUQMk6Q6/Mu9zQZqBKFeBeMWcijwfsJSS0u2nR8QCQDvUKudPZjcj+f/be",
+	"dbltI/0bvJUufzH5FkTJh8y7I9bUruIkE884sf+WnGzVX1NCk2iRHYHdDBqUzE1N1V7N7n3speyVvNXP",
+	"obsBAiQV6zBO/CUViwD6/PRz/P3c8S7LKEtpnwB4KyGw7DKVYD5TsimOCIZlOn7cS/1ku83ZjoPyIm5e",
+	"7SdF0brZ7yOi2GjlHmOJD3n3ERCVqsJJyzaP2Bd79Q7chaCd7X8JN2zWa61u9smPhOd2p0Ym9qd/KEPU",
+	"lck6Vu2kyZND+j2kP9BEIM8fmnfsbCMhNFmD5B+1s2K0QxsqQFTVdqZAtuA9ujtzrztl8ieYn0fJlkym",
+	"/B4KRfdpc79kyLtNe7zv6INf0NtkwsGM/KmS4K5py7MESeTElvw3eQ1wWQjZyDyd/qRt5L0dp74iI27m",
+	"ejoPip5LFEXM/tfsCYFf5iDPR8IvY6IDUjWtNzxxDNjoOKUtpBqs1PP8M7tIEIQ7ZsWg0PB/BYLQkXYX",
+	"NLs5Wci6bmh05MBJxBdVljb6IwbSrCNcKT8fmSEvS+mti0TD1UkH99N2xwkQKbcbdDDEO60UoZck5RU8",
+	"BTD3OMFONCsHO9KwjiFdI00dgzTgfZLGcK4z1v3BGuAAusNdiBYRzC2rsJ1t0LcXIaPPVmHonTroltS+",
+	"LKT+abdfOlu2nXQdM8RY9txjTpr//KOno/20BzIVbLU7qjP8g9NaBoncJ5A3tbmd+VeR0hIWYqmqhTRA",
+	"1p5k/2yoY6WS1y2pElmQ0ie3ZbqEE7BPkkvYJneQ4PIZpqtsW/U9MlVgKcRJ5Mzey4zulGCUZNK9eEeP",
+	"Ij7+VFkg23fC1lDD66KhvfP57MB+0sVW5Kc9gGeWsp7OOzBQKFEAaj1RBSsOyWnFlBwoisYBSpOQ2JNM",
+	"RkS6BLyFoJblBPUBNknGsOYcHAP1BhqQXtYB3Gk4EJghgfgXWC0QUglIuo3Ee8Xg0pY023D9Rw2PvE4s",
+	"EiGHIlUxTwlDO2+rkKJSC3ud6H0B8J0/9pRx3MkGaR/LD5AD8UCKBTb2SJgMt1IsYkoEapZftIsN7YI0",
+	"7ttpF/u4iTZrnTCS2HX1gK69sBj+APUjVCtRaW3iZXYqnBQipfLndaMCRlxrpye61PUafNrhV3RrozKf",
+	"YyZATu7lnL6p62D+2Qr0Dm2uNfqSMgIWiv7zfod5lo65A8iJsx9iV/9G/SIAXFcLWTpLPAOJAYJRgQ37",
+	"w43Etx+X0sCUk+QcRFQal2cij/VHF1hjlA/RnFyVpbcxISwyxri9FE6bWcl+dytmWM296HeTPZKLDCel",
+	"UXeVCuK7L4/1Y+2vjH0lnTrQJia+QEQObEmIktjpdBVQjTlKCfcKX4fxc+m1vQF+1DsaJavp/C5zAtJp",
+	"DuDdcef2dSQ+caup/Sm+dv+ewNt4AWEGRp+rS6/tzdsLsY5KSE0/ZhQKaKNuyDOs6ugyfsYceJj2XsnL",
+	"GrQ1WQMuAlSD2mINXD74naRgEutyKizLccrUWVLdqhNvDgChR9GW4P1ilwju18lr8HQBWjT4dSYKkN5X",
+	"uqzHSR2qLG+ALoiQFTqkphg0iL6j+6zZfXhxyDFgxLDHO2xZ2UmpFo6RerIWhphDnpQwSxDXmVVyOYdp",
+	"AYS+QR39g+j55DtHFTMlJqq+Ucqgr4uTnR3kM0/X01INaTr1ZYQ1dugZ5N4RE6BMhzVRa0vBGICih9vI",
+	"H6Rv4jOD2lrkUqKEiwrT3TLxj9O3PwqjHN6nVhRKLSFhEYxVf9Uhkhk8h8cU5jovy0XOAfPcrurlqr7A",
+	"3/MhA1Tn/nDkIe4NW4C/4UWcyNXHWlVGlhf+wdguPElu5JR9vcNKXjmFRULNIQ8zDCBfApgS9Ofl81Bo",
+	"S/uYeQOIUMc1aANshbdw4nFxwou2tRjklaJi7AtrLlA9yhG0PyMea7uQtZ5Smrw1Q24riuDe1uKxbepK",
+	"Dc0r9XLTZUQMtRtZf6g+ocjJWsnXTlXXeqqEnAIOpAvJlsmhxcGoQjhVr5ZYk76sLPEz4i00gEzvDZdx",
+	"IyzJPSmG27yx92gwPboXdidwPtSrp2XAieh+0Kj847tXOy7HhtlzC38qTivIJK9Wx/vQZRRaRQLsa12z",
+	"5v4a6GMMQjG0MIRcLJQtIgUW15ANm/gFWHfm1d4mRkwLpiFrJH5pc7Gs7KxSzqEdI2+k9iLqAoEWYjBE",
+	"Lpeus8SGMC/9vYR2Um+WDbtxE5bZhjzpK+LoN7XSqksZQuR9zue9Hc/hdHwWlZWfh8+h4dvu1Ed3Vkf0",
+	"AakE5nT+JeYocH4II5mwlZzoPbIooKxhVZO78DgWJlA6y0WqnV3qsnSiZV7zCx0KIz2/+UvyWrE2cqGn",
+	"6NT0PcIBVytT64UKAMyUH7fEs13bZnVIHnW1XAyu1Frkje8S+3AcXKpLuaTZVAVLS1C8+g/v7NN0S1NL",
+	"ZNWu+IMo9ZXfKAsNVIdeT+sNSezKtD9LdkVt0b3htUpbFiqGiInt/8Cacs36E+lLWdfOSzFbxcm2SHM7",
+	"rtJpK/8OZLD9inrf4vY9k+7qR79Tn+z/ajz/cJhv8+o3uOm+kbW8xVtvYb+c4ma8/yLkvRSk4G3588Sa",
+	"uj0Ft07aT3P1t0eFbNAF0HG5rJQjGuPgJIAT27Jf4HECwgJFS5YrNUaKuGCiE99QbTF1vu1jI4H4279z",
+	"FA6OUSvJTKO8F10Fu2w4Soy4LdGnYHqHT6UxqG/T6hqoMwiOA1mW9gZA89FnAtxuAasLMU+8AjTMABlD",
+	"xlg8OEF3ok5FErbkq8eCkMjr6byblS14LQa4VBVDsdYi/+/zJ36Vzp9k4pz8qedP/sWwGc0qYS8usRn2",
+	"sRibdBpsQV0TeOZCXmFOmQpH8TjdKroOn4faRIJK10bASjA4WFN4Z1wHiaizGAfkMB7/mFMg4kLWhPG+",
+	"sIW+1Kq4mKxzLhZHNqB6On9KiUrtNYil4lze7FTqZaj0bF7j9pV17bcsgLrBtCN1NXFRryGPeiR+tF1F",
+	"566WJTFrQ8khXE8H1cokDrewa0edHgV0w71Nb8UYffWdq/RkVSvqzFxS3hisTXKRutVSVU4VWFG6GMf6",
+	"ldpaWFzadIhXfaU6FTvMp0Mz4xc7gTnJEv5NBAOAk0GHJOamLNIPNm/5JgZQeqgGpD+2aR2IpRvndBj3",
+	"LtIZbtS/x0KE1oACjH9aiLLNybjhEgSVKPopGfxfUfmiXKhgOEmsVHn34QwULDrUPcbRD35br+/RG/LO",
+	"N48X7qNFjnfd9a3Vusv48R8VBR/9b4i8EIRDt+6w6rDqMJkgeEwKXakppJ+R15n8e+RuSC61jishcrJG",
+	"E6TQl5eK8cA2D+RTB3VwWMkuHRo8WE2Xge4ukSHeW0xpUyA95LUqEFaEWUobZ35ZriD/aiNDmH4f5Npd",
+	"4P9jHsgwXBIhLziIU7icAhQWJiUnryN5K7+eSGldg4yu5yoJ0gQ5CHPYmK8wT/4iH1MsAQPNqGex7Gxr",
+	"Yah/1VyMyCvWHslIfJt4tghihJE+4Jpp4DCr9CqID/rxj8SrAIzmB07gJE1kaSWrUqc3GaO74E2ZRVz5",
+	"HdeiX9pqpWIFI96r3Mt0VkNogBJ+3LBrY2rXuR3Bl9/eZHSh99/4x7EwhlUi9Hwk1ZRty5V0oywwTEsn",
+	"3p2cvfoeDVcAldih/VzaEuBWw8VXg7eT70OOiK0hqBP3BukOvPpzea2G93AfnmwSN6FeDZE9+PZxM66F",
+	"eSOb+KxezqRaQljpBHuBdP+W/sDLOtyhTHcoyGM8Dtqr9qzdbAYuL/VHdD34HbgtRAddoyy2PQJcWaPD",
+	"EqAocGLHbUkc4kdxQR2DZdD2nUkdNHpGNeyoXAix5dg9sjOiuA7qcdBJSXdGeA1QcbFVXQ97HcwZFR7H",
+	"vB6sA7ut17kr+ygBJWJ45426WVA0Xx69TM4ITz4EZL0Igf6/253zk1hybPgMXh69GG5LE7zHiNejpwd+",
+	"opInBpFEqyumT3M8/KIMbiiDH9Jdv1cw7TBO7O8DlkvdS6tt1WjJBZ2mQW84S7QLVmfieOrShPbWeE7S",
+	"76tfV17o2m5l1EF3u4DUthuTP+GftJmBt6BUhrgjWQFK0ViTLBe6IoLFSD4nWamY0ExmZCci6jYZEzMj",
+	"7lHaxEaw4f9EgeP3Xjtr74vs2PA8o6tO8k1dpNtnD0mSxNL3SE/euP5DABERxeLX0MeZBaVNV8StzUSt",
+	"pgA9oQs6v6NMsr8KErLIkH41jGRMROH7QOnHlOEYaYopNcY2ny6VrIxLPvbU4aT0p/a+Tmb4oaCXYpvx",
+	"lO2HQZHMYrocfxIgps0J6LyVD9JT8+kBns48UlhCRbtrO6N3OIcA2s6nE1zmDSw5hGRME0G1i1n8WRMX",
+	"FI18fB9Lm2sn5quFNA0Q8pH4AB0s5fQKjST8FY5ZMCUrtAkgJwfhjo7hLy41E7KmkYAEu8vlhR9InvYk",
+	"oV/ZmSVH9sFIvGZElQU4dI1lAlKYpy6+6KS3DG/fol3BMEulrpU3ucJKdVYYwHriDAWsVh2dObxqZOdJ",
+	"MqOPY/RDB0Babfyo4XmYnAtdeBsfkAfJ5xGL9lOWkrvNG8IubAo+3Llg1PgZuUc1JhVzj2Y4xU58vSp3",
+	"MsXaVQ2uNABiJqBO6Dqd2C86zoZoxv1ExyvIuu0iebumc/gbHZutaYnvqb4QD+zTVMNIRW5AX44oFHI6",
+	"9YZE8zoRM3mtxk0RGvkson7VcAh5GXSlloAjmooNLyNYZKQpMoG5OnXa3Opox5hr4yIZ1BajhDTuIQtk",
+	"e9UhAt7D35unY+/swWTKbqSjMs8v7Axdyr+fZQA8TGf5njSVrL80Ot0pPdXRdOA+rUS641RziGIveOgQ",
+	"z0hSH1M8rQwcGKlxCog4wSXxE7+PlX+LCWB1PfPS4McA5jCTS5egFzZ8DzHiBQWKUJ9ia1kK0FZGIl/K",
+	"Gas+4IDOsYKqnld2NZs3BsH0dx0pmTe2uiLvc/73bzf9D+gigQqJ2oZriKBpkxK5HkgvnvL7L1n8kqZ3",
+	"Vxbhbe3A9Kiwxthi7v3TmISbYuOus/xYsIFycIDKwUGiHOzhmunQKBKj0RseXgS35R2Bh6WfAFUHJAhU",
+	"PIzE1xGYqwFrHQySMdR2MT/zUplCmxni2cJ3vLKyVjXHobslyw/r7/3g30MfTpKhP0phdDqN98IT3DnY",
+	"tDJ6P3HiLazX5tLeb8JvZ2dvU/7b8F0kc/tZVgQ3BrN57BLZkB7nxChpnHIkbt/7fAeyuq2s6seihggN",
+	"TX2S3bH5phhgQYMXERugv44zOrF510TyH7Kx4J9Ivqx5kcFJPBI5/+uithcLRTwVGAnC/GUi2FBV4zsI",
+	"BpOy/qUMfwnXULdISbbtGczyo4gSgvO+ZyESAYd7UQgChHskjk9IwbZgkIanPhkjNWFISNY92SvJ6vd1",
+	"qbmXHpb74BaLcRvx2HCofo4icdMv3C8FdwMnJN9JCzCDYgF+DG+pxT8lIsJbbGFHsc6jCqqE8mZPZa8l",
+	"RqDgS8aKWi8U0vVEIPgp9aeeKxdQ+yGkCwO6wF7mKRcns5JrJyq7qpUoVe3aaPJofBULbbSrK1nbyonC",
+	"xsDxgBzjvQDz2S54+ZA5F44K+M4gew7qOrLuYF7jqniaEIN1uYwrFWd5kN42CwYVCIEAP6DhSJyki+IQ",
+	"0WWiUje86/TDd31ODOAGSOdoSDMhdBEn4/nzBKS2ltVM1ZwLBcEPLuXFEpnGQolpKfUCMqJwyfwyY1yR",
+	"IyKRxKVSS1vV2syGkLd6IwENjdLa6HHebIWSRclUA3WbjLRdQSxWptZl+h0mm3Bj/l/Gm+SD4wccnqLy",
+	"Yxp0SKKj6SyoJLGLlc+LRW1WSPTenjwDwLU44/6EQqQBeK+Yue447VNCEoDhhsiPN1nVIXejrbAkM4lk",
+	"Sqls6Kb7bdBMJFQlNAAknvBjbQ6Iva5QeeSOEXyuxYG8q/IyS8iPvKwJ7HxOVdeQARNLXxeqlliu2gRY",
+	"z9rI7AHAHUtHGTTPrqop02jwEAiACzqrvSjJ8TEqVc0zTDqm/KxkVxArFT42BO8VHzcHg7whvF+OwfXh",
+	"QrQuwXuK/bRaeVS0iFZfdsV/0v17Rwi+XyrkW6AUG9rI7zHJAmrFTqDYpKEmsQvH3nUdAu5pCguVhDf5",
+	"eprasK7HiZjVwHC0GV1+moLB7AKi7TqhD6MR3+Jo/Fkqhm+xU29ru7Ymf7urMe74w/29jl2U/A3lvUk0",
+	"mRRT+isdtfoMWYib3LQhYQUp/fi8wJ9Br97UeV9ucGJiwMlcWmbFlNN52lkul4B4baqZPo2EfUbkkHyy",
+	"l3vhU3yWd+7N2ysu0DuA2wYLOpzOf4pTHNyBrQmQ/1lHmnXj2+eK97W4i0Gw4SK9VlWhp3WGVXLRZvcm",
+	"l174XawpNjCEZIQUU2nc5zqOtVyRew/09WDfD3KciYtKuQAaPRSUF1bbG8k9ZXA8Vhov+BsuP47mFxew",
+	"EeA1iyesMbRLZcSg0fVhsETwxiYhowiuMfQTFHH8LFZgZ7B/flFEndgeBvi2uI6fcQSImxaB+WSwCy1w",
+	"R0nT9DdE3oGGbzW1GHFwx2kNZjLRbEV6g0OWJc5do5MQwWYTM5of8RuxNi7+abImcndcb/IupyUEPZ7g",
+	"aPzFzkbfsDjrMnfR6mp3uwAdqkFM0zC7WkYjq3Wd9n64uAjWD64upHNseV+5/n7D9h9QAT0Nnz4M5VNQ",
+	"TbpUhmAi2FQnDsxkAwVAHaJuP07dOciljLsnw6S0j9JPJuQOjJrTs+nCkZHofvw7Mgj53e4NORJvu4gT",
+	"tUOyMiWqFfZzYut5xFMjv8Ph9TNRyokqeel+sROKZXR5F9J1w5qN62eHcrl0h7/J5fLCi9Ff7MQd/vaL",
+	"ncC/+GaAhKl4moN/BduWbvMYDAPqCqI6sIEfewyBVzHA3I2NfsAz+VBYrNGGg+AHhx51S+EYVqbCHMcR",
+	"whasVLymcFpkc3GBedDvG6SkGqTwmsf9DsTgNPQzS97CIW/WmG5CPjZaG7lccoot+poS7w47ZhKPUVNu",
+	"NeKL4bVUXPm9FwUCycitBJcd/g363ON4OKjxR0pzvaUhF8XxHZl0Xzwc5OHgs8wn93c7Ng5B37p/hTBl",
+	"IPAtYmYJARXIPtdJU9PDLNyW8ljbFvhmYPbPKc3EaxjjqKft9xUuzAbFCj6ECtQ6qG+R1TgodCBnMeeu",
+	"ThiOwQMbdABeOgwM+Stnjmh+umIN2fmnJtqo4Uic+rahXADS+rGEvWlqgJRrzQEKsOdHR3gR6Totdzzh",
+	"pejW/6yJsxVF4QsxaAWramuPY/H1xh3uqOfDMXN1d4jkrCeu/4lSO4FD0K7PdNiU7TDZj+cY6zK8eyTr",
+	"5mgyYRBmnrfBF0H76YIWNgRJJ21mu8VsEojcJ5knfXxrbVc75bLLD/U6bftRUlw2h/NghLuNpkGKrCAX",
+	"SadwGH3diE/ctjP3mUiSrOdtkkjSmfgsk0h0cx/ziWv8eY/0EZN+CD0Y2hRoMTLeLuFmDSbrBBYnH2JZ",
+	"T9wVsQ6YL8ZzmC7/6xRaSxwhERuGvQLVyriRyBu7LMcQ7EJJE/0skKACEVinppWqxeDSVueGTXGKExxo",
+	"c1DP1UFp7RJeG8Zyn4hJELtBCRYpAW2njDk3g5dHL9HFcKNdzOqLkSxO1SCgg9rSKWu0l/o76G9PvTo2",
+	"l5Uq8uGxX4Fz08MMkQI2gPrkuyRdJJlo4gLjyGHumtS83sD8iLsJ2+K8lVVVeUUjwZRY+4kGlWoGaqZc",
+	"A5a1rqFqowIYnIaojvTImD9AHCLHQp4bp6bWYNS/oZCcGOJ36MpsSTgf/IuDZSlrL3m8DnV5yRbxcHRu",
+	"esLtiai4J0M0aeFRw+xJP3YpSemKfQmx37EBaoyaBnog1O6bMrNfcnfpSodTWcvSzm6rM3kZCBYXOcEG",
+	"dYTxhA8mBbbpkQMHOVQLebvOy/CZrQDR5dz4s4wHNpXxRUc4v+tAtjSxVzSuR9HHlKkhtsmqGI+zVw+i",
+	"3/dOPG4OFN99MKWIpvY2uhFvCpqYz7bsIBVt07DDfsd52z+7xU/ZOhZ6brTfmWSyuVrf+s88edANstuY",
+	"jpti/YePVf9debHdGPNWJXsXK0TjS0+d0MU98SJ3buOVPoif6DYIvl7pkgK8oFPFsFuha1sJN7c3nNDr",
+	"FIQR4qA5gxqMA9+lPLCc4aW3XirIoj43/n8BeGlaAh5u+AhTgGiABimCUk1ontqIPDbYAEX3/UUsJyQz",
+	"G0hzblbmytgbE9tPsSaHFCzz+vsGB4n2jV2qyvcuciRDL44J4t9lVJvssnNDTBkuE1Q54TIB+R+Yu04k",
+	"dHbyi5rWbsxfYAz8CkJJ4v13r8SLFy/+KgpZq4Na+8mbqfrc5Ljix/EHCtF+eM0dnulrsK2KmarFXJsa",
+	"+FjVx1pWSmJhITfqrRuM+hjxvx2J6VxWcuon9NzYCsKiUgMwLmRcTyolr1wmcsDRnNiP+LE4zNx3CvoE",
+	"P8S+R5RhhLEDLULYy3OTLuJI/Bjpmoi6rkNXgK35QWMV8D0p7n9XNbfwSFGj2PwOqhB/OpM/f263M6ym",
+	"V4lb44AdlMjR213Ue5OmNfwd2z0CrpbrJCRSrYwLbvvWoywnzLkBMMZdZiyRiN3WjMVRtM3Y/VBCmlbe",
+	"Z0E19qjMYY2Nsu3u36kTpnO/zXu9Szd8IH3wFg6DP4cauPdOuG0Wa3j9dfGkR3OD6DMXv/RaIN+pejpX",
+	"LhMl0IAn8CfJxxqQ15mQYllKbQ6ANLzFBM71K+nr52aK7gwHxIsgrZUFh6uJZUTgHDzGwj/3awlUcBPp",
+	"VE5ydFIqx7JWe42jXC0M/WW9VF55q88N0PQ/z46OjviJjJwJRkgB5jhyQKJj4tmRQIeiG46p6ct6SU3a",
+	"5UGprlXZNPOVKO1Mm3ODZBC2WvuWBTT81dHRWNhrVYnT0+8jJieVJT114kqtxVIbo4oI3pxcBnPEcp9b",
+	"V19cqXWOnfKqnC7VhddzALamt3e6dmKyml6putGnzA/Vq9U0SExyA8LagnzB54b/iTzvHZean+Vm3cWt",
+	"vNXnpttdPSbX81ZvNTmpm1x7gnDekNOT9hhW952b09P33x3MVrIqVHEsCHsxA3/WRE6xMq3U5uqgtFM/",
+	"OMg3dJR6ihzJK1MqF1GHJ+vGWp4b+OEAME0HL/0sT22hRO5cdXkxKe30irhPjVgZyDsFcgzKbLQVpQ6q",
+	"AjdUGOtXR8/FwH/q3OSrpasrJRcXKyOvpS79F/Jh45zmJKZyjMd3Xf7Ny+AHlgn3eClwG7tuhE1t9Gi3",
+	"uP1aFkHT/mNfIt/A9EyoLLB5nYhEqD7M1VIZWR4uK1uspnsh5Ux0CRtW8DtisLCFKl0G/kKHgHlBqDNX",
+	"BoSW5Uw1S1mRhwFKJoFjhSQa3Eb+YeDS9xbkSLzj5vxhZh354AYyb4GMv1XWtcMXXZJTcBGjlFxhPpVG",
+	"XOrAigPNQlk0sPRBbQsOhbo/EjmLWYblCHNjLwPVCRr49GB3LgKP8cH93v9UaokZsGnPwfsdbpABDAQB",
+	"YId9vnB+ukknKj++UWZWz58cPzs6yp4stAn/ftjkAJrg2zi/eUI+S6/3xmFNZIr/zc94f1LASVH427n9",
+	"EULC3cxHR9bxkfgRfX2VEiujf12pTAS6q6l06kAbp4B08lqVa8xzu1KGVZRI4A2aFl6/UwredRSTnRQF",
+	"Les9+YIwckttPFIAN7S+G/WfV+lBTfnPIv56UhQd27nzSPTekLeg4+erg6Hw8dLw1sBEKbNxC+48Vifh",
+	"i1gjwu/TZdR9cOiVC20uVlBuMVFT6ZVwfKuikjNkQVOXqmLKWl33kdmnp20fX1O4Qr8w2t8Ho/1e+3kP",
+	"t1SQ7rtj+PFO7DBKerfH0UNLwzuQhJ9RcHLPfXBLxRK/tT+hdhB748DWSOSAzJ2mK+IugmjYijpNDwEH",
+	"tsUsP2BVLpXXG/aQjbfRIYi6Lleu1gvgGpxaV18sVXWxMrrOAd0XytttQ056YX1ZqwqKX8dtCRzZwP3X",
+	"Ns/Gt4Wu71dTQTqi36OpPPjZJJLHx9FW/pg3QmBCu5WGg8b7HoZ/Kc1s5fc5vhHduwS4XS4Yzc0b0EDn",
+	"GDNgvHUO7+EJTXC0ZoiTWdopJacBP0nixZQ1eucYSQyoTxEJ3F4Kf6j1bOVtC2WKpdWmdiPxA3YRJEh8",
+	"gEp0CE5qkL95+/bdz2/f//Pih7fffPvmlDjjGzxk3XlwGAWcrHRZH2gj7OUlxMdxgDln1x3AA9rkYhCM",
+	"6Jz/ltHQRT4r7USWeZwC/4WpLPNhwhwqFxZRyhb7+jXIkQrrKEuRY3O5uNRlraoUPpTWE6alQKhNqKmf",
+	"hYgoskS5xEuTw0uY+N2DSIz7akcuTHQ8UC8Qrq4WpZJUnM/LGkBAqWc9Hgj8de9cvPf4+P26HXAudonE",
+	"4Aumufhs8+ziQFoyIxFE9Icoh+xSGbnUI57ZHXQE2om3S2VO3r0WL0ZHoxeisNMVVnRhwaCpKzkN5c3+",
+	"PEJcP0TXQ8V7xhzcVP8GFYbaEf1Zp4oLLS/1N9Tkp6q6La+L6RnZKOZ3YfZQ30bqfp2nws92HP3o9y67",
+	"mq4qXa+fHP/3v9JNwG1vbzXZCG7tarVINsKyspe6VIcLtRcrBfCrkFu2VctuZwpiYlTM2Yqui9fo8mWZ",
+	"Y9ZJgOuYUtv+8fMZoUXAlQAV/l7kIzIqPkOwR37UVwrDSVdqTdR2WQiHSqbXOiB6rfB0i3ZLDGRjVAki",
+	"RAOxs3Nr/rB+h/N3z/aXb2Lvest0NH46mlkOv1fKfZKwavRvGaaMdyWAMySbslKFnfbux1N/deIWea++",
+	"sVP0pCgzjW5kTvyA7X8s8g2Zlwce73B0EDqCIpQY5Y7pkblbqmkuBh1fgtrfw+tnzb8Ou+Ub/NH38qkT",
+	"9sYIHBfY+S5pGN3z41SBktOpWtYOTk67d4iQYQqhZ8ZWynW6k/6u6vcwrzu3aq0+1ofzelE292g7dNC5",
+	"C3FFvj/74Q0M864F3vuw1KnYa+eGsJTLnnw8kGZ9gEoLGmO8x9yv5QHnR+yjkJ/+1xsRngetyNVcm7Fn",
+	"SWwWEtiW0rkbWxU9VJynv5bfhK7dc3TqPjWxZBy3CQI1pvqz1MsaI0g3ZmPT9ceC3tP2gpRJhnpOPyoG",
+	"bmmvEKQmmHfvrKtnlfLPLStb26ktI7BXd9LbuXldx/xfzA9JEk8wIkfGVDOjiJOGEHbwgnc05p4X5yY/",
+	"Xx0dvZj6H/1f4F/q/8A/zq2r8Q/H+IelregPh/gHbgf/mEPY2OsUuS5y5KNCZQKTfVpVq4M0gJ/5eTs3",
+	"Qcz7q8dlOBqQC2RHD1k24zhi9k7MiUHJByarMtNqvQRGOy+9XU3Z5teqOjdMT4Vf9IMFZsu5ml5FeXF6",
+	"+v47Ack13mDdkVoji6JSzqlGcs25oeyaRnpUklEji4VG6bUYi5eMs9GdYZMgP4ci1SlX0NV+TDNE1QCD",
+	"nHOUgDAsyC+vSsFom0WwlXK2vIZb0Hci1+baH7oL/2hOWJiA8BGS3JLJDsVzIVUDwdCcK71R87clXP65",
+	"GJR6svw1FiIMR+I9euHcBr5Xdm4SslaE8Yua3jj6I3wPM+E3ZxZPnl8a3tWivgFVsgXrkeZpweWP64uB",
+	"nohLPwhw2U2AXOilGxKcHyZ5cb7SucnfnZy9+h550mIzzJY2CElh/ZW4iVi+J9do0sKjVuIm/diZRsXr",
+	"izyO4Xof8J3tV46lw/CBM63+oCFivuaEbFxuWy7MTu1tZ5Q4sqMmC9u4ThMQOMbhEI1dQZwaBOJY29V0",
+	"7gU8VF5JQ3VInGYO4D/phSNcrcvSiw2E0puzzECh+FdMVgSEpJVT+Q7hRTd64FhNBtVd74vRy/ax3yea",
+	"3Jikz4bh9HPZ/X4q99/72T7w7t3beztsT5eE67Qft+6go8eQ2uko/ySR5713y+3MxmTSG1mrm5L20Gt9",
+	"t4fjazfQC44Tc3JD0Ir2dJRE7GMku8WpusbKUKgTy0+/ffPtqzPxDM2UQjvWHkk9Y2ZzhvSMLDuRMH9i",
+	"i/UxXBmYyh5100xIcQlLSmnnIPCJl0kMkoKIc7MBc5e7FTBuEzhysDMqJZ01UGm7UM7JGZeaUrK7dqKZ",
+	"j19H28Kr56BjFwkKMdkMDdNDXdoqmjRmNoYMgrbxYasO2yNgC52bLlsjaPtgdCQa8RHfbU2LIwid2BlG",
+	"xANliWhezo1fhpE4U44rC2StDoBvWBUbachi8OIIKhwMIO+/fE4pCfl7VVfrg5PLWlXdmrFvINVaw2I/",
+	"kKDz7e/Lx8/SPBpLtIH/oPn/L5/vcZ+fWfuDNGsalft0l7Vi+sw4zQAfc1tN1dnD0tqr1bLXyXimIIUf",
+	"Ah4H2qAf7GaO4RT0US8kRL6FNEIdLKSOx9K/RJSNWNAiDdOUOW1mJcZRDqyJnhw4yf58XatKX2pCiMdG",
+	"MhYSQcNEYss0XOM6fdtiYKyYKFlBMOgK9OJCGCuksWa9sCss3TJKFaoYQkAoFY6asLGn4F8d5M7ZC2Xk",
+	"pFQFi0oGGKfhhfG4GBDAQWBqQaWulSxd4OuSE1ByTKGvdbHykg0jQA76oh2IFpGKlmmpIeMCp7rDVwvr",
+	"eursu5iIvxOMorV+YZ7r9VIVYwzP+6uNFp0QGfoC8Mp/bD/QCn40KRB4/tXLhy0JOD19i5O2Tdb9vLn1",
+	"wXJq7ufRZyNTemIZ33HVS985hThm+8CnIsfZlqAJmTx7BDR6Wt2F8ZnS5HCiYAKdD9lJvYmDb5NPOQTB",
+	"u8QkemybyoNiDgzUGslZHxF3cvTck/vdttzOrkAGpcI25/JuQrC3N50/PZLRt0s2tuEeoQxxevLDG6Hh",
+	"FqnXzX3eH6IQHxwRLrkgPKNs9FavvRQ5/sXlSCjpu5veicBNhmLW/wSgJya0iwjagIGtAwQfvt5F74ke",
+	"mehAHjAlg2XY67qu9MRfjgu5XPrG1pBvi9cSU8TiLZaPxLdUssZD4YLzi1VV0oEKf/q4KPNQNDzT18qI",
+	"wcvnzxNATHRf8wt+QJdQn14IRPhwGLOwZkpeL/TGxzcSpJ6R4CJU8eH9G6JBXTkl5nW9xNxBrjTGpLHa",
+	"7mtOKDcS38rpnJeSENdXJugkcIV7FQPBRkk3igyjjYXxewl9a/bGq0P1MWolDiNjZ//nGWdEuLm9QTML",
+	"W77ABikfMs+IkdRLrPzd29MzsSlc0QqmHXf4G/7Pvw/hQ2vId6ZBIW+ladaKZ6jHrVtytaGP9eRUU48h",
+	"+Tofp5MF/K8gbohtrLCwLGBvoei9laTuixw0VJ17iRxESYtNPnjI4PRtekvtJgIM3olYbfrF0b/F0e/v",
+	"gJ5bZT/d5nZFYXjFQFpYpZRLVGvHVwtL/HhbpOUTbCUgdxFB8zrlnJcXYyQXmMp45yAJAsnXFplVpZwy",
+	"mOmzEBLEopeZDhx7IfQ8SASP3yCH+NoBstfkw1se5nE6ESB7Nmk5t1NxUvygdfj3rEbDdvUX1KM9qsv2",
+	"PRf7FZiFFd+iXD3wTvq7qrduo6PHkuOPI7w/o7DD/lvzlmGBeOHfsu4N3tlZ+DZKbINKLUs5JVfRzdzr",
+	"697QPOYLQVypZUP2p7oh5PL5o+WIbCeqX2OI9/arfLdX7kbi7/raWw4ta8BWbWOgMaagxBPl+mCGXwHP",
+	"WgrBOYbB3JWVkGt3QeYMuepcbZcuKO0p1k6YEw4AwLUAFln94OIIi7geVKvFJh+6TvCW0jCpF/wMpOJn",
+	"VjD46cpvn+35O4Kym9K3A6Y9hJy4G0+jDt0NpIy/bvVL79iu3+AX/t0fKH5j7ZUTq2XLwgcrOK8/1hf4",
+	"byybE4P8IpQKTudeGTIzNaJsU2iLck2H5NeortKQQhTfEIWwYU4WXnhG1KHGHKW9gMsIkXq95AqYpVwn",
+	"Sc2QxyNITtsUmsSz2QwsUZcD9Wp42psl4BkA2foT7BGIhMTRULNTulgpVjIS/6RLkN0m5E1RxTFV6Pim",
+	"VeGnPzV4RCHXTOtKn0bHHdOUuwg/V4lCX0I6f41kdJVSopC6XGPA2iHgYGVvxABjN/zI2g0D7228hTO6",
+	"dfwU+gZ4DuH+cmD+kUu945qoLc2UfxpPk79evvnxlNNim0mtlL7FpiH4qKDXI3HSPcRQkRMuTmSCyAtV",
+	"S13mQtdqAZsGILy1CyqBsfUFDzLPMA964WYM852sku884JzdSCcuvYAc7tRNwlZAN+h+rqfdM+Pb0wk8",
+	"wFdHLxrfM64ByCcGdbXGrXQf9i0z8vFEJEcqdNyrgtl2fQGP0Kmz30T59p9lvySImS3B9eUOh5a+wsHc",
+	"yRrBNb9rZZKDUugiOSLjEJkG5h9ivvxkPcPf50rYG6MqN9dLpBBr6Rzheu7ROBAl9bCwN6a0sjj8DQL6",
+	"/SQcSZ5S0BTUAVE0l9p4We7cCqsfQko/MoYTNj8k91A6lzUCgwWFdldj3NGnL84N9YsihP6rXgyE0MPp",
+	"C4GAsuV6OBI/2rRu38v4uZLkisIkhGNCgb0CCjSnysvzuPP58scZ4BQBacT3P5y84qEhtIqRC414AS2Z",
+	"A3+B4UHqA6V6nRv1camrNUEtnlAPmFZ0IctLWy3QFMPL07cm61WlorDCKyrlPh1DrNh/GXBkr5SJ2Wcv",
+	"nx3Bz9QZJiZ12l/aPJuwDWmZUikoTlfLpa38rfPe79Gcc7RcZ64xzdgprtVbrJ3eKSj/x+H/aJ67kLYw",
+	"0UYi/8c+9Yc4wqdO0LcTebhQhZZYs6TxhqTtBk8gacPh1F3nVED86vSnpM494ZsHYiaIAAa5Yae1qg8Q",
+	"aDbnRBXDKdMIXOOvE9yCMAevsIMH32i3tE7jGNoHK5d1Ladz34UxZJL7K/9v509Qb63TAUOeeSy1On8C",
+	"UBH95ZtZ6AFng/y2bT6d/r8UJOmsa+U6v0xUHH5l4qXxcHKWznHrAEGSaN/xGf2+u+rZ0cOODA7nXDo+",
+	"3aMHN2J7Mlj4rMfcs7bcT68YFAj7MfbQJ3BN4QZrfbjH7oQXtpqdSfbTy6O//mUnPmr7TlxWioAJ+G7o",
+	"p/UJPJ9p7/k1GEYm0K/mpcuLvxyFzOGMk39IYm9z4p8bTASYrENKNAJkrdHAWMqqRiQtkdOPx4eHAVYb",
+	"mXqu1Jp0ZP9enxad3ChHL/sLzN7xHPEG+VCV90YdY3z7sckPVfmdrbjhh/azcTovt7+z6izdDH/4Agbc",
+	"HWCHJcNmvA7S/Vhh2JQb7aNISe/95+8MomEyHIkP71+jVQzWKfDrrurlqnZCG8jtdXNb1Qelvm6f04hZ",
+	"HVhoGvS6Ub10I3ECUA2q8O2hXpucO7y5r9Sa3E1iEE+5P3odaUdPw6Een5srteYq4FJCHiz5iJqqp7Po",
+	"o2p+BhNwr4mhwPEh9wIFegCOpAz0F2SkJcMF1sYFVV0bcfoiE7l7EQaElAmNGu5kjDFjndHBmGIBdC9U",
+	"9mmM2bnBD+c0f+hPeHn0ksqUabL2pQwex+SoDFVqZDz2usC5CSy92UZV3ksvIFEIwvFWKB+jeuG3UxoH",
+	"OTfnBrEOYcto1yPcxSDHm9xdaHNBf8zhkc7ahPe4z0mj/lDpe5Kl1M6HSj8SmmHagS9yM02fwQr6piQD",
+	"idWYiK1S08u7A/VRTVf7Mv+DhIxvMLAOEhPyn5sQJ0BTDvk04FTVC0UJdYG9PLx4oYuPObBXKFNoMxtm",
+	"QsnpPNpr/vGnjrP9/cDEAP7bPPSB2xqEHtU+UUEXaI7wwFRWwPASavv9l5rZzEMENnUk7FFOVtJQKZJR",
+	"x4FmJQyCfgMEHwifrlUNUiZwgYOdeaWXS6i/QjRoQ+EDDbJ0asF9oIqZcmKuShDAeooFbtAfShkd5PSh",
+	"PBMxDuCXI1lXKtHzi42vKZcPRY0lJl4V5KJl/PSl1CUyS86sLchlgdn30l25p+LXlVpxNubKQOoszS5d",
+	"bVNppqqEMg26u3B+K2mcnDI5hPBvEGAiEsqz8wsoDhTVlET5S1CMlnBhIGsyh+KMPHZg8OzoiDlmQAnO",
+	"BHP2PMuOjo6Gx+gU4dVayDVRr8/tykmDwSL+HGwgDkvnS+AJQrRNbDbmCvtm8Q5mpI+TtJkOEniEmyJi",
+	"pxZLj1PKawGb+vZTF/YS2UCII4GE1p0fGqaum3HfMZbBBRQ77WoCnJaTUo3Et3CQIKeZkS67c/DPpLv6",
+	"lr/yHkNw+9TBNMUIebraffWT7JvuL4Dxn2kIlU9icO3mqA77jWk6oJsDoFcI5Aq9LB0g9uD/e+zQ57tp",
+	"Onb0i8E68cT3dQR/3Russ7Gwp/huR0/e+fsIIWIzDGs+y5CgdoaMWpunli5D8ayf2cTfXY3p0kYvVot0",
+	"cqK/aaNPJ9zUUlUkPp75+wKEQtK+V7h6egCdbq8YdeGIFqy/R/dZQ7Vx6HZinYKIBRd183j94RUnBElt",
+	"DjpRktoqUX8Vy8/AVnRwKacQHX+v0CEOt13tRTLpRhuKR0b1LhBhnazFIN8QWP42DzIi/KOpJ7XhBKUR",
+	"q6VTVR0pJiRRKokq7RwgtFOnnNdoZCmQ4FhCucSysjOsxzhO7jf8BCVGNyLMg+dHz4aZKGWdtETmXaMx",
+	"TCHyTQye+2OGCFOoyPgLhWCIryEmfyOr4ljkqGvk/qTmpGzkmE0QfrJV/Ame83sBrjI/c1iVj09FvQTW",
+	"y6ukFKQJSdzYGz+dbLFDjjflQkAPA4uyE86/M9CFWixtjRF9YA2EEDuMhMtdvP4AO+BSG6Sy9e0kkfUs",
+	"lP1TrT/Z45Cnx2qbGCQxh3SgjfkZjkSOXoy8MRLoPejSXHCUfACmVPkDk3c8SLOYGM6YrSBNbMrPMH/g",
+	"EhkE0lyIGmYLNOp0q6AKZBcI5WbgS4iNjScJPEDw9wYimVP++VQzApy3wA+OalAmckjMVMWFrPNIDsk7",
+	"Erc2543EXeTHxc9gN1XRmC0/Vt5Zrq6kns1rbDxsyzj2uYSMS+oJGD+YnhO/GLun2XBwrc0CvgSWMrC3",
+	"7IYiAujvOKGEEMicatXKiAGC86mPSKmTDzMqig45UozUjB6TG6+m8zJRRJNsBHo2SKSnDpW3a1U54ixl",
+	"7bXJ9X7018aBIo0fBY0yM20U4nXUQfdzFIiNByQdshT5fLWQ5qJS11rdIHIf6IiFmmriI0Ve1CzEJJJi",
+	"Cnj5AF8+gObQWuKVydFh3jyTiM9uAVDCWVTr/VN+dNAnmjPINY2mJyXbCLsE9iHfpJjbsnBZGi/GH4aw",
+	"3D+3NyzBkbC4Su8Wk6wsaaPJpIYSxjqeAnjI3xULwBopKE3LWDqgydcTo0G72g0zRkXxwwTwRYTTalrC",
+	"1mR9BuBx4zjx/yZOBgTpYNlCVZJV4oZwFMDw18kNYm6BwcyiNnwJ6V+n1hQ6xuDDP9GgUNeyXMEE8cHx",
+	"C5f0NxO/rBzHTECx9nf71C684DpurJG3mlJhEuoTDVvxEVHGze2N4+y40CeiKpTOUXUSpE3ZSizUwlZr",
+	"BCQgOz1tGecMZPAIU8ZQ0b5QH6eQ3pAPx1FubX+fEWfY/aupkpVcMLm/6dajhfx4wccxR/AXl6GDAD9t",
+	"1Me4TQed/h4/kXM9m6tqGOY3tEMJXlly8cR+41knqRC+Om44IFpPsy0P3cdtZZNn4t4dNI4dQr3Rysav",
+	"c17ahpq0edUn5wNO5BjFhJJ1EIZJi09dgFQ35Zr8M80OYmZjcBIE140qEt8NhLs5sQEcTrZiQ58OMQsI",
+	"GBRut60OHiwB8N1vXOP2UrjVFLFGaNa2ajfOT+XmiJbgOUlOT//nOTsm6ojyKoLp3ch1Kudbev0hZHbm",
+	"ILopH0QC5QWo7X8Jfnk/zK6+dHRDliBDGwcf6gzpu/4RMVeyqidK1pAz6+U11f7RQxSwLcHsp2RQ+CXG",
+	"BDhw4gcwRJ3D2JuReAvbIFrUifLvN1JjEcnRaG/McbintSnUx+6bhMLA5AhV4ZYP/qy5vFZDcn8xTxNp",
+	"x4C2hZXH8vJSTevmomOE5D/TUxZdYmDHtVQYdlbS6R2JV/A910cXkDWyV70C2U5exe015nrtEOV6MeqI",
+	"//hpbpj890q+2fLoPUooqNGHn3U9P5Mzd/LudS+dC4shOpiwlUiseYlIFS3g8bjLcvHf2880MawDiOJL",
+	"su5dRM1QYW05gLb6f3qCZXiD9CcatNxDZ3A3QSgF40s3UteJTE7iUl7ANw01VqI7g9moPJJwYt/KRsiM",
+	"rLBC5NELn5jLfYZcJOeOpqG4MvbGYVFB7a0fSsdlgVhbuImFTtG8Xo7EzzRijPXwrZ01/TfNOzPAklGa",
+	"23F0acFP19JABYooLavK4Vq2Uf+EpYJEeFS/w1o03FMD+FeXitpyI6wMZWYPRSUJlsorBFwNSkphuG07",
+	"zDB044SYBpKsASCwN9T9RWqhSKQQAwAXBmvYXvKFlAWLCRQ6UvviBzNhbJV2IGFXDyIGq4x05dUAcgWA",
+	"RwEo05OuNW5KuG5976d029k4AduqM5AjPoyj/zq+IWcRIhsUorbDUeIMdfRpcJlq4BaoKvqCU7Kazse0",
+	"tVgfRJ8dGIwYUOKfI1mKpikC/PYBPUuGAlz9fj0Mk7GsoEAHpFCOZvoZ62NJjRjvqsSpRJCkzc3UFPLD",
+	"1gGAWElT/2ONLwuhRq9r0VOcRCLrfCReIQIM2Lcfp+XK6Wt1LOob6y1NdiEQTAyGtuHctg8GmadR4+Uu",
+	"YipL0G7xE7Rv0VnHAiP48/BhEBdBFXYNdIuWmM2bfsjoAsajvEuD5slCf9ulBnHBhFOJPp86IwYN18Ow",
+	"4esbJCZyPuRedPs+iLovTI/f/4CsaJt+Nr/rjqMzg5aQJh2PF80jyrGGEyxLNhDam3FQSqcv32jidmTD",
+	"jTVjaqPPMX0Hii30ey+9FrbsQ6i1jTag1UfSal/hmjbHvENTDFkktCG8cL3ZuETDmSANtwOP5UebehZJ",
+	"JRm3TJuHLRN7nCxUqvNsOVRZAYPrY38lER/bmUuVZjHtD7BICU+yIN82YrwjQLI24X/9FV8Nx8GCxZcq",
+	"RVKaEijESVkSISnfE3KKNnszkyFSsnQEK5PLV0yt1xwp5yo16ttaBMvOS+3ldxrWkmXZUEDkbEYaE7rG",
+	"x5uZKpQVoi4h8AGEkgDC5P8KV0AJs97QbHBIveOJyyLrZCAx+8SP0YSYTQQzAq/Nupk7Mxw3k45+h49j",
+	"poGugrOmMIOh1FcKdgBrK77Xt0zU8dbpfTOKdeeqxCnWrpX7c5vUnk9N5Wl0wx/gh8/aoaZn/S3P7r7N",
+	"xrDXS7Wl8Qv4ZE8Pnu3uwX3mvnxX2hvax7dhlEuk72fJJxf6765gEO3rCf6BhVWduEknxLAvxcQ/gOHj",
+	"WWTuchu3CcTyIIk1DeN5aQ38BWiKQh6rdkTgX4xELosiD2kjEYncN0ZpmtJQRgyAgeLPQDwNsUayy9sp",
+	"xkmOby1n8J/o5GBMorGolFuVtcjJCXiB3/SqewwoYTgOntMOOgwZIjkS2+TC2cv6oFAxQBmSp5KxDNhE",
+	"oWvAq8XkYQQ7D0FbbQFpPxeTdc4BHqgpBsAja2J/iVQnH47xisn9KeRhQVoHg1z5SV8B6gEx8fDtm3SO",
+	"vEGy3jGNGKXhmbyZyxrNQnATcOuYFAAZCPBJytZNYNj9F/C+yo2tL6C+JmcuBxifrCrJdSechw1GlTuG",
+	"yKu3t1ZVdLpLI74/O3uHz3S730/a6aNdl+xg+y17LB44kjASr2u1wPQn8D5EcJCoqYwb8UWkHtG1Wmyc",
+	"UMp5cEndSpYk9owQVsQxSoiuxSD/79/On5R2ev7kWPz3+ZOJLdbnTzJxDsLE/5/2/9i4ds+f/Ovf/8qH",
+	"3H0g+jbkEvRmsKxKDeasWgTlFuVMoQvIwEa5UGPeeThqadoY7kewFelM4uPhbCRYxBI4TBZLSZSV/zh9",
+	"+yOW4rtjLF+sGPPTLcEly0GphVf5aZowZdXxl7x6jeX8g/xZLtSvK1k6kT8bHUGlZFFwQswsWmTUtyjw",
+	"wCnYPor4V12MSfbgO35vYIiZcTHbmhw2pVLFV9esUW+qeF/7GX/n/5MoevdhTUMbyUXsHsmY7ujHdm2A",
+	"xBGQxvDUZRvn6iGTYj+PQMpJQekBdA/s0ELYPF45bzfsNo3huXZi2l50yhIVPFkT/dJInJh1ivrhz2YU",
+	"11B8gmyoG16rpXRdKYa1xbe6bwrudNO0ntrFBHI+cm+NwvWtDXlkUUDXNo9OWhLa+Cw669DB7p9Kyws7",
+	"jboPfvJ6qy7u3LDb8SD0xh/J4N36LzAv9n31XWWL1bS+3UvfVXZxuzfO7N7Pf63LUptZCsVE796nmZOs",
+	"6m3MnMZJ+nMk9zeGnAikCa7bVmIKFDiYqNnWJ0HvyuXCrgwEATVnoC5xi+Jljr9jQpCDSItbLVQRQ60t",
+	"eTGtVKGJha7d4r71zGJAWsAE8Fi8Ao3WSIZiBhQVzvoKmVjUbWwF1ONx2yiC2oJEk6UMwVSP5LRVBriD",
+	"zPiRyJWr9QKsn6l1dS7staqqoJxy25Ws1Thhm6TcTEeWGM01Vick7z117QYulqq68GuCAWWwiEKiK7eG",
+	"lZnQ6GhbDKMTWo7MNdhd45TsIwFcwqRdCrRiljDkGbq5XZWFcAoDaflrrhiYrg/+qdb5cUwGDIF70IG9",
+	"6ur/oo14/lLM7SoEcBMSqyT+HzgFU4vBPz7e/Ka3SoK14RX/PqA/HXt7caXWF5XyRyHvy0oCSbWr3O/E",
+	"H6BfV4oUbK+A4blV11BTkTqENysWhS5CzuzK1KqKNVsIuRC9V62p7nWjffXVXk6s+0qwIvH+KFpzcrXs",
+	"RAGGNfKGDmdVhXQCDjr5g9ve3+ON/XjnWVe3GIS3vdJL4ktm1V1kVkXp2LgVOy/ghj1wGL7SYxecrha3",
+	"NQuwypPEviUflpjOrVPwm7aFGMgSC98InI3C5aR2G1uhvq2pjny4w5TwxwGgR/c0JEZ3bQywL6ZSwmHF",
+	"0mQd5sBLwzH/K2a34Iwy/inOSxpK66RrgKN2Sot2WwPjiz1wh/KOFmE3Dl4tyz++9g9TQoNNBUC/CFrV",
+	"88PrZ4ejG1WWB4B6dvjLzZUb8VJ0iqN3hHtNGikynQIGE+YkIgxnPU9AOtFQAJJnBLBzEKOW6Kf8WU3E",
+	"P9VanKp6JM7gZ3QGo989gYDKr3SRE6rUyL/jRGVrWatjcinCsy5CczN1q66JFRZb54wuWxbwCnod41tY",
+	"soRhBAZDZQC+JB0TskMJTLhyBMA8nVMKmarJRQQ8Emnl2VosFPwasOZgYJ0csp0S6B83V/dK7vgPZ83P",
+	"avJPtT5Vdd+p2li7O4ZSfNezsxr7KNnbfje3NnZpZ3ZV9ycpf2ugiBmJq5oXartK3f/yj5/PGq0DZ94J",
+	"iQqJ8cCvge43F4OTd69FQCaD8g+uQ56rSg1HIndTu1R/A6QvKrOk2RuKkNRHnUswhJ0yNeNAZiKflXbi",
+	"34c3cMe23gGOR7hDMQGt81n10Xeu1Qbk8mLU6rJSbs6nh6tfTQFE8zR9WP5yDRj4ZGMjV1hcLXoGQzgp",
+	"3v9IvAJiYTxE4DkAYxEOvVzqK7Xmcx+ggFo16gg5hDZD6yQ1WIwhZ4RCnqFQsoVb51R1raeqi94YNtQO",
+	"4+5n6GCYmNr6qeqFIPG7oGGWhTP0BPbGk+yJMquF3+K42E+y8AOu6JN/7ZNy0MNH1lg/WNJHyAd4HO7h",
+	"354gObc/wl76/Lshf071zAhc7S0iBuFVeyXMa+dWEAbjgzaQm2IETfnGIWujW0BIrtaTUkX/xt/tWbVS",
+	"4lCcrpYAsdmzjREF7KN2kH09pYMGeOMhlR+bI3U+MPK1iMr5Fm4eSMB6iPQON5U1MwL3ZnfKM3QMgfNs",
+	"VklTQ0LN35jeDzPOwAUDzriprKq1yIGdO+eqDXp0JE6oCf5Tll6kyIabMbXtzdwGPLIgLXxjkF6Ps7Sm",
+	"i1qKQkGgEiwbeN22mZPKkkOywZ308ugocDRjUTPBpBHXOrPWQ+oHuGsoseM4wEXkxCV1AXOTZ/TDRbKV",
+	"cpG/JsKp0s60SbnnU/CKi6ktVPLF9LHuRaBtdwHbrmclms+MxPvmfQAmF8DpH6ycOk6mgnMbUDtr7PDg",
+	"h/VKGIZ+7RK3JVQMRSTeLOpbfL/YKjhg4C5pfDlkK2C9Q+dK+k0xUcqka54yXRylxeAbK9Qx4Y0puohp",
+	"H2O+T9FVuaXbeO3hCNvXc6EqQGCFO1PXXHXhYPv59YJJrpR462WZeD46om9iUokYvP/ulfjL/3z5V/H/",
+	"/b9fjZ4PvfZN4iPSb3KNihINDO5AoUtMPLDb6WU/D0H6sGQJwCZqETJRb8ABjG89dYQLCr7y1DMBswtU",
+	"BE5MVnXcjKWcXrkGUQwuT2mnucgbiRuItAqfZtj3f+GCYVUZiap8zCA2vhFsOCTLAHiQNxtmxoI6ccrE",
+	"OSnOX0OtWEJ9goaSX+Rzhjb9n1EmjaMfBvELOiIMz8nvnL9XdbU+OLmsVdXhZ4ZL5YxwvbdqIlFukv2j",
+	"ibGbGfR9F+mRcfuce6UwsAs2tmqfLhPFylbIOVZnuGV4OGm5V5+5hzoI394j+Z39UT3FA77NVUsygLSy",
+	"o7sdOutFna0nl4dgRveGxJpKQAueKBRnA2m6BdDwT6RSepXpn2rdo09qIyCRH2cxqIXbdUx/g/W6Y5jh",
+	"Nph6ZNLcwlgNKDUk1eEzmEw+Etvt2DHIygi9uqzspS7V4YKI3aRZJ9vors28Lt+IH+IHd79MuqGNnoND",
+	"dAgaguafkj71H2gWbY5v++ZNeBh7kg4KpSjAEcktWJMnbgvMXEQPHu9zbUYCgodkeFQK6cAxKxEewW9g",
+	"hnVU+OGDAyCV+xsTiI9TtnGvsNXxZYi4gDqWvsl/ZCBC+M0uFXXxRk1IH+CdjIoW4LwhOBHFOuCq9WdJ",
+	"1HaGtkIw8UKXwqhBUxqJr61/Yr1UDhyN/PNTl1zneG5I70zG38KrwtMO2G1UdIxwekRfC7raG6RlD9q+",
+	"NeqAuOwK1M4Bxaw1yfhsRHz/n88phM+wa2FSsQLqGfwsBoD5x8j4UD/kDTrcHEg4gIXaZkrRIe3cCpc9",
+	"QM03MmmB4Ag1+IDeyDm61kD2dGJt+Lss2BwAO6UdJnkXYoC2J67gMLE3ZMrMssuQ7LA0KNWAzAzaFWiW",
+	"MmQQVsnLtcMN9Wkme58iC8v9DgDjQpRMsmaLk4ol8yD4cY8m/GN4AgIYN8gAEAD/Oxya/////n+8Uv78",
+	"LzBA/88cK8u1I2TDY38QS6mN+P7shzdwC9HAFSVHJmeCOZT9236hw2Xw1BFhZh9hoZdtbxAf/j7USmzk",
+	"P1evDORmFUhfRTDnYWpd8ImwBUo1+6kWuv1q+VoWYfx/et0P+U9achikRvPS6b5K50qW9fwQ085UsUUV",
+	"jDC3jFHlV3G1RAA9KnarFOysLC38AZiqVUUduyT3AzaMRykL0L7a1XoaogAF8ft4gW3UFLMPrC2Dfyeg",
+	"AWMRxPRqVgHhDDggAU8CqAQbKVxQ54A5fMj7ij1ZY319oWaVLBi1FWhUYxlqvjL8MAcvELnXmhoY7Y1X",
+	"OqeVql0m5tbVVA1iq3QEaHdS6ck+IblvaHG+h7bvU/lstrQr9k0+YN97mhaEwMMZHN01/+fv7lxYtbsO",
+	"I3KPeDPjdkh5QdauVovmUSv1tTLK9ZexnwF7BPt2KckSjC3IfOVUFq+8ACsJOo0DS6QggtqJYmJnY0Wh",
+	"lsoUykw1OdlkPFx2VftrNnioFoQwdAmeJX8Va0Qjggqo2DELYS5Z1WkfN89bijECvcc00sBQzL/FsxWO",
+	"d6Wks2hdorN0/zD2G57le4WGxzb2YAtuLN+dn4zf0RGwtmkHgXYUN9AdHxLuHO7JHYejUrLQtzod8dIB",
+	"AnaE2ank5aWeHjcvEd6VlPRbh2PibzCviw6eMzZlzORe6BkX7cIdA/SoXoEHai5gNwFffyjK3bb9wT3f",
+	"s/2NrS/w9zECk8OolKM4CQaWCn2ti5UsWQMVH/pOpxTAUzSRpTTToMTzGnPKO83c/sfqfVifeyWmokZ2",
+	"7WdeeNgDslgHfDTaAHd+0Pbq2UkN2DCIbwULRShi43TOOXEd4iLtPt/h8Qtd3n7+rp8devNKLvX2DK3U",
+	"JeintJKRLzM/vH6W+5PgDqQpDn6xE6D6U9WlnMLT1wpR2q14u1Tm5N1r8WJ0lHFRKZwdbG2SgshhaAiQ",
+	"uHw33Y2czVQF3bzFhfDTM2hzqb8hkuFP3cGtRTfpmAKT8ShCZRDVYs9W7nqZ5/Xw+lmcx7veH3s3vGXn",
+	"pEtyDztHOnFT6boGwilxio1BHCB0WBvaQvtvB/rOPW2Hzm7uvRs6x/gQu2Hvhjt3wx6+XnDEYDhxVZVP",
+	"jp8cQi4vfWtjz1iAK8R4ATi3SNMGWeYIARm7KRnchpOfsFubEC1nvUlZYpCzbznPKGJxENNjhtmmFyxL",
+	"rG4XtIaQOE8xi6RbYHt3dEoZaeoIMKScXVVTRSVqmOj1UU7rcr3BNJp8PP2z62iFnG/g8aYhU+KII9d4",
+	"05XIzmJdQaG8S5paOb+Om028sWZGnK5pjO/SVuCudJ2NjxMXvXYA3W/AB5tO3FIfXKl1V5unJz+8oSwR",
+	"8OQfWONn/loXvsFlq5I43SPOdnzuFdQNYuDeZaxDZWKiyxJ05pDrDx6QZhlo+DbnQ3dMkTSzlX9pYQtV",
+	"OiGvpS5ZGb8s7U3cSHJGYoM+im90fPMn9Mko9H1AsWOhLrUhIoaFLFSkMQHPejFrrCe02zW30i8lJZrI",
+	"hNOuQUoyQHhdxLKZQ0kOtjVsNXFwrVVnOx9gc0RoUmbxsBUnT1Ob7Q8m56/js+9XXf1t7Oylqg4S4sfG",
+	"rCRIdFt4z+wl7z5iVTHEc5HCwQSyG8r4JdhaJDBKCWVGTVisg619OAOoKZrsgK0X6BoY/QZOlb2s298G",
+	"udsxazj3CenNElmvUqQ1zGSXfv68lf7LqsB0DoJFRpDPpMGUD6ZHLKOO6GA1ZRm3MhwDlL6FrtS0xr+A",
+	"nEVnyKrQFtGT+JOp6PAPd+1t9NWBcEpKVl0mlJlWawwM15jNCwFiyr4jGsrYQCLpekaWfF5MZS1LOwuH",
+	"PG1aTMCBSYIAVyBpKH20o6VvGVXx9L/eBMPXRXgiDI5DZk0qBX8tD8LDHV99bbBTnNiDOUjhu0oV+PH0",
+	"3PgnkfSn44Osc+H9zfa5vyhdJl6d/iRWS2+9Zl7swEbEex65d5NW+Orv3sLOliv2OSdMvnCX9lKPp4Ng",
+	"Vt9//+vf/ysAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
