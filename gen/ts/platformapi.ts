@@ -3440,7 +3440,7 @@ export interface components {
              * @default text
              * @enum {string}
              */
-            content_type: "text" | "html";
+            content_type?: "text" | "html";
             /** @description Subject line. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input (strings as they are, other values as JSON); an expression ends at the first `}}`. */
             subject: string;
             /** @description Recipients. */
@@ -3736,12 +3736,12 @@ export interface components {
              * @description Seconds to wait before the first retry (at most an hour); the wait doubles for each further retry (exponential backoff).
              * @default 0
              */
-            backoff_seconds: number;
+            backoff_seconds?: number;
             /**
              * @description Total number of attempts, the first one included.
              * @default 1
              */
-            max_attempts: number;
+            max_attempts?: number;
         };
         /** @description One task of a flow definition. Its `type` names the task type and so which schema the task follows: each type has one (TransformTask, ConditionTask, HttpRequestTask, LlmTask, HumanReviewTask, SqlQueryTask, EmailTask, DelayTask, ExternalTask), with an example, whose `parameters` are that type's parameters schema (`TransformParameters` for `transform`, and so on). They describe a valid definition; a definition that strays from them (an unknown type, a misspelt or missing parameter) is still stored as sent, with each problem in `validation_errors` (see FlowDefinition). */
         FlowDefinitionTask: components["schemas"]["TransformTask"] | components["schemas"]["ConditionTask"] | components["schemas"]["HttpRequestTask"] | components["schemas"]["LlmTask"] | components["schemas"]["HumanReviewTask"] | components["schemas"]["SqlQueryTask"] | components["schemas"]["EmailTask"] | components["schemas"]["DelayTask"] | components["schemas"]["ExternalTask"];
@@ -4170,7 +4170,7 @@ export interface components {
              * @default GET
              * @enum {string}
              */
-            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
             /** @description Query string parameters, name to value; added to those already in url. */
             query?: {
                 [key: string]: string;
@@ -4180,7 +4180,7 @@ export interface components {
              * @description Seconds to wait for the whole response before the attempt fails (and is retried per the task's retry policy); the task's own timeout still applies.
              * @default 30
              */
-            timeout_seconds: number;
+            timeout_seconds?: number;
             /**
              * Format: uri
              * @description Absolute http or https URL to call.
@@ -4250,12 +4250,12 @@ export interface components {
              * @default fail
              * @enum {string}
              */
-            on_timeout: "approve" | "reject" | "fail";
+            on_timeout?: "approve" | "reject" | "fail";
             /**
              * @description How many of the assigned users must approve before the review completes as approved; more than are assigned fails the task. One rejection completes it as rejected whatever this says.
              * @default 1
              */
-            required_approvals: number;
+            required_approvals?: number;
             /** @description Name of the task whose output is reviewed (its latest completed attempt); omitted means the task's own input: its predecessor's output, an object keyed by predecessor name when it has several, or the execution's input when it has none. */
             review_of?: string;
             /** @description Seconds the review may stay open; omitted means no limit. This is the review's own limit: the task's timeout_seconds does not run while it waits for people. */
@@ -5182,7 +5182,7 @@ export interface components {
              * @description Rows returned at most (and at most the server's ceiling); further rows are dropped.
              * @default 1000
              */
-            max_rows: number;
+            max_rows?: number;
             /** @description Values bound to the placeholders, in order. */
             parameters?: (string | number | boolean | (null))[];
             /** @description One SQL statement; use placeholders ($1, $2, … or ? depending on the database) for values, never string concatenation. */
