@@ -5184,7 +5184,7 @@ export interface components {
              */
             max_rows?: number;
             /** @description Values bound to the placeholders, in order. */
-            parameters?: (string | number | boolean | (null))[];
+            parameters?: ((string | null) | number | boolean)[];
             /** @description One SQL statement; use placeholders ($1, $2, … or ? depending on the database) for values, never string concatenation. */
             query: string;
         };

@@ -206,9 +206,10 @@ func toOpenAPI(v any, at string) (object, error) {
 	return out, nil
 }
 
-// types rewrites a list of types, which 3.0 does not have: null becomes nullable beside the one other type,
-// or an alternative of its own beside several (nullable adds null only to a type given beside it).
-// integer goes when number is there too, since every integer is a number.
+// types rewrites a list of types, which 3.0 does not have: several become alternatives (anyOf), and null
+// makes the first of them nullable (nullable adds null only to a type given beside it, so null cannot be
+// an alternative of its own without one). integer goes when number is there too, since every integer is
+// a number.
 func types(s map[string]any, at string) error {
 	list, ok := s["type"].([]any)
 	if !ok {
@@ -235,18 +236,21 @@ func types(s map[string]any, at string) error {
 			s["nullable"] = true
 		}
 	case len(names) == 0 && null:
+		// Only null: a type that allows null, narrowed to it.
+		s["type"] = "string"
 		s["nullable"] = true
 		s["enum"] = []any{nil}
 	default:
 		if _, taken := s["anyOf"]; taken {
 			return fmt.Errorf("%s: a list of types beside anyOf", at)
 		}
-		alts := make([]any, 0, len(names)+1)
-		for _, n := range names {
-			alts = append(alts, map[string]any{"type": n})
-		}
-		if null {
-			alts = append(alts, map[string]any{"nullable": true, "enum": []any{nil}})
+		alts := make([]any, 0, len(names))
+		for i, n := range names {
+			alt := map[string]any{"type": n}
+			if null && i == 0 {
+				alt["nullable"] = true
+			}
+			alts = append(alts, alt)
 		}
 		s["anyOf"] = alts
 	}

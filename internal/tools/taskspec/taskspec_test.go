@@ -55,7 +55,8 @@ func TestToOpenAPI(t *testing.T) {
 		"nullable type": {`{"type": ["string", "null"], "minLength": 1}`,
 			`{"type": "string", "nullable": true, "minLength": 1}`},
 		"several types": {`{"type": ["string", "integer", "number", "null"]}`,
-			`{"anyOf": [{"type": "string"}, {"type": "number", "format": "double"}, {"nullable": true, "enum": [null]}]}`},
+			`{"anyOf": [{"type": "string", "nullable": true}, {"type": "number", "format": "double"}]}`},
+		"only null":     {`{"type": ["null"]}`, `{"type": "string", "enum": [null], "nullable": true}`},
 		"const":         {`{"const": "x"}`, `{"enum": ["x"]}`},
 		"null in enum":  {`{"type": "string", "enum": ["a", null]}`, `{"type": "string", "enum": ["a", null], "nullable": true}`},
 		"exclusive min": {`{"type": "integer", "exclusiveMinimum": 0}`, `{"type": "integer", "minimum": 0, "exclusiveMinimum": true}`},
@@ -205,8 +206,13 @@ func TestServedSchemas(t *testing.T) {
 			t.Errorf("FlowDefinitionTask accepts a %s: %s", what, raw)
 		}
 	}
-	if err := visit(union, []byte(`{"name": "a", "type": "human_review"}`)); err != nil {
-		t.Errorf("FlowDefinitionTask refuses a human_review without parameters, which has none required: %v", err)
+	for what, raw := range map[string]string{
+		"human_review without parameters (none is required)": `{"name": "a", "type": "human_review"}`,
+		"sql_query with parameters of every type":            `{"name": "a", "type": "sql_query", "parameters": {"database_id": "2d7e4b1a-9c3f-4e8d-a6b5-0f1e2d3c4b5a", "query": "select $1, $2, $3, $4", "parameters": ["a", 1.5, true, null]}}`,
+	} {
+		if err := visit(union, []byte(raw)); err != nil {
+			t.Errorf("FlowDefinitionTask refuses a %s: %v", what, err)
+		}
 	}
 }
 
