@@ -2733,6 +2733,37 @@ export interface components {
             /** @description The task's type, always `external`. */
             task_type: string;
         };
+        /** @description Parameters of a condition task. */
+        ConditionParameters: {
+            /** @description A jq expression that yields a boolean, for example `.score > 0.8`. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none; `$input` is the execution's input and `$tasks.<name>` the output of a completed task upstream. */
+            expression: string;
+        };
+        /**
+         * @description A task of type `condition`. Evaluates a jq expression to true or false and passes its input on unchanged, as its output, to the branch the result chose: an outgoing edge follows the result its `branch` names (true when omitted), so `{"source": "check", "target": "review", "branch": false}` runs review when the expression is false. The result is recorded on the attempt (`detail.result`). A result that is not a boolean fails the task. Its `parameters` follow ConditionParameters.
+         * @example {
+         *       "description": "Sends the extraction on to posting when the model was sure of it, to a reviewer otherwise.",
+         *       "name": "confident",
+         *       "parameters": {
+         *         "expression": ".json.confidence >= 0.8 and .json.total != null"
+         *       },
+         *       "type": "condition"
+         *     }
+         */
+        ConditionTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["ConditionParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `condition`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "condition";
+        };
         /** @description Confirms the plan; moves the conversation from `plan` to `build`. */
         ConfirmPlanAction: {
             /**
@@ -3168,6 +3199,40 @@ export interface components {
             /** @description The number of rows over all pages. */
             total: number;
         };
+        /** @description Parameters of a delay task. */
+        DelayParameters: {
+            /**
+             * Format: double
+             * @description Seconds to wait, at most 30 days.
+             */
+            seconds: number;
+        };
+        /**
+         * @description A task of type `delay`. Waits a number of seconds without holding a worker, then passes its input on unchanged as its output; what it waited is recorded on the attempt (`detail.waited_seconds`). Its `parameters` follow DelayParameters.
+         * @example {
+         *       "description": "Gives the customer three days to pay before the reminder goes out.",
+         *       "name": "wait_three_days",
+         *       "parameters": {
+         *         "seconds": 259200
+         *       },
+         *       "type": "delay"
+         *     }
+         */
+        DelayTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["DelayParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `delay`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "delay";
+        };
         /** @description Detailed health report of one replica. `status` is `healthy` when every check passed, `degraded` when only non-essential checks failed (the background queue or the mail relay) and `unhealthy` when the database or migrations check failed. */
         DetailedHealthResponse: {
             /** @description The individual checks: `database`, `migrations`, `queue` and, when mail is configured, `mail`. */
@@ -3362,6 +3427,59 @@ export interface components {
              */
             redoc: string;
         };
+        /** @description Parameters of an email task. */
+        EmailParameters: {
+            /** @description Blind copy recipients. */
+            bcc?: string[];
+            /** @description Message body. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`. */
+            body: string;
+            /** @description Copy recipients. */
+            cc?: string[];
+            /**
+             * @description Whether body is plain text or HTML.
+             * @default text
+             * @enum {string}
+             */
+            content_type?: "text" | "html";
+            /** @description Subject line. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`. */
+            subject: string;
+            /** @description Recipients. */
+            to: string[];
+        };
+        /**
+         * @description A task of type `email`. Sends an e-mail from the server's configured sender address. The mail is queued in the server's outbox when the task completes, once per attempt even if the attempt is recorded twice, and delivered from there (delivery is retried by the outbox, not by the task). Its `parameters` follow EmailParameters.
+         * @example {
+         *       "description": "Mails the daily revenue report (the sql_query's rows) to finance.",
+         *       "name": "send_report",
+         *       "parameters": {
+         *         "body": "Paid orders and revenue by region, yesterday:\n\n{{ .rows | map(\"\\(.region): \\(.orders) orders, \\(.revenue)\") | join(\"\\n\") }}\n",
+         *         "cc": [
+         *           "sales-leads@example.com"
+         *         ],
+         *         "content_type": "text",
+         *         "subject": "Revenue yesterday: {{ .rows | map(.revenue | tonumber) | add // 0 }} in {{ .row_count }} regions",
+         *         "to": [
+         *           "finance@example.com"
+         *         ]
+         *       },
+         *       "type": "email"
+         *     }
+         */
+        EmailTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["EmailParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `email`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "email";
+        };
         EmailTaskListResponse: {
             /** @description One page of e-mail tasks. */
             email_tasks: components["schemas"]["EmailTaskResponse"][];
@@ -3482,6 +3600,51 @@ export interface components {
          * @enum {string}
          */
         ExecutionStatus: "queued" | "running" | "in_progress" | "completed" | "failed" | "deleted" | "stale" | "awaiting_input";
+        /** @description Parameters of an external task. */
+        ExternalParameters: {
+            /** @description Data handed to the worker along with the task's input. */
+            payload?: unknown;
+            /** @description Name of the queue workers claim from; omitted means the default queue. */
+            queue?: string;
+        };
+        /**
+         * @description A task of type `external`. Work done by an outside worker, which claims it and reports its output through the task-executions routes. Its `parameters` follow ExternalParameters; none is required, and omitted `parameters` mean `{}`.
+         * @example {
+         *       "description": "An OCR worker on a GPU machine turns the scanned invoice into text.",
+         *       "name": "ocr",
+         *       "parameters": {
+         *         "payload": {
+         *           "dpi": 300,
+         *           "languages": [
+         *             "en",
+         *             "de"
+         *           ]
+         *         },
+         *         "queue": "ocr-gpu"
+         *       },
+         *       "retry": {
+         *         "backoff_seconds": 30,
+         *         "max_attempts": 3
+         *       },
+         *       "timeout_seconds": 900,
+         *       "type": "external"
+         *     }
+         */
+        ExternalTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters?: components["schemas"]["ExternalParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `external`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external";
+        };
         FileUploadCompleteRequest: {
             /**
              * @description The field delimiter, one character; a comma (`,`) when omitted.
@@ -3629,30 +3792,17 @@ export interface components {
              * @description Seconds to wait before the first retry (at most an hour); the wait doubles for each further retry (exponential backoff).
              * @default 0
              */
-            backoff_seconds: number;
+            backoff_seconds?: number;
             /**
              * @description Total number of attempts, the first one included.
              * @default 1
              */
-            max_attempts: number;
+            max_attempts?: number;
         };
-        /** @description One task of a flow definition. */
-        FlowDefinitionTask: {
-            /** @description What the task does, for people reading the flow. */
-            description?: string | null;
-            /** @description Name of the task, unique within the definition and case-sensitive. */
-            name: string;
-            /** @description Parameters of the task; their JSON schema depends on `type`. Omitted means `{}`. */
-            parameters?: {
-                [key: string]: unknown;
-            };
-            retry?: components["schemas"]["FlowDefinitionRetry"];
-            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
-            timeout_seconds?: number | null;
-            type: components["schemas"]["FlowDefinitionTaskType"];
-        };
+        /** @description One task of a flow definition. Its `type` names the task type and so which schema the task follows: each type has one (TransformTask, ConditionTask, HttpRequestTask, LlmTask, HumanReviewTask, SqlQueryTask, EmailTask, DelayTask, ExternalTask), with an example, whose `parameters` are that type's parameters schema (`TransformParameters` for `transform`, and so on). They describe a valid definition; a definition that strays from them (an unknown type, a misspelt or missing parameter) is still stored as sent, with each problem in `validation_errors` (see FlowDefinition). */
+        FlowDefinitionTask: components["schemas"]["TransformTask"] | components["schemas"]["ConditionTask"] | components["schemas"]["HttpRequestTask"] | components["schemas"]["LlmTask"] | components["schemas"]["HumanReviewTask"] | components["schemas"]["SqlQueryTask"] | components["schemas"]["EmailTask"] | components["schemas"]["DelayTask"] | components["schemas"]["ExternalTask"];
         /**
-         * @description Built-in task types. `transform`: reshapes data with a jq expression. `condition`: evaluates a jq expression to true or false for its outgoing edges. `http_request`: calls an HTTP endpoint (private and loopback targets are refused unless allowed). `llm`: prompts a language model. `human_review`: creates a human review task and puts the execution in `awaiting_input` until the review completes; its output is the reviewed output. `sql_query`: runs a query on a configured SQL database. `email`: sends an e-mail. `delay`: waits a number of seconds. `external`: work done by an outside worker that reports through the task-executions routes.
+         * @description Built-in task types. `transform`: reshapes data with a jq expression. `condition`: evaluates a jq expression to true or false for its outgoing edges. `http_request`: calls an HTTP endpoint (private and loopback targets are refused unless allowed). `llm`: prompts a language model. `human_review`: creates a human review task and puts the execution in `awaiting_input` until the review completes; its output is the reviewed output. `sql_query`: runs a query on a configured SQL database. `email`: sends an e-mail. `delay`: waits a number of seconds. `external`: work done by an outside worker that reports through the task-executions routes. FlowDefinitionTask has a schema of each type's tasks and parameters, with an example.
          * @enum {string}
          */
         FlowDefinitionTaskType: "transform" | "condition" | "http_request" | "llm" | "human_review" | "sql_query" | "email" | "delay" | "external";
@@ -4060,6 +4210,81 @@ export interface components {
              */
             readiness: string;
         };
+        /** @description Parameters of an http_request task. */
+        HttpRequestParameters: {
+            /** @description Request body. A string is sent as it is (set Content-Type in headers); any other value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD. Omitted for POST, PUT and PATCH, the task's input is sent as JSON. Every string in it is a template: `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` (strings as they are, other values as JSON), and a string that is one `{{ expr }}` and nothing else becomes the expression's value, of its own type: `{"total": "{{ $tasks.extract.json.total }}"}` sends a number. */
+            body?: unknown;
+            /**
+             * Format: uuid
+             * @description Id of one of the organization's credentials; its secret authenticates the request: a credential with an api_key as a bearer token (Authorization: Bearer), one with a username and password as basic auth. An Authorization header set in headers wins. A credential of another kind fails the task. The user saving the flow must be allowed to use the credential (its creator, an org_admin, or anyone once it is shared with the organization), or the flow is not saved; each attempt checks that right again for the user who saved the version run. The credential is attached only to requests (and redirects) to hosts of its allowed_domains; a redirect elsewhere is followed without it.
+             */
+            credential_id?: string;
+            /** @description Request headers, name to value (an Authorization header included); the values are templates. */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description HTTP method.
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
+            /** @description Query string parameters, name to value; added to those already in url; the values are templates. */
+            query?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: double
+             * @description Seconds to wait for the whole response before the attempt fails (and is retried per the task's retry policy); the task's own timeout still applies.
+             * @default 30
+             */
+            timeout_seconds?: number;
+            /**
+             * Format: uri
+             * @description Absolute http or https URL to call; a template, for example `https://api.example.com/invoices/{{ $tasks.extract.json.number }}`.
+             */
+            url: string;
+        };
+        /**
+         * @description A task of type `http_request`. Calls an HTTP endpoint and returns its status, headers and body. Private, loopback and link-local targets are refused unless the server allows them. Every request carries an Idempotency-Key header (unless headers set one) that names the attempt: a repeated delivery of the same attempt sends the same key, a retry after a failed attempt a new one. Statuses 2xx and 3xx (redirects are followed, up to 5) complete the task; 408, 429 and 5xx fail the attempt and are retried per the task's retry policy; any other status fails the task without retry. A response body larger than 10 MiB fails the task, as does a refused target. Its `parameters` follow HttpRequestParameters.
+         * @example {
+         *       "description": "Posts the extracted invoice (the task's input, sent as JSON) to the ERP's webhook.",
+         *       "name": "post_invoice",
+         *       "parameters": {
+         *         "credential_id": "6f1c2a8e-3b4d-4c5e-9f60-7a8b9c0d1e2f",
+         *         "headers": {
+         *           "X-Source": "loopwork"
+         *         },
+         *         "method": "POST",
+         *         "query": {
+         *           "tenant": "acme"
+         *         },
+         *         "timeout_seconds": 20,
+         *         "url": "https://erp.example.com/hooks/invoices"
+         *       },
+         *       "retry": {
+         *         "backoff_seconds": 2,
+         *         "max_attempts": 5
+         *       },
+         *       "timeout_seconds": 120,
+         *       "type": "http_request"
+         *     }
+         */
+        HttpRequestTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["HttpRequestParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `http_request`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "http_request";
+        };
         HumanReviewAssignmentListResponse: {
             assignments: components["schemas"]["HumanReviewTaskAssignmentResponse"][];
             limit: number;
@@ -4072,6 +4297,57 @@ export interface components {
          * @enum {string}
          */
         HumanReviewAssignmentStatus: "pending" | "in_progress" | "completed" | "cancelled";
+        /** @description Parameters of a human_review task. */
+        HumanReviewParameters: {
+            /** @description Ids of the users who review: active users of the organization with a reviewer role (not integration). Omitted or empty means the users invited to the flow and its creator, when they have such a role. */
+            assigned_users?: string[];
+            /** @description What the reviewer should check, in Markdown. */
+            instructions?: string;
+            /**
+             * @description What an expired review does: `approve` completes it as approved and `reject` as rejected (both with the reviewed content as it was, and no completed_by), `fail` fails the task, and so the execution, without retry.
+             * @default fail
+             * @enum {string}
+             */
+            on_timeout?: "approve" | "reject" | "fail";
+            /**
+             * @description How many of the assigned users must approve before the review completes as approved; more than are assigned fails the task. One rejection completes it as rejected whatever this says.
+             * @default 1
+             */
+            required_approvals?: number;
+            /** @description Name of the task whose output is reviewed (its latest completed attempt); omitted means the task's own input: its predecessor's output, an object keyed by predecessor name when it has several, or the execution's input when it has none. */
+            review_of?: string;
+            /** @description Seconds the review may stay open; omitted means no limit. This is the review's own limit: the task's timeout_seconds does not run while it waits for people. */
+            timeout_seconds?: number;
+        };
+        /**
+         * @description A task of type `human_review`. Creates a human review task and puts the execution in awaiting_input until the review completes; the reviewed (possibly corrected) output, with review_result, is the task's output and continues the flow. The review completes when required_approvals assigned users approved (review_result true), or at the first rejection (review_result false): the task then completes all the same, so outgoing edges can branch on `.review_result`. An administrator's completion decides alone. A review still open at its timeout ends as on_timeout says. Its `parameters` follow HumanReviewParameters; none is required, and omitted `parameters` mean `{}`.
+         * @example {
+         *       "description": "A person from accounts payable checks the extraction against the scanned invoice.",
+         *       "name": "review",
+         *       "parameters": {
+         *         "instructions": "Compare the **vendor**, **invoice number** and **total** with the scanned invoice and correct what differs. Reject invoices that are not addressed to us.",
+         *         "on_timeout": "reject",
+         *         "required_approvals": 1,
+         *         "timeout_seconds": 172800
+         *       },
+         *       "type": "human_review"
+         *     }
+         */
+        HumanReviewTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters?: components["schemas"]["HumanReviewParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `human_review`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "human_review";
+        };
         HumanReviewTaskAssignmentResponse: {
             /** Format: date-time */
             created_at: string;
@@ -4352,6 +4628,95 @@ export interface components {
              * @description Time of the probe in Unix seconds.
              */
             timestamp: number;
+        };
+        /** @description Parameters of an llm task. */
+        LlmParameters: {
+            /**
+             * Format: uuid
+             * @description Id of an api_key credential of the organization whose key is sent to the model's endpoint instead of the server's own; the user saving the flow must be allowed to use it.
+             */
+            credential_id?: string;
+            /** @description Upper bound of tokens in the answer. */
+            max_tokens?: number;
+            /** @description Name of a configured model; omitted means the server's default model. */
+            model?: string;
+            /** @description A JSON schema the answer must follow; the parsed answer is then in the output's `json`, and an answer that does not follow it fails the attempt. It may refer only inside itself: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is refused when the flow is saved. */
+            output_schema?: Record<string, unknown>;
+            /** @description The user message sent to the model. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`. */
+            prompt: string;
+            /** @description System message, instructions that frame the prompt. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`. */
+            system?: string;
+            /**
+             * Format: double
+             * @description Sampling temperature; lower is more deterministic.
+             */
+            temperature?: number;
+        };
+        /**
+         * @description A task of type `llm`. Prompts a language model and returns its answer, as text and, with output_schema, as JSON. Each call is recorded as usage of the product llm-call (one credit) with its token counts. The built-in model loopwork-builtin runs offline: asked for JSON it fills each property from the prompt's "name: value" mentions, with a confidence of the share it found. Its `parameters` follow LlmParameters.
+         * @example {
+         *       "description": "Reads the invoice's text and returns its fields as JSON.",
+         *       "name": "extract",
+         *       "parameters": {
+         *         "max_tokens": 500,
+         *         "output_schema": {
+         *           "properties": {
+         *             "confidence": {
+         *               "maximum": 1,
+         *               "minimum": 0,
+         *               "type": "number"
+         *             },
+         *             "date": {
+         *               "format": "date",
+         *               "type": "string"
+         *             },
+         *             "invoice_number": {
+         *               "type": "string"
+         *             },
+         *             "total": {
+         *               "type": [
+         *                 "number",
+         *                 "null"
+         *               ]
+         *             },
+         *             "vendor": {
+         *               "type": "string"
+         *             }
+         *           },
+         *           "required": [
+         *             "vendor",
+         *             "invoice_number",
+         *             "total",
+         *             "confidence"
+         *           ],
+         *           "type": "object"
+         *         },
+         *         "prompt": "Extract the vendor, invoice number, date and total of this invoice:\n\n{{ .text }}",
+         *         "system": "You read invoices. Answer only with what the document says; leave a field null when it is not there, and rate your confidence between 0 and 1.",
+         *         "temperature": 0
+         *       },
+         *       "retry": {
+         *         "backoff_seconds": 5,
+         *         "max_attempts": 3
+         *       },
+         *       "timeout_seconds": 60,
+         *       "type": "llm"
+         *     }
+         */
+        LlmTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["LlmParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `llm`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "llm";
         };
         /** @description One step of a location in a request or a document, a field name or an array index. */
         LocationStep: string | number;
@@ -4864,6 +5229,55 @@ export interface components {
             /** @description Whether the connection and `SELECT 1` succeeded. */
             success: boolean;
         };
+        /** @description Parameters of a sql_query task. */
+        SqlQueryParameters: {
+            /**
+             * Format: uuid
+             * @description Id of one of the organization's SQL databases, internal_sql_database credentials or document files. A SQL database or credential must be one the user saving the flow may use (its creator, an org_admin, or anyone once it is shared with the organization).
+             */
+            database_id: string;
+            /**
+             * @description Rows returned at most (and at most the server's ceiling); further rows are dropped.
+             * @default 1000
+             */
+            max_rows?: number;
+            /** @description Values bound to the placeholders, in order. */
+            parameters?: ((string | null) | number | boolean)[];
+            /** @description One SQL statement; use placeholders ($1, $2, … or ? depending on the database) for values, never string concatenation. */
+            query: string;
+        };
+        /**
+         * @description A task of type `sql_query`. Runs exactly one SQL statement (a text of several fails the task, saying so) on one of the organization's registered SQL databases (PostgreSQL protocol, reached through the SSRF guard) or on its document files (database_id a document's id or an internal_sql_database credential: every document's current table by its table name, in the organization's own database, as its own role, in a read-only transaction that is always rolled back) with its parameters bound to the placeholders, within the task's timeout and the server's statement timeout (30 s by default, whichever is shorter). A statement that reads (SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most max_rows and at most the server's ceiling (10000 rows by default), each an object by column name (numerics and text as strings, times in RFC 3339); any other returns the rows it affected. Rows larger than 256 KB as JSON are stored as a file instead, named by rows_uri (resolve it with POST /api/storage/resolve), and rows is then empty. A retry runs the statement again, so writes should be idempotent; an error of the statement fails the task without retry. Its `parameters` follow SqlQueryParameters.
+         * @example {
+         *       "description": "Yesterday's paid orders and revenue by region.",
+         *       "name": "daily_revenue",
+         *       "parameters": {
+         *         "database_id": "2d7e4b1a-9c3f-4e8d-a6b5-0f1e2d3c4b5a",
+         *         "max_rows": 100,
+         *         "parameters": [
+         *           "paid"
+         *         ],
+         *         "query": "SELECT region, count(*) AS orders, sum(total) AS revenue FROM orders WHERE status = $1 AND created_at >= current_date - 1 AND created_at < current_date GROUP BY region ORDER BY revenue DESC"
+         *       },
+         *       "timeout_seconds": 120,
+         *       "type": "sql_query"
+         *     }
+         */
+        SqlQueryTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["SqlQueryParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `sql_query`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "sql_query";
+        };
         /**
          * @description A transient progress notice sent on the chat stream while the agent works (for example "Validating the
          *     workflow"). Status messages are not stored.
@@ -5037,6 +5451,37 @@ export interface components {
             language?: string | null;
             /** @description The transcript; empty when no speech was recognised. */
             text: string;
+        };
+        /** @description Parameters of a transform task. */
+        TransformParameters: {
+            /** @description A jq expression (gojq dialect), for example `{total: (.items | map(.price) | add)}`. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none; `$input` is the execution's input and `$tasks.<name>` the output of a completed task upstream. */
+            expression: string;
+        };
+        /**
+         * @description A task of type `transform`. Reshapes data with a jq expression; the first result of the expression is the task's output. Its `parameters` follow TransformParameters.
+         * @example {
+         *       "description": "Sums the invoice's lines and keeps what the accounting system needs.",
+         *       "name": "totals",
+         *       "parameters": {
+         *         "expression": "{invoice_number, currency, total: (.lines | map(.quantity * .unit_price) | add)}"
+         *       },
+         *       "type": "transform"
+         *     }
+         */
+        TransformTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["TransformParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `transform`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "transform";
         };
         /** @description The conversation moved from phase `plan` to phase `build` after the plan was confirmed. */
         TransitionToBuildBody: {

@@ -44,6 +44,8 @@ type Type struct {
 	CredentialRefs []CredentialRef
 	// Dynamic returns the runtime options a caller may pick for this type (nil: none).
 	Dynamic func(ctx context.Context, org uuid.UUID, src Source) (map[string]any, error)
+	// Example is a task of this type as a flow definition holds it, shown in the contract and docs/ (nil: none).
+	Example *Example
 }
 
 // CredentialRef is a parameter that names a credential. OrDocument says the parameter may instead name one of
@@ -127,6 +129,9 @@ func New(types ...Type) (*Registry, error) {
 		if err := checkFieldNames(t); err != nil {
 			return nil, err
 		}
+		if t.Example != nil && t.Example.Type != t.Name {
+			return nil, fmt.Errorf("tasks: the example of type %q is a task of type %q", t.Name, t.Example.Type)
+		}
 		r.byName[t.Name] = len(r.types)
 		r.types = append(r.types, t)
 		r.params = append(r.params, sch)
@@ -174,12 +179,12 @@ func checkFieldNames(t Type) error {
 	return nil
 }
 
-// Builtin returns the built-in types, those of builtinTypes; it panics only on a programming error in
-// their schemas. They are declared there alone: the contract's enum, the integrations catalog, the
+// Builtin returns the built-in types, those of builtinTypes with the examples of builtinExamples; it panics
+// only on a programming error in their schemas. They are declared there alone: the contract's enum, the integrations catalog, the
 // executors and docs/ are checked against this registry (Mismatch), so adding a type shows what else must
 // follow.
 func Builtin() *Registry {
-	r, err := New(builtinTypes()...)
+	r, err := New(withExamples(builtinTypes())...)
 	if err != nil {
 		panic(err)
 	}
