@@ -44,6 +44,8 @@ export type HttpRequestTask = platformapi.components["schemas"]["HttpRequestTask
 export type HumanReviewParameters = platformapi.components["schemas"]["HumanReviewParameters"];
 /** A task of type `human_review`. */
 export type HumanReviewTask = platformapi.components["schemas"]["HumanReviewTask"];
+/** Any JSON value: a string, a number, a boolean, an array of JSON values, an object, or null. */
+export type JsonValue = platformapi.components["schemas"]["JsonValue"];
 /** Parameters of an llm task. */
 export type LlmParameters = platformapi.components["schemas"]["LlmParameters"];
 /** A task of type `llm`. */

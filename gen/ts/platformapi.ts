@@ -3603,7 +3603,7 @@ export interface components {
         /** @description Parameters of an external task. */
         ExternalParameters: {
             /** @description Data handed to the worker along with the task's input. */
-            payload?: unknown;
+            payload?: components["schemas"]["JsonValue"];
             /** @description Name of the queue workers claim from; omitted means the default queue. */
             queue?: string;
         };
@@ -4213,7 +4213,7 @@ export interface components {
         /** @description Parameters of an http_request task. */
         HttpRequestParameters: {
             /** @description Request body. A string is sent as it is (set Content-Type in headers); any other value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD. Omitted for POST, PUT and PATCH, the task's input is sent as JSON. Every string in it is a template: `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` (strings as they are, other values as JSON), and a string that is one `{{ expr }}` and nothing else becomes the expression's value, of its own type: `{"total": "{{ $tasks.extract.json.total }}"}` sends a number. */
-            body?: unknown;
+            body?: components["schemas"]["JsonValue"];
             /**
              * Format: uuid
              * @description Id of one of the organization's credentials; its secret authenticates the request: a credential with an api_key as a bearer token (Authorization: Bearer), one with a username and password as basic auth. An Authorization header set in headers wins. A credential of another kind fails the task. The user saving the flow must be allowed to use the credential (its creator, an org_admin, or anyone once it is shared with the organization), or the flow is not saved; each attempt checks that right again for the user who saved the version run. The credential is attached only to requests (and redirects) to hosts of its allowed_domains; a redirect elsewhere is followed without it.

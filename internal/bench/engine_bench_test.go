@@ -38,7 +38,10 @@ func BenchmarkEngine(b *testing.B) {
 	const rounds = 21
 	p50s := make([][]float64, len(runs))
 	steps := make([][]float64, len(runs))
+	var varSteps []float64 // the chain whose tasks read variables, on the bounded children
 	for round := 0; round < rounds; round++ {
+		_, gaps := runs[0].chainOf(runs[0].varChainFlow)
+		varSteps = append(varSteps, gaps...)
 		for k := range runs {
 			i := (k + round) % len(runs)
 			took, gaps := runs[i].chain()
@@ -56,6 +59,9 @@ func BenchmarkEngine(b *testing.B) {
 	bounded, before := median(steps[0]), median(steps[1])
 	report(b, fmt.Sprintf("100-task chain step p50 (one task's completion to the next's) over %d steps: bounded children", len(steps[0])), "%.2f ms", bounded)
 	report(b, "  in process, as before the pool", "%.2f ms: the children add %+.0f%%", before, 100*(bounded/before-1))
+	withVars := median(varSteps)
+	report(b, "  bounded children, every task reading $input and $tasks.c1", "%.2f ms: the variables add %+.0f%%",
+		withVars, 100*(withVars/bounded-1))
 
 	var tps float64
 	rates := make([]float64, len(runs))
@@ -78,6 +84,23 @@ func chainDefinition(n int) string {
 	var tasks, edges []string
 	for i := 1; i <= n; i++ {
 		tasks = append(tasks, fmt.Sprintf(`{"name": "c%d", "type": "transform", "parameters": {"expression": "{value: (.value + 1)}"}}`, i))
+		if i > 1 {
+			edges = append(edges, fmt.Sprintf(`{"source": "c%d", "target": "c%d"}`, i-1, i))
+		}
+	}
+	return `{"version": 1, "tasks": [` + strings.Join(tasks, ",") + `], "edges": [` + strings.Join(edges, ",") + `]}`
+}
+
+// varChainDefinition is chainDefinition whose tasks also read the execution's input and the first
+// task's output through the variables, as flows that carry their data do.
+func varChainDefinition(n int) string {
+	var tasks, edges []string
+	for i := 1; i <= n; i++ {
+		expr := "{value: (.value + 1), first: $input.value, c1: $tasks.c1.value}"
+		if i == 1 {
+			expr = "{value: (.value + 1), first: $input.value}" // nothing is upstream of the first
+		}
+		tasks = append(tasks, fmt.Sprintf(`{"name": "c%d", "type": "transform", "parameters": {"expression": %q}}`, i, expr))
 		if i > 1 {
 			edges = append(edges, fmt.Sprintf(`{"source": "c%d", "target": "c%d"}`, i-1, i))
 		}

@@ -27,6 +27,8 @@ type engineRun struct {
 	org                uuid.UUID
 	c                  client
 	chainFlow, fanFlow string
+	// varChainFlow is the chain whose tasks read $input and $tasks besides their input.
+	varChainFlow string
 }
 
 // fanExecutions is how many executions of the fan-out flow start at once.
@@ -44,6 +46,7 @@ func newEngineRun(b *testing.B, name string, opts ...testkit.Option) *engineRun 
 		return r.c.createFlow([]byte(`{"display_name": "bench", "definition": ` + def + `}`))
 	}
 	r.chainFlow, r.fanFlow = newFlow(chainDefinition(100)), newFlow(fanDefinition(8))
+	r.varChainFlow = newFlow(varChainDefinition(100))
 	return r
 }
 
@@ -79,9 +82,12 @@ func (r *engineRun) waitDone(within time.Duration) {
 }
 
 // chain runs one execution of the 100-task chain: its whole time and its steps' times in ms, in order.
-func (r *engineRun) chain() (time.Duration, []float64) {
+func (r *engineRun) chain() (time.Duration, []float64) { return r.chainOf(r.chainFlow) }
+
+// chainOf runs one execution of a 100-task chain flow.
+func (r *engineRun) chainOf(flow string) (time.Duration, []float64) {
 	t0 := time.Now()
-	id, err := r.start(r.chainFlow)
+	id, err := r.start(flow)
 	if err != nil {
 		r.b.Fatal(err)
 	}

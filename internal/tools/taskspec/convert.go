@@ -203,7 +203,21 @@ func toOpenAPI(v any, at string) (object, error) {
 		}
 		out = append(out, field{k, val})
 	}
+	if anyValue(s) {
+		// A schema of any value: the contract's JsonValue, whose typed alternatives validators can check.
+		out = append(out, field{"allOf", []any{object{{"$ref", "#/components/schemas/JsonValue"}}}})
+	}
 	return out, nil
+}
+
+// anyValue is whether a schema accepts any JSON value: it names no type and composes nothing.
+func anyValue(s map[string]any) bool {
+	for _, k := range []string{"type", "allOf", "anyOf", "oneOf", "not", "enum", "$ref", "properties", "items"} {
+		if _, ok := s[k]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 // types rewrites a list of types, which 3.0 does not have: several become alternatives (anyOf), and null
