@@ -6,7 +6,8 @@
 #   make test       the whole test suite against a real PostgreSQL (throwaway cluster unless TEST_DATABASE_URL/DATABASE_URL is set)
 #   make docs       regenerate the generated parts of docs/ (configuration, task types, layout)
 #   make schema     rewrite db/schema.sql, the schema the migrations make, from a throwaway database
-#   make generate   regenerate gen/ from openapi/ (reproducible; CI fails when it changes anything; needs node and npm)
+#   make generate   regenerate gen/ from openapi/, and openapi/api/tasks.yaml from the task registry first
+#                   (reproducible; CI fails when it changes anything; needs node and npm)
 #   make fuzz       run every fuzz target for FUZZTIME each
 #   make deploy-check   check the Dockerfile and compose.yaml without a container runtime (internal/deploy)
 #   make contract-proxy   every operation of both documents through Stoplight Prism in front of a real server
@@ -117,8 +118,10 @@ soak:
 	LOOPWORK_SOAK=$(SOAK) ./internal/tools/with-test-db.sh $(GO) test -run '^$$' -bench Soak -benchtime 1x -count=1 -timeout 0 -v ./internal/bench/
 
 # The generator reads documents that keep their generator settings (x-go-*); the served ones in gen/ do not.
-# gen/ts is written from the served ones: their TypeScript types, then the client module over openapi-fetch.
+# gen/ts is written from the served ones: their TypeScript types, then the client module over openapi-fetch,
+# which also exports the types of FlowDefinition and its tasks by name. openapi/api/tasks.yaml, the task types' schemas, is written first from the task registry (taskspec).
 generate: $(TS_SDK)/node_modules/.installed
+	$(GO) run ./internal/tools/taskspec -out openapi/api/tasks.yaml
 	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && set -x && \
 	$(GO) run ./internal/tools/specbundle -out gen -codegen "$$tmp" && \
 	$(OAPI) -config openapi/v1/oapi-codegen.yaml "$$tmp/v1api.json" && \
@@ -127,7 +130,8 @@ generate: $(TS_SDK)/node_modules/.installed
 	$(GO) run ./internal/tools/stubgen -in gen/platformapi/platformapi.gen.go -out gen/platformapi/unimplemented.gen.go
 	@rm -rf gen/ts && mkdir gen/ts
 	node $(TS_SDK)/generate.mjs gen/ts gen/platformapi/openapi.json gen/v1api/openapi.json
-	$(GO) run ./internal/tools/tsclient -out gen/ts/index.ts Platform=gen/platformapi/openapi.json V1=gen/v1api/openapi.json
+	$(GO) run ./internal/tools/tsclient -out gen/ts/index.ts -types Platform=FlowDefinition \
+		Platform=gen/platformapi/openapi.json V1=gen/v1api/openapi.json
 
 # npm ci installs exactly what the lockfile names, and again only when it or package.json changes.
 $(TS_SDK)/node_modules/.installed: $(TS_SDK)/package.json $(TS_SDK)/package-lock.json

@@ -1749,6 +1749,8 @@ CREATE TABLE public.task_executions (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
     modified_by text DEFAULT 'system'::text NOT NULL,
+    vars jsonb,
+    detail jsonb,
     CONSTRAINT task_executions_check CHECK (((output IS NULL) OR (status = 'completed'::text))),
     CONSTRAINT task_executions_check1 CHECK (((error IS NULL) OR (status = 'failed'::text))),
     CONSTRAINT task_executions_status_check CHECK ((status = ANY (ARRAY['queued'::text, 'running'::text, 'completed'::text, 'failed'::text, 'cancelled'::text]))),

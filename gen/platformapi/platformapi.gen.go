@@ -170,6 +170,21 @@ func (e CancelActionMessageType) Valid() bool {
 	}
 }
 
+// Defines values for ConditionTaskType.
+const (
+	ConditionTaskTypeCondition ConditionTaskType = "condition"
+)
+
+// Valid indicates whether the value is a known member of the ConditionTaskType enum.
+func (e ConditionTaskType) Valid() bool {
+	switch e {
+	case ConditionTaskTypeCondition:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ConfirmPlanActionAction.
 const (
 	ConfirmPlan ConfirmPlanActionAction = "confirm_plan"
@@ -245,6 +260,21 @@ func (e CredentialTypeEnum) Valid() bool {
 	case VendorAReceive:
 		return true
 	case VendorBReceive:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DelayTaskType.
+const (
+	DelayTaskTypeDelay DelayTaskType = "delay"
+)
+
+// Valid indicates whether the value is a known member of the DelayTaskType enum.
+func (e DelayTaskType) Valid() bool {
+	switch e {
+	case DelayTaskTypeDelay:
 		return true
 	default:
 		return false
@@ -356,6 +386,39 @@ func (e DocumentFileStatus) Valid() bool {
 	}
 }
 
+// Defines values for EmailParametersContentType.
+const (
+	EmailParametersContentTypeHtml EmailParametersContentType = "html"
+	EmailParametersContentTypeText EmailParametersContentType = "text"
+)
+
+// Valid indicates whether the value is a known member of the EmailParametersContentType enum.
+func (e EmailParametersContentType) Valid() bool {
+	switch e {
+	case EmailParametersContentTypeHtml:
+		return true
+	case EmailParametersContentTypeText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EmailTaskType.
+const (
+	EmailTaskTypeEmail EmailTaskType = "email"
+)
+
+// Valid indicates whether the value is a known member of the EmailTaskType enum.
+func (e EmailTaskType) Valid() bool {
+	switch e {
+	case EmailTaskTypeEmail:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EmailTaskResponseStatus.
 const (
 	EmailTaskResponseStatusActive   EmailTaskResponseStatus = "active"
@@ -428,6 +491,75 @@ func (e ExecutionStatus) Valid() bool {
 	}
 }
 
+// Defines values for ExternalTaskType.
+const (
+	ExternalTaskTypeExternal ExternalTaskType = "external"
+)
+
+// Valid indicates whether the value is a known member of the ExternalTaskType enum.
+func (e ExternalTaskType) Valid() bool {
+	switch e {
+	case ExternalTaskTypeExternal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FlowDefinitionVersion.
+const (
+	N1 FlowDefinitionVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the FlowDefinitionVersion enum.
+func (e FlowDefinitionVersion) Valid() bool {
+	switch e {
+	case N1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FlowDefinitionTaskType.
+const (
+	Condition   FlowDefinitionTaskType = "condition"
+	Delay       FlowDefinitionTaskType = "delay"
+	Email       FlowDefinitionTaskType = "email"
+	External    FlowDefinitionTaskType = "external"
+	HttpRequest FlowDefinitionTaskType = "http_request"
+	HumanReview FlowDefinitionTaskType = "human_review"
+	Llm         FlowDefinitionTaskType = "llm"
+	SqlQuery    FlowDefinitionTaskType = "sql_query"
+	Transform   FlowDefinitionTaskType = "transform"
+)
+
+// Valid indicates whether the value is a known member of the FlowDefinitionTaskType enum.
+func (e FlowDefinitionTaskType) Valid() bool {
+	switch e {
+	case Condition:
+		return true
+	case Delay:
+		return true
+	case Email:
+		return true
+	case External:
+		return true
+	case HttpRequest:
+		return true
+	case HumanReview:
+		return true
+	case Llm:
+		return true
+	case SqlQuery:
+		return true
+	case Transform:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FlowStatus.
 const (
 	Draft     FlowStatus = "draft"
@@ -485,6 +617,51 @@ func (e FlowVisibility) Valid() bool {
 	}
 }
 
+// Defines values for HttpRequestParametersMethod.
+const (
+	HttpRequestParametersMethodDELETE HttpRequestParametersMethod = "DELETE"
+	HttpRequestParametersMethodGET    HttpRequestParametersMethod = "GET"
+	HttpRequestParametersMethodHEAD   HttpRequestParametersMethod = "HEAD"
+	HttpRequestParametersMethodPATCH  HttpRequestParametersMethod = "PATCH"
+	HttpRequestParametersMethodPOST   HttpRequestParametersMethod = "POST"
+	HttpRequestParametersMethodPUT    HttpRequestParametersMethod = "PUT"
+)
+
+// Valid indicates whether the value is a known member of the HttpRequestParametersMethod enum.
+func (e HttpRequestParametersMethod) Valid() bool {
+	switch e {
+	case HttpRequestParametersMethodDELETE:
+		return true
+	case HttpRequestParametersMethodGET:
+		return true
+	case HttpRequestParametersMethodHEAD:
+		return true
+	case HttpRequestParametersMethodPATCH:
+		return true
+	case HttpRequestParametersMethodPOST:
+		return true
+	case HttpRequestParametersMethodPUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HttpRequestTaskType.
+const (
+	HttpRequestTaskTypeHttpRequest HttpRequestTaskType = "http_request"
+)
+
+// Valid indicates whether the value is a known member of the HttpRequestTaskType enum.
+func (e HttpRequestTaskType) Valid() bool {
+	switch e {
+	case HttpRequestTaskTypeHttpRequest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HumanReviewAssignmentStatus.
 const (
 	HumanReviewAssignmentStatusCancelled  HumanReviewAssignmentStatus = "cancelled"
@@ -503,6 +680,42 @@ func (e HumanReviewAssignmentStatus) Valid() bool {
 	case HumanReviewAssignmentStatusInProgress:
 		return true
 	case HumanReviewAssignmentStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HumanReviewParametersOnTimeout.
+const (
+	HumanReviewParametersOnTimeoutApprove HumanReviewParametersOnTimeout = "approve"
+	HumanReviewParametersOnTimeoutFail    HumanReviewParametersOnTimeout = "fail"
+	HumanReviewParametersOnTimeoutReject  HumanReviewParametersOnTimeout = "reject"
+)
+
+// Valid indicates whether the value is a known member of the HumanReviewParametersOnTimeout enum.
+func (e HumanReviewParametersOnTimeout) Valid() bool {
+	switch e {
+	case HumanReviewParametersOnTimeoutApprove:
+		return true
+	case HumanReviewParametersOnTimeoutFail:
+		return true
+	case HumanReviewParametersOnTimeoutReject:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HumanReviewTaskType.
+const (
+	HumanReviewTaskTypeHumanReview HumanReviewTaskType = "human_review"
+)
+
+// Valid indicates whether the value is a known member of the HumanReviewTaskType enum.
+func (e HumanReviewTaskType) Valid() bool {
+	switch e {
+	case HumanReviewTaskTypeHumanReview:
 		return true
 	default:
 		return false
@@ -638,6 +851,21 @@ func (e LivenessResponseStatus) Valid() bool {
 	case LivenessResponseStatusAlive:
 		return true
 	case LivenessResponseStatusUnhealthy:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for LlmTaskType.
+const (
+	LlmTaskTypeLlm LlmTaskType = "llm"
+)
+
+// Valid indicates whether the value is a known member of the LlmTaskType enum.
+func (e LlmTaskType) Valid() bool {
+	switch e {
+	case LlmTaskTypeLlm:
 		return true
 	default:
 		return false
@@ -851,6 +1079,21 @@ func (e SSOProviderCreateType) Valid() bool {
 	}
 }
 
+// Defines values for SqlQueryTaskType.
+const (
+	SqlQueryTaskTypeSqlQuery SqlQueryTaskType = "sql_query"
+)
+
+// Valid indicates whether the value is a known member of the SqlQueryTaskType enum.
+func (e SqlQueryTaskType) Valid() bool {
+	switch e {
+	case SqlQueryTaskTypeSqlQuery:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for StatusBodyType.
 const (
 	Status StatusBodyType = "status"
@@ -962,6 +1205,21 @@ func (e TokenErrorErrorCode) Valid() bool {
 	case InvalidCredentials:
 		return true
 	case RefreshTokenNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransformTaskType.
+const (
+	TransformTaskTypeTransform TransformTaskType = "transform"
+)
+
+// Valid indicates whether the value is a known member of the TransformTaskType enum.
+func (e TransformTaskType) Valid() bool {
+	switch e {
+	case TransformTaskTypeTransform:
 		return true
 	default:
 		return false
@@ -1507,6 +1765,38 @@ type ClaimedTaskExecution struct {
 	TaskType string `json:"task_type"`
 }
 
+// ConditionParameters Parameters of a condition task.
+type ConditionParameters struct {
+	// Expression A jq expression that yields a boolean, for example `.score > 0.8`. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none; `$input` is the execution's input and `$tasks.<name>` the output of a completed task upstream.
+	Expression string `json:"expression"`
+}
+
+// ConditionTask A task of type `condition`. Evaluates a jq expression to true or false and passes its input on unchanged, as its output, to the branch the result chose: an outgoing edge follows the result its `branch` names (true when omitted), so `{"source": "check", "target": "review", "branch": false}` runs review when the expression is false. The result is recorded on the attempt (`detail.result`). A result that is not a boolean fails the task. Its `parameters` follow ConditionParameters.
+//
+// Example: {"description":"Sends the extraction on to posting when the model was sure of it, to a reviewer otherwise.","name":"confident","parameters":{"expression":".json.confidence \u003e= 0.8 and .json.total != null"},"type":"condition"}
+type ConditionTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a condition task.
+	Parameters ConditionParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `condition`.
+	Type ConditionTaskType `json:"type"`
+}
+
+// ConditionTaskType The task type, `condition`.
+type ConditionTaskType string
+
 // ConfirmPlanAction Confirms the plan; moves the conversation from `plan` to `build`.
 type ConfirmPlanAction struct {
 	// Action Always `confirm_plan`.
@@ -1983,6 +2273,38 @@ type DatabaseRowsResponse struct {
 	Total int `json:"total"`
 }
 
+// DelayParameters Parameters of a delay task.
+type DelayParameters struct {
+	// Seconds Seconds to wait, at most 30 days.
+	Seconds float64 `json:"seconds"`
+}
+
+// DelayTask A task of type `delay`. Waits a number of seconds without holding a worker, then passes its input on unchanged as its output; what it waited is recorded on the attempt (`detail.waited_seconds`). Its `parameters` follow DelayParameters.
+//
+// Example: {"description":"Gives the customer three days to pay before the reminder goes out.","name":"wait_three_days","parameters":{"seconds":259200},"type":"delay"}
+type DelayTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a delay task.
+	Parameters DelayParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `delay`.
+	Type DelayTaskType `json:"type"`
+}
+
+// DelayTaskType The task type, `delay`.
+type DelayTaskType string
+
 // DetailedHealthResponse Detailed health report of one replica. `status` is `healthy` when every check passed, `degraded` when only non-essential checks failed (the background queue or the mail relay) and `unhealthy` when the database or migrations check failed.
 type DetailedHealthResponse struct {
 	// Checks The individual checks: `database`, `migrations`, `queue` and, when mail is configured, `mail`.
@@ -2183,6 +2505,56 @@ type DocumentationLinks struct {
 	Redoc string `json:"redoc"`
 }
 
+// EmailParameters Parameters of an email task.
+type EmailParameters struct {
+	// Bcc Blind copy recipients.
+	Bcc *[]openapi_types.Email `json:"bcc,omitempty"`
+
+	// Body Message body. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`.
+	Body string `json:"body"`
+
+	// Cc Copy recipients.
+	Cc *[]openapi_types.Email `json:"cc,omitempty"`
+
+	// ContentType Whether body is plain text or HTML.
+	ContentType *EmailParametersContentType `json:"content_type,omitempty"`
+
+	// Subject Subject line. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`.
+	Subject string `json:"subject"`
+
+	// To Recipients.
+	To []openapi_types.Email `json:"to"`
+}
+
+// EmailParametersContentType Whether body is plain text or HTML.
+type EmailParametersContentType string
+
+// EmailTask A task of type `email`. Sends an e-mail from the server's configured sender address. The mail is queued in the server's outbox when the task completes, once per attempt even if the attempt is recorded twice, and delivered from there (delivery is retried by the outbox, not by the task). Its `parameters` follow EmailParameters.
+//
+// Example: {"description":"Mails the daily revenue report (the sql_query's rows) to finance.","name":"send_report","parameters":{"body":"Paid orders and revenue by region, yesterday:\n\n{{ .rows | map(\"\\(.region): \\(.orders) orders, \\(.revenue)\") | join(\"\\n\") }}\n","cc":["sales-leads@example.com"],"content_type":"text","subject":"Revenue yesterday: {{ .rows | map(.revenue | tonumber) | add // 0 }} in {{ .row_count }} regions","to":["finance@example.com"]},"type":"email"}
+type EmailTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of an email task.
+	Parameters EmailParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `email`.
+	Type EmailTaskType `json:"type"`
+}
+
+// EmailTaskType The task type, `email`.
+type EmailTaskType string
+
 // EmailTaskListResponse defines model for EmailTaskListResponse.
 type EmailTaskListResponse struct {
 	// EmailTasks One page of e-mail tasks.
@@ -2310,6 +2682,41 @@ type ErrorSummaryData struct {
 // ExecutionStatus Status of a flow execution. `queued`: created, waiting for the engine. `running`: the engine started it and its initial tasks execute. `in_progress`: further tasks are being processed. `awaiting_input`: a human review task of the execution is open; it returns to `in_progress` when the last open review completes. `completed`: every task finished successfully (skipped branches count as finished). `failed`: a task failed after its last attempt and the workflow stopped. `deleted`: soft-deleted from any status, hidden from lists. `stale`: a `completed` or `failed` execution whose flow got a newer version (a new definition; a change of the flow's other attributes makes no execution stale).
 type ExecutionStatus string
 
+// ExternalParameters Parameters of an external task.
+type ExternalParameters struct {
+	// Payload Data handed to the worker along with the task's input.
+	Payload interface{} `json:"payload,omitempty"`
+
+	// Queue Name of the queue workers claim from; omitted means the default queue.
+	Queue *string `json:"queue,omitempty"`
+}
+
+// ExternalTask A task of type `external`. Work done by an outside worker, which claims it and reports its output through the task-executions routes. Its `parameters` follow ExternalParameters; none is required, and omitted `parameters` mean `{}`.
+//
+// Example: {"description":"An OCR worker on a GPU machine turns the scanned invoice into text.","name":"ocr","parameters":{"payload":{"dpi":300,"languages":["en","de"]},"queue":"ocr-gpu"},"retry":{"backoff_seconds":30,"max_attempts":3},"timeout_seconds":900,"type":"external"}
+type ExternalTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of an external task.
+	Parameters *ExternalParameters `json:"parameters,omitempty"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `external`.
+	Type ExternalTaskType `json:"type"`
+}
+
+// ExternalTaskType The task type, `external`.
+type ExternalTaskType string
+
 // FileUploadCompleteRequest defines model for FileUploadCompleteRequest.
 type FileUploadCompleteRequest struct {
 	// Delimiter The field delimiter, one character; a comma (`,`) when omitted.
@@ -2343,6 +2750,55 @@ type FlowCreateRequest struct {
 	// Visibility Who may see the flow. `private`: its creator, the users invited to it, and callers with role `org_admin` or `backoffice`. `organization`: every user of the owning organization. `public`: additionally every authenticated caller of any organization may read it (reads only; changes, deletion and executions stay with the owning organization). Null or omitted on create means `organization`; the server never returns null.
 	Visibility *FlowVisibility `json:"visibility,omitempty"`
 }
+
+// FlowDefinition The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts, `email` texts and `http_request` fields) with the variables `$input` and `$tasks` (see Data flow below), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. Data flow. A task's input is the output of its predecessor when it has one; the execution's input when it has none; and when it has several, an object keyed by predecessor name of the outputs of those that completed (edges `a → c` and `b → c` give `c` the input `{"a": <a's output>, "b": <b's output>}`, without `b` when `b` was skipped). Every jq expression and template (`transform` and `condition` expressions, edge conditions, `llm` prompts, `email` texts, `http_request` url, header and query values and body) also reads two variables: `$input`, the execution's input, and `$tasks`, the outputs of the completed tasks upstream by name (`$tasks.extract.json.total`; upstream means a path of edges leads from that task to this one; an edge condition may also read its own source). A task upstream that did not complete (skipped, failed) is absent, so `$tasks.name` is null. Validation reports `$tasks.name` naming no task (`unknown_task`) or a task that is not upstream (`task_not_upstream`), at the expression's `loc`. `condition` and `delay` pass their input on unchanged as their output; a condition's result is recorded on its attempt (`detail.result`) and decides the edges out of it: each follows the result its `branch` names (true when omitted), and an edge that also has a `condition` holds when that condition yields true as well. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version's definition, and fails without sending the credential when they no longer allow it; a later change of the version's other attributes in place (PATCH) saves no definition and leaves that right as it was.
+//
+// Example: {"edges":[{"source":"extract","target":"unsure"},{"branch":true,"source":"unsure","target":"review"},{"branch":false,"source":"unsure","target":"post"},{"source":"review","target":"post"}],"tasks":[{"description":"Reads the invoice number and total.","name":"extract","parameters":{"output_schema":{"properties":{"confidence":{"type":"number"},"number":{"type":"string"},"total":{"type":"number"}},"required":["number","total","confidence"],"type":"object"},"prompt":"Extract the invoice number and total, with your confidence, from: {{ .text }}"},"retry":{"backoff_seconds":2,"max_attempts":3},"timeout_seconds":60,"type":"llm"},{"name":"unsure","parameters":{"expression":".json.confidence \u003c 0.9"},"type":"condition"},{"name":"review","parameters":{"review_of":"extract"},"type":"human_review"},{"name":"post","parameters":{"body":{"number":"{{ $tasks.extract.json.number }}","source":"{{ $input.from }}","total":"{{ $tasks.extract.json.total }}"},"method":"POST","url":"https://erp.example.com/invoices"},"type":"http_request"}],"version":1}
+type FlowDefinition struct {
+	// Edges The dependencies between tasks.
+	Edges []FlowDefinitionEdge `json:"edges"`
+
+	// Tasks The tasks of the flow.
+	Tasks []FlowDefinitionTask `json:"tasks"`
+
+	// Version Version of the DSL itself (not of the flow); always 1.
+	Version FlowDefinitionVersion `json:"version"`
+}
+
+// FlowDefinitionVersion Version of the DSL itself (not of the flow); always 1.
+type FlowDefinitionVersion int
+
+// FlowDefinitionEdge A dependency between two tasks; `target` runs after `source` completes.
+type FlowDefinitionEdge struct {
+	// Branch Only on an edge out of a `condition` task (elsewhere it is an error, type `branch_without_condition`): the result of the condition the edge follows, so `false` makes the target the branch taken when the condition is false. Null or omitted means `true`.
+	Branch *bool `json:"branch,omitempty"`
+
+	// Condition A jq expression evaluated on the source task's output (with `$input` and `$tasks`, see FlowDefinition); the edge holds when it yields `true`. Null or omitted means the edge always holds (out of a `condition` task: whenever the result is the edge's `branch`). A condition that fails on the output does not hold. Each evaluation has a deadline (1 s by default) and a memory bound (256 MB by default), set by the server: a condition that passes either fails the source task's attempt for good, with `error.type` `limit_exceeded` and a message naming the edge and the limit.
+	Condition *string `json:"condition,omitempty"`
+
+	// Source Name of the task that runs first.
+	Source string `json:"source"`
+
+	// Target Name of the task that runs after it.
+	Target string `json:"target"`
+}
+
+// FlowDefinitionRetry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+type FlowDefinitionRetry struct {
+	// BackoffSeconds Seconds to wait before the first retry (at most an hour); the wait doubles for each further retry (exponential backoff).
+	BackoffSeconds *float32 `json:"backoff_seconds,omitempty"`
+
+	// MaxAttempts Total number of attempts, the first one included.
+	MaxAttempts *int `json:"max_attempts,omitempty"`
+}
+
+// FlowDefinitionTask One task of a flow definition. Its `type` names the task type and so which schema the task follows: each type has one (TransformTask, ConditionTask, HttpRequestTask, LlmTask, HumanReviewTask, SqlQueryTask, EmailTask, DelayTask, ExternalTask), with an example, whose `parameters` are that type's parameters schema (`TransformParameters` for `transform`, and so on). They describe a valid definition; a definition that strays from them (an unknown type, a misspelt or missing parameter) is still stored as sent, with each problem in `validation_errors` (see FlowDefinition).
+type FlowDefinitionTask struct {
+	union json.RawMessage
+}
+
+// FlowDefinitionTaskType Built-in task types. `transform`: reshapes data with a jq expression. `condition`: evaluates a jq expression to true or false for its outgoing edges. `http_request`: calls an HTTP endpoint (private and loopback targets are refused unless allowed). `llm`: prompts a language model. `human_review`: creates a human review task and puts the execution in `awaiting_input` until the review completes; its output is the reviewed output. `sql_query`: runs a query on a configured SQL database. `email`: sends an e-mail. `delay`: waits a number of seconds. `external`: work done by an outside worker that reports through the task-executions routes. FlowDefinitionTask has a schema of each type's tasks and parameters, with an example.
+type FlowDefinitionTaskType string
 
 // FlowDefinitionUpdate defines model for FlowDefinitionUpdate.
 type FlowDefinitionUpdate struct {
@@ -2547,6 +3003,9 @@ type FlowResponse struct {
 
 	// ValidationErrors Problems of the definition, each with a `loc` path that starts at the definition (for example `["definition", "tasks", 2, "parameters", "url"]`); only with `include_validation_errors=true` and in the replies of create, PUT, PATCH and PUT definition, otherwise null. An empty list means the definition is valid.
 	ValidationErrors *[]ErrorDetails `json:"validation_errors"`
+
+	// ValidationWarnings What is valid but likely not what the author meant, shaped like `validation_errors` and present exactly when it is; warnings never keep a version from being published. Type `unguarded_edge`: an edge without a condition into a task that also has a guarded edge (a `condition`, or a condition task's `branch`), from a task that runs before that guard is decided; since a task starts when any one of its incoming edges holds, the task runs whatever the guard says. Read the source's output with `$tasks.<name>` instead of such an edge.
+	ValidationWarnings *[]ErrorDetails `json:"validation_warnings,omitempty"`
 
 	// Version Version number; 1 for a new flow, incremented by each update that changes the definition (a change of the other attributes alone keeps the number).
 	Version int `json:"version"`
@@ -2762,6 +3221,59 @@ type HealthLinks struct {
 	Readiness string `json:"readiness"`
 }
 
+// HttpRequestParameters Parameters of an http_request task.
+type HttpRequestParameters struct {
+	// Body Request body. A string is sent as it is (set Content-Type in headers); any other value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD. Omitted for POST, PUT and PATCH, the task's input is sent as JSON. Every string in it is a template: `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` (strings as they are, other values as JSON), and a string that is one `{{ expr }}` and nothing else becomes the expression's value, of its own type: `{"total": "{{ $tasks.extract.json.total }}"}` sends a number.
+	Body interface{} `json:"body,omitempty"`
+
+	// CredentialId Id of one of the organization's credentials; its secret authenticates the request: a credential with an api_key as a bearer token (Authorization: Bearer), one with a username and password as basic auth. An Authorization header set in headers wins. A credential of another kind fails the task. The user saving the flow must be allowed to use the credential (its creator, an org_admin, or anyone once it is shared with the organization), or the flow is not saved; each attempt checks that right again for the user who saved the version run. The credential is attached only to requests (and redirects) to hosts of its allowed_domains; a redirect elsewhere is followed without it.
+	CredentialId *openapi_types.UUID `json:"credential_id,omitempty"`
+
+	// Headers Request headers, name to value (an Authorization header included); the values are templates.
+	Headers *map[string]string `json:"headers,omitempty"`
+
+	// Method HTTP method.
+	Method *HttpRequestParametersMethod `json:"method,omitempty"`
+
+	// Query Query string parameters, name to value; added to those already in url; the values are templates.
+	Query *map[string]string `json:"query,omitempty"`
+
+	// TimeoutSeconds Seconds to wait for the whole response before the attempt fails (and is retried per the task's retry policy); the task's own timeout still applies.
+	TimeoutSeconds *float64 `json:"timeout_seconds,omitempty"`
+
+	// Url Absolute http or https URL to call; a template, for example `https://api.example.com/invoices/{{ $tasks.extract.json.number }}`.
+	Url string `json:"url"`
+}
+
+// HttpRequestParametersMethod HTTP method.
+type HttpRequestParametersMethod string
+
+// HttpRequestTask A task of type `http_request`. Calls an HTTP endpoint and returns its status, headers and body. Private, loopback and link-local targets are refused unless the server allows them. Every request carries an Idempotency-Key header (unless headers set one) that names the attempt: a repeated delivery of the same attempt sends the same key, a retry after a failed attempt a new one. Statuses 2xx and 3xx (redirects are followed, up to 5) complete the task; 408, 429 and 5xx fail the attempt and are retried per the task's retry policy; any other status fails the task without retry. A response body larger than 10 MiB fails the task, as does a refused target. Its `parameters` follow HttpRequestParameters.
+//
+// Example: {"description":"Posts the extracted invoice (the task's input, sent as JSON) to the ERP's webhook.","name":"post_invoice","parameters":{"credential_id":"6f1c2a8e-3b4d-4c5e-9f60-7a8b9c0d1e2f","headers":{"X-Source":"loopwork"},"method":"POST","query":{"tenant":"acme"},"timeout_seconds":20,"url":"https://erp.example.com/hooks/invoices"},"retry":{"backoff_seconds":2,"max_attempts":5},"timeout_seconds":120,"type":"http_request"}
+type HttpRequestTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of an http_request task.
+	Parameters HttpRequestParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `http_request`.
+	Type HttpRequestTaskType `json:"type"`
+}
+
+// HttpRequestTaskType The task type, `http_request`.
+type HttpRequestTaskType string
+
 // HumanReviewAssignmentListResponse defines model for HumanReviewAssignmentListResponse.
 type HumanReviewAssignmentListResponse struct {
 	Assignments []HumanReviewTaskAssignmentResponse `json:"assignments"`
@@ -2774,6 +3286,56 @@ type HumanReviewAssignmentListResponse struct {
 
 // HumanReviewAssignmentStatus `pending`: assigned, not started. `in_progress`: the user started (`started_at` set). `completed`: this user gave a verdict (which completed the task, or counted as one of its required approvals). `cancelled`: the task was completed otherwise (by other users, an administrator, or its timeout) before this user gave a verdict, or the execution was deleted. Completed and cancelled are final.
 type HumanReviewAssignmentStatus string
+
+// HumanReviewParameters Parameters of a human_review task.
+type HumanReviewParameters struct {
+	// AssignedUsers Ids of the users who review: active users of the organization with a reviewer role (not integration). Omitted or empty means the users invited to the flow and its creator, when they have such a role.
+	AssignedUsers *[]openapi_types.UUID `json:"assigned_users,omitempty"`
+
+	// Instructions What the reviewer should check, in Markdown.
+	Instructions *string `json:"instructions,omitempty"`
+
+	// OnTimeout What an expired review does: `approve` completes it as approved and `reject` as rejected (both with the reviewed content as it was, and no completed_by), `fail` fails the task, and so the execution, without retry.
+	OnTimeout *HumanReviewParametersOnTimeout `json:"on_timeout,omitempty"`
+
+	// RequiredApprovals How many of the assigned users must approve before the review completes as approved; more than are assigned fails the task. One rejection completes it as rejected whatever this says.
+	RequiredApprovals *int `json:"required_approvals,omitempty"`
+
+	// ReviewOf Name of the task whose output is reviewed (its latest completed attempt); omitted means the task's own input: its predecessor's output, an object keyed by predecessor name when it has several, or the execution's input when it has none.
+	ReviewOf *string `json:"review_of,omitempty"`
+
+	// TimeoutSeconds Seconds the review may stay open; omitted means no limit. This is the review's own limit: the task's timeout_seconds does not run while it waits for people.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+}
+
+// HumanReviewParametersOnTimeout What an expired review does: `approve` completes it as approved and `reject` as rejected (both with the reviewed content as it was, and no completed_by), `fail` fails the task, and so the execution, without retry.
+type HumanReviewParametersOnTimeout string
+
+// HumanReviewTask A task of type `human_review`. Creates a human review task and puts the execution in awaiting_input until the review completes; the reviewed (possibly corrected) output, with review_result, is the task's output and continues the flow. The review completes when required_approvals assigned users approved (review_result true), or at the first rejection (review_result false): the task then completes all the same, so outgoing edges can branch on `.review_result`. An administrator's completion decides alone. A review still open at its timeout ends as on_timeout says. Its `parameters` follow HumanReviewParameters; none is required, and omitted `parameters` mean `{}`.
+//
+// Example: {"description":"A person from accounts payable checks the extraction against the scanned invoice.","name":"review","parameters":{"instructions":"Compare the **vendor**, **invoice number** and **total** with the scanned invoice and correct what differs. Reject invoices that are not addressed to us.","on_timeout":"reject","required_approvals":1,"timeout_seconds":172800},"type":"human_review"}
+type HumanReviewTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a human_review task.
+	Parameters *HumanReviewParameters `json:"parameters,omitempty"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `human_review`.
+	Type HumanReviewTaskType `json:"type"`
+}
+
+// HumanReviewTaskType The task type, `human_review`.
+type HumanReviewTaskType string
 
 // HumanReviewTaskAssignmentResponse defines model for HumanReviewTaskAssignmentResponse.
 type HumanReviewTaskAssignmentResponse struct {
@@ -3076,6 +3638,56 @@ type LivenessResponse struct {
 
 // LivenessResponseStatus `alive` when the process can answer requests, otherwise `unhealthy`.
 type LivenessResponseStatus string
+
+// LlmParameters Parameters of an llm task.
+type LlmParameters struct {
+	// CredentialId Id of an api_key credential of the organization whose key is sent to the model's endpoint instead of the server's own; the user saving the flow must be allowed to use it.
+	CredentialId *openapi_types.UUID `json:"credential_id,omitempty"`
+
+	// MaxTokens Upper bound of tokens in the answer.
+	MaxTokens *int `json:"max_tokens,omitempty"`
+
+	// Model Name of a configured model; omitted means the server's default model.
+	Model *string `json:"model,omitempty"`
+
+	// OutputSchema A JSON schema the answer must follow; the parsed answer is then in the output's `json`, and an answer that does not follow it fails the attempt. It may refer only inside itself: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is refused when the flow is saved.
+	OutputSchema *map[string]interface{} `json:"output_schema,omitempty"`
+
+	// Prompt The user message sent to the model. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`.
+	Prompt string `json:"prompt"`
+
+	// System System message, instructions that frame the prompt. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`.
+	System *string `json:"system,omitempty"`
+
+	// Temperature Sampling temperature; lower is more deterministic.
+	Temperature *float64 `json:"temperature,omitempty"`
+}
+
+// LlmTask A task of type `llm`. Prompts a language model and returns its answer, as text and, with output_schema, as JSON. Each call is recorded as usage of the product llm-call (one credit) with its token counts. The built-in model loopwork-builtin runs offline: asked for JSON it fills each property from the prompt's "name: value" mentions, with a confidence of the share it found. Its `parameters` follow LlmParameters.
+//
+// Example: {"description":"Reads the invoice's text and returns its fields as JSON.","name":"extract","parameters":{"max_tokens":500,"output_schema":{"properties":{"confidence":{"maximum":1,"minimum":0,"type":"number"},"date":{"format":"date","type":"string"},"invoice_number":{"type":"string"},"total":{"type":["number","null"]},"vendor":{"type":"string"}},"required":["vendor","invoice_number","total","confidence"],"type":"object"},"prompt":"Extract the vendor, invoice number, date and total of this invoice:\n\n{{ .text }}","system":"You read invoices. Answer only with what the document says; leave a field null when it is not there, and rate your confidence between 0 and 1.","temperature":0},"retry":{"backoff_seconds":5,"max_attempts":3},"timeout_seconds":60,"type":"llm"}
+type LlmTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of an llm task.
+	Parameters LlmParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `llm`.
+	Type LlmTaskType `json:"type"`
+}
+
+// LlmTaskType The task type, `llm`.
+type LlmTaskType string
 
 // LocationStep One step of a location in a request or a document, a field name or an array index.
 type LocationStep = interface{}
@@ -3652,6 +4264,61 @@ type SqlDatabaseTestResponse struct {
 	Success bool `json:"success"`
 }
 
+// SqlQueryParameters Parameters of a sql_query task.
+type SqlQueryParameters struct {
+	// DatabaseId Id of one of the organization's SQL databases, internal_sql_database credentials or document files. A SQL database or credential must be one the user saving the flow may use (its creator, an org_admin, or anyone once it is shared with the organization).
+	DatabaseId openapi_types.UUID `json:"database_id"`
+
+	// MaxRows Rows returned at most (and at most the server's ceiling); further rows are dropped.
+	MaxRows *int `json:"max_rows,omitempty"`
+
+	// Parameters Values bound to the placeholders, in order.
+	Parameters *[]SqlQueryParameters_Parameters_Item `json:"parameters,omitempty"`
+
+	// Query One SQL statement; use placeholders ($1, $2, … or ? depending on the database) for values, never string concatenation.
+	Query string `json:"query"`
+}
+
+// SqlQueryParametersParameters0 defines model for SqlQueryParameters.Parameters.0.
+type SqlQueryParametersParameters0 = string
+
+// SqlQueryParametersParameters1 defines model for SqlQueryParameters.Parameters.1.
+type SqlQueryParametersParameters1 = float64
+
+// SqlQueryParametersParameters2 defines model for SqlQueryParameters.Parameters.2.
+type SqlQueryParametersParameters2 = bool
+
+// SqlQueryParameters_Parameters_Item defines model for SqlQueryParameters.parameters.Item.
+type SqlQueryParameters_Parameters_Item struct {
+	union json.RawMessage
+}
+
+// SqlQueryTask A task of type `sql_query`. Runs exactly one SQL statement (a text of several fails the task, saying so) on one of the organization's registered SQL databases (PostgreSQL protocol, reached through the SSRF guard) or on its document files (database_id a document's id or an internal_sql_database credential: every document's current table by its table name, in the organization's own database, as its own role, in a read-only transaction that is always rolled back) with its parameters bound to the placeholders, within the task's timeout and the server's statement timeout (30 s by default, whichever is shorter). A statement that reads (SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most max_rows and at most the server's ceiling (10000 rows by default), each an object by column name (numerics and text as strings, times in RFC 3339); any other returns the rows it affected. Rows larger than 256 KB as JSON are stored as a file instead, named by rows_uri (resolve it with POST /api/storage/resolve), and rows is then empty. A retry runs the statement again, so writes should be idempotent; an error of the statement fails the task without retry. Its `parameters` follow SqlQueryParameters.
+//
+// Example: {"description":"Yesterday's paid orders and revenue by region.","name":"daily_revenue","parameters":{"database_id":"2d7e4b1a-9c3f-4e8d-a6b5-0f1e2d3c4b5a","max_rows":100,"parameters":["paid"],"query":"SELECT region, count(*) AS orders, sum(total) AS revenue FROM orders WHERE status = $1 AND created_at \u003e= current_date - 1 AND created_at \u003c current_date GROUP BY region ORDER BY revenue DESC"},"timeout_seconds":120,"type":"sql_query"}
+type SqlQueryTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a sql_query task.
+	Parameters SqlQueryParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `sql_query`.
+	Type SqlQueryTaskType `json:"type"`
+}
+
+// SqlQueryTaskType The task type, `sql_query`.
+type SqlQueryTaskType string
+
 // StatusBody A transient progress notice sent on the chat stream while the agent works (for example "Validating the
 // workflow"). Status messages are not stored.
 type StatusBody struct {
@@ -3742,6 +4409,9 @@ type TaskExecutionWithTagsAPI struct {
 	CompletedAt *time.Time `json:"completed_at"`
 	CreatedAt   time.Time  `json:"created_at"`
 
+	// Detail What the attempt decided or did beside its output, for the task types whose output is their input passed on: a `condition`'s `{"result": true|false}` (the branch its edges follow), a `delay`'s `{"waited_seconds": n}`; null for other types and before it is known.
+	Detail JsonValue `json:"detail"`
+
 	// Error The failure; null unless `failed`.
 	Error           *TaskExecutionError `json:"error"`
 	FlowExecutionId openapi_types.UUID  `json:"flow_execution_id"`
@@ -3828,6 +4498,38 @@ type TranscriptionResponse struct {
 	// Text The transcript; empty when no speech was recognised.
 	Text string `json:"text"`
 }
+
+// TransformParameters Parameters of a transform task.
+type TransformParameters struct {
+	// Expression A jq expression (gojq dialect), for example `{total: (.items | map(.price) | add)}`. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none; `$input` is the execution's input and `$tasks.<name>` the output of a completed task upstream.
+	Expression string `json:"expression"`
+}
+
+// TransformTask A task of type `transform`. Reshapes data with a jq expression; the first result of the expression is the task's output. Its `parameters` follow TransformParameters.
+//
+// Example: {"description":"Sums the invoice's lines and keeps what the accounting system needs.","name":"totals","parameters":{"expression":"{invoice_number, currency, total: (.lines | map(.quantity * .unit_price) | add)}"},"type":"transform"}
+type TransformTask struct {
+	// Description What the task does, for people reading the flow.
+	Description *string `json:"description,omitempty"`
+
+	// Name Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it.
+	Name string `json:"name"`
+
+	// Parameters Parameters of a transform task.
+	Parameters TransformParameters `json:"parameters"`
+
+	// Retry How often a failing task is tried. Each retry is a new task execution with the next `task_execution_idx`. Omitted means one attempt.
+	Retry *FlowDefinitionRetry `json:"retry,omitempty"`
+
+	// TimeoutSeconds Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type.
+	TimeoutSeconds *int `json:"timeout_seconds,omitempty"`
+
+	// Type The task type, `transform`.
+	Type TransformTaskType `json:"type"`
+}
+
+// TransformTaskType The task type, `transform`.
+type TransformTaskType string
 
 // TransitionToBuildBody The conversation moved from phase `plan` to phase `build` after the plan was confirmed.
 type TransitionToBuildBody struct {
@@ -4244,6 +4946,9 @@ type Forbidden = ErrorResponse
 
 // NotFound defines model for NotFound.
 type NotFound = ErrorResponse
+
+// NotImplemented defines model for NotImplemented.
+type NotImplemented = ErrorResponse
 
 // TooManyRequests defines model for TooManyRequests.
 type TooManyRequests = ErrorResponse
@@ -5430,6 +6135,447 @@ func (t ChatMessageBody) MarshalJSON() ([]byte, error) {
 }
 
 func (t *ChatMessageBody) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTransformTask returns the union data inside the FlowDefinitionTask as a TransformTask
+func (t FlowDefinitionTask) AsTransformTask() (TransformTask, error) {
+	var body TransformTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransformTask overwrites any union data inside the FlowDefinitionTask as the provided TransformTask
+func (t *FlowDefinitionTask) FromTransformTask(v TransformTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"transform"}`))
+	t.union = b
+	return err
+}
+
+// MergeTransformTask performs a merge with any union data inside the FlowDefinitionTask, using the provided TransformTask
+func (t *FlowDefinitionTask) MergeTransformTask(v TransformTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"transform"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsConditionTask returns the union data inside the FlowDefinitionTask as a ConditionTask
+func (t FlowDefinitionTask) AsConditionTask() (ConditionTask, error) {
+	var body ConditionTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromConditionTask overwrites any union data inside the FlowDefinitionTask as the provided ConditionTask
+func (t *FlowDefinitionTask) FromConditionTask(v ConditionTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"condition"}`))
+	t.union = b
+	return err
+}
+
+// MergeConditionTask performs a merge with any union data inside the FlowDefinitionTask, using the provided ConditionTask
+func (t *FlowDefinitionTask) MergeConditionTask(v ConditionTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"condition"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsHttpRequestTask returns the union data inside the FlowDefinitionTask as a HttpRequestTask
+func (t FlowDefinitionTask) AsHttpRequestTask() (HttpRequestTask, error) {
+	var body HttpRequestTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromHttpRequestTask overwrites any union data inside the FlowDefinitionTask as the provided HttpRequestTask
+func (t *FlowDefinitionTask) FromHttpRequestTask(v HttpRequestTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"http_request"}`))
+	t.union = b
+	return err
+}
+
+// MergeHttpRequestTask performs a merge with any union data inside the FlowDefinitionTask, using the provided HttpRequestTask
+func (t *FlowDefinitionTask) MergeHttpRequestTask(v HttpRequestTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"http_request"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsLlmTask returns the union data inside the FlowDefinitionTask as a LlmTask
+func (t FlowDefinitionTask) AsLlmTask() (LlmTask, error) {
+	var body LlmTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromLlmTask overwrites any union data inside the FlowDefinitionTask as the provided LlmTask
+func (t *FlowDefinitionTask) FromLlmTask(v LlmTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"llm"}`))
+	t.union = b
+	return err
+}
+
+// MergeLlmTask performs a merge with any union data inside the FlowDefinitionTask, using the provided LlmTask
+func (t *FlowDefinitionTask) MergeLlmTask(v LlmTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"llm"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsHumanReviewTask returns the union data inside the FlowDefinitionTask as a HumanReviewTask
+func (t FlowDefinitionTask) AsHumanReviewTask() (HumanReviewTask, error) {
+	var body HumanReviewTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromHumanReviewTask overwrites any union data inside the FlowDefinitionTask as the provided HumanReviewTask
+func (t *FlowDefinitionTask) FromHumanReviewTask(v HumanReviewTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"human_review"}`))
+	t.union = b
+	return err
+}
+
+// MergeHumanReviewTask performs a merge with any union data inside the FlowDefinitionTask, using the provided HumanReviewTask
+func (t *FlowDefinitionTask) MergeHumanReviewTask(v HumanReviewTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"human_review"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSqlQueryTask returns the union data inside the FlowDefinitionTask as a SqlQueryTask
+func (t FlowDefinitionTask) AsSqlQueryTask() (SqlQueryTask, error) {
+	var body SqlQueryTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryTask overwrites any union data inside the FlowDefinitionTask as the provided SqlQueryTask
+func (t *FlowDefinitionTask) FromSqlQueryTask(v SqlQueryTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"sql_query"}`))
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryTask performs a merge with any union data inside the FlowDefinitionTask, using the provided SqlQueryTask
+func (t *FlowDefinitionTask) MergeSqlQueryTask(v SqlQueryTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"sql_query"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEmailTask returns the union data inside the FlowDefinitionTask as a EmailTask
+func (t FlowDefinitionTask) AsEmailTask() (EmailTask, error) {
+	var body EmailTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEmailTask overwrites any union data inside the FlowDefinitionTask as the provided EmailTask
+func (t *FlowDefinitionTask) FromEmailTask(v EmailTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"email"}`))
+	t.union = b
+	return err
+}
+
+// MergeEmailTask performs a merge with any union data inside the FlowDefinitionTask, using the provided EmailTask
+func (t *FlowDefinitionTask) MergeEmailTask(v EmailTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"email"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDelayTask returns the union data inside the FlowDefinitionTask as a DelayTask
+func (t FlowDefinitionTask) AsDelayTask() (DelayTask, error) {
+	var body DelayTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDelayTask overwrites any union data inside the FlowDefinitionTask as the provided DelayTask
+func (t *FlowDefinitionTask) FromDelayTask(v DelayTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"delay"}`))
+	t.union = b
+	return err
+}
+
+// MergeDelayTask performs a merge with any union data inside the FlowDefinitionTask, using the provided DelayTask
+func (t *FlowDefinitionTask) MergeDelayTask(v DelayTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"delay"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsExternalTask returns the union data inside the FlowDefinitionTask as a ExternalTask
+func (t FlowDefinitionTask) AsExternalTask() (ExternalTask, error) {
+	var body ExternalTask
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromExternalTask overwrites any union data inside the FlowDefinitionTask as the provided ExternalTask
+func (t *FlowDefinitionTask) FromExternalTask(v ExternalTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"external"}`))
+	t.union = b
+	return err
+}
+
+// MergeExternalTask performs a merge with any union data inside the FlowDefinitionTask, using the provided ExternalTask
+func (t *FlowDefinitionTask) MergeExternalTask(v ExternalTask) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b, err = runtime.JSONMerge(b, []byte(`{"type":"external"}`))
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t FlowDefinitionTask) Discriminator() (string, error) {
+	var discriminator struct {
+		Discriminator string `json:"type"`
+	}
+	err := json.Unmarshal(t.union, &discriminator)
+	return discriminator.Discriminator, err
+}
+
+func (t FlowDefinitionTask) ValueByDiscriminator() (interface{}, error) {
+	discriminator, err := t.Discriminator()
+	if err != nil {
+		return nil, err
+	}
+	switch discriminator {
+	case "condition":
+		return t.AsConditionTask()
+	case "delay":
+		return t.AsDelayTask()
+	case "email":
+		return t.AsEmailTask()
+	case "external":
+		return t.AsExternalTask()
+	case "http_request":
+		return t.AsHttpRequestTask()
+	case "human_review":
+		return t.AsHumanReviewTask()
+	case "llm":
+		return t.AsLlmTask()
+	case "sql_query":
+		return t.AsSqlQueryTask()
+	case "transform":
+		return t.AsTransformTask()
+	default:
+		return nil, errors.New("unknown discriminator value: " + discriminator)
+	}
+}
+
+func (t FlowDefinitionTask) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *FlowDefinitionTask) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSqlQueryParametersParameters0 returns the union data inside the SqlQueryParameters_Parameters_Item as a SqlQueryParametersParameters0
+func (t SqlQueryParameters_Parameters_Item) AsSqlQueryParametersParameters0() (SqlQueryParametersParameters0, error) {
+	var body SqlQueryParametersParameters0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryParametersParameters0 overwrites any union data inside the SqlQueryParameters_Parameters_Item as the provided SqlQueryParametersParameters0
+func (t *SqlQueryParameters_Parameters_Item) FromSqlQueryParametersParameters0(v SqlQueryParametersParameters0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryParametersParameters0 performs a merge with any union data inside the SqlQueryParameters_Parameters_Item, using the provided SqlQueryParametersParameters0
+func (t *SqlQueryParameters_Parameters_Item) MergeSqlQueryParametersParameters0(v SqlQueryParametersParameters0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSqlQueryParametersParameters1 returns the union data inside the SqlQueryParameters_Parameters_Item as a SqlQueryParametersParameters1
+func (t SqlQueryParameters_Parameters_Item) AsSqlQueryParametersParameters1() (SqlQueryParametersParameters1, error) {
+	var body SqlQueryParametersParameters1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryParametersParameters1 overwrites any union data inside the SqlQueryParameters_Parameters_Item as the provided SqlQueryParametersParameters1
+func (t *SqlQueryParameters_Parameters_Item) FromSqlQueryParametersParameters1(v SqlQueryParametersParameters1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryParametersParameters1 performs a merge with any union data inside the SqlQueryParameters_Parameters_Item, using the provided SqlQueryParametersParameters1
+func (t *SqlQueryParameters_Parameters_Item) MergeSqlQueryParametersParameters1(v SqlQueryParametersParameters1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSqlQueryParametersParameters2 returns the union data inside the SqlQueryParameters_Parameters_Item as a SqlQueryParametersParameters2
+func (t SqlQueryParameters_Parameters_Item) AsSqlQueryParametersParameters2() (SqlQueryParametersParameters2, error) {
+	var body SqlQueryParametersParameters2
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSqlQueryParametersParameters2 overwrites any union data inside the SqlQueryParameters_Parameters_Item as the provided SqlQueryParametersParameters2
+func (t *SqlQueryParameters_Parameters_Item) FromSqlQueryParametersParameters2(v SqlQueryParametersParameters2) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSqlQueryParametersParameters2 performs a merge with any union data inside the SqlQueryParameters_Parameters_Item, using the provided SqlQueryParametersParameters2
+func (t *SqlQueryParameters_Parameters_Item) MergeSqlQueryParametersParameters2(v SqlQueryParametersParameters2) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SqlQueryParameters_Parameters_Item) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SqlQueryParameters_Parameters_Item) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -43150,6 +44296,8 @@ type ForbiddenJSONResponse ErrorResponse
 
 type NotFoundJSONResponse ErrorResponse
 
+type NotImplementedJSONResponse ErrorResponse
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter *int
 }
@@ -59448,1055 +60596,1220 @@ func (sh *strictHandler) GetV1SwaggerDocument(ctx echo.Context) error {
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L39khs3li/4KgjuRIjszaJKsuzproob91ZLclvdsqVWleyJcekywUyQRFcSoBPIothebcxf+wAb+wzz",
-	"YPMkGzgHQCKTSGayqmR7Znoipl1ifh0ABwfn83d+HmVyvZGCCa1GZz+PNrSka6ZZCf+62PC/sN2r/C3V",
-	"K/PvnKms5BvNpRidjV7lRC6IXjFy8fYVuWG76SgZcXNlY+5PRoKu2ehsxPNRMirZTxUvWT4602XFkpHK",
-	"VmxNzUsXslxTPTobVRXcqXcb85TSJRfL0adPyeiPvCi4WL4pl1Twv1Pz+b9WrNztkxTeQrQkJdvIUhMp",
-	"zknOFrQqtDI/G5ozWhSsfKSm5I0odiSd0+xGLhY8YylZ0x0xxBMqpF6xksjgvedkIUuCv5eyYCp61yNF",
-	"eE6oUFtWKvLs9JmfnJ+AdD874UMzmIBjpua5FLesVPD0q3x/Qq7MSIN7gKzPtU7PS5YzoTktOknxd3xW",
-	"Ql7IrFozoV/MuwjJ7R1kwQt2iJZ8Prs3OS/XlBdXVN10UcNOzB1EU3VziBZz/f7UfF3I7cuPLKuQZ/r2",
-	"9qKQW8Lc/Z9rxQxRA2kZm7+U2Z1mH9KiIFwrYjicS6Emn4vCb6o1Fe/YLWdbXMo+YlfmAVLCE7C0n4uy",
-	"VyIrqpy92Am65tkLquk+WT+smCDwasJotgJ6DKFpzhZccHNXSpZMK0JJmuObZjnVNCVy/jeWabLlegXj",
-	"Kiuh+RrEyoIvqxKFrYQvKfNOsxyGSjI2C8Q+0vWmYPDoWuasMPKSpEWxTpEKI2wrxRIiSxTMXkbgneqn",
-	"YgYyM7h/w7ObSZdE5Tgfs3AYDbFqj4LR2YIWivkpnUtZMCrCOX1T5qxkuVnw7+iaqYMTm8L+NESolKxk",
-	"kSsYD/zgmKKe7kcKhqMINyfVRhZyyTNaEGk+ScYUB5tJ8zBdaFYSdsvKHf7MNcnZholcwdmmOVPkhrEN",
-	"fAPfYD8IRKmU0LKku8mUvNJEabpTRFRFQbZA/YrhW5cl3awIV0RITZSsRE7GebUpeEa1vQUGk5h1YfkS",
-	"xsbFklCy5kqZv8xNCaEk22UF610hidM7qyfurutU6U2lL+FJdS/uFySV8LIZ0uH4P4Fp+vPlm+8IXnCc",
-	"jnf3jjR8511H+a4S31XrOSsPs2FZiZmA+1KzmAteFCw/A/o3UnHcrsgdXq4TupZmIYui/s1vZhC7853Z",
-	"mVaz4muWkJwVTLOcSMEMFwOJORkrSW654vOCEaRCwZZd0VtGlnSjzolirEFlL5/U995x5t4rVr4SC9nP",
-	"GlQpvhSgGmS0LM3GMhOFP7PcSKrykSIly2SZm72bml/SvhGYm2bcUHC3AXxPC57D5L8sS1n2CKJbf/eM",
-	"we2hPNqUcl6wdUQkncO+Xm/0jhRcabJmVCgCL+sb394Xjx+nZsvyoB7L61s+q/b4mq+5jpzs2kzahpVk",
-	"Q5csIU+MJfHk9LRragp4TXQanp4mozX9yNfVenT25NT8iwv7L08RDJeVQFJo1/RrHqFJ8bkm6S1dsn0a",
-	"zK921yfmnCk1HA+aPOmaJTOX8Ul60jsrb0uZV5nun5AN3vi55uLy8s3bUt7ynJX9tJhjsjD/WYoTKQxp",
-	"8CAZp0rJmfvnjOfpHVXZNf34momlocKxlv93lPqfCqMzzqliXTvv8q+vSW7vQcO2VsKpgjOiZdl9NjX8",
-	"vaJL1jBhOlwBfzHqkDSmfWUewennqsueabGluWvm7zreLkcyS7keSB2eJyw3e8VYNaDwAb2ga49Bzip+",
-	"261TLUq5jhOZU81OzGu6KbU76cipbG+r9tbGy3ecvCt57NTN2UKWLJw19rFv1rS825yxEoz6QySaI1+R",
-	"7Uoqb+DTPC+ZUsZ00pQLZWllH3VC+FJI8wGSUcW6yGXmNaOO3f70y2f9ux00oV4hZWj/fDuYla/URab5",
-	"LetdYgq3kbH5zMTsDPg1Z/A7NdrnGHSKCU53p5qiZvimxtxF1BBD3DtZsAG8B6uLRjFX4Ans+rq51vjw",
-	"P5VsMTob/R+Pa+frY2saPHYUjD4ZekqmNlIotDz/SPN37KeKKdBODBMxAX/SDRppXIrHf1OG0p8Hfg20",
-	"yXf2I/jJffFf4kdJRoWxDOdwoGZMKSOvFFFM6OkInZGLgme/FnX266p2VWRVWRpNXmljwDbcEZTUlq1Z",
-	"pgmMAD74y5H/XrCPG5YZNgatmYy/PD2dgCeECiI3zDpXzKzTW8oLaqwqY4AZllOsvGXwzBOSCqln3IzM",
-	"mC4MlIdPyehrWc55njPxyy6J863DriC5ZOhSoIU5e4F2PzYg8zupv5aVyH9pxlGyKrOAQPbRmD2yJHNW",
-	"SLGEWEHMuQ9EX0n5LRU7uyPVL0f7O8OzYF0Q9jFjLGf5OSmZLndeb3BKuJHnimVS5OBnSt+Zu04uzF1g",
-	"sq4YzW2sJ7i0L/cu7Tu0JFvKtTtq4aNcLKcxsVpr6iBYBa30Spb87+wXXOZv0S2VkDUtzMnE8oSwjxtz",
-	"dJllLtmtvGF56HKEpa2t7a8pLx6Q4G+urt62TPk+sbYACkhtYJ+TNGea8iIliu6MhsFKRqjIyXa1m8Ip",
-	"pmpH2EWWsY3+QZY3RqU1py7S2/wg3qUINZJ9I41g39pHzkkKynDoKhtvpFJ8XuwIy7mRXvOdVxsmxIgm",
-	"eotnAyWCbVHnth56MjYbyig6/j7wQnJtfnBe/kcq8EsQWpSM5jvQ4gyBrNQcj0TaNaBia+YmpTCwmRsM",
-	"MD0TxqT8cdS6Nvqwp60ko9bQ4ZN5Dn/T4m1ACupB+8sIQw+GoiUMmoxTOx9p4ny0CUlZvmQKDT9LCnof",
-	"DSlrpoy+O8ML3QOGJWqOE+75EFPGakXO39f60v4cfIgQh4z1R5nv4hYkXZpzGPzdjlFAuGZ66miGz3me",
-	"5tmKpBiAUCu6YWQhzemhzq5FCpEHo2aap+w+Scn4efCzlcrGsJ0kJLXuaXQ0Q4xbpWRspcMVVTdv4Te8",
-	"/VqkVKlqzfJZHQ5PyfgCf3zrf3Nvh7N7pqr1mpa7lIxhX1/iP+EeszuvBbg8HbcFdL+rhNufIdnTa9HB",
-	"7h0sYOb5hgtQ4u3bz0h8sjqmJCGxkZsJaQ1RliQ+GiR6bxvlNih1SDYiC0H46pN7xWfgcsvU4Uxa+rr5",
-	"Oh5TM/O9obtCUphyKgi+lNj9c27ZGPkX5ZvlYmKs9Sbjm7FIwd4sRmc/Hp6oDj4ffUoOPxdl996nolzf",
-	"+1R7C/Q+EN8Eo08fzCLkEIG71FRXKrCAmntDweVYjA4fJNXGWPUqCawXjtGvJb9lAuNmYMNptla97Boh",
-	"6pVmaxDV9OMrfIfzwLl/ehaDeNwec/oxRHmx64sdUxHnWLwG59BKbsHWgFDg2BjXa641yyfmalYwWhKu",
-	"p+SqEShiYskFIznLeM6cpL6lRcUUoSVDReWcZHK9lgJjQ+ZnIy4EF0sjY8xsQujI/AP1mxQUmFTd8M2G",
-	"5bAZAs/Gl6fJyBBpzB931O7JGB9E3B/3d3TNnGsDYn/jjCp2ophQXDv3UMOT8mW/J6UhVPy3owtnDj+n",
-	"pj5fVeJmf8lC9bIoBkiBPyspvjfTPvr0IWqDme88Ql8TEzohVOwwfgmLdUYowcFAGoWR+1xpKrRdiZJR",
-	"Je2CGVs0SAJIzUDTawH30XIJiTQqxfdoKYuZsf/guRynXMoCYmaqKnRwW8l0VQo4MzolfniowZDOGrSO",
-	"NfuIr/T6ZxISj45q0D6AAvu7uamm9FqMKRBJ/M1owuYJjpgb1dgNFNxQjQGQ8XZFtR8qwZ9Zbo9wf0I5",
-	"ssGBZikxp6UjxP2Nzw8+yhzrRFlPSPEXtvM2Ulw5E1Ls1rJS5Ibt/GSmdMNv2C4laCS6/WPMOGMrof0D",
-	"TgiesYhmLqSY3bDdgE9CVgJ41ZgwW1xhdISLhGh5wwQp2aJkagUMVXBxQ4y9tt44B36PWusIic7PhnfG",
-	"hUtMWnE6DtkUVBsjEgKR5YJmxgq/ZWp/7HOq2Kwqi4gCM1eyqDQj79+99tEp995SVpopjNS77BqWk001",
-	"L3gWPmEn3cjsBK0nIQUz+kX9GCYsgLRA63AllXYvsOraxOojtQW3KdmCfwS9Ch1lo7PRSuuNOnv8uJBy",
-	"YyZjai9NM7l+TDc8pvDhe7p0Jr2yH+qYgoSk5sVpk474t1qrbT+c1GvQsex/YbvnJaOaBQpFa63Adg1y",
-	"W5uL3Li5HXYbcmDFz6oLzDzVRqJYW8jKFrM5QYUsz21SkWAsJ9YlWwn+U8WOPsiSkWWmGc0yWQkdi9e3",
-	"1rCsGOaCMGfgO4a07yBjcPylQcQ+TYDmPHBR3bDdxGlg3mMYutmAbblSlU3CMBOgJWjSQmmGancjndcl",
-	"88pyOaP5mgt7mrWTexXTRrUZRVMRQnbqPtMbHNQlXRssVJ8lC6NwgWhD7QqlHFf+5EBp6B07teO9ZLrk",
-	"7JblpKAatdWWHgEU5TOqh8azkjYn9zIuzwdEepJRQZWeVcoTEzXlQPeERE6YKrvTonT30rWWOV9wls/m",
-	"u5hAl8RQRLIVFUuWWzmYyTI/JxQ9EjwHZSdgW0xkNAe+2inN1ul0dGAnt3fe3o3tZO8h02idlL/UJLbE",
-	"gaUyYke0trzboLXr/LymC2b3hu1Ugy474n7N3myPOBWwk8xnx2mxnaWN8+zZF6SkIpdrYs6Cr55VZWEW",
-	"v6SZMWMnU3LJjHzRhCqSXljvNCzNGfkjoyUrU9BMuAJTSeCm5Db6UrJNsYtyA5A7O3QCLnipNHnyNCDH",
-	"mycgFZpS/Nlp5CtozR630TELrWNB0Sd3aBXtkp+4Jb/jgrZELDwSiK3G0Jqb2u601hQnkRoKZJluwf2a",
-	"K90ttt8IBkleZlGs8I5oeXTDjV4Jfw9zGcCn63hF2xmQ2JwxlCQDs8MSTKEyzxy8S0tNIwrpdz5OZIZC",
-	"1lRn4JwHRzwvDGsmRN4yzLQ3n4KZ8N86jWZmNfRvN02OhsQlfeFouxfpwLkq3LqghSYrjWnneKZetHiY",
-	"MA4xPCvmQVC25Nd/4pP0B5fEbQYNR1xgoxmNy8eSxnZnEarJGswBYWaArLmoNJvYrc4XRLBbVC7+cRAP",
-	"O4gba7ClyoUWz12ePS+cC9jn0/7XOp/vdeA1czPMUf7F4i9/oE//5ad/TicJVvJlcim4Ym4g/zgj73dG",
-	"RsVu1NcfyfK1153fVwcRPniDd/3BhKmVrIqcZCuW3ezLWQh+zowUn8HTWEjUHWk9HIHdG1NrEV0RC6Z2",
-	"OL+mXBAf8Kov27HAICMh2YgPODKO6DxXenXJlIqHrgmWGpxwQRTelDgz+U8SjG9kplg0PGNKzQ7oy3/+",
-	"4Qpc/0bz7VZ7iRRoX7qTQxlFWJGsoHztaz1Iqqq59bBaqQ3R0I+bNCEppxBm5ArDilWeknHaOJhSuHtN",
-	"eWHusEOdcRcLoJvNbM00xSCwz+myBRhpi5+d21oWLD0HXSC9Mb9a5yX6SzD/eimMggPeFJzVP//wl8vo",
-	"cYKpIuqwxMdJt3LMPgEL9l7wjy77piECuNBfPRvFlDT3QR5Zvtd8wSCt1Tliw+8Cr2COzviLr05PSSUK",
-	"m2nq3IiQxrTlykY7DiqL1uHaxUlvNvSnyqWyn1TKSXFw7b99c3lFHpuVfnz75DFc+J/LkgoNcc7/0Xh1",
-	"GhSkwbkIr/jilOTmF7kgXEDeJtc7MvYFh/OCTdwA0R0KrEOgHg6OmgN22eHA8tzafYHbHn+KZocYXuxV",
-	"+iu9eq9ienG4WRvUNfigwYXtlbEkdMmY9yqWzHVhd2tEpCRGKHR7+W09vbK+s7Y5VO/XoZNysdl86x75",
-	"lIxoFTl3L6qcM6OnBrnJjyzfq3NCXUpAQ7Q0MgPCK9F1vIuqj6nY4e0uOTt+68wmYvQpkLA2mJpkdWMu",
-	"brnGdRhjuNW+yi4VJpU77R1T8+6uX8ZUn2ZieLP4I4WEZWupTV3ZyjCTxsjiGRcDJgQMBluCx8WDGSqQ",
-	"mR3huAbzm5uSLj4D/62LjGC+69ilcEMqHBfNo2wKR9Rx/HlnPfbY/VhvxpgCarZn4rLZHbc3tn37s91K",
-	"6yGRFUqFvcUxKimhc2Px15lkK2oDiI1gUkaFNTL3pVXEAIyr+62YxCDmdlVc+2/9BhKgLdloFXmu9toQ",
-	"GW+oUltZ5hhrVkqeXVenp19krRIx+JHFTWF3WyQN5CUUkm9pnbRJVlTVhDRyYPaP0ZbPyu2hgUUN7XCd",
-	"namQ4JhDD75yiGm6OeZtKRfG/DZX2wUuTaaABfE5JHGZ1XH1U4S055ffh1S1w4fg/ooxCQCUuMuG1JyM",
-	"XYoSyZmGioFJdNXNQGeK/5112eFQevh3c6iQ+U73O/OCV87W8wFvXbMlhTcnJPWPpuQxeXL67Pdf/vNX",
-	"CQQsS1mJnOVnhOLTcmH+YlskCtiRErWmxqouMU0uQWFPTskYS4NcrTK8wDxx2jx6clnNQVRFxmeryT8l",
-	"oxVVMzQSomcQ+A21d2GUcgvuHU2NvmuVJXw8Fk20Ls9ZJotqLToysupUfXtb/5rgW0u57X0lML25kYyt",
-	"KQRFcblloCP8uME328MK+a7FMI0JTgKu/xDfMG8RMCV0/Tb3TVCyEIM6MgShtXdOUvzn7AkmncHfT9FQ",
-	"VNLYuA7+omSIeuGsxVJuj5OBQ8/ZUCJgloQZ7IGFRK77MlzGBduyskbu8NwPv08cjIFAxA/DAgvOCuvF",
-	"UI1hHTE+n9D4ZU8Go1ue1uCCKYouPBUZK7qqE/CqRS9gIjfmO9YpAF4KARdFgGoBrqjjawUy+ExDNcOf",
-	"ojrZr5SOH529FdXf4k3dGfg2Swwlrc9QTveS7ucy36Gn2hCdc/OeNRdUY2Hcmm42htpgPg+lcwM9fgid",
-	"mckB8WFuXFeusLvBPuDSXeN3Y76svVWXVCAEykzL2bziRd713JW/9Ur+0dxoX+Fz3lGb7XrcZTO/h7vg",
-	"2U+eI3ff2fJjs5SfhiZ+ByPpTaduTFFvZngw/333Rsc1JLN/0K3xSYcs8IDLu0+HueX/g0K4tV0+QQql",
-	"h8jrtAbCmxDOCl8SBAIGWQdNb0OH1evebZQN+wAZv796Puk0duO1S3wYKCAkOG5jH9+WXGsmfKL4nSJE",
-	"XVTYD3k4l965U0zk/T43u7qXePOeAd0z5Y3g5FFzflzUps109Yr5cSbI0D1CX7WzGZp7oojj2WAq5tJq",
-	"7sbKaGLaHJOCYKdOHU6lUFqWLHfzrBIiixxKHJ3LdlAWRUwORFSWTRSgxg/aZdpFYGrulEfR1LpbI3WK",
-	"Sbji98yq8DN+RFaFmblLXTK67iyi8Qd1vz1v16CLsjgFBeVrxNPz+C3R7A6qtTHurJ013xEKedistBn5",
-	"PikWf4VMWMj0KCsR9U4HwrBXyMC9tjyzQy0PC1qbQGplJRQxy4vIH0HpZxpWE2ZyzaAKrJ/jCkYVmw2K",
-	"RcGtEAc5t4m2HKfJzeea7sicYSCP5YQuKRculEKN+VPqOaOasI/aSKDczuWwA6cJHnxcnazFPm3MkY1Q",
-	"tEtom7kCP1WsYjb6Z6vx0kmAZOYqV9wUBS9STCvInLdZuBZ+VWwq7Ty3UNhTowXBtTRantu8s28DNXbA",
-	"D1yvruhSXbx95d/UXQ1jyTQ31F5ps16loEXaXw/RIjTCX+FB1NgLIW2N5Y7udQxSvC2o6DTswjjGpqDi",
-	"nKzlrQ3UNtQtrJc0t6Rml6eguad3sPHwizN4U8PSCy785u29jgLQ4yqvM7bRCIIAG0TJNcO6/DGFtcA0",
-	"uT08gMnUVdWnrqwZXpBCmZ//hD/6xsFZYTejmuACFxzAWSyMKf4GZQ9wRkEoGJwZ2UryjMXroQ0hx0sb",
-	"p+q5VAg/IQlpCJefrxurcT06I9d2oa5HSfC3+T1koevRp7iYwMl6EIrxVfeiGNwbHbRGwtUbjEDD9Q7G",
-	"9Fu2p7jmjcULrrPWw/1+DnoROK6wfBThhWlx8GDvOKe1BOa1hzLPVmRdKW2ttjYcfDPYQ+BktWWxzgJK",
-	"fLzvWjTLYPKSLjR+1FXRhaNCDj4+vY7raJSSwIXolxKbsc5FU4wWHHJ5LgolMa5gPdg5V5vCgd6Dh0iw",
-	"bbFz48thTM3ZwPoyJKFGFMYhhumX+xCE/alvBxnr7Yp2FTJuzCWkvzHv9uQ4CxPVwgQ1uiwZQ4dwoFbC",
-	"OtrctVxOr4U9dcLX+PUXOWChqJjGMiVWYrvEahCvY4sW0DyTJngCXgs66AAk77Csukn02B/vAD1BFvwj",
-	"AK5oBXAyVWnkMkA6XIuSQUUi3lsyYvNteG212G/h7GL4Bv50N/CSyK1hOeljsIoRvZUuPRBglZq1sHDM",
-	"JiN0wMWO23DFu03bQa6Uxjx+Ln8KSpq9r8nyBiG6IWEBC0gWGK+GJzDuKjJG5owJB6n8oD6WaPuH/hC2",
-	"22U9SBStbdktriKkwJ01AkFdyGoWCQKe0yEDH+TcaYrBwMOT2HRGs0EsEJHCG0IvmDXoj+SYg7nEcivq",
-	"quqQPJQvqkLDZQxZlhN/ozun/vzDlYfMt9mXgOFgU7WuhctA5vmk1acF+c/tAq6joC3H+bLcSEPTAVmo",
-	"T09AP3KnngB+FbbtFO17+sBdGbedmDCI+B7PW0hpj2+ssbaN5xIz/ju4yWICNOInG+TPahAUKxK6pzer",
-	"OVGOqOjsAwsOPB2GePXbqudwEXmP88Bt8c2m4Cy3CGs8T/2O5j7jLtApfZqZ3YfTa2HtTsU0VvB7WMhz",
-	"a14pp8EozYvCmX21qna/uoRuF/aBtSuNovSnkgrduevxHsRfzHOXq99Kw2qZguu6ej1e4JY1XnpOlkAO",
-	"ZI8JchrN0A594PX/9WdPU+WcELaQfvQtFRUtCCRCgz8zX0Nyb/u42vkeKIbULSsZPmMOqmpjaP/y9DQo",
-	"o9lDyjnt9TPgRHUvUAg23wOOcHhJatTdcCpiFu7XtFA1pkAbwz7E+41n2fTD/oTvs3GOp42JRMV2XlBx",
-	"c27BFMjYyFVqDn7AC+LCIwYVHmuz5GvQ61VVQlIT6hFcM6I2NGPO5ISKYaPae5xqo1JwsdzDHto3mDZU",
-	"a1aaEV1fX/ae1J2QBbi6Fuq7Z2HnHMVAiPH9wPAXTGm+Bg0ik0rPNqycVSIWqHrpbiSZhTAxOqK5F6os",
-	"Ll+cB/pjJW6E3Ir+RLAO+urEsDCnZ7iv5uuSsRPIPs2biarBRHZ8ul6pODu/R6YUAVfblx5k1EnLQ7Tc",
-	"6JNn0rq5MYs+7efBI3Jcf1hJd7SpkMoWHXLDBOWIJXjLRC7LGW0T8mQAIXGm+QFTgi2fyAVJUe6lhKsW",
-	"IViJkpDUaC5ID8BCRUDIjsEEs2V4QF4wXd07sxET6IzQMQdRPQwmrPFSCzgbxQuzjoFzNFIhyGah4hxE",
-	"2yDW3W+cMCTiBsz4MNhnr4CvXSYYhr3a4GdT8sa69G4Y29giIrTwgBIrUOAn5bMePp4s5Ykl/W9Kiuk7",
-	"unVB0ODqibrhmxPnsDzZSICLwgn7lIywE9TDjBXbXvUMNraiNQLfgalASsnYui4gVRdyYKEIaPJwU1LD",
-	"FQ7mZEyF2o+7zXgeKUH+V1bKkzkFh6cNhHKRs48JWZZyCye2mR0INiCQtixB2yYbqtS5hb3bY20bdfTg",
-	"fynkzQGS9MI3jsLvDUjpPQK+sCsw2oNqeHqkBIs1QanJjE69X8xuMfceMzc61I/3rsMI9YcbRP/327YM",
-	"U//fC6NHY3aLnTb73keKpEY4p3uWAPrHmyjqTiPPpICq4Li5cNAsaCo8sWioqjUaY06XgLDpDy7N180D",
-	"1YygQ4tKH0ABioryDku3zn8A3xLEFgJKz83OGBx1GWJ831c7g3TYjy2dxG8w1LHKummlh9BA30DvMRj0",
-	"vhnUFKVv2zV66fRacFiSd1DBhwIYArdjB0fwIWKfGoXYG77qsA7qmhW0LgRnxdhyah7Zk75EsqXPN5rh",
-	"JM7YMkLW7tCG8XdQt3UATa6y+4QL17k5t8j4rRLKpWTNamxXyNbupBOprQmrg47UUu9jC8PcBzZwjXmj",
-	"bDZ8c4xxG7lRvXQk9YOq5RqrFtZZkXeWu40W4erDN/wx+EAeQyed9BwbIHXcE75aPf6Z55/sY0mwyIAr",
-	"WRf694mUwcWhdypsC5glnPq6brKzoK3uon2BWGYv5JryruKhlVQ26Fg3sXBZXooJY+EliLyBU4tNZJ00",
-	"o4KkK603NRq9bbF7w5SDK7wWY6sY5bxkmfatPs8AWcj+qCWhCDEqpIY4s1GmVQ3I5li2SaqFxoc8NIUX",
-	"HU4pxda/ru9c2mwxl0khWGaju79LCS2MsUcRXd0owOY159ci/V0IV5q6O3AaVDXPYXLN94LboEdF4weu",
-	"FSsWk3OSRt52LeDQA8KBjin5BpbFSq6o90jUU0KJUain5KLRfRPzYvSKQRTeLa2QwPBT8iLoZ5/+eD36",
-	"3fXoAwB3oORA766PFBzGBK0dTP97fH39u//L/M/19XTyP3+8OPlXevL305M/zD6Mg3+cfPj5NPnq6afJ",
-	"+Pp62nvT5HeTf4qe4U2Y9HZkot4Ie7kkLd0PWWyW1xvlYGSka4Nhbr695hO9hr3qardhL0W1DrsdHJfh",
-	"o1hWMt3Kbvz52uGnYcbOf/zbv1+PPqGT4udrCLsZuRJcTMj1yJUPN57BsxKOcAjgGK5lvv+k0SWDwdvm",
-	"x+54ZSIrdxuLHFai5MhtPabLpG5EEa04S0bbkmv2RhQ7b+0dhL1d7DUBd87aL79sOGsPKw13gMEN/VmH",
-	"ltx1+rzYcLfeakVLbBI0jFcu8f4Oh1FQEt3mxgONKuq394Qk61ZHhwOSjZ5IQ2OO9TODUA77ChKOLUP4",
-	"VXP+fVQ0bGB/v6hosFbHpPn7x94GPN3FBrO6c9Vx8irsha5r+WWb9mCkvj63cGNj01BseFtLomiiJFcz",
-	"SatYm8qwKtt+lCsi55pyAWZnKasllMC+uaj0Cg3UADF6zkBl3m082MHQgNJVU2B6V0+ZEEpaggGdby1x",
-	"rhZ6k076c7T94D2a2/6CDVv6w9KgFyTC3QDOk/YIj2uYEmHLTz3FxDV5hwd76QVwN6c0tEfMvUG5Tbiu",
-	"0cXa2Z8SdOlKsSY3/8e//X94XkEM6lpY/9R4X582B3VRrFNf4BAsJAT8rZoLLUPru5zWC32gEzLnRkvm",
-	"2kbCA1xMyBhAlc++KiW5zKBVBUofroFcbhsLgDG5Xckg/4eMU5u/k06Sa2G05xBBPRpBpSJPXFEFV2CC",
-	"YxN9YJs1c1Jxf1IvGvosSAQwa+tOrliOYrtKUy1L3xHTEZVg7Qa2knQqr7kJk5Km1+KS3qJfwyZiUG1N",
-	"w8Y61j4oWGej9cNaC7VlpSLPnj4lkBBKdY0PmKDJktWuk9isgzXiXnP6LDEyINNG8bc5z4LwHN/cbD95",
-	"Dm7oa+Ec1SBIwSoDK05hzU5Ss2zJlyutGgBNZnmxtZ5uFyuh8CsrYYdhTTvbwqo9lL6P1DwE6Z+tuaVG",
-	"MF+LStiNNpalrYqy60oKaY0+eP/EojAUUizN9mSYKrEAiw3Gk2DBAvVS/lo4Wn1aZ2KeAbA71VBJA+ke",
-	"UdujSD2N8YQwTapR4IEK+igZgcx+6tLhnBY+SkY3bDdbcHDBYlrOrHm2u/jnrGQZwzbF9qe5/ymaJevf",
-	"MiCNzqbTa2lTH88NbxeMAg4ws7pJePI/Sf7LGVoXtl0FaA3AoSXbFDRzPqMih53r4mPF7nyY7XM/y4dt",
-	"QTh9BqvmHqbJgfNWHep4EWyZEJob5zwSuHlQnhqQCByQd/dc8Adh386M7VBVGZiM2Au5vaY5ukmD5Gcy",
-	"Ho63PTkIuN0zCHPbdPTbsLqHJozXfCLLgIPvAQ8wBFw6PFWbZIRZTnvw9WE296+CNh14LepccLtEyd4m",
-	"71Lnuf4jLajI2OGGZRiMJXO81zbfPJyLaOO3Mxe/bYRhTtvHxKWxbmz1iwu/yoVVbiuFzoRMlnlMxSXj",
-	"MO8I77afVXi6AC2Tc3JqgeGFtLetqMJCEHw7y50DDtunQ67v6Vmj/TtW4Nrnx3+Tc6KqOTR3lQLrkqCX",
-	"1mO4IbUvVhPszpe6aSmZWRjomMdV/bNNPU2hQ4DVt8GudeqeFNDRzowEMb6l0CXNeYZqnV2hKXluk5Ht",
-	"kUtd3xU3Jsg+gfRoaNdNUf3HQxEkkaHWrheUKVXCbsGByMqtEUWahOKS06Jw7AW3qqgRc9w3/eTuf7Vr",
-	"ptM2v6IrNqOC5KXcQBh9S/7OSpmQOcuosVqQBSDRFJkn6LUFaeNckVwKdg4Kx9/kXLmSXeiwBzH7Smhe",
-	"kLUs6xxkWqcgDxz38c0VWgJoH/6xvXyxye0WKpBsPrzlS2P9u0QJkjK8+Usj7f232QGmm+GT+zsy6xk7",
-	"0pXZnrSIyukZPly5+5QIHMfvd4GPtl+IqmstuGWjEtjbw+KAJNTOwKdg1w80PdvP0akJGL+MqmADUzR/",
-	"tZ4ud2vV4iowHgBL+T7a0b4ks0zoaWywQmwPvLCuwOcItnmo3AkQLrM4k98RafQgcmkItwnZdVAysO8W",
-	"7sWXDNydHXC4ziO14MVguLDWwoUfqQeWNOft0Aq8kFtRSJp3L0Fu74g3f8XwATuxQMsFFzeQGIdVYT4b",
-	"oIk+bgE17cnMtWsxcfeGFdBBV2m5UU7huhfKWWPMh6bvrZTFpaa6o0M7V5pn9vSx/fV4Rh8p4tYtyPkg",
-	"GymLBBVJj+yDeclGyzESMFKOlMfqkl/lRfjmAVuCi1kVO4ee1y8hWVWWTGjsF1gp1v/WNf04MxTOskKq",
-	"mILaeD3c4zU/rBgsGEwLuDUWgFOBleU2zA/dQiDw2Ze92klfYVuQ3JHGnVmwbIXHAy+JVXGIe+3DEyw3",
-	"zGxsT1QHBBE2SHHk1FLSPB7yhrHY1owKsxsRxzjvX9hBNEQYxzyXWPYBF0ReDGCjLeW68wgwalcwPEwo",
-	"rtvDrSiUWppXWFyWYMc95NIAkXmFWsBsrbpIhXY3agORCMq1a1Y/jC6YuzUvCh7rwTMEHLwNbBdjqMj6",
-	"egmRoMhpLEpk8Idk5ju57T3xBxzOPvcdzmanXVp4DrmwlQ/Hol5/nlP7P2F+SBy/OzQpzR0RaG67AgDT",
-	"A6uFuhN5fvm9u0ahVNRMjToPVgwCdWH0y9xnUzJoQUtFxvhUYjd8QmwAbOKRXJspgv6PGoy4L0X2572i",
-	"gZ/3om0fmlVCvnf+z5+OqBDaAy24C4gBwKffy47t0iBDUPwhZu0LpqGk7htGC73qtmzdfUYJLPTKaTi2",
-	"AtZqSFOSYs0Nuu7w1l2KehF6LCFyDLVMhrnT3BhgOcvtPVAeJqQ4YUpZj7cNNWPhH/b7mdPsZgkVzgQg",
-	"F315BOUFKVlBd4g1lFaiSQKAGDgVTpZkza35pyxd+JWInwWIiK8qFzm/5XnlaT2rcybShKT1R8y/aoxI",
-	"m7MARPOwPZp5hnIs+hzkz8G1e24+jst0SEL2vWxfRTYPHzogvwE8CCOhCr9cWsobouUSkl7uf/wlI5i3",
-	"Ptr/am7yRNe1fC1heMtKQ2rJVFXoc6IYHto2gSy4OQytW04CnATkWaiodT9/iKKlrZnSdL2JME7QPc8Z",
-	"C3dq01dtQAu2D0XMGduKz+kmmPZ2T6WpE5D2e5va4UZmEcEAW6tV6vxkejo9TYnVodZr7gqaDpt4dlFr",
-	"GvamIJz3Jucmbh8Hu8FxVlQ2Qj3BxZI14EFajjxzNUDidCAbP7x595evX7/5YfbH969ev3j5bpR0AmIi",
-	"VPA5SdvPOKGIVbEhM0be7n96+/riu++aP12+//bbi3ev/vXluyifbkq53ugu6aZ0WaF+6zKigWybDP3F",
-	"09NDICBwuTc1wPcxMKvbu8sd7P8l3BxJ1DOD6V3PTkV2VYkuUQ8Df6RsOXJLk+UazF0sj8PlGtaKPaTn",
-	"ufl6bzKipTE6RquFfc0L1lOr0Ej/2x/w1+ANDXOwFAItdtbCkHHJllxpZkzYy7++9mftBDFCae5hpnsV",
-	"b6/f7G+tTN3u7aY0U7e2/6u9cYLdpDeFNLIa1FjzznM7JjTe0EvIBVieUdIbwLzwYfVTvAtLC4UkggHh",
-	"1A9z3I89gk64eyb7GDqnR6U6uKV65CKWv0zFAsxjR8l4Jx/h5I+dpl3sSIp7YgpXUs81RxM0FIYm3CyH",
-	"s5M96Ydtq4aVObxYIaTjv3G1QnP27mkf+QU7xhiKrcPdkD7rvNUHyew6SkAHEhmr36VLVLWbrp2y25VM",
-	"i3VZ7u3ndd/mu6O2JSPrVoQk1E53jcX9cA35YFT4HCnZLVcu3bzOQwp6pwlGxoA1uz9Bk+l9SD4k5q68",
-	"RFvJwldCO6KN2D9E8JTAasIpVjtSoPeVP6bkAtcjlNVYQOBPKwfx1c7jh9PA0eRZcwzJ39ciBQ+HoMWs",
-	"62SfIAM5XD88WsxPJ8ZiT+JFC4+Uy9WG9G4hbSr0eWxh7FhBv6inOUXsVeIwQj1yde+SRfSHfX3BkfGZ",
-	"DvlBkLEeRCkOvwehbL4GC9H5QFpgSJO9jXkfjN47Okr3YvJOW8N4egRe8JfPA20pR9N4uB6lSxi46ErN",
-	"+0ZuyZqKnV0fRVSVZYwZdRPr1OHfSi2qwi0hd/js7juT/jjKMEyi8OwKIIla3Tm7htLVqbND9h7fwXNg",
-	"qqvnvi5cZMv7eEXdvyeWzRltioukdjMc0zQ6sgQdhxuUCC0Ibe62s2uRQtV9CmVSvohESFyRHdNknKnb",
-	"QGoa8Ts5vxYpGjqQNWmetb1sOXh5lizHIn9qMUfndVmBdalCh0xZqeB05QtCxS6xiPpG2Bt5Ah+zHqT6",
-	"a8LxN7QcsjZF7aY9h9YcNLcDczYQvaUcoR3H7dOAlgw+uUO0eSf84etW7MGrukRkCmLVd5PcTc7JUcOc",
-	"Xotv5S1TZ8SuSELcCIwA8iT8P/8vCad+jH9Pzhu/wl3hnI3d7O/Pprl1/0P779Oejyz6DehvcE/t67Zr",
-	"b3922RoN9HsYHbC2fT36vi1BmBsEvSaRkuih6PjeNsz9WpaRIqaXtujMaGdygQ2ZLWoZfhtrEDdFpXyL",
-	"DbKhpSHD/qBi0J8HW1djv1l/U4I5z84SPvcdrPccbSEoTa/1C+VUkVzA55ff4zbUktgWtA4598npKfn2",
-	"jw3BNeeClrvYmdTuC30AsSfeJtpopK6TUR2JjZcb+8WIjajJUC4/xguxepxhkTPKoqPhND8dkLDvgQDH",
-	"aO3O6V2Y/249EvL+6uuT3xtVo2DA9NDr+wT9eGuK+ckWBGhyhyXbA+ApDvsfQLa95lG/41uqV/4czsMH",
-	"0C5OIOKl+S1zSGYu0bKUMpJ5Crp+iP8UtfgRyshmYyhI9p4zokuOYIyJzeTPZYaIrdatPzob+d+jCZQb",
-	"JuiGxz/8ZsPExdtXkUGS8eWWLpesJO9fTe757dnfVFcrvZJu94hwX7NPT83Tsa+G1+N6ZS6z+GffsRcy",
-	"IyVbsJKJDBfAfRYei30P39ebvW7n232/NQtJgxtiHPpyTXlxRdXNYfcYIEnNwNI87CBDVDe0SQe7xzwR",
-	"/419Y+HE3c8zFq7VEb6xYBE64gnDbGOLtYeAXGXU391ru/a3O7CxTTLfOShVqFzO7Tw6HNUWXqrtQMXy",
-	"CtIZQP7csN2dfEaDsIWCVY266u/kiu8Eb3UtG91pUuMR2OlRAVENqFme907QfRttDXLY70uCB+PCfkcN",
-	"7Bv7YEfZJMZVuJhDcoqHlWxifJ98sfgDfZI9nf8vLqaukYaDhkujgJBHODkCljrk5wiTI5yrxp4De7E1",
-	"/D21cJuKIHukOVdmwvLUtv8DH14DZKYu+sKm3lS5tlKTdltK/K59YzybwjB216ZvjvouKfnu9e2FTgZw",
-	"Y23s3yFSEJB+n2DBAPZs8eUwTsP3HuMNc8itW1QhUfD2+4cAmRK/5h46VDlgjH47dbQsQbbDjMWaeK2o",
-	"6pzI3n3flUZ0zLb4T8TtMc9XlPnLUpY23SySDZxHxNO31Ogy7MQ5WYi5rSUdhdSzheHSNMF2hAXPtPl7",
-	"Ics5z3Nsj2Du4uYBo6If7gcQ+u4Nseph8O5fftQlddDNhuVuacFzPBHB96TI2OfW2qTZpM62td1nPZoQ",
-	"/HMyDbr7RvLsqjUV9eQFF80boV/kFiKOpRTL/kyqQ83Rg8VVMSWmPVhi9HgyhmgjFyjt0/qmGc4IOuxb",
-	"nKI/9sGm7OOxPVyLBgALXiwsdjF2ZABhFDPWfvD4vnbQ7aP9x2vYWOp6lJDThFyPEBDzw/BUztcStapL",
-	"zTYxK2etlgfy4WM1hlj91SMN0OldgIVoPuHmuJM3DpiCLp510KILhIelhSkdlXfvX796UWdKwn0466ra",
-	"gMsXy/Hn1XKJHaMLJZ0HOv2XE2utnLx6kdr6tcn0aBQKHFPnZFxW6zUtI7WoF257hAo3VYSS7UoWkbow",
-	"uHvWKQF+OHaPN9/XN4B45+4LovByRMpg6pQZ1iNFCqqhNyC64GsYfrNAHJtZBo1o492TUVBEvMcoUuPz",
-	"2FQ6gy4UezJ5MtznEC5sLM0fGk70Uhskhx/n84AWI7BLzKL0JQSG1CSNmYyueat1SbQGslLWd9vsdmEz",
-	"2PP0rI5PhQVRIB3Fkgs2JanN/7VtivFnb5pz3LqGLWC93BTZj5nnuZhtSrk0mkl6RhZVib5tuIuWzCLI",
-	"2XAFy6ckpZaWGciv9IxQsjLHJrFu6dD8rTmUKyhxgwpY9OcglnX4/TqqAqon1OPZl7pojpqG7WzObMUD",
-	"fNKwpFqxPAgJFzsyVjd8s2E5mZdUZCumCCLoUOUfmEx9EOjMoe/ZHYbWle8R61D6XDvpum+0luYjU5Ja",
-	"4ys9I0ou9In9J4bYjOaOul9CVqBo4e+2T3eqNC0Y0BCMsREMq+cTkfXg40upMeLNSg/8N7Ytyv1GPSfU",
-	"hf+DHf5IYV6DGVnJ55VmysLBCxl8DAhr2JPIoaNkZPkPy+DcSkK5jB1AHdcyioH7Cd44SkZNZoqq6V/z",
-	"gmEw4rl95wH3WCNU5YzuJJoZ3he4wpx5SsZpkk7uF736TNGlc6QKgDSDi7hxU1vo/gS1fPj7KUYDoXV3",
-	"PDQ1LP1KS59sIbQk40Ia3suoYqRgGhNgc77k2kISzdKEUE3WUmny1Rd7bRi9V3fL9epaUHx2ck5yhlYn",
-	"7JJG7gK4+ND6hH5VpV+baO5SAHn/Iz35++zDjw7CHkHro4D1B8J0V3uRXz8ldwnChedM/dXYufJ1Ibc9",
-	"Oef1nj8e5bndY8oqeb4V7YvL14m1iuYsd7AjhqgX9UN4vp6R1AojhL2FIyW15pnhCipIyvIlcz9OyYXr",
-	"ZIbjhfwFMPxtcgVmLJ6b02hesLVLYTCzjkZRxB4KKoCKXQy48WGamh10ib5GhNPQmuSCfEvLm9w2rzze",
-	"P59ztSno7lAPMbWS27qixCztXSAlmTZb8wiT3nDDpXtq3xz8I1vRWy6rkrhXn7f3sK26DyoN1KA2TLdc",
-	"8TkvuN71qX6Gxu/ru/cym8PJTcId1bUna/ZHaNaH3ZbBjrTsbA53u72S2C4lY8XaG3Pyn3iHtReof0W8",
-	"Bt4jLgf09bbFY6gGggHm1CyufLzziK6XR609DztcepUMqVErujHcsYHmMVI0NnprVmJtx4DQbjdEYxpf",
-	"difRUhHoilZzliV42p1ivGeKHjbAV3SzYRDxNeJrw+SmiMdYzKlyIApntWRsdupIa01k7ci25WUBzb1i",
-	"uCP12abGjX2LOftpwO2SMp8kJNV8zWSlUzLesy9KKsgGUu60IvY+8wioqjP2ETNgU6Pl/+0nAlo3XTd6",
-	"RgIGvDaG3sYo5AjiTszbDQc/Ci84/2illxLC4PmSYcslZFN4F1aTWwcDzQsuWAL/WrO1LHcEox72qIE8",
-	"APvLAu5ydcBQQo4rH/TugmF5SxU8hBNMQsaVsBMZGD/1KvkGEEEXMcPbJ/5u20HM3D+kGcPaSya4r3df",
-	"HM7aaHb3G44f2PiEe/0PXK/eVeI7X7H9W4ITrAdZZ1SgEVOgpn+vjIr2PB6RVRGdyr5A4sCA4HHdmSPy",
-	"dF8/clUJPRLVKU2uKmFYu2br8eiOlnJdpy0nB79c58SKuwf+gsO39/yEezvL4q/arQ+acwhJ03hs2jRk",
-	"e4s/ybX3mhkrtD+36Ohe13c49WNSr0nj3hIfD9zoP5AMwG60Xq/84UEcH7JTts9BqSfP1YwnRIqMNZ2I",
-	"UFXlm2ubM2jBhfWV4tEjBcA2m6ORFIzeMgVB8MTrDSuzNgxQL5I62miPZF7a1yuwmH3LWe+blIIpUrCF",
-	"NvdNpuS7vQ2GQfJSH967yrqM4BP2fq/g8IJ5z/JDhOoPuvb3O3f/skictXrbEBtB7B035j6vDj5Cmqdx",
-	"JKbTapVsG2wqI4ts+mEUbfgfp9A/TqF/nEL/OIV+m6dQWYmZ6BB5b6VqOKmC+PTagVcFZoIbpdkv850v",
-	"QEMcyPGT2nNpzrRJ4vIakU7XlhhaE4Djr3BJ3Qq6e63oLSNLulFT8rL+ZpC0/Pj2CcLia3pTP0pdp4UV",
-	"BZ9KpTH6MC9kdqMwegl3KHuk2vAtr98tF5oJWE/FyLKUWxT9zfFJgVnT+DXsz7BHg/1UTuaVJjnPfcuy",
-	"MdLhoC8BaAX+ZYXlBHH86QZgwqbka16ACBXFzuYc2/mb1ev5P4wUSJNIoXMogjqEabOW9h96yufXUxpb",
-	"sUtpeeW7xP+xKm563BSDz5JbbkZjG79EchveK8PF25UELhTQjxOeIWPBtsUO+LXA2lMvX7iC3nwTcGc7",
-	"jNp9cPFe8vbSubocjReYtlBn+9kcnFbC2VM4jZQbQkKeECsw46eOvThoeiB91+xp+/Iz+62CZjfYbBDT",
-	"H1hppmxTzQujOJWkhIycVlMg28IdrqXBqZkiUiPPA8eMkARzZPGo7Wh6cvdJx5p47rlPHfIcBbfVqUfm",
-	"KHO57ZY17uIysh7uFsdGVilGc3IwgbO5vzrjC9184LpAQSIM0nhOXNkH8zXe0B4ek1aM0nDcwrSarq+5",
-	"cP/sSXfyZA8Z+r1gfBARh/oddmQ+fmMaOlPs4bzxwdJ7WQCQRN/5pjv1r5BFLyKfERrvzH13OqIavciO",
-	"S2Ovt1Hd6ctNczCr4bzYESXxzj6DsR4Ml/V711W3FVa3F8AK12bw7ohMRUPJHQojYauRDSvh+w9TFPkW",
-	"QicW4/lhyiFrSYyT9pnc90c77Q+3b7qtcVCpj3keLX648i8Cw5beHiOAHiimPzR+D53SMEQ/JT801Ph8",
-	"J+iaZzPbjr2sr6DNZ9uIqxStDlC8IY07o2XJmSLp/hsaT6ZRO/+/bNpLK940pDgrGgoLs6n9DoIopxVC",
-	"LbPWgf0M6EuSH2olZT6ISHXKFcO2vzwsaUHNUGoearduO4LXOaWtLAnvvECBr2xL3W04UZVik3hK4rG+",
-	"pGBLj7EtNtfYN93eAmmJdb4rFwR6Ak8+q+epJcDCBpJQHiy3gfY7aGl+gcwsf37aCbU2+n56FqEbm/zT",
-	"6/0dZph/bcGHLcSWK7iOHfbOkYUKs9zIQi55Bo1cc1aSsc3oRmMiyBfnOsicOSdGWmNfykbnDJu3ODmP",
-	"OU/gLpbPavrQieLqMVxaFMcuDngeJeTt+6uEvL24ev4N3Pj2/VVwGuw5YMiFkdMNUEMcwLKkm5VrF6og",
-	"3WLszQfE3geEodrXp4CvwX9owQpp4yazA7JdZnO9u1uDdCyy14cG4JAFuzTcv2eY10RvmfVqGVFSBpnr",
-	"HZvX+o1sBg+WEIAMGjtxR3IJE+VeJYzlbLPmjWyCdvzqiGrgvUy4iLLm0ugctkywynAOAztRkhYyS8mG",
-	"AsIjtTEAM87WU80qnPTH60ADuR4lJKiNe2r+taElxY6xeLUqi+vRhw5m3hvPZ+FlQQAOC63ahiDx2pDC",
-	"oqLj6ohcJeUA7uyF1kf1+pw8sRDW5qjCA5WLrLQFsR73ApkdF85h5rWXrV17sVd0QQvDg0b84MNIwqRf",
-	"p3+wnNej3JZ7CbL1NIZtA2onplcjYkZhoEYHx1pjbF0aWeNsiO3JLuPiMjg9hxyD1HKARc2FrQPLb0c7",
-	"Jc/NCluzaW0XNOSHduqok1yg6eMO8tlrmLMWqeUtmS3dmkkxq3yqsddKoRYkiYrcEvo401sU+0EC8X6x",
-	"0ISU7ASClVCng+VgrtiqvzYJO3QzWhY8KElaS0A/kfv5y2E9mHX8Y0DEUeGOPGUTOsN86NJsSrl2mYuq",
-	"RrSsn9KYU4rxkxYso1kmuI7jSGxxl/kM1+SGbWwAyBY6TSx+XqBIGGtG6ZL5FMw1+LnxYqDiegRfwT5q",
-	"C4zjL894/tEIZsyUVE1BUZfjGXqm5Mocn5gjq6wod5pBuK5OkoZ1QnCsRu9eUbVfzZnYqQhNGvO9Ocvk",
-	"mrmStVaIjReF70sCEQAGrculta0jVUe6GK7FXl29bimxlvd/bhuko4tKyzXVPEMjy/JmPZbzUIm1B5ON",
-	"maJVBrrViovlNA6WF6ip/RWedqLPSJqXdKFTMsbiSpZzzXLMeHU+/jwlYwvOKUtjlTSjEvOd0bg9lzy+",
-	"fUJ8q63JlHxnDywbkyRUuW+eO8YtqVD+vLUN+xOIM9LaI9LebFEWAQ0UVjigfkpemO/BZvK/WpoA6U7q",
-	"FZk7vmI1oCYvIzn2Xh9w5YcwGCMc3avjlYOF3NbYMRdvX8U9SfYwO7G4t3Wrf7Qc7uRXcv2QQR11DUrv",
-	"kZ0SyolhUbqB+Q53cFerHtzdylX0oPZkJwL1o4LREkzwPffPkGT7EHfrPt0q6oBrY17DLwTKy9AMMcNq",
-	"V3QZ5bMLoumSSOHqi6N13+M9khLiKTJ/LuF/AEAZ/1ozTXOq6QQqURAay+ZaYHhP06WakhdO+nEFZcl3",
-	"yjv7dRn1+IwiM+FjZEHnYoMZ3K6k/4HryaAyj4fcJg7UCDu6u3px658w28UclMQsDm03SAvQw7CQ+sOg",
-	"XbPsqpBZknFGFTtRDA6DWzbph5mLvd/z4cMkTvkqNSgFMWaS7SMs3cKekw0t654awPiCKYVIeZaoeG3O",
-	"XziWpcRG3wr9F3TOClRyf6qosUPSo6t7D0itAc8ecqS8rhn+nET5vC5pshfueggNFZ/7pl0oUA0jBivT",
-	"I0YPR/4+Z6ULXR5XpxPI/eHNSutoQSCpP0foDYZzZOQNa1iDlIaWhSxzQKpJ376/atusKWBgOI0RmpQ6",
-	"apzuiTYNwi+AVsCVr/x1wHK1JwRlgN3pTdVwSi7a9g46/GuTqEFLzhcLVqoaTqD5ukcq7PJRW19AqbMr",
-	"D5nyMez0hwgQDq/wPYvUB3tB0Dv8X6k8/jvwPUSDhOfgSAC7DGURapAqpkA+RPyQbTEn9i4xxP6UxIcO",
-	"2Bhy3UsTcM7SzAkP34YBwopNQKwjYjRH0GmjNXtU1nZwT4TQ8KwU6KEI2NOH7VycbpDG9nBYAP2l5t9z",
-	"tr1/lbmRdZxtyZwVUiwV0XJQGLC/IOG22TH20Nf6fM1sO3NqXv+Usq0D1oIHD4TsXYd67N6AZszGSN7A",
-	"bXLfDoWdmbY1ceEID611HMTtG7klFCfViI/Qa7nnA9o/KRAPKsR3t16tH/cBFeuIp1/GFc9bzRB7czS5",
-	"mtWus34P8l6s37nN4PthLr8PFjvIHykslZvAHcw7mmOEMdUjZqLRJ9ZPi1+I9blr0iY1xJ6gGL+AzH3R",
-	"9Ce3M457JvLTAUYZUBtuyDxO3TQvHpSM9isUgcNoPlv9N87VkbpsY7oepOr7PuViD1LNdbwvBCXrQ6W3",
-	"3CX/9GHOjl+i8uL486DHXHpjbRtrR7gcE146MNz2WfBZzlmn2n6us7ZjdkItLNaecEeMGeO1bJJuSn5L",
-	"NUsxEwRWU5aJzxT3aeKQNK8xXJfRooCairoAQpbLGc3XXKD/Zk6zG7lY8IwZAzX0U3gQyUYlxBaCV42C",
-	"CBveyNIzUhtyxc4+TSu9YkJD7o0jCAOhu8ZrYMjQ6ZNrDPFgRO3cxYqTOlZlhsYatWu7oA3oPomuZi9A",
-	"0pLCZmrYXIvm0M99MyNW2hiOi8W62i/nerTL0nLyuBBMNsgT+ScmWEk1e1syxZeC5e/L4mtZvpBbUUia",
-	"x/tMzW7YrruBLV0ycsN2ft0weIf99qyHkAKOjLnz7PHjlLx/9ypomgA7ac/t+eT06bMjtUtHaUxO/Inp",
-	"9/wS9myngVCn6hzvKfDPokDB/oMVL1D2G/kMpuzY6ozS3pYAc/758s13k2hyL/ju4k7UC4xiwLHRzEla",
-	"ab2Z2fItgM3EEGJWQNynphRFmFHQqiIn87pv0HGuyGDaYjP/zdXV2+99wNJDWLWdNA5hf5AO1n5fRAU7",
-	"Emz7+GFbkqNDZrTQq+crlt3UrQMijbggzwBw8gUjK3iIZOapmBerA6UewbKpwgcRQy4hFiygKqFX8s4I",
-	"OsytiCoTeYU6yGyt4jaVsU8R3dR8hGgpb8AhtuZFwRXLpMhbrSdkNYfyk4h+KTx2Eg45JlrKitUZEvhR",
-	"hL+KGyz9di28oxVb8C2gE5KuudXDlAs2sIql/VBVVklxI6nbLzRntZtLhvTDs6yxKeX8+E54SBDr6oNs",
-	"r7pvINBgQtLH+MNjd0O7O1vrcrRKi99CRCj+ZXcVhxV80V3o+KJ/a7T9HM159yf95b1v+isdH61f3McQ",
-	"AXnhQ36eopxQral4B2WmF8ocy2sm9GHDlfr7hluuwWeM1V5/6rdqysLGBTXukSLBiD+HdRtO6BHmbXTp",
-	"utKR0g124DDqq0L1K0BfBuzyJha8r810uAbjtC7tT4liejJtI1ggHmZJlvSWYSJRzo0+hi3z68w75xrD",
-	"ugxZQUItVa5zLUIG4vwQutmU8pYWCj5HRcaKwgNm1C2d/LvrEM547oJNYDmA1Qs2AVe6RLNClg2MxUY5",
-	"emQk3jfdxENx4VXy3FOBZoklFrLgAM2joVLjghyETveviCY49W+qB3F4QJ38DEvRZ0HXpF8vt6PeML8u",
-	"XEwv1kV7EzVRLtyW/NwwF4cExT3qiYcHiKB62Qv6aIsgJ5Rguh65NLxopQIWIouF7IYs6Q1x3bke+ign",
-	"U3TnhJXU+xkTPu0s4C073T1ngBEBvS0SLC2o/ncovyhxbXhByarMPDIRVTal5Ny2HagbsIFshGbwaNpY",
-	"4IpMliU2AOcaEKTtldxWpqZxrbp11/FGsSMYTH1827lT6y2gRN1VJDiQuLbJzYqMke0aU5YSmucsn7Tg",
-	"mvD5csk8iG8/BHNzKfaHPGS5D0cd3Z6CHXMQgYKqG3SpuZkKcCgC7IlW/Q6+X8Wdc41j8pGNDbnOKTYM",
-	"HLj3pGI+fd6WRXkeKm3g+s64F23F8o6pikLpsso6AE1eBVd96oAbgiJjl9Ow72walrqAG3G2XzYQX1eH",
-	"JW2Z027jABXbMi8k6CDj9RcdhzT0NMA9+JFjMwzNxrrryO22dKnchwcYfqpngPtdfd0Q3ajHlarARQyN",
-	"0sKzIG10SQoKb46enYM4yS4HrzWmQzMaWeNDrJe0ZcwAoXXYuNw7Mu9sY/5mLUsIRH8GMzIydXezJg+3",
-	"f/YGWcQv7C6RJb9lgihJFrTs33be5LlXAnr9lvmu+7CDBPCmKeoOPdDNK6F5EeKPIjRf0CSAfdyYKb9T",
-	"z/I7B5w/V2J9+1DrHcFdMvGxtPyB7DQxs+Z6h0MalmdHcsnUmV/H2ltAlVNwId0UFViWW22vIceh96wI",
-	"tF5sXITckIbslmJT5AX0DN7TBYNGEJg8IwIGtMoOvrOpa7qA3rYuKsJsHwoN2uw0NCoEcGSgTdoMzoWN",
-	"FHyWIgcnfmaDhIKfBcFYrpyzJUD7VY3V8bP2SJmZaX8pHVAePcTc8bNrj+1tSINf+sQaPGFavecdGdg5",
-	"w8SIZdKgJcm++dCxYp/dSorRPyxv9JCKerxmeX9vR9A5vk+PPF4vjFd6NEphBq/Fc9vleoFArbaxmo3M",
-	"U+3BY89IahNXoGF3kLmCQA2pnUdrW9sS54aZ6qWb5bTJoKW1sqbb00VFo2EnnpGq1V5nX3Dd7aT/ZUFa",
-	"9500v7yaHeDBBud10utEaOlWLSWpzbNRgZ6Mwr8DRmicxQNUygGhCd/wVsi5zHedwQmqScGozS21Jkjd",
-	"91aWXoAn3uVgGdPi5eQs4znLyY7pVhTDXbF70L1cPXJBgAGBhPO7ePtjHv5X0LZXM9cRXBa37CKL11Fc",
-	"INQBI3RplBYtCRW02CkWSbyPdpBGAFxX/ILV3fsxXdr1+WJLd8osFJKMCByGMw3RaTgX8VuiE2ARWLvy",
-	"UOw3kaa0XSvZyNnvkAT2vtaXYtz8qlZZn1NNC9lTo+Zt1v2Sc8CjlAuS4XsIE7rkbHjr6n1S7gBPialD",
-	"S9uvy+Xf3B+i0r8Xc8kAo/1BgCqvPDCOmTtvQNvJu5/tjNN+hLl8YAliTepDe8eXcUkoyIpUY1PNlrLc",
-	"HccG+AjamDkTmtPCCJpbnnc6f/1l666rn0RJElKNjSJV4mv03KGOyryQgg3m3+f+O28tBUOAm4JxmUsd",
-	"Y6rvAsOycyDn1pP9IMO42m3YSyN5ItvvYPGbbxIRUmhMVzJehw7jIyvZHLj5ouRM5MWOIISAWzotoTSC",
-	"pObndFBBVVfxUijCdo8U4flQYMlNUS25OKb4pDlLXDn+hcOaEnwhKam9nQpIg9SEi2NSt66gkb4bjVnf",
-	"BWdlK89R/VTMfqpYuUvjy+N21uF9R+Zsxa1+EgztnFDiNsbFhhvGwpxNxAxw8iOFMAMM8YQLqPSbDtR8",
-	"nbQICE1GUTSvvU3XLwy97IpyC1y1GFHhcjYYqXGSWxQfIAd9nFzM9IrNzEQYgm0unT/EUc8CNah1q80E",
-	"7tC16kEcjqsFc9K5LQIp5LwelWK94vNoh+Lx0oVjeGq8pjuA4DFS8JxUGyMVvjw9PQ36s0+iVbaHKmI6",
-	"qhvxeHEesEwKAb6SQaJiQDDmkcLiBl63wG3g7z0xY3vaGFpC7gt90Vlg2GSP9oaqh9Ozk3q0y/rGHiUz",
-	"vPMuGuZ/Y9UynLp76pfhct1Nzbxnn4VQBEDGHD5Exu+vnh8Be/oQsu8XFXTT0S8usbpeHBA3XFPqjbes",
-	"ae5gKXzghYz7wy0uytKvwAxL8mppLB15XjVzPPL6WxmcilyvJKDQ1TcO68R931NiQKnjgJ3VCH4dtbUe",
-	"ppjxPmdPjckUsWBDSKYzaDdmyE4gcoXdKCixqjX6x8wRYYRp/ZgKmtLVsuBagCORWQ5rL8HPe6UbP+9r",
-	"8gMTBALQqb2j7LC3vsc//qEJlOKxGH/+dARIiqHuBzb/C9a7DY8dwFkPVXhQCjd+9/Vz8s9fPvnnyZT8",
-	"AHnXa2b7ypWAC6KYCKHPSXqjd+kZSV0IgaFd8e7ywrxPJSTNyts0IelHe8MOb2BFYWjITrKqvIUyvJi3",
-	"sIigj13ypaC6KhmhxVKWXK/WrfKYd5dPv/wKq2Fewp/T+Fl0u//yl5YsAmS13vv2pPNlEa43U8A+IheR",
-	"sTExvnpWlUVcYN7EpP5f2A5EMGgULCd0SblQeFSlNzxPyYpRCzVPiZY3LC6HbmIVtObliAXYmrsLO3PP",
-	"4yMV8ZGuZV4VleodaKUOeGIVXzbcsIovo8bWx+6Fs/z0kWRSljkXVLNemna9r9sNf11LEt8A/vSNy9w1",
-	"lmWx7BSguIMvmY45ZUAW/sDmxCzdJdPBZnXhuXonW9ziW1byxQ68Vkohi0T2mbl/cKJUIGk+9fQBg/fG",
-	"xmqskyuqbmrk3279tBnR6vDb1QlRTdzkBED6lcaekQ2vnQXntbtruHHToPsHrldXdKmi+G17YGrNgcQn",
-	"Bouwut3B73ztpd6rRdtfWd/eOd6heVNKYAwAALWlgK2oKyD88ls2SI/q7Jf4TbRbYh1VNmOaHgeEaYhK",
-	"6/wLN5TMqA9CQeYvumBUmOOf+nE2Az4FYmP6q1G5Y3Qvpel6E2FCXpdswloYRfG94B9JrMqUC/3Vs1Gv",
-	"3efjtvWHD7cVfC0zih1J2SZu1yvNNnheFPZeQygNmmYSSnKZVa4+BqH2EP2hrHUzLnL2cdqjfB0ycR9E",
-	"67Fgcn+U+S4mMUFPoMVJQcWyMpa/nbukhrFD4IYSfzCjWzIRg7jFZK4O4YNvJZCE0eN5PxyKtG9qsOb+",
-	"enccNXA18aTG+MPO1yUTUe+yMQi3pdSMUDeoKUnNFKUOuAlcqOckpUpxpanQ/sqSCVbyzAaQbyXP2DlJ",
-	"f5DlDdhKbwsqBCvTa7Etueu+sqJmS24KKtLw3ov65QBFgKlzLIcguTO+6ufhHvMCCHQTG+k2n8o5XQqp",
-	"mNqLWatzkl5WG1beciXLlJQSWmnMmd4yK1FgIMr2EtjIUiv7QQu2gcaHWyYossGMZiB9lIz2xxP+aCdk",
-	"lIyaZI+SUU1YVAx9azMuus/MMI+ovSk2BeXiBHg1BE6UC7KN+UGs88KBvB1mQf/dKPNhsyBzfr6lJV2r",
-	"OBTaVdCrwddx1lANQZJCBvAPQmLmkw3U7CsPHR5OC/exsS0SEsylNCyGga2EpGYIqc8BQQQMK+NT2/oo",
-	"DUhrqBCHTLD9BKk+vSGuLXwrc1a8EgsZW+da6Jm7YBTbFcOUSa4wPSyPaAwiBykbdq2Lp6JnUiz4sjLL",
-	"4x6yWie8G6YJvt2fwu3Ooq6Ke3fZzT689pEKvtsMsLHKjOnEaH7P0kniHUN1YdJxcHfwvQMOIpxiOCS1",
-	"hCbr3B4lXglB67co1rZ8o8k2nR603tg7YCjYSgAg4/6jLdmyey3sxc6V6P38Id36Hby8d0cEy1FTG3JR",
-	"OH9Jm6U7d9IBrRtKg24pB/W3tbViORh9ewdmAyoa8RVp/x7BGwebabVsGDSbmE3WNT1hy8F2ZKk7dhSm",
-	"PkYm6U5lNI13Dp6MkP5DEakHKtJpEPk5inWas3BERCg6EbGUowbs2FgzQYWe3Kn1w51rS9TMtiwIkzxi",
-	"Psyv69z6did6c9LlDN5DHbKCCIAiwpylrSxverqIHvTkN767parhzh8eIzsCrtBKwIajP6Q1xgFvDTdi",
-	"h+QOyMGLonBwg7RkxBlfMHdQUK/rA8h2nnWdBOggZHZoJBtHL/wH1vfnxvoG2L6dBfy2ybofuYIouO9Z",
-	"V0N+k3H686eUlEwx7Ruwuc6tk18eEByGAhcT3wqr2fvqYJeqzw//3b3hbKsH1ZkZ5JpHtO2hZd3QRSXQ",
-	"LZcjpDkCFmP2Fo4XE5IH61tdtL3SbB2phF9z4f7Za7Ms1WHxE/tiHOX46OJFP1tDXLlXdPnG3193vPmN",
-	"9bGZkq8Nl9M8T539FvSS9B2LnLxFvE7D6BP7JHYGgocVK9Cgt09hO8qPNNMg27kibiTnewIcX4PPBj73",
-	"pQLnAYCAIjqte8X0wdpAhF15frEuOm29y3NKfwuwAR1rIpuhOwqy7PBjWDDGTe3wBuvC9/1Q6LptI5Mf",
-	"KRbMN5xUeLCd718atbdkpaFPpIWZ1KEc3NccfgVRMayisP1kWFK47CgFXM4Od+g3c6EdfiZgyiSEFtjz",
-	"EU5z3LJYZrqu62FlkTNb9wTqsu8Y5kLMymxhWkyCJnypkHq2kJXI0zulXj28aESfO77Rg/e66U2M8qLA",
-	"id8SGofFwuGNX/fze2AJUMq8yvRwm3qDDzyUOT3M4HUfHWxv22EdMrV7jWj30c9hP/sBHWE6t8cUcbnO",
-	"Oe4FR/vD2Mstm6h3wzGl+Rq+kkmlZxtWzioRS7R96W4kGXTaQDlr7oXg5eWLMBRciRshtyIOlttBUw2Y",
-	"OxTMb2D9c6/NMcxit8v08MZ6MwNyPwnGLsdwEx+eaNRbHGf0l3LBCxby7l2w95K2VtKAc7+TD+6AYysy",
-	"knhSqANahViu6xgrl1j446M6DTx+OymNlNMuJUTxvIYqHrslmDSyTIN0YRcQvGUil+WMjpKRWuiNubKm",
-	"vJjZN0Gve7hjbu74qZgFlSig+QpazFq/A1K8K0PxL6CzrOBM6JliWcl0NGb414pVzKgeHc2mffLCnGY3",
-	"y9Ic9+AQI4AnTcbsI0RAEzKvipuGPYotoai6UQlhJ2aIiQOoUFvGNmqSELUCBPf5DiR2ySAwoKbkuawg",
-	"xFq6BHqIK2Abd/I3OQcXOXTKV0BjgGViyDGz7vojtzIHna9+f7R/Nq9FVUlLUlZYvrylHFwg2AvTjBz1",
-	"5b2UjcNO+pyrjJZ5DLQavhs0izca+5qaPVLsEBrGtmgHGrhQG+aN+SOpQDVv5idhRpdsZvNQIufW0i++",
-	"1Q/rSMff5NwsgX02PA+ExIvKTV0/jHrvKVEyXe4OrFo4e7BovCjIHAo6St4S28Nmynaa7/getlgHZoBu",
-	"GCVfrjQRcgs49VTsHCvf4ctGLOZV0ckpIUOiSe2fAKCAoz/ZLl33O6SehZCqcDVCvo4dL+8cXvjQtLUW",
-	"nnlET1qx7EZ1FULk/JbnFS0QHF+RcRci/mSwybvf+SBWjDuo3QCAgyJhWsobfxT9Qo0H0PvZ33rgF8zV",
-	"A2mbdpHXSM8zxibeHp6l8IvRhtzV31Z63to7s+p2CmHKXl9DhXeMKml2YDyR7cplvDxSBHzTBewgfOTI",
-	"XDX/3ANkq/l3tdcKf32QjDWbERDT4UtIU4PMCxfhd1mgTBEjEc5Iyipbb+AzRbgAhc5wwktIE6HACVIk",
-	"JF0Wck6L9hNw7KzpzueYguOBih3k04RjZ9UoGeFLohz6DjC/XApYFxbLOwuLTM0HN1IxVMXMI+dB+lPJ",
-	"brkZKdfH46wg+NjMvba1gI1r0YGA6+M+DYo9+lmrkCohSgZjNDanqhPTEA2dbqMth34ltJf9yYjzsWIi",
-	"fwUIx50BIDAQInY6aNW+6h1Bko2eis2/YVLqjhPAqWsq6LKpI+DLW8HJZ31jxqf6R9Tlt+4YEoi0PC+h",
-	"KgHy2AW2YlCIPoRePAxxuOiqGed0dI+sczy6WgUvMACM2Ztvx4teVAUFFH0YgM7/bgayoiJ3eipGS3hh",
-	"LZtzaKgtGYJJrY0A8nfYjhD8lpXxg7t9BlnKwkPo4JrJ4hYBodRwKCgrhozF6wHZnXjwy+MBoPI7oz9Z",
-	"LCdEdlItoRRe+q2jPdl5fl/yzr1elTzmQnR96d6/e+VjclQR8L9DRAegnwGeTbU4uW5UZ431x2glTzN1",
-	"m+4BFDz7/XGhL0Nv31C7hEBum/TNqrJDFrg7QBCck0rBhvX1vHV/RLNPseotnjdpoQMP+/1A2igtN5j0",
-	"Y7Sh8avLN+T3X50+SchxJe3ug1x0W9iXeMHCYnoKPMzhF1+dnlrPg2DbYke4UhXDyTjSs92Y6sZ0REmN",
-	"rqiUB7zcrwTOC4Ahzc3qhJ28wixj5etIqEeJazQEI7SMuW42vM9Yu9hwl9l4MGHojQCMDs1ExtrJ7gHV",
-	"cYikkPY+gl6EN2NjNG+sDbM8/UOdh9kFWZaMaQyEUE2ccmpTckIKpodc1d2t5ux0JAFIULOpmPv5OOMP",
-	"nQto/rkMAa9KY6mWmpIr2x3cHIm00VPwHBKqI24De/RQ3aSy9mbsZ/Z0tbr/vtnm/uLtKwyYplws5NSj",
-	"pMJlXjP2pCWCn0xPp6etSYPfhrbjqzsJN2vvvanZZEvPYwlsm8PFYe8q4SwPeyp1FGD4o9+e+8o5Sl2O",
-	"G1oh6HRGDBUF+XceEJIvanWdGrZVHQH7gyga+NUBOBcdYDqxSbi8fPNCrikX0axX9F+THO4gqspW5vBN",
-	"7WJOM7lOyVhI2/k1IUKS9H+lSY0oqreSFHTOij30o6dfftE4cL9IRhuqNSvNp//3jxcn/0pP/n568ocP",
-	"4/rvkw8/nyZfPfkUXJ38z/H19fSI2yf/5z/FdoKfh+9ZyRf2ZI0emR4+rZHfuqIIwIGteeRWKKgbNG+c",
-	"kiuJ16Cxj83MI5S8+O6SXP3LlQvRGJbPSao/6hn+AnHz1Jb+QNqTEQjhDfBjmlgUdFoUJH375vKKPKYb",
-	"/lgp+din/T/+meefHiNB6vHP+Menx1gPnU7Je3cUCys+YcVtFZhZYb4UJzAWkDtAMFekkPKG5aTaYDE+",
-	"NLYxA6e7c98YuGSM5JQXO+cFxAJLufX6jJmW4KtQfQuUcVflb6vODFMBTpHEzt9cE5/oiAqDsj5HFWbl",
-	"ltBhRwXfiGTaduyCK/8M+CsLCX2YqIqfkq3FO3y+BGtvjAocSELSmTtXTrKVMWHFkk2vq9PTLzIkBP5m",
-	"aR8Bt3H0kZdGi7bstEdIcNad4MdOboMN8T+QDKibt1Sg7INfoDMNFblcJ64IEpKtjlkYhBjOOYB5+vJD",
-	"z8bTjlMMWKXDHAWebM331tkQ5yHjAftbnrcM7/SJGlynVlrtu8zWnxsqbQkcAedMJ9fHvc9uDIcVdUun",
-	"od490GiCh6mQQt4ZDXxPe4ZNEUxxk9J9ho9wYMex81rKm2rTrVg7UUv3jiFokwXLVcpquSJm0guGKybv",
-	"tLXdRsBGK9YRM2S/KyVnTJgJzQ85Q6hwzinP+KtgDYO1Pbe9v1w3Iztk7OwN/GmUv/0R73OUIc19rVOv",
-	"8ORoFPFmyEYqh5HNNBgkVDcDsOj07swUTto+nR3sMrBSpzU19QDRW9hMetgztbQu+bzSbLamm42Ngx7n",
-	"x/WvIPYV4UyCRNRU5LTMgzuxkJaWvX3b6wm5U94UzP8slOexFNqtYKVa8Y2ZOrkw8wYJB3JBUqs+pPfJ",
-	"pY0rWrHgIn6sA1I2lAitIyUrKF+3d29SbzZZGglpm2HWvwqmUPZ70T9WjLlBN6etFUjtrSC9U+2WP4Gs",
-	"mGsMEjPeN5vuaCZmjsVdTO/fvUYXq8saNbuaYcrropTrNtP6+8zJY4WkIv/y7euBKCiWlo/rYraiahXx",
-	"TLOP5PKbi5OnX37lrW/0dvtP1yAc5khmRUGscagI3dBSW5p902GGGDc4rkF0Rnr2RBKgGlVtoJqjxHbi",
-	"M7pcYDzbBo2PmrlXri8RsCM6vfxjxvgvuLDtJKnYNZ5MCLaCBhPcmOjoTkDZoO6UnNx7aNQ51/XYKHn/",
-	"/tULW2g2QY0qNfYGOAjSDmMkHYAReAeov/YIunH/Og4alwaHsMVRGBW2JZcX3762gNZ65+diSv5kDnnn",
-	"qLaFlWm4GS3sW7gn0gc/ib6RlkKqlLlPivq4UeZksmX5pS1sPEOILHMEpRAtgYY4ZvvMHPZDQd0/cACl",
-	"LMzviEUIT7YPtCYEwc/XGIe5Hp2R61FVijPJ87PT6R+mT7949nT65A9PT0+/OD2dPjH/P/3ievQpnUzJ",
-	"Dx7B0s7DsDMU61rZ1m7NJdPQ9pSkdLOB3orpoFO28wh62Tx+hoqBlncsdKNMySXKu6bOSV7aZL9SN4zi",
-	"Q0fTObZYxxutAjlnxvoCx5VhylorEsXu+KP7qFI4SNb9qWL2sq1eOnw+rbTeKGJOqZaweaSQr93jiT+2",
-	"qLbOB3AULEoGPgGwwJqSsOTt0M/vvzi6JDXcvoc16zbF/hwjXCtWLGINbAdV5NZhPatOjBRdF6O2KHhb",
-	"Si0zWbRn0uo/qXkItHpVbTaytKi8HnHQvPLDMM1e9UnUw1UdZtI6lHdvDvnU5sN6fHgGDC/S6DIyDhVr",
-	"HBGJahLl3tEzZe/huNqfrOcIuQRaQdes1dWKtnodXGaYO9lRbn7PY+c7tt03gFBW7R2srqSqWUEJT/TL",
-	"5mYNpbt3+p3948c13fyIvPohAFL70Kiu5GvD7hCcpWbnjZZcr6q5kcaPJd3wk0zmbMnEY0/Kp+HFmQeN",
-	"F3Mw+Vaa0PvbGFmNI+VXkcktK2XfLMEQ8SG75JyYd0FmydqnYh1rnRg22jsBGkL03NXrqz0zwRolx8n7",
-	"I+X7d04B3BPqAWG0vvr+3esuMb8vWPfFwU/FC5vO29dKA7HJjPliXxiFMnEAFosK2va7Z2C2x+lGKr0s",
-	"mTp7/Pg//u3f04mrh9YltY8q2/tfMZ3U/Zc8MJq5/1pwja5crsm6UtqCQTmfwUoqDZehbME6hVFMTckr",
-	"8GJuaOk0uZJh6xmPUliDRV0L86oE3pOQfI6teYwqlkA67Rac2koVa5kzMs45ZFIkiH+QkE3JFuZWK6it",
-	"l2B3klH/p5ml82thPmvRY82rlE3ZDTGIEQL+kSKZWRLQyBjkasiSmyWaJG6SXKM/M7prAQgGqL6Bhn2O",
-	"lh54P/1IydgMZ8EN8T4wrVRxw3bwX/NN+KOUUvt/+Cm4FnbtEph7mudlQv7j3/59khCKq+EwSihRMrth",
-	"mhixCMjitggWbvMRavLs6VOzqNDZQUNc6Fpgj01zPm8FYeKWl1KArmNW0dCuyPjtn35HbmnJzTqohPzf",
-	"j6ebpSHTDwtvTFw8NZhMNTEa/rVAO7dkFIM+5vMvRVbuNhoVwZJZ7nI3Yn8LBCgMduGz0z981adpJSPA",
-	"Z3wjil0t3V0FUtylbK8Cy/fDn+zJHjPN8TfDOjno0Vdvfcagcxa7D+My3OHTjl26YOeWXPhddU7YkDlv",
-	"y72nz4bMsDua94m4ev7WCw0HnG8mIOdLvpcCdj368tkXT69Hqe1a89WXX37xJcI2BbHm05M/fPj5SfLl",
-	"p3/qQOguu5HucE5cKuZR091uOG+W3Y48+GqwKAHjfTh8ThzudvOfrs9MWPXX05+nZEuuNCvB9rNPDFem",
-	"6hm8Q6l2s+1NjJD7FWk3Z+GISu3YsCJurYDiy7++9lQnQZhe+d2PXbq96oA83Vff3RXVdHIL8Rk8FUc2",
-	"0zlSKu/LXapmAzQoH5fcH3+AQzP2oF4QkW3IxElcKT5a7k+PaZfjxg+9cpznGICgbIEBzx0IXBpyWtrq",
-	"HfNbbbHTLaKFTblo4tslJMVkBidpMZ/hf+GPZsbxhzP8wYhl/OGxTcWw83MoGaP/FLt7nxzcJ/dulIMn",
-	"TWe0A9Zku5Lhtgy3bBgoonXWawbQmSSPd2Xq70h+xJH7gI1/7HnbeRAHhedxWVFPZo8YvmIHz2eqmch2",
-	"h6sq3dfNIWpLKqCFJtRY7pVWtgN6tl29LR6eHluY3JmUmz4PZGKVZYzlLJ8CJN3W9lhofroVJfDHSyvF",
-	"HW/u2Pqo7s46k1mv0HSDhNaInmyL56Hwsuydp/4QWldtTJg7GBwdEE25fPn65fMr8iQNZu0uxS5RvoNc",
-	"2a6eAAgLaLNboY86EVKbXQylR3bKMoCx1iWja5tqVBfEGOu/Fe25Hn1PC55Tm53NroUrj7keTaYEKXKQ",
-	"+hbvQGp7dqKZNrCG84KolbEGVs3Spi4kd6QYMpatvhJL3I6nm69ptuKC1R8RYa64ZpuW8aFXXNxwsUwT",
-	"kma0KLhYzrSUEFu79dODcI2K3pq/z68FWr0KnSbYXdm6AjDUhrNzRHQg2lgIFqDZWwgzqh+iRvXq6vVl",
-	"ANnZIsE2oM1IzgrmFoi6lvp1Q4IpuQjBNwA7IyE2md2WWth00zUXlWYJUXKhT+C1TJExjoik+EOeTmyt",
-	"dZ2WbdcOk6tXYMRSCCbVuWD2JUbkQu62xFbI9Q21xm9FbULg8LOZFBZQ1H7xkcXVwUPIBf5L0sIpNHRO",
-	"yYVDcLXI/AgWW0+Q4TZm7fz2bkHncj6DHNz+QhxM1UWdMPVPp2QMwklpWjAzffWnzY6182qPlpD0MN//",
-	"q9Nnv29bjh3cG1h8KG/vRL49Ku5G7dMv//D09FhyY05b6IpUlrLsrimA0r0azU/dYIqoPReBKf0YOjoZ",
-	"zToPYujhuQXxXMoOSYeviEuKmsAb7ht+IGSNa0PaEndX6NKEQQ/rgh6FKIyQUZdRCJ/xYmesPpePT3Wp",
-	"lkumzCZZ8I+HQQbsraCIyJIs+EeXiYBT1EQNGNZdMxx3x+f/zkp5YhSV3OshHu9Q3YToLwMVuBCz/TN0",
-	"+Iz197Kqc5NbP3RtGDcnzwvK151hjs5KmTei2LmpAq9oIANcqRIMY0yD9LHJILMWSg+aosjG3b86bcdB",
-	"0efne5KZJxuoQStGSz1nVBtxrhlGSezOgvBIAS9ouN+++Kohlr6MLSqUUw+YFh20lEnhoaBtC6buc1z8",
-	"c3N8wjhT6ymgN0y5F1i/kBRsSt7YIwxvwJMWXt32tvpinNn07OTDz0+Sp6encc+rZyA1fEzczLtwapny",
-	"uUiR/uTeJXgktvFwEOhkhMBZh8tAIF/VAytBMCqTZW52vQqNkEcKumM4gzVtls3PubUCgd3u23/d0t27",
-	"UV9299OjImI9tdsyDQMqiJSqmldWZUcRTkkzZlTHKLRbdkPgBtC7QLG2XbGMTgogMF5vq2HP7qhv/8Us",
-	"ilw4atsGAp6YkF3H11zP2Ec0/YziRf72E1pkdG1xgbCEmNG84IIlZM3WstyZUSCOwwm47edGWU6CY9I1",
-	"Y4N9MElIutJ6g7ABYHqgfmrMDOhuVdA6njR4+HtdrwaK+cuOGllrH1rVKDj7KGzzMyu08pRoSeqC2nFb",
-	"S8EBTGx9XKDYJrWaaKyvjIqMFeafU5IimACmRDGNWVKy/bSbP3fRvi00qJDEBpqYf8XIabjmR/fxKIhD",
-	"Z3fNaBRkb6qSEBAdjnRbh6LpUh00HA75Ht1nnLk0ZGYb6dl3LU+6W+GDb/o5DOMzIuDiQJt2V9uRVaJg",
-	"SjVYoTfB9G4g3UNvE5tKPwzC9CvzKicW7OonkKVQQ/I3wRCFi+a4nMJ4fn0/IPn/z96bL7eRXP2Cr5LB",
-	"mAgBvkWQotS+NhGOuGwtbfnTdknJfeMaPagEKgFks5CFrqwiBdsdMU8z8x7zKPMkE3nOya1QhUUSRatb",
-	"f3yfW2AtmVmZZz+/H5zGzzOLN/Cs/aZhv6bf2QMKDpV7H4+JmBo17wTUZzoC+8OsNwUtAoB3VKUFgsEZ",
-	"y+Bn9OAnrCC27ZDwB6y1McYHlRXTxPdHGQzg71sZg/fzlf73pp/k6Fi3g05+PBHCZ+hUgA3fhpnePCdN",
-	"FPWNFQnwEPDQu3NjhV+0c5NYzm9LkHSyF2zg/7cwEmdZaptRgg7Iis+Hnn8jCtkZRyLEIcoQdtNc2akc",
-	"W6gEWocisvQc8WSCgYCMotkP7KDMhVV0IBCJy4/UXEv0AmOgF9Dm2Yr6QaY8D+8l/oHEEWxbUO2QSeCc",
-	"qSK8yfIPYKbPjGrz/nilhF+rDFjVw+ERVCS8q30li2vRZcxfsFLMoKtiXnIF8tOiDNTV4uTm4Ql0f6cA",
-	"a7xCt+WHAppfba2YrHBJ31zU1YKdDU5t4OTy+RP2x//++M/s//1/vhucUa0h3mzcHQwbTItMpHtzeb9r",
-	"eY95wpClUkHcfQzzQFRDiI5FtGdcZaxWhLhEnQQBU7xd8uhZrWvqB785SDfFmVQCx3fuxxcMJ3V4Yi41",
-	"Bm9MzG6FsY1hbGO/l7CJzCHUE/q02YGluAG4BvN3YseA7xrNsm2SwYBgl7W+eMsibEUl6nb2NqHpzGgo",
-	"ARwuUqsbSOhzrZGi9y9fPPUIrnAdvoy6IBCFQEzq+RxK2CH2QYGw9H8dU2jq+MXTlNC3+oe7SVYyby5R",
-	"tHdapa9Z+U7Cuu+LbN15SgcshQ0Ecd+/2E2VMiVEpm33FyYl3R+H0T3R53c3xr8O2HPsOYBECYgNF6mo",
-	"tYCIvJyromyl3N0K+9goeoQKhV58OPoD9qRYrgBjHQI/UrnQT6MdaE8UyG2lkW9dSdS2Ee2ug/y1cbK6",
-	"AGuDs+qRqjRmtws2LVQlVS2MNxw87IBhtKYzSq7cSDoDs7zOZDGeyVx0jX1alBkcqFdvHyXsx4u/J+zV",
-	"44uEvfnhh4Q9f3nxJGEX5v+9efv+yoipH8XkVRyfnUjFy3VrhJZYaLcXvb+4esP++OjPxw89a+1CqqpJ",
-	"mKzS/pBlokJwR26TljzP1+jiUMquGd3kx//86V9nbfHMJniiX6ufdi94J5KgRVLuzJFBxUwUj/Zfwcek",
-	"G6UPAbnJQXUh3Z/ADMMvvRFsbu+uYH+6r9HDvGpRuuXvd49ud1xOfOgowarcCg8pz2px/PVKiOmC/Ndp",
-	"MVcyBg3vyneYV3V+S0iavCu+r2WedcNaTwt1I0qNRS9IVAXRSGL2X+VcQdArYvp3SEuCmQvQqC3UTJbL",
-	"NvG6B9CYq5SAF3xcKzkMcZcD+CSY71u4wdyZc9W5PDgrnKjPu20M2cX/EJO1LJaDTy+b8BSa46oY4+KH",
-	"5lLL3/cuqMDlats+7+UVrFa3FPhZGwkAFx3WsHeBgQ+8lfWAP5SdnZ6dHj8861vIFKw+cHFE33vDEPOM",
-	"3pA4GlQ2k3kOrcytuNS1/KixXgqVCaiyXRBuucVAnFbHZgXwocdmozJdrXNjUdfyHOBJUkRgQDZe+KWP",
-	"7Ue2BX6kzLW3MpuLKmW91BzmNGHwv7wUHIp4FmJ6PSk+mP82PrLx8s1/I4Fkik80j6lklYsUK3Ua0298",
-	"/PDLhSvTug/AMY9bVDsswLA9NAa9+Yim0J1tgZ5QWm8A4yW2IdBf0tUUuJ1aOIhkQ4q0rHOBxLwVevCU",
-	"k94exfGqejS6OtrL9MFld2xne6y45dH6iLVuOEqNjsHdvUrb22KpJfbLtcF+duq1iMX6U9h1di3VLC94",
-	"9cfHX3Ct9uV6a0pFajcFfQcM1Z4KEvZw28p95d3VHxmxDTnoDmTMtbs2Ik7fnVLvECbIIrePJDG+5EeI",
-	"EQ/d8hFzPVjeY7ft3nLeIcl8xNjKIt9pU8Lqmus6vkBe8Oyq4uWWCnxbId5pJjsQj5mtha7huQHQyl5V",
-	"RXvBs0NFcmbfIDVz7FM2TeXi+ax39pgtirrUgVOANx4K5A7cet0VYjBx5PyHKkOrnPFlg84navnPTvCP",
-	"fwbl1DBleIlUbLKudrfLge4fw6UdbjAv58JVVTcfz3oPTx//6bv//sfT08Q1Qz88PWWvvu/vfjVOu3O/",
-	"RJ+QWrCATBh/OVmV4kaKWwq80Y/2q6a7fU//+iTavOFnDD9AuFbRLmw1PDWfi0uIGuxPzFtrbPk0d31Z",
-	"dt6dTLo0qM9CpJscwUQJ8XR/sJlgTbtbTZsfOXrTAQ2gbS9rTfNQ3Rl+Oygi6WTu5cuibmvIeK9kBdSj",
-	"2dD3Fvoi+WkpMmjEK5Sul7s4Clu/7149pTgFG8IxsyJcullZLOmYVUVqPzvjq1UOBJiyOoDrIjJvW1S5",
-	"sWXRfsX8FzaEosAErGEbios433BpU6A11BExbwmIEoTVYP4cFV0IiQyvXLNP4Sbesyw7LlDvWHSLjxHw",
-	"p4eCgThQ2cnNQ2DP1PUEQJSpKUSZz+JZT6h2F4u5fi4mY5mlVN9p3v5zMel/VKRqz1IUfGP7YtgJYE1t",
-	"MA03T6ingLm7aGbr3t9duv35SaG7OnWDwdPHHbL9+3RbbYCPqQGi3X/o5bsB2B3ftdlRsqKd22G9tDuu",
-	"Rtw1Hnc3uJYHdbJuVpC01ZkE69pYNUewTVJ+Q9R1apkrZMd8UYkWAmm4goHactWdnQrmE7/6YQzkBFg+",
-	"bddp3nSIrBqg+Pooml1YgnGXCr2ql5C+JT3g0JZpig80BEY++rW7tJZ9fXxd6gIxdvZeLkPMBlu+uWan",
-	"H8Hjuh8D/B4bNmCEjxa5Y/KNL79rW3dbT9HWXonSyRba5hFsMJqY5jJZtCVoymLZWhRdelEDt7KeVNO8",
-	"1vJG9BnILogpBKQAkNCqGJiGW3j8d6tIa9NuGvzmT9GMwRXEg2I3Low2YdpVZ9trLRjH/jZzKGBa6gU/",
-	"Rr988cPfEv9UWfPTig9f5tMeJIsC7wi/oG6DEtk094OJWcuf9WpwFQC7aTYTJfWgw1MRUDjLiFtG2wf1",
-	"v7jU25jwHcrBhrhr0eJGMsAOskfmM4q5XQCtsXcvyv8wrx7hlz+XT38IcCyGc/d24kP4172cd1G+6ibB",
-	"s/09rmnJvOCccWxlsn/tpSFHZ8pSACqh39I+w4pBJPRsXjxSliSUcnD2nx7+r4+5zkKJPUr0zYTeiQ+V",
-	"ndSvyc4agZksl29zroiidecd0HWy58UXEA1scFDvuqmVuHrXTS+UrCSvkG6WeEL3ft8mUe2vP9Hu2BbT",
-	"AWcND/8udK49Yx62OG+jhK4l3htmIT66jWVXOuLWx3ywe9XnJ7ItGQioIt0VRBIlAjZoOVcIzt4LEdBi",
-	"5GULaSxnHlng43RylCI5HGErgoPyJV/34rwflrHZt7vF3OGbWg53rm1n7lbgK4jTWwSck5uHjK9W+pir",
-	"7PjnYqKZy30mRPGKGohPQfvj88G8MbcRfaZ7axo3WRLr2NBtOwuXWwpLpSai8td2Q2gHgmBHd4k9wMF5",
-	"DbcgfcPwJAYNJ/FZ2j9E4de/S+ldFm11pOZXDE0DAhhLi3I+5tlSqvQcEY05gCJhLFc3ilHAX4LaR0xa",
-	"Xrx9wa7FGuLBDRh1pIxfClUNWDrh0+tiNpNTkZ6zVc4rs/THubgR5osYYwKw2BDPI+COHdJj4nHohOxZ",
-	"rMrFngNv+qoMOOvNRioUtdJHgPcBj8W5ewFM9lZBkBQfEmLppMFhT883kNqgZQCLXAMucw0t5o5vDbpd",
-	"wQKgZYsaItx3OEqO/HIBEyuOFbqT3CBauwWCY72py2ioZufFO0AC536WnttWHmSTlJ7JHkh0bdZvLaqE",
-	"TbkCxClk6xigTXMjYD3Xwc+BLknPWeqOgCdCGzaeRajXmnpG4J92vcCtoW6aRp+FxLZgd8CCF3cuVWhF",
-	"tfHU8KoueX7sSmtbbcUD2vKhbFZ8qBIGaLqPzk5PT42eKfm0In8gyOc/ckg625HW92Gpj8zVcOXCP+yu",
-	"tbQX7kFZbwHMAoyDRlnc52uvBV6p2Uwoqspe1UTQmTjjBvUANMgZ+6CYtpotRHyFTU+yiYb8j9ERQASO",
-	"jhI2Qo9jdPQTNmr/Y3Q0KTL6E2BpmP88Nf8CcMyjn9K94zQviym144lVW4xmqeddgEVGcXbiFbVvkWcO",
-	"pagxXaLjhApNeMa4KopxXuBPZgOZ/zV2y3jFS7h0d6LdrDzOgK5s3TuAE39of47l4t2MhG9F5VbiNkDl",
-	"nQUVOX8yh/Th2Z/CI8ou/MXQtQWEQ0DCWszYtFguCw/xbTxnJRCwtZixmbiFihKu2HdBzMY/HTJbgGZl",
-	"Pua0UJVj5yN7KjZigDCWegtBrzw+O2O9lFzUW8Gvx75BiVcsNVt04H7a6GY5+1Mkbv7UGu3q7KwpFFqL",
-	"1Frj0dtgzCIDJrbWBpodIq5935Lacu16gboyL4IGv2lhlH9qaeFo4sel0KJyw4mVCMV6zH17157jogQ9",
-	"Tm2b2jq7Rj936AZXbw8om7IUxhQOMCKh/JiK+ja3OUid7Q9+QNBDe4uiaNDvuL7eGZ/BUexcAHhWa4gM",
-	"WuPBPHHLgR0t1DofrktbAfBKqEyoaVtB8NGLTIcQYATUZE5cWSsq+TqQmTLbCgCGHc0zKUpEtN4CCNaO",
-	"zfpxVa3PSyGwkB95R6RCVwfwUgH50S5Ba4eBb1E4nMCVJu4f0fqGbtA8hGZbr5pgP3m+RE0L+DsUzk/3",
-	"RDC2PSJ+Xts2KBaZdgG+Nj4bdHAU2oPm4MYkEhawa/kNVBpa2msIIaA1rSFrTqV/ECc0v47txk9dRBFz",
-	"BOZJRPbt3w/VMMZhMPsqhTy1/2uKNA9Gx8G4CbOtPxyptIQYXPAyKouEytMWDFn/1MN3haNrcqvVXMZe",
-	"SmODrhFzOMHKyOZCR7DFDfCXnX1Y+EKeg79RlHtVlcKTt8Ihh4u58RqE0ijUHsQMmIzrsOai52I4Cml5",
-	"V2WhxcGoiVsdBLsLxhhyiHyExt9a3akbZ+4jNlaL8H1bFpNcLIk4Hi3zmwjm2O8OvzGGQGAO/YVA9YXI",
-	"o0jUDnfvrcsQTlRUXOYQ9epYsQ61hhLE7rnGHknCw/FTW9OSFtO6lNUaWtGoAlAV6r9ERyOj+eN6WdQa",
-	"witIV/nDM2PtriRavOaK42uxTvtERQjCJ4b9DsIUJG1gtYAiEtruLWr7+RFfyWsR9AXzlTSD+zU5mghe",
-	"ivKiroB3GP/13B6hv/34zkhlctCPWhrkfnznI0rOLuwAwEBLjh5mhgrfDqLP8Fo/PKMFjn79FWCaZoWF",
-	"uOZTcBdoSo5aa8klmNJG8P+abDO8bGiKLXgO3N32Gef2tJPoCjATIVSUwdnM6hIwGHzkKBkp0GjBL4SJ",
-	"LPDOis91gvDbDIuYE4tw7jo7eY5aJWlGwSBimoyUjY8kIapD4qrsXbwMboESukawDuJ3VVHyuQC7WA9G",
-	"aqSeGSsYQVNyaVRPrTKqiQdW4hT4v+QHAsCDPywEz6uFOckToVkvPcEfTv6QIo4cK4uiYj3czGl/pCz6",
-	"fsfW7aV2l6R9GNQf/nARXTn4wx/YlVAZSy+QKgxX55x9D1uGId0E7DDimqBwM5hAsCWlZlT7yTf260hJ",
-	"rWtU7627Nt60rJfmt2MgfgNOr65pIXkpHVx+LTQypMXH3gJm4Nm0UBm0CpjLMrN/hrDc4MdbxJjUJskg",
-	"s5X6/gKynB5oBhgexmbwQB8pIXWATcFpTB14Hcz+6EW/RXSzJGfgj6Z/fffubSMalA5G6oKVQhd1OcVg",
-	"pEIsyajOx1GlnT52nNC5vEbIcghOQEQHbJVcTgXl8Oj4G7uklKIyCtboP1nlkVTYPPQXb18cJUdO8R89",
-	"HJwOTiFxsxKKr+TR+dGjwengEWIWLECKn5j/NxctYYpLoKtBew3sfrPTrc0Qh7nxZJgtRAfKHgp4jeMn",
-	"o+OMi7NC6H+VxUcOdx0S8UvNVvUkl1MiFhOZsUhDGWFkbGHhn15kR+dHP4jqsiiw5AE3D0zz7PS0wSMQ",
-	"sO6d/KzRUPJ9yVuTsUXhyyRAhjdhyemMeK9lgHKbEIPbH+/Ge0Kgg4HaPTr/x0+BudX2CovWdf6PI8zh",
-	"Hf1knoAKN1tKdRIJ387P/hKDQeG1QeEWtuJyLAThFeNQhj5ggMcbpkkgjj7leQ70fCkyhyOEffxsLJmG",
-	"DRZFjKB+odeEb+kPoyA8PpCAswAywkXNzdFq2R8XZinMHN9EqxE7jR2xXH/JydttlQvBdS+hrsNc2ECG",
-	"FWK110JITSF3gMsB/C/C9wUzCAK63gqihJ3fxweCALcPE7CWcY17xtbsY5wvX0fr3YN0SD+eVddAo1yi",
-	"G+0G38lPd3iMww0QVT61HOmw9qkxv1+To8enD3cf6veKqED/KTK86dHum54X5URmmYCyhcdnZ7vv8Jrq",
-	"OSLMfqTgcaLmJRAUNw6LlTTx7z8B51VrJ4yHAYwzmTvkxmtP6w+ExQl44h3ATrblsZRLqEvSdQncIYCt",
-	"vZCVYHrFp9DDYEwWZbWaVdJ/RisDwGnSaaFmuZxW6YC9x7y+q0iE19xyW/vnzKp2QXvyL5n9egKWbtoh",
-	"jnB1wv145ODLbBjns2z5zRfZJMWvscNIjdaNs/fwTs7etnNnExwx3/sXPHKnf959xxPaKvd3RvG7Nk/X",
-	"lnO6xTCA/brTKGzWtA82DzHw8wKTcWwTZ2HNBqoRql0YEiB7WeSBDX76CLhwoqeAh8nzXJTwKghTivAs",
-	"P+44aj+IauOcfQH9smuP39/+frz7jtdF9RwAHu9tf/8gqgM296G2XPihXmRvebWAHD2l9xt9HhBCDJwi",
-	"Quck82iW87nFTToIdWeXIrw4TGUR/1ZkK1cFFqywBfFKAI6OmM0EVqylby/ePfnrDj3mDb50yDS9RQIC",
-	"9AYAxCYWUEjUZM48rRoWzk258jU0cx5U0tTKIpe6QhrwgOGqQcCKwavUBpp96RSx5M3q3PJutYuGTXyl",
-	"O9LC3UBOe2nh+5FQVMr3FUmqr0N1Xwp0qf3BQkoP96/Pp9RPMIh6jEWHOwIAoGGjIsVNsZYY20zoikHl",
-	"aFtYYEOgQQ7kIKOA9XbF1vqddsPGQTdzewKz+gEX4Y79/rv0X4N5HOK+Rh/1m63R7u/us/uDkziRQO/5",
-	"GW2PVi/6Isu0b6nbwPZ7oNmE5xw4MYGzj/rTFgVOApsBlvDH28V6h83Rdajgdg8v3nkqB+wHKm4uofdv",
-	"yc3kzxknzHVEhZaaTYuyRJjdyToApyUQkpJRYszmWPFAFyUyT0zWxCMKZsiAPaHVMROZCD/vgvE4OBip",
-	"sY0gsrmNHnWnrnhwhu/JE49GsN0EcHAQsKrfRMemmwJbuvuAtkqMnVrbb1ssBv0c4oVX08WmfHkaGO+H",
-	"RuqeY7kkr9iyAGQ09Ip8IlInDTaFuDKeCPqph0ZlzRaFqHae9R6fPkS8VVVMqJy26W6EDsXQsWdAfxhg",
-	"pSUoJYlQuEEXm4sZODUzqaReDJhbGiRcd/wJXTLFuSH2vSg1UTqenZ5admNcS6ypoj6CwBK0JlD05N7j",
-	"0z8n1uWDW8b+lnFxq8bh5SlkOt0TKWD5fke8sitS6XfIf2IUpVvAf/NTPlW2Pb0Tj8Q1Wu/wRFAstB1y",
-	"i5rAq0UIMIFF23fkknTHKd/5rnMKUUAgIih9gpXYmg1oJiffU8f4XScod1xoW/L+JyTy9rzhBTQr3xx2",
-	"0zPz6eiOu3SgNiAPdnhOBHrwzezp8pjcKe2WEHjg79hPctlGandWW8UGFsCBvNAtjRi+J5cta4ceymTF",
-	"eu0NPBYRRQsLfEJtFX2i/gOjBDu9sH817MdN7XDBrJHa0eRsCi6eZbTkYGq2CDDzoxFSw01RZttjNz24",
-	"DBwrMBTMvfF7e49PH/UhH2NbeUIiqbaV3hWsHm7xzLpujtdMUYR7wH4E6yaIeWPAOwQHoBbR6JU45/DD",
-	"A/kr9mfsla99j/2td+cohpDRX9hDjOFNunO02HQGXwkrRH1nLusVZdxL2/9mk3264L3IMivjtjqbVujG",
-	"5tg+theKl73MqkDAaCEaZlubqBnGkgVu2mx2fxD6hJDr5WWJvRFL8mY2JChwOYUDaosgI7rDGvNxrkbf",
-	"TKs/YG867LvU/ETwsaGYAZPP1ngOHY0alqfh+LG8i6TmRqVbS31Xh2n4uzYHtxSoBS6C1A2PudZiVufA",
-	"Fh5suX5XcdomRIaXlDuab37nBuv92Z8OV2vT0NzHRrxXG/CNwk2LVc8tFiHi/xl1z3pB7TiRoiGqtDOV",
-	"zs76LcYi2j10SiC33mIvgjzdYjRK1RGS2pmi28uu3Fr/87u3N7/ZmN9szPsrLWQE4bOHTbl/BeEGhJMv",
-	"HNxqOqIBFsoPI7SILKdLhOCR3KdXp2E+dpcSuiN5hwp/Z2EOYPh8C0q1lQx2bdpDrWewXXemzxxzE9UG",
-	"6gQVXVFulAfuSewE8WTrMmB2aCICAvnGwcEarR1HZ1JX9lnE517SE7FZLzxVMHxSzRsWBb3NnrwBewIF",
-	"udo+3T9UljAMuxhBgst4cVrkN0K3pbWgrm891iKfpf2PLWps1OZ7CXVwLSMSO1u9QyOApl+vhBwYZaDc",
-	"b7lGQEiHQdY34giWgxYJRASSfsHuER8qz0vuQevoJ42QPGitkT1EXZ6eqL6zwvEO7YhNerMvXNG4l8Ck",
-	"Ssb/fMH5dVgI70kOHGohfFJhQ1Mit/p4UT0DASPT8Z2IabEUOjYYE1sxTHTqApixVw6XzZ1oW14FV0O/",
-	"OdNVsYKUn032B6hXbfB/Dl9KMeNAVQuxhj8byUnVzgnThRdCtv6JEH11VZQol5aQ4cdaL3eBdTt0xdeb",
-	"iiKQwJ/dzooqJdZFXUKjeJdXtino96u1wEnuqLHYVcPwn2C+NSf1TSJ93lqFnVJpLlR1EqJV7FUZDabO",
-	"Azwx0c1xTTTrTdYs9Zi4aYJH3vwqjYfKQgZ0JMUx52qkatd0iKZDLnUFNh8Ax6eMiqJQYEW08ViEZUxU",
-	"slswOo31kg5pZcXnhDzQUiEdrcaXbo2GQrNoTR3ml9QAXtIVt/XoNv8Z8dpoHQ+q0Q5v/ASJcH/h2Glj",
-	"C9njB8dtS1gWWG4s5Fe0rSljT11/Dg/EoWAgbtlIjdS7BvxMQMrqHmEhoFkPsWUpzAoeRI2M99ELH2j2",
-	"tx/fJbbdC0MJ5Ug1gZTpJtL4GPaUmt1ILSfG+6HUOwJkwpMHDPDmU9q8MAwADEw8yt6y1tVI4TTCWaAI",
-	"iiKxnkfQhV2bcDwM61Nl1fZqcklHiqLLiYMQIpvCfpys5LOKKPkyqVc5R3QIAkhCDnz0jt4r+JcHlk6H",
-	"mG4bqQBBLf3XyGKXjI7O2cMAifac/eMn80+AKcJ//kp8+yWFk2BGGXz/i83No3FbScVWC64FS1c5V8be",
-	"Q+Af57XpGhwxgnezhscCaeZzwXWF+KZcXxu/bKQwzD81z5RV8Jp0Uss8g048+gKoDywEs9u/U7MTdFUK",
-	"vmROErcJZjgZoUS5q1hw8AoM/kW+XBs2XnhK4S96SIoJAhuwrQj2E2za9F+/wl7jiIAGpS6Doy9c9c4r",
-	"EU51l50WzfKWu8D+t9DbhgJApjIeLVmLCthigbkIMpZqt3l25ndqQ2/I6YbpYHyCPLceDp0/cOuoJSVf",
-	"U92mhVwMHzBSRliKzIJhVkU9XRg77IKVAihjiSlaVzLP6SBTnfkUaGhyiO+Vumo71DiPjVMd7frH7Qh7",
-	"GxuSyto/ZUN+FdsL12z3/kr2QDDYtnXMN25aIDZ1QDljnzJogfVqg6ba/qXvxvI8RLL95jcPpgV27pzD",
-	"PJ5wtV9k21IEV64eAMwQSw65fRt+X1QLgo12/Sk8z4tbkZ2TJYOlLWByQCxppBpxcAjtT5FJa4y3IDZv",
-	"EvDXVSUHMJ1CWTnZpwgQPhlQes2b8AG9qhipUtxISnmbX4MwPUypLpHXD6aLXf2g+FVxXKxQeKLkjHpj",
-	"flzIHE64+TvKWalHykvXGdnhDcfXrmucgeg9Pv1zv036YuQy/Hpvze1fwLDCN99TkPwQ4WCD5fclJL6S",
-	"JLnPn0U7ckXb6VDT58Rs/BPc7ofHxtvEUbuzLVTmE/GeLBCg9yhrWai+OfL7GVo4Yu1xxB9oPL4jxTV0",
-	"9InyGMA5xY0ZNeul5l0n8K9jvNvBpD6DSwKAUPNv9MUUS+Ff5ynLpRLAZpbKjP4JQzEDTjNecfrx3Dz0",
-	"3/SQfzPzF/bvkfr38fEx/J/5Y4rJgZT9m3GWPllwy64T4JBCFaetzecsRboiIyiMQAQBSkSm81JoPURs",
-	"oqooRdZn+JZScF0oqeZbXwTJPZZe2ovxFfgEy4Szx/30h/DuJlb2Hk/ZhJZPWY93oqHbmVqiyF0vUCxF",
-	"UkO7jnb/MGI5EL7KeVrZp3t1Na6KMemo3XN55257V3xvbgpeiupjIqZGe5Las68DgFp4gdqAp/3b1ZvX",
-	"DOGyhwRTa5TWDIlDCJduIayjv+AZxgpERg/PCgUfwlwUPAyCIuE5G8tsdHTORkcIC1zXMkNUYGTugfHj",
-	"BUYbj47MMR4dwURGR7+mQ8YRMN28B2gC6UDYuBn+E+I44pea55pIV5CThSSAFRSyYlNeltK4U1gSbY4g",
-	"hdHcRdmAPePThT2NIwVndFHkJHsctj7M24LEskIxbmGezR3opNEC0ixAfmEROC5gD5eavtVIucBO+D36",
-	"FIS3ALaiZNO80BQtt5Iezf8ljAVG3EvPoULjmOfyRqR9W7SHoY6Revgd02JawJDAfvG7GOhPSKxdgSxw",
-	"jqiRbxcxWSt4k3AR5RC0ANxqiFSmCUofIGxMPYMrFLBOF4XZbhrpGPBuLyzg20IABsR4DoIqFzwIn7GL",
-	"wMb0kss80g54SBUdZFvqRXGrR4oqMe1FaNnNCmOlDkh+41LYSVLkzYlcP2n4ZgiQjzjOxoNfrQSHwlXE",
-	"dLZPyaWuLKr21OshOAawtA2b14Luu3LWMByILQaF5aiIbUtnX49Uj3fIHjw8OGvdB1K5Bh+GZ8DYZLrw",
-	"p8mRXoxUA285HNMDTIYM2RYmjIiCwSGVw4dAw53IMlJJ3LTIfjAukW+WOh3oX8SMkMLmaF1GXIdh8Bba",
-	"uyOFEpMRkW2Z9vEMloLTMElWBn34NGcMxSJD4gqO6Ux+EHoA2eOpyFPIvdOet8l6N+miZGBkA4bBheM4",
-	"tmEbs8dxKrSDGx5LkLamwm2u1iOFX9pW7YaA5vayQNpjVPgPf2A9i5kSfsaESeXDoIkLMaDEsiFo5/qM",
-	"FPo+Mra/+nRiyyXPUZAinrqzWwfsSV5o55cVSqE7SVEq7aXk0J3ikXKvF8i8uKZDOmAXtImwbgkKG3gl",
-	"jomOnq2a9ZW9x2eU+U8vRVWujy+MpE6HI5W+fPPm7Y9vLv9rfPHDs9fvxm+fXY5fvXj9/t2zNGF/PEWI",
-	"FzDO+1RxDQ78TM5rEKRFJnLWaz7l1Zunz17iLsOtOFLmkKN8gH1KmkNWCdI1GhFszt8NlBJoL5qsraor",
-	"I3LS21Ia/zbtk5hHUWV+rYQCRThSwig8HBkiZGiPnsK1xbZpaWfvEQ0oEAYdm3vT/tC56MitJmD81bER",
-	"hsVshiYvWku4XWlDXgr/mY0sNPpTAkccaUup8b/OUxJa2OTF2fv3L57aED7uRpmhvRtq9Qvj/cPhcrbV",
-	"S66rYzDcA6x91rs1p40rBn+5QtB80j8adTjJ/NIOWfft6SRBSC8+h29l7W/k9USwb4sGCPsqGml4Fs2G",
-	"tfaPjjUxyARzvGglzMYAGYWrNQzMuGgVkfcACmCkZmenj9nrgj1BR932gVQiz3U4/ZHC+UNSEmqH3NSl",
-	"moOkssKiuaghxlJrnshMNMriLIB/t+FEbvr60vEHBpZhYCqUYirkDdQlgVGz8c06yVmiGXThkz88Pe1I",
-	"z99BLGbBK1yoT4rBbDiv8Qg2aQFi93fIRGAYs4ZdHJvDEOA3j5sYETIpbkQbd1hrDCfyxNG2sAnHWatT",
-	"roUIoLaMWAoeCl1z+IFhVZ7w6UIcm/1eFnk3QZMqjqfmynTQhvjuJ/Br0p7yuAgOiDnsDZfqgbbHESYx",
-	"9JyptjhsCVoZuEGy32QE6/HZHm96VxSvuLLcpPrTc33CWOdO2Pog0GYM6GPiYFY270VS0pTn+0TXE1bk",
-	"2R7lWsZEztI+EqI2e5/fubCPsxnCQTTT/E3fCrhNoDwcvJyRMlt3wNIVeG1UU8Ar9hCtcTCxQHkDC/PD",
-	"01PWo2/Izk77Q9ucveIEyyGCMomIjGyf+q9X9gt8zUiZPhx0UBmW89F/61kxh+ASbtu7T5PFxx8zXBDu",
-	"bo1WX9aUtUVb1zjFCrzb5araKAW6XUCzSV2t6sqcnUJNRZjqipx72/pa1NVImVOJxcREHQYdHyIXGl16",
-	"8/IxhsNWcnodBLvPWWockOcv3/w4/v79i5dPn12m7mj2vftalFiBhdRqOglue/vy4vVrc5txJ6DUyjgt",
-	"jjMxvPTq/atXF5cv/re52loGOBikm7XRAOPdu4gvTCUlWnGqMqN4XUTeG7P2EicTmA+5q4G1wp0Webqo",
-	"1bWPBBlfBxT0mt0aTYx+jfEcn/A8pwBRWSuWF2puaaV9RO6BpjEYCWs+We/h2amLr9XKfI6RCtxAV/fW",
-	"t8b4d6ePWbUoi3qOlVYpfYmUZhKUodNLoDd4xmWO9oLx3qi+b6Ss1f3d6RlL6xWK8nGt+A2XQMOY2pl9",
-	"tC/cD53HKRWttPi6rc5km+OI7rLb8PFTIFxiHUnW5Udu6IfLWj2FgwoBgDtKlQZvuKccaTSC7SnS+Bzc",
-	"Q7XuvRh+Zq9DcwZsGJTde9h4EDf1C9gl69/RZROq8eJ1JosAHLgXcitzplfAgwhGlqtcqAqI6VgaQ/MA",
-	"y2iMMSyoFaWOPIZ14nh6X719lLAfL/6esFePLxL25ocfEvb85cWThF2Y//fm7fsr0Bk/iskrqh2DuxFc",
-	"tEIwY8cfP5O5AFFFAQFb+bnipdk25s+UcPlQCaWtQqIbMNDPNVtI8BgBtwFCMvROFw54+B2EZOB5OS/b",
-	"hWogBupVXvCMgZRivbPv2KvvSbCybXLVvOkRSSpdsKwANeU/TWWpf61IMX+aK6nNkCV0VGHcLBPTAhur",
-	"qsR8LAg6dGmDSNYv+Qe5rJdh0O/d5cXrqyeXL96+e/Hm9fjVxf8aXz178ub10yuIITY1R/sEh4yPlF6a",
-	"jW2OQSk0pDbNWLFpCpRFVbBFUZfaJVImQAcMPOzEbW2uy3DL2a4LzGHCisOOoe8EG4Yut8zYdv/g5y1U",
-	"vk4sesaCOlShu5j1Vjlfgz4GaF1RCjXFHlLqITGvAHPj/eVLDKgVK6EgemvdAHNJYrQeJqy4S7Dz+GA8",
-	"0IBYwqu6FGEL8USMVDQDSPuYO3DQnKU5V/MaXBlYLT69Ng4J3e82R0C5CQfze7xOn5vBvFkJdfHiGLi/",
-	"KiikT09geWN5olPj66wKqcKSbszwyeijwyEslBipzj30/vJlOgRbsskK2m0CtNsbIwUGh4U3ubX1UhvK",
-	"NzgpvVUxvRaVXi2k+mAD1Zq9v2LP1DyXmqLLCZvNlisxd4cJUhPluvn5+jYQ6V6h3YOQ3g/s51VhXM3g",
-	"i6VCpQP2ogI008zmFICkQplp8cw9BvLnL+WklH8vPrBpLleaPRUTyRXTC/MPmEQ4LdiRABitK3Y6ePyd",
-	"sXNbhz8cKb0oygoSstycY11PF2bDjY7mhbnolpcZq4Ri6GuMjsyl4ABYVC5qdlDElGtebb9bHOwKbb2H",
-	"LFVFNZZGzyyFghbvLTbl3ibgln0XpT8ehemPIeuwG9vsNK9BL8xB2WqoLeu8kkYdnZjlPs54xfe3lN6F",
-	"J/CerLXGGLbba15kfIKt9vDRZxt8VErSaWSC/WJ1xj7qHbaea1jy+tmoWb2hZ1u0q3GZrXbClXr43b1M",
-	"2tlWqEohNLOPiVaUaKF9fca1P7y0BmTLbjOvV/L4Wqx3Na96pvWd1D0RfmK2AdZIkvpaWPB9WTbIgTxu",
-	"BXnRx7ZLzowg7iA3D7S9qQQXYi4asEti/nL984DMb+Q6mXIpvkaMqWseC5BKQE8hngHXRIsRIpEl+K4U",
-	"0DLGyFmdtrMFXazkf5ll/dJdsBe5LhCavAxWoJNON16DKMXidiIApSRflmQXl++QoKvdoV9l26sdfHhQ",
-	"7cHcix3X0vA345mzOs8R3CUBwXxuK6Qwh7DgekGpBI8TVIqqlOLG6AJeGZsSi230orht2//9Afve2Rqg",
-	"FMxAWnpn465ZLSqsPuPTSgd9jTbdAjA3UnX3rFoYPRISYxISKYLwVJ4NXunKGJxxG2qzAbfHLUKGUXgh",
-	"3KBUlZjj6U5tAy4slSUdpCIGC9WYgJsVVm+6jl4OSzMrSoSAbIzcLkvC/CqpOs+NAwDLvk2ygqdJDcK9",
-	"x6ePAv/UuG0IzRgiOoJgxKFokc8SO42//fgOarjdntqUb7jv8IjeUSQPH97SR/rlej3jIezGGLwW61B3",
-	"xafvt4+m6rmEad+0y7Km3bGzZRMVeSjkzllK+gqIO6GarnJViuaEQaQ7gstx/EI2JwGnXGp2LSgLBKw/",
-	"0FIEIpBnHpgMwQXNGxtmxnD3maT7dhg9YXwOxXjAhwYr0MC0CZT7DjibxwN2AZcFo8Ejv3mwca2Dg71P",
-	"Q6lbcBjRbz7niWu0c5/v0UVqdbbNLiL5lxEWbudRRc3+W24PAxvVwba9Zs3mzSPR1pvatV0+tzG4SwY7",
-	"dfV7aEXdufsO8zpwhR0wmhPSdbU44apQ5rl71dKYi9fLotawtdBaooJFLZSrlk75Sl6Ltav0JCvRvE+o",
-	"inaJs9F6qcXJNsZmIHP0gpdUe5rn7kXQxhVyRiUQtjjO5Q3ZuprPICAvlhNEg56Uxa1nCygm0Ea6Wmkw",
-	"l4nJUxUMTh1AUfKKW5Y67BrL10woPgGfVM7VsVQJHmbHXmeuy6W6ZqXIxHKFR/GdN1M1W9WTXE6psEdk",
-	"8MqpuVpVkud6wF74tM13p6dhJtqs+/harMeqqMY+KEPAkmbo0YeJo9pFGA1qP+OqUHd9yPEVO2M74Tzg",
-	"rH/3GQexX3ipuZTQM9yxnKy3/QMh2PTHCAQxrUtZrY/O//FTFANqjjCUEHW1CG0wc6hKYQ7mMSKRdmdW",
-	"n1mQe7B1CyWOK7kUuKGBJdXB4VNbgoM/FbzMJSCRqWtX1wZt5tV6JRzA8u2igBwS1mZTGL+BiLoWlQdS",
-	"tdipfTYXDvppA4Cfq5At3l5qfbVjC98K8+hhc5RFaEz7kKszTzDnXuoKCGRBLS5EvrKTNiPPC4L319pS",
-	"XgZqGtLOWxET+5uqHG5qwu3396HadWhWBAEM3AOA7OY4CgDAPlqZwEs3r1hyxeciTD3ZLpSkAYPfBY3d",
-	"D3zwyMYwI4NxSc1+qUXtAfnN9OelUa+I90MU/ClbCq5sqwl1DnDNFlxlucgwV+ryx/BoAjaRNwK6TqCR",
-	"kGdZCUlcroxBg01isGvg69uMEsSvV6Jkf3Tp3yHTRaEgOkBAui7r2JZYaTOszSF74TbnHXnNwWvuCyQg",
-	"HsJurxmW3nwt2glm02tsxvptQiTdZ7k1yug2QdmtJAIDZE/qf7p6o4A6hhMn1LceFErLrO+rLNFl0WJa",
-	"ikqjt7I0lpqRNNjGGT3JcXFWC7FEJm87Aotma1OvAaq3/iWHhOWEa0GtiRQMz6Am7kZi+6H+JR/b69oz",
-	"plD5HCzS/eBeNtfdmJM0i67gv/17FPXfdrbf0g0XK/lM1cu7RsF0UzoIAjOwl79KAMxoJ9kzGf66DQQT",
-	"sJ158BDW43SSGJoTrKgrLTNhnau+x8RpD7JD9zw+QSrsOUpHKjApECLIvXGM3881/dtdhu1BntE2mNKJ",
-	"vUan0IawlBoe7SsqHp+dxSPRTKhpuQYjEbB+dMV6F8+ujn948sqhZ8bJO3ATjTllT+8Q8Bg1lqQFUX5g",
-	"XjOO32TdkGnA/Zb4GqHAXqJbcJLol1J3fVVgkclCsEWhKz1SxYylBMQ0zooll0qnA3aJOpoyH4H5mBh3",
-	"eTWGLn5iDfAZiQF7DUVdRoDVSv5SI0YkGlQjtcEAjvgIWY2nEpIDLBZytMYPNDTBU+PUGDutINq64qUm",
-	"R7oUUIw0Uq5q0QssmG3CVkVZJSybGKGTEBGPT5VonS+LTCS2s3hs67ape9/KjrG5fWg2hA1duRexnnkc",
-	"FqTRpobnQjxe63wqzAC0zsuiqNw//BAIejJh/9//9X/3E8Zh3EbPYPEAZxpqj5DzFayTG1HyHD9mSJ9l",
-	"FBpG/tvUBEFHur10d5RM9IJ7TZ4ECnEnjpwXVgE+JuuFYVHckl+YmOnr4lmahjurXW+0mHRe9O4w7jCo",
-	"7IR5pGPIobJfblaU2O8mVGXuESVrWA5IUxPUNP/t6s3rkcLNE3xwUjexAwtIH1iLBwe0mFRcqsDK44q9",
-	"uairBWJ+g9oA+1B6phdEQ9hkDUVrMwhDiiwU8lC4KKvdVuBbt6pfxECyr9tlKL0L9PEnmEef08rx4zlo",
-	"2+4L9BrtUzAL/OaKkFwvwgsx6QH5QzAaWKBxIW7i+qupHjvE+6CAn1RGYxuDBsfIKoAAQ0jXbco+hAq/",
-	"XRT2WKHn4we5BRY21jF7gcLGMvgzQMJ+45Roos7uls975AyDD7XNvU7YpvZsB5bdsldO79ca+L1gyu6z",
-	"Lw5smHV3b0eVvRTYEBIOIkGok6nQwdZJMNMGPSG1ov+mKuFpwF6HJrGsQFnaEGtVDEbqjeUPIco6+Ave",
-	"OiQtT36Vhm4nNwhoMYWmXJLakKGLvU+rQh7okWrxRNEEcKZLBPL6MZIYPatgo7L3sCbQxcSvhXb4uRXV",
-	"3PGqEstVBaEZY5RoAPQC5eJIvpGkvLAV1jU2e4TvgYYSd7C1pZeqtkDUfjlv436RafeXLw6YNgiR3Lun",
-	"8RsneDvQNZGVPpnwnKup2KvmgO7BPD1wGW5TjOEd00LpeokH0bVG1w6R5BZhpCFAs59nsJnYe6AZzaWF",
-	"XHvFtW7h7a4KfF5bVs0/bwiRuzgDaIMjjTtkFmXgugwBWX1Py36oxvleAjXOm+C1xLx/1xFiN+ZdB99+",
-	"hd+6VfHO7W87ZUzQRnsiOIcT/HTBGbSRwD3SPQ5milpGt5qkkF0txRQ8LieI0SFq9aef0tPvKafSNjmp",
-	"sWqhI6Vilw6APqK8ilD1EsSevjG//5If/bQJw7XXOCSx/mMdRNdI8K97p3bsUj+XuUBo6jvO7oQvPCS/",
-	"Ey/GV5niiacQHMXM7fc9ej7ix7AeZxX0pJo14hXvb++dGKmROkbD2+3XlKVTfUOI1hZ+5txDP7kXuhIc",
-	"+B3AMjFWPpNAW2PMWmhZh2pk9uTq7yPFYJiDKFNkdB2UvcDIIcRPsT7qRAEvoff47Kw/aB2u/iVPzxln",
-	"N1LckpQTH6RGGglYDakAZGAudSVKkbGr//mS2adsDqbHzUAb6ZBNlzsWayGkhAd57HxrH/NNLJ41Mryi",
-	"vQwzjvo3EAjZJcFZaw4cTQb3lRKmC/OaME9llnbBb6g7Rs4XQFpNrkZkEoN1ZLZaUSJKfsMv4kFSXk2F",
-	"eRFGY13u6zyOvTXSZeYD1wFQLjVbw2WPTx/Tx3S4t2HUi4E75zajeSfUxKfW3xrS7mvw5kKrCzalT4u8",
-	"XhKma2ncMbyQZy4ibV7jXkEL8UA7lF+3dvG6nWPxUGMxpbZOc+Z8SnqkeU0AIW6emsBACHB3yXpwQMyO",
-	"BAGfUs6SUk2hDu6HbQ8OlooxDw+KCcBw06uiGtcaMAiQPmFLMpHtziV2pr2stL8r3J9Amdxr2iscyE4G",
-	"30h+fzXUcF9ZWixa5Q5d2zR8T/6VTcZ7Jxga3xHJ9XNwBgErHZPLDpk/FzphcrkqgMUBpY/KHFs4ia4B",
-	"e26kLBYgpf4d5hw6zQaHkso57Ng3CecUvY3Q4IBeJKKZ684kRMd2nzzC5p7+KlIJ95sZ2GeL7pEaiNd+",
-	"mys2ZKsCdqjRYIhbDUku2Cat0YHujXB6/7Lzd5Io2G+bHOYn2zV/OomANZuC8IQMpv3CcXAtYU3RNrRj",
-	"DEwo844EpBi6LWUmynOw0tALcdPCzAL0CUHpVMi2YAUsWuGxrAxH4waCL4OOdpZLsIQ9Kk+QBRmpq6vL",
-	"58fzmpeZyKBKyq2/DRdDExC0JCgM2K3dePodwLlUbJUG+WNkhiJ7sCUJQJZ4YJmDXO2yKLETwVmTDn1t",
-	"pLbYfm5KAZR8R42D3TFPaEfcpUCgXUiv2s1HCZd9Y5nrROkNzsL9ipOsuFXGzNkpTzhbleJYy7kSmes1",
-	"suCIW4SLPYcYy3hy9Xe8wZwbsK/gSAOcHjzUdds1GhCpO9GSsQPbihE0jwJowFbRwN1IEMVxU0KgF92Q",
-	"Bv22QhJVjM1D2ovPA938lBb1fZl/iVNpX7dbVeN18Pm+Hc4u3R4sElZq3+sBNW7JzsNZBGHZXUoezytg",
-	"O7epeO5bg0FDP9AjtSqlWaNjaGSHO3tFyVaLtZZTIGgyPwUMN/02G2Cr4h4pq6XN8bSeWFoVFc9Tdrqp",
-	"rTHCYsNEQYysLTQESN1hbMiXjW9R9gcr+ATDVZ5JZoueTz5C0V+arfAVg/hbeWXmsW+SweyFb6JqE/mC",
-	"Z9TTefsfYESgJj+c5rbx/K5Ey3sbQ/bmQ+/9u+fHf0pYvbIEGq++Z39hD08f/+m7/25Mgsm6ErqP/dCx",
-	"iCP7A2hOgChBVgP2GgFbRkpqHxFai+rcWD2Q05BEkZXiZE/o9xQJR/DHsbSdJjbO07jJEmWmg5G6wPc7",
-	"FGfxYQXFTwhWdfYYMYpZL6U/jHmV9qmjuYoAq6cLMb0WGQO+HHCowLXiyIg2UhgIA6JIjfCLuVRRQ/Hj",
-	"s7P+ELpJpJqzBV+tAHWvcrP3c3IdzYGOoSTUREwL42mmLuWUslpVMg+gkxHvAFcBWpZpdsg4COoAdZjR",
-	"OuJGFrWP3QF9HYp9mOBScAVA1EY9EKBmXAP88NFww7LbNOxGCiBizS5BAH/mUbG9xgLn0H5XTYXJ6aos",
-	"pkKbZUvbqbx46eQ37uO7w3GN3/O8KJdfOuiOb4ZJ7zJGXVgST8FvLNL+pcFl22BlUSoO7rPqDE68F9sH",
-	"Bv1PGlLzzhTMiyXCZvOGSOa6aU0rcRv4jRtYCSHNCjAJngVpTG+6KisxQ/FBoWDfltlcDitMZZRpha7t",
-	"kUrtqMYEvbjgms3L4hb6uwslEpaSXQw+rFFVwU9RAtxZ3mNjXnhuGpyGWQIsazA2PnK+0jAcw7Y2cvp2",
-	"sXZQcBuyPGFyxrhaJyTUaSAuw14Wt9TaCllyrtmSq7WtWeZhKHLIJjlX16DUMGGqr+VqRfQQUW4fI6E+",
-	"+uhMKGg6t3pfqqoYElxPnQMBbbGUFfyJGCJKADCyrZbBt8VO+ry4hfJmLRIkCCxrIACeLnjJp9CSidWB",
-	"cFBzUVUW8SiTc0xXQdE1FHCkY/OlqnEKzDyzsgiYG2+LOicicosaCU8gcCacZS5vbLGSaNYjmg1iNxpi",
-	"5VNoaqQ4ceDiKj/QlrOA03obQwLxNVO8Z4yM5grpzNMEKi9WWKhtLtb1bCY/mOvHZ2ZK40cpdHoi8zVS",
-	"cEM7GvSHAfHHBU0BlrVCDlJcOc8y3lKEgRSMgaKP6DiLcqTQ7MhCyy0szAS0GisFCOjPmS1UdkG0qmgR",
-	"bJoDSdAzTQOga2Ee+OUqfi3aPovPMiKQFTDBQVG0/Kdgv9RFxaFExoLmWCwfADpK2EP2w/ch625oEYVY",
-	"VfCgsfgwFSJzEFUuqMdz89VgoDCZgGkDCuDxJNGkXCUSSYTECYOgQALe1/elGZQ/ddy7rWULtOwHWFEf",
-	"r2yfy1zgC+xrDypfOLuXFBx9AWNMObgmqKeplW7RUd8srU+2tIKTcfgRptPbegL792iuoRXkjaBPtNrI",
-	"dbwzo+0tL7WIggJNxG1UXMgNjuSg36GH6QKM5i9LUXEMjrp+HuIPNHoCz1bIJjhgAOFjy+SQzeCcqji9",
-	"NjnfsCZt1bIv3nRQDfYKK/j6w7DbCp9CJv5IMYJ9QGCu0FADyw2sO6MmAsNNVk575eshjBQSGefh8mkb",
-	"mMVhWnivXhhjGaIGMWoCXY3+0IE9LvkakSUtC4AZ6kTMpVKkojjeZCmLyDa0HwCJWj0RIvR8gIdoGfqv",
-	"qDJnUiD+g2WCibBJfkTCb4HELSXgZDTNNyJo4stCzVmaGGU1TBNzUrEkNP13ag7ocslxrrXKxFRmIusH",
-	"NDsIlpba4Q/8K4fYTgJ6Hg2aqmiNAaULrse4TVOrrBGovawFmaCA+R8YYmisWpPrIVjx+N9nqQ1eFGrA",
-	"Lq1dq1e5tFGgy+dP2OOHfzoFISTVfBgRR3ngeQcs4iE1HEIAEB2pGipOSbsQY1ub+n6LYuBLx0DotfsH",
-	"QT5jL8zV3+ntuwEA4LIvGd/+Fpjwe/KAyEQx7U7CASs82sJXt3xupvn+BSYwZkWJwkqqSpQzaKPtpfDI",
-	"YiUUX8mBWXOS3Cc3D+OfgfNLlMKDHRK+R1VK41PVzumbCF4CeC9gVrdA2VLnLZ8LcvpwBgwJJdA2N343",
-	"NsCwXjATIrJN6zLXA0oFvuZL8Rdy9/hSkMcHnjPCBxPAI0gw5yrZRcCgdaGFIgo+49fFkJClwOIAgPmB",
-	"7BvpRMJyRUMXG+1w5B6FCJYM1PtcFdgf3VpKR3N8L3cn6Y03erKolnl8PPYi7w+W8q/vXr2Ej/C5oWZf",
-	"mKUlDNGLty+cjdFsMdNrXYnl0U/J0YdjrtbH2KqEIjHc7Cdca1Hpk3+Zw/HrPlsfO6LCcBm64ivIsYB5",
-	"E24q83kujU9HGxHqctfGClkIUSVMTguVsLyYFxpjGWvQZQATnXmYUtoNE6m42bwFAV+ZV94W5bXHXjDr",
-	"o4QFhh16mGkEcZ0uBBb5U8Kfr9tPUUfVh74wy7WZm41X67nlCY07VVKNy3Jcy+NJrbJcDH7WqesmW/Fq",
-	"4ZvJSFjF2ixsLVvyDy+FmleLo/OHp6cAOGCmfnR+9H/+4+L4f/Pjf54e/3kwPv7pv/0fR5ttbwemf/kN",
-	"xwluPxbJkVzyuThZqXl8Ieawjs6P8AO2DMjeqm/m/+3DruOX4Dmdav0RxzSoX/1PLkXtEABPNw4d47Qn",
-	"m2ffHXSx5DI/hi6WPRpMCcEYm162Aor2SBBhPBPqHbJ+TFfW3mX6zLzhHYznXtpMN6coNUJXdbR2AiO7",
-	"jMm63J6ua/jLJx6xw0wyu4CH9HGGs/4quzjDCQT7PdzeezF3Bc8xjjG1XUmF9MD0V2untIWde2l1jEbR",
-	"wz+yhfhA0Xy0jv5Hij6xY3q0D0bcyci6KcVUQNAeEbQx2O/vuHr17i1UMQvV5MW1CZSRovHSowCbM7TM",
-	"Qgr6XgprRamjhKU519UYf7P3A7M++Xkez3uk+Jxb4i2HJv8KLzt+8TR6TaGm2HNJ+DIpHR9LHJRgIgO/",
-	"xQcxrRHkawYG4kiZq7EdMjdfrEKdDKxpN6LEpJLIqU6bLsFC0QKqHZTtxncNuQh9X3Kl+dRBrI6Uezd8",
-	"pFXt8Opo+ucsnZXFErIyhfn/up78LKawckYBmf81tqL5X7t8Yw4/0xMg+zZStOxmw1E+Dv4TclUYH0l5",
-	"VfHpAvyRlHJJKRhlaEeQ1IAu3ASSAwmrS/lrSo7BSKW6Kkoz6JOTlL2/fMF6pdBFfiN8cUoAxYzXntAl",
-	"aX8QDokags2icTglrlTDfJoHftHxazSaZ4cuimAMMvft++eUCdDXUNABBXsIJx+ueQK/mQ1XKPv54NsM",
-	"2FNh+x5loc6bW4u6mt0cjBUJLtlc3ghFDE0Wfj+QAMZEI+jRFZcldjPrhEJIDsm2VoheRIWIZ6enjuUO",
-	"IZA5Bg8tVwPrnZ0+pOwcbGizpiOFHH1b8VJYD7pxfS9yZ4un0wJ3lCRxz78njKHg/d0a7qLro/qTP8Nu",
-	"qwz/hPuacn3wtUU2bHxuUI+fs2Bmr6m8i62vr6dB9Z7Z74I16zQLWmzhk3+RQN6v6zR6Dza1Wx2rq2Jl",
-	"c3JGCqABQbwWPaT0tPQbpfiZgtLAOXQjypEqheuXtzEU8xKKhDi9SiISo722y7OzkzSWDvu0kjb33rdG",
-	"0l2NpPvtvUN9HPflomrc1p17QqAz+3QJUuKeQDvCb22NOgr2O19BB1YlggCjQs5tfSkvoUCmNVziZnFl",
-	"cXHuXlE4HJ1dsvWBB/P5HXSybvv6d7xrje49dob2XvEHd7H1vRC/sQFnooVohBoYnsosfIInFAc3KmM9",
-	"IDmCtfgLybeUranazDaOGo+5b8mOHWF3rcZ4QP5iDJ8UjXRZiSWbmnNA8J2pv66Dp/x5Xtw+8ytyPxGQ",
-	"xiJT/IP1eJ5bu173P2c4ZOc4ypryxwS2Zb2LYBOQLS8Du39INRoyrPc+3TpwenA0+qVUclkvj84fupED",
-	"ALUo9xn6neCDuS3ihNrOcVi0VGN6lI4NW2pwVbiqukZG943hjvavmvEK+ec+5tPacU3ErIBiw/2HhLd8",
-	"1Jh2nI8XeK4va/UaTuvd9kRFh/6gqJ1bRlJVp7v1wPc8cy7b1xfmg5MuQgHpFJT/cRslT0dsSTTjFlCp",
-	"Yt42jBUPWdy2sIOudlKHfsCQw7UQq0h2yYoJI6R8iaWZjtQOfRHcgQF7WvIZQiv78BYqOsiMFtWCTeyY",
-	"BBWc+xFKf6iCKnMkdEtdxY1Qc2m2kpxeA0Z0veqg/atcNTu0w6iiYrdcWgKjNbk8wAa04CvYlylEZVKW",
-	"iZVQmbYUnLic6E1jJMcGOzDa7hN10wLKRUU2F9AzCusEK+7GAN45NmNSVLOBZ6aFaFTz4mOwiYc+dyZm",
-	"UkmsF+bUU46RFihcjeqHvS1Mf+vBNn0qKmMOQ0ARy10HGf6UDptAn26KCGNr5mjBb/2LztD9I/pw/zUR",
-	"85ZmaUPPt7i3oncQejWxVVOIyfwAJeKyMktB5Lbwtw7GyGBIjxI2EVNe68gE0xVfh4hkFAGMkA3bu6Ei",
-	"iXdXZbzhO+4Vhiwayc4gjzvHIf2O2RF4gj/FKTn7snU/cTk+dwTKEJsXs4r16LxMi0xAAiCVChoEplKo",
-	"akzX2oLYb2hqlj4SzjFvKMMuXdjhbe3kbLkqZtVxFkS43MaEklUj+lG3nGNTQqP/0zlQWGMLSeDVSvBS",
-	"4/3G5wIY7+DBFrgUGyms4pQYRFsJaMa6FXl+TjXUQFFKVe4KUUb1dSihcDQsdeBqaWI24awuXSCN8k2J",
-	"b0BhXGs5V7axxCLHiVtSU3aUyDNt21jdxP27EO6kca9YapHfCA3WgSXXxLUzIzAK3oMQTAQOD2ug3Mv6",
-	"5M9iSbILWGdNH9dJ8LPTxwySdAP2Ll6ihF4udMLM9qHa1mDI2Fm+8WgQ/q4Nd1JXm0Onhg4Ap6R0hyNv",
-	"sNOKjKuEtJtnYEDDCKu3wQcFQr+37ylXBUYR7GTquXb3G1WNFBIhPR88kwiAHGFzxNXcETDdVFh7BU1D",
-	"m+xbxHQn9N5+Am0P8D13PQCObOxdL2Iop0PcZ9ZWtrJrEEVs4MzXec5qlQutu6M/rSHP5g46LLBzjw6p",
-	"1fI/ymoRvH+H9fKbj51eIr7zvlv2sM8dfYAX2VteLbrjpiD/ToyKPLzPpv1FWxhtVw1bwIH4WH0kqwYG",
-	"d0HQpoyzn4uJdVxObh76WuA70+ex6+5UtG1YxtIHtEEthjlaGqS7SSAAXyEZsFqY5auEs0nwmqFrdaxE",
-	"Tl2R1W3BriU4wDNolqxLwfiKl1V/wF5U1PVMwWfUu6hOB8ys9IrUe8M+MuNoaUfFORkzYSKEcqOzfFDW",
-	"ncRaB7QKZGUMKvDHh606Pupd/Rzqe18VbUa/r4I2S7VDPZ/etytnw624a74hSn8OH6hYfRYX6MQIjWNr",
-	"BO8HqUrYYj5tBukeWw0VHVmoVaNUFIYO+wmCpWFjvys7sfTXGJ6K7mDTXPCSTpv1FUqBPnRRV2TUKwcW",
-	"b1aR4wsqYd5i/tcF8xCqDSCntTjWQmkJNTK99PvUhuFTnm4kuRZSV0W5thkuhGjAAYbVUFT6lLAiz1wC",
-	"jvVs3LSYgYVmOwulcv8J4+oTJZSZMUZNhXZ95cb66jMaTxNow7hjK4CRwXgoxjfda5VbOllpkc/Obf2a",
-	"wu5NC+4TxR7ZQuQZAN2B6IWmxiCoqWv67BrQ/glyAlXPXFRRaj2lvxJYFBZip30fC6YBY5OhZroYAnZC",
-	"WZPcz42ykPDB0ZfDRULsqgv7cpwT6aqG+vS4GrnwHBV+jEJvbF8iD9SCiidbYrAJw8I16FlsjSMWJbah",
-	"c7Yq5Y1RCBTP3RqzdSVaj08fU3w5HOUul7Q9v+oLAYTe1aoBmapg2yLdkFnSXnxyOnOhruTwqKM74+y7",
-	"75KjpVSuW2OPBBr0tkLHB51B2mDdR5E1YJrphhVZTF2jb5z7aA5OdkNnqhv1pChywdVnqHCXlVjqfbSx",
-	"/6IXb18YtUJD4WXJ112aOVqy336dB0IOk3Fs977VlKD/7sBb6XIiLulEZVKvcr6OTrWPOKnQrKT8Amb4",
-	"QU3AbyCQfOU2FigUpbV1+wP2zJVhAJxdRvBO/tsPOxQ66QaJdRuRNk5svTA8F10IvDHF8EAgls1eg+Zv",
-	"1MuzUggAtaHORzAAIkORlAD0nYO2SckVwhZvsvbNPzzEilUsw1CNoJJz4strH1v9ikstK1AcGssJsb9O",
-	"L4pbRUxEFpGoYJ6ktTFkIPLRm7qmYZPg/QhSCOqLYFN9Bi7U57kr+bEZEDuTpsEwYFdGDPIcvoeOq3th",
-	"UMgmRHWSuJVkabcR2USuas36iHaJAihZ6+j5ussNawa6VAHuFWsmqnTAXkFBux0WfR4A0iGukNuivBal",
-	"Pt/lGSUh7RMAbwUElm2uEqxnSDZlM4LuM53fr1K/2O5zNvOg9iNuqvaLLGto9rvIKEZvucNc4pfUfQRE",
-	"JUp30pLNI/bNX/0M4UKwzvZXwpHPeiPF7T71kXDd7tLIwP80FyWIujJZ+66dsHiyT3935Q+0EMjzh+6d",
-	"DbaREJqsQfIPmlUxUqMP5SCqqmIuQLagHt1duddeMvl3WJ97qZYMlvwOGkX3eed+xZCft+zxrrMP5oMe",
-	"UgkHK/K7KoK7oS1vJUggJ7bUv/EbgMtCyEbL02lO2kbd23kYK1LsdiGnC2fo6cBQxOp/aSMh8JcFyPMB",
-	"M58xsAGpm9Y4njgHfOkwpC2kHqww8vyjDZEgCLevikGhYX4FgtCB1GNa3ZQ8ZFlFFh0FcALxRZ2l0XhY",
-	"j6u1hyu113tmyFnOjXcRWLgyGOB+1u4wACK173U2GOKdloLQS4L2CrsEsPa4wJrFnYMtZVjnUK4Rlo5B",
-	"GfA+RWO41om1/cEbsAl0jbsQPSJYW2vCtr6Dnr10FX1F6abeaoNuKe1LXOmf1PuVsyXbSdexQszKnjus",
-	"STOPv/dytL/vgUwFW+0z9Rn+xmktnUTuEsib1tzO+itPaQkfYiXKJVdA1h5U/2yYY7ngNw2p4lmQwiu3",
-	"Vbq4E7BPkYvbJp+hwOUrLFfZ9tX3qFSBT8EuPGf2Xm50qwSjIpP2j3d6L+Ljd1UFsn0nbE01vMgi692e",
-	"zxbsJ5ltRX7aA3hmxavpogUDhQoFoNcTTbDshIJWlpIDRdHQQWkSEntQyYhIl4C34MyylKA+wCdJLKy5",
-	"TY6BeQMv4EbWAdypOxBYIYH4F9gt4EoJSLoN2KWw4NIFWbZO/XsLj6JOViRCDUVoYl4RhnbaNCFZKZbF",
-	"TWD3OcB3+7AHFsedfJDmsXwPNRBfyLDAl90TJsNBhoUviUDL8pt1sWFdkMV9mHWxT5hos9cJM4ltqgds",
-	"7WWB6Q8wP1y3ErXWBlFmLdxJIVIqc143OmDYjdRyInNZrSGm7f6KYW005lOsBEgpvJzSM2Xl3L+iBLtD",
-	"qhuJsaSEgIV8/Lw7YJ6Ec24BcrLVD36of6FxEQCurhjPdUE8A4EDglmBDf9DD9izDyuuYMlJcvY8Ko1O",
-	"E5b6/qMx9hilfXQn6zw3PiakRYaYt+dMSzXPbdy9YHPs5l52h8nuKUSGixL1XYWC+PO3x5q5dnfGPuFa",
-	"HEvlC18gIwe+JGRJium0dqjGNksJesWqQ/+4UG1vgB91zkbwcrr4nDUB4TI78G6/c7sG4q84aGn/7m+7",
-	"+0jgIVFAWIHB1xrSa0bz9kKsoxZS1Y0ZhQJaiVuKDIvKh4wfWg48LHsv+awCa41XgIsA3aBFtgYuH3xO",
-	"0DCJfTkltuVooaok6G6VQTQHgNC9aAvwfnFIBPer+Q1EugAtGuI6EwFI77XMq2HQh8rzW6ALImSFFqnJ",
-	"ehHRtw+fxcOHG/s2B4wY9qjDVmUxycVSW6SepIEhppEnxa0S5HXmJV8tYFkAoa9X+fggRj6tzhHZXLCJ",
-	"qG6FUBjrssXOGuqZp+tpLvq0nHLmYY01Rgbt6IgJkIfTmoh1QckYgKIHbWQO0lN/Ta8qCuRSooKLEsvd",
-	"Eva3qzevmRIa9WnBMiFWULAIzqpRdYhkBtfhMYW1TvN8mdqEeVrU1aquxvj3tG8BqlNzOFKX94YtYJ9h",
-	"RBxLxYdKlIrnY3Ohfy9cSWHkkH29xUuutcAmoXjK/QQTyDMAU4LxPD5zjba0jy1vABHq6Ig2oChRCwcR",
-	"F82MaFuzXloKasYeF2qM5lGKoP0J8VgXS17JKZXJF6pv3+VFcOfb/LGNbaXI8gqj3KSMiKF2o+oPzScU",
-	"OUmj+FqL8kZOBeNTwIHUrtgyOLQ4GZExLap6hT3pq7IgfkbUQj2o9N4IGUdpSTuSrL8tGnuHDtO9R2F3",
-	"AudDv3rYBhyI7i+alb//8GqLcozcngPiqbisIJOMWe31oU4otYoE2Deyspb7C6CPUQjF0MAQ0r5RNvMU",
-	"WLaHrB/jF2DfmTF7Y4yYBkxDEhV+STVelcW8FFqjH8NvuTQiaoxACz4Zwlcr3dpiQ5iXRi+hn9RZZWPD",
-	"uAHLbCRPupo4ul2tsOuSuxR5V/B578CzOx1fRWfl1xFziGLbrfbozu6ILiAVx5xu/+JrFGx9iEUysV5y",
-	"YPfwLIO2hrqicOG5b0ygcpZxaJ3NZJ5r1nCv7Q0tBiNdv/mX4LZsrfhSTjGoaUaEEy5rVcmlcADMVB+3",
-	"wrNdFXF3SOpttZT1rsWapdFziX3YTy60pXTw2tAEC1tQjPkP9+zz6oalFsiqXfkHlstrs1GWEqgOjZ3W",
-	"mZLYVWn/LtgVVYHhDWNVFnkmfIqY2P6PC5Wvrf1E9lLStvNCzFZ2sS3T3MyrtPrKH4EMtl9T7xvcvu+4",
-	"vn5tdurR/rf68w+H+ZBbn+Kme8orfsBdb2C/XOFmvPsm5L0MJBdt+f3kmtojBQcX7Ye1+tuzQoWzBTBw",
-	"uSqFJhpjFySAE9vwX+ByAsICQ4vntRgiRZxz0YlvqCqwdL4ZYyOB+K9fUxQO2qJWkptGdS+ydH5ZfxA4",
-	"cVuyT871do8Kc1DPwu4a6DNwgQOe58UtgOZjzAS43RxWF2KeGAOonwAyBve5eAiC7kSd8iRswVPPGSGR",
-	"V9NFOyubi1r08FOVFoq1Yuk/RkfmK42OEjaieOro6CcLmxF3CRtxia+xMRZVBIMGX1BWBJ655NdYUybc",
-	"UTwPt4qs3OOhN5Gg0qVi8CUsOFgsvBPbB4mos5gHtGk8+8eUEhFjXhHG+7LI5EyKbDxZp7ZZHNmAquni",
-	"ARUqNb+BbxW37c1ahFGGUs4XFW5fXlVmywKoGyw7UlcTF/Ua6qgH7HXR1nSuK54Tsza0HIJ6Oi5rFQTc",
-	"3K4dtEYUMAz3JtSKPvtqBlfKSV0JGsyCU90YfJtAkep6JUotMuwoXQ59/0pVFPBxadMhXvW1aDXssJ4O",
-	"3YyfiwmsSRLwbyIYAJwMOiS+NmUZPjDW8jEGUHioemQ/NmkdiKUb17Tv9y7SGW70v/tGhMaEHIx/2Iiy",
-	"Lci4ERIEk8jHKS34v6D2Rb4UznHi2Kny9v07MLDoUHc4R6/Mtl7fYTTkrXk9Ktx7yxzv0vWNr/U588e/",
-	"VRR8jL8h8oITDu22Q93i1WExgYuYZLIUUyg/o6gzxfco3BAotRaV4DlZvQuSydlMWDywzQP5QEMfHHay",
-	"c40OD3bTJWC7c2SINx5T+CqQHvxGZAgrYllKozO/ymuov9qoEKa/91Kpx/jfWAfSd0rC1QU7cQrKyUFh",
-	"YVFycDuSt9rbAyktK5DR1UIESRonB2ENo/Vy62QU+ZByCZhoRjvLys6mFYb2V2WbEe0Xa85kwJ4FkS2C",
-	"GLFIH6BmIhxmEaoCf6GZ/4A9ccBoZuIEThIjSwte5jLUZBbdBTVl4nHld6hF82nLWvgORtSrdpThqrrU",
-	"ABX86H7bxpS6dTtCLL+5yUihd2v8c98YY00ijHwE3ZRNz5Vso8QxTHPN3l68e/JXdFwBVGKH9TMrcoBb",
-	"dYqvgmin1Yc2I7aGpI7fG2Q72K+/4Deifwf68GKTuAntasjswbPP47wW1o1s4rMaORNaCe5LB9gLZPs3",
-	"7Af7Wfs7jOkWA3mIx0Ea095aN5uJy5n8gKEHswO3pehgaFTFtkeCK4kGzAGKAhd22JTELn/kP6i2YBm0",
-	"fedcOoveohq2dC643LIfHvkZXlw789jZpGQ7I7wGmLj4Vln1OwPMCTUe+7oe7AM7NOrcVn0UgBJZeOeN",
-	"vlkwNB+fPg7OiF18SMgaEQLjf7u75ifw5Kzj03t8+qi/rUzwDjNe914e+IlGHut5Eq22nD6tcf+bMbhh",
-	"DL4Pd/1eybQTv7AfBywXhpfqbd1ogYIOy6A3giVSO68zCDy1WUJ7WzwX4fPFL7URukW7MaphuG1Aatud",
-	"yb/jT1LNIVqQC0XckdYACtFYgyoXUhHOY6SYEy+FL2gmN7IVEXWbjPGVEXcobfxL8MX/iQLH7L1m1d43",
-	"2bERecZQHbeaOgu3zx6SJMil71GevKH+XQIREcX80zDGmTijTZbErW2JWlUGdkIbdH5Lm2R3FyRUkSH9",
-	"qpvJkIjC94HS9yXDPtPkS2pUEV+dC14qHTzsgcZF6S7tfRGs8JeCXvLv9KdsPwyKYBXDz/E7AWLaXIBW",
-	"rXwcnppPT/C01pHCJxS0u7YzertzCKDt9nRCyDzCkkNIxrAQVGpfxZ/EuKDo5OP92Npcabaol1xFIOQD",
-	"9h4GmPPpNTpJ+Fc4Zs6VLNEngJochDs6h1906CYksZOABLur1dhMJA1HEtCv7KySI/9gwF5YRJUlBHRV",
-	"YQlIYZ3a+KKD0Vp4+wbtCqZZSnEjjMvlvlRrhwF8T1whh9UqfTDHfjXy8zi50ec++yEdIK1UZtZwPSzO",
-	"WGbGxwfkQYp5+Kb9kKXk89YN4RA2BR/uXHBqzIrcoRkTirl7c5z8IL6v851MsUVdQSgNgJgJqBOGTif2",
-	"m42zIZpxP9HxcrJuu0jebumc/IuOzdayxEvqL8QD+yC0MEKR69CXPQoFn06NIxGrEzbnN2IYi1DPZ+Ht",
-	"qyggZGTQtVgBjmgoNoyMsCIjLJFxzNVh0Oago+1zrpEi6VUFZglp3n0rkIvrFhFwCb/Hp2Pv6sFgyW65",
-	"pjbPb+wMbca/WWUAPAxX+Y4slaS7NTrcKR3d0XTgPq1FuuVU2xTFXvDQLp8RlD6GeFoJBDBC5xQQcVxI",
-	"4u/2fuz8W04Aq+uhkQavHZjDnK90gF4YxR58xgsaFKE/pah4zsBaGbB0xefW9IEAdIodVNWiLOr5IpqE",
-	"pb9rKcm8Lcprij6nPzzbjD9giAQ6JKrCqSGCpg1a5DogveyS333L4rcyvc/lER7qB4ZHxVqMDebe341L",
-	"uCk2PneVnxVsYBwco3FwHBgHe4RmWiyKwGk0jocRwU15R+Bh4SPA1AEJAh0PA/a9B+aKYK2dQzKE3i7L",
-	"z7wSKpNqjni28BxjrKxFZfPQ7ZLl1fqvZvKXMIaLYOr30hgdLuOd8AS3TjbsjN5PnBgP64WaFXdb8Ns6",
-	"2EPaf6PYRbC2X2VHcDSZzWMXyIbwOAdOSXTKkbh97/PtyOq2sqqfswoyNLT0QXXH5p2shw0NRkRsgP5q",
-	"W9GJr9cxkn/fOgvmiuDJ0n5kCBIPWGr/Na6K8VIQTwVmgrB+mQg2RBk9B8FgQta/kOEv4BpqFynBtn0H",
-	"q3wvooTgvO9YiHjA4U4UAgfh7onjA1KwLRik7qpPxkgNGBKC7x7sleDrdw0p3ktflvvggI9xiHiMAqpf",
-	"o0jcjAt3S8HdwAnBc8IGTGdYQBzDeGr+p0BEGI/N7Shr84iMOqGM21MWNxwzUPAkVbBKLgXS9Xgg+CmN",
-	"p1oI7VD7IaULExrjKNOQi9OykkvNyqKuBMtFpZto8uh8ZUuppK5KXhWlZlnhE8c9Cox3Aswnu+DlXeWc",
-	"OyoQO4PqOejrSNqTeZGqeBAQg7WFjEvhV7kXapulBRVwiQAzof6AXYQfRSOiy0SEYXjdGodvexzrgQYI",
-	"16hPK8Fk5hfj7CwAqa14OReVrYWC5Idt5cUWmehDsWnO5RIqovCTmc+MeUWbEfEkLqVYFWUl1bwPdau3",
-	"HNDQqKyNLrebLRM8yy3VQNUkI212ELNaVTIPn2PJJvTQ/qfFm7QHx0zYXUXtxzRpV0RHy5lRS2IbK58R",
-	"i1LVSPTeXDwFwLW44uaEQqYBeK8sc915OKaAJADTDZ4fb1JXrnajabAEK4lkSqFsaKf7jWgmAqoSmgAS",
-	"T5i5xhOyUVfoPNLnCD7X4EDe1XmZBORHRtY4dj4tyhuogPGtr0tRcWxXjQHWkyYyuwNwx9ZRC5pX1OXU",
-	"0mjYKRAAFwxWGlGS4mXUqpomWHRM9VnBriBWKrysD9Ere9w0TPKW8H5tDq4LF6KhBO8o99N4y72iRTTG",
-	"siv/E+7fz4Tg+61DvgFKsWGNfIxL5lArdgLFBi+KiV1s7l1WLuEelrBQS3jM1xNbw7IaBmJWAsPRZnb5",
-	"QQgGswuItu2EfhmL+ICj8XvpGD5gpx7quzYWf3uo0e/4k/2jjm2U/JHxHhNNBs2URqWjVZ8gC3HMTesK",
-	"VpDSz54X+Bns6k2b9/EGJyYmnNSssKyYfLoIB2vbJSBfG1qmDzxhn2IpFJ/sFV74lJjlZ4/m7ZUX6JzA",
-	"ocmClqDz7+IUu3BgYwH4f9aRtrbx4bXiXW/cxSAYhUhvRJnJaZVgl5z32Y3LJZdmF0vKDfShGCHEVBp2",
-	"hY59L5fn3gN73fn3vRRXYlwK7UCj+4zqwqriltuRWnA8azSO7TN0eu7dL9vARoDXVjxhj2GxEor1oqH3",
-	"nSeCGpuEjCC4RjdOMMTxsdiBncD++VkQdWJzGhDbsn38FkeAuGkRmI87v7AA7iiu4niD5x2IYquhx4iT",
-	"Ow97MIOFtl6kcTh4nuPaRYOEDLZ1Mb374Z/he+P8T5M1kbvj96bocthC0BEJ9s6fH6yPDbN3be4uel3N",
-	"YWdgQ0XENJHb1XAarVnX6u87xUWwfqC6kM6xEX21/fcbvn+PGuhp+vRgaJ+CbtKVUAQTYV114sAMNpAD",
-	"1CHq9vMwnINcyrh7EixK+8DNYkLtwCBens0QDvdE98OPqCC097ZvyAF700acKDWSlQlW1jjOSVEtPJ4a",
-	"xR1Obh6ynE9Ebj/dz8WEchlt0YXwu2HPxs3DE75a6ZN/8dVqbMToz8VEn/zr52IC/7KaAQqm/Gl28RV8",
-	"N9ebx6DvUFcQ1cE6+H7EkHhlPazd2BgHXJP2WYE92nAQzOQwol5QOsYaU26N/QxhC5bCqylcFh5/XGAe",
-	"NPsGKal6IbzmeXcA0QUNzcpStLBvN6svN6EYG30bvlrZEluMNQXRHRuYCSJGsdyK8ovutlBcmb3nBQLJ",
-	"yK0Ely3xDXrc/UQ46OX3VOZ6oCPnxfFncum+RTgowmHPsj25Hx3YOAF76+4NwpCBwLwRK0sIqIB3hU5i",
-	"Sw+rcBvGY1U0wDcds39KZSbGwhh6O22/p9jGbDCs4EFoQK2d+eZZjZ1BB3IWa+6qgOEYIrDOBrCfDhND",
-	"RuUsEM1PltZC1uaqiVSiP2BX5t3QLgBl/djCHrsaIOUaa4AC7Oz0FBWRrMJ2xwv7Kdrtv0L51fKi8BHr",
-	"NZJVVVGc++brDR2uaeT9oeXqbhHJSUde/xOldgCHIHWX67Ap22Gx7y8w1uZ4d0jWzdkkTCHMvN0G3wTt",
-	"pwta2BAknaSa7xazQSJyn2Ke8PKtvV3Nksu2ONSL8N33UuKyOZ0vRrgbvRqkSA21SDKEw+gahr/i0MHc",
-	"ZSFJ8D0PKSIJV+KrLCKR8T62Jy76eY/yERU+CCMYUmXoMVq8XcLN6k3WASxO2se2Hr8rfB+wVYwjWC7z",
-	"1ym8LQiEeGwYGxUoa6UHLI12WYop2KXgysdZoEAFMrBaTEtRsd6sKEfKuuKUJziW6rhaiOO8KFZwW9+3",
-	"+3hMAj8MKrAICWhbZcxI9R6fPsYQw63UvqrPZ7JsqQYBHVQFnbLofWG8g357YMyxBS9FlvbPzRcYqQ5m",
-	"iBCwAcwnMySuPclEjAuMM4e1i6l5jYP5AXcTvsvWrdRlaQyNAFNibRYaTKo5mJl8DVjWsoKujRJgcCJR",
-	"7emRsX6AOETOGR8pLaaFwqx/ZJBcKOJ3aKtsCTgfzI29Vc4rI3mMDTWbWY+4PxipjnR7ICruyBEN3nCv",
-	"afZgHLuMpPCLfUuxf2YHVCkxdfRAaN3HMrNbcrfZSidTXvG8mB9qMxkZCB4XBcF6lYfxhAcGDbbhkYMA",
-	"OXQLGb/OyPB5UQKiy0iZs4wHNpTxWUs6v+1ANiyxJzSve7HHhKogt2lNMTvPTjuI/r534XE8Ubz3ixlF",
-	"tLSH2EZ2U9DCfLVtB6Fom7od9hHnbf/qFrNka9/oufH+1iKTza/1zDzm6ItukN3OtN8U6998rvoHYcR2",
-	"NOetRvYuVojoSQ80k9kd8SK3buNaHvtHtDsE39cypwQv2FQ+7ZbJqiiZXhS3tqBXC0gj+EnbCmpwDsyQ",
-	"UsdyhkpvvRJQRT1S5j8BeGmaAx6ue4ilAJEADZI5o5rQPKViqX9hBIpuxotYTkhm1uNqpGp1rYpb5d8f",
-	"Yk32KVlm7PcNDhJpXjYTpRmd50iGUZwTxL9OqDdZJyNFTBk6YdQ5oRMG9R9Yu04kdMXkZzGt9NA+wWLg",
-	"l5BKYpfPn7BHjx79mWW8EseVNIs3F9VIpfjFz/0fKEX7/oUd8FzegG+VzUXFFlJVwMcqPlS8FBwbC+1L",
-	"jXeDWR/F/nTKpgte8qlZ0JEqSkiLcgnAuFBxPSkFv9YJSwFHc1J8wIf5aaZmUDAm+IMfu0cZRhg7sCJY",
-	"MRup8CMO2GtP10TUdS22AmzN9xK7gO/IcP9BVPYN95Q18q/fQRViTmfw89emneFrGpO4MQ/YQYEcPUxR",
-	"702aFsU7tkcEdMXXQUqkrJV2YfvGpVZOqJECMMZdbiyRiB3qxuIsmm7sfighsZf3VVCN3StzWLRRtun+",
-	"nTZhuPbbote7bMMvZA8eEDD4fZiBe++EQ6tY3e0vsqMOyw2yz7b5pdMDeS6q6ULohOVAAx7AnwQPiyCv",
-	"E8bZKudSHQNpeIMJ3PavhLeP1BTDGRqIF0FaiwICrsq3EUFw8Bwb//QvOVDBTbgWKcnRSS60lbXSWBx5",
-	"vVT0y3oljPFWjRTQ9J8lp6en9oqEggmKcQbuOHJAYmDi4SnDgKLuD+nVs2pFryxWx7m4EXns5guWF3Op",
-	"RgrJIIpybd7M4MXfnZ4OWXEjSnZ19VePyUltSQ80uxZrtpJKicyDNwfKYIFY7otCV+NrsU5xUMaUk7kY",
-	"GzsHYGs6RycrzSb19FpU0ZgSM1VjVtMkscgNCGszigWPlP0n8ry3KDWzynHfxUHR6pFqD1cPKfS8NVpN",
-	"QeqYa48RzhtyetIew+6+kbq6unx+PK95mYnsnBH2YgLxrAmfYmdaLtX1cV5MzeSg3lBT6SlyJNcqF9qj",
-	"Dk/W0bccKfjDMWCa9h6bVZ4WmWCp1uVsPMmL6TVxnypWK6g7BXIMqmwsSiodFBluKDfX707PWM88aqTS",
-	"eqWrUvDluFb8hsvcPCHtR+c0JTGVYj6+TfnHyuCVlQl3qBTsO3ZphE1r9HS3uP2eZ87S/m0rkaewPBNq",
-	"C4zVCQuE6pdRLaXi+cmqLLJ6uhdSzkTmsGGZvYf1lkUmcp1AvFAjYJ4T6pYrA1LLfC7iVlbkYYCWSeBY",
-	"IYkG2shcDFz6xoMcsLf2deYwWxv5+BYqb4GMv9HWtSMWnVNQcOmzlLbDfMoVm0nHigOvhbZoYOmD3hac",
-	"Cg1/wFIrZi0sh1ubYuaoTtDBpwvbaxHsHL943Pu/hFhhBWw4coh+Ow3Sg4kgAGy/KxZur47pRPmHl0LN",
-	"q8XR+cPT0+RoKZX795ctDqAFPiT4bRfkq4x6bxzWQKaYv5kV7y4KuMgyo52bDyEk3M16dGQdH7DXGOsr",
-	"BauV/KUWCXN0V1OuxbFUWgDp5I3I11jndi2UNVE8gTdYWqh+p5S8a2kmu8gy+qx3FAvCzC29454SuO7t",
-	"u1H/7Vf6oq78V5F/vciylu3ceiQ6NeQBdPxWdVgofFQaxhuYCKE2tODOY3Xhnog9IvZ+UkbtB4duGUs1",
-	"rqHdYiKm3BjheFdJLWfIgiZmorSUtbLqIrMPT9s+sSanQr8x2t8Fo/1e+3mPsJST7rtz+F4ntjglndvj",
-	"9EtLw88gCb+i5OSe++BAwxKftT+hthN7Q8fWSOSAljtNlsRdBNmwmgZNFwEHdoFVfsCqnAtjN+whGw+x",
-	"IYi6LhW6kkvgGpwWuhqvRDmulaxSQPeF9vYikpNGWM8qUULz67ApgT0buHna5tl4lsnqbi0VpCP6GEvl",
-	"i59NInm8H2vlt6kRHBPaQRYOOu97OP45V/Pa7HO8w4d3CXA7X1o0N+NAA52jr4Ax3jnchyc0wNGaI05m",
-	"XkypOA34SYIoJq8wOmeRxID6FJHAixkzh1rOa+NbCJWtCqkqPWCvcIggQfwF1KJDcFK99OWbN29/fHP5",
-	"X+NXb54+e3lFnPERD1l7HRxmASe1zKtjqVgxm0F+HCeY2uq6Y7hAqpT1nBOd2t8SmjpL53kx4Xnql8A8",
-	"YcrztB8wh/JlgShly33jGhRIhe/Ic5bi61I2k3klyhA+lL4nLEuGUJvQUz93GVFkidJBlCaFm7DwuwOR",
-	"GPfVjloYH3igUSBcXcVywak5335WBwJKI+uIQOBf967Fu8TL7zbsgGuxSyS6WDCtxVdbZ+cn0pAZgSCi",
-	"H7wcKlZC8ZUc2JXdQUcgNXuzEuri7Qv2aHA6eMSyYlpjRxc2DKqq5FPX3mzOI+T1XXbddbwnloOb+t+g",
-	"w1Bqoj9rNXHhzSv5lF75qaZuI+qiOmY28PVdWD3UtZHab7dLYVbbz37wsZ9dTOtSVuuj83/8FG4C++7t",
-	"bw02gl7rSiyDjbAqi5nMxclS7MVKAfwqFJZt9LIXcwE5MWrmbGTX2QsM+VqZo9ZBguucStv+9uM7QosA",
-	"lQAd/kbkIzIqXkOwR2bW1wLTSddiTdR2iUuHckuvdUz0Wu7qBu0W6/FoVgEiRITY2bo1X63f4vrdsf9l",
-	"XrF3v2U4G7MccZXDx0q5TxJW0fhWbsnsrgRwhmBTliIrpp378cqoTtwil+JpMcVIilBTH0a2hR+w/c9Z",
-	"uiHzUsfj7Y4OQkdQhhKz3L48MtUrMU1Zr+VJ0Pt7cvMw/rXfLt/gRzPKB5oVt4rhvMDP18GLMTw/DA0o",
-	"Pp2KVaXh5DRHhwgZKmNyropS6NZw0g+iuoR13blVK/GhOllUyzzeo83UQesuxC/y13evXsI0P7fAu3Sf",
-	"OhR7zdoQK+WSow/HXK2P0WhBZ8zuMf1LfmzrI/YxyK/+50vmrgerSFe2N2PPltjEFbCtuNa3RZl1UHFe",
-	"/ZI/dUO74+zUXVpiwTwOSQJFS/1V2mXRDMKNGW267lzQJW0vKJm0UM/hQ1lPr4prBKlx7t3bQlfzUpjr",
-	"VmVRFdMi98Be7UVvI/Wi8vW/WB8SFJ5gRo6cqbiiyBYNIezg2O5orD3PRiod1aenj6bmj+YX+Jf4H/jj",
-	"otAV/nCOP6yKkn44wR/se/DHFNLGxqZIZZYiHxUaE1js0+ha7YUJ/MSs20g5MW9Uj05wNiAXyI/uW9mM",
-	"8/DVO74mBiUfuKxCTcv1ChjtjPTWFVWb34hypCw9FT7RTBaYLRdieu3lxdXV5XMGxTXGYd1RWsOzrBRa",
-	"i6i4ZqSouiYqjwoqani2lCi9lkP22OJstFfYBMjPrkl1ajvoKjOnOaJqgENua5SAMMzJL2NKwWzjJthS",
-	"6CK/AS1oBpFKdWMO3dhcmhIWJiB8uCK3YLFd85wr1UAwNK1z49T8ZQXKP2W9XE5Wv/hGhP6AXWIUTm/g",
-	"eyUjFZC1Ioyft/SGPh5hRpgwszn/f/a+dreNI13zVgr6Y/KAoiTbycGIGCwUx5l44ox9LDleYBSoS+wi",
-	"WaNmFaerKZobBNir2b2PvZS9koN6P6qqm90kFUvyOJM/QSx2d32/9X4+zyCePL80vKtFtQJVsgHrkeZp",
-	"weWP64uBnohL3wtw2XWAXOil6xOcHyZ5cb7Spcnenl28+B550mIzzJbWC0lh3ZW4iVh+INdo0sJnrcRN",
-	"+rEzjYrXF3kcw/Xe4zvbrxxLh/4jZ1r9TkPEfM0JWbvctlyYrdrbzihxZEdNFrZ2nSYgcIzDIWq7gjg1",
-	"CMSxssvxzAt4qLyShuqQOM0cwH/SC0e4SheFFxsIpTdjmYFC8U+YrAgISUunsh3Ci270wLGaDKq93hej",
-	"l81jv080uTZJXwzD6Zey+/1U7r/3B/vAu7dv7+2wPW0SrtV+3LqDjj+H1E5H+W8Sed57t9zNbEwmvZa1",
-	"uilpj7zWd3c4vmYDneA4MSc3BK1oT0dJxD5GslucqiqsDIU6sez85euXLy7ECZopuXasPZJ6xszmDOkZ",
-	"WXYiYf61zdencGVgKnvUTQdCigksKaWdg8AnXibRSwoiLs0GzF3mlsC4TeDIwc4olXTWQKXtXDknp1xq",
-	"Ssnu2ol6Pn4VbQuvnoOOnScoxGQz1EwPNbFlNGnMdAQZBE3jw5YttkfAFro0bbZG0PbB6Eg04mO+2+oW",
-	"RxA6sTOMiAfKEtG8XBq/DENxoRxXFshKHQLfsMo30pBF79kxVDgYQN5//pRSErJ3qirXh2eTSpXtmrFv",
-	"INVaw2I/kqDz7e/Lx8/SPBpLtIF/p/n/z5/ucZ9fWPujNGsalft0l7Vi+sw4zQAfc1dN1dmjwtqb5aLT",
-	"yXihIIUfAh6H2qAfbDXDcAr6qOcSIt9CGqEO51LHY+lfIspGLGiRhmnKnDbTAuMoh9ZETw6cZH++blWp",
-	"J5oQ4rGRAQuJoGEisWUarnGtvm3RM1ZcK1lCMOgG9OJcGCuksWY9t0ss3TJK5SrvQ0AoFY6asLHH4F/t",
-	"Zc7ZK2XkdaFyFpUMME7DC+NxMSCAg8DUglLdKlm4wNclr0HJMbm+1fnSSzaMADnoi3YgWkQqWsaFhowL",
-	"nOoWXy2s67mzb2Mi/k4wisb6hXmu1guVjzA87682WnRCZOgKwCv/sf1AK/jRpEDg6VfPH7ck4Pz8DU7a",
-	"Nln3YXPrg+VU38/DL0amdMQyvuOql65zCnHM5oFPRY6zDUETMnn2CGh0tLoL4zOlyeFEwQQ6H7KTOhMH",
-	"3ySfcgiCN8EkemybyoNiDgzUGslpFxF3cvTcwcNuW25nVyCDUmHrc3k/Idi7m86fHsno2iUb23CPUIY4",
-	"P/vxtdBwi1Tr+j7vDlGI944Il1wQnlE2eqvXTkSGf3EZEkr67qZ3InCToZj1PwHoiQntIoI2YGDrAMGH",
-	"r7fRe6JHJjqQe0zJYBn2uqpKfe0vx7lcLHxja8i3xWuJKWLxFsuG4iWVrPFQuOD8alkWdKDCnz7OiywU",
-	"DU/1rTKi9/zp0wQQE93X/IIf0ATq03OBCB8OYxbWjMnrhd74+EaC1DMUXIQq3r97TTSoS6fErKoWmDvI",
-	"lcaYNFbZfc0J5YbipRzPeCkJcX1pgk4CV7hXMRBslHSjyDBaWxi/l9C3ZldeHapOUStxGBm7+J8XnBHh",
-	"ZnaFZha2fIUNUj5kNiBGUi+xsrdvzi/EpnBFK5h23NEv+D+/HsGH1pDvTINC3kpTrxUfoB63bsjVmj7W",
-	"kVNNPYbk62yUThbwv4K4Ibax3MKygL2FovdOkrorclBTdR4kchAlLTb56CGD8zfpLbWbCDB4J2K16R+O",
-	"/i2Ofn8HdNwq++k2dysKwysG0sJKpVyiWju+Wljix9siLZ9gKwG5iwia1ynnvLwYIbnAWMY7B0kQSL42",
-	"yKxK5ZTBTJ+5kCAWvcx04NgLoedeInj8BjnC1w6RvSbr3/Ewj9KJANmzScu5nYqT4geNw79nNRq2q/9A",
-	"Pdqjumzfc7FfgVlY8S3K1SPvpL+oaus2Ov5ccvzzCO8vKOyw/9a8Y1ggXvh3rHuDd3YWvg0T26BUi0KO",
-	"yVW0mnl93Ruap3whiBu1qMn+VDeEXD5/tByR7UT1awTx3m6V7+7K3VD8Rd96y6FhDdiyaQzUxhSUeKJc",
-	"703xK+BZSyE4RzCY+7ISMu2uyJwhV52r7MIFpT3F2glzwgEAuBbAIqseXRxhEdejarXY5GPXCd5RGib1",
-	"gl+AVPzCCgY/Xfntsj1/Q1B2U/q2wLSHkBN340nUoduBlPHXrX7pHdv1W/zCr92B4tfW3jixXDQsfLCC",
-	"s+pjdYX/xrI50cuuQqngeOaVITNVQ8o2hbYo17RPfo3yJg0pRPENUQgb5mTuhWdEHarNUdoLuIwQqddL",
-	"roBZynWS1Ax5PILktHWhSTyb9cASdTlQr4anvVkCngGQrT/BHoFISBwNNTumi5ViJUPxA12C7DYhb4rK",
-	"T6lCxzetcj/9qcEjcrlmWlf6NDrumKbcRfi5UuR6Aun8FZLRlUqJXOpijQFrh4CDpV2JHsZu+JG16wfe",
-	"23gLD+jW8VPoG+A5hPvLgflHLvWWa6KyNFP+aTxN/nr59m/nnBZbT2ql9C02DcFHBb0eirP2IYaKnHBx",
-	"IhNElqtK6iITulJz2DQA4a1dUAmMra54kNkA86Dnbsow38kq+c4DztlKOjHxArK/UzcJWwHdoPu5nnbP",
-	"jG9PJ/AAXx0/q33PuBogn+hV5Rq30kPYt8zIxxORHKnQca8KDrbrC3iEzp39Nsq3fy37JUHMbAiuP+5w",
-	"aOkrHMy9rBFc87tWJjkouc6TIzIKkWlg/iHmy0/WM/x9roRdGVW6mV4ghVhD5wjXc4fGgSipR7ldmcLK",
-	"/OgXCOh3k3AkeUpBU1CHRNFcaONluXNLrH4IKf3IGE7Y/JDcQ+lc1ggMFuTa3YxwR58/uzTUL4oQ+q96",
-	"MRBCD+fPBALKFuv+UPzNpnX7XsbPlCRXFCYhnBIK7A1QoDlVTC7jzufLH2eAUwSkEd//ePaCh4bQKkbO",
-	"NeIFNGQO/AWGB6kPlOp1adTHhS7XBLV4Rj1gWtG5LCa2nKMphpenb01Wy1JFYYVXVMp9OoJYsf8y4Mje",
-	"KBOzz56fHMPP1BkmJnXaX9o8m7ANaZlSKSjOl4uFLf2t887v0YxztFxrrjHN2Dmu1Rusnd4pKP/j6D/q",
-	"5y6kLVxrI5H/Y5/6QxzhEyfo24k8nKtcS6xZ0nhD0naDJ5C04WjsbjMqIH5x/lNS557wzQMxE0QAg9yw",
-	"40pVhwg0m3GiiuGUaQSu8dcJbkGYgxfYwcNvtVtYp3EMzYOVyaqS45nvwggyyf2V/+fLA9Rbq3TAkGce",
-	"S60uDwAqort8cxB6wNkgv2ybT6f/l4IknXWlXOuXiYrDr0y8NB5PztI5bhwgSBLtOj7D33ZXnRw/7sjg",
-	"cM6k49M9fHQjtiODhc96zD1ryv30ikGBsB9jD30C1xRusMaHO+xOeGGr2ZlkPz0//tPXO/FRm3fiolQE",
-	"TMB3QzetT+D5THvPr8EwBgL9al66PPv6OGQODzj5hyT2Nif+pcFEgOt1SIlGgKw1GhgLWVaIpCUy+vH0",
-	"6CjAaiNTz41ak47s3+vSopMb5fh5d4HZW54j3iDvy+LBqGOMbz82+b4svrMlN/zYfjZO5+X2d1adpZvh",
-	"d1/AgLsD7LBk2IzXQbofKwybcqN5FCnpvfv8XUA0TIYj8f7dK7SKwToFft1ltVhWTmgDub1uZsvqsNC3",
-	"zXMaMasDC02NXjeql24ozgCqQeW+PdRrk3OHN/eNWpO7SfTiKfdHryXt6Ek41KNLc6PWXAVcSMiDJR9R",
-	"XfV0Fn1U9c9gAu4tMRQ4PuReoEAPwJE0AP0FGWnJcIG1cUFV10acPxuIzD0LA0LKhFoNdzLGmLHO6GBM",
-	"sQC6Fyr7NMbBpcEPZzR/6E94fvycypRpsvalDB7F5KgBqtTIeOx1gUsTWHoHG1V5z72ARCEIx1uhfIzq",
-	"hd9OaRzk0lwaxDqELaNdh3AXvQxvcnelzRX9MYNHWmsT3uE+J436fakfSJZSO+9L/ZnQDNMO/CE30/QZ",
-	"rKCvSzKQWLWJ2Co1vbw7VB/VeLkv8z9IyPgGA+sgMSH/uQ5xAjTlkE8DTlU9V5RQF9jLw4tXOv+YAXuF",
-	"Mrk20/5AKDmeRXvNP/7Ecba/H5jowX/rhz5wW4PQo9onKugCzREeGMsSGF5Cbb//Uj2buY/Apo6EPcrJ",
-	"UhoqRTLqNNCshEHQb4DgA+HTtapAygQucLAzb/RiAfVXiAZtKHygQZaOLbgPVD5VTsxUAQJYj7HADfpD",
-	"KaO9jD6UDUSMA/jlSNaVSvT8YuNrymV9UWGJiVcFuWgZPz2RukBmyam1ObksMPteuhv3RPxzqZacjbk0",
-	"kDpLs0tX21iasSqgTIPuLpzfUhonx0wOIfwbBJiIhPLs/AKKA0U1JVH+EhSjJVwYyJrMoDgjix3onRwf",
-	"M8cMKMEDwZw9J4Pj4+P+KTpFeLXmck3U6zO7dNJgsIg/BxuIw9LZAniCEG0Tm425wr5ZvIMZ6eMsbaaF",
-	"BB7hpojYqcHS45TyWsCmvv3Ehb1ENhDiSCChdeuH+qnrZtR1jGVwAcVOu4oAp+V1oYbiJRwkyGlmpMv2",
-	"HPwL6W5e8lfeYQhunzqYuhghT1ezr36SfdPdBTD+MzWh8kkMru0c1WG/MU0HdLMH9AqBXKGTpQPEHvx/",
-	"hx36dDdNx45+MVgnnviujuCve4N11hb2HN9t6clbfx8hROwAw5onAySonSKj1uappctQnHQzm/i7qzZd",
-	"2uj5cp5OTvQ3bfTpjJtaqJLEx4m/L0AoJO17haujB9Dp5opRF45pwbp79JA1VBuHbifWKYhYcFHXj9fv",
-	"XnFCkNT6oBMlqakSdVexfAC2osOJHEN0/J1ChzjcdpUXyaQbbSgeA6p3gQjr9Vr0sg2B5W/zICPCP+p6",
-	"UhNOUBqxXDhVVpFiQhKlkijTzgFCO3XKeY1GFgIJjiWUSyxKO8V6jNPkfsNPUGJ0LcLce3p80h+IQlZJ",
-	"S2Te1RrDFCLfRO+pP2aIMIWKjL9QCIb4FmLyK1nmpyJDXSPzJzUjZSPDbILwky3jT/Cc3wtwlfmZw6p8",
-	"fCrqJbBeXiWlIE1I4sbe+Olkix1yvCkXAnoYWJSdcP6dns7VfGErjOgDayCE2GEkXO7i9QfYARNtkMrW",
-	"t5NE1geh7J9q/ckehzw9VttEL4k5pAOtzU9/KDL0YmS1kUDvQZfmgqPkAzClyh+YrOVBmsXEcMZsBWli",
-	"U36G+QMTZBBIcyEqmC3QqNOtgiqQnSOUm4EvITY2niTwAMHfa4hkTvnnU80IcN4CPziqQQORQWKmyq9k",
-	"lUVySN6RuLU5byTuIj8ufga7qfLabPmx8s5yVSn1dFZh42FbxrHPJGRcUk/A+MH0nPjF2D3NhoNrbBbw",
-	"JbCUgb1lNxQRQH/HCSWEQOZUK5dG9BCcT31ESp2sP6Ci6JAjxUjN6DFZeTWdl4kimmQj0LNBIj1xqLzd",
-	"qtIRZylrr3Wu9+M/1Q4UafwoaJSZaqMQr6MKup+jQGw8IOmQpchmy7k0V6W61WqFyH2gI+ZqrImPFHlR",
-	"ByEmkRRTwMuH+PIhNIfWEq9Mhg7z+plEfHYLgBLOolrvn/Kjgz7RnEGuaTQ9KdlG2AWwD/kmxcwWuRuk",
-	"8WL8oQ/L/aG5YQmOhMVVereYZGVJG00mNZQwVvEUwEP+rpgD1khOaVrG0gFNvp4YDdpVrj9gVBQ/TABf",
-	"RDituiVszaDLADytHSf+38TJgCAdLFuoSrJM3BCOAhj+Olkh5hYYzCxqw5eQ/nVsTa5jDD78Ew0KdSuL",
-	"JUwQHxy/cEl/B+IfS8cxE1Cs/d0+tnMvuE5ra+StplSYhPpEw1Z8RJRxM7tynB0X+kRUhdI5qk6CtClb",
-	"irma23KNgARkp6ct45yBDB5iyhgq2lfq4xjSG7L+KMqt7e8z4gy7fzVVspILJvM33Xo4lx+v+DhmCP7i",
-	"BuggwE8b9TFu016rv8dP5ExPZ6rsh/kN7VCC1yC5eGK/8ayTVAhfHdUcEI2n2ZaH7uO2sskzce/2ascO",
-	"od5oZePXOS9tQ03avOqT8wEncoRiQskqCMOkxScuQKqbYk3+mXoHMbMxOAmC60blie8Gwt2c2AAOJ1uy",
-	"oU+HmAUEDAq321YHD5YA+O7XrnE7EW45RqwRmrWt2o3zU7k5ogV4TpLT0/15zo6JOqK8iWB6K7lO5XxD",
-	"rz+CzM4MRDflg0igvAC1/evgl/fDbOtLSzdkATK0dvChzpC+6x8RMyXL6lrJCnJmvbym2j96iAK2BZj9",
-	"lAwKv8SYAAdO/AD6qHMYuxqKN7ANokWdKP9+I9UWkRyNdmVOwz2tTa4+tt8kFAYmR6gKt3zwZ83kreqT",
-	"+4t5mkg7BrQtrDyWk4kaV/VFxwjJv6anLLrEwI5rqDDsrKTTOxQv4Huuiy5gUMte9QpkM3kVt9eI67VD",
-	"lOvZsCX+46e5ZvI/KPlmw6P3WUJBtT580NXsQk7d2dtXnXQuLIboYMJWIrHmJSJVtIDH4z7LxX9rP9PE",
-	"sBYgij+Sde8jaoYKa8MBtNX/0xEswxukO9Gg4R66gLsJQikYX1pJXSUyOYlLeQFfN9RYiW4NZqPySMKJ",
-	"fSsbITOywnKRRS98Yi53GXKRnDuahuLG2JXDooLKWz+UjssCsbJwEwudonk9H4oPNGKM9fCtPaj7b+p3",
-	"ZoAlozS30+jSgp9upYEKFFFYVpXDtWyj/glLBYnwqH6Htai5p3rwrzYVteFGWBrKzO6LUhIslVcIuBqU",
-	"lMJw27aYYejGCTENJFkDQGBvqPuL1EKRSC56AC4M1rCd8IU0CBYTKHSk9sUPDoSxZdqBhF09iBisMtKl",
-	"VwPIFQAeBaBMT7pWuynhuvW9H9NtZ+MEbKvOQI74MI7u63hFziJENshFZfvDxBnq6NPgMtXALVCW9AWn",
-	"ZDmejWhrsT6IPjswGDGgxD9HshRNUwT47T16lgwFuPr9ehgmY1lCgQ5IoQzN9AvWx5IaMd5ViVOJIEnr",
-	"m6ku5PuNAwCxkrr+xxrfIIQava5FT3ESiayyoXiBCDBg334cF0unb9WpqFbWW5rsQiCYGAxtw7ltHgwy",
-	"T6PGy13EVJag3eInaN+is44FRvDn4cMgLoIq7GroFg0xm9X9kNEFjEd5lwbNk4X+tokGccGEU4k+nzoj",
-	"ejXXQ7/m6+slJnLW5160+z6Iui9Mj9//gKxo6342v+tOozODlpAmHY8XzSPKsZoTbJBsILQ346CUTl9e",
-	"aeJ2ZMONNWNqo8sxfQ+KLfR7L70WtuxjqLW1NqDVz6TVvsA1rY95h6YYskhoQ3jhutq4RMOZIA23BY/l",
-	"bzb1LJJKMmqYNo9bJvZ5slCpzrPhUGUFDK6P/ZVEfGxnLlWaxbQ/wCIlPMmcfNuI8Y4AydqE//VXfNkf",
-	"BQsWXyoVSWlKoBBnRUGEpHxPyDHa7PVMhkjJ0hKsTC5fMbZec6Scq9Sob2oRLDsn2svvNKwli6KmgMjp",
-	"lDQmdI2PNjNVKCtETSDwAYSSAMLk/wpXQAGzXtNscEid44nLIqtkIDH7xI/RhJhNBDMCr826njvTH9WT",
-	"jn6Dj2Oqga6Cs6Ywg6HQNwp2AGsrvtd3TNTx1ulDM4q156rEKdaukftzl9SeT03lqXXDH+DHz9qhpqfd",
-	"LU/vv83asNcLtaXxK/hkRw9OdvfgIXNfvivsivbxXRjlEun7RfLJhf67GxhE83qCf2BhVStu0hkx7Etx",
-	"7R/A8PE0Mne5jdsEYnmQxJqG8by0Bv4CNEUhj1U7IvDPhyKTeZ6FtJGIRO4bozRNaSgjBsBA8WcgnoZY",
-	"I9nlzRTjJMe3klP4T3RyMCbRSJTKLYtKZOQEvMJvetU9BpQwHAfPaQcdhgyRDIltMuHspDrMVQxQhuSp",
-	"ZCw9NlHoGvBqMXkYwc5D0FabQ9rP1fU64wAP1BQD4JE1sb9EqpP1R3jFZP4U8rAgrYNBrvykLwH1gJh4",
-	"+PZNOkfeIFntmEaM0vBMrmayQrMQ3ATcOiYFQAYCfJKydRMYdv8FvK8yY6srqK/JmMsBxifLUnLdCedh",
-	"g1HlTiHy6u2tZRmd7tKI7y8u3uIz7e73s2b6aNsl29t+y56KR44kDMWrSs0x/Qm8DxEcJGoqo1p8EalH",
-	"dKXmGyeUch5cUrcySBJ7hggr4hglRFeil/39l8uDwo4vD07F3y8Prm2+vjwYiEsQJv7/tP/HxrV7efDz",
-	"rz9nfe4+EH0bcgl6M1iWhQZzVs2DcotyJtc5ZGCjXKgw7zwctTRtDPcj2Ip0JvHxcDYSLGIJHCbzhSTK",
-	"yr+ev/kbluK7UyxfLBnz0y3AJctBqblX+WmaMGXV8Ze8eo3l/L3sJBPqn0tZOJGdDI+hUjLPOSFmGi0y",
-	"6lsUeOAUbB5F/KvORyR78B2/NzDEzLiYTU0Om1Kp4qsr1qg3Vbxv/Iy/9f9JFL2HsKahjeQidp/JmG7p",
-	"x3ZtgMQRkMbw1A02ztVjJsV+GYGUs5zSA+ge2KGFsHm8dN5u2G0aw3PNxLS96JQlKniyIvqloTgz6xT1",
-	"w5/NKK6h+ATZUDe8Vgvp2lIMK4tvtd8U3Om6aT2282vI+ci8NQrXtzbkkUUBXdksOmlJaOOz6KxDB7t/",
-	"Ki0vbDXq3vvJ66y6uHfDbseD0Bt/JIN367/AvNj31belzZfj6m4vfVfa+d3euLB7P/+NLgptpikUE737",
-	"kGZOsqp3MXNqJ+nfI7m/NuREIF3jum0lpkCBg4maTX0S9K5Mzu3SQBBQcwbqArcoXub4OyYEOYi0uOVc",
-	"5THU2pAX41Llmljomi3uW88seqQFXAMei1eg0RoZoJgBRYWzvkImFnUbWwH1eNQ0iqC2INFkKUMw1SM5",
-	"bZUB7iAzfigy5So9B+tnbF2VCXuryjIop9x2KSs1StgmKTfTkSVGc43VCcl7T1yzgauFKq/8mmBAGSyi",
-	"kOjKrWFlJjQ63BbDaIWWI3MNdtcoJftIAJcwaZcCrZglDHmGbmaXRS6cwkBa9oorBsbrwx/UOjuNyYAh",
-	"cA86sFdd/V+0EU+fi5ldhgBuQmKVxP8Dp2BqMfjHR5vf9FZJsDa84t8F9Kdjb69u1PqqVP4oZF1ZSSCp",
-	"dpX7nfkD9M+lIgXbK2B4btUt1FSkDuHNikWh85AzuzSVKmPNFkIuRO9VY6o73WhffbWXE+uhEqxIvH8W",
-	"rTm5WnaiAMMaeUOHs6pCOgEHnfzBbe7v0cZ+vPesqzsMwtte6SXxR2bVfWRWRelYuxVbL+CaPXAUvtJh",
-	"F5wv53c1C7DKk8S+JR+WGM+sU/CbtrnoyQIL3wicjcLlpHYbW6K+ramOvL/DlPDHAaBH9zQkhvdtDLAv",
-	"plTCYcXS9TrMgZeGI/5XzG7BGWX8U5yXNJTWStcAR+2cFu2uBsYf9sA9yjtahN04eJUsfv/aP0wJDTYV",
-	"AN0iaFnNjm5PjoYrVRSHgHp29I/VjRvyUrSKo7eEe00aKTKdAgYT5iQiDGc1S0A60VAAkmcEsHMQo5bo",
-	"p/ygrsUPai3OVTUUF/AzOoPR755AQGU3Os8IVWro33GitJWs1Cm5FOFZF6G5mbpVV8QKi61zRpctcngF",
-	"vY7xLSxZwjACg6EyAF+SjgnZoQQmXDoCYB7PKIVMVeQiAh6JtPJsLeYKfg1YczCwVg7ZVgn019XNg5I7",
-	"/tVZ80Fd/6DW56rqOlUba3fPUIpvO3ZWbR8le9vv5sbGLuzULqvuJOWXBoqYkbiqfqE2q9T9L3/9cFFr",
-	"HTjzzkhUSIwHfgN0v5nonb19JQIyGZR/cB3yTJWqPxSZG9uF+jMgfVGZJc1eX4SkPupcgiHslKkYB3Ig",
-	"smlhr/378Abu2MY7wPEIdygmoLU+qz76zjXagFxejFpNSuVmfHq4+tXkQDRP04flL7eAgU82NnKFxdWi",
-	"ZzCEk+L9D8ULIBbGQwSeAzAW4dDLhb5Raz73AQqoUaOOkENoMzROUo3FGHJGKOQZCiUbuHVOlbd6rNro",
-	"jWFD7TDuPkAHw8RU1k9VJwSJ3wU1syycoQPYGweDA2WWc7/FcbEPBuEHXNGDn/dJOejgI6utHyzpZ8gH",
-	"+Dzcw78cIDm3P8Je+vxakz/nemoErvYWEYPwqp0S5pVzSwiD8UHryU0xgqZ87ZA10S0gJFfp60JF/8Zf",
-	"7EW5VOJInC8XALHZsY0RBeyjdpB9PaaDBnjjIZUfmyN1PjDyNYjK+RauH0jAeoj0DqvSmimBe7M75QQd",
-	"Q+A8m5bSVJBQ82em98OMM3DBgDNuLMtyLTJg5864aoMeHYozaoL/NEgvUmTDHTC17WpmAx5ZkBa+MUiv",
-	"x1la00UtRa4gUAmWDbxum8xJRcEh2eBOen58HDiasaiZYNKIa51Z6yH1A9w1lNhxGuAiMuKSuoK5yQb0",
-	"w1WylTKRvSLCqcJOtUm551PwiquxzVXyxfSx9kWgbXcF265jJerPDMW7+n0AJhfA6R8unTpNpoJzG1A7",
-	"q+3w4If1ShiGfu0CtyVUDEUk3kHUt/h+sWVwwMBdUvtyyFbAeofWlfSb4lopk655ynRxnBaDb6xQy4TX",
-	"pugqpn2M+D5FV+WWbuO1hyNsXs+5KgGBFe5MXXHVhYPt59cLJrlU4o2XZeLp8Ji+iUklovfuuxfi6/98",
-	"/ifx//7vV8Onfa99k/iI9Jtco6JEDYM7UOgSEw/sdnrZz0OQPixZArCJmodM1BU4gPGtJ45wQcFXnnom",
-	"YHaBisCJ62UVN2MhxzeuRhSDy1PYcSayWuIGIq3Cpxn2/WdcMKwqI1GVjRjExjeCDYdkGQAP8mbD1FhQ",
-	"J86ZOCfF+aupFQuoT9BQ8ot8ztCm/zPKpFH0wyB+QUuE4Sn5nbN3qirXh2eTSpUtfma4VC4I13urJhLl",
-	"Jtk/mhi7mUHfd5EeGTXPuVcKA7tgbat26TJRrGyFnGN1hluGh5OWO/WZB6iD8O19Jr+zP6rneMC3uWpJ",
-	"BpBWdny/Q2e9qLX15PIQzOhek1hjCWjB1wrFWU+adgHU/zdSKb3K9INad+iT2ghI5MdZDGrhdh3T32Cd",
-	"7hhmuA2mHpk0dzBWA0oNSXX4DCaTD8V2O3YEsjJCry5KO9GFOpoTsZs062Qb3beZ1+Yb8UN87x6WSTe0",
-	"0XFwiA5BQ9D8U9Kn/gXNos3xbd+8CQ9jR9JBrhQFOCK5BWvyxG2BmYvoweN9rs1QQPCQDI9SIR04ZiXC",
-	"I/gNzLCOCj98sAekcn9mAvFRyjbuFbYqvgwRF1DH0jf5jwxECL/ZhaIurtQ16QO8k1HRApw3BCeiWAdc",
-	"tf4sicpO0VYIJl7oUhg1aEpD8Y31T6wXyoGjkX9+4pLrHM8N6Z3J+Bt4VXjaAbuNio4RTo/oa0FXe420",
-	"7EHbt0YdEpddjto5oJg1JhmfjYjv//mUQvgMuxYmFSugTuBn0QPMP0bGh/ohb9Dh5kDCASzUNmOKDmnn",
-	"lrjsAWq+lkkLBEeowQf0Rs7RtQaypxNrw99lweYA2CntMMk7Fz20PXEF+4m9IVNmll2GZIulQakGZGbQ",
-	"rkCzlCGDsEperh1uqE8z2bsUWVjutwAYF6JkkjVbnFQsmQfBj3s04R/DExDAuEEGgAD4H3Bo/v///j9e",
-	"KX/6NQzQ/zPDynLtCNnw1B/EQmojvr/48TXcQjRwRcmRyZlgDmX/tl/ocBk8cUSY2UVY6GXba8SHfwi1",
-	"Ehv519UrA7lZCdJXEcx5mFoXfCJsgVLNfqqFbr9avpF5GP+/ve6H/CcNOQxSo37ptF+lMyWLanaEaWcq",
-	"36IKRphbxqjyq7hcIIAeFbuVCnbWIC38AZiqZUkdm5D7ARvGozQI0L7aVXocogA58ft4gW3UGLMPrC2C",
-	"fyegAWMRxPhmWgLhDDggAU8CqARrKVxQ54A5fMj7ij1ZY319rqalzBm1FWhUYxlqtjT8MAcvELnXmgoY",
-	"7Y1XOselqtxAzKyrqBrElukI0O6k0pN9QnLf0uJ8D20/pPJZb2lX7Jt8wL73NC0IgYczOLxv/s/f3Lmw",
-	"avcdRuQe8WbG7ZDygqxdpeb1o1boW2WU6y5jvwD2CPbtUpIlGFuQ+cqpLF55AVYSdBoHlkhBBLXXiomd",
-	"jRW5WiiTKzPW5GST8XDZZeWv2eChmhPC0AQ8S/4q1ohGBBVQsWMWwlyyrNI+bp63FGMEeo9ppIGhmH+L",
-	"Zysc71JJZ9G6RGfp/mHs1zzLDwoNj23swRZcW757Pxm/oSNgbdMOAu0obqB7PiTcOdyTOw5HqWSu73Q6",
-	"4qUDBOwIs1PKyUSPT+uXCO9KSvqtwjHxN5jXRXtPGZsyZnLP9ZSLduGOAXpUr8ADNRewm4CvPxTlbtv+",
-	"4J7v2P7GVlf4+wiByWFUylGcBANLub7V+VIWrIGK912nUwrgKbqWhTTjoMTzGnPKO83c/sfqXVifByWm",
-	"okZ27WdeeNgDMl8HfDTaAPd+0Pbq2VkF2DCIbwULRShio3TOOXEd4iLNPt/j8Qtd3n7+bk+OvHklF3p7",
-	"hlbqEvRTWsrIl5kd3Z5k/iS4Q2nyw3/Ya6D6U+VEjuHpW4Uo7Va8WShz9vaVeDY8HnBRKZwdbO06BZHD",
-	"0BAgcfluupWcTlUJ3bzDhfDTCbS50N8SyfCn7uDGopt0TIHJeBihMohqsWMrt73M83p0exLn8b73x94N",
-	"b9k56ZI8wM6RTqxKXVVAOCXOsTGIA4QOa0NbaP/tQN95oO3Q2s29d0PrGB9jN+zdcOtu2MPXC44YDCcu",
-	"y+Lg9OAIcnnpWxt7xgJcIcYLwLlFmjbIMkcIyNhNyeA2nPyE3dqEaLnoTMoSvYx9y9mAIhaHMT2mP9j0",
-	"gg0Sq9sFrSEkzlPMIukW2N4tnVJGmioCDClnl+VYUYkaJnp9lOOqWG8wjSYfT//sWloh5xt4vGnIlDji",
-	"yDVedyWys1iXUCjvkqaWzq/jZhOvrZkSp2sa45vYEtyVrrXxUeKi1w6g+w34YNOJW+jDG7Vua/P87MfX",
-	"lCUCnvxDa/zM3+rcN7hoVBKne8TZls+9gLpBDNy7AetQA3GtiwJ05pDrDx6Qehlo+DbnQ7dMkTTTpX9p",
-	"bnNVOCFvpS5YGZ8UdhU3kpyS2KCP4hst3/wJfTIKfR9Q7JiriTZExDCXuYo0JuBZz6e19YR22+ZW+qWk",
-	"RBOZcNrVSEl6CK+LWDYzKMnBtvqNJg5vtWpt5z1sjghNyiwetuTkaWqz+cHk/LV89t2yrb+1nb1Q5WFC",
-	"/FiblQSJbgvvmZ3w7iNWFUM8FykcTCC7oYxfgq1FAqOUUGZYh8U63NqHC4CaoskO2HqBroHRb+BU2UnV",
-	"/DbI3ZZZw7lPSG8WyHqVIq1hJrv08+et9H8sc0znIFhkBPlMGkz5YDrEMuqIDlZTFnErwzFA6ZvrUo0r",
-	"/AvIWXSGLHNtET2JP5mKDv9w295GXx0Ip6Rk1Q2EMuNyjYHhCrN5IUBM2XdEQxkbSCRdx8iSz4uxrGRh",
-	"p+GQp02La3BgkiDAFUgaSh9taekloyqe/9frYPi6CE+EwXHIrEml4D+Lw/Bwy1dfGewUJ/ZgDlL4rlI5",
-	"fjw9N/5JJP1p+SDrXHh/s33uL0o3EC/OfxLLhbdeB17swEbEex65d5NW+Opv38LOFkv2OSdMvnCXdlKP",
-	"p4NgVt9ff/71vwMAAP//",
+	"7L39khs3lif6KrjciRDpyKJKst3TroqJ3bIkt9UtWxqp1N5Yl5YJMkESXUmATmRWia1RxPx1H+DGPsM+",
+	"2DzJDZxzgEQmkcxklWT37Hoixq1iIpH4ODg4n7/zYbTQm61WQpVmdPZhtOUF34hSFPDXxVb+ReyeZ694",
+	"ubZ/Z8IsCrktpVajs9HzjOklK9eCXbx6zq7FbjpKRtI+2dr2yUjxjRidjWQ2SkaF+KWShchGZ2VRiWRk",
+	"Fmux4bbTpS42vBydjaoKWpa7rX3LlIVUq9HHj8noW5nnUq1eFiuu5N+5/fy/VqLY7Q8pbMJKzQqx1UXJ",
+	"tDpnmVjyKi+N/dmOecHzXBQPzJS9VPmOpXO+uNbLpVyIlG34jtnBM650uRYF00G/52ypC4a/FzoXJtrq",
+	"gWEyY1yZW1EY9tXpV35xfoGh+9UJX5rBAhyzNE+0uhGFgbefZ/sLcmlnGrSBYX2ufXpSiEyoUvK8cyi+",
+	"xWcdyFO9qDZClU/nXQPJqAVbylwcGks2n917OM82XOaX3Fx3jUac2Bas5Ob60Fjs8/uP5rtc3z57LxYV",
+	"0kzf2V7m+pYJ1/5z7Zgd1MCxjO2/jD2d9hzyPGeyNMxSuNTKTD7XCL+vNly9FjdS3OJW9g12bV9gBbwB",
+	"W/u5RvZcLfIqE093im/k4ikv+f6wfloLxaBrJvhiDeOxA00zsZRK2lYpW4nSMM7SDHuaZbzkKdPzv4lF",
+	"yW5luYZ5FZUq5QbYylKuqgKZrYYvGdun3Q47Sja2GyTe8802F/DqRmcit/ySpXm+SXEUltlWRiRMF8iY",
+	"PY/AluaXfAY8M2i/lYvrSRdHlbges3AaDbZKV8HobMlzI/ySzrXOBVfhmr4sMlGIzG74j3wjzMGFTeF8",
+	"2kGYlK11nhmYD/zgiKJe7gcGpmOYtDfVVud6JRc8Z9p+ko05Tnah7ct8WYqCiRtR7PBnWbJMbIXKDNxt",
+	"pRSGXQuxhW9gD/RBGJRJGS8KvptM2fOSmZLvDFNVnrNbGP1aYK+rgm/XTBqmdMmMrlTGxlm1zeWCl9QE",
+	"JpPYfRHZCuYm1YpxtpHG2H/ZRgnjbLFb5KJ3hzQu76xeuLvuU1Vuq/INvGnuRf2KpRo6m+E4HP0nsEx/",
+	"fvPyR4YPHKVj696Zhn3edZavK/VjtZmL4jAZFpWaKWiX2s1cyjwX2RmMf6uNxOOK1OH5OuMbbTcyz+vf",
+	"/GEGtjvf2ZNJkpXciIRlIhelyJhWwlIxDDFjY6PZjTRynguGozBwZNf8RrAV35pzZoRojLKXTuq2d1y5",
+	"t0YUz9VS95MGN0auFIgGC14U9mDZhcKfRWY5VfHAsEIsdJHZs5vaX9K+GdhGM2lHcLcJ/JXnMoPFf1YU",
+	"uuhhRDe+9UxA85AfbQs9z8UmwpLO4VxvtuWO5dKUbCO4Mgw665vf3hePn2cpVsVBOVbWTT6r9PhCbmQZ",
+	"udlLu2hbUbAtX4mEPbKaxKPT066lyaGb6DI8Pk1GG/5ebqrN6OzRqf1LKvrLjwimKwoYUqjX9EseoUrx",
+	"uRbpFV+J/THYX+nUJ/aeKUq4Hkr2qGuV7FrGF+lR76q8KnRWLcr+Bdliw8+1Fm/evHxV6BuZiaJ/LPaa",
+	"zO3/rNSJVnZo8CIbp8bomftzJrP0jqLshr9/IdTKjsKRlv87OvpfciszzrkRXSfvzb++YBm1QcW2FsK5",
+	"gTuipdl9NjH8reEr0VBhOkwBf7HikLaqfWVfweWXpkufaZGlbTXzrY7Xy3GYhd4MHB3eJyKzZ8VqNSDw",
+	"wXhB1h4DnzXyplumWhZ6Ex9kxktxYrvpHimdpCOXsn2s2kcbH99x8S71sUs3F0tdiHDVxPu+VSv13dZM",
+	"FKDUHxqivfINu11r4xV8nmWFMMaqTiWXytBYxfsyYXKltP0AW3AjuoYrbDejjtP++Ouv+k87SEK9TMqO",
+	"/fOdYFE8NxeLUt6I3i3m0IyN7Wcm9mTAr5mA37mVPscgU0xwuTvFFDPDnhprFxFD7OBe61wMoD3YXVSK",
+	"pQFLYNfX7bPGh/+pEMvR2ei/PKyNrw9JNXjoRjD6aMdTCLPVyqDm+S3PXotfKmFAOrFEJBT8k29RSZNa",
+	"PfybsSP9MPBrIE2+po/gJ/fZf4EfZQuurGY4hwt1IYyx/MowI1Q5HaExcpnLxW81Ovq6qU0Vi6oorCRv",
+	"SqvANswRnNWard2mCcwAPvjrDf+tEu+3YmHJGKRmNv769HQClhCumN4KMq7YVec3XObcalVWAbMkZ0Rx",
+	"I+CdRyxVupxJOzOruggQHj4mo+90MZdZJtSvuyXOtg6ngmVaoEmB5/buhbH7ucEwf9Tld7pS2a9NOEZX",
+	"xSIYoHhv1R5dsLnItVqBryBm3HeDfl4v+K839B91yYKdZjtRnjcIwjkdLF3AUVjoTOxTCKtUKXMmSyYN",
+	"TOhS6x+42hGLMb/ejF7bQwjqEhPvF0JkIjtnhSiLnReEnFZhLygjFlplYDhLX9tWJxe2Fejga8Ezcl4F",
+	"j/YZ+Rvqo9TslsvSyQ7wUalW09g9UasecFMoXpVrXci//5qb/wPa2RK24bm9akWWMPF+a+9iS7eFuNHX",
+	"IgttqLC1tfngOy7zTzjg7y8vX7VsE318egkjYLXF4JylmSi5zFNm+M6KTKIQjKuM3a53U7iWTW3Zu1gs",
+	"xLb8SRfXVka3YgSOt/lBbGUYt1fVVtub6pZeOWcpSPeh7W+81cbIeb5jIpP2UM13Xg6aMHu0+A1edpwp",
+	"cYtKBLkc2NhyCCu5+XZgVoWD5d0WD0xgaGE8LwTPdiCW2gGKopR4x/OuCeW3dm1SDhObuckA0QtldeSf",
+	"R61no3d74lcyak0dPpll8G+evwqGgoLd/jbC1IOplBomzcYprUeaOKNzwlKRrYRBTZaGguZUO5SNMFaA",
+	"n+GD7gnDFjXnCW3exaTLWjL17Vpf2l+Dd5HBIWF9q7NdXCXmKytYgAHfEQrcFoty6sYMn/M0LRdrlqJH",
+	"xaz5VrClttehObtSKbhSrNxs36JzkrLxk+Bn4spWU58kLCV7O1rOwWlvUjYm7nDJzfUr+A2bX6mUG1Nt",
+	"RDar/fspG1/gj6/8b653EEZmptpseLFL2RjO9Rv8E9rY03mlwIbrqC0Y9+tKufMZDnt6pTrIvYME7Dpf",
+	"SwVaCfV+xuKL1bEkCYvN3C5Ia4q6YPHZ4KD3jlFGXrZDvBFJCPxxH10Xn4HKiajDlaTxddN13Elo13vL",
+	"d7nmsORcMeyU0fk5JzJG+kX+RlTMloXeNAnfzkUr8XI5Ovv58EJ10PnoY3L4vSi5974Vpfret9pHoPeF",
+	"+CEYfXxnNyEDl+KbkpeVCVS65tkw8DjmdMQXWbXNeClMEqhjEt15K3kjFDoCQSktxcb0kmtkUM9LsQFW",
+	"zd8/xz6cSdH96UkMHIx7xOnnEKXFri92LEWcYvEZ3ENrfQvKE/g2x7pgeiPLUmQT+3SRC14wWU7ZZcPz",
+	"JdRKKsEysZCZcJz6hueVMIwXAgWVc7bQm41W6OyyP1t2oaRaWR5jVxN8YfYPlG9SEGBScy23W5HBYQhM",
+	"NV+fJiM7SKvPuat2j8d4r+j+vH/kG+FsNeDMHC+4ESdGKCNLZ+9qmIa+7jcNNZiK/3Z04+zl58TUJ+tK",
+	"Xe9vWShe5vkALvBno9Vf7bKPPr6LKpX2Ow/QeCZUmTCuduiQhc06Y5zhZCAuxPJ9aUquStqJQnCjacOs",
+	"ch1ENaR2oumVgna8WEFkkEmxn1LrfGYVWngvwyXXOgcnoKnyMmhWiLIqFNwZnRw/vNRgSmeNsY5L8R67",
+	"9PJnEg4eLe8gfcAI6HfbqB7plRpzGCTzjVEnzxKcsbSisZso2NUaE2Dj2zUv/VQZ/iwyusL9DeWGDRZB",
+	"Gom9Ld1A3L/x/cFXmSOdKOkprf4idl5HigtnSqvdRleGXYudX8yUb+W12KUMlUR3fqwaZ3Ul1H9AiZYL",
+	"EZHMlVaza7Eb8EkIswAzoVD2iBt090iVsFJfC8UKsSyEWQNB5VJdM6uvbbbOI9Ej1rqBRNdnKzsd3QVG",
+	"4TgZh21zXlolEjyrxZIvrBZ+I8z+3OfciFlV5BEBZm50XpWCvX39wrvbXL+FrkphMPTAhQuJjG2reS4X",
+	"4Ru06JZnJ6g9Ka2ElS/q1zACA7gFaodrbUrXAYlrE5JHag1uW4ilfA9yFVr+RmejdVluzdnDh7nWW7sY",
+	"U3o0XejNQ76VMYEP++mSmco1fahjCRKW2o7T5jji32rtNn04qfegY9v/InZPCsFLEQgUrb0C3TUI1m1u",
+	"cqNx24845MKK31UXGEpbWo5CuhDxFns4QYQszilKSgmRMbIxV0r+UomjL7JkRMQ044uFrlQZC0Bo7WFR",
+	"CQxuEU7BdwRJfbAxWDLTIAQhTWDMWWCiuha7iZPAvAk0tBsC2UpjKooqsQtQapCklSkFit2N+GQXnayL",
+	"1YxnG6noNmtHKxtRWtFmFI2tCMmp+05vUFAXd22QUH2XLK3ABawNpSvkctL4mwO5oTfs1J6EQpSFFDci",
+	"YzkvUVptyREwomzGy6EOuqRNyb2EK7MBrqtklHNTzirjBxNV5UD2hMhUWCo6adFx945rozO5lCKbzXcx",
+	"hq6ZHRFbrLlaiYz44EIX2TnjaJGQGQg7AdliZKa98M3OlGKTTkcHTnL75O01bEevD1lGMlL+WovYYgc0",
+	"yoge0Try7oDWvoDzelywutdiZxrjohn3S/b2eMRHASfJfnac5reztHGfffUlK7jK9IbZu+APX1VFbje/",
+	"4Aurxk6m7I2w/KVk3LD0gqzTsDVn7FvBC1GkIJlIA6qSwkMpyZ1UiG2+i1IDDHd26AZcysKU7NHjYDhe",
+	"PQGu0OTiX51GvoLa7HEHHcPqOjYUbXKHdpG2/MRt+R03tMVi4ZWAbTWm1jzUdNJaS5xEkkKQZLoZ9wtp",
+	"ym62/VIJiFqzm0LMOyLl8a20ciX8e5jJAD5d+yvaxoCEguCQkwwMd0swJsy+c7BVqUseEUh/9H4iOxW2",
+	"4eUCjPNgiJe5Jc2EafCT5TksCqyE/9ZpNNSsIX+7ZXJjSFwUG862e5MO3KvK7QtqaLoqMY4e79SLFg0z",
+	"IcEpSWweGGWLf/0nvkl/clHpdtJwxQU6mpW4vC9pTCeL8ZJtQB1QdgXYRqqqFBM66nLJlLhB4eL3i3jY",
+	"RdzYg1tunGvx3CUOyNyZgH2A8P9Z9/O9LrxmsIm9yr9c/uUb/vi///LP6STB1MSFXilphJvI73fk/e7I",
+	"KNuN2vojYcv03Nl9y8DDBz140x8smFnrKs/YYi0W1/t8FpyfM8vFZ/A2ZkZ1e1oPe2D35tTaRJeVg7Eq",
+	"zq6pl8w7vOrHNBeYZMQlG7EBR+YRXeeqXL8RxsRd1wxzJ06kYgYbJU5N/pMG5RuJKeYNXwhjZgfk5T//",
+	"dAmmfyv5dou9TCvUL93NYawgbNgi53Ljk1dYaqo5WViJa4M39P02TVgqObgZpUG3YpWlbJw2LqYUWm+4",
+	"zG0LmupMOl8A325nG1FydAL7IDXKKElb9OzM1joX6TnIAum1/ZWMl2gvwYDylbICDlhTcFX//NNf3kSv",
+	"EwwVMYc5Pi468TF6AzbsrZLvXfRNgwVIVf7hq1FMSHMflJHteyGXAuJ0nSE2/C7QCsbojL/8w+kpq1RO",
+	"obPOjAhxWbfSkLfjoLBIBtcuSnq55b9ULjb/pDKOi4Np/9XLN5fsod3phzePHsKD/7oquCrBz/kvja7T",
+	"IMMO7kXo4stTltlf9JJJBYGostyxsc+gnOdi4iaI5lAgHQYJfnDVHNDLDjuW56T3BWZ7/CkaHWJpsVfo",
+	"r8r1WxOTi8PD2hhdgw4aVNjeGRpCF495a2LBXBd0WiMsJbFModvKTwABhmxnbXWoPq9DF+Viu/3BvfIx",
+	"GfEqcu9eVJkUVk4Ngq0fEN2bc8ZdSECDtTQiA8In0X28i6iPseVhcxdtHm86o0CMPgES9gZDk0g2lupG",
+	"lrgPY3S3Ule0VRgl76R3DM27u3wZE32ake7NbJYUIrBJU5u6PJxhKo3lxTOpBiwIKAyUUyjVJ1NUINQ8",
+	"QnEN4reNki46A/ut84xgAO/YxaRDKJxUzatsClfUcfR5Zzn22PNYH8aYAGqPZ+LC8x21N459+7PdQush",
+	"lhVyhb3NsSIp43Or8deRZGtODsSGM2nBFSmZ+9wqogDGxf2WT2IQcbu0tP1ev4eIbho2akWeqr00xMZb",
+	"bsytLjL0NRujz66q09MvF62cN/hRxFVh1ywSBvIMMuNveR20ydbc1ANpxMDsX6Mtm5U7QwOzNNruOlqp",
+	"cMAxgx585RDRdFPMq0Ivrfptn7YzdppEARviY0jiPKvj6cfI0J68+Ws4qrb7EMxfMSIBxBX32A41Y2MX",
+	"osQyUUIKxCS663aiMyP/Lrr0cMil/Lu9VNh8V/Yb84IuZ5v5gF43YsWh54Sl/tWUPWSPTr/649f//IcE",
+	"HJaFrlQmsjPG8W29tP8StzgoIEfOzIZbrbrAMLkEmT07ZWPMdXLJ19CBfeO0efVkupoDq4rMj9LjPyaj",
+	"NTczVBKidxDYDUtvwij0LZh3Sm7lXRKW8PWYN5FMnrOFzquN6ojIqkP1qVn/nmCvhb7t7RKI3jZkY1KF",
+	"IMsvIwI6wo4bfLM9rZDuWgTTWOAkoPp38QPzChFgQtNv89wEKQsx7CY7INT2zlmKf84eYdAZ/PsxKopG",
+	"Wx3X4XkUAmE8nLZY6NvjeODQezbkCBglYSd7YCOR6r4Ot3EpbkVRQ5F46offJw6XQSGEiSWBpRQ5WTFM",
+	"Y1pHzM8HNH7dE8Hotqc1uWCJohvP1ULkXdkJ+JTgGITKrPqOeQoAAMPARBHAdIAp6vhcgQV8piGa4U9R",
+	"mew3CsePrt6alz9go+4IfIoSQ07rI5TTvaD7uc52LsspGWXS9rORipeY6bfh260dbbCeh8K5YTx+Cp2R",
+	"ycHgw9i4rlhh14BecOGu8dYYL0tNy4IrxHSZlXo2r2Sedb136Zte6m9tQ+rCx7yjNNv1uotmfgut4N2P",
+	"niJ3P1I+td3Kj0MDv4OZ9IZTN5aoNzI8WP++ttF5DYnsH9Q0vugQBR5QefftMCf6P8iEW8flI4RQesy/",
+	"Tm0gbIT4XNhJ4AgYpB00rQ0dWq/r2wob9AIbv718MulUduO5S3IYyiEEON7GPn5byLIUygeK38lD1DUK",
+	"+pDHp+ldOyNU1m9zo919g433FOieJW84J49a8+O8Nm2iq3fMzzNBgu5h+qYdzdA8E3kcoAdDMVckuVst",
+	"ownSc0wIAi2dORxKYUpdiMyts0mYzjNIcXQm20FRFDE+EBFZtlHEHT9pF2kXwd25UxxFU+puzdQJJuGO",
+	"3zOqwq/4EVEVduXelIXgm84kGn9R9+vztAddI4uPIOdygwCBHpAmGt3By9Iqd6RnzXeMQxy2KCgi3wfF",
+	"4q8QCQuRHkWlotbpgBn2MhloS+mZHWJ5mNDaRIYrKmWY3V6EMglSP9Mwm3ChNwKywPopLhfciNkgXxQ0",
+	"BT/IOQXaSlwmt54bvmNzgY48kTG+4lI5Vwq36k9RzgUvmXhfWg6U0VoOu3CaaMjH5ckSmGtjjchD0U6h",
+	"bcYK/FKJSpD3j7Lx0kkAzeYyV9wSBR0ZURqInKcoXMKTVduqdJZbSOyp4Y/gWRpNz2227DtAjRPwkyzX",
+	"l3xlLl499z11Z8PQMG2D2ipt96tQPE/78yFaA43QV3gRNc5COLbGdkfPulZIAK8GkEU00Lx+EbWWhevR",
+	"48M2z7h4vy26vep/+4XVDdBkvLOasSV8MtgkrEFaU7PQhWBoZWWn0z+iu5JOuM8mczSDiRsIXemwILeF",
+	"yMRCGKOLMI/qWuwwRjV4jnEHLhceDLLiRhQ891CvftM8lYatLSGfs/SfkEZdMv3+O3BS/gmiFaZoVbYf",
+	"JlNyawp2zSlXDxPnqq2BC4S41uAEuWBrDtKKPRexzXMQpBAFlnpCSKfs2Q3PK0pFaG2xBoBHu3pAXjDz",
+	"LTdGIAYbLoe2/I+kvcTBs+EKJC65YF5wtSA4X0xiW1jmfgY7WpUrbcUHQHh1+b1BU4hFwB5SikMAfCbc",
+	"PJdymTCjWfrhaoQgK1ejM3Y1goiZq1HCrkYlL1aixJ/RsIK/Y8f2d5jjxxTJk3CUPdcLlkUabIpMzw3S",
+	"1MBgRNruyhgT3MQUm6aTKbtwr8EpIgRcf4oAssL444GhIw3GjqvEIhyikfGzj0KiMkfVJVmFGW70VhuQ",
+	"4WoVRmciBwXGVIXA4wj7yWltRFFHRExr8ClwrWYCkvSa91nIXUbTvxmtpq7xwjGJf7FcAugMG4Boxv6f",
+	"fwHNKZBSPQEHNoF4WlH7ond5hvY8ZNoK0ZZlbYW2HKsQPPPBuzkaMRtptPfIS2rn0CaUcQTymNy7WzFt",
+	"JUyyPYcTYiA9EwyDepnWKaLIRwMwXeCGKH2E0Zy9EI3tbevJpN+7ooBxlUWvFeG7XN8+9fMF9BzYYLkR",
+	"uipnFI3TDaWjVVMqs5Kuw9WRJZ0hkHU5o07Z2MXtUoSM8/nXqdsEQuuSBMF9SdlcPrETaMeuWkPLe/z1",
+	"N49P25peB62E6tBBOYWklJBhh9ZVfwr2jKHJ6P2JbXZywwtEuj77uXlLXO624kndQTRxKxkNFlWWsti8",
+	"yrnqtEGHIRfbnKtzttE3FFPWsAwhtINtklp+k4KRMb2DORq/OIOeWsvmH/zDm6Y7sCqOA4lZiG2JeE0g",
+	"PRm9EQghNOawFxjRvwddNJk6AKDUIbBABykgEvhPeC19HKi1JKmZCW5wLgEYjyDk8TfI0ARpCMVGvlhb",
+	"uUAuRBy6xQ7keMXIWaVc1KZfkJaw+uGqsRsoKeBGoaTg/g2CRUBCV6OPcY0GF+uTjBi7uteIwRPTMdZI",
+	"ZN0Wg+XgeQdh+iPbkwf8kmo11Al24Xk/BxPOkjQJK2pscakO2iA6TAqlBuIl+4FcrNmmMiUZmNuleJpx",
+	"KeynQJx0xtrEhyZdqWbGblbwZYkfdfdCOCuk4OMzAWQZDahi8CD6pYSS66RqstFcQtjxRW40hkCQsz2T",
+	"Zpu7gkOgoihxm+/c/DIUfBqrganwOIS6mgNO8bBs0R+lf5CwXq15F+bC1j7yam297nRznIUx9WEsPV8V",
+	"QqDvOrCAwT5SmH2mp1eKbp2wG7//KgPYNhMzrkwZcWwnRgJ7HZOs3byTJngDXik+6AJkrxEBpjnosRf5",
+	"ACWLLeV7wIYrDYhAVWH5MqBPXalCAHgCti0Eo9BgWRtY6Vu4uhhpAv90DWTB9K1K0P2P4WJGsPJWu0wG",
+	"gLRswnbANZuM0FcYu27DHe+2wg/y+jTW8XO5fpDT7H1NF9dYHgVFSsh1XaKGB29giJjVdeZCKFfO4pO6",
+	"g6Klt/qj7dwp6xH1W8eym11FhgIta7CkGnPDbhLEZk2HTHyQH6rJBgNnVEKZF17RtacEGoQOO/I9HEkx",
+	"B9Oe9K2qAWDC4SF/MRVatcaQEDLxDd099eefLr0NixJFAG6KosqvlEuWktmkVSMP6c+dAllG8eWOc7u5",
+	"mYZWTiShPjkBXd6dcgK4gMRtJ2vfkwfuSrjtGMpBg+9xEoYj7XHjNfa28V5i538Hj16MgUZceoNcb40B",
+	"xfKZ7+l4ay6UG1R09YEEB94OQwIQ2qLncBZ5j/vAHfHtNpciIzBYmaX+REufHBDIlD4ins7h9EqR3mlE",
+	"iWBDHoH5nNQr4yQYU8o8d2pfLardL4Wy29t+YO8KKyj9qeCq7Dz12Aaxr7PMpRW2IsZbquCmBtqJ5+Iv",
+	"Gp2esxUMBwLdFTuNJpOF7vr6//oTvbhxRgjC/Bn9wFXFcwY5W+B6zTaQh9S+rna+/pwd6q0oBL5jL6pq",
+	"a8f+9elpkPG7b43stTPgQnVvUFjopwfH6fCW1BUPwqWIabjfgSvBCdPt+kFhrYV4QHC/dTXsj0IyHjcW",
+	"EgXbec7V9bmzwo4tX+X24gerq1Te7pp7WPBCbkCuN1UB8dcoR8hSMLPlC+FUTvAFWNHe1wixIoVUq0m/",
+	"MXbLy1IUdkZXV296b+pOdCXcXSqz0rOxc4lsIKyv8omRuoQp5QYkiIU25WwrilmlYjE1z1xDtiC0NSsj",
+	"2raQEPrm6XkgP1bqWulb1R+z3jG+OoY9DD8ebqv5rhDiBBJlsmZOTbCQHZ+udypOzm+RKFVA1dTpQUKd",
+	"tCxEq2158pUmRx0m/KV3cQh0puP8tNbuajPhKFvj0FuhuETY4xuhMl3MeHsgjwYMJE40P2H2EtGJXrIU",
+	"+V7KpGkNBJNmE5ZayQXHAwiWEbzUY7yzZCyH4QXL1X0yG+ELncFEwpUHGYZo2uiUsPGj0KZkGDhHJRV8",
+	"JIRq69BkB5HuftGqIcFBQIyfBqb1uSI3e+BubeO0TtlLMuldC7Elzw5qeDASYijwk/EBmu9PVvqEhg6O",
+	"yNf81sVrBU9PzLXcnjiD5clWA7IlLtjHZIRe8E8z15c+puDAZGM7WoMFH1gKilgYk+kCsoogXQfylSef",
+	"bklqZOXBlIxR2/shQjOZRdBS/oco9Mmcg8GTvINSZeJ9wlaFvoUb264OOBuw5ocuQNqGyIZzQujdI20K",
+	"kPI4xSmE+EPRi6Uv2onfG5B9dATSclcMVw8A8+mRHCxWgK4eZnTp/WZ2s7m3GGTaIX68ddXduL/cIFBx",
+	"v2TeMPH/rbJyNAbi0rJRvw8MSy1zTvc0AbSPNwu+OIl8oRUAmMTVhYNqQVPgiXlDTS3RWHW6ADBwf3GV",
+	"ctO8UO0MOqSo9BMIQFFW3qHp1qGaYFsC30Iw0nN7MgZ7XYYo3/eVziBz531LJvEHDGWsIgh6cWhfaBvo",
+	"vQaDuoODCtL1HbtGHcNeDQ7RAw4K+JCry6A5Vs8GGyLWCDQIE+YBEmqnrt1BMiE4LYaQX2TkTHo0h5Y8",
+	"3yhEGAt5aSh/B2VbhyXpQGhOJCYqUukeBzcdTGalRRM4xuXct6sYRtKAw0TmI6XU++jCsPaBDlzD8xlK",
+	"3GvOMa4jNxKtjxz9oMT+xq6FKeHsNVG3lSIclM1WPgQbyEOoYpieY/HJjjZh1+bhB5l9pNeSYJMBArvG",
+	"JOpjKYNxLO6Ugx8QS7j0NcRDZ+79E1836wJhV5/qDZddec5rbcjpWNfbcgHpRiir4SUIEoZLiwX8HTfj",
+	"iqXrstzWhXOA/W34tTAOWflKjUkwymQhFqUvs34GYX/0IwQBAhq60iX4ma0wbWrsWEeyzaFSFR8ImTf4",
+	"0EGqc5aaX/KZq/mbNsv7LrRSYkHe3S9SxnOI/cJAUSsA227Or1T6RYisnroWuAymmmewuPZ7QTMop9X4",
+	"QZZG5MvJOUsjvV0puPRg4DCOKfsetoU4V9R6pOol4cwK1FN20ah8blxgJnjh3dYqDQQ/ZU+Rh4A5M/35",
+	"avTF1egdYIwh50DrrvcUHIYvrw1M/3N8dfXFv9n/XF1NJ//154uT/8FP/n568s3s3Tj44+Tdh9PkD48/",
+	"TsZXV9PeRpMvJv8UvcObFV3anon6IOzFkrRkPySxWVYflIOeka4DhmmE9MwHeg3r6nK3Fc9UtQkLMx0X",
+	"4WPEohBlKxHjw5WDesWInf/49/99NfqIRooPV+B2g0Dz+mHCrkYO6aTxDt6VcIWDA8dSrfC1v60sGUwe",
+	"J+ihmoVaFLstgZwWyDkygo5wSV8NLyKxs2R0W8hSvFT5zmt7BxH6fTCLH4oz1n79dcNYe1houANif2jP",
+	"OrTlrsr6xVa6/TZrXmA9w2G08gbbdxiMAvSWNjUeqKlV997jkqyrMh52SDbKNw71OdbvDAJk7sudPDZj",
+	"8jdNT/Re0WDl7ukVDfbqmIxE/9qrgKa7yGBWF9k8jl+BhQlfptBo4F9UXxA99fW9hQcbC7bDmAJOFA2U",
+	"lGameRUrER4CyNBHpWF6XnKpQO0sdLUCtI6XF1W5RgU1KG4xFyAy77Yel2moQ+myyTC9qadIGGctxoDG",
+	"txY7N8tym07608n85D3w7P6GDdv6w9ygF8/KNQDjSXuGx9V2i5Dlxx7ck3p4hyf7xjPgbkppSI8Ye4N8",
+	"m8myBkJtR39qkKUrI5rU/B///r9cLgWT6kqRfWq8L0/bizrPN6nPxQw2Ehz+JOZCufa6lZN6bZtJwubS",
+	"SsmyJE94AOENEQMo8lFXKcv0AqpqIfeRJQxXUg0kUCZv1zqI/2HjlOJ30klypaz0HBZ7iXpQucoSlxgk",
+	"Dajglk+QYL0RjivuL+pFQ54FjgBqbV1FHzNnwdpmx6gLX43cDSrBNFMs4+1EXtsIg5KmV+oNv0G7BgVi",
+	"8JJUw8Y+1jYo2Gcr9cNeU/Xqrx4/ZpwSsny2Q4Iqy6I2ncRWHbQR183pV4nlAYvSCv4U86yYzLDnZunv",
+	"czBDXylnqAZGCloZaHEG04uTmmQLuVqXpoElabcXqwCX7bxqZH5FpWgapNpRtc32VPo+UtMQhH+21hbS",
+	"2K5UpeigjXVBCdy0ryzXpPRB/xMCjMq1WtnjKTBUYgkaG8wnwYQF7rn8lXJj9WGdiX0HstBMQyQNuHtE",
+	"bI+CCjbmEyJKmkaCBwroo2QEPPuxC4dzUvgoGV2L3WwpwQSLYTmz5t3u/J+zQiyEvBH1T3P/UzRK1vcy",
+	"IIyOwulLTaGP55a2c8GhZIEg2SS8+R8l/8cpWhdUWQukBqDQQmxzvnA2ozyDk+v8Y/nufJjucz/NR9wC",
+	"c/oMWs09VJMD9605VJwrODJhFRFc84jj5pPS1IBA4GB4d48F/yTk2xmxHYoqA4MRe6uDbHiGZtIg+JmN",
+	"h5cGmRysDdIzCdtsOvrH0LqHBozXdKKLgILvgWQ0pA5GeKs2hxFGOe1V2gmjuX+TwhiB1aKOBactSvYO",
+	"eZc4L8tvec7VQhyurYrOWDbHtlQn/HAsIvlvZ85/23DDnLaviTdWu6HsF+d+1UsSbiuDxoSFLrKYiMvG",
+	"YdwRtqbPYoYyjmVyzk6pho3S1GzNDSaCONwAZ4ADLACM9T09C+N8GWF54Pvjv+k5M9Uc6tBrhXlJUPbz",
+	"ITRIqWMzwULCqVuWQtiNgeK+0tQ/U+hpCsWMSN4GvdaJe1pB8V07EyxHolVZ8EwuUKyjHZqyJxSMTFcu",
+	"dyXi3Jwg+gTCo6VaecQIvBSBE9nRupxrXogaXmJgEYjWjCIp5LjlPM8deUFTE1VijvumX9z9r3atdNqm",
+	"VzTFLrhiWaG34Ea/ZX8XhU7YXCy41VqQBELQibosKISNS8MywDOxAsff9Ny4lF0oBgw++0qVMmcbXdQx",
+	"yLwOQR447+PrQLUY0D5SdXv7YovbzVQg2Hx4dbrG/nexEhzK8Dp1jbD3f8xidd0En9zfkFmv2JGmzPai",
+	"RUROT/Dhzt0nReA4er9LpQv6QlRca1WGsCIBNQ+TA5JQOgObAu0fSHpUetqJCei/jIpgA0M0f7Pyc3er",
+	"KucyMD5B2Yf7SEf7nIyI0I+xQQqxM/CUTIFPEBf8ULoTgHEv4kR+R1D0gyDrITI4RNdBysC+WbgXCjsw",
+	"d3Yg9zuL1FLmg5FNWxsXfqSeWNJct0M78FTfqlzzrHsLMmoRr1OP7gNxQjUhcqmuITAOs8J8NECzUAph",
+	"f9PNLEtXDevutbWg2L8p9dY4getegKyNOR9avlda529KXsbwe0peSlPKBd0+VApYLvgDw9y+BTEfbKt1",
+	"nqAg6dGpMC7ZSjmWA0bSkbJYXvLzLA97HnAkpJpVsXvoSd0JW1RFIVSJpY0rI/p73fD3MzvC2SLXJiag",
+	"NrqHNl7yw4zBXMCygFljCTgVmFlObn4obAaOz77o1c7x5VQt7Y5j3NkNW6zxepAFIxGHuW4//YD1VtiD",
+	"7QfVAUGEtdzccGouaV8PacNqbIgFVSksuZD1b+ygMUQIx76XEPmACSLLB5DRLZdl5xUAwGn19DCguK5k",
+	"u+aQamm7IFyW4MR9yq2BQWYVSgGzjekaKlTmM1vwRHAJ3pbh44K128g8l7FygUPqmLQxeGMEFdlfzyES",
+	"ZDmNTYlM/hDPfK1ve2/8AZezj32Hu9lJlwTPoZeU+XBsgY7Pc2v/J4wPiZcaCVVK2yJSRYR2AGB6YLdQ",
+	"dmJP3vzVPeOQKmqXxpwHOwaOutD7ZdtRSAbPeWHYGN9K6MAnDkly4kHnmyGC/h913YS+ENkPe0kDH/a8",
+	"be+aWUKQ+bPkC/Hh4xEZQnugBXcBMYBKL/fSY7skyLB+zxC19qnI+e6TIfhmtrcO9N5exETi9wlroSAi",
+	"Zugir4y8ET+4JUIyiDDRbsDDXrbqhti5UMPga2EV0in7iYPRKsSNp6k6AXut8wwd9w79HExgB0Fsmxi2",
+	"5wgUJfFawkDnXqRXbOowLDEcMw7h2iKPg/Ctf5IeL7Eypd6Ava8QAou9lpptIRYccjVQSN5IZe+AlRYw",
+	"nQCmFW4meHtm394Da/XEhLtcn0NY+99RV39L1NU2S/kdcfUzIK4SjwliP5DyhyGtemZ2uduKp/jivRBW",
+	"nwJjEdn3gufluttA6tqxNTR0ijIBKZCiPWUppm6iBwib7lJUr9HxBQFIyCczWI1VwTORURvIMlZanQhj",
+	"yHFKEUuYP44Vbud8cb0CoAwGRQZ8lh2XOSvsoiBkXVqp5hDgUDpLgC7YRpIV0dC48CsRcz0MIr65UmXy",
+	"RmaVH+tZHXqXJiytP2L/qqsiUOgbDFqGBcHtO1widsAgtwDu3RP7cdymQ4J2LxPYs7TYlw/pWd8DrJC9",
+	"DHO/XaXW16zUK4idvL8WlYxg3frG/q+2kR90nRLekqkBvD8nqPRzZgReaxSHHDQOTylREsDtIM0CMIP7",
+	"+V0UdHMjTMk32wjhBPXinc3pToXpqy0YU3p5rFNxMXr6nrp3ZwmWv1KEoJsZAUsCRGMLMePR9HR6mjJS",
+	"xTcb6fJiD1sKaVPrMewtQbjuTcpN3DkOToOjrChvhLS0i5VooEy1/EH2aQDo7LCafnr5+i/fvXj50+zb",
+	"t89fPH32epR04ipjcZxzlrbfSRuVCEJijPTuf3r14uLHH5s/vXn7ww8Xr5//j2evo3S6LfRmW3ZxN1MW",
+	"FZpJ3K0Jw6acmi/tTdmNJfWlv0gPiSi+cp/d3d5T7grdvYHGkXhvO5ne/ey0h6wr1cXqYeIP6ioUDYMI",
+	"SPKGstVxuwZx78Z4ntiv98a00xijcyRl/juZi56Ut0YU+f6EvwOnWhjKaxCvtzOlko0LsZKmFIXI2Jt/",
+	"feHv2glCTfPMF1bqtd94NXn/aC3Mzd5pShfmJkXpgBpOgFyrba4trwZriO3znOaENkB0NkkFBszo0Bv4",
+	"7vBh80u87ugwTQUQnaRhYw/EFp6eSVRFOSJizm3VAxf48uskvsE6diCPdNIRLv7YGWzyHUvxTEzhSeqp",
+	"5ugBDUUzCw/L4SQXP/TDJrqGsXJ4zls4jv+Lk96aq3dPM5vfsGNsarF9uBtgdJ3+8EkChI9i0AFHRhAV",
+	"7fId6NC1Mz+6cjIwvdf1fl7X5bk7+GcyIu8U5DJ0Wv0JPsqVoEfbFLwHVYKMy1qqw1mDauFKsDFAlu8v",
+	"0GR6nyEfYnOXnqM522A4aMv2Dw14ymA34Rar7fFQ7dlfU3qJ+xHyasxD87eVQ4psp4PBbeDG5ElzDDlE",
+	"VyoFQ7ni+azrZp8gATl4WLxa7E8nVmNP4rlvD4xL+YEsIaUpo+Y8tjE0V5Av6mVOEcKbOahpXwChd8si",
+	"8sO+vOCG8Zku+UHI4x6LL47iChFRcgMaorOBtDD1JnsH8z5Q73f0t+2FdjlpDcOyIii1v346QUs4msaj",
+	"vpC7hP7vrgjv7/Ut23C1o/0xzFSLhRBW3ES4E/jbmGWVuy2UrsyH+86k3x0/DNouvLsCZDt79c1q32LX",
+	"VJo3MtAvurrivJeNMaSIgXsnE9mAaQzKmPDU1wWvT7SPT8z9q0CTsbTJLpLazNAVpNcnPrzpMD7h5QaZ",
+	"puB3C0/b2ZVKAbwlhWxbn4uoNO7ITpRsvDA3Ade07HdyfqVSVHQg+N6+y/HqlGDlAd+TysDRBP6cuQjK",
+	"R44x7kHcSF2Z4HaVS8bVLqHCLJbZW34CHyMLUv015egbahySTlGbac+hwhPPaGJOB+I3XCJC8Lh9G/AC",
+	"3Tc7LFrimD98ndgedNXFIlNgqykzduy3693knB01zemV+kHfCHPGaEfATwMzsAzID+H//f9YuPRj/Pfk",
+	"vPErtArXbOxWf381bdP9D+33V3o6Chxz2Ka2ddPe088u6K9RRAVmB6RN3aPtmwaEIaaZbYAjiV6Kju5f",
+	"oSfrO11EcmGfUe6ylc70kqWWPgn8Er+NqezbvDK+UhPb8sIOg34wMQRpjKEqDqSrMt8owdQZpwmfs0yU",
+	"YmEPQdvQFmKb9Wq/kJUbcS4/efNXPIalRsoTtw6A/dHpKfvh2wbjmkvFi13sTlpzM0N+2wv8FqIVENKq",
+	"vgWJ1BXEqwN64qgVfjNiM2oSlAuz9EysnmeIlYG86GhU5o8HOOxbGIAjtFYxL9lVOsbtR8LeXn538kcr",
+	"auTkIp7vSnGCdrwNxzQXwpKb3GHL9nDc8sP2B+BtL2TU7viKl2t/D2fhC6gXJ+DxKuWNcICYLl6/0DqS",
+	"wACyfggjGNX4ERGPgvoM5AzNBSsLiZi+CSWEZXqBwN8+tmDkf4/G4W+F4lsZ//DLrVAXr55HJsnGb275",
+	"aiUK9vb55J7fnv3NdBWPL/jt3iDc1+htqB4b+2r4PC5XZnoR/+xr8VQvWCGWooCKtXbG7rPwWux72F9v",
+	"EhStt/t+axWSBjXEKPTZhsv8U0UZKQbAhR1hRvNFZH2+zaXK2EJvd6wQC7mFDMCGXW0Pg/MARNzXEYS4",
+	"uc4iySiu2KR9OmXphw9QqJl9/JgyI1ahjAKZ/5nLlaHyy3Rcm2WvoYeiUrES5aRC+yLhh2uBc5Cx0KEe",
+	"fICi9QxV5NvZESaoG/pIQAMBflSHPxibygwj7RXvjfTjxwiS/mncIB3buiefcdMAeTfqdyvF+3LUdSva",
+	"3QS0mJxbGVW8h+Kl31/+8CK0AFAX63KTD4zKaJ2SJzi6y91WXGJf3Q2+h69YLQ9rdcWSSrGIVy6V+J0U",
+	"iRS/+eaP/U4Jvb+Yrz8NPW6kcqiTPa66Uo/qvSVu08loh0UpCowOYVh13S4egiGDptQId6pjSgAJVBQO",
+	"MBlLzLvQE/CAZ05t82/rqpzr97U2gQBCpLkYK0vby8p2SrFb4kYoLE1Yx3OFUY3lrVyIhNKwc3kDzjY3",
+	"6kKwMf26w7dQ2iBqxsFQgZ2dH8+BCMjWmTsYAfmDL4yfcZlbtnUjVOVDM0BF9ibVBwZsI+CeWkoFyel1",
+	"AKRd6Bm+txf8iHfN6BWXGTqNMbnefW2+Ay+k1Up3wpSiyPju7EpdqQ8f2BTMMf/GNnw7vhpdXY2n2HRy",
+	"xuwf2NuEek0YNoBuJ1ejCfs39jctFbyp7N8fP4IWaPn2zyPDc2FOrChs/lsATWvptMloHWv0vGr0moZe",
+	"j5e1BuuGwf6NlRpNTHY4PMvYw4fslH38aAmPXkKrm/0NZ4feG5ShYaGb46tVBDy3v0eP/obRo21R8ffo",
+	"0c8QPSp8ZGBtwLGUf4Sc4qJHn+GL94oe9R0e9p7DGGcgQhz2n9NNhsLGUO+5H8T/xa7zcOHu5zgP9+oI",
+	"13mwCR3hRsN4MQkoCPte3I3n9hfVpNBHe+MSeCHg42W0jq5aT6sqD0kIIqsg2hlY87XY3cmlPAjBOtjV",
+	"aCTPnSJ1OksEeV5DF1ONeknLY4JBNQoayax3ge5bzn1QPM8+J/hkVNjvx4VzQy92gHPhHS/VHGLXffGS",
+	"ZiW5ky+X3/BHi8fz/ybV1JVrdQUI0mjZkSN8oAFJHXKDhrHTTrUmM9Fe6B3+nlJRF8OQPNJMGrtgWcoK",
+	"YTcIXPwNKOMaWghI7ZYbV7x80sDG9N+lHuPB1pawuw59c9Z3AX5w3bc3OhlAjbUv8A6BRMHQ7xNLNIA8",
+	"W3Q5jNKw32Oc5a4+0C1amJHx9ruPof4Jfs29dAifgpvSLR0vCuDtsGKxUvFrbjoXsvfcd2UZHHMs/hNR",
+	"e8wxHiX+otAFZaNEcs6zqBJuZRlx4nywzDZrcUely9nSUmmasHSh1TKXi9L+e6mLucwyLMJpW0n7wkYA",
+	"INogBo4plubTVFV89r4suCsQZknuhucywxsRXNOGjX0GN9nKkjqnG9fReMxq+HMyxaJlWBpxPw2n2nBV",
+	"L17w0PYIyaa3EJBYaLXqT7Rw3+nZXBMTYtqTZVaOZ2MIRpQKuX1aN5rhimA8T4tSyvd94Lz7qP+frhAo",
+	"lKRaLqlCFtb9BGYU8+X85KtI0aTbV/vPV3CwzNUoYacJuxph2ZV3wzO9XmiUqt6UYhvTcjZmdQB1IYZk",
+	"hRhDPdwAdcEcHEj2E26NO2njgCrowt0OanQB86CxCFNG+d3bF8+f1olU0A5X3VRbsN2htXFerVYAUsRz",
+	"o52lM/3vJ6StnDx/mhJK0mR6NNYpzqlzMd5Umw0vIk6mC3c8QoGbG8bZ7VrnEfQhaD3r5AA/HXvGm/31",
+	"TeApIWXvBQXg4wiXwcwKO60HhuW8FMZH6NTFHu0GSQWZ8bXJa3/uWNEQGEUkuARZanwdm0JnYFbb48mT",
+	"4TaHcGNjYBJQ1rR3tEHu6HE2DyhkC6fEbkpfvlA4mqSxktE9bxXIjSJtVQQc0aqpSgmuWXpWh6+FsDvA",
+	"HdUKXVmUHpieBT971Vzi0UUoBYnVAMC6gR+z70s12xZ6ZSWT9IwtqwJDX6AVLwTVKaBoJpFNWcppLDP0",
+	"bZ0xztb22mQUtRKqvzWFSgNASoCzhvYcrJgWfr92k4DoCahP1Kl3mUzDosln5DSDT1qSNGuRBRGj+Y6N",
+	"zbXcbkXG5gVXi7UwDM3j3PgXJlMfI3bmajzQCUPtyq4fjMiZSJ2R2OXcAYrbFlaHlK/0jBm9LE/oT/TQ",
+	"WMkdZb+ErUHQwt9zaUqDed+5gDEEc2zEytXrifUb4OMrXWJArCh8eYkxRsjWB/WccRcdHJzwB4b8ibws",
+	"CzmvSmGo6KDSwcdgYA19Eil0lIyI/hBsye0kgLLQBOqwNysYuJ+gx1EyahJTVEx/9h4D6z9hBAX12BFE",
+	"seW7XPPIPWn5BFtzlWE+iKMAMBRqV7y67QqeNjKvu10YmIWP/Rm2yLncAHWcR6zpzogO78AE6sKBQeG/",
+	"6dnJuw+Pksenpx//aTQoNsyt9UAnKrVOp+wnXVwDqDFUiVZMV6WRmfDILphSAbMyji2hgy/Ec/E1o9wi",
+	"ngT+l0JXcP47fZV7dHKOqik4QpGRo+PULWijF7u6LP3wMT3o5LxQ7OWT127boRj7n169ZRtUuxjxNUiE",
+	"50qBqH6jAfhVWYoR70OcF70o9tybIfFt5ejsy9NTq7erVcVX6IAQCk4SeO6IrmxPJ6tt1fAXzfniWi+X",
+	"tfPny1ME4yMuZn+J+Yi+CaJT3A7/7hX8Tb2C+xzwd8fg53AMen4W+gbdERjoHgw4KHgI/euHnIQxEfI7",
+	"mQuM0X1Cd+kBt1AjgtsZm5MoYEJfPDdCSXA2TpN0cr+g7s8UdH2Oo4LLPniIAmtKMMKP0LoF/36MJ9ho",
+	"1lWUe1hWYql9DpJl5+NcW5nL8g+WixLzwjO5kiUVfJilNZ7bH75spI8rXdbeTHuArhTHdyfnLBNobfXR",
+	"SD46HNgNWl2bRyqe0hfKBfzk77N3P7sCwVgSOFoO+ED0+uVeQoRfkrvEpofHof5q9DDk+rYHiqHm6sfX",
+	"0AQ5OrgW6KJwniP29M2LhKyB8zqeqslcCfvmjKUkhGNRQVClUjJLWqqwYgZcMfTjlF2oHUJG4nwhrQcM",
+	"3pRzhIm851YLm+di40MVNSp5KmYHDIBx8l2sLFYIBvk3o9X0Nb+liN0jACEPigEvsH5caEWViv3Ai+tM",
+	"36q73fqZNNuc72YHbn+z1rc10EpEwBhUsEuU9mgeYcq21PDGvbVvBv1WrPmN1FXBXNeHrkXilYfSX+vD",
+	"cSONnMtcloPEgb/WrfcS/sPFTcIT1XUmnzYO3f7B8ieofcLgRIEAsOZbL7GldYvUnQa9xMqDU3ZBJWQN",
+	"s6yywKwjvtgtcrlgq4Jv12fBecOrQelMEDemQ2f4jtQRuPsh2w71fPh1yi7B+OFrpqmFhrRveB15Nt5Q",
+	"585YAL8ZqgiVOxsLSkUK3gM2WbI1vwmzBoEbBKX/cBWsXg/fesCsDCZRzsSbcIyDqAvW+xaugo9tN/Ej",
+	"U9QrWgtaU8EupWFkIkncJenWDucB0QsAKpeJrVAArOmMKmhwY3+tjYDjHr7kKpMSL2PgiLJtNYQwGTPx",
+	"8GeeOLDIzrhS1wpONtZPhMtevC8LPgsdV+K95ZxETTvFN3Ixw1LIQASoaLq66jg58X6LSr1VTAyEVVpl",
+	"zc5tYvUH/KyXFO0lT8EZJD8StjMuK6EEQOknq+TYbhJmRL48safBJMxSrDBsHOAJUNARXDubCSEUuyK0",
+	"oZoKVUepWGdY+VkvQY8GxXycYq6vmDVma5p6DM7lQStVyDJPNwjbuhHzbtg4LQuuzFIXG1pQT4Fp2BAX",
+	"IyDgBKLu/+Pf/zcE3VuFAmzZkMYIdXkRc8r4+DxQlunkNkv54v5PanPLDS+kZZAmGnCfsrERgoHxBvgH",
+	"kNMkgYOIVj4TGk+BIdgVmLIXVkQ2Z16Ge3SanJ6eOuuoytjX+ANpjDUt2GlhrFEDmihpL6detvsOG9f7",
+	"zpQwVPkShcmvWC5uRG7VJrGt7ZFgqg/VW2r/x9NpSC2QbxD0DvWSG9WRm8dkgkXCacHgc1YZhHQrZA1S",
+	"gbnHLpsROST9cpbaqyhtFddFBoqBT/8lZWNO6YScvX39wtIcGiTxy+B6x3K0UOcTgaiQMsGsg9WyoLev",
+	"Hj9m46Zhama/n7A014vUpUPgoBDcEsej0TBk6GKpVw9iAGtDAlC0tvLMtlwzUJ/Meb1/sH1RES0JbNpK",
+	"2AvIHvu1C+bYUOpxISCew95zhdhihAp8c2xArNFVscDFL3mxEuUETdkGkgimzMVt7LCq8N9+YWCO5TQY",
+	"iEsBw6U+Q/YibnheUXET8PRsxEYXO2zJxo+//gP74Vsr63o0MLiwWCZ4ltuT4pLHiWhI/0/YgqPFfRdo",
+	"+Gz85SkzYW9oEhrIT+yNZtaAlqoEGz9qdoUu4ibDgd6QjRKzCRNkMOM+A8wyl+LjdxLmrZd4YurP2DHQ",
+	"ktqbqgR7PgouG7KEAAvG1XBWE6R0uP2mljpTlgLpzOxFJTKoKOd5k9370HjswgHJPEpMfluITCyEMVDH",
+	"WSgULcBYc950u/h+wmYK2gGYQfCrEQDpmdSxEuxa7HAbww+qwMCGwzK13AJHPYBFwBsx5ZBuv6Adnru/",
+	"VvLG6usp1k2BcaYfrkb8anTGMEuKe6BAzJVK2NVoXj+etx5/TBMvG6Vz8ifBP7iXciZThiX1m9lccKwc",
+	"odznljtwmSXtm6wq8oRc5vAZSI3xuV0qg2S7CQN/O8om5a2ur7szf98l8W1PGvdgsr9noTSKt1q1NWUh",
+	"+MZuO2z12OWtgai1KCE7dwoxzel53RxVF862vFxDFDrsPOTDODOGZcAgd2hXMF6cewG5FmTtzeJnjM6B",
+	"W0Xcb+IOSP1hvF0kMnM3G+/2S8iTB3cInxvIRjbaJ+NRYLJBzJ9QkHXeiWZLEtkUiodsnJJ0CMHe6YQR",
+	"IqKdJZZdx1r2brBjCofW5cz9lk4SdzXVlGWvYHtpTRuUB5uJ2NcgKlP5njhKPj5zOPmBpvDAOJ7XQssH",
+	"s1UbLR+b0n2ZiYXMXAgzbLB2XInuFPTFmDB50nabovc1JelobBXZhmmRpE2vLtnFAyLAmylcBVRbyFUM",
+	"7MZRzo4Kq9vOuWG3wm7pRXijwws4hlaNfMEWPM8BumCHe2ZEVMRoyw23aw2iieE3AsNz0WmfMES6ScLv",
+	"u588AuyE1i1t4NSB9abFK2DzvYxmkvp+S4NyGKmrSdJELguJ0Suae0hjTezABIW+uWguVazQbun8PYbf",
+	"2OMB4FN2Ie0iji0BwJroAm6XVBerGc820qprEJy3s6LHXNS3mVVKoWZxjSzdqGOd4tN0gkmYTpmUhuV6",
+	"wUlShlF5KZeN05+vIHvwamSvkXpX8G8fVSbtX7VwjE8b23M1epdSOdxw3+q4SkfNA0hsJUrDBOG6AFko",
+	"c4uJKVwxmbWkZ/FemnLKnkEBGzqreslMtVg7xkPqMyiKLYxCswdSaKkWdQcyWj4II4hwGrWTx552Q4F8",
+	"7RruXvpUGpDMMX1G3zIJ7Mfeq0UrAqH+5F4QgtVPcr4QbPzq4vLJ9xM6Xkq3nXe54JhUwUvCYYQKIfbG",
+	"bzlygWGBFQ/vEnRv2ittlIxQoh6djSplqkJABR3kWc7q5l+iFsE76ChsvEOBCAde2mpTwiu+DXWz1+Yd",
+	"hkLh2Nup2Jz8I87PTHlNIM7YOzpwN9ezbboeG7peLNBYLWUm1CKMfqxB5elf0YhJl351uPAM/VwnSgVf",
+	"jNkdHdQ2BghTheuu+VMm/k5XBav7TUAmwTxbiC7++PGw7/zxINf5H2rPeZ5vYHdp7f3+N5e+vvFHZyOU",
+	"rOpBkpDLTqffBNFp/roLu/ek0+zee7CD3a97gqitWUC81BlQXTzt+oPf7tGHDywmGNL6f/w4CqjftsVg",
+	"GBAF4SERR1c/8Ji2ZSPKtc5GZ6NXL99cjijgdmSvR3P28KEottMgo/khUYIJZxrcpHCePPj+o73ABmIT",
+	"UexDsH8KtZDCsLkob4VQR8YcNm3mz7KV6Ip8NN3+6kaQ5h0/DRE+kU8PLUvw9M0LKmbMxiBV1COanDtj",
+	"9KPAkf7oXW/aZF2OwKVO4mb0Ox9gISPxSn7HdvV+3ZJp95ylyGjT0AeQItGmQcThPsoOMfn9LFzAZvNS",
+	"LAnHTfEV9QaRG4H4UIRPS+GzTqzAT8zo0p3V70/OIsAktQjsJHMniKOyA7dRSpF9aLGxE0eEQfgSBHao",
+	"OgCz7lEadLRP2Y9Rb1Vqr8dD2SGBl73mXZG9aqGroHGqruNF5i+yjpBBZNwJs5ImIDk2yYQQDGGBAjVC",
+	"lk51oMl0TNW/G/haDBt3bvMZdC+cFbHWulxHD2rNCDTbcB+5i66h+dOMvSRoP06C4J4hz1vo9gxlKJb2",
+	"Gfrs2pVN+91Zw9lEojUUahMShLelh/9o7pSTUqEwutZZMsAi5oeJAFKBnwSXn8zd8NagvCR3E/VFi5Ec",
+	"adkBuPjuENblhLcjPuWijI/+WruuC87Sj6Gfb752As9+nqFelgIyD7jMnR8LaLeQwhEeyEs1Hi80CUKU",
+	"ne6hrISFlg//dCaz9+mUvWwcsCDaLMJ12zLZoUzJVlnFEOCTootg6D5UjSu21lVBDAJewZpKBm3LYNug",
+	"4Hh6VbzHG9ZqPzS2SSNW7cs/9BRgbMuUwYQeJT01g91bSTAnCHZFz18TguFxDwLDx15CiQcEv1R1tjtv",
+	"u/gpUhdPONpcGq5H521GXzy5MX0Lur/IPALtycTNxpfOOHsJfpknji3hn9+X5ZaChPCHFzk1hOy+1yDv",
+	"4g9vfsn/tRLFDv/yucYJ8yXiEhYG9E2S2quPEmdCrvWmj7YgC5Yd9gMTetpomuPUz+FVI5K54RBJ6qg1",
+	"NHTsfAwS45h504rwb5u6TFnYi8rFkW3A0+cd2hD1yMFTvRV5idXc0GvthzxB/GOZ566eAPgKlIM4g+3x",
+	"9pd4KNI4chNPMTt3UciNVLzEfLYN324tY0Ot04kKcXG2seuYW8B3B6syUkNMw+7DQQHbAYVu9oTlUvOG",
+	"ktFVZa5Jm/atUAnreqtJt6MEtMuu9EakdsTfRytgV9OQ/O2t4QivM2EqPHdBSPjuR1QcgYd8TILCxQfT",
+	"r1q9HW7d3O6+1u117mvvFq2339ZO9LVvrHBf45r2+lrW5NzbZ0ijH99F+fplNDj620rm5YkM416mIXM6",
+	"s/Lsmm+FQSxyCgJvSPEN98WZl+lNux24hAosQolRvUtduLyQlfYhS9OWUfwMLKqgPX1/efmKCZVBgCIb",
+	"bwt5w0u8Y3Ktt/aCJq3H+ebRrl+pXBiDpkpMBctzOzny4IHlEpMv2EZnIrdDCI6sz9Ez0TQ4+3nwtrWS",
+	"4dReGh2rVClz0hOaKW/nYYaMNEEbBBLeVuU0tPmfkVRJ7kRIUglQDBuVuZyD8gzsugES4tR5ms4I8j5S",
+	"yXkahMyfQU5MdwqQA8FBp9qQPJ99QiXtpo548rLBAxME5dTX7d513YAo9ewuVExbfBxZbYtNh6w18bAe",
+	"eAElBxIG9k7fW3AHfdpQ5jB+ZUni960ztSexyOb4/fyfNyq5HdTaH8Xqs3V7Qsz7QbFcHUpMGYVkbZeS",
+	"KY3HRuutBFPDLxy19+QJbuXe4mgwlBINYt6o4AyIrVVpY6/TtA9BFjSW8Vl3PR44i44PUpatLjBAg5Jo",
+	"9zS/w8n6a77dCkCHq1PMonhMZVSH8UlAlFHLZV4Vwg2ttZA16A1VqgzG3GuE6KiiRFU2xrXqg592BpNJ",
+	"wlLyNKToTG3kIhdcYTQSxB5hO/tK26Qy5kFIWMMQ8R///r/g5fo+tlqBC4Z5ED5wWCrhrYwYuWQYsn1h",
+	"YWoCI0BDVAJ/NcxOFJ4PmIH0C0Y3uZLCUI26tgCR+gjT8lntECozwXpGuBO0kIEVot4lf+2kr16+uWSA",
+	"AW9pO7h9Hn6Q2ceHtn20MlIHvsuhLK7wXBxGeERMAT8UKDQw1LDvP+G6/0mW69eV+tGbGjrBHO8C1Hgn",
+	"2MUfvfwQ3PYefRHNGDle2/dCX2yv4xEIjNGl7AMdGwge5nji8GySFj/dzylxBc56OKpLNHEFzgYllTh0",
+	"hG5kNRmE+iUHv1xb39TdQcKCy7f3/oS2na4sf1u7q7m5hiA947VJFY2oib/JS4+wYeXLfhzSgaO+160f",
+	"43rNMe5t8V69uXZxubCAWPMD9oboKzFH+AiZrzUXvZXDQKKh24tKz6eBp/K56vXiufLTBM/eABzZj8Zd",
+	"SgclgVeP1YCURk8FRqcAYF7SF22LV7KP2QO/jc8oqHFMtIK4ymVp203IVdU4YAioV5SHzy55OIIMJn9c",
+	"b9cyFx6F5lPA+h02UTShcvbK3N21LF1X2bkm4SeBeNtgGwFOHx7MfVodfIU0b+OI87MJAYRqKwhDlSK9",
+	"O4Lr9vst9Pst9Pst9Pst9I96CxWVmqkOlvdKm4aRKsCy22i1AuE/UBPcLCF/b+drWYLCy8aP6mxve6dN",
+	"EoeBjON0PlEIhoFk6dwFChoIxoW83BXfmil7Vn8zADh/ePOI/U3PDeKfuFe5y21ac7CpVCV62ua5Xlwb",
+	"RDqDFoauVO4TmF3f4GWH/TSCrQp9i6y/OT+t0NKJX0Ov4N4Y6FMZm1d1PgTFX9uH+EEMuHZZzJQawQuc",
+	"PSu1nrLvZA4sVOU7CtVw2aT1fv4LxMkkkZrJx+Gy/C6n/CpySuModgktz9WNxCTgb6v8usdMMfguuZF2",
+	"NpZJz2QMaOitsVR8u8asc2VPB77Dxkrc5jug1xzL2Hr+Ig04fiZgziZTPZbtiVek6hreHvRrl6HxAn07",
+	"NTIw4XW2wGkfw21k3BQS9shlncVvHXo4aHkA6tueaer8jL6V88U1VMRwPqHCLtm2mudWcCpYAeidrp4l",
+	"X1DOKJxseJYGtybl+cgsMMwozRBPG6/aSP7H/RYdy2tLT33mkOUoaFbDlIJbiHDwiTTuYjIiC3eLYiO7",
+	"FBtzchDsuXm+Ov0L3XRwSUkbENGEYzyvUQh8uehcQpp2pUpMCj5qY+rybM4SOLA+mx/2kKkPs6l1QNJj",
+	"3gr3J+xI7P5hZergvvEAM/fSAABwv7Onuwid9sj23VSWaby27e50RSVuPweMp/MYuS5q92iwquG60Ixi",
+	"d9YxZeMtlfVb1023FmZ8JWYsltt03h2BamxHcociSnDUoBKg/f6nKaD0ClwnwDs/VemkmhPjon0m8/3R",
+	"Rvtw3/djFG/q3AXufZ5Hsx9pfEeg2PKbYxjQJ/LpD/XfA6AFuuin7KeGGN9ExdEF64SL8Sg0mIu74EUh",
+	"hWnj6tgemnghUT3//1iosJa/aUghl6grLERe9ycIvJzEhFpqrXgfhPoerPsSC1l4noUfJCwuVzir/eVh",
+	"QQtmhlwzeoII3VEaF8LUhLT3wNXOeIEMHyN6lLgNF6oyYhKHcTzWlhQc6TGmwsoSVGTXhHLi22mpk89q",
+	"eWoxsL1Ma30bSL+DtuZXQLPz9yctKOno+5B2jG8p+KfX+jtMMYehep3cF2eLXfY1QJPlo3qrc72SC56j",
+	"8sjGlEKNykSALS/LIHLmnFluza6F2JIqlOFZJuy5yXnMeAKtRDarx4dGFFe7wYVFSUSPciACr95eJgxy",
+	"oKHhq7eXjfzslgGGXVg+XUep+BgPQMdzCAAG835qELMg8DvEM3N5bJR/wxuN7AkAILOmaLQP0xzfZC8P",
+	"NQXUvos3PL9nGNfEbwRZtdo55h2Hl+xGFMGD0EzAg8aO3bFMI5wIdaWs5kwI+5Y3QRa+OaJy2F4kXERY",
+	"c2F0xJXDXYZ7mAJsEcwKYFYoxB/AB8l8HEgK43bdnE7Eg8cxxIOqyK9G7zqIeW8+n4WWFRObbblDrbbB",
+	"SLw0ZDAN4riaI67q0gDqDCZ6ywvleGjEeO+GAvbXXF6LHEEebn09xKpc24MmOGDQrPlWZNAwGigJgayF",
+	"MEKVHh6iRsc4Z240BIwGzIj7Y4JmaCzdQZagbMouIbW0UquKF5nIZvZwp2f+mMdQJQHnOES0CUBZqBvC",
+	"KGukP9KBDBIGCVfOZTsmVBGjnQrnTXy8xP7tuiLsTHbOjMSTuI+6qXYO1wSLnewDXSY1M4Qv2X3xqZn4",
+	"KcN3ZspeC54FeYx1sinlmnZV8ZfKlPZVD8eBy/r5SLMvUxs1v3OG3hFM0UNZT6pFQXXdfPlW5MMEqQN8",
+	"b++0jdslRPZgO3hud8ESI75Mtcr71c1PBmF7lEV9D++2XsZkFLOvewk3Zq8INLxA4mrMrUtZaIgtseui",
+	"S+99Ewh2QyQ0ThRAuVx1ChfNdsqe2B0mjX5DGxrSQzuq2QO1WCUUmbsPrMRwykhJukJQBaKZVrPKR8F7",
+	"hSlaxwWlAXsWHM4QD2Pb92veTFghTuCwQ7kZTBFwNYP6S+xQsRhe5DKorLPRgDej90Prw7JG5JNKqNDJ",
+	"iQMVddjAEGschuoXbaZFQk7SRuJd8ybUWVarTD5p3EFkIiifLNm12JJvkur1TBK2zSsTyrhW0SaYMgdq",
+	"ON7P6jUD0non5xTEa5qMoq4qZcczZZdWssPwbUNShhNaw311N2sI+w8XTLS1vZv2ipIlDlc50Lbt9+Zi",
+	"oTfCVV5qeX9lnrvlQucUXBd2/7OOIgJlPlzBurx80dKviPY/tG0lo4uq1BteygXq/0Sb9VzOG0WBUGYi",
+	"dz4aDEDsX0u1mnbn+g4uVEYLfcbSrODLMmVjFDREJkuRYTC2FzpSNkbfnb2CKtMqRTrfWWXQU8nDm0eg",
+	"SBdLDlB/P9KF5VC3uXHfPHeEW3BlvChISVwJiGC1MLR32KIkUoPMBqOfsqf2e5THRb/SmBZcsbku12zu",
+	"6EpkniRlEUn/8KKqS0GCyVjm6LruzBmqSyBfvHoeN3LSZXaCtxUh++G+xetcDfK4UDdWU9rwTNwzcCrk",
+	"E8McyANDce7gSekqOkw1LsrKAfSj9EQLgfJRLngB1qE9y+SQPJCwfPxRtsaYrLO/ruEXAuFlaPAipITy",
+	"VZTOLljJV5hR2Mr7D8oXjveGhNDYMCL7zxX8Z4b55/ZfG1HyjJccks2pXhOFAaHnueQrM2VPHfeTBqrr",
+	"3Skk8rcl1OOD3eyCj5EEnfUXVvB2rf0PspwMykD6lMfE1eaGm9iXPSTTmT0u9qJkdnN8jMB+eW6qB/hu",
+	"0KlZdSVvrdi4WcNrcifclpoOP01Mn0+ghCwlqybxxbouHVjy1Tnb2nvNgTIC4SthDLsWu6kbVDxt7C8S",
+	"M6Zis29FpeR8LnIUcn+puNVD0qOL9RzgWgPePWTje1ET/DmL0nmdbUcP7noJDWWf+6pdyFAtIQY708NG",
+	"DzulP2cSFl8dl0IW8P2uKJ1D/uCAU38OrzBM50inMKZXB9E2LQ1ZZ4Dfnr56e9nWWdNpsxZNUEPSyZ6o",
+	"02A1NYev6/DCdIGiQ20JQR5AJ70pGk7ZRVvfQV9UrRI1xpLJ5VIUNapLq7sH5jwwpdbaF5VNIQvOAVV+",
+	"/1r9NL7r4cnnZ5HUdc8Ieqf/G1W7+hFsD1H/NcKcg16GvAglSBMTID+Fa1vcYrj2Xdzb/dGyn9qXaIfr",
+	"Ok3Ab8AXjnlsC3EjdWXQ492s636E+/CIcZIjcW+UtR7c47y2NKsVWigC8vQeZedCHiSxfbrSXv0oCH+V",
+	"4vb+AAiW10mBVXbUyrBSD/JQ9+fK3DQBSA99rc/WLG5nTszrX1Jx6+rDw4v9ZWdtM192dms5b2A2OTq+",
+	"pDPErhUEXg8unOGhvX5KS7CP/cdxUS37CK2Wezag/ZsCy5rPAgBbsmr9vHegAme838a1zIQ57E9uCybS",
+	"zGrTWb8FeS8MxZnN4PthmomPY3AYgVrRKLeBOViauC0wdPcfsRJ0Q2JIgV8WvxGbc9oKpUtwiwJOBMKs",
+	"q6Y9uR0M37OQHw8QygDYAjvM48RN2/GgOMnfAJ8AZvPZoAlwrY6UZRvL9UkACe6TyfhJEg2Pt4UgZ/1U",
+	"kVd3CY3+NHfHr5EUdPx90KMuOahW0iNc+JMsULfZvws+yz3rRNvPddd2rE4ohe0T6obvfJ0SLOOVEgBd",
+	"ikFKvvxJ6fM4XJoTVAZNqBB9nkO6T52bU5dKAfsN4czKhbAKaminSJ1fs5GkcwvOq0auDrk3FukZqxW5",
+	"fEdv86pcC1VKLKJC9UrAEbprlnzB+n9QoAldPOhRO3e+4qT2VUGhmkZa5a52IkaGONnH39aKgogc6Hhj",
+	"6udhnTn04ThfrEtLdKZH2paWkce5YBaDLJF/EkoUvBSvCmHkSonsbZF/p4un+lblmmeRG1LmYnYtdl2+",
+	"Bl3wlWDXYuf3DZ13oE44CyEHiCPb8uzhw5S9ff3c5zwJhMTbM3s+On381ZHSpRtpjE/8SZRv5Rs4s50K",
+	"QrNoxHGWgrpUD1VAKzWbVzJH3m/5M6iyY5IZNTVLgDj//Oblj5No3DnY7uJG1IsAjbgZLteAmZx4F+Ii",
+	"B79PPVLCIjRrXeUZmwsP8XacKTJYttjKf395+aouTebR1dpGmpJSnAbJYO3+IiIYzT+q8L198fxpjeYH",
+	"7Y6fNg05OmXB83L9ZC0W10/9xPZppq6DYKXzNbyEFZBiViyMrYrH791ygy8ivGHCCMeiKgDkeWcZHcZW",
+	"RIWJrEIZZLYxcZ3K6qdYWsF+hJVaX4NBbCPzXDpAzYZhG/DHRz0I4jjlGGvxJdbqjyIyW1xh6ddroY+W",
+	"b8EBiaYJSzeS5DDjnA2CKkMcpgISUtxMEr9RzVXtppIXUsXKpbzi5dobbIg0toWeC7Ay5Rzt1dpfHnIh",
+	"WKF12UU5IusqC4NP3TcQAzNh6UP84aFrkDYqUo3aj6MJhPIGPEId1dXpKU4r+KJ70PFF32sswVDwTHZ/",
+	"0j/e+6Z/0vHRuuM+ggiGF77k1ylKCTXi86sBd1DUPFC/SLFf4S3QEUTh6iK163LhO/bplF04q69E6HQq",
+	"USYNGxtRsidalUKVJxCeKxUVBDWTc5S6wGKB7oPgfXAsghTVeJ1vMaZfavUQ7Nzs+UpBqJ89tn96dgnS",
+	"2PfPLp7WtRfsk1cv31xCgDZGZl9cPvk+CWv7+mq04fddJVU3O1e6rwaPPIOq3+L9toCy30asNvYSclCx",
+	"OV/UdYKbJW1a1WBsD0WlHAZOOCpXUCRSBCYSpTvGwRoqkbmzQ0nCRTZudr6IH03P+3iUaM6KKkKCqUDk",
+	"RlBUmdmv6QkfSJyVyWHwn0HVW7AGQGnbvpJYVyNYSoBr9uBQH5NmjcKuhK/u6o/164Q4bcSiEGVDJTDh",
+	"fX/WLHDooJb5VloREo31c8ELK6Pqa6HY+AJC4OmTZ+xbeDhJYFCU3mDVF1DwEMnZGNDjuWFzbuQCBgOZ",
+	"AY2uXA1de5rqA8RupTJQVqdRvdJVGL+WvrahIymsJgkaFEWYekuzr4WJMWb23qhMuzLlfq1Lr7+5Spew",
+	"/mohGlUuA3Uo1IO8C8GhxkDyDr8BH2RYAZJKPoZFEKH6o/P8dJd7tIcKZx3MQpo6WAF8kKV2ew614jNW",
+	"iEwWYlGaiX221qb0ED20QLNMb7jEwt2uNQuqXhmyW9LkteUu5SBPAe1uN2//EEu+jXFn6ilBi4JTKKBG",
+	"RpS8HI4QVYlx7KIQnt+ZOMIV1a8LjMCjPz27HLXHBRj22DjUWbEp1b579Rb+axn0KBk9ffbi2eWzUTKy",
+	"HH0/eDAZvT+xvZzc8IJS4n6O35Q/wFfxSwca0CAOtXjb14CGfqBJPavuNjjhj8mIKlzcmRigPoPj8SF0",
+	"fIMozhnPMhe7Y3VBh0kjFauK/EiC2CscGVDGl721jNypBkeovTbBKByWOPI1t4C7wYmFAAao3QRmsuAS",
+	"xXJGW53LxY4o2xVZu1UOUZrCoUG8EFRZdZFXRt6IH5x6ghpfRH9xBvz+ekhQ2XFPS58bnVelAHHMskSo",
+	"/Mjevn5hl2TB8/w8EDlaCoqrEsm3Mlol8mFfHcsmrlRVyKaN5Y+PvnmcjLZ2xQs72P/58/r7dz+Xl/j/",
+	"21fvfjZv3v3Xs4cPe6VeO/ceyTZehenCx2Ji7cCG7WLKnsRLZCAbRysZ3Pbg30785enKz0/ZK7SZJXUh",
+	"DaiqIdX1Sa4XgDrXWVcjMMxxXxl84wRHJ1o7YAGu2PNMbLa6FGqxO/mL2DnWO6b+3OjsTa+VmIQVvQPK",
+	"P4NbZwsmdJYJq1AU3roGWe7uiKAc5X++FrsE3rVnwsUyEqike4U7F/+UYVCAMOzx+/ewKl++f8/G/naE",
+	"FXH3XMKqrSXYryd1mXp32M7ZV6d/TNhXj7+BXr5+/x4+2jjMIIzCCvce41BzoHDwpqDj71x4y8pINRvR",
+	"2Y7ldkehZodij07ZD/LbVgcALwG1CLnfciQDKvu1bZS1Ag9llJu3ijTvgQT62ilwNiF+Agv9jvf1gFA3",
+	"mTjN/tnrVw8MuxXztdbXQTXkrTbljDrbq3bbEqVHf1g+WjzmfxQnX86/yk6+WnwtTr5Z/uH05J/5H+ff",
+	"LE6zR+LxctQQTf77yRtX/daFO8VK2frbqxSKK8th+GIjonfE49O+yrd2hqZR//aIgsZfx7756PFpRxHd",
+	"fRPJgdAoj25JiUbChMUayKaw6gpSGhgT1W/AQsIlZ5E9AeRtb5UUb0bTnmM+VsJSX0059RUoif4C7wZI",
+	"DfIuhSObFDiwulVg6wi3e3gdYKwA2SWTxMSQoEgjeIEAEpOED1kG1eLtpUzSg6+z+OUpy/jOTBwYcKzE",
+	"Kt4XWIgeQjOcwOON9c3ihl9/8/i0HRrQDz0Z9whchp9J2ndpIJQ3TsPRgrcruxX8NHrXYReFnpNeF0Fd",
+	"mezCGLlSG6HKw4Eb3LcbHrnRKoBWf+ofNZQDFHRwYz4wLJjx54juCBf0iPCO6NZ1peOlW6Ess0zPaDZW",
+	"sAC7AEKjTlkq1QzKvAhjCCoYLRoEOTtOa9TV1ApSk2kbXBhLFRVsxW8EJtJlclGyMZbqrDNPa6aqC4Qd",
+	"xPqQQSq+Wx+rOhT6hucGPsfVQuS5xzJGmYSboO86hHk8d7IMeM7BrgI2FWnKAi0tVC3Olb9pIIVGZuIN",
+	"K02oapdewJ74UeB9QINFcU4q3nQp44YAdqRfeKgpRp3Yf7suogl+AQF8Kts1CwuWdZiuHf0AsKWJGQy9",
+	"96TyMKTY41kICWpiBkV3A3hQUsQhRQBTH7Ezqa3QVmmDCOn6ItgLlPC2MFf/x5vanKOLsJwRgAG+2QiC",
+	"aytOFEg0yO7UgsdsMLlkhFIFNaBwcalMWVSLDlBTLxT5JSIvMvnZuvHPHp2eBiMI0rvUjE5A09a0dAXq",
+	"9j4P1bi2cD6JVKxwdsZSPK1hGXx7t3NDx5hORloIy8RS+wD/afkLJMV6i6avVLhAPwU5P265ISBrXR/6",
+	"2Xw3STAVP91XOLAWbgsAvqnIhElmOFDwIVESwLLpbD54V8eO5Et1ict74fs+3O61+/LhZt/BuILLZOaZ",
+	"5eGi0N/rW7YBVQ8PoDvRdHLAZk3rEJqH2gUmw309ZxsCYFHA7nyXbUv5SyVoz+1pb5OJp4YAZgXyWnbm",
+	"WGxLL3YPqKmOcRp1qUxPfOOgIF99x5AYOzmPSKGBDQzUSwzk2lrFcCGM0YUHhgnh86/FDj1aQUPUCaK4",
+	"++1ryHvawtZKK3GXhMahAn1AEhDIVvId01uh2quiNFXcR+CGRiVSWil4fhauX2sUaDOwt0BRqRCIC8Ku",
+	"G/X7Dgv4Q0qYt6v19lvOwsquU/bkTpVdm4VdD9Z1bfDH8VYbI+f5ji10UcDpmXgKw5BAPAnoKE3cBjhC",
+	"RaIHgUWrUqpKBCCB7DJ27oHK9plOm494nj9ujACwWNBJRTeZK63vuEKrPQguk0DiK+33AzaU594SB7Ua",
+	"mtV/EXEBAKSYViydNnpPwS3YkAsfeHnSDgZRpAijCE1eGFwPlm1L8HYagRjJ0MVqxdmZN4MDRFSnhSvG",
+	"5s/hAIcZhHiXucPV6MieNJZ++JgetItdsK0ojMP58pjuW74DcHrvDvR2MzBtrLgVSChekCtVG9MCs5gv",
+	"cds0RzRFmZEVkDndJl98cSNUposvvkjYF1848xzaz7/4Aqb6xRegDH3xRS0WtEZAdAt0j5BplOY3ZXiJ",
+	"uobk5eQEhs+zzIrbziFrJxJKQfXdH7taH8UsXv/8+I+npzU3aRT+/d3q9VtavaJa0u9Wr89h9Wrcg6HV",
+	"KzwNR0vS3upV/3TY6vWu/1KPWKA+SXZMOFPEbP2tgUBq69JvW/aqt2ZP2+LUrNbj7Fefu1zPIavaPeoi",
+	"DM8mhioM3ir6Lhbx3pCzHjjMpijiKhZUUEvdXXqpNx/6znUdjspIip6csCLEPryGxygKaIuWewALcNa6",
+	"zqSEhpzYESlNMq4JkD+9SO0MFucowZKAaxxWuJUJm4YcL8BDlJdyl6jICGE/jYdgt1odn0HhBgx+a+zt",
+	"3JnGqDBOIG7XwoEsfcziGMmuKVpj8MukVXYO3y9Wwhcj7y8l39yK/SkP2e7DKep9Vs26kg431yg3upUK",
+	"6ukENXRaOMTY/wEDZajMe2NlgBkQ5IKBsYKwFmP20nvV72l7Ye6Ia3XQhvk8eOoFFjcFw8bOgDmJWzD7",
+	"WT0cxNk+xmR8X52A5gI98BgftAz1F08IxxCXti/XQz5yLByVPVh3nTkdS2f3PzzB8FM9E8QIU7EQ8kaY",
+	"pvmCZj2uTAX5hPZhU5CsjS0N7eN4sK6D9d4dYFNrTodWNLLHh0gvafOYAUzrsCd278q8s0P2H9YNC6gF",
+	"n8HnGlm6u7leG6u3f6s0DfINY4w3m63kjVDMaLbkRf+xq70e90ErDH0n3ZcduO6aflt36YFsjkbKoI4y",
+	"lhh1ZSRk6dxEMU9Z/xjvik7wuVAY25da7wzuAtuIJTI+kZ7W8uztmZlge3bkvdsLL2w47nQR+OoGuOko",
+	"CwaoIQ3JLUXbrw9UbMqCdYAeGapVQIAk7GCfTVnTZX/f1gi0CA0DnhBnWxno6fssiJhdXro4U/CroITI",
+	"TGAyirrfGmGN6f6X0gFY+kPUHb+6rrZBw7Vbe2hR4QkxGD3t6EDPGcZGiEgpnDauPnTs2GfXkmLjHwYy",
+	"dkhEPV6yvL+1o4aK7pUjj5cL47CgDdzUwXsBiYvvSysI5HUaoIsWL30R7DOWEspJmtA/KXuJkv1oHUm3",
+	"Jjz8hprquZvz+A7aWmcc7rR0cYV+I2JReEea8+bNuc+47nbT/7rFpveNNL++mB3UtQ7u66TXiNCSrVpC",
+	"Uptmoww9GYX/DgihcRcPECkHxPHRliRMaQi+74rk4yXLBScgMlJBRF1JvvAMPPEmByJMSh2kOjpsJ8pW",
+	"yJ97QmfQdW4euIi5AVF353cJjYuFwz23eiEvBeBSvBZG5zfiYhH3sV0YcnTylRVaSs244vnOiAhKI907",
+	"tbMeIoqgkLdDSsVSAJFQua7P57d8Z+xG4ZCxXIulTDvohusk3iS6AFRJugu0hL6JY0rbwNoNgMcOTkDt",
+	"Wl+KUfPzWmR9wkue6x5A445Iu5dKYF1dvWQL7IcJVRayhfZ36IrbH8odyuwizsxKMCP/XoO13L/Uru8X",
+	"U6rsGfw0BXcvfRUlu3ZegabFu5/ujMt+hLp8YAv2ybSp73jMX41u/X3ofl6Kle535DbHgK80k98tE5RZ",
+	"p/HXPyZzXZD3DjwgHDVfLMTWMj8H6OwudRTmXWTWIPp94r/zikYwpMpXMC/7qGNOQfI2tOqayDlZsj/J",
+	"NC53W/HMcp7I8RsWGBGOEALDxpvQYHwk7PEFhmmdLAspVJbvGNabcFtXasDRZKn9OR2EvtuFdBuysN0D",
+	"MzSCWJrZNq9WUh2DVNpcJWkc/cJlzRl2yApOzbkCzKySSXUMzo+dVT0bu79LKYoWKJb5JZ9Bwloa3x53",
+	"sg6fOzYXa0nySTC1c8aZOxgXW2kJy+NlFCx1/CMFNwNM8UQqgIWeDpR8HbcIBpqMoqXf9g5dPzP0vCtK",
+	"LfCUQGXC7WwQUuMmp5JPMBy0cUo1K9diZhfCDpiAl/wljnIWiEGtpgQb1yFr1ZM47FfrQRdpcyFn9aiM",
+	"6GWfRxsUj+cuEt1T4w3fQb0mywXPXULu6ekpW6w5JJgWZhINxDoEn9oBhY3Xi7OALbRSYCsZxCoGOGMe",
+	"uLArVedFhMUaH9m5PW5MLWH3rZPSiUbdJI/2gaqn03OSeqTLumGPkBm2vIuE+X+xaBku3T3ly3C77iZm",
+	"Dg3q6ghDClkApJfhS2z89vLJEeWbPwXv+1UZ3XT0q3Osro6DwQ2XlHr9LRueuRom3vHCxv3uFudl6Rdg",
+	"hgV5tSSWjjivmjgeePmtCG7FuvCybzhIPr33LTEAF3vAyWo4v446Wp8G+fo+d09dwCuiwYb1u848Elzy",
+	"/7P379tt41jeMHwrWP56rUj90PIhTnWVvXo9jyuH6nTnNLbTmZlSHhESIQllClARpB11Ot+aq5n3Pt5L",
+	"mSt5F/beAEGKlCjn1NWdP2a6IvMAgBsb+/j7edg1+19kWmN8zB4RVpmWt5mgO6jUBUMFgURBElb/BO/X",
+	"kHHer1vyHQsEAoaytaNsc7R+S3z8bZVVxxN3vv+wA6OOHd0bMf6LWO2WO4CzHiCbATe5d/HkIfvDg6M/",
+	"9AfsDTQpL4RdOURgcTzqiVgKrOVm8XW+ik9Z7FIIAv2Ki8tz+zwTsXiS3cQRi9/RBSu8QKSpHcNkf1Jk",
+	"NwAX0xQtTBuo6i7lTPG8yATj6UxnMp8valBFF5fHD75D6NTH8J+D5rPoZv3hj2lYDIZVe+6r/daHNUi9",
+	"XQLxDqWI9ayL8d1JkaXNCvO6Sev/RaxABYNFIZJK40l8LZPYgfogN6m+Fs166LoJbt0+HKvUa2t3Tiv3",
+	"sHmmqnmmC50UaWG2TrQwGyKxRs4qYVgjZ43O1rv2D0fy9I5NtM4SqXguto5ptfVxq+6Pq2niayArv3aV",
+	"u9azTGetChR38KXIm4IyoAvfiDGzn+5S5MFmdem5cidTe8+NyOR0BVErY1BEGvaZvb5zoVSgaZrITyqT",
+	"t89tmqv1Tq64uS5potvt02pGqyVuVxZEVUm2I6bELeQsZGbyStTOIY3i7uru3FTG/Ubm8ys+M41kf2vM",
+	"e9WJNC8MIva2h4MvKuiuVeDi9S8rHMR53fpYESuYBsEAtljCja5lXYEOWt6ITnYUpUEagLshoJgJnkBj",
+	"HSaLVmVW2c5psBtrqh1UXNZfuKlMrPmgDFT+EtRmWOMf+3lWEz4pEqn6vzbqHWt7mZwvlg1CKMtGMfgW",
+	"1lB8reQ71gRJLlX+3cneVr/P523LF5dr3Cg+6eLTgTan6aKd8Ho7QG6AYFvFjV1HuABvyV7ocJGpAnyh",
+	"E2EtfY+1Z48/wRNfl+xavYAaMN8RcrYjTOqCvxuh4mwA718uRcbGuiAOWbjMuQgohdujCjDL9tZDbv3H",
+	"qZwVmUhwRc66dL3BlfTyTfXRmOofoXZrPXaInqGcFi4qtuvi0i95ZgDOAv7sStVkWB11z7D4F6NVTIjQ",
+	"fqfCWeU72h0RVx5gJbjKJvY0J8qUqTV8VLqyQiET+zmNSKfWu4it+o5rD0Xme2zK+P/F1sWdylRYx+P1",
+	"xbPIgxnjRMHB7mPlOWLyeT3jIIQBAbgRlHSZ6cUy31BDSjt4XdQH/3Ao3xykGSltghfsAP59RtgofmzQ",
+	"Cx62uceEDVqNnx52qO3HGESDiwC/u3WOWFj2gmIxzQCUFpU1yNW3la+s/PrZJxZAQV5kDcf7pfUeQOeW",
+	"V50xq21BEwASSmLPFix7kZMWgg7flLsR3rbO+YL7reU87AZYkaaLeMBewZMM4yzlalbYPQr7cg3jFdUW",
+	"YHdC5R3wnMDXrajTKAD455M59o1J156IBaKFoUg7CWNSTHJ79O7DxT2tMOol8z6+AAqFAAUewQoQkcLn",
+	"8XC8Lsm3D79LQCe3x/o0lUqcUsOW9ftAuUssHTSIhU5H/arkBcYFvmfYELJ8pyhowz1m9wha2VSHDCdV",
+	"ItTEzwhw2eEN9pBsR3yoWC4bMRsugCMLQ2eAZHCv/AiVj0T8au4TlNAMhOWwhs0QnvQP7CZYOxtrZpCf",
+	"bbUZZAs2c8JzsVZ52FxdD/Mb0a2NVaMuI4F/+dm9Bm11wEJCUIntbHl03dpry3xDMN+3G869vce4vgSP",
+	"b58asSqcRcTsnLG6DsgYQFqkcZedDtVQvX/PBvBhP3zYK3X93n/oggjTCMhiwM7Riii7fW9dRD/Rk8JK",
+	"KfSWnrFUIHwdko3X/RxrJlhFKtA8yewQV7rIQrEei/xWCMUO4RLIGVU04+FGsNgHdbDY+03QCd+VUpOm",
+	"i29gGV8TLKPqUX0DyfgMIBlw9ga+uJX5bpAYdLxfrZbimb3po4Bfn2mk+7nMxbI5J25ysUSPLKVrAabK",
+	"o6/rjHGvcaJSzcC2yMq8hlSJeDfYkrjYlB7+JBkDYu3/sZF36ZxBjJ2n+6Ul5KxpbxcgQ2ZG4EkKS4cb",
+	"ogXYCNUSuCNfCBT9lqq1zWW89KSKKK3HSloOPxIRN9Qm+aD1uhSqsTLrzVyz20zbU81NasBiu0SxAxiD",
+	"8qMzFnNjpMm5yv1fZkKJTE6o+BqOtTMWv9HZNbibr1KulMjiobrNZI7s1ss5N4LFy5SrOLz2vHw4cD5i",
+	"25k1IE3gv/r74Rr7ACgSZ1Qlbl+VSD5T2gizVu9tzlh8WSxFdiONzmKW6cIOyh2NvorckEm21Flu6IXE",
+	"aoqJO/eZAKACu4Fh6HvR3vp8wh9pQfaiveqw96K9cmCNIbzn1K3QHm8Oe3DW0MJSLtU+yGrwJ6sTbptq",
+	"CCjx79j0N4ugf2+j8EljpJpZbQfHkWnmnL+C7mCMp3nA4FLvBQX+E0BIhWiLtE5JAwV9wLhe14QE0gjM",
+	"CXDQe9cEi0IjFtsplIc3EkuQbRAvcDZxMLRK+H1T+nK9uWhbzL1Z3T+3jtJTNdVN37nB/SO6JeJuyyj4",
+	"U4u2U5xyBK7ZpjbuIKTnbqLIBDw7CAltbX92Z1EbtaH7s1v9elDV1IpTRWHntH8rTH4S90tg2BLUYxc6",
+	"fApvbiiuwCV2JEEQmKWjpOTKglCJtRPQcKiKTWv1yda6dSCrJGMYhvHxs83ErP1b0B9bv8TW12+yOS/g",
+	"4Vt3RPA5ytGGUhSuX1QX6dadtCFjBbAaN1yCsVjbWk39C9v2DqwGoAHhI+LtewQv7JziLHVDp9XETqy2",
+	"5XkZpDrqVZntdZdhgqRhke4EQVF5ZufFCMe/qZrzEwFcVAb5OYAuqquwQzVl40I0tetUkls9JKTpN2bR",
+	"dkZz6IrLYEaIK19pkGiq/3lS9qWv5eWkdQ/hOdxB+KuAkSDs97nV2XVzm4SvNdtYBVfNB3JTKYXrXl/a",
+	"0l3dVB1HGrBSJBeOtUkCXllptL59UNxfd0ZSH3fMBHPOF+LUqtRn3bHxRCthaJJn3l309Kglnj/48ddC",
+	"LDGwCeHXJnLlDWGhF+K2YrIGoPiYJ4DCCGLvm6SCZ2Y9tNIxOrS5u8iOBE57M9e3JbVmQzDq+MGDeiRn",
+	"O9CVyHOpZqZ75an9npfurvWyUztc99AzTLlQQohAyqSBCnJ3DdK1IqVgL37/IWaZMAJ8ABcAs7vRdOuc",
+	"L8sfdpgMYRY0T4XY6eIk49McS72gasjMhfUDMeGUZxxCcqgEKG/eqQLkRho5lqnMO8XI/lpe3Qg87jcc",
+	"hHn4zLR21eR81mR08RnTEJzFNAXSLiZW+nWGTKQQa4P5YjNvZ3urbWxPc7FoQJFbSOX+udVnmZnN6qfp",
+	"jWsrcjfgH79aXcqgrvjspb8eyqhnZJPshtA2qwJfdJL0oBx3TdCrBccD9sRKOU+S2Plvua6QBed8xno1",
+	"jP4iTft0ZyYWQOEhrXeWokNPd8EjxDs+yUG3S8PcTM7WFDg+Bu8N6tVmJuR2EDLzjxjsVeN8wKd5wW8p",
+	"ErVDrM8usYueVdEDO3ydoDT+Y1qcSslqg8AIsS9me8GoO26G9grCWUscg1L5y7JYDLyLyJWtGAzdJljG",
+	"c1e1YN/htMIn2/n+oY3+li7yicZsDOi3UA+uWw5fQVV0Q+Op3xnC8cxaYHRmG2rS3LYFGwugmpIEYD6I",
+	"hBhOc9yyCNG0KLGkdJoIwgwBc5nTn315NpGRuLyLNWxipfMRZL7jO7UtfXrViDF3fKIvxnPLC/UKBoL4",
+	"NaWxWS1s3vi+ivFTawAslujuU1N1xadyp7s5vO6lnf1tmtYmV3urE+1e+jn8Zz+hHVzn+pwaQq5jiXvB",
+	"jf3T+Ms1n2jrhhMmlwt4y0SbfLQU2ahQTU2qj92FzF7o9Ky9Fgp/Lx+FZdSFulbEPrZe9NQyprJepCsQ",
+	"fkfssK0+RzeP3ZUqfXJnvdo9uN5AQp+ju4sPd1SwCnZz+jM9lakIZfcuuPVR3SoJQx53i8FtCGw1zKS5",
+	"odIxekIuF+vSWK5nCJrhszrhowe0KJV2zTYjBCpzIcw+EaznPkG/0qEZtNq6hCBWDY34XrRnpvnS/mXB",
+	"ZTqiJ+25qqbR2F7xazoKUBzA8lU8HdV+tx9x5CAc/AP4aJJKoaAmIxN5Y87w3wpRCGt6NFVs5Dz3RS9j",
+	"PrmeZVANDhA9v9obWU+8gwxoxMZFel3xRyGZCTmqiIl9O8XIgTuaWyGWph9hBR2ClIATAYkBM2APkasI",
+	"CHwK7NHTU3xlwn7RY6wf5ZM5+PwixAG1w4G6TJ40xJF8rH59tn+2j0VTKddQ5wqpMeTpAouHw8zRXl5r",
+	"d9gcpE+kmfAsEUnLe7FwF3PRS5EtuN0j6crzuV+LJdaxSGWWwjvzO44CzbyRX4QRn4n2gp3zsnaT7MMy",
+	"0/GLHttPQPeG54HS+Efjlq6lHDYY6NZTAuqSNny1cPXgo8k0ZWPPgn+HlcoKpewOaX7fWFiRAGFImFYs",
+	"k7N5zpS+jRjUfq2cKN/hzVYtJkXaKimhQKJL7e+AcqmdX1mHffM7pFyFcFTh1wjluul4uYCCvB1avjJ3",
+	"Q1vPF7KWtYEIJPJGJgVPHblZL3Y6Mo5YvJAOZwI7+7tBp0PL1EP7vEci5zJtBLIq8MGjJli7P+lblmo1",
+	"AxXnWNe0vvZHEXjkC5mmsqmdqnHHrO0Q19m1AcgXo58wALbkxlQ6PMKkxpfrcwNtG7cNr9LaZp1NvDw8",
+	"S+EXaw25v/5jtbYtfDDLfZ9qu1soNy37x2i7A5sL2a5cxcs9wyA2jTWweMuOtWr+vk9QreafVf9W+Osn",
+	"qVijioAmGz6DMjWovPDNddRBKQyzGuGUxaKgXn1fKUKtVlYSHkOZCAdJ0Cpi8SzVY57W74BjZ8FXvj8T",
+	"Ag9craCeJpy7KPaiPXxIo4QifaErAWvDMb0gSiEOfQwaWrfolrOg/CkTN9IIl+LaDaMUgbtH7rG1D1j5",
+	"W+NEIPRR1kHvjrvtkcNrICSRo3XGOVqf05SFadQaedvYs/aVkFLXF6NZjo1QyVNgB2pNAIGD0OCng1Xt",
+	"EeOQYMjaqSXtOqwOOkIgqQuu+KxqI+DDa8nJk21zxru2z6gtbt0yJVBpSNdJPeAKOf+pnxCjeJjicNlV",
+	"O8/B3kd0bDuu3EqpGEwAc/b23c2AEaYA8IFt+Pku/m4nMucqcXYqZktkSp7NGZNBUyewvPor7K2JSOWN",
+	"yJoP7voZRCMLD6GN30ynNwimbLrDKJMaguYoR2bm1IP/PB48ObkzcjLhICMqsqkppfBP/+hIybTOrzPZ",
+	"uteLTDaFEMm5Z68vnvqcHDfYeQYZHWj5g54uU5NkuvX04ICc9QP0kgcTc7PeInny/W6pLzvebVNtUwLW",
+	"wEg1T0ZF1qIL3BWgCM5YYWDDeiysIp8LlUtqWEDEmOa6SYLd3xz3A21jcr3Eoh9rDfWeXr5k3393eBSx",
+	"3eDg3Aul2t4SU9J/wwg8RcD97w4PKfKgxG26YtKYQuBi7BjZrix1ZTkah9r4RbXeEOV+qnBdoPtpbL+O",
+	"68VxzM2uytj4PhLue6XQPkYTHOI+DUpiKbc5a+dL6SobNxYMvVTQmJVD11ut2D0YdTO8cDj2bQN6FF78",
+	"TKprUzpr3TxPf1PrYXbOZpkQOSZCeM6ccaorTYK8Fclte78bLUcUAOxWulj33M+7OX8YXED3z1UIeFMa",
+	"u5ChA1ga18DInZyAm3gGBdUNYQM6enheHWUZzViv7EGqkPVR/hX/4Fbi/NVTTJjGUk31wDOMuBZPt9r9",
+	"mgo+GhwODmuLBr9t7ZygOL8bYB23zruaVbH0MhbBttkMrHJRKOd50KnU0oDhj346940LlLoaN/RCMOiM",
+	"oBQG+/QdmYKcluY6t2JrWhL2GxEo8a0dAE5agGibFuHy8uUjveBSNVa9YvyaJXAFM8Vkbg/fmD7mYKIX",
+	"MespjQgbImJKs/j/xFHJxpHfapbysUjXkIOPH9yvHLj3o70lz3OR2Vf/35/P9/+T7//tcP+Ht73yv/ff",
+	"vj+Mvjv6EPy1/797w+Fgh8v7/+t3TTvBr8NfRSandLI2HpkeerxS3zrnCF6JtLb6VhnoG7RPHLArjX8D",
+	"UlyqzGOcPXpxya7+/cqlaKzIJyzO3+Uj/AXy5jG1/kDZk1UI4QXwYxwRgxhPUxa/enl5xQ74Uh4Yow98",
+	"2f/Be5l8OMABmYP3+B8fDhBLLB6w1+4oppZe/OLUBWa/sJypfZgL6B0YsDQs1fpaJKxYIpAdkMLaifPV",
+	"GXFI5fNMCJZwma5cFBAbLPWtt2fssgRvBeQqGJl0CHnUdWaFCjB+NZTO2qX2hY5oMBiKOZqwKjcDdloT",
+	"vKOh0rZlF1z5eyBeifgXE26aT8nax9t8vgTf3joVOJGIxSMP9TCZWxdWzQSBieBACE5k2wBumpE7H1sr",
+	"msRpbSDBWbePL9u/CTbEH3EYAKhAo0Ddh+gV0rCMq0QvItcECcVWu3wYbNNPJBBh+PZDL8aDllMMRKXF",
+	"HQWZrK33rfMhzkLBA/EnmSeBd/ZECUxbGq30LLv1x3aU1AKHeCytUt8cfXZz2Gyo0zjt6N0NFQJ5j3lw",
+	"VyatNesZNkWwxNWRrgt8gwS2HDvPtL4ulu2GtVO1fO0YAopp+FyZLmZzZhc9FfjF9J22ttsISFJKgZgu",
+	"+90YPRLKLmiyKRjClQtOecGfB98w+LZnxJvtmIBpynNo7QT5tMbf+ozXJcoOzb2t1a7ww8lRxdspW60c",
+	"ZjbjYJLQ3QxQc4O7C1O4aOvjbBGXjp06taUpJ4jRwmrRw5qrleeZHBe5GC34ckl50N3iuP4RjB4RriRo",
+	"xJyrhGdJcCU20vKsBMbfWs9zp7opWP9RqM+bSmhvlcjMXC7t0umpXTcoONBTFpP5EH9MLW2zodWUXMSX",
+	"tdCxhBqhdqRMUi4X9d0blZtNZ1ZDnmHvTvmrEgZ1v1f9PSOEm3R12WqJ1K0dpHfq3fInEKm5yiSx4n25",
+	"bM9mYuVYc4jp9cUzDLG6qlG7qwWWvE4zvagLrb/OnjykJA379+fPOiKI0ljeLdLRnJt5Q2RavGOXfzrf",
+	"P37wnfe+MdrtX12CcNgjWaQpI+fQML7kWU5jJkSVEhAN5tVpnA18tw0FUOsol6ixnfps/FzgPMOm1YBt",
+	"GTzEcfqCOGLQy99mnf9UqmsEuORqVbkzsqf+ZI4uuHXRMZyAusHcqTh566FR1lyXc+Ps9eunj6jRrI8W",
+	"VWz9DQgQxC3OSNwBX/8OMPn1GbRj5rccNK4MDil/GmFUxC27PH/+jMig8pVfiwH7yR7yLlBNjZVxuBkJ",
+	"IzDcE/EnP4n+pGmE3Bh7nVblcWPsyURt+Rk1Np4ivLQ9gmLIlgCZrN0+I4f9kHL3D5xAplP7u8MnzMTa",
+	"gVaFIHg/xDzMcO+UDfeKTJ1qmZweDn4YHN8/OR4c/XB8eHj/8HBwZP9vcH+49yHuD9gbz/5A69DtDMW+",
+	"VnFLW3MmcmbHy2K+XI4Av6XTKdt6BD2uHj9d1UAtOhaGUQbsEvVd1eZEjEEKKQVO8aaj6Yzx8lgjA3Is",
+	"rPcFgSsrlKVVpNLV7kf3Tq1wUKz7ayHoz9S9tPl8muf50jB7StWUzT2Dcu1uj/yxxXMKPkCgYJoJiAmA",
+	"B1bVhJmsp36+v79zS2q4fTdb1vURl/B1CG5bC4sdHRJY5/Y+Ep/WI3Niz/BFurcGAZ3pXE90Wl9Jsn9i",
+	"exNY9aZYLnVGjDYerd8+8m03y95s06ibuzrsorUY794d8qXNm+348Azo3qTR5mRsatbYIRNVHZR7xpYl",
+	"e71MGg+hhwi5BFZB26qV3YrUvQ4hM6ydbGk3/8hj54W4XXeAUFetHayuparaQQl3bNfN1R5Kd+3gBf3H",
+	"zwu+/Bll9W0ApPa20l0pF1bcITnL7c7bm8l8XoytNj7QfCn3JzoRM6EO/FA+dG/O3Oi82IPJsTxDAAyc",
+	"rMqR8lV0cs1LWXdLMEW8yS85Y/ZZUFmy8KVYu3onVozWToCKEj1z/fpmzU0gp2Q3fb+jfn/hDMA1pR4M",
+	"jJd/fX3xrE3NryvWdXXwa/qIynm30VAiNpl1X+iBjVAmDsBiavdfeQ+sdi9eapPPMmFODw7+57/+O+67",
+	"fug843SrOSMHVeRRyV3sgdHs9UMlcwzlyhxh5ZUD54aYwVwbBPeFtgUKCqOaAjh4aUrseXueI21riV7s",
+	"waKGyj4qgudELBkjra01xSIop72FoLYx6UIngvUSCZUUEeIfRGwJmPORA1ajKMFqf8L9f9pVOhsqBL4F",
+	"5hX7KEMluyF/D8LZ3jNsYj8JWGQCajV0Ju0n6kdukRxJvp3dUAGCAZpvYGGfoacH0U8/U9az00F8e5+Y",
+	"Nia9Fiv4X/tO+I9M69z/wy/BUNG3i2DteZJkEfuf//rvfsQ4fg2HUcKZ0ZNrkTOrFoGVi5pg4TKfoWYn",
+	"x8f2owIrYg55oaEKyRuYUDcy0wpsHfsV7dgN67366ffshmfSfgcTsf//wWA5s8P008ILI5dPDRbT9K2F",
+	"P1To5wJgMPSG5AP2WE2y1TJHQzATJF3uQuSGRIDCYBeeHP7w3TZLK9oDfMaXKl2V2t11IDWHlOmvIPLb",
+	"4U/WdI9d5uYnw3dy0KNPX/mKQRcsdi/Gz3CHVztxaYOdm0nld9UZE13WvK73jk+6rLA7mtcHcfXwlVca",
+	"jnTOLkAiZ3KtBGy49+Dk/vFwLybG1+8ePLj/AGGbglzz4f4Pb98fRQ8+/K6F3SprR7rDNXGlmDstd80+",
+	"hM9OMw/eGnyUQPDebj4nNjPF/uY4WsOuvy3ctpmYSZOLDHw/uqO7MVWu4B1atauUsU0D+bgm7eoq7NCp",
+	"3TSthrBWMOLLf3vmRx0FaXrjd7/VQIHpgDK9rb+7Lavp9BbiM/hR7EhEu6NWXte73Iw6WFA+L7k+/wCH",
+	"pudBvSAjW9GJ/WajeGe9P9iFatbNH2hwXOQYgKCowUAmDgQuDiUtrvGu/qPS07araEUlF1V8u4jFWMzg",
+	"NC3WM/wf/NGuOP5wij9YtYw/HFApBq3PpmKM7afY3TlmcZ98NMksnjSt2Q74JrdzHW7LcMuGiSJeVr1O",
+	"ADqTJc2MxltDW7scuZ+QNJfO29aDOGg8b9YV5WJuUcNXYuP5zHOhJqvNXZXu7fYQpZaKXwvAedP6eq21",
+	"sp7Qc0QE2Dw82LUxubUoN34Y6MRiMhEiEckAIOluiZ+w+upalsAfL7USd7y4ZeujuTtqLWa9QtcNClob",
+	"7GRqnofGy2zrOm1PobX1xoS1g8HRAdmUy8fPHj+8YkdxsGp3aXZpkbt/s5LxqVgEmT0eSNYaqQTd+m5I",
+	"IFJmrF5Gec9UTA9I4jcgP1RgSnVWhtTBcxyw88pTwFQpkSkccyBgaLXSC/IVFNr06NDguc4iKiAZ8WQh",
+	"VYT0DyuYiZp4GHFEdvAwdNVMb1duwkzfmkps/wiCRbW2SH1rvE3BHFNID6AT6B8VWpCJkCkmaKdFBpJo",
+	"XwM5syTzpQShvX/YxeQPhapWRI65QaRSdHV0KZ+IuU4TAC1ymI1VpHi1IiSWbXvtfUO7+HZy8LcNJj2I",
+	"c7NnYUUJ0DYwvmelIpwE6/3uKGK/O4ZoipWJ/01U2uCXVhVOH7xTR32ORqGDZ9VqYtW+z2isBQt38ybD",
+	"Peimt0k5dKNU8zs/HrCLQplKpruyUNagg45qPfXxo5L5EQkGDF8Byqru24VqVwktjolhvVcYq7S/LinP",
+	"FbFMcMgIhvHpy8uLJ2xW8CzpA3mOqvTjuNBUsGgB6wtYzET2sk0dnVI/f3DvpMgy6BuEFq7xCtne4B8Y",
+	"rJSqadL6VgUuGEeUYPtjplO8iUMEbB8hiEuw0zKQhx1+mU7tOTvmk+uAbi4gkNiwPwOSJ6JqCgKXVe1S",
+	"fnlPXnT/kBk7YdJi5HSA1IOmtIdu1rfqOrh5DrEknhjWw0MxYm+eXv0pYn89f/b68WXELv/08k3Ers5/",
+	"fPa4X+GGs9os8qrPqVG2TR+yHuwvVIblaPsR1r1ZnY/MGOMVm+i0WCj0KHqqWIhMTvANyFZnaDubCFYB",
+	"qlQvnjxk9+/f/6EfhnXduMGSty+WOePTKbSSDhho9pRnM6RRVez4wXfsLz862jtQ2eRnQhRsCrW/yKMb",
+	"UR/BeAUPHhWZZD3qFrVvAQkImgSwSfKArugTTRoMieheAUbafiUAQEHaQarCoI8GQXCoyicuG6pXHVuv",
+	"UiyWOgfVyRV2wpYVXu4BVc3gAw7wwnZ+wXXDZiPJ4H8Iq0QSvrpnxR+2NChwzDDcCFXA9kT+hIBaEGoI",
+	"RnTFGsFgxdjZO07+IE7GR3z/h8n96f6J+D7Z59+NH+wfTo/EcXJ/cjJ+wPfCMx6iauETf96zY7O6ms6k",
+	"PbINcVwRUkT2ft9n55c0g4iZYtGDcBD86ibz5OLlczfJN396fPGYkKLZH9nvjtj5i0es9IwY+rF/dOpq",
+	"BGR++6z5ukn1sp8uXr5+xX78Dxoje3nx6PEF/htH8ujx5cNGsrSj4yAH5g6Xb+x4X5Mdr8Fd+EaR9xko",
+	"8gJbKiy48ZugG11eaL9drZbC/fsjifMQlLeNRw6h5KkjcgYpKKVzOSH6a7J6J0B9lGeCL6g9pQRRuNXZ",
+	"da1CcGj9BZlw6ugVQ+UgFYZ7/QHDETkaNsLIAw5wew5iaq8j7s852h7I3VbCYbSxf+GIocuVYtxNzb7N",
+	"LcoLPplLJcqXqLC/OBfLWsLKao1rqWZxxOIJT619Msq1hnrMG788CPGPPmt8NlSYKTXo2vLJRCzzCn00",
+	"rs4OFWVNQBF4dlSFFbtwPwWu0dXVs8uA5qE2hCLXC57LCUtEKtwH4qDOKwrSWikBYCPgLUaMGqCpPZ9a",
+	"FBdSFbmwRss034fHWg+ADsgYf0jivmfrdq289O2wIZeMVXI3XP8QPSTVagb9vhqNuPKCMktEKpFOdaq+",
+	"JxIKeuM9wmLFwKUrFq9rN3AmB+zcsX6QzYoEI8EJYnUp5YbruwULkpIR9G1uV9bY3ol5hNjfHWMAwkpL",
+	"Kuzyla+GQAOuK+nocOih5fbd4cn3u6tdjNHdafgUXrzbaO90SjQV+lgdDlA07X3o3n5GBHhzjY4gxVJB",
+	"KP0cGrjs7N2j1uAtGFK3oJ4z3aLp8BHtJxwO8Fp6ksiSYx8NpIq6u8JDHCYdd4quNsLaNwyjbL1XvkuC",
+	"VqyM5e7eHlHMZtaLSEZT+W4zMB1dCsFrnbGpfOeMUFyiKtJcB9R4c12Zd8vr/yYyvW/9kcRbUoF9GiKG",
+	"dgz6h3ZNiA/fbNzcczZqCY4QGMDb8zUhXHxVWt+2bRi3Jg9TLhetpXGt6AovVbpySwXx7UAHOHgLmEaP",
+	"By1H3UK50K5eVUUUz/1uLZqLxrv7WHBnBWl2LniWjwXPrTrPBVbW0c6CkroUHlCxX+9/V1FLD5o+KkBw",
+	"dViWPKAhjeGmgOoTYwUSP/6ZPT5hnjFll/m1MO4B5NprJQbsJR1heAGetPDoeoWOB3AYDU73374/io4P",
+	"D5urdbwAme5zsg5FGX00vn+l6qpVW/52dL+6EwdFewi2vNnZhB5HD8YLBYwT6+knrpaSpnnPAKOiS3LG",
+	"Vai1sSRPE8RtZ6+ytndp3Fs3Kmj7ptNnBX3Saxm3OpVvN3C7Bngj+8giawFuyPhEWNOxEQ58cs3gArC7",
+	"wLAmJmVrk0Loz9ttJVT2He3tv9iPoqdutHUHAU9M6MiSC5mPxDtMF1rDi/3yK3pkfEFYshjmFjxJpRIR",
+	"W4iFzlZ2Foj9tw+lXhAAjoJj0hF4wz7oRyye5/kSoebA9UD71LoZwIic8rIGsfP015iSO6r5yxZcJfIP",
+	"yTQKzj4O2/yUlFYSs1yzEoSpV7dScAJ9wlQJDNuoNBOt9zXhaiJS+88BixGADttoRI6dNbp+t1s/90d6",
+	"WuhQ4RArCNT+EXvOwrU/upc3Av9V1uuNzOdXfGbOXz1tzm+tLVUUkmjBkU7YBTmfmY2Ow6Z6Ffca5y51",
+	"WdlKS+9dIS3u2CyPoNefhJ/HByjdGiRiglyRVo8kbCwAgRcSPCBI0Xpcyh29eAHF5mXGpLL/pM2u1Snj",
+	"dmUV5vZjq/7fD/dwsw/3TqE74++Q5P8QY1PyOONqgjkhCEVScB3qwq0bzFfuKbdc2lUki8Q+TX2IA2Ik",
+	"VIw4WOsDloE7aRiRpTgPovvCNhwdzbQXpC9pQIVKhTGVTba13fNulFldL7Mf6tPI01P45qRwSaYiSC6V",
+	"BHlVagLlaitdh19zt/t2ejCQvk8zi5coyZ2m4b5mqTMGFHbLOiuesZhYA8qr/k+kXLqTntWPMKTjaukR",
+	"C1Sud0NAGfTgJ+zndUlb+AMmk61ZR02+NPHumP8BGZ09LZoqnzt4of+57oFKlYh32xm9705L+AlwA0Dg",
+	"mxjM6vukzmm2tiIBOiFuer9v/LHitGBFhKPqUbqpbrGVVHCNlm+9Qg84MwkjIgAmyvnsrKTFrERFra8W",
+	"wgMnyIZhr2y1PxoY/hqHIpL4FGFeg4GAsqLZD9yg7IV5ZWcgQHY5Unstsf6NgPXP2GcrgmmY8DS8l2gB",
+	"YccAm5rjugoJ/k6Z0uFNjhYQC3DtqNbvr66UKNfK/ld1eMTgAO9qXkl9Ldr8pXOWiSmAHcwyrkCROvC/",
+	"Ip8f3BwdAChbDGxDS/QMf9KASeVauGSOS/ryvMjn7Hhw6GJTF08esu/+cPID+3//nweDYyobwZutMYCR",
+	"mYlORNwSZGxWavX32CecsVgqSG2MYB5INgAByEqZn7UoCkVAyNTgj7BzJlzyyrMa17Qc/Pog/RSnUgkc",
+	"32k5vmA4sbfQfMUqvBESuTC2EYxtVMoSYrt44jgihbISmIkbQFG0fyfSSviulVk2TTIYEEhZ44s3LMLG",
+	"tHq7P72OGG9HQ3XZ4SI1etoECt8YjHv97OmjklgFrsOXETgBggOKcTGbQeUOhJco1hj/+z5F//afPooJ",
+	"FLu/uyfqNPP6ElVkp1H72pVv5ZH/USer1l06YDEIEITW/+iEKmZKiMQ4UBasFfZ/PKvcU/n8/sbqrwP2",
+	"BKEAIBcFasMHgwojIOkhZ0pnTZGXzWwMtV5EqKrtVTdHf8Ae6sUSCmQhtiaVj67VUDo6kjNs6lh85TuV",
+	"No1oe3vih9rOauORCfZqCSBtsOhcs4lWuVSFYL3Kw3YYRmPGKOPKj6Q19s2LROrRVKaibewTnUGNTO/5",
+	"q/sRe3P+14g9PzmP2MufforYk2fnDyN2bv/fy1evL62aeiPGz6sh8LFUPFs1BsG5mhXN6fGgF/3p5Uv2",
+	"3f0f9o+Yu57Npcpr7QFCxf0zlogcORe4ywvzNF2hr0NZ0XoAme//7e3746aQcZ3ToFyrt9sXvBXg3xEc",
+	"taYhoZGlEvIvv0IZ9q91JAScozu1a7R/AjuMcumtYvOyuwT59F+jh6lrnfnl77ePbnvoU7xr6YzK/Qqf",
+	"USrb0euZpRCTOTmyEz1Tssrl1ZZSsq9q/ZZWgD9ZY0TuntjSGCHeLTNUCU3m3C+/svIC1pvpX35lieSp",
+	"mKzhqr+HYr9T1huAY8f+zhZ82RssMzkRffZ3q4z7H2JAUoByTV2p4QWvBC0/7Z1wKAq2Z/dEGOOaHVwR",
+	"wQrjo8HfMc0Hn0bmAGZKVd5RGSAuCxgwShVerbSypt/v4C+xgwtevwdOvN9BooYwkMtevbg2Be5RVRJ0",
+	"iYsllh/RhumcyQi+00bB6VY076UiHrALAcY4UWZRKVvlw58F0IVZhSQwEA5pwu+JK9BeJ9sg6BsLZS+L",
+	"BT5fqhstJ9YeTqWiqB5WlJTFUdjqB3X80J6JhkdQPguiatbqZsO9sPee3jRCnRVReelkFTEv6TgEkvRf",
+	"C47Ie79ng0LJfFQV/SB24Vf/W1Xp16wqbVK238pKP0NZaaBtAo+x3AXdykorKu5qtRRX5QM+qrAUngPf",
+	"8Ur/WMg0aad4nGh1IzKDDaAQQMEs63LOjWDxMuUKknn077F9WuxZB6CVBaHSJ1pNZbZo8mk6kG74ClB4",
+	"wd1gVWGI28T8YTDfV3CDvTPlqnV5cFY40bKeaG3IPq+J/GSZXgw+vhw09x9ylOsRLv6axFX/3rlQFJer",
+	"SXxey0tYrXbT+xdjzW64aDfwunNMO+CtrJdkfJqz48Pjw/2j476DD0eDyOdHgy4q5P+gN0ROExg2ldB+",
+	"JVUjR2Mh7zTWC6ESAX2Dc+LwdHxAk3zfrgA+dB9sUZOvUnHK4kKeQjMIJf4AbQvbQ/oIxeXgYIfKXnsr",
+	"k5nIY9aLrQUdW9Ui3uU8ExyKk+dicj3W7+x/JzwXVm/a/zbC2qsxPtE+Jpd5KmKsQK5Nv/bxwy8Xrkyj",
+	"HEA0vArX2BJ2CaESqwDwdwBI3AqRlwj4OwTX6119kQPHKy9pA8hrMQzELaV5vARC6VdWpAIkkOcYNl/v",
+	"IW04zUv/eDi83OsUb8Blf5XppJjknVbcbgp78R3Wumae1Rpit+N2bYaIJHjILwcJKUwuF5DCmWiTj5Yi",
+	"G1nLtSGg5i5k9kJX0WKvBZLmy0dkikxSwTMnQh/DNL9tqaap5vl3J19wrRxy4q5akaAX4byb6zQArkcZ",
+	"blq53zjS6B3zpQ6wc31nbU+1ktRW3J3tDnaLMnltRNZNkxTmTpi2JYz5Hea6s75H5MnOet6jqt9hbJlO",
+	"t9qUsLr2upYvkGqeXOY824BGsxHN4yqgWsQ2ZFgEeG4AOt6pWroTVSl0WiXuDdKwRJoJh8pXKhIpY0C9",
+	"4xM210VmAqcAb9yV1NTObEPlO0wcvGjof/OHM75s0PpEI//WCoT9t6BNDKZMTd5svMq3Q8dhizFc2hJ7",
+	"5tlM+G6x+uNZ7+jw5PsHf/ju8DDyeAJHh4fs+Y/97a/GabfKS+UTEhyZdZhj/OVgiUELynbRj+6rxtsD",
+	"vuXroxoMRvkZww8QrlVFChsNT8Nn4gJC9ZvhzENQwsIg/KG9q6GC0uMx3gVrcfNVLVCFLwKYQhgUVjb4",
+	"gJZMc+gr3w2vMNqDiRL7V3fg9WBN22EX6x+58qYdwBCbXtZYW0H19PjtILpMpmwDbPpCF02Npq+VzA3k",
+	"8s9KnL2y+W+SiQTwhbQyxaLWkiRV/t3JVmTMTviKOAWXN7GzIo6WaaYXtM1yHbvPzvhyma7smSvzHXif",
+	"K+Ztw1FubVm0XzH1gOCIqDCBd8/lvyKsJL2VRrAYlzYmOA2CGrdfgWWArkyIIfbPlZJHIaEa1U7aZ6XW",
+	"beStmbOO7WbVxruWRXdY0UHJbKgYMMXC2cHNEftFj5kpxkAoSM2uyn6WkgGcepKwSP0XPR7JJKa+Ffv2",
+	"X/S4f6dIVcdCUHxj82K4CWDBcjANP0+oZoS5+xRio+xvj4l2dRS21v5uRa0MBk8f94x1x6xstAHuUoFL",
+	"0r/r5dsTDW5buSQdSm6L9dLsuFp1V3vc5+F42gnVcb1+s6nKM1jX2qrRbCOn5ddUXespc1ksFjxbPc3F",
+	"omGxYOtjcsz5+K0HzEd+9Y3eX0O1C5B3TprPtNJ0qFg1zBSLrUfYYauJMmo7Qi+LBdRM0Tng0bJoivcM",
+	"BEbu/Nptp5Z7ffW62Adi3OxLvQwxG4Q/5YYdbo/NrJ05bnNt3gMdBNZ/5doit0y+9uW3iXW79VQR7aXI",
+	"vG5xwI8hhR6amPYyqZsSNJleNDZ7ZaWqgVtZT6pJWhh5I/oMdBfEFAKCXKgiyRmYhjVJ3ani39u06wa/",
+	"/VNlxuAK4kZxggujjZjxXWfuWgdM3d1mDhVMQ7X+Xc6XL775G+KfKql/WvHuy3zanXRR4B3hFzRNsNrr",
+	"5n4wMWf5s14BrgLwGEynIiNsHXgqkuslCfGsG/eg/hfXemsT/ox6sKbuGk5xqxlAgtyW+YRqbhtZWdW7",
+	"p4KafxyvHqkIP5VPvwuJGoZzOzvxIRVaJ+ddZM/bGsDPfd+yb8a2LzhlhETq/tqL6b+gbjpmMYB2029x",
+	"n5A+CUyzdvFQxfiHmHJw7p8lFU4fc51aiQ4NcnZCV+Jd7ib1IdpaIzCV2eJVytX5hJiTt9wB3bQdLz6H",
+	"aOAbKhXoeNOFsJ9nx5ueKplLngtobrlA8MnO74Or4U7j7nlL0rEppgPOGm7+bUwVHWMeriJ+rW69Id4b",
+	"ZiHu3ES6LR1xW8Z8EJWjzE8kGzIQ0LqxLYgkMgSiMnKmkKi0F7KBVFkIXb2UnJaISXc7kyspkt3ZJirU",
+	"CGWd9Vdx3nfL2HTtLbV3lC2luzvXDnFkIwkEgSCjLBzcHDG+XJp9rpL9X/TYMJ/7tCaQyBwZLp/A6Y/P",
+	"xyLp5dJg/Uns3xpXwSOQhd2cebFz1HGZ8HXClZ6TZkNoC5tOS2+n28DBfg1FkL5huBODds/qXuoeoijX",
+	"v+3Qu9BNhbr2VwxNAxsGiz06fXyK7H4cCAIwlmtqxSjgL0ERKyYtz189ZddiBfHgGqXogis+A6jeAYvH",
+	"fHKtp1M5EfEpW6Y8t0u/n4obYb+INSaAlyTA+UVakDN6THUcJiJ7FlthsMi4NH1VAiWbVpC0IoigCvlr",
+	"wOl86l/gsLLtgYQPCTEC42Czx6drrCXQp4edJSLxdXMGoHPsgoDVCygeYAHQslW6EP132Iv2yuXai/bc",
+	"WKE32A+isUUv2NbrZxkNFRCUKxIg1Y11geJT1z8buUpumaN2s46Sz/qtRB6xCVeApInM1QO0aW4ErOcq",
+	"+Dk4S+JTFvstAOX70CBxVnsWMUAaatSEf7r1AreGWlhrzY0S4U78Bgte3LpUoRXVxNnO8yLj6b7vZ2m0",
+	"FXeAG4K6W/Eujxgwy90/Pjw8tOdMxieuwD7I598/PuyCEhWYmu2VlxVzNVy58A/bay3dhbXXNmkgB8wa",
+	"YDfVyuI+HbiFXVc9nRKBAjaBQKoo8sYNngPQlW7tAz1pNFsyEaDtyToz4M9DxNce7kVsiB7HcO8tAtD8",
+	"PNwb64T+BK0n9j8P7b+g+WTvbdw5TvNMT6gHXiybYjQLM2sDYrQHZysOY7OIPPboi7XpQgoGYWXxGaNc",
+	"61Gq8ScrQPZ/rd0yWvIMLt2eaLcrjzOgKxtlBzhTd22KRabVhu7yzQyVStwGDHXToCLne7tJj46/D7co",
+	"Oy8vhlZpIN+XBgMxE71Y6JLu0nrOSiB5mZ6yqbh14PwPgphN+fQIeSYE5icnWuVcqrJG6J6pGTFWpF1D",
+	"P5wrJ8fHrBeTi3or+PWo7ArmOYutiA78T2stpMffV9TN943RrtZ2Vq3QWqR+1hKVFsYsEpZKdd3YtbpF",
+	"xTXLLR1bvkc+OK7si6CRZaLt4U+X+M+ynwkjcj+c6iFCsZ6bRjjtltpzXJSgsbhJqJ2za8/nlrPB19tD",
+	"t47MhDWFA+xrKD+mor51MQets/nB9whSsbMqqgwaWte2xWdwFFsXoLkN7qVDqAXzxC8HtpEScE24Lk0F",
+	"wEuhEqEmTQXBe08TEzZJEQCl3XHQ8gglX5W1aZHFUhe3+T+ubRJwDaZSZEgLtQHotJmn7G5VrU8yIbCQ",
+	"Hzm4pUJXB1q/ANHaLUFjh8GyQ3Nr02uDiS8rbYNrb+jUl1Q5jdJ0gSct4ApSOD/uyObXrc/ICSgWmbYB",
+	"2dc+G3RwaFOCAaJgEiE52LX8BioNc5mWURG0po1nVwHw+hh/HTnBj31EEXME9kmm3soH1TDWYbByFUOe",
+	"uvxrjGQv9oyDcRMWbf9sqOIMYnDBy6gsEipPG7Dxy6fuLhWuFK9crfoy9mIaG3SN2M0JVkYyE6ZC4VeD",
+	"Xtvah4Uv5Cn4GzrrVFUKT95IDRgu5tprEMhKqw4kxZiM29BJ6p+L4SjkP1tm2oid0aA3OghOCkYYcqj4",
+	"CLW/NbpTN97cR8zPBuX7KtPjVCwM2U1gmd9U6BtK6SgFAymAoKnfmlnUQYkAgXB357MMYdIBTAuiXi0r",
+	"1nKsoQZxMleTkSjcHG+bmpaMmBSZzFfQikYVgEqrv4iWRkb7x9VCFwbCKz0jBIt/ekwETGDx2iv2r8Uq",
+	"7p9hZAGUT5UCMwhTkLaB1bIvQaybsuWaL+W1CMA4+FLawX2I9saCZyI7L6x59p7+9cRtoT+/ubJamRz0",
+	"vYYGuTdXZUTJ24UtqFNoydHD7FDh20H0GV5bDs+eAnsfPgBI4lQ76g4+AXeBppRqvbSyyxZcgilNDcQb",
+	"DC8XmmJznk6tqeCecep2O6muAAsaQkXYO50UGQAflZGjaKjgRAt+Ia4H6o3P+cxESCvCsIg5cmyfvrOT",
+	"p3iqRPUoGERMo6Fy8ZEohFKKfJW9j5fBLVBCVwvWQfwOab3ALjaDoRqqx9YKRqSyVNqjp1AJ1cTHVhBj",
+	"tszEVL4jYF/4w1zwNJ/bnTwWhvXiA/zh4Pcx4uOyTOuc9VCY4/5QuR7zFtHtxU5K4j4M6ve/P69cOfj9",
+	"79mlUAmL7e86o9U5ZT+CyBD5FEiYg4C49Z4+iqQ0jGo/+Zq8DpU0psDjvVFqq0LLenF6O/qf//rvuD9g",
+	"V+3TkrkRVsJg4/JrYYYqX9v2DqUK96bDp6JVwFyWnf1jpBsBP97BtMUuSQaZrbjsLyDL6Z5hAJxlbYYS",
+	"XSsmeCywKTiNqQUki7kfS9Xv8FQNDQP80fhPV1evatGgeDBU5ywTRhfZBIORCqFgK3U+bjInhyeeNTKV",
+	"10jFAsEJiOiArZLKiaAcHm1/a5dkUuTctf7naUUrrG/681dP96I9f/DvHQ0OB4eQuFkKxZdy73Tv/uBw",
+	"cB+BguagxQ/s/5uJhjDFRcDXB3a/lXRnM1TD3LgzrAjRhnKbAl7jLnbbGRdniZRGKqluOZQ6SIdYuV4W",
+	"41RO4DJE91I61BFWx2qHufg02Tvd+0nkF1pjyQMKD0zz+PCwxo/El8uUpPrgF4OGUtmXvDEZq3VZJgE6",
+	"vI7BQHuk9FoGqLeJCaH58X68BwT5Gxy7e6c/vw3MraZXOIjM05/3MIeHqAV44CYLqQ4qyrf1sz/DYFB4",
+	"bVC4ha24HAtBeE7oEQMGPANhmgTi6BOepvbQZrG9LyYgleqzsWQaBKwSMYL6hV4dM61/VgnC4wMJrRJw",
+	"mnzU3G6tBvk4t0th5/iysho1QsLmL1RecvBqU+VCcN0zqOuwF9YQ74VYdloIaSjkDhh1ALpJvAVgBiFv",
+	"mreCKGFXyvGO5AbNwwQOCVzjnrU1iU82XVXWuwfpkH51Vm0DreQS/WjXuL/ffsZtHApApfKpYUuHtU+1",
+	"+X2I9k4Oj7Zv6teK0/kuErzp/vabnuhsLJNEQNnCyfHx9jvKk+oJIuffUfF4VWOXpjrnQNNUf3/7Idpb",
+	"NnfClNi71UzmFr3xAro7eCYIDigCT7wFTdG1PGZyAXVJpsiAEw04Q+YyF8ws+QR6GKzJotyp5g7pH9DK",
+	"AES4eKLVNJWTPB6w15jX9xWJ8Jpb7mr/vFnVrGgP3svkwwFYunGLOsLVCeVxz2OGujDOJxH59Re5JMWH",
+	"qsNIjda1vXf0Wfbepn3nEhwVofmSW+7wh+13PCRR+Xp7FL9rfXdt2KcbDAOQ161GYb2mfbC+iTPBE6R/",
+	"rtrESVizgccI1S6cOaZonQY2+OF94PirPAU8TJ6mIoNXQZhShHv5pGWr/STytX32Bc6XbTL+9eT7ZPsd",
+	"L3T+BFCVv5p8/yTyHYR7V1su/FBPk1c8n0OOntL7tT4PCCEGThGhnpF5NE35zOEm7YS6s+0gPN/tyCJe",
+	"0YqtnGssWAEsSo+jI4CBnXHD4lfnVw//tOUcKw2++IwZeosE/oU1AIh1LKCQgNLueVo1LJybcFXW0Mx4",
+	"UElTKAcX7gtpwAOGqwYB2xfPYxdoLkunTAHhkGmROj7RZtWwjq/0mU7hdiCnTqfw19FQVMr3G9JUv42j",
+	"+0KgS11uLKQq8//6dIf6AQZR97HocEsAAE7YSpHiulqLrG0mTI7QrU1hgTWFBjmQnYwC1tsWW+u32g1r",
+	"G93O7SHM6idchM/s939O/zWYxy7ua+WjfrM1mv3dLtIf7MSxBNryT2h7NHrR50liypa6NWy/e4aNecqB",
+	"6xu4iKk/ba5xEtgMsIA/3s5XW2yOtk0Ft5ecHq27csB+ouLmDHr/FtxO/pRxIjpBKgZp2ERnGWLbj1cB",
+	"IjyBkGSMEmMux4obWmfI+zReET86mCED9pBWx05kLMp5a8arwcHKMbYWRLa30aM+qyse7OGv5IlXRrDZ",
+	"BPBwELCq31THupsCIt2+QRs1xtZTuxRbLAb9FOqF55P5un55FBjvu0bqnmC5JEBIAzIaIaX7RKSJahRG",
+	"1cp4guOnHhqV1FsUKrXzrHdyeIR4q0qPqZy27m6EDsWZp6yC/jDASotQSyI1Xp0GPxVTcGqmUkkzHzC/",
+	"NPZarjxpUZtO8W6Iey9qTdSOx4eH1qMr1xJrqqiPILAEnQlUeXLv5PCHyLl8cMuovGWkb9UovDyGTKd/",
+	"IgUsX2+JV7ZFKksJ+UeMorQr+G9+ysfqtkefxSPxjdZbPBFUC02b3KEm8HweAkxg0fZnckna45RXZdc5",
+	"hSggEBGUPsFKbMwG1JOTr6lj/HMnKLdc6Fry/g0SeR1veArNyje73fTYfjq643M6UGuQB1s8JwI9+Gb2",
+	"tHlMfpe2awjc8J/ZT/LZRmp3VhvVBhbAgb4wDY0YZU8uWxQePZTJnPWaG3gcIooRDviE2ir6joDDGiXY",
+	"6YX9q2E/buyGC2aNNJ6bbl1x8SShJQdTs0GB2R+tkjpbV2WuPXbdg0vAsQJDwd5bfW/v5PB+H/IxrpUn",
+	"ZG9sWultweqzDZ5Z283VNVMU4R6wN2DdBDFvDHiH4ADUIlp5Jc45/PBAao/9GZ3yta+xv/XzOYohZPQX",
+	"9hCr8CbtOVpsOoOvhBWiZWcu6+ms2kvb/2aTfbziPU8Sp+M2OptO6VbNsS62F6qXTmZVoGCMEDWzrUnV",
+	"nFU1C9y03ux+L/QJIdfLswx7IxbkzaxpUCBQDAfUFEFGdIcV5uN8jb6dVn/AXrbYd7H9ieBjQzUDJp+r",
+	"8Tzz3KVYnobjx/Iu0pprlW4N9V0tpuG/tDm4oUAtcBGkqXnMhRHTIrWbJBS5fltx2jpERqkptzTf/Isb",
+	"rF/P/vS4WuuGZhcb8avagC8VCi1WPTdYhIj/Z4971gtqx4mJFFGlval0fNxvMBbR7qFdArn1BnsRCeHa",
+	"jUapWkJSW1N0nezKjfU///L25jcb85uN+fVKCxlB+HSwKbtXEK5BOJWFgxtNRzTAQv1hlRaR5bSpENyS",
+	"XXp1auZjeymh35Kf8cDfWpgDGD7fglJNJYNtQrur9Qy269b0mWduotpAE+FBp7O18sCOxE4QT3YuA2aH",
+	"xsIh+61vHKzR2rJ1xkXunoUpeJ3RE7FZL9xVMHw6mtcsCnqb23kD9hAKco17evlQmcEw3GIECS7rxRmR",
+	"3gjTlNaCur7VyIh0GvfvWtRYq80vNdTOtYygP3ru3KERQNNveQh5MMrgcL/lBgEhPQZZ36ojWA5aJFAR",
+	"SPoF0iPe5a7TMQSto58MQvKgtUb2EHV5Ymp1Y4XjZ7Qj1unNvnBFYyeFSZWM//iK87dhIbwmPbCrhfBR",
+	"hQ11jdzo41XqGQgYmbbvWEz0QpiqwRi5imGinBcqMRFbelw2v6NdeRVcDf3mzOR6CSk/l+wPUK+a4P88",
+	"vpRi1oHK52IFf7aak6qdI2Z0qYRc/RMh+ppcZ6iXFpDhx1ovf4FzO0zOV+sHRaCBP7mdVamUWOkig0bx",
+	"Nq9sXdF3q7XASW6psdhWw/CPYL7VJ/VNI33aWoWtWmkmVH4QolV0qowGU+ce7pjKzdWaaNYbr1hcYuLG",
+	"EW55+6u0HioLGdCRFMfuq6EqfNMhmg6pNDnYfAAcHzMqikKFVaGNxyIsa6KS3YLRaayX9EgrSz4j5IGG",
+	"CunKanzp1mgoNKusqcf8kgbAS9ritiW6zT9GvLayjjvVaIc3foRG+Hrh2ElNhNz2g+22ISwLLDcO8qsi",
+	"1pSxp64/jwfiUTAQt2yohuqqBj8TkLL6RzgIaNZDbFkKs4IHUSDjfeWF9wz785uryLV7YSghG6o6kDLd",
+	"RCc+hj2lYTfSyLH1fij1jgCZ8OQBA7z5mIQXhgGAgVGJsrcoTD5UOI1wFqiCKpHYkkfQh13rcDwM61Nl",
+	"3vRqckmHiqLLkYcQIpvCfZwk49OcKPkSaZYpR3QIAkhCDnz0jl4r+FcJLB2fYbptqAIEtfj90GGXDPdO",
+	"2VGARHvKfn5r/wkwRfjPD8S3n1E4CWaUwPc/Xxceg2IlFVvOuREsXqZcWXsPgX+812YKcMQI3s0ZHnOk",
+	"mU8FNznim3Jzbf2yocIw/8Q+U+bBa+JxIdMEOvHoC+B54CCYvfxOrCSYPBN8wbwmblLMsDNCjfK5YsHB",
+	"KzD4V/HlmrDxwl0KfzFndDBBYAPEimA/waaN338AWeOIgAalLoO9L1z1znMRTnWbnVaZ5S33gf1vobe1",
+	"AwCZynhlyRqOgA0WmI8gY6l2k2dnf6c29JqerpkO1idIU+fh0P4Dt45aUtIV1W06yMXwAUNllaVIHBhm",
+	"rovJ3Nph5ywTQBlLTNEml2lKG5nqzCdAQ5NCfC8zedOmxnms7eqK1J80I+ytCSSVtX+MQP4mxAvXbLt8",
+	"RR0QDDaJjv3GdQvEpQ4oZ1ymDBpgvZqgqTZ/6c9jee6i2f7phQfTAlslZzePJ1ztp8mmFMGlrwcAM8SR",
+	"Q24Wwx91PifYaN+fwtNU34rklCwZLG0BkwNiSUNVi4NDaH+CTFojvAWxeaOAvy7POIDpaOX0ZJ8iQPhk",
+	"QOm1b8IH9HI9VJm4kZTytr8GYXqYUpEhrx9MF7v64eBXel8vUXmi5qz0xryZyxR2uP076llphqrUrlOy",
+	"w2uOr1vXagaid3L4Q79J+2LkMvx6r+ztX8Cwwjd/pSD5LsrBBcu/lpL4jSTJy/xZRSKXJE67mj4HVvAP",
+	"UNx3j403qaNmZ1uopEzEl2SBAL1HWUut+nbLdzO0cMSmxBG/Z3D7DhU30NEnsn0A5xQ3dtSsF9t3HcC/",
+	"9vFuD5P6GC4JAELtv9EXUyyGf53GLJVKAJtZLBP6JwzFDjhOeM7px1P70L/TQ/7O7F/Y34fq7/v7+/B/",
+	"9o8xJgdi9nfGWfxwzh27ToBDClWcrjafsxjpiqyisAoRFCgRmc4yYcwZYhPlOhNJn+FbMsGNVlLNNr4I",
+	"knssvnAX4yvwCY4Jp8P99Ifw7jpWdoenrEPLx6zHW9HQ3UwdUeS2FygWI6mhW0cnP4xYDkRZ5TzJ3dPL",
+	"42qU6xGdUdvncuVvu9I/2puCl+LxMRYTe3rSsedeBwC18AK1Bk/758uXLxjCZZ8RTK09tKZIHEK4dHPh",
+	"HP05TzBWIBJ6eKIVfAh7UfAwCIqE+2wkk+HeKRvuISxwUcgEUYGRuQfGjxfY03i4Z7fxcA8mMtz7EJ8x",
+	"joDp9j1AE0gbwsXN8J8QxxG/Fjw1RLqCnCykAZyikDmb8CyT1p3Ckmi7BSmM5i9KBuwxn8zdbhwq2KNz",
+	"nZLu8dj6MG8HEsu0YtzBPNs70EmjBaRZgP7CInBcwB4uNX2rofKBnfB79CkI7wBsRcYmqTYULXeaHs3/",
+	"BYwFRtyLT6FCY5+n8kbEfVe0h6GOoTp6wIyYaBgS2C+lFAP9Cam1S9AF3hG1+u28StYK3iRcRDkEIwC3",
+	"GiKVcYTaBwgb45LBFQpYJ3Ntxc0gHQPeXSoL+LYQgAE1noKiSgUPwmfsPLAxS81lH+kGfEYVHWRbmrm+",
+	"NUNFlZjuIrTsptpaqQPS37gUbpIUefMqt5w0fDMEyEccZ+vBL5eCQ+EqYjq7p6TS5A5Ve1KeQ7ANYGlr",
+	"Nq8D3fflrGE4EFsMtOOoqNqW3r4eqh5v0T24eXDWpg+kcjU+jJIBY53potxNnvRiqGp4y+GY7mEy5Ixt",
+	"YMKoUDB4pHL4EGi4E1lGLImbFtkPRhnyzVKnA/2LmBFiEI7GZcR1OAveQrI7VKgxGRHZZnEf92AmOA2T",
+	"dGXQh09zxlAsMiQuYZtO5TthBpA9nog0htw7ybxL1vtJ64yBkQ0YBuee49iFbayM41RIgmseS5C2psJt",
+	"rlZDhV/aVe2GgObuskDbY1T4979nPYeZEn7GiElVhkEjH2JAjeVC0N71GSr0fWTV/urTjs0WPEVFinjq",
+	"3m4dsIepNt4v00qhO0lRKlNqyTO/i4fKv14g8+KKNumAnZMQYd0SFDbwXOwTHT1b1usreyfHlPmPL0Se",
+	"rfbPraaOz4Yqfvby5as3Ly/+Mjr/6fGLq9Grxxej509fvL56HEfsu0OEeAHjvE8V1+DAT+WsAEWqE5Gy",
+	"Xv0pz18+evwMpQxFcajsJkf9AHJKJ4fMI6RrtCrY7r8bKCUwpWpytqrJrcqJbzNp/du4T2oeVZX9NRcK",
+	"DsKhEvbAw5EhQoYp0VO4cdg2De3sPaIBBcKgfXtv3D/zLjpyqwkYf75vlaGeTtHkRWsJxZUE8kKUn9nq",
+	"Qnt+SuCIo9NSGvyv05iUFjZ5cfb69dNHLoSP0igTtHfDU/3cev+wubxt9YybfB8M9wBrn/Vu7W7jisFf",
+	"LhE0n84fg2c46fzMDdn03e4kRUgvPoVv5exv5PVEsG+HBghyVRlpuBetwDr7x1RPYtAJdnvRSljBAB2F",
+	"q3UWmHGVVUTeAyiAkYYdH56wF5o9REfd9YHkIk1NOP2hwvlDUhJqh/zUpZqBpnLKor6oIcZSY57ITrSS",
+	"xZkD/27NiVz39aXnDwwsw8BUyMREyBuoSwKjZu2btZKzVGbQhk9+dHjYkp7/DLGYOc9xoT4qBrPmvFZH",
+	"sE4LUHV/z5gIDGNWs4ur5jAE+O3jxlaFjPWNaOIOa4zhVDxxtC1cwnHa6JQbIQKoLauWgodC1xx+YFiV",
+	"h3wyF/tW3jOdthM0Kb0/sVfGgybE93ICH6LmlMd5sEHsZq+5VPeM244wibOSM9UVhy3gVAZukOSfMoJ1",
+	"ctzhTVdaP+fKcZOaj8/1CWude2VbBoHWY0B3iYM53dyJpKSuz7tE1yOm06RDuZY1kZO4j4So9d7nKx/2",
+	"8TZDOIh6mr/uWwG3CZSHg5czVFZ0ByxegtdGNQU8Z0dojYOJBYc3sDAfHR6yHn1DdnzYP3PN2UtOsBwi",
+	"KJOokJF1qf967r7AbxkpswwH7VSG5X30f/asmEdwCcX286fJqtsfM1wQ7m6MVl8UlLVFW9c6xQq828Uy",
+	"XysFup1Ds0mRL4vc7h2tJiJMdVWce9f6qot8qOyuxGJiog6Djg+RCoMuvX35CMNhSzm5DoLdpyy2DsiT",
+	"Zy/fjH58/fTZo8cXsd+a/dJ91RlWYCG1momC2149O3/xwt5m3QkotbJOi+dMDC+9fP38+fnF0/+0VzvL",
+	"AAeDdLMuGmC9ex/xhanERCtOVWYUr6uQ91ZZe4mTCcyH1NfAOuVOizyZF+q6jARZXwcO6BW7tScx+jXW",
+	"c3zI05QCRFmhWKrVzNFKlxG5e4bGYDWs/WS9o+NDH18rlP0cQxW4gb7ure+M8QeHJyyfZ7qYYaVVTF8i",
+	"ppkEZej0EugNnnKZor1gvTeq7xsqZ3U/ODxmcbFEVT4qFL/hEmgYYzezO/vC/dB5nFDRSoOv2+hMNjmO",
+	"6C57ga8+BcIlzpFkbX7k2vlwUahHsFEhAPCZUqXBG75SjrQygs0p0uo++ArVul/F8LOyDs0ZIDCouzvY",
+	"eBA3LRewTddf0WVjqvHiRSJ1AA7cC7mVOTNL4EEEI8tXLuQaYjqOxtA+wDEaYwwLakWpI49hnTju3uev",
+	"7kfszflfI/b85DxiL3/6KWJPnp0/jNi5/X8vX72+hDPjjRg/p9oxuBvBRXMEM/b88VOZClBVFBBwlZ9L",
+	"nlmxsX+mhMu7XCjjDiS6AQP93LC5BI8RcBsgJEPv9OGAowcQkoHnpTxrVqqBGiiWqeYJAy3FescP2PMf",
+	"SbGyTXrVvuk+aSqjWaLhmCo/Te6of51KsX+aKWnskCV0VGHcLBETjY1VeWQ/FgQd2k6Diq5f8HdyUSzC",
+	"oN/VxfmLy4cXT19dPX35YvT8/N9Hl48fvnzx6BJiiPWTo3mCZ4wPlVlYwbbbIBMGUpt2rNg0BYdFrtlc",
+	"F5nxiZQx0AEDDztxW9vrEhQ513WBOUxYcZAY+k4gMHS5Y8Z28oOfV6t0FTn0jDl1qEJ3MestU76C8xig",
+	"dUUm1AR7SKmHxL4CzI3XF88woKaXQkH01rkB9pLInnqYsOI+wc6rG+OeAcQSnheZCFuIx2KoKjOAtI+9",
+	"AwfNWZxyNSvAlYHV4pNr65DQ/V44AspN2Jg/4nXm1A7m5VKo86f7wP2VQyF9fADLW9UnJra+zlJLFZZ0",
+	"Y4ZPVj46bEKtxFC1ytDri2fxGdiSdVbQdhOg2d4YKjA4HLzJrauXWjt8g53SW+rJtcjNci7VOxeoNuz1",
+	"JXusZqk0FF2O2HS6WIqZ30yQmshW9c/Xd4FI/wrjH4T0fmA/L7V1NYMvFgsVD9jTHNBME5dTAJIKZafF",
+	"E/8YyJ8/k+NM/lW/Y5NULg17JMaSK2bm9h8wiXBaIJEAGG1ydjg4eWDt3Mbhnw2Vmessh4Qst/vYFJO5",
+	"Fbjh3kzbi255lrBcKIa+xnDPXgoOgEPlomYHRUy59tXuu1WDXaGtd8RipfORtOfMQiho8d5gU3Y2ATfI",
+	"XSX9cT9Mf5yxFruxyU4rT9Bzu1E2GmqLIs2lPY4O7HLvJzzn3S2lq3AHfiVrrTaGzfZaqTI+wlY7uv/J",
+	"Bl8pJWk1MsF+cWdGl+MdRM83LJXnsz1mzdo523C6WpfZnU64UkcPvsqkvW2FRymEZrqYaDpDC+23Z1yX",
+	"m5fWgGzZTeb1Uu5fi9W25tWSaX0rdU8FPzFZA2skTX0tHPi+zGrkQCVuBXnR+65Lzo6g2kFuH+h6Uwku",
+	"xF40YBfE/OX75wGZ3+p1MuVifI0YUdc8FiBlgJ5CPAO+iRYjRCKJ8F0xoGWMkLM6bmYLOl/Kv9hl/dJd",
+	"sOep0QhNngUr0EqnW12DSorFSyIApURflmQXl2+XoKuT0N9k26sbfLhR3cbsxI7raPjr8cxpkaYI7hKB",
+	"Yj51FVKYQ5hzM6dUQokTlIk8k+LGngU8tzYlFtuYub5tkv/+gP3obQ04FOxAGnpnq12zRuRYfcYnuQn6",
+	"Gl26BWBupGrvWXUweqQkRqQkYgThyUs2eGVya3BW21DrDbg97hAy7IEXwg1KlYsZ7u7YNeDCUjnSQSpi",
+	"cFCNEbhZYfWm7+jlsDRTnSEEZG3kblkiVq6SKtLUOgCw7Js0K3ia1CDcOzm8H/in1m1DaMYQ0REUIw7F",
+	"iHQauWn8+c0V1HB7mVrXbyh3uEU/UyQPH97QR/rlej2rQ9iOMXgtVuHZVd19//xoqiWXMMlNsy6r2x1b",
+	"WzbxIA+V3CmL6bwC4k6opst9laLdYRDprsDleH4hl5OAXS4NuxaUBQLWH2gpAhXIkxKYDMEF7RtrZsbZ",
+	"9j1J920xesL4HKrxgA8NVqCGaRMc7lvgbE4G7BwuC0aDW359Y+NaBxu7S0OpX3AY0T99zhPXaKucd+gi",
+	"dWe2yy4i+ZdVFl7yqKKmu8h1MLDxONgka85sXt8STb2pbeLyqY3BbTrYH1f/Cq2oW6VvN68DV9gDo3kl",
+	"XeTzA660ss/tVEtjL14tdGFAtNBaooJFI5Svlo75Ul6Lla/0JCvRvk+onKTE22i92OFkW2Mz0DlmzjOq",
+	"PU1T/yJo4wo5oyIIW+yn8oZsXcOnEJAXizGiQY8zfVuyBegxtJEulwbMZWLyVJrBrgMoSp5zx1KHXWPp",
+	"ignFx+CTypnalyrCzezZ6+x1qVTXLBOJWCxxK16VZqphy2KcygkV9ogEXjmxV6tc8tQM2NMybfPg8DDM",
+	"RNt1H12L1UjpfFQGZQhY0g698mGqUW0dRoOa97jS6nNvcnzF1thOOA/Y6w8+4SC6hZfqSwk9wy3LyXqb",
+	"PxCCTd9FIYhJkcl8tXf689tKDKg+wlBDFPk8tMHspsqE3Zj7iETanll97EDuwdbVSuznciFQoIEl1cPh",
+	"U1uChz8VPEslIJGpa1/XBm3m+WopPMDy7VxDDglrsymMX0NEXYm8BFJ12Kl9NhMe+mkNgJ+rkC3eXep8",
+	"tX0H3wrz6GFzlENojPuQq7NPsPtemhwIZOFYnIt06SZtR55qgvc3xlFeBsc0pJ03Iib2149yuKkOt9/v",
+	"QrXr0awIAhi4BwDZzXMUAIB9ZWUCL92+YsEVn4kw9eS6UKIaDH4bNHY/8MErNoYdGYxLGvZrIYoSkN9O",
+	"f5bZ4xXxfoiCP2YLwZVrNaHOAW7YnKskFQnmSn3+GB5NwCbyRkDXCTQS8iTJIInLlTVosEkMpAa+vsso",
+	"Qfx6KTL2nU//njGjtYLoAAHp+qxjU2KlybC2m+ypF87P5DUHr/laIAHVIWz3mmHp7dciSbBCb7AZ658T",
+	"Iulrllujjm5SlO2HRGCAdKT+p6vXCqircOKE+taDQmmZ9MsqS3RZjJhkIjforSyspWY1DbZxVp7kuTjz",
+	"uVggk7cbgUOzdanXANXb/JpCwnLMjaDWRAqGJ1ATdyOx/dD8mo7cdc0ZU6h8Dhbp6+Be1tfdmpM0i7bg",
+	"v/t7Jeq/aW+/ohvOl/KxKhafGwXTT2knCMzAXv5NAmBWJMntyfDXTSCYgO3Mg4ewHqedxNCcYLrIjUyE",
+	"c676JSZOc5AduufxCVJhz1E8VIFJgRBB/o0j/H6+6d9JGbYHlYy2wZQO3DUmhjaEhTTw6LKi4uT4uDoS",
+	"w4SaZCswEgHrx+Ssd/74cv+nh889emY1eQduojWn3O49AzxGgyVpQZQfmNes4zde1XQacL9FZY1QYC/R",
+	"LThJ9Eupuz7XWGQyF2yuTW6GSk9ZTEBMo0QvuFQmHrALPKMp8xGYj5F1l5cj6OIn1oAyIzFgL6Coyyqw",
+	"QslfC8SIRINqqNYYwBEfISlwV0JygFWVHK3xPQNN8NQ4NcJOK4i2LnlmyJHOBBQjDZWvWiwVFsw2Ykud",
+	"5RFLxlbpRETEU6ZKjEkXOhGR6yweubpt6t53umNkbz+zAuFCV/5FrGcfhwVpJNTwXIjHG5NOhB2AMWmm",
+	"de7/UQ6BoCcj9j//9d/9iHEYtz1nsHiAMwO1R8j5CtbJjch4ih8zpM+yBxpG/puOCYKO9LL0+SiZ6AVf",
+	"NXkSHIhbceRKZRXgY7JeGBZFkfzCxEy/LZ6lSShZzedGg0lXqt4txh0Glb0yr5wx5FC5LzfVGfa7CZXb",
+	"e0TGapYD0tQENc1/vnz5YqhQeIIPTsdN1YEFpA+sxYMNqsc5lyqw8rhiL8+LfI6Y33BsgH0oS6YXRENY",
+	"Zw1FazMIQ4okVPJQuCjz7VbgK7+qX8RAcq/bZihdBefxR5hHn9LKKcezk9h2BXqtyCmYBaVwVZBcz8ML",
+	"MekB+UMwGlhw4kLcxPdXUz12iPdBAT+p7IltDRocI8sBAgwhXTcd9iFU+O1cu22Fnk85yA2wsNUzphMo",
+	"bFUHfwJI2G+cEnXU2e36uUPOMPhQm9zriK2fns3Ashtk5fDrWgP/KpiyXeRix4ZZf/dmVNkLgQ0h4SAi",
+	"hDqZCBOIToSZNugJKRT9N1UJTwL2OjSJZQ6HpQux5nowVC8dfwhR1sFf8NYzOuXJrzLQ7eQHAS2m0JRL",
+	"WhsydFXv0x0h98xQNXiiaAJ406UC8noXTYyeVSCo7DWsCXQx8WthPH5uTjV3PM/FYplDaMYaJQYAveBw",
+	"8STfSFKuXYV1gc0e4XugocRvbOPopfINELVfztv4usi03fWLB6YNQiRf3dP4Jyd429E1kbk5GPOUq4no",
+	"VHNA92CeHrgMNx2M4R0TrUyxwI3oW6MLj0hyizDSEKDp5hmsJ/buGUZzaSDXXnJjGni7c43Pa8qqlc87",
+	"g8hdNQPogiO1O2RSycC1GQIy/5GWfdcT50cJ1Dgvg9cS8/7njhD7MW/b+O4r/LNbFVdevt2UMUFbkYlg",
+	"H47x0wV70EUCO6R7PMwUtYxuNEkhu5qJCXhcXhGjQ9ToTz+ip3+lnErT5KTBqoWWlIpbOgD6qORVhCoW",
+	"oPbMjf3913Tv7ToMV6dxSGL9xzqItpHgXzundtxSP5GpQGjqz5zdCV+4S36nuhi/yRRPdQrBVky8vHfo",
+	"+ag+hvU4y6En1a4Rz3l/c+/EUA3VPhreXl5jFk/MDSFaO/iZ0xL6yb/Ql+DA7wCWibHyqQTaGmvWQss6",
+	"VCOzh5d/HSoGwxxUMkX2rIOyFxg5hPgp1kedKOAl9E6Oj/uDxuGaX9P4lHF2I8UtaTnxThqkkYDVkApA",
+	"BmbS5CITCbv8t2fMPWV9MD1uB1pLh6y73FW1FkJKlCCPrW/tY76JVWeNDK9oL8OMK/0bCITsk+CsMQeO",
+	"JoP/ShEz2r4mzFPZpZ3zG+qOkbM5kFaTq1ExicE6sqKmM0TJr/lFPEjKq4mwL8JorM99nVZjb7V0mf3A",
+	"RQCUS83WcNnJ4Ql9TI97G0a9GLhzXhjtO6EmPnb+1hlJX403F1pdsCl9otNiQZiumXXH8EKe+Ii0fY1/",
+	"BS3EPeNRfv3aVdftFIuHaospjXOaE+9T0iPtawIIcfvUCAZCgLsL1oMNYiUSFHxMOUtKNYVncD9se/Cw",
+	"VIyV8KCYAAyFXul8VBjAIED6hA3JRLY9l9ia9nLa/nPh/gSHyVdNe4UD2crgW9HfvxlquN9YWqyyyi1n",
+	"bd3wPXifjEedEwy174jk+ik4g4CVjsllj8yfChMxuVhqYHFA7aMSzxZOqmvAnlgtiwVIcfkOuw/9yQab",
+	"kso53NjXCecUvY3Q4IBepEIz155JqGzbLnmEdZn+TaQSvm5moIuIdkgNVNd+kyt2xpYaJNSeYIhbDUku",
+	"EJPG6EC7IBx+fd35L5Io6CYmu/nJbs0fjSvAmnVFeEAGU7dwHFxLWFMkhm6MgQll3xGBFkO3JUtEdgpW",
+	"GnohflqYWYA+ISidCtkWnIJFK7yqK8PR+IHgy6CjnaUSLOESlSfIggzV5eXFk/1ZwbNEJFAl5dffhYuh",
+	"CQhaEhQG7FZ+PP0W4FwqtoqD/DEyQ5E92JAEIEs8sMxBr7ZZlNiJ4K1Jj742VBtsPz+lAEq+pcbBScxD",
+	"kojPqRBICulV2/ko4bJvLHOtKL3BXvi66iTRt8qaOVv1CWfLTOwbOVMi8b1GDhxxg3Jx+xBjGQ8v/4o3",
+	"2H0D9hVsaYDTg4f6brtaAyJ1JzoydmBbsYrmfgAN2KgauB8Jojiuawj0omvaoN9USKL0yD6kufg8OJsf",
+	"0aK+ztIvsSvd67Yf1XgdfL5vm7PtbA8WCSu1v+oGtW7J1s2pg7DstkMe9ytgOzcd8bxsDYYT+p4ZqmUm",
+	"7RrtQyM73NnTGVvOV0ZOgKDJ/hQw3PSbbICNB/dQuVPabk/nicW5znkas8P10xojLC5MFMTImkJDgNQd",
+	"xobKsvENh/3OB3yE4aqSSWbDOR/d4aC/sKLwGwbxd/rKzqNrksHKwjdVtY58wRPq6bz9BzAi8CTfnea2",
+	"9vy2RMtrF0MuzYfe66sn+99HrFg6Ao3nP7I/sqPDk+8f/MGaBONVLkwf+6GrKo7sD6A5AaIEmQ/YCwRs",
+	"GSppyojQSuSn1uqBnIYkiqwYJ3tAv8dIOII/jqTrNHFxntpNjigzHgzVOb7foziLd0sofkKwquMTxChm",
+	"vZj+MOJ53KeO5rwCWD2Zi8m1SBjw5YBDBa4VR0a0ocJAGBBFGoRfTKWqNBSfHB/3z6CbRKoZm/PlElD3",
+	"cj/7ck6+ozk4YygJNRYTbT3N2KecYlaoXKYBdDLiHeAqQMsyzQ4ZB+E4wDPMnjriRuqijN0BfR2qfZjg",
+	"QnAFQNT2eCBAzWoN8NH9szXLbt2wGyqAiLVSggD+rETFLk8scA7ddzVUmBwvMz0Rxi5b3EzlxTOvv1GO",
+	"Px+Oa/U9T3S2+NJBd3wzTHqbMerDkrgL/ski7V8aXLYJVha14uBrVp3Bji/V9o5B/4Oa1vxsB8zTBcJm",
+	"85pK5qZuTStxG/iNa1gJIc0KMAkeB2nM0nRVTmOG6oNCwWVbZn05nDKVlUwrdG0PVexGNSLoxTk3bJbp",
+	"W+jv1kpELCa7GHxYe1QFP1US4N7yHlnzouSmwWnYJcCyBmvjI+crDcMzbBurp2/nKw8Ft6bLIyanjKtV",
+	"REqdBuIz7Jm+pdZWyJJzwxZcrVzNMg9DkWdsnHJ1DYcaJkzNtVwuiR6iktvHSGgZffQmFDSdu3Nfqlyf",
+	"EVxPkQIBrV7IHP5EDBEZABi5Vsvg22InfapvobzZiAgJArMCCIAnc57xCbRkYnUgbNRU5LlDPErkDNNV",
+	"UHQNBRzxyH6pfBQDM8800wFz460uUiIid6iR8AQCZ8JZpvLGFSuJej2iFRAnaIiVT6GpoeLEgYurfM84",
+	"zgJO620NCcTXjPGeETKaK6QzjyOovFhioba92BTTqXxnrx8d2ymN7sfQ6YnM10jBDe1o0B8GxB/nNAVY",
+	"1hw5SHHlSpbxhiIMpGAMDvoKHafOhgrNjiS03MLCTECrcVqAgP682UJlF0SrihbBujkQBT3TNAC6FuaB",
+	"Xy7n16Lps5RZRgSyAiY4KIqWfxPs10LnHEpkHGiOw/IBoKOIHbGffgxZd0OLKMSqggeNxLuJEImHqPJB",
+	"PZ7arwYDhckETBtQAI87iSblK5FII0ReGQQFEvC+flmaQflTz73bWLZAy76DFXX3w/aJTAW+wL12p/KF",
+	"46+SgqMvYI0pD9cE9TSFMg1n1DdL66MtrWBn7L6Fafc27sD+VzTX0AoqjaCPtNrIdfxsRtsrnhlRCQrU",
+	"Ebfx4EJucCQHfYAepg8w2r8sRM4xOOr7eYg/0J4TuLdCNsEBAwgfVyaHbAanVMVZniana9akq1ouizc9",
+	"VIO7wim+/lnYbYVPIRN/qBjBPiAwV2iogeUG1p09JgLDTeb+9EpXZzBSSGSchstnXGAWh+ngvXphjOUM",
+	"TxB7TKCr0T/zYI8LvkJkSccCYIc6FjOpFB1RHG9ylEVkG7oPgEStJREi9HyAh+gY+i+pMmesEf/BMcFU",
+	"sEneIOG3QOKWDHAy6uYbETTxhVYzFkf2sDqLI7tTsSQ0/ntsN+hiwXGuhUrERCYi6Qc0OwiWFrvhD8pX",
+	"nmE7CZzzaNDkujEGFM+5GaGYxu6wRqD2rBBkggLmf2CIobHqTK4jsOLxv49jF7zQasAunF1rlql0UaCL",
+	"Jw/ZydH3h6CEpJqdVYijSuB5DyxSQmp4hAAgOlIFVJzS6UKMbU3H9ytUA186BkKv7R4E+YS9MJd/pbdv",
+	"BwCAy75kfPtbYKKUyR0iE3rSnoQDVni0hS9v+cxO8/VTTGBMdYbKSqpcZFNoo+3F8Ei9FIov5cCuOWnu",
+	"g5uj6s/A+SUyUYIdEr5HnknrUxXe6RsLngF4L2BWN0DZUuctnwly+nAGDAkl0Da3fjc2wLBeMBMiso2L",
+	"LDUDSgW+4AvxR3L3+EKQxweeM8IHE8AjaDDvKrlFwKC1NkIRBZ/166qQkJnA4gCA+YHsG52JhOWKhi42",
+	"2uHISxQiWDI43mdKY390YykdzfG13J6kt97owTxfpNXt0Ym8P1jKP109fwYf4VNDzT61S0sYouevnnob",
+	"o95iZlYmF4u9t9Heu32uVvvYqoQqMRT2A26MyM3Be7s5PnQRfeyICsNl6IovIccC5k0oVPbzXFifjgQR",
+	"6nJX1gqZC5FHTE60iliqZ9pgLGMFZxnARCclTClJw1gqboVXE/CVfeWtzq5L7AW7Pko4YNizEmYaQVwn",
+	"c4FF/pTw56vmXdRS9WHO7XKt52arq/XE8YRWO1Vig8uyX8j9caGSVAx+MbHvJlvyfF42k5Gyqp5mYWvZ",
+	"gr97JtQsn++dHh0eAuCAnfre6d7//fl8/z/5/t8O938YjPbf/q/f7a23ve2Y/uU3HCe4eVtEe3LBZ+Jg",
+	"qWbVCzGHtXe6hx+wYUDuVnMz+1/vtm2/CPfpxJg7bNOgfvUfuRS1RQE8Wtt0jJNM1ve+3+hiwWW6D10s",
+	"HRpMCcEYm142Aor2SBFhPBPqHZJ+la6sucv0sX3DFYznq7SZrk9RGoSuamntBEZ2WSXr8jJdFPCXj9xi",
+	"u5lkbgF36eMMZ/2b7OIMJxDIeyjenZi7gudYx5jarqRCemD6q7NTmsLOvTjfR6Po6Ds2F+8omo/W0f+J",
+	"0Sf2TI/uwYg7WbFuMjERELRHBG0M9pd3XD6/egVVzELVeXFdAmWoaLz0KMDmDC2zkIK+F8NaUeooYnHK",
+	"TT7C39z9wKxPfl6J5z1UfMYd8ZZHk3+Ol+0/fVR5jVYT7LkkfJmYto8jDoowkYHf4p2YFAjyNQUDcajs",
+	"1dgOmdovluOZDKxpNyLDpJJIqU6bLsFCUQ3VDsp14/uGXIS+z7gyfOIhVofKvxs+0rLweHU0/VMWTzO9",
+	"gKyMtv/fFONfxARWzh5A9n+trWj/1y3fiMPP9ATIvg0VLbsVOMrHwX9CrgrjIzHPcz6Zgz8SUy4pBqMM",
+	"7QjSGtCFG0FyIGJFJj/E5BgMVWxyndlBHxzE7PXFU9bLhNHpjSiLUwIoZrz2gC6J+4NwSNQQbBeNwy7x",
+	"pRr209wrFx2/Rq159sxHEaxB5r99/5QyAeYaCjqgYA/h5MM1j+A3K3Bauc8H32bAHgnX9yi1Oq2LFnU1",
+	"+zlYKxJcspm8EYoYmhz8fqABrIlG0KNLLjPsZjYRhZA8km2hEL2IChGPDw89yx1CIHMMHjquBtY7Pjyi",
+	"7BwItF3ToUKOvo14KawH3bhlL3Jri6c/BT5TksQ//ythDAXvbz/hzts+arnzp9htleCfUK4p1wdfWyRn",
+	"tc8Nx+OnLJjpNJWrqvX122lQ/crsd8GatZoFDbbwwXtSyN26TivvwaZ2d8aaXC9dTs5qATQgiNeih5Se",
+	"jn4jE79QUBo4h25ENlSZ8P3yLoZiX0KREH+ukorEaK/r8mztJK1qhy6tpHXZ+9ZIuq2RtJvs7erj+C9X",
+	"qcZtlNwDAp3p0iVIiXsC7Qi/tTPqKNjvfQUTWJUIAowHcurqS3kGBTKN4RI/i0uHi/P5DwqPo7NNt94r",
+	"wXz+BTpZN339zyy19uzd94Z2p/iDv9j5XojfWIMzMULUQg0Md2USPqEkFAc3KmE9IDmCtfgj6beYraja",
+	"zDWOWo+578iOPWF3oUa4Qf5oDZ8YjXSZiwWb2H1A8J1xeV0LT/mTVN8+Llfk60RAaotM8Q/W42nq7HrT",
+	"/5ThkK3jyArKHxPYlvMuAiEgW14Gdv8Z1WjIsN77cOPA6cGV0S+kkotisXd65EcOANQi6zL0z4IP5kXE",
+	"K7Wt43Boqdb0yDwbtjTgqnCVt42M7hvBHc1fNeE58s/d5dO6cY3FVEOxYfch4S13GtOW/fEU9/VFoV7A",
+	"bv28PVGVTb9T1M4vIx1Vh9vPgR954l22316YD3a6CBWkP6DKHzdR8rTElkQ9bgGVKvZtZ9WDhyxuV9hB",
+	"V3utQz9gyOFaiGVFd8mcCaukyhJLOx1pPPoiuAMD9ijjU4RWLsNbeNBBZlTnczZ2YxJUcF6OUJabKqgy",
+	"R0K32FfcCDWTVpTk5BowootlC+1f7qvZoR1G6ZzdcukIjFbk8gAb0JwvQS5jiMrELBFLoRLjKDhxOdGb",
+	"xkiOC3ZgtL1M1E00lIuKZCagZxTWCVbcjwG8c2zGpKhmDc/MCFGr5sXHYBMPfe5ETKWSWC/MqaccIy1Q",
+	"uFqpHy5tYfpbD8T0kcitOQwBRSx3HST4U3xWB/r0U/z/2HvX5baN9G/wVrr8xeRbECUfMu+OWFO7ymni",
+	"mST237KTrfprSmgSTbIjsJtBg5K5qanaq9m9j72UvZK3+jl0N0CApGIdxom/zMQigD4//Rx/P4Sx9WNk",
+	"8NvY0HM0/4g+PK4mYt7SKNn1fIN7q9EGoVcTWzW5mPwfIEVc134qiNwWfuthjEy69CITEzWVa9dQwVwt",
+	"NykiGXkAG8iG3dVQDYl3X2m8aRuPCkPW6MleJ084xyn9jt8ReII/xih5/rB5P810fBkIlME3r2a1GNB5",
+	"mdpCQQAg1wYKBKZamfqSnuWE2M9oakwfCedYti7Dvruwx9ray9lybmf1UZF4uMLGhJRVL/rxbjnFooRW",
+	"/WcwoDDHFoLAq5WSlcP3vc0FMN7Jhxm4FAsp+OLU6ERbKSjGulFleUo51EBRSlnuBlFG3VUqobA3Ig/g",
+	"annmN+FsXQVHGsWbsliAIqRzem64sISR49QNXVPcS+SZ5jLWMPDYFsKdtN5VS6fKa+VAO2ByTZw73wN/",
+	"wUcQgonC7mEOVGhsSPYspiQHh3XRtnGDBH9+8lJAkG4k3jWnKKPGlcuE3z6U25p0GSvLtz4Nwj+U4U7W",
+	"9XbXqaADwCkp3BHIG3hYDeUqo9stMjCgYoTZ22CDAqHfm/cUqwKlCHYy1VyH9/1VjRQSKT0ffJMIgAJh",
+	"c4Orucdhun1hHeQ0TXWyzx7TvdB7hwm0A8D3wvMAOLK1d6OIoZgOcZ+xrsyya9Tw2MCZX5elWJtSOdfv",
+	"/el0ebZ30O0cO49okPIt/7OuF0n7e7SXP7zv9C3iOx+6ZW+33I0FeFW8kfWi328K8u/YX5G3r7PpbmgH",
+	"o+2qpQsEEB++j3TdwuC2BG0qpPjFTthwOb5+FnOB7+0+b5ru4YrmgmVMfUAdlDHMUdOgu5sEAvAVkgLr",
+	"lJ++WgWdBJ8Zh1LHWpVUFVnfWHGlwQCeQbHkulJCrmRVD0fiVU1Vz+R8xnsXr9OR8DO9ouu9pR/5fnSU",
+	"o+KYvJowUcqE3jEfFJuTmOuAWoGuvUIF9vi4845v1K7exfV96BXte3/oBe2nas/1fPLYphy7W3HXfEaU",
+	"vgsbyK7uxAQ69kLjiJXgwyBVCVsshs0g3MPZUI0jC7lqFIpC1+EwQ7A0LOwPaSdMf43uqcYbYloqWdFp",
+	"Y1uhUmhD23VNSr0JYPF+FiU2UCvfiv//4MxDqDaAnHbqyCnjNOTIDPIvc3bD5zLfCnIttKttteEIF0I0",
+	"YAfTbChKfcqELYsQgBMD9pvaGWhoXFmoTfhP6NeQKKH8iNFrqlyoK/fa11BQf9pAG94cWwGMDPpD0b8Z",
+	"mjVh6nTtVDk75fw1g9WbDO7T8D2KhSoLALoD0QtFjYlT061p2R2g/RPkBF49c1U3Qus5/UpgUZiInQ+j",
+	"L5g6jEWGTjg7BuyEak1yv/SXhYYFR1sOJwmxq864cRwT3VWt6zPiapQqclTEPiq3tX2JPNApSp7s8MFm",
+	"AhPXoGax049oKyxDl2JV6Wt/IZA/d6fPNqRovTx5Sf7ltJf7TNLu+GpMBFBuX6kGRKqSbYt0Q35KB82T",
+	"0xsLDSmHT3qqM55/8UX2ZKlNqNY4IIAGta1Q8UFnkDZY/1EULZhmemFFGlNf71vnvjGGILuhMjX0emJt",
+	"qaS5gwx3XaulO+Q2jit69uaVv1aoK7Kq5KbvZm5M2R8/zwMhh0k55r3PNyXcf/dgrfQZEW/pRBXarUq5",
+	"aZzq6HEyqVpJ8QWM8MM1AX8DgRQztzFBwVas6w5H4puQhgFwdgXBO8W1H/dc6HQ3aMzbaNzGGecLw3fR",
+	"hMAXc3QPJGLZ7zUo/sZ7eVYpBaA2VPkICkBDUaRLAOrO4bbJyRTCEm/S9v0/IsQKXyzj9BrBSy6Ir3j7",
+	"cPYrTrWu4eJwmE6I9XVuYW8MMRExIpEVkaS11WUg8nHbd01LJ8H3EaQQri+CTY0RuPQ+L0PKD0dAeCRt",
+	"hWEkzr0YlCWsh2tm90KnkE2I8iRxK+mKtxHpRCFrjW1EnqIESpYNvZh3uaXNQJUqwL1izkSdj8QPkNDO",
+	"3aLlASAd4gq5sdWVqtzpPssoS2mfAHgrIbDsMpVgPlOyKY4IhmU6fdxL/Wy3zdmOg/Iibl/tZ0XRutnv",
+	"I6LYaOUeY4kPefcREJWqwknLto/YZ3v1DtyFoJ0dfgk3bNZrrW4OyY+E5/anRib2p38oQ9SVySZW7aTJ",
+	"k0P6PaQ/0EQgzx+ad+xsIyE02YDkH7WzYrRDGypAVNV2rkC24D26P3OvO2XyJ5ifR8mWTKb8HgpFD2nz",
+	"sGTIu017vO/og1/Q22TCwYz8qZLgrmnLswRJ5MSO/Dd5DXBZCNnIPJ3+pG3lvZ2mviIjbhZ6ugiKnksU",
+	"Rcz+1+wJgV8WIM9Hwi9jogNSNa03PHEM2Og4pS2kGqzU8/wzu0gQhDtmxaDQ8H8FgtCRdpc0uzlZyLpu",
+	"aHTkwEnEF1WWNvojBtJsIlwpPx+ZIWel9NZFouHqpIOHabvjBIiU2w06GOKdVorQS5LyCp4CmHucYCea",
+	"lYMdaVinkK6Rpo5BGvAhSWM41xnr/mANcADd4S5EiwjmllXYzjbo28uQ0WerMPROHXRHal8WUv+0Oyyd",
+	"LdtNuo4ZYix77jEnzX/+0dPRfjoAmQq22h3VGf7BaS2DRO4TyNva3N78q0hpCQuxUtVSGiBrT7J/ttSx",
+	"UsnrllSJLEjpk7syXcIJOCTJJWyTO0hw+QTTVXat+gGZKrAU4ixyZh9kRndKMEoy6V68k0cRH3+qLJDd",
+	"O2FnqOFV0dDe+Xx2YD/pYify0wHAMytZTxcdGCiUKAC1nqiCFcfktGJKDhRF4wClSUjsSSYjIl0C3kJQ",
+	"y3KC+gCbJGNYcw6OgXoDDUgv6wDuNBwIzJBA/AusFgipBCTdRuKtYnBpS5ptuP6jhkdeJxaJkEORqpjn",
+	"hKGdt1VIUamlvU70vgD4zh97yjjuZIO0j+V7yIF4IMUCG3skTIZbKRYxJQI1y8/axZZ2QRr37bSLQ9xE",
+	"27VOGEnsunpA115aDH+A+hGqlai0NvEyOxVOCpFS+fO6VQEjrrXTE13qegM+7fArurVRmc8xEyAn93JO",
+	"39R1MP9sBXqHNtcafUkZAQtF/3m/wzxLx9wB5MTZD7Grf6N+EQCuq4UsnSWegcQAwajAlv3hRuKbDytp",
+	"YMpJcg4iKo3LM5HH+qNLrDHKh2hOrsvS25gQFhlj3F4Kp828ZL+7FXOs5l72u8keyUWGk9Kou0oF8d2X",
+	"x/qx9lfGfiWdOtImJr5ARA5sSYiS2Ol0HVCNOUoJ9wpfh/Fz6bW9BX7UOxolq+niLnMC0mkO4N1x5/Z1",
+	"JD5xq6n9Kb52/57A23gBYQZGn6pLr+3NOwixjkpITT9mFApoo27IM6zq6DJ+xhx4mPZeyVkN2pqsARcB",
+	"qkFtsQEuH/xOUjCJdTkVluU4ZeosqW7ViTcHgNCjaEvwfrFLBPfr5DV4ugAtGvw6EwVI72td1uOkDlWW",
+	"N0AXRMgKHVJTDBpE39F91uw+vDjkGDBi2OMdtqrspFRLx0g9WQtDzCFPSpgliOvMK7lawLQAQt+gjv5B",
+	"9HzynaOKuRITVd8oZdDXxcnODvKZp5tpqYY0nXoWYY0dega5d8QEKNNhTdTGUjAGoOjhNvIH6ev4zKC2",
+	"FrmUKOGiwnS3TPzj/PWPwiiH96kVhVIrSFgEY9VfdYhkBs/hMYW5zstymXPAPLfrerWuL/H3fMgA1bk/",
+	"HHmIe8MW4G94ESdy9aFWlZHlpX8wtgtPkhs5ZV/vsJLXTmGRUHPIwwwDyDMAU4L+vHweCm1pHzNvABHq",
+	"uAZtgK3wFk48Lk540bYRg7xSVIx9ac0lqkc5gvZnxGNtl7LWU0qTt2bIbUUR3NtaPLZNXamheaVebrqM",
+	"iKF2K+sP1ScUOVkr+dqp6lpPlZBTwIF0IdkyObQ4GFUIp+r1CmvSV5Ulfka8hQaQ6b3lMm6EJbknxXCX",
+	"N/YeDaZH98LuBc6HevW0DDgR3Q8alX9892rH5dgwe27hT8VpBZnk1ep4H7qMQqtIgH2ta9bcXwF9jEEo",
+	"hhaGkIuFskWkwOIasmETvwDrzrza28SIacE0ZI3EL20uV5WdV8o5tGPkjdReRF0i0EIMhsjVynWW2BDm",
+	"pb+X0E7qzbJhN27CMtuQJ31FHP2mVlp1KUOIvM/5fLDjOZyOT6Ky8tPwOTR825366N7qiD4glcCczr/E",
+	"HAXOD2EkE7aSE71HFgWUNaxrcheexsIESme5TLWzmS5LJ1rmNb/QoTDS89u/JK8VGyOXeopOTd8jHHC1",
+	"NrVeqgDATPlxKzzbtW1Wh+RRV8vF4EptRN74LrEPx8GlupRLmk1VsLQExav/8M4hTbc0tURW7Ys/iFJf",
+	"+Y2y1EB16PW03pDEvkz7d8muqC26N7xWactCxRAxsf0fWVNuWH8ifSnr2nkpZqs42xVpbsdVOm3l34EM",
+	"dlhR72vcvu+ku/rR79Qnh78azz8c5tu8+jVuuq9lLW/x1mvYL+e4Ge+/CPkgBSl4W/48saZuT8Gtk/bT",
+	"XP3dUSEbdAF0XK4q5YjGODgJ4MS27Bd4nICwQNGS5VqNkSIumOjEN1RbTJ1v+9hIIP727xyFg2PUSjLT",
+	"KO9FV8EuG44SI25H9CmY3uFTaQzqm7S6BuoMguNAlqW9AdB89JkAt1vA6kLME68ADTNAxpAxFg9O0L2o",
+	"U5GELfnqqSAk8nq66GZlC16LAS5VxVCstcj/++KJX6WLJ5m4IH/qxZN/MWxGs0rYi0tshn0sxiadBltQ",
+	"1wSeuZRXmFOmwlE8TbeKrsPnoTaRoNK1EbASDA7WFN4Z10Ei6izGATmMxz/mFIi4lDVhvC9toWdaFZeT",
+	"Tc7F4sgGVE8XTylRqb0GsVScy5udSr0MlZ4vaty+sq79lgVQN5h2pK4mLuoN5FGPxI+2q+jc1bIkZm0o",
+	"OYTr6aham8ThFnbtqNOjgG641+mtGKOvvnOVnqxrRZ1ZSMobg7VJLlK3XqnKqQIrSpfjWL9SWwuLS5sO",
+	"8aqvVKdih/l0aGb8YicwJ1nCv4lgAHAy6JDE3JRl+sHmLd/EAEoP1YD0xzatA7F045wO495FOsOt+vdY",
+	"iNAaUIDxTwtRdjkZt1yCoBJFPyWD/ysqX5RLFQwniZUqb96/AwWLDnWPcfSD39abe/SGvPHN44X7aJHj",
+	"fXd9a7XuMn78R0XBR/8bIi8E4dCtO6w7rDpMJggek0JXagrpZ+R1Jv8euRuSS63jSoicrNEEKfRsphgP",
+	"bPtAPnVQB4eV7NKhwYPVdBno7hIZ4r3FlDYF0kNeqwJhRZiltHHmV+Ua8q+2MoTp90Gu3SX+N+aBDMMl",
+	"EfKCgziFyylAYWFScvI6krfy64mU1jXI6HqhkiBNkIMwh435CvPkL/IxxRIw0Ix6FsvOthaG+lfNxYi8",
+	"Yu2RjMQ3iWeLIEYY6QOumQYOs0qvgvigH/9IfBWA0fzACZykiSytZFXq9CZjdBe8KbOIK7/nWvRLW61V",
+	"rGDEe5V7mc5qCA1Qwo8bdm1M7Tq3I/jy25uMLvT+G/80FsawSoSej6Sasm25km6UBYZp6cSbs3dffYeG",
+	"K4BK7NF+ZrYEuNVw8dXg7eT7kCNiGwjqxL1BugOv/kJeq+E93Idn28RNqFdDZA++fdqMa2HeyDY+q5cz",
+	"qZYQVjrBXiDdv6U/8LIO9yjTHQryGI+D9qo9azfbgcuZ/oCuB78Dd4XooGuUxXZAgCtrdFgCFAVO7Lgt",
+	"iUP8KC6oY7AM2r5zqYNGz6iGHZULIbYcu0d2RhTXQT0OOinpzgivASoutqrrYa+DOaPC45jXg3Vgt/U6",
+	"d2UfJaBEDO+8VTcLiubLk5fJGeHJh4CsFyHQ/zf7c34SS44Nn8HLkxfDXWmC9xjxevT0wI9U8sQgkmh1",
+	"xfRpjoeflcEtZfB9uusPCqYdx4n9fcByqXtpvasaLbmg0zToLWeJdsHqTBxPXZrQwRrPWfp99evaC13b",
+	"rYw66G4XkNpuY/In/JM2c/AWlMoQdyQrQCkaa5LlQldEsBjJ5yQrFROayYzsRETdJWNiZsQ9SpvYCDb8",
+	"nyhw/N5rZ+19lh1bnmd01Um+qYt0+xwgSZJY+gHpyVvXfwggIqJY/Br6OLOgtOmKuLWZqNUUoCd0Qed3",
+	"lEn2V0FCFhnSr4aRjIko/BAo/ZgyHCNNMaXG2ObTpZKVccnHnjqclP7U3lfJDD8U9FJsM56ywzAokllM",
+	"l+NPAsS0PQGdt/JRemo+PsDTmUcKS6hod+1m9A7nEEDb+XSCy7yBJYeQjGkiqHYxiz9r4oKikY/vY2lz",
+	"7cRivZSmAUI+Eu+hg6WcXqGRhL/CMQumZIU2AeTkINzRKfzFpWZC1jQSkGB3tbr0A8nTniT0K3uz5Mg+",
+	"GIlXjKiyBIeusUxACvPUxRed9Jbh7Vu0KxhmqdS18iZXWKnOCgNYT5yhgNWqozOHV43sPElm9GmMfugA",
+	"SKuNHzU8D5NzqQtv4wPyIPk8YtF+ylJyt3lD2IVtwYc7F4waPyP3qMakYu7RDKfYiS/X5V6mWLuuwZUG",
+	"QMwE1AldpxP7WcfZEs24n+h4BVm3WyTv1nSOf6NjszMt8S3VF+KBfZpqGKnIDejLEYVCTqfekGheJ2Iu",
+	"r9W4KUIjn0XUrxoOIS+DrtQKcERTseFlBIuMNEUmMFenTptbHe0Yc21cJIPaYpSQxj1kgWyvOkTAW/h7",
+	"83QcnD2YTNmNdFTm+ZmdoUv597MMgIfpLN+TppL1l0anO6WnOpoO3MeVSHecag5RHAQPHeIZSepjiqeV",
+	"gQMjNU4BESe4JH7i97HybzkBrK5nXhr8GMAc5nLlEvTChu8hRrygQBHqU2wtSwHaykjkKzln1Qcc0DlW",
+	"UNWLyq7ni8YgmP6uIyXzxlZX5H3O//7Ntv8BXSRQIVHbcA0RNG1SItcD6cVTfv8li5/T9O7KIrytHZge",
+	"FdYYW8y9fxqTcFts3HWWHws2UA6OUDk4SpSDA1wzHRpFYjR6w8OL4La8I/Cw9BOg6oAEgYqHkfgyAnM1",
+	"YK2DQTKG2i7mZ14pU2gzRzxb+I5XVjaq5jh0t2T5YfOdH/xb6MNZMvRHKYxOp/FeeII7B5tWRh8mTryF",
+	"9crM7P0m/HZ29jblvw3fRTK3n2RFcGMw28cukQ3pcU6MksYpR+L2g893IKvbyap+KmqI0NDUJ9kd22+K",
+	"ARY0eBGxBfrrOKMTm3dNJP8hGwv+ieTLmhcZnMQjkfO/Lmt7uVTEU4GRIMxfJoINVTW+g2AwKetfyvCX",
+	"cA11i5Rk276DWX4UUUJw3vcsRCLgcC8KQYBwj8TxCSnYDgzS8NRHY6QmDAnJuid7JVn9vi4199LDch/c",
+	"YjFuIx4bDtVPUSRu+4X7peB+4ITkO2kBZlAswI/hLbX4p0REeIst7CjWeVRBlVDe7KnstcQIFHzJWFHr",
+	"pUK6nggEP6X+1AvlAmo/hHRhQJfYyzzl4mRWcu1EZde1EqWqXRtNHo2vYqmNdnUla1s5UdgYOB6QY7wX",
+	"YD7bBy8fMufCUQHfGWTPQV1H1h3Ma1wVTxNisC6XcaXiLA/S22bJoAIhEOAHNByJs3RRHCK6TFTqhned",
+	"fviuz4kB3ADpHA1pJoQu4mQ8f56A1Naymquac6Eg+MGlvFgi01goMS2lXkJGFC6ZX2aMK3JEJJK4VGpl",
+	"q1qb+RDyVm8koKFRWhs9zputULIomWqgbpORtiuIxdrUuky/w2QTbsz/yXiTfHD8gMNTVH5Mgw5JdDSd",
+	"BZUkdrHyebGozRqJ3tuTZwC4Fmfcn1CINADvFTPXnaZ9SkgCMNwQ+fEm6zrkbrQVlmQmkUwplQ3ddL8N",
+	"momEqoQGgMQTfqzNAbHXFSqP3CmCz7U4kPdVXmYJ+ZGXNYGdz6nqGjJgYunrUtUSy1WbAOtZG5k9ALhj",
+	"6SiD5tl1NWUaDR4CAXBBZ7UXJTk+RqWqeYZJx5SflewKYqXCx4bgveLj5mCQN4T3yzG4PlyI1iV4T7Gf",
+	"ViuPihbR6su++E+6f+8IwfdzhXwLlGJLG/k9JllArdgLFJs01CR24di7rkPAPU1hoZLwJl9PUxvW9TgR",
+	"sxoYjrajy09TMJh9QLRdJ/RhNOJbHI0/S8XwLXbqbW3X1uTvdjXGHX98uNexi5K/obw3iSaTYkp/paNW",
+	"nyELcZObNiSsIKUfnxf4M+jV2zrvyy1OTAw4mZllVkw5XaSd5XIJiNemmunTSNhnRA7JJwe5Fz7GZ3nn",
+	"3ryD4gK9A7htsKDD6fynOMXBHdiaAPmfdaRZN759rnhfi/sYBBsu0mtVFXpaZ1glF212b3Lppd/FmmID",
+	"Q0hGSDGVxn2u41jLFbn3QF8P9v0gx5m4rJQLoNFDQXlhtb2R3FMGx2Ol8ZK/4fLTaH5xARsBXrN4whpD",
+	"u1JGDBpdHwZLBG9sEjKK4BpDP0ERx89iBXYG++cXRdSJ7WGAb4vr+BlHgLhpEZhPBrvQAneUNE1/Q+Qd",
+	"aPhWU4sRB3ea1mAmE81WpDc4ZFni3DU6CRFsNjGj+RG/EWvj4p8mGyJ3x/Um73JaQtDjCY7GX+xs9A2L",
+	"d13mLlpd7W4XoEM1iGkaZlfLaGS1rtPeDxcXwfrB1YV0ji3vK9ffb9n+Ayqgp+HTh6F8CqpJV8oQTASb",
+	"6sSBmWygAKhD1O2nqTsHuZRx92SYlPZB+smE3IFRc3q2XTgyEt2Pf0cGIb/bvSFH4nUXcaJ2SFamRLXG",
+	"fk5svYh4auR3OL5+Jko5USUv3S92QrGMLu9Cum5Ys3H97FiuVu74N7laXXox+ouduOPffrET+BffDJAw",
+	"FU9z8K9g29JtH4NhQF1BVAc28GOPIfAqBpi7sdUPeCYfCos12nAQ/ODQo24pHMPKVJjjOELYgpWK1xRO",
+	"i2wuLjAP+n2DlFSDFF7ztN+BGJyGfmbJWzjkzRrTTcjHRmsjVytOsUVfU+LdYcdM4jFqyq1GfDG8loor",
+	"v/eiQCAZuZPgssO/QZ97HA8HNf5Iaa63NOSiOL4jk+6zh4M8HHyW+eT+bsfGMehb968QpgwEvkXMLCGg",
+	"AtnnOmlqepiF21Iea9sC3wzM/jmlmXgNYxz1tMO+woXZoFjBh1CB2gT1LbIaB4UO5Czm3NUJwzF4YIMO",
+	"wEuHgSF/5SwQzU9XrCE7/9REGzUciXPfNpQLQFo/lrA3TQ2Qcq05QAH2/OQELyJdp+WOZ7wU3fqfNXG2",
+	"oih8IQatYFVt7Wksvt66wx31fDhmru4OkZz1xPU/UmoncAja9ZkO27IdJvvxHGNdhnePZN0eTSYMwszz",
+	"NvgsaD9e0MKGIOmkzXy/mE0CkYck86SP76ztaqdcdvmhXqVtP0qKy/ZwHoxwt9E0SJE15CLpFA6jrxvx",
+	"idt25j4TSZL1vE0SSToTn2QSiW7uYz5xjT8fkD5i0g+hB0ObAi1Gxtsl3KzBZJPA4uRDLOuJuyLWAfPF",
+	"eAHT5X+dQmuJIyRiw7BXoFobNxJ5Y5flGIJdKmminwUSVCAC69S0UrUYzGx1YdgUpzjBkTZH9UIdldau",
+	"4LVhLPeJmASxG5RgkRLQdsqYCzN4efISXQw32sWsvhjJ4lQNAjqoLZ2yRnupv4P+9tSrYwtZqSIfnvoV",
+	"uDA9zBApYAOoT75L0kWSiSYuMI4c5q5JzesNzA+4m7AtzltZV5VXNBJMiY2faFCp5qBmyg1gWesaqjYq",
+	"gMFpiOpIj4z5A8QhcirkhXFqag1G/RsKyZkhfoeuzJaE88G/OFiVsvaSx+tQsxlbxMPRhekJtyei4p4M",
+	"0aSFRw2zJ/3YpySlK/Y5xH7HBqgxahrogVC7b8rMfsndpSsdT2UtSzu/rc7kZSBYXOQEG9QRxhM+mBTY",
+	"pkcOHORQLeTtOi/D57YCRJcL488yHthUxhcd4fyuA9nSxL6icT2KPqZMDbFNVsV4nL16EP1+cOJxc6D4",
+	"7oMpRTS1t9GNeFPQxHyyZQepaJuGHfY7ztvh2S1+yjax0HOr/c4kk+3V+sZ/5smDbpD9xnTcFJs/fKz6",
+	"78qL7caYdyrZ+1ghGl966oQu7okXuXMbr/VR/ES3QfDlWpcU4AWdKobdCl3bSriFveGEXqcgjBAHzRnU",
+	"YBz4LuWB5Qwvvc1KQRb1hfH/CcBL0xLwcMNHmAJEAzRIEZRqQvPURuSxwQYouu8vYjkhmdlAmguzNlfG",
+	"3pjYfoo1OaRgmdfftzhItG9spirfu8iRDL04JYh/l1FtsssuDDFluExQ5YTLBOR/YO46kdDZyS9qWrsx",
+	"f4Ex8CsIJYm3334lXrx48VdRyFod1dpP3lzVFybHFT+NP1CI9v0r7vBcX4NtVcxVLRba1MDHqj7UslIS",
+	"Cwu5UW/dYNTHiP/tREwXspJTP6EXxlYQFpUagHEh43pSKXnlMpEDjubEfsCPxWHmvlPQJ/gh9j2iDCOM",
+	"HWgRws4uTLqII/FjpGsi6roOXQG25nuNVcD3pLj/XdXcwiNFjWLze6hC/OlM/vyp3c6wml4lbo0DdlAi",
+	"R293UR9Mmtbwd+z2CLhabpKQSLU2LrjtW4+ynDAXBsAY95mxRCJ2WzMWR9E2Yw9DCWlaeZ8E1dijMoc1",
+	"Nsquu3+vTpjO/S7v9T7d8IH0wVs4DP4cauDBO+G2Wazh9VfFkx7NDaLPXPzSa4F8q+rpQrlMlEADnsCf",
+	"JB9rQF5nQopVKbU5AtLwFhM416+kr1+YKbozHBAvgrRWFhyuJpYRgXPwFAv/3K8lUMFNpFM5ydFJqRzL",
+	"Wu01jnK9NPSXzUp55a2+MEDT/zw7OTnhJzJyJhghBZjjyAGJjolnJwIdim44pqZn9YqatKujUl2rsmnm",
+	"K1HauTYXBskgbLXxLQto+IuTk7Gw16oS5+ffRUxOKkt66sSV2oiVNkYVEbw5uQwWiOW+sK6+vFKbHDvl",
+	"VTldqkuv5wBsTW/vdO3EZD29UnWjT5kfqleraZCY5AaEtQX5gi8M/xN53jsuNT/LzbqLW3mrL0y3u3pM",
+	"rued3mpyUje59gThvCGnJ+0xrO67MOfnb789mq9lVajiVBD2Ygb+rImcYmVaqc3VUWmnfnCQb+go9RQ5",
+	"ktemVC6iDk82jbW8MPDDEWCaDl76WZ7aQoncuWp2OSnt9Iq4T41YG8g7BXIMymy0FaUOqgI3VBjrFyfP",
+	"xcB/6sLk65WrKyWXl2sjr6Uu/RfyYeOc5iSmcozHd13+zcvgB5YJ93gpcBv7boRtbfRkv7j9UhZB0/5j",
+	"XyJfw/RMqCyweZ2IRKg+zNVSGVkerypbrKcHIeVMdAkbVvA7YrC0hSpdBv5Ch4B5QagzVwaEluVcNUtZ",
+	"kYcBSiaBY4UkGtxG/mHg0vcW5Ei84eb8YWYd+egGMm+BjL9V1rXHF12SU3AZo5RcYT6VRsx0YMWBZqEs",
+	"Glj6oLYFh0LdH4mcxSzDcoS5sbNAdYIGPj3YnYvAY3xwv/c/lVphBmzac/B+hxtkAANBANhhny+cn27S",
+	"icoP3yszrxdPTp+dnGRPltqEfz9scgBN8G2c3zwhn6TXe+uwJjLF/+ZnvD8p4Kwo/O3c/ggh4W7noyPr",
+	"+Ej8iL6+Som10b+uVSYC3dVUOnWkjVNAOnmtyg3muV0pwypKJPAGTQuv3ykF7zqKyc6Kgpb1nnxBGLml",
+	"Nh4pgBta34/6z6v0oKb8JxF/PSuKju3ceSR6b8hb0PHz1cFQ+HhpeGtgopTZugX3Hquz8EWsEeH36TLq",
+	"Pjj0yqU2l2sot5ioqfRKOL5VUckZsqCpmaqYslbXfWT26Wk7xNcUrtDPjPb3wWh/0H4+wC0VpPv+GH68",
+	"EzuMkt7tcfLQ0vAOJOEnFJw8cB/cUrHEbx1OqB3E3jiwNRI5IHOn6Yq4iyAatqZO00PAgW0xyw9YlUvl",
+	"9YYDZONtdAiirsuVq/USuAan1tWXK1Vdro2uc0D3hfJ225CTXljPalVB8eu4LYEjG7j/2vbZ+KbQ9f1q",
+	"KkhH9Hs0lQc/m0Ty+Djayh/zRghMaLfScNB4P8DwL6WZr/0+xzeie5cAt8slo7l5AxroHGMGjLfO4T08",
+	"oQmO1hxxMks7peQ04CdJvJiyRu8cI4kB9SkigduZ8Idaz9fetlCmWFltajcSP2AXQYLEB6hEh+CkBvn3",
+	"r1+/+fn1239e/vD662++PyfO+AYPWXceHEYBJ2td1kfaCDubQXwcB5hzdt0RPKBNLgbBiM75bxkNXeTz",
+	"0k5kmccp8F+YyjIfJsyhcmkRpWx5qF+DHKmwjrIUOTaXi5kua1Wl8KG0njAtBUJtQk39PEREkSXKJV6a",
+	"HF7CxO8eRGLcV3tyYaLjgXqBcHW1KJWk4nxe1gACSj3r8UDgrwfn4r3Fx+/X7YBzsU8kBl8wzcUnm2cX",
+	"B9KSGYkgoj9EOWRXysiVHvHM7qEj0E68Xilz9uaVeDE6Gb0QhZ2usaILCwZNXclpKG/25xHi+iG6Hire",
+	"M+bgpvo3qDDUjujPOlVcaHmlv6YmP1bVbXldTM/IRjG/C7OH+jZS9+s8FX624+hHv3fZ1XRd6Xrz5PS/",
+	"/5VuAm57d6vJRnAbV6tlshFWlZ3pUh0v1UGsFMCvQm7ZVi27nSuIiVExZyu6Ll6hy5dljtkkAa5TSm37",
+	"x8/vCC0CrgSo8PciH5FR8RmCPfKjvlIYTrpSG6K2y0I4VDK91hHRa4WnW7RbYiAbo0oQIRqInZ1b84fN",
+	"G5y/e7a/fBMH11umo/HT0cxy+L1S7qOEVaN/qzBlvCsBnCHZlJUq7LR3P577qxO3yFv1tZ2iJ0WZaXQj",
+	"c+IHbP9TkW/JvDzweIejg9ARFKHEKHdMj8zdSk1zMej4EtT+Hl8/a/512C3f4I++l0+dsDdG4LjAzndJ",
+	"w+ieH6cKlJxO1ap2cHLavUOEDFMIPTe2Uq7TnfR3Vb+Fed27VWv1oT5e1MuyuUfboYPOXYgr8t27H76H",
+	"Yd61wHsbljoVe+3cEJZy2ZMPR9JsjlBpQWOM95j7tTzi/IhDFPLz//pehOdBK3I112YcWBKbhQS2lXTu",
+	"xlZFDxXn+a/l16Fr9xyduk9NLBnHbYJAjan+JPWyxgjSjdnYdP2xoLe0vSBlkqGe04+KgVvZKwSpCebd",
+	"G+vqeaX8c6vK1nZqywjs1Z30dmFe1TH/F/NDksQTjMiRMdXMKOKkIYQdvOQdjbnnxYXJL9YnJy+m/kf/",
+	"F/iX+j/wjwvravzDKf5hZSv6wzH+gdvBP+YQNvY6Ra6LHPmoUJnAZJ9W1eogDeBnft4uTBDz/upxGY4G",
+	"5ALZ0UOWzTiOmL0Tc2JQ8oHJqsy02qyA0c5Lb1dTtvm1qi4M01PhF/1ggdlyoaZXUV6cn7/9VkByjTdY",
+	"96TWyKKolHOqkVxzYSi7ppEelWTUyGKpUXotx+Il42x0Z9gkyM+hSHXKFXS1H9McUTXAIOccJSAMC/LL",
+	"q1Iw2mYRbKWcLa/hFvSdyLW59ofu0j+aExYmIHyEJLdkskPxXEjVQDA050pv1PxtBZd/Lgalnqx+jYUI",
+	"w5F4i144t4XvlV2YhKwVYfyipjeO/gjfw0z4zZnFk+eXhne1qG9AlWzBeqR5WnD54/pioCfi0g8CXHYT",
+	"IBd66YYE54dJXpyvdGHyN2fvvvoOedJiM8yWNghJYf2VuIlYvifXaNLCo1biJv3Ym0bF64s8juF6H/Cd",
+	"7VeOpcPwgTOt/qAhYr7mhGxcbjsuzE7tbW+UOLKjJgvbuE4TEDjG4RCNXUGcGgTiWNv1dOEFPFReSUN1",
+	"SJxmDuA/6YUjXK3L0osNhNJbsMxAofhXTFYEhKS1U/ke4UU3euBYTQbVXe+L0cv2sT8kmtyYpE+G4fRT",
+	"2f1+Kg/f+9kh8O7d23s3bE+XhOu0H3fuoJPHkNrpKP8kkeeDd8vtzMZk0htZq9uS9thrfbeH42s30AuO",
+	"E3NyQ9CK9nSUROxjJLvFqbrGylCoE8vPv/n+m6/eiWdophTasfZI6hkzmzOkZ2TZiYT5E1tsTuHKwFT2",
+	"qJtmQooZLCmlnYPAJ14mMUgKIi7MFsxd7tbAuE3gyMHOqJR01kCl7VI5J+dcakrJ7tqJZj5+HW0Lr56D",
+	"jl0kKMRkMzRMDzWzVTRpzHwMGQRt48NWHbZHwBa6MF22RtD2wehINOITvtuaFkcQOrEzjIgHyhLRvFwY",
+	"vwwj8U45riyQtToCvmFVbKUhi8GLE6hwMIC8//I5pSTkb1VdbY7OZrWqujVj30CqtYbFfiBB59s/lI+f",
+	"pXk0lmgD/0Hz/18+P+A+f2ftD9JsaFTu413Wiukz4zQDfMxtNVVnj0trr9arXifjOwUp/BDwONIG/WA3",
+	"CwynoI96KSHyLaQR6mgpdTyW/iWibMSCFmmYpsxpMy8xjnJkTfTkwEn25+taVXqmCSEeG8lYSAQNE4kt",
+	"03CN6/Rti4GxYqJkBcGgK9CLC2GskMaazdKusXTLKFWoYggBoVQ4asLGnoJ/dZA7Zy+VkZNSFSwqGWCc",
+	"hhfG42JAAAeBqQWVulaydIGvS05AyTGFvtbF2ks2jAA56It2IFpEKlqmpYaMC5zqDl8trOu5s29iIv5e",
+	"MIrW+oV5rjcrVYwxPO+vNlp0QmToC8Ar/7HDQCv40aRA4PkXLx+2JOD8/DVO2i5Z9/P21gfLqbmfR5+M",
+	"TOmJZXzLVS995xTimO0Dn4ocZ1uCJmTyHBDQ6Gl1H8ZnSpPDiYIJdD5kJ/UmDr5OPuUQBG+GSfTYNpUH",
+	"xRwYqDWS8z4i7uTouSf3u225nX2BDEqFbc7l3YRgb286f3wko2+XbG3DA0IZ4vzsh++Fhluk3jT3eX+I",
+	"Qrx3RLjkgvCMstFbvXYmcvyLy5FQ0nc3vROBmwzFrP8JQE9MaBcRtAEDWwcIPny9i94TPTLRgTxgSgbL",
+	"sNd1XemJvxyXcrXyjW0g3xavJaaIxVssH4lvqGSNh8IF55frqqQDFf70YVnmoWh4rq+VEYOXz58ngJjo",
+	"vuYX/IBmUJ9eCET4cBizsGZKXi/0xsc3EqSekeAiVPH+7fdEg7p2SizqeoW5g1xpjEljtT3UnFBuJL6R",
+	"0wUvJSGur03QSeAK9yoGgo2SbhQZRhsL4/cS+tbsjVeH6lPUShxGxt79n+84I8It7A2aWdjyJTZI+ZB5",
+	"RoykXmLlb16fvxPbwhWtYNpxx7/hf/z7GD60gXxnGhTyVppmrXiGetymJVcb+lhPTjX1GJKv83E6WcD/",
+	"CuKG2MYKC8sC9haK3ltJ6r7IQUPVuZfIQZS02OSDhwzOX6e31H4iwOCdiNWmnx39Oxz9/g7ouVUO021u",
+	"VxSGVwykhVVKuUS1dny1sMSPt0VaPsFWAnIXETSvU855eTFGcoGpjHcOkiCQfG2RWVXKKYOZPkshQSx6",
+	"menAsRdCz4NE8PgNcoyvHSF7TT685WEepxMBsmeblnM3FSfFD1qH/8BqNGxXf0Y9OqC67NBzcViBWVjx",
+	"HcrVA++kv6t65zY6eSw5/jjC+xMKOxy+NW8ZFogX/i3r3uCdvYVvo8Q2qNSqlFNyFd0svL7uDc1TvhDE",
+	"lVo1ZH+qG0Iunz9ajsh2ovo1hnhvv8p3e+VuJP6ur73l0LIGbNU2BhpjCko8Ua4P5vgV8KylEJxjGMxd",
+	"WQm5dpdkzpCrztV25YLSnmLthDnhAABcC2CR1Q8ujrCI60G1WmzyoesEbykNk3rBT0AqfmIFgx+v/PbZ",
+	"nr8jKLstfTtg2kPIibvxNOrQ3UDK+OtOv/Se7fo1fuHf/YHi7629cmK9aln4YAXn9Yf6Ev+NZXNikF+G",
+	"UsHpwitDZq5GlG0KbVGu6ZD8GtVVGlKI4huiEDbMydILz4g61JijtBdwGSFSr5dcAbOU6ySpGfJ4BMlp",
+	"m0KTeDabgSXqcqBeDU97swQ8AyBbf4I9ApGQOBpqdkoXK8VKRuKfdAmy24S8Kao4pQod37Qq/PSnBo8o",
+	"5IZpXenT6LhjmnIX4ecqUegZpPPXSEZXKSUKqcsNBqwdAg5W9kYMMHbDj2zcMPDexls4o1vHT6FvgOcQ",
+	"7i8H5h+51DuuidrSTPmn8TT56+XrH885LbaZ1ErpW2wago8Kej0SZ91DDBU54eJEJoi8ULXUZS50rZaw",
+	"aQDCW7ugEhhbX/Ig8wzzoJduzjDfySr5zgPO2Y10YuYF5HCvbhK2ArpBD3M97Z8Z355O4AG+OHnR+J5x",
+	"DUA+MairDW6l+7BvmZGPJyI5UqHjXhXMdusLeITOnf06yrf/LPslQcxsCa7Pdzi09AUO5k7WCK75fSuT",
+	"HJRCF8kRGYfINDD/EPPlR+sZ/j5Xwt4YVbmFXiGFWEvnCNdzj8aBKKnHhb0xpZXF8W8Q0O8n4UjylIKm",
+	"oI6IornUxsty59ZY/RBS+pExnLD5IbmH0rmsERgsKLS7GuOOPn9xYahfFCH0X/ViIIQezl8IBJQtN8OR",
+	"+NGmdftexi+UJFcUJiGcEgrsFVCgOVXOLuLO58sfZ4BTBKQR3/1w9hUPDaFVjFxqxAtoyRz4CwwPUh8o",
+	"1evCqA8rXW0IavGMesC0oktZzmy1RFMML0/fmqzXlYrCCq+olPt0DLFi/2XAkb1SJmafvXx2Aj9TZ5iY",
+	"1Gl/afNswjakZUqloDhfr1a28rfOW79Hc87Rcp25xjRj57hWr7F2eq+g/B/H/6N57kLawkQbifwfh9Qf",
+	"4gifOkHfTuThUhVaYs2SxhuSths8gaQNx1N3nVMB8VfnPyV17gnfPBAzQQQwyA07rVV9hECzOSeqGE6Z",
+	"RuAaf53gFoQ5+Ao7ePS1divrNI6hfbByWddyuvBdGEMmub/y/3bxBPXWOh0w5JnHUquLJwAV0V++mYUe",
+	"cDbIb7vm0+n/S0GSzqZWrvPLRMXhVyZeGg8nZ+kctw4QJIn2HZ/R77urnp087MjgcC6k49M9enAjtieD",
+	"hc96zD1ry/30ikGBcBhjD30C1xRusNaHe+xOeGGn2ZlkP708+etf9uKjtu/EVaUImIDvhn5an8Dzmfae",
+	"X4NhZAL9al66vPjLScgczjj5hyT2Lif+hcFEgMkmpEQjQNYGDYyVrGpE0hI5/Xh6fBxgtZGp50ptSEf2",
+	"7/Vp0cmNcvKyv8DsDc8Rb5D3VXlv1DHGtx+bfF+V39qKG35oPxun83L7e6vO0s3why9gwN0BdlgybMbr",
+	"IN2PFYZtudE+ipT03n/+3kE0TIYj8f7tK7SKwToFft11vVrXTmgDub1uYav6qNTX7XMaMasDC02DXjeq",
+	"l24kzgCqQRW+PdRrk3OHN/eV2pC7SQziKfdHryPt6Gk41OMLc6U2XAVcSsiDJR9RU/V0Fn1Uzc9gAu41",
+	"MRQ4PuReoEAPwJGUgf6CjLRkuMDauKCqayPOX2Qidy/CgJAyoVHDnYwxZqwzOhhTLIDuhco+jTG7MPjh",
+	"nOYP/QkvT15SmTJN1qGUweOYHJWhSo2Mx14XuDCBpTfbqsp76QUkCkE43grlY1Qv/HZK4yAX5sIg1iFs",
+	"Ge16hLsY5HiTu0ttLumPOTzSWZvwFvc5adTvK31PspTaeV/pR0IzTDvwWW6m6TNYQd+UZCCxGhOxU2p6",
+	"eXekPqjp+lDmf5CQ8Q0G1kFiQv5zE+IEaMohnwacqnqpKKEusJeHFy918SEH9gplCm3mw0woOV1Ee80/",
+	"/tRxtr8fmBjA/zYPfeC2BqFHtU9U0AWaIzwwlRUwvITafv+lZjbzEIFNHQl7lJOVNFSKZNRpoFkJg6Df",
+	"AMEHwqcbVYOUCVzgYGde6dUK6q8QDdpQ+ECDLJ1acB+oYq6cWKgSBLCeYoEb9IdSRgc5fSjPRIwD+OVI",
+	"1pVK9Pxi42vK5UNRY4mJVwW5aBk/PZO6RGbJubUFuSww+166K/dU/LpWa87GXBtInaXZpattKs1UlVCm",
+	"QXcXzm8ljZNTJocQ/g0CTERCeXZ+AcWBopqSKH8JitESLgxkTeZQnJHHDgyenZwwxwwowZlgzp5n2cnJ",
+	"yfAUnSK8Wku5Ier1hV07aTBYxJ+DDcRh6XwFPEGItonNxlxh3yzewYz0cZY200ECj3BTROzUYulxSnkt",
+	"YFvffurCXiIbCHEkkNC680PD1HUz7jvGMriAYqddTYDTclKqkfgGDhLkNDPSZXcO/jvprr7hr7zFENwh",
+	"dTBNMUKernZf/ST7pvsLYPxnGkLloxhcuzmqw35jmg7o5gDoFQK5Qi9LB4g9+O8eO/T5fpqOPf1isE48",
+	"8X0dwV8PButsLOw5vtvRkzf+PkKI2AzDms8yJKidI6PW9qmly1A862c28XdXY7q00cv1Mp2c6G/a6tMZ",
+	"N7VSFYmPZ/6+AKGQtO8Vrp4eQKfbK0ZdOKEF6+/RfdZQbR26vVinIGLBRd08Xn94xQlBUpuDTpSktkrU",
+	"X8XyM7AVHc3kFKLjbxU6xOG2q71IJt1oS/HIqN4FIqyTjRjkWwLL3+ZBRoR/NPWkNpygNGK9cqqqI8WE",
+	"JEolUaWdA4R26pTzGo0sBRIcSyiXWFV2jvUYp8n9hp+gxOhGhHnw/OTZMBOlrJOWyLxrNIYpRL6JwXN/",
+	"zBBhChUZf6EQDPE1xORvZFWcihx1jdyf1JyUjRyzCcJPtoo/wXN+L8BV5mcOq/LxqaiXwHp5lZSCNCGJ",
+	"G3vjp5MtdsjxplwI6GFgUXbC+XcGulDLla0xog+sgRBih5FwuYvXH2AHzLRBKlvfThJZz0LZP9X6kz0O",
+	"eXqstolBEnNIB9qYn+FI5OjFyBsjgd6DLs0FR8kHYEqVPzB5x4M0i4nhjNkK0sSm/AzzB2bIIJDmQtQw",
+	"W6BRp1sFVSC7RCg3A19CbGw8SeABgr83EMmc8s+nmhHgvAV+cFSDMpFDYqYqLmWdR3JI3pG4tTlvJO4i",
+	"Py5+BrupisZs+bHyznJ1JfV8UWPjYVvGsS8kZFxST8D4wfSc+MXYPc2Gg2ttFvAlsJSBvWW3FBFAf8cJ",
+	"JYRA5lSr1kYMEJxPfUBKnXyYUVF0yJFipGb0mNx4NZ2XiSKaZCPQs0EiPXWovF2ryhFnKWuvTa73k782",
+	"DhRp/CholJlroxCvow66n6NAbDwg6ZClyBfrpTSXlbrW6gaR+0BHLNRUEx8p8qJmISaRFFPAy0f48hE0",
+	"h9YSr0yODvPmmUR8dguAEs6iWu+f8qODPtGcQa5pND0p2UbYFbAP+SbFwpaFy9J4Mf4whOX+ub1hCY6E",
+	"xVV6t5hkZUkbTSY1lDDW8RTAQ/6uWALWSEFpWsbSAU2+nhgN2tVumDEqih8mgC8inFbTErYm6zMATxvH",
+	"if8zcTIgSAfLFqqSrBI3hKMAhr9ObhBzCwxmFrXhS0j/OrWm0DEGH/6JBoW6luUaJogPjl+4pL+Z+GXt",
+	"OGYCirW/26d26QXXaWONvNWUCpNQn2jYio+IMm5hbxxnx4U+EVWhdI6qkyBtylZiqZa22iAgAdnpacs4",
+	"ZyCDR5gyhor2pfowhfSGfDiOcmv3+4w4w+5fTZWs5ILJ/U23GS3lh0s+jjmCv7gMHQT4aaM+xG066PT3",
+	"+Ilc6PlCVcMwv6EdSvDKkosn9hvPOkmF8NVxwwHReppteeg+biubPBP37qBx7BDqjVY2fp3z0rbUpO2r",
+	"PjkfcCLHKCaUrIMwTFp86gKkuik35J9pdhAzG4OTILhuVJH4biDczYkN4HCyFRv6dIhZQMCgcLvtdPBg",
+	"CYDvfuMatzPh1lPEGqFZ26ndOD+V2yNageckOT39n+fsmKgjyqsIpncjN6mcb+n1x5DZmYPopnwQCZQX",
+	"oLb/Jfjl/TC7+tLRDVmCDG0cfKgzpO/6R8RCyaqeKFlDzqyX11T7Rw9RwLYEs5+SQeGXGBPgwIkfwBB1",
+	"DmNvRuI1bINoUSfKv99IjUUkR6O9MafhntamUB+6bxIKA5MjVIVbPvizFvJaDcn9xTxNpB0D2hZWHsvZ",
+	"TE3r5qJjhOQ/01MWXWJgx7VUGHZW0ukdia/ge66PLiBrZK96BbKdvIrba8z12iHK9WLUEf/x09ww+e+V",
+	"fLPl0XuUUFCjDz/revFOzt3Zm1e9dC4shuhgwlYiseYlIlW0gMfjLsvFf28/08SwDiCKz8m6dxE1Q4W1",
+	"5QDa6f/pCZbhDdKfaNByD72DuwlCKRhfupG6TmRyEpfyAr5pqLES3RnMRuWRhBP7VrZCZmSFFSKPXvjE",
+	"XO4z5CI5dzQNxZWxNw6LCmpv/VA6LgvE2sJNLHSK5vVyJH6mEWOsh2/trOm/ad6ZAZaM0txOo0sLfrqW",
+	"BipQRGlZVQ7Xso36JywVJMKj+h3WouGeGsC/ulTUlhthbSgzeygqSbBUXiHgalBSCsNt22GGoRsnxDSQ",
+	"ZA0Agb2h7i9SC0UihRgAuDBYw3bGF1IWLCZQ6Ejtix/MhLFV2oGEXT2IGKwy0pVXA8gVAB4FoExPuta4",
+	"KeG69b2f0m1n4wTsqs5Ajvgwjv7r+IacRYhsUIjaDkeJM9TRp8FlqoFboKroC07JaroY09ZifRB9dmAw",
+	"YkCJf45kKZqmCPDbB/QsGQpw9fv1MEzGsoYCHZBCOZrp71gfS2rEeFclTiWCJG1upqaQH7YOAMRKmvof",
+	"a3xZCDV6XYue4iQSWecj8RUiwIB9+2Farp2+VqeivrHe0mQXAsHEYGgbzm37YJB5GjVe7iKmsgTtFj9B",
+	"+xaddSwwgj8PHwZxEVRh10C3aInZvOmHjC5gPMr7NGieLPS3zTSICyacSvT51BkxaLgehg1f3yAxkfMh",
+	"96Lb90HUfWF6/P4HZEXb9LP5XXcanRm0hDTpeLxoHlGONZxgWbKB0N6Mg1I6fflGE7cjG26sGVMbfY7p",
+	"O1Bsod8H6bWwZR9CrW20Aa0+klb7Fa5pc8x7NMWQRUIbwgvXm61LNJwJ0nA78Fh+tKlnkVSSccu0edgy",
+	"scfJQqU6z5ZDlRUwuD4OVxLxsb25VGkW0+EAi5TwJAvybSPGOwIkaxP+01/x1XAcLFh8qVIkpSmBQpyV",
+	"JRGS8j0hp2izNzMZIiVLR7AyuXzF1HrNkXKuUqO+rUWw7JxpL7/TsJYsy4YCIudz0pjQNT7ezlShrBA1",
+	"g8AHEEoCCJP/K1wBJcx6Q7PBIfWOJy6LrJOBxOwTP0YTYjYRzAi8Nptm7sxw3Ew6+h0+jrkGugrOmsIM",
+	"hlJfKdgBrK34Xt8yUcdbp/fNKNadqxKnWLtW7s9tUns+NpWn0Q1/gB8+a4eanve3PL/7NhvD3qzUjsYv",
+	"4ZM9PXi2vwf3mfvybWlvaB/fhlEukb6fJJ9c6L+7gkG0ryf4BxZWdeImnRHDvhQT/wCGj+eRuctt3SYQ",
+	"y4Mk1jSM56U18BegKQp5rNoRgX8xErksijykjUQkct8YpWlKQxkxAAaKPwPxNMQayS5vpxgnOb61nMP/",
+	"RCcHYxKNRaXcuqxFTk7AS/ymV91jQAnDcfCcdtBhyBDJkdgmF87O6qNCxQBlSJ5KxjJgE4WuAa8Wk4cR",
+	"7DwEbbUFpP1cTjY5B3igphgAj6yJ/SVSnXw4xism96eQhwVpHQxy5Sd9DagHxMTDt2/SOfIGyXrPNGKU",
+	"hmfyZiFrNAvBTcCtY1IAZCDAJylbN4Fh91/A+yo3tr6E+pqcuRxgfLKqJNedcB42GFXuFCKv3t5aV9Hp",
+	"Lo347t27N/hMt/v9rJ0+2nXJDnbfsqfigSMJI/GqVktMfwLvQwQHiZrKuBFfROoRXavl1gmlnAeX1K1k",
+	"SWLPCGFFHKOE6FoM8v/+7eJJaacXT07Ff188mdhic/EkExcgTPx/af+PrWv34sm//v2vfMjdB6JvQy5B",
+	"bwbLqtRgzqplUG5RzhS6gAxslAs15p2Ho5amjeF+BFuRziQ+Hs5GgkUsgcNkuZJEWfmP89c/Yim+O8Xy",
+	"xYoxP90KXLIclFp6lZ+mCVNWHX/Jq9dYzj/In+VC/bqWpRP5s9EJVEoWBSfEzKNFRn2LAg+cgu2jiH/V",
+	"xZhkD77j9waGmBkXs63JYVMqVXx1zRr1tor3pZ/xN/5/EkXvPqxpaCO5iN0jGdMd/ditDZA4AtIYnrps",
+	"61w9ZFLspxFIOSsoPYDugT1aCJvHa+fthv2mMTzXTkw7iE5ZooIna6JfGokzs0lRP/zZjOIaik+QDXXL",
+	"a7WSrivFsLb4VvdNwZ1umtZTu5xAzkfurVG4vrUhjywK6Nrm0UlLQhufRWcdOtj9U2l5YadR995PXm/V",
+	"xZ0bdnsehN74Ixm8W/8F5sWhr76pbLGe1rd76dvKLm/3xjt78PNf6rLUZp5CMdG792nmJKt6GzOncZL+",
+	"HMn9jSEnAmmC67aTmAIFDiZqtvVJ0LtyubRrA0FAzRmoK9yieJnj75gQ5CDS4tZLVcRQa0teTCtVaGKh",
+	"a7d4aD2zGJAWMAE8Fq9AozWSoZgBRYWzvkImFnUbWwH1eNw2iqC2INFkKUMw1SM5bZUB7iAzfiRy5Wq9",
+	"BOtnal2dC3utqioop9x2JWs1TtgmKTfTkSVGc43VCcl7T127gcuVqi79mmBAGSyikOjKrWFlJjQ62hXD",
+	"6ISWI3MNdtc4JftIAJcwaZcCrZglDHmGbmHXZSGcwkBa/oorBqabo3+qTX4akwFD4B50YK+6+r9oI56/",
+	"FAu7DgHchMQqif8HTsHUYvCPj7e/6a2SYG14xb8P6E/H3l5eqc1lpfxRyPuykkBS7Sv3O/MH6Ne1IgXb",
+	"K2B4btU11FSkDuHtikWhi5Azuza1qmLNFkIuRO9Va6p73WhffHGQE+u+EqxIvD+K1pxcLXtRgGGNvKHD",
+	"WVUhnYCDTv7gtvf3eGs/3nnW1S0G4W2v9JL4nFl1F5lVUTo2bsXOC7hhDxyHr/TYBefr5W3NAqzyJLFv",
+	"yYclpgvrFPymbSEGssTCNwJno3A5qd3GVqhva6ojH+4xJfxxAOjRAw2J0V0bA+yLqZRwWLE02YQ58NJw",
+	"zP+K2S04o4x/ivOShtI66RrgqJ3Tot3WwPhsD9yhvKNF2I+DV8vyj6/9w5TQYFMB0C+C1vXi+PrZ8ehG",
+	"leURoJ4d/3Jz5Ua8FJ3i6A3hXpNGikyngMGEOYkIw1kvEpBONBSA5BkB7BzEqCX6KX9WE/FPtRHnqh6J",
+	"d/AzOoPR755AQOVXusgJVWrk33GisrWs1Sm5FOFZF6G5mbpV18QKi61zRpctC3gFvY7xLSxZwjACg6Ey",
+	"AF+SjgnZoQQmXDkCYJ4uKIVM1eQiAh6JtPJsI5YKfg1YczCwTg7ZTgn0j5ureyV3/Iez5mc1+afanKu6",
+	"71Rtrd0dQym+6dlZjX2U7G2/m1sbu7Rzu677k5S/MVDEjMRVzQu1XaXuf/nHz+8arQNn3hmJConxwC+B",
+	"7jcXg7M3r0RAJoPyD65DXqhKDUcid1O7Un8DpC8qs6TZG4qQ1EedSzCEnTI140BmIp+XduLfhzdwx7be",
+	"AY5HuEMxAa3zWfXBd67VBuTyYtRqVim34NPD1a+mAKJ5mj4sf7kGDHyysZErLK4WPYMhnBTvfyS+AmJh",
+	"PETgOQBjEQ69XOkrteFzH6CAWjXqCDmENkPrJDVYjCFnhEKeoVCyhVvnVHWtp6qL3hg21B7j7mfoYJiY",
+	"2vqp6oUg8bugYZaFM/QE9saT7Iky66Xf4rjYT7LwA67ok38dknLQw0fWWD9Y0kfIB3gc7uHfniA5tz/C",
+	"Xvr8uyF/zvXcCFztHSIG4VV7Jcwr59YQBuODNpDbYgRN+cYha6NbQEiu1pNSRf/G3+27aq3EsThfrwBi",
+	"s2cbIwrYB+0g+3pKBw3wxkMqPzZH6nxg5GsRlfMt3DyQgPUQ6R1uKmvmBO7N7pRn6BgC59m8kqaGhJq/",
+	"Mb0fZpyBCwaccVNZVRuRAzt3zlUb9OhInFET/KcsvUiRDTdjatubhQ14ZEFa+MYgvR5naUMXtRSFgkAl",
+	"WDbwum0zJ5Ulh2SDO+nlyUngaMaiZoJJI651Zq2H1A9w11Bix2mAi8iJS+oS5ibP6IfLZCvlIn9FhFOl",
+	"nWuTcs+n4BWXU1uo5IvpY92LQNvuErZdz0o0nxmJt837AEwugNM/Wjt1mkwF5zagdtbY4cEP65UwDP3a",
+	"FW5LqBiKSLxZ1Lf4frFVcMDAXdL4cshWwHqHzpX0m2KilEnXPGW6OEmLwbdWqGPCG1N0GdM+xnyfoqty",
+	"R7fx2sMRtq/nQlWAwAp3pq656sLB9vPrBZNcKfHayzLxfHRC38SkEjF4++1X4i//8+Vfxf/3/34xej70",
+	"2jeJj0i/yTUqSjQwuAOFLjHxwG6nl/08BOnDkiUAm6hlyES9AQcwvvXUES4o+MpTzwTMLlARODFZ13Ez",
+	"lnJ65RpEMbg8pZ3mIm8kbiDSKnyaYd//hQuGVWUkqvIxg9j4RrDhkCwD4EHebJgbC+rEORPnpDh/DbVi",
+	"BfUJGkp+kc8Z2vR/Rpk0jn4YxC/oiDA8J79z/lbV1ebobFarqsPPDJfKO8L13qmJRLlJ9o8mxm5m0Pdd",
+	"pEfG7XPulcLALtjYqn26TBQrOyHnWJ3hluHhpOVefeYe6iB8e4/kd/ZH9RwP+C5XLckA0spO7nborBd1",
+	"tp5cHoIZ3RsSayoBLXiiUJwNpOkWQMM/kUrpVaZ/qk2PPqmNgER+nMWgFu7WMf0N1uuOYYbbYOqRSXML",
+	"YzWg1JBUh89gMvlI7LZjxyArI/TqqrIzXarjJRG7SbNJttFdm3ldvhE/xPfufpl0Qxs9B4foEDQEzT8m",
+	"feo/0CzaHt/uzZvwMPYkHRRKUYAjkluwJk/cFpi5iB483ufajAQED8nwqBTSgWNWIjyC38AM66jwwwcH",
+	"QCr3NyYQH6ds415hq+PLEHEBdSx9k//IQITwm10p6uKNmpA+wDsZFS3AeUNwIop1wFXrz5Ko7RxthWDi",
+	"hS6FUYOmNBJfWv/EZqUcOBr556cuuc7x3JDemYy/hVeFpx2w26joGOH0iL4WdLXvkZY9aPvWqCPisitQ",
+	"OwcUs9Yk47MR8f1/PqcQPsOuhUnFCqhn8LMYAOYfI+ND/ZA36HBzIOEAFmqbKUWHtHNrXPYANd/IpAWC",
+	"I9TgA3oj5+haA9nTibXh77JgcwDslHaY5F2IAdqeuILDxN6QKTPLPkOyw9KgVAMyM2hXoFnKkEFYJS83",
+	"DjfUx5nsfYosLPcbAIwLUTLJmi1OKpbMg+DHPZrwj+EJCGDcIANAAPzvcGj+///7//FK+fO/wAD9P3Os",
+	"LNeOkA1P/UEspTbiu3c/fA+3EA1cUXJkciaYQ9m/7Rc6XAZPHRFm9hEWetn2PeLD34daiY385+qVgdys",
+	"AumrCOY8TK0LPhG2QKlmP9VCd18tX8oijP9Pr/sh/0lLDoPUaF463VfpQsmyXhxj2pkqdqiCEeaWMar8",
+	"Kq5XCKBHxW6Vgp2VpYU/AFO1rqhjM3I/YMN4lLIA7atdrachClAQv48X2EZNMfvA2jL4dwIaMBZBTK/m",
+	"FRDOgAMS8CSASrCRwgV1DpjDh7yv2JMN1tcXal7JglFbgUY1lqHma8MPc/ACkXutqYHR3nilc1qp2mVi",
+	"YV1N1SC2SkeAdieVnhwSkvuaFuc7aPs+lc9mS/ti3+QD9r2naUEIPJzB0V3zf/7uzoVVu+swIveINzNu",
+	"h5QXZONqtWwetVJfK6Ncfxn7O2CPYN8uJVmCsQWZr5zK4pUXYCVBp3FgiRREUDtRTOxsrCjUSplCmakm",
+	"J5uMh8uua3/NBg/VkhCGZuBZ8lexRjQiqICKHbMQ5pJVnfZx+7ylGCPQe0wjDQzF/Fs8W+F4V0o6i9Yl",
+	"OksPD2N/z7N8r9Dw2MYBbMGN5bvzk/E7OgLWNu0g0I7iBrrjQ8Kdwz2553BUShb6VqcjXjpAwI4wO5Wc",
+	"zfT0tHmJ8K6kpN86HBN/g3lddPCcsSljJvdSz7loF+4YoEf1CjxQcwG7Cfj6Q1Huru0P7vme7W9sfYm/",
+	"jxGYHEalHMVJMLBU6GtdrGXJGqh433c6pQCeookspZkGJZ7XmFPeaeYOP1Zvw/rcKzEVNbJvP/PCwx6Q",
+	"xSbgo9EGuPODdlDPzmrAhkF8K1goQhEbp3POiesQF2n3+Q6PX+jy7vN3/ezYm1dypXdnaKUuQT+llYx8",
+	"mfnx9bPcnwR3JE1x9IudANWfqmZyCk9fK0Rpt+L1SpmzN6/Ei9FJxkWlcHawtUkKIoehIUDi8t10N3I+",
+	"VxV08xYXwk/PoM2V/ppIhj92B7cW3aRjCkzGowiVQVSLPVu562We1+PrZ3Ee73p/HNzwjp2TLsk97Bzp",
+	"xE2l6xoIp8Q5NgZxgNBhbWgLHb4d6Dv3tB06u3nwbugc40PshoMb7twNB/h6wRGD4cR1VT45fXIMubz0",
+	"ra09YwGuEOMF4NwiTRtkmSMEZOymZHAbTn7Cbm1DtLzrTcoSg5x9y3lGEYujmB4zzLa9YFlidbugNYTE",
+	"eYpZJN0C27ujU8pIU0eAIeXsupoqKlHDRK8PclqXmy2m0eTj6Z9dRyvkfAOPNw2ZEkccucabrkR2FusK",
+	"CuVd0tTa+XXcbuJ7a+bE6ZrG+Ga2Anel62x8nLjotQPofgM+2HTiVvroSm262jw/++F7yhIBT/6RNX7m",
+	"r3XhG1y1KonTPeJsx+e+grpBDNy7jHWoTEx0WYLOHHL9wQPSLAMN3+Z86I4pkma+9i8tbaFKJ+S11CUr",
+	"47PS3sSNJOckNuij+EbHN39Cn4xC3wcUOxZqpg0RMSxloSKNCXjWi3ljPaHdrrmVfikp0UQmnHYNUpIB",
+	"wusils0CSnKwrWGriaNrrTrbeQ+bI0KTMouHrTh5mtpsfzA5fx2ffbvu6m9jZ69UdZQQPzZmJUGi28F7",
+	"Zme8+4hVxRDPRQoHE8huKOOXYGuRwCgllBk1YbGOdvbhHUBN0WQHbL1A18DoN3Cq7Kxufxvkbses4dwn",
+	"pDcrZL1KkdYwk136+fNW+i/rAtM5CBYZQT6TBlM+mB6xjDqig9WUZdzKcAxQ+ha6UtMa/wJyFp0h60Jb",
+	"RE/iT6aiwz/ctbfRVwfCKSlZdZlQZlptMDBcYzYvBIgp+45oKGMDiaTrGVnyeTGVtSztPBzytGkxAQcm",
+	"CQJcgaSh9NGOlr5hVMXz//o+GL4uwhNhcBwya1Ip+Gt5FB7u+Oorg53ixB7MQQrfVarAj6fnxj+JpD8d",
+	"H2SdC+9vts/9Reky8dX5T2K98tZr5sUObES855F7N2mFr/7uLexsuWafc8LkC3dpL/V4Oghm9f33v/79",
+	"vwIAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -10,6 +10,53 @@ import type * as v1api from "./v1api.js";
 // The documents' types, for naming a schema: platformapi.components["schemas"]["…"].
 export type { platformapi, v1api };
 
+// Schemas of loopwork workflow platform API that clients write by hand (FlowDefinition and the
+// schemas it refers to), by name, so that a value typed by one is checked as it is written.
+/** Parameters of a condition task. */
+export type ConditionParameters = platformapi.components["schemas"]["ConditionParameters"];
+/** A task of type `condition`. */
+export type ConditionTask = platformapi.components["schemas"]["ConditionTask"];
+/** Parameters of a delay task. */
+export type DelayParameters = platformapi.components["schemas"]["DelayParameters"];
+/** A task of type `delay`. */
+export type DelayTask = platformapi.components["schemas"]["DelayTask"];
+/** Parameters of an email task. */
+export type EmailParameters = platformapi.components["schemas"]["EmailParameters"];
+/** A task of type `email`. */
+export type EmailTask = platformapi.components["schemas"]["EmailTask"];
+/** Parameters of an external task. */
+export type ExternalParameters = platformapi.components["schemas"]["ExternalParameters"];
+/** A task of type `external`. */
+export type ExternalTask = platformapi.components["schemas"]["ExternalTask"];
+/** The loopwork flow definition DSL, the shape of the `definition` object of flows. */
+export type FlowDefinition = platformapi.components["schemas"]["FlowDefinition"];
+/** A dependency between two tasks; `target` runs after `source` completes. */
+export type FlowDefinitionEdge = platformapi.components["schemas"]["FlowDefinitionEdge"];
+/** How often a failing task is tried. */
+export type FlowDefinitionRetry = platformapi.components["schemas"]["FlowDefinitionRetry"];
+/** One task of a flow definition. */
+export type FlowDefinitionTask = platformapi.components["schemas"]["FlowDefinitionTask"];
+/** Parameters of an http_request task. */
+export type HttpRequestParameters = platformapi.components["schemas"]["HttpRequestParameters"];
+/** A task of type `http_request`. */
+export type HttpRequestTask = platformapi.components["schemas"]["HttpRequestTask"];
+/** Parameters of a human_review task. */
+export type HumanReviewParameters = platformapi.components["schemas"]["HumanReviewParameters"];
+/** A task of type `human_review`. */
+export type HumanReviewTask = platformapi.components["schemas"]["HumanReviewTask"];
+/** Parameters of an llm task. */
+export type LlmParameters = platformapi.components["schemas"]["LlmParameters"];
+/** A task of type `llm`. */
+export type LlmTask = platformapi.components["schemas"]["LlmTask"];
+/** Parameters of a sql_query task. */
+export type SqlQueryParameters = platformapi.components["schemas"]["SqlQueryParameters"];
+/** A task of type `sql_query`. */
+export type SqlQueryTask = platformapi.components["schemas"]["SqlQueryTask"];
+/** Parameters of a transform task. */
+export type TransformParameters = platformapi.components["schemas"]["TransformParameters"];
+/** A task of type `transform`. */
+export type TransformTask = platformapi.components["schemas"]["TransformTask"];
+
 /** What createPlatformClient sends with every request: the security schemes of loopwork workflow platform API. */
 export interface PlatformCredentials {
   /** The anonymous key (see `GET /api/auth/anon-key`); only the authentication service accepts it. Sent as `apikey: <anonKey>` (security scheme anonKey). */

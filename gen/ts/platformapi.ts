@@ -2733,6 +2733,37 @@ export interface components {
             /** @description The task's type, always `external`. */
             task_type: string;
         };
+        /** @description Parameters of a condition task. */
+        ConditionParameters: {
+            /** @description A jq expression that yields a boolean, for example `.score > 0.8`. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none; `$input` is the execution's input and `$tasks.<name>` the output of a completed task upstream. */
+            expression: string;
+        };
+        /**
+         * @description A task of type `condition`. Evaluates a jq expression to true or false and passes its input on unchanged, as its output, to the branch the result chose: an outgoing edge follows the result its `branch` names (true when omitted), so `{"source": "check", "target": "review", "branch": false}` runs review when the expression is false. The result is recorded on the attempt (`detail.result`). A result that is not a boolean fails the task. Its `parameters` follow ConditionParameters.
+         * @example {
+         *       "description": "Sends the extraction on to posting when the model was sure of it, to a reviewer otherwise.",
+         *       "name": "confident",
+         *       "parameters": {
+         *         "expression": ".json.confidence >= 0.8 and .json.total != null"
+         *       },
+         *       "type": "condition"
+         *     }
+         */
+        ConditionTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["ConditionParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `condition`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "condition";
+        };
         /** @description Confirms the plan; moves the conversation from `plan` to `build`. */
         ConfirmPlanAction: {
             /**
@@ -3168,6 +3199,40 @@ export interface components {
             /** @description The number of rows over all pages. */
             total: number;
         };
+        /** @description Parameters of a delay task. */
+        DelayParameters: {
+            /**
+             * Format: double
+             * @description Seconds to wait, at most 30 days.
+             */
+            seconds: number;
+        };
+        /**
+         * @description A task of type `delay`. Waits a number of seconds without holding a worker, then passes its input on unchanged as its output; what it waited is recorded on the attempt (`detail.waited_seconds`). Its `parameters` follow DelayParameters.
+         * @example {
+         *       "description": "Gives the customer three days to pay before the reminder goes out.",
+         *       "name": "wait_three_days",
+         *       "parameters": {
+         *         "seconds": 259200
+         *       },
+         *       "type": "delay"
+         *     }
+         */
+        DelayTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["DelayParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `delay`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "delay";
+        };
         /** @description Detailed health report of one replica. `status` is `healthy` when every check passed, `degraded` when only non-essential checks failed (the background queue or the mail relay) and `unhealthy` when the database or migrations check failed. */
         DetailedHealthResponse: {
             /** @description The individual checks: `database`, `migrations`, `queue` and, when mail is configured, `mail`. */
@@ -3362,6 +3427,59 @@ export interface components {
              */
             redoc: string;
         };
+        /** @description Parameters of an email task. */
+        EmailParameters: {
+            /** @description Blind copy recipients. */
+            bcc?: string[];
+            /** @description Message body. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`. */
+            body: string;
+            /** @description Copy recipients. */
+            cc?: string[];
+            /**
+             * @description Whether body is plain text or HTML.
+             * @default text
+             * @enum {string}
+             */
+            content_type?: "text" | "html";
+            /** @description Subject line. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`. */
+            subject: string;
+            /** @description Recipients. */
+            to: string[];
+        };
+        /**
+         * @description A task of type `email`. Sends an e-mail from the server's configured sender address. The mail is queued in the server's outbox when the task completes, once per attempt even if the attempt is recorded twice, and delivered from there (delivery is retried by the outbox, not by the task). Its `parameters` follow EmailParameters.
+         * @example {
+         *       "description": "Mails the daily revenue report (the sql_query's rows) to finance.",
+         *       "name": "send_report",
+         *       "parameters": {
+         *         "body": "Paid orders and revenue by region, yesterday:\n\n{{ .rows | map(\"\\(.region): \\(.orders) orders, \\(.revenue)\") | join(\"\\n\") }}\n",
+         *         "cc": [
+         *           "sales-leads@example.com"
+         *         ],
+         *         "content_type": "text",
+         *         "subject": "Revenue yesterday: {{ .rows | map(.revenue | tonumber) | add // 0 }} in {{ .row_count }} regions",
+         *         "to": [
+         *           "finance@example.com"
+         *         ]
+         *       },
+         *       "type": "email"
+         *     }
+         */
+        EmailTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["EmailParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `email`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "email";
+        };
         EmailTaskListResponse: {
             /** @description One page of e-mail tasks. */
             email_tasks: components["schemas"]["EmailTaskResponse"][];
@@ -3482,6 +3600,51 @@ export interface components {
          * @enum {string}
          */
         ExecutionStatus: "queued" | "running" | "in_progress" | "completed" | "failed" | "deleted" | "stale" | "awaiting_input";
+        /** @description Parameters of an external task. */
+        ExternalParameters: {
+            /** @description Data handed to the worker along with the task's input. */
+            payload?: unknown;
+            /** @description Name of the queue workers claim from; omitted means the default queue. */
+            queue?: string;
+        };
+        /**
+         * @description A task of type `external`. Work done by an outside worker, which claims it and reports its output through the task-executions routes. Its `parameters` follow ExternalParameters; none is required, and omitted `parameters` mean `{}`.
+         * @example {
+         *       "description": "An OCR worker on a GPU machine turns the scanned invoice into text.",
+         *       "name": "ocr",
+         *       "parameters": {
+         *         "payload": {
+         *           "dpi": 300,
+         *           "languages": [
+         *             "en",
+         *             "de"
+         *           ]
+         *         },
+         *         "queue": "ocr-gpu"
+         *       },
+         *       "retry": {
+         *         "backoff_seconds": 30,
+         *         "max_attempts": 3
+         *       },
+         *       "timeout_seconds": 900,
+         *       "type": "external"
+         *     }
+         */
+        ExternalTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters?: components["schemas"]["ExternalParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `external`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "external";
+        };
         FileUploadCompleteRequest: {
             /**
              * @description The field delimiter, one character; a comma (`,`) when omitted.
@@ -3515,21 +3678,53 @@ export interface components {
             visibility?: components["schemas"]["FlowVisibility"];
         };
         /**
-         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts and `email` texts), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version's definition, and fails without sending the credential when they no longer allow it; a later change of the version's other attributes in place (PATCH) saves no definition and leaves that right as it was.
+         * @description The loopwork flow definition DSL, the shape of the `definition` object of flows. A flow is a directed acyclic graph: `tasks` are the nodes and `edges` say which task runs after which. Tasks without incoming edges start first; a task starts when all tasks with an edge to it have completed and at least one of those edges' conditions holds (edges without a condition always hold); a task none of whose incoming edges holds is skipped, and so are the tasks that only depend on skipped tasks. Validation (reported in `validation_errors`, every problem found in one pass) checks the shape below (unknown fields are `extra_forbidden`, except the `dynamic_data` and `output_schema` that expanded reads add to tasks), unknown task types, duplicate task names, edges naming missing tasks, self-loops, cycles (naming the tasks on them), each task's `parameters` against the JSON schema of its type (`include_output_schemas` and the task types' documentation show them), and jq expressions (`transform` and `condition` expressions, edge conditions, `{{ … }}` templates of `llm` prompts, `email` texts and `http_request` fields) with the variables `$input` and `$tasks` (see Data flow below), compiled as the engine runs them. Limits: at most 10,000 tasks and 50,000 edges, task names of 1 to 200 characters, jq expressions of at most 10,000 characters, parameters nested at most 64 levels deep and the whole definition at most 80. JSON schemas in parameters (an `llm` task's `output_schema`) must compile and may refer only inside themselves: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is never loaded, and is refused with 422 (type `external_ref`, `loc` at the `$ref`) and not stored, as is a definition over the task, edge or depth limits; at most 1,000 problems are reported, the last one saying how many more there were. A repeated edge (same source and target) counts once. When they run, jq programs are bounded too: each evaluation has a memory bound (256 MB by default) and a deadline — the task's timeout, capped by the server (30 s by default), for `transform` and `condition` expressions; a short one (1 s by default) for edge conditions and each template expression — and a result of at most 16 MB of JSON by default; a program past any of them fails its task's attempt with `error.type` `limit_exceeded`. Data flow. A task's input is the output of its predecessor when it has one; the execution's input when it has none; and when it has several, an object keyed by predecessor name of the outputs of those that completed (edges `a → c` and `b → c` give `c` the input `{"a": <a's output>, "b": <b's output>}`, without `b` when `b` was skipped). Every jq expression and template (`transform` and `condition` expressions, edge conditions, `llm` prompts, `email` texts, `http_request` url, header and query values and body) also reads two variables: `$input`, the execution's input, and `$tasks`, the outputs of the completed tasks upstream by name (`$tasks.extract.json.total`; upstream means a path of edges leads from that task to this one; an edge condition may also read its own source). A task upstream that did not complete (skipped, failed) is absent, so `$tasks.name` is null. Validation reports `$tasks.name` naming no task (`unknown_task`) or a task that is not upstream (`task_not_upstream`), at the expression's `loc`. `condition` and `delay` pass their input on unchanged as their output; a condition's result is recorded on its attempt (`detail.result`) and decides the edges out of it: each follows the result its `branch` names (true when omitted), and an edge that also has a `condition` holds when that condition yields true as well. A definition that names a credential the caller may not use is refused with 422 and not stored, whoever saves it (create, update, definition update, the agent): each `credential_id` of `http_request` and `llm` tasks, and each `database_id` of `sql_query` tasks that is not one of the organization's document files, must be a credential of the organization that the saving user may use (its creator, an `org_admin`, or any member when it is shared; see the credential's `shared`). The problem is located at that parameter (`["body", "definition", "tasks", i, "parameters", "credential_id"]`, type `credential_not_found`), and a credential the caller may not use gets exactly the answer of an id that does not exist. Each attempt of such a task checks again with the rights of the user who saved the version's definition, and fails without sending the credential when they no longer allow it; a later change of the version's other attributes in place (PATCH) saves no definition and leaves that right as it was.
          * @example {
          *       "edges": [
          *         {
-         *           "condition": ".confidence < 0.9",
          *           "source": "extract",
+         *           "target": "unsure"
+         *         },
+         *         {
+         *           "branch": true,
+         *           "source": "unsure",
          *           "target": "review"
+         *         },
+         *         {
+         *           "branch": false,
+         *           "source": "unsure",
+         *           "target": "post"
+         *         },
+         *         {
+         *           "source": "review",
+         *           "target": "post"
          *         }
          *       ],
          *       "tasks": [
          *         {
-         *           "description": "Reads the invoice number.",
+         *           "description": "Reads the invoice number and total.",
          *           "name": "extract",
          *           "parameters": {
-         *             "prompt": "Extract the invoice number from the document."
+         *             "output_schema": {
+         *               "properties": {
+         *                 "confidence": {
+         *                   "type": "number"
+         *                 },
+         *                 "number": {
+         *                   "type": "string"
+         *                 },
+         *                 "total": {
+         *                   "type": "number"
+         *                 }
+         *               },
+         *               "required": [
+         *                 "number",
+         *                 "total",
+         *                 "confidence"
+         *               ],
+         *               "type": "object"
+         *             },
+         *             "prompt": "Extract the invoice number and total, with your confidence, from: {{ .text }}"
          *           },
          *           "retry": {
          *             "backoff_seconds": 2,
@@ -3539,9 +3734,31 @@ export interface components {
          *           "type": "llm"
          *         },
          *         {
+         *           "name": "unsure",
+         *           "parameters": {
+         *             "expression": ".json.confidence < 0.9"
+         *           },
+         *           "type": "condition"
+         *         },
+         *         {
          *           "name": "review",
-         *           "parameters": {},
+         *           "parameters": {
+         *             "review_of": "extract"
+         *           },
          *           "type": "human_review"
+         *         },
+         *         {
+         *           "name": "post",
+         *           "parameters": {
+         *             "body": {
+         *               "number": "{{ $tasks.extract.json.number }}",
+         *               "source": "{{ $input.from }}",
+         *               "total": "{{ $tasks.extract.json.total }}"
+         *             },
+         *             "method": "POST",
+         *             "url": "https://erp.example.com/invoices"
+         *           },
+         *           "type": "http_request"
          *         }
          *       ],
          *       "version": 1
@@ -3560,7 +3777,9 @@ export interface components {
         };
         /** @description A dependency between two tasks; `target` runs after `source` completes. */
         FlowDefinitionEdge: {
-            /** @description A jq expression evaluated on the source task's output; the edge holds when it yields `true`. Null or omitted means the edge always holds. A condition that fails on the output does not hold. Each evaluation has a deadline (1 s by default) and a memory bound (256 MB by default), set by the server: a condition that passes either fails the source task's attempt for good, with `error.type` `limit_exceeded` and a message naming the edge and the limit. */
+            /** @description Only on an edge out of a `condition` task (elsewhere it is an error, type `branch_without_condition`): the result of the condition the edge follows, so `false` makes the target the branch taken when the condition is false. Null or omitted means `true`. */
+            branch?: boolean | null;
+            /** @description A jq expression evaluated on the source task's output (with `$input` and `$tasks`, see FlowDefinition); the edge holds when it yields `true`. Null or omitted means the edge always holds (out of a `condition` task: whenever the result is the edge's `branch`). A condition that fails on the output does not hold. Each evaluation has a deadline (1 s by default) and a memory bound (256 MB by default), set by the server: a condition that passes either fails the source task's attempt for good, with `error.type` `limit_exceeded` and a message naming the edge and the limit. */
             condition?: string | null;
             /** @description Name of the task that runs first. */
             source: string;
@@ -3573,30 +3792,17 @@ export interface components {
              * @description Seconds to wait before the first retry (at most an hour); the wait doubles for each further retry (exponential backoff).
              * @default 0
              */
-            backoff_seconds: number;
+            backoff_seconds?: number;
             /**
              * @description Total number of attempts, the first one included.
              * @default 1
              */
-            max_attempts: number;
+            max_attempts?: number;
         };
-        /** @description One task of a flow definition. */
-        FlowDefinitionTask: {
-            /** @description What the task does, for people reading the flow. */
-            description?: string | null;
-            /** @description Name of the task, unique within the definition and case-sensitive. */
-            name: string;
-            /** @description Parameters of the task; their JSON schema depends on `type`. Omitted means `{}`. */
-            parameters?: {
-                [key: string]: unknown;
-            };
-            retry?: components["schemas"]["FlowDefinitionRetry"];
-            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
-            timeout_seconds?: number | null;
-            type: components["schemas"]["FlowDefinitionTaskType"];
-        };
+        /** @description One task of a flow definition. Its `type` names the task type and so which schema the task follows: each type has one (TransformTask, ConditionTask, HttpRequestTask, LlmTask, HumanReviewTask, SqlQueryTask, EmailTask, DelayTask, ExternalTask), with an example, whose `parameters` are that type's parameters schema (`TransformParameters` for `transform`, and so on). They describe a valid definition; a definition that strays from them (an unknown type, a misspelt or missing parameter) is still stored as sent, with each problem in `validation_errors` (see FlowDefinition). */
+        FlowDefinitionTask: components["schemas"]["TransformTask"] | components["schemas"]["ConditionTask"] | components["schemas"]["HttpRequestTask"] | components["schemas"]["LlmTask"] | components["schemas"]["HumanReviewTask"] | components["schemas"]["SqlQueryTask"] | components["schemas"]["EmailTask"] | components["schemas"]["DelayTask"] | components["schemas"]["ExternalTask"];
         /**
-         * @description Built-in task types. `transform`: reshapes data with a jq expression. `condition`: evaluates a jq expression to true or false for its outgoing edges. `http_request`: calls an HTTP endpoint (private and loopback targets are refused unless allowed). `llm`: prompts a language model. `human_review`: creates a human review task and puts the execution in `awaiting_input` until the review completes; its output is the reviewed output. `sql_query`: runs a query on a configured SQL database. `email`: sends an e-mail. `delay`: waits a number of seconds. `external`: work done by an outside worker that reports through the task-executions routes.
+         * @description Built-in task types. `transform`: reshapes data with a jq expression. `condition`: evaluates a jq expression to true or false for its outgoing edges. `http_request`: calls an HTTP endpoint (private and loopback targets are refused unless allowed). `llm`: prompts a language model. `human_review`: creates a human review task and puts the execution in `awaiting_input` until the review completes; its output is the reviewed output. `sql_query`: runs a query on a configured SQL database. `email`: sends an e-mail. `delay`: waits a number of seconds. `external`: work done by an outside worker that reports through the task-executions routes. FlowDefinitionTask has a schema of each type's tasks and parameters, with an example.
          * @enum {string}
          */
         FlowDefinitionTaskType: "transform" | "condition" | "http_request" | "llm" | "human_review" | "sql_query" | "email" | "delay" | "external";
@@ -3798,6 +4004,8 @@ export interface components {
             updated_at: string;
             /** @description Problems of the definition, each with a `loc` path that starts at the definition (for example `["definition", "tasks", 2, "parameters", "url"]`); only with `include_validation_errors=true` and in the replies of create, PUT, PATCH and PUT definition, otherwise null. An empty list means the definition is valid. */
             validation_errors: components["schemas"]["ErrorDetails"][] | null;
+            /** @description What is valid but likely not what the author meant, shaped like `validation_errors` and present exactly when it is; warnings never keep a version from being published. Type `unguarded_edge`: an edge without a condition into a task that also has a guarded edge (a `condition`, or a condition task's `branch`), from a task that runs before that guard is decided; since a task starts when any one of its incoming edges holds, the task runs whatever the guard says. Read the source's output with `$tasks.<name>` instead of such an edge. */
+            validation_warnings?: components["schemas"]["ErrorDetails"][] | null;
             /** @description Version number; 1 for a new flow, incremented by each update that changes the definition (a change of the other attributes alone keeps the number). */
             version: number;
             visibility: components["schemas"]["FlowVisibility"];
@@ -4002,6 +4210,81 @@ export interface components {
              */
             readiness: string;
         };
+        /** @description Parameters of an http_request task. */
+        HttpRequestParameters: {
+            /** @description Request body. A string is sent as it is (set Content-Type in headers); any other value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD. Omitted for POST, PUT and PATCH, the task's input is sent as JSON. Every string in it is a template: `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` (strings as they are, other values as JSON), and a string that is one `{{ expr }}` and nothing else becomes the expression's value, of its own type: `{"total": "{{ $tasks.extract.json.total }}"}` sends a number. */
+            body?: unknown;
+            /**
+             * Format: uuid
+             * @description Id of one of the organization's credentials; its secret authenticates the request: a credential with an api_key as a bearer token (Authorization: Bearer), one with a username and password as basic auth. An Authorization header set in headers wins. A credential of another kind fails the task. The user saving the flow must be allowed to use the credential (its creator, an org_admin, or anyone once it is shared with the organization), or the flow is not saved; each attempt checks that right again for the user who saved the version run. The credential is attached only to requests (and redirects) to hosts of its allowed_domains; a redirect elsewhere is followed without it.
+             */
+            credential_id?: string;
+            /** @description Request headers, name to value (an Authorization header included); the values are templates. */
+            headers?: {
+                [key: string]: string;
+            };
+            /**
+             * @description HTTP method.
+             * @default GET
+             * @enum {string}
+             */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "HEAD";
+            /** @description Query string parameters, name to value; added to those already in url; the values are templates. */
+            query?: {
+                [key: string]: string;
+            };
+            /**
+             * Format: double
+             * @description Seconds to wait for the whole response before the attempt fails (and is retried per the task's retry policy); the task's own timeout still applies.
+             * @default 30
+             */
+            timeout_seconds?: number;
+            /**
+             * Format: uri
+             * @description Absolute http or https URL to call; a template, for example `https://api.example.com/invoices/{{ $tasks.extract.json.number }}`.
+             */
+            url: string;
+        };
+        /**
+         * @description A task of type `http_request`. Calls an HTTP endpoint and returns its status, headers and body. Private, loopback and link-local targets are refused unless the server allows them. Every request carries an Idempotency-Key header (unless headers set one) that names the attempt: a repeated delivery of the same attempt sends the same key, a retry after a failed attempt a new one. Statuses 2xx and 3xx (redirects are followed, up to 5) complete the task; 408, 429 and 5xx fail the attempt and are retried per the task's retry policy; any other status fails the task without retry. A response body larger than 10 MiB fails the task, as does a refused target. Its `parameters` follow HttpRequestParameters.
+         * @example {
+         *       "description": "Posts the extracted invoice (the task's input, sent as JSON) to the ERP's webhook.",
+         *       "name": "post_invoice",
+         *       "parameters": {
+         *         "credential_id": "6f1c2a8e-3b4d-4c5e-9f60-7a8b9c0d1e2f",
+         *         "headers": {
+         *           "X-Source": "loopwork"
+         *         },
+         *         "method": "POST",
+         *         "query": {
+         *           "tenant": "acme"
+         *         },
+         *         "timeout_seconds": 20,
+         *         "url": "https://erp.example.com/hooks/invoices"
+         *       },
+         *       "retry": {
+         *         "backoff_seconds": 2,
+         *         "max_attempts": 5
+         *       },
+         *       "timeout_seconds": 120,
+         *       "type": "http_request"
+         *     }
+         */
+        HttpRequestTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["HttpRequestParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `http_request`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "http_request";
+        };
         HumanReviewAssignmentListResponse: {
             assignments: components["schemas"]["HumanReviewTaskAssignmentResponse"][];
             limit: number;
@@ -4014,6 +4297,57 @@ export interface components {
          * @enum {string}
          */
         HumanReviewAssignmentStatus: "pending" | "in_progress" | "completed" | "cancelled";
+        /** @description Parameters of a human_review task. */
+        HumanReviewParameters: {
+            /** @description Ids of the users who review: active users of the organization with a reviewer role (not integration). Omitted or empty means the users invited to the flow and its creator, when they have such a role. */
+            assigned_users?: string[];
+            /** @description What the reviewer should check, in Markdown. */
+            instructions?: string;
+            /**
+             * @description What an expired review does: `approve` completes it as approved and `reject` as rejected (both with the reviewed content as it was, and no completed_by), `fail` fails the task, and so the execution, without retry.
+             * @default fail
+             * @enum {string}
+             */
+            on_timeout?: "approve" | "reject" | "fail";
+            /**
+             * @description How many of the assigned users must approve before the review completes as approved; more than are assigned fails the task. One rejection completes it as rejected whatever this says.
+             * @default 1
+             */
+            required_approvals?: number;
+            /** @description Name of the task whose output is reviewed (its latest completed attempt); omitted means the task's own input: its predecessor's output, an object keyed by predecessor name when it has several, or the execution's input when it has none. */
+            review_of?: string;
+            /** @description Seconds the review may stay open; omitted means no limit. This is the review's own limit: the task's timeout_seconds does not run while it waits for people. */
+            timeout_seconds?: number;
+        };
+        /**
+         * @description A task of type `human_review`. Creates a human review task and puts the execution in awaiting_input until the review completes; the reviewed (possibly corrected) output, with review_result, is the task's output and continues the flow. The review completes when required_approvals assigned users approved (review_result true), or at the first rejection (review_result false): the task then completes all the same, so outgoing edges can branch on `.review_result`. An administrator's completion decides alone. A review still open at its timeout ends as on_timeout says. Its `parameters` follow HumanReviewParameters; none is required, and omitted `parameters` mean `{}`.
+         * @example {
+         *       "description": "A person from accounts payable checks the extraction against the scanned invoice.",
+         *       "name": "review",
+         *       "parameters": {
+         *         "instructions": "Compare the **vendor**, **invoice number** and **total** with the scanned invoice and correct what differs. Reject invoices that are not addressed to us.",
+         *         "on_timeout": "reject",
+         *         "required_approvals": 1,
+         *         "timeout_seconds": 172800
+         *       },
+         *       "type": "human_review"
+         *     }
+         */
+        HumanReviewTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters?: components["schemas"]["HumanReviewParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `human_review`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "human_review";
+        };
         HumanReviewTaskAssignmentResponse: {
             /** Format: date-time */
             created_at: string;
@@ -4294,6 +4628,95 @@ export interface components {
              * @description Time of the probe in Unix seconds.
              */
             timestamp: number;
+        };
+        /** @description Parameters of an llm task. */
+        LlmParameters: {
+            /**
+             * Format: uuid
+             * @description Id of an api_key credential of the organization whose key is sent to the model's endpoint instead of the server's own; the user saving the flow must be allowed to use it.
+             */
+            credential_id?: string;
+            /** @description Upper bound of tokens in the answer. */
+            max_tokens?: number;
+            /** @description Name of a configured model; omitted means the server's default model. */
+            model?: string;
+            /** @description A JSON schema the answer must follow; the parsed answer is then in the output's `json`, and an answer that does not follow it fails the attempt. It may refer only inside itself: a `$ref` that does not start with `#` (a file, a URL, another schema's id) is refused when the flow is saved. */
+            output_schema?: Record<string, unknown>;
+            /** @description The user message sent to the model. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`. */
+            prompt: string;
+            /** @description System message, instructions that frame the prompt. `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); an expression ends at the first `}}`. */
+            system?: string;
+            /**
+             * Format: double
+             * @description Sampling temperature; lower is more deterministic.
+             */
+            temperature?: number;
+        };
+        /**
+         * @description A task of type `llm`. Prompts a language model and returns its answer, as text and, with output_schema, as JSON. Each call is recorded as usage of the product llm-call (one credit) with its token counts. The built-in model loopwork-builtin runs offline: asked for JSON it fills each property from the prompt's "name: value" mentions, with a confidence of the share it found. Its `parameters` follow LlmParameters.
+         * @example {
+         *       "description": "Reads the invoice's text and returns its fields as JSON.",
+         *       "name": "extract",
+         *       "parameters": {
+         *         "max_tokens": 500,
+         *         "output_schema": {
+         *           "properties": {
+         *             "confidence": {
+         *               "maximum": 1,
+         *               "minimum": 0,
+         *               "type": "number"
+         *             },
+         *             "date": {
+         *               "format": "date",
+         *               "type": "string"
+         *             },
+         *             "invoice_number": {
+         *               "type": "string"
+         *             },
+         *             "total": {
+         *               "type": [
+         *                 "number",
+         *                 "null"
+         *               ]
+         *             },
+         *             "vendor": {
+         *               "type": "string"
+         *             }
+         *           },
+         *           "required": [
+         *             "vendor",
+         *             "invoice_number",
+         *             "total",
+         *             "confidence"
+         *           ],
+         *           "type": "object"
+         *         },
+         *         "prompt": "Extract the vendor, invoice number, date and total of this invoice:\n\n{{ .text }}",
+         *         "system": "You read invoices. Answer only with what the document says; leave a field null when it is not there, and rate your confidence between 0 and 1.",
+         *         "temperature": 0
+         *       },
+         *       "retry": {
+         *         "backoff_seconds": 5,
+         *         "max_attempts": 3
+         *       },
+         *       "timeout_seconds": 60,
+         *       "type": "llm"
+         *     }
+         */
+        LlmTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["LlmParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `llm`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "llm";
         };
         /** @description One step of a location in a request or a document, a field name or an array index. */
         LocationStep: string | number;
@@ -4806,6 +5229,55 @@ export interface components {
             /** @description Whether the connection and `SELECT 1` succeeded. */
             success: boolean;
         };
+        /** @description Parameters of a sql_query task. */
+        SqlQueryParameters: {
+            /**
+             * Format: uuid
+             * @description Id of one of the organization's SQL databases, internal_sql_database credentials or document files. A SQL database or credential must be one the user saving the flow may use (its creator, an org_admin, or anyone once it is shared with the organization).
+             */
+            database_id: string;
+            /**
+             * @description Rows returned at most (and at most the server's ceiling); further rows are dropped.
+             * @default 1000
+             */
+            max_rows?: number;
+            /** @description Values bound to the placeholders, in order. */
+            parameters?: ((string | null) | number | boolean)[];
+            /** @description One SQL statement; use placeholders ($1, $2, … or ? depending on the database) for values, never string concatenation. */
+            query: string;
+        };
+        /**
+         * @description A task of type `sql_query`. Runs exactly one SQL statement (a text of several fails the task, saying so) on one of the organization's registered SQL databases (PostgreSQL protocol, reached through the SSRF guard) or on its document files (database_id a document's id or an internal_sql_database credential: every document's current table by its table name, in the organization's own database, as its own role, in a read-only transaction that is always rolled back) with its parameters bound to the placeholders, within the task's timeout and the server's statement timeout (30 s by default, whichever is shorter). A statement that reads (SELECT, WITH, VALUES, SHOW, TABLE) returns its rows, at most max_rows and at most the server's ceiling (10000 rows by default), each an object by column name (numerics and text as strings, times in RFC 3339); any other returns the rows it affected. Rows larger than 256 KB as JSON are stored as a file instead, named by rows_uri (resolve it with POST /api/storage/resolve), and rows is then empty. A retry runs the statement again, so writes should be idempotent; an error of the statement fails the task without retry. Its `parameters` follow SqlQueryParameters.
+         * @example {
+         *       "description": "Yesterday's paid orders and revenue by region.",
+         *       "name": "daily_revenue",
+         *       "parameters": {
+         *         "database_id": "2d7e4b1a-9c3f-4e8d-a6b5-0f1e2d3c4b5a",
+         *         "max_rows": 100,
+         *         "parameters": [
+         *           "paid"
+         *         ],
+         *         "query": "SELECT region, count(*) AS orders, sum(total) AS revenue FROM orders WHERE status = $1 AND created_at >= current_date - 1 AND created_at < current_date GROUP BY region ORDER BY revenue DESC"
+         *       },
+         *       "timeout_seconds": 120,
+         *       "type": "sql_query"
+         *     }
+         */
+        SqlQueryTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["SqlQueryParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `sql_query`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "sql_query";
+        };
         /**
          * @description A transient progress notice sent on the chat stream while the agent works (for example "Validating the
          *     workflow"). Status messages are not stored.
@@ -4896,6 +5368,8 @@ export interface components {
             completed_at: string | null;
             /** Format: date-time */
             created_at: string;
+            /** @description What the attempt decided or did beside its output, for the task types whose output is their input passed on: a `condition`'s `{"result": true|false}` (the branch its edges follow), a `delay`'s `{"waited_seconds": n}`; null for other types and before it is known. */
+            detail: components["schemas"]["JsonValue"];
             /** @description The failure; null unless `failed`. */
             error: (components["schemas"]["TaskExecutionError"] | (never | null)) | null;
             /** Format: uuid */
@@ -4977,6 +5451,37 @@ export interface components {
             language?: string | null;
             /** @description The transcript; empty when no speech was recognised. */
             text: string;
+        };
+        /** @description Parameters of a transform task. */
+        TransformParameters: {
+            /** @description A jq expression (gojq dialect), for example `{total: (.items | map(.price) | add)}`. It runs on the task's input: the output of its predecessor, an object keyed by predecessor name when it has several, or the execution's input when it has none; `$input` is the execution's input and `$tasks.<name>` the output of a completed task upstream. */
+            expression: string;
+        };
+        /**
+         * @description A task of type `transform`. Reshapes data with a jq expression; the first result of the expression is the task's output. Its `parameters` follow TransformParameters.
+         * @example {
+         *       "description": "Sums the invoice's lines and keeps what the accounting system needs.",
+         *       "name": "totals",
+         *       "parameters": {
+         *         "expression": "{invoice_number, currency, total: (.lines | map(.quantity * .unit_price) | add)}"
+         *       },
+         *       "type": "transform"
+         *     }
+         */
+        TransformTask: {
+            /** @description What the task does, for people reading the flow. */
+            description?: string | null;
+            /** @description Name of the task, unique within the definition and case-sensitive; edges, `review_of` and the task's executions name it. */
+            name: string;
+            parameters: components["schemas"]["TransformParameters"];
+            retry?: components["schemas"]["FlowDefinitionRetry"];
+            /** @description Seconds one attempt may take before it fails with a timeout (at most 30 days); null or omitted means the server's default for the task type. */
+            timeout_seconds?: number | null;
+            /**
+             * @description The task type, `transform`. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "transform";
         };
         /** @description The conversation moved from phase `plan` to phase `build` after the plan was confirmed. */
         TransitionToBuildBody: {

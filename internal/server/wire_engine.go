@@ -81,7 +81,7 @@ func builtinExecutors(jq executors.JQ, outbound *http.Client, mailDeps executors
 		"transform":    executors.Transform(jq),
 		"condition":    executors.Condition(jq),
 		"delay":        executors.Delay(time.Now),
-		"http_request": executors.HTTPRequest(outbound, creds),
+		"http_request": executors.HTTPRequest(outbound, creds, jq),
 		"email":        executors.Email(mailDeps),
 		"human_review": humanReview,
 		"llm":          executors.LLM(jq, models, creds, llmUsage),

@@ -8,7 +8,14 @@
 // The user needs a role that creates flows, apps and API keys (org_admin), and the organization credits
 // for the jobs and the execution (a backoffice user grants them: POST /api/admin/organizations/{id}/credit-grants).
 // It prints each step, and last one line of JSON naming what it made, for a program to check.
-import { ApiError, createPlatformClient, createV1Client, ok, type platformapi } from "../../gen/ts/index.js";
+import {
+  ApiError,
+  createPlatformClient,
+  createV1Client,
+  ok,
+  type FlowDefinition,
+  type platformapi,
+} from "../../gen/ts/index.js";
 
 type Execution = platformapi.components["schemas"]["FlowExecutionResponse"];
 
@@ -36,29 +43,28 @@ const session = await ok(
 const api = createPlatformClient(baseUrl, { token: session.access_token });
 console.log(`signed in as ${session.user.email}`);
 
-// A flow whose middle task waits for the signed-in user to review what the first one made.
+// A flow whose middle task waits for the signed-in user to review what the first one made. The request
+// takes any object as the definition (drafts with problems are stored and reported); typed as a
+// FlowDefinition, each task's parameters are checked against its type's schema as it is written.
+const definition: FlowDefinition = {
+  version: 1,
+  tasks: [
+    { name: "prepare", type: "transform", parameters: { expression: "{greeting: (\"Hello, \" + .name)}" } },
+    {
+      name: "review",
+      type: "human_review",
+      parameters: { assigned_users: [session.user.id], instructions: "Is the greeting polite?" },
+    },
+    { name: "finish", type: "transform", parameters: { expression: "{greeting: .greeting, approved: .review_result}" } },
+  ],
+  edges: [
+    { source: "prepare", target: "review" },
+    { source: "review", target: "finish" },
+  ],
+};
 const flow = await ok(
   api.POST("/api/flows", {
-    body: {
-      display_name: "SDK example: reviewed greeting",
-      visibility: "organization",
-      definition: {
-        version: 1,
-        tasks: [
-          { name: "prepare", type: "transform", parameters: { expression: "{greeting: (\"Hello, \" + .name)}" } },
-          {
-            name: "review",
-            type: "human_review",
-            parameters: { assigned_users: [session.user.id], instructions: "Is the greeting polite?" },
-          },
-          { name: "finish", type: "transform", parameters: { expression: "{greeting: .greeting, approved: .review_result}" } },
-        ],
-        edges: [
-          { source: "prepare", target: "review" },
-          { source: "review", target: "finish" },
-        ],
-      },
-    },
+    body: { display_name: "SDK example: reviewed greeting", visibility: "organization", definition },
   }),
 );
 if (flow.validation_errors?.length) {

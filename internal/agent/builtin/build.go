@@ -34,7 +34,12 @@ type builder struct {
 	missing     []Missing
 }
 
-type edgeFrom struct{ source, condition string }
+// edgeFrom is an edge into the next task: from source, with a condition, or (out of a condition task)
+// following the branch its result names.
+type edgeFrom struct {
+	source, condition string
+	branch            *bool
+}
 
 func newBuilder() *builder {
 	return &builder{names: map[string]int{}, assumptions: map[string]map[string]any{}}
@@ -56,6 +61,9 @@ func (b *builder) add(base, typ, description string, params map[string]any) stri
 		e := map[string]any{"source": from.source, "target": name}
 		if from.condition != "" {
 			e["condition"] = from.condition
+		}
+		if from.branch != nil {
+			e["branch"] = *from.branch
 		}
 		b.edges = append(b.edges, e)
 	}
@@ -191,8 +199,8 @@ func (b *builder) model(s step) {
 }
 
 // review puts a person in the loop: always, or only when the model was less sure than the threshold —
-// then a condition routes low-confidence answers to the review and the rest straight on, and the next
-// task runs after whichever ran (and after the data, so its input holds it either way).
+// then a condition routes low-confidence answers to the review (its true branch) and the rest straight on
+// (its false branch, which passes the data on), and the next task runs after whichever ran.
 func (b *builder) review(s step) {
 	if b.data == "" {
 		// Nothing produced data yet: review the execution's input.
@@ -207,12 +215,10 @@ func (b *builder) review(s step) {
 		b.add("review", "human_review", s.clause, params)
 		return
 	}
-	data := b.data
 	check := b.add("check_confidence", "condition", "Is the model less sure than "+fmt.Sprint(s.threshold)+"?",
 		map[string]any{"expression": fmt.Sprintf(".json.confidence < %v", s.threshold)})
-	b.last = []edgeFrom{{source: check, condition: ".result"}}
 	review := b.add("review", "human_review", s.clause, params)
-	b.last = []edgeFrom{{source: data}, {source: check, condition: ".result | not"}, {source: review}}
+	b.last = []edgeFrom{{source: check, branch: new(false)}, {source: review}}
 }
 
 func (b *builder) request(s step) {

@@ -77,18 +77,21 @@ func TestCorpus(t *testing.T) {
 }
 
 // TestInvoiceExample: the request of the contract's example, in detail: the extraction's schema
-// holds the total as a number and the confidence, low confidence goes to review, and the post runs
-// after whichever path ran, with the extraction's output in its input.
+// holds the total as a number and the confidence, low confidence goes to review (the condition's true
+// branch) and the rest straight to the post (its false branch, which passes the extraction on), and
+// the post runs after whichever path ran; no data edge from the extraction makes it run regardless.
 func TestInvoiceExample(t *testing.T) {
 	p := Propose("When an invoice e-mail arrives, extract the total, send it to review if below 0.9 confidence, then post it to https://erp.example.com/invoices")
 	raw, _ := json.Marshal(p.Definition)
 	for _, want := range []string{`"total":{"description":"The total.","type":"number"}`, `".json.confidence \u003c 0.9"`,
-		`{"condition":".result","source":"check_confidence","target":"review"}`,
-		`{"source":"extract","target":"post"}`, `{"condition":".result | not","source":"check_confidence","target":"post"}`,
+		`{"source":"check_confidence","target":"review"}`, `{"branch":false,"source":"check_confidence","target":"post"}`,
 		`{"source":"review","target":"post"}`, `"review_of":"extract"`, `"url":"https://erp.example.com/invoices"`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("missing %s in\n%s", want, raw)
 		}
+	}
+	if strings.Contains(string(raw), `{"source":"extract","target":"post"}`) {
+		t.Errorf("a data edge extract → post would run the post whatever the review says:\n%s", raw)
 	}
 	if !strings.Contains(p.Summary, "e-mail task") || len(p.Missing) != 0 {
 		t.Errorf("summary %q, missing %+v", p.Summary, p.Missing)

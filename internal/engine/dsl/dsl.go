@@ -62,6 +62,16 @@ const (
 	KindTooManyEdges      = "too_many_edges"
 	KindTooDeep           = "too_deep"
 	KindTooManyErrors     = "too_many_errors"
+	// KindNotUpstream is `$tasks.name` naming a task that does not run before the expression's task.
+	KindNotUpstream = "task_not_upstream"
+	// KindBranchWithoutCondition is an edge `branch` out of a task that is not a condition.
+	KindBranchWithoutCondition = "branch_without_condition"
+	// KindUnguardedEdge (a warning) is an edge without a guard into a task that has a guarded one: it makes
+	// the task run whatever the guard says.
+	KindUnguardedEdge = "unguarded_edge"
+	// KindResultCondition (a warning) is an edge condition out of a condition task that reads `.result`, which
+	// the task's output (its input, passed on) no longer holds: `branch` says which result the edge follows.
+	KindResultCondition = "condition_reads_result"
 	// KindExternalRef is a tenant's JSON schema with a $ref outside itself, which is never loaded.
 	KindExternalRef = tasks.KindExternalRef
 )
@@ -82,6 +92,8 @@ type Task struct {
 	TimeoutSeconds *int
 	Description    *string
 	Index          int // position in the tasks array
+	// Vars is what the task's parameters read beyond its input ($input, $tasks).
+	Vars Vars
 }
 
 // Retry is how often a failing task is tried.
@@ -94,7 +106,14 @@ type Retry struct {
 type Edge struct {
 	Source, Target string
 	Condition      *string
+	// Branch, out of a condition task, is the result the edge follows (nil: true).
+	Branch *bool
+	// Vars is what the condition reads beyond the source's output.
+	Vars Vars
 }
+
+// Follows is the result of a condition source that the edge follows: its Branch, true by default.
+func (e Edge) Follows() bool { return e.Branch == nil || *e.Branch }
 
 // Error is one problem, shaped like the contract's ErrorDetails.
 type Error struct {
@@ -109,7 +128,10 @@ type Error struct {
 type Result struct {
 	Definition *Definition // the parsed definition, as far as its shape allowed (nil when `definition` is not an object)
 	Errors     []Error     // empty means valid
-	Order      []string    // topological order of task names; nil unless the task graph is sound (names unique and non-empty, every edge between existing tasks, no cycle, no self-loop)
+	// Warnings are what is valid but likely not what the author meant (an unguarded edge beside a guarded
+	// one); they never make a definition invalid.
+	Warnings []Error
+	Order    []string // topological order of task names; nil unless the task graph is sound (names unique and non-empty, every edge between existing tasks, no cycle, no self-loop)
 }
 
 // Validate checks a decoded definition (what encoding/json gives for a JSON object; json.Number accepted too).
@@ -123,7 +145,7 @@ func Validate(def any, reg *tasks.Registry) Result {
 	}
 	v.def = &Definition{}
 	v.definition(obj)
-	return Result{Definition: v.def, Errors: v.errors(), Order: v.order}
+	return Result{Definition: v.def, Errors: v.errors(), Order: v.order, Warnings: v.warnings}
 }
 
 // ValidateJSON decodes and validates; a body that is not JSON or not an object is one Error at ["definition"].

@@ -1,8 +1,11 @@
 package dsl
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
-var edgeFields = []string{"source", "target", "condition"}
+var edgeFields = []string{"source", "target", "condition", "branch"}
 
 // edge checks one edge. It runs after every task, so that an edge naming a task further down the array is fine.
 func (v *validator) edge(k int, raw any) {
@@ -37,7 +40,80 @@ func (v *validator) edge(k int, raw any) {
 			e.Condition = &s
 		}
 	}
+	if rawBranch, ok := obj["branch"]; ok && rawBranch != nil {
+		v.branch(p, &e, sourceOK, rawBranch)
+	}
+	if e.Condition != nil && sourceOK && v.types[v.names[source]] == "condition" && strings.Contains(*e.Condition, ".result") {
+		v.warnings = append(v.warnings, Error{Type: KindResultCondition, Loc: p.loc("condition"), Input: *e.Condition,
+			Msg: fmt.Sprintf("A condition task passes its input on and keeps its result on the attempt, so %q sees "+
+				"no .result: to follow the false branch set \"branch\": false (true is the default) and drop the "+
+				"condition.", *e.Condition)})
+	}
+	if sourceOK && targetOK {
+		guarded := obj["condition"] != nil || v.types[v.names[source]] == "condition"
+		v.guards = append(v.guards, guard{edge: k, source: source, target: target, guarded: guarded})
+	}
 	v.def.Edges = append(v.def.Edges, e)
+}
+
+// guard is whether an edge between known tasks is guarded: it has a condition, or its source is a
+// condition task, whose result it follows.
+type guard struct {
+	edge           int
+	source, target string
+	guarded        bool
+}
+
+// unguarded warns of each unguarded edge into a task that also has a guarded one, from a task that runs
+// before the guard is decided (the guarded edge's source, or a task upstream of it): any incoming edge
+// that holds starts a task, so the unguarded edge makes it run whatever the guard says. An unguarded edge
+// from a task after the guard (the end of a branch joining the other) is what branches are for.
+func (v *validator) unguarded(r *reach) {
+	guards := map[string][]string{} // target → sources of its guarded edges
+	for _, g := range v.guards {
+		if g.guarded {
+			guards[g.target] = append(guards[g.target], g.source)
+		}
+	}
+	if len(guards) == 0 {
+		return
+	}
+	before := func(g guard) bool {
+		for _, src := range guards[g.target] {
+			if src == g.source || r.upstream(int32(v.names[g.source]), int32(v.names[src])) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, g := range v.guards {
+		if g.guarded || !before(g) {
+			continue
+		}
+		v.warnings = append(v.warnings, Error{Type: KindUnguardedEdge, Loc: []any{"definition", "edges", g.edge},
+			Input: map[string]any{"source": g.source, "target": g.target},
+			Msg: fmt.Sprintf("Task %q runs whenever %q completes, whatever its other incoming edges' conditions "+
+				"or branches say: a task starts when any one of its incoming edges holds. To read %q's output "+
+				"there, use $tasks.%s instead of this edge; otherwise give the edge a condition.",
+				g.target, g.source, g.source, g.source)})
+	}
+}
+
+// branch checks an edge's branch: a boolean, on an edge out of a condition task.
+func (v *validator) branch(p path, e *Edge, sourceOK bool, raw any) {
+	b, ok := raw.(bool)
+	if !ok {
+		v.add(Error{Type: KindType, Loc: p.loc("branch"), Input: raw,
+			Msg: "A branch must be true or false: the result of the source condition that the edge follows."})
+		return
+	}
+	if sourceOK && v.types[v.names[e.Source]] != "condition" {
+		v.add(Error{Type: KindBranchWithoutCondition, Loc: p.loc("branch"), Input: b,
+			Msg: fmt.Sprintf("Only an edge out of a condition task has a branch; %q is a %s task. Give the edge a "+
+				"condition instead, or leave branch out.", e.Source, v.types[v.names[e.Source]])})
+		return
+	}
+	e.Branch = &b
 }
 
 // end checks the source or target of an edge: a valid name of an existing task.

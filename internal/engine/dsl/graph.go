@@ -96,9 +96,18 @@ func (v *validator) graph(n int, edges []any) {
 		v.unsound = true
 		v.cycles(adj, indeg, nameOf, edges)
 	}
-	if !v.unsound {
-		v.order = order
+	if v.unsound {
+		v.checkUses(nil)
+		return
 	}
+	v.order = order
+	pos := make([]int32, n)
+	for k, name := range order {
+		pos[v.names[name]] = int32(k)
+	}
+	r := &reach{adj: adj, pos: pos}
+	v.checkUses(r)
+	v.unguarded(r)
 }
 
 // minHeap is a binary min-heap of task indices.

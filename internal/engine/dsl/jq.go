@@ -9,15 +9,15 @@ import (
 	"github.com/itchyny/gojq"
 )
 
-// CompileJQ compiles a jq expression the way the engine runs it: no modules, no variables, and an empty $ENV, so
-// an expression can read neither the server's files nor its environment. The validator uses it too, so that what
-// validates is what runs.
+// CompileJQ compiles a jq expression the way the engine runs it: no modules, an empty $ENV, so an expression can
+// read neither the server's files nor its environment, and the two variables of Variables ($input, $tasks),
+// whose values are passed in that order. The validator uses it too, so that what validates is what runs.
 func CompileJQ(expr string) (*gojq.Code, error) {
 	q, err := gojq.Parse(expr)
 	if err != nil {
 		return nil, err
 	}
-	return gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return nil }))
+	return gojq.Compile(q, gojq.WithEnvironLoader(func() []string { return nil }), gojq.WithVariables(Variables))
 }
 
 // expression checks one jq expression and reports whether it compiled.
@@ -30,11 +30,13 @@ func (v *validator) expression(p path, expr string) bool {
 	}
 	key := jqKey(expr)
 	if _, ok := v.jqOK[key]; ok {
+		v.use(p, expr)
 		return true
 	}
 	_, err := CompileJQ(expr)
 	if err == nil {
 		v.jqOK[key] = struct{}{}
+		v.use(p, expr)
 		return true
 	}
 	e := Error{Type: KindJQSyntax, Loc: p.loc(), Input: expr, Msg: "Invalid jq expression: " + err.Error() + "."}

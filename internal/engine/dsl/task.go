@@ -2,6 +2,8 @@ package dsl
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/loopwork/loopwork/internal/engine/tasks"
@@ -52,6 +54,7 @@ func (v *validator) task(i int, raw any) {
 		t.Type = typ
 	} else {
 		t.Type = typ
+		v.types[i] = typ
 	}
 
 	t.Parameters = map[string]any{}
@@ -111,8 +114,8 @@ func (v *validator) parameters(p path, typeName string, params map[string]any) {
 		}
 	}
 	for _, f := range typ.Templates {
-		if s, ok := params[f].(string); ok && !bad[f] {
-			v.template(p.with(f), s)
+		if !bad[f] {
+			v.templates(p.with(f), params[f], 0)
 		}
 	}
 	for _, f := range typ.Schemas {
@@ -191,4 +194,32 @@ func (v *validator) bounded(p path, raw any, field string, lo, hi int) (int, boo
 		return n, true
 	}
 	return 0, false
+}
+
+// templates checks the templates of a template parameter: the string itself, or every string holding
+// `{{` inside an object or array (nested at most MaxDepth deep, which the schema check enforced already).
+func (v *validator) templates(p path, raw any, depth int) {
+	switch x := raw.(type) {
+	case string:
+		if depth == 0 || strings.Contains(x, "{{") {
+			v.template(p, x)
+		}
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // problems in a stable order
+		for _, k := range keys {
+			if depth < MaxDepth {
+				v.templates(p, x[k], depth+1)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if depth < MaxDepth {
+				v.templates(p, e, depth+1)
+			}
+		}
+	}
 }

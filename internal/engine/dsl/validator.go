@@ -29,6 +29,10 @@ type validator struct {
 	// dangling, since every one of them would be.
 	tasksKnown bool
 	order      []string
+	types      []string // task types by index in the tasks array ("" when unknown)
+	uses       []use    // expressions that read variables, checked once the graph is known
+	guards     []guard  // edges between known tasks, guarded or not
+	warnings   []Error  // see Result.Warnings
 }
 
 type taskRef struct {
@@ -37,7 +41,7 @@ type taskRef struct {
 }
 
 func newValidator(reg *tasks.Registry) *validator {
-	return &validator{reg: reg, names: map[string]int{}, jqOK: map[string]struct{}{}}
+	return &validator{reg: reg, names: map[string]int{}, jqOK: map[string]struct{}{}, warnings: []Error{}}
 }
 
 // add records a problem, or only counts it once MaxErrors are recorded: a garbage definition of 100,000 edges
@@ -94,6 +98,7 @@ func (v *validator) definition(obj map[string]any) {
 	}
 	v.tasksKnown = tasksOK
 	v.def.Tasks = make([]Task, 0, len(taskList))
+	v.types = make([]string, len(taskList))
 	for i, t := range taskList {
 		v.task(i, t)
 	}

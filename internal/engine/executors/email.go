@@ -2,7 +2,6 @@ package executors
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	netmail "net/mail"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/mail"
 	"github.com/loopwork/loopwork/internal/queue"
 )
@@ -48,11 +46,11 @@ func Email(d MailDeps) Executor {
 		if err != nil {
 			return Result{}, Permanent(err)
 		}
-		subject, err := render(ctx, d.JQ, p, "subject", in.Data)
+		subject, err := render(ctx, d.JQ, p, "subject", in)
 		if err != nil {
 			return Result{}, err
 		}
-		body, err := render(ctx, d.JQ, p, "body", in.Data)
+		body, err := render(ctx, d.JQ, p, "body", in)
 		if err != nil {
 			return Result{}, err
 		}
@@ -85,36 +83,4 @@ func addresses(p map[string]any, param string) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, nil
-}
-
-// render fills a template parameter: each `{{ expr }}` is replaced by the first result of the jq
-// expression on data, a string as it is and any other value as JSON, each expression within the
-// template deadline of q. A failing expression fails the task for good: the same input would fail again.
-func render(ctx context.Context, q JQ, p map[string]any, param string, data any) (string, error) {
-	tmpl, _ := p[param].(string)
-	parts, err := dsl.ParseTemplate(tmpl)
-	if err != nil {
-		return "", Permanent(fmt.Errorf("%s: %w", param, err))
-	}
-	var b strings.Builder
-	for _, part := range parts {
-		if !part.IsExpr {
-			b.WriteString(part.Text)
-			continue
-		}
-		v, err := q.template(ctx, part.Text, data)
-		if err != nil {
-			return "", jqFailure(fmt.Errorf("%s: {{ %s }}: %w", param, part.Text, err))
-		}
-		if s, ok := v.(string); ok {
-			b.WriteString(s)
-			continue
-		}
-		j, err := json.Marshal(v)
-		if err != nil {
-			return "", Permanent(fmt.Errorf("%s: {{ %s }}: %w", param, part.Text, err))
-		}
-		b.WriteString(string(j))
-	}
-	return b.String(), nil
 }

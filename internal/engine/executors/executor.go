@@ -33,12 +33,18 @@ type Input struct {
 	// Key identifies the attempt for side effects outside PostgreSQL (HTTP, mail): a repeated delivery of
 	// the same attempt carries the same key.
 	Key string
+	// Vars are the values of the variables its expressions read (a jqrun.Vars object: $input, $tasks);
+	// nil when they read none.
+	Vars json.RawMessage
 }
 
 // Result is what an attempt produced. When WaitUntil is set the attempt is not finished: it waits,
 // without holding a goroutine, until then, and completes with Output.
 type Result struct {
-	Output    any
+	Output any
+	// Detail is recorded on the attempt beside its output: what a condition decided ({"result": bool},
+	// which decides the edges out of it), what a delay waited.
+	Detail    any
 	WaitUntil time.Time
 	// InTx, when set, runs inside the transaction that records the attempt's outcome, so what it
 	// writes (a mail in the outbox, a review task) commits exactly when the outcome does, once; an error

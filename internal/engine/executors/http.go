@@ -26,11 +26,15 @@ const defaultHTTPTimeout = 30 * time.Second
 // HTTPRequest calls the URL of its parameters through client, which must be the SSRF-guarded
 // outbound client: the target is the tenant's choice. Each request carries the attempt's key as
 // Idempotency-Key. 2xx and 3xx complete the attempt; 408, 429 and 5xx fail it and the task's retry
-// applies; other statuses fail the task at once, as a repeat would get the same answer.
-func HTTPRequest(client *http.Client, creds Credentials) Executor {
+// applies; other statuses fail the task at once, as a repeat would get the same answer. The url, the
+// values of headers and query, and the body are templates rendered by q on the task's input and variables.
+func HTTPRequest(client *http.Client, creds Credentials, q JQ) Executor {
 	client = unbounded(client)
 	return Func(func(ctx context.Context, in Input) (Result, error) {
-		p := in.Task.Parameters
+		p, err := filled(ctx, q, in)
+		if err != nil {
+			return Result{}, err
+		}
 		timeout := defaultHTTPTimeout
 		if s, ok := p["timeout_seconds"].(float64); ok && s > 0 {
 			timeout = time.Duration(s * float64(time.Second))

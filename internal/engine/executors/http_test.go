@@ -32,7 +32,7 @@ func call(t *testing.T, client *http.Client, params map[string]any) (map[string]
 	raw, _ := json.Marshal(params)
 	var p map[string]any
 	_ = json.Unmarshal(raw, &p)
-	res, err := executors.HTTPRequest(client, nil).Run(context.Background(), executors.Input{
+	res, err := executors.HTTPRequest(client, nil, executors.JQ{}).Run(context.Background(), executors.Input{
 		Task: dsl.Task{Name: "call", Type: "http_request", Parameters: p}, Key: "exec/call/0"})
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func TestHTTPRequestSendsItsInput(t *testing.T) {
 		got <- r.Header.Get("Content-Type") + " " + string(b)
 	}))
 	defer srv.Close()
-	_, err := executors.HTTPRequest(allowLoopback(), nil).Run(context.Background(), executors.Input{
+	_, err := executors.HTTPRequest(allowLoopback(), nil, executors.JQ{}).Run(context.Background(), executors.Input{
 		Task: dsl.Task{Name: "post", Type: "http_request", Parameters: map[string]any{"url": srv.URL, "method": "POST"}},
 		Key:  "exec/post/0", Data: map[string]any{"extract": map[string]any{"total": 12.5}}})
 	if err != nil {

@@ -38,8 +38,9 @@ func Transform(q JQ) Executor {
 	})
 }
 
-// Condition evaluates the jq expression of its parameters on its input; the output is {"result": bool}.
-// Outgoing edges without a condition of their own hold only when the result is true.
+// Condition evaluates the jq expression of its parameters on its input. Its output is its input, passed on
+// to the branch the result chose; the result is the attempt's detail, {"result": bool}, which decides the
+// outgoing edges (each follows the result its branch names, true by default).
 func Condition(q JQ) Executor {
 	return Func(func(ctx context.Context, in Input) (Result, error) {
 		raw, err := q.task(ctx, in, "expression")
@@ -56,7 +57,7 @@ func Condition(q JQ) Executor {
 		if !ok {
 			return Result{}, Permanent(fmt.Errorf("the condition gave %s, not true or false", describe(v)))
 		}
-		return Result{Output: map[string]any{"result": b}}, nil
+		return Result{Output: passOn(in), Detail: map[string]any{"result": b}}, nil
 	})
 }
 
@@ -82,7 +83,7 @@ func (q JQ) task(ctx context.Context, in Input, param string) (json.RawMessage, 
 			return nil, Permanent(fmt.Errorf("%s: the input is not JSON: %w", param, err))
 		}
 	}
-	v, err := pool.EvalJSON(ctx, expr, input, limit)
+	v, err := pool.EvalJSON(ctx, expr, input, in.Vars, limit)
 	var eval *jqrun.EvalError
 	switch {
 	case errors.As(err, &eval):
@@ -94,8 +95,8 @@ func (q JQ) task(ctx context.Context, in Input, param string) (json.RawMessage, 
 	return v, nil
 }
 
-// template runs one expression of a template within q.Template.
-func (q JQ) template(ctx context.Context, expr string, data any) (any, error) {
+// template runs one expression of a template on the attempt's input and variables within q.Template.
+func (q JQ) template(ctx context.Context, expr string, in Input) (any, error) {
 	pool, err := q.pool()
 	if err != nil {
 		return nil, err
@@ -104,7 +105,7 @@ func (q JQ) template(ctx context.Context, expr string, data any) (any, error) {
 	if limit <= 0 {
 		limit = DefaultTemplateTime
 	}
-	return pool.Eval(ctx, expr, data, limit)
+	return pool.EvalWith(ctx, expr, in.Data, in.Vars, limit)
 }
 
 func (q JQ) pool() (*jqrun.Pool, error) {
@@ -138,4 +139,12 @@ func describe(v any) string {
 	default:
 		return fmt.Sprintf("%v", v)
 	}
+}
+
+// passOn is the attempt's input as its output, as the JSON it came as when there is some.
+func passOn(in Input) any {
+	if in.Raw != nil {
+		return in.Raw
+	}
+	return in.Data
 }

@@ -31,11 +31,11 @@ type Usage func(ctx context.Context, tx *sqlx.Tx, in Input, model string, u llm.
 func LLM(q JQ, models Models, creds Credentials, usage Usage) Executor {
 	return Func(func(ctx context.Context, in Input) (Result, error) {
 		p := in.Task.Parameters
-		prompt, err := render(ctx, q, p, "prompt", in.Data)
+		prompt, err := render(ctx, q, p, "prompt", in)
 		if err != nil {
 			return Result{}, err
 		}
-		system, err := render(ctx, q, p, "system", in.Data)
+		system, err := render(ctx, q, p, "system", in)
 		if err != nil {
 			return Result{}, err
 		}

@@ -159,7 +159,7 @@ func evaluate(cache map[string]*gojq.Code, req request, maxResult int64) respons
 	if err != nil {
 		return response{Err: err.Error()}
 	}
-	return first(context.Background(), code, req.Input, maxResult)
+	return first(context.Background(), code, req.Input, req.Vars, maxResult)
 }
 
 // compiled is the program compiled, from cache when it was compiled before.
@@ -178,15 +178,29 @@ func compiled(cache map[string]*gojq.Code, expr string) (*gojq.Code, error) {
 	return code, nil
 }
 
-// first runs code on the JSON input until its first result, or until ctx ends (an error result).
-func first(ctx context.Context, code *gojq.Code, raw json.RawMessage, maxResult int64) response {
+// first runs code on the JSON input, with the variables' values of vars (a Vars object), until its first
+// result, or until ctx ends (an error result).
+func first(ctx context.Context, code *gojq.Code, raw, vars json.RawMessage, maxResult int64) response {
 	var input any
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &input); err != nil {
 			return response{Err: "the input is not JSON: " + err.Error()}
 		}
 	}
-	v, ok := code.RunWithContext(ctx, input).Next()
+	var values struct {
+		Input any            `json:"input"`
+		Tasks map[string]any `json:"tasks"`
+	}
+	if len(vars) > 0 {
+		if err := json.Unmarshal(vars, &values); err != nil {
+			return response{Err: "the variables are not JSON: " + err.Error()}
+		}
+	}
+	if values.Tasks == nil {
+		values.Tasks = map[string]any{}
+	}
+	// gojq wants an object as map[string]any, and json gives exactly that.
+	v, ok := code.RunWithContext(ctx, input, values.Input, values.Tasks).Next()
 	if !ok {
 		return response{}
 	}

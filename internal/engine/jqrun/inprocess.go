@@ -19,7 +19,7 @@ type inProcess struct {
 	cache map[string]*gojq.Code
 }
 
-func (h *inProcess) eval(ctx context.Context, expr string, input json.RawMessage, limit time.Duration, maxResult int64) (json.RawMessage, error) {
+func (h *inProcess) eval(ctx context.Context, expr string, input, vars json.RawMessage, limit time.Duration, maxResult int64) (json.RawMessage, error) {
 	h.mu.Lock()
 	if h.cache == nil {
 		h.cache = map[string]*gojq.Code{}
@@ -31,7 +31,7 @@ func (h *inProcess) eval(ctx context.Context, expr string, input json.RawMessage
 	}
 	runCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	res := first(runCtx, code, input, maxResult)
+	res := first(runCtx, code, input, vars, maxResult)
 	if res.Err != "" && runCtx.Err() != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

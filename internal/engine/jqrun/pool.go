@@ -90,11 +90,16 @@ func (p *Pool) Config() Config { return p.cfg }
 // memory bound, or with a result larger than MaxResult, the error is a *LimitError. A program that
 // fails on its own gives an *EvalError. ctx ending stops the evaluation at once.
 func (p *Pool) Eval(ctx context.Context, expr string, input any, limit time.Duration) (any, error) {
+	return p.EvalWith(ctx, expr, input, nil, limit)
+}
+
+// EvalWith is Eval with the values of the variables $input and $tasks (see Vars).
+func (p *Pool) EvalWith(ctx context.Context, expr string, input any, vars json.RawMessage, limit time.Duration) (any, error) {
 	raw, err := json.Marshal(input)
 	if err != nil {
 		return nil, &EvalError{Msg: "the input is not JSON: " + err.Error()}
 	}
-	out, err := p.EvalJSON(ctx, expr, raw, limit)
+	out, err := p.EvalJSON(ctx, expr, raw, vars, limit)
 	if err != nil || out == nil {
 		return nil, err
 	}
@@ -105,13 +110,13 @@ func (p *Pool) Eval(ctx context.Context, expr string, input any, limit time.Dura
 	return v, nil
 }
 
-// EvalJSON is Eval on an input that is JSON already; the result is JSON too (nil for null).
-func (p *Pool) EvalJSON(ctx context.Context, expr string, input json.RawMessage, limit time.Duration) (json.RawMessage, error) {
+// EvalJSON is EvalWith on an input that is JSON already; the result is JSON too (nil for null).
+func (p *Pool) EvalJSON(ctx context.Context, expr string, input, vars json.RawMessage, limit time.Duration) (json.RawMessage, error) {
 	if limit <= 0 || limit > p.cfg.MaxTime {
 		limit = p.cfg.MaxTime
 	}
 	if p.cfg.InProcess {
-		return p.here.eval(ctx, expr, input, limit, p.cfg.MaxResult)
+		return p.here.eval(ctx, expr, input, vars, limit, p.cfg.MaxResult)
 	}
 	select {
 	case p.slots <- struct{}{}:
@@ -123,7 +128,7 @@ func (p *Pool) EvalJSON(ctx context.Context, expr string, input json.RawMessage,
 	if err != nil {
 		return nil, err
 	}
-	res, err := c.eval(ctx, request{Expr: expr, Input: input}, limit, p.cfg.MaxResult+1024)
+	res, err := c.eval(ctx, request{Expr: expr, Input: input, Vars: vars}, limit, p.cfg.MaxResult+1024)
 	if err != nil {
 		return nil, p.fail(ctx, c, err, limit)
 	}

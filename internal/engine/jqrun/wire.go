@@ -9,10 +9,19 @@ import (
 
 // The parent and a child speak in frames: a 4-byte big-endian length, then that many bytes of JSON.
 
-// request is one evaluation: the program's text and its input as JSON.
+// request is one evaluation: the program's text, its input as JSON and the values of its variables as a
+// Vars object (absent: $input null, $tasks {}).
 type request struct {
 	Expr  string          `json:"e"`
 	Input json.RawMessage `json:"i"`
+	Vars  json.RawMessage `json:"v,omitempty"`
+}
+
+// Vars are the values of a program's variables, as the engine hands them to a task: the execution's input
+// ($input) and the outputs of completed tasks upstream by name ($tasks).
+type Vars struct {
+	Input json.RawMessage            `json:"input,omitempty"`
+	Tasks map[string]json.RawMessage `json:"tasks,omitempty"`
 }
 
 // response is the first result of an evaluation as JSON (Value, absent when the program gave nothing

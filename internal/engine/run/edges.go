@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,8 +23,8 @@ type edgeJQ struct {
 	limit time.Duration
 }
 
-// eval is the first result of expr on output, as JSON (nil for null).
-func (q edgeJQ) eval(ctx context.Context, expr string, output json.RawMessage) (json.RawMessage, error) {
+// eval is the first result of expr on output, with the variables' values vars, as JSON (nil for null).
+func (q edgeJQ) eval(ctx context.Context, expr string, output, vars json.RawMessage) (json.RawMessage, error) {
 	pool := q.pool
 	if pool == nil {
 		var err error
@@ -35,7 +36,55 @@ func (q edgeJQ) eval(ctx context.Context, expr string, output json.RawMessage) (
 	if limit <= 0 {
 		limit = DefaultEdgeTime
 	}
-	return pool.EvalJSON(ctx, expr, output, limit)
+	return pool.EvalJSON(ctx, expr, output, vars, limit)
+}
+
+// evalFunc evaluates an edge condition (edgeJQ.eval).
+type evalFunc func(ctx context.Context, expr string, output, vars json.RawMessage) (json.RawMessage, error)
+
+// produced is what a completed attempt gives the edges out of its task.
+type produced struct {
+	task   string
+	typ    string
+	output json.RawMessage
+	// result is a condition's result, the branch its edges follow (nil for other task types).
+	result *bool
+	// vars are the variables the attempt was handed (nil: none); conditions that read variables get
+	// them with the task's own output added.
+	vars json.RawMessage
+}
+
+// resultOf is a condition's result from its attempt's detail ({"result": bool}).
+func resultOf(detail any) *bool {
+	switch d := detail.(type) {
+	case map[string]any:
+		if b, ok := d["result"].(bool); ok {
+			return &b
+		}
+	case json.RawMessage:
+		var m struct {
+			Result *bool `json:"result"`
+		}
+		if json.Unmarshal(d, &m) == nil {
+			return m.Result
+		}
+	}
+	return nil
+}
+
+// condVars are the variables edge conditions get: the attempt's, with the task's own output in $tasks.
+func (src produced) condVars() (json.RawMessage, error) {
+	var v jqrun.Vars
+	if len(src.vars) > 0 {
+		if err := json.Unmarshal(src.vars, &v); err != nil {
+			return nil, err
+		}
+	}
+	if v.Tasks == nil {
+		v.Tasks = map[string]json.RawMessage{}
+	}
+	v.Tasks[src.task] = src.output
+	return json.Marshal(v)
 }
 
 // decision is which links out of a task hold, decided from its output before the transaction that records
@@ -46,16 +95,16 @@ type decision struct {
 	held []bool // one per link of plan.succ[task], in order
 }
 
-// decide evaluates the links out of task for its output. A condition that fails does not hold; one that
-// passes its deadline or memory bound fails the attempt (for good: it would pass it again), so that the
-// author sees why the flow stopped instead of a branch silently skipped.
-func (e *Engine) decide(ctx context.Context, p *plan, task string, output json.RawMessage) (*decision, error) {
-	links := p.succ[task]
+// decide evaluates the links out of a task for what its attempt produced. A condition that fails does not
+// hold; one that passes its deadline or memory bound fails the attempt (for good: it would pass it again),
+// so that the author sees why the flow stopped instead of a branch silently skipped.
+func (e *Engine) decide(ctx context.Context, p *plan, src produced) (*decision, error) {
+	links := p.succ[src.task]
 	d := &decision{key: p.key, held: make([]bool, len(links))}
 	for i, l := range links {
-		h, err := l.holds(ctx, e.jq.eval, p.tasks[task].Type, output)
+		h, err := l.holds(ctx, e.jq.eval, src)
 		if jqrun.IsLimit(err) {
-			return nil, executors.Permanent(fmt.Errorf("the condition of the edge %s → %s: %w", task, l.target, err))
+			return nil, executors.Permanent(fmt.Errorf("the condition of the edge %s → %s: %w", src.task, l.target, err))
 		}
 		if err != nil {
 			return nil, err
@@ -76,26 +125,27 @@ func (e *Engine) planOf(ctx context.Context, exec uuid.UUID) (*plan, error) {
 	return e.plan(ctx, e.db, x.Flow, x.Version)
 }
 
-// holds is whether the link from a task with this output holds: an edge with a condition holds when
-// the condition yields true; one without holds always, except out of a condition task, whose result
-// decides it. A condition that cannot be evaluated on this output does not hold; the error returned is a
-// limit passed, or an evaluator that could not answer.
-func (l link) holds(ctx context.Context, eval func(context.Context, string, json.RawMessage) (json.RawMessage, error),
-	sourceType string, output json.RawMessage) (bool, error) {
-	for _, c := range l.conds {
-		if c == nil {
-			if sourceType != "condition" {
-				return true, nil
-			}
-			var m struct {
-				Result any `json:"result"`
-			}
-			if json.Unmarshal(output, &m) == nil && m.Result == true {
-				return true, nil
-			}
+// holds is whether the link out of a completed task holds: one of its edges does. Out of a condition task
+// an edge holds only when the task's result is the one it follows; an edge with a condition then holds
+// when the condition yields true on the output, one without holds. A condition that cannot be evaluated
+// on this output does not hold; the error returned is a limit passed, or an evaluator that could not
+// answer.
+func (l link) holds(ctx context.Context, eval evalFunc, src produced) (bool, error) {
+	var vars json.RawMessage
+	for i, c := range l.conds {
+		if src.typ == "condition" && (src.result == nil || *src.result != l.follows[i]) {
 			continue
 		}
-		v, err := eval(ctx, *c, output)
+		if c == nil {
+			return true, nil
+		}
+		if l.vars && vars == nil {
+			var err error
+			if vars, err = src.condVars(); err != nil {
+				return false, err
+			}
+		}
+		v, err := eval(ctx, *c, src.output, vars)
 		var failed *jqrun.EvalError
 		switch {
 		case errors.As(err, &failed):
@@ -133,14 +183,14 @@ func (p *plan) conditional(task string) bool {
 
 // decidePlain decides the links out of a task none of whose edges has a condition, which needs no
 // evaluator: it may run inside a transaction.
-func (e *Engine) decidePlain(p *plan, task string, output json.RawMessage) (*decision, error) {
-	if p.conditional(task) {
+func (e *Engine) decidePlain(p *plan, src produced) (*decision, error) {
+	if p.conditional(src.task) {
 		return nil, errUndecided
 	}
-	links := p.succ[task]
+	links := p.succ[src.task]
 	d := &decision{key: p.key, held: make([]bool, len(links))}
 	for i, l := range links {
-		h, err := l.holdsPlain(p.tasks[task].Type, output)
+		h, err := l.holdsPlain(src)
 		if err != nil {
 			return nil, err
 		}
@@ -160,10 +210,48 @@ func (l link) conditional() bool {
 }
 
 // holdsPlain is holds for a link without conditions, which evaluates nothing.
-func (l link) holdsPlain(sourceType string, output json.RawMessage) (bool, error) {
+func (l link) holdsPlain(src produced) (bool, error) {
 	if l.conditional() {
 		return false, errUndecided
 	}
-	noEval := func(context.Context, string, json.RawMessage) (json.RawMessage, error) { return nil, errUndecided }
-	return l.holds(context.Background(), noEval, sourceType, output)
+	noEval := func(context.Context, string, json.RawMessage, json.RawMessage) (json.RawMessage, error) {
+		return nil, errUndecided
+	}
+	return l.holds(context.Background(), noEval, src)
+}
+
+// producedBy is what an attempt that completed gives the edges out of its task. The variables of an
+// attempt that did not run here (a wait's end) are read from it when a condition needs them.
+func (e *Engine) producedBy(ctx context.Context, p *plan, a taskArgs, o outcome) (produced, error) {
+	src := produced{task: a.Task, output: o.output, vars: o.vars, result: resultOf(o.result.Detail)}
+	if t := p.tasks[a.Task]; t != nil {
+		src.typ = t.Type
+	}
+	if src.vars != nil || !p.condVars(a.Task) {
+		return src, nil
+	}
+	err := e.db.GetContext(ctx, (*[]byte)(&src.vars), `SELECT coalesce(vars::text, '') FROM task_executions
+		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`, a.Execution, a.Task, a.Idx)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	return src, err
+}
+
+// condVars is whether a condition of an edge out of task reads variables.
+func (p *plan) condVars(task string) bool {
+	for _, l := range p.succ[task] {
+		if l.vars {
+			return true
+		}
+	}
+	return false
+}
+
+// nullJSON is JSON for a nullable jsonb parameter: nil (NULL) when empty.
+func nullJSON(b json.RawMessage) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return string(b)
 }

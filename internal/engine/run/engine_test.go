@@ -136,3 +136,53 @@ func TestRecorderCatchesIllegalMoves(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFlowsCarryTheirData: expressions read $input and $tasks of tasks upstream; a condition passes its
+// input on to the branch its result chose, records the result on the attempt, and its edges follow
+// their branch (an edge condition out of it reads variables too).
+func TestFlowsCarryTheirData(t *testing.T) {
+	t.Parallel()
+	q := executors.JQ{}
+	h := newHarness(t, executors.Set{"transform": executors.Transform(q), "condition": executors.Condition(q)})
+	flow := h.flow(`{"version": 1, "tasks": [
+		{"name": "a", "type": "transform", "parameters": {"expression": "{n: (.n + 1)}"}},
+		{"name": "check", "type": "condition", "parameters": {"expression": ".n > 1"}},
+		{"name": "big", "type": "transform", "parameters": {"expression": "{big: ., input: $input, a: $tasks.a}"}},
+		{"name": "small", "type": "transform", "parameters": {"expression": "{small: ., was: $tasks.check}"}}],
+		"edges": [{"source": "a", "target": "check"},
+			{"source": "check", "target": "big", "condition": "$input.go and $tasks.check.n > 1"},
+			{"source": "check", "target": "small", "branch": false}]}`)
+	output := func(exec any, task string) string {
+		var out string
+		if err := h.db.Get(&out, `SELECT coalesce(output::text, '') FROM execution_tasks WHERE flow_execution_id = $1
+			AND task_name = $2`, exec, task); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	exec := h.start(flow, `{"n": 1, "go": true}`)
+	h.drain()
+	if s := h.status(exec); s != "completed" {
+		t.Fatalf("execution %s", s)
+	}
+	if got := h.states(exec); got["big"] != "completed" || got["small"] != "skipped" {
+		t.Fatalf("task states %v", got)
+	}
+	if got := output(exec, "big"); got != `{"a": {"n": 2}, "big": {"n": 2}, "input": {"n": 1, "go": true}}` {
+		t.Fatalf("big's output %s", got)
+	}
+	var detail string
+	if err := h.db.Get(&detail, `SELECT detail::text FROM task_executions WHERE flow_execution_id = $1
+		AND task_name = 'check'`, exec); err != nil || detail != `{"result": true}` || output(exec, "check") != `{"n": 2}` {
+		t.Fatalf("the condition's detail %s (%v), output %s", detail, err, output(exec, "check"))
+	}
+
+	exec = h.start(flow, `{"n": 0, "go": true}`)
+	h.drain()
+	if got := h.states(exec); h.status(exec) != "completed" || got["big"] != "skipped" || got["small"] != "completed" {
+		t.Fatalf("execution %s, task states %v", h.status(exec), got)
+	}
+	if got := output(exec, "small"); got != `{"was": {"n": 1}, "small": {"n": 1}}` {
+		t.Fatalf("small's output %s", got)
+	}
+}

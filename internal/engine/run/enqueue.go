@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -36,6 +37,8 @@ type attempt struct {
 	task  string
 	idx   int
 	input json.RawMessage
+	// vars are the values of the variables its expressions read (nil: none), see walk.vars.
+	vars json.RawMessage
 	// at is when it may start (zero: now); a retry waits for its backoff.
 	at time.Time
 	// external attempts get no job: an outside worker claims them.
@@ -69,10 +72,11 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 		prefix = "WITH " + with.sql + " "
 	}
 	names, idxs, inputs := make([]string, len(atts)), make([]int64, len(atts)), make([]string, len(atts))
+	vars := make([]string, len(atts))
 	here := make([]bool, len(atts))
 	taken := 0
 	for i, a := range atts {
-		names[i], idxs[i], inputs[i] = a.task, int64(a.idx), string(a.input)
+		names[i], idxs[i], inputs[i], vars[i] = a.task, int64(a.idx), string(a.input), string(a.vars)
 		if b != nil && !a.external && a.at.IsZero() && e.local.take(org) {
 			here[i] = true
 			taken++
@@ -83,14 +87,17 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 		Name string `db:"task_name"`
 		Idx  int    `db:"task_execution_idx"`
 	}
+	// The variables come last, after the placeholders of with.
+	varsAt := fmt.Sprintf("$%d", 8+len(with.args))
 	err := tx.SelectContext(ctx, &mine, prefix+`INSERT INTO task_executions (organization_id, flow_execution_id, task_name,
-		task_execution_idx, status, input, started_at, timeout_at)
-		SELECT $1, $2, n, i, CASE WHEN h THEN 'running' ELSE 'queued' END, inp::jsonb,
+		task_execution_idx, status, input, vars, started_at, timeout_at)
+		SELECT $1, $2, n, i, CASE WHEN h THEN 'running' ELSE 'queued' END, inp::jsonb, nullif(v, '')::jsonb,
 			CASE WHEN h THEN now() END, CASE WHEN h THEN now() + make_interval(secs => $7) END
-		FROM unnest($3::text[], $4::bigint[], $5::text[], $6::boolean[]) AS a (n, i, inp, h)
+		FROM unnest($3::text[], $4::bigint[], $5::text[], $6::boolean[], `+varsAt+`::text[]) AS a (n, i, inp, h, v)
 		ON CONFLICT ON CONSTRAINT task_executions_attempt_key DO NOTHING
 		RETURNING task_name, task_execution_idx`,
-		append([]any{org, exec, pq.Array(names), pq.Array(idxs), pq.Array(inputs), pq.Array(here), e.lease.Seconds()}, with.args...)...)
+		append(append([]any{org, exec, pq.Array(names), pq.Array(idxs), pq.Array(inputs), pq.Array(here), e.lease.Seconds()},
+			with.args...), pq.Array(vars))...)
 	if err != nil {
 		for range taken {
 			e.local.release(org)
@@ -106,7 +113,7 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 		if here[i] {
 			if inserted[a.task] {
 				b.runs = append(b.runs, localRun{args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx, Org: org},
-					claimed: claimed{org: org, flow: b.flow, version: b.version, input: a.input},
+					claimed: claimed{org: org, flow: b.flow, version: b.version, input: a.input, vars: a.vars},
 					parent:  trace.SpanContextFromContext(ctx)})
 			} else {
 				e.local.release(org)

@@ -30,6 +30,8 @@ type outcome struct {
 	err    error
 	task   *dsl.Task
 	output json.RawMessage // set when a wait ends
+	detail json.RawMessage // the result's Detail as JSON (nil: none)
+	vars   json.RawMessage // the variables the attempt was handed, when known
 	plan   *plan           // the plan the attempt ran on, when known
 	dec    *decision       // the links that hold, decided before the transaction
 }
@@ -57,6 +59,13 @@ func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArg
 		}
 		o.output = output
 	}
+	if o.result.Detail != nil {
+		detail, err := json.Marshal(o.result.Detail)
+		if err != nil {
+			return err
+		}
+		o.detail = detail
+	}
 	if completes {
 		// The edges out of the task are decided now, before any transaction: a condition is a tenant's
 		// program, and runs while no row is locked.
@@ -67,7 +76,11 @@ func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArg
 				return err
 			}
 		}
-		if o.dec, o.err = e.decide(ctx, p, a.Task, o.output); o.err != nil {
+		src, err := e.producedBy(ctx, p, a, o)
+		if err != nil {
+			return err
+		}
+		if o.dec, o.err = e.decide(ctx, p, src); o.err != nil {
 			if !executors.IsPermanent(o.err) {
 				return o.err // the evaluator could not answer: the job is delivered again
 			}
@@ -75,7 +88,7 @@ func (e *Engine) finish(ctx context.Context, job *river.Job[taskArgs], a taskArg
 		}
 	}
 	if completes && !resumed && o.result.InTx == nil {
-		return e.finishCompleted(ctx, job, a, o.output, o.dec)
+		return e.finishCompleted(ctx, job, a, o.output, o.detail, o.dec)
 	}
 	return e.finishOne(ctx, job, a, o)
 }
@@ -147,7 +160,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 	case o.result.Park:
 		return e.park(ctx, tx, a, x.Status, o.result.AwaitingInput)
 	case !o.result.WaitUntil.IsZero():
-		return e.wait(ctx, tx, a, x.Status, o.result)
+		return e.wait(ctx, tx, a, x.Status, o)
 	}
 	if o.dec == nil || o.dec.key != p.key {
 		// The execution was run again on another version since the edges were decided (it had ended,
@@ -157,7 +170,7 @@ func (e *Engine) record(ctx context.Context, tx *sqlx.Tx, a taskArgs, o outcome,
 			a.Execution, a.Task, a.Idx)
 		return err
 	}
-	return e.completed(ctx, tx, x.execRow, p, a.Execution, []done{{task: a.Task, idx: a.Idx, output: o.output, dec: o.dec}}, b)
+	return e.completed(ctx, tx, x.execRow, p, a.Execution, []done{{task: a.Task, idx: a.Idx, output: o.output, detail: o.detail, dec: o.dec}}, b)
 }
 
 // park leaves the attempt running with no deadline until Report finishes it.
@@ -187,15 +200,16 @@ func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, s
 }
 
 // wait leaves the attempt running until the wait ends, with a job scheduled for then.
-func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, status state.Exec, r executors.Result) error {
+func (e *Engine) wait(ctx context.Context, tx *sqlx.Tx, a taskArgs, status state.Exec, o outcome) error {
+	r := o.result
 	out, err := json.Marshal(r.Output)
 	if err != nil {
 		return err
 	}
 	// No lease while it waits: the scheduled job is durable, and a restart does not start the wait over.
-	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET wake_at = $4, timeout_at = NULL, updated_at = now()
-		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`,
-		a.Execution, a.Task, a.Idx, r.WaitUntil); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET wake_at = $4, timeout_at = NULL, updated_at = now(),
+		detail = $5 WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`,
+		a.Execution, a.Task, a.Idx, r.WaitUntil, nullJSON(o.detail)); err != nil {
 		return err
 	}
 	if _, err = e.queue.InsertTx(ctx, tx.Tx, taskArgs{Execution: a.Execution, Task: a.Task, Idx: a.Idx, Resume: true, Output: out},
@@ -221,10 +235,13 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 	if errors.As(cause, new(workerCancelled{})) {
 		to, attemptErr = state.AttemptCancelled, nil
 	}
-	var input json.RawMessage
-	if err := tx.GetContext(ctx, &input, `UPDATE task_executions SET status = $5, error = $4, completed_at = now(),
+	var was struct {
+		Input json.RawMessage `db:"input"`
+		Vars  []byte          `db:"vars"` // text: "" for none
+	}
+	if err := tx.GetContext(ctx, &was, `UPDATE task_executions SET status = $5, error = $4, completed_at = now(),
 		updated_at = now() WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3
-		RETURNING coalesce(input, '{}')`, a.Execution, a.Task, a.Idx, attemptErr, string(to)); err != nil {
+		RETURNING coalesce(input, '{}') AS input, coalesce(vars::text, '') AS vars`, a.Execution, a.Task, a.Idx, attemptErr, string(to)); err != nil {
 		return err
 	}
 	maxAttempts := max(task.Retry.MaxAttempts, 1)
@@ -238,7 +255,7 @@ func (e *Engine) failed(ctx context.Context, tx *sqlx.Tx, x execRow, a taskArgs,
 		if backoff > 0 {
 			at = e.now().Add(backoff)
 		}
-		if err := e.enqueue(ctx, tx, x.Org, a.Execution, []attempt{{task: a.Task, idx: a.Idx + 1, input: input, at: at,
+		if err := e.enqueue(ctx, tx, x.Org, a.Execution, []attempt{{task: a.Task, idx: a.Idx + 1, input: was.Input, vars: was.Vars, at: at,
 			external: task.Type == External}}, b); err != nil {
 			return err
 		}

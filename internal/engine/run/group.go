@@ -92,14 +92,15 @@ type completion struct {
 	job    *river.Job[taskArgs]
 	args   taskArgs
 	output json.RawMessage
+	detail json.RawMessage // recorded on the attempt (nil: none)
 	dec    *decision
 	err    chan error
 }
 
 // finishCompleted records a completed attempt with the others of its execution that completed
 // meanwhile. The first of them records, round after round, until none is waiting.
-func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output json.RawMessage, dec *decision) error {
-	c := &completion{ctx: ctx, job: job, args: a, output: output, dec: dec, err: make(chan error, 1)}
+func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], a taskArgs, output, detail json.RawMessage, dec *decision) error {
+	c := &completion{ctx: ctx, job: job, args: a, output: output, detail: detail, dec: dec, err: make(chan error, 1)}
 	e.groups.mu.Lock()
 	e.groups.arrivedLocked(ctx, a.Execution)
 	waiting, underWay := e.groups.by[a.Execution]
@@ -127,7 +128,7 @@ func (e *Engine) finishCompleted(ctx context.Context, job *river.Job[taskArgs], 
 		if err := e.recordGroup(ctx, a.Execution, round); err != nil {
 			// One of them may be what fails: each is recorded on its own instead.
 			for _, r := range round {
-				r.err <- e.finishOne(r.ctx, r.job, r.args, outcome{output: r.output, dec: r.dec})
+				r.err <- e.finishOne(r.ctx, r.job, r.args, outcome{output: r.output, detail: r.detail, dec: r.dec})
 			}
 			continue
 		}
@@ -175,8 +176,9 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 		return round[i].args.Idx < round[j].args.Idx
 	})
 	names, idxs, outs := make([]string, len(round)), make([]int64, len(round)), make([]string, len(round))
+	details := make([]string, len(round))
 	for i, r := range round {
-		names[i], idxs[i], outs[i] = r.args.Task, int64(r.args.Idx), string(r.output)
+		names[i], idxs[i], outs[i], details[i] = r.args.Task, int64(r.args.Idx), string(r.output), string(r.detail)
 	}
 	var rows []struct {
 		execRow
@@ -185,11 +187,12 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 		Output  json.RawMessage `db:"output"`
 	}
 	if err := tx.SelectContext(ctx, &rows, `
-		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) AS d (n, i, o)),
+		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[]) AS d (n, i, o, dt)),
 		att AS (
 			UPDATE task_executions t SET updated_at = now(), completed_at = now(),
 				status = CASE WHEN x.status IN `+state.List(state.ExecActive)+` THEN 'completed' ELSE 'cancelled' END,
-				output = CASE WHEN x.status IN `+state.List(state.ExecActive)+` THEN d.o::jsonb END
+				output = CASE WHEN x.status IN `+state.List(state.ExecActive)+` THEN d.o::jsonb END,
+				detail = coalesce(nullif(d.dt, '')::jsonb, t.detail)
 			FROM d, flow_executions x
 			WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i AND t.status = 'running'
 			  AND x.id = t.flow_execution_id
@@ -200,7 +203,7 @@ func (e *Engine) completeGroup(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID,
 			FROM att WHERE att.attempt_status = 'completed' AND k.flow_execution_id = $1 AND k.task_name = att.task_name)
 		SELECT task_name, attempt_status, coalesce(output, 'null') AS output, organization_id, flow_id, flow_version,
 			status, tasks_left FROM att ORDER BY task_name`,
-		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs)); err != nil {
+		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs), pq.Array(details)); err != nil {
 		return err
 	}
 	if len(rows) == 0 || rows[0].Attempt != state.AttemptCompleted {

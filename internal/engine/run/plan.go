@@ -2,6 +2,7 @@ package run
 
 import (
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/loopwork/loopwork/internal/engine/dsl"
@@ -21,6 +22,9 @@ type plan struct {
 	// succ are the outgoing links of each task, targets in name order so that locks are taken in
 	// the same order by every transaction.
 	succ map[string][]link
+	// needs is, for each task whose expressions or outgoing edge conditions read variables, what its
+	// attempts are handed (see varsOf): $tasks read whole stands for every task upstream.
+	needs map[string]dsl.Vars
 }
 
 // link is a task's dependency on another: every edge between the two, merged. A link holds when
@@ -30,8 +34,12 @@ type link struct {
 	// conds are the conditions of the edges (jq expressions, run in the pool of bounded children); a nil
 	// entry is an edge without a condition.
 	conds []*string
-	// texts are the conditions as written ("" for none), to compare links of two versions.
+	// follows are the results of a condition source each edge follows (true for edges out of other tasks).
+	follows []bool
+	// texts are the conditions as written ("" for none) and branches, to compare links of two versions.
 	texts []string
+	// vars says whether a condition reads variables, which are then handed to it.
+	vars bool
 }
 
 func compile(def map[string]any, reg *tasks.Registry) (*plan, error) {
@@ -57,9 +65,15 @@ func compile(def map[string]any, reg *tasks.Registry) (*plan, error) {
 		if e.Condition != nil {
 			text = *e.Condition
 		}
+		if !e.Follows() {
+			text += "\x00false"
+		}
 		l.conds = append(l.conds, e.Condition)
+		l.follows = append(l.follows, e.Follows())
 		l.texts = append(l.texts, text)
+		l.vars = l.vars || e.Vars.Any()
 	}
+	p.needs = needsOf(res.Definition, p)
 	for k, l := range byPair {
 		p.succ[k[0]] = append(p.succ[k[0]], *l)
 	}
@@ -89,5 +103,54 @@ func (p *plan) sinks() []string {
 			out = append(out, n)
 		}
 	}
+	return out
+}
+
+// needsOf is what each task's attempts are handed beyond their input: what its parameters read, and what
+// the conditions of the edges out of it read (but the task's own output, which they get as it completes).
+// $tasks read whole is every task upstream, named.
+func needsOf(def *dsl.Definition, p *plan) map[string]dsl.Vars {
+	needs := map[string]dsl.Vars{}
+	add := func(task string, v dsl.Vars, self bool) {
+		if !v.Any() {
+			return
+		}
+		n := needs[task]
+		if v.AllTasks {
+			v = dsl.Vars{Input: v.Input, Tasks: p.upstream(task)}
+		}
+		if self {
+			v.Tasks = slices.DeleteFunc(slices.Clone(v.Tasks), func(s string) bool { return s == task })
+		}
+		n.Merge(v)
+		n.Input = n.Input || v.Input
+		needs[task] = n
+	}
+	for _, t := range def.Tasks {
+		add(t.Name, t.Vars, false)
+	}
+	for _, e := range def.Edges {
+		add(e.Source, e.Vars, true)
+	}
+	return needs
+}
+
+// upstream are the tasks with a path of edges to task.
+func (p *plan) upstream(task string) []string {
+	seen := map[string]bool{}
+	stack := []string{task}
+	var out []string
+	for len(stack) > 0 {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, pr := range p.preds[n] {
+			if !seen[pr] {
+				seen[pr] = true
+				out = append(out, pr)
+				stack = append(stack, pr)
+			}
+		}
+	}
+	sort.Strings(out)
 	return out
 }

@@ -17,7 +17,8 @@ type done struct {
 	task   string
 	idx    int
 	output json.RawMessage
-	dec    *decision // the links that hold, decided before the transaction (nil: decide in it)
+	detail json.RawMessage // recorded on the attempt (nil: none)
+	dec    *decision       // the links that hold, decided before the transaction (nil: decide in it)
 }
 
 // completed records completed attempts of one execution (one, or several that finished together) and
@@ -27,18 +28,20 @@ type done struct {
 // statements are per round of the walk, not per task, so siblings recorded together cost what one does.
 func (e *Engine) completed(ctx context.Context, tx *sqlx.Tx, x execRow, p *plan, exec uuid.UUID, ds []done, b *batch) error {
 	names, idxs, outs := make([]string, len(ds)), make([]int64, len(ds)), make([]string, len(ds))
+	details := make([]string, len(ds))
 	finished := make([]final, len(ds))
 	for i, d := range ds {
-		names[i], idxs[i], outs[i] = d.task, int64(d.idx), string(d.output)
+		names[i], idxs[i], outs[i], details[i] = d.task, int64(d.idx), string(d.output), string(d.detail)
 		finished[i] = final{task: d.task, completed: true, output: d.output, dec: d.dec}
 	}
 	if _, err := tx.ExecContext(ctx, `
-		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[]) AS d (n, i, o)),
-		att AS (UPDATE task_executions t SET status = 'completed', output = d.o::jsonb, completed_at = now(), updated_at = now()
+		WITH d AS (SELECT * FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[]) AS d (n, i, o, dt)),
+		att AS (UPDATE task_executions t SET status = 'completed', output = d.o::jsonb, completed_at = now(), updated_at = now(),
+		        detail = coalesce(nullif(d.dt, '')::jsonb, t.detail)
 		        FROM d WHERE t.flow_execution_id = $1 AND t.task_name = d.n AND t.task_execution_idx = d.i)
 		UPDATE execution_tasks k SET state = 'completed', output = d.o::jsonb, updated_at = now()
 		FROM d WHERE k.flow_execution_id = $1 AND k.task_name = d.n`,
-		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs)); err != nil {
+		exec, pq.Array(names), pq.Array(idxs), pq.Array(outs), pq.Array(details)); err != nil {
 		return err
 	}
 	return e.advance(ctx, tx, x, p, exec, finished, b)

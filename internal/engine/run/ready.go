@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/lib/pq"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 )
 
 // skip marks tasks skipped: every predecessor finished and no edge to them held. Each also gets the task
@@ -27,7 +28,7 @@ func (w *walk) start(ctx context.Context, tasks []string) error {
 	if len(tasks) == 0 {
 		return nil
 	}
-	inputs, err := w.inputs(ctx, tasks)
+	inputs, vars, err := w.inputs(ctx, tasks)
 	if err != nil {
 		return err
 	}
@@ -42,36 +43,55 @@ func (w *walk) start(ctx context.Context, tasks []string) error {
 		return err
 	}
 	for _, r := range rows {
-		w.ready = append(w.ready, attempt{task: r.Task, idx: r.Attempts - 1, input: inputs[r.Task],
+		w.ready = append(w.ready, attempt{task: r.Task, idx: r.Attempts - 1, input: inputs[r.Task], vars: vars[r.Task],
 			external: w.p.tasks[r.Task].Type == External})
 	}
 	return nil
 }
 
 // inputs are the inputs of tasks that became ready: a task's predecessor's output, or, with several,
-// an object of the completed predecessors' outputs by name.
-func (w *walk) inputs(ctx context.Context, tasks []string) (map[string]json.RawMessage, error) {
-	var preds []string
+// an object of the completed predecessors' outputs by name; and the variables of those whose
+// expressions read some (see varsOf). The outputs that variables name come in the same statement, and
+// the execution's input with them when one of the tasks reads it.
+func (w *walk) inputs(ctx context.Context, tasks []string) (map[string]json.RawMessage, map[string]json.RawMessage, error) {
+	var names []string
 	seen := map[string]bool{}
+	wantInput := false
 	for _, t := range tasks {
-		for _, p := range w.p.preds[t] {
-			if !seen[p] {
-				seen[p] = true
-				preds = append(preds, p)
+		need := w.p.needs[t]
+		wantInput = wantInput || need.Input
+		for _, list := range [2][]string{w.p.preds[t], need.Tasks} {
+			for _, p := range list {
+				if !seen[p] {
+					seen[p] = true
+					names = append(names, p)
+				}
 			}
 		}
 	}
+	wantInput = wantInput && w.input == nil
 	var rows []struct {
 		Name   string          `db:"task_name"`
 		Output json.RawMessage `db:"output"`
+		Input  bool            `db:"is_input"`
 	}
-	if err := w.tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output FROM execution_tasks
-		WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'`, w.exec, pq.Array(preds)); err != nil {
-		return nil, err
+	if err := w.tx.SelectContext(ctx, &rows, `SELECT task_name, coalesce(output, 'null') AS output, false AS is_input
+		FROM execution_tasks WHERE flow_execution_id = $1 AND task_name = ANY($2) AND state = 'completed'
+		UNION ALL SELECT '', coalesce(input, '{}'), true FROM flow_executions WHERE id = $1 AND $3`,
+		w.exec, pq.Array(names), wantInput); err != nil {
+		return nil, nil, err
 	}
 	outputs := make(map[string]json.RawMessage, len(rows))
 	for _, r := range rows {
-		outputs[r.Name] = r.Output
+		if r.Input {
+			w.input = r.Output
+		} else {
+			outputs[r.Name] = r.Output
+		}
+	}
+	vars, err := w.vars(tasks, outputs)
+	if err != nil {
+		return nil, nil, err
 	}
 	in := make(map[string]json.RawMessage, len(tasks))
 	for _, t := range tasks {
@@ -92,9 +112,39 @@ func (w *walk) inputs(ctx context.Context, tasks []string) (map[string]json.RawM
 		}
 		b, err := json.Marshal(by)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		in[t] = b
 	}
-	return in, nil
+	return in, vars, nil
+}
+
+// vars are the variables of the tasks whose expressions read some: the execution's input when they read
+// $input, and the outputs of completed tasks they name in $tasks.
+func (w *walk) vars(tasks []string, outputs map[string]json.RawMessage) (map[string]json.RawMessage, error) {
+	var out map[string]json.RawMessage
+	for _, t := range tasks {
+		need, ok := w.p.needs[t]
+		if !ok {
+			continue
+		}
+		v := jqrun.Vars{Tasks: make(map[string]json.RawMessage, len(need.Tasks))}
+		if need.Input {
+			v.Input = w.input
+		}
+		for _, n := range need.Tasks {
+			if o, ok := outputs[n]; ok {
+				v.Tasks[n] = o
+			}
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string]json.RawMessage{}
+		}
+		out[t] = b
+	}
+	return out, nil
 }

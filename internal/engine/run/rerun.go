@@ -40,15 +40,19 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 		Name   string          `db:"task_name"`
 		State  state.Task      `db:"state"`
 		Output json.RawMessage `db:"output"`
+		Detail []byte          `db:"detail"` // text: "" for none
 	}
-	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, state, coalesce(output, 'null') AS output
-		FROM execution_tasks WHERE flow_execution_id = $1`, exec); err != nil {
+	// A condition's result is the detail of its latest completed attempt.
+	if err := tx.SelectContext(ctx, &rows, `SELECT task_name, state, coalesce(output, 'null') AS output,
+		coalesce((SELECT t.detail::text FROM task_executions t WHERE t.flow_execution_id = k.flow_execution_id
+			AND t.task_name = k.task_name AND t.status = 'completed' ORDER BY t.task_execution_idx DESC LIMIT 1), '') AS detail
+		FROM execution_tasks k WHERE flow_execution_id = $1`, exec); err != nil {
 		return err
 	}
-	kept := map[string]json.RawMessage{}
+	kept := map[string]produced{}
 	for _, r := range rows {
-		if r.State == state.TaskCompleted {
-			kept[r.Name] = r.Output
+		if r.State == state.TaskCompleted && p.tasks[r.Name] != nil {
+			kept[r.Name] = produced{task: r.Name, typ: p.tasks[r.Name].Type, output: r.Output, result: resultOf(json.RawMessage(r.Detail))}
 		}
 	}
 	dirty := map[string]bool{}
@@ -73,7 +77,7 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 // rerun lays the execution out again on the version and starts the dirty tasks whose predecessors
 // are all kept.
 func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UUID, version int, p *plan,
-	kept map[string]json.RawMessage, dirty map[string]bool) error {
+	kept map[string]produced, dirty map[string]bool) error {
 	names := make([]string, 0, len(p.order))
 	for _, n := range p.order {
 		names = append(names, n)
@@ -110,7 +114,7 @@ func (e *Engine) rerun(ctx context.Context, tx *sqlx.Tx, x execRow, exec uuid.UU
 					later[pred] = append(later[pred], n)
 					continue
 				}
-				h, err := l.holdsPlain(p.tasks[pred].Type, kept[pred])
+				h, err := l.holdsPlain(kept[pred])
 				if err != nil {
 					return err
 				}

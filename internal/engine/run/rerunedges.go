@@ -62,18 +62,28 @@ func (w *rerunEdgesWorker) Work(ctx context.Context, job *river.Job[rerunEdgesAr
 	if err != nil {
 		return err
 	}
-	var output json.RawMessage
-	err = e.db.GetContext(ctx, &output, `SELECT coalesce(output, 'null') FROM execution_tasks
-		WHERE flow_execution_id = $1 AND task_name = $2 AND state = 'completed'`, a.Execution, a.Task)
+	var kept struct {
+		Output json.RawMessage `db:"output"`
+		Detail []byte          `db:"detail"` // text: "" for none
+		Vars   []byte          `db:"vars"`
+	}
+	// The latest completed attempt's detail (a condition's result) and variables go with the output.
+	err = e.db.GetContext(ctx, &kept, `SELECT coalesce(k.output, 'null') AS output,
+		coalesce(t.detail::text, '') AS detail, coalesce(t.vars::text, '') AS vars FROM execution_tasks k
+		LEFT JOIN LATERAL (SELECT detail, vars FROM task_executions t WHERE t.flow_execution_id = k.flow_execution_id
+			AND t.task_name = k.task_name AND t.status = 'completed' ORDER BY t.task_execution_idx DESC LIMIT 1) t ON true
+		WHERE k.flow_execution_id = $1 AND k.task_name = $2 AND k.state = 'completed'`, a.Execution, a.Task)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
+	output := kept.Output
 	var dec *decision
 	if err == nil {
+		src := produced{task: a.Task, typ: p.tasks[a.Task].Type, output: output, result: resultOf(json.RawMessage(kept.Detail)), vars: kept.Vars}
 		links := p.succ[a.Task]
 		dec = &decision{key: p.key, held: make([]bool, len(links))}
 		for i, l := range links {
-			h, err := l.holds(ctx, e.jq.eval, p.tasks[a.Task].Type, output)
+			h, err := l.holds(ctx, e.jq.eval, src)
 			if err != nil && !jqrun.IsLimit(err) {
 				return err // the evaluator could not answer: the job runs again
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
 )
 
 // Execution names a new execution for Start.
@@ -78,7 +79,19 @@ func (e *Engine) start(ctx context.Context, tx *sqlx.Tx, x Execution, b *batch) 
 	}
 	var atts []attempt
 	for _, n := range p.roots() {
-		atts = append(atts, attempt{task: n, input: input, external: p.tasks[n].Type == External})
+		a := attempt{task: n, input: input, external: p.tasks[n].Type == External}
+		if need, ok := p.needs[n]; ok {
+			// A first task has nothing upstream: only $input holds something.
+			v := jqrun.Vars{Tasks: map[string]json.RawMessage{}}
+			if need.Input {
+				v.Input = input
+			}
+			var err error
+			if a.vars, err = json.Marshal(v); err != nil {
+				return err
+			}
+		}
+		atts = append(atts, a)
 	}
 	return e.enqueueWith(ctx, tx, layout, x.Org, x.ID, atts, b)
 }

@@ -29,6 +29,7 @@ type claimed struct {
 	org, flow uuid.UUID
 	version   int
 	input     []byte
+	vars      json.RawMessage // nil: the task reads no variables
 }
 
 // Work runs the attempt at once when its organization may take an executor now. Otherwise the attempt
@@ -114,7 +115,7 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 		return fmt.Errorf("task %q is not in version %d of flow %s", a.Task, c.version, c.flow)
 	}
 	ctx, span := e.startAttempt(ctx, a, task, c)
-	o := outcome{task: task, plan: p}
+	o := outcome{task: task, plan: p, vars: c.vars}
 	defer func() { endAttempt(span, o, err) }()
 	timeout := DefaultTimeout
 	if task.TimeoutSeconds != nil {
@@ -143,7 +144,7 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 	held = false
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	res, runErr := ex.Run(runCtx, executors.Input{Org: c.org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
-		Raw: raw, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx)})
+		Raw: raw, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx), Vars: c.vars})
 	cancel()
 	e.running.Release(c.org)
 	if runErr != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
@@ -170,12 +171,12 @@ func (e *Engine) claim(ctx context.Context, a taskArgs) (claimed, bool, error) {
 			FROM flow_executions x
 			WHERE t.flow_execution_id = $1 AND t.task_name = $2 AND t.task_execution_idx = $3 AND t.status = 'queued'
 			  AND x.id = t.flow_execution_id AND x.status IN `+state.List(state.ExecActive)+`
-			RETURNING t.input, x.organization_id, x.flow_id, x.flow_version, x.status),
+			RETURNING t.input, t.vars, x.organization_id, x.flow_id, x.flow_version, x.status),
 		exec AS (
 			UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
 			WHERE id = $1 AND status = 'queued' AND EXISTS (SELECT 1 FROM att WHERE att.status = 'queued'))
-		SELECT coalesce(input::text, '{}'), organization_id, flow_id, flow_version FROM att`,
-		a.Execution, a.Task, a.Idx, e.lease.Seconds()).Scan(&c.input, &c.org, &c.flow, &c.version)
+		SELECT coalesce(input::text, '{}'), coalesce(vars::text, ''), organization_id, flow_id, flow_version FROM att`,
+		a.Execution, a.Task, a.Idx, e.lease.Seconds()).Scan(&c.input, (*[]byte)(&c.vars), &c.org, &c.flow, &c.version)
 	if errors.Is(err, sql.ErrNoRows) {
 		// Not queued any more (another delivery has it), or its execution stopped: an attempt queued by a
 		// sibling's outcome while the execution was being stopped never runs.

@@ -4,10 +4,18 @@ package tasks
 // model, and the flows service shows them to people editing a flow.
 
 const inputNote = " It runs on the task's input: the output of its predecessor, an object keyed by predecessor name " +
-	"when it has several, or the execution's input when it has none."
+	"when it has several, or the execution's input when it has none; `$input` is the execution's input and " +
+	"`$tasks.<name>` the output of a completed task upstream."
 
 const templateNote = " `{{ expr }}` segments are replaced by the result of the jq expression expr run on the task's " +
-	"input (strings as they are, other values as JSON); an expression ends at the first `}}`."
+	"input, with `$input` and `$tasks.<name>` as in every expression (strings as they are, other values as JSON); " +
+	"an expression ends at the first `}}`."
+
+// valueTemplateNote is templateNote for parameters whose strings may sit in objects and arrays.
+const valueTemplateNote = " Every string in it is a template: `{{ expr }}` segments are replaced by the result of " +
+	"the jq expression expr run on the task's input, with `$input` and `$tasks.<name>` (strings as they are, other " +
+	"values as JSON), and a string that is one `{{ expr }}` and nothing else becomes the expression's value, of " +
+	"its own type: `{\"total\": \"{{ $tasks.extract.json.total }}\"}` sends a number."
 
 func builtinTypes() []Type {
 	return []Type{
@@ -32,15 +40,16 @@ func transformType() Type {
 func conditionType() Type {
 	return Type{
 		Name: "condition",
-		Description: "Evaluates a jq expression to true or false; outgoing edges usually test `.result`. A result " +
-			"that is not a boolean fails the task.",
+		Description: "Evaluates a jq expression to true or false and passes its input on unchanged, as its output, to " +
+			"the branch the result chose: an outgoing edge follows the result its `branch` names (true when omitted), " +
+			"so `{\"source\": \"check\", \"target\": \"review\", \"branch\": false}` runs review when the " +
+			"expression is false. The result is recorded on the attempt (`detail.result`). A result that is not a " +
+			"boolean fails the task.",
 		Parameters: object("Parameters of a condition task.", m{
 			"expression": with(str("A jq expression that yields a boolean, for example `.score > 0.8`."+inputNote),
 				"minLength", 1),
 		}, "expression"),
-		Output: output("The outcome of the condition.", m{
-			"result": boolean("The value of the expression."),
-		}, "result"),
+		Output:   anyValue("The task's input, passed on unchanged; the result is the attempt's detail, {\"result\": true|false}."),
 		JQFields: []string{"expression"},
 	}
 }
@@ -56,15 +65,18 @@ func httpRequestType() Type {
 			"retried per the task's retry policy; any other status fails the task without retry. A response " +
 			"body larger than 10 MiB fails the task, as does a refused target.",
 		Parameters: object("Parameters of an http_request task.", m{
-			"url": with(str("Absolute http or https URL to call."),
+			"url": with(str("Absolute http or https URL to call; a template, for example "+
+				"`https://api.example.com/invoices/{{ $tasks.extract.json.number }}`."),
 				"format", "uri", "pattern", "^[hH][tT][tT][pP][sS]?://", "maxLength", 8192),
 			"method": with(str("HTTP method."),
 				"enum", []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"}, "default", "GET"),
-			"headers": stringMap("Request headers, name to value (an Authorization header included)."),
-			"query":   stringMap("Query string parameters, name to value; added to those already in url."),
+			"headers": stringMap("Request headers, name to value (an Authorization header included); the values are " +
+				"templates."),
+			"query": stringMap("Query string parameters, name to value; added to those already in url; the values are " +
+				"templates."),
 			"body": anyValue("Request body. A string is sent as it is (set Content-Type in headers); any other " +
 				"value is sent as JSON with Content-Type application/json. Ignored for GET and HEAD. Omitted for " +
-				"POST, PUT and PATCH, the task's input is sent as JSON." + inputNote),
+				"POST, PUT and PATCH, the task's input is sent as JSON." + valueTemplateNote),
 			"timeout_seconds": with(seconds("Seconds to wait for the whole response before the attempt fails "+
 				"(and is retried per the task's retry policy); the task's own timeout still applies.", 600),
 				"default", 30),
@@ -82,6 +94,7 @@ func httpRequestType() Type {
 			"body": anyValue("Response body, at most 10 MiB: parsed JSON when the Content-Type is application/json " +
 				"or ends in +json and the body parses, the text otherwise (an empty body is \"\")."),
 		}, "status", "headers", "body"),
+		Templates:      []string{"url", "headers", "query", "body"},
 		Dynamic:        credentialsOptions,
 		CredentialRefs: []CredentialRef{{Param: "credential_id"}},
 	}
@@ -229,14 +242,13 @@ func emailType() Type {
 
 func delayType() Type {
 	return Type{
-		Name:        "delay",
-		Description: "Waits a number of seconds without holding a worker; its output says how long it waited.",
+		Name: "delay",
+		Description: "Waits a number of seconds without holding a worker, then passes its input on unchanged as its " +
+			"output; what it waited is recorded on the attempt (`detail.waited_seconds`).",
 		Parameters: object("Parameters of a delay task.", m{
 			"seconds": seconds("Seconds to wait, at most 30 days.", month),
 		}, "seconds"),
-		Output: output("What the wait was.", m{
-			"waited_seconds": number("Seconds actually waited."),
-		}, "waited_seconds"),
+		Output: anyValue("The task's input, passed on unchanged; the attempt's detail is {\"waited_seconds\": n}."),
 	}
 }
 

@@ -28,8 +28,9 @@ type Type struct {
 	Output      map[string]any // JSON schema of the task's output
 	// JQFields names the parameters that hold jq expressions (compiled by the validator), e.g. ["expression"].
 	JQFields []string
-	// Templates names the string parameters in which `{{ expr }}` segments are jq expressions (see the package
-	// documentation); the validator compiles each segment.
+	// Templates names the parameters in which `{{ expr }}` segments of strings are jq expressions (see the
+	// package documentation): a string parameter, or every string inside an object or array parameter. The
+	// validator compiles each segment.
 	Templates []string
 	// TaskRefs names the parameters that hold the name of another task of the same flow; the validator checks
 	// that the task exists.
@@ -43,6 +44,8 @@ type Type struct {
 	CredentialRefs []CredentialRef
 	// Dynamic returns the runtime options a caller may pick for this type (nil: none).
 	Dynamic func(ctx context.Context, org uuid.UUID, src Source) (map[string]any, error)
+	// Example is a task of this type as a flow definition holds it, shown in the contract and docs/ (nil: none).
+	Example *Example
 }
 
 // CredentialRef is a parameter that names a credential. OrDocument says the parameter may instead name one of
@@ -126,6 +129,9 @@ func New(types ...Type) (*Registry, error) {
 		if err := checkFieldNames(t); err != nil {
 			return nil, err
 		}
+		if t.Example != nil && t.Example.Type != t.Name {
+			return nil, fmt.Errorf("tasks: the example of type %q is a task of type %q", t.Name, t.Example.Type)
+		}
 		r.byName[t.Name] = len(r.types)
 		r.types = append(r.types, t)
 		r.params = append(r.params, sch)
@@ -173,12 +179,12 @@ func checkFieldNames(t Type) error {
 	return nil
 }
 
-// Builtin returns the built-in types, those of builtinTypes; it panics only on a programming error in
-// their schemas. They are declared there alone: the contract's enum, the integrations catalog, the
+// Builtin returns the built-in types, those of builtinTypes with the examples of builtinExamples; it panics
+// only on a programming error in their schemas. They are declared there alone: the contract's enum, the integrations catalog, the
 // executors and docs/ are checked against this registry (Mismatch), so adding a type shows what else must
 // follow.
 func Builtin() *Registry {
-	r, err := New(builtinTypes()...)
+	r, err := New(withExamples(builtinTypes())...)
 	if err != nil {
 		panic(err)
 	}

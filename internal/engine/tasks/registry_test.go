@@ -69,6 +69,7 @@ func TestNewRefusesBadTypes(t *testing.T) {
 		"bad schema": {{Name: "a", Parameters: m{"type": 5}}},
 		"undeclared": {{Name: "a", Parameters: m{"type": "object"}, JQFields: []string{"expr"}}},
 		"bad output": {{Name: "a", Output: m{"minimum": "x"}}},
+		"example":    {{Name: "a", Example: &Example{Name: "x", Type: "b"}}}, // of another type
 	} {
 		if _, err := New(types...); err == nil {
 			t.Errorf("%s: New succeeded", name)

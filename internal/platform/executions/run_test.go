@@ -3,6 +3,7 @@ package executions_test
 import (
 	"encoding/json"
 	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
@@ -21,7 +22,7 @@ const branchDef = `{"version": 1, "tasks": [
 ], "edges": [
 	{"source": "double", "target": "big"},
 	{"source": "big", "target": "yes"},
-	{"source": "big", "target": "no", "condition": ".result == false"},
+	{"source": "big", "target": "no", "branch": false},
 	{"source": "yes", "target": "join"},
 	{"source": "no", "target": "join"}
 ]}`
@@ -74,6 +75,15 @@ func TestRunToCompletion(t *testing.T) {
 		_ = json.Unmarshal(atts["double#0"].Output, &double)
 		if double["value"] != 2*c.value {
 			t.Errorf("double gave %s", atts["double#0"].Output)
+		}
+		// The condition passed its input on; its result is the attempt's detail.
+		listed, err := user.API.ListTaskExecutionRecordsWithResponse(ctx, &platformapi.ListTaskExecutionRecordsParams{
+			FlowExecutionId: x.Id, TaskName: new("big")})
+		testkit.Expect(t, listed, err, http.StatusOK)
+		big := listed.JSON200.TaskExecutions
+		if len(big) != 1 || !reflect.DeepEqual(big[0].Detail, map[string]any{"result": c.took == "yes"}) ||
+			!reflect.DeepEqual(big[0].Output, map[string]any{"value": 2 * c.value}) {
+			t.Fatalf("value %v: the condition's attempt %+v", c.value, big)
 		}
 	}
 }

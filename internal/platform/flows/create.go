@@ -74,8 +74,8 @@ func (s *Service) CreateFlow(ctx context.Context, req platformapi.CreateFlowRequ
 // withResult fills what the replies of create and update always carry: the problems of the
 // definition, and its task order when the task graph is sound.
 func withResult(out *platformapi.FlowResponse, chk checked) {
-	d := details(chk.result)
-	out.ValidationErrors = &d
+	d, w := details(chk.result), warnings(chk.result)
+	out.ValidationErrors, out.ValidationWarnings = &d, &w
 	if chk.result.Order != nil {
 		names := chk.result.Order
 		out.TaskNames = &names

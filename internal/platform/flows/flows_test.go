@@ -2,6 +2,7 @@ package flows_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -169,5 +170,38 @@ func TestDynamicDataNamesCredentials(t *testing.T) {
 	raw, _ := json.Marshal(res.JSON200.Definition["tasks"])
 	if !strings.Contains(string(raw), "db of "+user.Email) || strings.Contains(string(raw), stranger.Email) {
 		t.Fatalf("dynamic data: %s", raw)
+	}
+}
+
+// TestVariablesAndWarningsInReplies: a definition whose expression reads a task that does not run before
+// it is reported at the expression; an unguarded edge beside a branch is a warning, and warnings do not
+// keep a flow from being published.
+func TestVariablesAndWarningsInReplies(t *testing.T) {
+	t.Parallel()
+	env := testkit.NewEnv(t)
+	user := env.User(t, env.Org(t), auth.RoleOrgAdmin)
+	def := `{"version": 1, "tasks": [
+		{"name": "extract", "type": "transform", "parameters": {"expression": "{total: $input.total}"}},
+		{"name": "big", "type": "condition", "parameters": {"expression": ".total > 100"}},
+		{"name": "review", "type": "human_review", "parameters": {"review_of": "extract"}},
+		{"name": "post", "type": "transform", "parameters": {"expression": "{total: $tasks.extract.total, by: $tasks.post2}"}},
+		{"name": "post2", "type": "transform", "parameters": {"expression": "."}}],
+		"edges": [{"source": "extract", "target": "big"}, {"source": "big", "target": "review"},
+			{"source": "big", "target": "post", "branch": false}, {"source": "review", "target": "post"},
+			{"source": "extract", "target": "post"}, {"source": "post", "target": "post2"}]}`
+	f := createFlow(t, user.API, "vars", def, nil)
+	errs, warns := *f.ValidationErrors, *f.ValidationWarnings
+	if len(errs) != 1 || errs[0].Type != "task_not_upstream" || fmt.Sprint(errs[0].Loc) != "[definition tasks 3 parameters expression]" {
+		t.Fatalf("errors %+v", errs)
+	}
+	if len(warns) != 1 || warns[0].Type != "unguarded_edge" || fmt.Sprint(warns[0].Loc) != "[definition edges 4]" {
+		t.Fatalf("warnings %+v", warns)
+	}
+	fixed := strings.Replace(strings.Replace(def, `, by: $tasks.post2`, ``, 1), `{"source": "extract", "target": "post"}, `, ``, 1)
+	status := platformapi.Published
+	res, err := user.API.UpdateFlowWithResponse(ctx, f.Id, platformapi.FlowUpdateRequest{Definition: json.RawMessage(fixed), Status: &status})
+	testkit.Expect(t, res, err, http.StatusOK)
+	if got := res.JSON200; len(*got.ValidationErrors) != 0 || len(*got.ValidationWarnings) != 0 || got.Status != status {
+		t.Fatalf("fixed: errors %+v, warnings %+v, status %s", *got.ValidationErrors, *got.ValidationWarnings, got.Status)
 	}
 }

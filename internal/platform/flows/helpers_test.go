@@ -33,7 +33,7 @@ const validDef = `{"version": 1,
 	],
 	"edges": [
 		{"source": "extract", "target": "check"},
-		{"source": "check", "target": "review", "condition": ".result"}
+		{"source": "check", "target": "review", "branch": true}
 	]}`
 
 // brokenDef names an unknown task type and an edge to a missing task.

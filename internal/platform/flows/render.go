@@ -68,8 +68,8 @@ func (r *renderer) flow(ctx context.Context, v version, latest, executions int, 
 		out.TaskNames = &names
 	}
 	if r.ex.errors {
-		d := details(*res)
-		out.ValidationErrors = &d
+		d, w := details(*res), warnings(*res)
+		out.ValidationErrors, out.ValidationWarnings = &d, &w
 	}
 	if r.ex.dynamic || r.ex.outputs {
 		if err := r.annotate(ctx, def); err != nil {

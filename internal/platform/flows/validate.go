@@ -89,9 +89,14 @@ func item(e dsl.Error, fromBody bool) httpx.ValidationItem {
 }
 
 // details are the problems as the contract's ErrorDetails, locations from the definition on.
-func details(r dsl.Result) []platformapi.ErrorDetails {
-	out := make([]platformapi.ErrorDetails, 0, len(r.Errors))
-	for _, e := range r.Errors {
+func details(r dsl.Result) []platformapi.ErrorDetails { return asDetails(r.Errors) }
+
+// warnings are the warnings as the contract's ErrorDetails.
+func warnings(r dsl.Result) []platformapi.ErrorDetails { return asDetails(r.Warnings) }
+
+func asDetails(list []dsl.Error) []platformapi.ErrorDetails {
+	out := make([]platformapi.ErrorDetails, 0, len(list))
+	for _, e := range list {
 		d := platformapi.ErrorDetails{Type: e.Type, Loc: e.Loc, Msg: e.Msg, Input: e.Input}
 		if e.Ctx != nil {
 			ctx := e.Ctx

@@ -22,6 +22,7 @@ type row struct {
 	Status      string          `db:"status"`
 	Input       json.RawMessage `db:"input"`
 	Output      json.RawMessage `db:"output"`
+	Detail      json.RawMessage `db:"detail"`
 	Error       json.RawMessage `db:"error"`
 	StartedAt   *time.Time      `db:"started_at"`
 	CompletedAt *time.Time      `db:"completed_at"`
@@ -34,6 +35,7 @@ type row struct {
 // reads as JSON null, which is what the API shows for both.
 const columns = `t.id, t.organization_id, t.flow_execution_id, t.task_name, t.task_execution_idx, t.status,
 	coalesce(t.input, 'null') AS input, coalesce(t.output, 'null') AS output, coalesce(t.error, 'null') AS error,
+	coalesce(t.detail, 'null') AS detail,
 	t.started_at, t.completed_at,
 	t.timeout_at, t.created_at, t.updated_at`
 
@@ -47,7 +49,7 @@ func (r row) api(tags []platformapi.FlowTaskTagAPI) (platformapi.TaskExecutionWi
 	for _, f := range []struct {
 		raw json.RawMessage
 		to  any
-	}{{r.Input, &out.Input}, {r.Output, &out.Output}, {r.Error, &out.Error}} {
+	}{{r.Input, &out.Input}, {r.Output, &out.Output}, {r.Detail, &out.Detail}, {r.Error, &out.Error}} {
 		if len(f.raw) == 0 {
 			continue
 		}

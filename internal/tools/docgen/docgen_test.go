@@ -1,8 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/loopwork/loopwork/internal/engine/tasks"
 )
 
 // TestDocsAreCurrent fails when a page of docs/ is not what `make docs` writes from the code: a setting,
@@ -51,5 +56,37 @@ func TestConfigurationRows(t *testing.T) {
 	}
 	if strings.Contains(table, "TaskLease") {
 		t.Error("a Go field name is left in the table")
+	}
+}
+
+// TestTaskExamplesAreJSON: each example block of the task types reads back as the registry's example, so
+// the indentation written by hand (pretty) neither breaks nor changes it.
+func TestTaskExamplesAreJSON(t *testing.T) {
+	text, err := taskTypes("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```json\n(.*?)\n```").FindAllStringSubmatch(text, -1)
+	reg := tasks.Builtin()
+	if len(blocks) != len(reg.Names()) {
+		t.Fatalf("%d example blocks for %d types", len(blocks), len(reg.Names()))
+	}
+	for i, name := range reg.Names() {
+		typ, _ := reg.Lookup(name)
+		want, err := json.Marshal(typ.Example)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, back any
+		if err := json.Unmarshal([]byte(blocks[i][1]), &got); err != nil {
+			t.Errorf("%s: the example block is not JSON: %v\n%s", name, err, blocks[i][1])
+			continue
+		}
+		if err := json.Unmarshal(want, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, back) {
+			t.Errorf("%s: the example block reads as %v, want %v", name, got, back)
+		}
 	}
 }

@@ -15,8 +15,9 @@ import (
 
 // folders holds what no Go package says about itself: the folders without Go code.
 var folders = map[string]string{
-	"openapi/v1":     "The `/v1` contract, Swagger 2.0, written by hand.",
-	"openapi/api":    "The `/api` contract, OpenAPI 3.0.3, one file per area (`openapi.yaml` is the root), written by hand.",
+	"openapi/v1": "The `/v1` contract, Swagger 2.0, written by hand.",
+	"openapi/api": "The `/api` contract, OpenAPI 3.0.3, one file per area (`openapi.yaml` is the root), written by hand " +
+		"except `tasks.yaml`, the task types' schemas, which `make generate` writes from the task registry.",
 	"gen/ts":         "Generated from the contracts: the TypeScript types and clients of both interfaces.",
 	"docs":           "These pages.",
 	".ci":            "What CI runs (`.ci/run`).",

@@ -37,6 +37,15 @@ type document struct {
 	Version     string
 	Operations  int
 	Credentials []credential
+	// Types are the schemas exported by name beside the client: those -types names and those they refer to.
+	Types     []alias
+	TypeRoots []string
+}
+
+// alias is a schema exported as a type of its own name, for the types clients write by hand (a flow's
+// definition and its tasks) rather than only send and receive.
+type alias struct {
+	Name, Doc string
 }
 
 // credential is one option of the client's credentials and the header it fills.
@@ -54,11 +63,28 @@ type spec struct {
 		SecuritySchemes map[string]struct {
 			Type, Scheme, In, Name, Description string
 		}
+		Schemas map[string]json.RawMessage
 	}
+}
+
+// typeRoots is the -types flag: by document name, the schemas to export with those they refer to.
+type typeRoots map[string][]string
+
+func (r typeRoots) String() string { return fmt.Sprint(map[string][]string(r)) }
+
+func (r typeRoots) Set(v string) error {
+	name, list, ok := strings.Cut(v, "=")
+	if !ok || list == "" {
+		return fmt.Errorf("%s: want Name=Schema[,Schema…]", v)
+	}
+	r[name] = append(r[name], strings.Split(list, ",")...)
+	return nil
 }
 
 func main() {
 	out := flag.String("out", "", "file to write (gen/ts/index.ts)")
+	roots := typeRoots{}
+	flag.Var(roots, "types", "Name=Schema[,Schema…]: export those schemas of document Name, and the schemas they refer to, as types")
 	flag.Parse()
 	if *out == "" || flag.NArg() == 0 {
 		log.Fatal("usage: tsclient -out gen/ts/index.ts Name=gen/x/openapi.json …")
@@ -69,11 +95,18 @@ func main() {
 		if !ok {
 			log.Fatalf("%s: want Name=path", arg)
 		}
-		d, err := read(name, path)
+		d, err := read(name, path, roots[name])
 		if err != nil {
 			log.Fatalf("%s: %v", path, err)
 		}
+		delete(roots, name)
 		docs = append(docs, d)
+	}
+	for name := range roots {
+		log.Fatalf("-types names document %s, which is not given", name)
+	}
+	if err := checkExports(docs); err != nil {
+		log.Fatal(err)
 	}
 	t := template.Must(template.New("index.ts").Parse(source))
 	var b bytes.Buffer
@@ -85,7 +118,7 @@ func main() {
 	}
 }
 
-func read(name, path string) (document, error) {
+func read(name, path string, typeRoots []string) (document, error) {
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		return document{}, err
@@ -137,7 +170,69 @@ func read(name, path string) (document, error) {
 		byField[c.Field] = len(d.Credentials)
 		d.Credentials = append(d.Credentials, c)
 	}
+	types, err := aliases(s.Components.Schemas, typeRoots)
+	if err != nil {
+		return document{}, err
+	}
+	d.Types, d.TypeRoots = types, typeRoots
 	return d, nil
+}
+
+// schemaRef matches a reference to a component schema, in a schema's JSON.
+var schemaRef = regexp.MustCompile(`"\$ref":\s*"#/components/schemas/([^"/]+)"`)
+
+// aliases answers the roots and every schema they refer to, directly or not, sorted by name.
+func aliases(schemas map[string]json.RawMessage, roots []string) ([]alias, error) {
+	seen := map[string]bool{}
+	queue := append([]string(nil), roots...)
+	for len(queue) > 0 {
+		n := queue[0]
+		queue = queue[1:]
+		if seen[n] {
+			continue
+		}
+		raw, ok := schemas[n]
+		if !ok {
+			return nil, fmt.Errorf("-types: the document has no schema %s", n)
+		}
+		seen[n] = true
+		for _, m := range schemaRef.FindAllSubmatch(raw, -1) {
+			queue = append(queue, string(m[1]))
+		}
+	}
+	var out []alias
+	for n := range seen {
+		if !identifier.MatchString(n) {
+			return nil, fmt.Errorf("-types: schema %s: its name is not a TypeScript identifier", n)
+		}
+		var sch struct{ Description string }
+		if err := json.Unmarshal(schemas[n], &sch); err != nil {
+			return nil, fmt.Errorf("schema %s: %w", n, err)
+		}
+		out = append(out, alias{Name: n, Doc: firstSentence(sch.Description)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// checkExports refuses a schema exported under a name the module already exports, which TypeScript would
+// refuse too, but later and less clearly.
+func checkExports(docs []document) error {
+	taken := map[string]string{"ApiError": "the module", "ok": "the module"}
+	for _, d := range docs {
+		for _, n := range []string{d.Module, d.Name + "Credentials", d.Name + "Client", "create" + d.Name + "Client"} {
+			taken[n] = "the module"
+		}
+	}
+	for _, d := range docs {
+		for _, a := range d.Types {
+			if by, dup := taken[a.Name]; dup {
+				return fmt.Errorf("schema %s of %s: %s already exports that name", a.Name, d.Path, by)
+			}
+			taken[a.Name] = d.Path
+		}
+	}
+	return nil
 }
 
 // firstSentence is the start of a scheme's description, on one line, for a doc comment.
