@@ -41,7 +41,7 @@ func (w *world) check(exec uuid.UUID) {
 // checkTasks compares the statuses of each named task's attempts, or that it was skipped.
 func (w *world) checkTasks(exec uuid.UUID) {
 	t := w.t
-	if len(w.ex.Expect.Tasks) == 0 {
+	if len(w.ex.Expect.Tasks) == 0 && len(w.ex.Expect.Details) == 0 {
 		return
 	}
 	res, err := w.owner.API.ListTaskExecutionRecordsWithResponse(ctx, &platformapi.ListTaskExecutionRecordsParams{FlowExecutionId: exec,
@@ -75,6 +75,17 @@ func (w *world) checkTasks(exec uuid.UUID) {
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("task %s: attempts %v, want %v", task, got, want)
+		}
+	}
+	for task, want := range w.ex.Expect.Details {
+		as := attempts[task]
+		if len(as) == 0 {
+			t.Errorf("task %s: no attempt, want one with detail %s", task, asJSON(want))
+			continue
+		}
+		last := slices.MaxFunc(as, func(a, b platformapi.TaskExecutionWithTagsAPI) int { return a.TaskExecutionIdx - b.TaskExecutionIdx })
+		if !equal(last.Detail, want) {
+			t.Errorf("task %s: detail %s, want %s", task, asJSON(last.Detail), asJSON(want))
 		}
 	}
 }

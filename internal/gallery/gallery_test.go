@@ -77,6 +77,9 @@ type expect struct {
 	Output map[string]any `json:"output"`
 	// Tasks are the statuses of each named task's attempts in order, or "skipped".
 	Tasks map[string]any `json:"tasks"`
+	// Details are the detail of each named task's last attempt: what a condition decided or a delay
+	// waited.
+	Details map[string]any `json:"details"`
 	// Requests are what the hooks server received, by "METHOD /path": how many (1 if not said) and,
 	// when given, each one's JSON body, jq expressions on it (match) and headers. Any request not
 	// listed fails the test.

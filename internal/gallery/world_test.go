@@ -74,8 +74,25 @@ func newWorld(t *testing.T, ex *example) *world {
 	if ex.Given.SQL != "" {
 		w.sqlDatabase = w.registerSQL(ex.Given.SQL)
 	}
-	w.flow = testkit.NewFlow(t, w.owner, w.fill(string(ex.Definition)))
+	w.flow = w.createFlow(w.fill(string(ex.Definition)))
 	return w
+}
+
+// createFlow saves the definition as the owner's flow, visible to the organization, and fails the test
+// when the validator finds a problem or warns: an example shows a flow as it should be written.
+func (w *world) createFlow(definition string) uuid.UUID {
+	t := w.t
+	vis := platformapi.Organization
+	res, err := w.owner.API.CreateFlowWithResponse(ctx, platformapi.FlowCreateRequest{DisplayName: w.ex.Title,
+		Definition: json.RawMessage(definition), Visibility: &vis})
+	testkit.Expect(t, res, err, http.StatusCreated)
+	if errs := res.JSON201.ValidationErrors; errs != nil && len(*errs) > 0 {
+		t.Fatalf("%s: the flow is not valid: %s", w.ex.file, asJSON(*errs))
+	}
+	if warns := res.JSON201.ValidationWarnings; warns != nil && len(*warns) > 0 {
+		t.Fatalf("%s: the validator warns: %s", w.ex.file, asJSON(*warns))
+	}
+	return res.JSON201.Id
 }
 
 var placeholder = regexp.MustCompile(`\$\{[^}]*\}`)
