@@ -4248,9 +4248,15 @@ export interface components {
         /**
          * @description A task of type `http_request`. Calls an HTTP endpoint and returns its status, headers and body. Private, loopback and link-local targets are refused unless the server allows them. Every request carries an Idempotency-Key header (unless headers set one) that names the attempt: a repeated delivery of the same attempt sends the same key, a retry after a failed attempt a new one. Statuses 2xx and 3xx (redirects are followed, up to 5) complete the task; 408, 429 and 5xx fail the attempt and are retried per the task's retry policy; any other status fails the task without retry. A response body larger than 10 MiB fails the task, as does a refused target. Its `parameters` follow HttpRequestParameters.
          * @example {
-         *       "description": "Posts the extracted invoice (the task's input, sent as JSON) to the ERP's webhook.",
+         *       "description": "Posts the extracted invoice's fields to the ERP's webhook, with the sender of the e-mail the execution started from.",
          *       "name": "post_invoice",
          *       "parameters": {
+         *         "body": {
+         *           "note": "Invoice {{ .json.invoice_number }} from {{ .json.vendor }}",
+         *           "received_from": "{{ $input.from }}",
+         *           "total": "{{ .json.total }}",
+         *           "vendor": "{{ .json.vendor }}"
+         *         },
          *         "credential_id": "6f1c2a8e-3b4d-4c5e-9f60-7a8b9c0d1e2f",
          *         "headers": {
          *           "X-Source": "loopwork"
@@ -4260,7 +4266,7 @@ export interface components {
          *           "tenant": "acme"
          *         },
          *         "timeout_seconds": 20,
-         *         "url": "https://erp.example.com/hooks/invoices"
+         *         "url": "https://erp.example.com/hooks/invoices/{{ .json.invoice_number }}"
          *       },
          *       "retry": {
          *         "backoff_seconds": 2,

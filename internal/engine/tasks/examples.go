@@ -4,8 +4,8 @@ package tasks
 // beside its type's schema and docs/flows.md beside its parameters, so they are meant to be copied: each is a
 // realistic use of the type, and a test checks that its parameters pass the type's schema.
 //
-// jq expressions and templates read only the task's input (`.`): the examples are validated as a definition of
-// their own, where no task has a predecessor.
+// jq expressions and templates read the task's input (`.`) and the execution's (`$input`), not `$tasks`: the
+// examples are validated as a definition of their own, where no task has a predecessor.
 
 // Example is a task of a flow definition that uses one type. Its fields are those of a task in the DSL, in the
 // order people write them; Type is the type it illustrates (withExamples fills it in).
@@ -42,10 +42,13 @@ var builtinExamples = map[string]Example{
 	},
 	"http_request": {
 		Name:        "post_invoice",
-		Description: "Posts the extracted invoice (the task's input, sent as JSON) to the ERP's webhook.",
+		Description: "Posts the extracted invoice's fields to the ERP's webhook, with the sender of the e-mail the " +
+			"execution started from.",
 		Parameters: m{
-			"url":    "https://erp.example.com/hooks/invoices",
+			"url":    "https://erp.example.com/hooks/invoices/{{ .json.invoice_number }}",
 			"method": "POST",
+			"body": m{"vendor": "{{ .json.vendor }}", "total": "{{ .json.total }}", "received_from": "{{ $input.from }}",
+				"note": "Invoice {{ .json.invoice_number }} from {{ .json.vendor }}"},
 			"headers": m{
 				"X-Source": "loopwork",
 			},
