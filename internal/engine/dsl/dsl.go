@@ -37,6 +37,7 @@ const (
 	MaxBackoffSeconds   = 3600       // retry.backoff_seconds
 	MaxTimeoutSeconds   = 30 * 86400 // timeout_seconds
 	MaxErrors           = 1000       // errors returned; one more says how many were left out
+	MaxWarnings         = 100        // warnings returned; one more says how many were left out
 )
 
 // Error kinds (Error.Type) this package produces itself; parameter problems carry the registry's words
@@ -72,6 +73,8 @@ const (
 	// KindResultCondition (a warning) is an edge condition out of a condition task that reads `.result`, which
 	// the task's output (its input, passed on) no longer holds: `branch` says which result the edge follows.
 	KindResultCondition = "condition_reads_result"
+	// KindTooManyWarnings says how many warnings past MaxWarnings were left out.
+	KindTooManyWarnings = "too_many_warnings"
 	// KindExternalRef is a tenant's JSON schema with a $ref outside itself, which is never loaded.
 	KindExternalRef = tasks.KindExternalRef
 )
@@ -92,8 +95,9 @@ type Task struct {
 	TimeoutSeconds *int
 	Description    *string
 	Index          int // position in the tasks array
-	// Vars is what the task's parameters read beyond its input ($input, $tasks).
-	Vars Vars
+	// Vars is what the task's parameters read beyond its input ($input, $tasks); nil when nothing (a
+	// pointer, so that the many tasks and edges that read nothing cost a word each).
+	Vars *Vars
 }
 
 // Retry is how often a failing task is tried.
@@ -108,8 +112,8 @@ type Edge struct {
 	Condition      *string
 	// Branch, out of a condition task, is the result the edge follows (nil: true).
 	Branch *bool
-	// Vars is what the condition reads beyond the source's output.
-	Vars Vars
+	// Vars is what the condition reads beyond the source's output; nil when nothing.
+	Vars *Vars
 }
 
 // Follows is the result of a condition source that the edge follows: its Branch, true by default.
@@ -145,7 +149,7 @@ func Validate(def any, reg *tasks.Registry) Result {
 	}
 	v.def = &Definition{}
 	v.definition(obj)
-	return Result{Definition: v.def, Errors: v.errors(), Order: v.order, Warnings: v.warnings}
+	return Result{Definition: v.def, Errors: v.errors(), Order: v.order, Warnings: v.allWarnings()}
 }
 
 // ValidateJSON decodes and validates; a body that is not JSON or not an object is one Error at ["definition"].

@@ -2,6 +2,7 @@ package dsl
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -44,14 +45,17 @@ func (v *validator) edge(k int, raw any) {
 		v.branch(p, &e, sourceOK, rawBranch)
 	}
 	if e.Condition != nil && sourceOK && v.types[v.names[source]] == "condition" && strings.Contains(*e.Condition, ".result") {
-		v.warnings = append(v.warnings, Error{Type: KindResultCondition, Loc: p.loc("condition"), Input: *e.Condition,
-			Msg: fmt.Sprintf("A condition task passes its input on and keeps its result on the attempt, so %q sees "+
+		cond := *e.Condition
+		v.warn(func() Error {
+			return Error{Type: KindResultCondition, Loc: p.loc("condition"), Input: cond, Msg: fmt.Sprintf("A condition task passes its input on and keeps its result on the attempt, so %q sees "+
 				"no .result: to follow the false branch set \"branch\": false (true is the default) and drop the "+
-				"condition.", *e.Condition)})
+				"condition.", cond)}
+		})
 	}
 	if sourceOK && targetOK {
-		guarded := obj["condition"] != nil || v.types[v.names[source]] == "condition"
-		v.guards = append(v.guards, guard{edge: k, source: source, target: target, guarded: guarded})
+		from, to := v.names[source], v.names[target]
+		guarded := obj["condition"] != nil || v.types[from] == "condition"
+		v.guards = append(v.guards, guard{edge: int32(k), source: int32(from), target: int32(to), guarded: guarded})
 	}
 	v.def.Edges = append(v.def.Edges, e)
 }
@@ -59,9 +63,8 @@ func (v *validator) edge(k int, raw any) {
 // guard is whether an edge between known tasks is guarded: it has a condition, or its source is a
 // condition task, whose result it follows.
 type guard struct {
-	edge           int
-	source, target string
-	guarded        bool
+	edge, source, target int32 // indices in the edges and tasks arrays
+	guarded              bool
 }
 
 // unguarded warns of each unguarded edge into a task that also has a guarded one, from a task that runs
@@ -69,18 +72,37 @@ type guard struct {
 // that holds starts a task, so the unguarded edge makes it run whatever the guard says. An unguarded edge
 // from a task after the guard (the end of a branch joining the other) is what branches are for.
 func (v *validator) unguarded(r *reach) {
-	guards := map[string][]string{} // target → sources of its guarded edges
+	// The sources of each target's guarded edges, in one array: those of target t are
+	// sources[start[t]:start[t+1]].
+	start := make([]int32, len(v.types)+1)
+	n := 0
 	for _, g := range v.guards {
 		if g.guarded {
-			guards[g.target] = append(guards[g.target], g.source)
+			start[g.target+1]++
+			n++
 		}
 	}
-	if len(guards) == 0 {
+	if n == 0 {
 		return
 	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	sources, fill := make([]int32, n), slices.Clone(start)
+	for _, g := range v.guards {
+		if g.guarded {
+			sources[fill[g.target]] = g.source
+			fill[g.target]++
+		}
+	}
+	// Only the short search is asked: a warning is advice, and a source far upstream of the guard (past
+	// what the short search visits) is left unwarned rather than paid for in every validation.
 	before := func(g guard) bool {
-		for _, src := range guards[g.target] {
-			if src == g.source || r.upstream(int32(v.names[g.source]), int32(v.names[src])) {
+		for _, src := range sources[start[g.target]:start[g.target+1]] {
+			if src == g.source {
+				return true
+			}
+			if found, _ := r.near(g.source, src); found {
 				return true
 			}
 		}
@@ -90,12 +112,15 @@ func (v *validator) unguarded(r *reach) {
 		if g.guarded || !before(g) {
 			continue
 		}
-		v.warnings = append(v.warnings, Error{Type: KindUnguardedEdge, Loc: []any{"definition", "edges", g.edge},
-			Input: map[string]any{"source": g.source, "target": g.target},
-			Msg: fmt.Sprintf("Task %q runs whenever %q completes, whatever its other incoming edges' conditions "+
-				"or branches say: a task starts when any one of its incoming edges holds. To read %q's output "+
-				"there, use $tasks.%s instead of this edge; otherwise give the edge a condition.",
-				g.target, g.source, g.source, g.source)})
+		v.warn(func() Error {
+			source, target := v.nameAt(g.source), v.nameAt(g.target)
+			return Error{Type: KindUnguardedEdge, Loc: []any{"definition", "edges", int(g.edge)},
+				Input: map[string]any{"source": source, "target": target},
+				Msg: fmt.Sprintf("Task %q runs whenever %q completes, whatever its other incoming edges' conditions "+
+					"or branches say: a task starts when any one of its incoming edges holds. To read %q's output "+
+					"there, use $tasks.%s instead of this edge; otherwise give the edge a condition.",
+					target, source, source, source)}
+		})
 	}
 }
 
@@ -139,4 +164,12 @@ func (v *validator) end(p path, obj map[string]any, field string) (string, bool)
 		return name, false
 	}
 	return name, true
+}
+
+// nameAt is the name of the task at index i of the tasks array.
+func (v *validator) nameAt(i int32) string {
+	if t := v.taskAt(int(i)); t != nil {
+		return t.Name
+	}
+	return ""
 }

@@ -105,7 +105,7 @@ func (v *validator) graph(n int, edges []any) {
 	for k, name := range order {
 		pos[v.names[name]] = int32(k)
 	}
-	r := &reach{adj: adj, pos: pos}
+	r := newReach(adj, pos)
 	v.checkUses(r)
 	v.unguarded(r)
 }

@@ -201,10 +201,18 @@ func (v *validator) bounded(p path, raw any, field string, lo, hi int) (int, boo
 func (v *validator) templates(p path, raw any, depth int) {
 	switch x := raw.(type) {
 	case string:
-		if depth == 0 || strings.Contains(x, "{{") {
+		if strings.Contains(x, "{{") { // text without `{{` is a valid template of itself
 			v.template(p, x)
 		}
 	case map[string]any:
+		if len(x) == 1 {
+			for _, e := range x {
+				if depth < MaxDepth {
+					v.templates(p, e, depth+1)
+				}
+			}
+			return
+		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)

@@ -22,32 +22,89 @@ func (v *validator) use(p path, expr string) {
 type reach struct {
 	adj adjacency
 	pos []int32 // topological position by task index
+	// stamp marks the tasks one search has visited (those equal to gen), so that a search allocates nothing.
+	stamp []uint32
+	gen   uint32
+	stack []int32 // the search's own, kept between searches
+	// below caches, for tasks whose short search did not settle a question, every task reachable from them
+	// as a bitset.
+	below map[int32][]uint64
 }
 
-// upstream is whether a path of edges leads from task from to task to. A task later in the order cannot
-// be upstream, and the search visits only tasks before to in the order, so a reference to a near
-// predecessor in a long chain costs a step, not the chain.
-func (r reach) upstream(from, to int32) bool {
-	if r.pos[from] >= r.pos[to] {
-		return false
+func newReach(adj adjacency, pos []int32) *reach {
+	return &reach{adj: adj, pos: pos, stamp: make([]uint32, len(pos)), below: map[int32][]uint64{}}
+}
+
+// shortSearch bounds the tasks one search visits before upstream falls back to the cached bitset.
+const shortSearch = 64
+
+// upstream is whether a path of edges leads from task from to task to. A task later in the order cannot be
+// upstream; a short search, over tasks before to in the order only, settles the usual questions (a near
+// predecessor, a task upstream of a condition) in a few steps; a question it does not settle is answered
+// from every task reachable from from, computed once per task. So a definition of 10,000 tasks that all
+// read the first task's output costs one walk of the graph, not one per task.
+func (r *reach) upstream(from, to int32) bool {
+	found, settled := r.near(from, to)
+	if settled {
+		return found
 	}
-	seen := map[int32]bool{from: true}
+	set, ok := r.below[from]
+	if !ok {
+		set = r.descendants(from)
+		r.below[from] = set
+	}
+	return set[to/64]&(1<<(to%64)) != 0
+}
+
+// near is the short search of upstream: whether a path leads from task from to task to, and whether
+// the search settled it within shortSearch tasks.
+func (r *reach) near(from, to int32) (found, settled bool) {
+	if r.pos[from] >= r.pos[to] {
+		return false, true
+	}
+	if set, ok := r.below[from]; ok {
+		return set[to/64]&(1<<(to%64)) != 0, true
+	}
+	r.gen++
+	r.stamp[from] = r.gen
+	stack := append(r.stack[:0], from)
+	defer func() { r.stack = stack[:0] }()
+	for visited := 0; len(stack) > 0; visited++ {
+		if visited == shortSearch {
+			return false, false
+		}
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		succ, _ := r.adj.next(i)
+		for _, s := range succ {
+			if s == to {
+				return true, true
+			}
+			if r.stamp[s] != r.gen && r.pos[s] < r.pos[to] {
+				r.stamp[s] = r.gen
+				stack = append(stack, s)
+			}
+		}
+	}
+	return false, true
+}
+
+// descendants is the set of tasks reachable from task from.
+func (r *reach) descendants(from int32) []uint64 {
+	set := make([]uint64, (len(r.pos)+63)/64)
 	stack := []int32{from}
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		succ, _ := r.adj.next(i)
 		for _, s := range succ {
-			if s == to {
-				return true
-			}
-			if !seen[s] && r.pos[s] < r.pos[to] {
-				seen[s] = true
+			if set[s/64]&(1<<(s%64)) == 0 {
+				set[s/64] |= 1 << (s % 64)
 				stack = append(stack, s)
 			}
 		}
 	}
-	return false
+	return set
 }
 
 // checkUses reports `$tasks.name` naming no task, or (when the graph is sound, r non-nil) a task that does
@@ -73,11 +130,11 @@ func (v *validator) checkUses(r *reach) {
 		switch u.p.section {
 		case "tasks":
 			if t := v.taskAt(u.p.index); t != nil {
-				t.Vars.Merge(u.vars)
+				t.Vars = merged(t.Vars, u.vars)
 			}
 		case "edges":
 			if u.p.index < len(v.def.Edges) {
-				v.def.Edges[u.p.index].Vars.Merge(u.vars)
+				v.def.Edges[u.p.index].Vars = merged(v.def.Edges[u.p.index].Vars, u.vars)
 			}
 		}
 	}
@@ -128,4 +185,13 @@ func (v *validator) taskAt(i int) *Task {
 		return &v.def.Tasks[k]
 	}
 	return nil
+}
+
+// merged is what to and v read together.
+func merged(to *Vars, v Vars) *Vars {
+	if to == nil {
+		to = &Vars{}
+	}
+	to.Merge(v)
+	return to
 }

@@ -33,6 +33,8 @@ type validator struct {
 	uses       []use    // expressions that read variables, checked once the graph is known
 	guards     []guard  // edges between known tasks, guarded or not
 	warnings   []Error  // see Result.Warnings
+	// warningsLeft counts the warnings past MaxWarnings, which are not recorded.
+	warningsLeft int
 }
 
 type taskRef struct {
@@ -53,6 +55,26 @@ func (v *validator) add(e Error) {
 	}
 	e.Input = tasks.Shorten(e.Input)
 	v.list = append(v.list, e)
+}
+
+// warn records a warning, built only while fewer than MaxWarnings are recorded: a definition of
+// thousands of the same slip must cost neither the reply's size nor the messages' making.
+func (v *validator) warn(build func() Error) {
+	if len(v.warnings) >= MaxWarnings {
+		v.warningsLeft++
+		return
+	}
+	v.warnings = append(v.warnings, build())
+}
+
+// allWarnings are the warnings, the last saying how many more there were.
+func (v *validator) allWarnings() []Error {
+	if v.warningsLeft == 0 {
+		return v.warnings
+	}
+	return append(v.warnings, Error{Type: KindTooManyWarnings, Loc: []any{"definition"},
+		Msg: fmt.Sprintf("%d more warnings were found and are not listed.", v.warningsLeft),
+		Ctx: map[string]any{"omitted": v.warningsLeft}})
 }
 
 func (v *validator) errors() []Error {
@@ -106,6 +128,7 @@ func (v *validator) definition(obj map[string]any) {
 		v.checkRefs()
 	}
 	v.def.Edges = make([]Edge, 0, len(edgeList))
+	v.guards = make([]guard, 0, len(edgeList))
 	for k, e := range edgeList {
 		v.edge(k, e)
 	}

@@ -27,8 +27,8 @@ type Vars struct {
 	AllTasks bool
 }
 
-// Any is whether anything beyond the input is read.
-func (v Vars) Any() bool { return v.Input || v.AllTasks || len(v.Tasks) > 0 }
+// Any is whether anything beyond the input is read (false for nil).
+func (v *Vars) Any() bool { return v != nil && (v.Input || v.AllTasks || len(v.Tasks) > 0) }
 
 // Merge adds what o reads.
 func (v *Vars) Merge(o Vars) {

@@ -111,10 +111,11 @@ func (p *plan) sinks() []string {
 // $tasks read whole is every task upstream, named.
 func needsOf(def *dsl.Definition, p *plan) map[string]dsl.Vars {
 	needs := map[string]dsl.Vars{}
-	add := func(task string, v dsl.Vars, self bool) {
-		if !v.Any() {
+	add := func(task string, read *dsl.Vars, self bool) {
+		if !read.Any() {
 			return
 		}
+		v := *read
 		n := needs[task]
 		if v.AllTasks {
 			v = dsl.Vars{Input: v.Input, Tasks: p.upstream(task)}
@@ -123,7 +124,6 @@ func needsOf(def *dsl.Definition, p *plan) map[string]dsl.Vars {
 			v.Tasks = slices.DeleteFunc(slices.Clone(v.Tasks), func(s string) bool { return s == task })
 		}
 		n.Merge(v)
-		n.Input = n.Input || v.Input
 		needs[task] = n
 	}
 	for _, t := range def.Tasks {
