@@ -19,15 +19,15 @@ func (v *validator) edge(k int, raw any) {
 	}
 	v.extraFields(func(k string) []any { return p.loc(k) }, obj, edgeFields, nil)
 	e := Edge{}
-	source, sourceOK := v.end(p, obj, "source")
-	target, targetOK := v.end(p, obj, "target")
+	source, from, sourceOK := v.end(p, obj, "source")
+	target, to, targetOK := v.end(p, obj, "target")
 	e.Source, e.Target = source, target
 	if sourceOK && targetOK && source == target {
 		v.add(Error{Type: KindSelfLoop, Loc: p.loc(), Input: obj,
 			Msg: fmt.Sprintf("Task %q cannot depend on itself.", source)})
 		v.unsound = true
 	} else if sourceOK && targetOK {
-		v.links = append(v.links, link{from: int32(v.names[source]), to: int32(v.names[target]), edge: int32(k)})
+		v.links = append(v.links, link{from: int32(from), to: int32(to), edge: int32(k)})
 	}
 	if rawCond, ok := obj["condition"]; ok && rawCond != nil {
 		if s, ok := rawCond.(string); !ok {
@@ -42,9 +42,9 @@ func (v *validator) edge(k int, raw any) {
 		}
 	}
 	if rawBranch, ok := obj["branch"]; ok && rawBranch != nil {
-		v.branch(p, &e, sourceOK, rawBranch)
+		v.branch(p, &e, from, sourceOK, rawBranch)
 	}
-	if e.Condition != nil && sourceOK && v.types[v.names[source]] == "condition" && strings.Contains(*e.Condition, ".result") {
+	if e.Condition != nil && sourceOK && v.types[from] == "condition" && strings.Contains(*e.Condition, ".result") {
 		cond := *e.Condition
 		v.warn(func() Error {
 			return Error{Type: KindResultCondition, Loc: p.loc("condition"), Input: cond, Msg: fmt.Sprintf("A condition task passes its input on and keeps its result on the attempt, so %q sees "+
@@ -53,7 +53,6 @@ func (v *validator) edge(k int, raw any) {
 		})
 	}
 	if sourceOK && targetOK {
-		from, to := v.names[source], v.names[target]
 		guarded := obj["condition"] != nil || v.types[from] == "condition"
 		v.guards = append(v.guards, guard{edge: int32(k), source: int32(from), target: int32(to), guarded: guarded})
 	}
@@ -125,45 +124,46 @@ func (v *validator) unguarded(r *reach) {
 }
 
 // branch checks an edge's branch: a boolean, on an edge out of a condition task.
-func (v *validator) branch(p path, e *Edge, sourceOK bool, raw any) {
+func (v *validator) branch(p path, e *Edge, from int, sourceOK bool, raw any) {
 	b, ok := raw.(bool)
 	if !ok {
 		v.add(Error{Type: KindType, Loc: p.loc("branch"), Input: raw,
 			Msg: "A branch must be true or false: the result of the source condition that the edge follows."})
 		return
 	}
-	if sourceOK && v.types[v.names[e.Source]] != "condition" {
+	if sourceOK && v.types[from] != "condition" {
 		v.add(Error{Type: KindBranchWithoutCondition, Loc: p.loc("branch"), Input: b,
 			Msg: fmt.Sprintf("Only an edge out of a condition task has a branch; %q is a %s task. Give the edge a "+
-				"condition instead, or leave branch out.", e.Source, v.types[v.names[e.Source]])})
+				"condition instead, or leave branch out.", e.Source, v.types[from])})
 		return
 	}
 	e.Branch = &b
 }
 
 // end checks the source or target of an edge: a valid name of an existing task.
-func (v *validator) end(p path, obj map[string]any, field string) (string, bool) {
+func (v *validator) end(p path, obj map[string]any, field string) (string, int, bool) {
 	raw, ok := obj[field]
 	if !ok {
 		v.add(Error{Type: KindMissing, Loc: p.loc(field), Msg: fmt.Sprintf("Field %q is required.", field), Input: obj})
 		v.unsound = true
-		return "", false
+		return "", -1, false
 	}
 	name, ok := v.name(p.with(field), raw)
 	if !ok {
 		v.unsound = true
-		return "", false
+		return "", -1, false
 	}
-	if _, ok := v.names[name]; !ok {
+	i, ok := v.names[name]
+	if !ok {
 		if !v.tasksKnown {
-			return name, false
+			return name, -1, false
 		}
 		v.add(Error{Type: KindUnknownTask, Loc: p.loc(field), Input: name,
 			Msg: fmt.Sprintf("There is no task named %q.", name)})
 		v.unsound = true
-		return name, false
+		return name, -1, false
 	}
-	return name, true
+	return name, i, true
 }
 
 // nameAt is the name of the task at index i of the tasks array.

@@ -205,19 +205,22 @@ func (v *validator) templates(p path, raw any, depth int) {
 			v.template(p, x)
 		}
 	case map[string]any:
-		if len(x) == 1 {
-			for _, e := range x {
-				if depth < MaxDepth {
-					v.templates(p, e, depth+1)
+		// Only the values that may hold a template are visited, in key order so that problems come in a
+		// stable order; headers and bodies without templates cost one pass and no allocation.
+		var keys []string
+		for k, e := range x {
+			switch e := e.(type) {
+			case string:
+				if !strings.Contains(e, "{{") {
+					continue
 				}
+			case map[string]any, []any:
+			default:
+				continue
 			}
-			return
-		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
 			keys = append(keys, k)
 		}
-		sort.Strings(keys) // problems in a stable order
+		sort.Strings(keys)
 		for _, k := range keys {
 			if depth < MaxDepth {
 				v.templates(p, x[k], depth+1)

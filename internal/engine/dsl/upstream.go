@@ -36,7 +36,7 @@ func newReach(adj adjacency, pos []int32) *reach {
 }
 
 // shortSearch bounds the tasks one search visits before upstream falls back to the cached bitset.
-const shortSearch = 64
+const shortSearch = 32
 
 // upstream is whether a path of edges leads from task from to task to. A task later in the order cannot be
 // upstream; a short search, over tasks before to in the order only, settles the usual questions (a near
