@@ -94,6 +94,9 @@ func Summarize(def map[string]any) string {
 		e, _ := e.(map[string]any)
 		src, _ := e["source"].(string)
 		tgt, _ := e["target"].(string)
+		if b, ok := e["branch"].(bool); ok {
+			src += fmt.Sprintf(" (when it is %t)", b)
+		}
 		if c, ok := e["condition"].(string); ok && c != "" {
 			src += " (when `" + c + "`)"
 		}

@@ -22,13 +22,15 @@ var tools = []llm.Tool{
 	{Name: "propose_workflow", Description: "Proposes a complete flow definition to the user. It is validated first: " +
 		"when it has errors they are returned, fix them and propose again.",
 		Parameters: map[string]any{"type": "object", "required": []any{"definition", "summary"}, "properties": map[string]any{
-			"definition": map[string]any{"type": "object", "description": `{"version": 1, "tasks": [{"name", "type", "parameters"}], "edges": [{"source", "target", "condition"}]}`},
+			"definition": map[string]any{"type": "object", "description": `{"version": 1, "tasks": [{"name", "type", "parameters"}], "edges": [{"source", "target", "branch", "condition"}]}`},
 			"summary":    map[string]any{"type": "string", "description": "What the workflow does, in prose."}}}},
 }
 
 const builderPrompt = "You are the Workflow Assistant of loopwork. You build flow definitions: tasks (name, type, " +
 	"parameters, optional retry and timeout_seconds) and edges (source, target, optional jq condition on the source's " +
-	"output). Call list_task_types to learn the task types, then call propose_workflow with a complete definition. " +
+	"output; out of a condition task, branch true or false says which result the edge follows). Every jq expression " +
+	"and {{ }} template may read $input (the execution's input) and $tasks.<name> (the output of a task upstream), " +
+	"so later tasks need no extra edges to reach earlier data. Call list_task_types to learn the task types, then call propose_workflow with a complete definition. " +
 	"Parameters you cannot know, use a clear placeholder and say so in the summary."
 
 const plannerPrompt = "You are the Workflow Planner of loopwork. Restate what the user wants as a short numbered plan " +
