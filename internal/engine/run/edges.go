@@ -223,10 +223,7 @@ func (l link) holdsPlain(src produced) (bool, error) {
 // producedBy is what an attempt that completed gives the edges out of its task. The variables of an
 // attempt that did not run here (a wait's end) are read from it when a condition needs them.
 func (e *Engine) producedBy(ctx context.Context, p *plan, a taskArgs, o outcome) (produced, error) {
-	src := produced{task: a.Task, output: o.output, vars: o.vars, result: resultOf(o.result.Detail)}
-	if t := p.tasks[a.Task]; t != nil {
-		src.typ = t.Type
-	}
+	src := produced{task: a.Task, typ: p.typeOf(a.Task), output: o.output, vars: o.vars, result: resultOf(o.result.Detail)}
 	if src.vars != nil || !p.condVars(a.Task) {
 		return src, nil
 	}

@@ -154,3 +154,11 @@ func (p *plan) upstream(task string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// typeOf is a task's type ("" for a task the plan does not hold).
+func (p *plan) typeOf(task string) string {
+	if t := p.tasks[task]; t != nil {
+		return t.Type
+	}
+	return ""
+}

@@ -49,7 +49,7 @@ func (e *Engine) Report(ctx context.Context, tx *sqlx.Tx, k AttemptKey, output j
 	if p.conditional(k.Task) {
 		return e.resumeLater(ctx, tx, a, x.Org, output)
 	}
-	dec, err := e.decidePlain(p, produced{task: k.Task, typ: p.tasks[k.Task].Type, output: output})
+	dec, err := e.decidePlain(p, produced{task: k.Task, typ: p.typeOf(k.Task), output: output})
 	if err != nil {
 		return err
 	}

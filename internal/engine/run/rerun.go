@@ -51,8 +51,8 @@ func (e *Engine) Rerun(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, version
 	}
 	kept := map[string]produced{}
 	for _, r := range rows {
-		if r.State == state.TaskCompleted && p.tasks[r.Name] != nil {
-			kept[r.Name] = produced{task: r.Name, typ: p.tasks[r.Name].Type, output: r.Output, result: resultOf(json.RawMessage(r.Detail))}
+		if r.State == state.TaskCompleted {
+			kept[r.Name] = produced{task: r.Name, typ: p.typeOf(r.Name), output: r.Output, result: resultOf(json.RawMessage(r.Detail))}
 		}
 	}
 	dirty := map[string]bool{}

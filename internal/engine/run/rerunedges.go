@@ -79,7 +79,7 @@ func (w *rerunEdgesWorker) Work(ctx context.Context, job *river.Job[rerunEdgesAr
 	output := kept.Output
 	var dec *decision
 	if err == nil {
-		src := produced{task: a.Task, typ: p.tasks[a.Task].Type, output: output, result: resultOf(json.RawMessage(kept.Detail)), vars: kept.Vars}
+		src := produced{task: a.Task, typ: p.typeOf(a.Task), output: output, result: resultOf(json.RawMessage(kept.Detail)), vars: kept.Vars}
 		links := p.succ[a.Task]
 		dec = &decision{key: p.key, held: make([]bool, len(links))}
 		for i, l := range links {
