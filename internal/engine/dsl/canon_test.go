@@ -27,6 +27,9 @@ func canonical(d *Definition) []byte {
 		if e.Condition != nil {
 			m["condition"] = *e.Condition
 		}
+		if e.Branch != nil {
+			m["branch"] = *e.Branch
+		}
 		edgeList[i] = m
 	}
 	b, err := json.Marshal(map[string]any{"version": d.Version, "tasks": taskList, "edges": edgeList})

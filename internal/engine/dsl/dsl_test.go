@@ -14,29 +14,38 @@ var reg = tasks.Builtin()
 // The FlowDefinition example of the /api contract.
 const example = `{"version": 1,
  "tasks": [
-  {"name": "extract", "type": "llm", "parameters": {"prompt": "Extract the invoice number from the document."},
-   "retry": {"max_attempts": 3, "backoff_seconds": 2}, "timeout_seconds": 60, "description": "Reads the invoice number."},
-  {"name": "review", "type": "human_review", "parameters": {}}],
- "edges": [{"source": "extract", "target": "review", "condition": ".confidence < 0.9"}]}`
+  {"name": "extract", "type": "llm", "parameters": {"prompt": "Extract the invoice number and total, with your confidence, from: {{ .text }}",
+    "output_schema": {"type": "object", "properties": {"number": {"type": "string"}, "total": {"type": "number"},
+      "confidence": {"type": "number"}}, "required": ["number", "total", "confidence"]}},
+   "retry": {"max_attempts": 3, "backoff_seconds": 2}, "timeout_seconds": 60, "description": "Reads the invoice number and total."},
+  {"name": "unsure", "type": "condition", "parameters": {"expression": ".json.confidence < 0.9"}},
+  {"name": "review", "type": "human_review", "parameters": {"review_of": "extract"}},
+  {"name": "post", "type": "http_request", "parameters": {"url": "https://erp.example.com/invoices", "method": "POST",
+    "body": {"number": "{{ $tasks.extract.json.number }}", "total": "{{ $tasks.extract.json.total }}", "source": "{{ $input.from }}"}}}],
+ "edges": [{"source": "extract", "target": "unsure"}, {"source": "unsure", "target": "review", "branch": true},
+  {"source": "unsure", "target": "post", "branch": false}, {"source": "review", "target": "post"}]}`
 
 func TestExampleIsValid(t *testing.T) {
 	r := ValidateJSON([]byte(example), reg)
-	if len(r.Errors) != 0 {
-		t.Fatalf("errors: %+v", r.Errors)
+	if len(r.Errors) != 0 || len(r.Warnings) != 0 {
+		t.Fatalf("errors: %+v, warnings: %+v", r.Errors, r.Warnings)
 	}
-	if !reflect.DeepEqual(r.Order, []string{"extract", "review"}) {
+	if !reflect.DeepEqual(r.Order, []string{"extract", "unsure", "review", "post"}) {
 		t.Fatalf("order = %v", r.Order)
 	}
 	d := r.Definition
-	if d.Version != 1 || len(d.Tasks) != 2 || len(d.Edges) != 1 {
+	if d.Version != 1 || len(d.Tasks) != 4 || len(d.Edges) != 4 {
 		t.Fatalf("definition = %+v", d)
 	}
 	x := d.Tasks[0]
 	if x.Retry != (Retry{MaxAttempts: 3, BackoffSeconds: 2}) || *x.TimeoutSeconds != 60 || *x.Description == "" {
 		t.Fatalf("task = %+v", x)
 	}
-	if d.Tasks[1].Retry != (Retry{MaxAttempts: 1}) || d.Tasks[1].Index != 1 || *d.Edges[0].Condition != ".confidence < 0.9" {
-		t.Fatalf("defaults = %+v, %+v", d.Tasks[1], d.Edges[0])
+	if d.Tasks[1].Retry != (Retry{MaxAttempts: 1}) || d.Tasks[1].Index != 1 || d.Edges[2].Follows() || !d.Edges[1].Follows() {
+		t.Fatalf("defaults = %+v, %+v", d.Tasks[1], d.Edges)
+	}
+	if post := d.Tasks[3].Vars; !post.Input || !reflect.DeepEqual(post.Tasks, []string{"extract"}) {
+		t.Fatalf("post reads %+v", post)
 	}
 }
 
