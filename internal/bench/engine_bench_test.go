@@ -62,6 +62,10 @@ func BenchmarkEngine(b *testing.B) {
 	withVars := median(varSteps)
 	report(b, "  bounded children, every task reading $input and $tasks.c1", "%.2f ms: the variables add %+.0f%%",
 		withVars, 100*(withVars/bounded-1))
+	commit := runs[0].commitLatency()
+	report(b, "baseline: one durable commit at one client (pgbench, insert + update of a task row)", "%.2f ms", commit)
+	report(b, "  chain step p50 ÷ that commit", "%.2f", bounded/commit)
+	runs[0].longChain(commit)
 
 	var tps float64
 	rates := make([]float64, len(runs))

@@ -137,15 +137,48 @@ func (r *engineRun) pgbench() float64 {
 	if err := r.env.DB.Get(&exec, `SELECT id FROM flow_executions LIMIT 1`); err != nil {
 		r.b.Fatal(err)
 	}
-	step := fmt.Sprintf(`\set idx random(1000, 2000000000)
+	return pgbenchScript(r.b, testkit.DSN(r.b, r.env.DB), stepScript(r.org.String(), exec), clients, 5*time.Second)
+}
+
+// stepScript is the smallest durable step of a task: insert an attempt and mark it running, in one
+// transaction.
+func stepScript(org, exec string) string {
+	return fmt.Sprintf(`\set idx random(1000, 2000000000)
 BEGIN;
 INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input)
   VALUES ('%[1]s', '%[2]s', 'bench', :idx, 'queued', '{}') ON CONFLICT DO NOTHING;
 UPDATE task_executions SET status = 'running', started_at = now()
   WHERE flow_execution_id = '%[2]s' AND task_name = 'bench' AND task_execution_idx = :idx;
 COMMIT;
-`, r.org, exec)
-	return pgbenchScript(r.b, testkit.DSN(r.b, r.env.DB), step, clients, 5*time.Second)
+`, org, exec)
+}
+
+// commitLatency is the time of the smallest durable step of a task at one client, in ms: the floor
+// under one step of a chain, which waits for its previous step's commit.
+func (r *engineRun) commitLatency() float64 {
+	var exec string
+	if err := r.env.DB.Get(&exec, `SELECT id FROM flow_executions LIMIT 1`); err != nil {
+		r.b.Fatal(err)
+	}
+	tps := pgbenchScript(r.b, testkit.DSN(r.b, r.env.DB), stepScript(r.org.String(), exec), 1, 5*time.Second)
+	return 1000 / tps
+}
+
+// longChain runs one execution of a 1,000-task chain and reports whether its steps stay flat: the p50 of
+// its first and last hundred steps, and its p99, against one durable commit.
+func (r *engineRun) longChain(commit float64) {
+	flow := r.c.createFlow([]byte(`{"display_name": "long chain", "definition": ` + chainDefinition(1000) + `}`))
+	took, gaps := r.chainOf(flow)
+	if len(gaps) != 999 {
+		r.b.Fatalf("the 1,000-task chain gave %d steps", len(gaps))
+	}
+	first, last := median(gaps[:100]), median(gaps[len(gaps)-100:])
+	sorted := append([]float64(nil), gaps...)
+	sort.Float64s(sorted)
+	p99 := sorted[len(sorted)*99/100]
+	report(r.b, "1,000-task chain: whole execution", "%.1f s", took.Seconds())
+	report(r.b, "  step p50, first 100 steps / last 100", "%.2f / %.2f ms", first, last)
+	report(r.b, "  step p99 ÷ one durable commit", "%.2f ms ÷ %.2f = %.1f", p99, commit, p99/commit)
 }
 
 // joinMs lists durations in ms.

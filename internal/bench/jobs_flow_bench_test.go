@@ -3,6 +3,7 @@ package bench_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -51,15 +52,19 @@ func BenchmarkJobsOnFlows(b *testing.B) {
 	// Submissions and pgbench take turns, as in BenchmarkV1.
 	bench.Run(clients, warmUp, submit)
 	var all bench.Result
-	var pgTx float64
+	var pgTx, pgFlowTx float64
+	flowScript := flowBoundScript(org.String(), app.String(), flow)
 	for round := 0; round < rounds; round++ {
 		all = all.Merge(bench.Run(clients, roundTime, submit))
 		pgTx += pgbench(b, testkit.DSN(b, env.DB), org, app, roundTime) * roundTime.Seconds()
+		pgFlowTx += pgbenchScript(b, testkit.DSN(b, env.DB), flowScript, clients, roundTime) * roundTime.Seconds()
 	}
-	pg := pgTx / (rounds * roundTime.Seconds())
+	pg, pgFlow := pgTx/(rounds*roundTime.Seconds()), pgFlowTx/(rounds*roundTime.Seconds())
 	reportLoad(b, "submission to an app bound to a 3-task flow with a human step, 16 clients", all)
 	report(b, "  same INSERT of a job through pgbench (16 clients)", "%.0f tx/s", pg)
 	report(b, "  submission / pgbench", "%.2f", all.PerSecond()/pg)
+	report(b, "  job, execution and first attempt in one transaction through pgbench (16 clients)", "%.0f tx/s", pgFlow)
+	report(b, "  submission / that", "%.2f", all.PerSecond()/pgFlow)
 
 	// The same submissions when the flow's first task is an outside worker's: the server only starts
 	// the execution (job, credit, execution, tasks and first attempt in one transaction) and runs nothing,
@@ -175,4 +180,18 @@ func label(b *testing.B, c client, appPath string, stop <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// flowBoundScript is the fewest durable writes a submission to an app bound to a flow needs: the job, its
+// execution and the execution's first attempt, in one transaction.
+func flowBoundScript(org, app, flow string) string {
+	return fmt.Sprintf(`BEGIN;
+WITH j AS (INSERT INTO jobs (organization_id, app_id, status, processing_state, input, tags, priority)
+    VALUES ('%[1]s', '%[2]s', 'SCHEDULED', 'AWAITING_HUMAN', '{"text": "hello"}', '{}', 5) RETURNING id),
+  x AS (INSERT INTO flow_executions (organization_id, flow_id, flow_version, status, input, run_number, job_app_id, job_id)
+    SELECT '%[1]s', '%[3]s', 1, 'queued', '{"text": "hello"}', 0, '%[2]s', j.id FROM j RETURNING id)
+INSERT INTO task_executions (organization_id, flow_execution_id, task_name, task_execution_idx, status, input)
+  SELECT '%[1]s', x.id, 'prepare', 0, 'queued', '{"text": "hello"}' FROM x;
+COMMIT;
+`, org, app, flow)
 }
