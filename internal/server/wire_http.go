@@ -75,6 +75,6 @@ func wireHTTP(c *core, api platform, jobsAPI v1) (*echo.Echo, *riverui.Handler, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("river UI: %w", err)
 	}
-	mountOperations(e, c.metrics, ui, cfg.MetricsAddr != "", c.authenticator.Resolve)
+	mountOperations(e, d.DB.DB, c.metrics, ui, cfg.MetricsAddr != "", c.authenticator.Resolve)
 	return e, ui, nil
 }
