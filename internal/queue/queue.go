@@ -31,6 +31,8 @@ type Options struct {
 	Logger       *slog.Logger
 	// Periodic jobs run on the leader replica at their intervals.
 	Periodic []*river.PeriodicJob
+	// Sweeps run on the leader replica, pacing themselves (see Sweep).
+	Sweeps *Sweeps
 	// Middleware wraps the insertion and the working of every job, outermost first (tracing's spans,
 	// metrics' counts).
 	Middleware []rivertype.Middleware
@@ -52,11 +54,17 @@ func New(db *sql.DB, dsn string, workers *river.Workers, o Options) (*Client, er
 	if o.PollInterval <= 0 {
 		o.PollInterval = pollInterval
 	}
-	driver := &listeningDriver{Driver: riverdatabasesql.New(db), db: db, dsn: dsn, queues: []string{river.QueueDefault}}
+	var hooks []rivertype.Hook
+	if o.Sweeps != nil {
+		hooks = append(hooks, o.Sweeps)
+	}
+	driver := &listeningDriver{Driver: riverdatabasesql.New(db), db: db, dsn: dsn, queues: []string{river.QueueDefault},
+		heard: o.Sweeps.activity}
 	return river.NewClient[*sql.Tx](driver, &river.Config{
 		Queues:            map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.MaxWorkers}},
 		Workers:           workers,
 		PeriodicJobs:      o.Periodic,
+		Hooks:             hooks,
 		Middleware:        o.Middleware,
 		Logger:            quiet(o.Logger),
 		FetchPollInterval: o.PollInterval,

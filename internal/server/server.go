@@ -64,6 +64,7 @@ type Server struct {
 	echo        *echo.Echo
 	health      *health.Service
 	queue       *queue.Client
+	sweeps      *queue.Sweeps
 	tokens      *auth.Tokens
 	bus         *memo.Bus
 	dsn         string
@@ -102,7 +103,7 @@ func New(d Deps) (*Server, error) {
 		return nil, err
 	}
 	return &Server{inbound: api.emailtasksService, inboundAddr: c.cfg.InboundSMTPAddr, engine: eng.engine, jq: eng.jqPool,
-		echo: e, health: api.healthService, queue: q, tokens: c.tokens, bus: c.bus, dsn: c.cfg.DatabaseURL,
+		echo: e, health: api.healthService, queue: q, sweeps: c.sweeps, tokens: c.tokens, bus: c.bus, dsn: c.cfg.DatabaseURL,
 		logger: d.Logger, metrics: c.metrics, metricsAddr: c.cfg.MetricsAddr}, nil
 }
 
@@ -180,6 +181,7 @@ func (s *Server) Stop(grace time.Duration) error {
 	}
 	s.engine.Drain(grace)
 	err := queue.Stop(s.queue, max(grace-time.Since(begin), time.Second))
+	s.sweeps.Wait() // leadership ended with the client: the sweeps' statements are cancelled
 	s.jq.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil
