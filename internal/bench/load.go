@@ -15,6 +15,14 @@ type Result struct {
 	P50, P90 time.Duration
 	P99, Max time.Duration
 	lat      []time.Duration // every call's, sorted
+	// calls are every call's end (since the run's start), duration and outcome, in no order: what
+	// Window reads to tell one part of a long run from another.
+	calls []call
+}
+
+type call struct {
+	end, took time.Duration
+	failed    bool
 }
 
 // PerSecond is the throughput of successful requests.
@@ -37,7 +45,7 @@ func Run(clients int, duration time.Duration, do func(client int) error) Result 
 // the latencies. It still takes its share of the machine and of the duration, as it would in use.
 func RunTimed(clients int, duration time.Duration, do func(client int) (time.Duration, error)) Result {
 	var mu sync.Mutex
-	var lat []time.Duration
+	var calls []call
 	var errs atomic.Int64
 	deadline := time.Now().Add(duration)
 	start := time.Now()
@@ -46,29 +54,60 @@ func RunTimed(clients int, duration time.Duration, do func(client int) (time.Dur
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
-			mine := make([]time.Duration, 0, 4096)
+			mine := make([]call, 0, 4096)
 			for time.Now().Before(deadline) {
 				took, err := do(c)
 				if err != nil {
 					errs.Add(1)
 				}
-				mine = append(mine, took)
+				mine = append(mine, call{end: time.Since(start), took: took, failed: err != nil})
 			}
 			mu.Lock()
-			lat = append(lat, mine...)
+			calls = append(calls, mine...)
 			mu.Unlock()
 		}(c)
 	}
 	wg.Wait()
-	r := Result{Requests: len(lat), Errors: errs.Load(), Elapsed: time.Since(start), lat: lat}
+	return result(calls, errs.Load(), time.Since(start))
+}
+
+// result is the Result of calls over elapsed.
+func result(calls []call, errs int64, elapsed time.Duration) Result {
+	lat := make([]time.Duration, len(calls))
+	for i, c := range calls {
+		lat[i] = c.took
+	}
+	r := Result{Requests: len(calls), Errors: errs, Elapsed: elapsed, lat: lat, calls: calls}
 	r.percentiles()
 	return r
+}
+
+// Window is the part of the run whose calls ended in [from, to): their count, failures and
+// percentiles over to-from, as a Result of its own.
+func (r Result) Window(from, to time.Duration) Result {
+	var in []call
+	var errs int64
+	for _, c := range r.calls {
+		if c.end >= from && c.end < to {
+			in = append(in, c)
+			if c.failed {
+				errs++
+			}
+		}
+	}
+	return result(in, errs, to-from)
 }
 
 // Merge is the result of two runs taken as one: their calls together, over their times added up.
 func (r Result) Merge(o Result) Result {
 	m := Result{Requests: r.Requests + o.Requests, Errors: r.Errors + o.Errors, Elapsed: r.Elapsed + o.Elapsed,
 		lat: append(append(make([]time.Duration, 0, len(r.lat)+len(o.lat)), r.lat...), o.lat...)}
+	// The second run's calls follow the first's.
+	m.calls = append(make([]call, 0, len(r.calls)+len(o.calls)), r.calls...)
+	for _, c := range o.calls {
+		c.end += r.Elapsed
+		m.calls = append(m.calls, c)
+	}
 	m.percentiles()
 	return m
 }

@@ -29,10 +29,16 @@ const Channel = "loopwork_access"
 type Bus struct {
 	state atomic.Uint64
 	last  atomic.Pointer[string] // payload of the latest notification
+	// used is set by every look at the bus (a memo consulted) and cleared by each check of the
+	// connection; asleep marks a bus that stopped using memos because nobody looked (see watch), and
+	// wanted asks the watch to check the connection now.
+	used   atomic.Bool
+	asleep atomic.Bool
+	wanted chan struct{}
 }
 
 // NewBus returns a bus that is not listening yet: until Listen connects, memos always load.
-func NewBus() *Bus { return &Bus{} }
+func NewBus() *Bus { return &Bus{wanted: make(chan struct{}, 1)} }
 
 // Invalidate starts a new generation: everything memoised before is reloaded on its next use.
 func (b *Bus) Invalidate() {
@@ -54,12 +60,22 @@ func (b *Bus) setLive(live bool) {
 	}
 }
 
-// current is the generation and whether memos may be used in it.
+// current is the generation and whether memos may be used in it. A look at an asleep bus asks for the
+// connection to be checked, after which memos are used again.
 func (b *Bus) current() (gen uint64, live bool) {
 	if b == nil {
 		return 0, false
 	}
 	s := b.state.Load()
+	if !b.used.Load() {
+		b.used.Store(true)
+	}
+	if s&1 == 0 && b.asleep.Load() {
+		select {
+		case b.wanted <- struct{}{}:
+		default:
+		}
+	}
 	return s >> 1, s&1 == 1
 }
 
@@ -84,8 +100,11 @@ func (b *Bus) Live() bool {
 	return live
 }
 
-// pingEvery is how often the listening connection is checked; a connection that died without a word
-// (a network partition) is noticed within this time, and memos stop being used until it is back.
+// pingEvery is how often the listening connection is checked while memos are in use; a connection
+// that died without a word (a network partition) is noticed within this time, and memos stop being
+// used until it is back. While nobody consults a memo the connection is not checked at all (each ping
+// is a transaction of an idle server): the bus falls asleep, using no memo, and the first look at it
+// after that checks the connection before memos are used again.
 const pingEvery = 5 * time.Second
 
 // firstListenWait bounds how long Listen waits for its first LISTEN before letting the server start
@@ -104,7 +123,8 @@ func (b *Bus) Listen(ctx context.Context, dsn string, logger *slog.Logger) error
 			logger.Warn("memo: listening connection lost; memos unused until it is back", "error", err)
 		case pq.ListenerEventReconnected:
 			// pq has issued LISTEN again before it reports the reconnection; what changed meanwhile was
-			// not heard, so the new generation forgets it all.
+			// not heard, so the new generation forgets it all. The connection is new: checked.
+			b.asleep.Store(false)
 			b.setLive(true)
 			logger.Info("memo: listening again")
 		}
@@ -153,7 +173,8 @@ func (b *Bus) Listen(ctx context.Context, dsn string, logger *slog.Logger) error
 
 // watch pings the listening connection until ctx ends, then closes it. A ping that does not come back
 // in time means notifications may not be coming either, so memos go unused until one does. Pings run
-// apart from the reading of notifications: pq answers both through one connection.
+// apart from the reading of notifications: pq answers both through one connection. A tick with no look
+// at the bus since the last one puts it to sleep instead of pinging (see pingEvery).
 func (b *Bus) watch(ctx context.Context, l *pq.Listener) {
 	tick := time.NewTicker(pingEvery)
 	defer tick.Stop()
@@ -164,17 +185,29 @@ func (b *Bus) watch(ctx context.Context, l *pq.Listener) {
 			_ = l.Close()
 			return
 		case <-tick.C:
+			if !b.used.Swap(false) {
+				b.sleep()
+				continue
+			}
+		case <-b.wanted:
+			if !b.asleep.Load() {
+				continue
+			}
 		}
 		done := make(chan error, 1)
 		go func() { done <- l.Ping() }()
 		select {
-		case <-done:
+		case err := <-done:
 			// A failed ping means a lost connection, which pq reports as an event.
+			if err == nil && b.asleep.Swap(false) {
+				b.setLive(true)
+			}
 		case <-time.After(pingEvery):
 			b.setLive(false)
 			select {
 			case err := <-done:
 				if err == nil {
+					b.asleep.Store(false)
 					b.setLive(true)
 				}
 			case <-ctx.Done():
@@ -182,4 +215,17 @@ func (b *Bus) watch(ctx context.Context, l *pq.Listener) {
 		case <-ctx.Done():
 		}
 	}
+}
+
+// sleep stops the use of memos until the connection has been checked again, when it is live.
+func (b *Bus) sleep() {
+	if _, live := b.peek(); live && !b.asleep.Swap(true) {
+		b.setLive(false)
+	}
+}
+
+// peek is current without counting as a look.
+func (b *Bus) peek() (gen uint64, live bool) {
+	s := b.state.Load()
+	return s >> 1, s&1 == 1
 }

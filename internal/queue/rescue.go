@@ -28,18 +28,19 @@ type Heartbeat struct {
 // silence and no job of h.Kind for them waiting in the queue. Each row, in a transaction of its own,
 // gets beat_at = now(), so the next sweep leaves it to the new run while that one starts, and insert
 // queues the new run. Whether a run that was not dead after all can clash with the new one is the
-// caller's to rule out (its own lock or row order), since only it knows what a run writes.
-func RescueLost(ctx context.Context, db *sqlx.DB, h Heartbeat, silence time.Duration, insert func(ctx context.Context, tx *sql.Tx, id uuid.UUID) error) error {
+// caller's to rule out (its own lock or row order), since only it knows what a run writes. It returns
+// how many rows got a new run.
+func RescueLost(ctx context.Context, db *sqlx.DB, h Heartbeat, silence time.Duration, insert func(ctx context.Context, tx *sql.Tx, id uuid.UUID) error) (int, error) {
 	var lost []uuid.UUID
 	if err := db.SelectContext(ctx, &lost, fmt.Sprintf(`SELECT t.id FROM %s t
 		WHERE t.status IN ('QUEUED', 'RUNNING') AND coalesce(t.beat_at, t.created_at) < now() - make_interval(secs => $1)
 		  AND NOT EXISTS (SELECT 1 FROM river_job j WHERE j.state IN ('available', 'scheduled', 'retryable')
 		                  AND j.kind = %s AND j.args ->> 'id' = t.id::text)
 		LIMIT 100`, h.Table, pq.QuoteLiteral(h.Kind)), silence.Seconds()); err != nil {
-		return err
+		return 0, err
 	}
 	beat := fmt.Sprintf(`UPDATE %s SET beat_at = now() WHERE id = $1`, h.Table)
-	for _, id := range lost {
+	for i, id := range lost {
 		err := dbx.WithTx(ctx, db, func(tx *sqlx.Tx) error {
 			if _, err := tx.ExecContext(ctx, beat, id); err != nil {
 				return err
@@ -47,8 +48,19 @@ func RescueLost(ctx context.Context, db *sqlx.DB, h Heartbeat, silence time.Dura
 			return insert(ctx, tx.Tx, id)
 		})
 		if err != nil {
-			return err
+			return i, err
 		}
 	}
-	return nil
+	return len(lost), nil
+}
+
+// Probe is SQL for a sweep's probe (see Sweep): two columns, "<as>_lost" (is a row silent for silence
+// now, which RescueLost would look at) and "<as>_at" (when the earliest row not yet silent becomes so;
+// NULL for none). silence is the statement's parameter of that number, in seconds ($1, say).
+func (h Heartbeat) Probe(as, silence string) string {
+	return fmt.Sprintf(`EXISTS (SELECT 1 FROM %[1]s WHERE status IN ('QUEUED', 'RUNNING')
+			AND coalesce(beat_at, created_at) < now() - make_interval(secs => %[2]s)) AS %[3]s_lost,
+		(SELECT min(coalesce(beat_at, created_at)) + make_interval(secs => %[2]s) FROM %[1]s
+			WHERE status IN ('QUEUED', 'RUNNING') AND coalesce(beat_at, created_at) >= now() - make_interval(secs => %[2]s)) AS %[3]s_at`,
+		h.Table, silence, as)
 }

@@ -18,7 +18,9 @@ const Prefix = "/admin/river"
 
 // New returns the UI's handler over the server's own River client. riverui decorates the executor of
 // any PostgreSQL driver of River, so it shares the client's database/sql pool instead of opening a
-// pgx pool of its own. The handler must be started (Handler.Start) before it serves.
+// pgx pool of its own. The server does not start the handler (Handler.Start), which would refresh job
+// counts in the background every few seconds for the life of the process: unstarted, it counts when a
+// page asks (exactly up to 10,000 jobs per state, the planner's estimate beyond).
 func New(q *queue.Client, logger *slog.Logger) (*riverui.Handler, error) {
 	return riverui.NewHandler(&riverui.HandlerOpts{
 		Endpoints: riverui.NewEndpoints(q, nil),

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	"github.com/loopwork/loopwork/internal/httpx"
 	"github.com/loopwork/loopwork/internal/monitor"
 	"github.com/loopwork/loopwork/internal/platform/authn"
+	"github.com/loopwork/loopwork/internal/queue"
 	"github.com/loopwork/loopwork/internal/queueui"
 )
 
@@ -51,16 +53,33 @@ func operationOf(validators ...*httpx.Validator) func(method, route string) stri
 
 // mountOperations serves River's UI to backoffice callers and, unless metrics have a listener of their
 // own, /metrics to them too.
-func mountOperations(e *echo.Echo, metrics *monitor.Metrics, ui *riverui.Handler, separateMetrics bool,
+func mountOperations(e *echo.Echo, db *sql.DB, metrics *monitor.Metrics, ui *riverui.Handler, separateMetrics bool,
 	resolve func(context.Context, string) (*auth.Principal, error)) {
 	staff := backofficeOnly(resolve)
 	if !separateMetrics {
 		e.GET(MetricsPath, echo.WrapHandler(metrics.Handler()), staff)
 	}
 	uiHandler := echo.WrapHandler(ui)
-	e.Any(queueui.Prefix, uiHandler, staff)
-	e.Any(queueui.Prefix+"/*", uiHandler, staff)
+	e.Any(queueui.Prefix, uiHandler, staff, announce(db))
+	e.Any(queueui.Prefix+"/*", uiHandler, staff, announce(db))
 	mountSignIn(e, resolve)
+}
+
+// announce wakes the workers after an operator's change through River's UI: a job retried there is
+// made available without the notification an insert sends, and would wait for the workers' next
+// poll, which comes every half a minute (see queue.Announce).
+func announce(db *sql.DB) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			err := next(c)
+			if m := c.Request().Method; err == nil && m != http.MethodGet && m != http.MethodHead && c.Response().Status < 300 {
+				if aerr := queue.Announce(c.Request().Context(), db); aerr != nil {
+					c.Logger().Warn("waking the workers after a change through River's UI: " + aerr.Error())
+				}
+			}
+			return err
+		}
+	}
 }
 
 // backofficeOnly admits platform staff: the request's access token or API key, sent in Authorization

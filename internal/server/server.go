@@ -13,7 +13,6 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
-	"riverqueue.com/riverui"
 
 	"github.com/loopwork/loopwork/internal/auth"
 	"github.com/loopwork/loopwork/internal/blob"
@@ -65,6 +64,7 @@ type Server struct {
 	echo        *echo.Echo
 	health      *health.Service
 	queue       *queue.Client
+	sweeps      *queue.Sweeps
 	tokens      *auth.Tokens
 	bus         *memo.Bus
 	dsn         string
@@ -73,7 +73,6 @@ type Server struct {
 	metrics       *monitor.Metrics
 	metricsAddr   string
 	metricsServer *metricsListener
-	riverUI       *riverui.Handler
 }
 
 // New builds the server, area by area in the order their dependencies allow: the shared parts, the
@@ -99,13 +98,13 @@ func New(d Deps) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, ui, err := wireHTTP(c, api, v1a.api(c))
+	e, err := wireHTTP(c, api, v1a.api(c))
 	if err != nil {
 		return nil, err
 	}
 	return &Server{inbound: api.emailtasksService, inboundAddr: c.cfg.InboundSMTPAddr, engine: eng.engine, jq: eng.jqPool,
-		echo: e, health: api.healthService, queue: q, tokens: c.tokens, bus: c.bus, dsn: c.cfg.DatabaseURL,
-		logger: d.Logger, metrics: c.metrics, metricsAddr: c.cfg.MetricsAddr, riverUI: ui}, nil
+		echo: e, health: api.healthService, queue: q, sweeps: c.sweeps, tokens: c.tokens, bus: c.bus, dsn: c.cfg.DatabaseURL,
+		logger: d.Logger, metrics: c.metrics, metricsAddr: c.cfg.MetricsAddr}, nil
 }
 
 // ServeHTTP makes the server an http.Handler.
@@ -129,9 +128,9 @@ func (s *Server) Start(ctx context.Context) error {
 	if err := s.queue.Start(ctx); err != nil {
 		return err
 	}
-	if err := s.riverUI.Start(ctx); err != nil {
-		return fmt.Errorf("river UI: %w", err)
-	}
+	// River's UI is not started: started, it would count the jobs of every state every ten seconds
+	// for as long as the process runs, whether or not anyone looks. Unstarted, it counts them when its
+	// page asks, and shows the planner's estimate for a state of more than 10,000 jobs.
 	if s.metricsAddr != "" {
 		l, err := listenMetrics(s.metricsAddr, s.metrics.Handler(), s.logger)
 		if err != nil {
@@ -182,6 +181,7 @@ func (s *Server) Stop(grace time.Duration) error {
 	}
 	s.engine.Drain(grace)
 	err := queue.Stop(s.queue, max(grace-time.Since(begin), time.Second))
+	s.sweeps.Wait() // leadership ended with the client: the sweeps' statements are cancelled
 	s.jq.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil

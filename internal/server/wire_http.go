@@ -5,7 +5,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
-	"riverqueue.com/riverui"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/gen/v1api"
@@ -18,11 +17,11 @@ import (
 // wireHTTP mounts both interfaces on one echo, each behind its own validator and guards, then the
 // routes outside the contracts: the sign-in link page, metrics and the operators' pages (with the
 // River UI, which is why it needs the queue client).
-func wireHTTP(c *core, api platform, jobsAPI v1) (*echo.Echo, *riverui.Handler, error) {
+func wireHTTP(c *core, api platform, jobsAPI v1) (*echo.Echo, error) {
 	d, cfg := c.d, c.cfg
 	proxies, err := cfg.TrustedProxyNets()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	e := httpx.NewEcho(httpx.EchoOptions{
 		Logger: d.Logger, BodyLimit: cfg.BodyLimit, Uploads: []httpx.RouteLimit{
@@ -73,8 +72,8 @@ func wireHTTP(c *core, api platform, jobsAPI v1) (*echo.Echo, *riverui.Handler, 
 	e.Pre(c.metrics.HTTP(operationOf(apiValidator, v1Validator)))
 	ui, err := queueui.New(c.queue, d.Logger)
 	if err != nil {
-		return nil, nil, fmt.Errorf("river UI: %w", err)
+		return nil, fmt.Errorf("river UI: %w", err)
 	}
-	mountOperations(e, c.metrics, ui, cfg.MetricsAddr != "", c.authenticator.Resolve)
-	return e, ui, nil
+	mountOperations(e, d.DB.DB, c.metrics, ui, cfg.MetricsAddr != "", c.authenticator.Resolve)
+	return e, nil
 }

@@ -82,7 +82,7 @@ func wireV1(c *core, eng *engineArea) *v1Area {
 		Silence: max(2*cfg.TaskLease, 10*time.Second), Observe: c.metrics.Export})
 	a.exports.Register(c.workers)
 	a.jobs = jobs.New(jobs.Deps{DB: d.DB, ReadDB: d.ReadDB, Grants: c.grants, Engine: eng.engine, Admission: a.lifecycle,
-		Reviews: eng.reviews})
+		Expiry: a.lifecycle.Sweep(), Reviews: eng.reviews})
 	a.measurerops = measurerops.New(measurerops.Deps{DB: d.DB, Grants: c.grants, Jobs: a.jobs, Logger: d.Logger})
 	a.measurerops.Register(c.workers)
 	return a

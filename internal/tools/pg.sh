@@ -6,6 +6,8 @@
 #   pg.sh url DIR                print the URL of the running cluster in DIR
 #   pg.sh createdb DIR NAME      create database NAME in the running cluster unless it exists
 #
+# PG_PRELOAD (say pg_stat_statements) is passed to a cluster that starts as shared_preload_libraries.
+#
 # PostgreSQL refuses to run as root, so as root the cluster runs as the `postgres` system user (created
 # by Debian's package) or, failing that, a dedicated `loopwork-pg` user. When no binaries are found and
 # apt-get is usable, Debian's `postgresql` package is installed.
@@ -92,6 +94,9 @@ start)
         # A throwaway cluster: durability buys nothing, speed does.
         opts="$opts -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300"
       fi
+      # PG_PRELOAD names libraries to load at start (shared_preload_libraries): make soak loads
+      # pg_stat_statements, to print the statements that took the database's time.
+      if [ -n "${PG_PRELOAD:-}" ]; then opts="$opts -c shared_preload_libraries=$PG_PRELOAD"; fi
       rm -f "$dir/postgres.log" # this attempt's log alone, for the check below
       if run_pg "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -w -t 60 -o "$opts" start >/dev/null; then
         break

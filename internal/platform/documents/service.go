@@ -5,6 +5,7 @@
 package documents
 
 import (
+	"context"
 	"database/sql"
 	"log/slog"
 	"sync"
@@ -100,11 +101,17 @@ func (s *Service) Register(w *river.Workers) {
 	river.AddWorker(w, &legacyWorker{s: s})
 }
 
-// PeriodicJobs are the sweep of expired uploads and the move of earlier versions' tables, for the
-// queue's configuration.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(sweepEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return sweepArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true}),
-		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
-			func() (river.JobArgs, *river.InsertOpts) { return legacyArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+// Sweeps are the sweep of expired uploads and the move of earlier versions' tables, for the leader
+// replica. The move runs when a replica becomes leader and hourly after; once no organization is left
+// in an old schema it asks the database nothing (legacyDone: none can appear again).
+func (s *Service) Sweeps() []*queue.Sweep {
+	return []*queue.Sweep{
+		{Name: "document_upload_sweep", Every: sweepEvery, Idle: sweepIdle, Run: s.sweepDue},
+		{Name: "document_legacy_move", Every: time.Hour, Idle: time.Hour, Run: func(ctx context.Context) (queue.Outcome, error) {
+			if s.legacyDone.Load() {
+				return queue.Outcome{}, nil
+			}
+			return queue.Outcome{}, MoveLegacy(ctx, s)
+		}},
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/loopwork/loopwork/internal/dbx"
+	"github.com/loopwork/loopwork/internal/queue"
 )
 
 // A domain changes hands (sold, left to expire) without telling loopwork. Were a verification for
@@ -29,6 +30,8 @@ const (
 	recheckFailures = 3
 )
 
+// recheckArgs is a job that re-checks once. The leader no longer enqueues it periodically (see Sweep);
+// the worker stays for jobs an older version left queued and for an operator's retry.
 type recheckArgs struct{}
 
 func (recheckArgs) Kind() string { return "sso_domain_recheck" }
@@ -52,10 +55,11 @@ func (s *Service) Register(w *river.Workers) {
 	river.AddWorker(w, &recheckWorker{s: s})
 }
 
-// PeriodicJobs are the re-check of verified domains, for the queue's configuration.
-func (s *Service) PeriodicJobs() []*river.PeriodicJob {
-	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(recheckEvery),
-		func() (river.JobArgs, *river.InsertOpts) { return recheckArgs{}, nil }, &river.PeriodicJobOpts{RunOnStart: true})}
+// Sweep is the re-check of verified domains, for the leader replica: at leadership's start and every
+// recheckEvery, as the River periodic job it was did, without a job's insert, fetch and completion.
+func (s *Service) Sweep() *queue.Sweep {
+	return &queue.Sweep{Name: "sso_domain_recheck", Every: recheckEvery, Idle: recheckEvery,
+		Run: func(ctx context.Context) (queue.Outcome, error) { return queue.Outcome{}, s.Recheck(ctx, time.Now()) }}
 }
 
 // Recheck looks up again the records of up to recheckBatch verified domains whose check is due at now,

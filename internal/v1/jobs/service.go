@@ -25,6 +25,10 @@ type Deps struct {
 	Engine *run.Engine
 	// Admission starts the PENDING jobs of apps with a limit of running jobs.
 	Admission Admission
+	// Expiry is the sweep that expires jobs past their deadline or time to live; a job stored with one
+	// wakes it, so that it plans for the deadline (it looks on its own only now and then when idle).
+	// Nil: nothing to wake.
+	Expiry interface{ Wake() }
 	// Reviews completes the review a job's execution waits for with its label.
 	Reviews Reviews
 }

@@ -153,6 +153,9 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 	if err != nil {
 		return nil, err
 	}
+	if out.ExpiresAt != nil && s.d.Expiry != nil {
+		s.d.Expiry.Wake()
+	}
 	return v1api.SubmitJob201JSONResponse(out), nil
 }
 

@@ -21,10 +21,18 @@ import (
 // transaction, each job SCHEDULED with its execution in the transaction that starts it. Admissions of
 // one app take turns.
 func (s *Service) Admit(ctx context.Context, app uuid.UUID) error {
+	_, err := s.admit(ctx, app)
+	return err
+}
+
+// admit is Admit, reporting how many jobs it admitted.
+func (s *Service) admit(ctx context.Context, app uuid.UUID) (int, error) {
+	total := 0
 	for {
 		n, full, err := s.admitBatch(ctx, app)
+		total += n
 		if err != nil || !full || n == 0 {
-			return err
+			return total, err
 		}
 	}
 }

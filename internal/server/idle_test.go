@@ -1,0 +1,141 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/loopwork/loopwork/internal/testkit"
+)
+
+// idleWindow is how long an idle server is watched, and idleBudget how many transactions it may make
+// in that time: one a second on average (issue 28). The window is a minute so that the sweeps that
+// wait longest when idle run in it, and the budget is no average of a lucky few seconds. idleSettle
+// comes first: the window measures what idleness costs, not what starting does once (listening,
+// electing a leader, each sweep's first look), and a backend reports what it did within about ten
+// seconds of going idle.
+const (
+	idleSettle = 10 * time.Second
+	idleWindow = time.Minute
+	idleBudget = 60
+)
+
+// TestIdleServerCost starts a server process on a fresh database, gives it nothing to do, and counts
+// the transactions its database sees in a minute. Sweeps and polls that run whether or not there is
+// work cost every idle tenant of a shared PostgreSQL, so they wait longer when they find nothing; this
+// test fails when one does not. It takes over a minute, so it runs beside the others.
+//
+// A backend reports its transactions to pg_stat_database lazily (one that touches no table, such as a
+// listening connection's, only when it exits), so the process is killed at the end of the minute and
+// its connections' counts are read once they have closed. A listening connection's LISTEN statements,
+// made while starting, are counted in the window for that reason.
+func TestIdleServerCost(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("watches an idle server for a minute")
+	}
+	db := testkit.DB(t)
+	ctx := context.Background()
+	// The counts are read from another database of the cluster, so that reading them adds nothing to
+	// them; the tables' figures can only be read in the database itself (one transaction more there).
+	admin, err := sqlx.Open("postgres", testkit.ServerURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var name string
+	if err := db.GetContext(ctx, &name, `SELECT current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	// The default lease, not the tests' short one: the engine's sweep looks for lost attempts once per
+	// lease when idle, and an operator's server runs with the default.
+	// The server's connections carry a name of their own, to wait for them to close at the end.
+	dsn, err := url.Parse(testkit.DSN(t, db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := dsn.Query()
+	q.Set("application_name", "idle_server")
+	dsn.RawQuery = q.Encode()
+	p := testkit.Serve(t, testkit.BuildServer(t), dsn.String(), testkit.FreePort(t), "LOOPWORK_TASK_LEASE=30s")
+	time.Sleep(idleSettle)
+	before := xacts(t, admin, name)
+	tablesBefore := tableCounts(t, db)
+	time.Sleep(idleWindow)
+	p.Kill()
+	// Its backends report as they exit.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var left int
+		if err := admin.GetContext(ctx, &left, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = $1 AND application_name = 'idle_server'`, name); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(200 * time.Millisecond)
+	n := xacts(t, admin, name) - before
+	t.Logf("an idle server made %d transactions in %s; table scans and writes in that time:\n%s",
+		n, idleWindow, tableDiff(tablesBefore, tableCounts(t, db)))
+	if n > idleBudget {
+		t.Fatalf("an idle server made %d transactions in %s: more than %d", n, idleWindow, idleBudget)
+	}
+}
+
+// xacts is how many transactions database name has committed and rolled back so far.
+func xacts(t *testing.T, admin *sqlx.DB, name string) int64 {
+	t.Helper()
+	var n int64
+	if err := admin.Get(&n, `SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = $1`, name); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// tableCounts reads each table's scans and row writes so far.
+func tableCounts(t *testing.T, db *sqlx.DB) map[string]int64 {
+	t.Helper()
+	var rows []struct {
+		Name   string `db:"relname"`
+		Scans  int64  `db:"scans"`
+		Writes int64  `db:"writes"`
+	}
+	if err := db.Select(&rows, `SELECT relname, coalesce(seq_scan, 0) + coalesce(idx_scan, 0) AS scans,
+		n_tup_ins + n_tup_upd + n_tup_del AS writes FROM pg_stat_user_tables`); err != nil {
+		t.Fatal(err)
+	}
+	tables := map[string]int64{}
+	for _, r := range rows {
+		tables[r.Name+" scans"], tables[r.Name+" writes"] = r.Scans, r.Writes
+	}
+	return tables
+}
+
+// tableDiff lists what grew between two readings of idleCounts, most first.
+func tableDiff(before, after map[string]int64) string {
+	type row struct {
+		name string
+		d    int64
+	}
+	var rs []row
+	for k, v := range after {
+		if d := v - before[k]; d > 0 {
+			rs = append(rs, row{k, d})
+		}
+	}
+	sort.Slice(rs, func(i, j int) bool { return rs[i].d > rs[j].d || rs[i].d == rs[j].d && rs[i].name < rs[j].name })
+	var b strings.Builder
+	for _, r := range rs {
+		fmt.Fprintf(&b, "  %6d  %s\n", r.d, r.name)
+	}
+	return b.String()
+}
