@@ -41,7 +41,7 @@ var builtinExamples = map[string]Example{
 		},
 	},
 	"http_request": {
-		Name:        "post_invoice",
+		Name: "post_invoice",
 		Description: "Posts the extracted invoice's fields to the ERP's webhook, with the sender of the e-mail the " +
 			"execution started from.",
 		Parameters: m{
