@@ -63,8 +63,8 @@ schema:
 TESTP ?= 4
 # The packages whose tests take longest are named first, so that go test starts them first instead of in
 # the order of their paths (which left /v1's and the recogniser's for last, running alone at the end).
-TEST_FIRST := ./internal/speech/ ./internal/v1/exports/ ./internal/v1/bulk/ ./internal/platform/executions/ \
-	./internal/engine/run/ ./internal/deploy/ ./internal/replicas/ ./internal/v1/jobs/ ./internal/server/
+TEST_FIRST := ./internal/server/ ./internal/speech/ ./internal/v1/exports/ ./internal/v1/bulk/ ./internal/platform/executions/ \
+	./internal/engine/run/ ./internal/deploy/ ./internal/replicas/ ./internal/v1/jobs/
 test:
 	@./internal/tools/packages.sh $(SPEECH_PACKAGES) pocketsphinx-testdata jq || echo "offline speech tests (and the README tour, without jq) will be skipped"
 	$(GO) build -o bin/testreport ./internal/tools/testreport
