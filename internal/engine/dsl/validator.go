@@ -57,26 +57,6 @@ func (v *validator) add(e Error) {
 	v.list = append(v.list, e)
 }
 
-// warn records a warning, built only while fewer than MaxWarnings are recorded: a definition of
-// thousands of the same slip must cost neither the reply's size nor the messages' making.
-func (v *validator) warn(build func() Error) {
-	if len(v.warnings) >= MaxWarnings {
-		v.warningsLeft++
-		return
-	}
-	v.warnings = append(v.warnings, build())
-}
-
-// allWarnings are the warnings, the last saying how many more there were.
-func (v *validator) allWarnings() []Error {
-	if v.warningsLeft == 0 {
-		return v.warnings
-	}
-	return append(v.warnings, Error{Type: KindTooManyWarnings, Loc: []any{"definition"},
-		Msg: fmt.Sprintf("%d more warnings were found and are not listed.", v.warningsLeft),
-		Ctx: map[string]any{"omitted": v.warningsLeft}})
-}
-
 func (v *validator) errors() []Error {
 	out := v.list
 	if v.omitted > 0 {
