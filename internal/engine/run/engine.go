@@ -92,6 +92,8 @@ type Engine struct {
 	running *fairshare.Semaphore[uuid.UUID]
 	// onEnd is told of each execution that completes or fails, in the transaction that ends it.
 	onEnd func(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error
+	// ttl is the sweep of executions past their time to live, woken by each execution that ends here.
+	ttl *queue.Sweep
 
 	mu    sync.Mutex
 	plans map[planKey]*plan
@@ -119,9 +121,11 @@ func New(d Deps) *Engine {
 	if tp == nil {
 		tp = noop.NewTracerProvider()
 	}
-	return &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
+	e := &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
 		tracer: tp.Tracer(tracerName), jq: edgeJQ{pool: d.JQ, limit: d.EdgeTime},
 		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}}
+	e.ttl = e.ttlSweep()
+	return e
 }
 
 // Register adds the engine's workers.
@@ -137,6 +141,9 @@ func (e *Engine) OnEnd(f func(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) 
 
 // ended tells the hook, if any, that exec ended in tx.
 func (e *Engine) ended(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID) error {
+	// An execution that ends may have a time to live: the sweep, which waits long when it finds nothing,
+	// comes back to its busy pace (an execution run wholly in process inserts no job it would hear of).
+	e.ttl.Wake()
 	if e.onEnd == nil {
 		return nil
 	}

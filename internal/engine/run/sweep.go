@@ -46,11 +46,16 @@ type sweepWorker struct {
 func (e *Engine) Sweeps() []*queue.Sweep {
 	return []*queue.Sweep{
 		{Name: "engine_lost", Every: e.sweepInterval(), Idle: e.lease, Run: e.sweepDue},
-		{Name: "engine_ttl", Every: e.sweepInterval(), Idle: ttlIdle, Run: func(ctx context.Context) (queue.Outcome, error) {
-			n, err := e.SweepExpired(ctx)
-			return queue.Outcome{Found: n > 0}, err
-		}},
+		e.ttl,
 	}
+}
+
+// ttlSweep is the sweep of executions past their time to live (see SweepExpired).
+func (e *Engine) ttlSweep() *queue.Sweep {
+	return &queue.Sweep{Name: "engine_ttl", Every: e.sweepInterval(), Idle: ttlIdle, Run: func(ctx context.Context) (queue.Outcome, error) {
+		n, err := e.SweepExpired(ctx)
+		return queue.Outcome{Found: n > 0}, err
+	}}
 }
 
 func (w *sweepWorker) Work(ctx context.Context, _ *river.Job[sweepArgs]) error {
