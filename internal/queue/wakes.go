@@ -20,14 +20,31 @@ func (p *pgListener) WaitForNotification(ctx context.Context) (*riverdriver.Noti
 		return nil, err
 	}
 	for {
-		if n := p.next(time.Now()); n != nil {
+		n := p.next(time.Now())
+		if n == nil {
+			if err := p.wait(ctx, conn); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if n.Topic != scheduledTopic {
 			return n, nil
 		}
-		if err := p.wait(ctx, conn); err != nil {
+		// A job the leader's scheduler made available early is due: every replica is told, as an insert
+		// would tell them, so that the leader does not run every delay's end and backoff alone. This
+		// connection hears its own notification, which wakes this process's queue too.
+		// p.mu is held here, so the connection is used directly rather than through exec.
+		sql := `SELECT pg_notify('` + strings.ReplaceAll(p.prefix+insertTopic, "'", "''") + `', '` +
+			strings.ReplaceAll(n.Payload, "'", "''") + `')`
+		if _, err := conn.Exec(ctx, sql).ReadAll(); err != nil {
 			return nil, err
 		}
 	}
 }
+
+// scheduledTopic marks a made-up notification for a scheduled job that fell due, which
+// WaitForNotification sends to every replica instead of returning.
+const scheduledTopic = "loopwork_scheduled_due"
 
 // next is the notification to return now, if any: those heard in order, then a made-up one due. A
 // heard insert notification starts (or extends) the time of polls.
@@ -54,14 +71,15 @@ func (p *pgListener) next(now time.Time) *riverdriver.Notification {
 	if !ok {
 		return nil
 	}
-	if w.poll {
-		if now.Sub(p.lastInsert) > activeFor {
-			p.polling = false
-			return p.next(now)
-		}
-		p.addWake(wake{at: now.Add(activePoll), queue: w.queue, poll: true})
-	}
 	b, _ := json.Marshal(insertPayload{Queue: w.queue})
+	if !w.poll {
+		return &riverdriver.Notification{Topic: scheduledTopic, Payload: string(b)}
+	}
+	if now.Sub(p.lastInsert) > activeFor {
+		p.polling = false
+		return p.next(now)
+	}
+	p.addWake(wake{at: now.Add(activePoll), queue: w.queue, poll: true})
 	return &riverdriver.Notification{Topic: insertTopic, Payload: string(b)}
 }
 
