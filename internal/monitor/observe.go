@@ -16,7 +16,7 @@ import (
 func (m *Metrics) Executors(set executors.Set) executors.Set {
 	out := make(executors.Set, len(set))
 	for typ, ex := range set {
-		out[typ] = countedExecutor{m: m, typ: typ, ex: ex}
+		out[typ] = executors.Mark(countedExecutor{m: m, typ: typ, ex: ex}, executors.KindOf(ex))
 	}
 	return out
 }

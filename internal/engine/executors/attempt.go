@@ -35,7 +35,7 @@ func AttemptOf(ctx context.Context) (Attempt, bool) {
 func (s Set) WithAttempts() Set {
 	out := make(Set, len(s))
 	for name, ex := range s {
-		out[name] = WithAttempt(ex)
+		out[name] = Mark(WithAttempt(ex), KindOf(ex))
 	}
 	return out
 }

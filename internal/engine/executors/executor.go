@@ -113,3 +113,41 @@ func (s Set) Check(reg *tasks.Registry, outside ...string) error {
 	slices.Sort(names) // the map's order would make the message vary
 	return reg.Mismatch("the executor set (with "+strings.Join(outside, ", ")+" run outside)", names)
 }
+
+// Kind says where the engine may run an executor besides its workers (see Mark).
+type Kind int
+
+const (
+	// Anywhere is every executor's kind unless marked: it runs in a worker, outside any transaction.
+	Anywhere Kind = iota
+	// Computes marks an executor whose Run only computes its result from the attempt's input and
+	// variables (a tenant's program, bounded by its evaluator): it calls nothing outside the process and
+	// writes nothing, so the engine may run it before the transaction that starts an execution opens, and
+	// record its outcome in that transaction.
+	Computes
+	// Records marks an executor whose Run returns at once and runs no tenant's program, all its work
+	// being what Result.InTx writes: the engine may run it inside a transaction it already holds.
+	Records
+)
+
+type marked struct {
+	Executor
+	kind Kind
+}
+
+// Mark gives ex a Kind. An executor that wraps another (to count or trace its runs) is marked with the
+// wrapped one's kind, so that wrapping does not change where it may run.
+func Mark(ex Executor, k Kind) Executor {
+	if k == Anywhere {
+		return ex
+	}
+	return marked{ex, k}
+}
+
+// KindOf is the Kind ex was marked with (Anywhere for nil or unmarked).
+func KindOf(ex Executor) Kind {
+	if m, ok := ex.(marked); ok {
+		return m.kind
+	}
+	return Anywhere
+}

@@ -3,6 +3,7 @@ package executors_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/loopwork/loopwork/internal/engine/executors"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
@@ -37,6 +38,23 @@ func TestSetCheck(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("error %q does not say %q", err, w)
 			}
+		}
+	}
+}
+
+// TestWrappingKeepsKinds: the engine runs transform and condition ahead of a start and a recording
+// executor inside it by their kinds, so a wrapper (the attempt's context, the metrics' counting) must
+// not lose them.
+func TestWrappingKeepsKinds(t *testing.T) {
+	t.Parallel()
+	records := executors.Mark(executors.Unavailable("r", "test"), executors.Records)
+	set := executors.Set{"transform": executors.Transform(executors.JQ{}), "condition": executors.Condition(executors.JQ{}),
+		"human_review": records, "delay": executors.Delay(time.Now)}.WithAttempts()
+	want := map[string]executors.Kind{"transform": executors.Computes, "condition": executors.Computes,
+		"human_review": executors.Records, "delay": executors.Anywhere}
+	for name, k := range want {
+		if got := executors.KindOf(set[name]); got != k {
+			t.Errorf("%s: kind %d after wrapping, want %d", name, got, k)
 		}
 	}
 }

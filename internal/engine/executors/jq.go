@@ -29,20 +29,20 @@ const DefaultTemplateTime = time.Second
 // Transform reshapes its input with the jq expression of its parameters; the output is the
 // expression's first result, kept as the JSON the evaluator sent (it is stored as JSON).
 func Transform(q JQ) Executor {
-	return Func(func(ctx context.Context, in Input) (Result, error) {
+	return Mark(Func(func(ctx context.Context, in Input) (Result, error) {
 		raw, err := q.task(ctx, in, "expression")
 		if err != nil || raw == nil {
 			return Result{}, err
 		}
 		return Result{Output: raw}, nil
-	})
+	}), Computes)
 }
 
 // Condition evaluates the jq expression of its parameters on its input. Its output is its input, passed on
 // to the branch the result chose; the result is the attempt's detail, {"result": bool}, which decides the
 // outgoing edges (each follows the result its branch names, true by default).
 func Condition(q JQ) Executor {
-	return Func(func(ctx context.Context, in Input) (Result, error) {
+	return Mark(Func(func(ctx context.Context, in Input) (Result, error) {
 		raw, err := q.task(ctx, in, "expression")
 		if err != nil {
 			return Result{}, err
@@ -58,7 +58,7 @@ func Condition(q JQ) Executor {
 			return Result{}, Permanent(fmt.Errorf("the condition gave %s, not true or false", describe(v)))
 		}
 		return Result{Output: passOn(in), Detail: map[string]any{"result": b}}, nil
-	})
+	}), Computes)
 }
 
 // task runs the expression in the named parameter on the attempt's input and returns its first result

@@ -22,6 +22,8 @@ type NewExecution struct {
 	// RunNumber, when not 0, was taken with TakeRunNumber before the transaction; otherwise Create takes
 	// one from the flow's counter at the end of the transaction.
 	RunNumber int
+	// Pre holds its first tasks' outcomes, run ahead by Prepare (nil: none).
+	Pre *Prepared
 }
 
 // Into is where Create puts the new row: the columns to return (an SQL list for a flow_executions row
@@ -48,7 +50,7 @@ func (e *Engine) Create(ctx context.Context, tx *sqlx.Tx, n NewExecution, into I
 		RETURNING `+into.Columns, n.Flow, n.Org, n.Version, string(n.Input), n.CreatedBy, n.Actor, n.JobApp, n.Job, n.RunNumber, n.ID); err != nil {
 		return 0, nil, err
 	}
-	st, err := e.StartHere(ctx, tx, Execution{ID: n.ID, Org: n.Org, Flow: n.Flow, Version: n.Version, Input: n.Input})
+	st, err := e.StartHere(ctx, tx, Execution{ID: n.ID, Org: n.Org, Flow: n.Flow, Version: n.Version, Input: n.Input, Pre: n.Pre})
 	if err != nil || n.RunNumber > 0 {
 		return n.RunNumber, st, err
 	}

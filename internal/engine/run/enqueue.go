@@ -43,6 +43,9 @@ type attempt struct {
 	at time.Time
 	// external attempts get no job: an outside worker claims them.
 	external bool
+	// ahead attempts ran before the transaction (see Prepared): they are written running, for the
+	// transaction to record their outcome, and get neither a job nor a place here.
+	ahead bool
 }
 
 // enqueue writes queued attempts and inserts their jobs in tx, so they exist exactly when the change
@@ -77,7 +80,9 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 	taken := 0
 	for i, a := range atts {
 		names[i], idxs[i], inputs[i], vars[i] = a.task, int64(a.idx), string(a.input), string(a.vars)
-		if b != nil && !a.external && a.at.IsZero() && e.local.take(org) {
+		if a.ahead {
+			here[i] = true
+		} else if b != nil && !a.external && a.at.IsZero() && e.local.take(org) {
 			here[i] = true
 			taken++
 		}
@@ -110,6 +115,9 @@ func (e *Engine) enqueueWith(ctx context.Context, tx *sqlx.Tx, with cte, org, ex
 	}
 	params := make([]river.InsertManyParams, 0, len(atts))
 	for i, a := range atts {
+		if a.ahead {
+			continue
+		}
 		if here[i] {
 			if inserted[a.task] {
 				b.runs = append(b.runs, localRun{args: taskArgs{Execution: exec, Task: a.task, Idx: a.idx, Org: org},

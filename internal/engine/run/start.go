@@ -7,7 +7,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
-	"github.com/loopwork/loopwork/internal/engine/jqrun"
 )
 
 // Execution names a new execution for Start.
@@ -15,6 +14,8 @@ type Execution struct {
 	ID, Org, Flow uuid.UUID
 	Version       int
 	Input         json.RawMessage
+	// Pre holds its first tasks' outcomes, run ahead by Prepare (nil: none).
+	Pre *Prepared
 }
 
 // StartHere lays out the execution's tasks and queues its first ones, in the caller's transaction: the
@@ -73,25 +74,31 @@ func (e *Engine) start(ctx context.Context, tx *sqlx.Tx, x Execution, b *batch) 
 		FROM unnest($8::text[], $9::bigint[]) AS t (n, w)),
 		left_ AS (UPDATE flow_executions SET tasks_left = $10 WHERE id = $2)`,
 		args: []any{pq.Array(names), pq.Array(waiting), len(names)}}
-	input := x.Input
-	if len(input) == 0 {
-		input = json.RawMessage(`{}`)
-	}
+	input := x.input()
 	var atts []attempt
+	var ahead []string
 	for _, n := range p.roots() {
 		a := attempt{task: n, input: input, external: p.tasks[n].Type == External}
-		if need, ok := p.needs[n]; ok {
-			// A first task has nothing upstream: only $input holds something.
-			v := jqrun.Vars{Tasks: map[string]json.RawMessage{}}
-			if need.Input {
-				v.Input = input
-			}
-			var err error
-			if a.vars, err = json.Marshal(v); err != nil {
-				return err
-			}
+		var err error
+		if a.vars, err = rootVars(p, n, input); err != nil {
+			return err
+		}
+		if _, ok := x.Pre.outcome(x.ID, p.key, n); ok {
+			a.ahead = true
+			ahead = append(ahead, n)
 		}
 		atts = append(atts, a)
 	}
-	return e.enqueueWith(ctx, tx, layout, x.Org, x.ID, atts, b)
+	if err := e.enqueueWith(ctx, tx, layout, x.Org, x.ID, atts, b); err != nil {
+		return err
+	}
+	return e.inline(ctx, tx, x, ahead, b)
+}
+
+// input is the execution's input, the input of its first tasks.
+func (x Execution) input() json.RawMessage {
+	if len(x.Input) == 0 {
+		return json.RawMessage(`{}`)
+	}
+	return x.Input
 }

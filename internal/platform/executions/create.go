@@ -28,6 +28,8 @@ type Spec struct {
 	// RunNumber, when not 0, was taken with TakeRunNumber before the transaction; otherwise Create takes
 	// one from the flow's counter at the end of the transaction.
 	RunNumber int
+	// Pre holds its first tasks' outcomes, run before the transaction by the engine's Prepare.
+	Pre *run.Prepared
 }
 
 // Create starts an execution in tx through the engine (see run.Engine.Create) and names it to its job,
@@ -39,7 +41,7 @@ func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, 
 		n.ID = uuid.New()
 	}
 	number, st, err := engine.Create(ctx, tx, run.NewExecution{ID: n.ID, Org: n.Org, Flow: n.Flow, Version: n.Version,
-		Input: n.Input, CreatedBy: n.CreatedBy, Actor: n.Actor, JobApp: n.JobApp, Job: n.Job, RunNumber: n.RunNumber},
+		Input: n.Input, CreatedBy: n.CreatedBy, Actor: n.Actor, JobApp: n.JobApp, Job: n.Job, RunNumber: n.RunNumber, Pre: n.Pre},
 		run.Into{Columns: columns, Dest: &r})
 	if err != nil {
 		return r, st, err
@@ -54,15 +56,19 @@ func Create(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec) (row, 
 	return r, st, nil
 }
 
-// ForJob starts the execution of a /v1 job in tx: of the flow's latest published version (its latest
+// ForJob starts the execution of a /v1 job in tx: of n.Version when the caller chose it (with
+// JobVersion, before the transaction), otherwise of the flow's latest published version (its latest
 // valid one while none is published), in the job's organization. It returns the execution's id, or
 // false when the flow has no version that can run.
 func ForJob(ctx context.Context, tx *sqlx.Tx, engine *run.Engine, n Spec, app uuid.UUID, job int64) (uuid.UUID, *run.Started, bool, error) {
-	v, ok, err := JobVersion(ctx, tx, n.Flow)
-	if err != nil || !ok {
-		return uuid.Nil, nil, false, err
+	if n.Version == 0 {
+		v, ok, err := JobVersion(ctx, tx, n.Flow)
+		if err != nil || !ok {
+			return uuid.Nil, nil, false, err
+		}
+		n.Version = v
 	}
-	n.Version, n.JobApp, n.Job = v, &app, &job
+	n.JobApp, n.Job = &app, &job
 	r, st, err := Create(ctx, tx, engine, n)
 	return r.ID, st, err == nil, err
 }

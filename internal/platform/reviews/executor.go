@@ -28,7 +28,7 @@ type params struct {
 // in the transaction that records the attempt, and parks the attempt with the execution in
 // awaiting_input. Completing (or expiring) the review finishes the attempt through the engine's Report.
 func (s *Service) Executor() executors.Executor {
-	return executors.Func(func(_ context.Context, in executors.Input) (executors.Result, error) {
+	return executors.Mark(executors.Func(func(_ context.Context, in executors.Input) (executors.Result, error) {
 		raw, err := json.Marshal(in.Task.Parameters)
 		if err != nil {
 			return executors.Result{}, executors.Permanent(err)
@@ -55,7 +55,7 @@ func (s *Service) Executor() executors.Executor {
 			return nil
 		}
 		return executors.Result{InTx: open, Park: true, AwaitingInput: true}, nil
-	})
+	}), executors.Records)
 }
 
 // opening describes the review of one attempt: what is reviewed is the latest completed output of

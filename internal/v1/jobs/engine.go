@@ -20,7 +20,8 @@ import (
 // database, job_follows_execution, moves it in every transaction that moves the execution).
 func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *auth.Principal, job int64, sub submission, number int) (uuid.UUID, *run.Started, error) {
 	id, st, ok, err := executions.ForJob(ctx, tx, s.d.Engine, executions.Spec{ID: *sub.execution, Org: g.App.OrganizationID,
-		Flow: *g.App.APIID, Input: json.RawMessage(sub.input), CreatedBy: authorID(p), Actor: p.Actor(), RunNumber: number}, g.App.ID, job)
+		Flow: *g.App.APIID, Version: sub.version, Input: json.RawMessage(sub.input), CreatedBy: authorID(p), Actor: p.Actor(),
+		RunNumber: number, Pre: sub.pre}, g.App.ID, job)
 	if err != nil {
 		return id, st, err
 	}
@@ -28,6 +29,18 @@ func (s *Service) start(ctx context.Context, tx *sqlx.Tx, g *access.Grant, p *au
 		return id, st, httpx.Conflict("the app's flow has no valid version to run; save a valid version of it first")
 	}
 	return id, st, nil
+}
+
+// prepare picks the version of the app's flow a new job runs and runs its first tasks that only
+// compute, before the job's transaction (see run.Prepared); version 0 when the flow has no version that
+// can run, which the start then reports.
+func (s *Service) prepare(ctx context.Context, g *access.Grant, sub submission) (int, *run.Prepared, error) {
+	v, ok, err := executions.JobVersion(ctx, s.d.DB, *g.App.APIID)
+	if err != nil || !ok {
+		return 0, nil, err
+	}
+	return v, s.d.Engine.Prepare(ctx, run.Execution{ID: *sub.execution, Org: g.App.OrganizationID, Flow: *g.App.APIID,
+		Version: v, Input: json.RawMessage(sub.input)}), nil
 }
 
 // mayLabel refuses (403) a labeler who may not complete the review the job's execution waits for, by the

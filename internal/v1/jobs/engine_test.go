@@ -119,6 +119,33 @@ func TestJobsFollowTheirExecution(t *testing.T) {
 	}
 }
 
+// TestReviewWaitsWhenSubmitted: a job whose flow reshapes its input and then asks a person is SUSPENDED
+// by the time its submission answers: the first task runs before the submission's transaction and the
+// review opens in it (see run.Prepared), so a labeler can take the job at once, and the job still
+// passes through IN_PROGRESS.
+func TestReviewWaitsWhenSubmitted(t *testing.T) {
+	t.Parallel()
+	f := setup(t)
+	app := f.newApp(t, appOpts{def: `{"version": 1, "tasks": [
+		{"name": "prepare", "type": "transform", "parameters": {"expression": "{text: .text}"}},
+		{"name": "check", "type": "human_review"}], "edges": [{"source": "prepare", "target": "check"}]}`})
+	id := f.submit(t, app, v1api.JobInput{Input: doc(map[string]any{"text": "hello", "other": 1})})
+	res, err := f.admin.V1.GetJobWithResponse(ctx, app, id, nil)
+	testkit.Expect(t, res, err, http.StatusOK)
+	if res.JSON200.Status != "SUSPENDED" || res.JSON200.ProcessingState != "AWAITING_HUMAN" {
+		t.Fatalf("job %s %s right after its submission, want SUSPENDED AWAITING_HUMAN", res.JSON200.Status, res.JSON200.ProcessingState)
+	}
+	if h := f.history(t, id, "STATUS_CHANGED"); len(h) != 2 || h[0] != "SCHEDULED>IN_PROGRESS" || h[1] != "IN_PROGRESS>SUSPENDED" {
+		t.Fatalf("status history %v", h)
+	}
+	var input string
+	if err := f.env.DB.Get(&input, `SELECT t.input::text FROM human_review_tasks r JOIN jobs j ON j.flow_execution_id = r.flow_execution_id
+		JOIN task_executions t ON t.flow_execution_id = r.flow_execution_id AND t.task_name = r.target_task_name
+		WHERE j.id = $1`, id); err != nil || input != `{"text": "hello"}` {
+		t.Fatalf("the review is of %s (%v), want the first task's output", input, err)
+	}
+}
+
 // TestJobSubmissionIsOneTransaction: a refused submission (no credits; a flow with no version that can
 // run) writes neither a job nor an execution.
 func TestJobSubmissionIsOneTransaction(t *testing.T) {

@@ -36,6 +36,9 @@ type submission struct {
 	onboarding *int64
 	// execution is the id chosen for the flow execution the job starts with, if it starts one.
 	execution *uuid.UUID
+	// version and pre are the flow's version it runs and its first tasks run ahead (see prepare).
+	version int
+	pre     *run.Prepared
 }
 
 func newSubmission(g *access.Grant, in *v1api.JobInput, now time.Time) (submission, error) {
@@ -117,6 +120,11 @@ func (s *Service) SubmitJob(ctx context.Context, req v1api.SubmitJobRequestObjec
 		// The run number is taken before the transaction, so that concurrent submissions to one flow do
 		// not queue on the flow's counter row while they commit (see run.TakeRunNumber).
 		if number, err = run.TakeRunNumber(ctx, s.d.DB, *g.App.APIID); err != nil {
+			return nil, err
+		}
+		// The version, and the first tasks that only compute, are settled before the transaction too:
+		// those are the tenant's programs, which run while no row is locked (see run.Prepared).
+		if sub.version, sub.pre, err = s.prepare(ctx, g, sub); err != nil {
 			return nil, err
 		}
 	}

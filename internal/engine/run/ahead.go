@@ -1,0 +1,119 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/loopwork/loopwork/internal/engine/executors"
+	"github.com/loopwork/loopwork/internal/engine/jqrun"
+)
+
+// Prepared holds the outcomes of an execution's first tasks that only compute (executors.Computes:
+// transform, condition), run by Prepare before the transaction that starts the execution. The start
+// records them in its own transaction, with what they make ready (see inline), so that a flow whose
+// first task reshapes or decides costs one transaction to start, not two or three.
+//
+// They run before the transaction because they are tenants' programs, which never run while the
+// engine holds row locks; their input is the execution's, known before it exists.
+type Prepared struct {
+	exec  uuid.UUID
+	key   planKey
+	ahead map[string]outcome
+}
+
+// Prepare runs the first tasks of the execution x that only compute, for StartHere (or Create) to
+// record: x.ID must be the id the execution will get. It returns nil when there is nothing to record
+// ahead; a task that fails, or whose organization has no executor free at once, is left to run as
+// usual after the start commits, with its retries.
+func (e *Engine) Prepare(ctx context.Context, x Execution) *Prepared {
+	if x.ID == uuid.Nil {
+		return nil
+	}
+	p, err := e.plan(ctx, e.db, x.Flow, x.Version)
+	if err != nil {
+		return nil // the start reports it
+	}
+	input := x.input()
+	var pre *Prepared
+	for _, n := range p.roots() {
+		task := p.tasks[n]
+		ex := e.execs[task.Type]
+		if executors.KindOf(ex) != executors.Computes || !e.running.TryAcquire(x.Org) {
+			continue
+		}
+		o, ok := e.runAhead(ctx, x, p, n, ex, input)
+		e.running.Release(x.Org)
+		if !ok {
+			continue
+		}
+		if pre == nil {
+			pre = &Prepared{exec: x.ID, key: p.key, ahead: map[string]outcome{}}
+		}
+		pre.ahead[n] = o
+	}
+	return pre
+}
+
+// runAhead runs first task n of x and decides the edges out of it, as execute and finish do for an
+// attempt a worker runs; false when it did not complete.
+func (e *Engine) runAhead(ctx context.Context, x Execution, p *plan, n string, ex executors.Executor, input json.RawMessage) (o outcome, ok bool) {
+	task := p.tasks[n]
+	a := taskArgs{Execution: x.ID, Task: n, Org: x.Org}
+	vars, err := rootVars(p, n, input)
+	if err != nil {
+		return o, false
+	}
+	ctx, span := e.startAttempt(ctx, a, task, claimed{org: x.Org, flow: x.Flow, version: x.Version})
+	o = outcome{task: task, plan: p, vars: vars}
+	defer func() { endAttempt(span, o, nil) }()
+	var data any
+	if err := json.Unmarshal(input, &data); err != nil {
+		return o, false
+	}
+	timeout := DefaultTimeout
+	if task.TimeoutSeconds != nil {
+		timeout = time.Duration(*task.TimeoutSeconds) * time.Second
+	}
+	runCtx, cancel := context.WithTimeout(ctx, timeout)
+	o.result, o.err = ex.Run(runCtx, executors.Input{Org: x.Org, Execution: x.ID, Task: *task, Data: data, Raw: input,
+		Key: fmt.Sprintf("%s/%s/%d", x.ID, n, 0), Vars: vars})
+	cancel()
+	r := o.result
+	if o.err != nil || r.Park || !r.WaitUntil.IsZero() || r.InTx != nil {
+		return o, false
+	}
+	if o.output, err = json.Marshal(r.Output); err != nil {
+		return o, false
+	}
+	if r.Detail != nil {
+		if o.detail, err = json.Marshal(r.Detail); err != nil {
+			return o, false
+		}
+	}
+	src, err := e.producedBy(ctx, p, a, o)
+	if err != nil {
+		return o, false
+	}
+	if o.dec, err = e.decide(ctx, p, src); err != nil {
+		return o, false
+	}
+	return o, true
+}
+
+// rootVars are the variables handed to first task n (nil when it reads none): it has nothing upstream,
+// so only $input holds something.
+func rootVars(p *plan, n string, input json.RawMessage) (json.RawMessage, error) {
+	need, ok := p.needs[n]
+	if !ok {
+		return nil, nil
+	}
+	v := jqrun.Vars{Tasks: map[string]json.RawMessage{}}
+	if need.Input {
+		v.Input = input
+	}
+	return json.Marshal(v)
+}

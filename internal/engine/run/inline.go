@@ -1,0 +1,143 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/loopwork/loopwork/internal/engine/executors"
+)
+
+// maxInline bounds the attempts one start runs in its own transaction after those run ahead.
+const maxInline = 8
+
+// outcome is the outcome Prepare ran ahead for first task n of execution exec on the version key, if any.
+func (pre *Prepared) outcome(exec uuid.UUID, key planKey, n string) (outcome, bool) {
+	if pre == nil || pre.exec != exec || pre.key != key {
+		return outcome{}, false
+	}
+	o, ok := pre.ahead[n]
+	return o, ok
+}
+
+// inline records, in the start's transaction, the outcomes of the first tasks run ahead (ahead, see
+// Prepared), and then runs there the attempts claimed for this process whose executors only record
+// (executors.Records: a human_review opening its review). A submission whose flow reshapes its input
+// and then waits for a person so commits once, where it took a transaction for each task.
+//
+// It works under a savepoint: should anything fail, the transaction returns to the start as laid out,
+// and every attempt runs as usual once it commits (the first tasks run ahead run again here).
+func (e *Engine) inline(ctx context.Context, tx *sqlx.Tx, x Execution, ahead []string, b *batch) error {
+	if len(ahead) == 0 && !e.recordsAny(ctx, b) {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SAVEPOINT inline`); err != nil {
+		return err
+	}
+	laid := len(b.runs)
+	done, err := e.inlineSteps(ctx, tx, x, ahead, b)
+	if err == nil {
+		kept := b.runs[:0:0]
+		for i, r := range b.runs {
+			if done[i] {
+				e.local.release(r.org)
+			} else {
+				kept = append(kept, r)
+			}
+		}
+		b.runs = kept
+		return nil
+	}
+	if e.log != nil {
+		e.log.Warn("running a start's first steps in its transaction failed; they run after it", "execution", x.ID, "error", err)
+	}
+	if _, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT inline`); err != nil {
+		return err
+	}
+	for _, r := range b.runs[laid:] {
+		e.local.release(r.org)
+	}
+	b.runs = b.runs[:laid]
+	// The first tasks run ahead are written running with no place here: they take one now, or run when
+	// their lease ends (SweepLost), as an attempt of a process that died does.
+	for _, n := range ahead {
+		if e.local.take(x.Org) {
+			b.runs = append(b.runs, localRun{args: taskArgs{Execution: x.ID, Task: n, Org: x.Org},
+				claimed: claimed{org: x.Org, flow: x.Flow, version: x.Version, input: x.input(),
+					vars: x.Pre.ahead[n].vars}, parent: trace.SpanContextFromContext(ctx)})
+		}
+	}
+	return nil
+}
+
+
+// inlineSteps records the outcomes run ahead and runs the attempts that only record; it returns which
+// of b.runs it ran.
+func (e *Engine) inlineSteps(ctx context.Context, tx *sqlx.Tx, x Execution, ahead []string, b *batch) (map[int]bool, error) {
+	for _, n := range ahead {
+		if err := e.record(ctx, tx, taskArgs{Execution: x.ID, Task: n, Org: x.Org}, x.Pre.ahead[n], b); err != nil {
+			return nil, err
+		}
+	}
+	done := map[int]bool{}
+	for i := 0; i < len(b.runs) && len(done) < maxInline; i++ {
+		ran, err := e.recordHere(ctx, tx, b.runs[i], b)
+		if err != nil {
+			return nil, err
+		}
+		if ran {
+			done[i] = true
+		}
+	}
+	return done, nil
+}
+
+// recordsAny says whether an attempt claimed in b has an executor that only records.
+func (e *Engine) recordsAny(ctx context.Context, b *batch) bool {
+	for _, r := range b.runs {
+		if p, err := e.plan(ctx, e.db, r.flow, r.version); err == nil && p.tasks[r.args.Task] != nil &&
+			executors.KindOf(e.execs[p.tasks[r.args.Task].Type]) == executors.Records {
+			return true
+		}
+	}
+	return false
+}
+
+// recordHere runs attempt r in tx when its executor only records and it parks (what such an executor
+// does), recording the outcome there; false leaves it to run after the transaction commits.
+func (e *Engine) recordHere(ctx context.Context, tx *sqlx.Tx, r localRun, b *batch) (bool, error) {
+	p, err := e.plan(ctx, tx, r.flow, r.version)
+	if err != nil {
+		return false, err
+	}
+	task := p.tasks[r.args.Task]
+	if task == nil || executors.KindOf(e.execs[task.Type]) != executors.Records {
+		return false, nil
+	}
+	var data any
+	if len(r.input) > 0 {
+		if err := json.Unmarshal(r.input, &data); err != nil {
+			return false, err
+		}
+	}
+	ctx, span := e.startAttempt(ctx, r.args, task, r.claimed)
+	o := outcome{task: task, plan: p, vars: r.vars}
+	defer func() { endAttempt(span, o, err) }()
+	o.result, o.err = e.execs[task.Type].Run(ctx, executors.Input{Org: r.org, Execution: r.args.Execution, Task: *task,
+		Idx: r.args.Idx, Data: data, Raw: r.input, Key: fmt.Sprintf("%s/%s/%d", r.args.Execution, r.args.Task, r.args.Idx),
+		Vars: r.vars})
+	if o.err != nil || !o.result.Park {
+		return false, nil
+	}
+	if o.result.Detail != nil {
+		if o.detail, err = json.Marshal(o.result.Detail); err != nil {
+			return false, err
+		}
+	}
+	err = e.record(ctx, tx, r.args, o, b)
+	return err == nil, err
+}
