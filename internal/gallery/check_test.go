@@ -129,7 +129,7 @@ func (w *world) checkEmails() {
 	if len(want) == 0 {
 		return // an e-mail nobody expects arrives after the execution ends, if ever: not waited for
 	}
-	got := w.inbox.wait(t, len(want))
+	got := w.emails(len(want))
 	if len(got) != len(want) {
 		t.Errorf("%d e-mails delivered, want %d: %+v", len(got), len(want), got)
 	}

@@ -5,102 +5,62 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"log"
 	"mime"
 	"mime/multipart"
 	"mime/quotedprintable"
-	"net"
 	"net/http"
 	netmail "net/mail"
 	"net/smtp"
 	"net/textproto"
 	"strings"
-	"sync"
-	"testing"
-	"time"
 
-	gosmtp "github.com/emersion/go-smtp"
 	"github.com/google/uuid"
 
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/testkit"
 )
 
-// inbox is a real SMTP server (emersion/go-smtp) on a loopback port that keeps what the server's outbox
-// delivers, as the executors' mail tests use.
-type inbox struct {
-	Port int
-
-	mu   sync.Mutex
-	mail []delivered
-}
-
-// delivered is one accepted message, parsed.
+// delivered is one e-mail the inbox accepted, read as an example's expected e-mails state one.
 type delivered struct {
 	To      []string
 	Subject string
 	Body    string
 }
 
-func startInbox(t *testing.T) *inbox {
+// emails waits until the inbox has accepted n e-mails, and reads them.
+func (w *world) emails(n int) []delivered {
+	t := w.t
 	t.Helper()
-	in := &inbox{}
-	srv := gosmtp.NewServer(gosmtp.BackendFunc(func(*gosmtp.Conn) (gosmtp.Session, error) { return &inboxSession{in: in}, nil }))
-	srv.Domain = "mx.test"
-	srv.ErrorLog = log.New(io.Discard, "", 0)
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	var out []delivered
+	for _, m := range w.inbox.Wait(t, n) {
+		d, err := readDelivered(m.Data)
+		if err != nil {
+			t.Fatalf("an e-mail the inbox accepted does not read: %v\n%s", err, m.Data)
+		}
+		out = append(out, d)
 	}
-	in.Port = ln.Addr().(*net.TCPAddr).Port
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return in
+	return out
 }
 
-// wait returns the delivered messages once there are n.
-func (in *inbox) wait(t *testing.T, n int) []delivered {
-	t.Helper()
-	var got []delivered
-	eventually(t, fmt.Sprintf("%d e-mails", n), func() bool {
-		in.mu.Lock()
-		got = append([]delivered(nil), in.mail...)
-		in.mu.Unlock()
-		return len(got) >= n
-	})
-	return got
-}
-
-type inboxSession struct {
-	in   *inbox
-	rcpt []string
-}
-
-func (s *inboxSession) Mail(string, *gosmtp.MailOptions) error { return nil }
-
-func (s *inboxSession) Rcpt(to string, _ *gosmtp.RcptOptions) error {
-	s.rcpt = append(s.rcpt, to)
-	return nil
-}
-
-func (s *inboxSession) Data(r io.Reader) error {
-	msg, err := netmail.ReadMessage(r)
+// readDelivered reads the header's recipients, the decoded subject and the decoded body, its line ends
+// made LF and its trailing ones dropped, as an example writes them.
+func readDelivered(data []byte) (delivered, error) {
+	msg, err := netmail.ReadMessage(bytes.NewReader(data))
 	if err != nil {
-		return err
+		return delivered{}, err
 	}
 	body, err := io.ReadAll(msg.Body)
 	if err != nil {
-		return err
+		return delivered{}, err
 	}
 	if strings.EqualFold(msg.Header.Get("Content-Transfer-Encoding"), "quoted-printable") {
 		if body, err = io.ReadAll(quotedprintable.NewReader(bytes.NewReader(body))); err != nil {
-			return err
+			return delivered{}, err
 		}
 	}
 	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
 	if err != nil {
-		return err
+		return delivered{}, err
 	}
 	var to []string
 	if list, err := msg.Header.AddressList("To"); err == nil {
@@ -108,15 +68,8 @@ func (s *inboxSession) Data(r io.Reader) error {
 			to = append(to, a.Address)
 		}
 	}
-	s.in.mu.Lock()
-	defer s.in.mu.Unlock()
-	s.in.mail = append(s.in.mail, delivered{To: to, Subject: subject,
-		Body: strings.TrimRight(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n")})
-	return nil
+	return delivered{To: to, Subject: subject, Body: strings.TrimRight(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n")}, nil
 }
-
-func (s *inboxSession) Reset()        { s.rcpt = nil }
-func (s *inboxSession) Logout() error { return nil }
 
 // message is the sample input of the inbound e-mail example: what someone sends to the task's address.
 type message struct {

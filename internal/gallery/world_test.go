@@ -38,7 +38,7 @@ type world struct {
 	owner *testkit.Caller
 	users map[string]*testkit.Caller
 	hooks *hooks
-	inbox *inbox
+	inbox *testkit.Inbox
 	// sqlDatabase is the id of the registered SQL database, when the example has given.sql.
 	sqlDatabase uuid.UUID
 	flow        uuid.UUID
@@ -50,7 +50,7 @@ type world struct {
 // the placeholders of its definition filled in.
 func newWorld(t *testing.T, ex *example) *world {
 	t.Helper()
-	w := &world{t: t, ex: ex, users: map[string]*testkit.Caller{}, hooks: newHooks(t, ex.Given.Hooks), inbox: startInbox(t)}
+	w := &world{t: t, ex: ex, users: map[string]*testkit.Caller{}, hooks: newHooks(t, ex.Given.Hooks), inbox: testkit.StartInbox(t)}
 	sender, err := mail.NewSMTPSender(mail.SMTPConfig{Host: "127.0.0.1", Port: w.inbox.Port, TLS: "none",
 		From: "loopwork <no-reply@loopwork.test>"})
 	if err != nil {

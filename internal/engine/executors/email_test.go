@@ -27,7 +27,7 @@ import (
 // and the outbox delivers the mail over SMTP to every recipient, the blind copy without a header.
 func TestEmailInAFlow(t *testing.T) {
 	t.Parallel()
-	in := startInbox(t)
+	in := testkit.StartInbox(t)
 	sender, err := mail.NewSMTPSender(mail.SMTPConfig{Host: "127.0.0.1", Port: in.Port, TLS: "none",
 		From: "loopwork <no-reply@loopwork.test>"})
 	if err != nil {
@@ -52,7 +52,7 @@ func TestEmailInAFlow(t *testing.T) {
 		t.Fatalf("output %s", atts[0].Output)
 	}
 
-	got := in.wait(t, 1)
+	got := in.Wait(t, 1)
 	if len(got) != 1 {
 		t.Fatalf("%d messages", len(got))
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/loopwork/loopwork/internal/engine/tasks"
+	"github.com/loopwork/loopwork/internal/testkit"
 )
 
 // TestDocsAreCurrent fails when a page of docs/ is not what `make docs` writes from the code: a setting,
@@ -19,27 +20,9 @@ func TestDocsAreCurrent(t *testing.T) {
 	}
 	for _, p := range pages {
 		if p.Changed() {
-			t.Errorf("%s is not what the code says: run `make docs` and commit it\n%s", strings.TrimPrefix(p.Path, "../../../"), firstDifference(p.Old, p.New))
+			t.Errorf("%s is not what the code says: run `make docs` and commit it\n%s", strings.TrimPrefix(p.Path, "../../../"), testkit.FirstDifference(p.Old, p.New))
 		}
 	}
-}
-
-// firstDifference shows the first line that differs, so the failure says what drifted.
-func firstDifference(old, new string) string {
-	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
-	for i := 0; i < len(a) || i < len(b); i++ {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return "committed: " + x + "\ngenerated: " + y
-		}
-	}
-	return ""
 }
 
 // TestConfigurationRows: grouped fields share one row and Go names become variables.

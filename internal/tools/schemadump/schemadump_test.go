@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/loopwork/loopwork/internal/testkit"
 	"github.com/loopwork/loopwork/internal/testkit/testdb"
 )
 
@@ -26,32 +27,19 @@ func TestSchemaIsCurrent(t *testing.T) {
 		t.Fatalf("db/schema.sql: %v (run make schema)", err)
 	}
 	if string(got) != string(want) {
-		t.Fatalf("db/schema.sql is stale: run make schema and commit it\n%s", firstDifference(string(want), string(got)))
+		t.Fatalf("db/schema.sql is stale: run make schema and commit it\n%s%s", testkit.FirstDifference(string(want), string(got)),
+			majorVersionNote(string(want), string(got)))
 	}
 }
 
-// firstDifference shows the first line that differs, and says so when the file's header names another
-// major version than the server the test ran on, as then the difference may be pg_dump's, not the schema's.
-func firstDifference(old, new string) string {
-	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
-	var out string
-	for i := 0; i < len(a) || i < len(b); i++ {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			out = fmt.Sprintf("line %d\ncommitted: %s\ndumped:    %s", i+1, x, y)
-			break
-		}
-	}
+// majorVersionNote says so when the file's header names another major version than the server the test
+// ran on, as then the difference may be pg_dump's, not the schema's.
+func majorVersionNote(committed, dumped string) string {
+	a, b := strings.SplitN(committed, "\n", 3), strings.SplitN(dumped, "\n", 3)
 	if len(a) > 1 && len(b) > 1 && a[1] != b[1] {
-		out += "\n(the file and this server differ in PostgreSQL's major version; compose.yaml names the one the file follows)"
+		return "\n(the file and this server differ in PostgreSQL's major version; compose.yaml names the one the file follows)"
 	}
-	return out
+	return ""
 }
 
 // TestNormalize: what varies between runs and minor versions is dropped, SET lines inside a function's

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -12,6 +11,7 @@ import (
 	"github.com/loopwork/loopwork/gen/platformapi"
 	"github.com/loopwork/loopwork/internal/engine/dsl"
 	"github.com/loopwork/loopwork/internal/engine/tasks"
+	"github.com/loopwork/loopwork/internal/testkit"
 )
 
 const committed = "../../../openapi/api/tasks.yaml"
@@ -29,25 +29,8 @@ func TestContractIsCurrent(t *testing.T) {
 	}
 	if string(got) != string(want) {
 		t.Fatalf("openapi/api/tasks.yaml is not what the task registry says: run `make generate` and commit it\n%s",
-			firstDifference(string(got), string(want)))
+			testkit.FirstDifference(string(got), string(want)))
 	}
-}
-
-func firstDifference(old, new string) string {
-	a, b := strings.Split(old, "\n"), strings.Split(new, "\n")
-	for i := 0; i < len(a) || i < len(b); i++ {
-		var x, y string
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return "committed: " + x + "\ngenerated: " + y
-		}
-	}
-	return ""
 }
 
 func TestToOpenAPI(t *testing.T) {
