@@ -74,7 +74,6 @@ func (e *Engine) inline(ctx context.Context, tx *sqlx.Tx, x Execution, ahead []s
 	return nil
 }
 
-
 // inlineSteps records the outcomes run ahead and runs the attempts that only record; it returns which
 // of b.runs it ran.
 func (e *Engine) inlineSteps(ctx context.Context, tx *sqlx.Tx, x Execution, ahead []string, b *batch) (map[int]bool, error) {
