@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/testkit"
+	"github.com/loopwork/loopwork/internal/testkit/pgwire"
 )
 
 // idleWindow is how long an idle server is watched, and idleBudget how many transactions it may make
@@ -32,8 +33,8 @@ const (
 // every idle tenant of a shared PostgreSQL, so they wait longer when they find nothing; this test fails
 // when one does not. It takes over a minute, so it runs beside the others.
 //
-// The server reaches PostgreSQL through txCounter, which counts its transactions on the wire and names
-// their statements. The database's own count (pg_stat_database) is logged beside it: it also holds
+// The server reaches PostgreSQL through pgwire.Counter, which counts its transactions on the wire and
+// names their statements. The database's own count (pg_stat_database) is logged beside it: it also holds
 // what PostgreSQL does by itself, such as autovacuum's visits, which come and go with the rest of the
 // cluster's load. A backend reports to it lazily (one that touches no table, such as a listening
 // connection's, only when it exits), so the process is killed at the end of the minute and that count
@@ -61,7 +62,7 @@ func TestIdleServerCost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counter := newTxCounter(t, dsn.Host)
+	counter := pgwire.New(t, dsn.Host)
 	dsn.Host = counter.Addr()
 	q := dsn.Query()
 	q.Set("application_name", "idle_server")
@@ -83,23 +84,23 @@ func TestIdleServerCost(t *testing.T) {
 	}
 	dbBefore := xacts(t, admin, name)
 	tablesBefore := tableCounts(t, db)
-	before, connsBefore, byBefore := counter.snapshot()
+	before, connsBefore, byBefore := counter.Snapshot()
 	time.Sleep(idleWindow)
-	after, connsAfter, byAfter := counter.snapshot()
+	after, connsAfter, byAfter := counter.Snapshot()
 	p.Kill()
 	waitClosed(t, admin, name)
 	n := after - before
 	t.Logf("an idle server made %d transactions in %s (%d connections opened); by statement:\n%s"+
 		"the database counted %d, PostgreSQL's own work included; table scans and writes:\n%s",
-		n, idleWindow, connsAfter-connsBefore, breakdown(byBefore, byAfter),
-		xacts(t, admin, name)-dbBefore, tableDiff(tablesBefore, tableCounts(t, db)))
+		n, idleWindow, connsAfter-connsBefore, grown(byBefore, byAfter),
+		xacts(t, admin, name)-dbBefore, grown(tablesBefore, tableCounts(t, db)))
 	if n > idleBudget {
 		t.Fatalf("an idle server made %d transactions in %s: more than %d", n, idleWindow, idleBudget)
 	}
 }
 
-func counted(c *txCounter) int {
-	n, _, _ := c.snapshot()
+func counted(c *pgwire.Counter) int {
+	n, _, _ := c.Snapshot()
 	return n
 }
 
@@ -153,11 +154,11 @@ func tableCounts(t *testing.T, db *sqlx.DB) map[string]int64 {
 	return tables
 }
 
-// tableDiff lists what grew between two readings of idleCounts, most first.
-func tableDiff(before, after map[string]int64) string {
+// grown lists what grew between two readings of counts, most first.
+func grown[N int | int64](before, after map[string]N) string {
 	type row struct {
 		name string
-		d    int64
+		d    N
 	}
 	var rs []row
 	for k, v := range after {

@@ -1,23 +1,25 @@
-package server_test
+// Package pgwire counts, from PostgreSQL's wire protocol, the transactions a client makes: tests of what
+// an idle server or a listener's ping costs count them here, where PostgreSQL's own work in the same
+// database (autovacuum's runs) does not show.
+package pgwire
 
 import (
 	"encoding/binary"
-	"fmt"
 	"io"
 	"net"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
 )
 
-// txCounter stands between a server and PostgreSQL and counts, from the wire protocol, the transactions
-// the server's own connections make: a ReadyForQuery reporting "idle" after a query or an execute ends
-// one, and so does each connection's start. pg_stat_database counts what PostgreSQL does itself as well
-// (autovacuum's visits are transactions of the database too), which on a loaded machine can be as many
-// as the server's; this counts only the server's, and says which statements they were.
-type txCounter struct {
+// Counter stands between a client (a server process, a listener) and PostgreSQL and counts, from the
+// wire protocol, the transactions the client's connections make: a ReadyForQuery reporting "idle" after
+// a query, parse, bind, describe, execute or function call ends one, and so does each connection's
+// start. pg_stat_database counts what PostgreSQL does itself as well (autovacuum's visits are
+// transactions of the database too), which on a loaded machine can be as many as the client's; this
+// counts only the client's, and says which statements they were.
+type Counter struct {
 	ln     net.Listener
 	target string
 
@@ -27,21 +29,24 @@ type txCounter struct {
 	by    map[string]int // statement (or "connection start") → transactions it ended
 }
 
-func newTxCounter(t *testing.T, target string) *txCounter {
+// New starts a Counter in front of target (host:port), closed when the test ends; clients connect to
+// its Addr with SSL off.
+func New(t testing.TB, target string) *Counter {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &txCounter{ln: ln, target: target, by: map[string]int{}}
+	c := &Counter{ln: ln, target: target, by: map[string]int{}}
 	t.Cleanup(func() { _ = ln.Close() })
 	go c.accept()
 	return c
 }
 
-func (c *txCounter) Addr() string { return c.ln.Addr().String() }
+// Addr is where clients connect instead of target.
+func (c *Counter) Addr() string { return c.ln.Addr().String() }
 
-func (c *txCounter) accept() {
+func (c *Counter) accept() {
 	for {
 		client, err := c.ln.Accept()
 		if err != nil {
@@ -58,8 +63,9 @@ func (c *txCounter) accept() {
 	}
 }
 
-// snapshot returns the transactions so far and a copy of their breakdown.
-func (c *txCounter) snapshot() (int, int, map[string]int) {
+// Snapshot returns the transactions so far, the connections started, and how many transactions each
+// statement began (a copy).
+func (c *Counter) Snapshot() (int, int, map[string]int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	by := make(map[string]int, len(c.by))
@@ -73,7 +79,7 @@ func (c *txCounter) snapshot() (int, int, map[string]int) {
 // in a transaction (a query, or a parse, bind, describe, execute or function call) has been sent since
 // the last ReadyForQuery; a bare Sync, as the listener's ping, opens none.
 type wire struct {
-	c       *txCounter
+	c       *Counter
 	named   map[string]string // prepared statements' text by name (read and written by fromClient only)
 	mu      sync.Mutex
 	last    string
@@ -170,24 +176,4 @@ func readMessage(r io.Reader) (byte, []byte, []byte, error) {
 		return 0, nil, nil, err
 	}
 	return head[0], raw[5:], raw, nil
-}
-
-// breakdown lists what grew between two snapshots' breakdowns, most first.
-func breakdown(before, after map[string]int) string {
-	type row struct {
-		what string
-		n    int
-	}
-	var rs []row
-	for k, v := range after {
-		if d := v - before[k]; d > 0 {
-			rs = append(rs, row{k, d})
-		}
-	}
-	sort.Slice(rs, func(i, j int) bool { return rs[i].n > rs[j].n || rs[i].n == rs[j].n && rs[i].what < rs[j].what })
-	var b strings.Builder
-	for _, r := range rs {
-		fmt.Fprintf(&b, "  %6d  %s\n", r.n, r.what)
-	}
-	return b.String()
 }
