@@ -47,6 +47,18 @@ type Outcome struct {
 	Next time.Time
 }
 
+// Due is the Outcome of a run that did no work yet and saw work falling due at the given times (nil:
+// none): Next is the earliest of them.
+func Due(at ...*time.Time) Outcome {
+	var o Outcome
+	for _, t := range at {
+		if t != nil && (o.Next.IsZero() || t.Before(o.Next)) {
+			o.Next = *t
+		}
+	}
+	return o
+}
+
 func (s *Sweep) wakeC() chan struct{} {
 	s.once.Do(func() { s.wake = make(chan struct{}, 1) })
 	return s.wake

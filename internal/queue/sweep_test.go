@@ -65,3 +65,16 @@ type testError struct{}
 func (testError) Error() string { return "test" }
 
 var errTest error = testError{}
+
+// TestDue: a run's Next is the earliest of the times it saw, and zero when it saw none.
+func TestDue(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	later, sooner := now.Add(time.Minute), now.Add(time.Second)
+	if o := Due(nil, &later, &sooner, nil); !o.Next.Equal(sooner) || o.Found {
+		t.Fatalf("Due gave %+v, want Next %v", o, sooner)
+	}
+	if o := Due(nil, nil); !o.Next.IsZero() {
+		t.Fatalf("Due of nothing gave %+v", o)
+	}
+}

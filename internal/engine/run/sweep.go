@@ -86,12 +86,7 @@ func (e *Engine) sweepDue(ctx context.Context) (queue.Outcome, error) {
 			AND kind = 'flow_task' AND attempted_at >= now() - make_interval(secs => $1)) AS stuck_at`, stuckAfter); err != nil {
 		return queue.Outcome{}, err
 	}
-	var o queue.Outcome
-	for _, at := range []*time.Time{probe.LeaseEnd, probe.StuckAt} {
-		if at != nil && (o.Next.IsZero() || at.Before(o.Next)) {
-			o.Next = *at
-		}
-	}
+	o := queue.Due(probe.LeaseEnd, probe.StuckAt)
 	if probe.Lost {
 		n, err := e.sweepLost(ctx)
 		if err != nil {

@@ -96,12 +96,7 @@ func (s *Service) sweepDue(ctx context.Context) (queue.Outcome, error) {
 		`+heartbeat.Probe("run", "$1"), s.d.Silence.Seconds()); err != nil {
 		return queue.Outcome{}, err
 	}
-	var o queue.Outcome
-	for _, at := range []*time.Time{probe.ExpiresAt, probe.LostAt} {
-		if at != nil && (o.Next.IsZero() || at.Before(o.Next)) {
-			o.Next = *at
-		}
-	}
+	o := queue.Due(probe.ExpiresAt, probe.LostAt)
 	if probe.Lost {
 		n, err := s.rescue(ctx)
 		if err != nil {

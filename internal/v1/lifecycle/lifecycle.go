@@ -135,12 +135,7 @@ func (s *Service) sweepDue(ctx context.Context) (queue.Outcome, error) {
 		`+bulk.Heartbeat.Probe("bulk", "$1"), s.silence.Seconds()); err != nil {
 		return queue.Outcome{}, err
 	}
-	var o queue.Outcome
-	for _, at := range []*time.Time{probe.ExpiresAt, probe.BulkAt} {
-		if at != nil && (o.Next.IsZero() || at.Before(o.Next)) {
-			o.Next = *at
-		}
-	}
+	o := queue.Due(probe.ExpiresAt, probe.BulkAt)
 	for _, part := range []struct {
 		due bool
 		run func(context.Context) (int64, error)
