@@ -74,9 +74,14 @@ func (e *Engine) runAhead(ctx context.Context, x Execution, p *plan, n string, e
 	if err := json.Unmarshal(input, &data); err != nil {
 		return o, false
 	}
-	timeout := DefaultTimeout
+	// The request that starts the execution waits for it, so it gets no longer than an edge condition
+	// does; a slower program gives up here and runs after the start, with the whole of its timeout.
+	timeout := e.jq.limit
+	if timeout <= 0 {
+		timeout = DefaultEdgeTime
+	}
 	if task.TimeoutSeconds != nil {
-		timeout = time.Duration(*task.TimeoutSeconds) * time.Second
+		timeout = min(timeout, time.Duration(*task.TimeoutSeconds)*time.Second)
 	}
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
 	o.result, o.err = ex.Run(runCtx, executors.Input{Org: x.Org, Execution: x.ID, Task: *task, Data: data, Raw: input,
