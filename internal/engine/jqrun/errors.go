@@ -6,14 +6,16 @@ import (
 	"time"
 )
 
-// LimitError is an evaluation stopped because it passed one of its limits. Limit is "time", "memory" or
-// "result size"; the message names the limit and its value so that the author of the program can tell
-// which of them to look at.
+// LimitError is an evaluation stopped because it passed one of its limits. Limit is "time", "memory",
+// "result size" or "variables" (what the engine hands a program as $input and $tasks); the message
+// names the limit and its value so that the author of the program can tell which of them to look at.
 type LimitError struct {
 	Limit string
-	// Time is the deadline that passed (Limit "time"); Bytes the bound (Limit "memory" or "result size").
+	// Time is the deadline that passed (Limit "time"); Bytes the bound (the other limits).
 	Time  time.Duration
 	Bytes int64
+	// Detail is what passed the bound, when known ("17000000 bytes").
+	Detail string
 }
 
 func (e *LimitError) Error() string {
@@ -22,6 +24,9 @@ func (e *LimitError) Error() string {
 		return fmt.Sprintf("the jq program passed its time limit of %s", e.Time)
 	case "memory":
 		return fmt.Sprintf("the jq program passed its memory limit of %s", mib(e.Bytes))
+	case "variables":
+		return fmt.Sprintf("the variables the task reads ($input, $tasks) came to %s, past their size limit of %s; "+
+			"name the tasks whose outputs it needs ($tasks.name) rather than reading $tasks whole", e.Detail, mib(e.Bytes))
 	default:
 		return fmt.Sprintf("the jq program's result passed its size limit of %s", mib(e.Bytes))
 	}

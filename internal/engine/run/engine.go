@@ -95,6 +95,9 @@ type Engine struct {
 	// ttl is the sweep of executions past their time to live, woken by each execution that ends here.
 	ttl *queue.Sweep
 
+	// maxVars bounds each attempt's variables (MaxVars; tests lower it).
+	maxVars int
+
 	mu    sync.Mutex
 	plans map[planKey]*plan
 }
@@ -123,7 +126,7 @@ func New(d Deps) *Engine {
 	}
 	e := &Engine{db: d.DB, reg: d.Registry, execs: d.Executors, log: d.Logger, now: now, lease: lease, plans: map[planKey]*plan{}, local: newLocal(), running: fairshare.New[uuid.UUID](workers, perOrg),
 		tracer: tp.Tracer(tracerName), jq: edgeJQ{pool: d.JQ, limit: d.EdgeTime},
-		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}}
+		groups: groups{by: map[uuid.UUID][]*completion{}, running: map[uuid.UUID]int{}}, maxVars: MaxVars}
 	e.ttl = e.ttlSweep()
 	return e
 }

@@ -41,6 +41,11 @@ func resultOf(detail any) *bool {
 
 // condVars are the variables edge conditions get: the attempt's, with the task's own output in $tasks.
 func (src produced) condVars() (json.RawMessage, error) {
+	// An outside worker's attempt completes without running here, so its variables may be the
+	// stand-in for ones past the bound: its conditions fail as its task would have.
+	if err := varsError(src.vars, MaxVars); err != nil {
+		return nil, err
+	}
 	var v jqrun.Vars
 	if len(src.vars) > 0 {
 		if err := json.Unmarshal(src.vars, &v); err != nil {

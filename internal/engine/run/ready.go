@@ -138,6 +138,9 @@ func (w *walk) vars(tasks []string, outputs map[string]json.RawMessage) (map[str
 			}
 		}
 		b, err := json.Marshal(v)
+		if err == nil {
+			b, err = boundVars(b, w.e.maxVars)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -143,8 +143,12 @@ func (e *Engine) execute(ctx context.Context, job *river.Job[taskArgs], a taskAr
 	}
 	held = false
 	runCtx, cancel := context.WithTimeout(ctx, timeout)
-	res, runErr := ex.Run(runCtx, executors.Input{Org: c.org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
-		Raw: raw, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx), Vars: c.vars})
+	var res executors.Result
+	runErr := varsError(c.vars, e.maxVars)
+	if runErr == nil {
+		res, runErr = ex.Run(runCtx, executors.Input{Org: c.org, Execution: a.Execution, Task: *task, Idx: a.Idx, Data: data,
+			Raw: raw, Key: fmt.Sprintf("%s/%s/%d", a.Execution, a.Task, a.Idx), Vars: c.vars})
+	}
 	cancel()
 	e.running.Release(c.org)
 	if runErr != nil && errors.Is(runCtx.Err(), context.DeadlineExceeded) {
