@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/loopwork/loopwork/internal/engine/state"
@@ -19,5 +20,31 @@ func ParkForReview(ctx context.Context, tx *sqlx.Tx, k AttemptKey) error {
 		UPDATE flow_executions SET status = 'awaiting_input', updated_at = now()
 		WHERE id = $1 AND status IN `+state.List([]state.Exec{state.ExecQueued, state.ExecRunning, state.ExecInProgress}),
 		k.Execution, k.Task, k.Idx)
+	return err
+}
+
+// park leaves the attempt running with no deadline until Report finishes it.
+func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status state.Exec, awaiting bool) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET timeout_at = NULL, updated_at = now()
+		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`, a.Execution, a.Task, a.Idx); err != nil {
+		return err
+	}
+	if err := e.markRunning(ctx, tx, a.Execution, status); err != nil || !awaiting {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'awaiting_input', updated_at = now() WHERE id = $1`, a.Execution)
+	return err
+}
+
+// markRunning moves an execution whose first task ran here quickly from queued to running, in the
+// transaction that records that task's outcome (see beginAfter), so that it and its job pass through
+// running before they wait, fail or go on. It comes last in the transaction's locks, as the execution's
+// row always does.
+func (e *Engine) markRunning(ctx context.Context, tx *sqlx.Tx, exec uuid.UUID, status state.Exec) error {
+	if status != state.ExecQueued {
+		return nil // as record read it: an execution that left queued never returns to it
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
+		WHERE id = $1 AND status = 'queued'`, exec)
 	return err
 }
