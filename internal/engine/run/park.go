@@ -23,18 +23,28 @@ func ParkForReview(ctx context.Context, tx *sqlx.Tx, k AttemptKey) error {
 	return err
 }
 
-// park leaves the attempt running with no deadline until Report finishes it.
+// park leaves the attempt running with no deadline until Report finishes it. The execution's next move
+// (to running, when it was queued, see markRunning; else to awaiting_input) goes in the attempt's
+// statement; a queued one that awaits input moves twice, so that it and its job pass through running.
 func (e *Engine) park(ctx context.Context, tx *sqlx.Tx, a taskArgs, status state.Exec, awaiting bool) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE task_executions SET timeout_at = NULL, updated_at = now()
-		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`, a.Execution, a.Task, a.Idx); err != nil {
+	q := `UPDATE task_executions SET timeout_at = NULL, updated_at = now()
+		WHERE flow_execution_id = $1 AND task_name = $2 AND task_execution_idx = $3`
+	switch {
+	case status == state.ExecQueued:
+		q = `WITH att AS (` + q + `) UPDATE flow_executions SET status = 'running', started_at = now(), updated_at = now()
+			WHERE id = $1 AND status = 'queued'`
+	case awaiting:
+		q = `WITH att AS (` + q + `) ` + awaitInput
+	}
+	if _, err := tx.ExecContext(ctx, q, a.Execution, a.Task, a.Idx); err != nil || status != state.ExecQueued || !awaiting {
 		return err
 	}
-	if err := e.markRunning(ctx, tx, a.Execution, status); err != nil || !awaiting {
-		return err
-	}
-	_, err := tx.ExecContext(ctx, `UPDATE flow_executions SET status = 'awaiting_input', updated_at = now() WHERE id = $1`, a.Execution)
+	_, err := tx.ExecContext(ctx, awaitInput, a.Execution)
 	return err
 }
+
+// awaitInput moves execution $1 to awaiting_input.
+const awaitInput = `UPDATE flow_executions SET status = 'awaiting_input', updated_at = now() WHERE id = $1`
 
 // markRunning moves an execution whose first task ran here quickly from queued to running, in the
 // transaction that records that task's outcome (see beginAfter), so that it and its job pass through
