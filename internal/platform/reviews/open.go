@@ -109,28 +109,26 @@ func (s *Service) open(ctx context.Context, tx *sqlx.Tx, o opening) (uuid.UUID, 
 	}
 	var ids []uuid.UUID
 	// users_named: named users reserve the review for themselves (internal/engine/reviewrule); defaulted
-	// ones leave it open to the /v1 app's labelers too.
-	if err := tx.SelectContext(ctx, &ids, `INSERT INTO human_review_tasks (organization_id, flow_execution_id,
+	// ones leave it open to the /v1 app's labelers too. The assignments go in the same statement, stamped
+	// one after another in the order of the users, so "oldest first" lists them as they were assigned.
+	if err := tx.SelectContext(ctx, &ids, `WITH r AS (INSERT INTO human_review_tasks (organization_id, flow_execution_id,
 			target_task_name, target_task_execution_idx, source_task_name, source_task_execution_idx, instructions,
 			task_metadata, required_approvals, timeout_at, on_timeout, holds_attempt, modified_by, users_named)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (flow_execution_id, target_task_name, target_task_execution_idx) WHERE status <> 'completed' DO NOTHING
-		RETURNING id`, o.org, o.execution, o.target, o.targetIdx, o.source, o.sourceIdx, o.instructions, string(meta),
-		o.required, o.timeoutAt, o.onTimeout, o.holds, o.actor, len(o.users) > 0); err != nil {
+		RETURNING id),
+		a AS (INSERT INTO human_review_assignments (organization_id, human_review_task_id, user_id, modified_by,
+			created_at, updated_at)
+		SELECT $1, r.id, u, $13, clock_timestamp(), clock_timestamp()
+		FROM r, unnest($15::uuid[]) WITH ORDINALITY AS a (u, ord) ORDER BY ord)
+		SELECT id FROM r`, o.org, o.execution, o.target, o.targetIdx, o.source, o.sourceIdx, o.instructions, string(meta),
+		o.required, o.timeoutAt, o.onTimeout, o.holds, o.actor, len(o.users) > 0, pq.Array(users)); err != nil {
 		return uuid.Nil, err
 	}
 	if len(ids) == 0 {
 		return uuid.Nil, errOpen{}
 	}
 	id := ids[0]
-	// Assignments are stamped one after another in the order of the users, so "oldest first" lists
-	// them as they were assigned.
-	if _, err := tx.ExecContext(ctx, `INSERT INTO human_review_assignments (organization_id, human_review_task_id,
-			user_id, modified_by, created_at, updated_at)
-		SELECT $1, $2, u, $4, clock_timestamp(), clock_timestamp() FROM unnest($3::uuid[]) WITH ORDINALITY AS a (u, ord) ORDER BY ord`,
-		o.org, id, pq.Array(users), o.actor); err != nil {
-		return uuid.Nil, err
-	}
 	if o.timeoutAt != nil {
 		if _, err := s.queue.InsertTx(ctx, tx.Tx, timeoutArgs{Review: id}, &river.InsertOpts{ScheduledAt: *o.timeoutAt}); err != nil {
 			return uuid.Nil, err
