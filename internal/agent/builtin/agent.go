@@ -20,6 +20,8 @@ type Proposal struct {
 	Missing []Missing
 	// Understood is false when no step of the request was recognised.
 	Understood bool
+	// Changes are what an edit changed in the definition it started from (nil for a new flow).
+	Changes []Change
 }
 
 // Propose turns a request into a flow definition.
